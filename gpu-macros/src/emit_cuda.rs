@@ -1,0 +1,554 @@
+//! CUDA C from the kernel IR.
+//!
+//! Types are final here (inference has run), so this is also where operations are checked
+//! against their operand types: `%` on floats becomes `fmod`, `!` on integers becomes `~`,
+//! a float-only math method on an integer is an error. Every literal is written with the
+//! C type Rust gave it (`1.0f` for `f32`, `1ull` for `usize`), so C never widens silently.
+
+use proc_macro2::Span;
+
+use crate::diagnostics::Diagnostics;
+use crate::ir::*;
+use crate::lower::{LoweredKernel, LoweredParam};
+use crate::signature::KernelSignature;
+
+/// The C source of `k`, or `None` after reporting errors.
+pub fn emit_cuda(
+    k: &mut LoweredKernel,
+    sig: &KernelSignature,
+    diags: &mut Diagnostics,
+) -> Option<String> {
+    let before = diags.len();
+    let mut e = Emitter {
+        k,
+        sig,
+        diags,
+        out: String::new(),
+        depth: 1,
+    };
+    let header = e.header();
+    let body = std::mem::take(&mut e.k.body);
+    e.block_contents(&body);
+    e.k.body = body;
+    if e.diags.len() > before {
+        return None;
+    }
+    Some(format!(
+        "extern \"C\" __global__ void {header} {{\n{}}}\n",
+        e.out
+    ))
+}
+
+/// What a resolved type permits.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Class {
+    Bool,
+    Float,
+    SignedInt,
+    UnsignedInt,
+    /// A generic `T: Int`: an integer of unknown sign.
+    AnyInt,
+    /// A generic `T: Num`.
+    AnyNum,
+}
+
+struct Emitter<'a> {
+    k: &'a mut LoweredKernel,
+    sig: &'a KernelSignature,
+    diags: &'a mut Diagnostics,
+    out: String,
+    depth: usize,
+}
+
+impl Emitter<'_> {
+    fn resolve(&mut self, t: Ty, span: Span) -> Option<Ty> {
+        let r = self.k.types.resolve(t);
+        if r.is_none() {
+            self.diags.error(
+                span,
+                "cannot infer the type of this value; annotate it, as in `let x: f32 = ...`",
+            );
+        }
+        r
+    }
+
+    fn c_type(&mut self, t: Ty, span: Span) -> String {
+        match self.resolve(t, span) {
+            Some(Ty::Prim(p)) => p.c_name().to_owned(),
+            Some(Ty::Generic(i)) => self.k.generic_c_names[i].clone(),
+            _ => "void".to_owned(),
+        }
+    }
+
+    fn class(&mut self, t: Ty, span: Span) -> Option<Class> {
+        Some(match self.resolve(t, span)? {
+            Ty::Prim(Prim::Bool) => Class::Bool,
+            Ty::Prim(p) if p.is_float() => Class::Float,
+            Ty::Prim(p) if p.is_signed() => Class::SignedInt,
+            Ty::Prim(_) => Class::UnsignedInt,
+            Ty::Generic(i) => match self.sig.generics[i].bound {
+                Bound::Float => Class::Float,
+                Bound::Int => Class::AnyInt,
+                Bound::Num => Class::AnyNum,
+            },
+            Ty::Var(_) => return None,
+        })
+    }
+
+    fn describe(&mut self, t: Ty) -> String {
+        match self.k.types.resolve(t) {
+            Some(Ty::Prim(p)) => p.rust_name().to_owned(),
+            Some(Ty::Generic(i)) => {
+                let g = &self.sig.generics[i];
+                format!("{} (bounded by {})", g.ident, g.bound.name())
+            }
+            _ => "an unknown type".to_owned(),
+        }
+    }
+
+    fn header(&mut self) -> String {
+        let mut parts = Vec::new();
+        let params = std::mem::take(&mut self.k.params);
+        for p in &params {
+            match *p {
+                LoweredParam::Slice(s) => {
+                    let sp = self.k.slices[s].clone();
+                    let elem = self.c_type(sp.elem, Span::call_site());
+                    let constness = if sp.mutable { "" } else { "const " };
+                    parts.push(format!("{constness}{elem}* __restrict__ {}", sp.c_name));
+                    parts.push(format!("const unsigned long long {}", sp.len_c_name));
+                }
+                LoweredParam::Scalar { var, mutable } => {
+                    let local = self.k.locals[var].clone();
+                    let ty = self.c_type(local.ty, local.span);
+                    let constness = if mutable { "" } else { "const " };
+                    parts.push(format!("{constness}{ty} {}", local.c_name));
+                }
+            }
+        }
+        self.k.params = params;
+        format!("{}({})", self.k.c_name, parts.join(", "))
+    }
+
+    fn line(&mut self, text: impl AsRef<str>) {
+        for _ in 0..self.depth {
+            self.out.push_str("    ");
+        }
+        self.out.push_str(text.as_ref());
+        self.out.push('\n');
+    }
+
+    fn block_contents(&mut self, b: &Block) {
+        for s in &b.stmts {
+            self.stmt(s);
+        }
+    }
+
+    fn nested(&mut self, open: String, b: &Block) {
+        self.line(format!("{open} {{"));
+        self.depth += 1;
+        self.block_contents(b);
+        self.depth -= 1;
+        self.line("}");
+    }
+
+    fn stmt(&mut self, s: &Stmt) {
+        match s {
+            Stmt::Let(var, init) => {
+                let local = self.k.locals[*var].clone();
+                let ty = self.c_type(local.ty, local.span);
+                match init {
+                    Some(e) if needs_statements(e) => {
+                        self.line(format!("{ty} {};", local.c_name));
+                        self.assign_value(&local.c_name, e);
+                    }
+                    Some(e) => {
+                        let v = self.expr(e);
+                        self.line(format!("{ty} {} = {v};", local.c_name));
+                    }
+                    None => self.line(format!("{ty} {};", local.c_name)),
+                }
+            }
+            Stmt::Assign(place, None, value) => {
+                if needs_statements(value) {
+                    let target = self.place(place);
+                    self.assign_value(&target, value);
+                } else {
+                    let v = self.expr(value);
+                    let target = self.place(place);
+                    self.line(format!("{target} = {v};"));
+                }
+            }
+            Stmt::Assign(place, Some(op), value) => {
+                let (pty, span) = match place {
+                    Place::Local(v) => (self.k.locals[*v].ty, self.k.locals[*v].span),
+                    Place::Index(s, i) => (self.k.slices[*s].elem, i.span),
+                };
+                let v = self.expr(value);
+                let target = self.place(place);
+                if let Some(c) = self.check_binary(*op, pty, value.ty, span) {
+                    if *op == BinOp::Rem && c == Class::Float {
+                        self.line(format!("{target} = gt_rem({target}, {v});"));
+                    } else {
+                        self.line(format!("{target} {}= {v};", op.c_token()));
+                    }
+                }
+            }
+            Stmt::If(cond, then, els) => {
+                let c = self.condition(cond);
+                self.nested(format!("if ({c})"), then);
+                if let Some(els) = els {
+                    self.nested("else".to_owned(), els);
+                }
+            }
+            Stmt::While(cond, body) => {
+                let c = self.condition(cond);
+                self.nested(format!("while ({c})"), body);
+            }
+            Stmt::Loop(body) => self.nested("for (;;)".to_owned(), body),
+            Stmt::For {
+                var,
+                end_c_name,
+                step_c_name,
+                start,
+                end,
+                step,
+                body,
+            } => {
+                let local = self.k.locals[*var].clone();
+                match self.class(local.ty, local.span) {
+                    Some(Class::Bool | Class::Float | Class::AnyNum) => {
+                        let d = self.describe(local.ty);
+                        self.diags.error(
+                            start.span,
+                            format!("a `for` range must be over integers, not {d}"),
+                        );
+                        return;
+                    }
+                    None => return,
+                    _ => {}
+                }
+                let ty = self.c_type(local.ty, local.span);
+                let (s, e) = (self.expr(start), self.expr(end));
+                let i = &local.c_name;
+                match step {
+                    None => self.nested(
+                        format!(
+                            "for ({ty} {i} = {s}, {end_c_name} = {e}; {i} < {end_c_name}; ++{i})"
+                        ),
+                        body,
+                    ),
+                    Some(step) => {
+                        // Stop at the end instead of stepping past it, so the index never
+                        // wraps around, as Rust's `step_by` guarantees.
+                        let st = self.expr(step);
+                        self.line("{");
+                        self.depth += 1;
+                        self.line(format!("const {ty} {step_c_name} = ({ty})({st});"));
+                        self.nested(
+                            format!(
+                                "for ({ty} {i} = {s}, {end_c_name} = {e}; {i} < {end_c_name}; \
+                                 {i} = ({end_c_name} - {i} > {step_c_name}) ? {i} + {step_c_name} : {end_c_name})"
+                            ),
+                            body,
+                        );
+                        self.depth -= 1;
+                        self.line("}");
+                    }
+                }
+            }
+            Stmt::Block(b) => self.nested(String::new(), b),
+            Stmt::Break => self.line("break;"),
+            Stmt::Continue => self.line("continue;"),
+            Stmt::Return => self.line("return;"),
+        }
+    }
+
+    /// `target = e;` where `e` is an `if` or block with statements in it.
+    fn assign_value(&mut self, target: &str, e: &Expr) {
+        match &e.kind {
+            ExprKind::If(c, then, els) if needs_statements(e) => {
+                let c = self.condition(c);
+                self.line(format!("if ({c}) {{"));
+                self.value_branch(target, then);
+                self.line("} else {");
+                self.value_branch(target, els);
+                self.line("}");
+            }
+            ExprKind::Block(b) if needs_statements(e) => {
+                self.line("{");
+                self.value_branch(target, b);
+                self.line("}");
+            }
+            _ => {
+                let v = self.expr(e);
+                self.line(format!("{target} = {v};"));
+            }
+        }
+    }
+
+    fn value_branch(&mut self, target: &str, b: &Block) {
+        self.depth += 1;
+        self.block_contents(b);
+        if let Some(tail) = &b.tail {
+            self.assign_value(target, tail);
+        }
+        self.depth -= 1;
+    }
+
+    fn place(&mut self, p: &Place) -> String {
+        match p {
+            Place::Local(v) => self.k.locals[*v].c_name.clone(),
+            Place::Index(s, i) => {
+                let i = self.expr(i);
+                format!("{}[{i}]", self.k.slices[*s].c_name)
+            }
+        }
+    }
+
+    /// Check `l op r` and give the operands' class.
+    fn check_binary(&mut self, op: BinOp, l: Ty, r: Ty, span: Span) -> Option<Class> {
+        let c = self.class(l, span)?;
+        let ok = match op {
+            BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div | BinOp::Rem => c != Class::Bool,
+            BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor => {
+                matches!(
+                    c,
+                    Class::Bool | Class::SignedInt | Class::UnsignedInt | Class::AnyInt
+                )
+            }
+            BinOp::Shl | BinOp::Shr => {
+                let rc = self.class(r, span)?;
+                matches!(c, Class::SignedInt | Class::UnsignedInt | Class::AnyInt)
+                    && matches!(rc, Class::SignedInt | Class::UnsignedInt | Class::AnyInt)
+            }
+            BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => true,
+            BinOp::And | BinOp::Or => c == Class::Bool,
+        };
+        if !ok {
+            let d = self.describe(l);
+            self.diags.error(
+                span,
+                format!("operator `{}` cannot be applied to {d}", op.c_token()),
+            );
+            return None;
+        }
+        Some(c)
+    }
+
+    /// An expression inside `if (...)`/`while (...)`, without a redundant outer pair.
+    fn condition(&mut self, e: &Expr) -> String {
+        let s = self.expr(e);
+        match s.strip_prefix('(').and_then(|t| t.strip_suffix(')')) {
+            Some(inner) if balanced(inner) => inner.to_owned(),
+            _ => s,
+        }
+    }
+
+    fn expr(&mut self, e: &Expr) -> String {
+        match &e.kind {
+            ExprKind::Lit(l) => self.literal(l, e.ty, e.span),
+            ExprKind::Local(v) => self.k.locals[*v].c_name.clone(),
+            ExprKind::Len(s) => self.k.slices[*s].len_c_name.clone(),
+            ExprKind::Index(s, i) => {
+                let i = self.expr(i);
+                format!("{}[{i}]", self.k.slices[*s].c_name)
+            }
+            ExprKind::Unary(op, inner) => {
+                let v = self.expr(inner);
+                let c = self.class(inner.ty, inner.span);
+                match (op, c) {
+                    (UnOp::Neg, Some(Class::Float | Class::SignedInt)) => format!("(-{v})"),
+                    (UnOp::Not, Some(Class::Bool)) => format!("(!{v})"),
+                    (UnOp::Not, Some(Class::SignedInt | Class::UnsignedInt | Class::AnyInt)) => {
+                        format!("(~{v})")
+                    }
+                    (_, None) => String::new(),
+                    (op, Some(_)) => {
+                        let d = self.describe(inner.ty);
+                        let sym = if *op == UnOp::Neg { "-" } else { "!" };
+                        self.diags
+                            .error(e.span, format!("operator `{sym}` cannot be applied to {d}"));
+                        String::new()
+                    }
+                }
+            }
+            ExprKind::Binary(op, l, r) => {
+                let (lv, rv) = (self.expr(l), self.expr(r));
+                match self.check_binary(*op, l.ty, r.ty, e.span) {
+                    Some(Class::Float) if *op == BinOp::Rem => format!("gt_rem({lv}, {rv})"),
+                    _ => format!("({lv} {} {rv})", op.c_token()),
+                }
+            }
+            ExprKind::Cast(inner) => {
+                let v = self.expr(inner);
+                let from = self.class(inner.ty, inner.span);
+                let to = self.class(e.ty, e.span);
+                let bad = match (from, to) {
+                    (Some(f), Some(Class::Bool)) => f != Class::Bool,
+                    (Some(Class::Bool), Some(Class::Float)) => true,
+                    _ => false,
+                };
+                if bad {
+                    let (f, t) = (self.describe(inner.ty), self.describe(e.ty));
+                    self.diags.error(e.span, format!("cannot cast {f} to {t}"));
+                }
+                let ty = self.c_type(e.ty, e.span);
+                format!("(({ty})({v}))")
+            }
+            ExprKind::Math(name, args) => {
+                let c = self.class(args[0].ty, args[0].span);
+                let ok = match *name {
+                    "abs" => matches!(c, Some(Class::Float | Class::SignedInt)),
+                    "min" | "max" => matches!(
+                        c,
+                        Some(Class::Float | Class::SignedInt | Class::UnsignedInt | Class::AnyInt)
+                    ),
+                    _ => c == Some(Class::Float),
+                };
+                if c.is_some() && !ok {
+                    let d = self.describe(args[0].ty);
+                    self.diags
+                        .error(e.span, format!("`.{name}()` is not available on {d}"));
+                }
+                let vals: Vec<String> = args.iter().map(|a| self.expr(a)).collect();
+                format!("gt_{name}({})", vals.join(", "))
+            }
+            ExprKind::Geometry(g, axis) => geometry(*g, *axis),
+            ExprKind::If(c, then, els) => {
+                let c = self.expr(c);
+                let t = then.tail.as_ref().map(|t| self.expr(t)).unwrap_or_default();
+                let f = els.tail.as_ref().map(|t| self.expr(t)).unwrap_or_default();
+                format!("({c} ? {t} : {f})")
+            }
+            ExprKind::Block(b) => b.tail.as_ref().map(|t| self.expr(t)).unwrap_or_default(),
+        }
+    }
+
+    fn literal(&mut self, l: &Lit, ty: Ty, span: Span) -> String {
+        let ty = match self.resolve(ty, span) {
+            Some(t) => t,
+            None => return String::new(),
+        };
+        let prim = match ty {
+            Ty::Prim(p) => p,
+            _ => {
+                self.diags.error(
+                    span,
+                    "a literal cannot have a generic dtype; use `T::from_f64(x)`",
+                );
+                return String::new();
+            }
+        };
+        match *l {
+            Lit::Bool(b) => b.to_string(),
+            Lit::Int(v) => {
+                let (min, max): (i128, i128) = match prim {
+                    Prim::I32 => (i32::MIN.into(), i32::MAX.into()),
+                    Prim::I64 | Prim::Isize => (i64::MIN.into(), i64::MAX.into()),
+                    Prim::U32 => (0, u32::MAX.into()),
+                    Prim::U64 | Prim::Usize => (0, u64::MAX.into()),
+                    _ => (0, -1),
+                };
+                if v < min || v > max {
+                    self.diags.error(
+                        span,
+                        format!("literal out of range for `{}`", prim.rust_name()),
+                    );
+                    return String::new();
+                }
+                match prim {
+                    Prim::I32 if v == min => "(-2147483647 - 1)".to_owned(),
+                    Prim::I64 | Prim::Isize if v == min => {
+                        "(-9223372036854775807LL - 1)".to_owned()
+                    }
+                    Prim::I32 if v < 0 => format!("({v})"),
+                    Prim::I32 => v.to_string(),
+                    Prim::I64 | Prim::Isize if v < 0 => format!("({v}LL)"),
+                    Prim::I64 | Prim::Isize => format!("{v}LL"),
+                    Prim::U32 => format!("{v}u"),
+                    _ => format!("{v}ull"),
+                }
+            }
+            Lit::Float(v) => float_literal(v, prim == Prim::F32),
+        }
+    }
+}
+
+fn float_literal(v: f64, single: bool) -> String {
+    if v.is_nan() {
+        return if single {
+            "__int_as_float(0x7fffffff)"
+        } else {
+            "__longlong_as_double(0x7ff8000000000000LL)"
+        }
+        .to_owned();
+    }
+    if v.is_infinite() {
+        let s = match (single, v > 0.0) {
+            (true, true) => "__int_as_float(0x7f800000)",
+            (true, false) => "__int_as_float(0xff800000)",
+            (false, true) => "__longlong_as_double(0x7ff0000000000000LL)",
+            (false, false) => "__longlong_as_double(0xfff0000000000000LL)",
+        };
+        return s.to_owned();
+    }
+    let mut text = if single {
+        format!("{:?}", v as f32)
+    } else {
+        format!("{v:?}")
+    };
+    if !text.contains(['.', 'e', 'E']) {
+        text.push_str(".0");
+    }
+    if single {
+        text.push('f');
+    }
+    if v.is_sign_negative() {
+        format!("({text})")
+    } else {
+        text
+    }
+}
+
+fn geometry(g: Geometry, axis: Axis) -> String {
+    let a = axis.name();
+    match g {
+        Geometry::Grid => {
+            format!("((unsigned long long)blockIdx.{a} * blockDim.{a} + threadIdx.{a})")
+        }
+        Geometry::GridSize => format!("((unsigned long long)gridDim.{a} * blockDim.{a})"),
+        Geometry::ThreadIdx => format!("threadIdx.{a}"),
+        Geometry::BlockIdx => format!("blockIdx.{a}"),
+        Geometry::BlockDim => format!("blockDim.{a}"),
+        Geometry::GridDim => format!("gridDim.{a}"),
+    }
+}
+
+/// Whether every parenthesis in `s` closes one opened before it in `s`.
+fn balanced(s: &str) -> bool {
+    let mut depth = 0i32;
+    for c in s.chars() {
+        match c {
+            '(' => depth += 1,
+            ')' => {
+                depth -= 1;
+                if depth < 0 {
+                    return false;
+                }
+            }
+            _ => {}
+        }
+    }
+    depth == 0
+}
+
+/// Whether `e`, used as a value, needs statements (an `if` or block with statements).
+fn needs_statements(e: &Expr) -> bool {
+    let block = |b: &Block| !b.stmts.is_empty() || b.tail.as_ref().is_some_and(needs_statements);
+    match &e.kind {
+        ExprKind::If(_, t, f) => block(t) || block(f),
+        ExprKind::Block(b) => block(b),
+        _ => false,
+    }
+}

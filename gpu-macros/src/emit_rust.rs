@@ -1,0 +1,247 @@
+//! The Rust side of a kernel: the handle, its typed launcher, its definition, and the body
+//! kept as Rust for rustc's type checking and for the simulator.
+//!
+//! The kernel's name becomes a unit struct. `launch` takes `&DeviceArray<T>` for each
+//! `&[T]`, `&mut DeviceArray<T>` for each `&mut [T]`, and scalars by value, so a wrong
+//! argument is a type error at the call. Generated code names the runtime by absolute
+//! path (`::gpu_runtime::...`) and its own locals with a `__gpu` prefix, so user code can
+//! shadow nothing.
+
+use proc_macro2::{Literal, TokenStream};
+use quote::{format_ident, quote, quote_spanned};
+
+use crate::ir::Bound;
+use crate::signature::{KernelSignature, ParamShape};
+
+pub struct RustParts<'a> {
+    pub item: &'a syn::ItemFn,
+    pub sig: &'a KernelSignature,
+    /// The translation; `None` when it failed (the program does not compile then, but
+    /// the launcher still exists, so no follow-on errors bury the real one).
+    pub cuda: Option<CudaParts>,
+}
+
+pub struct CudaParts {
+    pub source: String,
+    pub c_name: String,
+    pub generic_c_names: Vec<String>,
+}
+
+fn bound_path(b: Bound) -> TokenStream {
+    match b {
+        Bound::Float => quote!(::gpu_runtime::Float),
+        Bound::Int => quote!(::gpu_runtime::Int),
+        Bound::Num => quote!(::gpu_runtime::Num),
+    }
+}
+
+pub fn emit_rust(parts: RustParts<'_>) -> TokenStream {
+    let RustParts { item, sig, cuda } = parts;
+    let vis = &item.vis;
+    let name = &sig.ident;
+    let name_str = name.to_string();
+    let docs = item.attrs.iter().filter(|a| a.path().is_ident("doc"));
+    let cuda = cuda.unwrap_or_else(|| CudaParts {
+        source: String::new(),
+        c_name: name_str.clone(),
+        generic_c_names: sig.generics.iter().map(|g| g.ident.to_string()).collect(),
+    });
+    let (source, c_name) = (&cuda.source, &cuda.c_name);
+
+    // Generic parameters with absolute bounds.
+    let generic_idents: Vec<_> = sig.generics.iter().map(|g| &g.ident).collect();
+    let generic_decls: Vec<TokenStream> = sig
+        .generics
+        .iter()
+        .map(|g| {
+            let ident = &g.ident;
+            let bound = bound_path(g.bound);
+            quote!(#ident: #bound)
+        })
+        .collect();
+    let generic_defs: Vec<TokenStream> = sig
+        .generics
+        .iter()
+        .zip(&cuda.generic_c_names)
+        .map(|(g, c)| {
+            let n = g.ident.to_string();
+            let bound = format_ident!("{}", g.bound.name());
+            quote!(::gpu_runtime::__private::GenericParam {
+                name: #n,
+                c_name: #c,
+                bound: ::gpu_runtime::__private::Bound::#bound,
+            })
+        })
+        .collect();
+    let slot_count = Literal::usize_unsuffixed(16usize.pow(sig.generics.len() as u32));
+
+    // Parameters: definitions, launcher arguments, CUDA argument packing, simulator calls.
+    let mut param_defs = Vec::new();
+    let mut launch_args = Vec::new();
+    let mut device_checks = Vec::new();
+    let mut packs = Vec::new();
+    let mut arg_ptrs = Vec::new();
+    let mut sim_lets = Vec::new();
+    let mut sim_args = Vec::new();
+    let mut sim_params = Vec::new();
+    for (i, p) in sig.params.iter().enumerate() {
+        let ident = &p.ident;
+        let pname = ident.to_string();
+        let pname = pname.strip_prefix("r#").unwrap_or(&pname).to_owned();
+        let ty = &p.ty_tokens;
+        let span = ident.span();
+        match p.shape {
+            ParamShape::Slice { mutable, .. } => {
+                param_defs.push(quote!(::gpu_runtime::__private::ParamDef {
+                    name: #pname,
+                    kind: ::gpu_runtime::__private::ParamKind::Slice { mutable: #mutable },
+                }));
+                let array_ty = if mutable {
+                    quote_spanned!(span=> &mut ::gpu_runtime::DeviceArray<#ty>)
+                } else {
+                    quote_spanned!(span=> &::gpu_runtime::DeviceArray<#ty>)
+                };
+                launch_args.push(quote!(#ident: #array_ty));
+                device_checks.push(quote!((::gpu_runtime::DeviceArray::device(#ident), #pname)));
+                let ptr = format_ident!("__gpu_p{}_ptr", i);
+                let len = format_ident!("__gpu_p{}_len", i);
+                packs.push(quote! {
+                    let mut #ptr: u64 = ::gpu_runtime::__private::device_ptr(#ident);
+                    let mut #len: u64 = ::gpu_runtime::DeviceArray::len(#ident) as u64;
+                });
+                arg_ptrs.push(quote!(&mut #ptr as *mut u64 as *mut ::core::ffi::c_void));
+                arg_ptrs.push(quote!(&mut #len as *mut u64 as *mut ::core::ffi::c_void));
+                let sim = format_ident!("__gpu_p{}_sim", i);
+                let (ctor, sim_ty) = if mutable {
+                    (
+                        quote!(::gpu_runtime::__private::sim_slice_mut),
+                        quote!(::gpu_runtime::__private::SimSliceMut<'_, #ty>),
+                    )
+                } else {
+                    (
+                        quote!(::gpu_runtime::__private::sim_slice),
+                        quote!(::gpu_runtime::__private::SimSlice<'_, #ty>),
+                    )
+                };
+                sim_lets.push(quote!(let #sim = #ctor(#ident, __gpu_def, #pname);));
+                sim_args.push(quote!(#sim));
+                let m = mutable.then(|| quote!(mut));
+                sim_params.push(quote!(#m #ident: #sim_ty));
+            }
+            ParamShape::Scalar { mutable, .. } => {
+                param_defs.push(quote!(::gpu_runtime::__private::ParamDef {
+                    name: #pname,
+                    kind: ::gpu_runtime::__private::ParamKind::Scalar,
+                }));
+                launch_args.push(quote_spanned!(span=> #ident: #ty));
+                let val = format_ident!("__gpu_p{}_val", i);
+                packs.push(quote!(let mut #val: #ty = #ident;));
+                arg_ptrs.push(quote!(&mut #val as *mut #ty as *mut ::core::ffi::c_void));
+                sim_args.push(quote!(#ident));
+                let m = mutable.then(|| quote!(mut));
+                sim_params.push(quote!(#m #ident: #ty));
+            }
+        }
+    }
+    let n_args = arg_ptrs.len();
+    let n_generics = sig.generics.len();
+    let dtypes: Vec<TokenStream> = generic_idents
+        .iter()
+        .map(|g| quote!(<#g as ::gpu_runtime::__private::Dtype>::KIND))
+        .collect();
+    let slot_terms: Vec<TokenStream> = generic_idents
+        .iter()
+        .enumerate()
+        .map(|(i, g)| {
+            let scale = Literal::usize_unsuffixed(16usize.pow(i as u32));
+            quote!(<#g as ::gpu_runtime::__private::Dtype>::KIND.index() * #scale)
+        })
+        .collect();
+    let slot = if slot_terms.is_empty() {
+        quote!(0usize)
+    } else {
+        quote!(#(#slot_terms)+*)
+    };
+    let turbofish = if generic_idents.is_empty() {
+        quote!()
+    } else {
+        quote!(::<#(#generic_idents),*>)
+    };
+    let body = &item.block;
+    let launch_doc = format!(
+        "Launch `{name_str}` with `cfg`, on the GPU or the simulator the arrays live on. \
+         Prefer `launch!({name_str}[grid, block](args...))`."
+    );
+
+    quote! {
+        #(#docs)*
+        #[allow(non_camel_case_types)]
+        #[derive(Clone, Copy, Debug)]
+        #vis struct #name;
+
+        impl #name {
+            /// The kernel's definition: its name, parameters and translated CUDA C.
+            #vis fn definition(&self) -> &'static ::gpu_runtime::KernelDef {
+                Self::__gpu_def()
+            }
+
+            /// The CUDA C the attribute translated this kernel into (before specialisation).
+            #vis fn cuda_source(&self) -> &'static str {
+                Self::__gpu_def().source
+            }
+
+            #[doc(hidden)]
+            fn __gpu_def() -> &'static ::gpu_runtime::KernelDef {
+                static SLOTS: [::gpu_runtime::__private::AtomicU32; #slot_count] =
+                    [const { ::gpu_runtime::__private::AtomicU32::new(0) }; #slot_count];
+                static DEF: ::gpu_runtime::KernelDef = ::gpu_runtime::KernelDef {
+                    name: #name_str,
+                    c_name: #c_name,
+                    source: #source,
+                    generics: &[#(#generic_defs),*],
+                    params: &[#(#param_defs),*],
+                    signature_slots: &SLOTS,
+                };
+                &DEF
+            }
+
+            #[doc = #launch_doc]
+            #[allow(clippy::too_many_arguments)]
+            #[inline]
+            #vis fn launch<'__gpu_s, #(#generic_decls),*>(
+                &self,
+                __gpu_cfg: ::gpu_runtime::LaunchConfig<'__gpu_s>,
+                #(#launch_args),*
+            ) -> ::gpu_runtime::Result<()> {
+                let __gpu_def = Self::__gpu_def();
+                let __gpu_device = ::gpu_runtime::__private::launch_device(
+                    __gpu_def,
+                    &__gpu_cfg,
+                    &[#(#device_checks),*],
+                )?;
+                if ::gpu_runtime::__private::is_cuda(__gpu_device) {
+                    #(#packs)*
+                    let mut __gpu_args: [*mut ::core::ffi::c_void; #n_args] = [#(#arg_ptrs),*];
+                    let __gpu_dtypes: [::gpu_runtime::__private::DtypeKind; #n_generics] = [#(#dtypes),*];
+                    ::gpu_runtime::__private::launch_cuda(
+                        __gpu_device,
+                        __gpu_def,
+                        #slot,
+                        &__gpu_dtypes,
+                        &__gpu_cfg,
+                        &mut __gpu_args,
+                    )
+                } else {
+                    #(#sim_lets)*
+                    ::gpu_runtime::__private::launch_sim(__gpu_def, &__gpu_cfg, &mut || {
+                        Self::__gpu_sim #turbofish (#(#sim_args),*)
+                    })
+                }
+            }
+
+            /// The kernel body as Rust: type-checked by rustc, run by the simulator.
+            #[allow(unused_mut, clippy::too_many_arguments)]
+            fn __gpu_sim<#(#generic_decls),*>(#(#sim_params),*) #body
+        }
+    }
+}

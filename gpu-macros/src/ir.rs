@@ -1,0 +1,286 @@
+//! The kernel IR: a small, typed, spanned tree that the body is lowered into.
+//!
+//! Lowering (lower.rs) builds it from syn with type variables; inference (types.rs)
+//! resolves every type; the CUDA emitter (emit_cuda.rs) reads it. Nothing downstream of
+//! lowering looks at syn again.
+
+use proc_macro2::Span;
+
+/// A primitive dtype of the kernel language.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Prim {
+    Bool,
+    I32,
+    I64,
+    U32,
+    U64,
+    Usize,
+    Isize,
+    F32,
+    F64,
+}
+
+impl Prim {
+    pub fn from_name(name: &str) -> Option<Prim> {
+        Some(match name {
+            "bool" => Prim::Bool,
+            "i32" => Prim::I32,
+            "i64" => Prim::I64,
+            "u32" => Prim::U32,
+            "u64" => Prim::U64,
+            "usize" => Prim::Usize,
+            "isize" => Prim::Isize,
+            "f32" => Prim::F32,
+            "f64" => Prim::F64,
+            _ => return None,
+        })
+    }
+
+    pub fn rust_name(self) -> &'static str {
+        match self {
+            Prim::Bool => "bool",
+            Prim::I32 => "i32",
+            Prim::I64 => "i64",
+            Prim::U32 => "u32",
+            Prim::U64 => "u64",
+            Prim::Usize => "usize",
+            Prim::Isize => "isize",
+            Prim::F32 => "f32",
+            Prim::F64 => "f64",
+        }
+    }
+
+    pub fn c_name(self) -> &'static str {
+        match self {
+            Prim::Bool => "bool",
+            Prim::I32 => "int",
+            Prim::I64 | Prim::Isize => "long long",
+            Prim::U32 => "unsigned int",
+            Prim::U64 | Prim::Usize => "unsigned long long",
+            Prim::F32 => "float",
+            Prim::F64 => "double",
+        }
+    }
+
+    pub fn is_float(self) -> bool {
+        matches!(self, Prim::F32 | Prim::F64)
+    }
+
+    pub fn is_int(self) -> bool {
+        !matches!(self, Prim::Bool | Prim::F32 | Prim::F64)
+    }
+
+    pub fn is_signed(self) -> bool {
+        matches!(
+            self,
+            Prim::I32 | Prim::I64 | Prim::Isize | Prim::F32 | Prim::F64
+        )
+    }
+}
+
+/// The bound of a generic dtype parameter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Bound {
+    Float,
+    Int,
+    Num,
+}
+
+impl Bound {
+    pub fn name(self) -> &'static str {
+        match self {
+            Bound::Float => "Float",
+            Bound::Int => "Int",
+            Bound::Num => "Num",
+        }
+    }
+}
+
+/// A type: a primitive, a generic parameter (by index), or an inference variable.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ty {
+    Prim(Prim),
+    Generic(usize),
+    Var(u32),
+}
+
+/// What an inference variable may become.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VarKind {
+    /// Anything (a `let` without a type).
+    Any,
+    /// An integer type (an unsuffixed integer literal; defaults to `i32`).
+    Int,
+    /// A float type (an unsuffixed float literal; defaults to `f64`).
+    Float,
+}
+
+pub type VarId = usize;
+pub type SliceId = usize;
+
+#[derive(Clone, Debug)]
+pub struct Local {
+    pub c_name: String,
+    pub ty: Ty,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub struct SliceParam {
+    pub rust_name: String,
+    pub c_name: String,
+    pub len_c_name: String,
+    pub elem: Ty,
+    pub mutable: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+    BitAnd,
+    BitOr,
+    BitXor,
+    Shl,
+    Shr,
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    And,
+    Or,
+}
+
+impl BinOp {
+    pub fn c_token(self) -> &'static str {
+        match self {
+            BinOp::Add => "+",
+            BinOp::Sub => "-",
+            BinOp::Mul => "*",
+            BinOp::Div => "/",
+            BinOp::Rem => "%",
+            BinOp::BitAnd => "&",
+            BinOp::BitOr => "|",
+            BinOp::BitXor => "^",
+            BinOp::Shl => "<<",
+            BinOp::Shr => ">>",
+            BinOp::Eq => "==",
+            BinOp::Ne => "!=",
+            BinOp::Lt => "<",
+            BinOp::Le => "<=",
+            BinOp::Gt => ">",
+            BinOp::Ge => ">=",
+            BinOp::And => "&&",
+            BinOp::Or => "||",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UnOp {
+    Neg,
+    Not,
+}
+
+/// A thread-geometry builtin.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Geometry {
+    /// `blockIdx * blockDim + threadIdx`, 64-bit.
+    Grid,
+    /// `gridDim * blockDim`, 64-bit.
+    GridSize,
+    ThreadIdx,
+    BlockIdx,
+    BlockDim,
+    GridDim,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Axis {
+    X,
+    Y,
+    Z,
+}
+
+impl Axis {
+    pub fn name(self) -> &'static str {
+        match self {
+            Axis::X => "x",
+            Axis::Y => "y",
+            Axis::Z => "z",
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub enum Lit {
+    Int(i128),
+    Float(f64),
+    Bool(bool),
+}
+
+#[derive(Clone, Debug)]
+pub struct Expr {
+    pub kind: ExprKind,
+    pub ty: Ty,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub enum ExprKind {
+    Lit(Lit),
+    Local(VarId),
+    Len(SliceId),
+    Index(SliceId, Box<Expr>),
+    Unary(UnOp, Box<Expr>),
+    Binary(BinOp, Box<Expr>, Box<Expr>),
+    /// A cast to `self.ty`.
+    Cast(Box<Expr>),
+    /// A math function (`gt_<name>` in the prelude); the receiver comes first.
+    Math(&'static str, Vec<Expr>),
+    Geometry(Geometry, Axis),
+    /// A value `if`; both branches are value blocks.
+    If(Box<Expr>, Box<Block>, Box<Block>),
+    /// A value block `{ stmts; tail }`.
+    Block(Box<Block>),
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Block {
+    pub stmts: Vec<Stmt>,
+    /// The value of a value block; `None` in statement blocks.
+    pub tail: Option<Expr>,
+}
+
+#[derive(Clone, Debug)]
+pub enum Place {
+    Local(VarId),
+    Index(SliceId, Expr),
+}
+
+#[derive(Clone, Debug)]
+pub enum Stmt {
+    Let(VarId, Option<Expr>),
+    Assign(Place, Option<BinOp>, Expr),
+    If(Expr, Block, Option<Block>),
+    While(Expr, Block),
+    Loop(Block),
+    For {
+        var: VarId,
+        end_c_name: String,
+        step_c_name: String,
+        start: Expr,
+        end: Expr,
+        step: Option<Expr>,
+        body: Block,
+    },
+    Block(Block),
+    Break,
+    Continue,
+    Return,
+}

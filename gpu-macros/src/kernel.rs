@@ -1,0 +1,78 @@
+//! `#[gpu_kernel]` from tokens to tokens: parse the attribute and signature, lower the body
+//! to IR, emit CUDA C and the Rust launcher. Every error is collected and emitted next to
+//! a launcher with the right signature, so a user sees the real mistakes and nothing else.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+use syn::spanned::Spanned;
+
+use crate::diagnostics::Diagnostics;
+use crate::emit_cuda::emit_cuda;
+use crate::emit_rust::{emit_rust, CudaParts, RustParts};
+use crate::lower::lower_kernel;
+use crate::signature::parse_signature;
+
+pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
+    let mut diags = Diagnostics::default();
+    let item: syn::ItemFn = match syn::parse2(item.clone()) {
+        Ok(f) => f,
+        Err(e) => {
+            let mut err = syn::Error::new(
+                e.span(),
+                "#[gpu_kernel] applies to a function: `#[gpu_kernel] fn name(a: &[f32], ...) { ... }`",
+            );
+            err.combine(e);
+            let err = err.to_compile_error();
+            return quote!(#err #item);
+        }
+    };
+    if !attr.is_empty() {
+        diags.error(attr.span(), "#[gpu_kernel] takes no options yet");
+    }
+    for a in &item.attrs {
+        if !a.path().is_ident("doc") {
+            diags.error(
+                a.span(),
+                "attributes other than doc comments are not supported on kernels",
+            );
+        }
+    }
+    let Some(sig) = parse_signature(&item, &mut diags) else {
+        // Without a valid signature there is no launcher to offer; keep the function so
+        // its body still gets rustc's checks.
+        let errors = diags.to_compile_errors();
+        let mut f = item;
+        f.attrs.retain(|a| a.path().is_ident("doc"));
+        return quote!(#errors #[allow(dead_code)] #f);
+    };
+    let mut lowered = lower_kernel(&sig, &item.block, &mut diags);
+    let cuda = if diags.is_empty() {
+        emit_cuda(&mut lowered, &sig, &mut diags).map(|source| CudaParts {
+            source,
+            c_name: lowered.c_name.clone(),
+            generic_c_names: lowered.generic_c_names.clone(),
+        })
+    } else {
+        None
+    };
+    let errors = diags.to_compile_errors();
+    let rust = emit_rust(RustParts {
+        item: &item,
+        sig: &sig,
+        cuda,
+    });
+    quote!(#errors #rust)
+}
+
+/// The CUDA C that `item` translates to, or the error messages: for unit tests.
+#[cfg(test)]
+pub fn translate(item: TokenStream) -> Result<String, Vec<String>> {
+    let mut diags = Diagnostics::default();
+    let item: syn::ItemFn = syn::parse2(item).map_err(|e| vec![e.to_string()])?;
+    let sig = parse_signature(&item, &mut diags).ok_or_else(|| diags.messages())?;
+    let mut lowered = lower_kernel(&sig, &item.block, &mut diags);
+    if !diags.is_empty() {
+        return Err(diags.messages());
+    }
+    emit_cuda(&mut lowered, &sig, &mut diags).ok_or_else(|| diags.messages())
+}

@@ -1,0 +1,1448 @@
+//! Lowering: the kernel body, as syn parsed it, into the typed kernel IR.
+//!
+//! Rule: every construct is either lowered with its meaning intact or reported, on its own
+//! tokens, with what to write instead. Lowering continues after an error so that every
+//! mistake in the body is reported at once.
+
+use proc_macro2::Span;
+use syn::spanned::Spanned;
+
+use crate::diagnostics::Diagnostics;
+use crate::ir::*;
+use crate::names::NameAllocator;
+use crate::signature::{resolve_type_name, KernelSignature, ParamShape};
+use crate::types::TypeTable;
+
+/// The lowered kernel: IR plus the tables it refers to.
+pub struct LoweredKernel {
+    pub c_name: String,
+    pub generic_c_names: Vec<String>,
+    pub locals: Vec<Local>,
+    pub slices: Vec<SliceParam>,
+    /// The C parameter list in order: a slice expands to pointer and length.
+    pub params: Vec<LoweredParam>,
+    pub body: Block,
+    pub types: TypeTable,
+}
+
+pub enum LoweredParam {
+    Slice(SliceId),
+    Scalar { var: VarId, mutable: bool },
+}
+
+#[derive(Clone, Copy)]
+enum Binding {
+    Local(VarId),
+    Slice(SliceId),
+}
+
+struct Lowerer<'a> {
+    sig: &'a KernelSignature,
+    diags: &'a mut Diagnostics,
+    types: TypeTable,
+    names: NameAllocator,
+    locals: Vec<Local>,
+    slices: Vec<SliceParam>,
+    scopes: Vec<Vec<(String, Binding)>>,
+    loop_depth: usize,
+}
+
+/// What a value expression may be: at the top of a `let`, assignment or value block it
+/// may contain statements (an `if` with statements in its branches); inside an operand
+/// it must be a pure expression, so C can evaluate it in place.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Position {
+    Top,
+    Operand,
+}
+
+pub fn lower_kernel(
+    sig: &KernelSignature,
+    body: &syn::Block,
+    diags: &mut Diagnostics,
+) -> LoweredKernel {
+    let mut names = NameAllocator::default();
+    let generic_c_names: Vec<String> = sig
+        .generics
+        .iter()
+        .map(|g| names.fresh(&g.ident.to_string()))
+        .collect();
+    let c_name = names.fresh(&sig.ident.unraw_string());
+    let mut l = Lowerer {
+        sig,
+        diags,
+        types: TypeTable::default(),
+        names,
+        locals: Vec::new(),
+        slices: Vec::new(),
+        scopes: vec![Vec::new()],
+        loop_depth: 0,
+    };
+    let mut params = Vec::new();
+    for p in &sig.params {
+        let rust_name = p.ident.unraw_string();
+        match p.shape {
+            ParamShape::Slice { mutable, elem } => {
+                let c_name = l.names.fresh(&rust_name);
+                let len_c_name = l.names.fresh(&format!("{rust_name}_len"));
+                l.slices.push(SliceParam {
+                    rust_name: rust_name.clone(),
+                    c_name,
+                    len_c_name,
+                    elem,
+                    mutable,
+                });
+                let id = l.slices.len() - 1;
+                l.bind(rust_name, Binding::Slice(id));
+                params.push(LoweredParam::Slice(id));
+            }
+            ParamShape::Scalar { ty, mutable } => {
+                let var = l.declare(&p.ident.unraw_string(), ty, p.ident.span());
+                params.push(LoweredParam::Scalar { var, mutable });
+            }
+        }
+    }
+    let body = l.unit_block(body);
+    LoweredKernel {
+        c_name,
+        generic_c_names,
+        locals: l.locals,
+        slices: l.slices,
+        params,
+        body,
+        types: l.types,
+    }
+}
+
+trait UnrawString {
+    fn unraw_string(&self) -> String;
+}
+
+impl UnrawString for proc_macro2::Ident {
+    fn unraw_string(&self) -> String {
+        let s = self.to_string();
+        s.strip_prefix("r#").map(str::to_owned).unwrap_or(s)
+    }
+}
+
+const MATH_UNARY_FLOAT: &[&str] = &[
+    "sqrt", "rsqrt", "cbrt", "exp", "exp2", "ln", "log2", "log10", "sin", "cos", "tan", "asin",
+    "acos", "atan", "sinh", "cosh", "tanh", "floor", "ceil", "round", "trunc", "recip",
+];
+const MATH_BINARY_FLOAT: &[&str] = &["atan2", "powf", "hypot", "copysign"];
+
+impl Lowerer<'_> {
+    fn err(&mut self, span: Span, msg: impl std::fmt::Display) {
+        self.diags.error(span, msg);
+    }
+
+    fn bind(&mut self, name: String, b: Binding) {
+        self.scopes
+            .last_mut()
+            .expect("a scope is always open")
+            .push((name, b));
+    }
+
+    fn declare(&mut self, rust_name: &str, ty: Ty, span: Span) -> VarId {
+        let c_name = self.names.fresh(rust_name);
+        self.locals.push(Local { c_name, ty, span });
+        let id = self.locals.len() - 1;
+        self.bind(rust_name.to_owned(), Binding::Local(id));
+        id
+    }
+
+    fn lookup(&self, name: &str) -> Option<Binding> {
+        self.scopes
+            .iter()
+            .rev()
+            .flat_map(|s| s.iter().rev())
+            .find(|(n, _)| n == name)
+            .map(|(_, b)| *b)
+    }
+
+    fn unify(&mut self, a: Ty, b: Ty, span: Span) {
+        if let Err(msg) = self.types.unify(a, b) {
+            let msg = self.name_generics(msg);
+            self.err(span, msg);
+        }
+    }
+
+    /// Replace the table's `generic parameter #i` with the parameter's name.
+    fn name_generics(&self, msg: String) -> String {
+        let mut msg = msg;
+        for (i, g) in self.sig.generics.iter().enumerate() {
+            msg = msg.replace(&format!("the generic parameter #{i}"), &g.ident.to_string());
+        }
+        msg
+    }
+
+    // ----- blocks and statements -------------------------------------------------------
+
+    fn unit_block(&mut self, b: &syn::Block) -> Block {
+        self.scopes.push(Vec::new());
+        let mut stmts = Vec::new();
+        for s in &b.stmts {
+            self.stmt(s, &mut stmts);
+        }
+        self.scopes.pop();
+        Block { stmts, tail: None }
+    }
+
+    /// A block whose value is used: statements, then a tail expression.
+    fn value_block(&mut self, b: &syn::Block, pos: Position) -> Option<(Block, Ty)> {
+        let Some((syn::Stmt::Expr(tail, None), init)) = b.stmts.split_last() else {
+            self.err(
+                b.span(),
+                "this block must end in a value (an expression without `;`)",
+            );
+            return None;
+        };
+        if pos == Position::Operand && !init.is_empty() {
+            self.err(
+                b.span(),
+                "a block with statements can only be the value of a `let` or an assignment; \
+                 move the statements before this expression",
+            );
+            return None;
+        }
+        self.scopes.push(Vec::new());
+        let mut stmts = Vec::new();
+        for s in init {
+            self.stmt(s, &mut stmts);
+        }
+        let tail = self.expr(tail, pos);
+        self.scopes.pop();
+        let tail = tail?;
+        let ty = tail.ty;
+        Some((
+            Block {
+                stmts,
+                tail: Some(tail),
+            },
+            ty,
+        ))
+    }
+
+    fn stmt(&mut self, s: &syn::Stmt, out: &mut Vec<Stmt>) {
+        match s {
+            syn::Stmt::Local(local) => self.let_stmt(local, out),
+            syn::Stmt::Item(item) => self.err(
+                item.span(),
+                "items (functions, structs, `use`, ...) cannot be declared inside a kernel; \
+                 declare them outside it",
+            ),
+            syn::Stmt::Macro(m) => self.macro_error(m.mac.path.span(), &m.mac),
+            syn::Stmt::Expr(e, _) => {
+                if let Some(s) = self.stmt_expr(e) {
+                    out.push(s);
+                }
+            }
+        }
+    }
+
+    fn macro_error(&mut self, span: Span, mac: &syn::Macro) {
+        let name = mac
+            .path
+            .segments
+            .last()
+            .map(|s| s.ident.to_string())
+            .unwrap_or_default();
+        self.err(
+            span,
+            format!(
+                "macros such as `{name}!` cannot be used in a kernel; the kernel language has no \
+                 I/O or formatting (write results into a `&mut [T]` parameter instead)"
+            ),
+        );
+    }
+
+    fn let_stmt(&mut self, local: &syn::Local, out: &mut Vec<Stmt>) {
+        if let Some(init) = &local.init {
+            if let Some((_, diverge)) = &init.diverge {
+                self.err(diverge.span(), "`let ... else` is not supported in kernels");
+                return;
+            }
+        }
+        let (pat, annotation) = match &local.pat {
+            syn::Pat::Type(pt) => (&*pt.pat, Some(&*pt.ty)),
+            p => (p, None),
+        };
+        let annotated = match annotation {
+            Some(t) => match resolve_type_name(t, &self.sig.generics) {
+                Some(ty) => Some(ty),
+                None => {
+                    self.err(
+                        t.span(),
+                        "unsupported type in a kernel; use `f32 f64 i32 i64 u32 u64 usize isize bool` \
+                         or a dtype parameter",
+                    );
+                    return;
+                }
+            },
+            None => None,
+        };
+        match pat {
+            syn::Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => {
+                let init = match &local.init {
+                    Some(init) => match self.expr(&init.expr, Position::Top) {
+                        Some(e) => Some(e),
+                        None => {
+                            // Keep the name bound so later uses do not report again.
+                            let ty = annotated.unwrap_or_else(|| self.types.fresh(VarKind::Any));
+                            self.declare(&pi.ident.unraw_string(), ty, pi.ident.span());
+                            return;
+                        }
+                    },
+                    None => None,
+                };
+                let ty = match (annotated, &init) {
+                    (Some(t), Some(e)) => {
+                        self.unify(t, e.ty, e.span);
+                        t
+                    }
+                    (Some(t), None) => t,
+                    (None, Some(e)) => e.ty,
+                    (None, None) => self.types.fresh(VarKind::Any),
+                };
+                let var = self.declare(&pi.ident.unraw_string(), ty, pi.ident.span());
+                out.push(Stmt::Let(var, init));
+            }
+            syn::Pat::Tuple(tuple) => self.let_tuple(tuple, local, out),
+            syn::Pat::Wild(w) => {
+                // `let _ = e;` evaluates nothing with side effects in this language.
+                if let Some(init) = &local.init {
+                    self.expr(&init.expr, Position::Operand);
+                } else {
+                    self.err(w.span(), "`let _;` declares nothing");
+                }
+            }
+            other => self.err(
+                other.span(),
+                "only plain names (`let x`, `let mut x: f32`) and `let (x, y) = grid_2d();` are \
+                 supported as `let` patterns in kernels",
+            ),
+        }
+    }
+
+    /// `let (x, y) = grid_2d();` and the other tuple-valued geometry calls.
+    fn let_tuple(&mut self, tuple: &syn::PatTuple, local: &syn::Local, out: &mut Vec<Stmt>) {
+        let geometry = local
+            .init
+            .as_ref()
+            .and_then(|init| tuple_geometry(&init.expr));
+        let Some((g, arity)) = geometry else {
+            self.err(
+                tuple.span(),
+                "tuple patterns are only supported for `grid_2d()`, `grid_3d()`, `gridsize_2d()` \
+                 and `gridsize_3d()`: `let (x, y) = grid_2d();`",
+            );
+            return;
+        };
+        if tuple.elems.len() != arity {
+            self.err(
+                tuple.span(),
+                format!(
+                    "this call gives {arity} values, but the pattern has {}",
+                    tuple.elems.len()
+                ),
+            );
+            return;
+        }
+        for (elem, axis) in tuple.elems.iter().zip([Axis::X, Axis::Y, Axis::Z]) {
+            match elem {
+                syn::Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => {
+                    let e = Expr {
+                        kind: ExprKind::Geometry(g, axis),
+                        ty: Ty::Prim(Prim::Usize),
+                        span: pi.span(),
+                    };
+                    let var = self.declare(
+                        &pi.ident.unraw_string(),
+                        Ty::Prim(Prim::Usize),
+                        pi.ident.span(),
+                    );
+                    out.push(Stmt::Let(var, Some(e)));
+                }
+                syn::Pat::Wild(_) => {}
+                other => self.err(other.span(), "expected a name or `_`"),
+            }
+        }
+    }
+
+    /// An expression in statement position.
+    fn stmt_expr(&mut self, e: &syn::Expr) -> Option<Stmt> {
+        match e {
+            syn::Expr::Assign(a) => {
+                let value = self.expr(&a.right, Position::Top);
+                let place = self.place(&a.left);
+                let (place, value) = (place?, value?);
+                let pty = self.place_ty(&place);
+                self.unify(pty, value.ty, value.span);
+                Some(Stmt::Assign(place, None, value))
+            }
+            syn::Expr::Binary(b) if compound_op(&b.op).is_some() => {
+                let op = compound_op(&b.op)?;
+                let value = self.expr(&b.right, Position::Operand);
+                let place = self.place(&b.left);
+                let (place, value) = (place?, value?);
+                let pty = self.place_ty(&place);
+                if !matches!(op, BinOp::Shl | BinOp::Shr) {
+                    self.unify(pty, value.ty, value.span);
+                }
+                Some(Stmt::Assign(place, Some(op), value))
+            }
+            syn::Expr::If(i) => self.if_stmt(i),
+            syn::Expr::While(w) => {
+                if let Some(l) = &w.label {
+                    self.err(l.span(), "loop labels are not supported in kernels yet");
+                }
+                if let syn::Expr::Let(l) = &*w.cond {
+                    self.err(
+                        l.span(),
+                        "`while let` is not supported in kernels; use `while` with a condition",
+                    );
+                    return None;
+                }
+                let cond = self.bool_expr(&w.cond);
+                self.loop_depth += 1;
+                let body = self.unit_block(&w.body);
+                self.loop_depth -= 1;
+                Some(Stmt::While(cond?, body))
+            }
+            syn::Expr::Loop(l) => {
+                if let Some(lb) = &l.label {
+                    self.err(lb.span(), "loop labels are not supported in kernels yet");
+                }
+                self.loop_depth += 1;
+                let body = self.unit_block(&l.body);
+                self.loop_depth -= 1;
+                Some(Stmt::Loop(body))
+            }
+            syn::Expr::ForLoop(f) => self.for_stmt(f),
+            syn::Expr::Block(b) => {
+                if let Some(l) = &b.label {
+                    self.err(l.span(), "block labels are not supported in kernels");
+                }
+                Some(Stmt::Block(self.unit_block(&b.block)))
+            }
+            syn::Expr::Unsafe(u) => {
+                self.err(
+                    u.unsafe_token.span,
+                    "`unsafe` blocks are not allowed in kernels",
+                );
+                None
+            }
+            syn::Expr::Break(b) => {
+                if let Some(l) = &b.label {
+                    self.err(l.span(), "loop labels are not supported in kernels yet");
+                }
+                if let Some(v) = &b.expr {
+                    self.err(v.span(), "`break` with a value is not supported in kernels");
+                }
+                if self.loop_depth == 0 {
+                    self.err(b.span(), "`break` outside of a loop");
+                }
+                Some(Stmt::Break)
+            }
+            syn::Expr::Continue(c) => {
+                if let Some(l) = &c.label {
+                    self.err(l.span(), "loop labels are not supported in kernels yet");
+                }
+                if self.loop_depth == 0 {
+                    self.err(c.span(), "`continue` outside of a loop");
+                }
+                Some(Stmt::Continue)
+            }
+            syn::Expr::Return(r) => {
+                if let Some(v) = &r.expr {
+                    self.err(
+                        v.span(),
+                        "a kernel cannot return a value; write results into a `&mut [T]` parameter",
+                    );
+                }
+                Some(Stmt::Return)
+            }
+            syn::Expr::Macro(m) => {
+                self.macro_error(m.mac.path.span(), &m.mac);
+                None
+            }
+            // An expression evaluated for nothing: check it, emit nothing.
+            other => {
+                self.expr(other, Position::Operand);
+                None
+            }
+        }
+    }
+
+    fn if_stmt(&mut self, i: &syn::ExprIf) -> Option<Stmt> {
+        if let syn::Expr::Let(l) = &*i.cond {
+            self.err(
+                l.span(),
+                "`if let` is not supported in kernels; use a condition",
+            );
+            return None;
+        }
+        let cond = self.bool_expr(&i.cond);
+        let then = self.unit_block(&i.then_branch);
+        let els = match &i.else_branch {
+            None => None,
+            Some((_, e)) => match &**e {
+                syn::Expr::Block(b) => Some(self.unit_block(&b.block)),
+                syn::Expr::If(inner) => self.if_stmt(inner).map(|s| Block {
+                    stmts: vec![s],
+                    tail: None,
+                }),
+                other => {
+                    self.err(other.span(), "expected a block or `if` after `else`");
+                    None
+                }
+            },
+        };
+        Some(Stmt::If(cond?, then, els))
+    }
+
+    fn for_stmt(&mut self, f: &syn::ExprForLoop) -> Option<Stmt> {
+        if let Some(l) = &f.label {
+            self.err(l.span(), "loop labels are not supported in kernels yet");
+        }
+        let ident = match &*f.pat {
+            syn::Pat::Ident(pi)
+                if pi.by_ref.is_none() && pi.subpat.is_none() && pi.mutability.is_none() =>
+            {
+                pi.ident.clone()
+            }
+            other => {
+                self.err(
+                    other.span(),
+                    "the loop variable of a kernel `for` must be a plain name",
+                );
+                return None;
+            }
+        };
+        // `a..b` or `(a..b).step_by(s)`.
+        let (range_expr, step) = match &*f.expr {
+            syn::Expr::MethodCall(m) if m.method == "step_by" && m.args.len() == 1 => {
+                (strip_parens(&m.receiver), Some(&m.args[0]))
+            }
+            e => (strip_parens(e), None),
+        };
+        let syn::Expr::Range(range) = range_expr else {
+            self.err(
+                f.expr.span(),
+                "kernel `for` loops iterate over a range: `for i in a..b` or \
+                 `for i in (a..b).step_by(s)`",
+            );
+            return None;
+        };
+        if let syn::RangeLimits::Closed(t) = range.limits {
+            self.err(
+                t.span(),
+                "inclusive ranges `a..=b` are not supported in kernels yet; write `a..b + 1`",
+            );
+            return None;
+        }
+        let (Some(start), Some(end)) = (&range.start, &range.end) else {
+            self.err(range.span(), "kernel ranges need both ends: `a..b`");
+            return None;
+        };
+        let start = self.expr(start, Position::Operand);
+        let end = self.expr(end, Position::Operand);
+        let step = step.and_then(|s| {
+            let e = self.expr(s, Position::Operand)?;
+            self.unify(e.ty, Ty::Prim(Prim::Usize), e.span);
+            Some(e)
+        });
+        let (start, end) = (start?, end?);
+        self.unify(start.ty, end.ty, end.span);
+        if let Some(VarKind::Any) = self.types.var_kind(start.ty) {
+            // A range of un-annotated variables: Rust would need to know they are integers.
+            let int = self.types.fresh(VarKind::Int);
+            self.unify(start.ty, int, start.span);
+        }
+        self.scopes.push(Vec::new());
+        let rust_name = ident.unraw_string();
+        let var = self.declare(&rust_name, start.ty, ident.span());
+        let end_c_name = self.names.fresh(&format!("{rust_name}_end"));
+        let step_c_name = self.names.fresh(&format!("{rust_name}_step"));
+        self.loop_depth += 1;
+        let body = self.unit_block(&f.body);
+        self.loop_depth -= 1;
+        self.scopes.pop();
+        Some(Stmt::For {
+            var,
+            end_c_name,
+            step_c_name,
+            start,
+            end,
+            step,
+            body,
+        })
+    }
+
+    fn place(&mut self, e: &syn::Expr) -> Option<Place> {
+        match strip_parens(e) {
+            syn::Expr::Path(p) if p.path.get_ident().is_some() => {
+                let ident = p.path.get_ident()?;
+                match self.lookup(&ident.unraw_string()) {
+                    Some(Binding::Local(v)) => Some(Place::Local(v)),
+                    Some(Binding::Slice(_)) => {
+                        self.err(ident.span(), "a slice parameter cannot be assigned; assign its elements: `a[i] = ...`");
+                        None
+                    }
+                    None => {
+                        self.err(
+                            ident.span(),
+                            format!("cannot find `{ident}` in this kernel"),
+                        );
+                        None
+                    }
+                }
+            }
+            syn::Expr::Index(ix) => {
+                let (slice, index) = self.index_parts(ix)?;
+                if !self.slices[slice].mutable {
+                    let name = self.slices[slice].rust_name.clone();
+                    self.err(
+                        ix.expr.span(),
+                        format!("`{name}` is a `&[T]` parameter and cannot be written; declare it `&mut [T]`"),
+                    );
+                    return None;
+                }
+                Some(Place::Index(slice, index))
+            }
+            other => {
+                self.err(
+                    other.span(),
+                    "only variables and slice elements `a[i]` can be assigned in kernels",
+                );
+                None
+            }
+        }
+    }
+
+    fn place_ty(&self, p: &Place) -> Ty {
+        match p {
+            Place::Local(v) => self.locals[*v].ty,
+            Place::Index(s, _) => self.slices[*s].elem,
+        }
+    }
+
+    fn index_parts(&mut self, ix: &syn::ExprIndex) -> Option<(SliceId, Expr)> {
+        let slice = match strip_parens(&ix.expr) {
+            syn::Expr::Path(p) if p.path.get_ident().is_some() => {
+                let ident = p.path.get_ident()?;
+                match self.lookup(&ident.unraw_string()) {
+                    Some(Binding::Slice(s)) => Some(s),
+                    Some(Binding::Local(_)) => {
+                        self.err(
+                            ident.span(),
+                            "only slice parameters can be indexed in kernels",
+                        );
+                        None
+                    }
+                    None => {
+                        self.err(
+                            ident.span(),
+                            format!("cannot find `{ident}` in this kernel"),
+                        );
+                        None
+                    }
+                }
+            }
+            other => {
+                self.err(
+                    other.span(),
+                    "only slice parameters can be indexed in kernels: `a[i]`",
+                );
+                None
+            }
+        };
+        if let syn::Expr::Range(r) = &*ix.index {
+            self.err(
+                r.span(),
+                "sub-slices `a[i..j]` are not supported in kernels; index elements `a[i]`",
+            );
+            return None;
+        }
+        let index = self.expr(&ix.index, Position::Operand);
+        let (slice, index) = (slice?, index?);
+        if let Err(msg) = self.types.unify(index.ty, Ty::Prim(Prim::Usize)) {
+            let _ = msg;
+            let found = self.types.describe(index.ty);
+            let found = self.name_generics(found);
+            self.err(
+                index.span,
+                format!("slices are indexed by `usize`, but this index is `{found}`; convert it with `as usize`"),
+            );
+        }
+        Some((slice, index))
+    }
+
+    // ----- expressions ------------------------------------------------------------------
+
+    fn bool_expr(&mut self, e: &syn::Expr) -> Option<Expr> {
+        let c = self.expr(e, Position::Operand)?;
+        self.unify(c.ty, Ty::Prim(Prim::Bool), c.span);
+        Some(c)
+    }
+
+    fn expr(&mut self, e: &syn::Expr, pos: Position) -> Option<Expr> {
+        let span = e.span();
+        let mk = |kind, ty| Some(Expr { kind, ty, span });
+        match e {
+            syn::Expr::Lit(l) => self.literal(&l.lit),
+            syn::Expr::Paren(p) => self.expr(&p.expr, pos),
+            syn::Expr::Group(g) => self.expr(&g.expr, pos),
+            syn::Expr::Path(p) => self.path_expr(p),
+            syn::Expr::Unary(u) => self.unary(u),
+            syn::Expr::Binary(b) => {
+                let Some(op) = binary_op(&b.op) else {
+                    self.err(
+                        b.op.span(),
+                        "assignments are statements in kernels; they cannot be used as values",
+                    );
+                    return None;
+                };
+                let l = self.expr(&b.left, Position::Operand);
+                let r = self.expr(&b.right, Position::Operand);
+                let (l, r) = (l?, r?);
+                let ty = match op {
+                    BinOp::Shl | BinOp::Shr => {
+                        let int = self.types.fresh(VarKind::Int);
+                        self.unify(r.ty, int, r.span);
+                        l.ty
+                    }
+                    BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => {
+                        self.unify(l.ty, r.ty, span);
+                        Ty::Prim(Prim::Bool)
+                    }
+                    BinOp::And | BinOp::Or => {
+                        self.unify(l.ty, Ty::Prim(Prim::Bool), l.span);
+                        self.unify(r.ty, Ty::Prim(Prim::Bool), r.span);
+                        Ty::Prim(Prim::Bool)
+                    }
+                    _ => {
+                        self.unify(l.ty, r.ty, span);
+                        l.ty
+                    }
+                };
+                mk(ExprKind::Binary(op, Box::new(l), Box::new(r)), ty)
+            }
+            syn::Expr::Cast(c) => {
+                let inner = self.expr(&c.expr, Position::Operand)?;
+                match resolve_type_name(&c.ty, &self.sig.generics) {
+                    Some(Ty::Prim(p)) => mk(ExprKind::Cast(Box::new(inner)), Ty::Prim(p)),
+                    Some(_) => {
+                        self.err(
+                            c.ty.span(),
+                            "`as` cannot cast to a dtype parameter (Rust allows only primitive \
+                             casts); use `T::from_f64(x)`, `T::from_i32(x)` or `T::from_usize(x)`",
+                        );
+                        None
+                    }
+                    None => {
+                        self.err(
+                            c.ty.span(),
+                            "casts in kernels go to a primitive type: `x as f32`",
+                        );
+                        None
+                    }
+                }
+            }
+            syn::Expr::Index(ix) => {
+                let (slice, index) = self.index_parts(ix)?;
+                let ty = self.slices[slice].elem;
+                mk(ExprKind::Index(slice, Box::new(index)), ty)
+            }
+            syn::Expr::MethodCall(m) => self.method_call(m),
+            syn::Expr::Call(c) => self.call(c),
+            syn::Expr::Field(f) => self.field(f),
+            syn::Expr::If(i) => self.if_value(i, pos),
+            syn::Expr::Block(b) => {
+                if let Some(l) = &b.label {
+                    self.err(l.span(), "block labels are not supported in kernels");
+                }
+                let (block, ty) = self.value_block(&b.block, pos)?;
+                if block.stmts.is_empty() {
+                    // `{ e }` is just `e`.
+                    return block.tail;
+                }
+                mk(ExprKind::Block(Box::new(block)), ty)
+            }
+            syn::Expr::Closure(c) => {
+                self.err(
+                    c.span(),
+                    "closures are not supported in kernels; compute the value inline or in a \
+                     `#[gpu_device]` function",
+                );
+                None
+            }
+            syn::Expr::Macro(m) => {
+                self.macro_error(m.mac.path.span(), &m.mac);
+                None
+            }
+            syn::Expr::Reference(r) => {
+                self.err(
+                    r.and_token.span,
+                    "references cannot be taken in kernels; values are copied, and slices are \
+                     passed as parameters",
+                );
+                None
+            }
+            syn::Expr::Match(m) => {
+                self.err(
+                    m.match_token.span,
+                    "`match` is not supported in kernels yet; use `if`/`else`",
+                );
+                None
+            }
+            syn::Expr::Array(_) | syn::Expr::Repeat(_) => {
+                self.err(
+                    span,
+                    "array values are not supported in kernels yet; use a slice parameter",
+                );
+                None
+            }
+            syn::Expr::Tuple(_) => {
+                self.err(
+                    span,
+                    "tuples are not supported in kernels, except `let (x, y) = grid_2d();`",
+                );
+                None
+            }
+            syn::Expr::Struct(_) => {
+                self.err(span, "struct values are not supported in kernels");
+                None
+            }
+            syn::Expr::Range(_) => {
+                self.err(span, "ranges can only be iterated by `for` in kernels");
+                None
+            }
+            syn::Expr::Assign(_) => {
+                self.err(
+                    span,
+                    "assignments are statements in kernels; they cannot be used as values",
+                );
+                None
+            }
+            syn::Expr::Return(_) | syn::Expr::Break(_) | syn::Expr::Continue(_) => {
+                self.err(
+                    span,
+                    "`return`, `break` and `continue` are statements in kernels, not values",
+                );
+                None
+            }
+            syn::Expr::Loop(_) | syn::Expr::While(_) | syn::Expr::ForLoop(_) => {
+                self.err(span, "loops are statements in kernels; they have no value");
+                None
+            }
+            syn::Expr::Unsafe(u) => {
+                self.err(
+                    u.unsafe_token.span,
+                    "`unsafe` blocks are not allowed in kernels",
+                );
+                None
+            }
+            syn::Expr::Try(_) => {
+                self.err(span, "the `?` operator is not supported in kernels");
+                None
+            }
+            _ => {
+                self.err(span, "this expression is not part of the kernel language");
+                None
+            }
+        }
+    }
+
+    fn literal(&mut self, lit: &syn::Lit) -> Option<Expr> {
+        let span = lit.span();
+        let (value, ty) = match lit {
+            syn::Lit::Bool(b) => (Lit::Bool(b.value), Ty::Prim(Prim::Bool)),
+            syn::Lit::Int(i) => {
+                let suffix = i.suffix();
+                if suffix == "f32" || suffix == "f64" {
+                    let v: f64 = i.base10_parse().ok()?;
+                    (Lit::Float(v), Ty::Prim(Prim::from_name(suffix)?))
+                } else {
+                    let v: u128 = match i.base10_parse() {
+                        Ok(v) => v,
+                        Err(e) => {
+                            self.err(span, e);
+                            return None;
+                        }
+                    };
+                    let ty = if suffix.is_empty() {
+                        self.types.fresh(VarKind::Int)
+                    } else {
+                        match Prim::from_name(suffix) {
+                            Some(p) => Ty::Prim(p),
+                            None => {
+                                self.err(
+                                    span,
+                                    format!("`{suffix}` literals are not supported in kernels"),
+                                );
+                                return None;
+                            }
+                        }
+                    };
+                    (Lit::Int(v as i128), ty)
+                }
+            }
+            syn::Lit::Float(f) => {
+                let v: f64 = match f.base10_parse() {
+                    Ok(v) => v,
+                    Err(e) => {
+                        self.err(span, e);
+                        return None;
+                    }
+                };
+                let ty = match f.suffix() {
+                    "" => self.types.fresh(VarKind::Float),
+                    s => Ty::Prim(Prim::from_name(s)?),
+                };
+                (Lit::Float(v), ty)
+            }
+            _ => {
+                self.err(
+                    span,
+                    "only number and `bool` literals are supported in kernels",
+                );
+                return None;
+            }
+        };
+        Some(Expr {
+            kind: ExprKind::Lit(value),
+            ty,
+            span,
+        })
+    }
+
+    fn path_expr(&mut self, p: &syn::ExprPath) -> Option<Expr> {
+        let span = p.span();
+        if let Some(ident) = p.path.get_ident() {
+            return match self.lookup(&ident.unraw_string()) {
+                Some(Binding::Local(v)) => Some(Expr {
+                    kind: ExprKind::Local(v),
+                    ty: self.locals[v].ty,
+                    span,
+                }),
+                Some(Binding::Slice(_)) => {
+                    self.err(
+                        span,
+                        "a slice parameter can only be indexed (`a[i]`) or measured (`a.len()`) in kernels",
+                    );
+                    None
+                }
+                None => {
+                    self.err(span, format!("cannot find `{ident}` in this kernel"));
+                    None
+                }
+            };
+        }
+        // Associated constants: `f32::MAX`, `u32::MAX`, `core::f32::consts::PI`, ...
+        let segs: Vec<String> = p
+            .path
+            .segments
+            .iter()
+            .map(|s| s.ident.to_string())
+            .collect();
+        if let Some((ty, value)) = constant(&segs) {
+            return Some(Expr {
+                kind: ExprKind::Lit(value),
+                ty: Ty::Prim(ty),
+                span,
+            });
+        }
+        self.err(
+            span,
+            "unsupported path in a kernel; kernels can name their parameters, their locals and \
+             constants such as `f32::MAX` or `std::f32::consts::PI`",
+        );
+        None
+    }
+
+    fn unary(&mut self, u: &syn::ExprUnary) -> Option<Expr> {
+        let span = u.span();
+        match u.op {
+            syn::UnOp::Neg(_) => {
+                let inner = self.expr(&u.expr, Position::Operand)?;
+                // Fold `-literal`, so `-2147483648i32` stays in range as in Rust.
+                if let ExprKind::Lit(Lit::Int(v)) = inner.kind {
+                    return Some(Expr {
+                        kind: ExprKind::Lit(Lit::Int(-v)),
+                        ty: inner.ty,
+                        span,
+                    });
+                }
+                if let ExprKind::Lit(Lit::Float(v)) = inner.kind {
+                    return Some(Expr {
+                        kind: ExprKind::Lit(Lit::Float(-v)),
+                        ty: inner.ty,
+                        span,
+                    });
+                }
+                let ty = inner.ty;
+                Some(Expr {
+                    kind: ExprKind::Unary(UnOp::Neg, Box::new(inner)),
+                    ty,
+                    span,
+                })
+            }
+            syn::UnOp::Not(_) => {
+                let inner = self.expr(&u.expr, Position::Operand)?;
+                let ty = inner.ty;
+                Some(Expr {
+                    kind: ExprKind::Unary(UnOp::Not, Box::new(inner)),
+                    ty,
+                    span,
+                })
+            }
+            syn::UnOp::Deref(t) => {
+                self.err(
+                    t.span,
+                    "dereferencing is not supported in kernels: there are no references",
+                );
+                None
+            }
+            _ => {
+                self.err(span, "this operator is not supported in kernels");
+                None
+            }
+        }
+    }
+
+    fn if_value(&mut self, i: &syn::ExprIf, pos: Position) -> Option<Expr> {
+        let span = i.span();
+        if let syn::Expr::Let(l) = &*i.cond {
+            self.err(
+                l.span(),
+                "`if let` is not supported in kernels; use a condition",
+            );
+            return None;
+        }
+        let Some((_, else_expr)) = &i.else_branch else {
+            self.err(span, "an `if` used as a value needs an `else` branch");
+            return None;
+        };
+        let cond = self.bool_expr(&i.cond);
+        let then = self.value_block(&i.then_branch, pos);
+        let els = match &**else_expr {
+            syn::Expr::Block(b) => self.value_block(&b.block, pos),
+            syn::Expr::If(inner) => self.if_value(inner, pos).map(|e| {
+                let ty = e.ty;
+                (
+                    Block {
+                        stmts: Vec::new(),
+                        tail: Some(e),
+                    },
+                    ty,
+                )
+            }),
+            other => {
+                self.err(other.span(), "expected a block or `if` after `else`");
+                None
+            }
+        };
+        let (cond, (then, tty), (els, ety)) = (cond?, then?, els?);
+        self.unify(tty, ety, span);
+        Some(Expr {
+            kind: ExprKind::If(Box::new(cond), Box::new(then), Box::new(els)),
+            ty: tty,
+            span,
+        })
+    }
+
+    fn method_call(&mut self, m: &syn::ExprMethodCall) -> Option<Expr> {
+        let span = m.span();
+        let name = m.method.to_string();
+        if let Some(t) = &m.turbofish {
+            self.err(t.span(), "method calls in kernels take no type arguments");
+            return None;
+        }
+        if name == "len" && m.args.is_empty() {
+            if let syn::Expr::Path(p) = strip_parens(&m.receiver) {
+                if let Some(ident) = p.path.get_ident() {
+                    if let Some(Binding::Slice(s)) = self.lookup(&ident.unraw_string()) {
+                        return Some(Expr {
+                            kind: ExprKind::Len(s),
+                            ty: Ty::Prim(Prim::Usize),
+                            span,
+                        });
+                    }
+                }
+            }
+            self.err(m.receiver.span(), "`.len()` applies to slice parameters");
+            return None;
+        }
+        let arity = if MATH_UNARY_FLOAT.contains(&name.as_str())
+            || name == "abs"
+            || name == "to_f64"
+        {
+            0
+        } else if MATH_BINARY_FLOAT.contains(&name.as_str())
+            || name == "min"
+            || name == "max"
+            || name == "powi"
+        {
+            1
+        } else if name == "mul_add" {
+            2
+        } else {
+            self.err(
+                m.method.span(),
+                format!(
+                    "method `{name}` is not part of the kernel language; kernels can call `.len()` \
+                     on slices and the math methods `sqrt exp ln log2 log10 sin cos tan tanh abs \
+                     min max powf powi floor ceil round trunc mul_add hypot atan2` and others on numbers"
+                ),
+            );
+            return None;
+        };
+        if m.args.len() != arity {
+            self.err(span, format!("`{name}` takes {arity} argument(s)"));
+            return None;
+        }
+        let recv = self.expr(&m.receiver, Position::Operand)?;
+        let mut args = vec![recv];
+        for a in &m.args {
+            args.push(self.expr(a, Position::Operand)?);
+        }
+        let ty = args[0].ty;
+        match name.as_str() {
+            "to_f64" => {
+                let recv = args.pop()?;
+                return Some(Expr {
+                    kind: ExprKind::Cast(Box::new(recv)),
+                    ty: Ty::Prim(Prim::F64),
+                    span,
+                });
+            }
+            "powi" => self.unify(args[1].ty, Ty::Prim(Prim::I32), args[1].span),
+            _ => {
+                for a in 1..args.len() {
+                    let (at, asp) = (args[a].ty, args[a].span);
+                    self.unify(ty, at, asp);
+                }
+            }
+        }
+        // The receiver's kind (float-only or also int) is checked once types are final.
+        let math: &'static str = MATH_NAMES.iter().find(|n| **n == name).copied()?;
+        Some(Expr {
+            kind: ExprKind::Math(math, args),
+            ty,
+            span,
+        })
+    }
+
+    fn call(&mut self, c: &syn::ExprCall) -> Option<Expr> {
+        let span = c.span();
+        let syn::Expr::Path(p) = &*c.func else {
+            self.err(
+                c.func.span(),
+                "only named functions can be called in kernels",
+            );
+            return None;
+        };
+        let segs: Vec<String> = p
+            .path
+            .segments
+            .iter()
+            .map(|s| s.ident.to_string())
+            .collect();
+        let last = segs.last().cloned().unwrap_or_default();
+        // `T::zero()`, `T::from_f64(x)`, `f32::from_usize(i)`, ...
+        if segs.len() == 2 {
+            let ty_name = &p.path.segments[0].ident;
+            let ty = self
+                .sig
+                .generics
+                .iter()
+                .position(|g| *ty_name == g.ident)
+                .map(Ty::Generic)
+                .or_else(|| Prim::from_name(&segs[0]).map(Ty::Prim));
+            if let Some(ty) = ty {
+                return self.conversion(ty, &last, c);
+            }
+        }
+        if let Some(g) = geometry_scalar(&last) {
+            if !c.args.is_empty() {
+                self.err(span, format!("`{last}()` takes no arguments"));
+                return None;
+            }
+            return Some(Expr {
+                kind: ExprKind::Geometry(g, Axis::X),
+                ty: Ty::Prim(Prim::Usize),
+                span,
+            });
+        }
+        if tuple_geometry_name(&last).is_some() || dim3_geometry(&last).is_some() {
+            self.err(
+                span,
+                format!(
+                    "`{last}()` gives several values; take one with a field (`{last}().x` or \
+                     `{last}().0`) or bind them with `let (x, y) = ...;`"
+                ),
+            );
+            return None;
+        }
+        self.err(
+            c.func.span(),
+            format!(
+                "`{}` cannot be called from a kernel; kernels can call thread-geometry functions \
+                 (`grid_1d()`, `thread_idx()`, ...), math methods, and `T::from_f64(x)`-style \
+                 conversions",
+                segs.join("::")
+            ),
+        );
+        None
+    }
+
+    fn conversion(&mut self, ty: Ty, name: &str, c: &syn::ExprCall) -> Option<Expr> {
+        let span = c.span();
+        let from = match name {
+            "zero" | "one" => None,
+            "from_f64" => Some(Prim::F64),
+            "from_i32" => Some(Prim::I32),
+            "from_usize" => Some(Prim::Usize),
+            _ => {
+                self.err(
+                    c.func.span(),
+                    "supported dtype functions are `zero()`, `one()`, `from_f64(x)`, `from_i32(x)` \
+                     and `from_usize(x)`",
+                );
+                return None;
+            }
+        };
+        let expected = usize::from(from.is_some());
+        if c.args.len() != expected {
+            self.err(span, format!("`{name}` takes {expected} argument(s)"));
+            return None;
+        }
+        let kind = match from {
+            None => {
+                let value = if name == "zero" { 0 } else { 1 };
+                let lit = Expr {
+                    kind: ExprKind::Lit(Lit::Int(value)),
+                    ty: Ty::Prim(Prim::I32),
+                    span,
+                };
+                ExprKind::Cast(Box::new(lit))
+            }
+            Some(p) => {
+                let arg = self.expr(&c.args[0], Position::Operand)?;
+                self.unify(arg.ty, Ty::Prim(p), arg.span);
+                ExprKind::Cast(Box::new(arg))
+            }
+        };
+        Some(Expr { kind, ty, span })
+    }
+
+    fn field(&mut self, f: &syn::ExprField) -> Option<Expr> {
+        let span = f.span();
+        let base = strip_parens(&f.base);
+        let call_name = match base {
+            syn::Expr::Call(c) if c.args.is_empty() => match &*c.func {
+                syn::Expr::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
+                _ => None,
+            },
+            _ => None,
+        };
+        let member = match &f.member {
+            syn::Member::Named(i) => i.to_string(),
+            syn::Member::Unnamed(i) => i.index.to_string(),
+        };
+        let axis = |m: &str| match m {
+            "x" | "0" => Some(Axis::X),
+            "y" | "1" => Some(Axis::Y),
+            "z" | "2" => Some(Axis::Z),
+            _ => None,
+        };
+        if let Some(name) = call_name {
+            if let Some(g) = dim3_geometry(&name) {
+                if let (Some(a), syn::Member::Named(_)) = (axis(&member), &f.member) {
+                    return Some(Expr {
+                        kind: ExprKind::Geometry(g, a),
+                        ty: Ty::Prim(Prim::U32),
+                        span,
+                    });
+                }
+            }
+            if let Some((g, arity)) = tuple_geometry_name(&name) {
+                if let (Some(a), syn::Member::Unnamed(i)) = (axis(&member), &f.member) {
+                    if (i.index as usize) < arity {
+                        return Some(Expr {
+                            kind: ExprKind::Geometry(g, a),
+                            ty: Ty::Prim(Prim::Usize),
+                            span,
+                        });
+                    }
+                }
+            }
+        }
+        self.err(
+            span,
+            "field access in kernels is limited to thread geometry: `thread_idx().x`, \
+             `grid_2d().0`, ...",
+        );
+        None
+    }
+}
+
+/// Every math function name the prelude defines as `gt_<name>`.
+const MATH_NAMES: &[&str] = &[
+    "sqrt", "rsqrt", "cbrt", "exp", "exp2", "ln", "log2", "log10", "sin", "cos", "tan", "asin",
+    "acos", "atan", "sinh", "cosh", "tanh", "floor", "ceil", "round", "trunc", "recip", "atan2",
+    "powf", "hypot", "copysign", "abs", "min", "max", "powi", "mul_add",
+];
+
+fn strip_parens(e: &syn::Expr) -> &syn::Expr {
+    match e {
+        syn::Expr::Paren(p) => strip_parens(&p.expr),
+        syn::Expr::Group(g) => strip_parens(&g.expr),
+        e => e,
+    }
+}
+
+fn binary_op(op: &syn::BinOp) -> Option<BinOp> {
+    use syn::BinOp as B;
+    Some(match op {
+        B::Add(_) => BinOp::Add,
+        B::Sub(_) => BinOp::Sub,
+        B::Mul(_) => BinOp::Mul,
+        B::Div(_) => BinOp::Div,
+        B::Rem(_) => BinOp::Rem,
+        B::BitAnd(_) => BinOp::BitAnd,
+        B::BitOr(_) => BinOp::BitOr,
+        B::BitXor(_) => BinOp::BitXor,
+        B::Shl(_) => BinOp::Shl,
+        B::Shr(_) => BinOp::Shr,
+        B::Eq(_) => BinOp::Eq,
+        B::Ne(_) => BinOp::Ne,
+        B::Lt(_) => BinOp::Lt,
+        B::Le(_) => BinOp::Le,
+        B::Gt(_) => BinOp::Gt,
+        B::Ge(_) => BinOp::Ge,
+        B::And(_) => BinOp::And,
+        B::Or(_) => BinOp::Or,
+        _ => return None,
+    })
+}
+
+fn compound_op(op: &syn::BinOp) -> Option<BinOp> {
+    use syn::BinOp as B;
+    Some(match op {
+        B::AddAssign(_) => BinOp::Add,
+        B::SubAssign(_) => BinOp::Sub,
+        B::MulAssign(_) => BinOp::Mul,
+        B::DivAssign(_) => BinOp::Div,
+        B::RemAssign(_) => BinOp::Rem,
+        B::BitAndAssign(_) => BinOp::BitAnd,
+        B::BitOrAssign(_) => BinOp::BitOr,
+        B::BitXorAssign(_) => BinOp::BitXor,
+        B::ShlAssign(_) => BinOp::Shl,
+        B::ShrAssign(_) => BinOp::Shr,
+        _ => return None,
+    })
+}
+
+fn geometry_scalar(name: &str) -> Option<Geometry> {
+    match name {
+        "grid_1d" => Some(Geometry::Grid),
+        "gridsize_1d" => Some(Geometry::GridSize),
+        _ => None,
+    }
+}
+
+fn tuple_geometry_name(name: &str) -> Option<(Geometry, usize)> {
+    match name {
+        "grid_2d" => Some((Geometry::Grid, 2)),
+        "grid_3d" => Some((Geometry::Grid, 3)),
+        "gridsize_2d" => Some((Geometry::GridSize, 2)),
+        "gridsize_3d" => Some((Geometry::GridSize, 3)),
+        _ => None,
+    }
+}
+
+fn tuple_geometry(e: &syn::Expr) -> Option<(Geometry, usize)> {
+    match strip_parens(e) {
+        syn::Expr::Call(c) if c.args.is_empty() => match &*c.func {
+            syn::Expr::Path(p) => tuple_geometry_name(&p.path.segments.last()?.ident.to_string()),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+fn dim3_geometry(name: &str) -> Option<Geometry> {
+    match name {
+        "thread_idx" => Some(Geometry::ThreadIdx),
+        "block_idx" => Some(Geometry::BlockIdx),
+        "block_dim" => Some(Geometry::BlockDim),
+        "grid_dim" => Some(Geometry::GridDim),
+        _ => None,
+    }
+}
+
+/// Named constants: `f32::MAX`, `i32::MIN`, `std::f64::consts::PI`, ...
+fn constant(segs: &[String]) -> Option<(Prim, Lit)> {
+    let n = segs.len();
+    if n < 2 {
+        return None;
+    }
+    let (ty_name, name) = if n >= 3 && segs[n - 2] == "consts" {
+        (segs[n - 3].as_str(), segs[n - 1].as_str())
+    } else {
+        (segs[n - 2].as_str(), segs[n - 1].as_str())
+    };
+    let prim = Prim::from_name(ty_name)?;
+    macro_rules! float_consts {
+        ($t:ident) => {{
+            use std::$t::consts as c;
+            let v: $t = match name {
+                "MAX" => $t::MAX,
+                "MIN" => $t::MIN,
+                "MIN_POSITIVE" => $t::MIN_POSITIVE,
+                "EPSILON" => $t::EPSILON,
+                "INFINITY" => $t::INFINITY,
+                "NEG_INFINITY" => $t::NEG_INFINITY,
+                "NAN" => $t::NAN,
+                "PI" => c::PI,
+                "TAU" => c::TAU,
+                "E" => c::E,
+                "SQRT_2" => c::SQRT_2,
+                "LN_2" => c::LN_2,
+                "LN_10" => c::LN_10,
+                "FRAC_PI_2" => c::FRAC_PI_2,
+                "FRAC_PI_4" => c::FRAC_PI_4,
+                "FRAC_1_PI" => c::FRAC_1_PI,
+                "FRAC_1_SQRT_2" => c::FRAC_1_SQRT_2,
+                "LOG2_E" => c::LOG2_E,
+                "LOG10_E" => c::LOG10_E,
+                _ => return None,
+            };
+            Lit::Float(v as f64)
+        }};
+    }
+    macro_rules! int_consts {
+        ($t:ident) => {
+            match name {
+                "MAX" => Lit::Int($t::MAX as i128),
+                "MIN" => Lit::Int($t::MIN as i128),
+                "BITS" => return Some((Prim::U32, Lit::Int($t::BITS as i128))),
+                _ => return None,
+            }
+        };
+    }
+    let lit = match prim {
+        Prim::F32 => float_consts!(f32),
+        Prim::F64 => float_consts!(f64),
+        Prim::I32 => int_consts!(i32),
+        Prim::I64 => int_consts!(i64),
+        Prim::U32 => int_consts!(u32),
+        Prim::U64 => int_consts!(u64),
+        Prim::Usize => int_consts!(u64),
+        Prim::Isize => int_consts!(i64),
+        Prim::Bool => return None,
+    };
+    Some((prim, lit))
+}

@@ -1,0 +1,198 @@
+//! C identifiers for everything the kernel names.
+//!
+//! Rust allows what C does not: shadowing in one scope (`let x = x as f32;`), identifiers
+//! that are C++ keywords (`new`, `class`, `float`), and names of CUDA builtins
+//! (`threadIdx`). Every C name is handed out by one allocator per kernel, which never
+//! hands out a name twice and never a reserved one, so the emitted C cannot collide.
+
+use std::collections::HashSet;
+
+/// Words the emitted C must not use as identifiers.
+const RESERVED: &[&str] = &[
+    // C and C++ keywords
+    "alignas",
+    "alignof",
+    "and",
+    "and_eq",
+    "asm",
+    "auto",
+    "bitand",
+    "bitor",
+    "bool",
+    "break",
+    "case",
+    "catch",
+    "char",
+    "char8_t",
+    "char16_t",
+    "char32_t",
+    "class",
+    "compl",
+    "concept",
+    "const",
+    "consteval",
+    "constexpr",
+    "constinit",
+    "const_cast",
+    "continue",
+    "co_await",
+    "co_return",
+    "co_yield",
+    "decltype",
+    "default",
+    "delete",
+    "do",
+    "double",
+    "dynamic_cast",
+    "else",
+    "enum",
+    "explicit",
+    "export",
+    "extern",
+    "false",
+    "float",
+    "for",
+    "friend",
+    "goto",
+    "if",
+    "inline",
+    "int",
+    "long",
+    "mutable",
+    "namespace",
+    "new",
+    "noexcept",
+    "not",
+    "not_eq",
+    "nullptr",
+    "operator",
+    "or",
+    "or_eq",
+    "private",
+    "protected",
+    "public",
+    "register",
+    "reinterpret_cast",
+    "requires",
+    "restrict",
+    "return",
+    "short",
+    "signed",
+    "sizeof",
+    "static",
+    "static_assert",
+    "static_cast",
+    "struct",
+    "switch",
+    "template",
+    "this",
+    "thread_local",
+    "throw",
+    "true",
+    "try",
+    "typedef",
+    "typeid",
+    "typename",
+    "union",
+    "unsigned",
+    "using",
+    "virtual",
+    "void",
+    "volatile",
+    "wchar_t",
+    "while",
+    "xor",
+    "xor_eq",
+    "main",
+    // CUDA builtins and common macros
+    "threadIdx",
+    "blockIdx",
+    "blockDim",
+    "gridDim",
+    "warpSize",
+    "dim3",
+    "uint3",
+    "min",
+    "max",
+    "NULL",
+    "assert",
+    "printf",
+    "malloc",
+    "free",
+    "memcpy",
+    "memset",
+];
+
+/// Hands out unique, legal C identifiers.
+#[derive(Default)]
+pub struct NameAllocator {
+    taken: HashSet<String>,
+}
+
+impl NameAllocator {
+    /// A fresh C name, as close to `base` as the rules allow.
+    pub fn fresh(&mut self, base: &str) -> String {
+        let base = legal(base);
+        if self.is_free(&base) {
+            self.taken.insert(base.clone());
+            return base;
+        }
+        (1..)
+            .map(|n| format!("{base}_{n}"))
+            .find(|c| self.is_free(c))
+            .map(|c| {
+                self.taken.insert(c.clone());
+                c
+            })
+            .expect("an unbounded counter always finds a free name")
+    }
+
+    fn is_free(&self, name: &str) -> bool {
+        !self.taken.contains(name) && !RESERVED.contains(&name)
+    }
+}
+
+/// `base` made into an identifier C++ does not reserve for the implementation: no double
+/// underscores and no leading underscore.
+fn legal(base: &str) -> String {
+    let mut s: String = base
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    while s.contains("__") {
+        s = s.replace("__", "_");
+    }
+    // `gt_` is the prelude's prefix.
+    if s.is_empty()
+        || s.starts_with('_')
+        || s.starts_with("gt_")
+        || s.starts_with(|c: char| c.is_ascii_digit())
+    {
+        s = format!("v{s}");
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shadowed_and_reserved_names_get_fresh_spellings() {
+        let mut n = NameAllocator::default();
+        assert_eq!(n.fresh("x"), "x");
+        assert_eq!(n.fresh("x"), "x_1");
+        assert_eq!(n.fresh("x"), "x_2");
+        assert_eq!(n.fresh("float"), "float_1");
+        assert_eq!(n.fresh("threadIdx"), "threadIdx_1");
+        assert_eq!(n.fresh("gt_sqrt"), "vgt_sqrt");
+        assert_eq!(n.fresh("__x"), "v_x");
+        assert_eq!(n.fresh("a__b"), "a_b");
+    }
+}

@@ -1,0 +1,280 @@
+//! The kernel's signature: its name, dtype parameters and parameters, checked against
+//! what a kernel may take.
+//!
+//! Rule: every parameter is a plain identifier typed `&[T]`, `&mut [T]` or a scalar
+//! dtype, and every generic parameter is a type with exactly one bound among `Float`,
+//! `Int` and `Num`. Anything else is an error on the offending tokens that says what is
+//! supported instead.
+
+use proc_macro2::Ident;
+use syn::spanned::Spanned;
+
+use crate::diagnostics::Diagnostics;
+use crate::ir::{Bound, Prim, Ty};
+
+/// Most generic dtype parameters a kernel may have (each multiplies its signature table).
+pub const MAX_GENERICS: usize = 3;
+
+pub struct GenericDecl {
+    pub ident: Ident,
+    pub bound: Bound,
+}
+
+pub enum ParamShape {
+    Slice { mutable: bool, elem: Ty },
+    Scalar { ty: Ty, mutable: bool },
+}
+
+pub struct ParamDecl {
+    pub ident: Ident,
+    pub shape: ParamShape,
+    /// The Rust element or scalar type as written, for the launcher.
+    pub ty_tokens: syn::Type,
+}
+
+pub struct KernelSignature {
+    pub ident: Ident,
+    pub generics: Vec<GenericDecl>,
+    pub params: Vec<ParamDecl>,
+}
+
+pub fn parse_signature(f: &syn::ItemFn, diags: &mut Diagnostics) -> Option<KernelSignature> {
+    let sig = &f.sig;
+    let before = diags.len();
+    if let Some(t) = &sig.constness {
+        diags.error(t.span, "a kernel cannot be `const`");
+    }
+    if let Some(t) = &sig.asyncness {
+        diags.error(
+            t.span,
+            "a kernel cannot be `async`; launches are already asynchronous",
+        );
+    }
+    if let Some(t) = &sig.unsafety {
+        diags.error(
+            t.span,
+            "a kernel cannot be `unsafe`: the kernel language has no unsafe operations",
+        );
+    }
+    if let Some(abi) = &sig.abi {
+        diags.error(
+            abi.span(),
+            "a kernel cannot declare an ABI; the attribute chooses it",
+        );
+    }
+    if let Some(v) = &sig.variadic {
+        diags.error(v.span(), "a kernel cannot be variadic");
+    }
+    if let syn::ReturnType::Type(_, ty) = &sig.output {
+        diags.error(
+            ty.span(),
+            "a kernel cannot return a value; write results into a `&mut [T]` parameter",
+        );
+    }
+    if let Some(w) = &sig.generics.where_clause {
+        diags.error(
+            w.span(),
+            "`where` clauses are not supported on kernels; write the bound inline: `<T: Float>`",
+        );
+    }
+
+    let mut generics = Vec::new();
+    for param in &sig.generics.params {
+        match param {
+            syn::GenericParam::Type(tp) => {
+                if let Some(g) = parse_generic(tp, diags) {
+                    generics.push(g);
+                }
+            }
+            syn::GenericParam::Lifetime(l) => diags.error(
+                l.span(),
+                "kernels take no lifetime parameters; slice parameters need none",
+            ),
+            syn::GenericParam::Const(c) => diags.error(
+                c.span(),
+                "const generic parameters are not supported on kernels yet; pass the value as a scalar parameter",
+            ),
+        }
+    }
+    if generics.len() > MAX_GENERICS {
+        diags.error(
+            sig.generics.span(),
+            format!("a kernel may have at most {MAX_GENERICS} dtype parameters"),
+        );
+    }
+
+    let mut params = Vec::new();
+    for input in &sig.inputs {
+        match input {
+            syn::FnArg::Receiver(r) => diags.error(
+                r.span(),
+                "a kernel is a free function; it cannot take `self`",
+            ),
+            syn::FnArg::Typed(pt) => {
+                if let Some(p) = parse_param(pt, &generics, diags) {
+                    params.push(p);
+                }
+            }
+        }
+    }
+    if diags.len() > before {
+        return None;
+    }
+    Some(KernelSignature {
+        ident: sig.ident.clone(),
+        generics,
+        params,
+    })
+}
+
+fn parse_generic(tp: &syn::TypeParam, diags: &mut Diagnostics) -> Option<GenericDecl> {
+    const HELP: &str = "a dtype parameter takes exactly one bound: `Float`, `Int` or `Num`";
+    if let Some(d) = &tp.default {
+        diags.error(d.span(), "dtype parameters cannot have defaults");
+        return None;
+    }
+    let mut bounds = tp.bounds.iter();
+    let (Some(first), None) = (bounds.next(), bounds.next()) else {
+        let span = if tp.bounds.is_empty() {
+            tp.ident.span()
+        } else {
+            tp.bounds.span()
+        };
+        diags.error(span, format!("{HELP}, as in `{}: Float`", tp.ident));
+        return None;
+    };
+    let bound = match first {
+        syn::TypeParamBound::Trait(t)
+            if t.path
+                .segments
+                .last()
+                .is_some_and(|s| s.arguments.is_none()) =>
+        {
+            match t
+                .path
+                .segments
+                .last()
+                .map(|s| s.ident.to_string())
+                .as_deref()
+            {
+                Some("Float") => Some(Bound::Float),
+                Some("Int") => Some(Bound::Int),
+                Some("Num") => Some(Bound::Num),
+                _ => None,
+            }
+        }
+        _ => None,
+    };
+    match bound {
+        Some(bound) => Some(GenericDecl {
+            ident: tp.ident.clone(),
+            bound,
+        }),
+        None => {
+            diags.error(first.span(), format!("unsupported bound; {HELP}"));
+            None
+        }
+    }
+}
+
+fn parse_param(
+    pt: &syn::PatType,
+    generics: &[GenericDecl],
+    diags: &mut Diagnostics,
+) -> Option<ParamDecl> {
+    let (ident, pat_mut) = match &*pt.pat {
+        syn::Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => {
+            (pi.ident.clone(), pi.mutability.is_some())
+        }
+        other => {
+            diags.error(
+                other.span(),
+                "kernel parameters must be plain names, like `a: &[f32]`",
+            );
+            return None;
+        }
+    };
+    if ident.to_string().starts_with("__gpu") {
+        diags.error(
+            ident.span(),
+            "names starting with `__gpu` are reserved for the generated launcher",
+        );
+        return None;
+    }
+    const HELP: &str = "kernel parameters are `&[T]`, `&mut [T]` or scalars (`f32 f64 i32 i64 u32 u64 usize isize bool` or a dtype parameter)";
+    match &*pt.ty {
+        syn::Type::Reference(r) => {
+            if let Some(l) = &r.lifetime {
+                diags.error(l.span(), "slice parameters take no lifetime");
+                return None;
+            }
+            let syn::Type::Slice(s) = &*r.elem else {
+                diags.error(
+                    r.elem.span(),
+                    format!("references to anything but slices are not supported; {HELP}"),
+                );
+                return None;
+            };
+            let elem = scalar_type(&s.elem, generics, diags)?;
+            if pat_mut {
+                diags.error(ident.span(), "a slice parameter cannot be `mut`; its elements are writable through `&mut [T]`");
+                return None;
+            }
+            Some(ParamDecl {
+                ident,
+                shape: ParamShape::Slice {
+                    mutable: r.mutability.is_some(),
+                    elem,
+                },
+                ty_tokens: (*s.elem).clone(),
+            })
+        }
+        other => {
+            let ty = scalar_type(other, generics, diags)?;
+            Some(ParamDecl {
+                ident,
+                shape: ParamShape::Scalar {
+                    ty,
+                    mutable: pat_mut,
+                },
+                ty_tokens: other.clone(),
+            })
+        }
+    }
+}
+
+/// A scalar type as written in a signature or annotation: a primitive or a dtype parameter.
+pub fn scalar_type(
+    ty: &syn::Type,
+    generics: &[GenericDecl],
+    diags: &mut Diagnostics,
+) -> Option<Ty> {
+    match resolve_type_name(ty, generics) {
+        Some(t) => Some(t),
+        None => {
+            let msg = match ty {
+                syn::Type::Path(p) if p.path.is_ident("Vec") || p.path.segments.first().is_some_and(|s| s.ident == "Vec") => {
+                    "`Vec` cannot cross into a kernel; pass a `DeviceArray` as a `&[T]` or `&mut [T]` parameter".to_owned()
+                }
+                syn::Type::Reference(_) => "references are only allowed as `&[T]`/`&mut [T]` parameters".to_owned(),
+                syn::Type::Ptr(_) => "raw pointers are not supported in kernels; use a `&[T]` or `&mut [T]` parameter".to_owned(),
+                _ => "unsupported type in a kernel; use `f32 f64 i32 i64 u32 u64 usize isize bool` or a dtype parameter".to_owned(),
+            };
+            diags.error(ty.span(), msg);
+            None
+        }
+    }
+}
+
+pub fn resolve_type_name(ty: &syn::Type, generics: &[GenericDecl]) -> Option<Ty> {
+    let syn::Type::Path(p) = ty else { return None };
+    if p.qself.is_some() {
+        return None;
+    }
+    let ident = p.path.get_ident()?;
+    let name = ident.to_string();
+    if let Some(i) = generics.iter().position(|g| g.ident == name) {
+        return Some(Ty::Generic(i));
+    }
+    Prim::from_name(&name).map(Ty::Prim)
+}

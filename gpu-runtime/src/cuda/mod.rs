@@ -1,0 +1,167 @@
+//! The CUDA backend: a context per device, lazy NVRTC compilation, and the launch path.
+
+mod function_table;
+pub(crate) mod libraries;
+pub(crate) mod nvrtc;
+
+use std::ffi::c_void;
+use std::sync::Arc;
+
+use cudarc::driver::sys::{CUdevice_attribute, CUfunction_attribute};
+use cudarc::driver::{CudaContext, CudaFunction, CudaStream};
+use cudarc::nvrtc::Ptx;
+
+use crate::dtype::DtypeKind;
+use crate::error::{GpuError, Result};
+use crate::kernel::KernelDef;
+use crate::launch_config::{DeviceLimits, LaunchConfig};
+use function_table::{signature_id, FunctionTable};
+
+/// One CUDA device: its context, default stream, limits and compiled kernels.
+pub(crate) struct CudaDevice {
+    pub ctx: Arc<CudaContext>,
+    pub stream: Arc<CudaStream>,
+    pub ordinal: usize,
+    pub compute_capability: (u32, u32),
+    pub limits: DeviceLimits,
+    functions: FunctionTable<LoadedKernel>,
+}
+
+/// A kernel signature loaded on a device.
+struct LoadedKernel {
+    function: CudaFunction,
+    max_threads_per_block: u32,
+}
+
+impl CudaDevice {
+    pub(crate) fn open(ordinal: usize) -> Result<CudaDevice> {
+        libraries::require_driver()?;
+        cudarc::driver::result::init().map_err(|e| GpuError::NoDevice {
+            detail: format!("cuInit failed: {e}"),
+        })?;
+        let count = cudarc::driver::result::device::get_count().map_err(|e| GpuError::NoDevice {
+            detail: format!("cuDeviceGetCount failed: {e}"),
+        })? as usize;
+        if count == 0 {
+            return Err(GpuError::NoDevice {
+                detail: "the driver reports 0 devices".to_owned(),
+            });
+        }
+        if ordinal >= count {
+            return Err(GpuError::BadOrdinal { ordinal, count });
+        }
+        let ctx = CudaContext::new(ordinal).map_err(GpuError::driver("context creation"))?;
+        // We order work ourselves (one stream per launch, copies on the same stream), so
+        // cudarc's per-buffer events would only add cost to every launch.
+        // SAFETY: no CudaSlice exists on this fresh context yet.
+        unsafe { ctx.disable_event_tracking() };
+        let attr = |a: CUdevice_attribute| {
+            ctx.attribute(a)
+                .map(|v| v as u32)
+                .map_err(GpuError::driver("device attribute query"))
+        };
+        use CUdevice_attribute::*;
+        let compute_capability = (
+            attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)?,
+            attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)?,
+        );
+        let limits = DeviceLimits {
+            device_name: ctx.name().map_err(GpuError::driver("device name query"))?,
+            max_grid: [
+                attr(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X)?,
+                attr(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y)?,
+                attr(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z)?,
+            ],
+            max_block: [
+                attr(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X)?,
+                attr(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y)?,
+                attr(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z)?,
+            ],
+            max_threads_per_block: attr(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?,
+            max_shared_mem_per_block: attr(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK)?,
+        };
+        let stream = ctx.default_stream();
+        Ok(CudaDevice {
+            ctx,
+            stream,
+            ordinal,
+            compute_capability,
+            limits,
+            functions: FunctionTable::new(),
+        })
+    }
+
+    /// The architecture NVRTC compiles for: this device's exact `sm_XY`.
+    pub(crate) fn arch(&self) -> String {
+        format!(
+            "sm_{}{}",
+            self.compute_capability.0, self.compute_capability.1
+        )
+    }
+
+    /// Launch `def` specialised for `dtypes` (whose slot index is `sig`), compiling and
+    /// loading it on the first call. `args` holds one pointer per C parameter.
+    #[inline]
+    pub(crate) fn launch(
+        &self,
+        def: &'static KernelDef,
+        sig: usize,
+        dtypes: &[DtypeKind],
+        cfg: &LaunchConfig<'_>,
+        args: &mut [*mut c_void],
+    ) -> Result<()> {
+        let id = signature_id(&def.signature_slots[sig])?;
+        let kernel = self.functions.get_or_load(id, || self.load(def, dtypes))?;
+        let valid = cfg.validate(def.name, &self.limits, kernel.max_threads_per_block)?;
+        // The launcher checked that a given stream belongs to this device.
+        let stream = match cfg.stream.and_then(|s| s.cuda.as_ref()) {
+            Some(s) => s.cu_stream(),
+            None => self.stream.cu_stream(),
+        };
+        let launch_err = |source| GpuError::Launch {
+            kernel: def.name,
+            signature: def.signature(dtypes),
+            source,
+        };
+        self.ctx.bind_to_thread().map_err(launch_err)?;
+        // SAFETY: `args` has one valid pointer per parameter of the C signature, built by
+        // the generated launcher from the kernel's own parameter list; the arrays behind
+        // the pointers outlive the launch's enqueueing and are ordered on the stream.
+        unsafe {
+            cudarc::driver::result::launch_kernel(
+                kernel.function.cu_function(),
+                valid.grid.tuple(),
+                valid.block.tuple(),
+                valid.shared_mem_bytes,
+                stream,
+                args,
+            )
+        }
+        .map_err(launch_err)
+    }
+
+    #[cold]
+    fn load(&self, def: &'static KernelDef, dtypes: &[DtypeKind]) -> Result<LoadedKernel> {
+        let cubin = def.compile_for_arch(dtypes, &self.arch())?;
+        let module = self
+            .ctx
+            .load_module(Ptx::from_binary(cubin))
+            .map_err(GpuError::driver("module load"))?;
+        let function = module
+            .load_function(def.c_name)
+            .map_err(GpuError::driver("kernel lookup"))?;
+        // SAFETY: the function handle is live (its module is held by `function`).
+        let max_threads_per_block = unsafe {
+            cudarc::driver::result::function::get_function_attribute(
+                function.cu_function(),
+                CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
+            )
+        }
+        .map_err(GpuError::driver("kernel attribute query"))?
+            as u32;
+        Ok(LoadedKernel {
+            function,
+            max_threads_per_block: max_threads_per_block.min(self.limits.max_threads_per_block),
+        })
+    }
+}

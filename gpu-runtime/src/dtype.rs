@@ -1,0 +1,333 @@
+//! Element types a kernel can take, and the bounds generic kernels are written against.
+//!
+//! A kernel's generic parameter must be bounded by [`Float`], [`Int`] or [`Num`]; the
+//! attribute checks this and the launcher is generic over the same bound, so a
+//! `vec_add::<f32>` launch is a monomorphised Rust call that selects the `float` CUDA
+//! specialisation. The methods of these traits are the ones a kernel body may call on a
+//! generic value; each maps to one CUDA device function.
+
+use std::fmt;
+use std::ops::{
+    Add, AddAssign, BitAnd, BitAndAssign, BitOr, BitOrAssign, BitXor, BitXorAssign, Div, DivAssign,
+    Mul, MulAssign, Neg, Not, Rem, RemAssign, Shl, Shr, Sub, SubAssign,
+};
+
+/// The element types the runtime knows, with their CUDA C spelling.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DtypeKind {
+    /// `bool`
+    Bool,
+    /// `i32`
+    I32,
+    /// `i64`
+    I64,
+    /// `u32`
+    U32,
+    /// `u64`
+    U64,
+    /// `usize` (64-bit on every CUDA target)
+    Usize,
+    /// `isize` (64-bit on every CUDA target)
+    Isize,
+    /// `f32`
+    F32,
+    /// `f64`
+    F64,
+}
+
+impl DtypeKind {
+    /// The Rust spelling, as in `vec_add::<f32>`.
+    pub const fn rust_name(self) -> &'static str {
+        match self {
+            DtypeKind::Bool => "bool",
+            DtypeKind::I32 => "i32",
+            DtypeKind::I64 => "i64",
+            DtypeKind::U32 => "u32",
+            DtypeKind::U64 => "u64",
+            DtypeKind::Usize => "usize",
+            DtypeKind::Isize => "isize",
+            DtypeKind::F32 => "f32",
+            DtypeKind::F64 => "f64",
+        }
+    }
+
+    /// The CUDA C spelling of the same type.
+    pub const fn c_name(self) -> &'static str {
+        match self {
+            DtypeKind::Bool => "bool",
+            DtypeKind::I32 => "int",
+            DtypeKind::I64 | DtypeKind::Isize => "long long",
+            DtypeKind::U32 => "unsigned int",
+            DtypeKind::U64 | DtypeKind::Usize => "unsigned long long",
+            DtypeKind::F32 => "float",
+            DtypeKind::F64 => "double",
+        }
+    }
+
+    /// A small dense index, used to find a signature's slot without hashing.
+    pub const fn index(self) -> usize {
+        self as usize
+    }
+
+    /// Whether a generic parameter with `bound` may take this type.
+    pub const fn satisfies(self, bound: Bound) -> bool {
+        match bound {
+            Bound::Float => matches!(self, DtypeKind::F32 | DtypeKind::F64),
+            Bound::Int => matches!(
+                self,
+                DtypeKind::I32
+                    | DtypeKind::I64
+                    | DtypeKind::U32
+                    | DtypeKind::U64
+                    | DtypeKind::Usize
+                    | DtypeKind::Isize
+            ),
+            Bound::Num => !matches!(self, DtypeKind::Bool),
+        }
+    }
+
+    /// Every kind, in index order.
+    pub const ALL: [DtypeKind; 9] = [
+        DtypeKind::Bool,
+        DtypeKind::I32,
+        DtypeKind::I64,
+        DtypeKind::U32,
+        DtypeKind::U64,
+        DtypeKind::Usize,
+        DtypeKind::Isize,
+        DtypeKind::F32,
+        DtypeKind::F64,
+    ];
+}
+
+/// How many distinct dtypes a generic parameter can range over: the radix of signature
+/// indices (a kernel with `k` generic parameters has `DTYPE_SLOTS^k` signature slots).
+pub const DTYPE_SLOTS: usize = 16;
+
+impl fmt::Display for DtypeKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.rust_name())
+    }
+}
+
+/// The bound on a kernel's generic parameter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Bound {
+    /// [`Float`]: `f32`, `f64`.
+    Float,
+    /// [`Int`]: the integer types.
+    Int,
+    /// [`Num`]: any number.
+    Num,
+}
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// A type that can live in a [`DeviceArray`](crate::DeviceArray) and cross into a kernel.
+///
+/// Sealed: the runtime must know each type's CUDA spelling and size.
+pub trait Dtype:
+    sealed::Sealed
+    + Copy
+    + Default
+    + PartialEq
+    + fmt::Debug
+    + Send
+    + Sync
+    + 'static
+    + cudarc::driver::DeviceRepr
+    + cudarc::driver::ValidAsZeroBits
+{
+    /// The runtime's name for this type.
+    const KIND: DtypeKind;
+}
+
+/// Any number: the arithmetic every numeric dtype supports in a kernel.
+pub trait Num:
+    Dtype
+    + PartialOrd
+    + Add<Output = Self>
+    + Sub<Output = Self>
+    + Mul<Output = Self>
+    + Div<Output = Self>
+    + Rem<Output = Self>
+    + AddAssign
+    + SubAssign
+    + MulAssign
+    + DivAssign
+    + RemAssign
+{
+    /// `0` of this type.
+    fn zero() -> Self;
+    /// `1` of this type.
+    fn one() -> Self;
+    /// `v as Self` (in CUDA C: a cast).
+    fn from_f64(v: f64) -> Self;
+    /// `v as Self` (in CUDA C: a cast).
+    fn from_i32(v: i32) -> Self;
+    /// `v as Self` (in CUDA C: a cast).
+    fn from_usize(v: usize) -> Self;
+    /// `self as f64` (in CUDA C: a cast).
+    fn to_f64(self) -> f64;
+}
+
+/// Floating-point dtypes: `f32` and `f64`. Each method maps to CUDA's device function of
+/// the matching precision (`sqrtf` for `f32`, `sqrt` for `f64`, ...).
+pub trait Float: Num + Neg<Output = Self> {
+    /// Square root.
+    fn sqrt(self) -> Self;
+    /// `1 / sqrt(self)`.
+    fn rsqrt(self) -> Self;
+    /// Cube root.
+    fn cbrt(self) -> Self;
+    /// `e^self`.
+    fn exp(self) -> Self;
+    /// `2^self`.
+    fn exp2(self) -> Self;
+    /// Natural logarithm.
+    fn ln(self) -> Self;
+    /// Base-2 logarithm.
+    fn log2(self) -> Self;
+    /// Base-10 logarithm.
+    fn log10(self) -> Self;
+    /// Sine.
+    fn sin(self) -> Self;
+    /// Cosine.
+    fn cos(self) -> Self;
+    /// Tangent.
+    fn tan(self) -> Self;
+    /// Arcsine.
+    fn asin(self) -> Self;
+    /// Arccosine.
+    fn acos(self) -> Self;
+    /// Arctangent.
+    fn atan(self) -> Self;
+    /// Four-quadrant arctangent of `self / other`.
+    fn atan2(self, other: Self) -> Self;
+    /// Hyperbolic sine.
+    fn sinh(self) -> Self;
+    /// Hyperbolic cosine.
+    fn cosh(self) -> Self;
+    /// Hyperbolic tangent.
+    fn tanh(self) -> Self;
+    /// Absolute value.
+    fn abs(self) -> Self;
+    /// The smaller of two values, ignoring a NaN (as `fminf`).
+    fn min(self, other: Self) -> Self;
+    /// The larger of two values, ignoring a NaN (as `fmaxf`).
+    fn max(self, other: Self) -> Self;
+    /// `self^n`.
+    fn powf(self, n: Self) -> Self;
+    /// `self^n` for an integer `n`.
+    fn powi(self, n: i32) -> Self;
+    /// Round towards minus infinity.
+    fn floor(self) -> Self;
+    /// Round towards plus infinity.
+    fn ceil(self) -> Self;
+    /// Round half away from zero.
+    fn round(self) -> Self;
+    /// Round towards zero.
+    fn trunc(self) -> Self;
+    /// `self * a + b` with one rounding.
+    fn mul_add(self, a: Self, b: Self) -> Self;
+    /// `sqrt(self^2 + other^2)` without undue overflow.
+    fn hypot(self, other: Self) -> Self;
+    /// `1 / self`.
+    fn recip(self) -> Self;
+    /// `self` with the sign of `sign`.
+    fn copysign(self, sign: Self) -> Self;
+}
+
+/// Integer dtypes.
+pub trait Int:
+    Num
+    + Ord
+    + Not<Output = Self>
+    + BitAnd<Output = Self>
+    + BitOr<Output = Self>
+    + BitXor<Output = Self>
+    + BitAndAssign
+    + BitOrAssign
+    + BitXorAssign
+    + Shl<u32, Output = Self>
+    + Shr<u32, Output = Self>
+{
+}
+
+macro_rules! impl_dtype {
+    ($($t:ty => $kind:ident),* $(,)?) => {$(
+        impl sealed::Sealed for $t {}
+        impl Dtype for $t {
+            const KIND: DtypeKind = DtypeKind::$kind;
+        }
+    )*};
+}
+
+impl_dtype!(
+    bool => Bool, i32 => I32, i64 => I64, u32 => U32, u64 => U64,
+    usize => Usize, isize => Isize, f32 => F32, f64 => F64,
+);
+
+macro_rules! impl_num {
+    ($($t:ty),*) => {$(
+        impl Num for $t {
+            fn zero() -> Self { 0 as $t }
+            fn one() -> Self { 1 as $t }
+            fn from_f64(v: f64) -> Self { v as $t }
+            fn from_i32(v: i32) -> Self { v as $t }
+            fn from_usize(v: usize) -> Self { v as $t }
+            fn to_f64(self) -> f64 { self as f64 }
+        }
+    )*};
+}
+
+impl_num!(i32, i64, u32, u64, usize, isize, f32, f64);
+
+impl Int for i32 {}
+impl Int for i64 {}
+impl Int for u32 {}
+impl Int for u64 {}
+impl Int for usize {}
+impl Int for isize {}
+
+macro_rules! impl_float {
+    ($($t:ident),*) => {$(
+        impl Float for $t {
+            fn sqrt(self) -> Self { $t::sqrt(self) }
+            fn rsqrt(self) -> Self { 1.0 / $t::sqrt(self) }
+            fn cbrt(self) -> Self { $t::cbrt(self) }
+            fn exp(self) -> Self { $t::exp(self) }
+            fn exp2(self) -> Self { $t::exp2(self) }
+            fn ln(self) -> Self { $t::ln(self) }
+            fn log2(self) -> Self { $t::log2(self) }
+            fn log10(self) -> Self { $t::log10(self) }
+            fn sin(self) -> Self { $t::sin(self) }
+            fn cos(self) -> Self { $t::cos(self) }
+            fn tan(self) -> Self { $t::tan(self) }
+            fn asin(self) -> Self { $t::asin(self) }
+            fn acos(self) -> Self { $t::acos(self) }
+            fn atan(self) -> Self { $t::atan(self) }
+            fn atan2(self, other: Self) -> Self { $t::atan2(self, other) }
+            fn sinh(self) -> Self { $t::sinh(self) }
+            fn cosh(self) -> Self { $t::cosh(self) }
+            fn tanh(self) -> Self { $t::tanh(self) }
+            fn abs(self) -> Self { $t::abs(self) }
+            fn min(self, other: Self) -> Self { $t::min(self, other) }
+            fn max(self, other: Self) -> Self { $t::max(self, other) }
+            fn powf(self, n: Self) -> Self { $t::powf(self, n) }
+            fn powi(self, n: i32) -> Self { $t::powi(self, n) }
+            fn floor(self) -> Self { $t::floor(self) }
+            fn ceil(self) -> Self { $t::ceil(self) }
+            fn round(self) -> Self { $t::round(self) }
+            fn trunc(self) -> Self { $t::trunc(self) }
+            fn mul_add(self, a: Self, b: Self) -> Self { $t::mul_add(self, a, b) }
+            fn hypot(self, other: Self) -> Self { $t::hypot(self, other) }
+            fn recip(self) -> Self { $t::recip(self) }
+            fn copysign(self, sign: Self) -> Self { $t::copysign(self, sign) }
+        }
+    )*};
+}
+
+impl_float!(f32, f64);

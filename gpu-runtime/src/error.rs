@@ -1,0 +1,163 @@
+//! The one error type of the runtime.
+//!
+//! Every failing step has its own variant, and every variant that concerns a kernel names
+//! it (and its dtype signature where one exists), so a message read in a log says what
+//! failed without a backtrace.
+
+use std::path::PathBuf;
+
+use cudarc::driver::DriverError;
+
+/// Everything that can go wrong between a `#[gpu_kernel]` and its result.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum GpuError {
+    /// The CUDA driver library (`libcuda.so`) could not be loaded.
+    #[error(
+        "the CUDA driver library could not be loaded ({detail}); install the NVIDIA driver, \
+         or run on the CPU simulator with GPU_RUNTIME_BACKEND=sim"
+    )]
+    DriverNotFound {
+        /// What was tried.
+        detail: String,
+    },
+
+    /// The driver loaded, but reports no usable CUDA device.
+    #[error("no CUDA device is available ({detail}); run on the CPU simulator with GPU_RUNTIME_BACKEND=sim")]
+    NoDevice {
+        /// The driver's answer.
+        detail: String,
+    },
+
+    /// A device ordinal past the number of devices.
+    #[error(
+        "CUDA device {ordinal} does not exist: this machine has {count} device(s), numbered from 0"
+    )]
+    BadOrdinal {
+        /// The ordinal asked for.
+        ordinal: usize,
+        /// How many devices the driver reports.
+        count: usize,
+    },
+
+    /// NVRTC, the CUDA runtime compiler, could not be found or loaded.
+    #[error(
+        "NVRTC (libnvrtc) could not be loaded: {detail}. Searched: {searched}. Install the CUDA \
+         toolkit, or `pip install nvidia-cuda-nvrtc==13.0.88`, or set GPU_RUNTIME_NVRTC to the \
+         path of libnvrtc.so",
+        searched = display_paths(searched)
+    )]
+    NvrtcNotFound {
+        /// Why the last candidate failed.
+        detail: String,
+        /// Every path that was tried, in order.
+        searched: Vec<PathBuf>,
+    },
+
+    /// NVRTC rejected a kernel's source. The log and the exact source are kept.
+    #[error("NVRTC could not compile kernel `{kernel}` for {signature} ({arch}):\n{log}\n--- generated source ---\n{source_code}")]
+    Compile {
+        /// The kernel's Rust name.
+        kernel: String,
+        /// Its dtype signature, such as `vec_add::<f32>`.
+        signature: String,
+        /// The target architecture, such as `sm_90`.
+        arch: String,
+        /// NVRTC's log.
+        log: String,
+        /// The specialised CUDA C that was compiled.
+        source_code: String,
+    },
+
+    /// A launch configuration that cannot run; checked before the driver sees it.
+    #[error("invalid launch of kernel `{kernel}`: {reason}")]
+    InvalidLaunch {
+        /// The kernel's Rust name.
+        kernel: &'static str,
+        /// What is wrong and what the limit is.
+        reason: String,
+    },
+
+    /// Arrays of one launch live on different devices.
+    #[error("kernel `{kernel}`: argument `{param}` lives on {found}, but the launch runs on {expected}; copy it with `to_device` first")]
+    DeviceMismatch {
+        /// The kernel's Rust name.
+        kernel: &'static str,
+        /// The parameter that does not match.
+        param: &'static str,
+        /// The device of the launch.
+        expected: String,
+        /// The device of that argument.
+        found: String,
+    },
+
+    /// An index past the end of an array, seen by the simulator.
+    #[error("kernel `{kernel}`: index {index} is out of bounds for `{param}` of length {len}")]
+    OutOfBounds {
+        /// The kernel's Rust name.
+        kernel: &'static str,
+        /// The parameter that was indexed.
+        param: &'static str,
+        /// The index.
+        index: usize,
+        /// The parameter's length.
+        len: usize,
+    },
+
+    /// The kernel's body panicked in the simulator (an overflow, a division by zero, ...).
+    #[error("kernel `{kernel}` panicked in the simulator (thread {thread:?} of block {block:?}): {message}")]
+    SimulatorPanic {
+        /// The kernel's Rust name.
+        kernel: &'static str,
+        /// threadIdx of the failing thread.
+        thread: (u32, u32, u32),
+        /// blockIdx of the failing thread.
+        block: (u32, u32, u32),
+        /// The panic's message.
+        message: String,
+    },
+
+    /// The driver refused a launch.
+    #[error("launch of kernel `{kernel}` ({signature}) failed: {source}")]
+    Launch {
+        /// The kernel's Rust name.
+        kernel: &'static str,
+        /// Its dtype signature.
+        signature: String,
+        /// The driver's error.
+        source: DriverError,
+    },
+
+    /// A driver call outside a launch failed (allocation, copy, synchronisation, ...).
+    #[error("CUDA {operation} failed: {source}")]
+    Driver {
+        /// What was being done.
+        operation: &'static str,
+        /// The driver's error.
+        source: DriverError,
+    },
+
+    /// An argument that the runtime cannot accept.
+    #[error("{0}")]
+    InvalidArgument(String),
+}
+
+fn display_paths(paths: &[PathBuf]) -> String {
+    if paths.is_empty() {
+        return "nothing".to_owned();
+    }
+    paths
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+impl GpuError {
+    pub(crate) fn driver(operation: &'static str) -> impl FnOnce(DriverError) -> GpuError {
+        move |source| GpuError::Driver { operation, source }
+    }
+}
+
+/// The runtime's result type.
+pub type Result<T, E = GpuError> = std::result::Result<T, E>;

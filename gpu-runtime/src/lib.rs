@@ -1,0 +1,210 @@
+//! Numba-style GPU kernels for Rust.
+//!
+//! Put `#[gpu_kernel]` on a function written in a small subset of Rust; the attribute
+//! translates its body to CUDA C at compile time and turns the function's name into a
+//! kernel handle with a typed launcher. The first launch of each dtype signature on a
+//! device compiles the CUDA C with NVRTC for that device's exact architecture; later
+//! launches go straight to the driver. Where there is no GPU, the same kernels run on a
+//! CPU simulator behind the same [`Device`] API.
+//!
+//! ```
+//! use gpu_runtime::prelude::*;
+//!
+//! #[gpu_kernel]
+//! fn vec_add<T: Float>(a: &[T], b: &[T], c: &mut [T]) {
+//!     let i = grid_1d();
+//!     if i < a.len() {
+//!         c[i] = a[i] + b[i];
+//!     }
+//! }
+//!
+//! # fn main() -> Result<(), GpuError> {
+//! let dev = Device::simulator(); // or Device::default()? for the GPU where there is one
+//! let a = dev.to_device(&[1.0f32, 2.0, 3.0])?;
+//! let b = dev.to_device(&[10.0f32, 20.0, 30.0])?;
+//! let mut c = dev.zeros::<f32>(3)?;
+//! launch!(vec_add[1, 32](&a, &b, &mut c))?;
+//! assert_eq!(c.to_host()?, vec![11.0, 22.0, 33.0]);
+//! # Ok(())
+//! # }
+//! ```
+#![deny(missing_docs)]
+
+mod array;
+mod cuda;
+mod cuda_prelude;
+mod device;
+mod dtype;
+mod error;
+mod geometry;
+mod kernel;
+mod launch_config;
+mod sim;
+mod stream;
+
+pub use array::DeviceArray;
+pub use cuda::libraries::NVRTC_ENV;
+pub use cuda::nvrtc::nvrtc_version;
+pub use cuda_prelude::CUDA_PRELUDE;
+pub use device::{Backend, Device, BACKEND_ENV};
+pub use dtype::{Bound, Dtype, DtypeKind, Float, Int, Num};
+pub use error::{GpuError, Result};
+pub use geometry::{
+    block_dim, block_idx, grid_1d, grid_2d, grid_3d, grid_dim, gridsize_1d, gridsize_2d,
+    gridsize_3d, thread_idx, Dim3,
+};
+pub use gpu_macros::gpu_kernel;
+pub use kernel::{GenericParam, KernelDef, ParamDef, ParamKind};
+pub use launch_config::{Extent, Extents, IntoExtents, LaunchConfig};
+pub use stream::Stream;
+
+/// Everything a kernel file needs: `use gpu_runtime::prelude::*;`.
+pub mod prelude {
+    pub use crate::{
+        block_dim, block_idx, gpu_kernel, grid_1d, grid_2d, grid_3d, grid_dim, gridsize_1d,
+        gridsize_2d, gridsize_3d, launch, thread_idx, Device, DeviceArray, Dim3, Float, GpuError,
+        Int, LaunchConfig, Num, Stream,
+    };
+}
+
+/// Launch a kernel, Numba-style: `launch!(kernel[grid, block](args...))`.
+///
+/// `grid` and `block` are integers or 2-/3-tuples of integers. Two more forms take a
+/// stream, and a stream plus a count of dynamic shared-memory bytes:
+/// `launch!(kernel[grid, block, &stream](args...))`,
+/// `launch!(kernel[grid, block, &stream, bytes](args...))`.
+/// The arguments are type-checked against the kernel's parameters (`&DeviceArray<T>` for
+/// `&[T]`, `&mut DeviceArray<T>` for `&mut [T]`, values for scalars), and the dtype
+/// signature is inferred from them. Returns `Result<(), GpuError>`.
+#[macro_export]
+macro_rules! launch {
+    ($kernel:path [$grid:expr, $block:expr $(,)?] ($($arg:expr),* $(,)?)) => {
+        $kernel.launch($crate::LaunchConfig::new($grid, $block), $($arg),*)
+    };
+    ($kernel:path [$grid:expr, $block:expr, $stream:expr $(,)?] ($($arg:expr),* $(,)?)) => {
+        $kernel.launch(
+            $crate::LaunchConfig::new($grid, $block).on_stream($stream),
+            $($arg),*
+        )
+    };
+    ($kernel:path [$grid:expr, $block:expr, $stream:expr, $shared:expr $(,)?] ($($arg:expr),* $(,)?)) => {
+        $kernel.launch(
+            $crate::LaunchConfig::new($grid, $block)
+                .on_stream($stream)
+                .with_shared_mem($shared),
+            $($arg),*
+        )
+    };
+}
+
+/// Support for the code `#[gpu_kernel]` generates. Not a public API.
+#[doc(hidden)]
+pub mod __private {
+    use std::ffi::c_void;
+
+    pub use crate::dtype::{Bound, Dtype, DtypeKind, DTYPE_SLOTS};
+    pub use crate::kernel::{GenericParam, KernelDef, ParamDef, ParamKind};
+    pub use crate::sim::{SimSlice, SimSliceMut};
+    pub use std::sync::atomic::AtomicU32;
+
+    use crate::array::Storage;
+    use crate::device::DeviceInner;
+    use crate::{Device, DeviceArray, GpuError, LaunchConfig, Result};
+
+    /// The device a launch runs on: the stream's if one is given, else the first array's;
+    /// every array must live there.
+    #[inline]
+    pub fn launch_device<'a>(
+        def: &'static KernelDef,
+        cfg: &LaunchConfig<'a>,
+        arrays: &[(&'a Device, &'static str)],
+    ) -> Result<&'a Device> {
+        let device = match (cfg.stream, arrays.first()) {
+            (Some(stream), _) => &stream.device,
+            (None, Some((device, _))) => *device,
+            (None, None) => {
+                return Err(GpuError::InvalidLaunch {
+                    kernel: def.name,
+                    reason: "the kernel takes no array, so the launch must name a stream to \
+                             choose the device: kernel[grid, block, &stream](...)"
+                        .to_owned(),
+                })
+            }
+        };
+        for (other, param) in arrays {
+            if *other != device {
+                return Err(GpuError::DeviceMismatch {
+                    kernel: def.name,
+                    param,
+                    expected: device.describe(),
+                    found: other.describe(),
+                });
+            }
+        }
+        Ok(device)
+    }
+
+    /// Whether `device` is a GPU (else the simulator).
+    #[inline]
+    pub fn is_cuda(device: &Device) -> bool {
+        matches!(&*device.inner, DeviceInner::Cuda(_))
+    }
+
+    /// The device address of a CUDA array.
+    #[inline]
+    pub fn device_ptr<T: Dtype>(array: &DeviceArray<T>) -> u64 {
+        match &array.storage {
+            Storage::Cuda { ptr, .. } => *ptr,
+            Storage::Sim(_) => 0,
+        }
+    }
+
+    /// Launch on a GPU; `args` holds a pointer to each C parameter's value.
+    #[inline]
+    pub fn launch_cuda(
+        device: &Device,
+        def: &'static KernelDef,
+        signature_slot: usize,
+        dtypes: &[DtypeKind],
+        cfg: &LaunchConfig<'_>,
+        args: &mut [*mut c_void],
+    ) -> Result<()> {
+        match &*device.inner {
+            DeviceInner::Cuda(cuda) => cuda.launch(def, signature_slot, dtypes, cfg, args),
+            DeviceInner::Sim => unreachable!("launch_cuda is only called for CUDA devices"),
+        }
+    }
+
+    /// Run on the simulator: `thread` runs the kernel body for the current thread.
+    pub fn launch_sim(
+        def: &'static KernelDef,
+        cfg: &LaunchConfig<'_>,
+        thread: &mut dyn FnMut(),
+    ) -> Result<()> {
+        crate::sim::run(def, cfg, thread)
+    }
+
+    /// A simulated `&[T]` parameter.
+    pub fn sim_slice<'a, T: Dtype>(
+        array: &'a DeviceArray<T>,
+        def: &'static KernelDef,
+        param: &'static str,
+    ) -> SimSlice<'a, T> {
+        match &array.storage {
+            Storage::Sim(v) => SimSlice::new(v, def.name, param),
+            Storage::Cuda { .. } => unreachable!("simulator launches take simulator arrays"),
+        }
+    }
+
+    /// A simulated `&mut [T]` parameter.
+    pub fn sim_slice_mut<'a, T: Dtype>(
+        array: &'a mut DeviceArray<T>,
+        def: &'static KernelDef,
+        param: &'static str,
+    ) -> SimSliceMut<'a, T> {
+        match &mut array.storage {
+            Storage::Sim(v) => SimSliceMut::new(v, def.name, param),
+            Storage::Cuda { .. } => unreachable!("simulator launches take simulator arrays"),
+        }
+    }
+}

@@ -1,0 +1,133 @@
+//! The simulator's stand-ins for a kernel's `&[T]` and `&mut [T]` parameters.
+//!
+//! They index like slices but check every index and report a violation with the kernel's
+//! and parameter's names. They are handles, copied into every simulated thread; the
+//! simulator runs threads one at a time, so no two threads touch the memory at once.
+
+use std::marker::PhantomData;
+use std::ops::{Index, IndexMut};
+
+use super::SimFault;
+
+/// A kernel's `&[T]` parameter in the simulator.
+pub struct SimSlice<'a, T> {
+    ptr: *const T,
+    len: usize,
+    kernel: &'static str,
+    param: &'static str,
+    _borrow: PhantomData<&'a [T]>,
+}
+
+/// A kernel's `&mut [T]` parameter in the simulator.
+pub struct SimSliceMut<'a, T> {
+    ptr: *mut T,
+    len: usize,
+    kernel: &'static str,
+    param: &'static str,
+    _borrow: PhantomData<&'a mut [T]>,
+}
+
+impl<T> Clone for SimSlice<'_, T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T> Copy for SimSlice<'_, T> {}
+impl<T> Clone for SimSliceMut<'_, T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T> Copy for SimSliceMut<'_, T> {}
+
+#[cold]
+#[inline(never)]
+fn out_of_bounds(kernel: &'static str, param: &'static str, index: usize, len: usize) -> ! {
+    // `resume_unwind` skips the panic hook: the simulator turns this into an error value,
+    // so nothing is printed.
+    std::panic::resume_unwind(Box::new(SimFault::OutOfBounds {
+        kernel,
+        param,
+        index,
+        len,
+    }))
+}
+
+impl<'a, T> SimSlice<'a, T> {
+    /// Wrap `data` as parameter `param` of `kernel`.
+    pub fn new(data: &'a [T], kernel: &'static str, param: &'static str) -> Self {
+        SimSlice {
+            ptr: data.as_ptr(),
+            len: data.len(),
+            kernel,
+            param,
+            _borrow: PhantomData,
+        }
+    }
+
+    /// The number of elements, as `slice.len()`.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether there are no elements.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+impl<'a, T> SimSliceMut<'a, T> {
+    /// Wrap `data` as parameter `param` of `kernel`.
+    pub fn new(data: &'a mut [T], kernel: &'static str, param: &'static str) -> Self {
+        SimSliceMut {
+            ptr: data.as_mut_ptr(),
+            len: data.len(),
+            kernel,
+            param,
+            _borrow: PhantomData,
+        }
+    }
+
+    /// The number of elements, as `slice.len()`.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether there are no elements.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+impl<T> Index<usize> for SimSlice<'_, T> {
+    type Output = T;
+    fn index(&self, index: usize) -> &T {
+        if index >= self.len {
+            out_of_bounds(self.kernel, self.param, index, self.len);
+        }
+        // SAFETY: `index < len`, and the data outlives `'a` by construction.
+        unsafe { &*self.ptr.add(index) }
+    }
+}
+
+impl<T> Index<usize> for SimSliceMut<'_, T> {
+    type Output = T;
+    fn index(&self, index: usize) -> &T {
+        if index >= self.len {
+            out_of_bounds(self.kernel, self.param, index, self.len);
+        }
+        // SAFETY: as above.
+        unsafe { &*self.ptr.add(index) }
+    }
+}
+
+impl<T> IndexMut<usize> for SimSliceMut<'_, T> {
+    fn index_mut(&mut self, index: usize) -> &mut T {
+        if index >= self.len {
+            out_of_bounds(self.kernel, self.param, index, self.len);
+        }
+        // SAFETY: `index < len`; the simulator runs one thread at a time, so no other
+        // reference to this element is live while this one is.
+        unsafe { &mut *self.ptr.add(index) }
+    }
+}

@@ -1,0 +1,1 @@
+//! trybuild diagnostics suite for `#[gpu_kernel]`; see tests/ui.rs.

@@ -6,7 +6,7 @@
 use gpu_runtime::prelude::*;
 
 #[gpu_kernel]
-fn vec_add<T: Float>(a: &[T], b: &[T], c: &mut [T]) {
+pub fn vec_add<T: Float>(a: &[T], b: &[T], c: &mut [T]) {
     let i = grid_1d();
     if i < a.len() {
         c[i] = a[i] + b[i];

@@ -147,10 +147,12 @@ impl<'s> LaunchConfig<'s> {
                     "the dynamic shared memory size is negative".to_owned(),
                 ))
             }
-            Some(b) if b > limits.max_shared_mem_per_block as u64 => return Err(fail(format!(
+            Some(b) if b > limits.max_shared_mem_per_block as u64 => {
+                return Err(fail(format!(
                 "{b} bytes of dynamic shared memory exceed the limit of {} bytes per block on {}",
                 limits.max_shared_mem_per_block, limits.device_name
-            ))),
+            )))
+            }
             Some(b) => b as u32,
         };
         Ok(ValidLaunch {

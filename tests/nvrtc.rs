@@ -1,0 +1,92 @@
+//! Every kernel of the examples and the test suites, compiled by the real NVRTC for sm_90
+//! in every dtype signature its bounds allow. Needs no GPU; fails (never skips) when NVRTC
+//! cannot be found, since proving the generated C compiles is the point.
+
+mod kernels;
+
+#[allow(dead_code)]
+#[path = "../examples/saxpy.rs"]
+mod example_saxpy;
+#[allow(dead_code)]
+#[path = "../examples/vec_add.rs"]
+mod example_vec_add;
+
+use std::sync::atomic::AtomicU32;
+
+use gpu_runtime::{GpuError, KernelDef};
+
+fn all_definitions() -> Vec<&'static KernelDef> {
+    let mut defs = kernels::definitions();
+    defs.push(example_vec_add::vec_add.definition());
+    defs.push(example_saxpy::saxpy.definition());
+    defs
+}
+
+#[test]
+fn every_kernel_compiles_for_sm_90_in_every_signature() {
+    let version = gpu_runtime::nvrtc_version().unwrap_or_else(|e| panic!("{e}"));
+    let mut compiled = 0;
+    let mut failures = Vec::new();
+    for def in all_definitions() {
+        for sig in def.all_signatures() {
+            match def.compile_for_arch(&sig, "sm_90") {
+                Ok(cubin) => {
+                    // An ELF image: CUBINs start with the ELF magic.
+                    assert_eq!(
+                        &cubin[..4],
+                        b"\x7fELF",
+                        "{} is not a CUBIN",
+                        def.signature(&sig)
+                    );
+                    compiled += 1;
+                }
+                Err(e) => failures.push(e.to_string()),
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    assert!(compiled >= 25, "only {compiled} signatures compiled");
+    eprintln!(
+        "NVRTC {}.{}: {compiled} kernel signatures compiled for sm_90",
+        version.0, version.1
+    );
+}
+
+#[test]
+fn a_rejected_source_reports_kernel_signature_log_and_source() {
+    static SLOTS: [AtomicU32; 1] = [AtomicU32::new(0)];
+    static BROKEN: KernelDef = KernelDef {
+        name: "broken",
+        c_name: "broken",
+        source: "extern \"C\" __global__ void broken() { undeclared_name = 1; }\n",
+        generics: &[],
+        params: &[],
+        signature_slots: &SLOTS,
+    };
+    match BROKEN.compile_for_arch(&[], "sm_90") {
+        Err(GpuError::Compile {
+            kernel,
+            signature,
+            arch,
+            log,
+            source_code,
+        }) => {
+            assert_eq!(
+                (kernel.as_str(), signature.as_str(), arch.as_str()),
+                ("broken", "broken", "sm_90")
+            );
+            assert!(log.contains("undeclared_name"), "log: {log}");
+            assert!(source_code.contains("void broken()"));
+        }
+        other => panic!("expected a compile error, got {other:?}"),
+    }
+}
+
+#[test]
+fn an_unknown_architecture_is_an_error_not_a_panic() {
+    let def = kernels::definitions()[0];
+    let e = def
+        .compile_for_arch(&def.all_signatures()[0], "sm_1")
+        .unwrap_err();
+    assert!(matches!(e, GpuError::Compile { .. }), "{e:?}");
+}

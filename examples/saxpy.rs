@@ -11,7 +11,7 @@ pub fn saxpy<T: Float>(alpha: T, x: &[T], y: &mut [T]) {
 }
 
 /// Run saxpy for one dtype and return the largest relative error against the host.
-fn run<T: Float + Into<f64>>(dev: &Device, alpha: T, n: usize) -> Result<f64, GpuError> {
+fn saxpy_once<T: Float + Into<f64>>(dev: &Device, alpha: T, n: usize) -> Result<f64, GpuError> {
     let x: Vec<T> = (0..n)
         .map(|i| T::from_usize(i % 1000) / T::from_f64(7.0))
         .collect();
@@ -29,11 +29,21 @@ fn run<T: Float + Into<f64>>(dev: &Device, alpha: T, n: usize) -> Result<f64, Gp
     Ok(worst)
 }
 
-fn main() -> Result<(), GpuError> {
+fn main() -> std::process::ExitCode {
+    match run() {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+fn run() -> Result<(), GpuError> {
     let dev = Device::default()?;
     let n = 1 << 20;
-    let e32 = run(&dev, 2.5f32, n)?;
-    let e64 = run(&dev, 2.5f64, n)?;
+    let e32 = saxpy_once(&dev, 2.5f32, n)?;
+    let e64 = saxpy_once(&dev, 2.5f64, n)?;
     println!("saxpy f32: max relative error {e32:.1e}");
     println!("saxpy f64: max relative error {e64:.1e}");
     if e32 > 1e-6 || e64 > 1e-14 {

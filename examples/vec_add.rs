@@ -13,7 +13,17 @@ pub fn vec_add<T: Float>(a: &[T], b: &[T], c: &mut [T]) {
     }
 }
 
-fn main() -> Result<(), GpuError> {
+fn main() -> std::process::ExitCode {
+    match run() {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+fn run() -> Result<(), GpuError> {
     let n: usize = 1_000_000;
     let host_a: Vec<f32> = (0..n).map(|i| i as f32).collect();
     let host_b: Vec<f32> = (0..n).map(|i| 2.0 * i as f32).collect();

@@ -240,7 +240,9 @@ pub fn emit_rust(parts: RustParts<'_>) -> TokenStream {
             }
 
             /// The kernel body as Rust: type-checked by rustc, run by the simulator.
-            #[allow(unused_mut, clippy::too_many_arguments)]
+            // Clippy's suggestions assume all of Rust (iterators, `is_multiple_of`, ...),
+            // which the kernel language does not have.
+            #[allow(unused_mut, clippy::all)]
             fn __gpu_sim<#(#generic_decls),*>(#(#sim_params),*) #body
         }
     }

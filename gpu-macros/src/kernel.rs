@@ -17,12 +17,11 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     let item: syn::ItemFn = match syn::parse2(item.clone()) {
         Ok(f) => f,
         Err(e) => {
-            let mut err = syn::Error::new(
+            let err = syn::Error::new(
                 e.span(),
                 "#[gpu_kernel] applies to a function: `#[gpu_kernel] fn name(a: &[f32], ...) { ... }`",
-            );
-            err.combine(e);
-            let err = err.to_compile_error();
+            )
+            .to_compile_error();
             return quote!(#err #item);
         }
     };
@@ -43,7 +42,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
         let errors = diags.to_compile_errors();
         let mut f = item;
         f.attrs.retain(|a| a.path().is_ident("doc"));
-        return quote!(#errors #[allow(dead_code)] #f);
+        return quote!(#errors #[allow(dead_code, unused)] #f);
     };
     let mut lowered = lower_kernel(&sig, &item.block, &mut diags);
     let cuda = if diags.is_empty() {

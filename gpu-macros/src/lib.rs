@@ -14,6 +14,9 @@ mod names;
 mod signature;
 mod types;
 
+#[cfg(test)]
+mod tests;
+
 /// Translate a restricted Rust function into a CUDA kernel with a typed launcher.
 ///
 /// See the `gpu-runtime` crate documentation for the kernel language.

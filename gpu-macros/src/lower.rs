@@ -10,7 +10,7 @@ use syn::spanned::Spanned;
 use crate::diagnostics::Diagnostics;
 use crate::ir::*;
 use crate::names::NameAllocator;
-use crate::signature::{resolve_type_name, KernelSignature, ParamShape};
+use crate::signature::{resolve_type_name, scalar_type, KernelSignature, ParamShape};
 use crate::types::TypeTable;
 
 /// The lowered kernel: IR plus the tables it refers to.
@@ -45,6 +45,8 @@ struct Lowerer<'a> {
     slices: Vec<SliceParam>,
     scopes: Vec<Vec<(String, Binding)>>,
     loop_depth: usize,
+    /// Locals whose `let` failed: already reported, so their uses are not.
+    poisoned: Vec<VarId>,
 }
 
 /// What a value expression may be: at the top of a `let`, assignment or value block it
@@ -77,6 +79,7 @@ pub fn lower_kernel(
         slices: Vec::new(),
         scopes: vec![Vec::new()],
         loop_depth: 0,
+        poisoned: Vec::new(),
     };
     let mut params = Vec::new();
     for p in &sig.params {
@@ -268,16 +271,9 @@ impl Lowerer<'_> {
             p => (p, None),
         };
         let annotated = match annotation {
-            Some(t) => match resolve_type_name(t, &self.sig.generics) {
+            Some(t) => match scalar_type(t, &self.sig.generics, self.diags) {
                 Some(ty) => Some(ty),
-                None => {
-                    self.err(
-                        t.span(),
-                        "unsupported type in a kernel; use `f32 f64 i32 i64 u32 u64 usize isize bool` \
-                         or a dtype parameter",
-                    );
-                    return;
-                }
+                None => return,
             },
             None => None,
         };
@@ -289,7 +285,8 @@ impl Lowerer<'_> {
                         None => {
                             // Keep the name bound so later uses do not report again.
                             let ty = annotated.unwrap_or_else(|| self.types.fresh(VarKind::Any));
-                            self.declare(&pi.ident.unraw_string(), ty, pi.ident.span());
+                            let var = self.declare(&pi.ident.unraw_string(), ty, pi.ident.span());
+                            self.poisoned.push(var);
                             return;
                         }
                     },
@@ -998,10 +995,16 @@ impl Lowerer<'_> {
                 })
             }
             syn::UnOp::Deref(t) => {
-                self.err(
-                    t.span,
-                    "dereferencing is not supported in kernels: there are no references",
+                let inner = self.expr(&u.expr, Position::Operand);
+                let poisoned = inner.is_some_and(
+                    |e| matches!(e.kind, ExprKind::Local(v) if self.poisoned.contains(&v)),
                 );
+                if !poisoned {
+                    self.err(
+                        t.span,
+                        "dereferencing is not supported in kernels: there are no references",
+                    );
+                }
                 None
             }
             _ => {
@@ -1119,8 +1122,9 @@ impl Lowerer<'_> {
             }
             "powi" => self.unify(args[1].ty, Ty::Prim(Prim::I32), args[1].span),
             _ => {
-                for a in 1..args.len() {
-                    let (at, asp) = (args[a].ty, args[a].span);
+                let others: Vec<(Ty, proc_macro2::Span)> =
+                    args[1..].iter().map(|a| (a.ty, a.span)).collect();
+                for (at, asp) in others {
                     self.unify(ty, at, asp);
                 }
             }
@@ -1150,6 +1154,17 @@ impl Lowerer<'_> {
             .map(|s| s.ident.to_string())
             .collect();
         let last = segs.last().cloned().unwrap_or_default();
+        if let Some(ident) = p.path.get_ident() {
+            if let Some(Binding::Local(v)) = self.lookup(&ident.unraw_string()) {
+                if !self.poisoned.contains(&v) {
+                    self.err(
+                        ident.span(),
+                        format!("`{ident}` is a variable, not a function"),
+                    );
+                }
+                return None;
+            }
+        }
         // `T::zero()`, `T::from_f64(x)`, `f32::from_usize(i)`, ...
         if segs.len() == 2 {
             let ty_name = &p.path.segments[0].ident;

@@ -140,9 +140,8 @@ impl NameAllocator {
         (1..)
             .map(|n| format!("{base}_{n}"))
             .find(|c| self.is_free(c))
-            .map(|c| {
+            .inspect(|c| {
                 self.taken.insert(c.clone());
-                c
             })
             .expect("an unbounded counter always finds a free name")
     }

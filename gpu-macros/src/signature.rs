@@ -78,13 +78,38 @@ pub fn parse_signature(f: &syn::ItemFn, diags: &mut Diagnostics) -> Option<Kerne
         );
     }
 
+    // Bounds written in a `where` clause (reported above) still count, so the rest of
+    // the kernel is checked as the user meant it.
+    let where_bounds: Vec<(String, syn::TypeParamBound)> = sig
+        .generics
+        .where_clause
+        .iter()
+        .flat_map(|w| &w.predicates)
+        .filter_map(|p| match p {
+            syn::WherePredicate::Type(t) => Some(t),
+            _ => None,
+        })
+        .flat_map(|t| {
+            let name = match &t.bounded_ty {
+                syn::Type::Path(p) => p.path.get_ident().map(|i| i.to_string()),
+                _ => None,
+            };
+            t.bounds
+                .iter()
+                .filter_map(move |b| Some((name.clone()?, b.clone())))
+        })
+        .collect();
     let mut generics = Vec::new();
     for param in &sig.generics.params {
         match param {
             syn::GenericParam::Type(tp) => {
-                if let Some(g) = parse_generic(tp, diags) {
-                    generics.push(g);
+                let mut tp = tp.clone();
+                for (name, b) in &where_bounds {
+                    if tp.ident == name {
+                        tp.bounds.push(b.clone());
+                    }
                 }
+                generics.push(parse_generic(&tp, diags));
             }
             syn::GenericParam::Lifetime(l) => diags.error(
                 l.span(),
@@ -127,7 +152,19 @@ pub fn parse_signature(f: &syn::ItemFn, diags: &mut Diagnostics) -> Option<Kerne
     })
 }
 
-fn parse_generic(tp: &syn::TypeParam, diags: &mut Diagnostics) -> Option<GenericDecl> {
+/// The parameter with its bound; after an error, with `Num` so the rest still checks.
+fn parse_generic(tp: &syn::TypeParam, diags: &mut Diagnostics) -> GenericDecl {
+    let fallback = GenericDecl {
+        ident: tp.ident.clone(),
+        bound: Bound::Num,
+    };
+    match checked_generic(tp, diags) {
+        Some(g) => g,
+        None => fallback,
+    }
+}
+
+fn checked_generic(tp: &syn::TypeParam, diags: &mut Diagnostics) -> Option<GenericDecl> {
     const HELP: &str = "a dtype parameter takes exactly one bound: `Float`, `Int` or `Num`";
     if let Some(d) = &tp.default {
         diags.error(d.span(), "dtype parameters cannot have defaults");

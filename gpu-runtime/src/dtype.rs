@@ -128,6 +128,10 @@ mod sealed {
 /// A type that can live in a [`DeviceArray`](crate::DeviceArray) and cross into a kernel.
 ///
 /// Sealed: the runtime must know each type's CUDA spelling and size.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a kernel dtype",
+    note = "kernel dtypes are f32 f64 i32 i64 u32 u64 usize isize bool"
+)]
 pub trait Dtype:
     sealed::Sealed
     + Copy
@@ -145,6 +149,11 @@ pub trait Dtype:
 }
 
 /// Any number: the arithmetic every numeric dtype supports in a kernel.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a `Num` dtype",
+    label = "this kernel's dtype parameter is bounded by `Num`",
+    note = "`Num` dtypes are f32 f64 i32 i64 u32 u64 usize isize"
+)]
 pub trait Num:
     Dtype
     + PartialOrd
@@ -175,6 +184,11 @@ pub trait Num:
 
 /// Floating-point dtypes: `f32` and `f64`. Each method maps to CUDA's device function of
 /// the matching precision (`sqrtf` for `f32`, `sqrt` for `f64`, ...).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a `Float` dtype",
+    label = "this kernel's dtype parameter is bounded by `Float`",
+    note = "`Float` dtypes are f32 and f64"
+)]
 pub trait Float: Num + Neg<Output = Self> {
     /// Square root.
     fn sqrt(self) -> Self;
@@ -241,6 +255,11 @@ pub trait Float: Num + Neg<Output = Self> {
 }
 
 /// Integer dtypes.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not an `Int` dtype",
+    label = "this kernel's dtype parameter is bounded by `Int`",
+    note = "`Int` dtypes are i32 i64 u32 u64 usize isize"
+)]
 pub trait Int:
     Num
     + Ord

@@ -208,3 +208,8 @@ pub mod __private {
         }
     }
 }
+
+/// The README's examples, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+mod readme {}

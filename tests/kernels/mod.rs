@@ -7,6 +7,10 @@
 //! Every case draws fresh random inputs from the seed it is given and poisons its outputs
 //! before the launch, so an element the kernel fails to write shows up as a mismatch.
 #![allow(dead_code)]
+// The integer references apply one closure per dtype to each element, written in place.
+#![allow(clippy::redundant_closure_call)]
+// CPU references mirror the kernels line by line, in the kernel language's idioms.
+#![allow(clippy::neg_cmp_op_on_partial_ord, clippy::manual_is_multiple_of)]
 
 use gpu_runtime::prelude::*;
 use gpu_runtime::{Dtype, KernelDef};

@@ -1,0 +1,287 @@
+//! Translation unit tests: each construct's CUDA C, and each rejection's message, checked
+//! without a compiler context (the entry point is never involved).
+
+use quote::quote;
+
+use crate::kernel::translate;
+
+fn c(item: proc_macro2::TokenStream) -> String {
+    translate(item).unwrap_or_else(|e| panic!("translation failed: {e:?}"))
+}
+
+fn errors(item: proc_macro2::TokenStream) -> Vec<String> {
+    match translate(item) {
+        Ok(src) => panic!("expected errors, got:\n{src}"),
+        Err(e) => e,
+    }
+}
+
+#[test]
+fn slices_become_restrict_pointers_with_lengths() {
+    let src = c(quote! {
+        fn k<T: Float>(a: &[T], b: &mut [T], n: u32, mut s: f64) {}
+    });
+    assert!(src.starts_with(
+        "extern \"C\" __global__ void k(const T* __restrict__ a, const unsigned long long a_len, \
+         T* __restrict__ b, const unsigned long long b_len, const unsigned int n, double s)"
+    ), "{src}");
+}
+
+#[test]
+fn grid_index_is_64_bit_and_len_is_the_length_parameter() {
+    let src = c(quote! {
+        fn k(a: &mut [f32]) { let i = grid_1d(); if i < a.len() { a[i] = 1.0; } }
+    });
+    assert!(
+        src.contains(
+            "unsigned long long i = ((unsigned long long)blockIdx.x * blockDim.x + threadIdx.x);"
+        ),
+        "{src}"
+    );
+    assert!(src.contains("if (i < a_len)"), "{src}");
+    assert!(src.contains("a[i] = 1.0f;"), "{src}");
+}
+
+#[test]
+fn unsuffixed_literals_take_the_type_they_meet() {
+    let src = c(quote! {
+        fn k(a: &mut [f32], d: &mut [f64], u: &mut [u64]) {
+            let i = grid_1d();
+            a[i] = a[i] * 0.5 + 2.0;
+            d[i] = d[i] * 0.5;
+            u[i] = u[i] + 3;
+            let x = 1.5;
+            let y: f32 = x;
+            let z = 7;
+        }
+    });
+    assert!(src.contains("a[i] = ((a[i] * 0.5f) + 2.0f);"), "{src}");
+    assert!(src.contains("d[i] = (d[i] * 0.5);"), "{src}");
+    assert!(src.contains("u[i] = (u[i] + 3ull);"), "{src}");
+    // `x` is only known to be f32 from its later use, as in Rust.
+    assert!(src.contains("float x = 1.5f;"), "{src}");
+    // Rust's fallback: an unconstrained integer literal is i32.
+    assert!(src.contains("int z = 7;"), "{src}");
+}
+
+#[test]
+fn float_remainder_is_fmod_and_integer_not_is_tilde() {
+    let src = c(quote! {
+        fn k(a: &mut [f32], b: &mut [i32], f: &[bool], o: &mut [bool]) {
+            let i = grid_1d();
+            a[i] = a[i] % 3.0;
+            a[i] %= 2.0;
+            b[i] = !b[i];
+            o[i] = !f[i];
+        }
+    });
+    assert!(src.contains("a[i] = gt_rem(a[i], 3.0f);"), "{src}");
+    assert!(src.contains("a[i] = gt_rem(a[i], 2.0f);"), "{src}");
+    assert!(src.contains("b[i] = (~b[i]);"), "{src}");
+    assert!(src.contains("o[i] = (!f[i]);"), "{src}");
+}
+
+#[test]
+fn shadowing_and_reserved_words_get_fresh_c_names() {
+    let src = c(quote! {
+        fn k(a: &mut [f32]) {
+            let x = 1u32;
+            let x = x as f32;
+            let float = x;
+            let threadIdx = float;
+            a[0] = threadIdx;
+        }
+    });
+    assert!(src.contains("unsigned int x = 1u;"), "{src}");
+    assert!(src.contains("float x_1 = ((float)(x));"), "{src}");
+    assert!(src.contains("float float_1 = x_1;"), "{src}");
+    assert!(src.contains("float threadIdx_1 = float_1;"), "{src}");
+}
+
+#[test]
+fn if_expressions_become_ternaries_or_assignments() {
+    let src = c(quote! {
+        fn k(a: &mut [f32]) {
+            let i = grid_1d();
+            let p = if a[i] > 0.0 { a[i] } else { 0.0 };
+            let q = if p > 1.0 { let t = p * 2.0; t } else { p };
+            a[i] = p + q;
+        }
+    });
+    assert!(
+        src.contains("float p = ((a[i] > 0.0f) ? a[i] : 0.0f);"),
+        "{src}"
+    );
+    assert!(src.contains("float q;\n"), "{src}");
+    assert!(src.contains("float t = (p * 2.0f);"), "{src}");
+    assert!(src.contains("q = t;"), "{src}");
+}
+
+#[test]
+fn range_loops_evaluate_bounds_once_and_step_without_wrapping() {
+    let src = c(quote! {
+        fn k(a: &mut [u32]) {
+            for j in 0..a.len() { a[j] = 0; }
+            for j in (3u32..100).step_by(7) { a[0] += j; }
+        }
+    });
+    assert!(
+        src.contains("for (unsigned long long j = 0ull, j_end = a_len; j < j_end; ++j)"),
+        "{src}"
+    );
+    assert!(
+        src.contains("const unsigned int j_step_1 = (unsigned int)(7ull);"),
+        "{src}"
+    );
+    assert!(
+        src.contains("j_1 = (j_end_1 - j_1 > j_step_1) ? j_1 + j_step_1 : j_end_1"),
+        "{src}"
+    );
+}
+
+#[test]
+fn while_loop_break_continue_return() {
+    let src = c(quote! {
+        fn k(a: &mut [i32]) {
+            let mut n = 0;
+            while n < 10 { n += 1; if n == 3 { continue; } if n == 8 { break; } }
+            loop { return; }
+        }
+    });
+    assert!(src.contains("while (n < 10)"), "{src}");
+    assert!(src.contains("continue;") && src.contains("break;"), "{src}");
+    assert!(src.contains("for (;;)") && src.contains("return;"), "{src}");
+}
+
+#[test]
+fn math_methods_map_to_prelude_overloads() {
+    let src = c(quote! {
+        fn k<T: Float>(a: &mut [T], f: &mut [f32]) {
+            let i = grid_1d();
+            a[i] = a[i].sqrt().mul_add(a[i], a[i].powi(2)).max(a[i].ln());
+            f[i] = f[i].abs().min(1.0);
+        }
+    });
+    assert!(
+        src.contains("gt_max(gt_mul_add(gt_sqrt(a[i]), a[i], gt_powi(a[i], 2)), gt_ln(a[i]))"),
+        "{src}"
+    );
+    assert!(src.contains("gt_min(gt_abs(f[i]), 1.0f)"), "{src}");
+}
+
+#[test]
+fn geometry_builtins() {
+    let src = c(quote! {
+        fn k(a: &mut [u32]) {
+            let (x, y) = grid_2d();
+            let w = gridsize_2d().0;
+            a[y * w + x] = thread_idx().y + block_dim().z + grid_dim().x + block_idx().z;
+        }
+    });
+    assert!(
+        src.contains(
+            "unsigned long long y = ((unsigned long long)blockIdx.y * blockDim.y + threadIdx.y);"
+        ),
+        "{src}"
+    );
+    assert!(
+        src.contains("unsigned long long w = ((unsigned long long)gridDim.x * blockDim.x);"),
+        "{src}"
+    );
+    assert!(src.contains("threadIdx.y + blockDim.z"), "{src}");
+}
+
+#[test]
+fn extreme_and_special_literals_are_exact() {
+    let src = c(quote! {
+        fn k(a: &mut [i32], b: &mut [i64], f: &mut [f32], d: &mut [f64]) {
+            a[0] = -2147483648;
+            b[0] = i64::MIN;
+            f[0] = f32::INFINITY;
+            d[0] = f64::NAN;
+            f[1] = -0.5;
+        }
+    });
+    assert!(src.contains("a[0ull] = (-2147483647 - 1);"), "{src}");
+    assert!(
+        src.contains("b[0ull] = (-9223372036854775807LL - 1);"),
+        "{src}"
+    );
+    assert!(
+        src.contains("f[0ull] = __int_as_float(0x7f800000);"),
+        "{src}"
+    );
+    assert!(
+        src.contains("d[0ull] = __longlong_as_double(0x7ff8000000000000LL);"),
+        "{src}"
+    );
+    assert!(src.contains("f[1ull] = (-0.5f);"), "{src}");
+}
+
+#[test]
+fn generic_conversions_are_casts() {
+    let src = c(quote! {
+        fn k<T: Num>(a: &mut [T]) {
+            let i = grid_1d();
+            a[i] = T::from_usize(i) + T::one() - T::from_f64(0.25);
+        }
+    });
+    assert!(
+        src.contains("a[i] = ((((T)(i)) + ((T)(1))) - ((T)(0.25)));"),
+        "{src}"
+    );
+}
+
+#[test]
+fn type_errors_are_reported_with_guidance() {
+    let e = errors(quote! { fn k(a: &mut [f32]) { let i = thread_idx().x; a[i] = 1.0; } });
+    assert!(
+        e[0].contains("slices are indexed by `usize`, but this index is `u32`"),
+        "{e:?}"
+    );
+    let e = errors(quote! { fn k(a: &mut [i32]) { a[0] = 1.5; } });
+    assert!(
+        e[0].contains("a float literal cannot have type i32"),
+        "{e:?}"
+    );
+    let e = errors(quote! { fn k<T: Float>(a: &mut [T]) { a[0] = a[0] & a[1]; } });
+    assert!(
+        e[0].contains("operator `&` cannot be applied to T (bounded by Float)"),
+        "{e:?}"
+    );
+    let e = errors(quote! { fn k(a: &mut [u32]) { a[0] = -a[1]; } });
+    assert!(
+        e[0].contains("operator `-` cannot be applied to u32"),
+        "{e:?}"
+    );
+    let e = errors(quote! { fn k(a: &mut [f32]) { let x; } });
+    assert!(e[0].contains("cannot infer the type"), "{e:?}");
+}
+
+#[test]
+fn every_unsupported_construct_is_reported_once_each() {
+    let e = errors(quote! {
+        fn k(a: &mut [f32]) {
+            let f = |x: f32| x;
+            println!("hi");
+            let v = vec![1.0];
+            let r = &a;
+            a[0] = match 1 { _ => 2.0 };
+        }
+    });
+    assert_eq!(e.len(), 5, "{e:?}");
+}
+
+#[test]
+fn signature_rules() {
+    let e = errors(quote! { fn k(a: &[f32]) -> f32 { a[0] } });
+    assert!(e[0].contains("cannot return a value"), "{e:?}");
+    let e = errors(quote! { fn k<T: Clone>(a: &[T]) {} });
+    assert!(e[0].contains("exactly one bound"), "{e:?}");
+    let e = errors(quote! { fn k<'a>(a: &'a [f32]) {} });
+    assert!(e.iter().any(|m| m.contains("lifetime")), "{e:?}");
+    let e = errors(quote! { fn k(a: &[f32], __gpu_x: u32) {} });
+    assert!(e[0].contains("reserved"), "{e:?}");
+    let e = errors(quote! { fn k(a: &Vec<f32>) {} });
+    assert!(e[0].contains("references to anything but slices"), "{e:?}");
+}

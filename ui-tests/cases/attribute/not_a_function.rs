@@ -1,0 +1,6 @@
+use gpu_runtime::prelude::*;
+
+#[gpu_kernel]
+struct NotAKernel;
+
+fn main() {}

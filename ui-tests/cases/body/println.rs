@@ -1,0 +1,9 @@
+use gpu_runtime::prelude::*;
+
+#[gpu_kernel]
+fn k(a: &mut [f32]) {
+    let i = grid_1d();
+    println!("thread {}", i);
+}
+
+fn main() {}

@@ -1,0 +1,18 @@
+use gpu_runtime::prelude::*;
+
+#[gpu_kernel]
+fn add(a: &[f32], b: &[f32], c: &mut [f32]) {
+    let i = grid_1d();
+    if i < a.len() {
+        c[i] = a[i] + b[i];
+    }
+}
+
+fn main() -> Result<(), GpuError> {
+    let dev = Device::simulator();
+    let host = vec![1.0f32; 4];
+    let b = dev.zeros::<f32>(4)?;
+    let mut c = dev.zeros::<f32>(4)?;
+    launch!(add[1, 32](&host, &b, &mut c))?;
+    Ok(())
+}

@@ -13,7 +13,7 @@ mod example_vec_add;
 
 use std::sync::atomic::AtomicU32;
 
-use gpu_runtime::{GpuError, KernelDef};
+use gpu_runtime::{GpuError, KernelDef, KernelOptions};
 
 fn all_definitions() -> Vec<&'static KernelDef> {
     let mut defs = kernels::definitions();
@@ -29,7 +29,7 @@ fn every_kernel_compiles_for_sm_90_in_every_signature() {
     let mut failures = Vec::new();
     for def in all_definitions() {
         for sig in def.all_signatures() {
-            match def.compile_for_arch(&sig, "sm_90") {
+            match def.compile_uncached(&sig, "sm_90") {
                 Ok(cubin) => {
                     // An ELF image: CUBINs start with the ELF magic.
                     assert_eq!(
@@ -61,9 +61,17 @@ fn a_rejected_source_reports_kernel_signature_log_and_source() {
         source: "extern \"C\" __global__ void broken() { undeclared_name = 1; }\n",
         generics: &[],
         params: &[],
+        options: KernelOptions {
+            fast_math: false,
+            max_registers: None,
+            launch_bounds: None,
+            line_info: false,
+            debug: false,
+        },
+        signatures: &[],
         signature_slots: &SLOTS,
     };
-    match BROKEN.compile_for_arch(&[], "sm_90") {
+    match BROKEN.compile_uncached(&[], "sm_90") {
         Err(GpuError::Compile {
             kernel,
             signature,

@@ -12,19 +12,32 @@ use crate::ir::*;
 use crate::lower::{LoweredKernel, LoweredParam};
 use crate::signature::KernelSignature;
 
+/// Where the kernel came from, for `#line` directives, and what wraps its signature.
+pub struct EmitContext {
+    /// The Rust file (as `file!()` spells it) and the line of the `fn`; `None` when the
+    /// compiler does not say (unit tests), and then no `#line` is written.
+    pub origin: Option<(String, u32)>,
+    /// `__launch_bounds__(threads, min_blocks)`; `min_blocks` 0 means unset.
+    pub launch_bounds: Option<(u32, u32)>,
+}
+
 /// The C source of `k`, or `None` after reporting errors.
 pub fn emit_cuda(
     k: &mut LoweredKernel,
     sig: &KernelSignature,
+    ctx: &EmitContext,
     diags: &mut Diagnostics,
 ) -> Option<String> {
     let before = diags.len();
+    let file = ctx.origin.as_ref().map(|(f, _)| c_string_literal(f));
     let mut e = Emitter {
         k,
         sig,
         diags,
         out: String::new(),
         depth: 1,
+        file: file.clone(),
+        last_line: 0,
     };
     let header = e.header();
     let body = std::mem::take(&mut e.k.body);
@@ -33,10 +46,36 @@ pub fn emit_cuda(
     if e.diags.len() > before {
         return None;
     }
+    let bounds = match ctx.launch_bounds {
+        Some((t, 0)) => format!("__launch_bounds__({t}) "),
+        Some((t, b)) => format!("__launch_bounds__({t}, {b}) "),
+        None => String::new(),
+    };
+    let line = match (&file, &ctx.origin) {
+        (Some(f), Some((_, l))) => format!("#line {l} {f}\n"),
+        _ => String::new(),
+    };
     Some(format!(
-        "extern \"C\" __global__ void {header} {{\n{}}}\n",
+        "{line}extern \"C\" __global__ void {bounds}{header} {{\n{}}}\n",
         e.out
     ))
+}
+
+/// `s` as a C string literal.
+fn c_string_literal(s: &str) -> String {
+    let mut out = String::from('"');
+    for c in s.chars() {
+        match c {
+            '"' | '\\' => {
+                out.push('\\');
+                out.push(c);
+            }
+            c if c.is_control() => {}
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
 }
 
 /// What a resolved type permits.
@@ -58,6 +97,9 @@ struct Emitter<'a> {
     diags: &'a mut Diagnostics,
     out: String,
     depth: usize,
+    /// The Rust file as a C string literal, for `#line`.
+    file: Option<String>,
+    last_line: u32,
 }
 
 impl Emitter<'_> {
@@ -258,6 +300,15 @@ impl Emitter<'_> {
                 }
             }
             Stmt::Block(b) => self.nested(String::new(), b),
+            Stmt::Line(n) => {
+                if let Some(f) = &self.file {
+                    if *n != self.last_line {
+                        self.last_line = *n;
+                        // A directive starts in column 0.
+                        self.out.push_str(&format!("#line {n} {f}\n"));
+                    }
+                }
+            }
             Stmt::Break => self.line("break;"),
             Stmt::Continue => self.line("continue;"),
             Stmt::Return => self.line("return;"),

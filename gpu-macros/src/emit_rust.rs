@@ -10,12 +10,14 @@
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 
+use crate::attr::KernelOptions;
 use crate::ir::Bound;
 use crate::signature::{KernelSignature, ParamShape};
 
 pub struct RustParts<'a> {
     pub item: &'a syn::ItemFn,
     pub sig: &'a KernelSignature,
+    pub options: &'a KernelOptions,
     /// The translation; `None` when it failed (the program does not compile then, but
     /// the launcher still exists, so no follow-on errors bury the real one).
     pub cuda: Option<CudaParts>,
@@ -35,8 +37,28 @@ fn bound_path(b: Bound) -> TokenStream {
     }
 }
 
+/// The `DtypeKind` variant of a Rust primitive's name.
+fn dtype_variant(rust_name: &str) -> &'static str {
+    match rust_name {
+        "bool" => "Bool",
+        "i32" => "I32",
+        "i64" => "I64",
+        "u32" => "U32",
+        "u64" => "U64",
+        "usize" => "Usize",
+        "isize" => "Isize",
+        "f32" => "F32",
+        _ => "F64",
+    }
+}
+
 pub fn emit_rust(parts: RustParts<'_>) -> TokenStream {
-    let RustParts { item, sig, cuda } = parts;
+    let RustParts {
+        item,
+        sig,
+        options,
+        cuda,
+    } = parts;
     let vis = &item.vis;
     let name = &sig.ident;
     let name_str = name.to_string();
@@ -168,6 +190,28 @@ pub fn emit_rust(parts: RustParts<'_>) -> TokenStream {
         quote!(::<#(#generic_idents),*>)
     };
     let body = &item.block;
+    let fast_math = options.fast_math;
+    let line_info = options.line_info;
+    let debug = options.debug;
+    let max_registers = match options.max_registers {
+        Some(n) => quote!(::core::option::Option::Some(#n)),
+        None => quote!(::core::option::Option::None),
+    };
+    let launch_bounds = match options.launch_bounds {
+        Some((t, b)) => quote!(::core::option::Option::Some((#t, #b))),
+        None => quote!(::core::option::Option::None),
+    };
+    let signatures: Vec<TokenStream> = options
+        .signatures
+        .iter()
+        .map(|(_, dtypes)| {
+            let kinds = dtypes.iter().map(|(p, _)| {
+                let v = format_ident!("{}", dtype_variant(p.rust_name()));
+                quote!(::gpu_runtime::__private::DtypeKind::#v)
+            });
+            quote!(&[#(#kinds),*])
+        })
+        .collect();
     let launch_doc = format!(
         "Launch `{name_str}` with `cfg`, on the GPU or the simulator the arrays live on. \
          Prefer `launch!({name_str}[grid, block](args...))`."
@@ -200,9 +244,35 @@ pub fn emit_rust(parts: RustParts<'_>) -> TokenStream {
                     source: #source,
                     generics: &[#(#generic_defs),*],
                     params: &[#(#param_defs),*],
+                    options: ::gpu_runtime::KernelOptions {
+                        fast_math: #fast_math,
+                        max_registers: #max_registers,
+                        launch_bounds: #launch_bounds,
+                        line_info: #line_info,
+                        debug: #debug,
+                    },
+                    signatures: &[#(#signatures),*],
                     signature_slots: &SLOTS,
                 };
                 &DEF
+            }
+
+            /// Compile and load, on `device`, every signature listed in the attribute's
+            /// `signatures(...)` (or, if none is listed, every signature the bounds allow),
+            /// so no later launch pays for compilation.
+            #vis fn precompile(&self, device: &::gpu_runtime::Device) -> ::gpu_runtime::Result<()> {
+                ::gpu_runtime::__private::precompile(Self::__gpu_def(), device)
+            }
+
+            /// What the driver reports about this kernel compiled for the dtypes given as
+            /// type arguments (registers, shared and local memory, ...), on `device`.
+            /// Compiles and loads that signature if no launch has yet.
+            #vis fn attributes<#(#generic_decls),*>(
+                &self,
+                device: &::gpu_runtime::Device,
+            ) -> ::gpu_runtime::Result<::gpu_runtime::FunctionAttributes> {
+                let __gpu_dtypes: [::gpu_runtime::__private::DtypeKind; #n_generics] = [#(#dtypes),*];
+                ::gpu_runtime::__private::function_attributes(Self::__gpu_def(), device, &__gpu_dtypes)
             }
 
             #[doc = #launch_doc]

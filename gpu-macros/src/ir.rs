@@ -283,4 +283,6 @@ pub enum Stmt {
     Break,
     Continue,
     Return,
+    /// The Rust source line the following statements come from.
+    Line(u32),
 }

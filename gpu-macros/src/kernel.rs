@@ -6,11 +6,13 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use syn::spanned::Spanned;
 
+use crate::attr::{parse_options, KernelOptions};
 use crate::diagnostics::Diagnostics;
-use crate::emit_cuda::emit_cuda;
+use crate::emit_cuda::{emit_cuda, EmitContext};
+use crate::ir::{Bound, Prim};
 use crate::emit_rust::{emit_rust, CudaParts, RustParts};
 use crate::lower::lower_kernel;
-use crate::signature::parse_signature;
+use crate::signature::{parse_signature, KernelSignature};
 
 pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     let mut diags = Diagnostics::default();
@@ -25,9 +27,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
             return quote!(#err #item);
         }
     };
-    if !attr.is_empty() {
-        diags.error(attr.span(), "#[gpu_kernel] takes no options yet");
-    }
+    let options = parse_options(attr, &mut diags);
     for a in &item.attrs {
         if !a.path().is_ident("doc") {
             diags.error(
@@ -44,9 +44,16 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
         f.attrs.retain(|a| a.path().is_ident("doc"));
         return quote!(#errors #[allow(dead_code, unused)] #f);
     };
+    check_signatures(&options, &sig, &mut diags);
     let mut lowered = lower_kernel(&sig, &item.block, &mut diags);
+    let span = sig.ident.span();
+    let ctx = EmitContext {
+        origin: Some((span.file(), span.start().line as u32))
+            .filter(|(f, l)| !f.is_empty() && !f.starts_with('<') && *l > 0),
+        launch_bounds: options.launch_bounds,
+    };
     let cuda = if diags.is_empty() {
-        emit_cuda(&mut lowered, &sig, &mut diags).map(|source| CudaParts {
+        emit_cuda(&mut lowered, &sig, &ctx, &mut diags).map(|source| CudaParts {
             source,
             c_name: lowered.c_name.clone(),
             generic_c_names: lowered.generic_c_names.clone(),
@@ -58,9 +65,40 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     let rust = emit_rust(RustParts {
         item: &item,
         sig: &sig,
+        options: &options,
         cuda,
     });
     quote!(#errors #rust)
+}
+
+/// Each listed signature must name one dtype per dtype parameter, within its bound.
+fn check_signatures(options: &KernelOptions, sig: &KernelSignature, diags: &mut Diagnostics) {
+    for (span, dtypes) in &options.signatures {
+        if dtypes.len() != sig.generics.len() {
+            diags.error(
+                *span,
+                format!(
+                    "this signature has {} dtype(s), but the kernel has {} dtype parameter(s)",
+                    dtypes.len(),
+                    sig.generics.len()
+                ),
+            );
+            continue;
+        }
+        for ((prim, span), g) in dtypes.iter().zip(&sig.generics) {
+            let ok = match g.bound {
+                Bound::Float => prim.is_float(),
+                Bound::Int => prim.is_int(),
+                Bound::Num => *prim != Prim::Bool,
+            };
+            if !ok {
+                diags.error(
+                    *span,
+                    format!("`{}` does not satisfy `{}: {}`", prim.rust_name(), g.ident, g.bound.name()),
+                );
+            }
+        }
+    }
 }
 
 /// The CUDA C that `item` translates to, or the error messages: for unit tests.
@@ -73,5 +111,9 @@ pub fn translate(item: TokenStream) -> Result<String, Vec<String>> {
     if !diags.is_empty() {
         return Err(diags.messages());
     }
-    emit_cuda(&mut lowered, &sig, &mut diags).ok_or_else(|| diags.messages())
+    let ctx = EmitContext {
+        origin: None,
+        launch_bounds: None,
+    };
+    emit_cuda(&mut lowered, &sig, &ctx, &mut diags).ok_or_else(|| diags.messages())
 }

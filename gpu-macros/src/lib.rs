@@ -4,6 +4,7 @@
 //! The entry point is thin: everything it does is in `kernel::expand`, a function over
 //! `proc_macro2` tokens that unit tests call directly.
 
+mod attr;
 mod diagnostics;
 mod emit_cuda;
 mod emit_rust;

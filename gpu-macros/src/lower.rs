@@ -227,6 +227,10 @@ impl Lowerer<'_> {
     }
 
     fn stmt(&mut self, s: &syn::Stmt, out: &mut Vec<Stmt>) {
+        let line = s.span().start().line;
+        if line > 0 {
+            out.push(Stmt::Line(line as u32));
+        }
         match s {
             syn::Stmt::Local(local) => self.let_stmt(local, out),
             syn::Stmt::Item(item) => self.err(

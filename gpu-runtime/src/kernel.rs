@@ -3,7 +3,7 @@
 
 use std::sync::atomic::AtomicU32;
 
-use crate::cuda::nvrtc::{compile_to_cubin, CompileFailure};
+use crate::compile::{compile_cached, compile_ptx, compile_uncached};
 use crate::cuda_prelude::CUDA_PRELUDE;
 use crate::dtype::{Bound, DtypeKind};
 use crate::error::GpuError;
@@ -24,8 +24,49 @@ pub struct KernelDef {
     pub generics: &'static [GenericParam],
     /// The parameters, in declaration order.
     pub params: &'static [ParamDef],
+    /// The compile options given in the attribute.
+    pub options: KernelOptions,
+    /// The signatures listed in the attribute's `signatures(...)`, for `precompile`.
+    pub signatures: &'static [&'static [DtypeKind]],
     #[doc(hidden)]
     pub signature_slots: &'static [AtomicU32],
+}
+
+/// Compile options of a kernel, from `#[gpu_kernel(...)]`. All are part of the cache key.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct KernelOptions {
+    /// `fast_math`: NVRTC `--use_fast_math` (approximate division, square root and
+    /// transcendentals; denormals flushed to zero).
+    pub fast_math: bool,
+    /// `max_registers = N`: NVRTC `--maxrregcount=N`.
+    pub max_registers: Option<u32>,
+    /// `launch_bounds(threads, min_blocks)`: written into the source as
+    /// `__launch_bounds__`; `min_blocks` 0 means unset.
+    pub launch_bounds: Option<(u32, u32)>,
+    /// `line_info`: NVRTC `--generate-line-info`, so profilers map instructions to lines.
+    pub line_info: bool,
+    /// `debug`: NVRTC `--device-debug` (slow code, for cuda-gdb).
+    pub debug: bool,
+}
+
+impl KernelOptions {
+    /// The NVRTC command-line options these stand for.
+    pub fn nvrtc_flags(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if self.fast_math {
+            out.push("--use_fast_math".to_owned());
+        }
+        if let Some(n) = self.max_registers {
+            out.push(format!("--maxrregcount={n}"));
+        }
+        if self.line_info {
+            out.push("--generate-line-info".to_owned());
+        }
+        if self.debug {
+            out.push("--device-debug".to_owned());
+        }
+        out
+    }
 }
 
 /// A generic dtype parameter of a kernel, such as `T: Float`.
@@ -119,19 +160,48 @@ impl KernelDef {
     }
 
     /// Compile the `dtypes` specialisation for `arch` (such as `sm_90`) to a CUBIN with
-    /// NVRTC. Needs no GPU, so a CPU-only machine can check kernels or fill a cache.
+    /// NVRTC, through the disk cache. Needs no GPU, so a CPU-only machine can check
+    /// kernels or fill a cache to ship.
     pub fn compile_for_arch(&self, dtypes: &[DtypeKind], arch: &str) -> Result<Vec<u8>, GpuError> {
-        let source = self.specialize(dtypes)?;
-        match compile_to_cubin(&source, &format!("{}.cu", self.name), arch, &[]) {
-            Ok(cubin) => Ok(cubin.image),
-            Err(CompileFailure::Environment(e)) => Err(e),
-            Err(CompileFailure::Rejected { log }) => Err(GpuError::Compile {
-                kernel: self.name.to_owned(),
-                signature: self.signature(dtypes),
-                arch: arch.to_owned(),
-                log,
-                source_code: source,
-            }),
+        compile_cached(self, dtypes, arch)
+    }
+
+    /// The same, always running NVRTC: the disk cache is neither read nor written. For
+    /// checks that must prove the compiler accepts the source, and for benchmarks.
+    pub fn compile_uncached(&self, dtypes: &[DtypeKind], arch: &str) -> Result<Vec<u8>, GpuError> {
+        compile_uncached(self, dtypes, arch)
+    }
+
+    /// The PTX of the `dtypes` specialisation for the virtual architecture of `arch`
+    /// (`sm_90` gives `compute_90` PTX).
+    pub fn ptx(&self, dtypes: &[DtypeKind], arch: &str) -> Result<String, GpuError> {
+        compile_ptx(self, dtypes, arch)
+    }
+
+    /// The signatures `precompile` compiles: those listed in the attribute, or every one
+    /// the bounds allow.
+    pub fn precompile_signatures(&self) -> Vec<Vec<DtypeKind>> {
+        if self.signatures.is_empty() {
+            self.all_signatures()
+        } else {
+            self.signatures.iter().map(|s| s.to_vec()).collect()
         }
+    }
+
+    /// Compile every [`precompile_signatures`](Self::precompile_signatures) entry for
+    /// `arch` into the disk cache, with no GPU needed.
+    pub fn precompile_for_arch(&self, arch: &str) -> Result<(), GpuError> {
+        for sig in self.precompile_signatures() {
+            self.compile_for_arch(&sig, arch)?;
+        }
+        Ok(())
+    }
+
+    /// The slot of a signature in `signature_slots`.
+    pub(crate) fn slot_of(dtypes: &[DtypeKind]) -> usize {
+        dtypes
+            .iter()
+            .rev()
+            .fold(0, |acc, d| acc * crate::dtype::DTYPE_SLOTS + d.index())
     }
 }

@@ -31,6 +31,8 @@
 #![deny(missing_docs)]
 
 mod array;
+pub mod cache;
+mod compile;
 mod cuda;
 mod cuda_prelude;
 mod device;
@@ -43,6 +45,8 @@ mod sim;
 mod stream;
 
 pub use array::DeviceArray;
+pub use compile::DUMP_ENV;
+pub use cuda::FunctionAttributes;
 pub use cuda::libraries::NVRTC_ENV;
 pub use cuda::nvrtc::nvrtc_version;
 pub use cuda_prelude::CUDA_PRELUDE;
@@ -54,7 +58,7 @@ pub use geometry::{
     gridsize_3d, thread_idx, Dim3,
 };
 pub use gpu_macros::gpu_kernel;
-pub use kernel::{GenericParam, KernelDef, ParamDef, ParamKind};
+pub use kernel::{GenericParam, KernelDef, KernelOptions, ParamDef, ParamKind};
 pub use launch_config::{Extent, Extents, IntoExtents, LaunchConfig};
 pub use stream::Stream;
 
@@ -172,6 +176,35 @@ pub mod __private {
         match &*device.inner {
             DeviceInner::Cuda(cuda) => cuda.launch(def, signature_slot, dtypes, cfg, args),
             DeviceInner::Sim => unreachable!("launch_cuda is only called for CUDA devices"),
+        }
+    }
+
+    /// Compile and load `def`'s precompile signatures on `device`.
+    pub fn precompile(def: &'static KernelDef, device: &Device) -> Result<()> {
+        match &*device.inner {
+            DeviceInner::Cuda(cuda) => {
+                for sig in def.precompile_signatures() {
+                    cuda.attributes(def, &sig)?;
+                }
+                Ok(())
+            }
+            // The simulator runs the Rust body: nothing to compile.
+            DeviceInner::Sim => Ok(()),
+        }
+    }
+
+    /// The compiled function's attributes for `dtypes` on `device`.
+    pub fn function_attributes(
+        def: &'static KernelDef,
+        device: &Device,
+        dtypes: &[DtypeKind],
+    ) -> Result<crate::FunctionAttributes> {
+        match &*device.inner {
+            DeviceInner::Cuda(cuda) => cuda.attributes(def, dtypes),
+            DeviceInner::Sim => Err(GpuError::InvalidArgument(format!(
+                "kernel `{}`: compiled-function attributes exist only on a CUDA device",
+                def.name
+            ))),
         }
     }
 

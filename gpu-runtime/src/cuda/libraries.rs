@@ -1,11 +1,15 @@
 //! Finding and loading the CUDA driver and NVRTC without panicking.
 //!
 //! cudarc loads both libraries by name on first use and panics when it cannot. We check
-//! first and turn absence into [`GpuError`]. NVRTC is looked for, in order: the file named
-//! by `GPU_RUNTIME_NVRTC` (and nothing else when it is set), the system's library path,
-//! a CUDA toolkit (`CUDA_HOME`, `CUDA_PATH`, `/usr/local/cuda`), and the
-//! `nvidia-cuda-nvrtc` pip wheel in the usual Python folders. A file found by path is
-//! opened first; cudarc's later open by soname then finds the same, already loaded library.
+//! first and turn absence into [`GpuError`].
+//!
+//! NVRTC is looked for as a file, in order: the file named by `GPU_RUNTIME_NVRTC` (and
+//! nothing else when it is set), the folders of `LD_LIBRARY_PATH`, the system's library
+//! folders (`/etc/ld.so.conf`), a CUDA toolkit (`CUDA_HOME`, `CUDA_PATH`, `/usr/local/cuda`),
+//! and the `nvidia-cuda-nvrtc` pip wheel in the usual Python folders. The file found is
+//! opened by path; cudarc's later open by soname then finds the same, already loaded
+//! library. Finding the file needs no loading, so a warm disk-cache hit identifies the
+//! compiler by its file without paying the tens of milliseconds NVRTC takes to load.
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -29,49 +33,91 @@ pub(crate) fn require_driver() -> Result<(), GpuError> {
     }
 }
 
+/// Where NVRTC was found, and every place that was looked at.
+struct Located {
+    file: Option<PathBuf>,
+    searched: Vec<PathBuf>,
+    /// Set when `GPU_RUNTIME_NVRTC` names a file: no other place is considered.
+    forced: bool,
+}
+
+fn located() -> &'static Located {
+    static LOCATED: OnceLock<Located> = OnceLock::new();
+    LOCATED.get_or_init(|| {
+        if let Some(path) = std::env::var_os(NVRTC_ENV).filter(|p| !p.is_empty()) {
+            let path = PathBuf::from(path);
+            return Located {
+                file: path.is_file().then(|| path.clone()),
+                searched: vec![path],
+                forced: true,
+            };
+        }
+        let searched = candidate_paths();
+        Located {
+            file: searched.iter().find(|p| p.is_file()).cloned(),
+            searched,
+            forced: false,
+        }
+    })
+}
+
 /// Make NVRTC loadable by cudarc, or say why it is not.
 pub(crate) fn require_nvrtc() -> Result<(), GpuError> {
     static STATE: OnceLock<Result<(), (String, Vec<PathBuf>)>> = OnceLock::new();
     STATE
-        .get_or_init(locate_nvrtc)
+        .get_or_init(|| {
+            let loc = located();
+            match (&loc.file, loc.forced) {
+                (Some(file), _) => open_by_path(file).map_err(|why| {
+                    (format!("{}: {why}", file.display()), loc.searched.clone())
+                }),
+                (None, true) => Err((
+                    format!("{NVRTC_ENV}={}: no such file", loc.searched[0].display()),
+                    loc.searched.clone(),
+                )),
+                // Last resort: the dynamic loader's own search (its cache, rpaths).
+                // SAFETY: only tries to dlopen NVRTC's well-known names.
+                (None, false) if unsafe { cudarc::nvrtc::sys::is_culib_present() } => Ok(()),
+                (None, false) => Err(("no candidate file exists".to_owned(), loc.searched.clone())),
+            }
+        })
         .clone()
         .map_err(|(detail, searched)| GpuError::NvrtcNotFound { detail, searched })
 }
 
-fn locate_nvrtc() -> Result<(), (String, Vec<PathBuf>)> {
-    if let Some(path) = std::env::var_os(NVRTC_ENV).filter(|p| !p.is_empty()) {
-        let path = PathBuf::from(path);
-        return open_by_path(&path)
-            .map_err(|why| (format!("{NVRTC_ENV}={}: {why}", path.display()), vec![path]));
-    }
-    // SAFETY: only tries to dlopen NVRTC's well-known names.
-    if unsafe { cudarc::nvrtc::sys::is_culib_present() } {
-        return Ok(());
-    }
-    let candidates = candidate_paths();
-    let mut last = "no candidate file exists".to_owned();
-    for path in &candidates {
-        if !path.is_file() {
-            continue;
-        }
-        match open_by_path(path) {
-            Ok(()) => return Ok(()),
-            Err(why) => last = format!("{}: {why}", path.display()),
-        }
-    }
-    let mut searched = vec![PathBuf::from(
-        "the system library path (libnvrtc.so.13, ...)",
-    )];
-    searched.extend(candidates);
-    Err((last, searched))
+/// What identifies the compiler in a cache key: the NVRTC file's real name, size and
+/// modification time when it was found as a file (no loading needed), else the version
+/// NVRTC reports.
+pub(crate) fn nvrtc_identity() -> Result<String, GpuError> {
+    static IDENTITY: OnceLock<Result<String, String>> = OnceLock::new();
+    IDENTITY
+        .get_or_init(|| {
+            if let Some(file) = &located().file {
+                let real = std::fs::canonicalize(file).unwrap_or_else(|_| file.clone());
+                if let Ok(meta) = std::fs::metadata(&real) {
+                    let mtime = meta
+                        .modified()
+                        .ok()
+                        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                        .map(|d| d.as_nanos())
+                        .unwrap_or(0);
+                    return Ok(format!("file:{}:{}:{mtime}", real.display(), meta.len()));
+                }
+            }
+            crate::cuda::nvrtc::nvrtc_version()
+                .map(|(major, minor)| format!("version:{major}.{minor}"))
+                .map_err(|e| e.to_string())
+        })
+        .clone()
+        .map_err(|detail| GpuError::NvrtcNotFound {
+            detail,
+            searched: located().searched.clone(),
+        })
 }
 
 /// Open `path` and keep it loaded for the life of the process, then check that cudarc's
 /// open by soname resolves to it.
 fn open_by_path(path: &Path) -> Result<(), String> {
-    if !path.is_file() {
-        return Err("no such file".to_owned());
-    }
     // NVRTC opens its builtins library by soname at compile time; where it came from a
     // folder that is not on the library path (a pip wheel), load that one first so the
     // open finds it.
@@ -96,17 +142,24 @@ fn open_by_path(path: &Path) -> Result<(), String> {
     if unsafe { cudarc::nvrtc::sys::is_culib_present() } {
         Ok(())
     } else {
-        Err(
-            "it loaded, but its soname is not one of the names cudarc binds to (libnvrtc.so.13 \
+        Err("it loaded, but its soname is not one of the names cudarc binds to (libnvrtc.so.13 \
              for CUDA 13); point at the libnvrtc.so.13 of a CUDA 13 install"
-                .to_owned(),
-        )
+            .to_owned())
     }
 }
 
+/// Every file NVRTC may be, in search order.
 fn candidate_paths() -> Vec<PathBuf> {
     const NAMES: [&str; 2] = ["libnvrtc.so.13", "libnvrtc.so"];
     let mut dirs: Vec<PathBuf> = Vec::new();
+    if let Some(paths) = std::env::var_os("LD_LIBRARY_PATH") {
+        dirs.extend(std::env::split_paths(&paths));
+    }
+    dirs.extend(ld_so_conf_dirs(Path::new("/etc/ld.so.conf")));
+    dirs.extend(
+        ["/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64", "/usr/lib64", "/lib", "/usr/lib"]
+            .map(PathBuf::from),
+    );
     for var in ["CUDA_HOME", "CUDA_PATH", "CUDA_ROOT"] {
         if let Some(root) = std::env::var_os(var) {
             dirs.push(Path::new(&root).join("lib64"));
@@ -114,14 +167,47 @@ fn candidate_paths() -> Vec<PathBuf> {
         }
     }
     dirs.push("/usr/local/cuda/lib64".into());
-    dirs.extend(
-        python_site_dirs()
-            .into_iter()
-            .map(|d| d.join("nvidia/cu13/lib")),
-    );
-    dirs.iter()
-        .flat_map(|d| NAMES.iter().map(move |n| d.join(n)))
-        .collect()
+    dirs.extend(python_site_dirs().into_iter().map(|d| d.join("nvidia/cu13/lib")));
+    let mut out: Vec<PathBuf> = Vec::new();
+    for d in dirs.iter().filter(|d| !d.as_os_str().is_empty()) {
+        for n in NAMES {
+            let p = d.join(n);
+            if !out.contains(&p) {
+                out.push(p);
+            }
+        }
+    }
+    out
+}
+
+/// The folders listed in an `ld.so.conf`, following its `include` lines.
+fn ld_so_conf_dirs(conf: &Path) -> Vec<PathBuf> {
+    let Ok(text) = std::fs::read_to_string(conf) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for line in text.lines().map(str::trim) {
+        if let Some(pattern) = line.strip_prefix("include") {
+            // Only the common form `include /etc/ld.so.conf.d/*.conf`.
+            let pattern = Path::new(pattern.trim());
+            let (Some(dir), Some(name)) = (pattern.parent(), pattern.file_name()) else { continue };
+            let suffix = name.to_string_lossy().trim_start_matches('*').to_owned();
+            if let Ok(entries) = std::fs::read_dir(dir) {
+                let mut files: Vec<PathBuf> = entries
+                    .flatten()
+                    .map(|e| e.path())
+                    .filter(|p| p.to_string_lossy().ends_with(&suffix))
+                    .collect();
+                files.sort();
+                for f in files {
+                    out.extend(ld_so_conf_dirs(&f));
+                }
+            }
+        } else if line.starts_with('/') {
+            out.push(PathBuf::from(line));
+        }
+    }
+    out
 }
 
 /// Folders where pip puts packages: the active virtual environment, the user's, pyenv's
@@ -141,9 +227,7 @@ fn python_site_dirs() -> Vec<PathBuf> {
     roots.extend(["/usr/local/lib", "/usr/lib", "/opt/conda/lib"].map(PathBuf::from));
     let mut out = Vec::new();
     for root in roots {
-        let Ok(entries) = std::fs::read_dir(&root) else {
-            continue;
-        };
+        let Ok(entries) = std::fs::read_dir(&root) else { continue };
         for entry in entries.flatten() {
             if entry.file_name().to_string_lossy().starts_with("python3") {
                 out.push(entry.path().join("site-packages"));

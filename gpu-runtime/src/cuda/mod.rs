@@ -30,7 +30,26 @@ pub(crate) struct CudaDevice {
 /// A kernel signature loaded on a device.
 struct LoadedKernel {
     function: CudaFunction,
-    max_threads_per_block: u32,
+    attributes: FunctionAttributes,
+}
+
+/// What the driver reports about a compiled kernel (`cuFuncGetAttribute`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FunctionAttributes {
+    /// Registers per thread.
+    pub registers_per_thread: u32,
+    /// Statically allocated shared memory per block, in bytes.
+    pub static_shared_bytes: u32,
+    /// Local memory per thread (spills, local arrays), in bytes.
+    pub local_bytes_per_thread: u32,
+    /// Constant memory, in bytes.
+    pub const_bytes: u32,
+    /// The most threads a block of this kernel can have on this device.
+    pub max_threads_per_block: u32,
+    /// The PTX version it was compiled from (major * 10 + minor).
+    pub ptx_version: u32,
+    /// The architecture of its machine code (major * 10 + minor).
+    pub binary_version: u32,
 }
 
 impl CudaDevice {
@@ -110,9 +129,8 @@ impl CudaDevice {
         cfg: &LaunchConfig<'_>,
         args: &mut [*mut c_void],
     ) -> Result<()> {
-        let id = signature_id(&def.signature_slots[sig])?;
-        let kernel = self.functions.get_or_load(id, || self.load(def, dtypes))?;
-        let valid = cfg.validate(def.name, &self.limits, kernel.max_threads_per_block)?;
+        let kernel = self.loaded(def, sig, dtypes)?;
+        let valid = cfg.validate(def.name, &self.limits, kernel.attributes.max_threads_per_block)?;
         // The launcher checked that a given stream belongs to this device.
         let stream = match cfg.stream.and_then(|s| s.cuda.as_ref()) {
             Some(s) => s.cu_stream(),
@@ -140,6 +158,19 @@ impl CudaDevice {
         .map_err(launch_err)
     }
 
+    #[inline]
+    fn loaded(&self, def: &'static KernelDef, sig: usize, dtypes: &[DtypeKind]) -> Result<&LoadedKernel> {
+        let id = signature_id(&def.signature_slots[sig])?;
+        self.functions.get_or_load(id, || self.load(def, dtypes))
+    }
+
+    /// The attributes of `def`'s `dtypes` signature, compiling and loading it if needed.
+    pub(crate) fn attributes(&self, def: &'static KernelDef, dtypes: &[DtypeKind]) -> Result<FunctionAttributes> {
+        def.specialize(dtypes)?; // checks count and bounds before the slot is computed
+        let sig = KernelDef::slot_of(dtypes);
+        Ok(self.loaded(def, sig, dtypes)?.attributes)
+    }
+
     #[cold]
     fn load(&self, def: &'static KernelDef, dtypes: &[DtypeKind]) -> Result<LoadedKernel> {
         let cubin = def.compile_for_arch(dtypes, &self.arch())?;
@@ -150,18 +181,27 @@ impl CudaDevice {
         let function = module
             .load_function(def.c_name)
             .map_err(GpuError::driver("kernel lookup"))?;
-        // SAFETY: the function handle is live (its module is held by `function`).
-        let max_threads_per_block = unsafe {
-            cudarc::driver::result::function::get_function_attribute(
-                function.cu_function(),
-                CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
-            )
-        }
-        .map_err(GpuError::driver("kernel attribute query"))?
-            as u32;
+        let cu = function.cu_function();
+        let attr = |a: CUfunction_attribute| {
+            // SAFETY: the function handle is live (its module is held by `function`).
+            unsafe { cudarc::driver::result::function::get_function_attribute(cu, a) }
+                .map(|v| v as u32)
+                .map_err(GpuError::driver("kernel attribute query"))
+        };
+        use CUfunction_attribute::*;
+        let attributes = FunctionAttributes {
+            registers_per_thread: attr(CU_FUNC_ATTRIBUTE_NUM_REGS)?,
+            static_shared_bytes: attr(CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)?,
+            local_bytes_per_thread: attr(CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES)?,
+            const_bytes: attr(CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES)?,
+            max_threads_per_block: attr(CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?
+                .min(self.limits.max_threads_per_block),
+            ptx_version: attr(CU_FUNC_ATTRIBUTE_PTX_VERSION)?,
+            binary_version: attr(CU_FUNC_ATTRIBUTE_BINARY_VERSION)?,
+        };
         Ok(LoadedKernel {
             function,
-            max_threads_per_block: max_threads_per_block.min(self.limits.max_threads_per_block),
+            attributes,
         })
     }
 }

@@ -1,4 +1,4 @@
-//! Compiling CUDA C to a CUBIN with NVRTC. Runs on the CPU: no GPU is needed.
+//! Compiling CUDA C with NVRTC. Runs on the CPU: no GPU is needed.
 
 use std::ffi::{c_char, CString};
 
@@ -27,31 +27,35 @@ pub(crate) enum CompileFailure {
     Rejected { log: String },
 }
 
-/// A successful compilation: the machine code.
-pub(crate) struct Cubin {
-    pub image: Vec<u8>,
+/// What to take from a compilation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Output {
+    /// Machine code; `arch` must be a real architecture (`sm_90`).
+    Cubin,
+    /// PTX; `arch` should be a virtual architecture (`compute_90`).
+    Ptx,
 }
 
-/// Compile `source` for `arch` (such as `sm_90`) straight to machine code.
-pub(crate) fn compile_to_cubin(
+type SizeFn = unsafe fn(sys::nvrtcProgram, *mut usize) -> sys::nvrtcResult;
+type GetFn = unsafe fn(sys::nvrtcProgram, *mut c_char) -> sys::nvrtcResult;
+
+/// Compile `source` for `arch` with NVRTC.
+pub(crate) fn compile_program(
     source: &str,
     program_name: &str,
     arch: &str,
     extra_options: &[&str],
-) -> Result<Cubin, CompileFailure> {
+    output: Output,
+) -> Result<Vec<u8>, CompileFailure> {
     require_nvrtc().map_err(CompileFailure::Environment)?;
     let rejected = |log: String| CompileFailure::Rejected { log };
-    let src =
-        CString::new(source).map_err(|_| rejected("the source contains a NUL byte".into()))?;
+    let src = CString::new(source).map_err(|_| rejected("the source contains a NUL byte".into()))?;
     let name = CString::new(program_name).map_err(|_| rejected("bad program name".into()))?;
     let program = result::create_program(&src, Some(&name))
         .map_err(|e| rejected(format!("nvrtcCreateProgram failed: {e:?}")))?;
     let program = Program(program);
 
-    let mut options = vec![
-        format!("--gpu-architecture={arch}"),
-        "--std=c++17".to_owned(),
-    ];
+    let mut options = vec![format!("--gpu-architecture={arch}"), "--std=c++17".to_owned()];
     options.extend(extra_options.iter().map(|s| s.to_string()));
     // SAFETY: `program` is live; options are plain strings.
     let compiled = unsafe { result::compile_program(program.0, &options) };
@@ -62,21 +66,23 @@ pub(crate) fn compile_to_cubin(
     if compiled.is_err() {
         return Err(rejected(log));
     }
+    let (size_fn, get_fn, what): (SizeFn, GetFn, &str) = match output {
+        Output::Cubin => (sys::nvrtcGetCUBINSize, sys::nvrtcGetCUBIN, "CUBIN"),
+        Output::Ptx => (sys::nvrtcGetPTXSize, sys::nvrtcGetPTX, "PTX"),
+    };
     let mut size = 0usize;
     // SAFETY: `program` is live and compiled; `size` is valid for writes.
-    unsafe { sys::nvrtcGetCUBINSize(program.0, &mut size) }
-        .result()
-        .map_err(|e| {
-            rejected(format!(
-                "nvrtcGetCUBINSize failed: {e:?} (is `{arch}` a real architecture?)"
-            ))
-        })?;
+    unsafe { size_fn(program.0, &mut size) }.result().map_err(|e| {
+        rejected(format!(
+            "no {what} from NVRTC: {e:?} (is `{arch}` the right kind of architecture?)"
+        ))
+    })?;
     let mut image = vec![0u8; size];
     // SAFETY: `image` holds exactly the `size` bytes NVRTC reported.
-    unsafe { sys::nvrtcGetCUBIN(program.0, image.as_mut_ptr() as *mut c_char) }
+    unsafe { get_fn(program.0, image.as_mut_ptr() as *mut c_char) }
         .result()
-        .map_err(|e| rejected(format!("nvrtcGetCUBIN failed: {e:?}")))?;
-    Ok(Cubin { image })
+        .map_err(|e| rejected(format!("reading the {what} failed: {e:?}")))?;
+    Ok(image)
 }
 
 struct Program(sys::nvrtcProgram);

@@ -1,0 +1,358 @@
+//! The on-disk kernel cache: keys, verification, atomic fills from many processes,
+//! eviction, unusable folders, and the compile path through it (with the real NVRTC).
+//!
+//! Tests that need their own process environment (the cache folder is read from the
+//! environment once per process) re-run this test binary as a child with
+//! `DISK_CACHE_CHILD=<role>` set, running the ignored `child_<role>` test; the parent
+//! checks what the child did.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use gpu_runtime::cache::{CacheInputs, CacheKey, DiskCache, Lookup};
+use gpu_runtime::prelude::*;
+use gpu_runtime::DtypeKind;
+
+const CHILD_ENV: &str = "DISK_CACHE_CHILD";
+
+fn inputs<'a>(source: &'a str, options: &'a [String], arch: &'a str, nvrtc: &'a str, version: &'a str) -> CacheInputs<'a> {
+    CacheInputs {
+        source,
+        options,
+        arch,
+        nvrtc,
+        crate_version: version,
+    }
+}
+
+fn temp_dir() -> tempfile::TempDir {
+    tempfile::tempdir().expect("a temporary folder")
+}
+
+fn entries(dir: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "cubin"))
+        .collect();
+    v.sort();
+    v
+}
+
+/// A payload that depends on `seed` only, so any process can tell a right one.
+fn payload(seed: u32, len: usize) -> Vec<u8> {
+    let mut x = seed.wrapping_mul(2654435761).wrapping_add(1);
+    (0..len)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            x as u8
+        })
+        .collect()
+}
+
+#[test]
+fn the_key_changes_with_every_input() {
+    let opts = vec!["--use_fast_math".to_owned()];
+    let base = CacheKey::of(&inputs("src", &opts, "sm_90", "nvrtc 13.0", "0.1.0"));
+    let other_opts = vec!["--maxrregcount=32".to_owned()];
+    let variants = [
+        CacheKey::of(&inputs("src ", &opts, "sm_90", "nvrtc 13.0", "0.1.0")),
+        CacheKey::of(&inputs("src", &[], "sm_90", "nvrtc 13.0", "0.1.0")),
+        CacheKey::of(&inputs("src", &other_opts, "sm_90", "nvrtc 13.0", "0.1.0")),
+        CacheKey::of(&inputs("src", &opts, "sm_80", "nvrtc 13.0", "0.1.0")),
+        CacheKey::of(&inputs("src", &opts, "sm_90", "nvrtc 13.1", "0.1.0")),
+        CacheKey::of(&inputs("src", &opts, "sm_90", "nvrtc 13.0", "0.1.1")),
+    ];
+    for (i, v) in variants.iter().enumerate() {
+        assert_ne!(*v, base, "variant {i} has the same key");
+    }
+    // Field boundaries matter: moving text between fields changes the key.
+    let a = CacheKey::of(&inputs("ab", &[], "sm_90", "c", "v"));
+    let b = CacheKey::of(&inputs("a", &[], "sm_90", "bc", "v"));
+    assert_ne!(a, b);
+    assert_eq!(base, CacheKey::of(&inputs("src", &opts, "sm_90", "nvrtc 13.0", "0.1.0")));
+}
+
+#[test]
+fn a_stored_entry_loads_back_exactly() {
+    let dir = temp_dir();
+    let cache = DiskCache::open(dir.path(), 1 << 30).unwrap();
+    let key = CacheKey::of(&inputs("k", &[], "sm_90", "n", "v"));
+    assert_eq!(cache.load(&key), Lookup::Miss);
+    let data = payload(7, 10_000);
+    cache.store(&key, &data);
+    assert_eq!(cache.load(&key), Lookup::Hit(data));
+    // No temporary files are left behind.
+    let names: Vec<String> = std::fs::read_dir(dir.path()).unwrap().flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect();
+    assert_eq!(names.len(), 1, "{names:?}");
+}
+
+fn damaged(damage: impl Fn(&mut Vec<u8>)) -> Lookup {
+    let dir = temp_dir();
+    let cache = DiskCache::open(dir.path(), 1 << 30).unwrap();
+    let key = CacheKey::of(&inputs("k", &[], "sm_90", "n", "v"));
+    cache.store(&key, &payload(3, 5_000));
+    let path = entries(dir.path()).remove(0);
+    let mut bytes = std::fs::read(&path).unwrap();
+    damage(&mut bytes);
+    std::fs::write(&path, &bytes).unwrap();
+    let first = cache.load(&key);
+    // A rejected entry is removed, so the next lookup is a plain miss.
+    if matches!(first, Lookup::Rejected(_)) {
+        assert!(!path.exists(), "a rejected entry must be removed");
+        assert_eq!(cache.load(&key), Lookup::Miss);
+    }
+    first
+}
+
+#[test]
+fn truncated_entries_are_rejected() {
+    for keep in [0usize, 10, 79, 80, 4_000] {
+        let r = damaged(|b| b.truncate(keep));
+        assert!(matches!(r, Lookup::Rejected(_)), "truncated to {keep}: {r:?}");
+    }
+}
+
+#[test]
+fn flipped_bits_anywhere_are_rejected() {
+    for at in [0usize, 9, 45, 60, 100, 3_000, 5_079] {
+        let r = damaged(|b| b[at] ^= 0x10);
+        assert!(matches!(r, Lookup::Rejected(_)), "bit flipped at {at}: {r:?}");
+    }
+}
+
+#[test]
+fn an_entry_written_for_another_key_is_rejected() {
+    let dir = temp_dir();
+    let cache = DiskCache::open(dir.path(), 1 << 30).unwrap();
+    let a = CacheKey::of(&inputs("a", &[], "sm_90", "n", "v"));
+    let b = CacheKey::of(&inputs("b", &[], "sm_90", "n", "v"));
+    cache.store(&a, &payload(1, 1_000));
+    let a_path = entries(dir.path()).remove(0);
+    cache.store(&b, &payload(2, 1_000));
+    let b_path = entries(dir.path()).into_iter().find(|p| *p != a_path).unwrap();
+    std::fs::copy(&a_path, &b_path).unwrap();
+    match cache.load(&b) {
+        Lookup::Rejected(why) => assert!(why.contains("another key"), "{why}"),
+        other => panic!("a foreign entry was not rejected: {other:?}"),
+    }
+    std::fs::write(&a_path, b"not a cache entry at all, but long enough to have a header......................").unwrap();
+    assert!(matches!(cache.load(&a), Lookup::Rejected(_)));
+}
+
+#[test]
+fn a_file_where_the_folder_should_be_is_unusable() {
+    let dir = temp_dir();
+    let file = dir.path().join("cache");
+    std::fs::write(&file, b"x").unwrap();
+    let e = DiskCache::open(&file, 1 << 20).unwrap_err();
+    assert!(e.to_string().contains("cannot create"), "{e}");
+    let e = DiskCache::open(file.join("below"), 1 << 20).unwrap_err();
+    assert!(e.to_string().contains("unusable"), "{e}");
+}
+
+#[test]
+fn a_read_only_folder_is_unusable() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = temp_dir();
+    let ro = dir.path().join("ro");
+    std::fs::create_dir(&ro).unwrap();
+    std::fs::set_permissions(&ro, std::fs::Permissions::from_mode(0o555)).unwrap();
+    // Root ignores permission bits; then use a folder of a read-only file system instead.
+    let privileged = std::fs::write(ro.join("probe"), b"x").is_ok();
+    let target = if privileged { PathBuf::from("/proc/sys") } else { ro.clone() };
+    let e = DiskCache::open(&target, 1 << 20).unwrap_err();
+    assert!(e.to_string().contains("cannot write"), "{target:?}: {e}");
+    std::fs::set_permissions(&ro, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+#[test]
+fn the_least_recently_used_entries_are_evicted_past_the_limit() {
+    let dir = temp_dir();
+    let entry = 10_000;
+    let cache = DiskCache::open(dir.path(), 3 * entry as u64 + 500).unwrap();
+    let keys: Vec<CacheKey> = (0..6).map(|i| CacheKey::of(&inputs(&i.to_string(), &[], "sm_90", "n", "v"))).collect();
+    for (i, k) in keys.iter().take(3).enumerate() {
+        cache.store(k, &payload(i as u32, entry - 80));
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    // Touch the oldest: it becomes the most recent.
+    assert!(matches!(cache.load(&keys[0]), Lookup::Hit(_)));
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    cache.store(&keys[3], &payload(3, entry - 80));
+    let total: u64 = entries(dir.path()).iter().map(|p| p.metadata().unwrap().len()).sum();
+    assert!(total <= 3 * entry as u64 + 500, "total {total}");
+    assert!(matches!(cache.load(&keys[0]), Lookup::Hit(_)), "the recently used entry was evicted");
+    assert_eq!(cache.load(&keys[1]), Lookup::Miss, "the least recently used entry survived");
+    assert!(matches!(cache.load(&keys[3]), Lookup::Hit(_)));
+}
+
+fn run_children(role: &str, n: usize, envs: &[(&str, &Path)]) -> Vec<std::process::Output> {
+    let exe = std::env::current_exe().unwrap();
+    let test_name = format!("child_{role}");
+    let children: Vec<_> = (0..n)
+        .map(|i| {
+            let mut c = Command::new(&exe);
+            c.args(["--exact", &test_name, "--ignored", "--nocapture", "--test-threads=1"])
+                .env(CHILD_ENV, role)
+                .env("CHILD_INDEX", i.to_string())
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped());
+            for (k, v) in envs {
+                c.env(k, v);
+            }
+            c.spawn().unwrap()
+        })
+        .collect();
+    children.into_iter().map(|c| c.wait_with_output().unwrap()).collect()
+}
+
+fn is_child(role: &str) -> bool {
+    std::env::var(CHILD_ENV).is_ok_and(|r| r == role)
+}
+
+#[test]
+fn eight_processes_fill_one_cache_at_once_and_never_load_a_bad_entry() {
+    let dir = temp_dir();
+    let outputs = run_children("fill", 8, &[("FILL_DIR", dir.path())]);
+    for o in &outputs {
+        assert!(o.status.success(), "a child failed: {}", String::from_utf8_lossy(&o.stderr));
+    }
+    // Whatever is left is whole and right.
+    let cache = DiskCache::open(dir.path(), 1 << 30).unwrap();
+    for i in 0..40u32 {
+        let key = CacheKey::of(&inputs(&format!("entry {i}"), &[], "sm_90", "n", "v"));
+        match cache.load(&key) {
+            Lookup::Hit(p) => assert_eq!(p, payload(i, 20_000 + i as usize)),
+            other => panic!("entry {i}: {other:?}"),
+        }
+    }
+}
+
+#[test]
+#[ignore = "a child process of its parent test, which runs it"]
+fn child_fill() {
+    assert!(is_child("fill"), "run by its parent test, with {CHILD_ENV} set");
+    let dir = PathBuf::from(std::env::var_os("FILL_DIR").unwrap());
+    let cache = DiskCache::open(&dir, 1 << 30).unwrap();
+    let me: u32 = std::env::var("CHILD_INDEX").unwrap().parse().unwrap();
+    for round in 0..3u32 {
+        for j in 0..40u32 {
+            let i = (j + me * 5 + round) % 40;
+            let key = CacheKey::of(&inputs(&format!("entry {i}"), &[], "sm_90", "n", "v"));
+            match cache.load(&key) {
+                Lookup::Hit(p) => assert_eq!(p, payload(i, 20_000 + i as usize), "bad load of entry {i}"),
+                Lookup::Miss => cache.store(&key, &payload(i, 20_000 + i as usize)),
+                Lookup::Rejected(why) => panic!("entry {i} rejected while others write it: {why}"),
+            }
+        }
+    }
+}
+
+#[gpu_kernel]
+fn cached_scale(a: &mut [f32], s: f32) {
+    let i = grid_1d();
+    if i < a.len() {
+        a[i] = a[i] * s;
+    }
+}
+
+/// The same kernel name with an edited body: its source, so its key, differs.
+mod edited {
+    use gpu_runtime::prelude::*;
+
+    #[gpu_kernel]
+    pub fn cached_scale(a: &mut [f32], s: f32) {
+        let i = grid_1d();
+        if i < a.len() {
+            a[i] = a[i] * s + 1.0;
+        }
+    }
+}
+
+#[test]
+fn the_compile_path_fills_uses_and_repairs_the_cache() {
+    let dir = temp_dir();
+    let outputs = run_children("compile", 1, &[("GPU_RUNTIME_CACHE_DIR", dir.path())]);
+    let o = &outputs[0];
+    assert!(o.status.success(), "child failed:\n{}\n{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+}
+
+#[test]
+#[ignore = "a child process of its parent test, which runs it"]
+fn child_compile() {
+    assert!(is_child("compile"), "run by its parent test, with {CHILD_ENV} set");
+    let dir = PathBuf::from(std::env::var_os("GPU_RUNTIME_CACHE_DIR").unwrap());
+    let def = cached_scale.definition();
+    let first = def.compile_for_arch(&[], "sm_90").expect("compiles");
+    let files = entries(&dir);
+    assert_eq!(files.len(), 1, "one entry after one compile");
+    let stamp = std::fs::read(&files[0]).unwrap();
+    // A hit returns the stored CUBIN without rewriting the entry.
+    assert_eq!(def.compile_for_arch(&[], "sm_90").unwrap(), first);
+    assert_eq!(std::fs::read(&files[0]).unwrap(), stamp);
+    // An edited kernel never loads the old binary: a new entry, a different CUBIN.
+    let edited = edited::cached_scale.definition().compile_for_arch(&[], "sm_90").unwrap();
+    assert_ne!(edited, first);
+    assert_eq!(entries(&dir).len(), 2);
+    // Another architecture is another entry.
+    def.compile_for_arch(&[], "sm_80").unwrap();
+    assert_eq!(entries(&dir).len(), 3);
+    // A damaged entry is recompiled and replaced.
+    let mut bytes = std::fs::read(&files[0]).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 1;
+    std::fs::write(&files[0], &bytes).unwrap();
+    assert_eq!(def.compile_for_arch(&[], "sm_90").unwrap(), first);
+    assert_eq!(std::fs::read(&files[0]).unwrap(), stamp, "the entry was not rewritten whole");
+}
+
+#[test]
+fn an_unusable_cache_folder_degrades_to_memory_with_one_warning() {
+    let dir = temp_dir();
+    let file = dir.path().join("a-file");
+    std::fs::write(&file, b"x").unwrap();
+    let outputs = run_children("unusable", 1, &[("GPU_RUNTIME_CACHE_DIR", &file)]);
+    let o = &outputs[0];
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "child failed: {stderr}");
+    assert_eq!(stderr.matches("kept in memory only").count(), 1, "{stderr}");
+}
+
+#[test]
+#[ignore = "a child process of its parent test, which runs it"]
+fn child_unusable() {
+    assert!(is_child("unusable"), "run by its parent test, with {CHILD_ENV} set");
+    for _ in 0..3 {
+        cached_scale.definition().compile_for_arch(&[], "sm_90").expect("compiles without a cache");
+    }
+}
+
+#[test]
+fn precompile_for_arch_fills_a_cache_without_a_gpu() {
+    let dir = temp_dir();
+    let outputs = run_children("precompile", 1, &[("GPU_RUNTIME_CACHE_DIR", dir.path())]);
+    assert!(outputs[0].status.success(), "{}", String::from_utf8_lossy(&outputs[0].stderr));
+    // vec_add over Float: one entry per dtype.
+    assert_eq!(entries(dir.path()).len(), 2);
+}
+
+#[gpu_kernel]
+fn generic_add<T: Float>(a: &[T], b: &mut [T]) {
+    let i = grid_1d();
+    if i < a.len() {
+        b[i] = b[i] + a[i];
+    }
+}
+
+#[test]
+#[ignore = "a child process of its parent test, which runs it"]
+fn child_precompile() {
+    assert!(is_child("precompile"), "run by its parent test, with {CHILD_ENV} set");
+    generic_add.definition().precompile_for_arch("sm_90").unwrap();
+    let sigs = generic_add.definition().precompile_signatures();
+    assert_eq!(sigs, vec![vec![DtypeKind::F32], vec![DtypeKind::F64]]);
+}

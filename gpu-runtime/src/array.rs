@@ -84,6 +84,17 @@ impl<T: Dtype> DeviceArray<T> {
         self.len == 0
     }
 
+    /// The array's device address (`CUdeviceptr`) on a CUDA device; `None` on the
+    /// simulator. Reading it is safe; what is done with it (a launch through the driver,
+    /// another library) must keep to the array's length and outlive neither the array nor
+    /// its device.
+    pub fn device_ptr(&self) -> Option<u64> {
+        match &self.storage {
+            Storage::Cuda { ptr, .. } => Some(*ptr),
+            Storage::Sim(_) => None,
+        }
+    }
+
     /// The device the array lives on.
     pub fn device(&self) -> &Device {
         &self.device

@@ -165,6 +165,24 @@ impl Device {
         }
     }
 
+    /// The driver's handle of `def` compiled for `dtypes` on this CUDA device, compiled
+    /// and loaded if no launch has done so yet: for code that launches it through the
+    /// driver itself (`cuLaunchKernel`), or hands it to another library. The handle stays
+    /// valid while this device (any clone of it) is alive. Errors on the simulator.
+    pub fn cu_function(
+        &self,
+        def: &'static crate::KernelDef,
+        dtypes: &[crate::DtypeKind],
+    ) -> Result<cudarc::driver::sys::CUfunction> {
+        match &*self.inner {
+            DeviceInner::Cuda(c) => c.cu_function(def, dtypes),
+            DeviceInner::Sim => Err(GpuError::InvalidArgument(format!(
+                "kernel `{}`: the simulator has no driver functions",
+                def.name
+            ))),
+        }
+    }
+
     /// Copy `host` to a new array on this device (Numba's `cuda.to_device`).
     pub fn to_device<T: Dtype>(&self, host: &[T]) -> Result<DeviceArray<T>> {
         DeviceArray::from_host(self, host)

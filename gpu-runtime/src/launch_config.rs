@@ -78,14 +78,27 @@ impl IntoExtents for Dim3 {
 /// (the device's default stream when none is given).
 #[derive(Clone, Copy, Debug)]
 pub struct LaunchConfig<'s> {
-    /// Blocks in the grid.
-    pub grid: Extents,
-    /// Threads in a block.
-    pub block: Extents,
+    /// The grid and block, given or chosen at launch.
+    pub shape: Shape,
     /// Bytes of dynamic shared memory per block (`None` if a negative count was given).
     pub shared_mem_bytes: Option<u64>,
     /// The stream to launch on; `None` for the device's default stream.
     pub stream: Option<&'s Stream>,
+}
+
+/// How the grid and block of a launch are decided.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shape {
+    /// As given: `grid` blocks of `block` threads.
+    Explicit {
+        /// Blocks in the grid.
+        grid: Extents,
+        /// Threads in a block.
+        block: Extents,
+    },
+    /// At least this many threads along x (`None` if a negative count was given), in
+    /// blocks of the size the runtime picks for the compiled kernel (Numba's `forall`).
+    ForAll(Option<u64>),
 }
 
 impl<'s> LaunchConfig<'s> {
@@ -93,8 +106,22 @@ impl<'s> LaunchConfig<'s> {
     #[inline]
     pub fn new(grid: impl IntoExtents, block: impl IntoExtents) -> LaunchConfig<'static> {
         LaunchConfig {
-            grid: grid.into_extents(),
-            block: block.into_extents(),
+            shape: Shape::Explicit {
+                grid: grid.into_extents(),
+                block: block.into_extents(),
+            },
+            shared_mem_bytes: Some(0),
+            stream: None,
+        }
+    }
+
+    /// A configuration with one thread per element for `n` elements, the block size chosen
+    /// per compiled kernel from the occupancy API (see [`Shape::ForAll`]); `n = 0` launches
+    /// nothing. As Numba's `kernel.forall(n)`.
+    #[inline]
+    pub fn forall(n: impl Extent) -> LaunchConfig<'static> {
+        LaunchConfig {
+            shape: Shape::ForAll(n.to_extent()),
             shared_mem_bytes: Some(0),
             stream: None,
         }
@@ -104,8 +131,7 @@ impl<'s> LaunchConfig<'s> {
     #[inline]
     pub fn on_stream<'t>(self, stream: &'t Stream) -> LaunchConfig<'t> {
         LaunchConfig {
-            grid: self.grid,
-            block: self.block,
+            shape: self.shape,
             shared_mem_bytes: self.shared_mem_bytes,
             stream: Some(stream),
         }
@@ -118,17 +144,29 @@ impl<'s> LaunchConfig<'s> {
         self
     }
 
-    /// Check against `limits`; returns the grid and block as [`Dim3`].
+    /// Check against `limits`; returns the grid and block as [`Dim3`], or `None` for a
+    /// `forall(0)`, which launches nothing. `auto_block` is the block size a `forall`
+    /// uses for this kernel.
     #[inline]
     pub(crate) fn validate(
         &self,
         kernel: &'static str,
         limits: &DeviceLimits,
         max_threads: u32,
-    ) -> Result<ValidLaunch> {
+        auto_block: u32,
+    ) -> Result<Option<ValidLaunch>> {
         let fail = |reason: String| GpuError::InvalidLaunch { kernel, reason };
-        let grid = dims("grid", self.grid, limits.max_grid).map_err(fail)?;
-        let block = dims("block", self.block, limits.max_block).map_err(fail)?;
+        let (grid, block) = match self.shape {
+            Shape::Explicit { grid, block } => (grid, block),
+            Shape::ForAll(None) => return Err(fail("forall(n) with a negative n".to_owned())),
+            Shape::ForAll(Some(0)) => return Ok(None),
+            Shape::ForAll(Some(n)) => {
+                let block = auto_block as u64;
+                (Extents([Some(n.div_ceil(block)), Some(1), Some(1)]), Extents([Some(block), Some(1), Some(1)]))
+            }
+        };
+        let grid = dims("grid", grid, limits.max_grid).map_err(fail)?;
+        let block = dims("block", block, limits.max_block).map_err(fail)?;
         if block.volume() > max_threads as u64 {
             return Err(fail(format!(
                 "a block of {} threads ({} x {} x {}) exceeds the limit of {} threads per block \
@@ -155,11 +193,11 @@ impl<'s> LaunchConfig<'s> {
             }
             Some(b) => b as u32,
         };
-        Ok(ValidLaunch {
+        Ok(Some(ValidLaunch {
             grid,
             block,
             shared_mem_bytes,
-        })
+        }))
     }
 }
 

@@ -59,7 +59,7 @@ pub use geometry::{
 };
 pub use gpu_macros::gpu_kernel;
 pub use kernel::{GenericParam, KernelDef, KernelOptions, ParamDef, ParamKind};
-pub use launch_config::{Extent, Extents, IntoExtents, LaunchConfig};
+pub use launch_config::{Extent, Extents, IntoExtents, LaunchConfig, Shape};
 pub use stream::Stream;
 
 /// Everything a kernel file needs: `use gpu_runtime::prelude::*;`.
@@ -76,12 +76,21 @@ pub mod prelude {
 /// `grid` and `block` are integers or 2-/3-tuples of integers. Two more forms take a
 /// stream, and a stream plus a count of dynamic shared-memory bytes:
 /// `launch!(kernel[grid, block, &stream](args...))`,
-/// `launch!(kernel[grid, block, &stream, bytes](args...))`.
+/// `launch!(kernel[grid, block, &stream, bytes](args...))`. With
+/// `launch!(kernel.forall(n)(args...))` (or `.forall(n, &stream)`) the runtime picks the
+/// block size for the compiled kernel and launches at least `n` threads, as Numba's
+/// `kernel.forall(n)`.
 /// The arguments are type-checked against the kernel's parameters (`&DeviceArray<T>` for
 /// `&[T]`, `&mut DeviceArray<T>` for `&mut [T]`, values for scalars), and the dtype
 /// signature is inferred from them. Returns `Result<(), GpuError>`.
 #[macro_export]
 macro_rules! launch {
+    ($kernel:ident . forall ($n:expr $(,)?) ($($arg:expr),* $(,)?)) => {
+        $kernel.launch($crate::LaunchConfig::forall($n), $($arg),*)
+    };
+    ($kernel:ident . forall ($n:expr, $stream:expr $(,)?) ($($arg:expr),* $(,)?)) => {
+        $kernel.launch($crate::LaunchConfig::forall($n).on_stream($stream), $($arg),*)
+    };
     ($kernel:path [$grid:expr, $block:expr $(,)?] ($($arg:expr),* $(,)?)) => {
         $kernel.launch($crate::LaunchConfig::new($grid, $block), $($arg),*)
     };

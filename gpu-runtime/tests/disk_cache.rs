@@ -281,19 +281,46 @@ fn the_compile_path_fills_uses_and_repairs_the_cache() {
     assert!(o.status.success(), "child failed:\n{}\n{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
 }
 
+/// Collects `log` records, to check what the compile path reports.
+struct Recorder(std::sync::Mutex<Vec<String>>);
+
+impl log::Log for Recorder {
+    fn enabled(&self, _: &log::Metadata<'_>) -> bool {
+        true
+    }
+    fn log(&self, record: &log::Record<'_>) {
+        self.0.lock().unwrap().push(record.args().to_string());
+    }
+    fn flush(&self) {}
+}
+
+static RECORDER: Recorder = Recorder(std::sync::Mutex::new(Vec::new()));
+
+fn take_log() -> Vec<String> {
+    std::mem::take(&mut *RECORDER.0.lock().unwrap())
+}
+
 #[test]
 #[ignore = "a child process of its parent test, which runs it"]
 fn child_compile() {
     assert!(is_child("compile"), "run by its parent test, with {CHILD_ENV} set");
+    log::set_logger(&RECORDER).unwrap();
+    log::set_max_level(log::LevelFilter::Trace);
     let dir = PathBuf::from(std::env::var_os("GPU_RUNTIME_CACHE_DIR").unwrap());
     let def = cached_scale.definition();
     let first = def.compile_for_arch(&[], "sm_90").expect("compiles");
+    let log = take_log();
+    assert!(log.iter().any(|m| m.starts_with("kernel cache miss: cached_scale for sm_90")), "{log:?}");
+    assert!(log.iter().any(|m| m.starts_with("compiled cached_scale for sm_90 in ")), "{log:?}");
     let files = entries(&dir);
     assert_eq!(files.len(), 1, "one entry after one compile");
     let stamp = std::fs::read(&files[0]).unwrap();
     // A hit returns the stored CUBIN without rewriting the entry.
     assert_eq!(def.compile_for_arch(&[], "sm_90").unwrap(), first);
     assert_eq!(std::fs::read(&files[0]).unwrap(), stamp);
+    let log = take_log();
+    assert!(log.iter().any(|m| m.starts_with("kernel cache hit: cached_scale for sm_90")), "{log:?}");
+    assert!(!log.iter().any(|m| m.starts_with("compiled")), "a hit must not compile: {log:?}");
     // An edited kernel never loads the old binary: a new entry, a different CUBIN.
     let edited = edited::cached_scale.definition().compile_for_arch(&[], "sm_90").unwrap();
     assert_ne!(edited, first);
@@ -308,6 +335,8 @@ fn child_compile() {
     std::fs::write(&files[0], &bytes).unwrap();
     assert_eq!(def.compile_for_arch(&[], "sm_90").unwrap(), first);
     assert_eq!(std::fs::read(&files[0]).unwrap(), stamp, "the entry was not rewritten whole");
+    let log = take_log();
+    assert!(log.iter().any(|m| m.contains("rejected and removed: payload hash mismatch")), "{log:?}");
 }
 
 #[test]
@@ -355,4 +384,42 @@ fn child_precompile() {
     generic_add.definition().precompile_for_arch("sm_90").unwrap();
     let sigs = generic_add.definition().precompile_signatures();
     assert_eq!(sigs, vec![vec![DtypeKind::F32], vec![DtypeKind::F64]]);
+}
+
+#[test]
+fn cache_off_writes_nothing_and_dump_writes_source_and_ptx() {
+    let dir = temp_dir();
+    let dump = temp_dir();
+    let outputs = run_children(
+        "off",
+        1,
+        &[
+            ("GPU_RUNTIME_CACHE_DIR", dir.path()),
+            ("GPU_RUNTIME_CACHE", Path::new("0")),
+            ("GPU_RUNTIME_DUMP", dump.path()),
+        ],
+    );
+    assert!(outputs[0].status.success(), "{}", String::from_utf8_lossy(&outputs[0].stderr));
+    assert!(entries(dir.path()).is_empty(), "GPU_RUNTIME_CACHE=0 wrote entries");
+    let cu = std::fs::read_to_string(dump.path().join("generic_add-f64-sm_90.cu")).expect("dumped source");
+    assert!(cu.contains("typedef double T;") && cu.contains("void generic_add("), "{cu}");
+    let ptx = std::fs::read_to_string(dump.path().join("generic_add-f64-sm_90.ptx")).expect("dumped PTX");
+    assert!(ptx.contains(".entry generic_add") && ptx.contains(".target sm_90"), "{ptx}");
+}
+
+#[test]
+#[ignore = "a child process of its parent test, which runs it"]
+fn child_off() {
+    assert!(is_child("off"), "run by its parent test, with {CHILD_ENV} set");
+    generic_add.definition().compile_for_arch(&[DtypeKind::F64], "sm_90").unwrap();
+}
+
+#[test]
+fn ptx_is_available_for_inspection() {
+    let ptx = generic_add.definition().ptx(&[DtypeKind::F32], "sm_90").unwrap();
+    assert!(ptx.contains(".target sm_90"), "{ptx}");
+    assert!(ptx.contains(".entry generic_add"), "{ptx}");
+    assert!(ptx.contains("add.f32"), "f32 arithmetic expected: {ptx}");
+    let ptx = generic_add.definition().ptx(&[DtypeKind::F64], "sm_90").unwrap();
+    assert!(ptx.contains("add.f64") || ptx.contains("add.rn.f64"), "{ptx}");
 }

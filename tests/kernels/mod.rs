@@ -35,6 +35,11 @@ pub fn cases() -> Vec<Case> {
             run: case_vec_add,
         },
         Case {
+            name: "forall(n): automatic block size, forall(0), empty arrays",
+            cross_tolerance: 0.0,
+            run: case_forall,
+        },
+        Case {
             name: "saxpy f32/f64 (generic scalar parameter)",
             cross_tolerance: 1e-5,
             run: case_saxpy,
@@ -258,6 +263,26 @@ fn case_vec_add(dev: &Device, seed: u64) -> Result<Outputs, String> {
     launch!(vec_add[blocks(n, 128), 128](&da, &db, &mut dc)).map_err(err)?;
     let want: Vec<f64> = a.iter().zip(&b).map(|(x, y)| x + y).collect();
     check(&mut out, "f64", &dc.to_host().map_err(err)?, &want, 0.0)?;
+    Ok(out)
+}
+
+fn case_forall(dev: &Device, seed: u64) -> Result<Outputs, String> {
+    let mut r = rng(seed);
+    let mut out = Outputs::new();
+    let n = r.random_range(1..200_000);
+    let (a, b) = (uniform_f32(&mut r, n, -1e3, 1e3), uniform_f32(&mut r, n, -1e3, 1e3));
+    let (da, db) = (dev.to_device(&a).map_err(err)?, dev.to_device(&b).map_err(err)?);
+    let mut dc = poisoned(dev, n, f32::NAN)?;
+    launch!(vec_add.forall(n)(&da, &db, &mut dc)).map_err(err)?;
+    let want: Vec<f32> = a.iter().zip(&b).map(|(x, y)| x + y).collect();
+    check(&mut out, "forall", &dc.to_host().map_err(err)?, &want, 0.0)?;
+    // Empty arrays exist, copy, and a forall over them launches nothing.
+    let e = dev.to_device::<f32>(&[]).map_err(err)?;
+    let mut z = dev.zeros::<f32>(0).map_err(err)?;
+    launch!(vec_add.forall(0)(&e, &e, &mut z)).map_err(err)?;
+    if !z.to_host().map_err(err)?.is_empty() || !e.is_empty() {
+        return Err("empty arrays are not empty".to_owned());
+    }
     Ok(out)
 }
 

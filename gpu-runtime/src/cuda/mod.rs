@@ -31,6 +31,8 @@ pub(crate) struct CudaDevice {
 struct LoadedKernel {
     function: CudaFunction,
     attributes: FunctionAttributes,
+    /// The block size of a `forall` launch of this kernel.
+    forall_block: u32,
 }
 
 /// What the driver reports about a compiled kernel (`cuFuncGetAttribute`).
@@ -130,7 +132,15 @@ impl CudaDevice {
         args: &mut [*mut c_void],
     ) -> Result<()> {
         let kernel = self.loaded(def, sig, dtypes)?;
-        let valid = cfg.validate(def.name, &self.limits, kernel.attributes.max_threads_per_block)?;
+        let Some(valid) = cfg.validate(
+            def.name,
+            &self.limits,
+            kernel.attributes.max_threads_per_block,
+            kernel.forall_block,
+        )?
+        else {
+            return Ok(());
+        };
         // The launcher checked that a given stream belongs to this device.
         let stream = match cfg.stream.and_then(|s| s.cuda.as_ref()) {
             Some(s) => s.cu_stream(),
@@ -162,6 +172,17 @@ impl CudaDevice {
     fn loaded(&self, def: &'static KernelDef, sig: usize, dtypes: &[DtypeKind]) -> Result<&LoadedKernel> {
         let id = signature_id(&def.signature_slots[sig])?;
         self.functions.get_or_load(id, || self.load(def, dtypes))
+    }
+
+    /// The driver handle of `def`'s `dtypes` signature, compiling and loading it if needed.
+    pub(crate) fn cu_function(
+        &self,
+        def: &'static KernelDef,
+        dtypes: &[DtypeKind],
+    ) -> Result<cudarc::driver::sys::CUfunction> {
+        def.specialize(dtypes)?;
+        let sig = KernelDef::slot_of(dtypes);
+        Ok(self.loaded(def, sig, dtypes)?.function.cu_function())
     }
 
     /// The attributes of `def`'s `dtypes` signature, compiling and loading it if needed.
@@ -199,9 +220,46 @@ impl CudaDevice {
             ptx_version: attr(CU_FUNC_ATTRIBUTE_PTX_VERSION)?,
             binary_version: attr(CU_FUNC_ATTRIBUTE_BINARY_VERSION)?,
         };
+        let forall_block = forall_block_size(cu, attributes.max_threads_per_block)?;
         Ok(LoadedKernel {
             function,
             attributes,
+            forall_block,
         })
     }
+}
+
+/// The block size for `forall` launches of `f`: the smallest of 256, 512 and 1024 threads
+/// (then 128, 64, 32) that reaches the best occupancy `f` can have. Occupancy alone is not
+/// enough: for a streaming kernel 1024 and 128 threads per block both fill the H200, yet
+/// measured 3001 and 2537 GB/s against 3495 GB/s at 256 (../shared/PERFORMANCE.md), so
+/// among equals we prefer 256.
+fn forall_block_size(f: cudarc::driver::sys::CUfunction, max_threads: u32) -> Result<u32> {
+    let occupancy = |block: u32| -> Result<u64> {
+        let mut blocks = 0i32;
+        // SAFETY: `f` is a live function handle; `blocks` is valid for writes.
+        unsafe {
+            cudarc::driver::sys::cuOccupancyMaxActiveBlocksPerMultiprocessor(
+                &mut blocks,
+                f,
+                block as i32,
+                0,
+            )
+        }
+        .result()
+        .map_err(GpuError::driver("occupancy query"))?;
+        Ok(blocks.max(0) as u64 * block as u64)
+    };
+    let candidates: Vec<u32> = [256, 512, 1024, 128, 64, 32]
+        .into_iter()
+        .filter(|&b| b <= max_threads)
+        .collect();
+    let mut best = (0u64, 32u32);
+    for &b in &candidates {
+        let o = occupancy(b)?;
+        if o > best.0 {
+            best = (o, b);
+        }
+    }
+    Ok(best.1)
 }

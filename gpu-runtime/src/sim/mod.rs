@@ -30,6 +30,9 @@ pub(crate) enum SimFault {
     },
 }
 
+/// The block size of a `forall` launch on the simulator.
+const SIM_FORALL_BLOCK: u32 = 256;
+
 /// Run `thread` once per thread of `cfg`'s grid.
 pub(crate) fn run(
     def: &'static KernelDef,
@@ -37,7 +40,9 @@ pub(crate) fn run(
     thread: &mut dyn FnMut(),
 ) -> Result<()> {
     let limits = DeviceLimits::simulator();
-    let valid = cfg.validate(def.name, &limits, limits.max_threads_per_block)?;
+    let Some(valid) = cfg.validate(def.name, &limits, limits.max_threads_per_block, SIM_FORALL_BLOCK)? else {
+        return Ok(());
+    };
     let (grid, block) = (valid.grid, valid.block);
     let mut current = ThreadPosition {
         thread_idx: Dim3::new(0, 0, 0),

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Benchmarks on the GPU machine (copied into target/gpu-bundle by scripts/gpu-bundle).
+# Prints `name value` lines, then a table of the targets. Order within the run is fixed
+# and stated, since the first NVRTC call in a process depends on the page cache.
+cd "$(dirname "$0")"
+set -u
+out=${OUT:-/tmp}/bench-raw.txt
+: > "$out"
+note() { echo "$*" | tee -a "$out"; }
+
+cold1=$(mktemp -d); cold2=$(mktemp -d)
+note "# order: gpu-bench cold (empty cache) -> CuPy first call -> gpu-bench cold again -> gpu-bench warm x3"
+GPU_RUNTIME_CACHE_DIR=$cold1 ./gpu-bench first-launch | sed 's/^/ours_cold1_/' | tee -a "$out"
+if [ -f peers.py ]; then
+  PYTHONUNBUFFERED=1 python3 peers.py cupy 2>&1 | tee -a "$out"
+fi
+GPU_RUNTIME_CACHE_DIR=$cold2 ./gpu-bench first-launch | sed 's/^/ours_cold2_/' | tee -a "$out"
+for i in 1 2 3; do
+  GPU_RUNTIME_CACHE_DIR=$cold1 ./gpu-bench first-launch | sed "s/^/ours_warm${i}_/" | tee -a "$out"
+done
+./gpu-bench launch-overhead | tee -a "$out"
+./gpu-bench bandwidth | tee -a "$out"
+cub=$(mktemp -d)
+./gpu-bench cubins "$cub" > /dev/null
+for k in vec_add saxpy; do
+  for who in ours hand; do
+    n=$(cuobjdump -sass "$cub/${who}_$k.cubin" | grep -E '^\s+/\*[0-9a-f]{4}\*/' | grep -vc 'NOP')
+    note "sass_${who}_$k $n"
+  done
+done
+if [ -n "${OUT:-}" ]; then
+  for f in "$cub"/*.cubin; do echo "### $(basename "$f")"; cuobjdump -sass "$f"; done > "$OUT/sass.txt" 2>&1
+fi
+
+get() { awk -v k="$1" '$1 == k { print $2 }' "$out" | tail -n1; }
+cupy_first=$(grep -o 'cupy_rawkernel_first_call_ms [0-9.]*' "$out" | awk '{print $2}' | tail -n1)
+c1=$(get ours_cold1_first_launch_ms); c2=$(get ours_cold2_first_launch_ms)
+w=$(for i in 1 2 3; do get ours_warm${i}_first_launch_ms; done | sort -n | sed -n 2p)
+r1=$(get launch_ratio_1arg); r3=$(get launch_ratio_3arrays)
+echo
+echo "=== benchmark summary (H200; ratios measured in this run)"
+printf '%-4s %-58s %-12s %s\n' id what target measured
+printf '%-4s %-58s %-12s %s\n' P1 "typed launch / cuLaunchKernel, 1 array" "<= 1.10" "$r1 ($(get launch_us_typed_1arg) vs $(get launch_us_raw_1arg) us)"
+printf '%-4s %-58s %-12s %s\n' P1 "typed launch / cuLaunchKernel, 3 arrays" "<= 1.10" "$r3 ($(get launch_us_typed_3arrays) vs $(get launch_us_raw_3arrays) us)"
+if [ -n "$cupy_first" ]; then
+  printf '%-4s %-58s %-12s %s\n' P4 "first launch, empty cache / CuPy RawKernel first call" "<= 1.0" \
+    "$(awk -v a="$c1" -v b="$cupy_first" 'BEGIN{printf "%.2f", a/b}') ($c1 ms before CuPy, $c2 ms after; CuPy $cupy_first ms)"
+fi
+printf '%-4s %-58s %-12s %s\n' P2 "vec_add 2^28 f32, forall / hand-written CUDA C (same NVRTC)" ">= 0.99" "$(get vec_add_forall_vs_hand) ($(get vec_add_forall_gbps) vs $(get vec_add_hand_gbps) GB/s; explicit 256: $(get vec_add_256_gbps); hand __restrict__: $(get vec_add_hand_restrict_gbps))"
+printf '%-4s %-58s %-12s %s\n' P5 "first launch, fresh process, warm cache (median of 3)" "<= 2 ms" "$w ms (context $(get ours_warm1_context_ms) ms, not counted)"
+printf '%-4s %-58s %-12s %s\n' P8 "SASS instructions (no NOP), vec_add ours / hand" "equal" "$(get sass_ours_vec_add) / $(get sass_hand_vec_add)"
+printf '%-4s %-58s %-12s %s\n' P8 "SASS instructions (no NOP), saxpy ours / hand" "equal" "$(get sass_ours_saxpy) / $(get sass_hand_saxpy)"

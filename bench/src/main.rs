@@ -1,0 +1,375 @@
+//! Benchmarks on a GPU, each printing `name value` lines that `bench/run.sh` gathers into
+//! a table. Every figure that matters is a ratio against a baseline measured in the same
+//! process (the driver called directly, hand-written CUDA C) or in the same run (CuPy,
+//! Numba through `peers.py`).
+//!
+//! `gpu-bench first-launch`: context creation, then the first launch of a kernel, in this
+//! process (run it with an empty and with a warm `GPU_RUNTIME_CACHE_DIR`; P4, P5).
+//! `gpu-bench launch-overhead`: host cost of a typed launch against `cuLaunchKernel` on the
+//! same function with the same arguments (P1).
+//! `gpu-bench bandwidth`: `#[gpu_kernel]` vec_add on 2^28 f32 launched with `forall` against
+//! the same algorithm hand-written in CUDA C, compiled through the same NVRTC path (P2).
+//! `gpu-bench cubins <dir>`: writes the CUBINs of vec_add and saxpy, ours and hand-written,
+//! for `cuobjdump -sass` (P8).
+
+use std::ffi::c_void;
+use std::time::Instant;
+
+use cudarc::driver::sys;
+use gpu_runtime::prelude::*;
+use gpu_runtime::DtypeKind;
+
+#[gpu_kernel]
+fn vec_add<T: Float>(a: &[T], b: &[T], c: &mut [T]) {
+    let i = grid_1d();
+    if i < a.len() {
+        c[i] = a[i] + b[i];
+    }
+}
+
+#[gpu_kernel]
+fn saxpy<T: Float>(alpha: T, x: &[T], y: &mut [T]) {
+    let i = grid_1d();
+    if i < y.len() {
+        y[i] = alpha * x[i] + y[i];
+    }
+}
+
+/// Hand-written CUDA C, compiled through the same NVRTC path as the kernels above.
+mod hand {
+    use std::sync::atomic::AtomicU32;
+
+    use gpu_runtime::{KernelDef, KernelOptions, ParamDef};
+
+    const OPTIONS: KernelOptions = KernelOptions {
+        fast_math: false,
+        max_registers: None,
+        launch_bounds: None,
+        line_info: false,
+        debug: false,
+    };
+
+    macro_rules! hand_kernel {
+        ($name:ident, $c_name:literal, $source:expr) => {
+            pub static $name: KernelDef = {
+                static SLOTS: [AtomicU32; 1] = [AtomicU32::new(0)];
+                static PARAMS: [ParamDef; 0] = [];
+                KernelDef {
+                    name: $c_name,
+                    c_name: $c_name,
+                    source: $source,
+                    generics: &[],
+                    params: &PARAMS,
+                    options: OPTIONS,
+                    signatures: &[],
+                    signature_slots: &SLOTS,
+                }
+            };
+        };
+    }
+
+    // The peers' kernel (CuPy RawKernel in peers.py): no __restrict__.
+    hand_kernel!(VEC_ADD, "hand_vec_add", r#"
+extern "C" __global__ void hand_vec_add(const float* a, const float* b, float* c, unsigned long long n) {
+    unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) { c[i] = a[i] + b[i]; }
+}
+"#);
+    // What a CUDA programmer who knows the arrays do not alias writes.
+    hand_kernel!(VEC_ADD_RESTRICT, "hand_vec_add_restrict", r#"
+extern "C" __global__ void hand_vec_add_restrict(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c, unsigned long long n) {
+    unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) { c[i] = a[i] + b[i]; }
+}
+"#);
+    hand_kernel!(SAXPY_RESTRICT, "hand_saxpy_restrict", r#"
+extern "C" __global__ void hand_saxpy_restrict(float alpha, const float* __restrict__ x, float* __restrict__ y, unsigned long long n) {
+    unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) { y[i] = alpha * x[i] + y[i]; }
+}
+"#);
+}
+
+#[gpu_kernel]
+fn tiny(x: &mut [f32]) {
+    if thread_idx().x == 0 {
+        x[0] += 1.0;
+    }
+}
+
+fn main() {
+    let what = std::env::args().nth(1).unwrap_or_default();
+    let result = match what.as_str() {
+        "first-launch" => first_launch(),
+        "launch-overhead" => launch_overhead(),
+        "bandwidth" => bandwidth(),
+        "cubins" => cubins(std::env::args().nth(2).unwrap_or_else(|| ".".into())),
+        _ => {
+            eprintln!("usage: gpu-bench first-launch | launch-overhead | bandwidth | cubins <dir>");
+            std::process::exit(2);
+        }
+    };
+    if let Err(e) = result {
+        eprintln!("gpu-bench {what}: {e}");
+        std::process::exit(1);
+    }
+}
+
+fn ms(t: Instant) -> f64 {
+    t.elapsed().as_secs_f64() * 1e3
+}
+
+fn first_launch() -> Result<(), GpuError> {
+    let t = Instant::now();
+    let dev = Device::cuda(0)?;
+    let context_ms = ms(t);
+    let n = 1 << 20;
+    let a = dev.to_device(&vec![1.0f32; n])?;
+    let b = dev.to_device(&vec![2.0f32; n])?;
+    let mut c = dev.zeros::<f32>(n)?;
+    dev.synchronize()?;
+    // From here: specialise, cache lookup or NVRTC, module load, launch, completion.
+    let t = Instant::now();
+    launch!(vec_add[n / 256, 256](&a, &b, &mut c))?;
+    dev.synchronize()?;
+    let first_ms = ms(t);
+    let t = Instant::now();
+    launch!(vec_add[n / 256, 256](&a, &b, &mut c))?;
+    dev.synchronize()?;
+    let second_ms = ms(t);
+    if c.to_host()?.iter().any(|&v| v != 3.0) {
+        return Err(GpuError::InvalidArgument("vec_add gave a wrong result".into()));
+    }
+    println!("context_ms {context_ms:.2}");
+    println!("first_launch_ms {first_ms:.3}");
+    println!("second_launch_ms {second_ms:.3}");
+    Ok(())
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    v[v.len() / 2]
+}
+
+/// Host microseconds per launch over one batch of `launch`, short enough that the
+/// driver's queue never fills (so the GPU's speed does not enter).
+fn batch_us(dev: &Device, mut launch: impl FnMut() -> Result<(), GpuError>) -> Result<f64, GpuError> {
+    const BATCH: usize = 200;
+    dev.synchronize()?;
+    let t = Instant::now();
+    for _ in 0..BATCH {
+        launch()?;
+    }
+    let us = t.elapsed().as_secs_f64() * 1e6 / BATCH as f64;
+    dev.synchronize()?;
+    Ok(us)
+}
+
+fn raw_launch(f: sys::CUfunction, grid: u32, block: u32, params: &mut [*mut c_void]) -> Result<(), GpuError> {
+    // SAFETY: `params` matches the kernel's C parameter list (built by the caller from the
+    // same arrays the typed launch uses); the default stream of the current context.
+    let r = unsafe {
+        sys::cuLaunchKernel(
+            f,
+            grid,
+            1,
+            1,
+            block,
+            1,
+            1,
+            0,
+            std::ptr::null_mut(),
+            params.as_mut_ptr(),
+            std::ptr::null_mut(),
+        )
+    };
+    if r == sys::cudaError_enum::CUDA_SUCCESS {
+        Ok(())
+    } else {
+        Err(GpuError::InvalidArgument(format!("cuLaunchKernel: {r:?}")))
+    }
+}
+
+fn launch_overhead() -> Result<(), GpuError> {
+    let dev = Device::cuda(0)?;
+    let mut x = dev.zeros::<f32>(1)?;
+    launch!(tiny[1, 32](&mut x))?;
+    let tiny_fn = dev.cu_function(tiny.definition(), &[])?;
+    let mut x_ptr = device_ptr_of(&x)?;
+    let mut x_len = 1u64;
+
+    let n = 1 << 10;
+    let a = dev.to_device(&vec![1.0f32; n])?;
+    let b = dev.to_device(&vec![2.0f32; n])?;
+    let mut c = dev.zeros::<f32>(n)?;
+    launch!(vec_add[n / 256, 256](&a, &b, &mut c))?;
+    let add_fn = dev.cu_function(vec_add.definition(), &[DtypeKind::F32])?;
+    let (mut pa, mut pb, mut pc) = (device_ptr_of(&a)?, device_ptr_of(&b)?, device_ptr_of(&c)?);
+    let (mut la, mut lb, mut lc) = (n as u64, n as u64, n as u64);
+
+    // Batches of the four variants interleave, so drift in the machine's state (clocks,
+    // queue, caches) reaches all of them alike; the median batch of each is reported.
+    let mut ours1 = Vec::new();
+    let mut raw1 = Vec::new();
+    let mut ours4 = Vec::new();
+    let mut raw4 = Vec::new();
+    for _ in 0..400 {
+        ours1.push(batch_us(&dev, || launch!(tiny[1, 32](&mut x)))?);
+        raw1.push(batch_us(&dev, || {
+            let mut p = [&mut x_ptr as *mut u64 as *mut c_void, &mut x_len as *mut u64 as *mut c_void];
+            raw_launch(tiny_fn, 1, 32, &mut p)
+        })?);
+        ours4.push(batch_us(&dev, || launch!(vec_add[n / 256, 256](&a, &b, &mut c)))?);
+        raw4.push(batch_us(&dev, || {
+            let mut p = [
+                &mut pa as *mut u64 as *mut c_void,
+                &mut la as *mut u64 as *mut c_void,
+                &mut pb as *mut u64 as *mut c_void,
+                &mut lb as *mut u64 as *mut c_void,
+                &mut pc as *mut u64 as *mut c_void,
+                &mut lc as *mut u64 as *mut c_void,
+            ];
+            raw_launch(add_fn, (n / 256) as u32, 256, &mut p)
+        })?);
+    }
+    let (o1, r1, o4, r4) = (median(&mut ours1), median(&mut raw1), median(&mut ours4), median(&mut raw4));
+    println!("launch_us_typed_1arg {o1:.3}");
+    println!("launch_us_raw_1arg {r1:.3}");
+    println!("launch_ratio_1arg {:.3}", o1 / r1);
+    println!("launch_us_typed_3arrays {o4:.3}");
+    println!("launch_us_raw_3arrays {r4:.3}");
+    println!("launch_ratio_3arrays {:.3}", o4 / r4);
+    Ok(())
+}
+
+/// The device address of `array`, as the launcher passes it.
+fn device_ptr_of(array: &DeviceArray<f32>) -> Result<u64, GpuError> {
+    array
+        .device_ptr()
+        .ok_or_else(|| GpuError::InvalidArgument("not a CUDA array".into()))
+}
+
+fn event_error(e: cudarc::driver::DriverError) -> GpuError {
+    GpuError::Driver {
+        operation: "event",
+        source: e,
+    }
+}
+
+/// Milliseconds per call of `launch`, timed with CUDA events over `reps` calls after a
+/// warm-up, on the default stream.
+fn event_ms(dev: &Device, reps: usize, mut launch: impl FnMut() -> Result<(), GpuError>) -> Result<f64, GpuError> {
+    use cudarc::driver::result::event;
+    for _ in 0..3 {
+        launch()?;
+    }
+    dev.synchronize()?;
+    let start = event::create(sys::CUevent_flags::CU_EVENT_DEFAULT).map_err(event_error)?;
+    let end = event::create(sys::CUevent_flags::CU_EVENT_DEFAULT).map_err(event_error)?;
+    // SAFETY: both events are live; the null stream is the current context's default.
+    unsafe { event::record(start, std::ptr::null_mut()) }.map_err(event_error)?;
+    for _ in 0..reps {
+        launch()?;
+    }
+    // SAFETY: as above.
+    let elapsed = unsafe {
+        event::record(end, std::ptr::null_mut())
+            .and_then(|_| event::synchronize(end))
+            .and_then(|_| event::elapsed(start, end))
+    }
+    .map_err(event_error)?;
+    // SAFETY: the events are not used again.
+    unsafe {
+        let _ = event::destroy(start);
+        let _ = event::destroy(end);
+    }
+    Ok(elapsed as f64 / reps as f64)
+}
+
+fn bandwidth() -> Result<(), GpuError> {
+    let dev = Device::cuda(0)?;
+    let n: usize = 1 << 28;
+    // Fresh, non-trivial inputs (never zeros), far larger than the 60 MB L2.
+    let host_a: Vec<f32> = (0..n).map(|i| (i % 1013) as f32 * 0.5).collect();
+    let host_b: Vec<f32> = (0..n).map(|i| (i % 977) as f32 * 0.25).collect();
+    let a = dev.to_device(&host_a)?;
+    let b = dev.to_device(&host_b)?;
+    let mut c = dev.to_device(&vec![f32::NAN; n])?;
+    let bytes = 3.0 * 4.0 * n as f64;
+    let gbps = |ms: f64| bytes / (ms * 1e-3) / 1e9;
+
+    let hand = dev.cu_function(&hand::VEC_ADD, &[])?;
+    let hand_r = dev.cu_function(&hand::VEC_ADD_RESTRICT, &[])?;
+    let (mut pa, mut pb, mut pc, mut nn) = (
+        device_ptr_of(&a)?,
+        device_ptr_of(&b)?,
+        device_ptr_of(&c)?,
+        n as u64,
+    );
+    let blocks = n.div_ceil(256) as u32;
+    let mut ours_forall = Vec::new();
+    let mut ours_256 = Vec::new();
+    let mut hand_plain = Vec::new();
+    let mut hand_restrict = Vec::new();
+    for _ in 0..5 {
+        ours_forall.push(event_ms(&dev, 20, || launch!(vec_add.forall(n)(&a, &b, &mut c)))?);
+        ours_256.push(event_ms(&dev, 20, || launch!(vec_add[n.div_ceil(256), 256](&a, &b, &mut c)))?);
+        hand_plain.push(event_ms(&dev, 20, || {
+            let mut p = [
+                &mut pa as *mut u64 as *mut c_void,
+                &mut pb as *mut u64 as *mut c_void,
+                &mut pc as *mut u64 as *mut c_void,
+                &mut nn as *mut u64 as *mut c_void,
+            ];
+            raw_launch(hand, blocks, 256, &mut p)
+        })?);
+        hand_restrict.push(event_ms(&dev, 20, || {
+            let mut p = [
+                &mut pa as *mut u64 as *mut c_void,
+                &mut pb as *mut u64 as *mut c_void,
+                &mut pc as *mut u64 as *mut c_void,
+                &mut nn as *mut u64 as *mut c_void,
+            ];
+            raw_launch(hand_r, blocks, 256, &mut p)
+        })?);
+    }
+    // Check the result of the last (hand-written) run and of ours.
+    launch!(vec_add.forall(n)(&a, &b, &mut c))?;
+    let out = c.to_host()?;
+    if let Some(i) = (0..n).find(|&i| out[i] != host_a[i] + host_b[i]) {
+        return Err(GpuError::InvalidArgument(format!("vec_add wrong at {i}")));
+    }
+    let attrs = vec_add.attributes::<f32>(&dev)?;
+    let (f, e, h, r) = (
+        median(&mut ours_forall),
+        median(&mut ours_256),
+        median(&mut hand_plain),
+        median(&mut hand_restrict),
+    );
+    println!("vec_add_forall_gbps {:.0}", gbps(f));
+    println!("vec_add_256_gbps {:.0}", gbps(e));
+    println!("vec_add_hand_gbps {:.0}", gbps(h));
+    println!("vec_add_hand_restrict_gbps {:.0}", gbps(r));
+    println!("vec_add_forall_vs_hand {:.3}", h / f);
+    println!("vec_add_forall_vs_hand_restrict {:.3}", r / f);
+    println!("vec_add_registers {}", attrs.registers_per_thread);
+    Ok(())
+}
+
+fn cubins(dir: String) -> Result<(), GpuError> {
+    let dir = std::path::PathBuf::from(dir);
+    std::fs::create_dir_all(&dir).map_err(|e| GpuError::InvalidArgument(e.to_string()))?;
+    let arch = "sm_90";
+    let files = [
+        ("ours_vec_add", vec_add.definition().compile_uncached(&[DtypeKind::F32], arch)?),
+        ("hand_vec_add", hand::VEC_ADD_RESTRICT.compile_uncached(&[], arch)?),
+        ("ours_saxpy", saxpy.definition().compile_uncached(&[DtypeKind::F32], arch)?),
+        ("hand_saxpy", hand::SAXPY_RESTRICT.compile_uncached(&[], arch)?),
+    ];
+    for (name, cubin) in files {
+        let path = dir.join(format!("{name}.cubin"));
+        std::fs::write(&path, cubin).map_err(|e| GpuError::InvalidArgument(e.to_string()))?;
+        println!("wrote {}", path.display());
+    }
+    Ok(())
+}

@@ -175,43 +175,56 @@ fn main() {
         }
     }));
 
-    rows.push(check("precompile, attributes, launch_bounds enforced", || {
-        bounded.precompile(&gpu).map_err(|e| e.to_string())?;
-        let at = bounded.attributes::<f32>(&gpu).map_err(|e| e.to_string())?;
-        if at.max_threads_per_block != 128 || at.registers_per_thread == 0 || at.binary_version != 90 {
-            return Err(format!("unexpected attributes {at:?}"));
-        }
-        let mut a = gpu.zeros::<f32>(1024).map_err(|e| e.to_string())?;
-        match launch!(bounded[4, 256](&mut a)) {
-            Err(GpuError::InvalidLaunch { .. }) => {}
-            other => return Err(format!("a block over the launch bound: {other:?}")),
-        }
-        launch!(bounded[8, 128](&mut a)).map_err(|e| e.to_string())?;
-        let out = a.to_host().map_err(|e| e.to_string())?;
-        if out.iter().enumerate().all(|(i, &v)| v == i as f32) {
-            Ok(format!("{} registers, max {} threads/block", at.registers_per_thread, at.max_threads_per_block))
-        } else {
-            Err("wrong result".to_owned())
-        }
-    }));
+    rows.push(check(
+        "precompile, attributes, launch_bounds enforced",
+        || {
+            bounded.precompile(&gpu).map_err(|e| e.to_string())?;
+            let at = bounded.attributes::<f32>(&gpu).map_err(|e| e.to_string())?;
+            if at.max_threads_per_block != 128
+                || at.registers_per_thread == 0
+                || at.binary_version != 90
+            {
+                return Err(format!("unexpected attributes {at:?}"));
+            }
+            let mut a = gpu.zeros::<f32>(1024).map_err(|e| e.to_string())?;
+            match launch!(bounded[4, 256](&mut a)) {
+                Err(GpuError::InvalidLaunch { .. }) => {}
+                other => return Err(format!("a block over the launch bound: {other:?}")),
+            }
+            launch!(bounded[8, 128](&mut a)).map_err(|e| e.to_string())?;
+            let out = a.to_host().map_err(|e| e.to_string())?;
+            if out.iter().enumerate().all(|(i, &v)| v == i as f32) {
+                Ok(format!(
+                    "{} registers, max {} threads/block",
+                    at.registers_per_thread, at.max_threads_per_block
+                ))
+            } else {
+                Err("wrong result".to_owned())
+            }
+        },
+    ));
 
-    rows.push(check("hot path: 10,000 launches after the first allocate nothing", || {
-        let n = 1 << 12;
-        let a = gpu.zeros::<f32>(n).map_err(|e| e.to_string())?;
-        let mut c = gpu.zeros::<f32>(n).map_err(|e| e.to_string())?;
-        launch!(kernels::vec_add[n / 256, 256](&a, &a, &mut c)).map_err(|e| e.to_string())?;
-        gpu.synchronize().map_err(|e| e.to_string())?;
-        let before = ALLOCATIONS.load(Ordering::Relaxed);
-        for _ in 0..10_000 {
+    rows.push(check(
+        "hot path: 10,000 launches after the first allocate nothing",
+        || {
+            let n = 1 << 12;
+            let a = gpu.zeros::<f32>(n).map_err(|e| e.to_string())?;
+            let mut c = gpu.zeros::<f32>(n).map_err(|e| e.to_string())?;
             launch!(kernels::vec_add[n / 256, 256](&a, &a, &mut c)).map_err(|e| e.to_string())?;
-        }
-        let after = ALLOCATIONS.load(Ordering::Relaxed);
-        gpu.synchronize().map_err(|e| e.to_string())?;
-        match after - before {
-            0 => Ok("0 allocations".to_owned()),
-            k => Err(format!("{k} allocations in 10,000 launches")),
-        }
-    }));
+            gpu.synchronize().map_err(|e| e.to_string())?;
+            let before = ALLOCATIONS.load(Ordering::Relaxed);
+            for _ in 0..10_000 {
+                launch!(kernels::vec_add[n / 256, 256](&a, &a, &mut c))
+                    .map_err(|e| e.to_string())?;
+            }
+            let after = ALLOCATIONS.load(Ordering::Relaxed);
+            gpu.synchronize().map_err(|e| e.to_string())?;
+            match after - before {
+                0 => Ok("0 allocations".to_owned()),
+                k => Err(format!("{k} allocations in 10,000 launches")),
+            }
+        },
+    ));
 
     let passed = rows.iter().filter(|r| r.ok).count();
     let failed = rows.len() - passed;

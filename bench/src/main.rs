@@ -69,25 +69,37 @@ mod hand {
     }
 
     // The peers' kernel (CuPy RawKernel in peers.py): no __restrict__.
-    hand_kernel!(VEC_ADD, "hand_vec_add", r#"
+    hand_kernel!(
+        VEC_ADD,
+        "hand_vec_add",
+        r#"
 extern "C" __global__ void hand_vec_add(const float* a, const float* b, float* c, unsigned long long n) {
     unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) { c[i] = a[i] + b[i]; }
 }
-"#);
+"#
+    );
     // What a CUDA programmer who knows the arrays do not alias writes.
-    hand_kernel!(VEC_ADD_RESTRICT, "hand_vec_add_restrict", r#"
+    hand_kernel!(
+        VEC_ADD_RESTRICT,
+        "hand_vec_add_restrict",
+        r#"
 extern "C" __global__ void hand_vec_add_restrict(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c, unsigned long long n) {
     unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) { c[i] = a[i] + b[i]; }
 }
-"#);
-    hand_kernel!(SAXPY_RESTRICT, "hand_saxpy_restrict", r#"
+"#
+    );
+    hand_kernel!(
+        SAXPY_RESTRICT,
+        "hand_saxpy_restrict",
+        r#"
 extern "C" __global__ void hand_saxpy_restrict(float alpha, const float* __restrict__ x, float* __restrict__ y, unsigned long long n) {
     unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) { y[i] = alpha * x[i] + y[i]; }
 }
-"#);
+"#
+    );
 }
 
 #[gpu_kernel]
@@ -138,7 +150,9 @@ fn first_launch() -> Result<(), GpuError> {
     dev.synchronize()?;
     let second_ms = ms(t);
     if c.to_host()?.iter().any(|&v| v != 3.0) {
-        return Err(GpuError::InvalidArgument("vec_add gave a wrong result".into()));
+        return Err(GpuError::InvalidArgument(
+            "vec_add gave a wrong result".into(),
+        ));
     }
     println!("context_ms {context_ms:.2}");
     println!("first_launch_ms {first_ms:.3}");
@@ -153,7 +167,10 @@ fn median(v: &mut [f64]) -> f64 {
 
 /// Host microseconds per launch over one batch of `launch`, short enough that the
 /// driver's queue never fills (so the GPU's speed does not enter).
-fn batch_us(dev: &Device, mut launch: impl FnMut() -> Result<(), GpuError>) -> Result<f64, GpuError> {
+fn batch_us(
+    dev: &Device,
+    mut launch: impl FnMut() -> Result<(), GpuError>,
+) -> Result<f64, GpuError> {
     const BATCH: usize = 200;
     dev.synchronize()?;
     let t = Instant::now();
@@ -165,7 +182,12 @@ fn batch_us(dev: &Device, mut launch: impl FnMut() -> Result<(), GpuError>) -> R
     Ok(us)
 }
 
-fn raw_launch(f: sys::CUfunction, grid: u32, block: u32, params: &mut [*mut c_void]) -> Result<(), GpuError> {
+fn raw_launch(
+    f: sys::CUfunction,
+    grid: u32,
+    block: u32,
+    params: &mut [*mut c_void],
+) -> Result<(), GpuError> {
     // SAFETY: `params` matches the kernel's C parameter list (built by the caller from the
     // same arrays the typed launch uses); the default stream of the current context.
     let r = unsafe {
@@ -216,10 +238,16 @@ fn launch_overhead() -> Result<(), GpuError> {
     for _ in 0..400 {
         ours1.push(batch_us(&dev, || launch!(tiny[1, 32](&mut x)))?);
         raw1.push(batch_us(&dev, || {
-            let mut p = [&mut x_ptr as *mut u64 as *mut c_void, &mut x_len as *mut u64 as *mut c_void];
+            let mut p = [
+                &mut x_ptr as *mut u64 as *mut c_void,
+                &mut x_len as *mut u64 as *mut c_void,
+            ];
             raw_launch(tiny_fn, 1, 32, &mut p)
         })?);
-        ours4.push(batch_us(&dev, || launch!(vec_add[n / 256, 256](&a, &b, &mut c)))?);
+        ours4.push(batch_us(
+            &dev,
+            || launch!(vec_add[n / 256, 256](&a, &b, &mut c)),
+        )?);
         raw4.push(batch_us(&dev, || {
             let mut p = [
                 &mut pa as *mut u64 as *mut c_void,
@@ -232,7 +260,12 @@ fn launch_overhead() -> Result<(), GpuError> {
             raw_launch(add_fn, (n / 256) as u32, 256, &mut p)
         })?);
     }
-    let (o1, r1, o4, r4) = (median(&mut ours1), median(&mut raw1), median(&mut ours4), median(&mut raw4));
+    let (o1, r1, o4, r4) = (
+        median(&mut ours1),
+        median(&mut raw1),
+        median(&mut ours4),
+        median(&mut raw4),
+    );
     println!("launch_us_typed_1arg {o1:.3}");
     println!("launch_us_raw_1arg {r1:.3}");
     println!("launch_ratio_1arg {:.3}", o1 / r1);
@@ -258,7 +291,11 @@ fn event_error(e: cudarc::driver::DriverError) -> GpuError {
 
 /// Milliseconds per call of `launch`, timed with CUDA events over `reps` calls after a
 /// warm-up, on the default stream.
-fn event_ms(dev: &Device, reps: usize, mut launch: impl FnMut() -> Result<(), GpuError>) -> Result<f64, GpuError> {
+fn event_ms(
+    dev: &Device,
+    reps: usize,
+    mut launch: impl FnMut() -> Result<(), GpuError>,
+) -> Result<f64, GpuError> {
     use cudarc::driver::result::event;
     for _ in 0..3 {
         launch()?;
@@ -312,8 +349,14 @@ fn bandwidth() -> Result<(), GpuError> {
     let mut hand_plain = Vec::new();
     let mut hand_restrict = Vec::new();
     for _ in 0..5 {
-        ours_forall.push(event_ms(&dev, 20, || launch!(vec_add.forall(n)(&a, &b, &mut c)))?);
-        ours_256.push(event_ms(&dev, 20, || launch!(vec_add[n.div_ceil(256), 256](&a, &b, &mut c)))?);
+        ours_forall.push(event_ms(&dev, 20, || {
+            launch!(vec_add.forall(n)(&a, &b, &mut c))
+        })?);
+        ours_256.push(event_ms(
+            &dev,
+            20,
+            || launch!(vec_add[n.div_ceil(256), 256](&a, &b, &mut c)),
+        )?);
         hand_plain.push(event_ms(&dev, 20, || {
             let mut p = [
                 &mut pa as *mut u64 as *mut c_void,
@@ -361,10 +404,26 @@ fn cubins(dir: String) -> Result<(), GpuError> {
     std::fs::create_dir_all(&dir).map_err(|e| GpuError::InvalidArgument(e.to_string()))?;
     let arch = "sm_90";
     let files = [
-        ("ours_vec_add", vec_add.definition().compile_uncached(&[DtypeKind::F32], arch)?),
-        ("hand_vec_add", hand::VEC_ADD_RESTRICT.compile_uncached(&[], arch)?),
-        ("ours_saxpy", saxpy.definition().compile_uncached(&[DtypeKind::F32], arch)?),
-        ("hand_saxpy", hand::SAXPY_RESTRICT.compile_uncached(&[], arch)?),
+        (
+            "ours_vec_add",
+            vec_add
+                .definition()
+                .compile_uncached(&[DtypeKind::F32], arch)?,
+        ),
+        (
+            "hand_vec_add",
+            hand::VEC_ADD_RESTRICT.compile_uncached(&[], arch)?,
+        ),
+        (
+            "ours_saxpy",
+            saxpy
+                .definition()
+                .compile_uncached(&[DtypeKind::F32], arch)?,
+        ),
+        (
+            "hand_saxpy",
+            hand::SAXPY_RESTRICT.compile_uncached(&[], arch)?,
+        ),
     ];
     for (name, cubin) in files {
         let path = dir.join(format!("{name}.cubin"));

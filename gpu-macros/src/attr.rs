@@ -77,7 +77,10 @@ pub fn parse_options(attr: TokenStream, diags: &mut Diagnostics) -> KernelOption
     let items = match Punctuated::<Item, syn::Token![,]>::parse_terminated.parse2(attr) {
         Ok(items) => items,
         Err(e) => {
-            diags.error(e.span(), format!("cannot parse the kernel options: {e}; {KNOWN}"));
+            diags.error(
+                e.span(),
+                format!("cannot parse the kernel options: {e}; {KNOWN}"),
+            );
             return opts;
         }
     };
@@ -137,7 +140,13 @@ pub fn parse_options(attr: TokenStream, diags: &mut Diagnostics) -> KernelOption
     opts
 }
 
-fn int_value(e: &syn::Expr, min: u32, max: u32, what: &str, diags: &mut Diagnostics) -> Option<u32> {
+fn int_value(
+    e: &syn::Expr,
+    min: u32,
+    max: u32,
+    what: &str,
+    diags: &mut Diagnostics,
+) -> Option<u32> {
     let parsed = match e {
         syn::Expr::Lit(syn::ExprLit {
             lit: syn::Lit::Int(i),
@@ -148,7 +157,10 @@ fn int_value(e: &syn::Expr, min: u32, max: u32, what: &str, diags: &mut Diagnost
     match parsed {
         Some(v) if (min..=max).contains(&v) => Some(v),
         _ => {
-            diags.error(e.span(), format!("{what} must be an integer literal from {min} to {max}"));
+            diags.error(
+                e.span(),
+                format!("{what} must be an integer literal from {min} to {max}"),
+            );
             None
         }
     }
@@ -163,13 +175,19 @@ fn signature(e: &syn::Expr, diags: &mut Diagnostics) -> Option<Vec<(Prim, Span)>
     let mut out = Vec::new();
     for el in elems {
         let prim = match el {
-            syn::Expr::Path(p) => p.path.get_ident().and_then(|i| Prim::from_name(&i.to_string())),
+            syn::Expr::Path(p) => p
+                .path
+                .get_ident()
+                .and_then(|i| Prim::from_name(&i.to_string())),
             _ => None,
         };
         match prim {
             Some(p) => out.push((p, el.span())),
             None => {
-                diags.error(el.span(), "expected a dtype: f32 f64 i32 i64 u32 u64 usize isize");
+                diags.error(
+                    el.span(),
+                    "expected a dtype: f32 f64 i32 i64 u32 u64 usize isize",
+                );
                 return None;
             }
         }

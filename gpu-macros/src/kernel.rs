@@ -9,8 +9,8 @@ use syn::spanned::Spanned;
 use crate::attr::{parse_options, KernelOptions};
 use crate::diagnostics::Diagnostics;
 use crate::emit_cuda::{emit_cuda, EmitContext};
-use crate::ir::{Bound, Prim};
 use crate::emit_rust::{emit_rust, CudaParts, RustParts};
+use crate::ir::{Bound, Prim};
 use crate::lower::lower_kernel;
 use crate::signature::{parse_signature, KernelSignature};
 
@@ -94,7 +94,12 @@ fn check_signatures(options: &KernelOptions, sig: &KernelSignature, diags: &mut 
             if !ok {
                 diags.error(
                     *span,
-                    format!("`{}` does not satisfy `{}: {}`", prim.rust_name(), g.ident, g.bound.name()),
+                    format!(
+                        "`{}` does not satisfy `{}: {}`",
+                        prim.rust_name(),
+                        g.ident,
+                        g.bound.name()
+                    ),
                 );
             }
         }

@@ -97,7 +97,12 @@ pub struct CacheUnavailable {
 
 impl fmt::Display for CacheUnavailable {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "kernel cache folder {} is unusable: {}", self.dir.display(), self.reason)
+        write!(
+            f,
+            "kernel cache folder {} is unusable: {}",
+            self.dir.display(),
+            self.reason
+        )
     }
 }
 
@@ -160,7 +165,9 @@ impl DiskCache {
                     Ok(c) => Some(c),
                     Err(e) => {
                         log::warn!("{e}; compiled kernels are kept in memory only");
-                        eprintln!("gpu-runtime: warning: {e}; compiled kernels are kept in memory only");
+                        eprintln!(
+                            "gpu-runtime: warning: {e}; compiled kernels are kept in memory only"
+                        );
                         None
                     }
                 }
@@ -206,7 +213,10 @@ impl DiskCache {
     /// are logged and otherwise ignored: the cache is an optimisation.
     pub fn store(&self, key: &CacheKey, payload: &[u8]) {
         if let Err(e) = self.try_store(key, payload) {
-            log::warn!("could not write kernel cache entry in {}: {e}", self.dir.display());
+            log::warn!(
+                "could not write kernel cache entry in {}: {e}",
+                self.dir.display()
+            );
             return;
         }
         self.prune();
@@ -228,7 +238,9 @@ impl DiskCache {
 
     /// Remove the least recently used entries until the folder is under its limit.
     pub fn prune(&self) {
-        let Ok(entries) = fs::read_dir(&self.dir) else { return };
+        let Ok(entries) = fs::read_dir(&self.dir) else {
+            return;
+        };
         let mut files: Vec<(SystemTime, u64, PathBuf)> = entries
             .flatten()
             .filter(|e| e.file_name().to_string_lossy().ends_with(ENTRY_SUFFIX))
@@ -267,7 +279,10 @@ fn verify(key: &CacheKey, bytes: &[u8]) -> Result<(), String> {
     let len = u64::from_le_bytes(bytes[40..48].try_into().expect("8 bytes")) as usize;
     let payload = &bytes[HEADER_LEN..];
     if payload.len() != len {
-        return Err(format!("payload is {} bytes, header says {len}", payload.len()));
+        return Err(format!(
+            "payload is {} bytes, header says {len}",
+            payload.len()
+        ));
     }
     if Sha256::digest(payload).as_slice() != &bytes[48..80] {
         return Err("payload hash mismatch".to_owned());

@@ -20,7 +20,11 @@ pub const DUMP_ENV: &str = "GPU_RUNTIME_DUMP";
 const CRATE_VERSION: &str = env!("CARGO_PKG_VERSION");
 
 /// The CUBIN of `def` for `dtypes` on `arch`, from the disk cache or from NVRTC.
-pub(crate) fn compile_cached(def: &KernelDef, dtypes: &[DtypeKind], arch: &str) -> Result<Vec<u8>, GpuError> {
+pub(crate) fn compile_cached(
+    def: &KernelDef,
+    dtypes: &[DtypeKind],
+    arch: &str,
+) -> Result<Vec<u8>, GpuError> {
     let source = def.specialize(dtypes)?;
     let options = def.options.nvrtc_flags();
     let signature = def.signature(dtypes);
@@ -43,7 +47,9 @@ pub(crate) fn compile_cached(def: &KernelDef, dtypes: &[DtypeKind], arch: &str) 
             }
             Lookup::Miss => log::debug!("kernel cache miss: {signature} for {arch} ({key:?})"),
             Lookup::Rejected(why) => {
-                log::warn!("kernel cache entry for {signature} ({key:?}) rejected and removed: {why}")
+                log::warn!(
+                    "kernel cache entry for {signature} ({key:?}) rejected and removed: {why}"
+                )
             }
         }
     }
@@ -61,19 +67,29 @@ pub(crate) fn compile_cached(def: &KernelDef, dtypes: &[DtypeKind], arch: &str) 
 }
 
 /// The CUBIN of `def` for `dtypes` on `arch`, from NVRTC, bypassing the cache.
-pub(crate) fn compile_uncached(def: &KernelDef, dtypes: &[DtypeKind], arch: &str) -> Result<Vec<u8>, GpuError> {
+pub(crate) fn compile_uncached(
+    def: &KernelDef,
+    dtypes: &[DtypeKind],
+    arch: &str,
+) -> Result<Vec<u8>, GpuError> {
     let source = def.specialize(dtypes)?;
     let options = def.options.nvrtc_flags();
     run_nvrtc(def, dtypes, arch, &source, &options, Output::Cubin)
 }
 
 /// The PTX of `def` for `dtypes`, for the virtual architecture of `arch`.
-pub(crate) fn compile_ptx(def: &KernelDef, dtypes: &[DtypeKind], arch: &str) -> Result<String, GpuError> {
+pub(crate) fn compile_ptx(
+    def: &KernelDef,
+    dtypes: &[DtypeKind],
+    arch: &str,
+) -> Result<String, GpuError> {
     let source = def.specialize(dtypes)?;
     let options = def.options.nvrtc_flags();
     let virtual_arch = arch.replacen("sm_", "compute_", 1);
     let ptx = run_nvrtc(def, dtypes, &virtual_arch, &source, &options, Output::Ptx)?;
-    Ok(String::from_utf8_lossy(&ptx).trim_end_matches('\0').to_owned())
+    Ok(String::from_utf8_lossy(&ptx)
+        .trim_end_matches('\0')
+        .to_owned())
 }
 
 fn run_nvrtc(
@@ -85,20 +101,25 @@ fn run_nvrtc(
     output: Output,
 ) -> Result<Vec<u8>, GpuError> {
     let options: Vec<&str> = options.iter().map(String::as_str).collect();
-    compile_program(source, &format!("{}.cu", def.name), arch, &options, output).map_err(|failure| match failure {
-        CompileFailure::Environment(e) => e,
-        CompileFailure::Rejected { log } => GpuError::Compile {
-            kernel: def.name.to_owned(),
-            signature: def.signature(dtypes),
-            arch: arch.to_owned(),
-            log,
-            source_code: source.to_owned(),
+    compile_program(source, &format!("{}.cu", def.name), arch, &options, output).map_err(
+        |failure| match failure {
+            CompileFailure::Environment(e) => e,
+            CompileFailure::Rejected { log } => GpuError::Compile {
+                kernel: def.name.to_owned(),
+                signature: def.signature(dtypes),
+                arch: arch.to_owned(),
+                log,
+                source_code: source.to_owned(),
+            },
         },
-    })
+    )
 }
 
 fn dump(def: &KernelDef, dtypes: &[DtypeKind], arch: &str, source: &str, options: &[String]) {
-    let Some(dir) = std::env::var_os(DUMP_ENV).filter(|d| !d.is_empty()).map(PathBuf::from) else {
+    let Some(dir) = std::env::var_os(DUMP_ENV)
+        .filter(|d| !d.is_empty())
+        .map(PathBuf::from)
+    else {
         return;
     };
     let names: Vec<&str> = dtypes.iter().map(|d| d.rust_name()).collect();
@@ -112,7 +133,13 @@ fn dump(def: &KernelDef, dtypes: &[DtypeKind], arch: &str, source: &str, options
     write("cu", source.as_bytes());
     let virtual_arch = arch.replacen("sm_", "compute_", 1);
     let opts: Vec<&str> = options.iter().map(String::as_str).collect();
-    match compile_program(source, &format!("{}.cu", def.name), &virtual_arch, &opts, Output::Ptx) {
+    match compile_program(
+        source,
+        &format!("{}.cu", def.name),
+        &virtual_arch,
+        &opts,
+        Output::Ptx,
+    ) {
         Ok(ptx) => write("ptx", &ptx),
         Err(e) => log::warn!("{DUMP_ENV}: no PTX for {stem}: {e:?}"),
     }

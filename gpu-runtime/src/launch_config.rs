@@ -162,7 +162,10 @@ impl<'s> LaunchConfig<'s> {
             Shape::ForAll(Some(0)) => return Ok(None),
             Shape::ForAll(Some(n)) => {
                 let block = auto_block as u64;
-                (Extents([Some(n.div_ceil(block)), Some(1), Some(1)]), Extents([Some(block), Some(1), Some(1)]))
+                (
+                    Extents([Some(n.div_ceil(block)), Some(1), Some(1)]),
+                    Extents([Some(block), Some(1), Some(1)]),
+                )
             }
         };
         let grid = dims("grid", grid, limits.max_grid).map_err(fail)?;

@@ -46,9 +46,9 @@ mod stream;
 
 pub use array::DeviceArray;
 pub use compile::DUMP_ENV;
-pub use cuda::FunctionAttributes;
 pub use cuda::libraries::NVRTC_ENV;
 pub use cuda::nvrtc::nvrtc_version;
+pub use cuda::FunctionAttributes;
 pub use cuda_prelude::CUDA_PRELUDE;
 pub use device::{Backend, Device, BACKEND_ENV};
 pub use dtype::{Bound, Dtype, DtypeKind, Float, Int, Num};

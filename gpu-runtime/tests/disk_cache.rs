@@ -15,7 +15,13 @@ use gpu_runtime::DtypeKind;
 
 const CHILD_ENV: &str = "DISK_CACHE_CHILD";
 
-fn inputs<'a>(source: &'a str, options: &'a [String], arch: &'a str, nvrtc: &'a str, version: &'a str) -> CacheInputs<'a> {
+fn inputs<'a>(
+    source: &'a str,
+    options: &'a [String],
+    arch: &'a str,
+    nvrtc: &'a str,
+    version: &'a str,
+) -> CacheInputs<'a> {
     CacheInputs {
         source,
         options,
@@ -73,7 +79,10 @@ fn the_key_changes_with_every_input() {
     let a = CacheKey::of(&inputs("ab", &[], "sm_90", "c", "v"));
     let b = CacheKey::of(&inputs("a", &[], "sm_90", "bc", "v"));
     assert_ne!(a, b);
-    assert_eq!(base, CacheKey::of(&inputs("src", &opts, "sm_90", "nvrtc 13.0", "0.1.0")));
+    assert_eq!(
+        base,
+        CacheKey::of(&inputs("src", &opts, "sm_90", "nvrtc 13.0", "0.1.0"))
+    );
 }
 
 #[test]
@@ -86,7 +95,11 @@ fn a_stored_entry_loads_back_exactly() {
     cache.store(&key, &data);
     assert_eq!(cache.load(&key), Lookup::Hit(data));
     // No temporary files are left behind.
-    let names: Vec<String> = std::fs::read_dir(dir.path()).unwrap().flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect();
+    let names: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
     assert_eq!(names.len(), 1, "{names:?}");
 }
 
@@ -112,7 +125,10 @@ fn damaged(damage: impl Fn(&mut Vec<u8>)) -> Lookup {
 fn truncated_entries_are_rejected() {
     for keep in [0usize, 10, 79, 80, 4_000] {
         let r = damaged(|b| b.truncate(keep));
-        assert!(matches!(r, Lookup::Rejected(_)), "truncated to {keep}: {r:?}");
+        assert!(
+            matches!(r, Lookup::Rejected(_)),
+            "truncated to {keep}: {r:?}"
+        );
     }
 }
 
@@ -120,7 +136,10 @@ fn truncated_entries_are_rejected() {
 fn flipped_bits_anywhere_are_rejected() {
     for at in [0usize, 9, 45, 60, 100, 3_000, 5_079] {
         let r = damaged(|b| b[at] ^= 0x10);
-        assert!(matches!(r, Lookup::Rejected(_)), "bit flipped at {at}: {r:?}");
+        assert!(
+            matches!(r, Lookup::Rejected(_)),
+            "bit flipped at {at}: {r:?}"
+        );
     }
 }
 
@@ -133,13 +152,20 @@ fn an_entry_written_for_another_key_is_rejected() {
     cache.store(&a, &payload(1, 1_000));
     let a_path = entries(dir.path()).remove(0);
     cache.store(&b, &payload(2, 1_000));
-    let b_path = entries(dir.path()).into_iter().find(|p| *p != a_path).unwrap();
+    let b_path = entries(dir.path())
+        .into_iter()
+        .find(|p| *p != a_path)
+        .unwrap();
     std::fs::copy(&a_path, &b_path).unwrap();
     match cache.load(&b) {
         Lookup::Rejected(why) => assert!(why.contains("another key"), "{why}"),
         other => panic!("a foreign entry was not rejected: {other:?}"),
     }
-    std::fs::write(&a_path, b"not a cache entry at all, but long enough to have a header......................").unwrap();
+    std::fs::write(
+        &a_path,
+        b"not a cache entry at all, but long enough to have a header......................",
+    )
+    .unwrap();
     assert!(matches!(cache.load(&a), Lookup::Rejected(_)));
 }
 
@@ -163,7 +189,11 @@ fn a_read_only_folder_is_unusable() {
     std::fs::set_permissions(&ro, std::fs::Permissions::from_mode(0o555)).unwrap();
     // Root ignores permission bits; then use a folder of a read-only file system instead.
     let privileged = std::fs::write(ro.join("probe"), b"x").is_ok();
-    let target = if privileged { PathBuf::from("/proc/sys") } else { ro.clone() };
+    let target = if privileged {
+        PathBuf::from("/proc/sys")
+    } else {
+        ro.clone()
+    };
     let e = DiskCache::open(&target, 1 << 20).unwrap_err();
     assert!(e.to_string().contains("cannot write"), "{target:?}: {e}");
     std::fs::set_permissions(&ro, std::fs::Permissions::from_mode(0o755)).unwrap();
@@ -174,7 +204,9 @@ fn the_least_recently_used_entries_are_evicted_past_the_limit() {
     let dir = temp_dir();
     let entry = 10_000;
     let cache = DiskCache::open(dir.path(), 3 * entry as u64 + 500).unwrap();
-    let keys: Vec<CacheKey> = (0..6).map(|i| CacheKey::of(&inputs(&i.to_string(), &[], "sm_90", "n", "v"))).collect();
+    let keys: Vec<CacheKey> = (0..6)
+        .map(|i| CacheKey::of(&inputs(&i.to_string(), &[], "sm_90", "n", "v")))
+        .collect();
     for (i, k) in keys.iter().take(3).enumerate() {
         cache.store(k, &payload(i as u32, entry - 80));
         std::thread::sleep(std::time::Duration::from_millis(20));
@@ -183,10 +215,20 @@ fn the_least_recently_used_entries_are_evicted_past_the_limit() {
     assert!(matches!(cache.load(&keys[0]), Lookup::Hit(_)));
     std::thread::sleep(std::time::Duration::from_millis(20));
     cache.store(&keys[3], &payload(3, entry - 80));
-    let total: u64 = entries(dir.path()).iter().map(|p| p.metadata().unwrap().len()).sum();
+    let total: u64 = entries(dir.path())
+        .iter()
+        .map(|p| p.metadata().unwrap().len())
+        .sum();
     assert!(total <= 3 * entry as u64 + 500, "total {total}");
-    assert!(matches!(cache.load(&keys[0]), Lookup::Hit(_)), "the recently used entry was evicted");
-    assert_eq!(cache.load(&keys[1]), Lookup::Miss, "the least recently used entry survived");
+    assert!(
+        matches!(cache.load(&keys[0]), Lookup::Hit(_)),
+        "the recently used entry was evicted"
+    );
+    assert_eq!(
+        cache.load(&keys[1]),
+        Lookup::Miss,
+        "the least recently used entry survived"
+    );
     assert!(matches!(cache.load(&keys[3]), Lookup::Hit(_)));
 }
 
@@ -196,18 +238,27 @@ fn run_children(role: &str, n: usize, envs: &[(&str, &Path)]) -> Vec<std::proces
     let children: Vec<_> = (0..n)
         .map(|i| {
             let mut c = Command::new(&exe);
-            c.args(["--exact", &test_name, "--ignored", "--nocapture", "--test-threads=1"])
-                .env(CHILD_ENV, role)
-                .env("CHILD_INDEX", i.to_string())
-                .stdout(std::process::Stdio::piped())
-                .stderr(std::process::Stdio::piped());
+            c.args([
+                "--exact",
+                &test_name,
+                "--ignored",
+                "--nocapture",
+                "--test-threads=1",
+            ])
+            .env(CHILD_ENV, role)
+            .env("CHILD_INDEX", i.to_string())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped());
             for (k, v) in envs {
                 c.env(k, v);
             }
             c.spawn().unwrap()
         })
         .collect();
-    children.into_iter().map(|c| c.wait_with_output().unwrap()).collect()
+    children
+        .into_iter()
+        .map(|c| c.wait_with_output().unwrap())
+        .collect()
 }
 
 fn is_child(role: &str) -> bool {
@@ -219,7 +270,11 @@ fn eight_processes_fill_one_cache_at_once_and_never_load_a_bad_entry() {
     let dir = temp_dir();
     let outputs = run_children("fill", 8, &[("FILL_DIR", dir.path())]);
     for o in &outputs {
-        assert!(o.status.success(), "a child failed: {}", String::from_utf8_lossy(&o.stderr));
+        assert!(
+            o.status.success(),
+            "a child failed: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
     }
     // Whatever is left is whole and right.
     let cache = DiskCache::open(dir.path(), 1 << 30).unwrap();
@@ -235,7 +290,10 @@ fn eight_processes_fill_one_cache_at_once_and_never_load_a_bad_entry() {
 #[test]
 #[ignore = "a child process of its parent test, which runs it"]
 fn child_fill() {
-    assert!(is_child("fill"), "run by its parent test, with {CHILD_ENV} set");
+    assert!(
+        is_child("fill"),
+        "run by its parent test, with {CHILD_ENV} set"
+    );
     let dir = PathBuf::from(std::env::var_os("FILL_DIR").unwrap());
     let cache = DiskCache::open(&dir, 1 << 30).unwrap();
     let me: u32 = std::env::var("CHILD_INDEX").unwrap().parse().unwrap();
@@ -244,7 +302,9 @@ fn child_fill() {
             let i = (j + me * 5 + round) % 40;
             let key = CacheKey::of(&inputs(&format!("entry {i}"), &[], "sm_90", "n", "v"));
             match cache.load(&key) {
-                Lookup::Hit(p) => assert_eq!(p, payload(i, 20_000 + i as usize), "bad load of entry {i}"),
+                Lookup::Hit(p) => {
+                    assert_eq!(p, payload(i, 20_000 + i as usize), "bad load of entry {i}")
+                }
                 Lookup::Miss => cache.store(&key, &payload(i, 20_000 + i as usize)),
                 Lookup::Rejected(why) => panic!("entry {i} rejected while others write it: {why}"),
             }
@@ -278,7 +338,12 @@ fn the_compile_path_fills_uses_and_repairs_the_cache() {
     let dir = temp_dir();
     let outputs = run_children("compile", 1, &[("GPU_RUNTIME_CACHE_DIR", dir.path())]);
     let o = &outputs[0];
-    assert!(o.status.success(), "child failed:\n{}\n{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+    assert!(
+        o.status.success(),
+        "child failed:\n{}\n{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
 }
 
 /// Collects `log` records, to check what the compile path reports.
@@ -303,15 +368,26 @@ fn take_log() -> Vec<String> {
 #[test]
 #[ignore = "a child process of its parent test, which runs it"]
 fn child_compile() {
-    assert!(is_child("compile"), "run by its parent test, with {CHILD_ENV} set");
+    assert!(
+        is_child("compile"),
+        "run by its parent test, with {CHILD_ENV} set"
+    );
     log::set_logger(&RECORDER).unwrap();
     log::set_max_level(log::LevelFilter::Trace);
     let dir = PathBuf::from(std::env::var_os("GPU_RUNTIME_CACHE_DIR").unwrap());
     let def = cached_scale.definition();
     let first = def.compile_for_arch(&[], "sm_90").expect("compiles");
     let log = take_log();
-    assert!(log.iter().any(|m| m.starts_with("kernel cache miss: cached_scale for sm_90")), "{log:?}");
-    assert!(log.iter().any(|m| m.starts_with("compiled cached_scale for sm_90 in ")), "{log:?}");
+    assert!(
+        log.iter()
+            .any(|m| m.starts_with("kernel cache miss: cached_scale for sm_90")),
+        "{log:?}"
+    );
+    assert!(
+        log.iter()
+            .any(|m| m.starts_with("compiled cached_scale for sm_90 in ")),
+        "{log:?}"
+    );
     let files = entries(&dir);
     assert_eq!(files.len(), 1, "one entry after one compile");
     let stamp = std::fs::read(&files[0]).unwrap();
@@ -319,10 +395,20 @@ fn child_compile() {
     assert_eq!(def.compile_for_arch(&[], "sm_90").unwrap(), first);
     assert_eq!(std::fs::read(&files[0]).unwrap(), stamp);
     let log = take_log();
-    assert!(log.iter().any(|m| m.starts_with("kernel cache hit: cached_scale for sm_90")), "{log:?}");
-    assert!(!log.iter().any(|m| m.starts_with("compiled")), "a hit must not compile: {log:?}");
+    assert!(
+        log.iter()
+            .any(|m| m.starts_with("kernel cache hit: cached_scale for sm_90")),
+        "{log:?}"
+    );
+    assert!(
+        !log.iter().any(|m| m.starts_with("compiled")),
+        "a hit must not compile: {log:?}"
+    );
     // An edited kernel never loads the old binary: a new entry, a different CUBIN.
-    let edited = edited::cached_scale.definition().compile_for_arch(&[], "sm_90").unwrap();
+    let edited = edited::cached_scale
+        .definition()
+        .compile_for_arch(&[], "sm_90")
+        .unwrap();
     assert_ne!(edited, first);
     assert_eq!(entries(&dir).len(), 2);
     // Another architecture is another entry.
@@ -334,9 +420,17 @@ fn child_compile() {
     bytes[last] ^= 1;
     std::fs::write(&files[0], &bytes).unwrap();
     assert_eq!(def.compile_for_arch(&[], "sm_90").unwrap(), first);
-    assert_eq!(std::fs::read(&files[0]).unwrap(), stamp, "the entry was not rewritten whole");
+    assert_eq!(
+        std::fs::read(&files[0]).unwrap(),
+        stamp,
+        "the entry was not rewritten whole"
+    );
     let log = take_log();
-    assert!(log.iter().any(|m| m.contains("rejected and removed: payload hash mismatch")), "{log:?}");
+    assert!(
+        log.iter()
+            .any(|m| m.contains("rejected and removed: payload hash mismatch")),
+        "{log:?}"
+    );
 }
 
 #[test]
@@ -354,9 +448,15 @@ fn an_unusable_cache_folder_degrades_to_memory_with_one_warning() {
 #[test]
 #[ignore = "a child process of its parent test, which runs it"]
 fn child_unusable() {
-    assert!(is_child("unusable"), "run by its parent test, with {CHILD_ENV} set");
+    assert!(
+        is_child("unusable"),
+        "run by its parent test, with {CHILD_ENV} set"
+    );
     for _ in 0..3 {
-        cached_scale.definition().compile_for_arch(&[], "sm_90").expect("compiles without a cache");
+        cached_scale
+            .definition()
+            .compile_for_arch(&[], "sm_90")
+            .expect("compiles without a cache");
     }
 }
 
@@ -364,7 +464,11 @@ fn child_unusable() {
 fn precompile_for_arch_fills_a_cache_without_a_gpu() {
     let dir = temp_dir();
     let outputs = run_children("precompile", 1, &[("GPU_RUNTIME_CACHE_DIR", dir.path())]);
-    assert!(outputs[0].status.success(), "{}", String::from_utf8_lossy(&outputs[0].stderr));
+    assert!(
+        outputs[0].status.success(),
+        "{}",
+        String::from_utf8_lossy(&outputs[0].stderr)
+    );
     // vec_add over Float: one entry per dtype.
     assert_eq!(entries(dir.path()).len(), 2);
 }
@@ -380,8 +484,14 @@ fn generic_add<T: Float>(a: &[T], b: &mut [T]) {
 #[test]
 #[ignore = "a child process of its parent test, which runs it"]
 fn child_precompile() {
-    assert!(is_child("precompile"), "run by its parent test, with {CHILD_ENV} set");
-    generic_add.definition().precompile_for_arch("sm_90").unwrap();
+    assert!(
+        is_child("precompile"),
+        "run by its parent test, with {CHILD_ENV} set"
+    );
+    generic_add
+        .definition()
+        .precompile_for_arch("sm_90")
+        .unwrap();
     let sigs = generic_add.definition().precompile_signatures();
     assert_eq!(sigs, vec![vec![DtypeKind::F32], vec![DtypeKind::F64]]);
 }
@@ -399,27 +509,57 @@ fn cache_off_writes_nothing_and_dump_writes_source_and_ptx() {
             ("GPU_RUNTIME_DUMP", dump.path()),
         ],
     );
-    assert!(outputs[0].status.success(), "{}", String::from_utf8_lossy(&outputs[0].stderr));
-    assert!(entries(dir.path()).is_empty(), "GPU_RUNTIME_CACHE=0 wrote entries");
-    let cu = std::fs::read_to_string(dump.path().join("generic_add-f64-sm_90.cu")).expect("dumped source");
-    assert!(cu.contains("typedef double T;") && cu.contains("void generic_add("), "{cu}");
-    let ptx = std::fs::read_to_string(dump.path().join("generic_add-f64-sm_90.ptx")).expect("dumped PTX");
-    assert!(ptx.contains(".entry generic_add") && ptx.contains(".target sm_90"), "{ptx}");
+    assert!(
+        outputs[0].status.success(),
+        "{}",
+        String::from_utf8_lossy(&outputs[0].stderr)
+    );
+    assert!(
+        entries(dir.path()).is_empty(),
+        "GPU_RUNTIME_CACHE=0 wrote entries"
+    );
+    let cu = std::fs::read_to_string(dump.path().join("generic_add-f64-sm_90.cu"))
+        .expect("dumped source");
+    assert!(
+        cu.contains("typedef double T;") && cu.contains("void generic_add("),
+        "{cu}"
+    );
+    let ptx =
+        std::fs::read_to_string(dump.path().join("generic_add-f64-sm_90.ptx")).expect("dumped PTX");
+    assert!(
+        ptx.contains(".entry generic_add") && ptx.contains(".target sm_90"),
+        "{ptx}"
+    );
 }
 
 #[test]
 #[ignore = "a child process of its parent test, which runs it"]
 fn child_off() {
-    assert!(is_child("off"), "run by its parent test, with {CHILD_ENV} set");
-    generic_add.definition().compile_for_arch(&[DtypeKind::F64], "sm_90").unwrap();
+    assert!(
+        is_child("off"),
+        "run by its parent test, with {CHILD_ENV} set"
+    );
+    generic_add
+        .definition()
+        .compile_for_arch(&[DtypeKind::F64], "sm_90")
+        .unwrap();
 }
 
 #[test]
 fn ptx_is_available_for_inspection() {
-    let ptx = generic_add.definition().ptx(&[DtypeKind::F32], "sm_90").unwrap();
+    let ptx = generic_add
+        .definition()
+        .ptx(&[DtypeKind::F32], "sm_90")
+        .unwrap();
     assert!(ptx.contains(".target sm_90"), "{ptx}");
     assert!(ptx.contains(".entry generic_add"), "{ptx}");
     assert!(ptx.contains("add.f32"), "f32 arithmetic expected: {ptx}");
-    let ptx = generic_add.definition().ptx(&[DtypeKind::F64], "sm_90").unwrap();
-    assert!(ptx.contains("add.f64") || ptx.contains("add.rn.f64"), "{ptx}");
+    let ptx = generic_add
+        .definition()
+        .ptx(&[DtypeKind::F64], "sm_90")
+        .unwrap();
+    assert!(
+        ptx.contains("add.f64") || ptx.contains("add.rn.f64"),
+        "{ptx}"
+    );
 }

@@ -270,8 +270,14 @@ fn case_forall(dev: &Device, seed: u64) -> Result<Outputs, String> {
     let mut r = rng(seed);
     let mut out = Outputs::new();
     let n = r.random_range(1..200_000);
-    let (a, b) = (uniform_f32(&mut r, n, -1e3, 1e3), uniform_f32(&mut r, n, -1e3, 1e3));
-    let (da, db) = (dev.to_device(&a).map_err(err)?, dev.to_device(&b).map_err(err)?);
+    let (a, b) = (
+        uniform_f32(&mut r, n, -1e3, 1e3),
+        uniform_f32(&mut r, n, -1e3, 1e3),
+    );
+    let (da, db) = (
+        dev.to_device(&a).map_err(err)?,
+        dev.to_device(&b).map_err(err)?,
+    );
     let mut dc = poisoned(dev, n, f32::NAN)?;
     launch!(vec_add.forall(n)(&da, &db, &mut dc)).map_err(err)?;
     let want: Vec<f32> = a.iter().zip(&b).map(|(x, y)| x + y).collect();

@@ -68,9 +68,8 @@ pub(crate) fn require_nvrtc() -> Result<(), GpuError> {
         .get_or_init(|| {
             let loc = located();
             match (&loc.file, loc.forced) {
-                (Some(file), _) => open_by_path(file).map_err(|why| {
-                    (format!("{}: {why}", file.display()), loc.searched.clone())
-                }),
+                (Some(file), _) => open_by_path(file)
+                    .map_err(|why| (format!("{}: {why}", file.display()), loc.searched.clone())),
                 (None, true) => Err((
                     format!("{NVRTC_ENV}={}: no such file", loc.searched[0].display()),
                     loc.searched.clone(),
@@ -142,9 +141,11 @@ fn open_by_path(path: &Path) -> Result<(), String> {
     if unsafe { cudarc::nvrtc::sys::is_culib_present() } {
         Ok(())
     } else {
-        Err("it loaded, but its soname is not one of the names cudarc binds to (libnvrtc.so.13 \
+        Err(
+            "it loaded, but its soname is not one of the names cudarc binds to (libnvrtc.so.13 \
              for CUDA 13); point at the libnvrtc.so.13 of a CUDA 13 install"
-            .to_owned())
+                .to_owned(),
+        )
     }
 }
 
@@ -157,8 +158,15 @@ fn candidate_paths() -> Vec<PathBuf> {
     }
     dirs.extend(ld_so_conf_dirs(Path::new("/etc/ld.so.conf")));
     dirs.extend(
-        ["/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64", "/usr/lib64", "/lib", "/usr/lib"]
-            .map(PathBuf::from),
+        [
+            "/lib/x86_64-linux-gnu",
+            "/usr/lib/x86_64-linux-gnu",
+            "/lib64",
+            "/usr/lib64",
+            "/lib",
+            "/usr/lib",
+        ]
+        .map(PathBuf::from),
     );
     for var in ["CUDA_HOME", "CUDA_PATH", "CUDA_ROOT"] {
         if let Some(root) = std::env::var_os(var) {
@@ -167,7 +175,11 @@ fn candidate_paths() -> Vec<PathBuf> {
         }
     }
     dirs.push("/usr/local/cuda/lib64".into());
-    dirs.extend(python_site_dirs().into_iter().map(|d| d.join("nvidia/cu13/lib")));
+    dirs.extend(
+        python_site_dirs()
+            .into_iter()
+            .map(|d| d.join("nvidia/cu13/lib")),
+    );
     let mut out: Vec<PathBuf> = Vec::new();
     for d in dirs.iter().filter(|d| !d.as_os_str().is_empty()) {
         for n in NAMES {
@@ -190,7 +202,9 @@ fn ld_so_conf_dirs(conf: &Path) -> Vec<PathBuf> {
         if let Some(pattern) = line.strip_prefix("include") {
             // Only the common form `include /etc/ld.so.conf.d/*.conf`.
             let pattern = Path::new(pattern.trim());
-            let (Some(dir), Some(name)) = (pattern.parent(), pattern.file_name()) else { continue };
+            let (Some(dir), Some(name)) = (pattern.parent(), pattern.file_name()) else {
+                continue;
+            };
             let suffix = name.to_string_lossy().trim_start_matches('*').to_owned();
             if let Ok(entries) = std::fs::read_dir(dir) {
                 let mut files: Vec<PathBuf> = entries
@@ -227,7 +241,9 @@ fn python_site_dirs() -> Vec<PathBuf> {
     roots.extend(["/usr/local/lib", "/usr/lib", "/opt/conda/lib"].map(PathBuf::from));
     let mut out = Vec::new();
     for root in roots {
-        let Ok(entries) = std::fs::read_dir(&root) else { continue };
+        let Ok(entries) = std::fs::read_dir(&root) else {
+            continue;
+        };
         for entry in entries.flatten() {
             if entry.file_name().to_string_lossy().starts_with("python3") {
                 out.push(entry.path().join("site-packages"));

@@ -169,7 +169,12 @@ impl CudaDevice {
     }
 
     #[inline]
-    fn loaded(&self, def: &'static KernelDef, sig: usize, dtypes: &[DtypeKind]) -> Result<&LoadedKernel> {
+    fn loaded(
+        &self,
+        def: &'static KernelDef,
+        sig: usize,
+        dtypes: &[DtypeKind],
+    ) -> Result<&LoadedKernel> {
         let id = signature_id(&def.signature_slots[sig])?;
         self.functions.get_or_load(id, || self.load(def, dtypes))
     }
@@ -186,7 +191,11 @@ impl CudaDevice {
     }
 
     /// The attributes of `def`'s `dtypes` signature, compiling and loading it if needed.
-    pub(crate) fn attributes(&self, def: &'static KernelDef, dtypes: &[DtypeKind]) -> Result<FunctionAttributes> {
+    pub(crate) fn attributes(
+        &self,
+        def: &'static KernelDef,
+        dtypes: &[DtypeKind],
+    ) -> Result<FunctionAttributes> {
         def.specialize(dtypes)?; // checks count and bounds before the slot is computed
         let sig = KernelDef::slot_of(dtypes);
         Ok(self.loaded(def, sig, dtypes)?.attributes)

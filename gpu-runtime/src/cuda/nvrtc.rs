@@ -49,13 +49,17 @@ pub(crate) fn compile_program(
 ) -> Result<Vec<u8>, CompileFailure> {
     require_nvrtc().map_err(CompileFailure::Environment)?;
     let rejected = |log: String| CompileFailure::Rejected { log };
-    let src = CString::new(source).map_err(|_| rejected("the source contains a NUL byte".into()))?;
+    let src =
+        CString::new(source).map_err(|_| rejected("the source contains a NUL byte".into()))?;
     let name = CString::new(program_name).map_err(|_| rejected("bad program name".into()))?;
     let program = result::create_program(&src, Some(&name))
         .map_err(|e| rejected(format!("nvrtcCreateProgram failed: {e:?}")))?;
     let program = Program(program);
 
-    let mut options = vec![format!("--gpu-architecture={arch}"), "--std=c++17".to_owned()];
+    let mut options = vec![
+        format!("--gpu-architecture={arch}"),
+        "--std=c++17".to_owned(),
+    ];
     options.extend(extra_options.iter().map(|s| s.to_string()));
     // SAFETY: `program` is live; options are plain strings.
     let compiled = unsafe { result::compile_program(program.0, &options) };
@@ -72,11 +76,13 @@ pub(crate) fn compile_program(
     };
     let mut size = 0usize;
     // SAFETY: `program` is live and compiled; `size` is valid for writes.
-    unsafe { size_fn(program.0, &mut size) }.result().map_err(|e| {
-        rejected(format!(
-            "no {what} from NVRTC: {e:?} (is `{arch}` the right kind of architecture?)"
-        ))
-    })?;
+    unsafe { size_fn(program.0, &mut size) }
+        .result()
+        .map_err(|e| {
+            rejected(format!(
+                "no {what} from NVRTC: {e:?} (is `{arch}` the right kind of architecture?)"
+            ))
+        })?;
     let mut image = vec![0u8; size];
     // SAFETY: `image` holds exactly the `size` bytes NVRTC reported.
     unsafe { get_fn(program.0, image.as_mut_ptr() as *mut c_char) }

@@ -40,7 +40,13 @@ pub(crate) fn run(
     thread: &mut dyn FnMut(),
 ) -> Result<()> {
     let limits = DeviceLimits::simulator();
-    let Some(valid) = cfg.validate(def.name, &limits, limits.max_threads_per_block, SIM_FORALL_BLOCK)? else {
+    let Some(valid) = cfg.validate(
+        def.name,
+        &limits,
+        limits.max_threads_per_block,
+        SIM_FORALL_BLOCK,
+    )?
+    else {
         return Ok(());
     };
     let (grid, block) = (valid.grid, valid.block);

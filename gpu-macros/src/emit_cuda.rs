@@ -224,7 +224,7 @@ impl Emitter<'_> {
             Stmt::Assign(place, Some(op), value) => {
                 let (pty, span) = match place {
                     Place::Local(v) => (self.k.locals[*v].ty, self.k.locals[*v].span),
-                    Place::Index(s, i) => (self.k.slices[*s].elem, i.span),
+                    Place::Index(t, i) => (self.target_elem(*t), i[0].span),
                 };
                 let v = self.expr(value);
                 let target = self.place(place);
@@ -300,6 +300,11 @@ impl Emitter<'_> {
                 }
             }
             Stmt::Block(b) => self.nested(String::new(), b),
+            Stmt::DeclareArray(a, value) => self.declare_array(*a, value.as_ref()),
+            Stmt::Eval(e) => {
+                let v = self.expr(e);
+                self.line(format!("{v};"));
+            }
             Stmt::Line(n) => {
                 if let Some(f) = &self.file {
                     if *n != self.last_line {
@@ -350,10 +355,7 @@ impl Emitter<'_> {
     fn place(&mut self, p: &Place) -> String {
         match p {
             Place::Local(v) => self.k.locals[*v].c_name.clone(),
-            Place::Index(s, i) => {
-                let i = self.expr(i);
-                format!("{}[{i}]", self.k.slices[*s].c_name)
-            }
+            Place::Index(t, i) => self.element(*t, i),
         }
     }
 
@@ -387,6 +389,83 @@ impl Emitter<'_> {
         Some(c)
     }
 
+    fn target_elem(&self, t: Target) -> Ty {
+        match t {
+            Target::Slice(s) => self.k.slices[s].elem,
+            Target::Array(a) => self.k.arrays[a].elem,
+        }
+    }
+
+    /// `name[i]`, `name[i][j]`, ...
+    fn element(&mut self, t: Target, index: &[Expr]) -> String {
+        let mut out = match t {
+            Target::Slice(s) => self.k.slices[s].c_name.clone(),
+            Target::Array(a) => self.k.arrays[a].c_name.clone(),
+        };
+        for i in index {
+            let v = self.expr(i);
+            out.push_str(&format!("[{v}]"));
+        }
+        out
+    }
+
+    fn declare_array(&mut self, a: ArrayId, value: Option<&Expr>) {
+        let arr = self.k.arrays[a].clone();
+        let span = value.map(|v| v.span).unwrap_or_else(Span::call_site);
+        let ty = self.c_type(arr.elem, span);
+        let dims: String = arr.dims.iter().map(|d| format!("[{d}]")).collect();
+        match arr.space {
+            Space::Shared => self.line(format!("__shared__ {ty} {}{dims};", arr.c_name)),
+            Space::DynamicShared => {
+                self.line(format!("{ty}* {} = ({ty}*)gt_dynamic_shared;", arr.c_name));
+                self.line(format!(
+                    "const unsigned long long {} = gt_dynamic_smem_bytes() / sizeof({ty});",
+                    arr.len_c_name
+                ));
+            }
+            Space::Local => {
+                self.line(format!("{ty} {}{dims};", arr.c_name));
+                if let Some(v) = value {
+                    let v = self.expr(v);
+                    let mut access = arr.c_name.clone();
+                    let mut loops = String::new();
+                    for (k, d) in arr.dims.iter().enumerate() {
+                        loops
+                            .push_str(&format!("for (int gt_i{k} = 0; gt_i{k} < {d}; ++gt_i{k}) "));
+                        access.push_str(&format!("[gt_i{k}]"));
+                    }
+                    self.line(format!("{loops}{access} = {v};"));
+                }
+            }
+        }
+    }
+
+    fn intrinsic(&mut self, which: Intrinsic, args: &[Expr]) -> String {
+        let a: Vec<String> = args.iter().map(|e| self.expr(e)).collect();
+        let a = |i: usize| a[i].clone();
+        match which {
+            Intrinsic::SyncThreads => "__syncthreads()".to_owned(),
+            Intrinsic::SyncThreadsCount => format!("__syncthreads_count({})", a(0)),
+            Intrinsic::SyncThreadsAnd => format!("(__syncthreads_and({}) != 0)", a(0)),
+            Intrinsic::SyncThreadsOr => format!("(__syncthreads_or({}) != 0)", a(0)),
+            Intrinsic::ThreadFence => "__threadfence()".to_owned(),
+            Intrinsic::ThreadFenceBlock => "__threadfence_block()".to_owned(),
+            Intrinsic::ThreadFenceSystem => "__threadfence_system()".to_owned(),
+            Intrinsic::LaneId => "gt_lane_id()".to_owned(),
+            Intrinsic::WarpSize => "32u".to_owned(),
+            Intrinsic::ActiveMask => "__activemask()".to_owned(),
+            Intrinsic::Shfl => format!("gt_shfl({}, {}, {})", a(0), a(1), a(2)),
+            Intrinsic::ShflUp => format!("gt_shfl_up({}, {}, {})", a(0), a(1), a(2)),
+            Intrinsic::ShflDown => format!("gt_shfl_down({}, {}, {})", a(0), a(1), a(2)),
+            Intrinsic::ShflXor => format!("gt_shfl_xor({}, {}, {})", a(0), a(1), a(2)),
+            Intrinsic::Ballot => format!("__ballot_sync({}, {})", a(0), a(1)),
+            Intrinsic::Any => format!("(__any_sync({}, {}) != 0)", a(0), a(1)),
+            Intrinsic::All => format!("(__all_sync({}, {}) != 0)", a(0), a(1)),
+            Intrinsic::Eq => format!("gt_eq_sync({}, {})", a(0), a(1)),
+            Intrinsic::SyncWarp => format!("__syncwarp({})", a(0)),
+        }
+    }
+
     /// An expression inside `if (...)`/`while (...)`, without a redundant outer pair.
     fn condition(&mut self, e: &Expr) -> String {
         let s = self.expr(e);
@@ -400,10 +479,50 @@ impl Emitter<'_> {
         match &e.kind {
             ExprKind::Lit(l) => self.literal(l, e.ty, e.span),
             ExprKind::Local(v) => self.k.locals[*v].c_name.clone(),
-            ExprKind::Len(s) => self.k.slices[*s].len_c_name.clone(),
-            ExprKind::Index(s, i) => {
-                let i = self.expr(i);
-                format!("{}[{i}]", self.k.slices[*s].c_name)
+            ExprKind::Len(Target::Slice(s)) => self.k.slices[*s].len_c_name.clone(),
+            ExprKind::Len(Target::Array(a)) => {
+                let arr = &self.k.arrays[*a];
+                match arr.dims.first() {
+                    Some(d) if arr.space != Space::DynamicShared => format!("{d}ull"),
+                    _ => arr.len_c_name.clone(),
+                }
+            }
+            ExprKind::Index(t, i) => self.element(*t, i),
+            ExprKind::Intrinsic(which, args) => self.intrinsic(*which, args),
+            ExprKind::Atomic(op, t, index, args) => {
+                let elem = self.target_elem(*t);
+                let c = self.class(elem, e.span);
+                let ok = match (op, c) {
+                    (_, None) => true,
+                    (_, Some(Class::Bool)) => false,
+                    (
+                        AtomicOp::Min
+                        | AtomicOp::Max
+                        | AtomicOp::And
+                        | AtomicOp::Or
+                        | AtomicOp::Xor,
+                        Some(c),
+                    ) => {
+                        matches!(c, Class::SignedInt | Class::UnsignedInt | Class::AnyInt)
+                    }
+                    (_, Some(Class::AnyNum)) => true,
+                    _ => true,
+                };
+                if !ok {
+                    let d = self.describe(elem);
+                    self.diags.error(
+                        e.span,
+                        format!(
+                            "`atomic_{}` is not available on {d}: CUDA has it for integers only",
+                            op.name()
+                        ),
+                    );
+                }
+                let place = self.element(*t, index);
+                let vals: Vec<String> = args.iter().map(|a| self.expr(a)).collect();
+                let mut all = vec![format!("&{place}")];
+                all.extend(vals);
+                format!("gt_atomic_{}({})", op.name(), all.join(", "))
             }
             ExprKind::Unary(op, inner) => {
                 let v = self.expr(inner);

@@ -27,6 +27,9 @@ pub struct CudaParts {
     pub source: String,
     pub c_name: String,
     pub generic_c_names: Vec<String>,
+    /// Whether the kernel synchronises its threads (the simulator then runs a block's
+    /// threads concurrently).
+    pub synchronizes: bool,
 }
 
 fn bound_path(b: Bound) -> TokenStream {
@@ -67,8 +70,10 @@ pub fn emit_rust(parts: RustParts<'_>) -> TokenStream {
         source: String::new(),
         c_name: name_str.clone(),
         generic_c_names: sig.generics.iter().map(|g| g.ident.to_string()).collect(),
+        synchronizes: false,
     });
     let (source, c_name) = (&cuda.source, &cuda.c_name);
+    let synchronizes = cuda.synchronizes;
 
     // Generic parameters with absolute bounds.
     let generic_idents: Vec<_> = sig.generics.iter().map(|g| &g.ident).collect();
@@ -303,7 +308,7 @@ pub fn emit_rust(parts: RustParts<'_>) -> TokenStream {
                     )
                 } else {
                     #(#sim_lets)*
-                    ::gpu_runtime::__private::launch_sim(__gpu_def, &__gpu_cfg, &mut || {
+                    ::gpu_runtime::__private::launch_sim(__gpu_def, &__gpu_cfg, #synchronizes, &|| {
                         Self::__gpu_sim #turbofish (#(#sim_args),*)
                     })
                 }

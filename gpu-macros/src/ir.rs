@@ -117,6 +117,96 @@ pub enum VarKind {
 
 pub type VarId = usize;
 pub type SliceId = usize;
+pub type ArrayId = usize;
+
+/// Where an array declared in the body lives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Space {
+    /// `shared_array::<T, N>()` / `shared_array_2d::<T, R, C>()`: `__shared__`.
+    Shared,
+    /// `dynamic_shared_array::<T>()`: the launch's dynamic shared memory.
+    DynamicShared,
+    /// `[v; N]`, `[[v; C]; R]`: per-thread local memory (registers when indices are
+    /// known).
+    Local,
+}
+
+/// An array declared in the body.
+#[derive(Clone, Debug)]
+pub struct ArrayVar {
+    pub c_name: String,
+    /// For dynamic shared memory: the name of its length.
+    pub len_c_name: String,
+    pub elem: Ty,
+    /// Extents; empty for dynamic shared memory.
+    pub dims: Vec<u64>,
+    pub space: Space,
+}
+
+/// What can be indexed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Target {
+    Slice(SliceId),
+    Array(ArrayId),
+}
+
+/// Functions of the kernel language beyond arithmetic: barriers, fences, warps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Intrinsic {
+    SyncThreads,
+    SyncThreadsCount,
+    SyncThreadsAnd,
+    SyncThreadsOr,
+    ThreadFence,
+    ThreadFenceBlock,
+    ThreadFenceSystem,
+    LaneId,
+    WarpSize,
+    ActiveMask,
+    Shfl,
+    ShflUp,
+    ShflDown,
+    ShflXor,
+    Ballot,
+    Any,
+    All,
+    Eq,
+    SyncWarp,
+}
+
+/// Atomic read-modify-write operations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AtomicOp {
+    Add,
+    Sub,
+    Min,
+    Max,
+    And,
+    Or,
+    Xor,
+    Exch,
+    Cas,
+    Inc,
+    Dec,
+}
+
+impl AtomicOp {
+    pub fn name(self) -> &'static str {
+        match self {
+            AtomicOp::Add => "add",
+            AtomicOp::Sub => "sub",
+            AtomicOp::Min => "min",
+            AtomicOp::Max => "max",
+            AtomicOp::And => "and",
+            AtomicOp::Or => "or",
+            AtomicOp::Xor => "xor",
+            AtomicOp::Exch => "exch",
+            AtomicOp::Cas => "cas",
+            AtomicOp::Inc => "inc",
+            AtomicOp::Dec => "dec",
+        }
+    }
+}
 
 #[derive(Clone, Debug)]
 pub struct Local {
@@ -235,8 +325,12 @@ pub struct Expr {
 pub enum ExprKind {
     Lit(Lit),
     Local(VarId),
-    Len(SliceId),
-    Index(SliceId, Box<Expr>),
+    Len(Target),
+    Index(Target, Vec<Expr>),
+    /// A barrier, fence or warp function with its arguments.
+    Intrinsic(Intrinsic, Vec<Expr>),
+    /// An atomic on `target[index]` with its operands; the old value.
+    Atomic(AtomicOp, Target, Vec<Expr>, Vec<Expr>),
     Unary(UnOp, Box<Expr>),
     Binary(BinOp, Box<Expr>, Box<Expr>),
     /// A cast to `self.ty`.
@@ -260,12 +354,16 @@ pub struct Block {
 #[derive(Clone, Debug)]
 pub enum Place {
     Local(VarId),
-    Index(SliceId, Expr),
+    Index(Target, Vec<Expr>),
 }
 
 #[derive(Clone, Debug)]
 pub enum Stmt {
     Let(VarId, Option<Expr>),
+    /// An array declaration; local arrays have a value every element starts with.
+    DeclareArray(ArrayId, Option<Expr>),
+    /// An expression evaluated for its effect (a barrier, an atomic).
+    Eval(Expr),
     Assign(Place, Option<BinOp>, Expr),
     If(Expr, Block, Option<Block>),
     While(Expr, Block),

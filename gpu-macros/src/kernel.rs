@@ -57,6 +57,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
             source,
             c_name: lowered.c_name.clone(),
             generic_c_names: lowered.generic_c_names.clone(),
+            synchronizes: lowered.synchronizes,
         })
     } else {
         None

@@ -16,6 +16,9 @@ use crate::types::TypeTable;
 /// The lowered kernel: IR plus the tables it refers to.
 pub struct LoweredKernel {
     pub c_name: String,
+    pub arrays: Vec<ArrayVar>,
+    /// Whether the body synchronises threads (see `Lowerer::synchronizes`).
+    pub synchronizes: bool,
     pub generic_c_names: Vec<String>,
     pub locals: Vec<Local>,
     pub slices: Vec<SliceParam>,
@@ -34,6 +37,7 @@ pub enum LoweredParam {
 enum Binding {
     Local(VarId),
     Slice(SliceId),
+    Array(ArrayId),
 }
 
 struct Lowerer<'a> {
@@ -43,10 +47,14 @@ struct Lowerer<'a> {
     names: NameAllocator,
     locals: Vec<Local>,
     slices: Vec<SliceParam>,
+    arrays: Vec<ArrayVar>,
     scopes: Vec<Vec<(String, Binding)>>,
     loop_depth: usize,
     /// Locals whose `let` failed: already reported, so their uses are not.
     poisoned: Vec<VarId>,
+    /// Whether the body synchronises threads (barriers, warp functions): the simulator
+    /// must then run a block's threads concurrently.
+    synchronizes: bool,
 }
 
 /// What a value expression may be: at the top of a `let`, assignment or value block it
@@ -77,9 +85,11 @@ pub fn lower_kernel(
         names,
         locals: Vec::new(),
         slices: Vec::new(),
+        arrays: Vec::new(),
         scopes: vec![Vec::new()],
         loop_depth: 0,
         poisoned: Vec::new(),
+        synchronizes: false,
     };
     let mut params = Vec::new();
     for p in &sig.params {
@@ -108,6 +118,8 @@ pub fn lower_kernel(
     let body = l.unit_block(body);
     LoweredKernel {
         c_name,
+        arrays: l.arrays,
+        synchronizes: l.synchronizes,
         generic_c_names,
         locals: l.locals,
         slices: l.slices,
@@ -274,6 +286,14 @@ impl Lowerer<'_> {
             syn::Pat::Type(pt) => (&*pt.pat, Some(&*pt.ty)),
             p => (p, None),
         };
+        if let (syn::Pat::Ident(pi), Some(init)) = (pat, &local.init) {
+            if is_array_init(&init.expr)
+                || annotation.is_some_and(|t| matches!(t, syn::Type::Array(_)))
+            {
+                self.let_array(pi, &init.expr, annotation, out);
+                return;
+            }
+        }
         let annotated = match annotation {
             Some(t) => match scalar_type(t, &self.sig.generics, self.diags) {
                 Some(ty) => Some(ty),
@@ -323,6 +343,172 @@ impl Lowerer<'_> {
                  supported as `let` patterns in kernels",
             ),
         }
+    }
+
+    /// `let mut tile = shared_array::<f32, 256>();`, `let mut acc = [0.0f32; 8];`, ...
+    fn let_array(
+        &mut self,
+        pi: &syn::PatIdent,
+        init: &syn::Expr,
+        annotation: Option<&syn::Type>,
+        out: &mut Vec<Stmt>,
+    ) {
+        let rust_name = pi.ident.unraw_string();
+        let declared = match strip_parens(init) {
+            syn::Expr::Call(c) => self.shared_declaration(c),
+            syn::Expr::Repeat(_) => self.local_array(init),
+            other => {
+                self.err(
+                    other.span(),
+                    "an array in a kernel is `shared_array::<T, N>()`, `shared_array_2d::<T, R, C>()`, \
+                     `dynamic_shared_array::<T>()` or a local `[value; N]`",
+                );
+                None
+            }
+        };
+        let Some((mut array, value)) = declared else {
+            return;
+        };
+        if let Some(t) = annotation {
+            self.check_array_annotation(t, &array);
+        }
+        array.c_name = self.names.fresh(&rust_name);
+        if array.space == Space::DynamicShared {
+            array.len_c_name = self.names.fresh(&format!("{rust_name}_len"));
+        }
+        self.arrays.push(array);
+        let id = self.arrays.len() - 1;
+        self.bind(rust_name, Binding::Array(id));
+        out.push(Stmt::DeclareArray(id, value));
+    }
+
+    fn check_array_annotation(&mut self, t: &syn::Type, array: &ArrayVar) {
+        let mut dims = Vec::new();
+        let mut ty = t;
+        while let syn::Type::Array(a) = ty {
+            dims.push(const_usize(&a.len));
+            ty = &a.elem;
+        }
+        let elem = resolve_type_name(ty, &self.sig.generics);
+        let ok = array.space == Space::Local
+            && dims
+                .iter()
+                .map(|d| d.unwrap_or(u64::MAX))
+                .eq(array.dims.iter().copied());
+        match elem {
+            Some(e) if ok => self.unify(e, array.elem, t.span()),
+            _ => self.err(t.span(), "this type does not match the array's value"),
+        }
+    }
+
+    /// The generic arguments of `shared_array::<T, N>()` and friends.
+    fn shared_declaration(&mut self, c: &syn::ExprCall) -> Option<(ArrayVar, Option<Expr>)> {
+        let syn::Expr::Path(p) = &*c.func else {
+            return None;
+        };
+        let seg = p.path.segments.last()?;
+        let name = seg.ident.to_string();
+        if !c.args.is_empty() {
+            self.err(c.args.span(), format!("`{name}` takes no arguments"));
+            return None;
+        }
+        let args: Vec<&syn::GenericArgument> = match &seg.arguments {
+            syn::PathArguments::AngleBracketed(a) => a.args.iter().collect(),
+            _ => Vec::new(),
+        };
+        let (space, dim_count) = match name.as_str() {
+            "shared_array" => (Space::Shared, 1),
+            "shared_array_2d" => (Space::Shared, 2),
+            "dynamic_shared_array" => (Space::DynamicShared, 0),
+            _ => {
+                self.err(c.func.span(), "expected `shared_array::<T, N>()`, `shared_array_2d::<T, R, C>()` or `dynamic_shared_array::<T>()`");
+                return None;
+            }
+        };
+        if args.len() != 1 + dim_count {
+            let form = match dim_count {
+                0 => "dynamic_shared_array::<T>()",
+                1 => "shared_array::<T, N>()",
+                _ => "shared_array_2d::<T, ROWS, COLS>()",
+            };
+            self.err(
+                seg.span(),
+                format!("write `{form}` with the element type and constant sizes"),
+            );
+            return None;
+        }
+        let elem = match args[0] {
+            syn::GenericArgument::Type(t) => scalar_type(t, &self.sig.generics, self.diags)?,
+            other => {
+                self.err(other.span(), "expected the element type");
+                return None;
+            }
+        };
+        let mut dims = Vec::new();
+        for a in &args[1..] {
+            let value = match a {
+                syn::GenericArgument::Const(e) => const_usize(e),
+                syn::GenericArgument::Type(syn::Type::Path(tp)) => {
+                    None.filter(|_: &u64| tp.path.segments.is_empty())
+                }
+                _ => None,
+            };
+            match value {
+                Some(v) if v > 0 => dims.push(v),
+                _ => {
+                    self.err(
+                        a.span(),
+                        "a shared array's size must be a constant integer literal greater than 0; \
+                         for a size known only at launch use `dynamic_shared_array::<T>()`",
+                    );
+                    return None;
+                }
+            }
+        }
+        Some((
+            ArrayVar {
+                c_name: String::new(),
+                len_c_name: String::new(),
+                elem,
+                dims,
+                space,
+            },
+            None,
+        ))
+    }
+
+    /// `[v; N]` or `[[v; C]; R]`.
+    fn local_array(&mut self, init: &syn::Expr) -> Option<(ArrayVar, Option<Expr>)> {
+        let mut dims = Vec::new();
+        let mut e = strip_parens(init);
+        while let syn::Expr::Repeat(r) = e {
+            match const_usize(&r.len) {
+                Some(n) if n > 0 && n <= 1 << 16 => dims.push(n),
+                _ => {
+                    self.err(
+                        r.len.span(),
+                        "a local array's length must be an integer literal from 1 to 65536",
+                    );
+                    return None;
+                }
+            }
+            e = strip_parens(&r.expr);
+        }
+        if dims.len() > 3 {
+            self.err(init.span(), "local arrays have at most 3 dimensions");
+            return None;
+        }
+        let value = self.expr(e, Position::Operand)?;
+        Some((
+            ArrayVar {
+                c_name: String::new(),
+                len_c_name: String::new(),
+                elem: value.ty,
+                dims,
+                space: Space::Local,
+            },
+            Some(value),
+        ))
     }
 
     /// `let (x, y) = grid_2d();` and the other tuple-valued geometry calls.
@@ -467,6 +653,16 @@ impl Lowerer<'_> {
                 self.macro_error(m.mac.path.span(), &m.mac);
                 None
             }
+            // A barrier, fence or atomic: evaluated for its effect.
+            syn::Expr::Call(c)
+                if call_name(c).is_some_and(|n| intrinsic_signature(&n).is_some()) =>
+            {
+                let name = call_name(c)?;
+                self.intrinsic_call(&name, c, true).map(Stmt::Eval)
+            }
+            syn::Expr::Call(c) if call_name(c).is_some_and(|n| atomic_op(&n).is_some()) => {
+                self.expr(e, Position::Operand).map(Stmt::Eval)
+            }
             // An expression evaluated for nothing: check it, emit nothing.
             other => {
                 self.expr(other, Position::Operand);
@@ -586,8 +782,11 @@ impl Lowerer<'_> {
                 let ident = p.path.get_ident()?;
                 match self.lookup(&ident.unraw_string()) {
                     Some(Binding::Local(v)) => Some(Place::Local(v)),
-                    Some(Binding::Slice(_)) => {
-                        self.err(ident.span(), "a slice parameter cannot be assigned; assign its elements: `a[i] = ...`");
+                    Some(Binding::Slice(_) | Binding::Array(_)) => {
+                        self.err(
+                            ident.span(),
+                            "an array cannot be assigned as a whole; assign its elements: `a[i] = ...`",
+                        );
                         None
                     }
                     None => {
@@ -600,16 +799,18 @@ impl Lowerer<'_> {
                 }
             }
             syn::Expr::Index(ix) => {
-                let (slice, index) = self.index_parts(ix)?;
-                if !self.slices[slice].mutable {
-                    let name = self.slices[slice].rust_name.clone();
-                    self.err(
-                        ix.expr.span(),
-                        format!("`{name}` is a `&[T]` parameter and cannot be written; declare it `&mut [T]`"),
-                    );
-                    return None;
+                let (target, index) = self.index_parts(ix)?;
+                if let Target::Slice(slice) = target {
+                    if !self.slices[slice].mutable {
+                        let name = self.slices[slice].rust_name.clone();
+                        self.err(
+                            ix.expr.span(),
+                            format!("`{name}` is a `&[T]` parameter and cannot be written; declare it `&mut [T]`"),
+                        );
+                        return None;
+                    }
                 }
-                Some(Place::Index(slice, index))
+                Some(Place::Index(target, index))
             }
             other => {
                 self.err(
@@ -624,59 +825,146 @@ impl Lowerer<'_> {
     fn place_ty(&self, p: &Place) -> Ty {
         match p {
             Place::Local(v) => self.locals[*v].ty,
-            Place::Index(s, _) => self.slices[*s].elem,
+            Place::Index(t, _) => self.target_elem(*t),
         }
     }
 
-    fn index_parts(&mut self, ix: &syn::ExprIndex) -> Option<(SliceId, Expr)> {
-        let slice = match strip_parens(&ix.expr) {
-            syn::Expr::Path(p) if p.path.get_ident().is_some() => {
-                let ident = p.path.get_ident()?;
-                match self.lookup(&ident.unraw_string()) {
-                    Some(Binding::Slice(s)) => Some(s),
-                    Some(Binding::Local(_)) => {
-                        self.err(
-                            ident.span(),
-                            "only slice parameters can be indexed in kernels",
-                        );
-                        None
-                    }
-                    None => {
-                        self.err(
-                            ident.span(),
-                            format!("cannot find `{ident}` in this kernel"),
-                        );
-                        None
-                    }
-                }
-            }
+    fn target_elem(&self, t: Target) -> Ty {
+        match t {
+            Target::Slice(s) => self.slices[s].elem,
+            Target::Array(a) => self.arrays[a].elem,
+        }
+    }
+
+    /// Resolve the name of something indexable.
+    fn target(&mut self, e: &syn::Expr) -> Option<Target> {
+        let ident = match strip_parens(e) {
+            syn::Expr::Path(p) if p.path.get_ident().is_some() => p.path.get_ident()?.clone(),
             other => {
                 self.err(
                     other.span(),
-                    "only slice parameters can be indexed in kernels: `a[i]`",
+                    "only slice parameters and arrays declared in the kernel can be indexed: `a[i]`",
+                );
+                return None;
+            }
+        };
+        match self.lookup(&ident.unraw_string()) {
+            Some(Binding::Slice(s)) => Some(Target::Slice(s)),
+            Some(Binding::Array(a)) => Some(Target::Array(a)),
+            Some(Binding::Local(v)) => {
+                if !self.poisoned.contains(&v) {
+                    self.err(
+                        ident.span(),
+                        format!("`{ident}` is a number and cannot be indexed"),
+                    );
+                }
+                None
+            }
+            None => {
+                self.err(
+                    ident.span(),
+                    format!("cannot find `{ident}` in this kernel"),
                 );
                 None
             }
-        };
-        if let syn::Expr::Range(r) = &*ix.index {
+        }
+    }
+
+    /// How many indices `target` takes, and whether they come as one tuple (`a[(i, j)]`,
+    /// shared 2-D arrays) rather than chained (`a[i][j]`, local 2-D arrays).
+    fn index_shape(&self, t: Target) -> (usize, bool) {
+        match t {
+            Target::Slice(_) => (1, false),
+            Target::Array(a) => {
+                let arr = &self.arrays[a];
+                match arr.space {
+                    Space::DynamicShared => (1, false),
+                    Space::Shared => (arr.dims.len(), arr.dims.len() > 1),
+                    Space::Local => (arr.dims.len(), false),
+                }
+            }
+        }
+    }
+
+    fn usize_index(&mut self, e: &syn::Expr) -> Option<Expr> {
+        if let syn::Expr::Range(r) = e {
             self.err(
                 r.span(),
                 "sub-slices `a[i..j]` are not supported in kernels; index elements `a[i]`",
             );
             return None;
         }
-        let index = self.expr(&ix.index, Position::Operand);
-        let (slice, index) = (slice?, index?);
-        if let Err(msg) = self.types.unify(index.ty, Ty::Prim(Prim::Usize)) {
-            let _ = msg;
+        let index = self.expr(e, Position::Operand)?;
+        if self.types.unify(index.ty, Ty::Prim(Prim::Usize)).is_err() {
             let found = self.types.describe(index.ty);
             let found = self.name_generics(found);
             self.err(
                 index.span,
-                format!("slices are indexed by `usize`, but this index is `{found}`; convert it with `as usize`"),
+                format!("arrays are indexed by `usize`, but this index is `{found}`; convert it with `as usize`"),
             );
         }
-        Some((slice, index))
+        Some(index)
+    }
+
+    /// The indices of `target` written as `index` (an expression, or a tuple for 2-D
+    /// shared arrays).
+    fn target_indices(&mut self, t: Target, index: &syn::Expr) -> Option<Vec<Expr>> {
+        let (count, tuple) = self.index_shape(t);
+        if tuple {
+            let syn::Expr::Tuple(tup) = strip_parens(index) else {
+                self.err(
+                    index.span(),
+                    format!("this shared array has {count} dimensions: index it `a[(row, col)]`"),
+                );
+                return None;
+            };
+            if tup.elems.len() != count {
+                self.err(
+                    index.span(),
+                    format!("this shared array has {count} dimensions"),
+                );
+                return None;
+            }
+            let out: Vec<Option<Expr>> = tup.elems.iter().map(|e| self.usize_index(e)).collect();
+            out.into_iter().collect()
+        } else {
+            Some(vec![self.usize_index(index)?])
+        }
+    }
+
+    fn index_parts(&mut self, ix: &syn::ExprIndex) -> Option<(Target, Vec<Expr>)> {
+        // `a[i][j]`: walk down to the array, collecting the indices outermost last.
+        let mut chain = vec![&*ix.index];
+        let mut base = &*ix.expr;
+        while let syn::Expr::Index(inner) = strip_parens(base) {
+            chain.push(&*inner.index);
+            base = &*inner.expr;
+        }
+        chain.reverse();
+        let target = self.target(base)?;
+        let (count, tuple) = self.index_shape(target);
+        if tuple {
+            if chain.len() != 1 {
+                self.err(
+                    ix.span(),
+                    "index a 2-D shared array with one tuple: `a[(row, col)]`",
+                );
+                return None;
+            }
+            return Some((target, self.target_indices(target, chain[0])?));
+        }
+        if chain.len() != count {
+            self.err(
+                ix.span(),
+                format!(
+                    "this array has {count} dimension(s) but is indexed {} time(s)",
+                    chain.len()
+                ),
+            );
+            return None;
+        }
+        let indices: Vec<Option<Expr>> = chain.iter().map(|e| self.usize_index(e)).collect();
+        Some((target, indices.into_iter().collect::<Option<Vec<_>>>()?))
     }
 
     // ----- expressions ------------------------------------------------------------------
@@ -751,9 +1039,9 @@ impl Lowerer<'_> {
                 }
             }
             syn::Expr::Index(ix) => {
-                let (slice, index) = self.index_parts(ix)?;
-                let ty = self.slices[slice].elem;
-                mk(ExprKind::Index(slice, Box::new(index)), ty)
+                let (target, index) = self.index_parts(ix)?;
+                let ty = self.target_elem(target);
+                mk(ExprKind::Index(target, index), ty)
             }
             syn::Expr::MethodCall(m) => self.method_call(m),
             syn::Expr::Call(c) => self.call(c),
@@ -927,10 +1215,11 @@ impl Lowerer<'_> {
                     ty: self.locals[v].ty,
                     span,
                 }),
-                Some(Binding::Slice(_)) => {
+                Some(Binding::Slice(_) | Binding::Array(_)) => {
                     self.err(
                         span,
-                        "a slice parameter can only be indexed (`a[i]`) or measured (`a.len()`) in kernels",
+                        "an array can only be indexed (`a[i]`), measured (`a.len()`) or passed to an \
+                         atomic in kernels",
                     );
                     None
                 }
@@ -939,6 +1228,17 @@ impl Lowerer<'_> {
                     None
                 }
             };
+        }
+        if p.path
+            .segments
+            .last()
+            .is_some_and(|s| s.ident == "WARP_SIZE")
+        {
+            return Some(Expr {
+                kind: ExprKind::Lit(Lit::Int(32)),
+                ty: Ty::Prim(Prim::U32),
+                span,
+            });
         }
         // Associated constants: `f32::MAX`, `u32::MAX`, `core::f32::consts::PI`, ...
         let segs: Vec<String> = p
@@ -1069,16 +1369,29 @@ impl Lowerer<'_> {
         if name == "len" && m.args.is_empty() {
             if let syn::Expr::Path(p) = strip_parens(&m.receiver) {
                 if let Some(ident) = p.path.get_ident() {
-                    if let Some(Binding::Slice(s)) = self.lookup(&ident.unraw_string()) {
+                    let target = match self.lookup(&ident.unraw_string()) {
+                        Some(Binding::Slice(s)) => Some(Target::Slice(s)),
+                        Some(Binding::Array(a))
+                            if self.arrays[a].dims.len() <= 1
+                                || self.arrays[a].space == Space::Local =>
+                        {
+                            Some(Target::Array(a))
+                        }
+                        _ => None,
+                    };
+                    if let Some(t) = target {
                         return Some(Expr {
-                            kind: ExprKind::Len(s),
+                            kind: ExprKind::Len(t),
                             ty: Ty::Prim(Prim::Usize),
                             span,
                         });
                     }
                 }
             }
-            self.err(m.receiver.span(), "`.len()` applies to slice parameters");
+            self.err(
+                m.receiver.span(),
+                "`.len()` applies to slice parameters and 1-D arrays",
+            );
             return None;
         }
         let arity = if MATH_UNARY_FLOAT.contains(&name.as_str())
@@ -1169,6 +1482,14 @@ impl Lowerer<'_> {
                 return None;
             }
         }
+        if segs.len() <= 2 || segs.first().is_some_and(|s| s == "gpu_runtime") {
+            if intrinsic_signature(&last).is_some() {
+                return self.intrinsic_call(&last, c, false);
+            }
+            if let Some(op) = atomic_op(&last) {
+                return self.atomic_call(op, c);
+            }
+        }
         // `T::zero()`, `T::from_f64(x)`, `f32::from_usize(i)`, ...
         if segs.len() == 2 {
             let ty_name = &p.path.segments[0].ident;
@@ -1214,6 +1535,124 @@ impl Lowerer<'_> {
             ),
         );
         None
+    }
+
+    /// A barrier, fence or warp function. Those that return nothing are statements.
+    fn intrinsic_call(&mut self, name: &str, c: &syn::ExprCall, statement: bool) -> Option<Expr> {
+        let span = c.span();
+        let (which, params, ret) = intrinsic_signature(name)?;
+        if ret == Ret::Unit && !statement {
+            self.err(
+                span,
+                format!("`{name}()` returns nothing; call it as a statement: `{name}();`"),
+            );
+            return None;
+        }
+        if c.args.len() != params.len() {
+            self.err(span, format!("`{name}` takes {} argument(s)", params.len()));
+            return None;
+        }
+        let value_ty = self.types.fresh(VarKind::Any);
+        let mut args = Vec::new();
+        for (a, p) in c.args.iter().zip(params) {
+            let e = self.expr(a, Position::Operand)?;
+            let want = match p {
+                Arg::U32 => Ty::Prim(Prim::U32),
+                Arg::Bool => Ty::Prim(Prim::Bool),
+                Arg::Value => value_ty,
+            };
+            self.unify(want, e.ty, e.span);
+            args.push(e);
+        }
+        if matches!(
+            which,
+            Intrinsic::SyncThreads
+                | Intrinsic::SyncThreadsCount
+                | Intrinsic::SyncThreadsAnd
+                | Intrinsic::SyncThreadsOr
+                | Intrinsic::ActiveMask
+                | Intrinsic::Shfl
+                | Intrinsic::ShflUp
+                | Intrinsic::ShflDown
+                | Intrinsic::ShflXor
+                | Intrinsic::Ballot
+                | Intrinsic::Any
+                | Intrinsic::All
+                | Intrinsic::Eq
+                | Intrinsic::SyncWarp
+        ) {
+            self.synchronizes = true;
+        }
+        let ty = match ret {
+            Ret::Unit | Ret::Bool => Ty::Prim(Prim::Bool),
+            Ret::U32 => Ty::Prim(Prim::U32),
+            Ret::I32 => Ty::Prim(Prim::I32),
+            Ret::Value => value_ty,
+        };
+        Some(Expr {
+            kind: ExprKind::Intrinsic(which, args),
+            ty,
+            span,
+        })
+    }
+
+    /// `atomic_op(array, index, operands...)`.
+    fn atomic_call(&mut self, op: AtomicOp, c: &syn::ExprCall) -> Option<Expr> {
+        let span = c.span();
+        let operands = match op {
+            AtomicOp::Cas => 2,
+            _ => 1,
+        };
+        let name = format!("atomic_{}", op.name());
+        if c.args.len() != 2 + operands {
+            let form = if op == AtomicOp::Cas {
+                "array, index, compare, value"
+            } else {
+                "array, index, value"
+            };
+            self.err(span, format!("`{name}` takes ({form})"));
+            return None;
+        }
+        let target = self.target(&c.args[0])?;
+        match target {
+            Target::Slice(s) if !self.slices[s].mutable => {
+                let n = self.slices[s].rust_name.clone();
+                self.err(
+                    c.args[0].span(),
+                    format!("`{n}` is a `&[T]` parameter; atomics need a `&mut [T]` parameter or a shared array"),
+                );
+                return None;
+            }
+            Target::Array(a) if self.arrays[a].space == Space::Local => {
+                self.err(
+                    c.args[0].span(),
+                    "atomics apply to `&mut [T]` parameters and shared arrays, not to local arrays",
+                );
+                return None;
+            }
+            _ => {}
+        }
+        let index = self.target_indices(target, &c.args[1])?;
+        let elem = self.target_elem(target);
+        let mut args = Vec::new();
+        for a in c.args.iter().skip(2) {
+            let e = self.expr(a, Position::Operand)?;
+            let want = if matches!(op, AtomicOp::Inc | AtomicOp::Dec) {
+                Ty::Prim(Prim::U32)
+            } else {
+                elem
+            };
+            self.unify(want, e.ty, e.span);
+            args.push(e);
+        }
+        if matches!(op, AtomicOp::Inc | AtomicOp::Dec) {
+            self.unify(elem, Ty::Prim(Prim::U32), c.args[0].span());
+        }
+        Some(Expr {
+            kind: ExprKind::Atomic(op, target, index, args),
+            ty: elem,
+            span,
+        })
     }
 
     fn conversion(&mut self, ty: Ty, name: &str, c: &syn::ExprCall) -> Option<Expr> {
@@ -1464,4 +1903,105 @@ fn constant(segs: &[String]) -> Option<(Prim, Lit)> {
         Prim::Bool => return None,
     };
     Some((prim, lit))
+}
+
+/// Whether `e` declares an array: a shared-array call or `[v; N]`.
+fn is_array_init(e: &syn::Expr) -> bool {
+    match strip_parens(e) {
+        syn::Expr::Repeat(_) => true,
+        syn::Expr::Call(c) => match &*c.func {
+            syn::Expr::Path(p) => p.path.segments.last().is_some_and(|s| {
+                matches!(
+                    s.ident.to_string().as_str(),
+                    "shared_array" | "shared_array_2d" | "dynamic_shared_array"
+                )
+            }),
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
+/// An integer literal (possibly in braces, as const generic arguments come).
+fn const_usize(e: &syn::Expr) -> Option<u64> {
+    match strip_parens(e) {
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(i),
+            ..
+        }) => i.base10_parse().ok(),
+        syn::Expr::Block(b) if b.block.stmts.len() == 1 => match &b.block.stmts[0] {
+            syn::Stmt::Expr(e, None) => const_usize(e),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// How an intrinsic's argument is typed.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Arg {
+    U32,
+    Bool,
+    /// Any dtype, the same for every `Value` argument and a `Value` result.
+    Value,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Ret {
+    Unit,
+    U32,
+    I32,
+    Bool,
+    Value,
+}
+
+fn intrinsic_signature(name: &str) -> Option<(Intrinsic, &'static [Arg], Ret)> {
+    use Arg::*;
+    Some(match name {
+        "sync_threads" => (Intrinsic::SyncThreads, &[], Ret::Unit),
+        "sync_threads_count" => (Intrinsic::SyncThreadsCount, &[Bool], Ret::I32),
+        "sync_threads_and" => (Intrinsic::SyncThreadsAnd, &[Bool], Ret::Bool),
+        "sync_threads_or" => (Intrinsic::SyncThreadsOr, &[Bool], Ret::Bool),
+        "threadfence" => (Intrinsic::ThreadFence, &[], Ret::Unit),
+        "threadfence_block" => (Intrinsic::ThreadFenceBlock, &[], Ret::Unit),
+        "threadfence_system" => (Intrinsic::ThreadFenceSystem, &[], Ret::Unit),
+        "lane_id" => (Intrinsic::LaneId, &[], Ret::U32),
+        "warp_size" => (Intrinsic::WarpSize, &[], Ret::U32),
+        "active_mask" => (Intrinsic::ActiveMask, &[], Ret::U32),
+        "shfl_sync" => (Intrinsic::Shfl, &[U32, Value, U32], Ret::Value),
+        "shfl_up_sync" => (Intrinsic::ShflUp, &[U32, Value, U32], Ret::Value),
+        "shfl_down_sync" => (Intrinsic::ShflDown, &[U32, Value, U32], Ret::Value),
+        "shfl_xor_sync" => (Intrinsic::ShflXor, &[U32, Value, U32], Ret::Value),
+        "ballot_sync" => (Intrinsic::Ballot, &[U32, Bool], Ret::U32),
+        "any_sync" => (Intrinsic::Any, &[U32, Bool], Ret::Bool),
+        "all_sync" => (Intrinsic::All, &[U32, Bool], Ret::Bool),
+        "eq_sync" => (Intrinsic::Eq, &[U32, Value], Ret::Bool),
+        "sync_warp" => (Intrinsic::SyncWarp, &[U32], Ret::Unit),
+        _ => return None,
+    })
+}
+
+fn atomic_op(name: &str) -> Option<AtomicOp> {
+    Some(match name {
+        "atomic_add" => AtomicOp::Add,
+        "atomic_sub" => AtomicOp::Sub,
+        "atomic_min" => AtomicOp::Min,
+        "atomic_max" => AtomicOp::Max,
+        "atomic_and" => AtomicOp::And,
+        "atomic_or" => AtomicOp::Or,
+        "atomic_xor" => AtomicOp::Xor,
+        "atomic_exch" => AtomicOp::Exch,
+        "atomic_cas" => AtomicOp::Cas,
+        "atomic_inc" => AtomicOp::Inc,
+        "atomic_dec" => AtomicOp::Dec,
+        _ => return None,
+    })
+}
+
+/// The last path segment of a call's function, if it is a path.
+fn call_name(c: &syn::ExprCall) -> Option<String> {
+    match &*c.func {
+        syn::Expr::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
+        _ => None,
+    }
 }

@@ -58,8 +58,47 @@ GT_INT(unsigned int)
 GT_INT(unsigned long long)
 static __device__ __forceinline__ int gt_abs(int x) { return x < 0 ? -x : x; }
 static __device__ __forceinline__ long long gt_abs(long long x) { return x < 0 ? -x : x; }
+// Warp functions: CUDA's overloads, plus bool.
+template <typename T> static __device__ __forceinline__ T gt_shfl(unsigned m, T v, unsigned l) { return __shfl_sync(m, v, l); }
+template <typename T> static __device__ __forceinline__ T gt_shfl_up(unsigned m, T v, unsigned d) { return __shfl_up_sync(m, v, d); }
+template <typename T> static __device__ __forceinline__ T gt_shfl_down(unsigned m, T v, unsigned d) { return __shfl_down_sync(m, v, d); }
+template <typename T> static __device__ __forceinline__ T gt_shfl_xor(unsigned m, T v, unsigned x) { return __shfl_xor_sync(m, v, x); }
+static __device__ __forceinline__ bool gt_shfl(unsigned m, bool v, unsigned l) { return __shfl_sync(m, (int)v, l) != 0; }
+static __device__ __forceinline__ bool gt_shfl_up(unsigned m, bool v, unsigned d) { return __shfl_up_sync(m, (int)v, d) != 0; }
+static __device__ __forceinline__ bool gt_shfl_down(unsigned m, bool v, unsigned d) { return __shfl_down_sync(m, (int)v, d) != 0; }
+static __device__ __forceinline__ bool gt_shfl_xor(unsigned m, bool v, unsigned x) { return __shfl_xor_sync(m, (int)v, x) != 0; }
+template <typename T> static __device__ __forceinline__ bool gt_eq_sync(unsigned m, T v) { int p; __match_all_sync(m, v, &p); return p != 0; }
+static __device__ __forceinline__ bool gt_eq_sync(unsigned m, bool v) { int p; __match_all_sync(m, (int)v, &p); return p != 0; }
+static __device__ __forceinline__ unsigned gt_lane_id() { unsigned r; asm volatile("mov.u32 %0, %%laneid;" : "=r"(r)); return r; }
+// Dynamic shared memory: one buffer, sized by the launch.
+extern __shared__ __align__(16) unsigned char gt_dynamic_shared[];
+static __device__ __forceinline__ unsigned gt_dynamic_smem_bytes() { unsigned r; asm volatile("mov.u32 %0, %%dynamic_smem_size;" : "=r"(r)); return r; }
+// Atomics: one overload per dtype, mapped onto the hardware's. `long long` goes through
+// `unsigned long long` (two's complement makes add, exchange and the bit operations
+// the same); floats compare by bits in CAS, as on the hardware.
+typedef unsigned long long gt_u64;
+#define GT_ATOM(op, T, body) static __device__ __forceinline__ T gt_atomic_##op(T* p, T v) { return body; }
+GT_ATOM(add, int, atomicAdd(p, v)) GT_ATOM(add, unsigned, atomicAdd(p, v)) GT_ATOM(add, gt_u64, atomicAdd(p, v))
+GT_ATOM(add, long long, (long long)atomicAdd((gt_u64*)p, (gt_u64)v)) GT_ATOM(add, float, atomicAdd(p, v)) GT_ATOM(add, double, atomicAdd(p, v))
+GT_ATOM(sub, int, atomicSub(p, v)) GT_ATOM(sub, unsigned, atomicSub(p, v)) GT_ATOM(sub, gt_u64, atomicAdd(p, (gt_u64)0 - v))
+GT_ATOM(sub, long long, (long long)atomicAdd((gt_u64*)p, (gt_u64)0 - (gt_u64)v)) GT_ATOM(sub, float, atomicAdd(p, -v)) GT_ATOM(sub, double, atomicAdd(p, -v))
+GT_ATOM(min, int, atomicMin(p, v)) GT_ATOM(min, unsigned, atomicMin(p, v)) GT_ATOM(min, gt_u64, atomicMin(p, v)) GT_ATOM(min, long long, atomicMin(p, v))
+GT_ATOM(max, int, atomicMax(p, v)) GT_ATOM(max, unsigned, atomicMax(p, v)) GT_ATOM(max, gt_u64, atomicMax(p, v)) GT_ATOM(max, long long, atomicMax(p, v))
+GT_ATOM(and, int, atomicAnd(p, v)) GT_ATOM(and, unsigned, atomicAnd(p, v)) GT_ATOM(and, gt_u64, atomicAnd(p, v)) GT_ATOM(and, long long, (long long)atomicAnd((gt_u64*)p, (gt_u64)v))
+GT_ATOM(or, int, atomicOr(p, v)) GT_ATOM(or, unsigned, atomicOr(p, v)) GT_ATOM(or, gt_u64, atomicOr(p, v)) GT_ATOM(or, long long, (long long)atomicOr((gt_u64*)p, (gt_u64)v))
+GT_ATOM(xor, int, atomicXor(p, v)) GT_ATOM(xor, unsigned, atomicXor(p, v)) GT_ATOM(xor, gt_u64, atomicXor(p, v)) GT_ATOM(xor, long long, (long long)atomicXor((gt_u64*)p, (gt_u64)v))
+GT_ATOM(exch, int, atomicExch(p, v)) GT_ATOM(exch, unsigned, atomicExch(p, v)) GT_ATOM(exch, gt_u64, atomicExch(p, v)) GT_ATOM(exch, float, atomicExch(p, v))
+GT_ATOM(exch, long long, (long long)atomicExch((gt_u64*)p, (gt_u64)v)) GT_ATOM(exch, double, __longlong_as_double((long long)atomicExch((gt_u64*)p, (gt_u64)__double_as_longlong(v))))
+GT_ATOM(inc, unsigned, atomicInc(p, v)) GT_ATOM(dec, unsigned, atomicDec(p, v))
+#define GT_CAS(T, body) static __device__ __forceinline__ T gt_atomic_cas(T* p, T c, T v) { return body; }
+GT_CAS(int, atomicCAS(p, c, v)) GT_CAS(unsigned, atomicCAS(p, c, v)) GT_CAS(gt_u64, atomicCAS(p, c, v))
+GT_CAS(long long, (long long)atomicCAS((gt_u64*)p, (gt_u64)c, (gt_u64)v))
+GT_CAS(float, __int_as_float(atomicCAS((int*)p, __float_as_int(c), __float_as_int(v))))
+GT_CAS(double, __longlong_as_double((long long)atomicCAS((gt_u64*)p, (gt_u64)__double_as_longlong(c), (gt_u64)__double_as_longlong(v))))
 #undef GT_F1
 #undef GT_F2
 #undef GT_INT
+#undef GT_ATOM
+#undef GT_CAS
 // end of prelude
 "#;

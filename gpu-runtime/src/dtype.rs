@@ -146,6 +146,12 @@ pub trait Dtype:
 {
     /// The runtime's name for this type.
     const KIND: DtypeKind;
+    #[doc(hidden)]
+    /// The value's bits, zero-extended (for the simulator's shuffles and atomics).
+    fn to_bits64(self) -> u64;
+    #[doc(hidden)]
+    /// The value with these bits (the low `size_of::<Self>()` bytes).
+    fn from_bits64(bits: u64) -> Self;
 }
 
 /// Any number: the arithmetic every numeric dtype supports in a kernel.
@@ -276,18 +282,35 @@ pub trait Int:
 }
 
 macro_rules! impl_dtype {
-    ($($t:ty => $kind:ident),* $(,)?) => {$(
+    ($($t:ty => $kind:ident, $to:expr, $from:expr;)*) => {$(
         impl sealed::Sealed for $t {}
         impl Dtype for $t {
             const KIND: DtypeKind = DtypeKind::$kind;
+            #[inline]
+            fn to_bits64(self) -> u64 {
+                let f: fn($t) -> u64 = $to;
+                f(self)
+            }
+            #[inline]
+            fn from_bits64(bits: u64) -> Self {
+                let f: fn(u64) -> $t = $from;
+                f(bits)
+            }
         }
     )*};
 }
 
-impl_dtype!(
-    bool => Bool, i32 => I32, i64 => I64, u32 => U32, u64 => U64,
-    usize => Usize, isize => Isize, f32 => F32, f64 => F64,
-);
+impl_dtype! {
+    bool => Bool, |v| v as u64, |b| b & 1 != 0;
+    i32 => I32, |v| v as u32 as u64, |b| b as u32 as i32;
+    i64 => I64, |v| v as u64, |b| b as i64;
+    u32 => U32, |v| v as u64, |b| b as u32;
+    u64 => U64, |v| v, |b| b;
+    usize => Usize, |v| v as u64, |b| b as usize;
+    isize => Isize, |v| v as u64, |b| b as isize;
+    f32 => F32, |v| v.to_bits() as u64, |b| f32::from_bits(b as u32);
+    f64 => F64, |v| v.to_bits(), |b| f64::from_bits(b);
+}
 
 macro_rules! impl_num {
     ($($t:ty),*) => {$(

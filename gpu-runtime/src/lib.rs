@@ -31,6 +31,8 @@
 #![deny(missing_docs)]
 
 mod array;
+pub mod atomic;
+mod barrier;
 pub mod cache;
 mod compile;
 mod cuda;
@@ -41,10 +43,20 @@ mod error;
 mod geometry;
 mod kernel;
 mod launch_config;
+pub mod shared;
 mod sim;
 mod stream;
+mod warp;
 
 pub use array::DeviceArray;
+pub use atomic::{
+    atomic_add, atomic_and, atomic_cas, atomic_dec, atomic_exch, atomic_inc, atomic_max,
+    atomic_min, atomic_or, atomic_sub, atomic_xor,
+};
+pub use barrier::{
+    sync_threads, sync_threads_and, sync_threads_count, sync_threads_or, threadfence,
+    threadfence_block, threadfence_system,
+};
 pub use compile::DUMP_ENV;
 pub use cuda::libraries::NVRTC_ENV;
 pub use cuda::nvrtc::nvrtc_version;
@@ -60,14 +72,24 @@ pub use geometry::{
 pub use gpu_macros::gpu_kernel;
 pub use kernel::{GenericParam, KernelDef, KernelOptions, ParamDef, ParamKind};
 pub use launch_config::{Extent, Extents, IntoExtents, LaunchConfig, Shape};
+pub use shared::{dynamic_shared_array, shared_array, shared_array_2d};
 pub use stream::Stream;
+pub use warp::{
+    active_mask, all_sync, any_sync, ballot_sync, eq_sync, lane_id, shfl_down_sync, shfl_sync,
+    shfl_up_sync, shfl_xor_sync, sync_warp, warp_size, WARP_SIZE,
+};
 
 /// Everything a kernel file needs: `use gpu_runtime::prelude::*;`.
 pub mod prelude {
     pub use crate::{
-        block_dim, block_idx, gpu_kernel, grid_1d, grid_2d, grid_3d, grid_dim, gridsize_1d,
-        gridsize_2d, gridsize_3d, launch, thread_idx, Device, DeviceArray, Dim3, Float, GpuError,
-        Int, LaunchConfig, Num, Stream,
+        active_mask, all_sync, any_sync, atomic_add, atomic_and, atomic_cas, atomic_dec,
+        atomic_exch, atomic_inc, atomic_max, atomic_min, atomic_or, atomic_sub, atomic_xor,
+        ballot_sync, block_dim, block_idx, dynamic_shared_array, eq_sync, gpu_kernel, grid_1d,
+        grid_2d, grid_3d, grid_dim, gridsize_1d, gridsize_2d, gridsize_3d, lane_id, launch,
+        shared_array, shared_array_2d, shfl_down_sync, shfl_sync, shfl_up_sync, shfl_xor_sync,
+        sync_threads, sync_threads_and, sync_threads_count, sync_threads_or, sync_warp, thread_idx,
+        threadfence, threadfence_block, threadfence_system, warp_size, Device, DeviceArray, Dim3,
+        Float, GpuError, Int, LaunchConfig, Num, Stream, WARP_SIZE,
     };
 }
 
@@ -217,13 +239,15 @@ pub mod __private {
         }
     }
 
-    /// Run on the simulator: `thread` runs the kernel body for the current thread.
+    /// Run on the simulator: `thread` runs the kernel body for the current thread;
+    /// `concurrent` when the kernel synchronises its threads (barriers, warp functions).
     pub fn launch_sim(
         def: &'static KernelDef,
         cfg: &LaunchConfig<'_>,
-        thread: &mut dyn FnMut(),
+        concurrent: bool,
+        thread: &(dyn Fn() + Sync),
     ) -> Result<()> {
-        crate::sim::run(def, cfg, thread)
+        crate::sim::run(def, cfg, concurrent, thread)
     }
 
     /// A simulated `&[T]` parameter.

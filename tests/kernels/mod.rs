@@ -12,6 +12,8 @@
 // CPU references mirror the kernels line by line, in the kernel language's idioms.
 #![allow(clippy::neg_cmp_op_on_partial_ord, clippy::manual_is_multiple_of)]
 
+pub mod block;
+
 use gpu_runtime::prelude::*;
 use gpu_runtime::{Dtype, KernelDef};
 use rand::rngs::StdRng;
@@ -29,6 +31,36 @@ pub struct Case {
 
 pub fn cases() -> Vec<Case> {
     vec![
+        Case {
+            name: "block reduction: shared memory, sync_threads, shfl_down, two passes",
+            cross_tolerance: 1e-4,
+            run: block::case_reduce,
+        },
+        Case {
+            name: "histogram: atomic_add on global and shared memory",
+            cross_tolerance: 0.0,
+            run: block::case_histogram,
+        },
+        Case {
+            name: "tiled matmul: 2-D shared arrays, sizes not multiples of 16",
+            cross_tolerance: 1e-5,
+            run: block::case_matmul,
+        },
+        Case {
+            name: "warp: shfl/up/down/xor, ballot, any, all, eq, lane_id, active_mask",
+            cross_tolerance: 0.0,
+            run: block::case_warp,
+        },
+        Case {
+            name: "atomics: add sub min max and or xor inc dec cas exch, f64, i64",
+            cross_tolerance: 0.0,
+            run: block::case_atomics,
+        },
+        Case {
+            name: "sync_threads_count/and/or, dynamic shared memory, local arrays",
+            cross_tolerance: 0.0,
+            run: block::case_block_misc,
+        },
         Case {
             name: "vec_add f32/f64 (slices, grid_1d, bounds check)",
             cross_tolerance: 0.0,
@@ -135,6 +167,15 @@ pub fn definitions() -> Vec<&'static KernelDef> {
         grid_stride.definition(),
         constants.definition(),
         out_of_bounds.definition(),
+        block::block_sum.definition(),
+        block::histogram_global.definition(),
+        block::histogram_shared.definition(),
+        block::matmul_tiled.definition(),
+        block::warp_ops.definition(),
+        block::atomics_all.definition(),
+        block::barrier_votes.definition(),
+        block::reverse_blocks.definition(),
+        block::local_sort.definition(),
     ]
 }
 

@@ -5,12 +5,19 @@
 //! thread's position (what `grid_1d()`, `thread_idx()`, ... read), runs the body, and
 //! turns a failure into a [`GpuError`]: an index out of bounds names the kernel, the
 //! parameter, the index and the length; any other panic in the body (an overflow, a
-//! division by zero) names the thread and block. Threads run one after another, blocks
-//! in order, so a kernel whose threads do not communicate gives the GPU's results.
+//! division by zero) names the thread and block.
+//!
+//! Blocks run one after another. Within a block, a kernel whose threads never wait for
+//! each other runs its threads one after another; a kernel that calls `sync_threads()` or
+//! a warp function (the attribute tells) runs one OS thread per thread of the block, all
+//! at once, so barriers, shuffles and votes behave as on the GPU. Shared memory is per
+//! block and starts zeroed; atomics are real atomics.
 
+mod block;
 mod slice;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::{Mutex, RwLock};
 
 pub use slice::{SimSlice, SimSliceMut};
 
@@ -18,6 +25,8 @@ use crate::error::{GpuError, Result};
 use crate::geometry::{set_position, Dim3, ThreadPosition};
 use crate::kernel::KernelDef;
 use crate::launch_config::{DeviceLimits, LaunchConfig};
+use block::SimBarrier;
+pub(crate) use block::{set_block, with_block, BlockContext};
 
 /// Why a simulated thread stopped early; carried by an unwind that skips the panic hook.
 #[derive(Debug)]
@@ -30,14 +39,31 @@ pub(crate) enum SimFault {
     },
 }
 
+/// An index past the end of a shared array: reported like a parameter's.
+#[cold]
+pub(crate) fn shared_out_of_bounds(index: usize, len: usize) -> ! {
+    let kernel = with_block(|b| b.kernel);
+    std::panic::resume_unwind(Box::new(SimFault::OutOfBounds {
+        kernel,
+        param: "a shared array",
+        index,
+        len,
+    }))
+}
+
 /// The block size of a `forall` launch on the simulator.
 const SIM_FORALL_BLOCK: u32 = 256;
 
-/// Run `thread` once per thread of `cfg`'s grid.
+/// Stack of each simulated thread of a concurrent block.
+const THREAD_STACK_BYTES: usize = 512 * 1024;
+
+/// Run `thread` once per thread of `cfg`'s grid; `concurrent` runs the threads of a block
+/// at once (for kernels that synchronise).
 pub(crate) fn run(
     def: &'static KernelDef,
     cfg: &LaunchConfig<'_>,
-    thread: &mut dyn FnMut(),
+    concurrent: bool,
+    thread: &(dyn Fn() + Sync),
 ) -> Result<()> {
     let limits = DeviceLimits::simulator();
     let Some(valid) = cfg.validate(
@@ -50,57 +76,171 @@ pub(crate) fn run(
         return Ok(());
     };
     let (grid, block) = (valid.grid, valid.block);
-    let mut current = ThreadPosition {
-        thread_idx: Dim3::new(0, 0, 0),
-        block_idx: Dim3::new(0, 0, 0),
+    let shared_bytes = valid.shared_mem_bytes as usize;
+    let blocks: Vec<Dim3> = (0..grid.z)
+        .flat_map(|z| (0..grid.y).flat_map(move |y| (0..grid.x).map(move |x| Dim3::new(x, y, z))))
+        .collect();
+    let threads: Vec<Dim3> = (0..block.z)
+        .flat_map(|z| (0..block.y).flat_map(move |y| (0..block.x).map(move |x| Dim3::new(x, y, z))))
+        .collect();
+    let position = |b: Dim3, t: Dim3| ThreadPosition {
+        thread_idx: t,
+        block_idx: b,
         block_dim: block,
         grid_dim: grid,
     };
+    if concurrent {
+        run_concurrent(def, &blocks, &threads, shared_bytes, &position, thread)
+    } else {
+        run_sequential(def, &blocks, &threads, shared_bytes, &position, thread)
+    }
+}
+
+fn run_sequential(
+    def: &'static KernelDef,
+    blocks: &[Dim3],
+    threads: &[Dim3],
+    shared_bytes: usize,
+    position: &dyn Fn(Dim3, Dim3) -> ThreadPosition,
+    thread: &(dyn Fn() + Sync),
+) -> Result<()> {
+    let mut current = position(Dim3::new(0, 0, 0), Dim3::new(0, 0, 0));
     let outcome = catch_unwind(AssertUnwindSafe(|| {
-        for bz in 0..grid.z {
-            for by in 0..grid.y {
-                for bx in 0..grid.x {
-                    current.block_idx = Dim3::new(bx, by, bz);
-                    for tz in 0..block.z {
-                        for ty in 0..block.y {
-                            for tx in 0..block.x {
-                                current.thread_idx = Dim3::new(tx, ty, tz);
-                                set_position(Some(current));
-                                thread();
-                            }
-                        }
-                    }
-                }
+        for &b in blocks {
+            let ctx = BlockContext::new(def.name, threads.len(), shared_bytes, false);
+            set_block(&ctx);
+            for &t in threads {
+                current = position(b, t);
+                set_position(Some(current));
+                thread();
             }
+            set_block(std::ptr::null());
         }
     }));
     set_position(None);
-    outcome.map_err(|payload| {
-        if let Some(fault) = payload.downcast_ref::<SimFault>() {
-            return match *fault {
-                SimFault::OutOfBounds {
-                    kernel,
-                    param,
-                    index,
-                    len,
-                } => GpuError::OutOfBounds {
-                    kernel,
-                    param,
-                    index,
-                    len,
-                },
+    set_block(std::ptr::null());
+    outcome.map_err(|payload| to_error(def, &current, payload))
+}
+
+fn run_concurrent(
+    def: &'static KernelDef,
+    blocks: &[Dim3],
+    threads: &[Dim3],
+    shared_bytes: usize,
+    position: &(dyn Fn(Dim3, Dim3) -> ThreadPosition + Sync),
+    thread: &(dyn Fn() + Sync),
+) -> Result<()> {
+    let n = threads.len();
+    // Workers are made once per launch and reused by every block: two rendezvous per
+    // block with the coordinating thread (this one).
+    let start = SimBarrier::new(n + 1);
+    let end = SimBarrier::new(n + 1);
+    let current: RwLock<Option<(Dim3, BlockContext)>> = RwLock::new(None);
+    let failure: Mutex<Option<GpuError>> = Mutex::new(None);
+    let mut spawn_error = None;
+    std::thread::scope(|s| {
+        let mut spawned = 0;
+        for (lane, &t) in threads.iter().enumerate() {
+            let (start, end, current, failure) = (&start, &end, &current, &failure);
+            let worker = move || loop {
+                start.wait(0);
+                let guard = current.read().unwrap_or_else(|p| p.into_inner());
+                let Some((b, ctx)) = guard.as_ref() else {
+                    return; // no more blocks
+                };
+                let pos = position(*b, t);
+                set_position(Some(pos));
+                set_block(ctx);
+                let r = catch_unwind(AssertUnwindSafe(thread));
+                ctx.barrier.leave();
+                ctx.warps[lane / 32].leave();
+                if let Err(payload) = r {
+                    if !block::is_abort(payload.as_ref()) {
+                        let mut f = failure.lock().unwrap_or_else(|p| p.into_inner());
+                        if f.is_none() {
+                            *f = Some(to_error(def, &pos, payload));
+                        }
+                        ctx.poison();
+                    }
+                }
+                set_position(None);
+                set_block(std::ptr::null());
+                drop(guard);
+                end.wait(0);
             };
+            match std::thread::Builder::new()
+                .stack_size(THREAD_STACK_BYTES)
+                .spawn_scoped(s, worker)
+            {
+                Ok(_) => spawned += 1,
+                Err(e) => {
+                    spawn_error = Some(e.to_string());
+                    break;
+                }
+            }
         }
-        let message = payload
-            .downcast_ref::<String>()
-            .cloned()
-            .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
-            .unwrap_or_else(|| "a panic with no message".to_owned());
-        GpuError::SimulatorPanic {
+        if spawned < n {
+            // The workers that did start count on the missing ones: take those out of the
+            // rendezvous, then release the rest with no block to run.
+            for _ in spawned..n {
+                start.leave();
+                end.leave();
+            }
+        } else {
+            for &b in blocks {
+                *current.write().unwrap_or_else(|p| p.into_inner()) =
+                    Some((b, BlockContext::new(def.name, n, shared_bytes, true)));
+                start.wait(0);
+                end.wait(0);
+                if failure.lock().unwrap_or_else(|p| p.into_inner()).is_some() {
+                    break;
+                }
+            }
+        }
+        *current.write().unwrap_or_else(|p| p.into_inner()) = None;
+        start.wait(0);
+    });
+    if let Some(e) = spawn_error {
+        return Err(GpuError::InvalidLaunch {
             kernel: def.name,
-            thread: current.thread_idx.tuple(),
-            block: current.block_idx.tuple(),
-            message,
-        }
-    })
+            reason: format!("the simulator could not start {n} threads for a block: {e}"),
+        });
+    }
+    match failure.into_inner().unwrap_or_else(|p| p.into_inner()) {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+fn to_error(
+    def: &'static KernelDef,
+    at: &ThreadPosition,
+    payload: Box<dyn std::any::Any + Send>,
+) -> GpuError {
+    if let Some(fault) = payload.downcast_ref::<SimFault>() {
+        return match *fault {
+            SimFault::OutOfBounds {
+                kernel,
+                param,
+                index,
+                len,
+            } => GpuError::OutOfBounds {
+                kernel,
+                param,
+                index,
+                len,
+            },
+        };
+    }
+    let message = payload
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_else(|| "a panic with no message".to_owned());
+    GpuError::SimulatorPanic {
+        kernel: def.name,
+        thread: at.thread_idx.tuple(),
+        block: at.block_idx.tuple(),
+        message,
+    }
 }

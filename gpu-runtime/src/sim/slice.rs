@@ -27,6 +27,16 @@ pub struct SimSliceMut<'a, T> {
     _borrow: PhantomData<&'a mut [T]>,
 }
 
+// SAFETY: handles to device memory that the simulated threads share, as on the GPU;
+// concurrent access is ordered by the kernel's barriers and atomics.
+unsafe impl<T> Send for SimSlice<'_, T> {}
+// SAFETY: as above.
+unsafe impl<T> Sync for SimSlice<'_, T> {}
+// SAFETY: as above.
+unsafe impl<T> Send for SimSliceMut<'_, T> {}
+// SAFETY: as above.
+unsafe impl<T> Sync for SimSliceMut<'_, T> {}
+
 impl<T> Clone for SimSlice<'_, T> {
     fn clone(&self) -> Self {
         *self
@@ -96,6 +106,16 @@ impl<'a, T> SimSliceMut<'a, T> {
     /// Whether there are no elements.
     pub fn is_empty(&self) -> bool {
         self.len == 0
+    }
+
+    /// The address of element `index`, checked (for atomics).
+    #[doc(hidden)]
+    pub fn element(&self, index: usize) -> *mut T {
+        if index >= self.len {
+            out_of_bounds(self.kernel, self.param, index, self.len);
+        }
+        // SAFETY: `index < len`.
+        unsafe { self.ptr.add(index) }
     }
 }
 

@@ -1,0 +1,237 @@
+//! What the threads of one simulated block share: a barrier for `sync_threads()`, one
+//! exchange per warp for shuffles and votes, and the block's shared memory.
+//!
+//! Kernels that synchronise run one OS thread per thread of the block, all at once, so a
+//! barrier really waits for the others. A thread that finishes leaves the barriers, as on
+//! the GPU, where exited threads no longer count. A fault in any thread poisons the
+//! barriers, so the others stop instead of waiting forever.
+
+use std::any::Any;
+use std::cell::Cell;
+use std::collections::HashMap;
+use std::panic::Location;
+use std::sync::{Condvar, Mutex};
+
+/// Carried by the unwind of a thread stopped because another thread of its block failed.
+pub(crate) struct Aborted;
+
+/// A barrier whose party shrinks as threads finish, and which can sum one value per
+/// arriving thread (for `sync_threads_count` and friends).
+pub(crate) struct SimBarrier {
+    state: Mutex<BarrierState>,
+    cond: Condvar,
+}
+
+struct BarrierState {
+    live: usize,
+    arrived: usize,
+    sum: u64,
+    generation: u64,
+    last_sum: u64,
+    last_party: usize,
+    poisoned: bool,
+}
+
+impl SimBarrier {
+    pub(crate) fn new(party: usize) -> SimBarrier {
+        SimBarrier {
+            state: Mutex::new(BarrierState {
+                live: party,
+                arrived: 0,
+                sum: 0,
+                generation: 0,
+                last_sum: 0,
+                last_party: 0,
+                poisoned: false,
+            }),
+            cond: Condvar::new(),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, BarrierState> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Wait for every live thread; returns the sum of `contribution` over the threads
+    /// that arrived, and how many did.
+    pub(crate) fn wait(&self, contribution: u64) -> (u64, usize) {
+        let mut s = self.lock();
+        if s.poisoned {
+            drop(s);
+            std::panic::resume_unwind(Box::new(Aborted));
+        }
+        s.arrived += 1;
+        s.sum += contribution;
+        if s.arrived == s.live {
+            Self::release(&mut s);
+            let out = (s.last_sum, s.last_party);
+            self.cond.notify_all();
+            return out;
+        }
+        let generation = s.generation;
+        while s.generation == generation && !s.poisoned {
+            s = self.cond.wait(s).unwrap_or_else(|p| p.into_inner());
+        }
+        if s.generation == generation {
+            drop(s);
+            std::panic::resume_unwind(Box::new(Aborted));
+        }
+        (s.last_sum, s.last_party)
+    }
+
+    fn release(s: &mut BarrierState) {
+        s.last_sum = s.sum;
+        s.last_party = s.arrived;
+        s.sum = 0;
+        s.arrived = 0;
+        s.generation += 1;
+    }
+
+    /// A thread finished: it no longer counts, which may complete a waiting barrier.
+    pub(crate) fn leave(&self) {
+        let mut s = self.lock();
+        s.live -= 1;
+        if s.live > 0 && s.arrived == s.live {
+            Self::release(&mut s);
+            self.cond.notify_all();
+        }
+    }
+
+    /// Wake every waiter with an abort.
+    pub(crate) fn poison(&self) {
+        self.lock().poisoned = true;
+        self.cond.notify_all();
+    }
+}
+
+/// Value exchange among the lanes of one warp, for shuffles and votes.
+pub(crate) struct WarpExchange {
+    barrier: SimBarrier,
+    slots: Mutex<[Option<u64>; 32]>,
+}
+
+impl WarpExchange {
+    pub(crate) fn new(lanes: usize) -> WarpExchange {
+        WarpExchange {
+            barrier: SimBarrier::new(lanes),
+            slots: Mutex::new([None; 32]),
+        }
+    }
+
+    /// Publish `value` for `lane`, wait for the warp, and read every lane's value (`None`
+    /// for lanes that have exited or take no part).
+    pub(crate) fn exchange(&self, lane: usize, value: u64) -> [Option<u64>; 32] {
+        self.slots.lock().unwrap_or_else(|p| p.into_inner())[lane] = Some(value);
+        self.barrier.wait(0);
+        let seen = *self.slots.lock().unwrap_or_else(|p| p.into_inner());
+        // Second phase: nobody overwrites a slot before every lane has read.
+        self.barrier.wait(0);
+        self.slots.lock().unwrap_or_else(|p| p.into_inner())[lane] = None;
+        self.barrier.wait(0);
+        seen
+    }
+
+    pub(crate) fn leave(&self) {
+        self.barrier.leave();
+    }
+
+    pub(crate) fn poison(&self) {
+        self.barrier.poison();
+    }
+}
+
+/// The block's shared memory: one zeroed allocation per declaration site, made by the
+/// first thread that reaches it.
+#[derive(Default)]
+pub(crate) struct SharedStore {
+    arrays: HashMap<&'static Location<'static>, Box<[u64]>>,
+    dynamic: Option<Box<[u64]>>,
+}
+
+/// What one simulated block's threads share.
+pub(crate) struct BlockContext {
+    pub barrier: SimBarrier,
+    pub warps: Vec<WarpExchange>,
+    pub shared: Mutex<SharedStore>,
+    pub dynamic_shared_bytes: usize,
+    /// Whether the threads run concurrently (else one after another: no barrier needed).
+    pub concurrent: bool,
+    /// The kernel's name, for errors.
+    pub kernel: &'static str,
+}
+
+impl BlockContext {
+    pub(crate) fn new(
+        kernel: &'static str,
+        threads: usize,
+        dynamic_shared_bytes: usize,
+        concurrent: bool,
+    ) -> BlockContext {
+        let warps = threads.div_ceil(32);
+        BlockContext {
+            barrier: SimBarrier::new(threads),
+            warps: (0..warps)
+                .map(|w| WarpExchange::new((threads - w * 32).min(32)))
+                .collect(),
+            shared: Mutex::new(SharedStore::default()),
+            dynamic_shared_bytes,
+            concurrent,
+            kernel,
+        }
+    }
+
+    /// The storage of the shared array declared at `site`, of `bytes` bytes, zeroed.
+    pub(crate) fn shared_array(&self, site: &'static Location<'static>, bytes: usize) -> *mut u8 {
+        let mut store = self.shared.lock().unwrap_or_else(|p| p.into_inner());
+        let words = bytes.div_ceil(8).max(1);
+        store
+            .arrays
+            .entry(site)
+            .or_insert_with(|| vec![0u64; words].into_boxed_slice())
+            .as_mut_ptr() as *mut u8
+    }
+
+    /// The block's dynamic shared memory (the launch's shared-bytes argument), zeroed.
+    pub(crate) fn dynamic_shared(&self) -> (*mut u8, usize) {
+        let mut store = self.shared.lock().unwrap_or_else(|p| p.into_inner());
+        let words = self.dynamic_shared_bytes.div_ceil(8).max(1);
+        let ptr = store
+            .dynamic
+            .get_or_insert_with(|| vec![0u64; words].into_boxed_slice())
+            .as_mut_ptr() as *mut u8;
+        (ptr, self.dynamic_shared_bytes)
+    }
+
+    pub(crate) fn poison(&self) {
+        self.barrier.poison();
+        for w in &self.warps {
+            w.poison();
+        }
+    }
+}
+
+thread_local! {
+    static BLOCK: Cell<*const BlockContext> = const { Cell::new(std::ptr::null()) };
+}
+
+pub(crate) fn set_block(b: *const BlockContext) {
+    BLOCK.with(|c| c.set(b));
+}
+
+/// The current thread's block. Panics outside a simulated kernel, where there is none.
+pub(crate) fn with_block<R>(f: impl FnOnce(&BlockContext) -> R) -> R {
+    let ptr = BLOCK.with(|c| c.get());
+    assert!(
+        !ptr.is_null(),
+        "block intrinsics (sync_threads(), shared arrays, warp functions) can only be used \
+         inside a #[gpu_kernel] running on a device"
+    );
+    // SAFETY: the simulator sets the pointer to a block context that outlives every call
+    // made by the thread's kernel body, and clears it afterwards.
+    f(unsafe { &*ptr })
+}
+
+/// Whether an unwind payload is an abort caused by another thread's failure.
+pub(crate) fn is_abort(payload: &(dyn Any + Send)) -> bool {
+    payload.is::<Aborted>()
+}

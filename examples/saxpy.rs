@@ -39,7 +39,7 @@ fn main() -> std::process::ExitCode {
     }
 }
 
-fn run() -> Result<(), GpuError> {
+pub fn run() -> Result<(), GpuError> {
     let dev = Device::default()?;
     let n = 1 << 20;
     let e32 = saxpy_once(&dev, 2.5f32, n)?;

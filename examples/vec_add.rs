@@ -23,7 +23,7 @@ fn main() -> std::process::ExitCode {
     }
 }
 
-fn run() -> Result<(), GpuError> {
+pub fn run() -> Result<(), GpuError> {
     let n: usize = 1_000_000;
     let host_a: Vec<f32> = (0..n).map(|i| i as f32).collect();
     let host_b: Vec<f32> = (0..n).map(|i| 2.0 * i as f32).collect();

@@ -5,6 +5,15 @@
 mod kernels;
 
 #[allow(dead_code)]
+#[path = "../examples/histogram.rs"]
+mod example_histogram;
+#[allow(dead_code)]
+#[path = "../examples/matmul.rs"]
+mod example_matmul;
+#[allow(dead_code)]
+#[path = "../examples/reduce.rs"]
+mod example_reduce;
+#[allow(dead_code)]
 #[path = "../examples/saxpy.rs"]
 mod example_saxpy;
 #[allow(dead_code)]
@@ -19,6 +28,9 @@ fn all_definitions() -> Vec<&'static KernelDef> {
     let mut defs = kernels::definitions();
     defs.push(example_vec_add::vec_add.definition());
     defs.push(example_saxpy::saxpy.definition());
+    defs.push(example_matmul::matmul.definition());
+    defs.push(example_reduce::block_sum.definition());
+    defs.push(example_histogram::histogram.definition());
     defs
 }
 

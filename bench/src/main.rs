@@ -9,6 +9,10 @@
 //! same function with the same arguments (P1).
 //! `gpu-bench bandwidth`: `#[gpu_kernel]` vec_add on 2^28 f32 launched with `forall` against
 //! the same algorithm hand-written in CUDA C, compiled through the same NVRTC path (P2).
+//! `gpu-bench matmul`: 4096^3 f32 matmul, Numba's `fast_matmul` algorithm (16 x 16 shared
+//! tiles) and a register-tiled SGEMM, both in our kernel language (P6, P6b).
+//! `gpu-bench reduce`: sum of 2^28 f32, block reduction with shared memory and warp
+//! shuffles, two passes (P7).
 //! `gpu-bench cubins <dir>`: writes the CUBINs of vec_add and saxpy, ours and hand-written,
 //! for `cuobjdump -sass` (P8).
 
@@ -115,9 +119,11 @@ fn main() {
         "first-launch" => first_launch(),
         "launch-overhead" => launch_overhead(),
         "bandwidth" => bandwidth(),
+        "matmul" => matmul(),
+        "reduce" => reduce(),
         "cubins" => cubins(std::env::args().nth(2).unwrap_or_else(|| ".".into())),
         _ => {
-            eprintln!("usage: gpu-bench first-launch | launch-overhead | bandwidth | cubins <dir>");
+            eprintln!("usage: gpu-bench first-launch | launch-overhead | bandwidth | matmul | reduce | cubins <dir>");
             std::process::exit(2);
         }
     };
@@ -430,5 +436,232 @@ fn cubins(dir: String) -> Result<(), GpuError> {
         std::fs::write(&path, cubin).map_err(|e| GpuError::InvalidArgument(e.to_string()))?;
         println!("wrote {}", path.display());
     }
+    Ok(())
+}
+
+/// Numba's documented `fast_matmul` algorithm: 16 x 16 tiles of A and B in shared memory,
+/// one output per thread.
+#[gpu_kernel]
+fn matmul_tiled(a: &[f32], b: &[f32], c: &mut [f32], m: usize, k: usize, n: usize) {
+    let mut sa = shared_array_2d::<f32, 16, 16>();
+    let mut sb = shared_array_2d::<f32, 16, 16>();
+    let (col, row) = grid_2d();
+    let tx = thread_idx().x as usize;
+    let ty = thread_idx().y as usize;
+    let mut acc = 0.0f32;
+    for t in 0..(k + 15) / 16 {
+        let ka = t * 16 + tx;
+        let kb = t * 16 + ty;
+        sa[(ty, tx)] = if row < m && ka < k {
+            a[row * k + ka]
+        } else {
+            0.0
+        };
+        sb[(ty, tx)] = if kb < k && col < n {
+            b[kb * n + col]
+        } else {
+            0.0
+        };
+        sync_threads();
+        for j in 0..16 {
+            acc += sa[(ty, j)] * sb[(j, tx)];
+        }
+        sync_threads();
+    }
+    if row < m && col < n {
+        c[row * n + col] = acc;
+    }
+}
+
+/// Register-tiled SGEMM: a 128 x 128 block of C per 256 threads, 8 x 8 outputs per
+/// thread (rows `ty + 16 i`, columns `tx + 16 j`, so shared reads and global writes are
+/// conflict-free and coalesced), K in steps of 8 through shared memory.
+#[gpu_kernel(launch_bounds(256))]
+fn sgemm_registers(a: &[f32], b: &[f32], c: &mut [f32], m: usize, k: usize, n: usize) {
+    let mut sa = shared_array_2d::<f32, 8, 128>();
+    let mut sb = shared_array_2d::<f32, 8, 128>();
+    let tid = thread_idx().x as usize;
+    let row0 = block_idx().y as usize * 128;
+    let col0 = block_idx().x as usize * 128;
+    let ty = tid / 16;
+    let tx = tid % 16;
+    let mut acc = [[0.0f32; 8]; 8];
+    let mut ra = [0.0f32; 8];
+    let mut rb = [0.0f32; 8];
+    // Each thread stages 4 elements of A (one row, 4 consecutive k) and 4 of B.
+    let a_row = tid / 2;
+    let a_col = (tid % 2) * 4;
+    let b_row = tid / 32;
+    let b_col = (tid % 32) * 4;
+    let mut k0 = 0usize;
+    while k0 < k {
+        for q in 0..4 {
+            let (gr, gc) = (row0 + a_row, k0 + a_col + q);
+            sa[(a_col + q, a_row)] = if gr < m && gc < k {
+                a[gr * k + gc]
+            } else {
+                0.0
+            };
+            let (hr, hc) = (k0 + b_row, col0 + b_col + q);
+            sb[(b_row, b_col + q)] = if hr < k && hc < n {
+                b[hr * n + hc]
+            } else {
+                0.0
+            };
+        }
+        sync_threads();
+        for kk in 0..8 {
+            for i in 0..8 {
+                ra[i] = sa[(kk, ty + 16 * i)];
+            }
+            for j in 0..8 {
+                rb[j] = sb[(kk, tx + 16 * j)];
+            }
+            for i in 0..8 {
+                for j in 0..8 {
+                    acc[i][j] += ra[i] * rb[j];
+                }
+            }
+        }
+        sync_threads();
+        k0 += 8;
+    }
+    for i in 0..8 {
+        for j in 0..8 {
+            let (r, cc) = (row0 + ty + 16 * i, col0 + tx + 16 * j);
+            if r < m && cc < n {
+                c[r * n + cc] = acc[i][j];
+            }
+        }
+    }
+}
+
+fn matmul() -> Result<(), GpuError> {
+    let dev = Device::cuda(0)?;
+    let s = 4096usize;
+    let host_a: Vec<f32> = (0..s * s)
+        .map(|i| ((i * 7 % 1009) as f32 - 504.0) / 512.0)
+        .collect();
+    let host_b: Vec<f32> = (0..s * s)
+        .map(|i| ((i * 13 % 997) as f32 - 498.0) / 512.0)
+        .collect();
+    let a = dev.to_device(&host_a)?;
+    let b = dev.to_device(&host_b)?;
+    let mut c = dev.to_device(&vec![f32::NAN; s * s])?;
+    let flops = 2.0 * (s as f64).powi(3);
+    let gflops = |ms: f64| flops / (ms * 1e-3) / 1e9;
+    // Spot-check both kernels against a float64 host reference on sampled elements.
+    let check = |out: &[f32], what: &str| -> Result<(), GpuError> {
+        for t in 0..64 {
+            let (i, j) = ((t * 613) % s, (t * 389 + 17) % s);
+            let want: f64 = (0..s)
+                .map(|p| host_a[i * s + p] as f64 * host_b[p * s + j] as f64)
+                .sum();
+            let got = out[i * s + j] as f64;
+            if (got - want).abs() > 1e-3 * want.abs().max(1.0) {
+                return Err(GpuError::InvalidArgument(format!(
+                    "{what}: c[{i}][{j}] = {got}, want {want}"
+                )));
+            }
+        }
+        Ok(())
+    };
+    let mut tiled = Vec::new();
+    let mut reg = Vec::new();
+    for _ in 0..3 {
+        tiled.push(event_ms(
+            &dev,
+            3,
+            || launch!(matmul_tiled[(s / 16, s / 16), (16, 16)](&a, &b, &mut c, s, s, s)),
+        )?);
+    }
+    check(&c.to_host()?, "matmul_tiled")?;
+    c.copy_from_host(&vec![f32::NAN; s * s])?;
+    for _ in 0..3 {
+        reg.push(event_ms(
+            &dev,
+            5,
+            || launch!(sgemm_registers[(s / 128, s / 128), 256](&a, &b, &mut c, s, s, s)),
+        )?);
+    }
+    check(&c.to_host()?, "sgemm_registers")?;
+    let at = sgemm_registers.attributes(&dev)?;
+    println!("matmul_tiled_gflops {:.0}", gflops(median(&mut tiled)));
+    println!("sgemm_registers_gflops {:.0}", gflops(median(&mut reg)));
+    println!("sgemm_registers_registers {}", at.registers_per_thread);
+    println!("sgemm_registers_local_bytes {}", at.local_bytes_per_thread);
+    Ok(())
+}
+
+/// Partial sums: each thread accumulates four independent grid-stride streams (more
+/// loads in flight), then a tree in shared memory and warp shuffles.
+#[gpu_kernel(launch_bounds(256))]
+fn sum_partials(x: &[f32], partial: &mut [f32]) {
+    let mut cache = shared_array::<f32, 256>();
+    let tid = thread_idx().x as usize;
+    let stride = gridsize_1d();
+    let n = x.len();
+    let mut s0 = 0.0f32;
+    let mut s1 = 0.0f32;
+    let mut s2 = 0.0f32;
+    let mut s3 = 0.0f32;
+    let mut i = grid_1d();
+    while i + 3 * stride < n {
+        s0 += x[i];
+        s1 += x[i + stride];
+        s2 += x[i + 2 * stride];
+        s3 += x[i + 3 * stride];
+        i += 4 * stride;
+    }
+    while i < n {
+        s0 += x[i];
+        i += stride;
+    }
+    cache[tid] = (s0 + s1) + (s2 + s3);
+    sync_threads();
+    let mut half = 128usize;
+    while half >= 32 {
+        if tid < half {
+            cache[tid] += cache[tid + half];
+        }
+        sync_threads();
+        half /= 2;
+    }
+    if tid < 32 {
+        let mut v = cache[tid];
+        let mut o = 16u32;
+        while o > 0 {
+            v += shfl_down_sync(0xffff_ffff, v, o);
+            o /= 2;
+        }
+        if tid == 0 {
+            partial[block_idx().x as usize] = v;
+        }
+    }
+}
+
+fn reduce() -> Result<(), GpuError> {
+    let dev = Device::cuda(0)?;
+    let n = 1usize << 28;
+    let host: Vec<f32> = (0..n).map(|i| ((i % 255) as f32 - 127.0) / 128.0).collect();
+    let x = dev.to_device(&host)?;
+    let blocks = 132 * 8;
+    let mut partial = dev.zeros::<f32>(blocks)?;
+    let mut total = dev.zeros::<f32>(1)?;
+    let mut times = Vec::new();
+    for _ in 0..5 {
+        times.push(event_ms(&dev, 20, || {
+            launch!(sum_partials[blocks, 256](&x, &mut partial))?;
+            launch!(sum_partials[1, 256](&partial, &mut total))
+        })?);
+    }
+    let got = total.to_host()?[0] as f64;
+    let want: f64 = host.iter().map(|&v| v as f64).sum();
+    if (got - want).abs() > 1e-3 * (n as f64).sqrt() {
+        return Err(GpuError::InvalidArgument(format!("sum {got}, want {want}")));
+    }
+    let ms = median(&mut times);
+    println!("reduce_ms {ms:.4}");
+    println!("reduce_gbps {:.0}", 4.0 * n as f64 / (ms * 1e-3) / 1e9);
     Ok(())
 }

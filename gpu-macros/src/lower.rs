@@ -367,6 +367,10 @@ impl Lowerer<'_> {
             }
         };
         let Some((mut array, value)) = declared else {
+            // Reported; keep the name bound so its uses are not reported again.
+            let ty = self.types.fresh(VarKind::Any);
+            let var = self.declare(&rust_name, ty, pi.ident.span());
+            self.poisoned.push(var);
             return;
         };
         if let Some(t) = annotation {
@@ -513,6 +517,9 @@ impl Lowerer<'_> {
 
     /// `let (x, y) = grid_2d();` and the other tuple-valued geometry calls.
     fn let_tuple(&mut self, tuple: &syn::PatTuple, local: &syn::Local, out: &mut Vec<Stmt>) {
+        if let Some(syn::Expr::Tuple(values)) = local.init.as_ref().map(|i| strip_parens(&i.expr)) {
+            return self.let_tuple_values(tuple, values, out);
+        }
         let geometry = local
             .init
             .as_ref()
@@ -520,9 +527,10 @@ impl Lowerer<'_> {
         let Some((g, arity)) = geometry else {
             self.err(
                 tuple.span(),
-                "tuple patterns are only supported for `grid_2d()`, `grid_3d()`, `gridsize_2d()` \
-                 and `gridsize_3d()`: `let (x, y) = grid_2d();`",
+                "tuple patterns take a tuple of values (`let (a, b) = (x, y);`) or one of \
+                 `grid_2d()`, `grid_3d()`, `gridsize_2d()`, `gridsize_3d()`",
             );
+            self.poison_pattern(&syn::Pat::Tuple(tuple.clone()));
             return;
         };
         if tuple.elems.len() != arity {
@@ -553,6 +561,62 @@ impl Lowerer<'_> {
                 syn::Pat::Wild(_) => {}
                 other => self.err(other.span(), "expected a name or `_`"),
             }
+        }
+    }
+
+    /// `let (a, b) = (x, y);`: every value is evaluated before any name is bound, so
+    /// `let (a, b) = (b, a);` swaps.
+    fn let_tuple_values(
+        &mut self,
+        tuple: &syn::PatTuple,
+        values: &syn::ExprTuple,
+        out: &mut Vec<Stmt>,
+    ) {
+        if tuple.elems.len() != values.elems.len() {
+            self.err(
+                values.span(),
+                format!(
+                    "the pattern has {} names but the tuple {} values",
+                    tuple.elems.len(),
+                    values.elems.len()
+                ),
+            );
+            self.poison_pattern(&syn::Pat::Tuple(tuple.clone()));
+            return;
+        }
+        let lowered: Vec<Option<Expr>> = values
+            .elems
+            .iter()
+            .map(|v| self.expr(v, Position::Operand))
+            .collect();
+        for (pat, value) in tuple.elems.iter().zip(lowered) {
+            match (pat, value) {
+                (syn::Pat::Ident(pi), Some(v)) if pi.by_ref.is_none() && pi.subpat.is_none() => {
+                    let var = self.declare(&pi.ident.unraw_string(), v.ty, pi.ident.span());
+                    out.push(Stmt::Let(var, Some(v)));
+                }
+                (syn::Pat::Wild(_), _) => {}
+                (other, value) => {
+                    if value.is_some() {
+                        self.err(other.span(), "expected a name or `_`");
+                    }
+                    self.poison_pattern(other);
+                }
+            }
+        }
+    }
+
+    /// Bind every name in `pat` as already reported, so its uses are not reported again.
+    fn poison_pattern(&mut self, pat: &syn::Pat) {
+        match pat {
+            syn::Pat::Ident(pi) => {
+                let ty = self.types.fresh(VarKind::Any);
+                let var = self.declare(&pi.ident.unraw_string(), ty, pi.ident.span());
+                self.poisoned.push(var);
+            }
+            syn::Pat::Tuple(t) => t.elems.iter().for_each(|p| self.poison_pattern(p)),
+            syn::Pat::Type(t) => self.poison_pattern(&t.pat),
+            _ => {}
         }
     }
 
@@ -1223,6 +1287,11 @@ impl Lowerer<'_> {
                     );
                     None
                 }
+                None if ident == "WARP_SIZE" => Some(Expr {
+                    kind: ExprKind::Lit(Lit::Int(32)),
+                    ty: Ty::Prim(Prim::U32),
+                    span,
+                }),
                 None => {
                     self.err(span, format!("cannot find `{ident}` in this kernel"));
                     None

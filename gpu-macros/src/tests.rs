@@ -236,7 +236,7 @@ fn generic_conversions_are_casts() {
 fn type_errors_are_reported_with_guidance() {
     let e = errors(quote! { fn k(a: &mut [f32]) { let i = thread_idx().x; a[i] = 1.0; } });
     assert!(
-        e[0].contains("slices are indexed by `usize`, but this index is `u32`"),
+        e[0].contains("arrays are indexed by `usize`, but this index is `u32`"),
         "{e:?}"
     );
     let e = errors(quote! { fn k(a: &mut [i32]) { a[0] = 1.5; } });
@@ -284,4 +284,104 @@ fn signature_rules() {
     assert!(e[0].contains("reserved"), "{e:?}");
     let e = errors(quote! { fn k(a: &Vec<f32>) {} });
     assert!(e[0].contains("references to anything but slices"), "{e:?}");
+}
+
+#[test]
+fn shared_dynamic_and_local_arrays() {
+    let src = c(quote! {
+        fn k(a: &mut [f32]) {
+            let mut tile = shared_array_2d::<f32, 16, 8>();
+            let mut flat = shared_array::<u32, 256>();
+            let mut dynamic = dynamic_shared_array::<f64>();
+            let mut acc = [[0.5f32; 3]; 2];
+            tile[(1, 2)] = acc[1][2];
+            flat[3] = 7;
+            dynamic[0] = dynamic.len() as f64;
+            a[0] = tile[(0, 0)] + flat.len() as f32;
+        }
+    });
+    assert!(src.contains("__shared__ float tile[16][8];"), "{src}");
+    assert!(src.contains("__shared__ unsigned int flat[256];"), "{src}");
+    assert!(
+        src.contains("double* dynamic = (double*)gt_dynamic_shared;"),
+        "{src}"
+    );
+    assert!(
+        src.contains(
+            "const unsigned long long dynamic_len = gt_dynamic_smem_bytes() / sizeof(double);"
+        ),
+        "{src}"
+    );
+    assert!(src.contains("float acc[2][3];"), "{src}");
+    assert!(src.contains("for (int gt_i0 = 0; gt_i0 < 2; ++gt_i0) for (int gt_i1 = 0; gt_i1 < 3; ++gt_i1) acc[gt_i0][gt_i1] = 0.5f;"), "{src}");
+    assert!(src.contains("tile[1ull][2ull] = acc[1ull][2ull];"), "{src}");
+    assert!(
+        src.contains("dynamic[0ull] = ((double)(dynamic_len));"),
+        "{src}"
+    );
+    assert!(src.contains("((float)(256ull))"), "{src}");
+}
+
+#[test]
+fn barriers_warps_and_atomics() {
+    let src = c(quote! {
+        fn k(a: &mut [i64], f: &mut [f32], u: &mut [u32]) {
+            let i = grid_1d();
+            sync_threads();
+            let n = sync_threads_count(i > 4);
+            let v = shfl_down_sync(0xffff_ffff, f[i], 16);
+            let b = ballot_sync(0xffff_ffff, v > 0.0) + lane_id() + WARP_SIZE;
+            let old = atomic_add(a, i, 5);
+            atomic_cas(u, 0, b, 3);
+            atomic_inc(u, 1, 10);
+            threadfence();
+        }
+    });
+    assert!(src.contains("__syncthreads();"), "{src}");
+    assert!(
+        src.contains("int n = __syncthreads_count((i > 4ull));"),
+        "{src}"
+    );
+    assert!(
+        src.contains("float v = gt_shfl_down(4294967295u, f[i], 16u);"),
+        "{src}"
+    );
+    assert!(
+        src.contains(
+            "unsigned int b = ((__ballot_sync(4294967295u, (v > 0.0f)) + gt_lane_id()) + 32u);"
+        ),
+        "{src}"
+    );
+    assert!(
+        src.contains("long long old = gt_atomic_add(&a[i], 5LL);"),
+        "{src}"
+    );
+    assert!(src.contains("gt_atomic_cas(&u[0ull], b, 3u);"), "{src}");
+    assert!(src.contains("gt_atomic_inc(&u[1ull], 10u);"), "{src}");
+    assert!(src.contains("__threadfence();"), "{src}");
+}
+
+#[test]
+fn block_language_errors() {
+    let e = errors(quote! { fn k(a: &mut [f32]) { atomic_max(a, 0, 1.0); } });
+    assert!(
+        e[0].contains("`atomic_max` is not available on f32"),
+        "{e:?}"
+    );
+    let e = errors(quote! { fn k(a: &[u32]) { atomic_add(a, 0, 1u32); } });
+    assert!(
+        e[0].contains("atomics need a `&mut [T]` parameter"),
+        "{e:?}"
+    );
+    let e = errors(
+        quote! { fn k(a: &mut [f32], n: usize) { let mut t = shared_array::<f32, n>(); t[0] = 1.0; } },
+    );
+    assert_eq!(e.len(), 1, "{e:?}");
+    assert!(e[0].contains("constant integer literal"), "{e:?}");
+    let e = errors(quote! { fn k(a: &mut [f32]) { let x = sync_threads(); } });
+    assert!(e[0].contains("returns nothing"), "{e:?}");
+    let e = errors(
+        quote! { fn k(a: &mut [f32]) { let mut t = shared_array_2d::<f32, 2, 2>(); t[0][1] = 1.0; } },
+    );
+    assert!(e[0].contains("one tuple"), "{e:?}");
 }

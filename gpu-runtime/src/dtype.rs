@@ -157,7 +157,7 @@ pub trait Dtype:
 /// Any number: the arithmetic every numeric dtype supports in a kernel.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a `Num` dtype",
-    label = "this kernel's dtype parameter is bounded by `Num`",
+    label = "a `Num` dtype is required here",
     note = "`Num` dtypes are f32 f64 i32 i64 u32 u64 usize isize"
 )]
 pub trait Num:
@@ -192,7 +192,7 @@ pub trait Num:
 /// the matching precision (`sqrtf` for `f32`, `sqrt` for `f64`, ...).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a `Float` dtype",
-    label = "this kernel's dtype parameter is bounded by `Float`",
+    label = "a `Float` dtype is required here",
     note = "`Float` dtypes are f32 and f64"
 )]
 pub trait Float: Num + Neg<Output = Self> {
@@ -263,7 +263,7 @@ pub trait Float: Num + Neg<Output = Self> {
 /// Integer dtypes.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not an `Int` dtype",
-    label = "this kernel's dtype parameter is bounded by `Int`",
+    label = "an `Int` dtype is required here",
     note = "`Int` dtypes are i32 i64 u32 u64 usize isize"
 )]
 pub trait Int:

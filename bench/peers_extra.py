@@ -1,0 +1,93 @@
+"""Peers for P6, P6b and P7, on the GPU machine: CuPy's cp.sum and cuBLAS SGEMM (through
+cp.matmul), and Numba running the documented shared-memory matmul algorithm (16 x 16
+tiles). Prints `name value` lines for bench.sh. Usage: python3 peers_extra.py cupy numba"""
+import sys
+import numpy as np
+
+
+def cupy_peers():
+    import cupy as cp
+    n = 1 << 28
+    x = cp.asarray((np.arange(n, dtype=np.int64) % 255 - 127).astype(np.float32) / 128)
+    start, end = cp.cuda.Event(), cp.cuda.Event()
+    times = []
+    for _ in range(5):
+        for _ in range(3):
+            cp.sum(x)
+        start.record()
+        for _ in range(20):
+            cp.sum(x)
+        end.record()
+        end.synchronize()
+        times.append(cp.cuda.get_elapsed_time(start, end) / 20)
+    ms = sorted(times)[len(times) // 2]
+    print(f"cupy_sum_gbps {4 * n / (ms * 1e-3) / 1e9:.0f}")
+    del x
+    s = 4096
+    a = cp.random.standard_normal((s, s), dtype=cp.float32)
+    b = cp.random.standard_normal((s, s), dtype=cp.float32)
+    times = []
+    for _ in range(3):
+        cp.matmul(a, b)
+        start.record()
+        for _ in range(10):
+            cp.matmul(a, b)
+        end.record()
+        end.synchronize()
+        times.append(cp.cuda.get_elapsed_time(start, end) / 10)
+    ms = sorted(times)[len(times) // 2]
+    print(f"cublas_sgemm_gflops {2 * s ** 3 / (ms * 1e-3) / 1e9:.0f}")
+
+
+def numba_peers():
+    from numba import cuda, float32
+    tile = 16
+
+    @cuda.jit
+    def tiled(a, b, c):
+        sa = cuda.shared.array(shape=(tile, tile), dtype=float32)
+        sb = cuda.shared.array(shape=(tile, tile), dtype=float32)
+        x, y = cuda.grid(2)
+        tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
+        acc = float32(0.0)
+        for t in range((a.shape[1] + tile - 1) // tile):
+            sa[ty, tx] = 0
+            sb[ty, tx] = 0
+            if y < a.shape[0] and t * tile + tx < a.shape[1]:
+                sa[ty, tx] = a[y, t * tile + tx]
+            if x < b.shape[1] and t * tile + ty < b.shape[0]:
+                sb[ty, tx] = b[t * tile + ty, x]
+            cuda.syncthreads()
+            for j in range(tile):
+                acc += sa[ty, j] * sb[j, tx]
+            cuda.syncthreads()
+        if y < c.shape[0] and x < c.shape[1]:
+            c[y, x] = acc
+
+    s = 4096
+    rng = np.random.default_rng(1)
+    a = cuda.to_device(rng.standard_normal((s, s), dtype=np.float32))
+    b = cuda.to_device(rng.standard_normal((s, s), dtype=np.float32))
+    c = cuda.device_array((s, s), dtype=np.float32)
+    grid = (s // tile, s // tile)
+    tiled[grid, (tile, tile)](a, b, c)
+    cuda.synchronize()
+    times = []
+    for _ in range(3):
+        start, end = cuda.event(), cuda.event()
+        start.record()
+        for _ in range(3):
+            tiled[grid, (tile, tile)](a, b, c)
+        end.record()
+        end.synchronize()
+        times.append(cuda.event_elapsed_time(start, end) / 3)
+    ms = sorted(times)[len(times) // 2]
+    print(f"numba_fast_matmul_gflops {2 * s ** 3 / (ms * 1e-3) / 1e9:.0f}")
+
+
+if __name__ == "__main__":
+    for which in sys.argv[1:] or ["cupy", "numba"]:
+        try:
+            {"cupy": cupy_peers, "numba": numba_peers}[which]()
+        except Exception as exc:  # report and go on: the other peer may still run
+            print(which, "FAILED", type(exc).__name__, exc)

@@ -1,0 +1,21 @@
+//! Every example, run in CI (where `Device::default()` is the simulator): each checks its
+//! own result against the host and exits non-zero if it is wrong.
+
+macro_rules! example {
+    ($module:ident, $file:literal) => {
+        #[allow(dead_code)]
+        #[path = $file]
+        mod $module;
+
+        #[test]
+        fn $module() {
+            $module::run().unwrap_or_else(|e| panic!("{e}"));
+        }
+    };
+}
+
+example!(vec_add, "../examples/vec_add.rs");
+example!(saxpy, "../examples/saxpy.rs");
+example!(matmul, "../examples/matmul.rs");
+example!(reduce, "../examples/reduce.rs");
+example!(histogram, "../examples/histogram.rs");

@@ -94,6 +94,17 @@ extern "C" __global__ void hand_vec_add_restrict(const float* __restrict__ a, co
 }
 "#
     );
+    // The float4 vec_add of ../shared/PERFORMANCE.md (4378 GB/s there).
+    hand_kernel!(
+        VEC_ADD4,
+        "hand_vec_add4",
+        r#"
+extern "C" __global__ void hand_vec_add4(const float4* __restrict__ a, const float4* __restrict__ b, float4* __restrict__ c, unsigned long long n4) {
+    unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n4) { float4 x = a[i]; float4 y = b[i]; c[i] = make_float4(x.x + y.x, x.y + y.y, x.z + y.z, x.w + y.w); }
+}
+"#
+    );
     hand_kernel!(
         SAXPY_RESTRICT,
         "hand_saxpy_restrict",
@@ -104,6 +115,22 @@ extern "C" __global__ void hand_saxpy_restrict(float alpha, const float* __restr
 }
 "#
     );
+}
+
+/// vec_add four elements at a time (the last thread adds the tail one by one).
+#[gpu_kernel]
+fn vec_add4(a: &[f32], b: &[f32], c: &mut [f32]) {
+    let i = grid_1d();
+    let full = a.len() / 4;
+    if i < full {
+        let x = load4(a, i);
+        let y = load4(b, i);
+        store4(c, i, x[0] + y[0], x[1] + y[1], x[2] + y[2], x[3] + y[3]);
+    } else if i == full {
+        for k in 4 * full..a.len() {
+            c[k] = a[k] + b[k];
+        }
+    }
 }
 
 #[gpu_kernel]
@@ -350,11 +377,27 @@ fn bandwidth() -> Result<(), GpuError> {
         n as u64,
     );
     let blocks = n.div_ceil(256) as u32;
+    let hand4 = dev.cu_function(&hand::VEC_ADD4, &[])?;
+    let mut n4 = (n / 4) as u64;
+    let mut ours_vec4 = Vec::new();
+    let mut hand_vec4 = Vec::new();
     let mut ours_forall = Vec::new();
     let mut ours_256 = Vec::new();
     let mut hand_plain = Vec::new();
     let mut hand_restrict = Vec::new();
     for _ in 0..5 {
+        ours_vec4.push(event_ms(&dev, 20, || {
+            launch!(vec_add4.forall(n / 4 + 1)(&a, &b, &mut c))
+        })?);
+        hand_vec4.push(event_ms(&dev, 20, || {
+            let mut p = [
+                &mut pa as *mut u64 as *mut c_void,
+                &mut pb as *mut u64 as *mut c_void,
+                &mut pc as *mut u64 as *mut c_void,
+                &mut n4 as *mut u64 as *mut c_void,
+            ];
+            raw_launch(hand4, (n / 4).div_ceil(256) as u32, 256, &mut p)
+        })?);
         ours_forall.push(event_ms(&dev, 20, || {
             launch!(vec_add.forall(n)(&a, &b, &mut c))
         })?);
@@ -382,12 +425,25 @@ fn bandwidth() -> Result<(), GpuError> {
             raw_launch(hand_r, blocks, 256, &mut p)
         })?);
     }
-    // Check the result of the last (hand-written) run and of ours.
-    launch!(vec_add.forall(n)(&a, &b, &mut c))?;
-    let out = c.to_host()?;
-    if let Some(i) = (0..n).find(|&i| out[i] != host_a[i] + host_b[i]) {
-        return Err(GpuError::InvalidArgument(format!("vec_add wrong at {i}")));
+    // Check ours, scalar and vector, on poisoned outputs.
+    for vector in [false, true] {
+        c.copy_from_host(&vec![f32::NAN; n])?;
+        if vector {
+            launch!(vec_add4.forall(n / 4 + 1)(&a, &b, &mut c))?;
+        } else {
+            launch!(vec_add.forall(n)(&a, &b, &mut c))?;
+        }
+        let out = c.to_host()?;
+        if let Some(i) = (0..n).find(|&i| out[i] != host_a[i] + host_b[i]) {
+            return Err(GpuError::InvalidArgument(format!(
+                "vec_add (vector {vector}) wrong at {i}"
+            )));
+        }
     }
+    let (v4, h4) = (median(&mut ours_vec4), median(&mut hand_vec4));
+    println!("vec_add4_gbps {:.0}", gbps(v4));
+    println!("vec_add4_hand_gbps {:.0}", gbps(h4));
+    println!("vec_add4_vs_hand {:.3}", h4 / v4);
     let attrs = vec_add.attributes::<f32>(&dev)?;
     let (f, e, h, r) = (
         median(&mut ours_forall),

@@ -301,6 +301,20 @@ impl Emitter<'_> {
             }
             Stmt::Block(b) => self.nested(String::new(), b),
             Stmt::DeclareArray(a, value) => self.declare_array(*a, value.as_ref()),
+            Stmt::Store4(s, index, values) => {
+                let slice = self.k.slices[*s].clone();
+                if self.class(slice.elem, index.span) == Some(Class::Bool) {
+                    self.diags
+                        .error(index.span, "`store4` is for numbers, not bool");
+                }
+                let i = self.expr(index);
+                let vals: Vec<String> = values.iter().map(|v| self.expr(v)).collect();
+                self.line(format!(
+                    "gt_store4({}, {i}, {});",
+                    slice.c_name,
+                    vals.join(", ")
+                ));
+            }
             Stmt::Eval(e) => {
                 let v = self.expr(e);
                 self.line(format!("{v};"));
@@ -425,7 +439,25 @@ impl Emitter<'_> {
             }
             Space::Local => {
                 self.line(format!("{ty} {}{dims};", arr.c_name));
-                if let Some(v) = value {
+                if let Some(Expr {
+                    kind: ExprKind::Load4(s, index),
+                    span,
+                    ..
+                }) = value
+                {
+                    if self.class(arr.elem, *span) == Some(Class::Bool) {
+                        self.diags.error(*span, "`load4` is for numbers, not bool");
+                    }
+                    let slice = self.k.slices[*s].clone();
+                    let i = self.expr(index);
+                    // A `&[T]` is read-only for the whole launch: the read-only cache is sound.
+                    let f = if slice.mutable {
+                        "gt_load4"
+                    } else {
+                        "gt_load4_ro"
+                    };
+                    self.line(format!("{f}({}, {}, {i});", arr.c_name, slice.c_name));
+                } else if let Some(v) = value {
                     let v = self.expr(v);
                     let mut access = arr.c_name.clone();
                     let mut loops = String::new();
@@ -489,6 +521,13 @@ impl Emitter<'_> {
             }
             ExprKind::Index(t, i) => self.element(*t, i),
             ExprKind::Intrinsic(which, args) => self.intrinsic(*which, args),
+            ExprKind::Load4(..) => {
+                self.diags.error(
+                    e.span,
+                    "bind `load4(...)` to a name: `let v = load4(a, i);`",
+                );
+                String::new()
+            }
             ExprKind::Atomic(op, t, index, args) => {
                 let elem = self.target_elem(*t);
                 let c = self.class(elem, e.span);

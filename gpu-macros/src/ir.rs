@@ -329,6 +329,8 @@ pub enum ExprKind {
     Index(Target, Vec<Expr>),
     /// A barrier, fence or warp function with its arguments.
     Intrinsic(Intrinsic, Vec<Expr>),
+    /// `load4(slice, vector)`: four elements as one access; only as a local array's value.
+    Load4(SliceId, Box<Expr>),
     /// An atomic on `target[index]` with its operands; the old value.
     Atomic(AtomicOp, Target, Vec<Expr>, Vec<Expr>),
     Unary(UnOp, Box<Expr>),
@@ -364,6 +366,8 @@ pub enum Stmt {
     DeclareArray(ArrayId, Option<Expr>),
     /// An expression evaluated for its effect (a barrier, an atomic).
     Eval(Expr),
+    /// `store4(slice, vector, x, y, z, w)`.
+    Store4(SliceId, Expr, Vec<Expr>),
     Assign(Place, Option<BinOp>, Expr),
     If(Expr, Block, Option<Block>),
     While(Expr, Block),

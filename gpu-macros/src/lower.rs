@@ -355,6 +355,7 @@ impl Lowerer<'_> {
     ) {
         let rust_name = pi.ident.unraw_string();
         let declared = match strip_parens(init) {
+            syn::Expr::Call(c) if call_name(c).as_deref() == Some("load4") => self.vector_load(c),
             syn::Expr::Call(c) => self.shared_declaration(c),
             syn::Expr::Repeat(_) => self.local_array(init),
             other => {
@@ -479,6 +480,61 @@ impl Lowerer<'_> {
             },
             None,
         ))
+    }
+
+    /// `load4(slice, vector)`: a local `[T; 4]` filled by one vector load.
+    fn vector_load(&mut self, c: &syn::ExprCall) -> Option<(ArrayVar, Option<Expr>)> {
+        if c.args.len() != 2 {
+            self.err(c.span(), "`load4` takes (slice, vector index)");
+            return None;
+        }
+        let slice = match self.target(&c.args[0])? {
+            Target::Slice(s) => s,
+            Target::Array(_) => {
+                self.err(c.args[0].span(), "`load4` reads a slice parameter");
+                return None;
+            }
+        };
+        let index = self.usize_index(&c.args[1])?;
+        let elem = self.slices[slice].elem;
+        Some((
+            ArrayVar {
+                c_name: String::new(),
+                len_c_name: String::new(),
+                elem,
+                dims: vec![4],
+                space: Space::Local,
+            },
+            Some(Expr {
+                kind: ExprKind::Load4(slice, Box::new(index)),
+                ty: elem,
+                span: c.span(),
+            }),
+        ))
+    }
+
+    /// `store4(slice, vector, x, y, z, w)`.
+    fn vector_store(&mut self, c: &syn::ExprCall) -> Option<Stmt> {
+        if c.args.len() != 6 {
+            self.err(c.span(), "`store4` takes (slice, vector index, x, y, z, w)");
+            return None;
+        }
+        let slice = match self.target(&c.args[0])? {
+            Target::Slice(s) if self.slices[s].mutable => s,
+            _ => {
+                self.err(c.args[0].span(), "`store4` writes a `&mut [T]` parameter");
+                return None;
+            }
+        };
+        let index = self.usize_index(&c.args[1])?;
+        let elem = self.slices[slice].elem;
+        let mut values = Vec::new();
+        for a in c.args.iter().skip(2) {
+            let v = self.expr(a, Position::Operand)?;
+            self.unify(elem, v.ty, v.span);
+            values.push(v);
+        }
+        Some(Stmt::Store4(slice, index, values))
     }
 
     /// `[v; N]` or `[[v; C]; R]`.
@@ -724,6 +780,7 @@ impl Lowerer<'_> {
                 let name = call_name(c)?;
                 self.intrinsic_call(&name, c, true).map(Stmt::Eval)
             }
+            syn::Expr::Call(c) if call_name(c).as_deref() == Some("store4") => self.vector_store(c),
             syn::Expr::Call(c) if call_name(c).is_some_and(|n| atomic_op(&n).is_some()) => {
                 self.expr(e, Position::Operand).map(Stmt::Eval)
             }
@@ -1982,7 +2039,7 @@ fn is_array_init(e: &syn::Expr) -> bool {
             syn::Expr::Path(p) => p.path.segments.last().is_some_and(|s| {
                 matches!(
                     s.ident.to_string().as_str(),
-                    "shared_array" | "shared_array_2d" | "dynamic_shared_array"
+                    "shared_array" | "shared_array_2d" | "dynamic_shared_array" | "load4"
                 )
             }),
             _ => false,

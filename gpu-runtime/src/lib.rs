@@ -46,6 +46,7 @@ mod launch_config;
 pub mod shared;
 mod sim;
 mod stream;
+mod vector;
 mod warp;
 
 pub use array::DeviceArray;
@@ -74,6 +75,7 @@ pub use kernel::{GenericParam, KernelDef, KernelOptions, ParamDef, ParamKind};
 pub use launch_config::{Extent, Extents, IntoExtents, LaunchConfig, Shape};
 pub use shared::{dynamic_shared_array, shared_array, shared_array_2d};
 pub use stream::Stream;
+pub use vector::{load4, store4, VectorSource};
 pub use warp::{
     active_mask, all_sync, any_sync, ballot_sync, eq_sync, lane_id, shfl_down_sync, shfl_sync,
     shfl_up_sync, shfl_xor_sync, sync_warp, warp_size, WARP_SIZE,
@@ -85,11 +87,11 @@ pub mod prelude {
         active_mask, all_sync, any_sync, atomic_add, atomic_and, atomic_cas, atomic_dec,
         atomic_exch, atomic_inc, atomic_max, atomic_min, atomic_or, atomic_sub, atomic_xor,
         ballot_sync, block_dim, block_idx, dynamic_shared_array, eq_sync, gpu_kernel, grid_1d,
-        grid_2d, grid_3d, grid_dim, gridsize_1d, gridsize_2d, gridsize_3d, lane_id, launch,
+        grid_2d, grid_3d, grid_dim, gridsize_1d, gridsize_2d, gridsize_3d, lane_id, launch, load4,
         shared_array, shared_array_2d, shfl_down_sync, shfl_sync, shfl_up_sync, shfl_xor_sync,
-        sync_threads, sync_threads_and, sync_threads_count, sync_threads_or, sync_warp, thread_idx,
-        threadfence, threadfence_block, threadfence_system, warp_size, Device, DeviceArray, Dim3,
-        Float, GpuError, Int, LaunchConfig, Num, Stream, WARP_SIZE,
+        store4, sync_threads, sync_threads_and, sync_threads_count, sync_threads_or, sync_warp,
+        thread_idx, threadfence, threadfence_block, threadfence_system, warp_size, Device,
+        DeviceArray, Dim3, Float, GpuError, Int, LaunchConfig, Num, Stream, WARP_SIZE,
     };
 }
 

@@ -451,3 +451,56 @@ pub fn case_block_misc(dev: &Device, seed: u64) -> Result<Outputs, String> {
     check(&mut out, "sorted", &dys.to_host().map_err(err)?, &want, 0.0)?;
     Ok(out)
 }
+
+// ----- vector loads -----------------------------------------------------------------------
+
+/// vec_add four elements at a time; the last thread adds the tail one by one.
+#[gpu_kernel]
+pub fn vec_add4<T: Num>(a: &[T], b: &[T], c: &mut [T]) {
+    let i = grid_1d();
+    let full = a.len() / 4;
+    if i < full {
+        let x = load4(a, i);
+        let y = load4(b, i);
+        store4(c, i, x[0] + y[0], x[1] + y[1], x[2] + y[2], x[3] + y[3]);
+    } else if i == full {
+        for k in 4 * full..a.len() {
+            c[k] = a[k] + b[k];
+        }
+    }
+}
+
+pub fn case_vector(dev: &Device, seed: u64) -> Result<Outputs, String> {
+    let mut r = rng(seed);
+    let mut out = Outputs::new();
+    let n = r.random_range(1_000..50_000);
+    let a = uniform_f32(&mut r, n, -100.0, 100.0);
+    let b = uniform_f32(&mut r, n, -100.0, 100.0);
+    let (da, db) = (
+        dev.to_device(&a).map_err(err)?,
+        dev.to_device(&b).map_err(err)?,
+    );
+    let mut dc = poisoned(dev, n, f32::NAN)?;
+    launch!(vec_add4.forall(n / 4 + 1)(&da, &db, &mut dc)).map_err(err)?;
+    let want: Vec<f32> = a.iter().zip(&b).map(|(x, y)| x + y).collect();
+    check(&mut out, "f32", &dc.to_host().map_err(err)?, &want, 0.0)?;
+    let a: Vec<i64> = (0..n)
+        .map(|_| r.random_range(-1_000_000..1_000_000))
+        .collect();
+    let b: Vec<i64> = (0..n)
+        .map(|_| r.random_range(-1_000_000..1_000_000))
+        .collect();
+    let (da, db) = (
+        dev.to_device(&a).map_err(err)?,
+        dev.to_device(&b).map_err(err)?,
+    );
+    let mut dc = poisoned(dev, n, i64::MIN)?;
+    launch!(vec_add4.forall(n / 4 + 1)(&da, &db, &mut dc)).map_err(err)?;
+    let want: Vec<i64> = a.iter().zip(&b).map(|(x, y)| x + y).collect();
+    let got = dc.to_host().map_err(err)?;
+    if got != want {
+        return Err("i64 vector add differs".to_owned());
+    }
+    out.push(("i64", got.iter().map(|&v| v as f64).collect()));
+    Ok(out)
+}

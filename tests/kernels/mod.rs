@@ -57,6 +57,11 @@ pub fn cases() -> Vec<Case> {
             run: block::case_atomics,
         },
         Case {
+            name: "vector loads and stores: load4/store4 for f32 and i64, with a tail",
+            cross_tolerance: 0.0,
+            run: block::case_vector,
+        },
+        Case {
             name: "sync_threads_count/and/or, dynamic shared memory, local arrays",
             cross_tolerance: 0.0,
             run: block::case_block_misc,
@@ -176,6 +181,7 @@ pub fn definitions() -> Vec<&'static KernelDef> {
         block::barrier_votes.definition(),
         block::reverse_blocks.definition(),
         block::local_sort.definition(),
+        block::vec_add4.definition(),
     ]
 }
 

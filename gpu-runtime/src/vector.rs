@@ -19,14 +19,14 @@ pub trait VectorSource<T> {
 
 impl<T: Dtype> VectorSource<T> for SimSlice<'_, T> {
     fn read4(&self, vector: usize) -> [T; 4] {
-        let base = vector.checked_mul(4).unwrap_or(usize::MAX);
+        let base = vector.saturating_mul(4);
         std::array::from_fn(|k| self[base.saturating_add(k)])
     }
 }
 
 impl<T: Dtype> VectorSource<T> for SimSliceMut<'_, T> {
     fn read4(&self, vector: usize) -> [T; 4] {
-        let base = vector.checked_mul(4).unwrap_or(usize::MAX);
+        let base = vector.saturating_mul(4);
         std::array::from_fn(|k| self[base.saturating_add(k)])
     }
 }
@@ -38,7 +38,7 @@ pub fn load4<T: Dtype, S: VectorSource<T>>(a: S, vector: usize) -> [T; 4] {
 
 /// Write `x, y, z, w` to `a[4 * vector..4 * vector + 4]`, as one store.
 pub fn store4<T: Dtype>(mut a: SimSliceMut<'_, T>, vector: usize, x: T, y: T, z: T, w: T) {
-    let base = vector.checked_mul(4).unwrap_or(usize::MAX);
+    let base = vector.saturating_mul(4);
     // Check the last element first, so nothing is written when the vector overruns.
     let _ = a[base.saturating_add(3)];
     for (k, v) in [x, y, z, w].into_iter().enumerate() {

@@ -19,3 +19,4 @@ example!(saxpy, "../examples/saxpy.rs");
 example!(matmul, "../examples/matmul.rs");
 example!(reduce, "../examples/reduce.rs");
 example!(histogram, "../examples/histogram.rs");
+example!(device_fn, "../examples/device_fn.rs");

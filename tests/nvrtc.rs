@@ -5,6 +5,9 @@
 mod kernels;
 
 #[allow(dead_code)]
+#[path = "../examples/device_fn.rs"]
+mod example_device_fn;
+#[allow(dead_code)]
 #[path = "../examples/histogram.rs"]
 mod example_histogram;
 #[allow(dead_code)]
@@ -31,6 +34,7 @@ fn all_definitions() -> Vec<&'static KernelDef> {
     defs.push(example_matmul::matmul.definition());
     defs.push(example_reduce::block_sum.definition());
     defs.push(example_histogram::histogram.definition());
+    defs.push(example_device_fn::activate.definition());
     defs
 }
 
@@ -81,6 +85,7 @@ fn a_rejected_source_reports_kernel_signature_log_and_source() {
             debug: false,
         },
         signatures: &[],
+        device_fns: &[],
         signature_slots: &SLOTS,
     };
     match BROKEN.compile_uncached(&[], "sm_90") {

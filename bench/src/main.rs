@@ -66,6 +66,7 @@ mod hand {
                     params: &PARAMS,
                     options: OPTIONS,
                     signatures: &[],
+                    device_fns: &[],
                     signature_slots: &SLOTS,
                 }
             };

@@ -55,6 +55,29 @@ pub fn emit_cuda(
         (Some(f), Some((_, l))) => format!("#line {l} {f}\n"),
         _ => String::new(),
     };
+    if sig.device {
+        let ret = match sig.ret {
+            Some(t) => e.c_type(t, sig.ident.span()),
+            None => "void".to_owned(),
+        };
+        let template = if e.k.generic_c_names.is_empty() {
+            String::new()
+        } else {
+            let names: Vec<String> =
+                e.k.generic_c_names
+                    .iter()
+                    .map(|n| format!("typename {n}"))
+                    .collect();
+            format!("template <{}>\n", names.join(", "))
+        };
+        if e.diags.len() > before {
+            return None;
+        }
+        return Some(format!(
+            "{line}{template}static __device__ __forceinline__ {ret} {header} {{\n{}}}\n",
+            e.out
+        ));
+    }
     Some(format!(
         "{line}extern \"C\" __global__ void {bounds}{header} {{\n{}}}\n",
         e.out
@@ -104,6 +127,20 @@ struct Emitter<'a> {
 
 impl Emitter<'_> {
     fn resolve(&mut self, t: Ty, span: Span) -> Option<Ty> {
+        if let Some(kind) = self.k.types.opaque_kind(t) {
+            let msg = match kind {
+                VarKind::Any => {
+                    "the type of this value comes from a device function; use it where \
+                                 its type is known, or annotate it: `let y: f32 = f(x);`"
+                }
+                _ => {
+                    "this literal meets a device function's result, whose type the kernel cannot \
+                      see here; annotate the result (`let y: f32 = f(x);`) or suffix the literal"
+                }
+            };
+            self.diags.error(span, msg);
+            return None;
+        }
         let r = self.k.types.resolve(t);
         if r.is_none() {
             self.diags.error(
@@ -198,7 +235,13 @@ impl Emitter<'_> {
         match s {
             Stmt::Let(var, init) => {
                 let local = self.k.locals[*var].clone();
-                let ty = self.c_type(local.ty, local.span);
+                // A device function's result that nothing else types: C++ knows it.
+                let ty =
+                    if self.k.types.opaque_kind(local.ty) == Some(VarKind::Any) && init.is_some() {
+                        "auto".to_owned()
+                    } else {
+                        self.c_type(local.ty, local.span)
+                    };
                 match init {
                     Some(e) if needs_statements(e) => {
                         self.line(format!("{ty} {};", local.c_name));
@@ -326,6 +369,21 @@ impl Emitter<'_> {
                         // A directive starts in column 0.
                         self.out.push_str(&format!("#line {n} {f}\n"));
                     }
+                }
+            }
+            Stmt::ReturnValue(e) => {
+                if needs_statements(e) {
+                    let ty = self.c_type(e.ty, e.span);
+                    self.line("{");
+                    self.depth += 1;
+                    self.line(format!("{ty} gt_result;"));
+                    self.assign_value("gt_result", e);
+                    self.line("return gt_result;");
+                    self.depth -= 1;
+                    self.line("}");
+                } else {
+                    let v = self.expr(e);
+                    self.line(format!("return {v};"));
                 }
             }
             Stmt::Break => self.line("break;"),
@@ -521,6 +579,25 @@ impl Emitter<'_> {
             }
             ExprKind::Index(t, i) => self.element(*t, i),
             ExprKind::Intrinsic(which, args) => self.intrinsic(*which, args),
+            ExprKind::DeviceCall(name, args) => {
+                let mut vals = Vec::new();
+                for a in args {
+                    // Rust gives an unsuffixed float literal the parameter's type; the
+                    // kernel cannot see it, and a C `double` converted later may round
+                    // differently.
+                    if self.k.types.var_kind(a.ty) == Some(VarKind::Float)
+                        && self.k.types.opaque_kind(a.ty).is_none()
+                    {
+                        self.diags.error(
+                            a.span,
+                            "a device function's parameter type is not visible here: give this \
+                             float literal a suffix (`0.5f32`) or a typed variable",
+                        );
+                    }
+                    vals.push(self.expr(a));
+                }
+                format!("{name}({})", vals.join(", "))
+            }
             ExprKind::Load4(..) => {
                 self.diags.error(
                     e.span,

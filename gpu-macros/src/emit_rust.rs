@@ -23,6 +23,22 @@ pub struct RustParts<'a> {
     pub cuda: Option<CudaParts>,
 }
 
+/// Paths of the device functions a body calls, as `&path::__GPU_DEVICE` references spanned
+/// on the calls, so a function without `#[gpu_device]` is reported where it is called.
+pub fn device_fn_refs(calls: &[syn::Path]) -> Vec<TokenStream> {
+    calls
+        .iter()
+        .map(|p| {
+            let span = p
+                .segments
+                .last()
+                .map(|s| s.ident.span())
+                .unwrap_or_else(proc_macro2::Span::call_site);
+            quote_spanned!(span=> &#p::__GPU_DEVICE)
+        })
+        .collect()
+}
+
 pub struct CudaParts {
     pub source: String,
     pub c_name: String,
@@ -30,6 +46,8 @@ pub struct CudaParts {
     /// Whether the kernel synchronises its threads (the simulator then runs a block's
     /// threads concurrently).
     pub synchronizes: bool,
+    /// The device functions it calls.
+    pub device_calls: Vec<syn::Path>,
 }
 
 fn bound_path(b: Bound) -> TokenStream {
@@ -71,9 +89,11 @@ pub fn emit_rust(parts: RustParts<'_>) -> TokenStream {
         c_name: name_str.clone(),
         generic_c_names: sig.generics.iter().map(|g| g.ident.to_string()).collect(),
         synchronizes: false,
+        device_calls: Vec::new(),
     });
     let (source, c_name) = (&cuda.source, &cuda.c_name);
     let synchronizes = cuda.synchronizes;
+    let device_fns = device_fn_refs(&cuda.device_calls);
 
     // Generic parameters with absolute bounds.
     let generic_idents: Vec<_> = sig.generics.iter().map(|g| &g.ident).collect();
@@ -257,6 +277,7 @@ pub fn emit_rust(parts: RustParts<'_>) -> TokenStream {
                         debug: #debug,
                     },
                     signatures: &[#(#signatures),*],
+                    device_fns: &[#(#device_fns),*],
                     signature_slots: &SLOTS,
                 };
                 &DEF
@@ -319,6 +340,39 @@ pub fn emit_rust(parts: RustParts<'_>) -> TokenStream {
             // which the kernel language does not have.
             #[allow(unused_mut, clippy::all)]
             fn __gpu_sim<#(#generic_decls),*>(#(#sim_params),*) #body
+        }
+    }
+}
+
+/// A `#[gpu_device]` function: the function itself, unchanged (rustc checks it, the
+/// simulator and the host call it), and beside it a module of the same name holding its
+/// C++ for the kernels that call it.
+pub fn emit_device(
+    item: &syn::ItemFn,
+    c_name: &str,
+    source: &str,
+    calls: &[syn::Path],
+) -> TokenStream {
+    let vis = &item.vis;
+    let name = &item.sig.ident;
+    let name_str = name.to_string();
+    let deps = device_fn_refs(calls);
+    let mut f = item.clone();
+    f.attrs.push(syn::parse_quote!(#[allow(clippy::all)]));
+    quote! {
+        #f
+
+        #[doc(hidden)]
+        #[allow(non_snake_case, unused_imports)]
+        #vis mod #name {
+            use super::*;
+            pub const __GPU_DEVICE: ::gpu_runtime::__private::DeviceFnDef =
+                ::gpu_runtime::__private::DeviceFnDef {
+                    name: #name_str,
+                    c_name: #c_name,
+                    source: #source,
+                    deps: &[#(#deps),*],
+                };
         }
     }
 }

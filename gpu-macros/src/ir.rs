@@ -329,6 +329,8 @@ pub enum ExprKind {
     Index(Target, Vec<Expr>),
     /// A barrier, fence or warp function with its arguments.
     Intrinsic(Intrinsic, Vec<Expr>),
+    /// A call of a `#[gpu_device]` function (its C name), with its arguments.
+    DeviceCall(String, Vec<Expr>),
     /// `load4(slice, vector)`: four elements as one access; only as a local array's value.
     Load4(SliceId, Box<Expr>),
     /// An atomic on `target[index]` with its operands; the old value.
@@ -385,6 +387,8 @@ pub enum Stmt {
     Break,
     Continue,
     Return,
+    /// A device function's `return value;` (or its body's final value).
+    ReturnValue(Expr),
     /// The Rust source line the following statements come from.
     Line(u32),
 }

@@ -28,3 +28,15 @@ pub fn gpu_kernel(
 ) -> proc_macro::TokenStream {
     kernel::expand(attr.into(), item.into()).into()
 }
+
+/// Make a function callable from kernels: a device function (Numba's
+/// `@cuda.jit(device=True)`). It takes scalars, may return one, may be generic over dtypes
+/// like a kernel, and may call other device functions; the kernels that call it compile
+/// its translated C++ with them. It stays an ordinary Rust function too.
+#[proc_macro_attribute]
+pub fn gpu_device(
+    attr: proc_macro::TokenStream,
+    item: proc_macro::TokenStream,
+) -> proc_macro::TokenStream {
+    kernel::expand_device(attr.into(), item.into()).into()
+}

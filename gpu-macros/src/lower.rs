@@ -16,6 +16,8 @@ use crate::types::TypeTable;
 /// The lowered kernel: IR plus the tables it refers to.
 pub struct LoweredKernel {
     pub c_name: String,
+    /// The `#[gpu_device]` functions the body calls, as written (deduplicated).
+    pub device_calls: Vec<syn::Path>,
     pub arrays: Vec<ArrayVar>,
     /// Whether the body synchronises threads (see `Lowerer::synchronizes`).
     pub synchronizes: bool,
@@ -55,6 +57,7 @@ struct Lowerer<'a> {
     /// Whether the body synchronises threads (barriers, warp functions): the simulator
     /// must then run a block's threads concurrently.
     synchronizes: bool,
+    device_calls: Vec<syn::Path>,
 }
 
 /// What a value expression may be: at the top of a `let`, assignment or value block it
@@ -77,7 +80,13 @@ pub fn lower_kernel(
         .iter()
         .map(|g| names.fresh(&g.ident.to_string()))
         .collect();
-    let c_name = names.fresh(&sig.ident.unraw_string());
+    // Device functions live beside the kernels in one C++ program: a prefix of their own
+    // keeps them clear of locals, builtins and each other's parameters.
+    let c_name = if sig.device {
+        device_c_name(&sig.ident.unraw_string())
+    } else {
+        names.fresh(&sig.ident.unraw_string())
+    };
     let mut l = Lowerer {
         sig,
         diags,
@@ -90,6 +99,7 @@ pub fn lower_kernel(
         loop_depth: 0,
         poisoned: Vec::new(),
         synchronizes: false,
+        device_calls: Vec::new(),
     };
     let mut params = Vec::new();
     for p in &sig.params {
@@ -115,9 +125,25 @@ pub fn lower_kernel(
             }
         }
     }
-    let body = l.unit_block(body);
+    let body = match (sig.ret, body.stmts.last()) {
+        // A device function whose body ends in its value.
+        (Some(ret), Some(syn::Stmt::Expr(e, None))) if !is_statement_like(e) => {
+            match l.value_block(body, Position::Top) {
+                Some((mut block, ty)) => {
+                    l.unify(ret, ty, body.span());
+                    if let Some(tail) = block.tail.take() {
+                        block.stmts.push(Stmt::ReturnValue(tail));
+                    }
+                    block
+                }
+                None => Block::default(),
+            }
+        }
+        _ => l.unit_block(body),
+    };
     LoweredKernel {
         c_name,
+        device_calls: l.device_calls,
         arrays: l.arrays,
         synchronizes: l.synchronizes,
         generic_c_names,
@@ -760,15 +786,28 @@ impl Lowerer<'_> {
                 }
                 Some(Stmt::Continue)
             }
-            syn::Expr::Return(r) => {
-                if let Some(v) = &r.expr {
+            syn::Expr::Return(r) => match (&r.expr, self.sig.ret) {
+                (Some(v), Some(ret)) => {
+                    let value = self.expr(v, Position::Top)?;
+                    self.unify(ret, value.ty, value.span);
+                    Some(Stmt::ReturnValue(value))
+                }
+                (Some(v), None) => {
                     self.err(
                         v.span(),
                         "a kernel cannot return a value; write results into a `&mut [T]` parameter",
                     );
+                    None
                 }
-                Some(Stmt::Return)
-            }
+                (None, Some(_)) => {
+                    self.err(
+                        r.span(),
+                        "this device function returns a value: `return value;`",
+                    );
+                    None
+                }
+                (None, None) => Some(Stmt::Return),
+            },
             syn::Expr::Macro(m) => {
                 self.macro_error(m.mac.path.span(), &m.mac);
                 None
@@ -1651,16 +1690,60 @@ impl Lowerer<'_> {
             );
             return None;
         }
-        self.err(
-            c.func.span(),
-            format!(
-                "`{}` cannot be called from a kernel; kernels can call thread-geometry functions \
-                 (`grid_1d()`, `thread_idx()`, ...), math methods, and `T::from_f64(x)`-style \
-                 conversions",
-                segs.join("::")
-            ),
-        );
-        None
+        self.device_call(p, c)
+    }
+
+    /// A call of a `#[gpu_device]` function. rustc checks the arguments against its
+    /// signature; a function without `#[gpu_device]` fails to resolve its definition.
+    fn device_call(&mut self, p: &syn::ExprPath, c: &syn::ExprCall) -> Option<Expr> {
+        let span = c.span();
+        let last = p.path.segments.last()?;
+        if !matches!(last.arguments, syn::PathArguments::None) {
+            self.err(
+                last.arguments.span(),
+                "device function calls take no type arguments; the argument types decide",
+            );
+            return None;
+        }
+        if p.qself.is_some()
+            || p.path.segments.len() > 1
+                && p.path
+                    .segments
+                    .iter()
+                    .rev()
+                    .nth(1)
+                    .is_some_and(|s| !matches!(s.arguments, syn::PathArguments::None))
+        {
+            self.err(
+                c.func.span(),
+                "call device functions by name or module path: `helpers::clamp(x)`",
+            );
+            return None;
+        }
+        let name = last.ident.unraw_string();
+        if self.sig.device && last.ident == self.sig.ident && p.path.segments.len() == 1 {
+            self.err(
+                c.func.span(),
+                "device functions cannot call themselves: recursion is not supported on the GPU \
+                 here; write a loop",
+            );
+            return None;
+        }
+        let args: Vec<Option<Expr>> = c
+            .args
+            .iter()
+            .map(|a| self.expr(a, Position::Operand))
+            .collect();
+        let args: Vec<Expr> = args.into_iter().collect::<Option<_>>()?;
+        if !self.device_calls.iter().any(|q| q == &p.path) {
+            self.device_calls.push(p.path.clone());
+        }
+        let ty = self.types.fresh_opaque();
+        Some(Expr {
+            kind: ExprKind::DeviceCall(device_c_name(&name), args),
+            ty,
+            span,
+        })
     }
 
     /// A barrier, fence or warp function. Those that return nothing are statements.
@@ -2130,4 +2213,17 @@ fn call_name(c: &syn::ExprCall) -> Option<String> {
         syn::Expr::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
         _ => None,
     }
+}
+
+/// Whether `e`, as a block's last expression, is a statement rather than a value.
+fn is_statement_like(e: &syn::Expr) -> bool {
+    matches!(
+        e,
+        syn::Expr::While(_) | syn::Expr::ForLoop(_) | syn::Expr::Loop(_) | syn::Expr::Return(_)
+    ) || matches!(e, syn::Expr::If(i) if i.else_branch.is_none())
+}
+
+/// The C++ name of the `#[gpu_device]` function `name`.
+pub fn device_c_name(name: &str) -> String {
+    format!("gt_dev_{name}")
 }

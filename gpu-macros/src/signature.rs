@@ -36,9 +36,19 @@ pub struct KernelSignature {
     pub ident: Ident,
     pub generics: Vec<GenericDecl>,
     pub params: Vec<ParamDecl>,
+    /// A device function's return type; kernels return nothing.
+    pub ret: Option<Ty>,
+    /// Whether this is a `#[gpu_device]` function rather than a kernel.
+    pub device: bool,
 }
 
-pub fn parse_signature(f: &syn::ItemFn, diags: &mut Diagnostics) -> Option<KernelSignature> {
+/// The signature of a kernel (`device: false`) or of a `#[gpu_device]` function, which may
+/// return a scalar and takes scalars only.
+pub fn parse_signature(
+    f: &syn::ItemFn,
+    device: bool,
+    diags: &mut Diagnostics,
+) -> Option<KernelSignature> {
     let sig = &f.sig;
     let before = diags.len();
     if let Some(t) = &sig.constness {
@@ -65,7 +75,7 @@ pub fn parse_signature(f: &syn::ItemFn, diags: &mut Diagnostics) -> Option<Kerne
     if let Some(v) = &sig.variadic {
         diags.error(v.span(), "a kernel cannot be variadic");
     }
-    if let syn::ReturnType::Type(_, ty) = &sig.output {
+    if let (syn::ReturnType::Type(_, ty), false) = (&sig.output, device) {
         diags.error(
             ty.span(),
             "a kernel cannot return a value; write results into a `&mut [T]` parameter",
@@ -145,10 +155,28 @@ pub fn parse_signature(f: &syn::ItemFn, diags: &mut Diagnostics) -> Option<Kerne
     if diags.len() > before {
         return None;
     }
+    let ret = match (&sig.output, device) {
+        (syn::ReturnType::Type(_, ty), true) => Some(scalar_type(ty, &generics, diags)?),
+        _ => None,
+    };
+    if device {
+        for p in &params {
+            if let ParamShape::Slice { .. } = p.shape {
+                diags.error(
+                    p.ident.span(),
+                    "device functions take scalars for now; index the slice in the kernel and \
+                     pass the elements",
+                );
+                return None;
+            }
+        }
+    }
     Some(KernelSignature {
         ident: sig.ident.clone(),
         generics,
         params,
+        ret,
+        device,
     })
 }
 

@@ -385,3 +385,55 @@ fn block_language_errors() {
     );
     assert!(e[0].contains("one tuple"), "{e:?}");
 }
+
+#[test]
+fn device_functions_become_inline_templates_and_calls() {
+    use crate::kernel::translate_as;
+    let src = translate_as(
+        quote! {
+            fn blend<T: Float>(a: T, b: T, t: T) -> T {
+                if t <= T::zero() {
+                    return a;
+                }
+                let w = if t > T::one() { T::one() } else { let u = t; u * u };
+                a + (b - a) * w
+            }
+        },
+        true,
+    )
+    .unwrap();
+    assert!(src.starts_with("template <typename T>\nstatic __device__ __forceinline__ T gt_dev_blend(const T a, const T b, const T t) {"), "{src}");
+    assert!(src.contains("return a;"), "{src}");
+    assert!(src.contains("return (a + ((b - a) * w));"), "{src}");
+    let kernel = c(quote! {
+        fn k(a: &mut [f32]) {
+            let i = grid_1d();
+            let y = helpers::blend(a[i], a[i + 1], 0.5f32);
+            let z: f32 = blend(a[i], y, a[i]);
+            a[i] = z;
+        }
+    });
+    assert!(
+        kernel.contains("auto y = gt_dev_blend(a[i], a[(i + 1ull)], 0.5f);"),
+        "{kernel}"
+    );
+    assert!(
+        kernel.contains("float z = gt_dev_blend(a[i], y, a[i]);"),
+        "{kernel}"
+    );
+}
+
+#[test]
+fn device_function_rules() {
+    use crate::kernel::translate_as;
+    let e = translate_as(quote! { fn f(n: u32) -> u32 { f(n) } }, true).unwrap_err();
+    assert!(e[0].contains("cannot call themselves"), "{e:?}");
+    let e = translate_as(quote! { fn f(a: &[f32]) -> f32 { a[0] } }, true).unwrap_err();
+    assert!(e[0].contains("take scalars"), "{e:?}");
+    let e = errors(quote! { fn k(a: &mut [f32]) { a[0] = scale(0.5); } });
+    assert!(e[0].contains("give this float literal a suffix"), "{e:?}");
+    let e = errors(
+        quote! { fn k(a: &mut [f32]) { let y = scale(a[0]); let z = y * 2.0; a[0] = 1.0; } },
+    );
+    assert!(e.iter().any(|m| m.contains("annotate the result")), "{e:?}");
+}

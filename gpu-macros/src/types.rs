@@ -13,6 +13,8 @@ pub struct TypeTable {
     parent: Vec<u32>,
     kind: Vec<VarKind>,
     bound: Vec<Option<Ty>>,
+    /// Set for the results of `#[gpu_device]` calls, whose type only rustc knows.
+    opaque: Vec<bool>,
 }
 
 impl TypeTable {
@@ -21,7 +23,26 @@ impl TypeTable {
         self.parent.push(id);
         self.kind.push(kind);
         self.bound.push(None);
+        self.opaque.push(false);
         Ty::Var(id)
+    }
+
+    /// A variable for a value whose type the macro cannot see (a device function's
+    /// result): left to C++ (`auto`) unless something fixes it.
+    pub fn fresh_opaque(&mut self) -> Ty {
+        let t = self.fresh(VarKind::Any);
+        if let Ty::Var(v) = t {
+            self.opaque[v as usize] = true;
+        }
+        t
+    }
+
+    /// For a still-unbound variable that holds a device function's result: its kind.
+    pub fn opaque_kind(&mut self, t: Ty) -> Option<VarKind> {
+        match self.shallow(t) {
+            Ty::Var(v) if self.opaque[v as usize] => Some(self.kind[v as usize]),
+            _ => None,
+        }
     }
 
     fn root(&mut self, v: u32) -> u32 {
@@ -75,6 +96,7 @@ impl TypeTable {
                 };
                 self.parent[x as usize] = y;
                 self.kind[y as usize] = merged;
+                self.opaque[y as usize] |= self.opaque[x as usize];
                 Ok(())
             }
             (Ty::Var(x), t) | (t, Ty::Var(x)) => {

@@ -28,8 +28,24 @@ pub struct KernelDef {
     pub options: KernelOptions,
     /// The signatures listed in the attribute's `signatures(...)`, for `precompile`.
     pub signatures: &'static [&'static [DtypeKind]],
+    /// The `#[gpu_device]` functions the kernel calls directly.
+    pub device_fns: &'static [&'static DeviceFnDef],
     #[doc(hidden)]
     pub signature_slots: &'static [AtomicU32],
+}
+
+/// A `#[gpu_device]` function: its C++ and the device functions it calls. Made by the
+/// attribute; a kernel's source pulls in exactly the device functions it reaches.
+#[derive(Debug)]
+pub struct DeviceFnDef {
+    /// The Rust name.
+    pub name: &'static str,
+    /// The C++ name.
+    pub c_name: &'static str,
+    /// The C++ definition (a template when the function is generic).
+    pub source: &'static str,
+    /// The device functions it calls directly.
+    pub deps: &'static [&'static DeviceFnDef],
 }
 
 /// Compile options of a kernel, from `#[gpu_kernel(...)]`. All are part of the cache key.
@@ -133,7 +149,54 @@ impl KernelDef {
             }
             out.push_str(&format!("typedef {} {};\n", d.c_name(), g.c_name));
         }
+        for f in self.reachable_device_fns()? {
+            out.push_str(f.source);
+        }
         out.push_str(self.source);
+        Ok(out)
+    }
+
+    /// Every device function the kernel reaches, each after the ones it calls.
+    fn reachable_device_fns(&self) -> Result<Vec<&'static DeviceFnDef>, GpuError> {
+        fn visit(
+            f: &'static DeviceFnDef,
+            path: &mut Vec<&'static DeviceFnDef>,
+            out: &mut Vec<&'static DeviceFnDef>,
+        ) -> Result<(), String> {
+            if out.iter().any(|g| std::ptr::eq(*g, f)) {
+                return Ok(());
+            }
+            if path.iter().any(|g| std::ptr::eq(*g, f)) {
+                let names: Vec<&str> = path.iter().map(|g| g.name).chain([f.name]).collect();
+                return Err(format!(
+                    "device functions call each other in a cycle ({}); recursion is not supported",
+                    names.join(" -> ")
+                ));
+            }
+            if let Some(other) = out.iter().find(|g| g.c_name == f.c_name) {
+                return Err(format!(
+                    "two different device functions named `{}` are reached ({} bytes and {} bytes \
+                     of source); rename one",
+                    f.name,
+                    other.source.len(),
+                    f.source.len()
+                ));
+            }
+            path.push(f);
+            for d in f.deps {
+                visit(d, path, out)?;
+            }
+            path.pop();
+            out.push(f);
+            Ok(())
+        }
+        let mut out = Vec::new();
+        for f in self.device_fns {
+            visit(f, &mut Vec::new(), &mut out).map_err(|reason| GpuError::InvalidLaunch {
+                kernel: self.name,
+                reason,
+            })?;
+        }
         Ok(out)
     }
 

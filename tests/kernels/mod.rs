@@ -13,6 +13,7 @@
 #![allow(clippy::neg_cmp_op_on_partial_ord, clippy::manual_is_multiple_of)]
 
 pub mod block;
+pub mod device;
 
 use gpu_runtime::prelude::*;
 use gpu_runtime::{Dtype, KernelDef};
@@ -60,6 +61,11 @@ pub fn cases() -> Vec<Case> {
             name: "vector loads and stores: load4/store4 for f32 and i64, with a tail",
             cross_tolerance: 0.0,
             run: block::case_vector,
+        },
+        Case {
+            name: "device functions: generic, nested, early return, called from a module",
+            cross_tolerance: 1e-6,
+            run: device::case_device,
         },
         Case {
             name: "sync_threads_count/and/or, dynamic shared memory, local arrays",
@@ -182,6 +188,8 @@ pub fn definitions() -> Vec<&'static KernelDef> {
         block::reverse_blocks.definition(),
         block::local_sort.definition(),
         block::vec_add4.definition(),
+        device::shade.definition(),
+        device::collatz.definition(),
     ]
 }
 

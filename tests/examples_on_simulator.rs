@@ -20,3 +20,4 @@ example!(matmul, "../examples/matmul.rs");
 example!(reduce, "../examples/reduce.rs");
 example!(histogram, "../examples/histogram.rs");
 example!(device_fn, "../examples/device_fn.rs");
+example!(stencil, "../examples/stencil.rs");

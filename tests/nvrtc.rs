@@ -20,6 +20,9 @@ mod example_reduce;
 #[path = "../examples/saxpy.rs"]
 mod example_saxpy;
 #[allow(dead_code)]
+#[path = "../examples/stencil.rs"]
+mod example_stencil;
+#[allow(dead_code)]
 #[path = "../examples/vec_add.rs"]
 mod example_vec_add;
 
@@ -35,6 +38,7 @@ fn all_definitions() -> Vec<&'static KernelDef> {
     defs.push(example_reduce::block_sum.definition());
     defs.push(example_histogram::histogram.definition());
     defs.push(example_device_fn::activate.definition());
+    defs.push(example_stencil::jacobi_step.definition());
     defs
 }
 

@@ -53,3 +53,37 @@ fn out_of_bounds_names_kernel_parameter_index_and_length() {
         "{msg}"
     );
 }
+
+#[gpu_kernel]
+fn transpose_wrong(a: &Array2<f32>, b: &mut Array2<f32>) {
+    let (j, i) = grid_2d();
+    if i < a.rows() && j < a.cols() {
+        // Writes b[(j, i)] into a b of a's shape: out of range when the shape is not square.
+        b[(j, i)] = a[(i, j)];
+    }
+}
+
+#[test]
+fn out_of_bounds_in_two_dimensions_names_the_axis() {
+    let dev = Device::simulator();
+    let a = dev.to_device_2d(&[0.0f32; 6], 2, 3).unwrap();
+    let mut b = dev.zeros_2d::<f32>(2, 3).unwrap();
+    match launch!(transpose_wrong[(1, 1), (4, 4)](&a, &mut b)) {
+        Err(GpuError::OutOfBounds {
+            kernel,
+            param,
+            index,
+            len,
+        }) => {
+            assert_eq!(
+                (kernel, param, index, len),
+                ("transpose_wrong", "b (row)", 2, 2)
+            );
+        }
+        other => panic!("expected OutOfBounds, got {other:?}"),
+    }
+    assert!(
+        dev.to_device_2d(&[0.0f32; 5], 2, 3).is_err(),
+        "a 2 x 3 array from 5 elements"
+    );
+}

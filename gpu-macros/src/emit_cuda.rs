@@ -196,6 +196,9 @@ impl Emitter<'_> {
                     let constness = if sp.mutable { "" } else { "const " };
                     parts.push(format!("{constness}{elem}* __restrict__ {}", sp.c_name));
                     parts.push(format!("const unsigned long long {}", sp.len_c_name));
+                    if sp.rank == 2 {
+                        parts.push(format!("const unsigned long long {}", sp.cols_c_name));
+                    }
                 }
                 LoweredParam::Scalar { var, mutable } => {
                     let local = self.k.locals[var].clone();
@@ -468,8 +471,15 @@ impl Emitter<'_> {
         }
     }
 
-    /// `name[i]`, `name[i][j]`, ...
+    /// `name[i]`, `name[i][j]`, ...; a 2-D parameter is `name[i * cols + j]`.
     fn element(&mut self, t: Target, index: &[Expr]) -> String {
+        if let Target::Slice(s) = t {
+            if self.k.slices[s].rank == 2 {
+                let (i, j) = (self.expr(&index[0]), self.expr(&index[1]));
+                let sp = &self.k.slices[s];
+                return format!("{}[{i} * {} + {j}]", sp.c_name, sp.cols_c_name);
+            }
+        }
         let mut out = match t {
             Target::Slice(s) => self.k.slices[s].c_name.clone(),
             Target::Array(a) => self.k.arrays[a].c_name.clone(),
@@ -569,7 +579,22 @@ impl Emitter<'_> {
         match &e.kind {
             ExprKind::Lit(l) => self.literal(l, e.ty, e.span),
             ExprKind::Local(v) => self.k.locals[*v].c_name.clone(),
-            ExprKind::Len(Target::Slice(s)) => self.k.slices[*s].len_c_name.clone(),
+            ExprKind::Len(Target::Slice(s)) => {
+                let sp = &self.k.slices[*s];
+                if sp.rank == 2 {
+                    format!("({} * {})", sp.len_c_name, sp.cols_c_name)
+                } else {
+                    sp.len_c_name.clone()
+                }
+            }
+            ExprKind::Extent(s, cols) => {
+                let sp = &self.k.slices[*s];
+                if *cols {
+                    sp.cols_c_name.clone()
+                } else {
+                    sp.len_c_name.clone()
+                }
+            }
             ExprKind::Len(Target::Array(a)) => {
                 let arr = &self.k.arrays[*a];
                 match arr.dims.first() {

@@ -138,39 +138,77 @@ pub fn emit_rust(parts: RustParts<'_>) -> TokenStream {
         let ty = &p.ty_tokens;
         let span = ident.span();
         match p.shape {
-            ParamShape::Slice { mutable, .. } => {
+            ParamShape::Slice { mutable, rank, .. } => {
                 param_defs.push(quote!(::gpu_runtime::__private::ParamDef {
                     name: #pname,
                     kind: ::gpu_runtime::__private::ParamKind::Slice { mutable: #mutable },
                 }));
-                let array_ty = if mutable {
-                    quote_spanned!(span=> &mut ::gpu_runtime::DeviceArray<#ty>)
-                } else {
-                    quote_spanned!(span=> &::gpu_runtime::DeviceArray<#ty>)
+                let (array, array_ty) = match (rank, mutable) {
+                    (2, true) => (
+                        quote!(::gpu_runtime::DeviceArray2),
+                        quote_spanned!(span=> &mut ::gpu_runtime::DeviceArray2<#ty>),
+                    ),
+                    (2, false) => (
+                        quote!(::gpu_runtime::DeviceArray2),
+                        quote_spanned!(span=> &::gpu_runtime::DeviceArray2<#ty>),
+                    ),
+                    (_, true) => (
+                        quote!(::gpu_runtime::DeviceArray),
+                        quote_spanned!(span=> &mut ::gpu_runtime::DeviceArray<#ty>),
+                    ),
+                    (_, false) => (
+                        quote!(::gpu_runtime::DeviceArray),
+                        quote_spanned!(span=> &::gpu_runtime::DeviceArray<#ty>),
+                    ),
                 };
                 launch_args.push(quote!(#ident: #array_ty));
-                device_checks.push(quote!((::gpu_runtime::DeviceArray::device(#ident), #pname)));
+                device_checks.push(quote!((#array::device(#ident), #pname)));
                 let ptr = format_ident!("__gpu_p{}_ptr", i);
                 let len = format_ident!("__gpu_p{}_len", i);
-                packs.push(quote! {
-                    let mut #ptr: u64 = ::gpu_runtime::__private::device_ptr(#ident);
-                    let mut #len: u64 = ::gpu_runtime::DeviceArray::len(#ident) as u64;
-                });
-                arg_ptrs.push(quote!(&mut #ptr as *mut u64 as *mut ::core::ffi::c_void));
-                arg_ptrs.push(quote!(&mut #len as *mut u64 as *mut ::core::ffi::c_void));
+                if rank == 2 {
+                    let cols = format_ident!("__gpu_p{}_cols", i);
+                    packs.push(quote! {
+                        let mut #ptr: u64 = ::gpu_runtime::__private::device_ptr(#array::flat(#ident));
+                        let mut #len: u64 = #array::rows(#ident) as u64;
+                        let mut #cols: u64 = #array::cols(#ident) as u64;
+                    });
+                    arg_ptrs.push(quote!(&mut #ptr as *mut u64 as *mut ::core::ffi::c_void));
+                    arg_ptrs.push(quote!(&mut #len as *mut u64 as *mut ::core::ffi::c_void));
+                    arg_ptrs.push(quote!(&mut #cols as *mut u64 as *mut ::core::ffi::c_void));
+                } else {
+                    packs.push(quote! {
+                        let mut #ptr: u64 = ::gpu_runtime::__private::device_ptr(#ident);
+                        let mut #len: u64 = ::gpu_runtime::DeviceArray::len(#ident) as u64;
+                    });
+                    arg_ptrs.push(quote!(&mut #ptr as *mut u64 as *mut ::core::ffi::c_void));
+                    arg_ptrs.push(quote!(&mut #len as *mut u64 as *mut ::core::ffi::c_void));
+                }
                 let sim = format_ident!("__gpu_p{}_sim", i);
-                let (ctor, sim_ty) = if mutable {
-                    (
+                let (ctor, sim_ty) = match (rank, mutable) {
+                    (2, true) => (
+                        quote!(::gpu_runtime::__private::sim_array2_mut),
+                        quote!(::gpu_runtime::__private::SimArray2Mut<'_, #ty>),
+                    ),
+                    (2, false) => (
+                        quote!(::gpu_runtime::__private::sim_array2),
+                        quote!(::gpu_runtime::__private::SimArray2<'_, #ty>),
+                    ),
+                    (_, true) => (
                         quote!(::gpu_runtime::__private::sim_slice_mut),
                         quote!(::gpu_runtime::__private::SimSliceMut<'_, #ty>),
-                    )
-                } else {
-                    (
+                    ),
+                    (_, false) => (
                         quote!(::gpu_runtime::__private::sim_slice),
                         quote!(::gpu_runtime::__private::SimSlice<'_, #ty>),
-                    )
+                    ),
                 };
-                sim_lets.push(quote!(let #sim = #ctor(#ident, __gpu_def, #pname);));
+                let label = if rank == 2 {
+                    let (r, c) = (format!("{pname} (row)"), format!("{pname} (column)"));
+                    quote!([#r, #c])
+                } else {
+                    quote!(#pname)
+                };
+                sim_lets.push(quote!(let #sim = #ctor(#ident, __gpu_def, #label);));
                 sim_args.push(quote!(#sim));
                 let m = mutable.then(|| quote!(mut));
                 sim_params.push(quote!(#m #ident: #sim_ty));

@@ -219,9 +219,14 @@ pub struct Local {
 pub struct SliceParam {
     pub rust_name: String,
     pub c_name: String,
+    /// Rank 1: the length. Rank 2: the row count.
     pub len_c_name: String,
+    /// Rank 2: the column count (the row stride).
+    pub cols_c_name: String,
     pub elem: Ty,
     pub mutable: bool,
+    /// 1 for `&[T]`, 2 for `&Array2<T>`.
+    pub rank: usize,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -326,6 +331,8 @@ pub enum ExprKind {
     Lit(Lit),
     Local(VarId),
     Len(Target),
+    /// `a.rows()` / `a.cols()` of a 2-D array parameter (`false` for rows).
+    Extent(SliceId, bool),
     Index(Target, Vec<Expr>),
     /// A barrier, fence or warp function with its arguments.
     Intrinsic(Intrinsic, Vec<Expr>),

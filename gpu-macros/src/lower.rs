@@ -105,15 +105,28 @@ pub fn lower_kernel(
     for p in &sig.params {
         let rust_name = p.ident.unraw_string();
         match p.shape {
-            ParamShape::Slice { mutable, elem } => {
+            ParamShape::Slice {
+                mutable,
+                elem,
+                rank,
+            } => {
                 let c_name = l.names.fresh(&rust_name);
-                let len_c_name = l.names.fresh(&format!("{rust_name}_len"));
+                let (len_c_name, cols_c_name) = if rank == 2 {
+                    (
+                        l.names.fresh(&format!("{rust_name}_rows")),
+                        l.names.fresh(&format!("{rust_name}_cols")),
+                    )
+                } else {
+                    (l.names.fresh(&format!("{rust_name}_len")), String::new())
+                };
                 l.slices.push(SliceParam {
                     rust_name: rust_name.clone(),
                     c_name,
                     len_c_name,
+                    cols_c_name,
                     elem,
                     mutable,
+                    rank,
                 });
                 let id = l.slices.len() - 1;
                 l.bind(rust_name, Binding::Slice(id));
@@ -1034,7 +1047,7 @@ impl Lowerer<'_> {
     /// shared 2-D arrays) rather than chained (`a[i][j]`, local 2-D arrays).
     fn index_shape(&self, t: Target) -> (usize, bool) {
         match t {
-            Target::Slice(_) => (1, false),
+            Target::Slice(s) => (self.slices[s].rank, self.slices[s].rank > 1),
             Target::Array(a) => {
                 let arr = &self.arrays[a];
                 match arr.space {
@@ -1529,6 +1542,26 @@ impl Lowerer<'_> {
         let name = m.method.to_string();
         if let Some(t) = &m.turbofish {
             self.err(t.span(), "method calls in kernels take no type arguments");
+            return None;
+        }
+        if (name == "rows" || name == "cols") && m.args.is_empty() {
+            if let syn::Expr::Path(p) = strip_parens(&m.receiver) {
+                if let Some(ident) = p.path.get_ident() {
+                    if let Some(Binding::Slice(s)) = self.lookup(&ident.unraw_string()) {
+                        if self.slices[s].rank == 2 {
+                            return Some(Expr {
+                                kind: ExprKind::Extent(s, name == "cols"),
+                                ty: Ty::Prim(Prim::Usize),
+                                span,
+                            });
+                        }
+                    }
+                }
+            }
+            self.err(
+                m.receiver.span(),
+                format!("`.{name}()` applies to `Array2<T>` parameters"),
+            );
             return None;
         }
         if name == "len" && m.args.is_empty() {

@@ -21,8 +21,16 @@ pub struct GenericDecl {
 }
 
 pub enum ParamShape {
-    Slice { mutable: bool, elem: Ty },
-    Scalar { ty: Ty, mutable: bool },
+    /// `&[T]` (rank 1) or `&Array2<T>` (rank 2), and their `&mut` forms.
+    Slice {
+        mutable: bool,
+        elem: Ty,
+        rank: usize,
+    },
+    Scalar {
+        ty: Ty,
+        mutable: bool,
+    },
 }
 
 pub struct ParamDecl {
@@ -273,14 +281,18 @@ fn parse_param(
                 diags.error(l.span(), "slice parameters take no lifetime");
                 return None;
             }
-            let syn::Type::Slice(s) = &*r.elem else {
-                diags.error(
-                    r.elem.span(),
-                    format!("references to anything but slices are not supported; {HELP}"),
-                );
-                return None;
+            let (elem_ty, rank) = match &*r.elem {
+                syn::Type::Slice(s) => ((*s.elem).clone(), 1),
+                syn::Type::Path(p) if array2_elem(p).is_some() => (array2_elem(p)?, 2),
+                _ => {
+                    diags.error(
+                        r.elem.span(),
+                        format!("references to anything but slices and `Array2<T>` are not supported; {HELP}"),
+                    );
+                    return None;
+                }
             };
-            let elem = scalar_type(&s.elem, generics, diags)?;
+            let elem = scalar_type(&elem_ty, generics, diags)?;
             if pat_mut {
                 diags.error(ident.span(), "a slice parameter cannot be `mut`; its elements are writable through `&mut [T]`");
                 return None;
@@ -290,8 +302,9 @@ fn parse_param(
                 shape: ParamShape::Slice {
                     mutable: r.mutability.is_some(),
                     elem,
+                    rank,
                 },
-                ty_tokens: (*s.elem).clone(),
+                ty_tokens: elem_ty,
             })
         }
         other => {
@@ -305,6 +318,21 @@ fn parse_param(
                 ty_tokens: other.clone(),
             })
         }
+    }
+}
+
+/// The element type of `Array2<T>` (or `DeviceArray2<T>`, any path ending so).
+fn array2_elem(p: &syn::TypePath) -> Option<syn::Type> {
+    let seg = p.path.segments.last()?;
+    if seg.ident != "Array2" && seg.ident != "DeviceArray2" {
+        return None;
+    }
+    match &seg.arguments {
+        syn::PathArguments::AngleBracketed(a) if a.args.len() == 1 => match &a.args[0] {
+            syn::GenericArgument::Type(t) => Some(t.clone()),
+            _ => None,
+        },
+        _ => None,
     }
 }
 

@@ -437,3 +437,27 @@ fn device_function_rules() {
     );
     assert!(e.iter().any(|m| m.contains("annotate the result")), "{e:?}");
 }
+
+#[test]
+fn two_dimensional_parameters_are_pointer_rows_and_cols() {
+    let src = c(quote! {
+        fn k(u: &Array2<f32>, out: &mut Array2<f32>) {
+            let (j, i) = grid_2d();
+            if i < u.rows() && j < u.cols() {
+                out[(i, j)] = u[(i, j)] + u.len() as f32;
+                atomic_add(out, (0, j), 1.0);
+            }
+        }
+    });
+    assert!(src.contains("k(const float* __restrict__ u, const unsigned long long u_rows, const unsigned long long u_cols, float* __restrict__ out, const unsigned long long out_rows, const unsigned long long out_cols)"), "{src}");
+    assert!(
+        src.contains("out[i * out_cols + j] = (u[i * u_cols + j] + ((float)((u_rows * u_cols))));"),
+        "{src}"
+    );
+    assert!(
+        src.contains("gt_atomic_add(&out[0ull * out_cols + j], 1.0f);"),
+        "{src}"
+    );
+    let e = errors(quote! { fn k(u: &Array2<f32>) { let x = u[3]; } });
+    assert!(e[0].contains("index it `a[(row, col)]`"), "{e:?}");
+}

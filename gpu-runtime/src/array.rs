@@ -165,3 +165,88 @@ fn cuda_storage<T>(c: &crate::cuda::CudaDevice, slice: CudaSlice<T>) -> Storage<
     };
     Storage::Cuda { slice, ptr }
 }
+
+/// A row-major two-dimensional array on a [`Device`]: the argument type of a kernel's
+/// `&Array2<T>` and `&mut Array2<T>` parameters, indexed `a[(row, col)]` in the kernel.
+#[derive(Debug)]
+pub struct DeviceArray2<T: Dtype> {
+    data: DeviceArray<T>,
+    rows: usize,
+    cols: usize,
+}
+
+/// What a kernel's two-dimensional parameter is written as: `u: &Array2<f32>`.
+pub type Array2<T> = DeviceArray2<T>;
+
+impl<T: Dtype> DeviceArray2<T> {
+    pub(crate) fn from_host(device: &Device, host: &[T], rows: usize, cols: usize) -> Result<Self> {
+        check_shape(host.len(), rows, cols)?;
+        Ok(DeviceArray2 {
+            data: DeviceArray::from_host(device, host)?,
+            rows,
+            cols,
+        })
+    }
+
+    pub(crate) fn zeros(device: &Device, rows: usize, cols: usize) -> Result<Self> {
+        let len = rows.checked_mul(cols).ok_or_else(|| {
+            GpuError::InvalidArgument(format!("{rows} x {cols} elements overflow"))
+        })?;
+        Ok(DeviceArray2 {
+            data: DeviceArray::zeros(device, len)?,
+            rows,
+            cols,
+        })
+    }
+
+    /// Number of rows.
+    pub fn rows(&self) -> usize {
+        self.rows
+    }
+
+    /// Number of columns.
+    pub fn cols(&self) -> usize {
+        self.cols
+    }
+
+    /// `(rows, cols)`, as Numba's `shape`.
+    pub fn shape(&self) -> (usize, usize) {
+        (self.rows, self.cols)
+    }
+
+    /// The device the array lives on.
+    pub fn device(&self) -> &Device {
+        self.data.device()
+    }
+
+    /// The elements as one row-major 1-D array.
+    pub fn flat(&self) -> &DeviceArray<T> {
+        &self.data
+    }
+
+    /// The elements as one row-major 1-D array, writable.
+    pub fn flat_mut(&mut self) -> &mut DeviceArray<T> {
+        &mut self.data
+    }
+
+    /// Copy the array to the host, row-major.
+    pub fn to_host(&self) -> Result<Vec<T>> {
+        self.data.to_host()
+    }
+
+    /// Overwrite the array with `src`, row-major, of the same length.
+    pub fn copy_from_host(&mut self, src: &[T]) -> Result<()> {
+        self.data.copy_from_host(src)
+    }
+}
+
+fn check_shape(len: usize, rows: usize, cols: usize) -> Result<()> {
+    if rows.checked_mul(cols) == Some(len) {
+        Ok(())
+    } else {
+        Err(GpuError::InvalidArgument(format!(
+            "a {rows} x {cols} array needs {} elements, but the host slice has {len}",
+            rows.saturating_mul(cols)
+        )))
+    }
+}

@@ -8,7 +8,7 @@
 use std::fmt;
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 
-use crate::array::DeviceArray;
+use crate::array::{DeviceArray, DeviceArray2};
 use crate::cuda::CudaDevice;
 use crate::dtype::Dtype;
 use crate::error::{GpuError, Result};
@@ -186,6 +186,21 @@ impl Device {
     /// Copy `host` to a new array on this device (Numba's `cuda.to_device`).
     pub fn to_device<T: Dtype>(&self, host: &[T]) -> Result<DeviceArray<T>> {
         DeviceArray::from_host(self, host)
+    }
+
+    /// Copy a row-major `rows x cols` host array to the device.
+    pub fn to_device_2d<T: Dtype>(
+        &self,
+        host: &[T],
+        rows: usize,
+        cols: usize,
+    ) -> Result<DeviceArray2<T>> {
+        DeviceArray2::from_host(self, host, rows, cols)
+    }
+
+    /// A new `rows x cols` array of zeros on this device.
+    pub fn zeros_2d<T: Dtype>(&self, rows: usize, cols: usize) -> Result<DeviceArray2<T>> {
+        DeviceArray2::zeros(self, rows, cols)
     }
 
     /// A new array of `len` zeros on this device (Numba's `cuda.device_array`, zeroed).

@@ -49,7 +49,7 @@ mod stream;
 mod vector;
 mod warp;
 
-pub use array::DeviceArray;
+pub use array::{Array2, DeviceArray, DeviceArray2};
 pub use atomic::{
     atomic_add, atomic_and, atomic_cas, atomic_dec, atomic_exch, atomic_inc, atomic_max,
     atomic_min, atomic_or, atomic_sub, atomic_xor,
@@ -91,7 +91,8 @@ pub mod prelude {
         launch, load4, shared_array, shared_array_2d, shfl_down_sync, shfl_sync, shfl_up_sync,
         shfl_xor_sync, store4, sync_threads, sync_threads_and, sync_threads_count, sync_threads_or,
         sync_warp, thread_idx, threadfence, threadfence_block, threadfence_system, warp_size,
-        Device, DeviceArray, Dim3, Float, GpuError, Int, LaunchConfig, Num, Stream, WARP_SIZE,
+        Array2, Device, DeviceArray, DeviceArray2, Dim3, Float, GpuError, Int, LaunchConfig, Num,
+        Stream, WARP_SIZE,
     };
 }
 
@@ -141,7 +142,7 @@ pub mod __private {
 
     pub use crate::dtype::{Bound, Dtype, DtypeKind, DTYPE_SLOTS};
     pub use crate::kernel::{DeviceFnDef, GenericParam, KernelDef, ParamDef, ParamKind};
-    pub use crate::sim::{SimSlice, SimSliceMut};
+    pub use crate::sim::{SimArray2, SimArray2Mut, SimSlice, SimSliceMut};
     pub use std::sync::atomic::AtomicU32;
 
     use crate::array::Storage;
@@ -250,6 +251,33 @@ pub mod __private {
         thread: &(dyn Fn() + Sync),
     ) -> Result<()> {
         crate::sim::run(def, cfg, concurrent, thread)
+    }
+
+    /// A simulated `&Array2<T>` parameter; `axes` name its row and column indices in
+    /// errors.
+    pub fn sim_array2<'a, T: Dtype>(
+        array: &'a crate::DeviceArray2<T>,
+        def: &'static KernelDef,
+        axes: [&'static str; 2],
+    ) -> SimArray2<'a, T> {
+        let (rows, cols) = array.shape();
+        match &array.flat().storage {
+            Storage::Sim(v) => SimArray2::new(v, rows, cols, def.name, axes),
+            Storage::Cuda { .. } => unreachable!("simulator launches take simulator arrays"),
+        }
+    }
+
+    /// A simulated `&mut Array2<T>` parameter.
+    pub fn sim_array2_mut<'a, T: Dtype>(
+        array: &'a mut crate::DeviceArray2<T>,
+        def: &'static KernelDef,
+        axes: [&'static str; 2],
+    ) -> SimArray2Mut<'a, T> {
+        let (rows, cols) = array.shape();
+        match &mut array.flat_mut().storage {
+            Storage::Sim(v) => SimArray2Mut::new(v, rows, cols, def.name, axes),
+            Storage::Cuda { .. } => unreachable!("simulator launches take simulator arrays"),
+        }
     }
 
     /// A simulated `&[T]` parameter.

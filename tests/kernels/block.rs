@@ -504,3 +504,94 @@ pub fn case_vector(dev: &Device, seed: u64) -> Result<Outputs, String> {
     out.push(("i64", got.iter().map(|&v| v as f64).collect()));
     Ok(out)
 }
+
+// ----- two-dimensional array parameters ---------------------------------------------------
+
+/// A 5-point average on 2-D arrays, and per-column sums through 2-D atomics.
+#[gpu_kernel]
+pub fn smooth2d(u: &Array2<f32>, out: &mut Array2<f32>, sums: &mut Array2<f32>) {
+    let (j, i) = grid_2d();
+    let (rows, cols) = (u.rows(), u.cols());
+    if i < rows && j < cols {
+        let mut acc = u[(i, j)];
+        let mut n = 1.0f32;
+        if i > 0 {
+            acc += u[(i - 1, j)];
+            n += 1.0;
+        }
+        if i + 1 < rows {
+            acc += u[(i + 1, j)];
+            n += 1.0;
+        }
+        if j > 0 {
+            acc += u[(i, j - 1)];
+            n += 1.0;
+        }
+        if j + 1 < cols {
+            acc += u[(i, j + 1)];
+            n += 1.0;
+        }
+        out[(i, j)] = acc / n;
+        atomic_add(sums, (0, j), u[(i, j)]);
+    }
+}
+
+pub fn case_array2(dev: &Device, seed: u64) -> Result<Outputs, String> {
+    let mut r = rng(seed);
+    let mut out = Outputs::new();
+    let (rows, cols) = (r.random_range(5..60), r.random_range(5..60));
+    // Multiples of 1/16, so the atomic column sums are exact in any order.
+    let u: Vec<f32> = (0..rows * cols)
+        .map(|_| r.random_range(-160..160) as f32 / 16.0)
+        .collect();
+    let du = dev.to_device_2d(&u, rows, cols).map_err(err)?;
+    let mut dout = dev
+        .to_device_2d(&vec![f32::NAN; rows * cols], rows, cols)
+        .map_err(err)?;
+    let mut dsums = dev.zeros_2d::<f32>(1, cols).map_err(err)?;
+    launch!(smooth2d[(cols.div_ceil(8), rows.div_ceil(8)), (8, 8)](&du, &mut dout, &mut dsums))
+        .map_err(err)?;
+    let at = |i: usize, j: usize| u[i * cols + j];
+    let mut want = Vec::new();
+    for i in 0..rows {
+        for j in 0..cols {
+            let mut acc = at(i, j);
+            let mut n = 1.0f32;
+            if i > 0 {
+                acc += at(i - 1, j);
+                n += 1.0;
+            }
+            if i + 1 < rows {
+                acc += at(i + 1, j);
+                n += 1.0;
+            }
+            if j > 0 {
+                acc += at(i, j - 1);
+                n += 1.0;
+            }
+            if j + 1 < cols {
+                acc += at(i, j + 1);
+                n += 1.0;
+            }
+            want.push(acc / n);
+        }
+    }
+    check(
+        &mut out,
+        "smooth",
+        &dout.to_host().map_err(err)?,
+        &want,
+        0.0,
+    )?;
+    let sums: Vec<f32> = (0..cols)
+        .map(|j| (0..rows).map(|i| at(i, j)).sum())
+        .collect();
+    check(
+        &mut out,
+        "column sums",
+        &dsums.to_host().map_err(err)?,
+        &sums,
+        0.0,
+    )?;
+    Ok(out)
+}

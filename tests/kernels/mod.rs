@@ -63,6 +63,11 @@ pub fn cases() -> Vec<Case> {
             run: block::case_vector,
         },
         Case {
+            name: "2-D array parameters: a[(i, j)], rows(), cols(), 2-D atomics",
+            cross_tolerance: 0.0,
+            run: block::case_array2,
+        },
+        Case {
             name: "device functions: generic, nested, early return, called from a module",
             cross_tolerance: 1e-6,
             run: device::case_device,
@@ -188,6 +193,7 @@ pub fn definitions() -> Vec<&'static KernelDef> {
         block::reverse_blocks.definition(),
         block::local_sort.definition(),
         block::vec_add4.definition(),
+        block::smooth2d.definition(),
         device::shade.definition(),
         device::collatz.definition(),
     ]

@@ -151,3 +151,119 @@ impl<T> IndexMut<usize> for SimSliceMut<'_, T> {
         unsafe { &mut *self.ptr.add(index) }
     }
 }
+
+/// A kernel's `&Array2<T>` parameter in the simulator.
+pub struct SimArray2<'a, T> {
+    flat: SimSlice<'a, T>,
+    rows: usize,
+    cols: usize,
+    row_param: &'static str,
+    col_param: &'static str,
+}
+
+/// A kernel's `&mut Array2<T>` parameter in the simulator.
+pub struct SimArray2Mut<'a, T> {
+    flat: SimSliceMut<'a, T>,
+    rows: usize,
+    cols: usize,
+    row_param: &'static str,
+    col_param: &'static str,
+}
+
+fn check2(
+    kernel: &'static str,
+    (r, c): (usize, usize),
+    rows: usize,
+    cols: usize,
+    rp: &'static str,
+    cp: &'static str,
+) -> usize {
+    if r >= rows {
+        out_of_bounds(kernel, rp, r, rows);
+    }
+    if c >= cols {
+        out_of_bounds(kernel, cp, c, cols);
+    }
+    r * cols + c
+}
+
+macro_rules! array2 {
+    ($ty:ident, $flat:ident, $data:ty) => {
+        impl<T> Clone for $ty<'_, T> {
+            fn clone(&self) -> Self {
+                *self
+            }
+        }
+        impl<T> Copy for $ty<'_, T> {}
+        impl<'a, T> $ty<'a, T> {
+            /// Wrap a row-major `rows x cols` array as parameter `param` of `kernel`.
+            pub fn new(
+                data: $data,
+                rows: usize,
+                cols: usize,
+                kernel: &'static str,
+                params: [&'static str; 2],
+            ) -> Self {
+                $ty {
+                    flat: $flat::new(data, kernel, params[0]),
+                    rows,
+                    cols,
+                    row_param: params[0],
+                    col_param: params[1],
+                }
+            }
+            /// Rows, as `a.rows()`.
+            pub fn rows(&self) -> usize {
+                self.rows
+            }
+            /// Columns, as `a.cols()`.
+            pub fn cols(&self) -> usize {
+                self.cols
+            }
+            /// Elements, as `a.len()`.
+            pub fn len(&self) -> usize {
+                self.rows * self.cols
+            }
+            /// Whether there are no elements.
+            pub fn is_empty(&self) -> bool {
+                self.len() == 0
+            }
+            fn flat_index(&self, at: (usize, usize)) -> usize {
+                check2(
+                    self.flat.kernel,
+                    at,
+                    self.rows,
+                    self.cols,
+                    self.row_param,
+                    self.col_param,
+                )
+            }
+        }
+        impl<T> Index<(usize, usize)> for $ty<'_, T> {
+            type Output = T;
+            fn index(&self, at: (usize, usize)) -> &T {
+                let i = self.flat_index(at);
+                &self.flat[i]
+            }
+        }
+    };
+}
+
+array2!(SimArray2, SimSlice, &'a [T]);
+array2!(SimArray2Mut, SimSliceMut, &'a mut [T]);
+
+impl<T> IndexMut<(usize, usize)> for SimArray2Mut<'_, T> {
+    fn index_mut(&mut self, at: (usize, usize)) -> &mut T {
+        let i = self.flat_index(at);
+        &mut self.flat[i]
+    }
+}
+
+impl<T> SimArray2Mut<'_, T> {
+    /// The address of element `at`, checked (for atomics).
+    #[doc(hidden)]
+    pub fn element2(&self, at: (usize, usize)) -> *mut T {
+        let i = self.flat_index(at);
+        self.flat.element(i)
+    }
+}

@@ -21,3 +21,4 @@ example!(reduce, "../examples/reduce.rs");
 example!(histogram, "../examples/histogram.rs");
 example!(device_fn, "../examples/device_fn.rs");
 example!(stencil, "../examples/stencil.rs");
+example!(elementwise, "../examples/elementwise.rs");

@@ -8,6 +8,9 @@ mod kernels;
 #[path = "../examples/device_fn.rs"]
 mod example_device_fn;
 #[allow(dead_code)]
+#[path = "../examples/elementwise.rs"]
+mod example_elementwise;
+#[allow(dead_code)]
 #[path = "../examples/histogram.rs"]
 mod example_histogram;
 #[allow(dead_code)]
@@ -39,6 +42,8 @@ fn all_definitions() -> Vec<&'static KernelDef> {
     defs.push(example_histogram::histogram.definition());
     defs.push(example_device_fn::activate.definition());
     defs.push(example_stencil::jacobi_step.definition());
+    defs.push(example_elementwise::scaled_clamp::map_kernel.definition());
+    defs.push(example_elementwise::weigh::map_kernel.definition());
     defs
 }
 

@@ -390,6 +390,7 @@ pub fn emit_device(
     c_name: &str,
     source: &str,
     calls: &[syn::Path],
+    extra: TokenStream,
 ) -> TokenStream {
     let vis = &item.vis;
     let name = &item.sig.ident;
@@ -411,6 +412,7 @@ pub fn emit_device(
                     source: #source,
                     deps: &[#(#deps),*],
                 };
+            #extra
         }
     }
 }

@@ -75,6 +75,15 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
 
 /// `#[gpu_device]`: a function kernels (and other device functions) can call.
 pub fn expand_device(attr: TokenStream, item: TokenStream) -> TokenStream {
+    expand_device_with(attr, item, |_, _, _| TokenStream::new())
+}
+
+/// A device function, with `extra` items (made from it) in its companion module.
+fn expand_device_with(
+    attr: TokenStream,
+    item: TokenStream,
+    extra: impl FnOnce(&syn::ItemFn, &KernelSignature, &mut Diagnostics) -> TokenStream,
+) -> TokenStream {
     let mut diags = Diagnostics::default();
     let item: syn::ItemFn = match syn::parse2(item.clone()) {
         Ok(f) => f,
@@ -113,9 +122,113 @@ pub fn expand_device(attr: TokenStream, item: TokenStream) -> TokenStream {
             "device functions cannot use barriers or warp functions yet; call them in the kernel",
         );
     }
+    let extra = extra(&item, &sig, &mut diags);
     let errors = diags.to_compile_errors();
-    let device = emit_device(&item, &lowered.c_name, &source, &lowered.device_calls);
+    let device = emit_device(
+        &item,
+        &lowered.c_name,
+        &source,
+        &lowered.device_calls,
+        extra,
+    );
     quote!(#errors #device)
+}
+
+/// `#[gpu_elementwise]`: a scalar function, usable as a device function, mapped over arrays
+/// by a generated kernel (Numba's `@vectorize(target="cuda")`, CuPy's `ElementwiseKernel`).
+/// Beside the function, its module gains `map(inputs.., &mut out)` and `call(inputs..)`,
+/// launched with `forall`.
+pub fn expand_elementwise(attr: TokenStream, item: TokenStream) -> TokenStream {
+    expand_device_with(attr, item, elementwise_items)
+}
+
+fn elementwise_items(
+    f: &syn::ItemFn,
+    sig: &KernelSignature,
+    diags: &mut Diagnostics,
+) -> TokenStream {
+    let (Some(_), false) = (sig.ret, sig.params.is_empty()) else {
+        diags.error(
+            f.sig.ident.span(),
+            "an elementwise function takes at least one value and returns one: \
+             `fn f(x: f32, y: f32) -> f32`",
+        );
+        return TokenStream::new();
+    };
+    let syn::ReturnType::Type(_, ret) = &f.sig.output else {
+        return TokenStream::new();
+    };
+    let name = &f.sig.ident;
+    let name_str = name.to_string();
+    let generics: Vec<TokenStream> = sig
+        .generics
+        .iter()
+        .map(|g| {
+            let ident = &g.ident;
+            let bound = syn::Ident::new(g.bound.name(), ident.span());
+            quote!(#ident: ::gpu_runtime::#bound)
+        })
+        .collect();
+    let inputs: Vec<&syn::Ident> = sig.params.iter().map(|p| &p.ident).collect();
+    let input_tys: Vec<&syn::Type> = sig.params.iter().map(|p| &p.ty_tokens).collect();
+    // Names of the generated kernel's own: clear of the inputs'.
+    let fresh = |base: &str| {
+        let mut n = base.to_owned();
+        while inputs.iter().any(|i| *i == n.as_str()) {
+            n.push('_');
+        }
+        syn::Ident::new(&n, proc_macro2::Span::call_site())
+    };
+    let (out, idx) = (fresh("out"), fresh("index"));
+    let first = inputs[0];
+    let checks = inputs.iter().map(|i| {
+        let n = i.to_string();
+        quote! {
+            if ::gpu_runtime::DeviceArray::len(#i) != #idx {
+                return ::core::result::Result::Err(::gpu_runtime::GpuError::InvalidArgument(format!(
+                    "elementwise `{}`: input `{}` has {} elements but the output has {}",
+                    #name_str, #n, ::gpu_runtime::DeviceArray::len(#i), #idx
+                )));
+            }
+        }
+    });
+    let map_doc = format!(
+        "Apply `{name_str}` to every element, `{out}[i] = {name_str}(inputs[i]...)`, on the \
+         device the arrays live on, with the launch configured automatically. Every array must \
+         have the output's length."
+    );
+    let call_doc = format!("Apply `{name_str}` to every element, into a new array.");
+    quote! {
+        #[::gpu_runtime::gpu_kernel]
+        pub fn map_kernel<#(#generics),*>(#(#inputs: &[#input_tys],)* #out: &mut [#ret]) {
+            let #idx = ::gpu_runtime::grid_1d();
+            if #idx < #out.len() {
+                #out[#idx] = super::#name(#(#inputs[#idx]),*);
+            }
+        }
+
+        #[doc = #map_doc]
+        #[allow(clippy::too_many_arguments)]
+        pub fn map<#(#generics),*>(
+            #(#inputs: &::gpu_runtime::DeviceArray<#input_tys>,)*
+            #out: &mut ::gpu_runtime::DeviceArray<#ret>,
+        ) -> ::gpu_runtime::Result<()> {
+            let #idx = ::gpu_runtime::DeviceArray::len(#out);
+            #(#checks)*
+            map_kernel.launch(::gpu_runtime::LaunchConfig::forall(#idx), #(#inputs,)* #out)
+        }
+
+        #[doc = #call_doc]
+        #[allow(clippy::too_many_arguments)]
+        pub fn call<#(#generics),*>(
+            #(#inputs: &::gpu_runtime::DeviceArray<#input_tys>),*
+        ) -> ::gpu_runtime::Result<::gpu_runtime::DeviceArray<#ret>> {
+            let mut #out = ::gpu_runtime::DeviceArray::device(#first)
+                .zeros::<#ret>(::gpu_runtime::DeviceArray::len(#first))?;
+            map(#(#inputs,)* &mut #out)?;
+            ::core::result::Result::Ok(#out)
+        }
+    }
 }
 
 /// Each listed signature must name one dtype per dtype parameter, within its bound.

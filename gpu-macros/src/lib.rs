@@ -40,3 +40,15 @@ pub fn gpu_device(
 ) -> proc_macro::TokenStream {
     kernel::expand_device(attr.into(), item.into()).into()
 }
+
+/// Map a scalar function over arrays: Numba's `@vectorize(target="cuda")`, CuPy's
+/// `ElementwiseKernel`. The function stays a Rust function and a device function; its
+/// module gains `map(&a, &b, .., &mut out)` and `call(&a, &b, ..) -> DeviceArray`, which
+/// launch a generated kernel with the block size picked for it.
+#[proc_macro_attribute]
+pub fn gpu_elementwise(
+    attr: proc_macro::TokenStream,
+    item: proc_macro::TokenStream,
+) -> proc_macro::TokenStream {
+    kernel::expand_elementwise(attr.into(), item.into()).into()
+}

@@ -142,15 +142,22 @@ pub enum GpuError {
     InvalidArgument(String),
 }
 
+/// The first few paths, then how many more (the whole list is in the error's field).
 fn display_paths(paths: &[PathBuf]) -> String {
+    const SHOWN: usize = 6;
     if paths.is_empty() {
         return "nothing".to_owned();
     }
-    paths
+    let mut out = paths
         .iter()
+        .take(SHOWN)
         .map(|p| p.display().to_string())
         .collect::<Vec<_>>()
-        .join(", ")
+        .join(", ");
+    if paths.len() > SHOWN {
+        out.push_str(&format!(" and {} more", paths.len() - SHOWN));
+    }
+    out
 }
 
 impl GpuError {

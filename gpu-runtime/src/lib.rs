@@ -70,7 +70,7 @@ pub use geometry::{
     block_dim, block_idx, grid_1d, grid_2d, grid_3d, grid_dim, gridsize_1d, gridsize_2d,
     gridsize_3d, thread_idx, Dim3,
 };
-pub use gpu_macros::{gpu_device, gpu_kernel};
+pub use gpu_macros::{gpu_device, gpu_elementwise, gpu_kernel};
 pub use kernel::{DeviceFnDef, GenericParam, KernelDef, KernelOptions, ParamDef, ParamKind};
 pub use launch_config::{Extent, Extents, IntoExtents, LaunchConfig, Shape};
 pub use shared::{dynamic_shared_array, shared_array, shared_array_2d};
@@ -86,13 +86,13 @@ pub mod prelude {
     pub use crate::{
         active_mask, all_sync, any_sync, atomic_add, atomic_and, atomic_cas, atomic_dec,
         atomic_exch, atomic_inc, atomic_max, atomic_min, atomic_or, atomic_sub, atomic_xor,
-        ballot_sync, block_dim, block_idx, dynamic_shared_array, eq_sync, gpu_device, gpu_kernel,
-        grid_1d, grid_2d, grid_3d, grid_dim, gridsize_1d, gridsize_2d, gridsize_3d, lane_id,
-        launch, load4, shared_array, shared_array_2d, shfl_down_sync, shfl_sync, shfl_up_sync,
-        shfl_xor_sync, store4, sync_threads, sync_threads_and, sync_threads_count, sync_threads_or,
-        sync_warp, thread_idx, threadfence, threadfence_block, threadfence_system, warp_size,
-        Array2, Device, DeviceArray, DeviceArray2, Dim3, Float, GpuError, Int, LaunchConfig, Num,
-        Stream, WARP_SIZE,
+        ballot_sync, block_dim, block_idx, dynamic_shared_array, eq_sync, gpu_device,
+        gpu_elementwise, gpu_kernel, grid_1d, grid_2d, grid_3d, grid_dim, gridsize_1d, gridsize_2d,
+        gridsize_3d, lane_id, launch, load4, shared_array, shared_array_2d, shfl_down_sync,
+        shfl_sync, shfl_up_sync, shfl_xor_sync, store4, sync_threads, sync_threads_and,
+        sync_threads_count, sync_threads_or, sync_warp, thread_idx, threadfence, threadfence_block,
+        threadfence_system, warp_size, Array2, Device, DeviceArray, DeviceArray2, Dim3, Float,
+        GpuError, Int, LaunchConfig, Num, Stream, WARP_SIZE,
     };
 }
 

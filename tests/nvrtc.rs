@@ -95,6 +95,7 @@ fn a_rejected_source_reports_kernel_signature_log_and_source() {
         },
         signatures: &[],
         device_fns: &[],
+        cooperative: false,
         signature_slots: &SLOTS,
     };
     match BROKEN.compile_uncached(&[], "sm_90") {

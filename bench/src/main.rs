@@ -67,6 +67,7 @@ mod hand {
                     options: OPTIONS,
                     signatures: &[],
                     device_fns: &[],
+                    cooperative: false,
                     signature_slots: &SLOTS,
                 }
             };

@@ -563,6 +563,7 @@ impl Emitter<'_> {
             Intrinsic::All => format!("(__all_sync({}, {}) != 0)", a(0), a(1)),
             Intrinsic::Eq => format!("gt_eq_sync({}, {})", a(0), a(1)),
             Intrinsic::SyncWarp => format!("__syncwarp({})", a(0)),
+            Intrinsic::SyncGrid => "gt_sync_grid()".to_owned(),
         }
     }
 

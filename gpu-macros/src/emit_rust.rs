@@ -48,6 +48,8 @@ pub struct CudaParts {
     pub synchronizes: bool,
     /// The device functions it calls.
     pub device_calls: Vec<syn::Path>,
+    /// Whether it calls `sync_grid()` (a cooperative launch).
+    pub cooperative: bool,
 }
 
 fn bound_path(b: Bound) -> TokenStream {
@@ -90,9 +92,11 @@ pub fn emit_rust(parts: RustParts<'_>) -> TokenStream {
         generic_c_names: sig.generics.iter().map(|g| g.ident.to_string()).collect(),
         synchronizes: false,
         device_calls: Vec::new(),
+        cooperative: false,
     });
     let (source, c_name) = (&cuda.source, &cuda.c_name);
     let synchronizes = cuda.synchronizes;
+    let cooperative = cuda.cooperative;
     let device_fns = device_fn_refs(&cuda.device_calls);
 
     // Generic parameters with absolute bounds.
@@ -316,6 +320,7 @@ pub fn emit_rust(parts: RustParts<'_>) -> TokenStream {
                     },
                     signatures: &[#(#signatures),*],
                     device_fns: &[#(#device_fns),*],
+                    cooperative: #cooperative,
                     signature_slots: &SLOTS,
                 };
                 &DEF

@@ -172,6 +172,8 @@ pub enum Intrinsic {
     All,
     Eq,
     SyncWarp,
+    /// `sync_grid()`: every thread of the grid (cooperative launches).
+    SyncGrid,
 }
 
 /// Atomic read-modify-write operations.

@@ -59,6 +59,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
             generic_c_names: lowered.generic_c_names.clone(),
             synchronizes: lowered.synchronizes,
             device_calls: lowered.device_calls.clone(),
+            cooperative: lowered.cooperative,
         })
     } else {
         None

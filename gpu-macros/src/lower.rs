@@ -21,6 +21,8 @@ pub struct LoweredKernel {
     pub arrays: Vec<ArrayVar>,
     /// Whether the body synchronises threads (see `Lowerer::synchronizes`).
     pub synchronizes: bool,
+    /// Whether the body calls `sync_grid()`.
+    pub cooperative: bool,
     pub generic_c_names: Vec<String>,
     pub locals: Vec<Local>,
     pub slices: Vec<SliceParam>,
@@ -57,6 +59,8 @@ struct Lowerer<'a> {
     /// Whether the body synchronises threads (barriers, warp functions): the simulator
     /// must then run a block's threads concurrently.
     synchronizes: bool,
+    /// Whether the body waits for the whole grid (`sync_grid()`): a cooperative launch.
+    cooperative: bool,
     device_calls: Vec<syn::Path>,
 }
 
@@ -99,6 +103,7 @@ pub fn lower_kernel(
         loop_depth: 0,
         poisoned: Vec::new(),
         synchronizes: false,
+        cooperative: false,
         device_calls: Vec::new(),
     };
     let mut params = Vec::new();
@@ -159,6 +164,7 @@ pub fn lower_kernel(
         device_calls: l.device_calls,
         arrays: l.arrays,
         synchronizes: l.synchronizes,
+        cooperative: l.cooperative,
         generic_c_names,
         locals: l.locals,
         slices: l.slices,
@@ -1822,8 +1828,18 @@ impl Lowerer<'_> {
                 | Intrinsic::All
                 | Intrinsic::Eq
                 | Intrinsic::SyncWarp
+                | Intrinsic::SyncGrid
         ) {
             self.synchronizes = true;
+        }
+        if which == Intrinsic::SyncGrid {
+            if self.sig.device {
+                self.err(
+                    span,
+                    "`sync_grid()` belongs in the kernel itself, not in a device function",
+                );
+            }
+            self.cooperative = true;
         }
         let ty = match ret {
             Ret::Unit | Ret::Bool => Ty::Prim(Prim::Bool),
@@ -2219,6 +2235,7 @@ fn intrinsic_signature(name: &str) -> Option<(Intrinsic, &'static [Arg], Ret)> {
         "all_sync" => (Intrinsic::All, &[U32, Bool], Ret::Bool),
         "eq_sync" => (Intrinsic::Eq, &[U32, Value], Ret::Bool),
         "sync_warp" => (Intrinsic::SyncWarp, &[U32], Ret::Unit),
+        "sync_grid" => (Intrinsic::SyncGrid, &[], Ret::Unit),
         _ => return None,
     })
 }

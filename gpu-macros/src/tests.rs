@@ -461,3 +461,18 @@ fn two_dimensional_parameters_are_pointer_rows_and_cols() {
     let e = errors(quote! { fn k(u: &Array2<f32>) { let x = u[3]; } });
     assert!(e[0].contains("index it `a[(row, col)]`"), "{e:?}");
 }
+
+#[test]
+fn sync_grid_marks_the_kernel_cooperative() {
+    let src = c(quote! {
+        fn k(a: &mut [f32]) {
+            let i = grid_1d();
+            a[i] = 1.0;
+            sync_grid();
+            a[i] = a[0];
+        }
+    });
+    assert!(src.contains("gt_sync_grid();"), "{src}");
+    let e = crate::kernel::translate_as(quote! { fn f(x: f32) -> f32 { sync_grid(); x } }, true).unwrap_err();
+    assert!(e[0].contains("belongs in the kernel"), "{e:?}");
+}

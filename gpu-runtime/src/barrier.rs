@@ -4,7 +4,7 @@
 
 use std::sync::atomic::{fence, Ordering};
 
-use crate::sim::with_block;
+use crate::sim::{with_block, with_grid_barrier};
 
 fn barrier(contribution: u64) -> (u64, usize) {
     with_block(|b| {
@@ -57,4 +57,14 @@ pub fn threadfence_block() {
 /// (`__threadfence_system()`).
 pub fn threadfence_system() {
     fence(Ordering::SeqCst);
+}
+
+/// Wait until every thread of the grid has reached this point (cooperative groups'
+/// `this_grid().sync()`; Numba's `cuda.cg.this_grid().sync()`). A kernel that calls it is
+/// launched cooperatively: every block must be resident at once, and a grid too large for
+/// that is refused before the launch.
+pub fn sync_grid() {
+    with_grid_barrier(|b| {
+        b.wait(0);
+    });
 }

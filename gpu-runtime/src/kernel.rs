@@ -30,6 +30,9 @@ pub struct KernelDef {
     pub signatures: &'static [&'static [DtypeKind]],
     /// The `#[gpu_device]` functions the kernel calls directly.
     pub device_fns: &'static [&'static DeviceFnDef],
+    /// Whether the kernel calls `sync_grid()`: launched cooperatively, every block resident
+    /// at once.
+    pub cooperative: bool,
     #[doc(hidden)]
     pub signature_slots: &'static [AtomicU32],
 }

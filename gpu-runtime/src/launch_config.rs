@@ -242,6 +242,8 @@ pub(crate) struct DeviceLimits {
     pub max_block: [u32; 3],
     pub max_threads_per_block: u32,
     pub max_shared_mem_per_block: u32,
+    /// Streaming multiprocessors (0 on the simulator).
+    pub multiprocessors: u32,
 }
 
 impl DeviceLimits {
@@ -254,6 +256,7 @@ impl DeviceLimits {
             max_block: [1024, 1024, 64],
             max_threads_per_block: 1024,
             max_shared_mem_per_block: 48 * 1024,
+            multiprocessors: 0,
         }
     }
 }

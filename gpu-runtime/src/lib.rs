@@ -55,7 +55,7 @@ pub use atomic::{
     atomic_min, atomic_or, atomic_sub, atomic_xor,
 };
 pub use barrier::{
-    sync_threads, sync_threads_and, sync_threads_count, sync_threads_or, threadfence,
+    sync_grid, sync_threads, sync_threads_and, sync_threads_count, sync_threads_or, threadfence,
     threadfence_block, threadfence_system,
 };
 pub use compile::DUMP_ENV;
@@ -89,7 +89,7 @@ pub mod prelude {
         ballot_sync, block_dim, block_idx, dynamic_shared_array, eq_sync, gpu_device,
         gpu_elementwise, gpu_kernel, grid_1d, grid_2d, grid_3d, grid_dim, gridsize_1d, gridsize_2d,
         gridsize_3d, lane_id, launch, load4, shared_array, shared_array_2d, shfl_down_sync,
-        shfl_sync, shfl_up_sync, shfl_xor_sync, store4, sync_threads, sync_threads_and,
+        shfl_sync, shfl_up_sync, shfl_xor_sync, store4, sync_grid, sync_threads, sync_threads_and,
         sync_threads_count, sync_threads_or, sync_warp, thread_idx, threadfence, threadfence_block,
         threadfence_system, warp_size, Array2, Device, DeviceArray, DeviceArray2, Dim3, Float,
         GpuError, Int, LaunchConfig, Num, Stream, WARP_SIZE,

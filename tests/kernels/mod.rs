@@ -63,6 +63,11 @@ pub fn cases() -> Vec<Case> {
             run: block::case_vector,
         },
         Case {
+            name: "cooperative launch: sync_grid, reused; oversized grids refused",
+            cross_tolerance: 0.0,
+            run: block::case_cooperative,
+        },
+        Case {
             name: "2-D array parameters: a[(i, j)], rows(), cols(), 2-D atomics",
             cross_tolerance: 0.0,
             run: block::case_array2,
@@ -194,6 +199,7 @@ pub fn definitions() -> Vec<&'static KernelDef> {
         block::local_sort.definition(),
         block::vec_add4.definition(),
         block::smooth2d.definition(),
+        block::grid_mirror.definition(),
         device::shade.definition(),
         device::collatz.definition(),
     ]

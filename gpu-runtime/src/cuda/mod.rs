@@ -100,6 +100,7 @@ impl CudaDevice {
             ],
             max_threads_per_block: attr(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?,
             max_shared_mem_per_block: attr(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK)?,
+            multiprocessors: attr(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?,
         };
         let stream = ctx.default_stream();
         Ok(CudaDevice {
@@ -152,6 +153,9 @@ impl CudaDevice {
             source,
         };
         self.ctx.bind_to_thread().map_err(launch_err)?;
+        if def.cooperative {
+            return self.launch_cooperative(def, kernel, &valid, stream, args, dtypes);
+        }
         // SAFETY: `args` has one valid pointer per parameter of the C signature, built by
         // the generated launcher from the kernel's own parameter list; the arrays behind
         // the pointers outlive the launch's enqueueing and are ordered on the stream.
@@ -166,6 +170,70 @@ impl CudaDevice {
             )
         }
         .map_err(launch_err)
+    }
+
+    /// A launch whose blocks must all be resident at once (the kernel calls `sync_grid()`):
+    /// refused when the grid is larger than the device holds, else `cuLaunchCooperativeKernel`.
+    #[cold]
+    fn launch_cooperative(
+        &self,
+        def: &'static KernelDef,
+        kernel: &LoadedKernel,
+        valid: &crate::launch_config::ValidLaunch,
+        stream: cudarc::driver::sys::CUstream,
+        args: &mut [*mut c_void],
+        dtypes: &[DtypeKind],
+    ) -> Result<()> {
+        let f = kernel.function.cu_function();
+        let threads = valid.block.volume() as i32;
+        let mut per_sm = 0i32;
+        // SAFETY: `f` is a live function handle; `per_sm` is valid for writes.
+        unsafe {
+            cudarc::driver::sys::cuOccupancyMaxActiveBlocksPerMultiprocessor(
+                &mut per_sm,
+                f,
+                threads,
+                valid.shared_mem_bytes as usize,
+            )
+        }
+        .result()
+        .map_err(GpuError::driver("occupancy query"))?;
+        let fit = per_sm.max(0) as u64 * self.limits.multiprocessors as u64;
+        if valid.grid.volume() > fit {
+            return Err(GpuError::InvalidLaunch {
+                kernel: def.name,
+                reason: format!(
+                    "the kernel calls sync_grid(), so every block must be resident at once, but \
+                     only {fit} blocks of {threads} threads fit on {} ({per_sm} per \
+                     multiprocessor x {}); this grid has {}",
+                    self.limits.device_name,
+                    self.limits.multiprocessors,
+                    valid.grid.volume()
+                ),
+            });
+        }
+        let (g, b) = (valid.grid, valid.block);
+        // SAFETY: as for `launch_kernel` in `launch`.
+        unsafe {
+            cudarc::driver::sys::cuLaunchCooperativeKernel(
+                f,
+                g.x,
+                g.y,
+                g.z,
+                b.x,
+                b.y,
+                b.z,
+                valid.shared_mem_bytes,
+                stream,
+                args.as_mut_ptr(),
+            )
+        }
+        .result()
+        .map_err(|source| GpuError::Launch {
+            kernel: def.name,
+            signature: def.signature(dtypes),
+            source,
+        })
     }
 
     #[inline]

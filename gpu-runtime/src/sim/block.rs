@@ -235,3 +235,22 @@ pub(crate) fn with_block<R>(f: impl FnOnce(&BlockContext) -> R) -> R {
 pub(crate) fn is_abort(payload: &(dyn Any + Send)) -> bool {
     payload.is::<Aborted>()
 }
+
+thread_local! {
+    static GRID: Cell<*const SimBarrier> = const { Cell::new(std::ptr::null()) };
+}
+
+pub(crate) fn set_grid_barrier(b: *const SimBarrier) {
+    GRID.with(|c| c.set(b));
+}
+
+/// The grid-wide barrier of a cooperative launch. Panics outside one.
+pub(crate) fn with_grid_barrier<R>(f: impl FnOnce(&SimBarrier) -> R) -> R {
+    let ptr = GRID.with(|c| c.get());
+    assert!(
+        !ptr.is_null(),
+        "sync_grid() can only be used inside a #[gpu_kernel] running on a device"
+    );
+    // SAFETY: set by the simulator to a barrier that outlives the thread's kernel body.
+    f(unsafe { &*ptr })
+}

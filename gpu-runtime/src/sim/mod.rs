@@ -25,8 +25,9 @@ use crate::error::{GpuError, Result};
 use crate::geometry::{set_position, Dim3, ThreadPosition};
 use crate::kernel::KernelDef;
 use crate::launch_config::{DeviceLimits, LaunchConfig};
+use block::set_grid_barrier;
 use block::SimBarrier;
-pub(crate) use block::{set_block, with_block, BlockContext};
+pub(crate) use block::{set_block, with_block, with_grid_barrier, BlockContext};
 
 /// Why a simulated thread stopped early; carried by an unwind that skips the panic hook.
 #[derive(Debug)]
@@ -89,7 +90,9 @@ pub(crate) fn run(
         block_dim: block,
         grid_dim: grid,
     };
-    if concurrent {
+    if def.cooperative {
+        run_cooperative(def, &blocks, &threads, shared_bytes, &position, thread)
+    } else if concurrent {
         run_concurrent(def, &blocks, &threads, shared_bytes, &position, thread)
     } else {
         run_sequential(def, &blocks, &threads, shared_bytes, &position, thread)
@@ -204,6 +207,88 @@ fn run_concurrent(
         return Err(GpuError::InvalidLaunch {
             kernel: def.name,
             reason: format!("the simulator could not start {n} threads for a block: {e}"),
+        });
+    }
+    match failure.into_inner().unwrap_or_else(|p| p.into_inner()) {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+/// The most threads a cooperative launch may have on the simulator, which runs them all at
+/// once (one OS thread each).
+pub(crate) const SIM_COOPERATIVE_THREADS: usize = 4096;
+
+/// A cooperative launch: every thread of the grid at once, with a grid-wide barrier.
+fn run_cooperative(
+    def: &'static KernelDef,
+    blocks: &[Dim3],
+    threads: &[Dim3],
+    shared_bytes: usize,
+    position: &(dyn Fn(Dim3, Dim3) -> ThreadPosition + Sync),
+    thread: &(dyn Fn() + Sync),
+) -> Result<()> {
+    let total = blocks.len() * threads.len();
+    if total > SIM_COOPERATIVE_THREADS {
+        return Err(GpuError::InvalidLaunch {
+            kernel: def.name,
+            reason: format!(
+                "a cooperative launch of {total} threads; the simulator runs every thread of a \
+                 cooperative grid at once and takes at most {SIM_COOPERATIVE_THREADS}"
+            ),
+        });
+    }
+    let contexts: Vec<BlockContext> = blocks
+        .iter()
+        .map(|_| BlockContext::new(def.name, threads.len(), shared_bytes, true))
+        .collect();
+    let grid = SimBarrier::new(total);
+    let failure: Mutex<Option<GpuError>> = Mutex::new(None);
+    let mut spawn_error = None;
+    std::thread::scope(|s| {
+        for (&bidx, ctx) in blocks.iter().zip(&contexts) {
+            for (lane, &t) in threads.iter().enumerate() {
+                let (grid, failure, contexts) = (&grid, &failure, &contexts);
+                let worker = move || {
+                    let pos = position(bidx, t);
+                    set_position(Some(pos));
+                    set_block(ctx);
+                    set_grid_barrier(grid);
+                    let r = catch_unwind(AssertUnwindSafe(thread));
+                    ctx.barrier.leave();
+                    ctx.warps[lane / 32].leave();
+                    grid.leave();
+                    if let Err(payload) = r {
+                        if !block::is_abort(payload.as_ref()) {
+                            let mut f = failure.lock().unwrap_or_else(|p| p.into_inner());
+                            if f.is_none() {
+                                *f = Some(to_error(def, &pos, payload));
+                            }
+                            grid.poison();
+                            contexts.iter().for_each(BlockContext::poison);
+                        }
+                    }
+                    set_position(None);
+                    set_block(std::ptr::null());
+                    set_grid_barrier(std::ptr::null());
+                };
+                if let Err(e) = std::thread::Builder::new()
+                    .stack_size(THREAD_STACK_BYTES)
+                    .spawn_scoped(s, worker)
+                {
+                    // Threads already running would wait for this one: release them.
+                    spawn_error = Some(e.to_string());
+                    grid.poison();
+                    contexts.iter().for_each(BlockContext::poison);
+                    return;
+                }
+            }
+        }
+    });
+    if let Some(e) = spawn_error {
+        return Err(GpuError::InvalidLaunch {
+            kernel: def.name,
+            reason: format!("the simulator could not start {total} threads: {e}"),
         });
     }
     match failure.into_inner().unwrap_or_else(|p| p.into_inner()) {

@@ -195,9 +195,8 @@ impl Emitter<'_> {
                     let elem = self.c_type(sp.elem, Span::call_site());
                     let constness = if sp.mutable { "" } else { "const " };
                     parts.push(format!("{constness}{elem}* __restrict__ {}", sp.c_name));
-                    parts.push(format!("const unsigned long long {}", sp.len_c_name));
-                    if sp.rank == 2 {
-                        parts.push(format!("const unsigned long long {}", sp.cols_c_name));
+                    for e in &sp.extents {
+                        parts.push(format!("const unsigned long long {e}"));
                     }
                 }
                 LoweredParam::Scalar { var, mutable } => {
@@ -474,10 +473,19 @@ impl Emitter<'_> {
     /// `name[i]`, `name[i][j]`, ...; a 2-D parameter is `name[i * cols + j]`.
     fn element(&mut self, t: Target, index: &[Expr]) -> String {
         if let Target::Slice(s) = t {
-            if self.k.slices[s].rank == 2 {
-                let (i, j) = (self.expr(&index[0]), self.expr(&index[1]));
+            if self.k.slices[s].rank() > 1 {
+                // Row-major: ((i * d1) + j) * d2 + k.
+                let idx: Vec<String> = index.iter().map(|e| self.expr(e)).collect();
                 let sp = &self.k.slices[s];
-                return format!("{}[{i} * {} + {j}]", sp.c_name, sp.cols_c_name);
+                let mut flat = idx[0].clone();
+                for (n, (e, i)) in sp.extents.iter().zip(&idx).enumerate().skip(1) {
+                    flat = if n == 1 {
+                        format!("{flat} * {e} + {i}")
+                    } else {
+                        format!("({flat}) * {e} + {i}")
+                    };
+                }
+                return format!("{}[{flat}]", sp.c_name);
             }
         }
         let mut out = match t {
@@ -582,20 +590,13 @@ impl Emitter<'_> {
             ExprKind::Local(v) => self.k.locals[*v].c_name.clone(),
             ExprKind::Len(Target::Slice(s)) => {
                 let sp = &self.k.slices[*s];
-                if sp.rank == 2 {
-                    format!("({} * {})", sp.len_c_name, sp.cols_c_name)
+                if sp.rank() > 1 {
+                    format!("({})", sp.extents.join(" * "))
                 } else {
-                    sp.len_c_name.clone()
+                    sp.extents[0].clone()
                 }
             }
-            ExprKind::Extent(s, cols) => {
-                let sp = &self.k.slices[*s];
-                if *cols {
-                    sp.cols_c_name.clone()
-                } else {
-                    sp.len_c_name.clone()
-                }
-            }
+            ExprKind::Extent(s, k) => self.k.slices[*s].extents[*k].clone(),
             ExprKind::Len(Target::Array(a)) => {
                 let arr = &self.k.arrays[*a];
                 match arr.dims.first() {

@@ -147,39 +147,31 @@ pub fn emit_rust(parts: RustParts<'_>) -> TokenStream {
                     name: #pname,
                     kind: ::gpu_runtime::__private::ParamKind::Slice { mutable: #mutable },
                 }));
-                let (array, array_ty) = match (rank, mutable) {
-                    (2, true) => (
-                        quote!(::gpu_runtime::DeviceArray2),
-                        quote_spanned!(span=> &mut ::gpu_runtime::DeviceArray2<#ty>),
-                    ),
-                    (2, false) => (
-                        quote!(::gpu_runtime::DeviceArray2),
-                        quote_spanned!(span=> &::gpu_runtime::DeviceArray2<#ty>),
-                    ),
-                    (_, true) => (
-                        quote!(::gpu_runtime::DeviceArray),
-                        quote_spanned!(span=> &mut ::gpu_runtime::DeviceArray<#ty>),
-                    ),
-                    (_, false) => (
-                        quote!(::gpu_runtime::DeviceArray),
-                        quote_spanned!(span=> &::gpu_runtime::DeviceArray<#ty>),
-                    ),
+                let array = match rank {
+                    3 => quote!(::gpu_runtime::DeviceArray3),
+                    2 => quote!(::gpu_runtime::DeviceArray2),
+                    _ => quote!(::gpu_runtime::DeviceArray),
+                };
+                let array_ty = if mutable {
+                    quote_spanned!(span=> &mut #array<#ty>)
+                } else {
+                    quote_spanned!(span=> &#array<#ty>)
                 };
                 launch_args.push(quote!(#ident: #array_ty));
                 device_checks.push(quote!((#array::device(#ident), #pname)));
                 let ptr = format_ident!("__gpu_p{}_ptr", i);
-                let len = format_ident!("__gpu_p{}_len", i);
-                if rank == 2 {
-                    let cols = format_ident!("__gpu_p{}_cols", i);
+                if rank > 1 {
                     packs.push(quote! {
                         let mut #ptr: u64 = ::gpu_runtime::__private::device_ptr(#array::flat(#ident));
-                        let mut #len: u64 = #array::rows(#ident) as u64;
-                        let mut #cols: u64 = #array::cols(#ident) as u64;
                     });
                     arg_ptrs.push(quote!(&mut #ptr as *mut u64 as *mut ::core::ffi::c_void));
-                    arg_ptrs.push(quote!(&mut #len as *mut u64 as *mut ::core::ffi::c_void));
-                    arg_ptrs.push(quote!(&mut #cols as *mut u64 as *mut ::core::ffi::c_void));
+                    for k in 0..rank {
+                        let e = format_ident!("__gpu_p{}_extent{}", i, k);
+                        packs.push(quote!(let mut #e: u64 = #array::shape_vec(#ident)[#k] as u64;));
+                        arg_ptrs.push(quote!(&mut #e as *mut u64 as *mut ::core::ffi::c_void));
+                    }
                 } else {
+                    let len = format_ident!("__gpu_p{}_len", i);
                     packs.push(quote! {
                         let mut #ptr: u64 = ::gpu_runtime::__private::device_ptr(#ident);
                         let mut #len: u64 = ::gpu_runtime::DeviceArray::len(#ident) as u64;
@@ -189,6 +181,14 @@ pub fn emit_rust(parts: RustParts<'_>) -> TokenStream {
                 }
                 let sim = format_ident!("__gpu_p{}_sim", i);
                 let (ctor, sim_ty) = match (rank, mutable) {
+                    (3, true) => (
+                        quote!(::gpu_runtime::__private::sim_array3_mut),
+                        quote!(::gpu_runtime::__private::SimArray3Mut<'_, #ty>),
+                    ),
+                    (3, false) => (
+                        quote!(::gpu_runtime::__private::sim_array3),
+                        quote!(::gpu_runtime::__private::SimArray3<'_, #ty>),
+                    ),
                     (2, true) => (
                         quote!(::gpu_runtime::__private::sim_array2_mut),
                         quote!(::gpu_runtime::__private::SimArray2Mut<'_, #ty>),
@@ -206,11 +206,16 @@ pub fn emit_rust(parts: RustParts<'_>) -> TokenStream {
                         quote!(::gpu_runtime::__private::SimSlice<'_, #ty>),
                     ),
                 };
-                let label = if rank == 2 {
-                    let (r, c) = (format!("{pname} (row)"), format!("{pname} (column)"));
-                    quote!([#r, #c])
-                } else {
-                    quote!(#pname)
+                let label = match rank {
+                    1 => quote!(#pname),
+                    2 => {
+                        let (r, c) = (format!("{pname} (row)"), format!("{pname} (column)"));
+                        quote!([#r, #c])
+                    }
+                    _ => {
+                        let names = (0..rank).map(|k| format!("{pname} (axis {k})"));
+                        quote!([#(#names),*])
+                    }
                 };
                 sim_lets.push(quote!(let #sim = #ctor(#ident, __gpu_def, #label);));
                 sim_args.push(quote!(#sim));

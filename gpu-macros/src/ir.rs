@@ -221,14 +221,17 @@ pub struct Local {
 pub struct SliceParam {
     pub rust_name: String,
     pub c_name: String,
-    /// Rank 1: the length. Rank 2: the row count.
-    pub len_c_name: String,
-    /// Rank 2: the column count (the row stride).
-    pub cols_c_name: String,
+    /// The C names of the extents: `[len]` for `&[T]`, `[rows, cols]` for `&Array2<T>`,
+    /// three for `&Array3<T>` (row-major: the last extent varies fastest).
+    pub extents: Vec<String>,
     pub elem: Ty,
     pub mutable: bool,
-    /// 1 for `&[T]`, 2 for `&Array2<T>`.
-    pub rank: usize,
+}
+
+impl SliceParam {
+    pub fn rank(&self) -> usize {
+        self.extents.len()
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -333,8 +336,8 @@ pub enum ExprKind {
     Lit(Lit),
     Local(VarId),
     Len(Target),
-    /// `a.rows()` / `a.cols()` of a 2-D array parameter (`false` for rows).
-    Extent(SliceId, bool),
+    /// An extent of a 2-D or 3-D array parameter: `a.rows()`, `a.cols()`, `a.shape().k`.
+    Extent(SliceId, usize),
     Index(Target, Vec<Expr>),
     /// A barrier, fence or warp function with its arguments.
     Intrinsic(Intrinsic, Vec<Expr>),

@@ -116,22 +116,22 @@ pub fn lower_kernel(
                 rank,
             } => {
                 let c_name = l.names.fresh(&rust_name);
-                let (len_c_name, cols_c_name) = if rank == 2 {
-                    (
-                        l.names.fresh(&format!("{rust_name}_rows")),
-                        l.names.fresh(&format!("{rust_name}_cols")),
-                    )
-                } else {
-                    (l.names.fresh(&format!("{rust_name}_len")), String::new())
+                let extents: Vec<String> = match rank {
+                    1 => vec![l.names.fresh(&format!("{rust_name}_len"))],
+                    2 => ["rows", "cols"]
+                        .iter()
+                        .map(|e| l.names.fresh(&format!("{rust_name}_{e}")))
+                        .collect(),
+                    _ => (0..rank)
+                        .map(|k| l.names.fresh(&format!("{rust_name}_dim{k}")))
+                        .collect(),
                 };
                 l.slices.push(SliceParam {
                     rust_name: rust_name.clone(),
                     c_name,
-                    len_c_name,
-                    cols_c_name,
+                    extents,
                     elem,
                     mutable,
-                    rank,
                 });
                 let id = l.slices.len() - 1;
                 l.bind(rust_name, Binding::Slice(id));
@@ -1053,7 +1053,7 @@ impl Lowerer<'_> {
     /// shared 2-D arrays) rather than chained (`a[i][j]`, local 2-D arrays).
     fn index_shape(&self, t: Target) -> (usize, bool) {
         match t {
-            Target::Slice(s) => (self.slices[s].rank, self.slices[s].rank > 1),
+            Target::Slice(s) => (self.slices[s].rank(), self.slices[s].rank() > 1),
             Target::Array(a) => {
                 let arr = &self.arrays[a];
                 match arr.space {
@@ -1554,9 +1554,9 @@ impl Lowerer<'_> {
             if let syn::Expr::Path(p) = strip_parens(&m.receiver) {
                 if let Some(ident) = p.path.get_ident() {
                     if let Some(Binding::Slice(s)) = self.lookup(&ident.unraw_string()) {
-                        if self.slices[s].rank == 2 {
+                        if self.slices[s].rank() == 2 {
                             return Some(Expr {
-                                kind: ExprKind::Extent(s, name == "cols"),
+                                kind: ExprKind::Extent(s, usize::from(name == "cols")),
                                 ty: Ty::Prim(Prim::Usize),
                                 span,
                             });
@@ -1973,6 +1973,23 @@ impl Lowerer<'_> {
             "z" | "2" => Some(Axis::Z),
             _ => None,
         };
+        // `a.shape().k` of an array parameter.
+        if let (syn::Expr::MethodCall(mc), syn::Member::Unnamed(k)) = (base, &f.member) {
+            if mc.method == "shape" && mc.args.is_empty() {
+                if let Some(Binding::Slice(s)) = method_receiver(mc).and_then(|r| self.lookup(&r)) {
+                    let k = k.index as usize;
+                    if self.slices[s].rank() > 1 && k < self.slices[s].rank() {
+                        return Some(Expr {
+                            kind: ExprKind::Extent(s, k),
+                            ty: Ty::Prim(Prim::Usize),
+                            span,
+                        });
+                    }
+                }
+                self.err(span, "`.shape().k` applies to `Array2<T>` and `Array3<T>` parameters, with k below their rank");
+                return None;
+            }
+        }
         if let Some(name) = call_name {
             if let Some(g) = dim3_geometry(&name) {
                 if let (Some(a), syn::Member::Named(_)) = (axis(&member), &f.member) {
@@ -2276,4 +2293,15 @@ fn is_statement_like(e: &syn::Expr) -> bool {
 /// The C++ name of the `#[gpu_device]` function `name`.
 pub fn device_c_name(name: &str) -> String {
     format!("gt_dev_{name}")
+}
+
+/// The name of a method call's receiver, if it is a plain name.
+fn method_receiver(m: &syn::ExprMethodCall) -> Option<String> {
+    match strip_parens(&m.receiver) {
+        syn::Expr::Path(p) => p.path.get_ident().map(|i| {
+            let s = i.to_string();
+            s.strip_prefix("r#").map(str::to_owned).unwrap_or(s)
+        }),
+        _ => None,
+    }
 }

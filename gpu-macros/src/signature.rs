@@ -21,7 +21,7 @@ pub struct GenericDecl {
 }
 
 pub enum ParamShape {
-    /// `&[T]` (rank 1) or `&Array2<T>` (rank 2), and their `&mut` forms.
+    /// `&[T]` (rank 1), `&Array2<T>` (2) or `&Array3<T>` (3), and their `&mut` forms.
     Slice {
         mutable: bool,
         elem: Ty,
@@ -283,11 +283,11 @@ fn parse_param(
             }
             let (elem_ty, rank) = match &*r.elem {
                 syn::Type::Slice(s) => ((*s.elem).clone(), 1),
-                syn::Type::Path(p) if array2_elem(p).is_some() => (array2_elem(p)?, 2),
+                syn::Type::Path(p) if array_elem(p).is_some() => array_elem(p)?,
                 _ => {
                     diags.error(
                         r.elem.span(),
-                        format!("references to anything but slices and `Array2<T>` are not supported; {HELP}"),
+                        format!("references to anything but slices, `Array2<T>` and `Array3<T>` are not supported; {HELP}"),
                     );
                     return None;
                 }
@@ -321,15 +321,17 @@ fn parse_param(
     }
 }
 
-/// The element type of `Array2<T>` (or `DeviceArray2<T>`, any path ending so).
-fn array2_elem(p: &syn::TypePath) -> Option<syn::Type> {
+/// The element type and rank of `Array2<T>` / `Array3<T>` (or `DeviceArray2/3<T>`).
+fn array_elem(p: &syn::TypePath) -> Option<(syn::Type, usize)> {
     let seg = p.path.segments.last()?;
-    if seg.ident != "Array2" && seg.ident != "DeviceArray2" {
-        return None;
-    }
+    let rank = match seg.ident.to_string().as_str() {
+        "Array2" | "DeviceArray2" => 2,
+        "Array3" | "DeviceArray3" => 3,
+        _ => return None,
+    };
     match &seg.arguments {
         syn::PathArguments::AngleBracketed(a) if a.args.len() == 1 => match &a.args[0] {
-            syn::GenericArgument::Type(t) => Some(t.clone()),
+            syn::GenericArgument::Type(t) => Some((t.clone(), rank)),
             _ => None,
         },
         _ => None,

@@ -473,6 +473,25 @@ fn sync_grid_marks_the_kernel_cooperative() {
         }
     });
     assert!(src.contains("gt_sync_grid();"), "{src}");
-    let e = crate::kernel::translate_as(quote! { fn f(x: f32) -> f32 { sync_grid(); x } }, true).unwrap_err();
+    let e = crate::kernel::translate_as(quote! { fn f(x: f32) -> f32 { sync_grid(); x } }, true)
+        .unwrap_err();
     assert!(e[0].contains("belongs in the kernel"), "{e:?}");
+}
+
+#[test]
+fn three_dimensional_parameters_flatten_row_major() {
+    let src = c(quote! {
+        fn k(v: &Array3<f64>, out: &mut Array3<f64>) {
+            let (k, j, i) = grid_3d();
+            if i < v.shape().0 {
+                out[(i, j, k)] = v[(i, j, k)];
+            }
+        }
+    });
+    assert!(src.contains("const double* __restrict__ v, const unsigned long long v_dim0, const unsigned long long v_dim1, const unsigned long long v_dim2"), "{src}");
+    assert!(
+        src.contains("out[(i * out_dim1 + j) * out_dim2 + k] = v[(i * v_dim1 + j) * v_dim2 + k];"),
+        "{src}"
+    );
+    assert!(src.contains("if (i < v_dim0)"), "{src}");
 }

@@ -214,6 +214,11 @@ impl<T: Dtype> DeviceArray2<T> {
         (self.rows, self.cols)
     }
 
+    #[doc(hidden)]
+    pub fn shape_vec(&self) -> [usize; 2] {
+        [self.rows, self.cols]
+    }
+
     /// The device the array lives on.
     pub fn device(&self) -> &Device {
         self.data.device()
@@ -249,4 +254,78 @@ fn check_shape(len: usize, rows: usize, cols: usize) -> Result<()> {
             rows.saturating_mul(cols)
         )))
     }
+}
+
+/// A row-major three-dimensional array on a [`Device`]: the argument type of a kernel's
+/// `&Array3<T>` and `&mut Array3<T>` parameters, indexed `a[(i, j, k)]` in the kernel.
+#[derive(Debug)]
+pub struct DeviceArray3<T: Dtype> {
+    data: DeviceArray<T>,
+    shape: [usize; 3],
+}
+
+/// What a kernel's three-dimensional parameter is written as: `v: &Array3<f32>`.
+pub type Array3<T> = DeviceArray3<T>;
+
+impl<T: Dtype> DeviceArray3<T> {
+    pub(crate) fn from_host(device: &Device, host: &[T], shape: [usize; 3]) -> Result<Self> {
+        let len = volume(shape)?;
+        if len != host.len() {
+            return Err(GpuError::InvalidArgument(format!(
+                "a {} x {} x {} array needs {len} elements, but the host slice has {}",
+                shape[0],
+                shape[1],
+                shape[2],
+                host.len()
+            )));
+        }
+        Ok(DeviceArray3 {
+            data: DeviceArray::from_host(device, host)?,
+            shape,
+        })
+    }
+
+    pub(crate) fn zeros(device: &Device, shape: [usize; 3]) -> Result<Self> {
+        Ok(DeviceArray3 {
+            data: DeviceArray::zeros(device, volume(shape)?)?,
+            shape,
+        })
+    }
+
+    /// The extents, outermost first.
+    pub fn shape(&self) -> (usize, usize, usize) {
+        (self.shape[0], self.shape[1], self.shape[2])
+    }
+
+    #[doc(hidden)]
+    pub fn shape_vec(&self) -> [usize; 3] {
+        self.shape
+    }
+
+    /// The device the array lives on.
+    pub fn device(&self) -> &Device {
+        self.data.device()
+    }
+
+    /// The elements as one row-major 1-D array.
+    pub fn flat(&self) -> &DeviceArray<T> {
+        &self.data
+    }
+
+    /// The elements as one row-major 1-D array, writable.
+    pub fn flat_mut(&mut self) -> &mut DeviceArray<T> {
+        &mut self.data
+    }
+
+    /// Copy the array to the host, row-major.
+    pub fn to_host(&self) -> Result<Vec<T>> {
+        self.data.to_host()
+    }
+}
+
+fn volume(shape: [usize; 3]) -> Result<usize> {
+    shape
+        .iter()
+        .try_fold(1usize, |acc, &d| acc.checked_mul(d))
+        .ok_or_else(|| GpuError::InvalidArgument(format!("a {shape:?} array overflows")))
 }

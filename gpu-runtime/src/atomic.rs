@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 use crate::dtype::{Dtype, Int, Num};
 use crate::shared::{DynamicSharedArray, SharedArray, SharedArray2};
-use crate::sim::{SimArray2Mut, SimSliceMut};
+use crate::sim::{SimArray2Mut, SimArray3Mut, SimSliceMut};
 
 /// Something an atomic can address: a writable array, with its index type.
 pub trait AtomicTarget<I> {
@@ -34,6 +34,13 @@ impl<T: Dtype> AtomicTarget<(usize, usize)> for SimArray2Mut<'_, T> {
     type Elem = T;
     fn element_ptr(&self, index: (usize, usize)) -> *mut T {
         self.element2(index)
+    }
+}
+
+impl<T: Dtype> AtomicTarget<(usize, usize, usize)> for SimArray3Mut<'_, T> {
+    type Elem = T;
+    fn element_ptr(&self, index: (usize, usize, usize)) -> *mut T {
+        self.element3(index)
     }
 }
 

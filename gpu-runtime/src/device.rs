@@ -8,7 +8,7 @@
 use std::fmt;
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 
-use crate::array::{DeviceArray, DeviceArray2};
+use crate::array::{DeviceArray, DeviceArray2, DeviceArray3};
 use crate::cuda::CudaDevice;
 use crate::dtype::Dtype;
 use crate::error::{GpuError, Result};
@@ -201,6 +201,20 @@ impl Device {
     /// A new `rows x cols` array of zeros on this device.
     pub fn zeros_2d<T: Dtype>(&self, rows: usize, cols: usize) -> Result<DeviceArray2<T>> {
         DeviceArray2::zeros(self, rows, cols)
+    }
+
+    /// Copy a row-major host array of `shape` to the device.
+    pub fn to_device_3d<T: Dtype>(
+        &self,
+        host: &[T],
+        shape: (usize, usize, usize),
+    ) -> Result<DeviceArray3<T>> {
+        DeviceArray3::from_host(self, host, [shape.0, shape.1, shape.2])
+    }
+
+    /// A new array of zeros of `shape` on this device.
+    pub fn zeros_3d<T: Dtype>(&self, shape: (usize, usize, usize)) -> Result<DeviceArray3<T>> {
+        DeviceArray3::zeros(self, [shape.0, shape.1, shape.2])
     }
 
     /// A new array of `len` zeros on this device (Numba's `cuda.device_array`, zeroed).

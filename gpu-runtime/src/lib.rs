@@ -49,7 +49,7 @@ mod stream;
 mod vector;
 mod warp;
 
-pub use array::{Array2, DeviceArray, DeviceArray2};
+pub use array::{Array2, Array3, DeviceArray, DeviceArray2, DeviceArray3};
 pub use atomic::{
     atomic_add, atomic_and, atomic_cas, atomic_dec, atomic_exch, atomic_inc, atomic_max,
     atomic_min, atomic_or, atomic_sub, atomic_xor,
@@ -142,7 +142,7 @@ pub mod __private {
 
     pub use crate::dtype::{Bound, Dtype, DtypeKind, DTYPE_SLOTS};
     pub use crate::kernel::{DeviceFnDef, GenericParam, KernelDef, ParamDef, ParamKind};
-    pub use crate::sim::{SimArray2, SimArray2Mut, SimSlice, SimSliceMut};
+    pub use crate::sim::{SimArray2, SimArray2Mut, SimArray3, SimArray3Mut, SimSlice, SimSliceMut};
     pub use std::sync::atomic::AtomicU32;
 
     use crate::array::Storage;
@@ -276,6 +276,32 @@ pub mod __private {
         let (rows, cols) = array.shape();
         match &mut array.flat_mut().storage {
             Storage::Sim(v) => SimArray2Mut::new(v, rows, cols, def.name, axes),
+            Storage::Cuda { .. } => unreachable!("simulator launches take simulator arrays"),
+        }
+    }
+
+    /// A simulated `&Array3<T>` parameter; `axes` name its indices in errors.
+    pub fn sim_array3<'a, T: Dtype>(
+        array: &'a crate::DeviceArray3<T>,
+        def: &'static KernelDef,
+        axes: [&'static str; 3],
+    ) -> SimArray3<'a, T> {
+        let shape = array.shape_vec();
+        match &array.flat().storage {
+            Storage::Sim(v) => SimArray3::new(v, shape, def.name, axes),
+            Storage::Cuda { .. } => unreachable!("simulator launches take simulator arrays"),
+        }
+    }
+
+    /// A simulated `&mut Array3<T>` parameter.
+    pub fn sim_array3_mut<'a, T: Dtype>(
+        array: &'a mut crate::DeviceArray3<T>,
+        def: &'static KernelDef,
+        axes: [&'static str; 3],
+    ) -> SimArray3Mut<'a, T> {
+        let shape = array.shape_vec();
+        match &mut array.flat_mut().storage {
+            Storage::Sim(v) => SimArray3Mut::new(v, shape, def.name, axes),
             Storage::Cuda { .. } => unreachable!("simulator launches take simulator arrays"),
         }
     }

@@ -637,3 +637,46 @@ pub fn case_cooperative(dev: &Device, seed: u64) -> Result<Outputs, String> {
     }
     Ok(out)
 }
+
+/// A 3-D neighbour difference along the last axis, on 3-D arrays with a 3-D grid.
+#[gpu_kernel]
+pub fn diff3d(v: &Array3<f64>, out: &mut Array3<f64>) {
+    let (k, j, i) = grid_3d();
+    let (d0, d1, d2) = (v.shape().0, v.shape().1, v.shape().2);
+    if i < d0 && j < d1 && k < d2 {
+        let next = if k + 1 < d2 { v[(i, j, k + 1)] } else { 0.0 };
+        out[(i, j, k)] = next - v[(i, j, k)] + (v.len() as f64) * 0.0;
+    }
+}
+
+pub fn case_array3(dev: &Device, seed: u64) -> Result<Outputs, String> {
+    let mut r = rng(seed);
+    let mut out = Outputs::new();
+    let shape = (
+        r.random_range(2..9),
+        r.random_range(2..9),
+        r.random_range(2..20),
+    );
+    let n = shape.0 * shape.1 * shape.2;
+    let v: Vec<f64> = (0..n).map(|_| r.random_range(-1.0..1.0)).collect();
+    let dv = dev.to_device_3d(&v, shape).map_err(err)?;
+    let mut d = dev.to_device_3d(&vec![f64::NAN; n], shape).map_err(err)?;
+    let grid = (
+        shape.2.div_ceil(4),
+        shape.1.div_ceil(4),
+        shape.0.div_ceil(2),
+    );
+    launch!(diff3d[grid, (4, 4, 2)](&dv, &mut d)).map_err(err)?;
+    let mut want = Vec::new();
+    for i in 0..shape.0 {
+        for j in 0..shape.1 {
+            for k in 0..shape.2 {
+                let at = |k: usize| v[(i * shape.1 + j) * shape.2 + k];
+                let next = if k + 1 < shape.2 { at(k + 1) } else { 0.0 };
+                want.push(next - at(k));
+            }
+        }
+    }
+    check(&mut out, "diff", &d.to_host().map_err(err)?, &want, 0.0)?;
+    Ok(out)
+}

@@ -68,6 +68,11 @@ pub fn cases() -> Vec<Case> {
             run: block::case_cooperative,
         },
         Case {
+            name: "3-D array parameters: a[(i, j, k)], shape(), a 3-D grid",
+            cross_tolerance: 0.0,
+            run: block::case_array3,
+        },
+        Case {
             name: "2-D array parameters: a[(i, j)], rows(), cols(), 2-D atomics",
             cross_tolerance: 0.0,
             run: block::case_array2,
@@ -200,6 +205,7 @@ pub fn definitions() -> Vec<&'static KernelDef> {
         block::vec_add4.definition(),
         block::smooth2d.definition(),
         block::grid_mirror.definition(),
+        block::diff3d.definition(),
         device::shade.definition(),
         device::collatz.definition(),
     ]

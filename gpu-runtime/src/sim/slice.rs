@@ -216,6 +216,10 @@ macro_rules! array2 {
             pub fn rows(&self) -> usize {
                 self.rows
             }
+            /// `(rows, cols)`, as `a.shape()`.
+            pub fn shape(&self) -> (usize, usize) {
+                (self.rows, self.cols)
+            }
             /// Columns, as `a.cols()`.
             pub fn cols(&self) -> usize {
                 self.cols
@@ -263,6 +267,102 @@ impl<T> SimArray2Mut<'_, T> {
     /// The address of element `at`, checked (for atomics).
     #[doc(hidden)]
     pub fn element2(&self, at: (usize, usize)) -> *mut T {
+        let i = self.flat_index(at);
+        self.flat.element(i)
+    }
+}
+
+/// A kernel's `&Array3<T>` parameter in the simulator.
+pub struct SimArray3<'a, T> {
+    flat: SimSlice<'a, T>,
+    shape: [usize; 3],
+    axes: [&'static str; 3],
+}
+
+/// A kernel's `&mut Array3<T>` parameter in the simulator.
+pub struct SimArray3Mut<'a, T> {
+    flat: SimSliceMut<'a, T>,
+    shape: [usize; 3],
+    axes: [&'static str; 3],
+}
+
+fn check3(
+    kernel: &'static str,
+    at: (usize, usize, usize),
+    shape: [usize; 3],
+    axes: [&'static str; 3],
+) -> usize {
+    let idx = [at.0, at.1, at.2];
+    for k in 0..3 {
+        if idx[k] >= shape[k] {
+            out_of_bounds(kernel, axes[k], idx[k], shape[k]);
+        }
+    }
+    (idx[0] * shape[1] + idx[1]) * shape[2] + idx[2]
+}
+
+macro_rules! array3 {
+    ($ty:ident, $flat:ident, $data:ty) => {
+        impl<T> Clone for $ty<'_, T> {
+            fn clone(&self) -> Self {
+                *self
+            }
+        }
+        impl<T> Copy for $ty<'_, T> {}
+        impl<'a, T> $ty<'a, T> {
+            /// Wrap a row-major array of `shape` as a parameter of `kernel`.
+            pub fn new(
+                data: $data,
+                shape: [usize; 3],
+                kernel: &'static str,
+                axes: [&'static str; 3],
+            ) -> Self {
+                $ty {
+                    flat: $flat::new(data, kernel, axes[0]),
+                    shape,
+                    axes,
+                }
+            }
+            /// Elements, as `a.len()`.
+            pub fn len(&self) -> usize {
+                self.shape.iter().product()
+            }
+            /// Whether there are no elements.
+            pub fn is_empty(&self) -> bool {
+                self.len() == 0
+            }
+            /// The extents, as `a.shape()`.
+            pub fn shape(&self) -> (usize, usize, usize) {
+                (self.shape[0], self.shape[1], self.shape[2])
+            }
+            fn flat_index(&self, at: (usize, usize, usize)) -> usize {
+                check3(self.flat.kernel, at, self.shape, self.axes)
+            }
+        }
+        impl<T> Index<(usize, usize, usize)> for $ty<'_, T> {
+            type Output = T;
+            fn index(&self, at: (usize, usize, usize)) -> &T {
+                let i = self.flat_index(at);
+                &self.flat[i]
+            }
+        }
+    };
+}
+
+array3!(SimArray3, SimSlice, &'a [T]);
+array3!(SimArray3Mut, SimSliceMut, &'a mut [T]);
+
+impl<T> IndexMut<(usize, usize, usize)> for SimArray3Mut<'_, T> {
+    fn index_mut(&mut self, at: (usize, usize, usize)) -> &mut T {
+        let i = self.flat_index(at);
+        &mut self.flat[i]
+    }
+}
+
+impl<T> SimArray3Mut<'_, T> {
+    /// The address of element `at`, checked (for atomics).
+    #[doc(hidden)]
+    pub fn element3(&self, at: (usize, usize, usize)) -> *mut T {
         let i = self.flat_index(at);
         self.flat.element(i)
     }

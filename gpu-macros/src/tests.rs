@@ -481,7 +481,7 @@ fn sync_grid_marks_the_kernel_cooperative() {
 #[test]
 fn three_dimensional_parameters_flatten_row_major() {
     let src = c(quote! {
-        fn k(v: &Array3<f64>, out: &mut Array3<f64>) {
+        fn diff(v: &Array3<f64>, out: &mut Array3<f64>) {
             let (k, j, i) = grid_3d();
             if i < v.shape().0 {
                 out[(i, j, k)] = v[(i, j, k)];

@@ -609,16 +609,16 @@ impl Emitter<'_> {
             ExprKind::DeviceCall(name, args) => {
                 let mut vals = Vec::new();
                 for a in args {
-                    // Rust gives an unsuffixed float literal the parameter's type; the
-                    // kernel cannot see it, and a C `double` converted later may round
-                    // differently.
-                    if self.k.types.var_kind(a.ty) == Some(VarKind::Float)
+                    // Rust gives an unsuffixed literal the parameter's type; the kernel
+                    // cannot see it, and C's `int` or `double` converted later may differ.
+                    let kind = self.k.types.var_kind(a.ty);
+                    if matches!(kind, Some(VarKind::Float | VarKind::Int))
                         && self.k.types.opaque_kind(a.ty).is_none()
                     {
                         self.diags.error(
                             a.span,
                             "a device function's parameter type is not visible here: give this \
-                             float literal a suffix (`0.5f32`) or a typed variable",
+                             literal a suffix (`0.5f32`, `1u64`) or pass a typed variable",
                         );
                     }
                     vals.push(self.expr(a));

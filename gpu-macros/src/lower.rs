@@ -374,14 +374,17 @@ impl Lowerer<'_> {
                 out.push(Stmt::Let(var, init));
             }
             syn::Pat::Tuple(tuple) => self.let_tuple(tuple, local, out),
-            syn::Pat::Wild(w) => {
-                // `let _ = e;` evaluates nothing with side effects in this language.
-                if let Some(init) = &local.init {
-                    self.expr(&init.expr, Position::Operand);
-                } else {
-                    self.err(w.span(), "`let _;` declares nothing");
+            syn::Pat::Wild(w) => match &local.init {
+                // `let _ = e;` keeps e's effects (an atomic, a barrier), as in Rust.
+                Some(init) => {
+                    if let Some(e) = self.expr(&init.expr, Position::Operand) {
+                        if has_effects(&e) {
+                            out.push(Stmt::Eval(e));
+                        }
+                    }
                 }
-            }
+                None => self.err(w.span(), "`let _;` declares nothing"),
+            },
             other => self.err(
                 other.span(),
                 "only plain names (`let x`, `let mut x: f32`) and `let (x, y) = grid_2d();` are \
@@ -696,7 +699,12 @@ impl Lowerer<'_> {
                     let var = self.declare(&pi.ident.unraw_string(), v.ty, pi.ident.span());
                     out.push(Stmt::Let(var, Some(v)));
                 }
-                (syn::Pat::Wild(_), _) => {}
+                (syn::Pat::Wild(_), Some(v)) => {
+                    if has_effects(&v) {
+                        out.push(Stmt::Eval(v));
+                    }
+                }
+                (syn::Pat::Wild(_), None) => {}
                 (other, value) => {
                     if value.is_some() {
                         self.err(other.span(), "expected a name or `_`");
@@ -842,11 +850,12 @@ impl Lowerer<'_> {
             syn::Expr::Call(c) if call_name(c).is_some_and(|n| atomic_op(&n).is_some()) => {
                 self.expr(e, Position::Operand).map(Stmt::Eval)
             }
-            // An expression evaluated for nothing: check it, emit nothing.
-            other => {
-                self.expr(other, Position::Operand);
-                None
-            }
+            // An expression evaluated for its effects only: keep them (`(atomic_add(..));`),
+            // drop the rest.
+            other => self
+                .expr(other, Position::Operand)
+                .filter(has_effects)
+                .map(Stmt::Eval),
         }
     }
 
@@ -2303,5 +2312,26 @@ fn method_receiver(m: &syn::ExprMethodCall) -> Option<String> {
             s.strip_prefix("r#").map(str::to_owned).unwrap_or(s)
         }),
         _ => None,
+    }
+}
+
+/// Whether evaluating `e` does anything besides computing a value: an atomic, a barrier or
+/// warp function, a device function call.
+fn has_effects(e: &Expr) -> bool {
+    let block = |b: &Block| !b.stmts.is_empty() || b.tail.as_ref().is_some_and(has_effects);
+    match &e.kind {
+        ExprKind::Atomic(..) | ExprKind::Intrinsic(..) | ExprKind::DeviceCall(..) => true,
+        ExprKind::Lit(_)
+        | ExprKind::Local(_)
+        | ExprKind::Len(_)
+        | ExprKind::Extent(..)
+        | ExprKind::Geometry(..) => false,
+        ExprKind::Index(_, idx) => idx.iter().any(has_effects),
+        ExprKind::Unary(_, a) | ExprKind::Cast(a) => has_effects(a),
+        ExprKind::Binary(_, a, b) => has_effects(a) || has_effects(b),
+        ExprKind::Math(_, args) => args.iter().any(has_effects),
+        ExprKind::Load4(_, i) => has_effects(i),
+        ExprKind::If(c, t, f) => has_effects(c) || block(t) || block(f),
+        ExprKind::Block(b) => block(b),
     }
 }

@@ -431,7 +431,7 @@ fn device_function_rules() {
     let e = translate_as(quote! { fn f(a: &[f32]) -> f32 { a[0] } }, true).unwrap_err();
     assert!(e[0].contains("take scalars"), "{e:?}");
     let e = errors(quote! { fn k(a: &mut [f32]) { a[0] = scale(0.5); } });
-    assert!(e[0].contains("give this float literal a suffix"), "{e:?}");
+    assert!(e[0].contains("give this literal a suffix"), "{e:?}");
     let e = errors(
         quote! { fn k(a: &mut [f32]) { let y = scale(a[0]); let z = y * 2.0; a[0] = 1.0; } },
     );
@@ -494,4 +494,25 @@ fn three_dimensional_parameters_flatten_row_major() {
         "{src}"
     );
     assert!(src.contains("if (i < v_dim0)"), "{src}");
+}
+
+#[test]
+fn effects_in_discarded_expressions_are_kept() {
+    let src = c(quote! {
+        fn k(a: &mut [u32]) {
+            let _ = atomic_add(a, 0, 1u32);
+            let (_, x) = (atomic_add(a, 1, 2u32), 5u32);
+            (atomic_max(a, 2, x));
+            a[3] + 1;
+        }
+    });
+    assert!(src.contains("gt_atomic_add(&a[0ull], 1u);"), "{src}");
+    assert!(src.contains("gt_atomic_add(&a[1ull], 2u);"), "{src}");
+    assert!(src.contains("gt_atomic_max(&a[2ull], x);"), "{src}");
+    assert!(
+        !src.contains("(a[3ull] + 1u)"),
+        "a pure expression statement is dropped: {src}"
+    );
+    let e = errors(quote! { fn k(a: &mut [u64]) { a[0] = widen(1); } });
+    assert!(e[0].contains("give this literal a suffix"), "{e:?}");
 }

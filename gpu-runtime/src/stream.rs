@@ -2,7 +2,8 @@
 
 use std::sync::Arc;
 
-use cudarc::driver::CudaStream;
+use cudarc::driver::sys::CUstream;
+use cudarc::driver::CudaContext;
 
 use crate::device::{Device, DeviceInner};
 use crate::error::{GpuError, Result};
@@ -10,11 +11,38 @@ use crate::error::{GpuError, Result};
 /// A queue of launches and copies that run in order on one device.
 ///
 /// Every device has a default stream, used when a launch names none; [`Device::new_stream`]
-/// makes more. On the simulator a stream runs its work at once, in order.
+/// makes more. Streams made here synchronise with the default stream (CUDA's blocking
+/// streams): a launch on one waits for the uploads queued before it, and copies back and
+/// frees of arrays wait for it, so no ordering is left to the caller. On the simulator a
+/// stream runs its work at once, in order.
 #[derive(Clone, Debug)]
 pub struct Stream {
     pub(crate) device: Device,
-    pub(crate) cuda: Option<Arc<CudaStream>>,
+    pub(crate) cuda: Option<Arc<OwnedStream>>,
+}
+
+/// A CUDA stream created with the default (blocking) flag, destroyed with its last handle.
+#[derive(Debug)]
+pub(crate) struct OwnedStream {
+    pub raw: CUstream,
+    ctx: Arc<CudaContext>,
+}
+
+// SAFETY: a CUstream handle may be used from any thread of the process; the context is
+// bound before each use.
+unsafe impl Send for OwnedStream {}
+// SAFETY: as above.
+unsafe impl Sync for OwnedStream {}
+
+impl Drop for OwnedStream {
+    fn drop(&mut self) {
+        // SAFETY: the stream was created by `create` below and is destroyed once; the
+        // driver lets queued work finish first.
+        let _ = self
+            .ctx
+            .bind_to_thread()
+            .and_then(|_| unsafe { cudarc::driver::result::stream::destroy(self.raw) });
+    }
 }
 
 impl Stream {
@@ -26,9 +54,14 @@ impl Stream {
     /// Block until everything queued on this stream has finished.
     pub fn synchronize(&self) -> Result<()> {
         match &self.cuda {
-            Some(s) => s
-                .synchronize()
-                .map_err(GpuError::driver("stream synchronize")),
+            Some(s) => {
+                s.ctx
+                    .bind_to_thread()
+                    .map_err(GpuError::driver("stream synchronize"))?;
+                // SAFETY: the stream is live (held by `s`).
+                unsafe { cudarc::driver::result::stream::synchronize(s.raw) }
+                    .map_err(GpuError::driver("stream synchronize"))
+            }
             None => Ok(()),
         }
     }
@@ -38,11 +71,19 @@ impl Device {
     /// A new stream on this device.
     pub fn new_stream(&self) -> Result<Stream> {
         let cuda = match &*self.inner {
-            DeviceInner::Cuda(c) => Some(
+            DeviceInner::Cuda(c) => {
                 c.ctx
-                    .new_stream()
-                    .map_err(GpuError::driver("stream creation"))?,
-            ),
+                    .bind_to_thread()
+                    .map_err(GpuError::driver("stream creation"))?;
+                let raw = cudarc::driver::result::stream::create(
+                    cudarc::driver::result::stream::StreamKind::Default,
+                )
+                .map_err(GpuError::driver("stream creation"))?;
+                Some(Arc::new(OwnedStream {
+                    raw,
+                    ctx: c.ctx.clone(),
+                }))
+            }
             DeviceInner::Sim => None,
         };
         Ok(Stream {

@@ -144,7 +144,7 @@ impl CudaDevice {
         };
         // The launcher checked that a given stream belongs to this device.
         let stream = match cfg.stream.and_then(|s| s.cuda.as_ref()) {
-            Some(s) => s.cu_stream(),
+            Some(s) => s.raw,
             None => self.stream.cu_stream(),
         };
         let launch_err = |source| GpuError::Launch {

@@ -611,10 +611,16 @@ impl Emitter<'_> {
                 for a in args {
                     // Rust gives an unsuffixed literal the parameter's type; the kernel
                     // cannot see it, and C's `int` or `double` converted later may differ.
+                    // A small non-negative integer literal converts exactly to any integer
+                    // parameter; anything computed from literals would be computed as `int`.
                     let kind = self.k.types.var_kind(a.ty);
-                    if matches!(kind, Some(VarKind::Float | VarKind::Int))
-                        && self.k.types.opaque_kind(a.ty).is_none()
-                    {
+                    let exact = matches!(a.kind, ExprKind::Lit(Lit::Int(v)) if (0..=i32::MAX as i128).contains(&v));
+                    let unseen = match kind {
+                        Some(VarKind::Float) => true,
+                        Some(VarKind::Int) => !exact,
+                        _ => false,
+                    };
+                    if unseen && self.k.types.opaque_kind(a.ty).is_none() {
                         self.diags.error(
                             a.span,
                             "a device function's parameter type is not visible here: give this \

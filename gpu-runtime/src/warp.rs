@@ -2,9 +2,9 @@
 //! (CUDA's `__shfl_sync` family, `__ballot_sync`, ...; Numba's `cuda.shfl_*_sync`).
 //!
 //! `mask` names the lanes taking part, as in CUDA; every lane it names must call the
-//! function. In the simulator the lanes of a warp meet at each call and read each other's
-//! values, so results match the GPU's; a lane that reads from a lane outside the warp or
-//! from one that does not take part gets its own value back (undefined in CUDA).
+//! function. In the simulator the running lanes a call's mask names meet and read each
+//! other's values, so results match the GPU's; a lane that reads from a lane outside the
+//! group gets its own value back (undefined in CUDA).
 
 use crate::dtype::Dtype;
 use crate::geometry::position;
@@ -35,15 +35,15 @@ fn warp_index() -> usize {
     linear_thread() / 32
 }
 
-/// Meet the other lanes of this warp and read the value each published.
-fn exchange(value: u64) -> [Option<u64>; 32] {
+/// Meet the other running lanes `mask` names and read the value each published.
+fn exchange(mask: u32, value: u64) -> [Option<u64>; 32] {
     let (w, lane) = (warp_index(), lane_id() as usize);
     with_block(|b| {
         assert!(
             b.concurrent,
             "internal: a warp function in a kernel the simulator runs one thread at a time"
         );
-        b.warps[w].exchange(lane, value)
+        b.warps[w].exchange(lane, mask, value)
     })
 }
 
@@ -52,7 +52,7 @@ fn in_mask(mask: u32, lane: usize) -> bool {
 }
 
 fn shuffle_from<T: Dtype>(mask: u32, value: T, source: Option<usize>) -> T {
-    let seen = exchange(value.to_bits64());
+    let seen = exchange(mask, value.to_bits64());
     match source {
         Some(s) if in_mask(mask, s) => seen[s].map(T::from_bits64).unwrap_or(value),
         _ => value,
@@ -86,7 +86,7 @@ pub fn shfl_xor_sync<T: Dtype>(mask: u32, value: T, lane_mask: u32) -> T {
 
 /// A bit per lane of `mask`: set where `predicate` holds (`__ballot_sync`).
 pub fn ballot_sync(mask: u32, predicate: bool) -> u32 {
-    let seen = exchange(predicate as u64);
+    let seen = exchange(mask, predicate as u64);
     (0..32)
         .filter(|&l| in_mask(mask, l) && seen[l] == Some(1))
         .fold(0u32, |acc, l| acc | (1 << l))
@@ -99,7 +99,7 @@ pub fn any_sync(mask: u32, predicate: bool) -> bool {
 
 /// Whether `predicate` holds in every lane of `mask` (`__all_sync`).
 pub fn all_sync(mask: u32, predicate: bool) -> bool {
-    let seen = exchange(predicate as u64);
+    let seen = exchange(mask, predicate as u64);
     (0..32)
         .filter(|&l| in_mask(mask, l) && seen[l].is_some())
         .all(|l| seen[l] == Some(1))
@@ -108,7 +108,7 @@ pub fn all_sync(mask: u32, predicate: bool) -> bool {
 /// Whether `value` is the same in every lane of `mask` (`__match_all_sync`'s predicate;
 /// Numba's `cuda.eq_sync`).
 pub fn eq_sync<T: Dtype>(mask: u32, value: T) -> bool {
-    let seen = exchange(value.to_bits64());
+    let seen = exchange(mask, value.to_bits64());
     let mut values = (0..32)
         .filter(|&l| in_mask(mask, l))
         .filter_map(|l| seen[l]);
@@ -118,9 +118,11 @@ pub fn eq_sync<T: Dtype>(mask: u32, value: T) -> bool {
     }
 }
 
-/// The lanes of this warp that are executing this call (`__activemask()`).
+/// The lanes of this warp that are executing this call (`__activemask()`). The simulator
+/// meets every running lane of the warp here, so it supports the call in converged code
+/// (where it is almost always made), not inside a branch some lanes skip.
 pub fn active_mask() -> u32 {
-    let seen = exchange(1);
+    let seen = exchange(u32::MAX, 1);
     (0..32)
         .filter(|&l| seen[l].is_some())
         .fold(0u32, |acc, l| acc | (1 << l))
@@ -128,6 +130,5 @@ pub fn active_mask() -> u32 {
 
 /// Wait for the lanes of `mask` (`__syncwarp`).
 pub fn sync_warp(mask: u32) {
-    let _ = mask;
-    exchange(0);
+    exchange(mask, 0);
 }

@@ -211,6 +211,23 @@ pub fn warp_ops(x: &[i32], out: &mut [i32]) {
     out[o + 8] = active_mask() as i32;
 }
 
+/// Half-warp sums with a partial mask, then a block barrier: lanes 16-31 never shuffle.
+#[gpu_kernel]
+pub fn half_warp_sum(x: &[i32], out: &mut [i32]) {
+    let i = grid_1d();
+    let lane = lane_id();
+    let mut v = x[i];
+    if lane < 16 {
+        let mut offset = 8u32;
+        while offset > 0 {
+            v += shfl_xor_sync(0xffff, v, offset);
+            offset /= 2;
+        }
+    }
+    sync_threads();
+    out[i] = v;
+}
+
 pub fn case_warp(dev: &Device, seed: u64) -> Result<Outputs, String> {
     let mut r = rng(seed);
     let mut out = Outputs::new();
@@ -242,6 +259,25 @@ pub fn case_warp(dev: &Device, seed: u64) -> Result<Outputs, String> {
         ]);
     }
     check(&mut out, "warp", &d.to_host().map_err(err)?, &want, 0.0)?;
+    let mut h = poisoned(dev, n, i32::MIN)?;
+    launch!(half_warp_sum[2, 64](&dx, &mut h)).map_err(err)?;
+    let want: Vec<i32> = (0..n)
+        .map(|i| {
+            let base = i - i % 32;
+            if i % 32 < 16 {
+                x[base..base + 16].iter().sum()
+            } else {
+                x[i]
+            }
+        })
+        .collect();
+    check(
+        &mut out,
+        "half-warp",
+        &h.to_host().map_err(err)?,
+        &want,
+        0.0,
+    )?;
     Ok(out)
 }
 

@@ -198,6 +198,7 @@ pub fn definitions() -> Vec<&'static KernelDef> {
         block::histogram_shared.definition(),
         block::matmul_tiled.definition(),
         block::warp_ops.definition(),
+        block::half_warp_sum.definition(),
         block::atomics_all.definition(),
         block::barrier_votes.definition(),
         block::reverse_blocks.definition(),

@@ -105,38 +105,114 @@ impl SimBarrier {
 }
 
 /// Value exchange among the lanes of one warp, for shuffles and votes.
+///
+/// A call meets exactly the lanes its `mask` names (those still running): lanes 0-15
+/// shuffling with mask `0xffff` complete without lanes 16-31, as on the GPU, and two
+/// disjoint groups of one warp can exchange at the same time.
 pub(crate) struct WarpExchange {
-    barrier: SimBarrier,
-    slots: Mutex<[Option<u64>; 32]>,
+    state: Mutex<WarpState>,
+    cond: Condvar,
+}
+
+struct WarpState {
+    value: [u64; 32],
+    mask: [u32; 32],
+    /// Lanes waiting in an exchange.
+    arrived: u32,
+    /// Lanes that have not finished the kernel.
+    alive: u32,
+    /// Each waiting lane's result, once its group is complete.
+    result: [Option<[Option<u64>; 32]>; 32],
+    poisoned: bool,
 }
 
 impl WarpExchange {
     pub(crate) fn new(lanes: usize) -> WarpExchange {
+        let alive = if lanes >= 32 {
+            u32::MAX
+        } else {
+            (1u32 << lanes) - 1
+        };
         WarpExchange {
-            barrier: SimBarrier::new(lanes),
-            slots: Mutex::new([None; 32]),
+            state: Mutex::new(WarpState {
+                value: [0; 32],
+                mask: [0; 32],
+                arrived: 0,
+                alive,
+                result: [None; 32],
+                poisoned: false,
+            }),
+            cond: Condvar::new(),
         }
     }
 
-    /// Publish `value` for `lane`, wait for the warp, and read every lane's value (`None`
-    /// for lanes that have exited or take no part).
-    pub(crate) fn exchange(&self, lane: usize, value: u64) -> [Option<u64>; 32] {
-        self.slots.lock().unwrap_or_else(|p| p.into_inner())[lane] = Some(value);
-        self.barrier.wait(0);
-        let seen = *self.slots.lock().unwrap_or_else(|p| p.into_inner());
-        // Second phase: nobody overwrites a slot before every lane has read.
-        self.barrier.wait(0);
-        self.slots.lock().unwrap_or_else(|p| p.into_inner())[lane] = None;
-        self.barrier.wait(0);
-        seen
+    fn lock(&self) -> std::sync::MutexGuard<'_, WarpState> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    pub(crate) fn leave(&self) {
-        self.barrier.leave();
+    /// Complete the group `mask` names if every running lane of it has arrived.
+    fn try_complete(s: &mut WarpState, mask: u32) -> bool {
+        let group = mask & s.alive;
+        if group == 0 || s.arrived & group != group {
+            return false;
+        }
+        let mut seen = [None; 32];
+        for (l, slot) in seen.iter_mut().enumerate() {
+            if group & (1 << l) != 0 {
+                *slot = Some(s.value[l]);
+            }
+        }
+        for l in 0..32 {
+            if group & (1 << l) != 0 {
+                s.result[l] = Some(seen);
+            }
+        }
+        s.arrived &= !group;
+        true
+    }
+
+    /// Publish `value` for `lane`, wait for the other running lanes `mask` names, and
+    /// read their values (`None` for lanes outside the group).
+    pub(crate) fn exchange(&self, lane: usize, mask: u32, value: u64) -> [Option<u64>; 32] {
+        let mut s = self.lock();
+        s.value[lane] = value;
+        s.mask[lane] = mask | (1 << lane);
+        s.arrived |= 1 << lane;
+        if Self::try_complete(&mut s, mask | (1 << lane)) {
+            self.cond.notify_all();
+        }
+        loop {
+            if let Some(r) = s.result[lane].take() {
+                return r;
+            }
+            if s.poisoned {
+                drop(s);
+                std::panic::resume_unwind(Box::new(Aborted));
+            }
+            s = self.cond.wait(s).unwrap_or_else(|p| p.into_inner());
+        }
+    }
+
+    /// `lane` finished: groups waiting only for it complete without it.
+    pub(crate) fn leave(&self, lane: usize) {
+        let mut s = self.lock();
+        s.alive &= !(1 << lane);
+        let waiting = s.arrived;
+        let mut any = false;
+        for l in 0..32 {
+            if waiting & (1 << l) != 0 {
+                let m = s.mask[l];
+                any |= Self::try_complete(&mut s, m);
+            }
+        }
+        if any {
+            self.cond.notify_all();
+        }
     }
 
     pub(crate) fn poison(&self) {
-        self.barrier.poison();
+        self.lock().poisoned = true;
+        self.cond.notify_all();
     }
 }
 

@@ -156,7 +156,7 @@ fn run_concurrent(
                 set_block(ctx);
                 let r = catch_unwind(AssertUnwindSafe(thread));
                 ctx.barrier.leave();
-                ctx.warps[lane / 32].leave();
+                ctx.warps[lane / 32].leave(lane % 32);
                 if let Err(payload) = r {
                     if !block::is_abort(payload.as_ref()) {
                         let mut f = failure.lock().unwrap_or_else(|p| p.into_inner());
@@ -256,7 +256,7 @@ fn run_cooperative(
                     set_grid_barrier(grid);
                     let r = catch_unwind(AssertUnwindSafe(thread));
                     ctx.barrier.leave();
-                    ctx.warps[lane / 32].leave();
+                    ctx.warps[lane / 32].leave(lane % 32);
                     grid.leave();
                     if let Err(payload) = r {
                         if !block::is_abort(payload.as_ref()) {

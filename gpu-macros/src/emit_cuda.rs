@@ -713,7 +713,26 @@ impl Emitter<'_> {
                     self.diags.error(e.span, format!("cannot cast {f} to {t}"));
                 }
                 let ty = self.c_type(e.ty, e.span);
-                format!("(({ty})({v}))")
+                // Rust's float-to-integer casts saturate and take NaN to 0; a C cast is
+                // undefined there, CUDA's round-towards-zero conversions do what Rust does.
+                let saturating = match (self.k.types.resolve(inner.ty), self.k.types.resolve(e.ty))
+                {
+                    (Some(Ty::Prim(f)), Some(Ty::Prim(t))) if f.is_float() && t.is_int() => {
+                        let from = if f == Prim::F32 { "float" } else { "double" };
+                        let to = match t {
+                            Prim::I32 => "int",
+                            Prim::U32 => "uint",
+                            Prim::I64 | Prim::Isize => "ll",
+                            _ => "ull",
+                        };
+                        Some(format!("__{from}2{to}_rz({v})"))
+                    }
+                    _ => None,
+                };
+                match saturating {
+                    Some(call) => call,
+                    None => format!("(({ty})({v}))"),
+                }
             }
             ExprKind::Math(name, args) => {
                 let c = self.class(args[0].ty, args[0].span);
@@ -789,7 +808,13 @@ impl Emitter<'_> {
                     _ => format!("{v}ull"),
                 }
             }
-            Lit::Float(v) => float_literal(v, prim == Prim::F32),
+            Lit::Float(v, single) => {
+                if prim == Prim::F32 {
+                    float_literal(single as f64, true)
+                } else {
+                    float_literal(v, false)
+                }
+            }
         }
     }
 }

@@ -415,7 +415,8 @@ pub fn emit_device(
         #[allow(non_snake_case, unused_imports)]
         #vis mod #name {
             use super::*;
-            pub const __GPU_DEVICE: ::gpu_runtime::__private::DeviceFnDef =
+            // A static, not a const: kernels find shared callees by address.
+            pub static __GPU_DEVICE: ::gpu_runtime::__private::DeviceFnDef =
                 ::gpu_runtime::__private::DeviceFnDef {
                     name: #name_str,
                     c_name: #c_name,

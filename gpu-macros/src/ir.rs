@@ -320,7 +320,9 @@ impl Axis {
 #[derive(Clone, Debug)]
 pub enum Lit {
     Int(i128),
-    Float(f64),
+    /// The value as `f64`, and as `f32` parsed from the same digits (rounding the `f64`
+    /// again could differ from rustc's `f32` literal in the last bit).
+    Float(f64, f32),
     Bool(bool),
 }
 

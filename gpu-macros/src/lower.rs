@@ -1339,7 +1339,8 @@ impl Lowerer<'_> {
                 let suffix = i.suffix();
                 if suffix == "f32" || suffix == "f64" {
                     let v: f64 = i.base10_parse().ok()?;
-                    (Lit::Float(v), Ty::Prim(Prim::from_name(suffix)?))
+                    let single: f32 = i.base10_parse().ok()?;
+                    (Lit::Float(v, single), Ty::Prim(Prim::from_name(suffix)?))
                 } else {
                     let v: u128 = match i.base10_parse() {
                         Ok(v) => v,
@@ -1373,11 +1374,12 @@ impl Lowerer<'_> {
                         return None;
                     }
                 };
+                let single: f32 = f.base10_parse().unwrap_or(v as f32);
                 let ty = match f.suffix() {
                     "" => self.types.fresh(VarKind::Float),
                     s => Ty::Prim(Prim::from_name(s)?),
                 };
-                (Lit::Float(v), ty)
+                (Lit::Float(v, single), ty)
             }
             _ => {
                 self.err(
@@ -1468,9 +1470,9 @@ impl Lowerer<'_> {
                         span,
                     });
                 }
-                if let ExprKind::Lit(Lit::Float(v)) = inner.kind {
+                if let ExprKind::Lit(Lit::Float(v, single)) = inner.kind {
                     return Some(Expr {
-                        kind: ExprKind::Lit(Lit::Float(-v)),
+                        kind: ExprKind::Lit(Lit::Float(-v, -single)),
                         ty: inner.ty,
                         span,
                     });
@@ -2162,7 +2164,7 @@ fn constant(segs: &[String]) -> Option<(Prim, Lit)> {
                 "LOG10_E" => c::LOG10_E,
                 _ => return None,
             };
-            Lit::Float(v as f64)
+            Lit::Float(v as f64, v as f32)
         }};
     }
     macro_rules! int_consts {

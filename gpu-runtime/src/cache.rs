@@ -232,17 +232,37 @@ impl DiskCache {
         tmp.write_all(&Sha256::digest(payload))?;
         tmp.write_all(payload)?;
         tmp.as_file().sync_data()?;
+        // Readable by every user of a shared cache folder (temporary files start private).
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            tmp.as_file()
+                .set_permissions(fs::Permissions::from_mode(0o644))?;
+        }
         tmp.persist(self.path_of(key)).map_err(|e| e.error)?;
         Ok(())
     }
 
-    /// Remove the least recently used entries until the folder is under its limit.
+    /// Remove the least recently used entries until the folder is under its limit, and
+    /// temporary files an interrupted writer left behind more than an hour ago.
     pub fn prune(&self) {
         let Ok(entries) = fs::read_dir(&self.dir) else {
             return;
         };
+        let entries: Vec<fs::DirEntry> = entries.flatten().collect();
+        for e in &entries {
+            let stale = e.file_name().to_string_lossy().starts_with(".tmp-")
+                && e.metadata()
+                    .and_then(|m| m.modified())
+                    .ok()
+                    .and_then(|t| t.elapsed().ok())
+                    .is_some_and(|age| age.as_secs() > 3600);
+            if stale {
+                let _ = fs::remove_file(e.path());
+            }
+        }
         let mut files: Vec<(SystemTime, u64, PathBuf)> = entries
-            .flatten()
+            .into_iter()
             .filter(|e| e.file_name().to_string_lossy().ends_with(ENTRY_SUFFIX))
             .filter_map(|e| {
                 let m = e.metadata().ok()?;

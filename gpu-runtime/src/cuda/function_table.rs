@@ -55,6 +55,12 @@ impl<V> FunctionTable<V> {
         }
     }
 
+    /// The value for `id`, if it has been made.
+    #[inline]
+    pub(crate) fn get(&self, id: u32) -> Option<&V> {
+        self.chunks[id as usize / CHUNK].get()?[id as usize % CHUNK].get()
+    }
+
     /// The value for `id`, made by `load` on the first call for that id. Concurrent first
     /// calls for one id run `load` once; the others wait for it.
     #[inline]

@@ -84,9 +84,10 @@ pub(crate) fn require_nvrtc() -> Result<(), GpuError> {
         .map_err(|(detail, searched)| GpuError::NvrtcNotFound { detail, searched })
 }
 
-/// What identifies the compiler in a cache key: the NVRTC file's real name, size and
-/// modification time when it was found as a file (no loading needed), else the version
-/// NVRTC reports.
+/// What identifies the compiler in a cache key: the NVRTC file's real name (which carries
+/// its full version, `libnvrtc.so.13.0.88`) and size, when it was found as a file (no
+/// loading needed), else the version NVRTC reports. Path and time are left out, so a cache
+/// filled on one machine serves another with the same NVRTC.
 pub(crate) fn nvrtc_identity() -> Result<String, GpuError> {
     static IDENTITY: OnceLock<Result<String, String>> = OnceLock::new();
     IDENTITY
@@ -94,13 +95,11 @@ pub(crate) fn nvrtc_identity() -> Result<String, GpuError> {
             if let Some(file) = &located().file {
                 let real = std::fs::canonicalize(file).unwrap_or_else(|_| file.clone());
                 if let Ok(meta) = std::fs::metadata(&real) {
-                    let mtime = meta
-                        .modified()
-                        .ok()
-                        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-                        .map(|d| d.as_nanos())
-                        .unwrap_or(0);
-                    return Ok(format!("file:{}:{}:{mtime}", real.display(), meta.len()));
+                    let name = real
+                        .file_name()
+                        .map(|n| n.to_string_lossy().into_owned())
+                        .unwrap_or_default();
+                    return Ok(format!("file:{name}:{}", meta.len()));
                 }
             }
             crate::cuda::nvrtc::nvrtc_version()

@@ -132,7 +132,13 @@ impl CudaDevice {
         cfg: &LaunchConfig<'_>,
         args: &mut [*mut c_void],
     ) -> Result<()> {
-        let kernel = self.loaded(def, sig, dtypes)?;
+        let kernel = match self.loaded_if_present(def, sig) {
+            Some(k) => k,
+            None => {
+                self.precheck(def, cfg)?;
+                self.loaded(def, sig, dtypes)?
+            }
+        };
         let Some(valid) = cfg.validate(
             def.name,
             &self.limits,
@@ -245,6 +251,28 @@ impl CudaDevice {
     ) -> Result<&LoadedKernel> {
         let id = signature_id(&def.signature_slots[sig])?;
         self.functions.get_or_load(id, || self.load(def, dtypes))
+    }
+
+    /// The loaded kernel, if an earlier launch loaded it.
+    #[inline]
+    fn loaded_if_present(&self, def: &'static KernelDef, sig: usize) -> Option<&LoadedKernel> {
+        let id = signature_id(&def.signature_slots[sig]).ok()?;
+        self.functions.get(id)
+    }
+
+    /// Launch checks that need no compiled kernel, made before a first launch compiles
+    /// one, so a bad configuration costs no compilation.
+    #[cold]
+    fn precheck(&self, def: &'static KernelDef, cfg: &LaunchConfig<'_>) -> Result<()> {
+        if let crate::launch_config::Shape::Explicit { .. } = cfg.shape {
+            cfg.validate(
+                def.name,
+                &self.limits,
+                self.limits.max_threads_per_block,
+                256,
+            )?;
+        }
+        Ok(())
     }
 
     /// The driver handle of `def`'s `dtypes` signature, compiling and loading it if needed.

@@ -216,12 +216,31 @@ impl WarpExchange {
     }
 }
 
-/// The block's shared memory: one zeroed allocation per declaration site, made by the
-/// first thread that reaches it.
+/// The block's shared memory: one zeroed allocation per declaration site and size, made by
+/// the first thread that reaches it. Allocations are held as raw pointers (never
+/// re-borrowed), since the block's threads read and write them concurrently.
 #[derive(Default)]
 pub(crate) struct SharedStore {
-    arrays: HashMap<&'static Location<'static>, Box<[u64]>>,
-    dynamic: Option<Box<[u64]>>,
+    arrays: HashMap<(&'static Location<'static>, usize), *mut [u64]>,
+    dynamic: Option<*mut [u64]>,
+}
+
+// SAFETY: the pointers are owned allocations, freed only in Drop; the store is behind a
+// Mutex and the memory is shared by design.
+unsafe impl Send for SharedStore {}
+
+fn zeroed(bytes: usize) -> *mut [u64] {
+    Box::into_raw(vec![0u64; bytes.div_ceil(8).max(1)].into_boxed_slice())
+}
+
+impl Drop for SharedStore {
+    fn drop(&mut self) {
+        for p in self.arrays.values().copied().chain(self.dynamic) {
+            // SAFETY: made by `Box::into_raw` in `zeroed`, freed once, after every thread
+            // of the block has finished.
+            drop(unsafe { Box::from_raw(p) });
+        }
+    }
 }
 
 /// What one simulated block's threads share.
@@ -256,26 +275,22 @@ impl BlockContext {
         }
     }
 
-    /// The storage of the shared array declared at `site`, of `bytes` bytes, zeroed.
+    /// The storage of the shared array declared at `site`, of `bytes` bytes, zeroed. A
+    /// generic declaration used with two dtypes gets one allocation per size.
     pub(crate) fn shared_array(&self, site: &'static Location<'static>, bytes: usize) -> *mut u8 {
         let mut store = self.shared.lock().unwrap_or_else(|p| p.into_inner());
-        let words = bytes.div_ceil(8).max(1);
-        store
+        *store
             .arrays
-            .entry(site)
-            .or_insert_with(|| vec![0u64; words].into_boxed_slice())
-            .as_mut_ptr() as *mut u8
+            .entry((site, bytes))
+            .or_insert_with(|| zeroed(bytes)) as *mut u8
     }
 
     /// The block's dynamic shared memory (the launch's shared-bytes argument), zeroed.
     pub(crate) fn dynamic_shared(&self) -> (*mut u8, usize) {
         let mut store = self.shared.lock().unwrap_or_else(|p| p.into_inner());
-        let words = self.dynamic_shared_bytes.div_ceil(8).max(1);
-        let ptr = store
-            .dynamic
-            .get_or_insert_with(|| vec![0u64; words].into_boxed_slice())
-            .as_mut_ptr() as *mut u8;
-        (ptr, self.dynamic_shared_bytes)
+        let bytes = self.dynamic_shared_bytes;
+        let ptr = *store.dynamic.get_or_insert_with(|| zeroed(bytes)) as *mut u8;
+        (ptr, bytes)
     }
 
     pub(crate) fn poison(&self) {

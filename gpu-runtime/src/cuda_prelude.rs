@@ -1,13 +1,16 @@
 //! The CUDA C every specialised kernel starts with.
 //!
+//! The prelude comes in sections; a kernel's source gets the math section and the others
+//! it uses (warps, atomics, vector loads, dynamic shared memory, the grid barrier), found
+//! by the `gt_*` names the translation wrote, so NVRTC parses only what it needs.
+//!
 //! Math calls in a kernel become overloaded `gt_*` functions defined here, one overload per
 //! dtype, each calling CUDA's device function of exactly that precision (`sqrtf` for
 //! `float`, `sqrt` for `double`). Overloading is how one translated source serves every
 //! dtype of a generic kernel, and it guarantees an `f32` kernel never calls a `double`
 //! function. All are `__forceinline__`, so they cost nothing in the machine code.
 
-/// Prepended to every kernel before NVRTC compiles it.
-pub const CUDA_PRELUDE: &str = r#"// gpu-runtime prelude
+const MATH: &str = r#"// gpu-runtime prelude
 #define GT_F1(name, f32fn, f64fn) \
   static __device__ __forceinline__ float name(float x) { return f32fn(x); } \
   static __device__ __forceinline__ double name(double x) { return f64fn(x); }
@@ -58,7 +61,12 @@ GT_INT(unsigned int)
 GT_INT(unsigned long long)
 static __device__ __forceinline__ int gt_abs(int x) { return x < 0 ? -x : x; }
 static __device__ __forceinline__ long long gt_abs(long long x) { return x < 0 ? -x : x; }
-// Warp functions: CUDA's overloads, plus bool.
+#undef GT_F1
+#undef GT_F2
+#undef GT_INT
+"#;
+
+const WARP: &str = r#"// Warp functions: CUDA's overloads, plus bool.
 template <typename T> static __device__ __forceinline__ T gt_shfl(unsigned m, T v, unsigned l) { return __shfl_sync(m, v, l); }
 template <typename T> static __device__ __forceinline__ T gt_shfl_up(unsigned m, T v, unsigned d) { return __shfl_up_sync(m, v, d); }
 template <typename T> static __device__ __forceinline__ T gt_shfl_down(unsigned m, T v, unsigned d) { return __shfl_down_sync(m, v, d); }
@@ -70,10 +78,14 @@ static __device__ __forceinline__ bool gt_shfl_xor(unsigned m, bool v, unsigned 
 template <typename T> static __device__ __forceinline__ bool gt_eq_sync(unsigned m, T v) { int p; __match_all_sync(m, v, &p); return p != 0; }
 static __device__ __forceinline__ bool gt_eq_sync(unsigned m, bool v) { int p; __match_all_sync(m, (int)v, &p); return p != 0; }
 static __device__ __forceinline__ unsigned gt_lane_id() { unsigned r; asm volatile("mov.u32 %0, %%laneid;" : "=r"(r)); return r; }
-// Dynamic shared memory: one buffer, sized by the launch.
+"#;
+
+const DYNAMIC_SHARED: &str = r#"// Dynamic shared memory: one buffer, sized by the launch.
 extern __shared__ __align__(16) unsigned char gt_dynamic_shared[];
 static __device__ __forceinline__ unsigned gt_dynamic_smem_bytes() { unsigned r; asm volatile("mov.u32 %0, %%dynamic_smem_size;" : "=r"(r)); return r; }
-// Atomics: one overload per dtype, mapped onto the hardware's. `long long` goes through
+"#;
+
+const ATOMICS: &str = r#"// Atomics: one overload per dtype, mapped onto the hardware's. `long long` goes through
 // `unsigned long long` (two's complement makes add, exchange and the bit operations
 // the same); floats compare by bits in CAS, as on the hardware.
 typedef unsigned long long gt_u64;
@@ -95,7 +107,11 @@ GT_CAS(int, atomicCAS(p, c, v)) GT_CAS(unsigned, atomicCAS(p, c, v)) GT_CAS(gt_u
 GT_CAS(long long, (long long)atomicCAS((gt_u64*)p, (gt_u64)c, (gt_u64)v))
 GT_CAS(float, __int_as_float(atomicCAS((int*)p, __float_as_int(c), __float_as_int(v))))
 GT_CAS(double, __longlong_as_double((long long)atomicCAS((gt_u64*)p, (gt_u64)__double_as_longlong(c), (gt_u64)__double_as_longlong(v))))
-// Vector loads and stores of four elements; `_ro` reads through the read-only cache.
+#undef GT_ATOM
+#undef GT_CAS
+"#;
+
+const VECTOR: &str = r#"// Vector loads and stores of four elements; `_ro` reads through the read-only cache.
 #define GT_VEC16(T, V, MAKE) \
   static __device__ __forceinline__ void gt_load4(T (&d)[4], const T* p, unsigned long long i) { V t = reinterpret_cast<const V*>(p)[i]; d[0] = t.x; d[1] = t.y; d[2] = t.z; d[3] = t.w; } \
   static __device__ __forceinline__ void gt_load4_ro(T (&d)[4], const T* p, unsigned long long i) { V t = __ldg(reinterpret_cast<const V*>(p) + i); d[0] = t.x; d[1] = t.y; d[2] = t.z; d[3] = t.w; } \
@@ -110,7 +126,11 @@ GT_VEC16(unsigned int, uint4, make_uint4)
 GT_VEC32(double, double2, make_double2)
 GT_VEC32(long long, longlong2, make_longlong2)
 GT_VEC32(unsigned long long, ulonglong2, make_ulonglong2)
-// Grid-wide barrier for cooperative launches (every block is resident, so spinning is
+#undef GT_VEC16
+#undef GT_VEC32
+"#;
+
+const GRID: &str = r#"// Grid-wide barrier for cooperative launches (every block is resident, so spinning is
 // safe): one thread per block arrives on a counter; the last resets it and advances the
 // generation the others wait on.
 __device__ unsigned int gt_grid_arrived;
@@ -132,12 +152,61 @@ static __device__ __forceinline__ void gt_sync_grid() {
   }
   __syncthreads();
 }
-#undef GT_VEC16
-#undef GT_VEC32
-#undef GT_F1
-#undef GT_F2
-#undef GT_INT
-#undef GT_ATOM
-#undef GT_CAS
-// end of prelude
 "#;
+
+/// Each section with the names whose use in a kernel's source calls for it.
+const SECTIONS: [(&str, &[&str]); 5] = [
+    (WARP, &["gt_shfl", "gt_eq_sync", "gt_lane_id"]),
+    (DYNAMIC_SHARED, &["gt_dynamic_"]),
+    (ATOMICS, &["gt_atomic_"]),
+    (VECTOR, &["gt_load4", "gt_store4"]),
+    (GRID, &["gt_sync_grid"]),
+];
+
+/// The prelude for a program whose own code is `code`: the math section and each other
+/// section `code` uses.
+pub fn prelude_for(code: &[&str]) -> String {
+    let mut out = String::from(MATH);
+    for (section, markers) in SECTIONS {
+        if markers.iter().any(|m| code.iter().any(|c| c.contains(m))) {
+            out.push_str(section);
+        }
+    }
+    out.push_str("// end of prelude\n");
+    out
+}
+
+/// Every section: what the attribute's output may need at most.
+pub fn full_prelude() -> String {
+    let mut out = String::from(MATH);
+    for (section, _) in SECTIONS {
+        out.push_str(section);
+    }
+    out.push_str("// end of prelude\n");
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_kernel_gets_the_sections_it_uses_and_no_others() {
+        let plain = prelude_for(&["c[i] = gt_sqrt(a[i]);"]);
+        assert!(
+            plain.contains("gt_sqrt")
+                && !plain.contains("gt_atomic_add")
+                && !plain.contains("gt_shfl")
+        );
+        let both = prelude_for(&["gt_atomic_add(&c[0], 1u);", "gt_shfl_down(m, v, 1u)"]);
+        assert!(
+            both.contains("GT_ATOM(add")
+                && both.contains("gt_shfl_down")
+                && !both.contains("gt_sync_grid()")
+        );
+        let all = full_prelude();
+        for (section, _) in SECTIONS {
+            assert!(all.contains(section));
+        }
+    }
+}

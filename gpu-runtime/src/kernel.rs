@@ -4,7 +4,7 @@
 use std::sync::atomic::AtomicU32;
 
 use crate::compile::{compile_cached, compile_ptx, compile_uncached};
-use crate::cuda_prelude::CUDA_PRELUDE;
+use crate::cuda_prelude::prelude_for;
 use crate::dtype::{Bound, DtypeKind};
 use crate::error::GpuError;
 
@@ -141,8 +141,10 @@ impl KernelDef {
                 dtypes.len()
             )));
         }
-        let mut out = String::with_capacity(CUDA_PRELUDE.len() + self.source.len() + 128);
-        out.push_str(CUDA_PRELUDE);
+        let device_fns = self.reachable_device_fns()?;
+        let mut code: Vec<&str> = device_fns.iter().map(|f| f.source).collect();
+        code.push(self.source);
+        let mut out = prelude_for(&code);
         for (g, d) in self.generics.iter().zip(dtypes) {
             if !d.satisfies(g.bound) {
                 return Err(GpuError::InvalidArgument(format!(
@@ -152,7 +154,7 @@ impl KernelDef {
             }
             out.push_str(&format!("typedef {} {};\n", d.c_name(), g.c_name));
         }
-        for f in self.reachable_device_fns()? {
+        for f in device_fns {
             out.push_str(f.source);
         }
         out.push_str(self.source);

@@ -62,7 +62,7 @@ pub use compile::DUMP_ENV;
 pub use cuda::libraries::NVRTC_ENV;
 pub use cuda::nvrtc::nvrtc_version;
 pub use cuda::FunctionAttributes;
-pub use cuda_prelude::CUDA_PRELUDE;
+pub use cuda_prelude::{full_prelude, prelude_for};
 pub use device::{Backend, Device, BACKEND_ENV};
 pub use dtype::{Bound, Dtype, DtypeKind, Float, Int, Num};
 pub use error::{GpuError, Result};

@@ -25,7 +25,9 @@ fn main() -> std::process::ExitCode {
     }
 }
 
-fn check<T: Float + Into<f64>>(dev: &Device, n: usize) -> Result<(), GpuError> {
+/// Runs `scaled_clamp` over `n` elements of `T` and compares with the host, allowing
+/// `rel_tol` relative difference (one or two units in the last place of `T`).
+fn check<T: Float + Into<f64>>(dev: &Device, n: usize, rel_tol: f64) -> Result<(), GpuError> {
     let x: Vec<T> = (0..n)
         .map(|i| T::from_f64((i % 97) as f64 / 7.0 - 5.0))
         .collect();
@@ -37,7 +39,7 @@ fn check<T: Float + Into<f64>>(dev: &Device, n: usize) -> Result<(), GpuError> {
         // The function is still an ordinary Rust function: the host reference.
         let want: f64 = scaled_clamp(x[i], y[i], s[i]).into();
         let got: f64 = out[i].into();
-        if (got - want).abs() > 1e-6 * want.abs().max(1.0) {
+        if (got - want).abs() > rel_tol * want.abs().max(1.0) {
             eprintln!("element {i}: got {got}, want {want}");
             std::process::exit(1);
         }
@@ -48,8 +50,11 @@ fn check<T: Float + Into<f64>>(dev: &Device, n: usize) -> Result<(), GpuError> {
 pub fn run() -> Result<(), GpuError> {
     let dev = Device::default()?;
     let n = 100_003;
-    check::<f32>(&dev, n)?;
-    check::<f64>(&dev, n)?;
+    check::<f32>(&dev, n, 1e-6)?;
+    check::<f64>(&dev, n, 1e-12)?;
+    // Half precision: storage is 16-bit, arithmetic goes through f32 on both sides.
+    check::<f16>(&dev, n, 2e-3)?;
+    check::<bf16>(&dev, n, 1.6e-2)?;
     let counts: Vec<u32> = (0..n as u32).map(|i| i % 1000).collect();
     let weights: Vec<f32> = (0..n).map(|i| (i % 7) as f32 * 0.25).collect();
     let (dc, dw) = (dev.to_device(&counts)?, dev.to_device(&weights)?);
@@ -67,7 +72,7 @@ pub fn run() -> Result<(), GpuError> {
         std::process::exit(1);
     }
     println!(
-        "elementwise maps correct for f32, f64 and mixed types (backend: {}, {})",
+        "elementwise maps correct for f32, f64, f16, bf16 and mixed types (backend: {}, {})",
         dev.backend(),
         dev.name()
     );

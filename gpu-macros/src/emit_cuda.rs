@@ -809,7 +809,9 @@ impl Emitter<'_> {
                 }
             }
             Lit::Float(v, single) => {
-                if prim == Prim::F32 {
+                if !prim.is_primitive() {
+                    format!("{}({})", prim.c_name(), float_literal(v, false))
+                } else if prim == Prim::F32 {
                     float_literal(single as f64, true)
                 } else {
                     float_literal(v, false)

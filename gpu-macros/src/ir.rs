@@ -18,6 +18,10 @@ pub enum Prim {
     Isize,
     F32,
     F64,
+    /// `half::f16`, computed through `f32` in a prelude type of ours.
+    F16,
+    /// `half::bf16`, likewise.
+    Bf16,
 }
 
 impl Prim {
@@ -32,6 +36,8 @@ impl Prim {
             "isize" => Prim::Isize,
             "f32" => Prim::F32,
             "f64" => Prim::F64,
+            "f16" => Prim::F16,
+            "bf16" => Prim::Bf16,
             _ => return None,
         })
     }
@@ -47,6 +53,8 @@ impl Prim {
             Prim::Isize => "isize",
             Prim::F32 => "f32",
             Prim::F64 => "f64",
+            Prim::F16 => "f16",
+            Prim::Bf16 => "bf16",
         }
     }
 
@@ -59,22 +67,27 @@ impl Prim {
             Prim::U64 | Prim::Usize => "unsigned long long",
             Prim::F32 => "float",
             Prim::F64 => "double",
+            Prim::F16 => "gt_f16",
+            Prim::Bf16 => "gt_bf16",
         }
     }
 
     pub fn is_float(self) -> bool {
-        matches!(self, Prim::F32 | Prim::F64)
+        matches!(self, Prim::F32 | Prim::F64 | Prim::F16 | Prim::Bf16)
+    }
+
+    /// Whether Rust has literals and `as` casts for it (the 16-bit floats are library
+    /// types: `f16::from_f64(x)`).
+    pub fn is_primitive(self) -> bool {
+        !matches!(self, Prim::F16 | Prim::Bf16)
     }
 
     pub fn is_int(self) -> bool {
-        !matches!(self, Prim::Bool | Prim::F32 | Prim::F64)
+        !matches!(self, Prim::Bool) && !self.is_float()
     }
 
     pub fn is_signed(self) -> bool {
-        matches!(
-            self,
-            Prim::I32 | Prim::I64 | Prim::Isize | Prim::F32 | Prim::F64
-        )
+        matches!(self, Prim::I32 | Prim::I64 | Prim::Isize) || self.is_float()
     }
 }
 

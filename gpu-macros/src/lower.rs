@@ -1207,7 +1207,17 @@ impl Lowerer<'_> {
             }
             syn::Expr::Cast(c) => {
                 let inner = self.expr(&c.expr, Position::Operand)?;
+                let from_half =
+                    matches!(self.types.shallow(inner.ty), Ty::Prim(p) if !p.is_primitive());
                 match resolve_type_name(&c.ty, &self.sig.generics) {
+                    Some(Ty::Prim(p)) if !p.is_primitive() || from_half => {
+                        self.err(
+                            c.ty.span(),
+                            "`as` does not convert to or from f16/bf16 (they are library types); \
+                             use `f16::from_f64(x)` and `x.to_f64()`",
+                        );
+                        None
+                    }
                     Some(Ty::Prim(p)) => mk(ExprKind::Cast(Box::new(inner)), Ty::Prim(p)),
                     Some(_) => {
                         self.err(
@@ -2186,7 +2196,7 @@ fn constant(segs: &[String]) -> Option<(Prim, Lit)> {
         Prim::U64 => int_consts!(u64),
         Prim::Usize => int_consts!(u64),
         Prim::Isize => int_consts!(i64),
-        Prim::Bool => return None,
+        Prim::Bool | Prim::F16 | Prim::Bf16 => return None,
     };
     Some((prim, lit))
 }

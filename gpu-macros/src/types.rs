@@ -103,7 +103,7 @@ impl TypeTable {
                 let ok = match (self.kind[x as usize], t) {
                     (VarKind::Any, _) => true,
                     (VarKind::Int, Ty::Prim(p)) => p.is_int(),
-                    (VarKind::Float, Ty::Prim(p)) => p.is_float(),
+                    (VarKind::Float, Ty::Prim(p)) => p.is_float() && p.is_primitive(),
                     _ => false,
                 };
                 if !ok {

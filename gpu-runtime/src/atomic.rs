@@ -70,6 +70,16 @@ impl<T: Dtype> AtomicTarget<usize> for DynamicSharedArray<T> {
 /// Replace `*ptr` with `f(old)` atomically; returns `old`.
 fn update<T: Dtype>(ptr: *mut T, f: impl Fn(T) -> T) -> T {
     match std::mem::size_of::<T>() {
+        2 => {
+            // SAFETY: as below, for 2-byte dtypes (f16, bf16), 2-byte aligned.
+            let a = unsafe { std::sync::atomic::AtomicU16::from_ptr(ptr as *mut u16) };
+            let old = a
+                .fetch_update(Ordering::AcqRel, Ordering::Acquire, |bits| {
+                    Some(f(T::from_bits64(bits as u64)).to_bits64() as u16)
+                })
+                .unwrap_or_else(|v| v);
+            T::from_bits64(old as u64)
+        }
         4 => {
             // SAFETY: `ptr` is a valid, aligned element of a live array; 4-byte dtypes are
             // 4-byte aligned; every access to it during the kernel goes through atomics
@@ -119,7 +129,13 @@ where
 /// `a + b` (or `a - b`), wrapping for integers as hardware atomics do; floats round as
 /// usual.
 fn add_wrapping<T: Num>(a: T, b: T, subtract: bool) -> T {
-    if matches!(T::KIND, crate::DtypeKind::F32 | crate::DtypeKind::F64) {
+    if matches!(
+        T::KIND,
+        crate::DtypeKind::F32
+            | crate::DtypeKind::F64
+            | crate::DtypeKind::F16
+            | crate::DtypeKind::Bf16
+    ) {
         return if subtract { a - b } else { a + b };
     }
     let bits = std::mem::size_of::<T>() * 8;

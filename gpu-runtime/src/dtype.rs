@@ -33,6 +33,10 @@ pub enum DtypeKind {
     F32,
     /// `f64`
     F64,
+    /// `half::f16` (IEEE binary16)
+    F16,
+    /// `half::bf16` (bfloat16)
+    Bf16,
 }
 
 impl DtypeKind {
@@ -48,6 +52,8 @@ impl DtypeKind {
             DtypeKind::Isize => "isize",
             DtypeKind::F32 => "f32",
             DtypeKind::F64 => "f64",
+            DtypeKind::F16 => "f16",
+            DtypeKind::Bf16 => "bf16",
         }
     }
 
@@ -61,6 +67,8 @@ impl DtypeKind {
             DtypeKind::U64 | DtypeKind::Usize => "unsigned long long",
             DtypeKind::F32 => "float",
             DtypeKind::F64 => "double",
+            DtypeKind::F16 => "gt_f16",
+            DtypeKind::Bf16 => "gt_bf16",
         }
     }
 
@@ -72,7 +80,10 @@ impl DtypeKind {
     /// Whether a generic parameter with `bound` may take this type.
     pub const fn satisfies(self, bound: Bound) -> bool {
         match bound {
-            Bound::Float => matches!(self, DtypeKind::F32 | DtypeKind::F64),
+            Bound::Float => matches!(
+                self,
+                DtypeKind::F32 | DtypeKind::F64 | DtypeKind::F16 | DtypeKind::Bf16
+            ),
             Bound::Int => matches!(
                 self,
                 DtypeKind::I32
@@ -87,7 +98,7 @@ impl DtypeKind {
     }
 
     /// Every kind, in index order.
-    pub const ALL: [DtypeKind; 9] = [
+    pub const ALL: [DtypeKind; 11] = [
         DtypeKind::Bool,
         DtypeKind::I32,
         DtypeKind::I64,
@@ -97,6 +108,8 @@ impl DtypeKind {
         DtypeKind::Isize,
         DtypeKind::F32,
         DtypeKind::F64,
+        DtypeKind::F16,
+        DtypeKind::Bf16,
     ];
 }
 
@@ -310,6 +323,8 @@ impl_dtype! {
     isize => Isize, |v| v as u64, |b| b as isize;
     f32 => F32, |v| v.to_bits() as u64, |b| f32::from_bits(b as u32);
     f64 => F64, |v| v.to_bits(), |b| f64::from_bits(b);
+    half::f16 => F16, |v| v.to_bits() as u64, |b| half::f16::from_bits(b as u16);
+    half::bf16 => Bf16, |v| v.to_bits() as u64, |b| half::bf16::from_bits(b as u16);
 }
 
 macro_rules! impl_num {
@@ -373,3 +388,54 @@ macro_rules! impl_float {
 }
 
 impl_float!(f32, f64);
+
+// The 16-bit floats compute as CUDA's prelude does for them: in f32, rounded once to the
+// 16-bit format (correctly rounded for + - * /, since f32 carries more than twice their
+// precision), so GPU and simulator agree bit for bit.
+macro_rules! impl_half {
+    ($($t:ty),*) => {$(
+        impl Num for $t {
+            fn zero() -> Self { <$t>::from_f32(0.0) }
+            fn one() -> Self { <$t>::from_f32(1.0) }
+            fn from_f64(v: f64) -> Self { <$t>::from_f64(v) }
+            fn from_i32(v: i32) -> Self { <$t>::from_f64(v as f64) }
+            fn from_usize(v: usize) -> Self { <$t>::from_f64(v as f64) }
+            fn to_f64(self) -> f64 { <$t>::to_f64(self) }
+        }
+        impl Float for $t {
+            fn sqrt(self) -> Self { Self::from_f32(self.to_f32().sqrt()) }
+            fn rsqrt(self) -> Self { Self::from_f32(1.0 / self.to_f32().sqrt()) }
+            fn cbrt(self) -> Self { Self::from_f32(self.to_f32().cbrt()) }
+            fn exp(self) -> Self { Self::from_f32(self.to_f32().exp()) }
+            fn exp2(self) -> Self { Self::from_f32(self.to_f32().exp2()) }
+            fn ln(self) -> Self { Self::from_f32(self.to_f32().ln()) }
+            fn log2(self) -> Self { Self::from_f32(self.to_f32().log2()) }
+            fn log10(self) -> Self { Self::from_f32(self.to_f32().log10()) }
+            fn sin(self) -> Self { Self::from_f32(self.to_f32().sin()) }
+            fn cos(self) -> Self { Self::from_f32(self.to_f32().cos()) }
+            fn tan(self) -> Self { Self::from_f32(self.to_f32().tan()) }
+            fn asin(self) -> Self { Self::from_f32(self.to_f32().asin()) }
+            fn acos(self) -> Self { Self::from_f32(self.to_f32().acos()) }
+            fn atan(self) -> Self { Self::from_f32(self.to_f32().atan()) }
+            fn atan2(self, o: Self) -> Self { Self::from_f32(self.to_f32().atan2(o.to_f32())) }
+            fn sinh(self) -> Self { Self::from_f32(self.to_f32().sinh()) }
+            fn cosh(self) -> Self { Self::from_f32(self.to_f32().cosh()) }
+            fn tanh(self) -> Self { Self::from_f32(self.to_f32().tanh()) }
+            fn abs(self) -> Self { Self::from_f32(self.to_f32().abs()) }
+            fn min(self, o: Self) -> Self { Self::from_f32(self.to_f32().min(o.to_f32())) }
+            fn max(self, o: Self) -> Self { Self::from_f32(self.to_f32().max(o.to_f32())) }
+            fn powf(self, n: Self) -> Self { Self::from_f32(self.to_f32().powf(n.to_f32())) }
+            fn powi(self, n: i32) -> Self { Self::from_f32(self.to_f32().powf(n as f32)) }
+            fn floor(self) -> Self { Self::from_f32(self.to_f32().floor()) }
+            fn ceil(self) -> Self { Self::from_f32(self.to_f32().ceil()) }
+            fn round(self) -> Self { Self::from_f32(self.to_f32().round()) }
+            fn trunc(self) -> Self { Self::from_f32(self.to_f32().trunc()) }
+            fn mul_add(self, a: Self, b: Self) -> Self { Self::from_f32(self.to_f32().mul_add(a.to_f32(), b.to_f32())) }
+            fn hypot(self, o: Self) -> Self { Self::from_f32(self.to_f32().hypot(o.to_f32())) }
+            fn recip(self) -> Self { Self::from_f32(1.0 / self.to_f32()) }
+            fn copysign(self, s: Self) -> Self { Self::from_f32(self.to_f32().copysign(s.to_f32())) }
+        }
+    )*};
+}
+
+impl_half!(half::f16, half::bf16);

@@ -141,10 +141,7 @@ impl KernelDef {
                 dtypes.len()
             )));
         }
-        let device_fns = self.reachable_device_fns()?;
-        let mut code: Vec<&str> = device_fns.iter().map(|f| f.source).collect();
-        code.push(self.source);
-        let mut out = prelude_for(&code);
+        let mut typedefs = String::new();
         for (g, d) in self.generics.iter().zip(dtypes) {
             if !d.satisfies(g.bound) {
                 return Err(GpuError::InvalidArgument(format!(
@@ -152,8 +149,14 @@ impl KernelDef {
                     self.name, d, g.name, g.bound
                 )));
             }
-            out.push_str(&format!("typedef {} {};\n", d.c_name(), g.c_name));
+            typedefs.push_str(&format!("typedef {} {};\n", d.c_name(), g.c_name));
         }
+        let device_fns = self.reachable_device_fns()?;
+        let mut code: Vec<&str> = device_fns.iter().map(|f| f.source).collect();
+        code.push(self.source);
+        code.push(&typedefs);
+        let mut out = prelude_for(&code);
+        out.push_str(&typedefs);
         for f in device_fns {
             out.push_str(f.source);
         }

@@ -71,6 +71,7 @@ pub use geometry::{
     gridsize_3d, thread_idx, Dim3,
 };
 pub use gpu_macros::{gpu_device, gpu_elementwise, gpu_kernel};
+pub use half::{bf16, f16};
 pub use kernel::{DeviceFnDef, GenericParam, KernelDef, KernelOptions, ParamDef, ParamKind};
 pub use launch_config::{Extent, Extents, IntoExtents, LaunchConfig, Shape};
 pub use shared::{dynamic_shared_array, shared_array, shared_array_2d};
@@ -91,9 +92,10 @@ pub mod prelude {
         gridsize_3d, lane_id, launch, load4, shared_array, shared_array_2d, shfl_down_sync,
         shfl_sync, shfl_up_sync, shfl_xor_sync, store4, sync_grid, sync_threads, sync_threads_and,
         sync_threads_count, sync_threads_or, sync_warp, thread_idx, threadfence, threadfence_block,
-        threadfence_system, warp_size, Array2, Device, DeviceArray, DeviceArray2, Dim3, Float,
-        GpuError, Int, LaunchConfig, Num, Stream, WARP_SIZE,
+        threadfence_system, warp_size, Array2, Array3, Device, DeviceArray, DeviceArray2,
+        DeviceArray3, Dim3, Float, GpuError, Int, LaunchConfig, Num, Stream, WARP_SIZE,
     };
+    pub use half::{bf16, f16};
 }
 
 /// Launch a kernel, Numba-style: `launch!(kernel[grid, block](args...))`.

@@ -469,8 +469,8 @@ fn precompile_for_arch_fills_a_cache_without_a_gpu() {
         "{}",
         String::from_utf8_lossy(&outputs[0].stderr)
     );
-    // vec_add over Float: one entry per dtype.
-    assert_eq!(entries(dir.path()).len(), 2);
+    // generic_add over Float: one entry per float dtype (f32, f64, f16, bf16).
+    assert_eq!(entries(dir.path()).len(), 4);
 }
 
 #[gpu_kernel]
@@ -493,7 +493,15 @@ fn child_precompile() {
         .precompile_for_arch("sm_90")
         .unwrap();
     let sigs = generic_add.definition().precompile_signatures();
-    assert_eq!(sigs, vec![vec![DtypeKind::F32], vec![DtypeKind::F64]]);
+    assert_eq!(
+        sigs,
+        vec![
+            vec![DtypeKind::F32],
+            vec![DtypeKind::F64],
+            vec![DtypeKind::F16],
+            vec![DtypeKind::Bf16]
+        ]
+    );
 }
 
 #[test]

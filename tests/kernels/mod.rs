@@ -63,6 +63,11 @@ pub fn cases() -> Vec<Case> {
             run: block::case_vector,
         },
         Case {
+            name: "f16 and bf16: arithmetic, math, comparisons, atomics",
+            cross_tolerance: 1e-2,
+            run: block::case_half,
+        },
+        Case {
             name: "cooperative launch: sync_grid, reused; oversized grids refused",
             cross_tolerance: 0.0,
             run: block::case_cooperative,
@@ -207,6 +212,7 @@ pub fn definitions() -> Vec<&'static KernelDef> {
         block::smooth2d.definition(),
         block::grid_mirror.definition(),
         block::diff3d.definition(),
+        block::half_ops.definition(),
         device::shade.definition(),
         device::collatz.definition(),
     ]

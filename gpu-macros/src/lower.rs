@@ -1099,18 +1099,20 @@ impl Lowerer<'_> {
     fn target_indices(&mut self, t: Target, index: &syn::Expr) -> Option<Vec<Expr>> {
         let (count, tuple) = self.index_shape(t);
         if tuple {
+            let pattern = if count == 3 {
+                "(i, j, k)"
+            } else {
+                "(row, col)"
+            };
+            let msg = format!(
+                "this array has {count} dimensions: index it with a tuple of {count}, `a[{pattern}]`"
+            );
             let syn::Expr::Tuple(tup) = strip_parens(index) else {
-                self.err(
-                    index.span(),
-                    format!("this shared array has {count} dimensions: index it `a[(row, col)]`"),
-                );
+                self.err(index.span(), msg);
                 return None;
             };
             if tup.elems.len() != count {
-                self.err(
-                    index.span(),
-                    format!("this shared array has {count} dimensions"),
-                );
+                self.err(index.span(), msg);
                 return None;
             }
             let out: Vec<Option<Expr>> = tup.elems.iter().map(|e| self.usize_index(e)).collect();
@@ -1780,6 +1782,26 @@ impl Lowerer<'_> {
             );
             return None;
         }
+        let first = p.path.segments[0].ident.unraw_string();
+        if p.path.segments.len() > 1 && HOST_ONLY_PATHS.contains(&first.as_str()) {
+            self.err(
+                c.func.span(),
+                format!(
+                    "`{first}` is host-only: kernels cannot allocate or use the standard \
+                     library; use scalars, local arrays (`[0.0f32; 8]`), shared arrays and \
+                     `&[T]`/`&mut [T]` parameters"
+                ),
+            );
+            return None;
+        }
+        if !self.sig.device && last.ident == self.sig.ident && p.path.segments.len() == 1 {
+            self.err(
+                c.func.span(),
+                "a kernel cannot call itself or another kernel; launch kernels from the host, \
+                 and move shared code into a `#[gpu_device]` function",
+            );
+            return None;
+        }
         let name = last.ident.unraw_string();
         if self.sig.device && last.ident == self.sig.ident && p.path.segments.len() == 1 {
             self.err(
@@ -2310,6 +2332,14 @@ fn is_statement_like(e: &syn::Expr) -> bool {
         syn::Expr::While(_) | syn::Expr::ForLoop(_) | syn::Expr::Loop(_) | syn::Expr::Return(_)
     ) || matches!(e, syn::Expr::If(i) if i.else_branch.is_none())
 }
+
+/// First path segments that name host-only items: `Box::new(..)`, `String::from(..)`,
+/// `std::mem::swap(..)`. Calls through them are refused by name rather than left to a
+/// rustc error about a missing device-function definition.
+const HOST_ONLY_PATHS: &[&str] = &[
+    "Box", "String", "Vec", "Rc", "Arc", "Cell", "RefCell", "Option", "Result", "HashMap",
+    "BTreeMap", "std", "core", "alloc",
+];
 
 /// The C++ name of the `#[gpu_device]` function `name`.
 pub fn device_c_name(name: &str) -> String {

@@ -112,7 +112,14 @@ impl TypeTable {
                         VarKind::Float => "a float literal",
                         VarKind::Any => "a value",
                     };
-                    return Err(format!("{what} cannot have type {}", self.describe(t)));
+                    let mut msg = format!("{what} cannot have type {}", self.describe(t));
+                    if let Ty::Prim(p @ (Prim::F16 | Prim::Bf16)) = t {
+                        let name = p.rust_name();
+                        msg.push_str(&format!(
+                            "; write `{name}::from_f64(..)` (or `T::from_f64(..)` in generic code)"
+                        ));
+                    }
+                    return Err(msg);
                 }
                 self.bound[x as usize] = Some(t);
                 Ok(())

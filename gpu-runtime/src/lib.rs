@@ -135,6 +135,12 @@ macro_rules! launch {
             $($arg),*
         )
     };
+    ($kernel:path [$($config:tt)*] $($rest:tt)*) => {
+        ::core::compile_error!(
+            "launch! takes `kernel[grid, block](args)`, optionally with `, &stream` and then \
+             `, shared_bytes` after the block size, or `kernel.forall(n)(args)`"
+        )
+    };
 }
 
 /// Support for the code `#[gpu_kernel]` generates. Not a public API.

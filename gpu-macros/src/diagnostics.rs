@@ -27,6 +27,15 @@ impl Diagnostics {
         self.errors.iter().map(|e| e.to_string()).collect()
     }
 
+    /// Each message with the line and column where its span starts, for tests.
+    #[cfg(test)]
+    pub fn located(&self) -> Vec<(String, proc_macro2::LineColumn)> {
+        self.errors
+            .iter()
+            .map(|e| (e.to_string(), e.span().start()))
+            .collect()
+    }
+
     /// One `compile_error!` per error, each spanned on its tokens.
     pub fn to_compile_errors(&self) -> TokenStream {
         self.errors

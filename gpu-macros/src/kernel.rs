@@ -276,16 +276,45 @@ pub fn translate(item: TokenStream) -> Result<String, Vec<String>> {
 /// As [`translate`], for a kernel (`device: false`) or a device function.
 #[cfg(test)]
 pub fn translate_as(item: TokenStream, device: bool) -> Result<String, Vec<String>> {
+    translate_diagnosed(item, device)
+        .map(|t| t.c)
+        .map_err(|d| d.messages())
+}
+
+/// What [`translate_diagnosed`] gives for an accepted function.
+#[cfg(test)]
+pub struct Translated {
+    pub c: String,
+    /// The device functions it calls: their C comes from their own definitions, and rustc
+    /// rejects a call of a function that has none.
+    pub device_calls: usize,
+}
+
+/// As [`translate_as`], keeping the diagnostics (and so their spans).
+#[cfg(test)]
+pub fn translate_diagnosed(item: TokenStream, device: bool) -> Result<Translated, Diagnostics> {
     let mut diags = Diagnostics::default();
-    let item: syn::ItemFn = syn::parse2(item).map_err(|e| vec![e.to_string()])?;
-    let sig = parse_signature(&item, device, &mut diags).ok_or_else(|| diags.messages())?;
+    let item: syn::ItemFn = match syn::parse2(item) {
+        Ok(item) => item,
+        Err(e) => {
+            diags.error(e.span(), e);
+            return Err(diags);
+        }
+    };
+    let Some(sig) = parse_signature(&item, device, &mut diags) else {
+        return Err(diags);
+    };
     let mut lowered = lower_kernel(&sig, &item.block, &mut diags);
     if !diags.is_empty() {
-        return Err(diags.messages());
+        return Err(diags);
     }
     let ctx = EmitContext {
         origin: None,
         launch_bounds: None,
     };
-    emit_cuda(&mut lowered, &sig, &ctx, &mut diags).ok_or_else(|| diags.messages())
+    let device_calls = lowered.device_calls.len();
+    match emit_cuda(&mut lowered, &sig, &ctx, &mut diags) {
+        Some(c) if diags.is_empty() => Ok(Translated { c, device_calls }),
+        _ => Err(diags),
+    }
 }

@@ -16,6 +16,8 @@ mod signature;
 mod types;
 
 #[cfg(test)]
+mod random_kernels;
+#[cfg(test)]
 mod tests;
 
 /// Translate a restricted Rust function into a CUDA kernel with a typed launcher.

@@ -56,6 +56,9 @@ struct Lowerer<'a> {
     loop_depth: usize,
     /// Locals whose `let` failed: already reported, so their uses are not.
     poisoned: Vec<VarId>,
+    /// Bindings Rust forbids assigning: parameters, loop variables and initialised `let`s
+    /// without `mut`.
+    immutable: Vec<VarId>,
     /// Whether the body synchronises threads (barriers, warp functions): the simulator
     /// must then run a block's threads concurrently.
     synchronizes: bool,
@@ -102,6 +105,7 @@ pub fn lower_kernel(
         scopes: vec![Vec::new()],
         loop_depth: 0,
         poisoned: Vec::new(),
+        immutable: Vec::new(),
         synchronizes: false,
         cooperative: false,
         device_calls: Vec::new(),
@@ -139,6 +143,9 @@ pub fn lower_kernel(
             }
             ParamShape::Scalar { ty, mutable } => {
                 let var = l.declare(&p.ident.unraw_string(), ty, p.ident.span());
+                if !mutable {
+                    l.immutable.push(var);
+                }
                 params.push(LoweredParam::Scalar { var, mutable });
             }
         }
@@ -371,6 +378,9 @@ impl Lowerer<'_> {
                     (None, None) => self.types.fresh(VarKind::Any),
                 };
                 let var = self.declare(&pi.ident.unraw_string(), ty, pi.ident.span());
+                if pi.mutability.is_none() && init.is_some() {
+                    self.immutable.push(var);
+                }
                 out.push(Stmt::Let(var, init));
             }
             syn::Pat::Tuple(tuple) => self.let_tuple(tuple, local, out),
@@ -947,6 +957,7 @@ impl Lowerer<'_> {
         self.scopes.push(Vec::new());
         let rust_name = ident.unraw_string();
         let var = self.declare(&rust_name, start.ty, ident.span());
+        self.immutable.push(var);
         let end_c_name = self.names.fresh(&format!("{rust_name}_end"));
         let step_c_name = self.names.fresh(&format!("{rust_name}_step"));
         self.loop_depth += 1;
@@ -969,6 +980,16 @@ impl Lowerer<'_> {
             syn::Expr::Path(p) if p.path.get_ident().is_some() => {
                 let ident = p.path.get_ident()?;
                 match self.lookup(&ident.unraw_string()) {
+                    Some(Binding::Local(v)) if self.immutable.contains(&v) => {
+                        self.err(
+                            ident.span(),
+                            format!(
+                                "`{ident}` is not `mut` and cannot be assigned; declare it \
+                                 `let mut {ident}` (or `mut {ident}: T` for a parameter)"
+                            ),
+                        );
+                        None
+                    }
                     Some(Binding::Local(v)) => Some(Place::Local(v)),
                     Some(Binding::Slice(_) | Binding::Array(_)) => {
                         self.err(

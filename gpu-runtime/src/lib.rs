@@ -146,6 +146,24 @@ macro_rules! launch {
 /// Support for the code `#[gpu_kernel]` generates. Not a public API.
 #[doc(hidden)]
 pub mod __private {
+    /// Whether NVRTC accepts `source` (a complete translation unit) for `arch`'s virtual
+    /// architecture: the macro's own tests check that what it accepts compiles.
+    pub fn nvrtc_accepts(source: &str, arch: &str) -> std::result::Result<(), String> {
+        let virtual_arch = arch.replacen("sm_", "compute_", 1);
+        crate::cuda::nvrtc::compile_program(
+            source,
+            "check.cu",
+            &virtual_arch,
+            &[],
+            crate::cuda::nvrtc::Output::Ptx,
+        )
+        .map(drop)
+        .map_err(|e| match e {
+            crate::cuda::nvrtc::CompileFailure::Environment(e) => format!("no NVRTC: {e}"),
+            crate::cuda::nvrtc::CompileFailure::Rejected { log } => log,
+        })
+    }
+
     use std::ffi::c_void;
 
     pub use crate::dtype::{Bound, Dtype, DtypeKind, DTYPE_SLOTS};

@@ -122,6 +122,29 @@ fn main() {
         },
     ));
 
+    rows.push(check(
+        "an impossible allocation is OutOfMemory, and the device lives on",
+        || {
+            // 1 TiB: more than any GPU holds.
+            match gpu.zeros::<f64>(1 << 37) {
+                Err(GpuError::OutOfMemory { bytes, .. }) if bytes == 1 << 40 => {}
+                other => {
+                    return Err(format!(
+                        "expected OutOfMemory, got {:?}",
+                        other.map(|a| a.len())
+                    ))
+                }
+            }
+            let a = gpu.to_device(&[1.0f64, 2.0]).map_err(|e| e.to_string())?;
+            match a.to_host() {
+                Ok(v) if v == [1.0, 2.0] => {
+                    Ok("OutOfMemory { bytes: 2^40 }; later work succeeds".to_owned())
+                }
+                other => Err(format!("the device is unusable afterwards: {other:?}")),
+            }
+        },
+    ));
+
     rows.push(check("arrays from two devices are rejected", || {
         let a = gpu.zeros::<f32>(4).map_err(|e| e.to_string())?;
         let b = sim.zeros::<f32>(4).map_err(|e| e.to_string())?;

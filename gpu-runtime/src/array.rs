@@ -57,15 +57,30 @@ impl<T: Dtype> DeviceArray<T> {
     }
 
     pub(crate) fn zeros(device: &Device, len: usize) -> Result<Self> {
+        let bytes = len.checked_mul(std::mem::size_of::<T>());
+        let out_of_memory = || GpuError::OutOfMemory {
+            device: device.name().to_owned(),
+            bytes: bytes.map_or(u64::MAX, |b| b as u64),
+        };
         let storage = match &*device.inner {
             DeviceInner::Cuda(c) => {
-                let slice = c
-                    .stream
-                    .alloc_zeros::<T>(len)
-                    .map_err(GpuError::driver("device allocation"))?;
+                bytes.ok_or_else(out_of_memory)?;
+                let slice = c.stream.alloc_zeros::<T>(len).map_err(|e| {
+                    if e.0 == cudarc::driver::sys::CUresult::CUDA_ERROR_OUT_OF_MEMORY {
+                        out_of_memory()
+                    } else {
+                        GpuError::driver("device allocation")(e)
+                    }
+                })?;
                 cuda_storage(c, slice)
             }
-            DeviceInner::Sim => Storage::Sim(vec![T::default(); len]),
+            DeviceInner::Sim => {
+                // Reserve first: a request the host cannot meet is an error, not an abort.
+                let mut v = Vec::new();
+                v.try_reserve_exact(len).map_err(|_| out_of_memory())?;
+                v.resize(len, T::default());
+                Storage::Sim(v)
+            }
         };
         Ok(DeviceArray {
             device: device.clone(),

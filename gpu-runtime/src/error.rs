@@ -137,6 +137,18 @@ pub enum GpuError {
         source: DriverError,
     },
 
+    /// An allocation the device (or, on the simulator, the host) cannot satisfy.
+    #[error(
+        "out of memory on {device}: {bytes} bytes were requested; free arrays that are no \
+         longer needed (dropping a `DeviceArray` frees it) or work in smaller pieces"
+    )]
+    OutOfMemory {
+        /// The device's name.
+        device: String,
+        /// The size asked for, in bytes (saturated at `u64::MAX` when it overflows).
+        bytes: u64,
+    },
+
     /// An argument that the runtime cannot accept.
     #[error("{0}")]
     InvalidArgument(String),

@@ -519,3 +519,30 @@ fn effects_in_discarded_expressions_are_kept() {
     let e = errors(quote! { fn k(a: &mut [u64]) { a[0] = widen(1 << 40); } });
     assert!(e[0].contains("give this literal a suffix"), "{e:?}");
 }
+
+#[test]
+fn half_types_are_storage_structs_converted_explicitly() {
+    let src = c(quote! {
+        fn k(a: &mut [f16], b: &[bf16], n: u32) {
+            let i = grid_1d();
+            if i < a.len() {
+                let h = f16::from_f64(0.5);
+                a[i] = a[i] * h + f16::from_f64(b[i].to_f64());
+                let w = b[i].to_f64() + n as f64;
+                a[i] = f16::from_f64(w.sqrt());
+            }
+        }
+    });
+    assert!(src.contains("gt_f16* __restrict__ a"), "{src}");
+    assert!(src.contains("const gt_bf16* __restrict__ b"), "{src}");
+    // Conversions go through double, which the structs round correctly (to odd via float).
+    assert!(src.contains("gt_f16 h = ((gt_f16)(0.5));"), "{src}");
+    assert!(src.contains("((gt_f16)(((double)(b[i])))))"), "{src}");
+    let e = errors(quote! { fn k(a: &mut [f16]) { a[0] = a[0] * 0.5; } });
+    assert!(e[0].contains("f16::from_f64"), "{e:?}");
+    let e = errors(quote! { fn k(a: &mut [f16], x: f32) { a[0] = x as f16; } });
+    assert!(
+        e[0].contains("`as` does not convert to or from f16"),
+        "{e:?}"
+    );
+}

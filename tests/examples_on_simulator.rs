@@ -22,3 +22,4 @@ example!(histogram, "../examples/histogram.rs");
 example!(device_fn, "../examples/device_fn.rs");
 example!(stencil, "../examples/stencil.rs");
 example!(elementwise, "../examples/elementwise.rs");
+example!(timing, "../examples/timing.rs");

@@ -46,6 +46,7 @@ mod launch_config;
 pub mod shared;
 mod sim;
 mod stream;
+mod timing;
 mod vector;
 mod warp;
 
@@ -76,6 +77,7 @@ pub use kernel::{DeviceFnDef, GenericParam, KernelDef, KernelOptions, ParamDef, 
 pub use launch_config::{Extent, Extents, IntoExtents, LaunchConfig, Shape};
 pub use shared::{dynamic_shared_array, shared_array, shared_array_2d};
 pub use stream::Stream;
+pub use timing::Timing;
 pub use vector::{load4, store4, VectorSource};
 pub use warp::{
     active_mask, all_sync, any_sync, ballot_sync, eq_sync, lane_id, shfl_down_sync, shfl_sync,
@@ -93,7 +95,7 @@ pub mod prelude {
         shfl_sync, shfl_up_sync, shfl_xor_sync, store4, sync_grid, sync_threads, sync_threads_and,
         sync_threads_count, sync_threads_or, sync_warp, thread_idx, threadfence, threadfence_block,
         threadfence_system, warp_size, Array2, Array3, Device, DeviceArray, DeviceArray2,
-        DeviceArray3, Dim3, Float, GpuError, Int, LaunchConfig, Num, Stream, WARP_SIZE,
+        DeviceArray3, Dim3, Float, GpuError, Int, LaunchConfig, Num, Stream, Timing, WARP_SIZE,
     };
     pub use half::{bf16, f16};
 }

@@ -41,6 +41,12 @@ struct Row {
 }
 
 fn main() {
+    // The checks that need a process of their own run this binary again in a mode.
+    match std::env::args().nth(1).as_deref() {
+        Some(CHILD_BOUNDS_ENV) => child(bounds_everywhere),
+        Some(CHILD_DEVICE_FAULT) => child(device_fault_and_recreation),
+        _ => {}
+    }
     let gpu = match Device::cuda(0) {
         Ok(d) => d,
         Err(e) => {
@@ -251,6 +257,38 @@ fn main() {
         },
     ));
 
+    rows.push(check(
+        "bounds_check: slice, 2-D row, shared, atomic, load4 = simulator",
+        || {
+            let (mut on_gpu, mut on_sim) = (Vec::new(), Vec::new());
+            let g = kernels::faults::bounds_checks(&gpu, seed, &mut on_gpu)?;
+            let s = kernels::faults::bounds_checks(&sim, seed, &mut on_sim)?;
+            if g != s {
+                return Err(format!("GPU reported {g:?}, the simulator {s:?}"));
+            }
+            let n = differential(&on_gpu, &on_sim, 0.0)?;
+            // The device is still usable after five violations.
+            launch!(kernels::vec_add[1, 32](&gpu.zeros::<f32>(8).map_err(|e| e.to_string())?,
+                &gpu.zeros::<f32>(8).map_err(|e| e.to_string())?,
+                &mut gpu.zeros::<f32>(8).map_err(|e| e.to_string())?))
+            .map_err(|e| e.to_string())?;
+            Ok(format!("{}; in range = cpu ref ({n} values)", g.join(", ")))
+        },
+    ));
+    rows.push(check(
+        "GPU_RUNTIME_BOUNDS_CHECK=1 checks a kernel without the option",
+        || run_child(CHILD_BOUNDS_ENV, &[("GPU_RUNTIME_BOUNDS_CHECK", "1")], seed),
+    ));
+    rows.push(check(
+        "device fault (child process): once, then DeviceLost; others unharmed",
+        || {
+            let child = run_child(CHILD_DEVICE_FAULT, &[], seed)?;
+            // This process, and so any other, still has a working GPU.
+            let here = vec_add_on(&gpu, seed)?;
+            Ok(format!("{child}; this process: {here}"))
+        },
+    ));
+
     let passed = rows.iter().filter(|r| r.ok).count();
     let failed = rows.len() - passed;
     println!();
@@ -280,6 +318,174 @@ fn first_launch_probe(a: &[f64], c: &mut [f64]) {
     let i = grid_1d();
     if i < a.len() {
         c[i] = a[i] * 3.0 - 1.0;
+    }
+}
+
+const CHILD_BOUNDS_ENV: &str = "--child-bounds-everywhere";
+const CHILD_DEVICE_FAULT: &str = "--child-device-fault";
+
+/// Run this binary in `mode` with `env` set; its last line says how the check went.
+fn run_child(mode: &str, env: &[(&str, &str)], seed: u64) -> Result<String, String> {
+    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+    let out = std::process::Command::new(exe)
+        .arg(mode)
+        .env("GPU_SUITE_SEED", seed.to_string())
+        .envs(env.iter().copied())
+        .output()
+        .map_err(|e| e.to_string())?;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let last = stdout.lines().last().unwrap_or("").to_owned();
+    match last.strip_prefix("ok: ") {
+        Some(detail) if out.status.success() => Ok(detail.to_owned()),
+        _ => Err(format!(
+            "{last} (exit {:?}; stderr: {})",
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).trim()
+        )),
+    }
+}
+
+/// The child side of [`run_child`]: print `ok: ...` or `failed: ...` and exit.
+fn child(f: fn(u64) -> Result<String, String>) -> ! {
+    let seed = std::env::var("GPU_SUITE_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1);
+    match f(seed) {
+        Ok(detail) => {
+            println!("ok: {detail}");
+            std::process::exit(0)
+        }
+        Err(e) => {
+            println!("failed: {e}");
+            std::process::exit(1)
+        }
+    }
+}
+
+/// With the environment switch, `vec_add` (compiled without `bounds_check`) reports a
+/// `b` shorter than `a` instead of reading past it.
+fn bounds_everywhere(seed: u64) -> Result<String, String> {
+    use rand::{Rng, SeedableRng};
+    let e = |e: GpuError| e.to_string();
+    let gpu = Device::cuda(0).map_err(e)?;
+    let mut r = rand::rngs::StdRng::seed_from_u64(seed);
+    let n: usize = r.random_range(1_000..1_000_000);
+    let a: Vec<f32> = (0..n).map(|_| r.random_range(-1.0..1.0)).collect();
+    let (da, db_short) = (
+        gpu.to_device(&a).map_err(e)?,
+        gpu.to_device(&a[..n - 1]).map_err(e)?,
+    );
+    let mut c = gpu.to_device(&vec![f32::NAN; n]).map_err(e)?;
+    let grid = n.div_ceil(256);
+    match launch!(kernels::vec_add[grid, 256](&da, &db_short, &mut c)) {
+        Err(GpuError::OutOfBounds {
+            kernel: "vec_add",
+            param: "b",
+            index,
+            len,
+        }) if (index, len) == (n - 1, n - 1) => {}
+        other => {
+            return Err(format!(
+                "expected b[{}] of {} out of bounds, got {other:?}",
+                n - 1,
+                n - 1
+            ))
+        }
+    }
+    let in_range = vec_add_on(&gpu, seed)?;
+    Ok(format!(
+        "vec_add: b[{}] of {} out of bounds; in range {in_range}",
+        n - 1,
+        n - 1
+    ))
+}
+
+/// A kernel writes 4 TiB past its array: the fault is reported once, naming the kernel;
+/// every later call says the device is lost, and so does reopening it in this process
+/// (which current drivers refuse).
+fn device_fault_and_recreation(seed: u64) -> Result<String, String> {
+    let e = |e: GpuError| e.to_string();
+    let gpu = Device::cuda(0).map_err(e)?;
+    let mut out = gpu.zeros::<f32>(16).map_err(e)?;
+    // Launches are asynchronous: the launch itself may succeed.
+    let launched = launch!(kernels::faults::poke[1, 32](&mut out, 1usize << 40));
+    let first = match launched.and_then(|()| gpu.synchronize()) {
+        Err(
+            f @ GpuError::DeviceFault {
+                kernel: Some("poke"),
+                ..
+            },
+        ) => f,
+        other => return Err(format!("expected DeviceFault naming `poke`, got {other:?}")),
+    };
+    let message = first.to_string();
+    if !message.contains("`poke`") || !message.contains("restart the process") {
+        return Err(format!(
+            "the fault's message lacks the kernel or the remedy: {message}"
+        ));
+    }
+    let later: [(&str, Result<(), GpuError>); 5] = [
+        ("synchronize", gpu.synchronize()),
+        ("to_host", out.to_host().map(drop)),
+        (
+            "launch",
+            launch!(kernels::faults::poke[1, 32](&mut out, 0usize)),
+        ),
+        ("zeros", gpu.zeros::<f32>(4).map(drop)),
+        (
+            "Device::cuda(0) while the old one lives",
+            Device::cuda(0).map(drop),
+        ),
+    ];
+    for (what, r) in later {
+        match r {
+            Err(GpuError::DeviceLost { .. }) => {}
+            other => {
+                return Err(format!(
+                    "{what} after the fault: expected DeviceLost, got {other:?}"
+                ))
+            }
+        }
+    }
+    drop(out);
+    drop(gpu);
+    // Current drivers refuse new contexts in a process that faulted; one that allows it
+    // must give a working device.
+    let reopened = match Device::cuda(0) {
+        Err(GpuError::DeviceLost { first, .. }) if first.contains("refuses new contexts") => {
+            "reopening in this process: DeviceLost (the driver refuses new contexts)".to_owned()
+        }
+        Err(other) => return Err(format!("reopening: expected DeviceLost, got {other}")),
+        Ok(fresh) => {
+            let sum = vec_add_on(&fresh, seed)?;
+            format!("reopened in this process, {sum}")
+        }
+    };
+    let shown: String = message.chars().take(80).collect();
+    Ok(format!(
+        "\"{shown}...\"; 5 later calls DeviceLost; {reopened}"
+    ))
+}
+
+/// `vec_add` of fresh random inputs on `dev`, checked against the CPU.
+fn vec_add_on(dev: &Device, seed: u64) -> Result<String, String> {
+    use rand::{Rng, SeedableRng};
+    let e = |e: GpuError| e.to_string();
+    let mut r = rand::rngs::StdRng::seed_from_u64(seed);
+    let n: usize = r.random_range(1_000..100_000);
+    let a: Vec<f32> = (0..n).map(|_| r.random_range(-1.0..1.0)).collect();
+    let da = dev.to_device(&a).map_err(e)?;
+    let mut c = dev.to_device(&vec![f32::NAN; n]).map_err(e)?;
+    launch!(kernels::vec_add[n.div_ceil(256), 256](&da, &da, &mut c)).map_err(e)?;
+    let got = c.to_host().map_err(e)?;
+    match (0..n).find(|&i| got[i] != a[i] + a[i]) {
+        Some(i) => Err(format!(
+            "vec_add: c[{i}] = {}, want {}",
+            got[i],
+            a[i] + a[i]
+        )),
+        None => Ok(format!("vec_add = cpu ref ({n} values)")),
     }
 }
 

@@ -77,6 +77,34 @@ fn every_kernel_compiles_for_sm_90_in_every_signature() {
     );
 }
 
+/// The bounds-checked source of every kernel (`#[gpu_kernel(bounds_check)]`,
+/// `GPU_RUNTIME_BOUNDS_CHECK=1`) compiles too, and holds a check for each array access.
+#[test]
+fn every_kernel_compiles_bounds_checked() {
+    let mut compiled = 0;
+    let mut failures = Vec::new();
+    for def in all_definitions() {
+        let mut checked = def.clone();
+        checked.options.bounds_check = true;
+        let checked: &'static KernelDef = Box::leak(Box::new(checked));
+        let sigs = checked.all_signatures();
+        let source = checked.specialize(&sigs[0]).unwrap();
+        let has_access = def.source.contains('[');
+        if has_access && !source.contains("gt_oob_record") {
+            failures.push(format!("{}: no bounds checks in\n{source}", def.name));
+        }
+        for sig in sigs {
+            match checked.compile_uncached(&sig, "sm_90") {
+                Ok(_) => compiled += 1,
+                Err(e) => failures.push(e.to_string()),
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    assert!(compiled >= 25, "only {compiled} signatures compiled");
+    eprintln!("{compiled} bounds-checked kernel signatures compiled for sm_90");
+}
+
 #[test]
 fn a_rejected_source_reports_kernel_signature_log_and_source() {
     static SLOTS: [AtomicU32; 1] = [AtomicU32::new(0)];
@@ -84,6 +112,8 @@ fn a_rejected_source_reports_kernel_signature_log_and_source() {
         name: "broken",
         c_name: "broken",
         source: "extern \"C\" __global__ void broken() { undeclared_name = 1; }\n",
+        checked_source: "extern \"C\" __global__ void broken() { undeclared_name = 1; }\n",
+        check_names: &[],
         generics: &[],
         params: &[],
         options: KernelOptions {
@@ -92,6 +122,7 @@ fn a_rejected_source_reports_kernel_signature_log_and_source() {
             launch_bounds: None,
             line_info: false,
             debug: false,
+            bounds_check: false,
         },
         signatures: &[],
         device_fns: &[],

@@ -25,6 +25,18 @@ fn every_case_matches_its_cpu_reference_on_the_simulator() {
     assert!(failures.is_empty(), "seed {seed}:\n{}", failures.join("\n"));
 }
 
+/// The kernels of the bounds-checked GPU mode report on the simulator exactly the
+/// violations their inputs imply (the GPU suite requires the same from the GPU).
+#[test]
+fn bounds_checked_kernels_report_each_violation() {
+    let seed = fresh_seed();
+    let mut outputs = Vec::new();
+    let seen = kernels::faults::bounds_checks(&Device::simulator(), seed, &mut outputs)
+        .unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+    assert_eq!(seen.len(), 5, "{seen:?}");
+    assert_eq!(outputs.len(), 5);
+}
+
 #[test]
 fn out_of_bounds_names_kernel_parameter_index_and_length() {
     let dev = Device::simulator();

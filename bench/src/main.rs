@@ -51,6 +51,7 @@ mod hand {
         launch_bounds: None,
         line_info: false,
         debug: false,
+        bounds_check: false,
     };
 
     macro_rules! hand_kernel {
@@ -62,6 +63,8 @@ mod hand {
                     name: $c_name,
                     c_name: $c_name,
                     source: $source,
+                    checked_source: $source,
+                    check_names: &[],
                     generics: &[],
                     params: &PARAMS,
                     options: OPTIONS,

@@ -10,6 +10,7 @@
 //! | `launch_bounds(T)`, `launch_bounds(T, B)` | `__launch_bounds__(T, B)` on the kernel |
 //! | `line_info` | NVRTC `--generate-line-info` (source lines for Nsight) |
 //! | `debug` | NVRTC `--device-debug` |
+//! | `bounds_check` | every array index checked on the GPU; the first one out of range is `GpuError::OutOfBounds` |
 //! | `signatures(f32, f64)`, `signatures((f32, i32), ...)` | the dtype signatures `precompile` compiles |
 
 use proc_macro2::{Span, TokenStream};
@@ -21,7 +22,7 @@ use crate::diagnostics::Diagnostics;
 use crate::ir::Prim;
 
 const KNOWN: &str = "known options: `fast_math`, `max_registers = N`, `launch_bounds(threads)`, \
-                     `launch_bounds(threads, min_blocks)`, `line_info`, `debug`, `signatures(...)`";
+                     `launch_bounds(threads, min_blocks)`, `line_info`, `debug`, `bounds_check`, `signatures(...)`";
 
 #[derive(Default)]
 pub struct KernelOptions {
@@ -30,6 +31,7 @@ pub struct KernelOptions {
     pub launch_bounds: Option<(u32, u32)>,
     pub line_info: bool,
     pub debug: bool,
+    pub bounds_check: bool,
     /// Each signature: its dtypes with their spans, in generic-parameter order.
     pub signatures: Vec<(Span, Vec<(Prim, Span)>)>,
 }
@@ -97,6 +99,7 @@ pub fn parse_options(attr: TokenStream, diags: &mut Diagnostics) -> KernelOption
             ("fast_math", None, None) => opts.fast_math = true,
             ("line_info", None, None) => opts.line_info = true,
             ("debug", None, None) => opts.debug = true,
+            ("bounds_check", None, None) => opts.bounds_check = true,
             ("max_registers", Some(v), None) => {
                 if let Some(n) = int_value(v, 16, 255, "max_registers", diags) {
                     opts.max_registers = Some(n);
@@ -119,7 +122,7 @@ pub fn parse_options(attr: TokenStream, diags: &mut Diagnostics) -> KernelOption
                     }
                 }
             }
-            ("fast_math" | "line_info" | "debug", _, _) => {
+            ("fast_math" | "line_info" | "debug" | "bounds_check", _, _) => {
                 diags.error(span, format!("`{name}` takes no value: write `{name}`"))
             }
             ("max_registers", _, _) => {

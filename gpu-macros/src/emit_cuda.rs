@@ -28,6 +28,29 @@ pub fn emit_cuda(
     ctx: &EmitContext,
     diags: &mut Diagnostics,
 ) -> Option<String> {
+    emit(k, sig, ctx, false, diags).map(|(source, _)| source)
+}
+
+/// The bounds-checked C source of `k` (every array index goes through the prelude's
+/// `gt_at`/`gt_ix`/`gt_ok4`, which record the first index out of range), and the name of
+/// each check in the order of their ids: the parameter, an axis of a 2-D or 3-D
+/// parameter (`m (row)`, `m (column)`; `v (axis k)` in 3-D), or `a shared array` / `a local array`, as the simulator names them.
+/// Call after [`emit_cuda`] succeeded: the checks add no new errors.
+pub fn emit_cuda_checked(
+    k: &mut LoweredKernel,
+    sig: &KernelSignature,
+    ctx: &EmitContext,
+) -> Option<(String, Vec<String>)> {
+    emit(k, sig, ctx, true, &mut Diagnostics::default())
+}
+
+fn emit(
+    k: &mut LoweredKernel,
+    sig: &KernelSignature,
+    ctx: &EmitContext,
+    checked: bool,
+    diags: &mut Diagnostics,
+) -> Option<(String, Vec<String>)> {
     let before = diags.len();
     let file = ctx.origin.as_ref().map(|(f, _)| c_string_literal(f));
     let mut e = Emitter {
@@ -38,6 +61,8 @@ pub fn emit_cuda(
         depth: 1,
         file: file.clone(),
         last_line: 0,
+        checked,
+        check_names: Vec::new(),
     };
     let header = e.header();
     let body = std::mem::take(&mut e.k.body);
@@ -73,15 +98,43 @@ pub fn emit_cuda(
         if e.diags.len() > before {
             return None;
         }
-        return Some(format!(
-            "{line}{template}static __device__ __forceinline__ {ret} {header} {{\n{}}}\n",
-            e.out
+        return Some((
+            format!(
+                "{line}{template}static __device__ __forceinline__ {ret} {header} {{\n{}}}\n",
+                e.out
+            ),
+            e.check_names,
         ));
     }
-    Some(format!(
-        "{line}extern \"C\" __global__ void {bounds}{header} {{\n{}}}\n",
-        e.out
+    Some((
+        format!(
+            "{line}extern \"C\" __global__ void {bounds}{header} {{\n{}}}\n",
+            e.out
+        ),
+        e.check_names,
     ))
+}
+
+/// How a check (and the simulator) names axis `k` of a `rank`-D parameter `name`.
+fn axis_name(name: &str, rank: usize, k: usize) -> String {
+    match (rank, k) {
+        (2, 0) => format!("{name} (row)"),
+        (2, _) => format!("{name} (column)"),
+        _ => format!("{name} (axis {k})"),
+    }
+}
+
+/// The row-major flat index of `idx` in an array of `extents`: `((i * d1) + j) * d2 + k`.
+fn row_major(extents: &[String], idx: &[String]) -> String {
+    let mut flat = idx[0].clone();
+    for (n, (e, i)) in extents.iter().zip(idx).enumerate().skip(1) {
+        flat = if n == 1 {
+            format!("{flat} * {e} + {i}")
+        } else {
+            format!("({flat}) * {e} + {i}")
+        };
+    }
+    flat
 }
 
 /// `s` as a C string literal.
@@ -123,6 +176,10 @@ struct Emitter<'a> {
     /// The Rust file as a C string literal, for `#line`.
     file: Option<String>,
     last_line: u32,
+    /// Whether array indices are checked (see [`emit_cuda_checked`]).
+    checked: bool,
+    /// The names of the checks so far; a check's id is its position.
+    check_names: Vec<String>,
 }
 
 impl Emitter<'_> {
@@ -354,11 +411,15 @@ impl Emitter<'_> {
                 }
                 let i = self.expr(index);
                 let vals: Vec<String> = values.iter().map(|v| self.expr(v)).collect();
+                let (i, guard) = self.vector_check(&slice, i, true);
                 self.line(format!(
-                    "gt_store4({}, {i}, {});",
+                    "{guard}gt_store4({}, {i}, {});",
                     slice.c_name,
                     vals.join(", ")
                 ));
+                if !guard.is_empty() {
+                    self.line("}");
+                }
             }
             Stmt::Eval(e) => {
                 let v = self.expr(e);
@@ -472,20 +533,14 @@ impl Emitter<'_> {
 
     /// `name[i]`, `name[i][j]`, ...; a 2-D parameter is `name[i * cols + j]`.
     fn element(&mut self, t: Target, index: &[Expr]) -> String {
+        if self.checked {
+            return self.checked_element(t, index);
+        }
         if let Target::Slice(s) = t {
             if self.k.slices[s].rank() > 1 {
-                // Row-major: ((i * d1) + j) * d2 + k.
                 let idx: Vec<String> = index.iter().map(|e| self.expr(e)).collect();
                 let sp = &self.k.slices[s];
-                let mut flat = idx[0].clone();
-                for (n, (e, i)) in sp.extents.iter().zip(&idx).enumerate().skip(1) {
-                    flat = if n == 1 {
-                        format!("{flat} * {e} + {i}")
-                    } else {
-                        format!("({flat}) * {e} + {i}")
-                    };
-                }
-                return format!("{}[{flat}]", sp.c_name);
+                return format!("{}[{}]", sp.c_name, row_major(&sp.extents, &idx));
             }
         }
         let mut out = match t {
@@ -497,6 +552,84 @@ impl Emitter<'_> {
             out.push_str(&format!("[{v}]"));
         }
         out
+    }
+
+    /// In checked mode, the opening of a block that evaluates vector index `i` once and
+    /// runs the access only when the whole vector is in range (closed by the caller), and
+    /// the name to index with; otherwise `i` unchanged and no block.
+    fn vector_check(&mut self, slice: &SliceParam, i: String, store: bool) -> (String, String) {
+        if !self.checked {
+            return (i, String::new());
+        }
+        let id = self.check_id(slice.rust_name.clone());
+        let guard = format!(
+            "{{ const unsigned long long gt_v4 = {i}; if (gt_ok4(gt_v4, {}, {id}, {store})) ",
+            slice.extents[0]
+        );
+        ("gt_v4".to_owned(), guard)
+    }
+
+    /// The id of the check named `name`.
+    fn check_id(&mut self, name: String) -> usize {
+        match self.check_names.iter().position(|n| *n == name) {
+            Some(id) => id,
+            None => {
+                self.check_names.push(name);
+                self.check_names.len() - 1
+            }
+        }
+    }
+
+    /// [`element`](Self::element) with every index checked against its extent.
+    fn checked_element(&mut self, t: Target, index: &[Expr]) -> String {
+        let idx: Vec<String> = index.iter().map(|e| self.expr(e)).collect();
+        match t {
+            Target::Slice(s) => {
+                let sp = self.k.slices[s].clone();
+                if sp.rank() == 1 {
+                    let id = self.check_id(sp.rust_name.clone());
+                    return format!(
+                        "(*gt_at({}, {}, {}, {id}))",
+                        sp.c_name, idx[0], sp.extents[0]
+                    );
+                }
+                let mut axes = Vec::new();
+                for (k, (i, e)) in idx.iter().zip(&sp.extents).enumerate() {
+                    let id = self.check_id(axis_name(&sp.rust_name, sp.rank(), k));
+                    axes.push(format!("gt_ix({i}, {e}, {id})"));
+                }
+                // With every axis in range the flat index is too; checking it as well keeps
+                // an array with a zero extent from being read at index 0.
+                let first = self.check_id(axis_name(&sp.rust_name, sp.rank(), 0));
+                format!(
+                    "(*gt_at({}, {}, {}, {first}))",
+                    sp.c_name,
+                    row_major(&sp.extents, &axes),
+                    sp.extents.join(" * ")
+                )
+            }
+            Target::Array(a) => {
+                let arr = self.k.arrays[a].clone();
+                let id = self.check_id(
+                    match arr.space {
+                        Space::Local => "a local array",
+                        Space::Shared | Space::DynamicShared => "a shared array",
+                    }
+                    .to_owned(),
+                );
+                if arr.space == Space::DynamicShared {
+                    return format!(
+                        "(*gt_at({}, {}, {}, {id}))",
+                        arr.c_name, idx[0], arr.len_c_name
+                    );
+                }
+                let mut out = arr.c_name.clone();
+                for (i, d) in idx.iter().zip(&arr.dims) {
+                    out.push_str(&format!("[gt_ix({i}, {d}ull, {id})]"));
+                }
+                out
+            }
+        }
     }
 
     fn declare_array(&mut self, a: ArrayId, value: Option<&Expr>) {
@@ -532,7 +665,14 @@ impl Emitter<'_> {
                     } else {
                         "gt_load4_ro"
                     };
-                    self.line(format!("{f}({}, {}, {i});", arr.c_name, slice.c_name));
+                    let (i, guard) = self.vector_check(&slice, i, false);
+                    self.line(format!(
+                        "{guard}{f}({}, {}, {i});",
+                        arr.c_name, slice.c_name
+                    ));
+                    if !guard.is_empty() {
+                        self.line("}");
+                    }
                 } else if let Some(v) = value {
                     let v = self.expr(v);
                     let mut access = arr.c_name.clone();

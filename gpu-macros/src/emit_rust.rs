@@ -41,6 +41,10 @@ pub fn device_fn_refs(calls: &[syn::Path]) -> Vec<TokenStream> {
 
 pub struct CudaParts {
     pub source: String,
+    /// The same kernel with every array index checked (`bounds_check`).
+    pub checked_source: String,
+    /// The name of each check of `checked_source`, by id.
+    pub check_names: Vec<String>,
     pub c_name: String,
     pub generic_c_names: Vec<String>,
     /// Whether the kernel synchronises its threads (the simulator then runs a block's
@@ -88,6 +92,8 @@ pub fn emit_rust(parts: RustParts<'_>) -> TokenStream {
     let docs = item.attrs.iter().filter(|a| a.path().is_ident("doc"));
     let cuda = cuda.unwrap_or_else(|| CudaParts {
         source: String::new(),
+        checked_source: String::new(),
+        check_names: Vec::new(),
         c_name: name_str.clone(),
         generic_c_names: sig.generics.iter().map(|g| g.ident.to_string()).collect(),
         synchronizes: false,
@@ -95,6 +101,7 @@ pub fn emit_rust(parts: RustParts<'_>) -> TokenStream {
         cooperative: false,
     });
     let (source, c_name) = (&cuda.source, &cuda.c_name);
+    let (checked_source, check_names) = (&cuda.checked_source, &cuda.check_names);
     let synchronizes = cuda.synchronizes;
     let cooperative = cuda.cooperative;
     let device_fns = device_fn_refs(&cuda.device_calls);
@@ -265,6 +272,7 @@ pub fn emit_rust(parts: RustParts<'_>) -> TokenStream {
     let fast_math = options.fast_math;
     let line_info = options.line_info;
     let debug = options.debug;
+    let bounds_check = options.bounds_check;
     let max_registers = match options.max_registers {
         Some(n) => quote!(::core::option::Option::Some(#n)),
         None => quote!(::core::option::Option::None),
@@ -314,6 +322,8 @@ pub fn emit_rust(parts: RustParts<'_>) -> TokenStream {
                     name: #name_str,
                     c_name: #c_name,
                     source: #source,
+                    checked_source: #checked_source,
+                    check_names: &[#(#check_names),*],
                     generics: &[#(#generic_defs),*],
                     params: &[#(#param_defs),*],
                     options: ::gpu_runtime::KernelOptions {
@@ -322,6 +332,7 @@ pub fn emit_rust(parts: RustParts<'_>) -> TokenStream {
                         launch_bounds: #launch_bounds,
                         line_info: #line_info,
                         debug: #debug,
+                        bounds_check: #bounds_check,
                     },
                     signatures: &[#(#signatures),*],
                     device_fns: &[#(#device_fns),*],

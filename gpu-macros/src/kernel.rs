@@ -8,7 +8,7 @@ use syn::spanned::Spanned;
 
 use crate::attr::{parse_options, KernelOptions};
 use crate::diagnostics::Diagnostics;
-use crate::emit_cuda::{emit_cuda, EmitContext};
+use crate::emit_cuda::{emit_cuda, emit_cuda_checked, EmitContext};
 use crate::emit_rust::{emit_device, emit_rust, CudaParts, RustParts};
 use crate::ir::{Bound, Prim};
 use crate::lower::lower_kernel;
@@ -53,13 +53,19 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
         launch_bounds: options.launch_bounds,
     };
     let cuda = if diags.is_empty() {
-        emit_cuda(&mut lowered, &sig, &ctx, &mut diags).map(|source| CudaParts {
-            source,
-            c_name: lowered.c_name.clone(),
-            generic_c_names: lowered.generic_c_names.clone(),
-            synchronizes: lowered.synchronizes,
-            device_calls: lowered.device_calls.clone(),
-            cooperative: lowered.cooperative,
+        emit_cuda(&mut lowered, &sig, &ctx, &mut diags).map(|source| {
+            let (checked_source, check_names) =
+                emit_cuda_checked(&mut lowered, &sig, &ctx).unwrap_or_default();
+            CudaParts {
+                source,
+                checked_source,
+                check_names,
+                c_name: lowered.c_name.clone(),
+                generic_c_names: lowered.generic_c_names.clone(),
+                synchronizes: lowered.synchronizes,
+                device_calls: lowered.device_calls.clone(),
+                cooperative: lowered.cooperative,
+            }
         })
     } else {
         None
@@ -288,6 +294,9 @@ pub struct Translated {
     /// The device functions it calls: their C comes from their own definitions, and rustc
     /// rejects a call of a function that has none.
     pub device_calls: usize,
+    /// The bounds-checked C (kernels only; empty for a device function) and its checks.
+    pub checked: String,
+    pub check_names: Vec<String>,
 }
 
 /// As [`translate_as`], keeping the diagnostics (and so their spans).
@@ -314,7 +323,19 @@ pub fn translate_diagnosed(item: TokenStream, device: bool) -> Result<Translated
     };
     let device_calls = lowered.device_calls.len();
     match emit_cuda(&mut lowered, &sig, &ctx, &mut diags) {
-        Some(c) if diags.is_empty() => Ok(Translated { c, device_calls }),
+        Some(c) if diags.is_empty() => {
+            let (checked, check_names) = if device {
+                Default::default()
+            } else {
+                emit_cuda_checked(&mut lowered, &sig, &ctx).unwrap_or_default()
+            };
+            Ok(Translated {
+                c,
+                device_calls,
+                checked,
+                check_names,
+            })
+        }
         _ => Err(diags),
     }
 }

@@ -483,6 +483,8 @@ fn mutate(rng: &mut Rng, src: &str) -> String {
 #[derive(Default)]
 struct Tally {
     accepted: Vec<(String, String)>,
+    /// The bounds-checked C of each accepted kernel (what `bounds_check` compiles).
+    accepted_checked: Vec<(String, String)>,
     rejected: usize,
     /// Accepted, but calling a (here undefined) device function: left to rustc.
     deferred: usize,
@@ -507,7 +509,10 @@ fn run_case(src: &str, name: &str, tally: &mut Tally) {
         // call, which rustc resolves (and rejects when there is no `#[gpu_device]` of that
         // name): such a kernel never reaches NVRTC on its own.
         Ok(Ok(t)) if t.device_calls > 0 => tally.deferred += 1,
-        Ok(Ok(t)) => tally.accepted.push((src.to_owned(), t.c)),
+        Ok(Ok(t)) => {
+            tally.accepted.push((src.to_owned(), t.c));
+            tally.accepted_checked.push((src.to_owned(), t.checked));
+        }
         Ok(Err(diags)) => {
             let located = diags.located();
             assert!(!located.is_empty(), "rejected with no error:\n{src}");
@@ -607,10 +612,15 @@ fn random_kernels_are_accepted_and_compile_or_rejected_with_located_errors() {
     );
     let gen_accepted = generated.accepted.len();
     tally.accepted.append(&mut generated.accepted);
+    tally
+        .accepted_checked
+        .append(&mut generated.accepted_checked);
     let compiled = compile_all(&tally.accepted);
+    let compiled_checked = compile_all(&tally.accepted_checked);
     eprintln!(
         "seed {seed:#x}: {translated} cases ({gen_total} generated, {} of them accepted; {} \
-         mutated, {} more mutations did not lex), {compiled} accepted and compiled by NVRTC, {} \
+         mutated, {} more mutations did not lex), {compiled} accepted and compiled by NVRTC (and \
+         {compiled_checked} bounds-checked variants), {} \
          rejected with located errors, {} calling unknown functions (left to rustc)",
         gen_accepted,
         translated - gen_total,

@@ -546,3 +546,51 @@ fn half_types_are_storage_structs_converted_explicitly() {
         "{e:?}"
     );
 }
+
+#[test]
+fn bounds_checked_source_checks_every_access_and_names_it() {
+    let t = crate::kernel::translate_diagnosed(
+        quote! {
+            fn k(a: &[f32], m: &mut Array2<f32>, v: &mut [f32], n: usize) {
+                let mut tile = shared_array::<f32, 32>();
+                let mut local = [0.0f32; 4];
+                let i = grid_1d();
+                tile[i % 32] = a[i];
+                local[i % 4] = tile[n];
+                m[(i, n)] = local[n];
+                atomic_add(v, i, 1.0f32);
+                let q = load4(a, i);
+                store4(v, n, q[0], q[1], q[2], q[3]);
+            }
+        },
+        false,
+    )
+    .unwrap_or_else(|d| panic!("{:?}", d.messages()));
+    let (plain, checked) = (&t.c, &t.checked);
+    assert!(
+        !plain.contains("gt_at(") && !plain.contains("gt_ix("),
+        "{plain}"
+    );
+    assert_eq!(
+        t.check_names,
+        [
+            "a",
+            "a shared array",
+            "a local array",
+            "m (row)",
+            "m (column)",
+            "v"
+        ]
+    );
+    for access in [
+        "(*gt_at(a, i, a_len, 0))",
+        "tile[gt_ix((i % 32ull), 32ull, 1)]",
+        "local[gt_ix(n, 4ull, 2)]",
+        "(*gt_at(m, gt_ix(i, m_rows, 3) * m_cols + gt_ix(n, m_cols, 4), m_rows * m_cols, 3))",
+        "gt_atomic_add(&(*gt_at(v, i, v_len, 5)), 1.0f)",
+        "if (gt_ok4(gt_v4, a_len, 0, false)) gt_load4_ro(q, a, gt_v4);",
+        "if (gt_ok4(gt_v4, v_len, 5, true)) gt_store4(v, gt_v4,",
+    ] {
+        assert!(checked.contains(access), "no `{access}` in:\n{checked}");
+    }
+}

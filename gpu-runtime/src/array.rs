@@ -44,7 +44,7 @@ impl<T: Dtype> DeviceArray<T> {
                 let slice = c
                     .stream
                     .clone_htod(host)
-                    .map_err(GpuError::driver("host-to-device copy"))?;
+                    .map_err(c.driver_error("host-to-device copy"))?;
                 cuda_storage(c, slice)
             }
             DeviceInner::Sim => Storage::Sim(host.to_vec()),
@@ -69,7 +69,7 @@ impl<T: Dtype> DeviceArray<T> {
                     if e.0 == cudarc::driver::sys::CUresult::CUDA_ERROR_OUT_OF_MEMORY {
                         out_of_memory()
                     } else {
-                        GpuError::driver("device allocation")(e)
+                        c.driver_error("device allocation")(e)
                     }
                 })?;
                 cuda_storage(c, slice)
@@ -130,10 +130,10 @@ impl<T: Dtype> DeviceArray<T> {
             (Storage::Cuda { slice, .. }, DeviceInner::Cuda(c)) => {
                 c.stream
                     .memcpy_dtoh(slice, dst)
-                    .map_err(GpuError::driver("device-to-host copy"))?;
+                    .map_err(c.driver_error("device-to-host copy"))?;
                 c.stream
                     .synchronize()
-                    .map_err(GpuError::driver("device-to-host copy"))
+                    .map_err(c.driver_error("device-to-host copy"))
             }
             (Storage::Sim(v), _) => {
                 dst.copy_from_slice(v);
@@ -150,7 +150,7 @@ impl<T: Dtype> DeviceArray<T> {
             (Storage::Cuda { slice, .. }, DeviceInner::Cuda(c)) => c
                 .stream
                 .memcpy_htod(src, slice)
-                .map_err(GpuError::driver("host-to-device copy")),
+                .map_err(c.driver_error("host-to-device copy")),
             (Storage::Sim(v), _) => {
                 v.copy_from_slice(src);
                 Ok(())

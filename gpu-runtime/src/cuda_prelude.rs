@@ -247,13 +247,50 @@ static __device__ __forceinline__ void gt_sync_grid() {
 }
 "#;
 
+/// Bounds-checked accesses (`#[gpu_kernel(bounds_check)]`, `GPU_RUNTIME_BOUNDS_CHECK=1`):
+/// the first index out of range is recorded in `gt_oob_record` (which check, the index, the
+/// extent) for the runtime to read after the launch, and the access goes to a scratch
+/// location instead of past the array, so the kernel finishes and the context survives.
+pub(crate) const BOUNDS_RECORD_SYMBOL: &str = "gt_oob_record";
+
+const BOUNDS: &str = r#"// Bounds checks: record the first violation, redirect the access.
+extern "C" { __device__ unsigned long long gt_oob_record[3]; }
+__device__ unsigned long long gt_oob_sink[4];
+static __device__ __noinline__ void gt_oob_note(unsigned long long i, unsigned long long n, unsigned int id) {
+  if (atomicCAS(&gt_oob_record[0], 0ull, (unsigned long long)id + 1ull) == 0ull) {
+    gt_oob_record[1] = i;
+    gt_oob_record[2] = n;
+  }
+}
+static __device__ __forceinline__ unsigned long long gt_ix(unsigned long long i, unsigned long long n, unsigned int id) {
+  if (i < n) return i;
+  gt_oob_note(i, n, id);
+  return 0;
+}
+template <typename T>
+static __device__ __forceinline__ T* gt_at(T* a, unsigned long long i, unsigned long long n, unsigned int id) {
+  if (i < n) return a + i;
+  gt_oob_note(i, n, id);
+  return reinterpret_cast<T*>(gt_oob_sink);
+}
+// A 4-element vector at 4i: in range when 4i + 3 < n. The recorded index is the first
+// element out of range for a load, the last one for a store (as the simulator reports).
+static __device__ __forceinline__ bool gt_ok4(unsigned long long i, unsigned long long n, unsigned int id, bool store) {
+  if (i < n / 4) return true;
+  unsigned long long first = 4ull * i > n ? 4ull * i : n;
+  gt_oob_note(store ? 4ull * i + 3ull : first, n, id);
+  return false;
+}
+"#;
+
 /// Each section with the names whose use in a kernel's source calls for it.
-const SECTIONS: [(&str, &[&str]); 5] = [
+const SECTIONS: [(&str, &[&str]); 6] = [
     (WARP, &["gt_shfl", "gt_eq_sync", "gt_lane_id"]),
     (DYNAMIC_SHARED, &["gt_dynamic_"]),
     (ATOMICS, &["gt_atomic_"]),
     (VECTOR, &["gt_load4", "gt_store4"]),
     (GRID, &["gt_sync_grid"]),
+    (BOUNDS, &["gt_at(", "gt_ix(", "gt_ok4("]),
 ];
 
 /// The prelude for a program whose own code is `code`: the math section and each other

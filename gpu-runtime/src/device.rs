@@ -78,6 +78,8 @@ impl Device {
             ),
             None | Some("") | Some("auto") => match Device::cuda(0) {
                 Ok(d) => (d, None),
+                // A GPU that faulted is still the GPU: falling back would hide the fault.
+                Err(e @ GpuError::DeviceLost { .. }) => return Err(e),
                 Err(e) => (Device::simulator(), Some(fallback_reason(&e))),
             },
             Some(other) => {
@@ -96,9 +98,20 @@ impl Device {
 
     /// CUDA device `ordinal`. Errors (never panics) when there is no driver, no device, or
     /// no device of that ordinal.
+    ///
+    /// Every call shares one context while any clone of the device is alive. After a
+    /// [`GpuError::DeviceFault`] that context is lost: this returns
+    /// [`GpuError::DeviceLost`] while any clone of the faulted device or array on it is
+    /// alive. Once all are dropped it tries a fresh context, which current drivers refuse
+    /// for the rest of the process (then `DeviceLost` again: restart the process).
     pub fn cuda(ordinal: usize) -> Result<Device> {
         let mut live = CUDA_DEVICES.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(inner) = live.get(ordinal).and_then(Weak::upgrade) {
+            if let DeviceInner::Cuda(c) = &*inner {
+                if c.has_faulted() {
+                    return Err(c.lost());
+                }
+            }
             return Ok(Device { inner });
         }
         let inner = Arc::new(DeviceInner::Cuda(CudaDevice::open(ordinal)?));
@@ -160,7 +173,7 @@ impl Device {
             DeviceInner::Cuda(c) => c
                 .ctx
                 .synchronize()
-                .map_err(GpuError::driver("device synchronize")),
+                .map_err(c.driver_error("device synchronize")),
             DeviceInner::Sim => Ok(()),
         }
     }

@@ -137,6 +137,47 @@ pub enum GpuError {
         source: DriverError,
     },
 
+    /// A kernel faulted on the GPU (an illegal address, a trap, a misaligned access, ...):
+    /// the CUDA context is lost with every array and kernel on it. Reported once per
+    /// device, by the first call that sees it (a synchronisation, a copy, the next launch);
+    /// later calls return [`GpuError::DeviceLost`].
+    #[error(
+        "the GPU faulted on {device} ({source}); {launched}. The device's context is lost \
+         with its arrays and kernels, and current drivers refuse new contexts in this process: \
+         save what the host has and restart the process. To find an index out of range, rerun \
+         with GPU_RUNTIME_BOUNDS_CHECK=1",
+        launched = describe_launch(kernel, signature)
+    )]
+    DeviceFault {
+        /// The device's name.
+        device: String,
+        /// The device's ordinal.
+        ordinal: usize,
+        /// The kernel launched last on the device before the fault was seen (launches are
+        /// asynchronous, so the driver reports the fault at a later call).
+        kernel: Option<&'static str>,
+        /// That launch's dtype signature, such as `vec_add::<f32>`.
+        signature: Option<String>,
+        /// The driver's error.
+        source: DriverError,
+    },
+
+    /// A call on a device that faulted earlier (see [`GpuError::DeviceFault`]), or an
+    /// attempt to open it again in the same process that the driver refused.
+    #[error(
+        "{device} cannot be used any more in this process: it faulted earlier ({first}). \
+         Restart the process to use it again (where the driver allows it, dropping every \
+         array and clone of the Device and calling Device::cuda({ordinal}) opens a fresh context)"
+    )]
+    DeviceLost {
+        /// The device's name.
+        device: String,
+        /// The device's ordinal.
+        ordinal: usize,
+        /// What the first fault was.
+        first: String,
+    },
+
     /// An allocation the device (or, on the simulator, the host) cannot satisfy.
     #[error(
         "out of memory on {device}: {bytes} bytes were requested; free arrays that are no \
@@ -152,6 +193,15 @@ pub enum GpuError {
     /// An argument that the runtime cannot accept.
     #[error("{0}")]
     InvalidArgument(String),
+}
+
+/// Which launch a fault followed, in words.
+fn describe_launch(kernel: &Option<&'static str>, signature: &Option<String>) -> String {
+    match (kernel, signature) {
+        (Some(k), Some(s)) => format!("the kernel launched last was `{k}` ({s})"),
+        (Some(k), None) => format!("the kernel launched last was `{k}`"),
+        _ => "no kernel had been launched on it".to_owned(),
+    }
 }
 
 /// The first few paths, then how many more (the whole list is in the error's field).

@@ -11,7 +11,7 @@ use crate::error::GpuError;
 /// A kernel as the attribute describes it: its name, CUDA C source and parameters.
 ///
 /// Made by `#[gpu_kernel]`; reach it through the kernel's `definition()` method.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct KernelDef {
     /// The Rust name of the kernel.
     pub name: &'static str,
@@ -20,6 +20,12 @@ pub struct KernelDef {
     /// The translated CUDA C, with the generic dtype parameters left as type names that
     /// [`KernelDef::specialize`] defines.
     pub source: &'static str,
+    /// The same kernel with every array index checked, compiled instead of `source` when
+    /// [`bounds_checked`](KernelDef::bounds_checked) is true.
+    pub checked_source: &'static str,
+    /// The name of each check in `checked_source`, by id: a parameter (`a`), an axis of
+    /// one (`m (row)`, `m (column)`, `v (axis 2)`), `a shared array` or `a local array`.
+    pub check_names: &'static [&'static str],
     /// The generic dtype parameters, in declaration order.
     pub generics: &'static [GenericParam],
     /// The parameters, in declaration order.
@@ -66,6 +72,26 @@ pub struct KernelOptions {
     pub line_info: bool,
     /// `debug`: NVRTC `--device-debug` (slow code, for cuda-gdb).
     pub debug: bool,
+    /// `bounds_check`: compile the bounds-checked source, so an index out of range is
+    /// returned as [`GpuError::OutOfBounds`] by the launch (which then waits for the
+    /// kernel to finish). [`BOUNDS_CHECK_ENV`] turns this on for every kernel.
+    pub bounds_check: bool,
+}
+
+/// Environment variable that turns on bounds checking for every kernel of the process:
+/// `GPU_RUNTIME_BOUNDS_CHECK=1` (`0`, `false`, `off` or unset leave it off). Read once.
+pub const BOUNDS_CHECK_ENV: &str = "GPU_RUNTIME_BOUNDS_CHECK";
+
+/// Whether [`BOUNDS_CHECK_ENV`] asks for checks everywhere.
+fn bounds_check_everywhere() -> bool {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ON.get_or_init(|| match std::env::var(BOUNDS_CHECK_ENV) {
+        Ok(v) => !matches!(
+            v.trim().to_ascii_lowercase().as_str(),
+            "" | "0" | "false" | "off" | "no"
+        ),
+        Err(_) => false,
+    })
 }
 
 impl KernelOptions {
@@ -121,6 +147,21 @@ pub enum ParamKind {
 }
 
 impl KernelDef {
+    /// Whether launches of this kernel check every array index: the attribute's
+    /// `bounds_check`, or [`BOUNDS_CHECK_ENV`] set for the process.
+    pub fn bounds_checked(&self) -> bool {
+        self.options.bounds_check || bounds_check_everywhere()
+    }
+
+    /// The name of bounds check `id` of the checked source.
+    pub(crate) fn check_name(&self, id: u64) -> &'static str {
+        usize::try_from(id)
+            .ok()
+            .and_then(|i| self.check_names.get(i))
+            .copied()
+            .unwrap_or("an array")
+    }
+
     /// The signature's display form, such as `vec_add::<f32>`.
     pub fn signature(&self, dtypes: &[DtypeKind]) -> String {
         if dtypes.is_empty() {
@@ -152,15 +193,20 @@ impl KernelDef {
             typedefs.push_str(&format!("typedef {} {};\n", d.c_name(), g.c_name));
         }
         let device_fns = self.reachable_device_fns()?;
+        let source = if self.bounds_checked() {
+            self.checked_source
+        } else {
+            self.source
+        };
         let mut code: Vec<&str> = device_fns.iter().map(|f| f.source).collect();
-        code.push(self.source);
+        code.push(source);
         code.push(&typedefs);
         let mut out = prelude_for(&code);
         out.push_str(&typedefs);
         for f in device_fns {
             out.push_str(f.source);
         }
-        out.push_str(self.source);
+        out.push_str(source);
         Ok(out)
     }
 

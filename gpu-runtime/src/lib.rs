@@ -73,7 +73,9 @@ pub use geometry::{
 };
 pub use gpu_macros::{gpu_device, gpu_elementwise, gpu_kernel};
 pub use half::{bf16, f16};
-pub use kernel::{DeviceFnDef, GenericParam, KernelDef, KernelOptions, ParamDef, ParamKind};
+pub use kernel::{
+    DeviceFnDef, GenericParam, KernelDef, KernelOptions, ParamDef, ParamKind, BOUNDS_CHECK_ENV,
+};
 pub use launch_config::{Extent, Extents, IntoExtents, LaunchConfig, Shape};
 pub use shared::{dynamic_shared_array, shared_array, shared_array_2d};
 pub use stream::Stream;
@@ -146,6 +148,11 @@ macro_rules! launch {
 }
 
 /// Support for the code `#[gpu_kernel]` generates. Not a public API.
+#[doc(hidden)]
+/// The `cudarc` this crate is built on, for handing buffers and handles between the two
+/// (see `DeviceArray::from_cuda_slice`).
+pub use cudarc;
+
 #[doc(hidden)]
 pub mod __private {
     /// Whether NVRTC accepts `source` (a complete translation unit) for `arch`'s virtual

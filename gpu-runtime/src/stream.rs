@@ -6,7 +6,7 @@ use cudarc::driver::sys::CUstream;
 use cudarc::driver::CudaContext;
 
 use crate::device::{Device, DeviceInner};
-use crate::error::{GpuError, Result};
+use crate::error::Result;
 
 /// A queue of launches and copies that run in order on one device.
 ///
@@ -53,16 +53,16 @@ impl Stream {
 
     /// Block until everything queued on this stream has finished.
     pub fn synchronize(&self) -> Result<()> {
-        match &self.cuda {
-            Some(s) => {
+        match (&self.cuda, &*self.device.inner) {
+            (Some(s), DeviceInner::Cuda(c)) => {
                 s.ctx
                     .bind_to_thread()
-                    .map_err(GpuError::driver("stream synchronize"))?;
+                    .map_err(c.driver_error("stream synchronize"))?;
                 // SAFETY: the stream is live (held by `s`).
                 unsafe { cudarc::driver::result::stream::synchronize(s.raw) }
-                    .map_err(GpuError::driver("stream synchronize"))
+                    .map_err(c.driver_error("stream synchronize"))
             }
-            None => Ok(()),
+            _ => Ok(()),
         }
     }
 }
@@ -74,11 +74,11 @@ impl Device {
             DeviceInner::Cuda(c) => {
                 c.ctx
                     .bind_to_thread()
-                    .map_err(GpuError::driver("stream creation"))?;
+                    .map_err(c.driver_error("stream creation"))?;
                 let raw = cudarc::driver::result::stream::create(
                     cudarc::driver::result::stream::StreamKind::Default,
                 )
-                .map_err(GpuError::driver("stream creation"))?;
+                .map_err(c.driver_error("stream creation"))?;
                 Some(Arc::new(OwnedStream {
                     raw,
                     ctx: c.ctx.clone(),

@@ -14,6 +14,7 @@
 
 pub mod block;
 pub mod device;
+pub mod faults;
 
 use gpu_runtime::prelude::*;
 use gpu_runtime::{Dtype, KernelDef};
@@ -216,6 +217,9 @@ pub fn definitions() -> Vec<&'static KernelDef> {
         device::shade.definition(),
         device::collatz.definition(),
     ]
+    .into_iter()
+    .chain(faults::definitions())
+    .collect()
 }
 
 // ----- helpers --------------------------------------------------------------------------

@@ -1,11 +1,13 @@
 //! The CUDA backend: a context per device, lazy NVRTC compilation, and the launch path.
 
+mod fault;
 mod function_table;
 pub(crate) mod libraries;
 pub(crate) mod nvrtc;
 
 use std::ffi::c_void;
-use std::sync::Arc;
+use std::sync::atomic::AtomicPtr;
+use std::sync::{Arc, OnceLock};
 
 use cudarc::driver::sys::{CUdevice_attribute, CUfunction_attribute};
 use cudarc::driver::{CudaContext, CudaFunction, CudaStream};
@@ -25,10 +27,19 @@ pub(crate) struct CudaDevice {
     pub compute_capability: (u32, u32),
     pub limits: DeviceLimits,
     functions: FunctionTable<LoadedKernel>,
+    /// The kernel launched last, for naming it in a fault (see `fault.rs`).
+    last_launch: AtomicPtr<LoadedKernel>,
+    /// The first sticky error, once the context has faulted.
+    first_fault: OnceLock<String>,
 }
 
 /// A kernel signature loaded on a device.
-struct LoadedKernel {
+pub(crate) struct LoadedKernel {
+    def: &'static KernelDef,
+    /// Its display form, such as `vec_add::<f32>`.
+    signature: String,
+    /// Where a bounds-checked kernel records its first index out of range.
+    oob_record: Option<cudarc::driver::sys::CUdeviceptr>,
     function: CudaFunction,
     attributes: FunctionAttributes,
     /// The block size of a `forall` launch of this kernel.
@@ -71,7 +82,7 @@ impl CudaDevice {
         if ordinal >= count {
             return Err(GpuError::BadOrdinal { ordinal, count });
         }
-        let ctx = CudaContext::new(ordinal).map_err(GpuError::driver("context creation"))?;
+        let ctx = fresh_context(ordinal)?;
         // We order work ourselves (one stream per launch, copies on the same stream), so
         // cudarc's per-buffer events would only add cost to every launch.
         // SAFETY: no CudaSlice exists on this fresh context yet.
@@ -110,7 +121,14 @@ impl CudaDevice {
             compute_capability,
             limits,
             functions: FunctionTable::new(),
+            last_launch: AtomicPtr::new(std::ptr::null_mut()),
+            first_fault: OnceLock::new(),
         })
+    }
+
+    /// Whether the context has faulted (see [`GpuError::DeviceFault`]).
+    pub(crate) fn has_faulted(&self) -> bool {
+        self.fault_seen().is_some()
     }
 
     /// The architecture NVRTC compiles for: this device's exact `sm_XY`.
@@ -153,14 +171,12 @@ impl CudaDevice {
             Some(s) => s.raw,
             None => self.stream.cu_stream(),
         };
-        let launch_err = |source| GpuError::Launch {
-            kernel: def.name,
-            signature: def.signature(dtypes),
-            source,
-        };
+        let launch_err = |source| self.launch_error(def, dtypes, source);
         self.ctx.bind_to_thread().map_err(launch_err)?;
+        self.note_launch(kernel);
         if def.cooperative {
-            return self.launch_cooperative(def, kernel, &valid, stream, args, dtypes);
+            self.launch_cooperative(def, kernel, &valid, stream, args, dtypes)?;
+            return self.finish(kernel, stream);
         }
         // SAFETY: `args` has one valid pointer per parameter of the C signature, built by
         // the generated launcher from the kernel's own parameter list; the arrays behind
@@ -175,7 +191,70 @@ impl CudaDevice {
                 args,
             )
         }
-        .map_err(launch_err)
+        .map_err(launch_err)?;
+        self.finish(kernel, stream)
+    }
+
+    /// After a launch: nothing, unless the kernel is bounds-checked; then wait for it and
+    /// report its first index out of range.
+    #[inline]
+    fn finish(&self, kernel: &LoadedKernel, stream: cudarc::driver::sys::CUstream) -> Result<()> {
+        match kernel.oob_record {
+            None => Ok(()),
+            Some(record) => self.read_bounds_record(kernel, record, stream),
+        }
+    }
+
+    /// Wait for a bounds-checked launch and turn its record into
+    /// [`GpuError::OutOfBounds`], clearing it for the next launch.
+    #[cold]
+    fn read_bounds_record(
+        &self,
+        kernel: &LoadedKernel,
+        record: cudarc::driver::sys::CUdeviceptr,
+        stream: cudarc::driver::sys::CUstream,
+    ) -> Result<()> {
+        use cudarc::driver::result::memcpy_dtoh_sync;
+        // SAFETY: the stream is live for the launch that was just queued on it.
+        unsafe { cudarc::driver::result::stream::synchronize(stream) }
+            .map_err(self.driver_error("bounds-checked launch"))?;
+        let mut seen = [0u64; 3];
+        // SAFETY: `record` is the module's `unsigned long long[3]`, live while the kernel
+        // is loaded; `seen` has room for it.
+        unsafe { memcpy_dtoh_sync(&mut seen, record) }
+            .map_err(self.driver_error("reading the bounds-check record"))?;
+        if seen[0] == 0 {
+            return Ok(());
+        }
+        // SAFETY: as above; 24 bytes of the record are cleared.
+        unsafe { cudarc::driver::result::memset_d8_sync(record, 0, 24) }
+            .map_err(self.driver_error("clearing the bounds-check record"))?;
+        let def = kernel.def;
+        let clamp = |v: u64| usize::try_from(v).unwrap_or(usize::MAX);
+        Err(GpuError::OutOfBounds {
+            kernel: def.name,
+            param: def.check_name(seen[0] - 1),
+            index: clamp(seen[1]),
+            len: clamp(seen[2]),
+        })
+    }
+
+    /// A launch the driver refused: a fault of the context, or a launch error.
+    #[cold]
+    fn launch_error(
+        &self,
+        def: &'static KernelDef,
+        dtypes: &[DtypeKind],
+        source: cudarc::driver::DriverError,
+    ) -> GpuError {
+        if fault::is_sticky(source.0) {
+            return self.fault(source);
+        }
+        GpuError::Launch {
+            kernel: def.name,
+            signature: def.signature(dtypes),
+            source,
+        }
     }
 
     /// A launch whose blocks must all be resident at once (the kernel calls `sync_grid()`):
@@ -235,11 +314,7 @@ impl CudaDevice {
             )
         }
         .result()
-        .map_err(|source| GpuError::Launch {
-            kernel: def.name,
-            signature: def.signature(dtypes),
-            source,
-        })
+        .map_err(|source| self.launch_error(def, dtypes, source))
     }
 
     #[inline]
@@ -299,14 +374,27 @@ impl CudaDevice {
 
     #[cold]
     fn load(&self, def: &'static KernelDef, dtypes: &[DtypeKind]) -> Result<LoadedKernel> {
+        if self.has_faulted() {
+            return Err(self.lost());
+        }
         let cubin = def.compile_for_arch(dtypes, &self.arch())?;
         let module = self
             .ctx
             .load_module(Ptx::from_binary(cubin))
-            .map_err(GpuError::driver("module load"))?;
+            .map_err(self.driver_error("module load"))?;
         let function = module
             .load_function(def.c_name)
-            .map_err(GpuError::driver("kernel lookup"))?;
+            .map_err(self.driver_error("kernel lookup"))?;
+        let oob_record = if def.bounds_checked() && !def.check_names.is_empty() {
+            use cudarc::driver::DevicePtr;
+            let record = module
+                .get_global(crate::cuda_prelude::BOUNDS_RECORD_SYMBOL, &self.stream)
+                .map_err(self.driver_error("bounds-check record lookup"))?;
+            let (ptr, _sync) = record.device_ptr(&self.stream);
+            Some(ptr)
+        } else {
+            None
+        };
         let cu = function.cu_function();
         let attr = |a: CUfunction_attribute| {
             // SAFETY: the function handle is live (its module is held by `function`).
@@ -327,10 +415,47 @@ impl CudaDevice {
         };
         let forall_block = forall_block_size(cu, attributes.max_threads_per_block)?;
         Ok(LoadedKernel {
+            def,
+            signature: def.signature(dtypes),
+            oob_record,
             function,
             attributes,
             forall_block,
         })
+    }
+}
+
+/// A context on device `ordinal` (its primary context), free of an earlier fault.
+///
+/// After a kernel faults, the driver may keep refusing contexts on the device: the H200's
+/// driver 580 answers `cuDevicePrimaryCtxRetain` and `cuCtxCreate` with the fault's error
+/// for the rest of the process, even after `cuDevicePrimaryCtxReset` (measured in the GPU
+/// suite). We reset and retry once, and otherwise return [`GpuError::DeviceLost`], which
+/// says to restart the process.
+fn fresh_context(ordinal: usize) -> Result<Arc<CudaContext>> {
+    let refused = match CudaContext::new(ordinal) {
+        Ok(ctx) => match ctx.synchronize() {
+            Err(e) if fault::is_sticky(e.0) => e,
+            _ => return Ok(ctx),
+        },
+        Err(e) if fault::is_sticky(e.0) => e,
+        Err(e) => return Err(GpuError::driver("context creation")(e)),
+    };
+    let cu_device = cudarc::driver::result::device::get(ordinal as i32)
+        .map_err(GpuError::driver("device lookup"))?;
+    // SAFETY: no device of ours uses this context (a faulted one is only replaced once
+    // dropped), and whatever else in the process holds it has lost it already.
+    let reset = unsafe { cudarc::driver::sys::cuDevicePrimaryCtxReset_v2(cu_device) }.result();
+    match reset.and_then(|()| CudaContext::new(ordinal)) {
+        Ok(ctx) => Ok(ctx),
+        Err(e) if fault::is_sticky(e.0) || fault::is_sticky(refused.0) => {
+            Err(GpuError::DeviceLost {
+                device: format!("CUDA device {ordinal}"),
+                ordinal,
+                first: format!("{refused}; the driver refuses new contexts in this process"),
+            })
+        }
+        Err(e) => Err(GpuError::driver("context creation after a fault")(e)),
     }
 }
 

@@ -906,6 +906,8 @@ impl Lowerer<'_> {
             {
                 pi.ident.clone()
             }
+            // `for _ in 0..n`: a counter nobody reads.
+            syn::Pat::Wild(w) => syn::Ident::new("unused_counter", w.underscore_token.span),
             other => {
                 self.err(
                     other.span(),

@@ -594,3 +594,20 @@ fn bounds_checked_source_checks_every_access_and_names_it() {
         assert!(checked.contains(access), "no `{access}` in:\n{checked}");
     }
 }
+
+#[test]
+fn a_wildcard_loop_variable_is_a_hidden_counter() {
+    let src = c(quote! {
+        fn k(a: &mut [f32]) {
+            let mut v = 1.0f32;
+            for _ in 0..4 {
+                for _ in 0..2 {
+                    v = v * 2.0;
+                }
+            }
+            a[0] = v;
+        }
+    });
+    assert_eq!(src.matches("for (").count(), 2, "{src}");
+    assert!(!src.contains(" _ "), "{src}");
+}

@@ -171,7 +171,7 @@ impl<T: Dtype> DeviceArray<T> {
     }
 }
 
-fn cuda_storage<T>(c: &crate::cuda::CudaDevice, slice: CudaSlice<T>) -> Storage<T> {
+pub(crate) fn cuda_storage<T>(c: &crate::cuda::CudaDevice, slice: CudaSlice<T>) -> Storage<T> {
     // Event tracking is off on our contexts, so the guard records nothing; the address
     // stays valid for the slice's life.
     let ptr = {

@@ -5,7 +5,7 @@
 //! kernel handle with a typed launcher. The first launch of each dtype signature on a
 //! device compiles the CUDA C with NVRTC for that device's exact architecture; later
 //! launches go straight to the driver. Where there is no GPU, the same kernels run on a
-//! CPU simulator behind the same [`Device`] API.
+//! CPU simulator behind the same [`Device`] API. The [`guide`] covers the whole library.
 //!
 //! ```
 //! use gpu_runtime::prelude::*;
@@ -40,9 +40,14 @@ mod cuda_prelude;
 mod device;
 mod dtype;
 mod error;
+mod event;
 mod geometry;
+mod interop;
 mod kernel;
 mod launch_config;
+mod pinned;
+pub mod profiling;
+pub mod raw;
 pub mod shared;
 mod sim;
 mod stream;
@@ -67,6 +72,7 @@ pub use cuda_prelude::{full_prelude, prelude_for};
 pub use device::{Backend, Device, BACKEND_ENV};
 pub use dtype::{Bound, Dtype, DtypeKind, Float, Int, Num};
 pub use error::{GpuError, Result};
+pub use event::Event;
 pub use geometry::{
     block_dim, block_idx, grid_1d, grid_2d, grid_3d, grid_dim, gridsize_1d, gridsize_2d,
     gridsize_3d, thread_idx, Dim3,
@@ -77,6 +83,8 @@ pub use kernel::{
     DeviceFnDef, GenericParam, KernelDef, KernelOptions, ParamDef, ParamKind, BOUNDS_CHECK_ENV,
 };
 pub use launch_config::{Extent, Extents, IntoExtents, LaunchConfig, Shape};
+pub use pinned::PinnedBuffer;
+pub use raw::{Ptr, PtrMut, RawKernel, RawModule};
 pub use shared::{dynamic_shared_array, shared_array, shared_array_2d};
 pub use stream::Stream;
 pub use timing::Timing;
@@ -147,12 +155,11 @@ macro_rules! launch {
     };
 }
 
-/// Support for the code `#[gpu_kernel]` generates. Not a public API.
-#[doc(hidden)]
 /// The `cudarc` this crate is built on, for handing buffers and handles between the two
-/// (see `DeviceArray::from_cuda_slice`).
+/// (see [`DeviceArray::from_cuda_slice`]).
 pub use cudarc;
 
+/// Support for the code `#[gpu_kernel]` generates. Not a public API.
 #[doc(hidden)]
 pub mod __private {
     /// Whether NVRTC accepts `source` (a complete translation unit) for `arch`'s virtual
@@ -366,7 +373,10 @@ pub mod __private {
     }
 }
 
-/// The README's examples, compiled and run as doctests.
-#[cfg(doctest)]
+/// The guide: the kernel language (what each construct becomes in CUDA C), launching,
+/// compile options and the cache, devices and the simulator, bounds checks and device
+/// faults, errors, environment variables, raw CUDA C, streams, interop and profiling,
+/// and a table for readers coming from Numba, CuPy or PyCUDA. It is the repository's
+/// README; its examples run as doctests.
 #[doc = include_str!("../../README.md")]
-mod readme {}
+pub mod guide {}

@@ -25,7 +25,7 @@ pub struct Stream {
 #[derive(Debug)]
 pub(crate) struct OwnedStream {
     pub raw: CUstream,
-    ctx: Arc<CudaContext>,
+    pub ctx: Arc<CudaContext>,
 }
 
 // SAFETY: a CUstream handle may be used from any thread of the process; the context is

@@ -150,7 +150,12 @@ fn open_by_path(path: &Path) -> Result<(), String> {
 
 /// Every file NVRTC may be, in search order.
 fn candidate_paths() -> Vec<PathBuf> {
-    const NAMES: [&str; 2] = ["libnvrtc.so.13", "libnvrtc.so"];
+    library_candidates(&["libnvrtc.so.13", "libnvrtc.so"], &["nvidia/cu13/lib"])
+}
+
+/// Every path where one of the libraries `names` may be, in search order: the library
+/// path, the system folders, a CUDA toolkit, and `wheel_dirs` of the Python site folders.
+pub(crate) fn library_candidates(names: &[&str], wheel_dirs: &[&str]) -> Vec<PathBuf> {
     let mut dirs: Vec<PathBuf> = Vec::new();
     if let Some(paths) = std::env::var_os("LD_LIBRARY_PATH") {
         dirs.extend(std::env::split_paths(&paths));
@@ -174,14 +179,12 @@ fn candidate_paths() -> Vec<PathBuf> {
         }
     }
     dirs.push("/usr/local/cuda/lib64".into());
-    dirs.extend(
-        python_site_dirs()
-            .into_iter()
-            .map(|d| d.join("nvidia/cu13/lib")),
-    );
+    for site in python_site_dirs() {
+        dirs.extend(wheel_dirs.iter().map(|w| site.join(w)));
+    }
     let mut out: Vec<PathBuf> = Vec::new();
     for d in dirs.iter().filter(|d| !d.as_os_str().is_empty()) {
-        for n in NAMES {
+        for n in names {
             let p = d.join(n);
             if !out.contains(&p) {
                 out.push(p);

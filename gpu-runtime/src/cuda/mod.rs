@@ -174,6 +174,7 @@ impl CudaDevice {
         let launch_err = |source| self.launch_error(def, dtypes, source);
         self.ctx.bind_to_thread().map_err(launch_err)?;
         self.note_launch(kernel);
+        let _range = crate::profiling::launch_range(|| kernel.signature.clone());
         if def.cooperative {
             self.launch_cooperative(def, kernel, &valid, stream, args, dtypes)?;
             return self.finish(kernel, stream);

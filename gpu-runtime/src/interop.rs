@@ -1,0 +1,139 @@
+//! Handing device memory to and from other code without copying it: cudarc's
+//! `CudaSlice` (and so any crate built on cudarc), and raw device pointers.
+//!
+//! Ordering is by streams. Launches and copies of this crate run on the device's default
+//! stream and on streams from [`Device::new_stream`], which all wait for one another.
+//! Work that cudarc queued on a stream of its own (`ctx.new_stream()` makes non-blocking
+//! streams) is not ordered with ours: synchronise that stream before handing its buffer
+//! over, and [`Device::synchronize`] before handing one back. [`Device::cuda_stream`]
+//! gives cudarc the default stream itself, which needs neither.
+
+use std::sync::Arc;
+
+use cudarc::driver::{CudaContext, CudaSlice, CudaStream};
+
+use crate::array::Storage;
+use crate::device::DeviceInner;
+use crate::dtype::Dtype;
+use crate::error::{GpuError, Result};
+use crate::{Device, DeviceArray};
+
+impl Device {
+    /// The cudarc context of a CUDA device (`None` on the simulator), for allocating or
+    /// loading with cudarc directly. Its event tracking is off: order work by streams.
+    pub fn cuda_context(&self) -> Option<Arc<CudaContext>> {
+        match &*self.inner {
+            DeviceInner::Cuda(c) => Some(c.ctx.clone()),
+            DeviceInner::Sim => None,
+        }
+    }
+
+    /// The device's default stream as a cudarc stream (`None` on the simulator): buffers
+    /// cudarc allocates or fills on it are ordered with this crate's launches.
+    pub fn cuda_stream(&self) -> Option<Arc<CudaStream>> {
+        match &*self.inner {
+            DeviceInner::Cuda(c) => Some(c.stream.clone()),
+            DeviceInner::Sim => None,
+        }
+    }
+}
+
+impl<T: Dtype> DeviceArray<T> {
+    /// Take a cudarc buffer as an array of this device, without copying. Errors on the
+    /// simulator and when the buffer belongs to another device's context.
+    pub fn from_cuda_slice(device: &Device, slice: CudaSlice<T>) -> Result<DeviceArray<T>> {
+        match &*device.inner {
+            DeviceInner::Cuda(c) if slice.context().cu_ctx() == c.ctx.cu_ctx() => {
+                let len = slice.len();
+                Ok(DeviceArray {
+                    device: device.clone(),
+                    storage: crate::array::cuda_storage(c, slice),
+                    len,
+                })
+            }
+            DeviceInner::Cuda(_) => Err(GpuError::InvalidArgument(format!(
+                "the CudaSlice belongs to CUDA device {}, not to {}",
+                slice.context().ordinal(),
+                device.describe()
+            ))),
+            DeviceInner::Sim => Err(GpuError::InvalidArgument(
+                "a CudaSlice is GPU memory: it cannot become an array of the simulator".to_owned(),
+            )),
+        }
+    }
+
+    /// The array as a cudarc buffer, without copying; on the simulator the array comes
+    /// back as the error.
+    pub fn into_cuda_slice(self) -> std::result::Result<CudaSlice<T>, DeviceArray<T>> {
+        match self.storage {
+            Storage::Cuda { slice, .. } => Ok(slice),
+            Storage::Sim(_) => Err(self),
+        }
+    }
+
+    /// The cudarc buffer behind the array (`None` on the simulator), to pass to cudarc
+    /// functions that take `&CudaSlice<T>`.
+    pub fn as_cuda_slice(&self) -> Option<&CudaSlice<T>> {
+        match &self.storage {
+            Storage::Cuda { slice, .. } => Some(slice),
+            Storage::Sim(_) => None,
+        }
+    }
+
+    /// The same, writable.
+    pub fn as_cuda_slice_mut(&mut self) -> Option<&mut CudaSlice<T>> {
+        match &mut self.storage {
+            Storage::Cuda { slice, .. } => Some(slice),
+            Storage::Sim(_) => None,
+        }
+    }
+
+    /// Take ownership of `len` elements at device address `ptr` (from `cuMemAlloc`, another
+    /// library, or [`DeviceArray::into_raw`]) as an array of `device`; it is freed with
+    /// `cuMemFreeAsync` when dropped.
+    ///
+    /// # Safety
+    ///
+    /// `ptr` must be an allocation of at least `len * size_of::<T>()` bytes made in
+    /// `device`'s context, freeable with `cuMemFree`/`cuMemFreeAsync`, owned by nobody else
+    /// from now on, and holding valid values of `T` wherever the array will be read.
+    pub unsafe fn from_raw(device: &Device, ptr: u64, len: usize) -> Result<DeviceArray<T>> {
+        match &*device.inner {
+            DeviceInner::Cuda(c) => {
+                // SAFETY: the caller's contract is cudarc's for `upgrade_device_ptr`.
+                let slice = unsafe { c.stream.upgrade_device_ptr::<T>(ptr, len) };
+                DeviceArray::from_cuda_slice(device, slice)
+            }
+            DeviceInner::Sim => Err(GpuError::InvalidArgument(
+                "a raw device pointer cannot become an array of the simulator".to_owned(),
+            )),
+        }
+    }
+
+    /// Give up the array's memory, returning its device address and length; the caller
+    /// frees it (`cuMemFree`) or hands it back through [`DeviceArray::from_raw`]. On the
+    /// simulator the array comes back as the error.
+    pub fn into_raw(self) -> std::result::Result<(u64, usize), DeviceArray<T>> {
+        let len = self.len;
+        self.into_cuda_slice().map(|s| (s.leak(), len))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_simulator_has_no_cuda_buffers_and_says_so() {
+        let dev = Device::simulator();
+        assert!(dev.cuda_context().is_none() && dev.cuda_stream().is_none());
+        let a = dev.to_device(&[1.0f32, 2.0]).unwrap();
+        assert!(a.as_cuda_slice().is_none());
+        let a = a.into_cuda_slice().unwrap_err();
+        let a = a.into_raw().unwrap_err();
+        assert_eq!(a.to_host().unwrap(), [1.0, 2.0]);
+        // SAFETY: the simulator refuses before using the pointer.
+        let r = unsafe { DeviceArray::<f32>::from_raw(&dev, 0x1000, 4) };
+        assert!(matches!(r, Err(GpuError::InvalidArgument(_))));
+    }
+}

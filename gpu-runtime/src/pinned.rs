@@ -1,0 +1,259 @@
+//! Page-locked ("pinned") host buffers, and the asynchronous copies they allow.
+//!
+//! A copy between a `Vec` and the GPU waits for itself to finish. A copy between a
+//! [`PinnedBuffer`] and a [`DeviceArray`] on a [`Stream`] returns at once, so copies on one
+//! stream overlap kernels on another. The buffer remembers its last pending copy: reading
+//! or writing it through [`PinnedBuffer::as_slice`] / [`PinnedBuffer::as_mut_slice`] (or
+//! dropping it) first waits for that copy, so the host never sees a half-done transfer.
+
+use std::sync::Mutex;
+
+use crate::device::DeviceInner;
+use crate::dtype::Dtype;
+use crate::error::{GpuError, Result};
+use crate::event::Event;
+use crate::{Device, DeviceArray, Stream};
+
+/// A host buffer of `len` elements in page-locked memory (CuPy's
+/// `cupyx.empty_pinned`, PyCUDA's `pagelocked_empty`). On the simulator, ordinary memory.
+#[derive(Debug)]
+pub struct PinnedBuffer<T: Dtype> {
+    device: Device,
+    ptr: *mut T,
+    len: usize,
+    /// Ordinary memory on the simulator (`ptr` points into it); kept to own it.
+    _sim: Vec<T>,
+    /// The event after the last asynchronous copy from or into the buffer.
+    pending: Mutex<Option<Event>>,
+}
+
+// SAFETY: the buffer owns its memory, and every access goes through `&self`/`&mut self`
+// after waiting for the copies that may touch it.
+unsafe impl<T: Dtype> Send for PinnedBuffer<T> {}
+// SAFETY: as above; shared access only reads.
+unsafe impl<T: Dtype> Sync for PinnedBuffer<T> {}
+
+impl Device {
+    /// A pinned host buffer of `len` zeros, for asynchronous copies with this device.
+    pub fn pinned_zeros<T: Dtype>(&self, len: usize) -> Result<PinnedBuffer<T>> {
+        let bytes =
+            len.checked_mul(std::mem::size_of::<T>())
+                .ok_or_else(|| GpuError::OutOfMemory {
+                    device: "host (pinned)".to_owned(),
+                    bytes: u64::MAX,
+                })?;
+        let (ptr, sim) = match &*self.inner {
+            DeviceInner::Cuda(c) if bytes > 0 => {
+                c.ctx
+                    .bind_to_thread()
+                    .map_err(c.driver_error("pinned allocation"))?;
+                // SAFETY: a fresh allocation of `bytes` bytes, zeroed below before any read.
+                let p = unsafe { cudarc::driver::result::malloc_host(bytes, 0) }.map_err(|e| {
+                    if e.0 == cudarc::driver::sys::CUresult::CUDA_ERROR_OUT_OF_MEMORY {
+                        GpuError::OutOfMemory {
+                            device: "host (pinned)".to_owned(),
+                            bytes: bytes as u64,
+                        }
+                    } else {
+                        c.driver_error("pinned allocation")(e)
+                    }
+                })?;
+                // SAFETY: `p` holds `bytes` writable bytes; all-zero is a valid dtype value.
+                unsafe { std::ptr::write_bytes(p as *mut u8, 0, bytes) };
+                (p as *mut T, Vec::new())
+            }
+            DeviceInner::Cuda(_) => (std::ptr::NonNull::dangling().as_ptr(), Vec::new()),
+            DeviceInner::Sim => {
+                let mut v = Vec::new();
+                v.try_reserve_exact(len)
+                    .map_err(|_| GpuError::OutOfMemory {
+                        device: "host".to_owned(),
+                        bytes: bytes as u64,
+                    })?;
+                v.resize(len, T::default());
+                (v.as_mut_ptr(), v)
+            }
+        };
+        Ok(PinnedBuffer {
+            device: self.clone(),
+            ptr,
+            len,
+            _sim: sim,
+            pending: Mutex::new(None),
+        })
+    }
+
+    /// A pinned host buffer holding a copy of `data`.
+    pub fn pinned_from<T: Dtype>(&self, data: &[T]) -> Result<PinnedBuffer<T>> {
+        let mut b = self.pinned_zeros(data.len())?;
+        b.as_mut_slice()?.copy_from_slice(data);
+        Ok(b)
+    }
+}
+
+impl<T: Dtype> PinnedBuffer<T> {
+    /// Number of elements.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the buffer has no elements.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The contents, after any pending copy into the buffer has finished.
+    pub fn as_slice(&self) -> Result<&[T]> {
+        self.wait()?;
+        // SAFETY: `ptr` holds `len` initialised elements, and no copy is in flight.
+        Ok(unsafe { std::slice::from_raw_parts(self.ptr, self.len) })
+    }
+
+    /// The contents, writable, after any pending copy from or into the buffer has finished.
+    pub fn as_mut_slice(&mut self) -> Result<&mut [T]> {
+        self.wait()?;
+        // SAFETY: as above, and `&mut self` excludes every other access.
+        Ok(unsafe { std::slice::from_raw_parts_mut(self.ptr, self.len) })
+    }
+
+    /// Wait for the last asynchronous copy that used the buffer.
+    pub fn wait(&self) -> Result<()> {
+        let mut pending = self.pending.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(e) = pending.as_ref() {
+            e.synchronize()?;
+        }
+        *pending = None;
+        Ok(())
+    }
+
+    fn set_pending(&self, event: Event) {
+        *self.pending.lock().unwrap_or_else(|p| p.into_inner()) = Some(event);
+    }
+
+    fn check(
+        &self,
+        array_len: usize,
+        array_device: &Device,
+        stream: &Stream,
+        what: &str,
+    ) -> Result<()> {
+        if array_len != self.len {
+            return Err(GpuError::InvalidArgument(format!(
+                "{what}: the array has {array_len} elements, the pinned buffer {}",
+                self.len
+            )));
+        }
+        for (d, name) in [
+            (&self.device, "the pinned buffer"),
+            (array_device, "the array"),
+        ] {
+            if *d != stream.device {
+                return Err(GpuError::InvalidArgument(format!(
+                    "{what}: {name} belongs to {}, the stream to {}",
+                    d.describe(),
+                    stream.device.describe()
+                )));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl<T: Dtype> Drop for PinnedBuffer<T> {
+    fn drop(&mut self) {
+        // A copy in flight still reads or writes the memory: wait before freeing it.
+        let _ = self.wait();
+        if let DeviceInner::Cuda(c) = &*self.device.inner {
+            if self.len > 0 && std::mem::size_of::<T>() > 0 {
+                // SAFETY: allocated by `malloc_host` in `pinned_zeros`, freed once.
+                let _ = c.ctx.bind_to_thread().and_then(|_| unsafe {
+                    cudarc::driver::result::free_host(self.ptr as *mut std::ffi::c_void)
+                });
+            }
+        }
+    }
+}
+
+impl<T: Dtype> DeviceArray<T> {
+    /// Queue a copy of `src` into this array on `stream` and return at once. `src` stays
+    /// readable; writing it (or dropping it) waits for the copy.
+    pub fn copy_from_pinned_async(&mut self, src: &PinnedBuffer<T>, stream: &Stream) -> Result<()> {
+        src.check(self.len(), self.device(), stream, "copy_from_pinned_async")?;
+        match (&stream.cuda, &*stream.device.inner) {
+            (Some(s), DeviceInner::Cuda(c)) if src.len > 0 => {
+                src.wait()?;
+                s.ctx
+                    .bind_to_thread()
+                    .map_err(c.driver_error("host-to-device copy"))?;
+                let dst = crate::__private::device_ptr(self);
+                // SAFETY: `src` holds `len` elements of pinned memory that stay allocated
+                // until the event recorded below has passed (its drop and mutable
+                // accesses wait); `dst` is this array's allocation of the same length.
+                unsafe {
+                    cudarc::driver::result::memcpy_htod_async(
+                        dst,
+                        std::slice::from_raw_parts(src.ptr, src.len),
+                        s.raw,
+                    )
+                }
+                .map_err(c.driver_error("host-to-device copy"))?;
+                src.set_pending(stream.record()?);
+                Ok(())
+            }
+            (_, DeviceInner::Cuda(_)) => Ok(()),
+            (_, DeviceInner::Sim) => self.copy_from_host(src.as_slice()?),
+        }
+    }
+
+    /// Queue a copy of this array into `dst` on `stream` and return at once; reading
+    /// `dst` (through [`PinnedBuffer::as_slice`]) waits for the copy.
+    pub fn copy_to_pinned_async(&self, dst: &mut PinnedBuffer<T>, stream: &Stream) -> Result<()> {
+        dst.check(self.len(), self.device(), stream, "copy_to_pinned_async")?;
+        match (&stream.cuda, &*stream.device.inner) {
+            (Some(s), DeviceInner::Cuda(c)) if dst.len > 0 => {
+                dst.wait()?;
+                s.ctx
+                    .bind_to_thread()
+                    .map_err(c.driver_error("device-to-host copy"))?;
+                let src = crate::__private::device_ptr(self);
+                // SAFETY: as above, in the other direction; `&mut dst` and then the
+                // pending event keep the host side from reading a half-done copy.
+                unsafe {
+                    cudarc::driver::result::memcpy_dtoh_async(
+                        std::slice::from_raw_parts_mut(dst.ptr, dst.len),
+                        src,
+                        s.raw,
+                    )
+                }
+                .map_err(c.driver_error("device-to-host copy"))?;
+                dst.set_pending(stream.record()?);
+                Ok(())
+            }
+            (_, DeviceInner::Cuda(_)) => Ok(()),
+            (_, DeviceInner::Sim) => self.copy_to_host(dst.as_mut_slice()?),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn asynchronous_copies_round_trip_on_the_simulator() {
+        let dev = Device::simulator();
+        let stream = dev.new_stream().unwrap();
+        let data: Vec<f64> = (0..1000).map(|i| i as f64 * 0.5 - 7.0).collect();
+        let src = dev.pinned_from(&data).unwrap();
+        let mut a = dev.zeros::<f64>(1000).unwrap();
+        a.copy_from_pinned_async(&src, &stream).unwrap();
+        let mut back = dev.pinned_zeros::<f64>(1000).unwrap();
+        a.copy_to_pinned_async(&mut back, &stream).unwrap();
+        assert_eq!(back.as_slice().unwrap(), &data[..]);
+        let mut short = dev.pinned_zeros::<f64>(999).unwrap();
+        assert!(matches!(
+            a.copy_to_pinned_async(&mut short, &stream),
+            Err(GpuError::InvalidArgument(_))
+        ));
+    }
+}

@@ -1,0 +1,698 @@
+//! Kernels written in CUDA C: CuPy's `RawKernel` and `RawModule`, PyCUDA's `SourceModule`.
+//!
+//! The source is compiled by the same NVRTC path as `#[gpu_kernel]` (disk cache, options,
+//! `GPU_RUNTIME_DUMP`) and launched with the same checked configuration and `launch!`
+//! syntax. rustc cannot read C, so the kernel's parameters are declared as a Rust tuple
+//! type, which types every launch at compile time, and that declaration is checked
+//! against the C parameter list when the kernel is created:
+//!
+//! ```no_run
+//! use gpu_runtime::prelude::*;
+//! use gpu_runtime::raw::{Ptr, PtrMut, RawKernel};
+//!
+//! const SOURCE: &str = r#"
+//! extern "C" __global__ void vec_add(const float* a, const float* b, float* c, int n) {
+//!     int i = blockIdx.x * blockDim.x + threadIdx.x;
+//!     if (i < n) c[i] = a[i] + b[i];
+//! }"#;
+//!
+//! # fn main() -> Result<(), GpuError> {
+//! let vec_add = RawKernel::<(Ptr<f32>, Ptr<f32>, PtrMut<f32>, i32)>::new(SOURCE, "vec_add")?;
+//! let dev = Device::cuda(0)?;
+//! let a = dev.to_device(&[1.0f32; 1000])?;
+//! let mut c = dev.zeros::<f32>(1000)?;
+//! launch!(vec_add[4, 256](&a, &a, &mut c, 1000))?;
+//! # Ok(()) }
+//! ```
+//!
+//! A raw kernel runs only on a GPU (the simulator runs the Rust body of a `#[gpu_kernel]`,
+//! and there is none here): launching one on the simulator is an error that says so.
+
+use std::collections::HashMap;
+use std::ffi::c_void;
+use std::fmt;
+use std::marker::PhantomData;
+use std::sync::atomic::AtomicU32;
+use std::sync::Mutex;
+
+use crate::device::DeviceInner;
+use crate::dtype::{Dtype, DtypeKind};
+use crate::error::{GpuError, Result};
+use crate::kernel::{KernelDef, KernelOptions, ParamDef, ParamKind};
+use crate::{Device, DeviceArray, LaunchConfig};
+
+/// A read-only array parameter, `const T*` in C; launched with a `&DeviceArray<T>`.
+pub struct Ptr<T>(PhantomData<T>);
+
+/// A writable array parameter, `T*` in C; launched with a `&mut DeviceArray<T>`.
+pub struct PtrMut<T>(PhantomData<T>);
+
+/// One parameter of a raw kernel's declared signature: [`Ptr<T>`], [`PtrMut<T>`], or a
+/// scalar dtype (`f32`, `i32`, `u64`, `usize`, ...) passed by value.
+pub trait RawParam: sealed::Sealed {
+    /// What a launch passes for it.
+    type Arg<'a>;
+    /// The declaration as written in Rust, for messages.
+    fn declared() -> String;
+    /// Why the C parameter `c` does not match, if it does not.
+    fn mismatch(c: &CParam) -> Option<String>;
+    /// What the launch path records about it.
+    fn kind() -> ParamKind;
+    /// The device of an array argument.
+    fn device<'s>(arg: &'s Self::Arg<'_>) -> Option<&'s Device>;
+    /// The bytes the kernel receives (a device address, or the scalar), in a `u64`.
+    fn value(arg: &Self::Arg<'_>) -> u64;
+}
+
+mod sealed {
+    pub trait Sealed {}
+    impl<T: crate::Dtype> Sealed for super::Ptr<T> {}
+    impl<T: crate::Dtype> Sealed for super::PtrMut<T> {}
+    impl<T: crate::Dtype> Sealed for T {}
+}
+
+fn pointer_mismatch(
+    c: &CParam,
+    kind: DtypeKind,
+    writable: bool,
+    declared: String,
+) -> Option<String> {
+    if c.pointer != 1 {
+        return Some(format!(
+            "is `{}`, not a pointer, but the Rust signature declares `{declared}`",
+            c.c_type
+        ));
+    }
+    if !c.dtype.is_some_and(|d| same_c_type(d, kind)) {
+        return Some(format!(
+            "is `{}`, but the Rust signature declares `{declared}` (`{}*` in C)",
+            c.c_type,
+            c_spelling(kind)
+        ));
+    }
+    if writable || c.pointee_const {
+        return None;
+    }
+    Some(format!(
+        "is `{}`, which lets the kernel write, but the Rust signature declares `{declared}` (read-only); \
+         declare it `PtrMut<{}>` or make the C parameter `const {}*`",
+        c.c_type,
+        kind.rust_name(),
+        c_spelling(kind)
+    ))
+}
+
+impl<T: Dtype> RawParam for Ptr<T> {
+    type Arg<'a> = &'a DeviceArray<T>;
+    fn declared() -> String {
+        format!("Ptr<{}>", T::KIND.rust_name())
+    }
+    fn mismatch(c: &CParam) -> Option<String> {
+        pointer_mismatch(c, T::KIND, false, Self::declared())
+    }
+    fn kind() -> ParamKind {
+        ParamKind::Slice { mutable: false }
+    }
+    fn device<'s>(arg: &'s Self::Arg<'_>) -> Option<&'s Device> {
+        Some(arg.device())
+    }
+    fn value(arg: &Self::Arg<'_>) -> u64 {
+        crate::__private::device_ptr(*arg)
+    }
+}
+
+impl<T: Dtype> RawParam for PtrMut<T> {
+    type Arg<'a> = &'a mut DeviceArray<T>;
+    fn declared() -> String {
+        format!("PtrMut<{}>", T::KIND.rust_name())
+    }
+    fn mismatch(c: &CParam) -> Option<String> {
+        pointer_mismatch(c, T::KIND, true, Self::declared())
+    }
+    fn kind() -> ParamKind {
+        ParamKind::Slice { mutable: true }
+    }
+    fn device<'s>(arg: &'s Self::Arg<'_>) -> Option<&'s Device> {
+        Some(arg.device())
+    }
+    fn value(arg: &Self::Arg<'_>) -> u64 {
+        crate::__private::device_ptr(&**arg)
+    }
+}
+
+impl<T: Dtype> RawParam for T {
+    type Arg<'a> = T;
+    fn declared() -> String {
+        T::KIND.rust_name().to_owned()
+    }
+    fn mismatch(c: &CParam) -> Option<String> {
+        if c.pointer == 0 && c.dtype.is_some_and(|d| same_c_type(d, T::KIND)) {
+            return None;
+        }
+        Some(format!(
+            "is `{}`, but the Rust signature declares `{}` (`{}` in C)",
+            c.c_type,
+            Self::declared(),
+            c_spelling(T::KIND)
+        ))
+    }
+    fn kind() -> ParamKind {
+        ParamKind::Scalar
+    }
+    fn device<'s>(_: &'s Self::Arg<'_>) -> Option<&'s Device> {
+        None
+    }
+    fn value(arg: &Self::Arg<'_>) -> u64 {
+        const { assert!(std::mem::size_of::<T>() <= 8) };
+        let mut bits = 0u64;
+        // SAFETY: a dtype is plain data of at most 8 bytes; its bytes go to the start of
+        // `bits`, which is where the driver reads `sizeof(T)` bytes from.
+        unsafe {
+            std::ptr::copy_nonoverlapping(
+                arg as *const T as *const u8,
+                &mut bits as *mut u64 as *mut u8,
+                std::mem::size_of::<T>(),
+            )
+        };
+        bits
+    }
+}
+
+/// Whether a C parameter of dtype `c` receives a Rust `rust` (`size_t` takes `usize` and
+/// `u64`, `long long` takes `isize` and `i64`).
+fn same_c_type(c: DtypeKind, rust: DtypeKind) -> bool {
+    c.c_name() == rust.c_name()
+}
+
+/// The usual C spelling of a dtype (the prelude's names for the half types aside).
+fn c_spelling(kind: DtypeKind) -> &'static str {
+    match kind {
+        DtypeKind::F16 => "__half",
+        DtypeKind::Bf16 => "__nv_bfloat16",
+        DtypeKind::Usize => "size_t",
+        other => other.c_name(),
+    }
+}
+
+/// A parameter of the C kernel, as read from its source.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CParam {
+    /// The parameter's name (empty when the source gives none).
+    pub name: String,
+    /// Its type as written, qualifiers removed, such as `const float*`.
+    pub c_type: String,
+    /// The dtype of the value or of the pointee; `None` for a type this crate does not know.
+    pub dtype: Option<DtypeKind>,
+    /// Levels of pointer.
+    pub pointer: usize,
+    /// Whether the pointee is `const`.
+    pub pointee_const: bool,
+}
+
+/// The dtype a C base type names.
+fn c_base_type(words: &[&str]) -> Option<DtypeKind> {
+    let joined = words.join(" ");
+    Some(match joined.as_str() {
+        "float" => DtypeKind::F32,
+        "double" => DtypeKind::F64,
+        "int" | "signed" | "signed int" | "int32_t" => DtypeKind::I32,
+        "unsigned" | "unsigned int" | "uint32_t" => DtypeKind::U32,
+        "long" | "long int" | "long long" | "long long int" | "signed long long" | "int64_t"
+        | "ptrdiff_t" => DtypeKind::I64,
+        "unsigned long"
+        | "unsigned long int"
+        | "unsigned long long"
+        | "unsigned long long int"
+        | "uint64_t"
+        | "size_t" => DtypeKind::U64,
+        "bool" => DtypeKind::Bool,
+        "__half" | "half" => DtypeKind::F16,
+        "__nv_bfloat16" | "nv_bfloat16" => DtypeKind::Bf16,
+        _ => return None,
+    })
+}
+
+/// The parameters of `extern "C" __global__ void name(...)` in `source`.
+pub fn c_parameters(source: &str, name: &str) -> std::result::Result<Vec<CParam>, String> {
+    let code = strip_comments(source);
+    let mut at = None;
+    let mut search = 0;
+    while let Some(found) = code[search..].find("__global__") {
+        let start = search + found;
+        let rest = &code[start..];
+        let open = rest
+            .find('(')
+            .ok_or("a `__global__` without a parameter list")?;
+        let head: Vec<&str> = rest[..open].split_whitespace().collect();
+        if head.last() == Some(&name) {
+            at = Some((start, start + open));
+            break;
+        }
+        search = start + "__global__".len();
+    }
+    let Some((start, open)) = at else {
+        return Err(format!(
+            "the source declares no `__global__` function named `{name}`"
+        ));
+    };
+    // `extern "C"` must come with the declaration, or wrap it in a block; otherwise the
+    // name is mangled and the driver cannot find it.
+    let statement_start = code[..start].rfind([';', '}']).map_or(0, |i| i + 1);
+    let in_block =
+        code[..start].contains("extern \"C\" {") || code[..start].contains("extern \"C\"{");
+    if !code[statement_start..start].contains("extern \"C\"") && !in_block {
+        return Err(format!(
+            "`{name}` is not declared `extern \"C\"`, so C++ mangles its name and the driver \
+             cannot find it; write `extern \"C\" __global__ void {name}(...)`"
+        ));
+    }
+    let close = matching_paren(&code, open).ok_or("an unclosed parameter list")?;
+    let list = code[open + 1..close].trim();
+    if list.is_empty() || list == "void" {
+        return Ok(Vec::new());
+    }
+    list.split(',').map(parse_param).collect()
+}
+
+fn parse_param(text: &str) -> std::result::Result<CParam, String> {
+    let spaced = text.replace('*', " * ");
+    let mut words: Vec<&str> = spaced.split_whitespace().collect();
+    let qualifiers = ["__restrict__", "__restrict", "restrict", "volatile"];
+    words.retain(|w| !qualifiers.contains(w));
+    let pointer = words.iter().filter(|w| **w == "*").count();
+    let first_star = words.iter().position(|w| *w == "*").unwrap_or(words.len());
+    let pointee_const = words[..first_star].contains(&"const");
+    let mut base: Vec<&str> = words[..first_star]
+        .iter()
+        .copied()
+        .filter(|w| *w != "const")
+        .collect();
+    let after: Vec<&str> = words[first_star..]
+        .iter()
+        .copied()
+        .filter(|w| *w != "*" && *w != "const")
+        .collect();
+    // The name is the last identifier: after the stars, or the last word of a value type
+    // unless the words without it do not form a type.
+    let name = match after.last() {
+        Some(n) => n.to_string(),
+        None if base.len() > 1 && c_base_type(&base).is_none() => base.pop().unwrap().to_owned(),
+        None => String::new(),
+    };
+    if base.is_empty() {
+        return Err(format!("cannot read the parameter `{}`", text.trim()));
+    }
+    let c_type = format!(
+        "{}{}{}",
+        if pointee_const { "const " } else { "" },
+        base.join(" "),
+        "*".repeat(pointer)
+    );
+    Ok(CParam {
+        name,
+        c_type,
+        dtype: c_base_type(&base),
+        pointer,
+        pointee_const,
+    })
+}
+
+fn strip_comments(source: &str) -> String {
+    let mut out = String::with_capacity(source.len());
+    let mut rest = source;
+    while !rest.is_empty() {
+        if let Some(r) = rest.strip_prefix("//") {
+            rest = r.find('\n').map_or("", |i| &r[i..]);
+        } else if let Some(r) = rest.strip_prefix("/*") {
+            rest = r.find("*/").map_or("", |i| &r[i + 2..]);
+            out.push(' ');
+        } else {
+            let c = rest.chars().next().unwrap();
+            out.push(c);
+            rest = &rest[c.len_utf8()..];
+        }
+    }
+    out
+}
+
+fn matching_paren(code: &str, open: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    for (i, c) in code[open..].char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(open + i);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// One parameter of a declared signature, as [`RawModule::kernel`] checks it.
+#[derive(Clone, Debug)]
+pub struct DeclaredParam {
+    /// The declaration as written in Rust, such as `Ptr<f32>`.
+    pub declared: String,
+    /// What the launch path records about it.
+    pub kind: ParamKind,
+    /// Why a C parameter does not match it, if it does not.
+    pub mismatch: fn(&CParam) -> Option<String>,
+}
+
+/// A declared signature: a tuple of [`RawParam`]s, such as `(Ptr<f32>, PtrMut<f32>, i32)`.
+pub trait RawParams {
+    /// Each parameter, in order.
+    fn params() -> Vec<DeclaredParam>;
+}
+
+/// CUDA C compiled once per device and architecture through NVRTC and the disk cache.
+/// Holds one or more `extern "C" __global__` kernels; take each with
+/// [`RawModule::kernel`].
+#[derive(Clone, Copy)]
+pub struct RawModule {
+    source: &'static str,
+    options: KernelOptions,
+}
+
+impl fmt::Debug for RawModule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "RawModule({} bytes of CUDA C)", self.source.len())
+    }
+}
+
+/// Definitions made for raw kernels, so the same source and name share one (and its
+/// compiled functions) however often they are created.
+/// Source, kernel name and options.
+type DefinitionKey = (String, String, String);
+
+static DEFINITIONS: Mutex<Option<HashMap<DefinitionKey, &'static KernelDef>>> = Mutex::new(None);
+
+impl RawModule {
+    /// A module of `source`. The source is kept for the rest of the process, as are the
+    /// definitions of the kernels taken from it: make modules once, not per launch.
+    pub fn new(source: &str) -> RawModule {
+        RawModule::with_options(source, KernelOptions::default())
+    }
+
+    /// A module compiled with `options` (`fast_math`, `max_registers`, `line_info`, ...;
+    /// `launch_bounds` and `bounds_check` do not apply to C the crate did not write).
+    pub fn with_options(source: &str, options: KernelOptions) -> RawModule {
+        // NVRTC's messages then count lines from the start of `source`, not of the
+        // prelude in front of it.
+        RawModule {
+            source: intern(&format!("#line 1 \"raw_module.cu\"\n{source}")),
+            options,
+        }
+    }
+
+    /// The kernel `name`, with parameters `P`: checked against the C parameter list, so a
+    /// missing `extern "C"`, a wrong count, a different dtype or a writable pointer
+    /// declared read-only is an error here rather than wrong results later.
+    pub fn kernel<P: RawParams>(&self, name: &str) -> Result<RawKernel<P>> {
+        let declared = P::params();
+        let invalid =
+            |why: String| GpuError::InvalidArgument(format!("raw kernel `{name}`: {why}"));
+        let c = c_parameters(self.source, name).map_err(invalid)?;
+        if c.len() != declared.len() {
+            return Err(invalid(format!(
+                "the CUDA source has {} parameter(s), the Rust signature declares {}",
+                c.len(),
+                declared.len()
+            )));
+        }
+        for (k, (cp, d)) in c.iter().zip(&declared).enumerate() {
+            if let Some(why) = (d.mismatch)(cp) {
+                return Err(invalid(format!("parameter {} `{}` {why}", k + 1, cp.name)));
+            }
+        }
+        let key = (
+            self.source.to_owned(),
+            name.to_owned(),
+            format!("{:?}", self.options),
+        );
+        let mut defs = DEFINITIONS.lock().unwrap_or_else(|p| p.into_inner());
+        let def = *defs
+            .get_or_insert_with(HashMap::new)
+            .entry(key)
+            .or_insert_with(|| {
+                let params: Vec<ParamDef> = c
+                    .iter()
+                    .zip(&declared)
+                    .enumerate()
+                    .map(|(k, (cp, d))| ParamDef {
+                        name: if cp.name.is_empty() {
+                            intern(&format!("parameter {}", k + 1))
+                        } else {
+                            intern(&cp.name)
+                        },
+                        kind: d.kind,
+                    })
+                    .collect();
+                let name = intern(name);
+                Box::leak(Box::new(KernelDef {
+                    name,
+                    c_name: name,
+                    source: self.source,
+                    checked_source: self.source,
+                    check_names: &[],
+                    generics: &[],
+                    params: Box::leak(params.into_boxed_slice()),
+                    options: self.options,
+                    signatures: &[],
+                    device_fns: &[],
+                    cooperative: false,
+                    signature_slots: Box::leak(Box::new([AtomicU32::new(0)])),
+                }))
+            });
+        Ok(RawKernel {
+            def,
+            _params: PhantomData,
+        })
+    }
+}
+
+/// A string kept for the rest of the process.
+fn intern(s: &str) -> &'static str {
+    static STRINGS: Mutex<Option<HashMap<String, &'static str>>> = Mutex::new(None);
+    let mut strings = STRINGS.lock().unwrap_or_else(|p| p.into_inner());
+    strings
+        .get_or_insert_with(HashMap::new)
+        .entry(s.to_owned())
+        .or_insert_with(|| Box::leak(s.to_owned().into_boxed_str()))
+}
+
+/// One `extern "C" __global__` kernel of CUDA C, with its parameters declared as `P`.
+/// Launch it like any kernel: `launch!(k[grid, block](args))`.
+pub struct RawKernel<P> {
+    def: &'static KernelDef,
+    _params: PhantomData<fn(P)>,
+}
+
+impl<P> Clone for RawKernel<P> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<P> Copy for RawKernel<P> {}
+
+impl<P> fmt::Debug for RawKernel<P> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "RawKernel({})", self.def.name)
+    }
+}
+
+impl<P: RawParams> RawKernel<P> {
+    /// The kernel `name` of `source` (a one-kernel [`RawModule`]).
+    pub fn new(source: &str, name: &str) -> Result<RawKernel<P>> {
+        RawModule::new(source).kernel(name)
+    }
+}
+
+impl<P> RawKernel<P> {
+    /// The definition the launch path uses: name, source, parameters, options.
+    pub fn definition(&self) -> &'static KernelDef {
+        self.def
+    }
+
+    /// Compile and load the kernel on `device` now, so no launch pays for it.
+    pub fn precompile(&self, device: &Device) -> Result<()> {
+        crate::__private::precompile(self.def, device)
+    }
+
+    /// The device of a launch and its arguments' pointers, checked like a
+    /// `#[gpu_kernel]`'s: the stream's device, else the first array's; every array there.
+    fn launch_on<'a>(
+        &self,
+        cfg: &LaunchConfig<'a>,
+        arrays: &[Option<&'a Device>],
+        values: &mut [*mut c_void],
+    ) -> Result<()> {
+        let def = self.def;
+        let device =
+            match cfg.stream {
+                Some(s) => &s.device,
+                None => arrays.iter().flatten().next().copied().ok_or_else(|| {
+                    GpuError::InvalidLaunch {
+                        kernel: def.name,
+                        reason:
+                            "the kernel takes no array, so the launch must name a stream to choose \
+                         the device: kernel[grid, block, &stream](...)"
+                                .to_owned(),
+                    }
+                })?,
+            };
+        for (k, d) in arrays.iter().enumerate() {
+            if let Some(d) = d {
+                if *d != device {
+                    return Err(GpuError::DeviceMismatch {
+                        kernel: def.name,
+                        param: def.params[k].name,
+                        expected: device.describe(),
+                        found: d.describe(),
+                    });
+                }
+            }
+        }
+        match &*device.inner {
+            DeviceInner::Cuda(c) => c.launch(def, 0, &[], cfg, values),
+            DeviceInner::Sim => Err(GpuError::InvalidLaunch {
+                kernel: def.name,
+                reason: "a raw CUDA C kernel runs only on a GPU: the simulator runs the Rust \
+                         body of a #[gpu_kernel], and a raw kernel has none"
+                    .to_owned(),
+            }),
+        }
+    }
+}
+
+macro_rules! raw_arity {
+    ($n:literal; $($p:ident $a:ident),*) => {
+        impl<$($p: RawParam),*> RawParams for ($($p,)*) {
+            fn params() -> Vec<DeclaredParam> {
+                vec![$(DeclaredParam {
+                    declared: $p::declared(),
+                    kind: $p::kind(),
+                    mismatch: $p::mismatch,
+                }),*]
+            }
+        }
+
+        impl<$($p: RawParam),*> RawKernel<($($p,)*)> {
+            /// Launch with `cfg`; prefer `launch!(k[grid, block](args))`.
+            #[allow(clippy::too_many_arguments)]
+            pub fn launch(&self, cfg: LaunchConfig<'_>, $($a: $p::Arg<'_>),*) -> Result<()> {
+                let arrays = [$($p::device(&$a)),*];
+                let mut bits = [$($p::value(&$a)),*];
+                let mut values: [*mut c_void; $n] = std::array::from_fn(|k| &mut bits[k] as *mut u64 as *mut c_void);
+                self.launch_on(&cfg, &arrays, &mut values)
+            }
+        }
+    };
+}
+
+raw_arity!(1; A a);
+raw_arity!(2; A a, B b);
+raw_arity!(3; A a, B b, C c);
+raw_arity!(4; A a, B b, C c, D d);
+raw_arity!(5; A a, B b, C c, D d, E e);
+raw_arity!(6; A a, B b, C c, D d, E e, F f);
+raw_arity!(7; A a, B b, C c, D d, E e, F f, G g);
+raw_arity!(8; A a, B b, C c, D d, E e, F f, G g, H h);
+raw_arity!(9; A a, B b, C c, D d, E e, F f, G g, H h, I i);
+raw_arity!(10; A a, B b, C c, D d, E e, F f, G g, H h, I i, J j);
+raw_arity!(11; A a, B b, C c, D d, E e, F f, G g, H h, I i, J j, K k);
+raw_arity!(12; A a, B b, C c, D d, E e, F f, G g, H h, I i, J j, K k, L l);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SEED: &str = r#"
+// the seed's kernel
+extern "C" __global__ void vec_add(const float* __restrict__ a, const float *b,
+                                   float* c, int n) { /* body */ }
+__global__ void mangled(float* x) {}
+extern "C" {
+__global__ void in_block(unsigned long long n, double * __restrict__ out, size_t) {}
+}
+"#;
+
+    #[test]
+    fn reads_the_c_parameters() {
+        let p = c_parameters(SEED, "vec_add").unwrap();
+        let got: Vec<(&str, &str, Option<DtypeKind>, bool)> = p
+            .iter()
+            .map(|c| (c.name.as_str(), c.c_type.as_str(), c.dtype, c.pointee_const))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("a", "const float*", Some(DtypeKind::F32), true),
+                ("b", "const float*", Some(DtypeKind::F32), true),
+                ("c", "float*", Some(DtypeKind::F32), false),
+                ("n", "int", Some(DtypeKind::I32), false),
+            ]
+        );
+        let p = c_parameters(SEED, "in_block").unwrap();
+        assert_eq!(p[0].dtype, Some(DtypeKind::U64));
+        assert_eq!((p[1].name.as_str(), p[1].pointer), ("out", 1));
+        assert_eq!((p[2].name.as_str(), p[2].dtype), ("", Some(DtypeKind::U64)));
+        let e = c_parameters(SEED, "mangled").unwrap_err();
+        assert!(e.contains("extern \"C\""), "{e}");
+        let e = c_parameters(SEED, "missing").unwrap_err();
+        assert!(
+            e.contains("no `__global__` function named `missing`"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_declaration_that_does_not_match_the_c_is_refused() {
+        let ok = RawKernel::<(Ptr<f32>, Ptr<f32>, PtrMut<f32>, i32)>::new(SEED, "vec_add");
+        assert!(ok.is_ok());
+        let cases: [(Result<(), GpuError>, &str); 4] = [
+            (
+                RawKernel::<(Ptr<f32>, Ptr<f32>, PtrMut<f32>)>::new(SEED, "vec_add").map(drop),
+                "has 4 parameter(s), the Rust signature declares 3",
+            ),
+            (
+                RawKernel::<(Ptr<f64>, Ptr<f32>, PtrMut<f32>, i32)>::new(SEED, "vec_add").map(drop),
+                "parameter 1 `a` is `const float*`, but the Rust signature declares `Ptr<f64>`",
+            ),
+            (
+                RawKernel::<(Ptr<f32>, Ptr<f32>, Ptr<f32>, i32)>::new(SEED, "vec_add").map(drop),
+                "parameter 3 `c` is `float*`, which lets the kernel write",
+            ),
+            (
+                RawKernel::<(Ptr<f32>, Ptr<f32>, PtrMut<f32>, u64)>::new(SEED, "vec_add").map(drop),
+                "parameter 4 `n` is `int`, but the Rust signature declares `u64`",
+            ),
+        ];
+        for (r, want) in cases {
+            match r {
+                Err(GpuError::InvalidArgument(msg)) => assert!(msg.contains(want), "{msg}"),
+                other => panic!("expected an error containing {want:?}, got {other:?}"),
+            }
+        }
+        assert!(RawKernel::<(u64, PtrMut<f64>, usize)>::new(SEED, "in_block").is_ok());
+    }
+
+    #[test]
+    fn a_raw_kernel_on_the_simulator_says_why_it_cannot_run() {
+        let k = RawKernel::<(Ptr<f32>, Ptr<f32>, PtrMut<f32>, i32)>::new(SEED, "vec_add").unwrap();
+        let dev = Device::simulator();
+        let a = dev.to_device(&[1.0f32; 4]).unwrap();
+        let mut c = dev.zeros::<f32>(4).unwrap();
+        match crate::launch!(k[1, 4](&a, &a, &mut c, 4)) {
+            Err(GpuError::InvalidLaunch { reason, .. }) => {
+                assert!(reason.contains("runs only on a GPU"), "{reason}")
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+}

@@ -23,3 +23,8 @@ example!(device_fn, "../examples/device_fn.rs");
 example!(stencil, "../examples/stencil.rs");
 example!(elementwise, "../examples/elementwise.rs");
 example!(timing, "../examples/timing.rs");
+example!(vec_add_three_ways, "../examples/vec_add_three_ways.rs");
+example!(scale_in_place, "../examples/scale_in_place.rs");
+example!(streams, "../examples/streams.rs");
+example!(errors, "../examples/errors.rs");
+example!(profiling, "../examples/profiling.rs");

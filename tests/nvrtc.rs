@@ -28,6 +28,9 @@ mod example_stencil;
 #[allow(dead_code)]
 #[path = "../examples/vec_add.rs"]
 mod example_vec_add;
+#[allow(dead_code)]
+#[path = "../examples/vec_add_three_ways.rs"]
+mod example_vec_add_three_ways;
 
 use std::sync::atomic::AtomicU32;
 
@@ -155,4 +158,22 @@ fn an_unknown_architecture_is_an_error_not_a_panic() {
         .compile_for_arch(&def.all_signatures()[0], "sm_1")
         .unwrap_err();
     assert!(matches!(e, GpuError::Compile { .. }), "{e:?}");
+}
+
+/// The seed's CUDA C string, as `RawKernel` compiles it (the same NVRTC path, with the
+/// prelude in front), and line numbers in NVRTC's log that count from the user's source.
+#[test]
+fn a_raw_kernel_compiles_and_reports_lines_of_its_own_source() {
+    use example_vec_add_three_ways::{SeedSignature, SEED_SOURCE};
+    let k = gpu_runtime::RawKernel::<SeedSignature>::new(SEED_SOURCE, "vec_add").unwrap();
+    let cubin = k.definition().compile_uncached(&[], "sm_90").unwrap();
+    assert_eq!(&cubin[..4], b"\x7fELF");
+    let broken = "\n\nextern \"C\" __global__ void k(float* x) { x[0] = nope; }\n";
+    let k = gpu_runtime::RawKernel::<(gpu_runtime::PtrMut<f32>,)>::new(broken, "k").unwrap();
+    match k.definition().compile_uncached(&[], "sm_90") {
+        Err(GpuError::Compile { log, .. }) => {
+            assert!(log.contains("raw_module.cu(3)"), "{log}")
+        }
+        other => panic!("expected a compile error, got {other:?}"),
+    }
 }

@@ -258,6 +258,16 @@ fn main() {
     ));
 
     rows.push(check(
+        "pinned async copies on two streams, ordered by events",
+        || kernels::host_api::pinned_two_streams(&gpu, seed),
+    ));
+    rows.push(check("RawKernel: the seed's CUDA C = cpu ref", || {
+        kernels::host_api::raw_kernel(&gpu, seed)
+    }));
+    rows.push(check("cudarc CudaSlice and raw pointer, in place", || {
+        kernels::host_api::cudarc_round_trip(&gpu, seed)
+    }));
+    rows.push(check(
         "bounds_check: slice, 2-D row, shared, atomic, load4 = simulator",
         || {
             let (mut on_gpu, mut on_sim) = (Vec::new(), Vec::new());

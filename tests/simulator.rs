@@ -37,6 +37,23 @@ fn bounds_checked_kernels_report_each_violation() {
     assert_eq!(outputs.len(), 5);
 }
 
+/// Pinned buffers, events and two streams give the right results on the simulator too,
+/// and what needs a GPU (raw C, cudarc buffers) is refused with a reason.
+#[test]
+fn host_api_on_the_simulator() {
+    let (dev, seed) = (Device::simulator(), fresh_seed());
+    for (name, check) in [
+        (
+            "pinned_two_streams",
+            kernels::host_api::pinned_two_streams as fn(&Device, u64) -> Result<String, String>,
+        ),
+        ("raw_kernel", kernels::host_api::raw_kernel),
+        ("cudarc_round_trip", kernels::host_api::cudarc_round_trip),
+    ] {
+        check(&dev, seed).unwrap_or_else(|e| panic!("{name}, seed {seed}: {e}"));
+    }
+}
+
 #[test]
 fn out_of_bounds_names_kernel_parameter_index_and_length() {
     let dev = Device::simulator();

@@ -15,6 +15,7 @@
 pub mod block;
 pub mod device;
 pub mod faults;
+pub mod host_api;
 
 use gpu_runtime::prelude::*;
 use gpu_runtime::{Dtype, KernelDef};

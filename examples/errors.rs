@@ -77,7 +77,8 @@ pub fn run() -> Result<(), GpuError> {
     })?;
 
     // CUDA C that does not compile: NVRTC's log and the source come back (no GPU needed).
-    let broken = RawKernel::<(PtrMut<f32>,)>::new(BROKEN_C, "broken")?;
+    // SAFETY: this kernel never runs: it does not compile.
+    let broken = unsafe { RawKernel::<(PtrMut<f32>,)>::new(BROKEN_C, "broken")? };
     show(
         "a kernel that does not compile",
         broken.definition().compile_uncached(&[], "sm_90"),
@@ -87,7 +88,8 @@ pub fn run() -> Result<(), GpuError> {
     // A raw kernel declared with the wrong types.
     show(
         "a raw kernel declared with the wrong parameter types",
-        RawKernel::<(Ptr<f64>,)>::new(BROKEN_C, "broken"),
+        // SAFETY: the declaration is refused, so there is no kernel to launch.
+        unsafe { RawKernel::<(Ptr<f64>,)>::new(BROKEN_C, "broken") },
         |e| matches!(e, GpuError::InvalidArgument(_)),
     )?;
 

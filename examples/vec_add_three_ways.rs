@@ -71,7 +71,9 @@ pub fn run() -> Result<(), GpuError> {
     check("1. #[gpu_kernel]", &c.to_host()?, &host_a, &host_b)?;
 
     // 2. The same CUDA C string the seed hands to CuPy and PyCUDA.
-    let raw = RawKernel::<SeedSignature>::new(SEED_SOURCE, "vec_add")?;
+    // SAFETY: the seed's kernel takes exactly these parameters and touches only
+    // `a[..n]`, `b[..n]` and `c[..n]`; every launch below passes arrays of `n` elements.
+    let raw = unsafe { RawKernel::<SeedSignature>::new(SEED_SOURCE, "vec_add")? };
     let mut c = dev.zeros::<f32>(n)?;
     match launch!(raw[blocks, threads](&a, &b, &mut c, n as i32)) {
         Ok(()) => check("2. RawKernel", &c.to_host()?, &host_a, &host_b)?,

@@ -258,6 +258,37 @@ fn main() {
     ));
 
     rows.push(check(
+        "dynamic shared memory past 48 KB: 200,000 bytes per block",
+        || {
+            use rand::{Rng, SeedableRng};
+            let e = |e: GpuError| e.to_string();
+            let mut r = rand::rngs::StdRng::seed_from_u64(seed);
+            let tile = 50_000usize; // f32: 200,000 bytes, past the default 48 KB
+            let blocks: usize = r.random_range(1..200);
+            let x: Vec<f32> = (0..tile * blocks).map(|_| r.random_range(-1.0..1.0)).collect();
+            let dx = gpu.to_device(&x).map_err(e)?;
+            let mut y = gpu.to_device(&vec![f32::NAN; x.len()]).map_err(e)?;
+            let stream = gpu.new_stream().map_err(e)?;
+            launch!(reverse_tiles[blocks, 256, &stream, tile * 4](&dx, &mut y)).map_err(e)?;
+            let got = y.to_host().map_err(e)?;
+            if let Some(i) = (0..x.len()).find(|&i| got[i] != x[i / tile * tile + tile - 1 - i % tile]) {
+                return Err(format!("y[{i}] = {}", got[i]));
+            }
+            let too_much = launch!(reverse_tiles[1, 256, &stream, 240 * 1024](&dx, &mut y));
+            let sim = Device::simulator();
+            let sx = sim.to_device(&x[..tile]).map_err(e)?;
+            let mut sy = sim.zeros::<f32>(tile).map_err(e)?;
+            let sim_stream = sim.new_stream().map_err(e)?;
+            let on_sim = launch!(reverse_tiles[1, 256, &sim_stream, tile * 4](&sx, &mut sy));
+            match (too_much, on_sim) {
+                (Err(GpuError::InvalidLaunch { .. }), Err(GpuError::InvalidLaunch { reason, .. })) => Ok(format!(
+                    "{blocks} blocks = cpu ref; 240 KB refused; the simulator keeps to 48 KB (\"{reason}\")"
+                )),
+                other => Err(format!("expected two InvalidLaunch errors, got {other:?}")),
+            }
+        },
+    ));
+    rows.push(check(
         "pinned async copies on two streams, ordered by events",
         || kernels::host_api::pinned_two_streams(&gpu, seed),
     ));
@@ -320,6 +351,25 @@ fn bounded<T: Float>(a: &mut [T]) {
     let i = grid_1d();
     if i < a.len() {
         a[i] = T::from_usize(i);
+    }
+}
+
+/// Reverses tiles as large as the launch's dynamic shared memory.
+#[gpu_kernel]
+fn reverse_tiles(x: &[f32], y: &mut [f32]) {
+    let mut buf = dynamic_shared_array::<f32>();
+    let tile = buf.len();
+    let base = block_idx().x as usize * tile;
+    let mut k = thread_idx().x as usize;
+    while k < tile {
+        buf[k] = x[base + k];
+        k += block_dim().x as usize;
+    }
+    sync_threads();
+    let mut k = thread_idx().x as usize;
+    while k < tile {
+        y[base + k] = buf[tile - 1 - k];
+        k += block_dim().x as usize;
     }
 }
 

@@ -165,11 +165,14 @@ fn an_unknown_architecture_is_an_error_not_a_panic() {
 #[test]
 fn a_raw_kernel_compiles_and_reports_lines_of_its_own_source() {
     use example_vec_add_three_ways::{SeedSignature, SEED_SOURCE};
-    let k = gpu_runtime::RawKernel::<SeedSignature>::new(SEED_SOURCE, "vec_add").unwrap();
+    // SAFETY (for both kernels): compiled only, never launched.
+    let k =
+        unsafe { gpu_runtime::RawKernel::<SeedSignature>::new(SEED_SOURCE, "vec_add") }.unwrap();
     let cubin = k.definition().compile_uncached(&[], "sm_90").unwrap();
     assert_eq!(&cubin[..4], b"\x7fELF");
     let broken = "\n\nextern \"C\" __global__ void k(float* x) { x[0] = nope; }\n";
-    let k = gpu_runtime::RawKernel::<(gpu_runtime::PtrMut<f32>,)>::new(broken, "k").unwrap();
+    let k =
+        unsafe { gpu_runtime::RawKernel::<(gpu_runtime::PtrMut<f32>,)>::new(broken, "k") }.unwrap();
     match k.definition().compile_uncached(&[], "sm_90") {
         Err(GpuError::Compile { log, .. }) => {
             assert!(log.contains("raw_module.cu(3)"), "{log}")

@@ -580,33 +580,23 @@ impl Emitter<'_> {
         }
     }
 
-    /// [`element`](Self::element) with every index checked against its extent.
+    /// [`element`](Self::element) with every index checked against its extent: an index
+    /// out of range is recorded and the access goes to a scratch location instead.
+    /// (Which of two bad indices in one expression is recorded first follows CUDA's
+    /// evaluation order, which C++ leaves open; the simulator's is left to right.)
     fn checked_element(&mut self, t: Target, index: &[Expr]) -> String {
         let idx: Vec<String> = index.iter().map(|e| self.expr(e)).collect();
-        match t {
+        let (base, extents, ids): (String, Vec<String>, Vec<usize>) = match t {
             Target::Slice(s) => {
                 let sp = self.k.slices[s].clone();
-                if sp.rank() == 1 {
-                    let id = self.check_id(sp.rust_name.clone());
-                    return format!(
-                        "(*gt_at({}, {}, {}, {id}))",
-                        sp.c_name, idx[0], sp.extents[0]
-                    );
-                }
-                let mut axes = Vec::new();
-                for (k, (i, e)) in idx.iter().zip(&sp.extents).enumerate() {
-                    let id = self.check_id(axis_name(&sp.rust_name, sp.rank(), k));
-                    axes.push(format!("gt_ix({i}, {e}, {id})"));
-                }
-                // With every axis in range the flat index is too; checking it as well keeps
-                // an array with a zero extent from being read at index 0.
-                let first = self.check_id(axis_name(&sp.rust_name, sp.rank(), 0));
-                format!(
-                    "(*gt_at({}, {}, {}, {first}))",
-                    sp.c_name,
-                    row_major(&sp.extents, &axes),
-                    sp.extents.join(" * ")
-                )
+                let ids = if sp.rank() == 1 {
+                    vec![self.check_id(sp.rust_name.clone())]
+                } else {
+                    (0..sp.rank())
+                        .map(|k| self.check_id(axis_name(&sp.rust_name, sp.rank(), k)))
+                        .collect()
+                };
+                (sp.c_name.clone(), sp.extents.clone(), ids)
             }
             Target::Array(a) => {
                 let arr = self.k.arrays[a].clone();
@@ -618,14 +608,50 @@ impl Emitter<'_> {
                     .to_owned(),
                 );
                 if arr.space == Space::DynamicShared {
-                    return format!(
-                        "(*gt_at({}, {}, {}, {id}))",
-                        arr.c_name, idx[0], arr.len_c_name
-                    );
+                    (arr.c_name.clone(), vec![arr.len_c_name.clone()], vec![id])
+                } else {
+                    // The first element's address: the array as one flat block.
+                    let first = "[0]".repeat(arr.dims.len());
+                    let extents = arr.dims.iter().map(|d| format!("{d}ull")).collect();
+                    (
+                        format!("&{}{first}", arr.c_name),
+                        extents,
+                        vec![id; arr.dims.len()],
+                    )
                 }
-                let mut out = arr.c_name.clone();
-                for (i, d) in idx.iter().zip(&arr.dims) {
-                    out.push_str(&format!("[gt_ix({i}, {d}ull, {id})]"));
+            }
+        };
+        let args = |k: usize| format!("{}, {}", idx[k], extents[k]);
+        match idx.len() {
+            1 => format!("(*gt_at({base}, {}, {}))", args(0), ids[0]),
+            2 => format!(
+                "(*gt_at2({base}, {}, {}, {}, {}))",
+                args(0),
+                args(1),
+                ids[0],
+                ids[1]
+            ),
+            3 => format!(
+                "(*gt_at3({base}, {}, {}, {}, {}, {}, {}))",
+                args(0),
+                args(1),
+                args(2),
+                ids[0],
+                ids[1],
+                ids[2]
+            ),
+            // Deeper local arrays: each index checked on its own, out-of-range ones read
+            // element 0 of their axis.
+            _ => {
+                let name = base
+                    .trim_start_matches('&')
+                    .split('[')
+                    .next()
+                    .unwrap_or(&base)
+                    .to_owned();
+                let mut out = name;
+                for (k, id) in ids.iter().enumerate() {
+                    out.push_str(&format!("[gt_ix({}, {id})]", args(k)));
                 }
                 out
             }

@@ -54,8 +54,17 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     };
     let cuda = if diags.is_empty() {
         emit_cuda(&mut lowered, &sig, &ctx, &mut diags).map(|source| {
-            let (checked_source, check_names) =
-                emit_cuda_checked(&mut lowered, &sig, &ctx).unwrap_or_default();
+            // The checked source adds no errors to those the plain one reports; should it
+            // fail anyway, say so here rather than leave a kernel that cannot load.
+            let (checked_source, check_names) = emit_cuda_checked(&mut lowered, &sig, &ctx)
+                .unwrap_or_else(|| {
+                    diags.error(
+                        span,
+                        "internal error: the bounds-checked variant of this kernel could not be \
+                         generated; please report it",
+                    );
+                    Default::default()
+                });
             CudaParts {
                 source,
                 checked_source,

@@ -584,9 +584,9 @@ fn bounds_checked_source_checks_every_access_and_names_it() {
     );
     for access in [
         "(*gt_at(a, i, a_len, 0))",
-        "tile[gt_ix((i % 32ull), 32ull, 1)]",
-        "local[gt_ix(n, 4ull, 2)]",
-        "(*gt_at(m, gt_ix(i, m_rows, 3) * m_cols + gt_ix(n, m_cols, 4), m_rows * m_cols, 3))",
+        "(*gt_at(&tile[0], (i % 32ull), 32ull, 1))",
+        "(*gt_at(&local[0], n, 4ull, 2))",
+        "(*gt_at2(m, i, m_rows, n, m_cols, 3, 4))",
         "gt_atomic_add(&(*gt_at(v, i, v_len, 5)), 1.0f)",
         "if (gt_ok4(gt_v4, a_len, 0, false)) gt_load4_ro(q, a, gt_v4);",
         "if (gt_ok4(gt_v4, v_len, 5, true)) gt_store4(v, gt_v4,",

@@ -273,12 +273,28 @@ static __device__ __forceinline__ T* gt_at(T* a, unsigned long long i, unsigned 
   gt_oob_note(i, n, id);
   return reinterpret_cast<T*>(gt_oob_sink);
 }
+// Two and three indices, row-major, each against its own extent.
+template <typename T>
+static __device__ __forceinline__ T* gt_at2(T* a, unsigned long long i, unsigned long long n0, unsigned long long j, unsigned long long n1, unsigned int id0, unsigned int id1) {
+  if (i >= n0) { gt_oob_note(i, n0, id0); return reinterpret_cast<T*>(gt_oob_sink); }
+  if (j >= n1) { gt_oob_note(j, n1, id1); return reinterpret_cast<T*>(gt_oob_sink); }
+  return a + i * n1 + j;
+}
+template <typename T>
+static __device__ __forceinline__ T* gt_at3(T* a, unsigned long long i, unsigned long long n0, unsigned long long j, unsigned long long n1, unsigned long long k, unsigned long long n2, unsigned int id0, unsigned int id1, unsigned int id2) {
+  if (i >= n0) { gt_oob_note(i, n0, id0); return reinterpret_cast<T*>(gt_oob_sink); }
+  if (j >= n1) { gt_oob_note(j, n1, id1); return reinterpret_cast<T*>(gt_oob_sink); }
+  if (k >= n2) { gt_oob_note(k, n2, id2); return reinterpret_cast<T*>(gt_oob_sink); }
+  return a + (i * n1 + j) * n2 + k;
+}
 // A 4-element vector at 4i: in range when 4i + 3 < n. The recorded index is the first
 // element out of range for a load, the last one for a store (as the simulator reports).
 static __device__ __forceinline__ bool gt_ok4(unsigned long long i, unsigned long long n, unsigned int id, bool store) {
   if (i < n / 4) return true;
-  unsigned long long first = 4ull * i > n ? 4ull * i : n;
-  gt_oob_note(store ? 4ull * i + 3ull : first, n, id);
+  // 4i and 4i + 3, saturated: an index from a negative number must not wrap into range.
+  unsigned long long at = i > (~0ull - 3ull) / 4ull ? ~0ull - 3ull : 4ull * i;
+  unsigned long long first = at > n ? at : n;
+  gt_oob_note(store ? at + 3ull : first, n, id);
   return false;
 }
 "#;
@@ -290,7 +306,10 @@ const SECTIONS: [(&str, &[&str]); 6] = [
     (ATOMICS, &["gt_atomic_"]),
     (VECTOR, &["gt_load4", "gt_store4"]),
     (GRID, &["gt_sync_grid"]),
-    (BOUNDS, &["gt_at(", "gt_ix(", "gt_ok4("]),
+    (
+        BOUNDS,
+        &["gt_at(", "gt_at2(", "gt_at3(", "gt_ix(", "gt_ok4("],
+    ),
 ];
 
 /// The prelude for a program whose own code is `code`: the math section and each other

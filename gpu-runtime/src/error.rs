@@ -144,8 +144,8 @@ pub enum GpuError {
     #[error(
         "the GPU faulted on {device} ({source}); {launched}. The device's context is lost \
          with its arrays and kernels, and current drivers refuse new contexts in this process: \
-         save what the host has and restart the process. To find an index out of range, rerun \
-         with GPU_RUNTIME_BOUNDS_CHECK=1",
+         save what the host has and restart the process. To find an index out of range in a \
+         #[gpu_kernel], rerun with GPU_RUNTIME_BOUNDS_CHECK=1",
         launched = describe_launch(kernel, signature)
     )]
     DeviceFault {

@@ -102,6 +102,9 @@ impl Stream {
         }
         match (&self.cuda, &event.inner, &*self.device.inner) {
             (Some(s), EventInner::Cuda(e), DeviceInner::Cuda(c)) => {
+                s.ctx
+                    .bind_to_thread()
+                    .map_err(c.driver_error("stream wait"))?;
                 // SAFETY: both handles are live.
                 unsafe {
                     cudarc::driver::result::stream::wait_event(
@@ -137,6 +140,9 @@ impl Event {
     pub fn is_complete(&self) -> Result<bool> {
         match (&self.inner, &*self.device.inner) {
             (EventInner::Cuda(e), DeviceInner::Cuda(c)) => {
+                e.ctx
+                    .bind_to_thread()
+                    .map_err(c.driver_error("event query"))?;
                 // SAFETY: the event is live.
                 match unsafe { cudarc::driver::result::event::query(e.raw) } {
                     Ok(()) => Ok(true),

@@ -10,7 +10,7 @@
 
 use std::sync::Arc;
 
-use cudarc::driver::{CudaContext, CudaSlice, CudaStream};
+use cudarc::driver::{CudaContext, CudaSlice, CudaStream, CudaViewMut};
 
 use crate::array::Storage;
 use crate::device::DeviceInner;
@@ -20,7 +20,10 @@ use crate::{Device, DeviceArray};
 
 impl Device {
     /// The cudarc context of a CUDA device (`None` on the simulator), for allocating or
-    /// loading with cudarc directly. Its event tracking is off: order work by streams.
+    /// loading with cudarc directly. This crate turns the context's event tracking off
+    /// (it orders its own work by streams, and the events would cost every launch), so
+    /// cudarc does not order buffers between streams made from it either: use the
+    /// default stream ([`Device::cuda_stream`]) or synchronise between streams yourself.
     pub fn cuda_context(&self) -> Option<Arc<CudaContext>> {
         match &*self.inner {
             DeviceInner::Cuda(c) => Some(c.ctx.clone()),
@@ -41,10 +44,26 @@ impl Device {
 impl<T: Dtype> DeviceArray<T> {
     /// Take a cudarc buffer as an array of this device, without copying. Errors on the
     /// simulator and when the buffer belongs to another device's context.
+    ///
+    /// Waits for the work queued on the buffer's own stream, then moves the buffer onto
+    /// the device's default stream, so that freeing it (when the array drops) is ordered
+    /// after every launch of this crate that uses it.
     pub fn from_cuda_slice(device: &Device, slice: CudaSlice<T>) -> Result<DeviceArray<T>> {
         match &*device.inner {
             DeviceInner::Cuda(c) if slice.context().cu_ctx() == c.ctx.cu_ctx() => {
                 let len = slice.len();
+                let slice = if std::sync::Arc::ptr_eq(slice.stream(), &c.stream) {
+                    slice
+                } else {
+                    slice
+                        .stream()
+                        .synchronize()
+                        .map_err(c.driver_error("handing over a CudaSlice"))?;
+                    let ptr = slice.leak();
+                    // SAFETY: `ptr` is the allocation of `len` elements that `slice` owned
+                    // and gave up just now; its stream has finished with it.
+                    unsafe { c.stream.upgrade_device_ptr::<T>(ptr, len) }
+                };
                 Ok(DeviceArray {
                     device: device.clone(),
                     storage: crate::array::cuda_storage(c, slice),
@@ -80,10 +99,12 @@ impl<T: Dtype> DeviceArray<T> {
         }
     }
 
-    /// The same, writable.
-    pub fn as_cuda_slice_mut(&mut self) -> Option<&mut CudaSlice<T>> {
+    /// A writable cudarc view of the array (`None` on the simulator), for cudarc functions
+    /// that write device memory. A view, not `&mut CudaSlice`: replacing the buffer behind
+    /// the array would leave the array pointing at freed memory.
+    pub fn as_cuda_view_mut(&mut self) -> Option<CudaViewMut<'_, T>> {
         match &mut self.storage {
-            Storage::Cuda { slice, .. } => Some(slice),
+            Storage::Cuda { slice, .. } => Some(slice.as_view_mut()),
             Storage::Sim(_) => None,
         }
     }

@@ -2,9 +2,11 @@
 //!
 //! A copy between a `Vec` and the GPU waits for itself to finish. A copy between a
 //! [`PinnedBuffer`] and a [`DeviceArray`] on a [`Stream`] returns at once, so copies on one
-//! stream overlap kernels on another. The buffer remembers its last pending copy: reading
-//! or writing it through [`PinnedBuffer::as_slice`] / [`PinnedBuffer::as_mut_slice`] (or
-//! dropping it) first waits for that copy, so the host never sees a half-done transfer.
+//! stream overlap kernels on another. The buffer remembers its pending copies: reading it
+//! ([`PinnedBuffer::as_slice`], or uploading from it) waits for the copies that write it;
+//! writing it ([`PinnedBuffer::as_mut_slice`], downloading into it) or dropping it waits
+//! for every copy, so the host never sees or frees memory a transfer is using. Uploads
+//! from one buffer do not wait for each other.
 
 use std::sync::Mutex;
 
@@ -23,8 +25,9 @@ pub struct PinnedBuffer<T: Dtype> {
     len: usize,
     /// Ordinary memory on the simulator (`ptr` points into it); kept to own it.
     _sim: Vec<T>,
-    /// The event after the last asynchronous copy from or into the buffer.
-    pending: Mutex<Option<Event>>,
+    /// The copies in flight that read (`false`) or write (`true`) the buffer, each with
+    /// the event after it.
+    pending: Mutex<Vec<(Event, bool)>>,
 }
 
 // SAFETY: the buffer owns its memory, and every access goes through `&self`/`&mut self`
@@ -79,7 +82,7 @@ impl Device {
             ptr,
             len,
             _sim: sim,
-            pending: Mutex::new(None),
+            pending: Mutex::new(Vec::new()),
         })
     }
 
@@ -102,32 +105,74 @@ impl<T: Dtype> PinnedBuffer<T> {
         self.len == 0
     }
 
-    /// The contents, after any pending copy into the buffer has finished.
+    /// The contents, after the pending copies into the buffer have finished.
     pub fn as_slice(&self) -> Result<&[T]> {
-        self.wait()?;
-        // SAFETY: `ptr` holds `len` initialised elements, and no copy is in flight.
+        Self::settle(&mut self.lock(), false)?;
+        // SAFETY: `ptr` holds `len` initialised elements, and no copy writes them now
+        // (a new one needs `&mut self`).
         Ok(unsafe { std::slice::from_raw_parts(self.ptr, self.len) })
     }
 
-    /// The contents, writable, after any pending copy from or into the buffer has finished.
+    /// The contents, writable, after every pending copy from or into the buffer has
+    /// finished.
     pub fn as_mut_slice(&mut self) -> Result<&mut [T]> {
         self.wait()?;
         // SAFETY: as above, and `&mut self` excludes every other access.
         Ok(unsafe { std::slice::from_raw_parts_mut(self.ptr, self.len) })
     }
 
-    /// Wait for the last asynchronous copy that used the buffer.
+    /// Wait for every asynchronous copy that uses the buffer.
     pub fn wait(&self) -> Result<()> {
-        let mut pending = self.pending.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(e) = pending.as_ref() {
-            e.synchronize()?;
+        Self::settle(&mut self.lock(), true)
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<(Event, bool)>> {
+        self.pending.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Wait for the pending copies that write the buffer, or for all of them; forget
+    /// those that have finished.
+    fn settle(pending: &mut Vec<(Event, bool)>, all: bool) -> Result<()> {
+        for (event, writes) in pending.iter() {
+            if all || *writes {
+                event.synchronize()?;
+            }
         }
-        *pending = None;
+        // What was waited for above has finished; keep the reads still in flight.
+        let mut kept = Vec::new();
+        for (event, writes) in pending.drain(..) {
+            let finished = all || writes || event.is_complete()?;
+            if !finished {
+                kept.push((event, writes));
+            }
+        }
+        *pending = kept;
         Ok(())
     }
 
-    fn set_pending(&self, event: Event) {
-        *self.pending.lock().unwrap_or_else(|p| p.into_inner()) = Some(event);
+    /// Queue a copy that reads (`writes: false`) or writes the buffer on `stream`, with
+    /// the pending list locked from the wait before it to the event after it, so no
+    /// other thread's copy can slip between.
+    fn queue_copy(
+        &self,
+        stream: &Stream,
+        writes: bool,
+        copy: impl FnOnce() -> Result<()>,
+    ) -> Result<()> {
+        let mut pending = self.lock();
+        Self::settle(&mut pending, writes)?;
+        copy()?;
+        match stream.record() {
+            Ok(event) => {
+                pending.push((event, writes));
+                Ok(())
+            }
+            // Without an event the copy cannot be tracked: wait for it here instead.
+            Err(e) => {
+                stream.synchronize()?;
+                Err(e)
+            }
+        }
     }
 
     fn check(
@@ -175,59 +220,63 @@ impl<T: Dtype> Drop for PinnedBuffer<T> {
 }
 
 impl<T: Dtype> DeviceArray<T> {
-    /// Queue a copy of `src` into this array on `stream` and return at once. `src` stays
-    /// readable; writing it (or dropping it) waits for the copy.
+    /// Queue a copy of `src` into this array on `stream` and return at once (after any
+    /// pending copy *into* `src` has finished). `src` stays readable; writing it or
+    /// dropping it waits for the copy.
     pub fn copy_from_pinned_async(&mut self, src: &PinnedBuffer<T>, stream: &Stream) -> Result<()> {
         src.check(self.len(), self.device(), stream, "copy_from_pinned_async")?;
         match (&stream.cuda, &*stream.device.inner) {
             (Some(s), DeviceInner::Cuda(c)) if src.len > 0 => {
-                src.wait()?;
-                s.ctx
-                    .bind_to_thread()
-                    .map_err(c.driver_error("host-to-device copy"))?;
                 let dst = crate::__private::device_ptr(self);
-                // SAFETY: `src` holds `len` elements of pinned memory that stay allocated
-                // until the event recorded below has passed (its drop and mutable
-                // accesses wait); `dst` is this array's allocation of the same length.
-                unsafe {
-                    cudarc::driver::result::memcpy_htod_async(
-                        dst,
-                        std::slice::from_raw_parts(src.ptr, src.len),
-                        s.raw,
-                    )
-                }
-                .map_err(c.driver_error("host-to-device copy"))?;
-                src.set_pending(stream.record()?);
-                Ok(())
+                src.queue_copy(stream, false, || {
+                    s.ctx
+                        .bind_to_thread()
+                        .map_err(c.driver_error("host-to-device copy"))?;
+                    // SAFETY: `src` holds `len` elements of pinned memory that no copy is
+                    // writing (settled before this) and that stay allocated and unwritten
+                    // until the event recorded after this copy has passed (its drop and
+                    // mutable accesses wait for it); `dst` is this array's allocation of
+                    // the same length.
+                    unsafe {
+                        cudarc::driver::result::memcpy_htod_async(
+                            dst,
+                            std::slice::from_raw_parts(src.ptr, src.len),
+                            s.raw,
+                        )
+                    }
+                    .map_err(c.driver_error("host-to-device copy"))
+                })
             }
             (_, DeviceInner::Cuda(_)) => Ok(()),
             (_, DeviceInner::Sim) => self.copy_from_host(src.as_slice()?),
         }
     }
 
-    /// Queue a copy of this array into `dst` on `stream` and return at once; reading
-    /// `dst` (through [`PinnedBuffer::as_slice`]) waits for the copy.
+    /// Queue a copy of this array into `dst` on `stream` and return at once (after every
+    /// pending copy of `dst` has finished); reading `dst` waits for the copy.
     pub fn copy_to_pinned_async(&self, dst: &mut PinnedBuffer<T>, stream: &Stream) -> Result<()> {
         dst.check(self.len(), self.device(), stream, "copy_to_pinned_async")?;
         match (&stream.cuda, &*stream.device.inner) {
             (Some(s), DeviceInner::Cuda(c)) if dst.len > 0 => {
-                dst.wait()?;
-                s.ctx
-                    .bind_to_thread()
-                    .map_err(c.driver_error("device-to-host copy"))?;
                 let src = crate::__private::device_ptr(self);
-                // SAFETY: as above, in the other direction; `&mut dst` and then the
-                // pending event keep the host side from reading a half-done copy.
-                unsafe {
-                    cudarc::driver::result::memcpy_dtoh_async(
-                        std::slice::from_raw_parts_mut(dst.ptr, dst.len),
-                        src,
-                        s.raw,
-                    )
-                }
-                .map_err(c.driver_error("device-to-host copy"))?;
-                dst.set_pending(stream.record()?);
-                Ok(())
+                let (ptr, len) = (dst.ptr, dst.len);
+                dst.queue_copy(stream, true, || {
+                    s.ctx
+                        .bind_to_thread()
+                        .map_err(c.driver_error("device-to-host copy"))?;
+                    // SAFETY: as above, in the other direction: no copy uses the buffer
+                    // now (all settled), `&mut dst` excludes host access until this
+                    // returns, and every later access or the free waits for the event
+                    // recorded after this copy.
+                    unsafe {
+                        cudarc::driver::result::memcpy_dtoh_async(
+                            std::slice::from_raw_parts_mut(ptr, len),
+                            src,
+                            s.raw,
+                        )
+                    }
+                    .map_err(c.driver_error("device-to-host copy"))
+                })
             }
             (_, DeviceInner::Cuda(_)) => Ok(()),
             (_, DeviceInner::Sim) => self.copy_to_host(dst.as_mut_slice()?),

@@ -25,6 +25,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 #[derive(Debug)]
 pub struct Range {
     open: bool,
+    /// NVTX push/pop ranges belong to the thread that opened them: not `Send`.
+    _thread: std::marker::PhantomData<*const ()>,
 }
 
 impl Drop for Range {
@@ -39,6 +41,7 @@ impl Drop for Range {
 pub fn range(name: &str) -> Range {
     Range {
         open: imp::push(name),
+        _thread: std::marker::PhantomData,
     }
 }
 

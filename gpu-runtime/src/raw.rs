@@ -17,7 +17,10 @@
 //! }"#;
 //!
 //! # fn main() -> Result<(), GpuError> {
-//! let vec_add = RawKernel::<(Ptr<f32>, Ptr<f32>, PtrMut<f32>, i32)>::new(SOURCE, "vec_add")?;
+//! // SAFETY: `vec_add` takes these four parameters and touches only `a[..n]`, `b[..n]`
+//! // and `c[..n]`, which the launch below passes arrays of at least `n` elements for.
+//! let vec_add =
+//!     unsafe { RawKernel::<(Ptr<f32>, Ptr<f32>, PtrMut<f32>, i32)>::new(SOURCE, "vec_add")? };
 //! let dev = Device::cuda(0)?;
 //! let a = dev.to_device(&[1.0f32; 1000])?;
 //! let mut c = dev.zeros::<f32>(1000)?;
@@ -233,34 +236,38 @@ fn c_base_type(words: &[&str]) -> Option<DtypeKind> {
 }
 
 /// The parameters of `extern "C" __global__ void name(...)` in `source`.
+///
+/// This reads the declaration as written: it does not run the preprocessor or resolve
+/// typedefs, which is why making a [`RawKernel`] is `unsafe`.
 pub fn c_parameters(source: &str, name: &str) -> std::result::Result<Vec<CParam>, String> {
     let code = strip_comments(source);
+    let is_ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    // Each `name` followed by `(`, as a whole word, whose declaration says `__global__`
+    // (attributes such as `__launch_bounds__(256)` may stand between them).
     let mut at = None;
-    let mut search = 0;
-    while let Some(found) = code[search..].find("__global__") {
-        let start = search + found;
-        let rest = &code[start..];
-        let open = rest
-            .find('(')
-            .ok_or("a `__global__` without a parameter list")?;
-        let head: Vec<&str> = rest[..open].split_whitespace().collect();
-        if head.last() == Some(&name) {
-            at = Some((start, start + open));
+    for (pos, _) in code.match_indices(name) {
+        let before = code[..pos].chars().next_back();
+        let after = code[pos + name.len()..].trim_start();
+        if before.is_some_and(is_ident) || !after.starts_with('(') {
+            continue;
+        }
+        let declaration_start = code[..pos].rfind([';', '}', '{']).map_or(0, |i| i + 1);
+        if code[declaration_start..pos].contains("__global__") {
+            let open = code.len() - after.len();
+            at = Some((declaration_start, open));
             break;
         }
-        search = start + "__global__".len();
     }
-    let Some((start, open)) = at else {
+    let Some((declaration_start, open)) = at else {
         return Err(format!(
             "the source declares no `__global__` function named `{name}`"
         ));
     };
-    // `extern "C"` must come with the declaration, or wrap it in a block; otherwise the
+    // `extern "C"` must come with the declaration, or a block must wrap it; otherwise the
     // name is mangled and the driver cannot find it.
-    let statement_start = code[..start].rfind([';', '}']).map_or(0, |i| i + 1);
-    let in_block =
-        code[..start].contains("extern \"C\" {") || code[..start].contains("extern \"C\"{");
-    if !code[statement_start..start].contains("extern \"C\"") && !in_block {
+    if !code[declaration_start..open].contains("extern \"C\"")
+        && !inside_extern_c_block(&code, declaration_start)
+    {
         return Err(format!(
             "`{name}` is not declared `extern \"C\"`, so C++ mangles its name and the driver \
              cannot find it; write `extern \"C\" __global__ void {name}(...)`"
@@ -274,12 +281,34 @@ pub fn c_parameters(source: &str, name: &str) -> std::result::Result<Vec<CParam>
     list.split(',').map(parse_param).collect()
 }
 
+/// Whether `pos` lies inside an `extern "C" { ... }` block of `code`.
+fn inside_extern_c_block(code: &str, pos: usize) -> bool {
+    let mut from = 0;
+    while let Some(found) = code[from..pos].find("extern \"C\"") {
+        let after = from + found + "extern \"C\"".len();
+        let rest = &code[after..];
+        if rest.trim_start().starts_with('{') {
+            let brace = after + (rest.len() - rest.trim_start().len());
+            if matching(code, brace, '{', '}').is_none_or(|close| close > pos) && brace < pos {
+                return true;
+            }
+        }
+        from = after;
+    }
+    false
+}
+
 fn parse_param(text: &str) -> std::result::Result<CParam, String> {
+    // A default argument says nothing about the type.
+    let text = text.split('=').next().unwrap_or(text);
+    // `float x[]` is a pointer, as C adjusts it.
+    let arrays = text.matches('[').count();
+    let text: String = text.split('[').next().unwrap_or(text).to_owned();
     let spaced = text.replace('*', " * ");
     let mut words: Vec<&str> = spaced.split_whitespace().collect();
     let qualifiers = ["__restrict__", "__restrict", "restrict", "volatile"];
     words.retain(|w| !qualifiers.contains(w));
-    let pointer = words.iter().filter(|w| **w == "*").count();
+    let pointer = words.iter().filter(|w| **w == "*").count() + arrays;
     let first_star = words.iter().position(|w| *w == "*").unwrap_or(words.len());
     let pointee_const = words[..first_star].contains(&"const");
     let mut base: Vec<&str> = words[..first_star]
@@ -336,17 +365,20 @@ fn strip_comments(source: &str) -> String {
 }
 
 fn matching_paren(code: &str, open: usize) -> Option<usize> {
+    matching(code, open, '(', ')')
+}
+
+/// The position of the `close` that matches the `open` at `at`.
+fn matching(code: &str, at: usize, open: char, close: char) -> Option<usize> {
     let mut depth = 0usize;
-    for (i, c) in code[open..].char_indices() {
-        match c {
-            '(' => depth += 1,
-            ')' => {
-                depth -= 1;
-                if depth == 0 {
-                    return Some(open + i);
-                }
+    for (i, c) in code[at..].char_indices() {
+        if c == open {
+            depth += 1;
+        } else if c == close {
+            depth = depth.checked_sub(1)?;
+            if depth == 0 {
+                return Some(at + i);
             }
-            _ => {}
         }
     }
     None
@@ -372,6 +404,10 @@ pub trait RawParams {
 /// CUDA C compiled once per device and architecture through NVRTC and the disk cache.
 /// Holds one or more `extern "C" __global__` kernels; take each with
 /// [`RawModule::kernel`].
+///
+/// Sources and kernel definitions are kept for the life of the process (they back the
+/// same lookup tables as `#[gpu_kernel]`s, which allow 65,536 signatures in all): make
+/// modules from fixed sources, once, rather than from text generated per call.
 #[derive(Clone, Copy)]
 pub struct RawModule {
     source: &'static str,
@@ -395,24 +431,42 @@ impl RawModule {
     /// A module of `source`. The source is kept for the rest of the process, as are the
     /// definitions of the kernels taken from it: make modules once, not per launch.
     pub fn new(source: &str) -> RawModule {
-        RawModule::with_options(source, KernelOptions::default())
+        RawModule {
+            source: with_line_directive(source),
+            options: KernelOptions::default(),
+        }
     }
 
-    /// A module compiled with `options` (`fast_math`, `max_registers`, `line_info`, ...;
-    /// `launch_bounds` and `bounds_check` do not apply to C the crate did not write).
-    pub fn with_options(source: &str, options: KernelOptions) -> RawModule {
-        // NVRTC's messages then count lines from the start of `source`, not of the
-        // prelude in front of it.
-        RawModule {
-            source: intern(&format!("#line 1 \"raw_module.cu\"\n{source}")),
-            options,
+    /// A module compiled with `options` (`fast_math`, `max_registers`, `line_info`,
+    /// `debug`); `launch_bounds` and `bounds_check` are an error, since they apply to C
+    /// the crate writes, not to yours.
+    pub fn with_options(source: &str, options: KernelOptions) -> Result<RawModule> {
+        if options.bounds_check || options.launch_bounds.is_some() {
+            return Err(GpuError::InvalidArgument(
+                "`bounds_check` and `launch_bounds` apply to #[gpu_kernel] code, not to CUDA C \
+                 written by hand (write __launch_bounds__ in the source)"
+                    .to_owned(),
+            ));
         }
+        Ok(RawModule {
+            source: with_line_directive(source),
+            options,
+        })
     }
 
     /// The kernel `name`, with parameters `P`: checked against the C parameter list, so a
     /// missing `extern "C"`, a wrong count, a different dtype or a writable pointer
     /// declared read-only is an error here rather than wrong results later.
-    pub fn kernel<P: RawParams>(&self, name: &str) -> Result<RawKernel<P>> {
+    ///
+    /// # Safety
+    ///
+    /// Launches of the kernel are safe calls, so what they rely on is promised here:
+    /// - the kernel NVRTC compiles takes exactly the parameters `P` declares (the check
+    ///   reads the declaration as written: it cannot see through `#if`, macros or
+    ///   typedefs);
+    /// - it reads and writes memory only through its pointer parameters, within the
+    ///   arrays passed for them, and writes only through `PtrMut` ones.
+    pub unsafe fn kernel<P: RawParams>(&self, name: &str) -> Result<RawKernel<P>> {
         let declared = P::params();
         let invalid =
             |why: String| GpuError::InvalidArgument(format!("raw kernel `{name}`: {why}"));
@@ -475,6 +529,12 @@ impl RawModule {
     }
 }
 
+/// `source` behind a `#line` directive, so NVRTC's messages count lines from its start
+/// rather than from the prelude's; kept for the rest of the process.
+fn with_line_directive(source: &str) -> &'static str {
+    intern(&format!("#line 1 \"raw_module.cu\"\n{source}"))
+}
+
 /// A string kept for the rest of the process.
 fn intern(s: &str) -> &'static str {
     static STRINGS: Mutex<Option<HashMap<String, &'static str>>> = Mutex::new(None);
@@ -508,8 +568,13 @@ impl<P> fmt::Debug for RawKernel<P> {
 
 impl<P: RawParams> RawKernel<P> {
     /// The kernel `name` of `source` (a one-kernel [`RawModule`]).
-    pub fn new(source: &str, name: &str) -> Result<RawKernel<P>> {
-        RawModule::new(source).kernel(name)
+    ///
+    /// # Safety
+    ///
+    /// As for [`RawModule::kernel`].
+    pub unsafe fn new(source: &str, name: &str) -> Result<RawKernel<P>> {
+        // SAFETY: the caller's promise.
+        unsafe { RawModule::new(source).kernel(name) }
     }
 }
 
@@ -595,6 +660,20 @@ macro_rules! raw_arity {
     };
 }
 
+impl RawParams for () {
+    fn params() -> Vec<DeclaredParam> {
+        Vec::new()
+    }
+}
+
+impl RawKernel<()> {
+    /// Launch with `cfg` (which must name a stream: there is no array to choose the
+    /// device); prefer `launch!(k[grid, block, &stream]())`.
+    pub fn launch(&self, cfg: LaunchConfig<'_>) -> Result<()> {
+        self.launch_on(&cfg, &[], &mut [])
+    }
+}
+
 raw_arity!(1; A a);
 raw_arity!(2; A a, B b);
 raw_arity!(3; A a, B b, C c);
@@ -620,7 +699,16 @@ __global__ void mangled(float* x) {}
 extern "C" {
 __global__ void in_block(unsigned long long n, double * __restrict__ out, size_t) {}
 }
+__global__ void after_block(float* x) {}
+extern "C" __global__ void __launch_bounds__(256, 2) add(float x[], const int k = 3) {}
 "#;
+
+    /// A kernel of `SEED`. SAFETY of the `unsafe` call: these tests make kernels and
+    /// launch only on the simulator, which refuses raw C, so no C ever runs.
+    fn make<P: RawParams>(name: &str) -> Result<RawKernel<P>> {
+        // SAFETY: see above.
+        unsafe { RawKernel::new(SEED, name) }
+    }
 
     #[test]
     fn reads_the_c_parameters() {
@@ -642,6 +730,16 @@ __global__ void in_block(unsigned long long n, double * __restrict__ out, size_t
         assert_eq!(p[0].dtype, Some(DtypeKind::U64));
         assert_eq!((p[1].name.as_str(), p[1].pointer), ("out", 1));
         assert_eq!((p[2].name.as_str(), p[2].dtype), ("", Some(DtypeKind::U64)));
+        // `add` is found as a whole word past its attribute, not inside `vec_add`; an
+        // array parameter is a pointer; a default argument is not part of the type.
+        let p = c_parameters(SEED, "add").unwrap();
+        assert_eq!((p[0].c_type.as_str(), p[0].pointer), ("float*", 1));
+        assert_eq!(
+            (p[1].name.as_str(), p[1].c_type.as_str()),
+            ("k", "const int")
+        );
+        let e = c_parameters(SEED, "after_block").unwrap_err();
+        assert!(e.contains("extern \"C\""), "{e}");
         let e = c_parameters(SEED, "mangled").unwrap_err();
         assert!(e.contains("extern \"C\""), "{e}");
         let e = c_parameters(SEED, "missing").unwrap_err();
@@ -653,23 +751,23 @@ __global__ void in_block(unsigned long long n, double * __restrict__ out, size_t
 
     #[test]
     fn a_declaration_that_does_not_match_the_c_is_refused() {
-        let ok = RawKernel::<(Ptr<f32>, Ptr<f32>, PtrMut<f32>, i32)>::new(SEED, "vec_add");
+        let ok = make::<(Ptr<f32>, Ptr<f32>, PtrMut<f32>, i32)>("vec_add");
         assert!(ok.is_ok());
         let cases: [(Result<(), GpuError>, &str); 4] = [
             (
-                RawKernel::<(Ptr<f32>, Ptr<f32>, PtrMut<f32>)>::new(SEED, "vec_add").map(drop),
+                make::<(Ptr<f32>, Ptr<f32>, PtrMut<f32>)>("vec_add").map(drop),
                 "has 4 parameter(s), the Rust signature declares 3",
             ),
             (
-                RawKernel::<(Ptr<f64>, Ptr<f32>, PtrMut<f32>, i32)>::new(SEED, "vec_add").map(drop),
+                make::<(Ptr<f64>, Ptr<f32>, PtrMut<f32>, i32)>("vec_add").map(drop),
                 "parameter 1 `a` is `const float*`, but the Rust signature declares `Ptr<f64>`",
             ),
             (
-                RawKernel::<(Ptr<f32>, Ptr<f32>, Ptr<f32>, i32)>::new(SEED, "vec_add").map(drop),
+                make::<(Ptr<f32>, Ptr<f32>, Ptr<f32>, i32)>("vec_add").map(drop),
                 "parameter 3 `c` is `float*`, which lets the kernel write",
             ),
             (
-                RawKernel::<(Ptr<f32>, Ptr<f32>, PtrMut<f32>, u64)>::new(SEED, "vec_add").map(drop),
+                make::<(Ptr<f32>, Ptr<f32>, PtrMut<f32>, u64)>("vec_add").map(drop),
                 "parameter 4 `n` is `int`, but the Rust signature declares `u64`",
             ),
         ];
@@ -679,12 +777,12 @@ __global__ void in_block(unsigned long long n, double * __restrict__ out, size_t
                 other => panic!("expected an error containing {want:?}, got {other:?}"),
             }
         }
-        assert!(RawKernel::<(u64, PtrMut<f64>, usize)>::new(SEED, "in_block").is_ok());
+        assert!(make::<(u64, PtrMut<f64>, usize)>("in_block").is_ok());
     }
 
     #[test]
     fn a_raw_kernel_on_the_simulator_says_why_it_cannot_run() {
-        let k = RawKernel::<(Ptr<f32>, Ptr<f32>, PtrMut<f32>, i32)>::new(SEED, "vec_add").unwrap();
+        let k = make::<(Ptr<f32>, Ptr<f32>, PtrMut<f32>, i32)>("vec_add").unwrap();
         let dev = Device::simulator();
         let a = dev.to_device(&[1.0f32; 4]).unwrap();
         let mut c = dev.zeros::<f32>(4).unwrap();

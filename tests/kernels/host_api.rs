@@ -77,7 +77,10 @@ extern "C" __global__ void vec_add(const float* a, const float* b, float* c, int
     if (i < n) c[i] = a[i] + b[i];
 }"#;
     let k =
-        RawKernel::<(Ptr<f32>, Ptr<f32>, PtrMut<f32>, i32)>::new(SOURCE, "vec_add").map_err(err)?;
+        // SAFETY: the kernel takes these parameters and touches only `a[..n]`, `b[..n]`,
+        // `c[..n]`; the launch passes arrays of `n` elements.
+        unsafe { RawKernel::<(Ptr<f32>, Ptr<f32>, PtrMut<f32>, i32)>::new(SOURCE, "vec_add") }
+            .map_err(err)?;
     let mut r = rng(seed ^ 0x4a3);
     let n = r.random_range(1..2_000_000);
     let (a, b) = (

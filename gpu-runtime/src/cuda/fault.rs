@@ -53,7 +53,7 @@ impl CudaDevice {
     pub(crate) fn note_launch(&self, kernel: &LoadedKernel) {
         self.last_launch.store(
             kernel as *const LoadedKernel as *mut LoadedKernel,
-            Ordering::Relaxed,
+            Ordering::Release,
         );
     }
 
@@ -65,7 +65,7 @@ impl CudaDevice {
     /// The error for a sticky `source`: the first one on this device is the fault itself.
     #[cold]
     pub(crate) fn fault(&self, source: DriverError) -> GpuError {
-        let last = self.last_launch.load(Ordering::Relaxed);
+        let last = self.last_launch.load(Ordering::Acquire);
         // SAFETY: a non-null pointer was stored by `note_launch` from an entry of
         // `self.functions`, whose entries live as long as `self` and never move.
         let last = unsafe { last.as_ref() };

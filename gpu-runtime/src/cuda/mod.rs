@@ -6,7 +6,7 @@ pub(crate) mod libraries;
 pub(crate) mod nvrtc;
 
 use std::ffi::c_void;
-use std::sync::atomic::AtomicPtr;
+use std::sync::atomic::{AtomicPtr, AtomicU32, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use cudarc::driver::sys::{CUdevice_attribute, CUfunction_attribute};
@@ -40,10 +40,18 @@ pub(crate) struct LoadedKernel {
     signature: String,
     /// Where a bounds-checked kernel records its first index out of range.
     oob_record: Option<cudarc::driver::sys::CUdeviceptr>,
+    /// Held from a checked launch to the read of its record, so launches of the same
+    /// kernel from other threads or streams cannot take or clear each other's record.
+    checked_launches: std::sync::Mutex<()>,
     function: CudaFunction,
     attributes: FunctionAttributes,
     /// The block size of a `forall` launch of this kernel.
     forall_block: u32,
+    /// The most dynamic shared memory a block can have: the device's opt-in limit less
+    /// the kernel's static shared memory.
+    max_dynamic_shared: u32,
+    /// What the function's attribute allows now (48 KB less static by default).
+    dynamic_shared_allowed: AtomicU32,
 }
 
 /// What the driver reports about a compiled kernel (`cuFuncGetAttribute`).
@@ -110,7 +118,7 @@ impl CudaDevice {
                 attr(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z)?,
             ],
             max_threads_per_block: attr(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?,
-            max_shared_mem_per_block: attr(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK)?,
+            max_shared_mem_optin: attr(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)?,
             multiprocessors: attr(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?,
         };
         let stream = ctx.default_stream();
@@ -162,10 +170,14 @@ impl CudaDevice {
             &self.limits,
             kernel.attributes.max_threads_per_block,
             kernel.forall_block,
+            kernel.max_dynamic_shared,
         )?
         else {
             return Ok(());
         };
+        if valid.shared_mem_bytes > kernel.dynamic_shared_allowed.load(Ordering::Relaxed) {
+            self.allow_dynamic_shared(kernel, valid.shared_mem_bytes)?;
+        }
         // The launcher checked that a given stream belongs to this device.
         let stream = match cfg.stream.and_then(|s| s.cuda.as_ref()) {
             Some(s) => s.raw,
@@ -174,6 +186,12 @@ impl CudaDevice {
         let launch_err = |source| self.launch_error(def, dtypes, source);
         self.ctx.bind_to_thread().map_err(launch_err)?;
         self.note_launch(kernel);
+        let _one_checked_launch_at_a_time = kernel.oob_record.map(|_| {
+            kernel
+                .checked_launches
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+        });
         let _range = crate::profiling::launch_range(|| kernel.signature.clone());
         if def.cooperative {
             self.launch_cooperative(def, kernel, &valid, stream, args, dtypes)?;
@@ -194,6 +212,25 @@ impl CudaDevice {
         }
         .map_err(launch_err)?;
         self.finish(kernel, stream)
+    }
+
+    /// Let `kernel` take `bytes` of dynamic shared memory per block: more than the default
+    /// 48 KB needs `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES` set first.
+    #[cold]
+    fn allow_dynamic_shared(&self, kernel: &LoadedKernel, bytes: u32) -> Result<()> {
+        // SAFETY: the function handle is live (its module is held by `kernel`).
+        unsafe {
+            cudarc::driver::result::function::set_function_attribute(
+                kernel.function.cu_function(),
+                CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                bytes as i32,
+            )
+        }
+        .map_err(self.driver_error("allowing more dynamic shared memory"))?;
+        kernel
+            .dynamic_shared_allowed
+            .fetch_max(bytes, Ordering::Relaxed);
+        Ok(())
     }
 
     /// After a launch: nothing, unless the kernel is bounds-checked; then wait for it and
@@ -346,6 +383,7 @@ impl CudaDevice {
                 &self.limits,
                 self.limits.max_threads_per_block,
                 256,
+                self.limits.max_shared_mem_optin,
             )?;
         }
         Ok(())
@@ -415,13 +453,22 @@ impl CudaDevice {
             binary_version: attr(CU_FUNC_ATTRIBUTE_BINARY_VERSION)?,
         };
         let forall_block = forall_block_size(cu, attributes.max_threads_per_block)?;
+        let max_dynamic_shared = self
+            .limits
+            .max_shared_mem_optin
+            .saturating_sub(attributes.static_shared_bytes);
+        let dynamic_shared_allowed =
+            AtomicU32::new(attr(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES)?);
         Ok(LoadedKernel {
             def,
             signature: def.signature(dtypes),
             oob_record,
+            checked_launches: std::sync::Mutex::new(()),
             function,
             attributes,
             forall_block,
+            max_dynamic_shared,
+            dynamic_shared_allowed,
         })
     }
 }
@@ -449,13 +496,11 @@ fn fresh_context(ordinal: usize) -> Result<Arc<CudaContext>> {
     let reset = unsafe { cudarc::driver::sys::cuDevicePrimaryCtxReset_v2(cu_device) }.result();
     match reset.and_then(|()| CudaContext::new(ordinal)) {
         Ok(ctx) => Ok(ctx),
-        Err(e) if fault::is_sticky(e.0) || fault::is_sticky(refused.0) => {
-            Err(GpuError::DeviceLost {
-                device: format!("CUDA device {ordinal}"),
-                ordinal,
-                first: format!("{refused}; the driver refuses new contexts in this process"),
-            })
-        }
+        Err(e) if fault::is_sticky(e.0) => Err(GpuError::DeviceLost {
+            device: format!("CUDA device {ordinal}"),
+            ordinal,
+            first: format!("{refused}; the driver refuses new contexts in this process"),
+        }),
         Err(e) => Err(GpuError::driver("context creation after a fault")(e)),
     }
 }

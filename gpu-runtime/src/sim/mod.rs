@@ -72,6 +72,7 @@ pub(crate) fn run(
         &limits,
         limits.max_threads_per_block,
         SIM_FORALL_BLOCK,
+        limits.max_shared_mem_optin,
     )?
     else {
         return Ok(());

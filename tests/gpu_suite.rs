@@ -185,7 +185,7 @@ fn main() {
         },
     ));
 
-    rows.push(check("first launch compiles, later launches reuse it", || {
+    rows.push(check("first launch loads (NVRTC or the disk cache), later ones reuse it", || {
         let a = gpu.zeros::<f64>(1 << 10).map_err(|e| e.to_string())?;
         let mut c = gpu.zeros::<f64>(1 << 10).map_err(|e| e.to_string())?;
         // f64 vec_add was compiled by the cases above; a fresh kernel shows the cost.

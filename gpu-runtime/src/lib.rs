@@ -199,9 +199,19 @@ pub mod __private {
         cfg: &LaunchConfig<'a>,
         arrays: &[(&'a Device, &'static str)],
     ) -> Result<&'a Device> {
-        let device = match (cfg.stream, arrays.first()) {
+        launch_device_of(def, cfg, arrays.iter().copied())
+    }
+
+    /// [`launch_device`] over any list of arrays with their parameters' names.
+    #[inline]
+    pub(crate) fn launch_device_of<'a>(
+        def: &'static KernelDef,
+        cfg: &LaunchConfig<'a>,
+        arrays: impl Iterator<Item = (&'a Device, &'static str)> + Clone,
+    ) -> Result<&'a Device> {
+        let device = match (cfg.stream, arrays.clone().next()) {
             (Some(stream), _) => &stream.device,
-            (None, Some((device, _))) => *device,
+            (None, Some((device, _))) => device,
             (None, None) => {
                 return Err(GpuError::InvalidLaunch {
                     kernel: def.name,
@@ -212,7 +222,7 @@ pub mod __private {
             }
         };
         for (other, param) in arrays {
-            if *other != device {
+            if other != device {
                 return Err(GpuError::DeviceMismatch {
                     kernel: def.name,
                     param,

@@ -187,12 +187,17 @@ mod tests {
     use super::*;
 
     #[test]
-    fn ranges_without_the_library_do_nothing_and_say_why() {
+    fn ranges_open_exactly_when_the_library_is_there() {
+        let available = status().is_ok();
         let r = range("test");
-        if status().is_err() {
-            assert!(!r.open);
-            annotate_launches(true);
-            assert!(launch_range(|| "k".to_owned()).is_none());
+        assert_eq!(r.open, available);
+        drop(r);
+        annotate_launches(true);
+        assert_eq!(launch_range(|| "k".to_owned()).is_some(), available);
+        annotate_launches(false);
+        assert!(launch_range(|| "k".to_owned()).is_none());
+        if !available {
+            assert!(!status().unwrap_err().is_empty());
         }
     }
 }

@@ -589,8 +589,8 @@ impl<P> RawKernel<P> {
         crate::__private::precompile(self.def, device)
     }
 
-    /// The device of a launch and its arguments' pointers, checked like a
-    /// `#[gpu_kernel]`'s: the stream's device, else the first array's; every array there.
+    /// Launch on the device of the stream or the arrays (`arrays` holds each argument's
+    /// device, `None` for a scalar), checked as a `#[gpu_kernel]`'s launch is.
     fn launch_on<'a>(
         &self,
         cfg: &LaunchConfig<'a>,
@@ -598,31 +598,11 @@ impl<P> RawKernel<P> {
         values: &mut [*mut c_void],
     ) -> Result<()> {
         let def = self.def;
-        let device =
-            match cfg.stream {
-                Some(s) => &s.device,
-                None => arrays.iter().flatten().next().copied().ok_or_else(|| {
-                    GpuError::InvalidLaunch {
-                        kernel: def.name,
-                        reason:
-                            "the kernel takes no array, so the launch must name a stream to choose \
-                         the device: kernel[grid, block, &stream](...)"
-                                .to_owned(),
-                    }
-                })?,
-            };
-        for (k, d) in arrays.iter().enumerate() {
-            if let Some(d) = d {
-                if *d != device {
-                    return Err(GpuError::DeviceMismatch {
-                        kernel: def.name,
-                        param: def.params[k].name,
-                        expected: device.describe(),
-                        found: d.describe(),
-                    });
-                }
-            }
-        }
+        let named = arrays
+            .iter()
+            .zip(def.params)
+            .filter_map(|(d, p)| d.map(|d| (d, p.name)));
+        let device = crate::__private::launch_device_of(def, cfg, named)?;
         match &*device.inner {
             DeviceInner::Cuda(c) => c.launch(def, 0, &[], cfg, values),
             DeviceInner::Sim => Err(GpuError::InvalidLaunch {

@@ -14,12 +14,6 @@ mod example_elementwise;
 #[path = "../examples/histogram.rs"]
 mod example_histogram;
 #[allow(dead_code)]
-#[path = "../examples/matmul.rs"]
-mod example_matmul;
-#[allow(dead_code)]
-#[path = "../examples/reduce.rs"]
-mod example_reduce;
-#[allow(dead_code)]
 #[path = "../examples/saxpy.rs"]
 mod example_saxpy;
 #[allow(dead_code)]
@@ -40,8 +34,7 @@ fn all_definitions() -> Vec<&'static KernelDef> {
     let mut defs = kernels::definitions();
     defs.push(example_vec_add::vec_add.definition());
     defs.push(example_saxpy::saxpy.definition());
-    defs.push(example_matmul::matmul.definition());
-    defs.push(example_reduce::block_sum.definition());
+    // The matmul and reduce examples' kernels are in `kernels::block`.
     defs.push(example_histogram::histogram.definition());
     defs.push(example_device_fn::activate.definition());
     defs.push(example_stencil::jacobi_step.definition());

@@ -8,40 +8,11 @@ use super::{blocks, check, err, poisoned, rng, uniform_f32, Outputs};
 
 // ----- block reduction: shared memory, barriers, warp shuffles, two passes --------------
 
-/// One partial sum per block: a grid-stride accumulation, a tree in shared memory down to
-/// one warp, then shuffles.
-#[gpu_kernel]
-pub fn block_sum(x: &[f32], partial: &mut [f32]) {
-    let mut cache = shared_array::<f32, 256>();
-    let tid = thread_idx().x as usize;
-    let mut acc = 0.0f32;
-    let mut i = grid_1d();
-    while i < x.len() {
-        acc += x[i];
-        i += gridsize_1d();
-    }
-    cache[tid] = acc;
-    sync_threads();
-    let mut stride = 128usize;
-    while stride >= 32 {
-        if tid < stride {
-            cache[tid] += cache[tid + stride];
-        }
-        sync_threads();
-        stride /= 2;
-    }
-    if tid < 32 {
-        let mut v = cache[tid];
-        let mut offset = 16u32;
-        while offset > 0 {
-            v += shfl_down_sync(0xffff_ffff, v, offset);
-            offset /= 2;
-        }
-        if tid == 0 {
-            partial[block_idx().x as usize] = v;
-        }
-    }
-}
+// The reduce example's kernel, checked here on fresh random inputs.
+#[allow(dead_code)]
+#[path = "../../examples/reduce.rs"]
+mod reduce_example;
+pub use reduce_example::block_sum;
 
 pub fn case_reduce(dev: &Device, seed: u64) -> Result<Outputs, String> {
     let mut r = rng(seed);
@@ -128,39 +99,12 @@ pub fn case_histogram(dev: &Device, seed: u64) -> Result<Outputs, String> {
 
 // ----- tiled matmul: 2-D shared arrays (Numba's fast_matmul) ----------------------------
 
-/// `c = a * b` for row-major `a` (m x k) and `b` (k x n), 16 x 16 tiles in shared memory.
-#[gpu_kernel]
-pub fn matmul_tiled(a: &[f32], b: &[f32], c: &mut [f32], m: usize, k: usize, n: usize) {
-    let mut sa = shared_array_2d::<f32, 16, 16>();
-    let mut sb = shared_array_2d::<f32, 16, 16>();
-    let (col, row) = grid_2d();
-    let tx = thread_idx().x as usize;
-    let ty = thread_idx().y as usize;
-    let mut acc = 0.0f32;
-    let tiles = (k + 15) / 16;
-    for t in 0..tiles {
-        let ka = t * 16 + tx;
-        let kb = t * 16 + ty;
-        sa[(ty, tx)] = if row < m && ka < k {
-            a[row * k + ka]
-        } else {
-            0.0
-        };
-        sb[(ty, tx)] = if kb < k && col < n {
-            b[kb * n + col]
-        } else {
-            0.0
-        };
-        sync_threads();
-        for j in 0..16 {
-            acc += sa[(ty, j)] * sb[(j, tx)];
-        }
-        sync_threads();
-    }
-    if row < m && col < n {
-        c[row * n + col] = acc;
-    }
-}
+// The matmul example's kernel (Numba's `fast_matmul` algorithm), checked here on sizes
+// that are not multiples of the tile.
+#[allow(dead_code)]
+#[path = "../../examples/matmul.rs"]
+mod matmul_example;
+pub use matmul_example::matmul as matmul_tiled;
 
 pub fn case_matmul(dev: &Device, seed: u64) -> Result<Outputs, String> {
     let mut r = rng(seed);

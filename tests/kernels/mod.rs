@@ -7,8 +7,6 @@
 //! Every case draws fresh random inputs from the seed it is given and poisons its outputs
 //! before the launch, so an element the kernel fails to write shows up as a mismatch.
 #![allow(dead_code)]
-// The integer references apply one closure per dtype to each element, written in place.
-#![allow(clippy::redundant_closure_call)]
 // CPU references mirror the kernels line by line, in the kernel language's idioms.
 #![allow(clippy::neg_cmp_op_on_partial_ord, clippy::manual_is_multiple_of)]
 
@@ -513,156 +511,126 @@ fn case_int_ops(dev: &Device, seed: u64) -> Result<Outputs, String> {
     let n = 1_000;
     let s: Vec<u32> = (0..n).map(|_| r.random_range(0..8)).collect();
     let ds = dev.to_device(&s).map_err(err)?;
+    let g = blocks(n, 128);
 
-    // i32: operands small enough that + - * never overflow; divisors never zero.
+    // Operands small enough that + - * never overflow; divisors never zero.
     let a: Vec<i32> = (0..n).map(|_| r.random_range(-30_000..30_000)).collect();
     let b: Vec<i32> = (0..n)
-        .map(|_| {
-            let v = r.random_range(1..30_000);
-            if r.random() {
-                v
-            } else {
-                -v
-            }
-        })
+        .map(|_| signed_nonzero(&mut r, 30_000) as i32)
         .collect();
-    let (da, db) = (
-        dev.to_device(&a).map_err(err)?,
-        dev.to_device(&b).map_err(err)?,
-    );
-    let mut d = poisoned(dev, n * 10, i32::MIN)?;
-    launch!(int_ops_i32[blocks(n, 128), 128](&da, &db, &ds, &mut d)).map_err(err)?;
-    let want: Vec<i32> = (0..n)
-        .flat_map(|i| {
-            (|x: i32, y: i32, s: u32| {
-                [
-                    x + y,
-                    x - y,
-                    x * y,
-                    x / y,
-                    x % y,
-                    x & y,
-                    x | y,
-                    x ^ y,
-                    x << s,
-                    (x >> s) + !y - (-x).abs(),
-                ]
-            })(a[i], b[i], s[i])
-        })
-        .collect();
-    check(&mut out, "i32", &d.to_host().map_err(err)?, &want, 0.0)?;
+    check_int_ops(
+        dev,
+        &mut out,
+        "i32",
+        (&a, &b, &s),
+        i32::MIN,
+        |a, b, d| launch!(int_ops_i32[g, 128](a, b, &ds, d)),
+        |x, y, s| [x << s, (x >> s) + !y - (-x).abs()],
+        |v| v as f64,
+    )?;
 
     let a: Vec<i64> = (0..n)
         .map(|_| r.random_range(-1_000_000_000..1_000_000_000))
         .collect();
     let b: Vec<i64> = (0..n)
-        .map(|_| {
-            let v = r.random_range(1..1_000_000_000);
-            if r.random() {
-                v
-            } else {
-                -v
-            }
-        })
+        .map(|_| signed_nonzero(&mut r, 1_000_000_000))
         .collect();
-    let (da, db) = (
-        dev.to_device(&a).map_err(err)?,
-        dev.to_device(&b).map_err(err)?,
-    );
-    let mut d = poisoned(dev, n * 10, i64::MIN)?;
-    launch!(int_ops_i64[blocks(n, 128), 128](&da, &db, &ds, &mut d)).map_err(err)?;
-    let want: Vec<i64> = (0..n)
-        .flat_map(|i| {
-            (|x: i64, y: i64, s: u32| {
-                [
-                    x + y,
-                    x - y,
-                    x * y,
-                    x / y,
-                    x % y,
-                    x & y,
-                    x | y,
-                    x ^ y,
-                    x << s,
-                    (x >> s) + !y - x.abs().min(y).max(-5),
-                ]
-            })(a[i], b[i], s[i])
-        })
-        .collect();
-    let got = d.to_host().map_err(err)?;
-    if got != want {
-        return Err(format!(
-            "i64 mismatch at {:?}",
-            got.iter().zip(&want).position(|(g, w)| g != w)
-        ));
-    }
-    out.push(("i64", got.iter().map(|&v| v as f64).collect()));
+    check_int_ops(
+        dev,
+        &mut out,
+        "i64",
+        (&a, &b, &s),
+        i64::MIN,
+        |a, b, d| launch!(int_ops_i64[g, 128](a, b, &ds, d)),
+        |x, y, s| [x << s, (x >> s) + !y - x.abs().min(y).max(-5)],
+        |v| v as f64,
+    )?;
 
     let a: Vec<u32> = (0..n).map(|_| r.random_range(40_000..60_000)).collect();
     let b: Vec<u32> = (0..n).map(|_| r.random_range(1..40_000)).collect();
-    let (da, db) = (
-        dev.to_device(&a).map_err(err)?,
-        dev.to_device(&b).map_err(err)?,
-    );
-    let mut d = poisoned(dev, n * 10, 0xDEAD_BEEFu32)?;
-    launch!(int_ops_u32[blocks(n, 128), 128](&da, &db, &ds, &mut d)).map_err(err)?;
-    let want: Vec<u32> = (0..n)
-        .flat_map(|i| {
-            (|x: u32, y: u32, s: u32| {
-                [
-                    x + y,
-                    x - y,
-                    x * y,
-                    x / y,
-                    x % y,
-                    x & y,
-                    x | y,
-                    x ^ y,
-                    x << s,
-                    (x >> s) + (!y >> 4) + x.min(y) - x.max(y) / 2,
-                ]
-            })(a[i], b[i], s[i])
-        })
-        .collect();
-    check(&mut out, "u32", &d.to_host().map_err(err)?, &want, 0.0)?;
+    check_int_ops(
+        dev,
+        &mut out,
+        "u32",
+        (&a, &b, &s),
+        0xDEAD_BEEF,
+        |a, b, d| launch!(int_ops_u32[g, 128](a, b, &ds, d)),
+        |x, y, s| [x << s, (x >> s) + (!y >> 4) + x.min(y) - x.max(y) / 2],
+        |v| v as f64,
+    )?;
 
     let a: Vec<u64> = (0..n)
         .map(|_| r.random_range(1u64 << 40..1u64 << 41))
         .collect();
     let b: Vec<u64> = (0..n).map(|_| r.random_range(1..1u64 << 20)).collect();
+    check_int_ops(
+        dev,
+        &mut out,
+        "u64",
+        (&a, &b, &s),
+        u64::MAX,
+        |a, b, d| launch!(int_ops_u64[g, 128](a, b, &ds, d)),
+        |x, y, s| [(x << s) & 0xFFFF_FFFF_FFFF, (x >> s) + (!y >> 20)],
+        // Exact in f64 for the cross-backend comparison.
+        |v| (v % (1 << 52)) as f64,
+    )?;
+    Ok(out)
+}
+
+/// A value in `1..hi` or `-hi+1..=-1`, with either sign equally likely.
+fn signed_nonzero(r: &mut StdRng, hi: i64) -> i64 {
+    let v = r.random_range(1..hi);
+    if r.random() {
+        v
+    } else {
+        -v
+    }
+}
+
+/// Runs one `int_ops` kernel on `a`, `b`, `s` into an output poisoned with `poison` (ten
+/// results per element) and compares it exactly with the reference: `+ - * / % & | ^`,
+/// then the two results that differ per dtype (`shifts_and_mixed`).
+#[allow(clippy::too_many_arguments)]
+fn check_int_ops<T>(
+    dev: &Device,
+    out: &mut Outputs,
+    name: &'static str,
+    (a, b, s): (&[T], &[T], &[u32]),
+    poison: T,
+    launch: impl FnOnce(&DeviceArray<T>, &DeviceArray<T>, &mut DeviceArray<T>) -> Result<(), GpuError>,
+    shifts_and_mixed: impl Fn(T, T, u32) -> [T; 2],
+    as_f64: impl Fn(T) -> f64,
+) -> Result<(), String>
+where
+    T: Dtype
+        + std::ops::Add<Output = T>
+        + std::ops::Sub<Output = T>
+        + std::ops::Mul<Output = T>
+        + std::ops::Div<Output = T>
+        + std::ops::Rem<Output = T>
+        + std::ops::BitAnd<Output = T>
+        + std::ops::BitOr<Output = T>
+        + std::ops::BitXor<Output = T>,
+{
     let (da, db) = (
-        dev.to_device(&a).map_err(err)?,
-        dev.to_device(&b).map_err(err)?,
+        dev.to_device(a).map_err(err)?,
+        dev.to_device(b).map_err(err)?,
     );
-    let mut d = poisoned(dev, n * 10, u64::MAX)?;
-    launch!(int_ops_u64[blocks(n, 128), 128](&da, &db, &ds, &mut d)).map_err(err)?;
-    let want: Vec<u64> = (0..n)
+    let mut d = poisoned(dev, a.len() * 10, poison)?;
+    launch(&da, &db, &mut d).map_err(err)?;
+    let want: Vec<T> = (0..a.len())
         .flat_map(|i| {
-            (|x: u64, y: u64, s: u32| {
-                [
-                    x + y,
-                    x - y,
-                    x * y,
-                    x / y,
-                    x % y,
-                    x & y,
-                    x | y,
-                    x ^ y,
-                    (x << s) & 0xFFFF_FFFF_FFFF,
-                    (x >> s) + (!y >> 20),
-                ]
-            })(a[i], b[i], s[i])
+            let (x, y) = (a[i], b[i]);
+            let [p, q] = shifts_and_mixed(x, y, s[i]);
+            [x + y, x - y, x * y, x / y, x % y, x & y, x | y, x ^ y, p, q]
         })
         .collect();
     let got = d.to_host().map_err(err)?;
-    if got != want {
-        return Err(format!(
-            "u64 mismatch at {:?}",
-            got.iter().zip(&want).position(|(g, w)| g != w)
-        ));
+    if let Some(i) = got.iter().zip(&want).position(|(g, w)| g != w) {
+        return Err(format!("{name}[{i}]: got {:?}, want {:?}", got[i], want[i]));
     }
-    out.push(("u64", got.iter().map(|&v| (v % (1 << 52)) as f64).collect()));
-    Ok(out)
+    out.push((name, got.into_iter().map(as_f64).collect()));
+    Ok(())
 }
 
 #[gpu_kernel]

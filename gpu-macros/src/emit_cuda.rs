@@ -251,7 +251,10 @@ impl Emitter<'_> {
                     let sp = self.k.slices[s].clone();
                     let elem = self.c_type(sp.elem, Span::call_site());
                     let constness = if sp.mutable { "" } else { "const " };
-                    parts.push(format!("{constness}{elem}* __restrict__ {}", sp.c_name));
+                    // A kernel's arrays are distinct (the launch borrows them so); a device
+                    // function may be handed the same array twice.
+                    let restrict = if self.sig.device { "" } else { " __restrict__" };
+                    parts.push(format!("{constness}{elem}*{restrict} {}", sp.c_name));
                     for e in &sp.extents {
                         parts.push(format!("const unsigned long long {e}"));
                     }
@@ -772,6 +775,10 @@ impl Emitter<'_> {
             }
             ExprKind::Index(t, i) => self.element(*t, i),
             ExprKind::Intrinsic(which, args) => self.intrinsic(*which, args),
+            ExprKind::SliceArg(s) => {
+                let sp = &self.k.slices[*s];
+                format!("{}, {}", sp.c_name, sp.extents[0])
+            }
             ExprKind::DeviceCall(name, args) => {
                 let mut vals = Vec::new();
                 for a in args {

@@ -403,6 +403,52 @@ pub fn emit_rust(parts: RustParts<'_>) -> TokenStream {
     }
 }
 
+/// A device function's `a: &[T]` becomes `a: impl Into<ArrayView<'x, T>>` (and `&mut [T]`
+/// `ArrayViewMut`), converted at the top of the body: the host passes slices, a simulated
+/// kernel its array parameters, and the body indexes and measures either the same way.
+fn array_params_take_any_array(f: &mut syn::ItemFn) {
+    let mut conversions: Vec<syn::Stmt> = Vec::new();
+    let mut lifetimes: Vec<syn::Lifetime> = Vec::new();
+    for input in f.sig.inputs.iter_mut() {
+        let syn::FnArg::Typed(pt) = input else {
+            continue;
+        };
+        let syn::Type::Reference(r) = &*pt.ty else {
+            continue;
+        };
+        let syn::Type::Slice(slice) = &*r.elem else {
+            continue;
+        };
+        let syn::Pat::Ident(pi) = &*pt.pat else {
+            continue;
+        };
+        let (elem, name) = (slice.elem.clone(), pi.ident.clone());
+        // One lifetime per array: the views borrow what the caller passed.
+        let life = syn::Lifetime::new(
+            &format!("'__gpu_{}", lifetimes.len()),
+            proc_macro2::Span::call_site(),
+        );
+        lifetimes.push(life.clone());
+        let view: syn::Type = if r.mutability.is_some() {
+            syn::parse_quote!(::gpu_runtime::ArrayViewMut<#life, #elem>)
+        } else {
+            syn::parse_quote!(::gpu_runtime::ArrayView<#life, #elem>)
+        };
+        *pt.ty = syn::parse_quote!(impl ::core::convert::Into<#view>);
+        conversions.push(syn::parse_quote!(
+            #[allow(unused_mut)]
+            let mut #name: #view = ::core::convert::Into::into(#name);
+        ));
+    }
+    for (k, life) in lifetimes.into_iter().enumerate() {
+        f.sig.generics.params.insert(
+            k,
+            syn::GenericParam::Lifetime(syn::LifetimeParam::new(life)),
+        );
+    }
+    f.block.stmts.splice(0..0, conversions);
+}
+
 /// A `#[gpu_device]` function: the function itself, unchanged (rustc checks it, the
 /// simulator and the host call it), and beside it a module of the same name holding its
 /// C++ for the kernels that call it.
@@ -418,7 +464,9 @@ pub fn emit_device(
     let name_str = name.to_string();
     let deps = device_fn_refs(calls);
     let mut f = item.clone();
-    f.attrs.push(syn::parse_quote!(#[allow(clippy::all)]));
+    f.attrs
+        .push(syn::parse_quote!(#[allow(clippy::all, unused_mut)]));
+    array_params_take_any_array(&mut f);
     quote! {
         #f
 

@@ -116,8 +116,15 @@ fn expand_device_with(
         diags.error(attr.span(), "#[gpu_device] takes no options");
     }
     let Some(sig) = parse_signature(&item, true, &mut diags) else {
+        // Keep the function for its callers, but not its body: checked as host Rust
+        // against a signature the language refused, it would only add errors.
         let errors = diags.to_compile_errors();
-        return quote!(#errors #item);
+        let mut f = item;
+        f.block = syn::parse_quote!({
+            ::core::unreachable!("this #[gpu_device] function did not compile")
+        });
+        f.attrs.push(syn::parse_quote!(#[allow(unused)]));
+        return quote!(#errors #f);
     };
     let mut lowered = lower_kernel(&sig, &item.block, &mut diags);
     let span = sig.ident.span();

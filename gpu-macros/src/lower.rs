@@ -1834,11 +1834,7 @@ impl Lowerer<'_> {
             );
             return None;
         }
-        let args: Vec<Option<Expr>> = c
-            .args
-            .iter()
-            .map(|a| self.expr(a, Position::Operand))
-            .collect();
+        let args: Vec<Option<Expr>> = c.args.iter().map(|a| self.device_arg(a)).collect();
         let args: Vec<Expr> = args.into_iter().collect::<Option<_>>()?;
         if !self.device_calls.iter().any(|q| q == &p.path) {
             self.device_calls.push(p.path.clone());
@@ -1849,6 +1845,42 @@ impl Lowerer<'_> {
             ty,
             span,
         })
+    }
+
+    /// An argument of a device function call: a value, or a 1-D array parameter passed
+    /// whole (`dot(a, b, i)`), which becomes its pointer and length.
+    fn device_arg(&mut self, a: &syn::Expr) -> Option<Expr> {
+        if let syn::Expr::Path(p) = strip_parens(a) {
+            if let Some(ident) = p.path.get_ident() {
+                match self.lookup(&ident.unraw_string()) {
+                    Some(Binding::Slice(s)) if self.slices[s].rank() == 1 => {
+                        return Some(Expr {
+                            kind: ExprKind::SliceArg(s),
+                            ty: self.types.fresh_opaque(),
+                            span: a.span(),
+                        });
+                    }
+                    Some(Binding::Slice(_)) => {
+                        self.err(
+                            a.span(),
+                            "device functions take 1-D arrays (`&[T]`, `&mut [T]`) for now; \
+                             pass a 2-D or 3-D array's elements or indices instead",
+                        );
+                        return None;
+                    }
+                    Some(Binding::Array(_)) => {
+                        self.err(
+                            a.span(),
+                            "device functions take the kernel's array parameters; shared and \
+                             local arrays cannot be passed yet, pass their elements",
+                        );
+                        return None;
+                    }
+                    _ => {}
+                }
+            }
+        }
+        self.expr(a, Position::Operand)
     }
 
     /// A barrier, fence or warp function. Those that return nothing are statements.
@@ -2388,6 +2420,7 @@ fn has_effects(e: &Expr) -> bool {
         ExprKind::Atomic(..) | ExprKind::Intrinsic(..) | ExprKind::DeviceCall(..) => true,
         ExprKind::Lit(_)
         | ExprKind::Local(_)
+        | ExprKind::SliceArg(_)
         | ExprKind::Len(_)
         | ExprKind::Extent(..)
         | ExprKind::Geometry(..) => false,

@@ -169,11 +169,11 @@ pub fn parse_signature(
     };
     if device {
         for p in &params {
-            if let ParamShape::Slice { .. } = p.shape {
+            if let ParamShape::Slice { rank: 2.., .. } = p.shape {
                 diags.error(
                     p.ident.span(),
-                    "device functions take scalars for now; index the slice in the kernel and \
-                     pass the elements",
+                    "device functions take scalars and 1-D arrays (`&[T]`, `&mut [T]`) for now; \
+                     index the 2-D or 3-D array in the kernel and pass the elements",
                 );
                 return None;
             }

@@ -428,8 +428,8 @@ fn device_function_rules() {
     use crate::kernel::translate_as;
     let e = translate_as(quote! { fn f(n: u32) -> u32 { f(n) } }, true).unwrap_err();
     assert!(e[0].contains("cannot call themselves"), "{e:?}");
-    let e = translate_as(quote! { fn f(a: &[f32]) -> f32 { a[0] } }, true).unwrap_err();
-    assert!(e[0].contains("take scalars"), "{e:?}");
+    let e = translate_as(quote! { fn f(a: &Array2<f32>) -> f32 { a[(0, 0)] } }, true).unwrap_err();
+    assert!(e[0].contains("scalars and 1-D arrays"), "{e:?}");
     let e = errors(quote! { fn k(a: &mut [f32]) { a[0] = scale(0.5); } });
     assert!(e[0].contains("give this literal a suffix"), "{e:?}");
     let e = errors(
@@ -610,4 +610,51 @@ fn a_wildcard_loop_variable_is_a_hidden_counter() {
     });
     assert_eq!(src.matches("for (").count(), 2, "{src}");
     assert!(!src.contains(" _ "), "{src}");
+}
+
+#[test]
+fn device_functions_take_whole_arrays_as_pointer_and_length() {
+    use crate::kernel::translate_as;
+    let f = translate_as(
+        quote! {
+            fn dot<T: Float>(a: &[T], out: &mut [T], i: usize) -> T {
+                out[i] = a[i];
+                a[i] * T::from_usize(a.len())
+            }
+        },
+        true,
+    )
+    .unwrap_or_else(|e| panic!("{e:?}"));
+    // No `__restrict__`: a device function may be handed one array twice.
+    assert!(
+        f.contains("(const T* a, const unsigned long long a_len, T* out, const unsigned long long out_len, const unsigned long long i)"),
+        "{f}"
+    );
+    let k = c(quote! {
+        fn k(x: &[f32], y: &mut [f32]) {
+            let i = grid_1d();
+            let v: f32 = dot(x, y, i);
+            y[i] = v;
+        }
+    });
+    assert!(k.contains("dot(x, x_len, y, y_len, i)"), "{k}");
+    for (body, want) in [
+        (
+            quote! { fn k(m: &Array2<f32>, y: &mut [f32]) { let v: f32 = dot(m, y, 0); } },
+            "device functions take 1-D arrays",
+        ),
+        (
+            quote! { fn k(y: &mut [f32]) { let s = shared_array::<f32, 4>(); let v: f32 = dot(s, y, 0); } },
+            "shared and local arrays cannot be passed yet",
+        ),
+    ] {
+        let e = errors(body);
+        assert!(e.iter().any(|m| m.contains(want)), "{e:?}");
+    }
+    let f = translate_as(
+        quote! { fn f(a: &mut [u32], i: usize) { atomic_add(a, i, 1u32); } },
+        true,
+    )
+    .unwrap_or_else(|e| panic!("{e:?}"));
+    assert!(f.contains("gt_atomic_add(&a[i], 1u);"), "{f}");
 }

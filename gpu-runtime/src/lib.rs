@@ -86,6 +86,13 @@ pub use launch_config::{Extent, Extents, IntoExtents, LaunchConfig, Shape};
 pub use pinned::PinnedBuffer;
 pub use raw::{Ptr, PtrMut, RawKernel, RawModule};
 pub use shared::{dynamic_shared_array, shared_array, shared_array_2d};
+/// A `#[gpu_device]` function's `&[T]` parameter, as its Rust body sees it: indexed and
+/// measured like a slice. Callers pass a slice (`&v[..]`) on the host, or an array
+/// parameter of the calling kernel.
+pub use sim::SimSlice as ArrayView;
+/// A `#[gpu_device]` function's `&mut [T]` parameter, as its Rust body sees it; callers
+/// pass `&mut v[..]` on the host, or a `&mut [T]` parameter of the calling kernel.
+pub use sim::SimSliceMut as ArrayViewMut;
 pub use stream::Stream;
 pub use timing::Timing;
 pub use vector::{load4, store4, VectorSource};

@@ -41,6 +41,62 @@ pub mod helpers {
         }
         steps
     }
+
+    /// `a[k] * b[k]` summed over `start..start + width`, within `a`: a device function
+    /// that reads whole arrays.
+    #[gpu_device]
+    pub fn window_dot<T: Float>(a: &[T], b: &[T], start: usize, width: usize) -> T {
+        let mut s = T::zero();
+        for k in start..start + width {
+            if k < a.len() {
+                s += a[k] * b[k];
+            }
+        }
+        s
+    }
+
+    /// The sum of squares of a window: passes its array on, twice, to another device
+    /// function.
+    #[gpu_device]
+    pub fn window_energy<T: Float>(a: &[T], start: usize, width: usize) -> T {
+        window_dot(a, a, start, width)
+    }
+
+    /// Counts `bin` in a histogram it is given, atomically.
+    #[gpu_device]
+    pub fn count(bins: &mut [u32], bin: usize) {
+        atomic_add(bins, bin % bins.len(), 1u32);
+    }
+
+    /// Writes `v * s` at `i` of an array it is given, if `i` is inside it.
+    #[gpu_device]
+    pub fn put_scaled<T: Float>(out: &mut [T], i: usize, v: T, s: T) {
+        if i < out.len() {
+            out[i] = v * s;
+        }
+    }
+}
+
+/// Array parameters passed whole to device functions, read-only and writable, and on
+/// from one device function to another.
+#[gpu_kernel]
+pub fn windows<T: Float>(a: &[T], b: &[T], out: &mut [T], energy: &mut [T], width: usize) {
+    let i = grid_1d();
+    if i < out.len() {
+        let d: T = helpers::window_dot(a, b, i, width);
+        helpers::put_scaled(out, i, d, T::from_f64(2.0));
+        let e: T = helpers::window_energy(a, i, width);
+        energy[i] = e;
+    }
+}
+
+/// A histogram whose atomics happen inside a device function.
+#[gpu_kernel]
+pub fn histogram_via_device(values: &[u32], bins: &mut [u32]) {
+    let i = grid_1d();
+    if i < values.len() {
+        helpers::count(bins, values[i] as usize);
+    }
 }
 
 #[gpu_kernel]
@@ -101,6 +157,53 @@ pub fn case_device(dev: &Device, seed: u64) -> Result<Outputs, String> {
         &mut out,
         "collatz",
         &dsteps.to_host().map_err(err)?,
+        &want,
+        0.0,
+    )?;
+
+    // Whole arrays into device functions; the CPU reference calls the same functions on
+    // host slices.
+    let width = r.random_range(1..9);
+    let b: Vec<f64> = (0..n).map(|_| r.random_range(-2.0..2.0)).collect();
+    let db = dev.to_device(&b).map_err(err)?;
+    let (mut dw, mut de) = (poisoned(dev, n, f64::NAN)?, poisoned(dev, n, f64::NAN)?);
+    launch!(windows[blocks(n, 128), 128](&dx, &db, &mut dw, &mut de, width)).map_err(err)?;
+    let mut want = vec![0.0f64; n];
+    for (i, w) in want.iter_mut().enumerate() {
+        let d = helpers::window_dot(&x[..], &b[..], i, width);
+        helpers::put_scaled(std::slice::from_mut(w), 0, d, 2.0);
+    }
+    let energy: Vec<f64> = (0..n)
+        .map(|i| (i..(i + width).min(n)).map(|k| x[k] * x[k]).sum())
+        .collect();
+    check(
+        &mut out,
+        "window_dot",
+        &dw.to_host().map_err(err)?,
+        &want,
+        1e-12,
+    )?;
+    check(
+        &mut out,
+        "window_energy",
+        &de.to_host().map_err(err)?,
+        &energy,
+        1e-12,
+    )?;
+
+    let values: Vec<u32> = (0..n).map(|_| r.random_range(0..1_000)).collect();
+    let nbins = r.random_range(1..64);
+    let dv = dev.to_device(&values).map_err(err)?;
+    let mut dbins = dev.zeros::<u32>(nbins).map_err(err)?;
+    launch!(histogram_via_device[blocks(n, 128), 128](&dv, &mut dbins)).map_err(err)?;
+    let mut want = vec![0u32; nbins];
+    for &v in &values {
+        want[v as usize % nbins] += 1;
+    }
+    check(
+        &mut out,
+        "histogram_via_device",
+        &dbins.to_host().map_err(err)?,
         &want,
         0.0,
     )?;

@@ -83,7 +83,7 @@ pub fn cases() -> Vec<Case> {
             run: block::case_array2,
         },
         Case {
-            name: "device functions: generic, nested, early return, called from a module",
+            name: "device functions: generic, nested, early return, whole arrays, from a module",
             cross_tolerance: 1e-6,
             run: device::case_device,
         },
@@ -215,6 +215,8 @@ pub fn definitions() -> Vec<&'static KernelDef> {
         block::half_ops.definition(),
         device::shade.definition(),
         device::collatz.definition(),
+        device::windows.definition(),
+        device::histogram_via_device.definition(),
     ]
     .into_iter()
     .chain(faults::definitions())

@@ -3,6 +3,11 @@
 //! They index like slices but check every index and report a violation with the kernel's
 //! and parameter's names. They are handles, copied into every simulated thread; the
 //! simulator runs threads one at a time, so no two threads touch the memory at once.
+//!
+//! They are also what a `#[gpu_device]` function's array parameters are in Rust
+//! (re-exported as [`ArrayView`](crate::ArrayView) and
+//! [`ArrayViewMut`](crate::ArrayViewMut)): made from a simulated kernel's parameter, or
+//! from a host slice, where an index out of range panics as a slice's does.
 
 use std::marker::PhantomData;
 use std::ops::{Index, IndexMut};
@@ -53,6 +58,10 @@ impl<T> Copy for SimSliceMut<'_, T> {}
 #[cold]
 #[inline(never)]
 fn out_of_bounds(kernel: &'static str, param: &'static str, index: usize, len: usize) -> ! {
+    if kernel.is_empty() {
+        // A view of a host slice: fail as the slice would.
+        panic!("index out of bounds: the len is {len} but the index is {index}");
+    }
     // `resume_unwind` skips the panic hook: the simulator turns this into an error value,
     // so nothing is printed.
     std::panic::resume_unwind(Box::new(SimFault::OutOfBounds {
@@ -83,6 +92,38 @@ impl<'a, T> SimSlice<'a, T> {
     /// Whether there are no elements.
     pub fn is_empty(&self) -> bool {
         self.len == 0
+    }
+}
+
+impl<'a, T> From<&'a [T]> for SimSlice<'a, T> {
+    fn from(data: &'a [T]) -> Self {
+        SimSlice::new(data, "", "")
+    }
+}
+
+impl<'a, T> From<&'a mut [T]> for SimSlice<'a, T> {
+    fn from(data: &'a mut [T]) -> Self {
+        SimSlice::new(data, "", "")
+    }
+}
+
+impl<'a, T> From<SimSliceMut<'a, T>> for SimSlice<'a, T> {
+    /// A read-only view of a writable one (a kernel's `&mut [T]` passed to a device
+    /// function's `&[T]`).
+    fn from(s: SimSliceMut<'a, T>) -> Self {
+        SimSlice {
+            ptr: s.ptr,
+            len: s.len,
+            kernel: s.kernel,
+            param: s.param,
+            _borrow: PhantomData,
+        }
+    }
+}
+
+impl<'a, T> From<&'a mut [T]> for SimSliceMut<'a, T> {
+    fn from(data: &'a mut [T]) -> Self {
+        SimSliceMut::new(data, "", "")
     }
 }
 

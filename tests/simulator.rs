@@ -54,6 +54,22 @@ fn host_api_on_the_simulator() {
     }
 }
 
+/// A device function with array parameters is an ordinary function on the host too,
+/// taking slices, `Vec`s and arrays.
+#[test]
+fn device_functions_with_arrays_run_on_the_host() {
+    use kernels::device::helpers::{put_scaled, window_dot, window_energy};
+    let a = vec![1.0f64, 2.0, 3.0, 4.0];
+    let b = [0.5f64, 0.5, 0.5, 0.5];
+    assert_eq!(window_dot(&a, &b, 1, 2), 2.5);
+    assert_eq!(window_dot(&a[..], &b[..], 3, 5), 2.0);
+    assert_eq!(window_energy(&a, 0, 4), 30.0);
+    let mut out = vec![0.0f64; 3];
+    put_scaled(&mut out, 1, 2.0, 3.0);
+    put_scaled(&mut out[..], 7, 1.0, 1.0); // outside: ignored
+    assert_eq!(out, [0.0, 6.0, 0.0]);
+}
+
 #[test]
 fn out_of_bounds_names_kernel_parameter_index_and_length() {
     let dev = Device::simulator();

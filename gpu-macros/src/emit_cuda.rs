@@ -688,8 +688,10 @@ impl Emitter<'_> {
                     }
                     let slice = self.k.slices[*s].clone();
                     let i = self.expr(index);
-                    // A `&[T]` is read-only for the whole launch: the read-only cache is sound.
-                    let f = if slice.mutable {
+                    // A kernel's `&[T]` is read-only for the whole launch, so the read-only
+                    // cache is sound; a device function's `&[T]` may be a writable array of
+                    // its caller.
+                    let f = if slice.mutable || self.sig.device {
                         "gt_load4"
                     } else {
                         "gt_load4_ro"

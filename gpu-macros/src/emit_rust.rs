@@ -403,10 +403,11 @@ pub fn emit_rust(parts: RustParts<'_>) -> TokenStream {
     }
 }
 
-/// A device function's `a: &[T]` becomes `a: impl Into<ArrayView<'x, T>>` (and `&mut [T]`
-/// `ArrayViewMut`), converted at the top of the body: the host passes slices, a simulated
-/// kernel its array parameters, and the body indexes and measures either the same way.
-fn array_params_take_any_array(f: &mut syn::ItemFn) {
+/// A device function's `a: &[T]` becomes `a: impl ArrayArg<'x, T>` (`&mut [T]`:
+/// `ArrayArgMut`), turned into a view at the top of the body: the host passes slices,
+/// `Vec`s or arrays, a simulated kernel its array parameters, and the body indexes and
+/// measures either the same way.
+pub fn array_params_take_any_array(f: &mut syn::ItemFn) {
     let mut conversions: Vec<syn::Stmt> = Vec::new();
     let mut lifetimes: Vec<syn::Lifetime> = Vec::new();
     for input in f.sig.inputs.iter_mut() {
@@ -423,21 +424,21 @@ fn array_params_take_any_array(f: &mut syn::ItemFn) {
             continue;
         };
         let (elem, name) = (slice.elem.clone(), pi.ident.clone());
-        // One lifetime per array: the views borrow what the caller passed.
+        // One lifetime per array: the view borrows what the caller passed.
         let life = syn::Lifetime::new(
             &format!("'__gpu_{}", lifetimes.len()),
             proc_macro2::Span::call_site(),
         );
         lifetimes.push(life.clone());
-        let view: syn::Type = if r.mutability.is_some() {
-            syn::parse_quote!(::gpu_runtime::ArrayViewMut<#life, #elem>)
+        let arg: syn::Path = if r.mutability.is_some() {
+            syn::parse_quote!(::gpu_runtime::__private::ArrayArgMut)
         } else {
-            syn::parse_quote!(::gpu_runtime::ArrayView<#life, #elem>)
+            syn::parse_quote!(::gpu_runtime::__private::ArrayArg)
         };
-        *pt.ty = syn::parse_quote!(impl ::core::convert::Into<#view>);
+        *pt.ty = syn::parse_quote!(impl #arg<#life, #elem>);
         conversions.push(syn::parse_quote!(
             #[allow(unused_mut)]
-            let mut #name: #view = ::core::convert::Into::into(#name);
+            let mut #name = #arg::view(#name);
         ));
     }
     for (k, life) in lifetimes.into_iter().enumerate() {
@@ -449,9 +450,9 @@ fn array_params_take_any_array(f: &mut syn::ItemFn) {
     f.block.stmts.splice(0..0, conversions);
 }
 
-/// A `#[gpu_device]` function: the function itself, unchanged (rustc checks it, the
-/// simulator and the host call it), and beside it a module of the same name holding its
-/// C++ for the kernels that call it.
+/// A `#[gpu_device]` function: the function itself, with array parameters taking any array
+/// (rustc checks it, the simulator and the host call it), and beside it a module of the
+/// same name holding its C++ for the kernels that call it.
 pub fn emit_device(
     item: &syn::ItemFn,
     c_name: &str,

@@ -123,6 +123,8 @@ fn expand_device_with(
         f.block = syn::parse_quote!({
             ::core::unreachable!("this #[gpu_device] function did not compile")
         });
+        // Callers still pass their arrays as to a working function.
+        crate::emit_rust::array_params_take_any_array(&mut f);
         f.attrs.push(syn::parse_quote!(#[allow(unused)]));
         return quote!(#errors #f);
     };
@@ -181,6 +183,18 @@ fn elementwise_items(
     let syn::ReturnType::Type(_, ret) = &f.sig.output else {
         return TokenStream::new();
     };
+    if let Some(p) = sig
+        .params
+        .iter()
+        .find(|p| matches!(p.shape, crate::signature::ParamShape::Slice { .. }))
+    {
+        diags.error(
+            p.ident.span(),
+            "an elementwise function takes one element of each input: a value, not an array; \
+             for whole arrays, write a #[gpu_kernel]",
+        );
+        return TokenStream::new();
+    }
     let name = &f.sig.ident;
     let name_str = name.to_string();
     let generics: Vec<TokenStream> = sig

@@ -51,7 +51,7 @@ pub struct KernelSignature {
 }
 
 /// The signature of a kernel (`device: false`) or of a `#[gpu_device]` function, which may
-/// return a scalar and takes scalars only.
+/// return a scalar and takes scalars and 1-D arrays.
 pub fn parse_signature(
     f: &syn::ItemFn,
     device: bool,

@@ -86,13 +86,6 @@ pub use launch_config::{Extent, Extents, IntoExtents, LaunchConfig, Shape};
 pub use pinned::PinnedBuffer;
 pub use raw::{Ptr, PtrMut, RawKernel, RawModule};
 pub use shared::{dynamic_shared_array, shared_array, shared_array_2d};
-/// A `#[gpu_device]` function's `&[T]` parameter, as its Rust body sees it: indexed and
-/// measured like a slice. Callers pass a slice (`&v[..]`) on the host, or an array
-/// parameter of the calling kernel.
-pub use sim::SimSlice as ArrayView;
-/// A `#[gpu_device]` function's `&mut [T]` parameter, as its Rust body sees it; callers
-/// pass `&mut v[..]` on the host, or a `&mut [T]` parameter of the calling kernel.
-pub use sim::SimSliceMut as ArrayViewMut;
 pub use stream::Stream;
 pub use timing::Timing;
 pub use vector::{load4, store4, VectorSource};
@@ -191,7 +184,10 @@ pub mod __private {
 
     pub use crate::dtype::{Bound, Dtype, DtypeKind, DTYPE_SLOTS};
     pub use crate::kernel::{DeviceFnDef, GenericParam, KernelDef, ParamDef, ParamKind};
-    pub use crate::sim::{SimArray2, SimArray2Mut, SimArray3, SimArray3Mut, SimSlice, SimSliceMut};
+    pub use crate::sim::{
+        ArrayArg, ArrayArgMut, SimArray2, SimArray2Mut, SimArray3, SimArray3Mut, SimSlice,
+        SimSliceMut,
+    };
     pub use std::sync::atomic::AtomicU32;
 
     use crate::array::Storage;

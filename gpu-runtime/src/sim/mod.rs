@@ -19,7 +19,9 @@ mod slice;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Mutex, RwLock};
 
-pub use slice::{SimArray2, SimArray2Mut, SimArray3, SimArray3Mut, SimSlice, SimSliceMut};
+pub use slice::{
+    ArrayArg, ArrayArgMut, SimArray2, SimArray2Mut, SimArray3, SimArray3Mut, SimSlice, SimSliceMut,
+};
 
 use crate::error::{GpuError, Result};
 use crate::geometry::{set_position, Dim3, ThreadPosition};

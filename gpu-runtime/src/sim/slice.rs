@@ -4,10 +4,11 @@
 //! and parameter's names. They are handles, copied into every simulated thread; the
 //! simulator runs threads one at a time, so no two threads touch the memory at once.
 //!
-//! They are also what a `#[gpu_device]` function's array parameters are in Rust
-//! (re-exported as [`ArrayView`](crate::ArrayView) and
-//! [`ArrayViewMut`](crate::ArrayViewMut)): made from a simulated kernel's parameter, or
-//! from a host slice, where an index out of range panics as a slice's does.
+//! They are also what a `#[gpu_device]` function's array parameters are inside its Rust
+//! body ([`ArrayArg`], [`ArrayArgMut`]): made from a simulated kernel's parameter, or from
+//! a host slice, where an index out of range panics as a slice's does. They are `Copy`
+//! and index mutably, which is sound only for kernel-language code (it forms no
+//! references); hence they stay out of the public API.
 
 use std::marker::PhantomData;
 use std::ops::{Index, IndexMut};
@@ -33,14 +34,15 @@ pub struct SimSliceMut<'a, T> {
 }
 
 // SAFETY: handles to device memory that the simulated threads share, as on the GPU;
-// concurrent access is ordered by the kernel's barriers and atomics.
-unsafe impl<T> Send for SimSlice<'_, T> {}
+// concurrent access is ordered by the kernel's barriers and atomics. The elements move
+// between threads, so they must be `Send + Sync` themselves (every dtype is).
+unsafe impl<T: Send + Sync> Send for SimSlice<'_, T> {}
 // SAFETY: as above.
-unsafe impl<T> Sync for SimSlice<'_, T> {}
+unsafe impl<T: Send + Sync> Sync for SimSlice<'_, T> {}
 // SAFETY: as above.
-unsafe impl<T> Send for SimSliceMut<'_, T> {}
+unsafe impl<T: Send + Sync> Send for SimSliceMut<'_, T> {}
 // SAFETY: as above.
-unsafe impl<T> Sync for SimSliceMut<'_, T> {}
+unsafe impl<T: Send + Sync> Sync for SimSliceMut<'_, T> {}
 
 impl<T> Clone for SimSlice<'_, T> {
     fn clone(&self) -> Self {
@@ -92,38 +94,6 @@ impl<'a, T> SimSlice<'a, T> {
     /// Whether there are no elements.
     pub fn is_empty(&self) -> bool {
         self.len == 0
-    }
-}
-
-impl<'a, T> From<&'a [T]> for SimSlice<'a, T> {
-    fn from(data: &'a [T]) -> Self {
-        SimSlice::new(data, "", "")
-    }
-}
-
-impl<'a, T> From<&'a mut [T]> for SimSlice<'a, T> {
-    fn from(data: &'a mut [T]) -> Self {
-        SimSlice::new(data, "", "")
-    }
-}
-
-impl<'a, T> From<SimSliceMut<'a, T>> for SimSlice<'a, T> {
-    /// A read-only view of a writable one (a kernel's `&mut [T]` passed to a device
-    /// function's `&[T]`).
-    fn from(s: SimSliceMut<'a, T>) -> Self {
-        SimSlice {
-            ptr: s.ptr,
-            len: s.len,
-            kernel: s.kernel,
-            param: s.param,
-            _borrow: PhantomData,
-        }
-    }
-}
-
-impl<'a, T> From<&'a mut [T]> for SimSliceMut<'a, T> {
-    fn from(data: &'a mut [T]) -> Self {
-        SimSliceMut::new(data, "", "")
     }
 }
 
@@ -406,5 +376,96 @@ impl<T> SimArray3Mut<'_, T> {
     pub fn element3(&self, at: (usize, usize, usize)) -> *mut T {
         let i = self.flat_index(at);
         self.flat.element(i)
+    }
+}
+
+/// What a `#[gpu_device]` function's `&[T]` parameter accepts: a slice, `Vec` or array on
+/// the host, or an array parameter of a simulated kernel. Implemented here only; the
+/// function's body sees the result of [`ArrayArg::view`].
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be passed to a device function's `&[{T}]` parameter",
+    label = "pass a slice of `{T}` (`&v[..]`), or an array parameter of the kernel"
+)]
+pub trait ArrayArg<'a, T> {
+    /// The view the function's body indexes.
+    fn view(self) -> SimSlice<'a, T>;
+}
+
+/// What a `#[gpu_device]` function's `&mut [T]` parameter accepts: a mutable slice, `Vec`
+/// or array on the host, or a `&mut [T]` parameter of a simulated kernel.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be passed to a device function's `&mut [{T}]` parameter",
+    label = "pass a mutable slice of `{T}` (`&mut v[..]`), or a `&mut [{T}]` parameter of the kernel"
+)]
+pub trait ArrayArgMut<'a, T> {
+    /// The view the function's body indexes and writes.
+    fn view(self) -> SimSliceMut<'a, T>;
+}
+
+impl<'a, T> ArrayArg<'a, T> for &'a [T] {
+    fn view(self) -> SimSlice<'a, T> {
+        SimSlice::new(self, "", "")
+    }
+}
+
+impl<'a, T> ArrayArg<'a, T> for &'a mut [T] {
+    fn view(self) -> SimSlice<'a, T> {
+        SimSlice::new(self, "", "")
+    }
+}
+
+impl<'a, T> ArrayArg<'a, T> for &'a Vec<T> {
+    fn view(self) -> SimSlice<'a, T> {
+        SimSlice::new(self, "", "")
+    }
+}
+
+impl<'a, T, const N: usize> ArrayArg<'a, T> for &'a [T; N] {
+    fn view(self) -> SimSlice<'a, T> {
+        SimSlice::new(self, "", "")
+    }
+}
+
+impl<'a, T> ArrayArg<'a, T> for SimSlice<'a, T> {
+    fn view(self) -> SimSlice<'a, T> {
+        self
+    }
+}
+
+impl<'a, T> ArrayArg<'a, T> for SimSliceMut<'a, T> {
+    /// A read-only view of a writable one (a kernel's `&mut [T]` passed to a device
+    /// function's `&[T]`).
+    fn view(self) -> SimSlice<'a, T> {
+        SimSlice {
+            ptr: self.ptr,
+            len: self.len,
+            kernel: self.kernel,
+            param: self.param,
+            _borrow: PhantomData,
+        }
+    }
+}
+
+impl<'a, T> ArrayArgMut<'a, T> for &'a mut [T] {
+    fn view(self) -> SimSliceMut<'a, T> {
+        SimSliceMut::new(self, "", "")
+    }
+}
+
+impl<'a, T> ArrayArgMut<'a, T> for &'a mut Vec<T> {
+    fn view(self) -> SimSliceMut<'a, T> {
+        SimSliceMut::new(self, "", "")
+    }
+}
+
+impl<'a, T, const N: usize> ArrayArgMut<'a, T> for &'a mut [T; N] {
+    fn view(self) -> SimSliceMut<'a, T> {
+        SimSliceMut::new(self, "", "")
+    }
+}
+
+impl<'a, T> ArrayArgMut<'a, T> for SimSliceMut<'a, T> {
+    fn view(self) -> SimSliceMut<'a, T> {
+        self
     }
 }

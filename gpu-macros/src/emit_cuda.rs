@@ -777,9 +777,16 @@ impl Emitter<'_> {
             }
             ExprKind::Index(t, i) => self.element(*t, i),
             ExprKind::Intrinsic(which, args) => self.intrinsic(*which, args),
-            ExprKind::SliceArg(s) => {
+            ExprKind::WholeArray(Target::Slice(s)) => {
                 let sp = &self.k.slices[*s];
                 format!("{}, {}", sp.c_name, sp.extents[0])
+            }
+            ExprKind::WholeArray(Target::Array(a)) => {
+                let arr = &self.k.arrays[*a];
+                match arr.space {
+                    Space::DynamicShared => format!("{}, {}", arr.c_name, arr.len_c_name),
+                    _ => format!("{}, {}ull", arr.c_name, arr.dims[0]),
+                }
             }
             ExprKind::DeviceCall(name, args) => {
                 let mut vals = Vec::new();

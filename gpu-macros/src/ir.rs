@@ -358,8 +358,9 @@ pub enum ExprKind {
     Intrinsic(Intrinsic, Vec<Expr>),
     /// A call of a `#[gpu_device]` function (its C name), with its arguments.
     DeviceCall(String, Vec<Expr>),
-    /// A 1-D array parameter passed whole to a device function: its pointer and length.
-    SliceArg(SliceId),
+    /// A 1-D array parameter or shared array passed whole to a device function: its
+    /// pointer and length.
+    WholeArray(Target),
     /// `load4(slice, vector)`: four elements as one access; only as a local array's value.
     Load4(SliceId, Box<Expr>),
     /// An atomic on `target[index]` with its operands; the old value.

@@ -1847,15 +1847,26 @@ impl Lowerer<'_> {
         })
     }
 
-    /// An argument of a device function call: a value, or a 1-D array parameter passed
-    /// whole (`dot(a, b, i)`), which becomes its pointer and length.
+    /// An argument of a device function call: a value, or a 1-D array parameter or shared
+    /// array passed whole (`dot(a, b, i)`), which becomes its pointer and length.
     fn device_arg(&mut self, a: &syn::Expr) -> Option<Expr> {
         if let syn::Expr::Path(p) = strip_parens(a) {
             if let Some(ident) = p.path.get_ident() {
                 match self.lookup(&ident.unraw_string()) {
                     Some(Binding::Slice(s)) if self.slices[s].rank() == 1 => {
                         return Some(Expr {
-                            kind: ExprKind::SliceArg(s),
+                            kind: ExprKind::WholeArray(Target::Slice(s)),
+                            ty: self.types.fresh_opaque(),
+                            span: a.span(),
+                        });
+                    }
+                    Some(Binding::Array(arr))
+                        if self.arrays[arr].space == Space::DynamicShared
+                            || self.arrays[arr].space == Space::Shared
+                                && self.arrays[arr].dims.len() == 1 =>
+                    {
+                        return Some(Expr {
+                            kind: ExprKind::WholeArray(Target::Array(arr)),
                             ty: self.types.fresh_opaque(),
                             span: a.span(),
                         });
@@ -1871,8 +1882,10 @@ impl Lowerer<'_> {
                     Some(Binding::Array(_)) => {
                         self.err(
                             a.span(),
-                            "device functions take the kernel's array parameters; shared and \
-                             local arrays cannot be passed yet, pass their elements",
+                            "device functions take the kernel's 1-D array parameters and 1-D \
+                             shared arrays; a local array (a value in Rust, so the function \
+                             would get a copy) or a 2-D shared array cannot be passed, pass \
+                             its elements",
                         );
                         return None;
                     }
@@ -2420,7 +2433,7 @@ fn has_effects(e: &Expr) -> bool {
         ExprKind::Atomic(..) | ExprKind::Intrinsic(..) | ExprKind::DeviceCall(..) => true,
         ExprKind::Lit(_)
         | ExprKind::Local(_)
-        | ExprKind::SliceArg(_)
+        | ExprKind::WholeArray(_)
         | ExprKind::Len(_)
         | ExprKind::Extent(..)
         | ExprKind::Geometry(..) => false,

@@ -638,14 +638,23 @@ fn device_functions_take_whole_arrays_as_pointer_and_length() {
         }
     });
     assert!(k.contains("dot(x, x_len, y, y_len, i)"), "{k}");
+    let k = c(quote! {
+        fn k(y: &mut [f32]) {
+            let s = shared_array::<f32, 4>();
+            let d = dynamic_shared_array::<f32>();
+            let v: f32 = dot(s, d, 0);
+            y[0] = v;
+        }
+    });
+    assert!(k.contains("dot(s, 4ull, d, d_len, 0)"), "{k}");
     for (body, want) in [
         (
             quote! { fn k(m: &Array2<f32>, y: &mut [f32]) { let v: f32 = dot(m, y, 0); } },
             "device functions take 1-D arrays",
         ),
         (
-            quote! { fn k(y: &mut [f32]) { let s = shared_array::<f32, 4>(); let v: f32 = dot(s, y, 0); } },
-            "shared and local arrays cannot be passed yet",
+            quote! { fn k(y: &mut [f32]) { let s = [0.0f32; 4]; let v: f32 = dot(s, y, 0); } },
+            "a local array (a value in Rust, so the function would get a copy)",
         ),
     ] {
         let e = errors(body);

@@ -13,7 +13,7 @@ use std::ops::{Index, IndexMut};
 use std::panic::Location;
 
 use crate::dtype::Dtype;
-use crate::sim::{shared_out_of_bounds, with_block};
+use crate::sim::{shared_out_of_bounds, with_block, ArrayArg, ArrayArgMut, SimSlice, SimSliceMut};
 
 /// A block's shared array of `N` elements.
 pub struct SharedArray<T, const N: usize> {
@@ -160,3 +160,36 @@ macro_rules! indexing {
 indexing!([T, const N: usize] SharedArray<T, N>, usize);
 indexing!([T, const R: usize, const C: usize] SharedArray2<T, R, C>, (usize, usize));
 indexing!([T] DynamicSharedArray<T>, usize);
+
+/// A shared array passed whole to a device function: a view of the block's memory,
+/// reported as `a shared array` of the running kernel.
+fn shared_view<'a, T>(ptr: *mut T, len: usize) -> SimSliceMut<'a, T> {
+    let kernel = with_block(|b| b.kernel);
+    // SAFETY: `ptr` is the block's allocation of `len` elements, alive while the block
+    // runs, which is as long as a kernel body (and so a device function it calls) does.
+    unsafe { SimSliceMut::from_raw(ptr, len, kernel, "a shared array") }
+}
+
+impl<'a, T, const N: usize> ArrayArg<'a, T> for SharedArray<T, N> {
+    fn view(self) -> SimSlice<'a, T> {
+        ArrayArg::view(shared_view(self.ptr, N))
+    }
+}
+
+impl<'a, T, const N: usize> ArrayArgMut<'a, T> for SharedArray<T, N> {
+    fn view(self) -> SimSliceMut<'a, T> {
+        shared_view(self.ptr, N)
+    }
+}
+
+impl<'a, T> ArrayArg<'a, T> for DynamicSharedArray<T> {
+    fn view(self) -> SimSlice<'a, T> {
+        ArrayArg::view(shared_view(self.ptr, self.len))
+    }
+}
+
+impl<'a, T> ArrayArgMut<'a, T> for DynamicSharedArray<T> {
+    fn view(self) -> SimSliceMut<'a, T> {
+        shared_view(self.ptr, self.len)
+    }
+}

@@ -62,6 +62,23 @@ pub mod helpers {
         window_dot(a, a, start, width)
     }
 
+    /// Copies `x[base + t]` (or 0 past the end) into `tile[t]`: writes a shared array it
+    /// is given.
+    #[gpu_device]
+    pub fn stage(tile: &mut [f32], x: &[f32], base: usize, t: usize) {
+        tile[t] = if base + t < x.len() { x[base + t] } else { 0.0 };
+    }
+
+    /// `tile[0] + ... + tile[len - 1]`, in order: reads a shared array it is given.
+    #[gpu_device]
+    pub fn tile_sum(tile: &[f32]) -> f32 {
+        let mut s = 0.0f32;
+        for k in 0..tile.len() {
+            s += tile[k];
+        }
+        s
+    }
+
     /// Counts `bin` in a histogram it is given, atomically.
     #[gpu_device]
     pub fn count(bins: &mut [u32], bin: usize) {
@@ -87,6 +104,35 @@ pub fn windows<T: Float>(a: &[T], b: &[T], out: &mut [T], energy: &mut [T], widt
         helpers::put_scaled(out, i, d, T::from_f64(2.0));
         let e: T = helpers::window_energy(a, i, width);
         energy[i] = e;
+    }
+}
+
+/// Per-block sums of 64 elements, staged in a static shared array and summed by device
+/// functions that take the shared array whole.
+#[gpu_kernel]
+pub fn block_sums_via_device(x: &[f32], sums: &mut [f32]) {
+    let tile = shared_array::<f32, 64>();
+    let t = thread_idx().x as usize;
+    let b = block_idx().x as usize;
+    helpers::stage(tile, x, b * 64, t);
+    sync_threads();
+    if t == 0 {
+        let s: f32 = helpers::tile_sum(tile);
+        sums[b] = s;
+    }
+}
+
+/// The same through the launch's dynamic shared memory (64 floats).
+#[gpu_kernel]
+pub fn block_sums_dynamic(x: &[f32], sums: &mut [f32]) {
+    let tile = dynamic_shared_array::<f32>();
+    let t = thread_idx().x as usize;
+    let b = block_idx().x as usize;
+    helpers::stage(tile, x, b * 64, t);
+    sync_threads();
+    if t == 0 {
+        let s: f32 = helpers::tile_sum(tile);
+        sums[b] = s;
     }
 }
 
@@ -204,6 +250,39 @@ pub fn case_device(dev: &Device, seed: u64) -> Result<Outputs, String> {
         &mut out,
         "histogram_via_device",
         &dbins.to_host().map_err(err)?,
+        &want,
+        0.0,
+    )?;
+
+    // Shared arrays, static and dynamic, passed whole to device functions.
+    let xs: Vec<f32> = x.iter().map(|&v| v as f32).collect();
+    let nb = n.div_ceil(64);
+    let want: Vec<f32> = (0..nb)
+        .map(|b| {
+            let mut s = 0.0f32;
+            for k in 0..64 {
+                s += xs.get(b * 64 + k).copied().unwrap_or(0.0);
+            }
+            s
+        })
+        .collect();
+    let dxs = dev.to_device(&xs).map_err(err)?;
+    let mut sums = poisoned(dev, nb, f32::NAN)?;
+    launch!(block_sums_via_device[nb, 64](&dxs, &mut sums)).map_err(err)?;
+    check(
+        &mut out,
+        "shared via device",
+        &sums.to_host().map_err(err)?,
+        &want,
+        0.0,
+    )?;
+    let stream = dev.new_stream().map_err(err)?;
+    let mut sums = poisoned(dev, nb, f32::NAN)?;
+    launch!(block_sums_dynamic[nb, 64, &stream, 64 * 4](&dxs, &mut sums)).map_err(err)?;
+    check(
+        &mut out,
+        "dynamic shared via device",
+        &sums.to_host().map_err(err)?,
         &want,
         0.0,
     )?;

@@ -217,6 +217,8 @@ pub fn definitions() -> Vec<&'static KernelDef> {
         device::collatz.definition(),
         device::windows.definition(),
         device::histogram_via_device.definition(),
+        device::block_sums_via_device.definition(),
+        device::block_sums_dynamic.definition(),
     ]
     .into_iter()
     .chain(faults::definitions())

@@ -402,6 +402,28 @@ pub trait ArrayArgMut<'a, T> {
     fn view(self) -> SimSliceMut<'a, T>;
 }
 
+impl<'a, T> SimSliceMut<'a, T> {
+    /// A view of `len` elements at `ptr`, reported as `param` of `kernel`.
+    ///
+    /// # Safety
+    ///
+    /// `ptr` must hold `len` elements, valid for `'a`, used only by simulated threads.
+    pub(crate) unsafe fn from_raw(
+        ptr: *mut T,
+        len: usize,
+        kernel: &'static str,
+        param: &'static str,
+    ) -> Self {
+        SimSliceMut {
+            ptr,
+            len,
+            kernel,
+            param,
+            _borrow: PhantomData,
+        }
+    }
+}
+
 impl<'a, T> ArrayArg<'a, T> for &'a [T] {
     fn view(self) -> SimSlice<'a, T> {
         SimSlice::new(self, "", "")

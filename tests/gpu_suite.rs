@@ -1,15 +1,21 @@
-//! The GPU suite: every case of `kernels/` on the GPU and on the simulator with the same
+//! The GPU suite: every case of `cases/` on the GPU and on the simulator with the same
 //! fresh random inputs, each checked against its CPU reference and against the other
-//! (differential testing), plus the launch checks that need a real device.
+//! (differential testing); the safety checks that need a real device (sentinels around
+//! arrays, the synchronous switch, the `unchecked` control that does corrupt, interop that
+//! cannot use freed memory, concurrent cooperative launches, frees on other threads, a
+//! device fault in a child process); and the launch checks.
 //!
 //! Not part of `cargo test` (it needs a GPU): `scripts/gpu-bundle` builds it and
 //! `target/gpu-bundle/run.sh` runs it. Where there is no GPU it says so and exits non-zero.
 
-mod kernels;
+mod cases;
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::Instant;
+use std::time::{Duration, Instant};
+
+use cases::CaseResult;
+use gpu_runtime::prelude::*;
 
 /// Counts heap allocations, to show that a launch after the first allocates nothing.
 struct CountingAllocator;
@@ -32,8 +38,6 @@ unsafe impl GlobalAlloc for CountingAllocator {
 #[global_allocator]
 static GLOBAL: CountingAllocator = CountingAllocator;
 
-use gpu_runtime::prelude::*;
-
 struct Row {
     name: String,
     ok: bool,
@@ -43,8 +47,9 @@ struct Row {
 fn main() {
     // The checks that need a process of their own run this binary again in a mode.
     match std::env::args().nth(1).as_deref() {
-        Some(CHILD_BOUNDS_ENV) => child(bounds_everywhere),
+        Some(CHILD_SYNC) => child(synchronous_switch),
         Some(CHILD_DEVICE_FAULT) => child(device_fault_and_recreation),
+        Some(CHILD_COOPERATIVE) => child(cooperative_on_two_streams),
         _ => {}
     }
     let gpu = match Device::cuda(0) {
@@ -71,7 +76,7 @@ fn main() {
     );
     let mut rows = Vec::new();
 
-    for case in kernels::cases() {
+    for case in cases::cases() {
         let t = Instant::now();
         let on_gpu = (case.run)(&gpu, seed);
         let ms = t.elapsed().as_secs_f64() * 1e3;
@@ -88,42 +93,87 @@ fn main() {
             (_, Err(e)) => (false, format!("sim: {e}")),
         };
         rows.push(Row {
-            name: case.name.to_owned(),
+            name: format!("case {}: {}", case.name, case.about),
             ok,
             detail,
         });
     }
 
+    // Safety on the GPU.
+    for form in SentinelForm::ALL {
+        rows.push(check(
+            &format!(
+                "sentinels: checked {} past a view, arena untouched",
+                form.name()
+            ),
+            || sentinels(&gpu, seed, form),
+        ));
+    }
+    rows.push(check(
+        "sentinels: unsafe unchecked write past a view is the control that corrupts",
+        || unchecked_control(&gpu, seed),
+    ));
+    rows.push(check(
+        "GPU_RUNTIME_SYNC=1 (child): the violating launch itself reports",
+        || run_child(CHILD_SYNC, &[("GPU_RUNTIME_SYNC", "1")], seed, 120),
+    ));
+    rows.push(check(
+        "interop: a cudarc stream's write, then drop, then a new array: no use after free",
+        || interop_no_use_after_free(&gpu, seed),
+    ));
+    rows.push(check(
+        "one cooperative kernel on two streams at once (child): no hang, both correct",
+        || run_child(CHILD_COOPERATIVE, &[], seed, 60),
+    ));
+    rows.push(check(
+        "arrays dropped on fresh threads are freed: 200 x 1 GiB made and dropped",
+        || frees_on_other_threads(&gpu),
+    ));
+    rows.push(check(
+        "device fault (child, unchecked kernel): once, then DeviceLost; others unharmed",
+        || {
+            let child = run_child(CHILD_DEVICE_FAULT, &[], seed, 120)?;
+            // This process, and so any other, still has a working GPU.
+            let here = vec_add_on(&gpu, seed)?;
+            Ok(format!("{child}; this process: {here}"))
+        },
+    ));
+
     rows.push(check(
         "launch checks: block of 2048, zero grid, too much shared memory",
         || {
-            let a = gpu.zeros::<f32>(4).map_err(|e| e.to_string())?;
-            let b = gpu.zeros::<f32>(4).map_err(|e| e.to_string())?;
-            let mut c = gpu.zeros::<f32>(4).map_err(|e| e.to_string())?;
+            let a = gpu.zeros::<f32>(4)?;
+            let b = gpu.zeros::<f32>(4)?;
+            let mut c = gpu.zeros::<f32>(4)?;
             for (what, r) in [
                 (
                     "block 2048",
-                    launch!(kernels::vec_add[1, 2048](&a, &b, &mut c)),
+                    launch!(cases::scalar::vec_add[1, 2048](&a, &b, &mut c)),
                 ),
-                ("grid 0", launch!(kernels::vec_add[0, 32](&a, &b, &mut c))),
+                (
+                    "grid 0",
+                    launch!(cases::scalar::vec_add[0, 32](&a, &b, &mut c)),
+                ),
                 (
                     "block (32, 64)",
-                    launch!(kernels::vec_add[1, (32, 64)](&a, &b, &mut c)),
+                    launch!(cases::scalar::vec_add[1, (32, 64)](&a, &b, &mut c)),
                 ),
             ] {
                 match r {
                     Err(GpuError::InvalidLaunch { .. }) => {}
-                    other => return Err(format!("{what}: expected InvalidLaunch, got {other:?}")),
+                    other => {
+                        return Err(format!("{what}: expected InvalidLaunch, got {other:?}").into())
+                    }
                 }
             }
-            let stream = gpu.new_stream().map_err(|e| e.to_string())?;
-            match launch!(kernels::vec_add[1, 32, &stream, 1 << 20](&a, &b, &mut c)) {
+            let stream = gpu.new_stream()?;
+            match launch!(cases::scalar::vec_add[1, 32, &stream, 1 << 20](&a, &b, &mut c)) {
                 Err(GpuError::InvalidLaunch { .. }) => {
                     Ok("each rejected before the driver".to_owned())
                 }
-                other => Err(format!(
-                    "1 MiB shared memory: expected InvalidLaunch, got {other:?}"
-                )),
+                other => Err(
+                    format!("1 MiB shared memory: expected InvalidLaunch, got {other:?}").into(),
+                ),
             }
         },
     ));
@@ -135,102 +185,100 @@ fn main() {
             match gpu.zeros::<f64>(1 << 37) {
                 Err(GpuError::OutOfMemory { bytes, .. }) if bytes == 1 << 40 => {}
                 other => {
-                    return Err(format!(
-                        "expected OutOfMemory, got {:?}",
-                        other.map(|a| a.len())
-                    ))
+                    return Err(
+                        format!("expected OutOfMemory, got {:?}", other.map(|a| a.len())).into(),
+                    )
                 }
             }
-            let a = gpu.to_device(&[1.0f64, 2.0]).map_err(|e| e.to_string())?;
+            let a = gpu.to_device(&[1.0f64, 2.0])?;
             match a.to_host() {
                 Ok(v) if v == [1.0, 2.0] => {
                     Ok("OutOfMemory { bytes: 2^40 }; later work succeeds".to_owned())
                 }
-                other => Err(format!("the device is unusable afterwards: {other:?}")),
+                other => Err(format!("the device is unusable afterwards: {other:?}").into()),
             }
         },
     ));
 
     rows.push(check("arrays from two devices are rejected", || {
-        let a = gpu.zeros::<f32>(4).map_err(|e| e.to_string())?;
-        let b = sim.zeros::<f32>(4).map_err(|e| e.to_string())?;
-        let mut c = gpu.zeros::<f32>(4).map_err(|e| e.to_string())?;
-        match launch!(kernels::vec_add[1, 32](&a, &b, &mut c)) {
+        let a = gpu.zeros::<f32>(4)?;
+        let b = sim.zeros::<f32>(4)?;
+        let mut c = gpu.zeros::<f32>(4)?;
+        match launch!(cases::scalar::vec_add[1, 32](&a, &b, &mut c)) {
             Err(GpuError::DeviceMismatch { param: "b", .. }) => {
                 Ok("DeviceMismatch names `b`".to_owned())
             }
-            other => Err(format!("expected DeviceMismatch, got {other:?}")),
+            other => Err(format!("expected DeviceMismatch, got {other:?}").into()),
         }
     }));
 
     rows.push(check(
         "streams: a second stream, ordered with uploads, reads and frees",
         || {
-            let stream = gpu.new_stream().map_err(|e| e.to_string())?;
+            let stream = gpu.new_stream()?;
             let n = 1 << 16;
             let x: Vec<f32> = (0..n).map(|i| i as f32).collect();
-            let a = gpu.to_device(&x).map_err(|e| e.to_string())?;
-            let mut c = gpu.zeros::<f32>(n).map_err(|e| e.to_string())?;
+            let a = gpu.to_device(&x)?;
+            let mut c = gpu.zeros::<f32>(n)?;
             // No synchronisation by hand: the upload before, the read-back after and the
             // free of `a` right after the launch are ordered with the stream's work.
-            launch!(kernels::vec_add[n / 256, 256, &stream](&a, &a, &mut c))
-                .map_err(|e| e.to_string())?;
+            launch!(cases::scalar::vec_add[n / 256, 256, &stream](&a, &a, &mut c))?;
             drop(a);
-            let out = c.to_host().map_err(|e| e.to_string())?;
+            let out = c.to_host()?;
             if out.iter().enumerate().all(|(i, v)| *v == 2.0 * i as f32) {
                 Ok("correct".to_owned())
             } else {
-                Err("wrong result".to_owned())
+                Err("wrong result".into())
             }
         },
     ));
 
     rows.push(check("first launch loads (NVRTC or the disk cache), later ones reuse it", || {
-        let a = gpu.zeros::<f64>(1 << 10).map_err(|e| e.to_string())?;
-        let mut c = gpu.zeros::<f64>(1 << 10).map_err(|e| e.to_string())?;
+        let a = gpu.zeros::<f64>(1 << 10)?;
+        let mut c = gpu.zeros::<f64>(1 << 10)?;
         // f64 vec_add was compiled by the cases above; a fresh kernel shows the cost.
         let t = Instant::now();
-        launch!(first_launch_probe[4, 256](&a, &mut c)).map_err(|e| e.to_string())?;
-        gpu.synchronize().map_err(|e| e.to_string())?;
+        launch!(first_launch_probe[4, 256](&a, &mut c))?;
+        gpu.synchronize()?;
         let first = t.elapsed().as_secs_f64() * 1e3;
         let t = Instant::now();
         for _ in 0..100 {
-            launch!(first_launch_probe[4, 256](&a, &mut c)).map_err(|e| e.to_string())?;
+            launch!(first_launch_probe[4, 256](&a, &mut c))?;
         }
-        gpu.synchronize().map_err(|e| e.to_string())?;
+        gpu.synchronize()?;
         let later = t.elapsed().as_secs_f64() * 1e3 / 100.0;
         if later * 10.0 < first {
             Ok(format!("first {first:.1} ms, later {:.1} us each", later * 1e3))
         } else {
-            Err(format!("later launches ({later:.3} ms) not much cheaper than the first ({first:.3} ms)"))
+            Err(format!("later launches ({later:.3} ms) not much cheaper than the first ({first:.3} ms)").into())
         }
     }));
 
     rows.push(check(
         "precompile, attributes, launch_bounds enforced",
         || {
-            bounded.precompile(&gpu).map_err(|e| e.to_string())?;
-            let at = bounded.attributes::<f32>(&gpu).map_err(|e| e.to_string())?;
+            bounded::precompile(&gpu)?;
+            let at = bounded::attributes::<f32>(&gpu)?;
             if at.max_threads_per_block != 128
                 || at.registers_per_thread == 0
                 || at.binary_version != 90
             {
-                return Err(format!("unexpected attributes {at:?}"));
+                return Err(format!("unexpected attributes {at:?}").into());
             }
-            let mut a = gpu.zeros::<f32>(1024).map_err(|e| e.to_string())?;
+            let mut a = gpu.zeros::<f32>(1024)?;
             match launch!(bounded[4, 256](&mut a)) {
                 Err(GpuError::InvalidLaunch { .. }) => {}
-                other => return Err(format!("a block over the launch bound: {other:?}")),
+                other => return Err(format!("a block over the launch bound: {other:?}").into()),
             }
-            launch!(bounded[8, 128](&mut a)).map_err(|e| e.to_string())?;
-            let out = a.to_host().map_err(|e| e.to_string())?;
+            launch!(bounded[8, 128](&mut a))?;
+            let out = a.to_host()?;
             if out.iter().enumerate().all(|(i, &v)| v == i as f32) {
                 Ok(format!(
                     "{} registers, max {} threads/block",
                     at.registers_per_thread, at.max_threads_per_block
                 ))
             } else {
-                Err("wrong result".to_owned())
+                Err("wrong result".into())
             }
         },
     ));
@@ -239,20 +287,19 @@ fn main() {
         "hot path: 10,000 launches after the first allocate nothing",
         || {
             let n = 1 << 12;
-            let a = gpu.zeros::<f32>(n).map_err(|e| e.to_string())?;
-            let mut c = gpu.zeros::<f32>(n).map_err(|e| e.to_string())?;
-            launch!(kernels::vec_add[n / 256, 256](&a, &a, &mut c)).map_err(|e| e.to_string())?;
-            gpu.synchronize().map_err(|e| e.to_string())?;
+            let a = gpu.zeros::<f32>(n)?;
+            let mut c = gpu.zeros::<f32>(n)?;
+            launch!(cases::scalar::vec_add[n / 256, 256](&a, &a, &mut c))?;
+            gpu.synchronize()?;
             let before = ALLOCATIONS.load(Ordering::Relaxed);
             for _ in 0..10_000 {
-                launch!(kernels::vec_add[n / 256, 256](&a, &a, &mut c))
-                    .map_err(|e| e.to_string())?;
+                launch!(cases::scalar::vec_add[n / 256, 256](&a, &a, &mut c))?;
             }
             let after = ALLOCATIONS.load(Ordering::Relaxed);
-            gpu.synchronize().map_err(|e| e.to_string())?;
+            gpu.synchronize()?;
             match after - before {
                 0 => Ok("0 allocations".to_owned()),
-                k => Err(format!("{k} allocations in 10,000 launches")),
+                k => Err(format!("{k} allocations in 10,000 launches").into()),
             }
         },
     ));
@@ -261,82 +308,50 @@ fn main() {
         "dynamic shared memory past 48 KB: 200,000 bytes per block",
         || {
             use rand::{Rng, SeedableRng};
-            let e = |e: GpuError| e.to_string();
-            let mut r = rand::rngs::StdRng::seed_from_u64(seed);
+                        let mut r = rand::rngs::StdRng::seed_from_u64(seed);
             let tile = 50_000usize; // f32: 200,000 bytes, past the default 48 KB
             let blocks: usize = r.random_range(1..200);
             let x: Vec<f32> = (0..tile * blocks).map(|_| r.random_range(-1.0..1.0)).collect();
-            let dx = gpu.to_device(&x).map_err(e)?;
-            let mut y = gpu.to_device(&vec![f32::NAN; x.len()]).map_err(e)?;
-            let stream = gpu.new_stream().map_err(e)?;
-            launch!(reverse_tiles[blocks, 256, &stream, tile * 4](&dx, &mut y)).map_err(e)?;
-            let got = y.to_host().map_err(e)?;
+            let dx = gpu.to_device(&x)?;
+            let mut y = gpu.to_device(&vec![f32::NAN; x.len()])?;
+            let stream = gpu.new_stream()?;
+            launch!(reverse_tiles[blocks, 256, &stream, tile * 4](&dx, &mut y))?;
+            let got = y.to_host()?;
             if let Some(i) = (0..x.len()).find(|&i| got[i] != x[i / tile * tile + tile - 1 - i % tile]) {
-                return Err(format!("y[{i}] = {}", got[i]));
+                return Err(format!("y[{i}] = {}", got[i]).into());
             }
             let too_much = launch!(reverse_tiles[1, 256, &stream, 240 * 1024](&dx, &mut y));
             let sim = Device::simulator();
-            let sx = sim.to_device(&x[..tile]).map_err(e)?;
-            let mut sy = sim.zeros::<f32>(tile).map_err(e)?;
-            let sim_stream = sim.new_stream().map_err(e)?;
+            let sx = sim.to_device(&x[..tile])?;
+            let mut sy = sim.zeros::<f32>(tile)?;
+            let sim_stream = sim.new_stream()?;
             let on_sim = launch!(reverse_tiles[1, 256, &sim_stream, tile * 4](&sx, &mut sy));
             match (too_much, on_sim) {
                 (Err(GpuError::InvalidLaunch { .. }), Err(GpuError::InvalidLaunch { reason, .. })) => Ok(format!(
                     "{blocks} blocks = cpu ref; 240 KB refused; the simulator keeps to 48 KB (\"{reason}\")"
                 )),
-                other => Err(format!("expected two InvalidLaunch errors, got {other:?}")),
+                other => Err(format!("expected two InvalidLaunch errors, got {other:?}").into()),
             }
         },
     ));
     rows.push(check(
         "pinned async copies on two streams, ordered by events",
-        || kernels::host_api::pinned_two_streams(&gpu, seed),
+        || cases::host_api::pinned_two_streams(&gpu, seed),
     ));
     rows.push(check("RawKernel: the seed's CUDA C = cpu ref", || {
-        kernels::host_api::raw_kernel(&gpu, seed)
+        cases::host_api::raw_kernel(&gpu, seed)
     }));
     rows.push(check("cudarc CudaSlice and raw pointer, in place", || {
-        kernels::host_api::cudarc_round_trip(&gpu, seed)
+        cases::host_api::cudarc_round_trip(&gpu, seed)
     }));
-    rows.push(check(
-        "bounds_check: slice, 2-D row, shared, atomic, load4 = simulator",
-        || {
-            let (mut on_gpu, mut on_sim) = (Vec::new(), Vec::new());
-            let g = kernels::faults::bounds_checks(&gpu, seed, &mut on_gpu)?;
-            let s = kernels::faults::bounds_checks(&sim, seed, &mut on_sim)?;
-            if g != s {
-                return Err(format!("GPU reported {g:?}, the simulator {s:?}"));
-            }
-            let n = differential(&on_gpu, &on_sim, 0.0)?;
-            // The device is still usable after five violations.
-            launch!(kernels::vec_add[1, 32](&gpu.zeros::<f32>(8).map_err(|e| e.to_string())?,
-                &gpu.zeros::<f32>(8).map_err(|e| e.to_string())?,
-                &mut gpu.zeros::<f32>(8).map_err(|e| e.to_string())?))
-            .map_err(|e| e.to_string())?;
-            Ok(format!("{}; in range = cpu ref ({n} values)", g.join(", ")))
-        },
-    ));
-    rows.push(check(
-        "GPU_RUNTIME_BOUNDS_CHECK=1 checks a kernel without the option",
-        || run_child(CHILD_BOUNDS_ENV, &[("GPU_RUNTIME_BOUNDS_CHECK", "1")], seed),
-    ));
-    rows.push(check(
-        "device fault (child process): once, then DeviceLost; others unharmed",
-        || {
-            let child = run_child(CHILD_DEVICE_FAULT, &[], seed)?;
-            // This process, and so any other, still has a working GPU.
-            let here = vec_add_on(&gpu, seed)?;
-            Ok(format!("{child}; this process: {here}"))
-        },
-    ));
 
     let passed = rows.iter().filter(|r| r.ok).count();
     let failed = rows.len() - passed;
     println!();
-    println!("{:<66} {:<5} detail", "check", "");
+    println!("{:<80} {:<5} detail", "check", "");
     for r in &rows {
         println!(
-            "{:<66} {:<5} {}",
+            "{:<80} {:<5} {}",
             r.name,
             if r.ok { "PASS" } else { "FAIL" },
             r.detail
@@ -381,18 +396,285 @@ fn first_launch_probe(a: &[f64], c: &mut [f64]) {
     }
 }
 
-const CHILD_BOUNDS_ENV: &str = "--child-bounds-everywhere";
-const CHILD_DEVICE_FAULT: &str = "--child-device-fault";
+/// Writes `out[at] = v` through each access form that writes global memory.
+#[gpu_kernel]
+fn write_at(out: &mut [f32], at: usize, v: f32, form: u32) {
+    if grid_1d() == 0 {
+        if form == 0 {
+            out[at] = v;
+        } else if form == 1 {
+            atomic_add(out, at, v);
+        } else if form == 2 {
+            store4(out, at / 4, v, v, v, v);
+        } else {
+            put(out, at, v);
+        }
+    }
+}
 
-/// Run this binary in `mode` with `env` set; its last line says how the check went.
-fn run_child(mode: &str, env: &[(&str, &str)], seed: u64) -> Result<String, String> {
-    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
-    let out = std::process::Command::new(exe)
+/// `a[at] = v`, in a device function.
+#[gpu_device]
+fn put(a: &mut [f32], at: usize, v: f32) {
+    a[at] = v;
+}
+
+/// `out[at] = v` with no check: the control.
+#[gpu_kernel(unchecked)]
+fn write_unchecked(out: &mut [f32], at: usize, v: f32) {
+    if grid_1d() == 0 {
+        out[at] = v;
+    }
+}
+
+/// An access form that writes global memory.
+#[derive(Clone, Copy, Debug)]
+enum SentinelForm {
+    Index,
+    Atomic,
+    Store4,
+    DeviceFunction,
+}
+
+impl SentinelForm {
+    const ALL: [SentinelForm; 4] = [
+        SentinelForm::Index,
+        SentinelForm::Atomic,
+        SentinelForm::Store4,
+        SentinelForm::DeviceFunction,
+    ];
+
+    fn name(self) -> &'static str {
+        match self {
+            SentinelForm::Index => "a[i] = v",
+            SentinelForm::Atomic => "atomic_add",
+            SentinelForm::Store4 => "store4",
+            SentinelForm::DeviceFunction => "a[i] = v in a device function",
+        }
+    }
+}
+
+/// An arena of sentinels with a view of `n` elements in its middle.
+const ARENA_GUARD: usize = 8192;
+
+/// A checked write past the end of a view of an arena's middle: the error names the
+/// kernel, the array, the index and the view's length; nothing of the arena outside the
+/// view changes; the device still works.
+fn sentinels(gpu: &Device, seed: u64, form: SentinelForm) -> CaseResult<String> {
+    use rand::{Rng, SeedableRng};
+    let mut r = rand::rngs::StdRng::seed_from_u64(seed ^ form as u64);
+    let n = 4 * r.random_range(16..4096usize);
+    let sentinel = -7.25f32;
+    let total = ARENA_GUARD + n + ARENA_GUARD;
+    let mut arena = gpu.to_device(&vec![sentinel; total])?;
+    // Past the end, by an amount that stays inside the arena (so an unchecked write would
+    // land on a sentinel).
+    let at = n + r.random_range(0..ARENA_GUARD - 4);
+    {
+        let mut view = arena.slice_mut(ARENA_GUARD..ARENA_GUARD + n)?;
+        launch!(write_at[1, 32](&mut view, at, 1.0f32, form as u32))?;
+    }
+    let reported = gpu.synchronize();
+    let (index, len) = match form {
+        // A vector's index is its last element for a store.
+        SentinelForm::Store4 => (4 * (at / 4) + 3, n),
+        _ => (at, n),
+    };
+    let want_param = if matches!(form, SentinelForm::DeviceFunction) {
+        "out"
+    } else {
+        "out"
+    };
+    match reported {
+        Err(GpuError::OutOfBounds {
+            kernel: "write_at",
+            param,
+            index: i,
+            len: l,
+        }) if param == want_param && (i, l) == (index, len) => {}
+        other => {
+            return Err(
+                format!("expected out[{index}] of {len} out of bounds, got {other:?}").into(),
+            )
+        }
+    }
+    let after = arena.to_host()?;
+    let changed = after.iter().filter(|&&v| v != sentinel).count();
+    if changed != 0 {
+        return Err(format!("{changed} arena elements changed").into());
+    }
+    let works = vec_add_on(gpu, seed)?;
+    Ok(format!(
+        "OutOfBounds out[{index}] of {len}; 0 of {total} arena elements changed; then {works}"
+    ))
+}
+
+/// The same write through an `unchecked` kernel: no error, and the sentinel it lands on
+/// changes. This is what the checks prevent.
+fn unchecked_control(gpu: &Device, seed: u64) -> CaseResult<String> {
+    use rand::{Rng, SeedableRng};
+    let mut r = rand::rngs::StdRng::seed_from_u64(seed ^ 0xc0);
+    let n = r.random_range(64..4096usize);
+    let sentinel = -7.25f32;
+    let total = ARENA_GUARD + n + ARENA_GUARD;
+    let mut arena = gpu.to_device(&vec![sentinel; total])?;
+    let at = n + r.random_range(0..ARENA_GUARD);
+    {
+        let mut view = arena.slice_mut(ARENA_GUARD..ARENA_GUARD + n)?;
+        // SAFETY: deliberately NOT upheld: `at` is past the view. The write stays inside
+        // the arena (a live allocation of this program), so it corrupts only the sentinels
+        // this check reads; this is the control that shows what the checks prevent.
+        unsafe { launch!(write_unchecked[1, 32](&mut view, at, 1.0f32)) }?;
+    }
+    gpu.synchronize()?;
+    let after = arena.to_host()?;
+    let hit = ARENA_GUARD + at;
+    let changed: Vec<usize> = (0..total).filter(|&k| after[k] != sentinel).collect();
+    if changed == [hit] && after[hit] == 1.0 {
+        Ok(format!(
+            "no error; arena[{hit}] (outside the view) overwritten, as expected of unchecked code"
+        ))
+    } else {
+        Err(format!("expected exactly arena[{hit}] to change, changed {changed:?}").into())
+    }
+}
+
+/// In a child with `GPU_RUNTIME_SYNC=1`: the launch that goes out of range returns the
+/// error itself.
+fn synchronous_switch(seed: u64) -> CaseResult<String> {
+    let gpu = Device::cuda(0)?;
+    let mut out = gpu.zeros::<f32>(100)?;
+    match launch!(write_at[1, 32](&mut out, 100usize, 1.0f32, 0u32)) {
+        Err(GpuError::OutOfBounds {
+            kernel: "write_at",
+            param: "out",
+            index: 100,
+            len: 100,
+        }) => {}
+        other => return Err(format!("the launch returned {other:?}").into()),
+    }
+    // Already reported: the next synchronisation is clean.
+    gpu.synchronize()?;
+    let works = vec_add_on(&gpu, seed)?;
+    Ok(format!(
+        "the launch returned OutOfBounds out[100] of 100; then {works}"
+    ))
+}
+
+/// A write queued by cudarc on a non-blocking stream of its own into an array's buffer,
+/// then the array dropped and a new one made and filled at once: the free waits for the
+/// write (cudarc's event tracking is on), so the new array holds what was put in it.
+fn interop_no_use_after_free(gpu: &Device, seed: u64) -> CaseResult<String> {
+    use rand::{Rng, SeedableRng};
+    let mut r = rand::rngs::StdRng::seed_from_u64(seed ^ 0x1f);
+    let ctx = gpu.cuda_context().ok_or("no CUDA context")?;
+    let theirs = ctx.new_stream()?;
+    let n = 64 << 20; // 256 MB of f32: the memset takes a while
+    let mut reused = 0;
+    for round in 0..8 {
+        let mut a = gpu.zeros::<f32>(n)?;
+        let addr = a.device_ptr().unwrap_or(0);
+        {
+            let mut view = a.as_cuda_view_mut().ok_or("not a GPU array")?;
+            theirs.memset_zeros(&mut view)?;
+        }
+        drop(a);
+        let data: Vec<f32> = (0..n).map(|_| r.random_range(1.0..2.0)).collect();
+        let b = gpu.to_device(&data)?;
+        if b.device_ptr() == Some(addr) {
+            reused += 1;
+        }
+        theirs.synchronize()?;
+        let got = b.to_host()?;
+        if let Some(i) = (0..n).find(|&i| got[i] != data[i]) {
+            return Err(format!(
+                "round {round}: b[{i}] = {} after the old buffer's write, want {}",
+                got[i], data[i]
+            )
+            .into());
+        }
+    }
+    Ok(format!(
+        "8 rounds correct; the address was reused in {reused}"
+    ))
+}
+
+/// In a child, under a time limit: `grid_mirror` (which calls `sync_grid()`) launched on
+/// two streams at once, repeatedly; each result correct.
+fn cooperative_on_two_streams(seed: u64) -> CaseResult<String> {
+    use rand::{Rng, SeedableRng};
+    let gpu = Device::cuda(0)?;
+    let mut r = rand::rngs::StdRng::seed_from_u64(seed ^ 0xcc);
+    let (blocks, threads) = (132usize, 256usize);
+    let n = blocks * threads;
+    let (s1, s2) = (gpu.new_stream()?, gpu.new_stream()?);
+    for round in 0..20 {
+        let x1: Vec<i32> = (0..n).map(|_| r.random_range(-1000..1000)).collect();
+        let x2: Vec<i32> = (0..n).map(|_| r.random_range(-1000..1000)).collect();
+        let (d1, d2) = (gpu.to_device(&x1)?, gpu.to_device(&x2)?);
+        let (mut t1, mut t2) = (gpu.zeros::<i32>(n)?, gpu.zeros::<i32>(n)?);
+        let (mut o1, mut o2) = (gpu.zeros::<i32>(n)?, gpu.zeros::<i32>(n)?);
+        launch!(cases::cooperative::grid_mirror[blocks, threads, &s1](&d1, &mut t1, &mut o1))?;
+        launch!(cases::cooperative::grid_mirror[blocks, threads, &s2](&d2, &mut t2, &mut o2))?;
+        s1.synchronize()?;
+        s2.synchronize()?;
+        for (x, o) in [(&x1, &o1), (&x2, &o2)] {
+            let got = o.to_host()?;
+            let want: Vec<i32> = x.iter().map(|v| 2 * v + 1).collect();
+            if got != want {
+                return Err(format!("round {round}: a cooperative result is wrong").into());
+            }
+        }
+    }
+    Ok(format!(
+        "20 rounds of two concurrent {blocks}-block cooperative launches, all correct"
+    ))
+}
+
+/// 200 arrays of 1 GiB, each made and dropped on a fresh thread that never used the
+/// device: if a drop did not free (no context on that thread), the GPU would run out.
+fn frees_on_other_threads(gpu: &Device) -> CaseResult<String> {
+    for k in 0..200 {
+        let a = gpu.zeros::<u32>(1 << 28)?;
+        std::thread::spawn(move || drop(a))
+            .join()
+            .map_err(|_| format!("thread {k} panicked"))?;
+    }
+    gpu.synchronize()?;
+    let last = gpu.zeros::<u32>(1 << 28)?;
+    Ok(format!(
+        "200 GiB made and freed on 200 threads; another GiB still fits ({} elements)",
+        last.len()
+    ))
+}
+
+const CHILD_SYNC: &str = "--child-synchronous";
+const CHILD_DEVICE_FAULT: &str = "--child-device-fault";
+const CHILD_COOPERATIVE: &str = "--child-cooperative";
+
+/// Run this binary in `mode` with `env` set, stopping it after `limit_s` seconds; its last
+/// line says how the check went.
+fn run_child(mode: &str, env: &[(&str, &str)], seed: u64, limit_s: u64) -> CaseResult<String> {
+    let exe = std::env::current_exe()?;
+    let mut child = std::process::Command::new(exe)
         .arg(mode)
         .env("GPU_SUITE_SEED", seed.to_string())
         .envs(env.iter().copied())
-        .output()
-        .map_err(|e| e.to_string())?;
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()?;
+    let start = Instant::now();
+    loop {
+        if child.try_wait()?.is_some() {
+            break;
+        }
+        if start.elapsed() > Duration::from_secs(limit_s) {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(format!("still running after {limit_s} s (a hang): killed").into());
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let out = child.wait_with_output()?;
     let stdout = String::from_utf8_lossy(&out.stdout);
     let last = stdout.lines().last().unwrap_or("").to_owned();
     match last.strip_prefix("ok: ") {
@@ -401,12 +683,13 @@ fn run_child(mode: &str, env: &[(&str, &str)], seed: u64) -> Result<String, Stri
             "{last} (exit {:?}; stderr: {})",
             out.status.code(),
             String::from_utf8_lossy(&out.stderr).trim()
-        )),
+        )
+        .into()),
     }
 }
 
 /// The child side of [`run_child`]: print `ok: ...` or `failed: ...` and exit.
-fn child(f: fn(u64) -> Result<String, String>) -> ! {
+fn child(f: fn(u64) -> CaseResult<String>) -> ! {
     let seed = std::env::var("GPU_SUITE_SEED")
         .ok()
         .and_then(|s| s.parse().ok())
@@ -423,53 +706,15 @@ fn child(f: fn(u64) -> Result<String, String>) -> ! {
     }
 }
 
-/// With the environment switch, `vec_add` (compiled without `bounds_check`) reports a
-/// `b` shorter than `a` instead of reading past it.
-fn bounds_everywhere(seed: u64) -> Result<String, String> {
-    use rand::{Rng, SeedableRng};
-    let e = |e: GpuError| e.to_string();
-    let gpu = Device::cuda(0).map_err(e)?;
-    let mut r = rand::rngs::StdRng::seed_from_u64(seed);
-    let n: usize = r.random_range(1_000..1_000_000);
-    let a: Vec<f32> = (0..n).map(|_| r.random_range(-1.0..1.0)).collect();
-    let (da, db_short) = (
-        gpu.to_device(&a).map_err(e)?,
-        gpu.to_device(&a[..n - 1]).map_err(e)?,
-    );
-    let mut c = gpu.to_device(&vec![f32::NAN; n]).map_err(e)?;
-    let grid = n.div_ceil(256);
-    match launch!(kernels::vec_add[grid, 256](&da, &db_short, &mut c)) {
-        Err(GpuError::OutOfBounds {
-            kernel: "vec_add",
-            param: "b",
-            index,
-            len,
-        }) if (index, len) == (n - 1, n - 1) => {}
-        other => {
-            return Err(format!(
-                "expected b[{}] of {} out of bounds, got {other:?}",
-                n - 1,
-                n - 1
-            ))
-        }
-    }
-    let in_range = vec_add_on(&gpu, seed)?;
-    Ok(format!(
-        "vec_add: b[{}] of {} out of bounds; in range {in_range}",
-        n - 1,
-        n - 1
-    ))
-}
-
-/// A kernel writes 4 TiB past its array: the fault is reported once, naming the kernel;
-/// every later call says the device is lost, and so does reopening it in this process
-/// (which current drivers refuse).
-fn device_fault_and_recreation(seed: u64) -> Result<String, String> {
-    let e = |e: GpuError| e.to_string();
-    let gpu = Device::cuda(0).map_err(e)?;
-    let mut out = gpu.zeros::<f32>(16).map_err(e)?;
-    // Launches are asynchronous: the launch itself may succeed.
-    let launched = launch!(kernels::faults::poke[1, 32](&mut out, 1usize << 40));
+/// A kernel declared `unchecked` writes 4 TiB past its array: the fault is reported once,
+/// naming the kernel; every later call says the device is lost, and so does reopening it
+/// in this process (which current drivers refuse).
+fn device_fault_and_recreation(seed: u64) -> CaseResult<String> {
+    let gpu = Device::cuda(0)?;
+    let mut out = gpu.zeros::<f32>(16)?;
+    // SAFETY: deliberately NOT upheld (`at` is 4 TiB past `out`), in a child process of
+    // its own, to show how a fault is reported.
+    let launched = unsafe { launch!(cases::checks::poke[1, 32](&mut out, 1usize << 40)) };
     let first = match launched.and_then(|()| gpu.synchronize()) {
         Err(
             f @ GpuError::DeviceFault {
@@ -477,20 +722,21 @@ fn device_fault_and_recreation(seed: u64) -> Result<String, String> {
                 ..
             },
         ) => f,
-        other => return Err(format!("expected DeviceFault naming `poke`, got {other:?}")),
+        other => return Err(format!("expected DeviceFault naming `poke`, got {other:?}").into()),
     };
     let message = first.to_string();
     if !message.contains("`poke`") || !message.contains("restart the process") {
-        return Err(format!(
-            "the fault's message lacks the kernel or the remedy: {message}"
-        ));
+        return Err(
+            format!("the fault's message lacks the kernel or the remedy: {message}").into(),
+        );
     }
     let later: [(&str, Result<(), GpuError>); 5] = [
         ("synchronize", gpu.synchronize()),
         ("to_host", out.to_host().map(drop)),
         (
             "launch",
-            launch!(kernels::faults::poke[1, 32](&mut out, 0usize)),
+            // SAFETY: index 0 is in range.
+            unsafe { launch!(cases::checks::poke[1, 32](&mut out, 0usize)) },
         ),
         ("zeros", gpu.zeros::<f32>(4).map(drop)),
         (
@@ -502,9 +748,9 @@ fn device_fault_and_recreation(seed: u64) -> Result<String, String> {
         match r {
             Err(GpuError::DeviceLost { .. }) => {}
             other => {
-                return Err(format!(
-                    "{what} after the fault: expected DeviceLost, got {other:?}"
-                ))
+                return Err(
+                    format!("{what} after the fault: expected DeviceLost, got {other:?}").into(),
+                )
             }
         }
     }
@@ -516,7 +762,7 @@ fn device_fault_and_recreation(seed: u64) -> Result<String, String> {
         Err(GpuError::DeviceLost { first, .. }) if first.contains("refuses new contexts") => {
             "reopening in this process: DeviceLost (the driver refuses new contexts)".to_owned()
         }
-        Err(other) => return Err(format!("reopening: expected DeviceLost, got {other}")),
+        Err(other) => return Err(format!("reopening: expected DeviceLost, got {other}").into()),
         Ok(fresh) => {
             let sum = vec_add_on(&fresh, seed)?;
             format!("reopened in this process, {sum}")
@@ -529,30 +775,25 @@ fn device_fault_and_recreation(seed: u64) -> Result<String, String> {
 }
 
 /// `vec_add` of fresh random inputs on `dev`, checked against the CPU.
-fn vec_add_on(dev: &Device, seed: u64) -> Result<String, String> {
+fn vec_add_on(dev: &Device, seed: u64) -> CaseResult<String> {
     use rand::{Rng, SeedableRng};
-    let e = |e: GpuError| e.to_string();
     let mut r = rand::rngs::StdRng::seed_from_u64(seed);
     let n: usize = r.random_range(1_000..100_000);
     let a: Vec<f32> = (0..n).map(|_| r.random_range(-1.0..1.0)).collect();
-    let da = dev.to_device(&a).map_err(e)?;
-    let mut c = dev.to_device(&vec![f32::NAN; n]).map_err(e)?;
-    launch!(kernels::vec_add[n.div_ceil(256), 256](&da, &da, &mut c)).map_err(e)?;
-    let got = c.to_host().map_err(e)?;
+    let da = dev.to_device(&a)?;
+    let mut c = dev.to_device(&vec![f32::NAN; n])?;
+    launch!(cases::scalar::vec_add[n.div_ceil(256), 256](&da, &da, &mut c))?;
+    let got = c.to_host()?;
     match (0..n).find(|&i| got[i] != a[i] + a[i]) {
-        Some(i) => Err(format!(
-            "vec_add: c[{i}] = {}, want {}",
-            got[i],
-            a[i] + a[i]
-        )),
+        Some(i) => Err(format!("vec_add: c[{i}] = {}, want {}", got[i], a[i] + a[i]).into()),
         None => Ok(format!("vec_add = cpu ref ({n} values)")),
     }
 }
 
-fn check(name: &str, f: impl FnOnce() -> Result<String, String>) -> Row {
+fn check(name: &str, f: impl FnOnce() -> CaseResult<String>) -> Row {
     let (ok, detail) = match f() {
         Ok(d) => (true, d),
-        Err(d) => (false, d),
+        Err(d) => (false, d.to_string()),
     };
     Row {
         name: name.to_owned(),
@@ -562,7 +803,7 @@ fn check(name: &str, f: impl FnOnce() -> Result<String, String>) -> Row {
 }
 
 /// Compare the GPU's outputs with the simulator's, value by value.
-fn differential(gpu: &kernels::Outputs, sim: &kernels::Outputs, rel: f64) -> Result<usize, String> {
+fn differential(gpu: &cases::Outputs, sim: &cases::Outputs, rel: f64) -> Result<usize, String> {
     if gpu.len() != sim.len() {
         return Err(format!(
             "{} outputs on the GPU, {} on the simulator",
@@ -572,7 +813,7 @@ fn differential(gpu: &kernels::Outputs, sim: &kernels::Outputs, rel: f64) -> Res
     }
     let mut n = 0;
     for ((name, g), (_, s)) in gpu.iter().zip(sim) {
-        kernels::compare(name, g, s, rel)?;
+        cases::support::compare(name, g, s, rel)?;
         n += g.len();
     }
     Ok(n)

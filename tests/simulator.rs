@@ -1,7 +1,7 @@
-//! Kernel semantics on the CPU simulator: every case of `kernels/` against its CPU
-//! reference, on fresh random inputs (the seed is printed on failure).
+//! Kernel semantics on the CPU simulator: every case of `cases/` against its CPU
+//! reference, one `#[test]` each, on fresh random inputs (the seed is in the failure).
 
-mod kernels;
+mod cases;
 
 use gpu_runtime::prelude::*;
 
@@ -12,29 +12,25 @@ fn fresh_seed() -> u64 {
         .unwrap_or(0)
 }
 
-#[test]
-fn every_case_matches_its_cpu_reference_on_the_simulator() {
-    let dev = Device::simulator();
-    let seed = fresh_seed();
-    let mut failures = Vec::new();
-    for case in kernels::cases() {
-        if let Err(e) = (case.run)(&dev, seed) {
-            failures.push(format!("{}: {e}", case.name));
-        }
-    }
-    assert!(failures.is_empty(), "seed {seed}:\n{}", failures.join("\n"));
+/// One `#[test]` per case of the list.
+macro_rules! simulator_tests {
+    ($($name:ident: $about:expr, $tol:expr, $run:path, [$($($k:ident)::+),* $(,)?];)*) => {
+        $(
+            #[test]
+            fn $name() {
+                use cases::*;
+                let seed = fresh_seed();
+                if let Err(e) = $run(&Device::simulator(), seed) {
+                    panic!("{} (seed {seed}): {e}", $about);
+                }
+            }
+        )*
+    };
 }
 
-/// The kernels of the bounds-checked GPU mode report on the simulator exactly the
-/// violations their inputs imply (the GPU suite requires the same from the GPU).
-#[test]
-fn bounds_checked_kernels_report_each_violation() {
-    let seed = fresh_seed();
-    let mut outputs = Vec::new();
-    let seen = kernels::faults::bounds_checks(&Device::simulator(), seed, &mut outputs)
-        .unwrap_or_else(|e| panic!("seed {seed}: {e}"));
-    assert_eq!(seen.len(), 5, "{seen:?}");
-    assert_eq!(outputs.len(), 5);
+mod case {
+    use super::*;
+    for_each_case!(simulator_tests);
 }
 
 /// Pinned buffers, events and two streams give the right results on the simulator too,
@@ -45,10 +41,10 @@ fn host_api_on_the_simulator() {
     for (name, check) in [
         (
             "pinned_two_streams",
-            kernels::host_api::pinned_two_streams as fn(&Device, u64) -> Result<String, String>,
+            cases::host_api::pinned_two_streams as fn(&Device, u64) -> cases::CaseResult<String>,
         ),
-        ("raw_kernel", kernels::host_api::raw_kernel),
-        ("cudarc_round_trip", kernels::host_api::cudarc_round_trip),
+        ("raw_kernel", cases::host_api::raw_kernel),
+        ("cudarc_round_trip", cases::host_api::cudarc_round_trip),
     ] {
         check(&dev, seed).unwrap_or_else(|e| panic!("{name}, seed {seed}: {e}"));
     }
@@ -58,7 +54,7 @@ fn host_api_on_the_simulator() {
 /// taking slices, `Vec`s and arrays.
 #[test]
 fn device_functions_with_arrays_run_on_the_host() {
-    use kernels::device::helpers::{put_scaled, window_dot, window_energy};
+    use cases::device::helpers::{put_scaled, window_dot, window_energy};
     let a = vec![1.0f64, 2.0, 3.0, 4.0];
     let b = [0.5f64, 0.5, 0.5, 0.5];
     assert_eq!(window_dot(&a, &b, 1, 2), 2.5);
@@ -75,7 +71,7 @@ fn out_of_bounds_names_kernel_parameter_index_and_length() {
     let dev = Device::simulator();
     let a = dev.to_device(&[1.0f32, 2.0, 3.0]).unwrap();
     let mut b = dev.zeros::<f32>(3).unwrap();
-    let e = launch!(kernels::out_of_bounds[1, 32](&a, &mut b)).unwrap_err();
+    let e = launch!(cases::geometry::out_of_bounds[1, 32](&a, &mut b)).unwrap_err();
     match e {
         GpuError::OutOfBounds {
             kernel,
@@ -87,7 +83,7 @@ fn out_of_bounds_names_kernel_parameter_index_and_length() {
         }
         other => panic!("expected OutOfBounds, got {other:?}"),
     }
-    let msg = launch!(kernels::out_of_bounds[1, 32](&a, &mut b))
+    let msg = launch!(cases::geometry::out_of_bounds[1, 32](&a, &mut b))
         .unwrap_err()
         .to_string();
     assert!(

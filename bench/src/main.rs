@@ -43,6 +43,7 @@ fn saxpy<T: Float>(alpha: T, x: &[T], y: &mut [T]) {
 mod hand {
     use std::sync::atomic::AtomicU32;
 
+    use gpu_runtime::__private::KernelParts;
     use gpu_runtime::{KernelDef, KernelOptions, ParamDef};
 
     const OPTIONS: KernelOptions = KernelOptions {
@@ -51,7 +52,9 @@ mod hand {
         launch_bounds: None,
         line_info: false,
         debug: false,
-        bounds_check: false,
+        fmad: true,
+        overflow_checks: false,
+        unchecked: true,
     };
 
     macro_rules! hand_kernel {
@@ -59,19 +62,24 @@ mod hand {
             pub static $name: KernelDef = {
                 static SLOTS: [AtomicU32; 1] = [AtomicU32::new(0)];
                 static PARAMS: [ParamDef; 0] = [];
-                KernelDef {
-                    name: $c_name,
-                    c_name: $c_name,
-                    source: $source,
-                    checked_source: $source,
-                    check_names: &[],
-                    generics: &[],
-                    params: &PARAMS,
-                    options: OPTIONS,
-                    signatures: &[],
-                    device_fns: &[],
-                    cooperative: false,
-                    signature_slots: &SLOTS,
+                // SAFETY: these definitions are only compiled, and launched through
+                // `cuLaunchKernel` with the C parameters of their own source (no launcher
+                // reads `params`).
+                unsafe {
+                    KernelDef::__from_parts(KernelParts {
+                        name: $c_name,
+                        c_name: $c_name,
+                        source: $source,
+                        check_names: &[],
+                        generics: &[],
+                        params: &PARAMS,
+                        options: OPTIONS,
+                        signatures: &[],
+                        device_fns: &[],
+                        waits: false,
+                        cooperative: false,
+                        signature_slots: &SLOTS,
+                    })
                 }
             };
         };
@@ -254,7 +262,7 @@ fn launch_overhead() -> Result<(), GpuError> {
     let dev = Device::cuda(0)?;
     let mut x = dev.zeros::<f32>(1)?;
     launch!(tiny[1, 32](&mut x))?;
-    let tiny_fn = dev.cu_function(tiny.definition(), &[])?;
+    let tiny_fn = dev.cu_function(tiny::definition(), &[])?;
     let mut x_ptr = device_ptr_of(&x)?;
     let mut x_len = 1u64;
 
@@ -263,7 +271,7 @@ fn launch_overhead() -> Result<(), GpuError> {
     let b = dev.to_device(&vec![2.0f32; n])?;
     let mut c = dev.zeros::<f32>(n)?;
     launch!(vec_add[n / 256, 256](&a, &b, &mut c))?;
-    let add_fn = dev.cu_function(vec_add.definition(), &[DtypeKind::F32])?;
+    let add_fn = dev.cu_function(vec_add::definition(), &[DtypeKind::F32])?;
     let (mut pa, mut pb, mut pc) = (device_ptr_of(&a)?, device_ptr_of(&b)?, device_ptr_of(&c)?);
     let (mut la, mut lb, mut lc) = (n as u64, n as u64, n as u64);
 
@@ -449,7 +457,7 @@ fn bandwidth() -> Result<(), GpuError> {
     println!("vec_add4_gbps {:.0}", gbps(v4));
     println!("vec_add4_hand_gbps {:.0}", gbps(h4));
     println!("vec_add4_vs_hand {:.3}", h4 / v4);
-    let attrs = vec_add.attributes::<f32>(&dev)?;
+    let attrs = vec_add::attributes::<f32>(&dev)?;
     let (f, e, h, r) = (
         median(&mut ours_forall),
         median(&mut ours_256),
@@ -473,9 +481,7 @@ fn cubins(dir: String) -> Result<(), GpuError> {
     let files = [
         (
             "ours_vec_add",
-            vec_add
-                .definition()
-                .compile_uncached(&[DtypeKind::F32], arch)?,
+            vec_add::definition().compile_uncached(&[DtypeKind::F32], arch)?,
         ),
         (
             "hand_vec_add",
@@ -483,9 +489,7 @@ fn cubins(dir: String) -> Result<(), GpuError> {
         ),
         (
             "ours_saxpy",
-            saxpy
-                .definition()
-                .compile_uncached(&[DtypeKind::F32], arch)?,
+            saxpy::definition().compile_uncached(&[DtypeKind::F32], arch)?,
         ),
         (
             "hand_saxpy",
@@ -619,7 +623,7 @@ fn matmul() -> Result<(), GpuError> {
         )?);
     }
     check(&c.to_host()?, "sgemm_registers")?;
-    let at = sgemm_registers.attributes(&dev)?;
+    let at = sgemm_registers::attributes(&dev)?;
     println!("matmul_tiled_gflops {:.0}", gflops(median(&mut tiled)));
     println!("sgemm_registers_gflops {:.0}", gflops(median(&mut reg)));
     println!("sgemm_registers_registers {}", at.registers_per_thread);

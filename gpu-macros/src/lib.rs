@@ -1,24 +1,8 @@
-//! The `#[gpu_kernel]` attribute of `gpu-runtime`, which re-exports it; depend on
-//! `gpu-runtime`, not on this crate.
+//! The attributes of `gpu-runtime`, which re-exports them; depend on `gpu-runtime`, not on
+//! this crate.
 //!
-//! The entry point is thin: everything it does is in `kernel::expand`, a function over
-//! `proc_macro2` tokens that unit tests call directly.
-
-mod attr;
-mod diagnostics;
-mod emit_cuda;
-mod emit_rust;
-mod ir;
-mod kernel;
-mod lower;
-mod names;
-mod signature;
-mod types;
-
-#[cfg(test)]
-mod random_kernels;
-#[cfg(test)]
-mod tests;
+//! This crate is a thin shell: each attribute hands its tokens to `gpu-translate`, where
+//! parsing, lowering, checking and emission live as plain functions that tests call.
 
 /// Translate a restricted Rust function into a CUDA kernel with a typed launcher.
 ///
@@ -28,19 +12,19 @@ pub fn gpu_kernel(
     attr: proc_macro::TokenStream,
     item: proc_macro::TokenStream,
 ) -> proc_macro::TokenStream {
-    kernel::expand(attr.into(), item.into()).into()
+    gpu_translate::expand_kernel(attr.into(), item.into()).into()
 }
 
 /// Make a function callable from kernels: a device function (Numba's
-/// `@cuda.jit(device=True)`). It takes scalars, may return one, may be generic over dtypes
-/// like a kernel, and may call other device functions; the kernels that call it compile
-/// its translated C++ with them. It stays an ordinary Rust function too.
+/// `@cuda.jit(device=True)`). It takes scalars and 1-D arrays, may return a scalar, may be
+/// generic over dtypes like a kernel, and may call other device functions; the kernels
+/// that call it compile its translated C++ with them. It stays an ordinary Rust function.
 #[proc_macro_attribute]
 pub fn gpu_device(
     attr: proc_macro::TokenStream,
     item: proc_macro::TokenStream,
 ) -> proc_macro::TokenStream {
-    kernel::expand_device(attr.into(), item.into()).into()
+    gpu_translate::expand_device(attr.into(), item.into()).into()
 }
 
 /// Map a scalar function over arrays: Numba's `@vectorize(target="cuda")`, CuPy's
@@ -52,5 +36,5 @@ pub fn gpu_elementwise(
     attr: proc_macro::TokenStream,
     item: proc_macro::TokenStream,
 ) -> proc_macro::TokenStream {
-    kernel::expand_elementwise(attr.into(), item.into()).into()
+    gpu_translate::expand_elementwise(attr.into(), item.into()).into()
 }

@@ -12,127 +12,7 @@ use std::ops::{
     Mul, MulAssign, Neg, Not, Rem, RemAssign, Shl, Shr, Sub, SubAssign,
 };
 
-/// The element types the runtime knows, with their CUDA C spelling.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum DtypeKind {
-    /// `bool`
-    Bool,
-    /// `i32`
-    I32,
-    /// `i64`
-    I64,
-    /// `u32`
-    U32,
-    /// `u64`
-    U64,
-    /// `usize` (64-bit on every CUDA target)
-    Usize,
-    /// `isize` (64-bit on every CUDA target)
-    Isize,
-    /// `f32`
-    F32,
-    /// `f64`
-    F64,
-    /// `half::f16` (IEEE binary16)
-    F16,
-    /// `half::bf16` (bfloat16)
-    Bf16,
-}
-
-impl DtypeKind {
-    /// The Rust spelling, as in `vec_add::<f32>`.
-    pub const fn rust_name(self) -> &'static str {
-        match self {
-            DtypeKind::Bool => "bool",
-            DtypeKind::I32 => "i32",
-            DtypeKind::I64 => "i64",
-            DtypeKind::U32 => "u32",
-            DtypeKind::U64 => "u64",
-            DtypeKind::Usize => "usize",
-            DtypeKind::Isize => "isize",
-            DtypeKind::F32 => "f32",
-            DtypeKind::F64 => "f64",
-            DtypeKind::F16 => "f16",
-            DtypeKind::Bf16 => "bf16",
-        }
-    }
-
-    /// The CUDA C spelling of the same type.
-    pub const fn c_name(self) -> &'static str {
-        match self {
-            DtypeKind::Bool => "bool",
-            DtypeKind::I32 => "int",
-            DtypeKind::I64 | DtypeKind::Isize => "long long",
-            DtypeKind::U32 => "unsigned int",
-            DtypeKind::U64 | DtypeKind::Usize => "unsigned long long",
-            DtypeKind::F32 => "float",
-            DtypeKind::F64 => "double",
-            DtypeKind::F16 => "gt_f16",
-            DtypeKind::Bf16 => "gt_bf16",
-        }
-    }
-
-    /// A small dense index, used to find a signature's slot without hashing.
-    pub const fn index(self) -> usize {
-        self as usize
-    }
-
-    /// Whether a generic parameter with `bound` may take this type.
-    pub const fn satisfies(self, bound: Bound) -> bool {
-        match bound {
-            Bound::Float => matches!(
-                self,
-                DtypeKind::F32 | DtypeKind::F64 | DtypeKind::F16 | DtypeKind::Bf16
-            ),
-            Bound::Int => matches!(
-                self,
-                DtypeKind::I32
-                    | DtypeKind::I64
-                    | DtypeKind::U32
-                    | DtypeKind::U64
-                    | DtypeKind::Usize
-                    | DtypeKind::Isize
-            ),
-            Bound::Num => !matches!(self, DtypeKind::Bool),
-        }
-    }
-
-    /// Every kind, in index order.
-    pub const ALL: [DtypeKind; 11] = [
-        DtypeKind::Bool,
-        DtypeKind::I32,
-        DtypeKind::I64,
-        DtypeKind::U32,
-        DtypeKind::U64,
-        DtypeKind::Usize,
-        DtypeKind::Isize,
-        DtypeKind::F32,
-        DtypeKind::F64,
-        DtypeKind::F16,
-        DtypeKind::Bf16,
-    ];
-}
-
-/// How many distinct dtypes a generic parameter can range over: the radix of signature
-/// indices (a kernel with `k` generic parameters has `DTYPE_SLOTS^k` signature slots).
-pub const DTYPE_SLOTS: usize = 16;
-
-impl fmt::Display for DtypeKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.rust_name())
-    }
-}
-
-/// The bound on a kernel's generic parameter.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Bound {
-    /// [`Float`]: `f32`, `f64`.
-    Float,
-    /// [`Int`]: the integer types.
-    Int,
-    /// [`Num`]: any number.
-    Num,
-}
+pub use gpu_contract::DtypeKind;
 
 mod sealed {
     pub trait Sealed {}
@@ -143,7 +23,7 @@ mod sealed {
 /// Sealed: the runtime must know each type's CUDA spelling and size.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a kernel dtype",
-    note = "kernel dtypes are f32 f64 i32 i64 u32 u64 usize isize bool"
+    note = "kernel dtypes are f32 f64 f16 bf16 i32 i64 u32 u64 usize isize bool"
 )]
 pub trait Dtype:
     sealed::Sealed
@@ -297,6 +177,9 @@ pub trait Int:
 macro_rules! impl_dtype {
     ($($t:ty => $kind:ident, $to:expr, $from:expr;)*) => {$(
         impl sealed::Sealed for $t {}
+        // The simulator reads and writes elements as atomics of their size, whose
+        // alignment is their size: every dtype must be as aligned (64-bit hosts are).
+        const _: () = assert!(::core::mem::align_of::<$t>() == ::core::mem::size_of::<$t>());
         impl Dtype for $t {
             const KIND: DtypeKind = DtypeKind::$kind;
             #[inline]

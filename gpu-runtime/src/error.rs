@@ -91,7 +91,9 @@ pub enum GpuError {
         found: String,
     },
 
-    /// An index past the end of an array, seen by the simulator.
+    /// An index past the end of an array: found by the check of a checked kernel on the
+    /// GPU (reported by the first synchronising call after the kernel ran), or by the
+    /// simulator (reported by the launch).
     #[error("kernel `{kernel}`: index {index} is out of bounds for `{param}` of length {len}")]
     OutOfBounds {
         /// The kernel's Rust name.
@@ -102,6 +104,31 @@ pub enum GpuError {
         index: usize,
         /// The parameter's length.
         len: usize,
+    },
+
+    /// An integer operation that Rust defines as a panic, in a kernel on the GPU: a
+    /// division or remainder by zero, `MIN / -1`, or an overflow where overflow checks are
+    /// on. Reported by the first synchronising call after the kernel ran.
+    #[error("kernel `{signature}`: {operation}")]
+    IntegerFault {
+        /// The kernel's Rust name.
+        kernel: &'static str,
+        /// Its dtype signature, such as `divide::<i32>`.
+        signature: String,
+        /// Rust's panic message for the operation, such as `attempt to divide by zero`.
+        operation: &'static str,
+    },
+
+    /// A simulated launch ran past its deadline ([`SIM_TIMEOUT_ENV`](crate::SIM_TIMEOUT_ENV)).
+    #[error(
+        "kernel `{kernel}` ran for more than {seconds} s on the simulator and was stopped \
+         (GPU_RUNTIME_SIM_TIMEOUT); look for a loop that never ends"
+    )]
+    Timeout {
+        /// The kernel's Rust name.
+        kernel: &'static str,
+        /// The deadline, in seconds.
+        seconds: f64,
     },
 
     /// The kernel's body panicked in the simulator (an overflow, a division by zero, ...).
@@ -144,8 +171,8 @@ pub enum GpuError {
     #[error(
         "the GPU faulted on {device} ({source}); {launched}. The device's context is lost \
          with its arrays and kernels, and current drivers refuse new contexts in this process: \
-         save what the host has and restart the process. To find an index out of range in a \
-         #[gpu_kernel], rerun with GPU_RUNTIME_BOUNDS_CHECK=1",
+         save what the host has and restart the process. Checked kernels cannot cause this; \
+         look at raw CUDA C kernels and `unchecked` ones (GPU_RUNTIME_SYNC=1 finds the launch)",
         launched = describe_launch(kernel, signature)
     )]
     DeviceFault {

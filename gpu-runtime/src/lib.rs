@@ -1,11 +1,12 @@
 //! Numba-style GPU kernels for Rust.
 //!
 //! Put `#[gpu_kernel]` on a function written in a small subset of Rust; the attribute
-//! translates its body to CUDA C at compile time and turns the function's name into a
-//! kernel handle with a typed launcher. The first launch of each dtype signature on a
-//! device compiles the CUDA C with NVRTC for that device's exact architecture; later
-//! launches go straight to the driver. Where there is no GPU, the same kernels run on a
-//! CPU simulator behind the same [`Device`] API. The [`guide`] covers the whole library.
+//! translates its body to CUDA C at compile time and gives the function's name a typed
+//! launcher. The first launch of each dtype signature on a device compiles the CUDA C with
+//! NVRTC for that device's exact architecture; later launches go straight to the driver.
+//! Where there is no GPU, the same kernels run on a CPU simulator behind the same
+//! [`Device`] API. Indices are checked, on the GPU too: safe code cannot reach memory an
+//! array does not own. The [`guide`] covers the whole library.
 //!
 //! ```
 //! use gpu_runtime::prelude::*;
@@ -28,71 +29,73 @@
 //! # Ok(())
 //! # }
 //! ```
+//!
+//! The crate is layered: `lang/` is the kernel language as the simulator runs it,
+//! `compile/` turns kernel definitions into machine code (NVRTC, the disk cache, the CUDA
+//! prelude, raw CUDA C), `host/` is the API programs call (devices, arrays, streams, ...),
+//! and `backend/` holds the CUDA driver and the simulator underneath it.
 #![deny(missing_docs)]
 
-mod array;
-pub mod atomic;
-mod barrier;
-pub mod cache;
+mod backend;
 mod compile;
-mod cuda;
-mod cuda_prelude;
-mod device;
 mod dtype;
 mod error;
-mod event;
-mod geometry;
-mod interop;
-mod kernel;
-mod launch_config;
-mod pinned;
-pub mod profiling;
-pub mod raw;
-pub mod shared;
-mod sim;
-mod stream;
-mod timing;
-mod vector;
-mod warp;
+mod host;
+mod lang;
+mod private;
 
-pub use array::{Array2, Array3, DeviceArray, DeviceArray2, DeviceArray3};
-pub use atomic::{
+pub use backend::cuda::libraries::NVRTC_ENV;
+pub use backend::cuda::FunctionAttributes;
+pub use compile::cache;
+pub use compile::kernel_def::{DeviceFnDef, KernelDef, KernelHandle};
+pub use compile::nvrtc::nvrtc_version;
+pub use compile::prelude::{full_prelude, prelude_for};
+pub use compile::raw;
+pub use compile::DUMP_ENV;
+pub use dtype::{Dtype, Float, Int, Num};
+pub use error::{GpuError, Result};
+pub use gpu_contract::{Bound, DtypeKind, GenericParam, KernelOptions, ParamDef, ParamKind};
+pub use gpu_macros::{gpu_device, gpu_elementwise, gpu_kernel};
+pub use half::{bf16, f16};
+pub use host::args::{SliceArg, SliceArgMut};
+pub use host::array::{Array2, Array3, DeviceArray, DeviceArray2, DeviceArray3};
+pub use host::device::{Backend, Device, BACKEND_ENV};
+pub use host::event::Event;
+pub use host::launch_config::{Extent, Extents, IntoExtents, LaunchConfig, Shape};
+pub use host::pinned::PinnedBuffer;
+pub use host::profiling;
+pub use host::stream::Stream;
+pub use host::timing::Timing;
+pub use host::view::{ArrayView, ArrayViewMut};
+pub use lang::atomic::{
     atomic_add, atomic_and, atomic_cas, atomic_dec, atomic_exch, atomic_inc, atomic_max,
     atomic_min, atomic_or, atomic_sub, atomic_xor,
 };
-pub use barrier::{
+pub use lang::barrier::{
     sync_grid, sync_threads, sync_threads_and, sync_threads_count, sync_threads_or, threadfence,
     threadfence_block, threadfence_system,
 };
-pub use compile::DUMP_ENV;
-pub use cuda::libraries::NVRTC_ENV;
-pub use cuda::nvrtc::nvrtc_version;
-pub use cuda::FunctionAttributes;
-pub use cuda_prelude::{full_prelude, prelude_for};
-pub use device::{Backend, Device, BACKEND_ENV};
-pub use dtype::{Bound, Dtype, DtypeKind, Float, Int, Num};
-pub use error::{GpuError, Result};
-pub use event::Event;
-pub use geometry::{
+pub use lang::geometry::{
     block_dim, block_idx, grid_1d, grid_2d, grid_3d, grid_dim, gridsize_1d, gridsize_2d,
     gridsize_3d, thread_idx, Dim3,
 };
-pub use gpu_macros::{gpu_device, gpu_elementwise, gpu_kernel};
-pub use half::{bf16, f16};
-pub use kernel::{
-    DeviceFnDef, GenericParam, KernelDef, KernelOptions, ParamDef, ParamKind, BOUNDS_CHECK_ENV,
-};
-pub use launch_config::{Extent, Extents, IntoExtents, LaunchConfig, Shape};
-pub use pinned::PinnedBuffer;
-pub use raw::{Ptr, PtrMut, RawKernel, RawModule};
-pub use shared::{dynamic_shared_array, shared_array, shared_array_2d};
-pub use stream::Stream;
-pub use timing::Timing;
-pub use vector::{load4, store4, VectorSource};
-pub use warp::{
+pub use lang::shared::{self, dynamic_shared_array, shared_array, shared_array_2d};
+pub use lang::vector::{load4, store4, VectorSource};
+pub use lang::warp::{
     active_mask, all_sync, any_sync, ballot_sync, eq_sync, lane_id, shfl_down_sync, shfl_sync,
     shfl_up_sync, shfl_xor_sync, sync_warp, warp_size, WARP_SIZE,
 };
+pub use raw::{Ptr, PtrMut, RawKernel, RawModule};
+
+/// Environment variable that makes every launch wait for its kernel and report its fault
+/// itself (`GPU_RUNTIME_SYNC=1`), as `CUDA_LAUNCH_BLOCKING` does for CUDA: slower, for
+/// finding the launch that faulted. Read when a device is opened.
+pub const SYNC_ENV: &str = "GPU_RUNTIME_SYNC";
+
+/// Environment variable that stops a simulated launch after this many seconds
+/// (`GPU_RUNTIME_SIM_TIMEOUT=30`) with [`GpuError::Timeout`]; unset, the simulator waits
+/// as long as a kernel runs.
+pub const SIM_TIMEOUT_ENV: &str = "GPU_RUNTIME_SIM_TIMEOUT";
 
 /// Everything a kernel file needs: `use gpu_runtime::prelude::*;`.
 pub mod prelude {
@@ -105,7 +108,8 @@ pub mod prelude {
         shfl_sync, shfl_up_sync, shfl_xor_sync, store4, sync_grid, sync_threads, sync_threads_and,
         sync_threads_count, sync_threads_or, sync_warp, thread_idx, threadfence, threadfence_block,
         threadfence_system, warp_size, Array2, Array3, Device, DeviceArray, DeviceArray2,
-        DeviceArray3, Dim3, Float, GpuError, Int, LaunchConfig, Num, Stream, Timing, WARP_SIZE,
+        DeviceArray3, Dim3, Float, GpuError, Int, KernelHandle, LaunchConfig, Num, Stream, Timing,
+        WARP_SIZE,
     };
     pub use half::{bf16, f16};
 }
@@ -118,29 +122,34 @@ pub mod prelude {
 /// `launch!(kernel[grid, block, &stream, bytes](args...))`. With
 /// `launch!(kernel.forall(n)(args...))` (or `.forall(n, &stream)`) the runtime picks the
 /// block size for the compiled kernel and launches at least `n` threads, as Numba's
-/// `kernel.forall(n)`.
-/// The arguments are type-checked against the kernel's parameters (`&DeviceArray<T>` for
-/// `&[T]`, `&mut DeviceArray<T>` for `&mut [T]`, values for scalars), and the dtype
-/// signature is inferred from them. Returns `Result<(), GpuError>`.
+/// `kernel.forall(n)`. `kernel` is a path (`kernels::add`), or a
+/// [`RawKernel`] value.
+///
+/// The launch is a call of the kernel's launcher, `kernel(config, args...)`, so the
+/// arguments are type-checked against the kernel's parameters (`&DeviceArray<T>` for
+/// `&[T]`, `&mut DeviceArray<T>` for `&mut [T]`, values for scalars) and the dtype
+/// signature is inferred from them. A kernel declared `#[gpu_kernel(unchecked)]` has an
+/// `unsafe` launcher, so its launch must be written inside `unsafe { }`. Returns
+/// `Result<(), GpuError>`.
 #[macro_export]
 macro_rules! launch {
-    ($kernel:ident . forall ($n:expr $(,)?) ($($arg:expr),* $(,)?)) => {
-        $kernel.launch($crate::LaunchConfig::forall($n), $($arg),*)
+    ($($kernel:ident)::+ . forall ($n:expr $(,)?) ($($arg:expr),* $(,)?)) => {
+        $($kernel)::+($crate::LaunchConfig::forall($n), $($arg),*)
     };
-    ($kernel:ident . forall ($n:expr, $stream:expr $(,)?) ($($arg:expr),* $(,)?)) => {
-        $kernel.launch($crate::LaunchConfig::forall($n).on_stream($stream), $($arg),*)
+    ($($kernel:ident)::+ . forall ($n:expr, $stream:expr $(,)?) ($($arg:expr),* $(,)?)) => {
+        $($kernel)::+($crate::LaunchConfig::forall($n).on_stream($stream), $($arg),*)
     };
     ($kernel:path [$grid:expr, $block:expr $(,)?] ($($arg:expr),* $(,)?)) => {
-        $kernel.launch($crate::LaunchConfig::new($grid, $block), $($arg),*)
+        $kernel($crate::LaunchConfig::new($grid, $block), $($arg),*)
     };
     ($kernel:path [$grid:expr, $block:expr, $stream:expr $(,)?] ($($arg:expr),* $(,)?)) => {
-        $kernel.launch(
+        $kernel(
             $crate::LaunchConfig::new($grid, $block).on_stream($stream),
             $($arg),*
         )
     };
     ($kernel:path [$grid:expr, $block:expr, $stream:expr, $shared:expr $(,)?] ($($arg:expr),* $(,)?)) => {
-        $kernel.launch(
+        $kernel(
             $crate::LaunchConfig::new($grid, $block)
                 .on_stream($stream)
                 .with_shared_mem($shared),
@@ -159,235 +168,27 @@ macro_rules! launch {
 /// (see [`DeviceArray::from_cuda_slice`]).
 pub use cudarc;
 
+/// What a kernel's array parameters and shared arrays are in the body's Rust: the types
+/// rustc type-checks a kernel body against and the simulator runs it with. A kernel's
+/// `a: &[f32]` is a [`SimSlice`](simulator::SimSlice) there; `a[i]` reads it with
+/// [`get`](simulator::SimSlice::get).
+pub mod simulator {
+    pub use crate::backend::sim::views::ElementMut;
+    pub use crate::backend::sim::{
+        DeviceFnArray, DeviceFnArrayMut, SimArray2, SimArray2Mut, SimArray3, SimArray3Mut,
+        SimSlice, SimSliceMut,
+    };
+    pub use crate::lang::shared::{DynamicSharedArray, SharedArray, SharedArray2};
+}
+
 /// Support for the code `#[gpu_kernel]` generates. Not a public API.
 #[doc(hidden)]
 pub mod __private {
-    /// Whether NVRTC accepts `source` (a complete translation unit) for `arch`'s virtual
-    /// architecture: the macro's own tests check that what it accepts compiles.
-    pub fn nvrtc_accepts(source: &str, arch: &str) -> std::result::Result<(), String> {
-        let virtual_arch = arch.replacen("sm_", "compute_", 1);
-        crate::cuda::nvrtc::compile_program(
-            source,
-            "check.cu",
-            &virtual_arch,
-            &[],
-            crate::cuda::nvrtc::Output::Ptx,
-        )
-        .map(drop)
-        .map_err(|e| match e {
-            crate::cuda::nvrtc::CompileFailure::Environment(e) => format!("no NVRTC: {e}"),
-            crate::cuda::nvrtc::CompileFailure::Rejected { log } => log,
-        })
-    }
-
-    use std::ffi::c_void;
-
-    pub use crate::dtype::{Bound, Dtype, DtypeKind, DTYPE_SLOTS};
-    pub use crate::kernel::{DeviceFnDef, GenericParam, KernelDef, ParamDef, ParamKind};
-    pub use crate::sim::{
-        ArrayArg, ArrayArgMut, SimArray2, SimArray2Mut, SimArray3, SimArray3Mut, SimSlice,
-        SimSliceMut,
-    };
-    pub use std::sync::atomic::AtomicU32;
-
-    use crate::array::Storage;
-    use crate::device::DeviceInner;
-    use crate::{Device, DeviceArray, GpuError, LaunchConfig, Result};
-
-    /// The device a launch runs on: the stream's if one is given, else the first array's;
-    /// every array must live there.
-    #[inline]
-    pub fn launch_device<'a>(
-        def: &'static KernelDef,
-        cfg: &LaunchConfig<'a>,
-        arrays: &[(&'a Device, &'static str)],
-    ) -> Result<&'a Device> {
-        launch_device_of(def, cfg, arrays.iter().copied())
-    }
-
-    /// [`launch_device`] over any list of arrays with their parameters' names.
-    #[inline]
-    pub(crate) fn launch_device_of<'a>(
-        def: &'static KernelDef,
-        cfg: &LaunchConfig<'a>,
-        arrays: impl Iterator<Item = (&'a Device, &'static str)> + Clone,
-    ) -> Result<&'a Device> {
-        let device = match (cfg.stream, arrays.clone().next()) {
-            (Some(stream), _) => &stream.device,
-            (None, Some((device, _))) => device,
-            (None, None) => {
-                return Err(GpuError::InvalidLaunch {
-                    kernel: def.name,
-                    reason: "the kernel takes no array, so the launch must name a stream to \
-                             choose the device: kernel[grid, block, &stream](...)"
-                        .to_owned(),
-                })
-            }
-        };
-        for (other, param) in arrays {
-            if other != device {
-                return Err(GpuError::DeviceMismatch {
-                    kernel: def.name,
-                    param,
-                    expected: device.describe(),
-                    found: other.describe(),
-                });
-            }
-        }
-        Ok(device)
-    }
-
-    /// Whether `device` is a GPU (else the simulator).
-    #[inline]
-    pub fn is_cuda(device: &Device) -> bool {
-        matches!(&*device.inner, DeviceInner::Cuda(_))
-    }
-
-    /// The device address of a CUDA array.
-    #[inline]
-    pub fn device_ptr<T: Dtype>(array: &DeviceArray<T>) -> u64 {
-        match &array.storage {
-            Storage::Cuda { ptr, .. } => *ptr,
-            Storage::Sim(_) => 0,
-        }
-    }
-
-    /// Launch on a GPU; `args` holds a pointer to each C parameter's value.
-    #[inline]
-    pub fn launch_cuda(
-        device: &Device,
-        def: &'static KernelDef,
-        signature_slot: usize,
-        dtypes: &[DtypeKind],
-        cfg: &LaunchConfig<'_>,
-        args: &mut [*mut c_void],
-    ) -> Result<()> {
-        match &*device.inner {
-            DeviceInner::Cuda(cuda) => cuda.launch(def, signature_slot, dtypes, cfg, args),
-            DeviceInner::Sim => unreachable!("launch_cuda is only called for CUDA devices"),
-        }
-    }
-
-    /// Compile and load `def`'s precompile signatures on `device`.
-    pub fn precompile(def: &'static KernelDef, device: &Device) -> Result<()> {
-        match &*device.inner {
-            DeviceInner::Cuda(cuda) => {
-                for sig in def.precompile_signatures() {
-                    cuda.attributes(def, &sig)?;
-                }
-                Ok(())
-            }
-            // The simulator runs the Rust body: nothing to compile.
-            DeviceInner::Sim => Ok(()),
-        }
-    }
-
-    /// The compiled function's attributes for `dtypes` on `device`.
-    pub fn function_attributes(
-        def: &'static KernelDef,
-        device: &Device,
-        dtypes: &[DtypeKind],
-    ) -> Result<crate::FunctionAttributes> {
-        match &*device.inner {
-            DeviceInner::Cuda(cuda) => cuda.attributes(def, dtypes),
-            DeviceInner::Sim => Err(GpuError::InvalidArgument(format!(
-                "kernel `{}`: compiled-function attributes exist only on a CUDA device",
-                def.name
-            ))),
-        }
-    }
-
-    /// Run on the simulator: `thread` runs the kernel body for the current thread;
-    /// `concurrent` when the kernel synchronises its threads (barriers, warp functions).
-    pub fn launch_sim(
-        def: &'static KernelDef,
-        cfg: &LaunchConfig<'_>,
-        concurrent: bool,
-        thread: &(dyn Fn() + Sync),
-    ) -> Result<()> {
-        crate::sim::run(def, cfg, concurrent, thread)
-    }
-
-    /// A simulated `&Array2<T>` parameter; `axes` name its row and column indices in
-    /// errors.
-    pub fn sim_array2<'a, T: Dtype>(
-        array: &'a crate::DeviceArray2<T>,
-        def: &'static KernelDef,
-        axes: [&'static str; 2],
-    ) -> SimArray2<'a, T> {
-        let (rows, cols) = array.shape();
-        match &array.flat().storage {
-            Storage::Sim(v) => SimArray2::new(v, rows, cols, def.name, axes),
-            Storage::Cuda { .. } => unreachable!("simulator launches take simulator arrays"),
-        }
-    }
-
-    /// A simulated `&mut Array2<T>` parameter.
-    pub fn sim_array2_mut<'a, T: Dtype>(
-        array: &'a mut crate::DeviceArray2<T>,
-        def: &'static KernelDef,
-        axes: [&'static str; 2],
-    ) -> SimArray2Mut<'a, T> {
-        let (rows, cols) = array.shape();
-        match &mut array.flat_mut().storage {
-            Storage::Sim(v) => SimArray2Mut::new(v, rows, cols, def.name, axes),
-            Storage::Cuda { .. } => unreachable!("simulator launches take simulator arrays"),
-        }
-    }
-
-    /// A simulated `&Array3<T>` parameter; `axes` name its indices in errors.
-    pub fn sim_array3<'a, T: Dtype>(
-        array: &'a crate::DeviceArray3<T>,
-        def: &'static KernelDef,
-        axes: [&'static str; 3],
-    ) -> SimArray3<'a, T> {
-        let shape = array.shape_vec();
-        match &array.flat().storage {
-            Storage::Sim(v) => SimArray3::new(v, shape, def.name, axes),
-            Storage::Cuda { .. } => unreachable!("simulator launches take simulator arrays"),
-        }
-    }
-
-    /// A simulated `&mut Array3<T>` parameter.
-    pub fn sim_array3_mut<'a, T: Dtype>(
-        array: &'a mut crate::DeviceArray3<T>,
-        def: &'static KernelDef,
-        axes: [&'static str; 3],
-    ) -> SimArray3Mut<'a, T> {
-        let shape = array.shape_vec();
-        match &mut array.flat_mut().storage {
-            Storage::Sim(v) => SimArray3Mut::new(v, shape, def.name, axes),
-            Storage::Cuda { .. } => unreachable!("simulator launches take simulator arrays"),
-        }
-    }
-
-    /// A simulated `&[T]` parameter.
-    pub fn sim_slice<'a, T: Dtype>(
-        array: &'a DeviceArray<T>,
-        def: &'static KernelDef,
-        param: &'static str,
-    ) -> SimSlice<'a, T> {
-        match &array.storage {
-            Storage::Sim(v) => SimSlice::new(v, def.name, param),
-            Storage::Cuda { .. } => unreachable!("simulator launches take simulator arrays"),
-        }
-    }
-
-    /// A simulated `&mut [T]` parameter.
-    pub fn sim_slice_mut<'a, T: Dtype>(
-        array: &'a mut DeviceArray<T>,
-        def: &'static KernelDef,
-        param: &'static str,
-    ) -> SimSliceMut<'a, T> {
-        match &mut array.storage {
-            Storage::Sim(v) => SimSliceMut::new(v, def.name, param),
-            Storage::Cuda { .. } => unreachable!("simulator launches take simulator arrays"),
-        }
-    }
+    pub use crate::private::*;
 }
 
 /// The guide: the kernel language (what each construct becomes in CUDA C), launching,
-/// compile options and the cache, devices and the simulator, bounds checks and device
+/// compile options and the cache, devices and the simulator, checked indices and device
 /// faults, errors, environment variables, raw CUDA C, streams, interop and profiling,
 /// and a table for readers coming from Numba, CuPy or PyCUDA. It is the repository's
 /// README; its examples run as doctests.

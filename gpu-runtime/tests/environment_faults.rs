@@ -69,8 +69,7 @@ fn child_missing_nvrtc() {
     assert!(msg.contains("/nonexistent/libnvrtc.so.13"), "{msg}");
     // Compiling a kernel reports the same, twice in a row (no poisoned state, no panic).
     for _ in 0..2 {
-        let e = twice
-            .definition()
+        let e = twice::definition()
             .compile_for_arch(&[], "sm_90")
             .expect_err("cannot compile without NVRTC");
         assert!(matches!(e, GpuError::NvrtcNotFound { .. }), "{e:?}");

@@ -12,5 +12,6 @@ fn diagnostics() {
     t.compile_fail("cases/attribute/*.rs");
     t.compile_fail("cases/body/*.rs");
     t.compile_fail("cases/launch/*.rs");
+    t.compile_fail("cases/host/*.rs");
     t.pass("cases/pass/*.rs");
 }

@@ -31,6 +31,6 @@ fn main() -> Result<(), GpuError> {
     assert_eq!(out.to_host()?, vec![5.0, 13.0]);
     // Device functions stay host functions.
     assert_eq!(hypot2(6.0f64, 8.0), 100.0);
-    assert!(norms.definition().specialize(&[]).unwrap().contains("gt_dev_square"));
+    assert!(norms::definition().specialize(&[]).unwrap().contains("gt_dev_square"));
     Ok(())
 }

@@ -18,7 +18,7 @@ fn main() -> Result<(), GpuError> {
     launch!(fill[(2, 2), (4, 4)](&mut out, 2))?;
     launch!(fill[(1, 1, 1), (8, 8, 1), &stream](&mut out, 3))?;
     launch!(fill[1, 64, &stream, 0](&mut out, 4))?;
-    fill.launch(LaunchConfig::new(1usize, 64u32), &mut out, 5)?;
+    fill(LaunchConfig::new(1usize, 64u32), &mut out, 5)?;
     assert!(out.to_host()?.iter().all(|&v| v == 5));
     Ok(())
 }

@@ -1,0 +1,58 @@
+//! How the attribute describes a kernel's parameters and dtype parameters to the runtime.
+//!
+//! Rule: the order of [`ParamDef`]s is the order of the Rust parameters, and each expands
+//! to C parameters in a fixed way the launcher and the translator share: an array is its
+//! pointer then one `unsigned long long` per axis (its length, or its rows and columns,
+//! ...); a scalar is its value.
+
+use crate::dtype::Bound;
+
+/// A kernel parameter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ParamDef {
+    /// The Rust name.
+    pub name: &'static str,
+    /// What it is.
+    pub kind: ParamKind,
+}
+
+/// The kinds of kernel parameter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ParamKind {
+    /// `&[T]`, `&Array2<T>`, `&Array3<T>` (`mutable: false`) or their `&mut` forms: a
+    /// pointer and `rank` extents in C.
+    Array {
+        /// Whether the kernel may write it.
+        mutable: bool,
+        /// 1, 2 or 3.
+        rank: usize,
+    },
+    /// A value.
+    Scalar,
+    /// A raw kernel's pointer parameter (`const T*`, `T*`): the address alone.
+    Pointer {
+        /// Whether the kernel may write through it.
+        mutable: bool,
+    },
+}
+
+impl ParamKind {
+    /// How many C parameters it expands to.
+    pub const fn c_params(self) -> usize {
+        match self {
+            ParamKind::Array { rank, .. } => 1 + rank,
+            ParamKind::Scalar | ParamKind::Pointer { .. } => 1,
+        }
+    }
+}
+
+/// A generic dtype parameter of a kernel, such as `T: Float`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GenericParam {
+    /// The Rust name.
+    pub name: &'static str,
+    /// The type name the CUDA source uses for it.
+    pub c_name: &'static str,
+    /// Its bound.
+    pub bound: Bound,
+}

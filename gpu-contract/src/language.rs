@@ -1,0 +1,474 @@
+//! The kernel language's built-in functions: barriers, fences and warp functions
+//! ([`INTRINSICS`]), and the math methods on numbers ([`MATH`]).
+//!
+//! Rule: each table row is everything both sides need. The translator reads a row to
+//! check a call (name, argument kinds, result) and to write its CUDA C (`c`, a template
+//! with `{0}`, `{1}`, ... for the arguments); the runtime reads the math rows to write the
+//! prelude's overloads and tests that its `Float` trait has every method listed.
+
+/// A barrier, fence or warp function.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Intrinsic {
+    /// `sync_threads()`
+    SyncThreads,
+    /// `sync_threads_count(p)`
+    SyncThreadsCount,
+    /// `sync_threads_and(p)`
+    SyncThreadsAnd,
+    /// `sync_threads_or(p)`
+    SyncThreadsOr,
+    /// `threadfence()`
+    ThreadFence,
+    /// `threadfence_block()`
+    ThreadFenceBlock,
+    /// `threadfence_system()`
+    ThreadFenceSystem,
+    /// `lane_id()`
+    LaneId,
+    /// `warp_size()`
+    WarpSize,
+    /// `active_mask()`
+    ActiveMask,
+    /// `shfl_sync(mask, v, lane)`
+    Shfl,
+    /// `shfl_up_sync(mask, v, delta)`
+    ShflUp,
+    /// `shfl_down_sync(mask, v, delta)`
+    ShflDown,
+    /// `shfl_xor_sync(mask, v, lane_mask)`
+    ShflXor,
+    /// `ballot_sync(mask, p)`
+    Ballot,
+    /// `any_sync(mask, p)`
+    Any,
+    /// `all_sync(mask, p)`
+    All,
+    /// `eq_sync(mask, v)`
+    Eq,
+    /// `sync_warp(mask)`
+    SyncWarp,
+    /// `sync_grid()`: every thread of the grid (a cooperative launch).
+    SyncGrid,
+}
+
+/// How an intrinsic's argument is typed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ArgKind {
+    /// `u32` (masks, lanes, deltas).
+    U32,
+    /// `bool` (predicates).
+    Bool,
+    /// Any dtype, the same for every `Value` argument and a `Value` result.
+    Value,
+}
+
+/// What an intrinsic returns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RetKind {
+    /// Nothing: the call is a statement.
+    Unit,
+    /// `u32`
+    U32,
+    /// `i32`
+    I32,
+    /// `bool`
+    Bool,
+    /// The type of its `Value` arguments.
+    Value,
+}
+
+/// One row of [`INTRINSICS`].
+#[derive(Clone, Copy, Debug)]
+pub struct IntrinsicSpec {
+    /// Which intrinsic.
+    pub intrinsic: Intrinsic,
+    /// Its name in the kernel language (and of the runtime function).
+    pub name: &'static str,
+    /// Its arguments.
+    pub args: &'static [ArgKind],
+    /// Its result.
+    pub ret: RetKind,
+    /// Whether the threads of a block (or warp, or grid) wait for each other in it: the
+    /// simulator then interleaves the block's threads.
+    pub waits: bool,
+    /// The CUDA C, with `{0}`, `{1}`, ... for the arguments.
+    pub c: &'static str,
+}
+
+use ArgKind::{Bool, Value, U32};
+
+/// Every barrier, fence and warp function of the language.
+pub const INTRINSICS: &[IntrinsicSpec] = &[
+    spec(
+        Intrinsic::SyncThreads,
+        "sync_threads",
+        &[],
+        RetKind::Unit,
+        true,
+        "__syncthreads()",
+    ),
+    spec(
+        Intrinsic::SyncThreadsCount,
+        "sync_threads_count",
+        &[Bool],
+        RetKind::I32,
+        true,
+        "__syncthreads_count({0})",
+    ),
+    spec(
+        Intrinsic::SyncThreadsAnd,
+        "sync_threads_and",
+        &[Bool],
+        RetKind::Bool,
+        true,
+        "(__syncthreads_and({0}) != 0)",
+    ),
+    spec(
+        Intrinsic::SyncThreadsOr,
+        "sync_threads_or",
+        &[Bool],
+        RetKind::Bool,
+        true,
+        "(__syncthreads_or({0}) != 0)",
+    ),
+    spec(
+        Intrinsic::ThreadFence,
+        "threadfence",
+        &[],
+        RetKind::Unit,
+        false,
+        "__threadfence()",
+    ),
+    spec(
+        Intrinsic::ThreadFenceBlock,
+        "threadfence_block",
+        &[],
+        RetKind::Unit,
+        false,
+        "__threadfence_block()",
+    ),
+    spec(
+        Intrinsic::ThreadFenceSystem,
+        "threadfence_system",
+        &[],
+        RetKind::Unit,
+        false,
+        "__threadfence_system()",
+    ),
+    spec(
+        Intrinsic::LaneId,
+        "lane_id",
+        &[],
+        RetKind::U32,
+        false,
+        "gt_lane_id()",
+    ),
+    spec(
+        Intrinsic::WarpSize,
+        "warp_size",
+        &[],
+        RetKind::U32,
+        false,
+        "32u",
+    ),
+    spec(
+        Intrinsic::ActiveMask,
+        "active_mask",
+        &[],
+        RetKind::U32,
+        true,
+        "__activemask()",
+    ),
+    spec(
+        Intrinsic::Shfl,
+        "shfl_sync",
+        &[U32, Value, U32],
+        RetKind::Value,
+        true,
+        "gt_shfl({0}, {1}, {2})",
+    ),
+    spec(
+        Intrinsic::ShflUp,
+        "shfl_up_sync",
+        &[U32, Value, U32],
+        RetKind::Value,
+        true,
+        "gt_shfl_up({0}, {1}, {2})",
+    ),
+    spec(
+        Intrinsic::ShflDown,
+        "shfl_down_sync",
+        &[U32, Value, U32],
+        RetKind::Value,
+        true,
+        "gt_shfl_down({0}, {1}, {2})",
+    ),
+    spec(
+        Intrinsic::ShflXor,
+        "shfl_xor_sync",
+        &[U32, Value, U32],
+        RetKind::Value,
+        true,
+        "gt_shfl_xor({0}, {1}, {2})",
+    ),
+    spec(
+        Intrinsic::Ballot,
+        "ballot_sync",
+        &[U32, Bool],
+        RetKind::U32,
+        true,
+        "__ballot_sync({0}, {1})",
+    ),
+    spec(
+        Intrinsic::Any,
+        "any_sync",
+        &[U32, Bool],
+        RetKind::Bool,
+        true,
+        "(__any_sync({0}, {1}) != 0)",
+    ),
+    spec(
+        Intrinsic::All,
+        "all_sync",
+        &[U32, Bool],
+        RetKind::Bool,
+        true,
+        "(__all_sync({0}, {1}) != 0)",
+    ),
+    spec(
+        Intrinsic::Eq,
+        "eq_sync",
+        &[U32, Value],
+        RetKind::Bool,
+        true,
+        "gt_eq_sync({0}, {1})",
+    ),
+    spec(
+        Intrinsic::SyncWarp,
+        "sync_warp",
+        &[U32],
+        RetKind::Unit,
+        true,
+        "__syncwarp({0})",
+    ),
+    spec(
+        Intrinsic::SyncGrid,
+        "sync_grid",
+        &[],
+        RetKind::Unit,
+        true,
+        "gt_sync_grid()",
+    ),
+];
+
+const fn spec(
+    intrinsic: Intrinsic,
+    name: &'static str,
+    args: &'static [ArgKind],
+    ret: RetKind,
+    waits: bool,
+    c: &'static str,
+) -> IntrinsicSpec {
+    IntrinsicSpec {
+        intrinsic,
+        name,
+        args,
+        ret,
+        waits,
+        c,
+    }
+}
+
+/// The intrinsic called `name`.
+pub fn intrinsic(name: &str) -> Option<&'static IntrinsicSpec> {
+    INTRINSICS.iter().find(|s| s.name == name)
+}
+
+/// The row of `which`.
+pub fn intrinsic_spec(which: Intrinsic) -> &'static IntrinsicSpec {
+    match INTRINSICS.iter().find(|s| s.intrinsic == which) {
+        Some(s) => s,
+        // Every variant has a row: `every_intrinsic_has_a_row` tests it.
+        None => &INTRINSICS[0],
+    }
+}
+
+/// Which numbers a math method applies to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MathDomain {
+    /// Floats only (`sqrt`, `sin`, ...).
+    Float,
+    /// Floats and signed integers (`abs`).
+    Signed,
+    /// Every number (`min`, `max`).
+    Number,
+}
+
+/// How a math method's arguments after the receiver are typed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MathArgs {
+    /// None: `x.sqrt()`.
+    Unary,
+    /// One of the receiver's type: `x.atan2(y)`.
+    Binary,
+    /// One `i32`: `x.powi(n)`.
+    IntExponent,
+    /// Two of the receiver's type: `x.mul_add(a, b)`.
+    Ternary,
+}
+
+/// How the GPU's result relates to the host's, for the semantics contract.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Accuracy {
+    /// The same bits as Rust on the host (IEEE correctly rounded, or exact).
+    Exact,
+    /// CUDA's documented bound, in units in the last place, for f32 and for f64; the host's
+    /// libm has its own error, so the two may differ by up to the sum.
+    Ulp {
+        /// CUDA's maximum error for the `f32` function.
+        f32: u32,
+        /// CUDA's maximum error for the `f64` function.
+        f64: u32,
+    },
+}
+
+/// One row of [`MATH`].
+#[derive(Clone, Copy, Debug)]
+pub struct MathSpec {
+    /// The method's name (and `gt_<name>` in the prelude).
+    pub name: &'static str,
+    /// Its arguments after the receiver.
+    pub args: MathArgs,
+    /// Which numbers it applies to.
+    pub domain: MathDomain,
+    /// CUDA's `float` function, or `""` when the prelude defines it by hand.
+    pub f32_c: &'static str,
+    /// CUDA's `double` function, or `""`.
+    pub f64_c: &'static str,
+    /// How the GPU's result compares with the host's.
+    pub accuracy: Accuracy,
+}
+
+const fn math(
+    name: &'static str,
+    args: MathArgs,
+    domain: MathDomain,
+    f32_c: &'static str,
+    f64_c: &'static str,
+    accuracy: Accuracy,
+) -> MathSpec {
+    MathSpec {
+        name,
+        args,
+        domain,
+        f32_c,
+        f64_c,
+        accuracy,
+    }
+}
+
+const fn ulp(f32: u32, f64: u32) -> Accuracy {
+    Accuracy::Ulp { f32, f64 }
+}
+
+use Accuracy::Exact;
+use MathArgs::{Binary, IntExponent, Ternary, Unary};
+use MathDomain::{Float as F, Number, Signed};
+
+/// Every math method of the language. The ulp figures are CUDA's (CUDA C Programming
+/// Guide, "Mathematical Functions", for the default `-prec-div=true -prec-sqrt=true` and
+/// no `--use_fast_math`); `powi` is computed by the host's algorithm on both sides.
+pub const MATH: &[MathSpec] = &[
+    math("sqrt", Unary, F, "sqrtf", "sqrt", Exact),
+    math("rsqrt", Unary, F, "", "", Exact),
+    math("cbrt", Unary, F, "cbrtf", "cbrt", ulp(1, 1)),
+    math("exp", Unary, F, "expf", "exp", ulp(2, 1)),
+    math("exp2", Unary, F, "exp2f", "exp2", ulp(2, 1)),
+    math("ln", Unary, F, "logf", "log", ulp(1, 1)),
+    math("log2", Unary, F, "log2f", "log2", ulp(1, 1)),
+    math("log10", Unary, F, "log10f", "log10", ulp(2, 1)),
+    math("sin", Unary, F, "sinf", "sin", ulp(2, 2)),
+    math("cos", Unary, F, "cosf", "cos", ulp(2, 2)),
+    math("tan", Unary, F, "tanf", "tan", ulp(4, 2)),
+    math("asin", Unary, F, "asinf", "asin", ulp(2, 2)),
+    math("acos", Unary, F, "acosf", "acos", ulp(2, 2)),
+    math("atan", Unary, F, "atanf", "atan", ulp(2, 2)),
+    math("sinh", Unary, F, "sinhf", "sinh", ulp(3, 2)),
+    math("cosh", Unary, F, "coshf", "cosh", ulp(2, 1)),
+    math("tanh", Unary, F, "tanhf", "tanh", ulp(2, 1)),
+    math("floor", Unary, F, "floorf", "floor", Exact),
+    math("ceil", Unary, F, "ceilf", "ceil", Exact),
+    math("round", Unary, F, "roundf", "round", Exact),
+    math("trunc", Unary, F, "truncf", "trunc", Exact),
+    math("recip", Unary, F, "", "", Exact),
+    math("atan2", Binary, F, "atan2f", "atan2", ulp(3, 2)),
+    math("powf", Binary, F, "powf", "pow", ulp(4, 2)),
+    math("hypot", Binary, F, "hypotf", "hypot", ulp(3, 2)),
+    math("copysign", Binary, F, "copysignf", "copysign", Exact),
+    math("powi", IntExponent, F, "", "", Exact),
+    math("mul_add", Ternary, F, "fmaf", "fma", Exact),
+    math("abs", Unary, Signed, "fabsf", "fabs", Exact),
+    math("min", Binary, Number, "fminf", "fmin", Exact),
+    math("max", Binary, Number, "fmaxf", "fmax", Exact),
+];
+
+/// The math method called `name`.
+pub fn math_fn(name: &str) -> Option<&'static MathSpec> {
+    MATH.iter().find(|m| m.name == name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique() {
+        for (i, a) in INTRINSICS.iter().enumerate() {
+            assert!(INTRINSICS[i + 1..].iter().all(|b| b.name != a.name));
+            assert_eq!(intrinsic(a.name).map(|s| s.intrinsic), Some(a.intrinsic));
+        }
+        for (i, a) in MATH.iter().enumerate() {
+            assert!(MATH[i + 1..].iter().all(|b| b.name != a.name));
+        }
+    }
+
+    #[test]
+    fn every_intrinsic_has_a_row() {
+        use Intrinsic::*;
+        let all = [
+            SyncThreads,
+            SyncThreadsCount,
+            SyncThreadsAnd,
+            SyncThreadsOr,
+            ThreadFence,
+            ThreadFenceBlock,
+            ThreadFenceSystem,
+            LaneId,
+            WarpSize,
+            ActiveMask,
+            Shfl,
+            ShflUp,
+            ShflDown,
+            ShflXor,
+            Ballot,
+            Any,
+            All,
+            Eq,
+            SyncWarp,
+            SyncGrid,
+        ];
+        for i in all {
+            assert_eq!(intrinsic_spec(i).intrinsic, i);
+        }
+        assert_eq!(all.len(), INTRINSICS.len());
+    }
+
+    #[test]
+    fn templates_name_every_argument() {
+        for s in INTRINSICS {
+            for k in 0..s.args.len() {
+                assert!(s.c.contains(&format!("{{{k}}}")), "{}", s.name);
+            }
+        }
+    }
+}

@@ -1,0 +1,354 @@
+//! What the threads of one simulated block share: a barrier for `sync_threads()`, one
+//! exchange per warp for shuffles and votes, and the block's shared memory.
+//!
+//! Kernels that synchronise run one OS thread per thread of the block, all at once, so a
+//! barrier really waits for the others. A thread that finishes leaves the barriers, as on
+//! the GPU, where exited threads no longer count. A fault in any thread poisons the
+//! barriers, so the others stop instead of waiting forever.
+
+use std::any::Any;
+use std::cell::Cell;
+use std::collections::HashMap;
+use std::panic::Location;
+use std::sync::{Condvar, Mutex};
+
+/// Carried by the unwind of a thread stopped because another thread of its block failed.
+pub(crate) struct Aborted;
+
+/// A barrier whose party shrinks as threads finish, and which can sum one value per
+/// arriving thread (for `sync_threads_count` and friends).
+pub(crate) struct SimBarrier {
+    state: Mutex<BarrierState>,
+    cond: Condvar,
+}
+
+struct BarrierState {
+    live: usize,
+    arrived: usize,
+    sum: u64,
+    generation: u64,
+    last_sum: u64,
+    last_party: usize,
+    poisoned: bool,
+}
+
+impl SimBarrier {
+    pub(crate) fn new(party: usize) -> SimBarrier {
+        SimBarrier {
+            state: Mutex::new(BarrierState {
+                live: party,
+                arrived: 0,
+                sum: 0,
+                generation: 0,
+                last_sum: 0,
+                last_party: 0,
+                poisoned: false,
+            }),
+            cond: Condvar::new(),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, BarrierState> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Wait for every live thread; returns the sum of `contribution` over the threads
+    /// that arrived, and how many did.
+    pub(crate) fn wait(&self, contribution: u64) -> (u64, usize) {
+        let mut s = self.lock();
+        if s.poisoned {
+            drop(s);
+            std::panic::resume_unwind(Box::new(Aborted));
+        }
+        s.arrived += 1;
+        s.sum += contribution;
+        if s.arrived == s.live {
+            Self::release(&mut s);
+            let out = (s.last_sum, s.last_party);
+            self.cond.notify_all();
+            return out;
+        }
+        let generation = s.generation;
+        while s.generation == generation && !s.poisoned {
+            s = self.cond.wait(s).unwrap_or_else(|p| p.into_inner());
+        }
+        if s.generation == generation {
+            drop(s);
+            std::panic::resume_unwind(Box::new(Aborted));
+        }
+        (s.last_sum, s.last_party)
+    }
+
+    fn release(s: &mut BarrierState) {
+        s.last_sum = s.sum;
+        s.last_party = s.arrived;
+        s.sum = 0;
+        s.arrived = 0;
+        s.generation += 1;
+    }
+
+    /// A thread finished: it no longer counts, which may complete a waiting barrier.
+    pub(crate) fn leave(&self) {
+        let mut s = self.lock();
+        s.live -= 1;
+        if s.live > 0 && s.arrived == s.live {
+            Self::release(&mut s);
+            self.cond.notify_all();
+        }
+    }
+
+    /// Wake every waiter with an abort.
+    pub(crate) fn poison(&self) {
+        self.lock().poisoned = true;
+        self.cond.notify_all();
+    }
+}
+
+/// Value exchange among the lanes of one warp, for shuffles and votes.
+///
+/// A call meets exactly the lanes its `mask` names (those still running): lanes 0-15
+/// shuffling with mask `0xffff` complete without lanes 16-31, as on the GPU, and two
+/// disjoint groups of one warp can exchange at the same time.
+pub(crate) struct WarpExchange {
+    state: Mutex<WarpState>,
+    cond: Condvar,
+}
+
+struct WarpState {
+    value: [u64; 32],
+    mask: [u32; 32],
+    /// Lanes waiting in an exchange.
+    arrived: u32,
+    /// Lanes that have not finished the kernel.
+    alive: u32,
+    /// Each waiting lane's result, once its group is complete.
+    result: [Option<[Option<u64>; 32]>; 32],
+    poisoned: bool,
+}
+
+impl WarpExchange {
+    pub(crate) fn new(lanes: usize) -> WarpExchange {
+        let alive = if lanes >= 32 {
+            u32::MAX
+        } else {
+            (1u32 << lanes) - 1
+        };
+        WarpExchange {
+            state: Mutex::new(WarpState {
+                value: [0; 32],
+                mask: [0; 32],
+                arrived: 0,
+                alive,
+                result: [None; 32],
+                poisoned: false,
+            }),
+            cond: Condvar::new(),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, WarpState> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Complete the group `mask` names if every running lane of it has arrived.
+    fn try_complete(s: &mut WarpState, mask: u32) -> bool {
+        let group = mask & s.alive;
+        if group == 0 || s.arrived & group != group {
+            return false;
+        }
+        let mut seen = [None; 32];
+        for (l, slot) in seen.iter_mut().enumerate() {
+            if group & (1 << l) != 0 {
+                *slot = Some(s.value[l]);
+            }
+        }
+        for l in 0..32 {
+            if group & (1 << l) != 0 {
+                s.result[l] = Some(seen);
+            }
+        }
+        s.arrived &= !group;
+        true
+    }
+
+    /// Publish `value` for `lane`, wait for the other running lanes `mask` names, and
+    /// read their values (`None` for lanes outside the group).
+    pub(crate) fn exchange(&self, lane: usize, mask: u32, value: u64) -> [Option<u64>; 32] {
+        let mut s = self.lock();
+        s.value[lane] = value;
+        s.mask[lane] = mask | (1 << lane);
+        s.arrived |= 1 << lane;
+        if Self::try_complete(&mut s, mask | (1 << lane)) {
+            self.cond.notify_all();
+        }
+        loop {
+            if let Some(r) = s.result[lane].take() {
+                return r;
+            }
+            if s.poisoned {
+                drop(s);
+                std::panic::resume_unwind(Box::new(Aborted));
+            }
+            s = self.cond.wait(s).unwrap_or_else(|p| p.into_inner());
+        }
+    }
+
+    /// `lane` finished: groups waiting only for it complete without it.
+    pub(crate) fn leave(&self, lane: usize) {
+        let mut s = self.lock();
+        s.alive &= !(1 << lane);
+        let waiting = s.arrived;
+        let mut any = false;
+        for l in 0..32 {
+            if waiting & (1 << l) != 0 {
+                let m = s.mask[l];
+                any |= Self::try_complete(&mut s, m);
+            }
+        }
+        if any {
+            self.cond.notify_all();
+        }
+    }
+
+    pub(crate) fn poison(&self) {
+        self.lock().poisoned = true;
+        self.cond.notify_all();
+    }
+}
+
+/// The block's shared memory: one zeroed allocation per declaration site and size, made by
+/// the first thread that reaches it. Allocations are held as raw pointers (never
+/// re-borrowed), since the block's threads read and write them concurrently.
+#[derive(Default)]
+pub(crate) struct SharedStore {
+    arrays: HashMap<(&'static Location<'static>, usize), *mut [u64]>,
+    dynamic: Option<*mut [u64]>,
+}
+
+// SAFETY: the pointers are owned allocations, freed only in Drop; the store is behind a
+// Mutex and the memory is shared by design.
+unsafe impl Send for SharedStore {}
+
+fn zeroed(bytes: usize) -> *mut [u64] {
+    Box::into_raw(vec![0u64; bytes.div_ceil(8).max(1)].into_boxed_slice())
+}
+
+impl Drop for SharedStore {
+    fn drop(&mut self) {
+        for p in self.arrays.values().copied().chain(self.dynamic) {
+            // SAFETY: made by `Box::into_raw` in `zeroed`, freed once, after every thread
+            // of the block has finished.
+            drop(unsafe { Box::from_raw(p) });
+        }
+    }
+}
+
+/// What one simulated block's threads share.
+pub(crate) struct BlockContext {
+    pub barrier: SimBarrier,
+    pub warps: Vec<WarpExchange>,
+    pub shared: Mutex<SharedStore>,
+    pub dynamic_shared_bytes: usize,
+    /// Whether the threads run concurrently (else one after another: no barrier needed).
+    pub concurrent: bool,
+    /// The kernel's name, for errors.
+    pub kernel: &'static str,
+}
+
+impl BlockContext {
+    pub(crate) fn new(
+        kernel: &'static str,
+        threads: usize,
+        dynamic_shared_bytes: usize,
+        concurrent: bool,
+    ) -> BlockContext {
+        let warps = threads.div_ceil(32);
+        BlockContext {
+            barrier: SimBarrier::new(threads),
+            warps: (0..warps)
+                .map(|w| WarpExchange::new((threads - w * 32).min(32)))
+                .collect(),
+            shared: Mutex::new(SharedStore::default()),
+            dynamic_shared_bytes,
+            concurrent,
+            kernel,
+        }
+    }
+
+    /// The storage of the shared array declared at `site`, of `bytes` bytes, zeroed. A
+    /// generic declaration used with two dtypes gets one allocation per size.
+    pub(crate) fn shared_array(&self, site: &'static Location<'static>, bytes: usize) -> *mut u8 {
+        let mut store = self.shared.lock().unwrap_or_else(|p| p.into_inner());
+        *store
+            .arrays
+            .entry((site, bytes))
+            .or_insert_with(|| zeroed(bytes)) as *mut u8
+    }
+
+    /// The block's dynamic shared memory (the launch's shared-bytes argument), zeroed.
+    pub(crate) fn dynamic_shared(&self) -> (*mut u8, usize) {
+        let mut store = self.shared.lock().unwrap_or_else(|p| p.into_inner());
+        let bytes = self.dynamic_shared_bytes;
+        let ptr = *store.dynamic.get_or_insert_with(|| zeroed(bytes)) as *mut u8;
+        (ptr, bytes)
+    }
+
+    pub(crate) fn poison(&self) {
+        self.barrier.poison();
+        for w in &self.warps {
+            w.poison();
+        }
+    }
+}
+
+thread_local! {
+    static BLOCK: Cell<*const BlockContext> = const { Cell::new(std::ptr::null()) };
+}
+
+pub(crate) fn set_block(b: *const BlockContext) {
+    BLOCK.with(|c| c.set(b));
+}
+
+/// The current thread's block. Panics outside a simulated kernel, where there is none.
+pub(crate) fn with_block<R>(f: impl FnOnce(&BlockContext) -> R) -> R {
+    let ptr = BLOCK.with(|c| c.get());
+    assert!(
+        !ptr.is_null(),
+        "block intrinsics (sync_threads(), shared arrays, warp functions) can only be used \
+         inside a #[gpu_kernel] running on a device"
+    );
+    // SAFETY: the simulator sets the pointer to a block context that outlives every call
+    // made by the thread's kernel body, and clears it afterwards.
+    f(unsafe { &*ptr })
+}
+
+/// The running kernel's name, if this thread runs a simulated block.
+pub(crate) fn current_kernel() -> Option<&'static str> {
+    let ptr = BLOCK.with(|c| c.get());
+    // SAFETY: as in `with_block`.
+    (!ptr.is_null()).then(|| unsafe { (*ptr).kernel })
+}
+
+/// Whether an unwind payload is an abort caused by another thread's failure.
+pub(crate) fn is_abort(payload: &(dyn Any + Send)) -> bool {
+    payload.is::<Aborted>()
+}
+
+thread_local! {
+    static GRID: Cell<*const SimBarrier> = const { Cell::new(std::ptr::null()) };
+}
+
+pub(crate) fn set_grid_barrier(b: *const SimBarrier) {
+    GRID.with(|c| c.set(b));
+}
+
+/// The grid-wide barrier of a cooperative launch. Panics outside one.
+pub(crate) fn with_grid_barrier<R>(f: impl FnOnce(&SimBarrier) -> R) -> R {
+    let ptr = GRID.with(|c| c.get());
+    assert!(
+        !ptr.is_null(),
+        "sync_grid() can only be used inside a #[gpu_kernel] running on a device"
+    );
+    // SAFETY: set by the simulator to a barrier that outlives the thread's kernel body.
+    f(unsafe { &*ptr })
+}

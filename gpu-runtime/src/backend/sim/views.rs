@@ -1,0 +1,496 @@
+//! What a kernel's array parameters (`&[T]`, `&mut [T]`, `&Array2<T>`, `&Array3<T>`) and
+//! a `#[gpu_device]` function's arrays are in the body's Rust: the types rustc checks the
+//! body against and the simulator runs it with. Public as `gpu_runtime::simulator`.
+//!
+//! Contract: a view reads and writes elements by value ([`SimSlice::get`],
+//! [`SimSliceMut::set`]) with relaxed atomic accesses, never through a reference, and
+//! checks every index. The attribute rewrites the body's `a[i]` into `a.get(i)` and
+//! `a[i] = v` into `a.set(i, v)`. So views may be copied into every simulated thread (they
+//! are handles, as pointers are on the GPU) and used from threads running at once: even a
+//! kernel with a data race reads some value that was written, and no two `&mut` to one
+//! element can exist. A view is made only from an array borrowed for its lifetime (a
+//! kernel launch's argument, a host slice passed to a device function), or by the
+//! simulator from memory it owns for the block.
+
+use std::marker::PhantomData;
+use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU64, AtomicU8, Ordering};
+
+use super::SimFault;
+use crate::dtype::Dtype;
+use crate::host::args::{ArrayParts, ArrayPartsMut};
+
+/// Read `*p` with a relaxed atomic load of its width.
+///
+/// # Safety
+///
+/// `p` must be valid for reads and aligned for `T`.
+#[inline]
+pub(crate) unsafe fn load<T: Dtype>(p: *const T) -> T {
+    // SAFETY: (each arm) the caller's pointer is valid and aligned for `T`, whose size is
+    // the atomic's, and dtypes are as aligned as the atomic of their size (asserted below).
+    let bits = unsafe {
+        match std::mem::size_of::<T>() {
+            1 => AtomicU8::from_ptr(p as *mut u8).load(Ordering::Relaxed) as u64,
+            2 => AtomicU16::from_ptr(p as *mut u16).load(Ordering::Relaxed) as u64,
+            4 => AtomicU32::from_ptr(p as *mut u32).load(Ordering::Relaxed) as u64,
+            _ => AtomicU64::from_ptr(p as *mut u64).load(Ordering::Relaxed),
+        }
+    };
+    T::from_bits64(bits)
+}
+
+/// Write `*p = v` with a relaxed atomic store of its width.
+///
+/// # Safety
+///
+/// `p` must be valid for writes and aligned for `T`.
+#[inline]
+pub(crate) unsafe fn store<T: Dtype>(p: *mut T, v: T) {
+    let bits = v.to_bits64();
+    // SAFETY: as in `load`.
+    unsafe {
+        match std::mem::size_of::<T>() {
+            1 => AtomicU8::from_ptr(p as *mut u8).store(bits as u8, Ordering::Relaxed),
+            2 => AtomicU16::from_ptr(p as *mut u16).store(bits as u16, Ordering::Relaxed),
+            4 => AtomicU32::from_ptr(p as *mut u32).store(bits as u32, Ordering::Relaxed),
+            _ => AtomicU64::from_ptr(p as *mut u64).store(bits, Ordering::Relaxed),
+        }
+    }
+}
+
+/// An index past an extent: a simulator error naming the kernel and the array, or, for a
+/// view of a host slice (no kernel), a panic like a slice's.
+#[cold]
+#[inline(never)]
+pub(crate) fn out_of_bounds(
+    kernel: &'static str,
+    param: &'static str,
+    index: usize,
+    len: usize,
+) -> ! {
+    if kernel.is_empty() {
+        panic!("index out of bounds: the len is {len} but the index is {index}");
+    }
+    // `resume_unwind` skips the panic hook: the simulator turns this into an error value,
+    // so nothing is printed.
+    std::panic::resume_unwind(Box::new(SimFault::OutOfBounds {
+        kernel,
+        param,
+        index,
+        len,
+    }))
+}
+
+/// The flat index of `idx` in a row-major array of `extents`, every axis checked.
+#[inline]
+fn flat<const R: usize>(
+    idx: [usize; R],
+    extents: [usize; R],
+    kernel: &'static str,
+    names: [&'static str; R],
+) -> usize {
+    let mut at = 0usize;
+    for k in 0..R {
+        if idx[k] >= extents[k] {
+            out_of_bounds(kernel, names[k], idx[k], extents[k]);
+        }
+        // In range on every axis, so below the array's length, which fits in memory.
+        at = at * extents[k] + idx[k];
+    }
+    at
+}
+
+macro_rules! view {
+    ($(#[$doc:meta])* $name:ident, $rank:literal, $index:ty, $to_array:expr, $ptr:ty) => {
+        $(#[$doc])*
+        pub struct $name<'a, T> {
+            ptr: $ptr,
+            extents: [usize; $rank],
+            kernel: &'static str,
+            names: [&'static str; $rank],
+            _borrow: PhantomData<&'a [T]>,
+        }
+
+        impl<T> Clone for $name<'_, T> {
+            fn clone(&self) -> Self {
+                *self
+            }
+        }
+        impl<T> Copy for $name<'_, T> {}
+        impl<T> std::fmt::Debug for $name<'_, T> {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                write!(f, "{}{:?} of `{}`", stringify!($name), self.extents, self.kernel)
+            }
+        }
+        // SAFETY: a handle to memory the simulated threads share, as on the GPU; every
+        // access through it is atomic (see the module's contract).
+        unsafe impl<T: Send + Sync> Send for $name<'_, T> {}
+        // SAFETY: as above.
+        unsafe impl<T: Send + Sync> Sync for $name<'_, T> {}
+
+        impl<'a, T: Dtype> $name<'a, T> {
+            /// Elements, as `a.len()`.
+            pub fn len(&self) -> usize {
+                self.extents.iter().product()
+            }
+
+            /// Whether there are no elements.
+            pub fn is_empty(&self) -> bool {
+                self.len() == 0
+            }
+
+            #[inline]
+            fn offset(&self, index: $index) -> usize {
+                let to_array: fn($index) -> [usize; $rank] = $to_array;
+                flat(to_array(index), self.extents, self.kernel, self.names)
+            }
+
+            /// The element at `index`, checked.
+            #[inline]
+            pub fn get(&self, index: $index) -> T {
+                let at = self.offset(index);
+                // SAFETY: `at` is below the length of the borrowed array.
+                unsafe { load(self.ptr.add(at)) }
+            }
+
+            /// The element at `index`, read without a check on the GPU (the simulator
+            /// checks anyway): `unsafe { a.get_unchecked(i) }` in a kernel.
+            ///
+            /// # Safety
+            ///
+            /// `index` must be in range. The simulator checks it regardless, so a mistake
+            /// shows there; on the GPU an index out of range reads memory that is not the
+            /// array's.
+            #[inline]
+            pub unsafe fn get_unchecked(&self, index: $index) -> T {
+                self.get(index)
+            }
+        }
+    };
+}
+
+/// The element `*a.get_unchecked_mut(i)` names: written with `= v` (or `op= v`) in a
+/// kernel, which the attribute turns into [`set`](ElementMut::set).
+#[derive(Debug)]
+pub struct ElementMut<'v, T> {
+    ptr: *mut T,
+    _view: PhantomData<&'v ()>,
+}
+
+impl<T: Dtype> ElementMut<'_, T> {
+    /// The element at `ptr`, which must be in range of an array borrowed mutably.
+    pub(crate) fn new(ptr: *mut T) -> Self {
+        ElementMut {
+            ptr,
+            _view: PhantomData,
+        }
+    }
+
+    /// The element's value.
+    #[inline]
+    pub fn get(&self) -> T {
+        // SAFETY: `ptr` was checked to be in its array when the element was named.
+        unsafe { load(self.ptr) }
+    }
+
+    /// Write `value` to the element.
+    #[inline]
+    pub fn set(&self, value: T) {
+        // SAFETY: as above, in an array borrowed mutably.
+        unsafe { store(self.ptr, value) }
+    }
+}
+
+macro_rules! view_mut {
+    ($name:ident, $index:ty) => {
+        impl<'a, T: Dtype> $name<'a, T> {
+            /// Write `value` at `index`, checked.
+            #[inline]
+            pub fn set(&self, index: $index, value: T) {
+                let at = self.offset(index);
+                // SAFETY: `at` is below the length of the array borrowed mutably for `'a`.
+                unsafe { store(self.ptr.add(at), value) }
+            }
+
+            /// The element at `index`, to be written without a check on the GPU (the
+            /// simulator checks anyway): `unsafe { *a.get_unchecked_mut(i) = v }` in a
+            /// kernel.
+            ///
+            /// # Safety
+            ///
+            /// `index` must be in range. The simulator checks it regardless; on the GPU an
+            /// index out of range writes memory that is not the array's.
+            #[inline]
+            pub unsafe fn get_unchecked_mut(&self, index: $index) -> ElementMut<'_, T> {
+                ElementMut {
+                    ptr: self.element(index),
+                    _view: PhantomData,
+                }
+            }
+
+            /// The address of the element at `index`, checked (for atomics).
+            #[doc(hidden)]
+            #[inline]
+            pub fn element(&self, index: $index) -> *mut T {
+                let at = self.offset(index);
+                // SAFETY: `at` is in range.
+                unsafe { self.ptr.add(at) }
+            }
+        }
+    };
+}
+
+view!(
+    /// A kernel's `&[T]` parameter in the simulator.
+    SimSlice, 1, usize, |i| [i], *const T
+);
+view!(
+    /// A kernel's `&mut [T]` parameter in the simulator.
+    SimSliceMut, 1, usize, |i| [i], *mut T
+);
+view!(
+    /// A kernel's `&Array2<T>` parameter in the simulator.
+    SimArray2, 2, (usize, usize), |(i, j)| [i, j], *const T
+);
+view!(
+    /// A kernel's `&mut Array2<T>` parameter in the simulator.
+    SimArray2Mut, 2, (usize, usize), |(i, j)| [i, j], *mut T
+);
+view!(
+    /// A kernel's `&Array3<T>` parameter in the simulator.
+    SimArray3, 3, (usize, usize, usize), |(i, j, k)| [i, j, k], *const T
+);
+view!(
+    /// A kernel's `&mut Array3<T>` parameter in the simulator.
+    SimArray3Mut, 3, (usize, usize, usize), |(i, j, k)| [i, j, k], *mut T
+);
+view_mut!(SimSliceMut, usize);
+view_mut!(SimArray2Mut, (usize, usize));
+view_mut!(SimArray3Mut, (usize, usize, usize));
+
+macro_rules! constructors {
+    ($name:ident, $rank:literal, $parts:ident, $get:ident) => {
+        impl<'a, T: Dtype> $name<'a, T> {
+            /// The view of a launch's argument, reported as `names` of `kernel`.
+            pub fn new(
+                parts: $parts<'a, T>,
+                kernel: &'static str,
+                names: [&'static str; $rank],
+            ) -> Self {
+                let (ptr, extents) = parts.$get();
+                let mut e = [0usize; $rank];
+                e.copy_from_slice(&extents[..$rank]);
+                $name {
+                    ptr,
+                    extents: e,
+                    kernel,
+                    names,
+                    _borrow: PhantomData,
+                }
+            }
+        }
+    };
+}
+
+macro_rules! shape2 {
+    ($name:ident) => {
+        impl<T> $name<'_, T> {
+            /// Rows, as `a.rows()`.
+            pub fn rows(&self) -> usize {
+                self.extents[0]
+            }
+            /// Columns, as `a.cols()`.
+            pub fn cols(&self) -> usize {
+                self.extents[1]
+            }
+            /// `(rows, cols)`, as `a.shape()`.
+            pub fn shape(&self) -> (usize, usize) {
+                (self.extents[0], self.extents[1])
+            }
+        }
+    };
+}
+
+macro_rules! shape3 {
+    ($name:ident) => {
+        impl<T> $name<'_, T> {
+            /// The extents, as `a.shape()`.
+            pub fn shape(&self) -> (usize, usize, usize) {
+                (self.extents[0], self.extents[1], self.extents[2])
+            }
+        }
+    };
+}
+
+shape2!(SimArray2);
+shape2!(SimArray2Mut);
+shape3!(SimArray3);
+shape3!(SimArray3Mut);
+
+constructors!(SimSlice, 1, ArrayParts, sim_parts);
+constructors!(SimArray2, 2, ArrayParts, sim_parts);
+constructors!(SimArray3, 3, ArrayParts, sim_parts);
+constructors!(SimSliceMut, 1, ArrayPartsMut, sim_parts_mut);
+constructors!(SimArray2Mut, 2, ArrayPartsMut, sim_parts_mut);
+constructors!(SimArray3Mut, 3, ArrayPartsMut, sim_parts_mut);
+
+impl<'a, T> SimSlice<'a, T> {
+    /// A view of a host slice (a device function called from the host).
+    pub(crate) fn from_host(data: &'a [T]) -> Self {
+        SimSlice {
+            ptr: data.as_ptr(),
+            extents: [data.len()],
+            kernel: "",
+            names: [""],
+            _borrow: PhantomData,
+        }
+    }
+}
+
+impl<'a, T> SimSliceMut<'a, T> {
+    /// A writable view of a host slice.
+    pub(crate) fn from_host(data: &'a mut [T]) -> Self {
+        SimSliceMut {
+            ptr: data.as_mut_ptr(),
+            extents: [data.len()],
+            kernel: "",
+            names: [""],
+            _borrow: PhantomData,
+        }
+    }
+
+    /// A view of `len` elements at `ptr`, reported as `param` of `kernel`.
+    ///
+    /// # Safety
+    ///
+    /// `ptr` must hold `len` elements, valid for `'a`, accessed only through views.
+    pub(crate) unsafe fn from_raw(
+        ptr: *mut T,
+        len: usize,
+        kernel: &'static str,
+        param: &'static str,
+    ) -> Self {
+        SimSliceMut {
+            ptr,
+            extents: [len],
+            kernel,
+            names: [param],
+            _borrow: PhantomData,
+        }
+    }
+
+    /// The same view, read-only.
+    pub(crate) fn read_only(self) -> SimSlice<'a, T> {
+        SimSlice {
+            ptr: self.ptr,
+            extents: self.extents,
+            kernel: self.kernel,
+            names: self.names,
+            _borrow: PhantomData,
+        }
+    }
+}
+
+/// What a `#[gpu_device]` function's `&[T]` parameter accepts: a slice, `Vec` or array on
+/// the host, or an array parameter (or 1-D shared array) of a simulated kernel. The
+/// function's body sees the view.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be passed to a device function's `&[{T}]` parameter",
+    label = "pass a slice of `{T}` (`&v[..]`), or an array parameter of the kernel"
+)]
+pub trait DeviceFnArray<'a, T> {
+    /// The view the function's body indexes.
+    fn view(self) -> SimSlice<'a, T>;
+}
+
+/// What a `#[gpu_device]` function's `&mut [T]` parameter accepts: a mutable slice, `Vec`
+/// or array on the host, or a `&mut [T]` parameter (or shared array) of a simulated kernel.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be passed to a device function's `&mut [{T}]` parameter",
+    label = "pass a mutable slice of `{T}` (`&mut v[..]`), or a `&mut [{T}]` parameter of the kernel"
+)]
+pub trait DeviceFnArrayMut<'a, T> {
+    /// The view the function's body indexes and writes.
+    fn view(self) -> SimSliceMut<'a, T>;
+}
+
+impl<'a, T> DeviceFnArray<'a, T> for &'a [T] {
+    fn view(self) -> SimSlice<'a, T> {
+        SimSlice::from_host(self)
+    }
+}
+
+impl<'a, T> DeviceFnArray<'a, T> for &'a mut [T] {
+    fn view(self) -> SimSlice<'a, T> {
+        SimSlice::from_host(self)
+    }
+}
+
+impl<'a, T> DeviceFnArray<'a, T> for &'a Vec<T> {
+    fn view(self) -> SimSlice<'a, T> {
+        SimSlice::from_host(self)
+    }
+}
+
+impl<'a, T, const N: usize> DeviceFnArray<'a, T> for &'a [T; N] {
+    fn view(self) -> SimSlice<'a, T> {
+        SimSlice::from_host(self)
+    }
+}
+
+impl<'a, T> DeviceFnArray<'a, T> for SimSlice<'a, T> {
+    fn view(self) -> SimSlice<'a, T> {
+        self
+    }
+}
+
+impl<'a, T> DeviceFnArray<'a, T> for SimSliceMut<'a, T> {
+    /// A read-only view of a writable one (a kernel's `&mut [T]` passed to a device
+    /// function's `&[T]`).
+    fn view(self) -> SimSlice<'a, T> {
+        self.read_only()
+    }
+}
+
+impl<'a, T> DeviceFnArrayMut<'a, T> for &'a mut [T] {
+    fn view(self) -> SimSliceMut<'a, T> {
+        SimSliceMut::from_host(self)
+    }
+}
+
+impl<'a, T> DeviceFnArrayMut<'a, T> for &'a mut Vec<T> {
+    fn view(self) -> SimSliceMut<'a, T> {
+        SimSliceMut::from_host(self)
+    }
+}
+
+impl<'a, T, const N: usize> DeviceFnArrayMut<'a, T> for &'a mut [T; N] {
+    fn view(self) -> SimSliceMut<'a, T> {
+        SimSliceMut::from_host(self)
+    }
+}
+
+impl<'a, T> DeviceFnArrayMut<'a, T> for SimSliceMut<'a, T> {
+    fn view(self) -> SimSliceMut<'a, T> {
+        self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn host_views_read_write_and_check_like_slices() {
+        let mut v = vec![1.0f32, 2.0, 3.0];
+        let w = SimSliceMut::from_host(&mut v);
+        w.set(1, 5.0);
+        assert_eq!(w.get(1), 5.0);
+        let copy = w;
+        copy.set(2, 7.0);
+        assert_eq!(v, [1.0, 5.0, 7.0]);
+        let r = SimSlice::from_host(&v);
+        let e = std::panic::catch_unwind(|| r.get(3));
+        assert!(e.is_err());
+    }
+}

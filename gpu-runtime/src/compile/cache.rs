@@ -1,0 +1,307 @@
+//! The on-disk cache of compiled kernels.
+//!
+//! Contract: an entry is loaded only if it is exactly what NVRTC produced for exactly these
+//! inputs. The key hashes everything that determines the machine code: the specialised
+//! source (with its `#line` directives), the NVRTC options, the target architecture, the
+//! identity of the NVRTC library and this crate's version; so an edited kernel or a new
+//! compiler can never load an old binary. Each entry carries its key and a hash of its
+//! payload; an entry that is truncated, altered or written for another key is removed and
+//! recompiled, never loaded. Entries are written to a temporary file and renamed into
+//! place, so several processes can fill one cache at once and a reader sees a whole entry
+//! or none. The folder is kept under a size limit by removing the least recently used
+//! entries (a hit refreshes an entry's modification time).
+//!
+//! Environment: `GPU_RUNTIME_CACHE=0` turns the cache off, `GPU_RUNTIME_CACHE_DIR` moves it
+//! (default: the platform's user cache folder, `~/.cache/gpu-runtime` on Linux), and
+//! `GPU_RUNTIME_CACHE_MAX_MB` sets the size limit (default 512).
+
+use std::fmt;
+use std::fs;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+use std::time::SystemTime;
+
+use sha2::{Digest, Sha256};
+
+/// Turns the disk cache off when set to `0`, `false` or `off`.
+pub const CACHE_ENV: &str = "GPU_RUNTIME_CACHE";
+/// Moves the disk cache to this folder.
+pub const CACHE_DIR_ENV: &str = "GPU_RUNTIME_CACHE_DIR";
+/// The disk cache's size limit in MiB.
+pub const CACHE_MAX_MB_ENV: &str = "GPU_RUNTIME_CACHE_MAX_MB";
+
+const DEFAULT_MAX_MB: u64 = 512;
+const MAGIC: &[u8; 8] = b"GPURTCB1";
+const HEADER_LEN: usize = 8 + 32 + 8 + 32;
+const ENTRY_SUFFIX: &str = ".cubin";
+
+/// What determines a compiled kernel's machine code, hashed into its cache key.
+#[derive(Clone, Debug)]
+pub struct CacheInputs<'a> {
+    /// The complete specialised CUDA source.
+    pub source: &'a str,
+    /// The NVRTC options, in order.
+    pub options: &'a [String],
+    /// The target architecture, such as `sm_90`.
+    pub arch: &'a str,
+    /// The identity of the NVRTC library (its version, or its file's name, size and time).
+    pub nvrtc: &'a str,
+    /// This crate's version.
+    pub crate_version: &'a str,
+}
+
+/// A cache key: the SHA-256 of every [`CacheInputs`] field, each length-prefixed.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct CacheKey(pub [u8; 32]);
+
+impl CacheKey {
+    /// The key of `inputs`.
+    pub fn of(inputs: &CacheInputs<'_>) -> CacheKey {
+        let mut h = Sha256::new();
+        h.update(b"gpu-runtime cache key v1");
+        let mut field = |bytes: &[u8]| {
+            h.update((bytes.len() as u64).to_le_bytes());
+            h.update(bytes);
+        };
+        field(inputs.crate_version.as_bytes());
+        field(inputs.arch.as_bytes());
+        field(inputs.nvrtc.as_bytes());
+        field(&(inputs.options.len() as u64).to_le_bytes());
+        for o in inputs.options {
+            field(o.as_bytes());
+        }
+        field(inputs.source.as_bytes());
+        CacheKey(h.finalize().into())
+    }
+
+    fn hex(&self) -> String {
+        self.0.iter().map(|b| format!("{b:02x}")).collect()
+    }
+}
+
+impl fmt::Debug for CacheKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "CacheKey({})", &self.hex()[..16])
+    }
+}
+
+/// Why a cache folder cannot be used.
+#[derive(Debug)]
+pub struct CacheUnavailable {
+    /// The folder.
+    pub dir: PathBuf,
+    /// What went wrong.
+    pub reason: String,
+}
+
+impl fmt::Display for CacheUnavailable {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "kernel cache folder {} is unusable: {}",
+            self.dir.display(),
+            self.reason
+        )
+    }
+}
+
+/// What a lookup found.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Lookup {
+    /// A valid entry.
+    Hit(Vec<u8>),
+    /// No entry.
+    Miss,
+    /// An entry that failed verification; it has been removed.
+    Rejected(String),
+}
+
+/// A cache folder with a size limit.
+#[derive(Debug)]
+pub struct DiskCache {
+    dir: PathBuf,
+    max_bytes: u64,
+}
+
+impl DiskCache {
+    /// Open (creating it if needed) the cache folder `dir`, checking that it can be written.
+    pub fn open(dir: impl Into<PathBuf>, max_bytes: u64) -> Result<DiskCache, CacheUnavailable> {
+        let dir = dir.into();
+        let fail = |reason: String| CacheUnavailable {
+            dir: dir.clone(),
+            reason,
+        };
+        fs::create_dir_all(&dir).map_err(|e| fail(format!("cannot create it: {e}")))?;
+        // A probe write proves the folder accepts new files (read-only folders, full disks).
+        let probe = tempfile::NamedTempFile::new_in(&dir)
+            .map_err(|e| fail(format!("cannot write to it: {e}")))?;
+        drop(probe);
+        Ok(DiskCache { dir, max_bytes })
+    }
+
+    /// The cache the environment asks for, or `None` when it is off or unusable. An
+    /// unusable folder is reported once per process, on standard error and to `log`.
+    pub fn from_env() -> Option<&'static DiskCache> {
+        static CACHE: OnceLock<Option<DiskCache>> = OnceLock::new();
+        CACHE
+            .get_or_init(|| {
+                let off = std::env::var(CACHE_ENV)
+                    .map(|v| matches!(v.trim(), "0" | "false" | "off" | "no"))
+                    .unwrap_or(false);
+                if off {
+                    log::debug!("kernel disk cache off ({CACHE_ENV})");
+                    return None;
+                }
+                let dir = match std::env::var_os(CACHE_DIR_ENV).filter(|d| !d.is_empty()) {
+                    Some(d) => PathBuf::from(d),
+                    None => dirs::cache_dir()?.join("gpu-runtime"),
+                };
+                // At most 1 TB: a bound no real cache reaches, so the bytes cannot overflow.
+                let max_bytes =
+                    crate::host::env::megabytes(CACHE_MAX_MB_ENV, DEFAULT_MAX_MB, 1 << 20);
+                match DiskCache::open(&dir, max_bytes) {
+                    Ok(c) => Some(c),
+                    Err(e) => {
+                        log::warn!("{e}; compiled kernels are kept in memory only");
+                        None
+                    }
+                }
+            })
+            .as_ref()
+    }
+
+    /// The folder.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    fn path_of(&self, key: &CacheKey) -> PathBuf {
+        self.dir.join(format!("{}{ENTRY_SUFFIX}", key.hex()))
+    }
+
+    /// Look `key` up; a hit is verified and refreshed, a bad entry removed.
+    pub fn load(&self, key: &CacheKey) -> Lookup {
+        let path = self.path_of(key);
+        let mut bytes = Vec::new();
+        match fs::File::open(&path).and_then(|mut f| f.read_to_end(&mut bytes)) {
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Lookup::Miss,
+            Err(e) => return Lookup::Rejected(format!("unreadable: {e}")),
+        }
+        match verify(key, &bytes) {
+            Ok(()) => {
+                // Refresh the entry's age for least-recently-used pruning; best effort.
+                if let Ok(f) = fs::File::options().append(true).open(&path) {
+                    let _ = f.set_modified(SystemTime::now());
+                }
+                bytes.drain(..HEADER_LEN);
+                Lookup::Hit(bytes)
+            }
+            Err(why) => {
+                let _ = fs::remove_file(&path);
+                Lookup::Rejected(why)
+            }
+        }
+    }
+
+    /// Store `payload` under `key`, atomically, then prune past the size limit. Failures
+    /// are logged and otherwise ignored: the cache is an optimisation.
+    pub fn store(&self, key: &CacheKey, payload: &[u8]) {
+        if let Err(e) = self.try_store(key, payload) {
+            log::warn!(
+                "could not write kernel cache entry in {}: {e}",
+                self.dir.display()
+            );
+            return;
+        }
+        self.prune();
+    }
+
+    fn try_store(&self, key: &CacheKey, payload: &[u8]) -> std::io::Result<()> {
+        let mut tmp = tempfile::Builder::new()
+            .prefix(".tmp-")
+            .tempfile_in(&self.dir)?;
+        tmp.write_all(MAGIC)?;
+        tmp.write_all(&key.0)?;
+        tmp.write_all(&(payload.len() as u64).to_le_bytes())?;
+        tmp.write_all(&Sha256::digest(payload))?;
+        tmp.write_all(payload)?;
+        tmp.as_file().sync_data()?;
+        // Readable by every user of a shared cache folder (temporary files start private).
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            tmp.as_file()
+                .set_permissions(fs::Permissions::from_mode(0o644))?;
+        }
+        tmp.persist(self.path_of(key)).map_err(|e| e.error)?;
+        Ok(())
+    }
+
+    /// Remove the least recently used entries until the folder is under its limit, and
+    /// temporary files an interrupted writer left behind more than an hour ago.
+    pub fn prune(&self) {
+        let Ok(entries) = fs::read_dir(&self.dir) else {
+            return;
+        };
+        let entries: Vec<fs::DirEntry> = entries.flatten().collect();
+        for e in &entries {
+            let stale = e.file_name().to_string_lossy().starts_with(".tmp-")
+                && e.metadata()
+                    .and_then(|m| m.modified())
+                    .ok()
+                    .and_then(|t| t.elapsed().ok())
+                    .is_some_and(|age| age.as_secs() > 3600);
+            if stale {
+                let _ = fs::remove_file(e.path());
+            }
+        }
+        let mut files: Vec<(SystemTime, u64, PathBuf)> = entries
+            .into_iter()
+            .filter(|e| e.file_name().to_string_lossy().ends_with(ENTRY_SUFFIX))
+            .filter_map(|e| {
+                let m = e.metadata().ok()?;
+                Some((m.modified().ok()?, m.len(), e.path()))
+            })
+            .collect();
+        let mut total: u64 = files.iter().map(|f| f.1).sum();
+        if total <= self.max_bytes {
+            return;
+        }
+        files.sort_by_key(|f| f.0);
+        for (_, len, path) in files {
+            if total <= self.max_bytes {
+                break;
+            }
+            if fs::remove_file(&path).is_ok() {
+                log::info!("kernel cache: evicted {}", path.display());
+                total -= len;
+            }
+        }
+    }
+}
+
+fn verify(key: &CacheKey, bytes: &[u8]) -> Result<(), String> {
+    if bytes.len() < HEADER_LEN {
+        return Err(format!("truncated ({} bytes)", bytes.len()));
+    }
+    if &bytes[..8] != MAGIC {
+        return Err("not a gpu-runtime cache entry".to_owned());
+    }
+    if bytes[8..40] != key.0 {
+        return Err("written for another key".to_owned());
+    }
+    let len = u64::from_le_bytes(bytes[40..48].try_into().expect("8 bytes")) as usize;
+    let payload = &bytes[HEADER_LEN..];
+    if payload.len() != len {
+        return Err(format!(
+            "payload is {} bytes, header says {len}",
+            payload.len()
+        ));
+    }
+    if Sha256::digest(payload).as_slice() != &bytes[48..80] {
+        return Err("payload hash mismatch".to_owned());
+    }
+    Ok(())
+}

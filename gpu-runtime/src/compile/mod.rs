@@ -1,0 +1,162 @@
+//! Compilation: from a kernel signature to machine code.
+//!
+//! `kernel_def.rs` holds what the attribute leaves in the binary and specialises it;
+//! `prelude/` is the CUDA C every kernel starts with; `nvrtc.rs` runs NVRTC; `cache.rs` is
+//! the disk cache; `raw.rs` compiles hand-written CUDA C through the same path. This file
+//! ties them together: specialise, look in the disk cache, compile with NVRTC on a miss,
+//! store, and report each step to `log`.
+//!
+//! `GPU_RUNTIME_DUMP=<dir>` also writes every specialised source (`.cu`) and its PTX
+//! (`.ptx`) to `<dir>`, named `<kernel>-<dtypes>-<arch>`.
+
+pub mod cache;
+pub(crate) mod kernel_def;
+pub(crate) mod nvrtc;
+pub(crate) mod prelude;
+pub mod raw;
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use crate::backend::cuda::libraries::nvrtc_identity;
+use crate::dtype::DtypeKind;
+use crate::error::GpuError;
+use cache::{CacheInputs, CacheKey, DiskCache, Lookup};
+use kernel_def::KernelDef;
+use nvrtc::{compile_program, CompileFailure, Output};
+
+/// Writes specialised sources and PTX to this folder.
+pub const DUMP_ENV: &str = "GPU_RUNTIME_DUMP";
+
+const CRATE_VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// The CUBIN of `def` for `dtypes` on `arch`, from the disk cache or from NVRTC.
+pub(crate) fn compile_cached(
+    def: &KernelDef,
+    dtypes: &[DtypeKind],
+    arch: &str,
+) -> Result<Vec<u8>, GpuError> {
+    let source = def.specialize(dtypes)?;
+    let options = def.options().nvrtc_flags();
+    let signature = def.signature(dtypes);
+    let cache = DiskCache::from_env();
+    let key = match cache {
+        Some(_) => Some(CacheKey::of(&CacheInputs {
+            source: &source,
+            options: &options,
+            arch,
+            nvrtc: &nvrtc_identity()?,
+            crate_version: CRATE_VERSION,
+        })),
+        None => None,
+    };
+    if let (Some(cache), Some(key)) = (cache, &key) {
+        match cache.load(key) {
+            Lookup::Hit(cubin) => {
+                log::debug!("kernel cache hit: {signature} for {arch} ({key:?})");
+                return Ok(cubin);
+            }
+            Lookup::Miss => log::debug!("kernel cache miss: {signature} for {arch} ({key:?})"),
+            Lookup::Rejected(why) => {
+                log::warn!(
+                    "kernel cache entry for {signature} ({key:?}) rejected and removed: {why}"
+                )
+            }
+        }
+    }
+    dump(def, dtypes, arch, &source, &options);
+    let t = Instant::now();
+    let cubin = run_nvrtc(def, dtypes, arch, &source, &options, Output::Cubin)?;
+    log::info!(
+        "compiled {signature} for {arch} in {:.1} ms",
+        t.elapsed().as_secs_f64() * 1e3
+    );
+    if let (Some(cache), Some(key)) = (cache, &key) {
+        cache.store(key, &cubin);
+    }
+    Ok(cubin)
+}
+
+/// The CUBIN of `def` for `dtypes` on `arch`, from NVRTC, bypassing the cache.
+pub(crate) fn compile_uncached(
+    def: &KernelDef,
+    dtypes: &[DtypeKind],
+    arch: &str,
+) -> Result<Vec<u8>, GpuError> {
+    let source = def.specialize(dtypes)?;
+    let options = def.options().nvrtc_flags();
+    run_nvrtc(def, dtypes, arch, &source, &options, Output::Cubin)
+}
+
+/// The PTX of `def` for `dtypes`, for the virtual architecture of `arch`.
+pub(crate) fn compile_ptx(
+    def: &KernelDef,
+    dtypes: &[DtypeKind],
+    arch: &str,
+) -> Result<String, GpuError> {
+    let source = def.specialize(dtypes)?;
+    let options = def.options().nvrtc_flags();
+    let virtual_arch = arch.replacen("sm_", "compute_", 1);
+    let ptx = run_nvrtc(def, dtypes, &virtual_arch, &source, &options, Output::Ptx)?;
+    Ok(String::from_utf8_lossy(&ptx)
+        .trim_end_matches('\0')
+        .to_owned())
+}
+
+fn run_nvrtc(
+    def: &KernelDef,
+    dtypes: &[DtypeKind],
+    arch: &str,
+    source: &str,
+    options: &[String],
+    output: Output,
+) -> Result<Vec<u8>, GpuError> {
+    let options: Vec<&str> = options.iter().map(String::as_str).collect();
+    compile_program(
+        source,
+        &format!("{}.cu", def.name()),
+        arch,
+        &options,
+        output,
+    )
+    .map_err(|failure| match failure {
+        CompileFailure::Environment(e) => e,
+        CompileFailure::Rejected { log } => GpuError::Compile {
+            kernel: def.name().to_owned(),
+            signature: def.signature(dtypes),
+            arch: arch.to_owned(),
+            log,
+            source_code: source.to_owned(),
+        },
+    })
+}
+
+fn dump(def: &KernelDef, dtypes: &[DtypeKind], arch: &str, source: &str, options: &[String]) {
+    let Some(dir) = std::env::var_os(DUMP_ENV)
+        .filter(|d| !d.is_empty())
+        .map(PathBuf::from)
+    else {
+        return;
+    };
+    let names: Vec<&str> = dtypes.iter().map(|d| d.rust_name()).collect();
+    let stem = format!("{}-{}-{arch}", def.name(), names.join("_"));
+    let write = |ext: &str, bytes: &[u8]| {
+        let path = dir.join(format!("{stem}.{ext}"));
+        if let Err(e) = std::fs::create_dir_all(&dir).and_then(|_| std::fs::write(&path, bytes)) {
+            log::warn!("{DUMP_ENV}: cannot write {}: {e}", path.display());
+        }
+    };
+    write("cu", source.as_bytes());
+    let virtual_arch = arch.replacen("sm_", "compute_", 1);
+    let opts: Vec<&str> = options.iter().map(String::as_str).collect();
+    match compile_program(
+        source,
+        &format!("{}.cu", def.name()),
+        &virtual_arch,
+        &opts,
+        Output::Ptx,
+    ) {
+        Ok(ptx) => write("ptx", &ptx),
+        Err(e) => log::warn!("{DUMP_ENV}: no PTX for {stem}: {e:?}"),
+    }
+}

@@ -1,0 +1,110 @@
+//! Compiling CUDA C with NVRTC. Runs on the CPU: no GPU is needed.
+
+use std::ffi::{c_char, CString};
+
+use cudarc::nvrtc::{result, sys};
+
+use crate::backend::cuda::libraries::require_nvrtc;
+use crate::error::GpuError;
+
+/// NVRTC's `(major, minor)` version.
+pub fn nvrtc_version() -> Result<(i32, i32), GpuError> {
+    require_nvrtc()?;
+    let (mut major, mut minor) = (0, 0);
+    // SAFETY: both pointers are valid for writes.
+    let status = unsafe { sys::nvrtcVersion(&mut major, &mut minor) };
+    status.result().map_err(|e| GpuError::NvrtcNotFound {
+        detail: format!("nvrtcVersion failed: {e:?}"),
+        searched: Vec::new(),
+    })?;
+    Ok((major, minor))
+}
+
+/// Why a compilation failed: NVRTC's log, or a failure before it could log anything.
+#[derive(Debug)]
+pub(crate) enum CompileFailure {
+    Environment(GpuError),
+    Rejected { log: String },
+}
+
+/// What to take from a compilation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Output {
+    /// Machine code; `arch` must be a real architecture (`sm_90`).
+    Cubin,
+    /// PTX; `arch` should be a virtual architecture (`compute_90`).
+    Ptx,
+}
+
+type SizeFn = unsafe fn(sys::nvrtcProgram, *mut usize) -> sys::nvrtcResult;
+type GetFn = unsafe fn(sys::nvrtcProgram, *mut c_char) -> sys::nvrtcResult;
+
+/// Compile `source` for `arch` with NVRTC.
+pub(crate) fn compile_program(
+    source: &str,
+    program_name: &str,
+    arch: &str,
+    extra_options: &[&str],
+    output: Output,
+) -> Result<Vec<u8>, CompileFailure> {
+    require_nvrtc().map_err(CompileFailure::Environment)?;
+    let rejected = |log: String| CompileFailure::Rejected { log };
+    let src =
+        CString::new(source).map_err(|_| rejected("the source contains a NUL byte".into()))?;
+    let name = CString::new(program_name).map_err(|_| rejected("bad program name".into()))?;
+    let program = result::create_program(&src, Some(&name))
+        .map_err(|e| rejected(format!("nvrtcCreateProgram failed: {e:?}")))?;
+    let program = Program(program);
+
+    let mut options = vec![
+        format!("--gpu-architecture={arch}"),
+        "--std=c++17".to_owned(),
+    ];
+    options.extend(extra_options.iter().map(|s| s.to_string()));
+    // SAFETY: `program` is live; options are plain strings.
+    let compiled = unsafe { result::compile_program(program.0, &options) };
+    // SAFETY: `program` is live.
+    let log = unsafe { result::get_program_log(program.0) }
+        .map(|raw| c_chars_to_string(&raw))
+        .unwrap_or_default();
+    if compiled.is_err() {
+        return Err(rejected(log));
+    }
+    let (size_fn, get_fn, what): (SizeFn, GetFn, &str) = match output {
+        Output::Cubin => (sys::nvrtcGetCUBINSize, sys::nvrtcGetCUBIN, "CUBIN"),
+        Output::Ptx => (sys::nvrtcGetPTXSize, sys::nvrtcGetPTX, "PTX"),
+    };
+    let mut size = 0usize;
+    // SAFETY: `program` is live and compiled; `size` is valid for writes.
+    unsafe { size_fn(program.0, &mut size) }
+        .result()
+        .map_err(|e| {
+            rejected(format!(
+                "no {what} from NVRTC: {e:?} (is `{arch}` the right kind of architecture?)"
+            ))
+        })?;
+    let mut image = vec![0u8; size];
+    // SAFETY: `image` holds exactly the `size` bytes NVRTC reported.
+    unsafe { get_fn(program.0, image.as_mut_ptr() as *mut c_char) }
+        .result()
+        .map_err(|e| rejected(format!("reading the {what} failed: {e:?}")))?;
+    Ok(image)
+}
+
+struct Program(sys::nvrtcProgram);
+
+impl Drop for Program {
+    fn drop(&mut self) {
+        // SAFETY: the program was created by nvrtcCreateProgram and is destroyed once.
+        let _ = unsafe { result::destroy_program(self.0) };
+    }
+}
+
+fn c_chars_to_string(raw: &[c_char]) -> String {
+    let bytes: Vec<u8> = raw
+        .iter()
+        .map(|&c| c as u8)
+        .take_while(|&b| b != 0)
+        .collect();
+    String::from_utf8_lossy(&bytes).trim_end().to_owned()
+}

@@ -1,0 +1,88 @@
+//! The CUDA C every specialised kernel starts with, kept as `.cuh` files beside this one.
+//!
+//! The prelude comes in sections; a kernel's source gets the math section and the others
+//! it uses (16-bit floats, warps, atomics, vector loads, dynamic shared memory, the grid
+//! barrier, checked accesses), found by the `gt_*` names the translation wrote, so NVRTC
+//! parses only what it needs.
+//!
+//! Math calls in a kernel become overloaded `gt_*` functions, one overload per dtype, each
+//! calling CUDA's device function of exactly that precision (`sqrtf` for `float`, `sqrt`
+//! for `double`). Overloading is how one translated source serves every dtype of a generic
+//! kernel, and it guarantees an `f32` kernel never calls a `double` function. All are
+//! `__forceinline__`, so they cost nothing in the machine code.
+
+const MATH: &str = include_str!("math.cuh");
+const HALF: &str = include_str!("half.cuh");
+const WARP: &str = include_str!("warp.cuh");
+const DYNAMIC_SHARED: &str = include_str!("dynamic_shared.cuh");
+const ATOMICS: &str = include_str!("atomics.cuh");
+const VECTOR: &str = include_str!("vector.cuh");
+const GRID_BARRIER: &str = include_str!("grid_barrier.cuh");
+const BOUNDS: &str = include_str!("bounds.cuh");
+
+/// Each optional section with the names whose use in a kernel's source calls for it.
+const SECTIONS: [(&str, &[&str]); 7] = [
+    (HALF, &["gt_f16", "gt_bf16"]),
+    (WARP, &["gt_shfl", "gt_eq_sync", "gt_lane_id"]),
+    (DYNAMIC_SHARED, &["gt_dynamic_"]),
+    (ATOMICS, &["gt_atomic_"]),
+    (VECTOR, &["gt_load4", "gt_store4"]),
+    (GRID_BARRIER, &["gt_sync_grid"]),
+    (
+        BOUNDS,
+        &["gt_at(", "gt_at2<", "gt_at3<", "gt_ok4(", "gt_fault("],
+    ),
+];
+
+/// The prelude for a program whose own code is `code`: the math section and each other
+/// section `code` uses.
+pub fn prelude_for(code: &[&str]) -> String {
+    let mut out = String::from("// gpu-runtime prelude\n");
+    out.push_str(MATH);
+    for (section, markers) in SECTIONS {
+        if markers.iter().any(|m| code.iter().any(|c| c.contains(m))) {
+            out.push_str(section);
+        }
+    }
+    out.push_str("// end of prelude\n");
+    out
+}
+
+/// Every section: what the attribute's output may need at most.
+pub fn full_prelude() -> String {
+    let mut out = String::from("// gpu-runtime prelude\n");
+    out.push_str(MATH);
+    for (section, _) in SECTIONS {
+        out.push_str(section);
+    }
+    out.push_str("// end of prelude\n");
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_kernel_gets_the_sections_it_uses_and_no_others() {
+        let plain = prelude_for(&["c[i] = gt_sqrt(a[i]);"]);
+        assert!(
+            plain.contains("gt_sqrt")
+                && !plain.contains("gt_atomic_add")
+                && !plain.contains("gt_shfl")
+                && !plain.contains("gt_fault_context")
+        );
+        let both = prelude_for(&["gt_atomic_add(&c[0], 1u);", "gt_shfl_down(m, v, 1u)"]);
+        assert!(
+            both.contains("GT_ATOM(add")
+                && both.contains("gt_shfl_down")
+                && !both.contains("gt_sync_grid()")
+        );
+        let checked = prelude_for(&["(*gt_at(a, i, a_len, 0u))"]);
+        assert!(checked.contains(gpu_contract::fault::FAULT_CONTEXT_SYMBOL));
+        let all = full_prelude();
+        for (section, _) in SECTIONS {
+            assert!(all.contains(section));
+        }
+    }
+}

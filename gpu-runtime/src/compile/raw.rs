@@ -1,0 +1,818 @@
+//! Kernels written in CUDA C: CuPy's `RawKernel` and `RawModule`, PyCUDA's `SourceModule`.
+//!
+//! The source is compiled by the same NVRTC path as `#[gpu_kernel]` (disk cache, options,
+//! `GPU_RUNTIME_DUMP`) and launched with the same checked configuration and `launch!`
+//! syntax. rustc cannot read C, so the kernel's parameters are declared as a Rust tuple
+//! type, which types every launch at compile time, and that declaration is checked
+//! against the C parameter list when the kernel is created:
+//!
+//! ```no_run
+//! use gpu_runtime::prelude::*;
+//! use gpu_runtime::raw::{Ptr, PtrMut, RawKernel};
+//!
+//! const SOURCE: &str = r#"
+//! extern "C" __global__ void vec_add(const float* a, const float* b, float* c, int n) {
+//!     int i = blockIdx.x * blockDim.x + threadIdx.x;
+//!     if (i < n) c[i] = a[i] + b[i];
+//! }"#;
+//!
+//! # fn main() -> Result<(), GpuError> {
+//! // SAFETY: `vec_add` takes these four parameters and touches only `a[..n]`, `b[..n]`
+//! // and `c[..n]`, which the launch below passes arrays of at least `n` elements for.
+//! let vec_add =
+//!     unsafe { RawKernel::<(Ptr<f32>, Ptr<f32>, PtrMut<f32>, i32)>::new(SOURCE, "vec_add")? };
+//! let dev = Device::cuda(0)?;
+//! let a = dev.to_device(&[1.0f32; 1000])?;
+//! let mut c = dev.zeros::<f32>(1000)?;
+//! launch!(vec_add[4, 256](&a, &a, &mut c, 1000))?;
+//! # Ok(()) }
+//! ```
+//!
+//! A raw kernel runs only on a GPU (the simulator runs the Rust body of a `#[gpu_kernel]`,
+//! and there is none here): launching one on the simulator is an error that says so.
+
+use std::collections::HashMap;
+use std::ffi::c_void;
+use std::fmt;
+use std::marker::PhantomData;
+use std::sync::atomic::AtomicU32;
+use std::sync::{Arc, Mutex};
+
+use crate::compile::kernel_def::{KernelDef, KernelParts};
+use crate::dtype::{Dtype, DtypeKind};
+use crate::error::{GpuError, Result};
+use crate::host::device::DeviceInner;
+use crate::{Device, DeviceArray, KernelOptions, LaunchConfig, ParamDef, ParamKind};
+
+/// A read-only array parameter, `const T*` in C; launched with a `&DeviceArray<T>`.
+#[derive(Debug)]
+pub struct Ptr<T>(PhantomData<T>);
+
+/// A writable array parameter, `T*` in C; launched with a `&mut DeviceArray<T>`.
+#[derive(Debug)]
+pub struct PtrMut<T>(PhantomData<T>);
+
+/// One parameter of a raw kernel's declared signature: [`Ptr<T>`], [`PtrMut<T>`], or a
+/// scalar dtype (`f32`, `i32`, `u64`, `usize`, ...) passed by value.
+pub trait RawParam: sealed::Sealed {
+    /// What a launch passes for it.
+    type Arg<'a>;
+    /// The declaration as written in Rust, for messages.
+    fn declared() -> String;
+    /// Why the C parameter `c` does not match, if it does not.
+    fn mismatch(c: &CParam) -> Option<String>;
+    /// What the launch path records about it.
+    fn kind() -> ParamKind;
+    /// The device of an array argument.
+    fn device<'s>(arg: &'s Self::Arg<'_>) -> Option<&'s Device>;
+    /// The bytes the kernel receives (a device address, or the scalar), in a `u64`.
+    fn value(arg: &Self::Arg<'_>) -> u64;
+}
+
+mod sealed {
+    pub trait Sealed {}
+    impl<T: crate::Dtype> Sealed for super::Ptr<T> {}
+    impl<T: crate::Dtype> Sealed for super::PtrMut<T> {}
+    impl<T: crate::Dtype> Sealed for T {}
+}
+
+fn pointer_mismatch(
+    c: &CParam,
+    kind: DtypeKind,
+    writable: bool,
+    declared: String,
+) -> Option<String> {
+    if c.pointer != 1 {
+        return Some(format!(
+            "is `{}`, not a pointer, but the Rust signature declares `{declared}`",
+            c.c_type
+        ));
+    }
+    if !c.dtype.is_some_and(|d| same_c_type(d, kind)) {
+        return Some(format!(
+            "is `{}`, but the Rust signature declares `{declared}` (`{}*` in C)",
+            c.c_type,
+            c_spelling(kind)
+        ));
+    }
+    if writable || c.pointee_const {
+        return None;
+    }
+    Some(format!(
+        "is `{}`, which lets the kernel write, but the Rust signature declares `{declared}` (read-only); \
+         declare it `PtrMut<{}>` or make the C parameter `const {}*`",
+        c.c_type,
+        kind.rust_name(),
+        c_spelling(kind)
+    ))
+}
+
+impl<T: Dtype> RawParam for Ptr<T> {
+    type Arg<'a> = &'a DeviceArray<T>;
+    fn declared() -> String {
+        format!("Ptr<{}>", T::KIND.rust_name())
+    }
+    fn mismatch(c: &CParam) -> Option<String> {
+        pointer_mismatch(c, T::KIND, false, Self::declared())
+    }
+    fn kind() -> ParamKind {
+        ParamKind::Pointer { mutable: false }
+    }
+    fn device<'s>(arg: &'s Self::Arg<'_>) -> Option<&'s Device> {
+        Some(arg.device())
+    }
+    fn value(arg: &Self::Arg<'_>) -> u64 {
+        arg.device_ptr().unwrap_or(0)
+    }
+}
+
+impl<T: Dtype> RawParam for PtrMut<T> {
+    type Arg<'a> = &'a mut DeviceArray<T>;
+    fn declared() -> String {
+        format!("PtrMut<{}>", T::KIND.rust_name())
+    }
+    fn mismatch(c: &CParam) -> Option<String> {
+        pointer_mismatch(c, T::KIND, true, Self::declared())
+    }
+    fn kind() -> ParamKind {
+        ParamKind::Pointer { mutable: true }
+    }
+    fn device<'s>(arg: &'s Self::Arg<'_>) -> Option<&'s Device> {
+        Some(arg.device())
+    }
+    fn value(arg: &Self::Arg<'_>) -> u64 {
+        arg.device_ptr().unwrap_or(0)
+    }
+}
+
+impl<T: Dtype> RawParam for T {
+    type Arg<'a> = T;
+    fn declared() -> String {
+        T::KIND.rust_name().to_owned()
+    }
+    fn mismatch(c: &CParam) -> Option<String> {
+        if c.pointer == 0 && c.dtype.is_some_and(|d| same_c_type(d, T::KIND)) {
+            return None;
+        }
+        Some(format!(
+            "is `{}`, but the Rust signature declares `{}` (`{}` in C)",
+            c.c_type,
+            Self::declared(),
+            c_spelling(T::KIND)
+        ))
+    }
+    fn kind() -> ParamKind {
+        ParamKind::Scalar
+    }
+    fn device<'s>(_: &'s Self::Arg<'_>) -> Option<&'s Device> {
+        None
+    }
+    fn value(arg: &Self::Arg<'_>) -> u64 {
+        const { assert!(std::mem::size_of::<T>() <= 8) };
+        let mut bits = 0u64;
+        // SAFETY: a dtype is plain data of at most 8 bytes; its bytes go to the start of
+        // `bits`, which is where the driver reads `sizeof(T)` bytes from.
+        unsafe {
+            std::ptr::copy_nonoverlapping(
+                arg as *const T as *const u8,
+                &mut bits as *mut u64 as *mut u8,
+                std::mem::size_of::<T>(),
+            )
+        };
+        bits
+    }
+}
+
+/// Whether a C parameter of dtype `c` receives a Rust `rust` (`size_t` takes `usize` and
+/// `u64`, `long long` takes `isize` and `i64`).
+fn same_c_type(c: DtypeKind, rust: DtypeKind) -> bool {
+    c.c_name() == rust.c_name()
+}
+
+/// The usual C spelling of a dtype (the prelude's names for the half types aside).
+fn c_spelling(kind: DtypeKind) -> &'static str {
+    match kind {
+        DtypeKind::F16 => "__half",
+        DtypeKind::Bf16 => "__nv_bfloat16",
+        DtypeKind::Usize => "size_t",
+        other => other.c_name(),
+    }
+}
+
+/// A parameter of the C kernel, as read from its source.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CParam {
+    /// The parameter's name (empty when the source gives none).
+    pub name: String,
+    /// Its type as written, qualifiers removed, such as `const float*`.
+    pub c_type: String,
+    /// The dtype of the value or of the pointee; `None` for a type this crate does not know.
+    pub dtype: Option<DtypeKind>,
+    /// Levels of pointer.
+    pub pointer: usize,
+    /// Whether the pointee is `const`.
+    pub pointee_const: bool,
+}
+
+/// The dtype a C base type names.
+fn c_base_type(words: &[&str]) -> Option<DtypeKind> {
+    let joined = words.join(" ");
+    Some(match joined.as_str() {
+        "float" => DtypeKind::F32,
+        "double" => DtypeKind::F64,
+        "int" | "signed" | "signed int" | "int32_t" => DtypeKind::I32,
+        "unsigned" | "unsigned int" | "uint32_t" => DtypeKind::U32,
+        "long" | "long int" | "long long" | "long long int" | "signed long long" | "int64_t"
+        | "ptrdiff_t" => DtypeKind::I64,
+        "unsigned long"
+        | "unsigned long int"
+        | "unsigned long long"
+        | "unsigned long long int"
+        | "uint64_t"
+        | "size_t" => DtypeKind::U64,
+        "bool" => DtypeKind::Bool,
+        "__half" | "half" => DtypeKind::F16,
+        "__nv_bfloat16" | "nv_bfloat16" => DtypeKind::Bf16,
+        _ => return None,
+    })
+}
+
+/// The parameters of `extern "C" __global__ void name(...)` in `source`.
+///
+/// This reads the declaration as written: it does not run the preprocessor or resolve
+/// typedefs, which is why making a [`RawKernel`] is `unsafe`.
+pub fn c_parameters(source: &str, name: &str) -> std::result::Result<Vec<CParam>, String> {
+    let code = strip_comments(source);
+    let is_ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    // Each `name` followed by `(`, as a whole word, whose declaration says `__global__`
+    // (attributes such as `__launch_bounds__(256)` may stand between them).
+    let mut at = None;
+    for (pos, _) in code.match_indices(name) {
+        let before = code[..pos].chars().next_back();
+        let after = code[pos + name.len()..].trim_start();
+        if before.is_some_and(is_ident) || !after.starts_with('(') {
+            continue;
+        }
+        let declaration_start = code[..pos].rfind([';', '}', '{']).map_or(0, |i| i + 1);
+        if code[declaration_start..pos].contains("__global__") {
+            let open = code.len() - after.len();
+            at = Some((declaration_start, open));
+            break;
+        }
+    }
+    let Some((declaration_start, open)) = at else {
+        return Err(format!(
+            "the source declares no `__global__` function named `{name}`"
+        ));
+    };
+    // `extern "C"` must come with the declaration, or a block must wrap it; otherwise the
+    // name is mangled and the driver cannot find it.
+    if !code[declaration_start..open].contains("extern \"C\"")
+        && !inside_extern_c_block(&code, declaration_start)
+    {
+        return Err(format!(
+            "`{name}` is not declared `extern \"C\"`, so C++ mangles its name and the driver \
+             cannot find it; write `extern \"C\" __global__ void {name}(...)`"
+        ));
+    }
+    let close = matching_paren(&code, open).ok_or("an unclosed parameter list")?;
+    let list = code[open + 1..close].trim();
+    if list.is_empty() || list == "void" {
+        return Ok(Vec::new());
+    }
+    list.split(',').map(parse_param).collect()
+}
+
+/// Whether `pos` lies inside an `extern "C" { ... }` block of `code`.
+fn inside_extern_c_block(code: &str, pos: usize) -> bool {
+    let mut from = 0;
+    while let Some(found) = code[from..pos].find("extern \"C\"") {
+        let after = from + found + "extern \"C\"".len();
+        let rest = &code[after..];
+        if rest.trim_start().starts_with('{') {
+            let brace = after + (rest.len() - rest.trim_start().len());
+            if matching(code, brace, '{', '}').is_none_or(|close| close > pos) && brace < pos {
+                return true;
+            }
+        }
+        from = after;
+    }
+    false
+}
+
+fn parse_param(text: &str) -> std::result::Result<CParam, String> {
+    // A default argument says nothing about the type.
+    let text = text.split('=').next().unwrap_or(text);
+    // `float x[]` is a pointer, as C adjusts it.
+    let arrays = text.matches('[').count();
+    let text: String = text.split('[').next().unwrap_or(text).to_owned();
+    let spaced = text.replace('*', " * ");
+    let mut words: Vec<&str> = spaced.split_whitespace().collect();
+    let qualifiers = ["__restrict__", "__restrict", "restrict", "volatile"];
+    words.retain(|w| !qualifiers.contains(w));
+    let pointer = words.iter().filter(|w| **w == "*").count() + arrays;
+    let first_star = words.iter().position(|w| *w == "*").unwrap_or(words.len());
+    let pointee_const = words[..first_star].contains(&"const");
+    let mut base: Vec<&str> = words[..first_star]
+        .iter()
+        .copied()
+        .filter(|w| *w != "const")
+        .collect();
+    let after: Vec<&str> = words[first_star..]
+        .iter()
+        .copied()
+        .filter(|w| *w != "*" && *w != "const")
+        .collect();
+    // The name is the last identifier: after the stars, or the last word of a value type
+    // unless the words without it do not form a type.
+    let name = match after.last() {
+        Some(n) => n.to_string(),
+        None if base.len() > 1 && c_base_type(&base).is_none() => base.pop().unwrap().to_owned(),
+        None => String::new(),
+    };
+    if base.is_empty() {
+        return Err(format!("cannot read the parameter `{}`", text.trim()));
+    }
+    let c_type = format!(
+        "{}{}{}",
+        if pointee_const { "const " } else { "" },
+        base.join(" "),
+        "*".repeat(pointer)
+    );
+    Ok(CParam {
+        name,
+        c_type,
+        dtype: c_base_type(&base),
+        pointer,
+        pointee_const,
+    })
+}
+
+fn strip_comments(source: &str) -> String {
+    let mut out = String::with_capacity(source.len());
+    let mut rest = source;
+    while !rest.is_empty() {
+        if let Some(r) = rest.strip_prefix("//") {
+            rest = r.find('\n').map_or("", |i| &r[i..]);
+        } else if let Some(r) = rest.strip_prefix("/*") {
+            rest = r.find("*/").map_or("", |i| &r[i + 2..]);
+            out.push(' ');
+        } else {
+            let c = rest.chars().next().unwrap();
+            out.push(c);
+            rest = &rest[c.len_utf8()..];
+        }
+    }
+    out
+}
+
+fn matching_paren(code: &str, open: usize) -> Option<usize> {
+    matching(code, open, '(', ')')
+}
+
+/// The position of the `close` that matches the `open` at `at`.
+fn matching(code: &str, at: usize, open: char, close: char) -> Option<usize> {
+    let mut depth = 0usize;
+    for (i, c) in code[at..].char_indices() {
+        if c == open {
+            depth += 1;
+        } else if c == close {
+            depth = depth.checked_sub(1)?;
+            if depth == 0 {
+                return Some(at + i);
+            }
+        }
+    }
+    None
+}
+
+/// One parameter of a declared signature, as [`RawModule::kernel`] checks it.
+#[derive(Clone, Debug)]
+pub struct DeclaredParam {
+    /// The declaration as written in Rust, such as `Ptr<f32>`.
+    pub declared: String,
+    /// What the launch path records about it.
+    pub kind: ParamKind,
+    /// Why a C parameter does not match it, if it does not.
+    pub mismatch: fn(&CParam) -> Option<String>,
+}
+
+/// A declared signature: a tuple of [`RawParam`]s, such as `(Ptr<f32>, PtrMut<f32>, i32)`.
+pub trait RawParams {
+    /// The launcher's function type: `Fn(LaunchConfig, args...) -> Result<()>`.
+    type Launcher: ?Sized + Send + Sync;
+    /// Each parameter, in order.
+    fn params() -> Vec<DeclaredParam>;
+    /// The launcher of `def`.
+    fn launcher(def: &'static KernelDef) -> Arc<Self::Launcher>;
+}
+
+/// CUDA C compiled once per device and architecture through NVRTC and the disk cache.
+/// Holds one or more `extern "C" __global__` kernels; take each with
+/// [`RawModule::kernel`].
+///
+/// Sources and kernel definitions are kept for the life of the process (they back the
+/// same lookup tables as `#[gpu_kernel]`s, which allow 65,536 signatures in all): make
+/// modules from fixed sources, once, rather than from text generated per call.
+#[derive(Clone, Copy)]
+pub struct RawModule {
+    source: &'static str,
+    options: KernelOptions,
+}
+
+impl fmt::Debug for RawModule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "RawModule({} bytes of CUDA C)", self.source.len())
+    }
+}
+
+/// Definitions made for raw kernels, so the same source and name share one (and its
+/// compiled functions) however often they are created.
+/// Source, kernel name and options.
+type DefinitionKey = (String, String, String);
+
+static DEFINITIONS: Mutex<Option<HashMap<DefinitionKey, &'static KernelDef>>> = Mutex::new(None);
+
+impl RawModule {
+    /// A module of `source`. The source is kept for the rest of the process, as are the
+    /// definitions of the kernels taken from it: make modules once, not per launch.
+    pub fn new(source: &str) -> RawModule {
+        RawModule {
+            source: with_line_directive(source),
+            options: KernelOptions::default(),
+        }
+    }
+
+    /// A module compiled with `options` (`fast_math`, `max_registers`, `line_info`,
+    /// `debug`, `fmad`); `launch_bounds` is an error, since it applies to C the crate
+    /// writes, not to yours (write `__launch_bounds__` in the source).
+    pub fn with_options(source: &str, options: KernelOptions) -> Result<RawModule> {
+        if options.launch_bounds.is_some() {
+            return Err(GpuError::InvalidArgument(
+                "`launch_bounds` applies to #[gpu_kernel] code, not to CUDA C written by hand \
+                 (write __launch_bounds__ in the source)"
+                    .to_owned(),
+            ));
+        }
+        Ok(RawModule {
+            source: with_line_directive(source),
+            options,
+        })
+    }
+
+    /// The kernel `name`, with parameters `P`: checked against the C parameter list, so a
+    /// missing `extern "C"`, a wrong count, a different dtype or a writable pointer
+    /// declared read-only is an error here rather than wrong results later.
+    ///
+    /// # Safety
+    ///
+    /// Launches of the kernel are safe calls, so what they rely on is promised here:
+    /// - the kernel NVRTC compiles takes exactly the parameters `P` declares (the check
+    ///   reads the declaration as written: it cannot see through `#if`, macros or
+    ///   typedefs);
+    /// - it reads and writes memory only through its pointer parameters, within the
+    ///   arrays passed for them, and writes only through `PtrMut` ones.
+    pub unsafe fn kernel<P: RawParams>(&self, name: &str) -> Result<RawKernel<P>> {
+        let declared = P::params();
+        let invalid =
+            |why: String| GpuError::InvalidArgument(format!("raw kernel `{name}`: {why}"));
+        let c = c_parameters(self.source, name).map_err(invalid)?;
+        if c.len() != declared.len() {
+            return Err(invalid(format!(
+                "the CUDA source has {} parameter(s), the Rust signature declares {}",
+                c.len(),
+                declared.len()
+            )));
+        }
+        for (k, (cp, d)) in c.iter().zip(&declared).enumerate() {
+            if let Some(why) = (d.mismatch)(cp) {
+                return Err(invalid(format!("parameter {} `{}` {why}", k + 1, cp.name)));
+            }
+        }
+        let key = (
+            self.source.to_owned(),
+            name.to_owned(),
+            format!("{:?}", self.options),
+        );
+        let mut defs = DEFINITIONS.lock().unwrap_or_else(|p| p.into_inner());
+        let def = *defs
+            .get_or_insert_with(HashMap::new)
+            .entry(key)
+            .or_insert_with(|| {
+                let params: Vec<ParamDef> = c
+                    .iter()
+                    .zip(&declared)
+                    .enumerate()
+                    .map(|(k, (cp, d))| ParamDef {
+                        name: if cp.name.is_empty() {
+                            intern(&format!("parameter {}", k + 1))
+                        } else {
+                            intern(&cp.name)
+                        },
+                        kind: d.kind,
+                    })
+                    .collect();
+                let name = intern(name);
+                let parts = KernelParts {
+                    name,
+                    c_name: name,
+                    source: self.source,
+                    check_names: &[],
+                    generics: &[],
+                    params: Box::leak(params.into_boxed_slice()),
+                    options: self.options,
+                    signatures: &[],
+                    device_fns: &[],
+                    waits: false,
+                    cooperative: false,
+                    signature_slots: Box::leak(Box::new([AtomicU32::new(0)])),
+                };
+                // SAFETY: the C parameters were checked against `P` above, and the caller
+                // promises what the check cannot see (see `# Safety`); the slot is this
+                // definition's alone.
+                &*Box::leak(Box::new(unsafe { KernelDef::__from_parts(parts) }))
+            });
+        Ok(RawKernel::from_def(def))
+    }
+}
+
+/// `source` behind a `#line` directive, so NVRTC's messages count lines from its start
+/// rather than from the prelude's; kept for the rest of the process.
+fn with_line_directive(source: &str) -> &'static str {
+    intern(&format!("#line 1 \"raw_module.cu\"\n{source}"))
+}
+
+/// A string kept for the rest of the process.
+fn intern(s: &str) -> &'static str {
+    static STRINGS: Mutex<Option<HashMap<String, &'static str>>> = Mutex::new(None);
+    let mut strings = STRINGS.lock().unwrap_or_else(|p| p.into_inner());
+    strings
+        .get_or_insert_with(HashMap::new)
+        .entry(s.to_owned())
+        .or_insert_with(|| Box::leak(s.to_owned().into_boxed_str()))
+}
+
+/// One `extern "C" __global__` kernel of CUDA C, with its parameters declared as `P`.
+/// Launch it like any kernel: `launch!(k[grid, block](args))` (a raw kernel dereferences
+/// to its launcher function, so it is called as one), or `k.launch(config, args)`.
+pub struct RawKernel<P: RawParams> {
+    def: &'static KernelDef,
+    launcher: Arc<P::Launcher>,
+}
+
+impl<P: RawParams> Clone for RawKernel<P> {
+    fn clone(&self) -> Self {
+        RawKernel {
+            def: self.def,
+            launcher: self.launcher.clone(),
+        }
+    }
+}
+
+impl<P: RawParams> fmt::Debug for RawKernel<P> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "RawKernel({})", self.def.name())
+    }
+}
+
+impl<P: RawParams> std::ops::Deref for RawKernel<P> {
+    type Target = P::Launcher;
+
+    /// The launcher: `k(config, args...)`, which `launch!` writes for `k[grid, block](args)`.
+    fn deref(&self) -> &P::Launcher {
+        &self.launcher
+    }
+}
+
+impl<P: RawParams> RawKernel<P> {
+    /// The kernel `name` of `source` (a one-kernel [`RawModule`]).
+    ///
+    /// # Safety
+    ///
+    /// As for [`RawModule::kernel`].
+    pub unsafe fn new(source: &str, name: &str) -> Result<RawKernel<P>> {
+        // SAFETY: the caller's promise.
+        unsafe { RawModule::new(source).kernel(name) }
+    }
+
+    fn from_def(def: &'static KernelDef) -> RawKernel<P> {
+        RawKernel {
+            def,
+            launcher: P::launcher(def),
+        }
+    }
+
+    /// The definition the launch path uses: name, source, parameters, options.
+    pub fn definition(&self) -> &'static KernelDef {
+        self.def
+    }
+
+    /// Compile and load the kernel on `device` now, so no launch pays for it.
+    pub fn precompile(&self, device: &Device) -> Result<()> {
+        crate::private::precompile(self.def, device)
+    }
+}
+
+/// Launch `def` on the device of the stream or the arrays (`arrays` holds each argument's
+/// device, `None` for a scalar), checked as a `#[gpu_kernel]`'s launch is.
+fn launch_on<'a>(
+    def: &'static KernelDef,
+    cfg: &LaunchConfig<'a>,
+    arrays: &[Option<&'a Device>],
+    values: &mut [*mut c_void],
+) -> Result<()> {
+    let named = arrays
+        .iter()
+        .zip(def.params())
+        .filter_map(|(d, p)| d.map(|d| (d, p.name)));
+    let device = crate::private::launch_device_of(def, cfg, named)?;
+    match &*device.inner {
+        // SAFETY: `values` holds one pointer per C parameter, each to a value of the
+        // declared type (checked against the C source when the kernel was made); the
+        // arrays are borrowed by the caller for the launch.
+        DeviceInner::Cuda(c) => unsafe { c.launch(def, &[], cfg, values) },
+        DeviceInner::Sim => Err(GpuError::InvalidLaunch {
+            kernel: def.name(),
+            reason: "a raw CUDA C kernel runs only on a GPU: the simulator runs the Rust \
+                     body of a #[gpu_kernel], and a raw kernel has none"
+                .to_owned(),
+        }),
+    }
+}
+
+macro_rules! raw_arity {
+    ($n:literal; $($p:ident $a:ident),*) => {
+        impl<$($p: RawParam + 'static),*> RawParams for ($($p,)*) {
+            type Launcher = dyn for<'s, 'a> Fn(LaunchConfig<'s>, $($p::Arg<'a>),*) -> Result<()>
+                + Send
+                + Sync;
+
+            fn params() -> Vec<DeclaredParam> {
+                vec![$(DeclaredParam {
+                    declared: $p::declared(),
+                    kind: $p::kind(),
+                    mismatch: $p::mismatch,
+                }),*]
+            }
+
+            fn launcher(def: &'static KernelDef) -> Arc<Self::Launcher> {
+                Arc::new(move |cfg: LaunchConfig<'_>, $($a: $p::Arg<'_>),*| {
+                    let arrays = [$($p::device(&$a)),*];
+                    let mut bits = [$($p::value(&$a)),*];
+                    let mut values: [*mut c_void; $n] =
+                        std::array::from_fn(|k| &mut bits[k] as *mut u64 as *mut c_void);
+                    launch_on(def, &cfg, &arrays, &mut values)
+                })
+            }
+        }
+
+        impl<$($p: RawParam + 'static),*> RawKernel<($($p,)*)> {
+            /// Launch with `cfg`; prefer `launch!(k[grid, block](args))`.
+            #[allow(clippy::too_many_arguments)]
+            pub fn launch<'a>(&self, cfg: LaunchConfig<'_>, $($a: $p::Arg<'a>),*) -> Result<()> {
+                (self.launcher)(cfg, $($a),*)
+            }
+        }
+    };
+}
+
+impl RawParams for () {
+    type Launcher = dyn for<'s> Fn(LaunchConfig<'s>) -> Result<()> + Send + Sync;
+
+    fn params() -> Vec<DeclaredParam> {
+        Vec::new()
+    }
+
+    fn launcher(def: &'static KernelDef) -> Arc<Self::Launcher> {
+        Arc::new(move |cfg: LaunchConfig<'_>| launch_on(def, &cfg, &[], &mut []))
+    }
+}
+
+impl RawKernel<()> {
+    /// Launch with `cfg` (which must name a stream: there is no array to choose the
+    /// device); prefer `launch!(k[grid, block, &stream]())`.
+    pub fn launch(&self, cfg: LaunchConfig<'_>) -> Result<()> {
+        (self.launcher)(cfg)
+    }
+}
+
+raw_arity!(1; A a);
+raw_arity!(2; A a, B b);
+raw_arity!(3; A a, B b, C c);
+raw_arity!(4; A a, B b, C c, D d);
+raw_arity!(5; A a, B b, C c, D d, E e);
+raw_arity!(6; A a, B b, C c, D d, E e, F f);
+raw_arity!(7; A a, B b, C c, D d, E e, F f, G g);
+raw_arity!(8; A a, B b, C c, D d, E e, F f, G g, H h);
+raw_arity!(9; A a, B b, C c, D d, E e, F f, G g, H h, I i);
+raw_arity!(10; A a, B b, C c, D d, E e, F f, G g, H h, I i, J j);
+raw_arity!(11; A a, B b, C c, D d, E e, F f, G g, H h, I i, J j, K k);
+raw_arity!(12; A a, B b, C c, D d, E e, F f, G g, H h, I i, J j, K k, L l);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SEED: &str = r#"
+// the seed's kernel
+extern "C" __global__ void vec_add(const float* __restrict__ a, const float *b,
+                                   float* c, int n) { /* body */ }
+__global__ void mangled(float* x) {}
+extern "C" {
+__global__ void in_block(unsigned long long n, double * __restrict__ out, size_t) {}
+}
+__global__ void after_block(float* x) {}
+extern "C" __global__ void __launch_bounds__(256, 2) add(float x[], const int k = 3) {}
+"#;
+
+    /// A kernel of `SEED`. SAFETY of the `unsafe` call: these tests make kernels and
+    /// launch only on the simulator, which refuses raw C, so no C ever runs.
+    fn make<P: RawParams>(name: &str) -> Result<RawKernel<P>> {
+        // SAFETY: see above.
+        unsafe { RawKernel::new(SEED, name) }
+    }
+
+    #[test]
+    fn reads_the_c_parameters() {
+        let p = c_parameters(SEED, "vec_add").unwrap();
+        let got: Vec<(&str, &str, Option<DtypeKind>, bool)> = p
+            .iter()
+            .map(|c| (c.name.as_str(), c.c_type.as_str(), c.dtype, c.pointee_const))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("a", "const float*", Some(DtypeKind::F32), true),
+                ("b", "const float*", Some(DtypeKind::F32), true),
+                ("c", "float*", Some(DtypeKind::F32), false),
+                ("n", "int", Some(DtypeKind::I32), false),
+            ]
+        );
+        let p = c_parameters(SEED, "in_block").unwrap();
+        assert_eq!(p[0].dtype, Some(DtypeKind::U64));
+        assert_eq!((p[1].name.as_str(), p[1].pointer), ("out", 1));
+        assert_eq!((p[2].name.as_str(), p[2].dtype), ("", Some(DtypeKind::U64)));
+        // `add` is found as a whole word past its attribute, not inside `vec_add`; an
+        // array parameter is a pointer; a default argument is not part of the type.
+        let p = c_parameters(SEED, "add").unwrap();
+        assert_eq!((p[0].c_type.as_str(), p[0].pointer), ("float*", 1));
+        assert_eq!(
+            (p[1].name.as_str(), p[1].c_type.as_str()),
+            ("k", "const int")
+        );
+        let e = c_parameters(SEED, "after_block").unwrap_err();
+        assert!(e.contains("extern \"C\""), "{e}");
+        let e = c_parameters(SEED, "mangled").unwrap_err();
+        assert!(e.contains("extern \"C\""), "{e}");
+        let e = c_parameters(SEED, "missing").unwrap_err();
+        assert!(
+            e.contains("no `__global__` function named `missing`"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_declaration_that_does_not_match_the_c_is_refused() {
+        let ok = make::<(Ptr<f32>, Ptr<f32>, PtrMut<f32>, i32)>("vec_add");
+        assert!(ok.is_ok());
+        let cases: [(Result<(), GpuError>, &str); 4] = [
+            (
+                make::<(Ptr<f32>, Ptr<f32>, PtrMut<f32>)>("vec_add").map(drop),
+                "has 4 parameter(s), the Rust signature declares 3",
+            ),
+            (
+                make::<(Ptr<f64>, Ptr<f32>, PtrMut<f32>, i32)>("vec_add").map(drop),
+                "parameter 1 `a` is `const float*`, but the Rust signature declares `Ptr<f64>`",
+            ),
+            (
+                make::<(Ptr<f32>, Ptr<f32>, Ptr<f32>, i32)>("vec_add").map(drop),
+                "parameter 3 `c` is `float*`, which lets the kernel write",
+            ),
+            (
+                make::<(Ptr<f32>, Ptr<f32>, PtrMut<f32>, u64)>("vec_add").map(drop),
+                "parameter 4 `n` is `int`, but the Rust signature declares `u64`",
+            ),
+        ];
+        for (r, want) in cases {
+            match r {
+                Err(GpuError::InvalidArgument(msg)) => assert!(msg.contains(want), "{msg}"),
+                other => panic!("expected an error containing {want:?}, got {other:?}"),
+            }
+        }
+        assert!(make::<(u64, PtrMut<f64>, usize)>("in_block").is_ok());
+    }
+
+    #[test]
+    fn a_raw_kernel_on_the_simulator_says_why_it_cannot_run() {
+        let k = make::<(Ptr<f32>, Ptr<f32>, PtrMut<f32>, i32)>("vec_add").unwrap();
+        let dev = Device::simulator();
+        let a = dev.to_device(&[1.0f32; 4]).unwrap();
+        let mut c = dev.zeros::<f32>(4).unwrap();
+        match crate::launch!(k[1, 4](&a, &a, &mut c, 4)) {
+            Err(GpuError::InvalidLaunch { reason, .. }) => {
+                assert!(reason.contains("runs only on a GPU"), "{reason}")
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+}

@@ -1,0 +1,218 @@
+//! What a kernel's array parameters accept at launch.
+//!
+//! A `&[T]` parameter takes any `&impl SliceArg<T>` and a `&mut [T]` parameter any
+//! `&mut impl SliceArgMut<T>`: a [`DeviceArray`] today, and views of a part of one. Both
+//! traits are sealed: what a kernel is handed must be memory the runtime allocated, with
+//! its true length, borrowed for the launch (shared for `&[T]`, exclusive for `&mut [T]`,
+//! so `__restrict__` in the generated C is sound).
+
+use std::marker::PhantomData;
+
+use crate::dtype::Dtype;
+use crate::host::array::Storage;
+use crate::{Device, DeviceArray, DeviceArray2, DeviceArray3};
+
+/// Implemented by the types the runtime accepts as kernel arrays, and no others.
+pub trait Sealed {}
+
+mod sealed {
+    pub use super::Sealed;
+}
+
+/// What a kernel's `&[T]` parameter accepts: `&DeviceArray<T>` (and views of one).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be passed as a kernel's `&[{T}]` parameter",
+    label = "expected a device array of `{T}`",
+    note = "kernels take device memory: copy host data with `dev.to_device(&v)?`, and pass \
+            `&array`"
+)]
+pub trait SliceArg<T: Dtype>: sealed::Sealed {
+    #[doc(hidden)]
+    fn __array(&self) -> ArrayParts<'_, T>;
+}
+
+/// What a kernel's `&mut [T]` parameter accepts: `&mut DeviceArray<T>` (and mutable views
+/// of one).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be passed as a kernel's `&mut [{T}]` parameter",
+    label = "expected a device array of `{T}`, borrowed mutably",
+    note = "kernels take device memory: copy host data with `dev.to_device(&v)?`, and pass \
+            `&mut array`"
+)]
+pub trait SliceArgMut<T: Dtype>: SliceArg<T> {
+    #[doc(hidden)]
+    fn __array_mut(&mut self) -> ArrayPartsMut<'_, T>;
+}
+
+/// An array argument taken apart for a launch: its device, its address and its extents,
+/// borrowed from the array. Not a public API.
+#[doc(hidden)]
+#[derive(Debug)]
+pub struct ArrayParts<'a, T> {
+    device: &'a Device,
+    cuda_ptr: u64,
+    sim_ptr: *const T,
+    extents: [usize; 3],
+    _borrow: PhantomData<&'a [T]>,
+}
+
+/// [`ArrayParts`] of an array borrowed mutably. Not a public API.
+#[doc(hidden)]
+#[derive(Debug)]
+pub struct ArrayPartsMut<'a, T> {
+    device: &'a Device,
+    cuda_ptr: u64,
+    sim_ptr: *mut T,
+    extents: [usize; 3],
+    _borrow: PhantomData<&'a mut [T]>,
+}
+
+macro_rules! parts_methods {
+    ($name:ident) => {
+        impl<'a, T> $name<'a, T> {
+            /// The device the array lives on.
+            #[inline]
+            pub fn device(&self) -> &'a Device {
+                self.device
+            }
+
+            /// The device address (0 on the simulator).
+            #[inline]
+            pub fn device_ptr(&self) -> u64 {
+                self.cuda_ptr
+            }
+
+            /// Extent `axis` (the length, for a 1-D array).
+            #[inline]
+            pub fn extent(&self, axis: usize) -> usize {
+                self.extents[axis]
+            }
+        }
+    };
+}
+
+parts_methods!(ArrayParts);
+parts_methods!(ArrayPartsMut);
+
+impl<'a, T> ArrayParts<'a, T> {
+    pub(crate) fn new(
+        device: &'a Device,
+        cuda_ptr: u64,
+        sim_ptr: *const T,
+        extents: [usize; 3],
+        _borrow: PhantomData<&'a [T]>,
+    ) -> Self {
+        ArrayParts {
+            device,
+            cuda_ptr,
+            sim_ptr,
+            extents,
+            _borrow,
+        }
+    }
+
+    pub(crate) fn sim_parts(&self) -> (*const T, [usize; 3]) {
+        (self.sim_ptr, self.extents)
+    }
+}
+
+impl<'a, T> ArrayPartsMut<'a, T> {
+    pub(crate) fn new(
+        device: &'a Device,
+        cuda_ptr: u64,
+        sim_ptr: *mut T,
+        extents: [usize; 3],
+        _borrow: PhantomData<&'a mut [T]>,
+    ) -> Self {
+        ArrayPartsMut {
+            device,
+            cuda_ptr,
+            sim_ptr,
+            extents,
+            _borrow,
+        }
+    }
+
+    pub(crate) fn sim_parts_mut(&self) -> (*mut T, [usize; 3]) {
+        (self.sim_ptr, self.extents)
+    }
+}
+
+impl<T: Dtype> DeviceArray<T> {
+    fn parts_with(&self, extents: [usize; 3]) -> ArrayParts<'_, T> {
+        let (cuda_ptr, sim_ptr) = match &self.storage {
+            Storage::Cuda(c) => (c.ptr, std::ptr::null()),
+            Storage::Sim(v) => (0, v.as_ptr()),
+        };
+        ArrayParts {
+            device: &self.device,
+            cuda_ptr,
+            sim_ptr,
+            extents,
+            _borrow: PhantomData,
+        }
+    }
+
+    fn parts_mut_with(&mut self, extents: [usize; 3]) -> ArrayPartsMut<'_, T> {
+        let (cuda_ptr, sim_ptr) = match &mut self.storage {
+            Storage::Cuda(c) => (c.ptr, std::ptr::null_mut()),
+            Storage::Sim(v) => (0, v.as_mut_ptr()),
+        };
+        ArrayPartsMut {
+            device: &self.device,
+            cuda_ptr,
+            sim_ptr,
+            extents,
+            _borrow: PhantomData,
+        }
+    }
+}
+
+impl<T: Dtype> sealed::Sealed for DeviceArray<T> {}
+
+impl<T: Dtype> SliceArg<T> for DeviceArray<T> {
+    #[inline]
+    fn __array(&self) -> ArrayParts<'_, T> {
+        self.parts_with([self.len(), 1, 1])
+    }
+}
+
+impl<T: Dtype> SliceArgMut<T> for DeviceArray<T> {
+    #[inline]
+    fn __array_mut(&mut self) -> ArrayPartsMut<'_, T> {
+        let len = self.len();
+        self.parts_mut_with([len, 1, 1])
+    }
+}
+
+/// The parts of a 2-D array argument.
+#[doc(hidden)]
+#[inline]
+pub fn array2<T: Dtype>(a: &DeviceArray2<T>) -> ArrayParts<'_, T> {
+    let (r, c) = a.shape();
+    a.flat().parts_with([r, c, 1])
+}
+
+/// The parts of a writable 2-D array argument.
+#[doc(hidden)]
+#[inline]
+pub fn array2_mut<T: Dtype>(a: &mut DeviceArray2<T>) -> ArrayPartsMut<'_, T> {
+    let (r, c) = a.shape();
+    a.flat_storage_mut().parts_mut_with([r, c, 1])
+}
+
+/// The parts of a 3-D array argument.
+#[doc(hidden)]
+#[inline]
+pub fn array3<T: Dtype>(a: &DeviceArray3<T>) -> ArrayParts<'_, T> {
+    let (x, y, z) = a.shape();
+    a.flat().parts_with([x, y, z])
+}
+
+/// The parts of a writable 3-D array argument.
+#[doc(hidden)]
+#[inline]
+pub fn array3_mut<T: Dtype>(a: &mut DeviceArray3<T>) -> ArrayPartsMut<'_, T> {
+    let (x, y, z) = a.shape();
+    a.flat_storage_mut().parts_mut_with([x, y, z])
+}

@@ -1,0 +1,382 @@
+//! Arrays in device memory.
+//!
+//! Contract: an array's extents always describe the allocation behind it. The allocation
+//! is fixed for the array's life (no safe call replaces it), and 2-D and 3-D arrays hand
+//! out their elements only as shared references or copies, so a kernel checked against
+//! `rows x cols` never meets a buffer of another size.
+
+use std::fmt;
+
+use crate::backend::cuda::buffer::CudaBuffer;
+use crate::backend::cuda::handles::is_out_of_memory;
+use crate::dtype::Dtype;
+use crate::error::{GpuError, Result};
+use crate::host::device::{Device, DeviceInner};
+
+pub(crate) enum Storage<T> {
+    /// Device memory, freed (in its context) when the array drops.
+    Cuda(CudaBuffer<T>),
+    /// The simulator's memory.
+    Sim(Vec<T>),
+}
+
+/// A one-dimensional array of `T` on a [`Device`]: the argument type of a kernel's `&[T]`
+/// and `&mut [T]` parameters.
+pub struct DeviceArray<T: Dtype> {
+    pub(crate) device: Device,
+    pub(crate) storage: Storage<T>,
+    pub(crate) len: usize,
+}
+
+impl<T: Dtype> fmt::Debug for DeviceArray<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "DeviceArray<{}>[{}] on {}",
+            T::KIND,
+            self.len,
+            self.device.describe()
+        )
+    }
+}
+
+impl<T: Dtype> DeviceArray<T> {
+    pub(crate) fn from_host(device: &Device, host: &[T]) -> Result<Self> {
+        let storage = match &*device.inner {
+            DeviceInner::Cuda(c) => {
+                let slice = c.stream.clone_htod(host).map_err(|e| {
+                    if is_out_of_memory(&e) {
+                        GpuError::OutOfMemory {
+                            device: device.name().to_owned(),
+                            bytes: std::mem::size_of_val(host) as u64,
+                        }
+                    } else {
+                        c.driver_error("host-to-device copy")(e)
+                    }
+                })?;
+                Storage::Cuda(CudaBuffer::new(slice))
+            }
+            DeviceInner::Sim => Storage::Sim(host.to_vec()),
+        };
+        Ok(DeviceArray {
+            device: device.clone(),
+            storage,
+            len: host.len(),
+        })
+    }
+
+    pub(crate) fn zeros(device: &Device, len: usize) -> Result<Self> {
+        let bytes = len.checked_mul(std::mem::size_of::<T>());
+        let out_of_memory = || GpuError::OutOfMemory {
+            device: device.name().to_owned(),
+            bytes: bytes.map_or(u64::MAX, |b| b as u64),
+        };
+        let storage = match &*device.inner {
+            DeviceInner::Cuda(c) => {
+                bytes.ok_or_else(out_of_memory)?;
+                let slice = c.stream.alloc_zeros::<T>(len).map_err(|e| {
+                    if is_out_of_memory(&e) {
+                        out_of_memory()
+                    } else {
+                        c.driver_error("device allocation")(e)
+                    }
+                })?;
+                Storage::Cuda(CudaBuffer::new(slice))
+            }
+            DeviceInner::Sim => {
+                // Reserve first: a request the host cannot meet is an error, not an abort.
+                let mut v = Vec::new();
+                v.try_reserve_exact(len).map_err(|_| out_of_memory())?;
+                v.resize(len, T::default());
+                Storage::Sim(v)
+            }
+        };
+        Ok(DeviceArray {
+            device: device.clone(),
+            storage,
+            len,
+        })
+    }
+
+    /// Number of elements.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the array has no elements.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The array's device address (`CUdeviceptr`) on a CUDA device; `None` on the
+    /// simulator. Reading it is safe; what is done with it (a launch through the driver,
+    /// another library) must keep to the array's length and outlive neither the array nor
+    /// its device.
+    pub fn device_ptr(&self) -> Option<u64> {
+        match &self.storage {
+            Storage::Cuda(b) => Some(b.ptr),
+            Storage::Sim(_) => None,
+        }
+    }
+
+    /// The device the array lives on.
+    pub fn device(&self) -> &Device {
+        &self.device
+    }
+
+    /// Copy the array into a new `Vec` (Numba's `copy_to_host()`). Waits for the work
+    /// queued before it, so a fault of an earlier launch (an index out of bounds in a
+    /// checked kernel, or a lost context) is reported here.
+    pub fn to_host(&self) -> Result<Vec<T>> {
+        let mut out = vec![T::default(); self.len];
+        self.copy_to_host(&mut out)?;
+        Ok(out)
+    }
+
+    /// Copy the array into `dst`, which must have the same length.
+    pub fn copy_to_host(&self, dst: &mut [T]) -> Result<()> {
+        self.check_len(dst.len(), "copy_to_host")?;
+        match (&self.storage, &*self.device.inner) {
+            (Storage::Cuda(b), DeviceInner::Cuda(c)) => {
+                c.stream
+                    .memcpy_dtoh(b.slice(), dst)
+                    .map_err(c.driver_error("device-to-host copy"))?;
+                c.stream
+                    .synchronize()
+                    .map_err(c.driver_error("device-to-host copy"))?;
+                c.check_faults()
+            }
+            (Storage::Sim(v), _) => {
+                dst.copy_from_slice(v);
+                Ok(())
+            }
+            _ => unreachable!("an array's storage always matches its device"),
+        }
+    }
+
+    /// Overwrite the array with `src`, which must have the same length.
+    pub fn copy_from_host(&mut self, src: &[T]) -> Result<()> {
+        self.check_len(src.len(), "copy_from_host")?;
+        match (&mut self.storage, &*self.device.inner) {
+            (Storage::Cuda(b), DeviceInner::Cuda(c)) => c
+                .stream
+                .memcpy_htod(src, b.slice_mut())
+                .map_err(c.driver_error("host-to-device copy")),
+            (Storage::Sim(v), _) => {
+                v.copy_from_slice(src);
+                Ok(())
+            }
+            _ => unreachable!("an array's storage always matches its device"),
+        }
+    }
+
+    /// Copy `dst.len()` elements from `start` into `dst` (within the array: the caller
+    /// checks), after the work queued before.
+    pub(crate) fn copy_range_to_host(&self, start: usize, dst: &mut [T]) -> Result<()> {
+        let end = start + dst.len();
+        match (&self.storage, &*self.device.inner) {
+            (Storage::Cuda(b), DeviceInner::Cuda(c)) => {
+                c.stream
+                    .memcpy_dtoh(&b.slice().slice(start..end), dst)
+                    .map_err(c.driver_error("device-to-host copy"))?;
+                c.stream
+                    .synchronize()
+                    .map_err(c.driver_error("device-to-host copy"))?;
+                c.check_faults()
+            }
+            (Storage::Sim(v), _) => {
+                dst.copy_from_slice(&v[start..end]);
+                Ok(())
+            }
+            _ => unreachable!("an array's storage always matches its device"),
+        }
+    }
+
+    /// Overwrite `src.len()` elements from `start` with `src` (within the array).
+    pub(crate) fn copy_range_from_host(&mut self, start: usize, src: &[T]) -> Result<()> {
+        let end = start + src.len();
+        match (&mut self.storage, &*self.device.inner) {
+            (Storage::Cuda(b), DeviceInner::Cuda(c)) => c
+                .stream
+                .memcpy_htod(src, &mut b.slice_mut().slice_mut(start..end))
+                .map_err(c.driver_error("host-to-device copy")),
+            (Storage::Sim(v), _) => {
+                v[start..end].copy_from_slice(src);
+                Ok(())
+            }
+            _ => unreachable!("an array's storage always matches its device"),
+        }
+    }
+
+    fn check_len(&self, other: usize, what: &str) -> Result<()> {
+        if other == self.len {
+            Ok(())
+        } else {
+            Err(GpuError::InvalidArgument(format!(
+                "{what}: the host slice has {other} elements but the device array has {}",
+                self.len
+            )))
+        }
+    }
+}
+
+/// A row-major two-dimensional array on a [`Device`]: the argument type of a kernel's
+/// `&Array2<T>` and `&mut Array2<T>` parameters, indexed `a[(row, col)]` in the kernel.
+#[derive(Debug)]
+pub struct DeviceArray2<T: Dtype> {
+    data: DeviceArray<T>,
+    rows: usize,
+    cols: usize,
+}
+
+/// What a kernel's two-dimensional parameter is written as: `u: &Array2<f32>`.
+pub type Array2<T> = DeviceArray2<T>;
+
+impl<T: Dtype> DeviceArray2<T> {
+    pub(crate) fn from_host(device: &Device, host: &[T], rows: usize, cols: usize) -> Result<Self> {
+        check_shape(host.len(), rows, cols)?;
+        Ok(DeviceArray2 {
+            data: DeviceArray::from_host(device, host)?,
+            rows,
+            cols,
+        })
+    }
+
+    pub(crate) fn zeros(device: &Device, rows: usize, cols: usize) -> Result<Self> {
+        let len = rows.checked_mul(cols).ok_or_else(|| {
+            GpuError::InvalidArgument(format!("{rows} x {cols} elements overflow"))
+        })?;
+        Ok(DeviceArray2 {
+            data: DeviceArray::zeros(device, len)?,
+            rows,
+            cols,
+        })
+    }
+
+    /// Number of rows.
+    pub fn rows(&self) -> usize {
+        self.rows
+    }
+
+    /// Number of columns.
+    pub fn cols(&self) -> usize {
+        self.cols
+    }
+
+    /// `(rows, cols)`, as Numba's `shape`.
+    pub fn shape(&self) -> (usize, usize) {
+        (self.rows, self.cols)
+    }
+
+    /// The device the array lives on.
+    pub fn device(&self) -> &Device {
+        self.data.device()
+    }
+
+    /// The elements as one row-major 1-D array.
+    pub fn flat(&self) -> &DeviceArray<T> {
+        &self.data
+    }
+
+    /// The elements as one 1-D array, for the launcher: crate-private, since a
+    /// `&mut DeviceArray` could be replaced by one of another length.
+    pub(crate) fn flat_storage_mut(&mut self) -> &mut DeviceArray<T> {
+        &mut self.data
+    }
+
+    /// Copy the array to the host, row-major.
+    pub fn to_host(&self) -> Result<Vec<T>> {
+        self.data.to_host()
+    }
+
+    /// Overwrite the array with `src`, row-major, of the same length.
+    pub fn copy_from_host(&mut self, src: &[T]) -> Result<()> {
+        self.data.copy_from_host(src)
+    }
+}
+
+fn check_shape(len: usize, rows: usize, cols: usize) -> Result<()> {
+    if rows.checked_mul(cols) == Some(len) {
+        Ok(())
+    } else {
+        Err(GpuError::InvalidArgument(format!(
+            "a {rows} x {cols} array needs {} elements, but the host slice has {len}",
+            rows.saturating_mul(cols)
+        )))
+    }
+}
+
+/// A row-major three-dimensional array on a [`Device`]: the argument type of a kernel's
+/// `&Array3<T>` and `&mut Array3<T>` parameters, indexed `a[(i, j, k)]` in the kernel.
+#[derive(Debug)]
+pub struct DeviceArray3<T: Dtype> {
+    data: DeviceArray<T>,
+    shape: [usize; 3],
+}
+
+/// What a kernel's three-dimensional parameter is written as: `v: &Array3<f32>`.
+pub type Array3<T> = DeviceArray3<T>;
+
+impl<T: Dtype> DeviceArray3<T> {
+    pub(crate) fn from_host(device: &Device, host: &[T], shape: [usize; 3]) -> Result<Self> {
+        let len = volume(shape)?;
+        if len != host.len() {
+            return Err(GpuError::InvalidArgument(format!(
+                "a {} x {} x {} array needs {len} elements, but the host slice has {}",
+                shape[0],
+                shape[1],
+                shape[2],
+                host.len()
+            )));
+        }
+        Ok(DeviceArray3 {
+            data: DeviceArray::from_host(device, host)?,
+            shape,
+        })
+    }
+
+    pub(crate) fn zeros(device: &Device, shape: [usize; 3]) -> Result<Self> {
+        Ok(DeviceArray3 {
+            data: DeviceArray::zeros(device, volume(shape)?)?,
+            shape,
+        })
+    }
+
+    /// The extents, outermost first.
+    pub fn shape(&self) -> (usize, usize, usize) {
+        (self.shape[0], self.shape[1], self.shape[2])
+    }
+
+    /// The device the array lives on.
+    pub fn device(&self) -> &Device {
+        self.data.device()
+    }
+
+    /// The elements as one row-major 1-D array.
+    pub fn flat(&self) -> &DeviceArray<T> {
+        &self.data
+    }
+
+    /// The elements as one 1-D array, for the launcher (see
+    /// [`DeviceArray2::flat_storage_mut`]).
+    pub(crate) fn flat_storage_mut(&mut self) -> &mut DeviceArray<T> {
+        &mut self.data
+    }
+
+    /// Copy the array to the host, row-major.
+    pub fn to_host(&self) -> Result<Vec<T>> {
+        self.data.to_host()
+    }
+
+    /// Overwrite the array with `src`, row-major, of the same length.
+    pub fn copy_from_host(&mut self, src: &[T]) -> Result<()> {
+        self.data.copy_from_host(src)
+    }
+}
+
+fn volume(shape: [usize; 3]) -> Result<usize> {
+    shape
+        .iter()
+        .try_fold(1usize, |acc, &d| acc.checked_mul(d))
+        .ok_or_else(|| GpuError::InvalidArgument(format!("a {shape:?} array overflows")))
+}

@@ -1,0 +1,251 @@
+//! Devices: a CUDA GPU, or the CPU simulator behind the same API.
+//!
+//! `Device::default()` takes CUDA device 0 when a driver and a device are present and the
+//! simulator otherwise, and says which (and why) through `log`, once per process; a
+//! program shows it with [`Device::describe`]. `GPU_RUNTIME_BACKEND=cuda|sim` forces the
+//! choice; forcing `cuda` where there is no GPU is an error, never a silent fallback.
+
+use std::fmt;
+use std::sync::{Arc, Mutex, OnceLock, Weak};
+
+use crate::backend::cuda::CudaDevice;
+use crate::dtype::Dtype;
+use crate::error::{GpuError, Result};
+use crate::host::array::{DeviceArray, DeviceArray2, DeviceArray3};
+
+/// Environment variable that forces a backend: `cuda` or `sim`.
+pub const BACKEND_ENV: &str = "GPU_RUNTIME_BACKEND";
+
+/// Which kind of device runs the kernels.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    /// An NVIDIA GPU through the CUDA driver.
+    Cuda,
+    /// The CPU simulator.
+    Simulator,
+}
+
+impl fmt::Display for Backend {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Backend::Cuda => "cuda",
+            Backend::Simulator => "simulator",
+        })
+    }
+}
+
+// Both live behind the `Arc` of `Device`; the size difference costs nothing.
+#[allow(clippy::large_enum_variant)]
+pub(crate) enum DeviceInner {
+    Cuda(CudaDevice),
+    Sim,
+}
+
+/// A device that arrays live on and kernels run on. Cheap to clone: clones share the
+/// context, the default stream and the compiled kernels.
+#[derive(Clone)]
+pub struct Device {
+    pub(crate) inner: Arc<DeviceInner>,
+}
+
+impl fmt::Debug for Device {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Device({})", self.describe())
+    }
+}
+
+impl PartialEq for Device {
+    fn eq(&self, other: &Device) -> bool {
+        Arc::ptr_eq(&self.inner, &other.inner)
+    }
+}
+
+impl Eq for Device {}
+
+/// Live CUDA devices by ordinal, so every `Device::cuda(n)` shares one context and one
+/// table of compiled kernels.
+static CUDA_DEVICES: Mutex<Vec<Weak<DeviceInner>>> = Mutex::new(Vec::new());
+
+impl Device {
+    /// The GPU where there is one, otherwise the simulator; logs which (and why), once per
+    /// process. Honours `GPU_RUNTIME_BACKEND=cuda|sim`.
+    #[allow(clippy::should_implement_trait)]
+    pub fn default() -> Result<Device> {
+        let forced = std::env::var(BACKEND_ENV).ok();
+        let (device, why) = match forced.as_deref().map(str::trim) {
+            Some("cuda") => (Device::cuda(0)?, None),
+            Some("sim") | Some("simulator") => (
+                Device::simulator(),
+                Some(format!("{BACKEND_ENV}=sim is set")),
+            ),
+            None | Some("") | Some("auto") => match Device::cuda(0) {
+                Ok(d) => (d, None),
+                // A GPU that faulted is still the GPU: falling back would hide the fault.
+                Err(e @ GpuError::DeviceLost { .. }) => return Err(e),
+                Err(e) => (Device::simulator(), Some(fallback_reason(&e))),
+            },
+            Some(other) => {
+                return Err(GpuError::InvalidArgument(format!(
+                    "{BACKEND_ENV}={other:?} is not a backend; use `cuda`, `sim` or `auto`"
+                )))
+            }
+        };
+        static ANNOUNCED: OnceLock<()> = OnceLock::new();
+        ANNOUNCED.get_or_init(|| match &why {
+            None => log::info!("running on {}", device.describe()),
+            Some(why) => log::info!("running on the CPU simulator ({why})"),
+        });
+        Ok(device)
+    }
+
+    /// CUDA device `ordinal`. Errors (never panics) when there is no driver, no device, or
+    /// no device of that ordinal.
+    ///
+    /// Every call shares one context while any clone of the device is alive. After a
+    /// [`GpuError::DeviceFault`] that context is lost: this returns
+    /// [`GpuError::DeviceLost`] while any clone of the faulted device or array on it is
+    /// alive. Once all are dropped it tries a fresh context, which current drivers refuse
+    /// for the rest of the process (then `DeviceLost` again: restart the process).
+    pub fn cuda(ordinal: usize) -> Result<Device> {
+        let mut live = CUDA_DEVICES.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(inner) = live.get(ordinal).and_then(Weak::upgrade) {
+            if let DeviceInner::Cuda(c) = &*inner {
+                if c.has_faulted() {
+                    return Err(c.lost());
+                }
+            }
+            return Ok(Device { inner });
+        }
+        let inner = Arc::new(DeviceInner::Cuda(CudaDevice::open(ordinal)?));
+        if live.len() <= ordinal {
+            live.resize(ordinal + 1, Weak::new());
+        }
+        live[ordinal] = Arc::downgrade(&inner);
+        Ok(Device { inner })
+    }
+
+    /// The CPU simulator (one per process).
+    pub fn simulator() -> Device {
+        static SIM: OnceLock<Device> = OnceLock::new();
+        SIM.get_or_init(|| Device {
+            inner: Arc::new(DeviceInner::Sim),
+        })
+        .clone()
+    }
+
+    /// Which backend this device is.
+    pub fn backend(&self) -> Backend {
+        match &*self.inner {
+            DeviceInner::Cuda(_) => Backend::Cuda,
+            DeviceInner::Sim => Backend::Simulator,
+        }
+    }
+
+    /// The device's name: the GPU's marketing name, or `CPU simulator`.
+    pub fn name(&self) -> &str {
+        match &*self.inner {
+            DeviceInner::Cuda(c) => &c.limits.device_name,
+            DeviceInner::Sim => "CPU simulator",
+        }
+    }
+
+    /// The compute capability, such as `(9, 0)`; `None` on the simulator.
+    pub fn compute_capability(&self) -> Option<(u32, u32)> {
+        match &*self.inner {
+            DeviceInner::Cuda(c) => Some(c.compute_capability),
+            DeviceInner::Sim => None,
+        }
+    }
+
+    /// A one-line description, as printed by [`Device::default`].
+    pub fn describe(&self) -> String {
+        match &*self.inner {
+            DeviceInner::Cuda(c) => format!(
+                "CUDA device {} ({}, sm_{}{})",
+                c.ordinal, c.limits.device_name, c.compute_capability.0, c.compute_capability.1
+            ),
+            DeviceInner::Sim => "the CPU simulator".to_owned(),
+        }
+    }
+
+    /// Block until all work queued on this device has finished, and report a fault that
+    /// an earlier launch left behind: the first index out of bounds (or integer fault) a
+    /// checked kernel recorded since the last report, or a lost context.
+    pub fn synchronize(&self) -> Result<()> {
+        match &*self.inner {
+            DeviceInner::Cuda(c) => {
+                c.ctx
+                    .synchronize()
+                    .map_err(c.driver_error("device synchronize"))?;
+                c.check_faults()
+            }
+            DeviceInner::Sim => Ok(()),
+        }
+    }
+
+    /// The driver's handle of `def` compiled for `dtypes` on this CUDA device, compiled
+    /// and loaded if no launch has done so yet: for code that launches it through the
+    /// driver itself (`cuLaunchKernel`), or hands it to another library. The handle stays
+    /// valid while this device (any clone of it) is alive. Errors on the simulator.
+    pub fn cu_function(
+        &self,
+        def: &'static crate::KernelDef,
+        dtypes: &[crate::DtypeKind],
+    ) -> Result<cudarc::driver::sys::CUfunction> {
+        match &*self.inner {
+            DeviceInner::Cuda(c) => c.cu_function(def, dtypes),
+            DeviceInner::Sim => Err(GpuError::InvalidArgument(format!(
+                "kernel `{}`: the simulator has no driver functions",
+                def.name()
+            ))),
+        }
+    }
+
+    /// Copy `host` to a new array on this device (Numba's `cuda.to_device`).
+    pub fn to_device<T: Dtype>(&self, host: &[T]) -> Result<DeviceArray<T>> {
+        DeviceArray::from_host(self, host)
+    }
+
+    /// Copy a row-major `rows x cols` host array to the device.
+    pub fn to_device_2d<T: Dtype>(
+        &self,
+        host: &[T],
+        rows: usize,
+        cols: usize,
+    ) -> Result<DeviceArray2<T>> {
+        DeviceArray2::from_host(self, host, rows, cols)
+    }
+
+    /// A new `rows x cols` array of zeros on this device.
+    pub fn zeros_2d<T: Dtype>(&self, rows: usize, cols: usize) -> Result<DeviceArray2<T>> {
+        DeviceArray2::zeros(self, rows, cols)
+    }
+
+    /// Copy a row-major host array of `shape` to the device.
+    pub fn to_device_3d<T: Dtype>(
+        &self,
+        host: &[T],
+        shape: (usize, usize, usize),
+    ) -> Result<DeviceArray3<T>> {
+        DeviceArray3::from_host(self, host, [shape.0, shape.1, shape.2])
+    }
+
+    /// A new array of zeros of `shape` on this device.
+    pub fn zeros_3d<T: Dtype>(&self, shape: (usize, usize, usize)) -> Result<DeviceArray3<T>> {
+        DeviceArray3::zeros(self, [shape.0, shape.1, shape.2])
+    }
+
+    /// A new array of `len` zeros on this device (Numba's `cuda.device_array`, zeroed).
+    pub fn zeros<T: Dtype>(&self, len: usize) -> Result<DeviceArray<T>> {
+        DeviceArray::zeros(self, len)
+    }
+}
+
+/// Why `Device::default()` fell back to the simulator, in a few words.
+fn fallback_reason(e: &GpuError) -> String {
+    match e {
+        GpuError::DriverNotFound { .. } => "no CUDA driver found".to_owned(),
+        GpuError::NoDevice { detail } => format!("no CUDA device: {detail}"),
+        other => other.to_string(),
+    }
+}

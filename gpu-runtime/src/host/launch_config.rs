@@ -1,0 +1,268 @@
+//! Launch configurations and their validation.
+//!
+//! A configuration is built from whatever the caller has at hand (`u32`, `usize`, an
+//! unsuffixed literal, a 2- or 3-tuple of those) and checked against the device's limits
+//! before the driver sees it, so a mistake comes back as [`GpuError::InvalidLaunch`]
+//! naming the kernel and the limit, never as an opaque driver code.
+
+use crate::error::{GpuError, Result};
+use crate::host::stream::Stream;
+use crate::lang::geometry::Dim3;
+
+/// One extent of a grid or block, converted without loss; negative values are kept as
+/// `None` so validation can name them.
+pub trait Extent: Copy {
+    /// The value as `u64`, or `None` if it is negative.
+    fn to_extent(self) -> Option<u64>;
+}
+
+macro_rules! impl_extent {
+    (unsigned: $($u:ty),*; signed: $($s:ty),*) => {
+        $(impl Extent for $u {
+            #[inline]
+            fn to_extent(self) -> Option<u64> { Some(self as u64) }
+        })*
+        $(impl Extent for $s {
+            #[inline]
+            fn to_extent(self) -> Option<u64> { u64::try_from(self).ok() }
+        })*
+    };
+}
+
+impl_extent!(unsigned: u8, u16, u32, u64, usize; signed: i8, i16, i32, i64, isize);
+
+/// Something that gives the x, y and z extents of a grid or block: an integer (`n`
+/// means `(n, 1, 1)`), a 2-tuple or a 3-tuple, or a [`Dim3`].
+pub trait IntoExtents {
+    /// The three extents; `None` marks a negative one.
+    fn into_extents(self) -> Extents;
+}
+
+/// Three unvalidated extents.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Extents(pub [Option<u64>; 3]);
+
+impl<E: Extent> IntoExtents for E {
+    #[inline]
+    fn into_extents(self) -> Extents {
+        Extents([self.to_extent(), Some(1), Some(1)])
+    }
+}
+
+impl<A: Extent, B: Extent> IntoExtents for (A, B) {
+    #[inline]
+    fn into_extents(self) -> Extents {
+        Extents([self.0.to_extent(), self.1.to_extent(), Some(1)])
+    }
+}
+
+impl<A: Extent, B: Extent, C: Extent> IntoExtents for (A, B, C) {
+    #[inline]
+    fn into_extents(self) -> Extents {
+        Extents([self.0.to_extent(), self.1.to_extent(), self.2.to_extent()])
+    }
+}
+
+impl IntoExtents for Dim3 {
+    #[inline]
+    fn into_extents(self) -> Extents {
+        Extents([
+            Some(self.x as u64),
+            Some(self.y as u64),
+            Some(self.z as u64),
+        ])
+    }
+}
+
+/// How a kernel is launched: grid and block extents, dynamic shared memory, and the stream
+/// (the device's default stream when none is given).
+#[derive(Clone, Copy, Debug)]
+pub struct LaunchConfig<'s> {
+    /// The grid and block, given or chosen at launch.
+    pub shape: Shape,
+    /// Bytes of dynamic shared memory per block (`None` if a negative count was given).
+    pub shared_mem_bytes: Option<u64>,
+    /// The stream to launch on; `None` for the device's default stream.
+    pub stream: Option<&'s Stream>,
+}
+
+/// How the grid and block of a launch are decided.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shape {
+    /// As given: `grid` blocks of `block` threads.
+    Explicit {
+        /// Blocks in the grid.
+        grid: Extents,
+        /// Threads in a block.
+        block: Extents,
+    },
+    /// At least this many threads along x (`None` if a negative count was given), in
+    /// blocks of the size the runtime picks for the compiled kernel (Numba's `forall`).
+    ForAll(Option<u64>),
+}
+
+impl<'s> LaunchConfig<'s> {
+    /// A configuration with `grid` blocks of `block` threads, on the default stream.
+    #[inline]
+    pub fn new(grid: impl IntoExtents, block: impl IntoExtents) -> LaunchConfig<'static> {
+        LaunchConfig {
+            shape: Shape::Explicit {
+                grid: grid.into_extents(),
+                block: block.into_extents(),
+            },
+            shared_mem_bytes: Some(0),
+            stream: None,
+        }
+    }
+
+    /// A configuration with one thread per element for `n` elements, the block size chosen
+    /// per compiled kernel from the occupancy API (see [`Shape::ForAll`]); `n = 0` launches
+    /// nothing. As Numba's `kernel.forall(n)`.
+    #[inline]
+    pub fn forall(n: impl Extent) -> LaunchConfig<'static> {
+        LaunchConfig {
+            shape: Shape::ForAll(n.to_extent()),
+            shared_mem_bytes: Some(0),
+            stream: None,
+        }
+    }
+
+    /// The same configuration on `stream`.
+    #[inline]
+    pub fn on_stream<'t>(self, stream: &'t Stream) -> LaunchConfig<'t> {
+        LaunchConfig {
+            shape: self.shape,
+            shared_mem_bytes: self.shared_mem_bytes,
+            stream: Some(stream),
+        }
+    }
+
+    /// The same configuration with `bytes` of dynamic shared memory per block.
+    #[inline]
+    pub fn with_shared_mem(mut self, bytes: impl Extent) -> Self {
+        self.shared_mem_bytes = bytes.to_extent();
+        self
+    }
+
+    /// Check against `limits`; returns the grid and block as [`Dim3`], or `None` for a
+    /// `forall(0)`, which launches nothing. `auto_block` is the block size a `forall`
+    /// uses for this kernel.
+    #[inline]
+    pub(crate) fn validate(
+        &self,
+        kernel: &'static str,
+        limits: &DeviceLimits,
+        max_threads: u32,
+        auto_block: u32,
+        max_dynamic_shared: u32,
+    ) -> Result<Option<ValidLaunch>> {
+        let fail = |reason: String| GpuError::InvalidLaunch { kernel, reason };
+        let (grid, block) = match self.shape {
+            Shape::Explicit { grid, block } => (grid, block),
+            Shape::ForAll(None) => return Err(fail("forall(n) with a negative n".to_owned())),
+            Shape::ForAll(Some(0)) => return Ok(None),
+            Shape::ForAll(Some(n)) => {
+                let block = auto_block as u64;
+                (
+                    Extents([Some(n.div_ceil(block)), Some(1), Some(1)]),
+                    Extents([Some(block), Some(1), Some(1)]),
+                )
+            }
+        };
+        let grid = dims("grid", grid, limits.max_grid).map_err(fail)?;
+        let block = dims("block", block, limits.max_block).map_err(fail)?;
+        if block.volume() > max_threads as u64 {
+            return Err(fail(format!(
+                "a block of {} threads ({} x {} x {}) exceeds the limit of {} threads per block \
+                 for this kernel on {}",
+                block.volume(),
+                block.x,
+                block.y,
+                block.z,
+                max_threads,
+                limits.device_name
+            )));
+        }
+        let shared_mem_bytes = match self.shared_mem_bytes {
+            None => {
+                return Err(fail(
+                    "the dynamic shared memory size is negative".to_owned(),
+                ))
+            }
+            Some(b) if b > max_dynamic_shared as u64 => {
+                return Err(fail(format!(
+                    "{b} bytes of dynamic shared memory exceed the {max_dynamic_shared} bytes per \
+                     block this kernel can have on {}",
+                    limits.device_name
+                )))
+            }
+            Some(b) => b as u32,
+        };
+        Ok(Some(ValidLaunch {
+            grid,
+            block,
+            shared_mem_bytes,
+        }))
+    }
+}
+
+/// A configuration that passed validation.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ValidLaunch {
+    pub grid: Dim3,
+    pub block: Dim3,
+    pub shared_mem_bytes: u32,
+}
+
+fn dims(what: &str, e: Extents, max: [u32; 3]) -> std::result::Result<Dim3, String> {
+    let mut out = [0u32; 3];
+    for (axis, ((value, limit), slot)) in e.0.iter().zip(max).zip(&mut out).enumerate() {
+        let name = ["x", "y", "z"][axis];
+        match value {
+            None => return Err(format!("{what}.{name} is negative")),
+            Some(0) => {
+                return Err(format!(
+                    "{what}.{name} is 0; every extent must be at least 1"
+                ))
+            }
+            Some(v) if *v > limit as u64 => {
+                return Err(format!(
+                    "{what}.{name} = {v} exceeds the device limit of {limit}"
+                ))
+            }
+            Some(v) => *slot = *v as u32,
+        }
+    }
+    Ok(Dim3::new(out[0], out[1], out[2]))
+}
+
+/// The limits a launch is checked against, read once per device.
+#[derive(Clone, Debug)]
+pub(crate) struct DeviceLimits {
+    pub device_name: String,
+    pub max_grid: [u32; 3],
+    pub max_block: [u32; 3],
+    pub max_threads_per_block: u32,
+    /// Shared memory a block may have when the kernel opts in (227 KB on an H200); the
+    /// runtime opts in for a launch that asks for more than the default 48 KB.
+    pub max_shared_mem_optin: u32,
+    /// Streaming multiprocessors (0 on the simulator).
+    pub multiprocessors: u32,
+}
+
+impl DeviceLimits {
+    /// The limits of every CUDA device of compute capability 7.0 and later, which the
+    /// simulator adopts so a launch valid there is valid on a GPU.
+    pub(crate) fn simulator() -> DeviceLimits {
+        DeviceLimits {
+            device_name: "the CPU simulator".to_owned(),
+            max_grid: [i32::MAX as u32, 65535, 65535],
+            max_block: [1024, 1024, 64],
+            max_threads_per_block: 1024,
+            // The opt-in limit differs between GPUs (64 KB on sm_75, 227 KB on sm_90): the
+            // simulator keeps to the 48 KB every one of them allows.
+            max_shared_mem_optin: 48 * 1024,
+            multiprocessors: 0,
+        }
+    }
+}

@@ -1,0 +1,17 @@
+//! The host API: devices, arrays and what kernels accept of them, launch configurations,
+//! streams, events, pinned buffers, interop with cudarc, timing and profiling, and the
+//! environment variables the runtime reads. Each file is policy over the two backends
+//! (`crate::backend`), which hold every driver call.
+
+pub(crate) mod args;
+pub(crate) mod array;
+pub(crate) mod device;
+pub(crate) mod env;
+pub(crate) mod event;
+pub(crate) mod interop;
+pub(crate) mod launch_config;
+pub(crate) mod pinned;
+pub mod profiling;
+pub(crate) mod stream;
+pub(crate) mod timing;
+pub(crate) mod view;

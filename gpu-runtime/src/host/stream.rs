@@ -1,0 +1,56 @@
+//! Streams: ordered queues of work on one device.
+
+use std::sync::Arc;
+
+use crate::backend::cuda::handles::OwnedStream;
+use crate::error::Result;
+use crate::host::device::{Device, DeviceInner};
+
+/// A queue of launches and copies that run in order on one device.
+///
+/// Every device has a default stream, used when a launch names none; [`Device::new_stream`]
+/// makes more. Streams made here synchronise with the default stream (CUDA's blocking
+/// streams): a launch on one waits for the uploads queued before it, and copies back and
+/// frees of arrays wait for it, so no ordering is left to the caller. On the simulator a
+/// stream runs its work at once, in order.
+#[derive(Clone, Debug)]
+pub struct Stream {
+    pub(crate) device: Device,
+    pub(crate) cuda: Option<Arc<OwnedStream>>,
+}
+
+impl Stream {
+    /// The device this stream belongs to.
+    pub fn device(&self) -> &Device {
+        &self.device
+    }
+
+    /// Block until everything queued on this stream has finished, and report a fault a
+    /// checked kernel recorded (see [`Device::synchronize`]).
+    pub fn synchronize(&self) -> Result<()> {
+        match (&self.cuda, &*self.device.inner) {
+            (Some(s), DeviceInner::Cuda(c)) => {
+                s.synchronize()
+                    .map_err(c.driver_error("stream synchronize"))?;
+                c.check_faults()
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+impl Device {
+    /// A new stream on this device.
+    pub fn new_stream(&self) -> Result<Stream> {
+        let cuda = match &*self.inner {
+            DeviceInner::Cuda(c) => Some(Arc::new(
+                OwnedStream::create(&c.ctx).map_err(c.driver_error("stream creation"))?,
+            )),
+            DeviceInner::Sim => None,
+        };
+        Ok(Stream {
+            device: self.clone(),
+            cuda,
+        })
+    }
+}

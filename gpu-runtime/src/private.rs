@@ -1,0 +1,150 @@
+//! Support for the code the attributes generate (`gpu_runtime::__private`). Not a public
+//! API: nothing here is stable, and each item is shaped for the generated code.
+//!
+//! Contract: nothing reachable here lets safe code break the crate's guarantees. The
+//! constructors of kernel and device-function definitions and the raw launch are
+//! `unsafe fn`s (the generated code calls them with the promises its `SAFETY` comments
+//! state); views of arrays are made only from arrays borrowed for their lifetime and
+//! access elements by value, atomically.
+
+use std::ffi::c_void;
+
+pub use crate::backend::sim::{
+    local_get, local_mut, local_ref, sim_tick, DeviceFnArray, DeviceFnArrayMut, SimArray2,
+    SimArray2Mut, SimArray3, SimArray3Mut, SimSlice, SimSliceMut,
+};
+pub use crate::compile::kernel_def::{DeviceFnDef, KernelParts};
+pub use crate::dtype::Dtype;
+pub use crate::host::args::{array2, array2_mut, array3, array3_mut, ArrayParts, ArrayPartsMut};
+pub use gpu_contract::{Bound, DtypeKind, GenericParam, KernelOptions, ParamDef, ParamKind};
+pub use std::sync::atomic::AtomicU32;
+
+use crate::compile::kernel_def::KernelDef;
+use crate::host::device::DeviceInner;
+use crate::{Device, GpuError, LaunchConfig, Result};
+
+/// Whether NVRTC accepts `source` (a complete translation unit) for `arch`'s virtual
+/// architecture: the translator's tests check that what it accepts compiles.
+pub fn nvrtc_accepts(source: &str, arch: &str) -> std::result::Result<(), String> {
+    use crate::compile::nvrtc::{compile_program, CompileFailure, Output};
+    let virtual_arch = arch.replacen("sm_", "compute_", 1);
+    compile_program(source, "check.cu", &virtual_arch, &[], Output::Ptx)
+        .map(drop)
+        .map_err(|e| match e {
+            CompileFailure::Environment(e) => format!("no NVRTC: {e}"),
+            CompileFailure::Rejected { log } => log,
+        })
+}
+
+/// The device a launch runs on: the stream's if one is given, else the first array's;
+/// every array must live there.
+#[inline]
+pub fn launch_device<'a>(
+    def: &'static KernelDef,
+    cfg: &LaunchConfig<'a>,
+    arrays: &[(&'a Device, &'static str)],
+) -> Result<&'a Device> {
+    launch_device_of(def, cfg, arrays.iter().copied())
+}
+
+/// [`launch_device`] over any list of arrays with their parameters' names.
+#[inline]
+pub(crate) fn launch_device_of<'a>(
+    def: &'static KernelDef,
+    cfg: &LaunchConfig<'a>,
+    arrays: impl Iterator<Item = (&'a Device, &'static str)> + Clone,
+) -> Result<&'a Device> {
+    let device = match (cfg.stream, arrays.clone().next()) {
+        (Some(stream), _) => &stream.device,
+        (None, Some((device, _))) => device,
+        (None, None) => {
+            return Err(GpuError::InvalidLaunch {
+                kernel: def.name(),
+                reason: "the kernel takes no array, so the launch must name a stream to \
+                         choose the device: kernel[grid, block, &stream](...)"
+                    .to_owned(),
+            })
+        }
+    };
+    for (other, param) in arrays {
+        if other != device {
+            return Err(GpuError::DeviceMismatch {
+                kernel: def.name(),
+                param,
+                expected: device.describe(),
+                found: other.describe(),
+            });
+        }
+    }
+    Ok(device)
+}
+
+/// Whether `device` is a GPU (else the simulator).
+#[inline]
+pub fn is_cuda(device: &Device) -> bool {
+    matches!(&*device.inner, DeviceInner::Cuda(_))
+}
+
+/// Launch on a GPU; `args` holds a pointer to each C parameter's value.
+///
+/// # Safety
+///
+/// `args` must hold one valid pointer per C parameter of `def`'s source, in order, each
+/// to a value of that parameter's type (an array's device address and extents, as its
+/// [`ArrayParts`] give them, or a scalar), and the arrays must stay borrowed for the
+/// call. The attribute's launcher builds `args` so, from the kernel's own signature.
+#[inline]
+pub unsafe fn launch_cuda(
+    device: &Device,
+    def: &'static KernelDef,
+    dtypes: &[DtypeKind],
+    cfg: &LaunchConfig<'_>,
+    args: &mut [*mut c_void],
+) -> Result<()> {
+    match &*device.inner {
+        // SAFETY: the caller's contract.
+        DeviceInner::Cuda(cuda) => unsafe { cuda.launch(def, dtypes, cfg, args) },
+        DeviceInner::Sim => Err(GpuError::InvalidArgument(format!(
+            "kernel `{}`: a CUDA launch on the simulator",
+            def.name()
+        ))),
+    }
+}
+
+/// Compile and load `def`'s precompile signatures on `device`.
+pub fn precompile(def: &'static KernelDef, device: &Device) -> Result<()> {
+    match &*device.inner {
+        DeviceInner::Cuda(cuda) => {
+            for sig in def.precompile_signatures() {
+                cuda.attributes(def, &sig)?;
+            }
+            Ok(())
+        }
+        // The simulator runs the Rust body: nothing to compile.
+        DeviceInner::Sim => Ok(()),
+    }
+}
+
+/// The compiled function's attributes for `dtypes` on `device`.
+pub fn function_attributes(
+    def: &'static KernelDef,
+    device: &Device,
+    dtypes: &[DtypeKind],
+) -> Result<crate::FunctionAttributes> {
+    match &*device.inner {
+        DeviceInner::Cuda(cuda) => cuda.attributes(def, dtypes),
+        DeviceInner::Sim => Err(GpuError::InvalidArgument(format!(
+            "kernel `{}`: compiled-function attributes exist only on a CUDA device",
+            def.name()
+        ))),
+    }
+}
+
+/// Run on the simulator: `thread` runs the kernel body for the current thread.
+pub fn launch_sim(
+    def: &'static KernelDef,
+    cfg: &LaunchConfig<'_>,
+    thread: &(dyn Fn() + Sync),
+) -> Result<()> {
+    crate::backend::sim::run(def, cfg, thread)
+}

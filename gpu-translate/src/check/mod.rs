@@ -1,0 +1,105 @@
+//! The check pass: between inference and emission.
+//!
+//! Contract: [`check`] either reports every error of the body (each on its tokens) or
+//! returns a kernel in which every type is resolved, every operation is valid for its
+//! operand types, and every access whose index is provably in range is marked
+//! [`Check::Proven`](crate::ir::Check::Proven). The emitters take only that output, so
+//! they cannot fail.
+
+mod ops;
+mod prove;
+mod resolve;
+
+use crate::diagnostics::Diagnostics;
+use crate::ir::{Bound, Kernel, Prim, RTy};
+use crate::lower::Lowered;
+use crate::signature::KernelSignature;
+
+/// What a resolved type permits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Class {
+    /// `bool`
+    Bool,
+    /// `f32 f64 f16 bf16`, or `T: Float`.
+    Float,
+    /// `i32 i64 isize`
+    SignedInt,
+    /// `u32 u64 usize`
+    UnsignedInt,
+    /// `T: Int`: an integer of unknown sign.
+    AnyInt,
+    /// `T: Num`: any number.
+    AnyNum,
+}
+
+impl Class {
+    /// The class of `t`; `None` for a device function's opaque result.
+    pub(crate) fn of(t: RTy, sig: &KernelSignature) -> Option<Class> {
+        Some(match t {
+            RTy::Prim(Prim::Bool) => Class::Bool,
+            RTy::Prim(p) if p.is_float() => Class::Float,
+            RTy::Prim(p) if p.is_signed() => Class::SignedInt,
+            RTy::Prim(_) => Class::UnsignedInt,
+            RTy::Generic(i) => match sig.generics[i].bound {
+                Bound::Float => Class::Float,
+                Bound::Int => Class::AnyInt,
+                Bound::Num => Class::AnyNum,
+            },
+            RTy::Opaque => return None,
+        })
+    }
+
+    /// Whether it is an integer class.
+    pub(crate) fn is_int(self) -> bool {
+        matches!(self, Class::SignedInt | Class::UnsignedInt | Class::AnyInt)
+    }
+
+    /// The most bytes a value of `t` can take (over the dtypes a bound admits).
+    pub(crate) fn max_size(t: RTy, sig: &KernelSignature) -> u64 {
+        let size = match t {
+            RTy::Prim(p) => p.size(),
+            RTy::Generic(i) => Prim::ALL
+                .into_iter()
+                .filter(|d| d.satisfies(sig.generics[i].bound))
+                .map(Prim::size)
+                .max()
+                .unwrap_or(8),
+            RTy::Opaque => 8,
+        };
+        size as u64
+    }
+}
+
+/// Check a lowered body: resolve, validate, prove. Gives the checked kernel and how many
+/// index checks were proven redundant; `None` after reporting errors.
+pub fn check(
+    lowered: Lowered,
+    sig: &KernelSignature,
+    launch_threads: Option<u32>,
+    diags: &mut Diagnostics,
+) -> Option<(Kernel<RTy>, usize)> {
+    let before = diags.len();
+    let mut kernel = resolve::Resolver {
+        types: lowered.types,
+        diags,
+    }
+    .kernel(lowered.kernel);
+    if diags.len() > before {
+        return None;
+    }
+    ops::Validator {
+        k: &kernel,
+        sig,
+        diags,
+    }
+    .run();
+    if diags.len() > before {
+        return None;
+    }
+    let mut body = std::mem::take(&mut kernel.body);
+    let mut prover = prove::Prover::new(&kernel, launch_threads);
+    prover.block(&mut body);
+    let proven = prover.proven;
+    kernel.body = body;
+    Some((kernel, proven))
+}

@@ -1,0 +1,349 @@
+//! What each operation permits, once types are final: `%` and `-` on which numbers, which
+//! atomics CUDA has for which dtype, which math methods apply to integers, literals in
+//! range, arrays that fit the GPU. Every violation is an error on its tokens.
+
+use gpu_contract::language::{MathArgs, MathDomain};
+use proc_macro2::Span;
+
+use super::Class;
+use crate::diagnostics::Diagnostics;
+use crate::ir::{
+    AtomicOp, BinOp, Block, Conversion, Expr, ExprKind, Kernel, Lit, Place, Prim, RTy, Space, Stmt,
+    Target, UnOp,
+};
+use crate::signature::KernelSignature;
+
+/// Static shared memory a block may have on every GPU without opting in.
+pub const SHARED_BYTES_MAX: u64 = 48 * 1024;
+/// Local memory a thread may have on the GPU (CUDA's per-thread limit), for each function's
+/// local arrays.
+pub const LOCAL_BYTES_MAX: u64 = 512 * 1024;
+
+pub(super) struct Validator<'a> {
+    pub k: &'a Kernel<RTy>,
+    pub sig: &'a KernelSignature,
+    pub diags: &'a mut Diagnostics,
+}
+
+impl Validator<'_> {
+    fn class(&mut self, t: RTy, span: Span) -> Option<Class> {
+        let c = Class::of(t, self.sig);
+        if c.is_none() {
+            self.diags.error(
+                span,
+                "the type of this value comes from a device function; use it where its type is \
+                 known, or annotate it: `let y: f32 = f(x);`",
+            );
+        }
+        c
+    }
+
+    fn describe(&self, t: RTy) -> String {
+        match t {
+            RTy::Prim(p) => p.rust_name().to_owned(),
+            RTy::Generic(i) => {
+                let g = &self.sig.generics[i];
+                format!("{} (bounded by {})", g.ident, g.bound.name())
+            }
+            RTy::Opaque => "a device function's result".to_owned(),
+        }
+    }
+
+    fn elem(&self, t: Target) -> RTy {
+        match t {
+            Target::Slice(s) => self.k.slices[s].elem,
+            Target::Array(a) => self.k.arrays[a].elem,
+        }
+    }
+
+    /// Every check of the kernel.
+    pub fn run(&mut self) {
+        self.array_sizes();
+        self.block(&self.k.body);
+    }
+
+    /// Shared arrays within 48 KB together, local arrays within the per-thread limit.
+    fn array_sizes(&mut self) {
+        let mut shared = 0u64;
+        let mut local = 0u64;
+        for a in &self.k.arrays {
+            if a.space == Space::DynamicShared {
+                continue;
+            }
+            let elem = Class::max_size(a.elem, self.sig);
+            let bytes = a
+                .dims
+                .iter()
+                .try_fold(elem, |acc, &d| acc.checked_mul(d))
+                .unwrap_or(u64::MAX);
+            let (total, limit, what) = match a.space {
+                Space::Shared => (&mut shared, SHARED_BYTES_MAX, "static shared memory"),
+                _ => (&mut local, LOCAL_BYTES_MAX, "local arrays"),
+            };
+            *total = total.saturating_add(bytes);
+            if *total > limit {
+                let msg = format!(
+                    "with `{}` this {} takes {} bytes of {what}, more than the {limit} a GPU \
+                     {} can have; make it smaller{}",
+                    a.rust_name,
+                    if self.sig.device {
+                        "function"
+                    } else {
+                        "kernel"
+                    },
+                    total,
+                    if a.space == Space::Shared {
+                        "block"
+                    } else {
+                        "thread"
+                    },
+                    if a.space == Space::Shared {
+                        ", or use `dynamic_shared_array::<T>()` (up to the device's opt-in limit)"
+                    } else {
+                        ", or keep the data in an array parameter"
+                    }
+                );
+                self.diags.error(a.span, msg);
+                *total = 0;
+            }
+        }
+    }
+
+    fn block(&mut self, b: &Block<RTy>) {
+        for s in &b.stmts {
+            self.stmt(s);
+        }
+        if let Some(t) = &b.tail {
+            self.expr(t);
+        }
+    }
+
+    fn stmt(&mut self, s: &Stmt<RTy>) {
+        match s {
+            Stmt::Let(_, init) | Stmt::DeclareArray(_, init) => {
+                if let Some(e) = init {
+                    self.expr(e);
+                }
+            }
+            Stmt::Eval(e) | Stmt::ReturnValue(e) => self.expr(e),
+            Stmt::Store4(slice, index, values) => {
+                let elem = self.k.slices[*slice].elem;
+                if self.class(elem, index.expr.span) == Some(Class::Bool) {
+                    self.diags
+                        .error(index.expr.span, "`store4` is for numbers, not bool");
+                }
+                self.expr(&index.expr);
+                values.iter().for_each(|v| self.expr(v));
+            }
+            Stmt::Assign(place, op, value) => {
+                let (pty, span) = match place {
+                    Place::Local(v) => (self.k.locals[*v].ty, self.k.locals[*v].span),
+                    Place::Index(t, i) => {
+                        i.iter().for_each(|i| self.expr(&i.expr));
+                        (self.elem(*t), i[0].expr.span)
+                    }
+                };
+                self.expr(value);
+                if let Some(op) = op {
+                    self.binary(*op, pty, value.ty, span);
+                }
+            }
+            Stmt::If(c, t, e) => {
+                self.expr(c);
+                self.block(t);
+                if let Some(e) = e {
+                    self.block(e);
+                }
+            }
+            Stmt::While(c, b) => {
+                self.expr(c);
+                self.block(b);
+            }
+            Stmt::Loop(b) | Stmt::Block(b) => self.block(b),
+            Stmt::For(f) => {
+                let local = &self.k.locals[f.var];
+                let (ty, span) = (local.ty, local.span);
+                if let Some(Class::Bool | Class::Float | Class::AnyNum) = self.class(ty, span) {
+                    let d = self.describe(ty);
+                    self.diags.error(
+                        f.start.span,
+                        format!("a `for` range must be over integers, not {d}"),
+                    );
+                }
+                self.expr(&f.start);
+                self.expr(&f.end);
+                if let Some(s) = &f.step {
+                    self.expr(s);
+                }
+                self.block(&f.body);
+            }
+            Stmt::Break | Stmt::Continue | Stmt::Return | Stmt::Line(_) => {}
+        }
+    }
+
+    /// Check `l op r` and give the operands' class.
+    fn binary(&mut self, op: BinOp, l: RTy, r: RTy, span: Span) -> Option<Class> {
+        let c = self.class(l, span)?;
+        let ok = match op {
+            BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div | BinOp::Rem => c != Class::Bool,
+            BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor => c == Class::Bool || c.is_int(),
+            BinOp::Shl | BinOp::Shr => {
+                let rc = self.class(r, span)?;
+                c.is_int() && rc.is_int()
+            }
+            BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => true,
+            BinOp::And | BinOp::Or => c == Class::Bool,
+        };
+        if !ok {
+            let d = self.describe(l);
+            self.diags.error(
+                span,
+                format!("operator `{}` cannot be applied to {d}", op.token()),
+            );
+            return None;
+        }
+        Some(c)
+    }
+
+    fn expr(&mut self, e: &Expr<RTy>) {
+        match &e.kind {
+            ExprKind::Lit(l) => self.literal(l, e.ty, e.span),
+            ExprKind::Local(_)
+            | ExprKind::Len(_)
+            | ExprKind::Extent(..)
+            | ExprKind::WholeArray(_)
+            | ExprKind::Geometry(..) => {}
+            ExprKind::Index(_, idx) => idx.iter().for_each(|i| self.expr(&i.expr)),
+            ExprKind::Intrinsic(_, args) | ExprKind::DeviceCall(_, _, args) => {
+                args.iter().for_each(|a| self.expr(a))
+            }
+            ExprKind::Load4(slice, index) => {
+                let elem = self.k.slices[*slice].elem;
+                if self.class(elem, e.span) == Some(Class::Bool) {
+                    self.diags.error(e.span, "`load4` is for numbers, not bool");
+                }
+                self.expr(&index.expr);
+            }
+            ExprKind::Atomic(op, t, index, args) => {
+                index.iter().for_each(|i| self.expr(&i.expr));
+                args.iter().for_each(|a| self.expr(a));
+                self.atomic(*op, *t, e.span);
+            }
+            ExprKind::Unary(op, inner) => {
+                self.expr(inner);
+                let Some(c) = self.class(inner.ty, inner.span) else {
+                    return;
+                };
+                let ok = match op {
+                    UnOp::Neg => matches!(c, Class::Float | Class::SignedInt),
+                    UnOp::Not => c == Class::Bool || c.is_int(),
+                };
+                if !ok {
+                    let d = self.describe(inner.ty);
+                    let sym = if *op == UnOp::Neg { "-" } else { "!" };
+                    self.diags
+                        .error(e.span, format!("operator `{sym}` cannot be applied to {d}"));
+                }
+            }
+            ExprKind::Binary(op, l, r) => {
+                self.expr(l);
+                self.expr(r);
+                self.binary(*op, l.ty, r.ty, e.span);
+            }
+            ExprKind::Convert(conv, inner) => {
+                self.expr(inner);
+                let from = self.class(inner.ty, inner.span);
+                let to = self.class(e.ty, e.span);
+                let bad = *conv == Conversion::As
+                    && match (from, to) {
+                        (Some(f), Some(Class::Bool)) => f != Class::Bool,
+                        (Some(Class::Bool), Some(Class::Float)) => true,
+                        _ => false,
+                    };
+                if bad {
+                    let (f, t) = (self.describe(inner.ty), self.describe(e.ty));
+                    self.diags.error(e.span, format!("cannot cast {f} to {t}"));
+                }
+            }
+            ExprKind::Math(spec, args) => {
+                args.iter().for_each(|a| self.expr(a));
+                let c = self.class(args[0].ty, args[0].span);
+                let ok = match spec.domain {
+                    MathDomain::Float => c == Some(Class::Float),
+                    MathDomain::Signed => matches!(c, Some(Class::Float | Class::SignedInt)),
+                    MathDomain::Number => c.is_some_and(|c| c == Class::Float || c.is_int()),
+                };
+                if c.is_some() && !ok {
+                    let d = self.describe(args[0].ty);
+                    self.diags.error(
+                        e.span,
+                        format!("`.{}()` is not available on {d}", spec.name),
+                    );
+                }
+                if spec.args == MathArgs::IntExponent {
+                    self.class(args[1].ty, args[1].span);
+                }
+            }
+            ExprKind::If(c, t, f) => {
+                self.expr(c);
+                self.block(t);
+                self.block(f);
+            }
+            ExprKind::Block(b) => self.block(b),
+        }
+    }
+
+    /// Whether CUDA has `atomic_<op>` for the element type of `t`.
+    fn atomic(&mut self, op: AtomicOp, t: Target, span: Span) {
+        let elem = self.elem(t);
+        let Some(c) = self.class(elem, span) else {
+            return;
+        };
+        let ok = match op {
+            AtomicOp::Min | AtomicOp::Max | AtomicOp::And | AtomicOp::Or | AtomicOp::Xor => {
+                c.is_int()
+            }
+            AtomicOp::Inc | AtomicOp::Dec => elem == RTy::Prim(Prim::U32),
+            AtomicOp::Add | AtomicOp::Sub | AtomicOp::Exch | AtomicOp::Cas => c != Class::Bool,
+        };
+        if !ok {
+            let d = self.describe(elem);
+            let which = match op {
+                AtomicOp::Inc | AtomicOp::Dec => "for `u32` only",
+                _ => "for integers only",
+            };
+            self.diags.error(
+                span,
+                format!(
+                    "`atomic_{}` is not available on {d}: CUDA has it {which}",
+                    op.name()
+                ),
+            );
+        }
+    }
+
+    fn literal(&mut self, l: &Lit, ty: RTy, span: Span) {
+        let prim = match ty {
+            RTy::Prim(p) => p,
+            RTy::Generic(_) => {
+                self.diags.error(
+                    span,
+                    "a literal cannot have a generic dtype; use `T::from_f64(x)`",
+                );
+                return;
+            }
+            RTy::Opaque => return,
+        };
+        if let Lit::Int(v) = *l {
+            let in_range = prim
+                .int_range()
+                .is_some_and(|(min, max)| (min..=max).contains(&v));
+            if !in_range {
+                self.diags.error(
+                    span,
+                    format!("literal out of range for `{}`", prim.rust_name()),
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,221 @@
+//! Resolve every type of a lowered body: `Kernel<Ty>` (inference variables) becomes
+//! `Kernel<RTy>` (dtypes, dtype parameters, or a device function's opaque result).
+//!
+//! A value whose type nothing fixes is an error on its tokens; so is a literal that meets
+//! a device function's result, whose type only rustc knows.
+
+use proc_macro2::Span;
+
+use crate::diagnostics::Diagnostics;
+use crate::infer::TypeTable;
+use crate::ir::{
+    ArrayVar, Block, Expr, ExprKind, ForLoop, Index, Kernel, Local, Place, Prim, RTy, SliceParam,
+    Stmt, Ty, VarKind,
+};
+
+/// Resolves types, reporting what cannot be resolved.
+pub(super) struct Resolver<'a> {
+    pub types: TypeTable,
+    pub diags: &'a mut Diagnostics,
+}
+
+impl Resolver<'_> {
+    fn ty(&mut self, t: Ty, span: Span) -> RTy {
+        if let Some(VarKind::Int | VarKind::Float) = self.types.opaque_kind(t) {
+            self.diags.error(
+                span,
+                "this literal meets a device function's result, whose type the kernel cannot \
+                 see here; annotate the result (`let y: f32 = f(x);`) or suffix the literal",
+            );
+            return RTy::Prim(Prim::Bool);
+        }
+        match self.types.resolve(t) {
+            Some(r) => r,
+            None => {
+                self.diags.error(
+                    span,
+                    "cannot infer the type of this value; annotate it, as in `let x: f32 = ...`",
+                );
+                RTy::Prim(Prim::Bool)
+            }
+        }
+    }
+
+    /// Rust gives an unsuffixed literal passed to a device function the parameter's type;
+    /// the kernel cannot see that type, and C's `int` or `double` converted later may
+    /// differ. A small non-negative integer literal converts exactly to any integer
+    /// parameter; anything else needs a suffix.
+    fn device_arg_literal(&mut self, a: &Expr<Ty>) {
+        let exact = matches!(a.kind, ExprKind::Lit(crate::ir::Lit::Int(v)) if (0..=i32::MAX as i128).contains(&v));
+        let unseen = match self.types.var_kind(a.ty) {
+            Some(VarKind::Float) => true,
+            Some(VarKind::Int) => !exact,
+            _ => false,
+        };
+        if unseen && self.types.opaque_kind(a.ty).is_none() {
+            self.diags.error(
+                a.span,
+                "a device function's parameter type is not visible here: give this literal a \
+                 suffix (`0.5f32`, `1u64`) or pass a typed variable",
+            );
+        }
+    }
+
+    pub fn kernel(&mut self, k: Kernel<Ty>) -> Kernel<RTy> {
+        let sig_span = Span::call_site();
+        Kernel {
+            c_name: k.c_name,
+            generic_c_names: k.generic_c_names,
+            device_calls: k.device_calls,
+            arrays: k.arrays.into_iter().map(|a| self.array(a)).collect(),
+            locals: k.locals.into_iter().map(|l| self.local(l)).collect(),
+            slices: k.slices.into_iter().map(|s| self.slice(s)).collect(),
+            params: k.params,
+            ret: k.ret.map(|t| self.ty(t, sig_span)),
+            body: self.block(k.body),
+            waits: k.waits,
+            cooperative: k.cooperative,
+            check_names: k.check_names,
+        }
+    }
+
+    fn array(&mut self, a: ArrayVar<Ty>) -> ArrayVar<RTy> {
+        ArrayVar {
+            elem: self.ty(a.elem, a.span),
+            rust_name: a.rust_name,
+            c_name: a.c_name,
+            len_c_name: a.len_c_name,
+            dims: a.dims,
+            space: a.space,
+            site: a.site,
+            check_id: a.check_id,
+            span: a.span,
+        }
+    }
+
+    fn local(&mut self, l: Local<Ty>) -> Local<RTy> {
+        Local {
+            ty: self.ty(l.ty, l.span),
+            rust_name: l.rust_name,
+            c_name: l.c_name,
+            span: l.span,
+            mutable: l.mutable,
+        }
+    }
+
+    fn slice(&mut self, s: SliceParam<Ty>) -> SliceParam<RTy> {
+        SliceParam {
+            elem: self.ty(s.elem, Span::call_site()),
+            rust_name: s.rust_name,
+            c_name: s.c_name,
+            extents: s.extents,
+            mutable: s.mutable,
+            check_id: s.check_id,
+            site_c_name: s.site_c_name,
+        }
+    }
+
+    fn block(&mut self, b: Block<Ty>) -> Block<RTy> {
+        Block {
+            stmts: b.stmts.into_iter().map(|s| self.stmt(s)).collect(),
+            tail: b.tail.map(|e| self.expr(e)),
+        }
+    }
+
+    fn index(&mut self, i: Index<Ty>) -> Index<RTy> {
+        Index {
+            expr: self.expr(i.expr),
+            check: i.check,
+        }
+    }
+
+    fn indices(&mut self, v: Vec<Index<Ty>>) -> Vec<Index<RTy>> {
+        v.into_iter().map(|i| self.index(i)).collect()
+    }
+
+    fn exprs(&mut self, v: Vec<Expr<Ty>>) -> Vec<Expr<RTy>> {
+        v.into_iter().map(|e| self.expr(e)).collect()
+    }
+
+    /// Resolves a boxed operand (the IR boxes sub-expressions).
+    #[allow(clippy::boxed_local)]
+    fn boxed(&mut self, e: Box<Expr<Ty>>) -> Box<Expr<RTy>> {
+        Box::new(self.expr(*e))
+    }
+
+    fn stmt(&mut self, s: Stmt<Ty>) -> Stmt<RTy> {
+        match s {
+            Stmt::Let(v, init) => Stmt::Let(v, init.map(|e| self.expr(e))),
+            Stmt::DeclareArray(a, init) => Stmt::DeclareArray(a, init.map(|e| self.expr(e))),
+            Stmt::Eval(e) => Stmt::Eval(self.expr(e)),
+            Stmt::Store4(s, i, vals) => Stmt::Store4(s, self.index(i), self.exprs(vals)),
+            Stmt::Assign(p, op, v) => {
+                let p = match p {
+                    Place::Local(v) => Place::Local(v),
+                    Place::Index(t, i) => Place::Index(t, self.indices(i)),
+                };
+                Stmt::Assign(p, op, self.expr(v))
+            }
+            Stmt::If(c, t, e) => Stmt::If(self.expr(c), self.block(t), e.map(|b| self.block(b))),
+            Stmt::While(c, b) => Stmt::While(self.expr(c), self.block(b)),
+            Stmt::Loop(b) => Stmt::Loop(self.block(b)),
+            Stmt::For(f) => {
+                let f = *f;
+                Stmt::For(Box::new(ForLoop {
+                    var: f.var,
+                    end_c_name: f.end_c_name,
+                    step_c_name: f.step_c_name,
+                    start: self.expr(f.start),
+                    end: self.expr(f.end),
+                    step: f.step.map(|e| self.expr(e)),
+                    body: self.block(f.body),
+                }))
+            }
+            Stmt::Block(b) => Stmt::Block(self.block(b)),
+            Stmt::Break => Stmt::Break,
+            Stmt::Continue => Stmt::Continue,
+            Stmt::Return => Stmt::Return,
+            Stmt::ReturnValue(e) => Stmt::ReturnValue(self.expr(e)),
+            Stmt::Line(n) => Stmt::Line(n),
+        }
+    }
+
+    fn expr(&mut self, e: Expr<Ty>) -> Expr<RTy> {
+        let ty = self.ty(e.ty, e.span);
+        let kind = match e.kind {
+            ExprKind::Lit(l) => ExprKind::Lit(l),
+            ExprKind::Local(v) => ExprKind::Local(v),
+            ExprKind::Len(t) => ExprKind::Len(t),
+            ExprKind::Extent(s, k) => ExprKind::Extent(s, k),
+            ExprKind::Index(t, i) => ExprKind::Index(t, self.indices(i)),
+            ExprKind::Intrinsic(w, a) => ExprKind::Intrinsic(w, self.exprs(a)),
+            ExprKind::DeviceCall(n, c, a) => {
+                for arg in &a {
+                    self.device_arg_literal(arg);
+                }
+                ExprKind::DeviceCall(n, c, self.exprs(a))
+            }
+            ExprKind::WholeArray(t) => ExprKind::WholeArray(t),
+            ExprKind::Load4(s, i) => ExprKind::Load4(s, Box::new(self.index(*i))),
+            ExprKind::Atomic(op, t, i, a) => {
+                ExprKind::Atomic(op, t, self.indices(i), self.exprs(a))
+            }
+            ExprKind::Unary(op, a) => ExprKind::Unary(op, self.boxed(a)),
+            ExprKind::Binary(op, a, b) => ExprKind::Binary(op, self.boxed(a), self.boxed(b)),
+            ExprKind::Convert(c, a) => ExprKind::Convert(c, self.boxed(a)),
+            ExprKind::Math(m, a) => ExprKind::Math(m, self.exprs(a)),
+            ExprKind::Geometry(g, a) => ExprKind::Geometry(g, a),
+            ExprKind::If(c, t, f) => ExprKind::If(
+                self.boxed(c),
+                Box::new(self.block(*t)),
+                Box::new(self.block(*f)),
+            ),
+            ExprKind::Block(b) => ExprKind::Block(Box::new(self.block(*b))),
+        };
+        Expr {
+            kind,
+            ty,
+            span: e.span,
+        }
+    }
+}

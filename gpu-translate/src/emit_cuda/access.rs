@@ -1,0 +1,196 @@
+//! Array accesses in C, and their bounds checks.
+//!
+//! An index marked [`Check::Required`] goes through the prelude's `gt_at` family, which
+//! records the first index out of range in the device's fault record (see
+//! `gpu_contract::fault`) and redirects the access to a scratch location, so the kernel
+//! runs to its end and the context survives. [`Check::Proven`] and [`Check::Unchecked`]
+//! indices are plain C indexing. Each check names its site: a constant for the kernel's
+//! own arrays, and in a device function the site its caller passed with the array, so an
+//! error names the array the kernel was given.
+
+use gpu_contract::fault::{function_hash, Site};
+
+use super::Emitter;
+use crate::ir::{Check, Index, Place, RTy, SliceId, Space, Target};
+
+impl Emitter<'_> {
+    pub(super) fn place(&mut self, p: &Place<RTy>) -> String {
+        match p {
+            Place::Local(v) => self.k.locals[*v].c_name.clone(),
+            Place::Index(t, i) => self.element(*t, i),
+        }
+    }
+
+    pub(super) fn place_ty(&self, p: &Place<RTy>) -> RTy {
+        match p {
+            Place::Local(v) => self.k.locals[*v].ty,
+            Place::Index(t, _) => self.target_elem(*t),
+        }
+    }
+
+    pub(super) fn target_elem(&self, t: Target) -> RTy {
+        match t {
+            Target::Slice(s) => self.k.slices[s].elem,
+            Target::Array(a) => self.k.arrays[a].elem,
+        }
+    }
+
+    /// The C expression of the check site of axis `axis` of `t`.
+    pub(super) fn site(&self, t: Target, axis: usize) -> String {
+        match t {
+            Target::Slice(s) if self.sig.device => self.k.slices[s].site_c_name.clone(),
+            Target::Slice(s) => {
+                let id = self.k.slices[s].check_id + axis;
+                format!("{}u", Site::Kernel(id as u32).code())
+            }
+            Target::Array(a) => {
+                let id = self.k.arrays[a].check_id as u32;
+                let site = if self.sig.device {
+                    Site::Device {
+                        function: function_hash(&self.k.c_name),
+                        id,
+                    }
+                } else {
+                    Site::Kernel(id)
+                };
+                format!("{}u", site.code())
+            }
+        }
+    }
+
+    /// The base pointer and the extents of `t`, as C.
+    fn base_and_extents(&self, t: Target) -> (String, Vec<String>) {
+        match t {
+            Target::Slice(s) => {
+                let sp = &self.k.slices[s];
+                (sp.c_name.clone(), sp.extents.clone())
+            }
+            Target::Array(a) => {
+                let arr = &self.k.arrays[a];
+                if arr.space == Space::DynamicShared {
+                    (arr.c_name.clone(), vec![arr.len_c_name.clone()])
+                } else {
+                    // The first element's address: the array as one flat block.
+                    let first = "[0]".repeat(arr.dims.len());
+                    let extents = arr.dims.iter().map(|d| format!("{d}ull")).collect();
+                    (format!("&{}{first}", arr.c_name), extents)
+                }
+            }
+        }
+    }
+
+    /// The element `t[index...]` as a C lvalue.
+    pub(super) fn element(&mut self, t: Target, index: &[Index<RTy>]) -> String {
+        let idx: Vec<String> = index.iter().map(|i| self.expr(&i.expr)).collect();
+        let checked: Vec<bool> = index.iter().map(|i| i.check == Check::Required).collect();
+        if !checked.contains(&true) {
+            return self.plain_element(t, &idx);
+        }
+        let (base, extents) = self.base_and_extents(t);
+        let mut args = vec![base];
+        for (k, i) in idx.iter().enumerate() {
+            args.push(i.clone());
+            args.push(extents[k].clone());
+            args.push(self.site(t, k));
+        }
+        let flags: Vec<&str> = checked
+            .iter()
+            .map(|&c| if c { "true" } else { "false" })
+            .collect();
+        match idx.len() {
+            1 => format!("(*gt_at({}))", args.join(", ")),
+            n => format!("(*gt_at{n}<{}>({}))", flags.join(", "), args.join(", ")),
+        }
+    }
+
+    /// `a[i]`, `a[i * cols + j]` for a parameter, `t[i][j]` for an array of the body.
+    fn plain_element(&self, t: Target, idx: &[String]) -> String {
+        match t {
+            Target::Slice(s) => {
+                let sp = &self.k.slices[s];
+                format!("{}[{}]", sp.c_name, row_major(&sp.extents, idx))
+            }
+            Target::Array(a) => {
+                let mut out = self.k.arrays[a].c_name.clone();
+                for i in idx {
+                    out.push_str(&format!("[{i}]"));
+                }
+                out
+            }
+        }
+    }
+
+    /// A 1-D array passed whole to a device function: its pointer, length and check site.
+    pub(super) fn whole_array(&self, t: Target) -> String {
+        let (base, extents) = self.base_and_extents(t);
+        let base = match t {
+            // A static shared array decays to its pointer without `&..[0]`.
+            Target::Array(a) if self.k.arrays[a].space == Space::Shared => {
+                self.k.arrays[a].c_name.clone()
+            }
+            _ => base,
+        };
+        format!("{base}, {}, {}", extents[0], self.site(t, 0))
+    }
+
+    /// `let v = load4(a, i);` into the local array `dst`.
+    pub(super) fn load4(&mut self, dst: &str, s: SliceId, index: &Index<RTy>) {
+        let slice = &self.k.slices[s];
+        // A kernel's `&[T]` is read-only for the whole launch, so the read-only cache is
+        // sound; a device function's `&[T]` may be a writable array of its caller.
+        let f = if slice.mutable || self.sig.device {
+            "gt_load4"
+        } else {
+            "gt_load4_ro"
+        };
+        let name = slice.c_name.clone();
+        let i = self.expr(&index.expr);
+        let (i, guard) = self.vector_check(s, i, index.check, false);
+        self.line(format!("{guard}{f}({dst}, {name}, {i});"));
+        if !guard.is_empty() {
+            self.line("}");
+        }
+    }
+
+    /// `store4(c, i, x, y, z, w);`
+    pub(super) fn store4(&mut self, s: SliceId, index: &Index<RTy>, values: &[String]) {
+        let name = self.k.slices[s].c_name.clone();
+        let i = self.expr(&index.expr);
+        let (i, guard) = self.vector_check(s, i, index.check, true);
+        self.line(format!(
+            "{guard}gt_store4({name}, {i}, {});",
+            values.join(", ")
+        ));
+        if !guard.is_empty() {
+            self.line("}");
+        }
+    }
+
+    /// For a checked vector access: the opening of a block that evaluates vector index
+    /// `i` once and runs the access only when the whole vector is in range (closed by the
+    /// caller), and the name to index with; otherwise `i` unchanged and no block.
+    fn vector_check(&self, s: SliceId, i: String, check: Check, store: bool) -> (String, String) {
+        if check != Check::Required {
+            return (i, String::new());
+        }
+        let len = &self.k.slices[s].extents[0];
+        let site = self.site(Target::Slice(s), 0);
+        let guard = format!(
+            "{{ const unsigned long long gt_v4 = {i}; if (gt_ok4(gt_v4, {len}, {site}, {store})) "
+        );
+        ("gt_v4".to_owned(), guard)
+    }
+}
+
+/// The row-major flat index of `idx` in an array of `extents`: `((i * d1) + j) * d2 + k`.
+fn row_major(extents: &[String], idx: &[String]) -> String {
+    let mut flat = idx[0].clone();
+    for (n, (e, i)) in extents.iter().zip(idx).enumerate().skip(1) {
+        flat = if n == 1 {
+            format!("{flat} * {e} + {i}")
+        } else {
+            format!("({flat}) * {e} + {i}")
+        };
+    }
+    flat
+}

@@ -1,0 +1,239 @@
+//! Expressions in C: literals in the C type Rust gave them, operators, conversions, math
+//! and intrinsic calls, atomics and device-function calls.
+
+use gpu_contract::language::intrinsic_spec;
+
+use super::Emitter;
+use crate::check::Class;
+use crate::ir::{
+    Axis, BinOp, Block, Conversion, Expr, ExprKind, Geometry, Intrinsic, Lit, Prim, RTy, Target,
+    UnOp,
+};
+
+impl Emitter<'_> {
+    /// An expression inside `if (...)`/`while (...)`, without a redundant outer pair.
+    pub(super) fn condition(&mut self, e: &Expr<RTy>) -> String {
+        let s = self.expr(e);
+        match s.strip_prefix('(').and_then(|t| t.strip_suffix(')')) {
+            Some(inner) if balanced(inner) => inner.to_owned(),
+            _ => s,
+        }
+    }
+
+    /// `target op= value;` for a place of type `ty`.
+    pub(super) fn compound(&mut self, op: BinOp, ty: RTy, target: &str, value: &str) -> String {
+        if op == BinOp::Rem && self.class(ty) == Class::Float {
+            format!("{target} = gt_rem({target}, {value});")
+        } else {
+            format!("{target} {}= {value};", op.token())
+        }
+    }
+
+    pub(super) fn expr(&mut self, e: &Expr<RTy>) -> String {
+        match &e.kind {
+            ExprKind::Lit(l) => literal(l, e.ty),
+            ExprKind::Local(v) => self.k.locals[*v].c_name.clone(),
+            ExprKind::Len(Target::Slice(s)) => {
+                let sp = &self.k.slices[*s];
+                if sp.rank() > 1 {
+                    format!("({})", sp.extents.join(" * "))
+                } else {
+                    sp.extents[0].clone()
+                }
+            }
+            ExprKind::Extent(s, k) => self.k.slices[*s].extents[*k].clone(),
+            ExprKind::Len(Target::Array(a)) => {
+                let arr = &self.k.arrays[*a];
+                match arr.dims.first() {
+                    Some(d) if arr.space != crate::ir::Space::DynamicShared => format!("{d}ull"),
+                    _ => arr.len_c_name.clone(),
+                }
+            }
+            ExprKind::Index(t, i) => self.element(*t, i),
+            ExprKind::Intrinsic(which, args) => self.intrinsic(*which, args),
+            ExprKind::WholeArray(t) => self.whole_array(*t),
+            ExprKind::DeviceCall(_, name, args) => {
+                let vals: Vec<String> = args.iter().map(|a| self.expr(a)).collect();
+                format!("{name}({})", vals.join(", "))
+            }
+            // The check pass allows `load4` only as a local array's value.
+            ExprKind::Load4(..) => String::new(),
+            ExprKind::Atomic(op, t, index, args) => {
+                let place = self.element(*t, index);
+                let mut all = vec![format!("&{place}")];
+                all.extend(args.iter().map(|a| self.expr(a)));
+                format!("gt_atomic_{}({})", op.name(), all.join(", "))
+            }
+            ExprKind::Unary(op, inner) => {
+                let v = self.expr(inner);
+                match (op, self.class(inner.ty)) {
+                    (UnOp::Neg, _) => format!("(-{v})"),
+                    (UnOp::Not, Class::Bool) => format!("(!{v})"),
+                    (UnOp::Not, _) => format!("(~{v})"),
+                }
+            }
+            ExprKind::Binary(op, l, r) => {
+                let (lv, rv) = (self.expr(l), self.expr(r));
+                if *op == BinOp::Rem && self.class(l.ty) == Class::Float {
+                    format!("gt_rem({lv}, {rv})")
+                } else {
+                    format!("({lv} {} {rv})", op.token())
+                }
+            }
+            ExprKind::Convert(conv, inner) => {
+                let v = self.expr(inner);
+                self.conversion(*conv, inner.ty, e.ty, v)
+            }
+            ExprKind::Math(spec, args) => {
+                let vals: Vec<String> = args.iter().map(|a| self.expr(a)).collect();
+                format!("gt_{}({})", spec.name, vals.join(", "))
+            }
+            ExprKind::Geometry(g, axis) => geometry(*g, *axis),
+            ExprKind::If(c, then, els) => {
+                let c = self.expr(c);
+                let t = self.tail(then);
+                let f = self.tail(els);
+                format!("({c} ? {t} : {f})")
+            }
+            ExprKind::Block(b) => self.tail(b),
+        }
+    }
+
+    fn tail(&mut self, b: &Block<RTy>) -> String {
+        b.tail.as_ref().map(|t| self.expr(t)).unwrap_or_default()
+    }
+
+    /// `v` (of type `from`) converted to `to`.
+    fn conversion(&self, _conv: Conversion, from: RTy, to: RTy, v: String) -> String {
+        let ty = self.c_type(to);
+        // Rust's float-to-integer casts saturate and take NaN to 0; a C cast is undefined
+        // there. CUDA's round-towards-zero conversions saturate.
+        if let (RTy::Prim(f), RTy::Prim(t)) = (from, to) {
+            if f.is_float() && f.is_primitive() && t.is_int() {
+                let from = if f == Prim::F32 { "float" } else { "double" };
+                let to = match t {
+                    Prim::I32 => "int",
+                    Prim::U32 => "uint",
+                    Prim::I64 | Prim::Isize => "ll",
+                    _ => "ull",
+                };
+                return format!("__{from}2{to}_rz({v})");
+            }
+        }
+        format!("(({ty})({v}))")
+    }
+
+    fn intrinsic(&mut self, which: Intrinsic, args: &[Expr<RTy>]) -> String {
+        let vals: Vec<String> = args.iter().map(|e| self.expr(e)).collect();
+        let mut c = intrinsic_spec(which).c.to_owned();
+        for (k, v) in vals.iter().enumerate() {
+            c = c.replace(&format!("{{{k}}}"), v);
+        }
+        c
+    }
+}
+
+/// A literal in the C type of `ty`.
+fn literal(l: &Lit, ty: RTy) -> String {
+    let RTy::Prim(prim) = ty else {
+        return String::new();
+    };
+    match *l {
+        Lit::Bool(b) => b.to_string(),
+        Lit::Int(v) => {
+            let min = prim.int_range().map_or(0, |r| r.0);
+            match prim {
+                Prim::I32 if v == min => "(-2147483647 - 1)".to_owned(),
+                Prim::I64 | Prim::Isize if v == min => "(-9223372036854775807LL - 1)".to_owned(),
+                Prim::I32 if v < 0 => format!("({v})"),
+                Prim::I32 => v.to_string(),
+                Prim::I64 | Prim::Isize if v < 0 => format!("({v}LL)"),
+                Prim::I64 | Prim::Isize => format!("{v}LL"),
+                Prim::U32 => format!("{v}u"),
+                Prim::F32 | Prim::F64 | Prim::F16 | Prim::Bf16 => {
+                    float_literal(v as f64, prim == Prim::F32)
+                }
+                Prim::Bool => (v != 0).to_string(),
+                Prim::U64 | Prim::Usize => format!("{v}ull"),
+            }
+        }
+        Lit::Float(v, single) => {
+            if !prim.is_primitive() {
+                format!("{}({})", prim.c_name(), float_literal(v, false))
+            } else if prim == Prim::F32 {
+                float_literal(single as f64, true)
+            } else {
+                float_literal(v, false)
+            }
+        }
+    }
+}
+
+/// A float literal that C reads back to exactly `v`.
+fn float_literal(v: f64, single: bool) -> String {
+    if v.is_nan() {
+        return if single {
+            "__int_as_float(0x7fffffff)"
+        } else {
+            "__longlong_as_double(0x7ff8000000000000LL)"
+        }
+        .to_owned();
+    }
+    if v.is_infinite() {
+        let s = match (single, v > 0.0) {
+            (true, true) => "__int_as_float(0x7f800000)",
+            (true, false) => "__int_as_float(0xff800000)",
+            (false, true) => "__longlong_as_double(0x7ff0000000000000LL)",
+            (false, false) => "__longlong_as_double(0xfff0000000000000LL)",
+        };
+        return s.to_owned();
+    }
+    let mut text = if single {
+        format!("{:?}", v as f32)
+    } else {
+        format!("{v:?}")
+    };
+    if !text.contains(['.', 'e', 'E']) {
+        text.push_str(".0");
+    }
+    if single {
+        text.push('f');
+    }
+    if v.is_sign_negative() {
+        format!("({text})")
+    } else {
+        text
+    }
+}
+
+fn geometry(g: Geometry, axis: Axis) -> String {
+    let a = axis.name();
+    match g {
+        Geometry::Grid => {
+            format!("((unsigned long long)blockIdx.{a} * blockDim.{a} + threadIdx.{a})")
+        }
+        Geometry::GridSize => format!("((unsigned long long)gridDim.{a} * blockDim.{a})"),
+        Geometry::ThreadIdx => format!("threadIdx.{a}"),
+        Geometry::BlockIdx => format!("blockIdx.{a}"),
+        Geometry::BlockDim => format!("blockDim.{a}"),
+        Geometry::GridDim => format!("gridDim.{a}"),
+    }
+}
+
+/// Whether every parenthesis in `s` closes one opened before it in `s`.
+fn balanced(s: &str) -> bool {
+    let mut depth = 0i32;
+    for c in s.chars() {
+        match c {
+            '(' => depth += 1,
+            ')' => {
+                depth -= 1;
+                if depth < 0 {
+                    return false;
+                }
+            }
+            _ => {}
+        }
+    }
+    depth == 0
+}

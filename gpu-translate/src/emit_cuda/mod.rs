@@ -1,0 +1,365 @@
+//! CUDA C from the checked kernel IR.
+//!
+//! Contract: emission cannot fail. Every type is resolved and every operation valid (the
+//! check pass saw to it); this module only spells the IR in C, with every literal in the C
+//! type Rust gave it (`1.0f` for `f32`, `1ull` for `usize`), so C never widens silently.
+//! Statements and declarations are here, expressions in `expr.rs`, array accesses and
+//! their bounds checks in `access.rs`.
+
+mod access;
+mod expr;
+
+use crate::check::Class;
+use crate::ir::{ArrayId, Block, Expr, ExprKind, Kernel, Param, RTy, Space, Stmt};
+use crate::signature::KernelSignature;
+
+/// Where the kernel came from, for `#line` directives, and what wraps its signature.
+#[derive(Clone, Debug, Default)]
+pub struct EmitContext {
+    /// The Rust file (as `file!()` spells it) and the line of the `fn`; `None` when the
+    /// compiler does not say (unit tests), and then no `#line` is written.
+    pub origin: Option<(String, u32)>,
+    /// `__launch_bounds__(threads, min_blocks)`; `min_blocks` 0 means unset.
+    pub launch_bounds: Option<(u32, u32)>,
+}
+
+/// The C source of a checked kernel or device function.
+pub fn emit_cuda(k: &Kernel<RTy>, sig: &KernelSignature, ctx: &EmitContext) -> String {
+    let file = ctx.origin.as_ref().map(|(f, _)| c_string_literal(f));
+    let mut e = Emitter {
+        k,
+        sig,
+        out: String::new(),
+        depth: 1,
+        file: file.clone(),
+        last_line: 0,
+    };
+    let header = e.header();
+    e.block_contents(&k.body);
+    let line = match (&file, &ctx.origin) {
+        (Some(f), Some((_, l))) => format!("#line {l} {f}\n"),
+        _ => String::new(),
+    };
+    if sig.device {
+        let ret = match k.ret {
+            Some(t) => e.c_type(t),
+            None => "void".to_owned(),
+        };
+        let template = if k.generic_c_names.is_empty() {
+            String::new()
+        } else {
+            let names: Vec<String> = k
+                .generic_c_names
+                .iter()
+                .map(|n| format!("typename {n}"))
+                .collect();
+            format!("template <{}>\n", names.join(", "))
+        };
+        return format!(
+            "{line}{template}static __device__ __forceinline__ {ret} {header} {{\n{}}}\n",
+            e.out
+        );
+    }
+    let bounds = match ctx.launch_bounds {
+        Some((t, 0)) => format!("__launch_bounds__({t}) "),
+        Some((t, b)) => format!("__launch_bounds__({t}, {b}) "),
+        None => String::new(),
+    };
+    format!(
+        "{line}extern \"C\" __global__ void {bounds}{header} {{\n{}}}\n",
+        e.out
+    )
+}
+
+/// `s` as a C string literal.
+fn c_string_literal(s: &str) -> String {
+    let mut out = String::from('"');
+    for c in s.chars() {
+        match c {
+            '"' | '\\' => {
+                out.push('\\');
+                out.push(c);
+            }
+            c if c.is_control() => {}
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+struct Emitter<'a> {
+    k: &'a Kernel<RTy>,
+    sig: &'a KernelSignature,
+    out: String,
+    depth: usize,
+    /// The Rust file as a C string literal, for `#line`.
+    file: Option<String>,
+    last_line: u32,
+}
+
+impl Emitter<'_> {
+    fn c_type(&self, t: RTy) -> String {
+        match t {
+            RTy::Prim(p) => p.c_name().to_owned(),
+            RTy::Generic(i) => self.k.generic_c_names[i].clone(),
+            RTy::Opaque => "auto".to_owned(),
+        }
+    }
+
+    /// The class of a resolved, non-opaque type (the check pass refused the others where
+    /// a class matters; `AnyNum` stands in otherwise).
+    fn class(&self, t: RTy) -> Class {
+        Class::of(t, self.sig).unwrap_or(Class::AnyNum)
+    }
+
+    fn header(&mut self) -> String {
+        let mut parts = Vec::new();
+        for p in &self.k.params {
+            match *p {
+                Param::Slice(s) => {
+                    let sp = &self.k.slices[s];
+                    let elem = self.c_type(sp.elem);
+                    let constness = if sp.mutable { "" } else { "const " };
+                    // A kernel's arrays are distinct (the launch borrows them so); a device
+                    // function may be handed the same array twice.
+                    let restrict = if self.sig.device { "" } else { " __restrict__" };
+                    parts.push(format!("{constness}{elem}*{restrict} {}", sp.c_name));
+                    for e in &sp.extents {
+                        parts.push(format!("const unsigned long long {e}"));
+                    }
+                    if self.sig.device {
+                        parts.push(format!("const unsigned int {}", sp.site_c_name));
+                    }
+                }
+                Param::Scalar(var) => {
+                    let local = &self.k.locals[var];
+                    let ty = self.c_type(local.ty);
+                    let constness = if local.mutable { "" } else { "const " };
+                    parts.push(format!("{constness}{ty} {}", local.c_name));
+                }
+            }
+        }
+        format!("{}({})", self.k.c_name, parts.join(", "))
+    }
+
+    fn line(&mut self, text: impl AsRef<str>) {
+        for _ in 0..self.depth {
+            self.out.push_str("    ");
+        }
+        self.out.push_str(text.as_ref());
+        self.out.push('\n');
+    }
+
+    fn block_contents(&mut self, b: &Block<RTy>) {
+        for s in &b.stmts {
+            self.stmt(s);
+        }
+    }
+
+    fn nested(&mut self, open: String, b: &Block<RTy>) {
+        self.line(format!("{open} {{"));
+        self.depth += 1;
+        self.block_contents(b);
+        self.depth -= 1;
+        self.line("}");
+    }
+
+    fn stmt(&mut self, s: &Stmt<RTy>) {
+        match s {
+            Stmt::Let(var, init) => {
+                let local = &self.k.locals[*var];
+                let ty = self.c_type(local.ty);
+                let name = local.c_name.clone();
+                match init {
+                    Some(e) if needs_statements(e) => {
+                        self.line(format!("{ty} {name};"));
+                        self.assign_value(&name, e);
+                    }
+                    Some(e) => {
+                        let v = self.expr(e);
+                        self.line(format!("{ty} {name} = {v};"));
+                    }
+                    None => self.line(format!("{ty} {name};")),
+                }
+            }
+            Stmt::Assign(place, None, value) => {
+                if needs_statements(value) {
+                    let target = self.place(place);
+                    self.assign_value(&target, value);
+                } else {
+                    let v = self.expr(value);
+                    let target = self.place(place);
+                    self.line(format!("{target} = {v};"));
+                }
+            }
+            Stmt::Assign(place, Some(op), value) => {
+                let pty = self.place_ty(place);
+                let v = self.expr(value);
+                let target = self.place(place);
+                let update = self.compound(*op, pty, &target, &v);
+                self.line(update);
+            }
+            Stmt::If(cond, then, els) => {
+                let c = self.condition(cond);
+                self.nested(format!("if ({c})"), then);
+                if let Some(els) = els {
+                    self.nested("else".to_owned(), els);
+                }
+            }
+            Stmt::While(cond, body) => {
+                let c = self.condition(cond);
+                self.nested(format!("while ({c})"), body);
+            }
+            Stmt::Loop(body) => self.nested("for (;;)".to_owned(), body),
+            Stmt::For(f) => {
+                let local = &self.k.locals[f.var];
+                let ty = self.c_type(local.ty);
+                let i = local.c_name.clone();
+                let (s, e) = (self.expr(&f.start), self.expr(&f.end));
+                let end = &f.end_c_name;
+                match &f.step {
+                    None => self.nested(
+                        format!("for ({ty} {i} = {s}, {end} = {e}; {i} < {end}; ++{i})"),
+                        &f.body,
+                    ),
+                    Some(step) => {
+                        // Stop at the end instead of stepping past it, so the index never
+                        // wraps around, as Rust's `step_by` guarantees.
+                        let st = self.expr(step);
+                        let step_name = &f.step_c_name;
+                        self.line("{");
+                        self.depth += 1;
+                        self.line(format!("const {ty} {step_name} = ({ty})({st});"));
+                        self.nested(
+                            format!(
+                                "for ({ty} {i} = {s}, {end} = {e}; {i} < {end}; \
+                                 {i} = ({end} - {i} > {step_name}) ? {i} + {step_name} : {end})"
+                            ),
+                            &f.body,
+                        );
+                        self.depth -= 1;
+                        self.line("}");
+                    }
+                }
+            }
+            Stmt::Block(b) => self.nested(String::new(), b),
+            Stmt::DeclareArray(a, value) => self.declare_array(*a, value.as_ref()),
+            Stmt::Store4(s, index, values) => {
+                let vals: Vec<String> = values.iter().map(|v| self.expr(v)).collect();
+                self.store4(*s, index, &vals);
+            }
+            Stmt::Eval(e) => {
+                let v = self.expr(e);
+                self.line(format!("{v};"));
+            }
+            Stmt::Line(n) => {
+                if let Some(f) = &self.file {
+                    if *n != self.last_line {
+                        self.last_line = *n;
+                        // A directive starts in column 0.
+                        self.out.push_str(&format!("#line {n} {f}\n"));
+                    }
+                }
+            }
+            Stmt::ReturnValue(e) => {
+                if needs_statements(e) {
+                    let ty = self.c_type(e.ty);
+                    self.line("{");
+                    self.depth += 1;
+                    self.line(format!("{ty} gt_result;"));
+                    self.assign_value("gt_result", e);
+                    self.line("return gt_result;");
+                    self.depth -= 1;
+                    self.line("}");
+                } else {
+                    let v = self.expr(e);
+                    self.line(format!("return {v};"));
+                }
+            }
+            Stmt::Break => self.line("break;"),
+            Stmt::Continue => self.line("continue;"),
+            Stmt::Return => self.line("return;"),
+        }
+    }
+
+    /// `target = e;` where `e` is an `if` or block with statements in it.
+    fn assign_value(&mut self, target: &str, e: &Expr<RTy>) {
+        match &e.kind {
+            ExprKind::If(c, then, els) if needs_statements(e) => {
+                let c = self.condition(c);
+                self.line(format!("if ({c}) {{"));
+                self.value_branch(target, then);
+                self.line("} else {");
+                self.value_branch(target, els);
+                self.line("}");
+            }
+            ExprKind::Block(b) if needs_statements(e) => {
+                self.line("{");
+                self.value_branch(target, b);
+                self.line("}");
+            }
+            _ => {
+                let v = self.expr(e);
+                self.line(format!("{target} = {v};"));
+            }
+        }
+    }
+
+    fn value_branch(&mut self, target: &str, b: &Block<RTy>) {
+        self.depth += 1;
+        self.block_contents(b);
+        if let Some(tail) = &b.tail {
+            self.assign_value(target, tail);
+        }
+        self.depth -= 1;
+    }
+
+    fn declare_array(&mut self, a: ArrayId, value: Option<&Expr<RTy>>) {
+        let arr = &self.k.arrays[a];
+        let ty = self.c_type(arr.elem);
+        let name = arr.c_name.clone();
+        let dims: String = arr.dims.iter().map(|d| format!("[{d}]")).collect();
+        match arr.space {
+            Space::Shared => self.line(format!("__shared__ {ty} {name}{dims};")),
+            Space::DynamicShared => {
+                let len = arr.len_c_name.clone();
+                self.line(format!("{ty}* {name} = ({ty}*)gt_dynamic_shared;"));
+                self.line(format!(
+                    "const unsigned long long {len} = gt_dynamic_smem_bytes() / sizeof({ty});"
+                ));
+            }
+            Space::Local => {
+                self.line(format!("{ty} {name}{dims};"));
+                if let Some(Expr {
+                    kind: ExprKind::Load4(s, index),
+                    ..
+                }) = value
+                {
+                    self.load4(&name, *s, index);
+                } else if let Some(v) = value {
+                    let v = self.expr(v);
+                    let mut access = name;
+                    let mut loops = String::new();
+                    for (k, d) in arr.dims.iter().enumerate() {
+                        loops
+                            .push_str(&format!("for (int gt_i{k} = 0; gt_i{k} < {d}; ++gt_i{k}) "));
+                        access.push_str(&format!("[gt_i{k}]"));
+                    }
+                    self.line(format!("{loops}{access} = {v};"));
+                }
+            }
+        }
+    }
+}
+
+/// Whether `e`, used as a value, needs statements (an `if` or block with statements).
+fn needs_statements(e: &Expr<RTy>) -> bool {
+    let block =
+        |b: &Block<RTy>| !b.stmts.is_empty() || b.tail.as_ref().is_some_and(needs_statements);
+    match &e.kind {
+        ExprKind::If(_, t, f) => block(t) || block(f),
+        ExprKind::Block(b) => block(b),
+        _ => false,
+    }
+}

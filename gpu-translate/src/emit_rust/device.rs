@@ -1,0 +1,142 @@
+//! The Rust side of a `#[gpu_device]` function: the function itself, callable from the
+//! host with slices and from a simulated kernel with its arrays, and beside it a module
+//! of the same name holding its C++ for the kernels that call it.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use super::{device_fn_refs, sim_body, Ctx};
+use crate::signature::{KernelSignature, ParamShape};
+
+/// What translation produced for a device function.
+#[derive(Clone, Debug, Default)]
+pub struct DeviceTranslation {
+    /// Its C name.
+    pub c_name: String,
+    /// Its C++ (a template when it is generic).
+    pub source: String,
+    /// The names of its own checks (its local and shared arrays).
+    pub check_names: Vec<String>,
+    /// The device functions it calls.
+    pub device_calls: Vec<syn::Path>,
+    /// Whether it waits for other threads (barriers, warp functions).
+    pub waits: bool,
+}
+
+/// The function and its module; `extra` goes into the module (the elementwise items).
+/// `translation` is `None` when translation failed.
+pub fn emit_device(
+    item: &syn::ItemFn,
+    sig: Option<&KernelSignature>,
+    translation: Option<DeviceTranslation>,
+    ctx: &Ctx,
+    extra: TokenStream,
+) -> TokenStream {
+    let k = &ctx.krate;
+    let vis = &item.vis;
+    let name = &item.sig.ident;
+    let name_str = crate::lower::unraw(name);
+    let mut f = item.clone();
+    f.attrs
+        .push(syn::parse_quote!(#[allow(clippy::all, unused_mut)]));
+    let views: Vec<String> = sig
+        .map(|s| {
+            s.params
+                .iter()
+                .filter(|p| matches!(p.shape, ParamShape::Slice { .. }))
+                .map(|p| crate::lower::unraw(&p.ident))
+                .collect()
+        })
+        .unwrap_or_default();
+    match &translation {
+        Some(_) => *f.block = sim_body::rewrite(&f.block, &views, k),
+        // Keep the function for its callers, but not its body: checked as host Rust
+        // against a signature the language refused, it would only add errors.
+        None => {
+            f.attrs.push(syn::parse_quote!(#[allow(unused_variables)]));
+            f.block = syn::parse_quote!({
+                ::core::unreachable!("this #[gpu_device] function did not compile")
+            })
+        }
+    }
+    array_params_take_any_array(&mut f, k);
+    let tr = translation.unwrap_or_default();
+    let deps = device_fn_refs(&tr.device_calls, true);
+    let (c_name, source, check_names, waits) = (&tr.c_name, &tr.source, &tr.check_names, tr.waits);
+    quote! {
+        #f
+
+        #[doc(hidden)]
+        #[allow(non_snake_case, unused_imports)]
+        #vis mod #name {
+            use super::*;
+            // A static, not a const: kernels find shared callees by address.
+            // SAFETY: the C++ and its name were made together by the attribute.
+            pub static __GPU_DEVICE: #k::__private::DeviceFnDef = unsafe {
+                #k::__private::DeviceFnDef::from_parts(
+                    #name_str,
+                    #c_name,
+                    #source,
+                    &[#(#check_names),*],
+                    &[#(#deps),*],
+                    #waits,
+                )
+            };
+            // Recursion cannot run on the GPU: a cycle through device functions is refused
+            // here, at compile time.
+            const _: () = ::core::assert!(
+                !__GPU_DEVICE.__in_a_cycle(),
+                "device functions call each other in a cycle: recursion cannot run on the GPU; \
+                 write a loop"
+            );
+            #extra
+        }
+    }
+}
+
+/// A device function's `a: &[T]` becomes `a: impl DeviceFnArray<'x, T>` (`&mut [T]`:
+/// `DeviceFnArrayMut`), turned into a view at the top of the body: the host passes slices,
+/// `Vec`s or arrays, a simulated kernel its array parameters, and the body reads and
+/// writes either the same way.
+pub(crate) fn array_params_take_any_array(f: &mut syn::ItemFn, k: &syn::Path) {
+    let mut conversions: Vec<syn::Stmt> = Vec::new();
+    let mut lifetimes: Vec<syn::Lifetime> = Vec::new();
+    for input in f.sig.inputs.iter_mut() {
+        let syn::FnArg::Typed(pt) = input else {
+            continue;
+        };
+        let syn::Type::Reference(r) = &*pt.ty else {
+            continue;
+        };
+        let syn::Type::Slice(slice) = &*r.elem else {
+            continue;
+        };
+        let syn::Pat::Ident(pi) = &*pt.pat else {
+            continue;
+        };
+        let (elem, name) = (slice.elem.clone(), pi.ident.clone());
+        // One lifetime per array: the view borrows what the caller passed.
+        let life = syn::Lifetime::new(
+            &format!("'__gpu_{}", lifetimes.len()),
+            proc_macro2::Span::call_site(),
+        );
+        lifetimes.push(life.clone());
+        let arg: syn::Path = if r.mutability.is_some() {
+            syn::parse_quote!(#k::simulator::DeviceFnArrayMut)
+        } else {
+            syn::parse_quote!(#k::simulator::DeviceFnArray)
+        };
+        *pt.ty = syn::parse_quote!(impl #arg<#life, #elem>);
+        conversions.push(syn::parse_quote!(
+            #[allow(unused_mut)]
+            let mut #name = #arg::view(#name);
+        ));
+    }
+    for (k, life) in lifetimes.into_iter().enumerate() {
+        f.sig.generics.params.insert(
+            k,
+            syn::GenericParam::Lifetime(syn::LifetimeParam::new(life)),
+        );
+    }
+    f.block.stmts.splice(0..0, conversions);
+}

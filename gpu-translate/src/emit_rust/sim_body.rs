@@ -1,0 +1,450 @@
+//! The body as the simulator runs it: the user's Rust, with every access to an array
+//! parameter or shared array turned into a call of the simulator's view (`a[i]` into
+//! `a.get(i)`, `a[i] = v` into `a.set(i, v)`), every index of a local array checked under
+//! the array's name, and a deadline tick at the top of every loop body.
+//!
+//! Why: the GPU threads of a block run concurrently in the simulator and share parameter
+//! and shared arrays, as they share memory on the GPU. The views read and write elements
+//! by value (relaxed atomic accesses), never through `&`/`&mut` references, so even a
+//! kernel with a data race cannot make two live `&mut` to one element: the simulator stays
+//! sound for every kernel safe code can write. Local arrays are the thread's own Rust
+//! arrays; their accesses go through checks that report an index out of range as the GPU
+//! does (`acc (local array)`), not as a Rust panic. Spans stay on the user's tokens, so
+//! rustc's errors point at them.
+//!
+//! Rule: evaluation order is Rust's. `place = value` and `place op= value` evaluate the
+//! value first (as Rust does for primitive operands), then the index.
+
+use proc_macro2::{Span, TokenStream};
+use quote::{quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::visit_mut::{self, VisitMut};
+
+/// Rewrite `body` for the simulator. `views` names the array parameters; shared arrays
+/// declared in the body are found as it goes.
+pub fn rewrite(body: &syn::Block, views: &[String], krate: &syn::Path) -> syn::Block {
+    let mut r = Rewriter {
+        scopes: vec![views.iter().map(|v| (v.clone(), Kind::View)).collect()],
+        krate: krate.clone(),
+    };
+    let mut body = body.clone();
+    r.visit_block_mut(&mut body);
+    body
+}
+
+/// What a name in the body is bound to.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// An array parameter or shared array: a view.
+    View,
+    /// A local array.
+    Local,
+    /// Anything else.
+    Other,
+}
+
+struct Rewriter {
+    /// Names in scope, innermost last, with what each is.
+    scopes: Vec<Vec<(String, Kind)>>,
+    krate: syn::Path,
+}
+
+impl Rewriter {
+    fn kind(&self, name: &str) -> Kind {
+        self.scopes
+            .iter()
+            .rev()
+            .flat_map(|s| s.iter().rev())
+            .find(|(n, _)| n == name)
+            .map_or(Kind::Other, |(_, k)| *k)
+    }
+
+    fn bind(&mut self, pat: &syn::Pat, kind: Kind) {
+        match pat {
+            syn::Pat::Ident(pi) => {
+                let name = crate::lower::unraw(&pi.ident);
+                if let Some(s) = self.scopes.last_mut() {
+                    s.push((name, kind));
+                }
+            }
+            syn::Pat::Tuple(t) => t.elems.iter().for_each(|p| self.bind(p, Kind::Other)),
+            syn::Pat::Type(t) => self.bind(&t.pat, kind),
+            _ => {}
+        }
+    }
+
+    /// The name `e` is, if it is a plain name bound to `kind`.
+    fn name_of(&self, e: &syn::Expr, kind: Kind) -> Option<syn::Ident> {
+        match strip(e) {
+            syn::Expr::Path(p) => {
+                let ident = p.path.get_ident()?;
+                (self.kind(&crate::lower::unraw(ident)) == kind).then(|| ident.clone())
+            }
+            _ => None,
+        }
+    }
+
+    /// The view `e` names, if it is a plain name bound to one.
+    fn view_name(&self, e: &syn::Expr) -> Option<syn::Ident> {
+        self.name_of(e, Kind::View)
+    }
+
+    /// `t[i]`, `t[i][j]`, ... of a local array `t`: the access, checked, as a reference
+    /// (`&mut` when `write`). Indices are rewritten first.
+    fn local_access(&mut self, e: &syn::Expr, write: bool) -> Option<syn::Expr> {
+        let mut chain = Vec::new();
+        let mut base = strip(e);
+        while let syn::Expr::Index(ix) = base {
+            chain.push((*ix.index).clone());
+            base = strip(&ix.expr);
+        }
+        if chain.is_empty() {
+            return None;
+        }
+        let name = self.name_of(base, Kind::Local)?;
+        let label = gpu_contract::check_names::local_array(&crate::lower::unraw(&name));
+        let k = self.krate.clone();
+        let span = e.span();
+        let mut access: syn::Expr = if write {
+            syn::parse_quote_spanned!(span=> &mut #name)
+        } else {
+            syn::parse_quote_spanned!(span=> &#name)
+        };
+        let last = chain.len() - 1;
+        for (n, mut index) in chain.into_iter().rev().enumerate() {
+            self.visit_expr_mut(&mut index);
+            access = match (write, n == last) {
+                (true, _) => syn::parse_quote_spanned!(span=>
+                    #k::__private::local_mut(#access, #index, #label)),
+                // The element itself, by value: no `*` (and no parentheses) needed.
+                (false, true) => syn::parse_quote_spanned!(span=>
+                    #k::__private::local_get(#access, #index, #label)),
+                (false, false) => syn::parse_quote_spanned!(span=>
+                    #k::__private::local_ref(#access, #index, #label)),
+            };
+        }
+        Some(access)
+    }
+
+    /// `base[index]` where `base` is a view: its name and index.
+    fn view_index(&self, e: &syn::Expr) -> Option<(syn::Ident, syn::Expr)> {
+        match strip(e) {
+            syn::Expr::Index(ix) => Some((self.view_name(&ix.expr)?, (*ix.index).clone())),
+            _ => None,
+        }
+    }
+
+    /// `*base.get_unchecked_mut(index)` where `base` is a view.
+    fn unchecked_place(&self, e: &syn::Expr) -> Option<(syn::Ident, syn::Expr)> {
+        let syn::Expr::Unary(u) = strip(e) else {
+            return None;
+        };
+        let (syn::UnOp::Deref(_), syn::Expr::MethodCall(m)) = (&u.op, strip(&u.expr)) else {
+            return None;
+        };
+        (m.method == "get_unchecked_mut" && m.args.len() == 1)
+            .then(|| Some((self.view_name(&m.receiver)?, m.args[0].clone())))
+            .flatten()
+    }
+
+    fn tick(&self, span: Span) -> syn::Stmt {
+        let k = &self.krate;
+        syn::parse_quote_spanned!(span=> #k::__private::sim_tick();)
+    }
+}
+
+fn strip(e: &syn::Expr) -> &syn::Expr {
+    match e {
+        syn::Expr::Paren(p) => strip(&p.expr),
+        syn::Expr::Group(g) => strip(&g.expr),
+        e => e,
+    }
+}
+
+/// The binary operator of a compound assignment (`+=` gives `+`).
+fn compound_to_binary(op: &syn::BinOp) -> Option<TokenStream> {
+    use syn::BinOp as B;
+    let span = op.span();
+    Some(match op {
+        B::AddAssign(_) => quote_spanned!(span=> +),
+        B::SubAssign(_) => quote_spanned!(span=> -),
+        B::MulAssign(_) => quote_spanned!(span=> *),
+        B::DivAssign(_) => quote_spanned!(span=> /),
+        B::RemAssign(_) => quote_spanned!(span=> %),
+        B::BitAndAssign(_) => quote_spanned!(span=> &),
+        B::BitOrAssign(_) => quote_spanned!(span=> |),
+        B::BitXorAssign(_) => quote_spanned!(span=> ^),
+        B::ShlAssign(_) => quote_spanned!(span=> <<),
+        B::ShrAssign(_) => quote_spanned!(span=> >>),
+        _ => return None,
+    })
+}
+
+impl VisitMut for Rewriter {
+    fn visit_block_mut(&mut self, b: &mut syn::Block) {
+        self.scopes.push(Vec::new());
+        for s in &mut b.stmts {
+            self.visit_stmt_mut(s);
+        }
+        self.scopes.pop();
+    }
+
+    fn visit_local_mut(&mut self, l: &mut syn::Local) {
+        let mut kind = Kind::Other;
+        if let Some(init) = &mut l.init {
+            self.visit_expr_mut(&mut init.expr);
+            if is_shared_declaration(&init.expr) {
+                kind = Kind::View;
+                // The simulator's shared array learns its name, for errors.
+                if let Some(name) = pattern_name(&l.pat) {
+                    let label = gpu_contract::check_names::shared_array(&name);
+                    let e = &init.expr;
+                    let span = e.span();
+                    *init.expr = syn::parse_quote_spanned!(span=> (#e).__named(#label));
+                }
+            } else if is_local_array(&init.expr) {
+                kind = Kind::Local;
+            }
+        }
+        if matches!(&l.pat, syn::Pat::Type(t) if matches!(&*t.ty, syn::Type::Array(_))) {
+            kind = Kind::Local;
+        }
+        self.bind(&l.pat, kind);
+    }
+
+    fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
+        match e {
+            syn::Expr::Assign(a) => {
+                self.visit_expr_mut(&mut a.right);
+                if let Some((base, index)) = self.view_index(&a.left) {
+                    let mut index = index;
+                    self.visit_expr_mut(&mut index);
+                    let value = &a.right;
+                    let span = a.left.span();
+                    *e = syn::parse_quote_spanned!(span=> {
+                        let __gpu_value = #value;
+                        #base.set(#index, __gpu_value)
+                    });
+                } else if let Some(place) = self.local_access(&a.left, true) {
+                    let value = &a.right;
+                    let span = a.left.span();
+                    *e = syn::parse_quote_spanned!(span=> {
+                        let __gpu_value = #value;
+                        *#place = __gpu_value
+                    });
+                } else if let Some((base, index)) = self.unchecked_place(&a.left) {
+                    let mut index = index;
+                    self.visit_expr_mut(&mut index);
+                    let value = &a.right;
+                    let span = a.left.span();
+                    *e = syn::parse_quote_spanned!(span=> {
+                        let __gpu_value = #value;
+                        #base.get_unchecked_mut(#index).set(__gpu_value)
+                    });
+                } else {
+                    self.visit_expr_mut(&mut a.left);
+                }
+            }
+            syn::Expr::Binary(b) if compound_to_binary(&b.op).is_some() => {
+                self.visit_expr_mut(&mut b.right);
+                let op = compound_to_binary(&b.op);
+                let place = self
+                    .view_index(&b.left)
+                    .map(|p| (p, false))
+                    .or_else(|| self.unchecked_place(&b.left).map(|p| (p, true)));
+                match (place, op) {
+                    (Some(((base, index), unchecked)), Some(op)) => {
+                        let mut index = index;
+                        self.visit_expr_mut(&mut index);
+                        let value = &b.right;
+                        let span = b.left.span();
+                        *e = if unchecked {
+                            syn::parse_quote_spanned!(span=> {
+                                let __gpu_value = #value;
+                                let __gpu_element = #base.get_unchecked_mut(#index);
+                                __gpu_element.set(__gpu_element.get() #op __gpu_value)
+                            })
+                        } else {
+                            syn::parse_quote_spanned!(span=> {
+                                let __gpu_value = #value;
+                                let __gpu_index = #index;
+                                #base.set(__gpu_index, #base.get(__gpu_index) #op __gpu_value)
+                            })
+                        };
+                    }
+                    (None, Some(_)) => match self.local_access(&b.left, true) {
+                        Some(place) => {
+                            let value = &b.right;
+                            let span = b.left.span();
+                            let assign = compound_token(&b.op);
+                            *e = syn::parse_quote_spanned!(span=> {
+                                let __gpu_value = #value;
+                                *#place #assign __gpu_value
+                            });
+                        }
+                        None => self.visit_expr_mut(&mut b.left),
+                    },
+                    _ => self.visit_expr_mut(&mut b.left),
+                }
+            }
+            syn::Expr::Index(_) if self.local_access(e, false).is_some() => {
+                if let Some(access) = self.local_access(e, false) {
+                    *e = access;
+                }
+            }
+            syn::Expr::Index(ix) => {
+                self.visit_expr_mut(&mut ix.index);
+                match self.view_name(&ix.expr) {
+                    Some(base) => {
+                        let index = &ix.index;
+                        let span = ix.span();
+                        *e = syn::parse_quote_spanned!(span=> #base.get(#index));
+                    }
+                    None => self.visit_expr_mut(&mut ix.expr),
+                }
+            }
+            // `*a.get_unchecked(i)`: the view's `get_unchecked` gives the value itself.
+            syn::Expr::Unary(u)
+                if matches!(u.op, syn::UnOp::Deref(_))
+                    && matches!(strip(&u.expr), syn::Expr::MethodCall(m) if m.method == "get_unchecked") =>
+            {
+                self.visit_expr_mut(&mut u.expr);
+                *e = (*u.expr).clone();
+            }
+            syn::Expr::While(w) => {
+                self.visit_expr_mut(&mut w.cond);
+                self.visit_block_mut(&mut w.body);
+                let tick = self.tick(w.while_token.span);
+                w.body.stmts.insert(0, tick);
+            }
+            syn::Expr::Loop(l) => {
+                self.visit_block_mut(&mut l.body);
+                let tick = self.tick(l.loop_token.span);
+                l.body.stmts.insert(0, tick);
+            }
+            syn::Expr::ForLoop(f) => {
+                self.visit_expr_mut(&mut f.expr);
+                self.scopes.push(Vec::new());
+                self.bind(&f.pat, Kind::Other);
+                self.visit_block_mut(&mut f.body);
+                self.scopes.pop();
+                let tick = self.tick(f.for_token.span);
+                f.body.stmts.insert(0, tick);
+            }
+            _ => visit_mut::visit_expr_mut(self, e),
+        }
+    }
+}
+
+/// The compound assignment token of `op` (`+=`), spanned as written.
+fn compound_token(op: &syn::BinOp) -> TokenStream {
+    quote!(#op)
+}
+
+/// The name a `let` pattern binds, if it is one name.
+fn pattern_name(p: &syn::Pat) -> Option<String> {
+    match p {
+        syn::Pat::Ident(pi) => Some(crate::lower::unraw(&pi.ident)),
+        syn::Pat::Type(t) => pattern_name(&t.pat),
+        _ => None,
+    }
+}
+
+/// Whether `e` declares a local array: `[v; N]` or `load4(..)`.
+fn is_local_array(e: &syn::Expr) -> bool {
+    match strip(e) {
+        syn::Expr::Repeat(_) => true,
+        syn::Expr::Call(c) => {
+            matches!(&*c.func, syn::Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "load4"))
+        }
+        _ => false,
+    }
+}
+
+/// Whether `e` declares a shared array: its name is then a view.
+fn is_shared_declaration(e: &syn::Expr) -> bool {
+    match strip(e) {
+        syn::Expr::Call(c) => match &*c.func {
+            syn::Expr::Path(p) => p.path.segments.last().is_some_and(|s| {
+                matches!(
+                    s.ident.to_string().as_str(),
+                    "shared_array" | "shared_array_2d" | "dynamic_shared_array"
+                )
+            }),
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rewritten(body: TokenStream, views: &[&str]) -> String {
+        let block: syn::Block = syn::parse2(body).unwrap();
+        let views: Vec<String> = views.iter().map(|s| s.to_string()).collect();
+        let out = rewrite(&block, &views, &syn::parse_quote!(::gpu_runtime));
+        quote!(#out).to_string()
+    }
+
+    #[test]
+    fn accesses_to_views_become_calls_and_locals_stay_rust() {
+        let out = rewritten(
+            quote!({
+                let mut t = [0.0f32; 4];
+                t[0] = a[i];
+                c[i] += t[0];
+                let a = 3;
+                t[a] = 1.0;
+            }),
+            &["a", "c"],
+        );
+        assert!(out.contains("let __gpu_value = a . get (i)"), "{out}");
+        assert!(
+            out.contains("local_mut (& mut t , 0 , \"t (local array)\")"),
+            "{out}"
+        );
+        assert!(
+            out.contains("c . set (__gpu_index , c . get (__gpu_index) + __gpu_value)"),
+            "{out}"
+        );
+        // `a` is shadowed by a number: no longer a view, and it indexes `t`.
+        assert!(out.contains("local_mut (& mut t , a ,"), "{out}");
+    }
+
+    #[test]
+    fn shared_arrays_are_views_and_loops_tick() {
+        let out = rewritten(
+            quote!({
+                let mut s = shared_array::<f32, 4>();
+                for k in 0..4 {
+                    s[k] = 1.0;
+                }
+            }),
+            &[],
+        );
+        assert!(out.contains("s . set (k , __gpu_value)"), "{out}");
+        assert!(out.contains("sim_tick"), "{out}");
+    }
+
+    #[test]
+    fn unchecked_accesses_keep_their_unsafe_methods() {
+        let out = rewritten(
+            quote!({
+                unsafe {
+                    *c.get_unchecked_mut(i) = *a.get_unchecked(i);
+                }
+            }),
+            &["a", "c"],
+        );
+        assert!(
+            out.contains("c . get_unchecked_mut (i) . set (__gpu_value)"),
+            "{out}"
+        );
+        assert!(
+            out.contains("let __gpu_value = a . get_unchecked (i)"),
+            "{out}"
+        );
+    }
+}

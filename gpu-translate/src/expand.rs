@@ -1,0 +1,254 @@
+//! The pipelines: for each attribute, parse, lower, check and emit, collecting every
+//! error and emitting them beside items of the right shape.
+
+use gpu_contract::options::OptionKey;
+use proc_macro2::TokenStream;
+use quote::quote;
+use syn::spanned::Spanned;
+
+use crate::check::check;
+use crate::diagnostics::Diagnostics;
+use crate::emit_cuda::{emit_cuda, EmitContext};
+use crate::emit_rust::{
+    elementwise_items, emit_device, emit_kernel, Ctx, DeviceTranslation, KernelItems, Translation,
+};
+use crate::ir::{Kernel, RTy};
+use crate::lower::lower;
+use crate::parse::attr::{parse_attr, Attr};
+use crate::signature::{parse_signature, KernelSignature};
+
+/// The options `#[gpu_kernel]` takes: all of them.
+const KERNEL_OPTIONS: &[OptionKey] = OptionKey::ALL;
+
+/// The options `#[gpu_device]` and `#[gpu_elementwise]` take.
+const DEVICE_OPTIONS: &[OptionKey] = &[OptionKey::Crate];
+
+/// What a successful translation gives, for tests and tools.
+#[derive(Clone, Debug)]
+pub struct Translated {
+    /// The CUDA C of the function.
+    pub c: String,
+    /// The names of its bounds checks, by id.
+    pub check_names: Vec<String>,
+    /// How many distinct device functions it calls (their C comes from their own
+    /// definitions).
+    pub device_calls: usize,
+    /// How many of its index checks the check pass proved redundant.
+    pub proven_checks: usize,
+}
+
+/// `#[gpu_kernel]`: the launcher, the kernel's module and its translation.
+pub fn expand_kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
+    let mut diags = Diagnostics::default();
+    let item: syn::ItemFn = match syn::parse2(item.clone()) {
+        Ok(f) => f,
+        Err(e) => {
+            let err = syn::Error::new(
+                e.span(),
+                "#[gpu_kernel] applies to a function: `#[gpu_kernel] fn name(a: &[f32], ...) { ... }`",
+            )
+            .to_compile_error();
+            return quote!(#err #item);
+        }
+    };
+    let attr = parse_attr(attr, KERNEL_OPTIONS, "#[gpu_kernel]", &mut diags);
+    let ctx = ctx_of(&attr);
+    for a in &item.attrs {
+        if !a.path().is_ident("doc") {
+            diags.error(
+                a.span(),
+                "attributes other than doc comments are not supported on kernels",
+            );
+        }
+    }
+    let Some(sig) = parse_signature(&item, false, &mut diags) else {
+        // Without a valid signature there is no launcher to offer; keep the function so
+        // its name resolves, without its body (already reported).
+        let errors = diags.to_compile_errors();
+        let mut f = item;
+        f.attrs.retain(|a| a.path().is_ident("doc"));
+        f.block = syn::parse_quote!({ ::core::unreachable!() });
+        return quote!(#errors #[allow(dead_code, unused)] #f);
+    };
+    check_signatures(&attr, &sig, &mut diags);
+    let translation = translate(&sig, &item, &attr, &mut diags).map(|(k, source, _)| Translation {
+        source,
+        c_name: k.c_name,
+        generic_c_names: k.generic_c_names,
+        check_names: k.check_names,
+        device_calls: k.device_calls,
+        waits: k.waits,
+        cooperative: k.cooperative,
+    });
+    let translation = translation.filter(|_| diags.is_empty());
+    let errors = diags.to_compile_errors();
+    let items = emit_kernel(KernelItems {
+        item: &item,
+        sig: &sig,
+        attr: &attr,
+        ctx: &ctx,
+        translation,
+    });
+    quote!(#errors #items)
+}
+
+/// `#[gpu_device]`: a function kernels (and other device functions) can call.
+pub fn expand_device(attr: TokenStream, item: TokenStream) -> TokenStream {
+    expand_device_with(attr, item, "#[gpu_device]", |_, _, _, _| TokenStream::new())
+}
+
+/// `#[gpu_elementwise]`: a device function, and a kernel that maps it over arrays.
+pub fn expand_elementwise(attr: TokenStream, item: TokenStream) -> TokenStream {
+    expand_device_with(attr, item, "#[gpu_elementwise]", elementwise_items)
+}
+
+/// A device function, with `extra` items (made from it) in its companion module.
+fn expand_device_with(
+    attr: TokenStream,
+    item: TokenStream,
+    what: &str,
+    extra: impl FnOnce(&syn::ItemFn, &KernelSignature, &Ctx, &mut Diagnostics) -> TokenStream,
+) -> TokenStream {
+    let mut diags = Diagnostics::default();
+    let item: syn::ItemFn = match syn::parse2(item.clone()) {
+        Ok(f) => f,
+        Err(e) => {
+            let err = syn::Error::new(
+                e.span(),
+                format!("{what} applies to a function: `{what} fn name(x: f32) -> f32 {{ ... }}`"),
+            )
+            .to_compile_error();
+            return quote!(#err #item);
+        }
+    };
+    let attr = parse_attr(attr, DEVICE_OPTIONS, what, &mut diags);
+    let ctx = ctx_of(&attr);
+    let Some(sig) = parse_signature(&item, true, &mut diags) else {
+        let errors = diags.to_compile_errors();
+        let device = emit_device(&item, None, None, &ctx, TokenStream::new());
+        return quote!(#errors #device);
+    };
+    let translated = translate(&sig, &item, &attr, &mut diags);
+    let extra = extra(&item, &sig, &ctx, &mut diags);
+    let translation = translated
+        .filter(|_| diags.is_empty())
+        .map(|(k, source, _)| DeviceTranslation {
+            c_name: k.c_name,
+            source,
+            check_names: k.check_names,
+            device_calls: k.device_calls,
+            waits: k.waits,
+        });
+    let errors = diags.to_compile_errors();
+    let device = emit_device(&item, Some(&sig), translation, &ctx, extra);
+    quote!(#errors #device)
+}
+
+/// Where generated code finds the runtime.
+fn ctx_of(attr: &Attr) -> Ctx {
+    match &attr.crate_path {
+        Some(p) => Ctx { krate: p.clone() },
+        None => Ctx::default(),
+    }
+}
+
+/// Lower, check and emit the body: the checked IR, its C, and how many checks were
+/// proven redundant. `None` after reporting errors.
+fn translate(
+    sig: &KernelSignature,
+    item: &syn::ItemFn,
+    attr: &Attr,
+    diags: &mut Diagnostics,
+) -> Option<(Kernel<RTy>, String, usize)> {
+    let before = diags.len();
+    let lowered = lower(sig, &item.block, attr.options.unchecked, diags);
+    if diags.len() > before {
+        return None;
+    }
+    let launch_threads = attr.options.launch_bounds.map(|(t, _)| t);
+    let (kernel, proven) = check(lowered, sig, launch_threads, diags)?;
+    let span = sig.ident.span();
+    let origin = Some((span.file(), span.start().line as u32))
+        .filter(|(f, l)| !f.is_empty() && !f.starts_with('<') && *l > 0);
+    let ctx = EmitContext {
+        origin,
+        launch_bounds: attr.options.launch_bounds,
+    };
+    let source = emit_cuda(&kernel, sig, &ctx);
+    Some((kernel, source, proven))
+}
+
+/// Each listed signature must name one dtype per dtype parameter, within its bound.
+fn check_signatures(attr: &Attr, sig: &KernelSignature, diags: &mut Diagnostics) {
+    for (span, dtypes) in &attr.signatures {
+        if dtypes.len() != sig.generics.len() {
+            diags.error(
+                *span,
+                format!(
+                    "this signature has {} dtype(s), but the kernel has {} dtype parameter(s)",
+                    dtypes.len(),
+                    sig.generics.len()
+                ),
+            );
+            continue;
+        }
+        for ((prim, span), g) in dtypes.iter().zip(&sig.generics) {
+            if !prim.satisfies(g.bound) {
+                diags.error(
+                    *span,
+                    format!(
+                        "`{}` does not satisfy `{}: {}`",
+                        prim.rust_name(),
+                        g.ident,
+                        g.bound.name()
+                    ),
+                );
+            }
+        }
+    }
+}
+
+/// The C of a kernel (`device: false`) or device function, or its diagnostics: for tests
+/// and tools. Options in `attr` are those of the attribute.
+fn translate_item(
+    attr: TokenStream,
+    item: TokenStream,
+    device: bool,
+) -> Result<Translated, Diagnostics> {
+    let mut diags = Diagnostics::default();
+    let item: syn::ItemFn = match syn::parse2(item) {
+        Ok(item) => item,
+        Err(e) => {
+            diags.error(e.span(), e);
+            return Err(diags);
+        }
+    };
+    let allowed = if device {
+        DEVICE_OPTIONS
+    } else {
+        KERNEL_OPTIONS
+    };
+    let attr = parse_attr(attr, allowed, "the attribute", &mut diags);
+    let Some(sig) = parse_signature(&item, device, &mut diags) else {
+        return Err(diags);
+    };
+    match translate(&sig, &item, &attr, &mut diags) {
+        Some((k, c, proven)) if diags.is_empty() => Ok(Translated {
+            c,
+            check_names: k.check_names,
+            device_calls: k.device_calls.len(),
+            proven_checks: proven,
+        }),
+        _ => Err(diags),
+    }
+}
+
+/// Translate a kernel with the attribute's options `attr`.
+pub fn translate_kernel(attr: TokenStream, item: TokenStream) -> Result<Translated, Diagnostics> {
+    translate_item(attr, item, false)
+}
+
+/// Translate a device function.
+pub fn translate_device(item: TokenStream) -> Result<Translated, Diagnostics> {
+    translate_item(TokenStream::new(), item, true)
+}

@@ -1,0 +1,530 @@
+//! The kernel IR: a small, spanned tree that a body is lowered into.
+//!
+//! The tree is generic over its type annotation. Lowering builds `Kernel<Ty>`, whose types
+//! may still be inference variables; the check pass resolves every one and produces
+//! `Kernel<RTy>`, which the emitters read. So an emitter never meets an unresolved type and
+//! cannot fail. Nothing after lowering looks at syn again, except a device call's path,
+//! which the simulator's Rust names as the user wrote it.
+
+use proc_macro2::Span;
+
+pub use gpu_contract::language::{Intrinsic, MathSpec};
+pub use gpu_contract::{Bound, DtypeKind as Prim};
+
+/// A type during inference: a dtype, a dtype parameter (by index), or a variable.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ty {
+    /// A dtype.
+    Prim(Prim),
+    /// The kernel's dtype parameter number `i`.
+    Generic(usize),
+    /// An inference variable.
+    Var(u32),
+}
+
+/// A resolved type: what every expression has after the check pass.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RTy {
+    /// A dtype.
+    Prim(Prim),
+    /// The kernel's dtype parameter number `i`.
+    Generic(usize),
+    /// The result of a `#[gpu_device]` call that nothing else types: only the C++
+    /// compiler (`auto`) and rustc know it. Allowed only where no operation needs it.
+    Opaque,
+}
+
+/// What an inference variable may become.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VarKind {
+    /// Anything (a `let` without a type).
+    Any,
+    /// An integer type (an unsuffixed integer literal; defaults to `i32`).
+    Int,
+    /// A float type (an unsuffixed float literal; defaults to `f64`).
+    Float,
+}
+
+/// Index of a local variable in [`Kernel::locals`].
+pub type VarId = usize;
+/// Index of an array parameter in [`Kernel::slices`].
+pub type SliceId = usize;
+/// Index of an array declared in the body in [`Kernel::arrays`].
+pub type ArrayId = usize;
+
+/// Where an array declared in the body lives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Space {
+    /// `shared_array::<T, N>()` / `shared_array_2d::<T, R, C>()`: `__shared__`.
+    Shared,
+    /// `dynamic_shared_array::<T>()`: the launch's dynamic shared memory.
+    DynamicShared,
+    /// `[v; N]`, `[[v; C]; R]`, `load4(..)`: per-thread local memory.
+    Local,
+}
+
+/// An array declared in the body.
+#[derive(Clone, Debug)]
+pub struct ArrayVar<T> {
+    /// Its name in the Rust source.
+    pub rust_name: String,
+    /// Its C name.
+    pub c_name: String,
+    /// For dynamic shared memory: the C name of its length.
+    pub len_c_name: String,
+    /// The element type.
+    pub elem: T,
+    /// Extents, outermost first; empty for dynamic shared memory.
+    pub dims: Vec<u64>,
+    /// Where it lives.
+    pub space: Space,
+    /// Its declaration's number among the kernel's shared arrays (the simulator keys a
+    /// block's shared memory by it).
+    pub site: usize,
+    /// The id of its bounds check in [`Kernel::check_names`] (relative to the function's
+    /// own base in a device function).
+    pub check_id: usize,
+    /// Its declaration, for errors about its size.
+    pub span: Span,
+}
+
+/// What can be indexed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Target {
+    /// An array parameter.
+    Slice(SliceId),
+    /// An array declared in the body.
+    Array(ArrayId),
+}
+
+/// Whether an access's index must be checked at run time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Check {
+    /// Checked: an index out of range is recorded and the access redirected.
+    Required,
+    /// The check pass proved every index in range (an enclosing `if i < a.len()`, a loop
+    /// bound): no check is emitted.
+    Proven,
+    /// `unsafe { a.get_unchecked(i) }`, or a kernel declared `unchecked`: not checked on
+    /// the GPU (the simulator checks anyway).
+    Unchecked,
+}
+
+/// Atomic read-modify-write operations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AtomicOp {
+    /// `atomic_add`
+    Add,
+    /// `atomic_sub`
+    Sub,
+    /// `atomic_min`
+    Min,
+    /// `atomic_max`
+    Max,
+    /// `atomic_and`
+    And,
+    /// `atomic_or`
+    Or,
+    /// `atomic_xor`
+    Xor,
+    /// `atomic_exch`
+    Exch,
+    /// `atomic_cas`
+    Cas,
+    /// `atomic_inc`
+    Inc,
+    /// `atomic_dec`
+    Dec,
+}
+
+impl AtomicOp {
+    /// Every operation.
+    pub const ALL: [AtomicOp; 11] = [
+        AtomicOp::Add,
+        AtomicOp::Sub,
+        AtomicOp::Min,
+        AtomicOp::Max,
+        AtomicOp::And,
+        AtomicOp::Or,
+        AtomicOp::Xor,
+        AtomicOp::Exch,
+        AtomicOp::Cas,
+        AtomicOp::Inc,
+        AtomicOp::Dec,
+    ];
+
+    /// The name after `atomic_`.
+    pub fn name(self) -> &'static str {
+        match self {
+            AtomicOp::Add => "add",
+            AtomicOp::Sub => "sub",
+            AtomicOp::Min => "min",
+            AtomicOp::Max => "max",
+            AtomicOp::And => "and",
+            AtomicOp::Or => "or",
+            AtomicOp::Xor => "xor",
+            AtomicOp::Exch => "exch",
+            AtomicOp::Cas => "cas",
+            AtomicOp::Inc => "inc",
+            AtomicOp::Dec => "dec",
+        }
+    }
+
+    /// The operation of the function `atomic_<name>`.
+    pub fn from_fn_name(name: &str) -> Option<AtomicOp> {
+        let op = name.strip_prefix("atomic_")?;
+        AtomicOp::ALL.into_iter().find(|o| o.name() == op)
+    }
+}
+
+/// A local variable.
+#[derive(Clone, Debug)]
+pub struct Local<T> {
+    /// Its name in the Rust source.
+    pub rust_name: String,
+    /// Its C name (unique in the kernel).
+    pub c_name: String,
+    /// Its type.
+    pub ty: T,
+    /// Where it is declared.
+    pub span: Span,
+    /// Whether it can be assigned after its declaration (`let mut`, a `mut` parameter, or
+    /// a `let` without a value): facts about an immutable one hold for its whole scope.
+    pub mutable: bool,
+}
+
+/// An array parameter: `&[T]`, `&mut [T]`, `&Array2<T>`, `&Array3<T>`.
+#[derive(Clone, Debug)]
+pub struct SliceParam<T> {
+    /// Its name in the Rust source.
+    pub rust_name: String,
+    /// Its C name.
+    pub c_name: String,
+    /// The C names of the extents: `[len]` for `&[T]`, `[rows, cols]`, three for 3-D
+    /// (row-major: the last extent varies fastest).
+    pub extents: Vec<String>,
+    /// The element type.
+    pub elem: T,
+    /// Whether the kernel may write it.
+    pub mutable: bool,
+    /// The first of its checks' ids (one per axis) in [`Kernel::check_names`].
+    pub check_id: usize,
+    /// In a device function: the C name of the parameter that carries the caller's check
+    /// site for this array (errors name the caller's array). Empty in a kernel.
+    pub site_c_name: String,
+}
+
+impl<T> SliceParam<T> {
+    /// 1, 2 or 3.
+    pub fn rank(&self) -> usize {
+        self.extents.len()
+    }
+}
+
+/// Binary operators.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+    BitAnd,
+    BitOr,
+    BitXor,
+    Shl,
+    Shr,
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    And,
+    Or,
+}
+
+impl BinOp {
+    /// The C and Rust token.
+    pub fn token(self) -> &'static str {
+        match self {
+            BinOp::Add => "+",
+            BinOp::Sub => "-",
+            BinOp::Mul => "*",
+            BinOp::Div => "/",
+            BinOp::Rem => "%",
+            BinOp::BitAnd => "&",
+            BinOp::BitOr => "|",
+            BinOp::BitXor => "^",
+            BinOp::Shl => "<<",
+            BinOp::Shr => ">>",
+            BinOp::Eq => "==",
+            BinOp::Ne => "!=",
+            BinOp::Lt => "<",
+            BinOp::Le => "<=",
+            BinOp::Gt => ">",
+            BinOp::Ge => ">=",
+            BinOp::And => "&&",
+            BinOp::Or => "||",
+        }
+    }
+
+    /// Whether the result is a `bool` comparison of the operands.
+    pub fn is_comparison(self) -> bool {
+        matches!(
+            self,
+            BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge
+        )
+    }
+}
+
+/// Unary operators.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UnOp {
+    /// `-x`
+    Neg,
+    /// `!x` (logical on `bool`, bitwise on integers)
+    Not,
+}
+
+/// A thread-geometry builtin.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Geometry {
+    /// `blockIdx * blockDim + threadIdx`, 64-bit.
+    Grid,
+    /// `gridDim * blockDim`, 64-bit.
+    GridSize,
+    /// `threadIdx`
+    ThreadIdx,
+    /// `blockIdx`
+    BlockIdx,
+    /// `blockDim`
+    BlockDim,
+    /// `gridDim`
+    GridDim,
+}
+
+/// An axis of the thread geometry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub enum Axis {
+    X,
+    Y,
+    Z,
+}
+
+impl Axis {
+    /// `x`, `y` or `z`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Axis::X => "x",
+            Axis::Y => "y",
+            Axis::Z => "z",
+        }
+    }
+}
+
+/// A literal.
+#[derive(Clone, Debug)]
+pub enum Lit {
+    /// An integer, with its sign folded in.
+    Int(i128),
+    /// The value as `f64`, and as `f32` parsed from the same digits (rounding the `f64`
+    /// again could differ from rustc's `f32` literal in the last bit).
+    Float(f64, f32),
+    /// `true` / `false`
+    Bool(bool),
+}
+
+/// A conversion between dtypes: `as`, `T::from_f64(x)`, `x.to_f64()`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Conversion {
+    /// `x as T` (primitive casts only, as in Rust).
+    As,
+    /// `T::from_f64(x)`, `T::from_i32(x)`, `T::from_usize(x)`, `x.to_f64()`, `T::zero()`,
+    /// `T::one()`: the dtype traits' conversions, which follow `as` for primitives and
+    /// round once for the 16-bit floats.
+    Num,
+}
+
+/// One index of an access, and whether it is checked.
+#[derive(Clone, Debug)]
+pub struct Index<T> {
+    /// The index (a `usize`).
+    pub expr: Expr<T>,
+    /// Whether it must be checked at run time.
+    pub check: Check,
+}
+
+/// An expression with its type and span.
+#[derive(Clone, Debug)]
+pub struct Expr<T> {
+    /// What it is.
+    pub kind: ExprKind<T>,
+    /// Its type.
+    pub ty: T,
+    /// Its tokens.
+    pub span: Span,
+}
+
+/// The kinds of expression.
+#[derive(Clone, Debug)]
+pub enum ExprKind<T> {
+    /// A literal of the expression's type.
+    Lit(Lit),
+    /// A local variable or scalar parameter.
+    Local(VarId),
+    /// `a.len()`
+    Len(Target),
+    /// An extent of a 2-D or 3-D array parameter: `a.rows()`, `a.cols()`, `a.shape().k`.
+    Extent(SliceId, usize),
+    /// `a[i]`, `a[(i, j)]`, `a[i][j]`: one index per axis.
+    Index(Target, Vec<Index<T>>),
+    /// A barrier, fence or warp function with its arguments.
+    Intrinsic(Intrinsic, Vec<Expr<T>>),
+    /// A call of a `#[gpu_device]` function: its index in [`Kernel::device_calls`], its C
+    /// name, its arguments.
+    DeviceCall(usize, String, Vec<Expr<T>>),
+    /// A 1-D array parameter or shared array passed whole to a device function.
+    WholeArray(Target),
+    /// `load4(slice, vector)`: four elements as one access; only as a local array's value.
+    /// The index counts vectors of four.
+    Load4(SliceId, Box<Index<T>>),
+    /// An atomic on `target[index]` with its operands; the old value.
+    Atomic(AtomicOp, Target, Vec<Index<T>>, Vec<Expr<T>>),
+    /// A unary operator.
+    Unary(UnOp, Box<Expr<T>>),
+    /// A binary operator.
+    Binary(BinOp, Box<Expr<T>>, Box<Expr<T>>),
+    /// A conversion to the expression's type.
+    Convert(Conversion, Box<Expr<T>>),
+    /// A math method; the receiver comes first.
+    Math(&'static MathSpec, Vec<Expr<T>>),
+    /// A geometry builtin.
+    Geometry(Geometry, Axis),
+    /// A value `if`; both branches are value blocks.
+    If(Box<Expr<T>>, Box<Block<T>>, Box<Block<T>>),
+    /// A value block `{ stmts; tail }`.
+    Block(Box<Block<T>>),
+}
+
+/// A block.
+#[derive(Clone, Debug)]
+pub struct Block<T> {
+    /// Its statements.
+    pub stmts: Vec<Stmt<T>>,
+    /// The value of a value block; `None` in statement blocks.
+    pub tail: Option<Expr<T>>,
+}
+
+impl<T> Default for Block<T> {
+    fn default() -> Self {
+        Block {
+            stmts: Vec::new(),
+            tail: None,
+        }
+    }
+}
+
+/// What can be assigned.
+#[derive(Clone, Debug)]
+pub enum Place<T> {
+    /// A local variable.
+    Local(VarId),
+    /// An array element.
+    Index(Target, Vec<Index<T>>),
+}
+
+/// A `for` loop over a range.
+#[derive(Clone, Debug)]
+pub struct ForLoop<T> {
+    /// The loop variable.
+    pub var: VarId,
+    /// C names of the end and step, evaluated once.
+    pub end_c_name: String,
+    /// See `end_c_name`.
+    pub step_c_name: String,
+    /// The first value.
+    pub start: Expr<T>,
+    /// The end, exclusive.
+    pub end: Expr<T>,
+    /// `.step_by(s)`
+    pub step: Option<Expr<T>>,
+    /// The body.
+    pub body: Block<T>,
+}
+
+/// A statement.
+#[derive(Clone, Debug)]
+pub enum Stmt<T> {
+    /// `let x = e;` / `let x;`
+    Let(VarId, Option<Expr<T>>),
+    /// An array declaration; local arrays have a value every element starts with.
+    DeclareArray(ArrayId, Option<Expr<T>>),
+    /// An expression evaluated for its effect (a barrier, an atomic, a device call).
+    Eval(Expr<T>),
+    /// `store4(slice, vector, x, y, z, w)`.
+    Store4(SliceId, Index<T>, Vec<Expr<T>>),
+    /// `place = value` or `place op= value`.
+    Assign(Place<T>, Option<BinOp>, Expr<T>),
+    /// `if c { .. } else { .. }`
+    If(Expr<T>, Block<T>, Option<Block<T>>),
+    /// `while c { .. }`
+    While(Expr<T>, Block<T>),
+    /// `loop { .. }`
+    Loop(Block<T>),
+    /// `for i in a..b { .. }`
+    For(Box<ForLoop<T>>),
+    /// `{ .. }`
+    Block(Block<T>),
+    /// `break;`
+    Break,
+    /// `continue;`
+    Continue,
+    /// `return;`
+    Return,
+    /// A device function's `return value;` (or its body's final value).
+    ReturnValue(Expr<T>),
+    /// The Rust source line the following statements come from.
+    Line(u32),
+}
+
+/// How the C parameter list is made from the Rust one.
+#[derive(Clone, Copy, Debug)]
+pub enum Param {
+    /// An array parameter: a pointer and its extents.
+    Slice(SliceId),
+    /// A scalar parameter.
+    Scalar(VarId),
+}
+
+/// A lowered kernel or device function: its tables and its body.
+#[derive(Clone, Debug)]
+pub struct Kernel<T> {
+    /// The C name of the function.
+    pub c_name: String,
+    /// The C names of the dtype parameters.
+    pub generic_c_names: Vec<String>,
+    /// The `#[gpu_device]` functions the body calls, as written (deduplicated).
+    pub device_calls: Vec<syn::Path>,
+    /// Arrays declared in the body.
+    pub arrays: Vec<ArrayVar<T>>,
+    /// Local variables and scalar parameters.
+    pub locals: Vec<Local<T>>,
+    /// Array parameters.
+    pub slices: Vec<SliceParam<T>>,
+    /// The parameters in order.
+    pub params: Vec<Param>,
+    /// The return type of a device function.
+    pub ret: Option<T>,
+    /// The body.
+    pub body: Block<T>,
+    /// Whether the body waits for other threads (barriers, warp functions): the simulator
+    /// then interleaves a block's threads.
+    pub waits: bool,
+    /// Whether the body calls `sync_grid()`: a cooperative launch.
+    pub cooperative: bool,
+    /// The name of each bounds check, by id: what an error reports.
+    pub check_names: Vec<String>,
+}

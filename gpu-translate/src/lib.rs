@@ -1,0 +1,38 @@
+//! The translator behind `#[gpu_kernel]`, `#[gpu_device]` and `#[gpu_elementwise]`, as a
+//! plain library over `proc_macro2` and `syn`.
+//!
+//! The pipeline, one folder or file per step:
+//!
+//! 1. `parse/`: the attribute's options and the function's signature.
+//! 2. `lower/`: the body into the kernel IR (`ir.rs`), inferring types as it goes
+//!    (`infer.rs`).
+//! 3. `check/`: resolve every type, validate every operation, prove indices in range.
+//! 4. `emit_cuda/`: the CUDA C; `emit_rust/`: the launcher, the kernel's module and the
+//!    body as the simulator runs it.
+//!
+//! `expand.rs` runs the steps for each attribute. Errors are collected
+//! (`diagnostics.rs`) and emitted beside a launcher of the right signature, so a user sees
+//! the real mistakes and no follow-on errors. `gpu-macros` is a thin shell over
+//! [`expand_kernel`], [`expand_device`] and [`expand_elementwise`]; tests and tools call
+//! them, or [`translate_kernel`], directly.
+//!
+//! Depend on `gpu-runtime`, which re-exports the attributes.
+
+mod check;
+mod diagnostics;
+mod emit_cuda;
+mod emit_rust;
+mod expand;
+mod infer;
+mod ir;
+mod lower;
+mod names;
+mod parse;
+
+pub(crate) use parse::signature;
+
+pub use diagnostics::Diagnostics;
+pub use expand::{
+    expand_device, expand_elementwise, expand_kernel, translate_device, translate_kernel,
+    Translated,
+};

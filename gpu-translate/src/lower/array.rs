@@ -1,0 +1,235 @@
+//! Arrays declared in a body: shared arrays (`shared_array::<T, N>()`,
+//! `shared_array_2d::<T, R, C>()`, `dynamic_shared_array::<T>()`), local arrays
+//! (`[v; N]`, `[[v; C]; R]`), and the vector accesses `load4`/`store4`.
+//!
+//! Sizes are constants here; whether they fit the GPU (48 KB of static shared memory a
+//! block, the per-thread limit for local arrays) is checked once types are final.
+
+use syn::spanned::Spanned;
+
+use super::tables::{call_name, const_usize, strip_parens};
+use super::{unraw, Expr, Lowerer, Position, Stmt};
+use crate::ir::{ArrayVar, ExprKind, Space, Target, Ty};
+use crate::signature::{resolve_type_name, scalar_type};
+
+/// The largest extent of one axis of a local array.
+const LOCAL_AXIS_MAX: u64 = 1 << 16;
+
+impl Lowerer<'_> {
+    /// `let mut tile = shared_array::<f32, 256>();`, `let mut acc = [0.0f32; 8];`, ...
+    pub(super) fn let_array(
+        &mut self,
+        pi: &syn::PatIdent,
+        init: &syn::Expr,
+        annotation: Option<&syn::Type>,
+        out: &mut Vec<Stmt>,
+    ) {
+        let rust_name = unraw(&pi.ident);
+        let declared = match strip_parens(init) {
+            syn::Expr::Call(c) if call_name(c).as_deref() == Some("load4") => self.vector_load(c),
+            syn::Expr::Call(c) => self.shared_declaration(c),
+            syn::Expr::Repeat(_) => self.local_array(init),
+            other => {
+                self.err(
+                    other.span(),
+                    "an array in a kernel is `shared_array::<T, N>()`, `shared_array_2d::<T, R, C>()`, \
+                     `dynamic_shared_array::<T>()` or a local `[value; N]`",
+                );
+                None
+            }
+        };
+        let Some((mut array, value)) = declared else {
+            self.declare_poisoned(&rust_name, pi.ident.span());
+            return;
+        };
+        array.span = init.span();
+        if let Some(t) = annotation {
+            self.check_array_annotation(t, &array);
+        }
+        let id = self.add_array(&rust_name, array);
+        self.bind(rust_name, super::Binding::Array(id));
+        out.push(Stmt::DeclareArray(id, value));
+    }
+
+    fn check_array_annotation(&mut self, t: &syn::Type, array: &ArrayVar<Ty>) {
+        let mut dims = Vec::new();
+        let mut ty = t;
+        while let syn::Type::Array(a) = ty {
+            dims.push(const_usize(&a.len));
+            ty = &a.elem;
+        }
+        let elem = resolve_type_name(ty, &self.sig.generics);
+        let ok = array.space == Space::Local
+            && dims
+                .iter()
+                .map(|d| d.unwrap_or(u64::MAX))
+                .eq(array.dims.iter().copied());
+        match elem {
+            Some(e) if ok => self.unify(e, array.elem, t.span()),
+            _ => self.err(t.span(), "this type does not match the array's value"),
+        }
+    }
+
+    /// The generic arguments of `shared_array::<T, N>()` and friends.
+    fn shared_declaration(&mut self, c: &syn::ExprCall) -> Option<(ArrayVar<Ty>, Option<Expr>)> {
+        let syn::Expr::Path(p) = &*c.func else {
+            return None;
+        };
+        let seg = p.path.segments.last()?;
+        let name = seg.ident.to_string();
+        if !c.args.is_empty() {
+            self.err(c.args.span(), format!("`{name}` takes no arguments"));
+            return None;
+        }
+        let args: Vec<&syn::GenericArgument> = match &seg.arguments {
+            syn::PathArguments::AngleBracketed(a) => a.args.iter().collect(),
+            _ => Vec::new(),
+        };
+        let (space, dim_count) = match name.as_str() {
+            "shared_array" => (Space::Shared, 1),
+            "shared_array_2d" => (Space::Shared, 2),
+            "dynamic_shared_array" => (Space::DynamicShared, 0),
+            _ => {
+                self.err(c.func.span(), "expected `shared_array::<T, N>()`, `shared_array_2d::<T, R, C>()` or `dynamic_shared_array::<T>()`");
+                return None;
+            }
+        };
+        if args.len() != 1 + dim_count {
+            let form = match dim_count {
+                0 => "dynamic_shared_array::<T>()",
+                1 => "shared_array::<T, N>()",
+                _ => "shared_array_2d::<T, ROWS, COLS>()",
+            };
+            self.err(
+                seg.span(),
+                format!("write `{form}` with the element type and constant sizes"),
+            );
+            return None;
+        }
+        let elem = match args[0] {
+            syn::GenericArgument::Type(t) => scalar_type(t, &self.sig.generics, self.diags)?,
+            other => {
+                self.err(other.span(), "expected the element type");
+                return None;
+            }
+        };
+        let mut dims = Vec::new();
+        for a in &args[1..] {
+            let value = match a {
+                syn::GenericArgument::Const(e) => const_usize(e),
+                _ => None,
+            };
+            match value {
+                Some(v) if v > 0 => dims.push(v),
+                _ => {
+                    self.err(
+                        a.span(),
+                        "a shared array's size must be a constant integer literal greater than 0; \
+                         for a size known only at launch use `dynamic_shared_array::<T>()`",
+                    );
+                    return None;
+                }
+            }
+        }
+        Some((ArrayVar::declared(elem, dims, space), None))
+    }
+
+    /// `load4(slice, vector)`: a local `[T; 4]` filled by one vector load.
+    fn vector_load(&mut self, c: &syn::ExprCall) -> Option<(ArrayVar<Ty>, Option<Expr>)> {
+        if c.args.len() != 2 {
+            self.err(c.span(), "`load4` takes (slice, vector index)");
+            return None;
+        }
+        let slice = match self.target(&c.args[0])? {
+            Target::Slice(s) if self.k.slices[s].rank() == 1 => s,
+            _ => {
+                self.err(c.args[0].span(), "`load4` reads a 1-D array parameter");
+                return None;
+            }
+        };
+        let index = self.usize_index(&c.args[1], self.default_check())?;
+        let elem = self.k.slices[slice].elem;
+        Some((
+            ArrayVar::declared(elem, vec![4], Space::Local),
+            Some(Expr {
+                kind: ExprKind::Load4(slice, Box::new(index)),
+                ty: elem,
+                span: c.span(),
+            }),
+        ))
+    }
+
+    /// `store4(slice, vector, x, y, z, w)`.
+    pub(super) fn vector_store(&mut self, c: &syn::ExprCall) -> Option<Stmt> {
+        if c.args.len() != 6 {
+            self.err(c.span(), "`store4` takes (slice, vector index, x, y, z, w)");
+            return None;
+        }
+        let slice = match self.target(&c.args[0])? {
+            Target::Slice(s) if self.k.slices[s].mutable && self.k.slices[s].rank() == 1 => s,
+            _ => {
+                self.err(
+                    c.args[0].span(),
+                    "`store4` writes a 1-D `&mut [T]` parameter",
+                );
+                return None;
+            }
+        };
+        let index = self.usize_index(&c.args[1], self.default_check())?;
+        let elem = self.k.slices[slice].elem;
+        let mut values = Vec::new();
+        for a in c.args.iter().skip(2) {
+            let v = self.expr(a, Position::Operand)?;
+            self.unify(elem, v.ty, v.span);
+            values.push(v);
+        }
+        Some(Stmt::Store4(slice, index, values))
+    }
+
+    /// `[v; N]` or `[[v; C]; R]`.
+    fn local_array(&mut self, init: &syn::Expr) -> Option<(ArrayVar<Ty>, Option<Expr>)> {
+        let mut dims = Vec::new();
+        let mut e = strip_parens(init);
+        while let syn::Expr::Repeat(r) = e {
+            match const_usize(&r.len) {
+                Some(n) if n > 0 && n <= LOCAL_AXIS_MAX => dims.push(n),
+                _ => {
+                    self.err(
+                        r.len.span(),
+                        format!(
+                            "a local array's length must be an integer literal from 1 to {LOCAL_AXIS_MAX}"
+                        ),
+                    );
+                    return None;
+                }
+            }
+            e = strip_parens(&r.expr);
+        }
+        if dims.len() > 3 {
+            self.err(init.span(), "local arrays have at most 3 dimensions");
+            return None;
+        }
+        let value = self.expr(e, Position::Operand)?;
+        Some((
+            ArrayVar::declared(value.ty, dims, Space::Local),
+            Some(value),
+        ))
+    }
+}
+
+impl ArrayVar<Ty> {
+    /// An array as declared, before the lowerer names it.
+    fn declared(elem: Ty, dims: Vec<u64>, space: Space) -> Self {
+        ArrayVar {
+            rust_name: String::new(),
+            c_name: String::new(),
+            len_c_name: String::new(),
+            elem,
+            dims,
+            space,
+            site: 0,
+            check_id: 0,
+            span: proc_macro2::Span::call_site(),
+        }
+    }
+}

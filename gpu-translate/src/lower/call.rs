@@ -1,0 +1,511 @@
+//! Calls: methods on arrays (`len`, `rows`, `cols`, `get_unchecked`) and numbers (the
+//! math table of `gpu_contract::language`), barriers, fences and warp functions (its
+//! intrinsic table), atomics, the dtype conversions (`T::from_f64(x)`, `T::zero()`), and
+//! calls of `#[gpu_device]` functions.
+
+use gpu_contract::language::{intrinsic, math_fn, ArgKind, MathArgs, RetKind, MATH};
+use syn::spanned::Spanned;
+
+use super::tables::{
+    device_c_name, dim3_geometry, geometry_scalar, strip_parens, tuple_geometry_name,
+    HOST_ONLY_PATHS,
+};
+use super::{unraw, Binding, Expr, Lowerer, Position};
+use crate::ir::{
+    AtomicOp, Axis, Conversion, ExprKind, Intrinsic, Lit, Prim, Space, Target, Ty, VarKind,
+};
+
+impl Lowerer<'_> {
+    pub(super) fn method_call(&mut self, m: &syn::ExprMethodCall) -> Option<Expr> {
+        let span = m.span();
+        let name = m.method.to_string();
+        if let Some(t) = &m.turbofish {
+            self.err(t.span(), "method calls in kernels take no type arguments");
+            return None;
+        }
+        if name == "get_unchecked" {
+            let (target, index) = self.unchecked_access(m)?;
+            let ty = self.target_elem(target);
+            return Some(Expr {
+                kind: ExprKind::Index(target, index),
+                ty,
+                span,
+            });
+        }
+        if name == "get_unchecked_mut" {
+            self.err(
+                m.method.span(),
+                "`get_unchecked_mut` is a place: write `*a.get_unchecked_mut(i) = value;` \
+                 (inside `unsafe`), or read with `a.get_unchecked(i)`",
+            );
+            return None;
+        }
+        if (name == "rows" || name == "cols") && m.args.is_empty() {
+            if let Some(Binding::Slice(s)) = self.receiver_binding(m) {
+                if self.k.slices[s].rank() == 2 {
+                    return Some(Expr {
+                        kind: ExprKind::Extent(s, usize::from(name == "cols")),
+                        ty: Ty::Prim(Prim::Usize),
+                        span,
+                    });
+                }
+            }
+            self.err(
+                m.receiver.span(),
+                format!("`.{name}()` applies to `Array2<T>` parameters"),
+            );
+            return None;
+        }
+        if name == "len" && m.args.is_empty() {
+            let target = match self.receiver_binding(m) {
+                Some(Binding::Slice(s)) => Some(Target::Slice(s)),
+                Some(Binding::Array(a))
+                    if self.k.arrays[a].dims.len() <= 1
+                        || self.k.arrays[a].space == Space::Local =>
+                {
+                    Some(Target::Array(a))
+                }
+                _ => None,
+            };
+            if let Some(t) = target {
+                return Some(Expr {
+                    kind: ExprKind::Len(t),
+                    ty: Ty::Prim(Prim::Usize),
+                    span,
+                });
+            }
+            self.err(
+                m.receiver.span(),
+                "`.len()` applies to array parameters and 1-D arrays",
+            );
+            return None;
+        }
+        if name == "to_f64" {
+            if !m.args.is_empty() {
+                self.err(span, "`to_f64` takes no arguments");
+                return None;
+            }
+            let recv = self.expr(&m.receiver, Position::Operand)?;
+            return Some(Expr {
+                kind: ExprKind::Convert(Conversion::Num, Box::new(recv)),
+                ty: Ty::Prim(Prim::F64),
+                span,
+            });
+        }
+        let Some(spec) = math_fn(&name) else {
+            let names: Vec<&str> = MATH.iter().map(|m| m.name).collect();
+            self.err(
+                m.method.span(),
+                format!(
+                    "method `{name}` is not part of the kernel language; kernels can call \
+                     `.len()` on arrays, `.to_f64()`, and these math methods on numbers: {}",
+                    names.join(" ")
+                ),
+            );
+            return None;
+        };
+        let arity = match spec.args {
+            MathArgs::Unary => 0,
+            MathArgs::Binary | MathArgs::IntExponent => 1,
+            MathArgs::Ternary => 2,
+        };
+        if m.args.len() != arity {
+            self.err(span, format!("`{name}` takes {arity} argument(s)"));
+            return None;
+        }
+        let recv = self.expr(&m.receiver, Position::Operand)?;
+        let mut args = vec![recv];
+        for a in &m.args {
+            args.push(self.expr(a, Position::Operand)?);
+        }
+        let ty = args[0].ty;
+        if spec.args == MathArgs::IntExponent {
+            self.unify(args[1].ty, Ty::Prim(Prim::I32), args[1].span);
+        } else {
+            let others: Vec<(Ty, proc_macro2::Span)> =
+                args[1..].iter().map(|a| (a.ty, a.span)).collect();
+            for (at, asp) in others {
+                self.unify(ty, at, asp);
+            }
+        }
+        // Whether the receiver may be an integer is checked once types are final.
+        Some(Expr {
+            kind: ExprKind::Math(spec, args),
+            ty,
+            span,
+        })
+    }
+
+    /// What the receiver of `m` names, if it is a plain name.
+    fn receiver_binding(&self, m: &syn::ExprMethodCall) -> Option<Binding> {
+        match strip_parens(&m.receiver) {
+            syn::Expr::Path(p) => self.lookup(&unraw(p.path.get_ident()?)),
+            _ => None,
+        }
+    }
+
+    pub(super) fn call(&mut self, c: &syn::ExprCall) -> Option<Expr> {
+        let span = c.span();
+        let syn::Expr::Path(p) = &*c.func else {
+            self.err(
+                c.func.span(),
+                "only named functions can be called in kernels",
+            );
+            return None;
+        };
+        let segs: Vec<String> = p
+            .path
+            .segments
+            .iter()
+            .map(|s| s.ident.to_string())
+            .collect();
+        let last = segs.last().cloned().unwrap_or_default();
+        if let Some(ident) = p.path.get_ident() {
+            if let Some(Binding::Local(v)) = self.lookup(&unraw(ident)) {
+                if !self.poisoned.contains(&v) {
+                    self.err(
+                        ident.span(),
+                        format!("`{ident}` is a variable, not a function"),
+                    );
+                }
+                return None;
+            }
+        }
+        if segs.len() <= 2 || segs.first().is_some_and(|s| s == "gpu_runtime") {
+            if intrinsic(&last).is_some() {
+                return self.intrinsic_call(&last, c, false);
+            }
+            if let Some(op) = AtomicOp::from_fn_name(&last) {
+                return self.atomic_call(op, c);
+            }
+        }
+        // `T::zero()`, `T::from_f64(x)`, `f32::from_usize(i)`, ...
+        if segs.len() == 2 {
+            let ty_name = &p.path.segments[0].ident;
+            let ty = self
+                .sig
+                .generics
+                .iter()
+                .position(|g| *ty_name == g.ident)
+                .map(Ty::Generic)
+                .or_else(|| Prim::from_rust_name(&segs[0]).map(Ty::Prim));
+            if let Some(ty) = ty {
+                return self.conversion(ty, &last, c);
+            }
+        }
+        if let Some(g) = geometry_scalar(&last) {
+            if !c.args.is_empty() {
+                self.err(span, format!("`{last}()` takes no arguments"));
+                return None;
+            }
+            return Some(Expr {
+                kind: ExprKind::Geometry(g, Axis::X),
+                ty: Ty::Prim(Prim::Usize),
+                span,
+            });
+        }
+        if tuple_geometry_name(&last).is_some() || dim3_geometry(&last).is_some() {
+            self.err(
+                span,
+                format!(
+                    "`{last}()` gives several values; take one with a field (`{last}().x` or \
+                     `{last}().0`) or bind them with `let (x, y) = ...;`"
+                ),
+            );
+            return None;
+        }
+        if last == "store4" || last == "load4" {
+            self.err(
+                span,
+                format!(
+                    "`{last}` is a statement of its own: `let v = load4(a, i);` or \
+                     `store4(c, i, x, y, z, w);`"
+                ),
+            );
+            return None;
+        }
+        self.device_call(p, c)
+    }
+
+    /// A call of a `#[gpu_device]` function. rustc checks the arguments against its
+    /// signature; a function without `#[gpu_device]` fails to resolve its definition.
+    fn device_call(&mut self, p: &syn::ExprPath, c: &syn::ExprCall) -> Option<Expr> {
+        let span = c.span();
+        let last = p.path.segments.last()?;
+        if !matches!(last.arguments, syn::PathArguments::None) {
+            self.err(
+                last.arguments.span(),
+                "device function calls take no type arguments; the argument types decide",
+            );
+            return None;
+        }
+        if p.qself.is_some()
+            || p.path.segments.len() > 1
+                && p.path
+                    .segments
+                    .iter()
+                    .rev()
+                    .nth(1)
+                    .is_some_and(|s| !matches!(s.arguments, syn::PathArguments::None))
+        {
+            self.err(
+                c.func.span(),
+                "call device functions by name or module path: `helpers::clamp(x)`",
+            );
+            return None;
+        }
+        let first = unraw(&p.path.segments[0].ident);
+        if p.path.segments.len() > 1 && HOST_ONLY_PATHS.contains(&first.as_str()) {
+            self.err(
+                c.func.span(),
+                format!(
+                    "`{first}` is host-only: kernels cannot allocate or use the standard \
+                     library; use scalars, local arrays (`[0.0f32; 8]`), shared arrays and \
+                     `&[T]`/`&mut [T]` parameters"
+                ),
+            );
+            return None;
+        }
+        if !self.sig.device && last.ident == self.sig.ident && p.path.segments.len() == 1 {
+            self.err(
+                c.func.span(),
+                "a kernel cannot call itself or another kernel; launch kernels from the host, \
+                 and move shared code into a `#[gpu_device]` function",
+            );
+            return None;
+        }
+        let name = unraw(&last.ident);
+        if self.sig.device && last.ident == self.sig.ident && p.path.segments.len() == 1 {
+            self.err(
+                c.func.span(),
+                "device functions cannot call themselves: recursion is not supported on the GPU \
+                 here; write a loop",
+            );
+            return None;
+        }
+        let args: Vec<Option<Expr>> = c.args.iter().map(|a| self.device_arg(a)).collect();
+        let args: Vec<Expr> = args.into_iter().collect::<Option<_>>()?;
+        let index = match self.k.device_calls.iter().position(|q| q == &p.path) {
+            Some(i) => i,
+            None => {
+                self.k.device_calls.push(p.path.clone());
+                self.k.device_calls.len() - 1
+            }
+        };
+        let ty = self.types.fresh_opaque();
+        Some(Expr {
+            kind: ExprKind::DeviceCall(index, device_c_name(&name), args),
+            ty,
+            span,
+        })
+    }
+
+    /// An argument of a device function call: a value, or a 1-D array parameter or shared
+    /// array passed whole (`dot(a, b, i)`), which becomes its pointer and length.
+    fn device_arg(&mut self, a: &syn::Expr) -> Option<Expr> {
+        if let syn::Expr::Path(p) = strip_parens(a) {
+            if let Some(ident) = p.path.get_ident() {
+                match self.lookup(&unraw(ident)) {
+                    Some(Binding::Slice(s)) if self.k.slices[s].rank() == 1 => {
+                        return Some(Expr {
+                            kind: ExprKind::WholeArray(Target::Slice(s)),
+                            ty: self.types.fresh_opaque(),
+                            span: a.span(),
+                        });
+                    }
+                    Some(Binding::Array(arr))
+                        if self.k.arrays[arr].space == Space::DynamicShared
+                            || self.k.arrays[arr].space == Space::Shared
+                                && self.k.arrays[arr].dims.len() == 1 =>
+                    {
+                        return Some(Expr {
+                            kind: ExprKind::WholeArray(Target::Array(arr)),
+                            ty: self.types.fresh_opaque(),
+                            span: a.span(),
+                        });
+                    }
+                    Some(Binding::Slice(_)) => {
+                        self.err(
+                            a.span(),
+                            "device functions take 1-D arrays (`&[T]`, `&mut [T]`) for now; \
+                             pass a 2-D or 3-D array's elements or indices instead",
+                        );
+                        return None;
+                    }
+                    Some(Binding::Array(_)) => {
+                        self.err(
+                            a.span(),
+                            "device functions take the kernel's 1-D array parameters and 1-D \
+                             shared arrays; a local array (a value in Rust, so the function \
+                             would get a copy) or a 2-D shared array cannot be passed, pass \
+                             its elements",
+                        );
+                        return None;
+                    }
+                    _ => {}
+                }
+            }
+        }
+        self.expr(a, Position::Operand)
+    }
+
+    /// A barrier, fence or warp function. Those that return nothing are statements.
+    pub(super) fn intrinsic_call(
+        &mut self,
+        name: &str,
+        c: &syn::ExprCall,
+        statement: bool,
+    ) -> Option<Expr> {
+        let span = c.span();
+        let spec = intrinsic(name)?;
+        if spec.ret == RetKind::Unit && !statement {
+            self.err(
+                span,
+                format!("`{name}()` returns nothing; call it as a statement: `{name}();`"),
+            );
+            return None;
+        }
+        if c.args.len() != spec.args.len() {
+            self.err(
+                span,
+                format!("`{name}` takes {} argument(s)", spec.args.len()),
+            );
+            return None;
+        }
+        let value_ty = self.types.fresh(VarKind::Any);
+        let mut args = Vec::new();
+        for (a, p) in c.args.iter().zip(spec.args) {
+            let e = self.expr(a, Position::Operand)?;
+            let want = match p {
+                ArgKind::U32 => Ty::Prim(Prim::U32),
+                ArgKind::Bool => Ty::Prim(Prim::Bool),
+                ArgKind::Value => value_ty,
+            };
+            self.unify(want, e.ty, e.span);
+            args.push(e);
+        }
+        if spec.waits {
+            self.k.waits = true;
+        }
+        if spec.intrinsic == Intrinsic::SyncGrid {
+            if self.sig.device {
+                self.err(
+                    span,
+                    "`sync_grid()` belongs in the kernel itself, not in a device function",
+                );
+            }
+            self.k.cooperative = true;
+        }
+        let ty = match spec.ret {
+            RetKind::Unit | RetKind::Bool => Ty::Prim(Prim::Bool),
+            RetKind::U32 => Ty::Prim(Prim::U32),
+            RetKind::I32 => Ty::Prim(Prim::I32),
+            RetKind::Value => value_ty,
+        };
+        Some(Expr {
+            kind: ExprKind::Intrinsic(spec.intrinsic, args),
+            ty,
+            span,
+        })
+    }
+
+    /// `atomic_op(array, index, operands...)`.
+    fn atomic_call(&mut self, op: AtomicOp, c: &syn::ExprCall) -> Option<Expr> {
+        let span = c.span();
+        let operands = match op {
+            AtomicOp::Cas => 2,
+            _ => 1,
+        };
+        let name = format!("atomic_{}", op.name());
+        if c.args.len() != 2 + operands {
+            let form = if op == AtomicOp::Cas {
+                "array, index, compare, value"
+            } else {
+                "array, index, value"
+            };
+            self.err(span, format!("`{name}` takes ({form})"));
+            return None;
+        }
+        let target = self.target(&c.args[0])?;
+        match target {
+            Target::Slice(s) if !self.k.slices[s].mutable => {
+                let n = self.k.slices[s].rust_name.clone();
+                self.err(
+                    c.args[0].span(),
+                    format!("`{n}` is a `&[T]` parameter; atomics need a `&mut [T]` parameter or a shared array"),
+                );
+                return None;
+            }
+            Target::Array(a) if self.k.arrays[a].space == Space::Local => {
+                self.err(
+                    c.args[0].span(),
+                    "atomics apply to `&mut [T]` parameters and shared arrays, not to local arrays",
+                );
+                return None;
+            }
+            _ => {}
+        }
+        let index = self.target_indices(target, &c.args[1], self.default_check())?;
+        let elem = self.target_elem(target);
+        let mut args = Vec::new();
+        for a in c.args.iter().skip(2) {
+            let e = self.expr(a, Position::Operand)?;
+            let want = if matches!(op, AtomicOp::Inc | AtomicOp::Dec) {
+                Ty::Prim(Prim::U32)
+            } else {
+                elem
+            };
+            self.unify(want, e.ty, e.span);
+            args.push(e);
+        }
+        if matches!(op, AtomicOp::Inc | AtomicOp::Dec) {
+            self.unify(elem, Ty::Prim(Prim::U32), c.args[0].span());
+        }
+        Some(Expr {
+            kind: ExprKind::Atomic(op, target, index, args),
+            ty: elem,
+            span,
+        })
+    }
+
+    /// `T::zero()`, `T::one()`, `T::from_f64(x)`, `T::from_i32(x)`, `T::from_usize(x)`.
+    fn conversion(&mut self, ty: Ty, name: &str, c: &syn::ExprCall) -> Option<Expr> {
+        let span = c.span();
+        let from = match name {
+            "zero" | "one" => None,
+            "from_f64" => Some(Prim::F64),
+            "from_i32" => Some(Prim::I32),
+            "from_usize" => Some(Prim::Usize),
+            _ => {
+                self.err(
+                    c.func.span(),
+                    "supported dtype functions are `zero()`, `one()`, `from_f64(x)`, `from_i32(x)` \
+                     and `from_usize(x)`",
+                );
+                return None;
+            }
+        };
+        let expected = usize::from(from.is_some());
+        if c.args.len() != expected {
+            self.err(span, format!("`{name}` takes {expected} argument(s)"));
+            return None;
+        }
+        let arg = match from {
+            None => Expr {
+                kind: ExprKind::Lit(Lit::Int(i128::from(name == "one"))),
+                ty: Ty::Prim(Prim::I32),
+                span,
+            },
+            Some(p) => {
+                let arg = self.expr(&c.args[0], Position::Operand)?;
+                self.unify(arg.ty, Ty::Prim(p), arg.span);
+                arg
+            }
+        };
+        Some(Expr {
+            kind: ExprKind::Convert(Conversion::Num, Box::new(arg)),
+            ty,
+            span,
+        })
+    }
+}

@@ -1,0 +1,520 @@
+//! Expressions: literals, names, operators, casts, indexing, value `if`s and blocks, and
+//! field access on thread geometry. Calls and method calls are in `call.rs`.
+
+use syn::spanned::Spanned;
+
+use super::tables::{
+    axis, constant, dim3_geometry, method_receiver, strip_parens, tuple_geometry_name,
+};
+use super::{unraw, Binding, Block, Expr, Lowerer, Position};
+use crate::ir::{BinOp, Conversion, ExprKind, Lit, Prim, Ty, UnOp, VarKind};
+use crate::signature::resolve_type_name;
+
+impl Lowerer<'_> {
+    /// A condition: an expression of type `bool`.
+    pub(super) fn bool_expr(&mut self, e: &syn::Expr) -> Option<Expr> {
+        let c = self.expr(e, Position::Operand)?;
+        self.unify(c.ty, Ty::Prim(Prim::Bool), c.span);
+        Some(c)
+    }
+
+    pub(super) fn expr(&mut self, e: &syn::Expr, pos: Position) -> Option<Expr> {
+        let span = e.span();
+        let mk = |kind, ty| Some(Expr { kind, ty, span });
+        match e {
+            syn::Expr::Lit(l) => self.literal(&l.lit),
+            syn::Expr::Paren(p) => self.expr(&p.expr, pos),
+            syn::Expr::Group(g) => self.expr(&g.expr, pos),
+            syn::Expr::Path(p) => self.path_expr(p),
+            syn::Expr::Unary(u) => self.unary(u),
+            syn::Expr::Binary(b) => self.binary(b),
+            syn::Expr::Cast(c) => self.cast(c),
+            syn::Expr::Index(ix) => {
+                let (target, index) = self.index_parts(ix, self.default_check())?;
+                let ty = self.target_elem(target);
+                mk(ExprKind::Index(target, index), ty)
+            }
+            syn::Expr::MethodCall(m) => self.method_call(m),
+            syn::Expr::Call(c) => self.call(c),
+            syn::Expr::Field(f) => self.field(f),
+            syn::Expr::If(i) => self.if_value(i, pos),
+            syn::Expr::Block(b) => {
+                if let Some(l) = &b.label {
+                    self.err(l.span(), "block labels are not supported in kernels");
+                }
+                let (block, ty) = self.value_block(&b.block, pos)?;
+                if block.stmts.is_empty() {
+                    // `{ e }` is just `e`.
+                    return block.tail;
+                }
+                mk(ExprKind::Block(Box::new(block)), ty)
+            }
+            syn::Expr::Unsafe(u) => {
+                // rustc checks that only `unsafe` operations (`get_unchecked`) are inside.
+                let (block, ty) = self.value_block(&u.block, pos)?;
+                if block.stmts.is_empty() {
+                    return block.tail;
+                }
+                mk(ExprKind::Block(Box::new(block)), ty)
+            }
+            syn::Expr::Closure(c) => {
+                self.err(
+                    c.span(),
+                    "closures are not supported in kernels; compute the value inline or in a \
+                     `#[gpu_device]` function",
+                );
+                None
+            }
+            syn::Expr::Macro(m) => {
+                self.macro_error(m.mac.path.span(), &m.mac);
+                None
+            }
+            syn::Expr::Reference(r) => {
+                self.err(
+                    r.and_token.span,
+                    "references cannot be taken in kernels; values are copied, and arrays are \
+                     passed as parameters",
+                );
+                None
+            }
+            syn::Expr::Match(m) => {
+                self.err(
+                    m.match_token.span,
+                    "`match` is not supported in kernels yet; use `if`/`else`",
+                );
+                None
+            }
+            syn::Expr::Array(_) | syn::Expr::Repeat(_) => {
+                self.err(
+                    span,
+                    "array values are only supported as a local array's declaration: \
+                     `let mut t = [0.0f32; 8];`",
+                );
+                None
+            }
+            syn::Expr::Tuple(_) => {
+                self.err(
+                    span,
+                    "tuples are not supported in kernels, except `let (x, y) = grid_2d();` \
+                     and `let (a, b) = (x, y);`",
+                );
+                None
+            }
+            syn::Expr::Struct(_) => {
+                self.err(span, "struct values are not supported in kernels");
+                None
+            }
+            syn::Expr::Range(_) => {
+                self.err(span, "ranges can only be iterated by `for` in kernels");
+                None
+            }
+            syn::Expr::Assign(_) => {
+                self.err(
+                    span,
+                    "assignments are statements in kernels; they cannot be used as values",
+                );
+                None
+            }
+            syn::Expr::Return(_) | syn::Expr::Break(_) | syn::Expr::Continue(_) => {
+                self.err(
+                    span,
+                    "`return`, `break` and `continue` are statements in kernels, not values",
+                );
+                None
+            }
+            syn::Expr::Loop(_) | syn::Expr::While(_) | syn::Expr::ForLoop(_) => {
+                self.err(span, "loops are statements in kernels; they have no value");
+                None
+            }
+            syn::Expr::Try(_) => {
+                self.err(span, "the `?` operator is not supported in kernels");
+                None
+            }
+            _ => {
+                self.err(span, "this expression is not part of the kernel language");
+                None
+            }
+        }
+    }
+
+    fn binary(&mut self, b: &syn::ExprBinary) -> Option<Expr> {
+        let span = b.span();
+        let Some(op) = super::tables::binary_op(&b.op) else {
+            self.err(
+                b.op.span(),
+                "assignments are statements in kernels; they cannot be used as values",
+            );
+            return None;
+        };
+        let l = self.expr(&b.left, Position::Operand);
+        let r = self.expr(&b.right, Position::Operand);
+        let (l, r) = (l?, r?);
+        let ty = match op {
+            BinOp::Shl | BinOp::Shr => {
+                let int = self.types.fresh(VarKind::Int);
+                self.unify(r.ty, int, r.span);
+                l.ty
+            }
+            BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => {
+                self.unify(l.ty, r.ty, span);
+                Ty::Prim(Prim::Bool)
+            }
+            BinOp::And | BinOp::Or => {
+                self.unify(l.ty, Ty::Prim(Prim::Bool), l.span);
+                self.unify(r.ty, Ty::Prim(Prim::Bool), r.span);
+                Ty::Prim(Prim::Bool)
+            }
+            _ => {
+                self.unify(l.ty, r.ty, span);
+                l.ty
+            }
+        };
+        Some(Expr {
+            kind: ExprKind::Binary(op, Box::new(l), Box::new(r)),
+            ty,
+            span,
+        })
+    }
+
+    fn cast(&mut self, c: &syn::ExprCast) -> Option<Expr> {
+        let span = c.span();
+        let inner = self.expr(&c.expr, Position::Operand)?;
+        let from_half = matches!(self.types.shallow(inner.ty), Ty::Prim(p) if !p.is_primitive());
+        match resolve_type_name(&c.ty, &self.sig.generics) {
+            Some(Ty::Prim(p)) if !p.is_primitive() || from_half => {
+                self.err(
+                    c.ty.span(),
+                    "`as` does not convert to or from f16/bf16 (they are library types); \
+                     use `f16::from_f64(x)` and `x.to_f64()`",
+                );
+                None
+            }
+            Some(Ty::Prim(p)) => Some(Expr {
+                kind: ExprKind::Convert(Conversion::As, Box::new(inner)),
+                ty: Ty::Prim(p),
+                span,
+            }),
+            Some(_) => {
+                self.err(
+                    c.ty.span(),
+                    "`as` cannot cast to a dtype parameter (Rust allows only primitive \
+                     casts); use `T::from_f64(x)`, `T::from_i32(x)` or `T::from_usize(x)`",
+                );
+                None
+            }
+            None => {
+                self.err(
+                    c.ty.span(),
+                    "casts in kernels go to a primitive type: `x as f32`",
+                );
+                None
+            }
+        }
+    }
+
+    pub(super) fn literal(&mut self, lit: &syn::Lit) -> Option<Expr> {
+        let span = lit.span();
+        let (value, ty) = match lit {
+            syn::Lit::Bool(b) => (Lit::Bool(b.value), Ty::Prim(Prim::Bool)),
+            syn::Lit::Int(i) => {
+                let suffix = i.suffix();
+                if suffix == "f32" || suffix == "f64" {
+                    let v: f64 = i.base10_parse().ok()?;
+                    let single: f32 = i.base10_parse().ok()?;
+                    (
+                        Lit::Float(v, single),
+                        Ty::Prim(Prim::from_rust_name(suffix)?),
+                    )
+                } else {
+                    let v: u128 = match i.base10_parse() {
+                        Ok(v) => v,
+                        Err(e) => {
+                            self.err(span, e);
+                            return None;
+                        }
+                    };
+                    let ty = if suffix.is_empty() {
+                        self.types.fresh(VarKind::Int)
+                    } else {
+                        match Prim::from_rust_name(suffix).filter(|p| p.is_int()) {
+                            Some(p) => Ty::Prim(p),
+                            None => {
+                                self.err(
+                                    span,
+                                    format!("`{suffix}` literals are not supported in kernels"),
+                                );
+                                return None;
+                            }
+                        }
+                    };
+                    let Ok(v) = i128::try_from(v) else {
+                        self.err(
+                            span,
+                            "this integer literal is too large for any kernel type",
+                        );
+                        return None;
+                    };
+                    (Lit::Int(v), ty)
+                }
+            }
+            syn::Lit::Float(f) => {
+                let v: f64 = match f.base10_parse() {
+                    Ok(v) => v,
+                    Err(e) => {
+                        self.err(span, e);
+                        return None;
+                    }
+                };
+                let single: f32 = f.base10_parse().unwrap_or(v as f32);
+                let ty = match f.suffix() {
+                    "" => self.types.fresh(VarKind::Float),
+                    s => match Prim::from_rust_name(s).filter(|p| p.is_float() && p.is_primitive())
+                    {
+                        Some(p) => Ty::Prim(p),
+                        None => {
+                            self.err(span, format!("`{s}` literals are not supported in kernels"));
+                            return None;
+                        }
+                    },
+                };
+                (Lit::Float(v, single), ty)
+            }
+            _ => {
+                self.err(
+                    span,
+                    "only number and `bool` literals are supported in kernels",
+                );
+                return None;
+            }
+        };
+        Some(Expr {
+            kind: ExprKind::Lit(value),
+            ty,
+            span,
+        })
+    }
+
+    fn path_expr(&mut self, p: &syn::ExprPath) -> Option<Expr> {
+        let span = p.span();
+        let warp_size = || Expr {
+            kind: ExprKind::Lit(Lit::Int(32)),
+            ty: Ty::Prim(Prim::U32),
+            span,
+        };
+        if let Some(ident) = p.path.get_ident() {
+            return match self.lookup(&unraw(ident)) {
+                Some(Binding::Local(v)) => Some(Expr {
+                    kind: ExprKind::Local(v),
+                    ty: self.k.locals[v].ty,
+                    span,
+                }),
+                Some(Binding::Slice(_) | Binding::Array(_)) => {
+                    self.err(
+                        span,
+                        "an array can only be indexed (`a[i]`), measured (`a.len()`), passed to \
+                         an atomic or passed whole to a device function in kernels",
+                    );
+                    None
+                }
+                None if ident == "WARP_SIZE" => Some(warp_size()),
+                None => {
+                    self.err(span, format!("cannot find `{ident}` in this kernel"));
+                    None
+                }
+            };
+        }
+        if p.path
+            .segments
+            .last()
+            .is_some_and(|s| s.ident == "WARP_SIZE")
+        {
+            return Some(warp_size());
+        }
+        // Associated constants: `f32::MAX`, `u32::MAX`, `core::f32::consts::PI`, ...
+        let segs: Vec<String> = p
+            .path
+            .segments
+            .iter()
+            .map(|s| s.ident.to_string())
+            .collect();
+        if let Some((ty, value)) = constant(&segs) {
+            return Some(Expr {
+                kind: ExprKind::Lit(value),
+                ty: Ty::Prim(ty),
+                span,
+            });
+        }
+        self.err(
+            span,
+            "unsupported path in a kernel; kernels can name their parameters, their locals and \
+             constants such as `f32::MAX` or `std::f32::consts::PI`",
+        );
+        None
+    }
+
+    fn unary(&mut self, u: &syn::ExprUnary) -> Option<Expr> {
+        let span = u.span();
+        match u.op {
+            syn::UnOp::Neg(_) => {
+                let inner = self.expr(&u.expr, Position::Operand)?;
+                // Fold `-literal`, so `-2147483648i32` stays in range as in Rust.
+                if let ExprKind::Lit(Lit::Int(v)) = inner.kind {
+                    return Some(Expr {
+                        kind: ExprKind::Lit(Lit::Int(-v)),
+                        ty: inner.ty,
+                        span,
+                    });
+                }
+                if let ExprKind::Lit(Lit::Float(v, single)) = inner.kind {
+                    return Some(Expr {
+                        kind: ExprKind::Lit(Lit::Float(-v, -single)),
+                        ty: inner.ty,
+                        span,
+                    });
+                }
+                let ty = inner.ty;
+                Some(Expr {
+                    kind: ExprKind::Unary(UnOp::Neg, Box::new(inner)),
+                    ty,
+                    span,
+                })
+            }
+            syn::UnOp::Not(_) => {
+                let inner = self.expr(&u.expr, Position::Operand)?;
+                let ty = inner.ty;
+                Some(Expr {
+                    kind: ExprKind::Unary(UnOp::Not, Box::new(inner)),
+                    ty,
+                    span,
+                })
+            }
+            syn::UnOp::Deref(t) => {
+                // `*a.get_unchecked(i)` reads as `a.get_unchecked(i)` does.
+                if let syn::Expr::MethodCall(m) = strip_parens(&u.expr) {
+                    if m.method == "get_unchecked" {
+                        return self.method_call(m);
+                    }
+                }
+                let inner = self.expr(&u.expr, Position::Operand);
+                let poisoned = inner.is_some_and(
+                    |e| matches!(e.kind, ExprKind::Local(v) if self.poisoned.contains(&v)),
+                );
+                if !poisoned {
+                    self.err(
+                        t.span,
+                        "dereferencing is not supported in kernels: there are no references",
+                    );
+                }
+                None
+            }
+            _ => {
+                self.err(span, "this operator is not supported in kernels");
+                None
+            }
+        }
+    }
+
+    fn if_value(&mut self, i: &syn::ExprIf, pos: Position) -> Option<Expr> {
+        let span = i.span();
+        if let syn::Expr::Let(l) = &*i.cond {
+            self.err(
+                l.span(),
+                "`if let` is not supported in kernels; use a condition",
+            );
+            return None;
+        }
+        let Some((_, else_expr)) = &i.else_branch else {
+            self.err(span, "an `if` used as a value needs an `else` branch");
+            return None;
+        };
+        let cond = self.bool_expr(&i.cond);
+        let then = self.value_block(&i.then_branch, pos);
+        let els = match &**else_expr {
+            syn::Expr::Block(b) => self.value_block(&b.block, pos),
+            syn::Expr::If(inner) => self.if_value(inner, pos).map(|e| {
+                let ty = e.ty;
+                (
+                    Block {
+                        stmts: Vec::new(),
+                        tail: Some(e),
+                    },
+                    ty,
+                )
+            }),
+            other => {
+                self.err(other.span(), "expected a block or `if` after `else`");
+                None
+            }
+        };
+        let (cond, (then, tty), (els, ety)) = (cond?, then?, els?);
+        self.unify(tty, ety, span);
+        Some(Expr {
+            kind: ExprKind::If(Box::new(cond), Box::new(then), Box::new(els)),
+            ty: tty,
+            span,
+        })
+    }
+
+    /// Field access: thread geometry (`thread_idx().x`, `grid_2d().0`) and the extents of
+    /// array parameters (`a.shape().1`).
+    pub(super) fn field(&mut self, f: &syn::ExprField) -> Option<Expr> {
+        let span = f.span();
+        let base = strip_parens(&f.base);
+        let call_name = match base {
+            syn::Expr::Call(c) if c.args.is_empty() => match &*c.func {
+                syn::Expr::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
+                _ => None,
+            },
+            _ => None,
+        };
+        let member = match &f.member {
+            syn::Member::Named(i) => i.to_string(),
+            syn::Member::Unnamed(i) => i.index.to_string(),
+        };
+        // `a.shape().k` of an array parameter.
+        if let (syn::Expr::MethodCall(mc), syn::Member::Unnamed(k)) = (base, &f.member) {
+            if mc.method == "shape" && mc.args.is_empty() {
+                if let Some(Binding::Slice(s)) = method_receiver(mc).and_then(|r| self.lookup(&r)) {
+                    let k = k.index as usize;
+                    if self.k.slices[s].rank() > 1 && k < self.k.slices[s].rank() {
+                        return Some(Expr {
+                            kind: ExprKind::Extent(s, k),
+                            ty: Ty::Prim(Prim::Usize),
+                            span,
+                        });
+                    }
+                }
+                self.err(span, "`.shape().k` applies to `Array2<T>` and `Array3<T>` parameters, with k below their rank");
+                return None;
+            }
+        }
+        if let Some(name) = call_name {
+            if let Some(g) = dim3_geometry(&name) {
+                if let (Some(a), syn::Member::Named(_)) = (axis(&member), &f.member) {
+                    return Some(Expr {
+                        kind: ExprKind::Geometry(g, a),
+                        ty: Ty::Prim(Prim::U32),
+                        span,
+                    });
+                }
+            }
+            if let Some((g, arity)) = tuple_geometry_name(&name) {
+                if let (Some(a), syn::Member::Unnamed(i)) = (axis(&member), &f.member) {
+                    if (i.index as usize) < arity {
+                        return Some(Expr {
+                            kind: ExprKind::Geometry(g, a),
+                            ty: Ty::Prim(Prim::Usize),
+                            span,
+                        });
+                    }
+                }
+            }
+        }
+        self.err(
+            span,
+            "field access in kernels is limited to thread geometry: `thread_idx().x`, \
+             `grid_2d().0`, ...",
+        );
+        None
+    }
+}

@@ -1,0 +1,289 @@
+//! Lowering: a body, as syn parsed it, into the kernel IR with inference variables.
+//!
+//! Rule: every construct is either lowered with its meaning intact or reported, on its own
+//! tokens, with what to write instead. Lowering continues after an error so that every
+//! mistake in a body is reported at once. Types are inferred as lowering goes (see
+//! `infer.rs`); what they must permit is checked afterwards, by `check`.
+//!
+//! The lowerer is split by what it lowers: statements (`stmt.rs`), expressions
+//! (`expr.rs`), places and indices (`place.rs`), calls of every kind (`call.rs`), array
+//! declarations (`array.rs`), and the language's fixed names (`tables.rs`).
+
+mod array;
+mod call;
+mod expr;
+mod place;
+mod stmt;
+mod tables;
+
+use gpu_contract::check_names;
+use proc_macro2::Span;
+use syn::spanned::Spanned;
+
+use crate::diagnostics::Diagnostics;
+use crate::infer::{TypeError, TypeTable};
+use crate::ir::{self, ArrayVar, Local, Param, SliceParam, Ty, VarId, VarKind};
+use crate::names::NameAllocator;
+use crate::signature::{KernelSignature, ParamShape};
+
+pub use tables::device_c_name;
+
+type Expr = ir::Expr<Ty>;
+type Block = ir::Block<Ty>;
+type Stmt = ir::Stmt<Ty>;
+type Place = ir::Place<Ty>;
+
+/// A lowered body with the table of its inference variables.
+pub struct Lowered {
+    /// The IR, types not yet final.
+    pub kernel: ir::Kernel<Ty>,
+    /// The inference variables.
+    pub types: TypeTable,
+}
+
+#[derive(Clone, Copy)]
+enum Binding {
+    Local(VarId),
+    Slice(ir::SliceId),
+    Array(ir::ArrayId),
+}
+
+/// What a value expression may be: at the top of a `let`, an assignment or a value block
+/// it may contain statements (an `if` with statements in its branches); inside an operand
+/// it must be a pure expression, so C can evaluate it in place.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Position {
+    Top,
+    Operand,
+}
+
+struct Lowerer<'a> {
+    sig: &'a KernelSignature,
+    diags: &'a mut Diagnostics,
+    types: TypeTable,
+    names: NameAllocator,
+    k: ir::Kernel<Ty>,
+    scopes: Vec<Vec<(String, Binding)>>,
+    loop_depth: usize,
+    /// Locals whose `let` failed: already reported, so their uses are not.
+    poisoned: Vec<VarId>,
+    /// Whether the kernel is `unchecked`: every access is.
+    unchecked: bool,
+    /// The dtype parameters' names, for messages.
+    generic_names: Vec<String>,
+    /// How many shared arrays have been declared (each gets its own site).
+    shared_sites: usize,
+}
+
+/// Lower the body of the function whose signature is `sig`.
+pub fn lower(
+    sig: &KernelSignature,
+    body: &syn::Block,
+    unchecked: bool,
+    diags: &mut Diagnostics,
+) -> Lowered {
+    let mut names = NameAllocator::default();
+    let generic_c_names: Vec<String> = sig
+        .generics
+        .iter()
+        .map(|g| names.fresh(&unraw(&g.ident)))
+        .collect();
+    // Device functions live beside the kernels in one C++ program: a prefix of their own
+    // keeps them clear of locals, builtins and each other's parameters.
+    let c_name = if sig.device {
+        device_c_name(&unraw(&sig.ident))
+    } else {
+        names.fresh(&unraw(&sig.ident))
+    };
+    let mut l = Lowerer {
+        sig,
+        diags,
+        types: TypeTable::default(),
+        names,
+        k: ir::Kernel {
+            c_name,
+            generic_c_names,
+            device_calls: Vec::new(),
+            arrays: Vec::new(),
+            locals: Vec::new(),
+            slices: Vec::new(),
+            params: Vec::new(),
+            ret: sig.ret,
+            body: Block::default(),
+            waits: false,
+            cooperative: false,
+            check_names: Vec::new(),
+        },
+        scopes: vec![Vec::new()],
+        loop_depth: 0,
+        poisoned: Vec::new(),
+        unchecked,
+        generic_names: sig.generics.iter().map(|g| g.ident.to_string()).collect(),
+        shared_sites: 0,
+    };
+    for p in &sig.params {
+        let rust_name = unraw(&p.ident);
+        match p.shape {
+            ParamShape::Slice {
+                mutable,
+                elem,
+                rank,
+            } => {
+                let c_name = l.names.fresh(&rust_name);
+                let extents: Vec<String> = match rank {
+                    1 => vec![l.names.fresh(&format!("{rust_name}_len"))],
+                    2 => ["rows", "cols"]
+                        .iter()
+                        .map(|e| l.names.fresh(&format!("{rust_name}_{e}")))
+                        .collect(),
+                    _ => (0..rank)
+                        .map(|k| l.names.fresh(&format!("{rust_name}_dim{k}")))
+                        .collect(),
+                };
+                // A device function's arrays are checked under the caller's names.
+                let check_id = l.k.check_names.len();
+                if !sig.device {
+                    for axis in 0..rank {
+                        l.k.check_names
+                            .push(check_names::parameter_axis(&rust_name, rank, axis));
+                    }
+                }
+                let site_c_name = if sig.device {
+                    l.names.fresh(&format!("{rust_name}_site"))
+                } else {
+                    String::new()
+                };
+                l.k.slices.push(SliceParam {
+                    rust_name: rust_name.clone(),
+                    c_name,
+                    extents,
+                    elem,
+                    mutable,
+                    check_id,
+                    site_c_name,
+                });
+                let id = l.k.slices.len() - 1;
+                l.bind(rust_name, Binding::Slice(id));
+                l.k.params.push(Param::Slice(id));
+            }
+            ParamShape::Scalar { ty, mutable } => {
+                let var = l.declare(&rust_name, ty, p.ident.span(), mutable);
+                l.k.params.push(Param::Scalar(var));
+            }
+        }
+    }
+    let body = match (sig.ret, body.stmts.last()) {
+        // A device function whose body ends in its value.
+        (Some(ret), Some(syn::Stmt::Expr(e, None))) if !tables::is_statement_like(e) => {
+            match l.value_block(body, Position::Top) {
+                Some((mut block, ty)) => {
+                    l.unify(ret, ty, body.span());
+                    if let Some(tail) = block.tail.take() {
+                        block.stmts.push(Stmt::ReturnValue(tail));
+                    }
+                    block
+                }
+                None => Block::default(),
+            }
+        }
+        _ => l.unit_block(body),
+    };
+    l.k.body = body;
+    Lowered {
+        kernel: l.k,
+        types: l.types,
+    }
+}
+
+/// An identifier without its `r#`.
+pub(crate) fn unraw(ident: &proc_macro2::Ident) -> String {
+    let s = ident.to_string();
+    s.strip_prefix("r#").map(str::to_owned).unwrap_or(s)
+}
+
+impl Lowerer<'_> {
+    fn err(&mut self, span: Span, msg: impl std::fmt::Display) {
+        self.diags.error(span, msg);
+    }
+
+    fn bind(&mut self, name: String, b: Binding) {
+        if let Some(scope) = self.scopes.last_mut() {
+            scope.push((name, b));
+        }
+    }
+
+    fn declare(&mut self, rust_name: &str, ty: Ty, span: Span, mutable: bool) -> VarId {
+        let c_name = self.names.fresh(rust_name);
+        self.k.locals.push(Local {
+            rust_name: rust_name.to_owned(),
+            c_name,
+            ty,
+            span,
+            mutable,
+        });
+        let id = self.k.locals.len() - 1;
+        self.bind(rust_name.to_owned(), Binding::Local(id));
+        id
+    }
+
+    /// Bind `name` to a local whose declaration failed (already reported), so its uses
+    /// are not reported again.
+    fn declare_poisoned(&mut self, name: &str, span: Span) {
+        let ty = self.types.fresh(VarKind::Any);
+        let var = self.declare(name, ty, span, true);
+        self.poisoned.push(var);
+    }
+
+    fn lookup(&self, name: &str) -> Option<Binding> {
+        self.scopes
+            .iter()
+            .rev()
+            .flat_map(|s| s.iter().rev())
+            .find(|(n, _)| n == name)
+            .map(|(_, b)| *b)
+    }
+
+    fn unify(&mut self, a: Ty, b: Ty, span: Span) {
+        if let Err(e) = self.types.unify(a, b) {
+            self.type_error(&e, span);
+        }
+    }
+
+    fn type_error(&mut self, e: &TypeError, span: Span) {
+        let msg = self.types.explain(e, &self.generic_names);
+        self.err(span, msg);
+    }
+
+    fn describe(&mut self, t: Ty) -> String {
+        self.types.describe(t, &self.generic_names)
+    }
+
+    /// Declare an array found in the body, with its C names and check.
+    fn add_array(&mut self, rust_name: &str, mut array: ArrayVar<Ty>) -> ir::ArrayId {
+        array.rust_name = rust_name.to_owned();
+        array.c_name = self.names.fresh(rust_name);
+        if array.space == ir::Space::DynamicShared {
+            array.len_c_name = self.names.fresh(&format!("{rust_name}_len"));
+        }
+        if array.space != ir::Space::Local {
+            array.site = self.shared_sites;
+            self.shared_sites += 1;
+        }
+        array.check_id = self.k.check_names.len();
+        self.k.check_names.push(match array.space {
+            ir::Space::Local => check_names::local_array(rust_name),
+            _ => check_names::shared_array(rust_name),
+        });
+        self.k.arrays.push(array);
+        self.k.arrays.len() - 1
+    }
+
+    /// The check an access needs by default.
+    fn default_check(&self) -> ir::Check {
+        if self.unchecked {
+            ir::Check::Unchecked
+        } else {
+            ir::Check::Required
+        }
+    }
+}

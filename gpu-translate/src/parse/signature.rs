@@ -1,0 +1,376 @@
+//! The kernel's signature: its name, dtype parameters and parameters, checked against
+//! what a kernel may take.
+//!
+//! Rule: every parameter is a plain identifier typed `&[T]`, `&mut [T]` or a scalar
+//! dtype, and every generic parameter is a type with exactly one bound among `Float`,
+//! `Int` and `Num`. Anything else is an error on the offending tokens that says what is
+//! supported instead.
+
+use proc_macro2::Ident;
+use syn::spanned::Spanned;
+
+use gpu_contract::MAX_GENERICS;
+
+use crate::diagnostics::Diagnostics;
+use crate::ir::{Bound, Prim, Ty};
+
+/// A dtype parameter: `T: Float`.
+pub struct GenericDecl {
+    pub ident: Ident,
+    pub bound: Bound,
+}
+
+pub enum ParamShape {
+    /// `&[T]` (rank 1), `&Array2<T>` (2) or `&Array3<T>` (3), and their `&mut` forms.
+    Slice {
+        mutable: bool,
+        elem: Ty,
+        rank: usize,
+    },
+    Scalar {
+        ty: Ty,
+        mutable: bool,
+    },
+}
+
+pub struct ParamDecl {
+    pub ident: Ident,
+    pub shape: ParamShape,
+    /// The Rust element or scalar type as written, for the launcher.
+    pub ty_tokens: syn::Type,
+}
+
+pub struct KernelSignature {
+    pub ident: Ident,
+    pub generics: Vec<GenericDecl>,
+    pub params: Vec<ParamDecl>,
+    /// A device function's return type; kernels return nothing.
+    pub ret: Option<Ty>,
+    /// Whether this is a `#[gpu_device]` function rather than a kernel.
+    pub device: bool,
+}
+
+/// The signature of a kernel (`device: false`) or of a `#[gpu_device]` function, which may
+/// return a scalar and takes scalars and 1-D arrays.
+pub fn parse_signature(
+    f: &syn::ItemFn,
+    device: bool,
+    diags: &mut Diagnostics,
+) -> Option<KernelSignature> {
+    let sig = &f.sig;
+    let before = diags.len();
+    if let Some(t) = &sig.constness {
+        diags.error(t.span, "a kernel cannot be `const`");
+    }
+    if let Some(t) = &sig.asyncness {
+        diags.error(
+            t.span,
+            "a kernel cannot be `async`; launches are already asynchronous",
+        );
+    }
+    if let Some(t) = &sig.unsafety {
+        diags.error(
+            t.span,
+            if device {
+                "a device function cannot be `unsafe`; write `unsafe { .. }` blocks inside it"
+            } else {
+                "write `#[gpu_kernel(unchecked)]` for a kernel whose indices are not checked \
+                 (its launcher is then an `unsafe fn`), or `unsafe { a.get_unchecked(i) }` for \
+                 one access"
+            },
+        );
+    }
+    if let Some(abi) = &sig.abi {
+        diags.error(
+            abi.span(),
+            "a kernel cannot declare an ABI; the attribute chooses it",
+        );
+    }
+    if let Some(v) = &sig.variadic {
+        diags.error(v.span(), "a kernel cannot be variadic");
+    }
+    if let (syn::ReturnType::Type(_, ty), false) = (&sig.output, device) {
+        diags.error(
+            ty.span(),
+            "a kernel cannot return a value; write results into a `&mut [T]` parameter",
+        );
+    }
+    if let Some(w) = &sig.generics.where_clause {
+        diags.error(
+            w.span(),
+            "`where` clauses are not supported on kernels; write the bound inline: `<T: Float>`",
+        );
+    }
+
+    // Bounds written in a `where` clause (reported above) still count, so the rest of
+    // the kernel is checked as the user meant it.
+    let where_bounds: Vec<(String, syn::TypeParamBound)> = sig
+        .generics
+        .where_clause
+        .iter()
+        .flat_map(|w| &w.predicates)
+        .filter_map(|p| match p {
+            syn::WherePredicate::Type(t) => Some(t),
+            _ => None,
+        })
+        .flat_map(|t| {
+            let name = match &t.bounded_ty {
+                syn::Type::Path(p) => p.path.get_ident().map(|i| i.to_string()),
+                _ => None,
+            };
+            t.bounds
+                .iter()
+                .filter_map(move |b| Some((name.clone()?, b.clone())))
+        })
+        .collect();
+    let mut generics = Vec::new();
+    for param in &sig.generics.params {
+        match param {
+            syn::GenericParam::Type(tp) => {
+                let mut tp = tp.clone();
+                for (name, b) in &where_bounds {
+                    if tp.ident == name {
+                        tp.bounds.push(b.clone());
+                    }
+                }
+                generics.push(parse_generic(&tp, diags));
+            }
+            syn::GenericParam::Lifetime(l) => diags.error(
+                l.span(),
+                "kernels take no lifetime parameters; slice parameters need none",
+            ),
+            syn::GenericParam::Const(c) => diags.error(
+                c.span(),
+                "const generic parameters are not supported on kernels yet; pass the value as a scalar parameter",
+            ),
+        }
+    }
+    if generics.len() > MAX_GENERICS {
+        diags.error(
+            sig.generics.span(),
+            format!("a kernel may have at most {MAX_GENERICS} dtype parameters"),
+        );
+    }
+
+    let mut params = Vec::new();
+    for input in &sig.inputs {
+        match input {
+            syn::FnArg::Receiver(r) => diags.error(
+                r.span(),
+                "a kernel is a free function; it cannot take `self`",
+            ),
+            syn::FnArg::Typed(pt) => {
+                if let Some(p) = parse_param(pt, &generics, diags) {
+                    params.push(p);
+                }
+            }
+        }
+    }
+    if diags.len() > before {
+        return None;
+    }
+    let ret = match (&sig.output, device) {
+        (syn::ReturnType::Type(_, ty), true) => Some(scalar_type(ty, &generics, diags)?),
+        _ => None,
+    };
+    if device {
+        for p in &params {
+            if let ParamShape::Slice { rank: 2.., .. } = p.shape {
+                diags.error(
+                    p.ident.span(),
+                    "device functions take scalars and 1-D arrays (`&[T]`, `&mut [T]`) for now; \
+                     index the 2-D or 3-D array in the kernel and pass the elements",
+                );
+                return None;
+            }
+        }
+    }
+    Some(KernelSignature {
+        ident: sig.ident.clone(),
+        generics,
+        params,
+        ret,
+        device,
+    })
+}
+
+/// The parameter with its bound; after an error, with `Num` so the rest still checks.
+fn parse_generic(tp: &syn::TypeParam, diags: &mut Diagnostics) -> GenericDecl {
+    let fallback = GenericDecl {
+        ident: tp.ident.clone(),
+        bound: Bound::Num,
+    };
+    match checked_generic(tp, diags) {
+        Some(g) => g,
+        None => fallback,
+    }
+}
+
+fn checked_generic(tp: &syn::TypeParam, diags: &mut Diagnostics) -> Option<GenericDecl> {
+    const HELP: &str = "a dtype parameter takes exactly one bound: `Float`, `Int` or `Num`";
+    if let Some(d) = &tp.default {
+        diags.error(d.span(), "dtype parameters cannot have defaults");
+        return None;
+    }
+    let mut bounds = tp.bounds.iter();
+    let (Some(first), None) = (bounds.next(), bounds.next()) else {
+        let span = if tp.bounds.is_empty() {
+            tp.ident.span()
+        } else {
+            tp.bounds.span()
+        };
+        diags.error(span, format!("{HELP}, as in `{}: Float`", tp.ident));
+        return None;
+    };
+    let bound = match first {
+        syn::TypeParamBound::Trait(t)
+            if t.path
+                .segments
+                .last()
+                .is_some_and(|s| s.arguments.is_none()) =>
+        {
+            t.path
+                .segments
+                .last()
+                .and_then(|s| Bound::from_name(&s.ident.to_string()))
+        }
+        _ => None,
+    };
+    match bound {
+        Some(bound) => Some(GenericDecl {
+            ident: tp.ident.clone(),
+            bound,
+        }),
+        None => {
+            diags.error(first.span(), format!("unsupported bound; {HELP}"));
+            None
+        }
+    }
+}
+
+fn parse_param(
+    pt: &syn::PatType,
+    generics: &[GenericDecl],
+    diags: &mut Diagnostics,
+) -> Option<ParamDecl> {
+    let (ident, pat_mut) = match &*pt.pat {
+        syn::Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => {
+            (pi.ident.clone(), pi.mutability.is_some())
+        }
+        other => {
+            diags.error(
+                other.span(),
+                "kernel parameters must be plain names, like `a: &[f32]`",
+            );
+            return None;
+        }
+    };
+    if ident.to_string().starts_with("__gpu") {
+        diags.error(
+            ident.span(),
+            "names starting with `__gpu` are reserved for the generated launcher",
+        );
+        return None;
+    }
+    const HELP: &str = "kernel parameters are `&[T]`, `&mut [T]` or scalars (`f32 f64 i32 i64 u32 u64 usize isize bool` or a dtype parameter)";
+    match &*pt.ty {
+        syn::Type::Reference(r) => {
+            if let Some(l) = &r.lifetime {
+                diags.error(l.span(), "slice parameters take no lifetime");
+                return None;
+            }
+            let (elem_ty, rank) = match &*r.elem {
+                syn::Type::Slice(s) => ((*s.elem).clone(), 1),
+                syn::Type::Path(p) if array_elem(p).is_some() => array_elem(p)?,
+                _ => {
+                    diags.error(
+                        r.elem.span(),
+                        format!("references to anything but slices, `Array2<T>` and `Array3<T>` are not supported; {HELP}"),
+                    );
+                    return None;
+                }
+            };
+            let elem = scalar_type(&elem_ty, generics, diags)?;
+            if pat_mut {
+                diags.error(ident.span(), "a slice parameter cannot be `mut`; its elements are writable through `&mut [T]`");
+                return None;
+            }
+            Some(ParamDecl {
+                ident,
+                shape: ParamShape::Slice {
+                    mutable: r.mutability.is_some(),
+                    elem,
+                    rank,
+                },
+                ty_tokens: elem_ty,
+            })
+        }
+        other => {
+            let ty = scalar_type(other, generics, diags)?;
+            Some(ParamDecl {
+                ident,
+                shape: ParamShape::Scalar {
+                    ty,
+                    mutable: pat_mut,
+                },
+                ty_tokens: other.clone(),
+            })
+        }
+    }
+}
+
+/// The element type and rank of `Array2<T>` / `Array3<T>` (or `DeviceArray2/3<T>`).
+fn array_elem(p: &syn::TypePath) -> Option<(syn::Type, usize)> {
+    let seg = p.path.segments.last()?;
+    let rank = match seg.ident.to_string().as_str() {
+        "Array2" | "DeviceArray2" => 2,
+        "Array3" | "DeviceArray3" => 3,
+        _ => return None,
+    };
+    match &seg.arguments {
+        syn::PathArguments::AngleBracketed(a) if a.args.len() == 1 => match &a.args[0] {
+            syn::GenericArgument::Type(t) => Some((t.clone(), rank)),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// A scalar type as written in a signature or annotation: a primitive or a dtype parameter.
+pub fn scalar_type(
+    ty: &syn::Type,
+    generics: &[GenericDecl],
+    diags: &mut Diagnostics,
+) -> Option<Ty> {
+    match resolve_type_name(ty, generics) {
+        Some(t) => Some(t),
+        None => {
+            let msg = match ty {
+                syn::Type::Path(p) if p.path.is_ident("Vec") || p.path.segments.first().is_some_and(|s| s.ident == "Vec") => {
+                    "`Vec` cannot cross into a kernel; pass a `DeviceArray` as a `&[T]` or `&mut [T]` parameter".to_owned()
+                }
+                syn::Type::Reference(_) => "references are only allowed as `&[T]`/`&mut [T]` parameters".to_owned(),
+                syn::Type::Ptr(_) => "raw pointers are not supported in kernels; use a `&[T]` or `&mut [T]` parameter".to_owned(),
+                syn::Type::Array(_) => "arrays cannot be passed by value; pass a `DeviceArray` as a `&[T]` parameter, or declare a local array in the body".to_owned(),
+                syn::Type::ImplTrait(_) => "`impl Trait` is not a kernel type; declare a dtype parameter, `fn k<T: Float>(x: T, ..)`".to_owned(),
+                syn::Type::Path(p) if p.path.is_ident("String") || p.path.is_ident("str") => "strings cannot cross into a kernel; kernels take numbers, `bool` and arrays".to_owned(),
+                _ => "unsupported type in a kernel; use `f32 f64 f16 bf16 i32 i64 u32 u64 usize isize bool`, a dtype parameter (`T: Float`), `&[T]`/`&mut [T]` or `&Array2<T>`/`&Array3<T>`".to_owned(),
+            };
+            diags.error(ty.span(), msg);
+            None
+        }
+    }
+}
+
+pub fn resolve_type_name(ty: &syn::Type, generics: &[GenericDecl]) -> Option<Ty> {
+    let syn::Type::Path(p) = ty else { return None };
+    if p.qself.is_some() {
+        return None;
+    }
+    let ident = p.path.get_ident()?;
+    let name = ident.to_string();
+    if let Some(i) = generics.iter().position(|g| g.ident == name) {
+        return Some(Ty::Generic(i));
+    }
+    Prim::from_rust_name(&name).map(Ty::Prim)
+}

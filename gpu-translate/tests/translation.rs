@@ -1,0 +1,741 @@
+//! Translation tests: each construct's CUDA C, and each rejection's message, checked
+//! through the translator's library API (no compiler context is involved).
+//!
+//! Most tests translate as `unchecked`, so accesses read as plain C; the tests of checked
+//! accesses say so.
+
+use gpu_translate::{translate_device, translate_kernel, Translated};
+use proc_macro2::TokenStream;
+use quote::quote;
+
+/// The C of a kernel translated as `unchecked`.
+fn c(item: TokenStream) -> String {
+    translate_kernel(quote!(unchecked), item)
+        .unwrap_or_else(|e| panic!("translation failed: {:?}", e.messages()))
+        .c
+}
+
+/// The C of a kernel with checked indices (the default).
+fn checked(item: TokenStream) -> Translated {
+    translate_kernel(TokenStream::new(), item)
+        .unwrap_or_else(|e| panic!("translation failed: {:?}", e.messages()))
+}
+
+/// The C of a device function.
+fn device(item: TokenStream) -> Result<String, Vec<String>> {
+    translate_device(item)
+        .map(|t| t.c)
+        .map_err(|d| d.messages())
+}
+
+fn errors(item: TokenStream) -> Vec<String> {
+    match translate_kernel(TokenStream::new(), item) {
+        Ok(t) => panic!("expected errors, got:\n{}", t.c),
+        Err(e) => e.messages(),
+    }
+}
+
+#[test]
+fn slices_become_restrict_pointers_with_lengths() {
+    let src = c(quote! {
+        fn k<T: Float>(a: &[T], b: &mut [T], n: u32, mut s: f64) {}
+    });
+    assert!(src.starts_with(
+        "extern \"C\" __global__ void k(const T* __restrict__ a, const unsigned long long a_len, \
+         T* __restrict__ b, const unsigned long long b_len, const unsigned int n, double s)"
+    ), "{src}");
+}
+
+#[test]
+fn grid_index_is_64_bit_and_len_is_the_length_parameter() {
+    let src = c(quote! {
+        fn k(a: &mut [f32]) { let i = grid_1d(); if i < a.len() { a[i] = 1.0; } }
+    });
+    assert!(
+        src.contains(
+            "unsigned long long i = ((unsigned long long)blockIdx.x * blockDim.x + threadIdx.x);"
+        ),
+        "{src}"
+    );
+    assert!(src.contains("if (i < a_len)"), "{src}");
+    assert!(src.contains("a[i] = 1.0f;"), "{src}");
+}
+
+#[test]
+fn unsuffixed_literals_take_the_type_they_meet() {
+    let src = c(quote! {
+        fn k(a: &mut [f32], d: &mut [f64], u: &mut [u64]) {
+            let i = grid_1d();
+            a[i] = a[i] * 0.5 + 2.0;
+            d[i] = d[i] * 0.5;
+            u[i] = u[i] + 3;
+            let x = 1.5;
+            let y: f32 = x;
+            let z = 7;
+        }
+    });
+    assert!(src.contains("a[i] = ((a[i] * 0.5f) + 2.0f);"), "{src}");
+    assert!(src.contains("d[i] = (d[i] * 0.5);"), "{src}");
+    assert!(src.contains("u[i] = (u[i] + 3ull);"), "{src}");
+    // `x` is only known to be f32 from its later use, as in Rust.
+    assert!(src.contains("float x = 1.5f;"), "{src}");
+    // Rust's fallback: an unconstrained integer literal is i32.
+    assert!(src.contains("int z = 7;"), "{src}");
+}
+
+#[test]
+fn float_remainder_is_fmod_and_integer_not_is_tilde() {
+    let src = c(quote! {
+        fn k(a: &mut [f32], b: &mut [i32], f: &[bool], o: &mut [bool]) {
+            let i = grid_1d();
+            a[i] = a[i] % 3.0;
+            a[i] %= 2.0;
+            b[i] = !b[i];
+            o[i] = !f[i];
+        }
+    });
+    assert!(src.contains("a[i] = gt_rem(a[i], 3.0f);"), "{src}");
+    assert!(src.contains("a[i] = gt_rem(a[i], 2.0f);"), "{src}");
+    assert!(src.contains("b[i] = (~b[i]);"), "{src}");
+    assert!(src.contains("o[i] = (!f[i]);"), "{src}");
+}
+
+#[test]
+fn shadowing_and_reserved_words_get_fresh_c_names() {
+    let src = c(quote! {
+        fn k(a: &mut [f32]) {
+            let x = 1u32;
+            let x = x as f32;
+            let float = x;
+            let threadIdx = float;
+            a[0] = threadIdx;
+        }
+    });
+    assert!(src.contains("unsigned int x = 1u;"), "{src}");
+    assert!(src.contains("float x_1 = ((float)(x));"), "{src}");
+    assert!(src.contains("float float_1 = x_1;"), "{src}");
+    assert!(src.contains("float threadIdx_1 = float_1;"), "{src}");
+}
+
+#[test]
+fn if_expressions_become_ternaries_or_assignments() {
+    let src = c(quote! {
+        fn k(a: &mut [f32]) {
+            let i = grid_1d();
+            let p = if a[i] > 0.0 { a[i] } else { 0.0 };
+            let q = if p > 1.0 { let t = p * 2.0; t } else { p };
+            a[i] = p + q;
+        }
+    });
+    assert!(
+        src.contains("float p = ((a[i] > 0.0f) ? a[i] : 0.0f);"),
+        "{src}"
+    );
+    assert!(src.contains("float q;\n"), "{src}");
+    assert!(src.contains("float t = (p * 2.0f);"), "{src}");
+    assert!(src.contains("q = t;"), "{src}");
+}
+
+#[test]
+fn range_loops_evaluate_bounds_once_and_step_without_wrapping() {
+    let src = c(quote! {
+        fn k(a: &mut [u32]) {
+            for j in 0..a.len() { a[j] = 0; }
+            for j in (3u32..100).step_by(7) { a[0] += j; }
+        }
+    });
+    assert!(
+        src.contains("for (unsigned long long j = 0ull, j_end = a_len; j < j_end; ++j)"),
+        "{src}"
+    );
+    assert!(
+        src.contains("const unsigned int j_step_1 = (unsigned int)(7ull);"),
+        "{src}"
+    );
+    assert!(
+        src.contains("j_1 = (j_end_1 - j_1 > j_step_1) ? j_1 + j_step_1 : j_end_1"),
+        "{src}"
+    );
+}
+
+#[test]
+fn while_loop_break_continue_return() {
+    let src = c(quote! {
+        fn k(a: &mut [i32]) {
+            let mut n = 0;
+            while n < 10 { n += 1; if n == 3 { continue; } if n == 8 { break; } }
+            loop { return; }
+        }
+    });
+    assert!(src.contains("while (n < 10)"), "{src}");
+    assert!(src.contains("continue;") && src.contains("break;"), "{src}");
+    assert!(src.contains("for (;;)") && src.contains("return;"), "{src}");
+}
+
+#[test]
+fn math_methods_map_to_prelude_overloads() {
+    let src = c(quote! {
+        fn k<T: Float>(a: &mut [T], f: &mut [f32]) {
+            let i = grid_1d();
+            a[i] = a[i].sqrt().mul_add(a[i], a[i].powi(2)).max(a[i].ln());
+            f[i] = f[i].abs().min(1.0);
+        }
+    });
+    assert!(
+        src.contains("gt_max(gt_mul_add(gt_sqrt(a[i]), a[i], gt_powi(a[i], 2)), gt_ln(a[i]))"),
+        "{src}"
+    );
+    assert!(src.contains("gt_min(gt_abs(f[i]), 1.0f)"), "{src}");
+}
+
+#[test]
+fn geometry_builtins() {
+    let src = c(quote! {
+        fn k(a: &mut [u32]) {
+            let (x, y) = grid_2d();
+            let w = gridsize_2d().0;
+            a[y * w + x] = thread_idx().y + block_dim().z + grid_dim().x + block_idx().z;
+        }
+    });
+    assert!(
+        src.contains(
+            "unsigned long long y = ((unsigned long long)blockIdx.y * blockDim.y + threadIdx.y);"
+        ),
+        "{src}"
+    );
+    assert!(
+        src.contains("unsigned long long w = ((unsigned long long)gridDim.x * blockDim.x);"),
+        "{src}"
+    );
+    assert!(src.contains("threadIdx.y + blockDim.z"), "{src}");
+}
+
+#[test]
+fn extreme_and_special_literals_are_exact() {
+    let src = c(quote! {
+        fn k(a: &mut [i32], b: &mut [i64], f: &mut [f32], d: &mut [f64]) {
+            a[0] = -2147483648;
+            b[0] = i64::MIN;
+            f[0] = f32::INFINITY;
+            d[0] = f64::NAN;
+            f[1] = -0.5;
+        }
+    });
+    assert!(src.contains("a[0ull] = (-2147483647 - 1);"), "{src}");
+    assert!(
+        src.contains("b[0ull] = (-9223372036854775807LL - 1);"),
+        "{src}"
+    );
+    assert!(
+        src.contains("f[0ull] = __int_as_float(0x7f800000);"),
+        "{src}"
+    );
+    assert!(
+        src.contains("d[0ull] = __longlong_as_double(0x7ff8000000000000LL);"),
+        "{src}"
+    );
+    assert!(src.contains("f[1ull] = (-0.5f);"), "{src}");
+}
+
+#[test]
+fn generic_conversions_are_casts() {
+    let src = c(quote! {
+        fn k<T: Num>(a: &mut [T]) {
+            let i = grid_1d();
+            a[i] = T::from_usize(i) + T::one() - T::from_f64(0.25);
+        }
+    });
+    assert!(
+        src.contains("a[i] = ((((T)(i)) + ((T)(1))) - ((T)(0.25)));"),
+        "{src}"
+    );
+}
+
+#[test]
+fn type_errors_are_reported_with_guidance() {
+    let e = errors(quote! { fn k(a: &mut [f32]) { let i = thread_idx().x; a[i] = 1.0; } });
+    assert!(
+        e[0].contains("arrays are indexed by `usize`, but this index is `u32`"),
+        "{e:?}"
+    );
+    let e = errors(quote! { fn k(a: &mut [i32]) { a[0] = 1.5; } });
+    assert!(
+        e[0].contains("a float literal cannot have type i32"),
+        "{e:?}"
+    );
+    let e = errors(quote! { fn k<T: Float>(a: &mut [T]) { a[0] = a[0] & a[1]; } });
+    assert!(
+        e[0].contains("operator `&` cannot be applied to T (bounded by Float)"),
+        "{e:?}"
+    );
+    let e = errors(quote! { fn k(a: &mut [u32]) { a[0] = -a[1]; } });
+    assert!(
+        e[0].contains("operator `-` cannot be applied to u32"),
+        "{e:?}"
+    );
+    let e = errors(quote! { fn k(a: &mut [f32]) { let x; } });
+    assert!(e[0].contains("cannot infer the type"), "{e:?}");
+}
+
+#[test]
+fn every_unsupported_construct_is_reported_once_each() {
+    let e = errors(quote! {
+        fn k(a: &mut [f32]) {
+            let f = |x: f32| x;
+            println!("hi");
+            let v = vec![1.0];
+            let r = &a;
+            a[0] = match 1 { _ => 2.0 };
+        }
+    });
+    assert_eq!(e.len(), 5, "{e:?}");
+}
+
+#[test]
+fn signature_rules() {
+    let e = errors(quote! { fn k(a: &[f32]) -> f32 { a[0] } });
+    assert!(e[0].contains("cannot return a value"), "{e:?}");
+    let e = errors(quote! { fn k<T: Clone>(a: &[T]) {} });
+    assert!(e[0].contains("exactly one bound"), "{e:?}");
+    let e = errors(quote! { fn k<'a>(a: &'a [f32]) {} });
+    assert!(e.iter().any(|m| m.contains("lifetime")), "{e:?}");
+    let e = errors(quote! { fn k(a: &[f32], __gpu_x: u32) {} });
+    assert!(e[0].contains("reserved"), "{e:?}");
+    let e = errors(quote! { fn k(a: &Vec<f32>) {} });
+    assert!(e[0].contains("references to anything but slices"), "{e:?}");
+}
+
+#[test]
+fn shared_dynamic_and_local_arrays() {
+    let src = c(quote! {
+        fn k(a: &mut [f32]) {
+            let mut tile = shared_array_2d::<f32, 16, 8>();
+            let mut flat = shared_array::<u32, 256>();
+            let mut dynamic = dynamic_shared_array::<f64>();
+            let mut acc = [[0.5f32; 3]; 2];
+            tile[(1, 2)] = acc[1][2];
+            flat[3] = 7;
+            dynamic[0] = dynamic.len() as f64;
+            a[0] = tile[(0, 0)] + flat.len() as f32;
+        }
+    });
+    assert!(src.contains("__shared__ float tile[16][8];"), "{src}");
+    assert!(src.contains("__shared__ unsigned int flat[256];"), "{src}");
+    assert!(
+        src.contains("double* dynamic = (double*)gt_dynamic_shared;"),
+        "{src}"
+    );
+    assert!(
+        src.contains(
+            "const unsigned long long dynamic_len = gt_dynamic_smem_bytes() / sizeof(double);"
+        ),
+        "{src}"
+    );
+    assert!(src.contains("float acc[2][3];"), "{src}");
+    assert!(src.contains("for (int gt_i0 = 0; gt_i0 < 2; ++gt_i0) for (int gt_i1 = 0; gt_i1 < 3; ++gt_i1) acc[gt_i0][gt_i1] = 0.5f;"), "{src}");
+    assert!(src.contains("tile[1ull][2ull] = acc[1ull][2ull];"), "{src}");
+    assert!(
+        src.contains("dynamic[0ull] = ((double)(dynamic_len));"),
+        "{src}"
+    );
+    assert!(src.contains("((float)(256ull))"), "{src}");
+}
+
+#[test]
+fn barriers_warps_and_atomics() {
+    let src = c(quote! {
+        fn k(a: &mut [i64], f: &mut [f32], u: &mut [u32]) {
+            let i = grid_1d();
+            sync_threads();
+            let n = sync_threads_count(i > 4);
+            let v = shfl_down_sync(0xffff_ffff, f[i], 16);
+            let b = ballot_sync(0xffff_ffff, v > 0.0) + lane_id() + WARP_SIZE;
+            let old = atomic_add(a, i, 5);
+            atomic_cas(u, 0, b, 3);
+            atomic_inc(u, 1, 10);
+            threadfence();
+        }
+    });
+    assert!(src.contains("__syncthreads();"), "{src}");
+    assert!(
+        src.contains("int n = __syncthreads_count((i > 4ull));"),
+        "{src}"
+    );
+    assert!(
+        src.contains("float v = gt_shfl_down(4294967295u, f[i], 16u);"),
+        "{src}"
+    );
+    assert!(
+        src.contains(
+            "unsigned int b = ((__ballot_sync(4294967295u, (v > 0.0f)) + gt_lane_id()) + 32u);"
+        ),
+        "{src}"
+    );
+    assert!(
+        src.contains("long long old = gt_atomic_add(&a[i], 5LL);"),
+        "{src}"
+    );
+    assert!(src.contains("gt_atomic_cas(&u[0ull], b, 3u);"), "{src}");
+    assert!(src.contains("gt_atomic_inc(&u[1ull], 10u);"), "{src}");
+    assert!(src.contains("__threadfence();"), "{src}");
+}
+
+#[test]
+fn block_language_errors() {
+    let e = errors(quote! { fn k(a: &mut [f32]) { atomic_max(a, 0, 1.0); } });
+    assert!(
+        e[0].contains("`atomic_max` is not available on f32"),
+        "{e:?}"
+    );
+    let e = errors(quote! { fn k(a: &[u32]) { atomic_add(a, 0, 1u32); } });
+    assert!(
+        e[0].contains("atomics need a `&mut [T]` parameter"),
+        "{e:?}"
+    );
+    let e = errors(
+        quote! { fn k(a: &mut [f32], n: usize) { let mut t = shared_array::<f32, n>(); t[0] = 1.0; } },
+    );
+    assert_eq!(e.len(), 1, "{e:?}");
+    assert!(e[0].contains("constant integer literal"), "{e:?}");
+    let e = errors(quote! { fn k(a: &mut [f32]) { let x = sync_threads(); } });
+    assert!(e[0].contains("returns nothing"), "{e:?}");
+    let e = errors(
+        quote! { fn k(a: &mut [f32]) { let mut t = shared_array_2d::<f32, 2, 2>(); t[0][1] = 1.0; } },
+    );
+    assert!(e[0].contains("one tuple"), "{e:?}");
+}
+
+#[test]
+fn device_functions_become_inline_templates_and_calls() {
+    let src = device(quote! {
+        fn blend<T: Float>(a: T, b: T, t: T) -> T {
+            if t <= T::zero() {
+                return a;
+            }
+            let w = if t > T::one() { T::one() } else { let u = t; u * u };
+            a + (b - a) * w
+        }
+    })
+    .unwrap();
+    assert!(src.starts_with("template <typename T>\nstatic __device__ __forceinline__ T gt_dev_blend(const T a, const T b, const T t) {"), "{src}");
+    assert!(src.contains("return a;"), "{src}");
+    assert!(src.contains("return (a + ((b - a) * w));"), "{src}");
+    let kernel = c(quote! {
+        fn k(a: &mut [f32]) {
+            let i = grid_1d();
+            let y = helpers::blend(a[i], a[i + 1], 0.5f32);
+            let z: f32 = blend(a[i], y, a[i]);
+            a[i] = z;
+        }
+    });
+    assert!(
+        kernel.contains("auto y = gt_dev_blend(a[i], a[(i + 1ull)], 0.5f);"),
+        "{kernel}"
+    );
+    assert!(
+        kernel.contains("float z = gt_dev_blend(a[i], y, a[i]);"),
+        "{kernel}"
+    );
+}
+
+#[test]
+fn device_function_rules() {
+    let e = device(quote! { fn f(n: u32) -> u32 { f(n) } }).unwrap_err();
+    assert!(e[0].contains("cannot call themselves"), "{e:?}");
+    let e = device(quote! { fn f(a: &Array2<f32>) -> f32 { a[(0, 0)] } }).unwrap_err();
+    assert!(e[0].contains("scalars and 1-D arrays"), "{e:?}");
+    let e = errors(quote! { fn k(a: &mut [f32]) { a[0] = scale(0.5); } });
+    assert!(e[0].contains("give this literal a suffix"), "{e:?}");
+    let e = errors(
+        quote! { fn k(a: &mut [f32]) { let y = scale(a[0]); let z = y * 2.0; a[0] = 1.0; } },
+    );
+    assert!(e.iter().any(|m| m.contains("annotate the result")), "{e:?}");
+}
+
+#[test]
+fn two_dimensional_parameters_are_pointer_rows_and_cols() {
+    let src = c(quote! {
+        fn k(u: &Array2<f32>, out: &mut Array2<f32>) {
+            let (j, i) = grid_2d();
+            if i < u.rows() && j < u.cols() {
+                out[(i, j)] = u[(i, j)] + u.len() as f32;
+                atomic_add(out, (0, j), 1.0);
+            }
+        }
+    });
+    assert!(src.contains("k(const float* __restrict__ u, const unsigned long long u_rows, const unsigned long long u_cols, float* __restrict__ out, const unsigned long long out_rows, const unsigned long long out_cols)"), "{src}");
+    assert!(
+        src.contains("out[i * out_cols + j] = (u[i * u_cols + j] + ((float)((u_rows * u_cols))));"),
+        "{src}"
+    );
+    assert!(
+        src.contains("gt_atomic_add(&out[0ull * out_cols + j], 1.0f);"),
+        "{src}"
+    );
+    let e = errors(quote! { fn k(u: &Array2<f32>) { let x = u[3]; } });
+    assert!(
+        e[0].contains("has 2 dimensions") && e[0].contains("`a[(row, col)]`"),
+        "{e:?}"
+    );
+}
+
+#[test]
+fn sync_grid_marks_the_kernel_cooperative() {
+    let src = c(quote! {
+        fn k(a: &mut [f32]) {
+            let i = grid_1d();
+            a[i] = 1.0;
+            sync_grid();
+            a[i] = a[0];
+        }
+    });
+    assert!(src.contains("gt_sync_grid();"), "{src}");
+    let e = device(quote! { fn f(x: f32) -> f32 { sync_grid(); x } }).unwrap_err();
+    assert!(e[0].contains("belongs in the kernel"), "{e:?}");
+}
+
+#[test]
+fn three_dimensional_parameters_flatten_row_major() {
+    let src = c(quote! {
+        fn diff(v: &Array3<f64>, out: &mut Array3<f64>) {
+            let (k, j, i) = grid_3d();
+            if i < v.shape().0 {
+                out[(i, j, k)] = v[(i, j, k)];
+            }
+        }
+    });
+    assert!(src.contains("const double* __restrict__ v, const unsigned long long v_dim0, const unsigned long long v_dim1, const unsigned long long v_dim2"), "{src}");
+    assert!(
+        src.contains("out[(i * out_dim1 + j) * out_dim2 + k] = v[(i * v_dim1 + j) * v_dim2 + k];"),
+        "{src}"
+    );
+    assert!(src.contains("if (i < v_dim0)"), "{src}");
+}
+
+#[test]
+fn effects_in_discarded_expressions_are_kept() {
+    let src = c(quote! {
+        fn k(a: &mut [u32]) {
+            let _ = atomic_add(a, 0, 1u32);
+            let (_, x) = (atomic_add(a, 1, 2u32), 5u32);
+            (atomic_max(a, 2, x));
+            a[3] + 1;
+        }
+    });
+    assert!(src.contains("gt_atomic_add(&a[0ull], 1u);"), "{src}");
+    assert!(src.contains("gt_atomic_add(&a[1ull], 2u);"), "{src}");
+    assert!(src.contains("gt_atomic_max(&a[2ull], x);"), "{src}");
+    assert!(
+        !src.contains("(a[3ull] + 1u)"),
+        "a pure expression statement is dropped: {src}"
+    );
+    let e = errors(quote! { fn k(a: &mut [u64]) { a[0] = widen(1 << 40); } });
+    assert!(e[0].contains("give this literal a suffix"), "{e:?}");
+}
+
+#[test]
+fn half_types_are_storage_structs_converted_explicitly() {
+    let src = c(quote! {
+        fn k(a: &mut [f16], b: &[bf16], n: u32) {
+            let i = grid_1d();
+            if i < a.len() {
+                let h = f16::from_f64(0.5);
+                a[i] = a[i] * h + f16::from_f64(b[i].to_f64());
+                let w = b[i].to_f64() + n as f64;
+                a[i] = f16::from_f64(w.sqrt());
+            }
+        }
+    });
+    assert!(src.contains("gt_f16* __restrict__ a"), "{src}");
+    assert!(src.contains("const gt_bf16* __restrict__ b"), "{src}");
+    // Conversions go through double, which the structs round correctly (to odd via float).
+    assert!(src.contains("gt_f16 h = ((gt_f16)(0.5));"), "{src}");
+    assert!(src.contains("((gt_f16)(((double)(b[i])))))"), "{src}");
+    let e = errors(quote! { fn k(a: &mut [f16]) { a[0] = a[0] * 0.5; } });
+    assert!(e[0].contains("f16::from_f64"), "{e:?}");
+    let e = errors(quote! { fn k(a: &mut [f16], x: f32) { a[0] = x as f16; } });
+    assert!(
+        e[0].contains("`as` does not convert to or from f16"),
+        "{e:?}"
+    );
+}
+
+#[test]
+fn checked_indices_check_each_unproven_access_and_name_it() {
+    let t = checked(quote! {
+        fn k(a: &[f32], m: &mut Array2<f32>, v: &mut [f32], n: usize) {
+            let mut tile = shared_array::<f32, 32>();
+            let mut local = [0.0f32; 4];
+            let i = grid_1d();
+            tile[i % 32] = a[i];
+            local[i % 4] = tile[n];
+            m[(i, n)] = local[n];
+            atomic_add(v, i, 1.0f32);
+            let q = load4(a, i);
+            store4(v, n, q[0], q[1], q[2], q[3]);
+        }
+    });
+    assert_eq!(
+        t.check_names,
+        [
+            "a",
+            "m (row)",
+            "m (column)",
+            "v",
+            "tile (shared array)",
+            "local (local array)",
+            "q (local array)"
+        ]
+    );
+    let src = &t.c;
+    for access in [
+        // Proven by their intervals: `i % 32 < 32`, `i % 4 < 4`, constant indices.
+        "tile[(i % 32ull)] = (*gt_at(a, i, a_len, 0u));",
+        "local[(i % 4ull)] = (*gt_at(&tile[0], n, 32ull, 4u));",
+        "(*gt_at2<true, true>(m, i, m_rows, 1u, n, m_cols, 2u)) = (*gt_at(&local[0], n, 4ull, 5u));",
+        "gt_atomic_add(&(*gt_at(v, i, v_len, 3u)), 1.0f)",
+        "if (gt_ok4(gt_v4, a_len, 0u, false)) gt_load4_ro(q, a, gt_v4);",
+        "if (gt_ok4(gt_v4, v_len, 3u, true)) gt_store4(v, gt_v4, q[0ull], q[1ull], q[2ull], q[3ull]);",
+    ] {
+        assert!(src.contains(access), "no `{access}` in:\n{src}");
+    }
+}
+
+#[test]
+fn checks_are_left_out_where_the_index_is_proven_in_range() {
+    let t = checked(quote! {
+        fn k(a: &[f32], b: &[f32], m: &Array2<f32>, c: &mut [f32], n: usize) {
+            let i = grid_1d();
+            if i >= c.len() {
+                return;
+            }
+            c[i] = 0.0;
+            if i < a.len() && i < b.len() {
+                c[i] = a[i] + b[i];
+            }
+            let len = a.len();
+            for k in 0..len {
+                c[i] = c[i] + a[k];
+            }
+            let (r, col) = grid_2d();
+            if r < m.rows() && col < m.cols() {
+                c[i] = m[(r, col)];
+            }
+            if i + 1 < b.len() && b[i + 1] > 0.0 {
+                c[i] = b[i + 1];
+            }
+            c[n] = 1.0;
+        }
+    });
+    let src = &t.c;
+    for plain in [
+        "c[i] = 0.0f;",
+        "c[i] = (a[i] + b[i]);",
+        "c[i] = (c[i] + a[k_1]);",
+        "c[i] = m[r * m_cols + col];",
+        "c[i] = b[(i + 1ull)];",
+        "((i + 1ull) < b_len) && (b[(i + 1ull)] > 0.0f)",
+    ] {
+        assert!(src.contains(plain), "no `{plain}` in:\n{src}");
+    }
+    // `n` is not known to be in range.
+    assert!(src.contains("(*gt_at(c, n, c_len, 4u)) = 1.0f;"), "{src}");
+    assert_eq!(t.proven_checks, 13, "{src}");
+}
+
+#[test]
+fn unchecked_accesses_are_plain_c_in_a_checked_kernel() {
+    let t = checked(quote! {
+        fn k(a: &[f32], c: &mut [f32], m: &Array2<f32>, n: usize) {
+            let i = grid_1d();
+            unsafe {
+                *c.get_unchecked_mut(i) = a.get_unchecked(n) + *a.get_unchecked(i);
+                *c.get_unchecked_mut(n) += m.get_unchecked((i, n));
+            }
+        }
+    });
+    let src = &t.c;
+    assert!(src.contains("c[i] = (a[n] + a[i]);"), "{src}");
+    assert!(src.contains("c[n] += m[i * m_cols + n];"), "{src}");
+    assert!(!src.contains("gt_at"), "{src}");
+}
+
+#[test]
+fn a_wildcard_loop_variable_is_a_hidden_counter() {
+    let src = c(quote! {
+        fn k(a: &mut [f32]) {
+            let mut v = 1.0f32;
+            for _ in 0..4 {
+                for _ in 0..2 {
+                    v = v * 2.0;
+                }
+            }
+            a[0] = v;
+        }
+    });
+    assert_eq!(src.matches("for (").count(), 2, "{src}");
+    assert!(!src.contains(" _ "), "{src}");
+}
+
+#[test]
+fn device_functions_take_whole_arrays_as_pointer_and_length() {
+    let f = device(quote! {
+        fn dot<T: Float>(a: &[T], out: &mut [T], i: usize) -> T {
+            out[i] = a[i];
+            a[i] * T::from_usize(a.len())
+        }
+    })
+    .unwrap_or_else(|e| panic!("{e:?}"));
+    // No `__restrict__`: a device function may be handed one array twice. Each array comes
+    // with the check site of the caller's array, so an error names what the kernel passed.
+    assert!(
+        f.contains("(const T* a, const unsigned long long a_len, const unsigned int a_site, T* out, const unsigned long long out_len, const unsigned int out_site, const unsigned long long i)"),
+        "{f}"
+    );
+    assert!(
+        f.contains("(*gt_at(out, i, out_len, out_site)) = (*gt_at(a, i, a_len, a_site));"),
+        "{f}"
+    );
+    let k = c(quote! {
+        fn k(x: &[f32], y: &mut [f32]) {
+            let i = grid_1d();
+            let v: f32 = dot(x, y, i);
+            y[i] = v;
+        }
+    });
+    assert!(
+        k.contains("gt_dev_dot(x, x_len, 0u, y, y_len, 1u, i)"),
+        "{k}"
+    );
+    let k = c(quote! {
+        fn k(y: &mut [f32]) {
+            let s = shared_array::<f32, 4>();
+            let d = dynamic_shared_array::<f32>();
+            let v: f32 = dot(s, d, 0);
+            y[0] = v;
+        }
+    });
+    assert!(
+        k.contains("gt_dev_dot(s, 4ull, 1u, d, d_len, 2u, 0)"),
+        "{k}"
+    );
+    for (body, want) in [
+        (
+            quote! { fn k(m: &Array2<f32>, y: &mut [f32]) { let v: f32 = dot(m, y, 0); } },
+            "device functions take 1-D arrays",
+        ),
+        (
+            quote! { fn k(y: &mut [f32]) { let s = [0.0f32; 4]; let v: f32 = dot(s, y, 0); } },
+            "a local array (a value in Rust, so the function would get a copy)",
+        ),
+    ] {
+        let e = errors(body);
+        assert!(e.iter().any(|m| m.contains(want)), "{e:?}");
+    }
+    let f = device(quote! { fn f(a: &mut [u32], i: usize) { atomic_add(a, i, 1u32); } })
+        .unwrap_or_else(|e| panic!("{e:?}"));
+    assert!(
+        f.contains("gt_atomic_add(&(*gt_at(a, i, a_len, a_site)), 1u);"),
+        "{f}"
+    );
+}

@@ -1,0 +1,266 @@
+//! Kernels calling `#[gpu_device]` functions: generic, calling each other, with early
+//! returns and value-producing `if`s, from a module of their own.
+
+use gpu_runtime::prelude::*;
+use rand::Rng;
+
+use super::support::*;
+
+pub mod helpers {
+    use gpu_runtime::prelude::*;
+
+    /// `x` clamped to `[lo, hi]`.
+    #[gpu_device]
+    pub fn clamp<T: Float>(x: T, lo: T, hi: T) -> T {
+        if x < lo {
+            return lo;
+        }
+        x.min(hi)
+    }
+
+    /// A smooth step between 0 and 1, through `clamp`.
+    #[gpu_device]
+    pub fn smoothstep<T: Float>(x: T) -> T {
+        let t = clamp(x, T::zero(), T::one());
+        t * t * (T::from_f64(3.0) - T::from_f64(2.0) * t)
+    }
+
+    /// Collatz steps from `n`, capped: loops and a value-producing `if` in a device function.
+    #[gpu_device]
+    pub fn collatz_steps(n: u64, cap: u32) -> u32 {
+        let mut v = n;
+        let mut steps = 0u32;
+        while v > 1 && steps < cap {
+            v = if v % 2 == 0 {
+                v / 2
+            } else {
+                let up = 3 * v;
+                up + 1
+            };
+            steps += 1;
+        }
+        steps
+    }
+
+    /// `a[k] * b[k]` summed over `start..start + width`, within `a`: a device function
+    /// that reads whole arrays.
+    #[gpu_device]
+    pub fn window_dot<T: Float>(a: &[T], b: &[T], start: usize, width: usize) -> T {
+        let mut s = T::zero();
+        for k in start..start + width {
+            if k < a.len() {
+                s += a[k] * b[k];
+            }
+        }
+        s
+    }
+
+    /// The sum of squares of a window: passes its array on, twice, to another device
+    /// function.
+    #[gpu_device]
+    pub fn window_energy<T: Float>(a: &[T], start: usize, width: usize) -> T {
+        window_dot(a, a, start, width)
+    }
+
+    /// Copies `x[base + t]` (or 0 past the end) into `tile[t]`: writes a shared array it
+    /// is given.
+    #[gpu_device]
+    pub fn stage(tile: &mut [f32], x: &[f32], base: usize, t: usize) {
+        tile[t] = if base + t < x.len() { x[base + t] } else { 0.0 };
+    }
+
+    /// `tile[0] + ... + tile[len - 1]`, in order: reads a shared array it is given.
+    #[gpu_device]
+    pub fn tile_sum(tile: &[f32]) -> f32 {
+        let mut s = 0.0f32;
+        for k in 0..tile.len() {
+            s += tile[k];
+        }
+        s
+    }
+
+    /// Counts `bin` in a histogram it is given, atomically.
+    #[gpu_device]
+    pub fn count(bins: &mut [u32], bin: usize) {
+        atomic_add(bins, bin % bins.len(), 1u32);
+    }
+
+    /// Writes `v * s` at `i` of an array it is given, if `i` is inside it.
+    #[gpu_device]
+    pub fn put_scaled<T: Float>(out: &mut [T], i: usize, v: T, s: T) {
+        if i < out.len() {
+            out[i] = v * s;
+        }
+    }
+}
+
+/// Array parameters passed whole to device functions, read-only and writable, and on
+/// from one device function to another.
+#[gpu_kernel]
+pub fn windows<T: Float>(a: &[T], b: &[T], out: &mut [T], energy: &mut [T], width: usize) {
+    let i = grid_1d();
+    if i < out.len() {
+        let d: T = helpers::window_dot(a, b, i, width);
+        helpers::put_scaled(out, i, d, T::from_f64(2.0));
+        let e: T = helpers::window_energy(a, i, width);
+        energy[i] = e;
+    }
+}
+
+/// Per-block sums of 64 elements, staged in a static shared array and summed by device
+/// functions that take the shared array whole.
+#[gpu_kernel]
+pub fn block_sums_via_device(x: &[f32], sums: &mut [f32]) {
+    let tile = shared_array::<f32, 64>();
+    let t = thread_idx().x as usize;
+    let b = block_idx().x as usize;
+    helpers::stage(tile, x, b * 64, t);
+    sync_threads();
+    if t == 0 {
+        let s: f32 = helpers::tile_sum(tile);
+        sums[b] = s;
+    }
+}
+
+/// The same through the launch's dynamic shared memory (64 floats).
+#[gpu_kernel]
+pub fn block_sums_dynamic(x: &[f32], sums: &mut [f32]) {
+    let tile = dynamic_shared_array::<f32>();
+    let t = thread_idx().x as usize;
+    let b = block_idx().x as usize;
+    helpers::stage(tile, x, b * 64, t);
+    sync_threads();
+    if t == 0 {
+        let s: f32 = helpers::tile_sum(tile);
+        sums[b] = s;
+    }
+}
+
+/// A histogram whose atomics happen inside a device function.
+#[gpu_kernel]
+pub fn histogram_via_device(values: &[u32], bins: &mut [u32]) {
+    let i = grid_1d();
+    if i < values.len() {
+        helpers::count(bins, values[i] as usize);
+    }
+}
+
+#[gpu_kernel]
+pub fn shade<T: Float>(x: &[T], y: &mut [T]) {
+    let i = grid_1d();
+    if i < x.len() {
+        y[i] =
+            helpers::smoothstep(x[i]) + helpers::clamp(x[i], T::from_f64(-0.5), T::from_f64(0.5));
+    }
+}
+
+#[gpu_kernel]
+pub fn collatz(n: &[u64], steps: &mut [u32]) {
+    let i = grid_1d();
+    if i < n.len() {
+        let s = helpers::collatz_steps(n[i], 500);
+        steps[i] = s;
+    }
+}
+
+fn smoothstep_ref(x: f64) -> f64 {
+    let t = x.clamp(0.0, 1.0);
+    t * t * (3.0 - 2.0 * t)
+}
+
+pub fn case_device(dev: &Device, seed: u64) -> CaseResult {
+    let mut r = rng(seed);
+    let mut out = Outputs::new();
+    let n = r.random_range(1_000..5_000);
+    let x: Vec<f64> = (0..n).map(|_| r.random_range(-1.5..1.5)).collect();
+    let dx = dev.to_device(&x)?;
+    let mut dy = poisoned(dev, n, f64::NAN)?;
+    launch!(shade[blocks(n, 128), 128](&dx, &mut dy))?;
+    let want: Vec<f64> = x
+        .iter()
+        .map(|&v| smoothstep_ref(v) + v.clamp(-0.5, 0.5))
+        .collect();
+    check(&mut out, "f64", &dy.to_host()?, &want, 1e-15)?;
+    let xf: Vec<f32> = x.iter().map(|&v| v as f32).collect();
+    let dxf = dev.to_device(&xf)?;
+    let mut dyf = poisoned(dev, n, f32::NAN)?;
+    launch!(shade[blocks(n, 128), 128](&dxf, &mut dyf))?;
+    let want: Vec<f32> = xf
+        .iter()
+        .map(|&v| (smoothstep_ref(v as f64) + (v as f64).clamp(-0.5, 0.5)) as f32)
+        .collect();
+    check(&mut out, "f32", &dyf.to_host()?, &want, 1e-6)?;
+
+    let starts: Vec<u64> = (0..n).map(|_| r.random_range(1..100_000)).collect();
+    let ds = dev.to_device(&starts)?;
+    let mut dsteps = poisoned(dev, n, u32::MAX)?;
+    launch!(collatz[blocks(n, 128), 128](&ds, &mut dsteps))?;
+    let want: Vec<u32> = starts
+        .iter()
+        .map(|&s| helpers::collatz_steps(s, 500))
+        .collect();
+    check(&mut out, "collatz", &dsteps.to_host()?, &want, 0.0)?;
+
+    // Whole arrays into device functions; the CPU reference calls the same functions on
+    // host slices.
+    let width = r.random_range(1..9);
+    let b: Vec<f64> = (0..n).map(|_| r.random_range(-2.0..2.0)).collect();
+    let db = dev.to_device(&b)?;
+    let (mut dw, mut de) = (poisoned(dev, n, f64::NAN)?, poisoned(dev, n, f64::NAN)?);
+    launch!(windows[blocks(n, 128), 128](&dx, &db, &mut dw, &mut de, width))?;
+    let mut want = vec![0.0f64; n];
+    for (i, w) in want.iter_mut().enumerate() {
+        let d = helpers::window_dot(&x[..], &b[..], i, width);
+        helpers::put_scaled(std::slice::from_mut(w), 0, d, 2.0);
+    }
+    let energy: Vec<f64> = (0..n)
+        .map(|i| (i..(i + width).min(n)).map(|k| x[k] * x[k]).sum())
+        .collect();
+    check(&mut out, "window_dot", &dw.to_host()?, &want, 1e-12)?;
+    check(&mut out, "window_energy", &de.to_host()?, &energy, 1e-12)?;
+
+    let values: Vec<u32> = (0..n).map(|_| r.random_range(0..1_000)).collect();
+    let nbins = r.random_range(1..64);
+    let dv = dev.to_device(&values)?;
+    let mut dbins = dev.zeros::<u32>(nbins)?;
+    launch!(histogram_via_device[blocks(n, 128), 128](&dv, &mut dbins))?;
+    let mut want = vec![0u32; nbins];
+    for &v in &values {
+        want[v as usize % nbins] += 1;
+    }
+    check(
+        &mut out,
+        "histogram_via_device",
+        &dbins.to_host()?,
+        &want,
+        0.0,
+    )?;
+
+    // Shared arrays, static and dynamic, passed whole to device functions.
+    let xs: Vec<f32> = x.iter().map(|&v| v as f32).collect();
+    let nb = n.div_ceil(64);
+    let want: Vec<f32> = (0..nb)
+        .map(|b| {
+            let mut s = 0.0f32;
+            for k in 0..64 {
+                s += xs.get(b * 64 + k).copied().unwrap_or(0.0);
+            }
+            s
+        })
+        .collect();
+    let dxs = dev.to_device(&xs)?;
+    let mut sums = poisoned(dev, nb, f32::NAN)?;
+    launch!(block_sums_via_device[nb, 64](&dxs, &mut sums))?;
+    check(&mut out, "shared via device", &sums.to_host()?, &want, 0.0)?;
+    let stream = dev.new_stream()?;
+    let mut sums = poisoned(dev, nb, f32::NAN)?;
+    launch!(block_sums_dynamic[nb, 64, &stream, 64 * 4](&dxs, &mut sums))?;
+    check(
+        &mut out,
+        "dynamic shared via device",
+        &sums.to_host()?,
+        &want,
+        0.0,
+    )?;
+    Ok(out)
+}

@@ -1,0 +1,135 @@
+//! The host side beyond plain launches, on fresh random inputs with poisoned outputs:
+//! pinned buffers and asynchronous copies on two streams ordered by events, a raw CUDA C
+//! kernel against the attribute's, and cudarc buffers used in place.
+//!
+//! Each check runs on any device; the parts that need GPU memory or C check, on the
+//! simulator, that they are refused with an error that says why.
+
+use super::scalar::{saxpy, vec_add};
+use super::support::*;
+use gpu_runtime::cudarc::driver::{CudaSlice, DevicePtr};
+use gpu_runtime::prelude::*;
+use gpu_runtime::raw::{Ptr, PtrMut, RawKernel};
+use gpu_runtime::Backend;
+use rand::Rng;
+
+fn first_difference(got: &[f32], want: &[f32]) -> CaseResult<()> {
+    match (0..want.len()).find(|&i| got[i].to_bits() != want[i].to_bits()) {
+        None => Ok(()),
+        Some(i) => Err(format!("[{i}]: got {}, want {}", got[i], want[i]).into()),
+    }
+}
+
+/// Chunks of random data go up, through `vec_add` and back on two streams through pinned
+/// buffers; a last step on the first stream waits for the second through an event.
+pub fn pinned_two_streams(dev: &Device, seed: u64) -> CaseResult<String> {
+    let mut r = rng(seed ^ 0x5712);
+    let chunks = r.random_range(2..9);
+    let len = r.random_range(1_000..300_000);
+    let streams = [dev.new_stream()?, dev.new_stream()?];
+    let mut inputs = Vec::new();
+    let mut outputs = Vec::new();
+    let mut device = Vec::new();
+    for _ in 0..chunks {
+        let data = uniform_f32(&mut r, len, -100.0, 100.0);
+        inputs.push(dev.pinned_from(&data)?);
+        outputs.push(dev.pinned_from(&vec![f32::NAN; len])?);
+        device.push((dev.zeros::<f32>(len)?, dev.to_device(&vec![f32::NAN; len])?));
+    }
+    let start = streams[0].record()?;
+    for k in 0..chunks {
+        let s = &streams[k % 2];
+        let (x, y) = &mut device[k];
+        x.copy_from_pinned_async(&inputs[k], s)?;
+        launch!(vec_add[len.div_ceil(256), 256, s](&*x, &*x, y))?;
+        y.copy_to_pinned_async(&mut outputs[k], s)?;
+    }
+    streams[0].wait(&streams[1].record()?)?;
+    let end = streams[0].record()?;
+    end.synchronize()?;
+    if !end.is_complete()? {
+        return Err("an event waited on is not complete".into());
+    }
+    let ms = start.elapsed_ms(&end)?;
+    for k in 0..chunks {
+        let x = inputs[k].as_slice()?;
+        let want: Vec<f32> = x.iter().map(|v| v + v).collect();
+        first_difference(outputs[k].as_slice()?, &want).map_err(|e| format!("chunk {k}{e}"))?;
+    }
+    Ok(format!(
+        "{chunks} chunks of {len}: pinned async copies + events correct ({ms:.2} ms between events)"
+    ))
+}
+
+/// The seed's CUDA C string gives the same bits as the attribute's `vec_add`.
+pub fn raw_kernel(dev: &Device, seed: u64) -> CaseResult<String> {
+    const SOURCE: &str = r#"
+extern "C" __global__ void vec_add(const float* a, const float* b, float* c, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) c[i] = a[i] + b[i];
+}"#;
+    let k =
+        // SAFETY: the kernel takes these parameters and touches only `a[..n]`, `b[..n]`,
+        // `c[..n]`; the launch passes arrays of `n` elements.
+        unsafe { RawKernel::<(Ptr<f32>, Ptr<f32>, PtrMut<f32>, i32)>::new(SOURCE, "vec_add") }
+            ?;
+    let mut r = rng(seed ^ 0x4a3);
+    let n = r.random_range(1..2_000_000);
+    let (a, b) = (
+        uniform_f32(&mut r, n, -1e3, 1e3),
+        uniform_f32(&mut r, n, -1e3, 1e3),
+    );
+    let (da, db) = (dev.to_device(&a)?, dev.to_device(&b)?);
+    let mut c = dev.to_device(&vec![f32::NAN; n])?;
+    let launched = launch!(k[n.div_ceil(256), 256](&da, &db, &mut c, n as i32));
+    if dev.backend() == Backend::Simulator {
+        return match launched {
+            Err(GpuError::InvalidLaunch { reason, .. }) if reason.contains("only on a GPU") => {
+                Ok("refused on the simulator, saying why".to_owned())
+            }
+            other => Err(format!("on the simulator: {other:?}").into()),
+        };
+    }
+    launched?;
+    let want: Vec<f32> = a.iter().zip(&b).map(|(x, y)| x + y).collect();
+    first_difference(&c.to_host()?, &want)?;
+    Ok(format!("{n} elements = cpu ref"))
+}
+
+/// A buffer cudarc made and filled is scaled by our kernel in place and read back by
+/// cudarc; the address never changes.
+pub fn cudarc_round_trip(dev: &Device, seed: u64) -> CaseResult<String> {
+    let Some(stream) = dev.cuda_stream() else {
+        let a = dev.zeros::<f32>(4)?;
+        return match a.into_cuda_slice() {
+            Err(_) => Ok("the simulator has no cudarc buffers, and says so".to_owned()),
+            Ok(_) => Err("a simulator array became a CudaSlice".into()),
+        };
+    };
+    let mut r = rng(seed ^ 0xcda);
+    let n = r.random_range(1..1_000_000);
+    let x = uniform_f32(&mut r, n, -10.0, 10.0);
+    let theirs: CudaSlice<f32> = stream.clone_htod(&x).map_err(|e| format!("{e:?}"))?;
+    let before = theirs.device_ptr(&stream).0;
+    let mut ours = DeviceArray::from_cuda_slice(dev, theirs)?;
+    let copy = dev.to_device(&x)?;
+    // y = 1 * x + y reads and writes the buffer in place.
+    launch!(saxpy[n.div_ceil(256), 256](1.0f32, &copy, &mut ours))?;
+    let theirs = ours.into_cuda_slice().map_err(|_| "not a GPU array")?;
+    if theirs.device_ptr(&stream).0 != before {
+        return Err("the buffer moved".into());
+    }
+    let got = stream.clone_dtoh(&theirs).map_err(|e| format!("{e:?}"))?;
+    let want: Vec<f32> = x.iter().map(|v| v + v).collect();
+    first_difference(&got, &want)?;
+    // And back through a raw pointer.
+    let (ptr, len) = DeviceArray::from_cuda_slice(dev, theirs)?
+        .into_raw()
+        .map_err(|_| "not a GPU array")?;
+    // SAFETY: just given up by an array of `len` f32 on this device; nothing else owns it.
+    let back = unsafe { DeviceArray::<f32>::from_raw(dev, ptr, len) }?;
+    first_difference(&back.to_host()?, &want)?;
+    Ok(format!(
+        "{n} elements in place, no copy; raw pointer round trip"
+    ))
+}

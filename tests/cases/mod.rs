@@ -1,0 +1,141 @@
+//! The kernel cases: each a kernel (or a few) with a check against a CPU reference.
+//!
+//! One list, [`for_each_case!`], serves three suites: `simulator.rs` makes one `#[test]`
+//! per case on the CPU simulator (CI), `nvrtc.rs` one `#[test]` per case compiling its
+//! kernels in every signature with the real NVRTC (CI), and `gpu_suite.rs` runs every
+//! case on the GPU and on the simulator and compares all three (the H200). To add a case,
+//! write its kernel and `case_*` function in the file of its topic and add one line to the
+//! list.
+//!
+//! Every case draws fresh random inputs from the seed it is given and poisons its outputs
+//! before the launch, so an element the kernel fails to write shows up as a mismatch.
+#![allow(dead_code)]
+// CPU references mirror the kernels line by line, in the kernel language's idioms.
+#![allow(clippy::neg_cmp_op_on_partial_ord, clippy::manual_is_multiple_of)]
+
+pub mod arrays;
+pub mod atomics;
+pub mod checks;
+pub mod control;
+pub mod cooperative;
+pub mod device;
+pub mod geometry;
+pub mod half;
+pub mod host_api;
+pub mod math;
+pub mod scalar;
+pub mod shared_memory;
+pub mod support;
+pub mod warp;
+
+/// What a case produced: named outputs as `f64`, for comparison across backends.
+pub type Outputs = Vec<(&'static str, Vec<f64>)>;
+
+/// A case's result: its outputs, or what went wrong.
+pub type CaseResult<T = Outputs> = Result<T, Box<dyn std::error::Error + Send + Sync>>;
+
+/// One case of the list.
+pub struct Case {
+    /// The case's name, as its test is named.
+    pub name: &'static str,
+    /// What it covers.
+    pub about: &'static str,
+    /// Relative tolerance between GPU and simulator outputs (0 for exact).
+    pub cross_tolerance: f64,
+    /// Run it on a device with a seed.
+    pub run: fn(&gpu_runtime::Device, u64) -> CaseResult,
+    /// The kernels it launches, for the NVRTC suite.
+    pub kernels: fn() -> Vec<&'static gpu_runtime::KernelDef>,
+}
+
+/// Calls `$m!` with every case: `name: "what it covers", tolerance, run, [kernels];`.
+#[macro_export]
+macro_rules! for_each_case {
+    ($m:ident) => {
+        $m! {
+            reduce: "block reduction: shared memory, sync_threads, shfl_down, two passes",
+                1e-4, shared_memory::case_reduce, [shared_memory::block_sum];
+            histogram: "histogram: atomic_add on global and shared memory",
+                0.0, shared_memory::case_histogram, [shared_memory::histogram_global, shared_memory::histogram_shared];
+            matmul: "tiled matmul: 2-D shared arrays, sizes not multiples of 16",
+                1e-5, shared_memory::case_matmul, [shared_memory::matmul_tiled];
+            warp: "warp: shfl/up/down/xor, ballot, any, all, eq, lane_id, active_mask",
+                0.0, warp::case_warp, [warp::warp_ops, warp::half_warp_sum];
+            atomics: "atomics: add sub min max and or xor inc dec cas exch, f64, i64",
+                0.0, atomics::case_atomics, [atomics::atomics_all];
+            vector: "vector loads and stores: load4/store4 for f32 and i64, with a tail",
+                0.0, arrays::case_vector, [arrays::vec_add4];
+            half: "f16 and bf16: arithmetic, math, comparisons, atomics",
+                1e-2, half::case_half, [half::half_ops];
+            cooperative: "cooperative launch: sync_grid, reused; oversized grids refused",
+                0.0, cooperative::case_cooperative, [cooperative::grid_mirror];
+            array3: "3-D array parameters: a[(i, j, k)], shape(), a 3-D grid",
+                0.0, arrays::case_array3, [arrays::diff3d];
+            array2: "2-D array parameters: a[(i, j)], rows(), cols(), 2-D atomics",
+                0.0, arrays::case_array2, [arrays::smooth2d];
+            block_misc: "sync_threads_count/and/or, dynamic shared memory, local arrays",
+                0.0, shared_memory::case_block_misc,
+                [shared_memory::barrier_votes, shared_memory::reverse_blocks, shared_memory::local_sort];
+            device_fns: "device functions: generic, nested, early return, whole arrays, from a module",
+                1e-6, device::case_device,
+                [device::shade, device::collatz, device::windows, device::histogram_via_device,
+                 device::block_sums_via_device, device::block_sums_dynamic];
+            vec_add: "vec_add f32/f64 (slices, grid_1d, a proven and two checked indices)",
+                0.0, scalar::case_vec_add, [scalar::vec_add];
+            forall: "forall(n): automatic block size, forall(0), empty arrays",
+                0.0, scalar::case_forall, [scalar::vec_add];
+            saxpy: "saxpy f32/f64 (generic scalar parameter)",
+                1e-5, scalar::case_saxpy, [scalar::saxpy];
+            int_ops: "integer arithmetic and bitwise ops (i32 i64 u32 u64)",
+                0.0, scalar::case_int_ops,
+                [scalar::int_ops_i32, scalar::int_ops_i64, scalar::int_ops_u32, scalar::int_ops_u64];
+            generic_int: "generic Int kernel (i32 u64)",
+                0.0, scalar::case_generic_int, [scalar::generic_int];
+            logic: "comparisons, && || !, bool parameters",
+                0.0, scalar::case_logic, [scalar::logic];
+            casts: "casts between every kind",
+                0.0, scalar::case_casts, [scalar::casts];
+            f32_literals: "f32 literals compute in f32, not double",
+                1e-5, scalar::case_f32_literals, [scalar::f32_literals];
+            if_expr: "if/else as expression, with statements, else-if",
+                1e-6, control::case_if_expr, [control::if_expr];
+            loops: "for, step_by, while, loop, break, continue, return",
+                0.0, control::case_loops, [control::loops];
+            compound: "compound assignment, shadowing, reserved names",
+                0.0, control::case_compound, [control::compound];
+            math_f32: "math methods f32",
+                4e-6, math::case_math_f32, [math::math_f32];
+            math_f64: "math methods f64 (generic)",
+                1e-14, math::case_math_f64, [math::math_generic];
+            geometry: "2-D and 3-D geometry, gridsize",
+                0.0, geometry::case_geometry, [geometry::geometry_2d, geometry::geometry_3d];
+            grid_stride: "grid-stride loop",
+                1e-6, geometry::case_grid_stride, [geometry::grid_stride];
+            constants: "constants and T::from_* conversions",
+                1e-6, geometry::case_constants, [geometry::constants];
+            checked_indices: "checked indices: each access form out of range reports kernel, array, index and length; in range, results match",
+                0.0, checks::case_checked_indices,
+                [checks::shifted_copy, checks::column_sums, checks::shared_rotate,
+                 checks::histogram_checked, checks::double4, checks::local_window,
+                 checks::device_window, checks::unchecked_copy];
+        }
+    };
+}
+
+/// Builds the list as values.
+macro_rules! case_list {
+    ($($name:ident: $about:expr, $tol:expr, $run:path, [$($($k:ident)::+),* $(,)?];)*) => {
+        /// Every case, in the list's order.
+        pub fn cases() -> Vec<Case> {
+            vec![$(Case {
+                name: stringify!($name),
+                about: $about,
+                cross_tolerance: $tol,
+                run: $run,
+                kernels: || vec![$($($k)::+::definition()),*],
+            }),*]
+        }
+    };
+}
+
+for_each_case!(case_list);

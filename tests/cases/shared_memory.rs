@@ -1,0 +1,217 @@
+//! Shared memory and barriers: a block reduction (the reduce example's kernel), histograms
+//! with atomics on global and shared memory, Numba's tiled matmul (the matmul example's
+//! kernel), barrier reductions, dynamic shared memory and local arrays.
+
+use gpu_runtime::prelude::*;
+use rand::Rng;
+
+use super::support::*;
+
+// The reduce example's kernel, checked here on fresh random inputs.
+#[allow(dead_code)]
+#[path = "../../examples/reduce.rs"]
+mod reduce_example;
+pub use reduce_example::block_sum;
+
+pub fn case_reduce(dev: &Device, seed: u64) -> CaseResult {
+    let mut r = rng(seed);
+    let mut out = Outputs::new();
+    let n = r.random_range(50_000..300_000);
+    let x = uniform_f32(&mut r, n, -1.0, 1.0);
+    let dx = dev.to_device(&x)?;
+    let grid = 64usize;
+    let mut partial = poisoned(dev, grid, f32::NAN)?;
+    launch!(block_sum[grid, 256](&dx, &mut partial))?;
+    let mut total = poisoned(dev, 1, f32::NAN)?;
+    launch!(block_sum[1, 256](&partial, &mut total))?;
+    let got = total.to_host()?[0] as f64;
+    let want: f64 = x.iter().map(|&v| v as f64).sum();
+    // f32 partial sums of ~1e5 terms of magnitude <= 1.
+    if (got - want).abs() > 1e-3 * (n as f64).sqrt() {
+        return Err(format!("sum {got}, want {want}").into());
+    }
+    out.push(("sum", vec![got]));
+    Ok(out)
+}
+
+#[gpu_kernel]
+pub fn histogram_global(values: &[u32], bins: &mut [u32]) {
+    let i = grid_1d();
+    if i < values.len() {
+        let b = (values[i] % bins.len() as u32) as usize;
+        atomic_add(bins, b, 1);
+    }
+}
+
+/// Per-block counts in shared memory, merged into the global histogram once per block.
+#[gpu_kernel]
+pub fn histogram_shared(values: &[u32], bins: &mut [u32]) {
+    let mut local = shared_array::<u32, 64>();
+    let tid = thread_idx().x as usize;
+    if tid < 64 {
+        local[tid] = 0;
+    }
+    sync_threads();
+    let mut i = grid_1d();
+    while i < values.len() {
+        atomic_add(local, (values[i] % 64) as usize, 1u32);
+        i += gridsize_1d();
+    }
+    sync_threads();
+    if tid < 64 {
+        atomic_add(bins, tid, local[tid]);
+    }
+}
+
+pub fn case_histogram(dev: &Device, seed: u64) -> CaseResult {
+    let mut r = rng(seed);
+    let mut out = Outputs::new();
+    let n = r.random_range(10_000..100_000);
+    let values: Vec<u32> = (0..n).map(|_| r.random_range(0..1_000_000)).collect();
+    let dv = dev.to_device(&values)?;
+    let mut want = vec![0u32; 64];
+    for v in &values {
+        want[(v % 64) as usize] += 1;
+    }
+    let mut bins = dev.zeros::<u32>(64)?;
+    launch!(histogram_global[blocks(n, 256), 256](&dv, &mut bins))?;
+    check(&mut out, "global", &bins.to_host()?, &want, 0.0)?;
+    let mut bins = dev.zeros::<u32>(64)?;
+    launch!(histogram_shared[16, 128](&dv, &mut bins))?;
+    check(&mut out, "shared", &bins.to_host()?, &want, 0.0)?;
+    Ok(out)
+}
+
+// The matmul example's kernel (Numba's `fast_matmul` algorithm), checked here on sizes
+// that are not multiples of the tile.
+#[allow(dead_code)]
+#[path = "../../examples/matmul.rs"]
+mod matmul_example;
+pub use matmul_example::matmul as matmul_tiled;
+
+pub fn case_matmul(dev: &Device, seed: u64) -> CaseResult {
+    let mut r = rng(seed);
+    let mut out = Outputs::new();
+    let (m, k, n) = (
+        r.random_range(20..70),
+        r.random_range(20..70),
+        r.random_range(20..70),
+    );
+    let a = uniform_f32(&mut r, m * k, -1.0, 1.0);
+    let b = uniform_f32(&mut r, k * n, -1.0, 1.0);
+    let (da, db) = (dev.to_device(&a)?, dev.to_device(&b)?);
+    let mut dc = poisoned(dev, m * n, f32::NAN)?;
+    let grid = (n.div_ceil(16), m.div_ceil(16));
+    launch!(matmul_tiled[grid, (16, 16)](&da, &db, &mut dc, m, k, n))?;
+    let mut want = vec![0.0f32; m * n];
+    for i in 0..m {
+        for j in 0..n {
+            let s: f64 = (0..k)
+                .map(|p| a[i * k + p] as f64 * b[p * n + j] as f64)
+                .sum();
+            want[i * n + j] = s as f32;
+        }
+    }
+    check(&mut out, "c", &dc.to_host()?, &want, 1e-5)?;
+    Ok(out)
+}
+
+#[gpu_kernel]
+pub fn barrier_votes(x: &[i32], out: &mut [i32]) {
+    let i = grid_1d();
+    let v = x[i];
+    let count = sync_threads_count(v > 0);
+    let all = sync_threads_and(v > -50);
+    let any = sync_threads_or(v > 45);
+    if thread_idx().x == 0 {
+        let b = block_idx().x as usize;
+        out[b * 3] = count;
+        out[b * 3 + 1] = all as i32;
+        out[b * 3 + 2] = any as i32;
+    }
+}
+
+/// Reverse each block's slice through dynamic shared memory sized by the launch.
+#[gpu_kernel]
+pub fn reverse_blocks(x: &[f32], y: &mut [f32]) {
+    let mut buf = dynamic_shared_array::<f32>();
+    let t = thread_idx().x as usize;
+    let width = block_dim().x as usize;
+    let i = grid_1d();
+    buf[t] = x[i];
+    sync_threads();
+    y[i] = buf[width - 1 - t] + buf.len() as f32 * 0.0;
+}
+
+/// A per-thread sorting network on a local array.
+#[gpu_kernel]
+pub fn local_sort(x: &[i32], y: &mut [i32]) {
+    let i = grid_1d();
+    if i * 8 + 8 <= x.len() {
+        let mut v = [0i32; 8];
+        for k in 0..8 {
+            v[k] = x[i * 8 + k];
+        }
+        for a in 0..8 {
+            for b in 0..7 - a {
+                if v[b] > v[b + 1] {
+                    let t = v[b];
+                    v[b] = v[b + 1];
+                    v[b + 1] = t;
+                }
+            }
+        }
+        let mut grid = [[0i32; 2]; 4];
+        for k in 0..8 {
+            grid[k / 2][k % 2] = v[k];
+        }
+        for k in 0..8 {
+            y[i * 8 + k] = grid[k / 2][k % 2];
+        }
+    }
+}
+
+pub fn case_block_misc(dev: &Device, seed: u64) -> CaseResult {
+    let mut r = rng(seed);
+    let mut out = Outputs::new();
+    let (nb, bs) = (6usize, 96usize);
+    let x: Vec<i32> = (0..nb * bs).map(|_| r.random_range(-50..50)).collect();
+    let dx = dev.to_device(&x)?;
+    let mut d = poisoned(dev, nb * 3, i32::MIN)?;
+    launch!(barrier_votes[nb, bs](&dx, &mut d))?;
+    let mut want = Vec::new();
+    for b in x.chunks(bs) {
+        want.push(b.iter().filter(|&&v| v > 0).count() as i32);
+        want.push(b.iter().all(|&v| v > -50) as i32);
+        want.push(b.iter().any(|&v| v > 45) as i32);
+    }
+    check(&mut out, "votes", &d.to_host()?, &want, 0.0)?;
+
+    let xf = uniform_f32(&mut r, nb * bs, -5.0, 5.0);
+    let dxf = dev.to_device(&xf)?;
+    let mut dy = poisoned(dev, nb * bs, f32::NAN)?;
+    let stream = dev.new_stream()?;
+    launch!(reverse_blocks[nb, bs, &stream, bs * 4](&dxf, &mut dy))?;
+    stream.synchronize()?;
+    let want: Vec<f32> = xf
+        .chunks(bs)
+        .flat_map(|c| c.iter().rev().copied())
+        .collect();
+    check(&mut out, "reverse", &dy.to_host()?, &want, 0.0)?;
+
+    let m = 200;
+    let xs: Vec<i32> = (0..m * 8).map(|_| r.random_range(-1000..1000)).collect();
+    let dxs = dev.to_device(&xs)?;
+    let mut dys = poisoned(dev, m * 8, i32::MIN)?;
+    launch!(local_sort[blocks(m, 64), 64](&dxs, &mut dys))?;
+    let want: Vec<i32> = xs
+        .chunks(8)
+        .flat_map(|c| {
+            let mut c = c.to_vec();
+            c.sort();
+            c
+        })
+        .collect();
+    check(&mut out, "sorted", &dys.to_host()?, &want, 0.0)?;
+    Ok(out)
+}

@@ -27,6 +27,7 @@ done
 ./gpu-bench bandwidth | tee -a "$out"
 ./gpu-bench matmul | tee -a "$out"
 ./gpu-bench reduce | tee -a "$out"
+./gpu-bench check-cost | tee -a "$out"
 if [ -f peers_extra.py ]; then
   PYTHONUNBUFFERED=1 python3 peers_extra.py cupy 2>&1 | tee -a "$out"
   # Numba 0.68 needs numpy < 2.5: a numpy 2.4 wheel travels in ../../.whl when present.
@@ -38,11 +39,15 @@ if [ -f peers_extra.py ]; then
 fi
 cub=$(mktemp -d)
 ./gpu-bench cubins "$cub" > /dev/null
+# Instructions of one function of a CUBIN, NOPs left out.
+sass_count() { cuobjdump -sass -fun "$2" "$1" | grep -E '^\s+/\*[0-9a-f]{4}\*/' | grep -vc 'NOP'; }
 for k in vec_add saxpy; do
-  for who in ours hand; do
-    n=$(cuobjdump -sass "$cub/${who}_$k.cubin" | grep -E '^\s+/\*[0-9a-f]{4}\*/' | grep -vc 'NOP')
-    note "sass_${who}_$k $n"
-  done
+  # Ours: the main entry (its fast path's checks left out), the fully checked entry,
+  # and the same kernel declared `unchecked`; the hand-written CUDA C.
+  note "sass_ours_$k $(sass_count "$cub/ours_$k.cubin" "$k")"
+  note "sass_ours_checked_$k $(sass_count "$cub/ours_$k.cubin" "gt_checked_$k")"
+  note "sass_ours_unchecked_$k $(sass_count "$cub/ours_unchecked_$k.cubin" "${k}_unchecked")"
+  note "sass_hand_$k $(sass_count "$cub/hand_$k.cubin" "hand_${k}_restrict")"
 done
 if [ -n "${OUT:-}" ]; then
   for f in "$cub"/*.cubin; do echo "### $(basename "$f")"; cuobjdump -sass "$f"; done > "$OUT/sass.txt" 2>&1
@@ -56,8 +61,8 @@ r1=$(get launch_ratio_1arg); r3=$(get launch_ratio_3arrays)
 echo
 echo "=== benchmark summary (H200; ratios measured in this run)"
 printf '%-4s %-58s %-12s %s\n' id what target measured
-printf '%-4s %-58s %-12s %s\n' P1 "typed launch / cuLaunchKernel, 1 array" "<= 1.10" "$r1 ($(get launch_us_typed_1arg) vs $(get launch_us_raw_1arg) us)"
-printf '%-4s %-58s %-12s %s\n' P1 "typed launch / cuLaunchKernel, 3 arrays" "<= 1.10" "$r3 ($(get launch_us_typed_3arrays) vs $(get launch_us_raw_3arrays) us)"
+printf '%-4s %-58s %-12s %s\n' P1 "typed launch / cuLaunchKernel, 1 array" "<= 1.05" "$r1 ($(get launch_us_typed_1arg) vs $(get launch_us_raw_1arg) us)"
+printf '%-4s %-58s %-12s %s\n' P1 "typed launch / cuLaunchKernel, 3 arrays" "<= 1.05" "$r3 ($(get launch_us_typed_3arrays) vs $(get launch_us_raw_3arrays) us)"
 if [ -n "$cupy_first" ]; then
   printf '%-4s %-58s %-12s %s\n' P4 "first launch, empty cache / CuPy RawKernel first call" "<= 1.0" \
     "$(awk -v a="$c1" -v c="$c2" -v b="$cupy_first" 'BEGIN{printf "%.2f", (a + c) / 2 / b}') (mean of $c1 ms before CuPy and $c2 ms after; CuPy $cupy_first ms)"
@@ -73,3 +78,10 @@ printf '%-4s %-58s %-12s %s\n' P3 "vec_add with load4/store4 / hand-written floa
 printf '%-4s %-58s %-12s %s\n' P5 "first launch, fresh process, warm cache (median of 3)" "<= 2 ms" "$w ms (context $(get ours_warm1_context_ms) ms, not counted)"
 printf '%-4s %-58s %-12s %s\n' P8 "SASS instructions (no NOP), vec_add ours / hand" "equal" "$(get sass_ours_vec_add) / $(get sass_hand_vec_add)"
 printf '%-4s %-58s %-12s %s\n' P8 "SASS instructions (no NOP), saxpy ours / hand" "equal" "$(get sass_ours_saxpy) / $(get sass_hand_saxpy)"
+for k in vec_add saxpy vec_add4 reduce matmul_tiled sgemm; do
+  ms=$(awk -v k="check_cost_${k}_ms" '$1 == k { print $2 " vs " $3 " ms" }' "$out" | tail -n1)
+  printf '%-4s %-58s %-12s %s\n' P11 "$k checked / unchecked (speed)" ">= 0.98" "$(get check_cost_$k) ($ms)"
+done
+for k in vec_add saxpy; do
+  printf '%-4s %-58s %-12s %s\n' P11 "SASS $k: main entry / checked entry / unchecked" "-" "$(get sass_ours_$k) / $(get sass_ours_checked_$k) / $(get sass_ours_unchecked_$k)"
+done

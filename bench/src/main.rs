@@ -13,6 +13,9 @@
 //! tiles) and a register-tiled SGEMM, both in our kernel language (P6, P6b).
 //! `gpu-bench reduce`: sum of 2^28 f32, block reduction with shared memory and warp
 //! shuffles, two passes (P7).
+//! `gpu-bench check-cost`: every benchmark kernel as written (indices checked) against the
+//! same kernel `unchecked`, interleaved in one process (P11).
+//! `gpu-bench source <kernel>`: the CUDA C of one benchmark kernel, both entries.
 //! `gpu-bench cubins <dir>`: writes the CUBINs of vec_add and saxpy, ours and hand-written,
 //! for `cuobjdump -sass` (P8).
 
@@ -21,137 +24,13 @@ use std::time::Instant;
 
 use cudarc::driver::sys;
 use gpu_runtime::prelude::*;
-use gpu_runtime::DtypeKind;
+use gpu_runtime::{DtypeKind, KernelDef};
 
-#[gpu_kernel]
-fn vec_add<T: Float>(a: &[T], b: &[T], c: &mut [T]) {
-    let i = grid_1d();
-    if i < a.len() {
-        c[i] = a[i] + b[i];
-    }
-}
+mod check_cost;
+mod hand;
+mod kernels;
 
-#[gpu_kernel]
-fn saxpy<T: Float>(alpha: T, x: &[T], y: &mut [T]) {
-    let i = grid_1d();
-    if i < y.len() {
-        y[i] = alpha * x[i] + y[i];
-    }
-}
-
-/// Hand-written CUDA C, compiled through the same NVRTC path as the kernels above.
-mod hand {
-    use std::sync::atomic::AtomicU32;
-
-    use gpu_runtime::__private::KernelParts;
-    use gpu_runtime::{KernelDef, KernelOptions, ParamDef};
-
-    const OPTIONS: KernelOptions = KernelOptions {
-        fast_math: false,
-        max_registers: None,
-        launch_bounds: None,
-        line_info: false,
-        debug: false,
-        fmad: true,
-        overflow_checks: false,
-        unchecked: true,
-    };
-
-    macro_rules! hand_kernel {
-        ($name:ident, $c_name:literal, $source:expr) => {
-            pub static $name: KernelDef = {
-                static SLOTS: [AtomicU32; 1] = [AtomicU32::new(0)];
-                static PARAMS: [ParamDef; 0] = [];
-                // SAFETY: these definitions are only compiled, and launched through
-                // `cuLaunchKernel` with the C parameters of their own source (no launcher
-                // reads `params`).
-                unsafe {
-                    KernelDef::__from_parts(KernelParts {
-                        name: $c_name,
-                        c_name: $c_name,
-                        source: $source,
-                        check_names: &[],
-                        generics: &[],
-                        params: &PARAMS,
-                        options: OPTIONS,
-                        signatures: &[],
-                        device_fns: &[],
-                        waits: false,
-                        cooperative: false,
-                        signature_slots: &SLOTS,
-                    })
-                }
-            };
-        };
-    }
-
-    // The peers' kernel (CuPy RawKernel in peers.py): no __restrict__.
-    hand_kernel!(
-        VEC_ADD,
-        "hand_vec_add",
-        r#"
-extern "C" __global__ void hand_vec_add(const float* a, const float* b, float* c, unsigned long long n) {
-    unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) { c[i] = a[i] + b[i]; }
-}
-"#
-    );
-    // What a CUDA programmer who knows the arrays do not alias writes.
-    hand_kernel!(
-        VEC_ADD_RESTRICT,
-        "hand_vec_add_restrict",
-        r#"
-extern "C" __global__ void hand_vec_add_restrict(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c, unsigned long long n) {
-    unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) { c[i] = a[i] + b[i]; }
-}
-"#
-    );
-    // The float4 vec_add of ../shared/PERFORMANCE.md (4378 GB/s there).
-    hand_kernel!(
-        VEC_ADD4,
-        "hand_vec_add4",
-        r#"
-extern "C" __global__ void hand_vec_add4(const float4* __restrict__ a, const float4* __restrict__ b, float4* __restrict__ c, unsigned long long n4) {
-    unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n4) { float4 x = a[i]; float4 y = b[i]; c[i] = make_float4(x.x + y.x, x.y + y.y, x.z + y.z, x.w + y.w); }
-}
-"#
-    );
-    hand_kernel!(
-        SAXPY_RESTRICT,
-        "hand_saxpy_restrict",
-        r#"
-extern "C" __global__ void hand_saxpy_restrict(float alpha, const float* __restrict__ x, float* __restrict__ y, unsigned long long n) {
-    unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) { y[i] = alpha * x[i] + y[i]; }
-}
-"#
-    );
-}
-
-/// vec_add four elements at a time (the last thread adds the tail one by one).
-#[gpu_kernel]
-fn vec_add4(a: &[f32], b: &[f32], c: &mut [f32]) {
-    let i = grid_1d();
-    let full = a.len() / 4;
-    if i < full {
-        let x = load4(a, i);
-        let y = load4(b, i);
-        store4(c, i, x[0] + y[0], x[1] + y[1], x[2] + y[2], x[3] + y[3]);
-    } else if i == full {
-        for k in 4 * full..a.len() {
-            c[k] = a[k] + b[k];
-        }
-    }
-}
-
-#[gpu_kernel]
-fn tiny(x: &mut [f32]) {
-    if thread_idx().x == 0 {
-        x[0] += 1.0;
-    }
-}
+use kernels::*;
 
 fn main() {
     let what = std::env::args().nth(1).unwrap_or_default();
@@ -161,9 +40,11 @@ fn main() {
         "bandwidth" => bandwidth(),
         "matmul" => matmul(),
         "reduce" => reduce(),
+        "check-cost" => check_cost::run(),
+        "source" => source(std::env::args().nth(2).unwrap_or_default()),
         "cubins" => cubins(std::env::args().nth(2).unwrap_or_else(|| ".".into())),
         _ => {
-            eprintln!("usage: gpu-bench first-launch | launch-overhead | bandwidth | matmul | reduce | cubins <dir>");
+            eprintln!("usage: gpu-bench first-launch | launch-overhead | bandwidth | matmul | reduce | check-cost | source <kernel> | cubins <dir>");
             std::process::exit(2);
         }
     };
@@ -206,7 +87,7 @@ fn first_launch() -> Result<(), GpuError> {
     Ok(())
 }
 
-fn median(v: &mut [f64]) -> f64 {
+pub(crate) fn median(v: &mut [f64]) -> f64 {
     v.sort_by(|a, b| a.total_cmp(b));
     v[v.len() / 2]
 }
@@ -337,7 +218,7 @@ fn event_error(e: cudarc::driver::DriverError) -> GpuError {
 
 /// Milliseconds per call of `launch`, timed with CUDA events over `reps` calls after a
 /// warm-up, on the default stream.
-fn event_ms(
+pub(crate) fn event_ms(
     dev: &Device,
     reps: usize,
     mut launch: impl FnMut() -> Result<(), GpuError>,
@@ -474,6 +355,28 @@ fn bandwidth() -> Result<(), GpuError> {
     Ok(())
 }
 
+/// Prints the CUDA C of one benchmark kernel (f32 where generic), prelude left out.
+fn source(name: String) -> Result<(), GpuError> {
+    let defs: [(&str, &KernelDef, &[DtypeKind]); 7] = [
+        ("tiny", tiny::definition(), &[]),
+        ("vec_add", vec_add::definition(), &[DtypeKind::F32]),
+        ("saxpy", saxpy::definition(), &[DtypeKind::F32]),
+        ("vec_add4", vec_add4::definition(), &[]),
+        ("matmul_tiled", matmul_tiled::definition(), &[]),
+        ("sgemm", sgemm_registers::definition(), &[]),
+        ("reduce", sum_partials::definition(), &[]),
+    ];
+    let Some((_, def, dtypes)) = defs.iter().find(|(n, _, _)| *n == name) else {
+        return Err(GpuError::InvalidArgument(format!(
+            "no benchmark kernel {name:?}"
+        )));
+    };
+    let c = def.specialize(dtypes)?;
+    let body = c.split("// end of prelude\n").nth(1).unwrap_or(&c);
+    println!("{body}");
+    Ok(())
+}
+
 fn cubins(dir: String) -> Result<(), GpuError> {
     let dir = std::path::PathBuf::from(dir);
     std::fs::create_dir_all(&dir).map_err(|e| GpuError::InvalidArgument(e.to_string()))?;
@@ -488,12 +391,52 @@ fn cubins(dir: String) -> Result<(), GpuError> {
             hand::VEC_ADD_RESTRICT.compile_uncached(&[], arch)?,
         ),
         (
+            "ours_unchecked_vec_add",
+            vec_add_unchecked::definition().compile_uncached(&[DtypeKind::F32], arch)?,
+        ),
+        (
+            "ours_unchecked_saxpy",
+            saxpy_unchecked::definition().compile_uncached(&[DtypeKind::F32], arch)?,
+        ),
+        (
             "ours_saxpy",
             saxpy::definition().compile_uncached(&[DtypeKind::F32], arch)?,
         ),
         (
             "hand_saxpy",
             hand::SAXPY_RESTRICT.compile_uncached(&[], arch)?,
+        ),
+        (
+            "ours_vec_add4",
+            vec_add4::definition().compile_uncached(&[], arch)?,
+        ),
+        (
+            "ours_unchecked_vec_add4",
+            vec_add4_unchecked::definition().compile_uncached(&[], arch)?,
+        ),
+        (
+            "ours_matmul_tiled",
+            matmul_tiled::definition().compile_uncached(&[], arch)?,
+        ),
+        (
+            "ours_unchecked_matmul_tiled",
+            matmul_tiled_unchecked::definition().compile_uncached(&[], arch)?,
+        ),
+        (
+            "ours_sgemm",
+            sgemm_registers::definition().compile_uncached(&[], arch)?,
+        ),
+        (
+            "ours_unchecked_sgemm",
+            sgemm_registers_unchecked::definition().compile_uncached(&[], arch)?,
+        ),
+        (
+            "ours_reduce",
+            sum_partials::definition().compile_uncached(&[], arch)?,
+        ),
+        (
+            "ours_unchecked_reduce",
+            sum_partials_unchecked::definition().compile_uncached(&[], arch)?,
         ),
     ];
     for (name, cubin) in files {
@@ -502,76 +445,6 @@ fn cubins(dir: String) -> Result<(), GpuError> {
         println!("wrote {}", path.display());
     }
     Ok(())
-}
-
-/// Numba's documented `fast_matmul` algorithm (16 x 16 tiles of A and B in shared memory,
-/// one output per thread): the matmul example's kernel, measured as shipped.
-#[allow(dead_code)]
-#[path = "../../examples/matmul.rs"]
-mod matmul_example;
-use matmul_example::matmul as matmul_tiled;
-
-/// Register-tiled SGEMM: a 128 x 128 block of C per 256 threads, 8 x 8 outputs per
-/// thread (rows `ty + 16 i`, columns `tx + 16 j`, so shared reads and global writes are
-/// conflict-free and coalesced), K in steps of 8 through shared memory.
-#[gpu_kernel(launch_bounds(256))]
-fn sgemm_registers(a: &[f32], b: &[f32], c: &mut [f32], m: usize, k: usize, n: usize) {
-    let mut sa = shared_array_2d::<f32, 8, 128>();
-    let mut sb = shared_array_2d::<f32, 8, 128>();
-    let tid = thread_idx().x as usize;
-    let row0 = block_idx().y as usize * 128;
-    let col0 = block_idx().x as usize * 128;
-    let ty = tid / 16;
-    let tx = tid % 16;
-    let mut acc = [[0.0f32; 8]; 8];
-    let mut ra = [0.0f32; 8];
-    let mut rb = [0.0f32; 8];
-    // Each thread stages 4 elements of A (one row, 4 consecutive k) and 4 of B.
-    let a_row = tid / 2;
-    let a_col = (tid % 2) * 4;
-    let b_row = tid / 32;
-    let b_col = (tid % 32) * 4;
-    let mut k0 = 0usize;
-    while k0 < k {
-        for q in 0..4 {
-            let (gr, gc) = (row0 + a_row, k0 + a_col + q);
-            sa[(a_col + q, a_row)] = if gr < m && gc < k {
-                a[gr * k + gc]
-            } else {
-                0.0
-            };
-            let (hr, hc) = (k0 + b_row, col0 + b_col + q);
-            sb[(b_row, b_col + q)] = if hr < k && hc < n {
-                b[hr * n + hc]
-            } else {
-                0.0
-            };
-        }
-        sync_threads();
-        for kk in 0..8 {
-            for i in 0..8 {
-                ra[i] = sa[(kk, ty + 16 * i)];
-            }
-            for j in 0..8 {
-                rb[j] = sb[(kk, tx + 16 * j)];
-            }
-            for i in 0..8 {
-                for j in 0..8 {
-                    acc[i][j] += ra[i] * rb[j];
-                }
-            }
-        }
-        sync_threads();
-        k0 += 8;
-    }
-    for i in 0..8 {
-        for j in 0..8 {
-            let (r, cc) = (row0 + ty + 16 * i, col0 + tx + 16 * j);
-            if r < m && cc < n {
-                c[r * n + cc] = acc[i][j];
-            }
-        }
-    }
 }
 
 fn matmul() -> Result<(), GpuError> {
@@ -629,53 +502,6 @@ fn matmul() -> Result<(), GpuError> {
     println!("sgemm_registers_registers {}", at.registers_per_thread);
     println!("sgemm_registers_local_bytes {}", at.local_bytes_per_thread);
     Ok(())
-}
-
-/// Partial sums: each thread accumulates four independent grid-stride streams (more
-/// loads in flight), then a tree in shared memory and warp shuffles.
-#[gpu_kernel(launch_bounds(256))]
-fn sum_partials(x: &[f32], partial: &mut [f32]) {
-    let mut cache = shared_array::<f32, 256>();
-    let tid = thread_idx().x as usize;
-    let stride = gridsize_1d();
-    let n = x.len();
-    let mut s0 = 0.0f32;
-    let mut s1 = 0.0f32;
-    let mut s2 = 0.0f32;
-    let mut s3 = 0.0f32;
-    let mut i = grid_1d();
-    while i + 3 * stride < n {
-        s0 += x[i];
-        s1 += x[i + stride];
-        s2 += x[i + 2 * stride];
-        s3 += x[i + 3 * stride];
-        i += 4 * stride;
-    }
-    while i < n {
-        s0 += x[i];
-        i += stride;
-    }
-    cache[tid] = (s0 + s1) + (s2 + s3);
-    sync_threads();
-    let mut half = 128usize;
-    while half >= 32 {
-        if tid < half {
-            cache[tid] += cache[tid + half];
-        }
-        sync_threads();
-        half /= 2;
-    }
-    if tid < 32 {
-        let mut v = cache[tid];
-        let mut o = 16u32;
-        while o > 0 {
-            v += shfl_down_sync(0xffff_ffff, v, o);
-            o /= 2;
-        }
-        if tid == 0 {
-            partial[block_idx().x as usize] = v;
-        }
-    }
 }
 
 fn reduce() -> Result<(), GpuError> {

@@ -56,3 +56,10 @@ pub struct GenericParam {
     /// Its bound.
     pub bound: Bound,
 }
+
+/// The C name of a kernel's fully checked entry: a kernel with a fast path has two
+/// `__global__` functions in its source, `c_name` (the checks its fast-path conditions
+/// make redundant left out) and this one (every check), and the launcher picks per launch.
+pub fn checked_entry(c_name: &str) -> String {
+    format!("gt_checked_{c_name}")
+}

@@ -11,6 +11,7 @@
 
 pub mod check_names;
 pub mod dtype;
+pub mod fast_path;
 pub mod fault;
 pub mod kernel;
 pub mod language;

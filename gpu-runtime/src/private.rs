@@ -16,6 +16,7 @@ pub use crate::backend::sim::{
 pub use crate::compile::kernel_def::{DeviceFnDef, KernelParts};
 pub use crate::dtype::Dtype;
 pub use crate::host::args::{array2, array2_mut, array3, array3_mut, ArrayParts, ArrayPartsMut};
+pub use gpu_contract::fast_path::{sat_add, sat_dec, sat_div, sat_mul, sat_shr, sat_unless};
 pub use gpu_contract::{Bound, DtypeKind, GenericParam, KernelOptions, ParamDef, ParamKind};
 pub use std::sync::atomic::AtomicU32;
 
@@ -85,6 +86,11 @@ pub fn is_cuda(device: &Device) -> bool {
     matches!(&*device.inner, DeviceInner::Cuda(_))
 }
 
+/// A kernel's fast-path conditions for a launch's final `(grid, block)` dimensions: true
+/// when every check the kernel's main entry leaves out is redundant for this launch (see
+/// `gpu_contract::fast_path`); false runs its fully checked entry.
+pub type FastPath<'a> = &'a dyn Fn([u64; 3], [u64; 3]) -> bool;
+
 /// Launch on a GPU; `args` holds a pointer to each C parameter's value.
 ///
 /// # Safety
@@ -92,7 +98,10 @@ pub fn is_cuda(device: &Device) -> bool {
 /// `args` must hold one valid pointer per C parameter of `def`'s source, in order, each
 /// to a value of that parameter's type (an array's device address and extents, as its
 /// [`ArrayParts`] give them, or a scalar), and the arrays must stay borrowed for the
-/// call. The attribute's launcher builds `args` so, from the kernel's own signature.
+/// call; for a kernel with a fast path, `fast` must be its conditions as the check pass
+/// found them (they decide whether the entry without the redundant checks runs). The
+/// attribute's launcher builds `args` and `fast` so, from the kernel's own signature and
+/// proofs.
 #[inline]
 pub unsafe fn launch_cuda(
     device: &Device,
@@ -100,10 +109,11 @@ pub unsafe fn launch_cuda(
     dtypes: &[DtypeKind],
     cfg: &LaunchConfig<'_>,
     args: &mut [*mut c_void],
+    fast: Option<FastPath<'_>>,
 ) -> Result<()> {
     match &*device.inner {
         // SAFETY: the caller's contract.
-        DeviceInner::Cuda(cuda) => unsafe { cuda.launch(def, dtypes, cfg, args) },
+        DeviceInner::Cuda(cuda) => unsafe { cuda.launch(def, dtypes, cfg, args, fast) },
         DeviceInner::Sim => Err(GpuError::InvalidArgument(format!(
             "kernel `{}`: a CUDA launch on the simulator",
             def.name()

@@ -6,7 +6,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use syn::spanned::Spanned;
 
-use crate::check::check;
+use crate::check::{check, Proofs};
 use crate::diagnostics::Diagnostics;
 use crate::emit_cuda::{emit_cuda, EmitContext};
 use crate::emit_rust::{
@@ -35,6 +35,11 @@ pub struct Translated {
     pub device_calls: usize,
     /// How many of its index checks the check pass proved redundant.
     pub proven_checks: usize,
+    /// How many it left out of the fast copy of the body (the launcher runs that copy when
+    /// every fast-path condition holds).
+    pub fast_checks: usize,
+    /// The fast path's conditions, as the launcher's Rust (empty without a fast path).
+    pub fast_conditions: Vec<String>,
 }
 
 /// `#[gpu_kernel]`: the launcher, the kernel's module and its translation.
@@ -72,6 +77,7 @@ pub fn expand_kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
     };
     check_signatures(&attr, &sig, &mut diags);
     let translation = translate(&sig, &item, &attr, &mut diags).map(|(k, source, _)| Translation {
+        fast_path: crate::emit_rust::fast_path_closure(&k, &ctx.krate),
         source,
         c_name: k.c_name,
         generic_c_names: k.generic_c_names,
@@ -152,14 +158,14 @@ fn ctx_of(attr: &Attr) -> Ctx {
     }
 }
 
-/// Lower, check and emit the body: the checked IR, its C, and how many checks were
-/// proven redundant. `None` after reporting errors.
+/// Lower, check and emit the body: the checked IR, its C, and what the proofs found.
+/// `None` after reporting errors.
 fn translate(
     sig: &KernelSignature,
     item: &syn::ItemFn,
     attr: &Attr,
     diags: &mut Diagnostics,
-) -> Option<(Kernel<RTy>, String, usize)> {
+) -> Option<(Kernel<RTy>, String, Proofs)> {
     let before = diags.len();
     let lowered = lower(sig, &item.block, attr.options.unchecked, diags);
     if diags.len() > before {
@@ -233,11 +239,16 @@ fn translate_item(
         return Err(diags);
     };
     match translate(&sig, &item, &attr, &mut diags) {
-        Some((k, c, proven)) if diags.is_empty() => Ok(Translated {
+        Some((k, c, proofs)) if diags.is_empty() => Ok(Translated {
+            fast_conditions: crate::emit_rust::fast_path_conditions(&k)
+                .iter()
+                .map(ToString::to_string)
+                .collect(),
             c,
             check_names: k.check_names,
             device_calls: k.device_calls.len(),
-            proven_checks: proven,
+            proven_checks: proofs.proven,
+            fast_checks: proofs.fast,
         }),
         _ => Err(diags),
     }

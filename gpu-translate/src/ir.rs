@@ -108,6 +108,9 @@ pub enum Check {
     /// `unsafe { a.get_unchecked(i) }`, or a kernel declared `unchecked`: not checked on
     /// the GPU (the simulator checks anyway).
     Unchecked,
+    /// In range whenever the kernel's fast-path conditions hold ([`Kernel::fast_path`]):
+    /// not checked in the fast copy of the body, checked in the other.
+    Fast,
 }
 
 /// Atomic read-modify-write operations.
@@ -527,4 +530,7 @@ pub struct Kernel<T> {
     pub cooperative: bool,
     /// The name of each bounds check, by id: what an error reports.
     pub check_names: Vec<String>,
+    /// When every condition holds for a launch, the checks marked [`Check::Fast`] cannot
+    /// fail (set by the check pass).
+    pub fast_path: Vec<crate::sym::FastCondition>,
 }

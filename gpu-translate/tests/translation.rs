@@ -169,7 +169,12 @@ fn while_loop_break_continue_return() {
     });
     assert!(src.contains("while (n < 10)"), "{src}");
     assert!(src.contains("continue;") && src.contains("break;"), "{src}");
-    assert!(src.contains("for (;;)") && src.contains("return;"), "{src}");
+    // A kernel's `return` leaves its body's block for the end of the kernel.
+    assert!(
+        src.contains("for (;;)") && src.contains("goto gt_exit;"),
+        "{src}"
+    );
+    assert!(src.contains("gt_exit:;"), "{src}");
 }
 
 #[test]
@@ -417,7 +422,7 @@ fn device_functions_become_inline_templates_and_calls() {
         }
     })
     .unwrap();
-    assert!(src.starts_with("template <typename T>\nstatic __device__ __forceinline__ T gt_dev_blend(const T a, const T b, const T t) {"), "{src}");
+    assert!(src.starts_with("template <typename T>\nstatic __device__ __forceinline__ T gt_dev_blend(const T a, const T b, const T t, gt_note_t& gt_note) {"), "{src}");
     assert!(src.contains("return a;"), "{src}");
     assert!(src.contains("return (a + ((b - a) * w));"), "{src}");
     let kernel = c(quote! {
@@ -429,11 +434,11 @@ fn device_functions_become_inline_templates_and_calls() {
         }
     });
     assert!(
-        kernel.contains("auto y = gt_dev_blend(a[i], a[(i + 1ull)], 0.5f);"),
+        kernel.contains("auto y = gt_dev_blend(a[i], a[(i + 1ull)], 0.5f, gt_note);"),
         "{kernel}"
     );
     assert!(
-        kernel.contains("float z = gt_dev_blend(a[i], y, a[i]);"),
+        kernel.contains("float z = gt_dev_blend(a[i], y, a[i], gt_note);"),
         "{kernel}"
     );
 }
@@ -587,17 +592,48 @@ fn checked_indices_check_each_unproven_access_and_name_it() {
             "q (local array)"
         ]
     );
-    let src = &t.c;
+    // `i` (the grid index) and `n` are unknown: the fully checked entry checks them all.
+    let (main, checked) = entries(&t);
+    let checked = checked.expect("a checked entry");
     for access in [
-        // Proven by their intervals: `i % 32 < 32`, `i % 4 < 4`, constant indices.
-        "tile[(i % 32ull)] = (*gt_at(a, i, a_len, 0u));",
-        "local[(i % 4ull)] = (*gt_at(&tile[0], n, 32ull, 4u));",
-        "(*gt_at2<true, true>(m, i, m_rows, 1u, n, m_cols, 2u)) = (*gt_at(&local[0], n, 4ull, 5u));",
-        "gt_atomic_add(&(*gt_at(v, i, v_len, 3u)), 1.0f)",
-        "if (gt_ok4(gt_v4, a_len, 0u, false)) gt_load4_ro(q, a, gt_v4);",
-        "if (gt_ok4(gt_v4, v_len, 3u, true)) gt_store4(v, gt_v4, q[0ull], q[1ull], q[2ull], q[3ull]);",
+        // Proven by their intervals: `i % 32 < 32`, `i % 4 < 4`, constant indices. An
+        // array of constant extent clamps its index; a parameter redirects the access.
+        "tile[(i % 32ull)] = (*gt_at(a, i, a_len, 0u, gt_note));",
+        "local[(i % 4ull)] = tile[gt_ix<32ull>(n, 4u, gt_note)];",
+        "(*gt_at2<true, true>(m, i, m_rows, 1u, n, m_cols, 2u, gt_note)) = local[gt_ix<4ull>(n, 5u, gt_note)];",
+        "gt_atomic_add(&(*gt_at(v, i, v_len, 3u, gt_note)), 1.0f)",
+        "if (gt_ok4(gt_v4, a_len, 0u, false, gt_note)) gt_load4_ro(q, a, gt_v4);",
+        "if (gt_ok4(gt_v4, v_len, 3u, true, gt_note)) gt_store4(v, gt_v4, q[0ull], q[1ull], q[2ull], q[3ull]);",
+        "gt_report(gt_note);",
     ] {
-        assert!(src.contains(access), "no `{access}` in:\n{src}");
+        assert!(checked.contains(access), "no `{access}` in:\n{checked}");
+    }
+    // `i` is below the grid's size and `n` is a parameter, both launch-uniform bounds:
+    // the main entry leaves every check to the fast path's conditions (`n < 32`,
+    // `grid size - 1 < a.len()`, ...), evaluated by the launcher.
+    for access in [
+        "tile[(i % 32ull)] = a[i];",
+        "local[(i % 4ull)] = tile[n];",
+        "m[i * m_cols + n] = local[n];",
+        "gt_atomic_add(&v[i], 1.0f)",
+        "gt_load4_ro(q, a, i);",
+        "gt_store4(v, n, q[0ull], q[1ull], q[2ull], q[3ull]);",
+    ] {
+        assert!(main.contains(access), "no `{access}` in:\n{main}");
+    }
+    assert!(!main.contains("gt_note"), "{main}");
+    assert_eq!(t.fast_checks, 8, "{main}");
+    assert_eq!(t.fast_conditions.len(), 8, "{:?}", t.fast_conditions);
+}
+
+/// The kernel's main entry and, with a fast path, its fully checked entry.
+fn entries(t: &Translated) -> (&str, Option<&str>) {
+    match t.c.find("gt_checked_") {
+        Some(at) => {
+            let start = t.c[..at].rfind("extern").expect("an entry");
+            (&t.c[..start], Some(&t.c[start..]))
+        }
+        None => (&t.c, None),
     }
 }
 
@@ -628,6 +664,7 @@ fn checks_are_left_out_where_the_index_is_proven_in_range() {
         }
     });
     let src = &t.c;
+    let main = entries(&t).0;
     for plain in [
         "c[i] = 0.0f;",
         "c[i] = (a[i] + b[i]);",
@@ -636,11 +673,18 @@ fn checks_are_left_out_where_the_index_is_proven_in_range() {
         "c[i] = b[(i + 1ull)];",
         "((i + 1ull) < b_len) && (b[(i + 1ull)] > 0.0f)",
     ] {
-        assert!(src.contains(plain), "no `{plain}` in:\n{src}");
+        assert!(main.contains(plain), "no `{plain}` in:\n{src}");
     }
-    // `n` is not known to be in range.
-    assert!(src.contains("(*gt_at(c, n, c_len, 4u)) = 1.0f;"), "{src}");
+    // `n` is a parameter: in range when `n < c.len()`, a fast-path condition.
+    let (main, checked) = entries(&t);
+    assert!(main.contains("c[n] = 1.0f;"), "{main}");
+    let checked = checked.expect("a checked entry");
+    assert!(
+        checked.contains("(*gt_at(c, n, c_len, 4u, gt_note)) = 1.0f;"),
+        "{checked}"
+    );
     assert_eq!(t.proven_checks, 13, "{src}");
+    assert_eq!(t.fast_checks, 1, "{src}");
 }
 
 #[test]
@@ -689,11 +733,11 @@ fn device_functions_take_whole_arrays_as_pointer_and_length() {
     // No `__restrict__`: a device function may be handed one array twice. Each array comes
     // with the check site of the caller's array, so an error names what the kernel passed.
     assert!(
-        f.contains("(const T* a, const unsigned long long a_len, const unsigned int a_site, T* out, const unsigned long long out_len, const unsigned int out_site, const unsigned long long i)"),
+        f.contains("(const T* a, const unsigned long long a_len, const unsigned int a_site, T* out, const unsigned long long out_len, const unsigned int out_site, const unsigned long long i, gt_note_t& gt_note)"),
         "{f}"
     );
     assert!(
-        f.contains("(*gt_at(out, i, out_len, out_site)) = (*gt_at(a, i, a_len, a_site));"),
+        f.contains("(*gt_at(out, i, out_len, out_site, gt_note)) = (*gt_at(a, i, a_len, a_site, gt_note));"),
         "{f}"
     );
     let k = c(quote! {
@@ -704,7 +748,7 @@ fn device_functions_take_whole_arrays_as_pointer_and_length() {
         }
     });
     assert!(
-        k.contains("gt_dev_dot(x, x_len, 0u, y, y_len, 1u, i)"),
+        k.contains("gt_dev_dot(x, x_len, 0u, y, y_len, 1u, i, gt_note)"),
         "{k}"
     );
     let k = c(quote! {
@@ -716,7 +760,7 @@ fn device_functions_take_whole_arrays_as_pointer_and_length() {
         }
     });
     assert!(
-        k.contains("gt_dev_dot(s, 4ull, 1u, d, d_len, 2u, 0)"),
+        k.contains("gt_dev_dot(s, 4ull, 1u, d, d_len, 2u, 0, gt_note)"),
         "{k}"
     );
     for (body, want) in [
@@ -735,7 +779,140 @@ fn device_functions_take_whole_arrays_as_pointer_and_length() {
     let f = device(quote! { fn f(a: &mut [u32], i: usize) { atomic_add(a, i, 1u32); } })
         .unwrap_or_else(|e| panic!("{e:?}"));
     assert!(
-        f.contains("gt_atomic_add(&(*gt_at(a, i, a_len, a_site)), 1u);"),
+        f.contains("gt_atomic_add(&(*gt_at(a, i, a_len, a_site, gt_note)), 1u);"),
         "{f}"
+    );
+}
+
+#[test]
+fn launch_uniform_bounds_move_checks_to_the_fast_path() {
+    // `c[i]` and `b[i]` under `i < a.len()`: in range when `a.len() - 1 < b.len()` (or the
+    // grid is smaller), which the launcher evaluates.
+    let t = checked(quote! {
+        fn vec_add(a: &[f32], b: &[f32], c: &mut [f32]) {
+            let i = grid_1d();
+            if i < a.len() {
+                c[i] = a[i] + b[i];
+            }
+        }
+    });
+    let (main, full) = entries(&t);
+    assert!(main.contains("c[i] = (a[i] + b[i]);"), "{main}");
+    let full = full.expect("a checked entry");
+    assert!(
+        full.contains(
+            "(*gt_at(c, i, c_len, 2u, gt_note)) = (a[i] + (*gt_at(b, i, b_len, 1u, gt_note)));"
+        ),
+        "{full}"
+    );
+    assert_eq!((t.proven_checks, t.fast_checks), (1, 2));
+    let want = "(:: core :: cmp :: min (gpu_runtime :: __private :: sat_dec (gpu_runtime :: __private :: sat_mul (__gpu_grid [0usize] , __gpu_block [0usize])) , gpu_runtime :: __private :: sat_dec (__gpu_p0_extent0)) < __gpu_p1_extent0)";
+    assert_eq!(t.fast_conditions[0], want);
+
+    // Thread indices against a shared tile: in range when the block fits the tile.
+    let t = checked(quote! {
+        fn k(a: &mut [f32]) {
+            let mut tile = shared_array_2d::<f32, 16, 16>();
+            let (tx, ty) = (thread_idx().x as usize, thread_idx().y as usize);
+            tile[(ty, tx)] = 1.0;
+        }
+    });
+    assert!(entries(&t).0.contains("tile[ty][tx] = 1.0f;"), "{}", t.c);
+    assert!(
+        t.fast_conditions
+            .iter()
+            .any(|c| c == "(gpu_runtime :: __private :: sat_dec (__gpu_block [1usize]) < 16u64)"),
+        "{:?}",
+        t.fast_conditions
+    );
+    // With `launch_bounds(256)`, `thread_idx().x < 256` is known: proven, no condition.
+    let t = translate_kernel(
+        quote!(launch_bounds(256)),
+        quote! {
+            fn k(a: &mut [f32]) {
+                let mut cache = shared_array::<f32, 256>();
+                let tid = thread_idx().x as usize;
+                cache[tid] = 1.0;
+                let mut half = 128usize;
+                while half > 0 {
+                    if tid < half {
+                        cache[tid] += cache[tid + half];
+                    }
+                    half /= 2;
+                }
+            }
+        },
+    )
+    .unwrap_or_else(|e| panic!("{:?}", e.messages()));
+    assert_eq!((t.proven_checks, t.fast_checks), (3, 0), "{}", t.c);
+}
+
+#[test]
+fn a_variable_that_changes_is_not_bounded_by_what_it_was() {
+    for body in [
+        // Grows after its bound was known.
+        quote! { fn k(a: &mut [f32]) { let mut i = grid_1d(); i += 5; a[i] = 1.0; } },
+        // Compared, then assigned, then used.
+        quote! { fn k(a: &mut [f32], n: usize) {
+            let mut j = n;
+            if j < a.len() { j += 10; a[j] = 1.0; }
+        } },
+        // Compared before a loop that assigns it.
+        quote! { fn k(a: &mut [f32], n: usize) {
+            let mut j = 0usize;
+            if j < a.len() {
+                for _ in 0..n { a[j] = 1.0; j += 1; }
+            }
+        } },
+        // A sum compared over a variable that then changes.
+        quote! { fn k(a: &mut [f32], s: usize) {
+            let mut i = grid_1d();
+            while i + 3 * s < a.len() { a[i + s] = 1.0; i += 4 * s; }
+        } },
+    ] {
+        let t = checked(body);
+        assert_eq!(
+            (t.proven_checks, t.fast_checks),
+            (0, 0),
+            "an index of a changed variable was treated as bounded:\n{}",
+            t.c
+        );
+        assert!(t.c.contains("gt_at(a,"), "{}", t.c);
+    }
+}
+
+#[test]
+fn a_compared_sum_bounds_the_sums_it_dominates() {
+    let t = checked(quote! {
+        fn k(x: &[f32], y: &mut [f32], s: usize) {
+            let n = x.len();
+            for i in (grid_1d()..n).step_by(4 * s) {
+                if i + 3 * s < n {
+                    y[0] = x[i] + x[i + s] + x[i + 2 * s] + x[i + 3 * s];
+                }
+                if i + s < n {
+                    // Not dominated: `i + 3 * s` may pass `n`.
+                    y[1] = x[i + 3 * s];
+                }
+            }
+        }
+    });
+    let (main, full) = entries(&t);
+    assert!(
+        main.contains("(((x[i] + x[(i + s)]) + x[(i + (2ull * s))]) + x[(i + (3ull * s))])"),
+        "{main}"
+    );
+    assert!(
+        main.contains("= (*gt_at(x, (i + (3ull * s)), x_len, 0u, gt_note));"),
+        "{main}\n{:?}",
+        t.fast_conditions
+    );
+    assert!(full.is_some());
+    // `i + s` and `i + 2 * s` are below `n` only if `i + 3 * s` did not wrap: the
+    // condition saturates when its bound does.
+    assert!(
+        t.fast_conditions.iter().any(|c| c.contains("sat_unless")),
+        "{:?}",
+        t.fast_conditions
     );
 }

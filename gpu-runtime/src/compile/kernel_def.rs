@@ -40,6 +40,9 @@ pub struct KernelParts {
     pub device_fns: &'static [&'static DeviceFnDef],
     pub waits: bool,
     pub cooperative: bool,
+    /// The source has a second, fully checked entry ([`gpu_contract::kernel::checked_entry`])
+    /// for launches that fail the fast path's conditions.
+    pub fast_path: bool,
     pub signature_slots: &'static [AtomicU32],
 }
 
@@ -159,8 +162,10 @@ impl KernelDef {
     ///
     /// `parts.source` must define `extern "C" __global__ void <c_name>(...)` whose C
     /// parameters are exactly those `parts.params` expand to (see
-    /// [`gpu_contract::kernel`]), in order and of their types; `signature_slots` must have
-    /// one slot per signature the generics allow and belong to this kernel alone.
+    /// [`gpu_contract::kernel`]), in order and of their types, and with `parts.fast_path`
+    /// a second such function, the checked entry, every index check in it;
+    /// `signature_slots` must have one slot per signature the generics allow and belong
+    /// to this kernel alone.
     #[doc(hidden)]
     pub const unsafe fn __from_parts(parts: KernelParts) -> KernelDef {
         KernelDef { parts }
@@ -174,6 +179,12 @@ impl KernelDef {
     /// The name of the `__global__` function in the CUDA source.
     pub fn c_name(&self) -> &'static str {
         self.parts.c_name
+    }
+
+    /// Whether the source has a fully checked second entry, for launches whose values do
+    /// not prove the main entry's left-out checks redundant.
+    pub fn has_fast_path(&self) -> bool {
+        self.parts.fast_path
     }
 
     /// The translated CUDA C, with the generic dtype parameters left as type names that

@@ -525,6 +525,7 @@ impl RawModule {
                     device_fns: &[],
                     waits: false,
                     cooperative: false,
+                    fast_path: false,
                     signature_slots: Box::leak(Box::new([AtomicU32::new(0)])),
                 };
                 // SAFETY: the C parameters were checked against `P` above, and the caller
@@ -630,7 +631,7 @@ fn launch_on<'a>(
         // SAFETY: `values` holds one pointer per C parameter, each to a value of the
         // declared type (checked against the C source when the kernel was made); the
         // arrays are borrowed by the caller for the launch.
-        DeviceInner::Cuda(c) => unsafe { c.launch(def, &[], cfg, values) },
+        DeviceInner::Cuda(c) => unsafe { c.launch(def, &[], cfg, values, None) },
         DeviceInner::Sim => Err(GpuError::InvalidLaunch {
             kernel: def.name(),
             reason: "a raw CUDA C kernel runs only on a GPU: the simulator runs the Rust \

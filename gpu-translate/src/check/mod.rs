@@ -2,8 +2,9 @@
 //!
 //! Contract: [`check`] either reports every error of the body (each on its tokens) or
 //! returns a kernel in which every type is resolved, every operation is valid for its
-//! operand types, and every access whose index is provably in range is marked
-//! [`Check::Proven`](crate::ir::Check::Proven). The emitters take only that output, so
+//! operand types, every access whose index is provably in range is marked
+//! [`Check::Proven`](crate::ir::Check::Proven), and every one in range on launches that
+//! meet the kernel's fast-path conditions [`Check::Fast`](crate::ir::Check::Fast). The emitters take only that output, so
 //! they cannot fail.
 
 mod ops;
@@ -70,14 +71,14 @@ impl Class {
     }
 }
 
-/// Check a lowered body: resolve, validate, prove. Gives the checked kernel and how many
-/// index checks were proven redundant; `None` after reporting errors.
+/// Check a lowered body: resolve, validate, prove. Gives the checked kernel and what the
+/// proofs found; `None` after reporting errors.
 pub fn check(
     lowered: Lowered,
     sig: &KernelSignature,
     launch_threads: Option<u32>,
     diags: &mut Diagnostics,
-) -> Option<(Kernel<RTy>, usize)> {
+) -> Option<(Kernel<RTy>, Proofs)> {
     let before = diags.len();
     let mut kernel = resolve::Resolver {
         types: lowered.types,
@@ -97,9 +98,23 @@ pub fn check(
         return None;
     }
     let mut body = std::mem::take(&mut kernel.body);
-    let mut prover = prove::Prover::new(&kernel, launch_threads);
+    let mut prover = prove::Prover::new(&kernel, &body, launch_threads, !sig.device);
     prover.block(&mut body);
-    let proven = prover.proven;
+    let proofs = Proofs {
+        proven: prover.proven,
+        fast: prover.versioned,
+    };
+    kernel.fast_path = std::mem::take(&mut prover.fast_path);
     kernel.body = body;
-    Some((kernel, proven))
+    Some((kernel, proofs))
+}
+
+/// What the prover did with a kernel's index checks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Proofs {
+    /// Checks proven redundant on every launch.
+    pub proven: usize,
+    /// Checks left out of the fast copy of the body (redundant when the fast-path
+    /// conditions hold).
+    pub fast: usize,
 }

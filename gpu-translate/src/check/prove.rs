@@ -1,25 +1,36 @@
 //! Proofs that an index is in range, so its check can be left out of the GPU code.
 //!
-//! Rule: a check is removed only when the index provably lies below the extent on every
-//! execution, from facts that cannot change between the proof and the access:
+//! Two kinds of proof. A check is [`Check::Proven`] when the index lies below the extent
+//! on every execution, from facts that cannot change between the proof and the access:
 //!
 //! - an enclosing `if` whose condition (or a conjunct of it) is `e < a.len()`, `e < m.rows()`,
 //!   `e < m.cols()`, `e < v.shape().k` (or the same written `>`), where `e` is the index
 //!   itself, built only from immutable locals, literals, thread geometry and extents;
 //! - an earlier `if e >= a.len() { return; }` (or `continue`/`break`) in the same block;
 //! - a `for k in s..a.len()` loop around the access (the loop variable cannot be assigned);
-//! - intervals: an index whose largest possible value is below a constant extent (shared
+//! - bounds: an index whose largest possible value is below a constant extent (shared
 //!   and local arrays), computed from literals, loop bounds, thread geometry (the
-//!   `launch_bounds` threads bound `thread_idx()`), and `+ - * / % & >>` on them, where no
-//!   step can overflow.
+//!   `launch_bounds` threads bound `thread_idx()`), comparisons that guard the access, and
+//!   `+ * / % & >> min` on them, where no step can overflow.
 //!
-//! Array lengths and extents do not change during a launch, and immutable locals are
-//! assigned once, so a fact found on the way to an access holds at it.
+//! A check is [`Check::Fast`] when the index's upper bound is a launch-uniform expression
+//! ([`Sym`]: parameters, extents, block and grid dimensions) that may or may not lie below
+//! the extent: `c[i]` under `if i < a.len()` is in range whenever `a.len() <= c.len()`.
+//! The condition joins the kernel's [`Kernel::fast_path`], evaluated once at entry; the
+//! emitter writes the body twice, and threads run the copy without those checks when every
+//! condition holds (see `crate::sym` for why that is sound).
+//!
+//! Variables: an immutable local is bounded by its value; a loop variable by the loop's
+//! end; a mutable local only by what cannot grow (a variable only ever divided or shifted
+//! right keeps its first value's bound) and by comparisons since its last assignment. A
+//! comparison about a variable lasts until the variable is assigned, and one from outside
+//! a loop does not hold inside it when the loop assigns the variable.
 
 use crate::ir::{
-    Axis, BinOp, Block, Check, Conversion, Expr, ExprKind, Geometry, Index, Kernel, Lit, Place,
-    Prim, RTy, Space, Stmt, Target, UnOp,
+    Axis, BinOp, Block, Check, Conversion, Expr, ExprKind, Geometry, Index, Kernel, Lit, Param,
+    Place, Prim, RTy, SliceId, Space, Stmt, Target, UnOp, VarId,
 };
+use crate::sym::{FastCondition, Sym};
 
 /// What an index is compared with: an extent of an array.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -46,41 +57,142 @@ pub(super) struct Prover<'a> {
     ranges: Vec<Option<(u128, u128)>>,
     /// Immutable locals that hold an extent (`let n = a.len();`).
     aliases: Vec<Option<Extent>>,
+    /// Bounds of locals that hold wherever the local is in scope: immutable locals, loop
+    /// variables, and mutable locals that never grow.
+    bounds: Vec<Option<Sym>>,
+    /// Mutable locals only ever divided or shifted right by constants.
+    shrinking: Vec<bool>,
+    /// Immutable unsigned scalar parameters: launch-uniform values.
+    uniform: Vec<bool>,
+    /// Bounds from comparisons, scoped like `facts`; `None` once the variable is assigned.
+    guards: Vec<Option<(VarId, Sym)>>,
+    /// Comparisons `e < E` of sums over immutable values (`i + 3 * s < n`), scoped like
+    /// `facts`: they bound every sum they dominate term by term (`i + 2 * s`).
+    sums: Vec<SumGuard>,
+    /// Whether checks may move to the fast path (kernels, not device functions).
+    versioning: bool,
+    /// The fast path's conditions, each once.
+    pub fast_path: Vec<FastCondition>,
     /// How many checks were proven redundant.
     pub proven: usize,
+    /// How many checks moved to the fast path's conditions.
+    pub versioned: usize,
 }
 
 impl<'a> Prover<'a> {
-    pub fn new(k: &'a Kernel<RTy>, launch_threads: Option<u32>) -> Self {
+    /// A prover for `body`, the body of `k` (taken out of it, to be marked).
+    pub fn new(
+        k: &'a Kernel<RTy>,
+        body: &Block<RTy>,
+        launch_threads: Option<u32>,
+        versioning: bool,
+    ) -> Self {
         let t = launch_threads.map_or(1024, u128::from);
+        let mut uniform = vec![false; k.locals.len()];
+        for p in &k.params {
+            if let Param::Scalar(v) = *p {
+                uniform[v] = !k.locals[v].mutable && type_max(k.locals[v].ty).is_some();
+            }
+        }
+        let mut shrinking: Vec<bool> = k.locals.iter().map(|l| l.mutable).collect();
+        find_growth(body, &mut shrinking);
         Prover {
             k,
             max_block: [t.min(1024), t.min(1024), t.min(64)],
             facts: Vec::new(),
             ranges: vec![None; k.locals.len()],
             aliases: vec![None; k.locals.len()],
+            bounds: vec![None; k.locals.len()],
+            shrinking,
+            uniform,
+            guards: Vec::new(),
+            sums: Vec::new(),
+            versioning,
+            fast_path: Vec::new(),
             proven: 0,
+            versioned: 0,
         }
     }
 
     /// Mark every provable check of `body` as [`Check::Proven`].
     pub fn block(&mut self, b: &mut Block<RTy>) {
-        let depth = self.facts.len();
+        let depth = self.depth();
         for s in &mut b.stmts {
             self.stmt(s);
             // `if i >= n { return; }`: the rest of the block has `i < n`.
             if let Stmt::If(cond, then, None) = s {
                 if ends_in_exit(then) {
-                    let mut facts = Vec::new();
-                    self.facts_when(cond, false, &mut facts);
-                    self.facts.extend(facts);
+                    self.assume(cond, false);
                 }
             }
         }
         if let Some(t) = &mut b.tail {
             self.expr(t);
         }
-        self.facts.truncate(depth);
+        self.restore(depth);
+    }
+
+    /// Where the scoped facts stand, for [`Prover::restore`].
+    fn depth(&self) -> (usize, usize, usize) {
+        (self.facts.len(), self.guards.len(), self.sums.len())
+    }
+
+    fn restore(&mut self, (facts, guards, sums): (usize, usize, usize)) {
+        self.facts.truncate(facts);
+        self.guards.truncate(guards);
+        self.sums.truncate(sums);
+    }
+
+    /// Add what holds where `c` evaluated to `truth`: for each comparison `small < big`
+    /// (or `small <= big`) among its conjuncts, a fact when `small` is an index and `big`
+    /// an extent, a bound of `small` when it is a variable, and a compared sum otherwise.
+    fn assume(&mut self, c: &Expr<RTy>, truth: bool) {
+        let mut found = Vec::new();
+        comparisons(c, truth, &mut found);
+        for (small, big, strict) in found {
+            if strict {
+                if let (Some(index), Some(extent)) = (canon(self.k, small), self.extent(big)) {
+                    self.facts.push(Fact { index, extent });
+                }
+            }
+            if type_max(small.ty).is_none() {
+                continue;
+            }
+            let Some(b) = self.bound(big) else {
+                continue;
+            };
+            let below = if strict { Sym::dec(b) } else { b };
+            match small.kind {
+                ExprKind::Local(v) => self.guards.push(Some((v, below))),
+                _ if strict => {
+                    if let (Some(sum), Some(own)) = (linear(self.k, small), self.bound(small)) {
+                        self.sums.push(SumGuard { sum, below, own });
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// A variable was assigned: comparisons about it no longer hold.
+    fn forget(&mut self, v: VarId) {
+        for g in &mut self.guards {
+            if matches!(g, Some((w, _)) if *w == v) {
+                *g = None;
+            }
+        }
+    }
+
+    /// Entering a loop: comparisons about the variables it assigns do not hold in it
+    /// (the next iteration comes after the assignment).
+    fn forget_assigned_in(&mut self, b: &Block<RTy>) {
+        let mut assigned = vec![false; self.k.locals.len()];
+        mark_assigned(b, &mut assigned);
+        for (v, a) in assigned.into_iter().enumerate() {
+            if a {
+                self.forget(v);
+            }
+        }
     }
 
     fn immutable(&self, v: usize) -> bool {
@@ -96,6 +208,9 @@ impl<'a> Prover<'a> {
                         self.ranges[*v] = self.range(e);
                         self.aliases[*v] = self.extent(e);
                     }
+                    if self.immutable(*v) || self.shrinking[*v] {
+                        self.bounds[*v] = self.bound(e);
+                    }
                 }
             }
             Stmt::DeclareArray(_, init) => {
@@ -104,45 +219,53 @@ impl<'a> Prover<'a> {
                 }
             }
             Stmt::Eval(e) | Stmt::ReturnValue(e) => self.expr(e),
-            Stmt::Store4(_, i, vals) => {
-                self.expr(&mut i.expr);
+            Stmt::Store4(s, i, vals) => {
+                let s = *s;
                 vals.iter_mut().for_each(|v| self.expr(v));
+                self.vector(s, i);
             }
             Stmt::Assign(place, _, value) => {
                 self.expr(value);
-                if let Place::Index(t, idx) = place {
-                    self.access(*t, idx);
+                match place {
+                    Place::Index(t, idx) => self.access(*t, idx),
+                    Place::Local(v) => self.forget(*v),
                 }
             }
             Stmt::If(c, then, els) => {
                 self.expr(c);
-                let mut facts = Vec::new();
-                self.facts_when(c, true, &mut facts);
-                let depth = self.facts.len();
-                self.facts.extend(facts);
+                let depth = self.depth();
+                self.assume(c, true);
                 self.block(then);
-                self.facts.truncate(depth);
+                self.restore(depth);
                 if let Some(els) = els {
-                    let mut facts = Vec::new();
-                    self.facts_when(c, false, &mut facts);
-                    self.facts.extend(facts);
+                    self.assume(c, false);
                     self.block(els);
-                    self.facts.truncate(depth);
+                    self.restore(depth);
                 }
             }
             Stmt::While(c, b) => {
+                self.forget_assigned_in(b);
                 self.expr(c);
+                let depth = self.depth();
+                self.assume(c, true);
+                self.block(b);
+                self.restore(depth);
+            }
+            Stmt::Loop(b) => {
+                self.forget_assigned_in(b);
                 self.block(b);
             }
-            Stmt::Loop(b) | Stmt::Block(b) => self.block(b),
+            Stmt::Block(b) => self.block(b),
             Stmt::For(f) => {
                 self.expr(&mut f.start);
                 self.expr(&mut f.end);
                 if let Some(s) = &mut f.step {
                     self.expr(s);
                 }
-                let depth = self.facts.len();
+                self.forget_assigned_in(&f.body);
+                let depth = self.depth();
                 let var = f.var;
+                self.bounds[var] = self.bound(&f.end).map(Sym::dec);
                 if let (Some((lo, _)), Some((_, hi))) = (self.range(&f.start), self.range(&f.end)) {
                     if hi > lo {
                         self.ranges[var] = Some((lo, hi - 1));
@@ -155,7 +278,7 @@ impl<'a> Prover<'a> {
                     });
                 }
                 self.block(&mut f.body);
-                self.facts.truncate(depth);
+                self.restore(depth);
             }
             Stmt::Break | Stmt::Continue | Stmt::Return | Stmt::Line(_) => {}
         }
@@ -172,7 +295,10 @@ impl<'a> Prover<'a> {
                 args.iter_mut().for_each(|a| self.expr(a));
                 self.access(t, idx);
             }
-            ExprKind::Load4(_, i) => self.expr(&mut i.expr),
+            ExprKind::Load4(s, i) => {
+                let s = *s;
+                self.vector(s, i);
+            }
             ExprKind::Intrinsic(_, args)
             | ExprKind::DeviceCall(_, _, args)
             | ExprKind::Math(_, args) => args.iter_mut().for_each(|a| self.expr(a)),
@@ -180,30 +306,24 @@ impl<'a> Prover<'a> {
             ExprKind::Binary(op, l, r) => {
                 self.expr(l);
                 // `i < a.len() && a[i] > 0`: the right side runs only when the left holds.
-                let mut facts = Vec::new();
+                let depth = self.depth();
                 match op {
-                    BinOp::And => self.facts_when(l, true, &mut facts),
-                    BinOp::Or => self.facts_when(l, false, &mut facts),
+                    BinOp::And => self.assume(l, true),
+                    BinOp::Or => self.assume(l, false),
                     _ => {}
                 }
-                let depth = self.facts.len();
-                self.facts.extend(facts);
                 self.expr(r);
-                self.facts.truncate(depth);
+                self.restore(depth);
             }
             ExprKind::If(c, t, f) => {
                 self.expr(c);
-                let depth = self.facts.len();
-                let mut facts = Vec::new();
-                self.facts_when(c, true, &mut facts);
-                self.facts.extend(facts);
+                let depth = self.depth();
+                self.assume(c, true);
                 self.block(t);
-                self.facts.truncate(depth);
-                let mut facts = Vec::new();
-                self.facts_when(c, false, &mut facts);
-                self.facts.extend(facts);
+                self.restore(depth);
+                self.assume(c, false);
                 self.block(f);
-                self.facts.truncate(depth);
+                self.restore(depth);
             }
             ExprKind::Block(b) => self.block(b),
             ExprKind::Lit(_)
@@ -225,6 +345,63 @@ impl<'a> Prover<'a> {
             if self.proves(t, axis, &i.expr) {
                 i.check = Check::Proven;
                 self.proven += 1;
+                continue;
+            }
+            let Some(bound) = self.index_bound(&i.expr) else {
+                continue;
+            };
+            let limit = match t {
+                Target::Slice(s) => Sym::Extent(s, axis),
+                Target::Array(a) => match self.k.arrays[a].dims.get(axis) {
+                    Some(&d) if self.k.arrays[a].space != Space::DynamicShared => {
+                        Sym::Const(u128::from(d))
+                    }
+                    _ => continue,
+                },
+            };
+            i.check = self.settle(bound, limit);
+        }
+    }
+
+    /// A 4-element vector access at `4 i`: in range when `i < n / 4`.
+    fn vector(&mut self, s: SliceId, i: &mut Index<RTy>) {
+        self.expr(&mut i.expr);
+        if i.check != Check::Required {
+            return;
+        }
+        if let Some(bound) = self.index_bound(&i.expr) {
+            let limit = Sym::div(Sym::Extent(s, 0), 4).expect("4 is not 0");
+            i.check = self.settle(bound, limit);
+        }
+    }
+
+    /// The check of an index bounded by `bound` in an axis of extent `limit`: proven when
+    /// both are constants and it holds, on the fast path when either is symbolic.
+    fn settle(&mut self, bound: Sym, limit: Sym) -> Check {
+        match (bound.largest(), limit.constant()) {
+            (b, Some(l)) if b < l => {
+                self.proven += 1;
+                Check::Proven
+            }
+            _ if bound.constant().is_some() && limit.constant().is_some() => Check::Required,
+            _ if !self.versioning || bound.at_least(&limit) => Check::Required,
+            _ => {
+                // One condition per limit for constant bounds: the largest.
+                let same = self.fast_path.iter_mut().find(|c| {
+                    c.limit == limit
+                        && (c.bound == bound
+                            || (c.bound.constant().is_some() && bound.constant().is_some()))
+                });
+                match same {
+                    Some(c) => {
+                        if let (Some(old), Some(new)) = (c.bound.constant(), bound.constant()) {
+                            c.bound = Sym::Const(old.max(new));
+                        }
+                    }
+                    None => self.fast_path.push(FastCondition { bound, limit }),
+                }
+                self.versioned += 1;
+                Check::Fast
             }
         }
     }
@@ -270,28 +447,102 @@ impl<'a> Prover<'a> {
         }
     }
 
-    /// Facts that hold when `c` evaluates to `truth`.
-    fn facts_when(&self, c: &Expr<RTy>, truth: bool, out: &mut Vec<Fact>) {
-        match (&c.kind, truth) {
-            (ExprKind::Binary(BinOp::And, a, b), true)
-            | (ExprKind::Binary(BinOp::Or, a, b), false) => {
-                self.facts_when(a, truth, out);
-                self.facts_when(b, truth, out);
-            }
-            (ExprKind::Unary(UnOp::Not, a), _) => self.facts_when(a, !truth, out),
-            (ExprKind::Binary(op, l, r), _) => {
-                // Normalise to `small < big` when the comparison has the given truth.
-                let (small, big) = match (op, truth) {
-                    (BinOp::Lt, true) | (BinOp::Ge, false) => (l, r),
-                    (BinOp::Gt, true) | (BinOp::Le, false) => (r, l),
-                    _ => return,
+    /// An upper bound of an unsigned integer expression over launch-uniform values, valid
+    /// while no step of its evaluation wraps (see `crate::sym`); `None` when there is none.
+    fn bound(&self, e: &Expr<RTy>) -> Option<Sym> {
+        type_max(e.ty)?;
+        // A static bound, when there is one, joins the symbolic one.
+        let fixed = self.range(e).map(|(_, hi)| Sym::Const(hi));
+        let sym = match &e.kind {
+            ExprKind::Lit(_) => None,
+            ExprKind::Local(v) => {
+                let mut b = if self.uniform[*v] {
+                    Some(Sym::Value(*v))
+                } else {
+                    self.bounds[*v].clone()
                 };
-                if let (Some(index), Some(extent)) = (canon(self.k, small), self.extent(big)) {
-                    out.push(Fact { index, extent });
+                for (w, g) in self.guards.iter().flatten() {
+                    if w == v {
+                        b = Sym::min_of(b, Some(g.clone()));
+                    }
+                }
+                b
+            }
+            ExprKind::Len(Target::Slice(s)) if self.k.slices[*s].rank() == 1 => {
+                Some(Sym::Extent(*s, 0))
+            }
+            ExprKind::Extent(s, k) => Some(Sym::Extent(*s, *k)),
+            ExprKind::Geometry(g, a) => {
+                let axis = *a;
+                let dim = Sym::BlockDim(axis);
+                let grid = Sym::GridDim(axis);
+                match g {
+                    Geometry::ThreadIdx => Some(Sym::dec(dim)),
+                    Geometry::BlockDim => Some(dim),
+                    Geometry::BlockIdx => Some(Sym::dec(grid)),
+                    Geometry::GridDim => Some(grid),
+                    Geometry::Grid => Sym::mul(grid, dim).map(Sym::dec),
+                    Geometry::GridSize => Sym::mul(grid, dim),
                 }
             }
-            _ => {}
+            // Widening (or same-width) conversions between unsigned types keep the value.
+            ExprKind::Convert(Conversion::As, inner) => {
+                let (from, to) = (type_max(inner.ty)?, type_max(e.ty)?);
+                if from <= to {
+                    self.bound(inner)
+                } else {
+                    None
+                }
+            }
+            ExprKind::Binary(op, l, r) => {
+                let lit = self.range(r).filter(|(lo, hi)| lo == hi).map(|(v, _)| v);
+                match op {
+                    BinOp::Add => Sym::add(self.bound(l)?, self.bound(r)?),
+                    BinOp::Mul => Sym::mul(self.bound(l)?, self.bound(r)?),
+                    BinOp::Div => match lit {
+                        Some(c) => Sym::div(self.bound(l)?, c),
+                        // `x / y <= x` for `y >= 1` (`y == 0` is a fault, never a value).
+                        None => self.bound(l),
+                    },
+                    BinOp::Rem => Sym::min_of(self.bound(l), self.bound(r).map(Sym::dec)),
+                    BinOp::BitAnd => Sym::min_of(self.bound(l), self.bound(r)),
+                    BinOp::Shr => Sym::shr(self.bound(l)?, lit?),
+                    BinOp::Shl => Sym::mul(
+                        self.bound(l)?,
+                        Sym::Const(1u128.checked_shl(u32::try_from(lit?).ok()?)?),
+                    ),
+                    // `x - y <= x` when it cannot wrap.
+                    BinOp::Sub => {
+                        let (a, b) = (self.range(l), self.range(r));
+                        match (a, b) {
+                            (Some((lo, _)), Some((_, hi))) if lo >= hi => self.bound(l),
+                            _ => None,
+                        }
+                    }
+                    _ => None,
+                }
+            }
+            ExprKind::Math(spec, args) if args.len() == 2 && spec.name == "min" => {
+                Sym::min_of(self.bound(&args[0]), self.bound(&args[1]))
+            }
+            _ => None,
+        };
+        Sym::min_of(fixed, sym)
+    }
+
+    /// The bound of an index: [`Prover::bound`], and below a compared sum that dominates
+    /// it (`i + 2 * s <= i + 3 * s < n`, as long as `i + 3 * s` did not wrap).
+    fn index_bound(&self, e: &Expr<RTy>) -> Option<Sym> {
+        let mut b = self.bound(e);
+        if !self.sums.is_empty() {
+            if let Some(sum) = linear(self.k, e) {
+                for g in self.sums.iter().filter(|g| sum.dominated_by(&g.sum)) {
+                    let d = Sym::no_wrap(g.own.clone(), g.below.clone());
+                    b = Sym::min_of(b, Some(d));
+                }
+            }
         }
+        b
     }
 
     /// The values an unsigned integer expression can take, when they are known and no
@@ -395,4 +646,204 @@ fn canon(k: &Kernel<RTy>, e: &Expr<RTy>) -> Option<String> {
         }
         _ => return None,
     })
+}
+
+/// Clears `shrinking[v]` for every mutable local assigned anything but a division or a
+/// right shift of itself by a constant (`v /= 2`, `v >>= 1`, `v = v / 2`).
+fn find_growth(b: &Block<RTy>, shrinking: &mut [bool]) {
+    visit_stmts(b, &mut |s| {
+        if let Stmt::Assign(Place::Local(v), op, value) = s {
+            let by_const = |e: &Expr<RTy>| matches!(e.kind, ExprKind::Lit(Lit::Int(c)) if c >= 1);
+            let shrinks = match (op, &value.kind) {
+                (Some(BinOp::Div | BinOp::Shr), _) => by_const(value),
+                (None, ExprKind::Binary(BinOp::Div | BinOp::Shr, l, r)) => {
+                    matches!(l.kind, ExprKind::Local(w) if w == *v) && by_const(r)
+                }
+                _ => false,
+            };
+            if !shrinks {
+                shrinking[*v] = false;
+            }
+        }
+    });
+}
+
+/// Marks every local a block assigns.
+fn mark_assigned(b: &Block<RTy>, assigned: &mut [bool]) {
+    visit_stmts(b, &mut |s| {
+        if let Stmt::Assign(Place::Local(v), _, _) = s {
+            assigned[*v] = true;
+        }
+    });
+}
+
+/// Calls `f` on every statement of `b`, nested ones included (blocks inside expressions
+/// too: `let x = if c { .. } else { .. };`).
+fn visit_stmts(b: &Block<RTy>, f: &mut dyn FnMut(&Stmt<RTy>)) {
+    for s in &b.stmts {
+        f(s);
+        match s {
+            Stmt::If(c, t, e) => {
+                visit_expr(c, f);
+                visit_stmts(t, f);
+                if let Some(e) = e {
+                    visit_stmts(e, f);
+                }
+            }
+            Stmt::While(c, body) => {
+                visit_expr(c, f);
+                visit_stmts(body, f);
+            }
+            Stmt::Loop(body) | Stmt::Block(body) => visit_stmts(body, f),
+            Stmt::For(l) => {
+                visit_expr(&l.start, f);
+                visit_expr(&l.end, f);
+                visit_stmts(&l.body, f);
+            }
+            Stmt::Let(_, Some(e))
+            | Stmt::DeclareArray(_, Some(e))
+            | Stmt::Eval(e)
+            | Stmt::ReturnValue(e)
+            | Stmt::Assign(_, _, e) => visit_expr(e, f),
+            _ => {}
+        }
+    }
+    if let Some(t) = &b.tail {
+        visit_expr(t, f);
+    }
+}
+
+/// The statements inside blocks of an expression.
+fn visit_expr(e: &Expr<RTy>, f: &mut dyn FnMut(&Stmt<RTy>)) {
+    match &e.kind {
+        ExprKind::If(c, t, el) => {
+            visit_expr(c, f);
+            visit_stmts(t, f);
+            visit_stmts(el, f);
+        }
+        ExprKind::Block(b) => visit_stmts(b, f),
+        ExprKind::Unary(_, a) | ExprKind::Convert(_, a) => visit_expr(a, f),
+        ExprKind::Binary(_, a, b) => {
+            visit_expr(a, f);
+            visit_expr(b, f);
+        }
+        ExprKind::Intrinsic(_, args)
+        | ExprKind::DeviceCall(_, _, args)
+        | ExprKind::Math(_, args) => args.iter().for_each(|a| visit_expr(a, f)),
+        ExprKind::Atomic(_, _, idx, args) => {
+            idx.iter().for_each(|i| visit_expr(&i.expr, f));
+            args.iter().for_each(|a| visit_expr(a, f));
+        }
+        ExprKind::Index(_, idx) => idx.iter().for_each(|i| visit_expr(&i.expr, f)),
+        ExprKind::Load4(_, i) => visit_expr(&i.expr, f),
+        _ => {}
+    }
+}
+
+/// A comparison `sum < limit` that held where it is in scope: every sum of the same
+/// immutable terms with no larger coefficients is below `limit` too, provided `sum` did
+/// not wrap (its bound `own` did not saturate).
+struct SumGuard {
+    sum: Linear,
+    /// `limit - 1`.
+    below: Sym,
+    /// An upper bound of `sum` itself.
+    own: Sym,
+}
+
+/// `c + k1 * t1 + k2 * t2 + ..` over terms that cannot change (immutable locals,
+/// geometry, extents: their canonical text), each coefficient a literal.
+#[derive(Debug, PartialEq, Eq)]
+struct Linear {
+    constant: u128,
+    terms: Vec<(String, u128)>,
+}
+
+impl Linear {
+    fn add(mut self, other: Linear) -> Option<Linear> {
+        self.constant = self.constant.checked_add(other.constant)?;
+        for (t, k) in other.terms {
+            match self.terms.iter_mut().find(|(u, _)| *u == t) {
+                Some((_, j)) => *j = j.checked_add(k)?,
+                None => self.terms.push((t, k)),
+            }
+        }
+        Some(self)
+    }
+
+    fn scale(mut self, by: u128) -> Option<Linear> {
+        self.constant = self.constant.checked_mul(by)?;
+        for (_, k) in &mut self.terms {
+            *k = k.checked_mul(by)?;
+        }
+        Some(self)
+    }
+
+    /// Whether every term's coefficient, and the constant, are at most `other`'s (the
+    /// terms are unsigned, so the sum is at most `other`'s).
+    fn dominated_by(&self, other: &Linear) -> bool {
+        self.constant <= other.constant
+            && self
+                .terms
+                .iter()
+                .all(|(t, k)| other.terms.iter().any(|(u, j)| u == t && k <= j))
+    }
+}
+
+/// The linear form of an unsigned expression, when it has one.
+fn linear(k: &Kernel<RTy>, e: &Expr<RTy>) -> Option<Linear> {
+    type_max(e.ty)?;
+    let literal = |e: &Expr<RTy>| match e.kind {
+        ExprKind::Lit(Lit::Int(v)) => u128::try_from(v).ok(),
+        _ => None,
+    };
+    match &e.kind {
+        ExprKind::Lit(Lit::Int(v)) => Some(Linear {
+            constant: u128::try_from(*v).ok()?,
+            terms: Vec::new(),
+        }),
+        ExprKind::Binary(BinOp::Add, l, r) => linear(k, l)?.add(linear(k, r)?),
+        ExprKind::Binary(BinOp::Mul, l, r) => match (literal(l), literal(r)) {
+            (Some(c), _) => linear(k, r)?.scale(c),
+            (_, Some(c)) => linear(k, l)?.scale(c),
+            _ => atom(k, e),
+        },
+        _ => atom(k, e),
+    }
+}
+
+/// An expression that cannot change as one term of a linear form.
+fn atom(k: &Kernel<RTy>, e: &Expr<RTy>) -> Option<Linear> {
+    Some(Linear {
+        constant: 0,
+        terms: vec![(canon(k, e)?, 1)],
+    })
+}
+
+/// The comparisons that hold where `c` evaluated to `truth`, among its conjuncts (and of
+/// the disjuncts of a false `||`), each as `(small, big, strict)`: `small < big` when
+/// strict, `small <= big` otherwise.
+fn comparisons<'e>(
+    c: &'e Expr<RTy>,
+    truth: bool,
+    out: &mut Vec<(&'e Expr<RTy>, &'e Expr<RTy>, bool)>,
+) {
+    match (&c.kind, truth) {
+        (ExprKind::Binary(BinOp::And, a, b), true) | (ExprKind::Binary(BinOp::Or, a, b), false) => {
+            comparisons(a, truth, out);
+            comparisons(b, truth, out);
+        }
+        (ExprKind::Unary(UnOp::Not, a), _) => comparisons(a, !truth, out),
+        (ExprKind::Binary(op, l, r), _) => {
+            let found = match (op, truth) {
+                (BinOp::Lt, true) | (BinOp::Ge, false) => (&**l, &**r, true),
+                (BinOp::Gt, true) | (BinOp::Le, false) => (&**r, &**l, true),
+                (BinOp::Le, true) | (BinOp::Gt, false) => (&**l, &**r, false),
+                (BinOp::Ge, true) | (BinOp::Lt, false) => (&**r, &**l, false),
+                _ => return,
+            };
+            out.push(found);
+        }
+        _ => {}
+    }
 }

@@ -76,6 +76,7 @@ impl Resolver<'_> {
             waits: k.waits,
             cooperative: k.cooperative,
             check_names: k.check_names,
+            fast_path: k.fast_path,
         }
     }
 

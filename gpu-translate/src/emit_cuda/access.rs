@@ -1,8 +1,9 @@
 //! Array accesses in C, and their bounds checks.
 //!
-//! An index marked [`Check::Required`] goes through the prelude's `gt_at` family, which
-//! records the first index out of range in the device's fault record (see
-//! `gpu_contract::fault`) and redirects the access to a scratch location, so the kernel
+//! An index marked [`Check::Required`] goes through the prelude's checked accessors
+//! (`gt_ix` for an axis of constant extent, the `gt_at` family otherwise), which redirect
+//! an access out of range and note the fault in the thread's `gt_note`; the kernel reports
+//! it when the thread ends (see `bounds.cuh` and `gpu_contract::fault`), so the kernel
 //! runs to its end and the context survives. [`Check::Proven`] and [`Check::Unchecked`]
 //! indices are plain C indexing. Each check names its site: a constant for the kernel's
 //! own arrays, and in a device function the site its caller passed with the array, so an
@@ -82,9 +83,36 @@ impl Emitter<'_> {
     /// The element `t[index...]` as a C lvalue.
     pub(super) fn element(&mut self, t: Target, index: &[Index<RTy>]) -> String {
         let idx: Vec<String> = index.iter().map(|i| self.expr(&i.expr)).collect();
-        let checked: Vec<bool> = index.iter().map(|i| i.check == Check::Required).collect();
+        let checked: Vec<bool> = index.iter().map(|i| self.checks(i.check)).collect();
         if !checked.contains(&true) {
             return self.plain_element(t, &idx);
+        }
+        self.uses_note = true;
+        if let Target::Array(a) = t {
+            let arr = &self.k.arrays[a];
+            if arr.space != Space::DynamicShared {
+                // Constant extents: each checked index is clamped into its axis.
+                let idx: Vec<String> = idx
+                    .iter()
+                    .zip(&checked)
+                    .enumerate()
+                    .map(|(axis, (i, &c))| {
+                        if c {
+                            let n = arr.dims[axis];
+                            format!("gt_ix<{n}ull>({i}, {}, gt_note)", self.site(t, axis))
+                        } else {
+                            i.clone()
+                        }
+                    })
+                    .collect();
+                return self.plain_element(t, &idx);
+            }
+            let (base, extents) = self.base_and_extents(t);
+            let site = self.site(t, 0);
+            return format!(
+                "(*gt_at_shared({base}, {}, {}, {site}, gt_note))",
+                idx[0], extents[0]
+            );
         }
         let (base, extents) = self.base_and_extents(t);
         let mut args = vec![base];
@@ -93,6 +121,7 @@ impl Emitter<'_> {
             args.push(extents[k].clone());
             args.push(self.site(t, k));
         }
+        args.push("gt_note".to_owned());
         let flags: Vec<&str> = checked
             .iter()
             .map(|&c| if c { "true" } else { "false" })
@@ -169,14 +198,21 @@ impl Emitter<'_> {
     /// For a checked vector access: the opening of a block that evaluates vector index
     /// `i` once and runs the access only when the whole vector is in range (closed by the
     /// caller), and the name to index with; otherwise `i` unchanged and no block.
-    fn vector_check(&self, s: SliceId, i: String, check: Check, store: bool) -> (String, String) {
-        if check != Check::Required {
+    fn vector_check(
+        &mut self,
+        s: SliceId,
+        i: String,
+        check: Check,
+        store: bool,
+    ) -> (String, String) {
+        if !self.checks(check) {
             return (i, String::new());
         }
+        self.uses_note = true;
         let len = &self.k.slices[s].extents[0];
         let site = self.site(Target::Slice(s), 0);
         let guard = format!(
-            "{{ const unsigned long long gt_v4 = {i}; if (gt_ok4(gt_v4, {len}, {site}, {store})) "
+            "{{ const unsigned long long gt_v4 = {i}; if (gt_ok4(gt_v4, {len}, {site}, {store}, gt_note)) "
         );
         ("gt_v4".to_owned(), guard)
     }

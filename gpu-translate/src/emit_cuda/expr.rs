@@ -53,7 +53,10 @@ impl Emitter<'_> {
             ExprKind::Intrinsic(which, args) => self.intrinsic(*which, args),
             ExprKind::WholeArray(t) => self.whole_array(*t),
             ExprKind::DeviceCall(_, name, args) => {
-                let vals: Vec<String> = args.iter().map(|a| self.expr(a)).collect();
+                // Every device function notes its faults in its caller's `gt_note`.
+                self.uses_note = true;
+                let mut vals: Vec<String> = args.iter().map(|a| self.expr(a)).collect();
+                vals.push("gt_note".to_owned());
                 format!("{name}({})", vals.join(", "))
             }
             // The check pass allows `load4` only as a local array's value.

@@ -10,7 +10,7 @@ mod access;
 mod expr;
 
 use crate::check::Class;
-use crate::ir::{ArrayId, Block, Expr, ExprKind, Kernel, Param, RTy, Space, Stmt};
+use crate::ir::{ArrayId, Block, Check, Expr, ExprKind, Kernel, Param, RTy, Space, Stmt};
 use crate::signature::KernelSignature;
 
 /// Where the kernel came from, for `#line` directives, and what wraps its signature.
@@ -33,14 +33,18 @@ pub fn emit_cuda(k: &Kernel<RTy>, sig: &KernelSignature, ctx: &EmitContext) -> S
         depth: 1,
         file: file.clone(),
         last_line: 0,
+        uses_note: false,
+        returns: false,
+        fast: false,
+        shared: Vec::new(),
     };
-    let header = e.header();
-    e.block_contents(&k.body);
+    let params = e.params();
     let line = match (&file, &ctx.origin) {
         (Some(f), Some((_, l))) => format!("#line {l} {f}\n"),
         _ => String::new(),
     };
     if sig.device {
+        e.block_contents(&k.body);
         let ret = match k.ret {
             Some(t) => e.c_type(t),
             None => "void".to_owned(),
@@ -56,8 +60,8 @@ pub fn emit_cuda(k: &Kernel<RTy>, sig: &KernelSignature, ctx: &EmitContext) -> S
             format!("template <{}>\n", names.join(", "))
         };
         return format!(
-            "{line}{template}static __device__ __forceinline__ {ret} {header} {{\n{}}}\n",
-            e.out
+            "{line}{template}static __device__ __forceinline__ {ret} {}{params} {{\n{}}}\n",
+            k.c_name, e.out
         );
     }
     let bounds = match ctx.launch_bounds {
@@ -65,10 +69,52 @@ pub fn emit_cuda(k: &Kernel<RTy>, sig: &KernelSignature, ctx: &EmitContext) -> S
         Some((t, b)) => format!("__launch_bounds__({t}, {b}) "),
         None => String::new(),
     };
+    let head = |name: &str| format!("{line}extern \"C\" __global__ void {bounds}{name}{params}");
+    if k.fast_path.is_empty() {
+        let body = e.kernel_body(false);
+        return format!("{} {{\n{body}}}\n", head(&k.c_name));
+    }
+    // A fast path: the kernel's own entry without the checks its conditions make
+    // redundant, and a second entry with every check, for launches that fail them. Two
+    // functions, not one with a branch, so the checks cost the fast one no registers.
+    let fast = e.kernel_body(true);
+    let checked = e.kernel_body(false);
     format!(
-        "{line}extern \"C\" __global__ void {bounds}{header} {{\n{}}}\n",
-        e.out
+        "{} {{\n{fast}}}\n{} {{\n{checked}}}\n",
+        head(&k.c_name),
+        head(&gpu_contract::kernel::checked_entry(&k.c_name))
     )
+}
+
+impl Emitter<'_> {
+    /// A kernel's body: its shared arrays, its fault note when it needs one, its
+    /// statements in a block that `return` leaves by `goto gt_exit` (past the end of every
+    /// variable's scope), and the note's report. `fast`: the copy that leaves
+    /// [`Check::Fast`] indices unchecked.
+    fn kernel_body(&mut self, fast: bool) -> String {
+        self.fast = fast;
+        self.uses_note = false;
+        self.returns = false;
+        self.last_line = 0;
+        self.depth = 2;
+        self.out.clear();
+        self.block_contents(&self.k.body);
+        let mut body = String::new();
+        for decl in &self.shared {
+            body.push_str(&format!("    {decl}\n"));
+        }
+        if self.uses_note {
+            body.push_str("    gt_note_t gt_note = {0u, 0u, 0ull, 0ull};\n");
+        }
+        body.push_str(&format!("    {{\n{}    }}\n", self.out));
+        if self.returns {
+            body.push_str("gt_exit:;\n");
+        }
+        if self.uses_note {
+            body.push_str("    gt_report(gt_note);\n");
+        }
+        body
+    }
 }
 
 /// `s` as a C string literal.
@@ -96,9 +142,27 @@ struct Emitter<'a> {
     /// The Rust file as a C string literal, for `#line`.
     file: Option<String>,
     last_line: u32,
+    /// Whether the code uses the thread's fault note (a check or a device call).
+    uses_note: bool,
+    /// Whether a kernel's body has a `return` (a `goto gt_exit`).
+    returns: bool,
+    /// Whether this is the fast copy of a kernel's body, where [`Check::Fast`] indices
+    /// are not checked.
+    fast: bool,
+    /// A kernel's shared array declarations, made once before its body.
+    shared: Vec<String>,
 }
 
 impl Emitter<'_> {
+    /// Whether an index with this check is checked in the copy being written.
+    fn checks(&self, c: Check) -> bool {
+        match c {
+            Check::Required => true,
+            Check::Fast => !self.fast,
+            Check::Proven | Check::Unchecked => false,
+        }
+    }
+
     fn c_type(&self, t: RTy) -> String {
         match t {
             RTy::Prim(p) => p.c_name().to_owned(),
@@ -113,7 +177,8 @@ impl Emitter<'_> {
         Class::of(t, self.sig).unwrap_or(Class::AnyNum)
     }
 
-    fn header(&mut self) -> String {
+    /// The parameter list, `(const float* __restrict__ a, ...)`.
+    fn params(&mut self) -> String {
         let mut parts = Vec::new();
         for p in &self.k.params {
             match *p {
@@ -140,7 +205,10 @@ impl Emitter<'_> {
                 }
             }
         }
-        format!("{}({})", self.k.c_name, parts.join(", "))
+        if self.sig.device {
+            parts.push("gt_note_t& gt_note".to_owned());
+        }
+        format!("({})", parts.join(", "))
     }
 
     fn line(&mut self, text: impl AsRef<str>) {
@@ -279,7 +347,11 @@ impl Emitter<'_> {
             }
             Stmt::Break => self.line("break;"),
             Stmt::Continue => self.line("continue;"),
-            Stmt::Return => self.line("return;"),
+            Stmt::Return if self.sig.device => self.line("return;"),
+            Stmt::Return => {
+                self.returns = true;
+                self.line("goto gt_exit;");
+            }
         }
     }
 
@@ -321,7 +393,13 @@ impl Emitter<'_> {
         let name = arr.c_name.clone();
         let dims: String = arr.dims.iter().map(|d| format!("[{d}]")).collect();
         match arr.space {
-            Space::Shared => self.line(format!("__shared__ {ty} {name}{dims};")),
+            Space::Shared if self.sig.device => self.line(format!("__shared__ {ty} {name}{dims};")),
+            Space::Shared => {
+                let decl = format!("__shared__ {ty} {name}{dims};");
+                if !self.shared.contains(&decl) {
+                    self.shared.push(decl);
+                }
+            }
             Space::DynamicShared => {
                 let len = arr.len_c_name.clone();
                 self.line(format!("{ty}* {name} = ({ty}*)gt_dynamic_shared;"));

@@ -17,11 +17,26 @@
 
 mod device;
 mod elementwise;
+mod fast_path;
 mod params;
 pub(crate) mod sim_body;
 
 pub use device::{emit_device, DeviceTranslation};
 pub use elementwise::elementwise_items;
+
+/// The launcher's closure over a kernel's fast-path conditions.
+pub fn fast_path_closure(
+    k: &crate::ir::Kernel<crate::ir::RTy>,
+    krate: &syn::Path,
+) -> Option<TokenStream> {
+    fast_path::closure(k, krate)
+}
+
+/// A kernel's fast-path conditions as the launcher evaluates them (with the runtime at
+/// `gpu_runtime`).
+pub fn fast_path_conditions(k: &crate::ir::Kernel<crate::ir::RTy>) -> Vec<TokenStream> {
+    fast_path::conditions(k, &syn::parse_quote!(gpu_runtime))
+}
 
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
@@ -63,6 +78,8 @@ pub struct Translation {
     pub waits: bool,
     /// Whether it calls `sync_grid()`.
     pub cooperative: bool,
+    /// The launcher's closure evaluating the fast path's conditions, when there are any.
+    pub fast_path: Option<TokenStream>,
 }
 
 /// Everything the kernel's items are made from.
@@ -186,6 +203,15 @@ pub fn emit_kernel(parts: KernelItems<'_>) -> TokenStream {
     let packs = codes.iter().map(|c| &c.cuda_pack);
     let arg_ptrs: Vec<&TokenStream> = codes.iter().flat_map(|c| &c.cuda_args).collect();
     let n_args = arg_ptrs.len();
+    // A kernel with a fast path: the conditions that pick its entry per launch.
+    let has_fast_path = tr.fast_path.is_some();
+    let (fast_decl, fast_arg) = match &tr.fast_path {
+        Some(closure) => (
+            quote!(#[allow(clippy::all)] let __gpu_fast = #closure;),
+            quote!(::core::option::Option::Some(&__gpu_fast)),
+        ),
+        None => (quote!(), quote!(::core::option::Option::None)),
+    };
     let sim_binds = codes.iter().map(|c| &c.sim_bind);
     let sim_args = codes.iter().map(|c| &c.sim_arg);
     let sim_params = codes.iter().map(|c| &c.sim_param);
@@ -261,10 +287,12 @@ pub fn emit_kernel(parts: KernelItems<'_>) -> TokenStream {
             let __gpu_dtypes: [#k::__private::DtypeKind; #n_generics] = [#(#dtypes),*];
             if #k::__private::is_cuda(__gpu_device) {
                 #(#packs)*
+                #fast_decl
                 let mut __gpu_args: [*mut ::core::ffi::c_void; #n_args] = [#(#arg_ptrs),*];
                 // SAFETY: `__gpu_args` holds one pointer per C parameter of this kernel's
                 // source, in order and of its type (the attribute made both from one
-                // signature); the arrays behind them are borrowed for this call.
+                // signature); the arrays behind them are borrowed for this call; the fast
+                // path's conditions are the check pass's for this source.
                 unsafe {
                     #k::__private::launch_cuda(
                         __gpu_device,
@@ -272,6 +300,7 @@ pub fn emit_kernel(parts: KernelItems<'_>) -> TokenStream {
                         &__gpu_dtypes,
                         &#config,
                         &mut __gpu_args,
+                        #fast_arg,
                     )
                 }
             } else {
@@ -318,6 +347,7 @@ pub fn emit_kernel(parts: KernelItems<'_>) -> TokenStream {
                     device_fns: &[#(#device_fns),*],
                     waits: #waits,
                     cooperative: #cooperative,
+                    fast_path: #has_fast_path,
                     signature_slots: &__SLOTS,
                 })
             };

@@ -113,6 +113,7 @@ pub fn lower(
             waits: false,
             cooperative: false,
             check_names: Vec::new(),
+            fast_path: Vec::new(),
         },
         scopes: vec![Vec::new()],
         loop_depth: 0,

@@ -55,16 +55,26 @@ pub(crate) struct LoadedKernel {
     def: &'static KernelDef,
     /// Its display form, such as `vec_add::<f32>`.
     signature: String,
-    function: CudaFunction,
+    /// The kernel's entry (without the checks its fast path proves redundant, when it
+    /// has one).
+    main: Entry,
+    /// With a fast path: the entry with every check, for launches that fail its
+    /// conditions.
+    checked: Option<Entry>,
     /// For a cooperative kernel: the stream and an event after its last launch. Launches
     /// of one cooperative kernel share its grid barrier's counters (module globals), so
     /// each waits for the one before, on whichever stream it ran.
     cooperative_last: std::sync::Mutex<Option<(StreamHandle, OwnedEvent)>>,
+}
+
+/// One `__global__` function of a loaded kernel.
+struct Entry {
+    function: CudaFunction,
     attributes: FunctionAttributes,
-    /// The block size of a `forall` launch of this kernel.
+    /// The block size of a `forall` launch of this function.
     forall_block: u32,
     /// The most dynamic shared memory a block can have: the device's opt-in limit less
-    /// the kernel's static shared memory.
+    /// the function's static shared memory.
     max_dynamic_shared: u32,
     /// What the function's attribute allows now (48 KB less static by default).
     dynamic_shared_allowed: AtomicU32,
@@ -177,7 +187,8 @@ impl CudaDevice {
     ///
     /// `args` must hold one valid pointer per C parameter of `def`'s source, to a value of
     /// that parameter's type, and the arrays behind them must stay allocated until the
-    /// kernel has run (the launch orders their frees after it).
+    /// kernel has run (the launch orders their frees after it); `fast` must be the kernel's
+    /// fast-path conditions (as `__private::launch_cuda` says).
     #[inline]
     pub(crate) unsafe fn launch(
         &self,
@@ -185,6 +196,7 @@ impl CudaDevice {
         dtypes: &[DtypeKind],
         cfg: &LaunchConfig<'_>,
         args: &mut [*mut c_void],
+        fast: Option<crate::private::FastPath<'_>>,
     ) -> Result<()> {
         let sig = gpu_contract::dtype::slot_of(dtypes);
         let kernel = match self.loaded_if_present(def, sig) {
@@ -194,18 +206,36 @@ impl CudaDevice {
                 self.loaded(def, sig, dtypes)?
             }
         };
-        let Some(valid) = cfg.validate(
-            def.name(),
-            &self.limits,
-            kernel.attributes.max_threads_per_block,
-            kernel.forall_block,
-            kernel.max_dynamic_shared,
-        )?
-        else {
+        let validate = |entry: &Entry| {
+            cfg.validate(
+                def.name(),
+                &self.limits,
+                entry.attributes.max_threads_per_block,
+                entry.forall_block,
+                entry.max_dynamic_shared,
+            )
+        };
+        let Some(mut valid) = validate(&kernel.main)? else {
             return Ok(());
         };
-        if valid.shared_mem_bytes > kernel.dynamic_shared_allowed.load(Ordering::Relaxed) {
-            self.allow_dynamic_shared(kernel, valid.shared_mem_bytes)?;
+        // With a fast path, the main entry runs only when this launch's values prove its
+        // left-out checks redundant; otherwise the checked entry runs (without the
+        // conditions, always).
+        let mut entry = &kernel.main;
+        if let Some(checked) = &kernel.checked {
+            let widen = |(x, y, z): (u32, u32, u32)| [x, y, z].map(u64::from);
+            let holds =
+                fast.is_some_and(|f| f(widen(valid.grid.tuple()), widen(valid.block.tuple())));
+            if !holds {
+                entry = checked;
+                let Some(v) = validate(checked)? else {
+                    return Ok(());
+                };
+                valid = v;
+            }
+        }
+        if valid.shared_mem_bytes > entry.dynamic_shared_allowed.load(Ordering::Relaxed) {
+            self.allow_dynamic_shared(entry, valid.shared_mem_bytes)?;
         }
         // The launcher checked that a given stream belongs to this device.
         let stream = match cfg.stream.and_then(|s| s.cuda.as_ref()) {
@@ -218,7 +248,7 @@ impl CudaDevice {
         let _range = crate::host::profiling::launch_range(|| kernel.signature.clone());
         if def.cooperative() {
             // SAFETY: the caller's contract.
-            unsafe { self.launch_cooperative(def, kernel, &valid, stream, args, dtypes)? };
+            unsafe { self.launch_cooperative(kernel, entry, &valid, stream, args, dtypes)? };
             return self.finish(stream);
         }
         // SAFETY: the caller's contract: one valid pointer per C parameter; the arrays
@@ -226,7 +256,7 @@ impl CudaDevice {
         // it on the stream.
         unsafe {
             cudarc::driver::result::launch_kernel(
-                kernel.function.cu_function(),
+                entry.function.cu_function(),
                 valid.grid.tuple(),
                 valid.block.tuple(),
                 valid.shared_mem_bytes,
@@ -241,17 +271,17 @@ impl CudaDevice {
     /// Let `kernel` take `bytes` of dynamic shared memory per block: more than the default
     /// 48 KB needs `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES` set first.
     #[cold]
-    fn allow_dynamic_shared(&self, kernel: &LoadedKernel, bytes: u32) -> Result<()> {
-        // SAFETY: the function handle is live (its module is held by `kernel`).
+    fn allow_dynamic_shared(&self, entry: &Entry, bytes: u32) -> Result<()> {
+        // SAFETY: the function handle is live (its module is held by `entry`).
         unsafe {
             cudarc::driver::result::function::set_function_attribute(
-                kernel.function.cu_function(),
+                entry.function.cu_function(),
                 CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                 bytes as i32,
             )
         }
         .map_err(self.driver_error("allowing more dynamic shared memory"))?;
-        kernel
+        entry
             .dynamic_shared_allowed
             .fetch_max(bytes, Ordering::Relaxed);
         Ok(())
@@ -336,14 +366,15 @@ impl CudaDevice {
     #[cold]
     unsafe fn launch_cooperative(
         &self,
-        def: &'static KernelDef,
         kernel: &LoadedKernel,
+        entry: &Entry,
         valid: &crate::host::launch_config::ValidLaunch,
         stream: cudarc::driver::sys::CUstream,
         args: &mut [*mut c_void],
         dtypes: &[DtypeKind],
     ) -> Result<()> {
-        let f = kernel.function.cu_function();
+        let def = kernel.def;
+        let f = entry.function.cu_function();
         let threads = valid.block.volume() as i32;
         let mut per_sm = 0i32;
         // SAFETY: `f` is a live function handle; `per_sm` is valid for writes.
@@ -457,7 +488,7 @@ impl CudaDevice {
     ) -> Result<cudarc::driver::sys::CUfunction> {
         def.check_dtypes(dtypes)?;
         let sig = gpu_contract::dtype::slot_of(dtypes);
-        Ok(self.loaded(def, sig, dtypes)?.function.cu_function())
+        Ok(self.loaded(def, sig, dtypes)?.main.function.cu_function())
     }
 
     /// The attributes of `def`'s `dtypes` signature, compiling and loading it if needed.
@@ -468,7 +499,7 @@ impl CudaDevice {
     ) -> Result<FunctionAttributes> {
         def.check_dtypes(dtypes)?; // count and bounds, before the slot is computed
         let sig = gpu_contract::dtype::slot_of(dtypes);
-        Ok(self.loaded(def, sig, dtypes)?.attributes)
+        Ok(self.loaded(def, sig, dtypes)?.main.attributes)
     }
 
     #[cold]
@@ -481,9 +512,6 @@ impl CudaDevice {
             .ctx
             .load_module(Ptx::from_binary(cubin))
             .map_err(self.driver_error("module load"))?;
-        let function = module
-            .load_function(def.c_name())
-            .map_err(self.driver_error("kernel lookup"))?;
         // A module with checks has the fault context global: point it at the device's
         // record, tagged with this signature's id so a fault names the kernel.
         match module.get_global(FAULT_CONTEXT_SYMBOL, &self.stream) {
@@ -498,6 +526,31 @@ impl CudaDevice {
             Err(e) if e.0 == cudarc::driver::sys::CUresult::CUDA_ERROR_NOT_FOUND => {}
             Err(e) => return Err(self.driver_error("fault context lookup")(e)),
         }
+        let main = self.entry(&module, def.c_name())?;
+        let checked = if def.has_fast_path() {
+            let name = gpu_contract::kernel::checked_entry(def.c_name());
+            Some(self.entry(&module, &name)?)
+        } else {
+            None
+        };
+        Ok(LoadedKernel {
+            def,
+            signature: def.signature(dtypes),
+            main,
+            checked,
+            cooperative_last: std::sync::Mutex::new(None),
+        })
+    }
+
+    /// The `__global__` function `name` of a loaded module, with its attributes.
+    fn entry(
+        &self,
+        module: &std::sync::Arc<cudarc::driver::CudaModule>,
+        name: &str,
+    ) -> Result<Entry> {
+        let function = module
+            .load_function(name)
+            .map_err(self.driver_error("kernel lookup"))?;
         let cu = function.cu_function();
         let attr = |a: CUfunction_attribute| {
             // SAFETY: the function handle is live (its module is held by `function`).
@@ -523,11 +576,8 @@ impl CudaDevice {
             .saturating_sub(attributes.static_shared_bytes);
         let dynamic_shared_allowed =
             AtomicU32::new(attr(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES)?);
-        Ok(LoadedKernel {
-            def,
-            signature: def.signature(dtypes),
+        Ok(Entry {
             function,
-            cooperative_last: std::sync::Mutex::new(None),
             attributes,
             forall_block,
             max_dynamic_shared,

@@ -1,7 +1,12 @@
-// Checked accesses and faults (see gpu_contract::fault): the first fault on the device is
-// recorded in its host-mapped record, the access is redirected to scratch memory, and the
-// kernel runs to its end, so the context survives and the runtime reports the fault at
-// the next synchronisation.
+// Checked accesses and faults (see gpu_contract::fault).
+//
+// A check costs a comparison and a few selects, and nothing (no call, no store) that
+// stops the compiler from hoisting it: an access out of range is redirected (the index
+// of an array of constant extent clamped to 0, a pointer to scratch memory otherwise),
+// and the thread notes the fault in registers (`gt_note`, the first one it makes). The
+// note reaches the device's host-mapped fault record when the thread ends (`gt_report`),
+// where the first fault on the device wins. The kernel runs to its end, the context
+// survives, and the runtime reports the fault at the next synchronisation.
 struct gt_fault_record_t {
   unsigned int flag, kind, kernel_tag, site;
   unsigned long long index, extent;
@@ -27,39 +32,65 @@ static __device__ __noinline__ void gt_fault(unsigned int kind, unsigned int sit
     r->flag = 1u;
   }
 }
+// A thread's first fault (as the simulator, and Rust, stop at the first); kind 0 is none.
+struct gt_note_t {
+  unsigned int kind, site;
+  unsigned long long index, extent;
+};
+static __device__ __forceinline__ void gt_note_fault(gt_note_t& note, unsigned int kind, unsigned int site, unsigned long long index, unsigned long long extent) {
+  if (note.kind == 0u) {
+    note.kind = kind;
+    note.site = site;
+    note.index = index;
+    note.extent = extent;
+  }
+}
+static __device__ __forceinline__ void gt_report(const gt_note_t& note) {
+  if (note.kind != 0u) gt_fault(note.kind, note.site, note.index, note.extent);
+}
 template <typename T>
 static __device__ __forceinline__ T* gt_sink() {
   static_assert(sizeof(T) <= sizeof(gt_fault_sink), "element larger than the fault sink");
   return reinterpret_cast<T*>(gt_fault_sink);
 }
-template <typename T>
-static __device__ __forceinline__ T* gt_at(T* a, unsigned long long i, unsigned long long n, unsigned int site) {
-  if (i < n) return a + i;
-  gt_fault(1u, site, i, n);
-  return gt_sink<T>();
+// An index into an axis of constant extent N (> 0: shared and local arrays).
+template <unsigned long long N>
+static __device__ __forceinline__ unsigned long long gt_ix(unsigned long long i, unsigned int site, gt_note_t& note) {
+  const bool ok = i < N;
+  if (!ok) gt_note_fault(note, 1u, site, i, N);
+  return ok ? i : 0ull;
 }
-// Two and three indices, row-major, each against its own extent; an axis whose flag is
-// false was proven in range and is not checked.
+// Arrays whose extents are known at run time only (and may be 0): element `i`, or the
+// sink. Two and three indices are row-major, each against its own extent; an axis whose
+// flag is false was proven in range and is not checked.
+template <typename T>
+static __device__ __forceinline__ T* gt_at(T* a, unsigned long long i, unsigned long long n, unsigned int site, gt_note_t& note) {
+  const bool ok = i < n;
+  if (!ok) gt_note_fault(note, 1u, site, i, n);
+  return ok ? a + i : gt_sink<T>();
+}
 template <bool C0, bool C1, typename T>
-static __device__ __forceinline__ T* gt_at2(T* a, unsigned long long i, unsigned long long n0, unsigned int s0, unsigned long long j, unsigned long long n1, unsigned int s1) {
-  if (C0 && i >= n0) { gt_fault(1u, s0, i, n0); return gt_sink<T>(); }
-  if (C1 && j >= n1) { gt_fault(1u, s1, j, n1); return gt_sink<T>(); }
-  return a + i * n1 + j;
+static __device__ __forceinline__ T* gt_at2(T* a, unsigned long long i, unsigned long long n0, unsigned int s0, unsigned long long j, unsigned long long n1, unsigned int s1, gt_note_t& note) {
+  const bool ok0 = !C0 || i < n0, ok1 = !C1 || j < n1;
+  if (!ok0) gt_note_fault(note, 1u, s0, i, n0);
+  else if (!ok1) gt_note_fault(note, 1u, s1, j, n1);
+  return ok0 && ok1 ? a + i * n1 + j : gt_sink<T>();
 }
 template <bool C0, bool C1, bool C2, typename T>
-static __device__ __forceinline__ T* gt_at3(T* a, unsigned long long i, unsigned long long n0, unsigned int s0, unsigned long long j, unsigned long long n1, unsigned int s1, unsigned long long k, unsigned long long n2, unsigned int s2) {
-  if (C0 && i >= n0) { gt_fault(1u, s0, i, n0); return gt_sink<T>(); }
-  if (C1 && j >= n1) { gt_fault(1u, s1, j, n1); return gt_sink<T>(); }
-  if (C2 && k >= n2) { gt_fault(1u, s2, k, n2); return gt_sink<T>(); }
-  return a + (i * n1 + j) * n2 + k;
+static __device__ __forceinline__ T* gt_at3(T* a, unsigned long long i, unsigned long long n0, unsigned int s0, unsigned long long j, unsigned long long n1, unsigned int s1, unsigned long long k, unsigned long long n2, unsigned int s2, gt_note_t& note) {
+  const bool ok0 = !C0 || i < n0, ok1 = !C1 || j < n1, ok2 = !C2 || k < n2;
+  if (!ok0) gt_note_fault(note, 1u, s0, i, n0);
+  else if (!ok1) gt_note_fault(note, 1u, s1, j, n1);
+  else if (!ok2) gt_note_fault(note, 1u, s2, k, n2);
+  return ok0 && ok1 && ok2 ? a + (i * n1 + j) * n2 + k : gt_sink<T>();
 }
 // A 4-element vector at 4i: in range when 4i + 3 < n. The recorded index is the first
 // element out of range for a load, the last one for a store (as the simulator reports).
-static __device__ __forceinline__ bool gt_ok4(unsigned long long i, unsigned long long n, unsigned int site, bool store) {
+static __device__ __forceinline__ bool gt_ok4(unsigned long long i, unsigned long long n, unsigned int site, bool store, gt_note_t& note) {
   if (i < n / 4) return true;
   // 4i and 4i + 3, saturated: an index from a negative number must not wrap into range.
   unsigned long long at = i > (~0ull - 3ull) / 4ull ? ~0ull - 3ull : 4ull * i;
   unsigned long long first = at > n ? at : n;
-  gt_fault(1u, site, store ? at + 3ull : first, n);
+  gt_note_fault(note, 1u, site, store ? at + 3ull : first, n);
   return false;
 }

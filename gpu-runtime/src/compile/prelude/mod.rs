@@ -22,16 +22,14 @@ const BOUNDS: &str = include_str!("bounds.cuh");
 
 /// Each optional section with the names whose use in a kernel's source calls for it.
 const SECTIONS: [(&str, &[&str]); 7] = [
+    // First: the others use its note and sink.
+    (BOUNDS, &["gt_note", "gt_fault(", "gt_dynamic_"]),
     (HALF, &["gt_f16", "gt_bf16"]),
     (WARP, &["gt_shfl", "gt_eq_sync", "gt_lane_id"]),
     (DYNAMIC_SHARED, &["gt_dynamic_"]),
     (ATOMICS, &["gt_atomic_"]),
     (VECTOR, &["gt_load4", "gt_store4"]),
     (GRID_BARRIER, &["gt_sync_grid"]),
-    (
-        BOUNDS,
-        &["gt_at(", "gt_at2<", "gt_at3<", "gt_ok4(", "gt_fault("],
-    ),
 ];
 
 /// The prelude for a program whose own code is `code`: the math section and each other
@@ -78,7 +76,7 @@ mod tests {
                 && both.contains("gt_shfl_down")
                 && !both.contains("gt_sync_grid()")
         );
-        let checked = prelude_for(&["(*gt_at(a, i, a_len, 0u))"]);
+        let checked = prelude_for(&["(*gt_at(a, i, a_len, 0u, gt_note))"]);
         assert!(checked.contains(gpu_contract::fault::FAULT_CONTEXT_SYMBOL));
         let all = full_prelude();
         for (section, _) in SECTIONS {

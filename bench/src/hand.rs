@@ -1,0 +1,91 @@
+//! Hand-written CUDA C, compiled through the same NVRTC path as our kernels: the
+//! baselines of P2, P3 and P8.
+
+use std::sync::atomic::AtomicU32;
+
+use gpu_runtime::__private::KernelParts;
+use gpu_runtime::{KernelDef, KernelOptions, ParamDef};
+
+const OPTIONS: KernelOptions = KernelOptions {
+    fast_math: false,
+    max_registers: None,
+    launch_bounds: None,
+    line_info: false,
+    debug: false,
+    fmad: true,
+    overflow_checks: false,
+    unchecked: true,
+};
+
+macro_rules! hand_kernel {
+    ($name:ident, $c_name:literal, $source:expr) => {
+        pub static $name: KernelDef = {
+            static SLOTS: [AtomicU32; 1] = [AtomicU32::new(0)];
+            static PARAMS: [ParamDef; 0] = [];
+            // SAFETY: these definitions are only compiled, and launched through
+            // `cuLaunchKernel` with the C parameters of their own source (no launcher
+            // reads `params`).
+            unsafe {
+                KernelDef::__from_parts(KernelParts {
+                    name: $c_name,
+                    c_name: $c_name,
+                    source: $source,
+                    check_names: &[],
+                    generics: &[],
+                    params: &PARAMS,
+                    options: OPTIONS,
+                    signatures: &[],
+                    device_fns: &[],
+                    waits: false,
+                    cooperative: false,
+                    fast_path: false,
+                    signature_slots: &SLOTS,
+                })
+            }
+        };
+    };
+}
+
+// The peers' kernel (CuPy RawKernel in peers.py): no __restrict__.
+hand_kernel!(
+    VEC_ADD,
+    "hand_vec_add",
+    r#"
+extern "C" __global__ void hand_vec_add(const float* a, const float* b, float* c, unsigned long long n) {
+unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
+if (i < n) { c[i] = a[i] + b[i]; }
+}
+"#
+);
+// What a CUDA programmer who knows the arrays do not alias writes.
+hand_kernel!(
+    VEC_ADD_RESTRICT,
+    "hand_vec_add_restrict",
+    r#"
+extern "C" __global__ void hand_vec_add_restrict(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c, unsigned long long n) {
+unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
+if (i < n) { c[i] = a[i] + b[i]; }
+}
+"#
+);
+// The float4 vec_add of ../shared/PERFORMANCE.md (4378 GB/s there).
+hand_kernel!(
+    VEC_ADD4,
+    "hand_vec_add4",
+    r#"
+extern "C" __global__ void hand_vec_add4(const float4* __restrict__ a, const float4* __restrict__ b, float4* __restrict__ c, unsigned long long n4) {
+unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
+if (i < n4) { float4 x = a[i]; float4 y = b[i]; c[i] = make_float4(x.x + y.x, x.y + y.y, x.z + y.z, x.w + y.w); }
+}
+"#
+);
+hand_kernel!(
+    SAXPY_RESTRICT,
+    "hand_saxpy_restrict",
+    r#"
+extern "C" __global__ void hand_saxpy_restrict(float alpha, const float* __restrict__ x, float* __restrict__ y, unsigned long long n) {
+unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
+if (i < n) { y[i] = alpha * x[i] + y[i]; }
+}
+"#
+);

@@ -32,6 +32,12 @@ use crate::ir::{
 };
 use crate::sym::{FastCondition, Sym};
 
+mod assigned;
+mod sums;
+
+use assigned::{find_growth, mark_assigned};
+use sums::{linear, SumGuard};
+
 /// What an index is compared with: an extent of an array.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Extent {
@@ -645,178 +651,6 @@ fn canon(k: &Kernel<RTy>, e: &Expr<RTy>) -> Option<String> {
             format!("({} {} {})", canon(k, l)?, op.token(), canon(k, r)?)
         }
         _ => return None,
-    })
-}
-
-/// Clears `shrinking[v]` for every mutable local assigned anything but a division or a
-/// right shift of itself by a constant (`v /= 2`, `v >>= 1`, `v = v / 2`).
-fn find_growth(b: &Block<RTy>, shrinking: &mut [bool]) {
-    visit_stmts(b, &mut |s| {
-        if let Stmt::Assign(Place::Local(v), op, value) = s {
-            let by_const = |e: &Expr<RTy>| matches!(e.kind, ExprKind::Lit(Lit::Int(c)) if c >= 1);
-            let shrinks = match (op, &value.kind) {
-                (Some(BinOp::Div | BinOp::Shr), _) => by_const(value),
-                (None, ExprKind::Binary(BinOp::Div | BinOp::Shr, l, r)) => {
-                    matches!(l.kind, ExprKind::Local(w) if w == *v) && by_const(r)
-                }
-                _ => false,
-            };
-            if !shrinks {
-                shrinking[*v] = false;
-            }
-        }
-    });
-}
-
-/// Marks every local a block assigns.
-fn mark_assigned(b: &Block<RTy>, assigned: &mut [bool]) {
-    visit_stmts(b, &mut |s| {
-        if let Stmt::Assign(Place::Local(v), _, _) = s {
-            assigned[*v] = true;
-        }
-    });
-}
-
-/// Calls `f` on every statement of `b`, nested ones included (blocks inside expressions
-/// too: `let x = if c { .. } else { .. };`).
-fn visit_stmts(b: &Block<RTy>, f: &mut dyn FnMut(&Stmt<RTy>)) {
-    for s in &b.stmts {
-        f(s);
-        match s {
-            Stmt::If(c, t, e) => {
-                visit_expr(c, f);
-                visit_stmts(t, f);
-                if let Some(e) = e {
-                    visit_stmts(e, f);
-                }
-            }
-            Stmt::While(c, body) => {
-                visit_expr(c, f);
-                visit_stmts(body, f);
-            }
-            Stmt::Loop(body) | Stmt::Block(body) => visit_stmts(body, f),
-            Stmt::For(l) => {
-                visit_expr(&l.start, f);
-                visit_expr(&l.end, f);
-                visit_stmts(&l.body, f);
-            }
-            Stmt::Let(_, Some(e))
-            | Stmt::DeclareArray(_, Some(e))
-            | Stmt::Eval(e)
-            | Stmt::ReturnValue(e)
-            | Stmt::Assign(_, _, e) => visit_expr(e, f),
-            _ => {}
-        }
-    }
-    if let Some(t) = &b.tail {
-        visit_expr(t, f);
-    }
-}
-
-/// The statements inside blocks of an expression.
-fn visit_expr(e: &Expr<RTy>, f: &mut dyn FnMut(&Stmt<RTy>)) {
-    match &e.kind {
-        ExprKind::If(c, t, el) => {
-            visit_expr(c, f);
-            visit_stmts(t, f);
-            visit_stmts(el, f);
-        }
-        ExprKind::Block(b) => visit_stmts(b, f),
-        ExprKind::Unary(_, a) | ExprKind::Convert(_, a) => visit_expr(a, f),
-        ExprKind::Binary(_, a, b) => {
-            visit_expr(a, f);
-            visit_expr(b, f);
-        }
-        ExprKind::Intrinsic(_, args)
-        | ExprKind::DeviceCall(_, _, args)
-        | ExprKind::Math(_, args) => args.iter().for_each(|a| visit_expr(a, f)),
-        ExprKind::Atomic(_, _, idx, args) => {
-            idx.iter().for_each(|i| visit_expr(&i.expr, f));
-            args.iter().for_each(|a| visit_expr(a, f));
-        }
-        ExprKind::Index(_, idx) => idx.iter().for_each(|i| visit_expr(&i.expr, f)),
-        ExprKind::Load4(_, i) => visit_expr(&i.expr, f),
-        _ => {}
-    }
-}
-
-/// A comparison `sum < limit` that held where it is in scope: every sum of the same
-/// immutable terms with no larger coefficients is below `limit` too, provided `sum` did
-/// not wrap (its bound `own` did not saturate).
-struct SumGuard {
-    sum: Linear,
-    /// `limit - 1`.
-    below: Sym,
-    /// An upper bound of `sum` itself.
-    own: Sym,
-}
-
-/// `c + k1 * t1 + k2 * t2 + ..` over terms that cannot change (immutable locals,
-/// geometry, extents: their canonical text), each coefficient a literal.
-#[derive(Debug, PartialEq, Eq)]
-struct Linear {
-    constant: u128,
-    terms: Vec<(String, u128)>,
-}
-
-impl Linear {
-    fn add(mut self, other: Linear) -> Option<Linear> {
-        self.constant = self.constant.checked_add(other.constant)?;
-        for (t, k) in other.terms {
-            match self.terms.iter_mut().find(|(u, _)| *u == t) {
-                Some((_, j)) => *j = j.checked_add(k)?,
-                None => self.terms.push((t, k)),
-            }
-        }
-        Some(self)
-    }
-
-    fn scale(mut self, by: u128) -> Option<Linear> {
-        self.constant = self.constant.checked_mul(by)?;
-        for (_, k) in &mut self.terms {
-            *k = k.checked_mul(by)?;
-        }
-        Some(self)
-    }
-
-    /// Whether every term's coefficient, and the constant, are at most `other`'s (the
-    /// terms are unsigned, so the sum is at most `other`'s).
-    fn dominated_by(&self, other: &Linear) -> bool {
-        self.constant <= other.constant
-            && self
-                .terms
-                .iter()
-                .all(|(t, k)| other.terms.iter().any(|(u, j)| u == t && k <= j))
-    }
-}
-
-/// The linear form of an unsigned expression, when it has one.
-fn linear(k: &Kernel<RTy>, e: &Expr<RTy>) -> Option<Linear> {
-    type_max(e.ty)?;
-    let literal = |e: &Expr<RTy>| match e.kind {
-        ExprKind::Lit(Lit::Int(v)) => u128::try_from(v).ok(),
-        _ => None,
-    };
-    match &e.kind {
-        ExprKind::Lit(Lit::Int(v)) => Some(Linear {
-            constant: u128::try_from(*v).ok()?,
-            terms: Vec::new(),
-        }),
-        ExprKind::Binary(BinOp::Add, l, r) => linear(k, l)?.add(linear(k, r)?),
-        ExprKind::Binary(BinOp::Mul, l, r) => match (literal(l), literal(r)) {
-            (Some(c), _) => linear(k, r)?.scale(c),
-            (_, Some(c)) => linear(k, l)?.scale(c),
-            _ => atom(k, e),
-        },
-        _ => atom(k, e),
-    }
-}
-
-/// An expression that cannot change as one term of a linear form.
-fn atom(k: &Kernel<RTy>, e: &Expr<RTy>) -> Option<Linear> {
-    Some(Linear {
-        constant: 0,
-        terms: vec![(canon(k, e)?, 1)],
     })
 }
 

@@ -1,0 +1,98 @@
+//! What `#[gpu_kernel]` leaves behind for a program to use, checked without a GPU: the
+//! definition's signatures, kernel names that behave like function names, the handle,
+//! paths in `launch!`, and views as arguments (on the simulator).
+
+use gpu_runtime::prelude::*;
+use gpu_runtime::{DtypeKind, KernelHandle};
+
+mod kernels {
+    use gpu_runtime::prelude::*;
+
+    /// Halves floats of either 16-bit dtype.
+    #[gpu_kernel(signatures(f16, bf16))]
+    pub fn halve<T: Float>(a: &mut [T]) {
+        let i = grid_1d();
+        if i < a.len() {
+            a[i] = a[i] * T::from_f64(0.5);
+        }
+    }
+
+    /// `y = a * x`, named like a local variable elsewhere.
+    #[gpu_kernel]
+    pub fn scale(a: f32, x: &[f32], y: &mut [f32]) {
+        let i = grid_1d();
+        if i < y.len() {
+            y[i] = a * x[i];
+        }
+    }
+}
+
+use kernels::scale;
+
+/// A function of the same module with a local and a parameter named like the kernel: a
+/// kernel's name is a function and a module, never a binding that would capture them.
+fn twice(scale: f32) -> f32 {
+    let doubled = scale * 2.0;
+    let scale = doubled - 1.0;
+    scale + 1.0
+}
+
+#[test]
+fn signatures_list_the_dtypes_written() {
+    let def = kernels::halve::definition();
+    assert_eq!(
+        def.listed_signatures(),
+        &[&[DtypeKind::F16][..], &[DtypeKind::Bf16][..]]
+    );
+    // `precompile` compiles exactly these (the first round compiled f64 for f16).
+    assert_eq!(
+        def.precompile_signatures(),
+        vec![vec![DtypeKind::F16], vec![DtypeKind::Bf16]]
+    );
+    let c = def.specialize(&[DtypeKind::F16]).expect("f16 specialises");
+    assert!(c.contains("typedef gt_f16 T;"), "{c}");
+}
+
+#[test]
+fn a_kernel_name_does_not_capture_bindings() {
+    assert_eq!(twice(1.5), 3.0);
+    // The kernel is still reachable by its name and its module.
+    assert_eq!(scale::definition().name(), "scale");
+    assert!(scale::cuda_source().contains("scale"));
+}
+
+#[test]
+fn the_handle_names_the_kernel_and_launch_takes_paths() -> Result<(), GpuError> {
+    let handle = kernels::scale::Kernel;
+    assert!(std::ptr::eq(
+        handle.definition(),
+        kernels::scale::definition()
+    ));
+    let dev = Device::simulator();
+    let x = dev.to_device(&[1.0f32, 2.0, 3.0, 4.0])?;
+    let mut y = dev.to_device(&[f32::NAN; 4])?;
+    launch!(kernels::scale.forall(4)(2.0, &x, &mut y))?;
+    assert_eq!(y.to_host()?, [2.0, 4.0, 6.0, 8.0]);
+    launch!(kernels::scale[1, 4](3.0, &x, &mut y))?;
+    assert_eq!(y.to_host()?, [3.0, 6.0, 9.0, 12.0]);
+    Ok(())
+}
+
+#[test]
+fn views_are_kernel_arguments() -> Result<(), GpuError> {
+    let dev = Device::simulator();
+    let x = dev.to_device(&[1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0])?;
+    let mut y = dev.to_device(&[f32::NAN; 6])?;
+    // The middle four of x, scaled into the last four of y: only those are written.
+    launch!(scale.forall(4)(
+        10.0,
+        &x.slice(1..5)?,
+        &mut y.slice_mut(2..)?
+    ))?;
+    let out = y.to_host()?;
+    assert!(out[0].is_nan() && out[1].is_nan(), "{out:?}");
+    assert_eq!(out[2..], [20.0, 30.0, 40.0, 50.0]);
+    // A view past the end is refused, not clamped.
+    assert!(x.slice(4..9).is_err());
+    Ok(())
+}

@@ -544,7 +544,11 @@ fn run_case(src: &str, name: &str, tally: &mut Tally) {
 /// NVRTC compiles the accepted kernels in batches sharing one prelude; a failing batch is
 /// retried kernel by kernel to name the culprit.
 fn compile_all(accepted: &[(String, String)]) -> usize {
-    let prelude = gpu_runtime::full_prelude();
+    // As a kernel's options define it when it is specialised; checked, the larger code.
+    let prelude = format!(
+        "#define GT_OVERFLOW_CHECKS 1\n{}",
+        gpu_runtime::full_prelude()
+    );
     let mut compiled = 0;
     for batch in accepted.chunks(250) {
         let mut unit = prelude.clone();

@@ -63,3 +63,10 @@ pub struct GenericParam {
 pub fn checked_entry(c_name: &str) -> String {
     format!("gt_checked_{c_name}")
 }
+
+/// The C macro a device function's integer operations read for whether overflow is
+/// checked: its own crate's `debug_assertions`, defined when a kernel is specialised (a
+/// kernel's own body reads `GT_OVERFLOW_CHECKS`, from its options).
+pub fn device_overflow_checks(c_name: &str) -> String {
+    format!("GT_OVERFLOW_CHECKS_{c_name}")
+}

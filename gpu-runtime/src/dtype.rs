@@ -66,6 +66,7 @@ pub trait Num:
     + MulAssign
     + DivAssign
     + RemAssign
+    + crate::backend::sim::arith::Arith
 {
     /// `0` of this type.
     fn zero() -> Self;
@@ -88,7 +89,7 @@ pub trait Num:
     label = "a `Float` dtype is required here",
     note = "`Float` dtypes are f32 and f64"
 )]
-pub trait Float: Num + Neg<Output = Self> {
+pub trait Float: Num + Neg<Output = Self> + crate::backend::sim::arith::ArithNeg {
     /// Square root.
     fn sqrt(self) -> Self;
     /// `1 / sqrt(self)`.
@@ -171,6 +172,8 @@ pub trait Int:
     + BitXorAssign
     + Shl<u32, Output = Self>
     + Shr<u32, Output = Self>
+    + crate::backend::sim::arith::ArithShift
+    + crate::backend::sim::arith::ShiftAmount
 {
 }
 
@@ -308,7 +311,7 @@ macro_rules! impl_half {
             fn min(self, o: Self) -> Self { Self::from_f32(self.to_f32().min(o.to_f32())) }
             fn max(self, o: Self) -> Self { Self::from_f32(self.to_f32().max(o.to_f32())) }
             fn powf(self, n: Self) -> Self { Self::from_f32(self.to_f32().powf(n.to_f32())) }
-            fn powi(self, n: i32) -> Self { Self::from_f32(self.to_f32().powf(n as f32)) }
+            fn powi(self, n: i32) -> Self { Self::from_f32(self.to_f32().powi(n)) }
             fn floor(self) -> Self { Self::from_f32(self.to_f32().floor()) }
             fn ceil(self) -> Self { Self::from_f32(self.to_f32().ceil()) }
             fn round(self) -> Self { Self::from_f32(self.to_f32().round()) }

@@ -9,6 +9,7 @@
 
 use std::ffi::c_void;
 
+pub use crate::backend::sim::arith;
 pub use crate::backend::sim::{
     local_get, local_mut, local_ref, sim_tick, DeviceFnArray, DeviceFnArrayMut, SimArray2,
     SimArray2Mut, SimArray3, SimArray3Mut, SimSlice, SimSliceMut,
@@ -153,8 +154,19 @@ pub fn function_attributes(
 /// Run on the simulator: `thread` runs the kernel body for the current thread.
 pub fn launch_sim(
     def: &'static KernelDef,
+    dtypes: &[DtypeKind],
     cfg: &LaunchConfig<'_>,
     thread: &(dyn Fn() + Sync),
 ) -> Result<()> {
-    crate::backend::sim::run(def, cfg, thread)
+    crate::backend::sim::run(def, cfg, thread).map_err(|e| match e {
+        // The simulator names the kernel; the signature is the launch's.
+        GpuError::IntegerFault {
+            kernel, operation, ..
+        } => GpuError::IntegerFault {
+            kernel,
+            signature: def.signature(dtypes),
+            operation,
+        },
+        e => e,
+    })
 }

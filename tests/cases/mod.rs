@@ -24,6 +24,7 @@ pub mod half;
 pub mod host_api;
 pub mod math;
 pub mod scalar;
+pub mod semantics;
 pub mod shared_memory;
 pub mod support;
 pub mod warp;
@@ -53,6 +54,19 @@ pub struct Case {
 macro_rules! for_each_case {
     ($m:ident) => {
         $m! {
+            casts_to_ints: "every float-to-integer cast, NaN and out of range included, bit for bit",
+                0.0, semantics::case_casts_to_ints,
+                [semantics::casts_to_ints, semantics::from_f64_to];
+            halves_from_f64: "f16 and bf16 from f64, rounded once, bit for bit",
+                0.0, semantics::case_halves_from_f64, [semantics::halves_from_f64];
+            wrapping: "shifts by any amount and overflow without overflow checks: wrapped, bit for bit",
+                0.0, semantics::case_wrapping, [semantics::wrapping_ops];
+            integer_faults: "division by zero, MIN / -1, overflow, shifts: IntegerFault, then the device works",
+                0.0, semantics::case_integer_faults, [semantics::integer_faults];
+            powi: "powi by the host's algorithm, bit for bit",
+                0.0, semantics::case_powi, [semantics::powi_bits];
+            uncontracted: "fmad = false: + - * / and sqrt bit for bit with the host",
+                0.0, semantics::case_uncontracted, [semantics::uncontracted];
             reduce: "block reduction: shared memory, sync_threads, shfl_down, two passes",
                 1e-4, shared_memory::case_reduce, [shared_memory::block_sum];
             histogram: "histogram: atomic_add on global and shared memory",

@@ -57,6 +57,8 @@ pub struct DeviceFnDef {
     check_names: &'static [&'static str],
     deps: &'static [&'static DeviceFnDef],
     waits: bool,
+    /// Whether its integer operations check overflow (`debug_assertions` of its crate).
+    overflow_checks: bool,
 }
 
 impl DeviceFnDef {
@@ -75,6 +77,7 @@ impl DeviceFnDef {
         check_names: &'static [&'static str],
         deps: &'static [&'static DeviceFnDef],
         waits: bool,
+        overflow_checks: bool,
     ) -> DeviceFnDef {
         DeviceFnDef {
             name,
@@ -83,6 +86,7 @@ impl DeviceFnDef {
             check_names,
             deps,
             waits,
+            overflow_checks,
         }
     }
 
@@ -299,6 +303,11 @@ impl KernelDef {
         code.push(self.source());
         code.push(&typedefs);
         let mut out = self.options().source_defines();
+        // Each device function checks overflow as its own crate's build does.
+        for f in &device_fns {
+            let name = gpu_contract::kernel::device_overflow_checks(f.c_name);
+            out.push_str(&format!("#define {name} {}\n", u8::from(f.overflow_checks)));
+        }
         out.push_str(&prelude_for(&code));
         out.push_str(&typedefs);
         for f in device_fns {

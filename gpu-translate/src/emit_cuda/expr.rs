@@ -20,13 +20,87 @@ impl Emitter<'_> {
         }
     }
 
-    /// `target op= value;` for a place of type `ty`.
-    pub(super) fn compound(&mut self, op: BinOp, ty: RTy, target: &str, value: &str) -> String {
+    /// `target op= value;` for a place of type `ty`. Integer arithmetic goes through the
+    /// prelude's Rust-defined operations, on a reference so the place is evaluated once.
+    pub(super) fn compound(
+        &mut self,
+        op: BinOp,
+        ty: RTy,
+        value_expr: &Expr<RTy>,
+        target: &str,
+        value: &str,
+    ) -> String {
         if op == BinOp::Rem && self.class(ty) == Class::Float {
-            format!("{target} = gt_rem({target}, {value});")
-        } else {
-            format!("{target} {}= {value};", op.token())
+            return format!("{target} = gt_rem({target}, {value});");
         }
+        match self.int_op(op, ty, Some(value_expr), "gt_r", value) {
+            Some(update) => format!("{{ auto& gt_r = {target}; gt_r = {update}; }}"),
+            None => format!("{target} {}= {value};", op.token()),
+        }
+    }
+
+    /// The name of the macro that says whether this function checks integer overflow: the
+    /// kernel's own, or a device function's (defined when a kernel is specialised).
+    fn overflow_checks(&self) -> String {
+        if self.sig.device {
+            gpu_contract::kernel::device_overflow_checks(&self.k.c_name)
+        } else {
+            "GT_OVERFLOW_CHECKS".to_owned()
+        }
+    }
+
+    /// Integer `l op r` (`l` of type `ty`) as Rust defines it, through the prelude's
+    /// `gt_i*` operations; `None` for an operation C already gets right (bitwise ones, a
+    /// division by a constant that can fault on no dividend) or a type that is not an
+    /// integer. `r` is the right operand, when there is one to inspect.
+    fn int_op(
+        &mut self,
+        op: BinOp,
+        ty: RTy,
+        r: Option<&Expr<RTy>>,
+        lv: &str,
+        rv: &str,
+    ) -> Option<String> {
+        let class = self.class(ty);
+        // `T: Num` may be an integer: the prelude's operations also take floats.
+        if !class.is_int() && class != Class::AnyNum {
+            return None;
+        }
+        let constant = r.and_then(|r| match r.kind {
+            ExprKind::Lit(Lit::Int(v)) => Some(v),
+            _ => None,
+        });
+        let name = match op {
+            BinOp::Add => "gt_iadd",
+            BinOp::Sub => "gt_isub",
+            BinOp::Mul => "gt_imul",
+            // A nonzero constant divisor can fault only as -1 on a signed dividend.
+            BinOp::Div | BinOp::Rem
+                if constant.is_some_and(|c| c != 0 && (c != -1 || class == Class::UnsignedInt)) =>
+            {
+                return None
+            }
+            BinOp::Div => "gt_idiv",
+            BinOp::Rem => "gt_irem",
+            BinOp::Shl => {
+                self.uses_note = true;
+                let ck = self.overflow_checks();
+                return Some(format!(
+                    "gt_ishl<{ck}>({lv}, (unsigned long long)({rv}), gt_note)"
+                ));
+            }
+            BinOp::Shr => {
+                self.uses_note = true;
+                let ck = self.overflow_checks();
+                return Some(format!(
+                    "gt_ishr<{ck}>({lv}, (unsigned long long)({rv}), gt_note)"
+                ));
+            }
+            _ => return None,
+        };
+        self.uses_note = true;
+        let ck = self.overflow_checks();
+        Some(format!("{name}<{ck}>({lv}, {rv}, gt_note)"))
     }
 
     pub(super) fn expr(&mut self, e: &Expr<RTy>) -> String {
@@ -70,6 +144,11 @@ impl Emitter<'_> {
             ExprKind::Unary(op, inner) => {
                 let v = self.expr(inner);
                 match (op, self.class(inner.ty)) {
+                    (UnOp::Neg, c) if c.is_int() || c == Class::AnyNum => {
+                        self.uses_note = true;
+                        let ck = self.overflow_checks();
+                        format!("gt_ineg<{ck}>({v}, gt_note)")
+                    }
                     (UnOp::Neg, _) => format!("(-{v})"),
                     (UnOp::Not, Class::Bool) => format!("(!{v})"),
                     (UnOp::Not, _) => format!("(~{v})"),
@@ -79,6 +158,8 @@ impl Emitter<'_> {
                 let (lv, rv) = (self.expr(l), self.expr(r));
                 if *op == BinOp::Rem && self.class(l.ty) == Class::Float {
                     format!("gt_rem({lv}, {rv})")
+                } else if let Some(c) = self.int_op(*op, l.ty, Some(r), &lv, &rv) {
+                    c
                 } else {
                     format!("({lv} {} {rv})", op.token())
                 }
@@ -89,6 +170,14 @@ impl Emitter<'_> {
             }
             ExprKind::Math(spec, args) => {
                 let vals: Vec<String> = args.iter().map(|a| self.expr(a)).collect();
+                // `abs` of a signed integer: `MIN.abs()` overflows.
+                if spec.name == "abs"
+                    && matches!(self.class(args[0].ty), Class::SignedInt | Class::AnyInt)
+                {
+                    self.uses_note = true;
+                    let ck = self.overflow_checks();
+                    return format!("gt_iabs<{ck}>({}, gt_note)", vals[0]);
+                }
                 format!("gt_{}({})", spec.name, vals.join(", "))
             }
             ExprKind::Geometry(g, axis) => geometry(*g, *axis),
@@ -106,24 +195,13 @@ impl Emitter<'_> {
         b.tail.as_ref().map(|t| self.expr(t)).unwrap_or_default()
     }
 
-    /// `v` (of type `from`) converted to `to`.
+    /// `v` (of type `from`) converted to `to`, as Rust's `as` and `T::from_*` do (the
+    /// prelude's `gt_as`).
     fn conversion(&self, _conv: Conversion, from: RTy, to: RTy, v: String) -> String {
-        let ty = self.c_type(to);
-        // Rust's float-to-integer casts saturate and take NaN to 0; a C cast is undefined
-        // there. CUDA's round-towards-zero conversions saturate.
-        if let (RTy::Prim(f), RTy::Prim(t)) = (from, to) {
-            if f.is_float() && f.is_primitive() && t.is_int() {
-                let from = if f == Prim::F32 { "float" } else { "double" };
-                let to = match t {
-                    Prim::I32 => "int",
-                    Prim::U32 => "uint",
-                    Prim::I64 | Prim::Isize => "ll",
-                    _ => "ull",
-                };
-                return format!("__{from}2{to}_rz({v})");
-            }
+        if from == to {
+            return v;
         }
-        format!("(({ty})({v}))")
+        format!("gt_as<{}>({v})", self.c_type(to))
     }
 
     fn intrinsic(&mut self, which: Intrinsic, args: &[Expr<RTy>]) -> String {

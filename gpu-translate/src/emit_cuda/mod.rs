@@ -265,7 +265,7 @@ impl Emitter<'_> {
                 let pty = self.place_ty(place);
                 let v = self.expr(value);
                 let target = self.place(place);
-                let update = self.compound(*op, pty, &target, &v);
+                let update = self.compound(*op, pty, value, &target, &v);
                 self.line(update);
             }
             Stmt::If(cond, then, els) => {

@@ -49,7 +49,11 @@ pub fn emit_device(
         })
         .unwrap_or_default();
     match &translation {
-        Some(_) => *f.block = sim_body::rewrite(&f.block, &views, k),
+        Some(_) => {
+            *f.block = sim_body::rewrite(&f.block, &views, k);
+            // A device function checks overflow as its crate's build does.
+            super::sim_arith::rewrite(&mut f.block, quote!(::core::cfg!(debug_assertions)), k);
+        }
         // Keep the function for its callers, but not its body: checked as host Rust
         // against a signature the language refused, it would only add errors.
         None => {
@@ -80,6 +84,7 @@ pub fn emit_device(
                     &[#(#check_names),*],
                     &[#(#deps),*],
                     #waits,
+                    ::core::cfg!(debug_assertions),
                 )
             };
             // Recursion cannot run on the GPU: a cycle through device functions is refused

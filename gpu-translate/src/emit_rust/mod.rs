@@ -19,7 +19,8 @@ mod device;
 mod elementwise;
 mod fast_path;
 mod params;
-pub(crate) mod sim_body;
+pub(crate) mod sim_arith;
+mod sim_body;
 
 pub use device::{emit_device, DeviceTranslation};
 pub use elementwise::elementwise_items;
@@ -235,7 +236,8 @@ pub fn emit_kernel(parts: KernelItems<'_>) -> TokenStream {
         // Already reported: rustc need not check the body again.
         quote!({ ::core::unreachable!() })
     } else {
-        let b = sim_body::rewrite(&item.block, &views, k);
+        let mut b = sim_body::rewrite(&item.block, &views, k);
+        sim_arith::rewrite(&mut b, overflow_checks_expr(attr), k);
         quote!(#b)
     };
     let unchecked = attr.options.unchecked;
@@ -305,7 +307,7 @@ pub fn emit_kernel(parts: KernelItems<'_>) -> TokenStream {
                 }
             } else {
                 #(#sim_binds)*
-                #k::__private::launch_sim(__gpu_def, &#config, &|| {
+                #k::__private::launch_sim(__gpu_def, &__gpu_dtypes, &#config, &|| {
                     __gpu_sim #turbofish (#(#sim_args),*)
                 })
             }
@@ -397,10 +399,7 @@ fn options_tokens(attr: &Attr, k: &syn::Path) -> TokenStream {
     };
     // Overflow checks follow `debug_assertions` of the crate the kernel is in (rustc has no
     // stable `cfg` for overflow checks themselves), unless the attribute says.
-    let overflow_checks = match attr.overflow_checks {
-        Some(b) => quote!(#b),
-        None => quote!(::core::cfg!(debug_assertions)),
-    };
+    let overflow_checks = overflow_checks_expr(attr);
     quote!(#k::__private::KernelOptions {
         fast_math: #fast_math,
         max_registers: #max_registers,
@@ -411,4 +410,13 @@ fn options_tokens(attr: &Attr, k: &syn::Path) -> TokenStream {
         overflow_checks: #overflow_checks,
         unchecked: #unchecked,
     })
+}
+
+/// Whether the kernel checks integer overflow, as a `bool` expression: the attribute's
+/// `overflow_checks = b`, else `debug_assertions` of the crate the kernel is in.
+fn overflow_checks_expr(attr: &Attr) -> TokenStream {
+    match attr.overflow_checks {
+        Some(b) => quote!(#b),
+        None => quote!(::core::cfg!(debug_assertions)),
+    }
 }

@@ -14,6 +14,7 @@
 //! at once, so barriers, shuffles and votes behave as on the GPU. Shared memory is per
 //! block and starts zeroed; atomics are real atomics.
 
+pub mod arith;
 mod block;
 mod deadline;
 pub(crate) mod views;
@@ -46,6 +47,8 @@ pub(crate) enum SimFault {
     },
     /// The launch ran past the simulator's deadline.
     Timeout { kernel: &'static str, seconds: f64 },
+    /// An integer operation Rust defines as a panic.
+    Integer { op: gpu_contract::fault::IntOp },
 }
 
 /// An index past the end of a shared array: reported like a parameter's.
@@ -380,6 +383,11 @@ fn to_error(
                 len,
             },
             SimFault::Timeout { kernel, seconds } => GpuError::Timeout { kernel, seconds },
+            SimFault::Integer { op } => GpuError::IntegerFault {
+                kernel: def.name(),
+                signature: def.name().to_owned(),
+                operation: op.message(),
+            },
         };
     }
     let message = payload

@@ -47,7 +47,7 @@ struct gt_bf16 {
   GT_H2(T, gt_hypot, hypotf) GT_H2(T, gt_copysign, copysignf) GT_H2(T, gt_rem, fmodf) \
   static __device__ __forceinline__ T gt_rsqrt(T x) { return T(1.0f / sqrtf((float)x)); } \
   static __device__ __forceinline__ T gt_recip(T x) { return T(1.0f / (float)x); } \
-  static __device__ __forceinline__ T gt_powi(T x, int n) { return T(powf((float)x, (float)n)); } \
+  static __device__ __forceinline__ T gt_powi(T x, int n) { return T(gt_powi((float)x, n)); } \
   static __device__ __forceinline__ T gt_mul_add(T x, T a, T b) { return T(fmaf((float)x, (float)a, (float)b)); } \
   static __device__ __forceinline__ T gt_shfl(unsigned m, T v, unsigned l) { T r; r.bits = (unsigned short)__shfl_sync(m, (int)v.bits, l); return r; } \
   static __device__ __forceinline__ T gt_shfl_up(unsigned m, T v, unsigned d) { T r; r.bits = (unsigned short)__shfl_up_sync(m, (int)v.bits, d); return r; } \
@@ -56,6 +56,13 @@ struct gt_bf16 {
   static __device__ __forceinline__ bool gt_eq_sync(unsigned m, T v) { int p; __match_all_sync(m, (int)v.bits, &p); return p != 0; }
 GT_HALF(gt_f16)
 GT_HALF(gt_bf16)
+// From a 16-bit float: through float, which holds it exactly.
+template <typename To> struct gt_cast<To, gt_f16> {
+  static __device__ __forceinline__ To run(gt_f16 x) { return gt_cast<To, float>::run((float)x); }
+};
+template <typename To> struct gt_cast<To, gt_bf16> {
+  static __device__ __forceinline__ To run(gt_bf16 x) { return gt_cast<To, float>::run((float)x); }
+};
 // Atomics on 16-bit floats: compare-and-swap on the enclosing 32-bit word.
 template <typename T, typename F> static __device__ __forceinline__ T gt_atomic16(T* p, F f) {
   unsigned int* word = (unsigned int*)((unsigned long long)p & ~3ull);

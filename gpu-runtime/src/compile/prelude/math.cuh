@@ -5,7 +5,6 @@
   static __device__ __forceinline__ float name(float x, float y) { return f32fn(x, y); } \
   static __device__ __forceinline__ double name(double x, double y) { return f64fn(x, y); }
 GT_F1(gt_sqrt, sqrtf, sqrt)
-GT_F1(gt_rsqrt, rsqrtf, rsqrt)
 GT_F1(gt_cbrt, cbrtf, cbrt)
 GT_F1(gt_exp, expf, exp)
 GT_F1(gt_exp2, exp2f, exp2)
@@ -33,10 +32,21 @@ GT_F2(gt_powf, powf, pow)
 GT_F2(gt_hypot, hypotf, hypot)
 GT_F2(gt_copysign, copysignf, copysign)
 GT_F2(gt_rem, fmodf, fmod)
+// `rsqrt` as the host computes it, two correctly rounded steps (CUDA's rsqrtf is 2 ulp).
+static __device__ __forceinline__ float gt_rsqrt(float x) { return 1.0f / sqrtf(x); }
+static __device__ __forceinline__ double gt_rsqrt(double x) { return 1.0 / sqrt(x); }
 static __device__ __forceinline__ float gt_recip(float x) { return 1.0f / x; }
 static __device__ __forceinline__ double gt_recip(double x) { return 1.0 / x; }
-static __device__ __forceinline__ float gt_powi(float x, int n) { return powf(x, (float)n); }
-static __device__ __forceinline__ double gt_powi(double x, int n) { return pow(x, (double)n); }
+// `powi` by the host's algorithm (compiler-rt's __powisf2 / __powidf2, and LLVM's
+// expansion for a constant power: the same products in the same order), so the bits agree.
+#define GT_POWI(T) \
+  static __device__ __forceinline__ T gt_powi(T a, int b) { \
+    const bool recip = b < 0; T r = (T)1; \
+    for (;;) { if (b & 1) r *= a; b /= 2; if (b == 0) break; a *= a; } \
+    return recip ? (T)1 / r : r; }
+GT_POWI(float)
+GT_POWI(double)
+#undef GT_POWI
 static __device__ __forceinline__ float gt_mul_add(float x, float a, float b) { return fmaf(x, a, b); }
 static __device__ __forceinline__ double gt_mul_add(double x, double a, double b) { return fma(x, a, b); }
 #define GT_INT(T) \
@@ -46,8 +56,26 @@ GT_INT(int)
 GT_INT(long long)
 GT_INT(unsigned int)
 GT_INT(unsigned long long)
-static __device__ __forceinline__ int gt_abs(int x) { return x < 0 ? -x : x; }
-static __device__ __forceinline__ long long gt_abs(long long x) { return x < 0 ? -x : x; }
+// `as` and `T::from_*` as Rust defines them: float to integer rounds toward zero,
+// saturates, and takes NaN to 0 (CUDA's _rz conversions saturate; a C cast would be
+// undefined out of range); every other pair converts as C does, which is Rust's rule.
+template <typename To, typename From> struct gt_cast {
+  static __device__ __forceinline__ To run(From x) { return (To)x; }
+};
+#define GT_FTOI(F, T, conv) template <> struct gt_cast<T, F> { \
+  static __device__ __forceinline__ T run(F x) { return x != x ? (T)0 : conv(x); } };
+GT_FTOI(float, int, __float2int_rz)
+GT_FTOI(float, unsigned int, __float2uint_rz)
+GT_FTOI(float, long long, __float2ll_rz)
+GT_FTOI(float, unsigned long long, __float2ull_rz)
+GT_FTOI(double, int, __double2int_rz)
+GT_FTOI(double, unsigned int, __double2uint_rz)
+GT_FTOI(double, long long, __double2ll_rz)
+GT_FTOI(double, unsigned long long, __double2ull_rz)
+#undef GT_FTOI
+template <typename To, typename From> static __device__ __forceinline__ To gt_as(From x) {
+  return gt_cast<To, From>::run(x);
+}
 #undef GT_F1
 #undef GT_F2
 #undef GT_INT

@@ -19,12 +19,21 @@ const ATOMICS: &str = include_str!("atomics.cuh");
 const VECTOR: &str = include_str!("vector.cuh");
 const GRID_BARRIER: &str = include_str!("grid_barrier.cuh");
 const BOUNDS: &str = include_str!("bounds.cuh");
+const INTEGERS: &str = include_str!("integers.cuh");
 
 /// Each optional section with the names whose use in a kernel's source calls for it.
-const SECTIONS: [(&str, &[&str]); 7] = [
+const SECTIONS: [(&str, &[&str]); 8] = [
     // First: the others use its note and sink.
     (BOUNDS, &["gt_note", "gt_fault(", "gt_dynamic_"]),
     (HALF, &["gt_f16", "gt_bf16"]),
+    // After the 16-bit floats: `T: Num` arithmetic may be on them.
+    (
+        INTEGERS,
+        &[
+            "gt_iadd", "gt_isub", "gt_imul", "gt_idiv", "gt_irem", "gt_ineg", "gt_iabs", "gt_ishl",
+            "gt_ishr",
+        ],
+    ),
     (WARP, &["gt_shfl", "gt_eq_sync", "gt_lane_id"]),
     (DYNAMIC_SHARED, &["gt_dynamic_"]),
     (ATOMICS, &["gt_atomic_"]),

@@ -1,0 +1,293 @@
+//! Arithmetic as the simulator runs it: the operators of a kernel body, rewritten by the
+//! attribute into these functions, so overflow is checked exactly when the kernel checks
+//! it on the GPU (its `overflow_checks`, by default the defining crate's
+//! `debug_assertions`), whatever profile compiled the body. Checked, an overflow is an
+//! integer fault; unchecked, the result wraps. Division and remainder by zero and
+//! `MIN / -1` fault either way, as they panic in Rust. Floats compute as Rust's
+//! operators do.
+//!
+//! A fault inside a simulated launch stops the thread and becomes
+//! `GpuError::IntegerFault`; outside one (a `#[gpu_device]` function called on the host) it
+//! is Rust's own panic.
+
+use gpu_contract::fault::IntOp;
+
+use super::{block, SimFault};
+
+/// An integer fault: the simulator's error inside a launch, Rust's panic outside.
+#[cold]
+#[inline(never)]
+fn fault(op: IntOp) -> ! {
+    match block::current_kernel() {
+        Some(_) => std::panic::resume_unwind(Box::new(SimFault::Integer { op })),
+        None => panic!("{}", op.message()),
+    }
+}
+
+/// A number a kernel computes with. (Its methods are named so they never clash with a
+/// user's: the traits are supertraits of the public dtype traits.)
+#[doc(hidden)]
+pub trait Arith: Copy {
+    /// `a + b`.
+    fn __add<const CHECKED: bool>(self, b: Self) -> Self;
+    /// `a - b`.
+    fn __sub<const CHECKED: bool>(self, b: Self) -> Self;
+    /// `a * b`.
+    fn __mul<const CHECKED: bool>(self, b: Self) -> Self;
+    /// `a / b`.
+    fn __div<const CHECKED: bool>(self, b: Self) -> Self;
+    /// `a % b`.
+    fn __rem<const CHECKED: bool>(self, b: Self) -> Self;
+    /// `a.abs()` (an unsigned integer is its own).
+    fn __abs<const CHECKED: bool>(self) -> Self;
+}
+
+/// A number that can be negated.
+#[doc(hidden)]
+pub trait ArithNeg: Copy {
+    /// `-a`.
+    fn __neg<const CHECKED: bool>(self) -> Self;
+}
+
+/// An integer that can be shifted.
+#[doc(hidden)]
+pub trait ArithShift: Copy {
+    /// `a << b`.
+    fn __shl<const CHECKED: bool>(self, b: u64) -> Self;
+    /// `a >> b`.
+    fn __shr<const CHECKED: bool>(self, b: u64) -> Self;
+}
+
+/// An integer shift amount, as the 64-bit pattern Rust compares with the width (a
+/// negative amount is a huge one).
+#[doc(hidden)]
+pub trait ShiftAmount: Copy {
+    /// The amount.
+    fn __amount(self) -> u64;
+}
+
+macro_rules! ints {
+    ($($t:ty),*) => {$(
+        impl Arith for $t {
+            #[inline]
+            fn __add<const CHECKED: bool>(self, b: Self) -> Self {
+                if CHECKED {
+                    self.checked_add(b).unwrap_or_else(|| fault(IntOp::Add))
+                } else {
+                    self.wrapping_add(b)
+                }
+            }
+            #[inline]
+            fn __sub<const CHECKED: bool>(self, b: Self) -> Self {
+                if CHECKED {
+                    self.checked_sub(b).unwrap_or_else(|| fault(IntOp::Sub))
+                } else {
+                    self.wrapping_sub(b)
+                }
+            }
+            #[inline]
+            fn __mul<const CHECKED: bool>(self, b: Self) -> Self {
+                if CHECKED {
+                    self.checked_mul(b).unwrap_or_else(|| fault(IntOp::Mul))
+                } else {
+                    self.wrapping_mul(b)
+                }
+            }
+            #[inline]
+            fn __div<const CHECKED: bool>(self, b: Self) -> Self {
+                if b == 0 {
+                    fault(IntOp::DivByZero)
+                }
+                self.checked_div(b).unwrap_or_else(|| fault(IntOp::DivOverflow))
+            }
+            #[inline]
+            fn __rem<const CHECKED: bool>(self, b: Self) -> Self {
+                if b == 0 {
+                    fault(IntOp::RemByZero)
+                }
+                self.checked_rem(b).unwrap_or_else(|| fault(IntOp::RemOverflow))
+            }
+            #[inline]
+            fn __abs<const CHECKED: bool>(self) -> Self {
+                // Signed: `MIN.abs()` overflows; unsigned: `checked_abs` of a value that is
+                // never negative is itself.
+                #[allow(unused_comparisons)]
+                let negative = self < 0;
+                if !negative {
+                    self
+                } else {
+                    <Self as Arith>::__sub::<CHECKED>(0, self)
+                }
+            }
+        }
+        impl ArithShift for $t {
+            #[inline]
+            fn __shl<const CHECKED: bool>(self, b: u64) -> Self {
+                if CHECKED && b >= u64::from(<$t>::BITS) {
+                    fault(IntOp::Shl)
+                }
+                self.wrapping_shl(b as u32)
+            }
+            #[inline]
+            fn __shr<const CHECKED: bool>(self, b: u64) -> Self {
+                if CHECKED && b >= u64::from(<$t>::BITS) {
+                    fault(IntOp::Shr)
+                }
+                self.wrapping_shr(b as u32)
+            }
+        }
+        impl ShiftAmount for $t {
+            #[inline]
+            fn __amount(self) -> u64 {
+                self as u64
+            }
+        }
+    )*};
+}
+ints!(i32, i64, isize, u32, u64, usize);
+
+macro_rules! signed {
+    ($($t:ty),*) => {$(
+        impl ArithNeg for $t {
+            #[inline]
+            fn __neg<const CHECKED: bool>(self) -> Self {
+                if CHECKED {
+                    self.checked_neg().unwrap_or_else(|| fault(IntOp::Neg))
+                } else {
+                    self.wrapping_neg()
+                }
+            }
+
+        }
+    )*};
+}
+signed!(i32, i64, isize);
+
+macro_rules! floats {
+    ($($t:ty),*) => {$(
+        impl Arith for $t {
+            #[inline]
+            fn __add<const CHECKED: bool>(self, b: Self) -> Self { self + b }
+            #[inline]
+            fn __sub<const CHECKED: bool>(self, b: Self) -> Self { self - b }
+            #[inline]
+            fn __mul<const CHECKED: bool>(self, b: Self) -> Self { self * b }
+            #[inline]
+            fn __div<const CHECKED: bool>(self, b: Self) -> Self { self / b }
+            #[inline]
+            fn __rem<const CHECKED: bool>(self, b: Self) -> Self { self % b }
+            #[inline]
+            fn __abs<const CHECKED: bool>(self) -> Self {
+                // The sign bit cleared, as Rust's `abs` does (NaN and -0.0 included).
+                <$t>::from_bits(self.to_bits() & !(1 << (8 * ::core::mem::size_of::<$t>() - 1)))
+            }
+        }
+        impl ArithNeg for $t {
+            #[inline]
+            fn __neg<const CHECKED: bool>(self) -> Self { -self }
+        }
+    )*};
+}
+floats!(f32, f64, half::f16, half::bf16);
+
+/// `a + b` in a kernel.
+#[inline]
+pub fn add<const CHECKED: bool, T: Arith>(a: T, b: T) -> T {
+    a.__add::<CHECKED>(b)
+}
+
+/// `a - b` in a kernel.
+#[inline]
+pub fn sub<const CHECKED: bool, T: Arith>(a: T, b: T) -> T {
+    a.__sub::<CHECKED>(b)
+}
+
+/// `a * b` in a kernel.
+#[inline]
+pub fn mul<const CHECKED: bool, T: Arith>(a: T, b: T) -> T {
+    a.__mul::<CHECKED>(b)
+}
+
+/// `a / b` in a kernel.
+#[inline]
+pub fn div<const CHECKED: bool, T: Arith>(a: T, b: T) -> T {
+    a.__div::<CHECKED>(b)
+}
+
+/// `a % b` in a kernel.
+#[inline]
+pub fn rem<const CHECKED: bool, T: Arith>(a: T, b: T) -> T {
+    a.__rem::<CHECKED>(b)
+}
+
+/// `-a` in a kernel.
+#[inline]
+pub fn neg<const CHECKED: bool, T: ArithNeg>(a: T) -> T {
+    a.__neg::<CHECKED>()
+}
+
+/// `a.abs()` in a kernel.
+#[inline]
+pub fn abs<const CHECKED: bool, T: Arith>(a: T) -> T {
+    a.__abs::<CHECKED>()
+}
+
+/// `a << b` in a kernel.
+#[inline]
+pub fn shl<const CHECKED: bool, T: ArithShift, R: ShiftAmount>(a: T, b: R) -> T {
+    a.__shl::<CHECKED>(b.__amount())
+}
+
+/// `a >> b` in a kernel.
+#[inline]
+pub fn shr<const CHECKED: bool, T: ArithShift, R: ShiftAmount>(a: T, b: R) -> T {
+    a.__shr::<CHECKED>(b.__amount())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn integers_follow_rust_checked_or_wrapping() {
+        assert_eq!(add::<false, _>(i32::MAX, 1), i32::MIN);
+        assert_eq!(mul::<false, _>(u32::MAX, 2), u32::MAX - 1);
+        assert_eq!(shl::<false, _, _>(1u32, 33u32), 2);
+        assert_eq!(shr::<false, _, _>(-8i32, 33i32), -4);
+        assert_eq!(shl::<false, _, _>(1u32, -1i32), 1 << 31);
+        assert_eq!(neg::<false, _>(i64::MIN), i64::MIN);
+        let caught = |f: fn()| std::panic::catch_unwind(f).unwrap_err();
+        let message = |p: Box<dyn std::any::Any + Send>| p.downcast_ref::<String>().cloned();
+        assert_eq!(
+            message(caught(|| {
+                add::<true, _>(u64::MAX, 1u64);
+            })),
+            Some("attempt to add with overflow".to_owned())
+        );
+        assert_eq!(
+            message(caught(|| {
+                div::<false, _>(i32::MIN, -1);
+            })),
+            Some("attempt to divide with overflow".to_owned())
+        );
+        assert_eq!(
+            message(caught(|| {
+                rem::<false, _>(5u32, 0);
+            })),
+            Some("attempt to calculate the remainder with a divisor of zero".to_owned())
+        );
+        assert_eq!(
+            message(caught(|| {
+                shl::<true, _, _>(1i32, 32u32);
+            })),
+            Some("attempt to shift left with overflow".to_owned())
+        );
+    }
+
+    #[test]
+    fn floats_are_rust_operators() {
+        assert_eq!(div::<true, _>(1.0f32, 0.0), f32::INFINITY);
+        assert!(rem::<true, _>(1.0f64, 0.0).is_nan());
+        assert_eq!(neg::<true, _>(0.0f32).to_bits(), (-0.0f32).to_bits());
+    }
+}

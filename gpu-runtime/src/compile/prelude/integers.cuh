@@ -1,0 +1,77 @@
+// Integer arithmetic as Rust defines it (see gpu_contract::fault::IntOp).
+//
+// `C` is whether overflow is checked (the kernel's GT_OVERFLOW_CHECKS, or a device
+// function's own): checked, an overflow notes an integer fault and the result wraps;
+// unchecked, the result wraps, as a release build's. Signed arithmetic is done in the
+// unsigned type, so C++'s undefined signed overflow never happens. Division and remainder
+// by zero and MIN / -1 fault whatever C is, as they panic in Rust; the result is then 0
+// (MIN for MIN / -1). Shifts by the width or more fault where checked and are masked
+// otherwise. A fault's site is the operation's code.
+#define GT_INT_FAULT(op) gt_note_fault(n, 2u, op, 0ull, 0ull)
+#define GT_UINT_OPS(T, BITS) \
+  template <bool C> static __device__ __forceinline__ T gt_iadd(T a, T b, gt_note_t& n) { \
+    const T r = a + b; if (C && r < a) GT_INT_FAULT(1u); return r; } \
+  template <bool C> static __device__ __forceinline__ T gt_isub(T a, T b, gt_note_t& n) { \
+    if (C && a < b) GT_INT_FAULT(2u); return a - b; } \
+  template <bool C> static __device__ __forceinline__ T gt_idiv(T a, T b, gt_note_t& n) { \
+    if (b == 0) { GT_INT_FAULT(4u); return 0; } return a / b; } \
+  template <bool C> static __device__ __forceinline__ T gt_irem(T a, T b, gt_note_t& n) { \
+    if (b == 0) { GT_INT_FAULT(6u); return 0; } return a % b; } \
+  template <bool C> static __device__ __forceinline__ T gt_ishl(T a, unsigned long long b, gt_note_t& n) { \
+    if (C && b >= BITS) GT_INT_FAULT(9u); return a << (b & (BITS - 1)); } \
+  template <bool C> static __device__ __forceinline__ T gt_ishr(T a, unsigned long long b, gt_note_t& n) { \
+    if (C && b >= BITS) GT_INT_FAULT(10u); return a >> (b & (BITS - 1)); }
+#define GT_SINT_OPS(T, U, BITS) \
+  template <bool C> static __device__ __forceinline__ T gt_iadd(T a, T b, gt_note_t& n) { \
+    const T r = (T)((U)a + (U)b); if (C && ((a ^ r) & (b ^ r)) < 0) GT_INT_FAULT(1u); return r; } \
+  template <bool C> static __device__ __forceinline__ T gt_isub(T a, T b, gt_note_t& n) { \
+    const T r = (T)((U)a - (U)b); if (C && ((a ^ b) & (a ^ r)) < 0) GT_INT_FAULT(2u); return r; } \
+  template <bool C> static __device__ __forceinline__ T gt_ineg(T a, gt_note_t& n) { \
+    if (C && a == gt_int_min((T)0)) GT_INT_FAULT(8u); return (T)((U)0 - (U)a); } \
+  template <bool C> static __device__ __forceinline__ T gt_iabs(T a, gt_note_t& n) { \
+    return a < 0 ? gt_ineg<C>(a, n) : a; } \
+  template <bool C> static __device__ __forceinline__ T gt_idiv(T a, T b, gt_note_t& n) { \
+    if (b == 0) { GT_INT_FAULT(4u); return 0; } \
+    if (b == -1 && a == gt_int_min((T)0)) { GT_INT_FAULT(5u); return a; } return a / b; } \
+  template <bool C> static __device__ __forceinline__ T gt_irem(T a, T b, gt_note_t& n) { \
+    if (b == 0) { GT_INT_FAULT(6u); return 0; } \
+    if (b == -1) { if (a == gt_int_min((T)0)) GT_INT_FAULT(7u); return 0; } return a % b; } \
+  template <bool C> static __device__ __forceinline__ T gt_ishl(T a, unsigned long long b, gt_note_t& n) { \
+    if (C && b >= BITS) GT_INT_FAULT(9u); return (T)((U)a << (b & (BITS - 1))); } \
+  template <bool C> static __device__ __forceinline__ T gt_ishr(T a, unsigned long long b, gt_note_t& n) { \
+    if (C && b >= BITS) GT_INT_FAULT(10u); return a >> (b & (BITS - 1)); }
+static __device__ __forceinline__ int gt_int_min(int) { return -2147483647 - 1; }
+static __device__ __forceinline__ long long gt_int_min(long long) { return -9223372036854775807LL - 1; }
+GT_UINT_OPS(unsigned int, 32u)
+GT_UINT_OPS(unsigned long long, 64u)
+GT_SINT_OPS(int, unsigned int, 32u)
+GT_SINT_OPS(long long, unsigned long long, 64u)
+// Products: the high half of the double-width product says whether the low half is all.
+template <bool C> static __device__ __forceinline__ unsigned int gt_imul(unsigned int a, unsigned int b, gt_note_t& n) {
+  if (C && __umulhi(a, b) != 0u) GT_INT_FAULT(3u);
+  return a * b;
+}
+template <bool C> static __device__ __forceinline__ unsigned long long gt_imul(unsigned long long a, unsigned long long b, gt_note_t& n) {
+  if (C && __umul64hi(a, b) != 0ull) GT_INT_FAULT(3u);
+  return a * b;
+}
+template <bool C> static __device__ __forceinline__ int gt_imul(int a, int b, gt_note_t& n) {
+  const long long p = (long long)a * (long long)b;
+  if (C && p != (long long)(int)p) GT_INT_FAULT(3u);
+  return (int)(unsigned int)(unsigned long long)p;
+}
+template <bool C> static __device__ __forceinline__ long long gt_imul(long long a, long long b, gt_note_t& n) {
+  const unsigned long long lo = (unsigned long long)a * (unsigned long long)b;
+  if (C && __mul64hi(a, b) != ((long long)lo >> 63)) GT_INT_FAULT(3u);
+  return (long long)lo;
+}
+// Any other number (a float, under `T: Num`): the plain operation.
+template <bool C, typename T> static __device__ __forceinline__ T gt_iadd(T a, T b, gt_note_t&) { return a + b; }
+template <bool C, typename T> static __device__ __forceinline__ T gt_isub(T a, T b, gt_note_t&) { return a - b; }
+template <bool C, typename T> static __device__ __forceinline__ T gt_imul(T a, T b, gt_note_t&) { return a * b; }
+template <bool C, typename T> static __device__ __forceinline__ T gt_idiv(T a, T b, gt_note_t&) { return a / b; }
+template <bool C, typename T> static __device__ __forceinline__ T gt_irem(T a, T b, gt_note_t&) { return gt_rem(a, b); }
+template <bool C, typename T> static __device__ __forceinline__ T gt_ineg(T a, gt_note_t&) { return -a; }
+#undef GT_UINT_OPS
+#undef GT_SINT_OPS
+#undef GT_INT_FAULT

@@ -1,0 +1,120 @@
+//! The body's arithmetic as the simulator runs it: `+ - * / % << >>`, their compound
+//! assignments, unary `-` and `.abs()` become calls of the runtime's `__private::arith`, which check
+//! overflow exactly when the kernel does on the GPU (`__GPU_OVERFLOW`, a constant the body
+//! starts with) instead of as the profile that compiled the body would.
+//!
+//! Runs after the view rewrite (`sim_body.rs`), so the operators that rewrite makes
+//! (`a.set(i, a.get(i) + v)`) are covered too. A compound assignment evaluates its value,
+//! then its place, once each, as Rust does for primitives.
+
+use proc_macro2::TokenStream;
+use quote::quote_spanned;
+use syn::spanned::Spanned;
+use syn::visit_mut::{self, VisitMut};
+
+/// Rewrite the arithmetic of `body`, which starts by defining `__GPU_OVERFLOW` as
+/// `checks` (a `bool` expression).
+pub fn rewrite(body: &mut syn::Block, checks: TokenStream, krate: &syn::Path) {
+    ArithRewriter { krate }.visit_block_mut(body);
+    body.stmts
+        .insert(0, syn::parse_quote!(const __GPU_OVERFLOW: bool = #checks;));
+}
+
+struct ArithRewriter<'a> {
+    krate: &'a syn::Path,
+}
+
+/// The `arith` function of a binary operator, and whether it is a shift (two types).
+fn function(op: &syn::BinOp) -> Option<(&'static str, bool)> {
+    use syn::BinOp as B;
+    Some(match op {
+        B::Add(_) | B::AddAssign(_) => ("add", false),
+        B::Sub(_) | B::SubAssign(_) => ("sub", false),
+        B::Mul(_) | B::MulAssign(_) => ("mul", false),
+        B::Div(_) | B::DivAssign(_) => ("div", false),
+        B::Rem(_) | B::RemAssign(_) => ("rem", false),
+        B::Shl(_) | B::ShlAssign(_) => ("shl", true),
+        B::Shr(_) | B::ShrAssign(_) => ("shr", true),
+        _ => return None,
+    })
+}
+
+fn is_assign(op: &syn::BinOp) -> bool {
+    use syn::BinOp as B;
+    matches!(
+        op,
+        B::AddAssign(_)
+            | B::SubAssign(_)
+            | B::MulAssign(_)
+            | B::DivAssign(_)
+            | B::RemAssign(_)
+            | B::ShlAssign(_)
+            | B::ShrAssign(_)
+    )
+}
+
+/// Whether `e` is a literal (possibly in parentheses): `-1` and `-2147483648` stay
+/// negative literals, as Rust reads them.
+fn is_literal(e: &syn::Expr) -> bool {
+    match e {
+        syn::Expr::Lit(_) => true,
+        syn::Expr::Paren(p) => is_literal(&p.expr),
+        _ => false,
+    }
+}
+
+/// `e` without the parentheses around it.
+fn unparen(e: &syn::Expr) -> &syn::Expr {
+    match e {
+        syn::Expr::Paren(p) => unparen(&p.expr),
+        e => e,
+    }
+}
+
+impl VisitMut for ArithRewriter<'_> {
+    fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
+        visit_mut::visit_expr_mut(self, e);
+        let k = self.krate;
+        match e {
+            syn::Expr::Binary(b) => {
+                let Some((name, shift)) = function(&b.op) else {
+                    return;
+                };
+                let span = b.op.span();
+                let f = syn::Ident::new(name, span);
+                let generics = if shift {
+                    quote_spanned!(span=> ::<__GPU_OVERFLOW, _, _>)
+                } else {
+                    quote_spanned!(span=> ::<__GPU_OVERFLOW, _>)
+                };
+                // Operands become arguments: their parentheses are no longer needed.
+                let (l, r) = (unparen(&b.left), unparen(&b.right));
+                *e = if is_assign(&b.op) {
+                    syn::parse_quote_spanned!(span=> {
+                        let __gpu_rhs = #r;
+                        let __gpu_place = &mut #l;
+                        *__gpu_place = #k::__private::arith::#f #generics (*__gpu_place, __gpu_rhs);
+                    })
+                } else {
+                    syn::parse_quote_spanned!(span=> #k::__private::arith::#f #generics (#l, #r))
+                };
+            }
+            syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) && !is_literal(&u.expr) => {
+                let span = u.op.span();
+                let a = unparen(&u.expr);
+                *e = syn::parse_quote_spanned!(span=>
+                    #k::__private::arith::neg::<__GPU_OVERFLOW, _>(#a)
+                );
+            }
+            // `x.abs()`: `MIN.abs()` overflows.
+            syn::Expr::MethodCall(m) if m.method == "abs" && m.args.is_empty() => {
+                let span = m.method.span();
+                let a = unparen(&m.receiver);
+                *e = syn::parse_quote_spanned!(span=>
+                    #k::__private::arith::abs::<__GPU_OVERFLOW, _>(#a)
+                );
+            }
+            _ => {}
+        }
+    }
+}

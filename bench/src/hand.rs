@@ -38,7 +38,7 @@ macro_rules! hand_kernel {
                     device_fns: &[],
                     waits: false,
                     cooperative: false,
-                    fast_path: false,
+                    fast_path: &[],
                     signature_slots: &SLOTS,
                 })
             }

@@ -1,9 +1,11 @@
-//! The arithmetic of a kernel's fast-path conditions.
+//! A kernel's fast-path conditions, and their arithmetic.
 //!
 //! The translator bounds an index by an expression over launch-uniform values (scalar
-//! parameters, array extents, block and grid dimensions); the launcher evaluates each
-//! condition `bound < extent` on the host, once the launch's dimensions are final, and
-//! tells the kernel whether every one holds. A bound is valid only while no step of the
+//! parameters, array extents, block and grid dimensions) and records each condition
+//! `bound < limit` as data ([`FastCondition`], postfix [`SymOp`]s) in the kernel's
+//! definition; the runtime evaluates them on the host with the launch's own arguments,
+//! once its dimensions are final, and runs the kernel's main entry only when every one
+//! holds (its fully checked entry otherwise). A bound is valid only while no step of the
 //! kernel's own arithmetic wraps, so it is evaluated with these saturating steps: a step
 //! that would pass `u64::MAX` gives `u64::MAX`, every later step keeps it (only `min`, and
 //! a product with 0, leave it, and both remain upper bounds), and `u64::MAX < extent` is
@@ -62,6 +64,119 @@ pub const fn sat_unless(check: u64, value: u64) -> u64 {
     }
 }
 
+/// One step of a bound, in postfix order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SymOp {
+    /// Push a constant.
+    Const(u64),
+    /// Push the value of scalar parameter number `i` (an unsigned integer).
+    Scalar(u16),
+    /// Push extent `axis` of array parameter number `param`.
+    Extent {
+        /// The parameter.
+        param: u16,
+        /// The axis.
+        axis: u8,
+    },
+    /// Push `block_dim()` on an axis (0, 1, 2).
+    BlockDim(u8),
+    /// Push `grid_dim()` on an axis.
+    GridDim(u8),
+    /// Pop b, a; push [`sat_add`]`(a, b)`.
+    Add,
+    /// Pop b, a; push [`sat_mul`]`(a, b)`.
+    Mul,
+    /// Pop a; push [`sat_div`]`(a, c)`.
+    Div(u64),
+    /// Pop a; push [`sat_shr`]`(a, c)`.
+    Shr(u32),
+    /// Pop b, a; push `min(a, b)`.
+    Min,
+    /// Pop a; push [`sat_dec`]`(a)`.
+    Dec,
+    /// Pop value, check; push [`sat_unless`]`(check, value)`.
+    NoWrap,
+}
+
+/// A condition of a kernel's fast path: `bound < limit`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FastCondition {
+    /// The index's upper bound.
+    pub bound: &'static [SymOp],
+    /// The extent it must stay below.
+    pub limit: &'static [SymOp],
+}
+
+/// The most values a bound's evaluation holds at once; the translator emits no deeper
+/// bound.
+pub const STACK: usize = 32;
+
+/// What a bound reads from the launch.
+pub trait LaunchValues {
+    /// Scalar parameter number `param`, as `u64`.
+    fn scalar(&self, param: u16) -> u64;
+    /// Extent `axis` of array parameter number `param`.
+    fn extent(&self, param: u16, axis: u8) -> u64;
+    /// The launch's block dimensions.
+    fn block(&self) -> [u64; 3];
+    /// The launch's grid dimensions.
+    fn grid(&self) -> [u64; 3];
+}
+
+/// The value of `ops`; saturated (`u64::MAX`) for a malformed program.
+pub fn evaluate(ops: &[SymOp], v: &dyn LaunchValues) -> u64 {
+    let mut stack = [0u64; STACK];
+    let mut depth = 0usize;
+    for op in ops {
+        // Operands, popped.
+        let arity = match op {
+            SymOp::Add | SymOp::Mul | SymOp::Min | SymOp::NoWrap => 2,
+            SymOp::Div(_) | SymOp::Shr(_) | SymOp::Dec => 1,
+            _ => 0,
+        };
+        if depth < arity {
+            return u64::MAX;
+        }
+        depth -= arity;
+        let (a, b) = (stack[depth], stack[depth + 1]);
+        let value = match *op {
+            SymOp::Const(c) => c,
+            SymOp::Scalar(p) => v.scalar(p),
+            SymOp::Extent { param, axis } => v.extent(param, axis),
+            SymOp::BlockDim(axis) => v.block()[usize::from(axis.min(2))],
+            SymOp::GridDim(axis) => v.grid()[usize::from(axis.min(2))],
+            SymOp::Add => sat_add(a, b),
+            SymOp::Mul => sat_mul(a, b),
+            SymOp::Min => a.min(b),
+            SymOp::NoWrap => sat_unless(a, b),
+            SymOp::Div(0) => return u64::MAX,
+            SymOp::Div(c) => sat_div(a, c),
+            SymOp::Shr(c) if c >= 64 => return u64::MAX,
+            SymOp::Shr(c) => sat_shr(a, c),
+            SymOp::Dec => sat_dec(a),
+        };
+        if depth == STACK {
+            return u64::MAX;
+        }
+        stack[depth] = value;
+        depth += 1;
+    }
+    if depth == 1 {
+        stack[0]
+    } else {
+        u64::MAX
+    }
+}
+
+/// Whether every condition holds for the launch; a saturated bound or limit (a limit is
+/// an extent, which never is `u64::MAX`) fails its condition.
+pub fn holds(conditions: &[FastCondition], v: &dyn LaunchValues) -> bool {
+    conditions.iter().all(|c| {
+        let (bound, limit) = (evaluate(c.bound, v), evaluate(c.limit, v));
+        bound != u64::MAX && limit != u64::MAX && bound < limit
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -80,5 +195,52 @@ mod tests {
         assert_eq!(sat_add(sat_dec(sat_mul(4096, 4096)), 1), 4096 * 4096);
         assert_eq!(sat_unless(m, 3), m);
         assert_eq!(sat_unless(m - 1, 3), 3);
+    }
+
+    struct Launch;
+    impl LaunchValues for Launch {
+        fn scalar(&self, p: u16) -> u64 {
+            [4096, 0][usize::from(p)]
+        }
+        fn extent(&self, p: u16, _: u8) -> u64 {
+            [16, 4096 * 4096][usize::from(p)]
+        }
+        fn block(&self) -> [u64; 3] {
+            [16, 16, 1]
+        }
+        fn grid(&self) -> [u64; 3] {
+            [256, 256, 1]
+        }
+    }
+
+    #[test]
+    fn conditions_evaluate_postfix_and_saturation_fails_them() {
+        use SymOp::*;
+        // (m - 1) * m + (block.x - 1) < extent 1
+        const BOUND: &[SymOp] = &[Scalar(0), Dec, Scalar(0), Mul, BlockDim(0), Dec, Add];
+        const LIMIT: &[SymOp] = &[Extent { param: 1, axis: 0 }];
+        assert_eq!(evaluate(BOUND, &Launch), 4095 * 4096 + 15);
+        assert!(holds(
+            &[FastCondition {
+                bound: BOUND,
+                limit: LIMIT
+            }],
+            &Launch
+        ));
+        // A bound that saturates fails, whatever the limit.
+        const HUGE: &[SymOp] = &[Const(u64::MAX - 1), Const(2), Add];
+        const ANY: &[SymOp] = &[Const(u64::MAX)];
+        assert!(!holds(
+            &[FastCondition {
+                bound: HUGE,
+                limit: ANY
+            }],
+            &Launch
+        ));
+        // Malformed programs saturate rather than panic.
+        assert_eq!(evaluate(&[Add], &Launch), u64::MAX);
+        assert_eq!(evaluate(&[Const(1), Const(2)], &Launch), u64::MAX);
+        assert_eq!(evaluate(&[Const(8), Div(0)], &Launch), u64::MAX);
+        assert_eq!(evaluate(&[Const(8), Shr(64)], &Launch), u64::MAX);
     }
 }

@@ -5,7 +5,7 @@
 //! pointer then one `unsigned long long` per axis (its length, or its rows and columns,
 //! ...); a scalar is its value.
 
-use crate::dtype::Bound;
+use crate::dtype::{Bound, DtypeKind};
 
 /// A kernel parameter.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -14,6 +14,27 @@ pub struct ParamDef {
     pub name: &'static str,
     /// What it is.
     pub kind: ParamKind,
+}
+
+/// The dtype of an array's elements or of a scalar: a dtype, or the kernel's dtype
+/// parameter number `i` (resolved by the launch's signature).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ElemType {
+    /// This dtype.
+    Dtype(DtypeKind),
+    /// Dtype parameter number `i`.
+    Generic(u8),
+}
+
+impl ElemType {
+    /// The dtype for a launch whose dtype parameters are `dtypes`; `None` when the index
+    /// is past them.
+    pub fn resolve(self, dtypes: &[DtypeKind]) -> Option<DtypeKind> {
+        match self {
+            ElemType::Dtype(d) => Some(d),
+            ElemType::Generic(i) => dtypes.get(usize::from(i)).copied(),
+        }
+    }
 }
 
 /// The kinds of kernel parameter.
@@ -26,9 +47,14 @@ pub enum ParamKind {
         mutable: bool,
         /// 1, 2 or 3.
         rank: usize,
+        /// Its elements' dtype.
+        elem: ElemType,
     },
-    /// A value.
-    Scalar,
+    /// A value of this dtype.
+    Scalar {
+        /// Its dtype.
+        ty: ElemType,
+    },
     /// A raw kernel's pointer parameter (`const T*`, `T*`): the address alone.
     Pointer {
         /// Whether the kernel may write through it.
@@ -41,7 +67,7 @@ impl ParamKind {
     pub const fn c_params(self) -> usize {
         match self {
             ParamKind::Array { rank, .. } => 1 + rank,
-            ParamKind::Scalar | ParamKind::Pointer { .. } => 1,
+            ParamKind::Scalar { .. } | ParamKind::Pointer { .. } => 1,
         }
     }
 }

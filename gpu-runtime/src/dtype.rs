@@ -275,17 +275,65 @@ macro_rules! impl_float {
 
 impl_float!(f32, f64);
 
+/// `d` rounded toward zero to `f32`, its lowest bit set when that was inexact ("round to
+/// odd"): rounding this to a format with at most 22 bits of precision rounds `d` exactly
+/// once, as if directly.
+fn f32_round_to_odd(d: f64) -> f32 {
+    let f = d as f32;
+    if f.is_nan() || f64::from(f) == d {
+        return f;
+    }
+    // Toward zero: the nearest f32 may be beyond `d` (or infinite for a finite `d`).
+    let mut bits = if f.is_infinite() {
+        f32::MAX.copysign(f).to_bits()
+    } else if f64::from(f).abs() > d.abs() {
+        f.to_bits() - 1
+    } else {
+        f.to_bits()
+    };
+    if f64::from(f32::from_bits(bits)) != d {
+        bits |= 1;
+    }
+    f32::from_bits(bits)
+}
+
+/// `f16::from_f64`, rounded once (`half`'s own may round through `f32` on CPUs with F16C,
+/// which the GPU does not).
+pub fn f16_from_f64(d: f64) -> half::f16 {
+    half::f16::from_f32(f32_round_to_odd(d))
+}
+
+/// `bf16::from_f64`, rounded once.
+pub fn bf16_from_f64(d: f64) -> half::bf16 {
+    half::bf16::from_f32(f32_round_to_odd(d))
+}
+
+/// The once-rounded conversion from `f64` of each 16-bit float.
+trait FromF64Once {
+    fn from_f64_once(d: f64) -> Self;
+}
+impl FromF64Once for half::f16 {
+    fn from_f64_once(d: f64) -> Self {
+        f16_from_f64(d)
+    }
+}
+impl FromF64Once for half::bf16 {
+    fn from_f64_once(d: f64) -> Self {
+        bf16_from_f64(d)
+    }
+}
+
 // The 16-bit floats compute as CUDA's prelude does for them: in f32, rounded once to the
 // 16-bit format (correctly rounded for + - * /, since f32 carries more than twice their
-// precision), so GPU and simulator agree bit for bit.
+// precision), so GPU and simulator agree bit for bit; from f64, rounded once.
 macro_rules! impl_half {
     ($($t:ty),*) => {$(
         impl Num for $t {
             fn zero() -> Self { <$t>::from_f32(0.0) }
             fn one() -> Self { <$t>::from_f32(1.0) }
-            fn from_f64(v: f64) -> Self { <$t>::from_f64(v) }
-            fn from_i32(v: i32) -> Self { <$t>::from_f64(v as f64) }
-            fn from_usize(v: usize) -> Self { <$t>::from_f64(v as f64) }
+            fn from_f64(v: f64) -> Self { <$t as FromF64Once>::from_f64_once(v) }
+            fn from_i32(v: i32) -> Self { <$t as FromF64Once>::from_f64_once(v as f64) }
+            fn from_usize(v: usize) -> Self { <$t as FromF64Once>::from_f64_once(v as f64) }
             fn to_f64(self) -> f64 { <$t>::to_f64(self) }
         }
         impl Float for $t {

@@ -7,17 +7,18 @@
 //! state); views of arrays are made only from arrays borrowed for their lifetime and
 //! access elements by value, atomically.
 
-use std::ffi::c_void;
-
 pub use crate::backend::sim::arith;
 pub use crate::backend::sim::{
     local_get, local_mut, local_ref, sim_tick, DeviceFnArray, DeviceFnArrayMut, SimArray2,
     SimArray2Mut, SimArray3, SimArray3Mut, SimSlice, SimSliceMut,
 };
 pub use crate::compile::kernel_def::{DeviceFnDef, KernelParts};
-pub use crate::dtype::Dtype;
-pub use crate::host::args::{array2, array2_mut, array3, array3_mut, ArrayParts, ArrayPartsMut};
-pub use gpu_contract::fast_path::{sat_add, sat_dec, sat_div, sat_mul, sat_shr, sat_unless};
+pub use crate::dtype::{bf16_from_f64, f16_from_f64, Dtype};
+pub use crate::host::args::{
+    array2, array2_mut, array3, array3_mut, Arg, ArrayParts, ArrayPartsMut,
+};
+pub use gpu_contract::fast_path::{FastCondition, SymOp};
+pub use gpu_contract::kernel::ElemType;
 pub use gpu_contract::{Bound, DtypeKind, GenericParam, KernelOptions, ParamDef, ParamKind};
 pub use std::sync::atomic::AtomicU32;
 
@@ -87,40 +88,29 @@ pub fn is_cuda(device: &Device) -> bool {
     matches!(&*device.inner, DeviceInner::Cuda(_))
 }
 
-/// A kernel's fast-path conditions for a launch's final `(grid, block)` dimensions: true
-/// when every check the kernel's main entry leaves out is redundant for this launch (see
-/// `gpu_contract::fast_path`); false runs its fully checked entry.
-pub type FastPath<'a> = &'a dyn Fn([u64; 3], [u64; 3]) -> bool;
-
-/// Launch on a GPU; `args` holds a pointer to each C parameter's value.
-///
-/// # Safety
-///
-/// `args` must hold one valid pointer per C parameter of `def`'s source, in order, each
-/// to a value of that parameter's type (an array's device address and extents, as its
-/// [`ArrayParts`] give them, or a scalar), and the arrays must stay borrowed for the
-/// call; for a kernel with a fast path, `fast` must be its conditions as the check pass
-/// found them (they decide whether the entry without the redundant checks runs). The
-/// attribute's launcher builds `args` and `fast` so, from the kernel's own signature and
-/// proofs.
+/// Launch on a GPU. Every argument is checked against the kernel's parameters and
+/// `dtypes` first (see `backend/cuda/args.rs`), so this is safe whatever it is handed.
 #[inline]
-pub unsafe fn launch_cuda(
+pub fn launch_cuda(
     device: &Device,
     def: &'static KernelDef,
     dtypes: &[DtypeKind],
     cfg: &LaunchConfig<'_>,
-    args: &mut [*mut c_void],
-    fast: Option<FastPath<'_>>,
+    args: &[Arg<'_>],
 ) -> Result<()> {
     match &*device.inner {
-        // SAFETY: the caller's contract.
-        DeviceInner::Cuda(cuda) => unsafe { cuda.launch(def, dtypes, cfg, args, fast) },
+        DeviceInner::Cuda(cuda) => cuda.launch_args(device, def, dtypes, cfg, args),
         DeviceInner::Sim => Err(GpuError::InvalidArgument(format!(
             "kernel `{}`: a CUDA launch on the simulator",
             def.name()
         ))),
     }
 }
+
+/// A kernel's fast-path conditions for a launch's final `(grid, block)` dimensions: true
+/// when every check the kernel's main entry leaves out is redundant for this launch (see
+/// `gpu_contract::fast_path`); false runs its fully checked entry.
+pub(crate) type FastPath<'a> = &'a dyn Fn([u64; 3], [u64; 3]) -> bool;
 
 /// Compile and load `def`'s precompile signatures on `device`.
 pub fn precompile(def: &'static KernelDef, device: &Device) -> Result<()> {
@@ -152,7 +142,14 @@ pub fn function_attributes(
 }
 
 /// Run on the simulator: `thread` runs the kernel body for the current thread.
-pub fn launch_sim(
+///
+/// # Safety
+///
+/// `thread` must be `def`'s body as the attribute rewrites it for the simulator: code
+/// that reaches the block's shared memory only through the language's functions, by this
+/// crate's paths, and so cannot keep a handle to it past the block (the memory is freed
+/// when the block ends).
+pub unsafe fn launch_sim(
     def: &'static KernelDef,
     dtypes: &[DtypeKind],
     cfg: &LaunchConfig<'_>,

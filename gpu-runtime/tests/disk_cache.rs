@@ -92,7 +92,8 @@ fn a_stored_entry_loads_back_exactly() {
     let key = CacheKey::of(&inputs("k", &[], "sm_90", "n", "v"));
     assert_eq!(cache.load(&key), Lookup::Miss);
     let data = payload(7, 10_000);
-    cache.store(&key, &data);
+    // SAFETY: a test entry, never loaded as a kernel: the folder is this test's own.
+    unsafe { cache.store(&key, &data) };
     assert_eq!(cache.load(&key), Lookup::Hit(data));
     // No temporary files are left behind.
     let names: Vec<String> = std::fs::read_dir(dir.path())
@@ -107,7 +108,8 @@ fn damaged(damage: impl Fn(&mut Vec<u8>)) -> Lookup {
     let dir = temp_dir();
     let cache = DiskCache::open(dir.path(), 1 << 30).unwrap();
     let key = CacheKey::of(&inputs("k", &[], "sm_90", "n", "v"));
-    cache.store(&key, &payload(3, 5_000));
+    // SAFETY: a test entry, never loaded as a kernel: the folder is this test's own.
+    unsafe { cache.store(&key, &payload(3, 5_000)) };
     let path = entries(dir.path()).remove(0);
     let mut bytes = std::fs::read(&path).unwrap();
     damage(&mut bytes);
@@ -149,9 +151,11 @@ fn an_entry_written_for_another_key_is_rejected() {
     let cache = DiskCache::open(dir.path(), 1 << 30).unwrap();
     let a = CacheKey::of(&inputs("a", &[], "sm_90", "n", "v"));
     let b = CacheKey::of(&inputs("b", &[], "sm_90", "n", "v"));
-    cache.store(&a, &payload(1, 1_000));
+    // SAFETY: a test entry, never loaded as a kernel: the folder is this test's own.
+    unsafe { cache.store(&a, &payload(1, 1_000)) };
     let a_path = entries(dir.path()).remove(0);
-    cache.store(&b, &payload(2, 1_000));
+    // SAFETY: a test entry, never loaded as a kernel: the folder is this test's own.
+    unsafe { cache.store(&b, &payload(2, 1_000)) };
     let b_path = entries(dir.path())
         .into_iter()
         .find(|p| *p != a_path)
@@ -208,13 +212,15 @@ fn the_least_recently_used_entries_are_evicted_past_the_limit() {
         .map(|i| CacheKey::of(&inputs(&i.to_string(), &[], "sm_90", "n", "v")))
         .collect();
     for (i, k) in keys.iter().take(3).enumerate() {
-        cache.store(k, &payload(i as u32, entry - 80));
+        // SAFETY: a test entry, never loaded as a kernel: the folder is this test's own.
+        unsafe { cache.store(k, &payload(i as u32, entry - 80)) };
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
     // Touch the oldest: it becomes the most recent.
     assert!(matches!(cache.load(&keys[0]), Lookup::Hit(_)));
     std::thread::sleep(std::time::Duration::from_millis(20));
-    cache.store(&keys[3], &payload(3, entry - 80));
+    // SAFETY: a test entry, never loaded as a kernel: the folder is this test's own.
+    unsafe { cache.store(&keys[3], &payload(3, entry - 80)) };
     let total: u64 = entries(dir.path())
         .iter()
         .map(|p| p.metadata().unwrap().len())
@@ -305,7 +311,8 @@ fn child_fill() {
                 Lookup::Hit(p) => {
                     assert_eq!(p, payload(i, 20_000 + i as usize), "bad load of entry {i}")
                 }
-                Lookup::Miss => cache.store(&key, &payload(i, 20_000 + i as usize)),
+                // SAFETY: a test entry, never loaded as a kernel: the folder is this test's.
+                Lookup::Miss => unsafe { cache.store(&key, &payload(i, 20_000 + i as usize)) },
                 Lookup::Rejected(why) => panic!("entry {i} rejected while others write it: {why}"),
             }
         }

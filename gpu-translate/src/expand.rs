@@ -38,7 +38,7 @@ pub struct Translated {
     /// How many it left out of the fast copy of the body (the launcher runs that copy when
     /// every fast-path condition holds).
     pub fast_checks: usize,
-    /// The fast path's conditions, as the launcher's Rust (empty without a fast path).
+    /// The fast path's conditions, as text (empty without a fast path).
     pub fast_conditions: Vec<String>,
 }
 
@@ -77,7 +77,7 @@ pub fn expand_kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
     };
     check_signatures(&attr, &sig, &mut diags);
     let translation = translate(&sig, &item, &attr, &mut diags).map(|(k, source, _)| Translation {
-        fast_path: crate::emit_rust::fast_path_closure(&k, &ctx.krate),
+        fast_path: crate::emit_rust::fast_path_data(&k, &ctx.krate),
         source,
         c_name: k.c_name,
         generic_c_names: k.generic_c_names,
@@ -240,10 +240,7 @@ fn translate_item(
     };
     match translate(&sig, &item, &attr, &mut diags) {
         Some((k, c, proofs)) if diags.is_empty() => Ok(Translated {
-            fast_conditions: crate::emit_rust::fast_path_conditions(&k)
-                .iter()
-                .map(ToString::to_string)
-                .collect(),
+            fast_conditions: crate::emit_rust::fast_path_conditions(&k),
             c,
             check_names: k.check_names,
             device_calls: k.device_calls.len(),

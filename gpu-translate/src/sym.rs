@@ -16,9 +16,6 @@
 //! may leave it, and both stay upper bounds), so a condition `bound < extent` fails
 //! whenever a step saturated; extents are below 2^64 - 1.
 
-use proc_macro2::TokenStream;
-use quote::quote;
-
 use crate::ir::{Axis, SliceId, VarId};
 
 /// An upper bound, or (as [`Sym::Value`], [`Sym::Extent`] and the geometry) an exact
@@ -64,8 +61,17 @@ impl Sym {
         }
     }
 
+    /// Whether a constant of the bound is past what 64-bit arithmetic holds: such a bound
+    /// is no bound (its constant could not be evaluated).
+    fn too_large(&self) -> bool {
+        self.constant().is_some_and(|c| c > MAX)
+    }
+
     /// `a + b`, folded.
     pub fn add(a: Sym, b: Sym) -> Option<Sym> {
+        if a.too_large() || b.too_large() {
+            return None;
+        }
         Some(match (a.constant(), b.constant()) {
             (Some(x), Some(y)) => Sym::Const(checked(x + y)?),
             (Some(0), _) => b,
@@ -76,6 +82,9 @@ impl Sym {
 
     /// `a * b`, folded.
     pub fn mul(a: Sym, b: Sym) -> Option<Sym> {
+        if a.too_large() || b.too_large() {
+            return None;
+        }
         Some(match (a.constant(), b.constant()) {
             (Some(x), Some(y)) => Sym::Const(checked(x.checked_mul(y)?)?),
             (Some(0), _) | (_, Some(0)) => Sym::Const(0),
@@ -212,65 +221,15 @@ impl Sym {
         }
     }
 
-    /// The bound as a Rust `u64` expression for the launcher, evaluated with the
-    /// saturating steps of `gpu_contract::fast_path` (at `sat`, a path to them). `value`
-    /// and `extent` give the launcher's `u64` of a parameter and of an array extent;
-    /// `__gpu_grid` and `__gpu_block` are the launch's dimensions.
-    pub fn to_rust(
-        &self,
-        sat: &TokenStream,
-        value: &dyn Fn(VarId) -> TokenStream,
-        extent: &dyn Fn(SliceId, usize) -> TokenStream,
-    ) -> TokenStream {
-        let r = |s: &Sym| s.to_rust(sat, value, extent);
-        let axis = |a: &Axis| match a {
-            Axis::X => 0usize,
-            Axis::Y => 1,
-            Axis::Z => 2,
-        };
+    /// How many values evaluating it in postfix order holds at once (the runtime's stack
+    /// is `gpu_contract::fast_path::STACK`).
+    pub fn depth(&self) -> usize {
         match self {
-            Sym::Const(x) => {
-                let x = *x as u64;
-                quote!(#x)
+            Sym::Add(a, b) | Sym::Mul(a, b) | Sym::Min(a, b) | Sym::NoWrap(a, b) => {
+                a.depth().max(b.depth() + 1)
             }
-            Sym::Value(v) => value(*v),
-            Sym::Extent(s, k) => extent(*s, *k),
-            Sym::BlockDim(a) => {
-                let a = axis(a);
-                quote!(__gpu_block[#a])
-            }
-            Sym::GridDim(a) => {
-                let a = axis(a);
-                quote!(__gpu_grid[#a])
-            }
-            Sym::Add(a, b) => {
-                let (a, b) = (r(a), r(b));
-                quote!(#sat::sat_add(#a, #b))
-            }
-            Sym::Mul(a, b) => {
-                let (a, b) = (r(a), r(b));
-                quote!(#sat::sat_mul(#a, #b))
-            }
-            Sym::Div(a, d) => {
-                let (a, d) = (r(a), *d as u64);
-                quote!(#sat::sat_div(#a, #d))
-            }
-            Sym::Shr(a, d) => {
-                let a = r(a);
-                quote!(#sat::sat_shr(#a, #d))
-            }
-            Sym::Min(a, b) => {
-                let (a, b) = (r(a), r(b));
-                quote!(::core::cmp::min(#a, #b))
-            }
-            Sym::Dec(a) => {
-                let a = r(a);
-                quote!(#sat::sat_dec(#a))
-            }
-            Sym::NoWrap(check, value) => {
-                let (c, v) = (r(check), r(value));
-                quote!(#sat::sat_unless(#c, #v))
-            }
+            Sym::Div(a, _) | Sym::Shr(a, _) | Sym::Dec(a) => a.depth(),
+            _ => 1,
         }
     }
 }
@@ -298,6 +257,8 @@ mod tests {
     fn constants_fold_and_overflow_is_no_bound() {
         assert_eq!(Sym::add(Sym::Const(2), Sym::Const(3)), Some(Sym::Const(5)));
         assert_eq!(Sym::mul(Sym::Const(1 << 40), Sym::Const(1 << 30)), None);
+        // A constant past 64 bits is no bound, even beside a symbol.
+        assert_eq!(Sym::mul(Sym::Value(0), Sym::Const(1 << 70)), None);
         assert_eq!(Sym::dec(Sym::Const(0)), Sym::Const(0));
         assert_eq!(Sym::div(Sym::Const(9), 0), None);
         assert_eq!(Sym::shr(Sym::Const(9), 64), None);
@@ -314,24 +275,14 @@ mod tests {
     }
 
     #[test]
-    fn rust_uses_the_saturating_steps() {
+    fn depth_counts_the_values_held_at_once() {
+        let d = Sym::dec(Sym::BlockDim(Axis::X));
+        assert_eq!(d.depth(), 1);
         let s = Sym::add(
-            Sym::mul(Sym::dec(Sym::Value(3)), Sym::Value(4)).unwrap(),
-            Sym::dec(Sym::BlockDim(Axis::X)),
+            Sym::Value(0),
+            Sym::mul(Sym::Value(1), Sym::Value(2)).unwrap(),
         )
         .unwrap();
-        let sat = quote!(f);
-        let r = s.to_rust(
-            &sat,
-            &|v| {
-                let v = quote::format_ident!("v{}", v);
-                quote!(#v)
-            },
-            &|_, _| quote!(e),
-        );
-        assert_eq!(
-            r.to_string(),
-            "f :: sat_add (f :: sat_mul (f :: sat_dec (v3) , v4) , f :: sat_dec (__gpu_block [0usize]))"
-        );
+        assert_eq!(s.depth(), 3);
     }
 }

@@ -102,8 +102,8 @@ fn checks_are_left_out_where_the_index_is_proven_in_range() {
         "c[i] = (a[i] + b[i]);",
         "c[i] = (c[i] + a[k_1]);",
         "c[i] = m[r * m_cols + col];",
-        "c[i] = b[(i + 1ull)];",
-        "((i + 1ull) < b_len) && (b[(i + 1ull)] > 0.0f)",
+        "c[i] = b[gt_iadd<GT_OVERFLOW_CHECKS>(i, 1ull, gt_note)];",
+        "(gt_iadd<GT_OVERFLOW_CHECKS>(i, 1ull, gt_note) < b_len) && (b[gt_iadd<GT_OVERFLOW_CHECKS>(i, 1ull, gt_note)] > 0.0f)",
     ] {
         assert!(main.contains(plain), "no `{plain}` in:\n{src}");
     }
@@ -158,7 +158,9 @@ fn launch_uniform_bounds_move_checks_to_the_fast_path() {
         "{full}"
     );
     assert_eq!((t.proven_checks, t.fast_checks), (1, 2));
-    let want = "(:: core :: cmp :: min (gpu_runtime :: __private :: sat_dec (gpu_runtime :: __private :: sat_mul (__gpu_grid [0usize] , __gpu_block [0usize])) , gpu_runtime :: __private :: sat_dec (__gpu_p0_extent0)) < __gpu_p1_extent0)";
+    // min(grid size - 1, a.len() - 1) < b.len(), in the runtime's postfix steps.
+    let want = "GridDim (0u8) BlockDim (0u8) Mul Dec Extent { param : 0u16 , axis : 0u8 } Dec Min \
+                < Extent { param : 1u16 , axis : 0u8 }";
     assert_eq!(t.fast_conditions[0], want);
 
     // Thread indices against a shared tile: in range when the block fits the tile.
@@ -173,7 +175,7 @@ fn launch_uniform_bounds_move_checks_to_the_fast_path() {
     assert!(
         t.fast_conditions
             .iter()
-            .any(|c| c == "(gpu_runtime :: __private :: sat_dec (__gpu_block [1usize]) < 16u64)"),
+            .any(|c| c == "BlockDim (1u8) Dec < Const (16u64)"),
         "{:?}",
         t.fast_conditions
     );
@@ -251,11 +253,11 @@ fn a_compared_sum_bounds_the_sums_it_dominates() {
     });
     let (main, full) = entries(&t);
     assert!(
-        main.contains("(((x[i] + x[(i + s)]) + x[(i + (2ull * s))]) + x[(i + (3ull * s))])"),
+        main.contains("(((x[i] + x[gt_iadd<GT_OVERFLOW_CHECKS>(i, s, gt_note)]) + x[gt_iadd<GT_OVERFLOW_CHECKS>(i, gt_imul<GT_OVERFLOW_CHECKS>(2ull, s, gt_note), gt_note)]) + x[gt_iadd<GT_OVERFLOW_CHECKS>(i, gt_imul<GT_OVERFLOW_CHECKS>(3ull, s, gt_note), gt_note)])"),
         "{main}"
     );
     assert!(
-        main.contains("= (*gt_at(x, (i + (3ull * s)), x_len, 0u, gt_note));"),
+        main.contains("= (*gt_at(x, gt_iadd<GT_OVERFLOW_CHECKS>(i, gt_imul<GT_OVERFLOW_CHECKS>(3ull, s, gt_note), gt_note), x_len, 0u, gt_note));"),
         "{main}\n{:?}",
         t.fast_conditions
     );
@@ -263,7 +265,7 @@ fn a_compared_sum_bounds_the_sums_it_dominates() {
     // `i + s` and `i + 2 * s` are below `n` only if `i + 3 * s` did not wrap: the
     // condition saturates when its bound does.
     assert!(
-        t.fast_conditions.iter().any(|c| c.contains("sat_unless")),
+        t.fast_conditions.iter().any(|c| c.contains("NoWrap")),
         "{:?}",
         t.fast_conditions
     );

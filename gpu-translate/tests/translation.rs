@@ -50,7 +50,11 @@ fn unsuffixed_literals_take_the_type_they_meet() {
     });
     assert!(src.contains("a[i] = ((a[i] * 0.5f) + 2.0f);"), "{src}");
     assert!(src.contains("d[i] = (d[i] * 0.5);"), "{src}");
-    assert!(src.contains("u[i] = (u[i] + 3ull);"), "{src}");
+    // Integer arithmetic goes through the prelude's Rust-defined operations.
+    assert!(
+        src.contains("u[i] = gt_iadd<GT_OVERFLOW_CHECKS>(u[i], 3ull, gt_note);"),
+        "{src}"
+    );
     // `x` is only known to be f32 from its later use, as in Rust.
     assert!(src.contains("float x = 1.5f;"), "{src}");
     // Rust's fallback: an unconstrained integer literal is i32.
@@ -86,7 +90,7 @@ fn shadowing_and_reserved_words_get_fresh_c_names() {
         }
     });
     assert!(src.contains("unsigned int x = 1u;"), "{src}");
-    assert!(src.contains("float x_1 = ((float)(x));"), "{src}");
+    assert!(src.contains("float x_1 = gt_as<float>(x);"), "{src}");
     assert!(src.contains("float float_1 = x_1;"), "{src}");
     assert!(src.contains("float threadIdx_1 = float_1;"), "{src}");
 }
@@ -186,7 +190,10 @@ fn geometry_builtins() {
         src.contains("unsigned long long w = ((unsigned long long)gridDim.x * blockDim.x);"),
         "{src}"
     );
-    assert!(src.contains("threadIdx.y + blockDim.z"), "{src}");
+    assert!(
+        src.contains("gt_iadd<GT_OVERFLOW_CHECKS>(threadIdx.y, blockDim.z, gt_note)"),
+        "{src}"
+    );
 }
 
 #[test]
@@ -225,7 +232,7 @@ fn generic_conversions_are_casts() {
         }
     });
     assert!(
-        src.contains("a[i] = ((((T)(i)) + ((T)(1))) - ((T)(0.25)));"),
+        src.contains("a[i] = gt_isub<GT_OVERFLOW_CHECKS>(gt_iadd<GT_OVERFLOW_CHECKS>(gt_as<T>(i), gt_as<T>(1), gt_note), gt_as<T>(0.25), gt_note);"),
         "{src}"
     );
 }
@@ -314,10 +321,10 @@ fn shared_dynamic_and_local_arrays() {
     assert!(src.contains("for (int gt_i0 = 0; gt_i0 < 2; ++gt_i0) for (int gt_i1 = 0; gt_i1 < 3; ++gt_i1) acc[gt_i0][gt_i1] = 0.5f;"), "{src}");
     assert!(src.contains("tile[1ull][2ull] = acc[1ull][2ull];"), "{src}");
     assert!(
-        src.contains("dynamic[0ull] = ((double)(dynamic_len));"),
+        src.contains("dynamic[0ull] = gt_as<double>(dynamic_len);"),
         "{src}"
     );
-    assert!(src.contains("((float)(256ull))"), "{src}");
+    assert!(src.contains("gt_as<float>(256ull)"), "{src}");
 }
 
 #[test]
@@ -346,7 +353,7 @@ fn barriers_warps_and_atomics() {
     );
     assert!(
         src.contains(
-            "unsigned int b = ((__ballot_sync(4294967295u, (v > 0.0f)) + gt_lane_id()) + 32u);"
+            "unsigned int b = gt_iadd<GT_OVERFLOW_CHECKS>(gt_iadd<GT_OVERFLOW_CHECKS>(__ballot_sync(4294967295u, (v > 0.0f)), gt_lane_id(), gt_note), 32u, gt_note);"
         ),
         "{src}"
     );
@@ -408,7 +415,7 @@ fn device_functions_become_inline_templates_and_calls() {
         }
     });
     assert!(
-        kernel.contains("auto y = gt_dev_blend(a[i], a[(i + 1ull)], 0.5f, gt_note);"),
+        kernel.contains("auto y = gt_dev_blend(a[i], a[gt_iadd<GT_OVERFLOW_CHECKS>(i, 1ull, gt_note)], 0.5f, gt_note);"),
         "{kernel}"
     );
     assert!(
@@ -444,7 +451,9 @@ fn two_dimensional_parameters_are_pointer_rows_and_cols() {
     });
     assert!(src.contains("k(const float* __restrict__ u, const unsigned long long u_rows, const unsigned long long u_cols, float* __restrict__ out, const unsigned long long out_rows, const unsigned long long out_cols)"), "{src}");
     assert!(
-        src.contains("out[i * out_cols + j] = (u[i * u_cols + j] + ((float)((u_rows * u_cols))));"),
+        src.contains(
+            "out[i * out_cols + j] = (u[i * u_cols + j] + gt_as<float>((u_rows * u_cols)));"
+        ),
         "{src}"
     );
     assert!(
@@ -528,8 +537,8 @@ fn half_types_are_storage_structs_converted_explicitly() {
     assert!(src.contains("gt_f16* __restrict__ a"), "{src}");
     assert!(src.contains("const gt_bf16* __restrict__ b"), "{src}");
     // Conversions go through double, which the structs round correctly (to odd via float).
-    assert!(src.contains("gt_f16 h = ((gt_f16)(0.5));"), "{src}");
-    assert!(src.contains("((gt_f16)(((double)(b[i])))))"), "{src}");
+    assert!(src.contains("gt_f16 h = gt_as<gt_f16>(0.5);"), "{src}");
+    assert!(src.contains("gt_as<gt_f16>(gt_as<double>(b[i]))"), "{src}");
     let e = errors(quote! { fn k(a: &mut [f16]) { a[0] = a[0] * 0.5; } });
     assert!(e[0].contains("f16::from_f64"), "{e:?}");
     let e = errors(quote! { fn k(a: &mut [f16], x: f32) { a[0] = x as f16; } });

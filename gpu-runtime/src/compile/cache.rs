@@ -207,7 +207,13 @@ impl DiskCache {
 
     /// Store `payload` under `key`, atomically, then prune past the size limit. Failures
     /// are logged and otherwise ignored: the cache is an optimisation.
-    pub fn store(&self, key: &CacheKey, payload: &[u8]) {
+    ///
+    /// # Safety
+    ///
+    /// `payload` must be the CUBIN that NVRTC makes of the inputs `key` was made from: a
+    /// later launch of that kernel (in any process using this folder) loads and runs it
+    /// as that kernel, trusting it to be the translation.
+    pub unsafe fn store(&self, key: &CacheKey, payload: &[u8]) {
         if let Err(e) = self.try_store(key, payload) {
             log::warn!(
                 "could not write kernel cache entry in {}: {e}",

@@ -40,9 +40,9 @@ pub struct KernelParts {
     pub device_fns: &'static [&'static DeviceFnDef],
     pub waits: bool,
     pub cooperative: bool,
-    /// The source has a second, fully checked entry ([`gpu_contract::kernel::checked_entry`])
-    /// for launches that fail the fast path's conditions.
-    pub fast_path: bool,
+    /// The fast path's conditions: when there are any, the source has a second, fully
+    /// checked entry ([`gpu_contract::kernel::checked_entry`]) for launches that fail them.
+    pub fast_path: &'static [gpu_contract::fast_path::FastCondition],
     pub signature_slots: &'static [AtomicU32],
 }
 
@@ -188,6 +188,11 @@ impl KernelDef {
     /// Whether the source has a fully checked second entry, for launches whose values do
     /// not prove the main entry's left-out checks redundant.
     pub fn has_fast_path(&self) -> bool {
+        !self.parts.fast_path.is_empty()
+    }
+
+    /// The conditions under which the main entry's left-out checks are redundant.
+    pub fn fast_path(&self) -> &'static [gpu_contract::fast_path::FastCondition] {
         self.parts.fast_path
     }
 

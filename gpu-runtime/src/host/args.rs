@@ -8,7 +8,7 @@
 
 use std::marker::PhantomData;
 
-use crate::dtype::Dtype;
+use crate::dtype::{Dtype, DtypeKind};
 use crate::host::array::Storage;
 use crate::{Device, DeviceArray, DeviceArray2, DeviceArray3};
 
@@ -215,4 +215,71 @@ pub fn array3<T: Dtype>(a: &DeviceArray3<T>) -> ArrayParts<'_, T> {
 pub fn array3_mut<T: Dtype>(a: &mut DeviceArray3<T>) -> ArrayPartsMut<'_, T> {
     let (x, y, z) = a.shape();
     a.flat_storage_mut().parts_mut_with([x, y, z])
+}
+
+/// One argument of a launch, as the launcher hands it to the runtime: an array's parts
+/// (its device, address, extents and element dtype, from a real array borrowed for the
+/// launch) or a scalar's dtype and bits. The runtime checks every argument against the
+/// kernel's parameters and its dtype signature before it packs them for the driver, so a
+/// launcher cannot pass what the kernel's C does not expect. Not a public API.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug)]
+pub struct Arg<'a> {
+    pub(crate) value: ArgValue<'a>,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum ArgValue<'a> {
+    Array {
+        device: &'a Device,
+        ptr: u64,
+        extents: [usize; 3],
+        elem: DtypeKind,
+        mutable: bool,
+    },
+    Scalar {
+        kind: DtypeKind,
+        bits: u64,
+    },
+}
+
+impl<'a> Arg<'a> {
+    /// A read-only array argument.
+    #[inline]
+    pub fn array<T: Dtype>(p: ArrayParts<'a, T>) -> Arg<'a> {
+        Arg {
+            value: ArgValue::Array {
+                device: p.device,
+                ptr: p.cuda_ptr,
+                extents: p.extents,
+                elem: T::KIND,
+                mutable: false,
+            },
+        }
+    }
+
+    /// A writable array argument.
+    #[inline]
+    pub fn array_mut<T: Dtype>(p: ArrayPartsMut<'a, T>) -> Arg<'a> {
+        Arg {
+            value: ArgValue::Array {
+                device: p.device,
+                ptr: p.cuda_ptr,
+                extents: p.extents,
+                elem: T::KIND,
+                mutable: true,
+            },
+        }
+    }
+
+    /// A scalar argument.
+    #[inline]
+    pub fn scalar<T: Dtype>(v: T) -> Arg<'static> {
+        Arg {
+            value: ArgValue::Scalar {
+                kind: T::KIND,
+                bits: v.to_bits64(),
+            },
+        }
+    }
 }

@@ -85,6 +85,18 @@ impl Event {
         }
     }
 
+    /// Block until the work before the event has finished, leaving any recorded fault for
+    /// the next synchronising call (for waits that must finish whatever happened, such as
+    /// freeing memory a copy still uses).
+    pub(crate) fn wait_only(&self) -> Result<()> {
+        match (&self.inner, &*self.device.inner) {
+            (EventInner::Cuda(e), DeviceInner::Cuda(c)) => {
+                e.synchronize().map_err(c.driver_error("event synchronize"))
+            }
+            _ => Ok(()),
+        }
+    }
+
     /// Whether the work before the event has finished, without waiting.
     pub fn is_complete(&self) -> Result<bool> {
         match (&self.inner, &*self.device.inner) {

@@ -132,10 +132,18 @@ impl<T: Dtype> PinnedBuffer<T> {
     /// Wait for the pending copies that write the buffer, or for all of them; forget
     /// those that have finished.
     fn settle(pending: &mut Vec<(Event, bool)>, all: bool) -> Result<()> {
+        // Every wait first, whatever one of them reports: the buffer must not be used (or
+        // freed) while a copy is still in flight.
+        let mut first_error = None;
         for (event, writes) in pending.iter() {
             if all || *writes {
-                event.synchronize()?;
+                if let Err(e) = event.wait_only() {
+                    first_error.get_or_insert(e);
+                }
             }
+        }
+        if let Some(e) = first_error {
+            return Err(e);
         }
         // What was waited for above has finished; keep the reads still in flight.
         let mut kept = Vec::new();
@@ -205,9 +213,10 @@ impl<T: Dtype> PinnedBuffer<T> {
 
 impl<T: Dtype> Drop for PinnedBuffer<T> {
     fn drop(&mut self) {
-        // A copy in flight still reads or writes the memory: wait before freeing it (the
-        // allocation is freed after this, when `_pinned` drops).
-        let _ = self.wait();
+        // A copy in flight still reads or writes the memory: wait for every one before
+        // freeing it (the allocation is freed after this, when `_pinned` drops). A fault a
+        // kernel recorded stays for the next synchronising call to report.
+        let _ = Self::settle(&mut self.lock(), true);
     }
 }
 

@@ -19,24 +19,20 @@ mod device;
 mod elementwise;
 mod fast_path;
 mod params;
-pub(crate) mod sim_arith;
 mod sim_body;
+pub(crate) mod sim_semantics;
 
 pub use device::{emit_device, DeviceTranslation};
 pub use elementwise::elementwise_items;
 
-/// The launcher's closure over a kernel's fast-path conditions.
-pub fn fast_path_closure(
-    k: &crate::ir::Kernel<crate::ir::RTy>,
-    krate: &syn::Path,
-) -> Option<TokenStream> {
-    fast_path::closure(k, krate)
+/// A kernel's fast-path conditions as its definition holds them.
+pub fn fast_path_data(k: &crate::ir::Kernel<crate::ir::RTy>, krate: &syn::Path) -> TokenStream {
+    fast_path::conditions(k, krate)
 }
 
-/// A kernel's fast-path conditions as the launcher evaluates them (with the runtime at
-/// `gpu_runtime`).
-pub fn fast_path_conditions(k: &crate::ir::Kernel<crate::ir::RTy>) -> Vec<TokenStream> {
-    fast_path::conditions(k, &syn::parse_quote!(gpu_runtime))
+/// A kernel's fast-path conditions, as text.
+pub fn fast_path_conditions(k: &crate::ir::Kernel<crate::ir::RTy>) -> Vec<String> {
+    fast_path::describe(k)
 }
 
 use proc_macro2::{Literal, TokenStream};
@@ -79,8 +75,8 @@ pub struct Translation {
     pub waits: bool,
     /// Whether it calls `sync_grid()`.
     pub cooperative: bool,
-    /// The launcher's closure evaluating the fast path's conditions, when there are any.
-    pub fast_path: Option<TokenStream>,
+    /// The fast path's conditions, as the definition's data (`&[]` when there are none).
+    pub fast_path: TokenStream,
 }
 
 /// Everything the kernel's items are made from.
@@ -173,7 +169,7 @@ pub fn emit_kernel(parts: KernelItems<'_>) -> TokenStream {
         .params
         .iter()
         .enumerate()
-        .map(|(i, p)| param_code(p, i, k))
+        .map(|(i, p)| param_code(p, i, sig, k))
         .collect();
     let config = fresh_name("config", &sig.params);
 
@@ -201,17 +197,11 @@ pub fn emit_kernel(parts: KernelItems<'_>) -> TokenStream {
     let args = codes.iter().map(|c| &c.arg);
     let binds = codes.iter().map(|c| &c.bind);
     let devices = codes.iter().filter_map(|c| c.device.as_ref());
-    let packs = codes.iter().map(|c| &c.cuda_pack);
-    let arg_ptrs: Vec<&TokenStream> = codes.iter().flat_map(|c| &c.cuda_args).collect();
-    let n_args = arg_ptrs.len();
-    // A kernel with a fast path: the conditions that pick its entry per launch.
-    let has_fast_path = tr.fast_path.is_some();
-    let (fast_decl, fast_arg) = match &tr.fast_path {
-        Some(closure) => (
-            quote!(#[allow(clippy::all)] let __gpu_fast = #closure;),
-            quote!(::core::option::Option::Some(&__gpu_fast)),
-        ),
-        None => (quote!(), quote!(::core::option::Option::None)),
+    let cuda_args = codes.iter().map(|c| &c.cuda_arg);
+    let fast_path = if tr.fast_path.is_empty() {
+        quote!(&[])
+    } else {
+        tr.fast_path.clone()
     };
     let sim_binds = codes.iter().map(|c| &c.sim_bind);
     let sim_args = codes.iter().map(|c| &c.sim_arg);
@@ -237,7 +227,7 @@ pub fn emit_kernel(parts: KernelItems<'_>) -> TokenStream {
         quote!({ ::core::unreachable!() })
     } else {
         let mut b = sim_body::rewrite(&item.block, &views, k);
-        sim_arith::rewrite(&mut b, overflow_checks_expr(attr), k);
+        sim_semantics::rewrite(&mut b, overflow_checks_expr(attr), k);
         quote!(#b)
     };
     let unchecked = attr.options.unchecked;
@@ -288,28 +278,23 @@ pub fn emit_kernel(parts: KernelItems<'_>) -> TokenStream {
             )?;
             let __gpu_dtypes: [#k::__private::DtypeKind; #n_generics] = [#(#dtypes),*];
             if #k::__private::is_cuda(__gpu_device) {
-                #(#packs)*
-                #fast_decl
-                let mut __gpu_args: [*mut ::core::ffi::c_void; #n_args] = [#(#arg_ptrs),*];
-                // SAFETY: `__gpu_args` holds one pointer per C parameter of this kernel's
-                // source, in order and of its type (the attribute made both from one
-                // signature); the arrays behind them are borrowed for this call; the fast
-                // path's conditions are the check pass's for this source.
-                unsafe {
-                    #k::__private::launch_cuda(
-                        __gpu_device,
-                        __gpu_def,
-                        &__gpu_dtypes,
-                        &#config,
-                        &mut __gpu_args,
-                        #fast_arg,
-                    )
-                }
+                // The runtime checks each argument against the kernel's parameters.
+                #k::__private::launch_cuda(
+                    __gpu_device,
+                    __gpu_def,
+                    &__gpu_dtypes,
+                    &#config,
+                    &[#(#cuda_args),*],
+                )
             } else {
                 #(#sim_binds)*
-                #k::__private::launch_sim(__gpu_def, &__gpu_dtypes, &#config, &|| {
-                    __gpu_sim #turbofish (#(#sim_args),*)
-                })
+                // SAFETY: the closure is this kernel's body as rewritten for the simulator
+                // (language functions by the runtime's paths), and nothing else.
+                unsafe {
+                    #k::__private::launch_sim(__gpu_def, &__gpu_dtypes, &#config, &|| {
+                        __gpu_sim #turbofish (#(#sim_args),*)
+                    })
+                }
             }
         }
 
@@ -349,7 +334,7 @@ pub fn emit_kernel(parts: KernelItems<'_>) -> TokenStream {
                     device_fns: &[#(#device_fns),*],
                     waits: #waits,
                     cooperative: #cooperative,
-                    fast_path: #has_fast_path,
+                    fast_path: #fast_path,
                     signature_slots: &__SLOTS,
                 })
             };

@@ -4,7 +4,10 @@
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 
-use crate::signature::{ParamDecl, ParamShape};
+use syn::spanned::Spanned;
+
+use crate::ir::{Prim, Ty};
+use crate::signature::{KernelSignature, ParamDecl, ParamShape};
 
 /// The launcher's code for one parameter.
 pub(super) struct ParamCode {
@@ -14,10 +17,8 @@ pub(super) struct ParamCode {
     pub bind: TokenStream,
     /// `(device, "a")` for the device check, if the parameter lives on a device.
     pub device: Option<TokenStream>,
-    /// Statements that put its C arguments into locals, and pointers to those locals.
-    pub cuda_pack: TokenStream,
-    /// The pointers to those locals, in C parameter order.
-    pub cuda_args: Vec<TokenStream>,
+    /// Its argument for the runtime's checked CUDA launch (`Arg::array(parts)`, ...).
+    pub cuda_arg: TokenStream,
     /// The statement that makes its simulator value (`let __gpu_s0 = ...;`), and the
     /// value passed to the simulated body.
     pub sim_bind: TokenStream,
@@ -28,21 +29,70 @@ pub(super) struct ParamCode {
     pub def: TokenStream,
 }
 
+/// The type `t` as the launcher and the simulator spell it: a dtype by its full path (so
+/// a user's `type u64 = u32;` cannot make it another), a dtype parameter by its name.
+pub(super) fn canonical_type(
+    t: Ty,
+    sig: &KernelSignature,
+    krate: &syn::Path,
+    span: Span,
+) -> TokenStream {
+    match t {
+        Ty::Prim(Prim::F16) => quote_spanned!(span=> #krate::f16),
+        Ty::Prim(Prim::Bf16) => quote_spanned!(span=> #krate::bf16),
+        Ty::Prim(p) => {
+            let name = syn::Ident::new(p.rust_name(), span);
+            quote_spanned!(span=> ::core::primitive::#name)
+        }
+        Ty::Generic(g) => {
+            let ident = &sig.generics[g].ident;
+            quote_spanned!(span=> #ident)
+        }
+        Ty::Var(_) => quote_spanned!(span=> ()),
+    }
+}
+
+/// The dtype `t` as the runtime's `ElemType`.
+fn elem_type(t: Ty, krate: &syn::Path) -> TokenStream {
+    match t {
+        Ty::Generic(g) => {
+            let g = g as u8;
+            quote!(#krate::__private::ElemType::Generic(#g))
+        }
+        Ty::Prim(p) => {
+            let v = quote::format_ident!("{}", p.variant_name());
+            quote!(#krate::__private::ElemType::Dtype(#krate::__private::DtypeKind::#v))
+        }
+        Ty::Var(_) => quote!(#krate::__private::ElemType::Generic(255)),
+    }
+}
+
 /// The code for parameter number `i`.
-pub(super) fn param_code(p: &ParamDecl, i: usize, krate: &syn::Path) -> ParamCode {
+pub(super) fn param_code(
+    p: &ParamDecl,
+    i: usize,
+    sig: &KernelSignature,
+    krate: &syn::Path,
+) -> ParamCode {
     let ident = &p.ident;
     let name = crate::lower::unraw(ident);
-    let ty = &p.ty_tokens;
-    let span = ident.span();
+    let span = p.ty_tokens.span();
     let k = krate;
     let part = format_ident!("__gpu_p{}", i);
     let sim = format_ident!("__gpu_s{}", i);
     match p.shape {
-        ParamShape::Slice { mutable, rank, .. } => {
+        ParamShape::Slice {
+            mutable,
+            rank,
+            elem,
+        } => {
+            let ty = canonical_type(elem, sig, k, span);
+            let elem = elem_type(elem, k);
             let def = quote!(#k::__private::ParamDef {
                 name: #name,
-                kind: #k::__private::ParamKind::Array { mutable: #mutable, rank: #rank },
+                kind: #k::__private::ParamKind::Array { mutable: #mutable, rank: #rank, elem: #elem },
             });
+            let span = ident.span();
             let (arg, bind) = match (rank, mutable) {
                 (1, false) => (
                     quote_spanned!(span=> #ident: &impl #k::SliceArg<#ty>),
@@ -69,15 +119,11 @@ pub(super) fn param_code(p: &ParamDecl, i: usize, krate: &syn::Path) -> ParamCod
                     quote!(let #part = #k::__private::array3_mut(#ident);),
                 ),
             };
-            // The pointer and each extent, as `u64`s the driver reads.
-            let ptr = format_ident!("__gpu_p{}_ptr", i);
-            let mut cuda_pack = quote!(let mut #ptr: u64 = #part.device_ptr(););
-            let mut cuda_args = vec![quote!(&mut #ptr as *mut u64 as *mut ::core::ffi::c_void)];
-            for axis in 0..rank {
-                let e = format_ident!("__gpu_p{}_extent{}", i, axis);
-                cuda_pack.extend(quote!(let mut #e: u64 = #part.extent(#axis) as u64;));
-                cuda_args.push(quote!(&mut #e as *mut u64 as *mut ::core::ffi::c_void));
-            }
+            let cuda_arg = if mutable {
+                quote!(#k::__private::Arg::array_mut(#part))
+            } else {
+                quote!(#k::__private::Arg::array(#part))
+            };
             let names: Vec<String> = (0..rank)
                 .map(|axis| gpu_contract::check_names::parameter_axis(&name, rank, axis))
                 .collect();
@@ -93,29 +139,28 @@ pub(super) fn param_code(p: &ParamDecl, i: usize, krate: &syn::Path) -> ParamCod
                 arg,
                 bind,
                 device: Some(quote!((#part.device(), #name))),
-                cuda_pack,
-                cuda_args,
+                cuda_arg,
                 sim_bind: quote!(let #sim = #k::simulator::#view::new(#part, __gpu_def.name(), [#(#names),*]);),
                 sim_arg: quote!(#sim),
                 sim_param: quote!(#ident: #k::simulator::#view<'_, #ty>),
                 def,
             }
         }
-        ParamShape::Scalar { mutable, .. } => {
-            let val = format_ident!("__gpu_p{}_val", i);
+        ParamShape::Scalar { mutable, ty: t } => {
+            let ty = canonical_type(t, sig, k, span);
+            let elem = elem_type(t, k);
             let m = mutable.then(|| quote!(mut));
             ParamCode {
-                arg: quote_spanned!(span=> #ident: #ty),
+                arg: quote_spanned!(ident.span()=> #ident: #ty),
                 bind: TokenStream::new(),
                 device: None,
-                cuda_pack: quote!(let mut #val: #ty = #ident;),
-                cuda_args: vec![quote!(&mut #val as *mut #ty as *mut ::core::ffi::c_void)],
+                cuda_arg: quote!(#k::__private::Arg::scalar::<#ty>(#ident)),
                 sim_bind: TokenStream::new(),
                 sim_arg: quote!(#ident),
                 sim_param: quote!(#m #ident: #ty),
                 def: quote!(#k::__private::ParamDef {
                     name: #name,
-                    kind: #k::__private::ParamKind::Scalar,
+                    kind: #k::__private::ParamKind::Scalar { ty: #elem },
                 }),
             }
         }

@@ -50,8 +50,10 @@ impl Lowerer<'_> {
                 mk(ExprKind::Block(Box::new(block)), ty)
             }
             syn::Expr::Unsafe(u) => {
-                // rustc checks that only `unsafe` operations (`get_unchecked`) are inside.
-                let (block, ty) = self.value_block(&u.block, pos)?;
+                self.unsafe_depth += 1;
+                let lowered = self.value_block(&u.block, pos);
+                self.unsafe_depth -= 1;
+                let (block, ty) = lowered?;
                 if block.stmts.is_empty() {
                     return block.tail;
                 }

@@ -73,6 +73,8 @@ struct Lowerer<'a> {
     generic_names: Vec<String>,
     /// How many shared arrays have been declared (each gets its own site).
     shared_sites: usize,
+    /// How many `unsafe` blocks the code being lowered is inside.
+    unsafe_depth: usize,
 }
 
 /// Lower the body of the function whose signature is `sig`.
@@ -121,6 +123,7 @@ pub fn lower(
         unchecked,
         generic_names: sig.generics.iter().map(|g| g.ident.to_string()).collect(),
         shared_sites: 0,
+        unsafe_depth: 0,
     };
     for p in &sig.params {
         let rust_name = unraw(&p.ident);

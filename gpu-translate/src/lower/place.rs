@@ -100,6 +100,18 @@ impl Lowerer<'_> {
         m: &syn::ExprMethodCall,
     ) -> Option<(Target, Vec<Index>)> {
         let name = m.method.to_string();
+        // The translator leaves these accesses unchecked, so it checks the `unsafe` itself
+        // rather than trust that rustc's method resolution reached the `unsafe fn`.
+        if self.unsafe_depth == 0 {
+            self.err(
+                m.method.span(),
+                format!(
+                    "`{name}` is unchecked and needs an `unsafe` block: `unsafe {{ .. }}`, \
+                     with a `// SAFETY:` comment saying why the index is in range"
+                ),
+            );
+            return None;
+        }
         if m.args.len() != 1 {
             self.err(
                 m.span(),

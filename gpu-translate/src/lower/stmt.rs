@@ -342,8 +342,10 @@ impl Lowerer<'_> {
                 Some(Stmt::Block(self.unit_block(&b.block)))
             }
             syn::Expr::Unsafe(u) => {
-                // rustc checks that only `unsafe` operations (`get_unchecked`) are inside.
-                Some(Stmt::Block(self.unit_block(&u.block)))
+                self.unsafe_depth += 1;
+                let block = self.unit_block(&u.block);
+                self.unsafe_depth -= 1;
+                Some(Stmt::Block(block))
             }
             syn::Expr::Break(b) => {
                 if let Some(l) = &b.label {

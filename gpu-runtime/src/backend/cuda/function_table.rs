@@ -27,13 +27,17 @@ pub(crate) fn signature_id(slot: &AtomicU32) -> Result<u32, GpuError> {
 #[cold]
 fn assign_id(slot: &AtomicU32) -> Result<u32, GpuError> {
     static NEXT: AtomicU32 = AtomicU32::new(0);
-    let fresh = NEXT.fetch_add(1, Ordering::Relaxed);
-    if fresh as usize >= CHUNK * CHUNKS {
+    // Taken only while ids remain, so the counter never passes the table (and never wraps
+    // around to hand out an id that is already some other kernel's).
+    let taken = NEXT.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| {
+        ((n as usize) < CHUNK * CHUNKS).then_some(n + 1)
+    });
+    let Ok(fresh) = taken else {
         return Err(GpuError::InvalidArgument(format!(
             "more than {} kernel signatures launched in one process",
             CHUNK * CHUNKS
         )));
-    }
+    };
     // Another thread may have won the race; then its id stands and ours goes unused.
     match slot.compare_exchange(0, fresh + 1, Ordering::AcqRel, Ordering::Acquire) {
         Ok(_) => Ok(fresh),
@@ -58,7 +62,7 @@ impl<V> FunctionTable<V> {
     /// The value for `id`, if it has been made.
     #[inline]
     pub(crate) fn get(&self, id: u32) -> Option<&V> {
-        self.chunks[id as usize / CHUNK].get()?[id as usize % CHUNK].get()
+        self.chunks.get(id as usize / CHUNK)?.get()?[id as usize % CHUNK].get()
     }
 
     /// The value for `id`, made by `load` on the first call for that id. Concurrent first
@@ -69,7 +73,12 @@ impl<V> FunctionTable<V> {
         id: u32,
         load: impl FnOnce() -> Result<V, GpuError>,
     ) -> Result<&V, GpuError> {
-        let chunk = self.chunks[id as usize / CHUNK]
+        let chunk = self
+            .chunks
+            .get(id as usize / CHUNK)
+            .ok_or_else(|| {
+                GpuError::InvalidArgument(format!("kernel signature id {id} past the table"))
+            })?
             .get_or_init(|| Box::new([const { OnceCell::new() }; CHUNK]));
         chunk[id as usize % CHUNK].get_or_try_init(load)
     }

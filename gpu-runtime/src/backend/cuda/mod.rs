@@ -7,6 +7,7 @@
 //! in; `function_table.rs` finds a loaded kernel without hashing or locking;
 //! `libraries.rs` finds the driver and NVRTC.
 
+mod args;
 pub(crate) mod buffer;
 mod fault;
 mod fault_record;
@@ -27,6 +28,8 @@ use crate::compile::kernel_def::KernelDef;
 use crate::dtype::DtypeKind;
 use crate::error::{GpuError, Result};
 use crate::host::launch_config::{DeviceLimits, LaunchConfig};
+use crate::private::FastPath;
+use crate::Device;
 use fault_record::FaultRecordMemory;
 use function_table::{signature_id, FunctionTable};
 use handles::OwnedEvent;
@@ -181,6 +184,31 @@ impl CudaDevice {
         )
     }
 
+    /// Launch `def` with `args`, each checked against its parameters first.
+    #[inline]
+    pub(crate) fn launch_args(
+        &self,
+        device: &Device,
+        def: &'static KernelDef,
+        dtypes: &[DtypeKind],
+        cfg: &LaunchConfig<'_>,
+        args: &[crate::host::args::Arg<'_>],
+    ) -> Result<()> {
+        let mut packed = args::check_and_pack(def, dtypes, device, args)?;
+        let mut pointers = packed.pointers();
+        let fast = |grid: [u64; 3], block: [u64; 3]| {
+            let values = args::Uniforms { args, grid, block };
+            gpu_contract::fast_path::holds(def.fast_path(), &values)
+        };
+        let n = packed.len();
+        // SAFETY: `pointers[..n]` point to one value per C parameter of `def`'s source, in
+        // order and of its type: `check_and_pack` checked each argument against the
+        // kernel's parameters (which the attribute made with the source) and laid the
+        // values out as the source declares them; the arrays are borrowed by `args` for
+        // this call; the fast path's conditions are the definition's.
+        unsafe { self.launch(def, dtypes, cfg, &mut pointers[..n], Some(&fast)) }
+    }
+
     /// Launch `def` specialised for `dtypes`, compiling and loading it on the first call.
     ///
     /// # Safety
@@ -188,7 +216,7 @@ impl CudaDevice {
     /// `args` must hold one valid pointer per C parameter of `def`'s source, to a value of
     /// that parameter's type, and the arrays behind them must stay allocated until the
     /// kernel has run (the launch orders their frees after it); `fast` must be the kernel's
-    /// fast-path conditions (as `__private::launch_cuda` says).
+    /// fast-path conditions (the definition's, over these arguments).
     #[inline]
     pub(crate) unsafe fn launch(
         &self,
@@ -196,7 +224,7 @@ impl CudaDevice {
         dtypes: &[DtypeKind],
         cfg: &LaunchConfig<'_>,
         args: &mut [*mut c_void],
-        fast: Option<crate::private::FastPath<'_>>,
+        fast: Option<FastPath<'_>>,
     ) -> Result<()> {
         let sig = gpu_contract::dtype::slot_of(dtypes);
         let kernel = match self.loaded_if_present(def, sig) {

@@ -20,6 +20,9 @@ pub(crate) struct Aborted;
 pub(crate) struct SimBarrier {
     state: Mutex<BarrierState>,
     cond: Condvar,
+    /// Whether a wait past the launch's deadline stops the thread (a kernel's barriers);
+    /// the simulator's own rendezvous wait without one.
+    deadline: bool,
 }
 
 struct BarrierState {
@@ -33,8 +36,19 @@ struct BarrierState {
 }
 
 impl SimBarrier {
+    /// A barrier of the simulator's own, outside any kernel: no deadline.
     pub(crate) fn new(party: usize) -> SimBarrier {
+        SimBarrier::with_deadline(party, false)
+    }
+
+    /// A kernel's barrier (`sync_threads`, `sync_grid`): stopped by the deadline.
+    pub(crate) fn for_kernel(party: usize) -> SimBarrier {
+        SimBarrier::with_deadline(party, true)
+    }
+
+    fn with_deadline(party: usize, deadline: bool) -> SimBarrier {
         SimBarrier {
+            deadline,
             state: Mutex::new(BarrierState {
                 live: party,
                 arrived: 0,
@@ -70,7 +84,17 @@ impl SimBarrier {
         }
         let generation = s.generation;
         while s.generation == generation && !s.poisoned {
-            s = self.cond.wait(s).unwrap_or_else(|p| p.into_inner());
+            s = self
+                .cond
+                .wait_timeout(s, super::deadline::WAIT_SLICE)
+                .unwrap_or_else(|p| p.into_inner())
+                .0;
+            // A barrier some thread never reaches (it waits elsewhere) would wait forever:
+            // the launch's deadline stops it.
+            if let Some(fault) = self.deadline.then(super::deadline::expired).flatten() {
+                drop(s);
+                std::panic::resume_unwind(Box::new(fault));
+            }
         }
         if s.generation == generation {
             drop(s);
@@ -189,7 +213,15 @@ impl WarpExchange {
                 drop(s);
                 std::panic::resume_unwind(Box::new(Aborted));
             }
-            s = self.cond.wait(s).unwrap_or_else(|p| p.into_inner());
+            s = self
+                .cond
+                .wait_timeout(s, super::deadline::WAIT_SLICE)
+                .unwrap_or_else(|p| p.into_inner())
+                .0;
+            if let Some(fault) = super::deadline::expired() {
+                drop(s);
+                std::panic::resume_unwind(Box::new(fault));
+            }
         }
     }
 
@@ -264,7 +296,7 @@ impl BlockContext {
     ) -> BlockContext {
         let warps = threads.div_ceil(32);
         BlockContext {
-            barrier: SimBarrier::new(threads),
+            barrier: SimBarrier::for_kernel(threads),
             warps: (0..warps)
                 .map(|w| WarpExchange::new((threads - w * 32).min(32)))
                 .collect(),

@@ -70,6 +70,20 @@ pub fn sim_tick() {
     }
 }
 
+/// The timeout of this thread's launch, if it has passed: for waits at barriers and warp
+/// exchanges, which do not run loop ticks.
+#[cold]
+pub(crate) fn expired() -> Option<SimFault> {
+    let d = current()?;
+    (Instant::now() >= d.until).then_some(SimFault::Timeout {
+        kernel: d.kernel,
+        seconds: d.seconds,
+    })
+}
+
+/// How long a wait sleeps before it looks at the deadline again.
+pub(crate) const WAIT_SLICE: std::time::Duration = std::time::Duration::from_millis(50);
+
 #[cold]
 fn check() {
     if let Some(d) = current() {

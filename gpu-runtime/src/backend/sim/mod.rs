@@ -307,7 +307,7 @@ fn run_cooperative(
         .iter()
         .map(|_| BlockContext::new(def.name(), threads.len(), shared_bytes, true))
         .collect();
-    let grid = SimBarrier::new(total);
+    let grid = SimBarrier::for_kernel(total);
     let failure: Mutex<Option<GpuError>> = Mutex::new(None);
     let mut spawn_error = None;
     std::thread::scope(|s| {

@@ -271,13 +271,19 @@ view_mut!(SimArray3Mut, (usize, usize, usize));
 macro_rules! constructors {
     ($name:ident, $rank:literal, $parts:ident, $get:ident) => {
         impl<'a, T: Dtype> $name<'a, T> {
-            /// The view of a launch's argument, reported as `names` of `kernel`.
+            /// The view of a launch's argument, reported as `names` of `kernel`. The parts
+            /// must be of a simulator array (the launcher makes views only on the
+            /// simulator); a GPU array's have no host memory, and panic here.
             pub fn new(
                 parts: $parts<'a, T>,
                 kernel: &'static str,
                 names: [&'static str; $rank],
             ) -> Self {
                 let (ptr, extents) = parts.$get();
+                assert!(
+                    !ptr.is_null() || extents.iter().take($rank).product::<usize>() == 0,
+                    "a simulator view of an array that is not on the simulator"
+                );
                 let mut e = [0usize; $rank];
                 e.copy_from_slice(&extents[..$rank]);
                 $name {

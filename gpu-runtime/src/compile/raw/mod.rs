@@ -167,7 +167,9 @@ impl<T: Dtype> RawParam for T {
         ))
     }
     fn kind() -> ParamKind {
-        ParamKind::Scalar
+        ParamKind::Scalar {
+            ty: gpu_contract::kernel::ElemType::Dtype(T::KIND),
+        }
     }
     fn device<'s>(_: &'s Self::Arg<'_>) -> Option<&'s Device> {
         None
@@ -327,7 +329,7 @@ impl RawModule {
                     device_fns: &[],
                     waits: false,
                     cooperative: false,
-                    fast_path: false,
+                    fast_path: &[],
                     signature_slots: Box::leak(Box::new([AtomicU32::new(0)])),
                 };
                 // SAFETY: the C parameters were checked against `P` above, and the caller

@@ -391,6 +391,10 @@ impl<'a> Prover<'a> {
             }
             _ if bound.constant().is_some() && limit.constant().is_some() => Check::Required,
             _ if !self.versioning || bound.at_least(&limit) => Check::Required,
+            // Deeper than the runtime evaluates: kept.
+            _ if bound.depth().max(limit.depth()) > gpu_contract::fast_path::STACK => {
+                Check::Required
+            }
             _ => {
                 // One condition per limit for constant bounds: the largest.
                 let same = self.fast_path.iter_mut().find(|c| {
@@ -512,11 +516,12 @@ impl<'a> Prover<'a> {
                     },
                     BinOp::Rem => Sym::min_of(self.bound(l), self.bound(r).map(Sym::dec)),
                     BinOp::BitAnd => Sym::min_of(self.bound(l), self.bound(r)),
-                    BinOp::Shr => Sym::shr(self.bound(l)?, lit?),
-                    BinOp::Shl => Sym::mul(
-                        self.bound(l)?,
-                        Sym::Const(1u128.checked_shl(u32::try_from(lit?).ok()?)?),
-                    ),
+                    // Shifts by the width or more are masked (or faults): no bound from them.
+                    BinOp::Shr => Sym::shr(self.bound(l)?, lit.filter(|&c| c < width(l.ty))?),
+                    BinOp::Shl => {
+                        let by = lit.filter(|&c| c < width(l.ty))?;
+                        Sym::mul(self.bound(l)?, Sym::Const(1u128 << by))
+                    }
                     // `x - y <= x` when it cannot wrap.
                     BinOp::Sub => {
                         let (a, b) = (self.range(l), self.range(r));
@@ -594,8 +599,9 @@ impl<'a> Prover<'a> {
                     BinOp::Div if b.0 > 0 => (a.0 / b.1, a.1 / b.0),
                     BinOp::Rem if b.0 > 0 => (0, a.1.min(b.1 - 1)),
                     BinOp::BitAnd => (0, a.1.min(b.1)),
-                    BinOp::Shr if b.1 < 64 => (a.0 >> b.1, a.1 >> b.0),
-                    BinOp::Shl if b.1 < 64 => (a.0 << b.0, a.1.checked_shl(b.1 as u32)?),
+                    // Amounts below the width only: larger ones are masked.
+                    BinOp::Shr if b.1 < width(l.ty) => (a.0 >> b.1, a.1 >> b.0),
+                    BinOp::Shl if b.1 < width(l.ty) => (a.0 << b.0, a.1.checked_shl(b.1 as u32)?),
                     _ => return None,
                 }
             }
@@ -617,6 +623,14 @@ fn type_max(t: RTy) -> Option<u128> {
             p.int_range().map(|(_, max)| max as u128)
         }
         _ => None,
+    }
+}
+
+/// The bits of an unsigned integer type (64 for anything else, which has no bound).
+fn width(t: RTy) -> u128 {
+    match t {
+        RTy::Prim(Prim::U32) => 32,
+        _ => 64,
     }
 }
 

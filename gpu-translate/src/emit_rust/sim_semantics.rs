@@ -1,7 +1,15 @@
-//! The body's arithmetic as the simulator runs it: `+ - * / % << >>`, their compound
-//! assignments, unary `-` and `.abs()` become calls of the runtime's `__private::arith`, which check
-//! overflow exactly when the kernel does on the GPU (`__GPU_OVERFLOW`, a constant the body
-//! starts with) instead of as the profile that compiled the body would.
+//! What the simulator runs for the body's operators and language calls, so it computes
+//! what the GPU computes:
+//!
+//! - `+ - * / % << >>`, their compound assignments, unary `-` and `.abs()` become calls of
+//!   the runtime's `__private::arith`, which check overflow exactly when the kernel does
+//!   on the GPU (`__GPU_OVERFLOW`, a constant the body starts with) instead of as the
+//!   profile that compiled the body would; `f16::from_f64` rounds once, as on the GPU.
+//! - A call of a language function (`sync_threads()`, `shared_array::<f32, 256>()`,
+//!   `atomic_add(..)`, `grid_1d()`, ...) names the runtime's function by its full path:
+//!   the translator recognises these by name, so the simulator must not run a function of
+//!   the user's module that happens to have the name (which would compute something else,
+//!   and could keep a block's shared memory past the block).
 //!
 //! Runs after the view rewrite (`sim_body.rs`), so the operators that rewrite makes
 //! (`a.set(i, a.get(i) + v)`) are covered too. A compound assignment evaluates its value,
@@ -63,6 +71,56 @@ fn is_literal(e: &syn::Expr) -> bool {
     }
 }
 
+/// The name of the language function `f` calls, if it calls one (recognised by its last
+/// path segment, as the translator does).
+fn language_function(f: &syn::Expr) -> Option<String> {
+    let syn::Expr::Path(p) = f else {
+        return None;
+    };
+    let name = p.path.segments.last()?.ident.to_string();
+    const OTHERS: &[&str] = &[
+        "grid_1d",
+        "gridsize_1d",
+        "grid_2d",
+        "grid_3d",
+        "gridsize_2d",
+        "gridsize_3d",
+        "thread_idx",
+        "block_idx",
+        "block_dim",
+        "grid_dim",
+        "shared_array",
+        "shared_array_2d",
+        "dynamic_shared_array",
+        "load4",
+        "store4",
+    ];
+    let known = gpu_contract::language::INTRINSICS
+        .iter()
+        .any(|s| s.name == name)
+        || OTHERS.contains(&name.as_str())
+        || crate::ir::AtomicOp::from_fn_name(&name).is_some();
+    known.then_some(name)
+}
+
+/// `"f16"` or `"bf16"` when `f` is the path `f16::from_f64` or `bf16::from_f64`.
+fn from_f64_of_half(f: &syn::Expr) -> Option<&'static str> {
+    let syn::Expr::Path(p) = f else {
+        return None;
+    };
+    let segs: Vec<String> = p
+        .path
+        .segments
+        .iter()
+        .map(|s| s.ident.to_string())
+        .collect();
+    match segs.iter().map(String::as_str).collect::<Vec<_>>()[..] {
+        ["f16", "from_f64"] => Some("f16"),
+        ["bf16", "from_f64"] => Some("bf16"),
+        _ => None,
+    }
+}
+
 /// `e` without the parentheses around it.
 fn unparen(e: &syn::Expr) -> &syn::Expr {
     match e {
@@ -105,6 +163,34 @@ impl VisitMut for ArithRewriter<'_> {
                 *e = syn::parse_quote_spanned!(span=>
                     #k::__private::arith::neg::<__GPU_OVERFLOW, _>(#a)
                 );
+            }
+            // A language function, by its full path.
+            syn::Expr::Call(c) if language_function(&c.func).is_some() => {
+                if let syn::Expr::Path(p) = &mut *c.func {
+                    if let Some(last) = p.path.segments.last().cloned() {
+                        // The runtime's path, every token on the user's call: the simulator
+                        // keys each shared array by its call's source location.
+                        let span = last.ident.span();
+                        let mut path = k.clone();
+                        if let Some(colon) = &mut path.leading_colon {
+                            colon.spans = [span, span];
+                        }
+                        for seg in path.segments.iter_mut() {
+                            seg.ident.set_span(span);
+                        }
+                        path.segments.push(last);
+                        p.path = path;
+                        p.qself = None;
+                    }
+                }
+            }
+            // `f16::from_f64(x)`: rounded once, as on the GPU (the `half` crate may round
+            // through f32 on CPUs with F16C).
+            syn::Expr::Call(c) if from_f64_of_half(&c.func).is_some() => {
+                let which = from_f64_of_half(&c.func).unwrap_or("f16");
+                let f = syn::Ident::new(&format!("{which}_from_f64"), c.func.span());
+                let args = &c.args;
+                *e = syn::parse_quote_spanned!(c.func.span()=> #k::__private::#f(#args));
             }
             // `x.abs()`: `MIN.abs()` overflows.
             syn::Expr::MethodCall(m) if m.method == "abs" && m.args.is_empty() => {

@@ -1,0 +1,83 @@
+//! The simulator's deadline (`GPU_RUNTIME_SIM_TIMEOUT`) stops a kernel that never ends:
+//! an endless loop, and threads of a block that wait at different barriers (one at
+//! `sync_threads`, one in a warp shuffle), which loop ticks alone would never see.
+//!
+//! The environment variable is set only in a child process (this test binary run again),
+//! so no other test's launches see it.
+
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use gpu_runtime::prelude::*;
+
+const CHILD_ENV: &str = "SIM_DEADLINE_CHILD";
+
+#[gpu_kernel]
+fn spin(a: &mut [u32]) {
+    let mut x = 1u32;
+    while x != 0 {
+        x = x | 1;
+    }
+    a[0] = x;
+}
+
+#[gpu_kernel]
+fn divergent_wait(a: &mut [u32]) {
+    let t = thread_idx().x;
+    if t == 0 {
+        sync_threads();
+    } else {
+        let v = shfl_sync(0b11, t, 0);
+        a[1] = v;
+    }
+}
+
+#[test]
+fn an_endless_kernel_stops_at_the_deadline() {
+    let exe = std::env::current_exe().expect("the test binary");
+    let started = Instant::now();
+    let out = Command::new(exe)
+        .args([
+            "--exact",
+            "child",
+            "--ignored",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env(CHILD_ENV, "1")
+        .env(gpu_runtime::SIM_TIMEOUT_ENV, "1")
+        .output()
+        .expect("the child runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        text.contains("spin: timeout") && text.contains("divergent_wait: timeout"),
+        "{text}"
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(60),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
+#[test]
+#[ignore = "a child process of its parent test, which runs it"]
+fn child() {
+    assert!(std::env::var(CHILD_ENV).is_ok(), "run by its parent test");
+    let dev = Device::simulator();
+    let mut a = dev.zeros::<u32>(4).expect("an array");
+    for (name, r) in [
+        ("spin", launch!(spin[1, 1](&mut a))),
+        ("divergent_wait", launch!(divergent_wait[1, 2](&mut a))),
+    ] {
+        match r {
+            Err(GpuError::Timeout { seconds: 1.0, .. }) => println!("{name}: timeout"),
+            other => panic!("{name}: expected a timeout, got {other:?}"),
+        }
+    }
+}

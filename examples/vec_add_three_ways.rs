@@ -75,7 +75,9 @@ pub fn run() -> Result<(), GpuError> {
     // `a[..n]`, `b[..n]` and `c[..n]`; every launch below passes arrays of `n` elements.
     let raw = unsafe { RawKernel::<SeedSignature>::new(SEED_SOURCE, "vec_add")? };
     let mut c = dev.zeros::<f32>(n)?;
-    match launch!(raw[blocks, threads](&a, &b, &mut c, n as i32)) {
+    // SAFETY: `blocks * threads >= n` threads each touch at most element `i < n` of
+    // `a`, `b` and `c`, which all hold `n` elements.
+    match unsafe { raw.launch(LaunchConfig::new(blocks, threads), &a, &b, &mut c, n as i32) } {
         Ok(()) => check("2. RawKernel", &c.to_host()?, &host_a, &host_b)?,
         Err(e) if dev.backend() == Backend::Simulator => {
             println!("2. RawKernel: skipped on the simulator ({e})")

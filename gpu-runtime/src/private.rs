@@ -82,6 +82,25 @@ pub(crate) fn launch_device_of<'a>(
     Ok(device)
 }
 
+/// The arrays a kernel reads or writes four elements at a time must start 16-byte aligned
+/// (an array does; a view must start at a multiple of 16 bytes): refused otherwise, on
+/// both backends alike (on a GPU such an access would fault the context).
+pub fn check_vectors(def: &'static KernelDef, offsets: &[(&'static str, usize)]) -> Result<()> {
+    for &(name, offset) in offsets {
+        if offset % 16 != 0 && def.vector_params().contains(&name) {
+            return Err(GpuError::InvalidLaunch {
+                kernel: def.name(),
+                reason: format!(
+                    "`{name}` is read or written with load4/store4, which need a 16-byte \
+                     aligned array, but this view starts {offset} bytes into its array; \
+                     start it at a multiple of 16 bytes"
+                ),
+            });
+        }
+    }
+    Ok(())
+}
+
 /// Whether `device` is a GPU (else the simulator).
 #[inline]
 pub fn is_cuda(device: &Device) -> bool {

@@ -78,6 +78,11 @@ pub fn expand_kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
     check_signatures(&attr, &sig, &mut diags);
     let translation = translate(&sig, &item, &attr, &mut diags).map(|(k, source, _)| Translation {
         fast_path: crate::emit_rust::fast_path_data(&k, &ctx.krate),
+        vector_params: k
+            .vector_slices()
+            .into_iter()
+            .map(|s| k.slices[s].rust_name.clone())
+            .collect(),
         source,
         c_name: k.c_name,
         generic_c_names: k.generic_c_names,

@@ -534,3 +534,85 @@ pub struct Kernel<T> {
     /// fail (set by the check pass).
     pub fast_path: Vec<crate::sym::FastCondition>,
 }
+
+impl<T> Kernel<T> {
+    /// The array parameters the body reads or writes with `load4`/`store4`.
+    pub fn vector_slices(&self) -> Vec<SliceId> {
+        fn block<T>(b: &Block<T>, out: &mut Vec<SliceId>) {
+            b.stmts.iter().for_each(|s| stmt(s, out));
+            if let Some(t) = &b.tail {
+                expr(t, out);
+            }
+        }
+        fn stmt<T>(s: &Stmt<T>, out: &mut Vec<SliceId>) {
+            match s {
+                Stmt::Store4(sl, i, vals) => {
+                    out.push(*sl);
+                    expr(&i.expr, out);
+                    vals.iter().for_each(|v| expr(v, out));
+                }
+                Stmt::Let(_, Some(e))
+                | Stmt::DeclareArray(_, Some(e))
+                | Stmt::Eval(e)
+                | Stmt::ReturnValue(e) => expr(e, out),
+                Stmt::Assign(p, _, e) => {
+                    if let Place::Index(_, idx) = p {
+                        idx.iter().for_each(|i| expr(&i.expr, out));
+                    }
+                    expr(e, out);
+                }
+                Stmt::If(c, t, e) => {
+                    expr(c, out);
+                    block(t, out);
+                    if let Some(e) = e {
+                        block(e, out);
+                    }
+                }
+                Stmt::While(c, b) => {
+                    expr(c, out);
+                    block(b, out);
+                }
+                Stmt::Loop(b) | Stmt::Block(b) => block(b, out),
+                Stmt::For(f) => {
+                    expr(&f.start, out);
+                    expr(&f.end, out);
+                    block(&f.body, out);
+                }
+                _ => {}
+            }
+        }
+        fn expr<T>(e: &Expr<T>, out: &mut Vec<SliceId>) {
+            match &e.kind {
+                ExprKind::Load4(sl, i) => {
+                    out.push(*sl);
+                    expr(&i.expr, out);
+                }
+                ExprKind::Index(_, idx) => idx.iter().for_each(|i| expr(&i.expr, out)),
+                ExprKind::Atomic(_, _, idx, args) => {
+                    idx.iter().for_each(|i| expr(&i.expr, out));
+                    args.iter().for_each(|a| expr(a, out));
+                }
+                ExprKind::Intrinsic(_, args)
+                | ExprKind::DeviceCall(_, _, args)
+                | ExprKind::Math(_, args) => args.iter().for_each(|a| expr(a, out)),
+                ExprKind::Unary(_, a) | ExprKind::Convert(_, a) => expr(a, out),
+                ExprKind::Binary(_, a, b) => {
+                    expr(a, out);
+                    expr(b, out);
+                }
+                ExprKind::If(c, t, f) => {
+                    expr(c, out);
+                    block(t, out);
+                    block(f, out);
+                }
+                ExprKind::Block(b) => block(b, out),
+                _ => {}
+            }
+        }
+        let mut out = Vec::new();
+        block(&self.body, &mut out);
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+}

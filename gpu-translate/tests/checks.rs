@@ -40,8 +40,9 @@ fn checked_indices_check_each_unproven_access_and_name_it() {
     let checked = checked.expect("a checked entry");
     for access in [
         // Proven by their intervals: `i % 32 < 32`, `i % 4 < 4`, constant indices. An
-        // array of constant extent clamps its index; a parameter redirects the access.
-        "tile[(i % 32ull)] = (*gt_at(a, i, a_len, 0u, gt_note));",
+        // array of constant extent clamps its index; a parameter's read gives 0 out of
+        // range (`gt_ld`), its write is redirected (`gt_at`).
+        "tile[(i % 32ull)] = gt_ld(a, i, a_len, 0u, gt_note);",
         "local[(i % 4ull)] = tile[gt_ix<32ull>(n, 4u, gt_note)];",
         "(*gt_at2<true, true>(m, i, m_rows, 1u, n, m_cols, 2u, gt_note)) = local[gt_ix<4ull>(n, 5u, gt_note)];",
         "gt_atomic_add(&(*gt_at(v, i, v_len, 3u, gt_note)), 1.0f)",
@@ -153,7 +154,7 @@ fn launch_uniform_bounds_move_checks_to_the_fast_path() {
     let full = full.expect("a checked entry");
     assert!(
         full.contains(
-            "(*gt_at(c, i, c_len, 2u, gt_note)) = (a[i] + (*gt_at(b, i, b_len, 1u, gt_note)));"
+            "(*gt_at(c, i, c_len, 2u, gt_note)) = (a[i] + gt_ld(b, i, b_len, 1u, gt_note));"
         ),
         "{full}"
     );
@@ -257,7 +258,7 @@ fn a_compared_sum_bounds_the_sums_it_dominates() {
         "{main}"
     );
     assert!(
-        main.contains("= (*gt_at(x, gt_iadd<GT_OVERFLOW_CHECKS>(i, gt_imul<GT_OVERFLOW_CHECKS>(3ull, s, gt_note), gt_note), x_len, 0u, gt_note));"),
+        main.contains("= gt_ld(x, gt_iadd<GT_OVERFLOW_CHECKS>(i, gt_imul<GT_OVERFLOW_CHECKS>(3ull, s, gt_note), gt_note), x_len, 0u, gt_note);"),
         "{main}\n{:?}",
         t.fast_conditions
     );
@@ -269,4 +270,32 @@ fn a_compared_sum_bounds_the_sums_it_dominates() {
         "{:?}",
         t.fast_conditions
     );
+}
+
+#[test]
+fn shifts_past_the_width_and_divisions_give_only_sound_bounds() {
+    let t = checked(quote! {
+        fn k(a: &mut [f32], d: usize) {
+            let mut s = shared_array::<f32, 256>();
+            let t = thread_idx().x;
+            // Masked to `t >> 8` on a u32: no bound of 0 from it.
+            s[(t >> 40) as usize] = 1.0;
+            let i = grid_1d();
+            // Bounded by `d - 1`; `d == 0` is an integer fault whose result, 0, is within.
+            a[i % d] = 1.0;
+        }
+    });
+    let (main, _) = entries(&t);
+    assert!(main.contains("gt_ix<256ull>"), "{main}");
+    assert!(
+        main.contains("gt_irem<GT_OVERFLOW_CHECKS>(i, d, gt_note)"),
+        "{main}"
+    );
+    // A constant past 64 bits gives no bound either (it cannot be evaluated).
+    let t = checked(quote! {
+        fn k(a: &mut [f32], x: u64) {
+            a[(x << 63) as usize] = 1.0;
+        }
+    });
+    assert!(t.c.contains("gt_at(a,"), "{}", t.c);
 }

@@ -230,6 +230,14 @@ pub fn case_checked_indices(dev: &Device, seed: u64) -> CaseResult {
         "double4",
         ("a", 4 * vectors, 4 * vectors),
     )?;
+    // A view that does not start on 16 bytes: refused before it runs, on both backends
+    // (on a GPU a misaligned vector access would fault the context); one that does, runs.
+    match launch!(double4[1, 128](&mut dx.slice_mut(1..)?, 1)) {
+        Err(GpuError::InvalidLaunch { reason, .. }) if reason.contains("16-byte") => {}
+        other => return Err(format!("load4 on a view at element 1: {other:?}").into()),
+    }
+    launch!(double4[1, 128](&mut dx.slice_mut(4..)?, 1))?;
+    sync()?;
 
     // A local array read past its 8 elements.
     let n = r.random_range(100..5_000);

@@ -81,7 +81,16 @@ extern "C" __global__ void vec_add(const float* a, const float* b, float* c, int
     );
     let (da, db) = (dev.to_device(&a)?, dev.to_device(&b)?);
     let mut c = dev.to_device(&vec![f32::NAN; n])?;
-    let launched = launch!(k[n.div_ceil(256), 256](&da, &db, &mut c, n as i32));
+    // SAFETY: the threads touch `a`, `b`, `c` below `n`, the length of all three.
+    let launched = unsafe {
+        k.launch(
+            LaunchConfig::new(n.div_ceil(256), 256),
+            &da,
+            &db,
+            &mut c,
+            n as i32,
+        )
+    };
     if dev.backend() == Backend::Simulator {
         return match launched {
             Err(GpuError::InvalidLaunch { reason, .. }) if reason.contains("only on a GPU") => {

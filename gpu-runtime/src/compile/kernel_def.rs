@@ -43,6 +43,9 @@ pub struct KernelParts {
     /// The fast path's conditions: when there are any, the source has a second, fully
     /// checked entry ([`gpu_contract::kernel::checked_entry`]) for launches that fail them.
     pub fast_path: &'static [gpu_contract::fast_path::FastCondition],
+    /// The array parameters the kernel reads or writes with `load4`/`store4`, which need
+    /// 16-byte alignment.
+    pub vector_params: &'static [&'static str],
     pub signature_slots: &'static [AtomicU32],
 }
 
@@ -189,6 +192,11 @@ impl KernelDef {
     /// not prove the main entry's left-out checks redundant.
     pub fn has_fast_path(&self) -> bool {
         !self.parts.fast_path.is_empty()
+    }
+
+    /// The array parameters used with `load4`/`store4` (16-byte alignment required).
+    pub fn vector_params(&self) -> &'static [&'static str] {
+        self.parts.vector_params
     }
 
     /// The conditions under which the main entry's left-out checks are redundant.

@@ -53,6 +53,8 @@ pub struct ArrayParts<'a, T> {
     cuda_ptr: u64,
     sim_ptr: *const T,
     extents: [usize; 3],
+    /// Bytes from the start of the array's allocation (a view's start), for alignment.
+    offset: usize,
     _borrow: PhantomData<&'a [T]>,
 }
 
@@ -64,6 +66,8 @@ pub struct ArrayPartsMut<'a, T> {
     cuda_ptr: u64,
     sim_ptr: *mut T,
     extents: [usize; 3],
+    /// Bytes from the start of the array's allocation.
+    offset: usize,
     _borrow: PhantomData<&'a mut [T]>,
 }
 
@@ -87,6 +91,13 @@ macro_rules! parts_methods {
             pub fn extent(&self, axis: usize) -> usize {
                 self.extents[axis]
             }
+
+            /// Where the array starts in its allocation, in bytes (0 but for a view);
+            /// allocations start 256-byte aligned on a GPU.
+            #[inline]
+            pub fn offset_bytes(&self) -> usize {
+                self.offset
+            }
         }
     };
 }
@@ -100,6 +111,7 @@ impl<'a, T> ArrayParts<'a, T> {
         cuda_ptr: u64,
         sim_ptr: *const T,
         extents: [usize; 3],
+        offset: usize,
         _borrow: PhantomData<&'a [T]>,
     ) -> Self {
         ArrayParts {
@@ -107,6 +119,7 @@ impl<'a, T> ArrayParts<'a, T> {
             cuda_ptr,
             sim_ptr,
             extents,
+            offset,
             _borrow,
         }
     }
@@ -122,6 +135,7 @@ impl<'a, T> ArrayPartsMut<'a, T> {
         cuda_ptr: u64,
         sim_ptr: *mut T,
         extents: [usize; 3],
+        offset: usize,
         _borrow: PhantomData<&'a mut [T]>,
     ) -> Self {
         ArrayPartsMut {
@@ -129,6 +143,7 @@ impl<'a, T> ArrayPartsMut<'a, T> {
             cuda_ptr,
             sim_ptr,
             extents,
+            offset,
             _borrow,
         }
     }
@@ -149,6 +164,7 @@ impl<T: Dtype> DeviceArray<T> {
             cuda_ptr,
             sim_ptr,
             extents,
+            offset: 0,
             _borrow: PhantomData,
         }
     }
@@ -163,6 +179,7 @@ impl<T: Dtype> DeviceArray<T> {
             cuda_ptr,
             sim_ptr,
             extents,
+            offset: 0,
             _borrow: PhantomData,
         }
     }

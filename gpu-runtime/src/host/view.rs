@@ -184,7 +184,15 @@ impl<T: Dtype> DeviceArray<T> {
             // SAFETY: `start <= len` of the vector.
             Storage::Sim(v) => (0, unsafe { v.as_ptr().add(start) }),
         };
-        ArrayParts::new(&self.device, cuda_ptr, sim_ptr, [len, 1, 1], PhantomData)
+        let offset = start * std::mem::size_of::<T>();
+        ArrayParts::new(
+            &self.device,
+            cuda_ptr,
+            sim_ptr,
+            [len, 1, 1],
+            offset,
+            PhantomData,
+        )
     }
 
     /// The writable parts of `len` elements from `start`.
@@ -197,7 +205,15 @@ impl<T: Dtype> DeviceArray<T> {
             // SAFETY: `start <= len` of the vector.
             Storage::Sim(v) => (0, unsafe { v.as_mut_ptr().add(start) }),
         };
-        ArrayPartsMut::new(&self.device, cuda_ptr, sim_ptr, [len, 1, 1], PhantomData)
+        let offset = start * std::mem::size_of::<T>();
+        ArrayPartsMut::new(
+            &self.device,
+            cuda_ptr,
+            sim_ptr,
+            [len, 1, 1],
+            offset,
+            PhantomData,
+        )
     }
 }
 

@@ -66,8 +66,28 @@ impl Validator<'_> {
     fn array_sizes(&mut self) {
         let mut shared = 0u64;
         let mut local = 0u64;
+        let mut dynamic: Option<RTy> = None;
         for a in &self.k.arrays {
+            // Shared memory starts uninitialised on the GPU, and a byte that is not 0 or 1
+            // is no `bool`.
+            if a.space != Space::Local && a.elem == RTy::Prim(Prim::Bool) {
+                self.diags.error(
+                    a.span,
+                    "shared arrays cannot hold `bool` (shared memory starts uninitialised on \
+                     the GPU, and a byte that is not 0 or 1 is no bool); use `u32` with 0 and 1",
+                );
+            }
             if a.space == Space::DynamicShared {
+                // Every dynamic shared array is the same memory: one dtype for all of them,
+                // so no two views of one byte disagree on its type.
+                match dynamic {
+                    Some(t) if t != a.elem => self.diags.error(
+                        a.span,
+                        "every `dynamic_shared_array` of a kernel is the same memory: declare \
+                         them with one dtype",
+                    ),
+                    _ => dynamic = Some(a.elem),
+                }
                 continue;
             }
             let elem = Class::max_size(a.elem, self.sig);
@@ -109,6 +129,20 @@ impl Validator<'_> {
         }
     }
 
+    /// `load4`/`store4` need a 16-byte aligned array, which the launch checks for the
+    /// kernel's own parameters; a device function cannot know what it is handed.
+    fn vector_in_device(&mut self, span: proc_macro2::Span, what: &str) {
+        if self.sig.device {
+            self.diags.error(
+                span,
+                format!(
+                    "`{what}` needs a 16-byte aligned array, which the launch checks for a \
+                     kernel's parameters: use it in the kernel, not in a device function"
+                ),
+            );
+        }
+    }
+
     fn block(&mut self, b: &Block<RTy>) {
         for s in &b.stmts {
             self.stmt(s);
@@ -127,6 +161,7 @@ impl Validator<'_> {
             }
             Stmt::Eval(e) | Stmt::ReturnValue(e) => self.expr(e),
             Stmt::Store4(slice, index, values) => {
+                self.vector_in_device(index.expr.span, "store4");
                 let elem = self.k.slices[*slice].elem;
                 if self.class(elem, index.expr.span) == Some(Class::Bool) {
                     self.diags
@@ -218,6 +253,7 @@ impl Validator<'_> {
                 args.iter().for_each(|a| self.expr(a))
             }
             ExprKind::Load4(slice, index) => {
+                self.vector_in_device(e.span, "load4");
                 let elem = self.k.slices[*slice].elem;
                 if self.class(elem, e.span) == Some(Class::Bool) {
                     self.diags.error(e.span, "`load4` is for numbers, not bool");

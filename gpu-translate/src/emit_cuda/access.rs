@@ -132,6 +132,26 @@ impl Emitter<'_> {
         }
     }
 
+    /// The value of `t[index...]`: as [`Emitter::element`], except that a checked read
+    /// of memory whose extent is known only at run time gives 0 when out of range (the
+    /// prelude's `gt_ld` family) rather than whatever a scratch location holds, so a
+    /// redirected read can never produce, say, a `bool` that is neither 0 nor 1.
+    pub(super) fn element_value(&mut self, t: Target, index: &[Index<RTy>]) -> String {
+        let checked: Vec<bool> = index.iter().map(|i| self.checks(i.check)).collect();
+        let constant_extents =
+            matches!(t, Target::Array(a) if self.k.arrays[a].space != Space::DynamicShared);
+        if !checked.contains(&true) || constant_extents {
+            return self.element(t, index);
+        }
+        let place = self.element(t, index);
+        // `(*gt_at(..))` becomes `gt_ld(..)`, and so on: the same arguments.
+        place
+            .strip_prefix("(*")
+            .and_then(|p| p.strip_suffix(')'))
+            .map(|call| call.replacen("gt_at", "gt_ld", 1))
+            .unwrap_or(place)
+    }
+
     /// `a[i]`, `a[i * cols + j]` for a parameter, `t[i][j]` for an array of the body.
     fn plain_element(&self, t: Target, idx: &[String]) -> String {
         match t {

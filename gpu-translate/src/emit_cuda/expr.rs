@@ -123,7 +123,7 @@ impl Emitter<'_> {
                     _ => arr.len_c_name.clone(),
                 }
             }
-            ExprKind::Index(t, i) => self.element(*t, i),
+            ExprKind::Index(t, i) => self.element_value(*t, i),
             ExprKind::Intrinsic(which, args) => self.intrinsic(*which, args),
             ExprKind::WholeArray(t) => self.whole_array(*t),
             ExprKind::DeviceCall(_, name, args) => {

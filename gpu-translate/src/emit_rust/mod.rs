@@ -77,6 +77,8 @@ pub struct Translation {
     pub cooperative: bool,
     /// The fast path's conditions, as the definition's data (`&[]` when there are none).
     pub fast_path: TokenStream,
+    /// The array parameters used with `load4`/`store4` (which need 16-byte alignment).
+    pub vector_params: Vec<String>,
 }
 
 /// Everything the kernel's items are made from.
@@ -198,6 +200,14 @@ pub fn emit_kernel(parts: KernelItems<'_>) -> TokenStream {
     let binds = codes.iter().map(|c| &c.bind);
     let devices = codes.iter().filter_map(|c| c.device.as_ref());
     let cuda_args = codes.iter().map(|c| &c.cuda_arg);
+    let vector_params = &tr.vector_params;
+    // `load4`/`store4` need 16-byte alignment: checked on both backends, so they agree.
+    let vector_check = if vector_params.is_empty() {
+        quote!()
+    } else {
+        let offsets = codes.iter().filter_map(|c| c.offset.as_ref());
+        quote!(#k::__private::check_vectors(__gpu_def, &[#(#offsets),*])?;)
+    };
     let fast_path = if tr.fast_path.is_empty() {
         quote!(&[])
     } else {
@@ -277,6 +287,7 @@ pub fn emit_kernel(parts: KernelItems<'_>) -> TokenStream {
                 &[#(#devices),*],
             )?;
             let __gpu_dtypes: [#k::__private::DtypeKind; #n_generics] = [#(#dtypes),*];
+            #vector_check
             if #k::__private::is_cuda(__gpu_device) {
                 // The runtime checks each argument against the kernel's parameters.
                 #k::__private::launch_cuda(
@@ -335,6 +346,7 @@ pub fn emit_kernel(parts: KernelItems<'_>) -> TokenStream {
                     waits: #waits,
                     cooperative: #cooperative,
                     fast_path: #fast_path,
+                    vector_params: &[#(#vector_params),*],
                     signature_slots: &__SLOTS,
                 })
             };

@@ -19,6 +19,8 @@ pub(super) struct ParamCode {
     pub device: Option<TokenStream>,
     /// Its argument for the runtime's checked CUDA launch (`Arg::array(parts)`, ...).
     pub cuda_arg: TokenStream,
+    /// For an array: `("a", offset in bytes)`, for the alignment check.
+    pub offset: Option<TokenStream>,
     /// The statement that makes its simulator value (`let __gpu_s0 = ...;`), and the
     /// value passed to the simulated body.
     pub sim_bind: TokenStream,
@@ -139,6 +141,7 @@ pub(super) fn param_code(
                 arg,
                 bind,
                 device: Some(quote!((#part.device(), #name))),
+                offset: Some(quote!((#name, #part.offset_bytes()))),
                 cuda_arg,
                 sim_bind: quote!(let #sim = #k::simulator::#view::new(#part, __gpu_def.name(), [#(#names),*]);),
                 sim_arg: quote!(#sim),
@@ -154,6 +157,7 @@ pub(super) fn param_code(
                 arg: quote_spanned!(ident.span()=> #ident: #ty),
                 bind: TokenStream::new(),
                 device: None,
+                offset: None,
                 cuda_arg: quote!(#k::__private::Arg::scalar::<#ty>(#ident)),
                 sim_bind: TokenStream::new(),
                 sim_arg: quote!(#ident),

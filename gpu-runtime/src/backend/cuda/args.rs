@@ -107,6 +107,13 @@ pub(crate) fn check_and_pack(
                         found: d.describe(),
                     });
                 }
+                // `load4`/`store4` on a misaligned address would fault the context.
+                if ptr % 16 != 0 && def.vector_params().contains(&p.name) {
+                    return Err(wrong(
+                        p.name,
+                        "not 16-byte aligned, as load4/store4 need".into(),
+                    ));
+                }
                 push(ptr)?;
                 for &e in extents.iter().take(rank.min(3)) {
                     push(e as u64)?;

@@ -84,6 +84,28 @@ static __device__ __forceinline__ T* gt_at3(T* a, unsigned long long i, unsigned
   else if (!ok2) gt_note_fault(note, 1u, s2, k, n2);
   return ok0 && ok1 && ok2 ? a + (i * n1 + j) * n2 + k : gt_sink<T>();
 }
+// Reads: the element, or 0 out of range (never the scratch memory's bytes).
+template <typename T>
+static __device__ __forceinline__ T gt_ld(const T* a, unsigned long long i, unsigned long long n, unsigned int site, gt_note_t& note) {
+  const bool ok = i < n;
+  if (!ok) gt_note_fault(note, 1u, site, i, n);
+  return ok ? a[i] : T();
+}
+template <bool C0, bool C1, typename T>
+static __device__ __forceinline__ T gt_ld2(const T* a, unsigned long long i, unsigned long long n0, unsigned int s0, unsigned long long j, unsigned long long n1, unsigned int s1, gt_note_t& note) {
+  const bool ok0 = !C0 || i < n0, ok1 = !C1 || j < n1;
+  if (!ok0) gt_note_fault(note, 1u, s0, i, n0);
+  else if (!ok1) gt_note_fault(note, 1u, s1, j, n1);
+  return ok0 && ok1 ? a[i * n1 + j] : T();
+}
+template <bool C0, bool C1, bool C2, typename T>
+static __device__ __forceinline__ T gt_ld3(const T* a, unsigned long long i, unsigned long long n0, unsigned int s0, unsigned long long j, unsigned long long n1, unsigned int s1, unsigned long long k, unsigned long long n2, unsigned int s2, gt_note_t& note) {
+  const bool ok0 = !C0 || i < n0, ok1 = !C1 || j < n1, ok2 = !C2 || k < n2;
+  if (!ok0) gt_note_fault(note, 1u, s0, i, n0);
+  else if (!ok1) gt_note_fault(note, 1u, s1, j, n1);
+  else if (!ok2) gt_note_fault(note, 1u, s2, k, n2);
+  return ok0 && ok1 && ok2 ? a[(i * n1 + j) * n2 + k] : T();
+}
 // A 4-element vector at 4i: in range when 4i + 3 < n. The recorded index is the first
 // element out of range for a load, the last one for a store (as the simulator reports).
 static __device__ __forceinline__ bool gt_ok4(unsigned long long i, unsigned long long n, unsigned int site, bool store, gt_note_t& note) {

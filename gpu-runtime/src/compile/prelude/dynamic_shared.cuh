@@ -10,3 +10,9 @@ static __device__ __forceinline__ T* gt_at_shared(T* a, unsigned long long i, un
   if (!ok) gt_note_fault(note, 1u, site, i, n);
   return ok ? a + i : reinterpret_cast<T*>(gt_shared_sink);
 }
+template <typename T>
+static __device__ __forceinline__ T gt_ld_shared(const T* a, unsigned long long i, unsigned long long n, unsigned int site, gt_note_t& note) {
+  const bool ok = i < n;
+  if (!ok) gt_note_fault(note, 1u, site, i, n);
+  return ok ? a[i] : T();
+}

@@ -24,7 +24,8 @@
 //! let dev = Device::cuda(0)?;
 //! let a = dev.to_device(&[1.0f32; 1000])?;
 //! let mut c = dev.zeros::<f32>(1000)?;
-//! launch!(vec_add[4, 256](&a, &a, &mut c, 1000))?;
+//! // SAFETY: 4 x 256 threads, `n` = 1000: the kernel touches `a[..1000]`, `c[..1000]`.
+//! unsafe { vec_add.launch(LaunchConfig::new(4, 256), &a, &a, &mut c, 1000)? };
 //! # Ok(()) }
 //! ```
 //!
@@ -270,12 +271,10 @@ impl RawModule {
     ///
     /// # Safety
     ///
-    /// Launches of the kernel are safe calls, so what they rely on is promised here:
-    /// - the kernel NVRTC compiles takes exactly the parameters `P` declares (the check
-    ///   reads the declaration as written: it cannot see through `#if`, macros or
-    ///   typedefs);
-    /// - it reads and writes memory only through its pointer parameters, within the
-    ///   arrays passed for them, and writes only through `PtrMut` ones.
+    /// The kernel NVRTC compiles takes exactly the parameters `P` declares (the check
+    /// reads the declaration as written: it cannot see through `#if`, macros or typedefs),
+    /// and writes only through its `PtrMut` parameters. What each launch passes is promised
+    /// at the launch (`RawKernel::launch`).
     pub unsafe fn kernel<P: RawParams>(&self, name: &str) -> Result<RawKernel<P>> {
         let declared = P::params();
         let invalid =
@@ -330,6 +329,7 @@ impl RawModule {
                     waits: false,
                     cooperative: false,
                     fast_path: &[],
+                    vector_params: &[],
                     signature_slots: Box::leak(Box::new([AtomicU32::new(0)])),
                 };
                 // SAFETY: the C parameters were checked against `P` above, and the caller
@@ -358,8 +358,8 @@ fn intern(s: &str) -> &'static str {
 }
 
 /// One `extern "C" __global__` kernel of CUDA C, with its parameters declared as `P`.
-/// Launch it like any kernel: `launch!(k[grid, block](args))` (a raw kernel dereferences
-/// to its launcher function, so it is called as one), or `k.launch(config, args)`.
+/// Launched with `unsafe { k.launch(LaunchConfig::new(grid, block), args..) }`: C code
+/// gets no array lengths, so no launch of it can be checked.
 pub struct RawKernel<P: RawParams> {
     def: &'static KernelDef,
     launcher: Arc<P::Launcher>,
@@ -377,15 +377,6 @@ impl<P: RawParams> Clone for RawKernel<P> {
 impl<P: RawParams> fmt::Debug for RawKernel<P> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "RawKernel({})", self.def.name())
-    }
-}
-
-impl<P: RawParams> std::ops::Deref for RawKernel<P> {
-    type Target = P::Launcher;
-
-    /// The launcher: `k(config, args...)`, which `launch!` writes for `k[grid, block](args)`.
-    fn deref(&self) -> &P::Launcher {
-        &self.launcher
     }
 }
 
@@ -472,9 +463,16 @@ macro_rules! raw_arity {
         }
 
         impl<$($p: RawParam + 'static),*> RawKernel<($($p,)*)> {
-            /// Launch with `cfg`; prefer `launch!(k[grid, block](args))`.
+            /// Launch with `cfg`: `unsafe { k.launch(LaunchConfig::new(grid, block), args..) }`.
+            ///
+            /// # Safety
+            ///
+            /// C code receives no lengths: the kernel must read and write only within the arrays
+            /// passed, for this configuration and these scalar arguments. Nothing can check that,
+            /// so each launch is `unsafe`. The arguments are type-checked against `P`, and the
+            /// configuration and devices checked as a `#[gpu_kernel]`'s are.
             #[allow(clippy::too_many_arguments)]
-            pub fn launch<'a>(&self, cfg: LaunchConfig<'_>, $($a: $p::Arg<'a>),*) -> Result<()> {
+            pub unsafe fn launch<'a>(&self, cfg: LaunchConfig<'_>, $($a: $p::Arg<'a>),*) -> Result<()> {
                 (self.launcher)(cfg, $($a),*)
             }
         }
@@ -494,9 +492,15 @@ impl RawParams for () {
 }
 
 impl RawKernel<()> {
-    /// Launch with `cfg` (which must name a stream: there is no array to choose the
-    /// device); prefer `launch!(k[grid, block, &stream]())`.
-    pub fn launch(&self, cfg: LaunchConfig<'_>) -> Result<()> {
+    /// Launch with `cfg`, which must name a stream (there is no array to choose the device).
+    ///
+    /// # Safety
+    ///
+    /// C code receives no lengths: the kernel must read and write only within the arrays
+    /// passed, for this configuration and these scalar arguments. Nothing can check that,
+    /// so each launch is `unsafe`. The arguments are type-checked against `P`, and the
+    /// configuration and devices checked as a `#[gpu_kernel]`'s are.
+    pub unsafe fn launch(&self, cfg: LaunchConfig<'_>) -> Result<()> {
         (self.launcher)(cfg)
     }
 }
@@ -613,7 +617,8 @@ extern "C" __global__ void __launch_bounds__(256, 2) add(float x[], const int k 
         let dev = Device::simulator();
         let a = dev.to_device(&[1.0f32; 4]).unwrap();
         let mut c = dev.zeros::<f32>(4).unwrap();
-        match crate::launch!(k[1, 4](&a, &a, &mut c, 4)) {
+        // SAFETY: refused before anything runs (the simulator runs no C).
+        match unsafe { k.launch(crate::LaunchConfig::new(1u32, 4u32), &a, &a, &mut c, 4) } {
             Err(GpuError::InvalidLaunch { reason, .. }) => {
                 assert!(reason.contains("runs only on a GPU"), "{reason}")
             }

@@ -109,7 +109,7 @@ pub struct FastCondition {
 
 /// The most values a bound's evaluation holds at once; the translator emits no deeper
 /// bound.
-pub const STACK: usize = 32;
+pub const STACK: usize = 16;
 
 /// What a bound reads from the launch.
 pub trait LaunchValues {
@@ -124,7 +124,8 @@ pub trait LaunchValues {
 }
 
 /// The value of `ops`; saturated (`u64::MAX`) for a malformed program.
-pub fn evaluate(ops: &[SymOp], v: &dyn LaunchValues) -> u64 {
+#[inline]
+pub fn evaluate<V: LaunchValues + ?Sized>(ops: &[SymOp], v: &V) -> u64 {
     let mut stack = [0u64; STACK];
     let mut depth = 0usize;
     for op in ops {
@@ -170,7 +171,8 @@ pub fn evaluate(ops: &[SymOp], v: &dyn LaunchValues) -> u64 {
 
 /// Whether every condition holds for the launch; a saturated bound or limit (a limit is
 /// an extent, which never is `u64::MAX`) fails its condition.
-pub fn holds(conditions: &[FastCondition], v: &dyn LaunchValues) -> bool {
+#[inline]
+pub fn holds<V: LaunchValues + ?Sized>(conditions: &[FastCondition], v: &V) -> bool {
     conditions.iter().all(|c| {
         let (bound, limit) = (evaluate(c.bound, v), evaluate(c.limit, v));
         bound != u64::MAX && limit != u64::MAX && bound < limit

@@ -95,11 +95,13 @@ pub enum IntOp {
     Shl,
     /// `a >> b` with `b` at least the width.
     Shr,
+    /// `(a..b).step_by(0)`.
+    StepByZero,
 }
 
 impl IntOp {
     /// Every operation.
-    pub const ALL: [IntOp; 10] = [
+    pub const ALL: [IntOp; 11] = [
         IntOp::Add,
         IntOp::Sub,
         IntOp::Mul,
@@ -110,6 +112,7 @@ impl IntOp {
         IntOp::Neg,
         IntOp::Shl,
         IntOp::Shr,
+        IntOp::StepByZero,
     ];
 
     /// The code written into [`FaultRecord::site`] (and used in the prelude's C).
@@ -125,6 +128,7 @@ impl IntOp {
             IntOp::Neg => 8,
             IntOp::Shl => 9,
             IntOp::Shr => 10,
+            IntOp::StepByZero => 11,
         }
     }
 
@@ -146,6 +150,7 @@ impl IntOp {
             IntOp::Neg => "attempt to negate with overflow",
             IntOp::Shl => "attempt to shift left with overflow",
             IntOp::Shr => "attempt to shift right with overflow",
+            IntOp::StepByZero => "assertion failed: step != 0",
         }
     }
 }

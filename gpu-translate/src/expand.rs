@@ -45,7 +45,7 @@ pub struct Translated {
 /// `#[gpu_kernel]`: the launcher, the kernel's module and its translation.
 pub fn expand_kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
     let mut diags = Diagnostics::default();
-    let item: syn::ItemFn = match syn::parse2(item.clone()) {
+    let item: syn::ItemFn = match crate::parse::item_fn(item.clone()) {
         Ok(f) => f,
         Err(e) => {
             let err = syn::Error::new(
@@ -121,7 +121,7 @@ fn expand_device_with(
     extra: impl FnOnce(&syn::ItemFn, &KernelSignature, &Ctx, &mut Diagnostics) -> TokenStream,
 ) -> TokenStream {
     let mut diags = Diagnostics::default();
-    let item: syn::ItemFn = match syn::parse2(item.clone()) {
+    let item: syn::ItemFn = match crate::parse::item_fn(item.clone()) {
         Ok(f) => f,
         Err(e) => {
             let err = syn::Error::new(
@@ -227,7 +227,7 @@ fn translate_item(
     device: bool,
 ) -> Result<Translated, Diagnostics> {
     let mut diags = Diagnostics::default();
-    let item: syn::ItemFn = match syn::parse2(item) {
+    let item: syn::ItemFn = match crate::parse::item_fn(item) {
         Ok(item) => item,
         Err(e) => {
             diags.error(e.span(), e);

@@ -140,6 +140,21 @@ impl Sym {
                 kept.push(t);
             }
         }
+        // A bound from the launch's geometry alone (`grid_size - 1` for `grid_1d()`) beside
+        // one from the arguments (`a.len() - 1` under `i < a.len()`): keep the latter, a
+        // condition the launcher evaluates faster and that holds as often in practice.
+        if kept
+            .iter()
+            .any(|t| !t.geometric() && t.constant().is_none())
+        {
+            kept.retain(|t| !t.geometric());
+        }
+        // No array reaches 2^40 elements (a GPU's memory is far smaller), so beside a
+        // symbolic term a constant that large changes no condition's outcome: drop it, for
+        // a shorter condition.
+        if kept.iter().any(|t| t.constant().is_none()) {
+            kept.retain(|t| t.constant().is_none_or(|c| c < 1 << 40));
+        }
         // A constant no smaller than a symbolic term's largest value says nothing.
         let symbolic_max = kept
             .iter()
@@ -152,6 +167,27 @@ impl Sym {
         let mut it = kept.into_iter();
         let first = it.next().unwrap_or(Sym::Const(lowest));
         it.fold(first, |acc, t| Sym::Min(Box::new(acc), Box::new(t)))
+    }
+
+    /// Whether the bound depends on the launch's dimensions and nothing else (constants
+    /// aside).
+    fn geometric(&self) -> bool {
+        fn walk(s: &Sym, dims: &mut bool) -> bool {
+            match s {
+                Sym::Const(_) => true,
+                Sym::BlockDim(_) | Sym::GridDim(_) => {
+                    *dims = true;
+                    true
+                }
+                Sym::Value(_) | Sym::Extent(..) => false,
+                Sym::Add(a, b) | Sym::Mul(a, b) | Sym::Min(a, b) | Sym::NoWrap(a, b) => {
+                    walk(a, dims) && walk(b, dims)
+                }
+                Sym::Div(a, _) | Sym::Shr(a, _) | Sym::Dec(a) => walk(a, dims),
+            }
+        }
+        let mut dims = false;
+        walk(self, &mut dims) && dims
     }
 
     /// The largest value the bound can take on any launch: CUDA's limits for the block
@@ -265,11 +301,14 @@ mod tests {
         let e = Sym::Extent(0, 0);
         assert_eq!(Sym::mul(e.clone(), Sym::Const(0)), Some(Sym::Const(0)));
         assert_eq!(Sym::min(e.clone(), e.clone()), e);
-        // Nested minimums keep the smallest constant once.
+        // Nested minimums keep the smallest constant once; a term of the geometry alone
+        // goes when another bounds as well.
         let d = Sym::dec(Sym::BlockDim(Axis::X));
         let m = Sym::min(Sym::Const(255), Sym::min(Sym::Const(127), d.clone()));
         assert_eq!(m, Sym::Min(Box::new(Sym::Const(127)), Box::new(d.clone())));
         assert_eq!(m.largest(), 127);
+        let e = Sym::dec(Sym::Extent(0, 0));
+        assert_eq!(Sym::min(d.clone(), e.clone()), e);
         // A constant above every value of the other term goes.
         assert_eq!(Sym::min(Sym::Const(5000), d.clone()), d);
     }

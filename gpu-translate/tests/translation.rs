@@ -126,12 +126,14 @@ fn range_loops_evaluate_bounds_once_and_step_without_wrapping() {
         src.contains("for (unsigned long long j = 0ull, j_end = a_len; j < j_end; ++j)"),
         "{src}"
     );
+    // A literal step needs no zero check; the step stays 64-bit (not truncated to the
+    // index's type) and the next index is computed without wrapping.
     assert!(
-        src.contains("const unsigned int j_step_1 = (unsigned int)(7ull);"),
+        src.contains("const unsigned long long j_step_1 = 7ull;"),
         "{src}"
     );
     assert!(
-        src.contains("j_1 = (j_end_1 - j_1 > j_step_1) ? j_1 + j_step_1 : j_end_1"),
+        src.contains("j_1 < j_end_1; j_1 = gt_step_next(j_1, j_end_1, j_step_1))"),
         "{src}"
     );
 }
@@ -581,7 +583,9 @@ fn device_functions_take_whole_arrays_as_pointer_and_length() {
         "{f}"
     );
     assert!(
-        f.contains("(*gt_at(out, i, out_len, out_site, gt_note)) = (*gt_at(a, i, a_len, a_site, gt_note));"),
+        f.contains(
+            "(*gt_at(out, i, out_len, out_site, gt_note)) = gt_ld(a, i, a_len, a_site, gt_note);"
+        ),
         "{f}"
     );
     let k = c(quote! {

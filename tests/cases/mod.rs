@@ -63,6 +63,9 @@ macro_rules! for_each_case {
                 0.0, semantics::case_wrapping, [semantics::wrapping_ops];
             integer_faults: "division by zero, MIN / -1, overflow, shifts: IntegerFault, then the device works",
                 0.0, semantics::case_integer_faults, [semantics::integer_faults];
+            stepped_loops: "step_by over the whole range of i32, u32, i64, steps past it, step 0: as Rust",
+                0.0, semantics::case_stepped_loops,
+                [semantics::stepped_i32, semantics::stepped_u32, semantics::stepped_i64];
             powi: "powi by the host's algorithm, bit for bit",
                 0.0, semantics::case_powi, [semantics::powi_bits];
             uncontracted: "fmad = false: + - * / and sqrt bit for bit with the host",

@@ -426,6 +426,184 @@ pub fn case_integer_faults(dev: &Device, seed: u64) -> CaseResult {
 }
 
 /// `powi`, by the host's algorithm.
+/// Writes the indices of `(start..end).step_by(step)` for each thread's triple (up to
+/// `cap` of them) and how many there were.
+macro_rules! stepped_kernel {
+    ($name:ident, $t:ty) => {
+        #[gpu_kernel]
+        pub fn $name(start: &[$t], end: &[$t], step: &[usize], out: &mut [$t], count: &mut [u32]) {
+            let k = grid_1d();
+            if k < count.len() {
+                let cap = out.len() / count.len();
+                let mut c = 0u32;
+                for i in (start[k]..end[k]).step_by(step[k]) {
+                    if (c as usize) < cap {
+                        out[k * cap + c as usize] = i;
+                    }
+                    c += 1;
+                }
+                count[k] = c;
+            }
+        }
+    };
+}
+stepped_kernel!(stepped_i32, i32);
+stepped_kernel!(stepped_u32, u32);
+stepped_kernel!(stepped_i64, i64);
+
+/// Triples of `(start, end, step)` whose loops run at most about `cap` times: the
+/// extremes of the type and steps past its range, then random ones.
+fn step_triples<T>(
+    r: &mut rand::rngs::StdRng,
+    n: usize,
+    min: T,
+    max: T,
+    cap: usize,
+) -> Vec<(T, T, usize)>
+where
+    T: Copy + Into<i128> + TryFrom<i128> + rand::distr::uniform::SampleUniform + PartialOrd,
+{
+    let at = |v: i128| T::try_from(v).ok().unwrap_or(max);
+    let hi: i128 = max.into();
+    // Steps around the type's width `w`: 2^(w-1), 2^w - 1, 2^w + 1 (past a 32-bit type).
+    let w = hi.ilog2() + 1 + u32::from(min.into() < 0);
+    let near = |p: u32, d: i128| usize::try_from((1i128 << p) + d).unwrap_or(usize::MAX);
+    let mut t = vec![
+        (min, max, near(w - 1, 0)),
+        (min, max, near(w, -1)),
+        (min, max, near(w, 1)),
+        (min, max, near(w - 2, 3)),
+        (min, max, usize::MAX),
+        (at(0), at(10), 1usize << 33),
+        (at(hi - 1), max, 1),
+        (max, min, 1),
+        (at(5), at(5), 3),
+    ];
+    while t.len() < n {
+        let (a, b) = (r.random_range(min..=max), r.random_range(min..=max));
+        let (a, b) = if a <= b { (a, b) } else { (b, a) };
+        let span = (b.into() - a.into()) as u128;
+        let step = (span / r.random_range(1..cap as u128)).max(1);
+        let step = usize::try_from(step).unwrap_or(usize::MAX);
+        t.push((a, b, step));
+    }
+    t
+}
+
+/// Launches a `stepped_*` kernel: `(start, end, step, out, count)`.
+type SteppedLaunch<T> = fn(
+    &DeviceArray<T>,
+    &DeviceArray<T>,
+    &DeviceArray<usize>,
+    &mut DeviceArray<T>,
+    &mut DeviceArray<u32>,
+) -> Result<(), GpuError>;
+
+fn run_stepped<T>(
+    dev: &Device,
+    r: &mut rand::rngs::StdRng,
+    kernel: &'static str,
+    launch_it: SteppedLaunch<T>,
+    min: T,
+    max: T,
+) -> CaseResult<Vec<f64>>
+where
+    T: gpu_runtime::Dtype
+        + Copy
+        + Into<i128>
+        + TryFrom<i128>
+        + rand::distr::uniform::SampleUniform
+        + PartialOrd,
+    std::ops::Range<T>: Iterator<Item = T>,
+{
+    const CAP: usize = 80;
+    let n = 200;
+    let triples = step_triples(r, n, min, max, CAP - 16);
+    let (s, e, st): (Vec<T>, Vec<T>, Vec<usize>) = (
+        triples.iter().map(|t| t.0).collect(),
+        triples.iter().map(|t| t.1).collect(),
+        triples.iter().map(|t| t.2).collect(),
+    );
+    let (ds, de, dst) = (dev.to_device(&s)?, dev.to_device(&e)?, dev.to_device(&st)?);
+    let mut out = poisoned(dev, n * CAP, max)?;
+    let mut count = poisoned(dev, n, u32::MAX)?;
+    launch_it(&ds, &de, &dst, &mut out, &mut count)?;
+    let (got, got_count) = (out.to_host()?, count.to_host()?);
+    let mut seen = Vec::new();
+    for (k, &(a, b, step)) in triples.iter().enumerate() {
+        let want: Vec<T> = (a..b).step_by(step).collect();
+        let c = got_count[k] as usize;
+        let stored = &got[k * CAP..k * CAP + want.len().min(CAP)];
+        if c != want.len() || stored != &want[..want.len().min(CAP)] {
+            let show = |v: &[T]| v.iter().map(|&x| x.into()).collect::<Vec<i128>>();
+            return Err(format!(
+                "{kernel}: ({:?}..{:?}).step_by({step}): {c} indices {:?}, Rust has {} {:?}",
+                a.into(),
+                b.into(),
+                show(stored),
+                want.len(),
+                show(&want)
+            )
+            .into());
+        }
+        seen.push(c as f64);
+    }
+    // A zero step faults, as it panics in Rust, and the device works after.
+    let mut zero = st.clone();
+    zero[r.random_range(0..n)] = 0;
+    let dz = dev.to_device(&zero)?;
+    match launch_it(&ds, &de, &dz, &mut out, &mut count).and_then(|()| dev.synchronize()) {
+        Err(GpuError::IntegerFault {
+            operation: "assertion failed: step != 0",
+            ..
+        }) => seen.push(-1.0),
+        other => return Err(format!("{kernel}: step_by(0) gave {other:?}").into()),
+    }
+    launch_it(&ds, &de, &dst, &mut out, &mut count)?;
+    if count.to_host()? != got_count {
+        return Err(format!("{kernel}: counts differ after the fault").into());
+    }
+    Ok(seen)
+}
+
+pub fn case_stepped_loops(dev: &Device, seed: u64) -> CaseResult {
+    let mut r = rng(seed);
+    let i32s = run_stepped(
+        dev,
+        &mut r,
+        "stepped_i32",
+        |s, e, st, o, c| {
+            let (g, b) = (blocks(c.len(), 64), 64);
+            launch!(stepped_i32[g, b](s, e, st, o, c))
+        },
+        i32::MIN,
+        i32::MAX,
+    )?;
+    let u32s = run_stepped(
+        dev,
+        &mut r,
+        "stepped_u32",
+        |s, e, st, o, c| {
+            let (g, b) = (blocks(c.len(), 64), 64);
+            launch!(stepped_u32[g, b](s, e, st, o, c))
+        },
+        u32::MIN,
+        u32::MAX,
+    )?;
+    let i64s = run_stepped(
+        dev,
+        &mut r,
+        "stepped_i64",
+        |s, e, st, o, c| {
+            let (g, b) = (blocks(c.len(), 64), 64);
+            launch!(stepped_i64[g, b](s, e, st, o, c))
+        },
+        i64::MIN,
+        i64::MAX,
+    )?;
+    Ok(vec![("i32", i32s), ("u32", u32s), ("i64", i64s)])
+}
+
 #[gpu_kernel]
 pub fn powi_bits(x: &[f32], d: &[f64], n: &[i32], ox: &mut [f32], od: &mut [f64]) {
     let k = grid_1d();

@@ -187,6 +187,12 @@ impl Device {
     /// and loaded if no launch has done so yet: for code that launches it through the
     /// driver itself (`cuLaunchKernel`), or hands it to another library. The handle stays
     /// valid while this device (any clone of it) is alive. Errors on the simulator.
+    ///
+    /// A kernel with a fast path ([`crate::KernelDef::has_fast_path`]) compiles to two entries;
+    /// this is its main one, which leaves out the checks the fast path covers: launching
+    /// it directly is sound only with arguments and dimensions for which those checks
+    /// hold, and the driver does not check them. Its C parameters are the generated
+    /// source's ([`crate::KernelDef::specialize`]): each array's address, then its extents.
     pub fn cu_function(
         &self,
         def: &'static crate::KernelDef,

@@ -10,7 +10,7 @@ mod access;
 mod expr;
 
 use crate::check::Class;
-use crate::ir::{ArrayId, Block, Check, Expr, ExprKind, Kernel, Param, RTy, Space, Stmt};
+use crate::ir::{ArrayId, Block, Check, Expr, ExprKind, Kernel, Lit, Param, RTy, Space, Stmt};
 use crate::signature::KernelSignature;
 
 /// Where the kernel came from, for `#line` directives, and what wraps its signature.
@@ -292,17 +292,32 @@ impl Emitter<'_> {
                         &f.body,
                     ),
                     Some(step) => {
-                        // Stop at the end instead of stepping past it, so the index never
-                        // wraps around, as Rust's `step_by` guarantees.
+                        // Rust's `step_by` takes a `usize` and panics on 0 (a fault here,
+                        // and no iteration); `gt_step_next` stops at the end instead of
+                        // stepping past it, so the index never wraps.
                         let st = self.expr(step);
                         let step_name = &f.step_c_name;
+                        let literal = matches!(step.kind, ExprKind::Lit(Lit::Int(v)) if v > 0);
                         self.line("{");
                         self.depth += 1;
-                        self.line(format!("const {ty} {step_name} = ({ty})({st});"));
+                        if literal {
+                            self.line(format!("const unsigned long long {step_name} = {st};"));
+                        } else {
+                            self.uses_note = true;
+                            self.line(format!(
+                                "const unsigned long long {step_name} = \
+                                 gt_step((unsigned long long)({st}), gt_note);"
+                            ));
+                        }
+                        let guard = if literal {
+                            String::new()
+                        } else {
+                            format!("if ({step_name} != 0ull) ")
+                        };
                         self.nested(
                             format!(
-                                "for ({ty} {i} = {s}, {end} = {e}; {i} < {end}; \
-                                 {i} = ({end} - {i} > {step_name}) ? {i} + {step_name} : {end})"
+                                "{guard}for ({ty} {i} = {s}, {end} = {e}; {i} < {end}; \
+                                 {i} = gt_step_next({i}, {end}, {step_name}))"
                             ),
                             &f.body,
                         );

@@ -4,7 +4,8 @@
 //! - `+ - * / % << >>`, their compound assignments, unary `-` and `.abs()` become calls of
 //!   the runtime's `__private::arith`, which check overflow exactly when the kernel does
 //!   on the GPU (`__GPU_OVERFLOW`, a constant the body starts with) instead of as the
-//!   profile that compiled the body would; `f16::from_f64` rounds once, as on the GPU.
+//!   profile that compiled the body would; `f16::from_f64` rounds once, as on the GPU; a
+//!   `step_by(0)` is a fault, as on the GPU.
 //! - A call of a language function (`sync_threads()`, `shared_array::<f32, 256>()`,
 //!   `atomic_add(..)`, `grid_1d()`, ...) names the runtime's function by its full path:
 //!   the translator recognises these by name, so the simulator must not run a function of
@@ -191,6 +192,12 @@ impl VisitMut for ArithRewriter<'_> {
                 let f = syn::Ident::new(&format!("{which}_from_f64"), c.func.span());
                 let args = &c.args;
                 *e = syn::parse_quote_spanned!(c.func.span()=> #k::__private::#f(#args));
+            }
+            // `.step_by(s)`: a zero step is a fault, as on the GPU, not a bare panic.
+            syn::Expr::MethodCall(m) if m.method == "step_by" && m.args.len() == 1 => {
+                let span = m.method.span();
+                let s = &m.args[0];
+                m.args[0] = syn::parse_quote_spanned!(span=> #k::__private::arith::step(#s));
             }
             // `x.abs()`: `MIN.abs()` overflows.
             syn::Expr::MethodCall(m) if m.method == "abs" && m.args.is_empty() => {

@@ -9,6 +9,7 @@
 //! conditions read the same checked values.
 
 use std::ffi::c_void;
+use std::mem::MaybeUninit;
 
 use gpu_contract::fast_path::LaunchValues;
 use gpu_contract::{DtypeKind, ParamKind};
@@ -19,30 +20,28 @@ use crate::host::args::{Arg, ArgValue};
 use crate::Device;
 
 /// The most C parameters a kernel's arguments expand to (a 3-D array is four).
-pub(crate) const MAX_C_PARAMS: usize = 64;
+pub(crate) const MAX_C_PARAMS: usize = 32;
 
-/// The C parameter values of a launch, and pointers to them for `cuLaunchKernel`.
+/// The C parameter values of a launch; `values[..len]` are written.
 pub(crate) struct Packed {
-    values: [u64; MAX_C_PARAMS],
+    values: [MaybeUninit<u64>; MAX_C_PARAMS],
     len: usize,
 }
 
 impl Packed {
-    /// Pointers to each value, for the driver (valid while `self` is not moved).
-    pub(crate) fn pointers(&mut self) -> [*mut c_void; MAX_C_PARAMS] {
-        let mut out = [std::ptr::null_mut(); MAX_C_PARAMS];
-        for (p, v) in out.iter_mut().zip(&mut self.values[..self.len]) {
-            *p = (v as *mut u64).cast();
+    /// Pointers to the written values, for the driver (valid while `self` is not moved
+    /// or dropped), in `out`; returns how many.
+    #[inline]
+    pub(crate) fn pointers(&mut self, out: &mut [*mut c_void; MAX_C_PARAMS]) -> usize {
+        for (o, v) in out.iter_mut().zip(&mut self.values[..self.len]) {
+            *o = v.as_mut_ptr().cast();
         }
-        out
-    }
-
-    pub(crate) fn len(&self) -> usize {
         self.len
     }
 }
 
 /// Check `args` against `def`'s parameters for `dtypes` on `device`, and pack them.
+#[inline]
 pub(crate) fn check_and_pack(
     def: &'static KernelDef,
     dtypes: &[DtypeKind],
@@ -62,7 +61,7 @@ pub(crate) fn check_and_pack(
         });
     }
     let mut packed = Packed {
-        values: [0; MAX_C_PARAMS],
+        values: [MaybeUninit::uninit(); MAX_C_PARAMS],
         len: 0,
     };
     let mut push = |v: u64| -> Result<()> {
@@ -72,7 +71,7 @@ pub(crate) fn check_and_pack(
                 reason: format!("more than {MAX_C_PARAMS} C parameters"),
             });
         }
-        packed.values[packed.len] = v;
+        packed.values[packed.len] = MaybeUninit::new(v);
         packed.len += 1;
         Ok(())
     };

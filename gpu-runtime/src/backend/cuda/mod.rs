@@ -195,12 +195,12 @@ impl CudaDevice {
         args: &[crate::host::args::Arg<'_>],
     ) -> Result<()> {
         let mut packed = args::check_and_pack(def, dtypes, device, args)?;
-        let mut pointers = packed.pointers();
+        let mut pointers = [std::ptr::null_mut(); args::MAX_C_PARAMS];
+        let n = packed.pointers(&mut pointers);
         let fast = |grid: [u64; 3], block: [u64; 3]| {
             let values = args::Uniforms { args, grid, block };
             gpu_contract::fast_path::holds(def.fast_path(), &values)
         };
-        let n = packed.len();
         // SAFETY: `pointers[..n]` point to one value per C parameter of `def`'s source, in
         // order and of its type: `check_and_pack` checked each argument against the
         // kernel's parameters (which the attribute made with the source) and laid the

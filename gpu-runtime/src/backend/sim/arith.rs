@@ -244,6 +244,15 @@ pub fn shr<const CHECKED: bool, T: ArithShift, R: ShiftAmount>(a: T, b: R) -> T 
     a.__shr::<CHECKED>(b.__amount())
 }
 
+/// The step of `(a..b).step_by(step)` in a kernel: 0 faults, as Rust panics.
+#[inline]
+pub fn step(step: usize) -> usize {
+    if step == 0 {
+        fault(IntOp::StepByZero)
+    }
+    step
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

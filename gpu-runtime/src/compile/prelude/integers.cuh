@@ -72,6 +72,22 @@ template <bool C, typename T> static __device__ __forceinline__ T gt_imul(T a, T
 template <bool C, typename T> static __device__ __forceinline__ T gt_idiv(T a, T b, gt_note_t&) { return a / b; }
 template <bool C, typename T> static __device__ __forceinline__ T gt_irem(T a, T b, gt_note_t&) { return gt_rem(a, b); }
 template <bool C, typename T> static __device__ __forceinline__ T gt_ineg(T a, gt_note_t&) { return -a; }
+// `for i in (a..b).step_by(s)`: a zero step faults (Rust panics) and the loop runs no
+// iteration; the next index is `end` once the step would reach or pass it, so it never
+// wraps. The distance and the sum are taken in the unsigned type (exact, as `i < end`),
+// and the sum, below `end`, fits a signed index too.
+static __device__ __forceinline__ unsigned long long gt_step(unsigned long long s, gt_note_t& n) {
+  if (s == 0ull) GT_INT_FAULT(11u);
+  return s;
+}
+#define GT_STEP_NEXT(T, U) \
+  static __device__ __forceinline__ T gt_step_next(T i, T end, unsigned long long s) { \
+    return (unsigned long long)((U)end - (U)i) > s ? (T)((U)i + (U)s) : end; }
+GT_STEP_NEXT(unsigned int, unsigned int)
+GT_STEP_NEXT(unsigned long long, unsigned long long)
+GT_STEP_NEXT(int, unsigned int)
+GT_STEP_NEXT(long long, unsigned long long)
+#undef GT_STEP_NEXT
 #undef GT_UINT_OPS
 #undef GT_SINT_OPS
 #undef GT_INT_FAULT

@@ -31,7 +31,7 @@ const SECTIONS: [(&str, &[&str]); 8] = [
         INTEGERS,
         &[
             "gt_iadd", "gt_isub", "gt_imul", "gt_idiv", "gt_irem", "gt_ineg", "gt_iabs", "gt_ishl",
-            "gt_ishr",
+            "gt_ishr", "gt_step",
         ],
     ),
     (WARP, &["gt_shfl", "gt_eq_sync", "gt_lane_id"]),

@@ -1,6 +1,7 @@
 //! The GPU suite: every case of `cases/` on the GPU and on the simulator with the same
 //! fresh random inputs, each checked against its CPU reference and against the other
-//! (differential testing); the safety checks that need a real device (sentinels around
+//! (differential testing); random whole programs against the host's Rust (`differential/`,
+//! 10,000 per run); the safety checks that need a real device (sentinels around
 //! arrays, the synchronous switch, the `unchecked` control that does corrupt, interop that
 //! cannot use freed memory, concurrent cooperative launches, frees on other threads, a
 //! device fault in a child process); and the launch checks.
@@ -9,6 +10,10 @@
 //! `target/gpu-bundle/run.sh` runs it. Where there is no GPU it says so and exits non-zero.
 
 mod cases;
+#[path = "differential/mod.rs"]
+mod differential;
+#[path = "gpu/differential.rs"]
+mod differential_gpu;
 #[path = "gpu/safety.rs"]
 mod safety;
 
@@ -64,15 +69,7 @@ fn main() {
         }
     };
     let sim = Device::simulator();
-    let seed: u64 = std::env::var("GPU_SUITE_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| {
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map(|d| d.as_nanos() as u64)
-                .unwrap_or(1)
-        });
+    let seed = differential::seed_from_env("GPU_SUITE_SEED");
     println!(
         "GPU suite on {} (seed {seed}; rerun with GPU_SUITE_SEED={seed})",
         gpu.describe()
@@ -101,6 +98,16 @@ fn main() {
             detail,
         });
     }
+
+    // Whole random programs against the host's Rust.
+    rows.push(check(
+        "differential: compiled programs, GPU = simulator = Rust, bit for bit",
+        || differential_gpu::compiled(&gpu, &sim, seed),
+    ));
+    rows.push(check(
+        "differential: programs translated at run time, GPU = Rust, bit for bit",
+        || differential_gpu::translated(&gpu, seed),
+    ));
 
     // Safety on the GPU.
     for form in SentinelForm::ALL {

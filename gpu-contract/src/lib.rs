@@ -18,5 +18,5 @@ pub mod language;
 pub mod options;
 
 pub use dtype::{Bound, DtypeKind, DTYPE_SLOTS, MAX_GENERICS};
-pub use kernel::{GenericParam, ParamDef, ParamKind};
+pub use kernel::{ElemType, GenericParam, ParamDef, ParamKind};
 pub use options::{KernelOptions, OptionSpec, OptionValue, OPTIONS};

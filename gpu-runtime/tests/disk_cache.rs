@@ -238,6 +238,32 @@ fn the_least_recently_used_entries_are_evicted_past_the_limit() {
     assert!(matches!(cache.load(&keys[3]), Lookup::Hit(_)));
 }
 
+#[test]
+fn stores_under_the_limit_do_not_list_the_folder_each_time() {
+    let dir = temp_dir();
+    let entry = 1_000;
+    let cache = DiskCache::open(dir.path(), 2_000 * entry as u64).unwrap();
+    for i in 0..1_000u32 {
+        let k = CacheKey::of(&inputs(&i.to_string(), &[], "sm_90", "n", "v"));
+        // SAFETY: a test entry, never loaded as a kernel: the folder is this test's own.
+        unsafe { cache.store(&k, &payload(i, entry - 80)) };
+    }
+    // One scan learns the folder's size; the rest are counted, not listed.
+    assert_eq!(cache.scans(), 1);
+    assert_eq!(entries(dir.path()).len(), 1_000);
+    // Past the limit, stores scan and evict again.
+    let small = DiskCache::open(dir.path(), 10 * entry as u64).unwrap();
+    let k = CacheKey::of(&inputs("one more", &[], "sm_90", "n", "v"));
+    // SAFETY: as above.
+    unsafe { small.store(&k, &payload(7, entry - 80)) };
+    assert!(small.scans() >= 1);
+    assert!(
+        entries(dir.path()).len() <= 10,
+        "{}",
+        entries(dir.path()).len()
+    );
+}
+
 fn run_children(role: &str, n: usize, envs: &[(&str, &Path)]) -> Vec<std::process::Output> {
     let exe = std::env::current_exe().unwrap();
     let test_name = format!("child_{role}");

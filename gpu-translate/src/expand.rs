@@ -1,7 +1,9 @@
 //! The pipelines: for each attribute, parse, lower, check and emit, collecting every
 //! error and emitting them beside items of the right shape.
 
+use gpu_contract::fast_path::SymOp;
 use gpu_contract::options::OptionKey;
+use gpu_contract::{KernelOptions, ParamKind};
 use proc_macro2::TokenStream;
 use quote::quote;
 use syn::spanned::Spanned;
@@ -40,6 +42,22 @@ pub struct Translated {
     pub fast_checks: usize,
     /// The fast path's conditions, as text (empty without a fast path).
     pub fast_conditions: Vec<String>,
+    /// The same conditions as the kernel's definition holds them: each `(bound, limit)`.
+    pub fast_path: Vec<(Vec<SymOp>, Vec<SymOp>)>,
+    /// The C name of the kernel's entry (with a fast path, the checked entry is
+    /// [`gpu_contract::kernel::checked_entry`] of it).
+    pub c_name: String,
+    /// Each parameter's Rust name and kind, in order, as the kernel's definition records
+    /// them.
+    pub params: Vec<(String, ParamKind)>,
+    /// Whether its own body waits at barriers (`sync_threads` and the like); the device
+    /// functions it calls record their own.
+    pub waits: bool,
+    /// Whether it calls `sync_grid` (and so needs a cooperative launch).
+    pub cooperative: bool,
+    /// The compile options the attribute sets; `overflow_checks` is the attribute's, or
+    /// `false` (a release build's) when it leaves it to the defining crate.
+    pub options: KernelOptions,
 }
 
 /// `#[gpu_kernel]`: the launcher, the kernel's module and its translation.
@@ -246,6 +264,24 @@ fn translate_item(
     match translate(&sig, &item, &attr, &mut diags) {
         Some((k, c, proofs)) if diags.is_empty() => Ok(Translated {
             fast_conditions: crate::emit_rust::fast_path_conditions(&k),
+            fast_path: crate::emit_rust::fast_path_programs(&k),
+            c_name: k.c_name.clone(),
+            waits: k.waits,
+            cooperative: k.cooperative,
+            params: sig
+                .params
+                .iter()
+                .map(|p| {
+                    (
+                        crate::lower::unraw(&p.ident),
+                        crate::emit_rust::param_kind(p),
+                    )
+                })
+                .collect(),
+            options: KernelOptions {
+                overflow_checks: attr.overflow_checks.unwrap_or(false),
+                ..attr.options
+            },
             c,
             check_names: k.check_names,
             device_calls: k.device_calls.len(),

@@ -160,8 +160,17 @@ fn launch_uniform_bounds_move_checks_to_the_fast_path() {
     );
     assert_eq!((t.proven_checks, t.fast_checks), (1, 2));
     // a.len() - 1 < b.len(), in the runtime's postfix steps.
-    let want = "Extent { param : 0u16 , axis : 0u8 } Dec < Extent { param : 1u16 , axis : 0u8 }";
+    let want = "Extent { param: 0, axis: 0 } Dec < Extent { param: 1, axis: 0 }";
     assert_eq!(t.fast_conditions[0], want);
+    // The same as data, as the definition holds it, beside the parameters it names.
+    use gpu_contract::fast_path::SymOp;
+    let extent = |param| SymOp::Extent { param, axis: 0 };
+    assert_eq!(
+        t.fast_path[0],
+        (vec![extent(0), SymOp::Dec], vec![extent(1)])
+    );
+    let names: Vec<&str> = t.params.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["a", "b", "c"]);
 
     // Thread indices against a shared tile: in range when the block fits the tile.
     let t = checked(quote! {
@@ -175,7 +184,7 @@ fn launch_uniform_bounds_move_checks_to_the_fast_path() {
     assert!(
         t.fast_conditions
             .iter()
-            .any(|c| c == "BlockDim (1u8) Dec < Const (16u64)"),
+            .any(|c| c == "BlockDim(1) Dec < Const(16)"),
         "{:?}",
         t.fast_conditions
     );

@@ -19,6 +19,7 @@ use std::fmt;
 use std::fs;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
 use std::time::SystemTime;
 
@@ -118,10 +119,20 @@ pub enum Lookup {
 }
 
 /// A cache folder with a size limit.
+///
+/// Stores keep an estimate of the folder's size (what the last scan found, plus what this
+/// process wrote since), and scan the folder to prune only when the estimate passes the
+/// limit: a store costs no listing of the folder, however many entries it holds. Entries
+/// other processes write are counted at the next scan, so a folder shared by several
+/// processes can pass the limit by what they wrote since, until then.
 #[derive(Debug)]
 pub struct DiskCache {
     dir: PathBuf,
     max_bytes: u64,
+    /// The folder's estimated size in bytes; `u64::MAX` before the first scan.
+    estimate: AtomicU64,
+    /// How many times the folder was scanned (for tests).
+    scans: AtomicU64,
 }
 
 impl DiskCache {
@@ -137,7 +148,12 @@ impl DiskCache {
         let probe = tempfile::NamedTempFile::new_in(&dir)
             .map_err(|e| fail(format!("cannot write to it: {e}")))?;
         drop(probe);
-        Ok(DiskCache { dir, max_bytes })
+        Ok(DiskCache {
+            dir,
+            max_bytes,
+            estimate: AtomicU64::new(u64::MAX),
+            scans: AtomicU64::new(0),
+        })
     }
 
     /// The cache the environment asks for, or `None` when it is off or unusable. An
@@ -221,7 +237,16 @@ impl DiskCache {
             );
             return;
         }
-        self.prune();
+        let entry = (HEADER_LEN + payload.len()) as u64;
+        let estimate = self
+            .estimate
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |e| {
+                Some(e.saturating_add(entry))
+            })
+            .map_or(u64::MAX, |e| e.saturating_add(entry));
+        if estimate > self.max_bytes {
+            self.prune();
+        }
     }
 
     fn try_store(&self, key: &CacheKey, payload: &[u8]) -> std::io::Result<()> {
@@ -248,6 +273,7 @@ impl DiskCache {
     /// Remove the least recently used entries until the folder is under its limit, and
     /// temporary files an interrupted writer left behind more than an hour ago.
     pub fn prune(&self) {
+        self.scans.fetch_add(1, Ordering::Relaxed);
         let Ok(entries) = fs::read_dir(&self.dir) else {
             return;
         };
@@ -273,6 +299,7 @@ impl DiskCache {
             .collect();
         let mut total: u64 = files.iter().map(|f| f.1).sum();
         if total <= self.max_bytes {
+            self.estimate.store(total, Ordering::Relaxed);
             return;
         }
         files.sort_by_key(|f| f.0);
@@ -285,6 +312,13 @@ impl DiskCache {
                 total -= len;
             }
         }
+        self.estimate.store(total, Ordering::Relaxed);
+    }
+
+    /// How many times this handle has listed the folder to prune it (what stores cost
+    /// beyond writing their entry).
+    pub fn scans(&self) -> u64 {
+        self.scans.load(Ordering::Relaxed)
     }
 }
 

@@ -4,52 +4,77 @@
 //! launch's checked arguments (never code the launcher runs), so a launch cannot forge
 //! them.
 
+use gpu_contract::fast_path::SymOp;
 use proc_macro2::TokenStream;
 use quote::quote;
 
 use crate::ir::{Axis, Kernel, Param, RTy};
 use crate::sym::Sym;
 
+/// Each condition's `(bound, limit)` programs.
+pub fn programs(k: &Kernel<RTy>) -> Vec<(Vec<SymOp>, Vec<SymOp>)> {
+    k.fast_path
+        .iter()
+        .map(|c| (ops(&c.bound, k), ops(&c.limit, k)))
+        .collect()
+}
+
 /// `&[FastCondition { bound: &[..], limit: &[..] }, ..]` for the kernel's definition.
 pub fn conditions(k: &Kernel<RTy>, krate: &syn::Path) -> TokenStream {
-    let conditions = k.fast_path.iter().map(|c| {
-        let bound = ops(&c.bound, k, krate);
-        let limit = ops(&c.limit, k, krate);
-        quote!(#krate::__private::FastCondition { bound: &[#(#bound),*], limit: &[#(#limit),*] })
+    let program = |ops: &[SymOp]| {
+        let ops = ops.iter().map(|o| op_tokens(*o, krate));
+        quote!(&[#(#ops),*])
+    };
+    let conditions = programs(k).into_iter().map(|(bound, limit)| {
+        let (bound, limit) = (program(&bound), program(&limit));
+        quote!(#krate::__private::FastCondition { bound: #bound, limit: #limit })
     });
     quote!(&[#(#conditions),*])
 }
 
-/// Each condition as text, for tests and tools.
+/// Each condition as text, for tests and tools: `Extent { param: 0, axis: 0 } Dec <
+/// Extent { param: 1, axis: 0 }`.
 pub fn describe(k: &Kernel<RTy>) -> Vec<String> {
-    let krate: syn::Path = syn::parse_quote!(gpu_runtime);
-    k.fast_path
+    let show = |ops: &[SymOp]| {
+        ops.iter()
+            .map(|o| format!("{o:?}"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    programs(k)
         .iter()
-        .map(|c| {
-            let show = |s: &Sym| {
-                ops(s, k, &krate)
-                    .iter()
-                    .map(|t| {
-                        t.to_string()
-                            .replace("gpu_runtime :: __private :: SymOp :: ", "")
-                    })
-                    .collect::<Vec<_>>()
-                    .join(" ")
-            };
-            format!("{} < {}", show(&c.bound), show(&c.limit))
-        })
+        .map(|(bound, limit)| format!("{} < {}", show(bound), show(limit)))
         .collect()
 }
 
+/// `op` as an expression of the runtime's `SymOp`.
+fn op_tokens(op: SymOp, krate: &syn::Path) -> TokenStream {
+    let path = quote!(#krate::__private::SymOp);
+    match op {
+        SymOp::Const(c) => quote!(#path::Const(#c)),
+        SymOp::Scalar(i) => quote!(#path::Scalar(#i)),
+        SymOp::Extent { param, axis } => quote!(#path::Extent { param: #param, axis: #axis }),
+        SymOp::BlockDim(a) => quote!(#path::BlockDim(#a)),
+        SymOp::GridDim(a) => quote!(#path::GridDim(#a)),
+        SymOp::Add => quote!(#path::Add),
+        SymOp::Mul => quote!(#path::Mul),
+        SymOp::Div(c) => quote!(#path::Div(#c)),
+        SymOp::Shr(c) => quote!(#path::Shr(#c)),
+        SymOp::Min => quote!(#path::Min),
+        SymOp::Dec => quote!(#path::Dec),
+        SymOp::NoWrap => quote!(#path::NoWrap),
+    }
+}
+
 /// The postfix program of `s`.
-fn ops(s: &Sym, k: &Kernel<RTy>, krate: &syn::Path) -> Vec<TokenStream> {
+fn ops(s: &Sym, k: &Kernel<RTy>) -> Vec<SymOp> {
     let mut out = Vec::new();
-    push_ops(s, k, &quote!(#krate::__private::SymOp), &mut out);
+    push_ops(s, k, &mut out);
     out
 }
 
 /// `s`'s operands' programs, then its own step.
-fn push_ops(s: &Sym, k: &Kernel<RTy>, op: &TokenStream, out: &mut Vec<TokenStream>) {
+fn push_ops(s: &Sym, k: &Kernel<RTy>, out: &mut Vec<SymOp>) {
     let position = |p: &dyn Fn(&Param) -> bool| {
         let i = k
             .params
@@ -64,49 +89,35 @@ fn push_ops(s: &Sym, k: &Kernel<RTy>, op: &TokenStream, out: &mut Vec<TokenStrea
         Axis::Z => 2,
     };
     let step = match s {
-        Sym::Const(c) => {
-            let c = *c as u64;
-            quote!(#op::Const(#c))
-        }
-        Sym::Value(v) => {
-            let i = position(&|p| matches!(p, Param::Scalar(w) if w == v));
-            quote!(#op::Scalar(#i))
-        }
-        Sym::Extent(slice, a) => {
-            let i = position(&|p| matches!(p, Param::Slice(t) if t == slice));
-            let a = *a as u8;
-            quote!(#op::Extent { param: #i, axis: #a })
-        }
-        Sym::BlockDim(a) => {
-            let a = axis(a);
-            quote!(#op::BlockDim(#a))
-        }
-        Sym::GridDim(a) => {
-            let a = axis(a);
-            quote!(#op::GridDim(#a))
-        }
+        Sym::Const(c) => SymOp::Const(*c as u64),
+        Sym::Value(v) => SymOp::Scalar(position(&|p| matches!(p, Param::Scalar(w) if w == v))),
+        Sym::Extent(slice, a) => SymOp::Extent {
+            param: position(&|p| matches!(p, Param::Slice(t) if t == slice)),
+            axis: *a as u8,
+        },
+        Sym::BlockDim(a) => SymOp::BlockDim(axis(a)),
+        Sym::GridDim(a) => SymOp::GridDim(axis(a)),
         Sym::Add(a, b) | Sym::Mul(a, b) | Sym::Min(a, b) | Sym::NoWrap(a, b) => {
-            push_ops(a, k, op, out);
-            push_ops(b, k, op, out);
+            push_ops(a, k, out);
+            push_ops(b, k, out);
             match s {
-                Sym::Add(..) => quote!(#op::Add),
-                Sym::Mul(..) => quote!(#op::Mul),
-                Sym::Min(..) => quote!(#op::Min),
-                _ => quote!(#op::NoWrap),
+                Sym::Add(..) => SymOp::Add,
+                Sym::Mul(..) => SymOp::Mul,
+                Sym::Min(..) => SymOp::Min,
+                _ => SymOp::NoWrap,
             }
         }
         Sym::Div(a, c) => {
-            push_ops(a, k, op, out);
-            let c = *c as u64;
-            quote!(#op::Div(#c))
+            push_ops(a, k, out);
+            SymOp::Div(*c as u64)
         }
         Sym::Shr(a, c) => {
-            push_ops(a, k, op, out);
-            quote!(#op::Shr(#c))
+            push_ops(a, k, out);
+            SymOp::Shr(*c)
         }
         Sym::Dec(a) => {
-            push_ops(a, k, op, out);
-            quote!(#op::Dec)
+            push_ops(a, k, out);
+            SymOp::Dec
         }
     };
     out.push(step);

@@ -35,6 +35,18 @@ pub fn fast_path_conditions(k: &crate::ir::Kernel<crate::ir::RTy>) -> Vec<String
     fast_path::describe(k)
 }
 
+/// A kernel's fast-path conditions as data: each `(bound, limit)` program.
+pub fn fast_path_programs(
+    k: &crate::ir::Kernel<crate::ir::RTy>,
+) -> Vec<(
+    Vec<gpu_contract::fast_path::SymOp>,
+    Vec<gpu_contract::fast_path::SymOp>,
+)> {
+    fast_path::programs(k)
+}
+
+pub(crate) use params::param_kind;
+
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 

@@ -6,6 +6,8 @@ use quote::{format_ident, quote, quote_spanned};
 
 use syn::spanned::Spanned;
 
+use gpu_contract::{ElemType, ParamKind};
+
 use crate::ir::{Prim, Ty};
 use crate::signature::{KernelSignature, ParamDecl, ParamShape};
 
@@ -54,19 +56,59 @@ pub(super) fn canonical_type(
     }
 }
 
-/// The dtype `t` as the runtime's `ElemType`.
-fn elem_type(t: Ty, krate: &syn::Path) -> TokenStream {
+/// The dtype `t` as the definition's `ElemType`.
+fn elem_type(t: Ty) -> ElemType {
     match t {
-        Ty::Generic(g) => {
-            let g = g as u8;
-            quote!(#krate::__private::ElemType::Generic(#g))
-        }
-        Ty::Prim(p) => {
-            let v = quote::format_ident!("{}", p.variant_name());
-            quote!(#krate::__private::ElemType::Dtype(#krate::__private::DtypeKind::#v))
-        }
-        Ty::Var(_) => quote!(#krate::__private::ElemType::Generic(255)),
+        Ty::Generic(g) => ElemType::Generic(g as u8),
+        Ty::Prim(p) => ElemType::Dtype(p),
+        // Only after an error, when no definition is emitted.
+        Ty::Var(_) => ElemType::Generic(u8::MAX),
     }
+}
+
+/// What the kernel's definition records of parameter `p`.
+pub(crate) fn param_kind(p: &ParamDecl) -> ParamKind {
+    match p.shape {
+        ParamShape::Slice {
+            mutable,
+            rank,
+            elem,
+        } => ParamKind::Array {
+            mutable,
+            rank,
+            elem: elem_type(elem),
+        },
+        ParamShape::Scalar { ty, .. } => ParamKind::Scalar { ty: elem_type(ty) },
+    }
+}
+
+/// `ParamDef { name, kind }` as an expression of the runtime's types.
+fn param_def_tokens(name: &str, kind: ParamKind, k: &syn::Path) -> TokenStream {
+    let elem = |e: ElemType| match e {
+        ElemType::Generic(g) => quote!(#k::__private::ElemType::Generic(#g)),
+        ElemType::Dtype(d) => {
+            let v = format_ident!("{}", d.variant_name());
+            quote!(#k::__private::ElemType::Dtype(#k::__private::DtypeKind::#v))
+        }
+    };
+    let kind = match kind {
+        ParamKind::Array {
+            mutable,
+            rank,
+            elem: e,
+        } => {
+            let e = elem(e);
+            quote!(#k::__private::ParamKind::Array { mutable: #mutable, rank: #rank, elem: #e })
+        }
+        ParamKind::Scalar { ty } => {
+            let e = elem(ty);
+            quote!(#k::__private::ParamKind::Scalar { ty: #e })
+        }
+        ParamKind::Pointer { mutable } => {
+            quote!(#k::__private::ParamKind::Pointer { mutable: #mutable })
+        }
+    };
+    quote!(#k::__private::ParamDef { name: #name, kind: #kind })
 }
 
 /// The code for parameter number `i`.
@@ -82,6 +124,7 @@ pub(super) fn param_code(
     let k = krate;
     let part = format_ident!("__gpu_p{}", i);
     let sim = format_ident!("__gpu_s{}", i);
+    let def = param_def_tokens(&name, param_kind(p), k);
     match p.shape {
         ParamShape::Slice {
             mutable,
@@ -89,11 +132,6 @@ pub(super) fn param_code(
             elem,
         } => {
             let ty = canonical_type(elem, sig, k, span);
-            let elem = elem_type(elem, k);
-            let def = quote!(#k::__private::ParamDef {
-                name: #name,
-                kind: #k::__private::ParamKind::Array { mutable: #mutable, rank: #rank, elem: #elem },
-            });
             let span = ident.span();
             let (arg, bind) = match (rank, mutable) {
                 (1, false) => (
@@ -151,7 +189,6 @@ pub(super) fn param_code(
         }
         ParamShape::Scalar { mutable, ty: t } => {
             let ty = canonical_type(t, sig, k, span);
-            let elem = elem_type(t, k);
             let m = mutable.then(|| quote!(mut));
             ParamCode {
                 arg: quote_spanned!(ident.span()=> #ident: #ty),
@@ -162,10 +199,7 @@ pub(super) fn param_code(
                 sim_bind: TokenStream::new(),
                 sim_arg: quote!(#ident),
                 sim_param: quote!(#m #ident: #ty),
-                def: quote!(#k::__private::ParamDef {
-                    name: #name,
-                    kind: #k::__private::ParamKind::Scalar { ty: #elem },
-                }),
+                def,
             }
         }
     }

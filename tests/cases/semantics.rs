@@ -259,19 +259,23 @@ pub fn wrapping_ops(
 ) {
     let k = grid_1d();
     if k < a.len() {
-        let o = 6 * k;
+        let o = 7 * k;
         oi[o] = a[k] << s[k];
         oi[o + 1] = a[k] >> s[k];
         oi[o + 2] = a[k] + b[k];
         oi[o + 3] = a[k] * b[k];
         oi[o + 4] = -a[k] - b[k];
         oi[o + 5] = a[k].abs();
+        // ptxas took `abs` to be non-negative and dropped the sign of the remainder.
+        oi[o + 6] = a[k].abs() % (a[k] | 1);
         ou[o] = x[k] << s[k];
         ou[o + 1] = x[k] >> s[k];
         ou[o + 2] = x[k] + y[k];
         ou[o + 3] = x[k] * y[k];
         ou[o + 4] = x[k] - y[k];
         ou[o + 5] = (x[k] as u32 >> (s[k] as i32 - 40)) as u64;
+        let w = a[k] as i64 * 4294967296;
+        ou[o + 6] = (w.abs() / (a[k] as i64 | 1)) as u64;
     }
 }
 
@@ -291,8 +295,8 @@ pub fn case_wrapping(dev: &Device, seed: u64) -> CaseResult {
         dev.to_device(&x)?,
         dev.to_device(&y)?,
     );
-    let mut oi = poisoned(dev, 6 * n, 7i32)?;
-    let mut ou = poisoned(dev, 6 * n, 7u64)?;
+    let mut oi = poisoned(dev, 7 * n, 7i32)?;
+    let mut ou = poisoned(dev, 7 * n, 7u64)?;
     launch!(wrapping_ops[blocks(n, 256), 256](&da, &db, &ds, &dx, &dy, &mut oi, &mut ou))?;
     let (gi, gu) = (oi.to_host()?, ou.to_host()?);
     for k in 0..n {
@@ -303,6 +307,7 @@ pub fn case_wrapping(dev: &Device, seed: u64) -> CaseResult {
             a[k].wrapping_mul(b[k]),
             a[k].wrapping_neg().wrapping_sub(b[k]),
             a[k].wrapping_abs(),
+            a[k].wrapping_abs().wrapping_rem(a[k] | 1),
         ];
         let wu = [
             x[k].wrapping_shl(s[k]),
@@ -311,8 +316,12 @@ pub fn case_wrapping(dev: &Device, seed: u64) -> CaseResult {
             x[k].wrapping_mul(y[k]),
             x[k].wrapping_sub(y[k]),
             (x[k] as u32).wrapping_shr((s[k] as i32 - 40) as u32) as u64,
+            (a[k] as i64)
+                .wrapping_mul(4294967296)
+                .wrapping_abs()
+                .wrapping_div(a[k] as i64 | 1) as u64,
         ];
-        if gi[6 * k..6 * k + 6] != wi || gu[6 * k..6 * k + 6] != wu {
+        if gi[7 * k..7 * k + 7] != wi || gu[7 * k..7 * k + 7] != wu {
             return Err(format!(
                 "a {} b {} s {} x {} y {}: got {:?} {:?}, want {wi:?} {wu:?}",
                 a[k],
@@ -320,8 +329,8 @@ pub fn case_wrapping(dev: &Device, seed: u64) -> CaseResult {
                 s[k],
                 x[k],
                 y[k],
-                &gi[6 * k..6 * k + 6],
-                &gu[6 * k..6 * k + 6]
+                &gi[7 * k..7 * k + 7],
+                &gu[7 * k..7 * k + 7]
             )
             .into());
         }

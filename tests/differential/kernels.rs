@@ -3816,8 +3816,98 @@ pub fn diff_149(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
     }
 }
 
+// seed 0x673a11ebbb0e0f29
+#[gpu_kernel(fmad = false, overflow_checks = false)]
+pub fn diff_150(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f32], xf64: &[f64], oi: &mut [u64], of: &mut [f64]) {
+    let i = grid_1d();
+    if i < oi.len() {
+        let a_i32: i32 = xi32[i];
+        let a_i64: i64 = xi64[i];
+        let a_u32: u32 = xu32[i];
+        let a_u64: u64 = xu64[i];
+        let a_f32: f32 = xf32[i];
+        let a_f64: f64 = xf64[i];
+        let mut v0: u32 = 99u32;
+        for j0 in 0u32..((a_u32) % 4u32) {
+            v0 = (((a_u32 << 87u64)).max(v0) >> (((a_i64 % (43i64 | 1i64)) | (!a_i64)) & 31i64));
+        }
+        let mut v1: u64 = a_u64;
+        if ((a_u32).max(v0) < (a_u32 << (a_u64 & 31u64))) {
+            v1 = ((11u64 >> v0)).min((a_u64 * 47u64));
+        } else {
+            v1 = 64u64;
+        }
+        let mut v2: i32 = (50i32 >> ((a_i64).min((-45i64)) & 31i64));
+        if (9223372036854775807i64 > (a_i64 - a_i64)) {
+            v2 = ((a_i32 >> (v2 & 31i32)) % ((v2 << ((-1i64) & 31i64)) | 1i32));
+        } else {
+            v2 = (((v2) as i32) >> ((0i64).abs() & 31i64));
+        }
+        oi[i] = (((a_i32).abs() % (a_i32 | 1i32))) as u64;
+        of[i] = ((((-a_f64) * ((v1) as f64)) + (if true { (if (v2 != 85i32) { a_f64 } else { 3.75f64 }) } else { ((-9.5f64) / a_f64) }))) as f64;
+    }
+}
+
+// seed 0x673a11ebbb0e18fe
+#[gpu_kernel(fmad = false, overflow_checks = false)]
+pub fn diff_151(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f32], xf64: &[f64], oi: &mut [u64], of: &mut [f64]) {
+    let i = grid_1d();
+    if i < oi.len() {
+        let a_i32: i32 = xi32[i];
+        let a_i64: i64 = xi64[i];
+        let a_u32: u32 = xu32[i];
+        let a_u64: u64 = xu64[i];
+        let a_f32: f32 = xf32[i];
+        let a_f64: f64 = xf64[i];
+        let mut v0: u64 = ((!(40u64 * a_u64)) & 83u64);
+        for j0 in 0u32..(((!4294967295u32)) % 4u32) {
+            v0 = ((((((6.375f64) as f64)) as i64)) as u64);
+        }
+        let mut v1: f64 = (12.25f64 - 0.0f64);
+        for j1 in 0u32..((21u32) % 4u32) {
+            v1 = ((a_u32) as f64);
+        }
+        let v2: i32 = ((-25i32) ^ 100i32);
+        let v3: i32 = (a_i32).abs();
+        let v4: u32 = (a_u32 - (34u32 | a_u32));
+        oi[i] = ((!((v3 % (v3 | 1i32)) + ((0i32) as i32)))) as u64;
+        of[i] = ((a_f32 + ((1e-40f32 / a_f32) / (-a_f32)))) as f64;
+    }
+}
+
+// seed 0x673a11ebbb0e11e1
+#[gpu_kernel(fmad = false, overflow_checks = false)]
+pub fn diff_152(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f32], xf64: &[f64], oi: &mut [u64], of: &mut [f64]) {
+    let i = grid_1d();
+    if i < oi.len() {
+        let a_i32: i32 = xi32[i];
+        let a_i64: i64 = xi64[i];
+        let a_u32: u32 = xu32[i];
+        let a_u64: u64 = xu64[i];
+        let a_f32: f32 = xf32[i];
+        let a_f64: f64 = xf64[i];
+        let mut v0: f64 = (-((((3.25f64) as i32)) as f64));
+        if ((!false) || (false || ((-70i64) >= a_i64))) {
+            v0 = v0;
+        } else {
+            v0 = v0;
+        }
+        let v1: i64 = (((if (!true) { (-a_f32) } else { ((-12.375f32) * a_f32) })) as i64);
+        let v2: u32 = (a_u32 << (a_u32 & 31u32));
+        let mut v3: u64 = a_u64;
+        if ((!false) && (!(13u32 == a_u32))) {
+            v3 = ((!(!a_u64)) % (v3 | 1u64));
+        } else {
+            v3 = (((false) as u64) << (((v3) as u32) | v2));
+        }
+        let v4: i64 = 0i64;
+        oi[i] = ((if (a_f64 > (a_f64).sqrt()) { (!((-1i32) ^ a_i32)) } else { ((a_i32).abs() % ((if (a_i32 == a_i32) { a_i32 } else { (-17i32) }) | 1i32)) })) as u64;
+        of[i] = (((((a_u64) as u64)) as f64)) as f64;
+    }
+}
+
 /// Each kernel's seed and launcher.
-pub const KERNELS: [(u64, Launch); 150] = [
+pub const KERNELS: [(u64, Launch); 153] = [
     (0xd1ff0000, |x, oi, of, g, b| launch!(diff_0[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
     (0xd1ff0001, |x, oi, of, g, b| launch!(diff_1[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
     (0xd1ff0002, |x, oi, of, g, b| launch!(diff_2[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
@@ -3968,4 +4058,7 @@ pub const KERNELS: [(u64, Launch); 150] = [
     (0xd1ff0093, |x, oi, of, g, b| launch!(diff_147[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
     (0xd1ff0094, |x, oi, of, g, b| launch!(diff_148[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
     (0xd1ff0095, |x, oi, of, g, b| launch!(diff_149[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
+    (0x673a11ebbb0e0f29, |x, oi, of, g, b| launch!(diff_150[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
+    (0x673a11ebbb0e18fe, |x, oi, of, g, b| launch!(diff_151[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
+    (0x673a11ebbb0e11e1, |x, oi, of, g, b| launch!(diff_152[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
 ];

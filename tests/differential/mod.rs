@@ -54,7 +54,15 @@ pub fn compiled_seed(k: u64) -> u64 {
 }
 
 /// Seeds of programs that once disagreed with Rust somewhere, kept as compiled kernels.
-pub const REGRESSIONS: &[u64] = &[];
+///
+/// - 7438277438709042985, 7438277438709045502, 7438277438709043681 (H200, 2026-12-02):
+///   `i32::MIN.abs() % (i32::MIN | 1)` gave 1 on the GPU, -1 in Rust; ptxas took the
+///   `abs.s32` result to be non-negative (fixed in the prelude's `gt_iabs`).
+pub const REGRESSIONS: &[u64] = &[
+    7438277438709042985,
+    7438277438709045502,
+    7438277438709043681,
+];
 
 /// Every compiled kernel's seed, in order.
 pub fn compiled_seeds() -> Vec<u64> {

@@ -14,6 +14,8 @@ mod cases;
 mod differential;
 #[path = "gpu/differential.rs"]
 mod differential_gpu;
+#[path = "gpu/math_sweep.rs"]
+mod math_sweep;
 #[path = "gpu/safety.rs"]
 mod safety;
 
@@ -58,6 +60,19 @@ fn main() {
         Some(CHILD_SYNC) => child(synchronous_switch),
         Some(CHILD_DEVICE_FAULT) => child(device_fault_and_recreation),
         Some(CHILD_COOPERATIVE) => child(cooperative_on_two_streams),
+        // The math sweep alone, on the GPU where there is one, else on the simulator.
+        Some("math-sweep") => {
+            let dev = Device::cuda(0).unwrap_or_else(|_| Device::simulator());
+            let seed = differential::seed_from_env("GPU_SUITE_SEED");
+            match math_sweep::run(&dev, seed) {
+                Ok(s) => println!("math sweep on {}: {s}", dev.describe()),
+                Err(e) => {
+                    println!("math sweep on {}: FAIL {e}", dev.describe());
+                    std::process::exit(1);
+                }
+            }
+            std::process::exit(0);
+        }
         _ => {}
     }
     let gpu = match Device::cuda(0) {
@@ -107,6 +122,11 @@ fn main() {
     rows.push(check(
         "differential: programs translated at run time, GPU = Rust, bit for bit",
         || differential_gpu::translated(&gpu, seed),
+    ));
+
+    rows.push(check(
+        "math sweep: each bounded math function, 2^20 inputs per type, within its ulp bound",
+        || math_sweep::run(&gpu, seed),
     ));
 
     // Safety on the GPU.

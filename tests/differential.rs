@@ -74,6 +74,11 @@ fn compiled_programs_on_the_simulator_compute_what_rust_computes() {
 
 #[test]
 fn run_time_programs_translate_and_compile() {
+    if !gpu_runtime::__private::nvrtc_or_skip("run_time_programs_translate_and_compile")
+        .expect("NVRTC")
+    {
+        return;
+    }
     let count: u64 = std::env::var("GPU_DIFF_KERNELS")
         .ok()
         .and_then(|s| s.parse().ok())

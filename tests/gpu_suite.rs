@@ -374,6 +374,10 @@ fn main() {
     rows.push(check("cudarc CudaSlice and raw pointer, in place", || {
         cases::host_api::cudarc_round_trip(&gpu, seed)
     }));
+    rows.push(check(
+        "arrays on the device: try_clone, copy_from, fill, rows as views",
+        || cases::host_api::array_ops(&gpu, seed),
+    ));
 
     let passed = rows.iter().filter(|r| r.ok).count();
     let failed = rows.len() - passed;

@@ -580,6 +580,13 @@ fn setting(name: &str, default: u64) -> u64 {
 
 #[test]
 fn random_kernels_are_accepted_and_compile_or_rejected_with_located_errors() {
+    if !gpu_runtime::__private::nvrtc_or_skip(
+        "random_kernels_are_accepted_and_compile_or_rejected_with_located_errors",
+    )
+    .expect("NVRTC")
+    {
+        return;
+    }
     let seed = setting("GPU_FUZZ_SEED", 0x5eed_6b65_726e_656c);
     let cases = setting("GPU_FUZZ_CASES", 10_000) as usize;
     let mut rng = Rng(seed);

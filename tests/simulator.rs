@@ -45,6 +45,7 @@ fn host_api_on_the_simulator() {
         ),
         ("raw_kernel", cases::host_api::raw_kernel),
         ("cudarc_round_trip", cases::host_api::cudarc_round_trip),
+        ("array_ops", cases::host_api::array_ops),
     ] {
         check(&dev, seed).unwrap_or_else(|e| panic!("{name}, seed {seed}: {e}"));
     }

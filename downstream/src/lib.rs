@@ -1,6 +1,9 @@
 //! A downstream crate: it depends on `gpu-runtime` renamed to `gpu`, and re-exports it as
 //! `kernels_kit`, as a crate that builds on ours would. Its kernels point the attributes
-//! at the runtime with `crate = "..."`.
+//! at the runtime with `crate = "..."`. It forbids `unsafe` and denies every warning, as
+//! strict crates do: the attributes' code must pass both.
+#![forbid(unsafe_code)]
+#![deny(warnings)]
 
 /// The runtime, re-exported under this crate's name for its own users.
 pub mod kernels_kit {
@@ -29,4 +32,10 @@ pub fn double(a: &mut [f32]) {
     if i < a.len() {
         a[i] = 2.0 * a[i];
     }
+}
+
+/// A buffer of this crate's own cudarc (0.19, no CUDA-version feature of its own): the same
+/// type as the runtime's, so buffers pass between the two without conversion.
+pub fn own_cudarc_slice(a: &gpu::DeviceArray<f32>) -> Option<&cudarc::driver::CudaSlice<f32>> {
+    a.as_cuda_slice()
 }

@@ -255,5 +255,16 @@ impl GpuError {
     }
 }
 
+/// A driver error from a cudarc call made next to this crate's (interop code), so `?`
+/// works on both in one function.
+impl From<DriverError> for GpuError {
+    fn from(source: DriverError) -> GpuError {
+        GpuError::Driver {
+            operation: "a CUDA driver call",
+            source,
+        }
+    }
+}
+
 /// The runtime's result type.
 pub type Result<T, E = GpuError> = std::result::Result<T, E>;

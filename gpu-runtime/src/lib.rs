@@ -59,7 +59,7 @@ pub use gpu_macros::{gpu_device, gpu_elementwise, gpu_kernel};
 pub use half::{bf16, f16};
 pub use host::args::{SliceArg, SliceArgMut};
 pub use host::array::{Array2, Array3, DeviceArray, DeviceArray2, DeviceArray3};
-pub use host::device::{Backend, Device, BACKEND_ENV};
+pub use host::device::{Backend, Device, MemoryInfo, BACKEND_ENV};
 pub use host::event::Event;
 pub use host::launch_config::{Extent, Extents, IntoExtents, LaunchConfig, Shape};
 pub use host::pinned::PinnedBuffer;
@@ -192,5 +192,5 @@ pub mod __private {
 /// faults, errors, environment variables, raw CUDA C, streams, interop and profiling,
 /// and a table for readers coming from Numba, CuPy or PyCUDA. It is the repository's
 /// README; its examples run as doctests.
-#[doc = include_str!("../../README.md")]
+#[doc = include_str!("../README.md")]
 pub mod guide {}

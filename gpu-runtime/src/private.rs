@@ -39,6 +39,30 @@ pub fn nvrtc_accepts(source: &str, arch: &str) -> std::result::Result<(), String
         })
 }
 
+/// Environment variable that makes [`nvrtc_or_skip`] an error instead of a skip
+/// (`scripts/test`, and so CI, sets it).
+pub const REQUIRE_NVRTC_ENV: &str = "GPU_RUNTIME_REQUIRE_NVRTC";
+
+/// For tests that compile with NVRTC: `Ok(true)` when NVRTC loads; otherwise a line on
+/// stderr saying that `test` is skipped and why (written past the test harness's capture,
+/// so a plain `cargo test` shows it) and `Ok(false)`, or, with `GPU_RUNTIME_REQUIRE_NVRTC`
+/// set, the error.
+pub fn nvrtc_or_skip(test: &str) -> Result<bool> {
+    use std::io::Write;
+    match crate::nvrtc_version() {
+        Ok(_) => Ok(true),
+        Err(e) if std::env::var_os(REQUIRE_NVRTC_ENV).is_some() => Err(e),
+        Err(_) => {
+            let _ = writeln!(
+                std::io::stderr(),
+                "SKIPPED {test}: NVRTC was not found (set GPU_RUNTIME_NVRTC, or run \
+                 scripts/test, which installs it and refuses to skip)"
+            );
+            Ok(false)
+        }
+    }
+}
+
 /// The device a launch runs on: the stream's if one is given, else the first array's;
 /// every array must live there.
 #[inline]

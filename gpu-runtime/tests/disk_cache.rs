@@ -19,14 +19,12 @@ fn inputs<'a>(
     source: &'a str,
     options: &'a [String],
     arch: &'a str,
-    nvrtc: &'a str,
     version: &'a str,
 ) -> CacheInputs<'a> {
     CacheInputs {
         source,
         options,
         arch,
-        nvrtc,
         crate_version: version,
     }
 }
@@ -62,34 +60,30 @@ fn payload(seed: u32, len: usize) -> Vec<u8> {
 #[test]
 fn the_key_changes_with_every_input() {
     let opts = vec!["--use_fast_math".to_owned()];
-    let base = CacheKey::of(&inputs("src", &opts, "sm_90", "nvrtc 13.0", "0.1.0"));
+    let base = CacheKey::of(&inputs("src", &opts, "sm_90", "0.1.0"));
     let other_opts = vec!["--maxrregcount=32".to_owned()];
     let variants = [
-        CacheKey::of(&inputs("src ", &opts, "sm_90", "nvrtc 13.0", "0.1.0")),
-        CacheKey::of(&inputs("src", &[], "sm_90", "nvrtc 13.0", "0.1.0")),
-        CacheKey::of(&inputs("src", &other_opts, "sm_90", "nvrtc 13.0", "0.1.0")),
-        CacheKey::of(&inputs("src", &opts, "sm_80", "nvrtc 13.0", "0.1.0")),
-        CacheKey::of(&inputs("src", &opts, "sm_90", "nvrtc 13.1", "0.1.0")),
-        CacheKey::of(&inputs("src", &opts, "sm_90", "nvrtc 13.0", "0.1.1")),
+        CacheKey::of(&inputs("src ", &opts, "sm_90", "0.1.0")),
+        CacheKey::of(&inputs("src", &[], "sm_90", "0.1.0")),
+        CacheKey::of(&inputs("src", &other_opts, "sm_90", "0.1.0")),
+        CacheKey::of(&inputs("src", &opts, "sm_80", "0.1.0")),
+        CacheKey::of(&inputs("src", &opts, "sm_90", "0.1.1")),
     ];
     for (i, v) in variants.iter().enumerate() {
         assert_ne!(*v, base, "variant {i} has the same key");
     }
     // Field boundaries matter: moving text between fields changes the key.
-    let a = CacheKey::of(&inputs("ab", &[], "sm_90", "c", "v"));
-    let b = CacheKey::of(&inputs("a", &[], "sm_90", "bc", "v"));
+    let a = CacheKey::of(&inputs("src", &[], "sm_90", "v1"));
+    let b = CacheKey::of(&inputs("src", &[], "1sm_90", "v"));
     assert_ne!(a, b);
-    assert_eq!(
-        base,
-        CacheKey::of(&inputs("src", &opts, "sm_90", "nvrtc 13.0", "0.1.0"))
-    );
+    assert_eq!(base, CacheKey::of(&inputs("src", &opts, "sm_90", "0.1.0")));
 }
 
 #[test]
 fn a_stored_entry_loads_back_exactly() {
     let dir = temp_dir();
     let cache = DiskCache::open(dir.path(), 1 << 30).unwrap();
-    let key = CacheKey::of(&inputs("k", &[], "sm_90", "n", "v"));
+    let key = CacheKey::of(&inputs("k", &[], "sm_90", "v"));
     assert_eq!(cache.load(&key), Lookup::Miss);
     let data = payload(7, 10_000);
     // SAFETY: a test entry, never loaded as a kernel: the folder is this test's own.
@@ -107,7 +101,7 @@ fn a_stored_entry_loads_back_exactly() {
 fn damaged(damage: impl Fn(&mut Vec<u8>)) -> Lookup {
     let dir = temp_dir();
     let cache = DiskCache::open(dir.path(), 1 << 30).unwrap();
-    let key = CacheKey::of(&inputs("k", &[], "sm_90", "n", "v"));
+    let key = CacheKey::of(&inputs("k", &[], "sm_90", "v"));
     // SAFETY: a test entry, never loaded as a kernel: the folder is this test's own.
     unsafe { cache.store(&key, &payload(3, 5_000)) };
     let path = entries(dir.path()).remove(0);
@@ -149,8 +143,8 @@ fn flipped_bits_anywhere_are_rejected() {
 fn an_entry_written_for_another_key_is_rejected() {
     let dir = temp_dir();
     let cache = DiskCache::open(dir.path(), 1 << 30).unwrap();
-    let a = CacheKey::of(&inputs("a", &[], "sm_90", "n", "v"));
-    let b = CacheKey::of(&inputs("b", &[], "sm_90", "n", "v"));
+    let a = CacheKey::of(&inputs("a", &[], "sm_90", "v"));
+    let b = CacheKey::of(&inputs("b", &[], "sm_90", "v"));
     // SAFETY: a test entry, never loaded as a kernel: the folder is this test's own.
     unsafe { cache.store(&a, &payload(1, 1_000)) };
     let a_path = entries(dir.path()).remove(0);
@@ -209,7 +203,7 @@ fn the_least_recently_used_entries_are_evicted_past_the_limit() {
     let entry = 10_000;
     let cache = DiskCache::open(dir.path(), 3 * entry as u64 + 500).unwrap();
     let keys: Vec<CacheKey> = (0..6)
-        .map(|i| CacheKey::of(&inputs(&i.to_string(), &[], "sm_90", "n", "v")))
+        .map(|i| CacheKey::of(&inputs(&i.to_string(), &[], "sm_90", "v")))
         .collect();
     for (i, k) in keys.iter().take(3).enumerate() {
         // SAFETY: a test entry, never loaded as a kernel: the folder is this test's own.
@@ -244,7 +238,7 @@ fn stores_under_the_limit_do_not_list_the_folder_each_time() {
     let entry = 1_000;
     let cache = DiskCache::open(dir.path(), 2_000 * entry as u64).unwrap();
     for i in 0..1_000u32 {
-        let k = CacheKey::of(&inputs(&i.to_string(), &[], "sm_90", "n", "v"));
+        let k = CacheKey::of(&inputs(&i.to_string(), &[], "sm_90", "v"));
         // SAFETY: a test entry, never loaded as a kernel: the folder is this test's own.
         unsafe { cache.store(&k, &payload(i, entry - 80)) };
     }
@@ -253,7 +247,7 @@ fn stores_under_the_limit_do_not_list_the_folder_each_time() {
     assert_eq!(entries(dir.path()).len(), 1_000);
     // Past the limit, stores scan and evict again.
     let small = DiskCache::open(dir.path(), 10 * entry as u64).unwrap();
-    let k = CacheKey::of(&inputs("one more", &[], "sm_90", "n", "v"));
+    let k = CacheKey::of(&inputs("one more", &[], "sm_90", "v"));
     // SAFETY: as above.
     unsafe { small.store(&k, &payload(7, entry - 80)) };
     assert!(small.scans() >= 1);
@@ -311,7 +305,7 @@ fn eight_processes_fill_one_cache_at_once_and_never_load_a_bad_entry() {
     // Whatever is left is whole and right.
     let cache = DiskCache::open(dir.path(), 1 << 30).unwrap();
     for i in 0..40u32 {
-        let key = CacheKey::of(&inputs(&format!("entry {i}"), &[], "sm_90", "n", "v"));
+        let key = CacheKey::of(&inputs(&format!("entry {i}"), &[], "sm_90", "v"));
         match cache.load(&key) {
             Lookup::Hit(p) => assert_eq!(p, payload(i, 20_000 + i as usize)),
             other => panic!("entry {i}: {other:?}"),
@@ -332,7 +326,7 @@ fn child_fill() {
     for round in 0..3u32 {
         for j in 0..40u32 {
             let i = (j + me * 5 + round) % 40;
-            let key = CacheKey::of(&inputs(&format!("entry {i}"), &[], "sm_90", "n", "v"));
+            let key = CacheKey::of(&inputs(&format!("entry {i}"), &[], "sm_90", "v"));
             match cache.load(&key) {
                 Lookup::Hit(p) => {
                     assert_eq!(p, payload(i, 20_000 + i as usize), "bad load of entry {i}")
@@ -368,6 +362,11 @@ mod edited {
 
 #[test]
 fn the_compile_path_fills_uses_and_repairs_the_cache() {
+    if !gpu_runtime::__private::nvrtc_or_skip("the_compile_path_fills_uses_and_repairs_the_cache")
+        .expect("NVRTC")
+    {
+        return;
+    }
     let dir = temp_dir();
     let outputs = run_children("compile", 1, &[("GPU_RUNTIME_CACHE_DIR", dir.path())]);
     let o = &outputs[0];
@@ -467,6 +466,13 @@ fn child_compile() {
 
 #[test]
 fn an_unusable_cache_folder_degrades_to_memory_with_one_warning() {
+    if !gpu_runtime::__private::nvrtc_or_skip(
+        "an_unusable_cache_folder_degrades_to_memory_with_one_warning",
+    )
+    .expect("NVRTC")
+    {
+        return;
+    }
     let dir = temp_dir();
     let file = dir.path().join("a-file");
     std::fs::write(&file, b"x").unwrap();
@@ -503,6 +509,11 @@ fn child_unusable() {
 
 #[test]
 fn precompile_for_arch_fills_a_cache_without_a_gpu() {
+    if !gpu_runtime::__private::nvrtc_or_skip("precompile_for_arch_fills_a_cache_without_a_gpu")
+        .expect("NVRTC")
+    {
+        return;
+    }
     let dir = temp_dir();
     let outputs = run_children("precompile", 1, &[("GPU_RUNTIME_CACHE_DIR", dir.path())]);
     assert!(
@@ -512,6 +523,81 @@ fn precompile_for_arch_fills_a_cache_without_a_gpu() {
     );
     // generic_add over Float: one entry per float dtype (f32, f64, f16, bf16).
     assert_eq!(entries(dir.path()).len(), 4);
+}
+
+#[test]
+fn a_warm_cache_serves_a_program_without_nvrtc() {
+    if !gpu_runtime::__private::nvrtc_or_skip("a_warm_cache_serves_a_program_without_nvrtc")
+        .expect("NVRTC")
+    {
+        return;
+    }
+    let dir = temp_dir();
+    let filled = run_children("precompile", 1, &[("GPU_RUNTIME_CACHE_DIR", dir.path())]);
+    assert!(
+        filled[0].status.success(),
+        "{}",
+        String::from_utf8_lossy(&filled[0].stderr)
+    );
+    // The same program where NVRTC cannot be found.
+    let missing = dir.path().join("no-such-folder/libnvrtc.so.13");
+    let outputs = run_children(
+        "no_nvrtc",
+        1,
+        &[
+            ("GPU_RUNTIME_CACHE_DIR", dir.path()),
+            ("GPU_RUNTIME_NVRTC", missing.as_path()),
+        ],
+    );
+    assert!(
+        outputs[0].status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&outputs[0].stdout),
+        String::from_utf8_lossy(&outputs[0].stderr)
+    );
+}
+
+#[test]
+#[ignore = "a child process of its parent test, which runs it"]
+fn child_no_nvrtc() {
+    assert!(
+        is_child("no_nvrtc"),
+        "run by its parent test, with {CHILD_ENV} set"
+    );
+    log::set_logger(&RECORDER).unwrap();
+    log::set_max_level(log::LevelFilter::Trace);
+    assert!(
+        gpu_runtime::nvrtc_version().is_err(),
+        "NVRTC must be missing here"
+    );
+    // Every signature the parent compiled comes from the cache.
+    for sig in generic_add::definition().precompile_signatures() {
+        let cubin = generic_add::definition()
+            .compile_for_arch(&sig, "sm_90")
+            .unwrap_or_else(|e| panic!("{sig:?} from the cache: {e}"));
+        assert_eq!(&cubin[..4], b"\x7fELF", "{sig:?}: a CUBIN");
+    }
+    let log = take_log();
+    assert_eq!(
+        log.iter()
+            .filter(|m| m.starts_with("kernel cache hit without NVRTC"))
+            .count(),
+        4,
+        "{log:?}"
+    );
+    // A kernel that is not in the cache needs NVRTC, and the error says so.
+    match cached_scale::definition().compile_for_arch(&[], "sm_90") {
+        Err(e @ GpuError::NvrtcNotFound { .. }) => {
+            let text = e.to_string();
+            assert!(text.contains("is not in the kernel cache"), "{text}");
+            assert_eq!(
+                text.matches("Install the CUDA toolkit").count(),
+                1,
+                "{text}"
+            );
+        }
+        other => panic!("expected NvrtcNotFound, got {other:?}"),
+    }
 }
 
 #[gpu_kernel]
@@ -546,6 +632,13 @@ fn child_precompile() {
 
 #[test]
 fn cache_off_writes_nothing_and_dump_writes_source_and_ptx() {
+    if !gpu_runtime::__private::nvrtc_or_skip(
+        "cache_off_writes_nothing_and_dump_writes_source_and_ptx",
+    )
+    .expect("NVRTC")
+    {
+        return;
+    }
     let dir = temp_dir();
     let dump = temp_dir();
     let outputs = run_children(
@@ -594,6 +687,9 @@ fn child_off() {
 
 #[test]
 fn ptx_is_available_for_inspection() {
+    if !gpu_runtime::__private::nvrtc_or_skip("ptx_is_available_for_inspection").expect("NVRTC") {
+        return;
+    }
     let ptx = generic_add::definition()
         .ptx(&[DtypeKind::F32], "sm_90")
         .unwrap();

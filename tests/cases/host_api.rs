@@ -142,3 +142,73 @@ pub fn cudarc_round_trip(dev: &Device, seed: u64) -> CaseResult<String> {
         "{n} elements in place, no copy; raw pointer round trip"
     ))
 }
+
+/// Copies and fills on the device, for 1-, 2-, 4- and 8-byte dtypes: `try_clone`,
+/// `copy_from`, `fill` (all of it, and through to a kernel), 2-D rows and their views, on
+/// fresh random data, each against the host's copy.
+pub fn array_ops(dev: &Device, seed: u64) -> CaseResult<String> {
+    let mut r = rng(seed ^ 0xa11a);
+    let n = r.random_range(1..200_000);
+    // 8 bytes: two halves of different values, so a swapped half shows.
+    let x: Vec<f64> = (0..n).map(|_| r.random_range(-1e6..1e6)).collect();
+    let a = dev.to_device(&x)?;
+    let copy = a.try_clone()?;
+    let mut b = dev.to_device(&vec![f64::NAN; n])?;
+    b.copy_from(&copy)?;
+    if b.to_host()? != x || copy.to_host()? != x {
+        return Err("try_clone / copy_from changed the data".into());
+    }
+    let v = f64::from_bits(0x4005_bf0a_8b14_5769); // e, with unequal 32-bit halves
+    b.fill(v)?;
+    if b.to_host()?.iter().any(|y| y.to_bits() != v.to_bits()) {
+        return Err(format!("fill({v}) of {n} f64").into());
+    }
+    let mut i = dev.to_device(&vec![7i32; n])?;
+    let k = r.random::<i32>();
+    i.fill(k)?;
+    let mut h = dev.to_device(&vec![f16::from_f32(1.0); n])?;
+    h.fill(f16::from_f32(-2.5))?;
+    let mut flags = dev.to_device(&vec![false; n])?;
+    flags.fill(true)?;
+    if i.to_host()?.iter().any(|&y| y != k)
+        || h.to_host()?.iter().any(|&y| y.to_f32() != -2.5)
+        || flags.to_host()?.iter().any(|&y| !y)
+    {
+        return Err("fill of i32, f16 or bool".into());
+    }
+    // A filled array through a kernel: vec_add of a fill and a copy.
+    let mut f = dev.to_device(&vec![f32::NAN; n])?;
+    f.fill(1.5)?;
+    let y: Vec<f32> = (0..n).map(|_| r.random_range(-10.0..10.0)).collect();
+    let yd = dev.to_device(&y)?.try_clone()?;
+    let mut out = dev.to_device(&vec![f32::NAN; n])?;
+    launch!(vec_add[n.div_ceil(256), 256](&f, &yd, &mut out))?;
+    let want: Vec<f32> = y.iter().map(|v| 1.5 + v).collect();
+    first_difference(&out.to_host()?, &want)?;
+    // Rows of a 2-D array, and a row as a kernel's `&[T]`.
+    let (rows, cols) = (r.random_range(1..40), r.random_range(1..300));
+    let m: Vec<f32> = (0..rows * cols)
+        .map(|_| r.random_range(-1.0..1.0))
+        .collect();
+    let md = dev.to_device_2d(&m, rows, cols)?;
+    let got = md.try_clone()?.to_host_rows()?;
+    let pick = r.random_range(0..rows);
+    let row = md.row(pick)?.to_host()?;
+    let want_rows: Vec<Vec<f32>> = m.chunks(cols).map(<[f32]>::to_vec).collect();
+    if got != want_rows || row != want_rows[pick] || md.row(rows).is_ok() {
+        return Err(format!("rows of a {rows} x {cols} array").into());
+    }
+    let mut doubled = dev.to_device(&vec![f32::NAN; cols])?;
+    launch!(vec_add[cols.div_ceil(256), 256](&md.row(pick)?, &md.row(pick)?, &mut doubled))?;
+    let want: Vec<f32> = want_rows[pick].iter().map(|v| v + v).collect();
+    first_difference(&doubled.to_host()?, &want)?;
+    // Mismatched copies are errors.
+    let short = dev.zeros::<f64>(n + 1)?;
+    if b.copy_from(&short).is_ok() {
+        return Err("copy_from of another length succeeded".into());
+    }
+    Ok(format!(
+        "{n} elements: try_clone, copy_from, fill (f64, i32, f16, bool, f32 into a kernel); \
+         {rows} x {cols} rows and a row as a kernel argument"
+    ))
+}

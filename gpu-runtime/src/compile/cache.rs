@@ -1,10 +1,12 @@
 //! The on-disk cache of compiled kernels.
 //!
 //! Contract: an entry is loaded only if it is exactly what NVRTC produced for exactly these
-//! inputs. The key hashes everything that determines the machine code: the specialised
-//! source (with its `#line` directives), the NVRTC options, the target architecture, the
-//! identity of the NVRTC library and this crate's version; so an edited kernel or a new
-//! compiler can never load an old binary. Each entry carries its key and a hash of its
+//! inputs. The key hashes what determines the machine code apart from the compiler: the
+//! specialised source (with its `#line` directives), the NVRTC options, the target
+//! architecture and this crate's version, so an edited kernel never loads an old binary.
+//! The compiler's identity is recorded in the entry by its user (`compile/mod.rs`), which
+//! compiles again where another NVRTC is present and uses the entry where none is (a
+//! program shipped with a warm cache). Each entry carries its key and a hash of its
 //! payload; an entry that is truncated, altered or written for another key is removed and
 //! recompiled, never loaded. Entries are written to a temporary file and renamed into
 //! place, so several processes can fill one cache at once and a reader sees a whole entry
@@ -46,8 +48,6 @@ pub struct CacheInputs<'a> {
     pub options: &'a [String],
     /// The target architecture, such as `sm_90`.
     pub arch: &'a str,
-    /// The identity of the NVRTC library (its version, or its file's name, size and time).
-    pub nvrtc: &'a str,
     /// This crate's version.
     pub crate_version: &'a str,
 }
@@ -60,14 +60,13 @@ impl CacheKey {
     /// The key of `inputs`.
     pub fn of(inputs: &CacheInputs<'_>) -> CacheKey {
         let mut h = Sha256::new();
-        h.update(b"gpu-runtime cache key v1");
+        h.update(b"gpu-runtime cache key v2");
         let mut field = |bytes: &[u8]| {
             h.update((bytes.len() as u64).to_le_bytes());
             h.update(bytes);
         };
         field(inputs.crate_version.as_bytes());
         field(inputs.arch.as_bytes());
-        field(inputs.nvrtc.as_bytes());
         field(&(inputs.options.len() as u64).to_le_bytes());
         for o in inputs.options {
             field(o.as_bytes());

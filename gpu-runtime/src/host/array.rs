@@ -233,6 +233,12 @@ pub struct DeviceArray2<T: Dtype> {
 pub type Array2<T> = DeviceArray2<T>;
 
 impl<T: Dtype> DeviceArray2<T> {
+    /// `data` as a `rows x cols` array (its length is already `rows * cols`).
+    pub(crate) fn from_parts(data: DeviceArray<T>, rows: usize, cols: usize) -> Result<Self> {
+        check_shape(data.len(), rows, cols)?;
+        Ok(DeviceArray2 { data, rows, cols })
+    }
+
     pub(crate) fn from_host(device: &Device, host: &[T], rows: usize, cols: usize) -> Result<Self> {
         check_shape(host.len(), rows, cols)?;
         Ok(DeviceArray2 {
@@ -318,6 +324,21 @@ pub struct DeviceArray3<T: Dtype> {
 pub type Array3<T> = DeviceArray3<T>;
 
 impl<T: Dtype> DeviceArray3<T> {
+    /// `data` as an array of `shape` (its length is already the shape's volume).
+    pub(crate) fn from_parts(
+        data: DeviceArray<T>,
+        (a, b, c): (usize, usize, usize),
+    ) -> Result<Self> {
+        let shape = [a, b, c];
+        if volume(shape)? != data.len() {
+            return Err(GpuError::InvalidArgument(format!(
+                "a {a} x {b} x {c} array cannot hold {} elements",
+                data.len()
+            )));
+        }
+        Ok(DeviceArray3 { data, shape })
+    }
+
     pub(crate) fn from_host(device: &Device, host: &[T], shape: [usize; 3]) -> Result<Self> {
         let len = volume(shape)?;
         if len != host.len() {

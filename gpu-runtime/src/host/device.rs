@@ -12,6 +12,7 @@ use crate::backend::cuda::CudaDevice;
 use crate::dtype::Dtype;
 use crate::error::{GpuError, Result};
 use crate::host::array::{DeviceArray, DeviceArray2, DeviceArray3};
+use crate::host::launch_config::DeviceLimits;
 
 /// Environment variable that forces a backend: `cuda` or `sim`.
 pub const BACKEND_ENV: &str = "GPU_RUNTIME_BACKEND";
@@ -61,6 +62,15 @@ impl PartialEq for Device {
 }
 
 impl Eq for Device {}
+
+/// A device's memory, from [`Device::memory_info`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MemoryInfo {
+    /// Bytes not allocated now (by this process or any other).
+    pub free: u64,
+    /// Bytes the device has.
+    pub total: u64,
+}
 
 /// Live CUDA devices by ordinal, so every `Device::cuda(n)` shares one context and one
 /// table of compiled kernels.
@@ -154,6 +164,31 @@ impl Device {
         match &*self.inner {
             DeviceInner::Cuda(c) => Some(c.compute_capability),
             DeviceInner::Sim => None,
+        }
+    }
+
+    /// The number of streaming multiprocessors (132 on an H200); `None` on the simulator.
+    pub fn multiprocessor_count(&self) -> Option<u32> {
+        match &*self.inner {
+            DeviceInner::Cuda(c) => Some(c.limits.multiprocessors),
+            DeviceInner::Sim => None,
+        }
+    }
+
+    /// The most threads a block may have on this device (1024).
+    pub fn max_threads_per_block(&self) -> u32 {
+        match &*self.inner {
+            DeviceInner::Cuda(c) => c.limits.max_threads_per_block,
+            DeviceInner::Sim => DeviceLimits::simulator().max_threads_per_block,
+        }
+    }
+
+    /// Free and total device memory in bytes, as the driver reports them now
+    /// (`cuMemGetInfo`); on the simulator, `None` (its memory is the host's).
+    pub fn memory_info(&self) -> Result<Option<MemoryInfo>> {
+        match &*self.inner {
+            DeviceInner::Cuda(c) => c.memory_info().map(Some),
+            DeviceInner::Sim => Ok(None),
         }
     }
 

@@ -5,6 +5,7 @@
 
 pub(crate) mod args;
 pub(crate) mod array;
+pub(crate) mod array_ops;
 pub(crate) mod device;
 pub(crate) mod env;
 pub(crate) mod event;

@@ -12,6 +12,8 @@ use crate::{Device, GpuError, Result};
 pub struct Timing {
     /// The median run (the mean of the middle two for an even count).
     pub median: Duration,
+    /// The mean of the runs.
+    pub mean: Duration,
     /// The fastest run.
     pub min: Duration,
     /// The slowest run.
@@ -24,8 +26,9 @@ impl fmt::Display for Timing {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "median {:.1} us (min {:.1} us, max {:.1} us, {} runs)",
+            "median {:.1} us (mean {:.1} us, min {:.1} us, max {:.1} us, {} runs)",
             self.median.as_secs_f64() * 1e6,
+            self.mean.as_secs_f64() * 1e6,
             self.min.as_secs_f64() * 1e6,
             self.max.as_secs_f64() * 1e6,
             self.runs
@@ -61,6 +64,9 @@ impl Device {
             self.synchronize()?;
             times.push(start.elapsed());
         }
+        let mean = Duration::from_secs_f64(
+            times.iter().map(Duration::as_secs_f64).sum::<f64>() / runs as f64,
+        );
         times.sort_unstable();
         let median = if runs % 2 == 1 {
             times[runs / 2]
@@ -69,6 +75,7 @@ impl Device {
         };
         Ok(Timing {
             median,
+            mean,
             min: times[0],
             max: times[runs - 1],
             runs,

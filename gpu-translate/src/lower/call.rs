@@ -93,6 +93,14 @@ impl Lowerer<'_> {
             });
         }
         let Some(spec) = math_fn(&name) else {
+            if is_iterator_call(m) {
+                self.err(
+                    m.method.span(),
+                    "kernels have no iterators; write a loop over the indices, as \
+                     `let mut s = 0.0; for i in 0..a.len() { s += a[i]; }`",
+                );
+                return None;
+            }
             let names: Vec<&str> = MATH.iter().map(|m| m.name).collect();
             self.err(
                 m.method.span(),
@@ -507,5 +515,40 @@ impl Lowerer<'_> {
             ty,
             span,
         })
+    }
+}
+
+/// Whether `m` is iterator code: an iterator method, or any method on `.iter()` and its
+/// relatives (`a.iter().sum()`, `a.iter().map(..)`).
+fn is_iterator_call(m: &syn::ExprMethodCall) -> bool {
+    const ITERATOR: &[&str] = &[
+        "iter",
+        "iter_mut",
+        "into_iter",
+        "sum",
+        "product",
+        "map",
+        "fold",
+        "zip",
+        "enumerate",
+        "for_each",
+        "filter",
+        "count",
+        "collect",
+        "rev",
+        "skip",
+        "take",
+        "chunks",
+        "windows",
+    ];
+    let mut e = m;
+    loop {
+        if ITERATOR.contains(&e.method.to_string().as_str()) {
+            return true;
+        }
+        match &*e.receiver {
+            syn::Expr::MethodCall(inner) => e = inner,
+            _ => return false,
+        }
     }
 }

@@ -58,7 +58,6 @@ pub fn parse_signature(
     diags: &mut Diagnostics,
 ) -> Option<KernelSignature> {
     let sig = &f.sig;
-    let before = diags.len();
     if let Some(t) = &sig.constness {
         diags.error(t.span, "a kernel cannot be `const`");
     }
@@ -123,6 +122,7 @@ pub fn parse_signature(
                 .filter_map(move |b| Some((name.clone()?, b.clone())))
         })
         .collect();
+    let before_params = diags.len();
     let mut generics = Vec::new();
     for param in &sig.generics.params {
         match param {
@@ -166,7 +166,10 @@ pub fn parse_signature(
             }
         }
     }
-    if diags.len() > before {
+    // A mistake in the parameters leaves no launcher to offer; one elsewhere in the
+    // signature (a return type, `const`, an ABI, ...) is reported and the launcher is still
+    // made from the parameters, so launches of the kernel report nothing more.
+    if diags.len() > before_params {
         return None;
     }
     let ret = match (&sig.output, device) {

@@ -59,3 +59,42 @@ impl<T> Drop for CudaBuffer<T> {
         }
     }
 }
+
+/// Set each of the `len` elements of `size` bytes at `ptr` to the value whose bytes are
+/// the low `size` bytes of `bits`, queued on `stream` (elements of 1, 2 and 4 bytes by the
+/// driver's memset of that width; of 8 bytes by two 4-byte memsets with an 8-byte pitch,
+/// one per half).
+///
+/// # Safety
+///
+/// `ptr..ptr + len * size` must be device memory of the current context, live until the
+/// memset has run on `stream`.
+pub(crate) unsafe fn fill(
+    ptr: u64,
+    len: usize,
+    size: usize,
+    bits: u64,
+    stream: cudarc::driver::sys::CUstream,
+) -> Result<(), cudarc::driver::DriverError> {
+    use cudarc::driver::sys;
+    if len == 0 {
+        return Ok(());
+    }
+    // SAFETY: the caller's contract covers every byte written, and each call writes
+    // exactly the array's `len * size` bytes (for 8-byte elements, 4 of each 8 per call).
+    let status = unsafe {
+        match size {
+            1 => sys::cuMemsetD8Async(ptr, bits as u8, len, stream),
+            2 => sys::cuMemsetD16Async(ptr, bits as u16, len, stream),
+            4 => sys::cuMemsetD32Async(ptr, bits as u32, len, stream),
+            8 => match sys::cuMemsetD2D32Async(ptr, 8, bits as u32, 1, len, stream) {
+                sys::CUresult::CUDA_SUCCESS => {
+                    sys::cuMemsetD2D32Async(ptr + 4, 8, (bits >> 32) as u32, 1, len, stream)
+                }
+                e => e,
+            },
+            _ => unreachable!("every dtype is 1, 2, 4 or 8 bytes"),
+        }
+    };
+    status.result()
+}

@@ -104,7 +104,11 @@ pub(crate) fn nvrtc_identity() -> Result<String, GpuError> {
             }
             crate::compile::nvrtc::nvrtc_version()
                 .map(|(major, minor)| format!("version:{major}.{minor}"))
-                .map_err(|e| e.to_string())
+                // Not wrapped twice: the message of a missing NVRTC is its own.
+                .map_err(|e| match e {
+                    GpuError::NvrtcNotFound { detail, .. } => detail,
+                    e => e.to_string(),
+                })
         })
         .clone()
         .map_err(|detail| GpuError::NvrtcNotFound {

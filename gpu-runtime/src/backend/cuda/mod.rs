@@ -328,6 +328,19 @@ impl CudaDevice {
         self.check_faults()
     }
 
+    /// Free and total memory now.
+    pub(crate) fn memory_info(&self) -> Result<crate::host::device::MemoryInfo> {
+        self.ctx
+            .bind_to_thread()
+            .map_err(self.driver_error("memory information"))?;
+        let (free, total) = cudarc::driver::result::mem_get_info()
+            .map_err(self.driver_error("memory information"))?;
+        Ok(crate::host::device::MemoryInfo {
+            free: free as u64,
+            total: total as u64,
+        })
+    }
+
     /// The fault a checked kernel recorded, if one did, as an error; cleared for the next.
     /// Called on every path that synchronises, after it has.
     #[inline]

@@ -1,0 +1,158 @@
+//! Whole-array operations that stay on the device: copies of an array, device-to-device
+//! copies, filling with a value; and row access for 2-D arrays.
+//!
+//! Each is queued on the device's stream, after the work queued there before it, as the
+//! host copies are; none waits for the device.
+
+use crate::backend::cuda::buffer::{self, CudaBuffer};
+use crate::backend::cuda::handles::is_out_of_memory;
+use crate::dtype::Dtype;
+use crate::error::{GpuError, Result};
+use crate::host::array::Storage;
+use crate::host::device::DeviceInner;
+use crate::host::view::ArrayView;
+use crate::{DeviceArray, DeviceArray2, DeviceArray3};
+
+impl<T: Dtype> DeviceArray<T> {
+    /// A new array on the same device with the same elements (a device-to-device copy;
+    /// CuPy's `a.copy()`). `Clone` is not implemented because a copy can fail.
+    pub fn try_clone(&self) -> Result<DeviceArray<T>> {
+        let storage = match (&self.storage, &*self.device.inner) {
+            (Storage::Cuda(b), DeviceInner::Cuda(c)) => {
+                let slice = c.stream.clone_dtod(b.slice()).map_err(|e| {
+                    if is_out_of_memory(&e) {
+                        GpuError::OutOfMemory {
+                            device: self.device.name().to_owned(),
+                            bytes: (self.len * std::mem::size_of::<T>()) as u64,
+                        }
+                    } else {
+                        c.driver_error("device-to-device copy")(e)
+                    }
+                })?;
+                Storage::Cuda(CudaBuffer::new(slice))
+            }
+            (Storage::Sim(v), _) => {
+                let mut copy = Vec::new();
+                copy.try_reserve_exact(v.len())
+                    .map_err(|_| GpuError::OutOfMemory {
+                        device: self.device.name().to_owned(),
+                        bytes: (self.len * std::mem::size_of::<T>()) as u64,
+                    })?;
+                copy.extend_from_slice(v);
+                Storage::Sim(copy)
+            }
+            _ => unreachable!("an array's storage always matches its device"),
+        };
+        Ok(DeviceArray {
+            device: self.device.clone(),
+            storage,
+            len: self.len,
+        })
+    }
+
+    /// Overwrite this array with `src`, which must have the same length and live on the
+    /// same device (a device-to-device copy).
+    pub fn copy_from(&mut self, src: &DeviceArray<T>) -> Result<()> {
+        if src.device != self.device {
+            return Err(GpuError::InvalidArgument(format!(
+                "copy_from: the source lives on {}, this array on {}",
+                src.device.describe(),
+                self.device.describe()
+            )));
+        }
+        if src.len != self.len {
+            return Err(GpuError::InvalidArgument(format!(
+                "copy_from: the source has {} elements but this array has {}",
+                src.len, self.len
+            )));
+        }
+        match (&mut self.storage, &src.storage, &*self.device.inner) {
+            (Storage::Cuda(dst), Storage::Cuda(s), DeviceInner::Cuda(c)) => c
+                .stream
+                .memcpy_dtod(s.slice(), dst.slice_mut())
+                .map_err(c.driver_error("device-to-device copy")),
+            (Storage::Sim(dst), Storage::Sim(s), _) => {
+                dst.copy_from_slice(s);
+                Ok(())
+            }
+            _ => unreachable!("arrays of one device have the same storage"),
+        }
+    }
+
+    /// Set every element to `value` (Numba's and CuPy's `fill`).
+    pub fn fill(&mut self, value: T) -> Result<()> {
+        match (&mut self.storage, &*self.device.inner) {
+            (Storage::Cuda(b), DeviceInner::Cuda(c)) => {
+                let size = std::mem::size_of::<T>();
+                let mut bits = 0u64;
+                // SAFETY: `T` is a dtype, a plain number of at most 8 bytes with no padding;
+                // its bytes are copied into the low bytes of `bits`.
+                unsafe {
+                    std::ptr::copy_nonoverlapping(
+                        (&value as *const T).cast::<u8>(),
+                        (&mut bits as *mut u64).cast::<u8>(),
+                        size,
+                    )
+                };
+                c.ctx.bind_to_thread().map_err(c.driver_error("fill"))?;
+                // SAFETY: `b` is this array's allocation of `len` elements in the device's
+                // context (bound above), borrowed mutably for this call; the memset is queued
+                // on the device's stream, which orders the allocation's free after it.
+                unsafe { buffer::fill(b.ptr, self.len, size, bits, c.stream.cu_stream()) }
+                    .map_err(c.driver_error("fill"))
+            }
+            (Storage::Sim(v), _) => {
+                v.fill(value);
+                Ok(())
+            }
+            _ => unreachable!("an array's storage always matches its device"),
+        }
+    }
+}
+
+impl<T: Dtype> DeviceArray2<T> {
+    /// A new array with the same shape and elements.
+    pub fn try_clone(&self) -> Result<DeviceArray2<T>> {
+        let (rows, cols) = self.shape();
+        DeviceArray2::from_parts(self.flat().try_clone()?, rows, cols)
+    }
+
+    /// Set every element to `value`.
+    pub fn fill(&mut self, value: T) -> Result<()> {
+        self.flat_storage_mut().fill(value)
+    }
+
+    /// Row `r` as a view, to pass where a kernel takes `&[T]` or to copy to the host; an
+    /// error past the last row.
+    pub fn row(&self, r: usize) -> Result<ArrayView<'_, T>> {
+        if r >= self.rows() {
+            return Err(GpuError::InvalidArgument(format!(
+                "row {r} of an array of {} rows",
+                self.rows()
+            )));
+        }
+        let c = self.cols();
+        self.flat().slice(r * c..(r + 1) * c)
+    }
+
+    /// The elements as one `Vec` per row.
+    pub fn to_host_rows(&self) -> Result<Vec<Vec<T>>> {
+        let flat = self.to_host()?;
+        Ok(match self.cols() {
+            0 => vec![Vec::new(); self.rows()],
+            c => flat.chunks(c).map(<[T]>::to_vec).collect(),
+        })
+    }
+}
+
+impl<T: Dtype> DeviceArray3<T> {
+    /// A new array with the same shape and elements.
+    pub fn try_clone(&self) -> Result<DeviceArray3<T>> {
+        DeviceArray3::from_parts(self.flat().try_clone()?, self.shape())
+    }
+
+    /// Set every element to `value`.
+    pub fn fill(&mut self, value: T) -> Result<()> {
+        self.flat_storage_mut().fill(value)
+    }
+}

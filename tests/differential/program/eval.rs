@@ -1,0 +1,283 @@
+//! The reference: a program evaluated with the host's Rust operators.
+
+use super::*;
+
+pub(super) struct Eval<'a> {
+    pub(super) checks: bool,
+    pub(super) inputs: &'a [Value; 6],
+    pub(super) vars: Vec<Option<Value>>,
+    pub(super) loop_vars: Vec<u32>,
+    pub(super) faults: Vec<Fault>,
+}
+
+const ADD: Fault = "attempt to add with overflow";
+const SUB: Fault = "attempt to subtract with overflow";
+const MUL: Fault = "attempt to multiply with overflow";
+const DIV0: Fault = "attempt to divide by zero";
+const DIVO: Fault = "attempt to divide with overflow";
+const REM0: Fault = "attempt to calculate the remainder with a divisor of zero";
+const REMO: Fault = "attempt to calculate the remainder with overflow";
+const NEG: Fault = "attempt to negate with overflow";
+const SHL: Fault = "attempt to shift left with overflow";
+const SHR: Fault = "attempt to shift right with overflow";
+const STEP0: Fault = "assertion failed: step != 0";
+
+impl Eval<'_> {
+    pub(super) fn fault(&mut self, f: Fault) {
+        self.faults.push(f);
+    }
+
+    pub(super) fn stmt(&mut self, s: &Stmt) {
+        match s {
+            Stmt::Let { var, value } => {
+                let v = self.expr(value);
+                self.vars[*var] = Some(v);
+            }
+            Stmt::LetIf {
+                var,
+                init,
+                cond,
+                then,
+                els,
+            } => {
+                let v = self.expr(init);
+                self.vars[*var] = Some(v);
+                let v = if self.expr(cond).as_bool() {
+                    self.expr(then)
+                } else {
+                    self.expr(els)
+                };
+                self.vars[*var] = Some(v);
+            }
+            Stmt::LetLoop {
+                var,
+                init,
+                loop_var,
+                count,
+                stepped,
+                body,
+            } => {
+                let v = self.expr(init);
+                self.vars[*var] = Some(v);
+                let u = |v: Value| match v {
+                    Value::U32(x) => x,
+                    _ => unreachable!("loop bounds are u32"),
+                };
+                let indices: Vec<u32> = match stepped {
+                    None => (0..u(self.expr(count)) % 4).collect(),
+                    Some((end, step)) => {
+                        let start = u(self.expr(count)) % 8;
+                        let end = u(self.expr(end)) % 16;
+                        let step = (u(self.expr(step)) % 3) as usize;
+                        if step == 0 {
+                            self.fault(STEP0);
+                            Vec::new()
+                        } else {
+                            (start..end).step_by(step).collect()
+                        }
+                    }
+                };
+                for j in indices {
+                    self.loop_vars[*loop_var] = j;
+                    let v = self.expr(body);
+                    self.vars[*var] = Some(v);
+                }
+            }
+        }
+    }
+
+    pub(super) fn expr(&mut self, e: &Expr) -> Value {
+        match &e.kind {
+            Kind::Input => {
+                let k = INPUTS.iter().position(|t| *t == e.ty).unwrap_or(0);
+                self.inputs[k]
+            }
+            Kind::Var(v) => self.vars[*v].unwrap_or(Value::Bool(false)),
+            Kind::LoopVar(j) => Value::U32(self.loop_vars[*j]),
+            Kind::Lit(v) => *v,
+            Kind::Bin(op, a, b) => {
+                let (a, b) = (self.expr(a), self.expr(b));
+                self.bin(*op, a, b)
+            }
+            Kind::Shift(left, a, b) => {
+                let (a, b) = (self.expr(a), self.expr(b));
+                self.shift(*left, a, b)
+            }
+            Kind::Cmp(op, a, b) => {
+                let (a, b) = (self.expr(a), self.expr(b));
+                Value::Bool(compare(*op, a, b))
+            }
+            Kind::Logic(and, a, b) => {
+                let a = self.expr(a).as_bool();
+                // Short-circuit, as Rust.
+                let v = if *and {
+                    a && self.expr(b).as_bool()
+                } else {
+                    a || self.expr(b).as_bool()
+                };
+                Value::Bool(v)
+            }
+            Kind::Not(a) => match self.expr(a) {
+                Value::Bool(v) => Value::Bool(!v),
+                Value::I32(v) => Value::I32(!v),
+                Value::I64(v) => Value::I64(!v),
+                Value::U32(v) => Value::U32(!v),
+                Value::U64(v) => Value::U64(!v),
+                other => other,
+            },
+            Kind::Neg(a) => match self.expr(a) {
+                Value::I32(v) => Value::I32(self.neg(v.checked_neg(), v.wrapping_neg())),
+                Value::I64(v) => Value::I64(self.neg(v.checked_neg(), v.wrapping_neg())),
+                Value::F32(v) => Value::F32(-v),
+                Value::F64(v) => Value::F64(-v),
+                other => other,
+            },
+            // `MIN.abs()` overflows as `-MIN` does.
+            Kind::Abs(a) => match self.expr(a) {
+                Value::I32(v) => Value::I32(self.neg(v.checked_abs(), v.wrapping_abs())),
+                Value::I64(v) => Value::I64(self.neg(v.checked_abs(), v.wrapping_abs())),
+                Value::F32(v) => Value::F32(v.abs()),
+                Value::F64(v) => Value::F64(v.abs()),
+                other => other,
+            },
+            Kind::Sqrt(a) => match self.expr(a) {
+                Value::F32(v) => Value::F32(v.sqrt()),
+                Value::F64(v) => Value::F64(v.sqrt()),
+                other => other,
+            },
+            Kind::Cast(a) => self.expr(a).cast(e.ty),
+            Kind::If(c, a, b) => {
+                if self.expr(c).as_bool() {
+                    self.expr(a)
+                } else {
+                    self.expr(b)
+                }
+            }
+        }
+    }
+
+    pub(super) fn neg<T>(&mut self, checked: Option<T>, wrapped: T) -> T {
+        match checked {
+            Some(v) => v,
+            None => {
+                if self.checks {
+                    self.fault(NEG);
+                }
+                wrapped
+            }
+        }
+    }
+
+    pub(super) fn bin(&mut self, op: Bin, a: Value, b: Value) -> Value {
+        macro_rules! int {
+            ($variant:ident, $x:expr, $y:expr) => {{
+                let (x, y) = ($x, $y);
+                let overflow = |s: &mut Self, checked: Option<_>, wrapped, fault| match checked {
+                    Some(v) => v,
+                    None => {
+                        if s.checks {
+                            s.fault(fault);
+                        }
+                        wrapped
+                    }
+                };
+                Value::$variant(match op {
+                    Bin::Add => overflow(self, x.checked_add(y), x.wrapping_add(y), ADD),
+                    Bin::Sub => overflow(self, x.checked_sub(y), x.wrapping_sub(y), SUB),
+                    Bin::Mul => overflow(self, x.checked_mul(y), x.wrapping_mul(y), MUL),
+                    // Division faults whatever `overflow_checks` says; the GPU goes on with
+                    // 0 for `/ 0` and `% 0`, MIN for `MIN / -1` and 0 for `MIN % -1`.
+                    Bin::Div if y == 0 => {
+                        self.fault(DIV0);
+                        0
+                    }
+                    Bin::Div => x.checked_div(y).unwrap_or_else(|| {
+                        self.fault(DIVO);
+                        x
+                    }),
+                    Bin::Rem if y == 0 => {
+                        self.fault(REM0);
+                        0
+                    }
+                    Bin::Rem => x.checked_rem(y).unwrap_or_else(|| {
+                        self.fault(REMO);
+                        0
+                    }),
+                    Bin::And => x & y,
+                    Bin::Or => x | y,
+                    Bin::Xor => x ^ y,
+                    Bin::Min => x.min(y),
+                    Bin::Max => x.max(y),
+                })
+            }};
+        }
+        macro_rules! float {
+            ($variant:ident, $x:expr, $y:expr) => {{
+                let (x, y) = ($x, $y);
+                Value::$variant(match op {
+                    Bin::Add => x + y,
+                    Bin::Sub => x - y,
+                    Bin::Mul => x * y,
+                    Bin::Div => x / y,
+                    _ => unreachable!("the generator makes no other float operator"),
+                })
+            }};
+        }
+        match (a, b) {
+            (Value::I32(x), Value::I32(y)) => int!(I32, x, y),
+            (Value::I64(x), Value::I64(y)) => int!(I64, x, y),
+            (Value::U32(x), Value::U32(y)) => int!(U32, x, y),
+            (Value::U64(x), Value::U64(y)) => int!(U64, x, y),
+            (Value::F32(x), Value::F32(y)) => float!(F32, x, y),
+            (Value::F64(x), Value::F64(y)) => float!(F64, x, y),
+            _ => unreachable!("binary operands share a type"),
+        }
+    }
+
+    pub(super) fn shift(&mut self, left: bool, a: Value, b: Value) -> Value {
+        let amount = b.shift_amount();
+        let bits: i128 = match a.ty() {
+            Ty::I32 | Ty::U32 => 32,
+            _ => 64,
+        };
+        if !(0..bits).contains(&amount) && self.checks {
+            self.fault(if left { SHL } else { SHR });
+        }
+        // Unchecked (or after the fault), the amount is masked to the width.
+        let s = (amount & (bits - 1)) as u32;
+        match (a, left) {
+            (Value::I32(x), true) => Value::I32(x << s),
+            (Value::I32(x), false) => Value::I32(x >> s),
+            (Value::I64(x), true) => Value::I64(x << s),
+            (Value::I64(x), false) => Value::I64(x >> s),
+            (Value::U32(x), true) => Value::U32(x << s),
+            (Value::U32(x), false) => Value::U32(x >> s),
+            (Value::U64(x), true) => Value::U64(x << s),
+            (Value::U64(x), false) => Value::U64(x >> s),
+            _ => unreachable!("shifts are of integers"),
+        }
+    }
+}
+
+fn compare(op: Cmp, a: Value, b: Value) -> bool {
+    pub(super) fn by<T: PartialOrd>(op: Cmp, x: T, y: T) -> bool {
+        match op {
+            Cmp::Lt => x < y,
+            Cmp::Le => x <= y,
+            Cmp::Gt => x > y,
+            Cmp::Ge => x >= y,
+            Cmp::Eq => x == y,
+            Cmp::Ne => x != y,
+        }
+    }
+    match (a, b) {
+        (Value::I32(x), Value::I32(y)) => by(op, x, y),
+        (Value::I64(x), Value::I64(y)) => by(op, x, y),
+        (Value::U32(x), Value::U32(y)) => by(op, x, y),
+        (Value::U64(x), Value::U64(y)) => by(op, x, y),
+        (Value::F32(x), Value::F32(y)) => by(op, x, y),
+        (Value::F64(x), Value::F64(y)) => by(op, x, y),
+        (Value::Bool(x), Value::Bool(y)) => by(op, x, y),
+        _ => unreachable!("compared values share a type"),
+    }
+}

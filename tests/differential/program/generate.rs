@@ -1,0 +1,206 @@
+//! The random generator of programs.
+
+use super::*;
+
+pub(super) struct Gen<'a> {
+    pub(super) r: &'a mut Rng,
+    /// Variables in scope: (id, type).
+    pub(super) scope: Vec<(usize, Ty)>,
+    pub(super) loop_vars: Vec<usize>,
+}
+
+impl Gen<'_> {
+    pub(super) fn literal(&mut self, ty: Ty) -> Value {
+        let r = &mut *self.r;
+        let small = (r.next() % 201) as i64 - 100;
+        let special = r.chance(25);
+        let any = r.next();
+        match ty {
+            Ty::I32 if special => Value::I32(r.pick(&[i32::MIN, i32::MAX, -1, 0, 1, 31, 32])),
+            Ty::I32 => Value::I32(small as i32),
+            Ty::I64 if special => Value::I64(r.pick(&[i64::MIN, i64::MAX, -1, 0, 63, 64])),
+            Ty::I64 => Value::I64(small),
+            Ty::U32 if special => Value::U32(r.pick(&[u32::MAX, 0, 1, 31, 32, any as u32])),
+            Ty::U32 => Value::U32(small.unsigned_abs() as u32),
+            Ty::U64 if special => Value::U64(r.pick(&[u64::MAX, 0, 1, 63, 64, any])),
+            Ty::U64 => Value::U64(small.unsigned_abs()),
+            Ty::F32 => Value::F32(if special {
+                r.pick(&[0.0, -0.0, 1e-40, 3.4e38, 16_777_217.0, 0.1])
+            } else {
+                small as f32 / 8.0
+            }),
+            Ty::F64 => Value::F64(if special {
+                r.pick(&[0.0, -0.0, 5e-324, 1.7e308, 9_007_199_254_740_993.0, 0.1])
+            } else {
+                small as f64 / 8.0
+            }),
+            Ty::Bool => Value::Bool(r.chance(50)),
+        }
+    }
+
+    pub(super) fn leaf(&mut self, ty: Ty) -> Expr {
+        let vars: Vec<usize> = self
+            .scope
+            .iter()
+            .filter(|(_, t)| *t == ty)
+            .map(|(v, _)| *v)
+            .collect();
+        let kind = match self.r.below(10) {
+            0..=3 if ty != Ty::Bool => Kind::Input,
+            4..=6 if !vars.is_empty() => Kind::Var(self.r.pick(&vars)),
+            7 if ty == Ty::U32 && !self.loop_vars.is_empty() => {
+                Kind::LoopVar(self.r.pick(&self.loop_vars))
+            }
+            _ if ty == Ty::Bool => {
+                return self.expr(Ty::Bool, 1);
+            }
+            _ => Kind::Lit(self.literal(ty)),
+        };
+        Expr { ty, kind }
+    }
+
+    /// An operand of unary `-`: not a literal, since `-(MIN)` of a literal is an error
+    /// rustc reports at compile time.
+    pub(super) fn operand(&mut self, ty: Ty, depth: usize) -> Expr {
+        match self.expr(ty, depth) {
+            Expr {
+                kind: Kind::Lit(_), ..
+            } => Expr {
+                ty,
+                kind: Kind::Input,
+            },
+            e => e,
+        }
+    }
+
+    pub(super) fn expr(&mut self, ty: Ty, depth: usize) -> Expr {
+        if depth == 0 && ty != Ty::Bool {
+            return self.leaf(ty);
+        }
+        let d = depth.saturating_sub(1);
+        let b = |e: Expr| Box::new(e);
+        let kind = if ty == Ty::Bool {
+            match self.r.below(6) {
+                0 if depth == 0 => Kind::Lit(self.literal(Ty::Bool)),
+                0..=2 => {
+                    let t = self.r.pick(&NUMS);
+                    let op = self
+                        .r
+                        .pick(&[Cmp::Lt, Cmp::Le, Cmp::Gt, Cmp::Ge, Cmp::Eq, Cmp::Ne]);
+                    Kind::Cmp(op, b(self.expr(t, d)), b(self.expr(t, d)))
+                }
+                3 if depth > 0 => Kind::Logic(
+                    self.r.chance(50),
+                    b(self.expr(Ty::Bool, d)),
+                    b(self.expr(Ty::Bool, d)),
+                ),
+                4 if depth > 0 => Kind::Not(b(self.expr(Ty::Bool, d))),
+                _ => Kind::Lit(self.literal(Ty::Bool)),
+            }
+        } else if ty.is_int() {
+            match self.r.below(16) {
+                0..=2 => return self.leaf(ty),
+                3..=7 => {
+                    let op = self.r.pick(&[
+                        Bin::Add,
+                        Bin::Sub,
+                        Bin::Mul,
+                        Bin::Div,
+                        Bin::Rem,
+                        Bin::And,
+                        Bin::Or,
+                        Bin::Xor,
+                        Bin::Min,
+                        Bin::Max,
+                    ]);
+                    let (x, mut y) = (self.expr(ty, d), self.expr(ty, d));
+                    // Mostly a divisor that is not 0: `(y | 1)`.
+                    if matches!(op, Bin::Div | Bin::Rem) && self.r.chance(80) {
+                        let one = Expr {
+                            ty,
+                            kind: Kind::Lit(Value::U64(1).cast(ty)),
+                        };
+                        y = Expr {
+                            ty,
+                            kind: Kind::Bin(Bin::Or, b(y), b(one)),
+                        };
+                    }
+                    Kind::Bin(op, b(x), b(y))
+                }
+                8 | 9 => {
+                    let amount_ty = self.r.pick(&INTS);
+                    let mut amount = self.expr(amount_ty, d);
+                    // Mostly an amount in range: `(s & (bits - 1))`.
+                    if self.r.chance(75) {
+                        let bits = if matches!(ty, Ty::I32 | Ty::U32) {
+                            31
+                        } else {
+                            63
+                        };
+                        let mask = Expr {
+                            ty: amount_ty,
+                            kind: Kind::Lit(Value::U64(bits).cast(amount_ty)),
+                        };
+                        amount = Expr {
+                            ty: amount_ty,
+                            kind: Kind::Bin(Bin::And, b(amount), b(mask)),
+                        };
+                    }
+                    Kind::Shift(self.r.chance(50), b(self.expr(ty, d)), b(amount))
+                }
+                10 => Kind::Not(b(self.expr(ty, d))),
+                11 if ty.is_signed() => {
+                    if self.r.chance(50) {
+                        Kind::Neg(b(self.operand(ty, d)))
+                    } else {
+                        Kind::Abs(b(self.expr(ty, d)))
+                    }
+                }
+                12 | 13 => {
+                    let from = self.r.pick(&[
+                        Ty::I32,
+                        Ty::I64,
+                        Ty::U32,
+                        Ty::U64,
+                        Ty::F32,
+                        Ty::F64,
+                        Ty::Bool,
+                    ]);
+                    Kind::Cast(b(self.expr(from, d)))
+                }
+                14 => Kind::If(
+                    b(self.expr(Ty::Bool, d)),
+                    b(self.expr(ty, d)),
+                    b(self.expr(ty, d)),
+                ),
+                _ => return self.leaf(ty),
+            }
+        } else {
+            match self.r.below(12) {
+                0 | 1 => return self.leaf(ty),
+                2..=6 => {
+                    let op = self.r.pick(&[Bin::Add, Bin::Sub, Bin::Mul, Bin::Div]);
+                    Kind::Bin(op, b(self.expr(ty, d)), b(self.expr(ty, d)))
+                }
+                7 => Kind::Neg(b(self.operand(ty, d))),
+                8 => {
+                    if self.r.chance(50) {
+                        Kind::Abs(b(self.expr(ty, d)))
+                    } else {
+                        Kind::Sqrt(b(self.expr(ty, d)))
+                    }
+                }
+                9 | 10 => {
+                    let from = self.r.pick(&NUMS);
+                    Kind::Cast(b(self.expr(from, d)))
+                }
+                _ => Kind::If(
+                    b(self.expr(Ty::Bool, d)),
+                    b(self.expr(ty, d)),
+                    b(self.expr(ty, d)),
+                ),
+            }
+        };
+        Expr { ty, kind }
+    }
+}

@@ -1,0 +1,555 @@
+//! Random kernels for differential testing, and their meaning as Rust defines it.
+//!
+//! A [`Program`] is a tree: typed expressions over the thread's elements of six input
+//! arrays (one per dtype), `let`s, `if`s that assign, counted and `step_by` loops, and two
+//! results, one integer and one float. [`Program::source`] prints it as a
+//! `#[gpu_kernel]`; [`Program::run`] evaluates the tree itself with the host's Rust
+//! operators (`checked_*`/`wrapping_*` as the kernel's `overflow_checks` says, `as`,
+//! IEEE arithmetic), sharing no code with the translator, the simulator or the GPU.
+//!
+//! What is compared bit for bit is what the semantics contract promises: integer
+//! arithmetic of every kind, casts, comparisons, and `+ - * /`, `sqrt`, `abs` and negation
+//! of floats under `fmad = false`. NaNs compare equal whatever their payloads (Rust does
+//! not define them).
+//!
+//! Faults: Rust panics at a thread's first fault; the GPU notes the fault, goes on with a
+//! defined value (0 for a division by zero, the wrapped result of an overflow) and the
+//! launch reports one thread's first fault. The reference goes on the same way and
+//! collects every fault, so a launch must fail exactly when some thread faults, with one
+//! of the operations the reference saw (C leaves the order in which a call's arguments
+//! are evaluated open, so a thread with two faults may report either).
+
+mod eval;
+mod generate;
+mod inputs;
+
+#[allow(unused_imports)] // Not every user of the module needs each.
+pub use inputs::{check, expected, same_float, Expected, Inputs};
+
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
+
+use eval::Eval;
+use generate::Gen;
+
+/// SplitMix64: small, seedable, the same on every machine and toolchain.
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed ^ 0x5eed_d1ff_0000_0001)
+    }
+
+    pub fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+
+    pub fn chance(&mut self, percent: u64) -> bool {
+        self.next() % 100 < percent
+    }
+
+    fn pick<T: Copy>(&mut self, items: &[T]) -> T {
+        items[self.below(items.len())]
+    }
+}
+
+/// The dtypes of the programs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Ty {
+    I32,
+    I64,
+    U32,
+    U64,
+    F32,
+    F64,
+    Bool,
+}
+
+const INTS: [Ty; 4] = [Ty::I32, Ty::I64, Ty::U32, Ty::U64];
+const NUMS: [Ty; 6] = [Ty::I32, Ty::I64, Ty::U32, Ty::U64, Ty::F32, Ty::F64];
+/// The input arrays, in parameter order.
+pub const INPUTS: [Ty; 6] = NUMS;
+
+impl Ty {
+    pub fn name(self) -> &'static str {
+        match self {
+            Ty::I32 => "i32",
+            Ty::I64 => "i64",
+            Ty::U32 => "u32",
+            Ty::U64 => "u64",
+            Ty::F32 => "f32",
+            Ty::F64 => "f64",
+            Ty::Bool => "bool",
+        }
+    }
+
+    fn is_int(self) -> bool {
+        INTS.contains(&self)
+    }
+
+    fn is_float(self) -> bool {
+        matches!(self, Ty::F32 | Ty::F64)
+    }
+
+    fn is_signed(self) -> bool {
+        matches!(self, Ty::I32 | Ty::I64)
+    }
+}
+
+/// A value of one of the dtypes.
+#[derive(Clone, Copy, Debug)]
+pub enum Value {
+    I32(i32),
+    I64(i64),
+    U32(u32),
+    U64(u64),
+    F32(f32),
+    F64(f64),
+    Bool(bool),
+}
+
+impl Value {
+    fn ty(self) -> Ty {
+        match self {
+            Value::I32(_) => Ty::I32,
+            Value::I64(_) => Ty::I64,
+            Value::U32(_) => Ty::U32,
+            Value::U64(_) => Ty::U64,
+            Value::F32(_) => Ty::F32,
+            Value::F64(_) => Ty::F64,
+            Value::Bool(_) => Ty::Bool,
+        }
+    }
+
+    /// As a literal of its type (negative ones in parentheses).
+    fn literal(self) -> String {
+        let lit = match self {
+            Value::I32(v) => format!("{v}i32"),
+            Value::I64(v) => format!("{v}i64"),
+            Value::U32(v) => format!("{v}u32"),
+            Value::U64(v) => format!("{v}u64"),
+            Value::F32(v) => format!("{v:?}f32"),
+            Value::F64(v) => format!("{v:?}f64"),
+            Value::Bool(v) => format!("{v}"),
+        };
+        if lit.starts_with('-') {
+            format!("({lit})")
+        } else {
+            lit
+        }
+    }
+
+    fn as_bool(self) -> bool {
+        matches!(self, Value::Bool(true))
+    }
+
+    /// A shift amount as Rust reads it: its value, with negative ones out of range.
+    fn shift_amount(self) -> i128 {
+        match self {
+            Value::I32(v) => v.into(),
+            Value::I64(v) => v.into(),
+            Value::U32(v) => v.into(),
+            Value::U64(v) => v.into(),
+            _ => 0,
+        }
+    }
+
+    /// `self as ty`, as Rust defines `as`.
+    fn cast(self, ty: Ty) -> Value {
+        macro_rules! to {
+            ($v:expr) => {
+                match ty {
+                    Ty::I32 => Value::I32($v as i32),
+                    Ty::I64 => Value::I64($v as i64),
+                    Ty::U32 => Value::U32($v as u32),
+                    Ty::U64 => Value::U64($v as u64),
+                    Ty::F32 => Value::F32($v as f32),
+                    Ty::F64 => Value::F64($v as f64),
+                    Ty::Bool => unreachable!("nothing is cast to bool"),
+                }
+            };
+        }
+        match self {
+            Value::I32(v) => to!(v),
+            Value::I64(v) => to!(v),
+            Value::U32(v) => to!(v),
+            Value::U64(v) => to!(v),
+            Value::F32(v) => to!(v),
+            Value::F64(v) => to!(v),
+            Value::Bool(v) => to!(v as u8),
+        }
+    }
+
+    /// The bits the kernel stores: an integer result `as u64`, a float one `as f64`.
+    pub fn stored_bits(self) -> u64 {
+        match self {
+            Value::F64(v) => v.to_bits(),
+            v => match v.cast(Ty::U64) {
+                Value::U64(b) => b,
+                _ => unreachable!(),
+            },
+        }
+    }
+}
+
+/// Binary operators on two values of one type.
+#[derive(Clone, Copy, Debug)]
+pub enum Bin {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+    And,
+    Or,
+    Xor,
+    Min,
+    Max,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub enum Cmp {
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Eq,
+    Ne,
+}
+
+#[derive(Clone, Debug)]
+pub enum Kind {
+    /// The thread's element of the input array of this type.
+    Input,
+    Var(usize),
+    LoopVar(usize),
+    Lit(Value),
+    Bin(Bin, Box<Expr>, Box<Expr>),
+    /// `<<` (true) or `>>`; the amount may be of any integer type.
+    Shift(bool, Box<Expr>, Box<Expr>),
+    Cmp(Cmp, Box<Expr>, Box<Expr>),
+    /// `&&` (true) or `||`.
+    Logic(bool, Box<Expr>, Box<Expr>),
+    /// `!`: logical or bitwise.
+    Not(Box<Expr>),
+    Neg(Box<Expr>),
+    Abs(Box<Expr>),
+    Sqrt(Box<Expr>),
+    Cast(Box<Expr>),
+    If(Box<Expr>, Box<Expr>, Box<Expr>),
+}
+
+#[derive(Clone, Debug)]
+pub struct Expr {
+    pub ty: Ty,
+    pub kind: Kind,
+}
+
+#[derive(Clone, Debug)]
+pub enum Stmt {
+    /// `let vN: T = value;`
+    Let { var: usize, value: Expr },
+    /// `let mut vN: T = init; if cond { vN = then; } else { vN = els; }`
+    LetIf {
+        var: usize,
+        init: Expr,
+        cond: Expr,
+        then: Expr,
+        els: Expr,
+    },
+    /// `let mut vN: T = init; for jK in 0u32..(count % 4u32) { vN = body; }`, or with
+    /// `step`: `for jK in ((count % 8u32)..(end % 16u32)).step_by(step) { .. }`.
+    LetLoop {
+        var: usize,
+        init: Expr,
+        loop_var: usize,
+        count: Expr,
+        stepped: Option<(Expr, Expr)>,
+        body: Expr,
+    },
+}
+
+/// A random kernel.
+#[derive(Clone, Debug)]
+pub struct Program {
+    /// `overflow_checks = ...` of the kernel.
+    pub checks: bool,
+    pub stmts: Vec<Stmt>,
+    pub vars: Vec<Ty>,
+    pub out_int: Expr,
+    pub out_float: Expr,
+    loops: usize,
+}
+
+/// The operation Rust panics with, as its message.
+pub type Fault = &'static str;
+
+/// What a thread computes: its two stored results (bits), and its faults in order.
+#[derive(Debug, Default)]
+pub struct ThreadResult {
+    pub int_bits: u64,
+    pub float_bits: u64,
+    pub faults: Vec<Fault>,
+}
+
+impl Program {
+    /// The program of `seed`.
+    pub fn generate(seed: u64) -> Program {
+        let mut r = Rng::new(seed);
+        let checks = r.chance(30);
+        let mut g = Gen {
+            r: &mut r,
+            scope: Vec::new(),
+            loop_vars: Vec::new(),
+        };
+        let mut vars = Vec::new();
+        let mut stmts = Vec::new();
+        let mut loops = 0;
+        let n = 1 + g.r.below(5);
+        for _ in 0..n {
+            let ty = g.r.pick(&NUMS);
+            let var = vars.len();
+            let depth = 1 + g.r.below(3);
+            let stmt = match g.r.below(4) {
+                0 | 1 => Stmt::Let {
+                    var,
+                    value: g.expr(ty, depth),
+                },
+                2 => {
+                    let init = g.expr(ty, depth);
+                    let cond = g.expr(Ty::Bool, 2);
+                    g.scope.push((var, ty));
+                    let then = g.expr(ty, depth);
+                    let els = g.expr(ty, depth);
+                    g.scope.pop();
+                    Stmt::LetIf {
+                        var,
+                        init,
+                        cond,
+                        then,
+                        els,
+                    }
+                }
+                _ => {
+                    let init = g.expr(ty, depth);
+                    let count = g.expr(Ty::U32, 1);
+                    let stepped = g.r.chance(40).then(|| {
+                        let end = g.expr(Ty::U32, 1);
+                        let step = g.expr(Ty::U32, 0);
+                        (end, step)
+                    });
+                    let loop_var = loops;
+                    loops += 1;
+                    g.scope.push((var, ty));
+                    g.loop_vars.push(loop_var);
+                    let body = g.expr(ty, depth);
+                    g.loop_vars.pop();
+                    g.scope.pop();
+                    Stmt::LetLoop {
+                        var,
+                        init,
+                        loop_var,
+                        count,
+                        stepped,
+                        body,
+                    }
+                }
+            };
+            stmts.push(stmt);
+            vars.push(ty);
+            g.scope.push((var, ty));
+        }
+        let int_ty = g.r.pick(&INTS);
+        let float_ty = g.r.pick(&[Ty::F32, Ty::F64]);
+        let out_int = g.expr(int_ty, 3);
+        let out_float = g.expr(float_ty, 3);
+        Program {
+            checks,
+            stmts,
+            vars,
+            out_int,
+            out_float,
+            loops,
+        }
+    }
+
+    /// The kernel's attribute arguments.
+    pub fn attribute(&self) -> String {
+        format!("fmad = false, overflow_checks = {}", self.checks)
+    }
+
+    /// The kernel as Rust: `fn name(xi32: &[i32], .., oi: &mut [u64], of: &mut [f64])`.
+    pub fn function(&self, name: &str) -> String {
+        let mut s = String::new();
+        let params: Vec<String> = INPUTS
+            .iter()
+            .map(|t| format!("x{0}: &[{0}]", t.name()))
+            .collect();
+        let _ = writeln!(
+            s,
+            "pub fn {name}({}, oi: &mut [u64], of: &mut [f64]) {{",
+            params.join(", ")
+        );
+        s.push_str("    let i = grid_1d();\n    if i < oi.len() {\n");
+        for t in INPUTS {
+            let _ = writeln!(s, "        let a_{0}: {0} = x{0}[i];", t.name());
+        }
+        for stmt in &self.stmts {
+            s.push_str(&self.stmt_source(stmt));
+        }
+        let _ = writeln!(s, "        oi[i] = ({}) as u64;", show(&self.out_int));
+        let _ = writeln!(s, "        of[i] = ({}) as f64;", show(&self.out_float));
+        s.push_str("    }\n}\n");
+        s
+    }
+
+    fn stmt_source(&self, stmt: &Stmt) -> String {
+        let t = |v: usize| self.vars[v].name();
+        match stmt {
+            Stmt::Let { var, value } => {
+                format!("        let v{var}: {} = {};\n", t(*var), show(value))
+            }
+            Stmt::LetIf {
+                var,
+                init,
+                cond,
+                then,
+                els,
+            } => format!(
+                "        let mut v{var}: {} = {};\n        if {} {{\n            v{var} = {};\n        }} else {{\n            v{var} = {};\n        }}\n",
+                t(*var),
+                show(init),
+                show(cond),
+                show(then),
+                show(els)
+            ),
+            Stmt::LetLoop {
+                var,
+                init,
+                loop_var,
+                count,
+                stepped,
+                body,
+            } => {
+                let range = match stepped {
+                    None => format!("0u32..(({}) % 4u32)", show(count)),
+                    Some((end, step)) => format!(
+                        "((({}) % 8u32)..(({}) % 16u32)).step_by((({}) % 3u32) as usize)",
+                        show(count),
+                        show(end),
+                        show(step)
+                    ),
+                };
+                format!(
+                    "        let mut v{var}: {} = {};\n        for j{loop_var} in {range} {{\n            v{var} = {};\n        }}\n",
+                    t(*var),
+                    show(init),
+                    show(body)
+                )
+            }
+        }
+    }
+
+    /// The whole item, attribute included.
+    pub fn item(&self, name: &str) -> String {
+        format!(
+            "#[gpu_kernel({})]\n{}",
+            self.attribute(),
+            self.function(name)
+        )
+    }
+
+    /// What one thread computes from its inputs (one value per input array, in
+    /// [`INPUTS`] order).
+    pub fn run(&self, inputs: &[Value; 6]) -> ThreadResult {
+        let mut e = Eval {
+            checks: self.checks,
+            inputs,
+            vars: vec![None; self.vars.len()],
+            loop_vars: vec![0; self.loops],
+            faults: Vec::new(),
+        };
+        for stmt in &self.stmts {
+            e.stmt(stmt);
+        }
+        let int = e.expr(&self.out_int).cast(Ty::U64);
+        let float = e.expr(&self.out_float).cast(Ty::F64);
+        ThreadResult {
+            int_bits: int.stored_bits(),
+            float_bits: float.stored_bits(),
+            faults: e.faults,
+        }
+    }
+}
+
+/// `e` in Rust, every operation in parentheses.
+fn show(e: &Expr) -> String {
+    let t = e.ty.name();
+    match &e.kind {
+        Kind::Input => format!("a_{t}"),
+        Kind::Var(v) => format!("v{v}"),
+        Kind::LoopVar(j) => format!("j{j}"),
+        Kind::Lit(v) => v.literal(),
+        Kind::Bin(op, a, b) => {
+            let (a, b) = (show(a), show(b));
+            match op {
+                Bin::Min => format!("({a}).min({b})"),
+                Bin::Max => format!("({a}).max({b})"),
+                _ => {
+                    let o = match op {
+                        Bin::Add => "+",
+                        Bin::Sub => "-",
+                        Bin::Mul => "*",
+                        Bin::Div => "/",
+                        Bin::Rem => "%",
+                        Bin::And => "&",
+                        Bin::Or => "|",
+                        _ => "^",
+                    };
+                    format!("({a} {o} {b})")
+                }
+            }
+        }
+        Kind::Shift(left, a, b) => {
+            format!(
+                "({} {} {})",
+                show(a),
+                if *left { "<<" } else { ">>" },
+                show(b)
+            )
+        }
+        Kind::Cmp(op, a, b) => {
+            let o = match op {
+                Cmp::Lt => "<",
+                Cmp::Le => "<=",
+                Cmp::Gt => ">",
+                Cmp::Ge => ">=",
+                Cmp::Eq => "==",
+                Cmp::Ne => "!=",
+            };
+            format!("({} {o} {})", show(a), show(b))
+        }
+        Kind::Logic(and, a, b) => {
+            format!(
+                "({} {} {})",
+                show(a),
+                if *and { "&&" } else { "||" },
+                show(b)
+            )
+        }
+        Kind::Not(a) => format!("(!{})", show(a)),
+        Kind::Neg(a) => format!("(-{})", show(a)),
+        Kind::Abs(a) => format!("({}).abs()", show(a)),
+        Kind::Sqrt(a) => format!("({}).sqrt()", show(a)),
+        Kind::Cast(a) => format!("(({}) as {t})", show(a)),
+        Kind::If(c, a, b) => format!("(if {} {{ {} }} else {{ {} }})", show(c), show(a), show(b)),
+    }
+}

@@ -152,6 +152,10 @@ fn main() {
         || interop_no_use_after_free(&gpu, seed),
     ));
     rows.push(check(
+        "interop: a cudarc stream's upload, then fill: the fill comes after it",
+        || fill_after_a_foreign_write(&gpu, seed),
+    ));
+    rows.push(check(
         "one cooperative kernel on two streams at once (child): no hang, both correct",
         || run_child(CHILD_COOPERATIVE, &[], seed, 60),
     ));

@@ -129,3 +129,17 @@ fn out_of_bounds_in_two_dimensions_names_the_axis() {
         "a 2 x 3 array from 5 elements"
     );
 }
+
+/// Rows of an array with no columns cost nothing to describe, however many there are:
+/// a count the host cannot hold is an error, not an abort.
+#[test]
+fn rows_of_an_empty_matrix_are_bounded() {
+    let dev = Device::simulator();
+    let m = dev.zeros_2d::<f32>(3, 0).unwrap();
+    assert_eq!(m.to_host_rows().unwrap(), vec![Vec::<f32>::new(); 3]);
+    let huge = dev.zeros_2d::<f32>(usize::MAX, 0).unwrap();
+    assert!(matches!(
+        huge.to_host_rows(),
+        Err(GpuError::OutOfMemory { .. })
+    ));
+}

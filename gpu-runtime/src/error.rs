@@ -256,7 +256,9 @@ impl GpuError {
 }
 
 /// A driver error from a cudarc call made next to this crate's (interop code), so `?`
-/// works on both in one function.
+/// works on both in one function. It is a `GpuError::Driver`: which device it came from is
+/// not known here, so a sticky fault met this way is reported as `DeviceFault` by the
+/// device's own next call, not by this conversion.
 impl From<DriverError> for GpuError {
     fn from(source: DriverError) -> GpuError {
         GpuError::Driver {

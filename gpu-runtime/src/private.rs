@@ -45,13 +45,13 @@ pub const REQUIRE_NVRTC_ENV: &str = "GPU_RUNTIME_REQUIRE_NVRTC";
 
 /// For tests that compile with NVRTC: `Ok(true)` when NVRTC loads; otherwise a line on
 /// stderr saying that `test` is skipped and why (written past the test harness's capture,
-/// so a plain `cargo test` shows it) and `Ok(false)`, or, with `GPU_RUNTIME_REQUIRE_NVRTC`
-/// set, the error.
+/// so a plain `cargo test` shows it) and `Ok(false)`, or, with `GPU_RUNTIME_REQUIRE_NVRTC=1`,
+/// the error.
 pub fn nvrtc_or_skip(test: &str) -> Result<bool> {
     use std::io::Write;
     match crate::nvrtc_version() {
         Ok(_) => Ok(true),
-        Err(e) if std::env::var_os(REQUIRE_NVRTC_ENV).is_some() => Err(e),
+        Err(e) if crate::host::env::flag(REQUIRE_NVRTC_ENV) => Err(e),
         Err(_) => {
             let _ = writeln!(
                 std::io::stderr(),

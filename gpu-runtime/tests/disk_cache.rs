@@ -179,21 +179,35 @@ fn a_file_where_the_folder_should_be_is_unusable() {
 }
 
 #[test]
-fn a_read_only_folder_is_unusable() {
+fn a_read_only_folder_is_used_read_only() {
     use std::os::unix::fs::PermissionsExt;
     let dir = temp_dir();
     let ro = dir.path().join("ro");
     std::fs::create_dir(&ro).unwrap();
+    let key = CacheKey::of(&inputs("shipped", &[], "sm_90", "v"));
+    let data = payload(11, 3_000);
+    {
+        let writable = DiskCache::open(&ro, 1 << 20).unwrap();
+        // SAFETY: a test entry, never loaded as a kernel: the folder is this test's own.
+        unsafe { writable.store(&key, &data) };
+    }
     std::fs::set_permissions(&ro, std::fs::Permissions::from_mode(0o555)).unwrap();
-    // Root ignores permission bits; then use a folder of a read-only file system instead.
+    // Root ignores permission bits; then a folder of a read-only file system stands in.
     let privileged = std::fs::write(ro.join("probe"), b"x").is_ok();
-    let target = if privileged {
-        PathBuf::from("/proc/sys")
+    if privileged {
+        let _ = std::fs::remove_file(ro.join("probe"));
+        let cache = DiskCache::open("/proc/sys", 1 << 20).unwrap();
+        assert!(cache.is_read_only());
+        assert_eq!(cache.load(&key), Lookup::Miss);
     } else {
-        ro.clone()
-    };
-    let e = DiskCache::open(&target, 1 << 20).unwrap_err();
-    assert!(e.to_string().contains("cannot write"), "{target:?}: {e}");
+        let cache = DiskCache::open(&ro, 1 << 20).unwrap();
+        assert!(cache.is_read_only());
+        assert_eq!(cache.load(&key), Lookup::Hit(data));
+        let other = CacheKey::of(&inputs("new", &[], "sm_90", "v"));
+        // SAFETY: as above.
+        unsafe { cache.store(&other, &payload(12, 100)) };
+        assert_eq!(entries(&ro).len(), 1, "a read-only cache stores nothing");
+    }
     std::fs::set_permissions(&ro, std::fs::Permissions::from_mode(0o755)).unwrap();
 }
 

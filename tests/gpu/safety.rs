@@ -242,6 +242,32 @@ pub(crate) fn interop_no_use_after_free(gpu: &Device, seed: u64) -> CaseResult<S
     ))
 }
 
+/// A large write queued by cudarc on a non-blocking stream of its own into an array, then
+/// `fill` on the array: the fill is ordered after the write (through cudarc's tracking), so
+/// the array holds the fill's value everywhere.
+pub(crate) fn fill_after_a_foreign_write(gpu: &Device, seed: u64) -> CaseResult<String> {
+    use rand::{Rng, SeedableRng};
+    let mut r = rand::rngs::StdRng::seed_from_u64(seed ^ 0xf111);
+    let ctx = gpu.cuda_context().ok_or("no CUDA context")?;
+    let theirs = ctx.new_stream()?;
+    let n = 64 << 20; // 256 MB of f32: the upload takes a while
+    let data: Vec<f32> = (0..n).map(|_| r.random_range(1.0..2.0)).collect();
+    for round in 0..4 {
+        let mut a = gpu.zeros::<f32>(n)?;
+        {
+            let mut view = a.as_cuda_view_mut().ok_or("not a GPU array")?;
+            theirs.memcpy_htod(&data, &mut view)?;
+        }
+        let v = -(round as f32) - 0.5;
+        a.fill(v)?;
+        let got = a.to_host()?;
+        if let Some(i) = (0..n).find(|&i| got[i] != v) {
+            return Err(format!("round {round}: a[{i}] = {} after fill({v})", got[i]).into());
+        }
+    }
+    Ok("4 rounds of a 256 MB upload on a cudarc stream, then fill: filled everywhere".into())
+}
+
 /// In a child, under a time limit: `grid_mirror` (which calls `sync_grid()`) launched on
 /// two streams at once, repeatedly; each result correct.
 pub(crate) fn cooperative_on_two_streams(seed: u64) -> CaseResult<String> {

@@ -132,10 +132,14 @@ pub struct DiskCache {
     estimate: AtomicU64,
     /// How many times the folder was scanned (for tests).
     scans: AtomicU64,
+    /// The folder can be read but not written (a cache shipped read-only): entries are
+    /// loaded, never stored, refreshed, removed or pruned.
+    read_only: bool,
 }
 
 impl DiskCache {
-    /// Open (creating it if needed) the cache folder `dir`, checking that it can be written.
+    /// Open (creating it if needed) the cache folder `dir`. A folder that can be read but
+    /// not written opens read-only: its entries are loaded and nothing is written.
     pub fn open(dir: impl Into<PathBuf>, max_bytes: u64) -> Result<DiskCache, CacheUnavailable> {
         let dir = dir.into();
         let fail = |reason: String| CacheUnavailable {
@@ -143,15 +147,29 @@ impl DiskCache {
             reason,
         };
         fs::create_dir_all(&dir).map_err(|e| fail(format!("cannot create it: {e}")))?;
-        // A probe write proves the folder accepts new files (read-only folders, full disks).
-        let probe = tempfile::NamedTempFile::new_in(&dir)
-            .map_err(|e| fail(format!("cannot write to it: {e}")))?;
-        drop(probe);
+        // A probe write proves the folder accepts new files (read-only folders, full disks);
+        // one that only reads is a cache shipped read-only, used as it is.
+        let read_only = match tempfile::NamedTempFile::new_in(&dir) {
+            Ok(probe) => {
+                drop(probe);
+                false
+            }
+            Err(e) => {
+                fs::read_dir(&dir).map_err(|_| fail(format!("cannot write to it: {e}")))?;
+                log::info!(
+                    "kernel cache {} is read-only ({e}): its entries are used, new kernels are \
+                     kept in memory",
+                    dir.display()
+                );
+                true
+            }
+        };
         Ok(DiskCache {
             dir,
             max_bytes,
             estimate: AtomicU64::new(u64::MAX),
             scans: AtomicU64::new(0),
+            read_only,
         })
     }
 
@@ -186,6 +204,11 @@ impl DiskCache {
             .as_ref()
     }
 
+    /// Whether the folder is only read (see [`DiskCache::open`]).
+    pub fn is_read_only(&self) -> bool {
+        self.read_only
+    }
+
     /// The folder.
     pub fn dir(&self) -> &Path {
         &self.dir
@@ -207,14 +230,18 @@ impl DiskCache {
         match verify(key, &bytes) {
             Ok(()) => {
                 // Refresh the entry's age for least-recently-used pruning; best effort.
-                if let Ok(f) = fs::File::options().append(true).open(&path) {
-                    let _ = f.set_modified(SystemTime::now());
+                if !self.read_only {
+                    if let Ok(f) = fs::File::options().append(true).open(&path) {
+                        let _ = f.set_modified(SystemTime::now());
+                    }
                 }
                 bytes.drain(..HEADER_LEN);
                 Lookup::Hit(bytes)
             }
             Err(why) => {
-                let _ = fs::remove_file(&path);
+                if !self.read_only {
+                    let _ = fs::remove_file(&path);
+                }
                 Lookup::Rejected(why)
             }
         }
@@ -225,10 +252,15 @@ impl DiskCache {
     ///
     /// # Safety
     ///
-    /// `payload` must be the CUBIN that NVRTC makes of the inputs `key` was made from: a
-    /// later launch of that kernel (in any process using this folder) loads and runs it
-    /// as that kernel, trusting it to be the translation.
+    /// `payload` must be what the runtime's compile path makes of the inputs `key` was made
+    /// from (the identity of the NVRTC that compiled it, length-prefixed, then the CUBIN):
+    /// a later launch of that kernel (in any process using this folder) loads and runs it
+    /// as that kernel, trusting it to be the translation. Whoever can write the folder
+    /// chooses code the GPU runs: point the cache only at folders you trust.
     pub unsafe fn store(&self, key: &CacheKey, payload: &[u8]) {
+        if self.read_only {
+            return;
+        }
         if let Err(e) = self.try_store(key, payload) {
             log::warn!(
                 "could not write kernel cache entry in {}: {e}",

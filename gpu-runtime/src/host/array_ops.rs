@@ -4,6 +4,8 @@
 //! Each is queued on the device's stream, after the work queued there before it, as the
 //! host copies are; none waits for the device.
 
+use cudarc::driver::DevicePtrMut;
+
 use crate::backend::cuda::buffer::{self, CudaBuffer};
 use crate::backend::cuda::handles::is_out_of_memory;
 use crate::dtype::Dtype;
@@ -95,10 +97,14 @@ impl<T: Dtype> DeviceArray<T> {
                     )
                 };
                 c.ctx.bind_to_thread().map_err(c.driver_error("fill"))?;
-                // SAFETY: `b` is this array's allocation of `len` elements in the device's
+                // The pointer through cudarc, so the memsets are ordered after the buffer's
+                // pending reads and writes on other cudarc streams, and later users wait for
+                // them (the guard records the write when dropped, after both memsets).
+                let (ptr, _write) = b.slice_mut().device_ptr_mut(&c.stream);
+                // SAFETY: `ptr` is this array's allocation of `len` elements in the device's
                 // context (bound above), borrowed mutably for this call; the memset is queued
                 // on the device's stream, which orders the allocation's free after it.
-                unsafe { buffer::fill(b.ptr, self.len, size, bits, c.stream.cu_stream()) }
+                unsafe { buffer::fill(ptr, self.len, size, bits, c.stream.cu_stream()) }
                     .map_err(c.driver_error("fill"))
             }
             (Storage::Sim(v), _) => {
@@ -138,10 +144,18 @@ impl<T: Dtype> DeviceArray2<T> {
     /// The elements as one `Vec` per row.
     pub fn to_host_rows(&self) -> Result<Vec<Vec<T>>> {
         let flat = self.to_host()?;
-        Ok(match self.cols() {
-            0 => vec![Vec::new(); self.rows()],
-            c => flat.chunks(c).map(<[T]>::to_vec).collect(),
-        })
+        let mut rows = Vec::new();
+        // Reserved first: `rows x 0` holds no elements, however many rows it has.
+        rows.try_reserve_exact(self.rows())
+            .map_err(|_| GpuError::OutOfMemory {
+                device: "the host".to_owned(),
+                bytes: (self.rows() as u64).saturating_mul(std::mem::size_of::<Vec<T>>() as u64),
+            })?;
+        match self.cols() {
+            0 => rows.resize(self.rows(), Vec::new()),
+            c => rows.extend(flat.chunks(c).map(<[T]>::to_vec)),
+        }
+        Ok(rows)
     }
 }
 

@@ -28,3 +28,4 @@ example!(scale_in_place, "../examples/scale_in_place.rs");
 example!(streams, "../examples/streams.rs");
 example!(errors, "../examples/errors.rs");
 example!(profiling, "../examples/profiling.rs");
+example!(ndarray_interop, "../examples/ndarray_interop.rs");

@@ -11,6 +11,8 @@ pub(crate) mod env;
 pub(crate) mod event;
 pub(crate) mod interop;
 pub(crate) mod launch_config;
+#[cfg(feature = "ndarray")]
+pub(crate) mod ndarray_interop;
 pub(crate) mod pinned;
 pub mod profiling;
 pub(crate) mod stream;

@@ -1,0 +1,98 @@
+//! Copies between `ndarray` arrays on the host and device arrays (cargo feature `ndarray`).
+//!
+//! A view of any layout goes up: a row-major contiguous one as it is, any other (a
+//! transpose, a strided slice, a column-major array) first copied into row-major order,
+//! which is the order the device arrays and their kernels index. What comes back is a
+//! row-major owned array of the same shape.
+
+use ndarray::{Array1, Array2, Array3, ArrayView1, ArrayView2, ArrayView3};
+
+use crate::dtype::Dtype;
+use crate::error::{GpuError, Result};
+use crate::{Device, DeviceArray, DeviceArray2, DeviceArray3};
+
+fn shape_error(e: ndarray::ShapeError) -> GpuError {
+    GpuError::InvalidArgument(format!("ndarray: {e}"))
+}
+
+impl<T: Dtype> DeviceArray<T> {
+    /// A device array with the elements of `host`, in order.
+    pub fn from_ndarray(device: &Device, host: ArrayView1<'_, T>) -> Result<Self> {
+        let row_major = host.as_standard_layout();
+        match row_major.as_slice() {
+            Some(s) => device.to_device(s),
+            None => device.to_device(&row_major.iter().copied().collect::<Vec<T>>()),
+        }
+    }
+
+    /// The array as an `ndarray::Array1`.
+    pub fn to_ndarray(&self) -> Result<Array1<T>> {
+        Ok(Array1::from_vec(self.to_host()?))
+    }
+}
+
+impl<T: Dtype> DeviceArray2<T> {
+    /// A `rows x cols` device array with the elements of `host` (any layout), row-major.
+    pub fn from_ndarray(device: &Device, host: ArrayView2<'_, T>) -> Result<Self> {
+        let (rows, cols) = host.dim();
+        let row_major = host.as_standard_layout();
+        match row_major.as_slice() {
+            Some(s) => device.to_device_2d(s, rows, cols),
+            None => device.to_device_2d(&row_major.iter().copied().collect::<Vec<T>>(), rows, cols),
+        }
+    }
+
+    /// The array as an `ndarray::Array2` of the same shape.
+    pub fn to_ndarray(&self) -> Result<Array2<T>> {
+        Array2::from_shape_vec(self.shape(), self.to_host()?).map_err(shape_error)
+    }
+}
+
+impl<T: Dtype> DeviceArray3<T> {
+    /// A device array of `host`'s shape with its elements (any layout), row-major.
+    pub fn from_ndarray(device: &Device, host: ArrayView3<'_, T>) -> Result<Self> {
+        let shape = host.dim();
+        let row_major = host.as_standard_layout();
+        match row_major.as_slice() {
+            Some(s) => device.to_device_3d(s, shape),
+            None => device.to_device_3d(&row_major.iter().copied().collect::<Vec<T>>(), shape),
+        }
+    }
+
+    /// The array as an `ndarray::Array3` of the same shape.
+    pub fn to_ndarray(&self) -> Result<Array3<T>> {
+        Array3::from_shape_vec(self.shape(), self.to_host()?).map_err(shape_error)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ndarray::{s, Array};
+
+    #[test]
+    fn views_of_any_layout_go_up_row_major_and_come_back_in_shape() {
+        let dev = Device::simulator();
+        let a = Array::from_shape_fn((4, 5, 6), |(i, j, k)| (i * 100 + j * 10 + k) as i32);
+        // Contiguous, permuted and strided views, each against ndarray's own element order.
+        let permuted = a.view().permuted_axes([2, 0, 1]);
+        let strided = a.slice(s![.., ..;2, 1..;3]);
+        for v in [a.view(), permuted, strided] {
+            let d = DeviceArray3::from_ndarray(&dev, v).unwrap();
+            assert_eq!(d.shape(), v.dim());
+            assert_eq!(d.to_ndarray().unwrap(), v);
+            assert_eq!(d.to_host().unwrap(), v.iter().copied().collect::<Vec<_>>());
+        }
+        let m = a.index_axis(ndarray::Axis(2), 3);
+        let t = m.t();
+        let d = DeviceArray2::from_ndarray(&dev, t).unwrap();
+        assert_eq!((d.rows(), d.cols()), (5, 4));
+        assert_eq!(d.to_ndarray().unwrap(), t);
+        let col = a.slice(s![2, .., 4]);
+        let d = DeviceArray::from_ndarray(&dev, col).unwrap();
+        assert_eq!(d.to_ndarray().unwrap(), col);
+        let empty = Array2::<f32>::zeros((0, 7));
+        let d = DeviceArray2::from_ndarray(&dev, empty.view()).unwrap();
+        assert_eq!(d.to_ndarray().unwrap(), empty);
+    }
+}

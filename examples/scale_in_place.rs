@@ -61,7 +61,7 @@ pub fn run() -> Result<(), GpuError> {
     let before = theirs.device_ptr(&stream).0;
     let mut x = DeviceArray::from_cuda_slice(&dev, theirs)?;
     launch!(scale[grid, 256](&mut x, 2.5))?;
-    let theirs = x.into_cuda_slice().expect("a GPU array");
+    let theirs = x.into_cuda_slice()?;
     assert_eq!(
         theirs.device_ptr(&stream).0,
         before,
@@ -75,10 +75,7 @@ pub fn run() -> Result<(), GpuError> {
     )?;
 
     // The same through a raw device pointer, as from a C library.
-    let (ptr, len) = dev
-        .to_device(&host)?
-        .into_raw()
-        .map_err(|_| GpuError::InvalidArgument("not a GPU array".to_owned()))?;
+    let (ptr, len) = dev.to_device(&host)?.into_raw()?;
     // SAFETY: `ptr` was just given up by an array of `len` f64 on this device, and nothing
     // else owns it.
     let mut x = unsafe { DeviceArray::<f64>::from_raw(&dev, ptr, len)? };

@@ -105,7 +105,7 @@ pub fn run() -> Result<(), GpuError> {
         "no copy"
     );
     launch!(vec_add[blocks, threads](&a, &b, &mut c))?;
-    let cc = c.into_cuda_slice().expect("a GPU array");
+    let cc = c.into_cuda_slice()?;
     let got = stream.clone_dtoh(&cc).map_err(driver)?;
     check("3. cudarc buffers, no copy", &got, &host_a, &host_b)?;
     println!("backend: {}, {}", dev.backend(), dev.name());

@@ -84,12 +84,12 @@ impl<T: Dtype> DeviceArray<T> {
         }
     }
 
-    /// The array as a cudarc buffer, without copying; on the simulator the array comes
-    /// back as the error.
-    pub fn into_cuda_slice(self) -> std::result::Result<CudaSlice<T>, DeviceArray<T>> {
+    /// The array as a cudarc buffer, without copying; on the simulator the error gives the
+    /// array back ([`NotOnGpu::into_array`]) and converts to a [`GpuError`] for `?`.
+    pub fn into_cuda_slice(self) -> std::result::Result<CudaSlice<T>, NotOnGpu<T>> {
         match self.storage {
             Storage::Cuda(b) => Ok(b.into_slice()),
-            Storage::Sim(_) => Err(self),
+            Storage::Sim(_) => Err(NotOnGpu(self)),
         }
     }
 
@@ -136,10 +136,46 @@ impl<T: Dtype> DeviceArray<T> {
 
     /// Give up the array's memory, returning its device address and length; the caller
     /// frees it (`cuMemFree`) or hands it back through [`DeviceArray::from_raw`]. On the
-    /// simulator the array comes back as the error.
-    pub fn into_raw(self) -> std::result::Result<(u64, usize), DeviceArray<T>> {
+    /// simulator the error gives the array back, as for [`DeviceArray::into_cuda_slice`].
+    pub fn into_raw(self) -> std::result::Result<(u64, usize), NotOnGpu<T>> {
         let len = self.len;
         self.into_cuda_slice().map(|s| (s.leak(), len))
+    }
+}
+
+/// The error of [`DeviceArray::into_cuda_slice`] and [`DeviceArray::into_raw`] for an
+/// array of the simulator, which has no CUDA memory: it holds the array, unchanged, and
+/// converts to [`GpuError::InvalidArgument`], so `?` works on the call.
+pub struct NotOnGpu<T: Dtype>(DeviceArray<T>);
+
+impl<T: Dtype> NotOnGpu<T> {
+    /// The array, given back.
+    pub fn into_array(self) -> DeviceArray<T> {
+        self.0
+    }
+}
+
+impl<T: Dtype> std::fmt::Debug for NotOnGpu<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "NotOnGpu({:?})", self.0)
+    }
+}
+
+impl<T: Dtype> std::fmt::Display for NotOnGpu<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{:?} has no CUDA memory to hand over (it lives on the simulator)",
+            self.0
+        )
+    }
+}
+
+impl<T: Dtype> std::error::Error for NotOnGpu<T> {}
+
+impl<T: Dtype> From<NotOnGpu<T>> for GpuError {
+    fn from(e: NotOnGpu<T>) -> GpuError {
+        GpuError::InvalidArgument(e.to_string())
     }
 }
 
@@ -153,8 +189,10 @@ mod tests {
         assert!(dev.cuda_context().is_none() && dev.cuda_stream().is_none());
         let a = dev.to_device(&[1.0f32, 2.0]).unwrap();
         assert!(a.as_cuda_slice().is_none());
-        let a = a.into_cuda_slice().unwrap_err();
-        let a = a.into_raw().unwrap_err();
+        let a = a.into_cuda_slice().unwrap_err().into_array();
+        let e: GpuError = a.into_raw().unwrap_err().into();
+        assert!(e.to_string().contains("no CUDA memory"), "{e}");
+        let a = dev.to_device(&[1.0f32, 2.0]).unwrap();
         assert_eq!(a.to_host().unwrap(), [1.0, 2.0]);
         // SAFETY: the simulator refuses before using the pointer.
         let r = unsafe { DeviceArray::<f32>::from_raw(&dev, 0x1000, 4) };

@@ -8,7 +8,6 @@
 use std::fmt;
 
 use crate::backend::cuda::buffer::CudaBuffer;
-use crate::backend::cuda::handles::is_out_of_memory;
 use crate::dtype::Dtype;
 use crate::error::{GpuError, Result};
 use crate::host::device::{Device, DeviceInner};
@@ -44,16 +43,11 @@ impl<T: Dtype> DeviceArray<T> {
     pub(crate) fn from_host(device: &Device, host: &[T]) -> Result<Self> {
         let storage = match &*device.inner {
             DeviceInner::Cuda(c) => {
-                let slice = c.stream.clone_htod(host).map_err(|e| {
-                    if is_out_of_memory(&e) {
-                        GpuError::OutOfMemory {
-                            device: device.name().to_owned(),
-                            bytes: std::mem::size_of_val(host) as u64,
-                        }
-                    } else {
-                        c.driver_error("host-to-device copy")(e)
-                    }
-                })?;
+                let slice = c.stream.clone_htod(host).map_err(c.allocation_error(
+                    device.name(),
+                    std::mem::size_of_val(host) as u64,
+                    "host-to-device copy",
+                ))?;
                 Storage::Cuda(CudaBuffer::new(slice))
             }
             DeviceInner::Sim => Storage::Sim(host.to_vec()),
@@ -66,27 +60,20 @@ impl<T: Dtype> DeviceArray<T> {
     }
 
     pub(crate) fn zeros(device: &Device, len: usize) -> Result<Self> {
-        let bytes = len.checked_mul(std::mem::size_of::<T>());
-        let out_of_memory = || GpuError::OutOfMemory {
-            device: device.name().to_owned(),
-            bytes: bytes.map_or(u64::MAX, |b| b as u64),
-        };
         let storage = match &*device.inner {
             DeviceInner::Cuda(c) => {
-                bytes.ok_or_else(out_of_memory)?;
-                let slice = c.stream.alloc_zeros::<T>(len).map_err(|e| {
-                    if is_out_of_memory(&e) {
-                        out_of_memory()
-                    } else {
-                        c.driver_error("device allocation")(e)
-                    }
-                })?;
+                let bytes = len
+                    .checked_mul(std::mem::size_of::<T>())
+                    .ok_or_else(|| out_of_memory::<T>(device, len))?;
+                let slice = c.stream.alloc_zeros::<T>(len).map_err(c.allocation_error(
+                    device.name(),
+                    bytes as u64,
+                    "device allocation",
+                ))?;
                 Storage::Cuda(CudaBuffer::new(slice))
             }
             DeviceInner::Sim => {
-                // Reserve first: a request the host cannot meet is an error, not an abort.
-                let mut v = Vec::new();
-                v.try_reserve_exact(len).map_err(|_| out_of_memory())?;
+                let mut v = reserve(device, len)?;
                 v.resize(len, T::default());
                 Storage::Sim(v)
             }
@@ -299,6 +286,25 @@ impl<T: Dtype> DeviceArray2<T> {
     pub fn copy_from_host(&mut self, src: &[T]) -> Result<()> {
         self.data.copy_from_host(src)
     }
+}
+
+/// The error for `len` elements of `T` that `device` cannot hold.
+fn out_of_memory<T>(device: &Device, len: usize) -> GpuError {
+    GpuError::OutOfMemory {
+        device: device.name().to_owned(),
+        bytes: len
+            .checked_mul(std::mem::size_of::<T>())
+            .map_or(u64::MAX, |b| b as u64),
+    }
+}
+
+/// An empty `Vec` with room for `len` elements, for the simulator's memory: reserved
+/// first, so a request the host cannot meet is an error, not an abort.
+pub(crate) fn reserve<T>(device: &Device, len: usize) -> Result<Vec<T>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(len)
+        .map_err(|_| out_of_memory::<T>(device, len))?;
+    Ok(v)
 }
 
 fn check_shape(len: usize, rows: usize, cols: usize) -> Result<()> {

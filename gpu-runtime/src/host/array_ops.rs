@@ -7,10 +7,9 @@
 use cudarc::driver::DevicePtrMut;
 
 use crate::backend::cuda::buffer::{self, CudaBuffer};
-use crate::backend::cuda::handles::is_out_of_memory;
 use crate::dtype::Dtype;
 use crate::error::{GpuError, Result};
-use crate::host::array::Storage;
+use crate::host::array::{reserve, Storage};
 use crate::host::device::DeviceInner;
 use crate::host::view::ArrayView;
 use crate::{DeviceArray, DeviceArray2, DeviceArray3};
@@ -21,25 +20,15 @@ impl<T: Dtype> DeviceArray<T> {
     pub fn try_clone(&self) -> Result<DeviceArray<T>> {
         let storage = match (&self.storage, &*self.device.inner) {
             (Storage::Cuda(b), DeviceInner::Cuda(c)) => {
-                let slice = c.stream.clone_dtod(b.slice()).map_err(|e| {
-                    if is_out_of_memory(&e) {
-                        GpuError::OutOfMemory {
-                            device: self.device.name().to_owned(),
-                            bytes: (self.len * std::mem::size_of::<T>()) as u64,
-                        }
-                    } else {
-                        c.driver_error("device-to-device copy")(e)
-                    }
-                })?;
+                let slice = c.stream.clone_dtod(b.slice()).map_err(c.allocation_error(
+                    self.device.name(),
+                    (self.len * std::mem::size_of::<T>()) as u64,
+                    "device-to-device copy",
+                ))?;
                 Storage::Cuda(CudaBuffer::new(slice))
             }
             (Storage::Sim(v), _) => {
-                let mut copy = Vec::new();
-                copy.try_reserve_exact(v.len())
-                    .map_err(|_| GpuError::OutOfMemory {
-                        device: self.device.name().to_owned(),
-                        bytes: (self.len * std::mem::size_of::<T>()) as u64,
-                    })?;
+                let mut copy = reserve(&self.device, v.len())?;
                 copy.extend_from_slice(v);
                 Storage::Sim(copy)
             }
@@ -86,16 +75,8 @@ impl<T: Dtype> DeviceArray<T> {
         match (&mut self.storage, &*self.device.inner) {
             (Storage::Cuda(b), DeviceInner::Cuda(c)) => {
                 let size = std::mem::size_of::<T>();
-                let mut bits = 0u64;
-                // SAFETY: `T` is a dtype, a plain number of at most 8 bytes with no padding;
-                // its bytes are copied into the low bytes of `bits`.
-                unsafe {
-                    std::ptr::copy_nonoverlapping(
-                        (&value as *const T).cast::<u8>(),
-                        (&mut bits as *mut u64).cast::<u8>(),
-                        size,
-                    )
-                };
+                // The value's bits, zero-extended: its low `size` bytes are the element.
+                let bits = value.to_bits64();
                 c.ctx.bind_to_thread().map_err(c.driver_error("fill"))?;
                 // The pointer through cudarc, so the memsets are ordered after the buffer's
                 // pending reads and writes on other cudarc streams, and later users wait for

@@ -10,7 +10,7 @@
 
 use std::sync::Mutex;
 
-use crate::backend::cuda::handles::{is_out_of_memory, PinnedHost};
+use crate::backend::cuda::handles::PinnedHost;
 use crate::dtype::Dtype;
 use crate::error::{GpuError, Result};
 use crate::host::device::DeviceInner;
@@ -50,16 +50,11 @@ impl Device {
                 })?;
         let (ptr, pinned, sim) = match &*self.inner {
             DeviceInner::Cuda(c) if bytes > 0 => {
-                let p = PinnedHost::alloc(&c.ctx, bytes).map_err(|e| {
-                    if is_out_of_memory(&e) {
-                        GpuError::OutOfMemory {
-                            device: "host (pinned)".to_owned(),
-                            bytes: bytes as u64,
-                        }
-                    } else {
-                        c.driver_error("pinned allocation")(e)
-                    }
-                })?;
+                let p = PinnedHost::alloc(&c.ctx, bytes).map_err(c.allocation_error(
+                    "host (pinned)",
+                    bytes as u64,
+                    "pinned allocation",
+                ))?;
                 // All-zero bytes are a valid value of every dtype.
                 (p.ptr as *mut T, Some(p), Vec::new())
             }

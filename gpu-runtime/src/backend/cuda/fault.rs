@@ -48,6 +48,28 @@ impl CudaDevice {
         }
     }
 
+    /// Map a failed allocation of `bytes` on `memory` (the device's name, or the host's
+    /// pinned memory) made for `operation`: [`GpuError::OutOfMemory`] when there was no
+    /// room, otherwise as [`CudaDevice::driver_error`].
+    pub(crate) fn allocation_error(
+        &self,
+        memory: &str,
+        bytes: u64,
+        operation: &'static str,
+    ) -> impl FnOnce(DriverError) -> GpuError + '_ {
+        let memory = memory.to_owned();
+        move |source| {
+            if super::handles::is_out_of_memory(&source) {
+                GpuError::OutOfMemory {
+                    device: memory,
+                    bytes,
+                }
+            } else {
+                self.driver_error(operation)(source)
+            }
+        }
+    }
+
     /// Remember the kernel being launched, so a fault found later can name it.
     #[inline]
     pub(crate) fn note_launch(&self, kernel: &LoadedKernel) {

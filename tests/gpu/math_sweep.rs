@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 use gpu_contract::language::{Accuracy, MathArgs, MATH};
 use gpu_runtime::prelude::*;
-use gpu_runtime::Dtype;
+use gpu_runtime::{Dtype, DtypeKind};
 use rand::{Rng, SeedableRng};
 
 use crate::cases::CaseResult;
@@ -91,40 +91,12 @@ binary_kernels! {
     sweep_atan2 => atan2, sweep_powf => powf, sweep_hypot => hypot,
 }
 
-/// A float type the sweep covers.
-trait SweepFloat: Float + Dtype + Copy {
-    const NAME: &'static str;
-    fn to_le(self) -> Vec<u8>;
-    /// A finite value with uniformly random bits.
-    fn random_finite(r: &mut rand::rngs::StdRng) -> Self;
-}
-
-impl SweepFloat for f32 {
-    const NAME: &'static str = "f32";
-    fn to_le(self) -> Vec<u8> {
-        self.to_le_bytes().to_vec()
-    }
-    fn random_finite(r: &mut rand::rngs::StdRng) -> Self {
-        loop {
-            let v = f32::from_bits(r.random());
-            if v.is_finite() {
-                return v;
-            }
-        }
-    }
-}
-
-impl SweepFloat for f64 {
-    const NAME: &'static str = "f64";
-    fn to_le(self) -> Vec<u8> {
-        self.to_le_bytes().to_vec()
-    }
-    fn random_finite(r: &mut rand::rngs::StdRng) -> Self {
-        loop {
-            let v = f64::from_bits(r.random());
-            if v.is_finite() {
-                return v;
-            }
+/// A finite value of `T` with uniformly random bits.
+fn random_finite<T: Float + Dtype>(r: &mut rand::rngs::StdRng) -> T {
+    loop {
+        let v = T::from_bits64(r.random());
+        if v.to_f64().is_finite() {
+            return v;
         }
     }
 }
@@ -144,7 +116,7 @@ fn typical(name: &str) -> (f64, f64) {
     }
 }
 
-fn inputs<T: SweepFloat>(r: &mut rand::rngs::StdRng, name: &str, second: bool) -> Vec<T> {
+fn inputs<T: Float + Dtype>(r: &mut rand::rngs::StdRng, name: &str, second: bool) -> Vec<T> {
     let (lo, hi) = if second && name == "powf" {
         (-30.0, 30.0)
     } else {
@@ -155,21 +127,21 @@ fn inputs<T: SweepFloat>(r: &mut rand::rngs::StdRng, name: &str, second: bool) -
             if k % 2 == 0 {
                 T::from_f64(r.random_range(lo..hi))
             } else {
-                T::random_finite(r)
+                random_finite::<T>(r)
             }
         })
         .collect()
 }
 
-fn write(dir: &Path, file: &str, v: &[impl SweepFloat]) -> CaseResult<()> {
+fn write<T: Dtype>(dir: &Path, file: &str, v: &[T]) -> CaseResult<()> {
     let mut w = std::io::BufWriter::new(std::fs::File::create(dir.join(file))?);
     for x in v {
-        w.write_all(&x.to_le())?;
+        w.write_all(&x.to_bits64().to_le_bytes()[..std::mem::size_of::<T>()])?;
     }
     Ok(w.flush()?)
 }
 
-fn sweep_type<T: SweepFloat>(
+fn sweep_type<T: Float + Dtype>(
     dev: &Device,
     seed: u64,
     dir: &Path,
@@ -181,7 +153,7 @@ fn sweep_type<T: SweepFloat>(
         let Accuracy::Ulp { f32, f64 } = spec.accuracy else {
             continue;
         };
-        let bound = if T::NAME == "f32" { f32 } else { f64 };
+        let bound = if T::KIND == DtypeKind::F32 { f32 } else { f64 };
         let x: Vec<T> = inputs(&mut r, spec.name, false);
         let (gpu, host, arity) = match spec.args {
             MathArgs::Unary => {
@@ -193,19 +165,19 @@ fn sweep_type<T: SweepFloat>(
                 let z: Vec<T> = inputs(&mut r, spec.name, true);
                 let (g, h) = binary(dev, spec.name, &x, &z)?
                     .ok_or_else(|| format!("the sweep has no kernel for `{}`", spec.name))?;
-                write(dir, &format!("{}_{}.z", spec.name, T::NAME), &z)?;
+                write(dir, &format!("{}_{}.z", spec.name, T::KIND.rust_name()), &z)?;
                 (g, h, 2)
             }
             other => return Err(format!("`{}` takes {other:?}: not swept", spec.name).into()),
         };
-        let stem = format!("{}_{}", spec.name, T::NAME);
+        let stem = format!("{}_{}", spec.name, T::KIND.rust_name());
         write(dir, &format!("{stem}.x"), &x)?;
         write(dir, &format!("{stem}.gpu"), &gpu)?;
         write(dir, &format!("{stem}.host"), &host)?;
         manifest.push_str(&format!(
             "{} {} {arity} {bound} {stem}\n",
             spec.name,
-            T::NAME
+            T::KIND.rust_name()
         ));
         count += 1;
     }

@@ -1,21 +1,23 @@
 //! Matrix product with 16 x 16 tiles in shared memory (the algorithm of Numba's documented
-//! `fast_matmul`), on sizes that are not multiples of 16, checked against the host.
+//! `fast_matmul`, for any shapes), on sizes that are not multiples of 16, checked against
+//! the host. The tile size is a module constant, used in the kernel as in the host code.
 
 use gpu_runtime::prelude::*;
 
-const TILE: usize = 16;
+/// The tiles' size: threads per block on each axis.
+pub const TILE: usize = 16;
 
 /// `c = a * b` for row-major `a` (m x k) and `b` (k x n).
 #[gpu_kernel]
 pub fn matmul(a: &[f32], b: &[f32], c: &mut [f32], m: usize, k: usize, n: usize) {
-    let mut sa = shared_array_2d::<f32, 16, 16>();
-    let mut sb = shared_array_2d::<f32, 16, 16>();
+    let mut sa = shared_array_2d::<f32, TILE, TILE>();
+    let mut sb = shared_array_2d::<f32, TILE, TILE>();
     let (col, row) = grid_2d();
     let (tx, ty) = (thread_idx().x as usize, thread_idx().y as usize);
     let mut acc = 0.0f32;
-    for t in 0..(k + 15) / 16 {
+    for t in 0..(k + TILE - 1) / TILE {
         // Stage one tile of each input; threads outside the matrix stage zeros.
-        let (ka, kb) = (t * 16 + tx, t * 16 + ty);
+        let (ka, kb) = (t * TILE + tx, t * TILE + ty);
         sa[(ty, tx)] = if row < m && ka < k {
             a[row * k + ka]
         } else {
@@ -27,7 +29,7 @@ pub fn matmul(a: &[f32], b: &[f32], c: &mut [f32], m: usize, k: usize, n: usize)
             0.0
         };
         sync_threads();
-        for j in 0..16 {
+        for j in 0..TILE {
             acc += sa[(ty, j)] * sb[(j, tx)];
         }
         sync_threads();

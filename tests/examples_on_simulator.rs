@@ -17,6 +17,7 @@ macro_rules! example {
 example!(vec_add, "../examples/vec_add.rs");
 example!(saxpy, "../examples/saxpy.rs");
 example!(matmul, "../examples/matmul.rs");
+example!(fast_matmul, "../examples/fast_matmul.rs");
 example!(reduce, "../examples/reduce.rs");
 example!(histogram, "../examples/histogram.rs");
 example!(device_fn, "../examples/device_fn.rs");

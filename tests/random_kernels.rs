@@ -519,8 +519,13 @@ fn run_case(src: &str, name: &str, tally: &mut Tally) {
         // name): such a kernel never reaches NVRTC on its own.
         Ok(Ok((t, _))) if t.device_calls > 0 => tally.deferred += 1,
         Ok(Ok((checked, unchecked))) => {
-            tally.accepted.push((src.to_owned(), unchecked.c));
-            tally.accepted_checked.push((src.to_owned(), checked.c));
+            let consts = constant_definitions(&checked);
+            tally
+                .accepted
+                .push((src.to_owned(), format!("{consts}{}", unchecked.c)));
+            tally
+                .accepted_checked
+                .push((src.to_owned(), format!("{consts}{}", checked.c)));
         }
         Ok(Err(diags)) => {
             let located = diags.located();
@@ -539,6 +544,21 @@ fn run_case(src: &str, name: &str, tally: &mut Tally) {
             tally.rejected += 1;
         }
     }
+}
+
+/// What the runtime defines at specialisation for the module constants a kernel names (an
+/// upper-case name the generator made up is one): each its C name with a value of its
+/// type.
+fn constant_definitions(t: &gpu_translate::Translated) -> String {
+    t.consts
+        .iter()
+        .map(|(_, c_name, ty)| {
+            let c_ty = gpu_runtime::DtypeKind::from_rust_name(ty)
+                .unwrap_or_else(|| panic!("a constant of type {ty}"))
+                .c_name();
+            format!("static constexpr {c_ty} {c_name} = ({c_ty})1;\n")
+        })
+        .collect()
 }
 
 /// NVRTC compiles the accepted kernels in batches sharing one prelude; a failing batch is

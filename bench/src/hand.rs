@@ -41,6 +41,7 @@ macro_rules! hand_kernel {
                     fast_path: &[],
                     vector_params: &[],
                     signature_slots: &SLOTS,
+                    constants: &[],
                 })
             }
         };

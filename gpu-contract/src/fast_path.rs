@@ -78,6 +78,9 @@ pub enum SymOp {
         /// The axis.
         axis: u8,
     },
+    /// Push the value of the kernel's module constant number `i` (an unsigned integer,
+    /// such as `TPB` in `shared_array_2d::<f32, TPB, TPB>()`).
+    Constant(u16),
     /// Push `block_dim()` on an axis (0, 1, 2).
     BlockDim(u8),
     /// Push `grid_dim()` on an axis.
@@ -117,6 +120,8 @@ pub trait LaunchValues {
     fn scalar(&self, param: u16) -> u64;
     /// Extent `axis` of array parameter number `param`.
     fn extent(&self, param: u16, axis: u8) -> u64;
+    /// The kernel's module constant number `i`, as `u64`.
+    fn constant(&self, i: u16) -> u64;
     /// The launch's block dimensions.
     fn block(&self) -> [u64; 3];
     /// The launch's grid dimensions.
@@ -144,6 +149,7 @@ pub fn evaluate<V: LaunchValues + ?Sized>(ops: &[SymOp], v: &V) -> u64 {
             SymOp::Const(c) => c,
             SymOp::Scalar(p) => v.scalar(p),
             SymOp::Extent { param, axis } => v.extent(param, axis),
+            SymOp::Constant(i) => v.constant(i),
             SymOp::BlockDim(axis) => v.block()[usize::from(axis.min(2))],
             SymOp::GridDim(axis) => v.grid()[usize::from(axis.min(2))],
             SymOp::Add => sat_add(a, b),
@@ -207,6 +213,9 @@ mod tests {
         fn extent(&self, p: u16, _: u8) -> u64 {
             [16, 4096 * 4096][usize::from(p)]
         }
+        fn constant(&self, i: u16) -> u64 {
+            [32][usize::from(i)]
+        }
         fn block(&self) -> [u64; 3] {
             [16, 16, 1]
         }
@@ -222,6 +231,7 @@ mod tests {
         const BOUND: &[SymOp] = &[Scalar(0), Dec, Scalar(0), Mul, BlockDim(0), Dec, Add];
         const LIMIT: &[SymOp] = &[Extent { param: 1, axis: 0 }];
         assert_eq!(evaluate(BOUND, &Launch), 4095 * 4096 + 15);
+        assert_eq!(evaluate(&[Constant(0), BlockDim(0), Mul], &Launch), 32 * 16);
         assert!(holds(
             &[FastCondition {
                 bound: BOUND,

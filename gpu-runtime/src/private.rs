@@ -13,6 +13,7 @@ pub use crate::backend::sim::{
     SimArray2Mut, SimArray3, SimArray3Mut, SimSlice, SimSliceMut,
 };
 pub use crate::compile::kernel_def::{DeviceFnDef, KernelParts};
+pub use crate::compile::module_const::ConstValue;
 pub use crate::dtype::{bf16_from_f64, f16_from_f64, Dtype};
 pub use crate::host::args::{
     array2, array2_mut, array3, array3_mut, Arg, ArrayParts, ArrayPartsMut,
@@ -129,6 +130,29 @@ pub fn check_vectors(def: &'static KernelDef, offsets: &[(&'static str, usize)])
 #[inline]
 pub fn is_cuda(device: &Device) -> bool {
     matches!(&*device.inner, DeviceInner::Cuda(_))
+}
+
+/// Whether static shared arrays of these element sizes and extents fit in the 48 KB a GPU
+/// block may have, every extent above 0: evaluated by rustc for arrays sized by module
+/// constants.
+pub const fn static_shared_fits(arrays: &[(u64, &[u64])]) -> bool {
+    let mut total: u64 = 0;
+    let mut i = 0;
+    while i < arrays.len() {
+        let (elem, dims) = arrays[i];
+        let mut bytes = elem;
+        let mut j = 0;
+        while j < dims.len() {
+            if dims[j] == 0 {
+                return false;
+            }
+            bytes = bytes.saturating_mul(dims[j]);
+            j += 1;
+        }
+        total = total.saturating_add(bytes);
+        i += 1;
+    }
+    total <= 48 * 1024
 }
 
 /// Launch on a GPU. Every argument is checked against the kernel's parameters and

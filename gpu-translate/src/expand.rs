@@ -12,7 +12,8 @@ use crate::check::{check, Proofs};
 use crate::diagnostics::Diagnostics;
 use crate::emit_cuda::{emit_cuda, EmitContext};
 use crate::emit_rust::{
-    elementwise_items, emit_device, emit_kernel, Ctx, DeviceTranslation, KernelItems, Translation,
+    const_items, elementwise_items, emit_device, emit_kernel, Ctx, DeviceTranslation, KernelItems,
+    Translation,
 };
 use crate::ir::{Kernel, RTy};
 use crate::lower::lower;
@@ -55,6 +56,9 @@ pub struct Translated {
     pub waits: bool,
     /// Whether it calls `sync_grid` (and so needs a cooperative launch).
     pub cooperative: bool,
+    /// The module constants the body names: each one's text as written (`TPB`,
+    /// `TPB as u32`), C name and the Rust type its uses give it.
+    pub consts: Vec<(String, String, String)>,
     /// The compile options the attribute sets; `overflow_checks` is the attribute's, or
     /// `false` (a release build's) when it leaves it to the defining crate.
     pub options: KernelOptions,
@@ -94,8 +98,10 @@ pub fn expand_kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
         return quote!(#errors #[allow(dead_code, unused)] #f);
     };
     check_signatures(&attr, &sig, &mut diags);
+    let name = crate::lower::unraw(&sig.ident);
     let translation = translate(&sig, &item, &attr, &mut diags).map(|(k, source, _)| Translation {
         fast_path: crate::emit_rust::fast_path_data(&k, &ctx.krate),
+        consts: const_items(&k, &sig, &name, &ctx.krate),
         vector_params: k
             .vector_slices()
             .into_iter()
@@ -162,6 +168,7 @@ fn expand_device_with(
     let translation = translated
         .filter(|_| diags.is_empty())
         .map(|(k, source, _)| DeviceTranslation {
+            consts: const_items(&k, &sig, &crate::lower::unraw(&sig.ident), &ctx.krate),
             c_name: k.c_name,
             source,
             check_names: k.check_names,
@@ -264,6 +271,17 @@ fn translate_item(
     match translate(&sig, &item, &attr, &mut diags) {
         Some((k, c, proofs)) if diags.is_empty() => Ok(Translated {
             fast_conditions: crate::emit_rust::fast_path_conditions(&k),
+            consts: k
+                .consts
+                .iter()
+                .map(|c| {
+                    let ty = match c.ty {
+                        RTy::Prim(p) => p.rust_name().to_owned(),
+                        other => format!("{other:?}"),
+                    };
+                    (c.text.clone(), c.c_name.clone(), ty)
+                })
+                .collect(),
             fast_path: crate::emit_rust::fast_path_programs(&k),
             c_name: k.c_name.clone(),
             waits: k.waits,

@@ -51,6 +51,46 @@ pub type VarId = usize;
 pub type SliceId = usize;
 /// Index of an array declared in the body in [`Kernel::arrays`].
 pub type ArrayId = usize;
+/// Index of a module constant in [`Kernel::consts`].
+pub type ConstId = usize;
+
+/// A constant the body names but does not define: `TPB`, `consts::TILE`, `Grid::N`, or
+/// such a constant cast with `as` (`TPB as u32`). Its value is the Rust constant's:
+/// rustc evaluates [`ModuleConst::rust`] in the generated code (checking it has the type
+/// the translator inferred), and the runtime writes it into the C source when it
+/// specialises the kernel.
+#[derive(Clone, Debug)]
+pub struct ModuleConst<T> {
+    /// The Rust expression, as written: a path, or a path cast to a primitive type.
+    pub rust: syn::Expr,
+    /// The expression as text, for messages and to find the constant again.
+    pub text: String,
+    /// Its C name.
+    pub c_name: String,
+    /// Its type: inferred from the uses, with no literal fallback.
+    pub ty: T,
+    /// Its first use.
+    pub span: Span,
+}
+
+/// An extent of an array declared in the body.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dim {
+    /// A literal: `shared_array::<f32, 256>()`.
+    Lit(u64),
+    /// A module constant (a `usize`): `shared_array::<f32, TPB>()`.
+    Const(ConstId),
+}
+
+impl Dim {
+    /// The extent, when it is a literal.
+    pub fn literal(self) -> Option<u64> {
+        match self {
+            Dim::Lit(n) => Some(n),
+            Dim::Const(_) => None,
+        }
+    }
+}
 
 /// Where an array declared in the body lives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -75,7 +115,7 @@ pub struct ArrayVar<T> {
     /// The element type.
     pub elem: T,
     /// Extents, outermost first; empty for dynamic shared memory.
-    pub dims: Vec<u64>,
+    pub dims: Vec<Dim>,
     /// Where it lives.
     pub space: Space,
     /// Its declaration's number among the kernel's shared arrays (the simulator keys a
@@ -378,6 +418,8 @@ pub enum ExprKind<T> {
     Lit(Lit),
     /// A local variable or scalar parameter.
     Local(VarId),
+    /// A module constant.
+    Const(ConstId),
     /// `a.len()`
     Len(Target),
     /// An extent of a 2-D or 3-D array parameter: `a.rows()`, `a.cols()`, `a.shape().k`.
@@ -517,6 +559,8 @@ pub struct Kernel<T> {
     pub locals: Vec<Local<T>>,
     /// Array parameters.
     pub slices: Vec<SliceParam<T>>,
+    /// The module constants the body names, each once.
+    pub consts: Vec<ModuleConst<T>>,
     /// The parameters in order.
     pub params: Vec<Param>,
     /// The return type of a device function.
@@ -536,6 +580,15 @@ pub struct Kernel<T> {
 }
 
 impl<T> Kernel<T> {
+    /// An array extent as a C constant expression: `16ull`, or the constant's C name (a
+    /// `constexpr unsigned long long` the runtime defines).
+    pub fn dim_c(&self, d: Dim) -> String {
+        match d {
+            Dim::Lit(n) => format!("{n}ull"),
+            Dim::Const(c) => self.consts[c].c_name.clone(),
+        }
+    }
+
     /// The array parameters the body reads or writes with `load4`/`store4`.
     pub fn vector_slices(&self) -> Vec<SliceId> {
         fn block<T>(b: &Block<T>, out: &mut Vec<SliceId>) {

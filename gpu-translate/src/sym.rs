@@ -16,7 +16,7 @@
 //! may leave it, and both stay upper bounds), so a condition `bound < extent` fails
 //! whenever a step saturated; extents are below 2^64 - 1.
 
-use crate::ir::{Axis, SliceId, VarId};
+use crate::ir::{Axis, ConstId, SliceId, VarId};
 
 /// An upper bound, or (as [`Sym::Value`], [`Sym::Extent`] and the geometry) an exact
 /// launch-uniform value.
@@ -28,6 +28,9 @@ pub enum Sym {
     Value(VarId),
     /// Extent `k` of array parameter `s` (a 1-D array's length is extent 0).
     Extent(SliceId, usize),
+    /// An unsigned module constant (its value is known only to rustc, and so to the
+    /// launcher).
+    Named(ConstId),
     /// `block_dim()` on an axis.
     BlockDim(Axis),
     /// `grid_dim()` on an axis.
@@ -179,7 +182,7 @@ impl Sym {
                     *dims = true;
                     true
                 }
-                Sym::Value(_) | Sym::Extent(..) => false,
+                Sym::Value(_) | Sym::Extent(..) | Sym::Named(_) => false,
                 Sym::Add(a, b) | Sym::Mul(a, b) | Sym::Min(a, b) | Sym::NoWrap(a, b) => {
                     walk(a, dims) && walk(b, dims)
                 }
@@ -195,7 +198,7 @@ impl Sym {
     pub fn largest(&self) -> u128 {
         match self {
             Sym::Const(c) => *c,
-            Sym::Value(_) | Sym::Extent(..) => MAX,
+            Sym::Value(_) | Sym::Extent(..) | Sym::Named(_) => MAX,
             Sym::BlockDim(Axis::Z) => 64,
             Sym::BlockDim(_) => 1024,
             Sym::GridDim(Axis::X) => (1 << 31) - 1,

@@ -7,7 +7,7 @@
 mod support;
 
 use quote::quote;
-use support::{c, device, errors};
+use support::{c, checked, device, errors};
 
 #[test]
 fn slices_become_restrict_pointers_with_lengths() {
@@ -384,7 +384,10 @@ fn block_language_errors() {
         quote! { fn k(a: &mut [f32], n: usize) { let mut t = shared_array::<f32, n>(); t[0] = 1.0; } },
     );
     assert_eq!(e.len(), 1, "{e:?}");
-    assert!(e[0].contains("constant integer literal"), "{e:?}");
+    assert!(
+        e[0].contains("an integer literal greater than 0 or a `usize` constant"),
+        "{e:?}"
+    );
     let e = errors(quote! { fn k(a: &mut [f32]) { let x = sync_threads(); } });
     assert!(e[0].contains("returns nothing"), "{e:?}");
     let e = errors(
@@ -629,5 +632,84 @@ fn device_functions_take_whole_arrays_as_pointer_and_length() {
     assert!(
         f.contains("gt_atomic_add(&(*gt_at(a, i, a_len, a_site, gt_note)), 1u);"),
         "{f}"
+    );
+}
+
+#[test]
+fn module_constants_are_named_in_c_and_typed_by_their_uses() {
+    let t = checked(quote! {
+        fn k(a: &mut [f32], n: usize) {
+            let mut tile = shared_array_2d::<f32, TPB, { consts::TILE }>();
+            let i = grid_1d();
+            let t = thread_idx().x as usize;
+            tile[(t % TPB, 0)] = SCALE;
+            if i < n && i < a.len() && FLAG {
+                a[i] = tile[(0, 0)] * (Grid::STEP as f32) + (TPB as u32) as f32;
+            }
+        }
+    });
+    let consts: Vec<(&str, &str, &str)> = t
+        .consts
+        .iter()
+        .map(|(a, b, c)| (a.as_str(), b.as_str(), c.as_str()))
+        .collect();
+    assert_eq!(
+        consts,
+        [
+            ("TPB", "k_TPB", "usize"),
+            ("consts::TILE", "k_TILE", "usize"),
+            ("SCALE", "k_SCALE", "f32"),
+            ("FLAG", "k_FLAG", "bool"),
+            ("Grid::STEP as f32", "k_STEP", "f32"),
+            ("TPB as u32", "k_TPB_1", "u32"),
+        ]
+    );
+    assert!(
+        t.c.contains("__shared__ float tile[k_TPB][k_TILE];"),
+        "{}",
+        t.c
+    );
+    assert!(t.c.contains("(i < n) && (i < a_len)) && k_FLAG"), "{}", t.c);
+    // `t % TPB < TPB` always; index 0 is in range whenever the constant is above 0, which
+    // rustc checks: both need only the constant's value, so they join the fast path.
+    assert!(
+        t.fast_conditions
+            .iter()
+            .any(|c| c == "Constant(0) Dec < Constant(0)"),
+        "{:?}",
+        t.fast_conditions
+    );
+}
+
+#[test]
+fn a_local_in_upper_case_shadows_a_module_constant() {
+    let t = checked(quote! {
+        fn k(a: &mut [u32]) {
+            let N = 3u32;
+            a[0] = N;
+        }
+    });
+    assert!(t.consts.is_empty(), "{:?}", t.consts);
+}
+
+#[test]
+fn module_constants_need_a_type_from_their_uses() {
+    let e = errors(quote! {
+        fn k(a: &mut [f32]) {
+            let s = SCALE + 1;
+            a[0] = 1.0;
+        }
+    });
+    assert_eq!(e.len(), 1, "{e:?}");
+    assert!(
+        e[0].contains("cannot see the type of the constant `SCALE`"),
+        "{e:?}"
+    );
+    let e = errors(quote! {
+        fn k(a: &mut [f32]) { a[0] = lower_case_name; }
+    });
+    assert!(
+        e[0].contains("cannot find `lower_case_name` in this kernel"),
+        "{e:?}"
     );
 }

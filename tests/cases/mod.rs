@@ -23,6 +23,7 @@ pub mod geometry;
 pub mod half;
 pub mod host_api;
 pub mod math;
+pub mod module_consts;
 pub mod scalar;
 pub mod semantics;
 pub mod shared_memory;
@@ -76,6 +77,10 @@ macro_rules! for_each_case {
                 0.0, shared_memory::case_histogram, [shared_memory::histogram_global, shared_memory::histogram_shared];
             matmul: "tiled matmul: 2-D shared arrays, sizes not multiples of 16",
                 1e-5, shared_memory::case_matmul, [shared_memory::matmul_tiled];
+            fast_matmul: "Numba's fast_matmul with TPB a module constant (shared-array sizes, loop bound)",
+                1e-5, module_consts::case_fast_matmul, [module_consts::fast_matmul];
+            module_consts: "module constants of every primitive type: other modules, impls, casts, device functions",
+                0.0, module_consts::case_module_consts, [module_consts::consts_mix];
             warp: "warp: shfl/up/down/xor, ballot, any, all, eq, lane_id, active_mask",
                 0.0, warp::case_warp, [warp::warp_ops, warp::half_warp_sum];
             atomics: "atomics: add sub min max and or xor inc dec cas exch, f64, i64",

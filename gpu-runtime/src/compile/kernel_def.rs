@@ -10,6 +10,7 @@ use std::sync::atomic::AtomicU32;
 
 use gpu_contract::fault::{function_hash, Site};
 
+use super::module_const::ConstValue;
 use super::{compile_cached, compile_ptx, compile_uncached};
 use crate::compile::prelude::prelude_for;
 use crate::dtype::DtypeKind;
@@ -47,6 +48,8 @@ pub struct KernelParts {
     /// 16-byte alignment.
     pub vector_params: &'static [&'static str],
     pub signature_slots: &'static [AtomicU32],
+    /// The module constants the body names, with their values.
+    pub constants: &'static [ConstValue],
 }
 
 /// A `#[gpu_device]` function: its C++, its checks and the device functions it calls.
@@ -62,6 +65,8 @@ pub struct DeviceFnDef {
     waits: bool,
     /// Whether its integer operations check overflow (`debug_assertions` of its crate).
     overflow_checks: bool,
+    /// The module constants its body names, with their values.
+    constants: &'static [ConstValue],
 }
 
 impl DeviceFnDef {
@@ -71,8 +76,10 @@ impl DeviceFnDef {
     ///
     /// `source` must be the C++ of a device function named `c_name` whose array parameters
     /// are each a pointer, their extents and a check site, as the attribute translates
-    /// them, and `deps` the device functions it calls.
+    /// them, `deps` the device functions it calls and `constants` the module constants it
+    /// names.
     #[doc(hidden)]
+    #[allow(clippy::too_many_arguments)]
     pub const unsafe fn from_parts(
         name: &'static str,
         c_name: &'static str,
@@ -81,6 +88,7 @@ impl DeviceFnDef {
         deps: &'static [&'static DeviceFnDef],
         waits: bool,
         overflow_checks: bool,
+        constants: &'static [ConstValue],
     ) -> DeviceFnDef {
         DeviceFnDef {
             name,
@@ -90,6 +98,7 @@ impl DeviceFnDef {
             deps,
             waits,
             overflow_checks,
+            constants,
         }
     }
 
@@ -172,7 +181,9 @@ impl KernelDef {
     /// [`gpu_contract::kernel`]), in order and of their types, and with `parts.fast_path`
     /// a second such function, the checked entry, every index check in it;
     /// `signature_slots` must have one slot per signature the generics allow and belong
-    /// to this kernel alone.
+    /// to this kernel alone; `parts.constants` must hold, in the order the fast path
+    /// numbers them, the module constants the source names (the fast path reads the same
+    /// values the C is specialised with).
     #[doc(hidden)]
     pub const unsafe fn __from_parts(parts: KernelParts) -> KernelDef {
         KernelDef { parts }
@@ -202,6 +213,11 @@ impl KernelDef {
     /// The conditions under which the main entry's left-out checks are redundant.
     pub fn fast_path(&self) -> &'static [gpu_contract::fast_path::FastCondition] {
         self.parts.fast_path
+    }
+
+    /// The module constants the body names, with the values rustc gave them.
+    pub fn constants(&self) -> &'static [ConstValue] {
+        self.parts.constants
     }
 
     /// The translated CUDA C, with the generic dtype parameters left as type names that
@@ -323,6 +339,14 @@ impl KernelDef {
         }
         out.push_str(&prelude_for(&code));
         out.push_str(&typedefs);
+        // Module constants, each under its function's own prefix.
+        for c in device_fns
+            .iter()
+            .flat_map(|f| f.constants)
+            .chain(self.constants())
+        {
+            out.push_str(&c.c_definition());
+        }
         for f in device_fns {
             out.push_str(f.source);
         }

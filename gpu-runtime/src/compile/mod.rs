@@ -12,6 +12,7 @@
 
 pub mod cache;
 pub(crate) mod kernel_def;
+pub(crate) mod module_const;
 pub(crate) mod nvrtc;
 pub(crate) mod prelude;
 pub mod raw;

@@ -8,6 +8,7 @@
 //! they cannot fail.
 
 mod ops;
+pub(crate) use ops::SHARED_BYTES_MAX;
 mod prove;
 mod resolve;
 

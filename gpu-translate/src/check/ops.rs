@@ -91,8 +91,17 @@ impl Validator<'_> {
                 continue;
             }
             let elem = Class::max_size(a.elem, self.sig);
-            let bytes = a
+            // A size that is a module constant is checked by rustc, in the generated code,
+            // once its value is known (`emit_rust::consts`).
+            let Some(dims) = a
                 .dims
+                .iter()
+                .map(|d| d.literal())
+                .collect::<Option<Vec<u64>>>()
+            else {
+                continue;
+            };
+            let bytes = dims
                 .iter()
                 .try_fold(elem, |acc, &d| acc.checked_mul(d))
                 .unwrap_or(u64::MAX);
@@ -244,6 +253,7 @@ impl Validator<'_> {
         match &e.kind {
             ExprKind::Lit(l) => self.literal(l, e.ty, e.span),
             ExprKind::Local(_)
+            | ExprKind::Const(_)
             | ExprKind::Len(_)
             | ExprKind::Extent(..)
             | ExprKind::WholeArray(_)

@@ -9,8 +9,8 @@ use proc_macro2::Span;
 use crate::diagnostics::Diagnostics;
 use crate::infer::TypeTable;
 use crate::ir::{
-    ArrayVar, Block, Expr, ExprKind, ForLoop, Index, Kernel, Local, Place, Prim, RTy, SliceParam,
-    Stmt, Ty, VarKind,
+    ArrayVar, Block, Expr, ExprKind, ForLoop, Index, Kernel, Local, ModuleConst, Place, Prim, RTy,
+    SliceParam, Stmt, Ty, VarKind,
 };
 
 /// Resolves types, reporting what cannot be resolved.
@@ -63,6 +63,8 @@ impl Resolver<'_> {
 
     pub fn kernel(&mut self, k: Kernel<Ty>) -> Kernel<RTy> {
         let sig_span = Span::call_site();
+        // Constants first: a constant of unknown type is reported once, on the constant.
+        let consts = k.consts.into_iter().map(|c| self.module_const(c)).collect();
         Kernel {
             c_name: k.c_name,
             generic_c_names: k.generic_c_names,
@@ -70,6 +72,7 @@ impl Resolver<'_> {
             arrays: k.arrays.into_iter().map(|a| self.array(a)).collect(),
             locals: k.locals.into_iter().map(|l| self.local(l)).collect(),
             slices: k.slices.into_iter().map(|s| self.slice(s)).collect(),
+            consts,
             params: k.params,
             ret: k.ret.map(|t| self.ty(t, sig_span)),
             body: self.block(k.body),
@@ -101,6 +104,60 @@ impl Resolver<'_> {
             c_name: l.c_name,
             span: l.span,
             mutable: l.mutable,
+        }
+    }
+
+    /// A module constant's type comes from its uses alone: the translator cannot see its
+    /// declaration, so a literal's fallback (`i32`, `f64`) would be a guess. rustc checks
+    /// the type found against the declaration (`emit_rust::consts`).
+    fn module_const(&mut self, c: ModuleConst<Ty>) -> ModuleConst<RTy> {
+        let fixed = match self.types.shallow(c.ty) {
+            Ty::Prim(p) if p.is_primitive() => Some(RTy::Prim(p)),
+            Ty::Prim(p) => {
+                self.diags.error(
+                    c.span,
+                    format!(
+                        "a module constant used as {} is not supported; use an `f32` or `f64` \
+                         constant and convert it: `{}::from_f64({})`",
+                        p.rust_name(),
+                        p.rust_name(),
+                        c.text
+                    ),
+                );
+                None
+            }
+            Ty::Generic(_) => {
+                self.diags.error(
+                    c.span,
+                    format!(
+                        "`{}` is a module constant, and has one type, not a dtype parameter; \
+                         convert it: `T::from_f64({})` (or `T::from_usize`, `T::from_i32`)",
+                        c.text, c.text
+                    ),
+                );
+                None
+            }
+            Ty::Var(_) => {
+                self.diags.error(
+                    c.span,
+                    format!(
+                        "the kernel cannot see the type of the constant `{}` here (it sees only \
+                         its own item); give the type where it is used: `let n: usize = {};`, \
+                         or compare or combine it with a typed value",
+                        c.text, c.text
+                    ),
+                );
+                // Reported: the values computed from it are not reported again.
+                let _ = self.types.unify(c.ty, Ty::Prim(Prim::Bool));
+                None
+            }
+        };
+        ModuleConst {
+            ty: fixed.unwrap_or(RTy::Prim(Prim::Bool)),
+            rust: c.rust,
+            text: c.text,
+            c_name: c.c_name,
+            span: c.span,
         }
     }
 
@@ -186,6 +243,7 @@ impl Resolver<'_> {
         let kind = match e.kind {
             ExprKind::Lit(l) => ExprKind::Lit(l),
             ExprKind::Local(v) => ExprKind::Local(v),
+            ExprKind::Const(c) => ExprKind::Const(c),
             ExprKind::Len(t) => ExprKind::Len(t),
             ExprKind::Extent(s, k) => ExprKind::Extent(s, k),
             ExprKind::Index(t, i) => ExprKind::Index(t, self.indices(i)),

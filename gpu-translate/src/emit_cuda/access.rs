@@ -73,7 +73,7 @@ impl Emitter<'_> {
                 } else {
                     // The first element's address: the array as one flat block.
                     let first = "[0]".repeat(arr.dims.len());
-                    let extents = arr.dims.iter().map(|d| format!("{d}ull")).collect();
+                    let extents = arr.dims.iter().map(|&d| self.k.dim_c(d)).collect();
                     (format!("&{}{first}", arr.c_name), extents)
                 }
             }
@@ -98,8 +98,8 @@ impl Emitter<'_> {
                     .enumerate()
                     .map(|(axis, (i, &c))| {
                         if c {
-                            let n = arr.dims[axis];
-                            format!("gt_ix<{n}ull>({i}, {}, gt_note)", self.site(t, axis))
+                            let n = self.k.dim_c(arr.dims[axis]);
+                            format!("gt_ix<{n}>({i}, {}, gt_note)", self.site(t, axis))
                         } else {
                             i.clone()
                         }

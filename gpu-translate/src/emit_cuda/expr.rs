@@ -107,6 +107,7 @@ impl Emitter<'_> {
         match &e.kind {
             ExprKind::Lit(l) => literal(l, e.ty),
             ExprKind::Local(v) => self.k.locals[*v].c_name.clone(),
+            ExprKind::Const(c) => self.k.consts[*c].c_name.clone(),
             ExprKind::Len(Target::Slice(s)) => {
                 let sp = &self.k.slices[*s];
                 if sp.rank() > 1 {
@@ -119,7 +120,7 @@ impl Emitter<'_> {
             ExprKind::Len(Target::Array(a)) => {
                 let arr = &self.k.arrays[*a];
                 match arr.dims.first() {
-                    Some(d) if arr.space != crate::ir::Space::DynamicShared => format!("{d}ull"),
+                    Some(&d) if arr.space != crate::ir::Space::DynamicShared => self.k.dim_c(d),
                     _ => arr.len_c_name.clone(),
                 }
             }

@@ -10,7 +10,7 @@ mod access;
 mod expr;
 
 use crate::check::Class;
-use crate::ir::{ArrayId, Block, Check, Expr, ExprKind, Kernel, Lit, Param, RTy, Space, Stmt};
+use crate::ir::{ArrayId, Block, Check, Dim, Expr, ExprKind, Kernel, Lit, Param, RTy, Space, Stmt};
 use crate::signature::KernelSignature;
 
 /// Where the kernel came from, for `#line` directives, and what wraps its signature.
@@ -406,7 +406,14 @@ impl Emitter<'_> {
         let arr = &self.k.arrays[a];
         let ty = self.c_type(arr.elem);
         let name = arr.c_name.clone();
-        let dims: String = arr.dims.iter().map(|d| format!("[{d}]")).collect();
+        let dims: String = arr
+            .dims
+            .iter()
+            .map(|&d| match d {
+                Dim::Lit(n) => format!("[{n}]"),
+                Dim::Const(_) => format!("[{}]", self.k.dim_c(d)),
+            })
+            .collect();
         match arr.space {
             Space::Shared if self.sig.device => self.line(format!("__shared__ {ty} {name}{dims};")),
             Space::Shared => {
@@ -434,7 +441,9 @@ impl Emitter<'_> {
                     let v = self.expr(v);
                     let mut access = name;
                     let mut loops = String::new();
-                    for (k, d) in arr.dims.iter().enumerate() {
+                    for (k, &d) in arr.dims.iter().enumerate() {
+                        // Local arrays have literal lengths.
+                        let d = d.literal().unwrap_or(0);
                         loops
                             .push_str(&format!("for (int gt_i{k} = 0; gt_i{k} < {d}; ++gt_i{k}) "));
                         access.push_str(&format!("[gt_i{k}]"));

@@ -21,6 +21,8 @@ pub struct DeviceTranslation {
     pub device_calls: Vec<syn::Path>,
     /// Whether it waits for other threads (barriers, warp functions).
     pub waits: bool,
+    /// The module constants its body names.
+    pub consts: super::ConstItems,
 }
 
 /// The function and its module; `extra` goes into the module (the elementwise items).
@@ -39,18 +41,25 @@ pub fn emit_device(
     let mut f = item.clone();
     f.attrs
         .push(syn::parse_quote!(#[allow(clippy::all, unused_mut)]));
-    let views: Vec<String> = sig
-        .map(|s| {
+    let params = |slices: bool| -> Vec<String> {
+        sig.map(|s| {
             s.params
                 .iter()
-                .filter(|p| matches!(p.shape, ParamShape::Slice { .. }))
+                .filter(|p| matches!(p.shape, ParamShape::Slice { .. }) == slices)
                 .map(|p| crate::lower::unraw(&p.ident))
                 .collect()
         })
-        .unwrap_or_default();
+        .unwrap_or_default()
+    };
+    let (views, scalars) = (params(true), params(false));
     match &translation {
-        Some(_) => {
-            *f.block = sim_body::rewrite(&f.block, &views, k);
+        Some(tr) => {
+            let names = sim_body::Names {
+                views: &views,
+                scalars: &scalars,
+                consts: &tr.consts.renames,
+            };
+            *f.block = sim_body::rewrite(&f.block, &names, k);
             // A device function checks overflow as its crate's build does.
             super::sim_semantics::rewrite(&mut f.block, quote!(::core::cfg!(debug_assertions)), k);
         }
@@ -67,7 +76,10 @@ pub fn emit_device(
     let tr = translation.unwrap_or_default();
     let deps = device_fn_refs(&tr.device_calls, true);
     let (c_name, source, check_names, waits) = (&tr.c_name, &tr.source, &tr.check_names, tr.waits);
+    let (const_items, const_table) = (&tr.consts.items, tr.consts.table_or_empty());
     quote! {
+        #const_items
+
         #f
 
         #[doc(hidden)]
@@ -85,6 +97,7 @@ pub fn emit_device(
                     &[#(#deps),*],
                     #waits,
                     ::core::cfg!(debug_assertions),
+                    #const_table,
                 )
             };
             // Recursion cannot run on the GPU: a cycle through device functions is refused

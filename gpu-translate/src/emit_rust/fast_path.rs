@@ -53,6 +53,7 @@ fn op_tokens(op: SymOp, krate: &syn::Path) -> TokenStream {
     match op {
         SymOp::Const(c) => quote!(#path::Const(#c)),
         SymOp::Scalar(i) => quote!(#path::Scalar(#i)),
+        SymOp::Constant(i) => quote!(#path::Constant(#i)),
         SymOp::Extent { param, axis } => quote!(#path::Extent { param: #param, axis: #axis }),
         SymOp::BlockDim(a) => quote!(#path::BlockDim(#a)),
         SymOp::GridDim(a) => quote!(#path::GridDim(#a)),
@@ -95,6 +96,9 @@ fn push_ops(s: &Sym, k: &Kernel<RTy>, out: &mut Vec<SymOp>) {
             param: position(&|p| matches!(p, Param::Slice(t) if t == slice)),
             axis: *a as u8,
         },
+        Sym::Named(c) => {
+            SymOp::Constant(u16::try_from(*c).expect("kernels name fewer than 65536 constants"))
+        }
         Sym::BlockDim(a) => SymOp::BlockDim(axis(a)),
         Sym::GridDim(a) => SymOp::GridDim(axis(a)),
         Sym::Add(a, b) | Sym::Mul(a, b) | Sym::Min(a, b) | Sym::NoWrap(a, b) => {

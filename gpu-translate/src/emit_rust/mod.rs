@@ -15,6 +15,7 @@
 //! attribute says `crate = "..."`), and its own locals with a `__gpu` prefix, which
 //! kernel parameters may not use.
 
+mod consts;
 mod device;
 mod elementwise;
 mod fast_path;
@@ -22,6 +23,7 @@ mod params;
 mod sim_body;
 pub(crate) mod sim_semantics;
 
+pub use consts::{const_items, ConstItems};
 pub use device::{emit_device, DeviceTranslation};
 pub use elementwise::elementwise_items;
 
@@ -91,6 +93,8 @@ pub struct Translation {
     pub fast_path: TokenStream,
     /// The array parameters used with `load4`/`store4` (which need 16-byte alignment).
     pub vector_params: Vec<String>,
+    /// The module constants the body names.
+    pub consts: ConstItems,
 }
 
 /// Everything the kernel's items are made from.
@@ -206,6 +210,8 @@ pub fn emit_kernel(parts: KernelItems<'_>) -> TokenStream {
     });
     let (source, c_name, check_names) = (&tr.source, &tr.c_name, &tr.check_names);
     let (waits, cooperative) = (tr.waits, tr.cooperative);
+    let const_items = &tr.consts.items;
+    let const_table = tr.consts.table_or_empty();
 
     // The launcher.
     let args = codes.iter().map(|c| &c.arg);
@@ -248,7 +254,18 @@ pub fn emit_kernel(parts: KernelItems<'_>) -> TokenStream {
         // Already reported: rustc need not check the body again.
         quote!({ ::core::unreachable!() })
     } else {
-        let mut b = sim_body::rewrite(&item.block, &views, k);
+        let scalars: Vec<String> = sig
+            .params
+            .iter()
+            .filter(|p| !matches!(p.shape, ParamShape::Slice { .. }))
+            .map(|p| crate::lower::unraw(&p.ident))
+            .collect();
+        let names = sim_body::Names {
+            views: &views,
+            scalars: &scalars,
+            consts: &tr.consts.renames,
+        };
+        let mut b = sim_body::rewrite(&item.block, &names, k);
         sim_semantics::rewrite(&mut b, overflow_checks_expr(attr), k);
         quote!(#b)
     };
@@ -275,6 +292,8 @@ pub fn emit_kernel(parts: KernelItems<'_>) -> TokenStream {
     );
 
     quote! {
+        #const_items
+
         #(#docs)*
         #[doc = ""]
         #[doc = #launch_doc]
@@ -360,6 +379,7 @@ pub fn emit_kernel(parts: KernelItems<'_>) -> TokenStream {
                     fast_path: #fast_path,
                     vector_params: &[#(#vector_params),*],
                     signature_slots: &__SLOTS,
+                    constants: #const_table,
                 })
             };
 

@@ -20,12 +20,31 @@ use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::visit_mut::{self, VisitMut};
 
-/// Rewrite `body` for the simulator. `views` names the array parameters; shared arrays
-/// declared in the body are found as it goes.
-pub fn rewrite(body: &syn::Block, views: &[String], krate: &syn::Path) -> syn::Block {
+/// What the body's names are, for [`rewrite`].
+pub struct Names<'a> {
+    /// The array parameters.
+    pub views: &'a [String],
+    /// The other parameters.
+    pub scalars: &'a [String],
+    /// Each module constant's text (`TPB`, `TPB as u32`) and the generated constant that
+    /// holds its value with the type the kernel computes with (`emit_rust::consts`).
+    pub consts: &'a [(String, syn::Ident)],
+}
+
+/// Rewrite `body` for the simulator. Shared arrays declared in the body are found as it
+/// goes. A module constant becomes its generated constant, so a constant of another type
+/// than its uses imply is reported once, on that constant, not again by the body.
+pub fn rewrite(body: &syn::Block, names: &Names<'_>, krate: &syn::Path) -> syn::Block {
+    let params = names
+        .views
+        .iter()
+        .map(|v| (v.clone(), Kind::View))
+        .chain(names.scalars.iter().map(|s| (s.clone(), Kind::Other)))
+        .collect();
     let mut r = Rewriter {
-        scopes: vec![views.iter().map(|v| (v.clone(), Kind::View)).collect()],
+        scopes: vec![params],
         krate: krate.clone(),
+        consts: names.consts.to_vec(),
     };
     let mut body = body.clone();
     r.visit_block_mut(&mut body);
@@ -47,9 +66,47 @@ struct Rewriter {
     /// Names in scope, innermost last, with what each is.
     scopes: Vec<Vec<(String, Kind)>>,
     krate: syn::Path,
+    /// Module constants by text, with their generated constants.
+    consts: Vec<(String, syn::Ident)>,
 }
 
 impl Rewriter {
+    /// The generated constant for `e`, when it is a module constant's use: a path that no
+    /// local or parameter shadows, or such a path cast to a type, written as the
+    /// translator saw it.
+    fn module_const(&self, e: &syn::Expr) -> Option<syn::Ident> {
+        if self.consts.is_empty() {
+            return None;
+        }
+        let path_text = |p: &syn::ExprPath| {
+            let segs = &p.path.segments;
+            if p.qself.is_some() || segs.iter().any(|s| !s.arguments.is_none()) {
+                return None;
+            }
+            if let Some(ident) = p.path.get_ident() {
+                let name = crate::lower::unraw(ident);
+                if self.scopes.iter().flatten().any(|(n, _)| *n == name) {
+                    return None;
+                }
+            }
+            let names: Vec<String> = segs.iter().map(|s| crate::lower::unraw(&s.ident)).collect();
+            Some(names.join("::"))
+        };
+        let text = match e {
+            syn::Expr::Path(p) => path_text(p)?,
+            syn::Expr::Cast(c) => match strip(&c.expr) {
+                syn::Expr::Path(p) => {
+                    let ty = &c.ty;
+                    format!("{} as {}", path_text(p)?, quote!(#ty))
+                }
+                _ => return None,
+            },
+            _ => return None,
+        };
+        let (_, ident) = self.consts.iter().find(|(t, _)| *t == text)?;
+        Some(syn::Ident::new(&ident.to_string(), e.span()))
+    }
+
     fn kind(&self, name: &str) -> Kind {
         self.scopes
             .iter()
@@ -213,6 +270,10 @@ impl VisitMut for Rewriter {
     }
 
     fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
+        if let Some(c) = self.module_const(e) {
+            *e = syn::parse_quote!(#c);
+            return;
+        }
         match e {
             syn::Expr::Assign(a) => {
                 self.visit_expr_mut(&mut a.right);
@@ -384,8 +445,35 @@ mod tests {
     fn rewritten(body: TokenStream, views: &[&str]) -> String {
         let block: syn::Block = syn::parse2(body).unwrap();
         let views: Vec<String> = views.iter().map(|s| s.to_string()).collect();
-        let out = rewrite(&block, &views, &syn::parse_quote!(::gpu_runtime));
+        let consts = [
+            ("TPB".to_owned(), syn::parse_quote!(__gpu_const_k_0)),
+            ("TPB as u32".to_owned(), syn::parse_quote!(__gpu_const_k_1)),
+        ];
+        let names = Names {
+            views: &views,
+            scalars: &["N".to_owned()],
+            consts: &consts,
+        };
+        let out = rewrite(&block, &names, &syn::parse_quote!(::gpu_runtime));
         quote!(#out).to_string()
+    }
+
+    #[test]
+    fn module_constants_become_their_generated_constants_unless_shadowed() {
+        let out = rewritten(
+            quote!({
+                let a = TPB + N;
+                let b = TPB as u32;
+                let TPB = 3;
+                let c = TPB;
+            }),
+            &[],
+        );
+        assert_eq!(
+            out,
+            "{ let a = __gpu_const_k_0 + N ; let b = __gpu_const_k_1 ; let TPB = 3 ; let c = \
+             TPB ; }"
+        );
     }
 
     #[test]

@@ -2,14 +2,16 @@
 //! `shared_array_2d::<T, R, C>()`, `dynamic_shared_array::<T>()`), local arrays
 //! (`[v; N]`, `[[v; C]; R]`), and the vector accesses `load4`/`store4`.
 //!
-//! Sizes are constants here; whether they fit the GPU (48 KB of static shared memory a
-//! block, the per-thread limit for local arrays) is checked once types are final.
+//! Sizes are literals here, or for shared arrays `usize` module constants; whether they
+//! fit the GPU (48 KB of static shared memory a block, the per-thread limit for local
+//! arrays) is checked once types are final, and for a size that is a module constant by
+//! rustc, once the constant's value is known (`emit_rust::consts`).
 
 use syn::spanned::Spanned;
 
 use super::tables::{call_name, const_usize, strip_parens};
 use super::{unraw, Expr, Lowerer, Position, Stmt};
-use crate::ir::{ArrayVar, ExprKind, Space, Target, Ty};
+use crate::ir::{ArrayVar, Dim, ExprKind, Prim, Space, Target, Ty};
 use crate::signature::{resolve_type_name, scalar_type};
 
 /// The largest extent of one axis of a local array.
@@ -63,7 +65,7 @@ impl Lowerer<'_> {
             && dims
                 .iter()
                 .map(|d| d.unwrap_or(u64::MAX))
-                .eq(array.dims.iter().copied());
+                .eq(array.dims.iter().map(|d| d.literal().unwrap_or(u64::MAX)));
         match elem {
             Some(e) if ok => self.unify(e, array.elem, t.span()),
             _ => self.err(t.span(), "this type does not match the array's value"),
@@ -115,17 +117,48 @@ impl Lowerer<'_> {
         };
         let mut dims = Vec::new();
         for a in &args[1..] {
+            // `TPB` parses as a type argument, `{ TPB }` as a block.
+            let named = match a {
+                syn::GenericArgument::Type(syn::Type::Path(t)) if t.qself.is_none() => {
+                    Some(syn::Expr::Path(syn::ExprPath {
+                        attrs: Vec::new(),
+                        qself: None,
+                        path: t.path.clone(),
+                    }))
+                }
+                syn::GenericArgument::Const(syn::Expr::Block(b)) => {
+                    match b.block.stmts.as_slice() {
+                        [syn::Stmt::Expr(e, None)] => Some(e.clone()),
+                        _ => None,
+                    }
+                }
+                syn::GenericArgument::Const(e @ syn::Expr::Path(_)) => Some(e.clone()),
+                _ => None,
+            };
+            let named = named.and_then(|e| match &e {
+                syn::Expr::Path(p) if self.names_module_const(p) => {
+                    Some(self.module_const_id(p, None))
+                }
+                _ => None,
+            });
+            if let Some(c) = named {
+                let ty = self.k.consts[c].ty;
+                self.unify(ty, Ty::Prim(Prim::Usize), a.span());
+                dims.push(Dim::Const(c));
+                continue;
+            }
             let value = match a {
                 syn::GenericArgument::Const(e) => const_usize(e),
                 _ => None,
             };
             match value {
-                Some(v) if v > 0 => dims.push(v),
+                Some(v) if v > 0 => dims.push(Dim::Lit(v)),
                 _ => {
                     self.err(
                         a.span(),
-                        "a shared array's size must be a constant integer literal greater than 0; \
-                         for a size known only at launch use `dynamic_shared_array::<T>()`",
+                        "a shared array's size must be an integer literal greater than 0 or a \
+                         `usize` constant (`const TPB: usize = 16;`); for a size known only at \
+                         launch use `dynamic_shared_array::<T>()`",
                     );
                     return None;
                 }
@@ -150,7 +183,7 @@ impl Lowerer<'_> {
         let index = self.usize_index(&c.args[1], self.default_check())?;
         let elem = self.k.slices[slice].elem;
         Some((
-            ArrayVar::declared(elem, vec![4], Space::Local),
+            ArrayVar::declared(elem, vec![Dim::Lit(4)], Space::Local),
             Some(Expr {
                 kind: ExprKind::Load4(slice, Box::new(index)),
                 ty: elem,
@@ -192,7 +225,7 @@ impl Lowerer<'_> {
         let mut e = strip_parens(init);
         while let syn::Expr::Repeat(r) = e {
             match const_usize(&r.len) {
-                Some(n) if n > 0 && n <= LOCAL_AXIS_MAX => dims.push(n),
+                Some(n) if n > 0 && n <= LOCAL_AXIS_MAX => dims.push(Dim::Lit(n)),
                 _ => {
                     self.err(
                         r.len.span(),
@@ -219,7 +252,7 @@ impl Lowerer<'_> {
 
 impl ArrayVar<Ty> {
     /// An array as declared, before the lowerer names it.
-    fn declared(elem: Ty, dims: Vec<u64>, space: Space) -> Self {
+    fn declared(elem: Ty, dims: Vec<Dim>, space: Space) -> Self {
         ArrayVar {
             rust_name: String::new(),
             c_name: String::new(),

@@ -180,6 +180,17 @@ impl Lowerer<'_> {
 
     fn cast(&mut self, c: &syn::ExprCast) -> Option<Expr> {
         let span = c.span();
+        // `TPB as u32`: rustc evaluates the cast with the constant's own type, which the
+        // kernel cannot see.
+        if let syn::Expr::Path(p) = strip_parens(&c.expr) {
+            let primitive = matches!(
+                resolve_type_name(&c.ty, &self.sig.generics),
+                Some(Ty::Prim(t)) if t.is_primitive()
+            );
+            if primitive && self.names_module_const(p) {
+                return Some(self.module_const(p, Some(c)));
+            }
+        }
         let inner = self.expr(&c.expr, Position::Operand)?;
         let from_half = matches!(self.types.shallow(inner.ty), Ty::Prim(p) if !p.is_primitive());
         match resolve_type_name(&c.ty, &self.sig.generics) {
@@ -319,8 +330,16 @@ impl Lowerer<'_> {
                     None
                 }
                 None if ident == "WARP_SIZE" => Some(warp_size()),
+                None if self.names_module_const(p) => Some(self.module_const(p, None)),
                 None => {
-                    self.err(span, format!("cannot find `{ident}` in this kernel"));
+                    self.err(
+                        span,
+                        format!(
+                            "cannot find `{ident}` in this kernel; a kernel names its \
+                             parameters, its locals and module constants (named in upper case, \
+                             as `const TPB: usize = 16;`)"
+                        ),
+                    );
                     None
                 }
             };
@@ -346,12 +365,92 @@ impl Lowerer<'_> {
                 span,
             });
         }
+        if self.names_module_const(p) {
+            return Some(self.module_const(p, None));
+        }
         self.err(
             span,
-            "unsupported path in a kernel; kernels can name their parameters, their locals and \
-             constants such as `f32::MAX` or `std::f32::consts::PI`",
+            "unsupported path in a kernel; kernels can name their parameters, their locals, \
+             constants such as `f32::MAX` or `std::f32::consts::PI`, and module constants \
+             named in upper case (`TPB`, `consts::TILE`)",
         );
         None
+    }
+
+    /// Whether `p` names a module constant: a path that is not a local, a parameter or a
+    /// language constant, written as Rust names constants (its last segment in upper case:
+    /// `TPB`, `consts::TILE`, `Grid::N`), without generic arguments, and not starting with
+    /// a dtype parameter or `Self` (whose constants have no single value).
+    pub(super) fn names_module_const(&mut self, p: &syn::ExprPath) -> bool {
+        let segs = &p.path.segments;
+        if p.qself.is_some() || segs.iter().any(|s| !s.arguments.is_none()) {
+            return false;
+        }
+        let (Some(first), Some(last)) = (segs.first(), segs.last()) else {
+            return false;
+        };
+        let last = unraw(&last.ident);
+        let upper = last.chars().any(|c| c.is_ascii_uppercase())
+            && last
+                .chars()
+                .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_');
+        let names: Vec<String> = segs.iter().map(|s| s.ident.to_string()).collect();
+        upper
+            && first.ident != "Self"
+            && !self.sig.generics.iter().any(|g| g.ident == first.ident)
+            && !(segs.len() == 1 && (self.lookup(&last).is_some() || last == "WARP_SIZE"))
+            && constant(&names).is_none()
+    }
+
+    /// The use of module constant `p` (see [`Self::names_module_const`]), cast to `cast`
+    /// when the body writes `p as cast` (rustc then casts, exactly as in Rust).
+    pub(super) fn module_const(&mut self, p: &syn::ExprPath, cast: Option<&syn::ExprCast>) -> Expr {
+        let span = cast.map_or_else(|| p.span(), |c| c.span());
+        let id = self.module_const_id(p, cast);
+        Expr {
+            kind: ExprKind::Const(id),
+            ty: self.k.consts[id].ty,
+            span,
+        }
+    }
+
+    /// The constant's index in the kernel's table, entered on its first use.
+    pub(super) fn module_const_id(
+        &mut self,
+        p: &syn::ExprPath,
+        cast: Option<&syn::ExprCast>,
+    ) -> crate::ir::ConstId {
+        let path: Vec<String> = p.path.segments.iter().map(|s| unraw(&s.ident)).collect();
+        let mut text = path.join("::");
+        let target = cast.and_then(|c| match resolve_type_name(&c.ty, &self.sig.generics) {
+            Some(Ty::Prim(t)) => Some(t),
+            _ => None,
+        });
+        if let Some(t) = target {
+            text = format!("{text} as {}", t.rust_name());
+        }
+        if let Some(i) = self.k.consts.iter().position(|c| c.text == text) {
+            return i;
+        }
+        let ty = match target {
+            Some(t) => Ty::Prim(t),
+            None => self.types.fresh(VarKind::Any),
+        };
+        let last = path.last().map_or("const", String::as_str);
+        let c_name = self.names.fresh(&format!("{}_{last}", self.k.c_name));
+        let rust = match cast {
+            Some(c) => syn::Expr::Cast(c.clone()),
+            None => syn::Expr::Path(p.clone()),
+        };
+        let span = cast.map_or_else(|| p.span(), |c| c.span());
+        self.k.consts.push(crate::ir::ModuleConst {
+            rust,
+            text,
+            c_name,
+            ty,
+            span,
+        });
+        self.k.consts.len() - 1
     }
 
     fn unary(&mut self, u: &syn::ExprUnary) -> Option<Expr> {

@@ -109,6 +109,7 @@ pub fn lower(
             arrays: Vec::new(),
             locals: Vec::new(),
             slices: Vec::new(),
+            consts: Vec::new(),
             params: Vec::new(),
             ret: sig.ret,
             body: Block::default(),

@@ -250,6 +250,7 @@ pub(crate) fn has_effects<T>(e: &Expr<T>) -> bool {
         ExprKind::Atomic(..) | ExprKind::Intrinsic(..) | ExprKind::DeviceCall(..) => true,
         ExprKind::Lit(_)
         | ExprKind::Local(_)
+        | ExprKind::Const(_)
         | ExprKind::WholeArray(_)
         | ExprKind::Len(_)
         | ExprKind::Extent(..)

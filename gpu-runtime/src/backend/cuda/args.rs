@@ -131,10 +131,11 @@ pub(crate) fn check_and_pack(
     Ok(packed)
 }
 
-/// The launch-uniform values a fast-path condition reads: the checked arguments and the
-/// final dimensions.
+/// The launch-uniform values a fast-path condition reads: the checked arguments, the
+/// kernel's module constants and the final dimensions.
 pub(crate) struct Uniforms<'a, 'b> {
     pub args: &'a [Arg<'b>],
+    pub constants: &'static [crate::compile::module_const::ConstValue],
     pub grid: [u64; 3],
     pub block: [u64; 3],
 }
@@ -155,6 +156,14 @@ impl LaunchValues for Uniforms<'_, '_> {
                 .map_or(u64::MAX, |&e| e as u64),
             _ => u64::MAX,
         }
+    }
+
+    fn constant(&self, i: u16) -> u64 {
+        // The translator names only unsigned constants; anything else saturates.
+        self.constants
+            .get(usize::from(i))
+            .filter(|c| !c.kind().is_signed() && c.kind().is_int())
+            .map_or(u64::MAX, |c| c.bits())
     }
 
     fn block(&self) -> [u64; 3] {

@@ -198,7 +198,12 @@ impl CudaDevice {
         let mut pointers = [std::ptr::null_mut(); args::MAX_C_PARAMS];
         let n = packed.pointers(&mut pointers);
         let fast = |grid: [u64; 3], block: [u64; 3]| {
-            let values = args::Uniforms { args, grid, block };
+            let values = args::Uniforms {
+                args,
+                constants: def.constants(),
+                grid,
+                block,
+            };
             gpu_contract::fast_path::holds(def.fast_path(), &values)
         };
         // SAFETY: `pointers[..n]` point to one value per C parameter of `def`'s source, in

@@ -331,6 +331,7 @@ impl RawModule {
                     fast_path: &[],
                     vector_params: &[],
                     signature_slots: Box::leak(Box::new([AtomicU32::new(0)])),
+                    constants: &[],
                 };
                 // SAFETY: the C parameters were checked against `P` above, and the caller
                 // promises what the check cannot see (see `# Safety`); the slot is this

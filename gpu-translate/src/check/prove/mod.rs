@@ -27,8 +27,8 @@
 //! a loop does not hold inside it when the loop assigns the variable.
 
 use crate::ir::{
-    Axis, BinOp, Block, Check, Conversion, Expr, ExprKind, Geometry, Index, Kernel, Lit, Param,
-    Place, Prim, RTy, SliceId, Space, Stmt, Target, UnOp, VarId,
+    Axis, BinOp, Block, Check, Conversion, Dim, Expr, ExprKind, Geometry, Index, Kernel, Lit,
+    Param, Place, Prim, RTy, SliceId, Space, Stmt, Target, UnOp, VarId,
 };
 use crate::sym::{FastCondition, Sym};
 
@@ -334,6 +334,7 @@ impl<'a> Prover<'a> {
             ExprKind::Block(b) => self.block(b),
             ExprKind::Lit(_)
             | ExprKind::Local(_)
+            | ExprKind::Const(_)
             | ExprKind::Len(_)
             | ExprKind::Extent(..)
             | ExprKind::WholeArray(_)
@@ -359,10 +360,10 @@ impl<'a> Prover<'a> {
             let limit = match t {
                 Target::Slice(s) => Sym::Extent(s, axis),
                 Target::Array(a) => match self.k.arrays[a].dims.get(axis) {
-                    Some(&d) if self.k.arrays[a].space != Space::DynamicShared => {
-                        Sym::Const(u128::from(d))
-                    }
-                    _ => continue,
+                    Some(_) if self.k.arrays[a].space == Space::DynamicShared => continue,
+                    Some(&Dim::Lit(d)) => Sym::Const(u128::from(d)),
+                    Some(&Dim::Const(c)) => Sym::Named(c),
+                    None => continue,
                 },
             };
             i.check = self.settle(bound, limit);
@@ -426,7 +427,7 @@ impl<'a> Prover<'a> {
         if let Target::Array(a) = t {
             let arr = &self.k.arrays[a];
             if arr.space != Space::DynamicShared {
-                if let (Some(&dim), Some((_, hi))) = (arr.dims.get(axis), self.range(e)) {
+                if let (Some(&Dim::Lit(dim)), Some((_, hi))) = (arr.dims.get(axis), self.range(e)) {
                     if hi < u128::from(dim) {
                         return true;
                     }
@@ -482,6 +483,7 @@ impl<'a> Prover<'a> {
                 Some(Sym::Extent(*s, 0))
             }
             ExprKind::Extent(s, k) => Some(Sym::Extent(*s, *k)),
+            ExprKind::Const(c) => Some(Sym::Named(*c)),
             ExprKind::Geometry(g, a) => {
                 let axis = *a;
                 let dim = Sym::BlockDim(axis);

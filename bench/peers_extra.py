@@ -1,6 +1,6 @@
-"""Peers for P6, P6b and P7, on the GPU machine: CuPy's cp.sum and cuBLAS SGEMM (through
-cp.matmul), and Numba running the documented shared-memory matmul algorithm (16 x 16
-tiles). Prints `name value` lines for bench.sh. Usage: python3 peers_extra.py cupy numba"""
+"""Peers for P6, P6b, P7 and RNG, on the GPU machine: CuPy's cp.sum and cuBLAS SGEMM
+(through cp.matmul), Numba running the documented shared-memory matmul algorithm (16 x 16
+tiles) and the documented xoroshiro128+ compute_pi. Prints `name value` lines for bench.sh. Usage: python3 peers_extra.py cupy numba"""
 import sys
 import numpy as np
 
@@ -83,6 +83,43 @@ def numba_peers():
         times.append(cuda.event_elapsed_time(start, end) / 3)
     ms = sorted(times)[len(times) // 2]
     print(f"numba_fast_matmul_gflops {2 * s ** 3 / (ms * 1e-3) / 1e9:.0f}")
+    numba_rng()
+
+
+def numba_rng():
+    """Numba's documented compute_pi: two xoroshiro128+ uniform draws per point, 2^20
+    threads x 1024 points, as `gpu-bench rng` runs ours."""
+    from numba import cuda
+    from numba.cuda.random import create_xoroshiro128p_states, xoroshiro128p_uniform_float32
+
+    @cuda.jit
+    def compute_pi(rng_states, iterations, out):
+        thread_id = cuda.grid(1)
+        inside = 0
+        for i in range(iterations):
+            x = xoroshiro128p_uniform_float32(rng_states, thread_id)
+            y = xoroshiro128p_uniform_float32(rng_states, thread_id)
+            if x**2 + y**2 <= 1.0:
+                inside += 1
+        out[thread_id] = 4.0 * inside / iterations
+
+    threads, iterations = 1 << 20, 1024
+    states = create_xoroshiro128p_states(threads, seed=1)
+    out = cuda.device_array(threads, dtype=np.float32)
+    compute_pi[threads // 256, 256](states, iterations, out)
+    cuda.synchronize()
+    times = []
+    for _ in range(5):
+        start, end = cuda.event(), cuda.event()
+        start.record()
+        for _ in range(3):
+            compute_pi[threads // 256, 256](states, iterations, out)
+        end.record()
+        end.synchronize()
+        times.append(cuda.event_elapsed_time(start, end) / 3)
+    ms = sorted(times)[len(times) // 2]
+    print(f"numba_xoroshiro_pi_ms {ms:.3f}")
+    print(f"numba_xoroshiro_gsamples {2 * threads * iterations / (ms * 1e-3) / 1e9:.1f}")
 
 
 if __name__ == "__main__":

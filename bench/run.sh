@@ -28,6 +28,7 @@ done
 ./gpu-bench matmul | tee -a "$out"
 ./gpu-bench reduce | tee -a "$out"
 ./gpu-bench check-cost | tee -a "$out"
+./gpu-bench rng | tee -a "$out"
 if [ -f peers_extra.py ]; then
   PYTHONUNBUFFERED=1 python3 peers_extra.py cupy 2>&1 | tee -a "$out"
   # Numba 0.68 needs numpy < 2.5: a numpy 2.4 wheel travels in ../../.whl when present.
@@ -74,6 +75,8 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else
 printf '%-4s %-58s %-12s %s\n' P6 "tiled matmul 4096^3 f32 / Numba fast_matmul" ">= 1.0" "$(ratio "$tm" "$nm") ($tm vs ${nm:-n/a} GFLOP/s)"
 printf '%-4s %-58s %-12s %s\n' P6b "register-tiled SGEMM in our language / cuBLAS" ">= 0.5" "$(ratio "$rg" "$cb") ($rg vs ${cb:-n/a} GFLOP/s)"
 printf '%-4s %-58s %-12s %s\n' P7 "sum 2^28 f32 / cp.sum" ">= 0.9" "$(ratio "$rd" "$cs") ($rd vs ${cs:-n/a} GB/s)"
+xs=$(get rng_xoroshiro_gsamples); ps=$(get rng_philox_gsamples); ns=$(get numba_xoroshiro_gsamples)
+printf '%-4s %-58s %-12s %s\n' RNG "compute_pi xoroshiro128+ samples/s / Numba's same kernel" ">= 1.0" "$(ratio "$xs" "$ns") ($xs vs ${ns:-n/a} Gsamples/s; Philox form: $ps)"
 printf '%-4s %-58s %-12s %s\n' P3 "vec_add with load4/store4 / hand-written float4 CUDA C" ">= 0.95" "$(get vec_add4_vs_hand) ($(get vec_add4_gbps) vs $(get vec_add4_hand_gbps) GB/s)"
 printf '%-4s %-58s %-12s %s\n' P5 "first launch, fresh process, warm cache (median of 3)" "<= 2 ms" "$w ms (context $(get ours_warm1_context_ms) ms, not counted)"
 printf '%-4s %-58s %-12s %s\n' P8 "SASS instructions (no NOP), vec_add ours / hand" "equal" "$(get sass_ours_vec_add) / $(get sass_hand_vec_add)"

@@ -16,6 +16,8 @@ mod differential;
 mod differential_gpu;
 #[path = "gpu/math_sweep.rs"]
 mod math_sweep;
+#[path = "gpu/numba_xoroshiro.rs"]
+mod numba_xoroshiro;
 #[path = "gpu/safety.rs"]
 mod safety;
 
@@ -127,6 +129,11 @@ fn main() {
     rows.push(check(
         "math sweep: each bounded math function, 2^20 inputs per type, within its ulp bound",
         || math_sweep::run(&gpu, seed),
+    ));
+
+    rows.push(check(
+        "random: Numba's xoroshiro128+ states and draws for one seed, GPU and simulator",
+        || numba_xoroshiro::run(&gpu, &sim, seed),
     ));
 
     // Safety on the GPU.

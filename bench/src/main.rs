@@ -29,6 +29,10 @@ use gpu_runtime::{DtypeKind, KernelDef};
 mod check_cost;
 mod hand;
 mod kernels;
+// Numba's `compute_pi` and its Philox form, as the example has them.
+#[allow(dead_code)]
+#[path = "../../examples/monte_carlo_pi.rs"]
+mod monte_carlo_pi;
 
 use kernels::*;
 
@@ -41,10 +45,11 @@ fn main() {
         "matmul" => matmul(),
         "reduce" => reduce(),
         "check-cost" => check_cost::run(),
+        "rng" => rng(),
         "source" => source(std::env::args().nth(2).unwrap_or_default()),
         "cubins" => cubins(std::env::args().nth(2).unwrap_or_else(|| ".".into())),
         _ => {
-            eprintln!("usage: gpu-bench first-launch | launch-overhead | bandwidth | matmul | reduce | check-cost | source <kernel> | cubins <dir>");
+            eprintln!("usage: gpu-bench first-launch | launch-overhead | bandwidth | matmul | reduce | check-cost | rng | source <kernel> | cubins <dir>");
             std::process::exit(2);
         }
     };
@@ -527,5 +532,41 @@ fn reduce() -> Result<(), GpuError> {
     let ms = median(&mut times);
     println!("reduce_ms {ms:.4}");
     println!("reduce_gbps {:.0}", 4.0 * n as f64 / (ms * 1e-3) / 1e9);
+    Ok(())
+}
+
+/// Random samples per second: Numba's `compute_pi` (two xoroshiro128+ uniform draws per
+/// point, the state in global memory) and its Philox form, 2^20 threads x 1024 points,
+/// as `peers_extra.py numba` runs Numba's.
+fn rng() -> Result<(), GpuError> {
+    use monte_carlo_pi::{compute_pi, compute_pi_philox};
+    let dev = Device::cuda(0)?;
+    let (threads, iterations) = (1usize << 20, 1024u32);
+    let mut states = gpu_runtime::random::create_xoroshiro128p_states(&dev, threads, 1)?;
+    let mut out = dev.zeros::<f32>(threads)?;
+    let samples = 2.0 * threads as f64 * f64::from(iterations);
+    let (mut xoro, mut philox) = (Vec::new(), Vec::new());
+    // Interleaved, five of each.
+    for _ in 0..5 {
+        xoro.push(event_ms(
+            &dev,
+            3,
+            || launch!(compute_pi[threads / 256, 256](&mut states, iterations, &mut out)),
+        )?);
+        philox.push(event_ms(
+            &dev,
+            3,
+            || launch!(compute_pi_philox[threads / 256, 256](1, iterations, &mut out)),
+        )?);
+    }
+    let pi: f64 = out.to_host()?.iter().map(|&v| f64::from(v)).sum::<f64>() / threads as f64;
+    if (pi - std::f64::consts::PI).abs() > 1e-3 {
+        return Err(GpuError::InvalidArgument(format!("pi = {pi}")));
+    }
+    for (name, times) in [("xoroshiro", &mut xoro), ("philox", &mut philox)] {
+        let ms = median(times);
+        println!("rng_{name}_pi_ms {ms:.3}");
+        println!("rng_{name}_gsamples {:.1}", samples / (ms * 1e-3) / 1e9);
+    }
     Ok(())
 }

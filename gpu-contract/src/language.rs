@@ -302,6 +302,8 @@ pub enum MathDomain {
     Signed,
     /// Every number (`min`, `max`).
     Number,
+    /// Integers only (`wrapping_add`, `rotate_left`).
+    Int,
 }
 
 /// How a math method's arguments after the receiver are typed.
@@ -315,6 +317,8 @@ pub enum MathArgs {
     IntExponent,
     /// Two of the receiver's type: `x.mul_add(a, b)`.
     Ternary,
+    /// One `u32`: `x.rotate_left(n)`.
+    Amount,
 }
 
 /// How the GPU's result relates to the host's, for the semantics contract.
@@ -372,8 +376,8 @@ const fn ulp(f32: u32, f64: u32) -> Accuracy {
 }
 
 use Accuracy::Exact;
-use MathArgs::{Binary, IntExponent, Ternary, Unary};
-use MathDomain::{Float as F, Number, Signed};
+use MathArgs::{Amount, Binary, IntExponent, Ternary, Unary};
+use MathDomain::{Float as F, Int, Number, Signed};
 
 /// Every math method of the language. The ulp figures are CUDA's (CUDA C Programming
 /// Guide, "Mathematical Functions", for the default `-prec-div=true -prec-sqrt=true` and
@@ -410,6 +414,13 @@ pub const MATH: &[MathSpec] = &[
     math("abs", Unary, Signed, "fabsf", "fabs", Exact),
     math("min", Binary, Number, "fminf", "fmin", Exact),
     math("max", Binary, Number, "fmaxf", "fmax", Exact),
+    // Integer methods, as Rust defines them: wrapping, and rotating by the amount modulo
+    // the width.
+    math("wrapping_add", Binary, Int, "", "", Exact),
+    math("wrapping_sub", Binary, Int, "", "", Exact),
+    math("wrapping_mul", Binary, Int, "", "", Exact),
+    math("rotate_left", Amount, Int, "", "", Exact),
+    math("rotate_right", Amount, Int, "", "", Exact),
 ];
 
 /// The math method called `name`.

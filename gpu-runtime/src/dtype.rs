@@ -175,7 +175,46 @@ pub trait Int:
     + crate::backend::sim::arith::ArithShift
     + crate::backend::sim::arith::ShiftAmount
 {
+    /// `self + other`, wrapping at the type's bounds.
+    fn wrapping_add(self, other: Self) -> Self;
+    /// `self - other`, wrapping.
+    fn wrapping_sub(self, other: Self) -> Self;
+    /// `self * other`, wrapping.
+    fn wrapping_mul(self, other: Self) -> Self;
+    /// The bits rotated left by `n` (modulo the width).
+    fn rotate_left(self, n: u32) -> Self;
+    /// The bits rotated right by `n` (modulo the width).
+    fn rotate_right(self, n: u32) -> Self;
 }
+
+macro_rules! impl_int {
+    ($($t:ty),*) => {$(
+        impl Int for $t {
+            #[inline]
+            fn wrapping_add(self, other: Self) -> Self {
+                <$t>::wrapping_add(self, other)
+            }
+            #[inline]
+            fn wrapping_sub(self, other: Self) -> Self {
+                <$t>::wrapping_sub(self, other)
+            }
+            #[inline]
+            fn wrapping_mul(self, other: Self) -> Self {
+                <$t>::wrapping_mul(self, other)
+            }
+            #[inline]
+            fn rotate_left(self, n: u32) -> Self {
+                <$t>::rotate_left(self, n)
+            }
+            #[inline]
+            fn rotate_right(self, n: u32) -> Self {
+                <$t>::rotate_right(self, n)
+            }
+        }
+    )*};
+}
+
+impl_int!(i32, i64, u32, u64, usize, isize);
 
 macro_rules! impl_dtype {
     ($($t:ty => $kind:ident, $to:expr, $from:expr;)*) => {$(
@@ -227,13 +266,6 @@ macro_rules! impl_num {
 }
 
 impl_num!(i32, i64, u32, u64, usize, isize, f32, f64);
-
-impl Int for i32 {}
-impl Int for i64 {}
-impl Int for u32 {}
-impl Int for u64 {}
-impl Int for usize {}
-impl Int for isize {}
 
 macro_rules! impl_float {
     ($($t:ident),*) => {$(

@@ -43,6 +43,7 @@ mod error;
 mod host;
 mod lang;
 mod private;
+pub mod random;
 
 pub use backend::cuda::libraries::NVRTC_ENV;
 pub use backend::cuda::FunctionAttributes;
@@ -100,6 +101,11 @@ pub const SIM_TIMEOUT_ENV: &str = "GPU_RUNTIME_SIM_TIMEOUT";
 
 /// Everything a kernel file needs: `use gpu_runtime::prelude::*;`.
 pub mod prelude {
+    pub use crate::random::{
+        philox4x32_10, philox_normal_f32, philox_normal_f64, philox_u32, philox_u64,
+        philox_uniform_f32, philox_uniform_f64, xoroshiro128p_next, xoroshiro128p_normal_f32,
+        xoroshiro128p_normal_f64, xoroshiro128p_uniform_f32, xoroshiro128p_uniform_f64,
+    };
     pub use crate::{
         active_mask, all_sync, any_sync, atomic_add, atomic_and, atomic_cas, atomic_dec,
         atomic_exch, atomic_inc, atomic_max, atomic_min, atomic_or, atomic_sub, atomic_xor,

@@ -24,6 +24,7 @@ pub mod half;
 pub mod host_api;
 pub mod math;
 pub mod module_consts;
+pub mod random;
 pub mod scalar;
 pub mod semantics;
 pub mod shared_memory;
@@ -67,6 +68,8 @@ macro_rules! for_each_case {
             stepped_loops: "step_by over the whole range of i32, u32, i64, steps past it, step 0: as Rust",
                 0.0, semantics::case_stepped_loops,
                 [semantics::stepped_i32, semantics::stepped_u32, semantics::stepped_i64];
+            int_methods: "wrapping_add/sub/mul, rotate_left/right on every integer dtype, bit for bit",
+                0.0, semantics::case_int_methods, [semantics::int_methods];
             powi: "powi by the host's algorithm, bit for bit",
                 0.0, semantics::case_powi, [semantics::powi_bits];
             uncontracted: "fmad = false: + - * / and sqrt bit for bit with the host",
@@ -80,7 +83,13 @@ macro_rules! for_each_case {
             fast_matmul: "Numba's fast_matmul with TPB a module constant (shared-array sizes, loop bound)",
                 1e-5, module_consts::case_fast_matmul, [module_consts::fast_matmul];
             module_consts: "module constants of every primitive type: other modules, impls, casts, device functions",
-                0.0, module_consts::case_module_consts, [module_consts::consts_mix];
+                1e-6, module_consts::case_module_consts, [module_consts::consts_mix];
+            philox_kat: "Philox4x32-10: Random123's known answers and random counters and keys, bit for bit",
+                0.0, random::case_philox_kat, [random::philox_words];
+            philox_draws: "philox_u32/u64/uniform_f32/f64 bit for bit, normals within the math bounds",
+                2e-5, random::case_philox_draws, [random::philox_draws];
+            xoroshiro: "Numba's xoroshiro128+: states from a seed, next/uniform bit for bit, normals within bounds",
+                2e-5, random::case_xoroshiro, [random::xoroshiro_draws, random::xoroshiro_normals, random::xoroshiro_past];
             warp: "warp: shfl/up/down/xor, ballot, any, all, eq, lane_id, active_mask",
                 0.0, warp::case_warp, [warp::warp_ops, warp::half_warp_sum];
             atomics: "atomics: add sub min max and or xor inc dec cas exch, f64, i64",

@@ -704,3 +704,74 @@ pub fn case_uncontracted(dev: &Device, seed: u64) -> CaseResult {
         ("f64", run::<f64>(dev, &mut r, |v| v.to_bits())?),
     ])
 }
+
+/// Rust's wrapping and rotating integer methods, generic over every integer dtype.
+#[gpu_kernel]
+pub fn int_methods<T: Int>(a: &[T], b: &[T], n: &[u32], out: &mut [T]) {
+    let i = grid_1d();
+    if i < a.len() && i < b.len() && i < n.len() && 5 * i + 4 < out.len() {
+        out[5 * i] = a[i].wrapping_add(b[i]);
+        out[5 * i + 1] = a[i].wrapping_sub(b[i]);
+        out[5 * i + 2] = a[i].wrapping_mul(b[i]);
+        out[5 * i + 3] = a[i].rotate_left(n[i]);
+        out[5 * i + 4] = b[i].rotate_right(n[i]);
+    }
+}
+
+fn check_int_methods<T: gpu_runtime::Int + std::fmt::Debug>(
+    dev: &Device,
+    r: &mut rand::rngs::StdRng,
+    out: &mut Outputs,
+    name: &'static str,
+    poison: T,
+) -> CaseResult<()>
+where
+    rand::distr::StandardUniform: rand::distr::Distribution<T>,
+{
+    let len = r.random_range(500..2000);
+    let a: Vec<T> = (0..len).map(|_| r.random()).collect();
+    let b: Vec<T> = (0..len).map(|_| r.random()).collect();
+    // Amounts past the width too: Rust rotates by the amount modulo the width.
+    let n: Vec<u32> = (0..len).map(|_| r.random_range(0..200)).collect();
+    let (da, db, dn) = (dev.to_device(&a)?, dev.to_device(&b)?, dev.to_device(&n)?);
+    let mut dout = poisoned(dev, 5 * len, poison)?;
+    launch!(int_methods[blocks(len, 128), 128](&da, &db, &dn, &mut dout))?;
+    let got = dout.to_host()?;
+    for i in 0..len {
+        let want = [
+            a[i].wrapping_add(b[i]),
+            a[i].wrapping_sub(b[i]),
+            a[i].wrapping_mul(b[i]),
+            a[i].rotate_left(n[i]),
+            b[i].rotate_right(n[i]),
+        ];
+        if got[5 * i..5 * i + 5] != want {
+            return Err(format!(
+                "{name}: a = {:?}, b = {:?}, n = {}: got {:?}, want {want:?}",
+                a[i],
+                b[i],
+                n[i],
+                &got[5 * i..5 * i + 5]
+            )
+            .into());
+        }
+    }
+    // The low 52 bits, exact in f64, for the GPU-simulator comparison.
+    out.push((
+        name,
+        got.iter()
+            .map(|v| (v.to_bits64() & ((1 << 52) - 1)) as f64)
+            .collect(),
+    ));
+    Ok(())
+}
+
+pub fn case_int_methods(dev: &Device, seed: u64) -> CaseResult {
+    let mut r = rng(seed);
+    let mut out = Outputs::new();
+    check_int_methods::<i32>(dev, &mut r, &mut out, "i32", 0x5A5A_5A5A)?;
+    check_int_methods::<i64>(dev, &mut r, &mut out, "i64", 0x5A5A_5A5A)?;
+    check_int_methods::<u32>(dev, &mut r, &mut out, "u32", 0x5A5A_5A5A)?;
+    check_int_methods::<u64>(dev, &mut r, &mut out, "u64", 0x5A5A_5A5A)?;
+    Ok(out)
+}

@@ -318,6 +318,7 @@ impl Validator<'_> {
                     MathDomain::Float => c == Some(Class::Float),
                     MathDomain::Signed => matches!(c, Some(Class::Float | Class::SignedInt)),
                     MathDomain::Number => c.is_some_and(|c| c == Class::Float || c.is_int()),
+                    MathDomain::Int => c.is_some_and(|c| c.is_int()),
                 };
                 if c.is_some() && !ok {
                     let d = self.describe(args[0].ty);
@@ -326,7 +327,7 @@ impl Validator<'_> {
                         format!("`.{}()` is not available on {d}", spec.name),
                     );
                 }
-                if spec.args == MathArgs::IntExponent {
+                if matches!(spec.args, MathArgs::IntExponent | MathArgs::Amount) {
                     self.class(args[1].ty, args[1].span);
                 }
             }

@@ -114,7 +114,7 @@ impl Lowerer<'_> {
         };
         let arity = match spec.args {
             MathArgs::Unary => 0,
-            MathArgs::Binary | MathArgs::IntExponent => 1,
+            MathArgs::Binary | MathArgs::IntExponent | MathArgs::Amount => 1,
             MathArgs::Ternary => 2,
         };
         if m.args.len() != arity {
@@ -129,6 +129,8 @@ impl Lowerer<'_> {
         let ty = args[0].ty;
         if spec.args == MathArgs::IntExponent {
             self.unify(args[1].ty, Ty::Prim(Prim::I32), args[1].span);
+        } else if spec.args == MathArgs::Amount {
+            self.unify(args[1].ty, Ty::Prim(Prim::U32), args[1].span);
         } else {
             let others: Vec<(Ty, proc_macro2::Span)> =
                 args[1..].iter().map(|a| (a.ty, a.span)).collect();

@@ -49,13 +49,24 @@ GT_POWI(double)
 #undef GT_POWI
 static __device__ __forceinline__ float gt_mul_add(float x, float a, float b) { return fmaf(x, a, b); }
 static __device__ __forceinline__ double gt_mul_add(double x, double a, double b) { return fma(x, a, b); }
-#define GT_INT(T) \
+// Integer methods; wrapping and rotating computed in the unsigned type, so C++'s undefined
+// signed overflow never happens.
+#define GT_INT(T, U, BITS) \
   static __device__ __forceinline__ T gt_min(T x, T y) { return x < y ? x : y; } \
-  static __device__ __forceinline__ T gt_max(T x, T y) { return x < y ? y : x; }
-GT_INT(int)
-GT_INT(long long)
-GT_INT(unsigned int)
-GT_INT(unsigned long long)
+  static __device__ __forceinline__ T gt_max(T x, T y) { return x < y ? y : x; } \
+  static __device__ __forceinline__ T gt_wrapping_add(T x, T y) { return (T)((U)x + (U)y); } \
+  static __device__ __forceinline__ T gt_wrapping_sub(T x, T y) { return (T)((U)x - (U)y); } \
+  static __device__ __forceinline__ T gt_wrapping_mul(T x, T y) { return (T)((U)x * (U)y); } \
+  static __device__ __forceinline__ T gt_rotate_left(T x, unsigned int n) { \
+    const unsigned int k = n & (BITS - 1); const U u = (U)x; \
+    return (T)(k == 0 ? u : (U)((u << k) | (u >> (BITS - k)))); } \
+  static __device__ __forceinline__ T gt_rotate_right(T x, unsigned int n) { \
+    const unsigned int k = n & (BITS - 1); const U u = (U)x; \
+    return (T)(k == 0 ? u : (U)((u >> k) | (u << (BITS - k)))); }
+GT_INT(int, unsigned int, 32u)
+GT_INT(long long, unsigned long long, 64u)
+GT_INT(unsigned int, unsigned int, 32u)
+GT_INT(unsigned long long, unsigned long long, 64u)
 // `as` and `T::from_*` as Rust defines them: float to integer rounds toward zero,
 // saturates, and takes NaN to 0 (CUDA's _rz conversions saturate; a C cast would be
 // undefined out of range); every other pair converts as C does, which is Rust's rule.

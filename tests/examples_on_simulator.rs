@@ -19,6 +19,7 @@ example!(saxpy, "../examples/saxpy.rs");
 example!(matmul, "../examples/matmul.rs");
 example!(fast_matmul, "../examples/fast_matmul.rs");
 example!(monte_carlo_pi, "../examples/monte_carlo_pi.rs");
+example!(debug_print, "../examples/debug_print.rs");
 example!(reduce, "../examples/reduce.rs");
 example!(histogram, "../examples/histogram.rs");
 example!(device_fn, "../examples/device_fn.rs");

@@ -18,6 +18,8 @@ mod differential_gpu;
 mod math_sweep;
 #[path = "gpu/numba_xoroshiro.rs"]
 mod numba_xoroshiro;
+#[path = "gpu/print.rs"]
+mod print;
 #[path = "gpu/safety.rs"]
 mod safety;
 
@@ -60,6 +62,13 @@ fn main() {
     // The checks that need a process of their own run this binary again in a mode.
     match std::env::args().nth(1).as_deref() {
         Some(CHILD_SYNC) => child(synchronous_switch),
+        Some(print::CHILD_PRINT) => {
+            let backend = std::env::args().nth(2).unwrap_or_default();
+            child(match backend.as_str() {
+                "cuda" => |seed| print::child("cuda", seed),
+                _ => |seed| print::child("sim", seed),
+            })
+        }
         Some(CHILD_DEVICE_FAULT) => child(device_fault_and_recreation),
         Some(CHILD_COOPERATIVE) => child(cooperative_on_two_streams),
         // The math sweep alone, on the GPU where there is one, else on the simulator.
@@ -131,6 +140,10 @@ fn main() {
         || math_sweep::run(&gpu, seed),
     ));
 
+    rows.push(check(
+        "print: println! of bools, integers and floats (specials too), GPU = simulator, line for line",
+        || print::run(seed),
+    ));
     rows.push(check(
         "random: Numba's xoroshiro128+ states and draws for one seed, GPU and simulator",
         || numba_xoroshiro::run(&gpu, &sim, seed),

@@ -99,6 +99,12 @@ pub const SYNC_ENV: &str = "GPU_RUNTIME_SYNC";
 /// as long as a kernel runs.
 pub const SIM_TIMEOUT_ENV: &str = "GPU_RUNTIME_SIM_TIMEOUT";
 
+/// Environment variable that sets the GPU's buffer for kernels' `println!` output, in
+/// megabytes from 1 to 4096 (`GPU_RUNTIME_PRINTF_MB=64`; CUDA's default is 1). Read when
+/// a device is opened, before any kernel prints. The buffer is circular: a launch that
+/// prints more than it holds between two synchronisations loses its oldest lines.
+pub const PRINTF_BUFFER_ENV: &str = "GPU_RUNTIME_PRINTF_MB";
+
 /// Everything a kernel file needs: `use gpu_runtime::prelude::*;`.
 pub mod prelude {
     pub use crate::random::{

@@ -18,6 +18,7 @@ pub use crate::dtype::{bf16_from_f64, f16_from_f64, Dtype};
 pub use crate::host::args::{
     array2, array2_mut, array3, array3_mut, Arg, ArrayParts, ArrayPartsMut,
 };
+pub use crate::lang::print::{device_print, PrintArg};
 pub use gpu_contract::fast_path::{FastCondition, SymOp};
 pub use gpu_contract::kernel::ElemType;
 pub use gpu_contract::{Bound, DtypeKind, GenericParam, KernelOptions, ParamDef, ParamKind};

@@ -102,6 +102,7 @@ pub fn expand_kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
     let translation = translate(&sig, &item, &attr, &mut diags).map(|(k, source, _)| Translation {
         fast_path: crate::emit_rust::fast_path_data(&k, &ctx.krate),
         consts: const_items(&k, &sig, &name, &ctx.krate),
+        prints: crate::print_format::prints(&k),
         vector_params: k
             .vector_slices()
             .into_iter()
@@ -169,6 +170,7 @@ fn expand_device_with(
         .filter(|_| diags.is_empty())
         .map(|(k, source, _)| DeviceTranslation {
             consts: const_items(&k, &sig, &crate::lower::unraw(&sig.ident), &ctx.krate),
+            prints: crate::print_format::prints(&k),
             c_name: k.c_name,
             source,
             check_names: k.check_names,

@@ -533,6 +533,34 @@ pub enum Stmt<T> {
     ReturnValue(Expr<T>),
     /// The Rust source line the following statements come from.
     Line(u32),
+    /// `println!` / `print!`: its number among the body's prints (in source order), and
+    /// its text and values.
+    Print(usize, Vec<PrintPiece<T>>),
+}
+
+/// A part of a print: text, or a value with how to show it.
+#[derive(Clone, Debug)]
+pub enum PrintPiece<T> {
+    /// Text, printed as written.
+    Text(String),
+    /// A placeholder's value.
+    Value(Expr<T>, PrintSpec),
+}
+
+/// What follows a placeholder's `:`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PrintSpec {
+    /// `{}` or `{:?}`.
+    Default,
+    /// `{:.N}`: a float with `N` decimals.
+    Fixed(u32),
+    /// `{:e}`: a float in C's exponent form.
+    Exponent,
+    /// `{:x}` / `{:X}`: an integer in hexadecimal.
+    Hex {
+        /// `{:X}`
+        upper: bool,
+    },
 }
 
 /// How the C parameter list is made from the Rust one.
@@ -561,6 +589,8 @@ pub struct Kernel<T> {
     pub slices: Vec<SliceParam<T>>,
     /// The module constants the body names, each once.
     pub consts: Vec<ModuleConst<T>>,
+    /// How many `println!`/`print!` the body has.
+    pub prints: usize,
     /// The parameters in order.
     pub params: Vec<Param>,
     /// The return type of a device function.

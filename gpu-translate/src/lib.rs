@@ -28,6 +28,7 @@ mod ir;
 mod lower;
 mod names;
 mod parse;
+mod print_format;
 mod sym;
 
 pub(crate) use parse::signature;

@@ -270,7 +270,7 @@ fn every_unsupported_construct_is_reported_once_each() {
     let e = errors(quote! {
         fn k(a: &mut [f32]) {
             let f = |x: f32| x;
-            println!("hi");
+            dbg!(1);
             let v = vec![1.0];
             let r = &a;
             a[0] = match 1 { _ => 2.0 };
@@ -656,20 +656,24 @@ fn module_constants_are_named_in_c_and_typed_by_their_uses() {
     assert_eq!(
         consts,
         [
-            ("TPB", "k_TPB", "usize"),
-            ("consts::TILE", "k_TILE", "usize"),
-            ("SCALE", "k_SCALE", "f32"),
-            ("FLAG", "k_FLAG", "bool"),
-            ("Grid::STEP as f32", "k_STEP", "f32"),
-            ("TPB as u32", "k_TPB_1", "u32"),
+            ("TPB", "gt_c0_k", "usize"),
+            ("consts::TILE", "gt_c1_k", "usize"),
+            ("SCALE", "gt_c2_k", "f32"),
+            ("FLAG", "gt_c3_k", "bool"),
+            ("Grid::STEP as f32", "gt_c4_k", "f32"),
+            ("TPB as u32", "gt_c5_k", "u32"),
         ]
     );
     assert!(
-        t.c.contains("__shared__ float tile[k_TPB][k_TILE];"),
+        t.c.contains("__shared__ float tile[gt_c0_k][gt_c1_k];"),
         "{}",
         t.c
     );
-    assert!(t.c.contains("(i < n) && (i < a_len)) && k_FLAG"), "{}", t.c);
+    assert!(
+        t.c.contains("(i < n) && (i < a_len)) && gt_c3_k"),
+        "{}",
+        t.c
+    );
     // `t % TPB < TPB` always; index 0 is in range whenever the constant is above 0, which
     // rustc checks: both need only the constant's value, so they join the fast path.
     assert!(
@@ -712,4 +716,60 @@ fn module_constants_need_a_type_from_their_uses() {
         e[0].contains("cannot find `lower_case_name` in this kernel"),
         "{e:?}"
     );
+}
+
+#[test]
+fn println_becomes_printf_with_a_directive_per_type() {
+    let src = c(quote! {
+        fn k(a: &[f32], d: &[f64], n: i32, u: u64, b: bool) {
+            let i = grid_1d();
+            println!("{i}: {} {:.2} {:e} {} {:x} {:X} {} {{%}}", a[0], a[1], d[0], n, n, u, b);
+            print!("no newline");
+        }
+    });
+    assert!(
+        src.contains(
+            "printf(\"%llu: %.9g %.2f %e %lld %llx %llX %s {%%}\\012\", (unsigned long long)(i), \
+             gt_print_float(a[0ull]), gt_print_float(a[1ull]), gt_print_float(d[0ull]), (long long)(n), \
+             (unsigned long long)(unsigned int)(n), (unsigned long long)(u), ((b) ? \"true\" : \
+             \"false\"));"
+        ),
+        "{src}"
+    );
+    assert!(src.contains("printf(\"no newline\");"), "{src}");
+}
+
+#[test]
+fn println_rejects_what_printf_cannot_print_as_rust_would() {
+    let e = errors(quote! { fn k(a: &[f32]) { println!("{:x}", a[0]); } });
+    assert!(
+        e[0].contains("cannot be printed with `{:x}` (integers only)"),
+        "{e:?}"
+    );
+    let e = errors(quote! { fn k(a: &[f32]) { println!("{:>8}", a[0]); } });
+    assert!(
+        e[0].contains("`{:>8}` is not supported in kernels"),
+        "{e:?}"
+    );
+    let e = errors(quote! { fn k(a: &[f32]) { println!("{} {}", a[0]); } });
+    assert!(
+        e[0].contains("more placeholders than the 1 value(s)"),
+        "{e:?}"
+    );
+    let e = errors(quote! { fn k(a: &[f32]) { println!("{}", a[0], a[1]); } });
+    assert!(e[0].contains("has no placeholder"), "{e:?}");
+    let e = errors(quote! { fn k<T: Float>(a: &[T]) { println!("{}", a[0]); } });
+    assert!(e[0].contains("cannot be printed"), "{e:?}");
+}
+
+#[test]
+fn a_crate_path_and_a_module_path_are_different_constants() {
+    let t = checked(quote! {
+        fn k(o: &mut [usize]) {
+            o[0] = dep::N;
+            o[1] = ::dep::N;
+        }
+    });
+    let texts: Vec<&str> = t.consts.iter().map(|(a, ..)| a.as_str()).collect();
+    assert_eq!(texts, ["dep::N", "::dep::N"]);
 }

@@ -60,7 +60,7 @@ impl ConstValue {
         self.bits
     }
 
-    /// The C++ definition: `static constexpr unsigned long long k_TPB = ...;`, the exact
+    /// The C++ definition: `static constexpr unsigned long long gt_c0_k = ...;`, the exact
     /// bits for every dtype (floats through `__builtin_bit_cast`, so NaN payloads and
     /// signed zeros survive).
     pub fn c_definition(&self) -> String {
@@ -81,8 +81,8 @@ mod tests {
     #[test]
     fn definitions_carry_the_exact_bits() {
         assert_eq!(
-            ConstValue::usize("k_TPB", 16).c_definition(),
-            "static constexpr unsigned long long k_TPB = \
+            ConstValue::usize("gt_c0_k", 16).c_definition(),
+            "static constexpr unsigned long long gt_c0_k = \
              __builtin_bit_cast(unsigned long long, 0x0000000000000010ull);\n"
         );
         assert_eq!(

@@ -7,6 +7,7 @@
 pub mod atomic;
 pub(crate) mod barrier;
 pub(crate) mod geometry;
+pub(crate) mod print;
 pub mod shared;
 pub(crate) mod vector;
 pub(crate) mod warp;

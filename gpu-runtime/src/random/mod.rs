@@ -265,12 +265,22 @@ impl Xoroshiro128p {
 /// `n` states on the host, `s0, s1` interleaved: the first from `seed`, jumped
 /// `subsequence_start` times, each next one the previous one jumped once (Numba's
 /// `init_xoroshiro128p_states`).
+///
+/// # Panics
+///
+/// If `2 n` words cannot be allocated, as `Vec` does; [`create_xoroshiro128p_states`]
+/// returns an error instead.
 pub fn xoroshiro128p_states(n: usize, seed: u64, subsequence_start: u64) -> Vec<u64> {
-    let mut out = Vec::new();
+    let mut out = Vec::with_capacity(n.checked_mul(2).expect("capacity overflow"));
+    fill_states(&mut out, n, seed, subsequence_start);
+    out
+}
+
+/// Push `n` states onto `out` (see [`xoroshiro128p_states`]).
+fn fill_states(out: &mut Vec<u64>, n: usize, seed: u64, subsequence_start: u64) {
     if n == 0 {
-        return out;
+        return;
     }
-    out.reserve_exact(n.saturating_mul(2));
     let mut g = Xoroshiro128p::from_seed(seed);
     for _ in 0..subsequence_start {
         g.jump();
@@ -282,7 +292,6 @@ pub fn xoroshiro128p_states(n: usize, seed: u64, subsequence_start: u64) -> Vec<
         out.push(g.s0);
         out.push(g.s1);
     }
-    out
 }
 
 /// `n` xoroshiro128+ states on `device` from `seed`, one per thread, each 2^64 steps from
@@ -293,12 +302,15 @@ pub fn create_xoroshiro128p_states(
     n: usize,
     seed: u64,
 ) -> Result<DeviceArray<u64>, GpuError> {
-    if n > isize::MAX as usize / 16 {
+    let Some(words) = n.checked_mul(2) else {
         return Err(GpuError::InvalidArgument(format!(
             "{n} xoroshiro128+ states do not fit in memory"
         )));
-    }
-    device.to_device(&xoroshiro128p_states(n, seed, 0))
+    };
+    // A reservation that fails is an error, not an abort.
+    let mut host = crate::host::array::reserve::<u64>(device, words)?;
+    fill_states(&mut host, n, seed, 0);
+    device.to_device(&host)
 }
 
 #[cfg(test)]
@@ -365,5 +377,13 @@ mod tests {
         g.jump();
         assert_eq!(states[2..4], [g.s0, g.s1]);
         assert!(xoroshiro128p_states(0, 1, 0).is_empty());
+    }
+
+    #[test]
+    fn states_past_memory_are_an_error_not_an_abort() {
+        let dev = Device::simulator();
+        let e = create_xoroshiro128p_states(&dev, 1 << 40, 7).unwrap_err();
+        assert!(matches!(e, GpuError::OutOfMemory { .. }), "{e}");
+        assert!(create_xoroshiro128p_states(&dev, usize::MAX, 7).is_err());
     }
 }

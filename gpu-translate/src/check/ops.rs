@@ -169,6 +169,30 @@ impl Validator<'_> {
                 }
             }
             Stmt::Eval(e) | Stmt::ReturnValue(e) => self.expr(e),
+            Stmt::Print(_, pieces) => {
+                for p in pieces {
+                    let crate::ir::PrintPiece::Value(e, spec) = p else {
+                        continue;
+                    };
+                    self.expr(e);
+                    if crate::print_format::conversion(e.ty, *spec).is_none() {
+                        let what = match spec {
+                            crate::ir::PrintSpec::Default => "`{}`",
+                            crate::ir::PrintSpec::Fixed(_) => "`{:.N}` (floats only)",
+                            crate::ir::PrintSpec::Exponent => "`{:e}` (floats only)",
+                            crate::ir::PrintSpec::Hex { .. } => "`{:x}` (integers only)",
+                        };
+                        let d = self.describe(e.ty);
+                        self.diags.error(
+                            e.span,
+                            format!(
+                                "{d} cannot be printed with {what}; kernels print bool, integers, \
+                                 f32 and f64 (convert others: `x.to_f64()`)"
+                            ),
+                        );
+                    }
+                }
+            }
             Stmt::Store4(slice, index, values) => {
                 self.vector_in_device(index.expr.span, "store4");
                 let elem = self.k.slices[*slice].elem;

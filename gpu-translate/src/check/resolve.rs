@@ -9,8 +9,8 @@ use proc_macro2::Span;
 use crate::diagnostics::Diagnostics;
 use crate::infer::TypeTable;
 use crate::ir::{
-    ArrayVar, Block, Expr, ExprKind, ForLoop, Index, Kernel, Local, ModuleConst, Place, Prim, RTy,
-    SliceParam, Stmt, Ty, VarKind,
+    ArrayVar, Block, Expr, ExprKind, ForLoop, Index, Kernel, Local, ModuleConst, Place, Prim,
+    PrintPiece, RTy, SliceParam, Stmt, Ty, VarKind,
 };
 
 /// Resolves types, reporting what cannot be resolved.
@@ -73,6 +73,7 @@ impl Resolver<'_> {
             locals: k.locals.into_iter().map(|l| self.local(l)).collect(),
             slices: k.slices.into_iter().map(|s| self.slice(s)).collect(),
             consts,
+            prints: k.prints,
             params: k.params,
             ret: k.ret.map(|t| self.ty(t, sig_span)),
             body: self.block(k.body),
@@ -235,6 +236,16 @@ impl Resolver<'_> {
             Stmt::Return => Stmt::Return,
             Stmt::ReturnValue(e) => Stmt::ReturnValue(self.expr(e)),
             Stmt::Line(n) => Stmt::Line(n),
+            Stmt::Print(n, pieces) => Stmt::Print(
+                n,
+                pieces
+                    .into_iter()
+                    .map(|p| match p {
+                        PrintPiece::Text(t) => PrintPiece::Text(t),
+                        PrintPiece::Value(e, spec) => PrintPiece::Value(self.expr(e), spec),
+                    })
+                    .collect(),
+            ),
         }
     }
 

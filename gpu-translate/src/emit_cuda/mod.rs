@@ -235,6 +235,27 @@ impl Emitter<'_> {
 
     fn stmt(&mut self, s: &Stmt<RTy>) {
         match s {
+            Stmt::Print(_, pieces) => {
+                use crate::print_format::{c_string_literal, format, PrintConv};
+                let (fmt, values) = format(pieces, |t| *t);
+                let mut call = format!("printf({}", c_string_literal(&fmt));
+                for (conv, e) in values {
+                    let v = self.expr(e);
+                    call.push_str(&match conv {
+                        PrintConv::Bool => format!(", (({v}) ? \"true\" : \"false\")"),
+                        PrintConv::Signed => format!(", (long long)({v})"),
+                        PrintConv::Unsigned { from_i32: true } => {
+                            format!(", (unsigned long long)(unsigned int)({v})")
+                        }
+                        PrintConv::Unsigned { from_i32: false } => {
+                            format!(", (unsigned long long)({v})")
+                        }
+                        PrintConv::Float => format!(", gt_print_float({v})"),
+                    });
+                }
+                call.push_str(");");
+                self.line(call);
+            }
             Stmt::Let(var, init) => {
                 let local = &self.k.locals[*var];
                 let ty = self.c_type(local.ty);

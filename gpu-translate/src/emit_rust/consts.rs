@@ -20,7 +20,7 @@ use crate::signature::KernelSignature;
 pub struct ConstItems {
     /// The `const` items (and the shared-memory check), beside the function.
     pub items: TokenStream,
-    /// `&[ConstValue::usize("k_TPB", super::__gpu_const_k_0), ..]`, for the function's
+    /// `&[ConstValue::usize("gt_c0_k", super::__gpu_const_k_0), ..]`, for the function's
     /// module (one level down).
     pub table: TokenStream,
     /// Each constant's text and its generated constant, for the simulator's body.
@@ -63,7 +63,7 @@ pub fn const_items(
         items.extend(quote_spanned! {span=>
             #[doc(hidden)]
             #[allow(non_upper_case_globals)]
-            const #name: #ty = #rust;
+            const #name: ::core::primitive::#ty = #rust;
         });
         let ctor = format_ident!("{}", p.rust_name());
         let c_name = &c.c_name;

@@ -23,6 +23,8 @@ pub struct DeviceTranslation {
     pub waits: bool,
     /// The module constants its body names.
     pub consts: super::ConstItems,
+    /// Each print's `printf` format and conversions, by number.
+    pub prints: Vec<(String, Vec<crate::print_format::PrintConv>)>,
 }
 
 /// The function and its module; `extra` goes into the module (the elementwise items).
@@ -58,6 +60,7 @@ pub fn emit_device(
                 views: &views,
                 scalars: &scalars,
                 consts: &tr.consts.renames,
+                prints: &tr.prints,
             };
             *f.block = sim_body::rewrite(&f.block, &names, k);
             // A device function checks overflow as its crate's build does.

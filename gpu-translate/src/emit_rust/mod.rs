@@ -95,6 +95,8 @@ pub struct Translation {
     pub vector_params: Vec<String>,
     /// The module constants the body names.
     pub consts: ConstItems,
+    /// Each print's `printf` format and conversions, by number.
+    pub prints: Vec<(String, Vec<crate::print_format::PrintConv>)>,
 }
 
 /// Everything the kernel's items are made from.
@@ -264,6 +266,7 @@ pub fn emit_kernel(parts: KernelItems<'_>) -> TokenStream {
             views: &views,
             scalars: &scalars,
             consts: &tr.consts.renames,
+            prints: &tr.prints,
         };
         let mut b = sim_body::rewrite(&item.block, &names, k);
         sim_semantics::rewrite(&mut b, overflow_checks_expr(attr), k);

@@ -29,6 +29,9 @@ pub struct Names<'a> {
     /// Each module constant's text (`TPB`, `TPB as u32`) and the generated constant that
     /// holds its value with the type the kernel computes with (`emit_rust::consts`).
     pub consts: &'a [(String, syn::Ident)],
+    /// Each `println!`/`print!` by its number in source order: its `printf` format and
+    /// how each value is passed (`crate::print_format`).
+    pub prints: &'a [(String, Vec<crate::print_format::PrintConv>)],
 }
 
 /// Rewrite `body` for the simulator. Shared arrays declared in the body are found as it
@@ -45,6 +48,8 @@ pub fn rewrite(body: &syn::Block, names: &Names<'_>, krate: &syn::Path) -> syn::
         scopes: vec![params],
         krate: krate.clone(),
         consts: names.consts.to_vec(),
+        prints: names.prints.to_vec(),
+        next_print: 0,
     };
     let mut body = body.clone();
     r.visit_block_mut(&mut body);
@@ -68,9 +73,66 @@ struct Rewriter {
     krate: syn::Path,
     /// Module constants by text, with their generated constants.
     consts: Vec<(String, syn::Ident)>,
+    /// The prints' formats, and the number of the next one met.
+    prints: Vec<(String, Vec<crate::print_format::PrintConv>)>,
+    next_print: usize,
 }
 
 impl Rewriter {
+    /// `println!(..)` / `print!(..)` as a call of the simulator's printer with the format
+    /// the GPU's `printf` gets, its values in placeholder order; `None` for other macros.
+    fn print(&mut self, mac: &syn::Macro) -> Option<syn::Expr> {
+        let name = mac.path.segments.last()?.ident.to_string();
+        if name != "println" && name != "print" {
+            return None;
+        }
+        let (format, convs) = self.prints.get(self.next_print)?.clone();
+        self.next_print += 1;
+        let parser = syn::punctuated::Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated;
+        let all = syn::parse::Parser::parse2(parser, mac.tokens.clone()).ok()?;
+        let mut all = all.into_iter();
+        let syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Str(text),
+            ..
+        }) = all.next()?
+        else {
+            return None;
+        };
+        let mut positional = all;
+        let span = text.span();
+        let mut values = Vec::new();
+        for hole in placeholder_names(&text.value()) {
+            let mut e = match hole {
+                Some(name) => {
+                    let ident = syn::Ident::new(&name, span);
+                    syn::parse_quote_spanned!(span=> #ident)
+                }
+                None => positional.next()?,
+            };
+            self.visit_expr_mut(&mut e);
+            values.push(e);
+        }
+        let k = &self.krate;
+        let args = values.iter().zip(&convs).map(|(e, conv)| {
+            use crate::print_format::PrintConv;
+            match conv {
+                PrintConv::Bool => {
+                    quote!(#k::__private::PrintArg::Str(if #e { "true" } else { "false" }))
+                }
+                PrintConv::Signed => quote!(#k::__private::PrintArg::Signed((#e) as i64)),
+                PrintConv::Unsigned { from_i32: true } => {
+                    quote!(#k::__private::PrintArg::Unsigned((#e) as u32 as u64))
+                }
+                PrintConv::Unsigned { from_i32: false } => {
+                    quote!(#k::__private::PrintArg::Unsigned((#e) as u64))
+                }
+                PrintConv::Float => quote!(#k::__private::PrintArg::Float((#e) as f64)),
+            }
+        });
+        let span = mac.span();
+        Some(syn::parse_quote_spanned!(span=> #k::__private::device_print(#format, &[#(#args),*])))
+    }
+
     /// The generated constant for `e`, when it is a module constant's use: a path that no
     /// local or parameter shadows, or such a path cast to a type, written as the
     /// translator saw it.
@@ -90,7 +152,12 @@ impl Rewriter {
                 }
             }
             let names: Vec<String> = segs.iter().map(|s| crate::lower::unraw(&s.ident)).collect();
-            Some(names.join("::"))
+            let root = if p.path.leading_colon.is_some() {
+                "::"
+            } else {
+                ""
+            };
+            Some(format!("{root}{}", names.join("::")))
         };
         let text = match e {
             syn::Expr::Path(p) => path_text(p)?,
@@ -210,6 +277,27 @@ impl Rewriter {
     }
 }
 
+/// The placeholders of a format string the translator accepted, in order: `None` for
+/// `{}` and `{:spec}` (the next value), the name for `{name}` and `{name:spec}`.
+fn placeholder_names(text: &str) -> Vec<Option<String>> {
+    let mut out = Vec::new();
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '{' if chars.peek() == Some(&'{') => {
+                chars.next();
+            }
+            '{' => {
+                let inner: String = chars.by_ref().take_while(|&c| c != '}').collect();
+                let name = inner.split(':').next().unwrap_or("").trim();
+                out.push((!name.is_empty()).then(|| name.to_owned()));
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
 fn strip(e: &syn::Expr) -> &syn::Expr {
     match e {
         syn::Expr::Paren(p) => strip(&p.expr),
@@ -269,7 +357,23 @@ impl VisitMut for Rewriter {
         self.bind(&l.pat, kind);
     }
 
+    fn visit_stmt_mut(&mut self, s: &mut syn::Stmt) {
+        if let syn::Stmt::Macro(m) = s {
+            if let Some(call) = self.print(&m.mac) {
+                *s = syn::Stmt::Expr(call, Some(Default::default()));
+                return;
+            }
+        }
+        visit_mut::visit_stmt_mut(self, s);
+    }
+
     fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
+        if let syn::Expr::Macro(m) = e {
+            if let Some(call) = self.print(&m.mac) {
+                *e = call;
+                return;
+            }
+        }
         if let Some(c) = self.module_const(e) {
             *e = syn::parse_quote!(#c);
             return;
@@ -453,6 +557,7 @@ mod tests {
             views: &views,
             scalars: &["N".to_owned()],
             consts: &consts,
+            prints: &[],
         };
         let out = rewrite(&block, &names, &syn::parse_quote!(::gpu_runtime));
         quote!(#out).to_string()

@@ -421,7 +421,13 @@ impl Lowerer<'_> {
         cast: Option<&syn::ExprCast>,
     ) -> crate::ir::ConstId {
         let path: Vec<String> = p.path.segments.iter().map(|s| unraw(&s.ident)).collect();
-        let mut text = path.join("::");
+        // `::dep::N` (a crate) and `dep::N` (maybe a module) are different constants.
+        let root = if p.path.leading_colon.is_some() {
+            "::"
+        } else {
+            ""
+        };
+        let mut text = format!("{root}{}", path.join("::"));
         let target = cast.and_then(|c| match resolve_type_name(&c.ty, &self.sig.generics) {
             Some(Ty::Prim(t)) => Some(t),
             _ => None,
@@ -436,8 +442,10 @@ impl Lowerer<'_> {
             Some(t) => Ty::Prim(t),
             None => self.types.fresh(VarKind::Any),
         };
-        let last = path.last().map_or("const", String::as_str);
-        let c_name = self.names.fresh(&format!("{}_{last}", self.k.c_name));
+        // Unique in the whole program: the function's C name is (kernels and device
+        // functions never share one), the number ends at the first `_`, and no name the
+        // allocator hands out starts with `gt_`.
+        let c_name = format!("gt_c{}_{}", self.k.consts.len(), self.k.c_name);
         let rust = match cast {
             Some(c) => syn::Expr::Cast(c.clone()),
             None => syn::Expr::Path(p.clone()),

@@ -13,6 +13,7 @@ mod array;
 mod call;
 mod expr;
 mod place;
+mod print;
 mod stmt;
 mod tables;
 
@@ -110,6 +111,7 @@ pub fn lower(
             locals: Vec::new(),
             slices: Vec::new(),
             consts: Vec::new(),
+            prints: 0,
             params: Vec::new(),
             ret: sig.ret,
             body: Block::default(),

@@ -69,11 +69,28 @@ impl Lowerer<'_> {
                 "items (functions, structs, `use`, ...) cannot be declared inside a kernel; \
                  declare them outside it",
             ),
-            syn::Stmt::Macro(m) => self.macro_error(m.mac.path.span(), &m.mac),
+            syn::Stmt::Macro(m) => {
+                if let Some(s) = self.statement_macro(&m.mac) {
+                    out.push(s);
+                }
+            }
             syn::Stmt::Expr(e, _) => {
                 if let Some(s) = self.stmt_expr(e) {
                     out.push(s);
                 }
+            }
+        }
+    }
+
+    /// A macro as a statement: `println!` and `print!`, or an error.
+    fn statement_macro(&mut self, mac: &syn::Macro) -> Option<Stmt> {
+        let name = mac.path.segments.last().map(|s| s.ident.to_string());
+        match name.as_deref() {
+            Some("println") => self.print(mac, true),
+            Some("print") => self.print(mac, false),
+            _ => {
+                self.macro_error(mac.path.span(), mac);
+                None
             }
         }
     }
@@ -88,8 +105,8 @@ impl Lowerer<'_> {
         self.err(
             span,
             format!(
-                "macros such as `{name}!` cannot be used in a kernel; the kernel language has no \
-                 I/O or formatting (write results into a `&mut [T]` parameter instead)"
+                "macros such as `{name}!` cannot be used in a kernel; the kernel language has \
+                 `println!` and `print!` as statements, and no other macros"
             ),
         );
     }
@@ -390,10 +407,7 @@ impl Lowerer<'_> {
                 }
                 (None, None) => Some(Stmt::Return),
             },
-            syn::Expr::Macro(m) => {
-                self.macro_error(m.mac.path.span(), &m.mac);
-                None
-            }
+            syn::Expr::Macro(m) => self.statement_macro(&m.mac),
             // A barrier, fence or atomic: evaluated for its effect.
             syn::Expr::Call(c)
                 if call_name(c)

@@ -5,7 +5,7 @@ use gpu_runtime::prelude::*;
 fn k(a: &mut [f32]) {
     let i = grid_1d();
     let f = |x: f32| x;
-    println!("{}", i);
+    dbg!(i);
     let s = String::new();
 }
 

@@ -155,6 +155,17 @@ impl CudaDevice {
             max_shared_mem_optin: attr(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)?,
             multiprocessors: attr(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?,
         };
+        if std::env::var_os(crate::PRINTF_BUFFER_ENV).is_some() {
+            let bytes = crate::host::env::megabytes(crate::PRINTF_BUFFER_ENV, 1, 4096);
+            ctx.bind_to_thread()
+                .and_then(|()| {
+                    cudarc::driver::result::ctx::set_limit(
+                        cudarc::driver::sys::CUlimit::CU_LIMIT_PRINTF_FIFO_SIZE,
+                        bytes as usize,
+                    )
+                })
+                .map_err(GpuError::driver("setting the printf buffer size"))?;
+        }
         let stream = ctx.default_stream();
         let faults = FaultRecordMemory::new(&stream)?;
         Ok(CudaDevice {

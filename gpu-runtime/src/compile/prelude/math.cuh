@@ -47,6 +47,11 @@ static __device__ __forceinline__ double gt_recip(double x) { return 1.0 / x; }
 GT_POWI(float)
 GT_POWI(double)
 #undef GT_POWI
+// A float for `printf`: widened, and a NaN of either sign printed as `nan` (a NaN's sign is
+// left open, as its payload is).
+static __device__ __forceinline__ double gt_print_float(double v) {
+  return v != v ? __longlong_as_double(0x7ff8000000000000LL) : v;
+}
 static __device__ __forceinline__ float gt_mul_add(float x, float a, float b) { return fmaf(x, a, b); }
 static __device__ __forceinline__ double gt_mul_add(double x, double a, double b) { return fma(x, a, b); }
 // Integer methods; wrapping and rotating computed in the unsigned type, so C++'s undefined

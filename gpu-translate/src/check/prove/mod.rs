@@ -286,6 +286,13 @@ impl<'a> Prover<'a> {
                 self.block(&mut f.body);
                 self.restore(depth);
             }
+            Stmt::Print(_, pieces) => {
+                for p in pieces {
+                    if let crate::ir::PrintPiece::Value(e, _) = p {
+                        self.expr(e);
+                    }
+                }
+            }
             Stmt::Break | Stmt::Continue | Stmt::Return | Stmt::Line(_) => {}
         }
     }

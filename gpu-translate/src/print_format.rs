@@ -1,0 +1,177 @@
+//! What a `println!` prints: each placeholder's C `printf` conversion, chosen from its
+//! value's type and spec, and how its value is passed, shared by the C emitter and the
+//! simulator's Rust (which formats the same conversions as C does, in
+//! `gpu_runtime::lang::print`).
+//!
+//! | value | `{}` / `{:?}` | `{:.N}` | `{:e}` | `{:x}` / `{:X}` |
+//! |---|---|---|---|---|
+//! | `bool` | `true` / `false` | - | - | - |
+//! | signed integers | `%lld` | - | - | `%llx` of the type's own width (two's complement, as Rust) |
+//! | unsigned integers | `%llu` | - | - | `%llx` / `%llX` |
+//! | `f32` | `%.9g` (9 significant digits: reads back to the same `f32`) | `%.Nf` | `%e` | - |
+//! | `f64` | `%.17g` (reads back to the same `f64`) | `%.Nf` | `%e` | - |
+//!
+//! A NaN prints as `nan` whatever its sign; infinities as `inf` and `-inf`.
+
+use crate::ir::{Prim, PrintPiece, PrintSpec, RTy};
+
+/// How a value reaches `printf` (and the simulator's formatter).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PrintConv {
+    /// A `bool` as the string `true` or `false`.
+    Bool,
+    /// A signed integer widened to 64 bits.
+    Signed,
+    /// An unsigned integer, or a signed one's bits of its own width for hex, zero-extended
+    /// to 64 bits; `true` when the value is a 32-bit signed integer to reinterpret.
+    Unsigned {
+        /// The value is an `i32` whose 32 bits are shown.
+        from_i32: bool,
+    },
+    /// A float widened to `f64`.
+    Float,
+}
+
+/// The conversion of a value of `ty` shown as `spec`, and its `printf` directive; `None`
+/// when the pair is not supported (the check pass reports it).
+pub fn conversion(ty: RTy, spec: PrintSpec) -> Option<(PrintConv, String)> {
+    let RTy::Prim(p) = ty else {
+        return None;
+    };
+    Some(match (p, spec) {
+        (Prim::Bool, PrintSpec::Default) => (PrintConv::Bool, "%s".into()),
+        (Prim::I32 | Prim::I64 | Prim::Isize, PrintSpec::Default) => {
+            (PrintConv::Signed, "%lld".into())
+        }
+        (Prim::U32 | Prim::U64 | Prim::Usize, PrintSpec::Default) => {
+            (PrintConv::Unsigned { from_i32: false }, "%llu".into())
+        }
+        (p, PrintSpec::Hex { upper }) if p.is_int() => (
+            PrintConv::Unsigned {
+                from_i32: p == Prim::I32,
+            },
+            if upper { "%llX" } else { "%llx" }.into(),
+        ),
+        (Prim::F32, PrintSpec::Default) => (PrintConv::Float, "%.9g".into()),
+        (Prim::F64, PrintSpec::Default) => (PrintConv::Float, "%.17g".into()),
+        (Prim::F32 | Prim::F64, PrintSpec::Fixed(n)) => (PrintConv::Float, format!("%.{n}f")),
+        (Prim::F32 | Prim::F64, PrintSpec::Exponent) => (PrintConv::Float, "%e".into()),
+        _ => return None,
+    })
+}
+
+/// A print's `printf` format (text with `%` doubled, directives for the values) and each
+/// value's conversion, in order.
+pub fn format<T>(
+    pieces: &[PrintPiece<T>],
+    ty: impl Fn(&T) -> RTy,
+) -> (String, Vec<(PrintConv, &crate::ir::Expr<T>)>) {
+    let mut out = String::new();
+    let mut values = Vec::new();
+    for p in pieces {
+        match p {
+            PrintPiece::Text(t) => out.push_str(&t.replace('%', "%%")),
+            PrintPiece::Value(e, spec) => {
+                // Unsupported pairs were reported; `%s` keeps the emitted code well formed.
+                let (conv, directive) =
+                    conversion(ty(&e.ty), *spec).unwrap_or((PrintConv::Bool, "%s".into()));
+                out.push_str(&directive);
+                values.push((conv, e));
+            }
+        }
+    }
+    (out, values)
+}
+
+/// `s` as a C string literal: quotes, backslashes and every byte outside printable ASCII
+/// escaped (octal, three digits, so no following character extends the escape).
+pub fn c_string_literal(s: &str) -> String {
+    let mut out = String::from("\"");
+    for b in s.bytes() {
+        match b {
+            b'"' => out.push_str("\\\""),
+            b'\\' => out.push_str("\\\\"),
+            b'?' => out.push_str("\\?"),
+            0x20..=0x7e => out.push(b as char),
+            _ => out.push_str(&format!("\\{b:03o}")),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// Each print of `k`, by its number: its `printf` format and its values' conversions.
+pub fn prints(k: &crate::ir::Kernel<RTy>) -> Vec<(String, Vec<PrintConv>)> {
+    use crate::ir::{Block, Expr, ExprKind, Stmt};
+    fn block(b: &Block<RTy>, out: &mut Vec<(usize, String, Vec<PrintConv>)>) {
+        b.stmts.iter().for_each(|s| stmt(s, out));
+        if let Some(t) = &b.tail {
+            expr(t, out);
+        }
+    }
+    fn stmt(s: &Stmt<RTy>, out: &mut Vec<(usize, String, Vec<PrintConv>)>) {
+        match s {
+            Stmt::Print(n, pieces) => {
+                let (f, values) = format(pieces, |t| *t);
+                out.push((*n, f, values.into_iter().map(|(c, _)| c).collect()));
+            }
+            Stmt::Let(_, Some(e)) | Stmt::Eval(e) | Stmt::ReturnValue(e) => expr(e, out),
+            Stmt::Assign(_, _, e) => expr(e, out),
+            Stmt::If(c, t, e) => {
+                expr(c, out);
+                block(t, out);
+                if let Some(e) = e {
+                    block(e, out);
+                }
+            }
+            Stmt::While(c, b) => {
+                expr(c, out);
+                block(b, out);
+            }
+            Stmt::Loop(b) | Stmt::Block(b) => block(b, out),
+            Stmt::For(f) => block(&f.body, out),
+            _ => {}
+        }
+    }
+    fn expr(e: &Expr<RTy>, out: &mut Vec<(usize, String, Vec<PrintConv>)>) {
+        match &e.kind {
+            ExprKind::If(_, t, f) => {
+                block(t, out);
+                block(f, out);
+            }
+            ExprKind::Block(b) => block(b, out),
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    block(&k.body, &mut out);
+    out.sort_by_key(|(n, ..)| *n);
+    out.into_iter().map(|(_, f, c)| (f, c)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn c_literals_escape_what_c_would_read_otherwise() {
+        assert_eq!(
+            c_string_literal("a\"b\\c\n?é"),
+            "\"a\\\"b\\\\c\\012\\?\\303\\251\""
+        );
+    }
+
+    #[test]
+    fn each_type_and_spec_has_its_directive() {
+        let f = |p, s| conversion(RTy::Prim(p), s).map(|(_, d)| d);
+        assert_eq!(f(Prim::F32, PrintSpec::Default).as_deref(), Some("%.9g"));
+        assert_eq!(f(Prim::F64, PrintSpec::Fixed(3)).as_deref(), Some("%.3f"));
+        assert_eq!(
+            f(Prim::I32, PrintSpec::Hex { upper: true }).as_deref(),
+            Some("%llX")
+        );
+        assert_eq!(f(Prim::Bool, PrintSpec::Hex { upper: false }), None);
+        assert_eq!(f(Prim::U64, PrintSpec::Fixed(2)), None);
+        assert_eq!(f(Prim::F16, PrintSpec::Default), None);
+    }
+}

@@ -317,37 +317,6 @@ pub fn create_xoroshiro128p_states(
 mod tests {
     use super::*;
 
-    /// Random123's known-answer vectors for Philox4x32-10 (`kat_vectors`): counter, key,
-    /// output.
-    const KAT: [([u32; 4], [u32; 2], [u32; 4]); 3] = [
-        (
-            [0; 4],
-            [0; 2],
-            [0x6627_e8d5, 0xe169_c58d, 0xbc57_ac4c, 0x9b00_dbd8],
-        ),
-        (
-            [u32::MAX; 4],
-            [u32::MAX; 2],
-            [0x408f_276d, 0x41c8_3b0e, 0xa20b_c7c6, 0x6d54_51fd],
-        ),
-        (
-            [0x243f_6a88, 0x85a3_08d3, 0x1319_8a2e, 0x0370_7344],
-            [0xa409_3822, 0x299f_31d0],
-            [0xd16c_fe09, 0x94fd_cceb, 0x5001_e420, 0x2412_6ea1],
-        ),
-    ];
-
-    #[test]
-    fn philox_gives_the_published_known_answers() {
-        for (c, k, want) in KAT {
-            let lo = u64::from(c[0]) | (u64::from(c[1]) << 32);
-            let hi = u64::from(c[2]) | (u64::from(c[3]) << 32);
-            let key = u64::from(k[0]) | (u64::from(k[1]) << 32);
-            let got: Vec<u32> = (0..4).map(|w| philox4x32_10(lo, hi, key, w)).collect();
-            assert_eq!(got, want);
-        }
-    }
-
     #[test]
     fn uniform_draws_stay_in_their_range() {
         for i in 0..10_000 {

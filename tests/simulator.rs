@@ -143,3 +143,100 @@ fn rows_of_an_empty_matrix_are_bounded() {
         Err(GpuError::OutOfMemory { .. })
     ));
 }
+
+/// The launch values of one draw for the fast-path agreement test: small numbers, numbers
+/// near the limits of `u32` and `u64`, and saturated ones, so conditions both hold and
+/// fail (and saturate) across the draws.
+struct Draw {
+    scalars: [u64; 16],
+    extents: [[u64; 3]; 16],
+    constants: [u64; 16],
+    block: [u64; 3],
+    grid: [u64; 3],
+}
+
+impl Draw {
+    fn new(rng: &mut impl rand::Rng) -> Draw {
+        let mut value = || match rng.random_range(0..8) {
+            0 => rng.random_range(0..4),
+            1 => rng.random_range(0..64),
+            2 => rng.random_range(0..1 << 12),
+            3 => rng.random_range(0..1 << 24),
+            4 => (1u64 << 32)
+                .wrapping_add(rng.random_range(0..3))
+                .wrapping_sub(1),
+            5 => u64::MAX - rng.random_range(0..3),
+            6 => rng.random(),
+            _ => rng.random_range(1..1 << 16),
+        };
+        Draw {
+            scalars: std::array::from_fn(|_| value()),
+            extents: std::array::from_fn(|_| std::array::from_fn(|_| value())),
+            constants: std::array::from_fn(|_| value()),
+            block: std::array::from_fn(|_| value()),
+            grid: std::array::from_fn(|_| value()),
+        }
+    }
+}
+
+impl gpu_contract::fast_path::LaunchValues for Draw {
+    fn scalar(&self, p: u16) -> u64 {
+        self.scalars[usize::from(p) % 16]
+    }
+    fn extent(&self, p: u16, axis: u8) -> u64 {
+        self.extents[usize::from(p) % 16][usize::from(axis) % 3]
+    }
+    fn constant(&self, i: u16) -> u64 {
+        self.constants[usize::from(i) % 16]
+    }
+    fn block(&self) -> [u64; 3] {
+        self.block
+    }
+    fn grid(&self) -> [u64; 3] {
+        self.grid
+    }
+}
+
+/// The launcher runs a kernel's fast-path conditions as the function the attribute
+/// compiled them into; on every case's kernels and random launch values it decides as the
+/// conditions' data, interpreted, does.
+#[test]
+fn compiled_fast_path_conditions_decide_as_their_data() {
+    use rand::SeedableRng;
+    let seed = fresh_seed();
+    let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+    let (mut kernels, mut held, mut failed) = (0, 0, 0);
+    for case in cases::cases() {
+        for def in (case.kernels)() {
+            let compiled = def.__fast_path_fn();
+            if def.fast_path().is_empty() {
+                assert!(
+                    compiled.is_none(),
+                    "{}: a compiled fast path without conditions",
+                    def.name()
+                );
+                continue;
+            }
+            let compiled = compiled.unwrap_or_else(|| {
+                panic!("{}: conditions without their compiled form", def.name())
+            });
+            kernels += 1;
+            for _ in 0..300 {
+                let draw = Draw::new(&mut rng);
+                let want = gpu_contract::fast_path::holds(def.fast_path(), &draw);
+                assert_eq!(compiled(&draw), want, "{} (seed {seed})", def.name());
+                if want {
+                    held += 1;
+                } else {
+                    failed += 1;
+                }
+            }
+        }
+    }
+    eprintln!("{kernels} kernels, {held} launches on the fast path, {failed} not");
+    assert!(kernels >= 20, "only {kernels} kernels with a fast path");
+    assert!(
+        held > 300 && failed > 300,
+        "held {held}, failed {failed}: the draws decide too little"
+    );
+}

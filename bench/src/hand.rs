@@ -39,6 +39,7 @@ macro_rules! hand_kernel {
                     waits: false,
                     cooperative: false,
                     fast_path: &[],
+                    fast_path_fn: None,
                     vector_params: &[],
                     signature_slots: &SLOTS,
                     constants: &[],

@@ -167,7 +167,35 @@ fn launch_overhead() -> Result<(), GpuError> {
     let mut raw1 = Vec::new();
     let mut ours4 = Vec::new();
     let mut raw4 = Vec::new();
+    // Where the difference goes: the driver call plus binding the context (cudarc's
+    // `bind_to_thread`: its error-state swap and `cuCtxGetCurrent`), and plus
+    // `cuCtxGetCurrent` alone.
+    let ctx = dev
+        .cuda_context()
+        .ok_or_else(|| GpuError::InvalidArgument("not a CUDA device".into()))?;
+    let mut bind1 = Vec::new();
+    let mut get1 = Vec::new();
     for _ in 0..400 {
+        bind1.push(batch_us(&dev, || {
+            ctx.bind_to_thread()
+                .map_err(|e| GpuError::InvalidArgument(e.to_string()))?;
+            let mut p = [
+                &mut x_ptr as *mut u64 as *mut c_void,
+                &mut x_len as *mut u64 as *mut c_void,
+            ];
+            raw_launch(tiny_fn, 1, 32, &mut p)
+        })?);
+        get1.push(batch_us(&dev, || {
+            let mut current = std::ptr::null_mut();
+            // SAFETY: writes the calling thread's current context into `current`.
+            unsafe { sys::cuCtxGetCurrent(&mut current) };
+            std::hint::black_box(current);
+            let mut p = [
+                &mut x_ptr as *mut u64 as *mut c_void,
+                &mut x_len as *mut u64 as *mut c_void,
+            ];
+            raw_launch(tiny_fn, 1, 32, &mut p)
+        })?);
         ours1.push(batch_us(&dev, || launch!(tiny[1, 32](&mut x)))?);
         raw1.push(batch_us(&dev, || {
             let mut p = [
@@ -198,6 +226,8 @@ fn launch_overhead() -> Result<(), GpuError> {
         median(&mut ours4),
         median(&mut raw4),
     );
+    println!("launch_us_raw_bind_1arg {:.3}", median(&mut bind1));
+    println!("launch_us_raw_getcurrent_1arg {:.3}", median(&mut get1));
     println!("launch_us_typed_1arg {o1:.3}");
     println!("launch_us_raw_1arg {r1:.3}");
     println!("launch_ratio_1arg {:.3}", o1 / r1);

@@ -134,17 +134,8 @@ pub fn evaluate<V: LaunchValues + ?Sized>(ops: &[SymOp], v: &V) -> u64 {
     let mut stack = [0u64; STACK];
     let mut depth = 0usize;
     for op in ops {
-        // Operands, popped.
-        let arity = match op {
-            SymOp::Add | SymOp::Mul | SymOp::Min | SymOp::NoWrap => 2,
-            SymOp::Div(_) | SymOp::Shr(_) | SymOp::Dec => 1,
-            _ => 0,
-        };
-        if depth < arity {
-            return u64::MAX;
-        }
-        depth -= arity;
-        let (a, b) = (stack[depth], stack[depth + 1]);
+        // Leaves push a value; operators pop their operands first. A malformed program
+        // (too few operands, too deep) saturates.
         let value = match *op {
             SymOp::Const(c) => c,
             SymOp::Scalar(p) => v.scalar(p),
@@ -152,20 +143,38 @@ pub fn evaluate<V: LaunchValues + ?Sized>(ops: &[SymOp], v: &V) -> u64 {
             SymOp::Constant(i) => v.constant(i),
             SymOp::BlockDim(axis) => v.block()[usize::from(axis.min(2))],
             SymOp::GridDim(axis) => v.grid()[usize::from(axis.min(2))],
-            SymOp::Add => sat_add(a, b),
-            SymOp::Mul => sat_mul(a, b),
-            SymOp::Min => a.min(b),
-            SymOp::NoWrap => sat_unless(a, b),
-            SymOp::Div(0) => return u64::MAX,
-            SymOp::Div(c) => sat_div(a, c),
-            SymOp::Shr(c) if c >= 64 => return u64::MAX,
-            SymOp::Shr(c) => sat_shr(a, c),
-            SymOp::Dec => sat_dec(a),
+            SymOp::Add | SymOp::Mul | SymOp::Min | SymOp::NoWrap => {
+                let Some(d) = depth.checked_sub(2) else {
+                    return u64::MAX;
+                };
+                depth = d;
+                let (a, b) = (stack[d], stack[d + 1]);
+                match *op {
+                    SymOp::Add => sat_add(a, b),
+                    SymOp::Mul => sat_mul(a, b),
+                    SymOp::Min => a.min(b),
+                    _ => sat_unless(a, b),
+                }
+            }
+            SymOp::Div(_) | SymOp::Shr(_) | SymOp::Dec => {
+                let Some(d) = depth.checked_sub(1) else {
+                    return u64::MAX;
+                };
+                depth = d;
+                let a = stack[d];
+                match *op {
+                    SymOp::Div(0) => return u64::MAX,
+                    SymOp::Div(c) => sat_div(a, c),
+                    SymOp::Shr(c) if c >= 64 => return u64::MAX,
+                    SymOp::Shr(c) => sat_shr(a, c),
+                    _ => sat_dec(a),
+                }
+            }
         };
-        if depth == STACK {
+        let Some(slot) = stack.get_mut(depth) else {
             return u64::MAX;
-        }
-        stack[depth] = value;
+        };
+        *slot = value;
         depth += 1;
     }
     if depth == 1 {
@@ -179,11 +188,20 @@ pub fn evaluate<V: LaunchValues + ?Sized>(ops: &[SymOp], v: &V) -> u64 {
 /// an extent, which never is `u64::MAX`) fails its condition.
 #[inline]
 pub fn holds<V: LaunchValues + ?Sized>(conditions: &[FastCondition], v: &V) -> bool {
-    conditions.iter().all(|c| {
-        let (bound, limit) = (evaluate(c.bound, v), evaluate(c.limit, v));
-        bound != u64::MAX && limit != u64::MAX && bound < limit
-    })
+    conditions
+        .iter()
+        .all(|c| less(evaluate(c.bound, v), evaluate(c.limit, v)))
 }
+
+/// One condition's test: `bound < limit`, false when either saturated.
+#[inline]
+pub const fn less(bound: u64, limit: u64) -> bool {
+    bound != u64::MAX && limit != u64::MAX && bound < limit
+}
+
+/// The compiled form of a kernel's conditions (which the kernel attribute also emits):
+/// straight-line code computing what [`holds`] computes from the data.
+pub type CompiledConditions = fn(&dyn LaunchValues) -> bool;
 
 #[cfg(test)]
 mod tests {
@@ -254,5 +272,11 @@ mod tests {
         assert_eq!(evaluate(&[Const(1), Const(2)], &Launch), u64::MAX);
         assert_eq!(evaluate(&[Const(8), Div(0)], &Launch), u64::MAX);
         assert_eq!(evaluate(&[Const(8), Shr(64)], &Launch), u64::MAX);
+        // As deep as the stack holds, and one deeper.
+        assert_eq!(evaluate(&[Const(1); STACK], &Launch), u64::MAX);
+        assert_eq!(evaluate(&[Const(1); STACK + 1], &Launch), u64::MAX);
+        let mut sum = vec![Const(1); STACK];
+        sum.extend([Add; STACK - 1]);
+        assert_eq!(evaluate(&sum, &Launch), STACK as u64);
     }
 }

@@ -20,6 +20,13 @@ pub use crate::host::args::{
 };
 pub use crate::lang::print::{device_print, PrintArg};
 pub use gpu_contract::fast_path::{FastCondition, SymOp};
+
+/// What a kernel's compiled fast-path conditions call.
+pub mod fast_ops {
+    pub use gpu_contract::fast_path::{
+        less, sat_add, sat_dec, sat_div, sat_mul, sat_shr, sat_unless, LaunchValues,
+    };
+}
 pub use gpu_contract::kernel::ElemType;
 pub use gpu_contract::{Bound, DtypeKind, GenericParam, KernelOptions, ParamDef, ParamKind};
 pub use std::sync::atomic::AtomicU32;

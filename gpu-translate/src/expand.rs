@@ -101,6 +101,7 @@ pub fn expand_kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
     let name = crate::lower::unraw(&sig.ident);
     let translation = translate(&sig, &item, &attr, &mut diags).map(|(k, source, _)| Translation {
         fast_path: crate::emit_rust::fast_path_data(&k, &ctx.krate),
+        fast_path_fn: crate::emit_rust::fast_path_function(&k, &ctx.krate),
         consts: const_items(&k, &sig, &name, &ctx.krate),
         prints: crate::print_format::prints(&k),
         vector_params: k

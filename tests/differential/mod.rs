@@ -210,6 +210,7 @@ pub fn translated_definition(p: &Program, name: &str) -> Result<&'static KernelD
         waits: t.waits,
         cooperative: false,
         fast_path: Box::leak(fast_path.into_boxed_slice()),
+        fast_path_fn: None,
         vector_params: &[],
         signature_slots: Box::leak(Box::new([AtomicU32::new(0)])),
         constants: &[],

@@ -44,6 +44,8 @@ pub struct KernelParts {
     /// The fast path's conditions: when there are any, the source has a second, fully
     /// checked entry ([`gpu_contract::kernel::checked_entry`]) for launches that fail them.
     pub fast_path: &'static [gpu_contract::fast_path::FastCondition],
+    /// The same conditions compiled (`None`: the runtime interprets `fast_path`).
+    pub fast_path_fn: Option<gpu_contract::fast_path::CompiledConditions>,
     /// The array parameters the kernel reads or writes with `load4`/`store4`, which need
     /// 16-byte alignment.
     pub vector_params: &'static [&'static str],
@@ -183,7 +185,8 @@ impl KernelDef {
     /// `signature_slots` must have one slot per signature the generics allow and belong
     /// to this kernel alone; `parts.constants` must hold, in the order the fast path
     /// numbers them, the module constants the source names (the fast path reads the same
-    /// values the C is specialised with).
+    /// values the C is specialised with); `parts.fast_path_fn`, when given, must compute
+    /// exactly what `gpu_contract::fast_path::holds` computes from `parts.fast_path`.
     #[doc(hidden)]
     pub const unsafe fn __from_parts(parts: KernelParts) -> KernelDef {
         KernelDef { parts }
@@ -213,6 +216,22 @@ impl KernelDef {
     /// The conditions under which the main entry's left-out checks are redundant.
     pub fn fast_path(&self) -> &'static [gpu_contract::fast_path::FastCondition] {
         self.parts.fast_path
+    }
+
+    /// Whether the fast path's conditions hold for a launch's values: the compiled form
+    /// when the definition has one, else the data interpreted.
+    #[inline]
+    pub(crate) fn fast_path_holds(&self, v: &dyn gpu_contract::fast_path::LaunchValues) -> bool {
+        match self.parts.fast_path_fn {
+            Some(f) => f(v),
+            None => gpu_contract::fast_path::holds(self.parts.fast_path, v),
+        }
+    }
+
+    /// The compiled form of the fast path's conditions, if the definition has one.
+    #[doc(hidden)]
+    pub fn __fast_path_fn(&self) -> Option<gpu_contract::fast_path::CompiledConditions> {
+        self.parts.fast_path_fn
     }
 
     /// The module constants the body names, with the values rustc gave them.

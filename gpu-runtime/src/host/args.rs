@@ -53,6 +53,8 @@ pub struct ArrayParts<'a, T> {
     cuda_ptr: u64,
     sim_ptr: *const T,
     extents: [usize; 3],
+    /// How many of `extents` are the array's (1, 2 or 3); the rest are 1.
+    rank: u8,
     /// Bytes from the start of the array's allocation (a view's start), for alignment.
     offset: usize,
     _borrow: PhantomData<&'a [T]>,
@@ -66,6 +68,8 @@ pub struct ArrayPartsMut<'a, T> {
     cuda_ptr: u64,
     sim_ptr: *mut T,
     extents: [usize; 3],
+    /// How many of `extents` are the array's (1, 2 or 3); the rest are 1.
+    rank: u8,
     /// Bytes from the start of the array's allocation.
     offset: usize,
     _borrow: PhantomData<&'a mut [T]>,
@@ -119,6 +123,7 @@ impl<'a, T> ArrayParts<'a, T> {
             cuda_ptr,
             sim_ptr,
             extents,
+            rank: 1,
             offset,
             _borrow,
         }
@@ -143,6 +148,7 @@ impl<'a, T> ArrayPartsMut<'a, T> {
             cuda_ptr,
             sim_ptr,
             extents,
+            rank: 1,
             offset,
             _borrow,
         }
@@ -154,7 +160,7 @@ impl<'a, T> ArrayPartsMut<'a, T> {
 }
 
 impl<T: Dtype> DeviceArray<T> {
-    fn parts_with(&self, extents: [usize; 3]) -> ArrayParts<'_, T> {
+    fn parts_with(&self, extents: [usize; 3], rank: u8) -> ArrayParts<'_, T> {
         let (cuda_ptr, sim_ptr) = match &self.storage {
             Storage::Cuda(c) => (c.ptr, std::ptr::null()),
             Storage::Sim(v) => (0, v.as_ptr()),
@@ -164,12 +170,13 @@ impl<T: Dtype> DeviceArray<T> {
             cuda_ptr,
             sim_ptr,
             extents,
+            rank,
             offset: 0,
             _borrow: PhantomData,
         }
     }
 
-    fn parts_mut_with(&mut self, extents: [usize; 3]) -> ArrayPartsMut<'_, T> {
+    fn parts_mut_with(&mut self, extents: [usize; 3], rank: u8) -> ArrayPartsMut<'_, T> {
         let (cuda_ptr, sim_ptr) = match &mut self.storage {
             Storage::Cuda(c) => (c.ptr, std::ptr::null_mut()),
             Storage::Sim(v) => (0, v.as_mut_ptr()),
@@ -179,6 +186,7 @@ impl<T: Dtype> DeviceArray<T> {
             cuda_ptr,
             sim_ptr,
             extents,
+            rank,
             offset: 0,
             _borrow: PhantomData,
         }
@@ -190,7 +198,7 @@ impl<T: Dtype> sealed::Sealed for DeviceArray<T> {}
 impl<T: Dtype> SliceArg<T> for DeviceArray<T> {
     #[inline]
     fn __array(&self) -> ArrayParts<'_, T> {
-        self.parts_with([self.len(), 1, 1])
+        self.parts_with([self.len(), 1, 1], 1)
     }
 }
 
@@ -198,7 +206,7 @@ impl<T: Dtype> SliceArgMut<T> for DeviceArray<T> {
     #[inline]
     fn __array_mut(&mut self) -> ArrayPartsMut<'_, T> {
         let len = self.len();
-        self.parts_mut_with([len, 1, 1])
+        self.parts_mut_with([len, 1, 1], 1)
     }
 }
 
@@ -207,7 +215,7 @@ impl<T: Dtype> SliceArgMut<T> for DeviceArray<T> {
 #[inline]
 pub fn array2<T: Dtype>(a: &DeviceArray2<T>) -> ArrayParts<'_, T> {
     let (r, c) = a.shape();
-    a.flat().parts_with([r, c, 1])
+    a.flat().parts_with([r, c, 1], 2)
 }
 
 /// The parts of a writable 2-D array argument.
@@ -215,7 +223,7 @@ pub fn array2<T: Dtype>(a: &DeviceArray2<T>) -> ArrayParts<'_, T> {
 #[inline]
 pub fn array2_mut<T: Dtype>(a: &mut DeviceArray2<T>) -> ArrayPartsMut<'_, T> {
     let (r, c) = a.shape();
-    a.flat_storage_mut().parts_mut_with([r, c, 1])
+    a.flat_storage_mut().parts_mut_with([r, c, 1], 2)
 }
 
 /// The parts of a 3-D array argument.
@@ -223,7 +231,7 @@ pub fn array2_mut<T: Dtype>(a: &mut DeviceArray2<T>) -> ArrayPartsMut<'_, T> {
 #[inline]
 pub fn array3<T: Dtype>(a: &DeviceArray3<T>) -> ArrayParts<'_, T> {
     let (x, y, z) = a.shape();
-    a.flat().parts_with([x, y, z])
+    a.flat().parts_with([x, y, z], 3)
 }
 
 /// The parts of a writable 3-D array argument.
@@ -231,7 +239,7 @@ pub fn array3<T: Dtype>(a: &DeviceArray3<T>) -> ArrayParts<'_, T> {
 #[inline]
 pub fn array3_mut<T: Dtype>(a: &mut DeviceArray3<T>) -> ArrayPartsMut<'_, T> {
     let (x, y, z) = a.shape();
-    a.flat_storage_mut().parts_mut_with([x, y, z])
+    a.flat_storage_mut().parts_mut_with([x, y, z], 3)
 }
 
 /// One argument of a launch, as the launcher hands it to the runtime: an array's parts
@@ -251,6 +259,8 @@ pub(crate) enum ArgValue<'a> {
         device: &'a Device,
         ptr: u64,
         extents: [usize; 3],
+        /// 1, 2 or 3: how many of `extents` are the array's.
+        rank: u8,
         elem: DtypeKind,
         mutable: bool,
     },
@@ -269,6 +279,7 @@ impl<'a> Arg<'a> {
                 device: p.device,
                 ptr: p.cuda_ptr,
                 extents: p.extents,
+                rank: p.rank,
                 elem: T::KIND,
                 mutable: false,
             },
@@ -283,6 +294,7 @@ impl<'a> Arg<'a> {
                 device: p.device,
                 ptr: p.cuda_ptr,
                 extents: p.extents,
+                rank: p.rank,
                 elem: T::KIND,
                 mutable: true,
             },

@@ -42,6 +42,19 @@ pub trait IntoExtents {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Extents(pub [Option<u64>; 3]);
 
+impl Extents {
+    /// As a [`Dim3`], if every extent is in `1..=max` of its axis.
+    #[inline]
+    fn within(self, max: [u32; 3]) -> Option<Dim3> {
+        let axis = |e: Option<u64>, m: u32| e.filter(|&v| v >= 1 && v <= u64::from(m));
+        Some(Dim3::new(
+            axis(self.0[0], max[0])? as u32,
+            axis(self.0[1], max[1])? as u32,
+            axis(self.0[2], max[2])? as u32,
+        ))
+    }
+}
+
 impl<E: Extent> IntoExtents for E {
     #[inline]
     fn into_extents(self) -> Extents {
@@ -156,18 +169,47 @@ impl<'s> LaunchConfig<'s> {
         auto_block: u32,
         max_dynamic_shared: u32,
     ) -> Result<Option<ValidLaunch>> {
+        // Every launch takes this branch-light test; only one that fails it pays for
+        // `explain`, which finds the first violation and says what it is.
+        let (grid, block) = match self.shape {
+            Shape::Explicit { grid, block } => (grid, block),
+            Shape::ForAll(Some(n)) if n > 0 => forall_shape(n, auto_block),
+            _ => return self.explain(kernel, limits, max_threads, auto_block, max_dynamic_shared),
+        };
+        if let (Some(grid), Some(block), Some(shared)) = (
+            grid.within(limits.max_grid),
+            block.within(limits.max_block),
+            self.shared_mem_bytes,
+        ) {
+            if block.volume() <= u64::from(max_threads) && shared <= u64::from(max_dynamic_shared) {
+                return Ok(Some(ValidLaunch {
+                    grid,
+                    block,
+                    shared_mem_bytes: shared as u32,
+                }));
+            }
+        }
+        self.explain(kernel, limits, max_threads, auto_block, max_dynamic_shared)
+    }
+
+    /// [`LaunchConfig::validate`] one check at a time, for the error that names the first
+    /// violation (and for the launches that need no test: `forall(0)` and negatives).
+    #[cold]
+    #[inline(never)]
+    fn explain(
+        &self,
+        kernel: &'static str,
+        limits: &DeviceLimits,
+        max_threads: u32,
+        auto_block: u32,
+        max_dynamic_shared: u32,
+    ) -> Result<Option<ValidLaunch>> {
         let fail = |reason: String| GpuError::InvalidLaunch { kernel, reason };
         let (grid, block) = match self.shape {
             Shape::Explicit { grid, block } => (grid, block),
             Shape::ForAll(None) => return Err(fail("forall(n) with a negative n".to_owned())),
             Shape::ForAll(Some(0)) => return Ok(None),
-            Shape::ForAll(Some(n)) => {
-                let block = auto_block as u64;
-                (
-                    Extents([Some(n.div_ceil(block)), Some(1), Some(1)]),
-                    Extents([Some(block), Some(1), Some(1)]),
-                )
-            }
+            Shape::ForAll(Some(n)) => forall_shape(n, auto_block),
         };
         let grid = dims("grid", grid, limits.max_grid).map_err(fail)?;
         let block = dims("block", block, limits.max_block).map_err(fail)?;
@@ -212,6 +254,16 @@ pub(crate) struct ValidLaunch {
     pub grid: Dim3,
     pub block: Dim3,
     pub shared_mem_bytes: u32,
+}
+
+/// The grid and block of `forall(n)` in blocks of `block` threads.
+#[inline]
+fn forall_shape(n: u64, block: u32) -> (Extents, Extents) {
+    let block = u64::from(block);
+    (
+        Extents([Some(n.div_ceil(block)), Some(1), Some(1)]),
+        Extents([Some(block), Some(1), Some(1)]),
+    )
 }
 
 fn dims(what: &str, e: Extents, max: [u32; 3]) -> std::result::Result<Dim3, String> {

@@ -1,8 +1,10 @@
-//! A kernel's fast-path conditions as data for its definition: each bound and limit as
-//! the postfix program `gpu_contract::fast_path::SymOp` describes, with scalar parameters
-//! and array extents named by parameter position. The runtime evaluates them with the
-//! launch's checked arguments (never code the launcher runs), so a launch cannot forge
-//! them.
+//! A kernel's fast-path conditions for its definition: each bound and limit as the
+//! postfix program `gpu_contract::fast_path::SymOp` describes, with scalar parameters and
+//! array extents named by parameter position, and the same conditions compiled into a
+//! function of the launch values. The runtime evaluates them with the launch's checked
+//! arguments (never values the launcher computes), so a launch cannot forge them; the
+//! compiled form is code of the definition, trusted as its CUDA C is (both come from the
+//! attribute, through `KernelDef::__from_parts`).
 
 use gpu_contract::fast_path::SymOp;
 use proc_macro2::TokenStream;
@@ -30,6 +32,111 @@ pub fn conditions(k: &Kernel<RTy>, krate: &syn::Path) -> TokenStream {
         quote!(#krate::__private::FastCondition { bound: #bound, limit: #limit })
     });
     quote!(&[#(#conditions),*])
+}
+
+/// The same conditions compiled: `Some(f)` with `fn f(v: &dyn LaunchValues) -> bool`
+/// computing exactly what `gpu_contract::fast_path::holds` computes from the data (the
+/// same saturating steps, a malformed program saturating as the interpreter's does), in
+/// straight-line code that reads each launch value once; `None` without conditions. The
+/// runtime calls it, as it would interpret the data, with the launch's checked values.
+pub fn function(k: &Kernel<RTy>, krate: &syn::Path) -> TokenStream {
+    let programs = programs(k);
+    if programs.is_empty() {
+        return quote!(::core::option::Option::None);
+    }
+    let ops = quote!(#krate::__private::fast_ops);
+    let mut leaves: Vec<SymOp> = Vec::new();
+    let mut conditions = Vec::new();
+    for (bound, limit) in &programs {
+        let (b, l) = (
+            compiled(bound, &mut leaves, &ops),
+            compiled(limit, &mut leaves, &ops),
+        );
+        conditions.push(quote!(#ops::less(#b, #l)));
+    }
+    let reads = leaves.iter().enumerate().map(|(i, leaf)| {
+        let name = leaf_name(i);
+        let value = match *leaf {
+            SymOp::Scalar(p) => quote!(__gpu_values.scalar(#p)),
+            SymOp::Extent { param, axis } => quote!(__gpu_values.extent(#param, #axis)),
+            SymOp::Constant(c) => quote!(__gpu_values.constant(#c)),
+            SymOp::BlockDim(a) => {
+                let a = usize::from(a.min(2));
+                quote!(__gpu_values.block()[#a])
+            }
+            SymOp::GridDim(a) => {
+                let a = usize::from(a.min(2));
+                quote!(__gpu_values.grid()[#a])
+            }
+            _ => unreachable!("only launch values are read"),
+        };
+        quote!(let #name: ::core::primitive::u64 = #value;)
+    });
+    quote! {
+        ::core::option::Option::Some({
+            #[allow(unused_parens, clippy::all)]
+            fn __gpu_fast_path(__gpu_values: &dyn #ops::LaunchValues) -> bool {
+                #(#reads)*
+                #(#conditions)&&*
+            }
+            __gpu_fast_path as fn(&dyn #ops::LaunchValues) -> bool
+        })
+    }
+}
+
+fn leaf_name(i: usize) -> syn::Ident {
+    quote::format_ident!("__gpu_v{}", i)
+}
+
+/// `ops` as one expression of `u64`, reading launch values through the names `leaves`
+/// gives them (adding the ones it reads first).
+fn compiled(ops: &[SymOp], leaves: &mut Vec<SymOp>, path: &TokenStream) -> TokenStream {
+    let saturated = quote!(::core::primitive::u64::MAX);
+    let mut stack: Vec<TokenStream> = Vec::new();
+    for op in ops {
+        let arity = match op {
+            SymOp::Add | SymOp::Mul | SymOp::Min | SymOp::NoWrap => 2,
+            SymOp::Div(_) | SymOp::Shr(_) | SymOp::Dec => 1,
+            _ => 0,
+        };
+        if stack.len() < arity {
+            return saturated;
+        }
+        let b = (arity == 2).then(|| stack.pop()).flatten();
+        let a = (arity >= 1).then(|| stack.pop()).flatten();
+        let value = match *op {
+            SymOp::Const(c) => quote!(#c),
+            SymOp::Scalar(_)
+            | SymOp::Extent { .. }
+            | SymOp::Constant(_)
+            | SymOp::BlockDim(_)
+            | SymOp::GridDim(_) => {
+                let i = leaves.iter().position(|l| l == op).unwrap_or_else(|| {
+                    leaves.push(*op);
+                    leaves.len() - 1
+                });
+                let name = leaf_name(i);
+                quote!(#name)
+            }
+            SymOp::Add => quote!(#path::sat_add(#a, #b)),
+            SymOp::Mul => quote!(#path::sat_mul(#a, #b)),
+            SymOp::Min => quote!(::core::cmp::min::<::core::primitive::u64>(#a, #b)),
+            SymOp::NoWrap => quote!(#path::sat_unless(#a, #b)),
+            SymOp::Div(0) => return saturated,
+            SymOp::Div(c) => quote!(#path::sat_div(#a, #c)),
+            SymOp::Shr(c) if c >= 64 => return saturated,
+            SymOp::Shr(c) => quote!(#path::sat_shr(#a, #c)),
+            SymOp::Dec => quote!(#path::sat_dec(#a)),
+        };
+        if stack.len() == gpu_contract::fast_path::STACK {
+            return saturated;
+        }
+        stack.push(value);
+    }
+    match (stack.pop(), stack.is_empty()) {
+        (Some(v), true) => v,
+        _ => saturated,
+    }
 }
 
 /// Each condition as text, for tests and tools: `Extent { param: 0, axis: 0 } Dec <
@@ -125,4 +232,50 @@ fn push_ops(s: &Sym, k: &Kernel<RTy>, out: &mut Vec<SymOp>) {
         }
     };
     out.push(step);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gpu_contract::fast_path::STACK;
+    use SymOp::*;
+
+    fn text(ops: &[SymOp]) -> String {
+        compiled(ops, &mut Vec::new(), &quote!(f)).to_string()
+    }
+
+    /// Where the interpreter saturates a program (`gpu_contract::fast_path::evaluate`),
+    /// the compiled form is the saturated value; elsewhere it computes.
+    #[test]
+    fn malformed_programs_saturate_as_interpreted() {
+        let saturated = quote!(::core::primitive::u64::MAX).to_string();
+        let deep = vec![Const(1); STACK + 1];
+        for bad in [
+            &[Add][..],
+            &[Const(1), Add],
+            &[Dec],
+            &[Const(8), Div(0)],
+            &[Const(8), Shr(64)],
+            &[Const(1), Const(2)],
+            &[],
+            &deep,
+        ] {
+            assert_eq!(text(bad), saturated, "{bad:?}");
+        }
+        let mut full = vec![Const(1); STACK];
+        full.extend([Add; STACK - 1]);
+        assert_ne!(text(&full), saturated);
+        // One read of a value named twice; operands in order.
+        let min = text(&[
+            Extent { param: 1, axis: 0 },
+            Dec,
+            Extent { param: 1, axis: 0 },
+            Min,
+        ]);
+        let want = quote!(::core::cmp::min::<::core::primitive::u64>(
+            f::sat_dec(__gpu_v0),
+            __gpu_v0
+        ));
+        assert_eq!(min, want.to_string());
+    }
 }

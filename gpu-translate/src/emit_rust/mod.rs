@@ -32,6 +32,11 @@ pub fn fast_path_data(k: &crate::ir::Kernel<crate::ir::RTy>, krate: &syn::Path) 
     fast_path::conditions(k, krate)
 }
 
+/// A kernel's fast-path conditions compiled to a function (see `fast_path::function`).
+pub fn fast_path_function(k: &crate::ir::Kernel<crate::ir::RTy>, krate: &syn::Path) -> TokenStream {
+    fast_path::function(k, krate)
+}
+
 /// A kernel's fast-path conditions, as text.
 pub fn fast_path_conditions(k: &crate::ir::Kernel<crate::ir::RTy>) -> Vec<String> {
     fast_path::describe(k)
@@ -91,6 +96,8 @@ pub struct Translation {
     pub cooperative: bool,
     /// The fast path's conditions, as the definition's data (`&[]` when there are none).
     pub fast_path: TokenStream,
+    /// `Some(fn)` computing the same conditions, or `None`.
+    pub fast_path_fn: TokenStream,
     /// The array parameters used with `load4`/`store4` (which need 16-byte alignment).
     pub vector_params: Vec<String>,
     /// The module constants the body names.
@@ -232,6 +239,11 @@ pub fn emit_kernel(parts: KernelItems<'_>) -> TokenStream {
         quote!(&[])
     } else {
         tr.fast_path.clone()
+    };
+    let fast_path_fn = if tr.fast_path_fn.is_empty() {
+        quote!(::core::option::Option::None)
+    } else {
+        tr.fast_path_fn.clone()
     };
     let sim_binds = codes.iter().map(|c| &c.sim_bind);
     let sim_args = codes.iter().map(|c| &c.sim_arg);
@@ -380,6 +392,7 @@ pub fn emit_kernel(parts: KernelItems<'_>) -> TokenStream {
                     waits: #waits,
                     cooperative: #cooperative,
                     fast_path: #fast_path,
+                    fast_path_fn: #fast_path_fn,
                     vector_params: &[#(#vector_params),*],
                     signature_slots: &__SLOTS,
                     constants: #const_table,

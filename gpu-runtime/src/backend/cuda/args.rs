@@ -12,7 +12,7 @@ use std::ffi::c_void;
 use std::mem::MaybeUninit;
 
 use gpu_contract::fast_path::LaunchValues;
-use gpu_contract::{DtypeKind, ParamKind};
+use gpu_contract::{DtypeKind, ParamDef, ParamKind};
 
 use crate::compile::kernel_def::KernelDef;
 use crate::error::{GpuError, Result};
@@ -29,6 +29,15 @@ pub(crate) struct Packed {
 }
 
 impl Packed {
+    /// No values yet.
+    #[inline]
+    pub(crate) fn new() -> Packed {
+        Packed {
+            values: [MaybeUninit::uninit(); MAX_C_PARAMS],
+            len: 0,
+        }
+    }
+
     /// Pointers to the written values, for the driver (valid while `self` is not moved
     /// or dropped), in `out`; returns how many.
     #[inline]
@@ -41,42 +50,28 @@ impl Packed {
 }
 
 /// Check `args` against `def`'s parameters for `dtypes` on `device`, and pack them.
+///
+/// Every launch runs this, so the loop only compares; a mismatch is explained by
+/// [`mismatch`], out of line.
 #[inline]
 pub(crate) fn check_and_pack(
     def: &'static KernelDef,
     dtypes: &[DtypeKind],
     device: &Device,
     args: &[Arg<'_>],
-) -> Result<Packed> {
+    packed: &mut Packed,
+) -> Result<()> {
     def.check_dtypes(dtypes)?;
     let params = def.params();
-    let wrong = |name: &str, what: String| GpuError::InvalidLaunch {
-        kernel: def.name(),
-        reason: format!("argument `{name}`: {what}"),
-    };
     if params.len() != args.len() {
         return Err(GpuError::InvalidLaunch {
             kernel: def.name(),
             reason: format!("{} arguments for {} parameters", args.len(), params.len()),
         });
     }
-    let mut packed = Packed {
-        values: [MaybeUninit::uninit(); MAX_C_PARAMS],
-        len: 0,
-    };
-    let mut push = |v: u64| -> Result<()> {
-        if packed.len == MAX_C_PARAMS {
-            return Err(GpuError::InvalidLaunch {
-                kernel: def.name(),
-                reason: format!("more than {MAX_C_PARAMS} C parameters"),
-            });
-        }
-        packed.values[packed.len] = MaybeUninit::new(v);
-        packed.len += 1;
-        Ok(())
-    };
+    let mut len = 0;
     for (p, a) in params.iter().zip(args) {
-        match (p.kind, a.value) {
+        let fits = match (p.kind, a.value) {
             (
                 ParamKind::Array {
                     mutable,
@@ -87,48 +82,123 @@ pub(crate) fn check_and_pack(
                     device: d,
                     ptr,
                     extents,
+                    rank: given_rank,
                     elem: given,
                     mutable: writable,
                 },
             ) => {
-                let want = elem.resolve(dtypes);
-                if want != Some(given) {
-                    return Err(wrong(p.name, format!("an array of {given} for {want:?}")));
+                let rank = rank.min(3);
+                // The extents past an array's rank are 1, not its own: a 2-D array of
+                // (n, 0) is no slice of n.
+                let ok = usize::from(given_rank) == rank
+                    && elem.resolve(dtypes) == Some(given)
+                    && (writable || !mutable)
+                    && d == device
+                    && (ptr % 16 == 0 || !def.vector_params().contains(&p.name))
+                    && len + 1 + rank <= MAX_C_PARAMS;
+                if ok {
+                    packed.values[len] = MaybeUninit::new(ptr);
+                    for (slot, &e) in packed.values[len + 1..len + 1 + rank]
+                        .iter_mut()
+                        .zip(&extents)
+                    {
+                        *slot = MaybeUninit::new(e as u64);
+                    }
+                    len += 1 + rank;
                 }
-                if mutable && !writable {
-                    return Err(wrong(p.name, "the kernel writes it: pass it `&mut`".into()));
-                }
-                if d != device {
-                    return Err(GpuError::DeviceMismatch {
-                        kernel: def.name(),
-                        param: p.name,
-                        expected: device.describe(),
-                        found: d.describe(),
-                    });
-                }
-                // `load4`/`store4` on a misaligned address would fault the context.
-                if ptr % 16 != 0 && def.vector_params().contains(&p.name) {
-                    return Err(wrong(
-                        p.name,
-                        "not 16-byte aligned, as load4/store4 need".into(),
-                    ));
-                }
-                push(ptr)?;
-                for &e in extents.iter().take(rank.min(3)) {
-                    push(e as u64)?;
-                }
+                ok
             }
             (ParamKind::Scalar { ty }, ArgValue::Scalar { kind, bits }) => {
-                let want = ty.resolve(dtypes);
-                if want != Some(kind) {
-                    return Err(wrong(p.name, format!("a {kind} for {want:?}")));
+                let ok = ty.resolve(dtypes) == Some(kind) && len < MAX_C_PARAMS;
+                if ok {
+                    packed.values[len] = MaybeUninit::new(bits);
+                    len += 1;
                 }
-                push(bits)?;
+                ok
             }
-            _ => return Err(wrong(p.name, format!("not a {:?}", p.kind))),
+            _ => false,
+        };
+        if !fits {
+            packed.len = 0;
+            return Err(mismatch(def, dtypes, device, p, a, len));
         }
     }
-    Ok(packed)
+    packed.len = len;
+    Ok(())
+}
+
+/// Why argument `a` does not fit parameter `p` (`len` C parameters packed before it).
+#[cold]
+#[inline(never)]
+fn mismatch(
+    def: &'static KernelDef,
+    dtypes: &[DtypeKind],
+    device: &Device,
+    p: &ParamDef,
+    a: &Arg<'_>,
+    len: usize,
+) -> GpuError {
+    let wrong = |what: String| GpuError::InvalidLaunch {
+        kernel: def.name(),
+        reason: format!("argument `{}`: {what}", p.name),
+    };
+    match (p.kind, a.value) {
+        (
+            ParamKind::Array {
+                mutable,
+                rank,
+                elem,
+            },
+            ArgValue::Array {
+                device: d,
+                ptr,
+                rank: given_rank,
+                elem: given,
+                mutable: writable,
+                ..
+            },
+        ) => {
+            let want = elem.resolve(dtypes);
+            if usize::from(given_rank) != rank.min(3) {
+                wrong(format!(
+                    "a {given_rank}-D array for a {}-D parameter",
+                    rank.min(3)
+                ))
+            } else if want != Some(given) {
+                wrong(format!("an array of {given} for {want:?}"))
+            } else if mutable && !writable {
+                wrong("the kernel writes it: pass it `&mut`".into())
+            } else if d != device {
+                GpuError::DeviceMismatch {
+                    kernel: def.name(),
+                    param: p.name,
+                    expected: device.describe(),
+                    found: d.describe(),
+                }
+            } else if ptr % 16 != 0 && def.vector_params().contains(&p.name) {
+                // `load4`/`store4` on a misaligned address would fault the context.
+                wrong("not 16-byte aligned, as load4/store4 need".into())
+            } else {
+                too_many(def, len + 1 + rank.min(3))
+            }
+        }
+        (ParamKind::Scalar { ty }, ArgValue::Scalar { kind, .. }) => {
+            let want = ty.resolve(dtypes);
+            if want != Some(kind) {
+                wrong(format!("a {kind} for {want:?}"))
+            } else {
+                too_many(def, len + 1)
+            }
+        }
+        _ => wrong(format!("not a {:?}", p.kind)),
+    }
+}
+
+fn too_many(def: &'static KernelDef, needed: usize) -> GpuError {
+    GpuError::InvalidLaunch {
+        kernel: def.name(),
+        reason: format!("more than {MAX_C_PARAMS} C parameters ({needed} needed)"),
+    }
 }
 
 /// The launch-uniform values a fast-path condition reads: the checked arguments, the

@@ -205,7 +205,9 @@ impl CudaDevice {
         cfg: &LaunchConfig<'_>,
         args: &[crate::host::args::Arg<'_>],
     ) -> Result<()> {
-        let mut packed = args::check_and_pack(def, dtypes, device, args)?;
+        let mut packed = args::Packed::new();
+        args::check_and_pack(def, dtypes, device, args, &mut packed)?;
+
         let mut pointers = [std::ptr::null_mut(); args::MAX_C_PARAMS];
         let n = packed.pointers(&mut pointers);
         let fast = |grid: [u64; 3], block: [u64; 3]| {
@@ -215,7 +217,7 @@ impl CudaDevice {
                 grid,
                 block,
             };
-            gpu_contract::fast_path::holds(def.fast_path(), &values)
+            def.fast_path_holds(&values)
         };
         // SAFETY: `pointers[..n]` point to one value per C parameter of `def`'s source, in
         // order and of its type: `check_and_pack` checked each argument against the
@@ -287,7 +289,7 @@ impl CudaDevice {
             None => self.stream.cu_stream(),
         };
         let launch_err = |source| self.launch_error(def, dtypes, source);
-        self.ctx.bind_to_thread().map_err(launch_err)?;
+        self.make_current().map_err(launch_err)?;
         self.note_launch(kernel);
         let _range = crate::host::profiling::launch_range(|| kernel.signature.clone());
         if def.cooperative() {
@@ -310,6 +312,22 @@ impl CudaDevice {
         }
         .map_err(launch_err)?;
         self.finish(stream)
+    }
+
+    /// Make the context current on this thread, as cudarc's `bind_to_thread` does, less
+    /// its check of errors recorded by cudarc's drops (the next call through cudarc
+    /// reports those): one `cuCtxGetCurrent` per launch.
+    #[inline]
+    fn make_current(&self) -> std::result::Result<(), cudarc::driver::DriverError> {
+        let ctx = self.ctx.cu_ctx();
+        let mut current = std::ptr::null_mut();
+        // SAFETY: writes the calling thread's current context (or null) into `current`.
+        unsafe { cudarc::driver::sys::cuCtxGetCurrent(&mut current) }.result()?;
+        if current != ctx {
+            // SAFETY: `ctx` is live: `self.ctx` holds it.
+            unsafe { cudarc::driver::result::ctx::set_current(ctx) }?;
+        }
+        Ok(())
     }
 
     /// Let `kernel` take `bytes` of dynamic shared memory per block: more than the default

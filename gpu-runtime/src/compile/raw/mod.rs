@@ -329,6 +329,7 @@ impl RawModule {
                     waits: false,
                     cooperative: false,
                     fast_path: &[],
+                    fast_path_fn: None,
                     vector_params: &[],
                     signature_slots: Box::leak(Box::new([AtomicU32::new(0)])),
                     constants: &[],

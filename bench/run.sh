@@ -75,6 +75,8 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else
 printf '%-4s %-58s %-12s %s\n' P6 "tiled matmul 4096^3 f32 / Numba fast_matmul" ">= 1.0" "$(ratio "$tm" "$nm") ($tm vs ${nm:-n/a} GFLOP/s)"
 printf '%-4s %-58s %-12s %s\n' P6b "register-tiled SGEMM in our language / cuBLAS" ">= 0.5" "$(ratio "$rg" "$cb") ($rg vs ${cb:-n/a} GFLOP/s)"
 printf '%-4s %-58s %-12s %s\n' P7 "sum 2^28 f32 / cp.sum" ">= 0.9" "$(ratio "$rd" "$cs") ($rd vs ${cs:-n/a} GB/s)"
+gr=$(get gpu_reduce_gbps)
+printf '%-4s %-58s %-12s %s\n' P7b "#[gpu_reduce] sum 2^28 f32 (reduce_into) / cp.sum" ">= 1.0" "$(ratio "$gr" "$cs") ($gr vs ${cs:-n/a} GB/s)"
 xs=$(get rng_xoroshiro_gsamples); ps=$(get rng_philox_gsamples); ns=$(get numba_xoroshiro_gsamples)
 printf '%-4s %-58s %-12s %s\n' RNG "compute_pi xoroshiro128+ samples/s / Numba's same kernel" ">= 1.0" "$(ratio "$xs" "$ns") ($xs vs ${ns:-n/a} Gsamples/s; Philox form: $ps)"
 printf '%-4s %-58s %-12s %s\n' P3 "vec_add with load4/store4 / hand-written float4 CUDA C" ">= 0.95" "$(get vec_add4_vs_hand) ($(get vec_add4_gbps) vs $(get vec_add4_hand_gbps) GB/s)"

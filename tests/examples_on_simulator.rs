@@ -21,6 +21,7 @@ example!(fast_matmul, "../examples/fast_matmul.rs");
 example!(monte_carlo_pi, "../examples/monte_carlo_pi.rs");
 example!(debug_print, "../examples/debug_print.rs");
 example!(reduce, "../examples/reduce.rs");
+example!(reductions, "../examples/reductions.rs");
 example!(histogram, "../examples/histogram.rs");
 example!(device_fn, "../examples/device_fn.rs");
 example!(stencil, "../examples/stencil.rs");

@@ -267,6 +267,29 @@ fn main() {
     }));
 
     rows.push(check(
+        "#[gpu_reduce] past 1024 blocks (threads fold many elements): exact i64 and max, f32 within bound, same bits twice",
+        || {
+            use cases::reduce::{add, larger};
+            let n = 4_000_037;
+            let x: Vec<f32> = (0..n).map(|i| ((i as u64 * 2_654_435_761) % 2001) as f32 / 1000.0 - 1.0).collect();
+            let k: Vec<i64> = (0..n as i64).map(|i| (i * 7919) % 100_003 - 50_000).collect();
+            let (dx, dk) = (gpu.to_device(&x)?, gpu.to_device(&k)?);
+            let sum = add::reduce(&dx, 0.0f32)?;
+            let want: f64 = x.iter().map(|&v| v as f64).sum();
+            if (sum as f64 - want).abs() > 1e-6 * n as f64 || add::reduce(&dx, 0.0f32)?.to_bits() != sum.to_bits() {
+                return Err(format!("f32 sum {sum}, want {want} (or two runs differ)").into());
+            }
+            let total = add::reduce(&dk, 0i64)?;
+            let max = larger::reduce(&dx, f32::NEG_INFINITY)?;
+            let (want_total, want_max) = (k.iter().sum::<i64>(), x.iter().cloned().fold(f32::NEG_INFINITY, f32::max));
+            if total != want_total || max != want_max {
+                return Err(format!("i64 sum {total} (want {want_total}), max {max} (want {want_max})").into());
+            }
+            Ok(format!("n = {n}: f32 sum {sum} (host {want:.3}), i64 and max exact"))
+        },
+    ));
+
+    rows.push(check(
         "forged arguments through the hidden launcher are refused; honest ones run",
         || forged_launch_arguments(&gpu, &sim),
     ));

@@ -226,3 +226,9 @@ checked_and_unchecked! {
         }
     }
 }
+
+/// `a + b` as a `#[gpu_reduce]` reduction: the sugar's sum, against `cp.sum`.
+#[gpu_reduce]
+pub fn sum_of<T: Num>(a: T, b: T) -> T {
+    a + b
+}

@@ -548,17 +548,35 @@ fn reduce() -> Result<(), GpuError> {
     let mut partial = dev.zeros::<f32>(blocks)?;
     let mut total = dev.zeros::<f32>(1)?;
     let mut times = Vec::new();
+    let mut sugar = Vec::new();
+    let mut sugar_total = dev.zeros::<f32>(1)?;
+    // Interleaved: the hand-written two passes and `#[gpu_reduce]`'s `reduce_into`.
     for _ in 0..5 {
         times.push(event_ms(&dev, 20, || {
             launch!(sum_partials[blocks, 256](&x, &mut partial))?;
             launch!(sum_partials[1, 256](&partial, &mut total))
         })?);
+        sugar.push(event_ms(&dev, 20, || {
+            sum_of::reduce_into(&x, 0.0f32, &mut sugar_total)
+        })?);
     }
+    let sugar_got = sugar_total.to_host()?[0] as f64;
     let got = total.to_host()?[0] as f64;
     let want: f64 = host.iter().map(|&v| v as f64).sum();
     if (got - want).abs() > 1e-3 * (n as f64).sqrt() {
         return Err(GpuError::InvalidArgument(format!("sum {got}, want {want}")));
     }
+    if (sugar_got - want).abs() > 1e-3 * (n as f64).sqrt() {
+        return Err(GpuError::InvalidArgument(format!(
+            "#[gpu_reduce] sum {sugar_got}, want {want}"
+        )));
+    }
+    let sugar_ms = median(&mut sugar);
+    println!("gpu_reduce_ms {sugar_ms:.4}");
+    println!(
+        "gpu_reduce_gbps {:.0}",
+        4.0 * n as f64 / (sugar_ms * 1e-3) / 1e9
+    );
     let ms = median(&mut times);
     println!("reduce_ms {ms:.4}");
     println!("reduce_gbps {:.0}", 4.0 * n as f64 / (ms * 1e-3) / 1e9);

@@ -38,3 +38,17 @@ pub fn gpu_elementwise(
 ) -> proc_macro::TokenStream {
     gpu_translate::expand_elementwise(attr.into(), item.into()).into()
 }
+
+/// Reduce arrays with an associative, commutative binary function: Numba's
+/// `@cuda.reduce`, CuPy's `ReductionKernel`. `#[gpu_reduce] fn add<T: Num>(a: T, b: T) -> T`
+/// stays a Rust function and a device function; its module gains `reduce(&a, init)` and
+/// `reduce_into(&a, init, &mut out)`. With `with = add` on a function of values
+/// (`fn square(x: f32) -> f32`), its module reduces the function's values over arrays
+/// with `add` (a map-reduce).
+#[proc_macro_attribute]
+pub fn gpu_reduce(
+    attr: proc_macro::TokenStream,
+    item: proc_macro::TokenStream,
+) -> proc_macro::TokenStream {
+    gpu_translate::expand_reduce(attr.into(), item.into()).into()
+}

@@ -19,6 +19,7 @@ pub use crate::host::args::{
     array2, array2_mut, array3, array3_mut, Arg, ArrayParts, ArrayPartsMut,
 };
 pub use crate::lang::print::{device_print, PrintArg};
+pub use crate::lang::shared::shared_declaration;
 pub use gpu_contract::fast_path::{FastCondition, SymOp};
 
 /// What a kernel's compiled fast-path conditions call.
@@ -241,4 +242,22 @@ pub unsafe fn launch_sim(
         },
         e => e,
     })
+}
+
+/// Threads per block of a `#[gpu_reduce]` reduction.
+pub const REDUCE_BLOCK: usize = 256;
+
+/// The most blocks of a reduction's first pass (its second pass is one block over their
+/// values): enough threads to keep an H200's memory busy, and few values to finish.
+pub const REDUCE_MAX_BLOCKS: usize = 1024;
+
+/// The blocks of a reduction's first pass over `n` values: a function of `n` alone, so
+/// the order of the operations, and the result's bits, are the same on every device.
+pub const fn reduce_blocks(n: usize) -> usize {
+    let blocks = n.div_ceil(REDUCE_BLOCK);
+    if blocks < REDUCE_MAX_BLOCKS {
+        blocks
+    } else {
+        REDUCE_MAX_BLOCKS
+    }
 }

@@ -139,6 +139,53 @@ pub fn expand_elementwise(attr: TokenStream, item: TokenStream) -> TokenStream {
     expand_device_with(attr, item, "#[gpu_elementwise]", elementwise_items)
 }
 
+/// `#[gpu_reduce]`: a device function that reduces arrays, or with `with = op` one whose
+/// values over arrays are reduced with `op`.
+pub fn expand_reduce(attr: TokenStream, item: TokenStream) -> TokenStream {
+    let (with, rest, error) = split_with(attr);
+    if !error.is_empty() {
+        // Without its reduction the function is only a device function.
+        let device = expand_device(rest, item);
+        return quote!(#error #device);
+    }
+    let expanded = expand_device_with(rest, item, "#[gpu_reduce]", |f, sig, ctx, diags| {
+        crate::emit_rust::reduce_items(f, sig, ctx, with.as_ref(), diags)
+    });
+    quote!(#error #expanded)
+}
+
+/// `with = path` taken out of `#[gpu_reduce]`'s options; the others are left for the
+/// device options' parser.
+fn split_with(attr: TokenStream) -> (Option<syn::Path>, TokenStream, TokenStream) {
+    use syn::parse::Parser;
+    let Ok(metas) = syn::punctuated::Punctuated::<syn::Meta, syn::Token![,]>::parse_terminated
+        .parse2(attr.clone())
+    else {
+        return (None, attr, TokenStream::new());
+    };
+    let (mut with, mut rest, mut error) = (None, Vec::new(), TokenStream::new());
+    for m in metas {
+        match &m {
+            syn::Meta::NameValue(nv) if nv.path.is_ident("with") => match &nv.value {
+                syn::Expr::Path(p) if p.qself.is_none() => with = Some(p.path.clone()),
+                syn::Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Str(s),
+                    ..
+                }) if s.parse::<syn::Path>().is_ok() => with = s.parse::<syn::Path>().ok(),
+                v => {
+                    error = syn::Error::new_spanned(
+                        v,
+                        "`with` names the reduction: `#[gpu_reduce(with = add)]`, where `add` is a #[gpu_reduce] function",
+                    )
+                    .to_compile_error()
+                }
+            },
+            _ => rest.push(m),
+        }
+    }
+    (with, quote!(#(#rest),*), error)
+}
+
 /// A device function, with `extra` items (made from it) in its companion module.
 fn expand_device_with(
     attr: TokenStream,

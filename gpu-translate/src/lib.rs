@@ -35,6 +35,6 @@ pub(crate) use parse::signature;
 
 pub use diagnostics::Diagnostics;
 pub use expand::{
-    expand_device, expand_elementwise, expand_kernel, translate_device, translate_kernel,
-    Translated,
+    expand_device, expand_elementwise, expand_kernel, expand_reduce, translate_device,
+    translate_kernel, Translated,
 };

@@ -25,6 +25,7 @@ pub mod host_api;
 pub mod math;
 pub mod module_consts;
 pub mod random;
+pub mod reduce;
 pub mod scalar;
 pub mod semantics;
 pub mod shared_memory;
@@ -90,6 +91,11 @@ macro_rules! for_each_case {
                 2e-5, random::case_philox_draws, [random::philox_draws];
             xoroshiro: "Numba's xoroshiro128+: states from a seed, next/uniform bit for bit, normals within bounds",
                 2e-5, random::case_xoroshiro, [random::xoroshiro_draws, random::xoroshiro_normals, random::xoroshiro_past];
+            reduce_sugar: "#[gpu_reduce]: sums, maxima, dot products, every length class; GPU = simulator bit for bit",
+                0.0, reduce::case_reduce_sugar,
+                [reduce::add::partials, reduce::add::finish, reduce::larger::partials,
+                 reduce::larger::finish, reduce::product::partials, reduce::product::finish,
+                 reduce::magnitude::partials, reduce::magnitude::finish];
             warp: "warp: shfl/up/down/xor, ballot, any, all, eq, lane_id, active_mask",
                 0.0, warp::case_warp, [warp::warp_ops, warp::half_warp_sum];
             atomics: "atomics: add sub min max and or xor inc dec cas exch, f64, i64",

@@ -74,12 +74,31 @@ fn shared_bytes<T>(elements: Option<usize>) -> usize {
     }
 }
 
+std::thread_local! {
+    /// The number the kernel's translation gave the shared declaration about to run (see
+    /// [`shared_declaration`]); `u32::MAX` when none was given.
+    static DECLARATION: std::cell::Cell<u32> = const { std::cell::Cell::new(u32::MAX) };
+}
+
+/// Called by a simulated kernel right before each shared-array declaration with the
+/// declaration's number in its function: two declarations that share a source location
+/// (made by one macro) are still two arrays, as on the GPU. Not a public API.
+#[doc(hidden)]
+pub fn shared_declaration(number: u32) {
+    DECLARATION.with(|d| d.set(number));
+}
+
+/// The number given to the declaration now running, taken.
+fn declaration() -> u32 {
+    DECLARATION.with(|d| d.replace(u32::MAX))
+}
+
 /// Declare a shared array of `N` elements (`__shared__ T a[N];`).
 #[track_caller]
 pub fn shared_array<T: Dtype, const N: usize>() -> SharedArray<T, N> {
     let site = Location::caller();
     let bytes = shared_bytes::<T>(Some(N));
-    let ptr = with_block(|b| b.shared_array(site, bytes)) as *mut T;
+    let ptr = with_block(|b| b.shared_array(site, declaration(), bytes)) as *mut T;
     SharedArray {
         ptr,
         name: "a shared array",
@@ -92,7 +111,7 @@ pub fn shared_array<T: Dtype, const N: usize>() -> SharedArray<T, N> {
 pub fn shared_array_2d<T: Dtype, const R: usize, const C: usize>() -> SharedArray2<T, R, C> {
     let site = Location::caller();
     let bytes = shared_bytes::<T>(R.checked_mul(C));
-    let ptr = with_block(|b| b.shared_array(site, bytes)) as *mut T;
+    let ptr = with_block(|b| b.shared_array(site, declaration(), bytes)) as *mut T;
     SharedArray2 {
         ptr,
         name: "a shared array",

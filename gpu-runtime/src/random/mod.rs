@@ -37,6 +37,8 @@ const PHILOX_W1: u32 = 0xBB67_AE85;
 /// 2^-24 and 2^-53: a 24- or 53-bit integer times this is a uniform float in [0, 1).
 const UNIT_F32: f32 = 1.0 / 16_777_216.0;
 const UNIT_F64: f64 = 1.0 / 9_007_199_254_740_992.0;
+/// 2^-53 as an `f32` (exact).
+const UNIT_F64_AS_F32: f32 = 1.0 / 9_007_199_254_740_992.0;
 
 /// Word `word` (0 to 3; larger values give word 3) of Philox4x32-10 of the counter
 /// `(counter_lo, counter_hi)` (words 0 and 1 from `counter_lo`, low half first; 2 and 3
@@ -193,10 +195,15 @@ pub fn xoroshiro128p_uniform_f64(states: &mut [u64], index: usize) -> f64 {
 
 /// A uniform `f32` from state `index`: the `f64` draw rounded to `f32` (so 1.0 is
 /// possible), as Numba's `xoroshiro128p_uniform_float32`.
+///
+/// Computed in `f32` with the same bits: the top 53 bits convert to `f64` exactly and
+/// scaling by 2^-53 is exact, so rounding that `f64` to `f32` is rounding the 53-bit
+/// integer to `f32` once, then scaling (exact again). One integer-to-`f32` conversion and
+/// one multiply instead of two conversions and an `f64` multiply.
 #[gpu_device(crate = "crate")]
 pub fn xoroshiro128p_uniform_f32(states: &mut [u64], index: usize) -> f32 {
-    let u: f64 = xoroshiro128p_uniform_f64(states, index);
-    u as f32
+    let bits: u64 = xoroshiro128p_next(states, index);
+    ((bits >> 11) as f32) * UNIT_F64_AS_F32
 }
 
 /// A standard normal `f32` from two uniform `f32` draws of state `index` (Box-Muller, the
@@ -316,6 +323,31 @@ pub fn create_xoroshiro128p_states(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `xoroshiro128p_uniform_f32` computes in `f32` what Numba computes through `f64`:
+    /// the same bits for every draw, here for the edges (0, the largest, each rounding tie
+    /// and its neighbours at every exponent) and a million random ones.
+    #[test]
+    fn uniform_f32_in_f32_has_the_f64_route_s_bits() {
+        let through_f64 = |b: u64| (((b >> 11) as f64) * UNIT_F64) as f32;
+        let in_f32 = |b: u64| ((b >> 11) as f32) * UNIT_F64_AS_F32;
+        let mut bits: Vec<u64> = vec![0, u64::MAX, 1 << 11, u64::MAX << 11];
+        for e in 24..53 {
+            // Ties between two f32 values of the 53-bit integer, and both neighbours.
+            let tie = ((1u64 << e) | (1 << (e - 24))) << 11;
+            bits.extend([
+                tie,
+                tie - (1 << 11),
+                tie + (1 << 11),
+                tie | (1 << (e - 23 + 11)),
+            ]);
+        }
+        let mut g = Xoroshiro128p::from_seed(7);
+        bits.extend((0..1_000_000).map(|_| g.next_u64()));
+        for b in bits {
+            assert_eq!(in_f32(b).to_bits(), through_f64(b).to_bits(), "{b:#x}");
+        }
+    }
 
     #[test]
     fn uniform_draws_stay_in_their_range() {

@@ -20,12 +20,14 @@ mod device;
 mod elementwise;
 mod fast_path;
 mod params;
+mod reduce;
 mod sim_body;
 pub(crate) mod sim_semantics;
 
 pub use consts::{const_items, ConstItems};
 pub use device::{emit_device, DeviceTranslation};
 pub use elementwise::elementwise_items;
+pub use reduce::reduce_items;
 
 /// A kernel's fast-path conditions as its definition holds them.
 pub fn fast_path_data(k: &crate::ir::Kernel<crate::ir::RTy>, krate: &syn::Path) -> TokenStream {

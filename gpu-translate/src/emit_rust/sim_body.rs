@@ -50,6 +50,7 @@ pub fn rewrite(body: &syn::Block, names: &Names<'_>, krate: &syn::Path) -> syn::
         consts: names.consts.to_vec(),
         prints: names.prints.to_vec(),
         next_print: 0,
+        next_shared: 0,
     };
     let mut body = body.clone();
     r.visit_block_mut(&mut body);
@@ -76,6 +77,8 @@ struct Rewriter {
     /// The prints' formats, and the number of the next one met.
     prints: Vec<(String, Vec<crate::print_format::PrintConv>)>,
     next_print: usize,
+    /// The number of the next shared-array declaration met.
+    next_shared: u32,
 }
 
 impl Rewriter {
@@ -347,6 +350,15 @@ impl VisitMut for Rewriter {
                     let span = e.span();
                     *init.expr = syn::parse_quote_spanned!(span=> (#e).__named(#label));
                 }
+                // Numbered, so two declarations at one source location (from one macro)
+                // are two arrays.
+                let (k, e, number) = (&self.krate, &init.expr, self.next_shared);
+                self.next_shared += 1;
+                let span = e.span();
+                *init.expr = syn::parse_quote_spanned!(span=> {
+                    #k::__private::shared_declaration(#number);
+                    #e
+                });
             } else if is_local_array(&init.expr) {
                 kind = Kind::Local;
             }

@@ -253,7 +253,8 @@ impl WarpExchange {
 /// re-borrowed), since the block's threads read and write them concurrently.
 #[derive(Default)]
 pub(crate) struct SharedStore {
-    arrays: HashMap<(&'static Location<'static>, usize), *mut [u64]>,
+    /// By declaration: its source location, its number in its function, its size.
+    arrays: HashMap<(&'static Location<'static>, u32, usize), *mut [u64]>,
     dynamic: Option<*mut [u64]>,
 }
 
@@ -309,11 +310,16 @@ impl BlockContext {
 
     /// The storage of the shared array declared at `site`, of `bytes` bytes, zeroed. A
     /// generic declaration used with two dtypes gets one allocation per size.
-    pub(crate) fn shared_array(&self, site: &'static Location<'static>, bytes: usize) -> *mut u8 {
+    pub(crate) fn shared_array(
+        &self,
+        site: &'static Location<'static>,
+        declaration: u32,
+        bytes: usize,
+    ) -> *mut u8 {
         let mut store = self.shared.lock().unwrap_or_else(|p| p.into_inner());
         *store
             .arrays
-            .entry((site, bytes))
+            .entry((site, declaration, bytes))
             .or_insert_with(|| zeroed(bytes)) as *mut u8
     }
 

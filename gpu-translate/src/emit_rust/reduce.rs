@@ -1,0 +1,309 @@
+//! `#[gpu_reduce]`: an associative, commutative binary function, usable as a device
+//! function, that reduces arrays (Numba's `@cuda.reduce`, CuPy's `ReductionKernel`); with
+//! `with = op`, a function mapped over arrays and its values reduced with `op` (CuPy's map
+//! expression: sums of squares, dot products). Beside the function, its module gains
+//! `reduce(inputs.., init) -> T` and `reduce_into(inputs.., init, &mut out)`.
+//!
+//! Two generated kernels in the kernel language do the work, the same on the GPU and the
+//! simulator: `partials` (one value per block of 256 threads, at most 1024 blocks: each
+//! thread folds its grid-stride elements eight loads at a time, then the block combines
+//! its threads by warp shuffles and shared memory) and `finish` (one block over the
+//! partials, then `op(init, total)`). The grid depends on the length alone, so a
+//! reduction's association, and with it its bits, is fixed for a length on every device.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+
+use super::{generic_decls, Ctx};
+use crate::diagnostics::Diagnostics;
+use crate::signature::{KernelSignature, ParamShape};
+
+/// The items `#[gpu_reduce]` adds to the function's module; `with` is the reduction of a
+/// map-reduce (`None`: the function is the reduction).
+pub fn reduce_items(
+    f: &syn::ItemFn,
+    sig: &KernelSignature,
+    ctx: &Ctx,
+    with: Option<&syn::Path>,
+    diags: &mut Diagnostics,
+) -> TokenStream {
+    let syn::ReturnType::Type(_, ret) = &f.sig.output else {
+        diags.error(f.sig.ident.span(), shape_help(with.is_some()));
+        return TokenStream::new();
+    };
+    if let Some(p) = sig
+        .params
+        .iter()
+        .find(|p| matches!(p.shape, ParamShape::Slice { .. }))
+    {
+        diags.error(
+            p.ident.span(),
+            "a #[gpu_reduce] function takes values, not arrays: the generated `reduce` takes \
+             the arrays",
+        );
+        return TokenStream::new();
+    }
+    let same = |t: &syn::Type| quote!(#t).to_string() == quote!(#ret).to_string();
+    let reducer_shape = sig.params.len() == 2 && sig.params.iter().all(|p| same(&p.ty_tokens));
+    match with {
+        None if !reducer_shape => {
+            diags.error(f.sig.ident.span(), shape_help(false));
+            return TokenStream::new();
+        }
+        Some(_) if sig.params.is_empty() => {
+            diags.error(f.sig.ident.span(), shape_help(true));
+            return TokenStream::new();
+        }
+        _ => {}
+    }
+    let k = &ctx.krate;
+    let krate_str = quote!(#k).to_string().replace(' ', "");
+    let name = &f.sig.ident;
+    let name_str = name.to_string();
+    let generics = generic_decls(sig, k);
+    let generic_idents: Vec<&syn::Ident> = sig.generics.iter().map(|g| &g.ident).collect();
+    // Names of the generated code's own, clear of the function's parameters.
+    let taken: Vec<String> = sig.params.iter().map(|p| p.ident.to_string()).collect();
+    let fresh = |base: &str| {
+        let mut n = base.to_owned();
+        while taken.contains(&n) {
+            n.push('_');
+        }
+        format_ident!("{}", n)
+    };
+    let (init, partial, out, values) = (
+        fresh("init"),
+        fresh("partial"),
+        fresh("out"),
+        fresh("values"),
+    );
+    let op = match with {
+        None => quote!(super::#name),
+        Some(p) => one_level_down(p),
+    };
+    // The arrays `reduce` takes: the map's parameters, or the values to reduce.
+    let (inputs, input_tys): (Vec<syn::Ident>, Vec<&syn::Type>) = match with {
+        Some(_) => sig
+            .params
+            .iter()
+            .map(|p| (p.ident.clone(), &p.ty_tokens))
+            .unzip(),
+        None => (vec![values.clone()], vec![&**ret]),
+    };
+    let first = &inputs[0];
+    let elem = |i: TokenStream| match with {
+        Some(_) => quote!(super::#name(#(#inputs[#i]),*)),
+        None => quote!(#first[#i]),
+    };
+    let partials_body = block_reduction(
+        k,
+        &op,
+        first,
+        &elem,
+        ret,
+        &init,
+        quote!(#partial[#k::block_idx().x as usize] = __gpu_b;),
+    );
+    let finish_body = block_reduction(
+        k,
+        &op,
+        &values,
+        &|i| quote!(#values[#i]),
+        ret,
+        &init,
+        quote! {
+            #out[0] = if __gpu_bh == 1 { #op(#init, __gpu_b) } else { #init };
+        },
+    );
+    let checks = inputs.iter().skip(1).map(|i| {
+        let n = i.to_string();
+        let first_str = first.to_string();
+        quote! {
+            if #k::DeviceArray::len(#i) != __gpu_n {
+                return ::core::result::Result::Err(#k::GpuError::InvalidArgument(::std::format!(
+                    "reduction `{}`: input `{}` has {} elements but `{}` has {}",
+                    #name_str, #n, #k::DeviceArray::len(#i), #first_str, __gpu_n
+                )));
+            }
+        }
+    });
+    let what = match with {
+        None => format!("`{name_str}`"),
+        Some(p) => format!("`{}` over the values of `{name_str}`", quote!(#p)),
+    };
+    let reduce_doc = format!(
+        "Reduce with {what}: `init` combined with every element's value, in an order fixed by \
+         the length (the same bits on every device and on the simulator). An empty input \
+         gives `init`. The inputs must have one length."
+    );
+    let into_doc = format!(
+        "As [`reduce`], leaving the result in `{out}[0]` on the device (asynchronous, like a \
+         launch); `{out}` must have at least one element."
+    );
+    quote! {
+        #[#k::gpu_kernel(crate = #krate_str)]
+        pub fn partials<#(#generics),*>(
+            #(#inputs: &[#input_tys],)*
+            #init: #ret,
+            #partial: &mut [#ret],
+        ) {
+            #partials_body
+        }
+
+        #[#k::gpu_kernel(crate = #krate_str)]
+        pub fn finish<#(#generics),*>(#values: &[#ret], #init: #ret, #out: &mut [#ret]) {
+            #finish_body
+        }
+
+        #[doc = #into_doc]
+        #[allow(clippy::too_many_arguments)]
+        pub fn reduce_into<#(#generics),*>(
+            #(#inputs: &#k::DeviceArray<#input_tys>,)*
+            #init: #ret,
+            #out: &mut #k::DeviceArray<#ret>,
+        ) -> #k::Result<()> {
+            let __gpu_n = #k::DeviceArray::len(#first);
+            #(#checks)*
+            if #k::DeviceArray::len(#out) == 0 {
+                return ::core::result::Result::Err(#k::GpuError::InvalidArgument(::std::format!(
+                    "reduction `{}`: the output array is empty; it needs one element",
+                    #name_str
+                )));
+            }
+            let __gpu_blocks = #k::__private::reduce_blocks(__gpu_n);
+            let mut __gpu_partial = #k::DeviceArray::device(#first).zeros::<#ret>(__gpu_blocks)?;
+            if __gpu_blocks > 0 {
+                partials::<#(#generic_idents),*>(
+                    #k::LaunchConfig::new(__gpu_blocks, #k::__private::REDUCE_BLOCK),
+                    #(#inputs,)*
+                    #init,
+                    &mut __gpu_partial,
+                )?;
+            }
+            finish::<#(#generic_idents),*>(
+                #k::LaunchConfig::new(1, #k::__private::REDUCE_BLOCK),
+                &__gpu_partial,
+                #init,
+                #out,
+            )
+        }
+
+        #[doc = #reduce_doc]
+        #[allow(clippy::too_many_arguments)]
+        pub fn reduce<#(#generics),*>(
+            #(#inputs: &#k::DeviceArray<#input_tys>,)*
+            #init: #ret,
+        ) -> #k::Result<#ret> {
+            let mut #out = #k::DeviceArray::device(#first).zeros::<#ret>(1)?;
+            reduce_into::<#(#generic_idents),*>(#(#inputs,)* #init, &mut #out)?;
+            ::core::result::Result::Ok(#out.to_host()?[0])
+        }
+    }
+}
+
+/// What a `#[gpu_reduce]` function looks like, for the error that says so.
+fn shape_help(map: bool) -> &'static str {
+    if map {
+        "a mapped #[gpu_reduce] function takes one value per input array and returns the \
+         value to reduce: `#[gpu_reduce(with = add)] fn square(x: f32) -> f32`"
+    } else {
+        "a #[gpu_reduce] function takes two values of one type and returns that type: \
+         `#[gpu_reduce] fn add<T: Num>(a: T, b: T) -> T { a + b }`; to reduce the values of \
+         another function, write `#[gpu_reduce(with = add)]` on that function"
+    }
+}
+
+/// `p` as named from the function's module (one level below where it was written).
+fn one_level_down(p: &syn::Path) -> TokenStream {
+    let first = p.segments.first().map(|s| s.ident.to_string());
+    match first.as_deref() {
+        _ if p.leading_colon.is_some() => quote!(#p),
+        Some("crate") | Some("super") => quote!(super::#p),
+        Some("self") => {
+            let rest = p.segments.iter().skip(1);
+            quote!(super #(::#rest)*)
+        }
+        _ => quote!(super::#p),
+    }
+}
+
+/// A block's reduction in the kernel language: each thread folds the values `elem(i)` of
+/// its grid-stride indices below `len_of.len()` (eight loads in flight per step), then the
+/// block combines them; `finish` runs in thread 0 with the block's value in `__gpu_b`
+/// (`__gpu_bh` is 1 when the block had any element).
+fn block_reduction(
+    k: &syn::Path,
+    op: &TokenStream,
+    len_of: &syn::Ident,
+    elem: &dyn Fn(TokenStream) -> TokenStream,
+    ty: &syn::Type,
+    init: &syn::Ident,
+    finish: TokenStream,
+) -> TokenStream {
+    let at = |m: usize| {
+        if m == 0 {
+            elem(quote!(__gpu_i))
+        } else {
+            elem(quote!(__gpu_i + #m * __gpu_s))
+        }
+    };
+    let (e0, e1, e2, e3, e4, e5, e6, e7) = (at(0), at(1), at(2), at(3), at(4), at(5), at(6), at(7));
+    let first = elem(quote!(__gpu_g));
+    quote! {
+        let __gpu_tid = #k::thread_idx().x as usize;
+        let __gpu_s = #k::gridsize_1d();
+        let __gpu_g = #k::grid_1d();
+        let __gpu_n = #len_of.len();
+        let mut __gpu_a = if __gpu_g < __gpu_n { #first } else { #init };
+        let mut __gpu_h = if __gpu_g < __gpu_n { 1u32 } else { 0u32 };
+        let mut __gpu_i = __gpu_g + __gpu_s;
+        while __gpu_i + 7 * __gpu_s < __gpu_n {
+            let __gpu_v = #op(
+                #op(#op(#e0, #e1), #op(#e2, #e3)),
+                #op(#op(#e4, #e5), #op(#e6, #e7)),
+            );
+            __gpu_a = #op(__gpu_a, __gpu_v);
+            __gpu_i += 8 * __gpu_s;
+        }
+        while __gpu_i < __gpu_n {
+            __gpu_a = #op(__gpu_a, #e0);
+            __gpu_i += __gpu_s;
+        }
+        let __gpu_lane = __gpu_tid % 32;
+        let mut __gpu_o = 16usize;
+        while __gpu_o > 0 {
+            let __gpu_other = #k::shfl_down_sync(0xffff_ffff, __gpu_a, __gpu_o as u32);
+            let __gpu_oh = #k::shfl_down_sync(0xffff_ffff, __gpu_h, __gpu_o as u32);
+            if __gpu_oh == 1 && __gpu_lane + __gpu_o < 32 {
+                __gpu_a = if __gpu_h == 1 { #op(__gpu_a, __gpu_other) } else { __gpu_other };
+                __gpu_h = 1;
+            }
+            __gpu_o /= 2;
+        }
+        let mut __gpu_wa = #k::shared_array::<#ty, 8>();
+        let mut __gpu_wh = #k::shared_array::<u32, 8>();
+        if __gpu_lane == 0 {
+            __gpu_wa[__gpu_tid / 32] = __gpu_a;
+            __gpu_wh[__gpu_tid / 32] = __gpu_h;
+        }
+        #k::sync_threads();
+        if __gpu_tid < 32 {
+            let __gpu_w = if __gpu_tid < 8 { __gpu_tid } else { 0 };
+            let mut __gpu_b = __gpu_wa[__gpu_w];
+            let mut __gpu_bh = if __gpu_tid < 8 { __gpu_wh[__gpu_w] } else { 0u32 };
+            let mut __gpu_o = 4usize;
+            while __gpu_o > 0 {
+                let __gpu_other = #k::shfl_down_sync(0xffff_ffff, __gpu_b, __gpu_o as u32);
+                let __gpu_oh = #k::shfl_down_sync(0xffff_ffff, __gpu_bh, __gpu_o as u32);
+                if __gpu_oh == 1 && __gpu_tid + __gpu_o < 8 {
+                    __gpu_b = if __gpu_bh == 1 { #op(__gpu_b, __gpu_other) } else { __gpu_other };
+                    __gpu_bh = 1;
+                }
+                __gpu_o /= 2;
+            }
+            if __gpu_tid == 0 {
+                #finish
+            }
+        }
+    }
+}

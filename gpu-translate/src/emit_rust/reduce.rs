@@ -249,6 +249,7 @@ fn block_reduction(
     };
     let (e0, e1, e2, e3, e4, e5, e6, e7) = (at(0), at(1), at(2), at(3), at(4), at(5), at(6), at(7));
     let first = elem(quote!(__gpu_g));
+    let ej = elem(quote!(__gpu_j));
     quote! {
         let __gpu_tid = #k::thread_idx().x as usize;
         let __gpu_s = #k::gridsize_1d();
@@ -256,18 +257,20 @@ fn block_reduction(
         let __gpu_n = #len_of.len();
         let mut __gpu_a = if __gpu_g < __gpu_n { #first } else { #init };
         let mut __gpu_h = if __gpu_g < __gpu_n { 1u32 } else { 0u32 };
-        let mut __gpu_i = __gpu_g + __gpu_s;
-        while __gpu_i + 7 * __gpu_s < __gpu_n {
-            let __gpu_v = #op(
-                #op(#op(#e0, #e1), #op(#e2, #e3)),
-                #op(#op(#e4, #e5), #op(#e6, #e7)),
-            );
-            __gpu_a = #op(__gpu_a, __gpu_v);
-            __gpu_i += 8 * __gpu_s;
-        }
-        while __gpu_i < __gpu_n {
-            __gpu_a = #op(__gpu_a, #e0);
-            __gpu_i += __gpu_s;
+        // Eight loads in flight per step; the last step takes what is left one element at
+        // a time (the form whose indices the translator proves in range).
+        for __gpu_i in ((__gpu_g + __gpu_s)..__gpu_n).step_by(8 * __gpu_s) {
+            if __gpu_i + 7 * __gpu_s < __gpu_n {
+                let __gpu_v = #op(
+                    #op(#op(#e0, #e1), #op(#e2, #e3)),
+                    #op(#op(#e4, #e5), #op(#e6, #e7)),
+                );
+                __gpu_a = #op(__gpu_a, __gpu_v);
+            } else {
+                for __gpu_j in (__gpu_i..__gpu_n).step_by(__gpu_s) {
+                    __gpu_a = #op(__gpu_a, #ej);
+                }
+            }
         }
         let __gpu_lane = __gpu_tid % 32;
         let mut __gpu_o = 16usize;

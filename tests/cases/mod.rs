@@ -62,6 +62,8 @@ macro_rules! for_each_case {
                 [semantics::casts_to_ints, semantics::from_f64_to];
             halves_from_f64: "f16 and bf16 from f64, rounded once, bit for bit",
                 0.0, semantics::case_halves_from_f64, [semantics::halves_from_f64];
+            abs_of_negative_zero: "abs of a selected -0.0 is +0.0 (a random program's mismatch)",
+                0.0, semantics::case_abs_of_negative_zero, [semantics::abs_of_negative_zero];
             wrapping: "shifts by any amount and overflow without overflow checks: wrapped, bit for bit",
                 0.0, semantics::case_wrapping, [semantics::wrapping_ops];
             integer_faults: "division by zero, MIN / -1, overflow, shifts: IntegerFault, then the device works",

@@ -775,3 +775,51 @@ pub fn case_int_methods(dev: &Device, seed: u64) -> CaseResult {
     check_int_methods::<u64>(dev, &mut r, &mut out, "u64", 0x5A5A_5A5A)?;
     Ok(out)
 }
+
+/// The random program that found NVRTC keeping the sign of `fabsf(c ? -0.0f : 1.125f)`:
+/// `abs` of a selected negative zero, in f32 and f64, must be +0.0 as in Rust.
+#[gpu_kernel(fmad = false, overflow_checks = false)]
+pub fn abs_of_negative_zero(x: &[u32], of32: &mut [f32], of64: &mut [f64]) {
+    let i = grid_1d();
+    if i < of32.len() {
+        let a = x[i];
+        of32[i] = (if 31u32 >= a { -0.0f32 } else { 1.125f32 }).abs();
+        of64[i] = (((if 31u32 >= a { -0.0f32 } else { 1.125f32 }).abs()) as f32) as f64
+            + (if a % 2 == 0 { -0.0f64 } else { -2.5f64 }).abs();
+    }
+}
+
+pub fn case_abs_of_negative_zero(dev: &Device, seed: u64) -> CaseResult {
+    let mut r = rng(seed);
+    let mut out = Outputs::new();
+    let n = r.random_range(1_000..5_000);
+    let x: Vec<u32> = (0..n).map(|_| r.random_range(0..64)).collect();
+    let dx = dev.to_device(&x)?;
+    let mut o32 = poisoned(dev, n, f32::NAN)?;
+    let mut o64 = poisoned(dev, n, f64::NAN)?;
+    launch!(abs_of_negative_zero[blocks(n, 256), 256](&dx, &mut o32, &mut o64))?;
+    let want32: Vec<f32> = x
+        .iter()
+        .map(|&a| (if 31 >= a { -0.0f32 } else { 1.125 }).abs())
+        .collect();
+    let want64: Vec<f64> = x
+        .iter()
+        .map(|&a| {
+            ((if 31 >= a { -0.0f32 } else { 1.125 }).abs()) as f64
+                + (if a % 2 == 0 { -0.0f64 } else { -2.5 }).abs()
+        })
+        .collect();
+    let (g32, g64) = (o32.to_host()?, o64.to_host()?);
+    for i in 0..n {
+        if g32[i].to_bits() != want32[i].to_bits() || g64[i].to_bits() != want64[i].to_bits() {
+            return Err(format!(
+                "x = {}: got {:?} / {:?}, want {:?} / {:?}",
+                x[i], g32[i], g64[i], want32[i], want64[i]
+            )
+            .into());
+        }
+    }
+    out.push(("abs f32", f64s(&g32)));
+    out.push(("abs f64", g64));
+    Ok(out)
+}

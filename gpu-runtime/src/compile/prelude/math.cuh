@@ -20,7 +20,15 @@ GT_F1(gt_atan, atanf, atan)
 GT_F1(gt_sinh, sinhf, sinh)
 GT_F1(gt_cosh, coshf, cosh)
 GT_F1(gt_tanh, tanhf, tanh)
-GT_F1(gt_abs, fabsf, fabs)
+// |x| as Rust computes it, by clearing the sign bit. `fabsf` is not used: NVRTC was seen
+// to keep the sign of `fabsf(c ? -0.0f : 1.125f)`, giving -0.0 (a random program on the
+// H200, 2026-12-02; the case `abs_of_negative_zero` keeps it).
+static __device__ __forceinline__ float gt_abs(float x) {
+  return __int_as_float(__float_as_int(x) & 0x7fffffff);
+}
+static __device__ __forceinline__ double gt_abs(double x) {
+  return __longlong_as_double(__double_as_longlong(x) & 0x7fffffffffffffffLL);
+}
 GT_F1(gt_floor, floorf, floor)
 GT_F1(gt_ceil, ceilf, ceil)
 GT_F1(gt_round, roundf, round)

@@ -131,6 +131,21 @@ pub enum GpuError {
         seconds: f64,
     },
 
+    /// Threads of a simulated launch wait for each other forever: each waits at a barrier
+    /// or in a warp function that a thread it waits for never reaches. On a GPU the
+    /// launch would hang.
+    #[error(
+        "kernel `{kernel}` can never finish: its threads wait for each other ({waits}); on a \
+         GPU this launch would hang. Every thread of a block must reach the same \
+         sync_threads(), and every lane a warp function's mask names must call it"
+    )]
+    Deadlock {
+        /// The kernel's Rust name.
+        kernel: &'static str,
+        /// Where the threads wait, grouped.
+        waits: String,
+    },
+
     /// The kernel's body panicked in the simulator (an overflow, a division by zero, ...).
     #[error("kernel `{kernel}` panicked in the simulator (thread {thread:?} of block {block:?}): {message}")]
     SimulatorPanic {

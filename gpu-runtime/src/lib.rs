@@ -99,6 +99,11 @@ pub const SYNC_ENV: &str = "GPU_RUNTIME_SYNC";
 /// as long as a kernel runs.
 pub const SIM_TIMEOUT_ENV: &str = "GPU_RUNTIME_SIM_TIMEOUT";
 
+/// Environment variable that sets how many OS threads run a simulated launch's blocks at
+/// once (`GPU_RUNTIME_SIM_THREADS=1` runs them one after another); unset, one per core.
+/// Read at the first simulated launch.
+pub const SIM_THREADS_ENV: &str = "GPU_RUNTIME_SIM_THREADS";
+
 /// Environment variable that sets the GPU's buffer for kernels' `println!` output, in
 /// megabytes from 1 to 4096 (`GPU_RUNTIME_PRINTF_MB=64`; CUDA's default is 1). Read when
 /// a device is opened, before any kernel prints. The buffer is circular: a launch that

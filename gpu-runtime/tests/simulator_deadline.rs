@@ -1,6 +1,6 @@
-//! The simulator's deadline (`GPU_RUNTIME_SIM_TIMEOUT`) stops a kernel that never ends:
-//! an endless loop, and threads of a block that wait at different barriers (one at
-//! `sync_threads`, one in a warp shuffle), which loop ticks alone would never see.
+//! The simulator's deadline (`GPU_RUNTIME_SIM_TIMEOUT`) stops a kernel that never ends: an
+//! endless loop, alone or in one thread of a block whose other threads wait for it at a
+//! barrier.
 //!
 //! The environment variable is set only in a child process (this test binary run again),
 //! so no other test's launches see it.
@@ -22,14 +22,17 @@ fn spin(a: &mut [u32]) {
 }
 
 #[gpu_kernel]
-fn divergent_wait(a: &mut [u32]) {
+fn spin_while_others_wait(a: &mut [u32]) {
     let t = thread_idx().x;
-    if t == 0 {
-        sync_threads();
-    } else {
-        let v = shfl_sync(0b11, t, 0);
-        a[1] = v;
+    if t == 1 {
+        let mut x = 1u32;
+        while x != 0 {
+            x = x | 1;
+        }
+        a[1] = x;
     }
+    sync_threads();
+    a[0] = t;
 }
 
 #[test]
@@ -55,7 +58,7 @@ fn an_endless_kernel_stops_at_the_deadline() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(
-        text.contains("spin: timeout") && text.contains("divergent_wait: timeout"),
+        text.contains("spin: timeout") && text.contains("spin_while_others_wait: timeout"),
         "{text}"
     );
     assert!(
@@ -73,7 +76,10 @@ fn child() {
     let mut a = dev.zeros::<u32>(4).expect("an array");
     for (name, r) in [
         ("spin", launch!(spin[1, 1](&mut a))),
-        ("divergent_wait", launch!(divergent_wait[1, 2](&mut a))),
+        (
+            "spin_while_others_wait",
+            launch!(spin_while_others_wait[1, 64](&mut a)),
+        ),
     ] {
         match r {
             Err(GpuError::Timeout { seconds: 1.0, .. }) => println!("{name}: timeout"),

@@ -48,6 +48,20 @@ pub(crate) fn megabytes(name: &str, default: u64, max: u64) -> u64 {
     mb.saturating_mul(1024 * 1024)
 }
 
+/// A whole number in `name` from 1 to `max`; `default` when unset or invalid.
+pub(crate) fn count(name: &str, default: usize, max: usize) -> usize {
+    match std::env::var(name) {
+        Err(_) => default,
+        Ok(v) => match v.trim().parse::<usize>() {
+            Ok(n) if (1..=max).contains(&n) => n,
+            _ => {
+                log::warn!("{name}={v:?} is not a whole number from 1 to {max}; using {default}");
+                default
+            }
+        },
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -67,5 +81,11 @@ mod tests {
         assert_eq!(seconds("GPU_RUNTIME_TEST_S"), None);
         std::env::set_var("GPU_RUNTIME_TEST_S", "2.5");
         assert_eq!(seconds("GPU_RUNTIME_TEST_S"), Some(2.5));
+        std::env::set_var("GPU_RUNTIME_TEST_N", "0");
+        assert_eq!(count("GPU_RUNTIME_TEST_N", 2, 8), 2);
+        std::env::set_var("GPU_RUNTIME_TEST_N", "9");
+        assert_eq!(count("GPU_RUNTIME_TEST_N", 2, 8), 2);
+        std::env::set_var("GPU_RUNTIME_TEST_N", " 8");
+        assert_eq!(count("GPU_RUNTIME_TEST_N", 2, 8), 8);
     }
 }

@@ -52,6 +52,11 @@ pub(crate) fn set_position(p: Option<ThreadPosition>) {
     POSITION.with(|c| c.set(p));
 }
 
+/// The position [`set_position`] set last, if any.
+pub(crate) fn current_position() -> Option<ThreadPosition> {
+    POSITION.with(|c| c.get())
+}
+
 pub(crate) fn position() -> ThreadPosition {
     POSITION.with(|c| c.get()).expect(
         "thread geometry (grid_1d(), thread_idx(), ...) can only be read inside a #[gpu_kernel] \

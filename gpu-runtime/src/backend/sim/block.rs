@@ -1,28 +1,32 @@
 //! What the threads of one simulated block share: a barrier for `sync_threads()`, one
 //! exchange per warp for shuffles and votes, and the block's shared memory.
 //!
-//! Kernels that synchronise run one OS thread per thread of the block, all at once, so a
-//! barrier really waits for the others. A thread that finishes leaves the barriers, as on
-//! the GPU, where exited threads no longer count. A fault in any thread poisons the
-//! barriers, so the others stop instead of waiting forever.
+//! Kernels that synchronise run each thread of a block as a fiber (`fiber.rs`), all on one
+//! OS thread, so this state is single-threaded: a wait gives the processor to the block's
+//! other threads until what it waits for has happened. A thread that finishes leaves the
+//! barriers, as on the GPU, where exited threads no longer count. A fault in any thread
+//! poisons the barriers, so the others stop instead of waiting forever.
 
 use std::any::Any;
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::panic::Location;
-use std::sync::{Condvar, Mutex};
+
+use super::fiber::{self, Wait};
 
 /// Carried by the unwind of a thread stopped because another thread of its block failed.
 pub(crate) struct Aborted;
 
+fn abort() -> ! {
+    std::panic::resume_unwind(Box::new(Aborted))
+}
+
 /// A barrier whose party shrinks as threads finish, and which can sum one value per
 /// arriving thread (for `sync_threads_count` and friends).
 pub(crate) struct SimBarrier {
-    state: Mutex<BarrierState>,
-    cond: Condvar,
-    /// Whether a wait past the launch's deadline stops the thread (a kernel's barriers);
-    /// the simulator's own rendezvous wait without one.
-    deadline: bool,
+    state: RefCell<BarrierState>,
+    /// What a thread waiting here is said to wait at.
+    what: Wait,
 }
 
 struct BarrierState {
@@ -36,20 +40,20 @@ struct BarrierState {
 }
 
 impl SimBarrier {
-    /// A barrier of the simulator's own, outside any kernel: no deadline.
-    pub(crate) fn new(party: usize) -> SimBarrier {
-        SimBarrier::with_deadline(party, false)
+    /// A block's barrier (`sync_threads`) for `party` threads.
+    pub(crate) fn for_block(party: usize) -> SimBarrier {
+        SimBarrier::new(party, Wait::Barrier)
     }
 
-    /// A kernel's barrier (`sync_threads`, `sync_grid`): stopped by the deadline.
-    pub(crate) fn for_kernel(party: usize) -> SimBarrier {
-        SimBarrier::with_deadline(party, true)
+    /// A cooperative grid's barrier (`sync_grid`) for `party` threads.
+    pub(crate) fn for_grid(party: usize) -> SimBarrier {
+        SimBarrier::new(party, Wait::Grid)
     }
 
-    fn with_deadline(party: usize, deadline: bool) -> SimBarrier {
+    fn new(party: usize, what: Wait) -> SimBarrier {
         SimBarrier {
-            deadline,
-            state: Mutex::new(BarrierState {
+            what,
+            state: RefCell::new(BarrierState {
                 live: party,
                 arrived: 0,
                 sum: 0,
@@ -58,49 +62,37 @@ impl SimBarrier {
                 last_party: 0,
                 poisoned: false,
             }),
-            cond: Condvar::new(),
         }
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, BarrierState> {
-        self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// Wait for every live thread; returns the sum of `contribution` over the threads
     /// that arrived, and how many did.
     pub(crate) fn wait(&self, contribution: u64) -> (u64, usize) {
-        let mut s = self.lock();
-        if s.poisoned {
-            drop(s);
-            std::panic::resume_unwind(Box::new(Aborted));
-        }
-        s.arrived += 1;
-        s.sum += contribution;
-        if s.arrived == s.live {
-            Self::release(&mut s);
-            let out = (s.last_sum, s.last_party);
-            self.cond.notify_all();
-            return out;
-        }
-        let generation = s.generation;
-        while s.generation == generation && !s.poisoned {
-            s = self
-                .cond
-                .wait_timeout(s, super::deadline::WAIT_SLICE)
-                .unwrap_or_else(|p| p.into_inner())
-                .0;
-            // A barrier some thread never reaches (it waits elsewhere) would wait forever:
-            // the launch's deadline stops it.
-            if let Some(fault) = self.deadline.then(super::deadline::expired).flatten() {
+        let generation = {
+            let mut s = self.state.borrow_mut();
+            if s.poisoned {
                 drop(s);
-                std::panic::resume_unwind(Box::new(fault));
+                abort();
+            }
+            s.arrived += 1;
+            s.sum += contribution;
+            if s.arrived == s.live {
+                Self::release(&mut s);
+                return (s.last_sum, s.last_party);
+            }
+            s.generation
+        };
+        loop {
+            fiber::suspend(self.what);
+            let s = self.state.borrow();
+            if s.generation != generation {
+                return (s.last_sum, s.last_party);
+            }
+            if s.poisoned {
+                drop(s);
+                abort();
             }
         }
-        if s.generation == generation {
-            drop(s);
-            std::panic::resume_unwind(Box::new(Aborted));
-        }
-        (s.last_sum, s.last_party)
     }
 
     fn release(s: &mut BarrierState) {
@@ -109,22 +101,21 @@ impl SimBarrier {
         s.sum = 0;
         s.arrived = 0;
         s.generation += 1;
+        fiber::progress();
     }
 
     /// A thread finished: it no longer counts, which may complete a waiting barrier.
     pub(crate) fn leave(&self) {
-        let mut s = self.lock();
+        let mut s = self.state.borrow_mut();
         s.live -= 1;
         if s.live > 0 && s.arrived == s.live {
             Self::release(&mut s);
-            self.cond.notify_all();
         }
     }
 
-    /// Wake every waiter with an abort.
+    /// Make every wait, present and future, stop its thread.
     pub(crate) fn poison(&self) {
-        self.lock().poisoned = true;
-        self.cond.notify_all();
+        self.state.borrow_mut().poisoned = true;
     }
 }
 
@@ -134,8 +125,7 @@ impl SimBarrier {
 /// shuffling with mask `0xffff` complete without lanes 16-31, as on the GPU, and two
 /// disjoint groups of one warp can exchange at the same time.
 pub(crate) struct WarpExchange {
-    state: Mutex<WarpState>,
-    cond: Condvar,
+    state: RefCell<WarpState>,
 }
 
 struct WarpState {
@@ -158,7 +148,7 @@ impl WarpExchange {
             (1u32 << lanes) - 1
         };
         WarpExchange {
-            state: Mutex::new(WarpState {
+            state: RefCell::new(WarpState {
                 value: [0; 32],
                 mask: [0; 32],
                 arrived: 0,
@@ -166,19 +156,14 @@ impl WarpExchange {
                 result: [None; 32],
                 poisoned: false,
             }),
-            cond: Condvar::new(),
         }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, WarpState> {
-        self.state.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
     /// Complete the group `mask` names if every running lane of it has arrived.
-    fn try_complete(s: &mut WarpState, mask: u32) -> bool {
+    fn try_complete(s: &mut WarpState, mask: u32) {
         let group = mask & s.alive;
         if group == 0 || s.arrived & group != group {
-            return false;
+            return;
         }
         let mut seen = [None; 32];
         for (l, slot) in seen.iter_mut().enumerate() {
@@ -192,75 +177,66 @@ impl WarpExchange {
             }
         }
         s.arrived &= !group;
-        true
+        fiber::progress();
     }
 
     /// Publish `value` for `lane`, wait for the other running lanes `mask` names, and
     /// read their values (`None` for lanes outside the group).
     pub(crate) fn exchange(&self, lane: usize, mask: u32, value: u64) -> [Option<u64>; 32] {
-        let mut s = self.lock();
-        s.value[lane] = value;
-        s.mask[lane] = mask | (1 << lane);
-        s.arrived |= 1 << lane;
-        if Self::try_complete(&mut s, mask | (1 << lane)) {
-            self.cond.notify_all();
-        }
-        loop {
-            if let Some(r) = s.result[lane].take() {
-                return r;
-            }
+        let mask = mask | (1 << lane);
+        {
+            let mut s = self.state.borrow_mut();
             if s.poisoned {
                 drop(s);
-                std::panic::resume_unwind(Box::new(Aborted));
+                abort();
             }
-            s = self
-                .cond
-                .wait_timeout(s, super::deadline::WAIT_SLICE)
-                .unwrap_or_else(|p| p.into_inner())
-                .0;
-            if let Some(fault) = super::deadline::expired() {
-                drop(s);
-                std::panic::resume_unwind(Box::new(fault));
+            s.value[lane] = value;
+            s.mask[lane] = mask;
+            s.arrived |= 1 << lane;
+            Self::try_complete(&mut s, mask);
+        }
+        loop {
+            {
+                let mut s = self.state.borrow_mut();
+                if let Some(r) = s.result[lane].take() {
+                    return r;
+                }
+                if s.poisoned {
+                    drop(s);
+                    abort();
+                }
             }
+            fiber::suspend(Wait::Warp { mask });
         }
     }
 
     /// `lane` finished: groups waiting only for it complete without it.
     pub(crate) fn leave(&self, lane: usize) {
-        let mut s = self.lock();
+        let mut s = self.state.borrow_mut();
         s.alive &= !(1 << lane);
         let waiting = s.arrived;
-        let mut any = false;
         for l in 0..32 {
             if waiting & (1 << l) != 0 {
                 let m = s.mask[l];
-                any |= Self::try_complete(&mut s, m);
+                Self::try_complete(&mut s, m);
             }
-        }
-        if any {
-            self.cond.notify_all();
         }
     }
 
     pub(crate) fn poison(&self) {
-        self.lock().poisoned = true;
-        self.cond.notify_all();
+        self.state.borrow_mut().poisoned = true;
     }
 }
 
 /// The block's shared memory: one zeroed allocation per declaration site and size, made by
 /// the first thread that reaches it. Allocations are held as raw pointers (never
-/// re-borrowed), since the block's threads read and write them concurrently.
+/// re-borrowed), since the block's threads each hold views of them.
 #[derive(Default)]
 pub(crate) struct SharedStore {
     /// By declaration: its source location, its number in its function, its size.
     arrays: HashMap<(&'static Location<'static>, u32, usize), *mut [u64]>,
     dynamic: Option<*mut [u64]>,
 }
-
-// SAFETY: the pointers are owned allocations, freed only in Drop; the store is behind a
-// Mutex and the memory is shared by design.
-unsafe impl Send for SharedStore {}
 
 fn zeroed(bytes: usize) -> *mut [u64] {
     Box::into_raw(vec![0u64; bytes.div_ceil(8).max(1)].into_boxed_slice())
@@ -280,9 +256,9 @@ impl Drop for SharedStore {
 pub(crate) struct BlockContext {
     pub barrier: SimBarrier,
     pub warps: Vec<WarpExchange>,
-    pub shared: Mutex<SharedStore>,
+    pub shared: RefCell<SharedStore>,
     pub dynamic_shared_bytes: usize,
-    /// Whether the threads run concurrently (else one after another: no barrier needed).
+    /// Whether the threads run as fibers (else one after another: no barrier needed).
     pub concurrent: bool,
     /// The kernel's name, for errors.
     pub kernel: &'static str,
@@ -297,11 +273,11 @@ impl BlockContext {
     ) -> BlockContext {
         let warps = threads.div_ceil(32);
         BlockContext {
-            barrier: SimBarrier::for_kernel(threads),
+            barrier: SimBarrier::for_block(threads),
             warps: (0..warps)
                 .map(|w| WarpExchange::new((threads - w * 32).min(32)))
                 .collect(),
-            shared: Mutex::new(SharedStore::default()),
+            shared: RefCell::new(SharedStore::default()),
             dynamic_shared_bytes,
             concurrent,
             kernel,
@@ -316,7 +292,7 @@ impl BlockContext {
         declaration: u32,
         bytes: usize,
     ) -> *mut u8 {
-        let mut store = self.shared.lock().unwrap_or_else(|p| p.into_inner());
+        let mut store = self.shared.borrow_mut();
         *store
             .arrays
             .entry((site, declaration, bytes))
@@ -325,7 +301,7 @@ impl BlockContext {
 
     /// The block's dynamic shared memory (the launch's shared-bytes argument), zeroed.
     pub(crate) fn dynamic_shared(&self) -> (*mut u8, usize) {
-        let mut store = self.shared.lock().unwrap_or_else(|p| p.into_inner());
+        let mut store = self.shared.borrow_mut();
         let bytes = self.dynamic_shared_bytes;
         let ptr = *store.dynamic.get_or_insert_with(|| zeroed(bytes)) as *mut u8;
         (ptr, bytes)
@@ -345,6 +321,11 @@ thread_local! {
 
 pub(crate) fn set_block(b: *const BlockContext) {
     BLOCK.with(|c| c.set(b));
+}
+
+/// The block the current thread runs, as set by [`set_block`] (null outside one).
+pub(crate) fn current_block() -> *const BlockContext {
+    BLOCK.with(|c| c.get())
 }
 
 /// The current thread's block. Panics outside a simulated kernel, where there is none.

@@ -1,8 +1,9 @@
 //! The simulator's deadline: a launch that runs longer than
 //! [`SIM_TIMEOUT_ENV`](crate::SIM_TIMEOUT_ENV) seconds (off when unset) stops with
 //! [`GpuError::Timeout`](crate::GpuError::Timeout), so an endless loop in a kernel can be
-//! stopped. The attribute puts a [`sim_tick`] at the top of every loop body; barriers
-//! stop the threads waiting in them once the thread that timed out leaves.
+//! stopped. The attribute puts a [`sim_tick`] at the top of every loop body; threads
+//! waiting at barriers are stopped once the thread that timed out fails (threads that
+//! only wait for each other are a deadlock, found at once without a deadline).
 
 use std::cell::Cell;
 use std::time::{Duration, Instant};
@@ -57,7 +58,9 @@ impl Drop for Deadline {
 }
 
 /// A loop's back edge in a simulated kernel: stops the thread once the launch has run
-/// past its deadline. Reads the clock once every 4096 calls.
+/// past its deadline, and lets the other threads of a block that runs as fibers take their
+/// turn (so a thread spinning on a flag another thread sets does not wait forever). Reads
+/// the clock once every 4096 calls.
 #[inline]
 pub fn sim_tick() {
     let n = TICKS.with(|t| {
@@ -67,22 +70,11 @@ pub fn sim_tick() {
     });
     if n.is_multiple_of(4096) {
         check();
+        if super::fiber::in_fiber() {
+            super::fiber::suspend(super::fiber::Wait::Slice);
+        }
     }
 }
-
-/// The timeout of this thread's launch, if it has passed: for waits at barriers and warp
-/// exchanges, which do not run loop ticks.
-#[cold]
-pub(crate) fn expired() -> Option<SimFault> {
-    let d = current()?;
-    (Instant::now() >= d.until).then_some(SimFault::Timeout {
-        kernel: d.kernel,
-        seconds: d.seconds,
-    })
-}
-
-/// How long a wait sleeps before it looks at the deadline again.
-pub(crate) const WAIT_SLICE: std::time::Duration = std::time::Duration::from_millis(50);
 
 #[cold]
 fn check() {

@@ -8,19 +8,25 @@
 //! ([`SIM_TIMEOUT_ENV`](crate::SIM_TIMEOUT_ENV)) is [`GpuError::Timeout`]; any other panic
 //! in the body (an overflow, a division by zero) names the thread and block.
 //!
-//! Blocks run one after another. Within a block, a kernel whose threads never wait for
-//! each other runs its threads one after another; a kernel that calls `sync_threads()` or
-//! a warp function (the attribute tells) runs one OS thread per thread of the block, all
-//! at once, so barriers, shuffles and votes behave as on the GPU. Shared memory is per
-//! block and starts zeroed; atomics are real atomics.
+//! Blocks run on all cores at once ([`SIM_THREADS_ENV`](crate::SIM_THREADS_ENV) sets how
+//! many OS threads), each block on one OS thread. Within a block, a kernel whose threads
+//! never wait for each other runs its threads one after another; a kernel that calls
+//! `sync_threads()` or a warp function (the attribute tells) runs every thread of the
+//! block as a fiber (`fiber.rs`), switched at each wait, so barriers, shuffles and votes
+//! behave as on the GPU, and threads that wait for each other forever are reported as
+//! [`GpuError::Deadlock`] instead of hanging. Shared memory is per block and starts
+//! zeroed; atomics are real atomics.
 
 pub mod arith;
 mod block;
 mod deadline;
+mod fiber;
 pub(crate) mod views;
 
+use std::cell::RefCell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::{Mutex, RwLock};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
 
 pub use deadline::sim_tick;
 pub use views::{
@@ -110,18 +116,33 @@ fn local_out_of_bounds(name: &'static str, index: usize, len: usize) -> ! {
 /// The block size of a `forall` launch on the simulator.
 const SIM_FORALL_BLOCK: u32 = 256;
 
-/// Stack of each simulated thread of a concurrent block: room for the 512 KB of local
-/// arrays the GPU allows a thread, and more.
-const THREAD_STACK_BYTES: usize = 2 * 1024 * 1024;
+/// Stack of each OS thread that runs blocks: room for the 512 KB of local arrays the GPU
+/// allows a thread, and more.
+const WORKER_STACK_BYTES: usize = 2 * 1024 * 1024;
 
-/// Run `thread` once per thread of `cfg`'s grid. The threads of a block run at once when
-/// the kernel waits for its threads (barriers, warp functions), else one after another.
+/// Threads of a launch per OS thread that runs its blocks: a smaller launch runs on the
+/// launching thread alone, where starting another would cost more than it saves.
+const THREADS_PER_WORKER: u64 = 8192;
+
+/// The most OS threads the simulator runs blocks on, and the default: one per core.
+const MAX_WORKERS: usize = 1024;
+
+fn worker_limit() -> usize {
+    static LIMIT: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *LIMIT.get_or_init(|| {
+        let cores = std::thread::available_parallelism().map_or(1, usize::from);
+        crate::host::env::count(crate::SIM_THREADS_ENV, cores, MAX_WORKERS)
+    })
+}
+
+/// Run `thread` once per thread of `cfg`'s grid. Blocks run on all cores at once, each on
+/// one OS thread; the threads of a block run one after another, or as fibers when the
+/// kernel waits for its threads (barriers, warp functions).
 pub(crate) fn run(
     def: &'static KernelDef,
     cfg: &LaunchConfig<'_>,
     thread: &(dyn Fn() + Sync),
 ) -> Result<()> {
-    let concurrent = def.waits();
     let limits = DeviceLimits::simulator();
     let Some(valid) = cfg.validate(
         def.name(),
@@ -135,12 +156,6 @@ pub(crate) fn run(
     };
     let (grid, block) = (valid.grid, valid.block);
     let shared_bytes = valid.shared_mem_bytes as usize;
-    // The grid is walked, never materialised: 2^31 - 1 blocks cost no memory.
-    let blocks = move || {
-        (0..grid.z).flat_map(move |z| {
-            (0..grid.y).flat_map(move |y| (0..grid.x).map(move |x| Dim3::new(x, y, z)))
-        })
-    };
     let threads: Vec<Dim3> = (0..block.z)
         .flat_map(|z| (0..block.y).flat_map(move |y| (0..block.x).map(move |x| Dim3::new(x, y, z))))
         .collect();
@@ -151,6 +166,13 @@ pub(crate) fn run(
         grid_dim: grid,
     };
     let _deadline = deadline::Deadline::start(def.name());
+    let launch = Launch {
+        def,
+        threads: &threads,
+        shared_bytes,
+        position: &position,
+        thread,
+    };
     if def.cooperative() {
         let total = grid.volume().saturating_mul(block.volume());
         if total > SIM_COOPERATIVE_THREADS as u64 {
@@ -162,207 +184,276 @@ pub(crate) fn run(
                 ),
             });
         }
-        let all: Vec<Dim3> = blocks().collect();
-        run_cooperative(def, &all, &threads, shared_bytes, &position, thread)
-    } else if concurrent {
-        run_concurrent(def, blocks(), &threads, shared_bytes, &position, thread)
+        let all: Vec<Dim3> = (0..grid.volume()).map(|i| block_at(grid, i)).collect();
+        launch.run_cooperative(&all)
+    } else if def.waits() {
+        run_blocks(grid, threads.len(), &|b| launch.run_block_as_fibers(b))
     } else {
-        run_sequential(def, blocks(), &threads, shared_bytes, &position, thread)
+        run_blocks(grid, threads.len(), &|b| launch.run_block_in_order(b))
     }
 }
 
-fn run_sequential(
-    def: &'static KernelDef,
-    blocks: impl Iterator<Item = Dim3>,
-    threads: &[Dim3],
-    shared_bytes: usize,
-    position: &dyn Fn(Dim3, Dim3) -> ThreadPosition,
-    thread: &(dyn Fn() + Sync),
-) -> Result<()> {
-    let mut current = position(Dim3::new(0, 0, 0), Dim3::new(0, 0, 0));
-    let outcome = catch_unwind(AssertUnwindSafe(|| {
-        for b in blocks {
-            let ctx = BlockContext::new(def.name(), threads.len(), shared_bytes, false);
-            set_block(&ctx);
-            for &t in threads {
-                current = position(b, t);
-                set_position(Some(current));
-                thread();
-            }
-            set_block(std::ptr::null());
-        }
-    }));
-    set_position(None);
-    set_block(std::ptr::null());
-    outcome.map_err(|payload| to_error(def, &current, payload))
+/// Block number `i` of `grid`, counting x fastest, as the GPU numbers them.
+fn block_at(grid: Dim3, i: u64) -> Dim3 {
+    let (gx, gy) = (grid.x as u64, grid.y as u64);
+    Dim3::new(
+        (i % gx) as u32,
+        (i / gx % gy) as u32,
+        (i / (gx * gy)) as u32,
+    )
 }
 
-fn run_concurrent(
-    def: &'static KernelDef,
-    blocks: impl Iterator<Item = Dim3>,
-    threads: &[Dim3],
-    shared_bytes: usize,
-    position: &(dyn Fn(Dim3, Dim3) -> ThreadPosition + Sync),
-    thread: &(dyn Fn() + Sync),
+/// Run `block` for every block of `grid`, on as many OS threads as the launch is worth.
+/// The error reported is the one of the lowest-numbered failing block, the one a run of
+/// the blocks in order would report: blocks are handed out in order, every block below a
+/// failing one runs to its end, and no block above the lowest failure starts afterwards.
+fn run_blocks(
+    grid: Dim3,
+    threads_per_block: usize,
+    block: &(dyn Fn(Dim3) -> Result<()> + Sync),
 ) -> Result<()> {
-    let n = threads.len();
-    // Workers are made once per launch and reused by every block: two rendezvous per
-    // block with the coordinating thread (this one).
-    let start = SimBarrier::new(n + 1);
-    let end = SimBarrier::new(n + 1);
-    let current: RwLock<Option<(Dim3, BlockContext)>> = RwLock::new(None);
-    let failure: Mutex<Option<GpuError>> = Mutex::new(None);
-    let mut spawn_error = None;
+    let total = grid.volume();
+    let workers = (total.saturating_mul(threads_per_block as u64) / THREADS_PER_WORKER)
+        .clamp(1, worker_limit() as u64)
+        .min(total) as usize;
+    if workers <= 1 {
+        return (0..total).try_for_each(|i| block(block_at(grid, i)));
+    }
+    let next = AtomicU64::new(0);
+    let lowest_failure = AtomicU64::new(u64::MAX);
+    let failure: Mutex<Option<(u64, GpuError)>> = Mutex::new(None);
+    let work = || loop {
+        let i = next.fetch_add(1, Ordering::Relaxed);
+        if i >= total || i > lowest_failure.load(Ordering::Relaxed) {
+            return;
+        }
+        if let Err(e) = block(block_at(grid, i)) {
+            let mut f = failure.lock().unwrap_or_else(|p| p.into_inner());
+            if f.as_ref().is_none_or(|(at, _)| i < *at) {
+                *f = Some((i, e));
+            }
+            lowest_failure.fetch_min(i, Ordering::Relaxed);
+        }
+    };
+    let deadline = deadline::current();
     std::thread::scope(|s| {
-        let mut spawned = 0;
-        for (lane, &t) in threads.iter().enumerate() {
-            let (start, end, current, failure) = (&start, &end, &current, &failure);
-            let deadline = deadline::current();
-            let worker = move || loop {
+        for _ in 1..workers {
+            let worker = || {
                 deadline::inherit(deadline);
-                start.wait(0);
-                let guard = current.read().unwrap_or_else(|p| p.into_inner());
-                let Some((b, ctx)) = guard.as_ref() else {
-                    return; // no more blocks
-                };
-                let pos = position(*b, t);
-                set_position(Some(pos));
-                set_block(ctx);
-                let r = catch_unwind(AssertUnwindSafe(thread));
-                ctx.barrier.leave();
-                ctx.warps[lane / 32].leave(lane % 32);
-                if let Err(payload) = r {
-                    if !block::is_abort(payload.as_ref()) {
-                        let mut f = failure.lock().unwrap_or_else(|p| p.into_inner());
-                        if f.is_none() {
-                            *f = Some(to_error(def, &pos, payload));
-                        }
-                        ctx.poison();
-                    }
-                }
-                set_position(None);
-                set_block(std::ptr::null());
-                drop(guard);
-                end.wait(0);
+                work();
             };
-            match std::thread::Builder::new()
-                .stack_size(THREAD_STACK_BYTES)
+            // A thread that cannot start leaves its share to the others.
+            if std::thread::Builder::new()
+                .stack_size(WORKER_STACK_BYTES)
                 .spawn_scoped(s, worker)
+                .is_err()
             {
-                Ok(_) => spawned += 1,
-                Err(e) => {
-                    spawn_error = Some(e.to_string());
-                    break;
-                }
+                break;
             }
         }
-        if spawned < n {
-            // The workers that did start count on the missing ones: take those out of the
-            // rendezvous, then release the rest with no block to run.
-            for _ in spawned..n {
-                start.leave();
-                end.leave();
-            }
-        } else {
-            for b in blocks {
-                *current.write().unwrap_or_else(|p| p.into_inner()) =
-                    Some((b, BlockContext::new(def.name(), n, shared_bytes, true)));
-                start.wait(0);
-                end.wait(0);
-                if failure.lock().unwrap_or_else(|p| p.into_inner()).is_some() {
-                    break;
-                }
-            }
-        }
-        *current.write().unwrap_or_else(|p| p.into_inner()) = None;
-        start.wait(0);
+        work();
     });
-    if let Some(e) = spawn_error {
-        return Err(GpuError::InvalidLaunch {
-            kernel: def.name(),
-            reason: format!("the simulator could not start {n} threads for a block: {e}"),
-        });
-    }
     match failure.into_inner().unwrap_or_else(|p| p.into_inner()) {
-        Some(e) => Err(e),
+        Some((_, e)) => Err(e),
         None => Ok(()),
     }
+}
+
+/// Clears this OS thread's simulated-thread state (position, block, grid barrier) when
+/// dropped, also when a scheduler unwinds, so no pointer to a finished block outlives it.
+struct ClearThreadState;
+
+impl Drop for ClearThreadState {
+    fn drop(&mut self) {
+        set_position(None);
+        set_block(std::ptr::null());
+        set_grid_barrier(std::ptr::null());
+    }
+}
+
+/// One launch's fixed parts, as each block needs them.
+struct Launch<'a> {
+    def: &'static KernelDef,
+    threads: &'a [Dim3],
+    shared_bytes: usize,
+    position: &'a (dyn Fn(Dim3, Dim3) -> ThreadPosition + Sync),
+    thread: &'a (dyn Fn() + Sync),
+}
+
+impl Launch<'_> {
+    /// A block of a kernel whose threads never wait for each other: one thread after
+    /// another, on this OS thread's stack.
+    fn run_block_in_order(&self, b: Dim3) -> Result<()> {
+        let ctx = BlockContext::new(
+            self.def.name(),
+            self.threads.len(),
+            self.shared_bytes,
+            false,
+        );
+        set_block(&ctx);
+        let mut current = (self.position)(b, Dim3::new(0, 0, 0));
+        let outcome = catch_unwind(AssertUnwindSafe(|| {
+            for &t in self.threads {
+                current = (self.position)(b, t);
+                set_position(Some(current));
+                (self.thread)();
+            }
+        }));
+        set_position(None);
+        set_block(std::ptr::null());
+        outcome.map_err(|payload| to_error(self.def, &current, payload))
+    }
+
+    /// A block of a kernel that waits for its threads: every thread a fiber on this OS
+    /// thread.
+    fn run_block_as_fibers(&self, b: Dim3) -> Result<()> {
+        let n = self.threads.len();
+        let ctx = BlockContext::new(self.def.name(), n, self.shared_bytes, true);
+        let _clear = ClearThreadState;
+        let failure: RefCell<Option<GpuError>> = RefCell::new(None);
+        let body = |i: usize| {
+            let pos = (self.position)(b, self.threads[i]);
+            set_block(&ctx);
+            let failed = self.run_thread(pos, &failure);
+            ctx.barrier.leave();
+            ctx.warps[i / 32].leave(i % 32);
+            if failed {
+                ctx.poison();
+            }
+            set_block(std::ptr::null());
+        };
+        let stopped = fiber::run(n, &body, &|| ctx.poison());
+        self.outcome(stopped, failure, &|i| (b, self.threads[i]))
+    }
+
+    /// A cooperative launch: every thread of the grid a fiber on this OS thread, with a
+    /// grid-wide barrier.
+    fn run_cooperative(&self, blocks: &[Dim3]) -> Result<()> {
+        let n = self.threads.len();
+        let contexts: Vec<BlockContext> = blocks
+            .iter()
+            .map(|_| BlockContext::new(self.def.name(), n, self.shared_bytes, true))
+            .collect();
+        let grid = SimBarrier::for_grid(blocks.len() * n);
+        let _clear = ClearThreadState;
+        let failure: RefCell<Option<GpuError>> = RefCell::new(None);
+        let stop_all = || {
+            grid.poison();
+            contexts.iter().for_each(BlockContext::poison);
+        };
+        let body = |i: usize| {
+            let (bi, ti) = (i / n, i % n);
+            let ctx = &contexts[bi];
+            let pos = (self.position)(blocks[bi], self.threads[ti]);
+            set_block(ctx);
+            let failed = self.run_thread(pos, &failure);
+            ctx.barrier.leave();
+            ctx.warps[ti / 32].leave(ti % 32);
+            grid.leave();
+            if failed {
+                stop_all();
+            }
+            set_block(std::ptr::null());
+        };
+        set_grid_barrier(&grid);
+        let stopped = fiber::run(blocks.len() * n, &body, &stop_all);
+        self.outcome(stopped, failure, &|i| (blocks[i / n], self.threads[i % n]))
+    }
+
+    /// Run the kernel body as the thread at `pos`; a failure of its own (not an abort
+    /// caused by another thread's) is recorded in `failure` if it is the first. Returns
+    /// whether the thread failed so.
+    fn run_thread(&self, pos: ThreadPosition, failure: &RefCell<Option<GpuError>>) -> bool {
+        set_position(Some(pos));
+        let r = catch_unwind(AssertUnwindSafe(self.thread));
+        set_position(None);
+        match r {
+            Ok(()) => false,
+            Err(payload) if block::is_abort(payload.as_ref()) => false,
+            Err(payload) => {
+                let mut f = failure.borrow_mut();
+                if f.is_none() {
+                    *f = Some(to_error(self.def, &pos, payload));
+                }
+                true
+            }
+        }
+    }
+
+    /// The launch's result once its fibers have run: the first thread failure, else the
+    /// deadlock or the missing stack; `at(i)` is fiber `i`'s block and thread.
+    fn outcome(
+        &self,
+        stopped: std::result::Result<(), fiber::Stopped>,
+        failure: RefCell<Option<GpuError>>,
+        at: &dyn Fn(usize) -> (Dim3, Dim3),
+    ) -> Result<()> {
+        if let Some(e) = failure.into_inner() {
+            return Err(e);
+        }
+        match stopped {
+            Ok(()) => Ok(()),
+            Err(fiber::Stopped::NoStack(i, e)) => {
+                let (b, t) = at(i);
+                Err(GpuError::InvalidLaunch {
+                    kernel: self.def.name(),
+                    reason: format!(
+                        "the simulator could not make a stack for thread {:?} of block {:?}: {e}",
+                        t.tuple(),
+                        b.tuple()
+                    ),
+                })
+            }
+            Err(fiber::Stopped::Deadlock(stuck)) => Err(GpuError::Deadlock {
+                kernel: self.def.name(),
+                waits: describe_waits(&stuck, at),
+            }),
+        }
+    }
+}
+
+/// The waits of a deadlock, grouped: `255 threads at sync_threads() (thread (1, 0, 0) of
+/// block (0, 0, 0), ...); 1 thread in a warp function with mask 0x00000003 (...)`.
+fn describe_waits(stuck: &[(usize, fiber::Wait)], at: &dyn Fn(usize) -> (Dim3, Dim3)) -> String {
+    const NAMED: usize = 3;
+    let mut groups: Vec<(fiber::Wait, Vec<usize>)> = Vec::new();
+    for &(i, w) in stuck {
+        match groups.iter_mut().find(|(g, _)| *g == w) {
+            Some((_, members)) => members.push(i),
+            None => groups.push((w, vec![i])),
+        }
+    }
+    let parts: Vec<String> = groups
+        .iter()
+        .map(|(w, members)| {
+            let named: Vec<String> = members
+                .iter()
+                .take(NAMED)
+                .map(|&i| {
+                    let (b, t) = at(i);
+                    format!("thread {:?} of block {:?}", t.tuple(), b.tuple())
+                })
+                .collect();
+            let more = if members.len() > NAMED { ", ..." } else { "" };
+            let noun = if members.len() == 1 {
+                "thread"
+            } else {
+                "threads"
+            };
+            format!(
+                "{} {noun} {} ({}{more})",
+                members.len(),
+                w.describe(),
+                named.join(", ")
+            )
+        })
+        .collect();
+    parts.join("; ")
 }
 
 /// The most threads a cooperative launch may have on the simulator, which runs them all at
-/// once (one OS thread each).
+/// once (one fiber each, on one OS thread).
 pub(crate) const SIM_COOPERATIVE_THREADS: usize = 4096;
-
-/// A cooperative launch: every thread of the grid at once, with a grid-wide barrier.
-fn run_cooperative(
-    def: &'static KernelDef,
-    blocks: &[Dim3],
-    threads: &[Dim3],
-    shared_bytes: usize,
-    position: &(dyn Fn(Dim3, Dim3) -> ThreadPosition + Sync),
-    thread: &(dyn Fn() + Sync),
-) -> Result<()> {
-    let total = blocks.len() * threads.len();
-    let contexts: Vec<BlockContext> = blocks
-        .iter()
-        .map(|_| BlockContext::new(def.name(), threads.len(), shared_bytes, true))
-        .collect();
-    let grid = SimBarrier::for_kernel(total);
-    let failure: Mutex<Option<GpuError>> = Mutex::new(None);
-    let mut spawn_error = None;
-    std::thread::scope(|s| {
-        for (&bidx, ctx) in blocks.iter().zip(&contexts) {
-            for (lane, &t) in threads.iter().enumerate() {
-                let (grid, failure, contexts) = (&grid, &failure, &contexts);
-                let deadline = deadline::current();
-                let worker = move || {
-                    deadline::inherit(deadline);
-                    let pos = position(bidx, t);
-                    set_position(Some(pos));
-                    set_block(ctx);
-                    set_grid_barrier(grid);
-                    let r = catch_unwind(AssertUnwindSafe(thread));
-                    ctx.barrier.leave();
-                    ctx.warps[lane / 32].leave(lane % 32);
-                    grid.leave();
-                    if let Err(payload) = r {
-                        if !block::is_abort(payload.as_ref()) {
-                            let mut f = failure.lock().unwrap_or_else(|p| p.into_inner());
-                            if f.is_none() {
-                                *f = Some(to_error(def, &pos, payload));
-                            }
-                            grid.poison();
-                            contexts.iter().for_each(BlockContext::poison);
-                        }
-                    }
-                    set_position(None);
-                    set_block(std::ptr::null());
-                    set_grid_barrier(std::ptr::null());
-                };
-                if let Err(e) = std::thread::Builder::new()
-                    .stack_size(THREAD_STACK_BYTES)
-                    .spawn_scoped(s, worker)
-                {
-                    // Threads already running would wait for this one: release them.
-                    spawn_error = Some(e.to_string());
-                    grid.poison();
-                    contexts.iter().for_each(BlockContext::poison);
-                    return;
-                }
-            }
-        }
-    });
-    if let Some(e) = spawn_error {
-        return Err(GpuError::InvalidLaunch {
-            kernel: def.name(),
-            reason: format!("the simulator could not start {total} threads: {e}"),
-        });
-    }
-    match failure.into_inner().unwrap_or_else(|p| p.into_inner()) {
-        Some(e) => Err(e),
-        None => Ok(()),
-    }
-}
 
 fn to_error(
     def: &'static KernelDef,

@@ -99,9 +99,10 @@ pub const SYNC_ENV: &str = "GPU_RUNTIME_SYNC";
 /// as long as a kernel runs.
 pub const SIM_TIMEOUT_ENV: &str = "GPU_RUNTIME_SIM_TIMEOUT";
 
-/// Environment variable that sets how many OS threads run a simulated launch's blocks at
-/// once (`GPU_RUNTIME_SIM_THREADS=1` runs them one after another); unset, one per core.
-/// Read at the first simulated launch.
+/// Environment variable that sets the most OS threads that run a simulated launch's blocks
+/// at once (`GPU_RUNTIME_SIM_THREADS=1` runs them one after another); unset, one per core.
+/// A small launch (under 8,192 threads per OS thread) uses fewer. Read at the first
+/// simulated launch.
 pub const SIM_THREADS_ENV: &str = "GPU_RUNTIME_SIM_THREADS";
 
 /// Environment variable that sets the GPU's buffer for kernels' `println!` output, in

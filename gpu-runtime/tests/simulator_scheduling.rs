@@ -1,8 +1,8 @@
 //! How the simulator schedules threads and blocks: the threads of a block that
 //! synchronises are fibers, switched at waits and every few thousand loop iterations;
-//! threads that wait for each other forever are a deadlock, reported at once; blocks run
-//! on several OS threads, and a failure is reported as a run of the blocks in order would
-//! report it.
+//! threads that all wait for each other forever are a deadlock, reported at once; blocks
+//! run on several OS threads, and a failure is reported as a run of the blocks in order
+//! would report it.
 
 use gpu_runtime::prelude::*;
 
@@ -158,4 +158,134 @@ fn threads_that_synchronise_have_room_for_512_kb_of_locals() {
     launch!(big_locals[1, 128](&mut out)).expect("the launch");
     let want: Vec<u32> = (1..=128).collect();
     assert_eq!(out.to_host().expect("copy"), want);
+}
+
+/// Thread 0 waits in a shuffle for lane 1, which waits at the barrier for thread 0: a
+/// deadlock. Stopping it must not let thread 1 through the barrier to the fault after it.
+#[gpu_kernel]
+fn stuck_then_fault(a: &mut [u32]) {
+    let t = thread_idx().x;
+    if t == 0 {
+        a[0] = shfl_sync(0b11, t, 1);
+    } else {
+        sync_threads();
+        a[a.len() + t as usize] = 1;
+    }
+}
+
+#[test]
+fn a_deadlock_is_reported_as_one_and_nothing_runs_past_it() {
+    let dev = Device::simulator();
+    let mut a = dev.zeros::<u32>(4).expect("an array");
+    match launch!(stuck_then_fault[1, 2](&mut a)) {
+        Err(GpuError::Deadlock { .. }) => {}
+        other => panic!("expected a deadlock, got {other:?}"),
+    }
+}
+
+/// Thread 1 faults before the barrier; the others wait there, then spin on a flag only
+/// thread 1 would raise. The fault must stop them at the barrier.
+#[gpu_kernel]
+fn fault_while_others_wait(a: &mut [u32]) {
+    let t = thread_idx().x;
+    if t == 1 {
+        a[a.len()] = 1;
+        atomic_exch(a, 0, 1u32);
+    }
+    sync_threads();
+    while atomic_add(a, 0, 0u32) == 0 {}
+}
+
+#[test]
+fn a_fault_stops_the_threads_waiting_at_a_barrier() {
+    let dev = Device::simulator();
+    let mut a = dev.zeros::<u32>(4).expect("an array");
+    match launch!(fault_while_others_wait[1, 64](&mut a)) {
+        Err(GpuError::OutOfBounds {
+            index: 4, len: 4, ..
+        }) => {}
+        other => panic!("expected thread 1's fault, got {other:?}"),
+    }
+}
+
+/// Thread 0 loops 3,000 times, then every thread faults: which fault is first depends on
+/// when thread 0's time slice ends, which must not depend on earlier launches.
+#[gpu_kernel]
+fn first_to_fail(a: &mut [u32]) {
+    let t = thread_idx().x;
+    if t == 0 {
+        let mut i = 0u32;
+        while i < 3000 {
+            i += 1;
+        }
+    }
+    a[a.len() + t as usize] = 0;
+    sync_threads();
+}
+
+#[test]
+fn which_thread_fails_first_does_not_depend_on_earlier_launches() {
+    let dev = Device::simulator();
+    let mut a = dev.zeros::<u32>(4).expect("an array");
+    let mut seen = Vec::new();
+    for _ in 0..3 {
+        match launch!(first_to_fail[1, 2](&mut a)) {
+            Err(GpuError::OutOfBounds { index, .. }) => seen.push(index),
+            other => panic!("expected a fault, got {other:?}"),
+        }
+    }
+    assert_eq!(seen, [4, 4, 4]);
+}
+
+/// Block 0 faults after a long loop; block 1 spins on a flag block 0 would raise after
+/// the fault. In order, the launch ends with block 0's fault; on several OS threads block
+/// 1 is already spinning, and must be stopped.
+#[gpu_kernel]
+fn handoff(flag: &mut [u32], out: &mut [u32]) {
+    let (b, t) = (block_idx().x, thread_idx().x);
+    if b == 0 && t == 0 {
+        let mut i = 0u32;
+        while i < 200_000 {
+            i += 1;
+        }
+        out[out.len()] = 1;
+        atomic_exch(flag, 0, 1u32);
+    }
+    if b == 1 && t == 0 {
+        while atomic_add(flag, 0, 0u32) == 0 {}
+    }
+}
+
+#[test]
+fn blocks_past_a_failing_block_are_stopped() {
+    let dev = Device::simulator();
+    let mut flag = dev.zeros::<u32>(1).expect("an array");
+    let mut out = dev.zeros::<u32>(4).expect("an array");
+    match launch!(handoff[64, 256](&mut flag, &mut out)) {
+        Err(GpuError::OutOfBounds {
+            index: 4, len: 4, ..
+        }) => {}
+        other => panic!("expected block 0's fault, got {other:?}"),
+    }
+}
+
+/// `active_mask()` in a branch half the warp takes: the GPU answers with the lanes in the
+/// branch.
+#[gpu_kernel]
+fn active_in_a_branch(out: &mut [u32]) {
+    let lane = thread_idx().x as usize;
+    if lane < 16 {
+        out[lane] = active_mask();
+    }
+    sync_threads();
+}
+
+#[test]
+fn active_mask_in_a_branch_names_the_lanes_in_it() {
+    let dev = Device::simulator();
+    let mut out = dev.zeros::<u32>(32).expect("an array");
+    launch!(active_in_a_branch[1, 32](&mut out)).expect("the launch");
+    let host = out.to_host().expect("copy");
+    assert!(host[..16].iter().all(|&m| m == 0xffff), "{host:x?}");
+    assert!(host[16..].iter().all(|&m| m == 0), "{host:x?}");
 }

@@ -276,7 +276,7 @@ impl KernelDef {
     }
 
     /// Whether the threads of a block wait for each other somewhere in the kernel or in a
-    /// device function it reaches (the simulator then runs them concurrently).
+    /// device function it reaches (the simulator then runs them as fibers).
     pub(crate) fn waits(&self) -> bool {
         self.parts.waits
             || self

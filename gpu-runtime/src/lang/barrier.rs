@@ -1,6 +1,7 @@
 //! Barriers and memory fences of the kernel language (CUDA's `__syncthreads` family and
 //! `__threadfence`). On the GPU each is one instruction; these definitions are what the
-//! simulator runs, where the threads of a block that synchronises run concurrently.
+//! simulator runs, where the threads of a block that synchronises are fibers, switched at
+//! each wait.
 
 use std::sync::atomic::{fence, Ordering};
 

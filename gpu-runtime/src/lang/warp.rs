@@ -6,7 +6,7 @@
 //! other's values, so results match the GPU's; a lane that reads from a lane outside the
 //! group gets its own value back (undefined in CUDA).
 
-use crate::backend::sim::with_block;
+use crate::backend::sim::{with_block, WarpExchange};
 use crate::dtype::Dtype;
 use crate::lang::geometry::position;
 
@@ -35,16 +35,21 @@ fn warp_index() -> usize {
     linear_thread() / 32
 }
 
-/// Meet the other running lanes `mask` names and read the value each published.
-fn exchange(mask: u32, value: u64) -> [Option<u64>; 32] {
+/// `f` of this thread's warp and lane.
+fn in_warp<R>(f: impl FnOnce(&WarpExchange, usize) -> R) -> R {
     let (w, lane) = (warp_index(), lane_id() as usize);
     with_block(|b| {
         assert!(
             b.concurrent,
             "internal: a warp function in a kernel the simulator runs one thread at a time"
         );
-        b.warps[w].exchange(lane, mask, value)
+        f(&b.warps[w], lane)
     })
+}
+
+/// Meet the other running lanes `mask` names and read the value each published.
+fn exchange(mask: u32, value: u64) -> [Option<u64>; 32] {
+    in_warp(|warp, lane| warp.exchange(lane, mask, value))
 }
 
 fn in_mask(mask: u32, lane: usize) -> bool {
@@ -119,10 +124,10 @@ pub fn eq_sync<T: Dtype>(mask: u32, value: T) -> bool {
 }
 
 /// The lanes of this warp that are executing this call (`__activemask()`). The simulator
-/// meets every running lane of the warp here, so it supports the call in converged code
-/// (where it is almost always made), not inside a branch some lanes skip.
+/// meets every running lane of the warp here; in a branch some lanes skip, the lanes that
+/// reach the call once the others wait elsewhere (or have finished).
 pub fn active_mask() -> u32 {
-    let seen = exchange(u32::MAX, 1);
+    let seen = in_warp(|warp, lane| warp.active(lane));
     (0..32)
         .filter(|&l| seen[l].is_some())
         .fold(0u32, |acc, l| acc | (1 << l))

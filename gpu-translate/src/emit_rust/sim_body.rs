@@ -3,8 +3,9 @@
 //! `a.get(i)`, `a[i] = v` into `a.set(i, v)`), every index of a local array checked under
 //! the array's name, and a deadline tick at the top of every loop body.
 //!
-//! Why: the GPU threads of a block run concurrently in the simulator and share parameter
-//! and shared arrays, as they share memory on the GPU. The views read and write elements
+//! Why: the GPU threads of a launch run interleaved (as fibers) and in parallel (blocks on
+//! several OS threads) in the simulator and share parameter and shared arrays, as they
+//! share memory on the GPU. The views read and write elements
 //! by value (relaxed atomic accesses), never through `&`/`&mut` references, so even a
 //! kernel with a data race cannot make two live `&mut` to one element: the simulator stays
 //! sound for every kernel safe code can write. Local arrays are the thread's own Rust

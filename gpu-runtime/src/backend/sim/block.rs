@@ -5,7 +5,7 @@
 //! OS thread, so this state is single-threaded: a wait gives the processor to the block's
 //! other threads until what it waits for has happened. A thread that finishes leaves the
 //! barriers, as on the GPU, where exited threads no longer count. A fault in any thread
-//! poisons the barriers, so the others stop instead of waiting forever.
+//! poisons the barriers: every thread waiting at one, or reaching one later, stops.
 
 use std::any::Any;
 use std::cell::{Cell, RefCell};
@@ -85,12 +85,14 @@ impl SimBarrier {
         loop {
             fiber::suspend(self.what);
             let s = self.state.borrow();
-            if s.generation != generation {
-                return (s.last_sum, s.last_party);
-            }
+            // Poison first: a stopped block lets no thread through, even one whose
+            // barrier completed as the others left.
             if s.poisoned {
                 drop(s);
                 abort();
+            }
+            if s.generation != generation {
+                return (s.last_sum, s.last_party);
             }
         }
     }
@@ -104,11 +106,12 @@ impl SimBarrier {
         fiber::progress();
     }
 
-    /// A thread finished: it no longer counts, which may complete a waiting barrier.
+    /// A thread finished: it no longer counts, which may complete a waiting barrier
+    /// (unless the block was stopped).
     pub(crate) fn leave(&self) {
         let mut s = self.state.borrow_mut();
         s.live -= 1;
-        if s.live > 0 && s.arrived == s.live {
+        if !s.poisoned && s.live > 0 && s.arrived == s.live {
             Self::release(&mut s);
         }
     }
@@ -133,6 +136,8 @@ struct WarpState {
     mask: [u32; 32],
     /// Lanes waiting in an exchange.
     arrived: u32,
+    /// Of those, the lanes asking which lanes are active (`active_mask()`).
+    asking: u32,
     /// Lanes that have not finished the kernel.
     alive: u32,
     /// Each waiting lane's result, once its group is complete.
@@ -152,6 +157,7 @@ impl WarpExchange {
                 value: [0; 32],
                 mask: [0; 32],
                 arrived: 0,
+                asking: 0,
                 alive,
                 result: [None; 32],
                 poisoned: false,
@@ -165,6 +171,11 @@ impl WarpExchange {
         if group == 0 || s.arrived & group != group {
             return;
         }
+        Self::complete(s, group);
+    }
+
+    /// Give every lane of `group` (all waiting) the values of the group.
+    fn complete(s: &mut WarpState, group: u32) {
         let mut seen = [None; 32];
         for (l, slot) in seen.iter_mut().enumerate() {
             if group & (1 << l) != 0 {
@@ -177,12 +188,24 @@ impl WarpExchange {
             }
         }
         s.arrived &= !group;
+        s.asking &= !group;
         fiber::progress();
     }
 
     /// Publish `value` for `lane`, wait for the other running lanes `mask` names, and
     /// read their values (`None` for lanes outside the group).
     pub(crate) fn exchange(&self, lane: usize, mask: u32, value: u64) -> [Option<u64>; 32] {
+        self.meet(lane, mask, value, false)
+    }
+
+    /// Meet the lanes of the warp that are executing this call (`active_mask()`): every
+    /// running lane when the warp is converged, else, once the block can go no further,
+    /// the lanes that have arrived.
+    pub(crate) fn active(&self, lane: usize) -> [Option<u64>; 32] {
+        self.meet(lane, u32::MAX, 1, true)
+    }
+
+    fn meet(&self, lane: usize, mask: u32, value: u64, asking: bool) -> [Option<u64>; 32] {
         let mask = mask | (1 << lane);
         {
             let mut s = self.state.borrow_mut();
@@ -193,6 +216,9 @@ impl WarpExchange {
             s.value[lane] = value;
             s.mask[lane] = mask;
             s.arrived |= 1 << lane;
+            if asking {
+                s.asking |= 1 << lane;
+            }
             Self::try_complete(&mut s, mask);
         }
         loop {
@@ -210,10 +236,26 @@ impl WarpExchange {
         }
     }
 
-    /// `lane` finished: groups waiting only for it complete without it.
+    /// The block can go no further: lanes asking which lanes are active get the ones that
+    /// asked. Returns whether there were any.
+    pub(crate) fn settle(&self) -> bool {
+        let mut s = self.state.borrow_mut();
+        let group = s.asking & s.arrived;
+        if s.poisoned || group == 0 {
+            return false;
+        }
+        Self::complete(&mut s, group);
+        true
+    }
+
+    /// `lane` finished: groups waiting only for it complete without it (unless the block
+    /// was stopped).
     pub(crate) fn leave(&self, lane: usize) {
         let mut s = self.state.borrow_mut();
         s.alive &= !(1 << lane);
+        if s.poisoned {
+            return;
+        }
         let waiting = s.arrived;
         for l in 0..32 {
             if waiting & (1 << l) != 0 {
@@ -271,7 +313,8 @@ impl BlockContext {
         dynamic_shared_bytes: usize,
         concurrent: bool,
     ) -> BlockContext {
-        let warps = threads.div_ceil(32);
+        // Threads run one after another never meet in a warp function.
+        let warps = if concurrent { threads.div_ceil(32) } else { 0 };
         BlockContext {
             barrier: SimBarrier::for_block(threads),
             warps: (0..warps)
@@ -305,6 +348,12 @@ impl BlockContext {
         let bytes = self.dynamic_shared_bytes;
         let ptr = *store.dynamic.get_or_insert_with(|| zeroed(bytes)) as *mut u8;
         (ptr, bytes)
+    }
+
+    /// Lanes asking for the active mask in a block that can go no further get it; see
+    /// [`WarpExchange::settle`].
+    pub(crate) fn settle(&self) -> bool {
+        self.warps.iter().fold(false, |any, w| w.settle() | any)
     }
 
     pub(crate) fn poison(&self) {

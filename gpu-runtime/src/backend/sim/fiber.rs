@@ -42,12 +42,17 @@ impl Wait {
     }
 }
 
-/// Each fiber's stack: room for the 512 KB of local arrays the GPU allows a thread, and
-/// more. Only the pages a thread touches take memory.
-const STACK_BYTES: usize = 2 * 1024 * 1024;
+/// Each fiber's stack: room for a kernel and device functions with the 512 KB of local
+/// arrays the GPU allows each. Only the pages a thread touches take memory.
+const STACK_BYTES: usize = 4 * 1024 * 1024;
 
 /// Stacks kept for reuse by the next block on this OS thread.
 const POOLED_STACKS: usize = 1024;
+
+/// The top of each pooled stack kept in memory between launches; the rest (touched only
+/// by threads with large local arrays) is given back by [`trim_stacks`]. A multiple of
+/// the page size.
+const KEPT_STACK_BYTES: usize = 64 * 1024;
 
 type Fiber = Coroutine<(), Wait, (), DefaultStack>;
 
@@ -82,6 +87,7 @@ pub(crate) fn suspend(why: Wait) {
     );
     let position = current_position();
     let block = super::block::current_block();
+    let ticks = super::deadline::ticks();
     if why == Wait::Slice {
         progress();
     }
@@ -93,12 +99,13 @@ pub(crate) fn suspend(why: Wait) {
     YIELDER.with(|y| y.set(yielder));
     set_position(position);
     super::block::set_block(block);
+    super::deadline::set_ticks(ticks);
 }
 
 fn take_stack() -> std::io::Result<DefaultStack> {
     match STACKS.with(|s| s.borrow_mut().pop()) {
         Some(stack) => Ok(stack),
-        None => DefaultStack::new(STACK_BYTES),
+        None => new_stack(),
     }
 }
 
@@ -107,6 +114,50 @@ fn return_stack(stack: DefaultStack) {
         let mut s = s.borrow_mut();
         if s.len() < POOLED_STACKS {
             s.push(stack);
+        }
+    });
+}
+
+/// Written [`KEPT_STACK_BYTES`] below the top of every stack: a fiber whose frames went
+/// deeper overwrote it (Rust initialises every local array in full).
+const DEPTH_MARK: u64 = 0x5eed_cafe_f00d_d00d;
+
+/// Where a stack's depth mark lies.
+fn depth_mark(stack: &DefaultStack) -> *mut u64 {
+    use corosensei::stack::Stack;
+    (stack.base().get() - KEPT_STACK_BYTES - 8) as *mut u64
+}
+
+fn new_stack() -> std::io::Result<DefaultStack> {
+    let stack = DefaultStack::new(STACK_BYTES)?;
+    // SAFETY: the mark lies inside the stack's read-write mapping (STACK_BYTES is far
+    // larger than KEPT_STACK_BYTES), aligned, and no coroutine uses the stack yet.
+    unsafe { depth_mark(&stack).write_volatile(DEPTH_MARK) };
+    Ok(stack)
+}
+
+/// Give back the memory of this OS thread's pooled stacks that fibers used deeper than
+/// [`KEPT_STACK_BYTES`] (threads with large local arrays), at the end of a launch, so
+/// such a kernel leaves no resident memory behind. The top of each stack stays.
+pub(crate) fn trim_stacks() {
+    #[cfg(unix)]
+    STACKS.with(|s| {
+        use corosensei::stack::Stack;
+        for stack in s.borrow().iter() {
+            let mark = depth_mark(stack);
+            // SAFETY: as in `new_stack`; pooled stacks belong to no coroutine.
+            if unsafe { mark.read_volatile() } == DEPTH_MARK {
+                continue;
+            }
+            let limit = stack.limit().get();
+            let end = mark as usize & !4095;
+            // SAFETY: [limit, end) lies inside the stack's own read-write mapping, which
+            // no fiber is using; MADV_DONTNEED only drops its pages, which read as zeros
+            // if touched again. The mark is then written again, as in `new_stack`.
+            unsafe {
+                libc::madvise(limit as *mut libc::c_void, end - limit, libc::MADV_DONTNEED);
+                mark.write_volatile(DEPTH_MARK);
+            }
         }
     });
 }
@@ -124,15 +175,23 @@ pub(crate) enum Stopped {
 /// the lowest number, until every one has returned. `body` must not unwind: it catches
 /// the simulated thread's failures itself.
 ///
-/// When every unfinished fiber waits for another, `abort` is called with their waits; it
-/// must make their waits fail (poison them), so that the fibers unwind to the end of
-/// `body` when resumed. `run` then finishes them and reports the deadlock.
-pub(crate) fn run(count: usize, body: &dyn Fn(usize), abort: &dyn Fn()) -> Result<(), Stopped> {
+/// When a round of resumes changes nothing, `settle` may end waits that can end only
+/// then (lanes asking for the active mask get the lanes that asked) and says whether it
+/// did. If not, every unfinished fiber waits for another: `abort` must make their waits
+/// fail (poison them), so that the fibers unwind to the end of `body` when resumed; `run`
+/// then finishes them and reports the deadlock.
+pub(crate) fn run(
+    count: usize,
+    body: &dyn Fn(usize),
+    settle: &dyn Fn() -> bool,
+    abort: &dyn Fn(),
+) -> Result<(), Stopped> {
     let mut fibers: Vec<Option<Fiber>> = Vec::with_capacity(count);
     for i in 0..count {
         let stack = take_stack().map_err(|e| Stopped::NoStack(i, e))?;
         let fiber_body = move |yielder: &Yielder<(), Wait>, ()| {
             YIELDER.with(|y| y.set(yielder));
+            super::deadline::set_ticks(0);
             body(i);
             YIELDER.with(|y| y.set(std::ptr::null()));
         };
@@ -162,7 +221,7 @@ pub(crate) fn run(count: usize, body: &dyn Fn(usize), abort: &dyn Fn()) -> Resul
                 }
             }
         }
-        if live > 0 && progress_count() == before {
+        if live > 0 && progress_count() == before && !settle() {
             if deadlock.is_some() {
                 // Poisoned waits end their fibers; one still waiting is a bug of ours.
                 panic!("internal: simulated threads keep waiting after their block was stopped");

@@ -40,7 +40,7 @@ use crate::host::launch_config::{DeviceLimits, LaunchConfig};
 use crate::lang::geometry::{set_position, Dim3, ThreadPosition};
 use block::set_grid_barrier;
 use block::SimBarrier;
-pub(crate) use block::{set_block, with_block, with_grid_barrier, BlockContext};
+pub(crate) use block::{set_block, with_block, with_grid_barrier, BlockContext, WarpExchange};
 
 /// Why a simulated thread stopped early; carried by an unwind that skips the panic hook.
 #[derive(Debug)]
@@ -55,6 +55,8 @@ pub(crate) enum SimFault {
     Timeout { kernel: &'static str, seconds: f64 },
     /// An integer operation Rust defines as a panic.
     Integer { op: gpu_contract::fault::IntOp },
+    /// A lower-numbered block failed: this block's outcome no longer matters.
+    Cancelled,
 }
 
 /// An index past the end of a shared array: reported like a parameter's.
@@ -116,9 +118,9 @@ fn local_out_of_bounds(name: &'static str, index: usize, len: usize) -> ! {
 /// The block size of a `forall` launch on the simulator.
 const SIM_FORALL_BLOCK: u32 = 256;
 
-/// Stack of each OS thread that runs blocks: room for the 512 KB of local arrays the GPU
-/// allows a thread, and more.
-const WORKER_STACK_BYTES: usize = 2 * 1024 * 1024;
+/// Stack of each OS thread that runs blocks, as a main thread's: the kernel body of a
+/// block run in order runs on it.
+const WORKER_STACK_BYTES: usize = 8 * 1024 * 1024;
 
 /// Threads of a launch per OS thread that runs its blocks: a smaller launch runs on the
 /// launching thread alone, where starting another would cost more than it saves.
@@ -126,6 +128,10 @@ const THREADS_PER_WORKER: u64 = 8192;
 
 /// The most OS threads the simulator runs blocks on, and the default: one per core.
 const MAX_WORKERS: usize = 1024;
+
+/// The most fiber stacks a launch has at once, over all its OS threads: each stack is two
+/// memory mappings, and Linux allows a process about 65,000 (`vm.max_map_count`).
+const FIBER_STACKS_AT_ONCE: usize = 16384;
 
 fn worker_limit() -> usize {
     static LIMIT: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
@@ -185,11 +191,20 @@ pub(crate) fn run(
             });
         }
         let all: Vec<Dim3> = (0..grid.volume()).map(|i| block_at(grid, i)).collect();
-        launch.run_cooperative(&all)
+        let r = launch.run_cooperative(&all);
+        fiber::trim_stacks();
+        r
     } else if def.waits() {
-        run_blocks(grid, threads.len(), &|b| launch.run_block_as_fibers(b))
+        let most = (FIBER_STACKS_AT_ONCE / threads.len()).max(1);
+        let r = run_blocks(grid, threads.len(), most, &|b| {
+            launch.run_block_as_fibers(b)
+        });
+        fiber::trim_stacks();
+        r
     } else {
-        run_blocks(grid, threads.len(), &|b| launch.run_block_in_order(b))
+        run_blocks(grid, threads.len(), MAX_WORKERS, &|b| {
+            launch.run_block_in_order(b)
+        })
     }
 }
 
@@ -210,11 +225,12 @@ fn block_at(grid: Dim3, i: u64) -> Dim3 {
 fn run_blocks(
     grid: Dim3,
     threads_per_block: usize,
+    most_workers: usize,
     block: &(dyn Fn(Dim3) -> Result<()> + Sync),
 ) -> Result<()> {
     let total = grid.volume();
     let workers = (total.saturating_mul(threads_per_block as u64) / THREADS_PER_WORKER)
-        .clamp(1, worker_limit() as u64)
+        .clamp(1, worker_limit().min(most_workers) as u64)
         .min(total) as usize;
     if workers <= 1 {
         return (0..total).try_for_each(|i| block(block_at(grid, i)));
@@ -227,7 +243,11 @@ fn run_blocks(
         if i >= total || i > lowest_failure.load(Ordering::Relaxed) {
             return;
         }
-        if let Err(e) = block(block_at(grid, i)) {
+        let outcome = {
+            let _watch = deadline::CancelWatch::new(&lowest_failure, i);
+            block(block_at(grid, i))
+        };
+        if let Err(e) = outcome {
             let mut f = failure.lock().unwrap_or_else(|p| p.into_inner());
             if f.as_ref().is_none_or(|(at, _)| i < *at) {
                 *f = Some((i, e));
@@ -314,15 +334,14 @@ impl Launch<'_> {
         let body = |i: usize| {
             let pos = (self.position)(b, self.threads[i]);
             set_block(&ctx);
-            let failed = self.run_thread(pos, &failure);
-            ctx.barrier.leave();
-            ctx.warps[i / 32].leave(i % 32);
-            if failed {
+            if self.run_thread(pos, &failure) {
                 ctx.poison();
             }
+            ctx.barrier.leave();
+            ctx.warps[i / 32].leave(i % 32);
             set_block(std::ptr::null());
         };
-        let stopped = fiber::run(n, &body, &|| ctx.poison());
+        let stopped = fiber::run(n, &body, &|| ctx.settle(), &|| ctx.poison());
         self.outcome(stopped, failure, &|i| (b, self.threads[i]))
     }
 
@@ -346,17 +365,17 @@ impl Launch<'_> {
             let ctx = &contexts[bi];
             let pos = (self.position)(blocks[bi], self.threads[ti]);
             set_block(ctx);
-            let failed = self.run_thread(pos, &failure);
+            if self.run_thread(pos, &failure) {
+                stop_all();
+            }
             ctx.barrier.leave();
             ctx.warps[ti / 32].leave(ti % 32);
             grid.leave();
-            if failed {
-                stop_all();
-            }
             set_block(std::ptr::null());
         };
+        let settle = || contexts.iter().fold(false, |any, c| c.settle() | any);
         set_grid_barrier(&grid);
-        let stopped = fiber::run(blocks.len() * n, &body, &stop_all);
+        let stopped = fiber::run(blocks.len() * n, &body, &settle, &stop_all);
         self.outcome(stopped, failure, &|i| (blocks[i / n], self.threads[i % n]))
     }
 
@@ -478,6 +497,13 @@ fn to_error(
                 kernel: def.name(),
                 signature: def.name().to_owned(),
                 operation: op.message(),
+            },
+            // Never reported: a lower-numbered block's error is.
+            SimFault::Cancelled => GpuError::SimulatorPanic {
+                kernel: def.name(),
+                thread: at.thread_idx.tuple(),
+                block: at.block_idx.tuple(),
+                message: "stopped because a lower-numbered block failed".to_owned(),
             },
         };
     }

@@ -22,6 +22,7 @@ example!(monte_carlo_pi, "../examples/monte_carlo_pi.rs");
 example!(debug_print, "../examples/debug_print.rs");
 example!(reduce, "../examples/reduce.rs");
 example!(reductions, "../examples/reductions.rs");
+example!(grayscale, "../examples/grayscale.rs");
 example!(histogram, "../examples/histogram.rs");
 example!(device_fn, "../examples/device_fn.rs");
 example!(stencil, "../examples/stencil.rs");

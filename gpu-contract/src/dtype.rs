@@ -34,11 +34,19 @@ pub enum DtypeKind {
     F16,
     /// `half::bf16` (bfloat16)
     Bf16,
+    /// `u8`
+    U8,
+    /// `i8`
+    I8,
+    /// `u16`
+    U16,
+    /// `i16`
+    I16,
 }
 
 impl DtypeKind {
     /// Every dtype, in [`index`](Self::index) order.
-    pub const ALL: [DtypeKind; 11] = [
+    pub const ALL: [DtypeKind; 15] = [
         DtypeKind::Bool,
         DtypeKind::I32,
         DtypeKind::I64,
@@ -50,6 +58,10 @@ impl DtypeKind {
         DtypeKind::F64,
         DtypeKind::F16,
         DtypeKind::Bf16,
+        DtypeKind::U8,
+        DtypeKind::I8,
+        DtypeKind::U16,
+        DtypeKind::I16,
     ];
 
     /// The dtype Rust spells `name` (`"f32"`, `"usize"`, `"f16"`, ...).
@@ -71,6 +83,10 @@ impl DtypeKind {
             DtypeKind::F64 => "f64",
             DtypeKind::F16 => "f16",
             DtypeKind::Bf16 => "bf16",
+            DtypeKind::U8 => "u8",
+            DtypeKind::I8 => "i8",
+            DtypeKind::U16 => "u16",
+            DtypeKind::I16 => "i16",
         }
     }
 
@@ -88,6 +104,10 @@ impl DtypeKind {
             DtypeKind::F64 => "F64",
             DtypeKind::F16 => "F16",
             DtypeKind::Bf16 => "Bf16",
+            DtypeKind::U8 => "U8",
+            DtypeKind::I8 => "I8",
+            DtypeKind::U16 => "U16",
+            DtypeKind::I16 => "I16",
         }
     }
 
@@ -104,14 +124,18 @@ impl DtypeKind {
             DtypeKind::F64 => "double",
             DtypeKind::F16 => "gt_f16",
             DtypeKind::Bf16 => "gt_bf16",
+            DtypeKind::U8 => "unsigned char",
+            DtypeKind::I8 => "signed char",
+            DtypeKind::U16 => "unsigned short",
+            DtypeKind::I16 => "short",
         }
     }
 
     /// The size in bytes, on the host and the device alike.
     pub const fn size(self) -> usize {
         match self {
-            DtypeKind::Bool => 1,
-            DtypeKind::F16 | DtypeKind::Bf16 => 2,
+            DtypeKind::Bool | DtypeKind::U8 | DtypeKind::I8 => 1,
+            DtypeKind::F16 | DtypeKind::Bf16 | DtypeKind::U16 | DtypeKind::I16 => 2,
             DtypeKind::I32 | DtypeKind::U32 | DtypeKind::F32 => 4,
             DtypeKind::I64
             | DtypeKind::U64
@@ -136,7 +160,11 @@ impl DtypeKind {
             | DtypeKind::U32
             | DtypeKind::U64
             | DtypeKind::Usize
-            | DtypeKind::Isize => false,
+            | DtypeKind::Isize
+            | DtypeKind::U8
+            | DtypeKind::I8
+            | DtypeKind::U16
+            | DtypeKind::I16 => false,
         }
     }
 
@@ -148,10 +176,26 @@ impl DtypeKind {
     /// Whether it is a signed integer or a float.
     pub const fn is_signed(self) -> bool {
         match self {
-            DtypeKind::I32 | DtypeKind::I64 | DtypeKind::Isize => true,
-            DtypeKind::Bool | DtypeKind::U32 | DtypeKind::U64 | DtypeKind::Usize => false,
+            DtypeKind::I32 | DtypeKind::I64 | DtypeKind::Isize | DtypeKind::I8 | DtypeKind::I16 => {
+                true
+            }
+            DtypeKind::Bool
+            | DtypeKind::U32
+            | DtypeKind::U64
+            | DtypeKind::Usize
+            | DtypeKind::U8
+            | DtypeKind::U16 => false,
             DtypeKind::F32 | DtypeKind::F64 | DtypeKind::F16 | DtypeKind::Bf16 => true,
         }
+    }
+
+    /// Whether C promotes it to `int` in arithmetic (`u8`, `i8`, `u16`, `i16`): generated
+    /// code converts every such result back, so it computes what Rust computes.
+    pub const fn is_narrow_int(self) -> bool {
+        matches!(
+            self,
+            DtypeKind::U8 | DtypeKind::I8 | DtypeKind::U16 | DtypeKind::I16
+        )
     }
 
     /// Whether Rust has literals and `as` casts for it (the 16-bit floats are library
@@ -163,6 +207,8 @@ impl DtypeKind {
     /// The bits of an integer type (0 for the others).
     pub const fn int_bits(self) -> u32 {
         match self {
+            DtypeKind::U8 | DtypeKind::I8 => 8,
+            DtypeKind::U16 | DtypeKind::I16 => 16,
             DtypeKind::I32 | DtypeKind::U32 => 32,
             DtypeKind::I64 | DtypeKind::U64 | DtypeKind::Usize | DtypeKind::Isize => 64,
             DtypeKind::Bool
@@ -176,6 +222,10 @@ impl DtypeKind {
     /// The smallest and largest value of an integer type, as `i128`.
     pub const fn int_range(self) -> Option<(i128, i128)> {
         match self {
+            DtypeKind::U8 => Some((0, u8::MAX as i128)),
+            DtypeKind::I8 => Some((i8::MIN as i128, i8::MAX as i128)),
+            DtypeKind::U16 => Some((0, u16::MAX as i128)),
+            DtypeKind::I16 => Some((i16::MIN as i128, i16::MAX as i128)),
             DtypeKind::I32 => Some((i32::MIN as i128, i32::MAX as i128)),
             DtypeKind::I64 | DtypeKind::Isize => Some((i64::MIN as i128, i64::MAX as i128)),
             DtypeKind::U32 => Some((0, u32::MAX as i128)),

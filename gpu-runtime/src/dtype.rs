@@ -23,7 +23,7 @@ mod sealed {
 /// Sealed: the runtime must know each type's CUDA spelling and size.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a kernel dtype",
-    note = "kernel dtypes are f32 f64 f16 bf16 i32 i64 u32 u64 usize isize bool"
+    note = "kernel dtypes are f32 f64 f16 bf16 i8 i16 i32 i64 u8 u16 u32 u64 usize isize bool"
 )]
 pub trait Dtype:
     sealed::Sealed
@@ -51,7 +51,7 @@ pub trait Dtype:
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a `Num` dtype",
     label = "a `Num` dtype is required here",
-    note = "`Num` dtypes are f32 f64 i32 i64 u32 u64 usize isize"
+    note = "`Num` dtypes are f32 f64 i8 i16 i32 i64 u8 u16 u32 u64 usize isize"
 )]
 pub trait Num:
     Dtype
@@ -158,7 +158,7 @@ pub trait Float: Num + Neg<Output = Self> + crate::backend::sim::arith::ArithNeg
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not an `Int` dtype",
     label = "an `Int` dtype is required here",
-    note = "`Int` dtypes are i32 i64 u32 u64 usize isize"
+    note = "`Int` dtypes are i8 i16 i32 i64 u8 u16 u32 u64 usize isize"
 )]
 pub trait Int:
     Num
@@ -214,7 +214,7 @@ macro_rules! impl_int {
     )*};
 }
 
-impl_int!(i32, i64, u32, u64, usize, isize);
+impl_int!(i32, i64, u32, u64, usize, isize, u8, i8, u16, i16);
 
 macro_rules! impl_dtype {
     ($($t:ty => $kind:ident, $to:expr, $from:expr;)*) => {$(
@@ -250,6 +250,10 @@ impl_dtype! {
     f64 => F64, |v| v.to_bits(), |b| f64::from_bits(b);
     half::f16 => F16, |v| v.to_bits() as u64, |b| half::f16::from_bits(b as u16);
     half::bf16 => Bf16, |v| v.to_bits() as u64, |b| half::bf16::from_bits(b as u16);
+    u8 => U8, |v| v as u64, |b| b as u8;
+    i8 => I8, |v| v as u8 as u64, |b| b as u8 as i8;
+    u16 => U16, |v| v as u64, |b| b as u16;
+    i16 => I16, |v| v as u16 as u64, |b| b as u16 as i16;
 }
 
 macro_rules! impl_num {
@@ -265,7 +269,7 @@ macro_rules! impl_num {
     )*};
 }
 
-impl_num!(i32, i64, u32, u64, usize, isize, f32, f64);
+impl_num!(i32, i64, u32, u64, usize, isize, f32, f64, u8, i8, u16, i16);
 
 macro_rules! impl_float {
     ($($t:ident),*) => {$(

@@ -45,5 +45,9 @@ fn large_local_arrays_are_given_back_after_the_launch() {
         "resident memory grew by {} MB",
         (after.saturating_sub(before)) >> 20
     );
-    assert!(before < 48 << 20, "resident after the first launch: {} MB", before >> 20);
+    assert!(
+        before < 48 << 20,
+        "resident after the first launch: {} MB",
+        before >> 20
+    );
 }

@@ -23,10 +23,11 @@ pub enum PrintConv {
     /// A signed integer widened to 64 bits.
     Signed,
     /// An unsigned integer, or a signed one's bits of its own width for hex, zero-extended
-    /// to 64 bits; `true` when the value is a 32-bit signed integer to reinterpret.
+    /// to 64 bits.
     Unsigned {
-        /// The value is an `i32` whose 32 bits are shown.
-        from_i32: bool,
+        /// The width of a signed value narrower than 64 bits whose bits are shown (8, 16
+        /// or 32); 0 for a value taken as it is.
+        signed_bits: u32,
     },
     /// A float widened to `f64`.
     Float,
@@ -40,15 +41,19 @@ pub fn conversion(ty: RTy, spec: PrintSpec) -> Option<(PrintConv, String)> {
     };
     Some(match (p, spec) {
         (Prim::Bool, PrintSpec::Default) => (PrintConv::Bool, "%s".into()),
-        (Prim::I32 | Prim::I64 | Prim::Isize, PrintSpec::Default) => {
+        (Prim::I8 | Prim::I16 | Prim::I32 | Prim::I64 | Prim::Isize, PrintSpec::Default) => {
             (PrintConv::Signed, "%lld".into())
         }
-        (Prim::U32 | Prim::U64 | Prim::Usize, PrintSpec::Default) => {
-            (PrintConv::Unsigned { from_i32: false }, "%llu".into())
+        (Prim::U8 | Prim::U16 | Prim::U32 | Prim::U64 | Prim::Usize, PrintSpec::Default) => {
+            (PrintConv::Unsigned { signed_bits: 0 }, "%llu".into())
         }
         (p, PrintSpec::Hex { upper }) if p.is_int() => (
             PrintConv::Unsigned {
-                from_i32: p == Prim::I32,
+                signed_bits: if p.is_signed() && p.int_bits() < 64 {
+                    p.int_bits()
+                } else {
+                    0
+                },
             },
             if upper { "%llX" } else { "%llx" }.into(),
         ),

@@ -24,6 +24,7 @@ pub mod half;
 pub mod host_api;
 pub mod math;
 pub mod module_consts;
+pub mod narrow;
 pub mod random;
 pub mod reduce;
 pub mod scalar;
@@ -71,6 +72,10 @@ macro_rules! for_each_case {
             stepped_loops: "step_by over the whole range of i32, u32, i64, steps past it, step 0: as Rust",
                 0.0, semantics::case_stepped_loops,
                 [semantics::stepped_i32, semantics::stepped_u32, semantics::stepped_i64];
+            narrow: "u8 i8 u16 i16: every operator without C's int promotion, casts, constants, atomics, faults",
+                0.0, narrow::case_narrow,
+                [narrow::narrow_wrapping, narrow::narrow_casts, narrow::narrow_checked, narrow::abs_of_min,
+                 narrow::narrow_atomics, narrow::min_of_negated_i16];
             int_methods: "wrapping_add/sub/mul, rotate_left/right on every integer dtype, bit for bit",
                 0.0, semantics::case_int_methods, [semantics::int_methods];
             powi: "powi by the host's algorithm, bit for bit",

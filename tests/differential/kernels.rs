@@ -19,9 +19,9 @@ pub fn diff_0(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: f64 = (if (false || true) { a_f64 } else { (3.875f64 - 1.25f64) });
-        oi[i] = ((!((36i32 * a_i32)).abs())) as u64;
-        of[i] = ((if ((63i32 + a_i32) == (!1i32)) { (((-0.375f32) / a_f32) * (-10.375f32)) } else { a_f32 })) as f64;
+        let v0: i8 = ((a_f32) as i8);
+        oi[i] = (((25496u16 - (31u16 & 10u16)) - ((!5560u16) << ((!((a_i64) as u16)) & 15u16)))) as u64;
+        of[i] = (((((-8.75f64) - a_f64) / a_f64)).abs()) as f64;
     }
 }
 
@@ -37,9 +37,9 @@ pub fn diff_1(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: u64 = 72u64;
-        let v1: u32 = 65u32;
-        oi[i] = ((v1 * (83u32 % ((if false { a_u32 } else { a_u32 }) | 1u32)))) as u64;
-        of[i] = (((-7.875f32) - (((a_i32) as f32) - 0.1f32))) as f64;
+        let v1: u16 = 65u16;
+        oi[i] = ((31u32 * ((83u32 - a_u32) * (a_u32 - a_u32)))) as u64;
+        of[i] = (((-7.875f32) - (((a_u32) as f32) - 0.1f32))) as f64;
     }
 }
 
@@ -54,9 +54,9 @@ pub fn diff_2(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i64 = (-9223372036854775808i64);
-        oi[i] = (a_u32) as u64;
-        of[i] = (3.0f64) as f64;
+        let v0: u64 = 18446744073709551615u64;
+        oi[i] = (((a_i32) as u16)) as u64;
+        of[i] = ((-0.0f64)) as f64;
     }
 }
 
@@ -71,19 +71,14 @@ pub fn diff_3(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u64 = a_u64;
-        let mut v1: i64 = (-76i64);
-        for j0 in (((((a_u32) as u32)) % 8u32)..((((0u32) as u32)) % 16u32)).step_by(((0u32) % 3u32) as usize) {
-            v1 = (((((35i32) as u64)) as i64) % (((v1).max(v1) - a_i64) | 1i64));
+        let v0: i64 = a_i64;
+        let mut v1: i8 = (-76i8);
+        for j0 in (((((((a_i64) as i16)) as u32)) % 8u32)..(((0u32 % (18u32 | 1u32))) % 16u32)).step_by(((3323085964u32) % 3u32) as usize) {
+            v1 = v1;
         }
-        let mut v2: i64 = (a_i64 << (a_u64 & 63u64));
-        if true {
-            v2 = v2;
-        } else {
-            v2 = ((true) as i64);
-        }
-        oi[i] = (v0) as u64;
-        of[i] = (((-a_f32) / (a_f32 + (3.25f32 + a_f32)))) as f64;
+        let v2: i16 = (38i16).max(((a_f32) as i16));
+        oi[i] = (v1) as u64;
+        of[i] = ((if ((10099363100151342302u64).max(7046217670731031729u64) <= (a_u64 ^ 92u64)) { (((((a_i32) as i8) >> (-1i16))) as f64) } else { ((a_f64 - a_f64)).sqrt() })) as f64;
     }
 }
 
@@ -98,20 +93,17 @@ pub fn diff_4(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i32 = ((-29i32) & (-24i32));
-        let mut v1: i32 = 94i32;
-        if ((1.625f64 * 9007199254740992.0f64) == (-a_f64)) {
-            v1 = (((39u64).max(a_u64)) as i32);
+        let v0: u32 = (29u32 & 24u32);
+        let mut v1: u8 = 94u8;
+        if ((if true { 64u64 } else { 1u64 }) == (((-4.875f64)) as u64)) {
+            v1 = ((((a_f32) as i32)) as u8);
         } else {
-            v1 = (!(v1 / (v0 | 1i32)));
+            v1 = v1;
         }
-        let mut v2: u64 = 64u64;
-        for j0 in 0u32..(((a_u32 << (a_u32 & 31u32))) % 4u32) {
-            v2 = v2;
-        }
-        let v3: i64 = ((-87i64) << (a_u64 & 63u64));
-        oi[i] = (((((((-0.0f32) < a_f32) || (a_i64 != a_i64))) as u64) >> 19u32)) as u64;
-        of[i] = (((((-5.0f32)).abs()).sqrt() / (-1.875f32))) as f64;
+        let v2: f64 = (((8u8 - 36u8)) as f64);
+        let v3: u8 = v1;
+        oi[i] = (((7i8 - ((-96i8) % ((-35i8) | 1i8))) % (((((78u64) as f32)) as i8) | 1i8))) as u64;
+        of[i] = ((a_f32 * a_f32)) as f64;
     }
 }
 
@@ -126,15 +118,13 @@ pub fn diff_5(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u64 = ((a_u64).max(0u64) % (a_u64 >> (-28i64)));
-        let mut v1: f32 = (-(if (!(29i32 >= (-1i32))) { a_f32 } else { ((1e-40f32) as f32) }));
-        if true {
-            v1 = ((((-8.125f32) + a_f32) / a_f32) - ((9.25f32 / a_f32) * (11.5f32 + a_f32)));
-        } else {
-            v1 = (((!(a_i32 << 14i32))) as f32);
+        let v0: i16 = ((((a_i64) as i16)).max((-93i16)) % ((((a_u32) as i16) >> (-28i64)) | 1i16));
+        let mut v1: i8 = (((a_f32) as i8) % ((!(!(-128i8))) | 1i8));
+        for j0 in ((((a_u32).min(a_u32)) % 8u32)..(((62u32 | 24u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v1 = (92i8 >> (((v1).max(22i8) ^ (((a_f32) as i8) * 74i8)) & 7i8));
         }
-        oi[i] = (((((-46i32) << (v0 & 31u64)) / (((90u32) as i32) | 1i32)) | ((a_i32 >> (40i32 & 31i32)) / ((54i32 ^ a_i32) | 1i32)))) as u64;
-        of[i] = ((((a_f64 / (-3.625f64))).sqrt() * (((a_f32 * v1)) as f64))) as f64;
+        oi[i] = (a_i32) as u64;
+        of[i] = (a_f64) as f64;
     }
 }
 
@@ -149,18 +139,13 @@ pub fn diff_6(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i64 = ((((a_f64 + 5e-324f64) - ((a_f32) as f64))) as i64);
-        let v1: u64 = ((((-11.125f64) >= a_f64)) as u64);
-        let v2: f64 = (((-9.0f64) / (-7.375f64)) * ((a_u32) as f64));
-        let mut v3: f32 = (-((a_f32 / 12.125f32) * (a_f32 / a_f32)));
-        if ((92u64 ^ 51u64) >= (a_u64 >> (v0 & 63i64))) {
-            v3 = (a_f32 * ((a_f32 * (-0.0f32)) * (a_f32 / 1.25f32)));
-        } else {
-            v3 = (-(if (!true) { (a_f32 + a_f32) } else { (v3 / a_f32) }));
-        }
-        let v4: i64 = ((a_i64 - v0) ^ (if ((-2147483648i32) >= a_i32) { 12i64 } else { a_i64 }));
-        oi[i] = ((((v1 & 77u64) / (a_u64 | 1u64)) >> (a_u32 & 63u32))) as u64;
-        of[i] = ((-(((a_i32) as f32) + ((v3) as f32)))) as f64;
+        let v0: i64 = ((((a_f32 + 1e-40f32) - ((((a_f32) as u16)) as f32))) as i64);
+        let v1: f32 = (-(-a_f32));
+        let v2: i32 = (51i32).max(20i32);
+        let v3: u32 = a_u32;
+        let v4: i32 = ((!(32i32).abs()) << (((((a_f32) as u16) + ((a_i64) as u16)) ^ 56u16) & 31u16));
+        oi[i] = ((((if (!false) { ((-4.625f64)).abs() } else { ((40i16) as f64) })) as i32)) as u64;
+        of[i] = ((-(if (a_i32 != 10i32) { (-a_f32) } else { (a_f32 + a_f32) }))) as f64;
     }
 }
 
@@ -175,13 +160,13 @@ pub fn diff_7(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i64 = a_i64;
-        for j0 in 0u32..(((a_u32 << (51u64 & 31u64))) % 4u32) {
-            v0 = (a_i64 << ((-2i32) & 63i32));
+        let mut v0: f64 = a_f64;
+        for j0 in 0u32..(((a_u32 << (51i16 & 31i16))) % 4u32) {
+            v0 = 11.875f64;
         }
-        let v1: i32 = ((a_i32).max(a_i32)).max(((46u32) as i32));
-        oi[i] = (772155414u32) as u64;
-        of[i] = ((if false { (-(if ((-0.0f64) >= (-1.0f64)) { (-1.625f64) } else { 11.75f64 })) } else { a_f64 })) as f64;
+        let v1: u16 = ((((a_u32) as u16) | 41u16)).min(((46u32) as u16));
+        oi[i] = (10262u16) as u64;
+        of[i] = ((if false { (-(if ((-0.0f64) >= v0) { a_f64 } else { v0 })) } else { (((v1).max(v1)) as f64) })) as f64;
     }
 }
 
@@ -196,17 +181,17 @@ pub fn diff_8(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: f32 = (2.25f32 * a_f32);
-        let mut v1: i64 = (if (0.0f64 == (-4.5f64)) { a_i64 } else { ((-93i64) << (30i32 & 63i32)) });
-        if ((a_f32 + v0) >= 5.375f32) {
-            v1 = ((69u64) as i64);
+        let v0: u16 = 16u16;
+        let v1: u32 = (a_u32 | (84u32 >> ((-43i32) & 31i32)));
+        let v2: u16 = ((a_i32) as u16);
+        let mut v3: i16 = (35i16 & 52i16);
+        if ((97u16 < 69u16) || (false || (v1 != v1))) {
+            v3 = (-((a_u32) as i16));
         } else {
-            v1 = ((65i64 >> ((-1i32) & 63i32)) >> ((((a_f64 < a_f64)) as u64) & 63u64));
+            v3 = ((65i64) as i16);
         }
-        let v2: i64 = (a_i64 + v1);
-        let v3: u32 = (70u32 | (if true { 54u32 } else { 14u32 }));
-        oi[i] = (((!(92u32 % (a_u32 | 1u32)))).max(((60u32 % (v3 | 1u32)) * 25u32))) as u64;
-        of[i] = (((((((6.75f64) as i64)) as f32)) as f32)) as f64;
+        oi[i] = ((((29u64 | 3u64) / (a_u64 | 1u64)) >> (((167u8).min(30u8) * (48u8).min(65u8)) & 63u8))) as u64;
+        of[i] = ((((a_f32 - a_f32)).abs() / (-1.875f32))) as f64;
     }
 }
 
@@ -221,21 +206,24 @@ pub fn diff_9(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i64 = 51i64;
+        let mut v0: u64 = 51u64;
         for j0 in 0u32..(((45u32).min(40u32)) % 4u32) {
-            v0 = (a_i64 % ((a_i64 >> a_u32) | 1i64));
+            v0 = (a_u64 % ((a_u64 >> a_u32) | 1u64));
         }
-        let v1: u64 = ((6.25f32) as u64);
-        let v2: u64 = (38u64 >> (57i64 & 63i64));
-        let mut v3: f64 = 5.5f64;
-        if (((-54i32)).abs() < (a_i32 | a_i32)) {
-            v3 = v3;
+        let v1: i16 = ((50i64) as i16);
+        let v2: i8 = (38i8 >> (57i8 & 7i8));
+        let mut v3: i8 = v2;
+        if ((a_u64 % (8698001807605819253u64 | 1u64)) > (!a_u64)) {
+            v3 = ((-v2) + 82i8);
         } else {
-            v3 = ((a_f64 / a_f64)).abs();
+            v3 = ((!((a_i64) as i8)) * (127i8 & (-88i8)));
         }
-        let v4: i32 = (!(77i32 >> (74u32 & 31u32)));
-        oi[i] = ((((if false { (-9223372036854775808i64) } else { v0 }) >> ((v4).min(a_i32) & 63i32)) & (((-41i64) + v0)).min((a_i64).min(v0)))) as u64;
-        of[i] = ((((((v0) as i32)) as f64) * ((if (59i64 <= a_i64) { v3 } else { a_f64 }) + 3.75f64))) as f64;
+        let mut v4: i64 = ((86i64 | ((-28i64)).min(37i64)) >> ((8u8).min(((a_u32) as u8)) & 63u8));
+        for j1 in 0u32..(((a_u32).min(70u32)) % 4u32) {
+            v4 = (((59i64).max(a_i64) << (((a_i32) as u8) & 63u8)) + (-12i64));
+        }
+        oi[i] = ((!((((a_i64) as i16) * ((a_f32) as i16)) << ((a_i64) as i8)))) as u64;
+        of[i] = ((-((-3.75f32)).sqrt())) as f64;
     }
 }
 
@@ -250,12 +238,12 @@ pub fn diff_10(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i32 = (-98i32);
+        let mut v0: u32 = 98u32;
         for j0 in 0u32..((2131349010u32) % 4u32) {
-            v0 = 1i32;
+            v0 = 0u32;
         }
         oi[i] = (a_u64) as u64;
-        of[i] = (((((v0) as f64) / (0.1f64 / (-2.375f64))) / ((6.625f64 / 7.5f64) - (-3.0f64)))) as f64;
+        of[i] = ((((((-12.0f32)) as f64) / (12.125f64).abs()) / a_f64)) as f64;
     }
 }
 
@@ -270,19 +258,16 @@ pub fn diff_11(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: f32 = (if (14i32 <= a_i32) { a_f32 } else { (a_f32 - a_f32) });
-        if ((if false { (-1.125f32) } else { a_f32 }) != ((64i64) as f32)) {
-            v0 = (((!a_u64)) as f32);
+        let mut v0: u16 = (((a_i64) as u16) * 65535u16);
+        if (!(a_u64 <= 38u64)) {
+            v0 = ((a_i64) as u16);
         } else {
-            v0 = (((-7.375f32) + v0) - ((a_i32) as f32));
+            v0 = (((-a_f32)) as u16);
         }
-        let v1: i32 = ((true) as i32);
-        let mut v2: i32 = 32i32;
-        for j0 in (((((74u64) as u32)) % 8u32)..((1089200389u32) % 16u32)).step_by(((0u32) % 3u32) as usize) {
-            v2 = ((-a_i32) / (((-16i32) << ((-9i32) & 31i32)) | 1i32));
-        }
-        oi[i] = ((18446744073709551615u64 & 37u64)) as u64;
-        of[i] = ((if ((false && false) || (v0 < (-4.25f32))) { (v0 + ((-2.375f32) + a_f32)) } else { (((a_u64 % (69u64 | 1u64))) as f32) })) as f64;
+        let v1: u16 = v0;
+        let v2: f32 = ((8i8) as f32);
+        oi[i] = (((1i32 >> ((!a_i32) & 31i32)) | (((((a_i64) as i16)) as i32) * (-26i32)))) as u64;
+        of[i] = (((((v2) as f32) - (if true { v2 } else { v2 })) / (if (a_u64 != a_u64) { a_f32 } else { ((-1.125f32) + a_f32) }))) as f64;
     }
 }
 
@@ -299,8 +284,8 @@ pub fn diff_12(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f64: f64 = xf64[i];
         let v0: i64 = (a_i64 / (a_i64 | 1i64));
         let v1: f32 = ((-8.875f32) + a_f32);
-        oi[i] = ((((a_i64 + v0) >> (((-2147483648i32)).min((-31i32)) & 63i32)) - (if ((-9.25f64) >= (-0.0f64)) { (a_i64).abs() } else { v0 }))) as u64;
-        of[i] = (((((((53i64) as u32)) as i32)) as f32)) as f64;
+        oi[i] = ((((((a_i32) as i8) + (-26i8)) >> ((255u8).min(31u8) & 7u8)) - ((((a_f32) as i8) | (-41i8))).abs())) as u64;
+        of[i] = ((((7.0f32 + 5.375f32) * (v1 - v1)) + (((a_f32 / 0.1f32)) as f32))) as f64;
     }
 }
 
@@ -315,24 +300,24 @@ pub fn diff_13(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u32 = 4294967295u32;
-        for j0 in 0u32..(((0u32 * 88u32)) % 4u32) {
-            v0 = ((a_u32 % (94u32 | 1u32)) | a_u32);
+        let mut v0: f32 = ((a_f32).abs() - 8.5f32);
+        for j0 in 0u32..(((1u32).max(a_u32)) % 4u32) {
+            v0 = 1e-40f32;
         }
-        let v1: u64 = ((28u64 >> v0) * (if true { 48u64 } else { 18446744073709551615u64 }));
-        let mut v2: i32 = (((a_u32).min(31u32)) as i32);
-        if true {
-            v2 = ((a_i64) as i32);
+        let v1: f32 = (-(-a_f32));
+        let mut v2: f32 = (v0 - a_f32);
+        for j1 in 0u32..(((38u32 >> (28u16 & 31u16))) % 4u32) {
+            v2 = (-a_f32);
+        }
+        let v3: u8 = (7u8 * ((a_i64) as u8));
+        let mut v4: f32 = ((a_u64) as f32);
+        if ((a_f64 - a_f64) == ((-2.75f64) / 0.0f64)) {
+            v4 = ((a_f32).sqrt() - (-a_f32));
         } else {
-            v2 = a_i32;
+            v4 = ((8.125f32).sqrt()).abs();
         }
-        let v3: u64 = (if false { a_u64 } else { v1 });
-        let mut v4: u32 = a_u32;
-        for j1 in (((13u32) % 8u32)..(((31u32 | 0u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v4 = a_u32;
-        }
-        oi[i] = ((((if true { a_u32 } else { a_u32 }) << ((a_u32 << (v3 & 31u64)) & 31u32)) << (((v1 << (a_u32 & 63u32)) - 5u64) & 31u64))) as u64;
-        of[i] = (((-(a_f64).sqrt()) + (1.7e308f64 - (a_f64 / a_f64)))) as f64;
+        oi[i] = (((-(((a_u32) as i8)).min(((a_u32) as i8))) & ((80i8).max(((a_f32) as i8))).abs())) as u64;
+        of[i] = ((if false { (if (true && true) { (a_f64 - (-10.375f64)) } else { (a_f64 / a_f64) }) } else { ((-a_f64) + 1.7e308f64) })) as f64;
     }
 }
 
@@ -347,26 +332,25 @@ pub fn diff_14(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i32 = ((98i32 | a_i32) / (((a_u32) as i32) | 1i32));
-        let mut v1: i64 = (-17i64);
-        if (((true) as i32) > a_i32) {
-            v1 = v1;
-        } else {
-            v1 = (if (1i32 <= a_i32) { (if false { a_i64 } else { v1 }) } else { (a_i64 % (v1 | 1i64)) });
+        let v0: i32 = ((98i32 | a_i32) / (((((a_u32) as u8)) as i32) | 1i32));
+        let mut v1: f64 = a_f64;
+        for j0 in 0u32..(((59u32 % (1u32 | 1u32))) % 4u32) {
+            v1 = ((65535u16) as f64);
         }
-        let mut v2: f64 = (a_f64 + (-0.625f64));
-        for j0 in 0u32..(((86u32 << (v0 & 31i32))) % 4u32) {
-            v2 = (((-85i64)) as f64);
+        let mut v2: f64 = ((a_f64 * a_f64) * (5.0f64 - v1));
+        for j1 in ((((26u32 - 32u32)) % 8u32)..((((99i8) as u32)) % 16u32)).step_by(((4294967295u32) % 3u32) as usize) {
+            v2 = ((a_f64 * (-10.625f64)) - (-a_f64));
         }
-        let mut v3: i64 = (a_i64).min(v1);
-        if false {
-            v3 = (v1).max(54i64);
-        } else {
-            v3 = (if true { v1 } else { a_i64 });
+        let mut v3: u32 = ((90u32 / (54u32 | 1u32)) ^ (if true { 28u32 } else { a_u32 }));
+        for j2 in 0u32..(((40u32 >> (((a_i64) as u8) & 31u8))) % 4u32) {
+            v3 = (a_u32 << (if true { 77u8 } else { 43u8 }));
         }
-        let v4: u64 = ((((-6.875f32) * 1e-40f32)) as u64);
-        oi[i] = ((a_u32 << (a_u32 | (!43u32)))) as u64;
-        of[i] = ((((if false { (if (a_u32 != a_u32) { (-8.25f32) } else { a_f32 }) } else { (0.0f32).abs() })) as f64)) as f64;
+        let mut v4: u16 = 37u16;
+        for j3 in 0u32..(((a_u32 + a_u32)) % 4u32) {
+            v4 = (((-6i32)) as u16);
+        }
+        oi[i] = ((v3 / ((((9223372036854775807i64 % (a_i64 | 1i64))) as u32) | 1u32))) as u64;
+        of[i] = ((((a_f64 / a_f64) / (a_f64 + a_f64)) / (a_f64 / (-v1)))) as f64;
     }
 }
 
@@ -381,15 +365,15 @@ pub fn diff_15(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i32 = (a_i32 + a_i32);
+        let mut v0: u32 = (a_u32 + a_u32);
         if (!true) {
-            v0 = (if false { a_i32 } else { 1i32 });
+            v0 = (if false { a_u32 } else { 31u32 });
         } else {
-            v0 = (a_i32 << ((-11i64) & 31i64));
+            v0 = (a_u32 << ((-11i64) & 31i64));
         }
-        let v1: u32 = (if ((95u64 << (4294967295u32 & 63u32)) < (361686221380123030u64 << (a_u32 & 63u32))) { a_u32 } else { ((a_u32).min(24u32) ^ (57u32).max(a_u32)) });
-        oi[i] = (((((if (a_u32 <= a_u32) { a_f64 } else { 6.875f64 }) - (a_f64 + a_f64))) as u64)) as u64;
-        of[i] = (1.25f32) as f64;
+        let v1: u16 = (if ((95i8 << (65535u16 & 7u16)) < (8i8 << (a_u32 & 7u32))) { ((a_u32) as u16) } else { ((57u16 >> ((-24i8) & 15i8)) - (((a_i32) as u16) >> 43u64)) });
+        oi[i] = ((!((87u64 - 0u64) >> (v0 & 63u32)))) as u64;
+        of[i] = ((-a_f32)) as f64;
     }
 }
 
@@ -404,16 +388,21 @@ pub fn diff_16(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: f32 = (-a_f32);
-        let v1: u32 = ((if (a_f64 == (-4.375f64)) { a_u32 } else { (if true { 40u32 } else { 71u32 }) }) / (a_u32 | 1u32));
-        let v2: f32 = a_f32;
-        let mut v3: f32 = v2;
-        for j0 in 0u32..(((97u32 ^ v1)) % 4u32) {
-            v3 = (((-a_f32) / ((a_u64) as f32)) * a_f32);
+        let v0: u16 = ((a_i64) as u16);
+        let mut v1: i16 = (((a_i32) as i16) << (((v0 << (((a_i64) as i16) & 15i16)) >> (((a_i64) as i16) & 15i16)) & 15u16));
+        if (!((-58i32) > (-3i32))) {
+            v1 = (if ((2u64 & 64u64) <= (10u64 | 11u64)) { ((a_u32) as i16) } else { (((((a_i64) as u16) * ((a_u32) as u16))) as i16) });
+        } else {
+            v1 = ((-(-((a_f32) as i16))) | ((((v0 < ((a_i64) as u16))) as i16) * (if false { (-32768i16) } else { 15i16 })));
         }
-        let v4: f32 = (if ((-19i64) >= a_i64) { a_f32 } else { (-11.75f32) });
-        oi[i] = ((!((9007199254740992.0f64) as u64))) as u64;
-        of[i] = (((a_u32) as f64)) as f64;
+        let v2: i8 = ((((a_i32) as i8) >> a_u64) >> ((63u32 & 29u32) & 7u32));
+        let mut v3: i64 = 33i64;
+        for j0 in ((((!0u32)) % 8u32)..(((if (45i32 >= 45i32) { 1u32 } else { 0u32 })) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v3 = (((-89i8)) as i64);
+        }
+        let v4: i32 = (0i32 & a_i32);
+        oi[i] = (((((a_i32) as u16) - 94u16)).max((((((a_f32) as i16)) as u16) >> (v3 & 15i64)))) as u64;
+        of[i] = ((((10.875f32 / 1.875f32) + ((v4) as f32)) / (if (((a_u32) as i8) >= ((a_i32) as i8)) { ((-1.75f32) * 4.5f32) } else { (a_f32 + a_f32) }))) as f64;
     }
 }
 
@@ -428,21 +417,21 @@ pub fn diff_17(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u64 = (a_u64 % (a_u64 | 1u64));
-        let mut v1: u32 = ((if true { (a_u32 | 96u32) } else { (4u32 * a_u32) })).min((if (!true) { (3979844009u32 + 39u32) } else { ((v0) as u32) }));
-        if (!(a_u64 >= 7u64)) {
-            v1 = ((((a_f64 != (-9.875f64)) || ((-6.75f64) < a_f64))) as u32);
+        let v0: i16 = (((a_i32) as i16) % (((a_i32) as i16) | 1i16));
+        let v1: u16 = (if true { (((a_i32) as u16) | 5u16) } else { (94u16).max(((a_i64) as u16)) });
+        let mut v2: i64 = ((9223372036854775807i64 & (-7i64)) >> (1i32 + 39i32));
+        for j0 in 0u32..((((((a_i64) as u16)) as u32)) % 4u32) {
+            v2 = (((48i8) as i64) & ((-54i64) | a_i64));
+        }
+        let v3: f64 = (((-2.0f64) * (a_f64).sqrt())).abs();
+        let mut v4: u32 = 4294967295u32;
+        if false {
+            v4 = (((((a_f32) as i8)) as u32) & (a_u32 % (a_u32 | 1u32)));
         } else {
-            v1 = ((1u32 / (a_u32 | 1u32)) << (a_i32 & 31i32));
+            v4 = ((a_u32).max(v4) + 3068694093u32);
         }
-        let v2: f32 = 11.25f32;
-        let v3: f64 = (((a_u64 & 42u64)) as f64);
-        let mut v4: i32 = (((((-84i64) / ((-73i64) | 1i64))) as i32) / ((22i32 / ((-76i32) | 1i32))).max((76i32 * a_i32)));
-        for j0 in 0u32..(((if true { v1 } else { a_u32 })) % 4u32) {
-            v4 = (a_i32 / (((a_f32) as i32) >> ((a_u32 - j0) & 31u32)));
-        }
-        oi[i] = (((!(v0).min(v0)) >> ((37u32 << (a_i64 & 31i64)) & 63u32))) as u64;
-        of[i] = (((-(if (a_u32 >= a_u32) { 12.25f32 } else { a_f32 })) - v2)) as f64;
+        oi[i] = ((((((-2.75f64) - v3)) as u8) << (((70u64 - a_u64) >> ((a_i64).abs() & 63i64)) & 7u64))) as u64;
+        of[i] = ((((a_u64) as f64) - 4.0f64)) as f64;
     }
 }
 
@@ -457,21 +446,16 @@ pub fn diff_18(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: f32 = (-1.125f32);
-        if true {
-            v0 = (((83u32) as f32)).sqrt();
+        let mut v0: u32 = (28u32 % (a_u32 | 1u32));
+        if (((-7.75f64) - a_f64) >= ((-2.625f64) - (-8.25f64))) {
+            v0 = v0;
         } else {
-            v0 = (-(v0 + (-3.25f32)));
+            v0 = (v0 + v0);
         }
-        let v1: i64 = 64i64;
-        let mut v2: u32 = a_u32;
-        if true {
-            v2 = (!96u32);
-        } else {
-            v2 = 49u32;
-        }
-        oi[i] = (25u32) as u64;
-        of[i] = ((((3.125f64 + 1.7e308f64) * ((-12.5f64) + a_f64))).abs()) as f64;
+        let v1: i64 = (if (((a_f32) as u8) <= ((a_u32) as u8)) { (-49i64) } else { (-1i64) });
+        let v2: u64 = ((a_f64) as u64);
+        oi[i] = ((((v0 - a_u32)).max((100u32 + a_u32)) - (!(a_u32 - v0)))) as u64;
+        of[i] = (((-(9.5f32 - a_f32)) + (((((-74i16)) as i8)) as f32))) as f64;
     }
 }
 
@@ -486,16 +470,16 @@ pub fn diff_19(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: f32 = (a_f32 / (if (54u32 <= a_u32) { (-a_f32) } else { ((a_u64) as f32) }));
-        let v1: i32 = (-a_i32);
-        let v2: f32 = ((((9007199254740992.0f64).sqrt() - 9.0f64)) as f32);
-        let mut v3: u64 = ((5e-324f64) as u64);
-        for j0 in ((((!36u32)) % 8u32)..((a_u32) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v3 = (if true { v3 } else { v3 });
+        let v0: u16 = ((a_i32) as u16);
+        let v1: i32 = ((-89i32)).max((((a_i32) as i32) * (-68i32)));
+        let v2: u32 = 1u32;
+        let mut v3: i16 = (if (9.0f32 < (-10.25f32)) { ((a_f32) as i16) } else { ((a_i64) as i16) });
+        for j0 in 0u32..((a_u32) % 4u32) {
+            v3 = (((a_f32) as i16) << (((a_f32) as u16) & 15u16));
         }
-        let v4: i32 = ((a_i32 >> (a_i64 & 31i64))).min(v1);
-        oi[i] = (((((a_f64) as i32)).min((a_i32 / ((-51i32) | 1i32))) >> ((((a_f64 + a_f64)) as u64) & 31u64))) as u64;
-        of[i] = ((((a_f32 + a_f32) * 9.625f32)).sqrt()) as f64;
+        let v4: f32 = a_f32;
+        oi[i] = ((((((a_i32) as u16) << (-1i8)) >> (a_u64 & 15u64)) >> 84u8)) as u64;
+        of[i] = (((if (((a_i64) as u16) != ((a_u32) as u16)) { ((17u16) as f64) } else { (a_f64).sqrt() }) * (((a_f64).sqrt()) as f64))) as f64;
     }
 }
 
@@ -510,12 +494,17 @@ pub fn diff_20(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u32 = a_u32;
-        let v1: u64 = (((11u64) as u64) + (78u64 - 93u64));
-        let v2: f32 = (((if false { 10.125f32 } else { (-1.375f32) })).abs()).sqrt();
-        let v3: u64 = ((a_u64 / (v1 | 1u64)) >> (a_u64 & 63u64));
+        let v0: u8 = ((a_f32) as u8);
+        let mut v1: i32 = a_i32;
+        if false {
+            v1 = (((-69i32) | (-61i32)) - 0i32);
+        } else {
+            v1 = v1;
+        }
+        let v2: u64 = ((((10.625f64) as i16)) as u64);
+        let v3: i8 = (((-1i8) ^ (-7i8)) ^ (-((a_i32) as i8)));
         oi[i] = (a_u32) as u64;
-        of[i] = ((a_f64 + ((-2.5f64) * (a_f64 + 8.5f64)))) as f64;
+        of[i] = (((((((a_i64) as u16)) as f64) + (-a_f64)) * (9007199254740992.0f64 / ((64u32) as f64)))) as f64;
     }
 }
 
@@ -530,19 +519,19 @@ pub fn diff_21(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: f32 = (if true { (a_f32 + a_f32) } else { (((-4.875f64)) as f32) });
+        let v0: f32 = (if true { (a_f32 + a_f32) } else { (((-39i16)) as f32) });
         let mut v1: f64 = 12.125f64;
-        for j0 in ((((67u32).min(74u32)) % 8u32)..(((((-11i64)) as u32)) % 16u32)).step_by(((0u32) % 3u32) as usize) {
-            v1 = (((v1) as f64) + (-6.0f64));
+        for j0 in ((((67u32).min(74u32)) % 8u32)..((((v0) as u32)) % 16u32)).step_by(((67u32) % 3u32) as usize) {
+            v1 = (((127i8 % ((a_f32) as i8))) as f64);
         }
-        let mut v2: f32 = (0.5f32).sqrt();
-        if (97i32 >= ((-23i32) ^ (-1i32))) {
-            v2 = (v0 - (-2.125f32));
+        let mut v2: u32 = (!(if (0.0f32 < v0) { (a_u32 ^ 32u32) } else { (44u32).max(83u32) }));
+        if ((((a_i32) as u16) + 80u16) != (!88u16)) {
+            v2 = 43u32;
         } else {
-            v2 = (v2).sqrt();
+            v2 = ((39u32 + (!42u32))).max(((v2 << a_i64) / ((a_i64) as u32)));
         }
-        oi[i] = ((!((a_i32 - 43i32) | (a_i32).max(a_i32)))) as u64;
-        of[i] = (((-(((-62i64)) as f64)) / ((-a_f64) + a_f64))) as f64;
+        oi[i] = ((((-(52i64).max(64i64))) as u64)) as u64;
+        of[i] = (((-(v0).sqrt()) * (((16u16) as f32)).abs())) as f64;
     }
 }
 
@@ -557,14 +546,14 @@ pub fn diff_22(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: f32 = (-8.75f32);
-        if false {
-            v0 = (a_f32 + 10.5f32);
+        let mut v0: u32 = (77u32 ^ 0u32);
+        if true {
+            v0 = (!v0);
         } else {
-            v0 = ((a_u32) as f32);
+            v0 = (if true { v0 } else { a_u32 });
         }
-        oi[i] = ((!(a_i64 >> ((a_i32 + a_i32) & 63i32)))) as u64;
-        of[i] = (a_f64) as f64;
+        oi[i] = ((a_i64 | (((2147483647i32 >> a_i32)) as i64))) as u64;
+        of[i] = (((((-3.375f64) / (-1.875f64)) + (a_f64 / 3.5f64)) + ((a_f64 + (-7.25f64))).sqrt())) as f64;
     }
 }
 
@@ -579,15 +568,13 @@ pub fn diff_23(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u64 = ((a_u32) as u64);
-        let mut v1: u64 = v0;
-        if (!(2.875f32 != (-10.875f32))) {
-            v1 = (((-2147483648i32)) as u64);
-        } else {
-            v1 = (if false { 15u64 } else { a_u64 });
+        let v0: u64 = ((((a_f32) as u16)) as u64);
+        let mut v1: i64 = (a_i64 << (((a_i32) as u16) & 63u16));
+        for j0 in (((87u32) % 8u32)..(((38u32).max(67u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v1 = (((-21i64) >> ((!((a_i32) as u8)) & 63u8))).min((-45i64));
         }
-        oi[i] = (((((a_f32 + (-5.625f32)) * a_f32)) as i32)) as u64;
-        of[i] = (((-a_f64) + (((a_i64) as f64)).abs())) as f64;
+        oi[i] = ((128u8 | ((((a_u32) as u8) / (((a_f32) as u8) | 1u8)) * (((a_i64) as u8) | 53u8)))) as u64;
+        of[i] = ((-9.75f32)) as f64;
     }
 }
 
@@ -603,23 +590,18 @@ pub fn diff_24(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let mut v0: i32 = (!(!(a_i32 | a_i32)));
-        if ((5e-324f64 + a_f64) < (10.875f64 / 0.0f64)) {
+        if (((-1i64) % (a_i64 | 1i64)) < (98i64 ^ 85i64)) {
             v0 = (((v0 % (a_i32 | 1i32))).min(a_i32) ^ v0);
         } else {
             v0 = 50i32;
         }
-        let mut v1: f32 = (if false { a_f32 } else { a_f32 });
-        for j0 in ((((2308458918u32).max(a_u32)) % 8u32)..(((32u32 | 32u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v1 = ((59i64) as f32);
+        let mut v1: i32 = v0;
+        for j0 in 0u32..(((a_u32 & a_u32)) % 4u32) {
+            v1 = (v0).max(v0);
         }
-        let mut v2: f64 = ((a_f64 / a_f64)).abs();
-        if ((if false { v0 } else { v0 }) > ((43u64) as i32)) {
-            v2 = (-((-12.5f64) * v2));
-        } else {
-            v2 = ((((-3.625f32) * a_f32)) as f64);
-        }
-        oi[i] = ((-34i64)) as u64;
-        of[i] = ((-(((16u64 * 1u64)) as f64))) as f64;
+        let v2: f64 = (9007199254740992.0f64 + 9007199254740992.0f64);
+        oi[i] = (59u32) as u64;
+        of[i] = ((if (!(!(a_i64 >= a_i64))) { (((if (a_f32 != 2.125f32) { 92u32 } else { a_u32 })) as f64) } else { 9007199254740992.0f64 })) as f64;
     }
 }
 
@@ -634,15 +616,12 @@ pub fn diff_25(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u32 = (((4294967295u32).max(1022541657u32) << ((24u64 & a_u64) & 31u64)) << (((a_u64 >> (a_u32 & 63u32)) >> ((-49i64) & a_i64)) & 31u64));
-        let mut v1: f64 = (9.5f64 * a_f64);
-        for j0 in 0u32..(((!a_u32)) % 4u32) {
-            v1 = (v1 / a_f64);
-        }
-        let v2: u64 = a_u64;
-        let v3: u64 = a_u64;
-        oi[i] = (a_u32) as u64;
-        of[i] = (a_f32) as f64;
+        let v0: f32 = (a_f32).sqrt();
+        let v1: u16 = (65u16 / (65535u16 | 1u16));
+        let v2: f32 = (((-v0) - (if false { v0 } else { v0 })) + a_f32);
+        let v3: u64 = 89u64;
+        oi[i] = (64i64) as u64;
+        of[i] = (((((0i64 ^ (-9223372036854775808i64))) as f32) / (((((a_i64) as u16)) as f32) + 5.625f32))) as f64;
     }
 }
 
@@ -657,16 +636,14 @@ pub fn diff_26(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: f32 = (-a_f32);
-        let v1: u64 = (a_u64 | a_u64);
-        let mut v2: f64 = ((-((-10.625f64) + a_f64)) - (if (true || (v0 >= v0)) { (a_f64 + (-10.875f64)) } else { (5e-324f64 + a_f64) }));
-        if (((11.25f32) as i64) < (if (a_f64 == a_f64) { (-31i64) } else { a_i64 })) {
-            v2 = (-5.25f64);
-        } else {
-            v2 = ((if (a_f32 != v0) { (a_f64).sqrt() } else { (v2 * v2) }) + ((6.625f64).sqrt()).sqrt());
+        let v0: i32 = (a_i32 * (-40i32));
+        let v1: u32 = 19u32;
+        let mut v2: i32 = ((v0 >> (a_i64 & 31i64)) / (((v1) as i32) | 1i32));
+        for j0 in ((((v1 | a_u32)) % 8u32)..((a_u32) % 16u32)).step_by(((v1) % 3u32) as usize) {
+            v2 = (-((-2147483648i32) | a_i32));
         }
-        oi[i] = ((((a_i32 / 33i32) ^ (a_i32 | 36i32)) % ((((-1i32) >> (78u64 & 31u64)) << (a_i32 & 31i32)) | 1i32))) as u64;
-        of[i] = (((((a_i32) as f32)) as f32)) as f64;
+        oi[i] = ((90i32).max((if (a_u64 == a_u64) { 18i32 } else { ((8.625f64) as i32) }))) as u64;
+        of[i] = (((-((((a_i32) as i16)) as f64)) / ((0.0f64 / a_f64)).abs())) as f64;
     }
 }
 
@@ -681,19 +658,17 @@ pub fn diff_27(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i64 = ((if true { (-2i64) } else { a_i64 }) >> ((-12i32)).abs());
-        for j0 in 0u32..(((4294967295u32 << (a_i32 & 31i32))) % 4u32) {
-            v0 = ((!a_i64) & (a_i64 << (a_u32 & 63u32)));
+        let mut v0: i8 = ((if true { (-2i8) } else { ((a_u32) as i8) }) >> ((-12i32)).abs());
+        for j0 in ((((a_u32 / a_u32)) % 8u32)..(((14u32 & a_u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v0 = (((a_u64) as i8) >> ((((a_f32) as u16) * 0u16) & 7u16));
         }
-        let mut v1: u64 = a_u64;
-        if ((84i64 / (a_i64 | 1i64)) != (-a_i64)) {
-            v1 = (a_u64 | a_u64);
-        } else {
-            v1 = (a_u64).min(a_u64);
+        let v1: u16 = (((a_i32) as u16) * ((a_i32) as u16));
+        let mut v2: i64 = (!(((((a_f32) as i16) % (((a_u32) as i16) | 1i16))) as i64));
+        for j1 in 0u32..((((false) as u32)) % 4u32) {
+            v2 = (((a_i64 ^ a_i64)).max(v2) % ((v2).min(v2) ^ (a_i64 | a_i64)));
         }
-        let v2: i32 = (((((a_u64) as i32)) as i32) * (-74i32));
-        oi[i] = ((((!a_u64) ^ v1)).max(((v1).min(v1) ^ (a_u64 | a_u64)))) as u64;
-        of[i] = (((a_i64) as f32)) as f64;
+        oi[i] = (((a_f32) as i16)) as u64;
+        of[i] = ((if ((v0).min((-17i8)) > ((-63i8) << (52u8 & 7u8))) { (((a_i32) as f64) / (-a_f64)) } else { (((-1.875f64)).abs() + ((88u64) as f64)) })) as f64;
     }
 }
 
@@ -708,25 +683,18 @@ pub fn diff_28(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i32 = (((a_i64).abs()) as i32);
-        for j0 in 0u32..(((if (12.125f32 != a_f32) { a_u32 } else { 61u32 })) % 4u32) {
-            v0 = (-(((-44i64)) as i32));
+        let mut v0: u8 = (((a_f64 - 1.5f64)) as u8);
+        for j0 in 0u32..((88u32) % 4u32) {
+            v0 = (v0 & v0);
         }
-        let mut v1: i32 = 2147483647i32;
-        if (1u32 <= (a_u32 >> (a_u64 & 31u64))) {
-            v1 = v1;
-        } else {
-            v1 = (((!(!a_u32))) as i32);
+        let v1: u32 = 91u32;
+        let mut v2: i8 = 41i8;
+        for j1 in 0u32..((a_u32) % 4u32) {
+            v2 = (((a_f32) as i8) ^ (-((a_u32) as i8)));
         }
-        let mut v2: i32 = (v1).max(((-66i32) + (a_i32).min(a_i32)));
-        if true {
-            v2 = ((((-21i32)) as i32) + a_i32);
-        } else {
-            v2 = (v2 / (((a_i32 / (-8i32)) ^ (a_i32 << a_u64)) | 1i32));
-        }
-        let v3: u64 = 27u64;
-        oi[i] = (31u32) as u64;
-        of[i] = ((((a_i32).max(((a_u32) as i32))) as f64)) as f64;
+        let v3: f64 = a_f64;
+        oi[i] = ((v1 - v1)) as u64;
+        of[i] = ((if (((v0) as u32) > (if false { v1 } else { 34u32 })) { (-((-8.75f32) - 11.125f32)) } else { (if (((a_u32) as i8) <= (-8i8)) { (11.75f32).abs() } else { ((7u8) as f32) }) })) as f64;
     }
 }
 
@@ -741,13 +709,13 @@ pub fn diff_29(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: f32 = ((if (95u64 < 1u64) { 3.75f32 } else { (3.625f32 * (-4.125f32)) }) - ((a_f32 + a_f32) + (a_f32 / a_f32)));
-        let mut v1: u64 = (((!26u64) | (a_u64).max(a_u64)) >> ((-18i32) & 63i32));
-        for j0 in 0u32..(((48u32).min(16u32)) % 4u32) {
-            v1 = (!((75u64 << (-31i32)) | (a_u64 - a_u64)));
+        let v0: u8 = 28u8;
+        let mut v1: i32 = a_i32;
+        for j0 in 0u32..(((a_u32 - 43u32)) % 4u32) {
+            v1 = (-22i32);
         }
-        oi[i] = ((if ((4.375f64 - 11.125f64) < (-a_f64)) { 7u32 } else { ((51u32 * 0u32) >> ((-1i64) & 31i64)) })) as u64;
-        of[i] = ((a_f64 - (((63u64) as f64) * (a_f64 * (-4.875f64))))) as f64;
+        oi[i] = (33u8) as u64;
+        of[i] = ((((if true { a_f64 } else { (-7.875f64) }) + (-a_f64)) + (if (!(v0 < ((a_f32) as u8))) { (a_f64 - a_f64) } else { ((-6.0f64) * 2.0f64) }))) as f64;
     }
 }
 
@@ -762,22 +730,20 @@ pub fn diff_30(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u32 = ((((a_u32 - a_u32)) as u32) << ((if ((-4.25f32) != a_f32) { (a_u64 - 0u64) } else { (a_u64).min(a_u64) }) & 31u64));
-        let v1: i32 = (31i32 * (!1i32));
-        let mut v2: f32 = (-((63u64) as f32));
-        if (!(v1 > a_i32)) {
-            v2 = ((if (v0 < 21u32) { (-v2) } else { (-a_f32) }) * a_f32);
+        let v0: u32 = ((if ((-2147483648i32) <= (-12i32)) { (!3921814304u32) } else { (21u32 * a_u32) }) >> ((if ((-4.25f32) != a_f32) { (((a_u32) as i16) - 95i16) } else { (((a_i64) as i16)).min(86i16) }) & 31i16));
+        let v1: u8 = (((a_u32) as u8) % (((a_u32) as u8) | 1u8));
+        let mut v2: u16 = (39u16 | ((((a_u32) as u16) << (((a_u32) as u16) & 15u16)) & ((false) as u16)));
+        if (!(!true)) {
+            v2 = (((a_i32) as u16) - (v2).min(((a_u32) as u16)));
         } else {
-            v2 = (((((92u64 << (62u64 & 63u64))) as u64)) as f32);
+            v2 = (!(if (7u16 != ((a_f32) as u16)) { ((a_f64) as u16) } else { v2 }));
         }
-        let mut v3: i64 = ((a_u64) as i64);
-        if ((a_u64 * a_u64) <= (!98u64)) {
-            v3 = (!a_i64);
-        } else {
-            v3 = (a_i64 % (37i64 | 1i64));
+        let mut v3: i64 = 63i64;
+        for j0 in ((((10u32).max(a_u32)) % 8u32)..(((a_u32 >> (v1 & 31u8))) % 16u32)).step_by(((v0) % 3u32) as usize) {
+            v3 = (25i64 >> (((a_i32) as u16) & 63u16));
         }
-        oi[i] = (a_i32) as u64;
-        of[i] = ((if false { (((10.875f64 - 5e-324f64)) as f32) } else { a_f32 })) as f64;
+        oi[i] = ((!(54u32 >> ((if ((-1.125f32) < 2.375f32) { 20i8 } else { 7i8 }) & 31i8)))) as u64;
+        of[i] = (((((a_f64) as f64) * (a_f64).abs()) / (if (!true) { (((-32768i16)) as f64) } else { (-0.0f64) }))) as f64;
     }
 }
 
@@ -792,23 +758,26 @@ pub fn diff_31(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: f32 = (-(((if false { (-1.75f32) } else { 0.0f32 })) as f32));
-        if ((!(-50i64)) < (a_i64 << (a_i32 & 63i32))) {
-            v0 = ((if (5i32 < (-50i32)) { ((-9.125f32) / a_f32) } else { (a_f32 / v0) }) + (10.75f32 * a_f32));
+        let mut v0: u16 = ((if true { (((a_i32) as u16)).max(((a_i64) as u16)) } else { (16u16 >> (((a_i64) as u8) & 15u8)) })).max(18u16);
+        if (18446744073709551615u64 != (17498068890382564625u64 | a_u64)) {
+            v0 = (((((((a_f32) as u16)) as i16)) as u16)).max((27u16 >> (a_u32 & 15u32)));
         } else {
-            v0 = (((3649931074u32).max(((12.125f32) as u32))) as f32);
+            v0 = 64u16;
         }
-        let v1: i64 = (((!a_u32)) as i64);
-        let mut v2: u32 = 76u32;
-        for j0 in (((1u32) % 8u32)..(((a_u32 << (a_u64 & 31u64))) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v2 = (a_u32 | v2);
+        let mut v1: f32 = ((a_f32 + 12.125f32)).sqrt();
+        for j0 in 0u32..(((0u32 >> (-87i32))) % 4u32) {
+            v1 = (-(1e-40f32).abs());
         }
-        let mut v3: f32 = (((a_f32 - v0) / ((a_f32) as f32)) - (if (2.0f64 != 5.875f64) { (((-88i32)) as f32) } else { (a_f32 + (-8.625f32)) }));
-        for j1 in 0u32..(((v2 << (a_u32 & 31u32))) % 4u32) {
-            v3 = (((if (v0 <= 0.0f32) { 10u64 } else { a_u64 })) as f32);
+        let mut v2: u8 = 255u8;
+        for j1 in 0u32..((a_u32) % 4u32) {
+            v2 = (v2 | v2);
         }
-        oi[i] = ((((if ((-5.5f64) <= a_f64) { (-43i64) } else { (-36i64) }) << ((v1 >> (a_i32 & 63i32)) & 63i64)) >> (24u64 & 63u64))) as u64;
-        of[i] = (((-(v3).abs()) / a_f32)) as f64;
+        let mut v3: u64 = ((69u64 << (((-88i64) >> (47u16 & 63u16)) & 63i64)) << (((43u32) as i8) & 63i8));
+        for j2 in 0u32..(((6u32 << (a_u32 & 31u32))) % 4u32) {
+            v3 = (if (((65535u16) as f32) <= (a_f32 / (-11.0f32))) { (((((a_u32) as i16) >> (15i16 & 15i16))) as u64) } else { (42u64 << ((((((a_f32) as u8) != 72u8)) as u8) & 63u8)) });
+        }
+        oi[i] = ((((((v1 == a_f32)) as i8) * ((-50i8)).min((-1i8)))).abs()) as u64;
+        of[i] = ((((a_f64 + (-3.0f64))).abs() + ((a_f64 + 5.5f64) + a_f64))) as f64;
     }
 }
 
@@ -823,24 +792,26 @@ pub fn diff_32(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: f64 = ((a_i64) as f64);
-        for j0 in (((((a_i64) as u32)) % 8u32)..((a_u32) % 16u32)).step_by(((11u32) % 3u32) as usize) {
-            v0 = ((76u64) as f64);
+        let mut v0: i64 = (if ((-92i64) > a_i64) { (-11i64) } else { a_i64 });
+        for j0 in 0u32..((76u32) % 4u32) {
+            v0 = (33i64 | 0i64);
         }
-        let mut v1: f64 = (((1.7e308f64) as f64) + a_f64);
-        if ((a_i64 + a_i64) <= (a_i64 >> (a_i64 & 63i64))) {
-            v1 = (v0).abs();
+        let mut v1: f64 = 5.0f64;
+        if ((((a_f32) as u8) << (18446744073709551615u64 & 7u64)) <= (((a_i64) as u8) ^ 22u8)) {
+            v1 = (v1 - v1);
         } else {
-            v1 = (((a_u64 ^ a_u64)) as f64);
+            v1 = (((-v1) - 5e-324f64) + ((v1 - (-10.625f64)) - (v1 - v1)));
         }
-        let v2: f64 = v1;
-        let mut v3: i64 = ((a_i64 << ((-2147483648i32) & 63i32)) >> (a_u64 / (50u64 | 1u64)));
-        for j1 in ((((a_u32 * 39u32)) % 8u32)..((a_u32) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v3 = (((!26u32)) as i64);
+        let mut v2: u32 = (!65u32);
+        if true {
+            v2 = ((if (43i32 >= a_i32) { (if false { a_u32 } else { v2 }) } else { (!a_u32) })).min(69u32);
+        } else {
+            v2 = a_u32;
         }
-        let v4: i64 = a_i64;
-        oi[i] = (((((10.125f32) as u32) + (if false { a_u32 } else { 4294967295u32 })) | ((!a_u32) % (a_u32 | 1u32)))) as u64;
-        of[i] = ((if (((1.7e308f64) as u64) <= 38u64) { (if (false && false) { a_f64 } else { (a_f64 * 1.7e308f64) }) } else { (((a_i32).min(0i32)) as f64) })) as f64;
+        let v3: u32 = v2;
+        let v4: i16 = ((38i16 * ((a_f32) as i16)) + 81i16);
+        oi[i] = ((if (((2335145710205992558u64) as u16) < (90u16).max(65535u16)) { (!91i8) } else { ((((91u16) as f32)) as i8) })) as u64;
+        of[i] = ((-(((-1i8)) as f64))) as f64;
     }
 }
 
@@ -855,14 +826,14 @@ pub fn diff_33(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i64 = (-14i64);
-        if (!(25u32 < 32u32)) {
-            v0 = ((a_i64 - 77i64) << ((-65i32) & 63i32));
+        let mut v0: i16 = (-14i16);
+        if (!(25i32 < (-32i32))) {
+            v0 = ((((a_f32) as i16) - ((a_i32) as i16)) << ((-65i32) & 15i32));
         } else {
             v0 = v0;
         }
-        oi[i] = ((a_u32 ^ ((!594063406u32) >> ((95u32 ^ a_u32) & 31u32)))) as u64;
-        of[i] = ((if (0.1f32 < (2.375f32 + a_f32)) { (-(((-5.375f32)) as f64)) } else { 5.0f64 })) as f64;
+        oi[i] = (6u32) as u64;
+        of[i] = (((((-4.875f32) / 3.875f32) - (2.375f32 * a_f32)) * 0.1f32)) as f64;
     }
 }
 
@@ -877,24 +848,21 @@ pub fn diff_34(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i32 = (((17u64) as i32)).abs();
-        if ((a_f64 == (-0.25f64)) && (true && false)) {
-            v0 = ((v0).abs() ^ (27i32 - v0));
+        let mut v0: f32 = (-(if false { (-8.375f32) } else { (-6.75f32) }));
+        if ((a_f64 / a_f64) == ((a_f64) as f64)) {
+            v0 = ((v0 * (-6.125f32)) + (a_f32 - 3.375f32));
         } else {
-            v0 = ((((-9.625f64) - 5e-324f64)) as i32);
+            v0 = ((v0 - (-9.625f32)) + (if true { a_f32 } else { (-3.75f32) }));
         }
-        let v1: f64 = ((5e-324f64) as f64);
-        let mut v2: i32 = (-86i32);
-        for j0 in 0u32..((((a_i32) as u32)) % 4u32) {
-            v2 = (((14u64 << (a_i32 & 63i32))) as i32);
+        let mut v1: u16 = (if (86u8 <= ((((a_i64) as u8)) as u8)) { (((87i16 << (((a_i64) as u8) & 15u8))) as u16) } else { ((34i16) as u16) });
+        for j0 in 0u32..(((31u32 % (0u32 | 1u32))) % 4u32) {
+            v1 = 52u16;
         }
-        let mut v3: f32 = 4.25f32;
-        for j1 in 0u32..(((31u32 % (0u32 | 1u32))) % 4u32) {
-            v3 = (((1.7e308f64 + v1)) as f32);
-        }
-        let v4: i32 = a_i32;
-        oi[i] = ((!((88u64) as u64))) as u64;
-        of[i] = (((if (3.4e38f32 <= a_f32) { ((v3) as f64) } else { (7.875f64 * a_f64) }) * (v1 + (v1).abs()))) as f64;
+        let v2: u16 = v1;
+        let v3: u8 = ((a_f32) as u8);
+        let v4: u64 = (88u64 & 83u64);
+        oi[i] = ((((90u32 / (a_u32 | 1u32)) - (70u32 - a_u32)) & ((a_u32 * 4294967295u32) | 43u32))) as u64;
+        of[i] = ((((11.0f64 / 12.125f64) * (7.625f64 + 4.375f64)) * ((9007199254740992.0f64 * (-2.625f64)) - (a_f64 - 8.0f64)))) as f64;
     }
 }
 
@@ -909,24 +877,19 @@ pub fn diff_35(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u64 = (30u64 & 64u64);
+        let mut v0: i8 = (30i8 & 7i8);
         for j0 in 0u32..((87u32) % 4u32) {
-            v0 = (a_u64 * a_u64);
+            v0 = (((a_u32) as i8) * ((a_f32) as i8));
         }
-        let mut v1: i32 = (((1i32 << a_i64)).abs()).max(2147483647i32);
-        for j1 in 0u32..(((((-16i32)) as u32)) % 4u32) {
-            v1 = ((((-86i32) & a_i32) % ((!(-99i32)) | 1i32)) % ((-(!v1)) | 1i32));
+        let v1: i16 = ((((-1i16) & ((a_i32) as i16)) >> (81i8 & 15i8))).abs();
+        let v2: f64 = ((-5.25f64)).sqrt();
+        let v3: i8 = ((((a_u32) as i8) + 65i8)).max((-v0));
+        let mut v4: u32 = (if false { 75u32 } else { 31u32 });
+        for j1 in 0u32..(((if (5e-324f64 == a_f64) { 45u32 } else { 95u32 })) % 4u32) {
+            v4 = (a_u32).min(a_u32);
         }
-        let v2: f64 = ((-(a_f64).sqrt()) / ((a_f64 + (-9.625f64))).sqrt());
-        let mut v3: f32 = (((-5.625f32)).sqrt()).abs();
-        if (v0 == a_u64) {
-            v3 = ((if false { a_f32 } else { 7.875f32 }) - v3);
-        } else {
-            v3 = 3.4e38f32;
-        }
-        let v4: u32 = (a_u32 - a_u32);
-        oi[i] = ((((((-0.0f64)) as i32) ^ (31i32 / (v1 | 1i32))) & (!a_i32))) as u64;
-        of[i] = (((((a_u64).max(v0)) as f32) * ((a_f64) as f32))) as f64;
+        oi[i] = (((a_u32) as i8)) as u64;
+        of[i] = ((((-a_f64) * (1.7e308f64).abs()) + ((-8.875f64)).sqrt())) as f64;
     }
 }
 
@@ -942,15 +905,13 @@ pub fn diff_36(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: u64 = a_u64;
-        let v1: i32 = a_i32;
-        let mut v2: f32 = ((-11.0f32) + (-8.375f32));
-        if ((10u64 < 61u64) && (a_u32 > 39u32)) {
-            v2 = (v2 * a_f32);
-        } else {
-            v2 = ((-4.875f32) / a_f32);
+        let v1: u8 = ((a_i64) as u8);
+        let mut v2: f32 = ((-2.875f32) + ((10.0f32 + (-7.5f32))).abs());
+        for j0 in 0u32..((5u32) % 4u32) {
+            v2 = 4.875f32;
         }
-        oi[i] = ((v1 & (!(v1 * (-39i32))))) as u64;
-        of[i] = ((((((-57i32)).abs() & a_i32)) as f64)) as f64;
+        oi[i] = (59i8) as u64;
+        of[i] = ((if ((v2 + v2) >= (a_f32 / a_f32)) { ((-4.875f32) * ((44u16) as f32)) } else { ((((-84i16) % (-1i16))) as f32) })) as f64;
     }
 }
 
@@ -965,14 +926,14 @@ pub fn diff_37(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i32 = (if ((!true) && (2.875f64 == a_f64)) { a_i32 } else { (31i32 - (-22i32)) });
-        for j0 in 0u32..((((a_u64) as u32)) % 4u32) {
-            v0 = (if ((a_u32 * 31u32) != a_u32) { (((a_i32) as i32) + (a_i32).min(a_i32)) } else { (if (a_i64 <= (-9223372036854775808i64)) { v0 } else { (v0 % (82i32 | 1i32)) }) });
+        let mut v0: u16 = (if ((!true) && (23i64 == a_i64)) { ((a_i64) as u16) } else { ((16u16 % (15u16 | 1u16)) % ((((2756397218u32 != 90u32)) as u16) | 1u16)) });
+        for j0 in ((((a_u32 + 19u32)) % 8u32)..(((4294967295u32 >> (((a_u32) as u16) & 31u16))) % 16u32)).step_by(((30u32) % 3u32) as usize) {
+            v0 = (if ((58i64).max(78i64) >= ((65u32) as i64)) { 0u16 } else { ((a_i64) as u16) });
         }
-        let v1: u64 = (if ((0u64 > 56u64) || (!true)) { ((70u64 / 64u64) << (a_i32 << (a_i64 & 31i64))) } else { ((if false { 72u64 } else { a_u64 }) + 85u64) });
-        let v2: i32 = ((a_u64) as i32);
-        oi[i] = ((v0 * ((v2 >> a_u64) ^ (v2 / (a_i32 | 1i32))))) as u64;
-        of[i] = ((((((a_f32) as f64)) as f64) - (-((v1) as f64)))) as f64;
+        let v1: u16 = (v0 >> (((48u8 % (0u8 | 1u8)) << ((((a_u32) as i8) % ((-2i8) | 1i8)) & 7i8)) & 15u8));
+        let v2: i32 = 85i32;
+        oi[i] = (((a_u32) as u8)) as u64;
+        of[i] = ((((v0) as f32) + ((((-90i8) >> (a_i64 & 7i64))) as f32))) as f64;
     }
 }
 
@@ -989,8 +950,8 @@ pub fn diff_38(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f64: f64 = xf64[i];
         let v0: i32 = a_i32;
         let v1: u64 = a_u64;
-        oi[i] = ((-38i64)) as u64;
-        of[i] = ((-(if ((-9i32) < (-66i32)) { ((23u32) as f32) } else { (a_f32 - a_f32) }))) as f64;
+        oi[i] = ((-38i8)) as u64;
+        of[i] = ((-(if ((-1.125f32) < (-8.25f32)) { ((23u16) as f32) } else { (a_f32 - a_f32) }))) as f64;
     }
 }
 
@@ -1005,9 +966,9 @@ pub fn diff_39(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u64 = 87u64;
-        oi[i] = ((((!(50u64 >= v0))) as i32)) as u64;
-        of[i] = ((-(-((v0) as f64)))) as f64;
+        let v0: i64 = (-87i64);
+        oi[i] = (((a_u64) as u8)) as u64;
+        of[i] = ((((1.7e308f64 * a_f64) * (a_f64 - a_f64)) / (((66u16) as f64)).sqrt())) as f64;
     }
 }
 
@@ -1022,18 +983,23 @@ pub fn diff_40(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u32 = 11u32;
-        for j0 in 0u32..(((a_u32 / a_u32)) % 4u32) {
-            v0 = ((a_u64) as u32);
+        let mut v0: f32 = ((a_f32) as f32);
+        for j0 in 0u32..(((a_u32 << 87i32)) % 4u32) {
+            v0 = ((-9.25f32) - v0);
         }
-        let v1: i64 = (((91i64 ^ 0i64) >> ((-1i64) & 63i64)) ^ (!(a_i64).abs()));
-        let mut v2: f32 = ((-a_f32) * ((a_f64) as f32));
-        for j1 in 0u32..((v0) % 4u32) {
-            v2 = (((a_i32 / ((-49i32) | 1i32))) as f32);
+        let mut v1: i64 = (a_i64 >> (84u32 & 63u32));
+        if (((-82i8) == ((a_f32) as i8)) || (!(a_u64 != a_u64))) {
+            v1 = a_i64;
+        } else {
+            v1 = (if (a_f32 != a_f32) { v1 } else { v1 });
         }
-        let v3: f64 = (-9.375f64);
-        oi[i] = ((((18446744073709551615u64 << (21u64 & 63u64)) / ((63u64 << (97i64 & 63i64)) | 1u64)) >> a_u32)) as u64;
-        of[i] = ((((if true { v2 } else { v2 })).sqrt() + ((a_f32 - a_f32) + (v2 + v2)))) as f64;
+        let mut v2: f32 = ((((16u16) as f32) - a_f32)).abs();
+        for j1 in 0u32..(((a_u32 >> (a_u64 & 31u64))) % 4u32) {
+            v2 = (if (true && (1.7e308f64 == 0.125f64)) { ((v2 + a_f32)).sqrt() } else { (((18u8) as f32) * (if true { v0 } else { v2 })) });
+        }
+        let v3: u32 = (((94i32 / (88i32 | 1i32))) as u32);
+        oi[i] = (((67i32 - ((39u64) as i32)) | (-1i32))) as u64;
+        of[i] = (((if (((a_u32) as u8) > 100u8) { ((76u16) as f32) } else { ((-4.875f32) / v0) }) / (((!a_u64)) as f32))) as f64;
     }
 }
 
@@ -1048,13 +1014,10 @@ pub fn diff_41(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: f32 = (((a_f32 * (-9.625f32))) as f32);
-        let mut v1: f64 = (if (a_u64 >= a_u64) { (-a_f64) } else { (a_f64 - (-5.75f64)) });
-        for j0 in 0u32..(((if (5e-324f64 > a_f64) { 92u32 } else { 91u32 })) % 4u32) {
-            v1 = a_f64;
-        }
-        oi[i] = (71u32) as u64;
-        of[i] = (((((v0).sqrt() * (1e-40f32 + (-3.75f32)))) as f32)) as f64;
+        let v0: u32 = (!1u32);
+        let v1: i16 = (((-46i16) << 58u32) >> (47i16 & 15i16));
+        oi[i] = (((if (false && (32u16 <= 21u16)) { 71u16 } else { (((a_i64) as u16) | 34u16) }) * (79u16 | (!39u16)))) as u64;
+        of[i] = ((((a_f64 - (-3.25f64)) + 1.7e308f64) + (if (!(a_f32 <= 0.0f32)) { (0.1f64).abs() } else { ((-9.75f64) - 11.75f64) }))) as f64;
     }
 }
 
@@ -1069,9 +1032,9 @@ pub fn diff_42(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: f64 = ((a_i32) as f64);
-        oi[i] = (((((a_f32 / a_f32)).sqrt()) as i64)) as u64;
-        of[i] = ((((-3.375f32) / a_f32) / ((a_f32 * 0.0f32) + (5.25f32 + a_f32)))) as f64;
+        let v0: i64 = 44i64;
+        oi[i] = (((a_f32) as u8)) as u64;
+        of[i] = ((((if false { 3.4e38f32 } else { a_f32 }) / (a_f32 * 0.0f32)) / ((-a_f32) + ((-3.125f32) / a_f32)))) as f64;
     }
 }
 
@@ -1086,22 +1049,24 @@ pub fn diff_43(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i32 = ((!a_i32)).max(((-53i32) >> 75u64));
-        let mut v1: u64 = ((a_f32) as u64);
-        for j0 in 0u32..(((32u32 % (a_u32 | 1u32))) % 4u32) {
-            v1 = a_u64;
+        let v0: u32 = ((!a_u32)).max((53u32 >> 75u64));
+        let mut v1: i16 = ((((a_i32) as u16)) as i16);
+        for j0 in ((((!v0)) % 8u32)..((31u32) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v1 = (((a_u32) as i16) / (v1 | 1i16));
         }
-        let v2: f64 = 0.0f64;
-        let mut v3: i32 = (a_i32 << ((-47i64) & 31i64));
-        for j1 in (((31u32) % 8u32)..(((a_u32 << (95u64 & 31u64))) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v3 = v3;
+        let v2: u32 = (1u32 - a_u32);
+        let mut v3: f32 = 3.4e38f32;
+        for j1 in 0u32..(((a_u32 & 95u32)) % 4u32) {
+            v3 = ((-a_f32) * ((-8.625f32) / 3.4e38f32));
         }
-        let mut v4: f32 = (a_f32 * 0.875f32);
-        for j2 in 0u32..(((23u32 ^ 52u32)) % 4u32) {
-            v4 = ((v2) as f32);
+        let mut v4: u8 = 52u8;
+        if (a_u32 != (!a_u32)) {
+            v4 = ((v4 - (((-11.125f32)) as u8)) >> (((46u16) as u8) & 7u8));
+        } else {
+            v4 = 8u8;
         }
-        oi[i] = (((0u32 - ((v4) as u32)) >> (((46i64) as i32) & 31i32))) as u64;
-        of[i] = (a_f64) as f64;
+        oi[i] = ((((((a_i64) as i16)).max(((a_u32) as i16)) % (((a_i64) as i16) - v1)) % ((((a_f64) as i16) << ((a_i64 * (-1i64)) & 15i64)) | 1i16))) as u64;
+        of[i] = ((-a_f64)) as f64;
     }
 }
 
@@ -1116,26 +1081,21 @@ pub fn diff_44(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: f32 = (((a_f32 / (-6.875f32))).sqrt() * (if (81u64 >= 1u64) { ((-10.75f32) + (-7.375f32)) } else { (-10.875f32) }));
+        let mut v0: f32 = (((a_f32 / (-6.875f32))).sqrt() * (if ((-81i8) >= (-1i8)) { ((-10.75f32) + (-7.375f32)) } else { (-10.875f32) }));
         for j0 in 0u32..((a_u32) % 4u32) {
             v0 = ((v0 - (a_f32 / (-6.0f32))) / ((a_f32 / v0) + (a_f32 * a_f32)));
         }
-        let mut v1: i64 = ((-1i64) >> (a_i64 & 63i64));
+        let mut v1: i16 = ((-1i16) >> (a_i64 & 15i64));
         for j1 in 0u32..(((a_u32 + a_u32)) % 4u32) {
-            v1 = (a_i64 >> (1u32 & 63u32));
+            v1 = (((a_i64) as i16) >> (1u16 & 15u16));
         }
-        let mut v2: i32 = ((((-29i32) << 90u32) << (!(-21i32))) % ((!(((-6.5f64)) as i32)) | 1i32));
-        for j2 in 0u32..(((48u32 / (32u32 | 1u32))) % 4u32) {
-            v2 = (-(v2 + a_i32));
+        let mut v2: i16 = v1;
+        for j2 in 0u32..(((!21u32)) % 4u32) {
+            v2 = v1;
         }
-        let mut v3: u64 = (!(if (true || (a_f64 == a_f64)) { (((-6.875f64)) as u64) } else { 52u64 }));
-        if ((88u32 - a_u32) < ((v2) as u32)) {
-            v3 = ((((!89i32)).max(93i32)) as u64);
-        } else {
-            v3 = ((32u64 & (a_u64 << (a_i32 & 63i32))) ^ 32u64);
-        }
-        oi[i] = (2951894686594080110u64) as u64;
-        of[i] = ((a_f32 * ((v0 / (-6.625f32)) / (a_f32 / v0)))) as f64;
+        let v3: f64 = 9.5f64;
+        oi[i] = ((!(((((a_u32) as i16) * v2)) as u32))) as u64;
+        of[i] = ((((v3 + v3) / (((-12.25f32)) as f64)) + ((a_f64 / 7.625f64) * ((a_u64) as f64)))) as f64;
     }
 }
 
@@ -1150,21 +1110,19 @@ pub fn diff_45(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i32 = (-a_i32);
-        let v1: i32 = ((51i32 >> (v0 & 31i32)) / (((a_u32) as i32) | 1i32));
-        let mut v2: i32 = ((if (!true) { (79i32 << (35u32 & 31u32)) } else { (a_i32 % v1) }) * (-46i32));
-        if ((-a_f32) > (a_f32 + 0.75f32)) {
-            v2 = ((v2).min((a_i32 << 41u32)) | (!a_i32));
-        } else {
-            v2 = (((-a_i32) / ((a_i32 ^ 88i32) | 1i32)) << (((if true { 17u64 } else { a_u64 })) as u64));
+        let v0: u8 = 23u8;
+        let v1: i64 = (a_i64 * (-9223372036854775808i64));
+        let mut v2: u32 = 28u32;
+        for j0 in (((4294967295u32) % 8u32)..((((31i32) as u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v2 = (v2 ^ v2);
         }
-        let v3: u32 = (!53u32);
-        let mut v4: i64 = ((0i64 * a_i64) % (-9223372036854775808i64));
-        for j0 in (((7u32) % 8u32)..((a_u32) % 16u32)).step_by(((25u32) % 3u32) as usize) {
-            v4 = a_i64;
+        let mut v3: i8 = ((!((68u64) as i8)) & (((-128i8) & 86i8) << ((((a_i64) as i8) / (((a_u32) as i8) | 1i8)) & 7i8)));
+        for j1 in 0u32..(((41u32 >> v1)) % 4u32) {
+            v3 = ((a_i64) as i8);
         }
-        oi[i] = ((if ((25u64 / (a_u64 | 1u64)) > (((a_i32 < (-78i32))) as u64)) { ((a_i64 << 90i64) << (56u64 & 63u64)) } else { ((v4 >> (a_u64 & 63u64))).min((a_i64 + v4)) })) as u64;
-        of[i] = ((a_f32 - 6.375f32)) as f64;
+        let v4: u64 = 64u64;
+        oi[i] = ((4u16).max((((((a_i32) as u8)) as u16) + 70u16))) as u64;
+        of[i] = ((((a_f64 * (-1.25f64)) - (a_f64).abs()) + 0.0f64)) as f64;
     }
 }
 
@@ -1179,18 +1137,13 @@ pub fn diff_46(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i32 = (a_i32 / (a_i32 | 1i32));
-        for j0 in (((a_u32) % 8u32)..(((a_u32 - 32u32)) % 16u32)).step_by(((97u32) % 3u32) as usize) {
-            v0 = v0;
+        let mut v0: f32 = (a_f32 - (if ((a_u64 == a_u64) || ((-0.625f64) >= 1.625f64)) { (0.1f32 * a_f32) } else { a_f32 }));
+        for j0 in 0u32..(((if true { a_u32 } else { a_u32 })) % 4u32) {
+            v0 = ((((a_u64) as f32) + ((-8.0f32) / v0)) - ((v0 / 4.25f32)).abs());
         }
-        let mut v1: i32 = (if false { (-31i32) } else { a_i32 });
-        if false {
-            v1 = (a_i32 >> (v1 & 31i32));
-        } else {
-            v1 = 9i32;
-        }
-        oi[i] = ((((71i64).min(a_i64)).abs()).max((-86i64))) as u64;
-        of[i] = (((((!(-51i64)) | 88i64)) as f32)) as f64;
+        let v1: i16 = 53i16;
+        oi[i] = ((-80i8)) as u64;
+        of[i] = (((-(2.875f64 + 6.375f64)) * (1.0f64 * ((-11.625f64) - (-2.875f64))))) as f64;
     }
 }
 
@@ -1209,23 +1162,21 @@ pub fn diff_47(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         if ((0u32 >> (31u32 & 31u32)) <= 84u32) {
             v0 = a_u64;
         } else {
-            v0 = (((if ((-45i32) <= 95i32) { a_u64 } else { 0u64 }) << ((a_i64 << 9223372036854775807i64) & 63i64)) | 30u64);
+            v0 = ((99u64 >> ((((a_i64) as i8) << 127i8) & 63i8)) | (a_u64 >> (15i16).min(((a_f32) as i16))));
         }
-        let v1: i32 = a_i32;
-        let mut v2: u64 = (((!a_u64) / (if (a_f64 <= a_f64) { a_u64 } else { 60u64 }))).min(((a_u64 >> (9i32 & 63i32)) | (!v0)));
-        if true {
-            v2 = ((((a_i32 / (v1 | 1i32))) as u64) >> ((if false { a_i64 } else { (-1i64) })).max((58i64).max(a_i64)));
+        let mut v1: u64 = (29u64 * 30u64);
+        if ((!false) || ((-73i32) != (-1i32))) {
+            v1 = v0;
         } else {
-            v2 = ((if (a_f32 == a_f32) { (42u64 >> (v1 & 63i32)) } else { (v0 + v2) }) << (((a_f32).sqrt()) as i64));
+            v1 = v0;
         }
-        let mut v3: i64 = a_i64;
-        if ((a_i32 >> v0) != (a_i32).min(v1)) {
-            v3 = ((a_i64).abs() % (v3 >> ((-66i64) & 63i64)));
-        } else {
-            v3 = v3;
+        let mut v2: u8 = (128u8 >> (8i8 & 7i8));
+        for j0 in 0u32..(((1u32 - a_u32)) % 4u32) {
+            v2 = (v2 >> (a_i32 & 7i32));
         }
-        oi[i] = (a_i64) as u64;
-        of[i] = ((-(a_f64 / ((a_i64) as f64)))) as f64;
+        let v3: i16 = ((a_i32) as i16);
+        oi[i] = ((16u16 >> ((((a_u64 < 12u64)) as i8) & 15i8))) as u64;
+        of[i] = ((-(((-1.125f64) - (-7.375f64)) / (a_f64 - (-4.625f64))))) as f64;
     }
 }
 
@@ -1240,12 +1191,12 @@ pub fn diff_48(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: f32 = 3.125f32;
+        let mut v0: u32 = 25u32;
         for j0 in 0u32..((86u32) % 4u32) {
-            v0 = (((94i64).min((-a_i64))) as f32);
+            v0 = (v0 << ((94i16).min((-((a_u32) as i16))) & 31i16));
         }
-        oi[i] = ((((-a_i64) | (a_i64 & a_i64)) ^ 5i64)) as u64;
-        of[i] = (((if false { (1.625f64 - a_f64) } else { (-a_f64) }) + ((((11.125f32) as f64)) as f64))) as f64;
+        oi[i] = (73u64) as u64;
+        of[i] = ((if true { (((a_f32) as f64) / (if false { (-0.0f64) } else { a_f64 })) } else { (((!a_i64)) as f64) })) as f64;
     }
 }
 
@@ -1260,14 +1211,14 @@ pub fn diff_49(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u64 = a_u64;
-        let mut v1: u64 = ((a_u64 << (a_u64 & 63u64)) % ((a_u64 << (4i64 & 63i64)) | 1u64));
-        for j0 in ((((!52u32)) % 8u32)..((((83i64) as u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v1 = ((a_u64 % a_u64)).max((a_u64 >> (a_u64 & 63u64)));
+        let v0: i16 = ((a_f32) as i16);
+        let mut v1: u64 = 48u64;
+        for j0 in 0u32..(((a_u32 - 47u32)) % 4u32) {
+            v1 = (!a_u64);
         }
-        let v2: u32 = (((31u32 << (a_i64 & 31i64)) << ((-a_i64) & 31i64)) % (((a_u32).max(0u32) >> (((-1i32) * (-49i32)) & 31i32)) | 1u32));
-        oi[i] = ((((((if ((-11.875f64) > (-6.25f64)) { 5i64 } else { 31i64 })) as i32)) as u32)) as u64;
-        of[i] = ((((a_f64 * (-1.0f64))).abs() / ((((9007199254740992.0f64) as i32)) as f64))) as f64;
+        let v2: u16 = ((((a_i32) as u16)).min(83u16) % ((30i32) as u16));
+        oi[i] = (((if (!(89u16 != ((a_f32) as u16))) { (!a_u32) } else { (!a_u32) }) / ((15u32 >> (a_i64 & 31i64)) | 1u32))) as u64;
+        of[i] = (((4294967295u32) as f32)) as f64;
     }
 }
 
@@ -1282,19 +1233,16 @@ pub fn diff_50(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: f32 = ((((a_u64) as i32)) as f32);
-        let mut v1: i32 = (32i32 << (-56i64));
-        if ((if (72i64 > (-1i64)) { a_f32 } else { (-2.5f32) }) == (a_f32).abs()) {
-            v1 = ((a_f32) as i32);
+        let v0: u8 = (!87u8);
+        let mut v1: i32 = (32i32 << (-56i8));
+        if ((a_i32 + (-56i32)) == (if false { a_i32 } else { (-20i32) })) {
+            v1 = ((((a_i32) as u8)) as i32);
         } else {
             v1 = a_i32;
         }
-        let mut v2: u32 = (21u32 * a_u32);
-        for j0 in ((((32u32).max(a_u32)) % 8u32)..(((if true { 87u32 } else { a_u32 })) % 16u32)).step_by(((19u32) % 3u32) as usize) {
-            v2 = a_u32;
-        }
-        oi[i] = (56u64) as u64;
-        of[i] = (a_f32) as f64;
+        let v2: i32 = (((-21i32) * a_i32) & (32i32).max(a_i32));
+        oi[i] = (((!(87i8).min(((a_f32) as i8))) & ((((a_f32) as i8) + (-20i8)) | (53i8 * ((a_i64) as i8))))) as u64;
+        of[i] = ((((6.5f32 + a_f32) - (a_f32 - 0.1f32)) - (a_f32 / ((-9.125f32) - a_f32)))) as f64;
     }
 }
 
@@ -1309,21 +1257,13 @@ pub fn diff_51(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: f32 = a_f32;
+        let v0: i32 = a_i32;
         let v1: i64 = (!a_i64);
-        let v2: u64 = ((v0) as u64);
-        let mut v3: i32 = ((-69i32)).abs();
-        if (((v2 < a_u64) && false) && (a_i32 == (-12i32))) {
-            v3 = ((-21i32) ^ a_i32);
-        } else {
-            v3 = (v3 << (32u32 & 31u32));
-        }
-        let mut v4: u64 = (92u64 >> (a_i64 & 63i64));
-        for j0 in (((((9223372036854775807i64) as u32)) % 8u32)..(((2901370333u32 << (v2 & 31u64))) % 16u32)).step_by(((88u32) % 3u32) as usize) {
-            v4 = 97u64;
-        }
-        oi[i] = ((if ((a_i64).min(a_i64) >= ((v0) as i64)) { ((a_i32) as i64) } else { (!((false) as i64)) })) as u64;
-        of[i] = (((9223372036854775807i64) as f32)) as f64;
+        let v2: f64 = a_f64;
+        let v3: f64 = 9.5f64;
+        let v4: i8 = 96i8;
+        oi[i] = (((if false { (v4 | ((a_f32) as i8)) } else { ((a_u64) as i8) }) & ((41i8 << (83i64 & 7i64)) ^ (v4 >> (42u64 & 7u64))))) as u64;
+        of[i] = ((-0.0f64)) as f64;
     }
 }
 
@@ -1338,10 +1278,13 @@ pub fn diff_52(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: f64 = (-((9.125f64).sqrt() + (-a_f64)));
-        let v1: i32 = ((true) as i32);
-        oi[i] = ((((-33i32) | (94i32 >> (35u32 & 31u32))) ^ ((v1 / a_i32) ^ (a_i32 ^ a_i32)))) as u64;
-        of[i] = ((((-2.125f32) / (2.875f32 / 5.875f32)) + (-(3.75f32 / (-12.375f32))))) as f64;
+        let v0: i16 = (-(((a_i32) as i16) >> ((((a_i32) as u8)).min(((a_f32) as u8)) & 15u8)));
+        let mut v1: i32 = ((((((-6.5f32)) as i8) * ((-1i8) / ((-128i8) | 1i8)))) as i32);
+        for j0 in 0u32..(((a_u32 << (((a_u32) as u8) & 31u8))) % 4u32) {
+            v1 = (78i32 + ((a_i32).max(v1) | (v1).abs()));
+        }
+        oi[i] = ((((!54u8)) as i8)) as u64;
+        of[i] = ((if (99u16 < (64u16).max(47u16)) { (a_f32 + (if ((-0.0f64) > a_f64) { 4.375f32 } else { 0.1f32 })) } else { ((-3.875f32)).sqrt() })) as f64;
     }
 }
 
@@ -1356,10 +1299,10 @@ pub fn diff_53(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i64 = (-56i64);
-        let v1: i32 = (a_i32 << (51u64 & 31u64));
-        oi[i] = (a_u64) as u64;
-        of[i] = (((((a_u64).min(a_u64) ^ 92u64)) as f32)) as f64;
+        let v0: u64 = 56u64;
+        let v1: f32 = (6.375f32).sqrt();
+        oi[i] = (((a_i32) as u16)) as u64;
+        of[i] = ((if ((-a_f64) >= (-a_f64)) { ((1u32) as f32) } else { ((-9.375f32) - 11.875f32) })) as f64;
     }
 }
 
@@ -1374,16 +1317,21 @@ pub fn diff_54(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u32 = (((((-92i64) >> ((-1i64) & 63i64)) ^ (if false { (-12i64) } else { (-55i64) }))) as u32);
-        let mut v1: f32 = ((2.375f32 / 10.25f32) * (-a_f32));
-        if (a_i64 == ((-66i64) + (-73i64))) {
-            v1 = ((a_f32 / 1e-40f32) * v1);
+        let v0: i32 = ((((92u32 >> ((-1i8) & 31i8)) ^ (if false { 12u32 } else { 55u32 }))) as i32);
+        let mut v1: u16 = ((!((a_f32) as u16)) + (12u16 - 78u16));
+        if (!(((a_u32) as u16) <= ((a_f32) as u16))) {
+            v1 = (if (1.7e308f64 > 11.25f64) { (v1 >> (a_i32 & 15i32)) } else { (((a_i32) as u16) | ((a_u32) as u16)) });
         } else {
-            v1 = v1;
+            v1 = 0u16;
         }
-        let v2: u64 = ((if (5.5f64 != (-8.25f64)) { (a_u64 | 46u64) } else { (a_u64).max(a_u64) }) | 91u64);
-        oi[i] = ((((((v2 << 64u64)) as i32)) as i64)) as u64;
-        of[i] = (((0i32) as f32)) as f64;
+        let mut v2: i64 = ((-66i64) ^ ((9223372036854775807i64 % (a_i64 | 1i64)) | (-a_i64)));
+        if (a_u32 <= (1u32 | a_u32)) {
+            v2 = (!(((((-2.0f32)) as i64)) as i64));
+        } else {
+            v2 = a_i64;
+        }
+        oi[i] = (32767i16) as u64;
+        of[i] = ((-10.75f64)) as f64;
     }
 }
 
@@ -1398,18 +1346,12 @@ pub fn diff_55(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i32 = ((0i32 >> ((-92i64) & 31i64)) | 50i32);
-        let v1: u32 = (if (((-5.875f32) + 16777216.0f32) <= (if (1u32 >= a_u32) { 5.75f32 } else { 5.25f32 })) { (!(a_u32 & a_u32)) } else { a_u32 });
-        let mut v2: u64 = (((a_u64 | a_u64)).min((82u64 >> ((-1i64) & 63i64))) - ((41u64 | 64u64) << (30u64 & 63u64)));
-        for j0 in 0u32..(((a_u32 - 0u32)) % 4u32) {
-            v2 = (((98u64).min(48u64)).min((if true { v2 } else { a_u64 }))).min((v2 - (if true { a_u64 } else { 64u64 })));
-        }
-        let mut v3: i32 = (((((-10.75f32) / (-5.625f32)) < ((-7.0f32) / (-5.875f32)))) as i32);
-        for j1 in 0u32..((((a_i64) as u32)) % 4u32) {
-            v3 = (((-90i32) % (95i32 | 1i32))).max((((-a_f64)) as i32));
-        }
-        oi[i] = ((((!63u32) - 63u32) / (((v1 ^ a_u32) & (v1 - 31u32)) | 1u32))) as u64;
-        of[i] = ((-4.875f32)) as f64;
+        let v0: u32 = ((1u32 >> ((-92i8) & 31i8)) | 50u32);
+        let v1: i32 = (if (2147483647i32 <= (100i32 | 1i32)) { ((46i32 / (42i32 | 1i32))).abs() } else { ((-a_i32) & (a_i32 - 64i32)) });
+        let v2: u16 = (93u16 - 42317u16);
+        let v3: u16 = 89u16;
+        oi[i] = ((((-41i8)).max((((a_f32) as i8) & ((a_f32) as i8))) + ((-74i8) << (if false { a_i32 } else { (-44i32) })))) as u64;
+        of[i] = ((((1e-40f32).abs() / ((a_i64) as f32)) + (((30u64) as f32) - (-a_f32)))) as f64;
     }
 }
 
@@ -1424,10 +1366,10 @@ pub fn diff_56(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: f32 = 12.0f32;
-        let v1: f64 = ((((a_f32 / a_f32)) as f64) + ((-a_f64) / (9007199254740992.0f64 + 3.0f64)));
-        oi[i] = (((((9223372036854775807i64 < a_i64)) as u32) | 84u32)) as u64;
-        of[i] = (v0) as f64;
+        let v0: u16 = (1u16 >> (a_i32 & 15i32));
+        let v1: u8 = (!((a_i32) as u8));
+        oi[i] = ((-((70i64 | (-36i64)) >> (((-99i8) << (((a_f32) as i16) & 7i16)) & 63i8)))) as u64;
+        of[i] = ((((((3.25f32) as u8) << (84u64 * 55u64))) as f64)) as f64;
     }
 }
 
@@ -1442,14 +1384,14 @@ pub fn diff_57(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u64 = (((a_f32) as u64) << ((if true { 45u32 } else { 13u32 }) & 63u32));
-        for j0 in ((((46u32 << (a_i32 & 31i32))) % 8u32)..((27u32) % 16u32)).step_by(((31u32) % 3u32) as usize) {
-            v0 = (v0 << ((a_i32 | 84i32) & 63i32));
+        let mut v0: f64 = (((if true { 45u16 } else { 13u16 })) as f64);
+        for j0 in 0u32..((86u32) % 4u32) {
+            v0 = (v0 - ((a_u64) as f64));
         }
-        let v1: u32 = ((if (1u32 >= 23u32) { ((a_i32) as u32) } else { (67u32 | a_u32) }) >> ((((a_f32 + a_f32)) as i32) & 31i32));
-        let v2: f64 = (((v1 << (-98i64))) as f64);
-        oi[i] = (69u32) as u64;
-        of[i] = ((((v2).abs() + (a_f64).sqrt())).abs()) as f64;
+        let v1: u32 = 1u32;
+        let v2: u8 = (35u8 * 95u8);
+        oi[i] = (((((a_u64 >> ((-1i32) & 63i32))) as i16) + ((((-12i16)) as i16)).min((15i16 << (v2 & 15u8))))) as u64;
+        of[i] = ((((7.75f32 / a_f32) + (-12.25f32)) * (7.25f32).abs())) as f64;
     }
 }
 
@@ -1465,18 +1407,17 @@ pub fn diff_58(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: i32 = (a_i32 << (a_i32 & 31i32));
-        let v1: u32 = (a_u32).max(a_u32);
-        let mut v2: i64 = (3i64 | a_i64);
-        for j0 in (((a_u32) % 8u32)..(((if true { 57u32 } else { 45u32 })) % 16u32)).step_by(((83u32) % 3u32) as usize) {
-            v2 = ((-86i64) ^ (-50i64));
+        let v1: u8 = (((a_i64) as u8)).max(((8u8 + 57u8) << ((-90i64) >> (a_u64 & 63u64))));
+        let v2: u16 = ((((a_u32) as u16) % (65535u16 | 1u16))).max((37u16 | 23u16));
+        let mut v3: i64 = (a_i64 >> (((a_i32) as u16) & 63u16));
+        if false {
+            v3 = (-a_i64);
+        } else {
+            v3 = (a_i64 << (v1 & 63u8));
         }
-        let v3: i32 = ((a_i32 >> a_u32) & (if false { v0 } else { a_i32 }));
-        let mut v4: f32 = (-((-3.25f32)).abs());
-        for j1 in 0u32..((((a_f64) as u32)) % 4u32) {
-            v4 = (if false { ((a_f32) as f32) } else { (2.625f32 * a_f32) });
-        }
-        oi[i] = (a_u32) as u64;
-        of[i] = ((if (((-1.5f64) * a_f64) != (-a_f64)) { (((a_i32) as f64) - (a_f64 - 8.25f64)) } else { ((((-9.5f64)) as f64) / ((-0.5f64) / a_f64)) })) as f64;
+        let v4: f64 = (if false { (((5e-324f64) as f64) - (-a_f64)) } else { (10.5f64 + (1.7e308f64).abs()) });
+        oi[i] = ((!(v1 / (!128u8)))) as u64;
+        of[i] = (((((((a_i32) as u16)) as f64) / a_f64) / ((if false { a_f64 } else { v4 })).sqrt())) as f64;
     }
 }
 
@@ -1491,21 +1432,26 @@ pub fn diff_59(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: f32 = ((a_f32 * a_f32) - ((-2.5f32) / 7.625f32));
-        let v1: f32 = ((a_u32) as f32);
-        let mut v2: u32 = a_u32;
-        if (!false) {
-            v2 = (if (false && (10.5f64 == 0.0f64)) { (!a_u32) } else { (a_u32 * 6u32) });
+        let v0: u8 = (((if (31i64 < a_i64) { a_u32 } else { 61u32 })) as u8);
+        let v1: u16 = ((((a_i32) as u8)) as u16);
+        let mut v2: u16 = v1;
+        for j0 in 0u32..(((4294967295u32 >> a_u64)) % 4u32) {
+            v2 = (if ((a_u64 << (73u8 & 63u8)) == (!a_u64)) { ((v1).min(((a_f32) as u16)) * (((a_i32) as u16) >> (a_u32 & 15u32))) } else { (v1 << ((a_u64 << 90u16) & 15u64)) });
+        }
+        let mut v3: f32 = (a_f32).abs();
+        if ((!false) && (55i8 != (-22i8))) {
+            v3 = (a_f32 - 12.25f32);
         } else {
-            v2 = (a_u32).max((if (a_u32 < a_u32) { a_u32 } else { 11u32 }));
+            v3 = (if (v2 <= ((a_i32) as u16)) { 3.4e38f32 } else { v3 });
         }
-        let mut v3: f64 = (((63i64 ^ (-34i64))) as f64);
-        for j0 in ((((if false { a_u32 } else { a_u32 })) % 8u32)..(((v2 >> (6i32 & 31i32))) % 16u32)).step_by(((v2) % 3u32) as usize) {
-            v3 = ((-3.25f64) / v3);
+        let mut v4: i16 = (if (((64i64) as u64) <= 64u64) { 68i16 } else { (((-77i16) >> (a_u64 & 15u64)) ^ ((false) as i16)) });
+        if true {
+            v4 = (if (!false) { ((v4 / v4)).min((v4 >> (v4 & 15i16))) } else { ((-((a_u32) as i16)) >> ((if true { ((a_f32) as u8) } else { 6u8 }) & 15u8)) });
+        } else {
+            v4 = ((!(v4).max(((a_i64) as i16))) - ((((a_i32) as i16) ^ 47i16) % ((0i16).max(((a_f32) as i16)) | 1i16)));
         }
-        let v4: i32 = (!a_i32);
-        oi[i] = ((68u64 >> ((((if false { 64i64 } else { (-6i64) })) as i64) & 63i64))) as u64;
-        of[i] = ((((((a_f32) as f64)) as f32) / ((if false { v1 } else { 2.375f32 }) * (a_f32 + a_f32)))) as f64;
+        oi[i] = (a_u32) as u64;
+        of[i] = ((((((-25i64)) as f64) - (-1.25f64)) / 0.0f64)) as f64;
     }
 }
 
@@ -1520,12 +1466,12 @@ pub fn diff_60(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: f64 = ((4.625f64 + (-8.375f64)) * ((a_u32) as f64));
-        let v1: f64 = ((((-7.375f32) / (-3.75f32))) as f64);
-        let v2: u32 = (a_u32 + 4294967295u32);
-        let v3: f64 = (if (100i64 >= (-9223372036854775808i64)) { v0 } else { (v1 * v0) });
-        oi[i] = (a_i32) as u64;
-        of[i] = ((((-a_f32) / ((-9.375f32)).sqrt()) + ((-a_f32) + a_f32))) as f64;
+        let v0: i8 = ((a_u32) as i8);
+        let v1: f32 = 0.0f32;
+        let v2: f32 = (a_f32 + (((((a_f32) as u8) & ((a_u32) as u8))) as f32));
+        let v3: u64 = (24u64 / (a_u64 | 1u64));
+        oi[i] = (88i32) as u64;
+        of[i] = ((((a_f64 / 8.25f64) * 1.7e308f64) / ((a_f64 + a_f64) + ((-9.625f64) + (-1.375f64))))) as f64;
     }
 }
 
@@ -1540,18 +1486,20 @@ pub fn diff_61(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i32 = (((0u32 & a_u32)) as i32);
-        let mut v1: u32 = a_u32;
-        for j0 in 0u32..(((4294967295u32 & 42u32)) % 4u32) {
-            v1 = 35u32;
+        let v0: f32 = (((-0.0f32) / a_f32) * (7.0f32).sqrt());
+        let mut v1: f64 = (-2.0f64);
+        if ((73i64 != 58i64) && true) {
+            v1 = a_f64;
+        } else {
+            v1 = ((-(v1 * v1)) / ((3.25f64).abs() / ((a_u64) as f64)));
         }
-        let mut v2: u32 = 8u32;
-        for j1 in ((((if false { v1 } else { a_u32 })) % 8u32)..(((v1 & 76u32)) % 16u32)).step_by(((66u32) % 3u32) as usize) {
-            v2 = (((17u32 << a_i64) * (if (33i64 >= a_i64) { a_u32 } else { v1 })) - j1);
+        let v2: u8 = ((a_i64) as u8);
+        let mut v3: f32 = ((a_u32) as f32);
+        for j0 in 0u32..(((a_u32 << ((-74i8) & 31i8))) % 4u32) {
+            v3 = (-0.0f32);
         }
-        let v3: i64 = ((if true { a_i64 } else { a_i64 })).max(((-54i64)).min(a_i64));
-        oi[i] = ((!((v2 + a_u32) << ((-a_i32) & 31i32)))) as u64;
-        of[i] = ((((a_f32 - 8.25f32) / (a_f32 + 1.25f32)) + ((a_f32 - (-11.875f32))).sqrt())) as f64;
+        oi[i] = (((!(64i64).max((-5i64))) | ((97i64 % (66i64 | 1i64)) << ((if true { (-94i32) } else { (-72i32) }) & 63i32)))) as u64;
+        of[i] = (a_f64) as f64;
     }
 }
 
@@ -1566,12 +1514,12 @@ pub fn diff_62(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i64 = (!a_i64);
-        for j0 in 0u32..((a_u32) % 4u32) {
-            v0 = (v0 + (-13i64));
+        let mut v0: i16 = (!((a_u32) as i16));
+        for j0 in 0u32..((77u32) % 4u32) {
+            v0 = v0;
         }
-        oi[i] = (23u64) as u64;
-        of[i] = (((((((81i32) as u32)) as f32)) as f32)) as f64;
+        oi[i] = (((a_i64) as i8)) as u64;
+        of[i] = (((((16777216.0f32) as f64) * (0.0f64 / (-11.0f64))) - (((((a_i64) as i8)).min((-128i8))) as f64))) as f64;
     }
 }
 
@@ -1586,24 +1534,19 @@ pub fn diff_63(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i64 = (((a_f64) as i64) + ((-82i64) ^ a_i64));
+        let mut v0: u64 = (((a_u32) as u64) + (82u64 ^ a_u64));
         for j0 in 0u32..(((83u32 - 24u32)) % 4u32) {
-            v0 = ((a_i64 >> (58u64 & 63u64)) / (91i64 | 1i64));
+            v0 = ((v0 << (v0 & 63u64)) / 17u64);
         }
-        let mut v1: f32 = (if (!(a_u64 == a_u64)) { ((if false { a_f32 } else { 5.625f32 }) / (a_f32 + 3.75f32)) } else { ((11.875f32 - a_f32) * 1e-40f32) });
-        if ((3.375f64 - (-7.5f64)) < ((a_u32) as f64)) {
-            v1 = ((((15u64 >> (93u32 & 63u32))) as f32) * ((v1 * a_f32)).abs());
+        let mut v1: u16 = (!((a_i32) as u16));
+        if ((true || true) && (((a_i32) as i16) == ((a_i64) as i16))) {
+            v1 = ((26u16 << (a_u64 & 15u64)) << ((95u8 << (a_i32 & 7i32)) & 15u8));
         } else {
-            v1 = (((((v1 / a_f32)) as f64)) as f32);
+            v1 = (((-3.875f64)) as u16);
         }
-        let mut v2: i32 = a_i32;
-        if (!false) {
-            v2 = (if true { 16i32 } else { v2 });
-        } else {
-            v2 = ((0.0f32) as i32);
-        }
-        oi[i] = ((((79u32 + 31u32) - ((a_i32) as u32)) * ((a_u32 >> (v2 & 31i32)) | ((a_i32) as u32)))) as u64;
-        of[i] = (((-v1) - (if (!(a_f32 <= 0.1f32)) { (1.625f32 - 11.125f32) } else { (-a_f32) }))) as f64;
+        let v2: u64 = a_u64;
+        oi[i] = (((a_i32) as u16)) as u64;
+        of[i] = (((-0.75f32) / (if (a_f32 == 11.375f32) { (if false { (-4.125f32) } else { a_f32 }) } else { (a_f32 - 3.75f32) }))) as f64;
     }
 }
 
@@ -1618,20 +1561,15 @@ pub fn diff_64(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i32 = a_i32;
-        for j0 in (((a_u32) % 8u32)..((a_u32) % 16u32)).step_by(((49u32) % 3u32) as usize) {
-            v0 = ((((55i64 >> (4i64 & 63i64))).max(48i64)) as i32);
+        let mut v0: u16 = ((a_f32) as u16);
+        for j0 in 0u32..((((80u8) as u32)) % 4u32) {
+            v0 = (((v0 | ((a_i64) as u16))).max((!84u16)) ^ (v0 % (((a_i32) as u16) / v0)));
         }
-        let mut v1: i32 = (v0 + (-1i32));
-        if (!(a_i64 < a_i64)) {
-            v1 = ((-7i32) / ((a_i32 >> (50u64 & 31u64)) >> ((!a_i64) & 31i64)));
-        } else {
-            v1 = ((-(a_i32 & v0)) << ((!(67u32 >> (18u64 & 31u64))) & 31u32));
-        }
-        let v2: i32 = (((((97u64) as u32)) as i32) / (v0 | 1i32));
-        let v3: i64 = (24i64 & a_i64);
-        oi[i] = ((((a_i64 / (a_i64 | 1i64)) % ((v3 >> (a_u64 & 63u64)) | 1i64)) + (-1i64))) as u64;
-        of[i] = (a_f64) as f64;
+        let v1: u8 = ((((a_i32) as u16)) as u8);
+        let v2: u16 = (if (a_i32 < a_i32) { 7u16 } else { 48u16 });
+        let v3: i16 = (-((!15i16) >> ((((a_i64) as i16)) as i32)));
+        oi[i] = (((a_i64) as i8)) as u64;
+        of[i] = (((-(9007199254740992.0f64 * 9.0f64))).sqrt()) as f64;
     }
 }
 
@@ -1646,24 +1584,24 @@ pub fn diff_65(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u32 = ((if (a_i64 <= (-1i64)) { (a_u32 - a_u32) } else { (!45u32) })).min((((if true { 100u32 } else { 31u32 })) as u32));
-        for j0 in 0u32..(((a_u32).min(91u32)) % 4u32) {
-            v0 = ((((if (4u32 >= j0) { (-72i32) } else { a_i32 }) >> (((-16i64) + (-69i64)) & 31i64))) as u32);
+        let mut v0: f32 = ((a_f32 / ((-11.375f32) / a_f32)) + (((!(-45i64))) as f32));
+        for j0 in 0u32..((((0u8) as u32)) % 4u32) {
+            v0 = (if false { (((64u64 % a_u64)) as f32) } else { a_f32 });
         }
-        let mut v1: f32 = (a_f32 / ((a_f32 - a_f32) / ((-1.875f32) + 6.375f32)));
-        for j1 in 0u32..(((((-60i64)) as u32)) % 4u32) {
-            v1 = (((if true { (-4.875f32) } else { a_f32 }) - (a_f32 + v1))).sqrt();
+        let v1: i16 = (!(if (((-59i16) <= ((a_f32) as i16)) || (68u64 == a_u64)) { (((a_u32) as i16) & ((a_i32) as i16)) } else { (-13i16) }));
+        let mut v2: u64 = ((a_u64 << 1u16) & ((((-56i8) << (-72i32))) as u64));
+        for j1 in 0u32..((95u32) % 4u32) {
+            v2 = ((if (!true) { (if ((-10.25f64) > (-10.5f64)) { v2 } else { v2 }) } else { (v2 - a_u64) }) * ((37u64 / (a_u64 | 1u64)) & (63u64 - v2)));
         }
-        let mut v2: f32 = (-((v0) as f32));
-        if (((v1) as u32) == (72u32 & a_u32)) {
-            v2 = ((a_f32 / 4.625f32) - (-a_f32));
+        let mut v3: f64 = (0.0f64 / (a_f64 * 9007199254740992.0f64));
+        if ((-a_f64) > (-a_f64)) {
+            v3 = v3;
         } else {
-            v2 = ((if false { v2 } else { a_f32 }) - (v2 + 0.0f32));
+            v3 = (((-10.5f64) * a_f64)).abs();
         }
-        let v3: u64 = 69u64;
-        let v4: u32 = v0;
-        oi[i] = ((((((-14i32) ^ 31i32) % ((-11i32) | 1i32))) as i32)) as u64;
-        of[i] = (((80i64) as f64)) as f64;
+        let v4: i32 = ((-1i32) << (80u64 & 31u64));
+        oi[i] = ((((v2 ^ v2) >> ((-((a_i32) as i16)) & 63i16)) + (75u64 * ((64i64) as u64)))) as u64;
+        of[i] = (a_f64) as f64;
     }
 }
 
@@ -1678,14 +1616,16 @@ pub fn diff_66(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u64 = (((if (a_i32 >= 6i32) { a_u64 } else { 63u64 }) & (0u64 % (0u64 | 1u64))) << ((((a_u32) as u32) | (a_u32 / (a_u32 | 1u32))) & 63u32));
-        let v1: i32 = 0i32;
-        let mut v2: u32 = 87u32;
-        for j0 in ((((99u32 / (a_u32 | 1u32))) % 8u32)..(((88u32 >> 1u64)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v2 = v2;
+        let v0: i16 = (((if (((a_i32) as u8) >= 65u8) { 63i16 } else { ((a_i32) as i16) }) & (-15i16)) << ((((a_u64) as u32) | (a_u32 / (a_u32 | 1u32))) & 15u32));
+        let mut v1: f64 = (((a_f64).sqrt() * ((98u64) as f64))).abs();
+        if ((0.875f64 <= 12.375f64) && (((a_f32) as u16) >= 1u16)) {
+            v1 = a_f64;
+        } else {
+            v1 = ((-((-6.25f64) * a_f64))).abs();
         }
-        oi[i] = ((((((11.875f64) as u32)) as i64) | (((-a_f64)) as i64))) as u64;
-        of[i] = (16777216.0f32) as f64;
+        let v2: i64 = (((((-128i8)).abs()) as i64) << (((if false { ((a_f32) as u8) } else { 37u8 }) << ((100u16) as i64)) & 63u8));
+        oi[i] = (a_i32) as u64;
+        of[i] = ((((if (((a_i32) as i8) != 53i8) { 5.875f64 } else { a_f64 })).abs() * ((10.625f64 / a_f64) * (a_f64 / v1)))) as f64;
     }
 }
 
@@ -1700,10 +1640,15 @@ pub fn diff_67(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: f32 = ((a_u64) as f32);
-        let v1: f32 = (((73u64 << (a_u64 & 63u64))) as f32);
-        oi[i] = ((95i32 ^ (a_i32 ^ a_i32))) as u64;
-        of[i] = ((((-a_f32) - (a_f32 - v0)) + (-6.875f32))) as f64;
+        let v0: u8 = ((61u8 << (a_i64 & 7i64)) << (-((a_i64) as i8)));
+        let mut v1: u16 = (95u16 ^ (((a_f32) as u16) ^ ((a_i32) as u16)));
+        if ((if (a_i64 < (-13i64)) { a_f64 } else { (-6.875f64) }) <= (((-7.75f32)) as f64)) {
+            v1 = v1;
+        } else {
+            v1 = (((53u64) as u16)).min((((((a_i64) as u16) - ((a_u32) as u16))) as u16));
+        }
+        oi[i] = ((-41i32)) as u64;
+        of[i] = (((((a_f32 + (-0.75f32))) as f32)).abs()) as f64;
     }
 }
 
@@ -1718,18 +1663,15 @@ pub fn diff_68(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: f32 = (((-1.625f32) + 10.75f32)).abs();
-        for j0 in (((a_u32) % 8u32)..((3264425077u32) % 16u32)).step_by(((57u32) % 3u32) as usize) {
-            v0 = a_f32;
+        let mut v0: u8 = ((13u8 << (13u8 & 7u8))).min((if true { 73u8 } else { 61u8 }));
+        for j0 in ((((38u32 ^ 72u32)) % 8u32)..((((a_i32) as u32)) % 16u32)).step_by(((68u32) % 3u32) as usize) {
+            v0 = ((v0 + ((a_i64) as u8)) * (if false { 7u8 } else { 14u8 }));
         }
-        let v1: f64 = (((a_u32 & a_u32)) as f64);
-        let mut v2: u64 = (a_u64 % (17u64 | 1u64));
-        for j1 in ((((a_u32 | a_u32)) % 8u32)..(((if false { 31u32 } else { 14u32 })) % 16u32)).step_by(((4u32) % 3u32) as usize) {
-            v2 = (64u64 / (a_u64 | 1u64));
-        }
-        let v3: i64 = ((!a_i64) | (11i64 - (-60i64)));
-        oi[i] = (((!(a_u64 | 52u64)) | (v2 >> ((((v0 >= v0)) as u32) & 63u32)))) as u64;
-        of[i] = (((((((a_i32) as i32)) as u64)) as f64)) as f64;
+        let v1: i8 = (((a_u32) as i8)).abs();
+        let v2: u32 = ((if (65i32 <= a_i32) { 11u32 } else { (a_u32).min(a_u32) }) - 42u32);
+        let v3: i16 = (((-1i16)) as i16);
+        oi[i] = ((((!(v2 | 57u32))) as u64)) as u64;
+        of[i] = ((((((a_f64 / a_f64)) as i64)) as f64)) as f64;
     }
 }
 
@@ -1745,25 +1687,20 @@ pub fn diff_69(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let mut v0: f64 = (-(-a_f64));
-        if (!(a_f64 < a_f64)) {
-            v0 = 0.375f64;
+        if (!(((a_f32) as i16) < 19i16)) {
+            v0 = (v0 - (if false { v0 } else { a_f64 }));
         } else {
-            v0 = (((9i64 << 2468509057914261649u64)) as f64);
+            v0 = (-(if false { v0 } else { a_f64 }));
         }
-        let mut v1: f32 = (((-91i32)) as f32);
-        for j0 in 0u32..(((if true { a_u32 } else { 31u32 })) % 4u32) {
-            v1 = ((98u64) as f32);
+        let mut v1: f64 = (a_f64 / a_f64);
+        for j0 in 0u32..(((a_u32 << (a_i64 & 31i64))) % 4u32) {
+            v1 = (((-98i8)) as f64);
         }
-        let mut v2: f32 = (((22i64 << (38i64 & 63i64))) as f32);
-        for j1 in ((((43u32 - a_u32)) % 8u32)..(((43u32 * 91u32)) % 16u32)).step_by(((51u32) % 3u32) as usize) {
-            v2 = (if (a_f32 != a_f32) { (-a_f32) } else { ((a_i64) as f32) });
+        let mut v2: f32 = (((4.75f64).abs()) as f32);
+        for j1 in ((((43u32 >> (22u64 & 31u64))) % 8u32)..(((70u32 >> a_u64)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v2 = (((2u32) as f32)).abs();
         }
-        let mut v3: u32 = (a_u32 ^ (!a_u32));
-        if ((a_u64 == a_u64) || (a_u32 > a_u32)) {
-            v3 = (a_u32 >> (a_i32 << 63i64));
-        } else {
-            v3 = v3;
-        }
+        let v3: u64 = ((!(24u64 + 0u64)) + ((64u64 % (63u64 | 1u64)) >> (if false { 22i64 } else { 31i64 })));
         oi[i] = (((-1i32) | a_i32)) as u64;
         of[i] = ((a_f64 * (((a_f64) as f64) + (a_f64 / v0)))) as f64;
     }
@@ -1780,25 +1717,32 @@ pub fn diff_70(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u64 = (((1.7e308f64 * a_f64)) as u64);
+        let mut v0: u64 = (((3.4e38f32 * a_f32)) as u64);
         for j0 in 0u32..(((!59u32)) % 4u32) {
             v0 = ((!a_u64)).min((v0 * a_u64));
         }
-        let mut v1: i32 = (66i32 << (a_u32 & 31u32));
+        let mut v1: u8 = (66u8 << (a_u32 & 7u32));
         for j1 in (((a_u32) % 8u32)..(((40u32 * 1532868721u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v1 = (a_i32).max(a_i32);
+            v1 = (((a_i32) as u8)).max(81u8);
         }
-        let mut v2: u64 = (v0 - a_u64);
-        for j2 in ((((36u32).min(59u32)) % 8u32)..(((44u32 | a_u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v2 = ((a_u64 >> (73u32 & 63u32)) | (if ((-84i32) > v1) { v2 } else { a_u64 }));
+        let mut v2: i64 = (((75i8) as i64) >> (((-16i16) & ((a_u32) as i16)) & 63i16));
+        for j2 in 0u32..(((a_u32).min(a_u32)) % 4u32) {
+            v2 = (!(a_i64 >> (73u32 & 63u32)));
         }
-        let mut v3: i64 = (5i64).min(((-1i64) >> (a_i32 & 63i32)));
-        for j3 in 0u32..(((95u32 >> v0)) % 4u32) {
-            v3 = (v3 >> (a_i32 & 63i32));
+        let mut v3: u16 = (46u16).max(((20u16 - 66u16) & 9u16));
+        if false {
+            v3 = (if (((-73i16) >> 7i8) < (!(-15i16))) { ((((((a_u32) as u8)) as i8)) as u16) } else { ((!v3) - (if (a_i32 == a_i32) { ((a_f32) as u16) } else { 40038u16 })) });
+        } else {
+            v3 = 3u16;
         }
-        let v4: i64 = a_i64;
-        oi[i] = (v3) as u64;
-        of[i] = ((-(((a_f32) as f64) - ((-10.75f64) - (-0.25f64))))) as f64;
+        let mut v4: i16 = ((a_u32) as i16);
+        if (((-29i8) <= ((a_i32) as i8)) || (false && true)) {
+            v4 = ((a_i64) as i16);
+        } else {
+            v4 = (!(-59i16));
+        }
+        oi[i] = ((if ((-1i32) > (a_i32).abs()) { v3 } else { (v3 % ((v3).max(93u16) | 1u16)) })) as u64;
+        of[i] = (((((((a_i32) as u16) + ((a_u32) as u16))) as f64) + ((1.5f64 * 11.25f64) + 0.1f64))) as f64;
     }
 }
 
@@ -1813,10 +1757,10 @@ pub fn diff_71(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: f32 = ((if false { a_f32 } else { (a_f32 - a_f32) }) - ((((-6.625f32)) as f32) + (a_f32 - a_f32)));
-        let v1: i32 = (((((a_f32 + v0)) as f32)) as i32);
-        oi[i] = ((-((-v1)).abs())) as u64;
-        of[i] = ((-0.0f64)) as f64;
+        let v0: u8 = (((a_f32) as u8) - (((a_u64) as u8) * ((a_u32) as u8)));
+        let v1: u64 = (53u64 | 18446744073709551615u64);
+        oi[i] = ((((((a_i32 + (-35i32))) as f64)) as u32)) as u64;
+        of[i] = ((if ((-((a_i32) as i8)) >= ((a_i32) as i8)) { ((3.375f64 * 11.125f64) * ((-0.0f64) / 6.875f64)) } else { ((((((a_i64) as i8)) as u64)) as f64) })) as f64;
     }
 }
 
@@ -1831,25 +1775,26 @@ pub fn diff_72(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: f64 = ((-(a_f64 + 1.125f64)) * ((a_u32) as f64));
-        for j0 in 0u32..((4u32) % 4u32) {
-            v0 = (-(((-a_f32)) as f64));
+        let mut v0: i16 = (((a_i32) as i16)).min(9i16);
+        for j0 in (((a_u32) % 8u32)..((10u32) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v0 = ((if (!(v0 < ((a_u32) as i16))) { ((a_u32) as i16) } else { (32767i16 % (v0 | 1i16)) }) - (((a_f32) as i16) >> (((a_f32) as u16) & 15u16)));
         }
-        let v1: u64 = ((0u64) as u64);
-        let mut v2: i32 = ((!a_i32) >> (a_u32 & 31u32));
-        if (((-5.5f32) / (-2.5f32)) > ((62u32) as f32)) {
-            v2 = a_i32;
+        let mut v1: u8 = (if (((-10i8) & (-62i8)) > ((a_u32) as i8)) { (((a_i64) as u8) ^ (((a_i32) as u8) + ((a_f32) as u8))) } else { ((a_i64) as u8) });
+        for j1 in ((((!3191524799u32)) % 8u32)..((a_u32) % 16u32)).step_by(((31u32) % 3u32) as usize) {
+            v1 = (((v1 | 20u8) & (((a_i32) as u8)).min(((a_i64) as u8))) / (86u8 | 1u8));
+        }
+        let mut v2: f32 = (((3.4e38f32 / a_f32) + (5.25f32 - 16777216.0f32)) / ((7.25f32 + a_f32) * (8.25f32 - 5.25f32)));
+        for j2 in 0u32..(((74u32 | a_u32)) % 4u32) {
+            v2 = (-a_f32);
+        }
+        let mut v3: i32 = (!a_i32);
+        if ((97i8 | 87i8) != (((a_f32) as i8) << v0)) {
+            v3 = ((-a_i32) >> (75u64 & 31u64));
         } else {
-            v2 = ((a_i32).max(a_i32) / (a_i32 + v2));
+            v3 = (if ((-24i64) > a_i64) { ((v3) as i32) } else { ((v1) as i32) });
         }
-        let mut v3: i64 = (!(-71i64));
-        if ((a_i32 <= a_i32) && ((12.5f32 >= 2.5f32) && (a_f32 > a_f32))) {
-            v3 = (!(-86i64));
-        } else {
-            v3 = (-((a_i64 & a_i64) << ((91u64).max(63u64) & 63u64)));
-        }
-        oi[i] = ((if ((if true { a_u64 } else { 12041665161910836241u64 }) == v1) { v3 } else { v3 })) as u64;
-        of[i] = (((-(a_f64 * (-0.0f64))) - ((a_i32) as f64))) as f64;
+        oi[i] = ((((!(v0).min((-77i16)))) as i8)) as u64;
+        of[i] = ((((a_f32 / a_f32) / ((a_u64) as f32))).abs()) as f64;
     }
 }
 
@@ -1864,21 +1809,19 @@ pub fn diff_73(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: f64 = (((-28i32)) as f64);
-        for j0 in (((a_u32) % 8u32)..((a_u32) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v0 = (if false { ((v0).sqrt()).abs() } else { (((56i64 >> a_u32)) as f64) });
+        let mut v0: i16 = 32767i16;
+        for j0 in 0u32..(((a_u32 ^ 100u32)) % 4u32) {
+            v0 = ((a_i32) as i16);
         }
-        let mut v1: i64 = (!((-9223372036854775808i64) - a_i64));
-        if ((a_i64 >> 5u64) > (7i64 & 36i64)) {
-            v1 = ((a_i64 << (a_i32 & 63i32)) & (a_i64 / ((-13i64) | 1i64)));
-        } else {
-            v1 = (-(-v1));
+        let v1: i8 = (((((-3i8)).max(56i8) | 12i8)) as i8);
+        let v2: u16 = ((a_f32) as u16);
+        let v3: i64 = (-a_i64);
+        let mut v4: i8 = (v1 | (-76i8));
+        for j1 in ((((a_u32 >> (v1 & 31i8))) % 8u32)..(((19u32 >> (((a_i64) as u8) & 31u8))) % 16u32)).step_by(((1941840435u32) % 3u32) as usize) {
+            v4 = (if (true && (a_f32 == a_f32)) { (v1 % (v1 | 1i8)) } else { (-1i8) });
         }
-        let v2: i32 = (-a_i32);
-        let v3: i64 = ((v1 % ((-1i64) | 1i64))).min(a_i64);
-        let v4: u32 = (!1u32);
-        oi[i] = ((if ((!(a_u64 <= 34u64)) || (false || true)) { (a_i64 >> v2) } else { (v1 << ((v2).min(a_i32) & 63i32)) })) as u64;
-        of[i] = (((v0 - (a_f64 - 9.125f64)) + ((if false { a_f64 } else { (-0.0f64) })).sqrt())) as f64;
+        oi[i] = ((((!0u64) % ((a_u64).max(91u64) | 1u64)) % (18446744073709551615u64 | 1u64))) as u64;
+        of[i] = ((((a_f32 - 7.375f32) - (2.0f32 - 9.125f32)) - (((7u8).min(6u8)) as f32))) as f64;
     }
 }
 
@@ -1893,23 +1836,20 @@ pub fn diff_74(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i32 = ((1i32 >> (a_u64 & 31u64)) - (31i32).max(a_i32));
-        for j0 in 0u32..((((false) as u32)) % 4u32) {
-            v0 = (58i32 ^ (a_i32 << (85u64 & 31u64)));
+        let mut v0: u32 = ((52u32 << ((a_i64) as i16)) - (1u32).max(a_u32));
+        for j0 in 0u32..(((((-83i32)) as u32)) % 4u32) {
+            v0 = (if (true || ((-43i16) < (-32768i16))) { (!v0) } else { (a_u32 * a_u32) });
         }
-        let v1: i32 = (!v0);
-        let mut v2: u64 = 2u64;
-        for j1 in 0u32..((a_u32) % 4u32) {
-            v2 = (if ((-1.5f64) <= (-11.5f64)) { (25u64 << ((-9223372036854775808i64) & 63i64)) } else { (51u64 | a_u64) });
-        }
-        let mut v3: i64 = a_i64;
-        if ((a_f32 * 0.0f32) == (a_f32 / a_f32)) {
-            v3 = ((-86i64) >> v3);
+        let mut v1: f32 = 0.375f32;
+        if ((if ((-92i32) != a_i32) { (-2i64) } else { (-67i64) }) <= (48i64 << ((-40i16) & 63i16))) {
+            v1 = (a_f32).abs();
         } else {
-            v3 = (a_i64).abs();
+            v1 = (if (86u8 == 84u8) { v1 } else { a_f32 });
         }
-        oi[i] = (((a_u32).max((18u32 >> (a_i64 & 31i64))) & ((1u32 ^ a_u32) + a_u32))) as u64;
-        of[i] = ((if false { (a_f32 + (3.875f32 - 4.375f32)) } else { (((0.1f64) as f32) - ((64u64) as f32)) })) as f64;
+        let v2: i64 = 52i64;
+        let v3: f32 = v1;
+        oi[i] = ((((((127i8) as f32) - ((a_i32) as f32))) as u8)) as u64;
+        of[i] = ((((((-9.125f32) * v3) + (a_f32).sqrt())) as f64)) as f64;
     }
 }
 
@@ -1924,14 +1864,14 @@ pub fn diff_75(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: f64 = a_f64;
-        let v1: f32 = (((9.75f32 / a_f32)) as f32);
-        let mut v2: f64 = ((((a_f32) as f64)) as f64);
-        for j0 in ((((if (4.25f32 != a_f32) { 27u32 } else { 35u32 })) % 8u32)..(((3192234035u32).min(a_u32)) % 16u32)).step_by(((0u32) % 3u32) as usize) {
-            v2 = (-a_f64);
+        let v0: i8 = (7i8 - ((a_f32) as i8));
+        let mut v1: u8 = ((a_f32) as u8);
+        for j0 in ((((4294967295u32).max(13u32)) % 8u32)..((a_u32) % 16u32)).step_by(((34u32) % 3u32) as usize) {
+            v1 = ((v1) as u8);
         }
-        oi[i] = (((if (63u64 > 48u64) { (2147483647i32 >> (13u32 & 31u32)) } else { ((-12i32) - (-2147483648i32)) }) & ((-a_i32) | ((0u32) as i32)))) as u64;
-        of[i] = ((((((1u64 << (67i32 & 63i32))) as u64)) as f64)) as f64;
+        let v2: u16 = ((!65535u16) | (((a_u32) as u16) | ((a_u32) as u16)));
+        oi[i] = ((-1i8)) as u64;
+        of[i] = ((-(((1i32) as f32) * (a_f32 - (-1.25f32))))) as f64;
     }
 }
 
@@ -1946,13 +1886,18 @@ pub fn diff_76(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u32 = (a_u32 % ((4u32 % (16u32 | 1u32)) | 1u32));
-        for j0 in 0u32..(((a_u32 << (4294967295u32 & 31u32))) % 4u32) {
-            v0 = 31u32;
+        let mut v0: u16 = (((a_u32) as u16) % (((a_f32) as u16) | 1u16));
+        for j0 in 0u32..((16u32) % 4u32) {
+            v0 = ((((a_i64) as u16) << ((-87i8) & 15i8)) << ((!32i32) & 15i32));
         }
-        let v1: i32 = a_i32;
-        oi[i] = ((((!64u64) >> ((a_i64 % (a_i64 | 1i64)) & 63i64)) >> (64u64 & 63u64))) as u64;
-        of[i] = ((((a_i32) as f32) + ((10.875f32).sqrt() * ((a_f32) as f32)))) as f64;
+        let mut v1: i16 = (((9i16 << (((a_i64) as i8) & 15i8)) >> (15i16 & 15i16))).min((((if false { a_f64 } else { 5e-324f64 })) as i16));
+        if ((128u8).max(80u8) <= (((a_f32) as u8) & 53u8)) {
+            v1 = (((!32767i16) >> (((-82i64) >> (((a_i32) as u16) & 63u16)) & 15i64)) + ((a_i32) as i16));
+        } else {
+            v1 = (((if true { 15i16 } else { 15i16 }) | ((a_u32) as i16)) >> (0i16 & 15i16));
+        }
+        oi[i] = (v0) as u64;
+        of[i] = ((7.875f64 - a_f64)) as f64;
     }
 }
 
@@ -1967,20 +1912,15 @@ pub fn diff_77(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i32 = (if false { 16i32 } else { a_i32 });
-        let mut v1: u64 = (((a_u64 * a_u64) >> (((a_f64) as u64) & 63u64))).max(((!a_u64) / ((12u64 ^ 9192899608812306491u64) | 1u64)));
-        if ((v0 << (41u64 & 31u64)) >= (47i32 << (a_u64 & 31u64))) {
-            v1 = (((57u64 >> (a_i64 & 63i64)) | a_u64)).min(v1);
-        } else {
-            v1 = (((37u64).max(v1)).min((v1 / a_u64)) >> (a_u32 & 63u32));
+        let v0: u8 = (if false { 16u8 } else { ((a_u32) as u8) });
+        let v1: i32 = ((-36i32) * 2147483647i32);
+        let v2: i32 = (!a_i32);
+        let mut v3: f64 = ((-4.25f64) + a_f64);
+        for j0 in 0u32..(((a_u32 << a_u64)) % 4u32) {
+            v3 = (a_f64 - a_f64);
         }
-        let mut v2: f64 = (((9223372036854775807i64) as f64) + (9007199254740992.0f64 - 0.0f64));
-        for j0 in 0u32..((((11.5f32) as u32)) % 4u32) {
-            v2 = (if false { (((-59i64)) as f64) } else { (if true { a_f64 } else { (-11.25f64) }) });
-        }
-        let v3: u64 = a_u64;
-        oi[i] = ((((a_u64 | a_u64) % (v3 | 1u64)) / (64u64 - 67u64))) as u64;
-        of[i] = ((((v2 * 0.1f64) - (a_f64).abs()) + v2)) as f64;
+        oi[i] = (14i32) as u64;
+        of[i] = (((((a_u64 & 39u64)) as f64) * a_f64)) as f64;
     }
 }
 
@@ -1995,10 +1935,10 @@ pub fn diff_78(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: f32 = ((a_f32 / (-8.75f32)) / ((9.75f32) as f32));
-        let v1: i32 = (((-(0.0f64 - (-9.0f64)))) as i32);
-        oi[i] = ((a_u64 ^ a_u64)) as u64;
-        of[i] = ((((0.5f64 + (-5.625f64))).abs() + ((if true { a_f64 } else { a_f64 }) + (a_f64 + (-9.875f64))))) as f64;
+        let v0: u32 = (if false { a_u32 } else { 15u32 });
+        let v1: i16 = ((((a_i32).min(0i32)) as i16) & (((a_f32) as i16)).abs());
+        oi[i] = (((((v1 << ((-1i8) & 15i8))).abs()) as i8)) as u64;
+        of[i] = ((1.7e308f64 + ((a_f64).abs()).abs())) as f64;
     }
 }
 
@@ -2014,12 +1954,12 @@ pub fn diff_79(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: f32 = (-a_f32);
-        let v1: u32 = (88u32 - 97u32);
-        let v2: i64 = 72i64;
-        let v3: f32 = (a_f32).abs();
-        let v4: i64 = (30i64).min(a_i64);
-        oi[i] = (a_i32) as u64;
-        of[i] = ((((((-90i32) - 95i32) << ((v3) as u32))) as f32)) as f64;
+        let v1: u8 = (88u8 - 97u8);
+        let v2: i16 = 72i16;
+        let v3: i32 = ((((a_u32) as i16)) as i32);
+        let v4: f32 = 3.75f32;
+        oi[i] = ((!a_i32)) as u64;
+        of[i] = ((((((a_u32) as u8) << (((64u64 <= 47u64)) as u32))) as f32)) as f64;
     }
 }
 
@@ -2034,28 +1974,26 @@ pub fn diff_80(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i32 = ((if false { (-55i32) } else { (-44i32) }) + (57i32 ^ a_i32));
-        if (!(1.7e308f64 != a_f64)) {
-            v0 = a_i32;
+        let mut v0: u8 = ((if false { 55u8 } else { 44u8 }) + (57u8 ^ ((a_i32) as u8)));
+        if (61i16 != ((((a_u32) as u16)) as i16)) {
+            v0 = ((a_i64) as u8);
         } else {
-            v0 = (((false) as i32) >> (a_u64 & 31u64));
+            v0 = v0;
         }
-        let v1: f32 = (a_f32 * a_f32);
-        let v2: u64 = 93u64;
-        let mut v3: u32 = a_u32;
-        if ((v1 != a_f32) || true) {
-            v3 = ((a_u32) as u32);
+        let mut v1: i64 = ((((true) as i32)) as i64);
+        for j0 in 0u32..(((a_u32 - 75u32)) % 4u32) {
+            v1 = (((a_f32 * a_f32)) as i64);
+        }
+        let v2: i8 = 47i8;
+        let mut v3: f64 = (((-2.0f64) + 9007199254740992.0f64) + (if false { 12.125f64 } else { 1.7e308f64 }));
+        if (true || (11.875f64 == (-5.125f64))) {
+            v3 = v3;
         } else {
-            v3 = a_u32;
+            v3 = (-((a_f32) as f64));
         }
-        let mut v4: i32 = (a_i32 * a_i32);
-        if (v2 > ((v2) as u64)) {
-            v4 = ((v2) as i32);
-        } else {
-            v4 = (67i32).max((-2i32));
-        }
-        oi[i] = ((((((-90i64) * (-8i64)) ^ (a_i64 >> (a_u32 & 63u32)))) as i32)) as u64;
-        of[i] = ((((9007199254740992.0f64 / a_f64) / a_f64)).abs()) as f64;
+        let v4: f64 = (a_f64 - v3);
+        oi[i] = (89u8) as u64;
+        of[i] = (((((if false { 67i32 } else { (-31i32) })) as f64) / (v4).sqrt())) as f64;
     }
 }
 
@@ -2071,22 +2009,20 @@ pub fn diff_81(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: f32 = 4.625f32;
-        let mut v1: i32 = 68i32;
-        for j0 in ((((a_u32 << (a_i64 & 31i64))) % 8u32)..((17u32) % 16u32)).step_by(((79u32) % 3u32) as usize) {
-            v1 = (if (!(a_f32 == a_f32)) { v1 } else { (v1 * a_i32) });
+        let mut v1: f32 = v0;
+        for j0 in ((((!78u32)) % 8u32)..((((15i16) as u32)) % 16u32)).step_by(((18u32) % 3u32) as usize) {
+            v1 = (((a_f32 * a_f32) - (if false { v1 } else { v1 })) * (if (a_f64 > a_f64) { ((58i16) as f32) } else { (v0 + a_f32) }));
         }
-        let mut v2: f64 = (a_f64 / (((-4.0f32)) as f64));
-        for j1 in 0u32..((7u32) % 4u32) {
-            v2 = ((-a_f64) / (a_f64 - a_f64));
+        let mut v2: i32 = ((a_i32).abs()).max((-(a_i32 << a_i64)));
+        for j1 in 0u32..((a_u32) % 4u32) {
+            v2 = ((14i16) as i32);
         }
-        let mut v3: f64 = (((40i64) as f64) / ((5e-324f64 / 2.5f64) / (a_f64 / v2)));
-        if true {
-            v3 = (((16i64 | ((-10i64) ^ 64i64))) as f64);
-        } else {
-            v3 = (((((-4.625f32) + a_f32) * (if (v0 > a_f32) { (-2.125f32) } else { a_f32 }))) as f64);
+        let mut v3: u64 = (((18446744073709551615u64 >> ((-72i8) & 63i8)) >> ((a_u64 | 16u64) & 63u64)) << ((!(-1i16)) >> 20i64));
+        for j2 in (((a_u32) % 8u32)..((1u32) % 16u32)).step_by(((4u32) % 3u32) as usize) {
+            v3 = (26u64).min(((!v3) * ((57i16) as u64)));
         }
-        oi[i] = ((((((a_u64 >= 49u64)) as i32) * ((91i64) as i32)) << (((((v0) as u32)) as u32) & 31u32))) as u64;
-        of[i] = ((if ((64u64 >> (a_u32 & 63u32)) < (79u64 << a_u64)) { ((v0 / a_f32)).abs() } else { v0 })) as f64;
+        oi[i] = ((((6.125f64 >= (-10.25f64))) as u64)) as u64;
+        of[i] = (((1.875f32 / ((-11.375f32) / v1)) / v0)) as f64;
     }
 }
 
@@ -2103,7 +2039,7 @@ pub fn diff_82(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f64: f64 = xf64[i];
         let v0: i64 = ((a_i64 << ((-60i32) & 63i32)) * (if false { a_i64 } else { 9223372036854775807i64 }));
         oi[i] = ((if false { (-2147483648i32) } else { (-1i32) })) as u64;
-        of[i] = ((if false { (((0u32 << (a_u32 & 31u32))) as f64) } else { ((9007199254740992.0f64 - a_f64) - (9.125f64).sqrt()) })) as f64;
+        of[i] = ((if false { (((a_f32 * (-11.75f32))) as f64) } else { (if ((-18i64) == a_i64) { (1.7e308f64 / 0.1f64) } else { (3.375f64 - a_f64) }) })) as f64;
     }
 }
 
@@ -2118,9 +2054,9 @@ pub fn diff_83(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i32 = (((if (24i64 < (-76i64)) { (-83i32) } else { a_i32 })).min(((-10i32) | a_i32)) << (((59i64 + a_i64) - ((-1i64) >> (a_u64 & 63u64))) & 31i64));
-        oi[i] = ((((a_i32 / (a_i32 | 1i32)) << ((a_u64 ^ a_u64) & 31u64)) * (((v0) as i32) * (27i32 >> (a_u32 & 31u32))))) as u64;
-        of[i] = ((if true { (if ((-0.625f32) <= 0.1f32) { (-a_f32) } else { (((-7.375f32)) as f32) }) } else { ((a_i64) as f32) })) as f64;
+        let v0: f32 = ((if false { (a_f32 * a_f32) } else { (16777216.0f32 + 0.1f32) })).sqrt();
+        oi[i] = ((((90u8 % (((a_i64) as u8) | 1u8))).min((if false { ((a_i64) as u8) } else { ((a_i64) as u8) }))).max(78u8)) as u64;
+        of[i] = ((((11.5f32).abs() / (((-1i64)) as f32)) * ((10.375f32 * a_f32) - (v0 / v0)))) as f64;
     }
 }
 
@@ -2135,17 +2071,17 @@ pub fn diff_84(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i64 = ((a_i64 + (-28i64)) << (((a_f64) as u32) & 63u32));
+        let mut v0: i64 = ((a_i64 + (-28i64)) << (((a_f32) as u16) & 63u16));
         for j0 in 0u32..((a_u32) % 4u32) {
             v0 = (-a_i64);
         }
-        let v1: u32 = 56u32;
-        let mut v2: u64 = ((!(63u64 - a_u64)) % (((10u64 - a_u64) - a_u64) | 1u64));
-        for j1 in 0u32..(((!a_u32)) % 4u32) {
-            v2 = (1u64 & ((a_u64 * 1u64) - (if (58i32 > 32i32) { v2 } else { 18446744073709551615u64 })));
+        let v1: f32 = ((-0.0f32) + (-3.75f32));
+        let mut v2: f32 = (a_f32 / (a_f32 * v1));
+        for j1 in 0u32..(((if true { a_u32 } else { a_u32 })) % 4u32) {
+            v2 = ((v2 / 6.875f32) / (a_f32 * (-0.125f32)));
         }
-        oi[i] = ((((24u64).max(a_u64) * a_u64) + ((a_u64).min(a_u64) >> (((-1i32)).min(a_i32) & 63i32)))) as u64;
-        of[i] = ((-11.0f64)) as f64;
+        oi[i] = (((if false { (38u16 + 17u16) } else { 16u16 }) + ((((a_i64) as u16) | ((a_f32) as u16))).max((16u16 % (((a_i64) as u16) | 1u16))))) as u64;
+        of[i] = (((((a_f32 - a_f32) / a_f32)) as f64)) as f64;
     }
 }
 
@@ -2160,16 +2096,16 @@ pub fn diff_85(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u32 = 2u32;
-        for j0 in ((((((a_u64 <= 44u64)) as u32)) % 8u32)..(((14u32 ^ a_u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v0 = ((true) as u32);
+        let mut v0: u16 = 2u16;
+        for j0 in 0u32..((((97u64) as u32)) % 4u32) {
+            v0 = v0;
         }
-        let mut v1: u32 = (((a_u64 <= 60u64)) as u32);
-        for j1 in 0u32..((((21u32) as u32)) % 4u32) {
-            v1 = (a_u32).min(21u32);
+        let mut v1: i64 = (a_i64 % (-93i64));
+        for j1 in 0u32..(((0u32 >> (v0 & 31u16))) % 4u32) {
+            v1 = a_i64;
         }
-        oi[i] = ((((a_i32 != (2147483647i32 * a_i32))) as u32)) as u64;
-        of[i] = ((-((4.625f32 * (-3.375f32))).abs())) as f64;
+        oi[i] = (((!(-21i32)) >> (((746663441u32) as i32) & 31i32))) as u64;
+        of[i] = (((((a_f32 * a_f32)).sqrt()) as f32)) as f64;
     }
 }
 
@@ -2185,8 +2121,8 @@ pub fn diff_86(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: f64 = ((a_f64 / 0.625f64) * (if false { (-8.0f64) } else { (-11.75f64) }));
-        oi[i] = (a_i32) as u64;
-        of[i] = (v0) as f64;
+        oi[i] = (((a_u32) as u8)) as u64;
+        of[i] = ((((((a_u32) as i8)).max((30i8 >> (a_u32 & 7u32)))) as f64)) as f64;
     }
 }
 
@@ -2201,19 +2137,11 @@ pub fn diff_87(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: f32 = (a_f32 * a_f32);
-        let mut v1: i32 = (-a_i32);
-        if ((a_u64 << a_i64) <= 74u64) {
-            v1 = ((((v0) as u64)) as i32);
-        } else {
-            v1 = (if (false && (17u32 != 56u32)) { (!v1) } else { (31i32 ^ a_i32) });
-        }
-        let mut v2: f64 = ((a_i32) as f64);
-        for j0 in 0u32..(((84u32 & a_u32)) % 4u32) {
-            v2 = ((a_u64) as f64);
-        }
-        oi[i] = ((!a_u64)) as u64;
-        of[i] = (((((0u32) as f64)).abs() - ((a_f64 + v2) + a_f64))) as f64;
+        let v0: u8 = (((a_f32) as u8) * 91u8);
+        let v1: u16 = ((a_u32) as u16);
+        let v2: i64 = a_i64;
+        oi[i] = (((!(if ((-0.75f32) != 1.75f32) { 1u64 } else { 42u64 })) & ((!a_u64) / (((a_u64) as u64) | 1u64)))) as u64;
+        of[i] = (((((-a_f32) + (-a_f32))) as f32)) as f64;
     }
 }
 
@@ -2228,10 +2156,13 @@ pub fn diff_88(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: f64 = (if ((3.25f32 == (-7.625f32)) || (a_u32 <= a_u32)) { ((((3.5f64) as f64)) as f64) } else { ((if false { a_f64 } else { a_f64 }) - a_f64) });
-        let v1: u32 = 72u32;
-        oi[i] = ((a_i32 - (((a_f64 * (-10.25f64))) as i32))) as u64;
-        of[i] = (((((9u64 * a_u64)) as f64) + ((a_u32) as f64))) as f64;
+        let v0: i64 = ((-15i64) - ((a_i64 >> ((-46i8) & 63i8))).min((-a_i64)));
+        let mut v1: u64 = (!(a_u64 & (a_u64 - a_u64)));
+        for j0 in 0u32..(((a_u32 ^ 80u32)) % 4u32) {
+            v1 = ((((a_f32 - (-4.625f32)) + (a_f32 * (-10.25f32)))) as u64);
+        }
+        oi[i] = (a_u64) as u64;
+        of[i] = (((-12.375f32) + ((((a_i64) as u8)) as f32))) as f64;
     }
 }
 
@@ -2246,13 +2177,16 @@ pub fn diff_89(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u64 = ((94u32) as u64);
+        let mut v0: i8 = ((94i32) as i8);
         for j0 in (((23u32) % 8u32)..((0u32) % 16u32)).step_by(((15u32) % 3u32) as usize) {
-            v0 = (a_u64).max(a_u64);
+            v0 = (((a_i32) as i8)).max(v0);
         }
-        let v1: f64 = (3.625f64 / 9.375f64);
-        oi[i] = ((if ((if true { 0u32 } else { 40u32 }) <= 52u32) { (a_u64 * (if true { a_u64 } else { v0 })) } else { (((4.875f32) as u64) * ((a_f64) as u64)) })) as u64;
-        of[i] = ((-(-(8.125f32 + 12.375f32)))) as f64;
+        let mut v1: i32 = (a_i32 * (-56i32));
+        for j1 in (((44u32) % 8u32)..((25u32) % 16u32)).step_by(((98u32) % 3u32) as usize) {
+            v1 = (52i32 << ((-92i8) & 31i8));
+        }
+        oi[i] = (((if (true || ((-20i32) > v1)) { ((a_i32) as i16) } else { (((a_i32) as i16)).max(65i16) })).abs()) as u64;
+        of[i] = ((-((a_f32 - 0.5f32) + ((-11.375f32) * (-1.375f32))))) as f64;
     }
 }
 
@@ -2267,22 +2201,22 @@ pub fn diff_90(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i32 = (a_i32 % (((-11i32) & (-4i32)) | 1i32));
-        if ((12u64 - a_u64) > ((32i32) as u64)) {
-            v0 = (((a_i32) as i32) / ((v0) as i32));
+        let mut v0: u16 = (((a_i64) as u16) % (11u16 | 1u16));
+        if ((0i16 <= ((a_i64) as i16)) || (a_u32 == 32u32)) {
+            v0 = (((((a_u32) as u16)) as u16) / v0);
         } else {
-            v0 = ((a_i32 >> a_u32) % (a_i32 | a_i32));
+            v0 = ((((a_f32) as u16) >> a_u32) % (((((a_i32) as u8)) as u16) | 1u16));
         }
-        let mut v1: f32 = (a_f32 - 11.375f32);
-        if true {
-            v1 = (a_f32 - v1);
+        let v1: i16 = ((a_f32) as i16);
+        let v2: i8 = ((((!4u64)) as i8)).max((((a_i32 << ((-93i8) & 31i8))) as i8));
+        let mut v3: f32 = ((a_i32) as f32);
+        if ((128u8 << (v2 & 7i8)) < (((a_u32) as u8) & 15u8)) {
+            v3 = ((((93u32) as f32) - ((3196092975u32) as f32)) + ((a_f32 - (-0.875f32)) - (10.375f32 * a_f32)));
         } else {
-            v1 = (-a_f32);
+            v3 = (-10.5f32);
         }
-        let v2: f64 = 9.875f64;
-        let v3: u32 = (((a_u32 & 1958724853u32) << ((a_i64 % ((-11i64) | 1i64)) & 31i64)) | 80u32);
-        oi[i] = ((a_i32 & ((83i32 << ((-7i64) & 31i64)) << (!(-79i64))))) as u64;
-        of[i] = ((((9.0f32 * a_f32) / ((-0.0f32) + a_f32)) + ((((1.7e308f64) as i64)) as f32))) as f64;
+        oi[i] = ((((-19i32) / (36i32 | 1i32)) >> (90u32 & 31u32))) as u64;
+        of[i] = (((-6.25f32)).abs()) as f64;
     }
 }
 
@@ -2297,19 +2231,21 @@ pub fn diff_91(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u64 = (a_u64 | (a_u64).min(58u64));
-        let mut v1: f32 = (if false { 10.75f32 } else { 10.75f32 });
-        for j0 in 0u32..((a_u32) % 4u32) {
-            v1 = ((7.625f32) as f32);
+        let v0: i16 = (((a_f32) as i16) | 17i16);
+        let v1: u16 = ((((a_i32) as u16) - 44u16) / 68u16);
+        let mut v2: f32 = a_f32;
+        for j0 in ((((if false { a_u32 } else { 91u32 })) % 8u32)..((((a_i32) as u32)) % 16u32)).step_by(((31u32) % 3u32) as usize) {
+            v2 = v2;
         }
-        let v2: i32 = ((a_i32) as i32);
-        let mut v3: f32 = 3.4e38f32;
-        for j1 in ((((96u32 >> a_u64)) % 8u32)..(((if true { a_u32 } else { a_u32 })) % 16u32)).step_by(((35u32) % 3u32) as usize) {
-            v3 = ((if true { v1 } else { 9.375f32 }) + ((1u32) as f32));
+        let mut v3: i8 = ((a_i32) as i8);
+        if ((13u8 ^ ((a_i64) as u8)) != (((a_f32) as u8) % 205u8)) {
+            v3 = (((a_u32) as i8) << (v3 & 7i8));
+        } else {
+            v3 = ((v0) as i8);
         }
-        let v4: f32 = a_f32;
-        oi[i] = ((((a_i64 >> a_i32) & (!(-89i64))) >> (((a_u64 * v0) + (v0).max(a_u64)) & 63u64))) as u64;
-        of[i] = (((-(a_f32 * v3)) * (v4 - (0.75f32 / v4)))) as f64;
+        let v4: u16 = (52u16 << (((((a_u32) as i8) >> (a_u64 & 7u64)) + 95i8) & 15i8));
+        oi[i] = (((18271803774424975755u64) as u8)) as u64;
+        of[i] = (((-(a_f32 * v2)) * (v2 - (0.75f32 / v2)))) as f64;
     }
 }
 
@@ -2324,26 +2260,19 @@ pub fn diff_92(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: f64 = ((-a_f64) / (0.0f64 / (-4.875f64)));
-        for j0 in (((((true) as u32)) % 8u32)..((((45u64) as u32)) % 16u32)).step_by(((32u32) % 3u32) as usize) {
-            v0 = ((-v0) / (5.0f64 + a_f64));
+        let mut v0: i8 = ((!(-39i8)) >> ((((a_f32) as i16)).max((-1i16)) & 7i16));
+        for j0 in ((((((-12.125f32)) as u32)) % 8u32)..(((a_u32).max(45u32)) % 16u32)).step_by(((32u32) % 3u32) as usize) {
+            v0 = ((37u32) as i8);
         }
-        let mut v1: f32 = (-6.375f32);
-        if false {
-            v1 = v1;
-        } else {
-            v1 = (v1).abs();
+        let v1: u16 = ((((if (a_f32 == a_f32) { ((a_i32) as i8) } else { (-41i8) }) | (!v0))) as u16);
+        let mut v2: u8 = ((a_i64) as u8);
+        for j1 in 0u32..(((!49u32)) % 4u32) {
+            v2 = (((a_u32) as u8) >> (((18446744073709551615u64) as u32) >> (((v1) as u64) & 31u64)));
         }
-        let mut v2: i64 = (!((-11i64) / (a_i64 | 1i64)));
-        if ((a_u32 << 63u64) > (a_u32 % (97u32 | 1u32))) {
-            v2 = v2;
-        } else {
-            v2 = v2;
-        }
-        let v3: u64 = 29u64;
-        let v4: i32 = (a_i32).min(((v0) as i32));
-        oi[i] = ((!33i64)) as u64;
-        of[i] = (a_f32) as f64;
+        let v3: u64 = ((((((a_i64) as u8)) as u8)) as u64);
+        let v4: f32 = (((-5.75f32) * a_f32) - 1e-40f32);
+        oi[i] = ((47u32 % (((1u32 - 95u32)).max((1u32).max(4294967295u32)) | 1u32))) as u64;
+        of[i] = ((if ((v2 << (((a_u32) as i16) & 7i16)) <= (((a_i64) as u8) + v2)) { ((90u64) as f32) } else { (((!12u8)) as f32) })) as f64;
     }
 }
 
@@ -2358,14 +2287,16 @@ pub fn diff_93(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: f64 = ((if true { a_f64 } else { a_f64 }) * ((-10.625f64) + (-9.125f64)));
-        let v1: u64 = 55u64;
-        let v2: f32 = a_f32;
-        let mut v3: i64 = a_i64;
-        for j0 in ((((93u32 * 94u32)) % 8u32)..((a_u32) % 16u32)).step_by(((7u32) % 3u32) as usize) {
-            v3 = ((((-8.375f32) * v2)) as i64);
+        let v0: i64 = (!(-32i64));
+        let v1: i64 = a_i64;
+        let mut v2: f32 = ((a_f32 / ((48u8) as f32)) * (-3.75f32));
+        if (a_u32 <= a_u32) {
+            v2 = ((a_u32) as f32);
+        } else {
+            v2 = ((((10.5f32 + v2)) as f32)).sqrt();
         }
-        oi[i] = ((((((a_f64) as i64)) as u64) << 77u32)) as u64;
+        let v3: i32 = (((-21i32) / (13i32 | 1i32)) | (64i32 | a_i32));
+        oi[i] = (a_u64) as u64;
         of[i] = ((-(a_f64 + a_f64))) as f64;
     }
 }
@@ -2387,16 +2318,14 @@ pub fn diff_94(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         } else {
             v0 = a_u32;
         }
-        let v1: f64 = (((((-9.375f32)) as f32)) as f64);
-        let v2: f32 = (-3.125f32);
-        let mut v3: f32 = (-(v2).sqrt());
-        if (!(!false)) {
-            v3 = ((-a_f32) / ((a_i32) as f32));
-        } else {
-            v3 = ((-a_f32) + (a_f32 / a_f32));
+        let v1: f64 = ((((75u8) as u8)) as f64);
+        let v2: u32 = (((a_f64) as u32) ^ (31u32 / (v0 | 1u32)));
+        let mut v3: u64 = (a_u64 ^ a_u64);
+        for j0 in 0u32..(((if false { a_u32 } else { v2 })) % 4u32) {
+            v3 = a_u64;
         }
-        oi[i] = ((-97i32)) as u64;
-        of[i] = (((v1).abs() - a_f64)) as f64;
+        oi[i] = ((!((16i64).min(39i64) / (((((a_u32) as i16)) as i64) | 1i64)))) as u64;
+        of[i] = (((v1 * a_f64) + (((-10.125f64) / 5e-324f64) - (if (10i32 < a_i32) { v1 } else { a_f64 })))) as f64;
     }
 }
 
@@ -2411,26 +2340,22 @@ pub fn diff_95(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i32 = ((a_i32) as i32);
-        for j0 in ((((a_u32 + 7u32)) % 8u32)..((a_u32) % 16u32)).step_by(((39u32) % 3u32) as usize) {
-            v0 = (v0).abs();
+        let mut v0: u16 = ((((a_i64) as i16)) as u16);
+        for j0 in ((((!a_u32)) % 8u32)..(((82u32 >> ((-128i8) & 31i8))) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v0 = ((a_u32) as u16);
         }
-        let v1: i64 = ((((v0 & a_i32) & (v0 + a_i32))) as i64);
-        let v2: f32 = ((-7.0f32)).sqrt();
-        let mut v3: u64 = ((!a_u64)).max(a_u64);
-        if false {
-            v3 = v3;
-        } else {
-            v3 = v3;
+        let v1: i64 = ((16i64 / (((55u8) as i64) | 1i64)) << (89i8 & 63i8));
+        let mut v2: u8 = (!(71u8 >> (a_i64 & 7i64)));
+        for j1 in 0u32..((a_u32) % 4u32) {
+            v2 = (v2 * (!92u8));
         }
-        let mut v4: f64 = ((-2.125f64) + a_f64);
-        if ((((-83i32)) as u64) >= a_u64) {
-            v4 = (v4 - a_f64);
-        } else {
-            v4 = (a_f64 - (-3.375f64));
+        let v3: u32 = (a_u32 & 39u32);
+        let mut v4: i64 = 42i64;
+        for j2 in (((((a_f64) as u32)) % 8u32)..(((((-37i8)) as u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v4 = ((64i64 % (9223372036854775807i64 | 1i64)) & (a_i64).abs());
         }
-        oi[i] = ((((a_i64 & a_i64) / ((!a_i64) | 1i64)) << (((0i32 % (0i32 | 1i32)) & (a_i32).abs()) & 63i32))) as u64;
-        of[i] = ((((a_f64 * a_f64) / (-a_f64)) - (((-4.25f64) * a_f64) + (9007199254740992.0f64 + v4)))) as f64;
+        oi[i] = ((((if true { 15i16 } else { ((a_i32) as i16) }) & (-((a_i32) as i16))) / ((-2i16) | 1i16))) as u64;
+        of[i] = ((9007199254740992.0f64 * (((-1.5f64) * a_f64) * (-a_f64)))) as f64;
     }
 }
 
@@ -2445,20 +2370,20 @@ pub fn diff_96(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: f64 = (((a_i64 << (63i32 & 63i32))) as f64);
-        let mut v1: i64 = (((((64u32) as u32) & 80u32)) as i64);
-        if (!(false || ((-39i32) > a_i32))) {
-            v1 = ((v1 >> (8u32 & 63u32)) + ((-v1) / ((35i64 - v1) | 1i64)));
+        let v0: f64 = (((a_i64 << (63u8 & 63u8))) as f64);
+        let mut v1: i64 = ((((a_f64 - a_f64) == (v0 - 1.7e308f64))) as i64);
+        if false {
+            v1 = (((((-41i8)) as i64)).min((a_i64 << a_u32))).min(((v1 ^ v1)).max((-v1)));
         } else {
-            v1 = ((((if false { (-5.625f64) } else { a_f64 })) as i64) >> (((((22i32) as f32)) as u32) & 63u32));
+            v1 = (((!v1) ^ (22i64 >> 12i16)) - v1);
         }
-        let mut v2: u32 = (((a_u32 * a_u32) ^ 1u32) | ((a_u32 & a_u32) - a_u32));
-        for j0 in (((24u32) % 8u32)..(((1u32 >> (v1 & 31i64))) % 16u32)).step_by(((4294967295u32) % 3u32) as usize) {
-            v2 = (a_u32 & a_u32);
+        let v2: f64 = (-5.125f64);
+        let mut v3: f32 = a_f32;
+        for j0 in ((((40u32).max(a_u32)) % 8u32)..(((28u32 + a_u32)) % 16u32)).step_by(((69u32) % 3u32) as usize) {
+            v3 = (a_f32 * a_f32);
         }
-        let v3: i32 = ((a_i32 / ((-24i32) * a_i32)) << (a_u32 | v2));
-        oi[i] = (((((a_u32 > a_u32)) as i64) % (64i64 | 1i64))) as u64;
-        of[i] = (((((-9.75f64) * v0) / (a_f64 * v0)) * ((v0).abs()).abs())) as f64;
+        oi[i] = ((-(((-50i16)).min(((a_u32) as i16)) ^ ((v3) as i16)))) as u64;
+        of[i] = (((((8u64 << (a_u64 & 63u64)) >> ((27i32 & 94i32) & 63i32))) as f32)) as f64;
     }
 }
 
@@ -2473,9 +2398,9 @@ pub fn diff_97(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i32 = (((-61i32) | 87i32) << (29u32 & 31u32));
+        let v0: u16 = ((61u16 | 87u16) << (29u32 & 15u32));
         oi[i] = ((!((35u64 & a_u64) ^ a_u64))) as u64;
-        of[i] = ((((((83u32) as f64)) as f32) / a_f32)) as f64;
+        of[i] = (((((-32i16)) as f32) / 6.625f32)) as f64;
     }
 }
 
@@ -2490,11 +2415,11 @@ pub fn diff_98(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i32 = 27i32;
-        let v1: i32 = (v0 / (v0 | 1i32));
-        let v2: i32 = (v0 / ((-10i32) | 1i32));
-        oi[i] = (93i32) as u64;
-        of[i] = (a_f64) as f64;
+        let v0: u8 = 27u8;
+        let v1: i32 = ((-70i32) / a_i32);
+        let v2: i8 = ((-10i8) & (0i8 % 51i8));
+        oi[i] = ((-79i16)) as u64;
+        of[i] = ((((a_f64 * (-6.875f64)) - a_f64) + ((a_f64 / 7.25f64) / (if true { 7.375f64 } else { 8.75f64 })))) as f64;
     }
 }
 
@@ -2509,20 +2434,21 @@ pub fn diff_99(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: f64 = (if false { ((5.0f64 + 10.875f64) * (1.5f64 * a_f64)) } else { 3.625f64 });
-        for j0 in 0u32..(((4294967295u32 % (a_u32 | 1u32))) % 4u32) {
-            v0 = (((v0 * v0) * (if (a_u64 < 31u64) { v0 } else { (-0.875f64) })) + (a_f64 - (a_f64 + v0)));
+        let mut v0: i8 = (((5i8 << (0u32 & 7u32)) >> (((a_i64) as i8) & 7i8)) / (100i8 | 1i8));
+        for j0 in (((20u32) % 8u32)..((a_u32) % 16u32)).step_by(((49u32) % 3u32) as usize) {
+            v0 = (if ((((a_i64) as u8) << 1129055886u32) < ((a_f32) as u8)) { v0 } else { (0i8 * (!v0)) });
         }
-        let v1: i64 = ((((-86i32) * 1i32)) as i64);
-        let mut v2: i32 = ((41i32 >> (v1 & 31i64)) << (((4.125f32) as i64) & 31i64));
-        if ((a_u64 * a_u64) >= 16u64) {
-            v2 = ((-v2) % ((a_i32 | v2) | 1i32));
-        } else {
-            v2 = (v2 << ((!98i32) & 31i32));
+        let mut v1: f64 = (((-13i16)) as f64);
+        for j1 in (((64u32) % 8u32)..((85u32) % 16u32)).step_by(((32u32) % 3u32) as usize) {
+            v1 = ((127i8) as f64);
         }
-        let v3: f32 = (((a_u32).min(a_u32)) as f32);
-        oi[i] = ((63u64 / (a_u64 | 1u64))) as u64;
-        of[i] = ((a_f64).abs()) as f64;
+        let v2: u8 = (83u8 & ((a_f32) as u8));
+        let mut v3: u64 = ((63u64).max((11u64 ^ 8u64)) + (!(53u64).max(33u64)));
+        for j2 in ((((8u32 | a_u32)) % 8u32)..((a_u32) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v3 = ((v3 & a_u64) * a_u64);
+        }
+        oi[i] = (63u8) as u64;
+        of[i] = ((((a_f32).sqrt() + (a_f32 / a_f32)) / (((32i32).abs()) as f32))) as f64;
     }
 }
 
@@ -2537,23 +2463,15 @@ pub fn diff_100(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: f64 = (-((1.7e308f64 * a_f64) * (a_f64 - 9.375f64)));
-        for j0 in 0u32..((((true) as u32)) % 4u32) {
-            v0 = a_f64;
+        let mut v0: i8 = (79i8 / ((-7i8) | 1i8));
+        for j0 in 0u32..((75u32) % 4u32) {
+            v0 = (v0 + ((v0 - ((a_f32) as i8))).min((((a_i64) as i8) / (((a_u32) as i8) | 1i8))));
         }
-        let mut v1: i32 = a_i32;
-        if ((a_i64 <= 54i64) && (a_i32 == 2147483647i32)) {
-            v1 = a_i32;
-        } else {
-            v1 = (((!92i64)) as i32);
-        }
-        let v2: u64 = (a_u64 * 64u64);
-        let mut v3: f64 = ((10.125f32) as f64);
-        for j1 in 0u32..(((if false { a_u32 } else { a_u32 })) % 4u32) {
-            v3 = 0.0f64;
-        }
-        oi[i] = (32u32) as u64;
-        of[i] = ((((a_f32 / 7.125f32) + (a_f32 + 10.625f32)) - ((a_i32) as f32))) as f64;
+        let v1: i16 = ((65i16 << (((a_f32) as u8) & 15u8)) ^ ((30i8) as i16));
+        let v2: i32 = (a_i32 & a_i32);
+        let v3: i8 = ((((-4.125f64)) as i8) | (v0).max(v0));
+        oi[i] = ((((((a_i64) as i64)) as i32) + v2)) as u64;
+        of[i] = (((4.375f64 + (a_f64 * a_f64)) + (if (24u8 <= ((a_i64) as u8)) { (7.0f64).sqrt() } else { (((-1i8)) as f64) }))) as f64;
     }
 }
 
@@ -2568,21 +2486,16 @@ pub fn diff_101(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i64 = (((a_i64 - 96i64) & ((-73i64) * (-63i64))) << ((a_i32 << (((-81i32) | a_i32) & 31i32)) & 63i32));
-        let mut v1: f64 = (((5.375f64) as f64) / (0.375f64 / (-0.125f64)));
-        if (((1i32) as u32) > ((31i32) as u32)) {
-            v1 = (if (31i32 != (-99i32)) { (a_f64 + 1.125f64) } else { ((3u32) as f64) });
+        let v0: i8 = ((((12.0f32) as i8)).max(((-73i8) * (-63i8))) >> ((((a_i32) as u8) << (((-81i32) | a_i32) & 7i32)) & 7u8));
+        let mut v1: i64 = (((43u8) as i64)).abs();
+        if (true || (false || false)) {
+            v1 = v1;
         } else {
-            v1 = ((a_i64) as f64);
+            v1 = (((1u8 & 128u8)) as i64);
         }
-        let mut v2: f32 = (((66u32) as f32) * ((-4.5f32) + 5.875f32));
-        if ((a_u32 >> (a_u64 & 31u64)) <= (!a_u32)) {
-            v2 = (-a_f32);
-        } else {
-            v2 = v2;
-        }
-        oi[i] = (60i32) as u64;
-        of[i] = (((((if true { v2 } else { 5.25f32 }) / (-a_f32))) as f64)) as f64;
+        let v2: u8 = ((9u8 * 91u8) & (78u8 + 0u8));
+        oi[i] = ((((a_u64) as u32)).max(36u32)) as u64;
+        of[i] = ((-((a_f32 - (-0.25f32)) / a_f32))) as f64;
     }
 }
 
@@ -2598,22 +2511,32 @@ pub fn diff_102(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let mut v0: f32 = (0.1f32 / (if (false && true) { (-5.875f32) } else { 0.125f32 }));
-        if (((71u64) as f32) >= (a_f32 / (-6.75f32))) {
+        if (((71i16) as f32) >= (a_f32 / (-6.75f32))) {
             v0 = v0;
         } else {
             v0 = a_f32;
         }
-        let mut v1: f64 = ((11.125f64 * a_f64) * (if (v0 == a_f32) { a_f64 } else { a_f64 }));
-        if (!(0u32 < 31u32)) {
-            v1 = (v1 + (v1 + 1.7e308f64));
+        let mut v1: i16 = ((-83i16) % ((16i16).abs() | 1i16));
+        if ((if (0u32 < 31u32) { 9223372036854775807i64 } else { 62i64 }) < (a_i64).min(a_i64)) {
+            v1 = ((if true { v1 } else { (-77i16) }) | (((a_i64) as i16) ^ v1));
         } else {
-            v1 = ((v1 - v1)).sqrt();
+            v1 = (((-85i16)).min(0i16) * (v1 >> (a_i32 & 15i32)));
         }
-        let v2: f64 = (((a_i64 ^ a_i64)) as f64);
-        let v3: u64 = 60u64;
-        let v4: u64 = (((((-6i64) >> (a_i32 & 63i32)) ^ (63i64 * a_i64))) as u64);
-        oi[i] = ((4294967295u32 << (((a_i32) as i32) << ((32i64).max((-26i64)) & 31i64)))) as u64;
-        of[i] = ((if ((((0.375f64 != a_f64)) as u32) == (if false { 28u32 } else { a_u32 })) { ((if (a_u64 > a_u64) { a_f32 } else { v0 }) + ((-2.0f32) - (-0.0f32))) } else { ((12u32) as f32) })) as f64;
+        let v2: u8 = (!63u8);
+        let mut v3: i32 = (((1u32) as i32) << ((((((a_f32) as i8)) as i32) << ((32i8).max((-26i8)) & 31i8)) & 31i32));
+        if (!((-89i16) > v1)) {
+            v3 = (-((87i32).max(v3)).min(((((a_i64) as i16)) as i32)));
+        } else {
+            v3 = a_i32;
+        }
+        let mut v4: i64 = 41i64;
+        if ((if (((a_i64) as i16) == v1) { 12u8 } else { 73u8 }) >= (97u8 & ((a_i32) as u8))) {
+            v4 = ((26i8) as i64);
+        } else {
+            v4 = (if false { a_i64 } else { v4 });
+        }
+        oi[i] = (0u16) as u64;
+        of[i] = ((((((a_i32) as f32)) as f64) * ((if false { a_f64 } else { (-2.5f64) }) * 0.1f64))) as f64;
     }
 }
 
@@ -2628,25 +2551,17 @@ pub fn diff_103(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u32 = 2u32;
-        let v1: i32 = (a_i32 % (a_i32 | 1i32));
-        let mut v2: u64 = 34u64;
-        if (((-3i64) >= (-26i64)) || (32u32 < a_u32)) {
-            v2 = (a_u64).max(v2);
+        let v0: u16 = 2u16;
+        let v1: u16 = (((a_u32) as u16) % (26u16 | 1u16));
+        let mut v2: i8 = ((!(((a_i32) as i8)).abs()) / (((43i8 & (-82i8))).max((((a_u32) as i8) & 6i8)) | 1i8));
+        if (!(!true)) {
+            v2 = ((-(36i8 + 53i8)) % (((((a_u32) as i8) / (v2 | 1i8)) * ((a_f32) as i8)) | 1i8));
         } else {
-            v2 = (((v2 | 41u64) - ((a_i32) as u64))).max(((a_u64 / (v2 | 1u64)) >> (v2 & 63u64)));
+            v2 = (-((((a_i64) as i8) ^ ((a_i64) as i8)) & (((a_f32) as i8) | v2)));
         }
-        let mut v3: u32 = (((-1i64)) as u32);
-        for j0 in 0u32..(((if false { 0u32 } else { v0 })) % 4u32) {
-            v3 = v0;
-        }
-        let mut v4: u64 = a_u64;
-        if true {
-            v4 = a_u64;
-        } else {
-            v4 = (!a_u64);
-        }
-        oi[i] = (52u32) as u64;
+        let v3: u32 = (83u32 >> (64u64 & 31u64));
+        let v4: f64 = (a_f64 - a_f64);
+        oi[i] = (((a_u32) as i16)) as u64;
         of[i] = (((-10.75f64) / (((-a_f32)) as f64))) as f64;
     }
 }
@@ -2662,15 +2577,17 @@ pub fn diff_104(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i64 = (a_i64 * (-58i64));
-        let v1: f32 = (((a_f32 - a_f32)).sqrt()).abs();
-        let v2: i64 = (((v0).min(v0)) as i64);
-        let mut v3: i32 = (if false { 21i32 } else { (-2147483648i32) });
-        for j0 in 0u32..((65u32) % 4u32) {
-            v3 = ((-83i32) << a_i32);
+        let v0: i8 = (((a_i32) as i8) * 19i8);
+        let v1: u32 = (a_u32).min(0u32);
+        let v2: i16 = (((-32768i16)) as i16);
+        let mut v3: u16 = ((((a_u32) as u16) % (((a_i32) as u16) | 1u16))).max((65535u16 + ((a_f32) as u16)));
+        if ((93u8 * 68u8) >= (16u8).max(((a_f32) as u8))) {
+            v3 = ((((a_i64) as u16) * 59u16) + (v3 % (((a_u32) as u16) | 1u16)));
+        } else {
+            v3 = ((((a_f32) as u8)) as u16);
         }
-        oi[i] = (((a_u32 - (!49u32))).max(((39u32 << (a_i32 & 31i32)) << ((!(-59i64)) & 31i64)))) as u64;
-        of[i] = ((if ((6u64 & 18446744073709551615u64) == ((53i64) as u64)) { ((0.0f32).abs() / ((a_f64) as f32)) } else { (((v1 + 3.125f32)) as f32) })) as f64;
+        oi[i] = ((((if (60u64 <= a_u64) { (-3.0f64) } else { (a_f64).sqrt() })) as u16)) as u64;
+        of[i] = ((if (((-9.875f64) / a_f64) == ((85u8) as f64)) { ((((a_f32) as i8)) as f64) } else { ((if (a_u32 >= 10u32) { 3.75f64 } else { (-0.0f64) }) / ((((a_f32) as i8)) as f64)) })) as f64;
     }
 }
 
@@ -2685,12 +2602,20 @@ pub fn diff_105(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i32 = 29i32;
-        let v1: u64 = a_u64;
-        let v2: f64 = (if false { a_f64 } else { (-12.125f64) });
-        let v3: f32 = ((19i64) as f32);
-        oi[i] = ((!a_i32)) as u64;
-        of[i] = (((9.75f64) as f32)) as f64;
+        let v0: u16 = 29u16;
+        let v1: i8 = ((a_f32) as i8);
+        let mut v2: f64 = ((46u8) as f64);
+        for j0 in 0u32..((31u32) % 4u32) {
+            v2 = ((19u64) as f64);
+        }
+        let mut v3: u16 = ((a_u32) as u16);
+        if false {
+            v3 = (((a_i32) as u16) ^ v3);
+        } else {
+            v3 = (!13u16);
+        }
+        oi[i] = (((((a_f32) as i16) >> (((a_i32) as i16) & 15i16)) - ((if true { ((a_f32) as i16) } else { ((a_u32) as i16) }) >> ((((a_f32) as i8) | (-128i8)) & 15i8)))) as u64;
+        of[i] = (((((1e-40f32) as f32)).sqrt() + (-(-a_f32)))) as f64;
     }
 }
 
@@ -2705,18 +2630,26 @@ pub fn diff_106(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: f64 = (11.875f64 + (a_f64 + a_f64));
-        let v1: f64 = (v0 / (-7.25f64));
-        let v2: i32 = (if ((-a_f32) > (a_f32 - 4.0f32)) { ((!41i32) << (84u64 & 31u64)) } else { ((if false { 28i32 } else { 68i32 }) / ((-a_i32) | 1i32)) });
-        let mut v3: f32 = (-(3.4e38f32 / (-10.625f32)));
-        if (!(a_f32 <= 9.25f32)) {
+        let v0: u64 = (((true) as u64) | a_u64);
+        let v1: u64 = (18446744073709551615u64 >> v0);
+        let mut v2: i32 = 39i32;
+        if (4.0f64 != (a_f64 / 10.5f64)) {
+            v2 = (-(!(!(-1i32))));
+        } else {
+            v2 = (if (((a_i32) as u8) < (56u8 % (128u8 | 1u8))) { (a_i32 + (!a_i32)) } else { (-(a_i32).min(a_i32)) });
+        }
+        let mut v3: f64 = (((a_i32) as f64) - (-a_f64));
+        if false {
             v3 = v3;
         } else {
-            v3 = v3;
+            v3 = ((v3 - v3) * (v3 + a_f64));
         }
-        let v4: u64 = ((15334565792442822367u64 << ((0u64 & 93u64) & 63u64)) & ((if (a_i32 >= 3i32) { 23u64 } else { 64u64 }) / (15498812488679154127u64 | 1u64)));
-        oi[i] = (((v4 << (((-1i64) & 79i64) & 63i64)) - (((if (v2 != a_i32) { a_f64 } else { v0 })) as u64))) as u64;
-        of[i] = (((7.125f32 / (a_f32 - v3)) - (((93u64) as f32) + (a_f32 / a_f32)))) as f64;
+        let mut v4: i16 = (((a_u32) as i16) << (((a_f64) as i8) & 15i8));
+        for j0 in 0u32..((a_u32) % 4u32) {
+            v4 = ((a_u32) as i16);
+        }
+        oi[i] = (3u8) as u64;
+        of[i] = ((((if true { v3 } else { a_f64 }) / (-v3)) + (-((((a_u32) as u8)) as f64)))) as f64;
     }
 }
 
@@ -2731,17 +2664,17 @@ pub fn diff_107(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: f64 = (((a_f64 - a_f64) * ((a_u64) as f64)) - a_f64);
+        let mut v0: i8 = ((-75i8)).max(7i8);
         for j0 in 0u32..(((65u32).max(a_u32)) % 4u32) {
-            v0 = ((((((-74i64)) as u64)).min((if (34u32 == a_u32) { 87u64 } else { 31u64 }))) as f64);
+            v0 = ((((v0) as i8)).min(((((a_i64) as i16)) as i8)) & ((a_i32) as i8));
         }
-        let v1: f32 = ((4.75f32 / a_f32) * (0.0f32 - a_f32));
-        let mut v2: u32 = ((11.875f64) as u32);
-        for j1 in 0u32..(((87u32 - a_u32)) % 4u32) {
-            v2 = (j1 * a_u32);
+        let mut v1: i8 = (v0).abs();
+        for j1 in 0u32..(((a_u32 << (a_i32 & 31i32))) % 4u32) {
+            v1 = ((22u64) as i8);
         }
-        oi[i] = (((if (true || true) { ((v1) as u32) } else { (92u32 << a_i32) })).min(v2)) as u64;
-        of[i] = (1.875f32) as f64;
+        let v2: i64 = a_i64;
+        oi[i] = ((!((a_i32) as i8))) as u64;
+        of[i] = ((((11.875f64).sqrt() / (-a_f64)) * 0.0f64)) as f64;
     }
 }
 
@@ -2756,22 +2689,30 @@ pub fn diff_108(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i64 = 56i64;
-        if (((a_i64) as f64) < ((-12.25f64) + (-4.625f64))) {
-            v0 = (-58i64);
+        let mut v0: f64 = (((a_f64 * (-7.125f64)) * ((-12.25f64) + (-4.625f64))) * (((((a_u32) as i16)) as f64) / (if (((a_i64) as i8) <= ((a_i32) as i8)) { 1.7e308f64 } else { (-8.875f64) })));
+        if (a_i32 < (14i32 - (-18i32))) {
+            v0 = a_f64;
         } else {
-            v0 = (-38i64);
+            v0 = (((-v0) / (if false { v0 } else { a_f64 }))).abs();
         }
-        let v1: f32 = ((((71u64).max(6u64)) as f32) * ((if true { (-9.125f32) } else { a_f32 }) / (a_f32).abs()));
-        let mut v2: f64 = (((((-9.25f32)) as f64)) as f64);
-        if (a_f64 >= ((15u32) as f64)) {
-            v2 = (if (true || true) { (-v2) } else { ((v1) as f64) });
+        let mut v1: i16 = ((-32768i16) << (15u16 & 15u16));
+        if (!true) {
+            v1 = (((a_u32) as i16) & v1);
         } else {
-            v2 = (((51u64) as f64) - ((-2.75f64)).abs());
+            v1 = ((v1) as i16);
         }
-        let v3: f64 = (v2 * (v2 / a_f64));
-        oi[i] = ((((42i32 & a_i32) + (a_i32 + (-61i32))) % (((if false { a_i32 } else { a_i32 })).abs() | 1i32))) as u64;
-        of[i] = ((-8.5f32)) as f64;
+        let mut v2: i64 = (44i64 % ((true) as i64));
+        for j0 in ((((38u32 | 19u32)) % 8u32)..(((97u32 << 3u16)) % 16u32)).step_by(((70u32) % 3u32) as usize) {
+            v2 = (((-36i64) / a_i64) >> (((a_i64) as u16) & 63u16));
+        }
+        let mut v3: i64 = a_i64;
+        if (!(((-63i8) >= ((a_i32) as i8)) && (20u64 < 7u64))) {
+            v3 = ((v2) as i64);
+        } else {
+            v3 = (if false { a_i64 } else { (-58i64) });
+        }
+        oi[i] = ((((if false { 128u8 } else { 128u8 }) + (78u8 ^ 74u8)) % ((((-a_i64)) as u8) | 1u8))) as u64;
+        of[i] = (((((a_u64) as f32) / (a_f32 / (-10.875f32))) / (((((-1i8)) as i8)) as f32))) as f64;
     }
 }
 
@@ -2786,20 +2727,23 @@ pub fn diff_109(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u32 = a_u32;
-        if (!(a_u64 == a_u64)) {
-            v0 = a_u32;
+        let mut v0: i32 = (-((24u8) as i32));
+        if ((98u64 - a_u64) <= a_u64) {
+            v0 = (((((a_i32) as u8)).min(41u8)) as i32);
         } else {
-            v0 = ((1u32 % (a_u32 | 1u32)) * ((a_u32) as u32));
+            v0 = (!a_i32);
         }
-        let v1: f32 = ((((!64i64)) as f32) - 0.0f32);
+        let v1: f32 = 0.0f32;
         let mut v2: f32 = v1;
-        for j0 in ((((95u32 >> a_i64)) % 8u32)..((a_u32) % 16u32)).step_by(((v0) % 3u32) as usize) {
-            v2 = a_f32;
+        for j0 in ((((95u32 >> a_i64)) % 8u32)..((a_u32) % 16u32)).step_by(((65u32) % 3u32) as usize) {
+            v2 = (((49u8) as f32)).abs();
         }
-        let v3: u32 = v0;
-        oi[i] = (((-56i32) * 33i32)) as u64;
-        of[i] = ((if ((7.0f64).abs() <= (a_f64).abs()) { (if (75u32 <= a_u32) { ((v3) as f32) } else { (2.625f32 - a_f32) }) } else { (if false { (-a_f32) } else { (a_f32 * 6.125f32) }) })) as f64;
+        let mut v3: f64 = 0.1f64;
+        for j1 in 0u32..((37u32) % 4u32) {
+            v3 = (-((if true { a_f64 } else { v3 })).abs());
+        }
+        oi[i] = ((31u32 >> (a_u64 & 31u64))) as u64;
+        of[i] = ((((0u64 - (59u64 * a_u64))) as f64)) as f64;
     }
 }
 
@@ -2815,20 +2759,19 @@ pub fn diff_110(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: u32 = 31u32;
-        let v1: u32 = (31u32).min(((((-4.625f32) < a_f32)) as u32));
-        let mut v2: i64 = (if (13737525199950409295u64 >= 83u64) { (-a_i64) } else { ((-2i64) / (a_i64 | 1i64)) });
-        for j0 in 0u32..((59u32) % 4u32) {
-            v2 = ((0i64 << (-2147483648i32)) - v2);
+        let v1: u8 = (7u8).min(((((a_i32) as i16)) as u8));
+        let v2: u32 = a_u32;
+        let mut v3: u32 = 42u32;
+        for j0 in 0u32..((v0) % 4u32) {
+            v3 = ((j0 - v3) >> (a_i32 * (-81i32)));
         }
-        let mut v3: u64 = (!a_u64);
-        for j1 in (((a_u32) % 8u32)..((v0) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v3 = 70u64;
+        let mut v4: i8 = (!((a_u32) as i8));
+        if ((if true { 3.4e38f32 } else { (-7.0f32) }) != ((8i8) as f32)) {
+            v4 = ((70i8 - (if true { v4 } else { ((a_i64) as i8) }))).abs();
+        } else {
+            v4 = ((4.875f64) as i8);
         }
-        let mut v4: f32 = (((-a_f64)) as f32);
-        for j2 in (((((v2) as u32)) % 8u32)..(((a_u32 * 59u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v4 = ((-12.0f32) * (a_f32 / v4));
-        }
-        oi[i] = ((a_i32 << ((((if false { 100u64 } else { v3 })) as i32) & 31i32))) as u64;
+        oi[i] = ((((((a_u32) as i16) * ((a_f32) as i16)) - (if true { (-15i16) } else { 19i16 })) * ((100i16 % (-32768i16))).abs())) as u64;
         of[i] = ((((-6.5f64)).abs() * (((!a_i64)) as f64))) as f64;
     }
 }
@@ -2845,15 +2788,20 @@ pub fn diff_111(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let mut v0: u64 = a_u64;
-        if (!(a_f64 == 0.1f64)) {
-            v0 = a_u64;
+        if (!(((a_f32) as i8) == 127i8)) {
+            v0 = (v0 << ((v0).min((v0 ^ 56u64)) & 63u64));
         } else {
-            v0 = (73u64 & (((18u64).min(a_u64)) as u64));
+            v0 = (((v0 * a_u64) | v0) >> ((((50i8) as u64) - (a_u64 - 96u64)) & 63u64));
         }
-        let v1: f64 = 2.875f64;
-        let v2: f32 = ((((a_u64).min(0u64)) as f32) - (((18u32) as f32) + (((-1.0f32)) as f32)));
-        oi[i] = ((((1i32 & (-69i32))).max((97i32 % (a_i32 | 1i32))) - (30i32).min(83i32))) as u64;
-        of[i] = ((-5.125f32)) as f64;
+        let v1: i16 = ((((((a_f32) as i8)) as i16) ^ (((-45i16)) as i16)) >> (((38u16) as i32) & 15i32));
+        let mut v2: u8 = (79u8).min(12u8);
+        if ((((a_u32) as u16) >> v0) <= ((4.375f32) as u16)) {
+            v2 = (93u8 % (28u8 | 1u8));
+        } else {
+            v2 = (((-1.5f32)) as u8);
+        }
+        oi[i] = ((43u8 ^ v2)) as u64;
+        of[i] = ((((!63u64)) as f32)) as f64;
     }
 }
 
@@ -2868,23 +2816,26 @@ pub fn diff_112(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u32 = (31u32 % (50u32 | 1u32));
+        let mut v0: i32 = ((-1i32) % ((-50i32) | 1i32));
         if true {
-            v0 = 60u32;
+            v0 = (-60i32);
         } else {
             v0 = (if false { v0 } else { v0 });
         }
-        let v1: u32 = (94u32).max(((v0 << (a_u32 & 31u32)) & 28u32));
-        let v2: i32 = (((a_f64 + 0.5f64)) as i32);
-        let mut v3: u32 = (a_u32 / (18u32 | 1u32));
-        if ((!(a_f64 != 1.75f64)) && (6i64 <= a_i64)) {
-            v3 = ((a_u64) as u32);
+        let v1: f32 = (((-0.0f32) - (11.0f32 * a_f32)) / ((a_f32 + a_f32) / ((-7.375f32) - 0.5f32)));
+        let mut v2: u16 = (((a_f32) as u16) / 2u16);
+        if (40u16 <= 30u16) {
+            v2 = (!v2);
         } else {
-            v3 = (53u32 >> v0);
+            v2 = ((97u32) as u16);
         }
-        let v4: i32 = ((((-12.125f64)) as i32) ^ (if false { a_i32 } else { a_i32 }));
-        oi[i] = (a_u32) as u64;
-        of[i] = (a_f64) as f64;
+        let v3: u8 = (((a_f32) as u8) >> ((!98u8) ^ (((a_u32) as u8) ^ 97u8)));
+        let mut v4: f32 = (v1 - (-9.0f32));
+        for j0 in 0u32..(((((((a_i64) as i16) != (-39i16))) as u32)) % 4u32) {
+            v4 = 0.1f32;
+        }
+        oi[i] = (((v0 << (1u64 & 31u64)) | (v0 | a_i32))) as u64;
+        of[i] = ((((a_f32 + a_f32)).abs() + ((a_f32 - 7.125f32)).sqrt())) as f64;
     }
 }
 
@@ -2899,24 +2850,19 @@ pub fn diff_113(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u64 = (!a_u64);
-        if (a_f32 == (((-34i32)) as f32)) {
-            v0 = a_u64;
+        let mut v0: i16 = (!((a_f32) as i16));
+        if (!(!(a_i64 == (-34i64)))) {
+            v0 = ((a_u32) as i16);
         } else {
-            v0 = v0;
+            v0 = (((a_f32) as i16) & (((a_u32) as i16) >> (((96u32) as u16) & 15u16)));
         }
-        let mut v1: u32 = (52u32 >> 21u32);
-        for j0 in ((((38u32 - a_u32)) % 8u32)..(((a_u32 + 1u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v1 = ((a_f32) as u32);
+        let v1: i64 = (((((a_i32) as f32) + (-a_f32))) as i64);
+        let mut v2: i32 = (((-97i32) + 41i32) / (a_i32 | 1i32));
+        for j0 in ((((a_u32 / (a_u32 | 1u32))) % 8u32)..((a_u32) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v2 = (((15u16 << (89i8 & 15i8))) as i32);
         }
-        let mut v2: i64 = (-97i64);
-        if ((!(a_u32 != a_u32)) && (((-10.75f32) <= a_f32) || false)) {
-            v2 = (if true { a_i64 } else { 82i64 });
-        } else {
-            v2 = v2;
-        }
-        oi[i] = (v2) as u64;
-        of[i] = (a_f64) as f64;
+        oi[i] = ((((((-5.375f64) - a_f64) <= (if (a_f64 != a_f64) { (-2.125f64) } else { 12.5f64 }))) as i16)) as u64;
+        of[i] = (((((73u16 | ((a_f32) as u16))) as f64) - ((0.0f64 + a_f64) * (0.0f64).sqrt()))) as f64;
     }
 }
 
@@ -2931,25 +2877,17 @@ pub fn diff_114(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u32 = 61u32;
-        if ((81u64 >> a_u64) != a_u64) {
-            v0 = ((a_u64) as u32);
+        let mut v0: u16 = 61u16;
+        if ((16897858327138034656u64 >> (((a_i32) as i16) & 63i16)) != ((a_i32) as u64)) {
+            v0 = (((a_u32) as u16) - v0);
         } else {
-            v0 = (a_u32 - v0);
+            v0 = (v0 / (88u16 | 1u16));
         }
-        let mut v1: u64 = (61u64 >> (88u64 & 63u64));
-        for j0 in 0u32..(((a_u32 ^ a_u32)) % 4u32) {
-            v1 = (a_u64 + v1);
-        }
-        let v2: f64 = (-((-a_f64) / a_f64));
-        let mut v3: f32 = ((if (v0 >= 51u32) { ((v1) as f32) } else { ((-0.0f32) / 1e-40f32) }) - (-10.625f32));
-        if ((!(v0 > a_u32)) || (a_f32 >= 0.625f32)) {
-            v3 = v3;
-        } else {
-            v3 = 3.4e38f32;
-        }
-        oi[i] = ((((-a_i64) & ((-52i64)).abs()) & ((89i64 | (-91i64)) >> (10i64 & 63i64)))) as u64;
-        of[i] = ((if false { ((((-3i32) | (-53i32))) as f32) } else { ((if true { a_f32 } else { a_f32 }) * (-a_f32)) })) as f64;
+        let v1: i64 = ((((a_f32) as i8)) as i64);
+        let v2: i64 = (a_i64 + v1);
+        let v3: f64 = (-((-a_f64) / a_f64));
+        oi[i] = ((((84u8 << (31u8 & 7u8)) / (1u8 | 1u8)) * 255u8)) as u64;
+        of[i] = (v3) as f64;
     }
 }
 
@@ -2965,16 +2903,21 @@ pub fn diff_115(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: f32 = ((if (true && false) { (-a_f32) } else { (a_f32 + a_f32) }) + (-7.0f32));
-        let v1: u32 = a_u32;
-        let mut v2: i32 = (if true { ((-37i32) >> (a_i64 & 31i64)) } else { ((-81i32)).min(70i32) });
-        if ((a_i32 > a_i32) || (false || false)) {
-            v2 = (!(!(-94i32)));
+        let v1: i32 = a_i32;
+        let mut v2: u8 = (if true { (37u8 >> (a_i64 & 7i64)) } else { (81u8).min(70u8) });
+        if ((a_f32 > a_f32) || (false || false)) {
+            v2 = (!(!94u8));
         } else {
-            v2 = (a_i32 - (a_i32).abs());
+            v2 = (((a_f32) as u8) - (60u8 >> (a_i32 & 7i32)));
         }
-        let v3: u32 = a_u32;
-        oi[i] = (((if (v0 <= v0) { (44u32 >> (a_i64 & 31i64)) } else { a_u32 }) ^ ((58u32 + a_u32) ^ v1))) as u64;
-        of[i] = ((((-10.25f64) - (a_f64 - a_f64))).abs()) as f64;
+        let mut v3: i16 = (!((a_i32) as i16));
+        if ((a_f32 - a_f32) >= ((-11.5f32) * a_f32)) {
+            v3 = ((58i16 + ((a_i64) as i16)) ^ ((((a_u32) as u16)) as i16));
+        } else {
+            v3 = (if (false && true) { ((-1i16) >> ((a_u32) as u16)) } else { (v3 ^ ((a_i32) as i16)) });
+        }
+        oi[i] = (a_u32) as u64;
+        of[i] = ((a_f32).sqrt()) as f64;
     }
 }
 
@@ -2989,9 +2932,9 @@ pub fn diff_116(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: f64 = (((0i64 << ((a_i64 ^ 92i64) & 63i64))) as f64);
-        oi[i] = (((((a_i32).abs() < (-2147483648i32))) as u64)) as u64;
-        of[i] = (((-(a_f32 + a_f32))).sqrt()) as f64;
+        let v0: i16 = 88i16;
+        oi[i] = ((-((a_i64 << (18u8 & 63u8))).min((0i64 * (-25i64))))) as u64;
+        of[i] = (((-3.625f32) * ((9.0f32 / 8.625f32) + (16777216.0f32 / a_f32)))) as f64;
     }
 }
 
@@ -3006,23 +2949,26 @@ pub fn diff_117(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i64 = (a_i64 << (a_u64 & 63u64));
+        let v0: u64 = (a_u64 << (a_u64 & 63u64));
         let v1: f32 = 0.1f32;
-        let mut v2: u64 = 63u64;
-        if (((69u32) as u32) <= (66u32 * 32u32)) {
-            v2 = ((v2) as u64);
+        let mut v2: i16 = 0i16;
+        if (((69i64) as f32) <= (v1 + 16777216.0f32)) {
+            v2 = ((a_i64) as i16);
         } else {
-            v2 = (a_u64 << ((!(a_u32 / (a_u32 | 1u32))) & 63u32));
+            v2 = v2;
         }
-        let mut v3: u64 = (a_u64 % (a_u64 | 1u64));
-        if ((a_u32 ^ a_u32) != (a_u32).max(a_u32)) {
-            v3 = (a_u64 ^ a_u64);
+        let mut v3: i32 = ((((1u8) as i32) * (32i32 + a_i32)) / (((a_i32 - 77i32) / ((a_i32 ^ a_i32) | 1i32)) | 1i32));
+        if ((93u8 * ((a_i64) as u8)) < (((a_i64) as u8) >> (-1i64))) {
+            v3 = v3;
         } else {
-            v3 = (v2 ^ v2);
+            v3 = (a_i32 % (((-a_i32)).max((!v3)) | 1i32));
         }
-        let v4: i32 = (-((63i64) as i32));
-        oi[i] = ((!((if true { v4 } else { (-65i32) }) + (v4 % (a_i32 | 1i32))))) as u64;
-        of[i] = ((if (((-33i32) != a_i32) && true) { (((a_f32) as f32) / (-12.25f32)) } else { ((((-27i32) << (55u32 & 31u32))) as f32) })) as f64;
+        let mut v4: u64 = a_u64;
+        for j0 in 0u32..((((33u64) as u32)) % 4u32) {
+            v4 = (((v4 & v4) ^ 98u64) | (!(a_u64 % (v4 | 1u64))));
+        }
+        oi[i] = ((-27i32)) as u64;
+        of[i] = ((((-79i64)) as f32)) as f64;
     }
 }
 
@@ -3037,16 +2983,16 @@ pub fn diff_118(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i32 = (a_i32 / a_i32);
-        if ((if false { (-5.75f64) } else { a_f64 }) < (8.625f64 / a_f64)) {
-            v0 = (v0 << (v0 & 31i32));
+        let mut v0: u32 = (a_u32 / a_u32);
+        if (a_u64 < (if true { 2u64 } else { 4u64 })) {
+            v0 = a_u32;
         } else {
-            v0 = (((a_f32 < a_f32)) as i32);
+            v0 = (a_u32 << ((-1i32) & 31i32));
         }
-        let v1: f64 = (((-0.375f64) - a_f64) * (a_f64 * 1.25f64));
-        let v2: f32 = ((((-7.625f32) - (-7.875f32)) / (a_f32).abs()) - (((-0.0f32) / 11.625f32) + (-4.625f32)));
-        oi[i] = (((-9223372036854775808i64) - (!(84i64 - 63i64)))) as u64;
-        of[i] = (a_f32) as f64;
+        let v1: i32 = a_i32;
+        let v2: f64 = (((-0.375f64) - a_f64) * (a_f64 * 1.25f64));
+        oi[i] = (a_i32) as u64;
+        of[i] = (((if (true && (62u16 >= ((a_u32) as u16))) { (if false { v2 } else { (-4.375f64) }) } else { (v2 * a_f64) }) / (if (false || (v1 >= a_i32)) { (10.625f64).sqrt() } else { a_f64 }))) as f64;
     }
 }
 
@@ -3061,14 +3007,14 @@ pub fn diff_119(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u32 = ((!a_u32) >> (a_u64 & 31u64));
-        if false {
-            v0 = (v0 << ((a_i64 + 9223372036854775807i64) & 31i64));
+        let mut v0: f32 = a_f32;
+        if (!((1.25f32 >= 3.125f32) && true)) {
+            v0 = ((a_f32 * v0)).sqrt();
         } else {
-            v0 = a_u32;
+            v0 = (-a_f32);
         }
-        oi[i] = (1915590397495979921u64) as u64;
-        of[i] = (3.4e38f32) as f64;
+        oi[i] = ((-3i8)) as u64;
+        of[i] = (0.1f64) as f64;
     }
 }
 
@@ -3084,14 +3030,14 @@ pub fn diff_120(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let mut v0: f32 = ((a_u64) as f32);
-        if (75u32 == (31u32 * 0u32)) {
-            v0 = (v0).sqrt();
+        if ((3.125f32 * a_f32) == (if (a_u64 <= 0u64) { 4.625f32 } else { a_f32 })) {
+            v0 = (10.25f32).abs();
         } else {
-            v0 = a_f32;
+            v0 = ((-3.875f32) / a_f32);
         }
-        let v1: i64 = (-9223372036854775808i64);
-        oi[i] = ((((if true { ((-0.0f64)).sqrt() } else { (-a_f64) })) as u32)) as u64;
-        of[i] = (((a_f32) as f64)) as f64;
+        let v1: i64 = (-20i64);
+        oi[i] = ((a_i32 * ((2147483647i32 << a_i64)).min((a_i32 >> a_i32)))) as u64;
+        of[i] = (((if (((a_i64) as u8) > ((a_i64) as u8)) { (a_f64 + a_f64) } else { (-a_f64) })).abs()) as f64;
     }
 }
 
@@ -3107,13 +3053,18 @@ pub fn diff_121(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let mut v0: u64 = 56u64;
-        for j0 in ((((a_u32 >> (a_i64 & 31i64))) % 8u32)..(((a_u32 & 4u32)) % 16u32)).step_by(((21u32) % 3u32) as usize) {
-            v0 = a_u64;
+        for j0 in 0u32..(((31u32 << (((a_i32) as i8) & 31i8))) % 4u32) {
+            v0 = (!((a_u64 | v0) << (((a_i64) as u16) & 63u16)));
         }
-        let v1: f32 = ((-a_f32) / ((-a_f32) / (if false { a_f32 } else { (-4.75f32) })));
-        let v2: i64 = (((a_f64 * (a_f64 * a_f64))) as i64);
-        oi[i] = (a_u64) as u64;
-        of[i] = ((-((a_f64) as f64))) as f64;
+        let v1: i64 = ((63i64 ^ (-13i64))).min((if false { (-72i64) } else { a_i64 }));
+        let mut v2: f64 = a_f64;
+        if ((((a_u32) as u8) >> (((a_i64) as i16) & 7i16)) == (3u8 - ((a_i64) as u8))) {
+            v2 = ((if (true && false) { ((a_i64) as f64) } else { 9007199254740992.0f64 }) / ((v2 * v2) - (-a_f64)));
+        } else {
+            v2 = (-(a_f64).sqrt());
+        }
+        oi[i] = (((a_u64 + (22u64 >> (a_i64 & 63i64))) + a_u64)) as u64;
+        of[i] = ((a_f32).sqrt()) as f64;
     }
 }
 
@@ -3128,18 +3079,18 @@ pub fn diff_122(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i32 = (-2147483648i32);
-        let mut v1: i32 = a_i32;
-        for j0 in ((((!86u32)) % 8u32)..(((76u32 << (a_u32 & 31u32))) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v1 = (-24i32);
+        let v0: u32 = 682563253u32;
+        let mut v1: u16 = ((a_i64) as u16);
+        for j0 in ((((a_u32).max(32u32)) % 8u32)..(((v0 % v0)) % 16u32)).step_by(((24u32) % 3u32) as usize) {
+            v1 = ((v1).min(((a_u32) as u16)) << 38i16);
         }
-        let mut v2: i32 = (v1 & (-88i32));
-        for j1 in 0u32..((39u32) % 4u32) {
-            v2 = ((a_u64) as i32);
+        let v2: f64 = (a_f64 - ((a_f64 * (-2.375f64)) * a_f64));
+        let mut v3: i64 = ((-67i64) | (!a_i64));
+        for j1 in 0u32..(((v0 ^ a_u32)) % 4u32) {
+            v3 = ((a_i64 * (-1i64)) | (!v3));
         }
-        let v3: i32 = (v0 | (-19i32));
-        oi[i] = ((-a_i32)) as u64;
-        of[i] = (((((15u64 - 30u64)) as f32) + 3.375f32)) as f64;
+        oi[i] = ((((a_f32) as u8) + 6u8)) as u64;
+        of[i] = ((-(if (true && true) { (a_f32 + (-11.375f32)) } else { (if false { 5.0f32 } else { a_f32 }) }))) as f64;
     }
 }
 
@@ -3155,25 +3106,25 @@ pub fn diff_123(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let mut v0: u32 = a_u32;
-        if (((-12i64) <= (-36i64)) && true) {
-            v0 = ((a_f64) as u32);
+        if (((-12i16) <= (-36i16)) && true) {
+            v0 = ((true) as u32);
         } else {
-            v0 = (a_u32 >> (a_u32 & 31u32));
+            v0 = a_u32;
         }
         let mut v1: i64 = (-50i64);
         if true {
             v1 = a_i64;
         } else {
-            v1 = (v1 >> (88u64 & 63u64));
+            v1 = (v1 >> ((-88i16) & 63i16));
         }
-        let mut v2: f32 = (((if false { a_f32 } else { a_f32 }) - (if true { a_f32 } else { a_f32 })) * 4.0f32);
-        if true {
-            v2 = (4.375f32 / (-(a_f32 - (-12.125f32))));
+        let mut v2: i32 = ((a_i32 / ((a_i32 << 9u16) | 1i32)) + (if (a_u32 >= v0) { 79i32 } else { (-a_i32) }));
+        if ((50i64 != 92i64) || (!false)) {
+            v2 = (if ((1u32 ^ a_u32) != (32u32 << (a_i32 & 31i32))) { ((v2 % ((-1i32) | 1i32)) & (31i32).abs()) } else { a_i32 });
         } else {
-            v2 = ((((a_f32 * a_f32)) as f32) - (((((-11.75f64)) as i64)) as f32));
+            v2 = (a_i32 ^ ((v2 - a_i32) / ((v2 + v2) | 1i32)));
         }
-        oi[i] = (((((10i32 % a_i32) >> (0u32 & 31u32))) as i32)) as u64;
-        of[i] = (a_f32) as f64;
+        oi[i] = ((((((57u32) as i64) ^ v1)) as u8)) as u64;
+        of[i] = (a_f64) as f64;
     }
 }
 
@@ -3188,20 +3139,17 @@ pub fn diff_124(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i32 = (-80i32);
-        if (!(a_i64 != 96i64)) {
-            v0 = (-(v0 * v0));
+        let mut v0: u8 = 80u8;
+        if (!(a_f64 != 12.0f64)) {
+            v0 = v0;
         } else {
-            v0 = (!(a_i32 >> (-74i64)));
+            v0 = (v0 % ((!95u8) | 1u8));
         }
-        let v1: i32 = ((!((-99i32) << 94u32)) / (!(a_i32 << (99i64 & 31i64))));
-        let v2: f32 = (((a_f32 / a_f32) - ((9u64) as f32)) / (-(a_f32 + 9.875f32)));
-        let mut v3: u32 = ((73u32 - 1u32) - (a_u32).max(24u32));
-        for j0 in ((((a_u32 & 4u32)) % 8u32)..(((1u32 + a_u32)) % 16u32)).step_by(((4294967295u32) % 3u32) as usize) {
-            v3 = 23u32;
-        }
-        oi[i] = (a_i64) as u64;
-        of[i] = ((v2 - (-(-a_f32)))) as f64;
+        let v1: i64 = (((35i64 / ((-94i64) | 1i64)) - ((-63i64) * a_i64)) % (24i64 | 1i64));
+        let v2: i32 = ((a_u64) as i32);
+        let v3: i16 = (if true { (-9i16) } else { 0i16 });
+        oi[i] = ((-((((-51i32) - v2)) as i32))) as u64;
+        of[i] = ((((9.25f64 - 7.125f64)).sqrt() * ((-4.875f64)).abs())) as f64;
     }
 }
 
@@ -3216,16 +3164,11 @@ pub fn diff_125(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i32 = (-25i32);
-        let v1: f64 = 12.375f64;
-        let mut v2: i32 = (v0 * a_i32);
-        if ((true || (a_u64 < a_u64)) || ((a_i32 < a_i32) && (a_f32 < (-0.5f32)))) {
-            v2 = a_i32;
-        } else {
-            v2 = v0;
-        }
-        oi[i] = (((a_u64) as u64)) as u64;
-        of[i] = (((-(a_f64 + v1)) + (((a_i32) as f64)).abs())) as f64;
+        let v0: f32 = (((((-0.0f64)) as f32) + (if (a_f32 >= (-6.125f32)) { a_f32 } else { a_f32 }))).sqrt();
+        let v1: i32 = (a_i32 >> (16u16 & 31u16));
+        let v2: i64 = a_i64;
+        oi[i] = ((if ((1i32 ^ a_i32) < v1) { (((v1) as u8) / (12u8 | 1u8)) } else { (((v0).abs()) as u8) })) as u64;
+        of[i] = (((((-11.875f32) / a_f32) + ((-1.5f32) * v0)) / (((-a_f64)) as f32))) as f64;
     }
 }
 
@@ -3240,17 +3183,30 @@ pub fn diff_126(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i64 = ((if true { 70i64 } else { (-9i64) }) << (63i64 - 20i64));
-        if ((a_i32 >> a_i64) > ((-1i32) / (a_i32 | 1i32))) {
+        let mut v0: i8 = ((if true { 70i8 } else { (-9i8) }) << (63i64 - 20i64));
+        if ((9u8 << (((a_u32) as i8) & 7i8)) > 31u8) {
             v0 = (!(!v0));
         } else {
-            v0 = (if (!(a_u64 <= a_u64)) { ((a_f32) as i64) } else { (!a_i64) });
+            v0 = (if (!(((a_f32) as i8) <= v0)) { v0 } else { (v0).min(((a_i64) as i8)) });
         }
-        let v1: i64 = (((-91i64) << (78u32 & 63u32)) << ((64u32 / (a_u32 | 1u32)) & 63u32));
-        let v2: f64 = ((-5.75f64) * (-0.25f64));
-        let v3: f32 = ((a_f32).abs()).abs();
-        oi[i] = ((((if (false || false) { (-6.25f32) } else { (a_f32 / v3) })) as u32)) as u64;
-        of[i] = ((((a_f64 + (-7.25f64)) + (if true { 9.5f64 } else { a_f64 })) + a_f64)) as f64;
+        let mut v1: u64 = a_u64;
+        if ((91u32 << ((-9223372036854775808i64) & 31i64)) >= 90u32) {
+            v1 = 68u64;
+        } else {
+            v1 = a_u64;
+        }
+        let mut v2: i16 = (((a_f64 + 9.0f64)) as i16);
+        for j0 in 0u32..((((50u16) as u32)) % 4u32) {
+            v2 = ((((29u32) as u32)) as i16);
+        }
+        let mut v3: i64 = (-73i64);
+        if (((((a_i64) as i8)) as u64) >= a_u64) {
+            v3 = (-65i64);
+        } else {
+            v3 = (!v3);
+        }
+        oi[i] = (((((a_u64 ^ a_u64)) as i16) ^ ((v2 << (v2 & 15i16))).min((v2).max(((a_i64) as i16))))) as u64;
+        of[i] = ((((65535u16 - ((a_u32) as u16))) as f32)) as f64;
     }
 }
 
@@ -3265,20 +3221,15 @@ pub fn diff_127(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i64 = (a_i64 + a_i64);
-        if false {
-            v0 = v0;
+        let mut v0: i16 = (((a_i64) as i16) + ((a_u32) as i16));
+        if (69i16 > ((-41i16) % (((a_f32) as i16) | 1i16))) {
+            v0 = (!((a_i64) as i16));
         } else {
-            v0 = (55i64 / (v0 | 1i64));
+            v0 = (-32768i16);
         }
-        let mut v1: u64 = (58u64 | 16u64);
-        if ((!false) || true) {
-            v1 = (36u64 / (v1 | 1u64));
-        } else {
-            v1 = 1u64;
-        }
-        oi[i] = (((((69u32 << (38u32 & 31u32))) as i64)).max((!(((64i64 != a_i64)) as i64)))) as u64;
-        of[i] = (a_f64) as f64;
+        let v1: u8 = ((a_i32) as u8);
+        oi[i] = (((((3.4e38f32 + (-7.0f32)) * (-a_f32))) as u16)) as u64;
+        of[i] = ((-6.0f32)) as f64;
     }
 }
 
@@ -3294,15 +3245,18 @@ pub fn diff_128(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let mut v0: f32 = (a_f32 * a_f32);
-        for j0 in 0u32..(((2566952163u32 >> (1i32 & 31i32))) % 4u32) {
+        for j0 in 0u32..(((2566952163u32 >> (8u8 & 31u8))) % 4u32) {
             v0 = a_f32;
         }
-        let v1: f64 = (((-2.125f64) - (-6.125f64))).abs();
-        let v2: f32 = ((-a_f32) * ((2u32) as f32));
-        let v3: f64 = ((a_u64) as f64);
-        let v4: f64 = (-a_f64);
-        oi[i] = (((a_i64 / ((63i64 << (98u32 & 63u32)) | 1i64))).min((((a_i32 <= a_i32)) as i64))) as u64;
-        of[i] = (((-(4.625f32 + (-0.0f32))) * (((-2.75f32) + v0) - ((-1.5f32) - a_f32)))) as f64;
+        let v1: u64 = ((((-2.125f64) - (-6.125f64))) as u64);
+        let v2: f32 = ((-a_f32) * ((2i32) as f32));
+        let v3: i8 = (((a_u32) as i8) ^ (-76i8));
+        let mut v4: i8 = v3;
+        for j1 in (((a_u32) % 8u32)..(((!98u32)) % 16u32)).step_by(((3062154051u32) % 3u32) as usize) {
+            v4 = ((((a_u32) as i8)).abs() % ((if ((-87i64) > (-97i64)) { v3 } else { ((a_i64) as i8) }) | 1i8));
+        }
+        oi[i] = ((((2i64 - 0i64) ^ (-39i64)) >> (((0i16 << (85u32 & 15u32)) >> ((3i32) as u16)) & 63i16))) as u64;
+        of[i] = ((if ((92u32 + a_u32) > 41u32) { ((((a_u32) as i16)) as f64) } else { ((3.125f64).abs() + ((-3.0f64) / 12.5f64)) })) as f64;
     }
 }
 
@@ -3317,16 +3271,16 @@ pub fn diff_129(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i32 = (3i32 ^ (-56i32));
-        let v1: f32 = (((28i64) as f32) / 3.4e38f32);
-        let mut v2: i64 = a_i64;
-        if true {
-            v2 = a_i64;
+        let v0: u32 = (3u32 ^ 56u32);
+        let v1: f32 = (((28i16) as f32) / 3.4e38f32);
+        let mut v2: i8 = ((a_u32) as i8);
+        if ((a_u64 | a_u64) > 63u64) {
+            v2 = (((92i16) as i8) >> ((18u64 / (a_u64 | 1u64)) & 7u64));
         } else {
-            v2 = ((v2).min(82i64) - (-v2));
+            v2 = (if (!true) { (if (a_u64 >= 1u64) { ((a_i32) as i8) } else { ((a_i64) as i8) }) } else { (-((a_u32) as i8)) });
         }
-        oi[i] = ((if ((a_f64 - a_f64) <= ((-9.0f64) * 0.1f64)) { (((-63i32)).min(v0) / ((if (a_f64 == 0.0f64) { a_i32 } else { a_i32 }) | 1i32)) } else { 32i32 })) as u64;
-        of[i] = ((((0.0f32 / v1) / (if true { a_f32 } else { a_f32 })) / v1)) as f64;
+        oi[i] = ((((!(!((a_u32) as i16)))) as u8)) as u64;
+        of[i] = ((((a_f32 - 5.125f32) - (-a_f32)) - (((if true { a_f64 } else { a_f64 })) as f32))) as f64;
     }
 }
 
@@ -3341,16 +3295,22 @@ pub fn diff_130(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u64 = ((a_f64) as u64);
-        if (((-6i32) ^ 53i32) != ((a_u64) as i32)) {
-            v0 = (v0 & v0);
+        let mut v0: i8 = ((((a_i32) as i8)) as i8);
+        if ((((a_u32) as i16)).min((-14i16)) != ((22u16) as i16)) {
+            v0 = (((a_i64) as i8) >> (72i16 & 7i16));
         } else {
-            v0 = 69u64;
+            v0 = ((a_i64) as i8);
         }
-        let v1: i32 = (!((15u32) as i32));
-        let v2: i32 = (-(!(!89i32)));
-        oi[i] = ((-((a_i32 % (a_i32 | 1i32)) % (a_i32 | 1i32)))) as u64;
-        of[i] = (a_f64) as f64;
+        let mut v1: i8 = (((a_i32) as i8) & ((a_u32) as i8));
+        for j0 in (((97u32) % 8u32)..((216900523u32) % 16u32)).step_by(((32u32) % 3u32) as usize) {
+            v1 = ((a_f32) as i8);
+        }
+        let mut v2: u64 = ((((((a_u64 > 0u64)) as u8) / (0u8 | 1u8))) as u64);
+        for j1 in 0u32..((a_u32) % 4u32) {
+            v2 = ((((v2).max(a_u64)).min((a_u64 | 62u64))) as u64);
+        }
+        oi[i] = (v1) as u64;
+        of[i] = (((((-7.625f32)).sqrt() * (a_f32 / 0.0f32))).abs()) as f64;
     }
 }
 
@@ -3369,14 +3329,14 @@ pub fn diff_131(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         for j0 in 0u32..(((a_u32 | 38u32)) % 4u32) {
             v0 = ((((-0.0f64) * a_f64) + (a_f64 - v0)) + (-(a_f64 - 0.1f64)));
         }
-        let mut v1: f32 = ((((!a_i64) | (-67i64))) as f32);
-        for j1 in 0u32..(((66u32 >> (a_u64 & 31u64))) % 4u32) {
-            v1 = (((-2.875f32) + v1) + (((a_f32 * a_f32)) as f32));
+        let mut v1: u8 = (((!((a_u32) as u8)) | (!((a_u32) as u8))) - (((a_f32) as u8) >> (a_i64 & 7i64)));
+        for j1 in 0u32..(((a_u32 << (0u16 & 31u16))) % 4u32) {
+            v1 = (v1 << (15u16 & 7u16));
         }
-        let v2: f32 = (((32u64 & 18446744073709551615u64)) as f32);
-        let v3: f64 = (9007199254740992.0f64 + a_f64);
-        oi[i] = ((((a_i64 | a_i64) ^ (a_i64 % a_i64))).abs()) as u64;
-        of[i] = ((((a_f64 * (-4.625f64)) * (if true { a_f64 } else { (-1.0f64) })) + (if (a_u32 >= a_u32) { (-v3) } else { (v3 - v3) }))) as f64;
+        let v2: f64 = (-a_f64);
+        let v3: u16 = ((a_f32) as u16);
+        oi[i] = (a_i64) as u64;
+        of[i] = (((((a_i64 / (a_i64 | 1i64))).abs()) as f64)) as f64;
     }
 }
 
@@ -3391,7 +3351,7 @@ pub fn diff_132(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i32 = (((-33i64)) as i32);
+        let v0: u16 = (((-33i8)) as u16);
         oi[i] = (13u32) as u64;
         of[i] = (2.625f32) as f64;
     }
@@ -3408,13 +3368,21 @@ pub fn diff_133(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u64 = (((((-77i64) & a_i64)) as u64) | 51u64);
-        let v1: f32 = ((((a_u64).min(v0) ^ (64u64 << (a_u64 & 63u64)))) as f32);
-        let v2: i32 = ((79i32 + 94i32) | (if false { 25i32 } else { 2147483647i32 }));
-        let v3: f64 = a_f64;
-        let v4: f64 = (10.75f64 + 9.0f64);
-        oi[i] = ((if false { (v0 ^ v0) } else { (a_u64 >> ((if true { v2 } else { a_i32 }) & 63i32)) })) as u64;
-        of[i] = ((-(-(v3 / a_f64)))) as f64;
+        let v0: i16 = ((((77u64 & a_u64)) as i16) | 51i16);
+        let v1: i32 = a_i32;
+        let mut v2: i16 = (if false { ((a_u32) as i16) } else { ((a_u32) as i16) });
+        if ((-32i8) == (79i8 + 94i8)) {
+            v2 = (if false { v2 } else { v2 });
+        } else {
+            v2 = v2;
+        }
+        let mut v3: i32 = (a_i32 << (((a_f32) as i8) & 31i8));
+        for j0 in (((((10.75f32) as u32)) % 8u32)..(((25u32).max(58u32)) % 16u32)).step_by(((34u32) % 3u32) as usize) {
+            v3 = (if false { a_i32 } else { a_i32 });
+        }
+        let v4: f64 = ((((78u8) as f64) / (-a_f64)) + (((-11.0f64) + a_f64) + (1.125f64 - 10.375f64)));
+        oi[i] = (((9223372036854775807i64 ^ 29i64) % (-(if false { 49i64 } else { (-32i64) })))) as u64;
+        of[i] = ((0.0f32).sqrt()) as f64;
     }
 }
 
@@ -3429,14 +3397,14 @@ pub fn diff_134(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: f64 = a_f64;
-        if false {
-            v0 = (v0 * 1.7e308f64);
+        let mut v0: i64 = (7i64 << a_i64);
+        if (((a_i32) as u8) >= (((a_i64) as u8) % (((a_u32) as u8) | 1u8))) {
+            v0 = a_i64;
         } else {
-            v0 = a_f64;
+            v0 = (-11i64);
         }
-        oi[i] = (((a_i32) as u32)) as u64;
-        of[i] = (((if (11i64 != a_i64) { (a_f64).abs() } else { (a_f64 + 9007199254740992.0f64) })).sqrt()) as f64;
+        oi[i] = ((((-a_i64)).abs() >> ((if (((-30i32) < 3i32) && (a_f32 >= a_f32)) { (35u32 | 32u32) } else { a_u32 }) & 63u32))) as u64;
+        of[i] = ((((1.0f32 * 3.125f32)).sqrt() / ((8.125f32 * (-5.375f32)) * (a_f32 * (-6.75f32))))) as f64;
     }
 }
 
@@ -3451,14 +3419,11 @@ pub fn diff_135(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u32 = (15u32 & (!a_u32));
-        let mut v1: f32 = ((6.5f32 / a_f32) - ((a_u32) as f32));
-        for j0 in 0u32..(((25u32 - v0)) % 4u32) {
-            v1 = (((2147483647i32) as f32) / (if (a_i64 > 0i64) { a_f32 } else { a_f32 }));
-        }
-        let v2: i64 = (-11i64);
-        oi[i] = ((((-a_i32)).max((-2147483648i32)) * (-2147483648i32))) as u64;
-        of[i] = (((((5.25f32) as f32) + ((a_i32) as f32)) * a_f32)) as f64;
+        let v0: f32 = (if ((!0i64) >= (a_i64 / (63i64 | 1i64))) { ((a_f32 * a_f32) - ((-3.125f32) / 9.375f32)) } else { ((a_f32 * a_f32) - (a_f32 / a_f32)) });
+        let v1: i8 = (((a_u64 ^ (!64u64))) as i8);
+        let v2: u16 = ((((((a_i32) as i8)).max(99i8) * (-128i8))) as u16);
+        oi[i] = ((((a_u32 | 4294967295u32) << ((((a_i32) as i16) * (-15i16)) & 31i16)) - (((59i64 == (-1i64))) as u32))) as u64;
+        of[i] = ((((48i16 * ((a_i64) as i16))) as f64)) as f64;
     }
 }
 
@@ -3473,18 +3438,26 @@ pub fn diff_136(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: f32 = (((-11.25f32) / 11.875f32)).abs();
-        if ((a_u32 + 77u32) == 26u32) {
-            v0 = ((-a_f32) + (0.1f32 * (-7.125f32)));
+        let mut v0: i32 = ((((-11.25f64) / 11.875f64)) as i32);
+        if ((a_f32 * (-9.625f32)) == ((-2.5f32)).abs()) {
+            v0 = (((7u8).max(85u8)) as i32);
         } else {
-            v0 = ((a_f32).sqrt() / (11.125f32 - 9.875f32));
+            v0 = a_i32;
         }
-        let v1: u64 = (!a_u64);
-        let v2: i64 = (-((4i64 ^ (-94i64)) >> ((if true { a_i64 } else { (-1i64) }) & 63i64)));
-        let v3: f64 = ((-11.875f64) - a_f64);
-        let v4: f32 = v0;
-        oi[i] = ((if (!(!false)) { (if (!(a_f32 <= a_f32)) { (34u64).max(a_u64) } else { (v1 ^ v1) }) } else { a_u64 })) as u64;
-        of[i] = (((((a_f64) as f64) + ((v0) as f64)) * (((v3).abs()) as f64))) as f64;
+        let mut v1: f64 = (-a_f64);
+        for j0 in 0u32..((a_u32) % 4u32) {
+            v1 = (-a_f64);
+        }
+        let v2: i64 = (!a_i64);
+        let v3: i8 = (-((if true { ((a_u32) as i8) } else { (-82i8) }) << ((if true { a_i64 } else { v2 }) & 7i64)));
+        let mut v4: u8 = 0u8;
+        if (!(81u32 <= 48u32)) {
+            v4 = ((((a_u32) as u8) & ((a_i32) as u8)) << ((((a_f32) as i8) << (90i16 & 7i16))).abs());
+        } else {
+            v4 = ((a_u64) as u8);
+        }
+        oi[i] = (((if false { 5u8 } else { (!v4) }) | 86u8)) as u64;
+        of[i] = (((if false { (a_f32 / a_f32) } else { (if (v3 < ((a_f32) as i8)) { (-7.75f32) } else { a_f32 }) }) * ((0.0f32).sqrt() * (if false { a_f32 } else { a_f32 })))) as f64;
     }
 }
 
@@ -3499,14 +3472,14 @@ pub fn diff_137(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i64 = (((-71i64) & a_i64) << (((a_i32) as i64) & 63i64));
-        let v1: u64 = (a_u64 | (63u64 - 0u64));
-        let mut v2: i32 = a_i32;
-        for j0 in (((a_u32) % 8u32)..((96u32) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v2 = (v2 >> (a_i64 & 31i64));
+        let v0: i16 = (((-71i16) & ((a_u32) as i16)) << (((a_u64) as i64) & 15i64));
+        let mut v1: i8 = ((((a_f32) as u8)) as i8);
+        for j0 in ((((12u32 & 0u32)) % 8u32)..((a_u32) % 16u32)).step_by(((94u32) % 3u32) as usize) {
+            v1 = ((a_i64) as i8);
         }
-        oi[i] = (((v0 ^ v0) / (((!23i64) ^ (63i64 - v0)) | 1i64))) as u64;
-        of[i] = (((10.625f64 - (a_f64 / 0.125f64)) + (((91u32) as f64) * ((a_f32) as f64)))) as f64;
+        let v2: i16 = (32767i16 - ((a_u32) as i16));
+        oi[i] = (((((44u8 & 45u8)).max((!128u8))) as i64)) as u64;
+        of[i] = (((((a_f64 + (-2.5f64))) as f64) + (((if (a_u32 <= 1u32) { 52u16 } else { 91u16 })) as f64))) as f64;
     }
 }
 
@@ -3521,21 +3494,24 @@ pub fn diff_138(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u32 = ((((8.125f64) as f64)) as u32);
-        let v1: i32 = ((-(-a_i32))).min((((false) as i32)).max(22i32));
-        let mut v2: u64 = (a_u64 >> (a_u64 & 63u64));
-        for j0 in ((((a_u32 % (52u32 | 1u32))) % 8u32)..((29u32) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v2 = ((v2 << (a_u64 & 63u64)) - (if true { v2 } else { 94u64 }));
-        }
-        let v3: f32 = ((78u64) as f32);
-        let mut v4: i32 = (a_i32).min(a_i32);
-        if ((v3 + 9.125f32) >= (a_f32).abs()) {
-            v4 = (if (a_f32 != a_f32) { a_i32 } else { a_i32 });
+        let v0: u8 = (((65i16 - ((a_i32) as i16))) as u8);
+        let mut v1: u32 = 1u32;
+        if false {
+            v1 = a_u32;
         } else {
-            v4 = ((a_u32) as i32);
+            v1 = ((a_u32 >> 64i64) / (v1 >> (((a_f32) as u8) & 31u8)));
         }
-        oi[i] = ((((((-8.625f64) / 1.125f64) - (a_f64 + (-7.375f64)))) as i64)) as u64;
-        of[i] = (((((a_i32 << (v2 & 31u64))) as f32) * (if ((-74i64) >= 63i64) { (a_f32 / (-6.5f32)) } else { (a_f32 + v3) }))) as f64;
+        let v2: f32 = ((-a_f32) - (a_f32 - a_f32));
+        let mut v3: i16 = (((a_i64) as i16) | ((a_i64) as i16));
+        for j0 in ((((v1 >> (((a_f32) as u16) & 31u16))) % 8u32)..((v1) % 16u32)).step_by(((10u32) % 3u32) as usize) {
+            v3 = ((a_i64) as i16);
+        }
+        let mut v4: u16 = (((a_u32) as u16) >> ((if (50u16 >= 73u16) { a_i32 } else { (-1i32) }) & 15i32));
+        for j1 in 0u32..((((((a_u32) as i8)) as u32)) % 4u32) {
+            v4 = (((v2 - (-8.625f32))) as u16);
+        }
+        oi[i] = (((v0) as i64)) as u64;
+        of[i] = ((((17i32) as f32) * (-(a_f32).abs()))) as f64;
     }
 }
 
@@ -3550,24 +3526,19 @@ pub fn diff_139(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u32 = (((a_u32 + 46u32) / (a_u32 | 1u32)) << ((((((-9.75f32)) as f32)) as u64) & 31u64));
-        let v1: i64 = (if (!((32u32 > a_u32) && false)) { ((a_i64 % ((-69i64) | 1i64)) % ((if false { a_i64 } else { (-34i64) }) | 1i64)) } else { (((-87i64) | a_i64) >> 27i32) });
-        let mut v2: u32 = (v0 >> (a_i32 & 31i32));
-        for j0 in ((((if ((-9.625f32) == 9.625f32) { 18u32 } else { a_u32 })) % 8u32)..(((100u32 << a_u32)) % 16u32)).step_by(((3692265482u32) % 3u32) as usize) {
-            v2 = a_u32;
+        let v0: u16 = (((((a_u32) as u16) + ((a_i64) as u16)) / (((a_f32) as u16) | 1u16)) << (((((78u8) as f64)) as i16) & 15i16));
+        let v1: u64 = (if (!((32u16 > ((a_i64) as u16)) && (((a_i64) as u8) == 78u8))) { (a_u64 - 64u64) } else { (((a_u64 + 18446744073709551615u64)) as u64) });
+        let mut v2: u8 = ((((-87i64) < a_i64)) as u8);
+        for j0 in ((((a_u32 + a_u32)) % 8u32)..((a_u32) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v2 = ((if ((-9.625f32) == 9.625f32) { 18u8 } else { ((a_i64) as u8) })).max((((a_f32) as u8) >> (((a_u32) as u16) & 7u16)));
         }
-        let mut v3: u64 = ((!80u64) ^ (!a_u64));
-        for j1 in 0u32..((v0) % 4u32) {
-            v3 = v3;
+        let v3: u16 = 40u16;
+        let mut v4: f64 = (if false { (a_f64 * a_f64) } else { (6.0f64 * 2.0f64) });
+        for j1 in (((a_u32) % 8u32)..(((53u32 << 127i8)) % 16u32)).step_by(((31u32) % 3u32) as usize) {
+            v4 = ((a_f64).abs() + (0.1f64 * a_f64));
         }
-        let mut v4: u32 = v0;
-        if true {
-            v4 = ((((a_f64) as u32) << 31u32) >> (a_i64 & 31i64));
-        } else {
-            v4 = ((a_u32 >> ((a_i32).abs() & 31i32)) << (((!70u32) >> (((-78i32)).abs() & 31i32)) & 31u32));
-        }
-        oi[i] = ((if ((2.5f64 + a_f64) == ((a_f32) as f64)) { 99u64 } else { (if (a_u64 > 30u64) { (!a_u64) } else { (56u64 | 28u64) }) })) as u64;
-        of[i] = ((-(((v4 % 26u32)) as f64))) as f64;
+        oi[i] = (60i16) as u64;
+        of[i] = (((((a_f64 + 5e-324f64) + ((75i8) as f64))) as f64)) as f64;
     }
 }
 
@@ -3582,9 +3553,9 @@ pub fn diff_140(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: f64 = (9007199254740992.0f64 + (3.125f64 + ((a_f32) as f64)));
-        oi[i] = (a_u64) as u64;
-        of[i] = ((((if ((-6.375f32) > (-3.0f32)) { (-10.5f64) } else { a_f64 }) + (v0 * a_f64)) * (((-1.5f64) * 0.0f64)).abs())) as f64;
+        let v0: u64 = (64u64 + 13u64);
+        oi[i] = ((((if (a_u64 != v0) { 1u32 } else { 29u32 })) as i32)) as u64;
+        of[i] = ((-a_f64)) as f64;
     }
 }
 
@@ -3599,28 +3570,25 @@ pub fn diff_141(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: f32 = (if false { ((16777216.0f32 - 2.75f32) / (a_f32 / a_f32)) } else { 0.1f32 });
-        for j0 in 0u32..((a_u32) % 4u32) {
-            v0 = (if (a_f64 != (a_f64 / 6.375f64)) { ((if true { a_f32 } else { a_f32 }) / (if (a_f32 >= a_f32) { a_f32 } else { a_f32 })) } else { a_f32 });
+        let mut v0: i32 = (a_i32).max((a_i32 & ((-1i32) / (22i32 | 1i32))));
+        for j0 in 0u32..(((a_u32 - 0u32)) % 4u32) {
+            v0 = a_i32;
         }
-        let mut v1: u32 = ((((a_i32 << (a_u32 & 31u32)) + 0i32)) as u32);
-        for j1 in ((((100u32 << (a_i64 & 31i64))) % 8u32)..(((62u32 << (a_i32 & 31i32))) % 16u32)).step_by(((38u32) % 3u32) as usize) {
-            v1 = 80u32;
-        }
-        let mut v2: i32 = ((((!(-2147483648i32))) as i32)).abs();
-        if ((a_f32 < v0) || (24i64 >= a_i64)) {
-            v2 = (!((v2 >> v2)).abs());
+        let mut v1: i16 = (((16i16 % (-72i16)) / (((a_i32) as i16) | 1i16)) >> ((((a_f64 / 6.375f64)) as i16) & 15i16));
+        if (((((a_i32) as i8)) as f64) >= (a_f64 * a_f64)) {
+            v1 = ((64u64) as i16);
         } else {
-            v2 = (!(if (!false) { 28i32 } else { (54i32 >> (a_i64 & 31i64)) }));
+            v1 = (((((a_u32) as i16) ^ (-38i16)) ^ ((a_u32) as i16)) << ((((34u8) as i8) / ((62i8 << (a_i32 & 7i32)) | 1i8)) & 15i8));
         }
-        let mut v3: u32 = (((v1) as u32) << v2);
+        let mut v2: u8 = ((((((a_i32) as u8) > 9u8)) as u8) << (((a_i64 >> (-128i8)) - (68i64 ^ (-22i64))) & 7i64));
         if false {
-            v3 = v1;
+            v2 = 21u8;
         } else {
-            v3 = ((v3 << (a_u32 & 31u32)) ^ a_u32);
+            v2 = ((!(!((a_f32) as u8))) << (((if (18u8 > v2) { v1 } else { ((a_u32) as i16) })).max((((a_u32) as i16) >> 16i16)) & 7i16));
         }
-        oi[i] = ((((((a_i64 == (-19i64)) && (v2 < (-76i32)))) as i32)).max(v2)) as u64;
-        of[i] = ((-a_f64)) as f64;
+        let v3: i16 = (15i16 << 14i64);
+        oi[i] = (((((-38i32)).abs() << (((76u32) as i32) & 31i32)) - (-(v0 ^ (-75i32))))) as u64;
+        of[i] = (((if false { (0.625f64 + (-2.875f64)) } else { (1.7e308f64 / 0.1f64) }) + (((-2.0f64) * a_f64) * (1.7e308f64 * 0.0f64)))) as f64;
     }
 }
 
@@ -3636,12 +3604,12 @@ pub fn diff_142(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: f64 = ((-a_f64) / ((1.7e308f64 * 12.25f64) + (0.0f64 / (-1.375f64))));
-        let mut v1: f32 = (-10.625f32);
-        for j0 in (((88u32) % 8u32)..(((61u32 << (0i64 & 31i64))) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v1 = (if (!true) { a_f32 } else { (if (!true) { ((a_i32) as f32) } else { (0.5f32).sqrt() }) });
+        let mut v1: u32 = (((((1u16) as i8) >> ((88i32 % (a_i32 | 1i32)) & 7i32))) as u32);
+        for j0 in 0u32..(((if false { a_u32 } else { a_u32 })) % 4u32) {
+            v1 = ((((a_i32).min((-95i32))) as u32) % (((61u32) as u32) | 1u32));
         }
-        oi[i] = (((15u32 + (((-12.0f32)) as u32))).min(((90u32 | a_u32) % (9u32 | 1u32)))) as u64;
-        of[i] = (a_f64) as f64;
+        oi[i] = (((a_i32) as i8)) as u64;
+        of[i] = (((-1.875f32) * (((-9.625f32) - 12.5f32)).abs())) as f64;
     }
 }
 
@@ -3656,24 +3624,19 @@ pub fn diff_143(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i64 = (!a_i64);
-        let mut v1: u32 = a_u32;
-        for j0 in 0u32..(((18u32).max(a_u32)) % 4u32) {
-            v1 = ((a_u32 >> (18446744073709551615u64 & 31u64)) >> (8u64 % (85u64 | 1u64)));
+        let v0: i16 = (!((a_i64) as i16));
+        let mut v1: u16 = (0u16 + ((a_i64) as u16));
+        for j0 in ((((1u32 << (((a_i64) as i16) & 31i16))) % 8u32)..(((24u32).max(1u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v1 = (v1 & 70u16);
         }
-        let mut v2: f64 = (if false { a_f64 } else { (-2.875f64) });
-        if (((-66i64) << 18446744073709551615u64) > (!a_i64)) {
-            v2 = (5.25f64 * v2);
-        } else {
-            v2 = ((a_f64) as f64);
+        let mut v2: i64 = ((v1) as i64);
+        for j1 in 0u32..((a_u32) % 4u32) {
+            v2 = ((-66i64) << 18446744073709551615u64);
         }
-        let v3: u32 = v1;
-        let mut v4: i32 = (if true { ((-16i32)).abs() } else { (!39i32) });
-        for j1 in 0u32..((v3) % 4u32) {
-            v4 = ((v4 ^ a_i32) - v4);
-        }
-        oi[i] = (((((-a_f32)) as i64)).min((((-9223372036854775808i64)).max(a_i64) + (v0 | v0)))) as u64;
-        of[i] = ((-9.25f64)) as f64;
+        let v3: f32 = ((-a_f32) + 8.0f32);
+        let v4: i32 = a_i32;
+        oi[i] = ((!((if true { a_i32 } else { (-13i32) }) / ((v0) as i32)))) as u64;
+        of[i] = ((((a_f64 / a_f64)).abs() / (-(-a_f64)))) as f64;
     }
 }
 
@@ -3688,13 +3651,10 @@ pub fn diff_144(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: f32 = ((if (a_u32 < 19u32) { (a_f32 - 12.125f32) } else { (-0.0f32) }) - ((0.1f32 - a_f32) + 10.375f32));
-        let mut v1: f64 = (a_f64 / (if (11u64 >= a_u64) { 8.0f64 } else { (-8.25f64) }));
-        for j0 in ((((!92u32)) % 8u32)..((a_u32) % 16u32)).step_by(((51u32) % 3u32) as usize) {
-            v1 = (((a_f32) as f64)).abs();
-        }
-        oi[i] = (((44i64 % (28i64 | 1i64)) | (((-98i64) & a_i64) + (-a_i64)))) as u64;
-        of[i] = ((if true { ((12.25f32 * v0) + (v0).sqrt()) } else { (if ((v1 < a_f64) && false) { (-a_f32) } else { ((-10.625f32) + 3.4e38f32) }) })) as f64;
+        let v0: u8 = (((((a_u32) as u8) * 1u8) * ((10u64) as u8)) / (64u8 | 1u8));
+        let v1: u32 = 31u32;
+        oi[i] = ((81i8 % (((a_i32) as i8) | 1i8))) as u64;
+        of[i] = ((-11.75f64)) as f64;
     }
 }
 
@@ -3709,13 +3669,10 @@ pub fn diff_145(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: f32 = (((((29i64) as u64)) as f32) * (1.375f32 * (a_f32 / a_f32)));
-        let mut v1: i32 = (67i32 ^ (if (a_f64 == 0.25f64) { ((90i32) as i32) } else { ((-36i32)).min(a_i32) }));
-        for j0 in (((a_u32) % 8u32)..((940696701u32) % 16u32)).step_by(((1214872725u32) % 3u32) as usize) {
-            v1 = v1;
-        }
-        oi[i] = (((if (a_i64 < a_i64) { ((44i32) as i64) } else { (-81i64) }) - (-20i64))) as u64;
-        of[i] = ((-8.5f64)) as f64;
+        let v0: u8 = ((((((3.625f64) as i16)) as u8)) as u8);
+        let v1: u32 = 1593824227u32;
+        oi[i] = ((((((a_i64) as i8) >> (67i64 & 7i64)) ^ (35i8 | (-128i8))) + ((((a_f32) as i8) << ((-61i64) & 7i64))).min((7i8 ^ (-45i8))))) as u64;
+        of[i] = ((if (((-41i8) - ((a_i64) as i8)) != ((5.5f64) as i8)) { ((-a_f64)).abs() } else { (if (v0 < 89u8) { (0.625f64).abs() } else { (a_f64 + a_f64) }) })) as f64;
     }
 }
 
@@ -3730,14 +3687,14 @@ pub fn diff_146(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: f64 = (-a_f64);
-        if false {
-            v0 = (((a_f64 * v0) / (a_f64 + v0)) + (if (98u32 > 31u32) { (-9.625f64) } else { (-v0) }));
+        let mut v0: i64 = 20i64;
+        if ((-a_f64) != (-a_f64)) {
+            v0 = ((a_i64 + (!v0)) & ((v0 % (98i64 | 1i64)) - (a_i64 & 86i64)));
         } else {
-            v0 = v0;
+            v0 = (((if false { a_i64 } else { v0 }) & (a_i64).max(a_i64)) >> (((49u64).min(41u64) % (a_u64 | 1u64)) & 63u64));
         }
-        oi[i] = (((((11.0f32).abs() + (7.5f32 * 3.875f32))) as i32)) as u64;
-        of[i] = ((((if (!(a_f32 == (-9.875f32))) { (if false { a_f64 } else { a_f64 }) } else { (v0 + v0) })) as f64)) as f64;
+        oi[i] = ((((((a_i32) as i16) >> (61u8 & 15u8)) << (((a_i64) as u8) & 15u8)) - ((((a_i64) as i16) / (((a_f32) as i16) | 1i16)) ^ (-((a_i32) as i16))))) as u64;
+        of[i] = ((a_f32 * ((5.625f32 - a_f32)).abs())) as f64;
     }
 }
 
@@ -3752,21 +3709,16 @@ pub fn diff_147(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u64 = a_u64;
-        if (a_u64 <= (!95u64)) {
-            v0 = ((((a_i32) as u32)) as u64);
+        let mut v0: i16 = ((a_i32) as i16);
+        if (false && (!(8u8 >= 128u8))) {
+            v0 = ((((a_i32) as i16) % (v0 | 1i16)) & (((a_i32) as i16)).abs());
         } else {
-            v0 = v0;
+            v0 = (!(v0).max((-7i16)));
         }
-        let v1: i32 = (41i32 & (-2147483648i32));
-        let mut v2: u32 = (((7u32) as u32)).max((a_u32 ^ 64u32));
-        if false {
-            v2 = ((32u32 ^ 70u32)).max(((a_i32) as u32));
-        } else {
-            v2 = 99u32;
-        }
-        oi[i] = (v2) as u64;
-        of[i] = (8.375f64) as f64;
+        let v1: u8 = (((a_f32) as u8) * 69u8);
+        let v2: i8 = (7i8 ^ (-70i8));
+        oi[i] = ((-((a_u32) as i8))) as u64;
+        of[i] = (((((a_i64) as u8)) as f32)) as f64;
     }
 }
 
@@ -3781,7 +3733,7 @@ pub fn diff_148(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u64 = 30u64;
+        let v0: i64 = (-30i64);
         oi[i] = (a_u64) as u64;
         of[i] = (3.4e38f32) as f64;
     }
@@ -3798,21 +3750,19 @@ pub fn diff_149(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i32 = ((2147483647i32) as i32);
-        if (!(a_i32 == (-62i32))) {
-            v0 = (a_i32 >> 31u32);
+        let mut v0: f32 = (-1.5f32);
+        if true {
+            v0 = (((-62i64)) as f32);
         } else {
-            v0 = (!a_i32);
+            v0 = v0;
         }
-        let v1: f32 = (a_f32 + (-4.75f32));
-        let mut v2: u32 = (if false { (50u32 % (59u32 | 1u32)) } else { (17u32).max(55u32) });
-        if ((a_f64 * 7.375f64) <= (a_f64 * a_f64)) {
-            v2 = (v2 + v2);
-        } else {
-            v2 = ((a_u32) as u32);
+        let v1: u8 = ((a_i64) as u8);
+        let mut v2: u32 = a_u32;
+        for j0 in (((((a_i64) as u32)) % 8u32)..((56u32) % 16u32)).step_by(((54u32) % 3u32) as usize) {
+            v2 = ((v2 >> (-57i32)) ^ ((v1) as u32));
         }
-        oi[i] = (((((63u32 >> (a_u32 & 31u32)) != (75u32 % (v2 | 1u32)))) as i64)) as u64;
-        of[i] = (((-(3.4e38f32 / a_f32)) + a_f32)) as f64;
+        oi[i] = ((55i64 + (((-7i64) & 60i64) / ((!a_i64) | 1i64)))) as u64;
+        of[i] = (((if (true && false) { (-a_f64) } else { (a_f64 + a_f64) }) - ((5.625f64).sqrt() / (-a_f64)))) as f64;
     }
 }
 
@@ -3827,24 +3777,19 @@ pub fn diff_150(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u32 = 99u32;
+        let mut v0: u8 = 99u8;
         for j0 in 0u32..((a_u32) % 4u32) {
-            v0 = (((a_u32 << 87u64)).max(v0) >> (((a_i64 % (43i64 | 1i64)) | (!a_i64)) & 31i64));
+            v0 = (((((a_i32) as u8) << 87i16)).max((!((a_u32) as u8))) >> (((a_i64 % (43i64 | 1i64)) | (!a_i64)) & 7i64));
         }
-        let mut v1: u64 = a_u64;
-        if ((a_u32).max(v0) < (a_u32 << (a_u64 & 31u64))) {
-            v1 = ((11u64 >> v0)).min((a_u64 * 47u64));
+        let mut v1: u64 = (18446744073709551615u64 | 33u64);
+        if false {
+            v1 = a_u64;
         } else {
-            v1 = 64u64;
+            v1 = (!v1);
         }
-        let mut v2: i32 = (50i32 >> ((a_i64).min((-45i64)) & 31i64));
-        if (9223372036854775807i64 > (a_i64 - a_i64)) {
-            v2 = ((a_i32 >> (v2 & 31i32)) % ((v2 << ((-1i64) & 31i64)) | 1i32));
-        } else {
-            v2 = (((v2) as i32) >> ((0i64).abs() & 31i64));
-        }
-        oi[i] = (((a_i32).abs() % (a_i32 | 1i32))) as u64;
-        of[i] = ((((-a_f64) * ((v1) as f64)) + (if true { (if (v2 != 85i32) { a_f64 } else { 3.75f64 }) } else { ((-9.5f64) / a_f64) }))) as f64;
+        let v2: i8 = (if (a_i32 != a_i32) { (-69i8) } else { ((-45i8) | ((a_i64) as i8)) });
+        oi[i] = ((((((-56i8)) as i64)).min((((a_i32 < a_i32)) as i64))).min(9223372036854775807i64)) as u64;
+        of[i] = ((if false { ((if false { (-9.0f64) } else { a_f64 }) + (a_f64).sqrt()) } else { (((8i32 << ((-96i32) & 31i32))) as f64) })) as f64;
     }
 }
 
@@ -3859,19 +3804,19 @@ pub fn diff_151(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u64 = ((!(40u64 * a_u64)) & 83u64);
-        for j0 in 0u32..(((!4294967295u32)) % 4u32) {
-            v0 = ((((((6.375f64) as f64)) as i64)) as u64);
+        let mut v0: f64 = (((a_f64 * 5e-324f64) + ((19i64) as f64)) - ((11.625f64 - (-2.5f64))).abs());
+        for j0 in 0u32..(((a_u32 | 14u32)) % 4u32) {
+            v0 = ((27u64) as f64);
         }
-        let mut v1: f64 = (12.25f64 - 0.0f64);
-        for j1 in 0u32..((21u32) % 4u32) {
-            v1 = ((a_u32) as f64);
+        let v1: i8 = (-21i8);
+        let v2: f32 = (a_f32 - (-10.5f32));
+        let mut v3: u8 = (7u8).min(((a_f32) as u8));
+        for j1 in 0u32..((((a_i32) as u32)) % 4u32) {
+            v3 = (((a_f32) as u8) * ((a_f32) as u8));
         }
-        let v2: i32 = ((-25i32) ^ 100i32);
-        let v3: i32 = (a_i32).abs();
-        let v4: u32 = (a_u32 - (34u32 | a_u32));
-        oi[i] = ((!((v3 % (v3 | 1i32)) + ((0i32) as i32)))) as u64;
-        of[i] = ((a_f32 + ((1e-40f32 / a_f32) / (-a_f32)))) as f64;
+        let v4: u8 = v3;
+        oi[i] = ((!((v4 % (v4 | 1u8)) + ((0.0f64) as u8)))) as u64;
+        of[i] = ((a_f32 + ((v2 / v2) / ((-8.5f32)).abs()))) as f64;
     }
 }
 
@@ -3886,23 +3831,26 @@ pub fn diff_152(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: f64 = (-((((3.25f64) as i32)) as f64));
-        if ((!false) || (false || ((-70i64) >= a_i64))) {
-            v0 = v0;
+        let mut v0: i64 = ((if (!true) { ((-88i64)).abs() } else { (((-0.0f64)) as i64) }) ^ ((63i64 | a_i64) << ((1u32 ^ a_u32) & 63u32)));
+        if (!false) {
+            v0 = 39i64;
         } else {
-            v0 = v0;
+            v0 = (-99i64);
         }
-        let v1: i64 = (((if (!true) { (-a_f32) } else { ((-12.375f32) * a_f32) })) as i64);
-        let v2: u32 = (a_u32 << (a_u32 & 31u32));
-        let mut v3: u64 = a_u64;
-        if ((!false) && (!(13u32 == a_u32))) {
-            v3 = ((!(!a_u64)) % (v3 | 1u64));
+        let mut v1: i32 = 64i32;
+        for j0 in 0u32..(((1u32 + a_u32)) % 4u32) {
+            v1 = ((((a_f64) as i32)).max((v1 * 13i32)) | a_i32);
+        }
+        let mut v2: f32 = 7.25f32;
+        if false {
+            v2 = (((-a_f32) / ((((a_f32) as u16)) as f32)) / ((v2).sqrt() * ((-8.125f32) - v2)));
         } else {
-            v3 = (((false) as u64) << (((v3) as u32) | v2));
+            v2 = 6.0f32;
         }
-        let v4: i64 = 0i64;
-        oi[i] = ((if (a_f64 > (a_f64).sqrt()) { (!((-1i32) ^ a_i32)) } else { ((a_i32).abs() % ((if (a_i32 == a_i32) { a_i32 } else { (-17i32) }) | 1i32)) })) as u64;
-        of[i] = (((((a_u64) as u64)) as f64)) as f64;
+        let v3: u32 = a_u32;
+        let v4: u32 = v3;
+        oi[i] = ((((a_i32).abs() % (if (a_f32 == a_f32) { a_i32 } else { v1 })) + (((a_u32 / (v3 | 1u32))) as i32))) as u64;
+        of[i] = (v2) as f64;
     }
 }
 

@@ -42,6 +42,10 @@ constructors! {
     usize: usize => Usize, |v| v as u64;
     f32: f32 => F32, |v| v.to_bits() as u64;
     f64: f64 => F64, |v| v.to_bits();
+    u8: u8 => U8, |v| v as u64;
+    i8: i8 => I8, |v| v as u8 as u64;
+    u16: u16 => U16, |v| v as u64;
+    i16: i16 => I16, |v| v as u16 as u64;
 }
 
 impl ConstValue {
@@ -67,6 +71,9 @@ impl ConstValue {
         let ty = self.kind.c_name();
         let value = match self.kind {
             DtypeKind::Bool => (self.bits != 0).to_string(),
+            // The 8- and 16-bit integers: their bits as an `unsigned int` converted to the
+            // type, which keeps them (modulo 2^8 or 2^16).
+            k if k.size() <= 2 => format!("(({ty}){:#x}u)", self.bits),
             k if k.size() == 4 => format!("__builtin_bit_cast({ty}, {:#010x}u)", self.bits as u32),
             _ => format!("__builtin_bit_cast({ty}, {:#018x}ull)", self.bits),
         };
@@ -96,6 +103,10 @@ mod tests {
         assert_eq!(
             ConstValue::bool("k_B", true).c_definition(),
             "static constexpr bool k_B = true;\n"
+        );
+        assert_eq!(
+            ConstValue::i8("k_N", -2).c_definition(),
+            "static constexpr signed char k_N = ((signed char)0xfeu);\n"
         );
         assert_eq!(ConstValue::isize("k_I", -2).bits(), u64::MAX - 1);
         assert_eq!(ConstValue::f64("k_D", 1.5).bits(), 1.5f64.to_bits());

@@ -1,7 +1,10 @@
 //! Atomic operations of the kernel language (CUDA's `atomicAdd` family; Numba's
 //! `cuda.atomic`): `atomic_add(array, index, value)` on a `&mut [T]` parameter or a shared
 //! array, returning the old value. Each is one hardware atomic on the GPU and a real
-//! atomic in the simulator.
+//! atomic in the simulator; on the 8- and 16-bit integers and the 16-bit floats, which
+//! CUDA has no atomics for, the GPU runs a compare-and-swap loop on the enclosing 32-bit
+//! word (its other bytes are written back only unchanged, so neighbouring elements are
+//! never disturbed).
 //!
 //! | function | dtypes |
 //! |---|---|
@@ -70,8 +73,18 @@ impl<T: Dtype> AtomicTarget<usize> for DynamicSharedArray<T> {
 /// Replace `*ptr` with `f(old)` atomically; returns `old`.
 fn update<T: Dtype>(ptr: *mut T, f: impl Fn(T) -> T) -> T {
     match std::mem::size_of::<T>() {
+        1 => {
+            // SAFETY: as below, for 1-byte dtypes (u8, i8).
+            let a = unsafe { std::sync::atomic::AtomicU8::from_ptr(ptr as *mut u8) };
+            let old = a
+                .fetch_update(Ordering::AcqRel, Ordering::Acquire, |bits| {
+                    Some(f(T::from_bits64(bits as u64)).to_bits64() as u8)
+                })
+                .unwrap_or_else(|v| v);
+            T::from_bits64(old as u64)
+        }
         2 => {
-            // SAFETY: as below, for 2-byte dtypes (f16, bf16), 2-byte aligned.
+            // SAFETY: as below, for 2-byte dtypes (f16, bf16, u16, i16), 2-byte aligned.
             let a = unsafe { std::sync::atomic::AtomicU16::from_ptr(ptr as *mut u16) };
             let old = a
                 .fetch_update(Ordering::AcqRel, Ordering::Acquire, |bits| {

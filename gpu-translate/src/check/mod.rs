@@ -24,9 +24,9 @@ pub(crate) enum Class {
     Bool,
     /// `f32 f64 f16 bf16`, or `T: Float`.
     Float,
-    /// `i32 i64 isize`
+    /// `i8 i16 i32 i64 isize`
     SignedInt,
-    /// `u32 u64 usize`
+    /// `u8 u16 u32 u64 usize`
     UnsignedInt,
     /// `T: Int`: an integer of unknown sign.
     AnyInt,

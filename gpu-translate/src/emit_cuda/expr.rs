@@ -152,7 +152,7 @@ impl Emitter<'_> {
                     }
                     (UnOp::Neg, _) => format!("(-{v})"),
                     (UnOp::Not, Class::Bool) => format!("(!{v})"),
-                    (UnOp::Not, _) => format!("(~{v})"),
+                    (UnOp::Not, _) => self.unpromoted(e.ty, format!("(~{v})")),
                 }
             }
             ExprKind::Binary(op, l, r) => {
@@ -162,7 +162,7 @@ impl Emitter<'_> {
                 } else if let Some(c) = self.int_op(*op, l.ty, Some(r), &lv, &rv) {
                     c
                 } else {
-                    format!("({lv} {} {rv})", op.token())
+                    self.unpromoted(e.ty, format!("({lv} {} {rv})", op.token()))
                 }
             }
             ExprKind::Convert(conv, inner) => {
@@ -194,6 +194,23 @@ impl Emitter<'_> {
 
     fn tail(&mut self, b: &Block<RTy>) -> String {
         b.tail.as_ref().map(|t| self.expr(t)).unwrap_or_default()
+    }
+
+    /// `c`, a C operation whose Rust result has type `ty`, converted back to `ty` when C
+    /// would have promoted it to `int`: a `u8`, `i8`, `u16` or `i16` (or a dtype parameter
+    /// that may be one). Rust's `!a == b` on `u8` compares eight bits, C's `~a == b` an
+    /// `int`.
+    fn unpromoted(&self, ty: RTy, c: String) -> String {
+        let narrow = match ty {
+            RTy::Prim(p) => p.is_narrow_int(),
+            RTy::Generic(_) => self.class(ty).is_int() || self.class(ty) == Class::AnyNum,
+            RTy::Opaque => false,
+        };
+        if narrow {
+            format!("(({}){c})", self.c_type(ty))
+        } else {
+            c
+        }
     }
 
     /// `v` (of type `from`) converted to `to`, as Rust's `as` and `T::from_*` do (the
@@ -237,6 +254,9 @@ fn literal(l: &Lit, ty: RTy) -> String {
                 }
                 Prim::Bool => (v != 0).to_string(),
                 Prim::U64 | Prim::Usize => format!("{v}ull"),
+                Prim::U8 | Prim::I8 | Prim::U16 | Prim::I16 => {
+                    format!("(({}){v})", prim.c_name())
+                }
             }
         }
         Lit::Float(v, single) => {

@@ -244,11 +244,14 @@ impl Emitter<'_> {
                     call.push_str(&match conv {
                         PrintConv::Bool => format!(", (({v}) ? \"true\" : \"false\")"),
                         PrintConv::Signed => format!(", (long long)({v})"),
-                        PrintConv::Unsigned { from_i32: true } => {
-                            format!(", (unsigned long long)(unsigned int)({v})")
-                        }
-                        PrintConv::Unsigned { from_i32: false } => {
-                            format!(", (unsigned long long)({v})")
+                        PrintConv::Unsigned { signed_bits } => {
+                            let bits = match signed_bits {
+                                8 => "(unsigned char)",
+                                16 => "(unsigned short)",
+                                32 => "(unsigned int)",
+                                _ => "",
+                            };
+                            format!(", (unsigned long long){bits}({v})")
                         }
                         PrintConv::Float => format!(", gt_print_float({v})"),
                     });

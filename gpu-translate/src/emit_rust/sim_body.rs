@@ -124,11 +124,14 @@ impl Rewriter {
                     quote!(#k::__private::PrintArg::Str(if #e { "true" } else { "false" }))
                 }
                 PrintConv::Signed => quote!(#k::__private::PrintArg::Signed((#e) as i64)),
-                PrintConv::Unsigned { from_i32: true } => {
-                    quote!(#k::__private::PrintArg::Unsigned((#e) as u32 as u64))
-                }
-                PrintConv::Unsigned { from_i32: false } => {
-                    quote!(#k::__private::PrintArg::Unsigned((#e) as u64))
+                PrintConv::Unsigned { signed_bits } => {
+                    let bits = match signed_bits {
+                        8 => quote!(as u8),
+                        16 => quote!(as u16),
+                        32 => quote!(as u32),
+                        _ => quote!(),
+                    };
+                    quote!(#k::__private::PrintArg::Unsigned((#e) #bits as u64))
                 }
                 PrintConv::Float => quote!(#k::__private::PrintArg::Float((#e) as f64)),
             }

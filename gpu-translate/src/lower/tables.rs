@@ -168,6 +168,10 @@ pub(crate) fn constant(segs: &[String]) -> Option<(Prim, Lit)> {
         Prim::U64 => int_consts!(u64),
         Prim::Usize => int_consts!(u64),
         Prim::Isize => int_consts!(i64),
+        Prim::U8 => int_consts!(u8),
+        Prim::I8 => int_consts!(i8),
+        Prim::U16 => int_consts!(u16),
+        Prim::I16 => int_consts!(i16),
         Prim::Bool | Prim::F16 | Prim::Bf16 => return None,
     };
     Some((prim, lit))

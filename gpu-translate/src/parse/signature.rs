@@ -275,7 +275,7 @@ fn parse_param(
         );
         return None;
     }
-    const HELP: &str = "kernel parameters are `&[T]`, `&mut [T]` or scalars (`f32 f64 i32 i64 u32 u64 usize isize bool` or a dtype parameter)";
+    const HELP: &str = "kernel parameters are `&[T]`, `&mut [T]` or scalars (`f32 f64 i8 i16 i32 i64 u8 u16 u32 u64 usize isize bool` or a dtype parameter)";
     match &*pt.ty {
         syn::Type::Reference(r) => {
             if let Some(l) = &r.lifetime {
@@ -357,7 +357,7 @@ pub fn scalar_type(
                 syn::Type::Array(_) => "arrays cannot be passed by value; pass a `DeviceArray` as a `&[T]` parameter, or declare a local array in the body".to_owned(),
                 syn::Type::ImplTrait(_) => "`impl Trait` is not a kernel type; declare a dtype parameter, `fn k<T: Float>(x: T, ..)`".to_owned(),
                 syn::Type::Path(p) if p.path.is_ident("String") || p.path.is_ident("str") => "strings cannot cross into a kernel; kernels take numbers, `bool` and arrays".to_owned(),
-                _ => "unsupported type in a kernel; use `f32 f64 f16 bf16 i32 i64 u32 u64 usize isize bool`, a dtype parameter (`T: Float`), `&[T]`/`&mut [T]` or `&Array2<T>`/`&Array3<T>`".to_owned(),
+                _ => "unsupported type in a kernel; use `f32 f64 f16 bf16 i8 i16 i32 i64 u8 u16 u32 u64 usize isize bool`, a dtype parameter (`T: Float`), `&[T]`/`&mut [T]` or `&Array2<T>`/`&Array3<T>`".to_owned(),
             };
             diags.error(ty.span(), msg);
             None

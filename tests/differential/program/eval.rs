@@ -123,11 +123,17 @@ impl Eval<'_> {
                 Value::I64(v) => Value::I64(!v),
                 Value::U32(v) => Value::U32(!v),
                 Value::U64(v) => Value::U64(!v),
+                Value::U8(v) => Value::U8(!v),
+                Value::I8(v) => Value::I8(!v),
+                Value::U16(v) => Value::U16(!v),
+                Value::I16(v) => Value::I16(!v),
                 other => other,
             },
             Kind::Neg(a) => match self.expr(a) {
                 Value::I32(v) => Value::I32(self.neg(v.checked_neg(), v.wrapping_neg())),
                 Value::I64(v) => Value::I64(self.neg(v.checked_neg(), v.wrapping_neg())),
+                Value::I8(v) => Value::I8(self.neg(v.checked_neg(), v.wrapping_neg())),
+                Value::I16(v) => Value::I16(self.neg(v.checked_neg(), v.wrapping_neg())),
                 Value::F32(v) => Value::F32(-v),
                 Value::F64(v) => Value::F64(-v),
                 other => other,
@@ -136,6 +142,8 @@ impl Eval<'_> {
             Kind::Abs(a) => match self.expr(a) {
                 Value::I32(v) => Value::I32(self.neg(v.checked_abs(), v.wrapping_abs())),
                 Value::I64(v) => Value::I64(self.neg(v.checked_abs(), v.wrapping_abs())),
+                Value::I8(v) => Value::I8(self.neg(v.checked_abs(), v.wrapping_abs())),
+                Value::I16(v) => Value::I16(self.neg(v.checked_abs(), v.wrapping_abs())),
                 Value::F32(v) => Value::F32(v.abs()),
                 Value::F64(v) => Value::F64(v.abs()),
                 other => other,
@@ -228,6 +236,10 @@ impl Eval<'_> {
             (Value::I64(x), Value::I64(y)) => int!(I64, x, y),
             (Value::U32(x), Value::U32(y)) => int!(U32, x, y),
             (Value::U64(x), Value::U64(y)) => int!(U64, x, y),
+            (Value::U8(x), Value::U8(y)) => int!(U8, x, y),
+            (Value::I8(x), Value::I8(y)) => int!(I8, x, y),
+            (Value::U16(x), Value::U16(y)) => int!(U16, x, y),
+            (Value::I16(x), Value::I16(y)) => int!(I16, x, y),
             (Value::F32(x), Value::F32(y)) => float!(F32, x, y),
             (Value::F64(x), Value::F64(y)) => float!(F64, x, y),
             _ => unreachable!("binary operands share a type"),
@@ -236,10 +248,7 @@ impl Eval<'_> {
 
     pub(super) fn shift(&mut self, left: bool, a: Value, b: Value) -> Value {
         let amount = b.shift_amount();
-        let bits: i128 = match a.ty() {
-            Ty::I32 | Ty::U32 => 32,
-            _ => 64,
-        };
+        let bits = i128::from(a.ty().bits());
         if !(0..bits).contains(&amount) && self.checks {
             self.fault(if left { SHL } else { SHR });
         }
@@ -254,6 +263,14 @@ impl Eval<'_> {
             (Value::U32(x), false) => Value::U32(x >> s),
             (Value::U64(x), true) => Value::U64(x << s),
             (Value::U64(x), false) => Value::U64(x >> s),
+            (Value::U8(x), true) => Value::U8(x << s),
+            (Value::U8(x), false) => Value::U8(x >> s),
+            (Value::I8(x), true) => Value::I8(x << s),
+            (Value::I8(x), false) => Value::I8(x >> s),
+            (Value::U16(x), true) => Value::U16(x << s),
+            (Value::U16(x), false) => Value::U16(x >> s),
+            (Value::I16(x), true) => Value::I16(x << s),
+            (Value::I16(x), false) => Value::I16(x >> s),
             _ => unreachable!("shifts are of integers"),
         }
     }
@@ -275,6 +292,10 @@ fn compare(op: Cmp, a: Value, b: Value) -> bool {
         (Value::I64(x), Value::I64(y)) => by(op, x, y),
         (Value::U32(x), Value::U32(y)) => by(op, x, y),
         (Value::U64(x), Value::U64(y)) => by(op, x, y),
+        (Value::U8(x), Value::U8(y)) => by(op, x, y),
+        (Value::I8(x), Value::I8(y)) => by(op, x, y),
+        (Value::U16(x), Value::U16(y)) => by(op, x, y),
+        (Value::I16(x), Value::I16(y)) => by(op, x, y),
         (Value::F32(x), Value::F32(y)) => by(op, x, y),
         (Value::F64(x), Value::F64(y)) => by(op, x, y),
         (Value::Bool(x), Value::Bool(y)) => by(op, x, y),

@@ -35,6 +35,28 @@ impl Gen<'_> {
                 small as f64 / 8.0
             }),
             Ty::Bool => Value::Bool(r.chance(50)),
+            Ty::U8 if special => Value::U8(r.pick(&[u8::MAX, 0, 1, 7, 8, 128, any as u8])),
+            Ty::U8 => Value::U8(small.unsigned_abs() as u8),
+            Ty::I8 if special => Value::I8(r.pick(&[i8::MIN, i8::MAX, -1, 0, 7, 8])),
+            Ty::I8 => Value::I8(small as i8),
+            Ty::U16 if special => Value::U16(r.pick(&[u16::MAX, 0, 1, 15, 16, any as u16])),
+            Ty::U16 => Value::U16(small.unsigned_abs() as u16),
+            Ty::I16 if special => Value::I16(r.pick(&[i16::MIN, i16::MAX, -1, 0, 15, 16])),
+            Ty::I16 => Value::I16(small as i16),
+        }
+    }
+
+    /// The thread's input element of `ty`; for a narrow integer (no input array), an
+    /// input of a wider one cast to it.
+    fn input(&mut self, ty: Ty) -> Kind {
+        if ty.is_narrow() {
+            let from = self.r.pick(&[Ty::I32, Ty::U32, Ty::I64, Ty::F32]);
+            Kind::Cast(Box::new(Expr {
+                ty: from,
+                kind: Kind::Input,
+            }))
+        } else {
+            Kind::Input
         }
     }
 
@@ -46,7 +68,7 @@ impl Gen<'_> {
             .map(|(v, _)| *v)
             .collect();
         let kind = match self.r.below(10) {
-            0..=3 if ty != Ty::Bool => Kind::Input,
+            0..=3 if ty != Ty::Bool => self.input(ty),
             4..=6 if !vars.is_empty() => Kind::Var(self.r.pick(&vars)),
             7 if ty == Ty::U32 && !self.loop_vars.is_empty() => {
                 Kind::LoopVar(self.r.pick(&self.loop_vars))
@@ -67,7 +89,7 @@ impl Gen<'_> {
                 kind: Kind::Lit(_), ..
             } => Expr {
                 ty,
-                kind: Kind::Input,
+                kind: self.input(ty),
             },
             e => e,
         }
@@ -83,7 +105,7 @@ impl Gen<'_> {
             match self.r.below(6) {
                 0 if depth == 0 => Kind::Lit(self.literal(Ty::Bool)),
                 0..=2 => {
-                    let t = self.r.pick(&NUMS);
+                    let t = self.r.pick(&ALL_NUMS);
                     let op = self
                         .r
                         .pick(&[Cmp::Lt, Cmp::Le, Cmp::Gt, Cmp::Ge, Cmp::Eq, Cmp::Ne]);
@@ -132,11 +154,7 @@ impl Gen<'_> {
                     let mut amount = self.expr(amount_ty, d);
                     // Mostly an amount in range: `(s & (bits - 1))`.
                     if self.r.chance(75) {
-                        let bits = if matches!(ty, Ty::I32 | Ty::U32) {
-                            31
-                        } else {
-                            63
-                        };
+                        let bits = u64::from(ty.bits()) - 1;
                         let mask = Expr {
                             ty: amount_ty,
                             kind: Kind::Lit(Value::U64(bits).cast(amount_ty)),
@@ -165,6 +183,10 @@ impl Gen<'_> {
                         Ty::F32,
                         Ty::F64,
                         Ty::Bool,
+                        Ty::U8,
+                        Ty::I8,
+                        Ty::U16,
+                        Ty::I16,
                     ]);
                     Kind::Cast(b(self.expr(from, d)))
                 }
@@ -191,7 +213,7 @@ impl Gen<'_> {
                     }
                 }
                 9 | 10 => {
-                    let from = self.r.pick(&NUMS);
+                    let from = self.r.pick(&ALL_NUMS);
                     Kind::Cast(b(self.expr(from, d)))
                 }
                 _ => Kind::If(

@@ -71,10 +71,36 @@ pub enum Ty {
     F32,
     F64,
     Bool,
+    U8,
+    I8,
+    U16,
+    I16,
 }
 
-const INTS: [Ty; 4] = [Ty::I32, Ty::I64, Ty::U32, Ty::U64];
+const INTS: [Ty; 8] = [
+    Ty::I32,
+    Ty::I64,
+    Ty::U32,
+    Ty::U64,
+    Ty::U8,
+    Ty::I8,
+    Ty::U16,
+    Ty::I16,
+];
 const NUMS: [Ty; 6] = [Ty::I32, Ty::I64, Ty::U32, Ty::U64, Ty::F32, Ty::F64];
+/// Every number type, the narrow integers (which have no input array) among them.
+const ALL_NUMS: [Ty; 10] = [
+    Ty::I32,
+    Ty::I64,
+    Ty::U32,
+    Ty::U64,
+    Ty::F32,
+    Ty::F64,
+    Ty::U8,
+    Ty::I8,
+    Ty::U16,
+    Ty::I16,
+];
 /// The input arrays, in parameter order.
 pub const INPUTS: [Ty; 6] = NUMS;
 
@@ -88,6 +114,25 @@ impl Ty {
             Ty::F32 => "f32",
             Ty::F64 => "f64",
             Ty::Bool => "bool",
+            Ty::U8 => "u8",
+            Ty::I8 => "i8",
+            Ty::U16 => "u16",
+            Ty::I16 => "i16",
+        }
+    }
+
+    /// The 8- and 16-bit integers: no input array; C would promote them to `int`.
+    fn is_narrow(self) -> bool {
+        matches!(self, Ty::U8 | Ty::I8 | Ty::U16 | Ty::I16)
+    }
+
+    /// The width of an integer type.
+    fn bits(self) -> u32 {
+        match self {
+            Ty::U8 | Ty::I8 => 8,
+            Ty::U16 | Ty::I16 => 16,
+            Ty::I32 | Ty::U32 => 32,
+            _ => 64,
         }
     }
 
@@ -100,7 +145,7 @@ impl Ty {
     }
 
     fn is_signed(self) -> bool {
-        matches!(self, Ty::I32 | Ty::I64)
+        matches!(self, Ty::I32 | Ty::I64 | Ty::I8 | Ty::I16)
     }
 }
 
@@ -114,6 +159,10 @@ pub enum Value {
     F32(f32),
     F64(f64),
     Bool(bool),
+    U8(u8),
+    I8(i8),
+    U16(u16),
+    I16(i16),
 }
 
 impl Value {
@@ -126,6 +175,10 @@ impl Value {
             Value::F32(_) => Ty::F32,
             Value::F64(_) => Ty::F64,
             Value::Bool(_) => Ty::Bool,
+            Value::U8(_) => Ty::U8,
+            Value::I8(_) => Ty::I8,
+            Value::U16(_) => Ty::U16,
+            Value::I16(_) => Ty::I16,
         }
     }
 
@@ -139,6 +192,10 @@ impl Value {
             Value::F32(v) => format!("{v:?}f32"),
             Value::F64(v) => format!("{v:?}f64"),
             Value::Bool(v) => format!("{v}"),
+            Value::U8(v) => format!("{v}u8"),
+            Value::I8(v) => format!("{v}i8"),
+            Value::U16(v) => format!("{v}u16"),
+            Value::I16(v) => format!("{v}i16"),
         };
         if lit.starts_with('-') {
             format!("({lit})")
@@ -158,6 +215,10 @@ impl Value {
             Value::I64(v) => v.into(),
             Value::U32(v) => v.into(),
             Value::U64(v) => v.into(),
+            Value::U8(v) => v.into(),
+            Value::I8(v) => v.into(),
+            Value::U16(v) => v.into(),
+            Value::I16(v) => v.into(),
             _ => 0,
         }
     }
@@ -173,6 +234,10 @@ impl Value {
                     Ty::U64 => Value::U64($v as u64),
                     Ty::F32 => Value::F32($v as f32),
                     Ty::F64 => Value::F64($v as f64),
+                    Ty::U8 => Value::U8($v as u8),
+                    Ty::I8 => Value::I8($v as i8),
+                    Ty::U16 => Value::U16($v as u16),
+                    Ty::I16 => Value::I16($v as i16),
                     Ty::Bool => unreachable!("nothing is cast to bool"),
                 }
             };
@@ -185,6 +250,10 @@ impl Value {
             Value::F32(v) => to!(v),
             Value::F64(v) => to!(v),
             Value::Bool(v) => to!(v as u8),
+            Value::U8(v) => to!(v),
+            Value::I8(v) => to!(v),
+            Value::U16(v) => to!(v),
+            Value::I16(v) => to!(v),
         }
     }
 
@@ -315,7 +384,7 @@ impl Program {
         let mut loops = 0;
         let n = 1 + g.r.below(5);
         for _ in 0..n {
-            let ty = g.r.pick(&NUMS);
+            let ty = g.r.pick(&ALL_NUMS);
             let var = vars.len();
             let depth = 1 + g.r.below(3);
             let stmt = match g.r.below(4) {

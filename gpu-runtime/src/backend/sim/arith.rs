@@ -115,8 +115,11 @@ macro_rules! ints {
                 let negative = self < 0;
                 if !negative {
                     self
+                } else if CHECKED {
+                    // Rust's message for `MIN.abs()` is the negation's.
+                    (0 as $t).checked_sub(self).unwrap_or_else(|| fault(IntOp::Neg))
                 } else {
-                    <Self as Arith>::__sub::<CHECKED>(0, self)
+                    (0 as $t).wrapping_sub(self)
                 }
             }
         }
@@ -144,7 +147,7 @@ macro_rules! ints {
         }
     )*};
 }
-ints!(i32, i64, isize, u32, u64, usize);
+ints!(i32, i64, isize, u32, u64, usize, u8, i8, u16, i16);
 
 macro_rules! signed {
     ($($t:ty),*) => {$(
@@ -161,7 +164,7 @@ macro_rules! signed {
         }
     )*};
 }
-signed!(i32, i64, isize);
+signed!(i32, i64, isize, i8, i16);
 
 macro_rules! floats {
     ($($t:ty),*) => {$(

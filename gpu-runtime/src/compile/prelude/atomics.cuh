@@ -22,3 +22,32 @@ GT_CAS(float, __int_as_float(atomicCAS((int*)p, __float_as_int(c), __float_as_in
 GT_CAS(double, __longlong_as_double((long long)atomicCAS((gt_u64*)p, (gt_u64)__double_as_longlong(c), (gt_u64)__double_as_longlong(v))))
 #undef GT_ATOM
 #undef GT_CAS
+// The 8- and 16-bit integers, which CUDA has no atomics for: compare-and-swap on the
+// enclosing 32-bit word (as for the 16-bit floats). Arithmetic wraps, as Rust's atomics.
+template <typename T, typename U, typename F> static __device__ __forceinline__ T gt_atomic_narrow(T* p, F f) {
+  unsigned int* word = (unsigned int*)((unsigned long long)p & ~3ull);
+  const unsigned int shift = (unsigned int)((unsigned long long)p & 3ull) * 8u;
+  const unsigned int mask = (unsigned int)(U)~(U)0 << shift;
+  unsigned int old = *word, seen;
+  do {
+    seen = old;
+    const T next = f((T)(U)(seen >> shift));
+    old = atomicCAS(word, seen, (seen & ~mask) | ((unsigned int)(U)next << shift));
+  } while (old != seen);
+  return (T)(U)(old >> shift);
+}
+#define GT_NARROW_ATOM(T, U) \
+  static __device__ __forceinline__ T gt_atomic_add(T* p, T v) { return gt_atomic_narrow<T, U>(p, [v](T c) { return (T)(U)((unsigned int)c + (unsigned int)v); }); } \
+  static __device__ __forceinline__ T gt_atomic_sub(T* p, T v) { return gt_atomic_narrow<T, U>(p, [v](T c) { return (T)(U)((unsigned int)c - (unsigned int)v); }); } \
+  static __device__ __forceinline__ T gt_atomic_min(T* p, T v) { return gt_atomic_narrow<T, U>(p, [v](T c) { return v < c ? v : c; }); } \
+  static __device__ __forceinline__ T gt_atomic_max(T* p, T v) { return gt_atomic_narrow<T, U>(p, [v](T c) { return v > c ? v : c; }); } \
+  static __device__ __forceinline__ T gt_atomic_and(T* p, T v) { return gt_atomic_narrow<T, U>(p, [v](T c) { return (T)(c & v); }); } \
+  static __device__ __forceinline__ T gt_atomic_or(T* p, T v) { return gt_atomic_narrow<T, U>(p, [v](T c) { return (T)(c | v); }); } \
+  static __device__ __forceinline__ T gt_atomic_xor(T* p, T v) { return gt_atomic_narrow<T, U>(p, [v](T c) { return (T)(c ^ v); }); } \
+  static __device__ __forceinline__ T gt_atomic_exch(T* p, T v) { return gt_atomic_narrow<T, U>(p, [v](T) { return v; }); } \
+  static __device__ __forceinline__ T gt_atomic_cas(T* p, T c, T v) { return gt_atomic_narrow<T, U>(p, [c, v](T o) { return o == c ? v : o; }); }
+GT_NARROW_ATOM(unsigned char, unsigned char)
+GT_NARROW_ATOM(signed char, unsigned char)
+GT_NARROW_ATOM(unsigned short, unsigned short)
+GT_NARROW_ATOM(short, unsigned short)
+#undef GT_NARROW_ATOM

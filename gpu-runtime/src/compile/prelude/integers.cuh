@@ -6,7 +6,9 @@
 // unsigned type, so C++'s undefined signed overflow never happens. Division and remainder
 // by zero and MIN / -1 fault whatever C is, as they panic in Rust; the result is then 0
 // (MIN for MIN / -1). Shifts by the width or more fault where checked and are masked
-// otherwise. A fault's site is the operation's code.
+// otherwise. A fault's site is the operation's code. The 8- and 16-bit types compute in
+// C's `int` (promotion) and convert the result back, which wraps as Rust does; their
+// overflow checks look at the converted result.
 #define GT_INT_FAULT(op) gt_note_fault(n, 2u, op, 0ull, 0ull)
 #define GT_UINT_OPS(T, BITS) \
   template <bool C> static __device__ __forceinline__ T gt_iadd(T a, T b, gt_note_t& n) { \
@@ -47,12 +49,30 @@
 // the differential test). An empty asm hides the negation's operand so it stays a select.
 static __device__ __forceinline__ unsigned int gt_opaque(unsigned int v) { asm("" : "+r"(v)); return v; }
 static __device__ __forceinline__ unsigned long long gt_opaque(unsigned long long v) { asm("" : "+l"(v)); return v; }
+static __device__ __forceinline__ unsigned char gt_opaque(unsigned char v) { unsigned int w = v; asm("" : "+r"(w)); return (unsigned char)w; }
+static __device__ __forceinline__ unsigned short gt_opaque(unsigned short v) { unsigned int w = v; asm("" : "+r"(w)); return (unsigned short)w; }
+static __device__ __forceinline__ signed char gt_int_min(signed char) { return (signed char)-128; }
+static __device__ __forceinline__ short gt_int_min(short) { return (short)-32768; }
 static __device__ __forceinline__ int gt_int_min(int) { return -2147483647 - 1; }
 static __device__ __forceinline__ long long gt_int_min(long long) { return -9223372036854775807LL - 1; }
 GT_UINT_OPS(unsigned int, 32u)
 GT_UINT_OPS(unsigned long long, 64u)
 GT_SINT_OPS(int, unsigned int, 32u)
 GT_SINT_OPS(long long, unsigned long long, 64u)
+GT_UINT_OPS(unsigned char, 8u)
+GT_UINT_OPS(unsigned short, 16u)
+GT_SINT_OPS(signed char, unsigned char, 8u)
+GT_SINT_OPS(short, unsigned short, 16u)
+// Narrow products: exact in `long long`, then converted back.
+#define GT_NARROW_MUL(T) \
+  template <bool C> static __device__ __forceinline__ T gt_imul(T a, T b, gt_note_t& n) { \
+    const long long p = (long long)a * (long long)b; \
+    if (C && p != (long long)(T)p) GT_INT_FAULT(3u); return (T)p; }
+GT_NARROW_MUL(unsigned char)
+GT_NARROW_MUL(signed char)
+GT_NARROW_MUL(unsigned short)
+GT_NARROW_MUL(short)
+#undef GT_NARROW_MUL
 // Products: the high half of the double-width product says whether the low half is all.
 template <bool C> static __device__ __forceinline__ unsigned int gt_imul(unsigned int a, unsigned int b, gt_note_t& n) {
   if (C && __umulhi(a, b) != 0u) GT_INT_FAULT(3u);
@@ -95,6 +115,16 @@ GT_STEP_NEXT(unsigned long long, unsigned long long)
 GT_STEP_NEXT(int, unsigned int)
 GT_STEP_NEXT(long long, unsigned long long)
 #undef GT_STEP_NEXT
+// Narrow indices: the distance converted back to the unsigned type first (C computed it
+// in `int`, where a signed start below zero makes it negative).
+#define GT_STEP_NEXT_NARROW(T, U) \
+  static __device__ __forceinline__ T gt_step_next(T i, T end, unsigned long long s) { \
+    return (unsigned long long)(U)((U)end - (U)i) > s ? (T)((U)i + (U)s) : end; }
+GT_STEP_NEXT_NARROW(unsigned char, unsigned char)
+GT_STEP_NEXT_NARROW(unsigned short, unsigned short)
+GT_STEP_NEXT_NARROW(signed char, unsigned char)
+GT_STEP_NEXT_NARROW(short, unsigned short)
+#undef GT_STEP_NEXT_NARROW
 #undef GT_UINT_OPS
 #undef GT_SINT_OPS
 #undef GT_INT_FAULT

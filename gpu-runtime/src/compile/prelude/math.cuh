@@ -80,6 +80,28 @@ GT_INT(int, unsigned int, 32u)
 GT_INT(long long, unsigned long long, 64u)
 GT_INT(unsigned int, unsigned int, 32u)
 GT_INT(unsigned long long, unsigned long long, 64u)
+// The 8- and 16-bit types: wrapping arithmetic in `unsigned int` (their product can pass
+// `int`), rotation in their own width.
+// `min`/`max` compare in `int` with one operand hidden from the optimiser: as `min.s16`,
+// ptxas compared a negated `i16` without its sign (`(-x).min(0)` gave 0 for x = 33; found
+// by the random programs on the H200).
+#define GT_NARROW_INT(T, U, BITS) \
+  static __device__ __forceinline__ T gt_min(T x, T y) { int a = x; asm("" : "+r"(a)); const int b = y; return (T)(a < b ? a : b); } \
+  static __device__ __forceinline__ T gt_max(T x, T y) { int a = x; asm("" : "+r"(a)); const int b = y; return (T)(a < b ? b : a); } \
+  static __device__ __forceinline__ T gt_wrapping_add(T x, T y) { return (T)((unsigned int)x + (unsigned int)y); } \
+  static __device__ __forceinline__ T gt_wrapping_sub(T x, T y) { return (T)((unsigned int)x - (unsigned int)y); } \
+  static __device__ __forceinline__ T gt_wrapping_mul(T x, T y) { return (T)((unsigned int)x * (unsigned int)y); } \
+  static __device__ __forceinline__ T gt_rotate_left(T x, unsigned int n) { \
+    const unsigned int k = n & (BITS - 1); const unsigned int u = (U)x; \
+    return (T)(U)(k == 0 ? u : ((u << k) | (u >> (BITS - k)))); } \
+  static __device__ __forceinline__ T gt_rotate_right(T x, unsigned int n) { \
+    const unsigned int k = n & (BITS - 1); const unsigned int u = (U)x; \
+    return (T)(U)(k == 0 ? u : ((u >> k) | (u << (BITS - k)))); }
+GT_NARROW_INT(unsigned char, unsigned char, 8u)
+GT_NARROW_INT(signed char, unsigned char, 8u)
+GT_NARROW_INT(unsigned short, unsigned short, 16u)
+GT_NARROW_INT(short, unsigned short, 16u)
+#undef GT_NARROW_INT
 // `as` and `T::from_*` as Rust defines them: float to integer rounds toward zero,
 // saturates, and takes NaN to 0 (CUDA's _rz conversions saturate; a C cast would be
 // undefined out of range); every other pair converts as C does, which is Rust's rule.
@@ -97,6 +119,19 @@ GT_FTOI(double, unsigned int, __double2uint_rz)
 GT_FTOI(double, long long, __double2ll_rz)
 GT_FTOI(double, unsigned long long, __double2ull_rz)
 #undef GT_FTOI
+// To the 8- and 16-bit types: toward zero in `int` (saturating), then clamped.
+#define GT_FTOI_NARROW(F, T, conv, LO, HI) template <> struct gt_cast<T, F> { \
+  static __device__ __forceinline__ T run(F x) { \
+    if (x != x) return (T)0; const int v = conv(x); return (T)(v < LO ? LO : v > HI ? HI : v); } };
+GT_FTOI_NARROW(float, unsigned char, __float2int_rz, 0, 255)
+GT_FTOI_NARROW(float, signed char, __float2int_rz, -128, 127)
+GT_FTOI_NARROW(float, unsigned short, __float2int_rz, 0, 65535)
+GT_FTOI_NARROW(float, short, __float2int_rz, -32768, 32767)
+GT_FTOI_NARROW(double, unsigned char, __double2int_rz, 0, 255)
+GT_FTOI_NARROW(double, signed char, __double2int_rz, -128, 127)
+GT_FTOI_NARROW(double, unsigned short, __double2int_rz, 0, 65535)
+GT_FTOI_NARROW(double, short, __double2int_rz, -32768, 32767)
+#undef GT_FTOI_NARROW
 template <typename To, typename From> static __device__ __forceinline__ To gt_as(From x) {
   return gt_cast<To, From>::run(x);
 }

@@ -21,19 +21,37 @@ const GRID_BARRIER: &str = include_str!("grid_barrier.cuh");
 const BOUNDS: &str = include_str!("bounds.cuh");
 const INTEGERS: &str = include_str!("integers.cuh");
 
+/// The names that call for the integer section.
+const INTEGER_MARKERS: [&str; 10] = [
+    "gt_iadd", "gt_isub", "gt_imul", "gt_idiv", "gt_irem", "gt_ineg", "gt_iabs", "gt_ishl",
+    "gt_ishr", "gt_step",
+];
+
 /// Each optional section with the names whose use in a kernel's source calls for it.
 const SECTIONS: [(&str, &[&str]); 8] = [
-    // First: the others use its note and sink.
-    (BOUNDS, &["gt_note", "gt_fault(", "gt_dynamic_"]),
-    (HALF, &["gt_f16", "gt_bf16"]),
-    // After the 16-bit floats: `T: Num` arithmetic may be on them.
+    // First: the others use its note and sink (the integer section's declarations too,
+    // also where only `gt_step_next` is called, which notes nothing).
     (
-        INTEGERS,
+        BOUNDS,
         &[
-            "gt_iadd", "gt_isub", "gt_imul", "gt_idiv", "gt_irem", "gt_ineg", "gt_iabs", "gt_ishl",
-            "gt_ishr", "gt_step",
+            "gt_note",
+            "gt_fault(",
+            "gt_dynamic_",
+            "gt_iadd",
+            "gt_isub",
+            "gt_imul",
+            "gt_idiv",
+            "gt_irem",
+            "gt_ineg",
+            "gt_iabs",
+            "gt_ishl",
+            "gt_ishr",
+            "gt_step",
         ],
     ),
+    (HALF, &["gt_f16", "gt_bf16"]),
+    // After the 16-bit floats: `T: Num` arithmetic may be on them.
+    (INTEGERS, &INTEGER_MARKERS),
     (WARP, &["gt_shfl", "gt_eq_sync", "gt_lane_id"]),
     (DYNAMIC_SHARED, &["gt_dynamic_"]),
     (ATOMICS, &["gt_atomic_"]),
@@ -85,6 +103,13 @@ mod tests {
                 && both.contains("gt_shfl_down")
                 && !both.contains("gt_sync_grid()")
         );
+        // The integer section declares functions taking the note: it brings the bounds
+        // section, also for a loop with a constant step (no note in the kernel's code).
+        let stepped = prelude_for(&["i = gt_step_next(i, e, 50ull);"]);
+        assert!(stepped.contains("gt_step_next") && stepped.contains(BOUNDS));
+        for marker in INTEGER_MARKERS {
+            assert!(SECTIONS[0].1.contains(&marker), "{marker}");
+        }
         let checked = prelude_for(&["(*gt_at(a, i, a_len, 0u, gt_note))"]);
         assert!(checked.contains(gpu_contract::fault::FAULT_CONTEXT_SYMBOL));
         let all = full_prelude();

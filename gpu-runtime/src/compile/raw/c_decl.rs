@@ -51,6 +51,11 @@ fn c_base_type(words: &[&str]) -> Option<DtypeKind> {
         | "uint64_t"
         | "size_t" => DtypeKind::U64,
         "bool" => DtypeKind::Bool,
+        "unsigned char" | "uint8_t" => DtypeKind::U8,
+        // Plain `char` is signed on CUDA's targets.
+        "signed char" | "char" | "int8_t" => DtypeKind::I8,
+        "unsigned short" | "unsigned short int" | "uint16_t" => DtypeKind::U16,
+        "short" | "short int" | "signed short" | "signed short int" | "int16_t" => DtypeKind::I16,
         "__half" | "half" => DtypeKind::F16,
         "__nv_bfloat16" | "nv_bfloat16" => DtypeKind::Bf16,
         _ => return None,

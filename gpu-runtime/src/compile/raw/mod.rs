@@ -571,6 +571,21 @@ extern "C" __global__ void __launch_bounds__(256, 2) add(float x[], const int k 
             (p[1].name.as_str(), p[1].c_type.as_str()),
             ("k", "const int")
         );
+        // The 8- and 16-bit integers, by each spelling.
+        let narrow = "extern \"C\" __global__ void bytes(unsigned char* a, const int8_t* b, \
+                      short c, uint16_t d, char e) {}";
+        let p = c_parameters(narrow, "bytes").unwrap();
+        let got: Vec<Option<DtypeKind>> = p.iter().map(|c| c.dtype).collect();
+        assert_eq!(
+            got,
+            [
+                Some(DtypeKind::U8),
+                Some(DtypeKind::I8),
+                Some(DtypeKind::I16),
+                Some(DtypeKind::U16),
+                Some(DtypeKind::I8)
+            ]
+        );
         let e = c_parameters(SEED, "after_block").unwrap_err();
         assert!(e.contains("extern \"C\""), "{e}");
         let e = c_parameters(SEED, "mangled").unwrap_err();

@@ -75,7 +75,8 @@ macro_rules! for_each_case {
             narrow: "u8 i8 u16 i16: every operator without C's int promotion, casts, constants, atomics, faults",
                 0.0, narrow::case_narrow,
                 [narrow::narrow_wrapping, narrow::narrow_casts, narrow::narrow_checked, narrow::abs_of_min,
-                 narrow::narrow_atomics, narrow::min_of_negated_i16];
+                 narrow::narrow_atomics, narrow::min_of_negated_i16, narrow::max_of_negated_min,
+                 narrow::saturated_cast_compared];
             int_methods: "wrapping_add/sub/mul, rotate_left/right on every integer dtype, bit for bit",
                 0.0, semantics::case_int_methods, [semantics::int_methods];
             powi: "powi by the host's algorithm, bit for bit",

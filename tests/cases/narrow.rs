@@ -101,6 +101,59 @@ pub fn min_of_negated_i16(a: &[i32], b: &[u32], out: &mut [i32]) {
     }
 }
 
+/// A random program's mismatch on the H200: `-x` of `i16::MIN` (wrapped, overflow checks
+/// off) then compared; ptxas took `neg.s16`'s result as already sign-extended, so
+/// `(-x).max(y)` was +32768 and narrowed to -32768.
+#[gpu_kernel(overflow_checks = false)]
+pub fn max_of_negated_min(a: &[f32], b: &[i32], out: &mut [i32]) {
+    let i = grid_1d();
+    if i < a.len() {
+        let x = a[i] as i16;
+        let y = b[i] as i16;
+        out[i] = ((x >> 15i16) + !(b[i] as i16)).min((-x).max((-32768i16).max(y))) as i32;
+        out[a.len() + i] = 0i16.wrapping_sub(x).max(y) as i32;
+        out[2 * a.len() + i] = (-(b[i] as i8)).max(y as i8) as i32;
+        out[3 * a.len() + i] = (-x).abs().max(y) as i32;
+    }
+}
+
+/// A random program's mismatch on the H200: `(x as u8) == 255u8` was true for x <= 0
+/// (ptxas folded the 16-bit comparison into the saturating clamp's predicate). The same
+/// for a clamp written out in Rust, and for every narrow type's saturated cast.
+#[gpu_kernel]
+pub fn saturated_cast_compared(a: &[f32], w: &[i32], out: &mut [i32]) {
+    let i = grid_1d();
+    if i < a.len() {
+        let n = a.len();
+        out[i] = if (a[i] as u8) == 255u8 { 23 } else { w[i] };
+        let c = if w[i] < 0 {
+            0
+        } else if w[i] > 255 {
+            255
+        } else {
+            w[i]
+        };
+        out[n + i] = if (c as u8) == 255u8 { 23 } else { 7 };
+        out[2 * n + i] = if (a[i] as i8) == 127i8 {
+            23
+        } else if (a[i] as i8) < -127i8 {
+            5
+        } else {
+            7
+        };
+        out[3 * n + i] = if (a[i] as u16) >= 65535u16 {
+            23
+        } else {
+            (a[i] as u16) as i32
+        };
+        out[4 * n + i] = if (a[i] as i16) <= -32768i16 {
+            23
+        } else {
+            (a[i] as i16) as i32
+        };
+    }
+}
+
 /// `MIN.abs()` with overflow checked: Rust's "attempt to negate with overflow" on both
 /// backends (the simulator once reported the subtraction it computes it with; found by the
 /// random programs with narrow types).
@@ -372,6 +425,109 @@ pub fn case_narrow(dev: &Device, seed: u64) -> CaseResult {
         .collect();
     want.extend((0..n).map(|i| 0i8.wrapping_sub(a[i] as i8).max(-3i8) as i32));
     check(&mut out, "min of a negated i16", &m.to_host()?, &want, 0.0)?;
+
+    // Negations of MIN (wrapped), compared: half the inputs saturate to i16::MIN.
+    let a: Vec<f32> = (0..n)
+        .map(|k| {
+            if k % 2 == 0 {
+                -1e6
+            } else {
+                r.random_range(-40000.0..40000.0)
+            }
+        })
+        .collect();
+    let b: Vec<i32> = (0..n)
+        .map(|k| {
+            if k % 3 == 0 {
+                i32::from(i8::MIN)
+            } else {
+                r.random()
+            }
+        })
+        .collect();
+    let (da, db) = (dev.to_device(&a)?, dev.to_device(&b)?);
+    let mut m = poisoned(dev, 4 * n, 0x5a5a_5a5ai32)?;
+    launch!(max_of_negated_min[blocks(n, 128), 128](&da, &db, &mut m))?;
+    let mut want = vec![0i32; 4 * n];
+    for i in 0..n {
+        let (x, y) = (a[i] as i16, b[i] as i16);
+        want[i] = ((x >> 15i16).wrapping_add(!(b[i] as i16)))
+            .min(x.wrapping_neg().max((-32768i16).max(y))) as i32;
+        want[n + i] = 0i16.wrapping_sub(x).max(y) as i32;
+        want[2 * n + i] = (b[i] as i8).wrapping_neg().max(y as i8) as i32;
+        want[3 * n + i] = x.wrapping_neg().wrapping_abs().max(y) as i32;
+    }
+    check(
+        &mut out,
+        "max of a negated i16::MIN",
+        &m.to_host()?,
+        &want,
+        0.0,
+    )?;
+
+    // Saturated casts compared with the type's bounds, clamps written out in Rust.
+    let edges = [
+        -0.5f32,
+        0.0,
+        -0.0,
+        0.5,
+        254.9,
+        255.0,
+        256.0,
+        -300.0,
+        1e9,
+        -1e9,
+        f32::NAN,
+        127.0,
+        -128.5,
+        65535.0,
+        -32768.0,
+        f32::INFINITY,
+    ];
+    let a: Vec<f32> = (0..n)
+        .map(|k| {
+            if k < edges.len() {
+                edges[k]
+            } else {
+                r.random_range(-70000.0..70000.0)
+            }
+        })
+        .collect();
+    let w: Vec<i32> = (0..n).map(|_| r.random_range(-600..600)).collect();
+    let (da, dw) = (dev.to_device(&a)?, dev.to_device(&w)?);
+    let mut m = poisoned(dev, 5 * n, 0x5a5a_5a5ai32)?;
+    launch!(saturated_cast_compared[blocks(n, 128), 128](&da, &dw, &mut m))?;
+    let mut want = vec![0i32; 5 * n];
+    for i in 0..n {
+        want[i] = if (a[i] as u8) == 255 { 23 } else { w[i] };
+        want[n + i] = if (w[i].clamp(0, 255) as u8) == 255 {
+            23
+        } else {
+            7
+        };
+        want[2 * n + i] = match a[i] as i8 {
+            127 => 23,
+            v if v < -127 => 5,
+            _ => 7,
+        };
+        want[3 * n + i] = if (a[i] as u16) == 65535 {
+            23
+        } else {
+            (a[i] as u16).into()
+        };
+        want[4 * n + i] = if (a[i] as i16) == -32768 {
+            23
+        } else {
+            (a[i] as i16).into()
+        };
+    }
+    check(
+        &mut out,
+        "saturated casts compared",
+        &m.to_host()?,
+        &want,
+        0.0,
+    )?;
 
     // MIN.abs() faults as a negation, for i8 and i32 alike.
     let mut o8 = poisoned(dev, 1, 0i8)?;

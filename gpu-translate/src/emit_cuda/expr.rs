@@ -161,6 +161,9 @@ impl Emitter<'_> {
                     format!("gt_rem({lv}, {rv})")
                 } else if let Some(c) = self.int_op(*op, l.ty, Some(r), &lv, &rv) {
                     c
+                } else if op.is_comparison() && self.promoted(l.ty) {
+                    // Compared in `int` (the prelude's `gt_widen`), never as 16 bits.
+                    format!("(gt_widen({lv}) {} {rv})", op.token())
                 } else {
                     self.unpromoted(e.ty, format!("({lv} {} {rv})", op.token()))
                 }
@@ -201,15 +204,20 @@ impl Emitter<'_> {
     /// that may be one). Rust's `!a == b` on `u8` compares eight bits, C's `~a == b` an
     /// `int`.
     fn unpromoted(&self, ty: RTy, c: String) -> String {
-        let narrow = match ty {
-            RTy::Prim(p) => p.is_narrow_int(),
-            RTy::Generic(_) => self.class(ty).is_int() || self.class(ty) == Class::AnyNum,
-            RTy::Opaque => false,
-        };
-        if narrow {
+        if self.promoted(ty) {
             format!("(({}){c})", self.c_type(ty))
         } else {
             c
+        }
+    }
+
+    /// Whether C promotes a value of `ty` to `int` in arithmetic: a `u8`, `i8`, `u16` or
+    /// `i16`, or a dtype parameter that may be one.
+    fn promoted(&self, ty: RTy) -> bool {
+        match ty {
+            RTy::Prim(p) => p.is_narrow_int(),
+            RTy::Generic(_) => self.class(ty).is_int() || self.class(ty) == Class::AnyNum,
+            RTy::Opaque => false,
         }
     }
 

@@ -37,8 +37,8 @@ template <typename T, typename U, typename F> static __device__ __forceinline__ 
   return (T)(U)(old >> shift);
 }
 #define GT_NARROW_ATOM(T, U) \
-  static __device__ __forceinline__ T gt_atomic_add(T* p, T v) { return gt_atomic_narrow<T, U>(p, [v](T c) { return (T)(U)((unsigned int)c + (unsigned int)v); }); } \
-  static __device__ __forceinline__ T gt_atomic_sub(T* p, T v) { return gt_atomic_narrow<T, U>(p, [v](T c) { return (T)(U)((unsigned int)c - (unsigned int)v); }); } \
+  static __device__ __forceinline__ T gt_atomic_add(T* p, T v) { return gt_atomic_narrow<T, U>(p, [v](T c) { return gt_narrow<T>((unsigned int)c + (unsigned int)v); }); } \
+  static __device__ __forceinline__ T gt_atomic_sub(T* p, T v) { return gt_atomic_narrow<T, U>(p, [v](T c) { return gt_narrow<T>((unsigned int)c - (unsigned int)v); }); } \
   static __device__ __forceinline__ T gt_atomic_min(T* p, T v) { return gt_atomic_narrow<T, U>(p, [v](T c) { return v < c ? v : c; }); } \
   static __device__ __forceinline__ T gt_atomic_max(T* p, T v) { return gt_atomic_narrow<T, U>(p, [v](T c) { return v > c ? v : c; }); } \
   static __device__ __forceinline__ T gt_atomic_and(T* p, T v) { return gt_atomic_narrow<T, U>(p, [v](T c) { return (T)(c & v); }); } \

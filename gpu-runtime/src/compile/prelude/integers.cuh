@@ -6,9 +6,8 @@
 // unsigned type, so C++'s undefined signed overflow never happens. Division and remainder
 // by zero and MIN / -1 fault whatever C is, as they panic in Rust; the result is then 0
 // (MIN for MIN / -1). Shifts by the width or more fault where checked and are masked
-// otherwise. A fault's site is the operation's code. The 8- and 16-bit types compute in
-// C's `int` (promotion) and convert the result back, which wraps as Rust does; their
-// overflow checks look at the converted result.
+// otherwise. A fault's site is the operation's code. The 8- and 16-bit types: see
+// `gt_narrow` below.
 #define GT_INT_FAULT(op) gt_note_fault(n, 2u, op, 0ull, 0ull)
 #define GT_UINT_OPS(T, BITS) \
   template <bool C> static __device__ __forceinline__ T gt_iadd(T a, T b, gt_note_t& n) { \
@@ -49,8 +48,6 @@
 // the differential test). An empty asm hides the negation's operand so it stays a select.
 static __device__ __forceinline__ unsigned int gt_opaque(unsigned int v) { asm("" : "+r"(v)); return v; }
 static __device__ __forceinline__ unsigned long long gt_opaque(unsigned long long v) { asm("" : "+l"(v)); return v; }
-static __device__ __forceinline__ unsigned char gt_opaque(unsigned char v) { unsigned int w = v; asm("" : "+r"(w)); return (unsigned char)w; }
-static __device__ __forceinline__ unsigned short gt_opaque(unsigned short v) { unsigned int w = v; asm("" : "+r"(w)); return (unsigned short)w; }
 static __device__ __forceinline__ signed char gt_int_min(signed char) { return (signed char)-128; }
 static __device__ __forceinline__ short gt_int_min(short) { return (short)-32768; }
 static __device__ __forceinline__ int gt_int_min(int) { return -2147483647 - 1; }
@@ -59,20 +56,52 @@ GT_UINT_OPS(unsigned int, 32u)
 GT_UINT_OPS(unsigned long long, 64u)
 GT_SINT_OPS(int, unsigned int, 32u)
 GT_SINT_OPS(long long, unsigned long long, 64u)
-GT_UINT_OPS(unsigned char, 8u)
-GT_UINT_OPS(unsigned short, 16u)
-GT_SINT_OPS(signed char, unsigned char, 8u)
-GT_SINT_OPS(short, unsigned short, 16u)
-// Narrow products: exact in `long long`, then converted back.
-#define GT_NARROW_MUL(T) \
+// The 8- and 16-bit types: computed in `unsigned int` and taken back through `gt_narrow`
+// (see math.cuh). An overflow check compares the exact result (in `int`, a product in
+// `long long`) with the converted one.
+#define GT_NARROW_OPS(T, BITS) \
+  template <bool C> static __device__ __forceinline__ T gt_iadd(T a, T b, gt_note_t& n) { \
+    const T r = gt_narrow<T>((unsigned int)a + (unsigned int)b); \
+    if (C && (int)a + (int)b != (int)r) GT_INT_FAULT(1u); return r; } \
+  template <bool C> static __device__ __forceinline__ T gt_isub(T a, T b, gt_note_t& n) { \
+    const T r = gt_narrow<T>((unsigned int)a - (unsigned int)b); \
+    if (C && (int)a - (int)b != (int)r) GT_INT_FAULT(2u); return r; } \
   template <bool C> static __device__ __forceinline__ T gt_imul(T a, T b, gt_note_t& n) { \
-    const long long p = (long long)a * (long long)b; \
-    if (C && p != (long long)(T)p) GT_INT_FAULT(3u); return (T)p; }
-GT_NARROW_MUL(unsigned char)
-GT_NARROW_MUL(signed char)
-GT_NARROW_MUL(unsigned short)
-GT_NARROW_MUL(short)
-#undef GT_NARROW_MUL
+    const T r = gt_narrow<T>((unsigned int)a * (unsigned int)b); \
+    if (C && (long long)a * (long long)b != (long long)r) GT_INT_FAULT(3u); return r; } \
+  template <bool C> static __device__ __forceinline__ T gt_ishl(T a, unsigned long long b, gt_note_t& n) { \
+    if (C && b >= BITS) GT_INT_FAULT(9u); \
+    return gt_narrow<T>((unsigned int)a << (unsigned int)(b & (BITS - 1))); } \
+  template <bool C> static __device__ __forceinline__ T gt_ishr(T a, unsigned long long b, gt_note_t& n) { \
+    if (C && b >= BITS) GT_INT_FAULT(10u); return (T)(a >> (b & (BITS - 1))); }
+#define GT_NARROW_UNSIGNED_OPS(T) \
+  template <bool C> static __device__ __forceinline__ T gt_idiv(T a, T b, gt_note_t& n) { \
+    if (b == 0) { GT_INT_FAULT(4u); return 0; } return (T)(a / b); } \
+  template <bool C> static __device__ __forceinline__ T gt_irem(T a, T b, gt_note_t& n) { \
+    if (b == 0) { GT_INT_FAULT(6u); return 0; } return (T)(a % b); }
+#define GT_NARROW_SIGNED_OPS(T) \
+  template <bool C> static __device__ __forceinline__ T gt_idiv(T a, T b, gt_note_t& n) { \
+    if (b == 0) { GT_INT_FAULT(4u); return 0; } \
+    if (b == -1 && a == gt_int_min(a)) { GT_INT_FAULT(5u); return a; } return (T)(a / b); } \
+  template <bool C> static __device__ __forceinline__ T gt_irem(T a, T b, gt_note_t& n) { \
+    if (b == 0) { GT_INT_FAULT(6u); return 0; } \
+    if (b == -1) { if (a == gt_int_min(a)) GT_INT_FAULT(7u); return 0; } return (T)(a % b); } \
+  template <bool C> static __device__ __forceinline__ T gt_ineg(T a, gt_note_t& n) { \
+    if (C && a == gt_int_min(a)) GT_INT_FAULT(8u); return gt_narrow<T>(0u - (unsigned int)a); } \
+  template <bool C> static __device__ __forceinline__ T gt_iabs(T a, gt_note_t& n) { \
+    if (C && a == gt_int_min(a)) GT_INT_FAULT(8u); \
+    return a < 0 ? gt_narrow<T>(0u - (unsigned int)a) : a; }
+GT_NARROW_OPS(unsigned char, 8u)
+GT_NARROW_OPS(unsigned short, 16u)
+GT_NARROW_OPS(signed char, 8u)
+GT_NARROW_OPS(short, 16u)
+GT_NARROW_UNSIGNED_OPS(unsigned char)
+GT_NARROW_UNSIGNED_OPS(unsigned short)
+GT_NARROW_SIGNED_OPS(signed char)
+GT_NARROW_SIGNED_OPS(short)
+#undef GT_NARROW_OPS
+#undef GT_NARROW_UNSIGNED_OPS
+#undef GT_NARROW_SIGNED_OPS
 // Products: the high half of the double-width product says whether the low half is all.
 template <bool C> static __device__ __forceinline__ unsigned int gt_imul(unsigned int a, unsigned int b, gt_note_t& n) {
   if (C && __umulhi(a, b) != 0u) GT_INT_FAULT(3u);
@@ -115,11 +144,12 @@ GT_STEP_NEXT(unsigned long long, unsigned long long)
 GT_STEP_NEXT(int, unsigned int)
 GT_STEP_NEXT(long long, unsigned long long)
 #undef GT_STEP_NEXT
-// Narrow indices: the distance converted back to the unsigned type first (C computed it
-// in `int`, where a signed start below zero makes it negative).
+// Narrow indices: the distance converted back to the unsigned type first (in `int` a
+// signed start below zero makes it negative).
 #define GT_STEP_NEXT_NARROW(T, U) \
   static __device__ __forceinline__ T gt_step_next(T i, T end, unsigned long long s) { \
-    return (unsigned long long)(U)((U)end - (U)i) > s ? (T)((U)i + (U)s) : end; }
+    return (unsigned long long)gt_narrow<U>((unsigned int)end - (unsigned int)i) > s \
+      ? gt_narrow<T>((unsigned int)i + (unsigned int)s) : end; }
 GT_STEP_NEXT_NARROW(unsigned char, unsigned char)
 GT_STEP_NEXT_NARROW(unsigned short, unsigned short)
 GT_STEP_NEXT_NARROW(signed char, unsigned char)

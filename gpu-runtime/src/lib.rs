@@ -194,8 +194,8 @@ pub use cudarc;
 pub mod simulator {
     pub use crate::backend::sim::views::ElementMut;
     pub use crate::backend::sim::{
-        DeviceFnArray, DeviceFnArrayMut, SimArray2, SimArray2Mut, SimArray3, SimArray3Mut,
-        SimSlice, SimSliceMut,
+        DeviceFnArray, DeviceFnArray2, DeviceFnArray2Mut, DeviceFnArray3, DeviceFnArray3Mut,
+        DeviceFnArrayMut, SimArray2, SimArray2Mut, SimArray3, SimArray3Mut, SimSlice, SimSliceMut,
     };
     pub use crate::lang::shared::{DynamicSharedArray, SharedArray, SharedArray2};
 }

@@ -433,8 +433,15 @@ fn device_functions_become_inline_templates_and_calls() {
 fn device_function_rules() {
     let e = device(quote! { fn f(n: u32) -> u32 { f(n) } }).unwrap_err();
     assert!(e[0].contains("cannot call themselves"), "{e:?}");
-    let e = device(quote! { fn f(a: &Array2<f32>) -> f32 { a[(0, 0)] } }).unwrap_err();
-    assert!(e[0].contains("scalars and 1-D arrays"), "{e:?}");
+    // A 2-D array parameter: its extents follow the pointer, and its column checks report
+    // the caller's site for the next axis.
+    let f = device(quote! { fn f(a: &Array2<f32>) -> f32 { a[(0, 0)] } })
+        .unwrap_or_else(|e| panic!("{e:?}"));
+    assert!(
+        f.contains("const float* a, const unsigned long long a_rows, const unsigned long long a_cols, const unsigned int a_site")
+            && f.contains("gt_ld2<true, true>(a, 0ull, a_rows, a_site, 0ull, a_cols, (a_site + 1u), gt_note)"),
+        "{f}"
+    );
     let e = errors(quote! { fn k(a: &mut [f32]) { a[0] = scale(0.5); } });
     assert!(e[0].contains("give this literal a suffix"), "{e:?}");
     let e = errors(
@@ -614,14 +621,20 @@ fn device_functions_take_whole_arrays_as_pointer_and_length() {
         k.contains("gt_dev_dot(s, 4ull, 1u, d, d_len, 2u, 0, gt_note)"),
         "{k}"
     );
+    // A 2-D parameter passed whole: pointer, both extents, the site of its first axis.
+    let k = c(quote! { fn k(m: &Array2<f32>, y: &mut [f32]) { let v: f32 = dot(m, y, 0); } });
+    assert!(
+        k.contains("gt_dev_dot(m, m_rows, m_cols, 0u, y, y_len, 2u, 0, gt_note)"),
+        "{k}"
+    );
     for (body, want) in [
-        (
-            quote! { fn k(m: &Array2<f32>, y: &mut [f32]) { let v: f32 = dot(m, y, 0); } },
-            "device functions take 1-D arrays",
-        ),
         (
             quote! { fn k(y: &mut [f32]) { let s = [0.0f32; 4]; let v: f32 = dot(s, y, 0); } },
             "a local array (a value in Rust, so the function would get a copy)",
+        ),
+        (
+            quote! { fn k(y: &mut [f32]) { let s = shared_array_2d::<f32, 4, 4>(); let v: f32 = dot(s, y, 0); } },
+            "or a 2-D shared array cannot be passed",
         ),
     ] {
         let e = errors(body);

@@ -85,6 +85,65 @@ pub mod helpers {
         atomic_add(bins, bin % bins.len(), 1u32);
     }
 
+    /// The mean of `m[(r, c)]` and its neighbours inside `m`: a device function reading a
+    /// 2-D array it is given, with its shape.
+    #[gpu_device]
+    pub fn neighbourhood<T: Float>(m: &Array2<T>, r: usize, c: usize) -> T {
+        let mut s = m[(r, c)];
+        let mut n = 1.0f64;
+        if r > 0 {
+            s += m[(r - 1, c)];
+            n += 1.0;
+        }
+        if r + 1 < m.rows() {
+            s += m[(r + 1, c)];
+            n += 1.0;
+        }
+        if c > 0 {
+            s += m[(r, c - 1)];
+            n += 1.0;
+        }
+        if c + 1 < m.cols() {
+            s += m[(r, c + 1)];
+            n += 1.0;
+        }
+        s / T::from_f64(n)
+    }
+
+    /// `m[(r, c)] += v`: writes a 2-D array it is given.
+    #[gpu_device]
+    pub fn add_at<T: Float>(m: &mut Array2<T>, r: usize, c: usize, v: T) {
+        m[(r, c)] += v;
+    }
+
+    /// The corner's neighbourhood: passes its 2-D array on to another device function.
+    #[gpu_device]
+    pub fn corner<T: Float>(m: &Array2<T>) -> T {
+        neighbourhood(m, 0, 0)
+    }
+
+    /// `v[(i, j, 0)] + ... + v[(i, j, depth - 1)]`: reads a 3-D array it is given.
+    #[gpu_device]
+    pub fn depth_sum(v: &Array3<f32>, i: usize, j: usize) -> f32 {
+        let mut s = 0.0f32;
+        for k in 0..v.shape().2 {
+            s += v[(i, j, k)];
+        }
+        s
+    }
+
+    /// `v[(i, j, k)] = x`: writes a 3-D array it is given.
+    #[gpu_device]
+    pub fn put3(v: &mut Array3<f32>, i: usize, j: usize, k: usize, x: f32) {
+        v[(i, j, k)] = x;
+    }
+
+    /// `m[(r, c)]`, unguarded: an index past an axis is the caller's array's violation.
+    #[gpu_device]
+    pub fn at2<T: Float>(m: &Array2<T>, r: usize, c: usize) -> T {
+        m[(r, c)]
+    }
+
     /// Writes `v * s` at `i` of an array it is given, if `i` is inside it.
     #[gpu_device]
     pub fn put_scaled<T: Float>(out: &mut [T], i: usize, v: T, s: T) {
@@ -161,6 +220,141 @@ pub fn collatz(n: &[u64], steps: &mut [u32]) {
         let s = helpers::collatz_steps(n[i], 500);
         steps[i] = s;
     }
+}
+
+/// 2-D and 3-D arrays passed whole to device functions: read, written (a kernel's
+/// `&mut Array2` also to a read-only parameter), passed on, and their shapes.
+#[gpu_kernel]
+pub fn grids_via_device<T: Float>(
+    m: &Array2<T>,
+    out: &mut Array2<T>,
+    v: &Array3<f32>,
+    w: &mut Array3<f32>,
+    sums: &mut [f32],
+) {
+    let (c, r) = grid_2d();
+    if r < m.rows() && c < m.cols() {
+        out[(r, c)] = helpers::neighbourhood(m, r, c);
+        helpers::add_at(out, r, c, helpers::corner(m));
+        // The kernel's writable array read through a read-only parameter (2x - x is x).
+        let own: T = helpers::at2(out, r, c);
+        out[(r, c)] = own * T::from_f64(2.0) - own;
+    }
+    let (d0, d1, d2) = (v.shape().0, v.shape().1, v.shape().2);
+    if r < d0 && c < d1 {
+        sums[r * d1 + c] = helpers::depth_sum(v, r, c);
+        for k in 0..d2 {
+            helpers::put3(w, r, c, k, v[(r, c, k)] * 2.0);
+        }
+    }
+}
+
+/// `out[i] = m[(i / cols, i % cols + shift)]` through a device function: past the
+/// columns, the violation is the kernel's `m (column)`.
+#[gpu_kernel]
+pub fn grid_window(m: &Array2<f32>, out: &mut [f32], shift: usize) {
+    let i = grid_1d();
+    if i < out.len() {
+        let x: f32 = helpers::at2(m, i / m.cols(), i % m.cols() + shift);
+        out[i] = x;
+    }
+}
+
+/// The GPU (or the simulator) against a host reference of `grids_via_device`.
+pub fn case_device_arrays(dev: &Device, seed: u64) -> CaseResult {
+    let mut r = rng(seed);
+    let mut out = Outputs::new();
+    let (rows, cols) = (r.random_range(1..40), r.random_range(1..40));
+    let m: Vec<f64> = (0..rows * cols)
+        .map(|_| r.random_range(-1.0..1.0))
+        .collect();
+    let shape3 = (
+        r.random_range(1..9),
+        r.random_range(1..9),
+        r.random_range(1..9),
+    );
+    let n3 = shape3.0 * shape3.1 * shape3.2;
+    let v: Vec<f32> = (0..n3).map(|_| r.random_range(-1.0..1.0)).collect();
+    let dm = dev.to_device_2d(&m, rows, cols)?;
+    let mut dout = dev.to_device_2d(&vec![f64::NAN; rows * cols], rows, cols)?;
+    let dv = dev.to_device_3d(&v, shape3)?;
+    let mut dw = dev.to_device_3d(&vec![f32::NAN; n3], shape3)?;
+    let mut dsums = poisoned(dev, shape3.0 * shape3.1, f32::NAN)?;
+    let (bx, by) = (
+        cols.max(shape3.1).div_ceil(8),
+        rows.max(shape3.0).div_ceil(8),
+    );
+    launch!(grids_via_device[(bx, by), (8, 8)](&dm, &mut dout, &dv, &mut dw, &mut dsums))?;
+
+    let at = |i: usize, j: usize| m[i * cols + j];
+    let hood = |i: usize, j: usize| {
+        let mut s = at(i, j);
+        let mut n = 1.0;
+        for (di, dj, ok) in [
+            (-1i64, 0i64, i > 0),
+            (1, 0, i + 1 < rows),
+            (0, -1, j > 0),
+            (0, 1, j + 1 < cols),
+        ] {
+            if ok {
+                s += at((i as i64 + di) as usize, (j as i64 + dj) as usize);
+                n += 1.0;
+            }
+        }
+        s / n
+    };
+    let corner = hood(0, 0);
+    let want: Vec<f64> = (0..rows * cols)
+        .map(|k| hood(k / cols, k % cols) + corner)
+        .collect();
+    check(
+        &mut out,
+        "2-D through device functions",
+        &dout.to_host()?,
+        &want,
+        1e-12,
+    )?;
+    let want_sums: Vec<f32> = (0..shape3.0 * shape3.1)
+        .map(|ij| {
+            let (i, j) = (ij / shape3.1, ij % shape3.1);
+            (0..shape3.2)
+                .map(|k| v[(i * shape3.1 + j) * shape3.2 + k])
+                .sum()
+        })
+        .collect();
+    check(
+        &mut out,
+        "3-D depth sums",
+        &dsums.to_host()?,
+        &want_sums,
+        1e-5,
+    )?;
+    let want_w: Vec<f32> = v.iter().map(|x| x * 2.0).collect();
+    check(&mut out, "3-D writes", &dw.to_host()?, &want_w, 0.0)?;
+
+    // Past the columns inside the device function: the kernel's array and axis.
+    let mf: Vec<f32> = m.iter().map(|&x| x as f32).collect();
+    let dmf = dev.to_device_2d(&mf, rows, cols)?;
+    let mut win = poisoned(dev, rows * cols, f32::NAN)?;
+    let n = rows * cols;
+    launch!(grid_window[blocks(n, 64), 64](&dmf, &mut win, 0usize))?;
+    check(&mut out, "grid_window", &win.to_host()?, &mf, 0.0)?;
+    let launched = launch!(grid_window[blocks(n, 64), 64](&dmf, &mut win, 1usize));
+    match launched.and_then(|()| dev.synchronize()) {
+        Err(GpuError::OutOfBounds {
+            kernel: "grid_window",
+            param,
+            index,
+            len,
+        }) if param == "m (column)" && index == cols && len == cols => {}
+        other => {
+            return Err(format!(
+                "grid_window past the columns: expected m (column)[{cols}] of {cols}, got {other:?}"
+            )
+            .into())
+        }
+    }
+    Ok(out)
 }
 
 fn smoothstep_ref(x: f64) -> f64 {

@@ -125,6 +125,9 @@ macro_rules! for_each_case {
                 1e-6, device::case_device,
                 [device::shade, device::collatz, device::windows, device::histogram_via_device,
                  device::block_sums_via_device, device::block_sums_dynamic];
+            device_fn_arrays: "device functions taking 2-D and 3-D arrays: read, written, passed on, checked",
+                1e-6, device::case_device_arrays,
+                [device::grids_via_device, device::grid_window];
             vec_add: "vec_add f32/f64 (slices, grid_1d, a proven and two checked indices)",
                 0.0, scalar::case_vec_add, [scalar::vec_add];
             forall: "forall(n): automatic block size, forall(0), empty arrays",

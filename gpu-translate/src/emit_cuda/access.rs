@@ -39,7 +39,12 @@ impl Emitter<'_> {
     /// The C expression of the check site of axis `axis` of `t`.
     pub(super) fn site(&self, t: Target, axis: usize) -> String {
         match t {
-            Target::Slice(s) if self.sig.device => self.k.slices[s].site_c_name.clone(),
+            // A device function's array: the caller's site for axis 0; the caller's
+            // other axes follow it (a kernel's checks of one array are consecutive).
+            Target::Slice(s) if self.sig.device => match axis {
+                0 => self.k.slices[s].site_c_name.clone(),
+                _ => format!("({} + {axis}u)", self.k.slices[s].site_c_name),
+            },
             Target::Slice(s) => {
                 let id = self.k.slices[s].check_id + axis;
                 format!("{}u", Site::Kernel(id as u32).code())
@@ -169,7 +174,8 @@ impl Emitter<'_> {
         }
     }
 
-    /// A 1-D array passed whole to a device function: its pointer, length and check site.
+    /// An array passed whole to a device function: its pointer, extents and the check
+    /// site of its first axis.
     pub(super) fn whole_array(&self, t: Target) -> String {
         let (base, extents) = self.base_and_extents(t);
         let base = match t {
@@ -179,7 +185,7 @@ impl Emitter<'_> {
             }
             _ => base,
         };
-        format!("{base}, {}, {}", extents[0], self.site(t, 0))
+        format!("{base}, {}, {}", extents.join(", "), self.site(t, 0))
     }
 
     /// `let v = load4(a, i);` into the local array `dst`.

@@ -116,9 +116,9 @@ pub fn emit_device(
 }
 
 /// A device function's `a: &[T]` becomes `a: impl DeviceFnArray<'x, T>` (`&mut [T]`:
-/// `DeviceFnArrayMut`), turned into a view at the top of the body: the host passes slices,
-/// `Vec`s or arrays, a simulated kernel its array parameters, and the body reads and
-/// writes either the same way.
+/// `DeviceFnArrayMut`; `&Array2<T>`: `DeviceFnArray2`, ...), turned into a view at the top
+/// of the body: the host passes slices, `Vec`s or arrays, a simulated kernel its array
+/// parameters, and the body reads and writes either the same way.
 pub(crate) fn array_params_take_any_array(f: &mut syn::ItemFn, k: &syn::Path) {
     let mut conversions: Vec<syn::Stmt> = Vec::new();
     let mut lifetimes: Vec<syn::Lifetime> = Vec::new();
@@ -129,24 +129,33 @@ pub(crate) fn array_params_take_any_array(f: &mut syn::ItemFn, k: &syn::Path) {
         let syn::Type::Reference(r) = &*pt.ty else {
             continue;
         };
-        let syn::Type::Slice(slice) = &*r.elem else {
-            continue;
+        let (elem, rank) = match &*r.elem {
+            syn::Type::Slice(slice) => ((*slice.elem).clone(), 1),
+            syn::Type::Path(p) => match crate::signature::array_elem(p) {
+                Some(found) => found,
+                None => continue,
+            },
+            _ => continue,
         };
         let syn::Pat::Ident(pi) = &*pt.pat else {
             continue;
         };
-        let (elem, name) = (slice.elem.clone(), pi.ident.clone());
+        let name = pi.ident.clone();
         // One lifetime per array: the view borrows what the caller passed.
         let life = syn::Lifetime::new(
             &format!("'__gpu_{}", lifetimes.len()),
             proc_macro2::Span::call_site(),
         );
         lifetimes.push(life.clone());
-        let arg: syn::Path = if r.mutability.is_some() {
-            syn::parse_quote!(#k::simulator::DeviceFnArrayMut)
-        } else {
-            syn::parse_quote!(#k::simulator::DeviceFnArray)
+        let arg = match (rank, r.mutability.is_some()) {
+            (1, false) => quote!(DeviceFnArray),
+            (1, true) => quote!(DeviceFnArrayMut),
+            (2, false) => quote!(DeviceFnArray2),
+            (2, true) => quote!(DeviceFnArray2Mut),
+            (_, false) => quote!(DeviceFnArray3),
+            (_, true) => quote!(DeviceFnArray3Mut),
         };
+        let arg: syn::Path = syn::parse_quote!(#k::simulator::#arg);
         *pt.ty = syn::parse_quote!(impl #arg<#life, #elem>);
         conversions.push(syn::parse_quote!(
             #[allow(unused_mut)]

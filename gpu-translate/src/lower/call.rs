@@ -310,13 +310,14 @@ impl Lowerer<'_> {
         })
     }
 
-    /// An argument of a device function call: a value, or a 1-D array parameter or shared
-    /// array passed whole (`dot(a, b, i)`), which becomes its pointer and length.
+    /// An argument of a device function call: a value, or an array parameter (1-D, 2-D or
+    /// 3-D) or 1-D shared array passed whole (`dot(a, b, i)`), which becomes its pointer
+    /// and extents.
     fn device_arg(&mut self, a: &syn::Expr) -> Option<Expr> {
         if let syn::Expr::Path(p) = strip_parens(a) {
             if let Some(ident) = p.path.get_ident() {
                 match self.lookup(&unraw(ident)) {
-                    Some(Binding::Slice(s)) if self.k.slices[s].rank() == 1 => {
+                    Some(Binding::Slice(s)) => {
                         return Some(Expr {
                             kind: ExprKind::WholeArray(Target::Slice(s)),
                             ty: self.types.fresh_opaque(),
@@ -334,18 +335,10 @@ impl Lowerer<'_> {
                             span: a.span(),
                         });
                     }
-                    Some(Binding::Slice(_)) => {
-                        self.err(
-                            a.span(),
-                            "device functions take 1-D arrays (`&[T]`, `&mut [T]`) for now; \
-                             pass a 2-D or 3-D array's elements or indices instead",
-                        );
-                        return None;
-                    }
                     Some(Binding::Array(_)) => {
                         self.err(
                             a.span(),
-                            "device functions take the kernel's 1-D array parameters and 1-D \
+                            "device functions take the kernel's array parameters and 1-D \
                              shared arrays; a local array (a value in Rust, so the function \
                              would get a copy) or a 2-D shared array cannot be passed, pass \
                              its elements",

@@ -176,18 +176,6 @@ pub fn parse_signature(
         (syn::ReturnType::Type(_, ty), true) => Some(scalar_type(ty, &generics, diags)?),
         _ => None,
     };
-    if device {
-        for p in &params {
-            if let ParamShape::Slice { rank: 2.., .. } = p.shape {
-                diags.error(
-                    p.ident.span(),
-                    "device functions take scalars and 1-D arrays (`&[T]`, `&mut [T]`) for now; \
-                     index the 2-D or 3-D array in the kernel and pass the elements",
-                );
-                return None;
-            }
-        }
-    }
     Some(KernelSignature {
         ident: sig.ident.clone(),
         generics,
@@ -323,7 +311,7 @@ fn parse_param(
 }
 
 /// The element type and rank of `Array2<T>` / `Array3<T>` (or `DeviceArray2/3<T>`).
-fn array_elem(p: &syn::TypePath) -> Option<(syn::Type, usize)> {
+pub(crate) fn array_elem(p: &syn::TypePath) -> Option<(syn::Type, usize)> {
     let seg = p.path.segments.last()?;
     let rank = match seg.ident.to_string().as_str() {
         "Array2" | "DeviceArray2" => 2,

@@ -30,8 +30,8 @@ use std::sync::Mutex;
 
 pub use deadline::sim_tick;
 pub use views::{
-    DeviceFnArray, DeviceFnArrayMut, SimArray2, SimArray2Mut, SimArray3, SimArray3Mut, SimSlice,
-    SimSliceMut,
+    DeviceFnArray, DeviceFnArray2, DeviceFnArray2Mut, DeviceFnArray3, DeviceFnArray3Mut,
+    DeviceFnArrayMut, SimArray2, SimArray2Mut, SimArray3, SimArray3Mut, SimSlice, SimSliceMut,
 };
 
 use crate::compile::kernel_def::KernelDef;

@@ -482,6 +482,84 @@ impl<'a, T> DeviceFnArrayMut<'a, T> for SimSliceMut<'a, T> {
     }
 }
 
+/// The traits a device function's 2-D or 3-D array parameter takes (see
+/// [`DeviceFnArray2`]): a kernel's view of that rank, writable or not for a read-only
+/// parameter, writable for a writable one. The host has no view of a device array, so
+/// these functions are called from kernels only.
+macro_rules! device_fn_views {
+    (
+        $read:ident, $write:ident,
+        $(#[$read_doc:meta])* $trait_read:ident, $read_message:literal, $read_label:literal,
+        $(#[$write_doc:meta])* $trait_write:ident, $write_message:literal, $write_label:literal
+    ) => {
+        $(#[$read_doc])*
+        #[diagnostic::on_unimplemented(message = $read_message, label = $read_label)]
+        pub trait $trait_read<'a, T> {
+            /// The view the function's body indexes.
+            fn view(self) -> $read<'a, T>;
+        }
+
+        $(#[$write_doc])*
+        #[diagnostic::on_unimplemented(message = $write_message, label = $write_label)]
+        pub trait $trait_write<'a, T> {
+            /// The view the function's body indexes and writes.
+            fn view(self) -> $write<'a, T>;
+        }
+
+        impl<'a, T> $trait_read<'a, T> for $read<'a, T> {
+            fn view(self) -> $read<'a, T> {
+                self
+            }
+        }
+
+        impl<'a, T> $trait_read<'a, T> for $write<'a, T> {
+            /// A read-only view of a writable one.
+            fn view(self) -> $read<'a, T> {
+                $read {
+                    ptr: self.ptr,
+                    extents: self.extents,
+                    kernel: self.kernel,
+                    names: self.names,
+                    _borrow: PhantomData,
+                }
+            }
+        }
+
+        impl<'a, T> $trait_write<'a, T> for $write<'a, T> {
+            fn view(self) -> $write<'a, T> {
+                self
+            }
+        }
+    };
+}
+
+device_fn_views!(
+    SimArray2, SimArray2Mut,
+    /// What a `#[gpu_device]` function's `&Array2<T>` parameter accepts: an `Array2`
+    /// parameter (`&` or `&mut`) of the simulated kernel or device function calling it.
+    DeviceFnArray2,
+    "`{Self}` cannot be passed to a device function's `&Array2<{T}>` parameter",
+    "pass an `Array2<{T}>` parameter of the kernel; device functions taking 2-D arrays are called from kernels, not from the host",
+    /// What a `#[gpu_device]` function's `&mut Array2<T>` parameter accepts: a
+    /// `&mut Array2` parameter of the simulated kernel or device function calling it.
+    DeviceFnArray2Mut,
+    "`{Self}` cannot be passed to a device function's `&mut Array2<{T}>` parameter",
+    "pass a `&mut Array2<{T}>` parameter of the kernel; device functions taking 2-D arrays are called from kernels, not from the host"
+);
+device_fn_views!(
+    SimArray3, SimArray3Mut,
+    /// What a `#[gpu_device]` function's `&Array3<T>` parameter accepts: an `Array3`
+    /// parameter (`&` or `&mut`) of the simulated kernel or device function calling it.
+    DeviceFnArray3,
+    "`{Self}` cannot be passed to a device function's `&Array3<{T}>` parameter",
+    "pass an `Array3<{T}>` parameter of the kernel; device functions taking 3-D arrays are called from kernels, not from the host",
+    /// What a `#[gpu_device]` function's `&mut Array3<T>` parameter accepts: a
+    /// `&mut Array3` parameter of the simulated kernel or device function calling it.
+    DeviceFnArray3Mut,
+    "`{Self}` cannot be passed to a device function's `&mut Array3<{T}>` parameter",
+    "pass a `&mut Array3<{T}>` parameter of the kernel; device functions taking 3-D arrays are called from kernels, not from the host"
+);
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -9,30 +9,22 @@ use std::path::PathBuf;
 use cudarc::driver::DriverError;
 
 /// Everything that can go wrong between a `#[gpu_kernel]` and its result.
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum GpuError {
     /// The CUDA driver library (`libcuda.so`) could not be loaded.
-    #[error(
-        "the CUDA driver library could not be loaded ({detail}); install the NVIDIA driver, \
-         or run on the CPU simulator with GPU_RUNTIME_BACKEND=sim"
-    )]
     DriverNotFound {
         /// What was tried.
         detail: String,
     },
 
     /// The driver loaded, but reports no usable CUDA device.
-    #[error("no CUDA device is available ({detail}); run on the CPU simulator with GPU_RUNTIME_BACKEND=sim")]
     NoDevice {
         /// The driver's answer.
         detail: String,
     },
 
     /// A device ordinal past the number of devices.
-    #[error(
-        "CUDA device {ordinal} does not exist: this machine has {count} device(s), numbered from 0"
-    )]
     BadOrdinal {
         /// The ordinal asked for.
         ordinal: usize,
@@ -41,12 +33,6 @@ pub enum GpuError {
     },
 
     /// NVRTC, the CUDA runtime compiler, could not be found or loaded.
-    #[error(
-        "NVRTC (libnvrtc) could not be loaded: {detail}. Searched: {searched}. Install the CUDA \
-         toolkit, or `pip install nvidia-cuda-nvrtc==13.0.88`, or set GPU_RUNTIME_NVRTC to the \
-         path of libnvrtc.so",
-        searched = display_paths(searched)
-    )]
     NvrtcNotFound {
         /// Why the last candidate failed.
         detail: String,
@@ -55,7 +41,6 @@ pub enum GpuError {
     },
 
     /// NVRTC rejected a kernel's source. The log and the exact source are kept.
-    #[error("NVRTC could not compile kernel `{kernel}` for {signature} ({arch}):\n{log}\n--- generated source ---\n{source_code}")]
     Compile {
         /// The kernel's Rust name.
         kernel: String,
@@ -70,7 +55,6 @@ pub enum GpuError {
     },
 
     /// A launch configuration that cannot run; checked before the driver sees it.
-    #[error("invalid launch of kernel `{kernel}`: {reason}")]
     InvalidLaunch {
         /// The kernel's Rust name.
         kernel: &'static str,
@@ -79,7 +63,6 @@ pub enum GpuError {
     },
 
     /// Arrays of one launch live on different devices.
-    #[error("kernel `{kernel}`: argument `{param}` lives on {found}, but the launch runs on {expected}; copy it with `to_device` first")]
     DeviceMismatch {
         /// The kernel's Rust name.
         kernel: &'static str,
@@ -94,7 +77,6 @@ pub enum GpuError {
     /// An index past the end of an array: found by the check of a checked kernel on the
     /// GPU (reported by the first synchronising call after the kernel ran), or by the
     /// simulator (reported by the launch).
-    #[error("kernel `{kernel}`: index {index} is out of bounds for `{param}` of length {len}")]
     OutOfBounds {
         /// The kernel's Rust name.
         kernel: &'static str,
@@ -109,7 +91,6 @@ pub enum GpuError {
     /// An integer operation that Rust defines as a panic, in a kernel on the GPU: a
     /// division or remainder by zero, `MIN / -1`, or an overflow where overflow checks are
     /// on. Reported by the first synchronising call after the kernel ran.
-    #[error("kernel `{signature}`: {operation}")]
     IntegerFault {
         /// The kernel's Rust name.
         kernel: &'static str,
@@ -120,10 +101,6 @@ pub enum GpuError {
     },
 
     /// A simulated launch ran past its deadline ([`SIM_TIMEOUT_ENV`](crate::SIM_TIMEOUT_ENV)).
-    #[error(
-        "kernel `{kernel}` ran for more than {seconds} s on the simulator and was stopped \
-         (GPU_RUNTIME_SIM_TIMEOUT); look for a loop that never ends"
-    )]
     Timeout {
         /// The kernel's Rust name.
         kernel: &'static str,
@@ -134,11 +111,6 @@ pub enum GpuError {
     /// Threads of a simulated launch wait for each other forever: each waits at a barrier
     /// or in a warp function that a thread it waits for never reaches. On a GPU the
     /// launch would hang.
-    #[error(
-        "kernel `{kernel}` can never finish: its threads wait for each other ({waits}); on a \
-         GPU this launch would hang. Every thread of a block must reach the same \
-         sync_threads(), and every lane a warp function's mask names must call it"
-    )]
     Deadlock {
         /// The kernel's Rust name.
         kernel: &'static str,
@@ -147,7 +119,6 @@ pub enum GpuError {
     },
 
     /// The kernel's body panicked in the simulator (an overflow, a division by zero, ...).
-    #[error("kernel `{kernel}` panicked in the simulator (thread {thread:?} of block {block:?}): {message}")]
     SimulatorPanic {
         /// The kernel's Rust name.
         kernel: &'static str,
@@ -160,7 +131,6 @@ pub enum GpuError {
     },
 
     /// The driver refused a launch.
-    #[error("launch of kernel `{kernel}` ({signature}) failed: {source}")]
     Launch {
         /// The kernel's Rust name.
         kernel: &'static str,
@@ -171,7 +141,6 @@ pub enum GpuError {
     },
 
     /// A driver call outside a launch failed (allocation, copy, synchronisation, ...).
-    #[error("CUDA {operation} failed: {source}")]
     Driver {
         /// What was being done.
         operation: &'static str,
@@ -183,13 +152,6 @@ pub enum GpuError {
     /// the CUDA context is lost with every array and kernel on it. Reported once per
     /// device, by the first call that sees it (a synchronisation, a copy, the next launch);
     /// later calls return [`GpuError::DeviceLost`].
-    #[error(
-        "the GPU faulted on {device} ({source}); {launched}. The device's context is lost \
-         with its arrays and kernels, and current drivers refuse new contexts in this process: \
-         save what the host has and restart the process. Checked kernels cannot cause this; \
-         look at raw CUDA C kernels and `unchecked` ones (GPU_RUNTIME_SYNC=1 finds the launch)",
-        launched = describe_launch(kernel, signature)
-    )]
     DeviceFault {
         /// The device's name.
         device: String,
@@ -206,11 +168,6 @@ pub enum GpuError {
 
     /// A call on a device that faulted earlier (see [`GpuError::DeviceFault`]), or an
     /// attempt to open it again in the same process that the driver refused.
-    #[error(
-        "{device} cannot be used any more in this process: it faulted earlier ({first}). \
-         Restart the process to use it again (where the driver allows it, dropping every \
-         array and clone of the Device and calling Device::cuda({ordinal}) opens a fresh context)"
-    )]
     DeviceLost {
         /// The device's name.
         device: String,
@@ -221,10 +178,6 @@ pub enum GpuError {
     },
 
     /// An allocation the device (or, on the simulator, the host) cannot satisfy.
-    #[error(
-        "out of memory on {device}: {bytes} bytes were requested; free arrays that are no \
-         longer needed (dropping a `DeviceArray` frees it) or work in smaller pieces"
-    )]
     OutOfMemory {
         /// The device's name.
         device: String,
@@ -233,8 +186,109 @@ pub enum GpuError {
     },
 
     /// An argument that the runtime cannot accept.
-    #[error("{0}")]
     InvalidArgument(String),
+}
+
+impl std::fmt::Display for GpuError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            GpuError::DriverNotFound { detail, .. } => write!(
+                f,
+                "the CUDA driver library could not be loaded ({detail}); install the NVIDIA driver, \
+                 or run on the CPU simulator with GPU_RUNTIME_BACKEND=sim"
+            ),
+            GpuError::NoDevice { detail, .. } => write!(
+                f,
+                "no CUDA device is available ({detail}); run on the CPU simulator with GPU_RUNTIME_BACKEND=sim"
+            ),
+            GpuError::BadOrdinal { count, ordinal, .. } => write!(
+                f,
+                "CUDA device {ordinal} does not exist: this machine has {count} device(s), numbered from 0"
+            ),
+            GpuError::NvrtcNotFound { detail, searched, .. } => write!(
+                f,
+                "NVRTC (libnvrtc) could not be loaded: {detail}. Searched: {searched}. Install the CUDA \
+                 toolkit, or `pip install nvidia-cuda-nvrtc==13.0.88`, or set GPU_RUNTIME_NVRTC to the \
+                 path of libnvrtc.so",
+                searched = display_paths(searched)
+            ),
+            GpuError::Compile { arch, kernel, log, signature, source_code, .. } => write!(
+                f,
+                "NVRTC could not compile kernel `{kernel}` for {signature} ({arch}):\n{log}\n--- generated source ---\n{source_code}"
+            ),
+            GpuError::InvalidLaunch { kernel, reason, .. } => write!(
+                f,
+                "invalid launch of kernel `{kernel}`: {reason}"
+            ),
+            GpuError::DeviceMismatch { expected, found, kernel, param, .. } => write!(
+                f,
+                "kernel `{kernel}`: argument `{param}` lives on {found}, but the launch runs on {expected}; copy it with `to_device` first"
+            ),
+            GpuError::OutOfBounds { index, kernel, len, param, .. } => write!(
+                f,
+                "kernel `{kernel}`: index {index} is out of bounds for `{param}` of length {len}"
+            ),
+            GpuError::IntegerFault { operation, signature, .. } => write!(
+                f,
+                "kernel `{signature}`: {operation}"
+            ),
+            GpuError::Timeout { kernel, seconds, .. } => write!(
+                f,
+                "kernel `{kernel}` ran for more than {seconds} s on the simulator and was stopped \
+                 (GPU_RUNTIME_SIM_TIMEOUT); look for a loop that never ends"
+            ),
+            GpuError::Deadlock { kernel, waits, .. } => write!(
+                f,
+                "kernel `{kernel}` can never finish: its threads wait for each other ({waits}); on a \
+                 GPU this launch would hang. Every thread of a block must reach the same \
+                 sync_threads(), and every lane a warp function's mask names must call it"
+            ),
+            GpuError::SimulatorPanic { block, kernel, message, thread, .. } => write!(
+                f,
+                "kernel `{kernel}` panicked in the simulator (thread {thread:?} of block {block:?}): {message}"
+            ),
+            GpuError::Launch { kernel, signature, source, .. } => write!(
+                f,
+                "launch of kernel `{kernel}` ({signature}) failed: {source}"
+            ),
+            GpuError::Driver { operation, source, .. } => write!(
+                f,
+                "CUDA {operation} failed: {source}"
+            ),
+            GpuError::DeviceFault { device, kernel, signature, source, .. } => write!(
+                f,
+                "the GPU faulted on {device} ({source}); {launched}. The device's context is lost \
+                 with its arrays and kernels, and current drivers refuse new contexts in this process: \
+                 save what the host has and restart the process. Checked kernels cannot cause this; \
+                 look at raw CUDA C kernels and `unchecked` ones (GPU_RUNTIME_SYNC=1 finds the launch)",
+                launched = describe_launch(kernel, signature)
+            ),
+            GpuError::DeviceLost { device, first, ordinal, .. } => write!(
+                f,
+                "{device} cannot be used any more in this process: it faulted earlier ({first}). \
+                 Restart the process to use it again (where the driver allows it, dropping every \
+                 array and clone of the Device and calling Device::cuda({ordinal}) opens a fresh context)"
+            ),
+            GpuError::OutOfMemory { bytes, device, .. } => write!(
+                f,
+                "out of memory on {device}: {bytes} bytes were requested; free arrays that are no \
+                 longer needed (dropping a `DeviceArray` frees it) or work in smaller pieces"
+            ),
+            GpuError::InvalidArgument(message) => f.write_str(message),
+        }
+    }
+}
+
+impl std::error::Error for GpuError {
+    /// The driver's error, for the variants that wrap one.
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            GpuError::Launch { source, .. }
+            | GpuError::Driver { source, .. }
+            | GpuError::DeviceFault { source, .. } => Some(source),
+            _ => None,
+        }
+    }
 }
 
 /// Which launch a fault followed, in words.
@@ -285,3 +339,51 @@ impl From<DriverError> for GpuError {
 
 /// The runtime's result type.
 pub type Result<T, E = GpuError> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::error::Error as _;
+
+    #[test]
+    fn messages_name_what_failed_and_driver_errors_are_the_source() {
+        let e = GpuError::OutOfBounds {
+            kernel: "k",
+            param: "m (column)",
+            index: 7,
+            len: 7,
+        };
+        assert_eq!(
+            e.to_string(),
+            "kernel `k`: index 7 is out of bounds for `m (column)` of length 7"
+        );
+        assert!(e.source().is_none());
+        let searched: Vec<PathBuf> = (0..8).map(|k| PathBuf::from(format!("/p{k}"))).collect();
+        let e = GpuError::NvrtcNotFound {
+            detail: "no candidate file exists".into(),
+            searched,
+        };
+        let text = e.to_string();
+        assert!(
+            text.starts_with("NVRTC (libnvrtc) could not be loaded: no candidate file exists. Searched: /p0, /p1, /p2, /p3, /p4, /p5 and 2 more. Install the CUDA toolkit,"),
+            "{text}"
+        );
+        let e = GpuError::DeviceLost {
+            device: "CUDA device 0".into(),
+            ordinal: 0,
+            first: "an illegal address".into(),
+        };
+        assert!(e
+            .to_string()
+            .contains("Device::cuda(0) opens a fresh context"));
+        assert_eq!(GpuError::InvalidArgument("bad".into()).to_string(), "bad");
+        let driver = cudarc::driver::DriverError(
+            cudarc::driver::sys::cudaError_enum::CUDA_ERROR_OUT_OF_MEMORY,
+        );
+        let e = GpuError::Driver {
+            operation: "allocation",
+            source: driver,
+        };
+        assert!(e.source().is_some());
+    }
+}

@@ -23,6 +23,7 @@ example!(debug_print, "../examples/debug_print.rs");
 example!(reduce, "../examples/reduce.rs");
 example!(reductions, "../examples/reductions.rs");
 example!(grayscale, "../examples/grayscale.rs");
+example!(mandelbrot, "../examples/mandelbrot.rs");
 example!(histogram, "../examples/histogram.rs");
 example!(device_fn, "../examples/device_fn.rs");
 example!(stencil, "../examples/stencil.rs");

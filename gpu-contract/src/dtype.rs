@@ -42,11 +42,15 @@ pub enum DtypeKind {
     U16,
     /// `i16`
     I16,
+    /// `num_complex::Complex32`: `{re, im}` of `f32`
+    C32,
+    /// `num_complex::Complex64`: `{re, im}` of `f64`
+    C64,
 }
 
 impl DtypeKind {
     /// Every dtype, in [`index`](Self::index) order.
-    pub const ALL: [DtypeKind; 15] = [
+    pub const ALL: [DtypeKind; 17] = [
         DtypeKind::Bool,
         DtypeKind::I32,
         DtypeKind::I64,
@@ -62,6 +66,8 @@ impl DtypeKind {
         DtypeKind::I8,
         DtypeKind::U16,
         DtypeKind::I16,
+        DtypeKind::C32,
+        DtypeKind::C64,
     ];
 
     /// The dtype Rust spells `name` (`"f32"`, `"usize"`, `"f16"`, ...).
@@ -87,6 +93,8 @@ impl DtypeKind {
             DtypeKind::I8 => "i8",
             DtypeKind::U16 => "u16",
             DtypeKind::I16 => "i16",
+            DtypeKind::C32 => "Complex32",
+            DtypeKind::C64 => "Complex64",
         }
     }
 
@@ -108,6 +116,8 @@ impl DtypeKind {
             DtypeKind::I8 => "I8",
             DtypeKind::U16 => "U16",
             DtypeKind::I16 => "I16",
+            DtypeKind::C32 => "C32",
+            DtypeKind::C64 => "C64",
         }
     }
 
@@ -128,6 +138,8 @@ impl DtypeKind {
             DtypeKind::I8 => "signed char",
             DtypeKind::U16 => "unsigned short",
             DtypeKind::I16 => "short",
+            DtypeKind::C32 => "gt_c32",
+            DtypeKind::C64 => "gt_c64",
         }
     }
 
@@ -141,7 +153,9 @@ impl DtypeKind {
             | DtypeKind::U64
             | DtypeKind::Usize
             | DtypeKind::Isize
-            | DtypeKind::F64 => 8,
+            | DtypeKind::F64
+            | DtypeKind::C32 => 8,
+            DtypeKind::C64 => 16,
         }
     }
 
@@ -164,13 +178,39 @@ impl DtypeKind {
             | DtypeKind::U8
             | DtypeKind::I8
             | DtypeKind::U16
-            | DtypeKind::I16 => false,
+            | DtypeKind::I16
+            | DtypeKind::C32
+            | DtypeKind::C64 => false,
+        }
+    }
+
+    /// Whether it is a complex number (`Complex32`, `Complex64`).
+    pub const fn is_complex(self) -> bool {
+        matches!(self, DtypeKind::C32 | DtypeKind::C64)
+    }
+
+    /// The type of a complex number's parts (`f32` for `Complex32`); a real type is its
+    /// own.
+    pub const fn real_part(self) -> DtypeKind {
+        match self {
+            DtypeKind::C32 => DtypeKind::F32,
+            DtypeKind::C64 => DtypeKind::F64,
+            other => other,
+        }
+    }
+
+    /// The complex type with parts of this type (`Complex32` for `f32`).
+    pub const fn complex_of(self) -> Option<DtypeKind> {
+        match self {
+            DtypeKind::F32 => Some(DtypeKind::C32),
+            DtypeKind::F64 => Some(DtypeKind::C64),
+            _ => None,
         }
     }
 
     /// Whether it is an integer type.
     pub const fn is_int(self) -> bool {
-        !matches!(self, DtypeKind::Bool) && !self.is_float()
+        !matches!(self, DtypeKind::Bool) && !self.is_float() && !self.is_complex()
     }
 
     /// Whether it is a signed integer or a float.
@@ -184,7 +224,9 @@ impl DtypeKind {
             | DtypeKind::U64
             | DtypeKind::Usize
             | DtypeKind::U8
-            | DtypeKind::U16 => false,
+            | DtypeKind::U16
+            | DtypeKind::C32
+            | DtypeKind::C64 => false,
             DtypeKind::F32 | DtypeKind::F64 | DtypeKind::F16 | DtypeKind::Bf16 => true,
         }
     }
@@ -198,10 +240,13 @@ impl DtypeKind {
         )
     }
 
-    /// Whether Rust has literals and `as` casts for it (the 16-bit floats are library
-    /// types: `f16::from_f64(x)`).
+    /// Whether Rust has literals and `as` casts for it (the 16-bit floats and complex
+    /// numbers are library types: `f16::from_f64(x)`, `Complex32::new(re, im)`).
     pub const fn is_primitive(self) -> bool {
-        !matches!(self, DtypeKind::F16 | DtypeKind::Bf16)
+        !matches!(
+            self,
+            DtypeKind::F16 | DtypeKind::Bf16 | DtypeKind::C32 | DtypeKind::C64
+        )
     }
 
     /// The bits of an integer type (0 for the others).
@@ -215,7 +260,9 @@ impl DtypeKind {
             | DtypeKind::F32
             | DtypeKind::F64
             | DtypeKind::F16
-            | DtypeKind::Bf16 => 0,
+            | DtypeKind::Bf16
+            | DtypeKind::C32
+            | DtypeKind::C64 => 0,
         }
     }
 
@@ -234,7 +281,9 @@ impl DtypeKind {
             | DtypeKind::F32
             | DtypeKind::F64
             | DtypeKind::F16
-            | DtypeKind::Bf16 => None,
+            | DtypeKind::Bf16
+            | DtypeKind::C32
+            | DtypeKind::C64 => None,
         }
     }
 
@@ -243,7 +292,7 @@ impl DtypeKind {
         match bound {
             Bound::Float => self.is_float(),
             Bound::Int => self.is_int(),
-            Bound::Num => !matches!(self, DtypeKind::Bool),
+            Bound::Num => !matches!(self, DtypeKind::Bool) && !self.is_complex(),
         }
     }
 }
@@ -261,7 +310,7 @@ pub enum Bound {
     Float,
     /// `Int`: the integer types.
     Int,
-    /// `Num`: any number.
+    /// `Num`: any real number.
     Num,
 }
 
@@ -286,7 +335,7 @@ impl Bound {
 
 /// The radix of signature slots: more than the number of dtypes, so a dtype's digit never
 /// runs into the next parameter's.
-pub const DTYPE_SLOTS: usize = 16;
+pub const DTYPE_SLOTS: usize = 17;
 
 /// The most dtype parameters a kernel may have (each multiplies its slot table by
 /// [`DTYPE_SLOTS`]).
@@ -344,6 +393,10 @@ mod tests {
         assert!(!DtypeKind::I32.satisfies(Bound::Float));
         assert!(DtypeKind::Usize.satisfies(Bound::Int));
         assert!(!DtypeKind::Bool.satisfies(Bound::Num));
+        assert!(!DtypeKind::C32.satisfies(Bound::Num));
+        assert!(!DtypeKind::C64.satisfies(Bound::Float));
+        assert_eq!(DtypeKind::C64.real_part(), DtypeKind::F64);
+        assert_eq!(DtypeKind::F32.complex_of(), Some(DtypeKind::C32));
         assert_eq!(Bound::from_name("Int"), Some(Bound::Int));
     }
 }

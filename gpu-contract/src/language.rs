@@ -304,6 +304,8 @@ pub enum MathDomain {
     Number,
     /// Integers only (`wrapping_add`, `rotate_left`).
     Int,
+    /// Complex numbers only ([`COMPLEX_MATH`]: `conj`, `norm`, `exp`, ...).
+    Complex,
 }
 
 /// How a math method's arguments after the receiver are typed.
@@ -319,6 +321,8 @@ pub enum MathArgs {
     Ternary,
     /// One `u32`: `x.rotate_left(n)`.
     Amount,
+    /// One of the type of a complex receiver's parts: `z.powf(2.5)`, `z.scale(t)`.
+    Part,
 }
 
 /// How the GPU's result relates to the host's, for the semantics contract.
@@ -334,6 +338,10 @@ pub enum Accuracy {
         /// CUDA's maximum error for the `f64` function.
         f64: u32,
     },
+    /// A complex function made, as num-complex makes it, of real functions that are each
+    /// [`Exact`](Accuracy::Exact) or within their [`Ulp`](Accuracy::Ulp) bounds; the
+    /// composition can amplify a part's difference (`ln` near `|z| = 1`).
+    Composed,
 }
 
 /// One row of [`MATH`].
@@ -375,7 +383,7 @@ const fn ulp(f32: u32, f64: u32) -> Accuracy {
     Accuracy::Ulp { f32, f64 }
 }
 
-use Accuracy::Exact;
+use Accuracy::{Composed, Exact};
 use MathArgs::{Amount, Binary, IntExponent, Ternary, Unary};
 use MathDomain::{Float as F, Int, Number, Signed};
 
@@ -428,6 +436,73 @@ pub fn math_fn(name: &str) -> Option<&'static MathSpec> {
     MATH.iter().find(|m| m.name == name)
 }
 
+/// What a method of a complex number gives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ComplexResult {
+    /// A complex number of the receiver's type.
+    Complex,
+    /// One of the type of its parts: `z.norm()` is an `f32` for a `Complex32`.
+    Part,
+}
+
+/// One row of [`COMPLEX_MATH`].
+#[derive(Clone, Copy, Debug)]
+pub struct ComplexMethod {
+    /// The method: its name is num-complex's, its C function the prelude's `gt_<name>`
+    /// overload for `gt_c32` and `gt_c64` (in `complex.cuh`); `accuracy` is the worst of
+    /// the real functions it is made of.
+    pub spec: MathSpec,
+    /// Its result.
+    pub result: ComplexResult,
+}
+
+const fn complex(
+    name: &'static str,
+    args: MathArgs,
+    result: ComplexResult,
+    accuracy: Accuracy,
+) -> ComplexMethod {
+    ComplexMethod {
+        spec: math(name, args, MathDomain::Complex, "", "", accuracy),
+        result,
+    }
+}
+
+/// The methods of `Complex32` and `Complex64` a kernel may call, with num-complex's
+/// formulas: `re` and `im` are its fields (read only, as Numba's `.real` and `.imag`).
+pub const COMPLEX_MATH: &[ComplexMethod] = &[
+    complex("re", Unary, ComplexResult::Part, Exact),
+    complex("im", Unary, ComplexResult::Part, Exact),
+    complex("conj", Unary, ComplexResult::Complex, Exact),
+    complex("norm_sqr", Unary, ComplexResult::Part, Exact),
+    complex("inv", Unary, ComplexResult::Complex, Exact),
+    complex("scale", MathArgs::Part, ComplexResult::Complex, Exact),
+    complex("unscale", MathArgs::Part, ComplexResult::Complex, Exact),
+    complex("l1_norm", Unary, ComplexResult::Part, Exact),
+    // `hypot`, `atan2`, `exp`/`cos`/`sin`, `ln`, `sqrt`, `powf` of the parts.
+    complex("norm", Unary, ComplexResult::Part, ulp(3, 2)),
+    complex("arg", Unary, ComplexResult::Part, ulp(3, 2)),
+    complex("exp", Unary, ComplexResult::Complex, Composed),
+    complex("ln", Unary, ComplexResult::Complex, Composed),
+    complex("sqrt", Unary, ComplexResult::Complex, Composed),
+    complex("powf", MathArgs::Part, ComplexResult::Complex, Composed),
+    complex("powc", Binary, ComplexResult::Complex, Composed),
+];
+
+/// The method of a complex number called `name`.
+pub fn complex_fn(name: &str) -> Option<&'static ComplexMethod> {
+    COMPLEX_MATH.iter().find(|m| m.spec.name == name)
+}
+
+/// The functions that make a complex number from real ones, as num-complex names them
+/// (`Complex32::new(re, im)`, `Complex64::cis(theta)`, `Complex::from_polar(r, theta)`):
+/// the name, how many real arguments, and the accuracy.
+pub const COMPLEX_CONSTRUCTORS: &[MathSpec] = &[
+    math("new", Binary, MathDomain::Float, "", "", Exact),
+    math("cis", Unary, MathDomain::Float, "", "", ulp(2, 2)),
+    math("from_polar", Binary, MathDomain::Float, "", "", Composed),
+];
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -440,6 +515,16 @@ mod tests {
         }
         for (i, a) in MATH.iter().enumerate() {
             assert!(MATH[i + 1..].iter().all(|b| b.name != a.name));
+        }
+        for (i, a) in COMPLEX_MATH.iter().enumerate() {
+            assert!(COMPLEX_MATH[i + 1..]
+                .iter()
+                .all(|b| b.spec.name != a.spec.name));
+            assert_eq!(
+                complex_fn(a.spec.name).map(|m| m.spec.name),
+                Some(a.spec.name)
+            );
+            assert_eq!(a.spec.domain, MathDomain::Complex);
         }
     }
 

@@ -14,6 +14,9 @@ use std::ops::{
 
 pub use gpu_contract::DtypeKind;
 
+#[cfg(feature = "complex")]
+mod complex;
+
 mod sealed {
     pub trait Sealed {}
 }
@@ -23,26 +26,29 @@ mod sealed {
 /// Sealed: the runtime must know each type's CUDA spelling and size.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a kernel dtype",
-    note = "kernel dtypes are f32 f64 f16 bf16 i8 i16 i32 i64 u8 u16 u32 u64 usize isize bool"
+    note = "kernel dtypes are f32 f64 f16 bf16 i8 i16 i32 i64 u8 u16 u32 u64 usize isize bool, \
+            and Complex32 Complex64 (gpu-runtime's `complex` feature, on by default)"
 )]
 pub trait Dtype:
-    sealed::Sealed
-    + Copy
-    + Default
-    + PartialEq
-    + fmt::Debug
-    + Send
-    + Sync
-    + 'static
-    + cudarc::driver::DeviceRepr
-    + cudarc::driver::ValidAsZeroBits
+    sealed::Sealed + Copy + Default + PartialEq + fmt::Debug + Send + Sync + 'static
 {
     /// The runtime's name for this type.
     const KIND: DtypeKind;
     #[doc(hidden)]
+    /// The bits of its parts, each zero-extended: `[bits, 0]` for a real type, `[re, im]`
+    /// for a complex number.
+    fn to_words(self) -> [u64; 2];
+    #[doc(hidden)]
+    /// The value with these parts (the low bytes of each word).
+    fn from_words(words: [u64; 2]) -> Self;
+}
+
+/// A dtype of one part: every dtype but the complex numbers. What atomics and warp
+/// functions move, and what a generic kernel's `T` is.
+#[doc(hidden)]
+pub trait Word: Dtype {
     /// The value's bits, zero-extended (for the simulator's shuffles and atomics).
     fn to_bits64(self) -> u64;
-    #[doc(hidden)]
     /// The value with these bits (the low `size_of::<Self>()` bytes).
     fn from_bits64(bits: u64) -> Self;
 }
@@ -54,7 +60,7 @@ pub trait Dtype:
     note = "`Num` dtypes are f32 f64 i8 i16 i32 i64 u8 u16 u32 u64 usize isize"
 )]
 pub trait Num:
-    Dtype
+    Word
     + PartialOrd
     + Add<Output = Self>
     + Sub<Output = Self>
@@ -67,6 +73,7 @@ pub trait Num:
     + DivAssign
     + RemAssign
     + crate::backend::sim::arith::Arith
+    + crate::backend::sim::arith::ArithAbs
 {
     /// `0` of this type.
     fn zero() -> Self;
@@ -224,6 +231,16 @@ macro_rules! impl_dtype {
         const _: () = assert!(::core::mem::align_of::<$t>() == ::core::mem::size_of::<$t>());
         impl Dtype for $t {
             const KIND: DtypeKind = DtypeKind::$kind;
+            #[inline]
+            fn to_words(self) -> [u64; 2] {
+                [Word::to_bits64(self), 0]
+            }
+            #[inline]
+            fn from_words(words: [u64; 2]) -> Self {
+                Word::from_bits64(words[0])
+            }
+        }
+        impl Word for $t {
             #[inline]
             fn to_bits64(self) -> u64 {
                 let f: fn($t) -> u64 = $to;

@@ -87,6 +87,10 @@ pub use lang::warp::{
     active_mask, all_sync, any_sync, ballot_sync, eq_sync, lane_id, shfl_down_sync, shfl_sync,
     shfl_up_sync, shfl_xor_sync, sync_warp, warp_size, WARP_SIZE,
 };
+/// Complex numbers for kernels: num-complex's types (`Complex32` is `Complex<f32>`),
+/// re-exported so a kernel's and its caller's are the same crate's.
+#[cfg(feature = "complex")]
+pub use num_complex::{self, Complex, Complex32, Complex64};
 pub use raw::{Ptr, PtrMut, RawKernel, RawModule};
 
 /// Environment variable that makes every launch wait for its kernel and report its fault
@@ -131,6 +135,8 @@ pub mod prelude {
         Stream, Timing, WARP_SIZE,
     };
     pub use half::{bf16, f16};
+    #[cfg(feature = "complex")]
+    pub use num_complex::{Complex, Complex32, Complex64};
 }
 
 /// Launch a kernel, Numba-style: `launch!(kernel[grid, block](args...))`.

@@ -177,6 +177,12 @@ impl TypeTable {
                     VarKind::Any => "a value",
                 };
                 let mut msg = format!("{what} cannot have type {}", self.describe(*ty, generics));
+                if let Ty::Prim(p @ (Prim::C32 | Prim::C64)) = ty {
+                    msg.push_str(&format!(
+                        "; make a complex number from its parts: `{}::new(re, im)`",
+                        p.rust_name()
+                    ));
+                }
                 if let Ty::Prim(p @ (Prim::F16 | Prim::Bf16)) = ty {
                     let name = p.rust_name();
                     msg.push_str(&format!(

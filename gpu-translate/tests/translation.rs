@@ -786,3 +786,70 @@ fn a_crate_path_and_a_module_path_are_different_constants() {
     let texts: Vec<&str> = t.consts.iter().map(|(a, ..)| a.as_str()).collect();
     assert_eq!(texts, ["dep::N", "::dep::N"]);
 }
+
+#[test]
+fn complex_numbers_are_prelude_structs_with_num_complex_methods() {
+    let src = c(quote! {
+        fn k(z: &mut [Complex32], w: Complex64, t: f32) {
+            let i = grid_1d();
+            let a = z[i] * z[i] + Complex32::new(t, 1.0);
+            let r: f32 = a.norm() + a.re;
+            let d = Complex::from_polar(w.norm(), w.im);
+            z[i] = a.powf(r).conj() / Complex32::cis(t);
+        }
+    });
+    // A complex scalar arrives as its two parts and is joined first.
+    assert!(
+        src.contains("gt_c32* __restrict__ z, const unsigned long long z_len, const double gt_re_of_w, const double gt_im_of_w, const float t)"),
+        "{src}"
+    );
+    assert!(
+        src.contains("gt_c64 w = {gt_re_of_w, gt_im_of_w};"),
+        "{src}"
+    );
+    assert!(
+        src.contains("gt_c32 a = ((z[i] * z[i]) + gt_new(t, 1.0f));"),
+        "{src}"
+    );
+    assert!(src.contains("float r = (gt_norm(a) + gt_re(a));"), "{src}");
+    assert!(
+        src.contains("gt_c64 d = gt_from_polar(gt_norm(w), gt_im(w));"),
+        "{src}"
+    );
+    assert!(
+        src.contains("z[i] = (gt_conj(gt_powf(a, r)) / gt_cis(t));"),
+        "{src}"
+    );
+}
+
+#[test]
+fn complex_numbers_refuse_order_remainder_and_casts() {
+    let errs = errors(quote! {
+        fn k(z: &mut [Complex32], f: &mut [f32]) {
+            let i = grid_1d();
+            f[i] = if z[i] < z[0] { 1.0 } else { 0.0 };
+            z[i] = z[i] % z[0];
+        }
+    });
+    assert!(
+        errs.iter()
+            .any(|e| e.contains("operator `<` cannot be applied to Complex32")),
+        "{errs:?}"
+    );
+    assert!(
+        errs.iter()
+            .any(|e| e.contains("operator `%` cannot be applied to Complex32")),
+        "{errs:?}"
+    );
+    let errs = errors(quote! {
+        fn k(z: &mut [Complex32], f: &mut [f32]) {
+            let i = grid_1d();
+            f[i] = z[i] as f32;
+        }
+    });
+    assert!(
+        errs.iter()
+            .any(|e| e.contains("`as` does not convert complex numbers")),
+        "{errs:?}"
+    );
+}

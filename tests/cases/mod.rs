@@ -16,6 +16,7 @@
 pub mod arrays;
 pub mod atomics;
 pub mod checks;
+pub mod complex;
 pub mod control;
 pub mod cooperative;
 pub mod device;
@@ -112,6 +113,9 @@ macro_rules! for_each_case {
                 0.0, arrays::case_vector, [arrays::vec_add4];
             half: "f16 and bf16: arithmetic, math, comparisons, atomics",
                 1e-2, half::case_half, [half::half_ops];
+            complex: "Complex32/Complex64: operators and exact methods bit for bit, math within bounds, scalars",
+                2e-5, complex::case_complex,
+                [complex::complex_exact, complex::complex_math, complex::complex_math_f32];
             cooperative: "cooperative launch: sync_grid, reused; oversized grids refused",
                 0.0, cooperative::case_cooperative, [cooperative::grid_mirror];
             array3: "3-D array parameters: a[(i, j, k)], shape(), a 3-D grid",

@@ -29,19 +29,22 @@ pub fn poisoned<T: Dtype>(dev: &Device, n: usize, poison: T) -> Result<DeviceArr
     dev.to_device(&vec![poison; n])
 }
 
-/// Compare `got` with `want`: exactly, or within `rel` relative error (absolute below 1);
-/// NaN never passes.
+/// Compare `got` with `want`: exactly, or within `rel` relative error (absolute below 1).
+/// A NaN passes only against a NaN (its payload is left open, as Rust leaves it), so a
+/// NaN-poisoned element the kernel missed fails wherever the answer is a number.
 pub fn compare(name: &str, got: &[f64], want: &[f64], rel: f64) -> Result<(), String> {
     if got.len() != want.len() {
         return Err(format!("{name}: length {} != {}", got.len(), want.len()));
     }
     for (i, (g, w)) in got.iter().zip(want).enumerate() {
-        let ok = if rel == 0.0 {
+        let ok = if g.is_nan() || w.is_nan() {
+            g.is_nan() && w.is_nan()
+        } else if rel == 0.0 {
             g.to_bits() == w.to_bits() || g == w
         } else {
             (g - w).abs() <= rel * w.abs().max(1.0) || g == w
         };
-        if !ok || g.is_nan() != w.is_nan() {
+        if !ok {
             return Err(format!(
                 "{name}[{i}]: got {g:?}, want {w:?} (tolerance {rel})"
             ));

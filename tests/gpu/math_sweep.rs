@@ -133,7 +133,7 @@ fn inputs<T: Float + Dtype>(r: &mut rand::rngs::StdRng, name: &str, second: bool
         .collect()
 }
 
-fn write<T: Dtype>(dir: &Path, file: &str, v: &[T]) -> CaseResult<()> {
+fn write<T: Float>(dir: &Path, file: &str, v: &[T]) -> CaseResult<()> {
     let mut w = std::io::BufWriter::new(std::fs::File::create(dir.join(file))?);
     for x in v {
         w.write_all(&x.to_bits64().to_le_bytes()[..std::mem::size_of::<T>()])?;

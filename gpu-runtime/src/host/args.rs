@@ -266,7 +266,8 @@ pub(crate) enum ArgValue<'a> {
     },
     Scalar {
         kind: DtypeKind,
-        bits: u64,
+        /// The bits of its parts (`[bits, 0]`, or a complex number's `[re, im]`).
+        bits: [u64; 2],
     },
 }
 
@@ -307,7 +308,7 @@ impl<'a> Arg<'a> {
         Arg {
             value: ArgValue::Scalar {
                 kind: T::KIND,
-                bits: v.to_bits64(),
+                bits: v.to_words(),
             },
         }
     }

@@ -7,7 +7,7 @@
 
 use std::fmt;
 
-use crate::backend::cuda::buffer::CudaBuffer;
+use crate::backend::cuda::buffer::{self, CudaBuffer};
 use crate::dtype::Dtype;
 use crate::error::{GpuError, Result};
 use crate::host::device::{Device, DeviceInner};
@@ -43,7 +43,7 @@ impl<T: Dtype> DeviceArray<T> {
     pub(crate) fn from_host(device: &Device, host: &[T]) -> Result<Self> {
         let storage = match &*device.inner {
             DeviceInner::Cuda(c) => {
-                let slice = c.stream.clone_htod(host).map_err(c.allocation_error(
+                let slice = buffer::clone_htod(&c.stream, host).map_err(c.allocation_error(
                     device.name(),
                     std::mem::size_of_val(host) as u64,
                     "host-to-device copy",
@@ -65,11 +65,9 @@ impl<T: Dtype> DeviceArray<T> {
                 let bytes = len
                     .checked_mul(std::mem::size_of::<T>())
                     .ok_or_else(|| out_of_memory::<T>(device, len))?;
-                let slice = c.stream.alloc_zeros::<T>(len).map_err(c.allocation_error(
-                    device.name(),
-                    bytes as u64,
-                    "device allocation",
-                ))?;
+                let slice = buffer::alloc_zeros::<T>(&c.stream, len).map_err(
+                    c.allocation_error(device.name(), bytes as u64, "device allocation"),
+                )?;
                 Storage::Cuda(CudaBuffer::new(slice))
             }
             DeviceInner::Sim => {
@@ -125,8 +123,7 @@ impl<T: Dtype> DeviceArray<T> {
         self.check_len(dst.len(), "copy_to_host")?;
         match (&self.storage, &*self.device.inner) {
             (Storage::Cuda(b), DeviceInner::Cuda(c)) => {
-                c.stream
-                    .memcpy_dtoh(b.slice(), dst)
+                buffer::dtoh(&c.stream, &b.slice().as_view(), dst)
                     .map_err(c.driver_error("device-to-host copy"))?;
                 c.stream
                     .synchronize()
@@ -145,10 +142,10 @@ impl<T: Dtype> DeviceArray<T> {
     pub fn copy_from_host(&mut self, src: &[T]) -> Result<()> {
         self.check_len(src.len(), "copy_from_host")?;
         match (&mut self.storage, &*self.device.inner) {
-            (Storage::Cuda(b), DeviceInner::Cuda(c)) => c
-                .stream
-                .memcpy_htod(src, b.slice_mut())
-                .map_err(c.driver_error("host-to-device copy")),
+            (Storage::Cuda(b), DeviceInner::Cuda(c)) => {
+                buffer::htod(&c.stream, src, &mut b.slice_mut().as_view_mut())
+                    .map_err(c.driver_error("host-to-device copy"))
+            }
             (Storage::Sim(v), _) => {
                 v.copy_from_slice(src);
                 Ok(())
@@ -163,8 +160,7 @@ impl<T: Dtype> DeviceArray<T> {
         let end = start + dst.len();
         match (&self.storage, &*self.device.inner) {
             (Storage::Cuda(b), DeviceInner::Cuda(c)) => {
-                c.stream
-                    .memcpy_dtoh(&b.slice().slice(start..end), dst)
+                buffer::dtoh(&c.stream, &b.slice().slice(start..end), dst)
                     .map_err(c.driver_error("device-to-host copy"))?;
                 c.stream
                     .synchronize()
@@ -183,10 +179,10 @@ impl<T: Dtype> DeviceArray<T> {
     pub(crate) fn copy_range_from_host(&mut self, start: usize, src: &[T]) -> Result<()> {
         let end = start + src.len();
         match (&mut self.storage, &*self.device.inner) {
-            (Storage::Cuda(b), DeviceInner::Cuda(c)) => c
-                .stream
-                .memcpy_htod(src, &mut b.slice_mut().slice_mut(start..end))
-                .map_err(c.driver_error("host-to-device copy")),
+            (Storage::Cuda(b), DeviceInner::Cuda(c)) => {
+                buffer::htod(&c.stream, src, &mut b.slice_mut().slice_mut(start..end))
+                    .map_err(c.driver_error("host-to-device copy"))
+            }
             (Storage::Sim(v), _) => {
                 v[start..end].copy_from_slice(src);
                 Ok(())

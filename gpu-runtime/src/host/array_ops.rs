@@ -20,11 +20,12 @@ impl<T: Dtype> DeviceArray<T> {
     pub fn try_clone(&self) -> Result<DeviceArray<T>> {
         let storage = match (&self.storage, &*self.device.inner) {
             (Storage::Cuda(b), DeviceInner::Cuda(c)) => {
-                let slice = c.stream.clone_dtod(b.slice()).map_err(c.allocation_error(
-                    self.device.name(),
-                    (self.len * std::mem::size_of::<T>()) as u64,
-                    "device-to-device copy",
-                ))?;
+                let slice =
+                    buffer::clone_dtod(&c.stream, b.slice()).map_err(c.allocation_error(
+                        self.device.name(),
+                        (self.len * std::mem::size_of::<T>()) as u64,
+                        "device-to-device copy",
+                    ))?;
                 Storage::Cuda(CudaBuffer::new(slice))
             }
             (Storage::Sim(v), _) => {
@@ -74,9 +75,8 @@ impl<T: Dtype> DeviceArray<T> {
     pub fn fill(&mut self, value: T) -> Result<()> {
         match (&mut self.storage, &*self.device.inner) {
             (Storage::Cuda(b), DeviceInner::Cuda(c)) => {
-                let size = std::mem::size_of::<T>();
-                // The value's bits, zero-extended: its low `size` bytes are the element.
-                let bits = value.to_bits64();
+                let value = [value];
+                let bytes = buffer::bytes_of(&value);
                 c.ctx.bind_to_thread().map_err(c.driver_error("fill"))?;
                 // The pointer through cudarc, so the memsets are ordered after the buffer's
                 // pending reads and writes on other cudarc streams, and later users wait for
@@ -85,7 +85,7 @@ impl<T: Dtype> DeviceArray<T> {
                 // SAFETY: `ptr` is this array's allocation of `len` elements in the device's
                 // context (bound above), borrowed mutably for this call; the memset is queued
                 // on the device's stream, which orders the allocation's free after it.
-                unsafe { buffer::fill(ptr, self.len, size, bits, c.stream.cu_stream()) }
+                unsafe { buffer::fill(ptr, self.len, bytes, c.stream.cu_stream()) }
                     .map_err(c.driver_error("fill"))
             }
             (Storage::Sim(v), _) => {

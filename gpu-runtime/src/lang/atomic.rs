@@ -15,46 +15,46 @@
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 use crate::backend::sim::{SimArray2Mut, SimArray3Mut, SimSliceMut};
-use crate::dtype::{Dtype, Int, Num};
+use crate::dtype::{Int, Num, Word};
 use crate::lang::shared::{DynamicSharedArray, SharedArray, SharedArray2};
 
 /// Something an atomic can address: a writable array, with its index type.
 pub trait AtomicTarget<I> {
     /// The element type.
-    type Elem: Dtype;
+    type Elem: Word;
     #[doc(hidden)]
     fn element_ptr(&self, index: I) -> *mut Self::Elem;
 }
 
-impl<T: Dtype> AtomicTarget<usize> for SimSliceMut<'_, T> {
+impl<T: Word> AtomicTarget<usize> for SimSliceMut<'_, T> {
     type Elem = T;
     fn element_ptr(&self, index: usize) -> *mut T {
         self.element(index)
     }
 }
 
-impl<T: Dtype> AtomicTarget<(usize, usize)> for SimArray2Mut<'_, T> {
+impl<T: Word> AtomicTarget<(usize, usize)> for SimArray2Mut<'_, T> {
     type Elem = T;
     fn element_ptr(&self, index: (usize, usize)) -> *mut T {
         self.element(index)
     }
 }
 
-impl<T: Dtype> AtomicTarget<(usize, usize, usize)> for SimArray3Mut<'_, T> {
+impl<T: Word> AtomicTarget<(usize, usize, usize)> for SimArray3Mut<'_, T> {
     type Elem = T;
     fn element_ptr(&self, index: (usize, usize, usize)) -> *mut T {
         self.element(index)
     }
 }
 
-impl<T: Dtype, const N: usize> AtomicTarget<usize> for SharedArray<T, N> {
+impl<T: Word, const N: usize> AtomicTarget<usize> for SharedArray<T, N> {
     type Elem = T;
     fn element_ptr(&self, index: usize) -> *mut T {
         self.element(index)
     }
 }
 
-impl<T: Dtype, const R: usize, const C: usize> AtomicTarget<(usize, usize)>
+impl<T: Word, const R: usize, const C: usize> AtomicTarget<(usize, usize)>
     for SharedArray2<T, R, C>
 {
     type Elem = T;
@@ -63,7 +63,7 @@ impl<T: Dtype, const R: usize, const C: usize> AtomicTarget<(usize, usize)>
     }
 }
 
-impl<T: Dtype> AtomicTarget<usize> for DynamicSharedArray<T> {
+impl<T: Word> AtomicTarget<usize> for DynamicSharedArray<T> {
     type Elem = T;
     fn element_ptr(&self, index: usize) -> *mut T {
         self.element(index)
@@ -71,7 +71,7 @@ impl<T: Dtype> AtomicTarget<usize> for DynamicSharedArray<T> {
 }
 
 /// Replace `*ptr` with `f(old)` atomically; returns `old`.
-fn update<T: Dtype>(ptr: *mut T, f: impl Fn(T) -> T) -> T {
+fn update<T: Word>(ptr: *mut T, f: impl Fn(T) -> T) -> T {
     match std::mem::size_of::<T>() {
         1 => {
             // SAFETY: as below, for 1-byte dtypes (u8, i8).

@@ -7,7 +7,7 @@
 //! group gets its own value back (undefined in CUDA).
 
 use crate::backend::sim::{with_block, WarpExchange};
-use crate::dtype::Dtype;
+use crate::dtype::Word;
 use crate::lang::geometry::position;
 
 /// Threads in a warp: 32 on every NVIDIA GPU.
@@ -56,7 +56,7 @@ fn in_mask(mask: u32, lane: usize) -> bool {
     lane < 32 && mask & (1 << lane) != 0
 }
 
-fn shuffle_from<T: Dtype>(mask: u32, value: T, source: Option<usize>) -> T {
+fn shuffle_from<T: Word>(mask: u32, value: T, source: Option<usize>) -> T {
     let seen = exchange(mask, value.to_bits64());
     match source {
         Some(s) if in_mask(mask, s) => seen[s].map(T::from_bits64).unwrap_or(value),
@@ -65,26 +65,26 @@ fn shuffle_from<T: Dtype>(mask: u32, value: T, source: Option<usize>) -> T {
 }
 
 /// The value of `value` in lane `src_lane` (`__shfl_sync`).
-pub fn shfl_sync<T: Dtype>(mask: u32, value: T, src_lane: u32) -> T {
+pub fn shfl_sync<T: Word>(mask: u32, value: T, src_lane: u32) -> T {
     shuffle_from(mask, value, Some((src_lane % 32) as usize))
 }
 
 /// The value of `value` in the lane `delta` below this one; lanes below `delta` keep
 /// their own (`__shfl_up_sync`).
-pub fn shfl_up_sync<T: Dtype>(mask: u32, value: T, delta: u32) -> T {
+pub fn shfl_up_sync<T: Word>(mask: u32, value: T, delta: u32) -> T {
     let lane = lane_id() as usize;
     shuffle_from(mask, value, lane.checked_sub(delta as usize))
 }
 
 /// The value of `value` in the lane `delta` above this one; the top `delta` lanes keep
 /// their own (`__shfl_down_sync`).
-pub fn shfl_down_sync<T: Dtype>(mask: u32, value: T, delta: u32) -> T {
+pub fn shfl_down_sync<T: Word>(mask: u32, value: T, delta: u32) -> T {
     let lane = lane_id() as usize + delta as usize;
     shuffle_from(mask, value, (lane < 32).then_some(lane))
 }
 
 /// The value of `value` in lane `lane_id() ^ lane_mask` (`__shfl_xor_sync`).
-pub fn shfl_xor_sync<T: Dtype>(mask: u32, value: T, lane_mask: u32) -> T {
+pub fn shfl_xor_sync<T: Word>(mask: u32, value: T, lane_mask: u32) -> T {
     let lane = lane_id() as usize ^ (lane_mask as usize & 31);
     shuffle_from(mask, value, Some(lane))
 }
@@ -112,7 +112,7 @@ pub fn all_sync(mask: u32, predicate: bool) -> bool {
 
 /// Whether `value` is the same in every lane of `mask` (`__match_all_sync`'s predicate;
 /// Numba's `cuda.eq_sync`).
-pub fn eq_sync<T: Dtype>(mask: u32, value: T) -> bool {
+pub fn eq_sync<T: Word>(mask: u32, value: T) -> bool {
     let seen = exchange(mask, value.to_bits64());
     let mut values = (0..32)
         .filter(|&l| in_mask(mask, l))

@@ -30,8 +30,10 @@ pub(crate) enum Class {
     UnsignedInt,
     /// `T: Int`: an integer of unknown sign.
     AnyInt,
-    /// `T: Num`: any number.
+    /// `T: Num`: any real number.
     AnyNum,
+    /// `Complex32`, `Complex64`.
+    Complex,
 }
 
 impl Class {
@@ -39,6 +41,7 @@ impl Class {
     pub(crate) fn of(t: RTy, sig: &KernelSignature) -> Option<Class> {
         Some(match t {
             RTy::Prim(Prim::Bool) => Class::Bool,
+            RTy::Prim(p) if p.is_complex() => Class::Complex,
             RTy::Prim(p) if p.is_float() => Class::Float,
             RTy::Prim(p) if p.is_signed() => Class::SignedInt,
             RTy::Prim(_) => Class::UnsignedInt,

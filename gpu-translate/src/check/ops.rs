@@ -196,9 +196,17 @@ impl Validator<'_> {
             Stmt::Store4(slice, index, values) => {
                 self.vector_in_device(index.expr.span, "store4");
                 let elem = self.k.slices[*slice].elem;
-                if self.class(elem, index.expr.span) == Some(Class::Bool) {
-                    self.diags
-                        .error(index.expr.span, "`store4` is for numbers, not bool");
+                if let Some(c @ (Class::Bool | Class::Complex)) = self.class(elem, index.expr.span)
+                {
+                    let what = if c == Class::Bool {
+                        "bool"
+                    } else {
+                        "complex numbers"
+                    };
+                    self.diags.error(
+                        index.expr.span,
+                        format!("`store4` is for real numbers, not {what}"),
+                    );
                 }
                 self.expr(&index.expr);
                 values.iter().for_each(|v| self.expr(v));
@@ -231,7 +239,9 @@ impl Validator<'_> {
             Stmt::For(f) => {
                 let local = &self.k.locals[f.var];
                 let (ty, span) = (local.ty, local.span);
-                if let Some(Class::Bool | Class::Float | Class::AnyNum) = self.class(ty, span) {
+                if let Some(Class::Bool | Class::Float | Class::AnyNum | Class::Complex) =
+                    self.class(ty, span)
+                {
                     let d = self.describe(ty);
                     self.diags.error(
                         f.start.span,
@@ -253,13 +263,16 @@ impl Validator<'_> {
     fn binary(&mut self, op: BinOp, l: RTy, r: RTy, span: Span) -> Option<Class> {
         let c = self.class(l, span)?;
         let ok = match op {
-            BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div | BinOp::Rem => c != Class::Bool,
+            BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div => c != Class::Bool,
+            BinOp::Rem => c != Class::Bool && c != Class::Complex,
             BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor => c == Class::Bool || c.is_int(),
             BinOp::Shl | BinOp::Shr => {
                 let rc = self.class(r, span)?;
                 c.is_int() && rc.is_int()
             }
-            BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => true,
+            BinOp::Eq | BinOp::Ne => true,
+            // Complex numbers have no order (num-complex has no `PartialOrd`).
+            BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => c != Class::Complex,
             BinOp::And | BinOp::Or => c == Class::Bool,
         };
         if !ok {
@@ -283,14 +296,34 @@ impl Validator<'_> {
             | ExprKind::WholeArray(_)
             | ExprKind::Geometry(..) => {}
             ExprKind::Index(_, idx) => idx.iter().for_each(|i| self.expr(&i.expr)),
-            ExprKind::Intrinsic(_, args) | ExprKind::DeviceCall(_, _, args) => {
-                args.iter().for_each(|a| self.expr(a))
+            ExprKind::Intrinsic(which, args) => {
+                args.iter().for_each(|a| self.expr(a));
+                // Warp functions move one word per lane.
+                for a in args {
+                    if Class::of(a.ty, self.sig) == Some(Class::Complex) {
+                        let name = gpu_contract::language::intrinsic_spec(*which).name;
+                        self.diags.error(
+                            a.span,
+                            format!(
+                                "`{name}` moves one real number per lane; call it on each \
+                                 part: `Complex32::new({name}(.., z.re, ..), {name}(.., z.im, ..))`"
+                            ),
+                        );
+                    }
+                }
             }
+            ExprKind::DeviceCall(_, _, args) => args.iter().for_each(|a| self.expr(a)),
             ExprKind::Load4(slice, index) => {
                 self.vector_in_device(e.span, "load4");
                 let elem = self.k.slices[*slice].elem;
-                if self.class(elem, e.span) == Some(Class::Bool) {
-                    self.diags.error(e.span, "`load4` is for numbers, not bool");
+                if let Some(c @ (Class::Bool | Class::Complex)) = self.class(elem, e.span) {
+                    let what = if c == Class::Bool {
+                        "bool"
+                    } else {
+                        "complex numbers"
+                    };
+                    self.diags
+                        .error(e.span, format!("`load4` is for real numbers, not {what}"));
                 }
                 self.expr(&index.expr);
             }
@@ -305,7 +338,7 @@ impl Validator<'_> {
                     return;
                 };
                 let ok = match op {
-                    UnOp::Neg => matches!(c, Class::Float | Class::SignedInt),
+                    UnOp::Neg => matches!(c, Class::Float | Class::SignedInt | Class::Complex),
                     UnOp::Not => c == Class::Bool || c.is_int(),
                 };
                 if !ok {
@@ -324,13 +357,24 @@ impl Validator<'_> {
                 self.expr(inner);
                 let from = self.class(inner.ty, inner.span);
                 let to = self.class(e.ty, e.span);
-                let bad = *conv == Conversion::As
-                    && match (from, to) {
-                        (Some(f), Some(Class::Bool)) => f != Class::Bool,
-                        (Some(Class::Bool), Some(Class::Float)) => true,
-                        _ => false,
-                    };
-                if bad {
+                let complex = (from == Some(Class::Complex)) != (to == Some(Class::Complex));
+                let bad = complex
+                    || *conv == Conversion::As
+                        && match (from, to) {
+                            (Some(f), Some(Class::Bool)) => f != Class::Bool,
+                            (Some(Class::Bool), Some(Class::Float)) => true,
+                            _ => false,
+                        };
+                if bad && from == Some(Class::Complex) {
+                    let f = self.describe(inner.ty);
+                    self.diags.error(
+                        e.span,
+                        format!(
+                            "{f} has no single value to convert; convert a part (`z.re`, \
+                             `z.im`) or its magnitude (`z.norm()`)"
+                        ),
+                    );
+                } else if bad {
                     let (f, t) = (self.describe(inner.ty), self.describe(e.ty));
                     self.diags.error(e.span, format!("cannot cast {f} to {t}"));
                 }
@@ -343,6 +387,7 @@ impl Validator<'_> {
                     MathDomain::Signed => matches!(c, Some(Class::Float | Class::SignedInt)),
                     MathDomain::Number => c.is_some_and(|c| c == Class::Float || c.is_int()),
                     MathDomain::Int => c.is_some_and(|c| c.is_int()),
+                    MathDomain::Complex => c == Some(Class::Complex),
                 };
                 if c.is_some() && !ok {
                     let d = self.describe(args[0].ty);
@@ -375,12 +420,18 @@ impl Validator<'_> {
                 c.is_int()
             }
             AtomicOp::Inc | AtomicOp::Dec => elem == RTy::Prim(Prim::U32),
-            AtomicOp::Add | AtomicOp::Sub | AtomicOp::Exch | AtomicOp::Cas => c != Class::Bool,
+            AtomicOp::Add | AtomicOp::Sub | AtomicOp::Exch | AtomicOp::Cas => {
+                c != Class::Bool && c != Class::Complex
+            }
         };
         if !ok {
             let d = self.describe(elem);
             let which = match op {
                 AtomicOp::Inc | AtomicOp::Dec => "for `u32` only",
+                AtomicOp::Add | AtomicOp::Sub | AtomicOp::Exch | AtomicOp::Cas => {
+                    "for real numbers only; to add complex numbers atomically, keep their real \
+                     and imaginary parts in two arrays"
+                }
                 _ => "for integers only",
             };
             self.diags.error(

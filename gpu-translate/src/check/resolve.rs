@@ -114,6 +114,16 @@ impl Resolver<'_> {
     fn module_const(&mut self, c: ModuleConst<Ty>) -> ModuleConst<RTy> {
         let fixed = match self.types.shallow(c.ty) {
             Ty::Prim(p) if p.is_primitive() => Some(RTy::Prim(p)),
+            Ty::Prim(p) if p.is_complex() => {
+                self.diags.error(
+                    c.span,
+                    format!(
+                        "a module constant used as {p} is not supported; make it from real \
+                         constants: `{p}::new(RE, IM)`"
+                    ),
+                );
+                None
+            }
             Ty::Prim(p) => {
                 self.diags.error(
                     c.span,

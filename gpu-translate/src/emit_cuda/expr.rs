@@ -257,7 +257,8 @@ fn literal(l: &Lit, ty: RTy) -> String {
                 Prim::I64 | Prim::Isize if v < 0 => format!("({v}LL)"),
                 Prim::I64 | Prim::Isize => format!("{v}LL"),
                 Prim::U32 => format!("{v}u"),
-                Prim::F32 | Prim::F64 | Prim::F16 | Prim::Bf16 => {
+                // (No literal has a complex type: the type check refuses one.)
+                Prim::F32 | Prim::F64 | Prim::F16 | Prim::Bf16 | Prim::C32 | Prim::C64 => {
                     float_literal(v as f64, prim == Prim::F32)
                 }
                 Prim::Bool => (v != 0).to_string(),

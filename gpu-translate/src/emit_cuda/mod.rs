@@ -86,6 +86,20 @@ pub fn emit_cuda(k: &Kernel<RTy>, sig: &KernelSignature, ctx: &EmitContext) -> S
     )
 }
 
+/// The C type of a complex number's parts, if `t` is one.
+fn complex_parts(t: RTy) -> Option<&'static str> {
+    match t {
+        RTy::Prim(p) if p.is_complex() => Some(p.real_part().c_name()),
+        _ => None,
+    }
+}
+
+/// The C parameters that carry the parts of the complex scalar parameter `c_name` (user
+/// names never start with `gt_`).
+fn part_names(c_name: &str) -> [String; 2] {
+    [format!("gt_re_of_{c_name}"), format!("gt_im_of_{c_name}")]
+}
+
 impl Emitter<'_> {
     /// A kernel's body: its shared arrays, its fault note when it needs one, its
     /// statements in a block that `return` leaves by `goto gt_exit` (past the end of every
@@ -105,6 +119,16 @@ impl Emitter<'_> {
         }
         if self.uses_note {
             body.push_str("    gt_note_t gt_note = {0u, 0u, 0ull, 0ull};\n");
+        }
+        for p in &self.k.params {
+            if let Param::Scalar(var) = *p {
+                let local = &self.k.locals[var];
+                if complex_parts(local.ty).is_some() {
+                    let [re, im] = part_names(&local.c_name);
+                    let ty = self.c_type(local.ty);
+                    body.push_str(&format!("    {ty} {} = {{{re}, {im}}};\n", local.c_name));
+                }
+            }
         }
         body.push_str(&format!("    {{\n{}    }}\n", self.out));
         if self.returns {
@@ -201,7 +225,16 @@ impl Emitter<'_> {
                     let local = &self.k.locals[var];
                     let ty = self.c_type(local.ty);
                     let constness = if local.mutable { "" } else { "const " };
-                    parts.push(format!("{constness}{ty} {}", local.c_name));
+                    match complex_parts(local.ty) {
+                        // A kernel's complex scalar arrives as its two parts (the launch
+                        // packs one word per C parameter); the body starts by joining them.
+                        Some(part) if !self.sig.device => {
+                            let [re, im] = part_names(&local.c_name);
+                            parts.push(format!("const {part} {re}"));
+                            parts.push(format!("const {part} {im}"));
+                        }
+                        _ => parts.push(format!("{constness}{ty} {}", local.c_name)),
+                    }
                 }
             }
         }

@@ -44,6 +44,8 @@ pub(super) fn canonical_type(
     match t {
         Ty::Prim(Prim::F16) => quote_spanned!(span=> #krate::f16),
         Ty::Prim(Prim::Bf16) => quote_spanned!(span=> #krate::bf16),
+        Ty::Prim(Prim::C32) => quote_spanned!(span=> #krate::Complex32),
+        Ty::Prim(Prim::C64) => quote_spanned!(span=> #krate::Complex64),
         Ty::Prim(p) => {
             let name = syn::Ident::new(p.rust_name(), span);
             quote_spanned!(span=> ::core::primitive::#name)

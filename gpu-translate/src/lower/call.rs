@@ -3,7 +3,7 @@
 //! intrinsic table), atomics, the dtype conversions (`T::from_f64(x)`, `T::zero()`), and
 //! calls of `#[gpu_device]` functions.
 
-use gpu_contract::language::{intrinsic, math_fn, ArgKind, MathArgs, RetKind, MATH};
+use gpu_contract::language::{complex_fn, intrinsic, math_fn, ArgKind, MathArgs, RetKind, MATH};
 use syn::spanned::Spanned;
 
 use super::tables::{
@@ -92,7 +92,9 @@ impl Lowerer<'_> {
                 span,
             });
         }
-        let Some(spec) = math_fn(&name) else {
+        let complex = complex_fn(&name).is_some();
+        let spec = math_fn(&name);
+        if spec.is_none() && !complex {
             if is_iterator_call(m) {
                 self.err(
                     m.method.span(),
@@ -106,22 +108,34 @@ impl Lowerer<'_> {
                 m.method.span(),
                 format!(
                     "method `{name}` is not part of the kernel language; kernels can call \
-                     `.len()` on arrays, `.to_f64()`, and these math methods on numbers: {}",
+                     `.len()` on arrays, `.to_f64()`, these math methods on numbers: {}, and \
+                     complex numbers' methods (`z.conj()`, `z.norm()`, ...)",
                     names.join(" ")
                 ),
+            );
+            return None;
+        }
+        let recv = self.expr(&m.receiver, Position::Operand)?;
+        if let Some(c) = self.complex_type(recv.ty) {
+            return self.complex_method(m, recv, c);
+        }
+        let Some(spec) = spec else {
+            let d = self.describe(recv.ty);
+            self.err(
+                m.method.span(),
+                format!("`.{name}()` is a method of complex numbers, not of {d}"),
             );
             return None;
         };
         let arity = match spec.args {
             MathArgs::Unary => 0,
-            MathArgs::Binary | MathArgs::IntExponent | MathArgs::Amount => 1,
+            MathArgs::Binary | MathArgs::IntExponent | MathArgs::Amount | MathArgs::Part => 1,
             MathArgs::Ternary => 2,
         };
         if m.args.len() != arity {
             self.err(span, format!("`{name}` takes {arity} argument(s)"));
             return None;
         }
-        let recv = self.expr(&m.receiver, Position::Operand)?;
         let mut args = vec![recv];
         for a in &m.args {
             args.push(self.expr(a, Position::Operand)?);
@@ -187,6 +201,14 @@ impl Lowerer<'_> {
             }
             if let Some(op) = AtomicOp::from_fn_name(&last) {
                 return self.atomic_call(op, c);
+            }
+        }
+        // `Complex32::new(re, im)`, `num_complex::Complex::cis(theta)`, ...
+        if segs.len() >= 2 {
+            let ty_name = segs[segs.len() - 2].as_str();
+            let kind = Prim::from_rust_name(ty_name).filter(|p| p.is_complex());
+            if kind.is_some() || ty_name == "Complex" {
+                return self.complex_constructor(kind, &last, c);
             }
         }
         // `T::zero()`, `T::from_f64(x)`, `f32::from_usize(i)`, ...

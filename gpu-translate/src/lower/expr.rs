@@ -194,6 +194,14 @@ impl Lowerer<'_> {
         let inner = self.expr(&c.expr, Position::Operand)?;
         let from_half = matches!(self.types.shallow(inner.ty), Ty::Prim(p) if !p.is_primitive());
         match resolve_type_name(&c.ty, &self.sig.generics) {
+            Some(Ty::Prim(p)) if p.is_complex() || self.complex_type(inner.ty).is_some() => {
+                self.err(
+                    c.ty.span(),
+                    "`as` does not convert complex numbers; make one from its parts with \
+                     `Complex32::new(re, im)`, and take a part with `z.re` or `z.im`",
+                );
+                None
+            }
             Some(Ty::Prim(p)) if !p.is_primitive() || from_half => {
                 self.err(
                     c.ty.span(),
@@ -597,8 +605,8 @@ impl Lowerer<'_> {
                 return None;
             }
         }
-        if let Some(name) = call_name {
-            if let Some(g) = dim3_geometry(&name) {
+        if let Some(name) = &call_name {
+            if let Some(g) = dim3_geometry(name) {
                 if let (Some(a), syn::Member::Named(_)) = (axis(&member), &f.member) {
                     return Some(Expr {
                         kind: ExprKind::Geometry(g, a),
@@ -607,7 +615,7 @@ impl Lowerer<'_> {
                     });
                 }
             }
-            if let Some((g, arity)) = tuple_geometry_name(&name) {
+            if let Some((g, arity)) = tuple_geometry_name(name) {
                 if let (Some(a), syn::Member::Unnamed(i)) = (axis(&member), &f.member) {
                     if (i.index as usize) < arity {
                         return Some(Expr {
@@ -619,10 +627,20 @@ impl Lowerer<'_> {
                 }
             }
         }
+        let geometry = call_name
+            .as_deref()
+            .is_some_and(|n| dim3_geometry(n).is_some() || tuple_geometry_name(n).is_some());
+        if !geometry && matches!(f.member, syn::Member::Named(_)) {
+            // `z.re`, `z.im` of a complex number.
+            let value = self.expr(&f.base, Position::Operand)?;
+            if let Some(c) = self.complex_type(value.ty) {
+                return self.complex_field(value, &member, c);
+            }
+        }
         self.err(
             span,
-            "field access in kernels is limited to thread geometry: `thread_idx().x`, \
-             `grid_2d().0`, ...",
+            "field access in kernels is limited to thread geometry (`thread_idx().x`, \
+             `grid_2d().0`, ...) and the parts of complex numbers (`z.re`, `z.im`)",
         );
         None
     }

@@ -6,11 +6,13 @@
 //! `infer.rs`); what they must permit is checked afterwards, by `check`.
 //!
 //! The lowerer is split by what it lowers: statements (`stmt.rs`), expressions
-//! (`expr.rs`), places and indices (`place.rs`), calls of every kind (`call.rs`), array
-//! declarations (`array.rs`), and the language's fixed names (`tables.rs`).
+//! (`expr.rs`), places and indices (`place.rs`), calls of every kind (`call.rs`), complex
+//! numbers' constructors, methods and fields (`complex.rs`), array declarations
+//! (`array.rs`), and the language's fixed names (`tables.rs`).
 
 mod array;
 mod call;
+mod complex;
 mod expr;
 mod place;
 mod print;

@@ -68,6 +68,16 @@ impl Lowerer<'_> {
                     None
                 }
             },
+            syn::Expr::Field(f) if matches!(&f.member, syn::Member::Named(m) if m == "re" || m == "im") =>
+            {
+                self.err(
+                    f.span(),
+                    "the parts of a complex number are read only in kernels (as Numba's \
+                     `.real` and `.imag`); assign the whole number: \
+                     `z = Complex32::new(re, z.im);`",
+                );
+                None
+            }
             other => {
                 self.err(
                     other.span(),

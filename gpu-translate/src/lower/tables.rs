@@ -172,7 +172,7 @@ pub(crate) fn constant(segs: &[String]) -> Option<(Prim, Lit)> {
         Prim::I8 => int_consts!(i8),
         Prim::U16 => int_consts!(u16),
         Prim::I16 => int_consts!(i16),
-        Prim::Bool | Prim::F16 | Prim::Bf16 => return None,
+        Prim::Bool | Prim::F16 | Prim::Bf16 | Prim::C32 | Prim::C64 => return None,
     };
     Some((prim, lit))
 }

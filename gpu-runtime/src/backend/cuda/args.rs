@@ -109,10 +109,13 @@ pub(crate) fn check_and_pack(
                 ok
             }
             (ParamKind::Scalar { ty }, ArgValue::Scalar { kind, bits }) => {
-                let ok = ty.resolve(dtypes) == Some(kind) && len < MAX_C_PARAMS;
+                // A complex number is two C parameters, its parts.
+                let parts = 1 + usize::from(kind.is_complex());
+                let ok = ty.resolve(dtypes) == Some(kind) && len + parts <= MAX_C_PARAMS;
                 if ok {
-                    packed.values[len] = MaybeUninit::new(bits);
-                    len += 1;
+                    packed.values[len] = MaybeUninit::new(bits[0]);
+                    packed.values[len + parts - 1] = MaybeUninit::new(bits[parts - 1]);
+                    len += parts;
                 }
                 ok
             }
@@ -187,7 +190,7 @@ fn mismatch(
             if want != Some(kind) {
                 wrong(format!("a {kind} for {want:?}"))
             } else {
-                too_many(def, len + 1)
+                too_many(def, len + 1 + usize::from(kind.is_complex()))
             }
         }
         _ => wrong(format!("not a {:?}", p.kind)),
@@ -213,7 +216,7 @@ pub(crate) struct Uniforms<'a, 'b> {
 impl LaunchValues for Uniforms<'_, '_> {
     fn scalar(&self, param: u16) -> u64 {
         match self.args.get(usize::from(param)).map(|a| a.value) {
-            Some(ArgValue::Scalar { bits, .. }) => bits,
+            Some(ArgValue::Scalar { bits, .. }) => bits[0],
             // The translator names only unsigned scalars; anything else saturates.
             _ => u64::MAX,
         }

@@ -1,7 +1,13 @@
 //! Device memory owned by an array: a cudarc buffer whose address is read once, and which
-//! is freed in its context on whatever thread drops it.
+//! is freed in its context on whatever thread drops it. And the copies between it and the
+//! host, made as copies of bytes: cudarc's typed copies need its `DeviceRepr`, which a
+//! dtype from another crate (`num_complex::Complex32`) cannot implement.
 
-use cudarc::driver::{CudaSlice, DevicePtr};
+use std::sync::Arc;
+
+use cudarc::driver::{CudaSlice, CudaStream, CudaView, CudaViewMut, DevicePtr, DriverError};
+
+use crate::dtype::Dtype;
 
 /// A device allocation of an array.
 pub(crate) struct CudaBuffer<T> {
@@ -60,41 +66,148 @@ impl<T> Drop for CudaBuffer<T> {
     }
 }
 
-/// Set each of the `len` elements of `size` bytes at `ptr` to the value whose bytes are
-/// the low `size` bytes of `bits`, queued on `stream` (elements of 1, 2 and 4 bytes by the
-/// driver's memset of that width; of 8 bytes by two 4-byte memsets with an 8-byte pitch,
-/// one per half).
+/// The bytes of `values`. Every dtype is plain data without padding (sealed: the
+/// primitives, `half`'s floats, and `num_complex`'s `{re, im}` of two floats).
+pub(crate) fn bytes_of<T: Dtype>(values: &[T]) -> &[u8] {
+    // SAFETY: `values` is `size_of_val(values)` initialised bytes (no dtype has padding),
+    // readable for the borrow's life; `u8` has alignment 1.
+    unsafe { std::slice::from_raw_parts(values.as_ptr().cast(), std::mem::size_of_val(values)) }
+}
+
+/// The bytes of `values`, to be overwritten with bytes copied from device memory that
+/// holds values of `T`.
+///
+/// Sound only for bytes that are a `T`: device memory of an array of `T` is written only
+/// with values of `T` (host copies, kernels whose C type is `T`'s, zeroes, which every
+/// dtype has), as cudarc's typed copy would assume too.
+fn bytes_of_mut<T: Dtype>(values: &mut [T]) -> &mut [u8] {
+    // SAFETY: as `bytes_of`, borrowed mutably; what is written is a `T` (see above).
+    unsafe {
+        std::slice::from_raw_parts_mut(values.as_mut_ptr().cast(), std::mem::size_of_val(values))
+    }
+}
+
+/// The error of a copy whose sides differ in length (the callers check lengths first).
+fn length_mismatch() -> DriverError {
+    DriverError(cudarc::driver::sys::CUresult::CUDA_ERROR_INVALID_VALUE)
+}
+
+/// A new allocation of `len` zeroed elements, queued on `stream`.
+pub(crate) fn alloc_zeros<T: Dtype>(
+    stream: &Arc<CudaStream>,
+    len: usize,
+) -> Result<CudaSlice<T>, DriverError> {
+    let bytes = len
+        .checked_mul(std::mem::size_of::<T>())
+        .ok_or(DriverError(
+            cudarc::driver::sys::CUresult::CUDA_ERROR_OUT_OF_MEMORY,
+        ))?;
+    let raw = stream.alloc_zeros::<u8>(bytes)?;
+    // SAFETY: `leak` gives up the allocation of `bytes` bytes without freeing it, and the
+    // new slice takes it over on the same stream: `len` elements of `T`, all zero bytes,
+    // which is a value of every dtype (device allocations are aligned to 256 bytes).
+    Ok(unsafe { stream.upgrade_device_ptr::<T>(raw.leak(), len) })
+}
+
+/// A new allocation holding a copy of `host`, queued on `stream`.
+pub(crate) fn clone_htod<T: Dtype>(
+    stream: &Arc<CudaStream>,
+    host: &[T],
+) -> Result<CudaSlice<T>, DriverError> {
+    // SAFETY: the bytes are uninitialised until the copy below, queued on the same stream
+    // before the slice is handed to anyone, overwrites every one of them.
+    let raw = unsafe { stream.alloc::<u8>(std::mem::size_of_val(host)) }?;
+    // SAFETY: as in `alloc_zeros`.
+    let mut slice = unsafe { stream.upgrade_device_ptr::<T>(raw.leak(), host.len()) };
+    htod(stream, host, &mut slice.as_view_mut())?;
+    Ok(slice)
+}
+
+/// A new allocation holding a copy of the device elements `src`, queued on `stream`.
+pub(crate) fn clone_dtod<T: Dtype>(
+    stream: &Arc<CudaStream>,
+    src: &CudaSlice<T>,
+) -> Result<CudaSlice<T>, DriverError> {
+    // SAFETY: the bytes are uninitialised until the copy below, queued on the same stream
+    // before the slice is handed to anyone, overwrites every one of them.
+    let raw = unsafe { stream.alloc::<u8>(src.num_bytes()) }?;
+    // SAFETY: as in `alloc_zeros`.
+    let mut slice = unsafe { stream.upgrade_device_ptr::<T>(raw.leak(), src.len()) };
+    stream.memcpy_dtod(src, &mut slice)?;
+    Ok(slice)
+}
+
+/// Copy `src` into the device elements `dst` (the same length), queued on `stream`.
+pub(crate) fn htod<T: Dtype>(
+    stream: &Arc<CudaStream>,
+    src: &[T],
+    dst: &mut CudaViewMut<'_, T>,
+) -> Result<(), DriverError> {
+    if src.len() != dst.len() {
+        return Err(length_mismatch());
+    }
+    let bytes = bytes_of(src);
+    // SAFETY: the view's own bytes, as `u8`s (any byte is one); what is copied in is a
+    // `T` for each element.
+    let mut raw = unsafe { dst.transmute_mut::<u8>(bytes.len()) }.ok_or_else(length_mismatch)?;
+    stream.memcpy_htod(bytes, &mut raw)
+}
+
+/// Copy the device elements `src` into `dst` (the same length), queued on `stream`; the
+/// caller synchronises before reading `dst`.
+pub(crate) fn dtoh<T: Dtype>(
+    stream: &Arc<CudaStream>,
+    src: &CudaView<'_, T>,
+    dst: &mut [T],
+) -> Result<(), DriverError> {
+    if src.len() != dst.len() {
+        return Err(length_mismatch());
+    }
+    let bytes = bytes_of_mut(dst);
+    // SAFETY: the view's own bytes, as `u8`s.
+    let raw = unsafe { src.transmute::<u8>(bytes.len()) }.ok_or_else(length_mismatch)?;
+    stream.memcpy_dtoh(&raw, bytes)
+}
+
+/// Set each of the `len` elements of `value.len()` bytes at `ptr` to `value`, queued on
+/// `stream` (elements of 1, 2 and 4 bytes by the driver's memset of that width; of 8 and
+/// 16 bytes by one 4-byte memset per 4 bytes of the element, pitched by its size).
 ///
 /// # Safety
 ///
-/// `ptr..ptr + len * size` must be device memory of the current context, live until the
-/// memset has run on `stream`.
+/// `ptr..ptr + len * value.len()` must be device memory of the current context, live
+/// until the memset has run on `stream`.
 pub(crate) unsafe fn fill(
     ptr: u64,
     len: usize,
-    size: usize,
-    bits: u64,
+    value: &[u8],
     stream: cudarc::driver::sys::CUstream,
 ) -> Result<(), cudarc::driver::DriverError> {
     use cudarc::driver::sys;
     if len == 0 {
         return Ok(());
     }
-    // SAFETY: the caller's contract covers every byte written, and each call writes
-    // exactly the array's `len * size` bytes (for 8-byte elements, 4 of each 8 per call).
-    let status = unsafe {
-        match size {
-            1 => sys::cuMemsetD8Async(ptr, bits as u8, len, stream),
-            2 => sys::cuMemsetD16Async(ptr, bits as u16, len, stream),
-            4 => sys::cuMemsetD32Async(ptr, bits as u32, len, stream),
-            8 => match sys::cuMemsetD2D32Async(ptr, 8, bits as u32, 1, len, stream) {
-                sys::CUresult::CUDA_SUCCESS => {
-                    sys::cuMemsetD2D32Async(ptr + 4, 8, (bits >> 32) as u32, 1, len, stream)
-                }
-                e => e,
-            },
-            _ => unreachable!("every dtype is 1, 2, 4 or 8 bytes"),
-        }
+    let word = |k: usize| {
+        let mut w = [0u8; 4];
+        w.copy_from_slice(&value[4 * k..4 * k + 4]);
+        u32::from_ne_bytes(w)
     };
-    status.result()
+    // SAFETY: the caller's contract covers every byte written, and each call writes
+    // exactly the array's `len * size` bytes (for 8- and 16-byte elements, 4 of each
+    // element per call).
+    unsafe {
+        match value.len() {
+            1 => sys::cuMemsetD8Async(ptr, value[0], len, stream).result(),
+            2 => sys::cuMemsetD16Async(ptr, u16::from_ne_bytes([value[0], value[1]]), len, stream)
+                .result(),
+            4 => sys::cuMemsetD32Async(ptr, word(0), len, stream).result(),
+            size => {
+                for k in 0..size / 4 {
+                    let at = ptr + 4 * k as u64;
+                    sys::cuMemsetD2D32Async(at, size, word(k), 1, len, stream).result()?;
+                }
+                Ok(())
+            }
+        }
+    }
 }

@@ -38,6 +38,11 @@ pub trait Arith: Copy {
     fn __div<const CHECKED: bool>(self, b: Self) -> Self;
     /// `a % b`.
     fn __rem<const CHECKED: bool>(self, b: Self) -> Self;
+}
+
+/// A real number, which has an absolute value of its own type.
+#[doc(hidden)]
+pub trait ArithAbs: Copy {
     /// `a.abs()` (an unsigned integer is its own).
     fn __abs<const CHECKED: bool>(self) -> Self;
 }
@@ -107,6 +112,8 @@ macro_rules! ints {
                 }
                 self.checked_rem(b).unwrap_or_else(|| fault(IntOp::RemOverflow))
             }
+        }
+        impl ArithAbs for $t {
             #[inline]
             fn __abs<const CHECKED: bool>(self) -> Self {
                 // Signed: `MIN.abs()` overflows; unsigned: `checked_abs` of a value that is
@@ -166,7 +173,9 @@ macro_rules! signed {
 }
 signed!(i32, i64, isize, i8, i16);
 
-macro_rules! floats {
+/// Numbers whose operators have nothing to check: floats and complex numbers compute as
+/// Rust's (and num-complex's) operators do.
+macro_rules! unchecked_operators {
     ($($t:ty),*) => {$(
         impl Arith for $t {
             #[inline]
@@ -179,11 +188,6 @@ macro_rules! floats {
             fn __div<const CHECKED: bool>(self, b: Self) -> Self { self / b }
             #[inline]
             fn __rem<const CHECKED: bool>(self, b: Self) -> Self { self % b }
-            #[inline]
-            fn __abs<const CHECKED: bool>(self) -> Self {
-                // The sign bit cleared, as Rust's `abs` does (NaN and -0.0 included).
-                <$t>::from_bits(self.to_bits() & !(1 << (8 * ::core::mem::size_of::<$t>() - 1)))
-            }
         }
         impl ArithNeg for $t {
             #[inline]
@@ -191,7 +195,22 @@ macro_rules! floats {
         }
     )*};
 }
-floats!(f32, f64, half::f16, half::bf16);
+unchecked_operators!(f32, f64, half::f16, half::bf16);
+#[cfg(feature = "complex")]
+unchecked_operators!(num_complex::Complex<f32>, num_complex::Complex<f64>);
+
+macro_rules! float_abs {
+    ($($t:ty),*) => {$(
+        impl ArithAbs for $t {
+            #[inline]
+            fn __abs<const CHECKED: bool>(self) -> Self {
+                // The sign bit cleared, as Rust's `abs` does (NaN and -0.0 included).
+                <$t>::from_bits(self.to_bits() & !(1 << (8 * ::core::mem::size_of::<$t>() - 1)))
+            }
+        }
+    )*};
+}
+float_abs!(f32, f64, half::f16, half::bf16);
 
 /// `a + b` in a kernel.
 #[inline]
@@ -231,7 +250,7 @@ pub fn neg<const CHECKED: bool, T: ArithNeg>(a: T) -> T {
 
 /// `a.abs()` in a kernel.
 #[inline]
-pub fn abs<const CHECKED: bool, T: Arith>(a: T) -> T {
+pub fn abs<const CHECKED: bool, T: ArithAbs>(a: T) -> T {
     a.__abs::<CHECKED>()
 }
 

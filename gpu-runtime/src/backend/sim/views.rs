@@ -19,41 +19,58 @@ use super::SimFault;
 use crate::dtype::Dtype;
 use crate::host::args::{ArrayParts, ArrayPartsMut};
 
-/// Read `*p` with a relaxed atomic load of its width.
+/// The number of parts of a `T` and the bytes of each: one part of its size for a real
+/// type, the two halves of a complex number.
+const fn parts<T: Dtype>() -> (usize, usize) {
+    let n = if T::KIND.is_complex() { 2 } else { 1 };
+    (n, std::mem::size_of::<T>() / n)
+}
+
+/// Read `*p` with one relaxed atomic load of each part's width (a complex number's two
+/// parts are two loads, as on the GPU).
 ///
 /// # Safety
 ///
 /// `p` must be valid for reads and aligned for `T`.
 #[inline]
 pub(crate) unsafe fn load<T: Dtype>(p: *const T) -> T {
-    // SAFETY: (each arm) the caller's pointer is valid and aligned for `T`, whose size is
-    // the atomic's, and dtypes are as aligned as the atomic of their size (asserted below).
-    let bits = unsafe {
-        match std::mem::size_of::<T>() {
-            1 => AtomicU8::from_ptr(p as *mut u8).load(Ordering::Relaxed) as u64,
-            2 => AtomicU16::from_ptr(p as *mut u16).load(Ordering::Relaxed) as u64,
-            4 => AtomicU32::from_ptr(p as *mut u32).load(Ordering::Relaxed) as u64,
-            _ => AtomicU64::from_ptr(p as *mut u64).load(Ordering::Relaxed),
-        }
-    };
-    T::from_bits64(bits)
+    let (n, size) = parts::<T>();
+    let mut words = [0u64; 2];
+    for (k, w) in words.iter_mut().enumerate().take(n) {
+        // SAFETY: (each arm) part `k` of the caller's valid `T` at an offset of `k * size`
+        // bytes; every dtype's alignment is its part's size (asserted where each dtype is
+        // implemented), so the part is aligned for the atomic of its size.
+        *w = unsafe {
+            let q = p.cast::<u8>().add(k * size).cast_mut();
+            match size {
+                1 => AtomicU8::from_ptr(q).load(Ordering::Relaxed) as u64,
+                2 => AtomicU16::from_ptr(q.cast()).load(Ordering::Relaxed) as u64,
+                4 => AtomicU32::from_ptr(q.cast()).load(Ordering::Relaxed) as u64,
+                _ => AtomicU64::from_ptr(q.cast()).load(Ordering::Relaxed),
+            }
+        };
+    }
+    T::from_words(words)
 }
 
-/// Write `*p = v` with a relaxed atomic store of its width.
+/// Write `*p = v` with one relaxed atomic store of each part's width.
 ///
 /// # Safety
 ///
 /// `p` must be valid for writes and aligned for `T`.
 #[inline]
 pub(crate) unsafe fn store<T: Dtype>(p: *mut T, v: T) {
-    let bits = v.to_bits64();
-    // SAFETY: as in `load`.
-    unsafe {
-        match std::mem::size_of::<T>() {
-            1 => AtomicU8::from_ptr(p as *mut u8).store(bits as u8, Ordering::Relaxed),
-            2 => AtomicU16::from_ptr(p as *mut u16).store(bits as u16, Ordering::Relaxed),
-            4 => AtomicU32::from_ptr(p as *mut u32).store(bits as u32, Ordering::Relaxed),
-            _ => AtomicU64::from_ptr(p as *mut u64).store(bits, Ordering::Relaxed),
+    let (n, size) = parts::<T>();
+    for (k, &bits) in v.to_words().iter().enumerate().take(n) {
+        // SAFETY: as in `load`.
+        unsafe {
+            let q = p.cast::<u8>().add(k * size);
+            match size {
+                1 => AtomicU8::from_ptr(q).store(bits as u8, Ordering::Relaxed),
+                2 => AtomicU16::from_ptr(q.cast()).store(bits as u16, Ordering::Relaxed),
+                4 => AtomicU32::from_ptr(q.cast()).store(bits as u32, Ordering::Relaxed),
+                _ => AtomicU64::from_ptr(q.cast()).store(bits, Ordering::Relaxed),
+            }
         }
     }
 }

@@ -20,6 +20,7 @@ const VECTOR: &str = include_str!("vector.cuh");
 const GRID_BARRIER: &str = include_str!("grid_barrier.cuh");
 const BOUNDS: &str = include_str!("bounds.cuh");
 const INTEGERS: &str = include_str!("integers.cuh");
+const COMPLEX: &str = include_str!("complex.cuh");
 
 /// The names that call for the integer section.
 const INTEGER_MARKERS: [&str; 10] = [
@@ -28,7 +29,7 @@ const INTEGER_MARKERS: [&str; 10] = [
 ];
 
 /// Each optional section with the names whose use in a kernel's source calls for it.
-const SECTIONS: [(&str, &[&str]); 8] = [
+const SECTIONS: [(&str, &[&str]); 9] = [
     // First: the others use its note and sink (the integer section's declarations too,
     // also where only `gt_step_next` is called, which notes nothing).
     (
@@ -50,6 +51,11 @@ const SECTIONS: [(&str, &[&str]); 8] = [
         ],
     ),
     (HALF, &["gt_f16", "gt_bf16"]),
+    // Every complex value is of a parameter's or local's type, or made by a constructor.
+    (
+        COMPLEX,
+        &["gt_c32", "gt_c64", "gt_new(", "gt_cis(", "gt_from_polar("],
+    ),
     // After the 16-bit floats: `T: Num` arithmetic may be on them.
     (INTEGERS, &INTEGER_MARKERS),
     (WARP, &["gt_shfl", "gt_eq_sync", "gt_lane_id"]),

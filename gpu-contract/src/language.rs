@@ -339,7 +339,7 @@ pub enum Accuracy {
         f64: u32,
     },
     /// A complex function made, as num-complex makes it, of real functions that are each
-    /// [`Exact`](Accuracy::Exact) or within their [`Ulp`](Accuracy::Ulp) bounds; the
+    /// [`Accuracy::Exact`] or within their [`Accuracy::Ulp`] bounds; the
     /// composition can amplify a part's difference (`ln` near `|z| = 1`).
     Composed,
 }

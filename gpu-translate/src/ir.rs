@@ -452,6 +452,12 @@ pub enum ExprKind<T> {
     If(Box<Expr<T>>, Box<Block<T>>, Box<Block<T>>),
     /// A value block `{ stmts; tail }`.
     Block(Box<Block<T>>),
+    /// A device function's tuple value, `return (a, b);`: only as a returned value (its
+    /// type is opaque; the function's `ret_tuple` types the elements).
+    Tuple(Vec<Expr<T>>),
+    /// Element `k` of the tuple a device function returned: `f(x).1`, or a name of
+    /// `let (a, b) = f(x);` (read from a local that holds the call's value).
+    TuplePart(Box<Expr<T>>, usize),
 }
 
 /// A block.
@@ -595,6 +601,8 @@ pub struct Kernel<T> {
     pub params: Vec<Param>,
     /// The return type of a device function.
     pub ret: Option<T>,
+    /// The element types of a device function that returns a tuple (`ret` is `None`).
+    pub ret_tuple: Vec<T>,
     /// The body.
     pub body: Block<T>,
     /// Whether the body waits for other threads (barriers, warp functions): the simulator
@@ -678,7 +686,10 @@ impl<T> Kernel<T> {
                 ExprKind::Intrinsic(_, args)
                 | ExprKind::DeviceCall(_, _, args)
                 | ExprKind::Math(_, args) => args.iter().for_each(|a| expr(a, out)),
-                ExprKind::Unary(_, a) | ExprKind::Convert(_, a) => expr(a, out),
+                ExprKind::Unary(_, a) | ExprKind::Convert(_, a) | ExprKind::TuplePart(a, _) => {
+                    expr(a, out)
+                }
+                ExprKind::Tuple(args) => args.iter().for_each(|a| expr(a, out)),
                 ExprKind::Binary(_, a, b) => {
                     expr(a, out);
                     expr(b, out);

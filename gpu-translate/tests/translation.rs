@@ -853,3 +853,81 @@ fn complex_numbers_refuse_order_remainder_and_casts() {
         "{errs:?}"
     );
 }
+
+#[test]
+fn device_functions_return_tuples_as_prelude_structs() {
+    let src = device(quote! {
+        fn split<T: Num>(a: T, b: u32) -> (T, u32, bool) {
+            if b > 3 {
+                (a, b, true)
+            } else if b == 0 {
+                return (a, 0, false);
+            } else {
+                (a + a, b * 2, false)
+            }
+        }
+    })
+    .unwrap();
+    assert!(
+        src.contains(
+            "static __device__ __forceinline__ gt_tuple3<T, unsigned int, bool> gt_dev_split("
+        ),
+        "{src}"
+    );
+    assert!(
+        src.contains("return gt_tuple3<T, unsigned int, bool>{a, b, true};"),
+        "{src}"
+    );
+    assert!(
+        src.contains("return gt_tuple3<T, unsigned int, bool>{a, 0u, false};"),
+        "{src}"
+    );
+    let kernel = c(quote! {
+        fn k(a: &mut [f32], b: &mut [u32]) {
+            let i = grid_1d();
+            let (x, n, _) = split(a[i], b[i]);
+            a[i] = x + split(1.5f32, 2u32).0;
+            b[i] = n;
+        }
+    });
+    assert!(
+        kernel.contains("auto tuple = gt_dev_split(a[i], b[i], gt_note);"),
+        "{kernel}"
+    );
+    assert!(kernel.contains("float x = (tuple).v0;"), "{kernel}");
+    assert!(kernel.contains("unsigned int n = (tuple).v1;"), "{kernel}");
+    assert!(
+        kernel.contains("(x + (gt_dev_split(1.5f, 2u, gt_note)).v0)"),
+        "{kernel}"
+    );
+}
+
+#[test]
+fn tuple_returns_say_what_to_write() {
+    let errs = device(quote! {
+        fn f(a: f32) -> (f32, f32, f32, f32, f32) { (a, a, a, a, a) }
+    })
+    .unwrap_err();
+    assert!(
+        errs.iter().any(|e| e.contains("a tuple of 2 to 4 values")),
+        "{errs:?}"
+    );
+    let errs = device(quote! {
+        fn f(a: f32) -> (f32, u32) { return a; }
+    })
+    .unwrap_err();
+    assert!(
+        errs.iter()
+            .any(|e| e.contains("returns a tuple of 2 values: `return (a, b);`")),
+        "{errs:?}"
+    );
+    let errs = device(quote! {
+        fn f(a: f32) -> (f32, u32) { (a, 1.5) }
+    })
+    .unwrap_err();
+    assert!(
+        errs.iter()
+            .any(|e| e.contains("a float literal cannot have type u32")),
+        "{errs:?}"
+    );
+}

@@ -458,3 +458,83 @@ pub fn case_device(dev: &Device, seed: u64) -> CaseResult {
     )?;
     Ok(out)
 }
+
+/// Two values in order.
+#[gpu_device]
+pub fn min_max(a: f32, b: f32) -> (f32, f32) {
+    if a < b {
+        return (a, b);
+    }
+    (b, a)
+}
+
+/// Another device function's tuple, returned as it is.
+#[gpu_device]
+pub fn relay(a: f32, b: f32) -> (f32, f32) {
+    return min_max(a, b);
+}
+
+/// Quotient, remainder and whether the division is exact.
+#[gpu_device]
+pub fn div_rem(a: u32, b: u32) -> (u32, u32, bool) {
+    (a / b, a % b, a % b == 0)
+}
+
+/// The pair in order, for any number type.
+#[gpu_device]
+pub fn sorted_pair<T: Num>(a: T, b: T) -> (T, T) {
+    if b < a {
+        (b, a)
+    } else {
+        (a, b)
+    }
+}
+
+/// Device functions returning tuples, bound by `let (a, b) = f(..)` (annotated or not),
+/// read with `.1`, and returned on from another device function.
+#[gpu_kernel]
+pub fn tuples_from_device(
+    x: &[f32],
+    y: &[f32],
+    n: &[u32],
+    lo: &mut [f32],
+    hi: &mut [f32],
+    q: &mut [u32],
+) {
+    let i = grid_1d();
+    if i < x.len() {
+        let (a, b) = min_max(x[i], y[i]);
+        lo[i] = a;
+        hi[i] = relay(b, a).1 + 1.0;
+        let (quot, rem, exact): (u32, u32, bool) = div_rem(n[i], 7);
+        let (_, big) = sorted_pair(n[i], 5u32);
+        q[i] = quot * 10 + rem + if exact { 1000 } else { 0 } + big * 100000;
+    }
+}
+
+pub fn case_device_tuples(dev: &Device, seed: u64) -> CaseResult {
+    let mut r = rng(seed);
+    let mut out = Outputs::new();
+    let len = r.random_range(1..3000);
+    let x = uniform_f32(&mut r, len, -10.0, 10.0);
+    let mut y = uniform_f32(&mut r, len, -10.0, 10.0);
+    y[0] = x[0];
+    let n: Vec<u32> = (0..len).map(|_| r.random_range(0..2000)).collect();
+    let (dx, dy, dn) = (dev.to_device(&x)?, dev.to_device(&y)?, dev.to_device(&n)?);
+    let mut lo = poisoned(dev, len, f32::NAN)?;
+    let mut hi = poisoned(dev, len, f32::NAN)?;
+    let mut q = poisoned(dev, len, u32::MAX)?;
+    launch!(tuples_from_device[blocks(len, 128), 128](&dx, &dy, &dn, &mut lo, &mut hi, &mut q))?;
+    let want_lo: Vec<f32> = (0..len).map(|i| min_max(x[i], y[i]).0).collect();
+    let want_hi: Vec<f32> = (0..len).map(|i| relay(y[i], x[i]).1 + 1.0).collect();
+    let want_q: Vec<u32> = (0..len)
+        .map(|i| {
+            let (quot, rem, exact) = div_rem(n[i], 7);
+            quot * 10 + rem + if exact { 1000 } else { 0 } + sorted_pair(n[i], 5).1 * 100000
+        })
+        .collect();
+    check(&mut out, "lo", &lo.to_host()?, &want_lo, 0.0)?;
+    check(&mut out, "hi", &hi.to_host()?, &want_hi, 0.0)?;
+    check(&mut out, "q", &q.to_host()?, &want_q, 0.0)?;
+    Ok(out)
+}

@@ -132,6 +132,8 @@ macro_rules! for_each_case {
             device_fn_arrays: "device functions taking 2-D and 3-D arrays: read, written, passed on, checked",
                 1e-6, device::case_device_arrays,
                 [device::grids_via_device, device::grid_window];
+            device_fn_tuples: "device functions returning tuples: let (a, b) = f(..), f(..).1, passed on, generic",
+                0.0, device::case_device_tuples, [device::tuples_from_device];
             vec_add: "vec_add f32/f64 (slices, grid_1d, a proven and two checked indices)",
                 0.0, scalar::case_vec_add, [scalar::vec_add];
             forall: "forall(n): automatic block size, forall(0), empty arrays",

@@ -406,6 +406,8 @@ impl Validator<'_> {
                 self.block(f);
             }
             ExprKind::Block(b) => self.block(b),
+            ExprKind::Tuple(args) => args.iter().for_each(|a| self.expr(a)),
+            ExprKind::TuplePart(a, _) => self.expr(a),
         }
     }
 

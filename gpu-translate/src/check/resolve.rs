@@ -76,6 +76,11 @@ impl Resolver<'_> {
             prints: k.prints,
             params: k.params,
             ret: k.ret.map(|t| self.ty(t, sig_span)),
+            ret_tuple: k
+                .ret_tuple
+                .into_iter()
+                .map(|t| self.ty(t, sig_span))
+                .collect(),
             body: self.block(k.body),
             waits: k.waits,
             cooperative: k.cooperative,
@@ -284,6 +289,8 @@ impl Resolver<'_> {
             ExprKind::Binary(op, a, b) => ExprKind::Binary(op, self.boxed(a), self.boxed(b)),
             ExprKind::Convert(c, a) => ExprKind::Convert(c, self.boxed(a)),
             ExprKind::Math(m, a) => ExprKind::Math(m, self.exprs(a)),
+            ExprKind::Tuple(a) => ExprKind::Tuple(self.exprs(a)),
+            ExprKind::TuplePart(a, k) => ExprKind::TuplePart(self.boxed(a), k),
             ExprKind::Geometry(g, a) => ExprKind::Geometry(g, a),
             ExprKind::If(c, t, f) => ExprKind::If(
                 self.boxed(c),

@@ -192,6 +192,17 @@ impl Emitter<'_> {
                 format!("({c} ? {t} : {f})")
             }
             ExprKind::Block(b) => self.tail(b),
+            ExprKind::Tuple(args) => {
+                let types: Vec<String> = args.iter().map(|a| self.c_type(a.ty)).collect();
+                let vals: Vec<String> = args.iter().map(|a| self.expr(a)).collect();
+                format!(
+                    "gt_tuple{}<{}>{{{}}}",
+                    args.len(),
+                    types.join(", "),
+                    vals.join(", ")
+                )
+            }
+            ExprKind::TuplePart(a, k) => format!("({}).v{k}", self.expr(a)),
         }
     }
 

@@ -47,6 +47,10 @@ pub fn emit_cuda(k: &Kernel<RTy>, sig: &KernelSignature, ctx: &EmitContext) -> S
         e.block_contents(&k.body);
         let ret = match k.ret {
             Some(t) => e.c_type(t),
+            None if !k.ret_tuple.is_empty() => {
+                let types: Vec<String> = k.ret_tuple.iter().map(|&t| e.c_type(t)).collect();
+                format!("gt_tuple{}<{}>", types.len(), types.join(", "))
+            }
             None => "void".to_owned(),
         };
         let template = if k.generic_c_names.is_empty() {

@@ -630,6 +630,18 @@ impl Lowerer<'_> {
         let geometry = call_name
             .as_deref()
             .is_some_and(|n| dim3_geometry(n).is_some() || tuple_geometry_name(n).is_some());
+        // `f(x).1` of a device function returning a tuple.
+        if let (false, syn::Expr::Call(_), syn::Member::Unnamed(k)) = (geometry, base, &f.member) {
+            let value = self.expr(&f.base, Position::Operand)?;
+            if matches!(value.kind, ExprKind::DeviceCall(..)) {
+                let ty = self.types.fresh_opaque();
+                return Some(Expr {
+                    kind: ExprKind::TuplePart(Box::new(value), k.index as usize),
+                    ty,
+                    span,
+                });
+            }
+        }
         if !geometry && matches!(f.member, syn::Member::Named(_)) {
             // `z.re`, `z.im` of a complex number.
             let value = self.expr(&f.base, Position::Operand)?;

@@ -116,6 +116,7 @@ pub fn lower(
             prints: 0,
             params: Vec::new(),
             ret: sig.ret,
+            ret_tuple: sig.ret_tuple.clone(),
             body: Block::default(),
             waits: false,
             cooperative: false,
@@ -195,6 +196,14 @@ pub fn lower(
                 None => Block::default(),
             }
         }
+        // A device function returning a tuple whose body ends in it: `return` it.
+        (None, Some(syn::Stmt::Expr(e, None)))
+            if !sig.ret_tuple.is_empty() && !tables::is_statement_like(e) =>
+        {
+            let mut body = body.clone();
+            returning_tail(&mut body);
+            l.unit_block(&body)
+        }
         _ => l.unit_block(body),
     };
     l.k.body = body;
@@ -202,6 +211,53 @@ pub fn lower(
         kernel: l.k,
         types: l.types,
     }
+}
+
+/// `body` with its final value returned: `return (a, b);`, and a final `if`/`else` or
+/// block returning from each of its branches (so each branch's tuple is a `return`).
+fn returning_tail(body: &mut syn::Block) {
+    if !matches!(body.stmts.last(), Some(syn::Stmt::Expr(_, None))) {
+        return;
+    }
+    let Some(syn::Stmt::Expr(tail, None)) = body.stmts.pop() else {
+        return;
+    };
+    let stmt = match tail {
+        syn::Expr::If(mut i) if i.else_branch.is_some() => {
+            returning_tail(&mut i.then_branch);
+            if let Some((_, e)) = &mut i.else_branch {
+                match &mut **e {
+                    syn::Expr::Block(b) => returning_tail(&mut b.block),
+                    syn::Expr::If(_) => {
+                        let mut wrapper = syn::Block {
+                            brace_token: Default::default(),
+                            stmts: vec![syn::Stmt::Expr((**e).clone(), None)],
+                        };
+                        returning_tail(&mut wrapper);
+                        **e = syn::Expr::Block(syn::ExprBlock {
+                            attrs: Vec::new(),
+                            label: None,
+                            block: wrapper,
+                        });
+                    }
+                    _ => {}
+                }
+            }
+            syn::Stmt::Expr(syn::Expr::If(i), None)
+        }
+        syn::Expr::Block(mut b) if b.label.is_none() => {
+            returning_tail(&mut b.block);
+            syn::Stmt::Expr(syn::Expr::Block(b), None)
+        }
+        tail => {
+            let span = tail.span();
+            syn::Stmt::Expr(
+                syn::parse_quote_spanned!(span=> return #tail),
+                Some(syn::Token![;](span)),
+            )
+        }
+    };
+    body.stmts.push(stmt);
 }
 
 /// An identifier without its `r#`.

@@ -130,6 +130,30 @@ impl Lowerer<'_> {
                 return;
             }
         }
+        // `let (a, b): (f32, u32) = ...;`
+        if let (syn::Pat::Tuple(tuple), Some(syn::Type::Tuple(types))) = (pat, annotation) {
+            let types: Option<Vec<Ty>> = types
+                .elems
+                .iter()
+                .map(|t| scalar_type(t, &self.sig.generics, self.diags))
+                .collect();
+            match types {
+                Some(types) if types.len() == tuple.elems.len() => {
+                    let start = out.len();
+                    self.let_tuple(tuple, local, out);
+                    self.annotate_tuple(&out[start..], tuple, &types);
+                }
+                Some(_) => {
+                    self.err(
+                        annotation.map_or(tuple.span(), |a| a.span()),
+                        "the annotation and the pattern have different lengths",
+                    );
+                    self.poison_pattern(pat);
+                }
+                None => self.poison_pattern(pat),
+            }
+            return;
+        }
         let annotated = match annotation {
             Some(t) => match scalar_type(t, &self.sig.generics, self.diags) {
                 Some(ty) => Some(ty),
@@ -195,11 +219,17 @@ impl Lowerer<'_> {
             .init
             .as_ref()
             .and_then(|init| tuple_geometry(&init.expr));
+        if let (None, Some(init)) = (geometry, &local.init) {
+            if let syn::Expr::Call(_) = strip_parens(&init.expr) {
+                return self.let_tuple_call(tuple, &init.expr, out);
+            }
+        }
         let Some((g, arity)) = geometry else {
             self.err(
                 tuple.span(),
-                "tuple patterns take a tuple of values (`let (a, b) = (x, y);`) or one of \
-                 `grid_2d()`, `grid_3d()`, `gridsize_2d()`, `gridsize_3d()`",
+                "tuple patterns take a tuple of values (`let (a, b) = (x, y);`), a device \
+                 function's tuple (`let (a, b) = f(x);`) or one of `grid_2d()`, `grid_3d()`, \
+                 `gridsize_2d()`, `gridsize_3d()`",
             );
             self.poison_pattern(&syn::Pat::Tuple(tuple.clone()));
             return;
@@ -234,6 +264,116 @@ impl Lowerer<'_> {
                 syn::Pat::Wild(_) => {}
                 other => self.err(other.span(), "expected a name or `_`"),
             }
+        }
+    }
+
+    /// `return (a, b);` in a device function returning a tuple (or `return g(x);` of a
+    /// device function returning the same tuple).
+    fn return_tuple(&mut self, v: &syn::Expr) -> Option<Stmt> {
+        let types = self.sig.ret_tuple.clone();
+        match strip_parens(v) {
+            syn::Expr::Tuple(t) if t.elems.len() == types.len() => {
+                let mut elems = Vec::with_capacity(types.len());
+                for (e, want) in t.elems.iter().zip(types) {
+                    let e = self.expr(e, Position::Operand)?;
+                    self.unify(want, e.ty, e.span);
+                    elems.push(e);
+                }
+                let ty = self.types.fresh_opaque();
+                let span = v.span();
+                Some(Stmt::ReturnValue(Expr {
+                    kind: ExprKind::Tuple(elems),
+                    ty,
+                    span,
+                }))
+            }
+            syn::Expr::Call(_) => {
+                let value = self.expr(v, Position::Operand)?;
+                if matches!(value.kind, ExprKind::DeviceCall(..)) {
+                    return Some(Stmt::ReturnValue(value));
+                }
+                self.err(
+                    v.span(),
+                    format!("return a tuple of {} values: `return (a, b);`", types.len()),
+                );
+                None
+            }
+            _ => {
+                self.err(
+                    v.span(),
+                    format!(
+                        "this device function returns a tuple of {} values: `return (a, b);`",
+                        types.len()
+                    ),
+                );
+                None
+            }
+        }
+    }
+
+    /// `let (a, b) = f(x);` of a device function returning a tuple: the call's value goes
+    /// into a hidden local (C++'s `auto`), and each name reads its element.
+    fn let_tuple_call(&mut self, tuple: &syn::PatTuple, init: &syn::Expr, out: &mut Vec<Stmt>) {
+        let Some(call) = self.expr(init, Position::Operand) else {
+            self.poison_pattern(&syn::Pat::Tuple(tuple.clone()));
+            return;
+        };
+        let span = call.span;
+        let holder_ty = self.types.fresh_opaque();
+        let holder = self.declare("tuple", holder_ty, span, false);
+        out.push(Stmt::Let(holder, Some(call)));
+        for (k, elem) in tuple.elems.iter().enumerate() {
+            match elem {
+                syn::Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => {
+                    let ty = self.types.fresh_opaque();
+                    let part = Expr {
+                        kind: ExprKind::TuplePart(
+                            Box::new(Expr {
+                                kind: ExprKind::Local(holder),
+                                ty: holder_ty,
+                                span,
+                            }),
+                            k,
+                        ),
+                        ty,
+                        span: pi.span(),
+                    };
+                    let var = self.declare(
+                        &unraw(&pi.ident),
+                        ty,
+                        pi.ident.span(),
+                        pi.mutability.is_some(),
+                    );
+                    out.push(Stmt::Let(var, Some(part)));
+                }
+                syn::Pat::Wild(_) => {}
+                other => self.err(other.span(), "expected a name or `_`"),
+            }
+        }
+    }
+
+    /// The names a tuple `let` declared (the `Let`s in `stmts`, in the pattern's order,
+    /// `_` skipped) take the annotation's types.
+    fn annotate_tuple(&mut self, stmts: &[Stmt], tuple: &syn::PatTuple, types: &[Ty]) {
+        let named: Vec<Ty> = tuple
+            .elems
+            .iter()
+            .zip(types)
+            .filter(|(p, _)| !matches!(p, syn::Pat::Wild(_)))
+            .map(|(_, &t)| t)
+            .collect();
+        let lets: Vec<(crate::ir::VarId, proc_macro2::Span)> = stmts
+            .iter()
+            .filter_map(|s| match s {
+                Stmt::Let(v, _) => Some((*v, self.k.locals[*v].span)),
+                _ => None,
+            })
+            .collect();
+        // The names are the last `Let`s (the call form declares its holder first).
+        let lets = &lets[lets.len().saturating_sub(named.len())..];
+        for (&(v, span), &t) in lets.iter().zip(&named) {
+            let ty = self.k.locals[v].ty;
+            self.unify(t, ty, span);
         }
     }
 
@@ -385,6 +525,16 @@ impl Lowerer<'_> {
                 }
                 Some(Stmt::Continue)
             }
+            syn::Expr::Return(r) if !self.sig.ret_tuple.is_empty() => match &r.expr {
+                Some(v) => self.return_tuple(v),
+                None => {
+                    self.err(
+                        r.span(),
+                        "this device function returns a tuple: `return (a, b);`",
+                    );
+                    None
+                }
+            },
             syn::Expr::Return(r) => match (&r.expr, self.sig.ret) {
                 (Some(v), Some(ret)) => {
                     let value = self.expr(v, Position::Top)?;

@@ -260,7 +260,10 @@ pub(crate) fn has_effects<T>(e: &Expr<T>) -> bool {
         | ExprKind::Extent(..)
         | ExprKind::Geometry(..) => false,
         ExprKind::Index(_, idx) => idx.iter().any(|i| has_effects(&i.expr)),
-        ExprKind::Unary(_, a) | ExprKind::Convert(_, a) => has_effects(a),
+        ExprKind::Unary(_, a) | ExprKind::Convert(_, a) | ExprKind::TuplePart(a, _) => {
+            has_effects(a)
+        }
+        ExprKind::Tuple(args) => args.iter().any(has_effects),
         ExprKind::Binary(_, a, b) => has_effects(a) || has_effects(b),
         ExprKind::Math(_, args) => args.iter().any(has_effects),
         ExprKind::Load4(_, i) => has_effects(&i.expr),

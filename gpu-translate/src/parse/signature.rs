@@ -46,9 +46,15 @@ pub struct KernelSignature {
     pub params: Vec<ParamDecl>,
     /// A device function's return type; kernels return nothing.
     pub ret: Option<Ty>,
+    /// A device function's tuple return type (`-> (f32, u32)`): its elements; `ret` is
+    /// then `None`.
+    pub ret_tuple: Vec<Ty>,
     /// Whether this is a `#[gpu_device]` function rather than a kernel.
     pub device: bool,
 }
+
+/// The most values a device function's tuple may hold (the prelude's `gt_tuple4`).
+pub const MAX_TUPLE: usize = 4;
 
 /// The signature of a kernel (`device: false`) or of a `#[gpu_device]` function, which may
 /// return a scalar and takes scalars and 1-D arrays.
@@ -172,15 +178,36 @@ pub fn parse_signature(
     if diags.len() > before_params {
         return None;
     }
-    let ret = match (&sig.output, device) {
-        (syn::ReturnType::Type(_, ty), true) => Some(scalar_type(ty, &generics, diags)?),
-        _ => None,
+    let (ret, ret_tuple) = match (&sig.output, device) {
+        (syn::ReturnType::Type(_, ty), true) => match &**ty {
+            syn::Type::Tuple(t) if (2..=MAX_TUPLE).contains(&t.elems.len()) => {
+                let elems: Option<Vec<Ty>> = t
+                    .elems
+                    .iter()
+                    .map(|e| scalar_type(e, &generics, diags))
+                    .collect();
+                (None, elems?)
+            }
+            syn::Type::Tuple(t) => {
+                diags.error(
+                    t.span(),
+                    format!(
+                        "a device function returns one value or a tuple of 2 to {MAX_TUPLE} \
+                         values"
+                    ),
+                );
+                return None;
+            }
+            _ => (Some(scalar_type(ty, &generics, diags)?), Vec::new()),
+        },
+        _ => (None, Vec::new()),
     };
     Some(KernelSignature {
         ident: sig.ident.clone(),
         generics,
         params,
         ret,
+        ret_tuple,
         device,
     })
 }
@@ -345,7 +372,7 @@ pub fn scalar_type(
                 syn::Type::Array(_) => "arrays cannot be passed by value; pass a `DeviceArray` as a `&[T]` parameter, or declare a local array in the body".to_owned(),
                 syn::Type::ImplTrait(_) => "`impl Trait` is not a kernel type; declare a dtype parameter, `fn k<T: Float>(x: T, ..)`".to_owned(),
                 syn::Type::Path(p) if p.path.is_ident("String") || p.path.is_ident("str") => "strings cannot cross into a kernel; kernels take numbers, `bool` and arrays".to_owned(),
-                _ => "unsupported type in a kernel; use `f32 f64 f16 bf16 i8 i16 i32 i64 u8 u16 u32 u64 usize isize bool`, a dtype parameter (`T: Float`), `&[T]`/`&mut [T]` or `&Array2<T>`/`&Array3<T>`".to_owned(),
+                _ => "unsupported type in a kernel; use `f32 f64 f16 bf16 i8 i16 i32 i64 u8 u16 u32 u64 usize isize bool Complex32 Complex64`, a dtype parameter (`T: Float`), `&[T]`/`&mut [T]` or `&Array2<T>`/`&Array3<T>`".to_owned(),
             };
             diags.error(ty.span(), msg);
             None
@@ -357,6 +384,25 @@ pub fn resolve_type_name(ty: &syn::Type, generics: &[GenericDecl]) -> Option<Ty>
     let syn::Type::Path(p) = ty else { return None };
     if p.qself.is_some() {
         return None;
+    }
+    // Complex numbers by any path (`num_complex::Complex32`), or as `Complex<f32>`.
+    if let Some(last) = p.path.segments.last() {
+        let name = last.ident.to_string();
+        match (&last.arguments, name.as_str()) {
+            (syn::PathArguments::None, "Complex32" | "Complex64") => {
+                return Prim::from_rust_name(&name).map(Ty::Prim);
+            }
+            (syn::PathArguments::AngleBracketed(a), "Complex") if a.args.len() == 1 => {
+                let syn::GenericArgument::Type(part) = &a.args[0] else {
+                    return None;
+                };
+                return match resolve_type_name(part, generics)? {
+                    Ty::Prim(p) => p.complex_of().map(Ty::Prim),
+                    _ => None,
+                };
+            }
+            _ => {}
+        }
     }
     let ident = p.path.get_ident()?;
     let name = ident.to_string();

@@ -156,3 +156,7 @@ template <typename To, typename From> static __device__ __forceinline__ To gt_as
 #undef GT_F1
 #undef GT_F2
 #undef GT_INT
+// A `#[gpu_device]` function's tuple result, `-> (f32, u32)`: element k is `v<k>`.
+template <typename A, typename B> struct gt_tuple2 { A v0; B v1; };
+template <typename A, typename B, typename C> struct gt_tuple3 { A v0; B v1; C v2; };
+template <typename A, typename B, typename C, typename D> struct gt_tuple4 { A v0; B v1; C v2; D v3; };

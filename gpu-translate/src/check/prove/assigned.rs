@@ -77,14 +77,17 @@ fn visit_expr(e: &Expr<RTy>, f: &mut dyn FnMut(&Stmt<RTy>)) {
             visit_stmts(el, f);
         }
         ExprKind::Block(b) => visit_stmts(b, f),
-        ExprKind::Unary(_, a) | ExprKind::Convert(_, a) => visit_expr(a, f),
+        ExprKind::Unary(_, a) | ExprKind::Convert(_, a) | ExprKind::TuplePart(a, _) => {
+            visit_expr(a, f)
+        }
         ExprKind::Binary(_, a, b) => {
             visit_expr(a, f);
             visit_expr(b, f);
         }
         ExprKind::Intrinsic(_, args)
         | ExprKind::DeviceCall(_, _, args)
-        | ExprKind::Math(_, args) => args.iter().for_each(|a| visit_expr(a, f)),
+        | ExprKind::Math(_, args)
+        | ExprKind::Tuple(args) => args.iter().for_each(|a| visit_expr(a, f)),
         ExprKind::Atomic(_, _, idx, args) => {
             idx.iter().for_each(|i| visit_expr(&i.expr, f));
             args.iter().for_each(|a| visit_expr(a, f));

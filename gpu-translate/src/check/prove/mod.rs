@@ -314,8 +314,11 @@ impl<'a> Prover<'a> {
             }
             ExprKind::Intrinsic(_, args)
             | ExprKind::DeviceCall(_, _, args)
-            | ExprKind::Math(_, args) => args.iter_mut().for_each(|a| self.expr(a)),
-            ExprKind::Unary(_, a) | ExprKind::Convert(_, a) => self.expr(a),
+            | ExprKind::Math(_, args)
+            | ExprKind::Tuple(args) => args.iter_mut().for_each(|a| self.expr(a)),
+            ExprKind::Unary(_, a) | ExprKind::Convert(_, a) | ExprKind::TuplePart(a, _) => {
+                self.expr(a)
+            }
             ExprKind::Binary(op, l, r) => {
                 self.expr(l);
                 // `i < a.len() && a[i] > 0`: the right side runs only when the left holds.

@@ -24,6 +24,7 @@ example!(reduce, "../examples/reduce.rs");
 example!(reductions, "../examples/reductions.rs");
 example!(grayscale, "../examples/grayscale.rs");
 example!(mandelbrot, "../examples/mandelbrot.rs");
+example!(particles, "../examples/particles.rs");
 example!(histogram, "../examples/histogram.rs");
 example!(device_fn, "../examples/device_fn.rs");
 example!(stencil, "../examples/stencil.rs");

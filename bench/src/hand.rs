@@ -43,6 +43,7 @@ macro_rules! hand_kernel {
                     vector_params: &[],
                     signature_slots: &SLOTS,
                     constants: &[],
+                    structs: &[],
                 })
             }
         };

@@ -24,15 +24,21 @@ pub enum ElemType {
     Dtype(DtypeKind),
     /// Dtype parameter number `i`.
     Generic(u8),
+    /// A `#[gpu_struct]`.
+    Struct(&'static crate::StructLayout),
 }
 
 impl ElemType {
-    /// The dtype for a launch whose dtype parameters are `dtypes`; `None` when the index
-    /// is past them.
-    pub fn resolve(self, dtypes: &[DtypeKind]) -> Option<DtypeKind> {
+    /// The element type for a launch whose dtype parameters are `dtypes`; `None` when
+    /// the index is past them.
+    pub fn resolve(self, dtypes: &[DtypeKind]) -> Option<crate::ElemKind> {
         match self {
-            ElemType::Dtype(d) => Some(d),
-            ElemType::Generic(i) => dtypes.get(usize::from(i)).copied(),
+            ElemType::Dtype(d) => Some(crate::ElemKind::Dtype(d)),
+            ElemType::Generic(i) => dtypes
+                .get(usize::from(i))
+                .copied()
+                .map(crate::ElemKind::Dtype),
+            ElemType::Struct(s) => Some(crate::ElemKind::Struct(s)),
         }
     }
 }

@@ -16,7 +16,9 @@ pub mod fault;
 pub mod kernel;
 pub mod language;
 pub mod options;
+pub mod struct_layout;
 
 pub use dtype::{Bound, DtypeKind, DTYPE_SLOTS, MAX_GENERICS};
 pub use kernel::{ElemType, GenericParam, ParamDef, ParamKind};
 pub use options::{KernelOptions, OptionSpec, OptionValue, OPTIONS};
+pub use struct_layout::{ElemKind, FieldLayout, StructLayout};

@@ -52,3 +52,24 @@ pub fn gpu_reduce(
 ) -> proc_macro::TokenStream {
     gpu_translate::expand_reduce(attr.into(), item.into()).into()
 }
+
+/// Make a plain-data struct usable in kernels: as the element of arrays, a scalar
+/// parameter, a local, a device function's parameter or result. The struct gets
+/// `#[repr(C)]`; its fields are dtypes, other `#[gpu_struct]` structs, or fixed-size
+/// arrays of them, with no padding between them. The runtime declares it in C and asserts
+/// that C's size, alignment and field offsets are Rust's.
+#[proc_macro_attribute]
+pub fn gpu_struct(
+    attr: proc_macro::TokenStream,
+    item: proc_macro::TokenStream,
+) -> proc_macro::TokenStream {
+    gpu_translate::expand_struct(attr.into(), item.into()).into()
+}
+
+/// Not a public API: `#[gpu_kernel]` and `#[gpu_device]` again, once the fields of the
+/// structs they use have been fetched from each struct's definition.
+#[doc(hidden)]
+#[proc_macro]
+pub fn __gpu_with_structs(input: proc_macro::TokenStream) -> proc_macro::TokenStream {
+    gpu_translate::expand_with_structs(input.into()).into()
+}

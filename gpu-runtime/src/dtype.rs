@@ -12,7 +12,7 @@ use std::ops::{
     Mul, MulAssign, Neg, Not, Rem, RemAssign, Shl, Shr, Sub, SubAssign,
 };
 
-pub use gpu_contract::DtypeKind;
+pub use gpu_contract::{DtypeKind, ElemKind, StructLayout};
 
 #[cfg(feature = "complex")]
 mod complex;
@@ -21,7 +21,50 @@ mod sealed {
     pub trait Sealed {}
 }
 
-/// A type that can live in a [`DeviceArray`](crate::DeviceArray) and cross into a kernel.
+/// What a [`DeviceArray`](crate::DeviceArray) can hold: a [`Dtype`], or a struct made with
+/// [`#[gpu_struct]`](crate::gpu_struct).
+///
+/// # Safety
+///
+/// [`Element::ELEM`] must describe `Self` exactly: for a dtype, its kind; for a struct, the
+/// layout rustc gave it ([`StructLayout`]: size, alignment, every field's offset and type),
+/// whose fields cover every byte of `Self` (no padding), each field itself an `Element`;
+/// and all-zero bytes must be a valid `Self` (as for every dtype).
+/// Copies between host and device then move initialised bytes only, and the simulator
+/// reads and writes a struct part by part. `#[gpu_struct]` implements it with rustc's own
+/// numbers and asserts the absence of padding at compile time; do not implement it by hand.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a kernel dtype or a `#[gpu_struct]`",
+    note = "kernel dtypes are f32 f64 f16 bf16 i8 i16 i32 i64 u8 u16 u32 u64 usize isize bool, \
+            Complex32 Complex64; put `#[gpu_struct]` on a struct of them to use it in kernels"
+)]
+pub unsafe trait Element: Copy + Send + Sync + 'static {
+    /// What `Self` is, for the runtime.
+    const ELEM: ElemKind;
+}
+
+/// The value of all-zero bytes: `0`, `false`, `+0.0`, a struct of them.
+#[inline]
+pub(crate) fn zeroed<T: Element>() -> T {
+    // SAFETY: all-zero bytes are a valid `T` (`Element`'s contract).
+    unsafe { std::mem::zeroed() }
+}
+
+/// A `#[gpu_struct]`: its layout, which the attribute makes from rustc's numbers.
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is used in a kernel but is not a `#[gpu_struct]`",
+    label = "not a `#[gpu_struct]`",
+    note = "put `#[gpu_struct]` on its definition (fields of dtypes or other #[gpu_struct]s), \
+            and import it where the kernel is: `use path::{Self};`"
+)]
+pub trait GpuStruct: Element {
+    /// The layout.
+    const LAYOUT: &'static StructLayout;
+}
+
+/// A type that can live in a [`DeviceArray`](crate::DeviceArray) and cross into a kernel as
+/// an element or a scalar, and be a generic kernel's `T`.
 ///
 /// Sealed: the runtime must know each type's CUDA spelling and size.
 #[diagnostic::on_unimplemented(
@@ -29,9 +72,7 @@ mod sealed {
     note = "kernel dtypes are f32 f64 f16 bf16 i8 i16 i32 i64 u8 u16 u32 u64 usize isize bool, \
             and Complex32 Complex64 (gpu-runtime's `complex` feature, on by default)"
 )]
-pub trait Dtype:
-    sealed::Sealed + Copy + Default + PartialEq + fmt::Debug + Send + Sync + 'static
-{
+pub trait Dtype: sealed::Sealed + Element + Default + PartialEq + fmt::Debug {
     /// The runtime's name for this type.
     const KIND: DtypeKind;
     #[doc(hidden)]
@@ -229,6 +270,10 @@ macro_rules! impl_dtype {
         // The simulator reads and writes elements as atomics of their size, whose
         // alignment is their size: every dtype must be as aligned (64-bit hosts are).
         const _: () = assert!(::core::mem::align_of::<$t>() == ::core::mem::size_of::<$t>());
+        // SAFETY: a primitive: one part, described by its kind.
+        unsafe impl Element for $t {
+            const ELEM: ElemKind = ElemKind::Dtype(DtypeKind::$kind);
+        }
         impl Dtype for $t {
             const KIND: DtypeKind = DtypeKind::$kind;
             #[inline]

@@ -14,13 +14,15 @@ pub use crate::backend::sim::{
 };
 pub use crate::compile::kernel_def::{DeviceFnDef, KernelParts};
 pub use crate::compile::module_const::ConstValue;
-pub use crate::dtype::{bf16_from_f64, f16_from_f64, Dtype};
+pub use crate::dtype::{bf16_from_f64, f16_from_f64, Dtype, GpuStruct};
 pub use crate::host::args::{
     array2, array2_mut, array3, array3_mut, Arg, ArrayParts, ArrayPartsMut,
 };
 pub use crate::lang::print::{device_print, PrintArg};
 pub use crate::lang::shared::shared_declaration;
 pub use gpu_contract::fast_path::{FastCondition, SymOp};
+pub use gpu_contract::{ElemKind, FieldLayout, StructLayout};
+pub use gpu_macros::__gpu_with_structs;
 
 /// What a kernel's compiled fast-path conditions call.
 pub mod fast_ops {

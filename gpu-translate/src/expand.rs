@@ -66,6 +66,20 @@ pub struct Translated {
 
 /// `#[gpu_kernel]`: the launcher, the kernel's module and its translation.
 pub fn expand_kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
+    if let Ok(f) = crate::parse::item_fn(item.clone()) {
+        if let Some(fetch) = crate::parse::structs::fetch_missing("kernel", &attr, &f, &[]) {
+            return fetch;
+        }
+    }
+    expand_kernel_with(attr, item, Vec::new())
+}
+
+/// `#[gpu_kernel]` once the fields of every struct it names are known.
+pub(crate) fn expand_kernel_with(
+    attr: TokenStream,
+    item: TokenStream,
+    structs: crate::parse::structs::Structs,
+) -> TokenStream {
     let mut diags = Diagnostics::default();
     let item: syn::ItemFn = match crate::parse::item_fn(item.clone()) {
         Ok(f) => f,
@@ -88,7 +102,7 @@ pub fn expand_kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
             );
         }
     }
-    let Some(sig) = parse_signature(&item, false, &mut diags) else {
+    let Some(sig) = parse_signature(&item, false, structs, &mut diags) else {
         // Without a valid signature there is no launcher to offer; keep the function so
         // its name resolves, without its body (already reported).
         let errors = diags.to_compile_errors();
@@ -131,12 +145,34 @@ pub fn expand_kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
 
 /// `#[gpu_device]`: a function kernels (and other device functions) can call.
 pub fn expand_device(attr: TokenStream, item: TokenStream) -> TokenStream {
-    expand_device_with(attr, item, "#[gpu_device]", |_, _, _, _| TokenStream::new())
+    if let Ok(f) = crate::parse::item_fn(item.clone()) {
+        if let Some(fetch) = crate::parse::structs::fetch_missing("device", &attr, &f, &[]) {
+            return fetch;
+        }
+    }
+    expand_device_with_structs(attr, item, Vec::new())
+}
+
+/// `#[gpu_device]` once the fields of every struct it names are known.
+pub(crate) fn expand_device_with_structs(
+    attr: TokenStream,
+    item: TokenStream,
+    structs: crate::parse::structs::Structs,
+) -> TokenStream {
+    expand_device_with(attr, item, "#[gpu_device]", structs, |_, _, _, _| {
+        TokenStream::new()
+    })
 }
 
 /// `#[gpu_elementwise]`: a device function, and a kernel that maps it over arrays.
 pub fn expand_elementwise(attr: TokenStream, item: TokenStream) -> TokenStream {
-    expand_device_with(attr, item, "#[gpu_elementwise]", elementwise_items)
+    expand_device_with(
+        attr,
+        item,
+        "#[gpu_elementwise]",
+        Vec::new(),
+        elementwise_items,
+    )
 }
 
 /// `#[gpu_reduce]`: a device function that reduces arrays, or with `with = op` one whose
@@ -148,9 +184,13 @@ pub fn expand_reduce(attr: TokenStream, item: TokenStream) -> TokenStream {
         let device = expand_device(rest, item);
         return quote!(#error #device);
     }
-    let expanded = expand_device_with(rest, item, "#[gpu_reduce]", |f, sig, ctx, diags| {
-        crate::emit_rust::reduce_items(f, sig, ctx, with.as_ref(), diags)
-    });
+    let expanded = expand_device_with(
+        rest,
+        item,
+        "#[gpu_reduce]",
+        Vec::new(),
+        |f, sig, ctx, diags| crate::emit_rust::reduce_items(f, sig, ctx, with.as_ref(), diags),
+    );
     quote!(#error #expanded)
 }
 
@@ -191,6 +231,7 @@ fn expand_device_with(
     attr: TokenStream,
     item: TokenStream,
     what: &str,
+    structs: crate::parse::structs::Structs,
     extra: impl FnOnce(&syn::ItemFn, &KernelSignature, &Ctx, &mut Diagnostics) -> TokenStream,
 ) -> TokenStream {
     let mut diags = Diagnostics::default();
@@ -207,7 +248,7 @@ fn expand_device_with(
     };
     let attr = parse_attr(attr, DEVICE_OPTIONS, what, &mut diags);
     let ctx = ctx_of(&attr);
-    let Some(sig) = parse_signature(&item, true, &mut diags) else {
+    let Some(sig) = parse_signature(&item, true, structs, &mut diags) else {
         let errors = diags.to_compile_errors();
         let device = emit_device(&item, None, None, &ctx, TokenStream::new());
         return quote!(#errors #device);
@@ -300,6 +341,7 @@ fn translate_item(
     attr: TokenStream,
     item: TokenStream,
     device: bool,
+    structs: crate::parse::structs::Structs,
 ) -> Result<Translated, Diagnostics> {
     let mut diags = Diagnostics::default();
     let item: syn::ItemFn = match crate::parse::item_fn(item) {
@@ -315,7 +357,7 @@ fn translate_item(
         KERNEL_OPTIONS
     };
     let attr = parse_attr(attr, allowed, "the attribute", &mut diags);
-    let Some(sig) = parse_signature(&item, device, &mut diags) else {
+    let Some(sig) = parse_signature(&item, device, structs, &mut diags) else {
         return Err(diags);
     };
     match translate(&sig, &item, &attr, &mut diags) {
@@ -342,7 +384,7 @@ fn translate_item(
                 .map(|p| {
                     (
                         crate::lower::unraw(&p.ident),
-                        crate::emit_rust::param_kind(p),
+                        crate::emit_rust::param_kind(p, &sig),
                     )
                 })
                 .collect(),
@@ -362,10 +404,21 @@ fn translate_item(
 
 /// Translate a kernel with the attribute's options `attr`.
 pub fn translate_kernel(attr: TokenStream, item: TokenStream) -> Result<Translated, Diagnostics> {
-    translate_item(attr, item, false)
+    translate_item(attr, item, false, Vec::new())
+}
+
+/// Translate a kernel that uses structs, given as their `#[gpu_struct]` macros carry them
+/// (`struct Particle { x: f32, v: [f32; 3] } struct ..`).
+pub fn translate_kernel_with_structs(
+    attr: TokenStream,
+    item: TokenStream,
+    structs: TokenStream,
+) -> Result<Translated, Diagnostics> {
+    let structs = crate::parse::structs::parse_structs(structs)?;
+    translate_item(attr, item, false, structs)
 }
 
 /// Translate a device function.
 pub fn translate_device(item: TokenStream) -> Result<Translated, Diagnostics> {
-    translate_item(TokenStream::new(), item, true)
+    translate_item(TokenStream::new(), item, true, Vec::new())
 }

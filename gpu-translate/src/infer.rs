@@ -34,9 +34,19 @@ pub struct TypeTable {
     bound: Vec<Option<Ty>>,
     /// Set for the results of `#[gpu_device]` calls, whose type only rustc knows.
     opaque: Vec<bool>,
+    /// The names of the structs [`Ty::Struct`] indexes, for messages.
+    pub struct_names: Vec<String>,
 }
 
 impl TypeTable {
+    /// An empty table whose [`Ty::Struct`]s are named `struct_names`.
+    pub fn with_structs(struct_names: Vec<String>) -> TypeTable {
+        TypeTable {
+            struct_names,
+            ..TypeTable::default()
+        }
+    }
+
     /// A fresh variable of `kind`.
     pub fn fresh(&mut self, kind: VarKind) -> Ty {
         let id = self.parent.len() as u32;
@@ -145,6 +155,7 @@ impl TypeTable {
             },
             Ty::Prim(p) => Some(RTy::Prim(p)),
             Ty::Generic(i) => Some(RTy::Generic(i)),
+            Ty::Struct(s) => Some(RTy::Struct(s)),
         }
     }
 
@@ -152,6 +163,11 @@ impl TypeTable {
     pub fn describe(&mut self, t: Ty, generics: &[String]) -> String {
         match self.shallow(t) {
             Ty::Prim(p) => p.rust_name().to_owned(),
+            Ty::Struct(s) => self
+                .struct_names
+                .get(s)
+                .cloned()
+                .unwrap_or_else(|| "a struct".to_owned()),
             Ty::Generic(i) => generics
                 .get(i)
                 .cloned()

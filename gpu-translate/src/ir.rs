@@ -18,6 +18,8 @@ pub enum Ty {
     Prim(Prim),
     /// The kernel's dtype parameter number `i`.
     Generic(usize),
+    /// A `#[gpu_struct]`: its index in the signature's structs.
+    Struct(usize),
     /// An inference variable.
     Var(u32),
 }
@@ -29,6 +31,8 @@ pub enum RTy {
     Prim(Prim),
     /// The kernel's dtype parameter number `i`.
     Generic(usize),
+    /// A `#[gpu_struct]`: its index in the signature's structs.
+    Struct(usize),
     /// The result of a `#[gpu_device]` call that nothing else types: only the C++
     /// compiler (`auto`) and rustc know it. Allowed only where no operation needs it.
     Opaque,
@@ -455,6 +459,13 @@ pub enum ExprKind<T> {
     /// A device function's tuple value, `return (a, b);`: only as a returned value (its
     /// type is opaque; the function's `ret_tuple` types the elements).
     Tuple(Vec<Expr<T>>),
+    /// A field of a struct value: `p.mass`, `ps[i].pos` (the expression's type is the
+    /// field's).
+    Field(Box<Expr<T>>, FieldName),
+    /// `Particle { pos, mass: 1.0 }`: struct number `s` of the signature, with its fields'
+    /// values in declaration order (evaluated in that order; lowering keeps the written
+    /// order where it matters).
+    StructLit(usize, Vec<Expr<T>>),
     /// Element `k` of the tuple a device function returned: `f(x).1`, or a name of
     /// `let (a, b) = f(x);` (read from a local that holds the call's value).
     TuplePart(Box<Expr<T>>, usize),
@@ -478,11 +489,22 @@ impl<T> Default for Block<T> {
     }
 }
 
+/// A field's names: in Rust (`pos`) and in C (`f_pos`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FieldName {
+    /// The Rust name.
+    pub rust: String,
+    /// The C name.
+    pub c: String,
+}
+
 /// What can be assigned.
 #[derive(Clone, Debug)]
 pub enum Place<T> {
     /// A local variable.
     Local(VarId),
+    /// A field (of a field ..) of a local struct: `p.pos.x`, with the field's type.
+    LocalField(VarId, Vec<FieldName>, T),
     /// An array element.
     Index(Target, Vec<Index<T>>),
 }

@@ -36,5 +36,6 @@ pub(crate) use parse::signature;
 pub use diagnostics::Diagnostics;
 pub use expand::{
     expand_device, expand_elementwise, expand_kernel, expand_reduce, translate_device,
-    translate_kernel, Translated,
+    translate_kernel, translate_kernel_with_structs, Translated,
 };
+pub use parse::structs::{expand_struct, expand_with_structs};

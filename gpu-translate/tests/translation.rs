@@ -931,3 +931,85 @@ fn tuple_returns_say_what_to_write() {
         "{errs:?}"
     );
 }
+
+/// The fields of `Vec2` and `Body` as `#[gpu_struct]` carries them.
+fn body_structs() -> proc_macro2::TokenStream {
+    quote! {
+        struct Vec2 { x: f32, y: f32 }
+        struct Body { pos: Vec2, mass: f64, hits: u16 }
+    }
+}
+
+fn struct_c(item: proc_macro2::TokenStream) -> Result<String, Vec<String>> {
+    gpu_translate::translate_kernel_with_structs(quote!(unchecked), item, body_structs())
+        .map(|t| t.c)
+        .map_err(|d| d.messages())
+}
+
+#[test]
+fn structs_are_c_structs_with_fields_literals_and_scalar_parameters() {
+    let src = struct_c(quote! {
+        fn k(bodies: &mut [Body], shift: Vec2, m: &mut [f64]) {
+            let i = grid_1d();
+            let mut b = bodies[i];
+            b.pos.x += shift.x;
+            b.pos = Vec2 { y: b.pos.y * 2.0, x: b.pos.x };
+            m[i] = b.mass + bodies[i].pos.y as f64;
+            bodies[i] = b;
+        }
+    })
+    .unwrap();
+    assert!(src.contains("gt_s_Body* __restrict__ bodies"), "{src}");
+    assert!(src.contains("gt_s_Vec2 shift"), "{src}");
+    assert!(src.contains("gt_s_Body b = bodies[i];"), "{src}");
+    assert!(src.contains("b.f_pos.f_x"), "{src}");
+    // Declaration order in C, whatever the order written (the values have no effects).
+    assert!(src.contains("gt_s_Vec2{"), "{src}");
+    assert!(src.contains("(bodies[i]).f_pos).f_y"), "{src}");
+}
+
+#[test]
+fn struct_misuse_says_what_to_write() {
+    let errs = |item| struct_c(item).unwrap_err().join("\n");
+    let e = errs(quote! {
+        fn k(b: &mut [Body]) { let i = grid_1d(); b[i].mass = 1.0; }
+    });
+    assert!(e.contains("let mut p = ps[i]"), "{e}");
+    let e = errs(quote! {
+        fn k(b: &mut [Body]) { let i = grid_1d(); let p = b[i]; b[i] = p + p; }
+    });
+    assert!(e.contains("cannot be applied to the struct Body"), "{e}");
+    let e = errs(quote! {
+        fn k(b: &mut [Body]) { let i = grid_1d(); b[i] = Body { mass: 1.0, hits: 0 }; }
+    });
+    assert!(e.contains("missing field(s) of `Body`: pos"), "{e}");
+    let e = errs(quote! {
+        fn k(b: &[Body], out: &mut [f32]) { let i = grid_1d(); out[i] = b[i].pos.w; }
+    });
+    assert!(
+        e.contains("`Vec2` has no field `w`; its fields are x, y"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_tuple_holder_shadows_no_name_and_a_returning_tail_stays() {
+    let src = c(quote! {
+        fn k(x: &[f32], tuple: &mut [f32]) {
+            let i = grid_1d();
+            let (lo, _) = min_max(x[i], 0.0f32);
+            tuple[i] = lo;
+        }
+    });
+    assert!(src.contains("tuple[i] = lo;"), "{src}");
+    let src = device(quote! {
+        fn order(a: f32, b: f32) -> (f32, f32) {
+            if a < b { (a, b) } else { return (b, a) }
+        }
+    })
+    .unwrap();
+    assert!(
+        src.contains("return gt_tuple2<float, float>{b, a};"),
+        "{src}"
+    );
+}

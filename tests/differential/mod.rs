@@ -214,6 +214,7 @@ pub fn translated_definition(p: &Program, name: &str) -> Result<&'static KernelD
         vector_params: &[],
         signature_slots: Box::leak(Box::new([AtomicU32::new(0)])),
         constants: &[],
+        structs: &[],
     };
     // SAFETY: every part is the translator's for this kernel, laid out as the attribute
     // lays them out: the source defines the entry `c_name` (and, with a fast path, its

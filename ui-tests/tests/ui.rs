@@ -13,5 +13,6 @@ fn diagnostics() {
     t.compile_fail("cases/body/*.rs");
     t.compile_fail("cases/launch/*.rs");
     t.compile_fail("cases/host/*.rs");
+    t.compile_fail("cases/structs/*.rs");
     t.pass("cases/pass/*.rs");
 }

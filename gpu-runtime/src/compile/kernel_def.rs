@@ -52,6 +52,8 @@ pub struct KernelParts {
     pub signature_slots: &'static [AtomicU32],
     /// The module constants the body names, with their values.
     pub constants: &'static [ConstValue],
+    /// The `#[gpu_struct]`s its signature and body name.
+    pub structs: &'static [&'static gpu_contract::StructLayout],
 }
 
 /// A `#[gpu_device]` function: its C++, its checks and the device functions it calls.
@@ -69,9 +71,20 @@ pub struct DeviceFnDef {
     overflow_checks: bool,
     /// The module constants its body names, with their values.
     constants: &'static [ConstValue],
+    /// The `#[gpu_struct]`s its signature and body name.
+    structs: &'static [&'static gpu_contract::StructLayout],
 }
 
 impl DeviceFnDef {
+    /// Not a public API: the definition, naming the structs it uses.
+    #[doc(hidden)]
+    pub const fn with_structs(
+        self,
+        structs: &'static [&'static gpu_contract::StructLayout],
+    ) -> DeviceFnDef {
+        DeviceFnDef { structs, ..self }
+    }
+
     /// Not a public API: what `#[gpu_device]` emits.
     ///
     /// # Safety
@@ -101,6 +114,7 @@ impl DeviceFnDef {
             waits,
             overflow_checks,
             constants,
+            structs: &[],
         }
     }
 
@@ -347,7 +361,9 @@ impl KernelDef {
             typedefs.push_str(&format!("typedef {} {};\n", d.c_name(), g.c_name));
         }
         let device_fns = self.reachable_device_fns()?;
+        let structs = self.struct_declarations(&device_fns)?;
         let mut code: Vec<&str> = device_fns.iter().map(|f| f.source).collect();
+        code.push(&structs);
         code.push(self.source());
         code.push(&typedefs);
         let mut out = self.options().source_defines();
@@ -358,6 +374,7 @@ impl KernelDef {
         }
         out.push_str(&prelude_for(&code));
         out.push_str(&typedefs);
+        out.push_str(&structs);
         // Module constants, each under its function's own prefix.
         for c in device_fns
             .iter()
@@ -371,6 +388,33 @@ impl KernelDef {
         }
         out.push_str(self.source());
         Ok(out)
+    }
+
+    /// The C declarations of the structs the kernel and `device_fns` use, each after the
+    /// structs its fields use, with their layout assertions.
+    fn struct_declarations(&self, device_fns: &[&'static DeviceFnDef]) -> Result<String, GpuError> {
+        let mut order = Vec::new();
+        for s in device_fns
+            .iter()
+            .flat_map(|f| f.structs)
+            .chain(self.parts.structs)
+        {
+            s.with_dependencies(&mut order);
+        }
+        for (i, s) in order.iter().enumerate() {
+            if let Some(other) = order[..i].iter().find(|o| o.c_name == s.c_name) {
+                return Err(GpuError::InvalidLaunch {
+                    kernel: self.name(),
+                    reason: format!(
+                        "two different structs named `{}` are used ({} and {}); rename one",
+                        s.rust_name,
+                        other.path(),
+                        s.path()
+                    ),
+                });
+            }
+        }
+        Ok(order.iter().map(|s| s.c_declaration()).collect())
     }
 
     /// Every device function the kernel reaches, each after the ones it calls.

@@ -8,7 +8,7 @@
 
 use num_complex::Complex;
 
-use super::{sealed, Dtype, DtypeKind};
+use super::{sealed, Dtype, DtypeKind, ElemKind, Element};
 
 macro_rules! complex_dtype {
     ($($part:ty => $kind:ident, $bits:ty;)*) => {$(
@@ -19,6 +19,11 @@ macro_rules! complex_dtype {
             ::core::mem::align_of::<Complex<$part>>() == ::core::mem::size_of::<$part>()
                 && ::core::mem::size_of::<Complex<$part>>() == 2 * ::core::mem::size_of::<$part>()
         );
+        // SAFETY: two parts of `$part` with no padding (asserted above), described by its
+        // kind.
+        unsafe impl Element for Complex<$part> {
+            const ELEM: ElemKind = ElemKind::Dtype(DtypeKind::$kind);
+        }
         impl Dtype for Complex<$part> {
             const KIND: DtypeKind = DtypeKind::$kind;
             #[inline]

@@ -8,7 +8,7 @@
 
 use std::marker::PhantomData;
 
-use crate::dtype::{Dtype, DtypeKind};
+use crate::dtype::{Dtype, DtypeKind, ElemKind, Element, GpuStruct, StructLayout};
 use crate::host::array::Storage;
 use crate::{Device, DeviceArray, DeviceArray2, DeviceArray3};
 
@@ -26,7 +26,7 @@ mod sealed {
     note = "kernels take device memory: copy host data with `dev.to_device(&v)?`, and pass \
             `&array`"
 )]
-pub trait SliceArg<T: Dtype>: sealed::Sealed {
+pub trait SliceArg<T: Element>: sealed::Sealed {
     #[doc(hidden)]
     fn __array(&self) -> ArrayParts<'_, T>;
 }
@@ -39,7 +39,7 @@ pub trait SliceArg<T: Dtype>: sealed::Sealed {
     note = "kernels take device memory: copy host data with `dev.to_device(&v)?`, and pass \
             `&mut array`"
 )]
-pub trait SliceArgMut<T: Dtype>: SliceArg<T> {
+pub trait SliceArgMut<T: Element>: SliceArg<T> {
     #[doc(hidden)]
     fn __array_mut(&mut self) -> ArrayPartsMut<'_, T>;
 }
@@ -159,7 +159,7 @@ impl<'a, T> ArrayPartsMut<'a, T> {
     }
 }
 
-impl<T: Dtype> DeviceArray<T> {
+impl<T: Element> DeviceArray<T> {
     fn parts_with(&self, extents: [usize; 3], rank: u8) -> ArrayParts<'_, T> {
         let (cuda_ptr, sim_ptr) = match &self.storage {
             Storage::Cuda(c) => (c.ptr, std::ptr::null()),
@@ -193,16 +193,16 @@ impl<T: Dtype> DeviceArray<T> {
     }
 }
 
-impl<T: Dtype> sealed::Sealed for DeviceArray<T> {}
+impl<T: Element> sealed::Sealed for DeviceArray<T> {}
 
-impl<T: Dtype> SliceArg<T> for DeviceArray<T> {
+impl<T: Element> SliceArg<T> for DeviceArray<T> {
     #[inline]
     fn __array(&self) -> ArrayParts<'_, T> {
         self.parts_with([self.len(), 1, 1], 1)
     }
 }
 
-impl<T: Dtype> SliceArgMut<T> for DeviceArray<T> {
+impl<T: Element> SliceArgMut<T> for DeviceArray<T> {
     #[inline]
     fn __array_mut(&mut self) -> ArrayPartsMut<'_, T> {
         let len = self.len();
@@ -213,7 +213,7 @@ impl<T: Dtype> SliceArgMut<T> for DeviceArray<T> {
 /// The parts of a 2-D array argument.
 #[doc(hidden)]
 #[inline]
-pub fn array2<T: Dtype>(a: &DeviceArray2<T>) -> ArrayParts<'_, T> {
+pub fn array2<T: Element>(a: &DeviceArray2<T>) -> ArrayParts<'_, T> {
     let (r, c) = a.shape();
     a.flat().parts_with([r, c, 1], 2)
 }
@@ -221,7 +221,7 @@ pub fn array2<T: Dtype>(a: &DeviceArray2<T>) -> ArrayParts<'_, T> {
 /// The parts of a writable 2-D array argument.
 #[doc(hidden)]
 #[inline]
-pub fn array2_mut<T: Dtype>(a: &mut DeviceArray2<T>) -> ArrayPartsMut<'_, T> {
+pub fn array2_mut<T: Element>(a: &mut DeviceArray2<T>) -> ArrayPartsMut<'_, T> {
     let (r, c) = a.shape();
     a.flat_storage_mut().parts_mut_with([r, c, 1], 2)
 }
@@ -229,7 +229,7 @@ pub fn array2_mut<T: Dtype>(a: &mut DeviceArray2<T>) -> ArrayPartsMut<'_, T> {
 /// The parts of a 3-D array argument.
 #[doc(hidden)]
 #[inline]
-pub fn array3<T: Dtype>(a: &DeviceArray3<T>) -> ArrayParts<'_, T> {
+pub fn array3<T: Element>(a: &DeviceArray3<T>) -> ArrayParts<'_, T> {
     let (x, y, z) = a.shape();
     a.flat().parts_with([x, y, z], 3)
 }
@@ -237,7 +237,7 @@ pub fn array3<T: Dtype>(a: &DeviceArray3<T>) -> ArrayParts<'_, T> {
 /// The parts of a writable 3-D array argument.
 #[doc(hidden)]
 #[inline]
-pub fn array3_mut<T: Dtype>(a: &mut DeviceArray3<T>) -> ArrayPartsMut<'_, T> {
+pub fn array3_mut<T: Element>(a: &mut DeviceArray3<T>) -> ArrayPartsMut<'_, T> {
     let (x, y, z) = a.shape();
     a.flat_storage_mut().parts_mut_with([x, y, z], 3)
 }
@@ -261,7 +261,7 @@ pub(crate) enum ArgValue<'a> {
         extents: [usize; 3],
         /// 1, 2 or 3: how many of `extents` are the array's.
         rank: u8,
-        elem: DtypeKind,
+        elem: ElemKind,
         mutable: bool,
     },
     Scalar {
@@ -269,19 +269,24 @@ pub(crate) enum ArgValue<'a> {
         /// The bits of its parts (`[bits, 0]`, or a complex number's `[re, im]`).
         bits: [u64; 2],
     },
+    /// A `#[gpu_struct]` passed by value: its bytes, borrowed for the launch.
+    Record {
+        layout: &'static StructLayout,
+        bytes: &'a [u8],
+    },
 }
 
 impl<'a> Arg<'a> {
     /// A read-only array argument.
     #[inline]
-    pub fn array<T: Dtype>(p: ArrayParts<'a, T>) -> Arg<'a> {
+    pub fn array<T: Element>(p: ArrayParts<'a, T>) -> Arg<'a> {
         Arg {
             value: ArgValue::Array {
                 device: p.device,
                 ptr: p.cuda_ptr,
                 extents: p.extents,
                 rank: p.rank,
-                elem: T::KIND,
+                elem: T::ELEM,
                 mutable: false,
             },
         }
@@ -289,14 +294,14 @@ impl<'a> Arg<'a> {
 
     /// A writable array argument.
     #[inline]
-    pub fn array_mut<T: Dtype>(p: ArrayPartsMut<'a, T>) -> Arg<'a> {
+    pub fn array_mut<T: Element>(p: ArrayPartsMut<'a, T>) -> Arg<'a> {
         Arg {
             value: ArgValue::Array {
                 device: p.device,
                 ptr: p.cuda_ptr,
                 extents: p.extents,
                 rank: p.rank,
-                elem: T::KIND,
+                elem: T::ELEM,
                 mutable: true,
             },
         }
@@ -309,6 +314,18 @@ impl<'a> Arg<'a> {
             value: ArgValue::Scalar {
                 kind: T::KIND,
                 bits: v.to_words(),
+            },
+        }
+    }
+
+    /// A struct argument, passed by value (its bytes are copied when the launch is
+    /// packed).
+    #[inline]
+    pub fn record<T: GpuStruct>(v: &'a T) -> Arg<'a> {
+        Arg {
+            value: ArgValue::Record {
+                layout: T::LAYOUT,
+                bytes: crate::backend::cuda::buffer::bytes_of(std::slice::from_ref(v)),
             },
         }
     }

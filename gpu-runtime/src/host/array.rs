@@ -8,7 +8,7 @@
 use std::fmt;
 
 use crate::backend::cuda::buffer::{self, CudaBuffer};
-use crate::dtype::Dtype;
+use crate::dtype::Element;
 use crate::error::{GpuError, Result};
 use crate::host::device::{Device, DeviceInner};
 
@@ -21,25 +21,25 @@ pub(crate) enum Storage<T> {
 
 /// A one-dimensional array of `T` on a [`Device`]: the argument type of a kernel's `&[T]`
 /// and `&mut [T]` parameters.
-pub struct DeviceArray<T: Dtype> {
+pub struct DeviceArray<T: Element> {
     pub(crate) device: Device,
     pub(crate) storage: Storage<T>,
     pub(crate) len: usize,
 }
 
-impl<T: Dtype> fmt::Debug for DeviceArray<T> {
+impl<T: Element> fmt::Debug for DeviceArray<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
             "DeviceArray<{}>[{}] on {}",
-            T::KIND,
+            T::ELEM,
             self.len,
             self.device.describe()
         )
     }
 }
 
-impl<T: Dtype> DeviceArray<T> {
+impl<T: Element> DeviceArray<T> {
     pub(crate) fn from_host(device: &Device, host: &[T]) -> Result<Self> {
         let storage = match &*device.inner {
             DeviceInner::Cuda(c) => {
@@ -72,7 +72,7 @@ impl<T: Dtype> DeviceArray<T> {
             }
             DeviceInner::Sim => {
                 let mut v = reserve(device, len)?;
-                v.resize(len, T::default());
+                v.resize(len, crate::dtype::zeroed::<T>());
                 Storage::Sim(v)
             }
         };
@@ -113,7 +113,7 @@ impl<T: Dtype> DeviceArray<T> {
     /// queued before it, so a fault of an earlier launch (an index out of bounds in a
     /// checked kernel, or a lost context) is reported here.
     pub fn to_host(&self) -> Result<Vec<T>> {
-        let mut out = vec![T::default(); self.len];
+        let mut out = vec![crate::dtype::zeroed::<T>(); self.len];
         self.copy_to_host(&mut out)?;
         Ok(out)
     }
@@ -123,10 +123,7 @@ impl<T: Dtype> DeviceArray<T> {
         self.check_len(dst.len(), "copy_to_host")?;
         match (&self.storage, &*self.device.inner) {
             (Storage::Cuda(b), DeviceInner::Cuda(c)) => {
-                buffer::dtoh(&c.stream, &b.slice().as_view(), dst)
-                    .map_err(c.driver_error("device-to-host copy"))?;
-                c.stream
-                    .synchronize()
+                buffer::dtoh_sync(&c.stream, &b.slice().as_view(), dst)
                     .map_err(c.driver_error("device-to-host copy"))?;
                 c.check_faults()
             }
@@ -160,10 +157,7 @@ impl<T: Dtype> DeviceArray<T> {
         let end = start + dst.len();
         match (&self.storage, &*self.device.inner) {
             (Storage::Cuda(b), DeviceInner::Cuda(c)) => {
-                buffer::dtoh(&c.stream, &b.slice().slice(start..end), dst)
-                    .map_err(c.driver_error("device-to-host copy"))?;
-                c.stream
-                    .synchronize()
+                buffer::dtoh_sync(&c.stream, &b.slice().slice(start..end), dst)
                     .map_err(c.driver_error("device-to-host copy"))?;
                 c.check_faults()
             }
@@ -206,7 +200,7 @@ impl<T: Dtype> DeviceArray<T> {
 /// A row-major two-dimensional array on a [`Device`]: the argument type of a kernel's
 /// `&Array2<T>` and `&mut Array2<T>` parameters, indexed `a[(row, col)]` in the kernel.
 #[derive(Debug)]
-pub struct DeviceArray2<T: Dtype> {
+pub struct DeviceArray2<T: Element> {
     data: DeviceArray<T>,
     rows: usize,
     cols: usize,
@@ -215,7 +209,7 @@ pub struct DeviceArray2<T: Dtype> {
 /// What a kernel's two-dimensional parameter is written as: `u: &Array2<f32>`.
 pub type Array2<T> = DeviceArray2<T>;
 
-impl<T: Dtype> DeviceArray2<T> {
+impl<T: Element> DeviceArray2<T> {
     /// `data` as a `rows x cols` array (its length is already `rows * cols`).
     pub(crate) fn from_parts(data: DeviceArray<T>, rows: usize, cols: usize) -> Result<Self> {
         check_shape(data.len(), rows, cols)?;
@@ -317,7 +311,7 @@ fn check_shape(len: usize, rows: usize, cols: usize) -> Result<()> {
 /// A row-major three-dimensional array on a [`Device`]: the argument type of a kernel's
 /// `&Array3<T>` and `&mut Array3<T>` parameters, indexed `a[(i, j, k)]` in the kernel.
 #[derive(Debug)]
-pub struct DeviceArray3<T: Dtype> {
+pub struct DeviceArray3<T: Element> {
     data: DeviceArray<T>,
     shape: [usize; 3],
 }
@@ -325,7 +319,7 @@ pub struct DeviceArray3<T: Dtype> {
 /// What a kernel's three-dimensional parameter is written as: `v: &Array3<f32>`.
 pub type Array3<T> = DeviceArray3<T>;
 
-impl<T: Dtype> DeviceArray3<T> {
+impl<T: Element> DeviceArray3<T> {
     /// `data` as an array of `shape` (its length is already the shape's volume).
     pub(crate) fn from_parts(
         data: DeviceArray<T>,

@@ -7,14 +7,14 @@
 use cudarc::driver::DevicePtrMut;
 
 use crate::backend::cuda::buffer::{self, CudaBuffer};
-use crate::dtype::Dtype;
+use crate::dtype::Element;
 use crate::error::{GpuError, Result};
 use crate::host::array::{reserve, Storage};
 use crate::host::device::DeviceInner;
 use crate::host::view::ArrayView;
 use crate::{DeviceArray, DeviceArray2, DeviceArray3};
 
-impl<T: Dtype> DeviceArray<T> {
+impl<T: Element> DeviceArray<T> {
     /// A new array on the same device with the same elements (a device-to-device copy;
     /// CuPy's `a.copy()`). `Clone` is not implemented because a copy can fail.
     pub fn try_clone(&self) -> Result<DeviceArray<T>> {
@@ -97,7 +97,7 @@ impl<T: Dtype> DeviceArray<T> {
     }
 }
 
-impl<T: Dtype> DeviceArray2<T> {
+impl<T: Element> DeviceArray2<T> {
     /// A new array with the same shape and elements.
     pub fn try_clone(&self) -> Result<DeviceArray2<T>> {
         let (rows, cols) = self.shape();
@@ -140,7 +140,7 @@ impl<T: Dtype> DeviceArray2<T> {
     }
 }
 
-impl<T: Dtype> DeviceArray3<T> {
+impl<T: Element> DeviceArray3<T> {
     /// A new array with the same shape and elements.
     pub fn try_clone(&self) -> Result<DeviceArray3<T>> {
         DeviceArray3::from_parts(self.flat().try_clone()?, self.shape())

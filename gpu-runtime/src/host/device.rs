@@ -9,7 +9,7 @@ use std::fmt;
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 
 use crate::backend::cuda::CudaDevice;
-use crate::dtype::Dtype;
+use crate::dtype::Element;
 use crate::error::{GpuError, Result};
 use crate::host::array::{DeviceArray, DeviceArray2, DeviceArray3};
 use crate::host::launch_config::DeviceLimits;
@@ -243,12 +243,12 @@ impl Device {
     }
 
     /// Copy `host` to a new array on this device (Numba's `cuda.to_device`).
-    pub fn to_device<T: Dtype>(&self, host: &[T]) -> Result<DeviceArray<T>> {
+    pub fn to_device<T: Element>(&self, host: &[T]) -> Result<DeviceArray<T>> {
         DeviceArray::from_host(self, host)
     }
 
     /// Copy a row-major `rows x cols` host array to the device.
-    pub fn to_device_2d<T: Dtype>(
+    pub fn to_device_2d<T: Element>(
         &self,
         host: &[T],
         rows: usize,
@@ -258,12 +258,12 @@ impl Device {
     }
 
     /// A new `rows x cols` array of zeros on this device.
-    pub fn zeros_2d<T: Dtype>(&self, rows: usize, cols: usize) -> Result<DeviceArray2<T>> {
+    pub fn zeros_2d<T: Element>(&self, rows: usize, cols: usize) -> Result<DeviceArray2<T>> {
         DeviceArray2::zeros(self, rows, cols)
     }
 
     /// Copy a row-major host array of `shape` to the device.
-    pub fn to_device_3d<T: Dtype>(
+    pub fn to_device_3d<T: Element>(
         &self,
         host: &[T],
         shape: (usize, usize, usize),
@@ -272,12 +272,12 @@ impl Device {
     }
 
     /// A new array of zeros of `shape` on this device.
-    pub fn zeros_3d<T: Dtype>(&self, shape: (usize, usize, usize)) -> Result<DeviceArray3<T>> {
+    pub fn zeros_3d<T: Element>(&self, shape: (usize, usize, usize)) -> Result<DeviceArray3<T>> {
         DeviceArray3::zeros(self, [shape.0, shape.1, shape.2])
     }
 
     /// A new array of `len` zeros on this device (Numba's `cuda.device_array`, zeroed).
-    pub fn zeros<T: Dtype>(&self, len: usize) -> Result<DeviceArray<T>> {
+    pub fn zeros<T: Element>(&self, len: usize) -> Result<DeviceArray<T>> {
         DeviceArray::zeros(self, len)
     }
 }

@@ -17,7 +17,7 @@ use std::sync::Arc;
 use cudarc::driver::{CudaContext, CudaSlice, CudaStream, CudaViewMut};
 
 use crate::backend::cuda::buffer::CudaBuffer;
-use crate::dtype::Dtype;
+use crate::dtype::Element;
 use crate::error::{GpuError, Result};
 use crate::host::array::Storage;
 use crate::host::device::DeviceInner;
@@ -44,7 +44,7 @@ impl Device {
     }
 }
 
-impl<T: Dtype> DeviceArray<T> {
+impl<T: Element> DeviceArray<T> {
     /// Take a cudarc buffer as an array of this device, without copying. Errors on the
     /// simulator and when the buffer belongs to another device's context.
     ///
@@ -146,22 +146,22 @@ impl<T: Dtype> DeviceArray<T> {
 /// The error of [`DeviceArray::into_cuda_slice`] and [`DeviceArray::into_raw`] for an
 /// array of the simulator, which has no CUDA memory: it holds the array, unchanged, and
 /// converts to [`GpuError::InvalidArgument`], so `?` works on the call.
-pub struct NotOnGpu<T: Dtype>(DeviceArray<T>);
+pub struct NotOnGpu<T: Element>(DeviceArray<T>);
 
-impl<T: Dtype> NotOnGpu<T> {
+impl<T: Element> NotOnGpu<T> {
     /// The array, given back.
     pub fn into_array(self) -> DeviceArray<T> {
         self.0
     }
 }
 
-impl<T: Dtype> std::fmt::Debug for NotOnGpu<T> {
+impl<T: Element> std::fmt::Debug for NotOnGpu<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "NotOnGpu({:?})", self.0)
     }
 }
 
-impl<T: Dtype> std::fmt::Display for NotOnGpu<T> {
+impl<T: Element> std::fmt::Display for NotOnGpu<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
@@ -171,9 +171,9 @@ impl<T: Dtype> std::fmt::Display for NotOnGpu<T> {
     }
 }
 
-impl<T: Dtype> std::error::Error for NotOnGpu<T> {}
+impl<T: Element> std::error::Error for NotOnGpu<T> {}
 
-impl<T: Dtype> From<NotOnGpu<T>> for GpuError {
+impl<T: Element> From<NotOnGpu<T>> for GpuError {
     fn from(e: NotOnGpu<T>) -> GpuError {
         GpuError::InvalidArgument(e.to_string())
     }

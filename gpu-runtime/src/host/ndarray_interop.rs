@@ -7,7 +7,7 @@
 
 use ndarray::{Array1, Array2, Array3, ArrayView1, ArrayView2, ArrayView3};
 
-use crate::dtype::Dtype;
+use crate::dtype::Element;
 use crate::error::{GpuError, Result};
 use crate::{Device, DeviceArray, DeviceArray2, DeviceArray3};
 
@@ -15,7 +15,7 @@ fn shape_error(e: ndarray::ShapeError) -> GpuError {
     GpuError::InvalidArgument(format!("ndarray: {e}"))
 }
 
-impl<T: Dtype> DeviceArray<T> {
+impl<T: Element> DeviceArray<T> {
     /// A device array with the elements of `host`, in order.
     pub fn from_ndarray(device: &Device, host: ArrayView1<'_, T>) -> Result<Self> {
         let row_major = host.as_standard_layout();
@@ -31,7 +31,7 @@ impl<T: Dtype> DeviceArray<T> {
     }
 }
 
-impl<T: Dtype> DeviceArray2<T> {
+impl<T: Element> DeviceArray2<T> {
     /// A `rows x cols` device array with the elements of `host` (any layout), row-major.
     pub fn from_ndarray(device: &Device, host: ArrayView2<'_, T>) -> Result<Self> {
         let (rows, cols) = host.dim();
@@ -48,7 +48,7 @@ impl<T: Dtype> DeviceArray2<T> {
     }
 }
 
-impl<T: Dtype> DeviceArray3<T> {
+impl<T: Element> DeviceArray3<T> {
     /// A device array of `host`'s shape with its elements (any layout), row-major.
     pub fn from_ndarray(device: &Device, host: ArrayView3<'_, T>) -> Result<Self> {
         let shape = host.dim();

@@ -11,7 +11,7 @@
 use std::sync::Mutex;
 
 use crate::backend::cuda::handles::PinnedHost;
-use crate::dtype::Dtype;
+use crate::dtype::Element;
 use crate::error::{GpuError, Result};
 use crate::host::device::DeviceInner;
 use crate::host::event::Event;
@@ -20,7 +20,7 @@ use crate::{Device, DeviceArray, Stream};
 /// A host buffer of `len` elements in page-locked memory (CuPy's
 /// `cupyx.empty_pinned`, PyCUDA's `pagelocked_empty`). On the simulator, ordinary memory.
 #[derive(Debug)]
-pub struct PinnedBuffer<T: Dtype> {
+pub struct PinnedBuffer<T: Element> {
     device: Device,
     ptr: *mut T,
     len: usize,
@@ -35,13 +35,13 @@ pub struct PinnedBuffer<T: Dtype> {
 
 // SAFETY: the buffer owns its memory, and every access goes through `&self`/`&mut self`
 // after waiting for the copies that may touch it.
-unsafe impl<T: Dtype> Send for PinnedBuffer<T> {}
+unsafe impl<T: Element> Send for PinnedBuffer<T> {}
 // SAFETY: as above; shared access only reads.
-unsafe impl<T: Dtype> Sync for PinnedBuffer<T> {}
+unsafe impl<T: Element> Sync for PinnedBuffer<T> {}
 
 impl Device {
     /// A pinned host buffer of `len` zeros, for asynchronous copies with this device.
-    pub fn pinned_zeros<T: Dtype>(&self, len: usize) -> Result<PinnedBuffer<T>> {
+    pub fn pinned_zeros<T: Element>(&self, len: usize) -> Result<PinnedBuffer<T>> {
         let bytes =
             len.checked_mul(std::mem::size_of::<T>())
                 .ok_or_else(|| GpuError::OutOfMemory {
@@ -66,7 +66,7 @@ impl Device {
                         device: "host".to_owned(),
                         bytes: bytes as u64,
                     })?;
-                v.resize(len, T::default());
+                v.resize(len, crate::dtype::zeroed::<T>());
                 (v.as_mut_ptr(), None, v)
             }
         };
@@ -81,14 +81,14 @@ impl Device {
     }
 
     /// A pinned host buffer holding a copy of `data`.
-    pub fn pinned_from<T: Dtype>(&self, data: &[T]) -> Result<PinnedBuffer<T>> {
+    pub fn pinned_from<T: Element>(&self, data: &[T]) -> Result<PinnedBuffer<T>> {
         let mut b = self.pinned_zeros(data.len())?;
         b.as_mut_slice()?.copy_from_slice(data);
         Ok(b)
     }
 }
 
-impl<T: Dtype> PinnedBuffer<T> {
+impl<T: Element> PinnedBuffer<T> {
     /// Number of elements.
     pub fn len(&self) -> usize {
         self.len
@@ -101,7 +101,7 @@ impl<T: Dtype> PinnedBuffer<T> {
 
     /// The contents, after the pending copies into the buffer have finished.
     pub fn as_slice(&self) -> Result<&[T]> {
-        Self::settle(&mut self.lock(), false)?;
+        self.settle_locked(false)?;
         // SAFETY: `ptr` holds `len` initialised elements, and no copy writes them now
         // (a new one needs `&mut self`).
         Ok(unsafe { std::slice::from_raw_parts(self.ptr, self.len) })
@@ -117,7 +117,29 @@ impl<T: Dtype> PinnedBuffer<T> {
 
     /// Wait for every asynchronous copy that uses the buffer.
     pub fn wait(&self) -> Result<()> {
-        Self::settle(&mut self.lock(), true)
+        self.settle_locked(true)
+    }
+
+    /// [`settle`](Self::settle) under the lock, then the `bool` parts made valid before
+    /// any slice is handed out. Only an invalid byte is written, and one exists only after
+    /// a copy into the buffer, which needed `&mut self`: no slice handed out before it is
+    /// alive, and none after it exists before this runs.
+    fn settle_locked(&self, all: bool) -> Result<()> {
+        let mut pending = self.lock();
+        Self::settle(&mut pending, all)?;
+        if self.len > 0 {
+            // SAFETY: the buffer's `len` elements as bytes; no copy writes them now (the
+            // writes were waited for), the lock is held, and bytes are written only where
+            // no slice can be alive (see above).
+            let bytes = unsafe {
+                std::slice::from_raw_parts_mut(
+                    self.ptr.cast::<u8>(),
+                    std::mem::size_of::<T>() * self.len,
+                )
+            };
+            crate::backend::cuda::buffer::settle_bools::<T>(bytes);
+        }
+        Ok(())
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Vec<(Event, bool)>> {
@@ -206,7 +228,7 @@ impl<T: Dtype> PinnedBuffer<T> {
     }
 }
 
-impl<T: Dtype> Drop for PinnedBuffer<T> {
+impl<T: Element> Drop for PinnedBuffer<T> {
     fn drop(&mut self) {
         // A copy in flight still reads or writes the memory: wait for every one before
         // freeing it (the allocation is freed after this, when `_pinned` drops). A fault a
@@ -215,7 +237,7 @@ impl<T: Dtype> Drop for PinnedBuffer<T> {
     }
 }
 
-impl<T: Dtype> DeviceArray<T> {
+impl<T: Element> DeviceArray<T> {
     /// Queue a copy of `src` into this array on `stream` and return at once (after any
     /// pending copy *into* `src` has finished). `src` stays readable; writing it or
     /// dropping it waits for the copy.

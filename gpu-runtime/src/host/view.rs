@@ -9,7 +9,7 @@
 use std::marker::PhantomData;
 use std::ops::{Bound, RangeBounds};
 
-use crate::dtype::Dtype;
+use crate::dtype::Element;
 use crate::error::{GpuError, Result};
 use crate::host::args::{ArrayParts, ArrayPartsMut, SliceArg, SliceArgMut};
 use crate::host::array::Storage;
@@ -18,7 +18,7 @@ use crate::{Device, DeviceArray};
 /// A read-only view of `len` elements of a [`DeviceArray`], from
 /// [`DeviceArray::slice`].
 #[derive(Debug)]
-pub struct ArrayView<'a, T: Dtype> {
+pub struct ArrayView<'a, T: Element> {
     array: &'a DeviceArray<T>,
     start: usize,
     len: usize,
@@ -26,7 +26,7 @@ pub struct ArrayView<'a, T: Dtype> {
 
 /// A writable view of part of a [`DeviceArray`], from [`DeviceArray::slice_mut`].
 #[derive(Debug)]
-pub struct ArrayViewMut<'a, T: Dtype> {
+pub struct ArrayViewMut<'a, T: Element> {
     array: &'a mut DeviceArray<T>,
     start: usize,
     len: usize,
@@ -54,7 +54,7 @@ fn bounds(range: impl RangeBounds<usize>, len: usize) -> Result<(usize, usize)> 
     }
 }
 
-impl<T: Dtype> DeviceArray<T> {
+impl<T: Element> DeviceArray<T> {
     /// A read-only view of `range` (`a.slice(10..20)`, `a.slice(..n)`), to pass where a
     /// kernel takes `&[T]`. An error if the range is not within the array.
     pub fn slice(&self, range: impl RangeBounds<usize>) -> Result<ArrayView<'_, T>> {
@@ -79,7 +79,7 @@ impl<T: Dtype> DeviceArray<T> {
 
 macro_rules! view_methods {
     ($name:ident) => {
-        impl<'a, T: Dtype> $name<'a, T> {
+        impl<'a, T: Element> $name<'a, T> {
             /// Number of elements.
             pub fn len(&self) -> usize {
                 self.len
@@ -102,7 +102,7 @@ macro_rules! view_methods {
 
             /// Copy the view's elements into a new `Vec`, after the work queued before.
             pub fn to_host(&self) -> Result<Vec<T>> {
-                let mut out = vec![T::default(); self.len];
+                let mut out = vec![crate::dtype::zeroed::<T>(); self.len];
                 self.array.copy_range_to_host(self.start, &mut out)?;
                 Ok(out)
             }
@@ -113,7 +113,7 @@ macro_rules! view_methods {
 view_methods!(ArrayView);
 view_methods!(ArrayViewMut);
 
-impl<'a, T: Dtype> ArrayViewMut<'a, T> {
+impl<'a, T: Element> ArrayViewMut<'a, T> {
     /// A writable view of `range` of this view.
     pub fn slice_mut(&mut self, range: impl RangeBounds<usize>) -> Result<ArrayViewMut<'_, T>> {
         let (start, len) = bounds(range, self.len)?;
@@ -137,7 +137,7 @@ impl<'a, T: Dtype> ArrayViewMut<'a, T> {
     }
 }
 
-impl<'a, T: Dtype> ArrayView<'a, T> {
+impl<'a, T: Element> ArrayView<'a, T> {
     /// A read-only view of `range` of this view.
     pub fn slice(&self, range: impl RangeBounds<usize>) -> Result<ArrayView<'a, T>> {
         let (start, len) = bounds(range, self.len)?;
@@ -149,31 +149,31 @@ impl<'a, T: Dtype> ArrayView<'a, T> {
     }
 }
 
-impl<T: Dtype> crate::host::args::Sealed for ArrayView<'_, T> {}
-impl<T: Dtype> crate::host::args::Sealed for ArrayViewMut<'_, T> {}
+impl<T: Element> crate::host::args::Sealed for ArrayView<'_, T> {}
+impl<T: Element> crate::host::args::Sealed for ArrayViewMut<'_, T> {}
 
-impl<T: Dtype> SliceArg<T> for ArrayView<'_, T> {
+impl<T: Element> SliceArg<T> for ArrayView<'_, T> {
     #[inline]
     fn __array(&self) -> ArrayParts<'_, T> {
         self.array.parts_at(self.start, self.len)
     }
 }
 
-impl<T: Dtype> SliceArg<T> for ArrayViewMut<'_, T> {
+impl<T: Element> SliceArg<T> for ArrayViewMut<'_, T> {
     #[inline]
     fn __array(&self) -> ArrayParts<'_, T> {
         self.array.parts_at(self.start, self.len)
     }
 }
 
-impl<T: Dtype> SliceArgMut<T> for ArrayViewMut<'_, T> {
+impl<T: Element> SliceArgMut<T> for ArrayViewMut<'_, T> {
     #[inline]
     fn __array_mut(&mut self) -> ArrayPartsMut<'_, T> {
         self.array.parts_mut_at(self.start, self.len)
     }
 }
 
-impl<T: Dtype> DeviceArray<T> {
+impl<T: Element> DeviceArray<T> {
     /// The parts of `len` elements from `start` (within the array: the views check).
     pub(crate) fn parts_at(&self, start: usize, len: usize) -> ArrayParts<'_, T> {
         let (cuda_ptr, sim_ptr) = match &self.storage {

@@ -17,7 +17,7 @@ use crate::backend::sim::views::{load, store};
 use crate::backend::sim::{
     shared_out_of_bounds, with_block, DeviceFnArray, DeviceFnArrayMut, SimSlice, SimSliceMut,
 };
-use crate::dtype::Dtype;
+use crate::dtype::Element;
 
 /// A block's shared array of `N` elements.
 #[derive(Debug)]
@@ -95,7 +95,7 @@ fn declaration() -> u32 {
 
 /// Declare a shared array of `N` elements (`__shared__ T a[N];`).
 #[track_caller]
-pub fn shared_array<T: Dtype, const N: usize>() -> SharedArray<T, N> {
+pub fn shared_array<T: Element, const N: usize>() -> SharedArray<T, N> {
     let site = Location::caller();
     let bytes = shared_bytes::<T>(Some(N));
     let ptr = with_block(|b| b.shared_array(site, declaration(), bytes)) as *mut T;
@@ -108,7 +108,7 @@ pub fn shared_array<T: Dtype, const N: usize>() -> SharedArray<T, N> {
 
 /// Declare a shared `R x C` array (`__shared__ T a[R][C];`).
 #[track_caller]
-pub fn shared_array_2d<T: Dtype, const R: usize, const C: usize>() -> SharedArray2<T, R, C> {
+pub fn shared_array_2d<T: Element, const R: usize, const C: usize>() -> SharedArray2<T, R, C> {
     let site = Location::caller();
     let bytes = shared_bytes::<T>(R.checked_mul(C));
     let ptr = with_block(|b| b.shared_array(site, declaration(), bytes)) as *mut T;
@@ -121,7 +121,7 @@ pub fn shared_array_2d<T: Dtype, const R: usize, const C: usize>() -> SharedArra
 
 /// The block's dynamic shared memory as `T`s (`extern __shared__ T a[];`); its length is
 /// the launch's shared-bytes argument divided by the size of `T`.
-pub fn dynamic_shared_array<T: Dtype>() -> DynamicSharedArray<T> {
+pub fn dynamic_shared_array<T: Element>() -> DynamicSharedArray<T> {
     let (ptr, bytes) = with_block(|b| b.dynamic_shared());
     DynamicSharedArray {
         ptr: ptr as *mut T,
@@ -235,9 +235,9 @@ macro_rules! by_value {
     };
 }
 
-by_value!([T: Dtype, const N: usize] SharedArray<T, N>, usize);
-by_value!([T: Dtype, const R: usize, const C: usize] SharedArray2<T, R, C>, (usize, usize));
-by_value!([T: Dtype] DynamicSharedArray<T>, usize);
+by_value!([T: Element, const N: usize] SharedArray<T, N>, usize);
+by_value!([T: Element, const R: usize, const C: usize] SharedArray2<T, R, C>, (usize, usize));
+by_value!([T: Element] DynamicSharedArray<T>, usize);
 
 /// A shared array passed whole to a device function: a view of the block's memory,
 /// reported as `a shared array` of the running kernel.

@@ -34,6 +34,8 @@ pub(crate) enum Class {
     AnyNum,
     /// `Complex32`, `Complex64`.
     Complex,
+    /// A `#[gpu_struct]`: copied, passed, its fields read and written; no operators.
+    Struct,
 }
 
 impl Class {
@@ -50,6 +52,7 @@ impl Class {
                 Bound::Int => Class::AnyInt,
                 Bound::Num => Class::AnyNum,
             },
+            RTy::Struct(_) => Class::Struct,
             RTy::Opaque => return None,
         })
     }
@@ -69,10 +72,27 @@ impl Class {
                 .map(Prim::size)
                 .max()
                 .unwrap_or(8),
+            RTy::Struct(s) => struct_size(&sig.structs, s),
             RTy::Opaque => 8,
         };
         size as u64
     }
+}
+
+/// The bytes of struct `s`: its fields' (a `#[gpu_struct]` has no padding).
+pub(crate) fn struct_size(structs: &[crate::parse::structs::StructDef], s: usize) -> usize {
+    use crate::parse::structs::FieldTy;
+    structs[s]
+        .fields
+        .iter()
+        .map(|f| {
+            let one = match f.ty {
+                FieldTy::Prim(p) => p.size(),
+                FieldTy::Struct(inner) => struct_size(structs, inner),
+            };
+            one * f.len.unwrap_or(1) as usize
+        })
+        .sum()
 }
 
 /// Check a lowered body: resolve, validate, prove. Gives the checked kernel and what the

@@ -45,6 +45,7 @@ impl Validator<'_> {
                 let g = &self.sig.generics[i];
                 format!("{} (bounded by {})", g.ident, g.bound.name())
             }
+            RTy::Struct(s) => self.sig.structs[s].name.clone(),
             RTy::Opaque => "a device function's result".to_owned(),
         }
     }
@@ -196,12 +197,13 @@ impl Validator<'_> {
             Stmt::Store4(slice, index, values) => {
                 self.vector_in_device(index.expr.span, "store4");
                 let elem = self.k.slices[*slice].elem;
-                if let Some(c @ (Class::Bool | Class::Complex)) = self.class(elem, index.expr.span)
+                if let Some(c @ (Class::Bool | Class::Complex | Class::Struct)) =
+                    self.class(elem, index.expr.span)
                 {
-                    let what = if c == Class::Bool {
-                        "bool"
-                    } else {
-                        "complex numbers"
+                    let what = match c {
+                        Class::Bool => "bool",
+                        Class::Struct => "structs",
+                        _ => "complex numbers",
                     };
                     self.diags.error(
                         index.expr.span,
@@ -214,6 +216,7 @@ impl Validator<'_> {
             Stmt::Assign(place, op, value) => {
                 let (pty, span) = match place {
                     Place::Local(v) => (self.k.locals[*v].ty, self.k.locals[*v].span),
+                    Place::LocalField(v, _, ty) => (*ty, self.k.locals[*v].span),
                     Place::Index(t, i) => {
                         i.iter().for_each(|i| self.expr(&i.expr));
                         (self.elem(*t), i[0].expr.span)
@@ -239,8 +242,9 @@ impl Validator<'_> {
             Stmt::For(f) => {
                 let local = &self.k.locals[f.var];
                 let (ty, span) = (local.ty, local.span);
-                if let Some(Class::Bool | Class::Float | Class::AnyNum | Class::Complex) =
-                    self.class(ty, span)
+                if let Some(
+                    Class::Bool | Class::Float | Class::AnyNum | Class::Complex | Class::Struct,
+                ) = self.class(ty, span)
                 {
                     let d = self.describe(ty);
                     self.diags.error(
@@ -262,6 +266,18 @@ impl Validator<'_> {
     /// Check `l op r` and give the operands' class.
     fn binary(&mut self, op: BinOp, l: RTy, r: RTy, span: Span) -> Option<Class> {
         let c = self.class(l, span)?;
+        if c == Class::Struct {
+            let d = self.describe(l);
+            self.diags.error(
+                span,
+                format!(
+                    "operator `{}` cannot be applied to the struct {d}; apply it to its fields                      (`a.x {} b.x`)",
+                    op.token(),
+                    op.token()
+                ),
+            );
+            return None;
+        }
         let ok = match op {
             BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div => c != Class::Bool,
             BinOp::Rem => c != Class::Bool && c != Class::Complex,
@@ -300,6 +316,13 @@ impl Validator<'_> {
                 args.iter().for_each(|a| self.expr(a));
                 // Warp functions move one word per lane.
                 for a in args {
+                    if Class::of(a.ty, self.sig) == Some(Class::Struct) {
+                        let name = gpu_contract::language::intrinsic_spec(*which).name;
+                        self.diags.error(
+                            a.span,
+                            format!("`{name}` moves one number per lane; call it on each field"),
+                        );
+                    }
                     if Class::of(a.ty, self.sig) == Some(Class::Complex) {
                         let name = gpu_contract::language::intrinsic_spec(*which).name;
                         self.diags.error(
@@ -316,11 +339,13 @@ impl Validator<'_> {
             ExprKind::Load4(slice, index) => {
                 self.vector_in_device(e.span, "load4");
                 let elem = self.k.slices[*slice].elem;
-                if let Some(c @ (Class::Bool | Class::Complex)) = self.class(elem, e.span) {
-                    let what = if c == Class::Bool {
-                        "bool"
-                    } else {
-                        "complex numbers"
+                if let Some(c @ (Class::Bool | Class::Complex | Class::Struct)) =
+                    self.class(elem, e.span)
+                {
+                    let what = match c {
+                        Class::Bool => "bool",
+                        Class::Struct => "structs",
+                        _ => "complex numbers",
                     };
                     self.diags
                         .error(e.span, format!("`load4` is for real numbers, not {what}"));
@@ -358,7 +383,9 @@ impl Validator<'_> {
                 let from = self.class(inner.ty, inner.span);
                 let to = self.class(e.ty, e.span);
                 let complex = (from == Some(Class::Complex)) != (to == Some(Class::Complex));
+                let structs = from == Some(Class::Struct) || to == Some(Class::Struct);
                 let bad = complex
+                    || structs
                     || *conv == Conversion::As
                         && match (from, to) {
                             (Some(f), Some(Class::Bool)) => f != Class::Bool,
@@ -407,7 +434,8 @@ impl Validator<'_> {
             }
             ExprKind::Block(b) => self.block(b),
             ExprKind::Tuple(args) => args.iter().for_each(|a| self.expr(a)),
-            ExprKind::TuplePart(a, _) => self.expr(a),
+            ExprKind::TuplePart(a, _) | ExprKind::Field(a, _) => self.expr(a),
+            ExprKind::StructLit(_, args) => args.iter().for_each(|a| self.expr(a)),
         }
     }
 
@@ -423,7 +451,7 @@ impl Validator<'_> {
             }
             AtomicOp::Inc | AtomicOp::Dec => elem == RTy::Prim(Prim::U32),
             AtomicOp::Add | AtomicOp::Sub | AtomicOp::Exch | AtomicOp::Cas => {
-                c != Class::Bool && c != Class::Complex
+                c != Class::Bool && c != Class::Complex && c != Class::Struct
             }
         };
         if !ok {
@@ -456,7 +484,7 @@ impl Validator<'_> {
                 );
                 return;
             }
-            RTy::Opaque => return,
+            RTy::Struct(_) | RTy::Opaque => return,
         };
         if let Lit::Int(v) = *l {
             let in_range = prim

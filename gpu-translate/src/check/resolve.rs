@@ -119,6 +119,14 @@ impl Resolver<'_> {
     fn module_const(&mut self, c: ModuleConst<Ty>) -> ModuleConst<RTy> {
         let fixed = match self.types.shallow(c.ty) {
             Ty::Prim(p) if p.is_primitive() => Some(RTy::Prim(p)),
+            Ty::Struct(_) => {
+                self.diags.error(
+                    c.span,
+                    "a module constant of a struct type is not supported; build the struct in \
+                     the body from constants of its fields",
+                );
+                None
+            }
             Ty::Prim(p) if p.is_complex() => {
                 self.diags.error(
                     c.span,
@@ -224,8 +232,12 @@ impl Resolver<'_> {
             Stmt::Eval(e) => Stmt::Eval(self.expr(e)),
             Stmt::Store4(s, i, vals) => Stmt::Store4(s, self.index(i), self.exprs(vals)),
             Stmt::Assign(p, op, v) => {
+                let value_span = v.span;
                 let p = match p {
                     Place::Local(v) => Place::Local(v),
+                    Place::LocalField(v, path, ty) => {
+                        Place::LocalField(v, path, self.ty(ty, value_span))
+                    }
                     Place::Index(t, i) => Place::Index(t, self.indices(i)),
                 };
                 Stmt::Assign(p, op, self.expr(v))
@@ -290,6 +302,8 @@ impl Resolver<'_> {
             ExprKind::Convert(c, a) => ExprKind::Convert(c, self.boxed(a)),
             ExprKind::Math(m, a) => ExprKind::Math(m, self.exprs(a)),
             ExprKind::Tuple(a) => ExprKind::Tuple(self.exprs(a)),
+            ExprKind::Field(a, f) => ExprKind::Field(self.boxed(a), f),
+            ExprKind::StructLit(s, a) => ExprKind::StructLit(s, self.exprs(a)),
             ExprKind::TuplePart(a, k) => ExprKind::TuplePart(self.boxed(a), k),
             ExprKind::Geometry(g, a) => ExprKind::Geometry(g, a),
             ExprKind::If(c, t, f) => ExprKind::If(

@@ -18,6 +18,14 @@ impl Emitter<'_> {
     pub(super) fn place(&mut self, p: &Place<RTy>) -> String {
         match p {
             Place::Local(v) => self.k.locals[*v].c_name.clone(),
+            Place::LocalField(v, path, _) => {
+                let mut out = self.k.locals[*v].c_name.clone();
+                for f in path {
+                    out.push('.');
+                    out.push_str(&f.c);
+                }
+                out
+            }
             Place::Index(t, i) => self.element(*t, i),
         }
     }
@@ -25,6 +33,7 @@ impl Emitter<'_> {
     pub(super) fn place_ty(&self, p: &Place<RTy>) -> RTy {
         match p {
             Place::Local(v) => self.k.locals[*v].ty,
+            Place::LocalField(_, _, ty) => *ty,
             Place::Index(t, _) => self.target_elem(*t),
         }
     }

@@ -203,6 +203,11 @@ impl Emitter<'_> {
                 )
             }
             ExprKind::TuplePart(a, k) => format!("({}).v{k}", self.expr(a)),
+            ExprKind::Field(a, f) => format!("({}).{}", self.expr(a), f.c),
+            ExprKind::StructLit(s, args) => {
+                let args: Vec<String> = args.iter().map(|a| self.expr(a)).collect();
+                format!("{}{{{}}}", self.sig.structs[*s].c_name, args.join(", "))
+            }
         }
     }
 
@@ -228,7 +233,7 @@ impl Emitter<'_> {
         match ty {
             RTy::Prim(p) => p.is_narrow_int(),
             RTy::Generic(_) => self.class(ty).is_int() || self.class(ty) == Class::AnyNum,
-            RTy::Opaque => false,
+            RTy::Struct(_) | RTy::Opaque => false,
         }
     }
 

@@ -195,6 +195,7 @@ impl Emitter<'_> {
         match t {
             RTy::Prim(p) => p.c_name().to_owned(),
             RTy::Generic(i) => self.k.generic_c_names[i].clone(),
+            RTy::Struct(s) => self.sig.structs[s].c_name.clone(),
             RTy::Opaque => "auto".to_owned(),
         }
     }

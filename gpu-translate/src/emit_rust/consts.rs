@@ -131,6 +131,7 @@ fn elem_size(t: RTy, sig: &KernelSignature) -> u64 {
             .map(|d| d.size() as u64)
             .max()
             .unwrap_or(8),
+        RTy::Struct(s) => crate::check::struct_size(&sig.structs, s) as u64,
         RTy::Opaque => 8,
     }
 }

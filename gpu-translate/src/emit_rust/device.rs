@@ -80,6 +80,7 @@ pub fn emit_device(
     let deps = device_fn_refs(&tr.device_calls, true);
     let (c_name, source, check_names, waits) = (&tr.c_name, &tr.source, &tr.check_names, tr.waits);
     let (const_items, const_table) = (&tr.consts.items, tr.consts.table_or_empty());
+    let structs = super::struct_layouts(sig, k);
     quote! {
         #const_items
 
@@ -102,6 +103,7 @@ pub fn emit_device(
                     ::core::cfg!(debug_assertions),
                     #const_table,
                 )
+                .with_structs(#structs)
             };
             // Recursion cannot run on the GPU: a cycle through device functions is refused
             // here, at compile time.

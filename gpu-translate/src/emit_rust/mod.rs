@@ -130,6 +130,15 @@ pub(crate) fn bound_path(b: Bound, krate: &syn::Path) -> TokenStream {
 }
 
 /// `T: ::gpu_runtime::Float, ...`
+/// `&[<Particle as GpuStruct>::LAYOUT, ..]`: the layouts of the structs `sig` names.
+pub(crate) fn struct_layouts(sig: Option<&KernelSignature>, k: &syn::Path) -> TokenStream {
+    let layouts = sig.into_iter().flat_map(|s| &s.structs).map(|s| {
+        let ident = syn::Ident::new(&s.name, proc_macro2::Span::call_site());
+        quote!(<#ident as #k::__private::GpuStruct>::LAYOUT)
+    });
+    quote!(&[#(#layouts),*])
+}
+
 pub(crate) fn generic_decls(sig: &KernelSignature, krate: &syn::Path) -> Vec<TokenStream> {
     sig.generics
         .iter()
@@ -223,6 +232,7 @@ pub fn emit_kernel(parts: KernelItems<'_>) -> TokenStream {
     let (waits, cooperative) = (tr.waits, tr.cooperative);
     let const_items = &tr.consts.items;
     let const_table = tr.consts.table_or_empty();
+    let structs = struct_layouts(Some(sig), k);
 
     // The launcher.
     let args = codes.iter().map(|c| &c.arg);
@@ -398,6 +408,7 @@ pub fn emit_kernel(parts: KernelItems<'_>) -> TokenStream {
                     vector_params: &[#(#vector_params),*],
                     signature_slots: &__SLOTS,
                     constants: #const_table,
+                    structs: #structs,
                 })
             };
 

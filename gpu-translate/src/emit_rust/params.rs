@@ -54,22 +54,40 @@ pub(super) fn canonical_type(
             let ident = &sig.generics[g].ident;
             quote_spanned!(span=> #ident)
         }
+        Ty::Struct(s) => {
+            let ident = syn::Ident::new(&sig.structs[s].name, span);
+            quote_spanned!(span=> #ident)
+        }
         Ty::Var(_) => quote_spanned!(span=> ()),
     }
 }
 
-/// The dtype `t` as the definition's `ElemType`.
-fn elem_type(t: Ty) -> ElemType {
+/// The dtype `t` as the definition's `ElemType`; a struct's layout is rustc's, so the
+/// translator records a stand-in of its name alone (the emitted definition names the
+/// struct's own layout, [`param_def_tokens`]).
+fn elem_type(t: Ty, sig: &KernelSignature) -> ElemType {
     match t {
         Ty::Generic(g) => ElemType::Generic(g as u8),
         Ty::Prim(p) => ElemType::Dtype(p),
+        Ty::Struct(s) => {
+            let name: &'static str = Box::leak(sig.structs[s].name.clone().into_boxed_str());
+            let layout = Box::leak(Box::new(gpu_contract::StructLayout {
+                rust_name: name,
+                module: "",
+                c_name: "",
+                size: 0,
+                align: 0,
+                fields: &[],
+            }));
+            ElemType::Struct(layout)
+        }
         // Only after an error, when no definition is emitted.
         Ty::Var(_) => ElemType::Generic(u8::MAX),
     }
 }
 
-/// What the kernel's definition records of parameter `p`.
-pub(crate) fn param_kind(p: &ParamDecl) -> ParamKind {
+/// What the kernel's definition records of parameter `p` (for tests and tools).
+pub(crate) fn param_kind(p: &ParamDecl, sig: &KernelSignature) -> ParamKind {
     match p.shape {
         ParamShape::Slice {
             mutable,
@@ -78,19 +96,39 @@ pub(crate) fn param_kind(p: &ParamDecl) -> ParamKind {
         } => ParamKind::Array {
             mutable,
             rank,
-            elem: elem_type(elem),
+            elem: elem_type(elem, sig),
         },
-        ParamShape::Scalar { ty, .. } => ParamKind::Scalar { ty: elem_type(ty) },
+        ParamShape::Scalar { ty, .. } => ParamKind::Scalar {
+            ty: elem_type(ty, sig),
+        },
     }
 }
 
 /// `ParamDef { name, kind }` as an expression of the runtime's types.
-fn param_def_tokens(name: &str, kind: ParamKind, k: &syn::Path) -> TokenStream {
+fn param_def_tokens(
+    name: &str,
+    p: &ParamDecl,
+    sig: &KernelSignature,
+    k: &syn::Path,
+) -> TokenStream {
+    let kind = param_kind(p, sig);
+    let struct_of = |t: Ty| match t {
+        Ty::Struct(s) => Some(syn::Ident::new(&sig.structs[s].name, p.ty_tokens.span())),
+        _ => None,
+    };
+    let elem_ty = match p.shape {
+        ParamShape::Slice { elem, .. } => elem,
+        ParamShape::Scalar { ty, .. } => ty,
+    };
     let elem = |e: ElemType| match e {
         ElemType::Generic(g) => quote!(#k::__private::ElemType::Generic(#g)),
         ElemType::Dtype(d) => {
             let v = format_ident!("{}", d.variant_name());
             quote!(#k::__private::ElemType::Dtype(#k::__private::DtypeKind::#v))
+        }
+        ElemType::Struct(_) => {
+            let ident = struct_of(elem_ty);
+            quote!(#k::__private::ElemType::Struct(<#ident as #k::__private::GpuStruct>::LAYOUT))
         }
     };
     let kind = match kind {
@@ -126,7 +164,7 @@ pub(super) fn param_code(
     let k = krate;
     let part = format_ident!("__gpu_p{}", i);
     let sim = format_ident!("__gpu_s{}", i);
-    let def = param_def_tokens(&name, param_kind(p), k);
+    let def = param_def_tokens(&name, p, sig, k);
     match p.shape {
         ParamShape::Slice {
             mutable,
@@ -192,12 +230,16 @@ pub(super) fn param_code(
         ParamShape::Scalar { mutable, ty: t } => {
             let ty = canonical_type(t, sig, k, span);
             let m = mutable.then(|| quote!(mut));
+            let cuda_arg = match t {
+                Ty::Struct(_) => quote!(#k::__private::Arg::record::<#ty>(&#ident)),
+                _ => quote!(#k::__private::Arg::scalar::<#ty>(#ident)),
+            };
             ParamCode {
                 arg: quote_spanned!(ident.span()=> #ident: #ty),
                 bind: TokenStream::new(),
                 device: None,
                 offset: None,
-                cuda_arg: quote!(#k::__private::Arg::scalar::<#ty>(#ident)),
+                cuda_arg,
                 sim_bind: TokenStream::new(),
                 sim_arg: quote!(#ident),
                 sim_param: quote!(#m #ident: #ty),

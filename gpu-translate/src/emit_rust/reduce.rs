@@ -16,6 +16,7 @@ use quote::{format_ident, quote};
 
 use super::{generic_decls, Ctx};
 use crate::diagnostics::Diagnostics;
+use crate::ir::Ty;
 use crate::signature::{KernelSignature, ParamShape};
 
 /// The items `#[gpu_reduce]` adds to the function's module; `with` is the reduction of a
@@ -40,6 +41,22 @@ pub fn reduce_items(
             p.ident.span(),
             "a #[gpu_reduce] function takes values, not arrays: the generated `reduce` takes \
              the arrays",
+        );
+        return TokenStream::new();
+    }
+    // The block's partial results move through warp shuffles, one number per lane.
+    let many_parts =
+        |t: Ty| matches!(t, Ty::Struct(_)) || matches!(t, Ty::Prim(p) if p.is_complex());
+    if sig.ret.is_some_and(many_parts)
+        || sig
+            .params
+            .iter()
+            .any(|p| matches!(p.shape, ParamShape::Scalar { ty, .. } if many_parts(ty)))
+    {
+        diags.error(
+            syn::spanned::Spanned::span(&**ret),
+            "#[gpu_reduce] reduces real numbers and integers; reduce each part of a complex \
+             number or field of a struct with its own #[gpu_reduce] (`sum_re`, `sum_im`)",
         );
         return TokenStream::new();
     }

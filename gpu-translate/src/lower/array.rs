@@ -60,7 +60,7 @@ impl Lowerer<'_> {
             dims.push(const_usize(&a.len));
             ty = &a.elem;
         }
-        let elem = resolve_type_name(ty, &self.sig.generics);
+        let elem = resolve_type_name(ty, &self.sig.generics, &self.sig.structs);
         let ok = array.space == Space::Local
             && dims
                 .iter()
@@ -109,7 +109,9 @@ impl Lowerer<'_> {
             return None;
         }
         let elem = match args[0] {
-            syn::GenericArgument::Type(t) => scalar_type(t, &self.sig.generics, self.diags)?,
+            syn::GenericArgument::Type(t) => {
+                scalar_type(t, &self.sig.generics, &self.sig.structs, self.diags)?
+            }
             other => {
                 self.err(other.span(), "expected the element type");
                 return None;

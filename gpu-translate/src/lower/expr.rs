@@ -102,10 +102,7 @@ impl Lowerer<'_> {
                 );
                 None
             }
-            syn::Expr::Struct(_) => {
-                self.err(span, "struct values are not supported in kernels");
-                None
-            }
+            syn::Expr::Struct(s) => self.struct_literal(s),
             syn::Expr::Range(_) => {
                 self.err(span, "ranges can only be iterated by `for` in kernels");
                 None
@@ -184,7 +181,7 @@ impl Lowerer<'_> {
         // kernel cannot see.
         if let syn::Expr::Path(p) = strip_parens(&c.expr) {
             let primitive = matches!(
-                resolve_type_name(&c.ty, &self.sig.generics),
+                resolve_type_name(&c.ty, &self.sig.generics, &self.sig.structs),
                 Some(Ty::Prim(t)) if t.is_primitive()
             );
             if primitive && self.names_module_const(p) {
@@ -193,7 +190,7 @@ impl Lowerer<'_> {
         }
         let inner = self.expr(&c.expr, Position::Operand)?;
         let from_half = matches!(self.types.shallow(inner.ty), Ty::Prim(p) if !p.is_primitive());
-        match resolve_type_name(&c.ty, &self.sig.generics) {
+        match resolve_type_name(&c.ty, &self.sig.generics, &self.sig.structs) {
             Some(Ty::Prim(p)) if p.is_complex() || self.complex_type(inner.ty).is_some() => {
                 self.err(
                     c.ty.span(),
@@ -436,9 +433,11 @@ impl Lowerer<'_> {
             ""
         };
         let mut text = format!("{root}{}", path.join("::"));
-        let target = cast.and_then(|c| match resolve_type_name(&c.ty, &self.sig.generics) {
-            Some(Ty::Prim(t)) => Some(t),
-            _ => None,
+        let target = cast.and_then(|c| {
+            match resolve_type_name(&c.ty, &self.sig.generics, &self.sig.structs) {
+                Some(Ty::Prim(t)) => Some(t),
+                _ => None,
+            }
         });
         if let Some(t) = target {
             text = format!("{text} as {}", t.rust_name());
@@ -648,11 +647,15 @@ impl Lowerer<'_> {
             if let Some(c) = self.complex_type(value.ty) {
                 return self.complex_field(value, &member, c);
             }
+            if let Some(s) = self.struct_type(value.ty) {
+                return self.struct_field(value, &f.member, s, span);
+            }
         }
         self.err(
             span,
             "field access in kernels is limited to thread geometry (`thread_idx().x`, \
-             `grid_2d().0`, ...) and the parts of complex numbers (`z.re`, `z.im`)",
+             `grid_2d().0`, ...), the parts of complex numbers (`z.re`, `z.im`) and the \
+             fields of `#[gpu_struct]` values (`p.mass`)",
         );
         None
     }

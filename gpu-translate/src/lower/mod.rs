@@ -17,6 +17,7 @@ mod expr;
 mod place;
 mod print;
 mod stmt;
+mod structs;
 mod tables;
 
 use gpu_contract::check_names;
@@ -103,7 +104,7 @@ pub fn lower(
     let mut l = Lowerer {
         sig,
         diags,
-        types: TypeTable::default(),
+        types: TypeTable::with_structs(sig.structs.iter().map(|s| s.name.clone()).collect()),
         names,
         k: ir::Kernel {
             c_name,
@@ -249,6 +250,8 @@ fn returning_tail(body: &mut syn::Block) {
             returning_tail(&mut b.block);
             syn::Stmt::Expr(syn::Expr::Block(b), None)
         }
+        // A tail that already leaves the function (`return (b, a)`, a `loop`) stays.
+        tail @ (syn::Expr::Return(_) | syn::Expr::Loop(_)) => syn::Stmt::Expr(tail, None),
         tail => {
             let span = tail.span();
             syn::Stmt::Expr(
@@ -289,6 +292,19 @@ impl Lowerer<'_> {
         let id = self.k.locals.len() - 1;
         self.bind(rust_name.to_owned(), Binding::Local(id));
         id
+    }
+
+    /// A local the translation needs but the body cannot name (it is bound to no name).
+    fn declare_hidden(&mut self, rust_name: &str, ty: Ty, span: Span) -> VarId {
+        let c_name = self.names.fresh(rust_name);
+        self.k.locals.push(Local {
+            rust_name: rust_name.to_owned(),
+            c_name,
+            ty,
+            span,
+            mutable: false,
+        });
+        self.k.locals.len() - 1
     }
 
     /// Bind `name` to a local whose declaration failed (already reported), so its uses

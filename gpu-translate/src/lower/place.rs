@@ -78,6 +78,7 @@ impl Lowerer<'_> {
                 );
                 None
             }
+            syn::Expr::Field(f) => self.field_place(f),
             other => {
                 self.err(
                     other.span(),
@@ -148,6 +149,7 @@ impl Lowerer<'_> {
     pub(super) fn place_ty(&self, p: &Place) -> Ty {
         match p {
             Place::Local(v) => self.k.locals[*v].ty,
+            Place::LocalField(_, _, ty) => *ty,
             Place::Index(t, _) => self.target_elem(*t),
         }
     }

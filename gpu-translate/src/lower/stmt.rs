@@ -135,7 +135,7 @@ impl Lowerer<'_> {
             let types: Option<Vec<Ty>> = types
                 .elems
                 .iter()
-                .map(|t| scalar_type(t, &self.sig.generics, self.diags))
+                .map(|t| scalar_type(t, &self.sig.generics, &self.sig.structs, self.diags))
                 .collect();
             match types {
                 Some(types) if types.len() == tuple.elems.len() => {
@@ -155,7 +155,7 @@ impl Lowerer<'_> {
             return;
         }
         let annotated = match annotation {
-            Some(t) => match scalar_type(t, &self.sig.generics, self.diags) {
+            Some(t) => match scalar_type(t, &self.sig.generics, &self.sig.structs, self.diags) {
                 Some(ty) => Some(ty),
                 None => {
                     self.poison_pattern(pat);
@@ -320,7 +320,7 @@ impl Lowerer<'_> {
         };
         let span = call.span;
         let holder_ty = self.types.fresh_opaque();
-        let holder = self.declare("tuple", holder_ty, span, false);
+        let holder = self.declare_hidden("tuple", holder_ty, span);
         out.push(Stmt::Let(holder, Some(call)));
         for (k, elem) in tuple.elems.iter().enumerate() {
             match elem {

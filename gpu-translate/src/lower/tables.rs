@@ -263,7 +263,8 @@ pub(crate) fn has_effects<T>(e: &Expr<T>) -> bool {
         ExprKind::Unary(_, a) | ExprKind::Convert(_, a) | ExprKind::TuplePart(a, _) => {
             has_effects(a)
         }
-        ExprKind::Tuple(args) => args.iter().any(has_effects),
+        ExprKind::Tuple(args) | ExprKind::StructLit(_, args) => args.iter().any(has_effects),
+        ExprKind::Field(a, _) => has_effects(a),
         ExprKind::Binary(_, a, b) => has_effects(a) || has_effects(b),
         ExprKind::Math(_, args) => args.iter().any(has_effects),
         ExprKind::Load4(_, i) => has_effects(&i.expr),

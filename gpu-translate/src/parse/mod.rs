@@ -6,6 +6,7 @@ use proc_macro2::TokenStream;
 
 pub mod attr;
 pub mod signature;
+pub mod structs;
 
 use syn::visit_mut::{self, VisitMut};
 

@@ -13,6 +13,7 @@ use gpu_contract::MAX_GENERICS;
 
 use crate::diagnostics::Diagnostics;
 use crate::ir::{Bound, Prim, Ty};
+use crate::parse::structs::{struct_named, StructDef, Structs};
 
 /// A dtype parameter: `T: Float`.
 pub struct GenericDecl {
@@ -51,6 +52,8 @@ pub struct KernelSignature {
     pub ret_tuple: Vec<Ty>,
     /// Whether this is a `#[gpu_device]` function rather than a kernel.
     pub device: bool,
+    /// The structs it names, with their fields ([`Ty::Struct`] indexes them).
+    pub structs: Structs,
 }
 
 /// The most values a device function's tuple may hold (the prelude's `gt_tuple4`).
@@ -61,6 +64,7 @@ pub const MAX_TUPLE: usize = 4;
 pub fn parse_signature(
     f: &syn::ItemFn,
     device: bool,
+    structs: Structs,
     diags: &mut Diagnostics,
 ) -> Option<KernelSignature> {
     let sig = &f.sig;
@@ -166,7 +170,7 @@ pub fn parse_signature(
                 "a kernel is a free function; it cannot take `self`",
             ),
             syn::FnArg::Typed(pt) => {
-                if let Some(p) = parse_param(pt, &generics, diags) {
+                if let Some(p) = parse_param(pt, &generics, &structs, diags) {
                     params.push(p);
                 }
             }
@@ -184,7 +188,7 @@ pub fn parse_signature(
                 let elems: Option<Vec<Ty>> = t
                     .elems
                     .iter()
-                    .map(|e| scalar_type(e, &generics, diags))
+                    .map(|e| scalar_type(e, &generics, &structs, diags))
                     .collect();
                 (None, elems?)
             }
@@ -198,7 +202,10 @@ pub fn parse_signature(
                 );
                 return None;
             }
-            _ => (Some(scalar_type(ty, &generics, diags)?), Vec::new()),
+            _ => (
+                Some(scalar_type(ty, &generics, &structs, diags)?),
+                Vec::new(),
+            ),
         },
         _ => (None, Vec::new()),
     };
@@ -209,6 +216,7 @@ pub fn parse_signature(
         ret,
         ret_tuple,
         device,
+        structs,
     })
 }
 
@@ -269,6 +277,7 @@ fn checked_generic(tp: &syn::TypeParam, diags: &mut Diagnostics) -> Option<Gener
 fn parse_param(
     pt: &syn::PatType,
     generics: &[GenericDecl],
+    structs: &[StructDef],
     diags: &mut Diagnostics,
 ) -> Option<ParamDecl> {
     let (ident, pat_mut) = match &*pt.pat {
@@ -308,7 +317,7 @@ fn parse_param(
                     return None;
                 }
             };
-            let elem = scalar_type(&elem_ty, generics, diags)?;
+            let elem = scalar_type(&elem_ty, generics, structs, diags)?;
             if pat_mut {
                 diags.error(ident.span(), "a slice parameter cannot be `mut`; its elements are writable through `&mut [T]`");
                 return None;
@@ -324,7 +333,7 @@ fn parse_param(
             })
         }
         other => {
-            let ty = scalar_type(other, generics, diags)?;
+            let ty = scalar_type(other, generics, structs, diags)?;
             Some(ParamDecl {
                 ident,
                 shape: ParamShape::Scalar {
@@ -358,9 +367,10 @@ pub(crate) fn array_elem(p: &syn::TypePath) -> Option<(syn::Type, usize)> {
 pub fn scalar_type(
     ty: &syn::Type,
     generics: &[GenericDecl],
+    structs: &[StructDef],
     diags: &mut Diagnostics,
 ) -> Option<Ty> {
-    match resolve_type_name(ty, generics) {
+    match resolve_type_name(ty, generics, structs) {
         Some(t) => Some(t),
         None => {
             let msg = match ty {
@@ -380,7 +390,12 @@ pub fn scalar_type(
     }
 }
 
-pub fn resolve_type_name(ty: &syn::Type, generics: &[GenericDecl]) -> Option<Ty> {
+/// A type name: a dtype, a dtype parameter or one of `structs` (by its last segment).
+pub fn resolve_type_name(
+    ty: &syn::Type,
+    generics: &[GenericDecl],
+    structs: &[StructDef],
+) -> Option<Ty> {
     let syn::Type::Path(p) = ty else { return None };
     if p.qself.is_some() {
         return None;
@@ -396,10 +411,15 @@ pub fn resolve_type_name(ty: &syn::Type, generics: &[GenericDecl]) -> Option<Ty>
                 let syn::GenericArgument::Type(part) = &a.args[0] else {
                     return None;
                 };
-                return match resolve_type_name(part, generics)? {
+                return match resolve_type_name(part, generics, &[])? {
                     Ty::Prim(p) => p.complex_of().map(Ty::Prim),
                     _ => None,
                 };
+            }
+            (syn::PathArguments::None, _) => {
+                if let Some(id) = struct_named(structs, &name) {
+                    return Some(Ty::Struct(id));
+                }
             }
             _ => {}
         }

@@ -12,7 +12,7 @@ use std::ffi::c_void;
 use std::mem::MaybeUninit;
 
 use gpu_contract::fast_path::LaunchValues;
-use gpu_contract::{DtypeKind, ParamDef, ParamKind};
+use gpu_contract::{DtypeKind, ElemKind, ParamDef, ParamKind};
 
 use crate::compile::kernel_def::KernelDef;
 use crate::error::{GpuError, Result};
@@ -22,10 +22,14 @@ use crate::Device;
 /// The most C parameters a kernel's arguments expand to (a 3-D array is four).
 pub(crate) const MAX_C_PARAMS: usize = 32;
 
-/// The C parameter values of a launch; `values[..len]` are written.
+/// The C parameter values of a launch; `values[..len]` are written. Each C parameter
+/// starts at a slot (`starts[..count]`): one slot for a pointer, an extent or a number,
+/// `size / 8` rounded up for a struct passed by value.
 pub(crate) struct Packed {
     values: [MaybeUninit<u64>; MAX_C_PARAMS],
     len: usize,
+    starts: [u8; MAX_C_PARAMS],
+    count: usize,
 }
 
 impl Packed {
@@ -35,6 +39,8 @@ impl Packed {
         Packed {
             values: [MaybeUninit::uninit(); MAX_C_PARAMS],
             len: 0,
+            starts: [0; MAX_C_PARAMS],
+            count: 0,
         }
     }
 
@@ -42,10 +48,16 @@ impl Packed {
     /// or dropped), in `out`; returns how many.
     #[inline]
     pub(crate) fn pointers(&mut self, out: &mut [*mut c_void; MAX_C_PARAMS]) -> usize {
-        for (o, v) in out.iter_mut().zip(&mut self.values[..self.len]) {
-            *o = v.as_mut_ptr().cast();
+        if self.count == self.len {
+            for (o, v) in out.iter_mut().zip(&mut self.values[..self.len]) {
+                *o = v.as_mut_ptr().cast();
+            }
+        } else {
+            for (o, &s) in out.iter_mut().zip(&self.starts[..self.count]) {
+                *o = self.values[usize::from(s)].as_mut_ptr().cast();
+            }
         }
-        self.len
+        self.count
     }
 }
 
@@ -70,6 +82,7 @@ pub(crate) fn check_and_pack(
         });
     }
     let mut len = 0;
+    let mut count = 0;
     for (p, a) in params.iter().zip(args) {
         let fits = match (p.kind, a.value) {
             (
@@ -104,6 +117,10 @@ pub(crate) fn check_and_pack(
                     {
                         *slot = MaybeUninit::new(e as u64);
                     }
+                    for k in 0..=rank {
+                        packed.starts[count + k] = (len + k) as u8;
+                    }
+                    count += 1 + rank;
                     len += 1 + rank;
                 }
                 ok
@@ -111,11 +128,35 @@ pub(crate) fn check_and_pack(
             (ParamKind::Scalar { ty }, ArgValue::Scalar { kind, bits }) => {
                 // A complex number is two C parameters, its parts.
                 let parts = 1 + usize::from(kind.is_complex());
-                let ok = ty.resolve(dtypes) == Some(kind) && len + parts <= MAX_C_PARAMS;
+                let ok = ty.resolve(dtypes) == Some(ElemKind::Dtype(kind))
+                    && len + parts <= MAX_C_PARAMS;
                 if ok {
                     packed.values[len] = MaybeUninit::new(bits[0]);
                     packed.values[len + parts - 1] = MaybeUninit::new(bits[parts - 1]);
+                    for k in 0..parts {
+                        packed.starts[count + k] = (len + k) as u8;
+                    }
+                    count += parts;
                     len += parts;
+                }
+                ok
+            }
+            (ParamKind::Scalar { ty }, ArgValue::Record { layout, bytes }) => {
+                // The struct's bytes in whole slots, which are 8-byte aligned: as aligned
+                // as any struct of dtypes.
+                let slots = bytes.len().div_ceil(8);
+                let ok = ty.resolve(dtypes) == Some(ElemKind::Struct(layout))
+                    && layout.align <= 8
+                    && len + slots <= MAX_C_PARAMS;
+                if ok {
+                    for (k, chunk) in bytes.chunks(8).enumerate() {
+                        let mut word = [0u8; 8];
+                        word[..chunk.len()].copy_from_slice(chunk);
+                        packed.values[len + k] = MaybeUninit::new(u64::from_ne_bytes(word));
+                    }
+                    packed.starts[count] = len as u8;
+                    count += 1;
+                    len += slots;
                 }
                 ok
             }
@@ -123,10 +164,12 @@ pub(crate) fn check_and_pack(
         };
         if !fits {
             packed.len = 0;
+            packed.count = 0;
             return Err(mismatch(def, dtypes, device, p, a, len));
         }
     }
     packed.len = len;
+    packed.count = count;
     Ok(())
 }
 
@@ -185,9 +228,24 @@ fn mismatch(
                 too_many(def, len + 1 + rank.min(3))
             }
         }
+        (ParamKind::Scalar { ty }, ArgValue::Record { layout, bytes }) => {
+            let want = ty.resolve(dtypes);
+            if want != Some(ElemKind::Struct(layout)) {
+                wrong(format!("a {} for {want:?}", layout.path()))
+            } else if layout.align > 8 {
+                wrong(format!(
+                    "{} is aligned to {} bytes; structs passed by value may be aligned to 8 at \
+                     most (pass it in a one-element array)",
+                    layout.path(),
+                    layout.align
+                ))
+            } else {
+                too_many(def, len + bytes.len().div_ceil(8))
+            }
+        }
         (ParamKind::Scalar { ty }, ArgValue::Scalar { kind, .. }) => {
             let want = ty.resolve(dtypes);
-            if want != Some(kind) {
+            if want != Some(ElemKind::Dtype(kind)) {
                 wrong(format!("a {kind} for {want:?}"))
             } else {
                 too_many(def, len + 1 + usize::from(kind.is_complex()))

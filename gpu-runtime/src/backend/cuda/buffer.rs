@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use cudarc::driver::{CudaSlice, CudaStream, CudaView, CudaViewMut, DevicePtr, DriverError};
 
-use crate::dtype::Dtype;
+use crate::dtype::{ElemKind, Element};
 
 /// A device allocation of an array.
 pub(crate) struct CudaBuffer<T> {
@@ -66,10 +66,10 @@ impl<T> Drop for CudaBuffer<T> {
     }
 }
 
-/// The bytes of `values`. Every dtype is plain data without padding (sealed: the
-/// primitives, `half`'s floats, and `num_complex`'s `{re, im}` of two floats).
-pub(crate) fn bytes_of<T: Dtype>(values: &[T]) -> &[u8] {
-    // SAFETY: `values` is `size_of_val(values)` initialised bytes (no dtype has padding),
+/// The bytes of `values`. Every `Element` is plain data without padding (the dtypes are
+/// sealed; a struct's `Element` impl promises it, and `#[gpu_struct]` asserts it).
+pub(crate) fn bytes_of<T: Element>(values: &[T]) -> &[u8] {
+    // SAFETY: `values` is `size_of_val(values)` initialised bytes (no element has padding),
     // readable for the borrow's life; `u8` has alignment 1.
     unsafe { std::slice::from_raw_parts(values.as_ptr().cast(), std::mem::size_of_val(values)) }
 }
@@ -80,11 +80,67 @@ pub(crate) fn bytes_of<T: Dtype>(values: &[T]) -> &[u8] {
 /// Sound only for bytes that are a `T`: device memory of an array of `T` is written only
 /// with values of `T` (host copies, kernels whose C type is `T`'s, zeroes, which every
 /// dtype has), as cudarc's typed copy would assume too.
-fn bytes_of_mut<T: Dtype>(values: &mut [T]) -> &mut [u8] {
+fn bytes_of_mut<T: Element>(values: &mut [T]) -> &mut [u8] {
     // SAFETY: as `bytes_of`, borrowed mutably; what is written is a `T` (see above).
     unsafe {
         std::slice::from_raw_parts_mut(values.as_mut_ptr().cast(), std::mem::size_of_val(values))
     }
+}
+
+/// Make every `bool` part of the elements `bytes` holds (a copy of `T`s from device
+/// memory) 0 or 1, as Rust requires: a checked kernel that indexes out of range is
+/// redirected to one sink shared by every type, so an element read from it can carry
+/// another type's byte. Nonzero is `true`, as in C.
+pub(crate) fn settle_bools<T: Element>(bytes: &mut [u8]) {
+    fn walk(elem: ElemKind, base: usize, out: &mut Vec<usize>) {
+        match elem {
+            ElemKind::Dtype(d) => {
+                if d == gpu_contract::DtypeKind::Bool {
+                    out.push(base);
+                }
+            }
+            ElemKind::Struct(s) => {
+                for f in s.fields {
+                    for k in 0..f.len.unwrap_or(1) {
+                        walk(f.ty, base + f.offset + k * f.ty.size(), out);
+                    }
+                }
+            }
+        }
+    }
+    let mut offsets = Vec::new();
+    walk(T::ELEM, 0, &mut offsets);
+    let size = std::mem::size_of::<T>();
+    if offsets.is_empty() || size == 0 {
+        return;
+    }
+    for element in bytes.chunks_exact_mut(size) {
+        for &o in &offsets {
+            // Only an invalid byte is written: memory that holds valid values is only read.
+            if element[o] > 1 {
+                element[o] = 1;
+            }
+        }
+    }
+}
+
+/// Copy the device elements `src` into `dst` and wait for the copy on `stream`, leaving
+/// only valid values in `dst` (see [`settle_bools`]).
+pub(crate) fn dtoh_sync<T: Element>(
+    stream: &Arc<CudaStream>,
+    src: &CudaView<'_, T>,
+    dst: &mut [T],
+) -> Result<(), DriverError> {
+    if src.len() != dst.len() {
+        return Err(length_mismatch());
+    }
+    let bytes = bytes_of_mut(dst);
+    // SAFETY: the view's own bytes, as `u8`s.
+    let raw = unsafe { src.transmute::<u8>(bytes.len()) }.ok_or_else(length_mismatch)?;
+    stream.memcpy_dtoh(&raw, &mut *bytes)?;
+    stream.synchronize()?;
+    settle_bools::<T>(bytes);
+    Ok(())
 }
 
 /// The error of a copy whose sides differ in length (the callers check lengths first).
@@ -93,7 +149,7 @@ fn length_mismatch() -> DriverError {
 }
 
 /// A new allocation of `len` zeroed elements, queued on `stream`.
-pub(crate) fn alloc_zeros<T: Dtype>(
+pub(crate) fn alloc_zeros<T: Element>(
     stream: &Arc<CudaStream>,
     len: usize,
 ) -> Result<CudaSlice<T>, DriverError> {
@@ -110,7 +166,7 @@ pub(crate) fn alloc_zeros<T: Dtype>(
 }
 
 /// A new allocation holding a copy of `host`, queued on `stream`.
-pub(crate) fn clone_htod<T: Dtype>(
+pub(crate) fn clone_htod<T: Element>(
     stream: &Arc<CudaStream>,
     host: &[T],
 ) -> Result<CudaSlice<T>, DriverError> {
@@ -124,7 +180,7 @@ pub(crate) fn clone_htod<T: Dtype>(
 }
 
 /// A new allocation holding a copy of the device elements `src`, queued on `stream`.
-pub(crate) fn clone_dtod<T: Dtype>(
+pub(crate) fn clone_dtod<T: Element>(
     stream: &Arc<CudaStream>,
     src: &CudaSlice<T>,
 ) -> Result<CudaSlice<T>, DriverError> {
@@ -138,7 +194,7 @@ pub(crate) fn clone_dtod<T: Dtype>(
 }
 
 /// Copy `src` into the device elements `dst` (the same length), queued on `stream`.
-pub(crate) fn htod<T: Dtype>(
+pub(crate) fn htod<T: Element>(
     stream: &Arc<CudaStream>,
     src: &[T],
     dst: &mut CudaViewMut<'_, T>,
@@ -151,22 +207,6 @@ pub(crate) fn htod<T: Dtype>(
     // `T` for each element.
     let mut raw = unsafe { dst.transmute_mut::<u8>(bytes.len()) }.ok_or_else(length_mismatch)?;
     stream.memcpy_htod(bytes, &mut raw)
-}
-
-/// Copy the device elements `src` into `dst` (the same length), queued on `stream`; the
-/// caller synchronises before reading `dst`.
-pub(crate) fn dtoh<T: Dtype>(
-    stream: &Arc<CudaStream>,
-    src: &CudaView<'_, T>,
-    dst: &mut [T],
-) -> Result<(), DriverError> {
-    if src.len() != dst.len() {
-        return Err(length_mismatch());
-    }
-    let bytes = bytes_of_mut(dst);
-    // SAFETY: the view's own bytes, as `u8`s.
-    let raw = unsafe { src.transmute::<u8>(bytes.len()) }.ok_or_else(length_mismatch)?;
-    stream.memcpy_dtoh(&raw, bytes)
 }
 
 /// Set each of the `len` elements of `value.len()` bytes at `ptr` to `value`, queued on
@@ -209,5 +249,20 @@ pub(crate) unsafe fn fill(
                 Ok(())
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::settle_bools;
+
+    #[test]
+    fn bools_copied_from_device_memory_are_made_valid() {
+        let mut bytes = [0u8, 1, 6, 255];
+        settle_bools::<bool>(&mut bytes);
+        assert_eq!(bytes, [0, 1, 1, 1]);
+        let mut ints = [6u8, 255, 0, 1];
+        settle_bools::<u16>(&mut ints);
+        assert_eq!(ints, [6, 255, 0, 1], "no bool parts: untouched");
     }
 }

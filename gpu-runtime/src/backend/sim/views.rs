@@ -16,41 +16,69 @@ use std::marker::PhantomData;
 use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU64, AtomicU8, Ordering};
 
 use super::SimFault;
-use crate::dtype::Dtype;
+use crate::dtype::{Dtype, ElemKind, Element};
 use crate::host::args::{ArrayParts, ArrayPartsMut};
 
-/// The number of parts of a `T` and the bytes of each: one part of its size for a real
-/// type, the two halves of a complex number.
-const fn parts<T: Dtype>() -> (usize, usize) {
-    let n = if T::KIND.is_complex() { 2 } else { 1 };
-    (n, std::mem::size_of::<T>() / n)
+/// Calls `f(offset, bytes)` for every part of a value of `elem`: one part of its size for
+/// a real dtype, the two halves of a complex number, and each dtype part of a struct's
+/// fields (nested structs and array fields included), in address order.
+#[inline]
+fn for_each_part(elem: ElemKind, base: usize, f: &mut impl FnMut(usize, usize)) {
+    match elem {
+        ElemKind::Dtype(d) => {
+            let n = if d.is_complex() { 2 } else { 1 };
+            let size = d.size() / n;
+            for k in 0..n {
+                f(base + k * size, size);
+            }
+        }
+        ElemKind::Struct(s) => {
+            for field in s.fields {
+                let size = field.ty.size();
+                for k in 0..field.len.unwrap_or(1) {
+                    for_each_part(field.ty, base + field.offset + k * size, f);
+                }
+            }
+        }
+    }
 }
 
 /// Read `*p` with one relaxed atomic load of each part's width (a complex number's two
-/// parts are two loads, as on the GPU).
+/// parts are two loads, as on the GPU; a struct's fields one by one).
 ///
 /// # Safety
 ///
 /// `p` must be valid for reads and aligned for `T`.
 #[inline]
-pub(crate) unsafe fn load<T: Dtype>(p: *const T) -> T {
-    let (n, size) = parts::<T>();
-    let mut words = [0u64; 2];
-    for (k, w) in words.iter_mut().enumerate().take(n) {
-        // SAFETY: (each arm) part `k` of the caller's valid `T` at an offset of `k * size`
-        // bytes; every dtype's alignment is its part's size (asserted where each dtype is
-        // implemented), so the part is aligned for the atomic of its size.
-        *w = unsafe {
-            let q = p.cast::<u8>().add(k * size).cast_mut();
+pub(crate) unsafe fn load<T: Element>(p: *const T) -> T {
+    let mut out = std::mem::MaybeUninit::<T>::uninit();
+    let dst = out.as_mut_ptr().cast::<u8>();
+    for_each_part(T::ELEM, 0, &mut |offset, size| {
+        // SAFETY: (each arm) the part at `offset` of the caller's valid `T`, inside it
+        // (`Element`'s contract: the parts tile `T`); every dtype's alignment is its
+        // part's size (asserted where each dtype is implemented) and a struct's fields sit
+        // at offsets rustc aligned for them, so the part is aligned for the atomic of its
+        // size. `dst` is the same offset in `out`, as aligned.
+        unsafe {
+            let q = p.cast::<u8>().add(offset).cast_mut();
+            let d = dst.add(offset);
             match size {
-                1 => AtomicU8::from_ptr(q).load(Ordering::Relaxed) as u64,
-                2 => AtomicU16::from_ptr(q.cast()).load(Ordering::Relaxed) as u64,
-                4 => AtomicU32::from_ptr(q.cast()).load(Ordering::Relaxed) as u64,
-                _ => AtomicU64::from_ptr(q.cast()).load(Ordering::Relaxed),
+                1 => d.write(AtomicU8::from_ptr(q).load(Ordering::Relaxed)),
+                2 => d
+                    .cast::<u16>()
+                    .write(AtomicU16::from_ptr(q.cast()).load(Ordering::Relaxed)),
+                4 => d
+                    .cast::<u32>()
+                    .write(AtomicU32::from_ptr(q.cast()).load(Ordering::Relaxed)),
+                _ => d
+                    .cast::<u64>()
+                    .write(AtomicU64::from_ptr(q.cast()).load(Ordering::Relaxed)),
             }
-        };
-    }
-    T::from_words(words)
+        }
+    });
+    // SAFETY: every byte of `out` was written (the parts tile `T`, which has no padding),
+    // with the bits of the parts of a valid `T` in memory.
+    unsafe { out.assume_init() }
 }
 
 /// Write `*p = v` with one relaxed atomic store of each part's width.
@@ -59,20 +87,47 @@ pub(crate) unsafe fn load<T: Dtype>(p: *const T) -> T {
 ///
 /// `p` must be valid for writes and aligned for `T`.
 #[inline]
-pub(crate) unsafe fn store<T: Dtype>(p: *mut T, v: T) {
-    let (n, size) = parts::<T>();
-    for (k, &bits) in v.to_words().iter().enumerate().take(n) {
-        // SAFETY: as in `load`.
+pub(crate) unsafe fn store<T: Element>(p: *mut T, v: T) {
+    let src = (&raw const v).cast::<u8>();
+    for_each_part(T::ELEM, 0, &mut |offset, size| {
+        // SAFETY: as in `load`; `src` is `v`'s part at the same offset, initialised (no
+        // padding) and aligned.
         unsafe {
-            let q = p.cast::<u8>().add(k * size);
+            let q = p.cast::<u8>().add(offset);
+            let s = src.add(offset);
             match size {
-                1 => AtomicU8::from_ptr(q).store(bits as u8, Ordering::Relaxed),
-                2 => AtomicU16::from_ptr(q.cast()).store(bits as u16, Ordering::Relaxed),
-                4 => AtomicU32::from_ptr(q.cast()).store(bits as u32, Ordering::Relaxed),
-                _ => AtomicU64::from_ptr(q.cast()).store(bits, Ordering::Relaxed),
+                1 => AtomicU8::from_ptr(q).store(s.read(), Ordering::Relaxed),
+                2 => AtomicU16::from_ptr(q.cast()).store(s.cast::<u16>().read(), Ordering::Relaxed),
+                4 => AtomicU32::from_ptr(q.cast()).store(s.cast::<u32>().read(), Ordering::Relaxed),
+                _ => AtomicU64::from_ptr(q.cast()).store(s.cast::<u64>().read(), Ordering::Relaxed),
             }
         }
-    }
+    });
+}
+
+/// Write `value` into the part of the `T` at `p` that starts `offset` bytes in, when a
+/// field of `F`'s dtype starts there (a struct field's write in a kernel,
+/// `ps[i].pos.x = v`, which must not rewrite the fields other threads may write).
+/// Panics otherwise: the generated code passes `offset_of!` of a field of type `F`.
+///
+/// # Safety
+///
+/// `p` must be valid for writes and aligned for `T`.
+#[inline]
+unsafe fn store_field<T: Element, F: Dtype>(p: *mut T, offset: usize, value: F) {
+    let ElemKind::Struct(s) = T::ELEM else {
+        panic!("a field write to an element that is not a struct");
+    };
+    assert!(
+        s.leaf_at(offset) == Some(F::KIND),
+        "no {} field of {} at byte {offset}",
+        F::KIND,
+        s.path()
+    );
+    // SAFETY: a field of `F` starts at `offset` inside the `T` at `p` (checked above), so
+    // `p + offset` is valid and aligned for an `F` (rustc placed the field), and storing
+    // an `F` there leaves a valid `T`.
+    unsafe { store(p.cast::<u8>().add(offset).cast::<F>(), value) }
 }
 
 /// An index past an extent: a simulator error naming the kernel and the array, or, for a
@@ -145,7 +200,7 @@ macro_rules! view {
         // SAFETY: as above.
         unsafe impl<T: Send + Sync> Sync for $name<'_, T> {}
 
-        impl<'a, T: Dtype> $name<'a, T> {
+        impl<'a, T: Element> $name<'a, T> {
             /// Elements, as `a.len()`.
             pub fn len(&self) -> usize {
                 self.extents.iter().product()
@@ -194,7 +249,7 @@ pub struct ElementMut<'v, T> {
     _view: PhantomData<&'v ()>,
 }
 
-impl<T: Dtype> ElementMut<'_, T> {
+impl<T: Element> ElementMut<'_, T> {
     /// The element at `ptr`, which must be in range of an array borrowed mutably.
     pub(crate) fn new(ptr: *mut T) -> Self {
         ElementMut {
@@ -220,7 +275,7 @@ impl<T: Dtype> ElementMut<'_, T> {
 
 macro_rules! view_mut {
     ($name:ident, $index:ty) => {
-        impl<'a, T: Dtype> $name<'a, T> {
+        impl<'a, T: Element> $name<'a, T> {
             /// Write `value` at `index`, checked.
             #[inline]
             pub fn set(&self, index: $index, value: T) {
@@ -243,6 +298,16 @@ macro_rules! view_mut {
                     ptr: self.element(index),
                     _view: PhantomData,
                 }
+            }
+
+            /// Write `value` into the field of the struct at `index` that starts `offset`
+            /// bytes in (`offset_of!(T, pos.x)`), checked: what `a[i].pos.x = v` is in the
+            /// simulator. Only that field's bytes are written.
+            #[inline]
+            pub fn set_field<F: Dtype>(&self, index: $index, offset: usize, value: F) {
+                let at = self.offset(index);
+                // SAFETY: `at` is below the length of the array borrowed mutably for `'a`.
+                unsafe { store_field(self.ptr.add(at), offset, value) }
             }
 
             /// The address of the element at `index`, checked (for atomics).
@@ -287,7 +352,7 @@ view_mut!(SimArray3Mut, (usize, usize, usize));
 
 macro_rules! constructors {
     ($name:ident, $rank:literal, $parts:ident, $get:ident) => {
-        impl<'a, T: Dtype> $name<'a, T> {
+        impl<'a, T: Element> $name<'a, T> {
             /// The view of a launch's argument, reported as `names` of `kernel`. The parts
             /// must be of a simulator array (the launcher makes views only on the
             /// simulator); a GPU array's have no host memory, and panic here.

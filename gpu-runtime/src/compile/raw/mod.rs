@@ -333,6 +333,7 @@ impl RawModule {
                     vector_params: &[],
                     signature_slots: Box::leak(Box::new([AtomicU32::new(0)])),
                     constants: &[],
+                    structs: &[],
                 };
                 // SAFETY: the C parameters were checked against `P` above, and the caller
                 // promises what the check cannot see (see `# Safety`); the slot is this

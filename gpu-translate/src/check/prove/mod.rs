@@ -234,7 +234,7 @@ impl<'a> Prover<'a> {
                 self.expr(value);
                 match place {
                     Place::Index(t, idx) => self.access(*t, idx),
-                    Place::Local(v) => self.forget(*v),
+                    Place::Local(v) | Place::LocalField(v, ..) => self.forget(*v),
                 }
             }
             Stmt::If(c, then, els) => {
@@ -315,10 +315,12 @@ impl<'a> Prover<'a> {
             ExprKind::Intrinsic(_, args)
             | ExprKind::DeviceCall(_, _, args)
             | ExprKind::Math(_, args)
-            | ExprKind::Tuple(args) => args.iter_mut().for_each(|a| self.expr(a)),
-            ExprKind::Unary(_, a) | ExprKind::Convert(_, a) | ExprKind::TuplePart(a, _) => {
-                self.expr(a)
-            }
+            | ExprKind::Tuple(args)
+            | ExprKind::StructLit(_, args) => args.iter_mut().for_each(|a| self.expr(a)),
+            ExprKind::Unary(_, a)
+            | ExprKind::Convert(_, a)
+            | ExprKind::TuplePart(a, _)
+            | ExprKind::Field(a, _) => self.expr(a),
             ExprKind::Binary(op, l, r) => {
                 self.expr(l);
                 // `i < a.len() && a[i] > 0`: the right side runs only when the left holds.

@@ -1,0 +1,53 @@
+// Structs defined in one module and used by kernels and device functions in another,
+// imported by name; a struct scalar parameter; runs on the simulator.
+mod shapes {
+    use gpu_runtime::prelude::*;
+
+    #[gpu_struct]
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    pub struct Point {
+        pub x: f32,
+        pub y: f32,
+    }
+
+    #[gpu_struct]
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    pub struct Segment {
+        pub from: Point,
+        pub to: Point,
+    }
+}
+
+use gpu_runtime::prelude::*;
+use shapes::{Point, Segment};
+
+#[gpu_device]
+fn length_sq(s: Segment) -> f32 {
+    let (dx, dy) = (s.to.x - s.from.x, s.to.y - s.from.y);
+    dx * dx + dy * dy
+}
+
+#[gpu_kernel]
+fn translate(segs: &mut [Segment], by: Point, lengths: &mut [f32]) {
+    let i = grid_1d();
+    if i < segs.len() && i < lengths.len() {
+        let mut s = segs[i];
+        s.from.x += by.x;
+        s.to = Point { x: s.to.x + by.x, y: s.to.y + by.y };
+        s.from.y += by.y;
+        lengths[i] = length_sq(s);
+        segs[i] = s;
+    }
+}
+
+fn main() {
+    let dev = Device::simulator();
+    let p = |x, y| Point { x, y };
+    let host = vec![Segment { from: p(0.0, 0.0), to: p(3.0, 4.0) }; 5];
+    let mut segs = dev.to_device(&host).unwrap();
+    let mut lengths = dev.zeros::<f32>(5).unwrap();
+    launch!(translate[1, 32](&mut segs, p(1.0, 2.0), &mut lengths)).unwrap();
+    let got = segs.to_host().unwrap();
+    assert_eq!(got[4], Segment { from: p(1.0, 2.0), to: p(4.0, 6.0) });
+    assert_eq!(lengths.to_host().unwrap(), vec![25.0; 5]);
+}

@@ -73,6 +73,14 @@ impl<T: Element> DeviceArray<T> {
 
     /// Set every element to `value` (Numba's and CuPy's `fill`).
     pub fn fill(&mut self, value: T) -> Result<()> {
+        // The driver's memsets write 1, 2 or 4 bytes with pitches of 4: a struct of another
+        // size is copied from the host instead.
+        if matches!(T::ELEM, crate::ElemKind::Struct(_))
+            && matches!(&*self.device.inner, DeviceInner::Cuda(_))
+        {
+            let host = vec![value; self.len];
+            return self.copy_from_host(&host);
+        }
         match (&mut self.storage, &*self.device.inner) {
             (Storage::Cuda(b), DeviceInner::Cuda(c)) => {
                 let value = [value];

@@ -127,17 +127,23 @@ impl<T: Element> PinnedBuffer<T> {
     fn settle_locked(&self, all: bool) -> Result<()> {
         let mut pending = self.lock();
         Self::settle(&mut pending, all)?;
-        if self.len > 0 {
-            // SAFETY: the buffer's `len` elements as bytes; no copy writes them now (the
-            // writes were waited for), the lock is held, and bytes are written only where
-            // no slice can be alive (see above).
-            let bytes = unsafe {
-                std::slice::from_raw_parts_mut(
-                    self.ptr.cast::<u8>(),
-                    std::mem::size_of::<T>() * self.len,
-                )
-            };
-            crate::backend::cuda::buffer::settle_bools::<T>(bytes);
+        let offsets = crate::backend::cuda::buffer::bool_offsets::<T>();
+        let size = std::mem::size_of::<T>();
+        for i in 0..if offsets.is_empty() { 0 } else { self.len } {
+            for &o in &offsets {
+                // SAFETY: byte `o` of element `i`, inside the buffer's `len` elements; read
+                // and written through the raw pointer (no reference is made, so slices
+                // handed out stay unaliased); no copy writes the buffer now (the writes were
+                // waited for), the lock is held, and a byte is written only where it is
+                // invalid, which only a copy into the buffer leaves, after which no slice
+                // is alive until this has run (see above).
+                unsafe {
+                    let b = self.ptr.cast::<u8>().add(i * size + o);
+                    if b.read() > 1 {
+                        b.write(1);
+                    }
+                }
+            }
         }
         Ok(())
     }

@@ -71,6 +71,13 @@ impl Validator<'_> {
         for a in &self.k.arrays {
             // Shared memory starts uninitialised on the GPU, and a byte that is not 0 or 1
             // is no `bool`.
+            if a.space != Space::Local && matches!(a.elem, RTy::Struct(_)) {
+                self.diags.error(
+                    a.span,
+                    "shared arrays of structs are not supported yet; keep one shared array per \
+                     field (`shared_array::<f32, N>()` for `x`, another for `y`)",
+                );
+            }
             if a.space != Space::Local && a.elem == RTy::Prim(Prim::Bool) {
                 self.diags.error(
                     a.span,

@@ -90,7 +90,7 @@ fn struct_candidate(path: &syn::Path) -> Option<String> {
     if !last.arguments.is_none() || path.segments.iter().any(|s| !s.arguments.is_none()) {
         return None;
     }
-    let name = last.ident.to_string();
+    let name = crate::lower::unraw(&last.ident);
     // UpperCamelCase, as Rust names types; an all-capitals name is a constant
     // (`shared_array::<f32, TILE>()`).
     let capital = name.chars().next().is_some_and(|c| c.is_ascii_uppercase())
@@ -163,7 +163,10 @@ pub fn fetch_missing(
     f: &syn::ItemFn,
     carried: &[Carried],
 ) -> Option<TokenStream> {
-    let known: Vec<String> = carried.iter().map(|c| c.name.to_string()).collect();
+    let known: Vec<String> = carried
+        .iter()
+        .map(|c| crate::lower::unraw(&c.name))
+        .collect();
     // A nested struct of a carried one first, then the function's own.
     let nested = carried
         .iter()
@@ -172,7 +175,7 @@ pub fn fetch_missing(
             WrittenTy::Struct(p)
                 if p.segments
                     .last()
-                    .is_some_and(|s| !known.contains(&s.ident.to_string())) =>
+                    .is_some_and(|s| !known.contains(&crate::lower::unraw(&s.ident))) =>
             {
                 Some(p.clone())
             }
@@ -332,6 +335,24 @@ pub fn expand_with_structs(input: TokenStream) -> TokenStream {
         Err(e) => return e.to_compile_error(),
     };
     let which = cb.which.to_string();
+    // A struct fetched twice was named by another name (`use shapes::Point as P;`): the
+    // fields came back under the struct's own name, so the other is never satisfied.
+    if let Some(again) = cb
+        .structs
+        .iter()
+        .enumerate()
+        .find(|(i, s)| cb.structs[..*i].iter().any(|o| o.name == s.name))
+    {
+        let name = crate::lower::unraw(&again.1.name);
+        return syn::Error::new(
+            again.1.name.span(),
+            format!(
+                "name the struct `{name}` by its own name in kernels (not an alias of it), and \
+                 use one struct of each name in a kernel"
+            ),
+        )
+        .to_compile_error();
+    }
     if let Ok(f) = syn::parse2::<syn::ItemFn>(cb.item.clone()) {
         if let Some(fetch) = fetch_missing(&which, &cb.attr, &f, &cb.structs) {
             return fetch;
@@ -408,8 +429,8 @@ fn resolve_carried(carried: &[Carried], diags: &mut Diagnostics) -> Structs {
     let mut out: Structs = carried
         .iter()
         .map(|s| StructDef {
-            name: s.name.to_string(),
-            c_name: gpu_contract::struct_layout::c_struct_name(&s.name.to_string()),
+            name: crate::lower::unraw(&s.name),
+            c_name: gpu_contract::struct_layout::c_struct_name(&crate::lower::unraw(&s.name)),
             fields: Vec::new(),
         })
         .collect();
@@ -466,7 +487,7 @@ pub fn expand_struct(attr: TokenStream, item: TokenStream) -> TokenStream {
             let err = syn::Error::new(
                 e.span(),
                 "#[gpu_struct] applies to a struct with named fields: \
-                 `#[gpu_struct] #[derive(Clone, Copy)] struct Particle { x: f32, v: [f32; 3] }`",
+                 `#[gpu_struct] #[derive(Clone, Copy)] struct Particle { x: f32, mass: f32 }`",
             )
             .to_compile_error();
             return quote!(#err #item);

@@ -92,6 +92,23 @@ fn bytes_of_mut<T: Element>(values: &mut [T]) -> &mut [u8] {
 /// redirected to one sink shared by every type, so an element read from it can carry
 /// another type's byte. Nonzero is `true`, as in C.
 pub(crate) fn settle_bools<T: Element>(bytes: &mut [u8]) {
+    let offsets = bool_offsets::<T>();
+    let size = std::mem::size_of::<T>();
+    if offsets.is_empty() || size == 0 {
+        return;
+    }
+    for element in bytes.chunks_exact_mut(size) {
+        for &o in &offsets {
+            // Only an invalid byte is written: memory that holds valid values is only read.
+            if element[o] > 1 {
+                element[o] = 1;
+            }
+        }
+    }
+}
+
+/// The byte offsets of the `bool` parts of a `T`.
+pub(crate) fn bool_offsets<T: Element>() -> Vec<usize> {
     fn walk(elem: ElemKind, base: usize, out: &mut Vec<usize>) {
         match elem {
             ElemKind::Dtype(d) => {
@@ -110,18 +127,7 @@ pub(crate) fn settle_bools<T: Element>(bytes: &mut [u8]) {
     }
     let mut offsets = Vec::new();
     walk(T::ELEM, 0, &mut offsets);
-    let size = std::mem::size_of::<T>();
-    if offsets.is_empty() || size == 0 {
-        return;
-    }
-    for element in bytes.chunks_exact_mut(size) {
-        for &o in &offsets {
-            // Only an invalid byte is written: memory that holds valid values is only read.
-            if element[o] > 1 {
-                element[o] = 1;
-            }
-        }
-    }
+    offsets
 }
 
 /// Copy the device elements `src` into `dst` and wait for the copy on `stream`, leaving
@@ -137,10 +143,12 @@ pub(crate) fn dtoh_sync<T: Element>(
     let bytes = bytes_of_mut(dst);
     // SAFETY: the view's own bytes, as `u8`s.
     let raw = unsafe { src.transmute::<u8>(bytes.len()) }.ok_or_else(length_mismatch)?;
-    stream.memcpy_dtoh(&raw, &mut *bytes)?;
-    stream.synchronize()?;
+    let copied = stream
+        .memcpy_dtoh(&raw, &mut *bytes)
+        .and_then(|()| stream.synchronize());
+    // Whatever the copy reports, `dst` holds valid values afterwards.
     settle_bools::<T>(bytes);
-    Ok(())
+    copied
 }
 
 /// The error of a copy whose sides differ in length (the callers check lengths first).

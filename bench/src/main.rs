@@ -16,6 +16,8 @@
 //! `gpu-bench check-cost`: every benchmark kernel as written (indices checked) against the
 //! same kernel `unchecked`, interleaved in one process (P11).
 //! `gpu-bench source <kernel>`: the CUDA C of one benchmark kernel, both entries.
+//! `gpu-bench precompile <arch>`: compiles the first-launch kernel for `arch` (such as
+//! `sm_80`) into the disk cache, with no GPU needed (run.sh's shipping checks).
 //! `gpu-bench cubins <dir>`: writes the CUBINs of vec_add and saxpy, ours and hand-written,
 //! for `cuobjdump -sass` (P8).
 
@@ -47,9 +49,11 @@ fn main() {
         "check-cost" => check_cost::run(),
         "rng" => rng(),
         "source" => source(std::env::args().nth(2).unwrap_or_default()),
+        "precompile" => vec_add::definition()
+            .precompile_for_arch(&std::env::args().nth(2).unwrap_or_else(|| "sm_90".into())),
         "cubins" => cubins(std::env::args().nth(2).unwrap_or_else(|| ".".into())),
         _ => {
-            eprintln!("usage: gpu-bench first-launch | launch-overhead | bandwidth | matmul | reduce | check-cost | rng | source <kernel> | cubins <dir>");
+            eprintln!("usage: gpu-bench first-launch | launch-overhead | bandwidth | matmul | reduce | check-cost | rng | source <kernel> | precompile <arch> | cubins <dir>");
             std::process::exit(2);
         }
     };

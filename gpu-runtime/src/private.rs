@@ -43,7 +43,7 @@ use crate::{Device, GpuError, LaunchConfig, Result};
 pub fn nvrtc_accepts(source: &str, arch: &str) -> std::result::Result<(), String> {
     use crate::compile::nvrtc::{compile_program, CompileFailure, Output};
     let virtual_arch = arch.replacen("sm_", "compute_", 1);
-    compile_program(source, "check.cu", &virtual_arch, &[], Output::Ptx)
+    compile_program(source, "check.cu", &virtual_arch, &[], &[Output::Ptx])
         .map(drop)
         .map_err(|e| match e {
             CompileFailure::Environment(e) => format!("no NVRTC: {e}"),

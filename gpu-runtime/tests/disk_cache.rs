@@ -33,7 +33,8 @@ fn temp_dir() -> tempfile::TempDir {
     tempfile::tempdir().expect("a temporary folder")
 }
 
-fn entries(dir: &Path) -> Vec<PathBuf> {
+/// Every entry file in a cache folder.
+fn all_entries(dir: &Path) -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
         .unwrap()
         .flatten()
@@ -42,6 +43,18 @@ fn entries(dir: &Path) -> Vec<PathBuf> {
         .collect();
     v.sort();
     v
+}
+
+/// The entries that hold a CUBIN (an ELF image), not the PTX kept beside it; for folders
+/// of test payloads, every entry.
+fn entries(dir: &Path) -> Vec<PathBuf> {
+    all_entries(dir)
+        .into_iter()
+        .filter(|p| {
+            let bytes = std::fs::read(p).unwrap();
+            !bytes.windows(7).any(|w| w == b".target")
+        })
+        .collect()
 }
 
 /// A payload that depends on `seed` only, so any process can tell a right one.
@@ -456,9 +469,31 @@ fn child_compile() {
         .unwrap();
     assert_ne!(edited, first);
     assert_eq!(entries(&dir).len(), 2);
-    // Another architecture is another entry.
+    // Another architecture is another entry; the PTX entry, one per kernel signature,
+    // now holds the older architecture's PTX, which runs on both.
+    let ptx_entries = |dir: &Path| {
+        let cubins = entries(dir);
+        all_entries(dir)
+            .into_iter()
+            .filter(|p| !cubins.contains(p))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(ptx_entries(&dir).len(), 2, "one per kernel");
     def.compile_for_arch(&[], "sm_80").unwrap();
     assert_eq!(entries(&dir).len(), 3);
+    assert_eq!(ptx_entries(&dir).len(), 2);
+    let kept = |dir: &Path| {
+        ptx_entries(dir)
+            .iter()
+            .map(|p| String::from_utf8_lossy(&std::fs::read(p).unwrap()).into_owned())
+            .filter(|text| text.contains(".target sm_80"))
+            .count()
+    };
+    assert_eq!(kept(&dir), 1, "cached_scale's PTX entry holds sm_80's PTX");
+    // A newer architecture's compile leaves sm_80's PTX in place.
+    def.compile_for_arch(&[], "sm_100").unwrap();
+    assert_eq!(entries(&dir).len(), 4);
+    assert_eq!(kept(&dir), 1, "sm_80's PTX is kept over sm_100's");
     // A damaged entry is recompiled and replaced.
     let mut bytes = std::fs::read(&files[0]).unwrap();
     let last = bytes.len() - 1;
@@ -535,8 +570,10 @@ fn precompile_for_arch_fills_a_cache_without_a_gpu() {
         "{}",
         String::from_utf8_lossy(&outputs[0].stderr)
     );
-    // generic_add over Float: one entry per float dtype (f32, f64, f16, bf16).
+    // generic_add over Float: per float dtype (f32, f64, f16, bf16) a CUBIN entry and
+    // the PTX entry kept beside it.
     assert_eq!(entries(dir.path()).len(), 4);
+    assert_eq!(all_entries(dir.path()).len(), 8);
 }
 
 #[test]
@@ -599,6 +636,26 @@ fn child_no_nvrtc() {
         4,
         "{log:?}"
     );
+    // A newer GPU gets the PTX kept beside each CUBIN, for the driver's JIT.
+    for sig in generic_add::definition().precompile_signatures() {
+        let ptx = generic_add::definition()
+            .compile_for_arch(&sig, "sm_100")
+            .unwrap_or_else(|e| panic!("{sig:?}: the PTX for a newer GPU: {e}"));
+        let text = std::str::from_utf8(&ptx).expect("PTX is text");
+        assert!(text.contains("\n.target sm_90"), "{sig:?}: {text}");
+        assert!(
+            text.ends_with('\0'),
+            "{sig:?}: the driver loads NUL-terminated PTX"
+        );
+    }
+    // An older GPU cannot run sm_90 PTX; without NVRTC that is an error saying why.
+    match generic_add::definition().compile_for_arch(&[DtypeKind::F32], "sm_80") {
+        Err(e @ GpuError::NvrtcNotFound { .. }) => {
+            let text = e.to_string();
+            assert!(text.contains("its PTX is for sm_90"), "{text}");
+        }
+        other => panic!("expected NvrtcNotFound, got {other:?}"),
+    }
     // A kernel that is not in the cache needs NVRTC, and the error says so.
     match cached_scale::definition().compile_for_arch(&[], "sm_90") {
         Err(e @ GpuError::NvrtcNotFound { .. }) => {

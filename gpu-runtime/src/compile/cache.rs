@@ -289,7 +289,8 @@ impl DiskCache {
         tmp.write_all(&(payload.len() as u64).to_le_bytes())?;
         tmp.write_all(&Sha256::digest(payload))?;
         tmp.write_all(payload)?;
-        tmp.as_file().sync_data()?;
+        // No fsync before the rename: an entry torn by a crash fails its hash and is
+        // compiled again, so durability would buy nothing but milliseconds on a first launch.
         // Readable by every user of a shared cache folder (temporary files start private).
         #[cfg(unix)]
         {

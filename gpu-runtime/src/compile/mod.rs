@@ -32,7 +32,9 @@ pub const DUMP_ENV: &str = "GPU_RUNTIME_DUMP";
 
 const CRATE_VERSION: &str = env!("CARGO_PKG_VERSION");
 
-/// The CUBIN of `def` for `dtypes` on `arch`, from the disk cache or from NVRTC.
+/// The machine code of `def` for `dtypes` on `arch`, from the disk cache or from NVRTC:
+/// a CUBIN, or where NVRTC is absent and the cache holds no CUBIN for `arch`, the PTX a
+/// compilation for an older architecture kept, for the driver's JIT.
 ///
 /// The cache key does not hold NVRTC's identity, so a warm cache serves a program on a
 /// machine without NVRTC; each entry records the NVRTC that compiled it instead, and where
@@ -47,74 +49,167 @@ pub(crate) fn compile_cached(
     let options = def.options().nvrtc_flags();
     let signature = def.signature(dtypes);
     dump(def, dtypes, arch, &source, &options);
-    let cache = DiskCache::from_env();
-    let key = cache.map(|_| {
-        CacheKey::of(&CacheInputs {
-            source: &source,
-            options: &options,
-            arch,
-            crate_version: CRATE_VERSION,
-        })
+    let cache = DiskCache::from_env().map(|cache| {
+        let key = |arch| {
+            CacheKey::of(&CacheInputs {
+                source: &source,
+                options: &options,
+                arch,
+                crate_version: CRATE_VERSION,
+            })
+        };
+        (cache, key(arch), key(PTX_ENTRY_ARCH))
     });
-    if let (Some(cache), Some(key)) = (cache, &key) {
-        match cache.load(key) {
-            Lookup::Hit(entry) => match split_entry(&entry) {
-                Some((compiled_by, cubin)) => match nvrtc_identity() {
-                    Ok(here) if here != compiled_by => log::info!(
-                        "kernel cache entry for {signature} for {arch} was compiled by NVRTC \
-                         {compiled_by}, and this is {here}: compiling it again"
-                    ),
-                    Ok(_) => {
-                        log::debug!("kernel cache hit: {signature} for {arch} ({key:?})");
-                        return Ok(cubin.to_vec());
-                    }
-                    Err(_) => {
-                        log::info!(
-                            "kernel cache hit without NVRTC: {signature} for {arch}, compiled \
-                             by NVRTC {compiled_by}"
-                        );
-                        return Ok(cubin.to_vec());
-                    }
-                },
-                None => log::warn!(
-                    "kernel cache entry for {signature} ({key:?}) has no compiler record: \
-                     compiling it again"
-                ),
-            },
-            Lookup::Miss => log::debug!("kernel cache miss: {signature} for {arch} ({key:?})"),
-            Lookup::Rejected(why) => {
-                log::warn!(
-                    "kernel cache entry for {signature} ({key:?}) rejected and removed: {why}"
-                )
-            }
+    if let Some((cache, key, _)) = &cache {
+        if let Some(cubin) = cached_cubin(cache, key, &signature, arch) {
+            return Ok(cubin);
         }
     }
-    // A miss needs NVRTC; say so where it is missing.
-    let compiled_by = nvrtc_identity().map_err(|e| match e {
-        GpuError::NvrtcNotFound { detail, searched } => GpuError::NvrtcNotFound {
-            detail: match cache {
-                Some(c) => format!(
-                    "`{signature}` for {arch} is not in the kernel cache ({}), so it must be \
-                     compiled, and {detail}",
-                    c.dir().display()
+    // A miss needs NVRTC; without it, PTX kept beside a CUBIN for an older architecture
+    // still runs, through the driver's JIT.
+    let compiled_by = match nvrtc_identity() {
+        Ok(identity) => identity,
+        Err(GpuError::NvrtcNotFound { detail, searched }) => {
+            let Some((cache, _, ptx_key)) = &cache else {
+                return Err(GpuError::NvrtcNotFound { detail, searched });
+            };
+            let why = match cached_ptx(cache, ptx_key, arch) {
+                Ok(ptx) => {
+                    log::info!(
+                        "kernel cache has no CUBIN of {signature} for {arch} and NVRTC is \
+                         absent: loading its PTX through the driver's JIT"
+                    );
+                    return Ok(ptx);
+                }
+                Err(why) => why,
+            };
+            return Err(GpuError::NvrtcNotFound {
+                detail: format!(
+                    "`{signature}` for {arch} is not in the kernel cache ({}; {why}), so it \
+                     must be compiled, and {detail}",
+                    cache.dir().display()
                 ),
-                None => detail,
-            },
-            searched,
-        },
-        e => e,
-    })?;
+                searched,
+            });
+        }
+        Err(e) => return Err(e),
+    };
     let t = Instant::now();
-    let cubin = run_nvrtc(def, dtypes, arch, &source, &options, Output::Cubin)?;
+    let mut images = run_nvrtc(
+        def,
+        dtypes,
+        arch,
+        &source,
+        &options,
+        &[Output::Cubin, Output::Ptx],
+    )?;
+    let ptx = images.pop().unwrap_or_default();
+    let cubin = images.pop().unwrap_or_default();
     log::info!(
         "compiled {signature} for {arch} in {:.1} ms",
         t.elapsed().as_secs_f64() * 1e3
     );
-    if let (Some(cache), Some(key)) = (cache, &key) {
+    if let Some((cache, key, ptx_key)) = &cache {
         // SAFETY: the entry's CUBIN is what NVRTC just compiled from the inputs of `key`.
         unsafe { cache.store(key, &entry(&compiled_by, &cubin)) };
+        store_ptx(cache, ptx_key, &compiled_by, &ptx);
     }
     Ok(cubin)
+}
+
+/// The architecture field of the key of a kernel's PTX entry: one per kernel signature,
+/// holding the PTX of the oldest architecture it was compiled for.
+const PTX_ENTRY_ARCH: &str = "ptx";
+
+/// The CUBIN of a cache entry, if there is one this process may use.
+fn cached_cubin(cache: &DiskCache, key: &CacheKey, signature: &str, arch: &str) -> Option<Vec<u8>> {
+    match cache.load(key) {
+        Lookup::Hit(entry) => match split_entry(&entry) {
+            Some((compiled_by, cubin)) => match nvrtc_identity() {
+                Ok(here) if here != compiled_by => log::info!(
+                    "kernel cache entry for {signature} for {arch} was compiled by NVRTC \
+                     {compiled_by}, and this is {here}: compiling it again"
+                ),
+                Ok(_) => {
+                    log::debug!("kernel cache hit: {signature} for {arch} ({key:?})");
+                    return Some(cubin.to_vec());
+                }
+                Err(_) => {
+                    log::info!(
+                        "kernel cache hit without NVRTC: {signature} for {arch}, compiled by \
+                         NVRTC {compiled_by}"
+                    );
+                    return Some(cubin.to_vec());
+                }
+            },
+            None => log::warn!(
+                "kernel cache entry for {signature} ({key:?}) has no compiler record: \
+                 compiling it again"
+            ),
+        },
+        Lookup::Miss => log::debug!("kernel cache miss: {signature} for {arch} ({key:?})"),
+        Lookup::Rejected(why) => {
+            log::warn!("kernel cache entry for {signature} ({key:?}) rejected and removed: {why}")
+        }
+    }
+    None
+}
+
+/// The kept PTX of a kernel signature, if the driver can compile it for `arch`; otherwise
+/// why not.
+fn cached_ptx(cache: &DiskCache, key: &CacheKey, arch: &str) -> Result<Vec<u8>, String> {
+    let entry = match cache.load(key) {
+        Lookup::Hit(entry) => entry,
+        Lookup::Miss => return Err("no PTX of it either".to_owned()),
+        Lookup::Rejected(why) => return Err(format!("its PTX entry was rejected: {why}")),
+    };
+    let Some((_, ptx)) = split_entry(&entry) else {
+        return Err("its PTX entry has no compiler record".to_owned());
+    };
+    match ptx_target(ptx) {
+        Some(target) if runs_on(target, arch) => Ok(ptx.to_vec()),
+        Some(target) => Err(format!(
+            "its PTX is for {target}, which the driver cannot compile for {arch}"
+        )),
+        None => Err("its PTX names no target".to_owned()),
+    }
+}
+
+/// Keep `ptx` as the signature's PTX entry, unless the entry already holds PTX from this
+/// NVRTC that runs on every architecture `ptx` runs on.
+fn store_ptx(cache: &DiskCache, key: &CacheKey, compiled_by: &str, ptx: &[u8]) {
+    let Some(new_target) = ptx_target(ptx) else {
+        log::warn!("NVRTC's PTX names no target: not kept in the kernel cache");
+        return;
+    };
+    if let Lookup::Hit(old) = cache.load(key) {
+        if let Some((old_by, old_ptx)) = split_entry(&old) {
+            if old_by == compiled_by && ptx_target(old_ptx).is_some_and(|t| runs_on(t, new_target))
+            {
+                return;
+            }
+        }
+    }
+    // SAFETY: the entry's PTX is what NVRTC just compiled from the inputs of `key` (apart
+    // from the architecture, which the PTX names and `cached_ptx` checks).
+    unsafe { cache.store(key, &entry(compiled_by, ptx)) };
+}
+
+/// The architecture of a PTX text's `.target` directive (`sm_90`).
+fn ptx_target(ptx: &[u8]) -> Option<&str> {
+    let text = std::str::from_utf8(ptx.strip_suffix(b"\0").unwrap_or(ptx)).ok()?;
+    text.lines()
+        .find_map(|line| line.trim().strip_prefix(".target "))
+        .and_then(|rest| rest.split([',', ' ']).next())
+        .filter(|t| !t.is_empty())
+}
+
+/// Whether the driver can compile PTX for `target` into code for `arch`: the same
+/// architecture, or an older one without an architecture-specific suffix (`sm_90a` PTX
+/// runs on `sm_90a` only).
+fn runs_on(target: &str, arch: &str) -> bool {
+    let number = |a: &str| a.strip_prefix("sm_")?.parse::<u32>().ok();
+    target == arch || matches!((number(target), number(arch)), (Some(t), Some(a)) if t <= a)
 }
 
 /// A cache entry's payload: the identity of the NVRTC that compiled it (length-prefixed),
@@ -142,7 +237,8 @@ pub(crate) fn compile_uncached(
 ) -> Result<Vec<u8>, GpuError> {
     let source = def.specialize(dtypes)?;
     let options = def.options().nvrtc_flags();
-    run_nvrtc(def, dtypes, arch, &source, &options, Output::Cubin)
+    let mut images = run_nvrtc(def, dtypes, arch, &source, &options, &[Output::Cubin])?;
+    Ok(images.pop().unwrap_or_default())
 }
 
 /// The PTX of `def` for `dtypes`, for the virtual architecture of `arch`.
@@ -154,7 +250,15 @@ pub(crate) fn compile_ptx(
     let source = def.specialize(dtypes)?;
     let options = def.options().nvrtc_flags();
     let virtual_arch = arch.replacen("sm_", "compute_", 1);
-    let ptx = run_nvrtc(def, dtypes, &virtual_arch, &source, &options, Output::Ptx)?;
+    let mut images = run_nvrtc(
+        def,
+        dtypes,
+        &virtual_arch,
+        &source,
+        &options,
+        &[Output::Ptx],
+    )?;
+    let ptx = images.pop().unwrap_or_default();
     Ok(String::from_utf8_lossy(&ptx)
         .trim_end_matches('\0')
         .to_owned())
@@ -166,15 +270,15 @@ fn run_nvrtc(
     arch: &str,
     source: &str,
     options: &[String],
-    output: Output,
-) -> Result<Vec<u8>, GpuError> {
+    outputs: &[Output],
+) -> Result<Vec<Vec<u8>>, GpuError> {
     let options: Vec<&str> = options.iter().map(String::as_str).collect();
     compile_program(
         source,
         &format!("{}.cu", def.name()),
         arch,
         &options,
-        output,
+        outputs,
     )
     .map_err(|failure| match failure {
         CompileFailure::Environment(e) => e,
@@ -211,9 +315,9 @@ fn dump(def: &KernelDef, dtypes: &[DtypeKind], arch: &str, source: &str, options
         &format!("{}.cu", def.name()),
         &virtual_arch,
         &opts,
-        Output::Ptx,
+        &[Output::Ptx],
     ) {
-        Ok(ptx) => write("ptx", &ptx),
+        Ok(images) => images.iter().for_each(|ptx| write("ptx", ptx)),
         Err(e) => log::warn!("{DUMP_ENV}: no PTX for {stem}: {e:?}"),
     }
 }
@@ -230,6 +334,30 @@ mod tests {
             Some(("file:libnvrtc.so.13.0.88:123", &b"\x7fELF..."[..]))
         );
         assert_eq!(split_entry(&entry("", b"")), Some(("", &b""[..])));
+    }
+
+    #[test]
+    fn the_target_of_ptx_is_read_from_its_directive() {
+        let ptx = b"//\n// Generated by NVIDIA NVVM Compiler\n.version 9.0\n.target sm_90\n\
+                    .address_size 64\n\0";
+        assert_eq!(ptx_target(ptx), Some("sm_90"));
+        assert_eq!(ptx_target(b".target sm_90a, debug\n"), Some("sm_90a"));
+        assert_eq!(ptx_target(b".version 9.0\n"), None);
+        assert_eq!(ptx_target(b".target \n"), None);
+        assert_eq!(ptx_target(&[0xff, 0xfe]), None);
+    }
+
+    #[test]
+    fn ptx_runs_on_its_own_and_newer_architectures_only() {
+        assert!(runs_on("sm_90", "sm_90"));
+        assert!(runs_on("sm_80", "sm_90"));
+        assert!(runs_on("sm_90", "sm_100"));
+        assert!(!runs_on("sm_90", "sm_89"));
+        assert!(!runs_on("sm_100", "sm_90"));
+        // Architecture-specific PTX runs on that architecture alone.
+        assert!(runs_on("sm_90a", "sm_90a"));
+        assert!(!runs_on("sm_90a", "sm_100"));
+        assert!(!runs_on("sm_90a", "sm_90"));
     }
 
     #[test]

@@ -32,21 +32,24 @@ pub(crate) enum CompileFailure {
 pub(crate) enum Output {
     /// Machine code; `arch` must be a real architecture (`sm_90`).
     Cubin,
-    /// PTX; `arch` should be a virtual architecture (`compute_90`).
+    /// PTX, NUL-terminated as the driver loads it; for a virtual architecture
+    /// (`compute_90`) or alongside a CUBIN.
     Ptx,
 }
 
 type SizeFn = unsafe fn(sys::nvrtcProgram, *mut usize) -> sys::nvrtcResult;
 type GetFn = unsafe fn(sys::nvrtcProgram, *mut c_char) -> sys::nvrtcResult;
 
-/// Compile `source` for `arch` with NVRTC.
+/// Compile `source` for `arch` with NVRTC and take each of `outputs` from the result, in
+/// order. A compilation for a real architecture (`sm_90`) has its PTX as well as its CUBIN,
+/// so asking for both costs one compilation.
 pub(crate) fn compile_program(
     source: &str,
     program_name: &str,
     arch: &str,
     extra_options: &[&str],
-    output: Output,
-) -> Result<Vec<u8>, CompileFailure> {
+    outputs: &[Output],
+) -> Result<Vec<Vec<u8>>, CompileFailure> {
     require_nvrtc().map_err(CompileFailure::Environment)?;
     let rejected = |log: String| CompileFailure::Rejected { log };
     let src =
@@ -70,6 +73,14 @@ pub(crate) fn compile_program(
     if compiled.is_err() {
         return Err(rejected(log));
     }
+    outputs
+        .iter()
+        .map(|&output| take(&program, arch, output).map_err(rejected))
+        .collect()
+}
+
+/// One output of a compiled program.
+fn take(program: &Program, arch: &str, output: Output) -> Result<Vec<u8>, String> {
     let (size_fn, get_fn, what): (SizeFn, GetFn, &str) = match output {
         Output::Cubin => (sys::nvrtcGetCUBINSize, sys::nvrtcGetCUBIN, "CUBIN"),
         Output::Ptx => (sys::nvrtcGetPTXSize, sys::nvrtcGetPTX, "PTX"),
@@ -79,15 +90,13 @@ pub(crate) fn compile_program(
     unsafe { size_fn(program.0, &mut size) }
         .result()
         .map_err(|e| {
-            rejected(format!(
-                "no {what} from NVRTC: {e:?} (is `{arch}` the right kind of architecture?)"
-            ))
+            format!("no {what} from NVRTC: {e:?} (is `{arch}` the right kind of architecture?)")
         })?;
     let mut image = vec![0u8; size];
     // SAFETY: `image` holds exactly the `size` bytes NVRTC reported.
     unsafe { get_fn(program.0, image.as_mut_ptr() as *mut c_char) }
         .result()
-        .map_err(|e| rejected(format!("reading the {what} failed: {e:?}")))?;
+        .map_err(|e| format!("reading the {what} failed: {e:?}"))?;
     Ok(image)
 }
 

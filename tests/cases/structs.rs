@@ -1,10 +1,12 @@
 //! User structs (`#[gpu_struct]`): arrays of them, a struct scalar parameter, locals,
 //! nested fields read and written, struct literals, a device function taking one; one
-//! step of a particle system against the same step on the host, bit for bit.
+//! step of a particle system against the same step on the host, bit for bit. And a struct
+//! of 320 bytes, larger than the fault sink every smaller element shares, in range and out.
 
 use gpu_runtime::prelude::*;
 use rand::Rng;
 
+use super::checks::expect_violation;
 use super::support::*;
 
 #[gpu_struct]
@@ -59,6 +61,70 @@ pub fn particles_step(ps: &mut [Particle], dt: f32, gravity: Vec3, energy: &mut 
         energy[i] = kinetic(p);
         ps[i] = p;
     }
+}
+
+/// Eight `f64`s.
+#[gpu_struct]
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Octet {
+    pub a: f64,
+    pub b: f64,
+    pub c: f64,
+    pub d: f64,
+    pub e: f64,
+    pub f: f64,
+    pub g: f64,
+    pub h: f64,
+}
+
+/// 320 bytes: its checked accesses need a sink of their own.
+#[gpu_struct]
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Wide {
+    pub w0: Octet,
+    pub w1: Octet,
+    pub w2: Octet,
+    pub w3: Octet,
+    pub w4: Octet,
+}
+
+/// `out[i + shift]` from `src[i]`, with a few fields changed; no guard on `out`, so a
+/// shift past its end is an out-of-bounds write.
+#[gpu_kernel]
+pub fn wide_shift(src: &[Wide], out: &mut [Wide], shift: usize) {
+    let i = grid_1d();
+    if i < src.len() {
+        let mut w = src[i];
+        w.w0.a += 1.0;
+        w.w4.h = w.w0.a * w.w2.d;
+        w.w3 = w.w1;
+        out[i + shift] = w;
+    }
+}
+
+fn octet(r: &mut impl Rng) -> Octet {
+    let mut v = || r.random_range(-100.0..100.0);
+    Octet {
+        a: v(),
+        b: v(),
+        c: v(),
+        d: v(),
+        e: v(),
+        f: v(),
+        g: v(),
+        h: v(),
+    }
+}
+
+fn octet_fields(o: &Octet) -> [f64; 8] {
+    [o.a, o.b, o.c, o.d, o.e, o.f, o.g, o.h]
+}
+
+fn wide_fields(ws: &[Wide]) -> Vec<f64> {
+    ws.iter()
+        .flat_map(|w| [w.w0, w.w1, w.w2, w.w3, w.w4])
+        .flat_map(|o| octet_fields(&o))
+        .collect()
 }
 
 fn step_reference(p: &mut Particle, dt: f32, g: Vec3) -> f32 {
@@ -145,5 +211,50 @@ pub fn case_structs(dev: &Device, seed: u64) -> CaseResult {
     compare("particles", &got, &want, 0.0)?;
     out.push(("particles", got));
     check(&mut out, "energy", &energy.to_host()?, &want_energy, 0.0)?;
+
+    // A 320-byte struct: in range, then a write past the end, which must be reported and
+    // leave the array as the in-range launch wrote it.
+    let n = 300;
+    let src: Vec<Wide> = (0..n)
+        .map(|_| Wide {
+            w0: octet(&mut r),
+            w1: octet(&mut r),
+            w2: octet(&mut r),
+            w3: octet(&mut r),
+            w4: octet(&mut r),
+        })
+        .collect();
+    let want: Vec<Wide> = src
+        .iter()
+        .map(|&w| {
+            let mut w = w;
+            w.w0.a += 1.0;
+            w.w4.h = w.w0.a * w.w2.d;
+            w.w3 = w.w1;
+            w
+        })
+        .collect();
+    let dsrc = dev.to_device(&src)?;
+    let mut dout = dev.to_device(&vec![Wide { w0: octet(&mut r), ..src[0] }; n])?;
+    launch!(wide_shift[blocks(n, 64), 64](&dsrc, &mut dout, 0))?;
+    let got = wide_fields(&dout.to_host()?);
+    compare("wide structs", &got, &wide_fields(&want), 0.0)?;
+    out.push(("wide structs", got));
+    let shift = 1; // one thread out of range, so the recorded index is known
+    expect_violation(
+        launch!(wide_shift[blocks(n, 64), 64](&dsrc, &mut dout, shift))
+            .and_then(|()| dev.synchronize()),
+        "wide_shift",
+        ("out", n, n),
+    )?;
+    // The launch wrote elements shift.. in range (from src[0..]), none out of range.
+    let mut want_after = want.clone();
+    want_after[shift..].copy_from_slice(&want[..n - shift]);
+    compare(
+        "wide structs after the violation",
+        &wide_fields(&dout.to_host()?),
+        &wide_fields(&want_after),
+        0.0,
+    )?;
     Ok(out)
 }

@@ -48,10 +48,14 @@ static __device__ __forceinline__ void gt_note_fault(gt_note_t& note, unsigned i
 static __device__ __forceinline__ void gt_report(const gt_note_t& note) {
   if (note.kind != 0u) gt_fault(note.kind, note.site, note.index, note.extent);
 }
+// An element larger than the shared sink (a big struct) gets a sink of its own size.
+template <typename T>
+__device__ __align__(16) unsigned char gt_large_sink[sizeof(T)];
 template <typename T>
 static __device__ __forceinline__ T* gt_sink() {
-  static_assert(sizeof(T) <= sizeof(gt_fault_sink), "element larger than the fault sink");
-  return reinterpret_cast<T*>(gt_fault_sink);
+  static_assert(alignof(T) <= 16, "element aligned beyond the fault sink");
+  if constexpr (sizeof(T) <= sizeof(gt_fault_sink)) return reinterpret_cast<T*>(gt_fault_sink);
+  else return reinterpret_cast<T*>(gt_large_sink<T>);
 }
 // An index into an axis of constant extent N (> 0: shared and local arrays).
 template <unsigned long long N>

@@ -235,7 +235,13 @@ pub fn case_structs(dev: &Device, seed: u64) -> CaseResult {
         })
         .collect();
     let dsrc = dev.to_device(&src)?;
-    let mut dout = dev.to_device(&vec![Wide { w0: octet(&mut r), ..src[0] }; n])?;
+    let mut dout = dev.to_device(&vec![
+        Wide {
+            w0: octet(&mut r),
+            ..src[0]
+        };
+        n
+    ])?;
     launch!(wide_shift[blocks(n, 64), 64](&dsrc, &mut dout, 0))?;
     let got = wide_fields(&dout.to_host()?);
     compare("wide structs", &got, &wide_fields(&want), 0.0)?;

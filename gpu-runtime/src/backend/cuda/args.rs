@@ -23,8 +23,10 @@ use crate::Device;
 pub(crate) const MAX_C_PARAMS: usize = 32;
 
 /// The C parameter values of a launch; `values[..len]` are written. Each C parameter
-/// starts at a slot (`starts[..count]`): one slot for a pointer, an extent or a number,
-/// `size / 8` rounded up for a struct passed by value.
+/// starts at a slot: one slot for a pointer, an extent or a number, `size / 8` rounded up
+/// for a struct passed by value. While every parameter is one slot (`count == len`, no
+/// struct by value) parameter `k` is slot `k` and `starts` is not written; after a struct,
+/// `starts[..count]` holds every parameter's first slot.
 pub(crate) struct Packed {
     values: [MaybeUninit<u64>; MAX_C_PARAMS],
     len: usize,
@@ -117,8 +119,10 @@ pub(crate) fn check_and_pack(
                     {
                         *slot = MaybeUninit::new(e as u64);
                     }
-                    for k in 0..=rank {
-                        packed.starts[count + k] = (len + k) as u8;
+                    if count != len {
+                        for k in 0..=rank {
+                            packed.starts[count + k] = (len + k) as u8;
+                        }
                     }
                     count += 1 + rank;
                     len += 1 + rank;
@@ -133,8 +137,10 @@ pub(crate) fn check_and_pack(
                 if ok {
                     packed.values[len] = MaybeUninit::new(bits[0]);
                     packed.values[len + parts - 1] = MaybeUninit::new(bits[parts - 1]);
-                    for k in 0..parts {
-                        packed.starts[count + k] = (len + k) as u8;
+                    if count != len {
+                        for k in 0..parts {
+                            packed.starts[count + k] = (len + k) as u8;
+                        }
                     }
                     count += parts;
                     len += parts;
@@ -153,6 +159,12 @@ pub(crate) fn check_and_pack(
                         let mut word = [0u8; 8];
                         word[..chunk.len()].copy_from_slice(chunk);
                         packed.values[len + k] = MaybeUninit::new(u64::from_ne_bytes(word));
+                    }
+                    if count == len {
+                        // The first struct: until now each C parameter was one slot.
+                        for (k, start) in packed.starts[..count].iter_mut().enumerate() {
+                            *start = k as u8;
+                        }
                     }
                     packed.starts[count] = len as u8;
                     count += 1;

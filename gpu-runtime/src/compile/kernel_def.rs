@@ -11,7 +11,7 @@ use std::sync::atomic::AtomicU32;
 use gpu_contract::fault::{function_hash, Site};
 
 use super::module_const::ConstValue;
-use super::{compile_cached, compile_ptx, compile_uncached};
+use super::{compile_cached, compile_ptx, compile_uncached, precompile_cached};
 use crate::compile::prelude::prelude_for;
 use crate::dtype::DtypeKind;
 use crate::error::GpuError;
@@ -486,7 +486,9 @@ impl KernelDef {
 
     /// Compile the `dtypes` specialisation for `arch` (such as `sm_90`) to a CUBIN with
     /// NVRTC, through the disk cache. Needs no GPU, so a CPU-only machine can check
-    /// kernels or fill a cache to ship.
+    /// kernels. Where NVRTC is absent and the cache has no CUBIN for `arch`, the result is
+    /// the NUL-terminated PTX kept for the same or an older architecture (which the
+    /// driver's JIT loads), if there is one.
     pub fn compile_for_arch(&self, dtypes: &[DtypeKind], arch: &str) -> Result<Vec<u8>, GpuError> {
         compile_cached(self, dtypes, arch)
     }
@@ -517,10 +519,12 @@ impl KernelDef {
     }
 
     /// Compile every [`precompile_signatures`](Self::precompile_signatures) entry for
-    /// `arch` into the disk cache, with no GPU needed.
+    /// `arch` into the disk cache, with no GPU needed: a CUBIN and the PTX kept beside it
+    /// (written where it is missing, also when the CUBIN was there), for a cache to ship.
+    /// Needs NVRTC, and says so where it is absent.
     pub fn precompile_for_arch(&self, arch: &str) -> Result<(), GpuError> {
         for sig in self.precompile_signatures() {
-            self.compile_for_arch(&sig, arch)?;
+            precompile_cached(self, &sig, arch)?;
         }
         Ok(())
     }

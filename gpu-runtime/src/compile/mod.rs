@@ -34,7 +34,7 @@ const CRATE_VERSION: &str = env!("CARGO_PKG_VERSION");
 
 /// The machine code of `def` for `dtypes` on `arch`, from the disk cache or from NVRTC:
 /// a CUBIN, or where NVRTC is absent and the cache holds no CUBIN for `arch`, the PTX a
-/// compilation for an older architecture kept, for the driver's JIT.
+/// compilation for the same or an older architecture kept, for the driver's JIT.
 ///
 /// The cache key does not hold NVRTC's identity, so a warm cache serves a program on a
 /// machine without NVRTC; each entry records the NVRTC that compiled it instead, and where
@@ -45,39 +45,27 @@ pub(crate) fn compile_cached(
     dtypes: &[DtypeKind],
     arch: &str,
 ) -> Result<Vec<u8>, GpuError> {
-    let source = def.specialize(dtypes)?;
-    let options = def.options().nvrtc_flags();
-    let signature = def.signature(dtypes);
-    dump(def, dtypes, arch, &source, &options);
-    let cache = DiskCache::from_env().map(|cache| {
-        let key = |arch| {
-            CacheKey::of(&CacheInputs {
-                source: &source,
-                options: &options,
-                arch,
-                crate_version: CRATE_VERSION,
-            })
-        };
-        (cache, key(arch), key(PTX_ENTRY_ARCH))
-    });
-    if let Some((cache, key, _)) = &cache {
-        if let Some(cubin) = cached_cubin(cache, key, &signature, arch) {
+    let job = Job::new(def, dtypes, arch)?;
+    dump(def, dtypes, arch, &job.source, &job.options);
+    if let Some(cache) = job.cache {
+        if let Some(cubin) = cached_cubin(cache, &job.key(arch), &job.signature, arch) {
             return Ok(cubin);
         }
     }
-    // A miss needs NVRTC; without it, PTX kept beside a CUBIN for an older architecture
-    // still runs, through the driver's JIT.
+    // A miss needs NVRTC; without it, PTX kept beside a CUBIN for this or an older
+    // architecture still runs, through the driver's JIT.
     let compiled_by = match nvrtc_identity() {
         Ok(identity) => identity,
         Err(GpuError::NvrtcNotFound { detail, searched }) => {
-            let Some((cache, _, ptx_key)) = &cache else {
+            let Some(cache) = job.cache else {
                 return Err(GpuError::NvrtcNotFound { detail, searched });
             };
-            let why = match cached_ptx(cache, ptx_key, arch) {
-                Ok(ptx) => {
+            let why = match job.cached_ptx() {
+                Ok((ptx, target)) => {
                     log::info!(
-                        "kernel cache has no CUBIN of {signature} for {arch} and NVRTC is \
-                         absent: loading its PTX through the driver's JIT"
+                        "kernel cache has no CUBIN of {} for {arch} and NVRTC is absent: \
+                         loading its {target} PTX through the driver's JIT",
+                        job.signature
                     );
                     return Ok(ptx);
                 }
@@ -85,8 +73,9 @@ pub(crate) fn compile_cached(
             };
             return Err(GpuError::NvrtcNotFound {
                 detail: format!(
-                    "`{signature}` for {arch} is not in the kernel cache ({}; {why}), so it \
-                     must be compiled, and {detail}",
+                    "`{}` for {arch} is not in the kernel cache ({}; {why}), so it must be \
+                     compiled, and {detail}",
+                    job.signature,
                     cache.dir().display()
                 ),
                 searched,
@@ -95,31 +84,155 @@ pub(crate) fn compile_cached(
         Err(e) => return Err(e),
     };
     let t = Instant::now();
-    let mut images = run_nvrtc(
-        def,
-        dtypes,
-        arch,
-        &source,
-        &options,
-        &[Output::Cubin, Output::Ptx],
-    )?;
+    let mut images = job.run_nvrtc(arch, &[Output::Cubin, Output::Ptx])?;
     let ptx = images.pop().unwrap_or_default();
     let cubin = images.pop().unwrap_or_default();
     log::info!(
-        "compiled {signature} for {arch} in {:.1} ms",
+        "compiled {} for {arch} in {:.1} ms",
+        job.signature,
         t.elapsed().as_secs_f64() * 1e3
     );
-    if let Some((cache, key, ptx_key)) = &cache {
-        // SAFETY: the entry's CUBIN is what NVRTC just compiled from the inputs of `key`.
-        unsafe { cache.store(key, &entry(&compiled_by, &cubin)) };
-        store_ptx(cache, ptx_key, &compiled_by, &ptx);
+    if let Some(cache) = job.cache {
+        // SAFETY: the entry's CUBIN is what NVRTC just compiled from the inputs of the key.
+        unsafe { cache.store(&job.key(arch), &entry(&compiled_by, &cubin)) };
+        job.store_ptx(&compiled_by, &ptx);
     }
     Ok(cubin)
 }
 
-/// The architecture field of the key of a kernel's PTX entry: one per kernel signature,
-/// holding the PTX of the oldest architecture it was compiled for.
-const PTX_ENTRY_ARCH: &str = "ptx";
+/// [`compile_cached`] for a cache to ship: NVRTC must be present, and the signature's PTX
+/// entry for `arch` is written too where it is missing (a cache filled before PTX was
+/// kept, or whose PTX entry was pruned or damaged).
+pub(crate) fn precompile_cached(
+    def: &KernelDef,
+    dtypes: &[DtypeKind],
+    arch: &str,
+) -> Result<(), GpuError> {
+    let compiled_by = nvrtc_identity()?;
+    compile_cached(def, dtypes, arch)?;
+    let job = Job::new(def, dtypes, arch)?;
+    let Some(cache) = job.cache else {
+        return Ok(());
+    };
+    if number(arch).is_none() || matches!(cache.load(&job.ptx_key(arch)), Lookup::Hit(_)) {
+        return Ok(());
+    }
+    let ptx = job
+        .run_nvrtc(arch, &[Output::Ptx])?
+        .pop()
+        .unwrap_or_default();
+    job.store_ptx(&compiled_by, &ptx);
+    Ok(())
+}
+
+/// One kernel signature's compilation for one architecture, and its cache entries.
+struct Job<'a> {
+    def: &'a KernelDef,
+    dtypes: &'a [DtypeKind],
+    source: String,
+    options: Vec<String>,
+    signature: String,
+    arch: String,
+    cache: Option<&'static DiskCache>,
+}
+
+impl<'a> Job<'a> {
+    fn new(def: &'a KernelDef, dtypes: &'a [DtypeKind], arch: &str) -> Result<Job<'a>, GpuError> {
+        // A real architecture: also keeps the key space of CUBINs apart from PTX entries.
+        if !arch.starts_with("sm_") {
+            return Err(GpuError::InvalidArgument(format!(
+                "`{arch}` is not a real GPU architecture (write one such as `sm_90`)"
+            )));
+        }
+        let source = def.specialize(dtypes)?;
+        let options = def.options().nvrtc_flags();
+        Ok(Job {
+            def,
+            dtypes,
+            signature: def.signature(dtypes),
+            arch: arch.to_owned(),
+            source,
+            options,
+            cache: DiskCache::from_env(),
+        })
+    }
+
+    /// The key of the entry for `arch`: a CUBIN for `sm_90`, PTX for `ptx:sm_90`.
+    fn key(&self, arch: &str) -> CacheKey {
+        CacheKey::of(&CacheInputs {
+            source: &self.source,
+            options: &self.options,
+            arch,
+            crate_version: CRATE_VERSION,
+        })
+    }
+
+    /// The key of the PTX entry for `target` (`sm_80`).
+    fn ptx_key(&self, target: &str) -> CacheKey {
+        self.key(&format!("ptx:{target}"))
+    }
+
+    fn run_nvrtc(&self, arch: &str, outputs: &[Output]) -> Result<Vec<Vec<u8>>, GpuError> {
+        run_nvrtc(
+            self.def,
+            self.dtypes,
+            arch,
+            &self.source,
+            &self.options,
+            outputs,
+        )
+    }
+
+    /// The kept PTX the driver can compile for the job's architecture, the newest such
+    /// (closest to it), and its target; otherwise why there is none.
+    fn cached_ptx(&self) -> Result<(Vec<u8>, String), String> {
+        let cache = self.cache.ok_or("no kernel cache")?;
+        let arch = self.arch.as_str();
+        let Some(newest) = number(arch) else {
+            return Err(format!("no PTX either: {arch} runs only its own CUBIN"));
+        };
+        let mut rejected = Vec::new();
+        for n in (10..=newest).rev() {
+            let target = format!("sm_{n}");
+            match cache.load(&self.ptx_key(&target)) {
+                Lookup::Hit(entry) => match split_entry(&entry) {
+                    Some((_, ptx))
+                        if ptx.ends_with(b"\0") && ptx_target(ptx) == Some(target.as_str()) =>
+                    {
+                        return Ok((ptx.to_vec(), target));
+                    }
+                    _ => rejected.push(format!("the {target} PTX entry is malformed")),
+                },
+                Lookup::Miss => {}
+                Lookup::Rejected(why) => rejected.push(format!("the {target} PTX entry: {why}")),
+            }
+        }
+        Err(if rejected.is_empty() {
+            format!("no PTX of it for {arch} or an older architecture either")
+        } else {
+            rejected.join("; ")
+        })
+    }
+
+    /// Keep `ptx` (NUL-terminated, from a compilation for a real architecture) as the
+    /// signature's PTX entry for its target; architecture-specific PTX (`sm_90a`), which
+    /// runs on that architecture alone, is not kept.
+    fn store_ptx(&self, compiled_by: &str, ptx: &[u8]) {
+        let Some(cache) = self.cache else {
+            return;
+        };
+        let Some(target) = ptx_target(ptx).filter(|t| number(t).is_some()) else {
+            return;
+        };
+        if !ptx.ends_with(b"\0") {
+            log::warn!("NVRTC's PTX is not NUL-terminated: not kept in the kernel cache");
+            return;
+        }
+        // SAFETY: the entry's PTX is what NVRTC compiled from the inputs of the key, for
+        // the target the key names, NUL-terminated as the driver reads it.
+        unsafe { cache.store(&self.ptx_key(target), &entry(compiled_by, ptx)) };
+    }
+}
 
 /// The CUBIN of a cache entry, if there is one this process may use.
 fn cached_cubin(cache: &DiskCache, key: &CacheKey, signature: &str, arch: &str) -> Option<Vec<u8>> {
@@ -155,46 +268,6 @@ fn cached_cubin(cache: &DiskCache, key: &CacheKey, signature: &str, arch: &str) 
     None
 }
 
-/// The kept PTX of a kernel signature, if the driver can compile it for `arch`; otherwise
-/// why not.
-fn cached_ptx(cache: &DiskCache, key: &CacheKey, arch: &str) -> Result<Vec<u8>, String> {
-    let entry = match cache.load(key) {
-        Lookup::Hit(entry) => entry,
-        Lookup::Miss => return Err("no PTX of it either".to_owned()),
-        Lookup::Rejected(why) => return Err(format!("its PTX entry was rejected: {why}")),
-    };
-    let Some((_, ptx)) = split_entry(&entry) else {
-        return Err("its PTX entry has no compiler record".to_owned());
-    };
-    match ptx_target(ptx) {
-        Some(target) if runs_on(target, arch) => Ok(ptx.to_vec()),
-        Some(target) => Err(format!(
-            "its PTX is for {target}, which the driver cannot compile for {arch}"
-        )),
-        None => Err("its PTX names no target".to_owned()),
-    }
-}
-
-/// Keep `ptx` as the signature's PTX entry, unless the entry already holds PTX from this
-/// NVRTC that runs on every architecture `ptx` runs on.
-fn store_ptx(cache: &DiskCache, key: &CacheKey, compiled_by: &str, ptx: &[u8]) {
-    let Some(new_target) = ptx_target(ptx) else {
-        log::warn!("NVRTC's PTX names no target: not kept in the kernel cache");
-        return;
-    };
-    if let Lookup::Hit(old) = cache.load(key) {
-        if let Some((old_by, old_ptx)) = split_entry(&old) {
-            if old_by == compiled_by && ptx_target(old_ptx).is_some_and(|t| runs_on(t, new_target))
-            {
-                return;
-            }
-        }
-    }
-    // SAFETY: the entry's PTX is what NVRTC just compiled from the inputs of `key` (apart
-    // from the architecture, which the PTX names and `cached_ptx` checks).
-    unsafe { cache.store(key, &entry(compiled_by, ptx)) };
-}
-
 /// The architecture of a PTX text's `.target` directive (`sm_90`).
 fn ptx_target(ptx: &[u8]) -> Option<&str> {
     let text = std::str::from_utf8(ptx.strip_suffix(b"\0").unwrap_or(ptx)).ok()?;
@@ -204,12 +277,10 @@ fn ptx_target(ptx: &[u8]) -> Option<&str> {
         .filter(|t| !t.is_empty())
 }
 
-/// Whether the driver can compile PTX for `target` into code for `arch`: the same
-/// architecture, or an older one without an architecture-specific suffix (`sm_90a` PTX
-/// runs on `sm_90a` only).
-fn runs_on(target: &str, arch: &str) -> bool {
-    let number = |a: &str| a.strip_prefix("sm_")?.parse::<u32>().ok();
-    target == arch || matches!((number(target), number(arch)), (Some(t), Some(a)) if t <= a)
+/// The number of an architecture without a suffix (`sm_90` is 90; `sm_90a` none): the
+/// PTX of such a target runs on it and every newer one, through the driver's JIT.
+fn number(arch: &str) -> Option<u32> {
+    arch.strip_prefix("sm_")?.parse().ok()
 }
 
 /// A cache entry's payload: the identity of the NVRTC that compiled it (length-prefixed),
@@ -348,16 +419,14 @@ mod tests {
     }
 
     #[test]
-    fn ptx_runs_on_its_own_and_newer_architectures_only() {
-        assert!(runs_on("sm_90", "sm_90"));
-        assert!(runs_on("sm_80", "sm_90"));
-        assert!(runs_on("sm_90", "sm_100"));
-        assert!(!runs_on("sm_90", "sm_89"));
-        assert!(!runs_on("sm_100", "sm_90"));
-        // Architecture-specific PTX runs on that architecture alone.
-        assert!(runs_on("sm_90a", "sm_90a"));
-        assert!(!runs_on("sm_90a", "sm_100"));
-        assert!(!runs_on("sm_90a", "sm_90"));
+    fn only_unsuffixed_architectures_have_a_number() {
+        assert_eq!(number("sm_90"), Some(90));
+        assert_eq!(number("sm_100"), Some(100));
+        assert_eq!(number("sm_103"), Some(103));
+        assert_eq!(number("sm_90a"), None);
+        assert_eq!(number("sm_100f"), None);
+        assert_eq!(number("compute_90"), None);
+        assert_eq!(number("ptx"), None);
     }
 
     #[test]

@@ -42,7 +42,8 @@ type GetFn = unsafe fn(sys::nvrtcProgram, *mut c_char) -> sys::nvrtcResult;
 
 /// Compile `source` for `arch` with NVRTC and take each of `outputs` from the result, in
 /// order. A compilation for a real architecture (`sm_90`) has its PTX as well as its CUBIN,
-/// so asking for both costs one compilation.
+/// so asking for both costs one compilation. Outputs after the first are optional: one
+/// NVRTC cannot give is empty.
 pub(crate) fn compile_program(
     source: &str,
     program_name: &str,
@@ -73,10 +74,20 @@ pub(crate) fn compile_program(
     if compiled.is_err() {
         return Err(rejected(log));
     }
-    outputs
-        .iter()
-        .map(|&output| take(&program, arch, output).map_err(rejected))
-        .collect()
+    // The first output is what was asked for; one after it that NVRTC cannot give is
+    // logged and left empty, never a failed compilation.
+    let mut images = Vec::with_capacity(outputs.len());
+    for (i, &output) in outputs.iter().enumerate() {
+        match take(&program, arch, output) {
+            Ok(image) => images.push(image),
+            Err(why) if i > 0 => {
+                log::warn!("{why}");
+                images.push(Vec::new());
+            }
+            Err(why) => return Err(rejected(why)),
+        }
+    }
+    Ok(images)
 }
 
 /// One output of a compiled program.

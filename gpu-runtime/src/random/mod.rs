@@ -184,6 +184,11 @@ pub mod xoroshiro128p_next {
             &[],
         )
     };
+
+    /// The definition, as callers reach it.
+    pub const fn __gpu_device<T>() -> &'static DeviceFnDef {
+        &__GPU_DEVICE
+    }
 }
 
 /// A uniform `f64` in [0, 1) from state `index`: Numba's `xoroshiro128p_uniform_float64`.

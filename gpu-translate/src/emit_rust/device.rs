@@ -5,7 +5,7 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::{device_fn_refs, sim_body, Ctx};
+use super::{device_fn_refs, sim_body, CalleeRefs, Ctx};
 use crate::signature::{KernelSignature, ParamShape};
 
 /// What translation produced for a device function.
@@ -77,7 +77,10 @@ pub fn emit_device(
     }
     array_params_take_any_array(&mut f, k);
     let tr = translation.unwrap_or_default();
-    let deps = device_fn_refs(&tr.device_calls, true);
+    let CalleeRefs {
+        items: callee_items,
+        refs: deps,
+    } = device_fn_refs(&tr.device_calls, k);
     let (c_name, source, check_names, waits) = (&tr.c_name, &tr.source, &tr.check_names, tr.waits);
     let (const_items, const_table) = (&tr.consts.items, tr.consts.table_or_empty());
     let structs = super::struct_layouts(sig, k);
@@ -90,6 +93,7 @@ pub fn emit_device(
         #[allow(non_snake_case, unused_imports)]
         #vis mod #name {
             use super::*;
+            #callee_items
             // A static, not a const: kernels find shared callees by address.
             // SAFETY: the C++ and its name were made together by the attribute.
             pub static __GPU_DEVICE: #k::__private::DeviceFnDef = unsafe {
@@ -105,6 +109,10 @@ pub fn emit_device(
                 )
                 .with_structs(#structs)
             };
+            /// The definition, as its callers reach it (see `device_fn_refs`).
+            pub const fn __gpu_device<T>() -> &'static #k::__private::DeviceFnDef {
+                &__GPU_DEVICE
+            }
             // Recursion cannot run on the GPU: a cycle through device functions is refused
             // here, at compile time.
             const _: () = ::core::assert!(

@@ -150,31 +150,79 @@ pub(crate) fn generic_decls(sig: &KernelSignature, krate: &syn::Path) -> Vec<Tok
         .collect()
 }
 
-/// `&path::__GPU_DEVICE` for each device function the body calls, spanned on the call so
-/// a function without `#[gpu_device]` is reported there. Paths are written for a module
-/// one level down (`self::` and `super::` are shifted).
-pub(crate) fn device_fn_refs(calls: &[syn::Path], one_level_down: bool) -> Vec<TokenStream> {
-    calls
-        .iter()
-        .map(|p| {
-            let span = p
-                .segments
-                .last()
-                .map(|s| s.ident.span())
-                .unwrap_or_else(proc_macro2::Span::call_site);
-            let mut p = p.clone();
-            if one_level_down && p.leading_colon.is_none() {
-                if let Some(first) = p.segments.first_mut() {
-                    if first.ident == "self" {
-                        first.ident = syn::Ident::new("super", first.ident.span());
-                    } else if first.ident == "super" {
-                        p.segments.insert(0, syn::parse_quote!(super));
-                    }
+/// How a generated module (a kernel's or a device function's, one level below the
+/// function) reaches the definitions of the device functions its body calls.
+pub(crate) struct CalleeRefs {
+    /// Items for the module: each callee imported under an alias (`__gpu_callee_0`), and a
+    /// glob import of fallbacks of the same aliases. An import shadows a glob one in each
+    /// namespace it binds, so a callee with `#[gpu_device]` (whose module is in the type
+    /// namespace) is found, and a plain function (a value only) leaves its fallback, whose
+    /// use is the error "add `#[gpu_device]` to `f`" on the call.
+    pub items: TokenStream,
+    /// `&'static DeviceFnDef` expressions, one per callee, spanned on its call.
+    pub refs: Vec<TokenStream>,
+}
+
+/// The [`CalleeRefs`] of `calls`. Paths are written for a module one level down
+/// (`self::` and `super::` are shifted).
+pub(crate) fn device_fn_refs(calls: &[syn::Path], k: &syn::Path) -> CalleeRefs {
+    let mut imports = Vec::new();
+    let mut fallbacks = Vec::new();
+    let mut refs = Vec::new();
+    for (i, p) in calls.iter().enumerate() {
+        let span = p
+            .segments
+            .last()
+            .map(|s| s.ident.span())
+            .unwrap_or_else(proc_macro2::Span::call_site);
+        let mut p = p.clone();
+        if p.leading_colon.is_none() {
+            if let Some(first) = p.segments.first_mut() {
+                if first.ident == "self" {
+                    first.ident = syn::Ident::new("super", first.ident.span());
+                } else if first.ident == "super" {
+                    p.segments.insert(0, syn::parse_quote!(super));
                 }
             }
-            quote::quote_spanned!(span=> &#p::__GPU_DEVICE)
-        })
-        .collect()
+        }
+        let name = p
+            .segments
+            .last()
+            .map(|s| s.ident.to_string())
+            .unwrap_or_default();
+        let alias = format_ident!("__gpu_callee_{}", i);
+        let message = format!("`{name}` is not a `#[gpu_device]` function");
+        let label = format!("add `#[gpu_device]` to `{name}`");
+        imports.push(quote::quote_spanned!(span=> use #p as #alias;));
+        fallbacks.push(quote! {
+            pub mod #alias {
+                #[diagnostic::on_unimplemented(
+                    message = #message,
+                    label = #label,
+                    note = "a kernel calls functions that have `#[gpu_device]`, and the language's own"
+                )]
+                pub trait GpuDevice {}
+                pub const fn __gpu_device<T: GpuDevice>() -> &'static #k::__private::DeviceFnDef {
+                    ::core::panic!("not a device function")
+                }
+            }
+        });
+        refs.push(quote::quote_spanned!(span=> #alias::__gpu_device::<()>()));
+    }
+    let items = if calls.is_empty() {
+        TokenStream::new()
+    } else {
+        quote! {
+            #[allow(unused_imports)]
+            use self::__gpu_callees::*;
+            #(#imports)*
+            #[allow(non_snake_case, non_camel_case_types, dead_code)]
+            mod __gpu_callees {
+                #(#fallbacks)*
+            }
+        }
+    };
+    CalleeRefs { items, refs }
 }
 
 /// The kernel's launcher, module and simulated body.
@@ -219,7 +267,10 @@ pub fn emit_kernel(parts: KernelItems<'_>) -> TokenStream {
     });
     let param_defs = codes.iter().map(|c| &c.def);
     let slot_count = Literal::usize_unsuffixed(gpu_contract::dtype::slot_count(sig.generics.len()));
-    let device_fns = device_fn_refs(&tr.device_calls, true);
+    let CalleeRefs {
+        items: callee_items,
+        refs: device_fns,
+    } = device_fn_refs(&tr.device_calls, k);
     let options = options_tokens(attr, k);
     let signatures = attr.signatures.iter().map(|(_, dtypes)| {
         let kinds = dtypes.iter().map(|(p, _)| {
@@ -371,6 +422,7 @@ pub fn emit_kernel(parts: KernelItems<'_>) -> TokenStream {
         #[allow(non_snake_case, unused_imports)]
         #vis mod #name {
             use super::*;
+            #callee_items
 
             /// A value naming the kernel, for code that stores kernels or is generic over
             /// them (CUDA graphs, per-device tables).

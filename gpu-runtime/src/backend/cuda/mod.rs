@@ -582,11 +582,21 @@ impl CudaDevice {
         if self.has_faulted() {
             return Err(self.lost());
         }
-        let cubin = def.compile_for_arch(dtypes, &self.arch())?;
+        let image = def.compile_for_arch(dtypes, &self.arch())?;
+        // A CUBIN is an ELF image; anything else is kept PTX (NUL-terminated, checked by
+        // the cache), which the driver compiles.
+        let operation = if image.starts_with(b"\x7fELF") {
+            "module load"
+        } else {
+            "module load of kept PTX through the driver's JIT (the kernel cache has no CUBIN \
+             for this GPU and NVRTC is absent; a driver older than the NVRTC that wrote the \
+             PTX, or CUDA_DISABLE_PTX_JIT, refuses it: install NVRTC, or fill the cache for \
+             this GPU)"
+        };
         let module = self
             .ctx
-            .load_module(Ptx::from_binary(cubin))
-            .map_err(self.driver_error("module load"))?;
+            .load_module(Ptx::from_binary(image))
+            .map_err(self.driver_error(operation))?;
         // A module with checks has the fault context global: point it at the device's
         // record, tagged with this signature's id so a fault names the kernel.
         match module.get_global(FAULT_CONTEXT_SYMBOL, &self.stream) {

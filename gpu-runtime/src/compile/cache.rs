@@ -253,7 +253,7 @@ impl DiskCache {
     /// # Safety
     ///
     /// `payload` must be what the runtime's compile path makes of the inputs `key` was made
-    /// from (the identity of the NVRTC that compiled it, length-prefixed, then the CUBIN):
+    /// from (the identity of the NVRTC that compiled it, length-prefixed, then the CUBIN, or the PTX for a `ptx:sm_XX` key):
     /// a later launch of that kernel (in any process using this folder) loads and runs it
     /// as that kernel, trusting it to be the translation. Whoever can write the folder
     /// chooses code the GPU runs: point the cache only at folders you trust.

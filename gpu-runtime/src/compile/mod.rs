@@ -284,7 +284,7 @@ fn number(arch: &str) -> Option<u32> {
 }
 
 /// A cache entry's payload: the identity of the NVRTC that compiled it (length-prefixed),
-/// then the CUBIN.
+/// then the CUBIN (or, for a PTX entry, the NUL-terminated PTX).
 fn entry(compiled_by: &str, cubin: &[u8]) -> Vec<u8> {
     let mut v = Vec::with_capacity(4 + compiled_by.len() + cubin.len());
     v.extend_from_slice(&(compiled_by.len() as u32).to_le_bytes());

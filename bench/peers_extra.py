@@ -1,5 +1,5 @@
-"""Peers for P6, P6b, P7 and RNG, on the GPU machine: CuPy's cp.sum and cuBLAS SGEMM
-(through cp.matmul), Numba running the documented shared-memory matmul algorithm (16 x 16
+"""Peers for P6, P6b, P7, P10 and RNG, on the GPU machine: CuPy's cp.sum, cuBLAS SGEMM
+(through cp.matmul) and a CUDA graph of 100 tiny launches, Numba running the documented shared-memory matmul algorithm (16 x 16
 tiles) and the documented xoroshiro128+ compute_pi. Prints `name value` lines for bench.sh. Usage: python3 peers_extra.py cupy numba"""
 import sys
 import numpy as np
@@ -37,6 +37,50 @@ def cupy_peers():
         times.append(cp.cuda.get_elapsed_time(start, end) / 10)
     ms = sorted(times)[len(times) // 2]
     print(f"cublas_sgemm_gflops {2 * s ** 3 / (ms * 1e-3) / 1e9:.0f}")
+    del a, b
+    cupy_graph()
+
+
+def cupy_graph():
+    """P10's peer: 100 dependent launches of the smallest kernel (one thread adds one), as
+    `gpu-bench graph` runs ours, captured on a stream into a CUDA graph; the host's time
+    from submission to completion of one replay and of the 100 launched one by one,
+    interleaved, medians of 50."""
+    import time
+    import cupy as cp
+    tiny = cp.RawKernel(r"""
+    extern "C" __global__ void tiny(float* x, unsigned long long n) {
+        if (threadIdx.x == 0 && n > 0) x[0] += 1.0f;
+    }""", "tiny")
+    x = cp.zeros(1, dtype=cp.float32)
+    n = np.uint64(1)
+    stream = cp.cuda.Stream(non_blocking=False)
+    with stream:
+        tiny((1,), (32,), (x, n))
+        stream.synchronize()
+        stream.begin_capture()
+        for _ in range(100):
+            tiny((1,), (32,), (x, n))
+        graph = stream.end_capture()
+        graph.launch(stream)
+        stream.synchronize()
+        one, replay = [], []
+        for _ in range(50):
+            t = time.perf_counter()
+            for _ in range(100):
+                tiny((1,), (32,), (x, n))
+            stream.synchronize()
+            one.append((time.perf_counter() - t) * 1e6)
+            t = time.perf_counter()
+            graph.launch(stream)
+            stream.synchronize()
+            replay.append((time.perf_counter() - t) * 1e6)
+    want = 1 + 100 + 50 * 200
+    got = float(x.get()[0])
+    if got != want:
+        raise RuntimeError(f"the launches added up to {got}, not {want}")
+    print(f"cupy_graph_one_by_one_us {sorted(one)[len(one) // 2]:.1f}")
+    print(f"cupy_graph_replay_us {sorted(replay)[len(replay) // 2]:.1f}")
 
 
 def numba_peers():

@@ -29,6 +29,7 @@ done
 ./gpu-bench reduce | tee -a "$out"
 ./gpu-bench check-cost | tee -a "$out"
 ./gpu-bench rng | tee -a "$out"
+./gpu-bench graph | tee -a "$out"
 if [ -f peers_extra.py ]; then
   PYTHONUNBUFFERED=1 python3 peers_extra.py cupy 2>&1 | tee -a "$out"
   # Numba 0.68 needs numpy < 2.5: a numpy 2.4 wheel travels in ../../.whl when present.
@@ -79,6 +80,9 @@ gr=$(get gpu_reduce_gbps)
 printf '%-4s %-58s %-12s %s\n' P7b "#[gpu_reduce] sum 2^28 f32 (reduce_into) / cp.sum" ">= 1.0" "$(ratio "$gr" "$cs") ($gr vs ${cs:-n/a} GB/s)"
 xs=$(get rng_xoroshiro_gsamples); ps=$(get rng_philox_gsamples); ns=$(get numba_xoroshiro_gsamples)
 printf '%-4s %-58s %-12s %s\n' RNG "compute_pi xoroshiro128+ samples/s / Numba's same kernel" ">= 1.0" "$(ratio "$xs" "$ns") ($xs vs ${ns:-n/a} Gsamples/s; Philox form: $ps)"
+go=$(get graph_one_by_one_us); gr10=$(get graph_replay_us); cg=$(get cupy_graph_replay_us)
+printf '%-4s %-58s %-12s %s\n' P10 "100 tiny launches: one by one / one graph replay" ">= 3" "$(get graph_speedup) ($go vs $gr10 us)"
+printf '%-4s %-58s %-12s %s\n' P10 "graph replay: CuPy's / ours (100 tiny launches)" ">= 1.0" "$(ratio "$cg" "$gr10") (${cg:-n/a} vs $gr10 us; CuPy one by one $(get cupy_graph_one_by_one_us) us)"
 printf '%-4s %-58s %-12s %s\n' P3 "vec_add with load4/store4 / hand-written float4 CUDA C" ">= 0.95" "$(get vec_add4_vs_hand) ($(get vec_add4_gbps) vs $(get vec_add4_hand_gbps) GB/s)"
 printf '%-4s %-58s %-12s %s\n' P5 "first launch, fresh process, warm cache (median of 3)" "<= 2 ms" "$w ms (context $(get ours_warm1_context_ms) ms, not counted)"
 printf '%-4s %-58s %-12s %s\n' P8 "SASS instructions (no NOP), vec_add ours / hand" "equal" "$(get sass_ours_vec_add) / $(get sass_hand_vec_add)"

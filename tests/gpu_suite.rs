@@ -431,6 +431,10 @@ fn main() {
         || cases::host_api::array_ops(&gpu, seed),
     ));
 
+    for (name, case) in cases::graphs::ALL {
+        rows.push(check(name, || case(&gpu, seed)));
+    }
+
     let passed = rows.iter().filter(|r| r.ok).count();
     let failed = rows.len() - passed;
     println!();

@@ -51,6 +51,15 @@ fn host_api_on_the_simulator() {
     }
 }
 
+/// Graphs record, keep memory, update and refuse on the simulator as on the GPU.
+#[test]
+fn graphs_on_the_simulator() {
+    let (dev, seed) = (Device::simulator(), fresh_seed());
+    for (name, check) in cases::graphs::ALL {
+        check(&dev, seed).unwrap_or_else(|e| panic!("{name}, seed {seed}: {e}"));
+    }
+}
+
 /// A device function with array parameters is an ordinary function on the host too,
 /// taking slices, `Vec`s and arrays.
 #[test]

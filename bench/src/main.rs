@@ -15,6 +15,9 @@
 //! shuffles, two passes (P7).
 //! `gpu-bench check-cost`: every benchmark kernel as written (indices checked) against the
 //! same kernel `unchecked`, interleaved in one process (P11).
+//! `gpu-bench graph`: 100 dependent tiny launches replayed as one graph against the same
+//! 100 launched one by one, each timed from submission to completion (P10; CuPy's graph
+//! replay of the same work is `peers_extra.py`'s).
 //! `gpu-bench source <kernel>`: the CUDA C of one benchmark kernel, both entries.
 //! `gpu-bench precompile <arch>`: compiles the first-launch kernel for `arch` (such as
 //! `sm_80`) into the disk cache, with no GPU needed (run.sh's shipping checks).
@@ -48,12 +51,13 @@ fn main() {
         "reduce" => reduce(),
         "check-cost" => check_cost::run(),
         "rng" => rng(),
+        "graph" => graph(),
         "source" => source(std::env::args().nth(2).unwrap_or_default()),
         "precompile" => vec_add::definition()
             .precompile_for_arch(&std::env::args().nth(2).unwrap_or_else(|| "sm_90".into())),
         "cubins" => cubins(std::env::args().nth(2).unwrap_or_else(|| ".".into())),
         _ => {
-            eprintln!("usage: gpu-bench first-launch | launch-overhead | bandwidth | matmul | reduce | check-cost | rng | source <kernel> | precompile <arch> | cubins <dir>");
+            eprintln!("usage: gpu-bench first-launch | launch-overhead | bandwidth | matmul | reduce | check-cost | rng | graph | source <kernel> | precompile <arch> | cubins <dir>");
             std::process::exit(2);
         }
     };
@@ -65,6 +69,51 @@ fn main() {
 
 fn ms(t: Instant) -> f64 {
     t.elapsed().as_secs_f64() * 1e3
+}
+
+/// P10: the host's time from the first submission to the completion of 100 dependent
+/// launches of `tiny` on one stream, one by one and as one graph's replay, interleaved;
+/// medians of 50 of each.
+fn graph() -> Result<(), GpuError> {
+    const LAUNCHES: usize = 100;
+    let dev = Device::cuda(0)?;
+    let stream = dev.new_stream()?;
+    let mut x = dev.zeros::<f32>(1)?;
+    launch!(tiny[1, 32, &stream](&mut x))?;
+    let graph = dev.capture(|s| {
+        for _ in 0..LAUNCHES {
+            launch!(tiny[1, 32, s](&mut x))?;
+        }
+        Ok(())
+    })?;
+    graph.launch(&stream)?;
+    stream.synchronize()?;
+    let (mut one_by_one, mut replay) = (Vec::new(), Vec::new());
+    for _ in 0..50 {
+        let t = Instant::now();
+        for _ in 0..LAUNCHES {
+            launch!(tiny[1, 32, &stream](&mut x))?;
+        }
+        stream.synchronize()?;
+        one_by_one.push(t.elapsed().as_secs_f64() * 1e6);
+        let t = Instant::now();
+        graph.launch(&stream)?;
+        stream.synchronize()?;
+        replay.push(t.elapsed().as_secs_f64() * 1e6);
+    }
+    // 1 + 100 + 50 x 200 additions of 1.0, exact in f32.
+    let want = (1 + LAUNCHES + 50 * 2 * LAUNCHES) as f32;
+    let got = x.to_host()?[0];
+    if got != want {
+        return Err(GpuError::InvalidArgument(format!(
+            "the launches added up to {got}, not {want}"
+        )));
+    }
+    let (o, r) = (median(&mut one_by_one), median(&mut replay));
+    println!("graph_one_by_one_us {o:.1}");
+    println!("graph_replay_us {r:.1}");
+    println!("graph_speedup {:.2}", o / r);
+    Ok(())
 }
 
 fn first_launch() -> Result<(), GpuError> {

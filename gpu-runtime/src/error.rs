@@ -185,6 +185,16 @@ pub enum GpuError {
         bytes: u64,
     },
 
+    /// Something a graph capture cannot take ([`Device::capture`](crate::Device::capture)):
+    /// a call inside the capture that would wait for the device or run work outside the
+    /// graph, a launch on another stream, or a stream or graph used where it cannot be.
+    Capture {
+        /// What was attempted.
+        operation: String,
+        /// Why it cannot be, and what to do instead.
+        reason: String,
+    },
+
     /// An argument that the runtime cannot accept.
     InvalidArgument(String),
 }
@@ -273,6 +283,10 @@ impl std::fmt::Display for GpuError {
                 f,
                 "out of memory on {device}: {bytes} bytes were requested; free arrays that are no \
                  longer needed (dropping a `DeviceArray` frees it) or work in smaller pieces"
+            ),
+            GpuError::Capture { operation, reason } => write!(
+                f,
+                "graph capture: {operation}: {reason}"
             ),
             GpuError::InvalidArgument(message) => f.write_str(message),
         }

@@ -64,6 +64,9 @@ pub use host::args::{SliceArg, SliceArgMut};
 pub use host::array::{Array2, Array3, DeviceArray, DeviceArray2, DeviceArray3};
 pub use host::device::{Backend, Device, MemoryInfo, BACKEND_ENV};
 pub use host::event::Event;
+pub use host::graph::Graph;
+pub use host::interop::NotHandedOver;
+#[allow(deprecated)]
 pub use host::interop::NotOnGpu;
 pub use host::launch_config::{Extent, Extents, IntoExtents, LaunchConfig, Shape};
 pub use host::pinned::PinnedBuffer;

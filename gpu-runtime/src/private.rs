@@ -18,6 +18,7 @@ pub use crate::dtype::{bf16_from_f64, f16_from_f64, Dtype, GpuStruct};
 pub use crate::host::args::{
     array2, array2_mut, array3, array3_mut, Arg, ArrayParts, ArrayPartsMut,
 };
+pub use crate::host::keep_alive::KeepAlive;
 pub use crate::lang::print::{device_print, PrintArg};
 pub use crate::lang::shared::shared_declaration;
 pub use gpu_contract::fast_path::{FastCondition, SymOp};
@@ -219,15 +220,41 @@ pub fn function_attributes(
     }
 }
 
-/// Run on the simulator: `thread` runs the kernel body for the current thread.
+/// Run on the simulator: `thread` runs the kernel body for the current thread. On the
+/// stream of a graph capture the launch is recorded instead, with `owners` (the owners of
+/// its arrays' memory), and runs at each replay.
 ///
 /// # Safety
 ///
-/// `thread` must be `def`'s body as the attribute rewrites it for the simulator: code
-/// that reaches the block's shared memory only through the language's functions, by this
-/// crate's paths, and so cannot keep a handle to it past the block (the memory is freed
-/// when the block ends).
-pub unsafe fn launch_sim(
+/// `thread` must be `def`'s body as the attribute rewrites it for the simulator, moved
+/// into the closure with its arguments: code that reaches the block's shared memory only
+/// through the language's functions, by this crate's paths, and so cannot keep a handle to
+/// it past the block (the memory is freed when the block ends); that captures nothing but
+/// views of the launch's arrays and values (no reference to the launcher's locals); and
+/// `owners` must hold the owner of every array it has a view of.
+pub unsafe fn launch_sim<F: Fn() + Send + Sync>(
+    def: &'static KernelDef,
+    dtypes: &[DtypeKind],
+    cfg: &LaunchConfig<'_>,
+    owners: &[&dyn crate::host::keep_alive::KeepAlive],
+    thread: F,
+) -> Result<()> {
+    match crate::host::graph::recording_of(def, cfg)? {
+        None => run_sim(def, dtypes, cfg, &thread),
+        Some(recording) => {
+            let thread: Box<dyn Fn() + Send + Sync + '_> = Box::new(thread);
+            // SAFETY: the closure borrows nothing (the caller's contract): its views point
+            // into memory whose owners the recording keeps below, for as long as the graph
+            // that runs it lives, so it may outlive this call.
+            let thread: Box<dyn Fn() + Send + Sync + 'static> =
+                unsafe { std::mem::transmute(thread) };
+            recording.record_sim(def, dtypes, cfg, owners, thread)
+        }
+    }
+}
+
+/// Run `thread` on the simulator now, for every thread of `cfg`'s grid.
+pub(crate) fn run_sim(
     def: &'static KernelDef,
     dtypes: &[DtypeKind],
     cfg: &LaunchConfig<'_>,

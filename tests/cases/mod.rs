@@ -21,6 +21,7 @@ pub mod control;
 pub mod cooperative;
 pub mod device;
 pub mod geometry;
+pub mod graphs;
 pub mod half;
 pub mod host_api;
 pub mod math;

@@ -10,6 +10,7 @@ use std::marker::PhantomData;
 
 use crate::dtype::{Dtype, DtypeKind, ElemKind, Element, GpuStruct, StructLayout};
 use crate::host::array::Storage;
+use crate::host::keep_alive::KeepAlive;
 use crate::{Device, DeviceArray, DeviceArray2, DeviceArray3};
 
 /// Implemented by the types the runtime accepts as kernel arrays, and no others.
@@ -57,6 +58,8 @@ pub struct ArrayParts<'a, T> {
     rank: u8,
     /// Bytes from the start of the array's allocation (a view's start), for alignment.
     offset: usize,
+    /// The allocation's owner, which a recorded graph keeps.
+    owner: &'a dyn KeepAlive,
     _borrow: PhantomData<&'a [T]>,
 }
 
@@ -72,6 +75,8 @@ pub struct ArrayPartsMut<'a, T> {
     rank: u8,
     /// Bytes from the start of the array's allocation.
     offset: usize,
+    /// The allocation's owner, which a recorded graph keeps.
+    owner: &'a dyn KeepAlive,
     _borrow: PhantomData<&'a mut [T]>,
 }
 
@@ -102,6 +107,12 @@ macro_rules! parts_methods {
             pub fn offset_bytes(&self) -> usize {
                 self.offset
             }
+
+            /// The allocation's owner, for a launch a graph records.
+            #[inline]
+            pub fn owner(&self) -> &'a dyn KeepAlive {
+                self.owner
+            }
         }
     };
 }
@@ -116,6 +127,7 @@ impl<'a, T> ArrayParts<'a, T> {
         sim_ptr: *const T,
         extents: [usize; 3],
         offset: usize,
+        owner: &'a dyn KeepAlive,
         _borrow: PhantomData<&'a [T]>,
     ) -> Self {
         ArrayParts {
@@ -125,6 +137,7 @@ impl<'a, T> ArrayParts<'a, T> {
             extents,
             rank: 1,
             offset,
+            owner,
             _borrow,
         }
     }
@@ -141,6 +154,7 @@ impl<'a, T> ArrayPartsMut<'a, T> {
         sim_ptr: *mut T,
         extents: [usize; 3],
         offset: usize,
+        owner: &'a dyn KeepAlive,
         _borrow: PhantomData<&'a mut [T]>,
     ) -> Self {
         ArrayPartsMut {
@@ -150,6 +164,7 @@ impl<'a, T> ArrayPartsMut<'a, T> {
             extents,
             rank: 1,
             offset,
+            owner,
             _borrow,
         }
     }
@@ -163,7 +178,7 @@ impl<T: Element> DeviceArray<T> {
     fn parts_with(&self, extents: [usize; 3], rank: u8) -> ArrayParts<'_, T> {
         let (cuda_ptr, sim_ptr) = match &self.storage {
             Storage::Cuda(c) => (c.ptr, std::ptr::null()),
-            Storage::Sim(v) => (0, v.as_ptr()),
+            Storage::Sim(v) => (0, v.ptr().cast_const()),
         };
         ArrayParts {
             device: &self.device,
@@ -172,14 +187,15 @@ impl<T: Element> DeviceArray<T> {
             extents,
             rank,
             offset: 0,
+            owner: self.storage.owner(),
             _borrow: PhantomData,
         }
     }
 
     fn parts_mut_with(&mut self, extents: [usize; 3], rank: u8) -> ArrayPartsMut<'_, T> {
-        let (cuda_ptr, sim_ptr) = match &mut self.storage {
+        let (cuda_ptr, sim_ptr) = match &self.storage {
             Storage::Cuda(c) => (c.ptr, std::ptr::null_mut()),
-            Storage::Sim(v) => (0, v.as_mut_ptr()),
+            Storage::Sim(v) => (0, v.ptr()),
         };
         ArrayPartsMut {
             device: &self.device,
@@ -188,6 +204,7 @@ impl<T: Element> DeviceArray<T> {
             extents,
             rank,
             offset: 0,
+            owner: self.storage.owner(),
             _borrow: PhantomData,
         }
     }
@@ -263,6 +280,8 @@ pub(crate) enum ArgValue<'a> {
         rank: u8,
         elem: ElemKind,
         mutable: bool,
+        /// The allocation's owner, which a recorded graph keeps.
+        owner: &'a dyn KeepAlive,
     },
     Scalar {
         kind: DtypeKind,
@@ -288,6 +307,7 @@ impl<'a> Arg<'a> {
                 rank: p.rank,
                 elem: T::ELEM,
                 mutable: false,
+                owner: p.owner,
             },
         }
     }
@@ -303,6 +323,7 @@ impl<'a> Arg<'a> {
                 rank: p.rank,
                 elem: T::ELEM,
                 mutable: true,
+                owner: p.owner,
             },
         }
     }

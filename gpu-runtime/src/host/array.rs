@@ -8,6 +8,7 @@
 use std::fmt;
 
 use crate::backend::cuda::buffer::{self, CudaBuffer};
+use crate::backend::sim::memory::SimBuffer;
 use crate::dtype::Element;
 use crate::error::{GpuError, Result};
 use crate::host::device::{Device, DeviceInner};
@@ -16,7 +17,17 @@ pub(crate) enum Storage<T> {
     /// Device memory, freed (in its context) when the array drops.
     Cuda(CudaBuffer<T>),
     /// The simulator's memory.
-    Sim(Vec<T>),
+    Sim(SimBuffer<T>),
+}
+
+impl<T: Element> Storage<T> {
+    /// The allocation's owner, which a recorded graph keeps.
+    pub(crate) fn owner(&self) -> &dyn crate::host::keep_alive::KeepAlive {
+        match self {
+            Storage::Cuda(b) => b.owner(),
+            Storage::Sim(v) => v.owner(),
+        }
+    }
 }
 
 /// A one-dimensional array of `T` on a [`Device`]: the argument type of a kernel's `&[T]`
@@ -41,6 +52,7 @@ impl<T: Element> fmt::Debug for DeviceArray<T> {
 
 impl<T: Element> DeviceArray<T> {
     pub(crate) fn from_host(device: &Device, host: &[T]) -> Result<Self> {
+        crate::host::graph::forbid("a copy to a new array")?;
         let storage = match &*device.inner {
             DeviceInner::Cuda(c) => {
                 let slice = buffer::clone_htod(&c.stream, host).map_err(c.allocation_error(
@@ -50,7 +62,11 @@ impl<T: Element> DeviceArray<T> {
                 ))?;
                 Storage::Cuda(CudaBuffer::new(slice))
             }
-            DeviceInner::Sim => Storage::Sim(host.to_vec()),
+            DeviceInner::Sim => {
+                let mut v = reserve(device, host.len())?;
+                v.extend_from_slice(host);
+                Storage::Sim(SimBuffer::new(v))
+            }
         };
         Ok(DeviceArray {
             device: device.clone(),
@@ -60,6 +76,7 @@ impl<T: Element> DeviceArray<T> {
     }
 
     pub(crate) fn zeros(device: &Device, len: usize) -> Result<Self> {
+        crate::host::graph::forbid("an allocation")?;
         let storage = match &*device.inner {
             DeviceInner::Cuda(c) => {
                 let bytes = len
@@ -73,7 +90,7 @@ impl<T: Element> DeviceArray<T> {
             DeviceInner::Sim => {
                 let mut v = reserve(device, len)?;
                 v.resize(len, crate::dtype::zeroed::<T>());
-                Storage::Sim(v)
+                Storage::Sim(SimBuffer::new(v))
             }
         };
         Ok(DeviceArray {
@@ -120,6 +137,7 @@ impl<T: Element> DeviceArray<T> {
 
     /// Copy the array into `dst`, which must have the same length.
     pub fn copy_to_host(&self, dst: &mut [T]) -> Result<()> {
+        crate::host::graph::forbid("a copy to the host")?;
         self.check_len(dst.len(), "copy_to_host")?;
         match (&self.storage, &*self.device.inner) {
             (Storage::Cuda(b), DeviceInner::Cuda(c)) => {
@@ -128,7 +146,7 @@ impl<T: Element> DeviceArray<T> {
                 c.check_faults()
             }
             (Storage::Sim(v), _) => {
-                dst.copy_from_slice(v);
+                v.read(|v| dst.copy_from_slice(v));
                 Ok(())
             }
             _ => unreachable!("an array's storage always matches its device"),
@@ -137,6 +155,7 @@ impl<T: Element> DeviceArray<T> {
 
     /// Overwrite the array with `src`, which must have the same length.
     pub fn copy_from_host(&mut self, src: &[T]) -> Result<()> {
+        crate::host::graph::forbid("a copy from the host")?;
         self.check_len(src.len(), "copy_from_host")?;
         match (&mut self.storage, &*self.device.inner) {
             (Storage::Cuda(b), DeviceInner::Cuda(c)) => {
@@ -144,7 +163,7 @@ impl<T: Element> DeviceArray<T> {
                     .map_err(c.driver_error("host-to-device copy"))
             }
             (Storage::Sim(v), _) => {
-                v.copy_from_slice(src);
+                v.write(|v| v.copy_from_slice(src));
                 Ok(())
             }
             _ => unreachable!("an array's storage always matches its device"),
@@ -154,6 +173,7 @@ impl<T: Element> DeviceArray<T> {
     /// Copy `dst.len()` elements from `start` into `dst` (within the array: the caller
     /// checks), after the work queued before.
     pub(crate) fn copy_range_to_host(&self, start: usize, dst: &mut [T]) -> Result<()> {
+        crate::host::graph::forbid("a copy to the host")?;
         let end = start + dst.len();
         match (&self.storage, &*self.device.inner) {
             (Storage::Cuda(b), DeviceInner::Cuda(c)) => {
@@ -162,7 +182,7 @@ impl<T: Element> DeviceArray<T> {
                 c.check_faults()
             }
             (Storage::Sim(v), _) => {
-                dst.copy_from_slice(&v[start..end]);
+                v.read(|v| dst.copy_from_slice(&v[start..end]));
                 Ok(())
             }
             _ => unreachable!("an array's storage always matches its device"),
@@ -171,6 +191,7 @@ impl<T: Element> DeviceArray<T> {
 
     /// Overwrite `src.len()` elements from `start` with `src` (within the array).
     pub(crate) fn copy_range_from_host(&mut self, start: usize, src: &[T]) -> Result<()> {
+        crate::host::graph::forbid("a copy from the host")?;
         let end = start + src.len();
         match (&mut self.storage, &*self.device.inner) {
             (Storage::Cuda(b), DeviceInner::Cuda(c)) => {
@@ -178,7 +199,7 @@ impl<T: Element> DeviceArray<T> {
                     .map_err(c.driver_error("host-to-device copy"))
             }
             (Storage::Sim(v), _) => {
-                v[start..end].copy_from_slice(src);
+                v.write(|v| v[start..end].copy_from_slice(src));
                 Ok(())
             }
             _ => unreachable!("an array's storage always matches its device"),

@@ -7,6 +7,7 @@
 use cudarc::driver::DevicePtrMut;
 
 use crate::backend::cuda::buffer::{self, CudaBuffer};
+use crate::backend::sim::memory::SimBuffer;
 use crate::dtype::Element;
 use crate::error::{GpuError, Result};
 use crate::host::array::{reserve, Storage};
@@ -18,6 +19,7 @@ impl<T: Element> DeviceArray<T> {
     /// A new array on the same device with the same elements (a device-to-device copy;
     /// CuPy's `a.copy()`). `Clone` is not implemented because a copy can fail.
     pub fn try_clone(&self) -> Result<DeviceArray<T>> {
+        crate::host::graph::forbid("`try_clone`")?;
         let storage = match (&self.storage, &*self.device.inner) {
             (Storage::Cuda(b), DeviceInner::Cuda(c)) => {
                 let slice =
@@ -29,9 +31,9 @@ impl<T: Element> DeviceArray<T> {
                 Storage::Cuda(CudaBuffer::new(slice))
             }
             (Storage::Sim(v), _) => {
-                let mut copy = reserve(&self.device, v.len())?;
-                copy.extend_from_slice(v);
-                Storage::Sim(copy)
+                let mut copy = reserve(&self.device, self.len)?;
+                v.read(|v| copy.extend_from_slice(v));
+                Storage::Sim(SimBuffer::new(copy))
             }
             _ => unreachable!("an array's storage always matches its device"),
         };
@@ -45,6 +47,7 @@ impl<T: Element> DeviceArray<T> {
     /// Overwrite this array with `src`, which must have the same length and live on the
     /// same device (a device-to-device copy).
     pub fn copy_from(&mut self, src: &DeviceArray<T>) -> Result<()> {
+        crate::host::graph::forbid("`copy_from`")?;
         if src.device != self.device {
             return Err(GpuError::InvalidArgument(format!(
                 "copy_from: the source lives on {}, this array on {}",
@@ -64,7 +67,7 @@ impl<T: Element> DeviceArray<T> {
                 .memcpy_dtod(s.slice(), dst.slice_mut())
                 .map_err(c.driver_error("device-to-device copy")),
             (Storage::Sim(dst), Storage::Sim(s), _) => {
-                dst.copy_from_slice(s);
+                dst.copy_from(s);
                 Ok(())
             }
             _ => unreachable!("arrays of one device have the same storage"),
@@ -73,6 +76,7 @@ impl<T: Element> DeviceArray<T> {
 
     /// Set every element to `value` (Numba's and CuPy's `fill`).
     pub fn fill(&mut self, value: T) -> Result<()> {
+        crate::host::graph::forbid("`fill`")?;
         // The driver's memsets write 1, 2 or 4 bytes with pitches of 4: a struct of another
         // size is copied from the host instead.
         if matches!(T::ELEM, crate::ElemKind::Struct(_))
@@ -97,7 +101,7 @@ impl<T: Element> DeviceArray<T> {
                     .map_err(c.driver_error("fill"))
             }
             (Storage::Sim(v), _) => {
-                v.fill(value);
+                v.write(|v| v.fill(value));
                 Ok(())
             }
             _ => unreachable!("an array's storage always matches its device"),

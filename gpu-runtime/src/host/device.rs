@@ -207,6 +207,7 @@ impl Device {
     /// an earlier launch left behind: the first index out of bounds (or integer fault) a
     /// checked kernel recorded since the last report, or a lost context.
     pub fn synchronize(&self) -> Result<()> {
+        crate::host::graph::forbid("`Device::synchronize`")?;
         match &*self.inner {
             DeviceInner::Cuda(c) => {
                 c.ctx

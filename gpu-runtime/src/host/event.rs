@@ -40,6 +40,7 @@ enum EventInner {
 impl Stream {
     /// Record an event after the work queued on this stream so far.
     pub fn record(&self) -> Result<Event> {
+        self.not_capturing("`Stream::record`")?;
         let inner = match (&self.cuda, &*self.device.inner) {
             (Some(s), DeviceInner::Cuda(c)) => EventInner::Cuda(
                 OwnedEvent::record(&s.ctx, s.raw).map_err(c.driver_error("event record"))?,
@@ -55,6 +56,7 @@ impl Stream {
     /// Make the work queued on this stream from now on wait until `event` has happened
     /// (which may be on another stream of the same device). The host does not wait.
     pub fn wait(&self, event: &Event) -> Result<()> {
+        self.not_capturing("`Stream::wait`")?;
         if event.device != self.device {
             return Err(GpuError::InvalidArgument(format!(
                 "an event of {} cannot order a stream of {}",
@@ -75,6 +77,7 @@ impl Event {
     /// Block until the work before the event has finished, and report a fault a checked
     /// kernel recorded (see [`Device::synchronize`]).
     pub fn synchronize(&self) -> Result<()> {
+        crate::host::graph::forbid("`Event::synchronize`")?;
         match (&self.inner, &*self.device.inner) {
             (EventInner::Cuda(e), DeviceInner::Cuda(c)) => {
                 e.synchronize()
@@ -91,6 +94,10 @@ impl Event {
     pub(crate) fn wait_only(&self) -> Result<()> {
         match (&self.inner, &*self.device.inner) {
             (EventInner::Cuda(e), DeviceInner::Cuda(c)) => {
+                // Inside a capture's closure the driver would refuse the wait; it waits for
+                // work queued before the capture, which the capture does not depend on.
+                let _relaxed = crate::host::graph::capturing_here()
+                    .then(crate::backend::cuda::graph::relax_capture_mode);
                 e.synchronize().map_err(c.driver_error("event synchronize"))
             }
             _ => Ok(()),

@@ -52,6 +52,7 @@ impl<T: Element> DeviceArray<T> {
     /// the device's default stream, so that freeing it (when the array drops) is ordered
     /// after every launch of this crate that uses it.
     pub fn from_cuda_slice(device: &Device, slice: CudaSlice<T>) -> Result<DeviceArray<T>> {
+        crate::host::graph::forbid("`from_cuda_slice`")?;
         match &*device.inner {
             DeviceInner::Cuda(c) if slice.context().cu_ctx() == c.ctx.cu_ctx() => {
                 let len = slice.len();
@@ -84,13 +85,31 @@ impl<T: Element> DeviceArray<T> {
         }
     }
 
-    /// The array as a cudarc buffer, without copying; on the simulator the error gives the
-    /// array back ([`NotOnGpu::into_array`]) and converts to a [`GpuError`] for `?`.
-    pub fn into_cuda_slice(self) -> std::result::Result<CudaSlice<T>, NotOnGpu<T>> {
-        match self.storage {
-            Storage::Cuda(b) => Ok(b.into_slice()),
-            Storage::Sim(_) => Err(NotOnGpu(self)),
-        }
+    /// The array as a cudarc buffer, without copying. Refused on the simulator, and while
+    /// a [`Graph`](crate::Graph) that uses the array is alive (it keeps the memory for its
+    /// replays); the error gives the array back ([`NotHandedOver::into_array`]) and
+    /// converts to a [`GpuError`] for `?`.
+    pub fn into_cuda_slice(self) -> std::result::Result<CudaSlice<T>, NotHandedOver<T>> {
+        let DeviceArray {
+            device,
+            storage,
+            len,
+        } = self;
+        let (storage, why) = match storage {
+            Storage::Cuda(b) => match b.into_slice() {
+                Ok(slice) => return Ok(slice),
+                Err(b) => (Storage::Cuda(b), Refusal::HeldByGraph),
+            },
+            sim @ Storage::Sim(_) => (sim, Refusal::Simulator),
+        };
+        Err(NotHandedOver {
+            array: DeviceArray {
+                device,
+                storage,
+                len,
+            },
+            why,
+        })
     }
 
     /// The cudarc buffer behind the array (`None` on the simulator), to pass to cudarc
@@ -135,46 +154,73 @@ impl<T: Element> DeviceArray<T> {
     }
 
     /// Give up the array's memory, returning its device address and length; the caller
-    /// frees it (`cuMemFree`) or hands it back through [`DeviceArray::from_raw`]. On the
-    /// simulator the error gives the array back, as for [`DeviceArray::into_cuda_slice`].
-    pub fn into_raw(self) -> std::result::Result<(u64, usize), NotOnGpu<T>> {
+    /// frees it (`cuMemFree`) or hands it back through [`DeviceArray::from_raw`]. Refused
+    /// as [`DeviceArray::into_cuda_slice`] is, the error giving the array back.
+    pub fn into_raw(self) -> std::result::Result<(u64, usize), NotHandedOver<T>> {
         let len = self.len;
         self.into_cuda_slice().map(|s| (s.leak(), len))
     }
 }
 
-/// The error of [`DeviceArray::into_cuda_slice`] and [`DeviceArray::into_raw`] for an
-/// array of the simulator, which has no CUDA memory: it holds the array, unchanged, and
-/// converts to [`GpuError::InvalidArgument`], so `?` works on the call.
-pub struct NotOnGpu<T: Element>(DeviceArray<T>);
+/// The error of [`DeviceArray::into_cuda_slice`] and [`DeviceArray::into_raw`]: the array
+/// lives on the simulator, which has no CUDA memory, or a [`Graph`](crate::Graph) that
+/// uses it is alive. It holds the array, unchanged, and converts to
+/// [`GpuError::InvalidArgument`], so `?` works on the call.
+pub struct NotHandedOver<T: Element> {
+    array: DeviceArray<T>,
+    why: Refusal,
+}
 
-impl<T: Element> NotOnGpu<T> {
+/// The old name of [`NotHandedOver`], from when the simulator was the only refusal.
+#[deprecated(note = "renamed `NotHandedOver`: a live graph that uses the array refuses too")]
+pub type NotOnGpu<T> = NotHandedOver<T>;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Refusal {
+    Simulator,
+    HeldByGraph,
+}
+
+impl<T: Element> NotHandedOver<T> {
     /// The array, given back.
     pub fn into_array(self) -> DeviceArray<T> {
-        self.0
+        self.array
+    }
+
+    /// Whether the refusal is the simulator's (else a live graph holds the array).
+    pub fn on_simulator(&self) -> bool {
+        self.why == Refusal::Simulator
     }
 }
 
-impl<T: Element> std::fmt::Debug for NotOnGpu<T> {
+impl<T: Element> std::fmt::Debug for NotHandedOver<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "NotOnGpu({:?})", self.0)
+        write!(f, "NotHandedOver({:?}, {:?})", self.array, self.why)
     }
 }
 
-impl<T: Element> std::fmt::Display for NotOnGpu<T> {
+impl<T: Element> std::fmt::Display for NotHandedOver<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "{:?} has no CUDA memory to hand over (it lives on the simulator)",
-            self.0
-        )
+        match self.why {
+            Refusal::Simulator => write!(
+                f,
+                "{:?} has no CUDA memory to hand over (it lives on the simulator)",
+                self.array
+            ),
+            Refusal::HeldByGraph => write!(
+                f,
+                "{:?} cannot hand over its memory while a graph that uses it is alive (the \
+                 graph keeps it for its replays); drop the graph first",
+                self.array
+            ),
+        }
     }
 }
 
-impl<T: Element> std::error::Error for NotOnGpu<T> {}
+impl<T: Element> std::error::Error for NotHandedOver<T> {}
 
-impl<T: Element> From<NotOnGpu<T>> for GpuError {
-    fn from(e: NotOnGpu<T>) -> GpuError {
+impl<T: Element> From<NotHandedOver<T>> for GpuError {
+    fn from(e: NotHandedOver<T>) -> GpuError {
         GpuError::InvalidArgument(e.to_string())
     }
 }

@@ -9,7 +9,9 @@ pub(crate) mod array_ops;
 pub(crate) mod device;
 pub(crate) mod env;
 pub(crate) mod event;
+pub(crate) mod graph;
 pub(crate) mod interop;
+pub(crate) mod keep_alive;
 pub(crate) mod launch_config;
 #[cfg(feature = "ndarray")]
 pub(crate) mod ndarray_interop;

@@ -42,6 +42,7 @@ unsafe impl<T: Element> Sync for PinnedBuffer<T> {}
 impl Device {
     /// A pinned host buffer of `len` zeros, for asynchronous copies with this device.
     pub fn pinned_zeros<T: Element>(&self, len: usize) -> Result<PinnedBuffer<T>> {
+        crate::host::graph::forbid("a page-locked allocation")?;
         let bytes =
             len.checked_mul(std::mem::size_of::<T>())
                 .ok_or_else(|| GpuError::OutOfMemory {
@@ -248,6 +249,8 @@ impl<T: Element> DeviceArray<T> {
     /// pending copy *into* `src` has finished). `src` stays readable; writing it or
     /// dropping it waits for the copy.
     pub fn copy_from_pinned_async(&mut self, src: &PinnedBuffer<T>, stream: &Stream) -> Result<()> {
+        crate::host::graph::forbid("`copy_from_pinned_async`")?;
+        stream.not_capturing("`copy_from_pinned_async`")?;
         src.check(self.len(), self.device(), stream, "copy_from_pinned_async")?;
         match (&stream.cuda, &*stream.device.inner) {
             (Some(s), DeviceInner::Cuda(c)) if src.len > 0 => {
@@ -273,6 +276,8 @@ impl<T: Element> DeviceArray<T> {
     /// Queue a copy of this array into `dst` on `stream` and return at once (after every
     /// pending copy of `dst` has finished); reading `dst` waits for the copy.
     pub fn copy_to_pinned_async(&self, dst: &mut PinnedBuffer<T>, stream: &Stream) -> Result<()> {
+        crate::host::graph::forbid("`copy_to_pinned_async`")?;
+        stream.not_capturing("`copy_to_pinned_async`")?;
         dst.check(self.len(), self.device(), stream, "copy_to_pinned_async")?;
         match (&stream.cuda, &*stream.device.inner) {
             (Some(s), DeviceInner::Cuda(c)) if dst.len > 0 => {

@@ -3,8 +3,9 @@
 use std::sync::Arc;
 
 use crate::backend::cuda::handles::OwnedStream;
-use crate::error::Result;
+use crate::error::{GpuError, Result};
 use crate::host::device::{Device, DeviceInner};
+use crate::host::graph::Recording;
 
 /// A queue of launches and copies that run in order on one device.
 ///
@@ -17,6 +18,8 @@ use crate::host::device::{Device, DeviceInner};
 pub struct Stream {
     pub(crate) device: Device,
     pub(crate) cuda: Option<Arc<OwnedStream>>,
+    /// For the stream of a capture ([`Device::capture`]): what it records.
+    pub(crate) recording: Option<Arc<Recording>>,
 }
 
 impl Stream {
@@ -25,9 +28,22 @@ impl Stream {
         &self.device
     }
 
+    /// Refuse `operation` on a capture's stream, which records launches only.
+    pub(crate) fn not_capturing(&self, operation: &str) -> Result<()> {
+        if self.recording.is_some() {
+            return Err(GpuError::Capture {
+                operation: operation.to_owned(),
+                reason: "the stream is a capture's, which records kernel launches only;                          use a stream of `Device::new_stream`"
+                    .to_owned(),
+            });
+        }
+        Ok(())
+    }
+
     /// Block until everything queued on this stream has finished, and report a fault a
     /// checked kernel recorded (see [`Device::synchronize`]).
     pub fn synchronize(&self) -> Result<()> {
+        crate::host::graph::forbid("`Stream::synchronize`")?;
         match (&self.cuda, &*self.device.inner) {
             (Some(s), DeviceInner::Cuda(c)) => {
                 s.synchronize()
@@ -51,6 +67,7 @@ impl Device {
         Ok(Stream {
             device: self.clone(),
             cuda,
+            recording: None,
         })
     }
 }

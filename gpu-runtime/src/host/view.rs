@@ -181,8 +181,8 @@ impl<T: Element> DeviceArray<T> {
                 c.ptr + (start * std::mem::size_of::<T>()) as u64,
                 std::ptr::null(),
             ),
-            // SAFETY: `start <= len` of the vector.
-            Storage::Sim(v) => (0, unsafe { v.as_ptr().add(start) }),
+            // SAFETY: `start <= len` of the elements.
+            Storage::Sim(v) => (0, unsafe { v.ptr().add(start).cast_const() }),
         };
         let offset = start * std::mem::size_of::<T>();
         ArrayParts::new(
@@ -191,19 +191,20 @@ impl<T: Element> DeviceArray<T> {
             sim_ptr,
             [len, 1, 1],
             offset,
+            self.storage.owner(),
             PhantomData,
         )
     }
 
     /// The writable parts of `len` elements from `start`.
     pub(crate) fn parts_mut_at(&mut self, start: usize, len: usize) -> ArrayPartsMut<'_, T> {
-        let (cuda_ptr, sim_ptr) = match &mut self.storage {
+        let (cuda_ptr, sim_ptr) = match &self.storage {
             Storage::Cuda(c) => (
                 c.ptr + (start * std::mem::size_of::<T>()) as u64,
                 std::ptr::null_mut(),
             ),
-            // SAFETY: `start <= len` of the vector.
-            Storage::Sim(v) => (0, unsafe { v.as_mut_ptr().add(start) }),
+            // SAFETY: `start <= len` of the elements.
+            Storage::Sim(v) => (0, unsafe { v.ptr().add(start) }),
         };
         let offset = start * std::mem::size_of::<T>();
         ArrayPartsMut::new(
@@ -212,6 +213,7 @@ impl<T: Element> DeviceArray<T> {
             sim_ptr,
             [len, 1, 1],
             offset,
+            self.storage.owner(),
             PhantomData,
         )
     }

@@ -309,6 +309,8 @@ pub fn emit_kernel(parts: KernelItems<'_>) -> TokenStream {
         tr.fast_path_fn.clone()
     };
     let sim_binds = codes.iter().map(|c| &c.sim_bind);
+    let sim_owners: Vec<&TokenStream> = codes.iter().filter_map(|c| c.sim_owner.as_ref()).collect();
+    let n_arrays = sim_owners.len();
     let sim_args = codes.iter().map(|c| &c.sim_arg);
     let sim_params = codes.iter().map(|c| &c.sim_param);
     let n_generics = sig.generics.len();
@@ -407,11 +409,13 @@ pub fn emit_kernel(parts: KernelItems<'_>) -> TokenStream {
                     &[#(#cuda_args),*],
                 )
             } else {
+                let __gpu_owners: [&dyn #k::__private::KeepAlive; #n_arrays] = [#(#sim_owners),*];
                 #(#sim_binds)*
                 // SAFETY: the closure is this kernel's body as rewritten for the simulator
-                // (language functions by the runtime's paths), and nothing else.
+                // (language functions by the runtime's paths), and nothing else; it moves in
+                // the views of the arrays whose owners are `__gpu_owners`, and values.
                 unsafe {
-                    #k::__private::launch_sim(__gpu_def, &__gpu_dtypes, &#config, &|| {
+                    #k::__private::launch_sim(__gpu_def, &__gpu_dtypes, &#config, &__gpu_owners, move || {
                         __gpu_sim #turbofish (#(#sim_args),*)
                     })
                 }

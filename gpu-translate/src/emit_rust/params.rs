@@ -26,6 +26,8 @@ pub(super) struct ParamCode {
     /// The statement that makes its simulator value (`let __gpu_s0 = ...;`), and the
     /// value passed to the simulated body.
     pub sim_bind: TokenStream,
+    /// For an array: the owner of its memory, taken before `sim_bind` makes the view.
+    pub sim_owner: Option<TokenStream>,
     pub sim_arg: TokenStream,
     /// The simulated body's parameter: `a: SimSlice<'_, T>`.
     pub sim_param: TokenStream,
@@ -222,6 +224,7 @@ pub(super) fn param_code(
                 offset: Some(quote!((#name, #part.offset_bytes()))),
                 cuda_arg,
                 sim_bind: quote!(let #sim = #k::simulator::#view::new(#part, __gpu_def.name(), [#(#names),*]);),
+                sim_owner: Some(quote!(#part.owner())),
                 sim_arg: quote!(#sim),
                 sim_param: quote!(#ident: #k::simulator::#view<'_, #ty>),
                 def,
@@ -241,6 +244,7 @@ pub(super) fn param_code(
                 offset: None,
                 cuda_arg,
                 sim_bind: TokenStream::new(),
+                sim_owner: None,
                 sim_arg: quote!(#ident),
                 sim_param: quote!(#m #ident: #ty),
                 def,

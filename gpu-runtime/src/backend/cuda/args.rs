@@ -100,6 +100,7 @@ pub(crate) fn check_and_pack(
                     rank: given_rank,
                     elem: given,
                     mutable: writable,
+                    ..
                 },
             ) => {
                 let rank = rank.min(3);

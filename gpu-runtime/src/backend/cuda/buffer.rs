@@ -3,35 +3,63 @@
 //! host, made as copies of bytes: cudarc's typed copies need its `DeviceRepr`, which a
 //! dtype from another crate (`num_complex::Complex32`) cannot implement.
 
+use std::cell::UnsafeCell;
 use std::sync::Arc;
 
 use cudarc::driver::{CudaSlice, CudaStream, CudaView, CudaViewMut, DevicePtr, DriverError};
 
 use crate::dtype::{ElemKind, Element};
+use crate::host::keep_alive::KeepAlive;
 
 /// A device allocation of an array.
+///
+/// The cudarc buffer sits behind an `Arc` so that a recorded graph that uses the array can
+/// keep the allocation alive ([`KeepAlive`]); only this buffer ever reaches the cudarc
+/// buffer through it, so `&self` and `&mut self` here are the only borrows of it.
 pub(crate) struct CudaBuffer<T> {
-    /// `None` only after [`CudaBuffer::into_slice`] took it.
-    slice: Option<CudaSlice<T>>,
+    cell: Arc<SliceCell<T>>,
     /// The allocation's device address, read once so a launch need not ask.
     pub ptr: u64,
 }
 
-impl<T> CudaBuffer<T> {
+/// The cudarc buffer of one allocation, freed (in its context) with its last owner.
+pub(crate) struct SliceCell<T>(UnsafeCell<Option<CudaSlice<T>>>);
+
+// SAFETY: the cell is reached only by the one `CudaBuffer` that made it (with `&self` or
+// `&mut self` of that buffer, so Rust's borrow rules hold for it); every other owner is a
+// graph's type-erased `Arc`, which never dereferences it and only drops it. Dropping a
+// `CudaSlice` on another thread is sound (it is `Send`; the drop binds its context).
+unsafe impl<T: Send> Sync for SliceCell<T> {}
+
+impl<T> Drop for SliceCell<T> {
+    fn drop(&mut self) {
+        if let Some(slice) = self.0.get_mut().take() {
+            // cudarc frees in whatever context is current on this thread: on a thread that
+            // never used the device there is none, and the free would fail silently (the
+            // memory would leak). Bind ours first.
+            let _ = slice.context().bind_to_thread();
+            drop(slice);
+        }
+    }
+}
+
+impl<T: Send + 'static> CudaBuffer<T> {
     pub(crate) fn new(slice: CudaSlice<T>) -> CudaBuffer<T> {
         let ptr = {
             let (ptr, _record_read) = slice.device_ptr(slice.stream());
             ptr
         };
         CudaBuffer {
-            slice: Some(slice),
+            cell: Arc::new(SliceCell(UnsafeCell::new(Some(slice)))),
             ptr,
         }
     }
 
     /// The cudarc buffer.
     pub(crate) fn slice(&self) -> &CudaSlice<T> {
-        match &self.slice {
+        // SAFETY: only this buffer dereferences the cell (see `SliceCell`), and `&self`
+        // excludes a `&mut` from `slice_mut` for this borrow.
+        match unsafe { &*self.cell.0.get() } {
             Some(s) => s,
             None => unreachable!("a CudaBuffer keeps its slice until it is consumed"),
         }
@@ -39,29 +67,31 @@ impl<T> CudaBuffer<T> {
 
     /// The cudarc buffer, writable.
     pub(crate) fn slice_mut(&mut self) -> &mut CudaSlice<T> {
-        match &mut self.slice {
+        // SAFETY: as in `slice`; `&mut self` makes this the only borrow.
+        match unsafe { &mut *self.cell.0.get() } {
             Some(s) => s,
             None => unreachable!("a CudaBuffer keeps its slice until it is consumed"),
         }
     }
 
-    /// The cudarc buffer, given up: the caller owns the memory now.
-    pub(crate) fn into_slice(mut self) -> CudaSlice<T> {
-        match self.slice.take() {
-            Some(s) => s,
-            None => unreachable!("a CudaBuffer keeps its slice until it is consumed"),
-        }
+    /// The allocation's owner, for a graph that records work on it.
+    pub(crate) fn owner(&self) -> &dyn KeepAlive {
+        &self.cell
     }
-}
 
-impl<T> Drop for CudaBuffer<T> {
-    fn drop(&mut self) {
-        if let Some(slice) = self.slice.take() {
-            // cudarc frees in whatever context is current on this thread: on a thread that
-            // never used the device there is none, and the free would fail silently (the
-            // memory would leak). Bind ours first.
-            let _ = slice.context().bind_to_thread();
-            drop(slice);
+    /// The cudarc buffer, given up: the caller owns the memory now. Refused (the buffer is
+    /// given back) while a graph still holds the allocation.
+    pub(crate) fn into_slice(self) -> Result<CudaSlice<T>, CudaBuffer<T>> {
+        match Arc::try_unwrap(self.cell) {
+            // Taken out, the cell drops empty: nothing is freed.
+            Ok(mut cell) => match cell.0.get_mut().take() {
+                Some(s) => Ok(s),
+                None => unreachable!("a CudaBuffer keeps its slice until it is consumed"),
+            },
+            Err(cell) => Err(CudaBuffer {
+                cell,
+                ptr: self.ptr,
+            }),
         }
     }
 }

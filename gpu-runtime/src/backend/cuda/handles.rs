@@ -8,7 +8,7 @@ use std::sync::Arc;
 use cudarc::driver::sys::{CUevent, CUevent_flags, CUresult, CUstream};
 use cudarc::driver::{CudaContext, DriverError};
 
-/// A CUDA stream created with the default (blocking) flag.
+/// A CUDA stream: blocking, as the host API's streams are, or non-blocking, as a capture's.
 #[derive(Debug)]
 pub(crate) struct OwnedStream {
     pub raw: CUstream,
@@ -25,10 +25,16 @@ impl OwnedStream {
     /// A new blocking stream: it waits for the legacy default stream and the default
     /// stream waits for it, so work on it is ordered with the device's other work.
     pub(crate) fn create(ctx: &Arc<CudaContext>) -> Result<OwnedStream, DriverError> {
+        OwnedStream::create_with(ctx, cudarc::driver::result::stream::StreamKind::Default)
+    }
+
+    /// A new stream of `kind`.
+    pub(crate) fn create_with(
+        ctx: &Arc<CudaContext>,
+        kind: cudarc::driver::result::stream::StreamKind,
+    ) -> Result<OwnedStream, DriverError> {
         ctx.bind_to_thread()?;
-        let raw = cudarc::driver::result::stream::create(
-            cudarc::driver::result::stream::StreamKind::Default,
-        )?;
+        let raw = cudarc::driver::result::stream::create(kind)?;
         Ok(OwnedStream {
             raw,
             ctx: ctx.clone(),

@@ -12,6 +12,7 @@ pub(crate) mod buffer;
 mod fault;
 mod fault_record;
 mod function_table;
+pub(crate) mod graph;
 pub(crate) mod handles;
 pub(crate) mod libraries;
 
@@ -223,8 +224,14 @@ impl CudaDevice {
         // order and of its type: `check_and_pack` checked each argument against the
         // kernel's parameters (which the attribute made with the source) and laid the
         // values out as the source declares them; the arrays are borrowed by `args` for
-        // this call; the fast path's conditions are the definition's.
-        unsafe { self.launch(def, dtypes, cfg, &mut pointers[..n], Some(&fast)) }
+        // this call, and a capture that records the launch keeps their memory; the fast
+        // path's conditions are the definition's.
+        let mut queue =
+            || unsafe { self.launch(def, dtypes, cfg, &mut pointers[..n], Some(&fast)) };
+        match crate::host::graph::recording_of(def, cfg)? {
+            None => queue(),
+            Some(recording) => recording.record_cuda(def, args, queue),
+        }
     }
 
     /// Launch `def` specialised for `dtypes`, compiling and loading it on the first call.
@@ -349,14 +356,30 @@ impl CudaDevice {
         Ok(())
     }
 
-    /// After a launch: nothing, unless launches are synchronous (the debugging switch);
-    /// then wait for the kernel and report its fault.
+    /// After a launch or a graph's replay: nothing, unless launches are synchronous (the
+    /// debugging switch); then wait for the work and report its fault.
     #[inline]
-    fn finish(&self, stream: cudarc::driver::sys::CUstream) -> Result<()> {
+    pub(crate) fn finish(&self, stream: cudarc::driver::sys::CUstream) -> Result<()> {
         if !self.synchronous {
             return Ok(());
         }
-        // SAFETY: the stream is live for the launch that was just queued on it.
+        self.finish_synchronously(stream)
+    }
+
+    #[cold]
+    fn finish_synchronously(&self, stream: cudarc::driver::sys::CUstream) -> Result<()> {
+        use cudarc::driver::sys::CUstreamCaptureStatus;
+        let mut status = CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE;
+        // SAFETY: the stream is live for the launch that was just queued on it; `status`
+        // is valid for writes.
+        unsafe { cudarc::driver::sys::cuStreamIsCapturing(stream, &mut status) }
+            .result()
+            .map_err(self.driver_error("synchronous launch"))?;
+        if status != CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE {
+            // A launch a capture records has not run: there is nothing to wait for.
+            return Ok(());
+        }
+        // SAFETY: as above.
         unsafe { cudarc::driver::result::stream::synchronize(stream) }
             .map_err(self.driver_error("synchronous launch"))?;
         self.check_faults()
@@ -582,6 +605,10 @@ impl CudaDevice {
         if self.has_faulted() {
             return Err(self.lost());
         }
+        // A first launch inside a capture's closure loads the module and sets its fault
+        // context: calls the capture mode of the thread would refuse, and which the
+        // capture does not record (they run now, outside the capture's stream).
+        let _relaxed = crate::host::graph::capturing_here().then(graph::relax_capture_mode);
         let image = def.compile_for_arch(dtypes, &self.arch())?;
         // A CUBIN is an ELF image; anything else is kept PTX (NUL-terminated, checked by
         // the cache), which the driver compiles.

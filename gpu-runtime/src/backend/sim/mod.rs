@@ -21,6 +21,8 @@ pub mod arith;
 mod block;
 mod deadline;
 mod fiber;
+pub(crate) mod graph;
+pub(crate) mod memory;
 pub(crate) mod views;
 
 use std::cell::RefCell;

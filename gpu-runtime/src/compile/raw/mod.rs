@@ -43,6 +43,7 @@ use crate::compile::kernel_def::{KernelDef, KernelParts};
 use crate::dtype::{Dtype, DtypeKind};
 use crate::error::{GpuError, Result};
 use crate::host::device::DeviceInner;
+use crate::host::keep_alive::KeepAlive;
 use crate::{Device, DeviceArray, KernelOptions, LaunchConfig, ParamDef, ParamKind};
 
 mod c_decl;
@@ -73,6 +74,10 @@ pub trait RawParam: sealed::Sealed {
     fn device<'s>(arg: &'s Self::Arg<'_>) -> Option<&'s Device>;
     /// The bytes the kernel receives (a device address, or the scalar), in a `u64`.
     fn value(arg: &Self::Arg<'_>) -> u64;
+    /// The owner of an array argument's memory, which a graph that records the launch
+    /// keeps.
+    #[doc(hidden)]
+    fn owner<'s>(arg: &'s Self::Arg<'_>) -> Option<&'s dyn KeepAlive>;
 }
 
 mod sealed {
@@ -130,6 +135,9 @@ impl<T: Dtype> RawParam for Ptr<T> {
     fn value(arg: &Self::Arg<'_>) -> u64 {
         arg.device_ptr().unwrap_or(0)
     }
+    fn owner<'s>(arg: &'s Self::Arg<'_>) -> Option<&'s dyn KeepAlive> {
+        Some(arg.storage.owner())
+    }
 }
 
 impl<T: Dtype> RawParam for PtrMut<T> {
@@ -148,6 +156,9 @@ impl<T: Dtype> RawParam for PtrMut<T> {
     }
     fn value(arg: &Self::Arg<'_>) -> u64 {
         arg.device_ptr().unwrap_or(0)
+    }
+    fn owner<'s>(arg: &'s Self::Arg<'_>) -> Option<&'s dyn KeepAlive> {
+        Some(arg.storage.owner())
     }
 }
 
@@ -173,6 +184,9 @@ impl<T: Dtype> RawParam for T {
         }
     }
     fn device<'s>(_: &'s Self::Arg<'_>) -> Option<&'s Device> {
+        None
+    }
+    fn owner<'s>(_: &'s Self::Arg<'_>) -> Option<&'s dyn KeepAlive> {
         None
     }
     fn value(arg: &Self::Arg<'_>) -> u64 {
@@ -418,6 +432,7 @@ fn launch_on<'a>(
     def: &'static KernelDef,
     cfg: &LaunchConfig<'a>,
     arrays: &[Option<&'a Device>],
+    owners: &[Option<&dyn KeepAlive>],
     values: &mut [*mut c_void],
 ) -> Result<()> {
     let named = arrays
@@ -426,10 +441,17 @@ fn launch_on<'a>(
         .filter_map(|(d, p)| d.map(|d| (d, p.name)));
     let device = crate::private::launch_device_of(def, cfg, named)?;
     match &*device.inner {
-        // SAFETY: `values` holds one pointer per C parameter, each to a value of the
-        // declared type (checked against the C source when the kernel was made); the
-        // arrays are borrowed by the caller for the launch.
-        DeviceInner::Cuda(c) => unsafe { c.launch(def, &[], cfg, values, None) },
+        DeviceInner::Cuda(c) => {
+            // SAFETY: `values` holds one pointer per C parameter, each to a value of the
+            // declared type (checked against the C source when the kernel was made); the
+            // arrays are borrowed by the caller for the launch, and a capture that records
+            // it keeps their memory.
+            let mut queue = || unsafe { c.launch(def, &[], cfg, values, None) };
+            match crate::host::graph::recording_of(def, cfg)? {
+                None => queue(),
+                Some(recording) => recording.record_raw(def, owners, queue),
+            }
+        }
         DeviceInner::Sim => Err(GpuError::InvalidLaunch {
             kernel: def.name(),
             reason: "a raw CUDA C kernel runs only on a GPU: the simulator runs the Rust \
@@ -457,10 +479,11 @@ macro_rules! raw_arity {
             fn launcher(def: &'static KernelDef) -> Arc<Self::Launcher> {
                 Arc::new(move |cfg: LaunchConfig<'_>, $($a: $p::Arg<'_>),*| {
                     let arrays = [$($p::device(&$a)),*];
+                    let owners = [$($p::owner(&$a)),*];
                     let mut bits = [$($p::value(&$a)),*];
                     let mut values: [*mut c_void; $n] =
                         std::array::from_fn(|k| &mut bits[k] as *mut u64 as *mut c_void);
-                    launch_on(def, &cfg, &arrays, &mut values)
+                    launch_on(def, &cfg, &arrays, &owners, &mut values)
                 })
             }
         }
@@ -490,7 +513,7 @@ impl RawParams for () {
     }
 
     fn launcher(def: &'static KernelDef) -> Arc<Self::Launcher> {
-        Arc::new(move |cfg: LaunchConfig<'_>| launch_on(def, &cfg, &[], &mut []))
+        Arc::new(move |cfg: LaunchConfig<'_>| launch_on(def, &cfg, &[], &[], &mut []))
     }
 }
 

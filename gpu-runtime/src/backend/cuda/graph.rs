@@ -1,0 +1,146 @@
+//! The driver's side of CUDA graphs: a stream in capture mode, the graph a capture ends
+//! with, and the executable graph instantiated from it, replayed, updated and destroyed.
+//!
+//! Captures run on a stream of their own made non-blocking, in the driver's thread-local
+//! capture mode: other threads' work on the device's default stream neither waits for the
+//! capture stream nor breaks the capture, and on the capturing thread the driver refuses
+//! calls that would synchronise (the host API refuses them first, with a clearer error).
+
+use std::sync::Arc;
+
+use cudarc::driver::sys::{
+    self, CUgraph, CUgraphExec, CUgraphExecUpdateResult, CUresult, CUstream, CUstreamCaptureMode,
+};
+use cudarc::driver::{CudaContext, DriverError};
+
+use super::handles::OwnedStream;
+
+/// A new stream for a capture: non-blocking (see the module's notes).
+pub(crate) fn capture_stream(ctx: &Arc<CudaContext>) -> Result<OwnedStream, DriverError> {
+    OwnedStream::create_with(ctx, cudarc::driver::result::stream::StreamKind::NonBlocking)
+}
+
+/// Put `stream` into capture mode, thread-local.
+pub(crate) fn begin_capture(stream: &OwnedStream) -> Result<(), DriverError> {
+    stream.ctx.bind_to_thread()?;
+    // SAFETY: the stream is live (held by `stream`).
+    unsafe {
+        cudarc::driver::result::stream::begin_capture(
+            stream.raw,
+            CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL,
+        )
+    }
+}
+
+/// End the capture on `stream`: the graph of what was queued, which the caller owns.
+pub(crate) fn end_capture(stream: &OwnedStream) -> Result<OwnedGraph, DriverError> {
+    stream.ctx.bind_to_thread()?;
+    // SAFETY: the stream is live and capturing (begun by `begin_capture`).
+    let raw = unsafe { cudarc::driver::result::stream::end_capture(stream.raw) }?;
+    Ok(OwnedGraph {
+        raw,
+        ctx: stream.ctx.clone(),
+    })
+}
+
+/// Let this thread make calls that the thread-local capture mode refuses (module loads,
+/// which a first launch inside a capture needs), until the returned guard drops.
+pub(crate) fn relax_capture_mode() -> RelaxedMode {
+    let mut mode = CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_RELAXED;
+    // SAFETY: writes the thread's previous mode into `mode`.
+    let ok = unsafe { sys::cuThreadExchangeStreamCaptureMode(&mut mode) } == CUresult::CUDA_SUCCESS;
+    RelaxedMode {
+        previous: ok.then_some(mode),
+    }
+}
+
+/// Restores the thread's capture mode when dropped.
+pub(crate) struct RelaxedMode {
+    previous: Option<CUstreamCaptureMode>,
+}
+
+impl Drop for RelaxedMode {
+    fn drop(&mut self) {
+        if let Some(mut mode) = self.previous {
+            // SAFETY: puts back the mode `relax_capture_mode` exchanged.
+            unsafe { sys::cuThreadExchangeStreamCaptureMode(&mut mode) };
+        }
+    }
+}
+
+/// A graph made by a capture, destroyed when dropped.
+pub(crate) struct OwnedGraph {
+    raw: CUgraph,
+    ctx: Arc<CudaContext>,
+}
+
+impl Drop for OwnedGraph {
+    fn drop(&mut self) {
+        let _ = self.ctx.bind_to_thread();
+        // SAFETY: the graph was made by `end_capture` and is destroyed once, here; an
+        // executable graph instantiated from it does not depend on it.
+        let _ = unsafe { cudarc::driver::result::graph::destroy(self.raw) };
+    }
+}
+
+/// An executable graph, destroyed when dropped (the driver finishes a replay in flight
+/// first).
+pub(crate) struct Executable {
+    raw: CUgraphExec,
+    ctx: Arc<CudaContext>,
+}
+
+// SAFETY: the handle may be used from any thread; the context is bound before each call,
+// and the host API serialises every call on one executable graph (a mutex).
+unsafe impl Send for Executable {}
+
+impl Executable {
+    /// Instantiate `graph`.
+    pub(crate) fn instantiate(graph: &OwnedGraph) -> Result<Executable, DriverError> {
+        graph.ctx.bind_to_thread()?;
+        // SAFETY: the graph is live; the new executable graph is owned by the result.
+        let raw = unsafe {
+            cudarc::driver::result::graph::instantiate(graph.raw, sys::CUgraphInstantiate_flags(0))
+        }?;
+        Ok(Executable {
+            raw,
+            ctx: graph.ctx.clone(),
+        })
+    }
+
+    /// Give the executable graph the parameters of `graph`, which must have the same
+    /// shape: `Ok(false)` (nothing changed) when the driver finds it differs.
+    pub(crate) fn update(&mut self, graph: &OwnedGraph) -> Result<bool, DriverError> {
+        self.ctx.bind_to_thread()?;
+        let mut info = sys::CUgraphExecUpdateResultInfo_st {
+            result: CUgraphExecUpdateResult::CU_GRAPH_EXEC_UPDATE_SUCCESS,
+            errorNode: std::ptr::null_mut(),
+            errorFromNode: std::ptr::null_mut(),
+        };
+        // SAFETY: both handles are live; `info` is valid for writes. Replays already
+        // queued keep the parameters they were launched with.
+        let r = unsafe { sys::cuGraphExecUpdate_v2(self.raw, graph.raw, &mut info) };
+        match r {
+            CUresult::CUDA_SUCCESS => Ok(true),
+            CUresult::CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE => Ok(false),
+            e => Err(DriverError(e)),
+        }
+    }
+
+    /// Queue a replay on `stream`.
+    pub(crate) fn launch(&self, stream: CUstream) -> Result<(), DriverError> {
+        self.ctx.bind_to_thread()?;
+        // SAFETY: the executable graph and the stream are live; what its kernels use is
+        // kept alive by the host API's graph.
+        unsafe { cudarc::driver::result::graph::launch(self.raw, stream) }
+    }
+}
+
+impl Drop for Executable {
+    fn drop(&mut self) {
+        let _ = self.ctx.bind_to_thread();
+        // SAFETY: made by `instantiate`, destroyed once; a replay in flight completes
+        // first (the driver frees it asynchronously).
+        let _ = unsafe { cudarc::driver::result::graph::exec_destroy(self.raw) };
+    }
+}

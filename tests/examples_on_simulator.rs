@@ -33,6 +33,7 @@ example!(timing, "../examples/timing.rs");
 example!(vec_add_three_ways, "../examples/vec_add_three_ways.rs");
 example!(scale_in_place, "../examples/scale_in_place.rs");
 example!(streams, "../examples/streams.rs");
+example!(graphs, "../examples/graphs.rs");
 example!(errors, "../examples/errors.rs");
 example!(profiling, "../examples/profiling.rs");
 example!(ndarray_interop, "../examples/ndarray_interop.rs");

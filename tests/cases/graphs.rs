@@ -37,6 +37,15 @@ pub fn shifted_write(out: &mut [u32], shift: usize) {
     }
 }
 
+/// `out[i] = src[idx[i]]`, unchecked.
+#[gpu_kernel(unchecked)]
+pub fn gather_unchecked(out: &mut [u32], src: &[u32], idx: &[u32]) {
+    let i = grid_1d();
+    if i < out.len() {
+        out[i] = src[idx[i] as usize];
+    }
+}
+
 fn steps_on_host(x: &mut [u32], steps: &[(u32, u32)], times: usize) {
     for _ in 0..times {
         for &(m, a) in steps {
@@ -332,11 +341,104 @@ pub fn refusals(dev: &Device, seed: u64) -> CaseResult<String> {
 /// A check that runs on any device and says what it saw.
 pub type Check = fn(&Device, u64) -> CaseResult<String>;
 
+/// A graph that recorded an `unchecked` kernel is refused by the safe `launch` (its promise
+/// covered the arrays as they were then) and replays through `launch_unchecked`.
+pub fn unchecked_replay(dev: &Device, seed: u64) -> CaseResult<String> {
+    let mut r = rng(seed ^ 0x9b05);
+    let n: usize = r.random_range(1..4_000);
+    let src: Vec<u32> = (0..n).map(|_| r.random()).collect();
+    let idx: Vec<u32> = (0..n).map(|_| r.random_range(0..n as u32)).collect();
+    let (dsrc, didx) = (dev.to_device(&src)?, dev.to_device(&idx)?);
+    let mut out = poisoned(dev, n, u32::MAX)?;
+    let graph = dev.capture(|s| {
+        // SAFETY: every index in `idx` is below `n`, the length of `src`, and the graph is
+        // replayed only while that holds (below).
+        unsafe { launch!(gather_unchecked[n.div_ceil(128), 128, s](&mut out, &dsrc, &didx)) }
+    })?;
+    let stream = dev.new_stream()?;
+    expect_capture_error("a safe replay of an unchecked graph", graph.launch(&stream))?;
+    if out.to_host()? != vec![u32::MAX; n] {
+        return Err("the refused replay ran".into());
+    }
+    // SAFETY: `idx` still holds indices below `n`.
+    unsafe { graph.launch_unchecked(&stream)? };
+    let want: Vec<u32> = idx.iter().map(|&k| src[k as usize]).collect();
+    first_mismatch("out", &out.to_host()?, &want)?;
+    Ok(format!(
+        "{n} gathers: refused by launch, = cpu ref through launch_unchecked"
+    ))
+}
+
+/// Another thread synchronising the capture's stream while it records is refused (the
+/// driver would break the capture); the capture records on.
+pub fn synchronize_from_another_thread(dev: &Device, seed: u64) -> CaseResult<String> {
+    let mut r = rng(seed ^ 0x1f83);
+    let n: usize = r.random_range(1..3_000);
+    let (m, a) = (r.random::<u32>() | 1, r.random());
+    let input: Vec<u32> = (0..n).map(|_| r.random()).collect();
+    let mut x = dev.to_device(&input)?;
+    let graph = dev.capture(|s| {
+        launch!(affine_step[n.div_ceil(128), 128, s](&mut x, m, a))?;
+        let other = s.clone();
+        let there = std::thread::spawn(move || other.synchronize())
+            .join()
+            .map_err(|_| GpuError::InvalidArgument("the thread panicked".into()))?;
+        expect_capture_error("Stream::synchronize from another thread", there)?;
+        launch!(affine_step[n.div_ceil(128), 128, s](&mut x, m, a))
+    })?;
+    graph.launch(&dev.new_stream()?)?;
+    let mut want = input;
+    steps_on_host(&mut want, &[(m, a); 2], 1);
+    first_mismatch("x", &x.to_host()?, &want)?;
+    Ok("refused from another thread; both launches recorded = cpu ref".to_owned())
+}
+
+/// An error cudarc stored earlier on the context (reported by its next `bind_to_thread`)
+/// does not stop the capture from ending: the thread leaves capture mode, and copies work.
+pub fn stale_driver_error(dev: &Device, seed: u64) -> CaseResult<String> {
+    let Some(ctx) = dev.cuda_context() else {
+        return Ok("no cudarc context on the simulator: nothing to check".to_owned());
+    };
+    let mut r = rng(seed ^ 0x5be0);
+    let n: usize = r.random_range(1..3_000);
+    let input: Vec<u32> = (0..n).map(|_| r.random()).collect();
+    let mut x = dev.to_device(&input)?;
+    let graph = dev.capture(|s| {
+        launch!(affine_step[n.div_ceil(128), 128, s](&mut x, 3, 1))?;
+        ctx.record_err::<()>(Err(gpu_runtime::cudarc::driver::DriverError(
+            gpu_runtime::cudarc::driver::sys::CUresult::CUDA_ERROR_UNKNOWN,
+        )));
+        Ok(())
+    });
+    // Whatever the capture reports, the thread must have left capture mode.
+    let _ = ctx.check_err();
+    let back = x.to_host().map_err(|e| format!("after the capture: {e}"))?;
+    first_mismatch("x (not yet replayed)", &back, &input)?;
+    let graph = graph.map_err(|e| format!("the capture failed: {e}"))?;
+    graph.launch(&dev.new_stream()?)?;
+    let mut want = input;
+    steps_on_host(&mut want, &[(3, 1)], 1);
+    first_mismatch("x", &x.to_host()?, &want)?;
+    Ok("a stored cudarc error did not keep the capture open".to_owned())
+}
+
 /// The graph cases, by name, for the suites that run them.
-pub const ALL: [(&str, Check); 5] = [
+pub const ALL: [(&str, Check); 8] = [
     ("graph: replayed chain", replayed_chain),
     ("graph: keeps dropped arrays' memory", keeps_memory),
     ("graph: updated arguments", updated_arguments),
     ("graph: a fault inside a replay", fault_in_graph),
     ("graph: refusals inside a capture", refusals),
+    (
+        "graph: an unchecked kernel replays only through unsafe",
+        unchecked_replay,
+    ),
+    (
+        "graph: synchronising its stream from another thread",
+        synchronize_from_another_thread,
+    ),
+    (
+        "graph: a stale cudarc error does not leave the capture open",
+        stale_driver_error,
+    ),
 ];

@@ -13,9 +13,11 @@
 //! of [`Device::new_stream`] is ordered with copies on the default stream). Inside the
 //! closure, a call that would wait for the device or run work outside the graph (a copy, an
 //! allocation, a synchronisation, a launch on another stream) is refused with
-//! [`GpuError::Capture`] before it reaches the driver, so the capture is never left broken.
-//! An `unchecked` kernel's launch is `unsafe` inside the closure as anywhere, so updating
-//! its arguments is too.
+//! [`GpuError::Capture`] before it reaches the driver, so the capture goes on. An
+//! `unchecked` kernel's launch (or raw CUDA C's) is `unsafe` inside the closure as anywhere,
+//! so recording or updating it is too, and a graph holding one is replayed only with the
+//! `unsafe` [`Graph::launch_unchecked`]: its promise covered one launch, not what the arrays
+//! hold at a later replay.
 //!
 //! On the simulator a capture records each launch's kernel body with its arguments, and a
 //! replay runs them in order, holding a lock that host copies of the simulator's arrays
@@ -77,6 +79,8 @@ struct RecordingState {
     /// Owners of the memory the recorded launches use.
     kept: Vec<Kept>,
     launches: usize,
+    /// Whether a recorded launch is of an `unchecked` kernel or raw CUDA C.
+    unchecked: bool,
     /// The recorded launches, on the simulator.
     sim: Vec<SimNode>,
 }
@@ -113,6 +117,7 @@ impl Recording {
                 open: true,
                 kept: Vec::new(),
                 launches: 0,
+                unchecked: false,
                 sim: Vec::new(),
             }),
         }
@@ -120,6 +125,17 @@ impl Recording {
 
     fn lock(&self) -> MutexGuard<'_, RecordingState> {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Refuse `operation` while the capture is open.
+    pub(crate) fn refuse_while_open(&self, operation: &str) -> Result<()> {
+        if self.lock().open {
+            return Err(GpuError::Capture {
+                operation: operation.to_owned(),
+                reason: "the capture is still recording; wait for `capture` to return".to_owned(),
+            });
+        }
+        Ok(())
     }
 
     /// The state, if the capture is still open (else the error for `def`'s launch).
@@ -147,12 +163,15 @@ impl Recording {
     ) -> Result<()> {
         let mut state = self.open(def)?;
         refuse_cooperative(def)?;
-        queue()?;
+        // Kept before the launch is queued: an error after the driver recorded it must
+        // not leave a node whose memory nothing keeps (an extra owner is harmless).
         for a in args {
             if let ArgValue::Array { owner, .. } = a.value {
                 state.kept.push(owner.keep_alive());
             }
         }
+        state.unchecked |= def.options().unchecked;
+        queue()?;
         state.launches += 1;
         Ok(())
     }
@@ -165,10 +184,12 @@ impl Recording {
         queue: impl FnOnce() -> Result<()>,
     ) -> Result<()> {
         let mut state = self.open(def)?;
-        queue()?;
         state
             .kept
             .extend(owners.iter().flatten().map(|o| o.keep_alive()));
+        // C gets no lengths: its promise covers one launch, not every replay.
+        state.unchecked = true;
+        queue()?;
         state.launches += 1;
         Ok(())
     }
@@ -194,6 +215,7 @@ impl Recording {
             limits.max_shared_mem_optin,
         )?;
         state.kept.extend(owners.iter().map(|o| o.keep_alive()));
+        state.unchecked |= def.options().unchecked;
         state.sim.push(SimNode {
             def,
             dtypes: dtypes.to_vec(),
@@ -228,11 +250,14 @@ fn refuse_cooperative(def: &'static KernelDef) -> Result<()> {
 /// replay is sound even after the arrays are gone (their memory is then freed with the
 /// graph). Replays of one graph run one after another.
 pub struct Graph {
-    device: Device,
     inner: GraphInner,
     /// Owners of the memory the recorded launches use.
     kept: Vec<Kept>,
     launches: usize,
+    /// Whether a launch is of an `unchecked` kernel or raw CUDA C (see `launch_unchecked`).
+    unchecked: bool,
+    /// Dropped last: the executable graph and the memory are released in its context.
+    device: Device,
 }
 
 enum GraphInner {
@@ -259,6 +284,7 @@ struct Captured {
     sim: Vec<SimNode>,
     kept: Vec<Kept>,
     launches: usize,
+    unchecked: bool,
 }
 
 impl Device {
@@ -305,10 +331,11 @@ impl Device {
             _ => GraphInner::Sim(captured.sim),
         };
         Ok(Graph {
-            device: self.clone(),
             inner,
             kept: captured.kept,
             launches: captured.launches,
+            unchecked: captured.unchecked,
+            device: self.clone(),
         })
     }
 
@@ -357,6 +384,7 @@ impl Device {
             sim: std::mem::take(&mut state.sim),
             kept: std::mem::take(&mut state.kept),
             launches: state.launches,
+            unchecked: state.unchecked,
         };
         drop(state);
         match outcome {
@@ -375,7 +403,36 @@ impl Graph {
     /// before; returns at once on a GPU (the simulator runs them before returning). A
     /// fault of a checked kernel is reported by the next synchronising call, as for a
     /// launch.
+    ///
+    /// A graph that recorded a launch of an `unchecked` kernel or of raw CUDA C is refused
+    /// here: the promise its `unsafe` launch made covered that launch's arguments, not what
+    /// the arrays hold at a later replay. Replay it with [`Graph::launch_unchecked`].
     pub fn launch(&self, stream: &Stream) -> Result<()> {
+        if self.unchecked {
+            return Err(GpuError::Capture {
+                operation: "a graph's launch".to_owned(),
+                reason: "the graph records a launch of an `unchecked` kernel or raw CUDA C, \
+                         whose indices nothing checks; replay it with \
+                         `unsafe { graph.launch_unchecked(&stream) }`"
+                    .to_owned(),
+            });
+        }
+        self.replay(stream)
+    }
+
+    /// [`Graph::launch`] for a graph that recorded launches of `unchecked` kernels or raw
+    /// CUDA C (and any other graph).
+    ///
+    /// # Safety
+    ///
+    /// For every such launch the graph recorded, each index its kernel computes must be in
+    /// range for the arrays as they are when this replay runs (their contents may have
+    /// changed since the capture) and the launch's recorded values and configuration.
+    pub unsafe fn launch_unchecked(&self, stream: &Stream) -> Result<()> {
+        self.replay(stream)
+    }
+
+    fn replay(&self, stream: &Stream) -> Result<()> {
         forbid("a graph's launch")?;
         if stream.device != self.device {
             return Err(GpuError::InvalidArgument(format!(
@@ -432,6 +489,7 @@ impl Graph {
         // frees (they are queued on the default stream, which waits for it).
         self.kept = captured.kept;
         self.launches = captured.launches;
+        self.unchecked = captured.unchecked;
         Ok(())
     }
 

@@ -5,7 +5,11 @@
 //! stream and on streams from [`Device::new_stream`], which all wait for one another.
 //! cudarc's event tracking is on for the device's context, so cudarc orders a buffer's
 //! uses on cudarc streams of the user's (`ctx.new_stream()`), and the free of an array
-//! waits for them: handing buffers out cannot lead to a use after free. What cudarc cannot
+//! waits for them: handing buffers out cannot lead to a use after free, with one exception
+//! that is cudarc's: a graph made with cudarc's own capture (`CudaStream::begin_capture` on
+//! a stream of [`Device::cuda_context`]) does not keep the buffers its nodes use, so
+//! replaying it after an array it copied into has dropped writes freed memory; record
+//! graphs with [`Device::capture`](crate::Device::capture), which keeps them. What cudarc cannot
 //! see is this crate's own launches: between a kernel of ours that writes an array and
 //! cudarc work on another stream that reads it (or the reverse), synchronise
 //! ([`Device::synchronize`], or an [`Event`](crate::Event)); otherwise the values read

@@ -33,7 +33,8 @@ impl Stream {
         if self.recording.is_some() {
             return Err(GpuError::Capture {
                 operation: operation.to_owned(),
-                reason: "the stream is a capture's, which records kernel launches only;                          use a stream of `Device::new_stream`"
+                reason: "the stream is a capture's, which records kernel launches only; use a \
+                         stream of `Device::new_stream`"
                     .to_owned(),
             });
         }
@@ -44,6 +45,10 @@ impl Stream {
     /// checked kernel recorded (see [`Device::synchronize`]).
     pub fn synchronize(&self) -> Result<()> {
         crate::host::graph::forbid("`Stream::synchronize`")?;
+        if let Some(recording) = &self.recording {
+            // From another thread, during the capture: the driver would break it.
+            recording.refuse_while_open("`Stream::synchronize` of a capture's stream")?;
+        }
         match (&self.cuda, &*self.device.inner) {
             (Some(s), DeviceInner::Cuda(c)) => {
                 s.synchronize()

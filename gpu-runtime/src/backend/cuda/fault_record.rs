@@ -127,10 +127,20 @@ impl FaultRecordMemory {
 
 impl Drop for FaultRecordMemory {
     fn drop(&mut self) {
-        // SAFETY: allocated by `malloc_host` in `new`, freed once, after the device's work
-        // (the device is dropped last of all its users).
-        let _ = self.claim.context().bind_to_thread().and_then(|_| unsafe {
-            cudarc::driver::result::free_host(self.host as *mut std::ffi::c_void)
-        });
+        // Kernels queued before may still write the record (a graph's replay, a launch on a
+        // stream dropped without waiting): wait for all of the device's work first.
+        let ctx = self.claim.context();
+        if ctx
+            .bind_to_thread()
+            .and_then(|()| ctx.synchronize())
+            .is_err()
+        {
+            // A context that cannot wait has faulted, and runs nothing more; or it cannot be
+            // reached: keep the memory rather than free it under a kernel.
+            return;
+        }
+        // SAFETY: allocated by `malloc_host` in `new`, freed once, after every kernel that
+        // could write it has finished (above).
+        let _ = unsafe { cudarc::driver::result::free_host(self.host as *mut std::ffi::c_void) };
     }
 }

@@ -20,9 +20,16 @@ pub(crate) fn capture_stream(ctx: &Arc<CudaContext>) -> Result<OwnedStream, Driv
     OwnedStream::create_with(ctx, cudarc::driver::result::stream::StreamKind::NonBlocking)
 }
 
+/// Make `ctx` current on this thread, without cudarc's report of errors its drops stored
+/// earlier (which would stop a capture from being ended).
+fn make_current(ctx: &CudaContext) -> Result<(), DriverError> {
+    // SAFETY: the context is live (held by the caller).
+    unsafe { cudarc::driver::result::ctx::set_current(ctx.cu_ctx()) }
+}
+
 /// Put `stream` into capture mode, thread-local.
 pub(crate) fn begin_capture(stream: &OwnedStream) -> Result<(), DriverError> {
-    stream.ctx.bind_to_thread()?;
+    make_current(&stream.ctx)?;
     // SAFETY: the stream is live (held by `stream`).
     unsafe {
         cudarc::driver::result::stream::begin_capture(
@@ -34,7 +41,7 @@ pub(crate) fn begin_capture(stream: &OwnedStream) -> Result<(), DriverError> {
 
 /// End the capture on `stream`: the graph of what was queued, which the caller owns.
 pub(crate) fn end_capture(stream: &OwnedStream) -> Result<OwnedGraph, DriverError> {
-    stream.ctx.bind_to_thread()?;
+    make_current(&stream.ctx)?;
     // SAFETY: the stream is live and capturing (begun by `begin_capture`).
     let raw = unsafe { cudarc::driver::result::stream::end_capture(stream.raw) }?;
     Ok(OwnedGraph {

@@ -6,7 +6,9 @@
 //! launch borrows its arrays, so Rust's borrows keep those slices apart from the launch's
 //! views. A graph's replay borrows nothing: it runs while holding [`replay_lock`], which
 //! every slice access takes too, so a replay on one thread and a host copy on another
-//! never overlap.
+//! never overlap. (A replay's `println!` takes stdout's lock under it: a thread that holds
+//! stdout's lock while it copies a simulator array waits for the replay, and the replay
+//! for it.)
 
 use std::sync::{Arc, Mutex, MutexGuard};
 

@@ -23,6 +23,7 @@ GPU_RUNTIME_CACHE_DIR=$cold2 ./gpu-bench first-launch | sed 's/^/ours_cold2_/' |
 for i in 1 2 3; do
   GPU_RUNTIME_CACHE_DIR=$cold1 ./gpu-bench first-launch | sed "s/^/ours_warm${i}_/" | tee -a "$out"
 done
+GPU_RUNTIME_CACHE_DIR=$cold1 ./gpu-bench first-launch-phases | tee -a "$out"
 ./gpu-bench launch-overhead | tee -a "$out"
 ./gpu-bench bandwidth | tee -a "$out"
 ./gpu-bench matmul | tee -a "$out"
@@ -84,7 +85,7 @@ go=$(get graph_one_by_one_us); gr10=$(get graph_replay_us); cg=$(get cupy_graph_
 printf '%-4s %-58s %-12s %s\n' P10 "100 tiny launches: one by one / one graph replay" ">= 3" "$(get graph_speedup) ($go vs $gr10 us)"
 printf '%-4s %-58s %-12s %s\n' P10 "graph replay: CuPy's / ours (100 tiny launches)" ">= 1.0" "$(ratio "$cg" "$gr10") (${cg:-n/a} vs $gr10 us; CuPy one by one $(get cupy_graph_one_by_one_us) us)"
 printf '%-4s %-58s %-12s %s\n' P3 "vec_add with load4/store4 / hand-written float4 CUDA C" ">= 0.95" "$(get vec_add4_vs_hand) ($(get vec_add4_gbps) vs $(get vec_add4_hand_gbps) GB/s)"
-printf '%-4s %-58s %-12s %s\n' P5 "first launch, fresh process, warm cache (median of 3)" "<= 2 ms" "$w ms (context $(get ours_warm1_context_ms) ms, not counted)"
+printf '%-4s %-58s %-12s %s\n' P5 "first launch, fresh process, warm cache (median of 3)" "<= 2 ms" "$w ms (context $(get ours_warm1_context_ms) ms, not counted; apart: cache read $(get phase_cache_read_ms), again $(get phase_cache_read_again_ms), load $(get phase_load_ms), launch $(get phase_launch_ms) ms)"
 printf '%-4s %-58s %-12s %s\n' P8 "SASS instructions (no NOP), vec_add ours / hand" "equal" "$(get sass_ours_vec_add) / $(get sass_hand_vec_add)"
 printf '%-4s %-58s %-12s %s\n' P8 "SASS instructions (no NOP), saxpy ours / hand" "equal" "$(get sass_ours_saxpy) / $(get sass_hand_saxpy)"
 for k in vec_add saxpy vec_add4 reduce matmul_tiled sgemm; do

@@ -5,6 +5,9 @@
 //!
 //! `gpu-bench first-launch`: context creation, then the first launch of a kernel, in this
 //! process (run it with an empty and with a warm `GPU_RUNTIME_CACHE_DIR`; P4, P5).
+//! `gpu-bench first-launch-phases`: the same first launch taken apart, in a fresh process
+//! with a warm cache: the disk cache's read, the rest of `cu_function` (module load,
+//! attributes, occupancy), and the launch itself to completion (where P5's time goes).
 //! `gpu-bench launch-overhead`: host cost of a typed launch against `cuLaunchKernel` on the
 //! same function with the same arguments (P1).
 //! `gpu-bench bandwidth`: `#[gpu_kernel]` vec_add on 2^28 f32 launched with `forall` against
@@ -45,6 +48,7 @@ fn main() {
     let what = std::env::args().nth(1).unwrap_or_default();
     let result = match what.as_str() {
         "first-launch" => first_launch(),
+        "first-launch-phases" => first_launch_phases(),
         "launch-overhead" => launch_overhead(),
         "bandwidth" => bandwidth(),
         "matmul" => matmul(),
@@ -57,7 +61,7 @@ fn main() {
             .precompile_for_arch(&std::env::args().nth(2).unwrap_or_else(|| "sm_90".into())),
         "cubins" => cubins(std::env::args().nth(2).unwrap_or_else(|| ".".into())),
         _ => {
-            eprintln!("usage: gpu-bench first-launch | launch-overhead | bandwidth | matmul | reduce | check-cost | rng | graph | source <kernel> | precompile <arch> | cubins <dir>");
+            eprintln!("usage: gpu-bench first-launch | first-launch-phases | launch-overhead | bandwidth | matmul | reduce | check-cost | rng | graph | source <kernel> | precompile <arch> | cubins <dir>");
             std::process::exit(2);
         }
     };
@@ -142,6 +146,44 @@ fn first_launch() -> Result<(), GpuError> {
     println!("context_ms {context_ms:.2}");
     println!("first_launch_ms {first_ms:.3}");
     println!("second_launch_ms {second_ms:.3}");
+    Ok(())
+}
+
+fn first_launch_phases() -> Result<(), GpuError> {
+    let dev = Device::cuda(0)?;
+    let n = 1 << 20;
+    let a = dev.to_device(&vec![1.0f32; n])?;
+    let b = dev.to_device(&vec![2.0f32; n])?;
+    let mut c = dev.zeros::<f32>(n)?;
+    dev.synchronize()?;
+    let (major, minor) = dev
+        .compute_capability()
+        .ok_or_else(|| GpuError::InvalidArgument("not a CUDA device".into()))?;
+    let arch = format!("sm_{major}{minor}");
+    let def = vec_add::definition();
+    let t = Instant::now();
+    let image = def.compile_for_arch(&[DtypeKind::F32], &arch)?;
+    let cache_ms = ms(t);
+    let t = Instant::now();
+    def.compile_for_arch(&[DtypeKind::F32], &arch)?;
+    let cache_again_ms = ms(t);
+    let t = Instant::now();
+    dev.cu_function(def, &[DtypeKind::F32])?;
+    let load_ms = ms(t);
+    let t = Instant::now();
+    launch!(vec_add[n / 256, 256](&a, &b, &mut c))?;
+    dev.synchronize()?;
+    let launch_ms = ms(t);
+    if c.to_host()?.iter().any(|&v| v != 3.0) {
+        return Err(GpuError::InvalidArgument(
+            "vec_add gave a wrong result".into(),
+        ));
+    }
+    println!("phase_cache_read_ms {cache_ms:.3}");
+    println!("phase_cache_read_again_ms {cache_again_ms:.3}");
+    println!("phase_load_ms {load_ms:.3}");
+    println!("phase_launch_ms {launch_ms:.3}");
+    println!("phase_image_bytes {}", image.len());
     Ok(())
 }
 

@@ -132,14 +132,18 @@ pub struct DiskCache {
     estimate: AtomicU64,
     /// How many times the folder was scanned (for tests).
     scans: AtomicU64,
-    /// The folder can be read but not written (a cache shipped read-only): entries are
-    /// loaded, never stored, refreshed, removed or pruned.
-    read_only: bool,
+    /// Whether the folder can be read but not written (a cache shipped read-only): then
+    /// entries are loaded, never stored or pruned. Found by a probe write at the first
+    /// store (or [`DiskCache::is_read_only`]), so a process that only loads entries, as
+    /// a first launch from a warm cache does, never writes a probe.
+    read_only: OnceLock<bool>,
 }
 
 impl DiskCache {
-    /// Open (creating it if needed) the cache folder `dir`. A folder that can be read but
-    /// not written opens read-only: its entries are loaded and nothing is written.
+    /// Open (creating it if needed) the cache folder `dir`, which must be readable. A folder
+    /// that can be read but not written is used read-only: its entries are loaded and
+    /// nothing is written (found by a probe write at the first store, so opening and
+    /// loading write nothing).
     pub fn open(dir: impl Into<PathBuf>, max_bytes: u64) -> Result<DiskCache, CacheUnavailable> {
         let dir = dir.into();
         let fail = |reason: String| CacheUnavailable {
@@ -147,30 +151,41 @@ impl DiskCache {
             reason,
         };
         fs::create_dir_all(&dir).map_err(|e| fail(format!("cannot create it: {e}")))?;
-        // A probe write proves the folder accepts new files (read-only folders, full disks);
-        // one that only reads is a cache shipped read-only, used as it is.
-        let read_only = match tempfile::NamedTempFile::new_in(&dir) {
-            Ok(probe) => {
-                drop(probe);
-                false
-            }
-            Err(e) => {
-                fs::read_dir(&dir).map_err(|_| fail(format!("cannot write to it: {e}")))?;
-                log::info!(
-                    "kernel cache {} is read-only ({e}): its entries are used, new kernels are \
-                     kept in memory",
-                    dir.display()
-                );
-                true
-            }
-        };
+        fs::read_dir(&dir).map_err(|e| fail(format!("cannot read it: {e}")))?;
         Ok(DiskCache {
             dir,
             max_bytes,
             estimate: AtomicU64::new(u64::MAX),
             scans: AtomicU64::new(0),
-            read_only,
+            read_only: OnceLock::new(),
         })
+    }
+
+    /// Whether the folder takes no new files: a probe write, made once.
+    fn probe_read_only(&self) -> bool {
+        *self.read_only.get_or_init(|| {
+            // A probe write proves the folder accepts new files (read-only folders, full
+            // disks); one that only reads is a cache shipped read-only, used as it is.
+            match tempfile::NamedTempFile::new_in(&self.dir) {
+                Ok(probe) => {
+                    drop(probe);
+                    false
+                }
+                Err(e) => {
+                    log::info!(
+                        "kernel cache {} is read-only ({e}): its entries are used, new kernels \
+                         are kept in memory",
+                        self.dir.display()
+                    );
+                    true
+                }
+            }
+        })
+    }
+
+    /// Whether the folder is known to be read-only (no probe is made for this).
+    fn known_read_only(&self) -> bool {
+        self.read_only.get() == Some(&true)
     }
 
     /// The cache the environment asks for, or `None` when it is off or unusable. An
@@ -206,7 +221,7 @@ impl DiskCache {
 
     /// Whether the folder is only read (see [`DiskCache::open`]).
     pub fn is_read_only(&self) -> bool {
-        self.read_only
+        self.probe_read_only()
     }
 
     /// The folder.
@@ -229,8 +244,9 @@ impl DiskCache {
         }
         match verify(key, &bytes) {
             Ok(()) => {
-                // Refresh the entry's age for least-recently-used pruning; best effort.
-                if !self.read_only {
+                // Refresh the entry's age for least-recently-used pruning; best effort (in
+                // a read-only folder not yet known as such, the open fails).
+                if !self.known_read_only() {
                     if let Ok(f) = fs::File::options().append(true).open(&path) {
                         let _ = f.set_modified(SystemTime::now());
                     }
@@ -239,7 +255,7 @@ impl DiskCache {
                 Lookup::Hit(bytes)
             }
             Err(why) => {
-                if !self.read_only {
+                if !self.known_read_only() {
                     let _ = fs::remove_file(&path);
                 }
                 Lookup::Rejected(why)
@@ -258,7 +274,7 @@ impl DiskCache {
     /// as that kernel, trusting it to be the translation. Whoever can write the folder
     /// chooses code the GPU runs: point the cache only at folders you trust.
     pub unsafe fn store(&self, key: &CacheKey, payload: &[u8]) {
-        if self.read_only {
+        if self.probe_read_only() {
             return;
         }
         if let Err(e) = self.try_store(key, payload) {

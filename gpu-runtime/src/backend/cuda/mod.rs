@@ -75,8 +75,9 @@ pub(crate) struct LoadedKernel {
 struct Entry {
     function: CudaFunction,
     attributes: FunctionAttributes,
-    /// The block size of a `forall` launch of this function.
-    forall_block: u32,
+    /// The block size of a `forall` launch of this function: 0 until the first such launch
+    /// asks (six occupancy queries a first launch of another shape need not make).
+    forall_block: AtomicU32,
     /// The most dynamic shared memory a block can have: the device's opt-in limit less
     /// the function's static shared memory.
     max_dynamic_shared: u32,
@@ -260,11 +261,15 @@ impl CudaDevice {
             }
         };
         let validate = |entry: &Entry| {
+            let forall_block = match cfg.shape {
+                crate::host::launch_config::Shape::ForAll(_) => entry.forall_block()?,
+                crate::host::launch_config::Shape::Explicit { .. } => 0,
+            };
             cfg.validate(
                 def.name(),
                 &self.limits,
                 entry.attributes.max_threads_per_block,
-                entry.forall_block,
+                forall_block,
                 entry.max_dynamic_shared,
             )
         };
@@ -681,7 +686,6 @@ impl CudaDevice {
             ptx_version: attr(CU_FUNC_ATTRIBUTE_PTX_VERSION)?,
             binary_version: attr(CU_FUNC_ATTRIBUTE_BINARY_VERSION)?,
         };
-        let forall_block = forall_block_size(cu, attributes.max_threads_per_block)?;
         let max_dynamic_shared = self
             .limits
             .max_shared_mem_optin
@@ -691,10 +695,28 @@ impl CudaDevice {
         Ok(Entry {
             function,
             attributes,
-            forall_block,
+            forall_block: AtomicU32::new(0),
             max_dynamic_shared,
             dynamic_shared_allowed,
         })
+    }
+}
+
+impl Entry {
+    /// The block size of a `forall` launch, found at the first one.
+    #[inline]
+    fn forall_block(&self) -> Result<u32> {
+        match self.forall_block.load(Ordering::Relaxed) {
+            0 => {
+                let b = forall_block_size(
+                    self.function.cu_function(),
+                    self.attributes.max_threads_per_block,
+                )?;
+                self.forall_block.store(b, Ordering::Relaxed);
+                Ok(b)
+            }
+            b => Ok(b),
+        }
     }
 }
 

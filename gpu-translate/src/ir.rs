@@ -507,6 +507,9 @@ pub enum Place<T> {
     LocalField(VarId, Vec<FieldName>, T),
     /// An array element.
     Index(Target, Vec<Index<T>>),
+    /// A field (of a field ..) of a struct array element: `ps[i].pos.x`, with the
+    /// field's type (a number: a field that is a struct is written field by field).
+    IndexField(Target, Vec<Index<T>>, Vec<FieldName>, T),
 }
 
 /// A `for` loop over a range.

@@ -969,12 +969,40 @@ fn structs_are_c_structs_with_fields_literals_and_scalar_parameters() {
 }
 
 #[test]
+fn fields_of_array_elements_are_written_in_place() {
+    let src = struct_c(quote! {
+        fn k(bodies: &mut [Body], dt: f32) {
+            let i = grid_1d();
+            bodies[i].mass = 1.0;
+            bodies[i].pos.y += dt;
+            bodies[i].hits <<= 1u32;
+        }
+    })
+    .unwrap();
+    // The field alone is written: no copy of the element, no store of the whole of it.
+    assert!(src.contains("(bodies[i]).f_mass = 1.0"), "{src}");
+    assert!(src.contains("(bodies[i]).f_pos.f_y"), "{src}");
+    assert!(src.contains("(bodies[i]).f_hits"), "{src}");
+    assert!(!src.contains("bodies[i] ="), "{src}");
+}
+
+#[test]
 fn struct_misuse_says_what_to_write() {
     let errs = |item| struct_c(item).unwrap_err().join("\n");
     let e = errs(quote! {
-        fn k(b: &mut [Body]) { let i = grid_1d(); b[i].mass = 1.0; }
+        fn k(b: &mut [Body], v: Vec2) { let i = grid_1d(); b[i].pos = v; }
     });
-    assert!(e.contains("let mut p = ps[i]"), "{e}");
+    assert!(
+        e.contains("written field by field (`ps[i].pos.x = v;"),
+        "{e}"
+    );
+    let e = errs(quote! {
+        fn k(b: &[Body]) { let i = grid_1d(); b[i].mass = 1.0; }
+    });
+    assert!(
+        e.contains("`b` is a `&[T]` parameter and cannot be written"),
+        "{e}"
+    );
     let e = errs(quote! {
         fn k(b: &mut [Body]) { let i = grid_1d(); let p = b[i]; b[i] = p + p; }
     });

@@ -119,7 +119,7 @@ macro_rules! for_each_case {
                 2e-5, complex::case_complex,
                 [complex::complex_exact, complex::complex_math, complex::complex_math_f32];
             structs: "#[gpu_struct]: arrays of structs, a struct scalar, nested fields, literals, a device function; bit for bit",
-                0.0, structs::case_structs, [structs::particles_step, structs::wide_shift];
+                0.0, structs::case_structs, [structs::particles_step, structs::wide_shift, structs::fields_in_place];
             cooperative: "cooperative launch: sync_grid, reused; oversized grids refused",
                 0.0, cooperative::case_cooperative, [cooperative::grid_mirror];
             array3: "3-D array parameters: a[(i, j, k)], shape(), a 3-D grid",

@@ -63,6 +63,40 @@ pub fn particles_step(ps: &mut [Particle], dt: f32, gravity: Vec3, energy: &mut 
     }
 }
 
+/// A field of an array element written in place by a device function.
+#[gpu_device]
+pub fn fall(ps: &mut [Particle], i: usize, dt: f32) {
+    ps[i].vel.y -= 9.81f32 * dt;
+}
+
+/// Fields written through the array element itself (`ps[i].vel.y += ..`), and two
+/// threads per element writing different fields of it: each write leaves the others.
+#[gpu_kernel(fmad = false)]
+pub fn fields_in_place(ps: &mut [Particle], dt: f32) {
+    let t = grid_1d();
+    if t < 2 * ps.len() {
+        let i = t / 2;
+        if t % 2 == 0 {
+            fall(ps, i, dt);
+            ps[i].pos.y = ps[i].pos.y + ps[i].vel.y * dt;
+            ps[i].bounces += 1;
+        } else {
+            ps[i].pos.x += ps[i].vel.x * dt;
+            ps[i].spin = -ps[i].spin / 3;
+            ps[i].alive = !ps[i].alive;
+        }
+    }
+}
+
+fn fields_in_place_reference(p: &mut Particle, dt: f32) {
+    p.vel.y -= 9.81f32 * dt;
+    p.pos.y += p.vel.y * dt;
+    p.bounces += 1;
+    p.pos.x += p.vel.x * dt;
+    p.spin = -p.spin / 3;
+    p.alive = !p.alive;
+}
+
 /// Eight `f64`s.
 #[gpu_struct]
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -210,6 +244,16 @@ pub fn case_structs(dev: &Device, seed: u64) -> CaseResult {
     let want = fields(&ps);
     compare("particles", &got, &want, 0.0)?;
     out.push(("particles", got));
+    // The same particles, fields written in place by two threads each.
+    for p in ps.iter_mut() {
+        p.bounces %= 200;
+    }
+    d.copy_from_host(&ps)?;
+    launch!(fields_in_place[blocks(2 * n, 128), 128](&mut d, dt))?;
+    ps.iter_mut().for_each(|p| fields_in_place_reference(p, dt));
+    let got = fields(&d.to_host()?);
+    compare("fields written in place", &got, &fields(&ps), 0.0)?;
+    out.push(("fields_in_place", got));
     check(&mut out, "energy", &energy.to_host()?, &want_energy, 0.0)?;
 
     // A 320-byte struct: in range, then a write past the end, which must be reported and

@@ -228,6 +228,10 @@ impl Validator<'_> {
                         i.iter().for_each(|i| self.expr(&i.expr));
                         (self.elem(*t), i[0].expr.span)
                     }
+                    Place::IndexField(_, i, _, ty) => {
+                        i.iter().for_each(|i| self.expr(&i.expr));
+                        (*ty, i[0].expr.span)
+                    }
                 };
                 self.expr(value);
                 if let Some(op) = op {

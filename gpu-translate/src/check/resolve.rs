@@ -239,6 +239,9 @@ impl Resolver<'_> {
                         Place::LocalField(v, path, self.ty(ty, value_span))
                     }
                     Place::Index(t, i) => Place::Index(t, self.indices(i)),
+                    Place::IndexField(t, i, path, ty) => {
+                        Place::IndexField(t, self.indices(i), path, self.ty(ty, value_span))
+                    }
                 };
                 Stmt::Assign(p, op, self.expr(v))
             }

@@ -27,13 +27,21 @@ impl Emitter<'_> {
                 out
             }
             Place::Index(t, i) => self.element(*t, i),
+            Place::IndexField(t, i, path, _) => {
+                let mut out = format!("({})", self.element(*t, i));
+                for f in path {
+                    out.push('.');
+                    out.push_str(&f.c);
+                }
+                out
+            }
         }
     }
 
     pub(super) fn place_ty(&self, p: &Place<RTy>) -> RTy {
         match p {
             Place::Local(v) => self.k.locals[*v].ty,
-            Place::LocalField(_, _, ty) => *ty,
+            Place::LocalField(_, _, ty) | Place::IndexField(_, _, _, ty) => *ty,
             Place::Index(t, _) => self.target_elem(*t),
         }
     }

@@ -265,6 +265,22 @@ impl Rewriter {
         }
     }
 
+    /// `base[index].f.g` where `base` is a view: the view, the index and the fields.
+    fn view_field(&self, e: &syn::Expr) -> Option<(syn::Ident, syn::Expr, Vec<syn::Member>)> {
+        let mut members = Vec::new();
+        let mut at = strip(e);
+        while let syn::Expr::Field(f) = at {
+            members.push(f.member.clone());
+            at = strip(&f.base);
+        }
+        if members.is_empty() {
+            return None;
+        }
+        members.reverse();
+        let (base, index) = self.view_index(at)?;
+        Some((base, index, members))
+    }
+
     /// `*base.get_unchecked_mut(index)` where `base` is a view.
     fn unchecked_place(&self, e: &syn::Expr) -> Option<(syn::Ident, syn::Expr)> {
         let syn::Expr::Unary(u) = strip(e) else {
@@ -406,6 +422,16 @@ impl VisitMut for Rewriter {
                         let __gpu_value = #value;
                         #base.set(#index, __gpu_value)
                     });
+                } else if let Some((base, index, path)) = self.view_field(&a.left) {
+                    // The field alone is written: other threads may write the others.
+                    let mut index = index;
+                    self.visit_expr_mut(&mut index);
+                    let value = &a.right;
+                    let span = a.left.span();
+                    *e = syn::parse_quote_spanned!(span=> {
+                        let __gpu_value = #value;
+                        #base.set_field_by(#index, |__gpu_e| &mut __gpu_e.#(#path).*, __gpu_value)
+                    });
                 } else if let Some(place) = self.local_access(&a.left, true) {
                     let value = &a.right;
                     let span = a.left.span();
@@ -452,6 +478,24 @@ impl VisitMut for Rewriter {
                                 #base.set(__gpu_index, #base.get(__gpu_index) #op __gpu_value)
                             })
                         };
+                    }
+                    (None, Some(op)) if self.view_field(&b.left).is_some() => {
+                        let Some((base, index, path)) = self.view_field(&b.left) else {
+                            return;
+                        };
+                        let mut index = index;
+                        self.visit_expr_mut(&mut index);
+                        let value = &b.right;
+                        let span = b.left.span();
+                        *e = syn::parse_quote_spanned!(span=> {
+                            let __gpu_value = #value;
+                            let __gpu_index = #index;
+                            #base.set_field_by(
+                                __gpu_index,
+                                |__gpu_e| &mut __gpu_e.#(#path).*,
+                                #base.get(__gpu_index).#(#path).* #op __gpu_value,
+                            )
+                        });
                     }
                     (None, Some(_)) => match self.local_access(&b.left, true) {
                         Some(place) => {

@@ -90,7 +90,7 @@ impl Lowerer<'_> {
     }
 
     /// An error unless `target` can be written.
-    fn check_writable(&mut self, target: Target, base: &syn::Expr) -> Option<()> {
+    pub(super) fn check_writable(&mut self, target: Target, base: &syn::Expr) -> Option<()> {
         if let Target::Slice(slice) = target {
             if !self.k.slices[slice].mutable {
                 let name = self.k.slices[slice].rust_name.clone();
@@ -149,7 +149,7 @@ impl Lowerer<'_> {
     pub(super) fn place_ty(&self, p: &Place) -> Ty {
         match p {
             Place::Local(v) => self.k.locals[*v].ty,
-            Place::LocalField(_, _, ty) => *ty,
+            Place::LocalField(_, _, ty) | Place::IndexField(_, _, _, ty) => *ty,
             Place::Index(t, _) => self.target_elem(*t),
         }
     }

@@ -164,11 +164,14 @@ impl Lowerer<'_> {
                 }),
             _ => None,
         };
+        if let syn::Expr::Index(ix) = base {
+            return self.element_field_place(ix, &members, f.span());
+        }
         let Some(v) = local else {
             self.err(
                 f.span(),
-                "struct fields are written through a local in kernels: `let mut p = ps[i]; \
-                 p.x += dt * p.vx; ps[i] = p;`",
+                "struct fields are written on a local or an array element in kernels: \
+                 `p.x = v` (`let mut p = ...`) or `ps[i].x = v`",
             );
             return None;
         };
@@ -195,6 +198,41 @@ impl Lowerer<'_> {
             ty = fty;
         }
         Some(Place::LocalField(v, path, ty))
+    }
+}
+
+impl Lowerer<'_> {
+    /// `ps[i].pos.x` as a place: a field (a number) of a struct array element, which
+    /// the assignment writes alone (other threads may write the element's other fields).
+    fn element_field_place(
+        &mut self,
+        ix: &syn::ExprIndex,
+        members: &[&syn::Member],
+        span: proc_macro2::Span,
+    ) -> Option<Place> {
+        let (target, index) = self.index_parts(ix, self.default_check())?;
+        self.check_writable(target, &ix.expr)?;
+        let mut ty = self.target_elem(target);
+        let mut path = Vec::new();
+        for m in members {
+            let Some(s) = self.struct_type(ty) else {
+                self.err(m.span(), "only the fields of a struct can be assigned");
+                return None;
+            };
+            let (fty, name) = self.struct_member(s, m)?;
+            path.push(name);
+            ty = fty;
+        }
+        if self.struct_type(ty).is_some() {
+            self.err(
+                span,
+                "a field of an array element that is itself a struct is written field by \
+                 field (`ps[i].pos.x = v; ps[i].pos.y = w;`), or through a local: `let mut \
+                 p = ps[i]; p.pos = v; ps[i] = p;`",
+            );
+            return None;
+        }
+        Some(Place::IndexField(target, index, path, ty))
     }
 }
 

@@ -1,5 +1,5 @@
-// Structs in kernels: no operators, no field writes through an array element, every field
-// in a literal; each error says what to write.
+// Structs in kernels: no operators, no field writes through a `&[T]` array, every field in
+// a literal; each error says what to write.
 use gpu_runtime::prelude::*;
 
 #[gpu_struct]
@@ -14,7 +14,7 @@ fn add_points(a: &[Point], b: &mut [Point]) {
     let i = grid_1d();
     if i < a.len() && i < b.len() {
         b[i] = a[i] + b[i];
-        b[i].x = 1.0;
+        a[i].x = 1.0;
         b[i] = Point { x: 1.0 };
         let p = a[i];
         p.y = 2.0;

@@ -310,6 +310,23 @@ macro_rules! view_mut {
                 unsafe { store_field(self.ptr.add(at), offset, value) }
             }
 
+            /// Write `value` into the field `field` picks of the struct at `index`
+            /// (`|e| &mut e.pos.x`), checked: what `a[i].pos.x = v` is in the simulator.
+            /// Only that field's bytes are written; a closure that returns anything but a
+            /// field of its argument panics.
+            #[inline]
+            pub fn set_field_by<F: Dtype>(
+                &self,
+                index: $index,
+                field: impl FnOnce(&mut T) -> &mut F,
+                value: F,
+            ) {
+                let mut probe = crate::dtype::zeroed::<T>();
+                let base = (&raw mut probe) as usize;
+                let offset = (field(&mut probe) as *mut F as usize).wrapping_sub(base);
+                self.set_field(index, offset, value)
+            }
+
             /// The address of the element at `index`, checked (for atomics).
             #[doc(hidden)]
             #[inline]

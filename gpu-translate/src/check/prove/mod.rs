@@ -233,7 +233,7 @@ impl<'a> Prover<'a> {
             Stmt::Assign(place, _, value) => {
                 self.expr(value);
                 match place {
-                    Place::Index(t, idx) => self.access(*t, idx),
+                    Place::Index(t, idx) | Place::IndexField(t, idx, ..) => self.access(*t, idx),
                     Place::Local(v) | Place::LocalField(v, ..) => self.forget(*v),
                 }
             }

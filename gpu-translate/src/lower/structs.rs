@@ -186,7 +186,15 @@ impl Lowerer<'_> {
             );
             return None;
         }
-        let mut ty = self.k.locals[v].ty;
+        let (path, ty) = self.field_path(self.k.locals[v].ty, &members)?;
+        Some(Place::LocalField(v, path, ty))
+    }
+}
+
+impl Lowerer<'_> {
+    /// The fields `members` name, one inside the other, from a value of type `ty`, and the
+    /// type of the last; an error where a member is not a struct's field.
+    fn field_path(&mut self, mut ty: Ty, members: &[&syn::Member]) -> Option<(Vec<FieldName>, Ty)> {
         let mut path = Vec::new();
         for m in members {
             let Some(s) = self.struct_type(ty) else {
@@ -197,11 +205,9 @@ impl Lowerer<'_> {
             path.push(name);
             ty = fty;
         }
-        Some(Place::LocalField(v, path, ty))
+        Some((path, ty))
     }
-}
 
-impl Lowerer<'_> {
     /// `ps[i].pos.x` as a place: a field (a number) of a struct array element, which
     /// the assignment writes alone (other threads may write the element's other fields).
     fn element_field_place(
@@ -212,17 +218,7 @@ impl Lowerer<'_> {
     ) -> Option<Place> {
         let (target, index) = self.index_parts(ix, self.default_check())?;
         self.check_writable(target, &ix.expr)?;
-        let mut ty = self.target_elem(target);
-        let mut path = Vec::new();
-        for m in members {
-            let Some(s) = self.struct_type(ty) else {
-                self.err(m.span(), "only the fields of a struct can be assigned");
-                return None;
-            };
-            let (fty, name) = self.struct_member(s, m)?;
-            path.push(name);
-            ty = fty;
-        }
+        let (path, ty) = self.field_path(self.target_elem(target), members)?;
         if self.struct_type(ty).is_some() {
             self.err(
                 span,

@@ -34,6 +34,8 @@ example!(vec_add_three_ways, "../examples/vec_add_three_ways.rs");
 example!(scale_in_place, "../examples/scale_in_place.rs");
 example!(streams, "../examples/streams.rs");
 example!(graphs, "../examples/graphs.rs");
+example!(multi_gpu_pi, "../examples/multi_gpu_pi.rs");
+example!(data_parallel, "../examples/data_parallel.rs");
 example!(errors, "../examples/errors.rs");
 example!(profiling, "../examples/profiling.rs");
 example!(ndarray_interop, "../examples/ndarray_interop.rs");

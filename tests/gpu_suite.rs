@@ -10,6 +10,8 @@
 //! `target/gpu-bundle/run.sh` runs it. Where there is no GPU it says so and exits non-zero.
 
 mod cases;
+#[path = "gpu/collectives.rs"]
+mod collectives;
 #[path = "differential/mod.rs"]
 mod differential;
 #[path = "gpu/differential.rs"]
@@ -71,6 +73,8 @@ fn main() {
         }
         Some(CHILD_DEVICE_FAULT) => child(device_fault_and_recreation),
         Some(CHILD_COOPERATIVE) => child(cooperative_on_two_streams),
+        Some(collectives::CHILD_FROM_ENV) => child(collectives::child_from_env),
+        Some(collectives::CHILD_MISSING_RANK) => child(collectives::child_missing_rank),
         // The math sweep alone, on the GPU where there is one, else on the simulator.
         Some("math-sweep") => {
             let dev = Device::cuda(0).unwrap_or_else(|_| Device::simulator());
@@ -434,6 +438,34 @@ fn main() {
     for (name, case) in cases::graphs::ALL {
         rows.push(check(name, || case(&gpu, seed)));
     }
+
+    rows.push(check(
+        "arrays between devices: GPU -> simulator -> GPU",
+        || cases::host_api::between_devices(&gpu, &sim, seed),
+    ));
+    if let Ok(gpus) = Device::all() {
+        for pair in gpus.windows(2) {
+            rows.push(check(
+                "arrays between devices: peer copies GPU -> GPU -> GPU",
+                || cases::host_api::between_devices(&pair[0], &pair[1], seed),
+            ));
+        }
+    }
+    for (name, result) in collectives::rows(seed) {
+        rows.push(check(&name, || result));
+    }
+    let env = collectives::env_of(1, collectives::free_port());
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    rows.push(check(
+        "collectives: a rank of a run from torchrun's variables (1 rank)",
+        || run_child(collectives::CHILD_FROM_ENV, &env, seed, 120),
+    ));
+    let env = collectives::env_of(2, collectives::free_port());
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    rows.push(check(
+        "collectives: a rank that never starts is an error within the timeout, not a hang",
+        || run_child(collectives::CHILD_MISSING_RANK, &env, seed, 60),
+    ));
 
     let passed = rows.iter().filter(|r| r.ok).count();
     let failed = rows.len() - passed;

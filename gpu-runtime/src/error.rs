@@ -195,6 +195,28 @@ pub enum GpuError {
         reason: String,
     },
 
+    /// NCCL (`libnccl`), which the collectives of CUDA devices use, could not be found or
+    /// loaded, or is too old.
+    NcclNotFound {
+        /// Why the last candidate failed.
+        detail: String,
+        /// Every path that was tried, in order.
+        searched: Vec<PathBuf>,
+    },
+
+    /// A collective operation or communicator failed: a rank failed, disappeared or
+    /// called another operation (the deadline passed and the communicator was aborted),
+    /// NCCL reported an error, or the call cannot be made as asked. Once a communicator
+    /// has failed, every later call on it returns this.
+    Collective {
+        /// The rank that reports it, and its world size.
+        rank: usize,
+        /// What was attempted.
+        operation: String,
+        /// What happened.
+        reason: String,
+    },
+
     /// An argument that the runtime cannot accept.
     InvalidArgument(String),
 }
@@ -288,6 +310,16 @@ impl std::fmt::Display for GpuError {
                 f,
                 "graph capture: {operation}: {reason}"
             ),
+            GpuError::NcclNotFound { detail, searched, .. } => write!(
+                f,
+                "NCCL (libnccl) could not be loaded: {detail}. Searched: {searched}. Install NCCL \
+                 (`apt install libnccl2`, or `pip install nvidia-nccl-cu12`), or set GPU_RUNTIME_NCCL \
+                 to the path of libnccl.so.2",
+                searched = display_paths(searched)
+            ),
+            GpuError::Collective { rank, operation, reason } => {
+                write!(f, "collective `{operation}` on rank {rank}: {reason}")
+            }
             GpuError::InvalidArgument(message) => f.write_str(message),
         }
     }

@@ -45,7 +45,18 @@ mod lang;
 mod private;
 pub mod random;
 
+/// Collectives between devices and processes: [`Communicator`], [`group`](collective::group), through NCCL on
+/// CUDA devices and a simulated communicator on the simulator. See the README's "Several
+/// GPUs and machines".
+pub mod collective {
+    pub use crate::host::collective::{
+        group, nccl_version, Collectives, CommOptions, Communicator, OnStream, ReduceOp, Reducible,
+        COMM_TIMEOUT_ENV,
+    };
+}
+
 pub use backend::cuda::libraries::NVRTC_ENV;
+pub use backend::cuda::nccl::NCCL_ENV;
 pub use backend::cuda::FunctionAttributes;
 pub use compile::cache;
 pub use compile::kernel_def::{DeviceFnDef, KernelDef, KernelHandle};
@@ -62,6 +73,7 @@ pub use gpu_macros::{gpu_device, gpu_elementwise, gpu_kernel, gpu_reduce, gpu_st
 pub use half::{bf16, f16};
 pub use host::args::{SliceArg, SliceArgMut};
 pub use host::array::{Array2, Array3, DeviceArray, DeviceArray2, DeviceArray3};
+pub use host::collective::{Communicator, ReduceOp};
 pub use host::device::{Backend, Device, MemoryInfo, BACKEND_ENV};
 pub use host::event::Event;
 pub use host::graph::Graph;
@@ -122,6 +134,7 @@ pub const PRINTF_BUFFER_ENV: &str = "GPU_RUNTIME_PRINTF_MB";
 
 /// Everything a kernel file needs: `use gpu_runtime::prelude::*;`.
 pub mod prelude {
+    pub use crate::collective::Collectives;
     pub use crate::random::{
         philox4x32_10, philox_normal_f32, philox_normal_f64, philox_u32, philox_u64,
         philox_uniform_f32, philox_uniform_f64, xoroshiro128p_next, xoroshiro128p_normal_f32,

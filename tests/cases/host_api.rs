@@ -212,3 +212,46 @@ pub fn array_ops(dev: &Device, seed: u64) -> CaseResult<String> {
          {rows} x {cols} rows and a row as a kernel argument"
     ))
 }
+
+/// Copies between two devices: `copy_from` and `copy_to_device` both ways, after a kernel
+/// on the source and before one on the destination (ordering on both devices), with
+/// random data over a poisoned destination; a length mismatch is refused.
+pub fn between_devices(a: &Device, b: &Device, seed: u64) -> CaseResult<String> {
+    let mut r = rng(seed ^ 0x9e17);
+    let len: usize = r.random_range(1_000..200_000);
+    let x: Vec<f32> = (0..len).map(|_| r.random_range(-1.0..1.0)).collect();
+    let y: Vec<f32> = (0..len).map(|_| r.random_range(-1.0..1.0)).collect();
+    let block = 256u32;
+    let grid = len.div_ceil(256) as u32;
+    // On `a`: s = x + y, then copied to `b` over poison, then scaled there.
+    let (da, db) = (a.to_device(&x)?, a.to_device(&y)?);
+    let mut sum = a.zeros::<f32>(len)?;
+    launch!(vec_add[grid, block](&da, &db, &mut sum))?;
+    let mut on_b = b.to_device(&vec![f32::NAN; len])?;
+    on_b.copy_from(&sum)?;
+    let mut out = b.to_device(&y)?;
+    launch!(saxpy[grid, block](2.0f32, &on_b, &mut out))?;
+    let want: Vec<f32> = x.iter().zip(&y).map(|(p, q)| 2.0 * (p + q) + q).collect();
+    first_difference(&out.to_host()?, &want)?;
+    // And back: a copy of `b`'s array made on `a`.
+    let back = out.copy_to_device(a)?;
+    if back.device() != a {
+        return Err("copy_to_device made the array on the wrong device".into());
+    }
+    first_difference(&back.to_host()?, &want)?;
+    let mut short = b.zeros::<f32>(len - 1)?;
+    if short.copy_from(&sum).is_ok() {
+        return Err("a copy between arrays of different lengths was accepted".into());
+    }
+    Ok(format!(
+        "{len} elements, {} -> {} -> {}{}",
+        a.describe(),
+        b.describe(),
+        a.describe(),
+        if a.can_access_peer(b) {
+            " (peer access)"
+        } else {
+            ""
+        }
+    ))
+}

@@ -16,6 +16,7 @@
 pub mod arrays;
 pub mod atomics;
 pub mod checks;
+pub mod collectives;
 pub mod complex;
 pub mod control;
 pub mod cooperative;

@@ -11,7 +11,7 @@ use crate::backend::sim::memory::SimBuffer;
 use crate::dtype::Element;
 use crate::error::{GpuError, Result};
 use crate::host::array::{reserve, Storage};
-use crate::host::device::DeviceInner;
+use crate::host::device::{Device, DeviceInner};
 use crate::host::view::ArrayView;
 use crate::{DeviceArray, DeviceArray2, DeviceArray3};
 
@@ -44,16 +44,23 @@ impl<T: Element> DeviceArray<T> {
         })
     }
 
-    /// Overwrite this array with `src`, which must have the same length and live on the
-    /// same device (a device-to-device copy).
+    /// Overwrite this array with `src`, which must have the same length. On one device it
+    /// is a device-to-device copy queued on the device's stream. Between two CUDA devices
+    /// it is a peer copy (`cuMemcpyPeer`: direct over NVLink or PCIe where the devices can
+    /// reach each other's memory, which is enabled for the pair at its first copy; staged
+    /// by the driver otherwise), ordered after the work queued before on both devices and
+    /// before the work queued after. Between a GPU and the simulator, or two simulated
+    /// devices, it goes through the host.
     pub fn copy_from(&mut self, src: &DeviceArray<T>) -> Result<()> {
         crate::host::graph::forbid("`copy_from`")?;
         if src.device != self.device {
-            return Err(GpuError::InvalidArgument(format!(
-                "copy_from: the source lives on {}, this array on {}",
-                src.device.describe(),
-                self.device.describe()
-            )));
+            if src.len != self.len {
+                return Err(GpuError::InvalidArgument(format!(
+                    "copy_from: the source has {} elements but this array has {}",
+                    src.len, self.len
+                )));
+            }
+            return self.copy_from_other_device(src);
         }
         if src.len != self.len {
             return Err(GpuError::InvalidArgument(format!(
@@ -71,6 +78,39 @@ impl<T: Element> DeviceArray<T> {
                 Ok(())
             }
             _ => unreachable!("arrays of one device have the same storage"),
+        }
+    }
+
+    /// A copy of this array on `device` (the same device: a device-to-device copy; see
+    /// [`DeviceArray::copy_from`] for copies between devices).
+    pub fn copy_to_device(&self, device: &Device) -> Result<DeviceArray<T>> {
+        if device == &self.device {
+            return self.try_clone();
+        }
+        let mut out = device.zeros::<T>(self.len)?;
+        out.copy_from(self)?;
+        Ok(out)
+    }
+
+    fn copy_from_other_device(&mut self, src: &DeviceArray<T>) -> Result<()> {
+        match (
+            &mut self.storage,
+            &src.storage,
+            &*self.device.inner,
+            &*src.device.inner,
+        ) {
+            (Storage::Cuda(dst), Storage::Cuda(s), DeviceInner::Cuda(d), DeviceInner::Cuda(sd)) => {
+                let bytes = self.len * std::mem::size_of::<T>();
+                // SAFETY: both are live allocations of `bytes` bytes in their contexts
+                // (the lengths are equal); the copy is ordered after the work queued on
+                // both devices and before the work queued later (so before the frees),
+                // and `&mut self` keeps our other writers of `dst` out meanwhile.
+                unsafe { crate::backend::cuda::peer::copy(d, dst.ptr, sd, s.ptr, bytes) }
+            }
+            _ => {
+                let host = src.to_host()?;
+                self.copy_from_host(&host)
+            }
         }
     }
 

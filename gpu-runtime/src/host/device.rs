@@ -134,6 +134,48 @@ impl Device {
         Ok(Device { inner })
     }
 
+    /// How many CUDA devices there are: 0 without a driver or a device.
+    pub fn count() -> usize {
+        if crate::backend::cuda::libraries::require_driver().is_err() {
+            return 0;
+        }
+        if cudarc::driver::result::init().is_err() {
+            return 0;
+        }
+        cudarc::driver::result::device::get_count().map_or(0, |n| n.max(0) as usize)
+    }
+
+    /// Every CUDA device, by ordinal (empty without a GPU).
+    pub fn all() -> Result<Vec<Device>> {
+        (0..Device::count()).map(Device::cuda).collect()
+    }
+
+    /// Whether this device can read and write `other`'s memory directly (CUDA peer
+    /// access over NVLink or PCIe), which makes [`DeviceArray::copy_from`] between them a
+    /// direct copy. False for the simulator and for a device and itself.
+    pub fn can_access_peer(&self, other: &Device) -> bool {
+        match (&*self.inner, &*other.inner) {
+            (DeviceInner::Cuda(a), DeviceInner::Cuda(b)) if a.ordinal != b.ordinal => {
+                crate::backend::cuda::peer::can_access(a, b)
+            }
+            _ => false,
+        }
+    }
+
+    /// `n` distinct simulated devices, for running simulated ranks in one process: the
+    /// first is [`Device::simulator`], the others new ones (each array knows which it
+    /// lives on).
+    pub fn simulators(n: usize) -> Vec<Device> {
+        let mut out = Vec::with_capacity(n);
+        if n > 0 {
+            out.push(Device::simulator());
+        }
+        out.extend((1..n).map(|_| Device {
+            inner: Arc::new(DeviceInner::Sim),
+        }));
+        out
+    }
+
     /// The CPU simulator (one per process).
     pub fn simulator() -> Device {
         static SIM: OnceLock<Device> = OnceLock::new();

@@ -6,6 +6,7 @@
 pub(crate) mod args;
 pub(crate) mod array;
 pub(crate) mod array_ops;
+pub(crate) mod collective;
 pub(crate) mod device;
 pub(crate) mod env;
 pub(crate) mod event;
@@ -17,6 +18,7 @@ pub(crate) mod launch_config;
 pub(crate) mod ndarray_interop;
 pub(crate) mod pinned;
 pub mod profiling;
+pub(crate) mod rendezvous;
 pub(crate) mod stream;
 pub(crate) mod timing;
 pub(crate) mod view;

@@ -15,6 +15,9 @@ mod function_table;
 pub(crate) mod graph;
 pub(crate) mod handles;
 pub(crate) mod libraries;
+pub(crate) mod nccl;
+pub(crate) mod nccl_comm;
+pub(crate) mod peer;
 
 use std::ffi::c_void;
 use std::sync::atomic::{AtomicPtr, AtomicU32, Ordering};

@@ -98,6 +98,41 @@ impl<T: Send + Sync + 'static> SimBuffer<T> {
     }
 }
 
+/// A writer of an array's elements that keeps them alive and borrows nothing: what a
+/// collective inside a group writes at the group's end, when the array may be borrowed
+/// (shared) elsewhere or dropped.
+pub(crate) struct SimWriter<T> {
+    cell: Arc<SimCell<T>>,
+}
+
+impl<T: crate::dtype::Element> SimWriter<T> {
+    /// Store `values` from element `start` on, each by relaxed atomic stores of its parts
+    /// (as a kernel's views write), while no replay and no host slice access runs.
+    pub(crate) fn store(&self, start: usize, values: &[T]) {
+        let end = start.checked_add(values.len());
+        assert!(
+            end.is_some_and(|e| e <= self.cell.len),
+            "a collective's result overruns its array"
+        );
+        let _replay = replay_lock();
+        for (k, v) in values.iter().enumerate() {
+            // SAFETY: `start + k` is within the allocation (asserted), which `self.cell`
+            // keeps alive; every other access to it while this runs is a view's atomic
+            // access (host slices wait for the lock), so this store races with nothing.
+            unsafe { crate::backend::sim::views::store(self.cell.ptr.add(start + k), *v) };
+        }
+    }
+}
+
+impl<T: Send + Sync + 'static> SimBuffer<T> {
+    /// A writer of these elements (see [`SimWriter`]).
+    pub(crate) fn writer(&self) -> SimWriter<T> {
+        SimWriter {
+            cell: self.cell.clone(),
+        }
+    }
+}
+
 impl<T: Copy + Send + Sync + 'static> SimBuffer<T> {
     /// Overwrite the elements with `src`'s (the same length), while no replay runs.
     pub(crate) fn copy_from(&mut self, src: &SimBuffer<T>) {

@@ -19,6 +19,7 @@
 
 pub mod arith;
 mod block;
+pub(crate) mod comm;
 mod deadline;
 mod fiber;
 pub(crate) mod graph;

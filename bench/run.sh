@@ -31,6 +31,13 @@ GPU_RUNTIME_CACHE_DIR=$cold1 ./gpu-bench first-launch-phases | tee -a "$out"
 ./gpu-bench check-cost | tee -a "$out"
 ./gpu-bench rng | tee -a "$out"
 ./gpu-bench graph | tee -a "$out"
+./gpu-bench allreduce | tee -a "$out"
+gpus=$(nvidia-smi -L 2>/dev/null | wc -l)
+if [ "$gpus" -ge 2 ] && [ -f peers_allreduce.py ]; then
+  NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1 \
+    torchrun --nproc_per_node "$gpus" peers_allreduce.py torch 2>&1 | grep -E '^torch_' | tee -a "$out"
+  python3 peers_allreduce.py cupy 2>&1 | tee -a "$out"
+fi
 if [ -f peers_extra.py ]; then
   PYTHONUNBUFFERED=1 python3 peers_extra.py cupy 2>&1 | tee -a "$out"
   # Numba 0.68 needs numpy < 2.5: a numpy 2.4 wheel travels in ../../.whl when present.
@@ -84,6 +91,14 @@ printf '%-4s %-58s %-12s %s\n' RNG "compute_pi xoroshiro128+ samples/s / Numba's
 go=$(get graph_one_by_one_us); gr10=$(get graph_replay_us); cg=$(get cupy_graph_replay_us)
 printf '%-4s %-58s %-12s %s\n' P10 "100 tiny launches: one by one / one graph replay" ">= 3" "$(get graph_speedup) ($go vs $gr10 us)"
 printf '%-4s %-58s %-12s %s\n' P10 "graph replay: CuPy's / ours (100 tiny launches)" ">= 1.0" "$(ratio "$cg" "$gr10") (${cg:-n/a} vs $gr10 us; CuPy one by one $(get cupy_graph_one_by_one_us) us)"
+if [ -n "$(get p12_skipped)" ]; then
+  printf '%-4s %-58s %-12s %s\n' P12 "all_reduce 256 MB f32 busbw / torch.distributed (NCCL)" ">= 0.95" "not measured: $(grep '^p12_skipped' "$out" | cut -d' ' -f2-)"
+else
+  ab=$(get all_reduce_busbw_gbps); tb=$(get torch_all_reduce_busbw_gbps)
+  pc=$(get peer_copy_gbps); cpc=$(get cupy_peer_copy_gbps)
+  printf '%-4s %-58s %-12s %s\n' P12 "all_reduce 256 MB f32 busbw / torch.distributed (NCCL)" ">= 0.95" "$(ratio "$ab" "$tb") ($ab vs ${tb:-n/a} GB/s, $(get gpus) GPUs)"
+  printf '%-4s %-58s %-12s %s\n' P12 "peer copy 256 MB GPU0->GPU1 / CuPy cudaMemcpyPeer" ">= 0.95" "$(ratio "$pc" "$cpc") ($pc vs ${cpc:-n/a} GB/s; peer access $(get peer_access))"
+fi
 printf '%-4s %-58s %-12s %s\n' P3 "vec_add with load4/store4 / hand-written float4 CUDA C" ">= 0.95" "$(get vec_add4_vs_hand) ($(get vec_add4_gbps) vs $(get vec_add4_hand_gbps) GB/s)"
 printf '%-4s %-58s %-12s %s\n' P5 "first launch, fresh process, warm cache (median of 3)" "<= 2 ms" "$w ms (context $(get ours_warm1_context_ms) ms, not counted; apart: cache read $(get phase_cache_read_ms), again $(get phase_cache_read_again_ms), load $(get phase_load_ms), launch $(get phase_launch_ms) ms)"
 printf '%-4s %-58s %-12s %s\n' P8 "SASS instructions (no NOP), vec_add ours / hand" "equal" "$(get sass_ours_vec_add) / $(get sass_hand_vec_add)"

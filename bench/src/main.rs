@@ -21,6 +21,8 @@
 //! `gpu-bench graph`: 100 dependent tiny launches replayed as one graph against the same
 //! 100 launched one by one, each timed from submission to completion (P10; CuPy's graph
 //! replay of the same work is `peers_extra.py`'s).
+//! `gpu-bench allreduce`: all_reduce bus bandwidth over every GPU and peer-copy bandwidth
+//! (P12; the peers are `peers_allreduce.py`'s); says so and measures nothing on one GPU.
 //! `gpu-bench source <kernel>`: the CUDA C of one benchmark kernel, both entries.
 //! `gpu-bench precompile <arch>`: compiles the first-launch kernel for `arch` (such as
 //! `sm_80`) into the disk cache, with no GPU needed (run.sh's shipping checks).
@@ -35,6 +37,7 @@ use gpu_runtime::prelude::*;
 use gpu_runtime::{DtypeKind, KernelDef};
 
 mod check_cost;
+mod collectives;
 mod hand;
 mod kernels;
 // Numba's `compute_pi` and its Philox form, as the example has them.
@@ -56,12 +59,13 @@ fn main() {
         "check-cost" => check_cost::run(),
         "rng" => rng(),
         "graph" => graph(),
+        "allreduce" => collectives::run(),
         "source" => source(std::env::args().nth(2).unwrap_or_default()),
         "precompile" => vec_add::definition()
             .precompile_for_arch(&std::env::args().nth(2).unwrap_or_else(|| "sm_90".into())),
         "cubins" => cubins(std::env::args().nth(2).unwrap_or_else(|| ".".into())),
         _ => {
-            eprintln!("usage: gpu-bench first-launch | first-launch-phases | launch-overhead | bandwidth | matmul | reduce | check-cost | rng | graph | source <kernel> | precompile <arch> | cubins <dir>");
+            eprintln!("usage: gpu-bench first-launch | first-launch-phases | launch-overhead | bandwidth | matmul | reduce | check-cost | rng | graph | allreduce | source <kernel> | precompile <arch> | cubins <dir>");
             std::process::exit(2);
         }
     };

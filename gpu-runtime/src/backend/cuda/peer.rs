@@ -66,10 +66,18 @@ pub(crate) unsafe fn copy(
     unsafe { sys::cuMemcpyPeer(dst, d.ctx.cu_ctx(), src, s.ctx.cu_ctx(), bytes) }
         .result()
         .map_err(|e| {
-            if super::fault::is_sticky(e.0) {
-                d.fault(e)
+            if !super::fault::is_sticky(e.0) {
+                return GpuError::driver("peer copy")(e);
+            }
+            // The fault belongs to the context that reports it from now on.
+            let source_faulted = s
+                .ctx
+                .synchronize()
+                .is_err_and(|x| super::fault::is_sticky(x.0));
+            if source_faulted {
+                s.fault(e)
             } else {
-                GpuError::driver("peer copy")(e)
+                d.fault(e)
             }
         })
 }

@@ -987,6 +987,23 @@ fn fields_of_array_elements_are_written_in_place() {
 }
 
 #[test]
+fn shared_arrays_hold_structs_without_bool_parts() {
+    let src = struct_c(quote! {
+        fn k(bodies: &mut [Body]) {
+            let mut tile = shared_array::<Vec2, 64>();
+            let t = thread_idx().x as usize;
+            tile[t] = bodies[t].pos;
+            tile[t].y *= 2.0;
+            sync_threads();
+            bodies[t].pos.x = tile[63 - t].y;
+        }
+    })
+    .unwrap();
+    assert!(src.contains("__shared__ gt_s_Vec2 "), "{src}");
+    assert!(src.contains("]).f_y *="), "{src}");
+}
+
+#[test]
 fn struct_misuse_says_what_to_write() {
     let errs = |item| struct_c(item).unwrap_err().join("\n");
     let e = errs(quote! {

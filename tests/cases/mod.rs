@@ -119,8 +119,8 @@ macro_rules! for_each_case {
             complex: "Complex32/Complex64: operators and exact methods bit for bit, math within bounds, scalars",
                 2e-5, complex::case_complex,
                 [complex::complex_exact, complex::complex_math, complex::complex_math_f32];
-            structs: "#[gpu_struct]: arrays of structs, a struct scalar, nested fields, literals, a device function; bit for bit",
-                0.0, structs::case_structs, [structs::particles_step, structs::wide_shift, structs::fields_in_place];
+            structs: "#[gpu_struct]: arrays of structs, a struct scalar, nested fields, literals, a device function, a shared array of structs; bit for bit",
+                0.0, structs::case_structs, [structs::particles_step, structs::wide_shift, structs::fields_in_place, structs::reverse_in_blocks];
             cooperative: "cooperative launch: sync_grid, reused; oversized grids refused",
                 0.0, cooperative::case_cooperative, [cooperative::grid_mirror];
             array3: "3-D array parameters: a[(i, j, k)], shape(), a 3-D grid",

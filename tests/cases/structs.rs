@@ -63,6 +63,23 @@ pub fn particles_step(ps: &mut [Particle], dt: f32, gravity: Vec3, energy: &mut 
     }
 }
 
+/// Each block copies its `Vec3`s into a shared array, doubles `x` of each there (a field
+/// of a shared element written in place), and writes them back reversed within the block.
+#[gpu_kernel]
+pub fn reverse_in_blocks(v: &mut [Vec3]) {
+    let mut tile = shared_array::<Vec3, 128>();
+    let t = thread_idx().x as usize;
+    let base = block_idx().x as usize * 128;
+    if base + t < v.len() {
+        tile[t] = v[base + t];
+        tile[t].x *= 2.0;
+    }
+    sync_threads();
+    if base + t < v.len() && base + 127 - t < v.len() {
+        v[base + t] = tile[127 - t];
+    }
+}
+
 /// A field of an array element written in place by a device function.
 #[gpu_device]
 pub fn fall(ps: &mut [Particle], i: usize, dt: f32) {
@@ -255,6 +272,40 @@ pub fn case_structs(dev: &Device, seed: u64) -> CaseResult {
     compare("fields written in place", &got, &fields(&ps), 0.0)?;
     out.push(("fields_in_place", got));
     check(&mut out, "energy", &energy.to_host()?, &want_energy, 0.0)?;
+
+    // Vec3s through a shared array of structs: reversed within blocks of 128, x doubled.
+    let n = r.random_range(300..1000);
+    let vs: Vec<Vec3> = (0..n)
+        .map(|_| Vec3 {
+            x: r.random_range(-8.0..8.0),
+            y: r.random_range(-8.0..8.0),
+            z: r.random_range(-8.0..8.0),
+        })
+        .collect();
+    let mut dv = dev.to_device(&vs)?;
+    launch!(reverse_in_blocks[blocks(n, 128), 128](&mut dv))?;
+    let want: Vec<Vec3> = (0..n)
+        .map(|i| {
+            let (base, t) = (i / 128 * 128, i % 128);
+            let j = base + 127 - t;
+            if j < n {
+                Vec3 {
+                    x: vs[j].x * 2.0,
+                    ..vs[j]
+                }
+            } else {
+                vs[i]
+            }
+        })
+        .collect();
+    let flat = |v: &[Vec3]| -> Vec<f64> {
+        v.iter()
+            .flat_map(|p| [p.x as f64, p.y as f64, p.z as f64])
+            .collect()
+    };
+    let got = flat(&dv.to_host()?);
+    compare("shared array of structs", &got, &flat(&want), 0.0)?;
+    out.push(("shared_structs", got));
 
     // A 320-byte struct: in range, then a write past the end, which must be reported and
     // leave the array as the in-range launch wrote it.

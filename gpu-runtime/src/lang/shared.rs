@@ -209,6 +209,21 @@ macro_rules! by_value {
                 // SAFETY: as above.
                 unsafe { store(self.element(i), value) }
             }
+            /// Write `value` into the field `field` picks of the struct at `i`
+            /// (`|e| &mut e.pos.x`), checked: what `s[i].pos.x = v` is in the simulator.
+            /// Only that field's bytes are written.
+            #[inline]
+            pub fn set_field_by<F: crate::dtype::Dtype>(
+                &self,
+                i: $idx,
+                field: impl FnOnce(&mut T) -> &mut F,
+                value: F,
+            ) {
+                let offset = crate::backend::sim::views::field_offset(field);
+                // SAFETY: `element` checked the index; `store_field` writes only the
+                // bytes of a field of `F` that starts at `offset` (it panics otherwise).
+                unsafe { crate::backend::sim::views::store_field(self.element(i), offset, value) }
+            }
             /// The element at `i`, read without a check on the GPU (the simulator checks
             /// anyway): `unsafe { s.get_unchecked(i) }`.
             ///

@@ -71,12 +71,18 @@ impl Validator<'_> {
         for a in &self.k.arrays {
             // Shared memory starts uninitialised on the GPU, and a byte that is not 0 or 1
             // is no `bool`.
-            if a.space != Space::Local && matches!(a.elem, RTy::Struct(_)) {
-                self.diags.error(
-                    a.span,
-                    "shared arrays of structs are not supported yet; keep one shared array per \
-                     field (`shared_array::<f32, N>()` for `x`, another for `y`)",
-                );
+            if let (true, RTy::Struct(id)) = (a.space != Space::Local, a.elem) {
+                if struct_has_bool(&self.sig.structs, id) {
+                    self.diags.error(
+                        a.span,
+                        format!(
+                            "shared arrays cannot hold `{}`: it has a `bool` part (shared memory \
+                             starts uninitialised on the GPU, and a byte that is not 0 or 1 is \
+                             no bool); make that field a `u8` with 0 and 1",
+                            self.sig.structs[id].name
+                        ),
+                    );
+                }
             }
             if a.space != Space::Local && a.elem == RTy::Prim(Prim::Bool) {
                 self.diags.error(
@@ -509,4 +515,13 @@ impl Validator<'_> {
             }
         }
     }
+}
+
+/// Whether struct `id` has a `bool` part, in itself or a nested struct.
+fn struct_has_bool(structs: &crate::parse::structs::Structs, id: usize) -> bool {
+    use crate::parse::structs::FieldTy;
+    structs[id].fields.iter().any(|f| match f.ty {
+        FieldTy::Prim(p) => p == Prim::Bool,
+        FieldTy::Struct(inner) => struct_has_bool(structs, inner),
+    })
 }

@@ -1,5 +1,5 @@
-// A struct named by an alias, and a shared array of structs: each refused with what to
-// write.
+// A struct named by an alias, and a shared array of a struct with a `bool` part (shared
+// memory starts uninitialised): each refused with what to write.
 mod shapes {
     use gpu_runtime::prelude::*;
 
@@ -9,10 +9,19 @@ mod shapes {
         pub x: f32,
         pub y: f32,
     }
+
+    #[gpu_struct]
+    #[derive(Clone, Copy)]
+    pub struct Flagged {
+        pub at: Point,
+        pub on: bool,
+        pub _pad0: u8,
+        pub _pad1: u16,
+    }
 }
 
 use gpu_runtime::prelude::*;
-use shapes::Point;
+use shapes::{Flagged, Point};
 use shapes::Point as Pt;
 
 #[gpu_kernel]
@@ -24,8 +33,8 @@ fn by_alias(a: &mut [Pt]) {
 }
 
 #[gpu_kernel]
-fn shared_points(a: &mut [Point]) {
-    let mut tile = shared_array::<Point, 32>();
+fn shared_points(a: &mut [Flagged]) {
+    let mut tile = shared_array::<Flagged, 32>();
     let i = grid_1d();
     if i < a.len() {
         tile[0] = a[i];

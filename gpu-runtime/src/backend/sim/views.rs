@@ -105,6 +105,16 @@ pub(crate) unsafe fn store<T: Element>(p: *mut T, v: T) {
     });
 }
 
+/// The offset in a `T` of the field `field` picks (`|e| &mut e.pos.x`), found on a zeroed
+/// probe (a closure that returns something else gives an offset no field of `F` starts
+/// at, which [`store_field`] refuses).
+#[inline]
+pub(crate) fn field_offset<T: Element, F>(field: impl FnOnce(&mut T) -> &mut F) -> usize {
+    let mut probe = crate::dtype::zeroed::<T>();
+    let base = (&raw mut probe) as usize;
+    (field(&mut probe) as *mut F as usize).wrapping_sub(base)
+}
+
 /// Write `value` into the part of the `T` at `p` that starts `offset` bytes in, when a
 /// field of `F`'s dtype starts there (a struct field's write in a kernel,
 /// `ps[i].pos.x = v`, which must not rewrite the fields other threads may write).
@@ -114,7 +124,7 @@ pub(crate) unsafe fn store<T: Element>(p: *mut T, v: T) {
 ///
 /// `p` must be valid for writes and aligned for `T`.
 #[inline]
-unsafe fn store_field<T: Element, F: Dtype>(p: *mut T, offset: usize, value: F) {
+pub(crate) unsafe fn store_field<T: Element, F: Dtype>(p: *mut T, offset: usize, value: F) {
     let ElemKind::Struct(s) = T::ELEM else {
         panic!("a field write to an element that is not a struct");
     };
@@ -321,10 +331,7 @@ macro_rules! view_mut {
                 field: impl FnOnce(&mut T) -> &mut F,
                 value: F,
             ) {
-                let mut probe = crate::dtype::zeroed::<T>();
-                let base = (&raw mut probe) as usize;
-                let offset = (field(&mut probe) as *mut F as usize).wrapping_sub(base);
-                self.set_field(index, offset, value)
+                self.set_field(index, field_offset(field), value)
             }
 
             /// The address of the element at `index`, checked (for atomics).

@@ -309,3 +309,13 @@ fn an_endless_timeout_is_accepted() {
     .unwrap();
     assert_eq!(x.to_host().unwrap(), vec![2; 16]);
 }
+
+/// A communicator is not made inside a group (NCCL would only queue its initialisation).
+#[test]
+fn a_communicator_is_not_made_inside_a_group() {
+    let err = group(|| Communicator::for_devices(&Device::simulators(2)).map(drop)).unwrap_err();
+    assert!(
+        err.to_string().contains("inside `collective::group`"),
+        "{err}"
+    );
+}

@@ -41,6 +41,14 @@ pub fn rows(seed: u64) -> Vec<(String, CaseResult<String>)> {
         "collectives: another thread's call on a communicator a group holds is refused".into(),
         other_thread_during_group(&comms),
     ));
+    rows.push((
+        "collectives: a communicator dropped inside a group closes outside it".into(),
+        dropped_inside_group(&comms),
+    ));
+    rows.push((
+        "collectives: an endless timeout works (the deadline saturates)".into(),
+        endless_timeout(),
+    ));
     for (name, step) in STEPS {
         let t = Instant::now();
         let r = on_threads(&comms, seed, *step).map(|()| {
@@ -192,4 +200,67 @@ fn other_thread_during_group(comms: &[Communicator]) -> CaseResult<String> {
         }
     }
     Ok(format!("refused: {refused}"))
+}
+
+/// A second set of communicators, dropped inside a group of the first set's calls (NCCL
+/// would only queue its finalisation there), and a set made inside a group (refused).
+fn dropped_inside_group(comms: &[Communicator]) -> CaseResult<String> {
+    let devices: Vec<Device> = comms.iter().map(|c| c.device().clone()).collect();
+    let second = Communicator::for_devices(&devices)?;
+    let mut bufs = devices
+        .iter()
+        .map(|d| d.to_device(&[2.0f32; 64]))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut refused = String::new();
+    group(|| {
+        for (c, b) in comms.iter().zip(bufs.iter_mut()) {
+            c.all_reduce_in_place(b, ReduceOp::Sum)?;
+        }
+        drop(second);
+        refused = Communicator::for_devices(&devices)
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        Ok(())
+    })?;
+    if !refused.contains("inside `collective::group`") {
+        return Err(format!("a communicator made inside a group: {refused:?}").into());
+    }
+    let want = vec![2.0 * comms.len() as f32; 64];
+    for b in &bufs {
+        if b.to_host()? != want {
+            return Err("the group's all_reduce gave wrong sums".into());
+        }
+    }
+    Ok(format!("refused: {refused}"))
+}
+
+/// `CommOptions { timeout: Duration::MAX }` and a call on it.
+fn endless_timeout() -> CaseResult<String> {
+    let options = gpu_runtime::collective::CommOptions {
+        timeout: Duration::MAX,
+        ..Default::default()
+    };
+    let devices = Device::all()?;
+    let comms = Communicator::for_devices_with(&devices, &options)?;
+    std::thread::scope(|s| {
+        let hs: Vec<_> = comms
+            .iter()
+            .map(|c| {
+                s.spawn(move || -> Result<Vec<u32>, gpu_runtime::GpuError> {
+                    let mut x = c.device().to_device(&[3u32; 16])?;
+                    c.all_reduce_in_place(&mut x, ReduceOp::Max)?;
+                    c.synchronize()?;
+                    x.to_host()
+                })
+            })
+            .collect();
+        for h in hs {
+            let got = h.join().map_err(|_| "a rank panicked")??;
+            if got != vec![3; 16] {
+                return Err(format!("max of 3s gave {got:?}").into());
+            }
+        }
+        Ok(format!("{} rank(s)", comms.len()))
+    })
 }

@@ -226,6 +226,14 @@ struct Inner {
     _store: Option<Arc<dyn Store>>,
 }
 
+impl Drop for Inner {
+    fn drop(&mut self) {
+        if let Backend::Nccl { comm, .. } = &self.backend {
+            comm.shutdown();
+        }
+    }
+}
+
 enum Backend {
     Nccl {
         comm: Arc<NcclComm>,
@@ -264,6 +272,7 @@ impl Communicator {
         options: &CommOptions,
     ) -> Result<Vec<Communicator>> {
         crate::host::graph::forbid("making a communicator")?;
+        refuse_in_group("for_devices")?;
         let refuse = |reason: String| GpuError::Collective {
             rank: 0,
             operation: "for_devices".to_owned(),
@@ -358,6 +367,7 @@ impl Communicator {
     /// [`Communicator::from_env`] with options.
     pub fn from_env_with(options: CommOptions) -> Result<Communicator> {
         crate::host::graph::forbid("making a communicator")?;
+        refuse_in_group("from_env")?;
         let refuse = |rank: usize, reason: String| GpuError::Collective {
             rank,
             operation: "from_env".to_owned(),
@@ -1272,6 +1282,13 @@ impl Ledger {
 /// other ranks and the write of the result.
 type Deferred = Box<dyn FnOnce() -> std::result::Result<(), String> + Send>;
 
+/// Whether this thread has an open group that has started NCCL's (`ncclGroupStart`).
+pub(crate) fn nccl_group_open_here() -> bool {
+    GROUP
+        .try_with(|g| g.try_borrow().map_or(true, |g| g.nccl_open.is_some()))
+        .unwrap_or(false)
+}
+
 /// The state of the open group of this thread.
 #[derive(Default)]
 struct GroupState {
@@ -1292,6 +1309,19 @@ struct GroupState {
 
 thread_local! {
     static GROUP: std::cell::RefCell<GroupState> = std::cell::RefCell::new(GroupState::default());
+}
+
+/// Communicators are made outside groups (NCCL would only queue their initialisation).
+fn refuse_in_group(operation: &str) -> Result<()> {
+    if in_group() {
+        return Err(GpuError::Collective {
+            rank: 0,
+            operation: operation.to_owned(),
+            reason: "a communicator cannot be made inside `collective::group`; make it before"
+                .to_owned(),
+        });
+    }
+    Ok(())
 }
 
 fn in_group() -> bool {
@@ -1323,17 +1353,21 @@ fn nccl_call(
     if grouped {
         open_nccl_group(nc.nccl).map_err(&fail)?;
     }
-    nc.call(name, grouped, matched, call).map_err(&fail)?;
+    let (entered, called) = nc.call(name, grouped, matched, call);
     if grouped {
-        GROUP.with(|g| {
-            let mut g = g.borrow_mut();
-            g.nccl.push((nc.clone(), stream, keep_stream));
-            g.kept.extend(kept);
-        });
-        return Ok(());
+        // Held by the group whatever the call's result, once NCCL saw it (`NcclComm::call`
+        // says why); a call refused before NCCL left nothing to hold.
+        if entered {
+            GROUP.with(|g| {
+                let mut g = g.borrow_mut();
+                g.nccl.push((nc.clone(), stream, keep_stream));
+                g.kept.extend(kept);
+            });
+        }
+        return called.map_err(&fail);
     }
-    drop(kept); // queued: the frees of the arrays are ordered after it
-    nc.track(stream).map_err(&fail)
+    called.map_err(&fail)?;
+    nc.track(stream, Arc::new(kept)).map_err(&fail)
 }
 
 fn open_nccl_group(nccl: &'static Nccl) -> std::result::Result<(), String> {
@@ -1382,7 +1416,7 @@ fn end_group() -> Result<()> {
         g.depth -= 1;
         (g.depth == 0).then(|| std::mem::take(&mut *g))
     });
-    let Some(state) = state else {
+    let Some(mut state) = state else {
         return Ok(());
     };
     let mut first_error: Option<GpuError> = None;
@@ -1391,6 +1425,8 @@ fn end_group() -> Result<()> {
         // marked as in a group, so the watchdog leaves it alone; its lock is not held by
         // this thread, and NCCL's group end touches only this thread's queued work.
         let code = unsafe { nccl.group_end() };
+        // The group's arrays, kept until every communicator's event is seen complete.
+        let kept = Arc::new(std::mem::take(&mut state.kept));
         let deadline = deadline_after(
             state
                 .nccl
@@ -1402,7 +1438,7 @@ fn end_group() -> Result<()> {
         for (c, stream, _) in &state.nccl {
             let r = c
                 .finish_group(deadline, code)
-                .and_then(|()| c.track(*stream));
+                .and_then(|()| c.track(*stream, kept.clone()));
             if let Err(reason) = r {
                 first_error.get_or_insert(GpuError::Collective {
                     rank: c.rank,
@@ -1411,7 +1447,6 @@ fn end_group() -> Result<()> {
                 });
             }
         }
-        drop(state.kept);
     }
     for (rank, name, f) in state.sim {
         if let Err(reason) = f() {

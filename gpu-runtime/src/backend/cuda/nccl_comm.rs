@@ -17,6 +17,7 @@
 //!   rank use the other ranks' arrays directly, so none is left running when one stops.
 
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, Weak};
 use std::thread::ThreadId;
 use std::time::{Duration, Instant};
@@ -24,6 +25,7 @@ use std::time::{Duration, Instant};
 use super::handles::OwnedEvent;
 use super::nccl::{Nccl, NcclResult, RawComm, RawUniqueId, IN_PROGRESS, SUCCESS};
 use crate::host::device::{Device, DeviceInner};
+use crate::host::keep_alive::Kept;
 use crate::host::rendezvous::deadline_after;
 
 /// A rank's NCCL communicator.
@@ -34,10 +36,30 @@ pub(crate) struct NcclComm {
     pub world: usize,
     pub timeout: Duration,
     state: Mutex<State>,
-    /// An event after each queued operation not yet seen complete, with its deadline.
-    pending: Mutex<VecDeque<(OwnedEvent, Instant)>>,
+    /// An event after each queued operation not yet seen complete, with its deadline and
+    /// the arrays it uses, kept until the event is seen complete: within one process a
+    /// peer's kernels reach them too, which their own streams do not order.
+    pending: Mutex<VecDeque<Pending>>,
     /// The communicators of the same process's set, for those made by `init_all`.
     pub clique: Option<Arc<Clique>>,
+    /// How many operations were tracked, and how many were seen complete.
+    queued: AtomicU64,
+    completed: AtomicU64,
+}
+
+/// A queued operation the watchdog waits for.
+struct Pending {
+    event: OwnedEvent,
+    deadline: Instant,
+    _kept: Arc<Vec<Kept>>,
+}
+
+/// The arrays of operations that failed within one process, never freed: a peer's kernel
+/// that was still running when the operation failed may reach them. (Memory lost on a
+/// failure only.)
+fn keep_forever(kept: impl IntoIterator<Item = Arc<Vec<Kept>>>) {
+    static KEPT: Mutex<Vec<Arc<Vec<Kept>>>> = Mutex::new(Vec::new());
+    KEPT.lock().unwrap_or_else(|p| p.into_inner()).extend(kept);
 }
 
 /// The communicators one `init_all` made, which fail together.
@@ -196,6 +218,8 @@ impl NcclComm {
             }),
             pending: Mutex::new(VecDeque::new()),
             clique: None,
+            queued: AtomicU64::new(0),
+            completed: AtomicU64::new(0),
         }
     }
 
@@ -228,30 +252,38 @@ impl NcclComm {
 
     /// Make one call: `matched` (the ledger's check, numbered under the lock so that the
     /// numbers follow NCCL's order), then `call`; then, unless `grouped`, wait until NCCL
-    /// has queued it. A failure fails the communicator and its clique.
+    /// has queued it. A failure fails the communicator and its clique. Also says whether
+    /// the call joined this thread's group (NCCL saw it, in a group).
     pub(crate) fn call(
         &self,
         operation: &str,
         grouped: bool,
         matched: impl FnOnce() -> Result<(), String>,
         call: impl FnOnce(RawComm) -> NcclResult,
-    ) -> Result<(), String> {
-        let mut locked = self.lock()?;
+    ) -> (bool, Result<(), String>) {
+        let mut locked = match self.lock() {
+            Ok(l) => l,
+            Err(why) => return (false, Err(why)),
+        };
         if let Err(why) = matched() {
             drop(locked);
-            return Err(self.spread(why));
+            return (false, Err(self.spread(why)));
         }
         let code = call(locked.raw());
+        if grouped {
+            // Whatever the result, NCCL may have joined the communicator to this thread's
+            // group: it stays held (not aborted) until the group's end.
+            locked.enter_group();
+        }
         let result = locked.check(code, operation).and_then(|()| {
             if grouped {
-                locked.enter_group();
                 Ok(())
             } else {
                 locked.wait_ready(deadline_after(self.timeout), operation)
             }
         });
         drop(locked);
-        result.map_err(|why| self.spread(why))
+        (grouped, result.map_err(|why| self.spread(why)))
     }
 
     /// After a failure of this communicator: fail its clique too; the reason to report.
@@ -291,15 +323,31 @@ impl NcclComm {
     }
 
     /// Record an event behind the operation just queued on `stream`, for the watchdog.
-    pub(crate) fn track(&self, stream: cudarc::driver::sys::CUstream) -> Result<(), String> {
+    pub(crate) fn track(
+        &self,
+        stream: cudarc::driver::sys::CUstream,
+        kept: Arc<Vec<Kept>>,
+    ) -> Result<(), String> {
         let DeviceInner::Cuda(c) = &*self.device.inner else {
             return Ok(());
         };
-        let event = OwnedEvent::record(&c.ctx, stream).map_err(|e| e.to_string())?;
+        let event = match OwnedEvent::record(&c.ctx, stream) {
+            Ok(e) => e,
+            Err(e) => {
+                // Nothing will say when the work is done: keep its arrays.
+                keep_forever([kept]);
+                return Err(e.to_string());
+            }
+        };
         self.pending
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .push_back((event, Instant::now() + self.timeout));
+            .push_back(Pending {
+                event,
+                deadline: deadline_after(self.timeout),
+                _kept: kept,
+            });
+        self.queued.fetch_add(1, Ordering::SeqCst);
         wake_watchdog();
         Ok(())
     }
@@ -308,17 +356,14 @@ impl NcclComm {
     /// failed or the deadline passed (then the communicator is aborted).
     pub(crate) fn wait_all(&self) -> Result<(), String> {
         let deadline = deadline_after(self.timeout);
+        // Only what is queued now: other threads may go on queuing.
+        let target = self.queued.load(Ordering::SeqCst);
         loop {
             self.poll(Instant::now());
             if let Some(why) = self.failure() {
                 return Err(self.spread(why));
             }
-            if self
-                .pending
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .is_empty()
-            {
+            if self.completed.load(Ordering::SeqCst) >= target {
                 return Ok(());
             }
             if Instant::now() > deadline {
@@ -341,17 +386,18 @@ impl NcclComm {
         let _ = c.ctx.bind_to_thread();
         let overdue = {
             let mut pending = self.pending.lock().unwrap_or_else(|p| p.into_inner());
-            while let Some((event, _)) = pending.front() {
-                match event.is_complete() {
+            while let Some(p) = pending.front() {
+                match p.event.is_complete() {
                     Ok(true) => {
                         pending.pop_front();
+                        self.completed.fetch_add(1, Ordering::SeqCst);
                     }
                     _ => break,
                 }
             }
             match pending.front() {
                 None => return false,
-                Some((_, deadline)) => now > *deadline,
+                Some(p) => now > p.deadline,
             }
         };
         // Not while another thread holds the lock (it may wait there for long), nor while a
@@ -396,10 +442,23 @@ impl NcclComm {
             unsafe { self.nccl.abort(raw) };
         }
         drop(state);
-        self.pending
+        self.forget_pending();
+    }
+
+    /// Stop waiting for the queued operations (the communicator is aborted). Their arrays
+    /// are kept for good within one process (a peer's kernel may still reach them), and
+    /// otherwise freed in stream order, after this rank's stopped kernels.
+    fn forget_pending(&self) {
+        let drained: Vec<Pending> = self
+            .pending
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .clear();
+            .drain(..)
+            .collect();
+        self.completed.store(u64::MAX, Ordering::SeqCst);
+        if self.clique.is_some() {
+            keep_forever(drained.into_iter().map(|p| p._kept));
+        }
     }
 }
 
@@ -483,23 +542,114 @@ impl Locked<'_> {
     }
 }
 
-impl Drop for NcclComm {
-    /// Wait (up to the timeout) for the queued operations, then finalise and destroy;
-    /// abort where that cannot finish.
-    fn drop(&mut self) {
-        let _ = make_current(&self.device);
-        let _ = self.wait_all();
-        let state = self.state.get_mut().unwrap_or_else(|p| p.into_inner());
+impl NcclComm {
+    /// Close the communicator now, on this thread, when its `Communicator` is dropped:
+    /// wait (up to the timeout) for its operations, then finalise and destroy it (abort
+    /// where that cannot finish). Left to the last owner's drop while a group holds it or
+    /// this thread's NCCL group is open. Closing here, not wherever the last `Arc` goes
+    /// (the watchdog may hold one for a moment), keeps NCCL's teardown before the
+    /// program's own end.
+    pub(crate) fn shutdown(&self) {
+        if crate::host::collective::nccl_group_open_here() {
+            return;
+        }
+        if let Some(closing) = self.closing(true) {
+            closing.close();
+        }
+    }
+
+    /// Take the communicator and its queued work out, for closing: `None` when it is gone
+    /// already, or (with `unless_grouped`) while a group holds it.
+    fn closing(&self, unless_grouped: bool) -> Option<Closing> {
+        let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        if unless_grouped && state.in_groups > 0 {
+            return None;
+        }
         let Some(raw) = state.raw.take() else {
+            drop(state);
+            self.forget_pending();
+            return None;
+        };
+        let failed = state.failed.is_some()
+            || self
+                .clique
+                .as_ref()
+                .is_some_and(|c| c.failed.get().is_some());
+        state
+            .failed
+            .get_or_insert_with(|| "the communicator was closed".to_owned());
+        drop(state);
+        let pending = std::mem::take(&mut *self.pending.lock().unwrap_or_else(|p| p.into_inner()));
+        Some(Closing {
+            nccl: self.nccl,
+            device: self.device.clone(),
+            raw,
+            timeout: self.timeout,
+            pending,
+            failed,
+            in_clique: self.clique.is_some(),
+        })
+    }
+}
+
+impl Drop for NcclComm {
+    /// Close what [`NcclComm::shutdown`] left open; on a thread whose NCCL group is open
+    /// (NCCL would only queue the finalisation in it), on a thread of its own.
+    fn drop(&mut self) {
+        let Some(closing) = self.closing(false) else {
             return;
         };
+        if crate::host::collective::nccl_group_open_here() {
+            let _ = std::thread::Builder::new()
+                .name("gpu-nccl-close".into())
+                .spawn(move || closing.close());
+        } else {
+            closing.close();
+        }
+    }
+}
+
+/// What closing a communicator needs, apart from the communicator.
+struct Closing {
+    nccl: &'static Nccl,
+    device: Device,
+    raw: RawComm,
+    timeout: Duration,
+    pending: VecDeque<Pending>,
+    failed: bool,
+    in_clique: bool,
+}
+
+// SAFETY: the raw communicator is owned by this value alone (its `NcclComm` is gone), and
+// used on one thread.
+unsafe impl Send for Closing {}
+
+impl Closing {
+    fn close(mut self) {
+        let _ = make_current(&self.device);
         let nccl = self.nccl;
+        let raw = self.raw;
         let deadline = deadline_after(self.timeout);
-        // SAFETY: the communicator is live and ours alone (`&mut self`).
-        if unsafe { nccl.async_error(raw) } != SUCCESS {
-            // Still initialising (NCCL allows no finalisation then), or failed.
+        // Its operations first (their arrays are kept until then).
+        while !self.failed && Instant::now() < deadline {
+            match self.pending.front() {
+                None => break,
+                Some(p) if p.event.is_complete().unwrap_or(true) => {
+                    self.pending.pop_front();
+                }
+                Some(_) => std::thread::sleep(Duration::from_micros(200)),
+            }
+        }
+        let done = self.pending.is_empty();
+        // SAFETY: the communicator is live and owned here alone.
+        if self.failed || !done || unsafe { nccl.async_error(raw) } != SUCCESS {
+            // Failed, work left over, or still initialising (which allows no
+            // finalisation).
             // SAFETY: as above; not used after this.
             unsafe { nccl.abort(raw) };
+            if self.in_clique {
+                keep_forever(self.pending.drain(..).map(|p| p._kept));
+            }
             return;
         }
         // SAFETY: as above.
@@ -510,7 +660,7 @@ impl Drop for NcclComm {
             code = unsafe { nccl.async_error(raw) };
         }
         if code == SUCCESS {
-            // SAFETY: finalised, ours alone, not used after this.
+            // SAFETY: finalised, owned here alone, not used after this.
             unsafe { nccl.destroy(raw) };
         } else {
             // SAFETY: as above.

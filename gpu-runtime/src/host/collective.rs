@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 use crate::backend::cuda::handles::OwnedStream;
 use crate::backend::cuda::nccl::{self, Nccl, RawUniqueId};
 use crate::backend::cuda::nccl_comm::NcclComm;
-use crate::backend::sim::comm::SimComm;
+use crate::backend::sim::comm::{Counters, SimComm};
 use crate::backend::sim::memory::SimWriter;
 use crate::dtype::{Dtype, Element};
 use crate::error::{GpuError, Result};
@@ -870,7 +870,7 @@ impl OnStream<'_> {
                 ledger,
                 counters,
             } => {
-                let stream = self.cuda_stream(name)?;
+                let stream = self.cuda_stream();
                 let matched = || match ledger {
                     Some(ledger) => {
                         let seq = counters
@@ -1004,7 +1004,7 @@ impl OnStream<'_> {
                 ledger,
                 counters,
             } => {
-                let stream = self.cuda_stream(name)?;
+                let stream = self.cuda_stream();
                 let sending = send.is_some();
                 let matched = || match ledger {
                     Some(ledger) => {
@@ -1108,24 +1108,22 @@ impl OnStream<'_> {
         Ok(())
     }
 
-    /// The CUDA stream the call is queued on.
-    fn cuda_stream(&self, operation: &str) -> Result<cudarc::driver::sys::CUstream> {
+    /// The CUDA stream the call is queued on (`check_stream` checked a given one).
+    fn cuda_stream(&self) -> cudarc::driver::sys::CUstream {
         let DeviceInner::Cuda(c) = &*self.comm.device().inner else {
             unreachable!("an NCCL communicator's device is a CUDA device");
         };
-        self.check_stream(operation)?;
-        Ok(match self.stream.and_then(|s| s.cuda.as_ref()) {
+        match self.stream.and_then(|s| s.cuda.as_ref()) {
             Some(s) => s.raw,
             None => c.stream.cu_stream(),
-        })
+        }
     }
 }
 
+/// The device address of an NCCL rank's array (a CUDA array: the device was checked).
 fn device_ptr<T: Element>(a: &DeviceArray<T>) -> u64 {
-    match &a.storage {
-        Storage::Cuda(b) => b.ptr,
-        Storage::Sim(_) => unreachable!("an NCCL rank's arrays are CUDA arrays"),
-    }
+    a.device_ptr()
+        .unwrap_or_else(|| unreachable!("an NCCL rank's arrays are CUDA arrays"))
 }
 
 fn elem_name<T: Element>() -> String {
@@ -1155,23 +1153,19 @@ fn sim_writer<T: Element>(a: &DeviceArray<T>) -> SimWriter<T> {
 
 /// `len` elements of `T` from the bytes another rank sent, or why they are not.
 fn from_bytes<T: Element>(bytes: &[u8], len: usize) -> std::result::Result<Vec<T>, String> {
-    let size = std::mem::size_of::<T>();
-    if Some(bytes.len()) != len.checked_mul(size) {
+    if Some(bytes.len()) != len.checked_mul(std::mem::size_of::<T>()) {
         return Err(format!(
             "a rank sent {} bytes where {len} elements were due",
             bytes.len()
         ));
     }
-    let mut bytes = bytes.to_vec();
-    // A `bool` part must be 0 or 1, whatever the peer sent.
-    crate::backend::cuda::buffer::settle_bools::<T>(&mut bytes);
-    Ok(bytes
-        .chunks_exact(size.max(1))
-        .take(len)
-        // SAFETY: `size` bytes each, which (the dtype sealed or the struct's `Element`
-        // promise: plain data, every bit pattern valid once bools are 0 or 1) make a `T`.
-        .map(|c| unsafe { std::ptr::read_unaligned(c.as_ptr().cast::<T>()) })
-        .collect())
+    let mut out = vec![crate::dtype::zeroed::<T>(); len];
+    // As a copy from device memory: the bytes of `T`s, with any `bool` part made 0 or 1
+    // whatever the peer sent.
+    let raw = crate::backend::cuda::buffer::bytes_of_mut(&mut out);
+    raw.copy_from_slice(bytes);
+    crate::backend::cuda::buffer::settle_bools::<T>(raw);
+    Ok(out)
 }
 
 /// The device a rank of `from_env` runs on by default.
@@ -1204,32 +1198,6 @@ fn exchange_id(
         .try_into()
         .map_err(|_| "rank 0 sent an NCCL id of the wrong size".to_owned())?;
     Ok(RawUniqueId { internal })
-}
-
-/// Per-rank sequence numbers, which match one rank's calls to the others'.
-#[derive(Default)]
-struct Counters {
-    collectives: u64,
-    sent: HashMap<usize, u64>,
-    received: HashMap<usize, u64>,
-}
-
-impl Counters {
-    fn next_collective(&mut self) -> u64 {
-        self.collectives += 1;
-        self.collectives
-    }
-
-    fn next_p2p(&mut self, sending: bool, peer: usize) -> u64 {
-        let n = if sending {
-            &mut self.sent
-        } else {
-            &mut self.received
-        };
-        let c = n.entry(peer).or_default();
-        *c += 1;
-        *c
-    }
 }
 
 /// What the ranks of one process called, by sequence number, until all have.
@@ -1468,4 +1436,24 @@ fn end_group() -> Result<()> {
 /// looked for where it cannot be loaded. `GPU_RUNTIME_NCCL` names the file to use.
 pub fn nccl_version() -> Result<(u32, u32, u32)> {
     Ok(nccl::nccl()?.version)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::from_bytes;
+
+    #[test]
+    fn bytes_from_a_peer_become_valid_elements_or_an_error() {
+        // A byte that is no bool (a corrupt or hostile peer) is made `true`, as in C.
+        assert_eq!(
+            from_bytes::<bool>(&[2, 0, 1], 3).unwrap(),
+            vec![true, false, true]
+        );
+        assert_eq!(
+            from_bytes::<u16>(&[1, 0, 0, 1], 2).unwrap(),
+            vec![1, u16::from_le_bytes([0, 1])]
+        );
+        let err = from_bytes::<u32>(&[0; 7], 2).unwrap_err();
+        assert!(err.contains("7 bytes where 2 elements"), "{err}");
+    }
 }

@@ -110,7 +110,7 @@ pub(crate) fn bytes_of<T: Element>(values: &[T]) -> &[u8] {
 /// Sound only for bytes that are a `T`: device memory of an array of `T` is written only
 /// with values of `T` (host copies, kernels whose C type is `T`'s, zeroes, which every
 /// dtype has), as cudarc's typed copy would assume too.
-fn bytes_of_mut<T: Element>(values: &mut [T]) -> &mut [u8] {
+pub(crate) fn bytes_of_mut<T: Element>(values: &mut [T]) -> &mut [u8] {
     // SAFETY: as `bytes_of`, borrowed mutably; what is written is a `T` (see above).
     unsafe {
         std::slice::from_raw_parts_mut(values.as_mut_ptr().cast(), std::mem::size_of_val(values))

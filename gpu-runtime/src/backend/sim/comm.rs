@@ -27,11 +27,34 @@ pub(crate) struct SimComm {
     failed: Mutex<Option<String>>,
 }
 
+/// Per-rank sequence numbers, which match one rank's calls to the others' (by order, as
+/// NCCL matches them): one for collectives, one per peer and direction for sends and
+/// receives. The NCCL path's ledger numbers its calls with these too.
 #[derive(Default)]
-struct Counters {
+pub(crate) struct Counters {
     collectives: u64,
     sent: HashMap<usize, u64>,
     received: HashMap<usize, u64>,
+}
+
+impl Counters {
+    /// The number of the next collective.
+    pub(crate) fn next_collective(&mut self) -> u64 {
+        self.collectives += 1;
+        self.collectives
+    }
+
+    /// The number of the next send to (or receive from) `peer`.
+    pub(crate) fn next_p2p(&mut self, sending: bool, peer: usize) -> u64 {
+        let n = if sending {
+            &mut self.sent
+        } else {
+            &mut self.received
+        };
+        let c = n.entry(peer).or_default();
+        *c += 1;
+        *c
+    }
 }
 
 /// What one rank posted and waits for.
@@ -84,11 +107,11 @@ impl SimComm {
         if let Some(why) = self.failure() {
             return Err(why);
         }
-        let seq = {
-            let mut c = self.counters.lock().unwrap_or_else(|p| p.into_inner());
-            c.collectives += 1;
-            c.collectives
-        };
+        let seq = self
+            .counters
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .next_collective();
         let key = |r: usize| format!("{}/c{seq}/{r}", self.name);
         self.put(&key(self.rank), &signature, data, self.world as u32)?;
         Ok(Pending {
@@ -109,12 +132,11 @@ impl SimComm {
         if let Some(why) = self.failure() {
             return Err(why);
         }
-        let n = {
-            let mut c = self.counters.lock().unwrap_or_else(|p| p.into_inner());
-            let n = c.sent.entry(peer).or_default();
-            *n += 1;
-            *n
-        };
+        let n = self
+            .counters
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .next_p2p(true, peer);
         let key = format!("{}/p{}>{peer}/{n}", self.name, self.rank);
         self.put(&key, &signature, data, 1)
     }
@@ -128,12 +150,11 @@ impl SimComm {
         if let Some(why) = self.failure() {
             return Err(why);
         }
-        let n = {
-            let mut c = self.counters.lock().unwrap_or_else(|p| p.into_inner());
-            let n = c.received.entry(peer).or_default();
-            *n += 1;
-            *n
-        };
+        let n = self
+            .counters
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .next_p2p(false, peer);
         Ok(Pending {
             comm: self.clone(),
             keys: vec![(peer, format!("{}/p{peer}>{}/{n}", self.name, self.rank))],

@@ -26,6 +26,12 @@ pub fn local_array(name: &str) -> String {
     format!("{name} (local array)")
 }
 
+/// The name of an array field `field` of a struct (`p.hist[k]`); the struct is not
+/// named, since the simulator knows only the field's name where it checks.
+pub fn array_field(field: &str) -> String {
+    format!("{field} (array field)")
+}
+
 /// The name of an array a device function received, when the array it came from is not
 /// known (a device function called from the host).
 pub fn device_fn_array(function: &str, param: &str) -> String {
@@ -42,5 +48,6 @@ mod tests {
         assert_eq!(parameter_axis("m", 2, 1), "m (column)");
         assert_eq!(parameter_axis("v", 3, 2), "v (axis 2)");
         assert_eq!(shared_array("tile"), "tile (shared array)");
+        assert_eq!(array_field("hist"), "hist (array field)");
     }
 }

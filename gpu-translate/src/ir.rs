@@ -469,6 +469,34 @@ pub enum ExprKind<T> {
     /// Element `k` of the tuple a device function returned: `f(x).1`, or a name of
     /// `let (a, b) = f(x);` (read from a local that holds the call's value).
     TuplePart(Box<Expr<T>>, usize),
+    /// An element of an array field of a struct value: `p.hist[k]`, `ps[i].pos[2]` (the
+    /// expression's type is the element's).
+    FieldIndex(Box<Expr<T>>, FieldName, Box<FieldIndex<T>>),
+    /// The value of an array field in a struct literal: `[a, b, c]`, or `[v; N]` with `v`
+    /// written out `N` times (it has no effects); the expression's type is the elements'.
+    FieldArray(Vec<Expr<T>>),
+}
+
+/// The index of an element of an array field (`p.hist[k]`): checked against the field's
+/// length, which the struct's definition fixes.
+#[derive(Clone, Debug)]
+pub struct FieldIndex<T> {
+    /// The index and whether it is checked.
+    pub index: Index<T>,
+    /// The field's length.
+    pub len: u64,
+    /// The id of its check in [`Kernel::check_names`] (relative to the function's own
+    /// base in a device function).
+    pub check_id: usize,
+}
+
+/// One step from a struct value to a part of it: a field, or an element of an array field.
+#[derive(Clone, Debug)]
+pub enum FieldStep<T> {
+    /// `.pos`
+    Field(FieldName),
+    /// `[k]` of the array field the step before named.
+    Index(FieldIndex<T>),
 }
 
 /// A block.
@@ -503,13 +531,14 @@ pub struct FieldName {
 pub enum Place<T> {
     /// A local variable.
     Local(VarId),
-    /// A field (of a field ..) of a local struct: `p.pos.x`, with the field's type.
-    LocalField(VarId, Vec<FieldName>, T),
+    /// A field (of a field ..) of a local struct: `p.pos.x`, `p.hist[k]`, with the
+    /// part's type.
+    LocalField(VarId, Vec<FieldStep<T>>, T),
     /// An array element.
     Index(Target, Vec<Index<T>>),
-    /// A field (of a field ..) of a struct array element: `ps[i].pos.x`, with the
-    /// field's type (a number: a field that is a struct is written field by field).
-    IndexField(Target, Vec<Index<T>>, Vec<FieldName>, T),
+    /// A field (of a field ..) of a struct array element: `ps[i].pos.x`, `ps[i].hist[k]`,
+    /// with the part's type (a number: a field that is a struct is written field by field).
+    IndexField(Target, Vec<Index<T>>, Vec<FieldStep<T>>, T),
 }
 
 /// A `for` loop over a range.

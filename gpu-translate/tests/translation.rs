@@ -1037,6 +1037,118 @@ fn struct_misuse_says_what_to_write() {
     );
 }
 
+/// `Body` beside a struct with array fields (of a dtype and of a struct).
+fn binned_structs() -> proc_macro2::TokenStream {
+    quote! {
+        struct Vec2 { x: f32, y: f32 }
+        struct Binned { counts: [u32; 8], corners: [Vec2; 2], weight: f32 }
+    }
+}
+
+fn binned_c(
+    attr: proc_macro2::TokenStream,
+    item: proc_macro2::TokenStream,
+) -> Result<String, Vec<String>> {
+    gpu_translate::translate_kernel_with_structs(attr, item, binned_structs())
+        .map(|t| t.c)
+        .map_err(|d| d.messages())
+}
+
+#[test]
+fn array_fields_are_c_arrays_indexed_with_checks_unless_proven() {
+    let src = binned_c(
+        quote!(),
+        quote! {
+            fn k(recs: &mut [Binned], out: &mut [f32], j: usize) {
+                let i = grid_1d();
+                if i < recs.len() {
+                    recs[i].counts[j] += 1;
+                    recs[i].corners[1].y = 2.0;
+                    let mut b = recs[i];
+                    let mut s = 0u32;
+                    for k in 0..b.counts.len() {
+                        s += b.counts[k];
+                    }
+                    b.corners[j].x -= 1.0;
+                    let c = Binned { counts: [s; 8], corners: [b.corners[1], b.corners[0]], weight: 0.5 };
+                    out[i] = c.corners[0].x + s as f32;
+                }
+            }
+        },
+    )
+    .unwrap();
+    // An index from the host is checked against the field's length, in place.
+    assert!(src.contains(".f_counts[gt_ix<8ull>(j, "), "{src}");
+    assert!(src.contains(".f_corners[gt_ix<2ull>(j, "), "{src}");
+    // Constant indices and a loop over `.len()` are proven: no check.
+    assert!(
+        src.contains("(recs[i]).f_corners[1ull].f_y = 2.0f;"),
+        "{src}"
+    );
+    assert!(src.contains("(b).f_counts[k_1]"), "{src}");
+    assert!(src.contains("(b).f_corners[0ull]"), "{src}");
+    // With the launch's `j` below the lengths, the first entry has no check for it.
+    let fast = src.split("gt_checked_k").next().unwrap();
+    assert!(fast.contains("(recs[i]).f_counts[j]"), "{src}");
+    // A literal's array fields are brace lists in declaration order.
+    assert!(
+        src.contains("gt_s_Binned{{s, s, s, s, s, s, s, s}, {"),
+        "{src}"
+    );
+    // The element is not copied for an in-place write.
+    assert!(!src.contains("recs[i] ="), "{src}");
+}
+
+#[test]
+fn array_field_misuse_says_what_to_write() {
+    let errs = |item| binned_c(quote!(), item).unwrap_err().join("\n");
+    let e = errs(quote! {
+        fn k(r: &[Binned], out: &mut [u32]) { let i = grid_1d(); let c = r[i].counts; out[i] = c[0]; }
+    });
+    assert!(
+        e.contains("`counts` is an array field (`[_; 8]`): kernels read and write its elements"),
+        "{e}"
+    );
+    let e = errs(quote! {
+        fn k(r: &mut [Binned]) { let i = grid_1d(); let mut b = r[i]; b.counts = b.counts; r[i] = b; }
+    });
+    assert!(e.contains("`counts` is an array field"), "{e}");
+    let e = errs(quote! {
+        fn k(r: &mut [Binned]) { let i = grid_1d(); r[i].weight[0] = 1.0; }
+    });
+    assert!(
+        e.contains("`weight` is no array field and cannot be indexed"),
+        "{e}"
+    );
+    let e = errs(quote! {
+        fn k(r: &mut [Binned]) {
+            let i = grid_1d();
+            r[i] = Binned { counts: [1, 2], corners: [r[i].corners[0]; 2], weight: 0.0 };
+        }
+    });
+    assert!(
+        e.contains("`counts` has 8 elements, but this array has 2"),
+        "{e}"
+    );
+    let e = errs(quote! {
+        fn k(r: &mut [Binned], v: u32) {
+            let i = grid_1d();
+            r[i] = Binned { counts: v, corners: [r[i].corners[0]; 2], weight: 0.0 };
+        }
+    });
+    assert!(
+        e.contains("`counts` is an array field: give it an array"),
+        "{e}"
+    );
+    let e = errs(quote! {
+        fn k(r: &[Binned], out: &mut [usize]) { let i = grid_1d(); out[i] = r[i].weight.len(); }
+    });
+    assert!(
+        e.contains("`weight` is no array field: `.len()` applies to arrays"),
+        "{e}"
+    );
+}
+
 #[test]
 fn a_tuple_holder_shadows_no_name_and_a_returning_tail_stays() {
     let src = c(quote! {

@@ -359,3 +359,162 @@ pub fn case_structs(dev: &Device, seed: u64) -> CaseResult {
     )?;
     Ok(out)
 }
+
+/// Array fields: eight counters, two corners (an array of structs) and a weight; no
+/// padding (60 bytes).
+#[gpu_struct]
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Binned {
+    pub counts: [u32; 8],
+    pub corners: [Vec3; 2],
+    pub weight: f32,
+}
+
+/// The spread of a record's corners: a device function reading array fields, with a loop
+/// over `.len()`.
+#[gpu_device]
+pub fn spread(b: Binned) -> f32 {
+    let mut s = 0.0f32;
+    for k in 0..b.corners.len() {
+        s += b.corners[k].x - b.corners[k].y;
+    }
+    s
+}
+
+/// Array fields read and written every way the language has: in place in an array element
+/// (`recs[i].counts[bin] += 1`, a field of an element of an array of structs), on a local,
+/// through a device function, in a literal (`[v; N]` and `[a, b]`), by a computed index.
+#[gpu_kernel(fmad = false)]
+pub fn bin_values(xs: &[f32], recs: &mut [Binned], sums: &mut [f32]) {
+    let i = grid_1d();
+    if i < recs.len() {
+        let x = xs[i];
+        let bin = ((x * 8.0) as usize).min(7);
+        recs[i].counts[bin] += 1;
+        recs[i].corners[1].z = x;
+        let mut b = recs[i];
+        b.counts[(bin + 1) % 8] = b.counts[bin] * 3;
+        b.corners[0].y -= x;
+        b.weight = spread(b);
+        let fresh = Binned {
+            counts: [b.counts[7]; 8],
+            corners: [b.corners[1], b.corners[0]],
+            weight: 0.5,
+        };
+        let mut total = 0u32;
+        for k in 0..fresh.counts.len() {
+            total += fresh.counts[k] + b.counts[k];
+        }
+        sums[i] = total as f32 + fresh.corners[0].z + fresh.corners[1].y + b.weight;
+        recs[i] = b;
+    }
+}
+
+/// `recs[i].counts[k] = 1` with `k` from the host: out of range when `k >= 8`.
+#[gpu_kernel]
+pub fn set_count(recs: &mut [Binned], k: usize) {
+    let i = grid_1d();
+    if i < recs.len() {
+        recs[i].counts[k] = 1;
+    }
+}
+
+/// `b.corners[k]` of a local with `k` from the host: out of range when `k >= 2`.
+#[gpu_kernel]
+pub fn read_corner(recs: &[Binned], out: &mut [f32], k: usize) {
+    let i = grid_1d();
+    if i < recs.len() {
+        let b = recs[i];
+        out[i] = b.corners[k].x;
+    }
+}
+
+fn bin_reference(x: f32, b: &mut Binned) -> f32 {
+    let bin = ((x * 8.0) as usize).min(7);
+    b.counts[bin] += 1;
+    b.corners[1].z = x;
+    b.counts[(bin + 1) % 8] = b.counts[bin] * 3;
+    b.corners[0].y -= x;
+    b.weight = b.corners.iter().map(|c| c.x - c.y).sum();
+    let fresh = Binned {
+        counts: [b.counts[7]; 8],
+        corners: [b.corners[1], b.corners[0]],
+        weight: 0.5,
+    };
+    let total: u32 = fresh.counts.iter().zip(&b.counts).map(|(f, c)| f + c).sum();
+    total as f32 + fresh.corners[0].z + fresh.corners[1].y + b.weight
+}
+
+fn binned_fields(recs: &[Binned]) -> Vec<f64> {
+    recs.iter()
+        .flat_map(|b| {
+            let counts = b.counts.map(f64::from);
+            let corners = b.corners.map(|c| [c.x, c.y, c.z].map(f64::from));
+            counts
+                .into_iter()
+                .chain(corners.into_iter().flatten())
+                .chain([f64::from(b.weight)])
+        })
+        .collect()
+}
+
+pub fn case_struct_array_fields(dev: &Device, seed: u64) -> CaseResult {
+    let mut r = rng(seed ^ 0xa77a);
+    let mut out = Outputs::new();
+    let n = r.random_range(500..1500);
+    let corner = |r: &mut rand::rngs::StdRng| Vec3 {
+        x: r.random_range(-4.0..4.0),
+        y: r.random_range(-4.0..4.0),
+        z: r.random_range(-4.0..4.0),
+    };
+    let mut recs: Vec<Binned> = (0..n)
+        .map(|_| Binned {
+            counts: std::array::from_fn(|_| r.random_range(0..1000)),
+            corners: [corner(&mut r), corner(&mut r)],
+            weight: r.random_range(0.0..1.0),
+        })
+        .collect();
+    let xs = uniform_f32(&mut r, n, 0.0, 1.0);
+    let mut d = dev.to_device(&recs)?;
+    let mut sums = poisoned(dev, n, f32::NAN)?;
+    launch!(bin_values[blocks(n, 128), 128](&dev.to_device(&xs)?, &mut d, &mut sums))?;
+    let want_sums: Vec<f32> = recs
+        .iter_mut()
+        .zip(&xs)
+        .map(|(b, &x)| bin_reference(x, b))
+        .collect();
+    let got = binned_fields(&d.to_host()?);
+    compare("records", &got, &binned_fields(&recs), 0.0)?;
+    out.push(("records", got));
+    check(&mut out, "sums", &sums.to_host()?, &want_sums, 0.0)?;
+
+    // Out of range: an element's array field written, a local's read; each reported under
+    // the field's name, and the device goes on.
+    let before = d.to_host()?;
+    expect_violation(
+        launch!(set_count[blocks(n, 128), 128](&mut d, 8)).and_then(|()| dev.synchronize()),
+        "set_count",
+        ("counts (array field)", 8, 8),
+    )?;
+    compare(
+        "records after a write out of range",
+        &binned_fields(&d.to_host()?),
+        &binned_fields(&before),
+        0.0,
+    )?;
+    let mut xs_out = poisoned(dev, n, f32::NAN)?;
+    expect_violation(
+        launch!(read_corner[blocks(n, 128), 128](&d, &mut xs_out, 2))
+            .and_then(|()| dev.synchronize()),
+        "read_corner",
+        ("corners (array field)", 2, 2),
+    )?;
+    launch!(set_count[blocks(n, 128), 128](&mut d, 7))?;
+    let got: Vec<f64> = d
+        .to_host()?
+        .iter()
+        .map(|b| f64::from(b.counts[7]))
+        .collect();
+    compare("counts[7] set in range", &got, &vec![1.0; n], 0.0)?;
+    Ok(out)
+}

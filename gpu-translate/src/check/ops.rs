@@ -8,8 +8,8 @@ use proc_macro2::Span;
 use super::Class;
 use crate::diagnostics::Diagnostics;
 use crate::ir::{
-    AtomicOp, BinOp, Block, Conversion, Expr, ExprKind, Kernel, Lit, Place, Prim, RTy, Space, Stmt,
-    Target, UnOp,
+    AtomicOp, BinOp, Block, Conversion, Expr, ExprKind, FieldStep, Kernel, Lit, Place, Prim, RTy,
+    Space, Stmt, Target, UnOp,
 };
 use crate::signature::KernelSignature;
 
@@ -229,13 +229,17 @@ impl Validator<'_> {
             Stmt::Assign(place, op, value) => {
                 let (pty, span) = match place {
                     Place::Local(v) => (self.k.locals[*v].ty, self.k.locals[*v].span),
-                    Place::LocalField(v, _, ty) => (*ty, self.k.locals[*v].span),
+                    Place::LocalField(v, path, ty) => {
+                        self.field_path(path);
+                        (*ty, self.k.locals[*v].span)
+                    }
                     Place::Index(t, i) => {
                         i.iter().for_each(|i| self.expr(&i.expr));
                         (self.elem(*t), i[0].expr.span)
                     }
-                    Place::IndexField(_, i, _, ty) => {
+                    Place::IndexField(_, i, path, ty) => {
                         i.iter().for_each(|i| self.expr(&i.expr));
+                        self.field_path(path);
                         (*ty, i[0].expr.span)
                     }
                 };
@@ -452,7 +456,22 @@ impl Validator<'_> {
             ExprKind::Block(b) => self.block(b),
             ExprKind::Tuple(args) => args.iter().for_each(|a| self.expr(a)),
             ExprKind::TuplePart(a, _) | ExprKind::Field(a, _) => self.expr(a),
-            ExprKind::StructLit(_, args) => args.iter().for_each(|a| self.expr(a)),
+            ExprKind::StructLit(_, args) | ExprKind::FieldArray(args) => {
+                args.iter().for_each(|a| self.expr(a))
+            }
+            ExprKind::FieldIndex(a, _, i) => {
+                self.expr(a);
+                self.expr(&i.index.expr);
+            }
+        }
+    }
+
+    /// The indices of a path into a struct.
+    fn field_path(&mut self, path: &[FieldStep<RTy>]) {
+        for step in path {
+            if let FieldStep::Index(i) = step {
+                self.expr(&i.index.expr);
+            }
         }
     }
 

@@ -9,8 +9,8 @@ use proc_macro2::Span;
 use crate::diagnostics::Diagnostics;
 use crate::infer::TypeTable;
 use crate::ir::{
-    ArrayVar, Block, Expr, ExprKind, ForLoop, Index, Kernel, Local, ModuleConst, Place, Prim,
-    PrintPiece, RTy, SliceParam, Stmt, Ty, VarKind,
+    ArrayVar, Block, Expr, ExprKind, FieldIndex, FieldStep, ForLoop, Index, Kernel, Local,
+    ModuleConst, Place, Prim, PrintPiece, RTy, SliceParam, Stmt, Ty, VarKind,
 };
 
 /// Resolves types, reporting what cannot be resolved.
@@ -215,6 +215,23 @@ impl Resolver<'_> {
         v.into_iter().map(|i| self.index(i)).collect()
     }
 
+    fn field_index(&mut self, f: FieldIndex<Ty>) -> FieldIndex<RTy> {
+        FieldIndex {
+            index: self.index(f.index),
+            len: f.len,
+            check_id: f.check_id,
+        }
+    }
+
+    fn field_path(&mut self, path: Vec<FieldStep<Ty>>) -> Vec<FieldStep<RTy>> {
+        path.into_iter()
+            .map(|step| match step {
+                FieldStep::Field(f) => FieldStep::Field(f),
+                FieldStep::Index(i) => FieldStep::Index(self.field_index(i)),
+            })
+            .collect()
+    }
+
     fn exprs(&mut self, v: Vec<Expr<Ty>>) -> Vec<Expr<RTy>> {
         v.into_iter().map(|e| self.expr(e)).collect()
     }
@@ -236,11 +253,12 @@ impl Resolver<'_> {
                 let p = match p {
                     Place::Local(v) => Place::Local(v),
                     Place::LocalField(v, path, ty) => {
-                        Place::LocalField(v, path, self.ty(ty, value_span))
+                        Place::LocalField(v, self.field_path(path), self.ty(ty, value_span))
                     }
                     Place::Index(t, i) => Place::Index(t, self.indices(i)),
                     Place::IndexField(t, i, path, ty) => {
-                        Place::IndexField(t, self.indices(i), path, self.ty(ty, value_span))
+                        let i = self.indices(i);
+                        Place::IndexField(t, i, self.field_path(path), self.ty(ty, value_span))
                     }
                 };
                 Stmt::Assign(p, op, self.expr(v))
@@ -306,6 +324,10 @@ impl Resolver<'_> {
             ExprKind::Math(m, a) => ExprKind::Math(m, self.exprs(a)),
             ExprKind::Tuple(a) => ExprKind::Tuple(self.exprs(a)),
             ExprKind::Field(a, f) => ExprKind::Field(self.boxed(a), f),
+            ExprKind::FieldIndex(a, f, i) => {
+                ExprKind::FieldIndex(self.boxed(a), f, Box::new(self.field_index(*i)))
+            }
+            ExprKind::FieldArray(a) => ExprKind::FieldArray(self.exprs(a)),
             ExprKind::StructLit(s, a) => ExprKind::StructLit(s, self.exprs(a)),
             ExprKind::TuplePart(a, k) => ExprKind::TuplePart(self.boxed(a), k),
             ExprKind::Geometry(g, a) => ExprKind::Geometry(g, a),

@@ -12,30 +12,51 @@
 use gpu_contract::fault::{function_hash, Site};
 
 use super::Emitter;
-use crate::ir::{Check, Index, Place, RTy, SliceId, Space, Target};
+use crate::ir::{Check, FieldIndex, FieldStep, Index, Place, RTy, SliceId, Space, Target};
 
 impl Emitter<'_> {
     pub(super) fn place(&mut self, p: &Place<RTy>) -> String {
         match p {
             Place::Local(v) => self.k.locals[*v].c_name.clone(),
             Place::LocalField(v, path, _) => {
-                let mut out = self.k.locals[*v].c_name.clone();
-                for f in path {
-                    out.push('.');
-                    out.push_str(&f.c);
-                }
-                out
+                let base = self.k.locals[*v].c_name.clone();
+                self.field_path(base, path)
             }
             Place::Index(t, i) => self.element(*t, i),
             Place::IndexField(t, i, path, _) => {
-                let mut out = format!("({})", self.element(*t, i));
-                for f in path {
+                let base = format!("({})", self.element(*t, i));
+                self.field_path(base, path)
+            }
+        }
+    }
+
+    /// `base` followed by the steps of `path`: `.f_pos`, `[k]` (checked against the
+    /// array field's length where the index needs it).
+    fn field_path(&mut self, mut out: String, path: &[FieldStep<RTy>]) -> String {
+        for step in path {
+            match step {
+                FieldStep::Field(f) => {
                     out.push('.');
                     out.push_str(&f.c);
                 }
-                out
+                FieldStep::Index(i) => {
+                    let i = self.field_index(i);
+                    out.push_str(&format!("[{i}]"));
+                }
             }
         }
+        out
+    }
+
+    /// The index of an array field's element, clamped into the field when it is checked.
+    pub(super) fn field_index(&mut self, f: &FieldIndex<RTy>) -> String {
+        let i = self.expr(&f.index.expr);
+        if !self.checks(f.index.check) {
+            return i;
+        }
+        self.uses_note = true;
+        let site = self.body_site(f.check_id as u32);
+        format!("gt_ix<{}ull>({i}, {site}, gt_note)", f.len)
     }
 
     pub(super) fn place_ty(&self, p: &Place<RTy>) -> RTy {
@@ -66,19 +87,22 @@ impl Emitter<'_> {
                 let id = self.k.slices[s].check_id + axis;
                 format!("{}u", Site::Kernel(id as u32).code())
             }
-            Target::Array(a) => {
-                let id = self.k.arrays[a].check_id as u32;
-                let site = if self.sig.device {
-                    Site::Device {
-                        function: function_hash(&self.k.c_name),
-                        id,
-                    }
-                } else {
-                    Site::Kernel(id)
-                };
-                format!("{}u", site.code())
-            }
+            Target::Array(a) => self.body_site(self.k.arrays[a].check_id as u32),
         }
+    }
+
+    /// The C expression of check `id` of something the function's body declares or
+    /// names (an array of the body, an array field).
+    fn body_site(&self, id: u32) -> String {
+        let site = if self.sig.device {
+            Site::Device {
+                function: function_hash(&self.k.c_name),
+                id,
+            }
+        } else {
+            Site::Kernel(id)
+        };
+        format!("{}u", site.code())
     }
 
     /// The base pointer and the extents of `t`, as C.

@@ -204,6 +204,15 @@ impl Emitter<'_> {
             }
             ExprKind::TuplePart(a, k) => format!("({}).v{k}", self.expr(a)),
             ExprKind::Field(a, f) => format!("({}).{}", self.expr(a), f.c),
+            ExprKind::FieldIndex(a, f, i) => {
+                let base = self.expr(a);
+                let i = self.field_index(i);
+                format!("({base}).{}[{i}]", f.c)
+            }
+            ExprKind::FieldArray(args) => {
+                let args: Vec<String> = args.iter().map(|a| self.expr(a)).collect();
+                format!("{{{}}}", args.join(", "))
+            }
             ExprKind::StructLit(s, args) => {
                 let args: Vec<String> = args.iter().map(|a| self.expr(a)).collect();
                 format!("{}{{{}}}", self.sig.structs[*s].c_name, args.join(", "))

@@ -21,6 +21,8 @@ use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::visit_mut::{self, VisitMut};
 
+use crate::lower::tables::PlaceStep;
+
 /// What the body's names are, for [`rewrite`].
 pub struct Names<'a> {
     /// The array parameters.
@@ -281,6 +283,99 @@ impl Rewriter {
         Some((base, index, members))
     }
 
+    /// `x.f[k].. = v` or `x.f[k].. op= v` (`op` the binary operator of a compound
+    /// assignment), where `f` is an array field of a struct: the whole assignment,
+    /// rewritten; `None` when `place` names no element of an array field. `value` is
+    /// already rewritten. In an element of a view (`ps[i].f[k].y`) only the part's bytes
+    /// are written, as for any field of a view's element. Evaluation order is Rust's: the
+    /// value, then the element's index, then the field indices from the inside out.
+    fn array_field_assign(
+        &mut self,
+        place: &syn::Expr,
+        op: Option<TokenStream>,
+        value: &syn::Expr,
+    ) -> Option<syn::Expr> {
+        let (steps, root) = crate::lower::tables::place_steps(place);
+        if !steps.iter().any(|s| matches!(s, PlaceStep::Index(_))) {
+            return None;
+        }
+        let span = place.span();
+        let k = self.krate.clone();
+        // Each field index into a hidden local, and the path in terms of them.
+        let mut lets = Vec::new();
+        let mut path = Vec::new();
+        let mut last_member = String::new();
+        for step in steps {
+            match step {
+                PlaceStep::Member(m) => {
+                    last_member = member_name(m);
+                    path.push(PathStep::Member(m.clone()));
+                }
+                PlaceStep::Index(index) => {
+                    let mut index = index.clone();
+                    self.visit_expr_mut(&mut index);
+                    let name = quote::format_ident!("__gpu_k{}", lets.len(), span = span);
+                    lets.push(quote_spanned!(span=> let #name = #index;));
+                    let label = gpu_contract::check_names::array_field(&last_member);
+                    path.push(PathStep::Index(name, label));
+                }
+            }
+        }
+        // One span for every hidden name: the user's tokens may come through a struct's
+        // macro, whose call site is another hygiene context.
+        let writable = |base: TokenStream| -> TokenStream {
+            path.iter().fold(base, |at, step| match step {
+                PathStep::Member(m) => quote_spanned!(span=> #at.#m),
+                PathStep::Index(i, label) => quote_spanned!(span=>
+                    (*#k::__private::local_mut(&mut #at, #i, #label))),
+            })
+        };
+        let readable = |base: TokenStream| -> TokenStream {
+            path.iter().fold(base, |at, step| match step {
+                PathStep::Member(m) => quote_spanned!(span=> #at.#m),
+                PathStep::Index(i, label) => quote_spanned!(span=>
+                    (*#k::__private::local_ref(&#at, #i, #label))),
+            })
+        };
+        if let Some((view, element)) = self.view_index(root) {
+            let mut element = element;
+            self.visit_expr_mut(&mut element);
+            let new = match &op {
+                Some(op) => {
+                    let old = readable(quote_spanned!(span=> #view.get(__gpu_index)));
+                    quote_spanned!(span=> #old #op __gpu_value)
+                }
+                None => quote_spanned!(span=> __gpu_value),
+            };
+            let part = writable(quote_spanned!(span=> (*__gpu_e)));
+            return Some(syn::parse_quote_spanned!(span=> {
+                let __gpu_value = #value;
+                let __gpu_index = #element;
+                #(#lets)*
+                #view.set_field_by(__gpu_index, |__gpu_e| &mut #part, #new)
+            }));
+        }
+        let root = match self.local_access(root, true) {
+            Some(access) => quote_spanned!(span=> (*#access)),
+            None => {
+                let mut root = root.clone();
+                self.visit_expr_mut(&mut root);
+                quote_spanned!(span=> #root)
+            }
+        };
+        let part = writable(root);
+        let assign = match &op {
+            Some(op) => quote_spanned!(span=> *__gpu_place = *__gpu_place #op __gpu_value),
+            None => quote_spanned!(span=> *__gpu_place = __gpu_value),
+        };
+        Some(syn::parse_quote_spanned!(span=> {
+            let __gpu_value = #value;
+            #(#lets)*
+            let __gpu_place = &mut #part;
+            #assign
+        }))
+    }
+
     /// `*base.get_unchecked_mut(index)` where `base` is a view.
     fn unchecked_place(&self, e: &syn::Expr) -> Option<(syn::Ident, syn::Expr)> {
         let syn::Expr::Unary(u) = strip(e) else {
@@ -319,6 +414,21 @@ fn placeholder_names(text: &str) -> Vec<Option<String>> {
         }
     }
     out
+}
+
+/// A step of a written place, rewritten: a member, or an index held in a hidden local
+/// with the check's name.
+enum PathStep {
+    Member(syn::Member),
+    Index(syn::Ident, String),
+}
+
+/// A field's name as the checks name it.
+fn member_name(m: &syn::Member) -> String {
+    match m {
+        syn::Member::Named(i) => crate::lower::unraw(i),
+        syn::Member::Unnamed(i) => i.index.to_string(),
+    }
 }
 
 fn strip(e: &syn::Expr) -> &syn::Expr {
@@ -413,7 +523,9 @@ impl VisitMut for Rewriter {
         match e {
             syn::Expr::Assign(a) => {
                 self.visit_expr_mut(&mut a.right);
-                if let Some((base, index)) = self.view_index(&a.left) {
+                if let Some(write) = self.array_field_assign(&a.left, None, &a.right) {
+                    *e = write;
+                } else if let Some((base, index)) = self.view_index(&a.left) {
                     let mut index = index;
                     self.visit_expr_mut(&mut index);
                     let value = &a.right;
@@ -455,6 +567,10 @@ impl VisitMut for Rewriter {
             syn::Expr::Binary(b) if compound_to_binary(&b.op).is_some() => {
                 self.visit_expr_mut(&mut b.right);
                 let op = compound_to_binary(&b.op);
+                if let Some(write) = self.array_field_assign(&b.left, op.clone(), &b.right) {
+                    *e = write;
+                    return;
+                }
                 let place = self
                     .view_index(&b.left)
                     .map(|p| (p, false))
@@ -511,6 +627,19 @@ impl VisitMut for Rewriter {
                     },
                     _ => self.visit_expr_mut(&mut b.left),
                 }
+            }
+            // `x.f[k]` of an array field `f`: checked under the field's name.
+            syn::Expr::Index(ix) if matches!(strip(&ix.expr), syn::Expr::Field(_)) => {
+                let syn::Expr::Field(field) = strip(&ix.expr) else {
+                    return;
+                };
+                let label = gpu_contract::check_names::array_field(&member_name(&field.member));
+                let (mut base, member) = ((*field.base).clone(), field.member.clone());
+                self.visit_expr_mut(&mut base);
+                self.visit_expr_mut(&mut ix.index);
+                let (k, index, span) = (&self.krate, &ix.index, ix.span());
+                *e = syn::parse_quote_spanned!(span=>
+                    #k::__private::local_get(&(#base).#member, #index, #label));
             }
             syn::Expr::Index(_) if self.local_access(e, false).is_some() => {
                 if let Some(access) = self.local_access(e, false) {

@@ -57,6 +57,9 @@ impl Lowerer<'_> {
             return None;
         }
         if name == "len" && m.args.is_empty() {
+            if let Some(len) = self.field_len(&m.receiver) {
+                return len;
+            }
             let target = match self.receiver_binding(m) {
                 Some(Binding::Slice(s)) => Some(Target::Slice(s)),
                 Some(Binding::Array(a))

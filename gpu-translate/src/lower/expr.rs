@@ -30,6 +30,9 @@ impl Lowerer<'_> {
             syn::Expr::Binary(b) => self.binary(b),
             syn::Expr::Cast(c) => self.cast(c),
             syn::Expr::Index(ix) => {
+                if let syn::Expr::Field(f) = super::tables::strip_parens(&ix.expr) {
+                    return self.field_element(ix, f);
+                }
                 let (target, index) = self.index_parts(ix, self.default_check())?;
                 let ty = self.target_elem(target);
                 mk(ExprKind::Index(target, index), ty)

@@ -18,7 +18,7 @@ mod place;
 mod print;
 mod stmt;
 mod structs;
-mod tables;
+pub(crate) mod tables;
 
 use gpu_contract::check_names;
 use proc_macro2::Span;

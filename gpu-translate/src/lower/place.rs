@@ -43,6 +43,9 @@ impl Lowerer<'_> {
                     }
                 }
             }
+            syn::Expr::Index(ix) if matches!(strip_parens(&ix.expr), syn::Expr::Field(_)) => {
+                self.field_place(e)
+            }
             syn::Expr::Index(ix) => {
                 let (target, index) = self.index_parts(ix, self.default_check())?;
                 self.check_writable(target, &ix.expr)?;
@@ -78,7 +81,7 @@ impl Lowerer<'_> {
                 );
                 None
             }
-            syn::Expr::Field(f) => self.field_place(f),
+            syn::Expr::Field(_) => self.field_place(e),
             other => {
                 self.err(
                     other.span(),

@@ -62,6 +62,27 @@ impl Lowerer<'_> {
         if line > 0 {
             out.push(Stmt::Line(line as u32));
         }
+        let before = out.len();
+        self.stmt_inner(s, out);
+        // An assignment is translated or reported, never dropped without a word: a gap in
+        // the lowering would otherwise compile a kernel that skips it. (After another
+        // error, a dropped statement may be a follow-on of it, and the kernel fails
+        // anyway.)
+        let assignment = match s {
+            syn::Stmt::Expr(syn::Expr::Assign(_), _) => true,
+            syn::Stmt::Expr(syn::Expr::Binary(b), _) => super::tables::compound_op(&b.op).is_some(),
+            _ => false,
+        };
+        if assignment && out.len() == before && self.diags.is_empty() {
+            self.err(
+                s.span(),
+                "this assignment cannot be translated (nothing more specific was found to \
+                 say; please report it); rewrite it through a local (`let mut v = ..;`)",
+            );
+        }
+    }
+
+    fn stmt_inner(&mut self, s: &syn::Stmt, out: &mut Vec<Stmt>) {
         match s {
             syn::Stmt::Local(local) => self.let_stmt(local, out),
             syn::Stmt::Item(item) => self.err(

@@ -5,9 +5,9 @@
 
 use syn::spanned::Spanned;
 
-use super::tables::{has_effects, strip_parens};
+use super::tables::{has_effects, place_steps, strip_parens, PlaceStep};
 use super::{unraw, Binding, Expr, Lowerer, Place, Position};
-use crate::ir::{ExprKind, FieldName, Ty};
+use crate::ir::{ExprKind, FieldIndex, FieldName, FieldStep, Ty};
 use crate::parse::structs::FieldTy;
 
 impl Lowerer<'_> {
@@ -19,9 +19,13 @@ impl Lowerer<'_> {
         }
     }
 
-    /// The type and names of field `member` of struct `s`; an error naming the fields if
-    /// there is none.
-    fn struct_member(&mut self, s: usize, member: &syn::Member) -> Option<(Ty, FieldName)> {
+    /// The type (of its elements, for an array field), names and length (for an array
+    /// field) of field `member` of struct `s`; an error naming the fields if there is none.
+    fn struct_member(
+        &mut self,
+        s: usize,
+        member: &syn::Member,
+    ) -> Option<(Ty, FieldName, Option<u64>)> {
         let def = &self.sig.structs[s];
         let name = match member {
             syn::Member::Named(i) => unraw(i),
@@ -44,6 +48,7 @@ impl Lowerer<'_> {
                 c: gpu_contract::struct_layout::c_field_name(&field.name),
                 rust: field.name.clone(),
             },
+            field.len,
         ))
     }
 
@@ -55,11 +60,114 @@ impl Lowerer<'_> {
         s: usize,
         span: proc_macro2::Span,
     ) -> Option<Expr> {
-        let (ty, name) = self.struct_member(s, member)?;
+        let (ty, name, len) = self.struct_member(s, member)?;
+        if let Some(len) = len {
+            self.err(
+                member.span(),
+                format!(
+                    "`{f}` is an array field (`[_; {len}]`): kernels read and write its \
+                     elements (`{f}[k]`), not the whole array",
+                    f = name.rust
+                ),
+            );
+            return None;
+        }
         Some(Expr {
             kind: ExprKind::Field(Box::new(base), name),
             ty,
             span,
+        })
+    }
+
+    /// `base.member[index]`: an element of an array field, its index checked against the
+    /// field's length.
+    pub(super) fn field_element(
+        &mut self,
+        ix: &syn::ExprIndex,
+        f: &syn::ExprField,
+    ) -> Option<Expr> {
+        let span = ix.span();
+        let base = self.expr(&f.base, Position::Operand)?;
+        let Some(s) = self.struct_type(base.ty) else {
+            self.err(
+                f.span(),
+                "only array parameters, arrays declared in the kernel and the array fields of \
+                 `#[gpu_struct]` values can be indexed",
+            );
+            return None;
+        };
+        let (ty, name, len) = self.struct_member(s, &f.member)?;
+        let index = self.field_index(&name, len, &ix.index, f.member.span())?;
+        Some(Expr {
+            kind: ExprKind::FieldIndex(Box::new(base), name, Box::new(index)),
+            ty,
+            span,
+        })
+    }
+
+    /// `base.member.len()` of an array field: its length, a constant. `None` when `e` is
+    /// no field access (not reported).
+    pub(super) fn field_len(&mut self, e: &syn::Expr) -> Option<Option<Expr>> {
+        let syn::Expr::Field(f) = strip_parens(e) else {
+            return None;
+        };
+        let base = self.expr(&f.base, Position::Operand)?;
+        let s = self.struct_type(base.ty)?;
+        let (_, name, len) = self.struct_member(s, &f.member)?;
+        let Some(len) = len else {
+            self.err(
+                f.member.span(),
+                format!(
+                    "`{}` is no array field: `.len()` applies to arrays",
+                    name.rust
+                ),
+            );
+            return Some(None);
+        };
+        if has_effects(&base) {
+            self.err(
+                f.base.span(),
+                "take `.len()` of an array field of a value without calls or atomics \
+                 (bind the value to a local first)",
+            );
+            return Some(None);
+        }
+        Some(Some(Expr {
+            kind: ExprKind::Lit(crate::ir::Lit::Int(i128::from(len))),
+            ty: Ty::Prim(crate::ir::Prim::Usize),
+            span: e.span(),
+        }))
+    }
+
+    /// The index `[index]` of the field `name` when it is an array field of `len`
+    /// elements (with its check); an error when it is no array field.
+    fn field_index(
+        &mut self,
+        name: &FieldName,
+        len: Option<u64>,
+        index: &syn::Expr,
+        span: proc_macro2::Span,
+    ) -> Option<FieldIndex<Ty>> {
+        let Some(len) = len else {
+            self.err(
+                span,
+                format!("`{}` is no array field and cannot be indexed", name.rust),
+            );
+            return None;
+        };
+        let index = self.usize_index(index, self.default_check())?;
+        let label = gpu_contract::check_names::array_field(&name.rust);
+        let check_id = match self.k.check_names.iter().position(|n| *n == label) {
+            Some(id) => id,
+            None => {
+                self.k.check_names.push(label);
+                self.k.check_names.len() - 1
+            }
+        };
+        Some(FieldIndex {
+            index,
+            len,
+            check_id,
         })
     }
 
@@ -88,7 +196,7 @@ impl Lowerer<'_> {
         let mut values: Vec<Option<Expr>> = vec![None; def.fields.len()];
         let mut written = Vec::new();
         for fv in &lit.fields {
-            let (ty, fname) = self.struct_member(s, &fv.member)?;
+            let (ty, fname, len) = self.struct_member(s, &fv.member)?;
             let (k, _) = def.field(&fname.rust)?;
             if values[k].is_some() {
                 self.err(
@@ -97,7 +205,10 @@ impl Lowerer<'_> {
                 );
                 return None;
             }
-            let e = self.expr(&fv.expr, Position::Operand)?;
+            let e = match len {
+                Some(len) => self.field_array(&fv.expr, &fname, len, ty)?,
+                None => self.expr(&fv.expr, Position::Operand)?,
+            };
             self.unify(ty, e.ty, e.span);
             values[k] = Some(e);
             written.push(k);
@@ -143,16 +254,26 @@ impl Lowerer<'_> {
         })
     }
 
-    /// `p.a.b = ..` of a local struct `p`: the place, or `None` when `e` is no field of a
-    /// local (reported, unless `e` is not a field access at all).
-    pub(super) fn field_place(&mut self, f: &syn::ExprField) -> Option<Place> {
-        let mut members = vec![&f.member];
-        let mut base = strip_parens(&f.base);
-        while let syn::Expr::Field(inner) = base {
-            members.push(&inner.member);
-            base = strip_parens(&inner.base);
+    /// `p.a.b = ..` or `p.a[k] = ..` of a local struct `p`, or the same of a struct array
+    /// element (`ps[i].a[k] = ..`): the place, or `None` when `e` is no field of a local
+    /// or an element (reported).
+    pub(super) fn field_place(&mut self, e: &syn::Expr) -> Option<Place> {
+        let (steps, base) = place_steps(e);
+        if let syn::Expr::Index(ix) = base {
+            let (target, index) = self.index_parts(ix, self.default_check())?;
+            self.check_writable(target, &ix.expr)?;
+            let (path, ty) = self.field_path(self.target_elem(target), &steps)?;
+            if self.struct_type(ty).is_some() {
+                self.err(
+                    e.span(),
+                    "a field of an array element that is itself a struct is written field by \
+                     field (`ps[i].pos.x = v; ps[i].pos.y = w;`), or through a local: `let mut \
+                     p = ps[i]; p.pos = v; ps[i] = p;`",
+                );
+                return None;
+            }
+            return Some(Place::IndexField(target, index, path, ty));
         }
-        members.reverse();
         let local = match base {
             syn::Expr::Path(p) => p
                 .path
@@ -164,12 +285,9 @@ impl Lowerer<'_> {
                 }),
             _ => None,
         };
-        if let syn::Expr::Index(ix) = base {
-            return self.element_field_place(ix, &members, f.span());
-        }
         let Some(v) = local else {
             self.err(
-                f.span(),
+                e.span(),
                 "struct fields are written on a local or an array element in kernels: \
                  `p.x = v` (`let mut p = ...`) or `ps[i].x = v`",
             );
@@ -181,54 +299,128 @@ impl Lowerer<'_> {
         if !self.k.locals[v].mutable {
             let name = self.k.locals[v].rust_name.clone();
             self.err(
-                f.span(),
+                e.span(),
                 format!("`{name}` is not `mut`, so its fields cannot be assigned; declare it `let mut {name}`"),
             );
             return None;
         }
-        let (path, ty) = self.field_path(self.k.locals[v].ty, &members)?;
+        let (path, ty) = self.field_path(self.k.locals[v].ty, &steps)?;
         Some(Place::LocalField(v, path, ty))
+    }
+
+    /// The value of array field `name` (`len` elements of `ty`) in a struct literal:
+    /// `[a, b, c]`, or `[v; N]` of a `v` without effects.
+    fn field_array(
+        &mut self,
+        value: &syn::Expr,
+        name: &FieldName,
+        len: u64,
+        ty: Ty,
+    ) -> Option<Expr> {
+        let span = value.span();
+        let wrong_len =
+            |n: usize| format!("`{}` has {len} elements, but this array has {n}", name.rust);
+        let elems = match strip_parens(value) {
+            syn::Expr::Array(a) => {
+                if a.elems.len() as u64 != len {
+                    self.err(span, wrong_len(a.elems.len()));
+                    return None;
+                }
+                let mut out = Vec::new();
+                for v in &a.elems {
+                    let e = self.expr(v, Position::Operand)?;
+                    self.unify(ty, e.ty, e.span);
+                    out.push(e);
+                }
+                // C evaluates the braces in order, as Rust does.
+                out
+            }
+            syn::Expr::Repeat(r) => {
+                let v = self.expr(&r.expr, Position::Operand)?;
+                self.unify(ty, v.ty, v.span);
+                if has_effects(&v) {
+                    self.err(
+                        r.expr.span(),
+                        "the value of `[v; N]` in a struct literal has no calls or atomics \
+                         here (it is written out N times); bind it to a local first",
+                    );
+                    return None;
+                }
+                vec![v; len as usize]
+            }
+            _ => {
+                self.err(
+                    span,
+                    format!(
+                        "`{f}` is an array field: give it an array, `{f}: [a, b, ..]` or \
+                         `{f}: [v; {len}]`",
+                        f = name.rust
+                    ),
+                );
+                return None;
+            }
+        };
+        Some(Expr {
+            kind: ExprKind::FieldArray(elems),
+            ty,
+            span,
+        })
     }
 }
 
 impl Lowerer<'_> {
-    /// The fields `members` name, one inside the other, from a value of type `ty`, and the
-    /// type of the last; an error where a member is not a struct's field.
-    fn field_path(&mut self, mut ty: Ty, members: &[&syn::Member]) -> Option<(Vec<FieldName>, Ty)> {
+    /// The parts `steps` name, one inside the other, from a value of type `ty`, and the
+    /// type of the last; an error where a member is not a struct's field, an index is not
+    /// an array field's, or an array field is not indexed.
+    fn field_path(
+        &mut self,
+        mut ty: Ty,
+        steps: &[PlaceStep<'_>],
+    ) -> Option<(Vec<FieldStep<Ty>>, Ty)> {
         let mut path = Vec::new();
-        for m in members {
+        let mut k = 0;
+        while k < steps.len() {
+            // An index follows a field (see `field_place`), and the arms below take it
+            // with that field; an index first is a place this function is not for.
+            let PlaceStep::Member(m) = steps[k] else {
+                return None;
+            };
             let Some(s) = self.struct_type(ty) else {
                 self.err(m.span(), "only the fields of a struct can be assigned");
                 return None;
             };
-            let (fty, name) = self.struct_member(s, m)?;
-            path.push(name);
+            let (fty, name, len) = self.struct_member(s, m)?;
             ty = fty;
+            match (len, steps.get(k + 1)) {
+                (Some(_), Some(PlaceStep::Index(i))) => {
+                    let index = self.field_index(&name, len, i, m.span())?;
+                    path.push(FieldStep::Field(name));
+                    path.push(FieldStep::Index(index));
+                    k += 2;
+                }
+                (Some(len), _) => {
+                    self.err(
+                        m.span(),
+                        format!(
+                            "`{f}` is an array field (`[_; {len}]`): assign its elements \
+                             (`{f}[k] = v`), not the whole array",
+                            f = name.rust
+                        ),
+                    );
+                    return None;
+                }
+                (None, Some(PlaceStep::Index(i))) => {
+                    // Reported by `field_index`, which sees that `name` is no array field.
+                    self.field_index(&name, None, i, m.span());
+                    return None;
+                }
+                (None, _) => {
+                    path.push(FieldStep::Field(name));
+                    k += 1;
+                }
+            }
         }
         Some((path, ty))
-    }
-
-    /// `ps[i].pos.x` as a place: a field (a number) of a struct array element, which
-    /// the assignment writes alone (other threads may write the element's other fields).
-    fn element_field_place(
-        &mut self,
-        ix: &syn::ExprIndex,
-        members: &[&syn::Member],
-        span: proc_macro2::Span,
-    ) -> Option<Place> {
-        let (target, index) = self.index_parts(ix, self.default_check())?;
-        self.check_writable(target, &ix.expr)?;
-        let (path, ty) = self.field_path(self.target_elem(target), members)?;
-        if self.struct_type(ty).is_some() {
-            self.err(
-                span,
-                "a field of an array element that is itself a struct is written field by \
-                 field (`ps[i].pos.x = v; ps[i].pos.y = w;`), or through a local: `let mut \
-                 p = ps[i]; p.pos = v; ps[i] = p;`",
-            );
-            return None;
-        }
-        Some(Place::IndexField(target, index, path, ty))
     }
 }
 

@@ -13,6 +13,35 @@ pub(crate) fn strip_parens(e: &syn::Expr) -> &syn::Expr {
     }
 }
 
+/// A step of a place inside a struct value: `.member`, or `[index]` of an array field.
+#[derive(Clone, Copy)]
+pub(crate) enum PlaceStep<'a> {
+    Member(&'a syn::Member),
+    Index(&'a syn::Expr),
+}
+
+/// The steps of `e` into a struct value (`.member`, and `[k]` where what is indexed is a
+/// field), from the value outwards, and the expression of that value (the root).
+pub(crate) fn place_steps(e: &syn::Expr) -> (Vec<PlaceStep<'_>>, &syn::Expr) {
+    let mut steps = Vec::new();
+    let mut root = strip_parens(e);
+    loop {
+        match root {
+            syn::Expr::Field(f) => {
+                steps.push(PlaceStep::Member(&f.member));
+                root = strip_parens(&f.base);
+            }
+            syn::Expr::Index(ix) if matches!(strip_parens(&ix.expr), syn::Expr::Field(_)) => {
+                steps.push(PlaceStep::Index(&ix.index));
+                root = strip_parens(&ix.expr);
+            }
+            _ => break,
+        }
+    }
+    steps.reverse();
+    (steps, root)
+}
+
 /// The IR operator of a binary syn operator (not an assignment).
 pub(crate) fn binary_op(op: &syn::BinOp) -> Option<BinOp> {
     use syn::BinOp as B;
@@ -263,8 +292,11 @@ pub(crate) fn has_effects<T>(e: &Expr<T>) -> bool {
         ExprKind::Unary(_, a) | ExprKind::Convert(_, a) | ExprKind::TuplePart(a, _) => {
             has_effects(a)
         }
-        ExprKind::Tuple(args) | ExprKind::StructLit(_, args) => args.iter().any(has_effects),
+        ExprKind::Tuple(args) | ExprKind::StructLit(_, args) | ExprKind::FieldArray(args) => {
+            args.iter().any(has_effects)
+        }
         ExprKind::Field(a, _) => has_effects(a),
+        ExprKind::FieldIndex(a, _, i) => has_effects(a) || has_effects(&i.index.expr),
         ExprKind::Binary(_, a, b) => has_effects(a) || has_effects(b),
         ExprKind::Math(_, args) => args.iter().any(has_effects),
         ExprKind::Load4(_, i) => has_effects(&i.expr),

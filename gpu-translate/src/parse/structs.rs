@@ -231,13 +231,6 @@ fn field_type(ty: &syn::Type) -> Result<(WrittenTy, Option<u64>), syn::Error> {
                     "write an array field's length as a positive integer literal (`[f32; 3]`)",
                 ));
             };
-            if len > 0 {
-                return Err(syn::Error::new(
-                    a.span(),
-                    "array fields are not supported in #[gpu_struct]s yet; write one field per \
-                     element (`v0: f32, v1: f32, v2: f32`) or a nested #[gpu_struct]",
-                ));
-            }
             match field_type(&a.elem)? {
                 (t, None) => Ok((t, Some(len))),
                 (_, Some(_)) => Err(syn::Error::new(

@@ -16,10 +16,18 @@ mod shapes {
         pub from: Point,
         pub to: Point,
     }
+
+    /// Array fields, of a dtype and of a struct.
+    #[gpu_struct]
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    pub struct Path {
+        pub points: [Point; 3],
+        pub hits: [u32; 2],
+    }
 }
 
 use gpu_runtime::prelude::*;
-use shapes::{Point, Segment};
+use shapes::{Path, Point, Segment};
 
 #[gpu_device]
 fn length_sq(s: Segment) -> f32 {
@@ -40,6 +48,17 @@ fn translate(segs: &mut [Segment], by: Point, lengths: &mut [f32]) {
     }
 }
 
+#[gpu_kernel]
+fn shift_paths(paths: &mut [Path], by: f32) {
+    let i = grid_1d();
+    if i < paths.len() {
+        for k in 0..paths[i].points.len() {
+            paths[i].points[k].x += by;
+        }
+        paths[i].hits[1] += 1;
+    }
+}
+
 fn main() {
     let dev = Device::simulator();
     let p = |x, y| Point { x, y };
@@ -50,4 +69,10 @@ fn main() {
     let got = segs.to_host().unwrap();
     assert_eq!(got[4], Segment { from: p(1.0, 2.0), to: p(4.0, 6.0) });
     assert_eq!(lengths.to_host().unwrap(), vec![25.0; 5]);
+
+    let path = Path { points: [p(0.0, 1.0), p(2.0, 3.0), p(4.0, 5.0)], hits: [7, 8] };
+    let mut paths = dev.to_device(&vec![path; 3]).unwrap();
+    launch!(shift_paths[1, 32](&mut paths, 0.5)).unwrap();
+    let want = Path { points: [p(0.5, 1.0), p(2.5, 3.0), p(4.5, 5.0)], hits: [7, 9] };
+    assert_eq!(paths.to_host().unwrap(), vec![want; 3]);
 }

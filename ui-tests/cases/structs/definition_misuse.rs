@@ -15,10 +15,13 @@ pub struct Packed {
     pub b: f32,
 }
 
+const N: usize = 3;
+
 #[gpu_struct]
 #[derive(Clone, Copy)]
-pub struct WithArray {
-    pub v: [f32; 3],
+pub struct WithArrays {
+    pub v: [f32; N],
+    pub m: [[f32; 3]; 3],
 }
 
 #[gpu_struct]

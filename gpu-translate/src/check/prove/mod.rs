@@ -27,8 +27,8 @@
 //! a loop does not hold inside it when the loop assigns the variable.
 
 use crate::ir::{
-    Axis, BinOp, Block, Check, Conversion, Dim, Expr, ExprKind, Geometry, Index, Kernel, Lit,
-    Param, Place, Prim, RTy, SliceId, Space, Stmt, Target, UnOp, VarId,
+    Axis, BinOp, Block, Check, Conversion, Dim, Expr, ExprKind, FieldIndex, FieldStep, Geometry,
+    Index, Kernel, Lit, Param, Place, Prim, RTy, SliceId, Space, Stmt, Target, UnOp, VarId,
 };
 use crate::sym::{FastCondition, Sym};
 
@@ -233,8 +233,16 @@ impl<'a> Prover<'a> {
             Stmt::Assign(place, _, value) => {
                 self.expr(value);
                 match place {
-                    Place::Index(t, idx) | Place::IndexField(t, idx, ..) => self.access(*t, idx),
-                    Place::Local(v) | Place::LocalField(v, ..) => self.forget(*v),
+                    Place::Index(t, idx) => self.access(*t, idx),
+                    Place::IndexField(t, idx, path, _) => {
+                        self.access(*t, idx);
+                        self.field_path(path);
+                    }
+                    Place::LocalField(v, path, _) => {
+                        self.field_path(path);
+                        self.forget(*v);
+                    }
+                    Place::Local(v) => self.forget(*v),
                 }
             }
             Stmt::If(c, then, els) => {
@@ -316,7 +324,12 @@ impl<'a> Prover<'a> {
             | ExprKind::DeviceCall(_, _, args)
             | ExprKind::Math(_, args)
             | ExprKind::Tuple(args)
-            | ExprKind::StructLit(_, args) => args.iter_mut().for_each(|a| self.expr(a)),
+            | ExprKind::StructLit(_, args)
+            | ExprKind::FieldArray(args) => args.iter_mut().for_each(|a| self.expr(a)),
+            ExprKind::FieldIndex(a, _, i) => {
+                self.expr(a);
+                self.field_index(i);
+            }
             ExprKind::Unary(_, a)
             | ExprKind::Convert(_, a)
             | ExprKind::TuplePart(a, _)
@@ -379,6 +392,26 @@ impl<'a> Prover<'a> {
                 },
             };
             i.check = self.settle(bound, limit);
+        }
+    }
+
+    /// Try to prove each index of a path into a struct.
+    fn field_path(&mut self, path: &mut [FieldStep<RTy>]) {
+        for step in path {
+            if let FieldStep::Index(i) = step {
+                self.field_index(i);
+            }
+        }
+    }
+
+    /// Try to prove an index of an array field below the field's length.
+    fn field_index(&mut self, f: &mut FieldIndex<RTy>) {
+        self.expr(&mut f.index.expr);
+        if f.index.check != Check::Required {
+            return;
+        }
+        if let Some(bound) = self.index_bound(&f.index.expr) {
+            f.index.check = self.settle(bound, Sym::Const(u128::from(f.len)));
         }
     }
 

@@ -177,45 +177,53 @@ checked_and_unchecked! {
 }
 
 checked_and_unchecked! {
-    /// Partial sums: each thread accumulates four independent grid-stride streams (more
-    /// loads in flight), then a tree in shared memory and warp shuffles.
+    /// Partial sums: each thread accumulates four independent grid-stride streams of
+    /// 16-byte loads (sixteen numbers in flight), the odd tail one number per thread, then
+    /// warp shuffles and one shared value per warp.
     #[gpu_kernel(launch_bounds(256),)]
     fn sum_partials / sum_partials_unchecked(x: &[f32], partial: &mut [f32]) {
-        let mut cache = shared_array::<f32, 256>();
+        let mut cache = shared_array::<f32, 8>();
         let tid = thread_idx().x as usize;
         let stride = gridsize_1d();
-        let n = x.len();
+        let n4 = x.len() / 4;
         let mut s0 = 0.0f32;
         let mut s1 = 0.0f32;
         let mut s2 = 0.0f32;
         let mut s3 = 0.0f32;
-        // Four loads in flight per step; the last step of each thread takes what is left
-        // one element at a time.
-        for i in (grid_1d()..n).step_by(4 * stride) {
-            if i + 3 * stride < n {
-                s0 += x[i];
-                s1 += x[i + stride];
-                s2 += x[i + 2 * stride];
-                s3 += x[i + 3 * stride];
+        for i in (grid_1d()..n4).step_by(4 * stride) {
+            if i + 3 * stride < n4 {
+                let a = load4(x, i);
+                let b = load4(x, i + stride);
+                let c = load4(x, i + 2 * stride);
+                let d = load4(x, i + 3 * stride);
+                s0 += (a[0] + a[1]) + (a[2] + a[3]);
+                s1 += (b[0] + b[1]) + (b[2] + b[3]);
+                s2 += (c[0] + c[1]) + (c[2] + c[3]);
+                s3 += (d[0] + d[1]) + (d[2] + d[3]);
             } else {
-                for j in (i..n).step_by(stride) {
-                    s0 += x[j];
+                for j in (i..n4).step_by(stride) {
+                    let a = load4(x, j);
+                    s0 += (a[0] + a[1]) + (a[2] + a[3]);
                 }
             }
         }
-        cache[tid] = (s0 + s1) + (s2 + s3);
-        sync_threads();
-        let mut half = 128usize;
-        while half >= 32 {
-            if tid < half {
-                cache[tid] += cache[tid + half];
-            }
-            sync_threads();
-            half /= 2;
+        let t = 4 * n4 + grid_1d();
+        if t < x.len() {
+            s0 += x[t];
         }
+        let mut v = (s0 + s1) + (s2 + s3);
+        let mut o = 16u32;
+        while o > 0 {
+            v += shfl_down_sync(0xffff_ffff, v, o);
+            o /= 2;
+        }
+        if tid % 32 == 0 {
+            cache[tid / 32] = v;
+        }
+        sync_threads();
         if tid < 32 {
-            let mut v = cache[tid];
-            let mut o = 16u32;
+            let mut v = if tid < 8 { cache[tid] } else { 0.0 };
+            let mut o = 4u32;
             while o > 0 {
                 v += shfl_down_sync(0xffff_ffff, v, o);
                 o /= 2;

@@ -23,8 +23,9 @@
 //! replay of the same work is `peers_extra.py`'s).
 //! `gpu-bench allreduce`: all_reduce bus bandwidth over every GPU and peer-copy bandwidth
 //! (P12; the peers are `peers_allreduce.py`'s); says so and measures nothing on one GPU.
-//! `gpu-bench source <kernel>`: the CUDA C of one benchmark kernel, both entries.
-//! `gpu-bench precompile <arch>`: compiles the first-launch kernel for `arch` (such as
+//! `gpu-bench source <kernel> [full]`: the CUDA C of one benchmark kernel, both entries
+//! (`full`: with the prelude, as NVRTC compiles it).
+//! `gpu-bench precompile <arch>`: compiles the first-launch kernels for `arch` (such as
 //! `sm_80`) into the disk cache, with no GPU needed (run.sh's shipping checks).
 //! `gpu-bench cubins <dir>`: writes the CUBINs of vec_add and saxpy, ours and hand-written,
 //! for `cuobjdump -sass` (P8).
@@ -61,8 +62,7 @@ fn main() {
         "graph" => graph(),
         "allreduce" => collectives::run(),
         "source" => source(std::env::args().nth(2).unwrap_or_default()),
-        "precompile" => vec_add::definition()
-            .precompile_for_arch(&std::env::args().nth(2).unwrap_or_else(|| "sm_90".into())),
+        "precompile" => precompile(std::env::args().nth(2).unwrap_or_else(|| "sm_90".into())),
         "cubins" => cubins(std::env::args().nth(2).unwrap_or_else(|| ".".into())),
         _ => {
             eprintln!("usage: gpu-bench first-launch | first-launch-phases | launch-overhead | bandwidth | matmul | reduce | check-cost | rng | graph | allreduce | source <kernel> | precompile <arch> | cubins <dir>");
@@ -142,15 +142,28 @@ fn first_launch() -> Result<(), GpuError> {
     launch!(vec_add[n / 256, 256](&a, &b, &mut c))?;
     dev.synchronize()?;
     let second_ms = ms(t);
-    if c.to_host()?.iter().any(|&v| v != 3.0) {
+    // P4b: the first launch of a second, different kernel (NVRTC already started when
+    // the cache is cold).
+    let t = Instant::now();
+    launch!(saxpy[n / 256, 256](2.0f32, &a, &mut c))?;
+    dev.synchronize()?;
+    let other_ms = ms(t);
+    if c.to_host()?.iter().any(|&v| v != 5.0) {
         return Err(GpuError::InvalidArgument(
-            "vec_add gave a wrong result".into(),
+            "vec_add or saxpy gave a wrong result".into(),
         ));
     }
     println!("context_ms {context_ms:.2}");
     println!("first_launch_ms {first_ms:.3}");
     println!("second_launch_ms {second_ms:.3}");
+    println!("second_kernel_first_launch_ms {other_ms:.3}");
     Ok(())
+}
+
+/// The kernels `first-launch` runs, compiled for `arch` into the disk cache.
+fn precompile(arch: String) -> Result<(), GpuError> {
+    vec_add::definition().precompile_for_arch(&arch)?;
+    saxpy::definition().precompile_for_arch(&arch)
 }
 
 fn first_launch_phases() -> Result<(), GpuError> {
@@ -188,7 +201,80 @@ fn first_launch_phases() -> Result<(), GpuError> {
     println!("phase_load_ms {load_ms:.3}");
     println!("phase_launch_ms {launch_ms:.3}");
     println!("phase_image_bytes {}", image.len());
-    Ok(())
+    raw_load_steps(&image, def.c_name())
+}
+
+/// The driver calls of a module load, timed one by one on `image` (loaded a second time
+/// in the process): where `phase_load_ms` goes.
+fn raw_load_steps(image: &[u8], c_name: &str) -> Result<(), GpuError> {
+    use std::ffi::CString;
+    let check = |r: sys::CUresult, what: &str| {
+        if r == sys::cudaError_enum::CUDA_SUCCESS {
+            Ok(())
+        } else {
+            Err(GpuError::InvalidArgument(format!("{what}: {r:?}")))
+        }
+    };
+    let mut module: sys::CUmodule = std::ptr::null_mut();
+    let t = Instant::now();
+    // SAFETY: `image` is a CUBIN the driver loads; the context of device 0 is current.
+    check(
+        unsafe { sys::cuModuleLoadData(&mut module, image.as_ptr().cast()) },
+        "cuModuleLoadData",
+    )?;
+    println!("raw_module_load_ms {:.3}", ms(t));
+    for (label, name) in [
+        ("main", c_name.to_owned()),
+        ("checked", gpu_contract::kernel::checked_entry(c_name)),
+    ] {
+        let name = CString::new(name).expect("no NUL");
+        let mut f: sys::CUfunction = std::ptr::null_mut();
+        let t = Instant::now();
+        // SAFETY: `module` is loaded; `name` is NUL-terminated.
+        check(
+            unsafe { sys::cuModuleGetFunction(&mut f, module, name.as_ptr()) },
+            "cuModuleGetFunction",
+        )?;
+        println!("raw_get_function_{label}_ms {:.3}", ms(t));
+        let t = Instant::now();
+        let mut v = 0i32;
+        for a in [
+            sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_NUM_REGS,
+            sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES,
+            sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES,
+            sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES,
+            sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
+            sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_PTX_VERSION,
+            sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_BINARY_VERSION,
+            sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+        ] {
+            // SAFETY: `f` is a live function of `module`.
+            check(
+                unsafe { sys::cuFuncGetAttribute(&mut v, a, f) },
+                "cuFuncGetAttribute",
+            )?;
+        }
+        println!("raw_attributes_{label}_ms {:.3}", ms(t));
+    }
+    let symbol = CString::new(gpu_contract::fault::FAULT_CONTEXT_SYMBOL).expect("no NUL");
+    let (mut ptr, mut bytes) = (0u64, 0usize);
+    let t = Instant::now();
+    // SAFETY: `module` is loaded; the outputs are valid.
+    check(
+        unsafe { sys::cuModuleGetGlobal_v2(&mut ptr, &mut bytes, module, symbol.as_ptr()) },
+        "cuModuleGetGlobal",
+    )?;
+    println!("raw_get_global_ms {:.3}", ms(t));
+    let zeros = vec![0u8; bytes];
+    let t = Instant::now();
+    // SAFETY: `ptr` is the global's device address, `bytes` long.
+    check(
+        unsafe { sys::cuMemcpyHtoD_v2(ptr, zeros.as_ptr().cast(), bytes) },
+        "cuMemcpyHtoD",
+    )?;
+    println!("raw_set_global_ms {:.3}", ms(t));
+    // SAFETY: nothing of `module` is in use.
+    check(unsafe { sys::cuModuleUnload(module) }, "cuModuleUnload")
 }
 
 pub(crate) fn median(v: &mut [f64]) -> f64 {
@@ -491,7 +577,7 @@ fn bandwidth() -> Result<(), GpuError> {
 
 /// Prints the CUDA C of one benchmark kernel (f32 where generic), prelude left out.
 fn source(name: String) -> Result<(), GpuError> {
-    let defs: [(&str, &KernelDef, &[DtypeKind]); 7] = [
+    let defs: [(&str, &KernelDef, &[DtypeKind]); 9] = [
         ("tiny", tiny::definition(), &[]),
         ("vec_add", vec_add::definition(), &[DtypeKind::F32]),
         ("saxpy", saxpy::definition(), &[DtypeKind::F32]),
@@ -499,6 +585,12 @@ fn source(name: String) -> Result<(), GpuError> {
         ("matmul_tiled", matmul_tiled::definition(), &[]),
         ("sgemm", sgemm_registers::definition(), &[]),
         ("reduce", sum_partials::definition(), &[]),
+        ("compute_pi", monte_carlo_pi::compute_pi::definition(), &[]),
+        (
+            "gpu_reduce",
+            sum_of::partials::definition(),
+            &[DtypeKind::F32],
+        ),
     ];
     let Some((_, def, dtypes)) = defs.iter().find(|(n, _, _)| *n == name) else {
         return Err(GpuError::InvalidArgument(format!(
@@ -506,6 +598,11 @@ fn source(name: String) -> Result<(), GpuError> {
         )));
     };
     let c = def.specialize(dtypes)?;
+    // `source <kernel> full`: the whole translation unit NVRTC compiles.
+    if std::env::args().nth(3).as_deref() == Some("full") {
+        println!("{c}");
+        return Ok(());
+    }
     let body = c.split("// end of prelude\n").nth(1).unwrap_or(&c);
     println!("{body}");
     Ok(())
@@ -516,6 +613,10 @@ fn cubins(dir: String) -> Result<(), GpuError> {
     std::fs::create_dir_all(&dir).map_err(|e| GpuError::InvalidArgument(e.to_string()))?;
     let arch = "sm_90";
     let files = [
+        (
+            "ours_compute_pi",
+            monte_carlo_pi::compute_pi::definition().compile_uncached(&[], arch)?,
+        ),
         (
             "ours_vec_add",
             vec_add::definition().compile_uncached(&[DtypeKind::F32], arch)?,

@@ -205,9 +205,11 @@ impl Default for KernelOptions {
 }
 
 impl KernelOptions {
-    /// The NVRTC command-line options these stand for.
+    /// The NVRTC command-line options these stand for. Always `--minimal`: the
+    /// translator's C includes no header and uses none of what it leaves out (textures,
+    /// the device runtime), and it compiles in about half the time (P4).
     pub fn nvrtc_flags(&self) -> Vec<String> {
-        let mut out = Vec::new();
+        let mut out = vec!["--minimal".to_owned()];
         if self.fast_math {
             out.push("--use_fast_math".to_owned());
         }
@@ -263,7 +265,10 @@ mod tests {
             max_registers: Some(64),
             ..KernelOptions::default()
         };
-        assert_eq!(o.nvrtc_flags(), vec!["--maxrregcount=64", "--fmad=false"]);
-        assert!(KernelOptions::default().nvrtc_flags().is_empty());
+        assert_eq!(
+            o.nvrtc_flags(),
+            vec!["--minimal", "--maxrregcount=64", "--fmad=false"]
+        );
+        assert_eq!(KernelOptions::default().nvrtc_flags(), vec!["--minimal"]);
     }
 }

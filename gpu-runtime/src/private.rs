@@ -286,11 +286,42 @@ pub const REDUCE_MAX_BLOCKS: usize = 1024;
 
 /// The blocks of a reduction's first pass over `n` values: a function of `n` alone, so
 /// the order of the operations, and the result's bits, are the same on every device.
+/// Each thread starts with a vector of four values (or, below four, one value), so every
+/// block has values to fold: a block without any would give the reduction's `init` as its
+/// value, and `init` would count more than once.
 pub const fn reduce_blocks(n: usize) -> usize {
-    let blocks = n.div_ceil(REDUCE_BLOCK);
+    let vectors = n / 4;
+    let blocks = if n > 0 && vectors == 0 {
+        1
+    } else {
+        vectors.div_ceil(REDUCE_BLOCK)
+    };
     if blocks < REDUCE_MAX_BLOCKS {
         blocks
     } else {
         REDUCE_MAX_BLOCKS
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every block of a reduction's first pass has values: its first thread has a vector
+    /// (`256 b < n / 4`), or, below four values, block 0's threads take them one each.
+    #[test]
+    fn every_block_of_a_reduction_has_values() {
+        for n in (0..20_000).chain([1 << 20, (1 << 20) + 3, 1 << 30]) {
+            let blocks = reduce_blocks(n);
+            assert_eq!(blocks == 0, n == 0, "n = {n}");
+            assert!(blocks <= REDUCE_MAX_BLOCKS, "n = {n}");
+            for b in 0..blocks {
+                let first = b * REDUCE_BLOCK;
+                assert!(
+                    first < n / 4 || (n < 4 && first < n),
+                    "n = {n}: block {b} is empty"
+                );
+            }
+        }
     }
 }

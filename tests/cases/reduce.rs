@@ -36,10 +36,25 @@ pub fn magnitude(x: f32) -> f32 {
     x.abs()
 }
 
-/// The lengths tried: the edges of a warp, a block and the first pass's block cap
-/// (1024 blocks of 256), and random ones.
+/// The lengths tried: the edges of a warp, a block (256 threads of four values each) and
+/// the first pass's block cap (1024 blocks), and random ones.
 fn lengths(r: &mut impl Rng) -> Vec<usize> {
-    let mut n = vec![0, 1, 2, 31, 32, 33, 255, 256, 257, 2048 + 7];
+    let mut n = vec![
+        0,
+        1,
+        2,
+        3,
+        5,
+        31,
+        32,
+        33,
+        255,
+        256,
+        257,
+        1025,
+        2048 + 7,
+        3073,
+    ];
     n.push(r.random_range(3_000..20_000));
     n
 }

@@ -489,17 +489,36 @@ pub fn case_struct_array_fields(dev: &Device, seed: u64) -> CaseResult {
     check(&mut out, "sums", &sums.to_host()?, &want_sums, 0.0)?;
 
     // Out of range: an element's array field written, a local's read; each reported under
-    // the field's name, and the device goes on.
+    // the field's name, and the device goes on. The faulting kernel's results are
+    // unspecified (on the GPU the index is clamped into the field, as for any array of
+    // constant extent), but nothing outside each thread's own `counts` changes.
     let before = d.to_host()?;
     expect_violation(
         launch!(set_count[blocks(n, 128), 128](&mut d, 8)).and_then(|()| dev.synchronize()),
         "set_count",
         ("counts (array field)", 8, 8),
     )?;
+    let but_counts = |recs: &[Binned]| -> Vec<f64> {
+        recs.iter()
+            .flat_map(|b| {
+                b.counts[1..]
+                    .iter()
+                    .map(|&c| f64::from(c))
+                    .collect::<Vec<_>>()
+            })
+            .chain(recs.iter().flat_map(|b| {
+                b.corners
+                    .iter()
+                    .flat_map(|c| [c.x, c.y, c.z].map(f64::from))
+                    .chain([f64::from(b.weight)])
+                    .collect::<Vec<_>>()
+            }))
+            .collect()
+    };
     compare(
-        "records after a write out of range",
-        &binned_fields(&d.to_host()?),
-        &binned_fields(&before),
+        "records after a write out of range (but counts[0])",
+        &but_counts(&d.to_host()?),
+        &but_counts(&before),
         0.0,
     )?;
     let mut xs_out = poisoned(dev, n, f32::NAN)?;

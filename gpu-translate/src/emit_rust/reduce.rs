@@ -6,8 +6,9 @@
 //!
 //! Two generated kernels in the kernel language do the work, the same on the GPU and the
 //! simulator: `partials` (one value per block of 256 threads, at most 1024 blocks: each
-//! thread folds its grid-stride elements eight loads at a time, then the block combines
-//! its threads by warp shuffles and shared memory) and `finish` (one block over the
+//! thread folds its grid-stride vectors of four elements (16-byte loads), four vectors of
+//! each input at a time, then the block combines its threads by warp shuffles and shared
+//! memory) and `finish` (one block over the
 //! partials, then `op(init, total)`). The grid depends on the length alone, so a
 //! reduction's association, and with it its bits, is fixed for a length on every device.
 
@@ -115,19 +116,28 @@ pub fn reduce_items(
     let partials_body = block_reduction(
         k,
         &op,
-        first,
-        &elem,
         ret,
-        &init,
+        vector_fold(
+            k,
+            &op,
+            &inputs,
+            &elem,
+            &|vectors, lane| match with {
+                Some(_) => quote!(super::#name(#(#vectors[#lane]),*)),
+                None => {
+                    let v = &vectors[0];
+                    quote!(#v[#lane])
+                }
+            },
+            &init,
+        ),
         quote!(#partial[#k::block_idx().x as usize] = __gpu_b;),
     );
     let finish_body = block_reduction(
         k,
         &op,
-        &values,
-        &|i| quote!(#values[#i]),
         ret,
-        &init,
+        scalar_fold(k, &op, &values, &|i| quote!(#values[#i]), &init),
         quote! {
             #out[0] = if __gpu_bh == 1 { #op(#init, __gpu_b) } else { #init };
         },
@@ -244,18 +254,16 @@ fn one_level_down(p: &syn::Path) -> TokenStream {
     }
 }
 
-/// A block's reduction in the kernel language: each thread folds the values `elem(i)` of
-/// its grid-stride indices below `len_of.len()` (eight loads in flight per step), then the
-/// block combines them; `finish` runs in thread 0 with the block's value in `__gpu_b`
-/// (`__gpu_bh` is 1 when the block had any element).
-fn block_reduction(
+/// Each thread's fold of its grid-stride elements `elem(i)` below `len_of.len()` into
+/// `__gpu_a` (`__gpu_h` is 1 when it had any), eight loads in flight per step; the last
+/// step takes what is left one element at a time (the form whose indices the translator
+/// proves in range).
+fn scalar_fold(
     k: &syn::Path,
     op: &TokenStream,
     len_of: &syn::Ident,
     elem: &dyn Fn(TokenStream) -> TokenStream,
-    ty: &syn::Type,
     init: &syn::Ident,
-    finish: TokenStream,
 ) -> TokenStream {
     let at = |m: usize| {
         if m == 0 {
@@ -268,14 +276,11 @@ fn block_reduction(
     let first = elem(quote!(__gpu_g));
     let ej = elem(quote!(__gpu_j));
     quote! {
-        let __gpu_tid = #k::thread_idx().x as usize;
         let __gpu_s = #k::gridsize_1d();
         let __gpu_g = #k::grid_1d();
         let __gpu_n = #len_of.len();
         let mut __gpu_a = if __gpu_g < __gpu_n { #first } else { #init };
         let mut __gpu_h = if __gpu_g < __gpu_n { 1u32 } else { 0u32 };
-        // Eight loads in flight per step; the last step takes what is left one element at
-        // a time (the form whose indices the translator proves in range).
         for __gpu_i in ((__gpu_g + __gpu_s)..__gpu_n).step_by(8 * __gpu_s) {
             if __gpu_i + 7 * __gpu_s < __gpu_n {
                 let __gpu_v = #op(
@@ -289,6 +294,102 @@ fn block_reduction(
                 }
             }
         }
+    }
+}
+
+/// As [`scalar_fold`], through 16-byte loads (`load4`) of each of `inputs`: four vectors
+/// (sixteen elements) of each in flight per step, then one vector at a time, then the
+/// `len % 4` last elements one per thread. `lane(vectors, m)` is the value of element `m`
+/// of the vectors just loaded (named `vectors`, one per input).
+fn vector_fold(
+    k: &syn::Path,
+    op: &TokenStream,
+    inputs: &[syn::Ident],
+    elem: &dyn Fn(TokenStream) -> TokenStream,
+    lane: &dyn Fn(&[syn::Ident], TokenStream) -> TokenStream,
+    init: &syn::Ident,
+) -> TokenStream {
+    let first = &inputs[0];
+    // The fold of one vector of each input at vector index `at`, named by `tag`.
+    let vector = |tag: &str, at: TokenStream| {
+        let names: Vec<syn::Ident> = (0..inputs.len())
+            .map(|n| format_ident!("__gpu_{}{}", tag, n))
+            .collect();
+        let loads = names
+            .iter()
+            .zip(inputs)
+            .map(|(v, input)| quote!(let #v = #k::load4(#input, #at);));
+        let (l0, l1, l2, l3) = (
+            lane(&names, quote!(0)),
+            lane(&names, quote!(1)),
+            lane(&names, quote!(2)),
+            lane(&names, quote!(3)),
+        );
+        (
+            quote!(#(#loads)*),
+            quote!(#op(#op(#l0, #l1), #op(#l2, #l3))),
+        )
+    };
+    let (load_a, fold_a) = vector("va", quote!(__gpu_i));
+    let (load_b, fold_b) = vector("vb", quote!(__gpu_i + __gpu_s));
+    let (load_c, fold_c) = vector("vc", quote!(__gpu_i + 2 * __gpu_s));
+    let (load_d, fold_d) = vector("vd", quote!(__gpu_i + 3 * __gpu_s));
+    let (load_j, fold_j) = vector("vj", quote!(__gpu_j));
+    let tail = elem(quote!(__gpu_t));
+    quote! {
+        let __gpu_s = #k::gridsize_1d();
+        let __gpu_g = #k::grid_1d();
+        let __gpu_n = #first.len();
+        let __gpu_n4 = __gpu_n / 4;
+        let mut __gpu_a = if __gpu_g < __gpu_n4 {
+            let __gpu_i = __gpu_g;
+            #load_a
+            #fold_a
+        } else {
+            let __gpu_t = 4 * __gpu_n4 + __gpu_g;
+            if __gpu_t < __gpu_n { #tail } else { #init }
+        };
+        let mut __gpu_h = if __gpu_g < __gpu_n4 || 4 * __gpu_n4 + __gpu_g < __gpu_n {
+            1u32
+        } else {
+            0u32
+        };
+        for __gpu_i in ((__gpu_g + __gpu_s)..__gpu_n4).step_by(4 * __gpu_s) {
+            if __gpu_i + 3 * __gpu_s < __gpu_n4 {
+                #load_a
+                #load_b
+                #load_c
+                #load_d
+                __gpu_a = #op(__gpu_a, #op(#op(#fold_a, #fold_b), #op(#fold_c, #fold_d)));
+            } else {
+                for __gpu_j in (__gpu_i..__gpu_n4).step_by(__gpu_s) {
+                    #load_j
+                    __gpu_a = #op(__gpu_a, #fold_j);
+                }
+            }
+        }
+        // The tail joins a thread that had vectors (one without vectors took it above).
+        let __gpu_t = 4 * __gpu_n4 + __gpu_g;
+        if __gpu_g < __gpu_n4 && __gpu_t < __gpu_n {
+            __gpu_a = #op(__gpu_a, #tail);
+        }
+    }
+}
+
+/// A block's reduction in the kernel language: each thread folds its elements (`fold`,
+/// which leaves `__gpu_a` and `__gpu_h`), then the block combines them; `finish` runs in
+/// thread 0 with the block's value in `__gpu_b` (`__gpu_bh` is 1 when the block had any
+/// element).
+fn block_reduction(
+    k: &syn::Path,
+    op: &TokenStream,
+    ty: &syn::Type,
+    fold: TokenStream,
+    finish: TokenStream,
+) -> TokenStream {
+    quote! {
+        let __gpu_tid = #k::thread_idx().x as usize;
+        #fold
         let __gpu_lane = __gpu_tid % 32;
         let mut __gpu_o = 16usize;
         while __gpu_o > 0 {

@@ -52,9 +52,17 @@ fn located() -> &'static Located {
                 forced: true,
             };
         }
-        let searched = candidate_paths();
+        // The Python folders are listed (a dozen directory reads) only when no other
+        // place has NVRTC: a warm cache's first launch asks for the compiler's identity.
+        let mut searched = system_candidates(NVRTC_NAMES);
+        let mut file = searched.iter().find(|p| p.is_file()).cloned();
+        if file.is_none() {
+            let wheels = wheel_candidates(NVRTC_NAMES, NVRTC_WHEEL_DIRS);
+            file = wheels.iter().find(|p| p.is_file()).cloned();
+            searched.extend(wheels);
+        }
         Located {
-            file: searched.iter().find(|p| p.is_file()).cloned(),
+            file,
             searched,
             forced: false,
         }
@@ -153,13 +161,23 @@ fn open_by_path(path: &Path) -> Result<(), String> {
 }
 
 /// Every file NVRTC may be, in search order.
-fn candidate_paths() -> Vec<PathBuf> {
-    library_candidates(&["libnvrtc.so.13", "libnvrtc.so"], &["nvidia/cu13/lib"])
-}
+const NVRTC_NAMES: &[&str] = &["libnvrtc.so.13", "libnvrtc.so"];
+const NVRTC_WHEEL_DIRS: &[&str] = &["nvidia/cu13/lib"];
 
 /// Every path where one of the libraries `names` may be, in search order: the library
 /// path, the system folders, a CUDA toolkit, and `wheel_dirs` of the Python site folders.
 pub(crate) fn library_candidates(names: &[&str], wheel_dirs: &[&str]) -> Vec<PathBuf> {
+    let mut out = system_candidates(names);
+    for p in wheel_candidates(names, wheel_dirs) {
+        if !out.contains(&p) {
+            out.push(p);
+        }
+    }
+    out
+}
+
+/// [`library_candidates`] but the Python folders.
+fn system_candidates(names: &[&str]) -> Vec<PathBuf> {
     let mut dirs: Vec<PathBuf> = Vec::new();
     if let Some(paths) = std::env::var_os("LD_LIBRARY_PATH") {
         dirs.extend(std::env::split_paths(&paths));
@@ -183,9 +201,20 @@ pub(crate) fn library_candidates(names: &[&str], wheel_dirs: &[&str]) -> Vec<Pat
         }
     }
     dirs.push("/usr/local/cuda/lib64".into());
-    for site in python_site_dirs() {
-        dirs.extend(wheel_dirs.iter().map(|w| site.join(w)));
-    }
+    paths_in(&dirs, names)
+}
+
+/// The paths of `names` in `wheel_dirs` of the Python site folders.
+fn wheel_candidates(names: &[&str], wheel_dirs: &[&str]) -> Vec<PathBuf> {
+    let dirs: Vec<PathBuf> = python_site_dirs()
+        .iter()
+        .flat_map(|site| wheel_dirs.iter().map(|w| site.join(w)))
+        .collect();
+    paths_in(&dirs, names)
+}
+
+/// Each of `names` in each of `dirs`, in order, each path once.
+fn paths_in(dirs: &[PathBuf], names: &[&str]) -> Vec<PathBuf> {
     let mut out: Vec<PathBuf> = Vec::new();
     for d in dirs.iter().filter(|d| !d.as_os_str().is_empty()) {
         for n in names {

@@ -113,6 +113,25 @@ pub struct FunctionAttributes {
     pub binary_version: u32,
 }
 
+/// Once per process, on another thread while the first context is made (a few hundred
+/// milliseconds): open the disk cache and find NVRTC's file (its identity, which a cache
+/// hit checks; NVRTC is not loaded), so a first launch from a warm cache does not pay for
+/// a dozen directory reads. Device creation only spawns the thread.
+fn prefetch_compile_inputs() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let spawned = std::thread::Builder::new()
+            .name("gpu-runtime prefetch".into())
+            .spawn(|| {
+                let _ = crate::compile::cache::DiskCache::from_env();
+                let _ = libraries::nvrtc_identity();
+            });
+        if let Err(e) = spawned {
+            log::debug!("no prefetch thread ({e}): the first launch finds NVRTC itself");
+        }
+    });
+}
+
 impl CudaDevice {
     pub(crate) fn open(ordinal: usize) -> Result<CudaDevice> {
         libraries::require_driver()?;
@@ -130,6 +149,7 @@ impl CudaDevice {
         if ordinal >= count {
             return Err(GpuError::BadOrdinal { ordinal, count });
         }
+        prefetch_compile_inputs();
         let ctx = fresh_context(ordinal)?;
         // cudarc's event tracking stays on: it orders a buffer's uses on cudarc streams of
         // the user's (and its free after them), which keeps cudarc's safe API sound on our

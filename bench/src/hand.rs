@@ -30,6 +30,7 @@ macro_rules! hand_kernel {
                     name: $c_name,
                     c_name: $c_name,
                     source: $source,
+                    checked_at: $source.len(),
                     check_names: &[],
                     generics: &[],
                     params: &PARAMS,
@@ -90,6 +91,31 @@ hand_kernel!(
 extern "C" __global__ void hand_saxpy_restrict(float alpha, const float* __restrict__ x, float* __restrict__ y, unsigned long long n) {
 unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
 if (i < n) { y[i] = alpha * x[i] + y[i]; }
+}
+"#
+);
+// Numba's compute_pi with xoroshiro128+ unchecked, the draw as ours computes it (the
+// uniform f32 from the top 53 bits, one conversion): what the RNG row's kernel would be
+// without its state check (a ceiling for it).
+hand_kernel!(
+    COMPUTE_PI,
+    "hand_compute_pi",
+    r#"
+extern "C" __global__ void hand_compute_pi(unsigned long long* __restrict__ states, unsigned int iterations, float* __restrict__ out) {
+unsigned long long t = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
+unsigned long long* s = states + 2 * t;
+unsigned int inside = 0;
+for (unsigned int k = 0; k < iterations; ++k) {
+  float xy[2];
+  for (int d = 0; d < 2; ++d) {
+    const unsigned long long s0 = s[0], s1 = s[1] ^ s0, r = s0 + s[1];
+    s[0] = ((s0 << 55) | (s0 >> 9)) ^ s1 ^ (s1 << 14);
+    s[1] = (s1 << 36) | (s1 >> 28);
+    xy[d] = (float)(r >> 11) * 1.1102230246251565e-16f;
+  }
+  if (xy[0] * xy[0] + xy[1] * xy[1] <= 1.0f) inside += 1;
+}
+out[t] = 4.0f * (float)inside / (float)iterations;
 }
 "#
 );

@@ -200,7 +200,7 @@ pub fn precompile(def: &'static KernelDef, device: &Device) -> Result<()> {
     match &*device.inner {
         DeviceInner::Cuda(cuda) => {
             for sig in def.precompile_signatures() {
-                cuda.attributes(def, &sig)?;
+                cuda.precompile(def, &sig)?;
             }
             Ok(())
         }

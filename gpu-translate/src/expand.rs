@@ -10,7 +10,7 @@ use syn::spanned::Spanned;
 
 use crate::check::{check, Proofs};
 use crate::diagnostics::Diagnostics;
-use crate::emit_cuda::{emit_cuda, EmitContext};
+use crate::emit_cuda::{emit_cuda, CudaSource, EmitContext};
 use crate::emit_rust::{
     const_items, elementwise_items, emit_device, emit_kernel, Ctx, DeviceTranslation, KernelItems,
     Translation,
@@ -26,11 +26,17 @@ const KERNEL_OPTIONS: &[OptionKey] = OptionKey::ALL;
 /// The options `#[gpu_device]` and `#[gpu_elementwise]` take.
 const DEVICE_OPTIONS: &[OptionKey] = &[OptionKey::Crate];
 
+/// The options `#[gpu_elementwise]` takes: the runtime's path, and the compile options of
+/// its generated kernel that change the machine code of the mapped function.
+const ELEMENTWISE_OPTIONS: &[OptionKey] = &[OptionKey::Crate, OptionKey::Fmad, OptionKey::FastMath];
+
 /// What a successful translation gives, for tests and tools.
 #[derive(Clone, Debug)]
 pub struct Translated {
     /// The CUDA C of the function.
     pub c: String,
+    /// Where the checked entry begins in `c` (its length without a fast path).
+    pub checked_at: usize,
     /// The names of its bounds checks, by id.
     pub check_names: Vec<String>,
     /// How many distinct device functions it calls (their C comes from their own
@@ -123,7 +129,8 @@ pub(crate) fn expand_kernel_with(
             .into_iter()
             .map(|s| k.slices[s].rust_name.clone())
             .collect(),
-        source,
+        source: source.text,
+        checked_at: source.checked_at,
         c_name: k.c_name,
         generic_c_names: k.generic_c_names,
         check_names: k.check_names,
@@ -159,18 +166,38 @@ pub(crate) fn expand_device_with_structs(
     item: TokenStream,
     structs: crate::parse::structs::Structs,
 ) -> TokenStream {
-    expand_device_with(attr, item, "#[gpu_device]", structs, |_, _, _, _| {
-        TokenStream::new()
-    })
+    expand_device_with(
+        attr,
+        item,
+        "#[gpu_device]",
+        DEVICE_OPTIONS,
+        structs,
+        |_, _, _, _, _| TokenStream::new(),
+    )
 }
 
 /// `#[gpu_elementwise]`: a device function, and a kernel that maps it over arrays.
 pub fn expand_elementwise(attr: TokenStream, item: TokenStream) -> TokenStream {
+    if let Ok(f) = crate::parse::item_fn(item.clone()) {
+        if let Some(fetch) = crate::parse::structs::fetch_missing("elementwise", &attr, &f, &[]) {
+            return fetch;
+        }
+    }
+    expand_elementwise_with_structs(attr, item, Vec::new())
+}
+
+/// `#[gpu_elementwise]` once the fields of every struct it names are known.
+pub(crate) fn expand_elementwise_with_structs(
+    attr: TokenStream,
+    item: TokenStream,
+    structs: crate::parse::structs::Structs,
+) -> TokenStream {
     expand_device_with(
         attr,
         item,
         "#[gpu_elementwise]",
-        Vec::new(),
+        ELEMENTWISE_OPTIONS,
+        structs,
         elementwise_items,
     )
 }
@@ -188,8 +215,9 @@ pub fn expand_reduce(attr: TokenStream, item: TokenStream) -> TokenStream {
         rest,
         item,
         "#[gpu_reduce]",
+        DEVICE_OPTIONS,
         Vec::new(),
-        |f, sig, ctx, diags| crate::emit_rust::reduce_items(f, sig, ctx, with.as_ref(), diags),
+        |f, sig, _, ctx, diags| crate::emit_rust::reduce_items(f, sig, ctx, with.as_ref(), diags),
     );
     quote!(#error #expanded)
 }
@@ -231,8 +259,9 @@ fn expand_device_with(
     attr: TokenStream,
     item: TokenStream,
     what: &str,
+    options: &[OptionKey],
     structs: crate::parse::structs::Structs,
-    extra: impl FnOnce(&syn::ItemFn, &KernelSignature, &Ctx, &mut Diagnostics) -> TokenStream,
+    extra: impl FnOnce(&syn::ItemFn, &KernelSignature, &Attr, &Ctx, &mut Diagnostics) -> TokenStream,
 ) -> TokenStream {
     let mut diags = Diagnostics::default();
     let item: syn::ItemFn = match crate::parse::item_fn(item.clone()) {
@@ -246,7 +275,7 @@ fn expand_device_with(
             return quote!(#err #item);
         }
     };
-    let attr = parse_attr(attr, DEVICE_OPTIONS, what, &mut diags);
+    let attr = parse_attr(attr, options, what, &mut diags);
     let ctx = ctx_of(&attr);
     let Some(sig) = parse_signature(&item, true, structs, &mut diags) else {
         let errors = diags.to_compile_errors();
@@ -254,14 +283,14 @@ fn expand_device_with(
         return quote!(#errors #device);
     };
     let translated = translate(&sig, &item, &attr, &mut diags);
-    let extra = extra(&item, &sig, &ctx, &mut diags);
+    let extra = extra(&item, &sig, &attr, &ctx, &mut diags);
     let translation = translated
         .filter(|_| diags.is_empty())
         .map(|(k, source, _)| DeviceTranslation {
             consts: const_items(&k, &sig, &crate::lower::unraw(&sig.ident), &ctx.krate),
             prints: crate::print_format::prints(&k),
             c_name: k.c_name,
-            source,
+            source: source.text,
             check_names: k.check_names,
             device_calls: k.device_calls,
             waits: k.waits,
@@ -286,7 +315,7 @@ fn translate(
     item: &syn::ItemFn,
     attr: &Attr,
     diags: &mut Diagnostics,
-) -> Option<(Kernel<RTy>, String, Proofs)> {
+) -> Option<(Kernel<RTy>, CudaSource, Proofs)> {
     let before = diags.len();
     let lowered = lower(sig, &item.block, attr.options.unchecked, diags);
     if diags.len() > before {
@@ -392,7 +421,8 @@ fn translate_item(
                 overflow_checks: attr.overflow_checks.unwrap_or(false),
                 ..attr.options
             },
-            c,
+            checked_at: c.checked_at,
+            c: c.text,
             check_names: k.check_names,
             device_calls: k.device_calls.len(),
             proven_checks: proofs.proven,

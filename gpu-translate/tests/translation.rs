@@ -1100,6 +1100,39 @@ fn array_fields_are_c_arrays_indexed_with_checks_unless_proven() {
 }
 
 #[test]
+fn a_fast_path_kernel_splits_into_a_main_and_a_checked_entry() {
+    let t = gpu_translate::translate_kernel(
+        quote!(),
+        quote! {
+            fn k(a: &[f32], c: &mut [f32]) {
+                let i = grid_1d();
+                if i < a.len() {
+                    c[i] = a[i];
+                }
+            }
+        },
+    )
+    .unwrap();
+    let (main, checked) = t.c.split_at(t.checked_at);
+    assert!(
+        main.contains("void k(") && !main.contains("gt_checked_k"),
+        "{main}"
+    );
+    assert!(
+        checked.contains("void gt_checked_k(") && !checked.contains("void k("),
+        "{checked}"
+    );
+    // Without a fast path, the whole source is the main entry.
+    let t = gpu_translate::translate_kernel(
+        quote!(),
+        quote! { fn k(c: &mut [f32]) { let i = grid_1d(); if i < c.len() { c[i] = 1.0; } } },
+    )
+    .unwrap();
+    assert_eq!(t.checked_at, t.c.len());
+    assert!(!t.c.contains("gt_checked_k"), "{}", t.c);
+}
+
+#[test]
 fn array_field_misuse_says_what_to_write() {
     let errs = |item| binned_c(quote!(), item).unwrap_err().join("\n");
     let e = errs(quote! {

@@ -121,9 +121,10 @@ macro_rules! for_each_case {
                 [complex::complex_exact, complex::complex_math, complex::complex_math_f32];
             structs: "#[gpu_struct]: arrays of structs, a struct scalar, nested fields, literals, a device function, a shared array of structs; bit for bit",
                 0.0, structs::case_structs, [structs::particles_step, structs::wide_shift, structs::fields_in_place, structs::reverse_in_blocks];
-            struct_array_fields: "#[gpu_struct] array fields ([u32; 8], [Vec3; 2]): read, written in place and on locals, in literals, by device functions; out of range reported; bit for bit",
+            struct_array_fields: "#[gpu_struct] array fields ([u32; 8], [Vec3; 2]): read, written in place and on locals, in literals, by device functions; out of range reported; structs through #[gpu_elementwise]; bit for bit",
                 0.0, structs::case_struct_array_fields,
-                [structs::bin_values, structs::set_count, structs::read_corner];
+                [structs::bin_values, structs::set_count, structs::read_corner,
+                 structs::advance::map_kernel, structs::norm2::map_kernel];
             cooperative: "cooperative launch: sync_grid, reused; oversized grids refused",
                 0.0, cooperative::case_cooperative, [cooperative::grid_mirror];
             array3: "3-D array parameters: a[(i, j, k)], shape(), a 3-D grid",

@@ -360,6 +360,22 @@ pub fn case_structs(dev: &Device, seed: u64) -> CaseResult {
     Ok(out)
 }
 
+/// A `#[gpu_elementwise]` map from structs to structs: one step of `v` along `dir`.
+#[gpu_elementwise(fmad = false)]
+pub fn advance(v: Vec3, dir: Vec3, dt: f32) -> Vec3 {
+    Vec3 {
+        x: v.x + dir.x * dt,
+        y: v.y + dir.y * dt,
+        z: v.z + dir.z * dt,
+    }
+}
+
+/// A `#[gpu_elementwise]` map from structs to numbers.
+#[gpu_elementwise(fmad = false)]
+pub fn norm2(v: Vec3) -> f32 {
+    v.x * v.x + v.y * v.y + v.z * v.z
+}
+
 /// Array fields: eight counters, two corners (an array of structs) and a weight; no
 /// padding (60 bytes).
 #[gpu_struct]
@@ -379,6 +395,16 @@ pub fn spread(b: Binned) -> f32 {
         s += b.corners[k].x - b.corners[k].y;
     }
     s
+}
+
+/// A struct from a device function, used without a type annotation and by field.
+#[gpu_device]
+pub fn mirror(v: Vec3) -> Vec3 {
+    Vec3 {
+        x: -v.x,
+        y: v.z,
+        z: v.y,
+    }
 }
 
 /// Array fields read and written every way the language has: in place in an array element
@@ -405,7 +431,10 @@ pub fn bin_values(xs: &[f32], recs: &mut [Binned], sums: &mut [f32]) {
         for k in 0..fresh.counts.len() {
             total += fresh.counts[k] + b.counts[k];
         }
-        sums[i] = total as f32 + fresh.corners[0].z + fresh.corners[1].y + b.weight;
+        let m = mirror(b.corners[0]);
+        sums[i] = total as f32 + fresh.corners[0].z + fresh.corners[1].y + b.weight
+            - mirror(b.corners[1]).z
+            + m.x;
         recs[i] = b;
     }
 }
@@ -442,7 +471,8 @@ fn bin_reference(x: f32, b: &mut Binned) -> f32 {
         weight: 0.5,
     };
     let total: u32 = fresh.counts.iter().zip(&b.counts).map(|(f, c)| f + c).sum();
-    total as f32 + fresh.corners[0].z + fresh.corners[1].y + b.weight
+    let m = mirror(b.corners[0]);
+    total as f32 + fresh.corners[0].z + fresh.corners[1].y + b.weight - mirror(b.corners[1]).z + m.x
 }
 
 fn binned_fields(recs: &[Binned]) -> Vec<f64> {
@@ -535,5 +565,41 @@ pub fn case_struct_array_fields(dev: &Device, seed: u64) -> CaseResult {
         .map(|b| f64::from(b.counts[7]))
         .collect();
     compare("counts[7] set in range", &got, &vec![1.0; n], 0.0)?;
+
+    // Structs through #[gpu_elementwise]: in, out, and to numbers.
+    let vs: Vec<Vec3> = (0..n).map(|_| corner(&mut r)).collect();
+    let dirs: Vec<Vec3> = (0..n).map(|_| corner(&mut r)).collect();
+    let dts = uniform_f32(&mut r, n, 0.0, 0.1);
+    let moved = advance::call(
+        &dev.to_device(&vs)?,
+        &dev.to_device(&dirs)?,
+        &dev.to_device(&dts)?,
+    )?;
+    let want: Vec<Vec3> = (0..n)
+        .map(|i| Vec3 {
+            x: vs[i].x + dirs[i].x * dts[i],
+            y: vs[i].y + dirs[i].y * dts[i],
+            z: vs[i].z + dirs[i].z * dts[i],
+        })
+        .collect();
+    let flat = |v: &[Vec3]| -> Vec<f64> {
+        v.iter()
+            .flat_map(|p| [p.x, p.y, p.z].map(f64::from))
+            .collect()
+    };
+    let got = flat(&moved.to_host()?);
+    compare("elementwise over structs", &got, &flat(&want), 0.0)?;
+    out.push(("elementwise structs", got));
+    let want: Vec<f32> = want
+        .iter()
+        .map(|v| v.x * v.x + v.y * v.y + v.z * v.z)
+        .collect();
+    check(
+        &mut out,
+        "elementwise norms",
+        &norm2::call(&moved)?.to_host()?,
+        &want,
+        0.0,
+    )?;
     Ok(out)
 }

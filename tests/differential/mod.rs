@@ -201,6 +201,7 @@ pub fn translated_definition(p: &Program, name: &str) -> Result<&'static KernelD
         name: leak(name),
         c_name: leak(&t.c_name),
         source: leak(&t.c),
+        checked_at: t.checked_at,
         check_names: Box::leak(check_names.into_boxed_slice()),
         generics: &[],
         params: Box::leak(params.into_boxed_slice()),

@@ -33,6 +33,8 @@ pub struct KernelParts {
     pub name: &'static str,
     pub c_name: &'static str,
     pub source: &'static str,
+    /// Where the checked entry begins in `source` (its length when there is none).
+    pub checked_at: usize,
     pub check_names: &'static [&'static str],
     pub generics: &'static [GenericParam],
     pub params: &'static [ParamDef],
@@ -54,6 +56,20 @@ pub struct KernelParts {
     pub constants: &'static [ConstValue],
     /// The `#[gpu_struct]`s its signature and body name.
     pub structs: &'static [&'static gpu_contract::StructLayout],
+}
+
+/// Which of a kernel's entries a compilation holds. A kernel with a fast path has two: the
+/// main entry, which a first launch compiles and loads alone, and the fully checked one,
+/// compiled when a launch first fails the fast path's conditions. Each is its own module
+/// and cache entry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Unit {
+    /// Both entries: what [`KernelDef::specialize`] shows and the inspection APIs compile.
+    Whole,
+    /// The main entry (the only one without a fast path).
+    Main,
+    /// The checked entry.
+    Checked,
 }
 
 /// A `#[gpu_device]` function: its C++, its checks and the device functions it calls.
@@ -195,7 +211,8 @@ impl KernelDef {
     /// `parts.source` must define `extern "C" __global__ void <c_name>(...)` whose C
     /// parameters are exactly those `parts.params` expand to (see
     /// [`gpu_contract::kernel`]), in order and of their types, and with `parts.fast_path`
-    /// a second such function, the checked entry, every index check in it;
+    /// a second such function, the checked entry, every index check in it, beginning at
+    /// byte `parts.checked_at` (each part compiles without the other);
     /// `signature_slots` must have one slot per signature the generics allow and belong
     /// to this kernel alone; `parts.constants` must hold, in the order the fast path
     /// numbers them, the module constants the source names (the fast path reads the same
@@ -257,6 +274,23 @@ impl KernelDef {
     /// [`KernelDef::specialize`] defines.
     pub fn source(&self) -> &'static str {
         self.parts.source
+    }
+
+    /// The part of [`source`](Self::source) that `unit` compiles.
+    pub(crate) fn unit_source(&self, unit: Unit) -> &'static str {
+        let s = self.parts.source;
+        // A boundary the attribute did not make (not a `char` boundary, past the end)
+        // compiles the whole source for the main unit, and nothing more.
+        let at = if s.is_char_boundary(self.parts.checked_at) {
+            self.parts.checked_at
+        } else {
+            s.len()
+        };
+        match unit {
+            Unit::Whole => s,
+            Unit::Main => &s[..at],
+            Unit::Checked => &s[at..],
+        }
     }
 
     /// The generic dtype parameters, in declaration order.
@@ -355,6 +389,15 @@ impl KernelDef {
     /// switches the options set, one `typedef` per generic parameter, the device functions
     /// the kernel reaches, and the kernel.
     pub fn specialize(&self, dtypes: &[DtypeKind]) -> Result<String, GpuError> {
+        self.specialize_unit(dtypes, Unit::Whole)
+    }
+
+    /// As [`specialize`](Self::specialize), with the kernel's part that `unit` names.
+    pub(crate) fn specialize_unit(
+        &self,
+        dtypes: &[DtypeKind],
+        unit: Unit,
+    ) -> Result<String, GpuError> {
         self.check_dtypes(dtypes)?;
         let mut typedefs = String::new();
         for (g, d) in self.generics().iter().zip(dtypes) {
@@ -364,7 +407,7 @@ impl KernelDef {
         let structs = self.struct_declarations(&device_fns)?;
         let mut code: Vec<&str> = device_fns.iter().map(|f| f.source).collect();
         code.push(&structs);
-        code.push(self.source());
+        code.push(self.unit_source(unit));
         code.push(&typedefs);
         let mut out = self.options().source_defines();
         // Each device function checks overflow as its own crate's build does.
@@ -386,7 +429,7 @@ impl KernelDef {
         for f in device_fns {
             out.push_str(f.source);
         }
-        out.push_str(self.source());
+        out.push_str(self.unit_source(unit));
         Ok(out)
     }
 
@@ -485,16 +528,30 @@ impl KernelDef {
     }
 
     /// Compile the `dtypes` specialisation for `arch` (such as `sm_90`) to a CUBIN with
-    /// NVRTC, through the disk cache. Needs no GPU, so a CPU-only machine can check
-    /// kernels. Where NVRTC is absent and the cache has no CUBIN for `arch`, the result is
-    /// the NUL-terminated PTX kept for the same or an older architecture (which the
-    /// driver's JIT loads), if there is one.
+    /// NVRTC, through the disk cache: the module a first launch loads, with the kernel's
+    /// main entry (a kernel with a fast path compiles its checked entry into a module of
+    /// its own when a launch first needs it; [`precompile_for_arch`](Self::precompile_for_arch)
+    /// compiles both). Needs no GPU, so a CPU-only machine can check kernels. Where NVRTC
+    /// is absent and the cache has no CUBIN for `arch`, the result is the NUL-terminated
+    /// PTX kept for the same or an older architecture (which the driver's JIT loads), if
+    /// there is one.
     pub fn compile_for_arch(&self, dtypes: &[DtypeKind], arch: &str) -> Result<Vec<u8>, GpuError> {
-        compile_cached(self, dtypes, arch)
+        compile_cached(self, dtypes, arch, Unit::Main)
     }
 
-    /// The same, always running NVRTC: the disk cache is neither read nor written. For
-    /// checks that must prove the compiler accepts the source, and for benchmarks.
+    /// The module of the `dtypes` specialisation's checked entry for `arch`, through the
+    /// disk cache (for a kernel with a fast path, when a launch fails its conditions).
+    pub(crate) fn compile_checked_for_arch(
+        &self,
+        dtypes: &[DtypeKind],
+        arch: &str,
+    ) -> Result<Vec<u8>, GpuError> {
+        compile_cached(self, dtypes, arch, Unit::Checked)
+    }
+
+    /// The whole specialisation (both entries of a kernel with a fast path), always
+    /// running NVRTC: the disk cache is neither read nor written. For checks that must
+    /// prove the compiler accepts the source, and for benchmarks.
     pub fn compile_uncached(&self, dtypes: &[DtypeKind], arch: &str) -> Result<Vec<u8>, GpuError> {
         compile_uncached(self, dtypes, arch)
     }

@@ -24,7 +24,7 @@ use crate::backend::cuda::libraries::nvrtc_identity;
 use crate::dtype::DtypeKind;
 use crate::error::GpuError;
 use cache::{CacheInputs, CacheKey, DiskCache, Lookup};
-use kernel_def::KernelDef;
+use kernel_def::{KernelDef, Unit};
 use nvrtc::{compile_program, CompileFailure, Output};
 
 /// Writes specialised sources and PTX to this folder.
@@ -44,8 +44,9 @@ pub(crate) fn compile_cached(
     def: &KernelDef,
     dtypes: &[DtypeKind],
     arch: &str,
+    unit: Unit,
 ) -> Result<Vec<u8>, GpuError> {
-    let job = Job::new(def, dtypes, arch)?;
+    let job = Job::new(def, dtypes, arch, unit)?;
     dump(def, dtypes, arch, &job.source, &job.options);
     if let Some(cache) = job.cache {
         if let Some(cubin) = cached_cubin(cache, &job.key(arch), &job.signature, arch) {
@@ -88,8 +89,13 @@ pub(crate) fn compile_cached(
     let ptx = images.pop().unwrap_or_default();
     let cubin = images.pop().unwrap_or_default();
     log::info!(
-        "compiled {} for {arch} in {:.1} ms",
+        "compiled {}{} for {arch} in {:.1} ms",
         job.signature,
+        if unit == Unit::Checked {
+            " (checked entry)"
+        } else {
+            ""
+        },
         t.elapsed().as_secs_f64() * 1e3
     );
     if let Some(cache) = job.cache {
@@ -100,8 +106,9 @@ pub(crate) fn compile_cached(
     Ok(cubin)
 }
 
-/// [`compile_cached`] for a cache to ship: NVRTC must be present, and the signature's PTX
-/// entry for `arch` is written too where it is missing (a cache filled before PTX was
+/// [`compile_cached`] for a cache to ship, for every unit a launch may load (the main
+/// entry and, with a fast path, the checked one): NVRTC must be present, and each unit's
+/// PTX entry for `arch` is written too where it is missing (a cache filled before PTX was
 /// kept, or whose PTX entry was pruned or damaged).
 pub(crate) fn precompile_cached(
     def: &KernelDef,
@@ -109,19 +116,26 @@ pub(crate) fn precompile_cached(
     arch: &str,
 ) -> Result<(), GpuError> {
     let compiled_by = nvrtc_identity()?;
-    compile_cached(def, dtypes, arch)?;
-    let job = Job::new(def, dtypes, arch)?;
-    let Some(cache) = job.cache else {
-        return Ok(());
+    let units: &[Unit] = if def.has_fast_path() {
+        &[Unit::Main, Unit::Checked]
+    } else {
+        &[Unit::Main]
     };
-    if number(arch).is_none() || matches!(cache.load(&job.ptx_key(arch)), Lookup::Hit(_)) {
-        return Ok(());
+    for &unit in units {
+        compile_cached(def, dtypes, arch, unit)?;
+        let job = Job::new(def, dtypes, arch, unit)?;
+        let Some(cache) = job.cache else {
+            continue;
+        };
+        if number(arch).is_none() || matches!(cache.load(&job.ptx_key(arch)), Lookup::Hit(_)) {
+            continue;
+        }
+        let ptx = job
+            .run_nvrtc(arch, &[Output::Ptx])?
+            .pop()
+            .unwrap_or_default();
+        job.store_ptx(&compiled_by, &ptx);
     }
-    let ptx = job
-        .run_nvrtc(arch, &[Output::Ptx])?
-        .pop()
-        .unwrap_or_default();
-    job.store_ptx(&compiled_by, &ptx);
     Ok(())
 }
 
@@ -137,14 +151,19 @@ struct Job<'a> {
 }
 
 impl<'a> Job<'a> {
-    fn new(def: &'a KernelDef, dtypes: &'a [DtypeKind], arch: &str) -> Result<Job<'a>, GpuError> {
+    fn new(
+        def: &'a KernelDef,
+        dtypes: &'a [DtypeKind],
+        arch: &str,
+        unit: Unit,
+    ) -> Result<Job<'a>, GpuError> {
         // A real architecture: also keeps the key space of CUBINs apart from PTX entries.
         if !arch.starts_with("sm_") {
             return Err(GpuError::InvalidArgument(format!(
                 "`{arch}` is not a real GPU architecture (write one such as `sm_90`)"
             )));
         }
-        let source = def.specialize(dtypes)?;
+        let source = def.specialize_unit(dtypes, unit)?;
         let options = def.options().nvrtc_flags();
         Ok(Job {
             def,

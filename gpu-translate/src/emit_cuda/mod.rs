@@ -23,8 +23,21 @@ pub struct EmitContext {
     pub launch_bounds: Option<(u32, u32)>,
 }
 
+/// The C of a kernel or device function.
+pub struct CudaSource {
+    /// The whole: a kernel's entry, then, with a fast path, its fully checked entry.
+    pub text: String,
+    /// Where the checked entry begins in `text` (its length when there is none): a first
+    /// launch compiles the main entry alone, and the checked one when a launch needs it.
+    pub checked_at: usize,
+}
+
 /// The C source of a checked kernel or device function.
-pub fn emit_cuda(k: &Kernel<RTy>, sig: &KernelSignature, ctx: &EmitContext) -> String {
+pub fn emit_cuda(k: &Kernel<RTy>, sig: &KernelSignature, ctx: &EmitContext) -> CudaSource {
+    let whole = |text: String| CudaSource {
+        checked_at: text.len(),
+        text,
+    };
     let file = ctx.origin.as_ref().map(|(f, _)| c_string_literal(f));
     let mut e = Emitter {
         k,
@@ -63,10 +76,10 @@ pub fn emit_cuda(k: &Kernel<RTy>, sig: &KernelSignature, ctx: &EmitContext) -> S
                 .collect();
             format!("template <{}>\n", names.join(", "))
         };
-        return format!(
+        return whole(format!(
             "{line}{template}static __device__ __forceinline__ {ret} {}{params} {{\n{}}}\n",
             k.c_name, e.out
-        );
+        ));
     }
     let bounds = match ctx.launch_bounds {
         Some((t, 0)) => format!("__launch_bounds__({t}) "),
@@ -76,18 +89,22 @@ pub fn emit_cuda(k: &Kernel<RTy>, sig: &KernelSignature, ctx: &EmitContext) -> S
     let head = |name: &str| format!("{line}extern \"C\" __global__ void {bounds}{name}{params}");
     if k.fast_path.is_empty() {
         let body = e.kernel_body(false);
-        return format!("{} {{\n{body}}}\n", head(&k.c_name));
+        return whole(format!("{} {{\n{body}}}\n", head(&k.c_name)));
     }
     // A fast path: the kernel's own entry without the checks its conditions make
     // redundant, and a second entry with every check, for launches that fail them. Two
     // functions, not one with a branch, so the checks cost the fast one no registers.
     let fast = e.kernel_body(true);
     let checked = e.kernel_body(false);
-    format!(
-        "{} {{\n{fast}}}\n{} {{\n{checked}}}\n",
-        head(&k.c_name),
+    let main = format!("{} {{\n{fast}}}\n", head(&k.c_name));
+    let checked = format!(
+        "{} {{\n{checked}}}\n",
         head(&gpu_contract::kernel::checked_entry(&k.c_name))
-    )
+    );
+    CudaSource {
+        checked_at: main.len(),
+        text: main + &checked,
+    }
 }
 
 /// The C type of a complex number's parts, if `t` is one.

@@ -8,12 +8,14 @@ use quote::quote;
 
 use super::{generic_decls, Ctx};
 use crate::diagnostics::Diagnostics;
+use crate::parse::attr::Attr;
 use crate::signature::{KernelSignature, ParamShape};
 
 /// The items `#[gpu_elementwise]` adds to the function's module.
 pub fn elementwise_items(
     f: &syn::ItemFn,
     sig: &KernelSignature,
+    attr: &Attr,
     ctx: &Ctx,
     diags: &mut Diagnostics,
 ) -> TokenStream {
@@ -74,8 +76,16 @@ pub fn elementwise_items(
          have the output's length."
     );
     let call_doc = format!("Apply `{name_str}` to every element, into a new array.");
+    // The compile options given to the attribute are the map kernel's.
+    let mut options = vec![quote!(crate = #krate_str)];
+    if !attr.options.fmad {
+        options.push(quote!(fmad = false));
+    }
+    if attr.options.fast_math {
+        options.push(quote!(fast_math));
+    }
     quote! {
-        #[#k::gpu_kernel(crate = #krate_str)]
+        #[#k::gpu_kernel(#(#options),*)]
         pub fn map_kernel<#(#generics),*>(#(#inputs: &[#input_tys],)* #out: &mut [#ret]) {
             let #idx = #k::grid_1d();
             if #idx < #out.len() {

@@ -84,6 +84,8 @@ impl Default for Ctx {
 pub struct Translation {
     /// The CUDA C.
     pub source: String,
+    /// Where its checked entry begins in `source` (its length without one).
+    pub checked_at: usize,
     /// The C name of the `__global__` function.
     pub c_name: String,
     /// The C names of the dtype parameters.
@@ -280,6 +282,7 @@ pub fn emit_kernel(parts: KernelItems<'_>) -> TokenStream {
         quote!(&[#(#kinds),*])
     });
     let (source, c_name, check_names) = (&tr.source, &tr.c_name, &tr.check_names);
+    let checked_at = tr.checked_at;
     let (waits, cooperative) = (tr.waits, tr.cooperative);
     let const_items = &tr.consts.items;
     let const_table = tr.consts.table_or_empty();
@@ -451,6 +454,7 @@ pub fn emit_kernel(parts: KernelItems<'_>) -> TokenStream {
                     name: #name_str,
                     c_name: #c_name,
                     source: #source,
+                    checked_at: #checked_at,
                     check_names: &[#(#check_names),*],
                     generics: &[#(#generic_defs),*],
                     params: &[#(#param_defs),*],

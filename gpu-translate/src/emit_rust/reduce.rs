@@ -8,9 +8,11 @@
 //! simulator: `partials` (one value per block of 256 threads, at most 1024 blocks: each
 //! thread folds its grid-stride vectors of four elements (16-byte loads), four vectors of
 //! each input at a time, then the block combines its threads by warp shuffles and shared
-//! memory) and `finish` (one block over the
-//! partials, then `op(init, total)`). The grid depends on the length alone, so a
-//! reduction's association, and with it its bits, is fixed for a length on every device.
+//! memory) and `finish` (one block over the partials, then `op(init, total)`). The grid
+//! depends on the length alone, so a reduction's association, and with it its bits, is
+//! fixed for a length on every device. Both kernels are compiled with `fmad = false`: a
+//! map's product is never fused with the reduction's sum into one rounding (the
+//! simulator, as Rust, rounds each).
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
@@ -168,7 +170,7 @@ pub fn reduce_items(
          launch); `{out}` must have at least one element."
     );
     quote! {
-        #[#k::gpu_kernel(crate = #krate_str)]
+        #[#k::gpu_kernel(crate = #krate_str, fmad = false)]
         pub fn partials<#(#generics),*>(
             #(#inputs: &[#input_tys],)*
             #init: #ret,
@@ -177,7 +179,7 @@ pub fn reduce_items(
             #partials_body
         }
 
-        #[#k::gpu_kernel(crate = #krate_str)]
+        #[#k::gpu_kernel(crate = #krate_str, fmad = false)]
         pub fn finish<#(#generics),*>(#values: &[#ret], #init: #ret, #out: &mut [#ret]) {
             #finish_body
         }

@@ -653,6 +653,27 @@ impl Lowerer<'_> {
             if let Some(s) = self.struct_type(value.ty) {
                 return self.struct_field(value, &f.member, s, span);
             }
+            // `f(p).x`, or `q.x` after `let q = f(p);`, of a device function returning a
+            // struct: the callee's struct is not known here, so the field's type comes from
+            // its use, as a tuple part's does (rustc checks the field against the struct
+            // when it compiles the simulator's body).
+            if self.types.opaque_kind(value.ty) == Some(crate::ir::VarKind::Any) {
+                if let syn::Member::Named(ident) = &f.member {
+                    let rust = super::unraw(ident);
+                    let ty = self.types.fresh_opaque();
+                    return Some(Expr {
+                        kind: ExprKind::Field(
+                            Box::new(value),
+                            crate::ir::FieldName {
+                                c: gpu_contract::struct_layout::c_field_name(&rust),
+                                rust,
+                            },
+                        ),
+                        ty,
+                        span,
+                    });
+                }
+            }
         }
         self.err(
             span,

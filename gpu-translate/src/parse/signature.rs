@@ -382,7 +382,7 @@ pub fn scalar_type(
                 syn::Type::Array(_) => "arrays cannot be passed by value; pass a `DeviceArray` as a `&[T]` parameter, or declare a local array in the body".to_owned(),
                 syn::Type::ImplTrait(_) => "`impl Trait` is not a kernel type; declare a dtype parameter, `fn k<T: Float>(x: T, ..)`".to_owned(),
                 syn::Type::Path(p) if p.path.is_ident("String") || p.path.is_ident("str") => "strings cannot cross into a kernel; kernels take numbers, `bool` and arrays".to_owned(),
-                _ => "unsupported type in a kernel; use `f32 f64 f16 bf16 i8 i16 i32 i64 u8 u16 u32 u64 usize isize bool Complex32 Complex64`, a dtype parameter (`T: Float`), `&[T]`/`&mut [T]` or `&Array2<T>`/`&Array3<T>`".to_owned(),
+                _ => "unsupported type in a kernel; use `f32 f64 f16 bf16 i8 i16 i32 i64 u8 u16 u32 u64 usize isize bool Complex32 Complex64`, a dtype parameter (`T: Float`), a `#[gpu_struct]`, `&[T]`/`&mut [T]` or `&Array2<T>`/`&Array3<T>`".to_owned(),
             };
             diags.error(ty.span(), msg);
             None

@@ -83,18 +83,19 @@ pub fn struct_named(structs: &[StructDef], name: &str) -> Option<StructId> {
     structs.iter().position(|s| s.name == name)
 }
 
-/// Whether `path` could name a struct: one without generic arguments whose last segment is
-/// UpperCamelCase (with a lowercase letter) and not a dtype or one of the runtime's types.
-fn struct_candidate(path: &syn::Path) -> Option<String> {
+/// Whether `path` could name a struct: one without generic arguments whose last segment
+/// starts with a capital letter and is not a dtype or one of the runtime's types. Among
+/// generic arguments (`as_const_arg`), where a constant can stand (`shared_array::<f32,
+/// TILE>()`), the name must also have a lowercase letter: an all-capitals name there is a
+/// constant. A type in any other place (`p: P`, `&[Vec3]`, `P { .. }`) is never one.
+fn struct_candidate(path: &syn::Path, as_const_arg: bool) -> Option<String> {
     let last = path.segments.last()?;
     if !last.arguments.is_none() || path.segments.iter().any(|s| !s.arguments.is_none()) {
         return None;
     }
     let name = crate::lower::unraw(&last.ident);
-    // UpperCamelCase, as Rust names types; an all-capitals name is a constant
-    // (`shared_array::<f32, TILE>()`).
     let capital = name.chars().next().is_some_and(|c| c.is_ascii_uppercase())
-        && name.chars().any(|c| c.is_ascii_lowercase());
+        && (!as_const_arg || name.chars().any(|c| c.is_ascii_lowercase()));
     let named_type = Prim::from_rust_name(&name).is_some()
         || matches!(name.as_str(), "Complex32" | "Complex64" | "Complex");
     (capital && !named_type && !NOT_STRUCTS.contains(&name.as_str())).then_some(name)
@@ -107,10 +108,12 @@ pub fn missing_structs(f: &syn::ItemFn, known: &[String]) -> Vec<syn::Path> {
         known: &'a [String],
         generics: Vec<String>,
         out: Vec<(String, syn::Path)>,
+        /// How deep inside generic arguments (`::<..>`) the visit is.
+        generic_args: usize,
     }
     impl Finder<'_> {
         fn note(&mut self, path: &syn::Path) {
-            let Some(name) = struct_candidate(path) else {
+            let Some(name) = struct_candidate(path, self.generic_args > 0) else {
                 return;
             };
             if self.generics.contains(&name)
@@ -135,6 +138,14 @@ pub fn missing_structs(f: &syn::ItemFn, known: &[String]) -> Vec<syn::Path> {
             }
             syn::visit::visit_expr_struct(self, e);
         }
+        fn visit_angle_bracketed_generic_arguments(
+            &mut self,
+            a: &'ast syn::AngleBracketedGenericArguments,
+        ) {
+            self.generic_args += 1;
+            syn::visit::visit_angle_bracketed_generic_arguments(self, a);
+            self.generic_args -= 1;
+        }
         // Nested items are refused elsewhere; their types are not the kernel's.
         fn visit_item(&mut self, _: &'ast syn::Item) {}
     }
@@ -148,6 +159,7 @@ pub fn missing_structs(f: &syn::ItemFn, known: &[String]) -> Vec<syn::Path> {
         known,
         generics,
         out: Vec::new(),
+        generic_args: 0,
     };
     finder.visit_signature(&f.sig);
     finder.visit_block(&f.block);
@@ -246,7 +258,7 @@ fn field_type(ty: &syn::Type) -> Result<(WrittenTy, Option<u64>), syn::Error> {
             {
                 return Ok((WrittenTy::Prim(prim), None));
             }
-            match struct_candidate(&p.path) {
+            match struct_candidate(&p.path, false) {
                 Some(_) => Ok((WrittenTy::Struct(p.path.clone()), None)),
                 None => Err(syn::Error::new(ty.span(), HELP)),
             }
@@ -278,8 +290,8 @@ impl Parse for Carried {
     }
 }
 
-/// What the callback carries: the attribute that asked (`kernel` or `device`), its
-/// options, its function, and the structs fetched so far.
+/// What the callback carries: the attribute that asked (`kernel`, `device` or
+/// `elementwise`), its options, its function, and the structs fetched so far.
 struct Callback {
     which: syn::Ident,
     attr: TokenStream,
@@ -358,6 +370,7 @@ pub fn expand_with_structs(input: TokenStream) -> TokenStream {
     }
     match which.as_str() {
         "kernel" => crate::expand::expand_kernel_with(cb.attr, cb.item, structs),
+        "elementwise" => crate::expand::expand_elementwise_with_structs(cb.attr, cb.item, structs),
         _ => crate::expand::expand_device_with_structs(cb.attr, cb.item, structs),
     }
 }

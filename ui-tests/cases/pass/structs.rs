@@ -17,6 +17,13 @@ mod shapes {
         pub to: Point,
     }
 
+    /// A struct named by one capital letter.
+    #[gpu_struct]
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    pub struct W {
+        pub w: f32,
+    }
+
     /// Array fields, of a dtype and of a struct.
     #[gpu_struct]
     #[derive(Clone, Copy, Debug, PartialEq)]
@@ -27,7 +34,7 @@ mod shapes {
 }
 
 use gpu_runtime::prelude::*;
-use shapes::{Path, Point, Segment};
+use shapes::{Path, Point, Segment, W};
 
 #[gpu_device]
 fn length_sq(s: Segment) -> f32 {
@@ -45,6 +52,19 @@ fn translate(segs: &mut [Segment], by: Point, lengths: &mut [f32]) {
         s.from.y += by.y;
         lengths[i] = length_sq(s);
         segs[i] = s;
+    }
+}
+
+#[gpu_device]
+fn doubled(w: W) -> W {
+    W { w: 2.0 * w.w }
+}
+
+#[gpu_kernel]
+fn double_ws(ws: &mut [W]) {
+    let i = grid_1d();
+    if i < ws.len() {
+        ws[i].w = doubled(ws[i]).w;
     }
 }
 
@@ -75,4 +95,8 @@ fn main() {
     launch!(shift_paths[1, 32](&mut paths, 0.5)).unwrap();
     let want = Path { points: [p(0.5, 1.0), p(2.5, 3.0), p(4.5, 5.0)], hits: [7, 9] };
     assert_eq!(paths.to_host().unwrap(), vec![want; 3]);
+
+    let mut ws = dev.to_device(&[W { w: 1.5 }, W { w: -2.0 }]).unwrap();
+    launch!(double_ws[1, 32](&mut ws)).unwrap();
+    assert_eq!(ws.to_host().unwrap(), vec![W { w: 3.0 }, W { w: -4.0 }]);
 }

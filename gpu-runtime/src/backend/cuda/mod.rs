@@ -66,8 +66,11 @@ pub(crate) struct LoadedKernel {
     /// has one).
     main: Entry,
     /// With a fast path: the entry with every check, for launches that fail its
-    /// conditions.
-    checked: Option<Entry>,
+    /// conditions, compiled and loaded (a module of its own) when the first such launch
+    /// comes.
+    checked: Option<once_cell::sync::OnceCell<Entry>>,
+    /// The signature's id, which its modules' fault contexts carry.
+    id: u32,
     /// For a cooperative kernel: the stream and an event after its last launch. Launches
     /// of one cooperative kernel share its grid barrier's counters (module globals), so
     /// each waits for the one before, on whichever stream it ran.
@@ -308,6 +311,7 @@ impl CudaDevice {
             let holds =
                 fast.is_some_and(|f| f(widen(valid.grid.tuple()), widen(valid.block.tuple())));
             if !holds {
+                let checked = checked.get_or_try_init(|| self.load_checked(kernel, dtypes))?;
                 entry = checked;
                 let Some(v) = validate(checked)? else {
                     return Ok(());
@@ -617,6 +621,18 @@ impl CudaDevice {
         Ok(self.loaded(def, sig, dtypes)?.main.function.cu_function())
     }
 
+    /// Compile and load every entry of `def`'s `dtypes` signature (the checked one too,
+    /// which launches otherwise load when they first need it).
+    pub(crate) fn precompile(&self, def: &'static KernelDef, dtypes: &[DtypeKind]) -> Result<()> {
+        def.check_dtypes(dtypes)?;
+        let sig = gpu_contract::dtype::slot_of(dtypes);
+        let kernel = self.loaded(def, sig, dtypes)?;
+        if let Some(checked) = &kernel.checked {
+            checked.get_or_try_init(|| self.load_checked(kernel, dtypes))?;
+        }
+        Ok(())
+    }
+
     /// The attributes of `def`'s `dtypes` signature, compiling and loading it if needed.
     pub(crate) fn attributes(
         &self,
@@ -638,6 +654,39 @@ impl CudaDevice {
         // capture does not record (they run now, outside the capture's stream).
         let _relaxed = crate::host::graph::capturing_here().then(graph::relax_capture_mode);
         let image = def.compile_for_arch(dtypes, &self.arch())?;
+        let module = self.load_module(image, id)?;
+        let main = self.entry(&module, def.c_name())?;
+        Ok(LoadedKernel {
+            def,
+            signature: def.signature(dtypes),
+            main,
+            checked: def.has_fast_path().then(once_cell::sync::OnceCell::new),
+            id,
+            cooperative_last: std::sync::Mutex::new(None),
+        })
+    }
+
+    /// The checked entry of `kernel` (which has a fast path): its own module, compiled
+    /// (or read from the disk cache) and loaded at the first launch that needs it.
+    #[cold]
+    fn load_checked(&self, kernel: &LoadedKernel, dtypes: &[DtypeKind]) -> Result<Entry> {
+        if self.has_faulted() {
+            return Err(self.lost());
+        }
+        let _relaxed = crate::host::graph::capturing_here().then(graph::relax_capture_mode);
+        let def = kernel.def;
+        let image = def.compile_checked_for_arch(dtypes, &self.arch())?;
+        let module = self.load_module(image, kernel.id)?;
+        self.entry(&module, &gpu_contract::kernel::checked_entry(def.c_name()))
+    }
+
+    /// Load a compiled module of signature `id` and point its fault context, if it has
+    /// one, at the device's record, tagged with `id` so a fault names the kernel.
+    fn load_module(
+        &self,
+        image: Vec<u8>,
+        id: u32,
+    ) -> Result<std::sync::Arc<cudarc::driver::CudaModule>> {
         // A CUBIN is an ELF image; anything else is kept PTX (NUL-terminated, checked by
         // the cache), which the driver compiles.
         let operation = if image.starts_with(b"\x7fELF") {
@@ -652,8 +701,7 @@ impl CudaDevice {
             .ctx
             .load_module(Ptx::from_binary(image))
             .map_err(self.driver_error(operation))?;
-        // A module with checks has the fault context global: point it at the device's
-        // record, tagged with this signature's id so a fault names the kernel.
+        // A module with checks has the fault context global.
         match module.get_global(FAULT_CONTEXT_SYMBOL, &self.stream) {
             Ok(mut global) => {
                 let context = self.faults.context(id);
@@ -666,20 +714,7 @@ impl CudaDevice {
             Err(e) if e.0 == cudarc::driver::sys::CUresult::CUDA_ERROR_NOT_FOUND => {}
             Err(e) => return Err(self.driver_error("fault context lookup")(e)),
         }
-        let main = self.entry(&module, def.c_name())?;
-        let checked = if def.has_fast_path() {
-            let name = gpu_contract::kernel::checked_entry(def.c_name());
-            Some(self.entry(&module, &name)?)
-        } else {
-            None
-        };
-        Ok(LoadedKernel {
-            def,
-            signature: def.signature(dtypes),
-            main,
-            checked,
-            cooperative_last: std::sync::Mutex::new(None),
-        })
+        Ok(module)
     }
 
     /// The `__global__` function `name` of a loaded module, with its attributes.

@@ -334,6 +334,7 @@ impl RawModule {
                     name,
                     c_name: name,
                     source: self.source,
+                    checked_at: self.source.len(),
                     check_names: &[],
                     generics: &[],
                     params: Box::leak(params.into_boxed_slice()),

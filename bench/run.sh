@@ -73,21 +73,27 @@ echo "=== benchmark summary (H200; ratios measured in this run)"
 printf '%-4s %-58s %-12s %s\n' id what target measured
 printf '%-4s %-58s %-12s %s\n' P1 "typed launch / cuLaunchKernel, 1 array" "<= 1.05" "$r1 ($(get launch_us_typed_1arg) vs $(get launch_us_raw_1arg) us)"
 printf '%-4s %-58s %-12s %s\n' P1 "typed launch / cuLaunchKernel, 3 arrays" "<= 1.05" "$r3 ($(get launch_us_typed_3arrays) vs $(get launch_us_raw_3arrays) us)"
+cupy_second=$(grep -o 'cupy_rawkernel_second_kernel_first_call_ms [0-9.]*' "$out" | awk '{print $2}' | tail -n1)
+s1=$(get ours_cold1_second_kernel_first_launch_ms); s2=$(get ours_cold2_second_kernel_first_launch_ms)
 if [ -n "$cupy_first" ]; then
-  printf '%-4s %-58s %-12s %s\n' P4 "first launch, empty cache / CuPy RawKernel first call" "<= 1.0" \
+  printf '%-4s %-58s %-12s %s\n' P4a "first launch, empty cache / CuPy RawKernel first call" "<= 0.3" \
     "$(awk -v a="$c1" -v c="$c2" -v b="$cupy_first" 'BEGIN{printf "%.2f", (a + c) / 2 / b}') (mean of $c1 ms before CuPy and $c2 ms after; CuPy $cupy_first ms)"
+fi
+if [ -n "$cupy_second" ]; then
+  printf '%-4s %-58s %-12s %s\n' P4b "a second kernel's first launch / CuPy's second kernel" "<= 0.4" \
+    "$(awk -v a="$s1" -v c="$s2" -v b="$cupy_second" 'BEGIN{printf "%.2f", (a + c) / 2 / b}') (mean of $s1 and $s2 ms; CuPy $cupy_second ms)"
 fi
 printf '%-4s %-58s %-12s %s\n' P2 "vec_add 2^28 f32, forall / hand-written CUDA C (same NVRTC)" ">= 0.99" "$(get vec_add_forall_vs_hand) ($(get vec_add_forall_gbps) vs $(get vec_add_hand_gbps) GB/s; explicit 256: $(get vec_add_256_gbps); hand __restrict__: $(get vec_add_hand_restrict_gbps))"
 nm=$(get numba_fast_matmul_gflops); cb=$(get cublas_sgemm_gflops); cs=$(get cupy_sum_gbps)
 tm=$(get matmul_tiled_gflops); rg=$(get sgemm_registers_gflops); rd=$(get reduce_gbps)
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
-printf '%-4s %-58s %-12s %s\n' P6 "tiled matmul 4096^3 f32 / Numba fast_matmul" ">= 1.0" "$(ratio "$tm" "$nm") ($tm vs ${nm:-n/a} GFLOP/s)"
-printf '%-4s %-58s %-12s %s\n' P6b "register-tiled SGEMM in our language / cuBLAS" ">= 0.5" "$(ratio "$rg" "$cb") ($rg vs ${cb:-n/a} GFLOP/s)"
-printf '%-4s %-58s %-12s %s\n' P7 "sum 2^28 f32 / cp.sum" ">= 0.9" "$(ratio "$rd" "$cs") ($rd vs ${cs:-n/a} GB/s)"
+printf '%-4s %-58s %-12s %s\n' P6 "tiled matmul 4096^3 f32 / Numba fast_matmul" ">= 1.1" "$(ratio "$tm" "$nm") ($tm vs ${nm:-n/a} GFLOP/s)"
+printf '%-4s %-58s %-12s %s\n' P6b "register-tiled SGEMM in our language / cuBLAS" ">= 0.75" "$(ratio "$rg" "$cb") ($rg vs ${cb:-n/a} GFLOP/s)"
+printf '%-4s %-58s %-12s %s\n' P7 "sum 2^28 f32 / cp.sum" ">= 1.0" "$(ratio "$rd" "$cs") ($rd vs ${cs:-n/a} GB/s)"
 gr=$(get gpu_reduce_gbps)
-printf '%-4s %-58s %-12s %s\n' P7b "#[gpu_reduce] sum 2^28 f32 (reduce_into) / cp.sum" ">= 1.0" "$(ratio "$gr" "$cs") ($gr vs ${cs:-n/a} GB/s)"
+printf '%-4s %-58s %-12s %s\n' P7b "#[gpu_reduce] sum 2^28 f32 (reduce_into) / cp.sum" ">= 1.0" "$(ratio "$gr" "$cs") ($gr vs ${cs:-n/a} GB/s; its two kernels without reduce_into's allocation: $(get gpu_reduce_kept_partials_gbps))"
 xs=$(get rng_xoroshiro_gsamples); ps=$(get rng_philox_gsamples); ns=$(get numba_xoroshiro_gsamples)
-printf '%-4s %-58s %-12s %s\n' RNG "compute_pi xoroshiro128+ samples/s / Numba's same kernel" ">= 1.0" "$(ratio "$xs" "$ns") ($xs vs ${ns:-n/a} Gsamples/s; Philox form: $ps)"
+printf '%-4s %-58s %-12s %s\n' RNG "compute_pi xoroshiro128+ samples/s / Numba's same kernel" ">= 1.0" "$(ratio "$xs" "$ns") ($xs vs ${ns:-n/a} Gsamples/s; Philox form: $ps; unchecked hand-written C: $(get rng_hand_unchecked_gsamples))"
 go=$(get graph_one_by_one_us); gr10=$(get graph_replay_us); cg=$(get cupy_graph_replay_us)
 printf '%-4s %-58s %-12s %s\n' P10 "100 tiny launches: one by one / one graph replay" ">= 3" "$(get graph_speedup) ($go vs $gr10 us)"
 printf '%-4s %-58s %-12s %s\n' P10 "graph replay: CuPy's / ours (100 tiny launches)" ">= 1.0" "$(ratio "$cg" "$gr10") (${cg:-n/a} vs $gr10 us; CuPy one by one $(get cupy_graph_one_by_one_us) us)"
@@ -99,8 +105,8 @@ else
   printf '%-4s %-58s %-12s %s\n' P12 "all_reduce 256 MB f32 busbw / torch.distributed (NCCL)" ">= 0.95" "$(ratio "$ab" "$tb") ($ab vs ${tb:-n/a} GB/s, $(get gpus) GPUs)"
   printf '%-4s %-58s %-12s %s\n' P12 "peer copy 256 MB GPU0->GPU1 / CuPy cudaMemcpyPeer" ">= 0.95" "$(ratio "$pc" "$cpc") ($pc vs ${cpc:-n/a} GB/s; peer access $(get peer_access))"
 fi
-printf '%-4s %-58s %-12s %s\n' P3 "vec_add with load4/store4 / hand-written float4 CUDA C" ">= 0.95" "$(get vec_add4_vs_hand) ($(get vec_add4_gbps) vs $(get vec_add4_hand_gbps) GB/s)"
-printf '%-4s %-58s %-12s %s\n' P5 "first launch, fresh process, warm cache (median of 3)" "<= 2 ms" "$w ms (context $(get ours_warm1_context_ms) ms, not counted; apart: cache read $(get phase_cache_read_ms), again $(get phase_cache_read_again_ms), load $(get phase_load_ms), launch $(get phase_launch_ms) ms)"
+printf '%-4s %-58s %-12s %s\n' P3 "vec_add with load4/store4 / hand-written float4 CUDA C" ">= 0.97" "$(get vec_add4_vs_hand) ($(get vec_add4_gbps) vs $(get vec_add4_hand_gbps) GB/s)"
+printf '%-4s %-58s %-12s %s\n' P5 "first launch, fresh process, warm cache (median of 3)" "<= 0.3 ms" "$w ms (context $(get ours_warm1_context_ms) ms, not counted; apart: cache read $(get phase_cache_read_ms), again $(get phase_cache_read_again_ms), load $(get phase_load_ms), launch $(get phase_launch_ms) ms)"
 printf '%-4s %-58s %-12s %s\n' P8 "SASS instructions (no NOP), vec_add ours / hand" "equal" "$(get sass_ours_vec_add) / $(get sass_hand_vec_add)"
 printf '%-4s %-58s %-12s %s\n' P8 "SASS instructions (no NOP), saxpy ours / hand" "equal" "$(get sass_ours_saxpy) / $(get sass_hand_saxpy)"
 for k in vec_add saxpy vec_add4 reduce matmul_tiled sgemm; do

@@ -37,7 +37,7 @@ pub use std::sync::atomic::AtomicU32;
 
 use crate::compile::kernel_def::KernelDef;
 use crate::host::device::DeviceInner;
-use crate::{Device, GpuError, LaunchConfig, Result};
+use crate::{Device, DeviceArray, Element, GpuError, LaunchConfig, Result};
 
 /// Whether NVRTC accepts `source` (a complete translation unit) for `arch`'s virtual
 /// architecture: the translator's tests check that what it accepts compiles. Compiled
@@ -277,12 +277,22 @@ pub(crate) fn run_sim(
     })
 }
 
+/// The array of a reduction's partial results, one per block of its first pass, which
+/// writes every element before its second pass reads them: not zeroed on a GPU (a memset
+/// launch less per reduction).
+pub fn reduce_partials<T: Element>(device: &Device, blocks: usize) -> Result<DeviceArray<T>> {
+    DeviceArray::scratch(device, blocks)
+}
+
 /// Threads per block of a `#[gpu_reduce]` reduction.
 pub const REDUCE_BLOCK: usize = 256;
 
 /// The most blocks of a reduction's first pass (its second pass is one block over their
-/// values): enough threads to keep an H200's memory busy, and few values to finish.
-pub const REDUCE_MAX_BLOCKS: usize = 1024;
+/// values): as many as an H100's or H200's 132 multiprocessors hold at once (eight blocks
+/// of 256 threads each), so a long reduction keeps every one of them busy in one wave, and
+/// few values to finish. A constant, not the device's count, so a length's order of
+/// operations, and its bits, are the same on every device.
+pub const REDUCE_MAX_BLOCKS: usize = 132 * 8;
 
 /// The blocks of a reduction's first pass over `n` values: a function of `n` alone, so
 /// the order of the operations, and the result's bits, are the same on every device.

@@ -440,6 +440,11 @@ pub enum ExprKind<T> {
     /// `load4(slice, vector)`: four elements as one access; only as a local array's value.
     /// The index counts vectors of four.
     Load4(SliceId, Box<Index<T>>),
+    /// A draw from the xoroshiro128+ state `index` of a `&mut [u64]` array of states (its
+    /// elements `2 index` and `2 index + 1`), which it advances: `xoroshiro128p_next`,
+    /// `xoroshiro128p_uniform_f32`, `xoroshiro128p_uniform_f64`. The index is checked
+    /// (or proven) against half the array's length, as a pair access.
+    RandomDraw(RandomDraw, SliceId, Box<Index<T>>),
     /// An atomic on `target[index]` with its operands; the old value.
     Atomic(AtomicOp, Target, Vec<Index<T>>, Vec<Expr<T>>),
     /// A unary operator.
@@ -475,6 +480,47 @@ pub enum ExprKind<T> {
     /// The value of an array field in a struct literal: `[a, b, c]`, or `[v; N]` with `v`
     /// written out `N` times (it has no effects); the expression's type is the elements'.
     FieldArray(Vec<Expr<T>>),
+}
+
+/// What a [`ExprKind::RandomDraw`] gives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RandomDraw {
+    /// The generator's next 64 bits.
+    Next,
+    /// A uniform `f32` in [0, 1] (the `f64` draw rounded, as Numba's).
+    UniformF32,
+    /// A uniform `f64` in [0, 1).
+    UniformF64,
+}
+
+impl RandomDraw {
+    /// The draw a function of that name makes.
+    pub fn from_fn_name(name: &str) -> Option<RandomDraw> {
+        match name {
+            "xoroshiro128p_next" => Some(RandomDraw::Next),
+            "xoroshiro128p_uniform_f32" => Some(RandomDraw::UniformF32),
+            "xoroshiro128p_uniform_f64" => Some(RandomDraw::UniformF64),
+            _ => None,
+        }
+    }
+
+    /// The type of the value drawn.
+    pub fn prim(self) -> Prim {
+        match self {
+            RandomDraw::Next => Prim::U64,
+            RandomDraw::UniformF32 => Prim::F32,
+            RandomDraw::UniformF64 => Prim::F64,
+        }
+    }
+
+    /// The prelude's C function that draws from a state's address.
+    pub fn c_name(self) -> &'static str {
+        match self {
+            RandomDraw::Next => "gt_xoro_next",
+            RandomDraw::UniformF32 => "gt_xoro_uniform_f32",
+            RandomDraw::UniformF64 => "gt_xoro_uniform_f64",
+        }
+    }
 }
 
 /// The index of an element of an array field (`p.hist[k]`): checked against the field's

@@ -1100,6 +1100,65 @@ fn array_fields_are_c_arrays_indexed_with_checks_unless_proven() {
 }
 
 #[test]
+fn xoroshiro_draws_are_checked_pair_accesses_the_prover_can_remove() {
+    // Under a guard, the draw is proven: the state's address, no check.
+    let src = c(quote! {
+        fn k(states: &mut [u64], out: &mut [f32]) {
+            let i = grid_1d();
+            if i < states.len() / 2 && i < out.len() {
+                let a: f32 = xoroshiro128p_uniform_f32(states, i);
+                let b: u64 = xoroshiro128p_next(states, i);
+                out[i] = a + (b >> 40) as f32;
+            }
+        }
+    });
+    assert!(
+        src.contains("gt_xoro_uniform_f32(states + 2ull * (i))"),
+        "{src}"
+    );
+    assert!(src.contains("gt_xoro_next(states + 2ull * (i))"), "{src}");
+    assert!(!src.contains("gt_xoro_state"), "{src}");
+    // Without one, checked in the entry every launch may run; the launch's values remove
+    // it from the main entry (every thread's index below half the states' length).
+    let t = gpu_translate::translate_kernel(
+        quote!(),
+        quote! {
+            fn k(states: &mut [u64], out: &mut [f64]) {
+                let i = grid_1d();
+                out[i] = xoroshiro128p_uniform_f64(states, i);
+            }
+        },
+    )
+    .unwrap();
+    let (main, checked) = t.c.split_at(t.checked_at);
+    assert!(
+        main.contains("gt_xoro_uniform_f64(states + 2ull * (i))"),
+        "{main}"
+    );
+    assert!(
+        checked.contains("gt_xoro_uniform_f64(gt_xoro_state(states, i, states_len, "),
+        "{checked}"
+    );
+    // Misuse says what to write.
+    let e = errors(quote! {
+        fn k(x: &mut [f32], out: &mut [f32]) { let i = grid_1d(); out[i] = xoroshiro128p_uniform_f32(x, i); }
+    });
+    assert!(
+        e.iter()
+            .any(|e| e.contains("draws from a `&mut [u64]` parameter of xoroshiro128+ states")),
+        "{e:?}"
+    );
+    let e = errors(quote! {
+        fn k(s: &mut [u64], out: &mut [f32]) { let i = grid_1d(); out[i] = xoroshiro128p_uniform_f32(s); }
+    });
+    assert!(
+        e.iter()
+            .any(|e| e.contains("takes the states and an index")),
+        "{e:?}"
+    );
+}
+
+#[test]
 fn a_fast_path_kernel_splits_into_a_main_and_a_checked_entry() {
     let t = gpu_translate::translate_kernel(
         quote!(),

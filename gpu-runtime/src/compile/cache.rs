@@ -237,16 +237,21 @@ impl DiskCache {
     pub fn load(&self, key: &CacheKey) -> Lookup {
         let path = self.path_of(key);
         let mut bytes = Vec::new();
-        match fs::File::open(&path).and_then(|mut f| f.read_to_end(&mut bytes)) {
-            Ok(_) => {}
+        let file = match fs::File::open(&path).and_then(|mut f| {
+            f.read_to_end(&mut bytes)?;
+            Ok(f)
+        }) {
+            Ok(f) => f,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Lookup::Miss,
             Err(e) => return Lookup::Rejected(format!("unreadable: {e}")),
-        }
+        };
         match verify(key, &bytes) {
             Ok(()) => {
-                // Refresh the entry's age for least-recently-used pruning; best effort (in
-                // a read-only folder not yet known as such, the open fails).
-                if !self.known_read_only() {
+                // Refresh the entry's age for least-recently-used pruning, through the
+                // handle just read when the process owns the file (one call), else through
+                // a handle for writing; best effort (in a read-only folder not yet known as
+                // such, both fail).
+                if !self.known_read_only() && file.set_modified(SystemTime::now()).is_err() {
                     if let Ok(f) = fs::File::options().append(true).open(&path) {
                         let _ = f.set_modified(SystemTime::now());
                     }

@@ -24,6 +24,7 @@ use crate::backend::cuda::libraries::nvrtc_identity;
 use crate::dtype::DtypeKind;
 use crate::error::GpuError;
 use cache::{CacheInputs, CacheKey, DiskCache, Lookup};
+use gpu_contract::KernelOptions;
 use kernel_def::{KernelDef, Unit};
 use nvrtc::{compile_program, CompileFailure, Output};
 
@@ -104,6 +105,23 @@ pub(crate) fn compile_cached(
         job.store_ptx(&compiled_by, &ptx);
     }
     Ok(cubin)
+}
+
+/// Run the cache-hit path's code once on made-up inputs (a prelude, a key, a lookup that
+/// misses), from the thread that prefetches while a device is created: a first launch
+/// from a warm cache then finds that code and its data paged in.
+pub(crate) fn warm_up() {
+    let source = prelude::prelude_for(&["gt_note"]);
+    let options = KernelOptions::default().nvrtc_flags();
+    let key = CacheKey::of(&CacheInputs {
+        source: &source,
+        options: &options,
+        arch: "warm-up",
+        crate_version: CRATE_VERSION,
+    });
+    if let Some(cache) = DiskCache::from_env() {
+        let _ = cache.load(&key);
+    }
 }
 
 /// [`compile_cached`] for a cache to ship, for every unit a launch may load (the main

@@ -75,6 +75,28 @@ impl<T: Element> DeviceArray<T> {
         })
     }
 
+    /// `len` elements for the device to write before it reads them: on a GPU left as
+    /// the memory held them (no memset), on the simulator zeros.
+    pub(crate) fn scratch(device: &Device, len: usize) -> Result<Self> {
+        let DeviceInner::Cuda(c) = &*device.inner else {
+            return Self::zeros(device, len);
+        };
+        crate::host::graph::forbid("an allocation")?;
+        let bytes = len
+            .checked_mul(std::mem::size_of::<T>())
+            .ok_or_else(|| out_of_memory::<T>(device, len))?;
+        let slice = buffer::alloc_scratch::<T>(&c.stream, len).map_err(c.allocation_error(
+            device.name(),
+            bytes as u64,
+            "device allocation",
+        ))?;
+        Ok(DeviceArray {
+            device: device.clone(),
+            storage: Storage::Cuda(CudaBuffer::new(slice)),
+            len,
+        })
+    }
+
     pub(crate) fn zeros(device: &Device, len: usize) -> Result<Self> {
         crate::host::graph::forbid("an allocation")?;
         let storage = match &*device.inner {

@@ -136,10 +136,11 @@ pub fn philox_normal_f64(seed: u64, counter: u64) -> f64 {
 /// out-of-bounds access of `states`, reported at element `2 index + 1` (at `index` when
 /// that is past the array itself); the draw is then made from scratch memory.
 ///
-/// A device function written by hand (its C below), not by `#[gpu_device]`: the checked
-/// state's address is computed once per call, and the draw's four accesses all go through
-/// it, so in a loop of draws the compiler keeps the state in registers (as it does for
-/// Numba's unchecked code) instead of storing and reloading it for every draw.
+/// In kernels this and the uniform draws are the language's own (as `load4` is): the
+/// translator checks `index` against half the array's length like any index, so where it
+/// proves the index in range, statically or from the launch (`thread_id < states.len() /
+/// 2` for every thread), the draw has no check at all, and the compiler keeps the state
+/// in registers across a loop of draws. This body is the simulator's.
 pub fn xoroshiro128p_next<'a>(states: impl DeviceFnArrayMut<'a, u64>, index: usize) -> u64 {
     let states = states.view();
     let n = states.len();
@@ -155,40 +156,6 @@ pub fn xoroshiro128p_next<'a>(states: impl DeviceFnArrayMut<'a, u64>, index: usi
     states.set(2 * index, s0.rotate_left(55) ^ s1 ^ (s1 << 14));
     states.set(2 * index + 1, s1.rotate_left(36));
     result
-}
-
-/// The device function `xoroshiro128p_next` of kernels: its C, in the calling convention
-/// the translator gives device functions (an array as pointer, length and check site; the
-/// caller's fault note last).
-#[doc(hidden)]
-pub mod xoroshiro128p_next {
-    use crate::compile::kernel_def::DeviceFnDef;
-
-    const SOURCE: &str = include_str!("xoroshiro128p_next.cuh");
-
-    /// The definition kernels that call `xoroshiro128p_next` reach.
-    // SAFETY: the C above is a device function named `gt_dev_xoroshiro128p_next` whose
-    // array parameter is a pointer, its length and a check site, as the translator passes
-    // them, followed by the scalar and the note; it calls no device function; every access
-    // it makes is checked against the length (or goes to the sink, which holds 16 bytes
-    // and more).
-    pub static __GPU_DEVICE: DeviceFnDef = unsafe {
-        DeviceFnDef::from_parts(
-            "xoroshiro128p_next",
-            "gt_dev_xoroshiro128p_next",
-            SOURCE,
-            &[],
-            &[],
-            false,
-            false,
-            &[],
-        )
-    };
-
-    /// The definition, as callers reach it.
-    pub const fn __gpu_device<T>() -> &'static DeviceFnDef {
-        &__GPU_DEVICE
-    }
 }
 
 /// A uniform `f64` in [0, 1) from state `index`: Numba's `xoroshiro128p_uniform_float64`.

@@ -373,6 +373,7 @@ impl Validator<'_> {
                 }
                 self.expr(&index.expr);
             }
+            ExprKind::RandomDraw(_, _, index) => self.expr(&index.expr),
             ExprKind::Atomic(op, t, index, args) => {
                 index.iter().for_each(|i| self.expr(&i.expr));
                 args.iter().for_each(|a| self.expr(a));

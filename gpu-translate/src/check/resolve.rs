@@ -315,6 +315,7 @@ impl Resolver<'_> {
             }
             ExprKind::WholeArray(t) => ExprKind::WholeArray(t),
             ExprKind::Load4(s, i) => ExprKind::Load4(s, Box::new(self.index(*i))),
+            ExprKind::RandomDraw(d, s, i) => ExprKind::RandomDraw(d, s, Box::new(self.index(*i))),
             ExprKind::Atomic(op, t, i, a) => {
                 ExprKind::Atomic(op, t, self.indices(i), self.exprs(a))
             }

@@ -262,6 +262,27 @@ impl Emitter<'_> {
         }
     }
 
+    /// A draw from state pair `index` of `s`: at the pair's address, or, checked, at what
+    /// `gt_xoro_state` gives (the pair, or past the array the sink, the fault noted).
+    pub(super) fn random_draw(
+        &mut self,
+        draw: crate::ir::RandomDraw,
+        s: SliceId,
+        index: &Index<RTy>,
+    ) -> String {
+        let name = self.k.slices[s].c_name.clone();
+        let i = self.expr(&index.expr);
+        let state = if self.checks(index.check) {
+            self.uses_note = true;
+            let len = self.k.slices[s].extents[0].clone();
+            let site = self.site(Target::Slice(s), 0);
+            format!("gt_xoro_state({name}, {i}, {len}, {site}, gt_note)")
+        } else {
+            format!("{name} + 2ull * ({i})")
+        };
+        format!("{}({state})", draw.c_name())
+    }
+
     /// For a checked vector access: the opening of a block that evaluates vector index
     /// `i` once and runs the access only when the whole vector is in range (closed by the
     /// caller), and the name to index with; otherwise `i` unchanged and no block.

@@ -136,6 +136,7 @@ impl Emitter<'_> {
             }
             // The check pass allows `load4` only as a local array's value.
             ExprKind::Load4(..) => String::new(),
+            ExprKind::RandomDraw(draw, s, index) => self.random_draw(*draw, *s, index),
             ExprKind::Atomic(op, t, index, args) => {
                 let place = self.element(*t, index);
                 let mut all = vec![format!("&{place}")];

@@ -5,7 +5,7 @@
 //! `reduce(inputs.., init) -> T` and `reduce_into(inputs.., init, &mut out)`.
 //!
 //! Two generated kernels in the kernel language do the work, the same on the GPU and the
-//! simulator: `partials` (one value per block of 256 threads, at most 1024 blocks: each
+//! simulator: `partials` (one value per block of 256 threads, at most 1056 blocks: each
 //! thread folds its grid-stride vectors of four elements (16-byte loads), four vectors of
 //! each input at a time, then the block combines its threads by warp shuffles and shared
 //! memory) and `finish` (one block over the partials, then `op(init, total)`). The grid
@@ -200,7 +200,8 @@ pub fn reduce_items(
                 )));
             }
             let __gpu_blocks = #k::__private::reduce_blocks(__gpu_n);
-            let mut __gpu_partial = #k::DeviceArray::device(#first).zeros::<#ret>(__gpu_blocks)?;
+            let mut __gpu_partial =
+                #k::__private::reduce_partials::<#ret>(#k::DeviceArray::device(#first), __gpu_blocks)?;
             if __gpu_blocks > 0 {
                 partials::<#(#generic_idents),*>(
                     #k::LaunchConfig::new(__gpu_blocks, #k::__private::REDUCE_BLOCK),

@@ -12,7 +12,8 @@ use super::tables::{
 };
 use super::{unraw, Binding, Expr, Lowerer, Position};
 use crate::ir::{
-    AtomicOp, Axis, Conversion, ExprKind, Intrinsic, Lit, Prim, Space, Target, Ty, VarKind,
+    AtomicOp, Axis, Conversion, ExprKind, Intrinsic, Lit, Prim, RandomDraw, Space, Target, Ty,
+    VarKind,
 };
 
 impl Lowerer<'_> {
@@ -249,6 +250,9 @@ impl Lowerer<'_> {
             );
             return None;
         }
+        if let Some(draw) = RandomDraw::from_fn_name(&last) {
+            return self.random_draw(draw, &last, c);
+        }
         if last == "store4" || last == "load4" {
             self.err(
                 span,
@@ -260,6 +264,45 @@ impl Lowerer<'_> {
             return None;
         }
         self.device_call(p, c)
+    }
+
+    /// `xoroshiro128p_uniform_f32(states, i)` and its kin: a draw from the state pair `i` of
+    /// a `&mut [u64]` parameter, its index checked against half the array's length like
+    /// any index (so the translator can prove it, and a kernel's main entry draw without a
+    /// check). The names are the language's, as `load4`'s and `grid_1d`'s are.
+    fn random_draw(&mut self, draw: RandomDraw, name: &str, c: &syn::ExprCall) -> Option<Expr> {
+        if c.args.len() != 2 {
+            self.err(
+                c.span(),
+                format!("`{name}` takes the states and an index: `{name}(rng_states, i)`"),
+            );
+            return None;
+        }
+        let slice = match self.target(&c.args[0])? {
+            Target::Slice(s)
+                if self.k.slices[s].rank() == 1
+                    && self.k.slices[s].mutable
+                    && self.k.slices[s].elem == Ty::Prim(Prim::U64) =>
+            {
+                s
+            }
+            _ => {
+                self.err(
+                    c.args[0].span(),
+                    format!(
+                        "`{name}` draws from a `&mut [u64]` parameter of xoroshiro128+ states \
+                         (made by `create_xoroshiro128p_states`)"
+                    ),
+                );
+                return None;
+            }
+        };
+        let index = self.usize_index(&c.args[1], self.default_check())?;
+        Some(Expr {
+            kind: ExprKind::RandomDraw(draw, slice, Box::new(index)),
+            ty: Ty::Prim(draw.prim()),
+            span: c.span(),
+        })
     }
 
     /// A call of a `#[gpu_device]` function. rustc checks the arguments against its

@@ -300,6 +300,8 @@ pub(crate) fn has_effects<T>(e: &Expr<T>) -> bool {
         ExprKind::Binary(_, a, b) => has_effects(a) || has_effects(b),
         ExprKind::Math(_, args) => args.iter().any(has_effects),
         ExprKind::Load4(_, i) => has_effects(&i.expr),
+        // A draw advances its state.
+        ExprKind::RandomDraw(..) => true,
         ExprKind::If(c, t, f) => has_effects(c) || block(t) || block(f),
         ExprKind::Block(b) => block(b),
     }

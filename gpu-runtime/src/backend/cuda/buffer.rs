@@ -203,6 +203,26 @@ pub(crate) fn alloc_zeros<T: Element>(
     Ok(unsafe { stream.upgrade_device_ptr::<T>(raw.leak(), len) })
 }
 
+/// A new allocation of `len` elements whose bytes are whatever the memory held: for
+/// arrays the device writes before anything reads them (a reduction's partial results).
+/// Every byte pattern comes back to the host as a valid `T`: copies make `bool` parts 0 or
+/// 1, and the other parts of an `Element` take any bits.
+pub(crate) fn alloc_scratch<T: Element>(
+    stream: &Arc<CudaStream>,
+    len: usize,
+) -> Result<CudaSlice<T>, DriverError> {
+    let bytes = len
+        .checked_mul(std::mem::size_of::<T>())
+        .ok_or(DriverError(
+            cudarc::driver::sys::CUresult::CUDA_ERROR_OUT_OF_MEMORY,
+        ))?;
+    // SAFETY: the bytes are left as the memory held them; the device reads them only as
+    // the values of `T` (any bits; `bool` parts are settled when copied to the host).
+    let raw = unsafe { stream.alloc::<u8>(bytes) }?;
+    // SAFETY: as in `alloc_zeros`.
+    Ok(unsafe { stream.upgrade_device_ptr::<T>(raw.leak(), len) })
+}
+
 /// A new allocation holding a copy of `host`, queued on `stream`.
 pub(crate) fn clone_htod<T: Element>(
     stream: &Arc<CudaStream>,

@@ -117,17 +117,18 @@ pub struct FunctionAttributes {
 }
 
 /// Once per process, on another thread while the first context is made (a few hundred
-/// milliseconds): open the disk cache and find NVRTC's file (its identity, which a cache
-/// hit checks; NVRTC is not loaded), so a first launch from a warm cache does not pay for
-/// a dozen directory reads. Device creation only spawns the thread.
+/// milliseconds): find NVRTC's file (its identity, which a cache hit checks; NVRTC is not
+/// loaded), open the disk cache and run its lookup once, so a first launch from a warm
+/// cache pays for neither a dozen directory reads nor code paged in for the first time.
+/// Device creation only spawns the thread.
 fn prefetch_compile_inputs() {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
         let spawned = std::thread::Builder::new()
             .name("gpu-runtime prefetch".into())
             .spawn(|| {
-                let _ = crate::compile::cache::DiskCache::from_env();
                 let _ = libraries::nvrtc_identity();
+                crate::compile::warm_up();
             });
         if let Err(e) = spawned {
             log::debug!("no prefetch thread ({e}): the first launch finds NVRTC itself");

@@ -120,3 +120,10 @@ static __device__ __forceinline__ bool gt_ok4(unsigned long long i, unsigned lon
   gt_note_fault(note, 1u, site, store ? at + 3ull : first, n);
   return false;
 }
+// The address of xoroshiro128+ state pair `i` of `states` (`len` words), or, past the
+// array, the sink's, the fault noted under the pair's last word (the simulator's report).
+static __device__ __forceinline__ unsigned long long* gt_xoro_state(unsigned long long* states, unsigned long long i, unsigned long long len, unsigned int site, gt_note_t& note) {
+  const bool ok = i < len / 2ull;
+  if (!ok) gt_note_fault(note, 1u, site, i < len ? 2ull * i + 1ull : i, len);
+  return ok ? states + 2ull * i : gt_sink<unsigned long long>();
+}

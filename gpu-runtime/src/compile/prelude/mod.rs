@@ -22,6 +22,7 @@ const GRID_BARRIER: &str = include_str!("grid_barrier.cuh");
 const BOUNDS: &str = include_str!("bounds.cuh");
 const INTEGERS: &str = include_str!("integers.cuh");
 const COMPLEX: &str = include_str!("complex.cuh");
+const RANDOM: &str = include_str!("random.cuh");
 
 /// The names that call for the integer section.
 const INTEGER_MARKERS: [&str; 10] = [
@@ -30,7 +31,7 @@ const INTEGER_MARKERS: [&str; 10] = [
 ];
 
 /// Each optional section with the names whose use in a kernel's source calls for it.
-const SECTIONS: [(&str, &[&str]); 9] = [
+const SECTIONS: [(&str, &[&str]); 10] = [
     // First: the others use its note and sink (the integer section's declarations too,
     // also where only `gt_step_next` is called, which notes nothing).
     (
@@ -64,6 +65,7 @@ const SECTIONS: [(&str, &[&str]); 9] = [
     (ATOMICS, &["gt_atomic_"]),
     (VECTOR, &["gt_load4", "gt_store4"]),
     (GRID_BARRIER, &["gt_sync_grid"]),
+    (RANDOM, &["gt_xoro_"]),
 ];
 
 /// The prelude for a program whose own code is `code`: each section `code` uses, and the

@@ -93,7 +93,7 @@ fn visit_expr(e: &Expr<RTy>, f: &mut dyn FnMut(&Stmt<RTy>)) {
             args.iter().for_each(|a| visit_expr(a, f));
         }
         ExprKind::Index(_, idx) => idx.iter().for_each(|i| visit_expr(&i.expr, f)),
-        ExprKind::Load4(_, i) => visit_expr(&i.expr, f),
+        ExprKind::Load4(_, i) | ExprKind::RandomDraw(_, _, i) => visit_expr(&i.expr, f),
         _ => {}
     }
 }

@@ -228,7 +228,7 @@ impl<'a> Prover<'a> {
             Stmt::Store4(s, i, vals) => {
                 let s = *s;
                 vals.iter_mut().for_each(|v| self.expr(v));
-                self.vector(s, i);
+                self.vector(s, i, 4);
             }
             Stmt::Assign(place, _, value) => {
                 self.expr(value);
@@ -318,7 +318,11 @@ impl<'a> Prover<'a> {
             }
             ExprKind::Load4(s, i) => {
                 let s = *s;
-                self.vector(s, i);
+                self.vector(s, i, 4);
+            }
+            ExprKind::RandomDraw(_, s, i) => {
+                let s = *s;
+                self.vector(s, i, 2);
             }
             ExprKind::Intrinsic(_, args)
             | ExprKind::DeviceCall(_, _, args)
@@ -416,13 +420,15 @@ impl<'a> Prover<'a> {
     }
 
     /// A 4-element vector access at `4 i`: in range when `i < n / 4`.
-    fn vector(&mut self, s: SliceId, i: &mut Index<RTy>) {
+    fn vector(&mut self, s: SliceId, i: &mut Index<RTy>, width: u128) {
         self.expr(&mut i.expr);
         if i.check != Check::Required {
             return;
         }
         if let Some(bound) = self.index_bound(&i.expr) {
-            let limit = Sym::div(Sym::Extent(s, 0), 4).expect("4 is not 0");
+            let Some(limit) = Sym::div(Sym::Extent(s, 0), width) else {
+                return;
+            };
             i.check = self.settle(bound, limit);
         }
     }

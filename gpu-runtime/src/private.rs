@@ -280,8 +280,20 @@ pub(crate) fn run_sim(
 /// The array of a reduction's partial results, one per block of its first pass, which
 /// writes every element before its second pass reads them: not zeroed on a GPU (a memset
 /// launch less per reduction).
-pub fn reduce_partials<T: Element>(device: &Device, blocks: usize) -> Result<DeviceArray<T>> {
-    DeviceArray::scratch(device, blocks)
+///
+/// # Safety
+///
+/// On a GPU the elements are whatever the memory held, which need not be valid `T`s (a
+/// `bool` other than 0 or 1): every element must be written, by a kernel or a copy,
+/// before anything reads one, and the array must not leave the caller before that. The
+/// code `#[gpu_reduce]` generates writes element `b` in block `b` of its first pass, which
+/// has one block per element, before its second pass reads any.
+pub unsafe fn reduce_partials<T: Element>(
+    device: &Device,
+    blocks: usize,
+) -> Result<DeviceArray<T>> {
+    // SAFETY: the caller's contract is `scratch`'s.
+    unsafe { DeviceArray::scratch(device, blocks) }
 }
 
 /// Threads per block of a `#[gpu_reduce]` reduction.

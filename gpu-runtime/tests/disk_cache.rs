@@ -764,6 +764,14 @@ fn cache_off_writes_nothing_and_dump_writes_source_and_ptx() {
         cu.contains("typedef double T;") && cu.contains("void generic_add("),
         "{cu}"
     );
+    // The fully checked entry, compiled apart, is dumped beside the main one, not over it.
+    assert!(!cu.contains("gt_checked_generic_add("), "{cu}");
+    let checked = std::fs::read_to_string(dump.path().join("generic_add-f64-sm_90-checked.cu"))
+        .expect("dumped source of the checked entry");
+    assert!(
+        checked.contains("void gt_checked_generic_add(") && !checked.contains("void generic_add("),
+        "{checked}"
+    );
     let ptx =
         std::fs::read_to_string(dump.path().join("generic_add-f64-sm_90.ptx")).expect("dumped PTX");
     assert!(
@@ -780,7 +788,7 @@ fn child_off() {
         "run by its parent test, with {CHILD_ENV} set"
     );
     generic_add::definition()
-        .compile_for_arch(&[DtypeKind::F64], "sm_90")
+        .precompile_for_arch("sm_90")
         .unwrap();
 }
 

@@ -73,7 +73,11 @@ fn float_remainder_is_fmod_and_integer_not_is_tilde() {
         }
     });
     assert!(src.contains("a[i] = gt_rem(a[i], 3.0f);"), "{src}");
-    assert!(src.contains("a[i] = gt_rem(a[i], 2.0f);"), "{src}");
+    // A compound assignment evaluates its place once, as Rust does.
+    assert!(
+        src.contains("{ auto& gt_r = a[i]; gt_r = gt_rem(gt_r, 2.0f); }"),
+        "{src}"
+    );
     assert!(src.contains("b[i] = (~b[i]);"), "{src}");
     assert!(src.contains("o[i] = (!f[i]);"), "{src}");
 }
@@ -1261,4 +1265,86 @@ fn a_tuple_holder_shadows_no_name_and_a_returning_tail_stays() {
         src.contains("return gt_tuple2<float, float>{b, a};"),
         "{src}"
     );
+}
+
+/// The position of `needle` in `hay`, or a failure showing `hay`.
+fn at(hay: &str, needle: &str) -> usize {
+    hay.find(needle)
+        .unwrap_or_else(|| panic!("`{needle}` not in:\n{hay}"))
+}
+
+#[test]
+fn operands_with_effects_are_evaluated_in_rusts_order() {
+    // Two draws in one subtraction: C's `a - b` may evaluate either first; the left one
+    // must draw first, as in Rust.
+    let src = c(quote! {
+        fn k(s: &mut [u64], d: &mut [f32], h: &mut [u32], r: &mut [f32]) {
+            let i = grid_1d();
+            if i < s.len() / 2 && i < d.len() {
+                d[i] = xoroshiro128p_uniform_f32(s, i) - xoroshiro128p_uniform_f32(s, i);
+                h[(xoroshiro128p_next(s, i) % 4) as usize] += (xoroshiro128p_next(s, i) % 3) as u32;
+                r[(xoroshiro128p_next(s, i) % 4) as usize] %= 0.75;
+            }
+        }
+    });
+    let first = at(&src, "const float gt_q0 = gt_xoro_uniform_f32(");
+    assert!(first < at(&src, "gt_q0 - gt_xoro_uniform_f32("), "{src}");
+    // `h[idx] += v`: Rust evaluates `v` (a draw) before the place (another draw).
+    let value = at(&src, "const unsigned int gt_q1 = ");
+    assert!(value < at(&src, "auto& gt_r = h["), "{src}");
+    assert!(src[value..].contains("gt_iadd<"), "{src}");
+    // `r[idx] %= v` on a float: the place once (its draw once).
+    let rem = &src[at(&src, "auto& gt_r = r[")..];
+    assert!(rem.contains("gt_r = gt_rem(gt_r, 0.75f)"), "{src}");
+    assert_eq!(src.matches("r[").count(), 1, "{src}");
+    // A read before an atomic on the same array stays before it.
+    let src = c(quote! {
+        fn k(a: &mut [u32], out: &mut [u32]) {
+            let i = grid_1d();
+            if i < out.len() && a.len() > 0 {
+                out[i] = a[0] + atomic_add(a, 0, 1);
+            }
+        }
+    });
+    assert!(
+        at(&src, "const unsigned int gt_q0 = ") < at(&src, "gt_atomic_add("),
+        "{src}"
+    );
+    // Without effects nothing changes: no temporaries.
+    let src = c(quote! {
+        fn k(a: &[f32], b: &[f32], c: &mut [f32]) {
+            let i = grid_1d();
+            if i < c.len() && i < a.len() && i < b.len() { c[i] = a[i] * 2.0 + b[i]; }
+        }
+    });
+    assert!(!src.contains("gt_q"), "{src}");
+    // A draw in a loop's condition is made on every test, in order.
+    let src = c(quote! {
+        fn k(s: &mut [u64], n: &mut [u32]) {
+            let i = grid_1d();
+            if i < s.len() / 2 && i < n.len() {
+                while xoroshiro128p_uniform_f32(s, i) < xoroshiro128p_uniform_f32(s, i) {
+                    n[i] += 1;
+                }
+            }
+        }
+    });
+    let loop_at = at(&src, "for (;;) {");
+    assert!(loop_at < at(&src, "const float gt_q0 = "), "{src}");
+    assert!(
+        at(&src, "const float gt_q0 = ") < at(&src, "break;"),
+        "{src}"
+    );
+    // Only on a condition: `a && (draw < draw)` draws only when `a` holds.
+    let src = c(quote! {
+        fn k(s: &mut [u64], out: &mut [u32]) {
+            let i = grid_1d();
+            if i < s.len() / 2 && i < out.len() {
+                let hit = out[i] > 3 && xoroshiro128p_next(s, i) < xoroshiro128p_next(s, i);
+                out[i] = hit as u32;
+            }
+        }
+    });
+    let cond = at(&src, "if (gt_q");
+    assert!(cond < at(&src, "= gt_xoro_next("), "{src}");
 }

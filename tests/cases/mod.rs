@@ -103,6 +103,8 @@ macro_rules! for_each_case {
                 2e-5, random::case_philox_draws, [random::philox_draws];
             xoroshiro: "Numba's xoroshiro128+: states from a seed, next/uniform bit for bit, normals within bounds",
                 2e-5, random::case_xoroshiro, [random::xoroshiro_draws, random::xoroshiro_normals, random::xoroshiro_past];
+            draw_order: "draws, atomics and reads in one statement: evaluated in Rust's order (left to right, a compound assignment's value first)",
+                0.0, random::case_draw_order, [random::draw_order];
             reduce_sugar: "#[gpu_reduce]: sums, maxima, dot products, every length class; GPU = simulator bit for bit",
                 0.0, reduce::case_reduce_sugar,
                 [reduce::add::partials, reduce::add::finish, reduce::larger::partials,
@@ -123,7 +125,7 @@ macro_rules! for_each_case {
                 0.0, structs::case_structs, [structs::particles_step, structs::wide_shift, structs::fields_in_place, structs::reverse_in_blocks];
             struct_array_fields: "#[gpu_struct] array fields ([u32; 8], [Vec3; 2]): read, written in place and on locals, in literals, by device functions; out of range reported; structs through #[gpu_elementwise]; bit for bit",
                 0.0, structs::case_struct_array_fields,
-                [structs::bin_values, structs::set_count, structs::read_corner,
+                [structs::bin_values, structs::set_count, structs::set_count_at, structs::read_corner,
                  structs::advance::map_kernel, structs::norm2::map_kernel];
             cooperative: "cooperative launch: sync_grid, reused; oversized grids refused",
                 0.0, cooperative::case_cooperative, [cooperative::grid_mirror];

@@ -289,3 +289,108 @@ pub fn case_xoroshiro(dev: &Device, seed: u64) -> CaseResult {
     check(&mut out, "normal_f64", &nd, &want_nd, 2e-6)?;
     Ok(out)
 }
+
+/// A function of the user's named like a draw: in a kernel the name is the language's.
+mod my_rng {
+    pub fn xoroshiro128p_next(_states: &mut [u64], _i: usize) -> u64 {
+        7
+    }
+}
+
+/// Draws, atomics and reads whose order Rust fixes (left to right; a compound
+/// assignment's value before its place) and C does not.
+#[gpu_kernel]
+pub fn draw_order(
+    states: &mut [u64],
+    d: &mut [f32],
+    h: &mut [u32],
+    r: &mut [f32],
+    c: &mut [u32],
+    e: &mut [u64],
+) {
+    let i = grid_1d();
+    if i < states.len() / 2
+        && i < d.len()
+        && i < e.len()
+        && h.len() == 4
+        && r.len() == 4
+        && c.len() == 2
+    {
+        e[i] = my_rng::xoroshiro128p_next(states, i);
+        d[i] = xoroshiro128p_uniform_f32(states, i) - 2.0 * xoroshiro128p_uniform_f32(states, i);
+        // The value's draw first, then the place's.
+        atomic_add(
+            h,
+            (xoroshiro128p_next(states, i) % 4) as usize,
+            (xoroshiro128p_next(states, i) % 3) as u32,
+        );
+        // The place's draw once.
+        let k = (xoroshiro128p_next(states, i) % 4) as usize;
+        if i == 0 {
+            r[(xoroshiro128p_next(states, i) % 4) as usize] %= 0.75;
+            r[k] -= 0.5;
+            // The read of c[0] before the atomic that adds to it.
+            c[1] = c[0] * 10 + atomic_add(c, 0, 1);
+        }
+    }
+}
+
+/// `draw_order` on the host, in Rust's order.
+pub fn case_draw_order(dev: &Device, seed: u64) -> CaseResult {
+    let mut r = rng(seed);
+    let n = r.random_range(64..300);
+    let host = xoroshiro128p_states(n, r.random(), 0);
+    let mut states = dev.to_device(&host)?;
+    let mut d = poisoned(dev, n, f32::NAN)?;
+    let mut h = dev.to_device(&[0u32; 4])?;
+    let r0: Vec<f32> = (0..4).map(|_| r.random_range(0.0f32..4.0)).collect();
+    let mut rr = dev.to_device(&r0)?;
+    let c0 = r.random_range(1u32..100);
+    let mut c = dev.to_device(&[c0, 0])?;
+    let mut e = poisoned(dev, n, 0u64)?;
+    launch!(draw_order[blocks(n, 64), 64](&mut states, &mut d, &mut h, &mut rr, &mut c, &mut e))?;
+    let unit = |x: u64| ((x >> 11) as f64 / 9_007_199_254_740_992.0) as f32;
+    let (mut want_d, mut want_h, mut want_r, mut after) =
+        (Vec::new(), [0u32; 4], r0.clone(), Vec::new());
+    let mut want_e = Vec::new();
+    for i in 0..n {
+        let mut s = [host[2 * i], host[2 * i + 1]];
+        want_e.push(xoroshiro_reference(&mut s));
+        let a = unit(xoroshiro_reference(&mut s));
+        let b = unit(xoroshiro_reference(&mut s));
+        want_d.push(a - 2.0 * b);
+        let bin = (xoroshiro_reference(&mut s) % 4) as usize;
+        want_h[bin] += (xoroshiro_reference(&mut s) % 3) as u32;
+        let k = (xoroshiro_reference(&mut s) % 4) as usize;
+        if i == 0 {
+            want_r[(xoroshiro_reference(&mut s) % 4) as usize] %= 0.75;
+            want_r[k] -= 0.5;
+        }
+        after.extend(s);
+    }
+    let want_c = [c0 + 1, c0 * 10 + c0];
+    let (got_d, got_h, got_r, got_c, got_s) = (
+        d.to_host()?,
+        h.to_host()?,
+        rr.to_host()?,
+        c.to_host()?,
+        states.to_host()?,
+    );
+    if got_s != after {
+        return Err("the states after the draws differ from Rust's order's".into());
+    }
+    if e.to_host()? != want_e {
+        return Err("my_rng::xoroshiro128p_next did not draw as the language's".into());
+    }
+    if got_d != want_d || got_h != want_h || got_r != want_r || got_c != want_c {
+        return Err(format!(
+            "got h {got_h:?} r {got_r:?} c {got_c:?}, want h {want_h:?} r {want_r:?} c {want_c:?} (or d differs)"
+        )
+        .into());
+    }
+    Ok(vec![
+        ("d", f64s(&got_d)),
+        ("h", got_h.iter().map(|&v| v as f64).collect()),
+        ("r", f64s(&got_r)),
+    ])
+}

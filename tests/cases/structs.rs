@@ -448,6 +448,15 @@ pub fn set_count(recs: &mut [Binned], k: usize) {
     }
 }
 
+/// `recs[j].counts[k] = 1` from one thread, both indices from the host: the element's
+/// index is checked before the field's, as in Rust.
+#[gpu_kernel]
+pub fn set_count_at(recs: &mut [Binned], j: usize, k: usize) {
+    if grid_1d() == 0 {
+        recs[j].counts[k] = 1;
+    }
+}
+
 /// `b.corners[k]` of a local with `k` from the host: out of range when `k >= 2`.
 #[gpu_kernel]
 pub fn read_corner(recs: &[Binned], out: &mut [f32], k: usize) {
@@ -550,6 +559,12 @@ pub fn case_struct_array_fields(dev: &Device, seed: u64) -> CaseResult {
         &but_counts(&d.to_host()?),
         &but_counts(&before),
         0.0,
+    )?;
+    // Both indices out of range: the element's is reported.
+    expect_violation(
+        launch!(set_count_at[1, 32](&mut d, n + 1, 9)).and_then(|()| dev.synchronize()),
+        "set_count_at",
+        ("recs", n + 1, n),
     )?;
     let mut xs_out = poisoned(dev, n, f32::NAN)?;
     expect_violation(

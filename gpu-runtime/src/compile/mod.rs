@@ -48,7 +48,7 @@ pub(crate) fn compile_cached(
     unit: Unit,
 ) -> Result<Vec<u8>, GpuError> {
     let job = Job::new(def, dtypes, arch, unit)?;
-    dump(def, dtypes, arch, &job.source, &job.options);
+    dump(def, dtypes, arch, unit, &job.source, &job.options);
     if let Some(cache) = job.cache {
         if let Some(cubin) = cached_cubin(cache, &job.key(arch), &job.signature, arch) {
             return Ok(cubin);
@@ -400,7 +400,16 @@ fn run_nvrtc(
     })
 }
 
-fn dump(def: &KernelDef, dtypes: &[DtypeKind], arch: &str, source: &str, options: &[String]) {
+/// Under [`DUMP_ENV`], `<kernel>-<dtypes>-<arch>.cu` and `.ptx`; a kernel's checked entry,
+/// compiled apart, as `<kernel>-<dtypes>-<arch>-checked.cu`.
+fn dump(
+    def: &KernelDef,
+    dtypes: &[DtypeKind],
+    arch: &str,
+    unit: Unit,
+    source: &str,
+    options: &[String],
+) {
     let Some(dir) = std::env::var_os(DUMP_ENV)
         .filter(|d| !d.is_empty())
         .map(PathBuf::from)
@@ -408,7 +417,12 @@ fn dump(def: &KernelDef, dtypes: &[DtypeKind], arch: &str, source: &str, options
         return;
     };
     let names: Vec<&str> = dtypes.iter().map(|d| d.rust_name()).collect();
-    let stem = format!("{}-{}-{arch}", def.name(), names.join("_"));
+    let suffix = if unit == Unit::Checked {
+        "-checked"
+    } else {
+        ""
+    };
+    let stem = format!("{}-{}-{arch}{suffix}", def.name(), names.join("_"));
     let write = |ext: &str, bytes: &[u8]| {
         let path = dir.join(format!("{stem}.{ext}"));
         if let Err(e) = std::fs::create_dir_all(&dir).and_then(|_| std::fs::write(&path, bytes)) {

@@ -77,7 +77,11 @@ impl<T: Element> DeviceArray<T> {
 
     /// `len` elements for the device to write before it reads them: on a GPU left as
     /// the memory held them (no memset), on the simulator zeros.
-    pub(crate) fn scratch(device: &Device, len: usize) -> Result<Self> {
+    ///
+    /// # Safety
+    ///
+    /// As [`buffer::alloc_scratch`]: every element is written before anything reads it.
+    pub(crate) unsafe fn scratch(device: &Device, len: usize) -> Result<Self> {
         let DeviceInner::Cuda(c) = &*device.inner else {
             return Self::zeros(device, len);
         };
@@ -85,11 +89,9 @@ impl<T: Element> DeviceArray<T> {
         let bytes = len
             .checked_mul(std::mem::size_of::<T>())
             .ok_or_else(|| out_of_memory::<T>(device, len))?;
-        let slice = buffer::alloc_scratch::<T>(&c.stream, len).map_err(c.allocation_error(
-            device.name(),
-            bytes as u64,
-            "device allocation",
-        ))?;
+        // SAFETY: the caller writes every element before anything reads it.
+        let slice = unsafe { buffer::alloc_scratch::<T>(&c.stream, len) }
+            .map_err(c.allocation_error(device.name(), bytes as u64, "device allocation"))?;
         Ok(DeviceArray {
             device: device.clone(),
             storage: Storage::Cuda(CudaBuffer::new(slice)),

@@ -31,7 +31,8 @@ impl Emitter<'_> {
         value: &str,
     ) -> String {
         if op == BinOp::Rem && self.class(ty) == Class::Float {
-            return format!("{target} = gt_rem({target}, {value});");
+            // The place once, as Rust evaluates it.
+            return format!("{{ auto& gt_r = {target}; gt_r = gt_rem(gt_r, {value}); }}");
         }
         match self.int_op(op, ty, Some(value_expr), "gt_r", value) {
             Some(update) => format!("{{ auto& gt_r = {target}; gt_r = {update}; }}"),
@@ -104,6 +105,9 @@ impl Emitter<'_> {
     }
 
     pub(super) fn expr(&mut self, e: &Expr<RTy>) -> String {
+        if let Some(name) = self.hoisted_value(e) {
+            return name;
+        }
         match &e.kind {
             ExprKind::Lit(l) => literal(l, e.ty),
             ExprKind::Local(v) => self.k.locals[*v].c_name.clone(),

@@ -8,6 +8,7 @@
 
 mod access;
 mod expr;
+mod sequence;
 
 use crate::check::Class;
 use crate::ir::{ArrayId, Block, Check, Dim, Expr, ExprKind, Kernel, Lit, Param, RTy, Space, Stmt};
@@ -50,6 +51,8 @@ pub fn emit_cuda(k: &Kernel<RTy>, sig: &KernelSignature, ctx: &EmitContext) -> C
         returns: false,
         fast: false,
         shared: Vec::new(),
+        hoisted: Vec::new(),
+        temporaries: 0,
     };
     let params = e.params();
     let line = match (&file, &ctx.origin) {
@@ -196,6 +199,11 @@ struct Emitter<'a> {
     fast: bool,
     /// A kernel's shared array declarations, made once before its body.
     shared: Vec<String>,
+    /// The operands of the statement being written that are in temporaries (see
+    /// `sequence.rs`), by identity.
+    hoisted: Vec<(usize, String)>,
+    /// How many temporaries the function has.
+    temporaries: usize,
 }
 
 impl Emitter<'_> {
@@ -289,6 +297,13 @@ impl Emitter<'_> {
     }
 
     fn stmt(&mut self, s: &Stmt<RTy>) {
+        let outer = self.hoisted.len();
+        self.order_statement(s);
+        self.stmt_in_order(s);
+        self.hoisted.truncate(outer);
+    }
+
+    fn stmt_in_order(&mut self, s: &Stmt<RTy>) {
         match s {
             Stmt::Print(_, pieces) => {
                 use crate::print_format::{c_string_literal, format, PrintConv};
@@ -353,6 +368,17 @@ impl Emitter<'_> {
                 if let Some(els) = els {
                     self.nested("else".to_owned(), els);
                 }
+            }
+            Stmt::While(cond, body) if sequence::needs_order(cond) => {
+                // The condition's temporaries are made on every test.
+                self.line("for (;;) {");
+                self.depth += 1;
+                self.order(cond);
+                let c = self.condition(cond);
+                self.line(format!("if (!({c})) break;"));
+                self.block_contents(body);
+                self.depth -= 1;
+                self.line("}");
             }
             Stmt::While(cond, body) => {
                 let c = self.condition(cond);
@@ -453,6 +479,7 @@ impl Emitter<'_> {
     fn assign_value(&mut self, target: &str, e: &Expr<RTy>) {
         match &e.kind {
             ExprKind::If(c, then, els) if needs_statements(e) => {
+                self.order(c);
                 let c = self.condition(c);
                 self.line(format!("if ({c}) {{"));
                 self.value_branch(target, then);
@@ -466,8 +493,11 @@ impl Emitter<'_> {
                 self.line("}");
             }
             _ => {
+                let outer = self.hoisted.len();
+                self.order(e);
                 let v = self.expr(e);
                 self.line(format!("{target} = {v};"));
+                self.hoisted.truncate(outer);
             }
         }
     }

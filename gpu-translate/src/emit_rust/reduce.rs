@@ -200,8 +200,12 @@ pub fn reduce_items(
                 )));
             }
             let __gpu_blocks = #k::__private::reduce_blocks(__gpu_n);
-            let mut __gpu_partial =
-                #k::__private::reduce_partials::<#ret>(#k::DeviceArray::device(#first), __gpu_blocks)?;
+            // SAFETY: `partials` runs one block per element of `__gpu_partial` and block
+            // `b` writes element `b` before `finish`, launched after it on the same
+            // stream, reads any; the array is dropped here, unread by anything else.
+            let mut __gpu_partial = unsafe {
+                #k::__private::reduce_partials::<#ret>(#k::DeviceArray::device(#first), __gpu_blocks)?
+            };
             if __gpu_blocks > 0 {
                 partials::<#(#generic_idents),*>(
                     #k::LaunchConfig::new(__gpu_blocks, #k::__private::REDUCE_BLOCK),

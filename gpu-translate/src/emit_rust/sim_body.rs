@@ -351,6 +351,8 @@ impl Rewriter {
             return Some(syn::parse_quote_spanned!(span=> {
                 let __gpu_value = #value;
                 let __gpu_index = #element;
+                // The element's index is checked before the field's, as in Rust.
+                let _ = #view.element(__gpu_index);
                 #(#lets)*
                 #view.set_field_by(__gpu_index, |__gpu_e| &mut #part, #new)
             }));

@@ -100,7 +100,8 @@ fn language_function(f: &syn::Expr) -> Option<String> {
         .iter()
         .any(|s| s.name == name)
         || OTHERS.contains(&name.as_str())
-        || crate::ir::AtomicOp::from_fn_name(&name).is_some();
+        || crate::ir::AtomicOp::from_fn_name(&name).is_some()
+        || crate::ir::RandomDraw::from_fn_name(&name).is_some();
     known.then_some(name)
 }
 
@@ -178,6 +179,12 @@ impl VisitMut for ArithRewriter<'_> {
                         }
                         for seg in path.segments.iter_mut() {
                             seg.ident.set_span(span);
+                        }
+                        // The draws the translator makes its own are the runtime's
+                        // `random` module's, whatever path the call names.
+                        if crate::ir::RandomDraw::from_fn_name(&last.ident.to_string()).is_some() {
+                            path.segments
+                                .push(syn::PathSegment::from(syn::Ident::new("random", span)));
                         }
                         path.segments.push(last);
                         p.path = path;

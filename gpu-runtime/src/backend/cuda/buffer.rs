@@ -205,9 +205,13 @@ pub(crate) fn alloc_zeros<T: Element>(
 
 /// A new allocation of `len` elements whose bytes are whatever the memory held: for
 /// arrays the device writes before anything reads them (a reduction's partial results).
-/// Every byte pattern comes back to the host as a valid `T`: copies make `bool` parts 0 or
-/// 1, and the other parts of an `Element` take any bits.
-pub(crate) fn alloc_scratch<T: Element>(
+///
+/// # Safety
+///
+/// The bytes need not be valid `T`s (a `bool` other than 0 or 1, which cudarc's own copies
+/// would hand to safe code as it is): every element must be written before anything reads
+/// it.
+pub(crate) unsafe fn alloc_scratch<T: Element>(
     stream: &Arc<CudaStream>,
     len: usize,
 ) -> Result<CudaSlice<T>, DriverError> {
@@ -216,8 +220,8 @@ pub(crate) fn alloc_scratch<T: Element>(
         .ok_or(DriverError(
             cudarc::driver::sys::CUresult::CUDA_ERROR_OUT_OF_MEMORY,
         ))?;
-    // SAFETY: the bytes are left as the memory held them; the device reads them only as
-    // the values of `T` (any bits; `bool` parts are settled when copied to the host).
+    // SAFETY: the bytes are left as the memory held them; the caller writes every
+    // element before anything reads one.
     let raw = unsafe { stream.alloc::<u8>(bytes) }?;
     // SAFETY: as in `alloc_zeros`.
     Ok(unsafe { stream.upgrade_device_ptr::<T>(raw.leak(), len) })

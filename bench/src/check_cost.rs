@@ -99,9 +99,9 @@ pub fn run() -> Result<(), GpuError> {
     let blocks2 = ((s / 128) as u32, (s / 128) as u32);
     compare(&dev, "sgemm", 5, 5, |checked| {
         if checked {
-            launch!(sgemm_registers[blocks2, 256](&ma, &mb, &mut mc, s, s, s))
+            launch!(sgemm_vectors[blocks2, 256](&ma, &mb, &mut mc, s, s, s))
         } else {
-            unsafe { launch!(sgemm_registers_unchecked[blocks2, 256](&ma, &mb, &mut mc, s, s, s)) }
+            unsafe { launch!(sgemm_vectors_unchecked[blocks2, 256](&ma, &mb, &mut mc, s, s, s)) }
         }
     })?;
     Ok(())

@@ -604,13 +604,14 @@ fn bandwidth() -> Result<(), GpuError> {
 
 /// Prints the CUDA C of one benchmark kernel (f32 where generic), prelude left out.
 fn source(name: String) -> Result<(), GpuError> {
-    let defs: [(&str, &KernelDef, &[DtypeKind]); 9] = [
+    let defs: [(&str, &KernelDef, &[DtypeKind]); 10] = [
         ("tiny", tiny::definition(), &[]),
         ("vec_add", vec_add::definition(), &[DtypeKind::F32]),
         ("saxpy", saxpy::definition(), &[DtypeKind::F32]),
         ("vec_add4", vec_add4::definition(), &[]),
         ("matmul_tiled", matmul_tiled::definition(), &[]),
-        ("sgemm", sgemm_registers::definition(), &[]),
+        ("sgemm", sgemm_vectors::definition(), &[]),
+        ("sgemm_registers", sgemm_registers::definition(), &[]),
         ("reduce", sum_partials::definition(), &[]),
         ("compute_pi", monte_carlo_pi::compute_pi::definition(), &[]),
         (
@@ -686,11 +687,11 @@ fn cubins(dir: String) -> Result<(), GpuError> {
         ),
         (
             "ours_sgemm",
-            sgemm_registers::definition().compile_uncached(&[], arch)?,
+            sgemm_vectors::definition().compile_uncached(&[], arch)?,
         ),
         (
             "ours_unchecked_sgemm",
-            sgemm_registers_unchecked::definition().compile_uncached(&[], arch)?,
+            sgemm_vectors_unchecked::definition().compile_uncached(&[], arch)?,
         ),
         (
             "ours_reduce",
@@ -758,11 +759,25 @@ fn matmul() -> Result<(), GpuError> {
         )?);
     }
     check(&c.to_host()?, "sgemm_registers")?;
+    c.copy_from_host(&vec![f32::NAN; s * s])?;
+    let mut vectors = Vec::new();
+    for _ in 0..3 {
+        vectors.push(event_ms(
+            &dev,
+            5,
+            || launch!(sgemm_vectors[(s / 128, s / 128), 256](&a, &b, &mut c, s, s, s)),
+        )?);
+    }
+    check(&c.to_host()?, "sgemm_vectors")?;
     let at = sgemm_registers::attributes(&dev)?;
+    let av = sgemm_vectors::attributes(&dev)?;
     println!("matmul_tiled_gflops {:.0}", gflops(median(&mut tiled)));
     println!("sgemm_registers_gflops {:.0}", gflops(median(&mut reg)));
     println!("sgemm_registers_registers {}", at.registers_per_thread);
     println!("sgemm_registers_local_bytes {}", at.local_bytes_per_thread);
+    println!("sgemm_vectors_gflops {:.0}", gflops(median(&mut vectors)));
+    println!("sgemm_vectors_registers {}", av.registers_per_thread);
+    println!("sgemm_vectors_local_bytes {}", av.local_bytes_per_thread);
     Ok(())
 }
 

@@ -99,7 +99,7 @@ pub use lang::geometry::{
     gridsize_3d, thread_idx, Dim3,
 };
 pub use lang::shared::{self, dynamic_shared_array, shared_array, shared_array_2d};
-pub use lang::vector::{load4, store4, VectorSource};
+pub use lang::vector::{load4, store4, VectorSource, VectorTarget};
 pub use lang::warp::{
     active_mask, all_sync, any_sync, ballot_sync, eq_sync, lane_id, shfl_down_sync, shfl_sync,
     shfl_up_sync, shfl_xor_sync, sync_warp, warp_size, WARP_SIZE,

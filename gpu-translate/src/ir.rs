@@ -133,7 +133,7 @@ pub struct ArrayVar<T> {
 }
 
 /// What can be indexed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Target {
     /// An array parameter.
     Slice(SliceId),
@@ -437,9 +437,10 @@ pub enum ExprKind<T> {
     DeviceCall(usize, String, Vec<Expr<T>>),
     /// A 1-D array parameter or shared array passed whole to a device function.
     WholeArray(Target),
-    /// `load4(slice, vector)`: four elements as one access; only as a local array's value.
-    /// The index counts vectors of four.
-    Load4(SliceId, Box<Index<T>>),
+    /// `load4(array, vector)`: four elements as one access; only as a local array's value.
+    /// The index counts vectors of four. The array is a 1-D array parameter or a 1-D
+    /// shared array.
+    Load4(Target, Box<Index<T>>),
     /// A draw from the xoroshiro128+ state `index` of a `&mut [u64]` array of states (its
     /// elements `2 index` and `2 index + 1`), which it advances: `xoroshiro128p_next`,
     /// `xoroshiro128p_uniform_f32`, `xoroshiro128p_uniform_f64`. The index is checked
@@ -604,6 +605,8 @@ pub struct ForLoop<T> {
     pub step: Option<Expr<T>>,
     /// The body.
     pub body: Block<T>,
+    /// `#[unroll]` (`Some(None)`, every iteration) or `#[unroll(n)]` on the loop.
+    pub unroll: Option<Option<u32>>,
 }
 
 /// A statement.
@@ -615,8 +618,9 @@ pub enum Stmt<T> {
     DeclareArray(ArrayId, Option<Expr<T>>),
     /// An expression evaluated for its effect (a barrier, an atomic, a device call).
     Eval(Expr<T>),
-    /// `store4(slice, vector, x, y, z, w)`.
-    Store4(SliceId, Index<T>, Vec<Expr<T>>),
+    /// `store4(array, vector, x, y, z, w)`: to a 1-D `&mut` array parameter or a 1-D
+    /// shared array.
+    Store4(Target, Index<T>, Vec<Expr<T>>),
     /// `place = value` or `place op= value`.
     Assign(Place<T>, Option<BinOp>, Expr<T>),
     /// `if c { .. } else { .. }`
@@ -729,13 +733,24 @@ impl<T> Kernel<T> {
 
     /// The array parameters the body reads or writes with `load4`/`store4`.
     pub fn vector_slices(&self) -> Vec<SliceId> {
-        fn block<T>(b: &Block<T>, out: &mut Vec<SliceId>) {
+        self.vector_targets()
+            .into_iter()
+            .filter_map(|t| match t {
+                Target::Slice(s) => Some(s),
+                Target::Array(_) => None,
+            })
+            .collect()
+    }
+
+    /// The arrays the body reads or writes with `load4`/`store4`.
+    pub fn vector_targets(&self) -> Vec<Target> {
+        fn block<T>(b: &Block<T>, out: &mut Vec<Target>) {
             b.stmts.iter().for_each(|s| stmt(s, out));
             if let Some(t) = &b.tail {
                 expr(t, out);
             }
         }
-        fn stmt<T>(s: &Stmt<T>, out: &mut Vec<SliceId>) {
+        fn stmt<T>(s: &Stmt<T>, out: &mut Vec<Target>) {
             match s {
                 Stmt::Store4(sl, i, vals) => {
                     out.push(*sl);
@@ -772,7 +787,7 @@ impl<T> Kernel<T> {
                 _ => {}
             }
         }
-        fn expr<T>(e: &Expr<T>, out: &mut Vec<SliceId>) {
+        fn expr<T>(e: &Expr<T>, out: &mut Vec<Target>) {
             match &e.kind {
                 ExprKind::Load4(sl, i) => {
                     out.push(*sl);

@@ -1348,3 +1348,142 @@ fn operands_with_effects_are_evaluated_in_rusts_order() {
     let cond = at(&src, "if (gt_q");
     assert!(cond < at(&src, "= gt_xoro_next("), "{src}");
 }
+
+#[test]
+fn vectors_of_shared_arrays_are_aligned_and_proven() {
+    let t = gpu_translate::translate_kernel(
+        quote!(),
+        quote! {
+            fn k(x: &[f32], y: &mut [f32], at: usize) {
+                let mut tile = shared_array::<f32, 256>();
+                let t = thread_idx().x as usize;
+                if t < 64 {
+                    store4(tile, t, 1.0, 2.0, 3.0, 4.0);
+                }
+                sync_threads();
+                for v in 0..64 {
+                    let a = load4(tile, v);
+                    if t == 0 && y.len() >= 4 {
+                        store4(y, 0, a[0], a[1], a[2], a[3]);
+                    }
+                }
+                let b = load4(tile, at);
+                if t == 1 && y.len() >= 4 {
+                    store4(y, 0, b[0], b[1], b[2], b[3]);
+                }
+            }
+        },
+    )
+    .unwrap();
+    let src = &t.c;
+    // Read and written four at a time: declared on 16 bytes.
+    assert!(
+        src.contains("__shared__ __align__(16) float tile[256];"),
+        "{src}"
+    );
+    // `v < 64` is proven (256 / 4 vectors); `at` from the host is checked against them.
+    assert!(src.contains("gt_load4(a, tile, v);"), "{src}");
+    assert!(src.contains("if (gt_ok4(gt_v4, 256ull, "), "{src}");
+    // A shared array read one element at a time keeps its natural alignment.
+    let plain = c(quote! {
+        fn k(y: &mut [f32]) {
+            let mut s = shared_array::<f32, 64>();
+            let t = thread_idx().x as usize;
+            if t < 64 { s[t] = 1.0; }
+        }
+    });
+    assert!(plain.contains("__shared__ float s[64];"), "{plain}");
+    // Not on a 2-D shared array or a local one: says what to write.
+    let e = errors(quote! {
+        fn k(y: &mut [f32]) {
+            let s = shared_array_2d::<f32, 4, 16>();
+            let v = load4(s, 0);
+            y[0] = v[0];
+        }
+    });
+    assert!(
+        e.iter().any(
+            |e| e.contains("`load4` reads a 1-D array parameter or a 1-D shared array")
+                && e.contains("tile[r * C + c]")
+        ),
+        "{e:?}"
+    );
+    let e = errors(quote! {
+        fn k(y: &mut [f32]) {
+            let l = [0.0f32; 8];
+            store4(l, 0, 1.0, 2.0, 3.0, 4.0);
+            y[0] = l[0];
+        }
+    });
+    assert!(
+        e.iter().any(|e| e.contains("`store4` writes a 1-D `&mut [T]` parameter or a 1-D shared array")),
+        "{e:?}"
+    );
+}
+
+#[test]
+fn unroll_on_a_for_loop_is_a_pragma() {
+    let src = c(quote! {
+        fn k(x: &mut [f32], s: usize) {
+            let i = grid_1d();
+            if i < x.len() {
+                let mut acc = 0.0f32;
+                #[unroll]
+                for k in 0..8 {
+                    acc += k as f32;
+                }
+                #[unroll(2)]
+                for k in (0..16).step_by(s) {
+                    acc += k as f32;
+                }
+                for k in 0..4 {
+                    acc *= 0.5 + k as f32;
+                }
+                x[i] = acc;
+            }
+        }
+    });
+    let full = at(&src, "#pragma unroll\n");
+    assert!(
+        src[full..]
+            .lines()
+            .nth(1)
+            .is_some_and(|l| l.trim_start().starts_with("for (")),
+        "{src}"
+    );
+    // A stepped loop: the directive right before its `for`, inside the step's guard.
+    let by = at(&src, "#pragma unroll 2\n");
+    assert!(
+        src[by..]
+            .lines()
+            .nth(1)
+            .is_some_and(|l| l.trim_start().starts_with("for (")),
+        "{src}"
+    );
+    assert_eq!(src.matches("#pragma unroll").count(), 2, "{src}");
+    // Misuse says what to write.
+    let e = errors(quote! {
+        fn k(x: &mut [f32]) {
+            let mut n = 0;
+            #[unroll]
+            while n < 4 { n += 1; }
+            x[0] = n as f32;
+        }
+    });
+    assert!(
+        e.iter()
+            .any(|e| e.contains("`#[unroll]` goes on a `for` loop over a range")),
+        "{e:?}"
+    );
+    let e = errors(quote! {
+        fn k(x: &mut [f32]) {
+            #[unroll(0)]
+            for k in 0..4 { x[k] = 1.0; }
+        }
+    });
+    assert!(
+        e.iter()
+            .any(|e| e.contains("write `#[unroll]` (every iteration) or `#[unroll(4)]`")),
+        "{e:?}"
+    );
+}

@@ -93,6 +93,9 @@ macro_rules! for_each_case {
                 0.0, shared_memory::case_histogram, [shared_memory::histogram_global, shared_memory::histogram_shared];
             matmul: "tiled matmul: 2-D shared arrays, sizes not multiples of 16",
                 1e-5, shared_memory::case_matmul, [shared_memory::matmul_tiled];
+            shared_vectors: "load4/store4 on static and dynamic shared arrays; a vector store past a tile reported",
+                0.0, shared_memory::case_shared_vectors,
+                [shared_memory::shared_vectors, shared_memory::shared_vector_past];
             fast_matmul: "Numba's fast_matmul with TPB a module constant (shared-array sizes, loop bound)",
                 1e-5, module_consts::case_fast_matmul, [module_consts::fast_matmul];
             module_consts: "module constants of every primitive type: other modules, impls, casts, device functions",

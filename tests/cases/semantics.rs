@@ -445,6 +445,8 @@ macro_rules! stepped_kernel {
             if k < count.len() {
                 let cap = out.len() / count.len();
                 let mut c = 0u32;
+                // Unrolling changes no result (NVRTC's `#pragma unroll` in a stepped loop).
+                #[unroll(2)]
                 for i in (start[k]..end[k]).step_by(step[k]) {
                     if (c as usize) < cap {
                         out[k * cap + c as usize] = i;

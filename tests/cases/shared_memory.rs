@@ -215,3 +215,92 @@ pub fn case_block_misc(dev: &Device, seed: u64) -> CaseResult {
     check(&mut out, "sorted", &dys.to_host()?, &want, 0.0)?;
     Ok(out)
 }
+
+/// `load4`/`store4` on shared arrays: each block of 64 threads moves 256 values into a
+/// static shared tile four at a time, then writes them out reversed by vectors; the same
+/// through dynamic shared memory for `u32`.
+#[gpu_kernel]
+pub fn shared_vectors(x: &[f32], y: &mut [f32], u: &[u32], w: &mut [u32]) {
+    let mut tile = shared_array::<f32, 256>();
+    let scratch = dynamic_shared_array::<u32>();
+    let t = thread_idx().x as usize;
+    let v = block_idx().x as usize * 64 + t;
+    if v < x.len() / 4 && v < y.len() / 4 && t < 64 {
+        let a = load4(x, v);
+        store4(tile, t, a[0], a[1], a[2] * 2.0, a[3]);
+    }
+    if v < u.len() / 4 && t < scratch.len() / 4 {
+        let b = load4(u, v);
+        store4(scratch, t, b[3], b[2], b[1], b[0] ^ 0xff);
+    }
+    sync_threads();
+    if v < x.len() / 4 && v < y.len() / 4 && t < 64 {
+        let c = load4(tile, 63 - t);
+        store4(y, v, c[0] + c[3], c[1], c[2], c[3]);
+    }
+    if v < u.len() / 4 && v < w.len() / 4 && t < scratch.len() / 4 {
+        let d = load4(scratch, t);
+        store4(w, v, d[0], d[1] + 1, d[2], d[3]);
+    }
+}
+
+/// A vector store past a shared tile of 256 (vector `at` from the host): reported.
+#[gpu_kernel]
+pub fn shared_vector_past(y: &mut [f32], at: usize) {
+    let mut tile = shared_array::<f32, 256>();
+    let t = thread_idx().x as usize;
+    if t < 64 {
+        store4(tile, t, 1.0, 2.0, 3.0, 4.0);
+    }
+    sync_threads();
+    if t == 0 && y.len() >= 4 {
+        store4(tile, at, 5.0, 6.0, 7.0, 8.0);
+        let v = load4(tile, 0);
+        store4(y, 0, v[0], v[1], v[2], v[3]);
+    }
+}
+
+pub fn case_shared_vectors(dev: &Device, seed: u64) -> CaseResult {
+    let mut r = rng(seed);
+    let mut out = Outputs::new();
+    let blocks = r.random_range(1..9);
+    let n = blocks * 256;
+    let x = uniform_f32(&mut r, n, -1.0, 1.0);
+    let u: Vec<u32> = (0..n).map(|_| r.random()).collect();
+    let (dx, du) = (dev.to_device(&x)?, dev.to_device(&u)?);
+    let mut dy = poisoned(dev, n, f32::NAN)?;
+    let mut dw = poisoned(dev, n, 7u32)?;
+    let stream = dev.new_stream()?;
+    launch!(shared_vectors[blocks, 64, &stream, 1024](&dx, &mut dy, &du, &mut dw))?;
+    let (mut want_y, mut want_w) = (vec![0.0f32; n], vec![0u32; n]);
+    for b in 0..blocks {
+        for t in 0..64 {
+            // The tile's vector 63 - t holds block b's vector 63 - t, its third doubled.
+            let s = (b * 64 + 63 - t) * 4;
+            let c = [x[s], x[s + 1], x[s + 2] * 2.0, x[s + 3]];
+            let o = (b * 64 + t) * 4;
+            want_y[o..o + 4].copy_from_slice(&[c[0] + c[3], c[1], c[2], c[3]]);
+            let d = [u[o + 3], u[o + 2], u[o + 1], u[o] ^ 0xff];
+            want_w[o..o + 4].copy_from_slice(&[d[0], d[1].wrapping_add(1), d[2], d[3]]);
+        }
+    }
+    compare("y", &f64s(&dy.to_host()?), &f64s(&want_y), 0.0)?;
+    compare("w", &f64s(&dw.to_host()?), &f64s(&want_w), 0.0)?;
+    out.push(("y", f64s(&want_y)));
+    // Out of range: the last element of the vector is reported, nothing written past
+    // the tile, and the device goes on.
+    let mut y4 = poisoned(dev, 4, f32::NAN)?;
+    super::checks::expect_violation(
+        launch!(shared_vector_past[1, 64](&mut y4, 64)).and_then(|()| dev.synchronize()),
+        "shared_vector_past",
+        ("tile (shared array)", 259, 256),
+    )?;
+    launch!(shared_vector_past[1, 64](&mut y4, 1))?;
+    compare(
+        "tile after a store in range",
+        &f64s(&y4.to_host()?),
+        &[1.0, 2.0, 3.0, 4.0],
+        0.0,
+    )?;
+    Ok(out)
+}

@@ -153,9 +153,10 @@ impl Validator<'_> {
     }
 
     /// `load4`/`store4` need a 16-byte aligned array, which the launch checks for the
-    /// kernel's own parameters; a device function cannot know what it is handed.
-    fn vector_in_device(&mut self, span: proc_macro2::Span, what: &str) {
-        if self.sig.device {
+    /// kernel's own parameters (and the translator gives its shared arrays); a device
+    /// function cannot know what array parameter it is handed.
+    fn vector_in_device(&mut self, target: Target, span: proc_macro2::Span, what: &str) {
+        if self.sig.device && matches!(target, Target::Slice(_)) {
             self.diags.error(
                 span,
                 format!(
@@ -207,9 +208,9 @@ impl Validator<'_> {
                     }
                 }
             }
-            Stmt::Store4(slice, index, values) => {
-                self.vector_in_device(index.expr.span, "store4");
-                let elem = self.k.slices[*slice].elem;
+            Stmt::Store4(target, index, values) => {
+                self.vector_in_device(*target, index.expr.span, "store4");
+                let elem = self.elem(*target);
                 if let Some(c @ (Class::Bool | Class::Complex | Class::Struct)) =
                     self.class(elem, index.expr.span)
                 {
@@ -357,9 +358,9 @@ impl Validator<'_> {
                 }
             }
             ExprKind::DeviceCall(_, _, args) => args.iter().for_each(|a| self.expr(a)),
-            ExprKind::Load4(slice, index) => {
-                self.vector_in_device(e.span, "load4");
-                let elem = self.k.slices[*slice].elem;
+            ExprKind::Load4(target, index) => {
+                self.vector_in_device(*target, e.span, "load4");
+                let elem = self.elem(*target);
                 if let Some(c @ (Class::Bool | Class::Complex | Class::Struct)) =
                     self.class(elem, e.span)
                 {

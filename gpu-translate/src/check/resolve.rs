@@ -276,6 +276,7 @@ impl Resolver<'_> {
                     end: self.expr(f.end),
                     step: f.step.map(|e| self.expr(e)),
                     body: self.block(f.body),
+                    unroll: f.unroll,
                 }))
             }
             Stmt::Block(b) => Stmt::Block(self.block(b)),

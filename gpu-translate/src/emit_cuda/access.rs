@@ -230,18 +230,17 @@ impl Emitter<'_> {
     }
 
     /// `let v = load4(a, i);` into the local array `dst`.
-    pub(super) fn load4(&mut self, dst: &str, s: SliceId, index: &Index<RTy>) {
-        let slice = &self.k.slices[s];
+    pub(super) fn load4(&mut self, dst: &str, t: Target, index: &Index<RTy>) {
         // A kernel's `&[T]` is read-only for the whole launch, so the read-only cache is
-        // sound; a device function's `&[T]` may be a writable array of its caller.
-        let f = if slice.mutable || self.sig.device {
-            "gt_load4"
-        } else {
-            "gt_load4_ro"
+        // sound; a device function's `&[T]` may be a writable array of its caller, and
+        // shared memory is not read through that cache.
+        let f = match t {
+            Target::Slice(s) if !self.k.slices[s].mutable && !self.sig.device => "gt_load4_ro",
+            _ => "gt_load4",
         };
-        let name = slice.c_name.clone();
+        let name = self.vector_base(t);
         let i = self.expr(&index.expr);
-        let (i, guard) = self.vector_check(s, i, index.check, false);
+        let (i, guard) = self.vector_check(t, i, index.check, false);
         self.line(format!("{guard}{f}({dst}, {name}, {i});"));
         if !guard.is_empty() {
             self.line("}");
@@ -249,10 +248,10 @@ impl Emitter<'_> {
     }
 
     /// `store4(c, i, x, y, z, w);`
-    pub(super) fn store4(&mut self, s: SliceId, index: &Index<RTy>, values: &[String]) {
-        let name = self.k.slices[s].c_name.clone();
+    pub(super) fn store4(&mut self, t: Target, index: &Index<RTy>, values: &[String]) {
+        let name = self.vector_base(t);
         let i = self.expr(&index.expr);
-        let (i, guard) = self.vector_check(s, i, index.check, true);
+        let (i, guard) = self.vector_check(t, i, index.check, true);
         self.line(format!(
             "{guard}gt_store4({name}, {i}, {});",
             values.join(", ")
@@ -286,9 +285,17 @@ impl Emitter<'_> {
     /// For a checked vector access: the opening of a block that evaluates vector index
     /// `i` once and runs the access only when the whole vector is in range (closed by the
     /// caller), and the name to index with; otherwise `i` unchanged and no block.
+    /// The C name of a vector access's array: a parameter's pointer or a shared array.
+    fn vector_base(&self, t: Target) -> String {
+        match t {
+            Target::Slice(s) => self.k.slices[s].c_name.clone(),
+            Target::Array(a) => self.k.arrays[a].c_name.clone(),
+        }
+    }
+
     fn vector_check(
         &mut self,
-        s: SliceId,
+        t: Target,
         i: String,
         check: Check,
         store: bool,
@@ -297,8 +304,17 @@ impl Emitter<'_> {
             return (i, String::new());
         }
         self.uses_note = true;
-        let len = &self.k.slices[s].extents[0];
-        let site = self.site(Target::Slice(s), 0);
+        let len = match t {
+            Target::Slice(s) => self.k.slices[s].extents[0].clone(),
+            Target::Array(a) => {
+                let arr = &self.k.arrays[a];
+                match arr.dims.first() {
+                    Some(&d) if arr.space != Space::DynamicShared => self.k.dim_c(d),
+                    _ => arr.len_c_name.clone(),
+                }
+            }
+        };
+        let site = self.site(t, 0);
         let guard = format!(
             "{{ const unsigned long long gt_v4 = {i}; if (gt_ok4(gt_v4, {len}, {site}, {store}, gt_note)) "
         );

@@ -391,11 +391,21 @@ impl Emitter<'_> {
                 let i = local.c_name.clone();
                 let (s, e) = (self.expr(&f.start), self.expr(&f.end));
                 let end = &f.end_c_name;
+                // A directive starts its own line, right before the loop.
+                let pragma = f.unroll.map(|by| match by {
+                    None => "#pragma unroll\n".to_owned(),
+                    Some(n) => format!("#pragma unroll {n}\n"),
+                });
                 match &f.step {
-                    None => self.nested(
-                        format!("for ({ty} {i} = {s}, {end} = {e}; {i} < {end}; ++{i})"),
-                        &f.body,
-                    ),
+                    None => {
+                        if let Some(p) = &pragma {
+                            self.out.push_str(p);
+                        }
+                        self.nested(
+                            format!("for ({ty} {i} = {s}, {end} = {e}; {i} < {end}; ++{i})"),
+                            &f.body,
+                        )
+                    }
                     Some(step) => {
                         // Rust's `step_by` takes a `usize` and panics on 0 (a fault here,
                         // and no iteration); `gt_step_next` stops at the end instead of
@@ -419,6 +429,14 @@ impl Emitter<'_> {
                         } else {
                             format!("if ({step_name} != 0ull) ")
                         };
+                        let guard = match &pragma {
+                            Some(p) => {
+                                self.line(format!("{guard}{{"));
+                                self.out.push_str(p);
+                                "".to_owned()
+                            }
+                            None => guard,
+                        };
                         self.nested(
                             format!(
                                 "{guard}for ({ty} {i} = {s}, {end} = {e}; {i} < {end}; \
@@ -426,6 +444,9 @@ impl Emitter<'_> {
                             ),
                             &f.body,
                         );
+                        if pragma.is_some() {
+                            self.line("}");
+                        }
                         self.depth -= 1;
                         self.line("}");
                     }
@@ -523,10 +544,22 @@ impl Emitter<'_> {
                 Dim::Const(_) => format!("[{}]", self.k.dim_c(d)),
             })
             .collect();
+        // An array read or written four elements at a time starts on 16 bytes.
+        let align = if self
+            .k
+            .vector_targets()
+            .contains(&crate::ir::Target::Array(a))
+        {
+            "__align__(16) "
+        } else {
+            ""
+        };
         match arr.space {
-            Space::Shared if self.sig.device => self.line(format!("__shared__ {ty} {name}{dims};")),
+            Space::Shared if self.sig.device => {
+                self.line(format!("__shared__ {align}{ty} {name}{dims};"))
+            }
             Space::Shared => {
-                let decl = format!("__shared__ {ty} {name}{dims};");
+                let decl = format!("__shared__ {align}{ty} {name}{dims};");
                 if !self.shared.contains(&decl) {
                     self.shared.push(decl);
                 }

@@ -135,6 +135,10 @@ impl VisitMut for ArithRewriter<'_> {
     fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
         visit_mut::visit_expr_mut(self, e);
         let k = self.krate;
+        // `#[unroll]` is NVRTC's; the simulator runs the loop as written.
+        if let syn::Expr::ForLoop(f) = e {
+            f.attrs.retain(|a| !a.path().is_ident("unroll"));
+        }
         match e {
             syn::Expr::Binary(b) => {
                 let Some((name, shift)) = function(&b.op) else {

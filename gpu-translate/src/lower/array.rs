@@ -169,56 +169,85 @@ impl Lowerer<'_> {
         Some((ArrayVar::declared(elem, dims, space), None))
     }
 
-    /// `load4(slice, vector)`: a local `[T; 4]` filled by one vector load.
-    fn vector_load(&mut self, c: &syn::ExprCall) -> Option<(ArrayVar<Ty>, Option<Expr>)> {
-        if c.args.len() != 2 {
-            self.err(c.span(), "`load4` takes (slice, vector index)");
-            return None;
-        }
-        let slice = match self.target(&c.args[0])? {
-            Target::Slice(s) if self.k.slices[s].rank() == 1 => s,
-            _ => {
-                self.err(c.args[0].span(), "`load4` reads a 1-D array parameter");
-                return None;
+    /// The array of a `load4`/`store4`: a 1-D array parameter (`&mut` to store) or a 1-D
+    /// shared array, static or dynamic (whose declaration the translator aligns to 16
+    /// bytes).
+    fn vector_target(&mut self, arg: &syn::Expr, store: bool) -> Option<(Target, Ty)> {
+        let t = self.target(arg)?;
+        let ok = match t {
+            Target::Slice(s) => {
+                self.k.slices[s].rank() == 1 && (!store || self.k.slices[s].mutable)
+            }
+            Target::Array(a) => {
+                let arr = &self.k.arrays[a];
+                match arr.space {
+                    Space::Shared => arr.dims.len() == 1,
+                    Space::DynamicShared => true,
+                    Space::Local => false,
+                }
             }
         };
+        if !ok {
+            let what = if store {
+                "`store4` writes"
+            } else {
+                "`load4` reads"
+            };
+            let mutable = if store {
+                "`&mut [T]` parameter"
+            } else {
+                "array parameter"
+            };
+            self.err(
+                arg.span(),
+                format!(
+                    "{what} a 1-D {mutable} or a 1-D shared array (`shared_array::<T, N>()`, \
+                     `dynamic_shared_array::<T>()`); index a 2-D tile as a 1-D shared array \
+                     (`tile[r * C + c]`)"
+                ),
+            );
+            return None;
+        }
+        let elem = match t {
+            Target::Slice(s) => self.k.slices[s].elem,
+            Target::Array(a) => self.k.arrays[a].elem,
+        };
+        Some((t, elem))
+    }
+
+    /// `load4(array, vector)`: a local `[T; 4]` filled by one vector load.
+    fn vector_load(&mut self, c: &syn::ExprCall) -> Option<(ArrayVar<Ty>, Option<Expr>)> {
+        if c.args.len() != 2 {
+            self.err(c.span(), "`load4` takes (array, vector index)");
+            return None;
+        }
+        let (target, elem) = self.vector_target(&c.args[0], false)?;
         let index = self.usize_index(&c.args[1], self.default_check())?;
-        let elem = self.k.slices[slice].elem;
         Some((
             ArrayVar::declared(elem, vec![Dim::Lit(4)], Space::Local),
             Some(Expr {
-                kind: ExprKind::Load4(slice, Box::new(index)),
+                kind: ExprKind::Load4(target, Box::new(index)),
                 ty: elem,
                 span: c.span(),
             }),
         ))
     }
 
-    /// `store4(slice, vector, x, y, z, w)`.
+    /// `store4(array, vector, x, y, z, w)`.
     pub(super) fn vector_store(&mut self, c: &syn::ExprCall) -> Option<Stmt> {
         if c.args.len() != 6 {
-            self.err(c.span(), "`store4` takes (slice, vector index, x, y, z, w)");
+            self.err(c.span(), "`store4` takes (array, vector index, x, y, z, w)");
             return None;
         }
-        let slice = match self.target(&c.args[0])? {
-            Target::Slice(s) if self.k.slices[s].mutable && self.k.slices[s].rank() == 1 => s,
-            _ => {
-                self.err(
-                    c.args[0].span(),
-                    "`store4` writes a 1-D `&mut [T]` parameter",
-                );
-                return None;
-            }
-        };
+        let (target, elem) = self.vector_target(&c.args[0], true)?;
         let index = self.usize_index(&c.args[1], self.default_check())?;
-        let elem = self.k.slices[slice].elem;
         let mut values = Vec::new();
         for a in c.args.iter().skip(2) {
             let v = self.expr(a, Position::Operand)?;
             self.unify(elem, v.ty, v.span);
             values.push(v);
         }
-        Some(Stmt::Store4(slice, index, values))
+        Some(Stmt::Store4(target, index, values))
     }
 
     /// `[v; N]` or `[[v; C]; R]`.

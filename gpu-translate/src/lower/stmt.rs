@@ -487,6 +487,7 @@ impl Lowerer<'_> {
             }
             syn::Expr::If(i) => self.if_stmt(i),
             syn::Expr::While(w) => {
+                self.no_unroll(&w.attrs);
                 if let Some(l) = &w.label {
                     self.err(l.span(), "loop labels are not supported in kernels yet");
                 }
@@ -504,6 +505,7 @@ impl Lowerer<'_> {
                 Some(Stmt::While(cond?, body))
             }
             syn::Expr::Loop(l) => {
+                self.no_unroll(&l.attrs);
                 if let Some(lb) = &l.label {
                     self.err(lb.span(), "loop labels are not supported in kernels yet");
                 }
@@ -624,7 +626,48 @@ impl Lowerer<'_> {
         Some(Stmt::If(cond?, then, els))
     }
 
+    /// `#[unroll]` or `#[unroll(n)]` on a `for` loop: NVRTC's `#pragma unroll`.
+    fn unroll(&mut self, attrs: &[syn::Attribute]) -> Option<Option<u32>> {
+        let mut unroll = None;
+        for a in attrs.iter().filter(|a| a.path().is_ident("unroll")) {
+            let by = match &a.meta {
+                syn::Meta::Path(_) => Some(None),
+                syn::Meta::List(l) => match syn::parse2::<syn::LitInt>(l.tokens.clone())
+                    .ok()
+                    .and_then(|n| n.base10_parse::<u32>().ok())
+                {
+                    Some(n) if n >= 1 => Some(Some(n)),
+                    _ => None,
+                },
+                syn::Meta::NameValue(_) => None,
+            };
+            match by {
+                Some(_) if unroll.is_some() => {
+                    self.err(a.span(), "`#[unroll]` is given twice");
+                }
+                Some(b) => unroll = Some(b),
+                None => self.err(
+                    a.span(),
+                    "write `#[unroll]` (every iteration) or `#[unroll(4)]` (a factor, an \
+                     integer literal of at least 1)",
+                ),
+            }
+        }
+        unroll
+    }
+
+    /// `#[unroll]` on a `while` or `loop`, whose trip count NVRTC cannot know: refused.
+    fn no_unroll(&mut self, attrs: &[syn::Attribute]) {
+        if let Some(a) = attrs.iter().find(|a| a.path().is_ident("unroll")) {
+            self.err(
+                a.span(),
+                "`#[unroll]` goes on a `for` loop over a range (`#[unroll] for k in 0..8`)",
+            );
+        }
+    }
+
     fn for_stmt(&mut self, f: &syn::ExprForLoop) -> Option<Stmt> {
+        let unroll = self.unroll(&f.attrs);
         if let Some(l) = &f.label {
             self.err(l.span(), "loop labels are not supported in kernels yet");
         }
@@ -701,6 +744,7 @@ impl Lowerer<'_> {
             end,
             step,
             body,
+            unroll,
         })))
     }
 }

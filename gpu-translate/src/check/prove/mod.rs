@@ -28,7 +28,7 @@
 
 use crate::ir::{
     Axis, BinOp, Block, Check, Conversion, Dim, Expr, ExprKind, FieldIndex, FieldStep, Geometry,
-    Index, Kernel, Lit, Param, Place, Prim, RTy, SliceId, Space, Stmt, Target, UnOp, VarId,
+    Index, Kernel, Lit, Param, Place, Prim, RTy, Space, Stmt, Target, UnOp, VarId,
 };
 use crate::sym::{FastCondition, Sym};
 
@@ -225,10 +225,10 @@ impl<'a> Prover<'a> {
                 }
             }
             Stmt::Eval(e) | Stmt::ReturnValue(e) => self.expr(e),
-            Stmt::Store4(s, i, vals) => {
-                let s = *s;
+            Stmt::Store4(t, i, vals) => {
+                let t = *t;
                 vals.iter_mut().for_each(|v| self.expr(v));
-                self.vector(s, i, 4);
+                self.vector(t, i, 4);
             }
             Stmt::Assign(place, _, value) => {
                 self.expr(value);
@@ -316,13 +316,13 @@ impl<'a> Prover<'a> {
                 args.iter_mut().for_each(|a| self.expr(a));
                 self.access(t, idx);
             }
-            ExprKind::Load4(s, i) => {
-                let s = *s;
-                self.vector(s, i, 4);
+            ExprKind::Load4(t, i) => {
+                let t = *t;
+                self.vector(t, i, 4);
             }
             ExprKind::RandomDraw(_, s, i) => {
                 let s = *s;
-                self.vector(s, i, 2);
+                self.vector(Target::Slice(s), i, 2);
             }
             ExprKind::Intrinsic(_, args)
             | ExprKind::DeviceCall(_, _, args)
@@ -419,14 +419,23 @@ impl<'a> Prover<'a> {
         }
     }
 
-    /// A 4-element vector access at `4 i`: in range when `i < n / 4`.
-    fn vector(&mut self, s: SliceId, i: &mut Index<RTy>, width: u128) {
+    /// A vector access of `width` elements at `width i`: in range when `i < n / width`.
+    fn vector(&mut self, t: Target, i: &mut Index<RTy>, width: u128) {
         self.expr(&mut i.expr);
         if i.check != Check::Required {
             return;
         }
         if let Some(bound) = self.index_bound(&i.expr) {
-            let Some(limit) = Sym::div(Sym::Extent(s, 0), width) else {
+            let extent = match t {
+                Target::Slice(s) => Sym::Extent(s, 0),
+                Target::Array(a) => match self.k.arrays[a].dims.first() {
+                    _ if self.k.arrays[a].space == Space::DynamicShared => return,
+                    Some(&Dim::Lit(d)) => Sym::Const(u128::from(d)),
+                    Some(&Dim::Const(c)) => Sym::Named(c),
+                    None => return,
+                },
+            };
+            let Some(limit) = Sym::div(extent, width) else {
                 return;
             };
             i.check = self.settle(bound, limit);

@@ -46,8 +46,8 @@ fn checked_indices_check_each_unproven_access_and_name_it() {
         "local[(i % 4ull)] = tile[gt_ix<32ull>(n, 4u, gt_note)];",
         "(*gt_at2<true, true>(m, i, m_rows, 1u, n, m_cols, 2u, gt_note)) = local[gt_ix<4ull>(n, 5u, gt_note)];",
         "gt_atomic_add(&(*gt_at(v, i, v_len, 3u, gt_note)), 1.0f)",
-        "if (gt_ok4(gt_v4, a_len, 0u, false, gt_note)) gt_load4_ro(q, a, gt_v4);",
-        "if (gt_ok4(gt_v4, v_len, 3u, true, gt_note)) gt_store4(v, gt_v4, q[0ull], q[1ull], q[2ull], q[3ull]);",
+        "if (gt_ok4(gt_v4, a_len, 0u, false, gt_note)) gt_load4_ro(q, a, gt_v4); else gt_zero4(q);",
+        "const float gt_w0 = q[0ull]; const float gt_w1 = q[1ull]; const float gt_w2 = q[2ull]; const float gt_w3 = q[3ull]; if (gt_ok4(gt_v4, v_len, 3u, true, gt_note)) gt_store4(v, gt_v4, gt_w0, gt_w1, gt_w2, gt_w3);",
         "gt_report(gt_note);",
     ] {
         assert!(checked.contains(access), "no `{access}` in:\n{checked}");

@@ -1487,3 +1487,144 @@ fn unroll_on_a_for_loop_is_a_pragma() {
         "{e:?}"
     );
 }
+
+#[test]
+fn effects_keep_rusts_order_in_every_statement_form() {
+    // `[v; N]` evaluates `v` once.
+    let src = c(quote! {
+        fn k(s: &mut [u64], out: &mut [u64]) {
+            if grid_1d() == 0 && s.len() >= 2 && out.len() >= 2 {
+                let a = [xoroshiro128p_next(s, 0); 4];
+                out[0] = a[0];
+                out[1] = a[3];
+            }
+        }
+    });
+    assert!(!src.contains("] = gt_xoro_next("), "{src}");
+    assert_eq!(src.matches("gt_xoro_next(").count(), 1, "{src}");
+    // `place = value`: the value's draw before the place's, even when the place needs a
+    // temporary of its own.
+    let src = c(quote! {
+        fn k(s: &mut [u64], h: &mut [u64]) {
+            if grid_1d() == 0 && s.len() >= 2 && h.len() == 4 {
+                h[((xoroshiro128p_next(s, 0) ^ xoroshiro128p_next(s, 0)) % 4) as usize] =
+                    xoroshiro128p_uniform_f64(s, 0) as u64;
+            }
+        }
+    });
+    assert!(
+        at(&src, "gt_xoro_uniform_f64(") < at(&src, "gt_xoro_next("),
+        "{src}"
+    );
+    // A compound assignment's value that only reads comes before a place's effect.
+    let src = c(quote! {
+        fn k(c: &mut [u32]) {
+            if grid_1d() == 0 && c.len() == 2 {
+                c[(atomic_add(c, 0, 1) % 2) as usize] += c[0];
+            }
+        }
+    });
+    assert!(
+        at(&src, "const unsigned int gt_q0 = ") < at(&src, "gt_atomic_add("),
+        "{src}"
+    );
+    // An effect under `||` is an effect.
+    let src = c(quote! {
+        fn k(c: &mut [u32]) {
+            if grid_1d() == 0 && c.len() == 2 {
+                c[(c[0] % 2) as usize] += if atomic_add(c, 0, 1) > 0 || c[1] > 7 { 1 } else { 0 };
+            }
+        }
+    });
+    assert!(
+        at(&src, "gt_atomic_add(") < at(&src, "auto& gt_r = "),
+        "{src}"
+    );
+    // A checked store4 evaluates its values before its check.
+    let src = checked(quote! {
+        fn k(a: &[f32], i: usize, j: usize) {
+            let t = shared_array::<f32, 8>();
+            store4(t, i, a[j], 0.0, 0.0, 0.0);
+        }
+    })
+    .c;
+    assert!(
+        at(&src, "const float gt_w0 = gt_ld(a") < at(&src, "gt_ok4("),
+        "{src}"
+    );
+    // A checked load4 out of range gives zeros.
+    assert!(checked(quote! {
+        fn k(a: &[f32], y: &mut [f32], i: usize) {
+            let v = load4(a, i);
+            if y.len() > 0 { y[0] = v[0]; }
+        }
+    })
+    .c
+    .contains("else gt_zero4(v);"),);
+}
+
+#[test]
+fn an_array_field_of_a_literal_is_never_one_temporary() {
+    let src = binned_c(
+        quote!(),
+        quote! {
+            fn k(recs: &mut [Binned], h: &[u32], w: &mut [f32]) {
+                if grid_1d() == 0 && recs.len() == 1 && h.len() == 8 && w.len() == 1 {
+                    let b = recs[0];
+                    recs[0] = Binned {
+                        counts: [h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7]],
+                        corners: [b.corners[0], b.corners[1]],
+                        weight: atomic_add(w, 0, 1.0),
+                    };
+                }
+            }
+        },
+    )
+    .unwrap();
+    // Each element its own temporary (a brace list is no value C can name).
+    assert!(!src.contains("gt_q0 = {"), "{src}");
+    // Its reads, in order, before the atomic.
+    assert!(
+        at(&src, "gt_q7 = h[7ull];") < at(&src, "gt_atomic_add("),
+        "{src}"
+    );
+}
+
+#[test]
+fn attributes_on_statements_are_lints_or_unroll() {
+    let e = errors(quote! {
+        fn k(out: &mut [f32]) {
+            #[cfg(debug_assertions)]
+            let s = 2.0f32;
+            #[cfg(not(debug_assertions))]
+            let s = 1.0f32;
+            out[0] = s;
+        }
+    });
+    assert!(
+        e.iter()
+            .any(|e| e.contains("`#[cfg]` on a statement is not applied to the GPU's code")),
+        "{e:?}"
+    );
+    let e = errors(quote! {
+        fn k(out: &mut [f32]) {
+            #[inline]
+            let s = 2.0f32;
+            out[0] = s;
+        }
+    });
+    assert!(
+        e.iter()
+            .any(|e| e.contains("`#[inline]` on a statement in a kernel is not applied")),
+        "{e:?}"
+    );
+    // Lints pass.
+    let src = c(quote! {
+        fn k(out: &mut [f32]) {
+            #[allow(unused_mut)]
+            let mut s = 2.0f32;
+            if out.len() > 0 { out[0] = s; }
+        }
+    });
+    assert!(src.contains("float s = 2.0f;"), "{src}");
+}

@@ -95,7 +95,7 @@ macro_rules! for_each_case {
                 1e-5, shared_memory::case_matmul, [shared_memory::matmul_tiled];
             shared_vectors: "load4/store4 on static and dynamic shared arrays; a vector store past a tile reported",
                 0.0, shared_memory::case_shared_vectors,
-                [shared_memory::shared_vectors, shared_memory::shared_vector_past];
+                [shared_memory::shared_vectors, shared_memory::shared_vector_past, shared_memory::shared_vector_faults];
             fast_matmul: "Numba's fast_matmul with TPB a module constant (shared-array sizes, loop bound)",
                 1e-5, module_consts::case_fast_matmul, [module_consts::fast_matmul];
             module_consts: "module constants of every primitive type: other modules, impls, casts, device functions",
@@ -108,6 +108,8 @@ macro_rules! for_each_case {
                 2e-5, random::case_xoroshiro, [random::xoroshiro_draws, random::xoroshiro_normals, random::xoroshiro_past];
             draw_order: "draws, atomics and reads in one statement: evaluated in Rust's order (left to right, a compound assignment's value first)",
                 0.0, random::case_draw_order, [random::draw_order];
+            draw_order_forms: "[draw; N] draws once; a value before its place's draws; a compound value's read before its place's atomic; an atomic under ||",
+                0.0, random::case_draw_order_forms, [random::draw_order_forms];
             reduce_sugar: "#[gpu_reduce]: sums, maxima, dot products, every length class; GPU = simulator bit for bit",
                 0.0, reduce::case_reduce_sugar,
                 [reduce::add::partials, reduce::add::finish, reduce::larger::partials,

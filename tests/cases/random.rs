@@ -335,6 +335,87 @@ pub fn draw_order(
     }
 }
 
+/// More statement forms whose order Rust fixes, from thread 0: `[draw; N]` draws once; a
+/// plain assignment's value before its place's draws; a compound assignment's read
+/// before its place's atomic; an atomic under `||`.
+#[gpu_kernel]
+pub fn draw_order_forms(
+    states: &mut [u64],
+    a: &mut [u64],
+    h: &mut [u64],
+    c: &mut [u32],
+    d: &mut [u32],
+) {
+    if grid_1d() == 0
+        && states.len() >= 2
+        && a.len() == 2
+        && h.len() == 4
+        && c.len() == 2
+        && d.len() == 2
+    {
+        let r = [xoroshiro128p_next(states, 0); 4];
+        a[0] = r[0];
+        a[1] = r[3];
+        h[((xoroshiro128p_next(states, 0) ^ xoroshiro128p_next(states, 0)) % 4) as usize] =
+            xoroshiro128p_next(states, 0);
+        c[(atomic_add(c, 0, 1) % 2) as usize] += c[0];
+        d[(d[0] % 2) as usize] += if atomic_add(d, 0, 1) > 0 || d[1] > 7 {
+            1
+        } else {
+            0
+        };
+    }
+}
+
+/// `draw_order_forms` against Rust's order on the host.
+pub fn case_draw_order_forms(dev: &Device, seed: u64) -> CaseResult {
+    let mut r = rng(seed);
+    let host = xoroshiro128p_states(1, r.random(), 0);
+    let mut states = dev.to_device(&host)?;
+    let mut a = poisoned(dev, 2, 0u64)?;
+    let h0: Vec<u64> = (0..4).map(|_| r.random_range(0..1000)).collect();
+    let mut h = dev.to_device(&h0)?;
+    let mut c = dev.to_device(&[2u32, 0])?;
+    let mut d = dev.to_device(&[2u32, 0])?;
+    launch!(draw_order_forms[1, 32](&mut states, &mut a, &mut h, &mut c, &mut d))?;
+    let mut s = [host[0], host[1]];
+    let first = xoroshiro_reference(&mut s);
+    let mut want_h = h0.clone();
+    let value = xoroshiro_reference(&mut s);
+    let bin = ((xoroshiro_reference(&mut s) ^ xoroshiro_reference(&mut s)) % 4) as usize;
+    want_h[bin] = value;
+    // The host's own statements, in Rust's order.
+    let mut wc = [2u32, 0];
+    let v = wc[0];
+    let old = wc[0];
+    wc[0] += 1;
+    wc[(old % 2) as usize] += v;
+    let mut wd = [2u32, 0];
+    let old = wd[0];
+    wd[0] += 1;
+    let v = if old > 0 || wd[1] > 7 { 1 } else { 0 };
+    let at = (wd[0] % 2) as usize;
+    wd[at] += v;
+    let got = (
+        a.to_host()?,
+        h.to_host()?,
+        c.to_host()?,
+        d.to_host()?,
+        states.to_host()?,
+    );
+    if got.0 != [first, first] || got.1 != want_h || got.2 != wc || got.3 != wd || got.4 != s {
+        return Err(format!(
+            "got a {:x?} h {:?} c {:?} d {:?}, want a [{first:x}; 2] h {want_h:?} c {wc:?} d {wd:?} (and the state after)",
+            got.0, got.1, got.2, got.3
+        )
+        .into());
+    }
+    Ok(vec![(
+        "h",
+        got.1.iter().map(|&v| (v % (1 << 50)) as f64).collect(),
+    )])
+}
+
 /// `draw_order` on the host, in Rust's order.
 pub fn case_draw_order(dev: &Device, seed: u64) -> CaseResult {
     let mut r = rng(seed);

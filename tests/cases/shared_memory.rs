@@ -260,6 +260,22 @@ pub fn shared_vector_past(y: &mut [f32], at: usize) {
     }
 }
 
+/// A vector store whose value reads past `a` and whose vector is past the tile: the read
+/// is evaluated first (as Rust evaluates a call's arguments) and reported; a load at the
+/// largest index reports it as the simulator does.
+#[gpu_kernel]
+pub fn shared_vector_faults(a: &[f32], y: &mut [f32], at: usize, j: usize, far: usize) {
+    let tile = shared_array::<f32, 8>();
+    if thread_idx().x == 0 && y.len() >= 4 {
+        if far == 0 {
+            store4(tile, at, a[j], 0.0, 0.0, 0.0);
+        } else {
+            let v = load4(tile, far);
+            store4(y, 0, v[0], v[1], v[2], v[3]);
+        }
+    }
+}
+
 pub fn case_shared_vectors(dev: &Device, seed: u64) -> CaseResult {
     let mut r = rng(seed);
     let mut out = Outputs::new();
@@ -294,6 +310,18 @@ pub fn case_shared_vectors(dev: &Device, seed: u64) -> CaseResult {
         launch!(shared_vector_past[1, 64](&mut y4, 64)).and_then(|()| dev.synchronize()),
         "shared_vector_past",
         ("tile (shared array)", 259, 256),
+    )?;
+    let a = dev.to_device(&[1.0f32; 5])?;
+    super::checks::expect_violation(
+        launch!(shared_vector_faults[1, 32](&a, &mut y4, 5, 5, 0)).and_then(|()| dev.synchronize()),
+        "shared_vector_faults",
+        ("a", 5, 5),
+    )?;
+    super::checks::expect_violation(
+        launch!(shared_vector_faults[1, 32](&a, &mut y4, 0, 0, usize::MAX))
+            .and_then(|()| dev.synchronize()),
+        "shared_vector_faults",
+        ("tile (shared array)", usize::MAX, 8),
     )?;
     launch!(shared_vector_past[1, 64](&mut y4, 1))?;
     compare(

@@ -229,7 +229,9 @@ impl Emitter<'_> {
         format!("{base}, {}, {}", extents.join(", "), self.site(t, 0))
     }
 
-    /// `let v = load4(a, i);` into the local array `dst`.
+    /// `let v = load4(a, i);` into the local array `dst`: checked, the vector index is
+    /// evaluated once and the load runs only when the whole vector is in range (else
+    /// `dst` is zeros, as a faulted scalar read gives 0).
     pub(super) fn load4(&mut self, dst: &str, t: Target, index: &Index<RTy>) {
         // A kernel's `&[T]` is read-only for the whole launch, so the read-only cache is
         // sound; a device function's `&[T]` may be a writable array of its caller, and
@@ -240,25 +242,39 @@ impl Emitter<'_> {
         };
         let name = self.vector_base(t);
         let i = self.expr(&index.expr);
-        let (i, guard) = self.vector_check(t, i, index.check, false);
-        self.line(format!("{guard}{f}({dst}, {name}, {i});"));
-        if !guard.is_empty() {
-            self.line("}");
+        match self.vector_check(t, index.check, false) {
+            None => self.line(format!("{f}({dst}, {name}, {i});")),
+            Some(ok) => self.line(format!(
+                "{{ const unsigned long long gt_v4 = {i}; if ({ok}) {f}({dst}, {name}, gt_v4); \
+                 else gt_zero4({dst}); }}"
+            )),
         }
     }
 
-    /// `store4(c, i, x, y, z, w);`
+    /// `store4(c, i, x, y, z, w);`: checked, the index and then the values are evaluated
+    /// (as Rust evaluates a call's arguments) before the check, and the store runs only
+    /// when the whole vector is in range.
     pub(super) fn store4(&mut self, t: Target, index: &Index<RTy>, values: &[String]) {
         let name = self.vector_base(t);
         let i = self.expr(&index.expr);
-        let (i, guard) = self.vector_check(t, i, index.check, true);
+        let Some(ok) = self.vector_check(t, index.check, true) else {
+            self.line(format!("gt_store4({name}, {i}, {});", values.join(", ")));
+            return;
+        };
+        let ty = match t {
+            Target::Slice(s) => self.c_type(self.k.slices[s].elem),
+            Target::Array(a) => self.c_type(self.k.arrays[a].elem),
+        };
+        let temps: Vec<String> = (0..values.len()).map(|k| format!("gt_w{k}")).collect();
+        let lets: String = values
+            .iter()
+            .zip(&temps)
+            .map(|(v, t)| format!(" const {ty} {t} = {v};"))
+            .collect();
         self.line(format!(
-            "{guard}gt_store4({name}, {i}, {});",
-            values.join(", ")
+            "{{ const unsigned long long gt_v4 = {i};{lets} if ({ok}) gt_store4({name}, gt_v4, {}); }}",
+            temps.join(", ")
         ));
-        if !guard.is_empty() {
-            self.line("}");
-        }
     }
 
     /// A draw from state pair `index` of `s`: at the pair's address, or, checked, at what
@@ -282,9 +298,6 @@ impl Emitter<'_> {
         format!("{}({state})", draw.c_name())
     }
 
-    /// For a checked vector access: the opening of a block that evaluates vector index
-    /// `i` once and runs the access only when the whole vector is in range (closed by the
-    /// caller), and the name to index with; otherwise `i` unchanged and no block.
     /// The C name of a vector access's array: a parameter's pointer or a shared array.
     fn vector_base(&self, t: Target) -> String {
         match t {
@@ -293,15 +306,11 @@ impl Emitter<'_> {
         }
     }
 
-    fn vector_check(
-        &mut self,
-        t: Target,
-        i: String,
-        check: Check,
-        store: bool,
-    ) -> (String, String) {
+    /// For a checked vector access, the condition that vector `gt_v4` of `t` is wholly in
+    /// range (noting the fault when not); `None` when the access is not checked.
+    fn vector_check(&mut self, t: Target, check: Check, store: bool) -> Option<String> {
         if !self.checks(check) {
-            return (i, String::new());
+            return None;
         }
         self.uses_note = true;
         let len = match t {
@@ -315,10 +324,7 @@ impl Emitter<'_> {
             }
         };
         let site = self.site(t, 0);
-        let guard = format!(
-            "{{ const unsigned long long gt_v4 = {i}; if (gt_ok4(gt_v4, {len}, {site}, {store}, gt_note)) "
-        );
-        ("gt_v4".to_owned(), guard)
+        Some(format!("gt_ok4(gt_v4, {len}, {site}, {store}, gt_note)"))
     }
 }
 

@@ -498,6 +498,10 @@ impl Emitter<'_> {
 
     /// `target = e;` where `e` is an `if` or block with statements in it.
     fn assign_value(&mut self, target: &str, e: &Expr<RTy>) {
+        if let Some(v) = self.hoisted_value(e) {
+            self.line(format!("{target} = {v};"));
+            return;
+        }
         match &e.kind {
             ExprKind::If(c, then, els) if needs_statements(e) => {
                 self.order(c);
@@ -579,8 +583,17 @@ impl Emitter<'_> {
                 }) = value
                 {
                     self.load4(&name, *s, index);
-                } else if let Some(v) = value {
-                    let v = self.expr(v);
+                } else if let Some(value) = value {
+                    let mut v = self.expr(value);
+                    if !matches!(
+                        value.kind,
+                        ExprKind::Lit(_) | ExprKind::Local(_) | ExprKind::Const(_)
+                    ) {
+                        // Rust evaluates `v` of `[v; N]` once (a draw draws once).
+                        let t = self.temporary();
+                        self.line(format!("const {} {t} = {v};", self.c_type(value.ty)));
+                        v = t;
+                    }
                     let mut access = name;
                     let mut loops = String::new();
                     for (k, &d) in arr.dims.iter().enumerate() {

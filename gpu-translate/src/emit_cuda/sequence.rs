@@ -43,6 +43,7 @@ fn has_effects(e: &Expr<RTy>) -> bool {
         ExprKind::Intrinsic(i, _) if orders_memory(*i) => true,
         ExprKind::If(c, t, f) => has_effects(c) || block(t) || block(f),
         ExprKind::Block(b) => block(b),
+        ExprKind::Binary(BinOp::And | BinOp::Or, a, b) => has_effects(a) || has_effects(b),
         _ => operands(e).is_some_and(|ops| ops.iter().any(|o| has_effects(o))),
     }
 }
@@ -60,6 +61,7 @@ fn reads_memory(e: &Expr<RTy>) -> bool {
         ExprKind::Intrinsic(i, _) if orders_memory(*i) => true,
         ExprKind::If(c, t, f) => reads_memory(c) || block(t) || block(f),
         ExprKind::Block(b) => block(b),
+        ExprKind::Binary(BinOp::And | BinOp::Or, a, b) => reads_memory(a) || reads_memory(b),
         _ => operands(e).is_some_and(|ops| ops.iter().any(|o| reads_memory(o))),
     }
 }
@@ -138,15 +140,24 @@ impl Emitter<'_> {
             Stmt::DeclareArray(_, Some(e)) => self.order(e),
             Stmt::If(c, ..) => self.order(c),
             Stmt::Assign(place, op, value) => {
-                // Rust evaluates the value, then the place.
-                if op.is_some() || !super::needs_statements(value) {
-                    self.order(value);
-                }
-                if op.is_some() && has_effects(value) {
-                    // A compound assignment writes the place first in C.
-                    self.hoist(value);
-                }
+                // Rust evaluates the value, then the place (for a compound assignment,
+                // then reads the place). C++17 does the same for `place = value`, but a
+                // place part made a temporary here would come first, and the emitted
+                // compound assignment binds the place before it evaluates the value:
+                // where the order can be seen, the value is a temporary first.
                 let parts = place_operands(place);
+                let seen = parts.iter().any(|p| interact(value, p));
+                let first = seen || (op.is_some() && has_effects(value));
+                if super::needs_statements(value) && op.is_none() {
+                    if first {
+                        self.hoist_statements(value);
+                    }
+                } else {
+                    self.order(value);
+                    if first {
+                        self.hoist(value);
+                    }
+                }
                 self.order_group(&parts);
             }
             Stmt::Store4(_, i, values) => {
@@ -215,6 +226,15 @@ impl Emitter<'_> {
         if self.hoisted.iter().any(|(p, _)| *p == key(e)) {
             return;
         }
+        if let ExprKind::FieldArray(elements) = &e.kind {
+            // A brace list, not a value C can name: its elements, in order.
+            for x in elements {
+                if has_effects(x) || reads_memory(x) {
+                    self.hoist(x);
+                }
+            }
+            return;
+        }
         let v = self.expr(e);
         let name = self.temporary();
         self.line(format!("const {} {name} = {v};", self.c_type(e.ty)));
@@ -262,6 +282,20 @@ impl Emitter<'_> {
         self.hoisted.push((key(e), name));
     }
 
+    /// A value written as statements (an `if` with statements in a branch) into a
+    /// temporary now: `T gt_qN;` and the branches assigning it.
+    fn hoist_statements(&mut self, e: &Expr<RTy>) {
+        if e.ty == RTy::Opaque {
+            // Only `auto` names the type, and `auto` needs a value: left as it is.
+            return;
+        }
+        let name = self.temporary();
+        let ty = self.c_type(e.ty);
+        self.line(format!("{ty} {name};"));
+        self.assign_value(&name, e);
+        self.hoisted.push((key(e), name));
+    }
+
     fn ordered_branch(&mut self, name: &str, b: &Block<RTy>) {
         self.depth += 1;
         self.block_contents(b);
@@ -273,7 +307,7 @@ impl Emitter<'_> {
         self.depth -= 1;
     }
 
-    fn temporary(&mut self) -> String {
+    pub(super) fn temporary(&mut self) -> String {
         self.temporaries += 1;
         format!("gt_q{}", self.temporaries - 1)
     }

@@ -62,6 +62,7 @@ impl Lowerer<'_> {
         if line > 0 {
             out.push(Stmt::Line(line as u32));
         }
+        self.statement_attributes(s);
         let before = out.len();
         self.stmt_inner(s, out);
         // An assignment is translated or reported, never dropped without a word: a gap in
@@ -79,6 +80,50 @@ impl Lowerer<'_> {
                 "this assignment cannot be translated (nothing more specific was found to \
                  say; please report it); rewrite it through a local (`let mut v = ..;`)",
             );
+        }
+    }
+
+    /// The attributes written before a statement: lint attributes (`#[allow(..)]`), doc
+    /// comments and `#[unroll]` (checked where it applies) are accepted; any other is an
+    /// error, since the translator would not apply it (a `#[cfg]` that rustc applies to
+    /// the simulator's code would leave the two backends running different kernels).
+    fn statement_attributes(&mut self, s: &syn::Stmt) {
+        use quote::ToTokens;
+        let mut tokens = s.to_token_stream().into_iter().peekable();
+        while let Some(proc_macro2::TokenTree::Punct(p)) = tokens.peek() {
+            if p.as_char() != '#' {
+                break;
+            }
+            let hash = p.span();
+            tokens.next();
+            let Some(proc_macro2::TokenTree::Group(g)) = tokens.next() else {
+                break;
+            };
+            let name = g
+                .stream()
+                .into_iter()
+                .next()
+                .map(|t| t.to_string())
+                .unwrap_or_default();
+            const ACCEPTED: &[&str] = &[
+                "unroll", "allow", "warn", "deny", "forbid", "expect", "doc", "rustfmt",
+            ];
+            if ACCEPTED.contains(&name.as_str()) {
+                continue;
+            }
+            let span = hash.join(g.span()).unwrap_or(g.span());
+            let what = if name == "cfg" || name == "cfg_attr" {
+                "`#[cfg]` on a statement is not applied to the GPU's code; choose through a \
+                 module constant instead (`const S: f32 = if cfg!(debug_assertions) { 2.0 } \
+                 else { 1.0 };` outside the kernel, `S` in it)"
+                    .to_owned()
+            } else {
+                format!(
+                    "`#[{name}]` on a statement in a kernel is not applied; kernels accept \
+                     `#[unroll]` on `for` loops and lint attributes (`#[allow(..)]`)"
+                )
+            };
+            self.err(span, what);
         }
     }
 

@@ -114,10 +114,12 @@ static __device__ __forceinline__ T gt_ld3(const T* a, unsigned long long i, uns
 // element out of range for a load, the last one for a store (as the simulator reports).
 static __device__ __forceinline__ bool gt_ok4(unsigned long long i, unsigned long long n, unsigned int site, bool store, gt_note_t& note) {
   if (i < n / 4) return true;
-  // 4i and 4i + 3, saturated: an index from a negative number must not wrap into range.
-  unsigned long long at = i > (~0ull - 3ull) / 4ull ? ~0ull - 3ull : 4ull * i;
-  unsigned long long first = at > n ? at : n;
-  gt_note_fault(note, 1u, site, store ? at + 3ull : first, n);
+  // 4i and 4i + 3, saturated as the simulator's (and Rust's saturating_mul) are: an index
+  // from a negative number must not wrap into range.
+  const bool huge = i > ~0ull / 4ull;
+  const unsigned long long at = huge ? ~0ull : 4ull * i;
+  const unsigned long long first = at > n ? at : n;
+  gt_note_fault(note, 1u, site, store ? (huge ? ~0ull : at + 3ull) : first, n);
   return false;
 }
 // The address of xoroshiro128+ state pair `i` of `states` (`len` words), or, past the

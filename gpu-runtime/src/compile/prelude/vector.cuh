@@ -19,3 +19,6 @@ template <typename T> static __device__ __forceinline__ void gt_load4_ro(T (&d)[
 template <typename T> static __device__ __forceinline__ void gt_store4(T* p, unsigned long long i, T x, T y, T z, T w) { p[4 * i] = x; p[4 * i + 1] = y; p[4 * i + 2] = z; p[4 * i + 3] = w; }
 #undef GT_VEC16
 #undef GT_VEC32
+// The value of a checked load4 whose vector is out of range: zeros, as a faulted scalar
+// read gives (never what the registers held).
+template <typename T> static __device__ __forceinline__ void gt_zero4(T (&d)[4]) { for (int k = 0; k < 4; ++k) d[k] = T(); }

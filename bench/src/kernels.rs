@@ -181,8 +181,9 @@ checked_and_unchecked! {
     /// and of the B tile are two `load4`s from shared memory each), K in steps of 8. The
     /// next tile is read from global memory (one `load4` of A and of B per thread) while
     /// the current one is multiplied, then stored to the other buffer: one barrier per
-    /// step. For `m` and `n` multiples of 128 and `k` of 8 (other sizes index out of range,
-    /// which the checks report). Two blocks per multiprocessor (at most 128 registers a
+    /// step. For `m` and `n` multiples of 128 and `k` of 8 only, as the benchmark runs it:
+    /// other sizes give wrong products (a tail of `k` is left out) or indices out of range
+    /// (reported, as always). Two blocks per multiprocessor (at most 128 registers a
     /// thread), so one block's barrier wait overlaps the other's arithmetic.
     #[gpu_kernel(launch_bounds(256, 2),)]
     fn sgemm_vectors / sgemm_vectors_unchecked(a: &[f32], b: &[f32], c: &mut [f32], m: usize, k: usize, n: usize) {

@@ -186,17 +186,19 @@ fn length_mismatch() -> DriverError {
     DriverError(cudarc::driver::sys::CUresult::CUDA_ERROR_INVALID_VALUE)
 }
 
+/// The bytes of `len` elements of `T`; past `usize`, the driver's out-of-memory error.
+fn byte_len<T>(len: usize) -> Result<usize, DriverError> {
+    len.checked_mul(std::mem::size_of::<T>()).ok_or(DriverError(
+        cudarc::driver::sys::CUresult::CUDA_ERROR_OUT_OF_MEMORY,
+    ))
+}
+
 /// A new allocation of `len` zeroed elements, queued on `stream`.
 pub(crate) fn alloc_zeros<T: Element>(
     stream: &Arc<CudaStream>,
     len: usize,
 ) -> Result<CudaSlice<T>, DriverError> {
-    let bytes = len
-        .checked_mul(std::mem::size_of::<T>())
-        .ok_or(DriverError(
-            cudarc::driver::sys::CUresult::CUDA_ERROR_OUT_OF_MEMORY,
-        ))?;
-    let raw = stream.alloc_zeros::<u8>(bytes)?;
+    let raw = stream.alloc_zeros::<u8>(byte_len::<T>(len)?)?;
     // SAFETY: `leak` gives up the allocation of `bytes` bytes without freeing it, and the
     // new slice takes it over on the same stream: `len` elements of `T`, all zero bytes,
     // which is a value of every dtype (device allocations are aligned to 256 bytes).
@@ -215,11 +217,7 @@ pub(crate) unsafe fn alloc_scratch<T: Element>(
     stream: &Arc<CudaStream>,
     len: usize,
 ) -> Result<CudaSlice<T>, DriverError> {
-    let bytes = len
-        .checked_mul(std::mem::size_of::<T>())
-        .ok_or(DriverError(
-            cudarc::driver::sys::CUresult::CUDA_ERROR_OUT_OF_MEMORY,
-        ))?;
+    let bytes = byte_len::<T>(len)?;
     // SAFETY: the bytes are left as the memory held them; the caller writes every
     // element before anything reads one.
     let raw = unsafe { stream.alloc::<u8>(bytes) }?;

@@ -270,10 +270,21 @@ impl Generator<'_> {
             .filter(|v| v.1 == ty)
             .map(|v| v.0.clone())
             .collect();
+        // Atomics as values: with reads of the same arrays in one expression they need
+        // Rust's order of evaluation in C (temporaries), which NVRTC must accept too.
         let reads: &[&str] = match ty {
-            Ty::F32 => &["a[i % a.len()]", "b[i % b.len()]"],
+            Ty::F32 => &[
+                "a[i % a.len()]",
+                "b[i % b.len()]",
+                "atomic_add(b, i % b.len(), 0.5f32)",
+            ],
             Ty::F64 => &["d[i % d.len()]"],
-            Ty::U32 => &["u[i % u.len()]", "thread_idx().x", "block_dim().x"],
+            Ty::U32 => &[
+                "u[i % u.len()]",
+                "thread_idx().x",
+                "block_dim().x",
+                "atomic_add(u, i % u.len(), 1u32)",
+            ],
             Ty::Usize => &["a.len()", "grid_1d()"],
             _ => &[],
         };
@@ -561,34 +572,57 @@ fn constant_definitions(t: &gpu_translate::Translated) -> String {
         .collect()
 }
 
-/// NVRTC compiles the accepted kernels in batches sharing one prelude; a failing batch is
-/// retried kernel by kernel to name the culprit.
+/// NVRTC compiles the accepted kernels in batches sharing one prelude, on every core; a
+/// failing batch is retried kernel by kernel to name the culprit.
 fn compile_all(accepted: &[(String, String)]) -> usize {
     // As a kernel's options define it when it is specialised; checked, the larger code.
     let prelude = format!(
         "#define GT_OVERFLOW_CHECKS 1\n{}",
         gpu_runtime::full_prelude()
     );
-    let mut compiled = 0;
-    for batch in accepted.chunks(250) {
-        let mut unit = prelude.clone();
-        for (_, c) in batch {
-            writeln!(unit, "{c}").unwrap();
-        }
-        if let Err(log) = gpu_runtime::__private::nvrtc_accepts(&unit, "sm_90") {
-            assert!(!log.starts_with("no NVRTC"), "{log}");
-            for (rust, c) in batch {
-                if let Err(log) =
-                    gpu_runtime::__private::nvrtc_accepts(&format!("{prelude}{c}"), "sm_90")
-                {
-                    panic!("NVRTC rejects what the macro accepted:\n{rust}\n--- C ---\n{c}\n--- log ---\n{log}");
-                }
-            }
-            panic!("NVRTC rejects a batch whose kernels compile alone:\n{log}");
-        }
-        compiled += batch.len();
+    let batches: Vec<&[(String, String)]> = accepted.chunks(250).collect();
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .clamp(1, batches.len().max(1));
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|t| {
+                let (batches, prelude) = (&batches, &prelude);
+                scope.spawn(move || {
+                    batches
+                        .iter()
+                        .skip(t)
+                        .step_by(threads)
+                        .map(|batch| compile_batch(prelude, batch))
+                        .sum::<usize>()
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .map(|w| w.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .sum()
+    })
+}
+
+/// One batch through NVRTC; a failure names the kernel NVRTC rejects alone, if one does.
+fn compile_batch(prelude: &str, batch: &[(String, String)]) -> usize {
+    let mut unit = prelude.to_owned();
+    for (_, c) in batch {
+        writeln!(unit, "{c}").unwrap();
     }
-    compiled
+    if let Err(log) = gpu_runtime::__private::nvrtc_accepts(&unit, "sm_90") {
+        assert!(!log.starts_with("no NVRTC"), "{log}");
+        for (rust, c) in batch {
+            if let Err(log) =
+                gpu_runtime::__private::nvrtc_accepts(&format!("{prelude}{c}"), "sm_90")
+            {
+                panic!("NVRTC rejects what the macro accepted:\n{rust}\n--- C ---\n{c}\n--- log ---\n{log}");
+            }
+        }
+        panic!("NVRTC rejects a batch whose kernels compile alone:\n{log}");
+    }
+    batch.len()
 }
 
 fn setting(name: &str, default: u64) -> u64 {

@@ -47,64 +47,78 @@ pub(crate) fn compile_cached(
     arch: &str,
     unit: Unit,
 ) -> Result<Vec<u8>, GpuError> {
-    let job = Job::new(def, dtypes, arch, unit)?;
-    dump(def, dtypes, arch, unit, &job.source, &job.options);
-    if let Some(cache) = job.cache {
-        if let Some(cubin) = cached_cubin(cache, &job.key(arch), &job.signature, arch) {
-            return Ok(cubin);
+    Job::new(def, dtypes, arch, unit)?.compile()
+}
+
+impl Job<'_> {
+    /// [`compile_cached`] of this job.
+    fn compile(&self) -> Result<Vec<u8>, GpuError> {
+        let arch = self.arch.as_str();
+        dump(
+            self.def,
+            self.dtypes,
+            arch,
+            self.unit,
+            &self.source,
+            &self.options,
+        );
+        if let Some(cache) = self.cache {
+            if let Some(cubin) = cached_cubin(cache, &self.key(arch), &self.signature, arch) {
+                return Ok(cubin);
+            }
         }
-    }
-    // A miss needs NVRTC; without it, PTX kept beside a CUBIN for this or an older
-    // architecture still runs, through the driver's JIT.
-    let compiled_by = match nvrtc_identity() {
-        Ok(identity) => identity,
-        Err(GpuError::NvrtcNotFound { detail, searched }) => {
-            let Some(cache) = job.cache else {
-                return Err(GpuError::NvrtcNotFound { detail, searched });
-            };
-            let why = match job.cached_ptx() {
-                Ok((ptx, target)) => {
-                    log::info!(
-                        "kernel cache has no CUBIN of {} for {arch} and NVRTC is absent: \
+        // A miss needs NVRTC; without it, PTX kept beside a CUBIN for this or an older
+        // architecture still runs, through the driver's JIT.
+        let compiled_by = match nvrtc_identity() {
+            Ok(identity) => identity,
+            Err(GpuError::NvrtcNotFound { detail, searched }) => {
+                let Some(cache) = self.cache else {
+                    return Err(GpuError::NvrtcNotFound { detail, searched });
+                };
+                let why = match self.cached_ptx() {
+                    Ok((ptx, target)) => {
+                        log::info!(
+                            "kernel cache has no CUBIN of {} for {arch} and NVRTC is absent: \
                          loading its {target} PTX through the driver's JIT",
-                        job.signature
-                    );
-                    return Ok(ptx);
-                }
-                Err(why) => why,
-            };
-            return Err(GpuError::NvrtcNotFound {
-                detail: format!(
-                    "`{}` for {arch} is not in the kernel cache ({}; {why}), so it must be \
+                            self.signature
+                        );
+                        return Ok(ptx);
+                    }
+                    Err(why) => why,
+                };
+                return Err(GpuError::NvrtcNotFound {
+                    detail: format!(
+                        "`{}` for {arch} is not in the kernel cache ({}; {why}), so it must be \
                      compiled, and {detail}",
-                    job.signature,
-                    cache.dir().display()
-                ),
-                searched,
-            });
+                        self.signature,
+                        cache.dir().display()
+                    ),
+                    searched,
+                });
+            }
+            Err(e) => return Err(e),
+        };
+        let t = Instant::now();
+        let mut images = self.run_nvrtc(arch, &[Output::Cubin, Output::Ptx])?;
+        let ptx = images.pop().unwrap_or_default();
+        let cubin = images.pop().unwrap_or_default();
+        log::info!(
+            "compiled {}{} for {arch} in {:.1} ms",
+            self.signature,
+            if self.unit == Unit::Checked {
+                " (checked entry)"
+            } else {
+                ""
+            },
+            t.elapsed().as_secs_f64() * 1e3
+        );
+        if let Some(cache) = self.cache {
+            // SAFETY: the entry's CUBIN is what NVRTC just compiled from the inputs of the key.
+            unsafe { cache.store(&self.key(arch), &entry(&compiled_by, &cubin)) };
+            self.store_ptx(&compiled_by, &ptx);
         }
-        Err(e) => return Err(e),
-    };
-    let t = Instant::now();
-    let mut images = job.run_nvrtc(arch, &[Output::Cubin, Output::Ptx])?;
-    let ptx = images.pop().unwrap_or_default();
-    let cubin = images.pop().unwrap_or_default();
-    log::info!(
-        "compiled {}{} for {arch} in {:.1} ms",
-        job.signature,
-        if unit == Unit::Checked {
-            " (checked entry)"
-        } else {
-            ""
-        },
-        t.elapsed().as_secs_f64() * 1e3
-    );
-    if let Some(cache) = job.cache {
-        // SAFETY: the entry's CUBIN is what NVRTC just compiled from the inputs of the key.
-        unsafe { cache.store(&job.key(arch), &entry(&compiled_by, &cubin)) };
-        job.store_ptx(&compiled_by, &ptx);
+        Ok(cubin)
     }
-    Ok(cubin)
 }
 
 /// Run the cache-hit path's code once on made-up inputs (a prelude, a key, a lookup that
@@ -140,8 +154,8 @@ pub(crate) fn precompile_cached(
         &[Unit::Main]
     };
     for &unit in units {
-        compile_cached(def, dtypes, arch, unit)?;
         let job = Job::new(def, dtypes, arch, unit)?;
+        job.compile()?;
         let Some(cache) = job.cache else {
             continue;
         };
@@ -165,6 +179,7 @@ struct Job<'a> {
     options: Vec<String>,
     signature: String,
     arch: String,
+    unit: Unit,
     cache: Option<&'static DiskCache>,
 }
 
@@ -188,6 +203,7 @@ impl<'a> Job<'a> {
             dtypes,
             signature: def.signature(dtypes),
             arch: arch.to_owned(),
+            unit,
             source,
             options,
             cache: DiskCache::from_env(),

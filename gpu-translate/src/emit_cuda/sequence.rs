@@ -37,32 +37,41 @@ fn orders_memory(i: Intrinsic) -> bool {
 /// Whether evaluating `e` writes memory or orders it: a draw, an atomic, a device call, a
 /// barrier or fence.
 fn has_effects(e: &Expr<RTy>) -> bool {
-    let block = |b: &Block<RTy>| !b.stmts.is_empty() || b.tail.as_ref().is_some_and(has_effects);
-    match &e.kind {
-        ExprKind::Atomic(..) | ExprKind::RandomDraw(..) | ExprKind::DeviceCall(..) => true,
-        ExprKind::Intrinsic(i, _) if orders_memory(*i) => true,
-        ExprKind::If(c, t, f) => has_effects(c) || block(t) || block(f),
-        ExprKind::Block(b) => block(b),
-        ExprKind::Binary(BinOp::And | BinOp::Or, a, b) => has_effects(a) || has_effects(b),
-        _ => operands(e).is_some_and(|ops| ops.iter().any(|o| has_effects(o))),
-    }
+    reaches(e, &|k| {
+        matches!(
+            k,
+            ExprKind::Atomic(..) | ExprKind::RandomDraw(..) | ExprKind::DeviceCall(..)
+        ) || matches!(k, ExprKind::Intrinsic(i, _) if orders_memory(*i))
+    })
 }
 
 /// Whether evaluating `e` reads memory that an effect could write: an array element, a
 /// state, whatever a device function reads (a barrier counts: reads move across none).
 fn reads_memory(e: &Expr<RTy>) -> bool {
-    let block = |b: &Block<RTy>| !b.stmts.is_empty() || b.tail.as_ref().is_some_and(reads_memory);
+    reaches(e, &|k| {
+        matches!(
+            k,
+            ExprKind::Index(..)
+                | ExprKind::Atomic(..)
+                | ExprKind::Load4(..)
+                | ExprKind::RandomDraw(..)
+                | ExprKind::DeviceCall(..)
+        ) || matches!(k, ExprKind::Intrinsic(i, _) if orders_memory(*i))
+    })
+}
+
+/// Whether `e` or a part of it is of a kind `hit` picks; a block with statements counts.
+fn reaches(e: &Expr<RTy>, hit: &dyn Fn(&ExprKind<RTy>) -> bool) -> bool {
+    let block =
+        |b: &Block<RTy>| !b.stmts.is_empty() || b.tail.as_ref().is_some_and(|t| reaches(t, hit));
+    if hit(&e.kind) {
+        return true;
+    }
     match &e.kind {
-        ExprKind::Index(..)
-        | ExprKind::Atomic(..)
-        | ExprKind::Load4(..)
-        | ExprKind::RandomDraw(..)
-        | ExprKind::DeviceCall(..) => true,
-        ExprKind::Intrinsic(i, _) if orders_memory(*i) => true,
-        ExprKind::If(c, t, f) => reads_memory(c) || block(t) || block(f),
+        ExprKind::If(c, t, f) => reaches(c, hit) || block(t) || block(f),
         ExprKind::Block(b) => block(b),
-        ExprKind::Binary(BinOp::And | BinOp::Or, a, b) => reads_memory(a) || reads_memory(b),
-        _ => operands(e).is_some_and(|ops| ops.iter().any(|o| reads_memory(o))),
+        ExprKind::Binary(BinOp::And | BinOp::Or, a, b) => reaches(a, hit) || reaches(b, hit),
+        _ => operands(e).is_some_and(|ops| ops.iter().any(|o| reaches(o, hit))),
     }
 }
 

@@ -544,20 +544,25 @@ fn child(f: fn(u64) -> CaseResult<String>) -> ! {
 
 /// `__private::launch_cuda` is safe to call with anything: each forged argument list is an
 /// error naming what is wrong, before the driver; the honest list launches correctly.
+/// The forgeries are tried twice: the first pass may meet the signature not yet loaded
+/// (the general path); the second meets it loaded, where a launch is first compared
+/// quickly with what the parameters expect, and must be refused the same way.
 fn forged_launch_arguments(gpu: &Device, sim: &Device) -> CaseResult<String> {
     use gpu_runtime::__private::{launch_cuda, Arg};
     use gpu_runtime::{DtypeKind, SliceArg, SliceArgMut};
     let n = 1000;
     let x: Vec<f32> = (0..n).map(|i| i as f32 * 0.5).collect();
-    let a = gpu.to_device(&x)?;
+    let mut a = gpu.to_device(&x)?;
     let b = gpu.to_device(&x)?;
     let wide = gpu.to_device(&vec![1.0f64; n])?;
     let on_sim = sim.to_device(&x)?;
+    let sim_stream = sim.new_stream()?;
     let mut c = gpu.to_device(&vec![f32::NAN; n])?;
+    // A 2-D array of 1000 x 0 (no elements) is no 1-D array of 1000.
+    let mut empty = gpu.zeros_2d::<f32>(n, 0)?;
     let def = cases::scalar::vec_add::definition();
     let cfg = LaunchConfig::new(n.div_ceil(256), 256);
     let f32s = [DtypeKind::F32];
-    let launch = |args: &[Arg<'_>]| launch_cuda(gpu, def, &f32s, &cfg, args);
     let expect = |what: &str, r: gpu_runtime::Result<()>, says: &str| -> CaseResult<()> {
         match r {
             Err(e) if e.to_string().contains(says) => Ok(()),
@@ -566,89 +571,122 @@ fn forged_launch_arguments(gpu: &Device, sim: &Device) -> CaseResult<String> {
             }
         }
     };
-    let (pa, pb) = (a.__array(), b.__array());
-    expect(
-        "two arguments",
-        launch(&[Arg::array(a.__array()), Arg::array(pb)]),
-        "2 arguments for 3 parameters",
-    )?;
-    expect(
-        "an f64 array",
-        launch(&[
-            Arg::array(wide.__array()),
+    let mut forgeries = |c: &mut gpu_runtime::DeviceArray<f32>| -> CaseResult<usize> {
+        let launch = |args: &[Arg<'_>]| launch_cuda(gpu, def, &f32s, &cfg, args);
+        expect(
+            "two arguments",
+            launch(&[Arg::array(a.__array()), Arg::array(b.__array())]),
+            "2 arguments for 3 parameters",
+        )?;
+        expect(
+            "an f64 array",
+            launch(&[
+                Arg::array(wide.__array()),
+                Arg::array(b.__array()),
+                Arg::array_mut(c.__array_mut()),
+            ]),
+            "an array of f64",
+        )?;
+        expect(
+            "a read-only output",
+            launch(&[
+                Arg::array(a.__array()),
+                Arg::array(b.__array()),
+                Arg::array(c.__array()),
+            ]),
+            "pass it `&mut`",
+        )?;
+        expect(
+            "a scalar for an array",
+            launch(&[
+                Arg::scalar(1.0f32),
+                Arg::array(b.__array()),
+                Arg::array_mut(c.__array_mut()),
+            ]),
+            "argument `a`: not a",
+        )?;
+        expect(
+            "a wrong dtype signature",
+            launch_cuda(
+                gpu,
+                def,
+                &[DtypeKind::I32],
+                &cfg,
+                &[
+                    Arg::array(a.__array()),
+                    Arg::array(b.__array()),
+                    Arg::array_mut(c.__array_mut()),
+                ],
+            ),
+            "does not satisfy",
+        )?;
+        expect(
+            "a stream of another device",
+            launch_cuda(
+                gpu,
+                def,
+                &f32s,
+                &cfg.on_stream(&sim_stream),
+                &[
+                    Arg::array(a.__array()),
+                    Arg::array(b.__array()),
+                    Arg::array_mut(c.__array_mut()),
+                ],
+            ),
+            "the stream belongs to another device",
+        )?;
+        expect(
+            "an empty 2-D array for a slice",
+            launch(&[
+                Arg::array(a.__array()),
+                Arg::array(b.__array()),
+                Arg::array_mut(gpu_runtime::__private::array2_mut(&mut empty)),
+            ]),
+            "a 2-D array for a 1-D parameter",
+        )?;
+        match launch(&[
+            Arg::array(on_sim.__array()),
             Arg::array(b.__array()),
             Arg::array_mut(c.__array_mut()),
-        ]),
-        "an array of f64",
-    )?;
-    expect(
-        "a read-only output",
-        launch(&[
-            Arg::array(a.__array()),
-            Arg::array(b.__array()),
-            Arg::array(c.__array()),
-        ]),
-        "pass it `&mut`",
-    )?;
-    expect(
-        "a scalar for an array",
-        launch(&[
-            Arg::scalar(1.0f32),
-            Arg::array(b.__array()),
-            Arg::array_mut(c.__array_mut()),
-        ]),
-        "argument `a`: not a",
-    )?;
-    expect(
-        "a wrong dtype signature",
+        ]) {
+            Err(GpuError::DeviceMismatch { param: "a", .. }) => {}
+            other => {
+                return Err(
+                    format!("a simulator array: expected DeviceMismatch, got {other:?}").into(),
+                )
+            }
+        }
+        if c.to_host()?.iter().any(|v| !v.is_nan()) {
+            return Err("a refused launch wrote the output".into());
+        }
+        Ok(8)
+    };
+    let before = forgeries(&mut c)?;
+    let honest = |a: Arg<'_>, c: &mut gpu_runtime::DeviceArray<f32>| -> CaseResult<()> {
         launch_cuda(
             gpu,
             def,
-            &[DtypeKind::I32],
+            &f32s,
             &cfg,
-            &[
-                Arg::array(pa),
-                Arg::array(b.__array()),
-                Arg::array_mut(c.__array_mut()),
-            ],
-        ),
-        "does not satisfy",
-    )?;
-    // A 2-D array of 1000 x 0 (no elements) is no 1-D array of 1000.
-    let mut empty = gpu.zeros_2d::<f32>(n, 0)?;
-    expect(
-        "an empty 2-D array for a slice",
-        launch(&[
-            Arg::array(a.__array()),
-            Arg::array(b.__array()),
-            Arg::array_mut(gpu_runtime::__private::array2_mut(&mut empty)),
-        ]),
-        "a 2-D array for a 1-D parameter",
-    )?;
-    match launch(&[
-        Arg::array(on_sim.__array()),
-        Arg::array(b.__array()),
-        Arg::array_mut(c.__array_mut()),
-    ]) {
-        Err(GpuError::DeviceMismatch { param: "a", .. }) => {}
-        other => {
-            return Err(format!("a simulator array: expected DeviceMismatch, got {other:?}").into())
+            &[a, Arg::array(b.__array()), Arg::array_mut(c.__array_mut())],
+        )?;
+        let out = c.to_host()?;
+        if out.iter().zip(&x).all(|(o, v)| *o == v + v) {
+            Ok(())
+        } else {
+            Err("the honest launch computed wrong values".into())
         }
-    }
-    if c.to_host()?.iter().any(|v| !v.is_nan()) {
-        return Err("a refused launch wrote the output".into());
-    }
-    launch(&[
-        Arg::array(a.__array()),
-        Arg::array(b.__array()),
-        Arg::array_mut(c.__array_mut()),
-    ])?;
-    let out = c.to_host()?;
-    if out.iter().zip(&x).all(|(o, v)| *o == v + v) {
-        Ok("7 forged lists refused, each naming its fault; the honest one correct".to_owned())
-    } else {
-        Err("the honest launch computed wrong values".into())
-    }
+    };
+    honest(Arg::array(a.__array()), &mut c)?;
+    c.copy_from_host(&vec![f32::NAN; n])?;
+    let after = forgeries(&mut c)?;
+    // A writable array where the kernel only reads: not what the launcher passes (so not
+    // the quick comparison's), but sound, and accepted.
+    honest(Arg::array_mut(a.__array_mut()), &mut c)?;
+    Ok(format!(
+        "{before} forged lists refused before the signature was loaded and {after} after, \
+         each naming its fault; the honest ones correct"
+    ))
 }
 
 fn check(name: &str, f: impl FnOnce() -> CaseResult<String>) -> Row {

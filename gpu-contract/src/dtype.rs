@@ -353,6 +353,7 @@ pub const fn slot_count(generics: usize) -> usize {
 }
 
 /// The slot of the signature `dtypes` (the first dtype is the lowest digit).
+#[inline]
 pub fn slot_of(dtypes: &[DtypeKind]) -> usize {
     dtypes
         .iter()

@@ -181,12 +181,23 @@ pub fn launch_cuda(
     cfg: &LaunchConfig<'_>,
     args: &[Arg<'_>],
 ) -> Result<()> {
+    if cfg.stream.is_some_and(|s| s.device != *device) {
+        return Err(stream_elsewhere(def));
+    }
     match &*device.inner {
         DeviceInner::Cuda(cuda) => cuda.launch_args(device, def, dtypes, cfg, args),
         DeviceInner::Sim => Err(GpuError::InvalidArgument(format!(
             "kernel `{}`: a CUDA launch on the simulator",
             def.name()
         ))),
+    }
+}
+
+#[cold]
+fn stream_elsewhere(def: &'static KernelDef) -> GpuError {
+    GpuError::InvalidLaunch {
+        kernel: def.name(),
+        reason: "the stream belongs to another device than the launch's".to_owned(),
     }
 }
 

@@ -46,12 +46,13 @@ impl Extents {
     /// As a [`Dim3`], if every extent is in `1..=max` of its axis.
     #[inline]
     fn within(self, max: [u32; 3]) -> Option<Dim3> {
-        let axis = |e: Option<u64>, m: u32| e.filter(|&v| v >= 1 && v <= u64::from(m));
-        Some(Dim3::new(
-            axis(self.0[0], max[0])? as u32,
-            axis(self.0[1], max[1])? as u32,
-            axis(self.0[2], max[2])? as u32,
-        ))
+        let [Some(x), Some(y), Some(z)] = self.0 else {
+            return None;
+        };
+        // `v - 1 < m` (wrapping) is `1 <= v <= m`, tested for the three at once.
+        let inside = |v: u64, m: u32| v.wrapping_sub(1) < u64::from(m);
+        (inside(x, max[0]) & inside(y, max[1]) & inside(z, max[2]))
+            .then(|| Dim3::new(x as u32, y as u32, z as u32))
     }
 }
 
@@ -176,20 +177,31 @@ impl<'s> LaunchConfig<'s> {
             Shape::ForAll(Some(n)) if n > 0 => forall_shape(n, auto_block),
             _ => return self.explain(kernel, limits, max_threads, auto_block, max_dynamic_shared),
         };
-        if let (Some(grid), Some(block), Some(shared)) = (
-            grid.within(limits.max_grid),
-            block.within(limits.max_block),
-            self.shared_mem_bytes,
-        ) {
-            if block.volume() <= u64::from(max_threads) && shared <= u64::from(max_dynamic_shared) {
-                return Ok(Some(ValidLaunch {
-                    grid,
-                    block,
-                    shared_mem_bytes: shared as u32,
-                }));
-            }
+        match self.within(grid, block, limits) {
+            Some(valid) if valid.fits(max_threads, max_dynamic_shared) => Ok(Some(valid)),
+            _ => self.explain(kernel, limits, max_threads, auto_block, max_dynamic_shared),
         }
-        self.explain(kernel, limits, max_threads, auto_block, max_dynamic_shared)
+    }
+
+    /// An explicit grid and block within the device's limits on each axis, with dynamic
+    /// shared memory that is not negative; `None` for anything else (a `forall`
+    /// included). The kernel's own limits are [`ValidLaunch::fits`]'s.
+    #[inline]
+    pub(crate) fn explicit_within(&self, limits: &DeviceLimits) -> Option<ValidLaunch> {
+        match self.shape {
+            Shape::Explicit { grid, block } => self.within(grid, block, limits),
+            Shape::ForAll(_) => None,
+        }
+    }
+
+    #[inline(always)]
+    fn within(&self, grid: Extents, block: Extents, limits: &DeviceLimits) -> Option<ValidLaunch> {
+        let shared = self.shared_mem_bytes?;
+        Some(ValidLaunch {
+            grid: grid.within(limits.max_grid)?,
+            block: block.within(limits.max_block)?,
+            shared_mem_bytes: u32::try_from(shared).ok()?,
+        })
     }
 
     /// [`LaunchConfig::validate`] one check at a time, for the error that names the first
@@ -254,6 +266,15 @@ pub(crate) struct ValidLaunch {
     pub grid: Dim3,
     pub block: Dim3,
     pub shared_mem_bytes: u32,
+}
+
+impl ValidLaunch {
+    /// Whether a kernel that allows blocks of `max_threads` and `max_dynamic_shared`
+    /// bytes of dynamic shared memory can run it.
+    #[inline]
+    pub(crate) fn fits(&self, max_threads: u32, max_dynamic_shared: u32) -> bool {
+        self.block.volume() <= u64::from(max_threads) && self.shared_mem_bytes <= max_dynamic_shared
+    }
 }
 
 /// The grid and block of `forall(n)` in blocks of `block` threads.

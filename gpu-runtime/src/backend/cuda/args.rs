@@ -16,7 +16,7 @@ use gpu_contract::{DtypeKind, ElemKind, ParamDef, ParamKind};
 
 use crate::compile::kernel_def::KernelDef;
 use crate::error::{GpuError, Result};
-use crate::host::args::{Arg, ArgValue};
+use crate::host::args::{array_code, scalar_code, Arg, ArgValue, NO_CODE};
 use crate::Device;
 
 /// The most C parameters a kernel's arguments expand to (a 3-D array is four).
@@ -186,6 +186,141 @@ pub(crate) fn check_and_pack(
     Ok(())
 }
 
+/// What a loaded signature's parameters expect, for the launches that pass exactly that
+/// (the attribute's launchers always do): one code per parameter, so checking an
+/// argument is one comparison, and the arrays that `load4`/`store4` need aligned.
+/// A launch whose arguments differ in any way goes through [`check_and_pack`], which
+/// accepts or explains it; a signature with a struct parameter (by value or as an
+/// array's element) has no quick form.
+pub(crate) struct QuickArgs {
+    /// [`array_code`] or [`scalar_code`] of each parameter, resolved for the signature.
+    codes: Box<[u32]>,
+    /// Bit `k`: parameter `k`'s array must start 16-byte aligned.
+    aligned: u32,
+}
+
+impl QuickArgs {
+    /// The quick form of `def`'s parameters for `dtypes` (which satisfy its bounds), if
+    /// every parameter has one and they fit in [`MAX_C_PARAMS`] C parameters.
+    pub(crate) fn new(def: &'static KernelDef, dtypes: &[DtypeKind]) -> Option<QuickArgs> {
+        let mut codes = Vec::with_capacity(def.params().len());
+        let mut aligned = 0u32;
+        let mut slots = 0;
+        for (k, p) in def.params().iter().enumerate() {
+            let code = match p.kind {
+                ParamKind::Array {
+                    mutable,
+                    rank,
+                    elem,
+                } => {
+                    let rank = rank.min(3);
+                    slots += 1 + rank;
+                    if def.vector_params().contains(&p.name) {
+                        aligned |= 1u32.checked_shl(k as u32)?;
+                    }
+                    array_code(rank as u8, mutable, elem.resolve(dtypes)?)
+                }
+                ParamKind::Scalar { ty } => match ty.resolve(dtypes)? {
+                    ElemKind::Dtype(kind) => {
+                        slots += 1 + usize::from(kind.is_complex());
+                        scalar_code(kind)
+                    }
+                    ElemKind::Struct(_) => return None,
+                },
+                _ => return None,
+            };
+            if code == NO_CODE {
+                return None;
+            }
+            codes.push(code);
+        }
+        (slots <= MAX_C_PARAMS).then(|| QuickArgs {
+            codes: codes.into_boxed_slice(),
+            aligned,
+        })
+    }
+
+    /// Pack `args` into `out` if each is exactly what its parameter expects, on
+    /// `device`: the pointers the driver takes, one per C parameter (valid while `out`
+    /// is borrowed); `None` if not.
+    #[inline]
+    pub(crate) fn pack<'o>(
+        &self,
+        device: &Device,
+        args: &[Arg<'_>],
+        out: &'o mut QuickPacked,
+    ) -> Option<&'o mut [*mut c_void]> {
+        if args.len() != self.codes.len() {
+            return None;
+        }
+        let mut len = 0;
+        for (k, (a, &code)) in args.iter().zip(self.codes.iter()).enumerate() {
+            if a.code != code {
+                return None;
+            }
+            match a.value {
+                ArgValue::Array {
+                    device: d,
+                    ptr,
+                    extents,
+                    rank,
+                    ..
+                } => {
+                    if d != device || (self.aligned >> k & 1 != 0 && ptr % 16 != 0) {
+                        return None;
+                    }
+                    // Equal codes: the rank is the parameter's, and `new` counted its
+                    // slots. The extents past the rank land in slots the next parameter
+                    // overwrites, or past `len`.
+                    let slots = out.values.get_mut(len..len + 4)?;
+                    let [e0, e1, e2] = extents.map(|e| e as u64);
+                    slots.copy_from_slice(&[ptr, e0, e1, e2].map(MaybeUninit::new));
+                    len += 1 + usize::from(rank);
+                }
+                ArgValue::Scalar { kind, bits } => {
+                    // A complex number's parts are two C parameters; anything else is one.
+                    let slots = out.values.get_mut(len..len + 2)?;
+                    slots.copy_from_slice(&bits.map(MaybeUninit::new));
+                    len += 1 + usize::from(kind.is_complex());
+                }
+                ArgValue::Record { .. } => return None,
+            }
+        }
+        if len > MAX_C_PARAMS {
+            return None;
+        }
+        let values = out.values.as_mut_ptr();
+        for (k, p) in out.pointers[..len].iter_mut().enumerate() {
+            p.write(values.wrapping_add(k).cast());
+        }
+        // SAFETY: the loop above initialised `pointers[..len]`; `MaybeUninit<T>` has
+        // `T`'s layout.
+        Some(unsafe {
+            &mut *(&mut out.pointers[..len] as *mut [MaybeUninit<*mut c_void>]
+                as *mut [*mut c_void])
+        })
+    }
+}
+
+/// Where a quick launch packs its C parameters: their values and the pointers to them
+/// the driver takes, written only as far as the launch needs (no zeroing per launch).
+pub(crate) struct QuickPacked {
+    /// Three slots more than the most C parameters, so an array's address and three
+    /// extents are written at once, whatever its rank.
+    values: [MaybeUninit<u64>; MAX_C_PARAMS + 3],
+    pointers: [MaybeUninit<*mut c_void>; MAX_C_PARAMS],
+}
+
+impl QuickPacked {
+    #[inline]
+    pub(crate) fn new() -> QuickPacked {
+        QuickPacked {
+            values: [MaybeUninit::uninit(); MAX_C_PARAMS + 3],
+            pointers: [MaybeUninit::uninit(); MAX_C_PARAMS],
+        }
+    }
+}
+
 /// Why argument `a` does not fit parameter `p` (`len` C parameters packed before it).
 #[cold]
 #[inline(never)]
@@ -286,7 +421,7 @@ pub(crate) struct Uniforms<'a, 'b> {
 
 impl LaunchValues for Uniforms<'_, '_> {
     fn scalar(&self, param: u16) -> u64 {
-        match self.args.get(usize::from(param)).map(|a| a.value) {
+        match self.args.get(usize::from(param)).map(|a| &a.value) {
             Some(ArgValue::Scalar { bits, .. }) => bits[0],
             // The translator names only unsigned scalars; anything else saturates.
             _ => u64::MAX,
@@ -294,7 +429,7 @@ impl LaunchValues for Uniforms<'_, '_> {
     }
 
     fn extent(&self, param: u16, axis: u8) -> u64 {
-        match self.args.get(usize::from(param)).map(|a| a.value) {
+        match self.args.get(usize::from(param)).map(|a| &a.value) {
             Some(ArgValue::Array { extents, .. }) => extents
                 .get(usize::from(axis))
                 .map_or(u64::MAX, |&e| e as u64),
@@ -316,5 +451,210 @@ impl LaunchValues for Uniforms<'_, '_> {
 
     fn grid(&self) -> [u64; 3] {
         self.grid
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::AtomicU32;
+
+    use gpu_contract::{Bound, ElemType, GenericParam, KernelOptions};
+    use rand::{Rng, SeedableRng};
+
+    use super::*;
+    use crate::compile::kernel_def::KernelParts;
+    use crate::host::args::{array2, array2_mut, array3, array3_mut, SliceArg, SliceArgMut};
+    use crate::DeviceArray;
+
+    /// A kernel of every parameter form the quick comparison covers: a generic 1-D
+    /// array, a writable 2-D one, a 3-D one, a writable vector (`load4`) array, an
+    /// unsigned and a generic scalar.
+    fn definition() -> &'static KernelDef {
+        const T: ElemType = ElemType::Generic(0);
+        const F32: ElemType = ElemType::Dtype(DtypeKind::F32);
+        let array = |name, mutable, rank, elem| ParamDef {
+            name,
+            kind: ParamKind::Array {
+                mutable,
+                rank,
+                elem,
+            },
+        };
+        let params = vec![
+            array("a", false, 1, T),
+            array("m", true, 2, F32),
+            array("c", false, 3, ElemType::Dtype(DtypeKind::I32)),
+            array("v", true, 1, F32),
+            ParamDef {
+                name: "n",
+                kind: ParamKind::Scalar {
+                    ty: ElemType::Dtype(DtypeKind::U32),
+                },
+            },
+            ParamDef {
+                name: "s",
+                kind: ParamKind::Scalar { ty: T },
+            },
+        ];
+        let parts = KernelParts {
+            name: "quick_probe",
+            c_name: "quick_probe",
+            source: "",
+            checked_at: 0,
+            check_names: &[],
+            generics: &[GenericParam {
+                name: "T",
+                c_name: "T",
+                bound: Bound::Num,
+            }],
+            params: Box::leak(params.into_boxed_slice()),
+            options: KernelOptions::default(),
+            signatures: &[],
+            device_fns: &[],
+            waits: false,
+            cooperative: false,
+            fast_path: &[],
+            fast_path_fn: None,
+            vector_params: &["v"],
+            signature_slots: Box::leak(Box::new([const { AtomicU32::new(0) }; 64])),
+            constants: &[],
+            structs: &[],
+        };
+        // SAFETY: never compiled or launched: the test only packs arguments.
+        Box::leak(Box::new(unsafe { KernelDef::__from_parts(parts) }))
+    }
+
+    fn values(p: &mut Packed) -> Vec<u64> {
+        let mut out = [std::ptr::null_mut(); MAX_C_PARAMS];
+        let n = p.pointers(&mut out);
+        // SAFETY: each pointer points to a written value of `p`.
+        out[..n]
+            .iter()
+            .map(|&q| unsafe { *q.cast::<u64>() })
+            .collect()
+    }
+
+    /// On random argument lists (each position drawn from right and wrong arguments of
+    /// every kind, from two devices, aligned and not), the quick comparison accepts only
+    /// lists the full check accepts, and packs the same C parameter values; and it
+    /// accepts the lists the attribute's launchers pass.
+    #[test]
+    fn quick_comparison_accepts_only_what_the_full_check_accepts() {
+        let def = definition();
+        let (dev, other) = (crate::Device::simulator(), crate::Device::simulator());
+        let a32: DeviceArray<f32> = dev.zeros(12).unwrap();
+        let a64: DeviceArray<f64> = dev.zeros(7).unwrap();
+        let ai32: DeviceArray<i32> = dev.zeros(5).unwrap();
+        let elsewhere: DeviceArray<f32> = other.zeros(12).unwrap();
+        let mut m = dev.zeros_2d::<f32>(3, 4).unwrap();
+        let m_ro = dev.zeros_2d::<f32>(4, 3).unwrap();
+        let mut m_i32 = dev.zeros_2d::<i32>(3, 4).unwrap();
+        let c = dev.zeros_3d::<i32>((2, 3, 4)).unwrap();
+        let c_f32 = dev.zeros_3d::<f32>((2, 3, 4)).unwrap();
+        let mut v = dev.zeros::<f32>(16).unwrap();
+        let mut w = dev.zeros::<f32>(16).unwrap();
+        let offset = a32.slice(1..9).unwrap();
+
+        let mut c_mut = dev.zeros_3d::<i32>((2, 3, 4)).unwrap();
+        let mut m2 = dev.zeros_2d::<f32>(5, 2).unwrap();
+        let seed = rand::random::<u64>();
+        let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+        let (mut quick, mut agreed) = (0, 0);
+        for _ in 0..20_000 {
+            let t = rng.random_range(0..3);
+            let dtypes = [[DtypeKind::F32, DtypeKind::F64, DtypeKind::I32][t]];
+            // What a launcher passes for this signature ...
+            let mut args: Vec<Arg<'_>> = vec![
+                Arg::array(a32.__array()),
+                Arg::array_mut(array2_mut(&mut m)),
+                Arg::array(array3(&c)),
+                Arg::array_mut(v.__array_mut()),
+                Arg::scalar(9u32),
+                [Arg::scalar(1.5f32), Arg::scalar(1.5f64), Arg::scalar(-3i32)][t],
+            ];
+            args[0] = [
+                Arg::array(a32.__array()),
+                Arg::array(a64.__array()),
+                Arg::array(ai32.__array()),
+            ][t];
+            // ... then up to three positions replaced by anything, and sometimes one
+            // argument too many or too few.
+            let mut pool: Vec<Arg<'_>> = vec![
+                Arg::array(a32.__array()),
+                Arg::array(a64.__array()),
+                Arg::array(ai32.__array()),
+                Arg::array(elsewhere.__array()),
+                Arg::array(array2(&m_ro)),
+                Arg::array(array3(&c)),
+                Arg::array(array3(&c_f32)),
+                Arg::array(offset.__array()),
+                Arg::scalar(7u32),
+                Arg::scalar(7i32),
+                Arg::scalar(2.5f32),
+                Arg::scalar(2.5f64),
+                Arg::array_mut(w.__array_mut()),
+                Arg::array_mut(array2_mut(&mut m2)),
+                Arg::array_mut(array2_mut(&mut m_i32)),
+                Arg::array_mut(array3_mut(&mut c_mut)),
+            ];
+            // A complex number is two C parameters.
+            #[cfg(feature = "complex")]
+            pool.push(Arg::scalar(crate::Complex32::new(1.0, 2.0)));
+            for _ in 0..rng.random_range(0..4) {
+                let k = rng.random_range(0..args.len());
+                args[k] = pool[rng.random_range(0..pool.len())];
+            }
+            match rng.random_range(0..10) {
+                0 => args.push(pool[rng.random_range(0..pool.len())]),
+                1 => {
+                    args.pop();
+                }
+                _ => {}
+            }
+            // Simulator arrays have no device address: give each a distinct one, some
+            // not 16-byte aligned, so the packed values and the alignment test show.
+            for (k, arg) in args.iter_mut().enumerate() {
+                if let ArgValue::Array { ptr, .. } = &mut arg.value {
+                    *ptr = 256 * (k as u64 + 1) + 4 * u64::from(rng.random_range(0..8) == 0);
+                }
+            }
+            check_pair(def, &dtypes, &dev, &args, seed, &mut quick, &mut agreed);
+        }
+        eprintln!("{quick} lists quick, {agreed} accepted by the full check (seed {seed})");
+        assert!(
+            quick > 2_000 && agreed > quick,
+            "the draws decide too little"
+        );
+    }
+
+    fn check_pair(
+        def: &'static KernelDef,
+        dtypes: &[DtypeKind],
+        dev: &Device,
+        args: &[Arg<'_>],
+        seed: u64,
+        quick: &mut usize,
+        agreed: &mut usize,
+    ) {
+        let mut full = Packed::new();
+        let accepted = check_and_pack(def, dtypes, dev, args, &mut full).is_ok();
+        *agreed += usize::from(accepted);
+        let Some(q) = QuickArgs::new(def, dtypes) else {
+            panic!("no quick form for {dtypes:?}");
+        };
+        let mut out = QuickPacked::new();
+        if let Some(pointers) = q.pack(dev, args, &mut out) {
+            *quick += 1;
+            assert!(
+                accepted,
+                "quick accepted what the full check refuses: {args:?} (seed {seed})"
+            );
+            // SAFETY: each pointer points to a written value of `out`.
+            let got: Vec<u64> = pointers
+                .iter()
+                .map(|&p| unsafe { *p.cast::<u64>() })
+                .collect();
+            assert_eq!(got, values(&mut full), "{args:?} (seed {seed})");
+        }
     }
 }

@@ -71,10 +71,22 @@ pub(crate) struct LoadedKernel {
     checked: Option<once_cell::sync::OnceCell<Entry>>,
     /// The signature's id, which its modules' fault contexts carry.
     id: u32,
+    /// What its parameters expect, for quick launches (`None`: every launch takes the
+    /// general path).
+    quick: Option<args::QuickArgs>,
     /// For a cooperative kernel: the stream and an event after its last launch. Launches
     /// of one cooperative kernel share its grid barrier's counters (module globals), so
     /// each waits for the one before, on whichever stream it ran.
     cooperative_last: std::sync::Mutex<Option<(StreamHandle, OwnedEvent)>>,
+}
+
+/// A quick launch that passed every test, ready to queue ([`CudaDevice::quick_launch`]).
+struct QuickLaunch<'s, 'o> {
+    kernel: &'s LoadedKernel,
+    entry: &'s Entry,
+    valid: crate::host::launch_config::ValidLaunch,
+    stream: cudarc::driver::sys::CUstream,
+    pointers: &'o mut [*mut c_void],
 }
 
 /// One `__global__` function of a loaded kernel.
@@ -225,8 +237,112 @@ impl CudaDevice {
     }
 
     /// Launch `def` with `args`, each checked against its parameters first.
+    ///
+    /// Most launches repeat a loaded signature with the arguments its launcher always
+    /// passes, on an explicit grid: those take [`CudaDevice::launch_quick`], and every
+    /// other launch (the first of a signature, `forall`, a capture's stream, a cooperative
+    /// kernel, anything to explain) the general path below, which decides the same way.
     #[inline]
     pub(crate) fn launch_args(
+        &self,
+        device: &Device,
+        def: &'static KernelDef,
+        dtypes: &[DtypeKind],
+        cfg: &LaunchConfig<'_>,
+        args: &[crate::host::args::Arg<'_>],
+    ) -> Result<()> {
+        let mut out = args::QuickPacked::new();
+        match self.quick_launch(device, def, dtypes, cfg, args, &mut out) {
+            // SAFETY: `quick_launch`'s promise: the pointers are one per C parameter of
+            // the kernel, in order and of its types (each argument's code equals the one
+            // its parameter expects for this signature: kind, rank, writability, dtype;
+            // the arrays are on this device and aligned where `load4`/`store4` need it),
+            // to values in `out`; the arrays are borrowed by `args` for this call; the
+            // entry is the one the fast path's conditions choose, and the launch is
+            // within its limits.
+            Some(q) => unsafe {
+                self.enqueue(q.kernel, q.entry, &q.valid, q.stream, q.pointers, dtypes)
+            },
+            None => self.launch_general(device, def, dtypes, cfg, args),
+        }
+    }
+
+    /// A quick launch, ready to queue, or `None` when it does not apply (nothing was
+    /// done): the signature is loaded, each argument is exactly what its parameter
+    /// expects ([`args::QuickArgs`]), the stream is the default one or a plain stream and
+    /// no capture is open on this thread, the grid and block are explicit and within the
+    /// limits of the entry that runs (the fast-path conditions choose it, as on the
+    /// general path; a checked entry not yet loaded is left to it), the dynamic shared
+    /// memory is already allowed, and the kernel is not cooperative.
+    #[inline]
+    fn quick_launch<'s, 'o>(
+        &'s self,
+        device: &Device,
+        def: &'static KernelDef,
+        dtypes: &[DtypeKind],
+        cfg: &LaunchConfig<'_>,
+        args: &[crate::host::args::Arg<'_>],
+        out: &'o mut args::QuickPacked,
+    ) -> Option<QuickLaunch<'s, 'o>> {
+        // The slot of dtypes of another count could be another signature's.
+        if dtypes.len() != def.generics().len() || def.cooperative() {
+            return None;
+        }
+        let kernel = self.loaded_if_present(def, gpu_contract::dtype::slot_of(dtypes))?;
+        let stream = match cfg.stream {
+            None => self.stream.cu_stream(),
+            Some(s) if s.recording.is_none() => s.cuda.as_ref()?.raw,
+            Some(_) => return None,
+        };
+        if crate::host::graph::capturing_here() {
+            return None;
+        }
+        let pointers = kernel.quick.as_ref()?.pack(device, args, out)?;
+        let valid = cfg.explicit_within(&self.limits)?;
+        let entry = match &kernel.checked {
+            Some(checked) if !def.fast_path_holds(&self.uniforms(def, args, &valid)) => {
+                checked.get()?
+            }
+            _ => &kernel.main,
+        };
+        let fits = |e: &Entry| valid.fits(e.attributes.max_threads_per_block, e.max_dynamic_shared);
+        // The general path validates against the main entry before it chooses.
+        if !fits(&kernel.main)
+            || !fits(entry)
+            || valid.shared_mem_bytes > entry.dynamic_shared_allowed.load(Ordering::Relaxed)
+        {
+            return None;
+        }
+        Some(QuickLaunch {
+            kernel,
+            entry,
+            valid,
+            stream,
+            pointers,
+        })
+    }
+
+    /// The values the fast path's conditions read, for a launch of `valid`'s shape.
+    #[inline]
+    fn uniforms<'a, 'b>(
+        &self,
+        def: &'static KernelDef,
+        args: &'a [crate::host::args::Arg<'b>],
+        valid: &crate::host::launch_config::ValidLaunch,
+    ) -> args::Uniforms<'a, 'b> {
+        let widen = |(x, y, z): (u32, u32, u32)| [x, y, z].map(u64::from);
+        args::Uniforms {
+            args,
+            constants: def.constants(),
+            grid: widen(valid.grid.tuple()),
+            block: widen(valid.block.tuple()),
+        }
+    }
+
+    /// Every launch that is not quick: each argument checked against its parameter (and
+    /// a mismatch explained), and the launch configuration in full.
+    #[inline(never)]
+    fn launch_general(
         &self,
         device: &Device,
         def: &'static KernelDef,
@@ -328,13 +444,36 @@ impl CudaDevice {
             Some(s) => s.raw,
             None => self.stream.cu_stream(),
         };
+        // SAFETY: the caller's contract; `entry` is the one the fast path's conditions
+        // chose, and the launch was validated against it.
+        unsafe { self.enqueue(kernel, entry, &valid, stream, args, dtypes) }
+    }
+
+    /// Queue `entry` of `kernel` on `stream` with `args`, as validated: what every launch
+    /// ends with.
+    ///
+    /// # Safety
+    ///
+    /// As for [`CudaDevice::launch`], with `entry` one of `kernel`'s entries and `valid`
+    /// within its limits.
+    #[inline]
+    unsafe fn enqueue(
+        &self,
+        kernel: &LoadedKernel,
+        entry: &Entry,
+        valid: &crate::host::launch_config::ValidLaunch,
+        stream: cudarc::driver::sys::CUstream,
+        args: &mut [*mut c_void],
+        dtypes: &[DtypeKind],
+    ) -> Result<()> {
+        let def = kernel.def;
         let launch_err = |source| self.launch_error(def, dtypes, source);
         self.make_current().map_err(launch_err)?;
         self.note_launch(kernel);
         let _range = crate::host::profiling::launch_range(|| kernel.signature.clone());
         if def.cooperative() {
             // SAFETY: the caller's contract.
-            unsafe { self.launch_cooperative(kernel, entry, &valid, stream, args, dtypes)? };
+            unsafe { self.launch_cooperative(kernel, entry, valid, stream, args, dtypes)? };
             return self.finish(stream);
         }
         // SAFETY: the caller's contract: one valid pointer per C parameter; the arrays
@@ -663,6 +802,7 @@ impl CudaDevice {
             main,
             checked: def.has_fast_path().then(once_cell::sync::OnceCell::new),
             id,
+            quick: args::QuickArgs::new(def, dtypes),
             cooperative_last: std::sync::Mutex::new(None),
         })
     }

@@ -96,3 +96,52 @@ fn views_are_kernel_arguments() -> Result<(), GpuError> {
     assert!(x.slice(4..9).is_err());
     Ok(())
 }
+
+mod unchecked_kernels {
+    use gpu_runtime::prelude::*;
+
+    /// Writes `out[at]` without a check on the GPU.
+    #[gpu_kernel(unchecked)]
+    pub fn poke(out: &mut [f32], at: usize) {
+        out[at] = 1.0;
+    }
+}
+
+/// The definition of a kernel whose indices go unchecked (`unchecked`, raw CUDA C) is
+/// reachable from safe code, and so is the hidden launcher; the launcher refuses it, so
+/// the only way to launch such a kernel stays its own `unsafe` launcher.
+#[test]
+fn the_hidden_launcher_refuses_unchecked_kernels() -> Result<(), GpuError> {
+    use gpu_runtime::__private::{launch_cuda, Arg};
+    use gpu_runtime::SliceArgMut;
+    let dev = Device::simulator();
+    let mut out = dev.zeros::<f32>(4)?;
+    let cfg = LaunchConfig::new(1, 1);
+    let refused = |r: Result<(), GpuError>, what: &str| match r {
+        Err(GpuError::InvalidLaunch { reason, .. }) if reason.contains("not checked") => {}
+        other => panic!("{what}: expected a refusal, got {other:?}"),
+    };
+    let def = unchecked_kernels::poke::definition();
+    refused(
+        launch_cuda(
+            &dev,
+            def,
+            &[],
+            &cfg,
+            &[Arg::array_mut(out.__array_mut()), Arg::scalar(1usize << 40)],
+        ),
+        "an unchecked kernel",
+    );
+    // SAFETY: the source declares `k(unsigned int)`, as the signature says; never launched.
+    let raw = unsafe {
+        gpu_runtime::RawKernel::<(u32,)>::new(
+            "extern \"C\" __global__ void k(unsigned int n) {}",
+            "k",
+        )
+    }?;
+    refused(
+        launch_cuda(&dev, raw.definition(), &[], &cfg, &[Arg::scalar(7u32)]),
+        "a raw kernel",
+    );
+    Ok(())
+}

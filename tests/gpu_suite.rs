@@ -683,9 +683,25 @@ fn forged_launch_arguments(gpu: &Device, sim: &Device) -> CaseResult<String> {
     // A writable array where the kernel only reads: not what the launcher passes (so not
     // the quick comparison's), but sound, and accepted.
     honest(Arg::array_mut(a.__array_mut()), &mut c)?;
+    // An unchecked kernel's definition is reachable from safe code; its launch is not.
+    expect(
+        "an unchecked kernel",
+        launch_cuda(
+            gpu,
+            cases::checks::unchecked_copy::definition(),
+            &[],
+            &LaunchConfig::new(1, 1),
+            &[
+                Arg::array(b.__array()),
+                Arg::array_mut(c.__array_mut()),
+                Arg::scalar(1usize << 40),
+            ],
+        ),
+        "not checked on the GPU",
+    )?;
     Ok(format!(
         "{before} forged lists refused before the signature was loaded and {after} after, \
-         each naming its fault; the honest ones correct"
+         each naming its fault, and an unchecked kernel's launch; the honest ones correct"
     ))
 }
 

@@ -172,9 +172,34 @@ pub const fn static_shared_fits(arrays: &[(u64, &[u64])]) -> bool {
 }
 
 /// Launch on a GPU. Every argument is checked against the kernel's parameters and
-/// `dtypes` first (see `backend/cuda/args.rs`), so this is safe whatever it is handed.
+/// `dtypes` first (see `backend/cuda/args.rs`), so this is safe whatever it is handed. A
+/// kernel whose indices go unchecked (`#[gpu_kernel(unchecked)]`, raw CUDA C) is refused:
+/// its launch is [`launch_cuda_unchecked`], behind `unsafe`.
 #[inline]
 pub fn launch_cuda(
+    device: &Device,
+    def: &'static KernelDef,
+    dtypes: &[DtypeKind],
+    cfg: &LaunchConfig<'_>,
+    args: &[Arg<'_>],
+) -> Result<()> {
+    if def.options().unchecked {
+        return Err(unchecked_refused(def));
+    }
+    // SAFETY: the kernel checks its indices.
+    unsafe { launch_cuda_unchecked(device, def, dtypes, cfg, args) }
+}
+
+/// [`launch_cuda`] for any kernel, one whose indices go unchecked included: what an
+/// `unchecked` kernel's (`unsafe`) launcher calls.
+///
+/// # Safety
+///
+/// If `def` is unchecked (`def.options().unchecked`), every index it computes for these
+/// arguments and this launch configuration must be in range, as its launcher's `# Safety`
+/// says. Nothing is asked of a checked kernel's launch.
+#[inline]
+pub unsafe fn launch_cuda_unchecked(
     device: &Device,
     def: &'static KernelDef,
     dtypes: &[DtypeKind],
@@ -190,6 +215,16 @@ pub fn launch_cuda(
             "kernel `{}`: a CUDA launch on the simulator",
             def.name()
         ))),
+    }
+}
+
+#[cold]
+fn unchecked_refused(def: &'static KernelDef) -> GpuError {
+    GpuError::InvalidLaunch {
+        kernel: def.name(),
+        reason: "its indices are not checked on the GPU (an `unchecked` kernel or raw CUDA C): \
+                 launch it through its own launcher, inside `unsafe`"
+            .to_owned(),
     }
 }
 

@@ -263,9 +263,12 @@ pub fn array3_mut<T: Element>(a: &mut DeviceArray3<T>) -> ArrayPartsMut<'_, T> {
 /// (its device, address, extents and element dtype, from a real array borrowed for the
 /// launch) or a scalar's dtype and bits. The runtime checks every argument against the
 /// kernel's parameters and its dtype signature before it packs them for the driver, so a
-/// launcher cannot pass what the kernel's C does not expect. Not a public API.
+/// launcher cannot pass what the kernel's C does not expect. Neither `Clone` nor `Copy`:
+/// a writable array's argument is made from its one exclusive borrow, so no array can be
+/// passed twice where the kernel writes it (the C declares every array `__restrict__`).
+/// Not a public API.
 #[doc(hidden)]
-#[derive(Clone, Copy, Debug)]
+#[derive(Debug)]
 pub struct Arg<'a> {
     pub(crate) value: ArgValue<'a>,
     /// The argument's kind in one number ([`array_code`], [`scalar_code`]), for the

@@ -353,6 +353,34 @@ pub fn emit_kernel(parts: KernelItems<'_>) -> TokenStream {
         quote!(#b)
     };
     let unchecked = attr.options.unchecked;
+    let cuda_args: Vec<&TokenStream> = cuda_args.collect();
+    let launch_cuda = if unchecked {
+        quote! {
+            // SAFETY: this launcher is `unsafe`; its caller promises what its `# Safety`
+            // says, which is what an unchecked kernel's launch asks.
+            #[allow(unused_unsafe)]
+            let __gpu_result = unsafe {
+                #k::__private::launch_cuda_unchecked(
+                    __gpu_device,
+                    __gpu_def,
+                    &__gpu_dtypes,
+                    &#config,
+                    &[#(#cuda_args),*],
+                )
+            };
+            __gpu_result
+        }
+    } else {
+        quote! {
+            #k::__private::launch_cuda(
+                __gpu_device,
+                __gpu_def,
+                &__gpu_dtypes,
+                &#config,
+                &[#(#cuda_args),*],
+            )
+        }
+    };
     let unsafety = unchecked.then(|| quote!(unsafe));
     let safety_doc = unchecked.then(|| {
         quote! {
@@ -404,13 +432,7 @@ pub fn emit_kernel(parts: KernelItems<'_>) -> TokenStream {
             #vector_check
             if #k::__private::is_cuda(__gpu_device) {
                 // The runtime checks each argument against the kernel's parameters.
-                #k::__private::launch_cuda(
-                    __gpu_device,
-                    __gpu_def,
-                    &__gpu_dtypes,
-                    &#config,
-                    &[#(#cuda_args),*],
-                )
+                #launch_cuda
             } else {
                 let __gpu_owners: [&dyn #k::__private::KeepAlive; #n_arrays] = [#(#sim_owners),*];
                 #(#sim_binds)*

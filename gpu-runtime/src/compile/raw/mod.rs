@@ -338,7 +338,13 @@ impl RawModule {
                     check_names: &[],
                     generics: &[],
                     params: Box::leak(params.into_boxed_slice()),
-                    options: self.options,
+                    // Raw C checks no index: only the typed launcher, whose contract the
+                    // caller accepted when the kernel was made, launches it (a safe
+                    // launch through its definition is refused).
+                    options: KernelOptions {
+                        unchecked: true,
+                        ..self.options
+                    },
                     signatures: &[],
                     device_fns: &[],
                     waits: false,

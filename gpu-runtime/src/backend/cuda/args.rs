@@ -419,6 +419,24 @@ pub(crate) struct Uniforms<'a, 'b> {
     pub block: [u64; 3],
 }
 
+impl<'a, 'b> Uniforms<'a, 'b> {
+    /// The values for a launch of `def` with (checked) `args` in `valid`'s shape.
+    #[inline]
+    pub(crate) fn of(
+        def: &'static KernelDef,
+        args: &'a [Arg<'b>],
+        valid: &crate::host::launch_config::ValidLaunch,
+    ) -> Uniforms<'a, 'b> {
+        let widen = |(x, y, z): (u32, u32, u32)| [x, y, z].map(u64::from);
+        Uniforms {
+            args,
+            constants: def.constants(),
+            grid: widen(valid.grid.tuple()),
+            block: widen(valid.block.tuple()),
+        }
+    }
+}
+
 impl LaunchValues for Uniforms<'_, '_> {
     fn scalar(&self, param: u16) -> u64 {
         match self.args.get(usize::from(param)).map(|a| &a.value) {

@@ -31,7 +31,7 @@ use gpu_contract::fault::{FaultKind, FaultRecord, IntOp, FAULT_CONTEXT_SYMBOL};
 use crate::compile::kernel_def::KernelDef;
 use crate::dtype::DtypeKind;
 use crate::error::{GpuError, Result};
-use crate::host::launch_config::{DeviceLimits, LaunchConfig};
+use crate::host::launch_config::{DeviceLimits, LaunchConfig, ValidLaunch};
 use crate::private::FastPath;
 use crate::Device;
 use fault_record::FaultRecordMemory;
@@ -84,7 +84,7 @@ pub(crate) struct LoadedKernel {
 struct QuickLaunch<'s, 'o> {
     kernel: &'s LoadedKernel,
     entry: &'s Entry,
-    valid: crate::host::launch_config::ValidLaunch,
+    valid: ValidLaunch,
     stream: cudarc::driver::sys::CUstream,
     pointers: &'o mut [*mut c_void],
 }
@@ -239,7 +239,7 @@ impl CudaDevice {
     /// Launch `def` with `args`, each checked against its parameters first.
     ///
     /// Most launches repeat a loaded signature with the arguments its launcher always
-    /// passes, on an explicit grid: those take [`CudaDevice::launch_quick`], and every
+    /// passes, on an explicit grid: those take [`CudaDevice::quick_launch`], and every
     /// other launch (the first of a signature, `forall`, a capture's stream, a cooperative
     /// kernel, anything to explain) the general path below, which decides the same way.
     #[inline]
@@ -300,7 +300,7 @@ impl CudaDevice {
         let pointers = kernel.quick.as_ref()?.pack(device, args, out)?;
         let valid = cfg.explicit_within(&self.limits)?;
         let entry = match &kernel.checked {
-            Some(checked) if !def.fast_path_holds(&self.uniforms(def, args, &valid)) => {
+            Some(checked) if !def.fast_path_holds(&args::Uniforms::of(def, args, &valid)) => {
                 checked.get()?
             }
             _ => &kernel.main,
@@ -322,23 +322,6 @@ impl CudaDevice {
         })
     }
 
-    /// The values the fast path's conditions read, for a launch of `valid`'s shape.
-    #[inline]
-    fn uniforms<'a, 'b>(
-        &self,
-        def: &'static KernelDef,
-        args: &'a [crate::host::args::Arg<'b>],
-        valid: &crate::host::launch_config::ValidLaunch,
-    ) -> args::Uniforms<'a, 'b> {
-        let widen = |(x, y, z): (u32, u32, u32)| [x, y, z].map(u64::from);
-        args::Uniforms {
-            args,
-            constants: def.constants(),
-            grid: widen(valid.grid.tuple()),
-            block: widen(valid.block.tuple()),
-        }
-    }
-
     /// Every launch that is not quick: each argument checked against its parameter (and
     /// a mismatch explained), and the launch configuration in full.
     #[inline(never)]
@@ -355,15 +338,7 @@ impl CudaDevice {
 
         let mut pointers = [std::ptr::null_mut(); args::MAX_C_PARAMS];
         let n = packed.pointers(&mut pointers);
-        let fast = |grid: [u64; 3], block: [u64; 3]| {
-            let values = args::Uniforms {
-                args,
-                constants: def.constants(),
-                grid,
-                block,
-            };
-            def.fast_path_holds(&values)
-        };
+        let fast = |valid: &ValidLaunch| def.fast_path_holds(&args::Uniforms::of(def, args, valid));
         // SAFETY: `pointers[..n]` point to one value per C parameter of `def`'s source, in
         // order and of its type: `check_and_pack` checked each argument against the
         // kernel's parameters (which the attribute made with the source) and laid the
@@ -424,9 +399,7 @@ impl CudaDevice {
         // conditions, always).
         let mut entry = &kernel.main;
         if let Some(checked) = &kernel.checked {
-            let widen = |(x, y, z): (u32, u32, u32)| [x, y, z].map(u64::from);
-            let holds =
-                fast.is_some_and(|f| f(widen(valid.grid.tuple()), widen(valid.block.tuple())));
+            let holds = fast.is_some_and(|f| f(&valid));
             if !holds {
                 let checked = checked.get_or_try_init(|| self.load_checked(kernel, dtypes))?;
                 entry = checked;
@@ -461,7 +434,7 @@ impl CudaDevice {
         &self,
         kernel: &LoadedKernel,
         entry: &Entry,
-        valid: &crate::host::launch_config::ValidLaunch,
+        valid: &ValidLaunch,
         stream: cudarc::driver::sys::CUstream,
         args: &mut [*mut c_void],
         dtypes: &[DtypeKind],
@@ -638,7 +611,7 @@ impl CudaDevice {
         &self,
         kernel: &LoadedKernel,
         entry: &Entry,
-        valid: &crate::host::launch_config::ValidLaunch,
+        valid: &ValidLaunch,
         stream: cudarc::driver::sys::CUstream,
         args: &mut [*mut c_void],
         dtypes: &[DtypeKind],

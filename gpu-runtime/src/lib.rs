@@ -39,6 +39,7 @@
 mod backend;
 mod compile;
 mod dtype;
+mod env;
 mod error;
 mod host;
 mod lang;
@@ -49,22 +50,23 @@ pub mod random;
 /// CUDA devices and a simulated communicator on the simulator. See the README's "Several
 /// GPUs and machines".
 pub mod collective {
+    pub use crate::env::COMM_TIMEOUT_ENV;
     pub use crate::host::collective::{
         group, nccl_version, Collectives, CommOptions, Communicator, OnStream, ReduceOp, Reducible,
-        COMM_TIMEOUT_ENV,
     };
 }
 
-pub use backend::cuda::libraries::NVRTC_ENV;
-pub use backend::cuda::nccl::NCCL_ENV;
 pub use backend::cuda::FunctionAttributes;
 pub use compile::cache;
 pub use compile::kernel_def::{DeviceFnDef, KernelDef, KernelHandle};
 pub use compile::nvrtc::nvrtc_version;
 pub use compile::prelude::{full_prelude, prelude_for};
 pub use compile::raw;
-pub use compile::DUMP_ENV;
 pub use dtype::{Dtype, Element, Float, Int, Num};
+pub use env::{
+    BACKEND_ENV, DUMP_ENV, NCCL_ENV, NVRTC_ENV, PRINTF_BUFFER_ENV, SIM_THREADS_ENV,
+    SIM_TIMEOUT_ENV, SYNC_ENV,
+};
 pub use error::{GpuError, Result};
 pub use gpu_contract::{
     Bound, DtypeKind, ElemKind, GenericParam, KernelOptions, ParamDef, ParamKind, StructLayout,
@@ -74,7 +76,7 @@ pub use half::{bf16, f16};
 pub use host::args::{SliceArg, SliceArgMut};
 pub use host::array::{Array2, Array3, DeviceArray, DeviceArray2, DeviceArray3};
 pub use host::collective::{Communicator, ReduceOp};
-pub use host::device::{Backend, Device, MemoryInfo, BACKEND_ENV};
+pub use host::device::{Backend, Device, MemoryInfo};
 pub use host::event::Event;
 pub use host::graph::Graph;
 pub use host::interop::NotHandedOver;
@@ -109,28 +111,6 @@ pub use lang::warp::{
 #[cfg(feature = "complex")]
 pub use num_complex::{self, Complex, Complex32, Complex64};
 pub use raw::{Ptr, PtrMut, RawKernel, RawModule};
-
-/// Environment variable that makes every launch wait for its kernel and report its fault
-/// itself (`GPU_RUNTIME_SYNC=1`), as `CUDA_LAUNCH_BLOCKING` does for CUDA: slower, for
-/// finding the launch that faulted. Read when a device is opened.
-pub const SYNC_ENV: &str = "GPU_RUNTIME_SYNC";
-
-/// Environment variable that stops a simulated launch after this many seconds
-/// (`GPU_RUNTIME_SIM_TIMEOUT=30`) with [`GpuError::Timeout`]; unset, the simulator waits
-/// as long as a kernel runs.
-pub const SIM_TIMEOUT_ENV: &str = "GPU_RUNTIME_SIM_TIMEOUT";
-
-/// Environment variable that sets the most OS threads that run a simulated launch's blocks
-/// at once (`GPU_RUNTIME_SIM_THREADS=1` runs them one after another); unset, one per core.
-/// A small launch (under 8,192 threads per OS thread) uses fewer. Read at the first
-/// simulated launch.
-pub const SIM_THREADS_ENV: &str = "GPU_RUNTIME_SIM_THREADS";
-
-/// Environment variable that sets the GPU's buffer for kernels' `println!` output, in
-/// megabytes from 1 to 4096 (`GPU_RUNTIME_PRINTF_MB=64`; CUDA's default is 1). Read when
-/// a device is opened, before any kernel prints. The buffer is circular: a launch that
-/// prints more than it holds between two synchronisations loses its oldest lines.
-pub const PRINTF_BUFFER_ENV: &str = "GPU_RUNTIME_PRINTF_MB";
 
 /// Everything a kernel file needs: `use gpu_runtime::prelude::*;`.
 pub mod prelude {

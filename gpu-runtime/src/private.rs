@@ -56,9 +56,7 @@ pub fn nvrtc_accepts(source: &str, arch: &str) -> std::result::Result<(), String
         })
 }
 
-/// Environment variable that makes [`nvrtc_or_skip`] an error instead of a skip
-/// (`scripts/test`, and so CI, sets it).
-pub const REQUIRE_NVRTC_ENV: &str = "GPU_RUNTIME_REQUIRE_NVRTC";
+pub use crate::env::REQUIRE_NVRTC_ENV;
 
 /// For tests that compile with NVRTC: `Ok(true)` when NVRTC loads; otherwise a line on
 /// stderr saying that `test` is skipped and why (written past the test harness's capture,
@@ -68,7 +66,7 @@ pub fn nvrtc_or_skip(test: &str) -> Result<bool> {
     use std::io::Write;
     match crate::nvrtc_version() {
         Ok(_) => Ok(true),
-        Err(e) if crate::host::env::flag(REQUIRE_NVRTC_ENV) => Err(e),
+        Err(e) if crate::env::flag(REQUIRE_NVRTC_ENV) => Err(e),
         Err(_) => {
             let _ = writeln!(
                 std::io::stderr(),

@@ -27,12 +27,7 @@ use std::time::SystemTime;
 
 use sha2::{Digest, Sha256};
 
-/// Turns the disk cache off when set to `0`, `false` or `off`.
-pub const CACHE_ENV: &str = "GPU_RUNTIME_CACHE";
-/// Moves the disk cache to this folder.
-pub const CACHE_DIR_ENV: &str = "GPU_RUNTIME_CACHE_DIR";
-/// The disk cache's size limit in MiB.
-pub const CACHE_MAX_MB_ENV: &str = "GPU_RUNTIME_CACHE_MAX_MB";
+pub use crate::env::{CACHE_DIR_ENV, CACHE_ENV, CACHE_MAX_MB_ENV};
 
 const DEFAULT_MAX_MB: u64 = 512;
 const MAGIC: &[u8; 8] = b"GPURTCB1";
@@ -206,8 +201,7 @@ impl DiskCache {
                     None => dirs::cache_dir()?.join("gpu-runtime"),
                 };
                 // At most 1 TB: a bound no real cache reaches, so the bytes cannot overflow.
-                let max_bytes =
-                    crate::host::env::megabytes(CACHE_MAX_MB_ENV, DEFAULT_MAX_MB, 1 << 20);
+                let max_bytes = crate::env::megabytes(CACHE_MAX_MB_ENV, DEFAULT_MAX_MB, 1 << 20);
                 match DiskCache::open(&dir, max_bytes) {
                     Ok(c) => Some(c),
                     Err(e) => {

@@ -28,8 +28,7 @@ use gpu_contract::KernelOptions;
 use kernel_def::{KernelDef, Unit};
 use nvrtc::{compile_program, CompileFailure, Output};
 
-/// Writes specialised sources and PTX to this folder.
-pub const DUMP_ENV: &str = "GPU_RUNTIME_DUMP";
+use crate::env::DUMP_ENV;
 
 const CRATE_VERSION: &str = env!("CARGO_PKG_VERSION");
 

@@ -30,8 +30,7 @@ use crate::host::rendezvous::{deadline_after, LocalStore, RunEnv, Store, TcpStor
 use crate::host::stream::Stream;
 use crate::DeviceArray;
 
-/// Environment variable: the default deadline of a communicator's calls, in seconds (300).
-pub const COMM_TIMEOUT_ENV: &str = "GPU_RUNTIME_COMM_TIMEOUT";
+use crate::env::COMM_TIMEOUT_ENV;
 
 /// How the elements of the ranks combine.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -202,7 +201,7 @@ pub struct CommOptions {
 
 impl Default for CommOptions {
     fn default() -> CommOptions {
-        let seconds = crate::host::env::seconds(COMM_TIMEOUT_ENV).unwrap_or(300.0);
+        let seconds = crate::env::seconds(COMM_TIMEOUT_ENV).unwrap_or(300.0);
         CommOptions {
             timeout: Duration::from_secs_f64(seconds),
             device: None,

@@ -14,8 +14,7 @@ use crate::error::{GpuError, Result};
 use crate::host::array::{DeviceArray, DeviceArray2, DeviceArray3};
 use crate::host::launch_config::DeviceLimits;
 
-/// Environment variable that forces a backend: `cuda` or `sim`.
-pub const BACKEND_ENV: &str = "GPU_RUNTIME_BACKEND";
+use crate::env::BACKEND_ENV;
 
 /// Which kind of device runs the kernels.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -8,7 +8,6 @@ pub(crate) mod array;
 pub(crate) mod array_ops;
 pub(crate) mod collective;
 pub(crate) mod device;
-pub(crate) mod env;
 pub(crate) mod event;
 pub(crate) mod graph;
 pub(crate) mod interop;

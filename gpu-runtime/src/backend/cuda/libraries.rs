@@ -16,8 +16,7 @@ use std::sync::OnceLock;
 
 use crate::error::GpuError;
 
-/// Environment variable naming the NVRTC library file to use.
-pub const NVRTC_ENV: &str = "GPU_RUNTIME_NVRTC";
+use crate::env::NVRTC_ENV;
 
 /// Whether the CUDA driver library can be loaded; the error says what was tried.
 pub(crate) fn require_driver() -> Result<(), GpuError> {

@@ -53,7 +53,7 @@ pub(crate) struct CudaDevice {
     /// Where checked kernels record their first fault.
     faults: FaultRecordMemory,
     /// Whether every launch waits for its kernel and reports its fault (the debugging
-    /// switch [`SYNC_ENV`](crate::SYNC_ENV)).
+    /// switch [`SYNC_ENV`](crate::env::SYNC_ENV)).
     synchronous: bool,
 }
 
@@ -196,8 +196,8 @@ impl CudaDevice {
             max_shared_mem_optin: attr(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)?,
             multiprocessors: attr(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?,
         };
-        if std::env::var_os(crate::PRINTF_BUFFER_ENV).is_some() {
-            let bytes = crate::host::env::megabytes(crate::PRINTF_BUFFER_ENV, 1, 4096);
+        if std::env::var_os(crate::env::PRINTF_BUFFER_ENV).is_some() {
+            let bytes = crate::env::megabytes(crate::env::PRINTF_BUFFER_ENV, 1, 4096);
             ctx.bind_to_thread()
                 .and_then(|()| {
                     cudarc::driver::result::ctx::set_limit(
@@ -219,7 +219,7 @@ impl CudaDevice {
             last_launch: AtomicPtr::new(std::ptr::null_mut()),
             first_fault: OnceLock::new(),
             faults,
-            synchronous: crate::host::env::flag(crate::SYNC_ENV),
+            synchronous: crate::env::flag(crate::env::SYNC_ENV),
         })
     }
 

@@ -20,8 +20,7 @@ use cudarc::driver::sys::CUstream;
 
 use crate::error::GpuError;
 
-/// Environment variable naming the NCCL library file to use.
-pub const NCCL_ENV: &str = "GPU_RUNTIME_NCCL";
+use crate::env::NCCL_ENV;
 
 /// The oldest NCCL we accept: 2.18.
 pub(crate) const MIN_VERSION: (u32, u32) = (2, 18);

@@ -1,7 +1,7 @@
 //! What stops a running simulated thread from outside: the launch's deadline, and the
 //! failure of a lower-numbered block.
 //!
-//! A launch that runs longer than [`SIM_TIMEOUT_ENV`](crate::SIM_TIMEOUT_ENV) seconds
+//! A launch that runs longer than [`SIM_TIMEOUT_ENV`](crate::env::SIM_TIMEOUT_ENV) seconds
 //! (off when unset) stops with [`GpuError::Timeout`](crate::GpuError::Timeout), so an
 //! endless loop in a kernel can be stopped. The attribute puts a [`sim_tick`] at the top
 //! of every loop body; threads waiting at barriers stop once the thread that timed out
@@ -81,7 +81,7 @@ pub(crate) struct Deadline {
 impl Deadline {
     pub(crate) fn start(kernel: &'static str) -> Deadline {
         let previous = current();
-        let timeout = crate::host::env::seconds(crate::SIM_TIMEOUT_ENV);
+        let timeout = crate::env::seconds(crate::env::SIM_TIMEOUT_ENV);
         inherit(timeout.map(|seconds| Current {
             until: Instant::now() + Duration::from_secs_f64(seconds),
             kernel,

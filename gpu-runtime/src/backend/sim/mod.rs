@@ -5,10 +5,10 @@
 //! simulator sets the thread's position (what `grid_1d()`, `thread_idx()`, ... read), runs
 //! the body, and turns a failure into a [`GpuError`]: an index out of bounds names the
 //! kernel, the parameter, the index and the length; a run past the deadline
-//! ([`SIM_TIMEOUT_ENV`](crate::SIM_TIMEOUT_ENV)) is [`GpuError::Timeout`]; any other panic
+//! ([`SIM_TIMEOUT_ENV`](crate::env::SIM_TIMEOUT_ENV)) is [`GpuError::Timeout`]; any other panic
 //! in the body (an overflow, a division by zero) names the thread and block.
 //!
-//! Blocks run on all cores at once ([`SIM_THREADS_ENV`](crate::SIM_THREADS_ENV) sets how
+//! Blocks run on all cores at once ([`SIM_THREADS_ENV`](crate::env::SIM_THREADS_ENV) sets how
 //! many OS threads), each block on one OS thread. Within a block, a kernel whose threads
 //! never wait for each other runs its threads one after another; a kernel that calls
 //! `sync_threads()` or a warp function (the attribute tells) runs every thread of the
@@ -140,7 +140,7 @@ fn worker_limit() -> usize {
     static LIMIT: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
     *LIMIT.get_or_init(|| {
         let cores = std::thread::available_parallelism().map_or(1, usize::from);
-        crate::host::env::count(crate::SIM_THREADS_ENV, cores, MAX_WORKERS)
+        crate::env::count(crate::env::SIM_THREADS_ENV, cores, MAX_WORKERS)
     })
 }
 

@@ -1,6 +1,55 @@
-//! The environment variables the runtime reads, parsed and bounded: a value that is not
-//! what the variable takes is ignored with a warning (through `log`), never a panic or an
-//! overflow.
+//! The environment variables the runtime reads: every name, and the readers that parse
+//! and bound a value. A value that is not what the variable takes is ignored with a
+//! warning (through `log`), never a panic or an overflow. The public names are re-exported
+//! where users find them (the crate root, `cache`, `collective`).
+
+/// Environment variable that makes every launch wait for its kernel and report its fault
+/// itself (`GPU_RUNTIME_SYNC=1`), as `CUDA_LAUNCH_BLOCKING` does for CUDA: slower, for
+/// finding the launch that faulted. Read when a device is opened.
+pub const SYNC_ENV: &str = "GPU_RUNTIME_SYNC";
+
+/// Environment variable that stops a simulated launch after this many seconds
+/// (`GPU_RUNTIME_SIM_TIMEOUT=30`) with [`GpuError::Timeout`](crate::GpuError::Timeout);
+/// unset, the simulator waits as long as a kernel runs.
+pub const SIM_TIMEOUT_ENV: &str = "GPU_RUNTIME_SIM_TIMEOUT";
+
+/// Environment variable that sets the most OS threads that run a simulated launch's blocks
+/// at once (`GPU_RUNTIME_SIM_THREADS=1` runs them one after another); unset, one per core.
+/// A small launch (under 8,192 threads per OS thread) uses fewer. Read at the first
+/// simulated launch.
+pub const SIM_THREADS_ENV: &str = "GPU_RUNTIME_SIM_THREADS";
+
+/// Environment variable that sets the GPU's buffer for kernels' `println!` output, in
+/// megabytes from 1 to 4096 (`GPU_RUNTIME_PRINTF_MB=64`; CUDA's default is 1). Read when
+/// a device is opened, before any kernel prints. The buffer is circular: a launch that
+/// prints more than it holds between two synchronisations loses its oldest lines.
+pub const PRINTF_BUFFER_ENV: &str = "GPU_RUNTIME_PRINTF_MB";
+
+/// Environment variable that forces a backend: `cuda` or `sim`.
+pub const BACKEND_ENV: &str = "GPU_RUNTIME_BACKEND";
+
+/// Environment variable naming the NVRTC library file to use.
+pub const NVRTC_ENV: &str = "GPU_RUNTIME_NVRTC";
+
+/// Environment variable naming the NCCL library file to use.
+pub const NCCL_ENV: &str = "GPU_RUNTIME_NCCL";
+
+/// Writes specialised sources and PTX to this folder.
+pub const DUMP_ENV: &str = "GPU_RUNTIME_DUMP";
+
+/// Turns the disk cache off when set to `0`, `false` or `off`.
+pub const CACHE_ENV: &str = "GPU_RUNTIME_CACHE";
+/// Moves the disk cache to this folder.
+pub const CACHE_DIR_ENV: &str = "GPU_RUNTIME_CACHE_DIR";
+/// The disk cache's size limit in MiB.
+pub const CACHE_MAX_MB_ENV: &str = "GPU_RUNTIME_CACHE_MAX_MB";
+
+/// Environment variable: the default deadline of a communicator's calls, in seconds (300).
+pub const COMM_TIMEOUT_ENV: &str = "GPU_RUNTIME_COMM_TIMEOUT";
+
+/// Environment variable that makes `__private::nvrtc_or_skip` an error instead of a skip
+/// (`scripts/test`, and so CI, sets it).
+pub const REQUIRE_NVRTC_ENV: &str = "GPU_RUNTIME_REQUIRE_NVRTC";
 
 /// Whether `name` is set to a true value (`1`, `true`, `on`, `yes`; `0`, `false`, `off`,
 /// `no` or unset are false).

@@ -14,6 +14,7 @@ use std::ops::{
 
 pub use gpu_contract::{DtypeKind, ElemKind, StructLayout};
 
+pub(crate) mod bytes;
 #[cfg(feature = "complex")]
 mod complex;
 

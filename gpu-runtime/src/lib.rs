@@ -42,6 +42,7 @@ mod dtype;
 mod env;
 mod error;
 mod host;
+mod keep_alive;
 mod lang;
 mod private;
 pub mod random;

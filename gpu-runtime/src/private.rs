@@ -18,7 +18,7 @@ pub use crate::dtype::{bf16_from_f64, f16_from_f64, Dtype, GpuStruct};
 pub use crate::host::args::{
     array2, array2_mut, array3, array3_mut, Arg, ArrayParts, ArrayPartsMut,
 };
-pub use crate::host::keep_alive::KeepAlive;
+pub use crate::keep_alive::KeepAlive;
 pub use crate::lang::print::{device_print, PrintArg};
 pub use crate::lang::shared::shared_declaration;
 pub use gpu_contract::fast_path::{FastCondition, SymOp};
@@ -284,7 +284,7 @@ pub unsafe fn launch_sim<F: Fn() + Send + Sync>(
     def: &'static KernelDef,
     dtypes: &[DtypeKind],
     cfg: &LaunchConfig<'_>,
-    owners: &[&dyn crate::host::keep_alive::KeepAlive],
+    owners: &[&dyn crate::keep_alive::KeepAlive],
     thread: F,
 ) -> Result<()> {
     match crate::host::graph::recording_of(def, cfg)? {

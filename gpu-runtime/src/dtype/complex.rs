@@ -59,7 +59,7 @@ mod tests {
             (-0.0f64).to_bits()
         );
         // `{re, im}`: the real part first, as C's struct.
-        let bytes = crate::backend::cuda::buffer::bytes_of(std::slice::from_ref(&z));
+        let bytes = crate::dtype::bytes::bytes_of(std::slice::from_ref(&z));
         assert_eq!(&bytes[..4], &(-1.5f32).to_ne_bytes());
     }
 }

@@ -10,7 +10,7 @@ use std::marker::PhantomData;
 
 use crate::dtype::{Dtype, DtypeKind, ElemKind, Element, GpuStruct, StructLayout};
 use crate::host::array::Storage;
-use crate::host::keep_alive::KeepAlive;
+use crate::keep_alive::KeepAlive;
 use crate::{Device, DeviceArray, DeviceArray2, DeviceArray3};
 
 /// Implemented by the types the runtime accepts as kernel arrays, and no others.
@@ -378,7 +378,7 @@ impl<'a> Arg<'a> {
         Arg {
             value: ArgValue::Record {
                 layout: T::LAYOUT,
-                bytes: crate::backend::cuda::buffer::bytes_of(std::slice::from_ref(v)),
+                bytes: crate::dtype::bytes::bytes_of(std::slice::from_ref(v)),
             },
             code: NO_CODE,
         }

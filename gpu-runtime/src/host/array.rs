@@ -22,7 +22,7 @@ pub(crate) enum Storage<T> {
 
 impl<T: Element> Storage<T> {
     /// The allocation's owner, which a recorded graph keeps.
-    pub(crate) fn owner(&self) -> &dyn crate::host::keep_alive::KeepAlive {
+    pub(crate) fn owner(&self) -> &dyn crate::keep_alive::KeepAlive {
         match self {
             Storage::Cuda(b) => b.owner(),
             Storage::Sim(v) => v.owner(),

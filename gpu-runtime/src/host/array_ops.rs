@@ -128,7 +128,7 @@ impl<T: Element> DeviceArray<T> {
         match (&mut self.storage, &*self.device.inner) {
             (Storage::Cuda(b), DeviceInner::Cuda(c)) => {
                 let value = [value];
-                let bytes = buffer::bytes_of(&value);
+                let bytes = crate::dtype::bytes::bytes_of(&value);
                 c.ctx.bind_to_thread().map_err(c.driver_error("fill"))?;
                 // The pointer through cudarc, so the memsets are ordered after the buffer's
                 // pending reads and writes on other cudarc streams, and later users wait for

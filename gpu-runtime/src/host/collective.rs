@@ -25,9 +25,9 @@ use crate::dtype::{Dtype, Element};
 use crate::error::{GpuError, Result};
 use crate::host::array::Storage;
 use crate::host::device::{Device, DeviceInner};
-use crate::host::keep_alive::Kept;
 use crate::host::rendezvous::{deadline_after, LocalStore, RunEnv, Store, TcpStore};
 use crate::host::stream::Stream;
+use crate::keep_alive::Kept;
 use crate::DeviceArray;
 
 use crate::env::COMM_TIMEOUT_ENV;
@@ -1137,7 +1137,7 @@ fn elem_name<T: Element>() -> String {
 fn read_bytes<T: Element>(a: &DeviceArray<T>, start: usize, len: usize) -> Vec<u8> {
     match &a.storage {
         Storage::Sim(b) => {
-            b.read(|v| crate::backend::cuda::buffer::bytes_of(&v[start..start + len]).to_vec())
+            b.read(|v| crate::dtype::bytes::bytes_of(&v[start..start + len]).to_vec())
         }
         Storage::Cuda(_) => unreachable!("a simulated rank's arrays are simulator arrays"),
     }
@@ -1161,9 +1161,9 @@ fn from_bytes<T: Element>(bytes: &[u8], len: usize) -> std::result::Result<Vec<T
     let mut out = vec![crate::dtype::zeroed::<T>(); len];
     // As a copy from device memory: the bytes of `T`s, with any `bool` part made 0 or 1
     // whatever the peer sent.
-    let raw = crate::backend::cuda::buffer::bytes_of_mut(&mut out);
+    let raw = crate::dtype::bytes::bytes_of_mut(&mut out);
     raw.copy_from_slice(bytes);
-    crate::backend::cuda::buffer::settle_bools::<T>(raw);
+    crate::dtype::bytes::settle_bools::<T>(raw);
     Ok(out)
 }
 

@@ -37,9 +37,9 @@ use crate::dtype::DtypeKind;
 use crate::error::{GpuError, Result};
 use crate::host::args::{Arg, ArgValue};
 use crate::host::device::{Device, DeviceInner};
-use crate::host::keep_alive::{KeepAlive, Kept};
 use crate::host::launch_config::LaunchConfig;
 use crate::host::stream::Stream;
+use crate::keep_alive::{KeepAlive, Kept};
 
 thread_local! {
     /// Whether this thread is inside a capture's closure.

@@ -11,7 +11,6 @@ pub(crate) mod device;
 pub(crate) mod event;
 pub(crate) mod graph;
 pub(crate) mod interop;
-pub(crate) mod keep_alive;
 pub(crate) mod launch_config;
 #[cfg(feature = "ndarray")]
 pub(crate) mod ndarray_interop;

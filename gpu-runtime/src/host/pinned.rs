@@ -128,7 +128,7 @@ impl<T: Element> PinnedBuffer<T> {
     fn settle_locked(&self, all: bool) -> Result<()> {
         let mut pending = self.lock();
         Self::settle(&mut pending, all)?;
-        let offsets = crate::backend::cuda::buffer::bool_offsets::<T>();
+        let offsets = crate::dtype::bytes::bool_offsets::<T>();
         let size = std::mem::size_of::<T>();
         for i in 0..if offsets.is_empty() { 0 } else { self.len } {
             for &o in &offsets {

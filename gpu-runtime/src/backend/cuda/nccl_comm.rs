@@ -25,8 +25,8 @@ use std::time::{Duration, Instant};
 use super::handles::OwnedEvent;
 use super::nccl::{Nccl, NcclResult, RawComm, RawUniqueId, IN_PROGRESS, SUCCESS};
 use crate::host::device::{Device, DeviceInner};
-use crate::host::keep_alive::Kept;
 use crate::host::rendezvous::deadline_after;
+use crate::keep_alive::Kept;
 
 /// A rank's NCCL communicator.
 pub(crate) struct NcclComm {

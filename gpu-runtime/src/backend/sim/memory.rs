@@ -12,7 +12,7 @@
 
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use crate::host::keep_alive::KeepAlive;
+use crate::keep_alive::KeepAlive;
 
 /// An array's elements on the simulator.
 pub(crate) struct SimBuffer<T> {

@@ -43,7 +43,7 @@ use crate::compile::kernel_def::{KernelDef, KernelParts};
 use crate::dtype::{Dtype, DtypeKind};
 use crate::error::{GpuError, Result};
 use crate::host::device::DeviceInner;
-use crate::host::keep_alive::KeepAlive;
+use crate::keep_alive::KeepAlive;
 use crate::{Device, DeviceArray, KernelOptions, LaunchConfig, ParamDef, ParamKind};
 
 mod c_decl;

@@ -14,6 +14,7 @@ use std::ops::{
 
 pub use gpu_contract::{DtypeKind, ElemKind, StructLayout};
 
+pub mod arith;
 pub(crate) mod bytes;
 #[cfg(feature = "complex")]
 mod complex;
@@ -114,8 +115,8 @@ pub trait Num:
     + MulAssign
     + DivAssign
     + RemAssign
-    + crate::backend::sim::arith::Arith
-    + crate::backend::sim::arith::ArithAbs
+    + arith::Arith
+    + arith::ArithAbs
 {
     /// `0` of this type.
     fn zero() -> Self;
@@ -138,7 +139,7 @@ pub trait Num:
     label = "a `Float` dtype is required here",
     note = "`Float` dtypes are f32 and f64"
 )]
-pub trait Float: Num + Neg<Output = Self> + crate::backend::sim::arith::ArithNeg {
+pub trait Float: Num + Neg<Output = Self> + arith::ArithNeg {
     /// Square root.
     fn sqrt(self) -> Self;
     /// `1 / sqrt(self)`.
@@ -221,8 +222,8 @@ pub trait Int:
     + BitXorAssign
     + Shl<u32, Output = Self>
     + Shr<u32, Output = Self>
-    + crate::backend::sim::arith::ArithShift
-    + crate::backend::sim::arith::ShiftAmount
+    + arith::ArithShift
+    + arith::ShiftAmount
 {
     /// `self + other`, wrapping at the type's bounds.
     fn wrapping_add(self, other: Self) -> Self;

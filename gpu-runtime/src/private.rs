@@ -7,13 +7,13 @@
 //! state); views of arrays are made only from arrays borrowed for their lifetime and
 //! access elements by value, atomically.
 
-pub use crate::backend::sim::arith;
 pub use crate::backend::sim::{
     local_get, local_mut, local_ref, sim_tick, DeviceFnArray, DeviceFnArrayMut, SimArray2,
     SimArray2Mut, SimArray3, SimArray3Mut, SimSlice, SimSliceMut,
 };
 pub use crate::compile::kernel_def::{DeviceFnDef, KernelParts};
 pub use crate::compile::module_const::ConstValue;
+pub use crate::dtype::arith;
 pub use crate::dtype::{bf16_from_f64, f16_from_f64, Dtype, GpuStruct};
 pub use crate::host::args::{
     array2, array2_mut, array3, array3_mut, Arg, ArrayParts, ArrayPartsMut,

@@ -370,6 +370,8 @@ thread_local! {
 
 pub(crate) fn set_block(b: *const BlockContext) {
     BLOCK.with(|c| c.set(b));
+    // An integer fault of the kernel's arithmetic is the launch's error while a block runs.
+    crate::dtype::arith::set_in_simulated_launch(!b.is_null());
 }
 
 /// The block the current thread runs, as set by [`set_block`] (null outside one).

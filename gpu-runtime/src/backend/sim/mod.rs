@@ -17,7 +17,6 @@
 //! [`GpuError::Deadlock`] instead of hanging. Shared memory is per block and starts
 //! zeroed; atomics are real atomics.
 
-pub mod arith;
 mod block;
 pub(crate) mod comm;
 mod deadline;
@@ -38,6 +37,7 @@ pub use views::{
 };
 
 use crate::compile::kernel_def::KernelDef;
+use crate::dtype::arith::IntegerFault;
 use crate::error::{GpuError, Result};
 use crate::host::launch_config::{DeviceLimits, LaunchConfig};
 use crate::lang::geometry::{set_position, Dim3, ThreadPosition};
@@ -56,8 +56,6 @@ pub(crate) enum SimFault {
     },
     /// The launch ran past the simulator's deadline.
     Timeout { kernel: &'static str, seconds: f64 },
-    /// An integer operation Rust defines as a panic.
-    Integer { op: gpu_contract::fault::IntOp },
     /// A lower-numbered block failed: this block's outcome no longer matters.
     Cancelled,
 }
@@ -482,6 +480,13 @@ fn to_error(
     at: &ThreadPosition,
     payload: Box<dyn std::any::Any + Send>,
 ) -> GpuError {
+    if let Some(IntegerFault(op)) = payload.downcast_ref::<IntegerFault>() {
+        return GpuError::IntegerFault {
+            kernel: def.name(),
+            signature: def.name().to_owned(),
+            operation: op.message(),
+        };
+    }
     if let Some(fault) = payload.downcast_ref::<SimFault>() {
         return match *fault {
             SimFault::OutOfBounds {
@@ -496,11 +501,6 @@ fn to_error(
                 len,
             },
             SimFault::Timeout { kernel, seconds } => GpuError::Timeout { kernel, seconds },
-            SimFault::Integer { op } => GpuError::IntegerFault {
-                kernel: def.name(),
-                signature: def.name().to_owned(),
-                operation: op.message(),
-            },
             // Never reported: a lower-numbered block's error is.
             SimFault::Cancelled => GpuError::SimulatorPanic {
                 kernel: def.name(),

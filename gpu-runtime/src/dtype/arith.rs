@@ -6,22 +6,39 @@
 //! `MIN / -1` fault either way, as they panic in Rust. Floats compute as Rust's
 //! operators do.
 //!
-//! A fault inside a simulated launch stops the thread and becomes
+//! A fault inside a simulated launch stops the thread with an `IntegerFault`, which the
+//! simulator (which marks its threads with `set_in_simulated_launch`) turns into
 //! `GpuError::IntegerFault`; outside one (a `#[gpu_device]` function called on the host) it
-//! is Rust's own panic.
+//! is Rust's own panic. The traits are supertraits of the public dtype traits, so they live
+//! with the dtypes.
+
+use std::cell::Cell;
 
 use gpu_contract::fault::IntOp;
 
-use super::{block, SimFault};
+/// The unwind payload of an integer fault in a simulated kernel's thread.
+#[derive(Debug)]
+pub(crate) struct IntegerFault(pub IntOp);
+
+thread_local! {
+    /// Whether this OS thread runs a simulated block's threads now.
+    static IN_SIMULATED_LAUNCH: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Set by the simulator while this OS thread runs a simulated block's threads.
+#[inline]
+pub(crate) fn set_in_simulated_launch(on: bool) {
+    IN_SIMULATED_LAUNCH.with(|c| c.set(on));
+}
 
 /// An integer fault: the simulator's error inside a launch, Rust's panic outside.
 #[cold]
 #[inline(never)]
 fn fault(op: IntOp) -> ! {
-    match block::current_kernel() {
-        Some(_) => std::panic::resume_unwind(Box::new(SimFault::Integer { op })),
-        None => panic!("{}", op.message()),
+    if IN_SIMULATED_LAUNCH.with(Cell::get) {
+        std::panic::resume_unwind(Box::new(IntegerFault(op)))
     }
+    panic!("{}", op.message())
 }
 
 /// A number a kernel computes with. (Its methods are named so they never clash with a

@@ -44,6 +44,7 @@ mod error;
 mod host;
 mod keep_alive;
 mod lang;
+mod launch;
 mod private;
 pub mod random;
 
@@ -99,7 +100,7 @@ pub use lang::barrier::{
 };
 pub use lang::geometry::{
     block_dim, block_idx, grid_1d, grid_2d, grid_3d, grid_dim, gridsize_1d, gridsize_2d,
-    gridsize_3d, thread_idx, Dim3,
+    gridsize_3d, thread_idx,
 };
 pub use lang::shared::{self, dynamic_shared_array, shared_array, shared_array_2d};
 pub use lang::vector::{load4, store4, VectorSource, VectorTarget};
@@ -107,6 +108,7 @@ pub use lang::warp::{
     active_mask, all_sync, any_sync, ballot_sync, eq_sync, lane_id, shfl_down_sync, shfl_sync,
     shfl_up_sync, shfl_xor_sync, sync_warp, warp_size, WARP_SIZE,
 };
+pub use launch::dims::Dim3;
 /// Complex numbers for kernels: num-complex's types (`Complex32` is `Complex<f32>`),
 /// re-exported so a kernel's and its caller's are the same crate's.
 #[cfg(feature = "complex")]

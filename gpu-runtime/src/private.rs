@@ -237,7 +237,7 @@ fn stream_elsewhere(def: &'static KernelDef) -> GpuError {
 /// A kernel's fast-path conditions for a launch as validated (its final grid and block):
 /// true when every check the kernel's main entry leaves out is redundant for this launch (see
 /// `gpu_contract::fast_path`); false runs its fully checked entry.
-pub(crate) type FastPath<'a> = &'a dyn Fn(&crate::host::launch_config::ValidLaunch) -> bool;
+pub(crate) type FastPath<'a> = &'a dyn Fn(&crate::launch::dims::ValidLaunch) -> bool;
 
 /// Compile and load `def`'s precompile signatures on `device`.
 pub fn precompile(def: &'static KernelDef, device: &Device) -> Result<()> {

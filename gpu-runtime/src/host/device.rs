@@ -12,7 +12,7 @@ use crate::backend::cuda::CudaDevice;
 use crate::dtype::Element;
 use crate::error::{GpuError, Result};
 use crate::host::array::{DeviceArray, DeviceArray2, DeviceArray3};
-use crate::host::launch_config::DeviceLimits;
+use crate::launch::dims::DeviceLimits;
 
 use crate::env::BACKEND_ENV;
 

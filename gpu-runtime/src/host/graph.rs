@@ -206,7 +206,7 @@ impl Recording {
         let mut state = self.open(def)?;
         refuse_cooperative(def)?;
         // What the launch itself would refuse is refused now, as on the GPU.
-        let limits = crate::host::launch_config::DeviceLimits::simulator();
+        let limits = crate::launch::dims::DeviceLimits::simulator();
         cfg.validate(
             def.name(),
             &limits,

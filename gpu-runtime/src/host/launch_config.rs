@@ -7,7 +7,7 @@
 
 use crate::error::{GpuError, Result};
 use crate::host::stream::Stream;
-use crate::lang::geometry::Dim3;
+use crate::launch::dims::{DeviceLimits, Dim3, ValidLaunch};
 
 /// One extent of a grid or block, converted without loss; negative values are kept as
 /// `None` so validation can name them.
@@ -260,23 +260,6 @@ impl<'s> LaunchConfig<'s> {
     }
 }
 
-/// A configuration that passed validation.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct ValidLaunch {
-    pub grid: Dim3,
-    pub block: Dim3,
-    pub shared_mem_bytes: u32,
-}
-
-impl ValidLaunch {
-    /// Whether a kernel that allows blocks of `max_threads` and `max_dynamic_shared`
-    /// bytes of dynamic shared memory can run it.
-    #[inline]
-    pub(crate) fn fits(&self, max_threads: u32, max_dynamic_shared: u32) -> bool {
-        self.block.volume() <= u64::from(max_threads) && self.shared_mem_bytes <= max_dynamic_shared
-    }
-}
-
 /// The grid and block of `forall(n)` in blocks of `block` threads.
 #[inline]
 fn forall_shape(n: u64, block: u32) -> (Extents, Extents) {
@@ -307,35 +290,4 @@ fn dims(what: &str, e: Extents, max: [u32; 3]) -> std::result::Result<Dim3, Stri
         }
     }
     Ok(Dim3::new(out[0], out[1], out[2]))
-}
-
-/// The limits a launch is checked against, read once per device.
-#[derive(Clone, Debug)]
-pub(crate) struct DeviceLimits {
-    pub device_name: String,
-    pub max_grid: [u32; 3],
-    pub max_block: [u32; 3],
-    pub max_threads_per_block: u32,
-    /// Shared memory a block may have when the kernel opts in (227 KB on an H200); the
-    /// runtime opts in for a launch that asks for more than the default 48 KB.
-    pub max_shared_mem_optin: u32,
-    /// Streaming multiprocessors (0 on the simulator).
-    pub multiprocessors: u32,
-}
-
-impl DeviceLimits {
-    /// The limits of every CUDA device of compute capability 7.0 and later, which the
-    /// simulator adopts so a launch valid there is valid on a GPU.
-    pub(crate) fn simulator() -> DeviceLimits {
-        DeviceLimits {
-            device_name: "the CPU simulator".to_owned(),
-            max_grid: [i32::MAX as u32, 65535, 65535],
-            max_block: [1024, 1024, 64],
-            max_threads_per_block: 1024,
-            // The opt-in limit differs between GPUs (64 KB on sm_75, 227 KB on sm_90): the
-            // simulator keeps to the 48 KB every one of them allows.
-            max_shared_mem_optin: 48 * 1024,
-            multiprocessors: 0,
-        }
-    }
 }

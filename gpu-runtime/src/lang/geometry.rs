@@ -6,63 +6,8 @@
 //! before it runs each thread. Called outside a kernel they panic, since there is no
 //! thread to describe.
 
-use std::cell::Cell;
-
-/// Three extents or coordinates, as CUDA's `dim3`/`uint3`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Dim3 {
-    /// The x component.
-    pub x: u32,
-    /// The y component.
-    pub y: u32,
-    /// The z component.
-    pub z: u32,
-}
-
-impl Dim3 {
-    /// `(x, y, z)`.
-    pub const fn new(x: u32, y: u32, z: u32) -> Dim3 {
-        Dim3 { x, y, z }
-    }
-
-    /// `x * y * z`, without overflow.
-    pub const fn volume(self) -> u64 {
-        self.x as u64 * self.y as u64 * self.z as u64
-    }
-
-    pub(crate) const fn tuple(self) -> (u32, u32, u32) {
-        (self.x, self.y, self.z)
-    }
-}
-
-/// Where the simulated thread stands; set by the simulator around each thread's run.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct ThreadPosition {
-    pub thread_idx: Dim3,
-    pub block_idx: Dim3,
-    pub block_dim: Dim3,
-    pub grid_dim: Dim3,
-}
-
-thread_local! {
-    static POSITION: Cell<Option<ThreadPosition>> = const { Cell::new(None) };
-}
-
-pub(crate) fn set_position(p: Option<ThreadPosition>) {
-    POSITION.with(|c| c.set(p));
-}
-
-/// The position [`set_position`] set last, if any.
-pub(crate) fn current_position() -> Option<ThreadPosition> {
-    POSITION.with(|c| c.get())
-}
-
-pub(crate) fn position() -> ThreadPosition {
-    POSITION.with(|c| c.get()).expect(
-        "thread geometry (grid_1d(), thread_idx(), ...) can only be read inside a #[gpu_kernel] \
-         running on a device",
-    )
-}
+use crate::backend::sim::position::position;
+use crate::launch::dims::Dim3;
 
 /// `threadIdx`: this thread's position in its block.
 pub fn thread_idx() -> Dim3 {

@@ -6,9 +6,9 @@
 //! other's values, so results match the GPU's; a lane that reads from a lane outside the
 //! group gets its own value back (undefined in CUDA).
 
+use crate::backend::sim::position::position;
 use crate::backend::sim::{with_block, WarpExchange};
 use crate::dtype::Word;
-use crate::lang::geometry::position;
 
 /// Threads in a warp: 32 on every NVIDIA GPU.
 pub const WARP_SIZE: u32 = 32;

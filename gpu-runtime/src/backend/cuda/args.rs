@@ -425,7 +425,7 @@ impl<'a, 'b> Uniforms<'a, 'b> {
     pub(crate) fn of(
         def: &'static KernelDef,
         args: &'a [Arg<'b>],
-        valid: &crate::host::launch_config::ValidLaunch,
+        valid: &crate::launch::dims::ValidLaunch,
     ) -> Uniforms<'a, 'b> {
         let widen = |(x, y, z): (u32, u32, u32)| [x, y, z].map(u64::from);
         Uniforms {

@@ -16,7 +16,7 @@ use std::cell::{Cell, RefCell};
 use corosensei::stack::DefaultStack;
 use corosensei::{Coroutine, CoroutineResult, Yielder};
 
-use crate::lang::geometry::{current_position, set_position};
+use super::position::{current_position, set_position};
 
 /// Why a fiber gave the processor back.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -23,6 +23,7 @@ mod deadline;
 mod fiber;
 pub(crate) mod graph;
 pub(crate) mod memory;
+pub(crate) mod position;
 pub(crate) mod views;
 
 use std::cell::RefCell;
@@ -39,11 +40,12 @@ pub use views::{
 use crate::compile::kernel_def::KernelDef;
 use crate::dtype::arith::IntegerFault;
 use crate::error::{GpuError, Result};
-use crate::host::launch_config::{DeviceLimits, LaunchConfig};
-use crate::lang::geometry::{set_position, Dim3, ThreadPosition};
+use crate::host::launch_config::LaunchConfig;
+use crate::launch::dims::{DeviceLimits, Dim3};
 use block::set_grid_barrier;
 use block::SimBarrier;
 pub(crate) use block::{set_block, with_block, with_grid_barrier, BlockContext, WarpExchange};
+use position::{set_position, ThreadPosition};
 
 /// Why a simulated thread stopped early; carried by an unwind that skips the panic hook.
 #[derive(Debug)]

@@ -38,6 +38,7 @@
 
 mod backend;
 mod compile;
+mod def;
 mod dtype;
 mod env;
 mod error;
@@ -60,10 +61,11 @@ pub mod collective {
 
 pub use backend::cuda::FunctionAttributes;
 pub use compile::cache;
-pub use compile::kernel_def::{DeviceFnDef, KernelDef, KernelHandle};
 pub use compile::nvrtc::nvrtc_version;
 pub use compile::prelude::{full_prelude, prelude_for};
 pub use compile::raw;
+pub use def::device_fn::DeviceFnDef;
+pub use def::kernel::{KernelDef, KernelHandle};
 pub use dtype::{Dtype, Element, Float, Int, Num};
 pub use env::{
     BACKEND_ENV, DUMP_ENV, NCCL_ENV, NVRTC_ENV, PRINTF_BUFFER_ENV, SIM_THREADS_ENV,

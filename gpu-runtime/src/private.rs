@@ -11,8 +11,9 @@ pub use crate::backend::sim::{
     local_get, local_mut, local_ref, sim_tick, DeviceFnArray, DeviceFnArrayMut, SimArray2,
     SimArray2Mut, SimArray3, SimArray3Mut, SimSlice, SimSliceMut,
 };
-pub use crate::compile::kernel_def::{DeviceFnDef, KernelParts};
-pub use crate::compile::module_const::ConstValue;
+pub use crate::def::device_fn::DeviceFnDef;
+pub use crate::def::kernel::KernelParts;
+pub use crate::def::module_const::ConstValue;
 pub use crate::dtype::arith;
 pub use crate::dtype::{bf16_from_f64, f16_from_f64, Dtype, GpuStruct};
 pub use crate::host::args::{
@@ -35,7 +36,7 @@ pub use gpu_contract::kernel::ElemType;
 pub use gpu_contract::{Bound, DtypeKind, GenericParam, KernelOptions, ParamDef, ParamKind};
 pub use std::sync::atomic::AtomicU32;
 
-use crate::compile::kernel_def::KernelDef;
+use crate::def::kernel::KernelDef;
 use crate::host::device::DeviceInner;
 use crate::{Device, DeviceArray, Element, GpuError, LaunchConfig, Result};
 

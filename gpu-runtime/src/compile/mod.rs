@@ -1,6 +1,6 @@
 //! Compilation: from a kernel signature to machine code.
 //!
-//! `kernel_def.rs` holds what the attribute leaves in the binary and specialises it;
+//! `specialize.rs` makes a kernel definition's (`crate::def`) CUDA C for a dtype signature;
 //! `prelude/` is the CUDA C every kernel starts with; `nvrtc.rs` runs NVRTC; `cache.rs` is
 //! the disk cache; `raw.rs` compiles hand-written CUDA C through the same path. This file
 //! ties them together: specialise, look in the disk cache, compile with NVRTC on a miss,
@@ -11,21 +11,20 @@
 //! hits too.
 
 pub mod cache;
-pub(crate) mod kernel_def;
-pub(crate) mod module_const;
 pub(crate) mod nvrtc;
 pub(crate) mod prelude;
 pub mod raw;
+mod specialize;
 
 use std::path::PathBuf;
 use std::time::Instant;
 
 use crate::backend::cuda::libraries::nvrtc_identity;
+use crate::def::kernel::{KernelDef, Unit};
 use crate::dtype::DtypeKind;
 use crate::error::GpuError;
 use cache::{CacheInputs, CacheKey, DiskCache, Lookup};
 use gpu_contract::KernelOptions;
-use kernel_def::{KernelDef, Unit};
 use nvrtc::{compile_program, CompileFailure, Output};
 
 use crate::env::DUMP_ENV;
@@ -117,6 +116,54 @@ impl Job<'_> {
             self.store_ptx(&compiled_by, &ptx);
         }
         Ok(cubin)
+    }
+}
+
+impl KernelDef {
+    /// Compile the `dtypes` specialisation for `arch` (such as `sm_90`) to a CUBIN with
+    /// NVRTC, through the disk cache: the module a first launch loads, with the kernel's
+    /// main entry (a kernel with a fast path compiles its checked entry into a module of
+    /// its own when a launch first needs it; [`precompile_for_arch`](Self::precompile_for_arch)
+    /// compiles both). Needs no GPU, so a CPU-only machine can check kernels. Where NVRTC
+    /// is absent and the cache has no CUBIN for `arch`, the result is the NUL-terminated
+    /// PTX kept for the same or an older architecture (which the driver's JIT loads), if
+    /// there is one.
+    pub fn compile_for_arch(&self, dtypes: &[DtypeKind], arch: &str) -> Result<Vec<u8>, GpuError> {
+        compile_cached(self, dtypes, arch, Unit::Main)
+    }
+
+    /// The module of the `dtypes` specialisation's checked entry for `arch`, through the
+    /// disk cache (for a kernel with a fast path, when a launch fails its conditions).
+    pub(crate) fn compile_checked_for_arch(
+        &self,
+        dtypes: &[DtypeKind],
+        arch: &str,
+    ) -> Result<Vec<u8>, GpuError> {
+        compile_cached(self, dtypes, arch, Unit::Checked)
+    }
+
+    /// The whole specialisation (both entries of a kernel with a fast path), always
+    /// running NVRTC: the disk cache is neither read nor written. For checks that must
+    /// prove the compiler accepts the source, and for benchmarks.
+    pub fn compile_uncached(&self, dtypes: &[DtypeKind], arch: &str) -> Result<Vec<u8>, GpuError> {
+        compile_uncached(self, dtypes, arch)
+    }
+
+    /// The PTX of the `dtypes` specialisation for the virtual architecture of `arch`
+    /// (`sm_90` gives `compute_90` PTX).
+    pub fn ptx(&self, dtypes: &[DtypeKind], arch: &str) -> Result<String, GpuError> {
+        compile_ptx(self, dtypes, arch)
+    }
+
+    /// Compile every [`precompile_signatures`](Self::precompile_signatures) entry for
+    /// `arch` into the disk cache, with no GPU needed: a CUBIN and the PTX kept beside it
+    /// (written where it is missing, also when the CUBIN was there), for a cache to ship.
+    /// Needs NVRTC, and says so where it is absent.
+    pub fn precompile_for_arch(&self, arch: &str) -> Result<(), GpuError> {
+        for sig in self.precompile_signatures() {
+            precompile_cached(self, &sig, arch)?;
+        }
+        Ok(())
     }
 }
 

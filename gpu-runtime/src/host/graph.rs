@@ -32,7 +32,7 @@ use crate::backend::cuda::graph::{self as cuda_graph, Executable, OwnedGraph};
 use crate::backend::cuda::handles::OwnedStream;
 use crate::backend::sim::graph::{self as sim_graph, SimNode};
 use crate::backend::sim::memory::replay_lock;
-use crate::compile::kernel_def::KernelDef;
+use crate::def::kernel::KernelDef;
 use crate::dtype::DtypeKind;
 use crate::error::{GpuError, Result};
 use crate::host::args::{Arg, ArgValue};

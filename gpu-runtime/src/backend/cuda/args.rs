@@ -14,7 +14,7 @@ use std::mem::MaybeUninit;
 use gpu_contract::fast_path::LaunchValues;
 use gpu_contract::{DtypeKind, ElemKind, ParamDef, ParamKind};
 
-use crate::compile::kernel_def::KernelDef;
+use crate::def::kernel::KernelDef;
 use crate::error::{GpuError, Result};
 use crate::host::args::{array_code, scalar_code, Arg, ArgValue, NO_CODE};
 use crate::Device;
@@ -414,7 +414,7 @@ fn too_many(def: &'static KernelDef, needed: usize) -> GpuError {
 /// kernel's module constants and the final dimensions.
 pub(crate) struct Uniforms<'a, 'b> {
     pub args: &'a [Arg<'b>],
-    pub constants: &'static [crate::compile::module_const::ConstValue],
+    pub constants: &'static [crate::def::module_const::ConstValue],
     pub grid: [u64; 3],
     pub block: [u64; 3],
 }
@@ -480,7 +480,7 @@ mod tests {
     use rand::{Rng, SeedableRng};
 
     use super::*;
-    use crate::compile::kernel_def::KernelParts;
+    use crate::def::kernel::KernelParts;
     use crate::host::args::{array2, array2_mut, array3, array3_mut, SliceArg, SliceArgMut};
     use crate::DeviceArray;
 

@@ -28,7 +28,7 @@ use cudarc::driver::{CudaContext, CudaFunction, CudaStream};
 use cudarc::nvrtc::Ptx;
 use gpu_contract::fault::{FaultKind, FaultRecord, IntOp, FAULT_CONTEXT_SYMBOL};
 
-use crate::compile::kernel_def::KernelDef;
+use crate::def::kernel::KernelDef;
 use crate::dtype::DtypeKind;
 use crate::error::{GpuError, Result};
 use crate::host::launch_config::LaunchConfig;

@@ -1,7 +1,7 @@
 //! Graphs on the simulator: each launch recorded by a capture, kept with its kernel body
 //! and arguments, and run in order at every replay.
 
-use crate::compile::kernel_def::KernelDef;
+use crate::def::kernel::KernelDef;
 use crate::dtype::DtypeKind;
 use crate::error::Result;
 use crate::host::launch_config::LaunchConfig;

@@ -37,7 +37,7 @@ pub use views::{
     DeviceFnArrayMut, SimArray2, SimArray2Mut, SimArray3, SimArray3Mut, SimSlice, SimSliceMut,
 };
 
-use crate::compile::kernel_def::KernelDef;
+use crate::def::kernel::KernelDef;
 use crate::dtype::arith::IntegerFault;
 use crate::error::{GpuError, Result};
 use crate::host::launch_config::LaunchConfig;

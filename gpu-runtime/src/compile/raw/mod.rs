@@ -39,7 +39,7 @@ use std::marker::PhantomData;
 use std::sync::atomic::AtomicU32;
 use std::sync::{Arc, Mutex};
 
-use crate::compile::kernel_def::{KernelDef, KernelParts};
+use crate::def::kernel::{KernelDef, KernelParts};
 use crate::dtype::{Dtype, DtypeKind};
 use crate::error::{GpuError, Result};
 use crate::host::device::DeviceInner;

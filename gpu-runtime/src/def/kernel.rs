@@ -1,5 +1,5 @@
-//! What the attribute leaves in the binary for each kernel, and how a dtype signature of
-//! it becomes CUDA C.
+//! What the attribute leaves in the binary for each kernel: its definition, as data. How a
+//! dtype signature of it becomes CUDA C and machine code is `compile/`'s.
 //!
 //! Contract: a [`KernelDef`] can only be made by `#[gpu_kernel]` (its constructor is an
 //! `unsafe fn` of the hidden support module), because launching one passes its C
@@ -10,12 +10,12 @@ use std::sync::atomic::AtomicU32;
 
 use gpu_contract::fault::{function_hash, Site};
 
+use gpu_contract::{GenericParam, KernelOptions, ParamDef};
+
+use super::device_fn::DeviceFnDef;
 use super::module_const::ConstValue;
-use super::{compile_cached, compile_ptx, compile_uncached, precompile_cached};
-use crate::compile::prelude::prelude_for;
 use crate::dtype::DtypeKind;
 use crate::error::GpuError;
-use crate::{GenericParam, KernelOptions, ParamDef};
 
 /// A kernel as the attribute describes it: its name, CUDA C source and parameters.
 ///
@@ -70,137 +70,6 @@ pub(crate) enum Unit {
     Main,
     /// The checked entry.
     Checked,
-}
-
-/// A `#[gpu_device]` function: its C++, its checks and the device functions it calls.
-/// Made by the attribute; a kernel's source pulls in exactly the device functions it
-/// reaches.
-#[derive(Debug)]
-pub struct DeviceFnDef {
-    name: &'static str,
-    c_name: &'static str,
-    source: &'static str,
-    check_names: &'static [&'static str],
-    deps: &'static [&'static DeviceFnDef],
-    waits: bool,
-    /// Whether its integer operations check overflow (`debug_assertions` of its crate).
-    overflow_checks: bool,
-    /// The module constants its body names, with their values.
-    constants: &'static [ConstValue],
-    /// The `#[gpu_struct]`s its signature and body name.
-    structs: &'static [&'static gpu_contract::StructLayout],
-}
-
-impl DeviceFnDef {
-    /// Not a public API: the definition, naming the structs it uses.
-    #[doc(hidden)]
-    pub const fn with_structs(
-        self,
-        structs: &'static [&'static gpu_contract::StructLayout],
-    ) -> DeviceFnDef {
-        DeviceFnDef { structs, ..self }
-    }
-
-    /// Not a public API: what `#[gpu_device]` emits.
-    ///
-    /// # Safety
-    ///
-    /// `source` must be the C++ of a device function named `c_name` whose array parameters
-    /// are each a pointer, their extents and a check site, as the attribute translates
-    /// them, `deps` the device functions it calls and `constants` the module constants it
-    /// names.
-    #[doc(hidden)]
-    #[allow(clippy::too_many_arguments)]
-    pub const unsafe fn from_parts(
-        name: &'static str,
-        c_name: &'static str,
-        source: &'static str,
-        check_names: &'static [&'static str],
-        deps: &'static [&'static DeviceFnDef],
-        waits: bool,
-        overflow_checks: bool,
-        constants: &'static [ConstValue],
-    ) -> DeviceFnDef {
-        DeviceFnDef {
-            name,
-            c_name,
-            source,
-            check_names,
-            deps,
-            waits,
-            overflow_checks,
-            constants,
-            structs: &[],
-        }
-    }
-
-    /// The Rust name.
-    pub fn name(&self) -> &'static str {
-        self.name
-    }
-
-    /// Whether `self` is reached again from the functions it calls: recursion, which the
-    /// GPU cannot run. Evaluated at compile time by each `#[gpu_device]` (so a cycle is a
-    /// compile error); a graph too large to walk here (over 256 calls) is left to the
-    /// launch, which checks again.
-    #[doc(hidden)]
-    pub const fn __in_a_cycle(&'static self) -> bool {
-        const CAP: usize = 256;
-        let mut queue: [Option<&'static DeviceFnDef>; CAP] = [None; CAP];
-        let (mut head, mut tail) = (0, 0);
-        let mut i = 0;
-        while i < self.deps.len() {
-            if tail == CAP {
-                return false;
-            }
-            queue[tail] = Some(self.deps[i]);
-            tail += 1;
-            i += 1;
-        }
-        while head < tail {
-            let Some(f) = queue[head] else { return false };
-            head += 1;
-            if same_function(f, self) {
-                return true;
-            }
-            let mut k = 0;
-            while k < f.deps.len() {
-                if tail == CAP {
-                    return false;
-                }
-                queue[tail] = Some(f.deps[k]);
-                tail += 1;
-                k += 1;
-            }
-        }
-        false
-    }
-
-    /// The C++ definition (a template when the function is generic).
-    pub fn source(&self) -> &'static str {
-        self.source
-    }
-}
-
-/// Whether two device functions are the same one: same C name and same source (const
-/// evaluation cannot compare addresses).
-const fn same_function(a: &DeviceFnDef, b: &DeviceFnDef) -> bool {
-    same_bytes(a.c_name.as_bytes(), b.c_name.as_bytes())
-        && same_bytes(a.source.as_bytes(), b.source.as_bytes())
-}
-
-const fn same_bytes(a: &[u8], b: &[u8]) -> bool {
-    if a.len() != b.len() {
-        return false;
-    }
-    let mut i = 0;
-    while i < a.len() {
-        if a[i] != b[i] {
-            return false;
-        }
-        i += 1;
-    }
-    true
 }
 
 impl KernelDef {
@@ -319,6 +188,11 @@ impl KernelDef {
         self.parts.cooperative
     }
 
+    /// The `#[gpu_struct]`s its signature and body name.
+    pub(crate) fn structs(&self) -> &'static [&'static gpu_contract::StructLayout] {
+        self.parts.structs
+    }
+
     pub(crate) fn signature_slots(&self) -> &'static [AtomicU32] {
         self.parts.signature_slots
     }
@@ -385,83 +259,8 @@ impl KernelDef {
         Ok(())
     }
 
-    /// The complete CUDA C that is compiled for `dtypes`: the runtime's prelude, the
-    /// switches the options set, one `typedef` per generic parameter, the device functions
-    /// the kernel reaches, and the kernel.
-    pub fn specialize(&self, dtypes: &[DtypeKind]) -> Result<String, GpuError> {
-        self.specialize_unit(dtypes, Unit::Whole)
-    }
-
-    /// As [`specialize`](Self::specialize), with the kernel's part that `unit` names.
-    pub(crate) fn specialize_unit(
-        &self,
-        dtypes: &[DtypeKind],
-        unit: Unit,
-    ) -> Result<String, GpuError> {
-        self.check_dtypes(dtypes)?;
-        let mut typedefs = String::new();
-        for (g, d) in self.generics().iter().zip(dtypes) {
-            typedefs.push_str(&format!("typedef {} {};\n", d.c_name(), g.c_name));
-        }
-        let device_fns = self.reachable_device_fns()?;
-        let structs = self.struct_declarations(&device_fns)?;
-        let mut code: Vec<&str> = device_fns.iter().map(|f| f.source).collect();
-        code.push(&structs);
-        code.push(self.unit_source(unit));
-        code.push(&typedefs);
-        let mut out = self.options().source_defines();
-        // Each device function checks overflow as its own crate's build does.
-        for f in &device_fns {
-            let name = gpu_contract::kernel::device_overflow_checks(f.c_name);
-            out.push_str(&format!("#define {name} {}\n", u8::from(f.overflow_checks)));
-        }
-        out.push_str(&prelude_for(&code));
-        out.push_str(&typedefs);
-        out.push_str(&structs);
-        // Module constants, each under its function's own prefix.
-        for c in device_fns
-            .iter()
-            .flat_map(|f| f.constants)
-            .chain(self.constants())
-        {
-            out.push_str(&c.c_definition());
-        }
-        for f in device_fns {
-            out.push_str(f.source);
-        }
-        out.push_str(self.unit_source(unit));
-        Ok(out)
-    }
-
-    /// The C declarations of the structs the kernel and `device_fns` use, each after the
-    /// structs its fields use, with their layout assertions.
-    fn struct_declarations(&self, device_fns: &[&'static DeviceFnDef]) -> Result<String, GpuError> {
-        let mut order = Vec::new();
-        for s in device_fns
-            .iter()
-            .flat_map(|f| f.structs)
-            .chain(self.parts.structs)
-        {
-            s.with_dependencies(&mut order);
-        }
-        for (i, s) in order.iter().enumerate() {
-            if let Some(other) = order[..i].iter().find(|o| o.c_name == s.c_name) {
-                return Err(GpuError::InvalidLaunch {
-                    kernel: self.name(),
-                    reason: format!(
-                        "two different structs named `{}` are used ({} and {}); rename one",
-                        s.rust_name,
-                        other.path(),
-                        s.path()
-                    ),
-                });
-            }
-        }
-        Ok(order.iter().map(|s| s.c_declaration()).collect())
-    }
-
     /// Every device function the kernel reaches, each after the ones it calls.
-    fn reachable_device_fns(&self) -> Result<Vec<&'static DeviceFnDef>, GpuError> {
+    pub(crate) fn reachable_device_fns(&self) -> Result<Vec<&'static DeviceFnDef>, GpuError> {
         fn visit(
             f: &'static DeviceFnDef,
             path: &mut Vec<&'static DeviceFnDef>,
@@ -527,41 +326,6 @@ impl KernelDef {
         out
     }
 
-    /// Compile the `dtypes` specialisation for `arch` (such as `sm_90`) to a CUBIN with
-    /// NVRTC, through the disk cache: the module a first launch loads, with the kernel's
-    /// main entry (a kernel with a fast path compiles its checked entry into a module of
-    /// its own when a launch first needs it; [`precompile_for_arch`](Self::precompile_for_arch)
-    /// compiles both). Needs no GPU, so a CPU-only machine can check kernels. Where NVRTC
-    /// is absent and the cache has no CUBIN for `arch`, the result is the NUL-terminated
-    /// PTX kept for the same or an older architecture (which the driver's JIT loads), if
-    /// there is one.
-    pub fn compile_for_arch(&self, dtypes: &[DtypeKind], arch: &str) -> Result<Vec<u8>, GpuError> {
-        compile_cached(self, dtypes, arch, Unit::Main)
-    }
-
-    /// The module of the `dtypes` specialisation's checked entry for `arch`, through the
-    /// disk cache (for a kernel with a fast path, when a launch fails its conditions).
-    pub(crate) fn compile_checked_for_arch(
-        &self,
-        dtypes: &[DtypeKind],
-        arch: &str,
-    ) -> Result<Vec<u8>, GpuError> {
-        compile_cached(self, dtypes, arch, Unit::Checked)
-    }
-
-    /// The whole specialisation (both entries of a kernel with a fast path), always
-    /// running NVRTC: the disk cache is neither read nor written. For checks that must
-    /// prove the compiler accepts the source, and for benchmarks.
-    pub fn compile_uncached(&self, dtypes: &[DtypeKind], arch: &str) -> Result<Vec<u8>, GpuError> {
-        compile_uncached(self, dtypes, arch)
-    }
-
-    /// The PTX of the `dtypes` specialisation for the virtual architecture of `arch`
-    /// (`sm_90` gives `compute_90` PTX).
-    pub fn ptx(&self, dtypes: &[DtypeKind], arch: &str) -> Result<String, GpuError> {
-        compile_ptx(self, dtypes, arch)
-    }
-
     /// The signatures `precompile` compiles: those listed in the attribute, or every one
     /// the bounds allow.
     pub fn precompile_signatures(&self) -> Vec<Vec<DtypeKind>> {
@@ -573,17 +337,6 @@ impl KernelDef {
                 .map(|s| s.to_vec())
                 .collect()
         }
-    }
-
-    /// Compile every [`precompile_signatures`](Self::precompile_signatures) entry for
-    /// `arch` into the disk cache, with no GPU needed: a CUBIN and the PTX kept beside it
-    /// (written where it is missing, also when the CUBIN was there), for a cache to ship.
-    /// Needs NVRTC, and says so where it is absent.
-    pub fn precompile_for_arch(&self, arch: &str) -> Result<(), GpuError> {
-        for sig in self.precompile_signatures() {
-            precompile_cached(self, &sig, arch)?;
-        }
-        Ok(())
     }
 }
 

@@ -59,9 +59,9 @@ pub mod collective {
     };
 }
 
+pub use backend::cuda::nvrtc::nvrtc_version;
 pub use backend::cuda::FunctionAttributes;
 pub use compile::cache;
-pub use compile::nvrtc::nvrtc_version;
 pub use compile::prelude::{full_prelude, prelude_for};
 pub use compile::raw;
 pub use def::device_fn::DeviceFnDef;

@@ -46,7 +46,7 @@ use crate::{Device, DeviceArray, Element, GpuError, LaunchConfig, Result};
 /// does not depend on how hard it optimises, and the random-kernel test compiles
 /// thousands of kernels this way.
 pub fn nvrtc_accepts(source: &str, arch: &str) -> std::result::Result<(), String> {
-    use crate::compile::nvrtc::{compile_program, CompileFailure, Output};
+    use crate::backend::cuda::nvrtc::{compile_program, CompileFailure, Output};
     let virtual_arch = arch.replacen("sm_", "compute_", 1);
     let fastest = ["--Ofast-compile=max"];
     compile_program(source, "check.cu", &virtual_arch, &fastest, &[Output::Ptx])

@@ -1,17 +1,16 @@
 //! Compilation: from a kernel signature to machine code.
 //!
 //! `specialize.rs` makes a kernel definition's (`crate::def`) CUDA C for a dtype signature;
-//! `prelude/` is the CUDA C every kernel starts with; `nvrtc.rs` runs NVRTC; `cache.rs` is
-//! the disk cache; `raw.rs` compiles hand-written CUDA C through the same path. This file
-//! ties them together: specialise, look in the disk cache, compile with NVRTC on a miss,
-//! store, and report each step to `log`.
+//! `prelude/` is the CUDA C every kernel starts with; `cache.rs` is the disk cache; `raw/`
+//! compiles hand-written CUDA C through the same path. This file ties them together:
+//! specialise, look in the disk cache, compile with NVRTC (the CUDA backend's
+//! `nvrtc.rs`) on a miss, store, and report each step to `log`.
 //!
 //! `GPU_RUNTIME_DUMP=<dir>` also writes every specialised source (`.cu`) and its PTX
 //! (`.ptx`, where NVRTC is present) to `<dir>`, named `<kernel>-<dtypes>-<arch>`, on cache
 //! hits too.
 
 pub mod cache;
-pub(crate) mod nvrtc;
 pub(crate) mod prelude;
 pub mod raw;
 mod specialize;
@@ -20,12 +19,12 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use crate::backend::cuda::libraries::nvrtc_identity;
+use crate::backend::cuda::nvrtc::{compile_program, CompileFailure, Output};
 use crate::def::kernel::{KernelDef, Unit};
 use crate::dtype::DtypeKind;
 use crate::error::GpuError;
 use cache::{CacheInputs, CacheKey, DiskCache, Lookup};
 use gpu_contract::KernelOptions;
-use nvrtc::{compile_program, CompileFailure, Output};
 
 use crate::env::DUMP_ENV;
 

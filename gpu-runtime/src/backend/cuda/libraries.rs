@@ -109,7 +109,7 @@ pub(crate) fn nvrtc_identity() -> Result<String, GpuError> {
                     return Ok(format!("file:{name}:{}", meta.len()));
                 }
             }
-            crate::compile::nvrtc::nvrtc_version()
+            crate::backend::cuda::nvrtc::nvrtc_version()
                 .map(|(major, minor)| format!("version:{major}.{minor}"))
                 // Not wrapped twice: the message of a missing NVRTC is its own.
                 .map_err(|e| match e {

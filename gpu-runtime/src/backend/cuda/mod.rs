@@ -5,7 +5,7 @@
 //! `fault.rs` turns the driver's sticky errors into [`GpuError::DeviceFault`];
 //! `fault_record.rs` is the device-wide record checked kernels report their first fault
 //! in; `function_table.rs` finds a loaded kernel without hashing or locking;
-//! `libraries.rs` finds the driver and NVRTC.
+//! `libraries.rs` finds and loads the driver, NVRTC and NVTX; `nvrtc.rs` compiles with NVRTC.
 
 mod args;
 pub(crate) mod buffer;
@@ -17,6 +17,7 @@ pub(crate) mod handles;
 pub(crate) mod libraries;
 pub(crate) mod nccl;
 pub(crate) mod nccl_comm;
+pub(crate) mod nvrtc;
 pub(crate) mod peer;
 
 use std::ffi::c_void;

@@ -4,7 +4,7 @@ use std::ffi::{c_char, CString};
 
 use cudarc::nvrtc::{result, sys};
 
-use crate::backend::cuda::libraries::require_nvrtc;
+use super::libraries::require_nvrtc;
 use crate::error::GpuError;
 
 /// NVRTC's `(major, minor)` version.

@@ -5,7 +5,8 @@
 //! `fault.rs` turns the driver's sticky errors into [`GpuError::DeviceFault`];
 //! `fault_record.rs` is the device-wide record checked kernels report their first fault
 //! in; `function_table.rs` finds a loaded kernel without hashing or locking;
-//! `libraries.rs` finds and loads the driver, NVRTC and NVTX; `nvrtc.rs` compiles with NVRTC.
+//! `libraries.rs` finds and loads the driver, NVRTC and NVTX; `nvrtc.rs` compiles with
+//! NVRTC; `nvtx.rs` makes NVTX's calls.
 
 mod args;
 pub(crate) mod buffer;
@@ -18,6 +19,7 @@ pub(crate) mod libraries;
 pub(crate) mod nccl;
 pub(crate) mod nccl_comm;
 pub(crate) mod nvrtc;
+pub(crate) mod nvtx;
 pub(crate) mod peer;
 
 use std::ffi::c_void;
@@ -445,7 +447,7 @@ impl CudaDevice {
         let launch_err = |source| self.launch_error(def, dtypes, source);
         self.make_current().map_err(launch_err)?;
         self.note_launch(kernel);
-        let _range = crate::host::profiling::launch_range(|| kernel.signature.clone());
+        let _range = nvtx::launch_range(|| kernel.signature.clone());
         if def.cooperative() {
             // SAFETY: the caller's contract.
             unsafe { self.launch_cooperative(kernel, entry, valid, stream, args, dtypes)? };

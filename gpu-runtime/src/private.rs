@@ -38,6 +38,7 @@ pub use std::sync::atomic::AtomicU32;
 
 use crate::def::kernel::KernelDef;
 use crate::host::device::DeviceInner;
+use crate::host::dispatch;
 use crate::{Device, DeviceArray, Element, GpuError, LaunchConfig, Result};
 
 /// Whether NVRTC accepts `source` (a complete translation unit) for `arch`'s virtual
@@ -87,39 +88,7 @@ pub fn launch_device<'a>(
     cfg: &LaunchConfig<'a>,
     arrays: &[(&'a Device, &'static str)],
 ) -> Result<&'a Device> {
-    launch_device_of(def, cfg, arrays.iter().copied())
-}
-
-/// [`launch_device`] over any list of arrays with their parameters' names.
-#[inline]
-pub(crate) fn launch_device_of<'a>(
-    def: &'static KernelDef,
-    cfg: &LaunchConfig<'a>,
-    arrays: impl Iterator<Item = (&'a Device, &'static str)> + Clone,
-) -> Result<&'a Device> {
-    let device = match (cfg.stream, arrays.clone().next()) {
-        (Some(stream), _) => &stream.device,
-        (None, Some((device, _))) => device,
-        (None, None) => {
-            return Err(GpuError::InvalidLaunch {
-                kernel: def.name(),
-                reason: "the kernel takes no array, so the launch must name a stream to \
-                         choose the device: kernel[grid, block, &stream](...)"
-                    .to_owned(),
-            })
-        }
-    };
-    for (other, param) in arrays {
-        if other != device {
-            return Err(GpuError::DeviceMismatch {
-                kernel: def.name(),
-                param,
-                expected: device.describe(),
-                found: other.describe(),
-            });
-        }
-    }
-    Ok(device)
+    dispatch::launch_device_of(def, cfg, arrays.iter().copied())
 }
 
 /// The arrays a kernel reads or writes four elements at a time must start 16-byte aligned
@@ -171,7 +140,7 @@ pub const fn static_shared_fits(arrays: &[(u64, &[u64])]) -> bool {
 }
 
 /// Launch on a GPU. Every argument is checked against the kernel's parameters and
-/// `dtypes` first (see `backend/cuda/args.rs`), so this is safe whatever it is handed. A
+/// `dtypes` first (see `host/dispatch/pack.rs`), so this is safe whatever it is handed. A
 /// kernel whose indices go unchecked (`#[gpu_kernel(unchecked)]`, raw CUDA C) is refused:
 /// its launch is [`launch_cuda_unchecked`], behind `unsafe`.
 #[inline]
@@ -209,7 +178,7 @@ pub unsafe fn launch_cuda_unchecked(
         return Err(stream_elsewhere(def));
     }
     match &*device.inner {
-        DeviceInner::Cuda(cuda) => cuda.launch_args(device, def, dtypes, cfg, args),
+        DeviceInner::Cuda(cuda) => dispatch::launch_cuda(device, cuda, def, dtypes, cfg, args),
         DeviceInner::Sim => Err(GpuError::InvalidArgument(format!(
             "kernel `{}`: a CUDA launch on the simulator",
             def.name()
@@ -235,17 +204,12 @@ fn stream_elsewhere(def: &'static KernelDef) -> GpuError {
     }
 }
 
-/// A kernel's fast-path conditions for a launch as validated (its final grid and block):
-/// true when every check the kernel's main entry leaves out is redundant for this launch (see
-/// `gpu_contract::fast_path`); false runs its fully checked entry.
-pub(crate) type FastPath<'a> = &'a dyn Fn(&crate::launch::dims::ValidLaunch) -> bool;
-
 /// Compile and load `def`'s precompile signatures on `device`.
 pub fn precompile(def: &'static KernelDef, device: &Device) -> Result<()> {
     match &*device.inner {
         DeviceInner::Cuda(cuda) => {
             for sig in def.precompile_signatures() {
-                cuda.precompile(def, &sig)?;
+                dispatch::precompile(cuda, def, &sig)?;
             }
             Ok(())
         }
@@ -261,7 +225,7 @@ pub fn function_attributes(
     dtypes: &[DtypeKind],
 ) -> Result<crate::FunctionAttributes> {
     match &*device.inner {
-        DeviceInner::Cuda(cuda) => cuda.attributes(def, dtypes),
+        DeviceInner::Cuda(cuda) => dispatch::attributes(cuda, def, dtypes),
         DeviceInner::Sim => Err(GpuError::InvalidArgument(format!(
             "kernel `{}`: compiled-function attributes exist only on a CUDA device",
             def.name()
@@ -289,7 +253,7 @@ pub unsafe fn launch_sim<F: Fn() + Send + Sync>(
     thread: F,
 ) -> Result<()> {
     match crate::host::graph::recording_of(def, cfg)? {
-        None => run_sim(def, dtypes, cfg, &thread),
+        None => dispatch::run_sim(def, dtypes, cfg, &thread),
         Some(recording) => {
             let thread: Box<dyn Fn() + Send + Sync + '_> = Box::new(thread);
             // SAFETY: the closure borrows nothing (the caller's contract): its views point
@@ -300,26 +264,6 @@ pub unsafe fn launch_sim<F: Fn() + Send + Sync>(
             recording.record_sim(def, dtypes, cfg, owners, thread)
         }
     }
-}
-
-/// Run `thread` on the simulator now, for every thread of `cfg`'s grid.
-pub(crate) fn run_sim(
-    def: &'static KernelDef,
-    dtypes: &[DtypeKind],
-    cfg: &LaunchConfig<'_>,
-    thread: &(dyn Fn() + Sync),
-) -> Result<()> {
-    crate::backend::sim::run(def, cfg, thread).map_err(|e| match e {
-        // The simulator names the kernel; the signature is the launch's.
-        GpuError::IntegerFault {
-            kernel, operation, ..
-        } => GpuError::IntegerFault {
-            kernel,
-            signature: def.signature(dtypes),
-            operation,
-        },
-        e => e,
-    })
 }
 
 /// The array of a reduction's partial results, one per block of its first pass, which

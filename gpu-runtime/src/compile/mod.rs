@@ -166,10 +166,31 @@ impl KernelDef {
     }
 }
 
+/// Once per process, on another thread while the first context is made (a few hundred
+/// milliseconds): find NVRTC's file (its identity, which a cache hit checks; NVRTC is not
+/// loaded), open the disk cache and run its lookup once, so a first launch from a warm
+/// cache pays for neither a dozen directory reads nor code paged in for the first time.
+/// Device creation only spawns the thread (the CUDA backend calls this once the driver
+/// and the device are there).
+pub(crate) fn prefetch() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let spawned = std::thread::Builder::new()
+            .name("gpu-runtime prefetch".into())
+            .spawn(|| {
+                let _ = nvrtc_identity();
+                warm_up();
+            });
+        if let Err(e) = spawned {
+            log::debug!("no prefetch thread ({e}): the first launch finds NVRTC itself");
+        }
+    });
+}
+
 /// Run the cache-hit path's code once on made-up inputs (a prelude, a key, a lookup that
 /// misses), from the thread that prefetches while a device is created: a first launch
 /// from a warm cache then finds that code and its data paged in.
-pub(crate) fn warm_up() {
+fn warm_up() {
     let source = prelude::prelude_for(&["gt_note"]);
     let options = KernelOptions::default().nvrtc_flags();
     let key = CacheKey::of(&CacheInputs {

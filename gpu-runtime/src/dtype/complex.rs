@@ -4,7 +4,7 @@
 //! operators and methods; the prelude writes the same formulas in CUDA C++, so both give
 //! the bits of the host (see the README's semantics contract for the bounds of the ones
 //! built on `exp`, `hypot`, `atan2`, ...). Their simulated operators are in
-//! `backend/sim/arith.rs`, with the floats'.
+//! `dtype/arith.rs`, with the floats'.
 
 use num_complex::Complex;
 

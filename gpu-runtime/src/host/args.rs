@@ -11,6 +11,7 @@ use std::marker::PhantomData;
 use crate::dtype::{Dtype, DtypeKind, ElemKind, Element, GpuStruct, StructLayout};
 use crate::host::array::Storage;
 use crate::keep_alive::KeepAlive;
+use crate::launch::codes::{array_code, scalar_code, NO_CODE};
 use crate::{Device, DeviceArray, DeviceArray2, DeviceArray3};
 
 /// Implemented by the types the runtime accepts as kernel arrays, and no others.
@@ -271,32 +272,9 @@ pub fn array3_mut<T: Element>(a: &mut DeviceArray3<T>) -> ArrayPartsMut<'_, T> {
 #[derive(Debug)]
 pub struct Arg<'a> {
     pub(crate) value: ArgValue<'a>,
-    /// The argument's kind in one number ([`array_code`], [`scalar_code`]), for the
+    /// The argument's kind in one number (`launch::codes`), for the
     /// launch path's quick comparison with what a loaded kernel's parameters expect.
     pub(crate) code: u32,
-}
-
-/// The code of an argument that the quick comparison does not cover (a struct passed by
-/// value, an array of structs): no parameter expects it.
-pub(crate) const NO_CODE: u32 = 0;
-
-/// One number for an array argument: its rank, writability and element dtype. Equal
-/// codes mean the same kind of argument; an array of structs gets [`NO_CODE`] and is
-/// compared field by field instead.
-#[inline]
-pub(crate) const fn array_code(rank: u8, mutable: bool, elem: ElemKind) -> u32 {
-    match elem {
-        ElemKind::Dtype(d) => {
-            1 | (rank as u32) << 2 | (mutable as u32) << 4 | (d.index() as u32) << 8
-        }
-        ElemKind::Struct(_) => NO_CODE,
-    }
-}
-
-/// One number for a scalar argument of dtype `kind`, unequal to every array's.
-#[inline]
-pub(crate) const fn scalar_code(kind: DtypeKind) -> u32 {
-    2 | (kind.index() as u32) << 8
 }
 
 #[derive(Clone, Copy, Debug)]

@@ -125,7 +125,8 @@ impl Device {
             }
             return Ok(Device { inner });
         }
-        let inner = Arc::new(DeviceInner::Cuda(CudaDevice::open(ordinal)?));
+        let device = CudaDevice::open(ordinal, crate::compile::prefetch)?;
+        let inner = Arc::new(DeviceInner::Cuda(device));
         if live.len() <= ordinal {
             live.resize(ordinal + 1, Weak::new());
         }
@@ -135,13 +136,7 @@ impl Device {
 
     /// How many CUDA devices there are: 0 without a driver or a device.
     pub fn count() -> usize {
-        if crate::backend::cuda::libraries::require_driver().is_err() {
-            return 0;
-        }
-        if cudarc::driver::result::init().is_err() {
-            return 0;
-        }
-        cudarc::driver::result::device::get_count().map_or(0, |n| n.max(0) as usize)
+        crate::backend::cuda::device_count()
     }
 
     /// Every CUDA device, by ordinal (empty without a GPU).
@@ -228,7 +223,9 @@ impl Device {
     /// (`cuMemGetInfo`); on the simulator, `None` (its memory is the host's).
     pub fn memory_info(&self) -> Result<Option<MemoryInfo>> {
         match &*self.inner {
-            DeviceInner::Cuda(c) => c.memory_info().map(Some),
+            DeviceInner::Cuda(c) => c
+                .memory_info()
+                .map(|(free, total)| Some(MemoryInfo { free, total })),
             DeviceInner::Sim => Ok(None),
         }
     }
@@ -250,12 +247,7 @@ impl Device {
     pub fn synchronize(&self) -> Result<()> {
         crate::host::graph::forbid("`Device::synchronize`")?;
         match &*self.inner {
-            DeviceInner::Cuda(c) => {
-                c.ctx
-                    .synchronize()
-                    .map_err(c.driver_error("device synchronize"))?;
-                c.check_faults()
-            }
+            DeviceInner::Cuda(c) => c.synchronize(),
             DeviceInner::Sim => Ok(()),
         }
     }
@@ -276,7 +268,7 @@ impl Device {
         dtypes: &[crate::DtypeKind],
     ) -> Result<cudarc::driver::sys::CUfunction> {
         match &*self.inner {
-            DeviceInner::Cuda(c) => c.cu_function(def, dtypes),
+            DeviceInner::Cuda(c) => crate::host::dispatch::cu_function(c, def, dtypes),
             DeviceInner::Sim => Err(GpuError::InvalidArgument(format!(
                 "kernel `{}`: the simulator has no driver functions",
                 def.name()

@@ -30,13 +30,13 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use crate::backend::cuda::graph::{self as cuda_graph, Executable, OwnedGraph};
 use crate::backend::cuda::handles::OwnedStream;
-use crate::backend::sim::graph::{self as sim_graph, SimNode};
 use crate::backend::sim::memory::replay_lock;
 use crate::def::kernel::KernelDef;
 use crate::dtype::DtypeKind;
 use crate::error::{GpuError, Result};
 use crate::host::args::{Arg, ArgValue};
 use crate::host::device::{Device, DeviceInner};
+use crate::host::dispatch::run_sim;
 use crate::host::launch_config::LaunchConfig;
 use crate::host::stream::Stream;
 use crate::keep_alive::{KeepAlive, Kept};
@@ -240,6 +240,25 @@ fn refuse_cooperative(def: &'static KernelDef) -> Result<()> {
                      in graphs; launch it on a stream"
                 .to_owned(),
         });
+    }
+    Ok(())
+}
+
+/// One launch a capture recorded on the simulator.
+struct SimNode {
+    def: &'static KernelDef,
+    dtypes: Vec<DtypeKind>,
+    /// Its configuration, without the capture's stream.
+    cfg: LaunchConfig<'static>,
+    /// The kernel body over the launch's arguments (see `private::launch_sim`).
+    thread: Box<dyn Fn() + Send + Sync>,
+}
+
+/// Run `nodes` in order, each as a launch; the first error stops the replay. The caller
+/// holds `memory::replay_lock`.
+fn replay_sim(nodes: &[SimNode]) -> Result<()> {
+    for node in nodes {
+        run_sim(node.def, &node.dtypes, &node.cfg, &*node.thread)?;
     }
     Ok(())
 }
@@ -457,7 +476,7 @@ impl Graph {
             }
             (GraphInner::Sim(nodes), DeviceInner::Sim, _) => {
                 let _replay = replay_lock();
-                sim_graph::replay(nodes)
+                replay_sim(nodes)
             }
             _ => unreachable!("a graph and its device's streams are of one backend"),
         }

@@ -8,6 +8,7 @@ pub(crate) mod array;
 pub(crate) mod array_ops;
 pub(crate) mod collective;
 pub(crate) mod device;
+pub(crate) mod dispatch;
 pub(crate) mod event;
 pub(crate) mod graph;
 pub(crate) mod interop;

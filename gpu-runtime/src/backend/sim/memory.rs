@@ -1,5 +1,5 @@
 //! The simulator's device memory: an array's elements on the host heap, behind an `Arc` a
-//! recorded graph can keep alive (see `host/keep_alive.rs`).
+//! recorded graph can keep alive (see `keep_alive.rs`).
 //!
 //! Kernels reach the elements through views, by relaxed atomic accesses (`views.rs`); the
 //! host API reaches them as slices, in [`SimBuffer::read`] and [`SimBuffer::write`]. A

@@ -21,7 +21,6 @@ mod block;
 pub(crate) mod comm;
 mod deadline;
 mod fiber;
-pub(crate) mod graph;
 pub(crate) mod memory;
 pub(crate) mod position;
 pub(crate) mod views;
@@ -40,8 +39,7 @@ pub use views::{
 use crate::def::kernel::KernelDef;
 use crate::dtype::arith::IntegerFault;
 use crate::error::{GpuError, Result};
-use crate::host::launch_config::LaunchConfig;
-use crate::launch::dims::{DeviceLimits, Dim3};
+use crate::launch::dims::{Dim3, ValidLaunch};
 use block::set_grid_barrier;
 use block::SimBarrier;
 pub(crate) use block::{set_block, with_block, with_grid_barrier, BlockContext, WarpExchange};
@@ -119,7 +117,7 @@ fn local_out_of_bounds(name: &'static str, index: usize, len: usize) -> ! {
 }
 
 /// The block size of a `forall` launch on the simulator.
-const SIM_FORALL_BLOCK: u32 = 256;
+pub(crate) const SIM_FORALL_BLOCK: u32 = 256;
 
 /// Stack of each OS thread that runs blocks, as a main thread's: the kernel body of a
 /// block run in order runs on it.
@@ -144,25 +142,14 @@ fn worker_limit() -> usize {
     })
 }
 
-/// Run `thread` once per thread of `cfg`'s grid. Blocks run on all cores at once, each on
-/// one OS thread; the threads of a block run one after another, or as fibers when the
-/// kernel waits for its threads (barriers, warp functions).
+/// Run `thread` once per thread of the grid `valid` describes. Blocks run on all cores at
+/// once, each on one OS thread; the threads of a block run one after another, or as fibers
+/// when the kernel waits for its threads (barriers, warp functions).
 pub(crate) fn run(
     def: &'static KernelDef,
-    cfg: &LaunchConfig<'_>,
+    valid: &ValidLaunch,
     thread: &(dyn Fn() + Sync),
 ) -> Result<()> {
-    let limits = DeviceLimits::simulator();
-    let Some(valid) = cfg.validate(
-        def.name(),
-        &limits,
-        limits.max_threads_per_block,
-        SIM_FORALL_BLOCK,
-        limits.max_shared_mem_optin,
-    )?
-    else {
-        return Ok(());
-    };
     let (grid, block) = (valid.grid, valid.block);
     let shared_bytes = valid.shared_mem_bytes as usize;
     let threads: Vec<Dim3> = (0..block.z)

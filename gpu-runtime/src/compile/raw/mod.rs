@@ -446,14 +446,15 @@ fn launch_on<'a>(
         .iter()
         .zip(def.params())
         .filter_map(|(d, p)| d.map(|d| (d, p.name)));
-    let device = crate::private::launch_device_of(def, cfg, named)?;
+    let device = crate::host::dispatch::launch_device_of(def, cfg, named)?;
     match &*device.inner {
         DeviceInner::Cuda(c) => {
             // SAFETY: `values` holds one pointer per C parameter, each to a value of the
             // declared type (checked against the C source when the kernel was made); the
             // arrays are borrowed by the caller for the launch, and a capture that records
             // it keeps their memory.
-            let mut queue = || unsafe { c.launch(def, &[], cfg, values, None) };
+            let mut queue =
+                || unsafe { crate::host::dispatch::launch_packed(c, def, &[], cfg, values, None) };
             match crate::host::graph::recording_of(def, cfg)? {
                 None => queue(),
                 Some(recording) => recording.record_raw(def, owners, queue),

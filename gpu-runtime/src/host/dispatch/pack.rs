@@ -1,4 +1,6 @@
-//! A launch's arguments checked against the kernel and packed for the driver.
+//! A launch's arguments checked against the kernel and packed for the driver: in full
+//! (`check_and_pack`, which explains a mismatch), or, for a loaded signature, by comparing
+//! each argument's code with what its parameter expects (`quick_pack`).
 //!
 //! Contract: nothing the launcher hands over is trusted. Each [`Arg`] must be what the
 //! kernel's [`ParamDef`] says (an array of the right element dtype, writable where the
@@ -16,11 +18,10 @@ use gpu_contract::{DtypeKind, ElemKind, ParamDef, ParamKind};
 
 use crate::def::kernel::KernelDef;
 use crate::error::{GpuError, Result};
-use crate::host::args::{array_code, scalar_code, Arg, ArgValue, NO_CODE};
-use crate::Device;
-
-/// The most C parameters a kernel's arguments expand to (a 3-D array is four).
-pub(crate) const MAX_C_PARAMS: usize = 32;
+use crate::host::args::{Arg, ArgValue};
+use crate::host::device::Device;
+use crate::launch::codes::{ParamCodes, MAX_C_PARAMS};
+use crate::launch::dims::{Dim3, ValidLaunch};
 
 /// The C parameter values of a launch; `values[..len]` are written. Each C parameter
 /// starts at a slot: one slot for a pointer, an extent or a number, `size / 8` rounded up
@@ -186,120 +187,64 @@ pub(crate) fn check_and_pack(
     Ok(())
 }
 
-/// What a loaded signature's parameters expect, for the launches that pass exactly that
-/// (the attribute's launchers always do): one code per parameter, so checking an
-/// argument is one comparison, and the arrays that `load4`/`store4` need aligned.
-/// A launch whose arguments differ in any way goes through [`check_and_pack`], which
-/// accepts or explains it; a signature with a struct parameter (by value or as an
-/// array's element) has no quick form.
-pub(crate) struct QuickArgs {
-    /// [`array_code`] or [`scalar_code`] of each parameter, resolved for the signature.
-    codes: Box<[u32]>,
-    /// Bit `k`: parameter `k`'s array must start 16-byte aligned.
-    aligned: u32,
-}
-
-impl QuickArgs {
-    /// The quick form of `def`'s parameters for `dtypes` (which satisfy its bounds), if
-    /// every parameter has one and they fit in [`MAX_C_PARAMS`] C parameters.
-    pub(crate) fn new(def: &'static KernelDef, dtypes: &[DtypeKind]) -> Option<QuickArgs> {
-        let mut codes = Vec::with_capacity(def.params().len());
-        let mut aligned = 0u32;
-        let mut slots = 0;
-        for (k, p) in def.params().iter().enumerate() {
-            let code = match p.kind {
-                ParamKind::Array {
-                    mutable,
-                    rank,
-                    elem,
-                } => {
-                    let rank = rank.min(3);
-                    slots += 1 + rank;
-                    if def.vector_params().contains(&p.name) {
-                        aligned |= 1u32.checked_shl(k as u32)?;
-                    }
-                    array_code(rank as u8, mutable, elem.resolve(dtypes)?)
-                }
-                ParamKind::Scalar { ty } => match ty.resolve(dtypes)? {
-                    ElemKind::Dtype(kind) => {
-                        slots += 1 + usize::from(kind.is_complex());
-                        scalar_code(kind)
-                    }
-                    ElemKind::Struct(_) => return None,
-                },
-                _ => return None,
-            };
-            if code == NO_CODE {
-                return None;
-            }
-            codes.push(code);
-        }
-        (slots <= MAX_C_PARAMS).then(|| QuickArgs {
-            codes: codes.into_boxed_slice(),
-            aligned,
-        })
+/// Pack `args` into `out` if each is exactly what its parameter expects (`expected`, a
+/// loaded signature's codes), on `device`: the pointers the driver takes, one per C
+/// parameter (valid while `out` is borrowed); `None` if not.
+#[inline]
+pub(crate) fn quick_pack<'o>(
+    expected: &ParamCodes,
+    device: &Device,
+    args: &[Arg<'_>],
+    out: &'o mut QuickPacked,
+) -> Option<&'o mut [*mut c_void]> {
+    if args.len() != expected.codes.len() {
+        return None;
     }
-
-    /// Pack `args` into `out` if each is exactly what its parameter expects, on
-    /// `device`: the pointers the driver takes, one per C parameter (valid while `out`
-    /// is borrowed); `None` if not.
-    #[inline]
-    pub(crate) fn pack<'o>(
-        &self,
-        device: &Device,
-        args: &[Arg<'_>],
-        out: &'o mut QuickPacked,
-    ) -> Option<&'o mut [*mut c_void]> {
-        if args.len() != self.codes.len() {
+    let mut len = 0;
+    for (k, (a, &code)) in args.iter().zip(expected.codes.iter()).enumerate() {
+        if a.code != code {
             return None;
         }
-        let mut len = 0;
-        for (k, (a, &code)) in args.iter().zip(self.codes.iter()).enumerate() {
-            if a.code != code {
-                return None;
-            }
-            match a.value {
-                ArgValue::Array {
-                    device: d,
-                    ptr,
-                    extents,
-                    rank,
-                    ..
-                } => {
-                    if d != device || (self.aligned >> k & 1 != 0 && ptr % 16 != 0) {
-                        return None;
-                    }
-                    // Equal codes: the rank is the parameter's, and `new` counted its
-                    // slots. The extents past the rank land in slots the next parameter
-                    // overwrites, or past `len`.
-                    let slots = out.values.get_mut(len..len + 4)?;
-                    let [e0, e1, e2] = extents.map(|e| e as u64);
-                    slots.copy_from_slice(&[ptr, e0, e1, e2].map(MaybeUninit::new));
-                    len += 1 + usize::from(rank);
+        match a.value {
+            ArgValue::Array {
+                device: d,
+                ptr,
+                extents,
+                rank,
+                ..
+            } => {
+                if d != device || (expected.aligned >> k & 1 != 0 && ptr % 16 != 0) {
+                    return None;
                 }
-                ArgValue::Scalar { kind, bits } => {
-                    // A complex number's parts are two C parameters; anything else is one.
-                    let slots = out.values.get_mut(len..len + 2)?;
-                    slots.copy_from_slice(&bits.map(MaybeUninit::new));
-                    len += 1 + usize::from(kind.is_complex());
-                }
-                ArgValue::Record { .. } => return None,
+                // Equal codes: the rank is the parameter's, and `ParamCodes::new` counted its
+                // slots. The extents past the rank land in slots the next parameter
+                // overwrites, or past `len`.
+                let slots = out.values.get_mut(len..len + 4)?;
+                let [e0, e1, e2] = extents.map(|e| e as u64);
+                slots.copy_from_slice(&[ptr, e0, e1, e2].map(MaybeUninit::new));
+                len += 1 + usize::from(rank);
             }
+            ArgValue::Scalar { kind, bits } => {
+                // A complex number's parts are two C parameters; anything else is one.
+                let slots = out.values.get_mut(len..len + 2)?;
+                slots.copy_from_slice(&bits.map(MaybeUninit::new));
+                len += 1 + usize::from(kind.is_complex());
+            }
+            ArgValue::Record { .. } => return None,
         }
-        if len > MAX_C_PARAMS {
-            return None;
-        }
-        let values = out.values.as_mut_ptr();
-        for (k, p) in out.pointers[..len].iter_mut().enumerate() {
-            p.write(values.wrapping_add(k).cast());
-        }
-        // SAFETY: the loop above initialised `pointers[..len]`; `MaybeUninit<T>` has
-        // `T`'s layout.
-        Some(unsafe {
-            &mut *(&mut out.pointers[..len] as *mut [MaybeUninit<*mut c_void>]
-                as *mut [*mut c_void])
-        })
     }
+    if len > MAX_C_PARAMS {
+        return None;
+    }
+    let values = out.values.as_mut_ptr();
+    for (k, p) in out.pointers[..len].iter_mut().enumerate() {
+        p.write(values.wrapping_add(k).cast());
+    }
+    // SAFETY: the loop above initialised `pointers[..len]`; `MaybeUninit<T>` has
+    // `T`'s layout.
+    Some(unsafe {
+        &mut *(&mut out.pointers[..len] as *mut [MaybeUninit<*mut c_void>] as *mut [*mut c_void])
+    })
 }
 
 /// Where a quick launch packs its C parameters: their values and the pointers to them
@@ -413,28 +358,27 @@ fn too_many(def: &'static KernelDef, needed: usize) -> GpuError {
 /// The launch-uniform values a fast-path condition reads: the checked arguments, the
 /// kernel's module constants and the final dimensions.
 pub(crate) struct Uniforms<'a, 'b> {
-    pub args: &'a [Arg<'b>],
-    pub constants: &'static [crate::def::module_const::ConstValue],
-    pub grid: [u64; 3],
-    pub block: [u64; 3],
+    args: &'a [Arg<'b>],
+    def: &'static KernelDef,
+    valid: &'a ValidLaunch,
 }
 
 impl<'a, 'b> Uniforms<'a, 'b> {
-    /// The values for a launch of `def` with (checked) `args` in `valid`'s shape.
+    /// The values for a launch of `def` with (checked) `args` in `valid`'s shape, read
+    /// when a condition asks for them.
     #[inline]
     pub(crate) fn of(
         def: &'static KernelDef,
         args: &'a [Arg<'b>],
-        valid: &crate::launch::dims::ValidLaunch,
+        valid: &'a ValidLaunch,
     ) -> Uniforms<'a, 'b> {
-        let widen = |(x, y, z): (u32, u32, u32)| [x, y, z].map(u64::from);
-        Uniforms {
-            args,
-            constants: def.constants(),
-            grid: widen(valid.grid.tuple()),
-            block: widen(valid.block.tuple()),
-        }
+        Uniforms { args, def, valid }
     }
+}
+
+/// The three extents of `d`, widened.
+fn widen(d: Dim3) -> [u64; 3] {
+    [d.x, d.y, d.z].map(u64::from)
 }
 
 impl LaunchValues for Uniforms<'_, '_> {
@@ -457,18 +401,19 @@ impl LaunchValues for Uniforms<'_, '_> {
 
     fn constant(&self, i: u16) -> u64 {
         // The translator names only unsigned constants; anything else saturates.
-        self.constants
+        self.def
+            .constants()
             .get(usize::from(i))
             .filter(|c| !c.kind().is_signed() && c.kind().is_int())
             .map_or(u64::MAX, |c| c.bits())
     }
 
     fn block(&self) -> [u64; 3] {
-        self.block
+        widen(self.valid.block)
     }
 
     fn grid(&self) -> [u64; 3] {
-        self.grid
+        widen(self.valid.grid)
     }
 }
 
@@ -482,7 +427,7 @@ mod tests {
     use super::*;
     use crate::def::kernel::KernelParts;
     use crate::host::args::{array2, array2_mut, array3, array3_mut, SliceArg, SliceArgMut};
-    use crate::DeviceArray;
+    use crate::host::array::DeviceArray;
 
     /// A kernel of every parameter form the quick comparison covers: a generic 1-D
     /// array, a writable 2-D one, a 3-D one, a writable vector (`load4`) array, an
@@ -559,7 +504,7 @@ mod tests {
     #[test]
     fn quick_comparison_accepts_only_what_the_full_check_accepts() {
         let def = definition();
-        let (dev, other) = (crate::Device::simulator(), crate::Device::simulator());
+        let (dev, other) = (Device::simulator(), Device::simulator());
         let a32: DeviceArray<f32> = dev.zeros(12).unwrap();
         let a64: DeviceArray<f64> = dev.zeros(7).unwrap();
         let ai32: DeviceArray<i32> = dev.zeros(5).unwrap();
@@ -623,7 +568,7 @@ mod tests {
             ];
             // A complex number is two C parameters.
             #[cfg(feature = "complex")]
-            pool.push(Arg::scalar(crate::Complex32::new(1.0, 2.0)));
+            pool.push(Arg::scalar(num_complex::Complex32::new(1.0, 2.0)));
             for _ in 0..rng.random_range(0..4) {
                 let k = rng.random_range(0..args.len());
                 args[k] = duplicate(&pool[rng.random_range(0..pool.len())]);
@@ -672,11 +617,11 @@ mod tests {
         let mut full = Packed::new();
         let accepted = check_and_pack(def, dtypes, dev, args, &mut full).is_ok();
         *agreed += usize::from(accepted);
-        let Some(q) = QuickArgs::new(def, dtypes) else {
+        let Some(q) = ParamCodes::new(def, dtypes) else {
             panic!("no quick form for {dtypes:?}");
         };
         let mut out = QuickPacked::new();
-        if let Some(pointers) = q.pack(dev, args, &mut out) {
+        if let Some(pointers) = quick_pack(&q, dev, args, &mut out) {
             *quick += 1;
             assert!(
                 accepted,

@@ -1,0 +1,252 @@
+//! The end of every launch: queueing a loaded kernel's entry on a stream with its packed
+//! arguments (`cuLaunchKernel`, or `cuLaunchCooperativeKernel` for a kernel that calls
+//! `sync_grid()`), as the host API validated it; the dynamic shared memory an entry is
+//! allowed; and the block size of a `forall` launch.
+
+use std::ffi::c_void;
+use std::sync::atomic::Ordering;
+
+use cudarc::driver::sys::CUfunction_attribute;
+
+use super::fault;
+use super::handles::OwnedEvent;
+use super::modules::{Entry, LoadedKernel};
+use super::nvtx;
+use super::CudaDevice;
+use crate::def::kernel::KernelDef;
+use crate::dtype::DtypeKind;
+use crate::error::{GpuError, Result};
+use crate::launch::dims::ValidLaunch;
+
+/// A stream's raw handle, compared and waited on but never owned.
+pub(super) struct StreamHandle(pub(super) cudarc::driver::sys::CUstream);
+
+// SAFETY: a CUstream handle may be used from any thread; this one is only compared.
+unsafe impl Send for StreamHandle {}
+
+impl CudaDevice {
+    /// Queue `entry` of `kernel` on `stream` with `args`, as validated: what every launch
+    /// ends with.
+    ///
+    /// # Safety
+    ///
+    /// `args` must hold one valid pointer per C parameter of the kernel's entry, to a value
+    /// of that parameter's type, and the arrays behind them must stay allocated until the
+    /// kernel has run (the launch orders their frees after it); `entry` must be one of
+    /// `kernel`'s entries, the one the kernel's fast-path conditions choose for these
+    /// values, and `valid` within its limits.
+    #[inline]
+    pub(crate) unsafe fn enqueue(
+        &self,
+        kernel: &LoadedKernel,
+        entry: &Entry,
+        valid: &ValidLaunch,
+        stream: cudarc::driver::sys::CUstream,
+        args: &mut [*mut c_void],
+        dtypes: &[DtypeKind],
+    ) -> Result<()> {
+        let def = kernel.def;
+        let launch_err = |source| self.launch_error(def, dtypes, source);
+        self.make_current().map_err(launch_err)?;
+        self.note_launch(kernel);
+        let _range = nvtx::launch_range(|| kernel.signature.clone());
+        if def.cooperative() {
+            // SAFETY: the caller's contract.
+            unsafe { self.launch_cooperative(kernel, entry, valid, stream, args, dtypes)? };
+            return self.finish(stream);
+        }
+        // SAFETY: the caller's contract: one valid pointer per C parameter; the arrays
+        // behind them outlive the launch's enqueueing and their frees are ordered after
+        // it on the stream.
+        unsafe {
+            cudarc::driver::result::launch_kernel(
+                entry.function.cu_function(),
+                valid.grid.tuple(),
+                valid.block.tuple(),
+                valid.shared_mem_bytes,
+                stream,
+                args,
+            )
+        }
+        .map_err(launch_err)?;
+        self.finish(stream)
+    }
+
+    /// Let `kernel` take `bytes` of dynamic shared memory per block: more than the default
+    /// 48 KB needs `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES` set first.
+    #[cold]
+    pub(crate) fn allow_dynamic_shared(&self, entry: &Entry, bytes: u32) -> Result<()> {
+        // SAFETY: the function handle is live (its module is held by `entry`).
+        unsafe {
+            cudarc::driver::result::function::set_function_attribute(
+                entry.function.cu_function(),
+                CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                bytes as i32,
+            )
+        }
+        .map_err(self.driver_error("allowing more dynamic shared memory"))?;
+        entry
+            .dynamic_shared_allowed
+            .fetch_max(bytes, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// A launch the driver refused: a fault of the context, or a launch error.
+    #[cold]
+    fn launch_error(
+        &self,
+        def: &'static KernelDef,
+        dtypes: &[DtypeKind],
+        source: cudarc::driver::DriverError,
+    ) -> GpuError {
+        if fault::is_sticky(source.0) {
+            return self.fault(source);
+        }
+        GpuError::Launch {
+            kernel: def.name(),
+            signature: def.signature(dtypes),
+            source,
+        }
+    }
+
+    /// A launch whose blocks must all be resident at once (the kernel calls `sync_grid()`):
+    /// refused when the grid is larger than the device holds, else `cuLaunchCooperativeKernel`.
+    ///
+    /// # Safety
+    ///
+    /// As for [`CudaDevice::enqueue`].
+    #[cold]
+    unsafe fn launch_cooperative(
+        &self,
+        kernel: &LoadedKernel,
+        entry: &Entry,
+        valid: &ValidLaunch,
+        stream: cudarc::driver::sys::CUstream,
+        args: &mut [*mut c_void],
+        dtypes: &[DtypeKind],
+    ) -> Result<()> {
+        let def = kernel.def;
+        let f = entry.function.cu_function();
+        let threads = valid.block.volume() as i32;
+        let mut per_sm = 0i32;
+        // SAFETY: `f` is a live function handle; `per_sm` is valid for writes.
+        unsafe {
+            cudarc::driver::sys::cuOccupancyMaxActiveBlocksPerMultiprocessor(
+                &mut per_sm,
+                f,
+                threads,
+                valid.shared_mem_bytes as usize,
+            )
+        }
+        .result()
+        .map_err(GpuError::driver("occupancy query"))?;
+        let fit = per_sm.max(0) as u64 * self.limits.multiprocessors as u64;
+        if valid.grid.volume() > fit {
+            return Err(GpuError::InvalidLaunch {
+                kernel: def.name(),
+                reason: format!(
+                    "the kernel calls sync_grid(), so every block must be resident at once, but \
+                     only {fit} blocks of {threads} threads fit on {} ({per_sm} per \
+                     multiprocessor x {}); this grid has {}",
+                    self.limits.device_name,
+                    self.limits.multiprocessors,
+                    valid.grid.volume()
+                ),
+            });
+        }
+        let (g, b) = (valid.grid, valid.block);
+        // One launch of this kernel at a time on the GPU: wait for the previous one if it
+        // ran on another stream (on the same stream, stream order already serialises).
+        let mut last = kernel
+            .cooperative_last
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        if let Some((last_stream, event)) = last.as_ref() {
+            if last_stream.0 != stream {
+                // SAFETY: both handles are live.
+                unsafe {
+                    cudarc::driver::result::stream::wait_event(
+                        stream,
+                        event.raw(),
+                        cudarc::driver::sys::CUevent_wait_flags::CU_EVENT_WAIT_DEFAULT,
+                    )
+                }
+                .map_err(self.driver_error("ordering cooperative launches"))?;
+            }
+        }
+        // SAFETY: as for `launch_kernel` in `enqueue` (the caller's contract).
+        unsafe {
+            cudarc::driver::sys::cuLaunchCooperativeKernel(
+                f,
+                g.x,
+                g.y,
+                g.z,
+                b.x,
+                b.y,
+                b.z,
+                valid.shared_mem_bytes,
+                stream,
+                args.as_mut_ptr(),
+            )
+        }
+        .result()
+        .map_err(|source| self.launch_error(def, dtypes, source))?;
+        let event = OwnedEvent::record(&self.ctx, stream)
+            .map_err(self.driver_error("ordering cooperative launches"))?;
+        *last = Some((StreamHandle(stream), event));
+        Ok(())
+    }
+}
+
+impl Entry {
+    /// The block size of a `forall` launch, found at the first one.
+    #[inline]
+    pub(crate) fn forall_block(&self) -> Result<u32> {
+        match self.forall_block.load(Ordering::Relaxed) {
+            0 => {
+                let b = forall_block_size(
+                    self.function.cu_function(),
+                    self.attributes.max_threads_per_block,
+                )?;
+                self.forall_block.store(b, Ordering::Relaxed);
+                Ok(b)
+            }
+            b => Ok(b),
+        }
+    }
+}
+
+/// The block size for `forall` launches of `f`: the smallest of 256, 512 and 1024 threads
+/// (then 128, 64, 32) that reaches the best occupancy `f` can have. Occupancy alone is not
+/// enough: for a streaming kernel 1024 and 128 threads per block both fill the H200, yet
+/// measured 3001 and 2537 GB/s against 3495 GB/s at 256 (../shared/PERFORMANCE.md), so
+/// among equals we prefer 256.
+fn forall_block_size(f: cudarc::driver::sys::CUfunction, max_threads: u32) -> Result<u32> {
+    let occupancy = |block: u32| -> Result<u64> {
+        let mut blocks = 0i32;
+        // SAFETY: `f` is a live function handle; `blocks` is valid for writes.
+        unsafe {
+            cudarc::driver::sys::cuOccupancyMaxActiveBlocksPerMultiprocessor(
+                &mut blocks,
+                f,
+                block as i32,
+                0,
+            )
+        }
+        .result()
+        .map_err(GpuError::driver("occupancy query"))?;
+        Ok(blocks.max(0) as u64 * block as u64)
+    };
+    let candidates: Vec<u32> = [256, 512, 1024, 128, 64, 32]
+        .into_iter()
+        .filter(|&b| b <= max_threads)
+        .collect();
+    let mut best = (0u64, 32u32);
+    for &b in &candidates {
+        let o = occupancy(b)?;
+        if o > best.0 {
+            best = (o, b);
+        }
+    }
+    Ok(best.1)
+}

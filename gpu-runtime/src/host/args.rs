@@ -8,6 +8,9 @@
 
 use std::marker::PhantomData;
 
+use crate::backend::sim::{
+    SimArray2, SimArray2Mut, SimArray3, SimArray3Mut, SimSlice, SimSliceMut,
+};
 use crate::dtype::{Dtype, DtypeKind, ElemKind, Element, GpuStruct, StructLayout};
 use crate::host::array::Storage;
 use crate::keep_alive::KeepAlive;
@@ -173,6 +176,34 @@ impl<'a, T> ArrayPartsMut<'a, T> {
     pub(crate) fn sim_parts_mut(&self) -> (*mut T, [usize; 3]) {
         (self.sim_ptr, self.extents)
     }
+}
+
+/// The simulator's views of a launch's arguments, as the launcher makes them.
+macro_rules! views_of_parts {
+    ($($name:ident, $rank:literal, $parts:ident, $get:ident;)*) => {$(
+        impl<'a, T: Element> $name<'a, T> {
+            /// The view of a launch's argument, reported as `names` of `kernel`. The parts
+            /// must be of a simulator array (the launcher makes views only on the
+            /// simulator); a GPU array's have no host memory, and panic here.
+            pub fn new(
+                parts: $parts<'a, T>,
+                kernel: &'static str,
+                names: [&'static str; $rank],
+            ) -> Self {
+                let (ptr, extents) = parts.$get();
+                $name::of_parts(ptr, extents, kernel, names)
+            }
+        }
+    )*};
+}
+
+views_of_parts! {
+    SimSlice, 1, ArrayParts, sim_parts;
+    SimArray2, 2, ArrayParts, sim_parts;
+    SimArray3, 3, ArrayParts, sim_parts;
+    SimSliceMut, 1, ArrayPartsMut, sim_parts_mut;
+    SimArray2Mut, 2, ArrayPartsMut, sim_parts_mut;
+    SimArray3Mut, 3, ArrayPartsMut, sim_parts_mut;
 }
 
 impl<T: Element> DeviceArray<T> {

@@ -17,7 +17,6 @@ use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU64, AtomicU8, Ordering};
 
 use super::SimFault;
 use crate::dtype::{Dtype, ElemKind, Element};
-use crate::host::args::{ArrayParts, ArrayPartsMut};
 
 /// Calls `f(offset, bytes)` for every part of a value of `elem`: one part of its size for
 /// a real dtype, the two halves of a complex number, and each dtype part of a struct's
@@ -375,17 +374,18 @@ view_mut!(SimArray2Mut, (usize, usize));
 view_mut!(SimArray3Mut, (usize, usize, usize));
 
 macro_rules! constructors {
-    ($name:ident, $rank:literal, $parts:ident, $get:ident) => {
+    ($name:ident, $rank:literal, $ptr:ty) => {
         impl<'a, T: Element> $name<'a, T> {
-            /// The view of a launch's argument, reported as `names` of `kernel`. The parts
-            /// must be of a simulator array (the launcher makes views only on the
-            /// simulator); a GPU array's have no host memory, and panic here.
-            pub fn new(
-                parts: $parts<'a, T>,
+            /// The view of an array's memory at `ptr` with `extents` (past the rank, 1),
+            /// reported as `names` of `kernel`. `ptr` must be a simulator array's, borrowed
+            /// for `'a` as the view is (the host API's `new` makes views only of a
+            /// launch's arguments); a GPU array's is null, and panics here.
+            pub(crate) fn of_parts(
+                ptr: $ptr,
+                extents: [usize; 3],
                 kernel: &'static str,
                 names: [&'static str; $rank],
             ) -> Self {
-                let (ptr, extents) = parts.$get();
                 assert!(
                     !ptr.is_null() || extents.iter().take($rank).product::<usize>() == 0,
                     "a simulator view of an array that is not on the simulator"
@@ -439,12 +439,12 @@ shape2!(SimArray2Mut);
 shape3!(SimArray3);
 shape3!(SimArray3Mut);
 
-constructors!(SimSlice, 1, ArrayParts, sim_parts);
-constructors!(SimArray2, 2, ArrayParts, sim_parts);
-constructors!(SimArray3, 3, ArrayParts, sim_parts);
-constructors!(SimSliceMut, 1, ArrayPartsMut, sim_parts_mut);
-constructors!(SimArray2Mut, 2, ArrayPartsMut, sim_parts_mut);
-constructors!(SimArray3Mut, 3, ArrayPartsMut, sim_parts_mut);
+constructors!(SimSlice, 1, *const T);
+constructors!(SimArray2, 2, *const T);
+constructors!(SimArray3, 3, *const T);
+constructors!(SimSliceMut, 1, *mut T);
+constructors!(SimArray2Mut, 2, *mut T);
+constructors!(SimArray3Mut, 3, *mut T);
 
 impl<'a, T> SimSlice<'a, T> {
     /// A view of a host slice (a device function called from the host).

@@ -206,16 +206,7 @@ fn stream_elsewhere(def: &'static KernelDef) -> GpuError {
 
 /// Compile and load `def`'s precompile signatures on `device`.
 pub fn precompile(def: &'static KernelDef, device: &Device) -> Result<()> {
-    match &*device.inner {
-        DeviceInner::Cuda(cuda) => {
-            for sig in def.precompile_signatures() {
-                dispatch::precompile(cuda, def, &sig)?;
-            }
-            Ok(())
-        }
-        // The simulator runs the Rust body: nothing to compile.
-        DeviceInner::Sim => Ok(()),
-    }
+    dispatch::precompile_on(def, device)
 }
 
 /// The compiled function's attributes for `dtypes` on `device`.

@@ -1,10 +1,10 @@
 //! Compilation: from a kernel signature to machine code.
 //!
 //! `specialize.rs` makes a kernel definition's (`crate::def`) CUDA C for a dtype signature;
-//! `prelude/` is the CUDA C every kernel starts with; `cache.rs` is the disk cache; `raw/`
-//! compiles hand-written CUDA C through the same path. This file ties them together:
-//! specialise, look in the disk cache, compile with NVRTC (the CUDA backend's
-//! `nvrtc.rs`) on a miss, store, and report each step to `log`.
+//! `prelude/` is the CUDA C every kernel starts with; `cache.rs` is the disk cache. This
+//! file ties them together: specialise, look in the disk cache, compile with NVRTC (the
+//! CUDA backend's `nvrtc.rs`) on a miss, store, and report each step to `log`. Hand-written
+//! CUDA C (the host API's `raw/`) compiles through the same path.
 //!
 //! `GPU_RUNTIME_DUMP=<dir>` also writes every specialised source (`.cu`) and its PTX
 //! (`.ptx`, where NVRTC is present) to `<dir>`, named `<kernel>-<dtypes>-<arch>`, on cache
@@ -12,7 +12,6 @@
 
 pub mod cache;
 pub(crate) mod prelude;
-pub mod raw;
 mod specialize;
 
 use std::path::PathBuf;

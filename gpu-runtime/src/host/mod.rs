@@ -17,6 +17,7 @@ pub(crate) mod launch_config;
 pub(crate) mod ndarray_interop;
 pub(crate) mod pinned;
 pub mod profiling;
+pub mod raw;
 pub(crate) mod rendezvous;
 pub(crate) mod stream;
 pub(crate) mod timing;

@@ -28,7 +28,7 @@ use crate::def::kernel::KernelDef;
 use crate::dtype::DtypeKind;
 use crate::error::{GpuError, Result};
 use crate::host::args::Arg;
-use crate::host::device::Device;
+use crate::host::device::{Device, DeviceInner};
 use crate::host::graph::{capturing_here, recording_of};
 use crate::host::launch_config::{LaunchConfig, Shape};
 use crate::launch::codes::MAX_C_PARAMS;
@@ -314,6 +314,20 @@ pub(crate) fn precompile(
         load_checked(cuda, kernel, dtypes)?;
     }
     Ok(())
+}
+
+/// Compile and load `def`'s precompile signatures on `device` (nothing on the simulator,
+/// which runs the Rust body).
+pub(crate) fn precompile_on(def: &'static KernelDef, device: &Device) -> Result<()> {
+    match &*device.inner {
+        DeviceInner::Cuda(cuda) => {
+            for sig in def.precompile_signatures() {
+                precompile(cuda, def, &sig)?;
+            }
+            Ok(())
+        }
+        DeviceInner::Sim => Ok(()),
+    }
 }
 
 /// The attributes of `def`'s `dtypes` signature, compiling and loading it if needed.

@@ -42,9 +42,12 @@ use std::sync::{Arc, Mutex};
 use crate::def::kernel::{KernelDef, KernelParts};
 use crate::dtype::{Dtype, DtypeKind};
 use crate::error::{GpuError, Result};
+use crate::host::array::DeviceArray;
+use crate::host::device::Device;
 use crate::host::device::DeviceInner;
+use crate::host::launch_config::LaunchConfig;
 use crate::keep_alive::KeepAlive;
-use crate::{Device, DeviceArray, KernelOptions, LaunchConfig, ParamDef, ParamKind};
+use gpu_contract::{KernelOptions, ParamDef, ParamKind};
 
 mod c_decl;
 
@@ -82,9 +85,9 @@ pub trait RawParam: sealed::Sealed {
 
 mod sealed {
     pub trait Sealed {}
-    impl<T: crate::Dtype> Sealed for super::Ptr<T> {}
-    impl<T: crate::Dtype> Sealed for super::PtrMut<T> {}
-    impl<T: crate::Dtype> Sealed for T {}
+    impl<T: crate::dtype::Dtype> Sealed for super::Ptr<T> {}
+    impl<T: crate::dtype::Dtype> Sealed for super::PtrMut<T> {}
+    impl<T: crate::dtype::Dtype> Sealed for T {}
 }
 
 fn pointer_mismatch(
@@ -118,48 +121,36 @@ fn pointer_mismatch(
     ))
 }
 
-impl<T: Dtype> RawParam for Ptr<T> {
-    type Arg<'a> = &'a DeviceArray<T>;
-    fn declared() -> String {
-        format!("Ptr<{}>", T::KIND.rust_name())
-    }
-    fn mismatch(c: &CParam) -> Option<String> {
-        pointer_mismatch(c, T::KIND, false, Self::declared())
-    }
-    fn kind() -> ParamKind {
-        ParamKind::Pointer { mutable: false }
-    }
-    fn device<'s>(arg: &'s Self::Arg<'_>) -> Option<&'s Device> {
-        Some(arg.device())
-    }
-    fn value(arg: &Self::Arg<'_>) -> u64 {
-        arg.device_ptr().unwrap_or(0)
-    }
-    fn owner<'s>(arg: &'s Self::Arg<'_>) -> Option<&'s dyn KeepAlive> {
-        Some(arg.storage.owner())
-    }
+/// The array parameters: `Ptr<T>` takes `&DeviceArray<T>`, `PtrMut<T>` a mutable borrow.
+macro_rules! pointer_params {
+    ($($ptr:ident, $arg:ty, $mutable:literal;)*) => {$(
+        impl<T: Dtype> RawParam for $ptr<T> {
+            type Arg<'a> = $arg;
+            fn declared() -> String {
+                format!("{}<{}>", stringify!($ptr), T::KIND.rust_name())
+            }
+            fn mismatch(c: &CParam) -> Option<String> {
+                pointer_mismatch(c, T::KIND, $mutable, Self::declared())
+            }
+            fn kind() -> ParamKind {
+                ParamKind::Pointer { mutable: $mutable }
+            }
+            fn device<'s>(arg: &'s Self::Arg<'_>) -> Option<&'s Device> {
+                Some(arg.device())
+            }
+            fn value(arg: &Self::Arg<'_>) -> u64 {
+                arg.device_ptr().unwrap_or(0)
+            }
+            fn owner<'s>(arg: &'s Self::Arg<'_>) -> Option<&'s dyn KeepAlive> {
+                Some(arg.storage.owner())
+            }
+        }
+    )*};
 }
 
-impl<T: Dtype> RawParam for PtrMut<T> {
-    type Arg<'a> = &'a mut DeviceArray<T>;
-    fn declared() -> String {
-        format!("PtrMut<{}>", T::KIND.rust_name())
-    }
-    fn mismatch(c: &CParam) -> Option<String> {
-        pointer_mismatch(c, T::KIND, true, Self::declared())
-    }
-    fn kind() -> ParamKind {
-        ParamKind::Pointer { mutable: true }
-    }
-    fn device<'s>(arg: &'s Self::Arg<'_>) -> Option<&'s Device> {
-        Some(arg.device())
-    }
-    fn value(arg: &Self::Arg<'_>) -> u64 {
-        arg.device_ptr().unwrap_or(0)
-    }
-    fn owner<'s>(arg: &'s Self::Arg<'_>) -> Option<&'s dyn KeepAlive> {
-        Some(arg.storage.owner())
-    }
+pointer_params! {
+    Ptr, &'a DeviceArray<T>, false;
+    PtrMut, &'a mut DeviceArray<T>, true;
 }
 
 impl<T: Dtype> RawParam for T {
@@ -429,7 +420,7 @@ impl<P: RawParams> RawKernel<P> {
 
     /// Compile and load the kernel on `device` now, so no launch pays for it.
     pub fn precompile(&self, device: &Device) -> Result<()> {
-        crate::private::precompile(self.def, device)
+        crate::host::dispatch::precompile_on(self.def, device)
     }
 }
 
@@ -667,7 +658,7 @@ extern "C" __global__ void __launch_bounds__(256, 2) add(float x[], const int k 
         let a = dev.to_device(&[1.0f32; 4]).unwrap();
         let mut c = dev.zeros::<f32>(4).unwrap();
         // SAFETY: refused before anything runs (the simulator runs no C).
-        match unsafe { k.launch(crate::LaunchConfig::new(1u32, 4u32), &a, &a, &mut c, 4) } {
+        match unsafe { k.launch(LaunchConfig::new(1u32, 4u32), &a, &a, &mut c, 4) } {
             Err(GpuError::InvalidLaunch { reason, .. }) => {
                 assert!(reason.contains("runs only on a GPU"), "{reason}")
             }

@@ -24,8 +24,8 @@ use std::time::{Duration, Instant};
 
 use super::handles::OwnedEvent;
 use super::nccl::{Nccl, NcclResult, RawComm, RawUniqueId, IN_PROGRESS, SUCCESS};
+use crate::backend::store::deadline_after;
 use crate::host::device::{Device, DeviceInner};
-use crate::host::rendezvous::deadline_after;
 use crate::keep_alive::Kept;
 
 /// A rank's NCCL communicator.

@@ -12,7 +12,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::host::rendezvous::Store;
+use crate::backend::store::Store;
 
 /// One rank's end of a simulated communicator.
 pub(crate) struct SimComm {
@@ -118,7 +118,7 @@ impl SimComm {
             comm: self.clone(),
             keys: (0..self.world).map(|r| (r, key(r))).collect(),
             signature,
-            deadline: crate::host::rendezvous::deadline_after(self.timeout),
+            deadline: crate::backend::store::deadline_after(self.timeout),
         })
     }
 
@@ -159,7 +159,7 @@ impl SimComm {
             comm: self.clone(),
             keys: vec![(peer, format!("{}/p{peer}>{}/{n}", self.name, self.rank))],
             signature,
-            deadline: crate::host::rendezvous::deadline_after(self.timeout),
+            deadline: crate::backend::store::deadline_after(self.timeout),
         })
     }
 

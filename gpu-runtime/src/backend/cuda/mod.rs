@@ -11,7 +11,8 @@
 //! `handles.rs`, `buffer.rs`, `graph.rs` and `peer.rs` are the driver calls of streams and
 //! events, memory, graphs and peer copies; `libraries.rs` finds and loads the driver,
 //! NVRTC and NVTX; `nvrtc.rs` compiles with NVRTC; `nvtx.rs` makes NVTX's calls; `nccl.rs`
-//! binds NCCL and `nccl_comm.rs` watches one rank's communicator.
+//! binds NCCL, `nccl_comm.rs` watches one rank's communicator, `nccl_close.rs` closes it, and
+//! `nccl_group.rs` submits its operations, at once or in a group.
 
 pub(crate) mod buffer;
 mod device;
@@ -24,7 +25,9 @@ mod launch;
 pub(crate) mod libraries;
 mod modules;
 pub(crate) mod nccl;
+mod nccl_close;
 pub(crate) mod nccl_comm;
+pub(crate) mod nccl_group;
 pub(crate) mod nvrtc;
 pub(crate) mod nvtx;
 pub(crate) mod peer;

@@ -96,11 +96,11 @@ pub(crate) struct Nccl {
     destroy: unsafe extern "C" fn(RawComm) -> NcclResult,
     error_string: unsafe extern "C" fn(NcclResult) -> *const c_char,
     last_error: unsafe extern "C" fn(RawComm) -> *const c_char,
-    pub all_reduce:
+    all_reduce:
         unsafe extern "C" fn(Buf, BufMut, usize, c_int, c_int, RawComm, CUstream) -> NcclResult,
-    pub broadcast:
+    broadcast:
         unsafe extern "C" fn(Buf, BufMut, usize, c_int, c_int, RawComm, CUstream) -> NcclResult,
-    pub reduce: unsafe extern "C" fn(
+    reduce: unsafe extern "C" fn(
         Buf,
         BufMut,
         usize,
@@ -110,12 +110,11 @@ pub(crate) struct Nccl {
         RawComm,
         CUstream,
     ) -> NcclResult,
-    pub all_gather:
-        unsafe extern "C" fn(Buf, BufMut, usize, c_int, RawComm, CUstream) -> NcclResult,
-    pub reduce_scatter:
+    all_gather: unsafe extern "C" fn(Buf, BufMut, usize, c_int, RawComm, CUstream) -> NcclResult,
+    reduce_scatter:
         unsafe extern "C" fn(Buf, BufMut, usize, c_int, c_int, RawComm, CUstream) -> NcclResult,
-    pub send: unsafe extern "C" fn(Buf, usize, c_int, c_int, RawComm, CUstream) -> NcclResult,
-    pub recv: unsafe extern "C" fn(BufMut, usize, c_int, c_int, RawComm, CUstream) -> NcclResult,
+    send: unsafe extern "C" fn(Buf, usize, c_int, c_int, RawComm, CUstream) -> NcclResult,
+    recv: unsafe extern "C" fn(BufMut, usize, c_int, c_int, RawComm, CUstream) -> NcclResult,
     group_start: unsafe extern "C" fn() -> NcclResult,
     group_end: unsafe extern "C" fn() -> NcclResult,
 }
@@ -341,6 +340,82 @@ impl Nccl {
     pub(crate) unsafe fn group_end(&self) -> NcclResult {
         // SAFETY: the caller's contract.
         unsafe { (self.group_end)() }
+    }
+}
+
+/// One NCCL operation of a rank, as plain data: which collective (with its reduction
+/// `ncclRedOp_t` and root) or which point-to-point call (with its peer), its buffers, how
+/// many elements of which `ncclDataType_t`, and the stream it is queued on.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct NcclCall {
+    pub op: NcclOp,
+    pub send: Buf,
+    pub recv: BufMut,
+    pub count: usize,
+    pub dtype: c_int,
+    pub stream: CUstream,
+}
+
+/// Which NCCL operation an [`NcclCall`] is.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum NcclOp {
+    AllReduce {
+        op: c_int,
+    },
+    Broadcast {
+        root: c_int,
+    },
+    Reduce {
+        op: c_int,
+        root: c_int,
+    },
+    AllGather,
+    ReduceScatter {
+        op: c_int,
+    },
+    /// Sends `count` elements at `send`.
+    Send {
+        peer: c_int,
+    },
+    /// Receives `count` elements into `recv`.
+    Recv {
+        peer: c_int,
+    },
+}
+
+impl Nccl {
+    /// Queue `call` on communicator `comm`.
+    ///
+    /// # Safety
+    ///
+    /// `comm` is live and no other thread calls NCCL with it now; the call's buffers are
+    /// live allocations of the communicator's device, of `count` elements of `dtype` (times
+    /// the ranks for the gathered or scattered side), that stay allocated until the work is
+    /// done; within one process every rank's matching call names the same operation, count,
+    /// type and root (NCCL reads and writes a peer's buffers directly).
+    pub(crate) unsafe fn run(&self, call: &NcclCall, comm: RawComm) -> NcclResult {
+        let NcclCall {
+            op,
+            send: s,
+            recv: d,
+            count: n,
+            dtype: ty,
+            stream,
+        } = *call;
+        // SAFETY: the caller's contract, with NCCL's signatures of each operation.
+        unsafe {
+            match op {
+                NcclOp::AllReduce { op } => (self.all_reduce)(s, d, n, ty, op, comm, stream),
+                NcclOp::Broadcast { root } => (self.broadcast)(s, d, n, ty, root, comm, stream),
+                NcclOp::Reduce { op, root } => (self.reduce)(s, d, n, ty, op, root, comm, stream),
+                NcclOp::AllGather => (self.all_gather)(s, d, n, ty, comm, stream),
+                NcclOp::ReduceScatter { op } => {
+                    (self.reduce_scatter)(s, d, n, ty, op, comm, stream)
+                }
+                NcclOp::Send { peer } => (self.send)(s, n, ty, peer, comm, stream),
+                NcclOp::Recv { peer } => (self.recv)(d, n, ty, peer, comm, stream),
+            }
+        }
     }
 }
 

@@ -15,6 +15,7 @@
 //!   abort waits for the end of a group that holds the communicator.
 //! - The communicators of one process (a [`Clique`]) fail together: NCCL's kernels of one
 //!   rank use the other ranks' arrays directly, so none is left running when one stops.
+//! - A communicator is closed when its `Communicator` drops (`nccl_close.rs`).
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -25,21 +26,23 @@ use std::time::{Duration, Instant};
 use super::handles::OwnedEvent;
 use super::nccl::{Nccl, NcclResult, RawComm, RawUniqueId, IN_PROGRESS, SUCCESS};
 use crate::backend::store::deadline_after;
-use crate::host::device::{Device, DeviceInner};
 use crate::keep_alive::Kept;
+use cudarc::driver::CudaContext;
 
 /// A rank's NCCL communicator.
 pub(crate) struct NcclComm {
     pub nccl: &'static Nccl,
-    pub device: Device,
+    /// The context of the rank's device, current for every call (NCCL finds its device
+    /// there).
+    pub ctx: Arc<CudaContext>,
     pub rank: usize,
     pub world: usize,
     pub timeout: Duration,
-    state: Mutex<State>,
+    pub(super) state: Mutex<State>,
     /// An event after each queued operation not yet seen complete, with its deadline and
     /// the arrays it uses, kept until the event is seen complete: within one process a
     /// peer's kernels reach them too, which their own streams do not order.
-    pending: Mutex<VecDeque<Pending>>,
+    pub(super) pending: Mutex<VecDeque<Pending>>,
     /// The communicators of the same process's set, for those made by `init_all`.
     pub clique: Option<Arc<Clique>>,
     /// How many operations were tracked, and how many were seen complete.
@@ -48,16 +51,16 @@ pub(crate) struct NcclComm {
 }
 
 /// A queued operation the watchdog waits for.
-struct Pending {
-    event: OwnedEvent,
+pub(super) struct Pending {
+    pub(super) event: OwnedEvent,
     deadline: Instant,
-    _kept: Arc<Vec<Kept>>,
+    pub(super) _kept: Arc<Vec<Kept>>,
 }
 
 /// The arrays of operations that failed within one process, never freed: a peer's kernel
 /// that was still running when the operation failed may reach them. (Memory lost on a
 /// failure only.)
-fn keep_forever(kept: impl IntoIterator<Item = Arc<Vec<Kept>>>) {
+pub(super) fn keep_forever(kept: impl IntoIterator<Item = Arc<Vec<Kept>>>) {
     static KEPT: Mutex<Vec<Arc<Vec<Kept>>>> = Mutex::new(Vec::new());
     KEPT.lock().unwrap_or_else(|p| p.into_inner()).extend(kept);
 }
@@ -89,13 +92,13 @@ impl Clique {
     }
 }
 
-struct State {
+pub(super) struct State {
     /// The communicator; `None` once aborted or destroyed.
-    raw: Option<RawComm>,
-    failed: Option<String>,
+    pub(super) raw: Option<RawComm>,
+    pub(super) failed: Option<String>,
     /// How many operations of open groups this communicator holds, and the thread whose
     /// group it is.
-    in_groups: usize,
+    pub(super) in_groups: usize,
     group_thread: Option<ThreadId>,
 }
 
@@ -114,11 +117,11 @@ pub(crate) struct Locked<'c> {
 }
 
 impl NcclComm {
-    /// Initialise one communicator per device of `devices`, ranks in that order, in one
-    /// process: the inits are grouped, as `ncclCommInitAll` groups them, then waited for.
+    /// Initialise one communicator per device context of `devices`, ranks in that order, in
+    /// one process: the inits are grouped, as `ncclCommInitAll` groups them, then waited for.
     pub(crate) fn init_all(
         nccl: &'static Nccl,
-        devices: &[Device],
+        devices: &[Arc<CudaContext>],
         timeout: Duration,
     ) -> Result<Vec<Arc<NcclComm>>, String> {
         let id = nccl.unique_id()?;
@@ -171,10 +174,11 @@ impl NcclComm {
         Ok(comms)
     }
 
-    /// Initialise rank `rank` of `world` on `device` with `id` (shared by every rank).
+    /// Initialise rank `rank` of `world` on the device of context `device` with `id`
+    /// (shared by every rank).
     pub(crate) fn init_rank(
         nccl: &'static Nccl,
-        device: &Device,
+        device: &Arc<CudaContext>,
         id: &RawUniqueId,
         rank: usize,
         world: usize,
@@ -198,7 +202,7 @@ impl NcclComm {
 
     fn new(
         nccl: &'static Nccl,
-        device: &Device,
+        device: &Arc<CudaContext>,
         raw: RawComm,
         rank: usize,
         world: usize,
@@ -206,7 +210,7 @@ impl NcclComm {
     ) -> NcclComm {
         NcclComm {
             nccl,
-            device: device.clone(),
+            ctx: device.clone(),
             rank,
             world,
             timeout,
@@ -328,10 +332,7 @@ impl NcclComm {
         stream: cudarc::driver::sys::CUstream,
         kept: Arc<Vec<Kept>>,
     ) -> Result<(), String> {
-        let DeviceInner::Cuda(c) = &*self.device.inner else {
-            return Ok(());
-        };
-        let event = match OwnedEvent::record(&c.ctx, stream) {
+        let event = match OwnedEvent::record(&self.ctx, stream) {
             Ok(e) => e,
             Err(e) => {
                 // Nothing will say when the work is done: keep its arrays.
@@ -380,10 +381,7 @@ impl NcclComm {
     /// The watchdog's step: drop complete events, and abort on an error or a missed
     /// deadline. Returns whether work is still pending.
     fn poll(&self, now: Instant) -> bool {
-        let DeviceInner::Cuda(c) = &*self.device.inner else {
-            return false;
-        };
-        let _ = c.ctx.bind_to_thread();
+        let _ = self.ctx.bind_to_thread();
         let overdue = {
             let mut pending = self.pending.lock().unwrap_or_else(|p| p.into_inner());
             while let Some(p) = pending.front() {
@@ -448,7 +446,7 @@ impl NcclComm {
     /// Stop waiting for the queued operations (the communicator is aborted). Their arrays
     /// are kept for good within one process (a peer's kernel may still reach them), and
     /// otherwise freed in stream order, after this rank's stopped kernels.
-    fn forget_pending(&self) {
+    pub(super) fn forget_pending(&self) {
         let drained: Vec<Pending> = self
             .pending
             .lock()
@@ -542,139 +540,9 @@ impl Locked<'_> {
     }
 }
 
-impl NcclComm {
-    /// Close the communicator now, on this thread, when its `Communicator` is dropped:
-    /// wait (up to the timeout) for its operations, then finalise and destroy it (abort
-    /// where that cannot finish). Left to the last owner's drop while a group holds it or
-    /// this thread's NCCL group is open. Closing here, not wherever the last `Arc` goes
-    /// (the watchdog may hold one for a moment), keeps NCCL's teardown before the
-    /// program's own end.
-    pub(crate) fn shutdown(&self) {
-        if crate::host::collective::nccl_group_open_here() {
-            return;
-        }
-        if let Some(closing) = self.closing(true) {
-            closing.close();
-        }
-    }
-
-    /// Take the communicator and its queued work out, for closing: `None` when it is gone
-    /// already, or (with `unless_grouped`) while a group holds it.
-    fn closing(&self, unless_grouped: bool) -> Option<Closing> {
-        let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
-        if unless_grouped && state.in_groups > 0 {
-            return None;
-        }
-        let Some(raw) = state.raw.take() else {
-            drop(state);
-            self.forget_pending();
-            return None;
-        };
-        let failed = state.failed.is_some()
-            || self
-                .clique
-                .as_ref()
-                .is_some_and(|c| c.failed.get().is_some());
-        state
-            .failed
-            .get_or_insert_with(|| "the communicator was closed".to_owned());
-        drop(state);
-        let pending = std::mem::take(&mut *self.pending.lock().unwrap_or_else(|p| p.into_inner()));
-        Some(Closing {
-            nccl: self.nccl,
-            device: self.device.clone(),
-            raw,
-            timeout: self.timeout,
-            pending,
-            failed,
-            in_clique: self.clique.is_some(),
-        })
-    }
-}
-
-impl Drop for NcclComm {
-    /// Close what [`NcclComm::shutdown`] left open; on a thread whose NCCL group is open
-    /// (NCCL would only queue the finalisation in it), on a thread of its own.
-    fn drop(&mut self) {
-        let Some(closing) = self.closing(false) else {
-            return;
-        };
-        if crate::host::collective::nccl_group_open_here() {
-            let _ = std::thread::Builder::new()
-                .name("gpu-nccl-close".into())
-                .spawn(move || closing.close());
-        } else {
-            closing.close();
-        }
-    }
-}
-
-/// What closing a communicator needs, apart from the communicator.
-struct Closing {
-    nccl: &'static Nccl,
-    device: Device,
-    raw: RawComm,
-    timeout: Duration,
-    pending: VecDeque<Pending>,
-    failed: bool,
-    in_clique: bool,
-}
-
-// SAFETY: the raw communicator is owned by this value alone (its `NcclComm` is gone), and
-// used on one thread.
-unsafe impl Send for Closing {}
-
-impl Closing {
-    fn close(mut self) {
-        let _ = make_current(&self.device);
-        let nccl = self.nccl;
-        let raw = self.raw;
-        let deadline = deadline_after(self.timeout);
-        // Its operations first (their arrays are kept until then).
-        while !self.failed && Instant::now() < deadline {
-            match self.pending.front() {
-                None => break,
-                Some(p) if p.event.is_complete().unwrap_or(true) => {
-                    self.pending.pop_front();
-                }
-                Some(_) => std::thread::sleep(Duration::from_micros(200)),
-            }
-        }
-        let done = self.pending.is_empty();
-        // SAFETY: the communicator is live and owned here alone.
-        if self.failed || !done || unsafe { nccl.async_error(raw) } != SUCCESS {
-            // Failed, work left over, or still initialising (which allows no
-            // finalisation).
-            // SAFETY: as above; not used after this.
-            unsafe { nccl.abort(raw) };
-            if self.in_clique {
-                keep_forever(self.pending.drain(..).map(|p| p._kept));
-            }
-            return;
-        }
-        // SAFETY: as above.
-        let mut code = unsafe { nccl.finalize(raw) };
-        while code == IN_PROGRESS && Instant::now() < deadline {
-            std::thread::sleep(Duration::from_micros(100));
-            // SAFETY: as above.
-            code = unsafe { nccl.async_error(raw) };
-        }
-        if code == SUCCESS {
-            // SAFETY: finalised, owned here alone, not used after this.
-            unsafe { nccl.destroy(raw) };
-        } else {
-            // SAFETY: as above.
-            unsafe { nccl.abort(raw) };
-        }
-    }
-}
-
-/// Make `device`'s context current on this thread (NCCL finds its device there).
-pub(crate) fn make_current(device: &Device) -> Result<(), String> {
-    match &*device.inner {
-        DeviceInner::Cuda(c) => c.ctx.bind_to_thread().map_err(|e| e.to_string()),
-        DeviceInner::Sim => Err("NCCL needs CUDA devices".to_owned()),
-    }
+/// Make `ctx` current on this thread (NCCL finds its device there).
+pub(crate) fn make_current(ctx: &Arc<CudaContext>) -> Result<(), String> {
+    ctx.bind_to_thread().map_err(|e| e.to_string())
 }
 
 fn check(nccl: &Nccl, code: NcclResult, comm: Option<RawComm>) -> Result<(), String> {

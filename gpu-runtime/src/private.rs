@@ -140,7 +140,7 @@ pub const fn static_shared_fits(arrays: &[(u64, &[u64])]) -> bool {
 }
 
 /// Launch on a GPU. Every argument is checked against the kernel's parameters and
-/// `dtypes` first (see `host/dispatch/pack.rs`), so this is safe whatever it is handed. A
+/// `dtypes` first (see `host/packing.rs`), so this is safe whatever it is handed. A
 /// kernel whose indices go unchecked (`#[gpu_kernel(unchecked)]`, raw CUDA C) is refused:
 /// its launch is [`launch_cuda_unchecked`], behind `unsafe`.
 #[inline]

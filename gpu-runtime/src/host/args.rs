@@ -13,9 +13,10 @@ use crate::backend::sim::{
 };
 use crate::dtype::{Dtype, DtypeKind, ElemKind, Element, GpuStruct, StructLayout};
 use crate::host::array::Storage;
+use crate::host::array::{DeviceArray, DeviceArray2, DeviceArray3};
+use crate::host::device::Device;
 use crate::keep_alive::KeepAlive;
 use crate::launch::codes::{array_code, scalar_code, NO_CODE};
-use crate::{Device, DeviceArray, DeviceArray2, DeviceArray3};
 
 /// Implemented by the types the runtime accepts as kernel arrays, and no others.
 pub trait Sealed {}

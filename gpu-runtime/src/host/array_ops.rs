@@ -11,9 +11,9 @@ use crate::backend::sim::memory::SimBuffer;
 use crate::dtype::Element;
 use crate::error::{GpuError, Result};
 use crate::host::array::{reserve, Storage};
+use crate::host::array::{DeviceArray, DeviceArray2, DeviceArray3};
 use crate::host::device::{Device, DeviceInner};
 use crate::host::view::ArrayView;
-use crate::{DeviceArray, DeviceArray2, DeviceArray3};
 
 impl<T: Element> DeviceArray<T> {
     /// A new array on the same device with the same elements (a device-to-device copy;
@@ -119,7 +119,7 @@ impl<T: Element> DeviceArray<T> {
         crate::host::graph::forbid("`fill`")?;
         // The driver's memsets write 1, 2 or 4 bytes with pitches of 4: a struct of another
         // size is copied from the host instead.
-        if matches!(T::ELEM, crate::ElemKind::Struct(_))
+        if matches!(T::ELEM, crate::dtype::ElemKind::Struct(_))
             && matches!(&*self.device.inner, DeviceInner::Cuda(_))
         {
             let host = vec![value; self.len];

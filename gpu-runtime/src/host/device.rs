@@ -264,8 +264,8 @@ impl Device {
     /// source's ([`crate::KernelDef::specialize`]): each array's address, then its extents.
     pub fn cu_function(
         &self,
-        def: &'static crate::KernelDef,
-        dtypes: &[crate::DtypeKind],
+        def: &'static crate::def::kernel::KernelDef,
+        dtypes: &[crate::dtype::DtypeKind],
     ) -> Result<cudarc::driver::sys::CUfunction> {
         match &*self.inner {
             DeviceInner::Cuda(c) => crate::host::dispatch::cu_function(c, def, dtypes),

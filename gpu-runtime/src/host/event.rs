@@ -18,8 +18,9 @@ use std::time::Instant;
 
 use crate::backend::cuda::handles::OwnedEvent;
 use crate::error::{GpuError, Result};
+use crate::host::device::Device;
 use crate::host::device::DeviceInner;
-use crate::{Device, Stream};
+use crate::host::stream::Stream;
 
 /// A recorded point in a stream (CUDA's `cudaEvent_t`, CuPy's `cupy.cuda.Event`).
 ///

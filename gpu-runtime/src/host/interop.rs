@@ -23,9 +23,10 @@ use cudarc::driver::{CudaContext, CudaSlice, CudaStream, CudaViewMut};
 use crate::backend::cuda::buffer::CudaBuffer;
 use crate::dtype::Element;
 use crate::error::{GpuError, Result};
+use crate::host::array::DeviceArray;
 use crate::host::array::Storage;
+use crate::host::device::Device;
 use crate::host::device::DeviceInner;
-use crate::{Device, DeviceArray};
 
 impl Device {
     /// The cudarc context of a CUDA device (`None` on the simulator), for allocating or

@@ -15,6 +15,7 @@ pub(crate) mod interop;
 pub(crate) mod launch_config;
 #[cfg(feature = "ndarray")]
 pub(crate) mod ndarray_interop;
+pub(crate) mod packing;
 pub(crate) mod pinned;
 pub mod profiling;
 pub mod raw;

@@ -9,7 +9,8 @@ use ndarray::{Array1, Array2, Array3, ArrayView1, ArrayView2, ArrayView3};
 
 use crate::dtype::Element;
 use crate::error::{GpuError, Result};
-use crate::{Device, DeviceArray, DeviceArray2, DeviceArray3};
+use crate::host::array::{DeviceArray, DeviceArray2, DeviceArray3};
+use crate::host::device::Device;
 
 fn shape_error(e: ndarray::ShapeError) -> GpuError {
     GpuError::InvalidArgument(format!("ndarray: {e}"))

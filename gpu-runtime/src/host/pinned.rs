@@ -13,9 +13,11 @@ use std::sync::Mutex;
 use crate::backend::cuda::handles::PinnedHost;
 use crate::dtype::Element;
 use crate::error::{GpuError, Result};
+use crate::host::array::DeviceArray;
+use crate::host::device::Device;
 use crate::host::device::DeviceInner;
 use crate::host::event::Event;
-use crate::{Device, DeviceArray, Stream};
+use crate::host::stream::Stream;
 
 /// A host buffer of `len` elements in page-locked memory (CuPy's
 /// `cupyx.empty_pinned`, PyCUDA's `pagelocked_empty`). On the simulator, ordinary memory.

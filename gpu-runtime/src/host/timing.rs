@@ -5,7 +5,8 @@
 use std::fmt;
 use std::time::{Duration, Instant};
 
-use crate::{Device, GpuError, Result};
+use crate::error::{GpuError, Result};
+use crate::host::device::Device;
 
 /// The per-run times of [`Device::timed`].
 #[derive(Clone, Debug, PartialEq, Eq)]

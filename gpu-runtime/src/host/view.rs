@@ -12,8 +12,9 @@ use std::ops::{Bound, RangeBounds};
 use crate::dtype::Element;
 use crate::error::{GpuError, Result};
 use crate::host::args::{ArrayParts, ArrayPartsMut, SliceArg, SliceArgMut};
+use crate::host::array::DeviceArray;
 use crate::host::array::Storage;
-use crate::{Device, DeviceArray};
+use crate::host::device::Device;
 
 /// A read-only view of `len` elements of a [`DeviceArray`], from
 /// [`DeviceArray::slice`].

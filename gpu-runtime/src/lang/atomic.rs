@@ -144,10 +144,10 @@ where
 fn add_wrapping<T: Num>(a: T, b: T, subtract: bool) -> T {
     if matches!(
         T::KIND,
-        crate::DtypeKind::F32
-            | crate::DtypeKind::F64
-            | crate::DtypeKind::F16
-            | crate::DtypeKind::Bf16
+        crate::dtype::DtypeKind::F32
+            | crate::dtype::DtypeKind::F64
+            | crate::dtype::DtypeKind::F16
+            | crate::dtype::DtypeKind::Bf16
     ) {
         return if subtract { a - b } else { a + b };
     }

@@ -37,7 +37,7 @@ pub(crate) const fn scalar_code(kind: DtypeKind) -> u32 {
 /// (the attribute's launchers always do): one code per parameter, so checking an
 /// argument is one comparison, and the arrays that `load4`/`store4` need aligned.
 /// A launch whose arguments differ in any way goes through the full check (the host API's
-/// `dispatch/pack.rs`), which accepts or explains it; a signature with a struct parameter (by value or as an
+/// `packing.rs`), which accepts or explains it; a signature with a struct parameter (by value or as an
 /// array's element) has no quick form.
 pub(crate) struct ParamCodes {
     /// [`array_code`] or [`scalar_code`] of each parameter, resolved for the signature.

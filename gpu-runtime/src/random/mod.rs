@@ -24,8 +24,12 @@
 //! 1.0, about once in 2^25 draws), and `xoroshiro128p_normal_f64` is made from two `f32`
 //! uniform draws.
 
-use crate::prelude::*;
-use crate::simulator::DeviceFnArrayMut;
+use gpu_macros::gpu_device;
+
+use crate::backend::sim::DeviceFnArrayMut;
+use crate::error::GpuError;
+use crate::host::array::DeviceArray;
+use crate::host::device::Device;
 
 // Philox4x32's multipliers and Weyl increments (Random123's `PHILOX_M4x32_*`,
 // `PHILOX_W32_*`).

@@ -2,7 +2,7 @@
 //!
 //! On a GPU: the loaded kernel of the dtype signature is found once (on a miss, its
 //! configuration is checked, then it is compiled through `compile/` and loaded through the
-//! backend); the arguments are checked and packed (`pack.rs`); the configuration is
+//! backend); the arguments are checked and packed (`packing.rs`); the configuration is
 //! validated against the entry that runs, which the fast path's conditions choose (a
 //! checked entry is compiled and loaded when a launch first needs it); then the backend is
 //! handed the loaded kernel, its entry, the validated launch, the stream and the packed
@@ -18,8 +18,6 @@
 //! On the simulator: the configuration is validated against the simulator's limits and
 //! the backend runs the kernel's body for every thread ([`run_sim`]).
 
-mod pack;
-
 use std::ffi::c_void;
 use std::sync::atomic::Ordering;
 
@@ -31,9 +29,9 @@ use crate::host::args::Arg;
 use crate::host::device::{Device, DeviceInner};
 use crate::host::graph::{capturing_here, recording_of};
 use crate::host::launch_config::{LaunchConfig, Shape};
+use crate::host::packing::{check_and_pack, quick_pack, Packed, QuickPacked, Uniforms};
 use crate::launch::codes::MAX_C_PARAMS;
 use crate::launch::dims::{DeviceLimits, ValidLaunch};
-use pack::{check_and_pack, quick_pack, Packed, QuickPacked, Uniforms};
 
 /// A kernel's fast-path conditions for a launch as validated (its final grid and block):
 /// true when every check the kernel's main entry leaves out is redundant for this launch (see

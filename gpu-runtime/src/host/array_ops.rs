@@ -4,8 +4,6 @@
 //! Each is queued on the device's stream, after the work queued there before it, as the
 //! host copies are; none waits for the device.
 
-use cudarc::driver::DevicePtrMut;
-
 use crate::backend::cuda::buffer::{self, CudaBuffer};
 use crate::backend::sim::memory::SimBuffer;
 use crate::dtype::Element;
@@ -129,16 +127,7 @@ impl<T: Element> DeviceArray<T> {
             (Storage::Cuda(b), DeviceInner::Cuda(c)) => {
                 let value = [value];
                 let bytes = crate::dtype::bytes::bytes_of(&value);
-                c.ctx.bind_to_thread().map_err(c.driver_error("fill"))?;
-                // The pointer through cudarc, so the memsets are ordered after the buffer's
-                // pending reads and writes on other cudarc streams, and later users wait for
-                // them (the guard records the write when dropped, after both memsets).
-                let (ptr, _write) = b.slice_mut().device_ptr_mut(&c.stream);
-                // SAFETY: `ptr` is this array's allocation of `len` elements in the device's
-                // context (bound above), borrowed mutably for this call; the memset is queued
-                // on the device's stream, which orders the allocation's free after it.
-                unsafe { buffer::fill(ptr, self.len, bytes, c.stream.cu_stream()) }
-                    .map_err(c.driver_error("fill"))
+                b.fill_with(c, self.len, bytes)
             }
             (Storage::Sim(v), _) => {
                 v.write(|v| v.fill(value));

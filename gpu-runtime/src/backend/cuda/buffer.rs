@@ -6,7 +6,12 @@
 use std::cell::UnsafeCell;
 use std::sync::Arc;
 
-use cudarc::driver::{CudaSlice, CudaStream, CudaView, CudaViewMut, DevicePtr, DriverError};
+use cudarc::driver::{
+    CudaSlice, CudaStream, CudaView, CudaViewMut, DevicePtr, DevicePtrMut, DriverError,
+};
+
+use super::CudaDevice;
+use crate::error::GpuError;
 
 use crate::dtype::bytes::{bytes_of, bytes_of_mut, settle_bools};
 use crate::dtype::Element;
@@ -73,6 +78,25 @@ impl<T: Send + 'static> CudaBuffer<T> {
             Some(s) => s,
             None => unreachable!("a CudaBuffer keeps its slice until it is consumed"),
         }
+    }
+
+    /// Set each of its `len` elements to `value` (one element's bytes), queued on `dev`'s
+    /// default stream; `len` must be the buffer's length.
+    pub(crate) fn fill_with(
+        &mut self,
+        dev: &CudaDevice,
+        len: usize,
+        value: &[u8],
+    ) -> Result<(), GpuError> {
+        dev.ctx.bind_to_thread().map_err(dev.driver_error("fill"))?;
+        // The pointer through cudarc, so the memsets are ordered after the buffer's
+        // pending reads and writes on other cudarc streams, and later users wait for
+        // them (the guard records the write when dropped, after both memsets).
+        let (ptr, _write) = self.slice_mut().device_ptr_mut(&dev.stream);
+        // SAFETY: `ptr` is this buffer's allocation of `len` elements in the device's
+        // context (bound above), borrowed mutably for this call; the memset is queued
+        // on the device's stream, which orders the allocation's free after it.
+        unsafe { fill(ptr, len, value, dev.stream.cu_stream()) }.map_err(dev.driver_error("fill"))
     }
 
     /// The allocation's owner, for a graph that records work on it.

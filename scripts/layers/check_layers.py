@@ -44,8 +44,9 @@ class Crate:
 
 
 def tokens(text: str) -> list[Token]:
-    """Rust's tokens as far as the check needs them: identifiers and `::`, `{`, `}`, `,`,
-    `(`, `)`, `;`, `*`, `$`; comments, strings, chars and lifetimes skipped."""
+    """Rust's tokens as far as the check needs them: identifiers and `::`, `{`, `}`, `[`,
+    `]`, `,`, `(`, `)`, `;`, `*`, `$`, `#`, `!`, `<`, `>`; comments, strings, chars and
+    lifetimes skipped."""
     out: list[Token] = []
     i, line, n = 0, 1, len(text)
     while i < n:
@@ -96,7 +97,7 @@ def tokens(text: str) -> list[Token]:
         elif text.startswith("::", i):
             out.append(Token("punct", "::", line))
             i += 2
-        elif c in "{}(),;*$#!<>":
+        elif c in "{}[](),;*$#!<>":
             out.append(Token("punct", c, line))
             i += 1
         elif c.isdigit():
@@ -159,14 +160,49 @@ def inline_modules(toks: list[Token]) -> list[tuple]:
     return out
 
 
+QUOTING_MACROS = ("quote", "quote_spanned", "parse_quote", "parse_quote_spanned")
+OPENING = {"(": ")", "[": "]", "{": "}"}
+
+
+def quoted_end(toks: list[Token], i: int) -> int | None:
+    """Where a `quote!`-like invocation starting at toks[i] ends (the token after its
+    closing bracket), or None if none starts there: the code it quotes is what the
+    crate generates, not the crate's own imports."""
+    if not (
+        toks[i].kind == "ident"
+        and toks[i].text in QUOTING_MACROS
+        and i + 2 < len(toks)
+        and toks[i + 1].text == "!"
+        and toks[i + 2].text in OPENING
+    ):
+        return None
+    if i > 0 and toks[i - 1].text == "::" and not (i > 1 and toks[i - 2].text == "quote"):
+        return None  # some other crate's macro of the same name
+    open_, close, depth, j = toks[i + 2].text, OPENING[toks[i + 2].text], 0, i + 2
+    while j < len(toks):
+        if toks[j].text == open_:
+            depth += 1
+        elif toks[j].text == close:
+            depth -= 1
+            if depth == 0:
+                return j + 1
+        j += 1
+    return j
+
+
 def crate_paths(toks: list[Token]) -> list[tuple[int, tuple, tuple]]:
     """Every `crate::`/`super::` path in the code, with its line and the inline modules
     it is written in: `use` trees expanded, other paths read segment by segment
-    (`crate::host::device::Device::new`)."""
+    (`crate::host::device::Device::new`). Code inside `quote!` (and its kin) is skipped:
+    it is what the crate generates."""
     found = []
     inside = inline_modules(toks)
     i = 0
     while i < len(toks):
+        end = quoted_end(toks, i)
+        if end is not None:
+            i = end
+            continue
         t = toks[i]
         starts = t.kind == "ident" and t.text in ("crate", "super")
         after_dollar = i > 0 and toks[i - 1].text == "$"

@@ -74,6 +74,24 @@ class CheckLayers(unittest.TestCase):
         found = check_layers.check(tree(files))
         self.assertTrue(any("backend/mod.rs:2: imports super::host::api" in f for f in found), found)
 
+    def test_paths_in_generated_code_are_not_imports(self):
+        files = dict(CLEAN)
+        files["backend/cuda.rs"] += textwrap.dedent(
+            """\
+            fn emit() -> TokenStream {
+                let inner = quote::quote! { use crate::host::api::Api; };
+                quote_spanned! {span=> mod k { use super::*; #inner } }
+            }
+            """
+        )
+        self.assertEqual(check_layers.check(tree(files)), [])
+
+    def test_a_path_after_a_quote_is_still_found(self):
+        files = dict(CLEAN)
+        files["backend/cuda.rs"] += "fn f() { let _ = quote!([crate::x]); crate::host::api::go(); }\n"
+        found = check_layers.check(tree(files))
+        self.assertTrue(any("imports crate::host::api::go" in f for f in found), found)
+
     def test_cycle_across_folders_is_found(self):
         files = dict(CLEAN)
         files["host/api.rs"] += "use crate::backend::cuda::launch;\n"

@@ -18,7 +18,7 @@ use crate::emit_rust::{
 use crate::ir::{Kernel, RTy};
 use crate::lower::lower;
 use crate::parse::attr::{parse_attr, Attr};
-use crate::signature::{parse_signature, KernelSignature};
+use crate::parse::signature::{parse_signature, KernelSignature};
 
 /// The options `#[gpu_kernel]` takes: all of them.
 const KERNEL_OPTIONS: &[OptionKey] = OptionKey::ALL;

@@ -31,8 +31,6 @@ mod parse;
 mod print_format;
 mod sym;
 
-pub(crate) use parse::signature;
-
 pub use diagnostics::Diagnostics;
 pub use expand::{
     expand_device, expand_elementwise, expand_kernel, expand_reduce, translate_device,

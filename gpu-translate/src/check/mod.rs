@@ -15,7 +15,7 @@ mod resolve;
 use crate::diagnostics::Diagnostics;
 use crate::ir::{Bound, Kernel, Prim, RTy};
 use crate::lower::Lowered;
-use crate::signature::KernelSignature;
+use crate::parse::signature::KernelSignature;
 
 /// What a resolved type permits.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -11,7 +11,7 @@ use crate::ir::{
     AtomicOp, BinOp, Block, Conversion, Expr, ExprKind, FieldStep, Kernel, Lit, Place, Prim, RTy,
     Space, Stmt, Target, UnOp,
 };
-use crate::signature::KernelSignature;
+use crate::parse::signature::KernelSignature;
 
 /// Static shared memory a block may have on every GPU without opting in.
 pub const SHARED_BYTES_MAX: u64 = 48 * 1024;

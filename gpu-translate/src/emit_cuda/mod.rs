@@ -12,7 +12,7 @@ mod sequence;
 
 use crate::check::Class;
 use crate::ir::{ArrayId, Block, Check, Dim, Expr, ExprKind, Kernel, Lit, Param, RTy, Space, Stmt};
-use crate::signature::KernelSignature;
+use crate::parse::signature::KernelSignature;
 
 /// Where the kernel came from, for `#line` directives, and what wraps its signature.
 #[derive(Clone, Debug, Default)]

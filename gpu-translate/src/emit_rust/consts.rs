@@ -13,7 +13,7 @@ use quote::{format_ident, quote, quote_spanned};
 
 use crate::check::SHARED_BYTES_MAX;
 use crate::ir::{Dim, Kernel, Prim, RTy, Space};
-use crate::signature::KernelSignature;
+use crate::parse::signature::KernelSignature;
 
 /// The constants' items and the definition's table of them.
 #[derive(Clone, Debug, Default)]

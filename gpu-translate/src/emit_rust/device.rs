@@ -6,7 +6,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 use super::{device_fn_refs, sim_body, CalleeRefs, Ctx};
-use crate::signature::{KernelSignature, ParamShape};
+use crate::parse::signature::{KernelSignature, ParamShape};
 
 /// What translation produced for a device function.
 #[derive(Clone, Debug, Default)]
@@ -141,7 +141,7 @@ pub(crate) fn array_params_take_any_array(f: &mut syn::ItemFn, k: &syn::Path) {
         };
         let (elem, rank) = match &*r.elem {
             syn::Type::Slice(slice) => ((*slice.elem).clone(), 1),
-            syn::Type::Path(p) => match crate::signature::array_elem(p) {
+            syn::Type::Path(p) => match crate::parse::signature::array_elem(p) {
                 Some(found) => found,
                 None => continue,
             },

@@ -9,7 +9,7 @@ use quote::quote;
 use super::{generic_decls, Ctx};
 use crate::diagnostics::Diagnostics;
 use crate::parse::attr::Attr;
-use crate::signature::{KernelSignature, ParamShape};
+use crate::parse::signature::{KernelSignature, ParamShape};
 
 /// The items `#[gpu_elementwise]` adds to the function's module.
 pub fn elementwise_items(

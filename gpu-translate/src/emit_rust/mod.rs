@@ -61,7 +61,7 @@ use quote::{format_ident, quote};
 
 use crate::ir::Bound;
 use crate::parse::attr::Attr;
-use crate::signature::{KernelSignature, ParamShape};
+use crate::parse::signature::{KernelSignature, ParamShape};
 use params::{fresh_name, param_code};
 
 /// What the generated code needs to know about where it lives.

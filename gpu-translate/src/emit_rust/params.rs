@@ -9,7 +9,7 @@ use syn::spanned::Spanned;
 use gpu_contract::{ElemType, ParamKind};
 
 use crate::ir::{Prim, Ty};
-use crate::signature::{KernelSignature, ParamDecl, ParamShape};
+use crate::parse::signature::{KernelSignature, ParamDecl, ParamShape};
 
 /// The launcher's code for one parameter.
 pub(super) struct ParamCode {

@@ -20,7 +20,7 @@ use quote::{format_ident, quote};
 use super::{generic_decls, Ctx};
 use crate::diagnostics::Diagnostics;
 use crate::ir::Ty;
-use crate::signature::{KernelSignature, ParamShape};
+use crate::parse::signature::{KernelSignature, ParamShape};
 
 /// The items `#[gpu_reduce]` adds to the function's module; `with` is the reduction of a
 /// map-reduce (`None`: the function is the reduction).

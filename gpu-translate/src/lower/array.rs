@@ -12,7 +12,7 @@ use syn::spanned::Spanned;
 use super::tables::{call_name, const_usize, strip_parens};
 use super::{unraw, Expr, Lowerer, Position, Stmt};
 use crate::ir::{ArrayVar, Dim, ExprKind, Prim, Space, Target, Ty};
-use crate::signature::{resolve_type_name, scalar_type};
+use crate::parse::signature::{resolve_type_name, scalar_type};
 
 /// The largest extent of one axis of a local array.
 const LOCAL_AXIS_MAX: u64 = 1 << 16;

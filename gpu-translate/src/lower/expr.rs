@@ -8,7 +8,7 @@ use super::tables::{
 };
 use super::{unraw, Binding, Block, Expr, Lowerer, Position};
 use crate::ir::{BinOp, Conversion, ExprKind, Lit, Prim, Ty, UnOp, VarKind};
-use crate::signature::resolve_type_name;
+use crate::parse::signature::resolve_type_name;
 
 impl Lowerer<'_> {
     /// A condition: an expression of type `bool`.

@@ -28,7 +28,7 @@ use crate::diagnostics::Diagnostics;
 use crate::infer::{TypeError, TypeTable};
 use crate::ir::{self, ArrayVar, Local, Param, SliceParam, Ty, VarId, VarKind};
 use crate::names::NameAllocator;
-use crate::signature::{KernelSignature, ParamShape};
+use crate::parse::signature::{KernelSignature, ParamShape};
 
 pub use tables::device_c_name;
 

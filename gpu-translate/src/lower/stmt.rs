@@ -8,7 +8,7 @@ use super::tables::{
 };
 use super::{unraw, Block, Expr, Lowerer, Position, Stmt};
 use crate::ir::{Axis, BinOp, ExprKind, ForLoop, Prim, Ty, VarKind};
-use crate::signature::scalar_type;
+use crate::parse::signature::scalar_type;
 
 impl Lowerer<'_> {
     /// A block whose value is not used.

@@ -254,7 +254,7 @@ fn field_type(ty: &syn::Type) -> Result<(WrittenTy, Option<u64>), syn::Error> {
         }
         syn::Type::Path(p) if p.qself.is_none() => {
             if let Some(crate::ir::Ty::Prim(prim)) =
-                crate::signature::resolve_type_name(ty, &[], &[])
+                crate::parse::signature::resolve_type_name(ty, &[], &[])
             {
                 return Ok((WrittenTy::Prim(prim), None));
             }

@@ -118,7 +118,7 @@ pub(crate) fn expand_kernel_with(
         return quote!(#errors #[allow(dead_code, unused)] #f);
     };
     check_signatures(&attr, &sig, &mut diags);
-    let name = crate::lower::unraw(&sig.ident);
+    let name = crate::names::unraw(&sig.ident);
     let translation = translate(&sig, &item, &attr, &mut diags).map(|(k, source, _)| Translation {
         fast_path: crate::emit_rust::fast_path_data(&k, &ctx.krate),
         fast_path_fn: crate::emit_rust::fast_path_function(&k, &ctx.krate),
@@ -287,7 +287,7 @@ fn expand_device_with(
     let translation = translated
         .filter(|_| diags.is_empty())
         .map(|(k, source, _)| DeviceTranslation {
-            consts: const_items(&k, &sig, &crate::lower::unraw(&sig.ident), &ctx.krate),
+            consts: const_items(&k, &sig, &crate::names::unraw(&sig.ident), &ctx.krate),
             prints: crate::print_format::prints(&k),
             c_name: k.c_name,
             source: source.text,
@@ -412,7 +412,7 @@ fn translate_item(
                 .iter()
                 .map(|p| {
                     (
-                        crate::lower::unraw(&p.ident),
+                        crate::names::unraw(&p.ident),
                         crate::emit_rust::param_kind(p, &sig),
                     )
                 })

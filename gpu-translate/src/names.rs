@@ -1,4 +1,5 @@
-//! C identifiers for everything the kernel names.
+//! C identifiers for everything the kernel names, and Rust's names as written
+//! ([`unraw`]).
 //!
 //! Rust allows what C does not: shadowing in one scope (`let x = x as f32;`), identifiers
 //! that are C++ keywords (`new`, `class`, `float`), and names of CUDA builtins
@@ -6,6 +7,12 @@
 //! hands out a name twice and never a reserved one, so the emitted C cannot collide.
 
 use std::collections::HashSet;
+
+/// An identifier without its `r#`: the name every step compares and prints.
+pub(crate) fn unraw(ident: &proc_macro2::Ident) -> String {
+    let s = ident.to_string();
+    s.strip_prefix("r#").map(str::to_owned).unwrap_or(s)
+}
 
 /// Words the emitted C must not use as identifiers.
 const RESERVED: &[&str] = &[

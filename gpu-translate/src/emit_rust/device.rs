@@ -39,7 +39,7 @@ pub fn emit_device(
     let k = &ctx.krate;
     let vis = &item.vis;
     let name = &item.sig.ident;
-    let name_str = crate::lower::unraw(name);
+    let name_str = crate::names::unraw(name);
     let mut f = item.clone();
     f.attrs
         .push(syn::parse_quote!(#[allow(clippy::all, unused_mut)]));
@@ -48,7 +48,7 @@ pub fn emit_device(
             s.params
                 .iter()
                 .filter(|p| matches!(p.shape, ParamShape::Slice { .. }) == slices)
-                .map(|p| crate::lower::unraw(&p.ident))
+                .map(|p| crate::names::unraw(&p.ident))
                 .collect()
         })
         .unwrap_or_default()

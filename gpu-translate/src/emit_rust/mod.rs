@@ -245,7 +245,7 @@ pub fn emit_kernel(parts: KernelItems<'_>) -> TokenStream {
     });
     let vis = &item.vis;
     let name = &sig.ident;
-    let name_str = crate::lower::unraw(name);
+    let name_str = crate::names::unraw(name);
     let docs: Vec<&syn::Attribute> = item
         .attrs
         .iter()
@@ -330,7 +330,7 @@ pub fn emit_kernel(parts: KernelItems<'_>) -> TokenStream {
         .params
         .iter()
         .filter(|p| matches!(p.shape, ParamShape::Slice { .. }))
-        .map(|p| crate::lower::unraw(&p.ident))
+        .map(|p| crate::names::unraw(&p.ident))
         .collect();
     let body = if failed {
         // Already reported: rustc need not check the body again.
@@ -340,7 +340,7 @@ pub fn emit_kernel(parts: KernelItems<'_>) -> TokenStream {
             .params
             .iter()
             .filter(|p| !matches!(p.shape, ParamShape::Slice { .. }))
-            .map(|p| crate::lower::unraw(&p.ident))
+            .map(|p| crate::names::unraw(&p.ident))
             .collect();
         let names = sim_body::Names {
             views: &views,

@@ -161,7 +161,7 @@ pub(super) fn param_code(
     krate: &syn::Path,
 ) -> ParamCode {
     let ident = &p.ident;
-    let name = crate::lower::unraw(ident);
+    let name = crate::names::unraw(ident);
     let span = p.ty_tokens.span();
     let k = krate;
     let part = format_ident!("__gpu_p{}", i);

@@ -155,12 +155,12 @@ impl Rewriter {
                 return None;
             }
             if let Some(ident) = p.path.get_ident() {
-                let name = crate::lower::unraw(ident);
+                let name = crate::names::unraw(ident);
                 if self.scopes.iter().flatten().any(|(n, _)| *n == name) {
                     return None;
                 }
             }
-            let names: Vec<String> = segs.iter().map(|s| crate::lower::unraw(&s.ident)).collect();
+            let names: Vec<String> = segs.iter().map(|s| crate::names::unraw(&s.ident)).collect();
             let root = if p.path.leading_colon.is_some() {
                 "::"
             } else {
@@ -195,7 +195,7 @@ impl Rewriter {
     fn bind(&mut self, pat: &syn::Pat, kind: Kind) {
         match pat {
             syn::Pat::Ident(pi) => {
-                let name = crate::lower::unraw(&pi.ident);
+                let name = crate::names::unraw(&pi.ident);
                 if let Some(s) = self.scopes.last_mut() {
                     s.push((name, kind));
                 }
@@ -211,7 +211,7 @@ impl Rewriter {
         match strip(e) {
             syn::Expr::Path(p) => {
                 let ident = p.path.get_ident()?;
-                (self.kind(&crate::lower::unraw(ident)) == kind).then(|| ident.clone())
+                (self.kind(&crate::names::unraw(ident)) == kind).then(|| ident.clone())
             }
             _ => None,
         }
@@ -235,7 +235,7 @@ impl Rewriter {
             return None;
         }
         let name = self.name_of(base, Kind::Local)?;
-        let label = gpu_contract::check_names::local_array(&crate::lower::unraw(&name));
+        let label = gpu_contract::check_names::local_array(&crate::names::unraw(&name));
         let k = self.krate.clone();
         let span = e.span();
         let mut access: syn::Expr = if write {
@@ -428,7 +428,7 @@ enum PathStep {
 /// A field's name as the checks name it.
 fn member_name(m: &syn::Member) -> String {
     match m {
-        syn::Member::Named(i) => crate::lower::unraw(i),
+        syn::Member::Named(i) => crate::names::unraw(i),
         syn::Member::Unnamed(i) => i.index.to_string(),
     }
 }
@@ -700,7 +700,7 @@ fn compound_token(op: &syn::BinOp) -> TokenStream {
 /// The name a `let` pattern binds, if it is one name.
 fn pattern_name(p: &syn::Pat) -> Option<String> {
     match p {
-        syn::Pat::Ident(pi) => Some(crate::lower::unraw(&pi.ident)),
+        syn::Pat::Ident(pi) => Some(crate::names::unraw(&pi.ident)),
         syn::Pat::Type(t) => pattern_name(&t.pat),
         _ => None,
     }

@@ -7,10 +7,11 @@
 //! arrays) is checked once types are final, and for a size that is a module constant by
 //! rustc, once the constant's value is known (`emit_rust::consts`).
 
+use crate::names::unraw;
 use syn::spanned::Spanned;
 
 use super::tables::{call_name, const_usize, strip_parens};
-use super::{unraw, Expr, Lowerer, Position, Stmt};
+use super::{Expr, Lowerer, Position, Stmt};
 use crate::ir::{ArrayVar, Dim, ExprKind, Prim, Space, Target, Ty};
 use crate::parse::signature::{resolve_type_name, scalar_type};
 

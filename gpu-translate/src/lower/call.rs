@@ -3,6 +3,7 @@
 //! intrinsic table), atomics, the dtype conversions (`T::from_f64(x)`, `T::zero()`), and
 //! calls of `#[gpu_device]` functions.
 
+use crate::names::unraw;
 use gpu_contract::language::{complex_fn, intrinsic, math_fn, ArgKind, MathArgs, RetKind, MATH};
 use syn::spanned::Spanned;
 
@@ -10,7 +11,7 @@ use super::tables::{
     device_c_name, dim3_geometry, geometry_scalar, strip_parens, tuple_geometry_name,
     HOST_ONLY_PATHS,
 };
-use super::{unraw, Binding, Expr, Lowerer, Position};
+use super::{Binding, Expr, Lowerer, Position};
 use crate::ir::{
     AtomicOp, Axis, Conversion, ExprKind, Intrinsic, Lit, Prim, RandomDraw, Space, Target, Ty,
     VarKind,

@@ -1,12 +1,13 @@
 //! Expressions: literals, names, operators, casts, indexing, value `if`s and blocks, and
 //! field access on thread geometry. Calls and method calls are in `call.rs`.
 
+use crate::names::unraw;
 use syn::spanned::Spanned;
 
 use super::tables::{
     axis, constant, dim3_geometry, method_receiver, strip_parens, tuple_geometry_name,
 };
-use super::{unraw, Binding, Block, Expr, Lowerer, Position};
+use super::{Binding, Block, Expr, Lowerer, Position};
 use crate::ir::{BinOp, Conversion, ExprKind, Lit, Prim, Ty, UnOp, VarKind};
 use crate::parse::signature::resolve_type_name;
 
@@ -659,7 +660,7 @@ impl Lowerer<'_> {
             // when it compiles the simulator's body).
             if self.types.opaque_kind(value.ty) == Some(crate::ir::VarKind::Any) {
                 if let syn::Member::Named(ident) = &f.member {
-                    let rust = super::unraw(ident);
+                    let rust = crate::names::unraw(ident);
                     let ty = self.types.fresh_opaque();
                     return Some(Expr {
                         kind: ExprKind::Field(

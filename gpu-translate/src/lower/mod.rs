@@ -20,6 +20,7 @@ mod stmt;
 mod structs;
 pub(crate) mod tables;
 
+use crate::names::unraw;
 use gpu_contract::check_names;
 use proc_macro2::Span;
 use syn::spanned::Spanned;
@@ -261,12 +262,6 @@ fn returning_tail(body: &mut syn::Block) {
         }
     };
     body.stmts.push(stmt);
-}
-
-/// An identifier without its `r#`.
-pub(crate) fn unraw(ident: &proc_macro2::Ident) -> String {
-    let s = ident.to_string();
-    s.strip_prefix("r#").map(str::to_owned).unwrap_or(s)
 }
 
 impl Lowerer<'_> {

@@ -1,10 +1,11 @@
 //! Places and indices: what can be assigned (`x`, `a[i]`, `m[(r, c)]`, `t[i][j]`,
 //! `*a.get_unchecked_mut(i)`), what can be indexed, and how many indices each array takes.
 
+use crate::names::unraw;
 use syn::spanned::Spanned;
 
 use super::tables::strip_parens;
-use super::{unraw, Binding, Lowerer, Place, Position};
+use super::{Binding, Lowerer, Place, Position};
 use crate::ir::{self, Check, Prim, Space, Target, Ty};
 
 type Index = ir::Index<Ty>;

@@ -1,12 +1,13 @@
 //! Statements: `let` (plain, tuple and array declarations), assignments, `if`, loops,
 //! `break`/`continue`/`return`, blocks, and expressions evaluated for their effects.
 
+use crate::names::unraw;
 use syn::spanned::Spanned;
 
 use super::tables::{
     call_name, compound_op, has_effects, is_array_init, strip_parens, tuple_geometry,
 };
-use super::{unraw, Block, Expr, Lowerer, Position, Stmt};
+use super::{Block, Expr, Lowerer, Position, Stmt};
 use crate::ir::{Axis, BinOp, ExprKind, ForLoop, Prim, Ty, VarKind};
 use crate::parse::signature::scalar_type;
 

@@ -3,10 +3,11 @@
 //! The fields' types come from the struct's definition, which the attribute fetched
 //! (`parse/structs.rs`); a whole struct is copied like a number.
 
+use crate::names::unraw;
 use syn::spanned::Spanned;
 
 use super::tables::{has_effects, place_steps, strip_parens, PlaceStep};
-use super::{unraw, Binding, Expr, Lowerer, Place, Position};
+use super::{Binding, Expr, Lowerer, Place, Position};
 use crate::ir::{ExprKind, FieldIndex, FieldName, FieldStep, Ty};
 use crate::parse::structs::FieldTy;
 

@@ -270,7 +270,7 @@ pub fn device_c_name(name: &str) -> String {
 /// The name of a method call's receiver, if it is a plain name.
 pub(crate) fn method_receiver(m: &syn::ExprMethodCall) -> Option<String> {
     match strip_parens(&m.receiver) {
-        syn::Expr::Path(p) => p.path.get_ident().map(super::unraw),
+        syn::Expr::Path(p) => p.path.get_ident().map(crate::names::unraw),
         _ => None,
     }
 }

@@ -93,7 +93,7 @@ fn struct_candidate(path: &syn::Path, as_const_arg: bool) -> Option<String> {
     if !last.arguments.is_none() || path.segments.iter().any(|s| !s.arguments.is_none()) {
         return None;
     }
-    let name = crate::lower::unraw(&last.ident);
+    let name = crate::names::unraw(&last.ident);
     let capital = name.chars().next().is_some_and(|c| c.is_ascii_uppercase())
         && (!as_const_arg || name.chars().any(|c| c.is_ascii_lowercase()));
     let named_type = Prim::from_rust_name(&name).is_some()
@@ -177,7 +177,7 @@ pub fn fetch_missing(
 ) -> Option<TokenStream> {
     let known: Vec<String> = carried
         .iter()
-        .map(|c| crate::lower::unraw(&c.name))
+        .map(|c| crate::names::unraw(&c.name))
         .collect();
     // A nested struct of a carried one first, then the function's own.
     let nested = carried
@@ -187,7 +187,7 @@ pub fn fetch_missing(
             WrittenTy::Struct(p)
                 if p.segments
                     .last()
-                    .is_some_and(|s| !known.contains(&crate::lower::unraw(&s.ident))) =>
+                    .is_some_and(|s| !known.contains(&crate::names::unraw(&s.ident))) =>
             {
                 Some(p.clone())
             }
@@ -348,7 +348,7 @@ pub fn expand_with_structs(input: TokenStream) -> TokenStream {
         .enumerate()
         .find(|(i, s)| cb.structs[..*i].iter().any(|o| o.name == s.name))
     {
-        let name = crate::lower::unraw(&again.1.name);
+        let name = crate::names::unraw(&again.1.name);
         return syn::Error::new(
             again.1.name.span(),
             format!(
@@ -435,8 +435,8 @@ fn resolve_carried(carried: &[Carried], diags: &mut Diagnostics) -> Structs {
     let mut out: Structs = carried
         .iter()
         .map(|s| StructDef {
-            name: crate::lower::unraw(&s.name),
-            c_name: gpu_contract::struct_layout::c_struct_name(&crate::lower::unraw(&s.name)),
+            name: crate::names::unraw(&s.name),
+            c_name: gpu_contract::struct_layout::c_struct_name(&crate::names::unraw(&s.name)),
             fields: Vec::new(),
         })
         .collect();
@@ -462,7 +462,7 @@ fn resolve_carried(carried: &[Carried], diags: &mut Diagnostics) -> Structs {
                     }
                 };
                 Some(FieldDef {
-                    name: crate::lower::unraw(f),
+                    name: crate::names::unraw(f),
                     ty,
                     len: *len,
                 })
@@ -555,7 +555,7 @@ pub fn expand_struct(attr: TokenStream, item: TokenStream) -> TokenStream {
         s.attrs.push(syn::parse_quote!(#[repr(C)]));
     }
     let name = &s.ident;
-    let name_str = crate::lower::unraw(name);
+    let name_str = crate::names::unraw(name);
     let c_name = gpu_contract::struct_layout::c_struct_name(&name_str);
     let field_idents: Vec<&syn::Ident> = named
         .named
@@ -564,7 +564,7 @@ pub fn expand_struct(attr: TokenStream, item: TokenStream) -> TokenStream {
         .collect();
     let field_names: Vec<String> = field_idents
         .iter()
-        .map(|i| crate::lower::unraw(i))
+        .map(|i| crate::names::unraw(i))
         .collect();
     let field_tys: Vec<&syn::Type> = named.named.iter().map(|f| &f.ty).collect();
     let elem_tys: Vec<TokenStream> = named

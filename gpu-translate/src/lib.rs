@@ -32,8 +32,8 @@ mod print_format;
 mod sym;
 
 pub use diagnostics::Diagnostics;
+pub use expand::structs::{expand_struct, expand_with_structs};
 pub use expand::{
     expand_device, expand_elementwise, expand_kernel, expand_reduce, translate_device,
     translate_kernel, translate_kernel_with_structs, Translated,
 };
-pub use parse::structs::{expand_struct, expand_with_structs};

@@ -5,13 +5,13 @@
 //! macro named `Particle` (in the macro namespace, so `use phys::Particle;` imports it with
 //! the type) that hands the struct's fields to a callback. A kernel or device function
 //! that names a struct it has no fields for expands to that macro's call, carrying its own
-//! tokens; the callback ([`expand_with_structs`]) adds the fields and translates, or asks
-//! the next struct (a nested one) first. Rule: every struct a kernel uses, nested ones
+//! tokens; the callback (the expansion step's `expand/structs.rs`) adds the fields and
+//! translates, or asks the next struct (a nested one) first. This file parses what those
+//! macros carry and the `#[gpu_struct]` definitions themselves. Rule: every struct a kernel uses, nested ones
 //! included, must be nameable where the kernel is, by the name its uses write; the struct's
 //! macro is `pub(crate)`, so kernels use the structs of their own crate.
 
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote, quote_spanned};
 use syn::parse::{Parse, ParseStream};
 use syn::spanned::Spanned;
 use syn::visit::Visit;
@@ -166,60 +166,18 @@ pub fn missing_structs(f: &syn::ItemFn, known: &[String]) -> Vec<syn::Path> {
     finder.out.into_iter().map(|(_, p)| p).collect()
 }
 
-/// When `f` (of the attribute `which`, with options `attr`) names a struct not among
-/// `carried`, the call that fetches it: `Path! { which (attr) { f } struct A { .. } .. }`,
-/// whose expansion comes back to [`expand_with_structs`].
-pub fn fetch_missing(
-    which: &str,
-    attr: &TokenStream,
-    f: &syn::ItemFn,
-    carried: &[Carried],
-) -> Option<TokenStream> {
-    let known: Vec<String> = carried
-        .iter()
-        .map(|c| crate::names::unraw(&c.name))
-        .collect();
-    // A nested struct of a carried one first, then the function's own.
-    let nested = carried
-        .iter()
-        .flat_map(|c| &c.fields)
-        .find_map(|(_, ty, _)| match ty {
-            WrittenTy::Struct(p)
-                if p.segments
-                    .last()
-                    .is_some_and(|s| !known.contains(&crate::names::unraw(&s.ident))) =>
-            {
-                Some(p.clone())
-            }
-            _ => None,
-        });
-    let path = nested.or_else(|| missing_structs(f, &known).into_iter().next())?;
-    let which = format_ident!("{which}");
-    let carried = carried_tokens(carried);
-    // Where `path` is no `#[gpu_struct]`, rustc cannot find its macro; the bound below
-    // then says what to write.
-    let krate = crate_of(attr);
-    Some(quote_spanned! {path.span()=>
-        #path! { #which (#attr) { #f } #carried }
-        const _: () = {
-            fn __gpu_struct_needed<T: #krate::__private::GpuStruct>() {}
-            let _ = __gpu_struct_needed::<#path>;
-        };
-    })
-}
-
 /// A field's type as the struct's definition writes it, resolved against the dtypes; a
 /// name that is no dtype is a struct (fetched later).
 #[derive(Clone, Debug)]
-enum WrittenTy {
+pub(crate) enum WrittenTy {
     Prim(Prim),
     Struct(syn::Path),
 }
 
 /// A struct's fields as the callback carries them: `struct Name { a: f32, b: [u32; 2] }`.
-pub struct Carried {
-    name: syn::Ident,
-    fields: Vec<(syn::Ident, WrittenTy, Option<u64>)>,
+pub(crate) struct Carried {
+    pub name: syn::Ident,
+    pub fields: Vec<(syn::Ident, WrittenTy, Option<u64>)>,
 }
 
 /// A field type of a `#[gpu_struct]`: a dtype, a struct, or an array of either with a
@@ -292,11 +250,11 @@ impl Parse for Carried {
 
 /// What the callback carries: the attribute that asked (`kernel`, `device` or
 /// `elementwise`), its options, its function, and the structs fetched so far.
-struct Callback {
-    which: syn::Ident,
-    attr: TokenStream,
-    item: TokenStream,
-    structs: Vec<Carried>,
+pub(crate) struct Callback {
+    pub which: syn::Ident,
+    pub attr: TokenStream,
+    pub item: TokenStream,
+    pub structs: Vec<Carried>,
 }
 
 impl Parse for Callback {
@@ -316,62 +274,6 @@ impl Parse for Callback {
             item: item.parse()?,
             structs,
         })
-    }
-}
-
-/// The runtime's path as the attribute's `crate = ..` gives it (`::gpu_runtime` without).
-fn crate_of(attr: &TokenStream) -> syn::Path {
-    let mut diags = Diagnostics::default();
-    parse_attr(
-        attr.clone(),
-        gpu_contract::options::OptionKey::ALL,
-        "the attribute",
-        &mut diags,
-    )
-    .crate_path
-    .unwrap_or_else(|| syn::parse_quote!(::gpu_runtime))
-}
-
-/// `__gpu_with_structs!`: fetch any struct still missing, then expand the kernel or
-/// device function with the carried structs' fields.
-pub fn expand_with_structs(input: TokenStream) -> TokenStream {
-    let cb: Callback = match syn::parse2(input) {
-        Ok(c) => c,
-        Err(e) => return e.to_compile_error(),
-    };
-    let which = cb.which.to_string();
-    // A struct fetched twice was named by another name (`use shapes::Point as P;`): the
-    // fields came back under the struct's own name, so the other is never satisfied.
-    if let Some(again) = cb
-        .structs
-        .iter()
-        .enumerate()
-        .find(|(i, s)| cb.structs[..*i].iter().any(|o| o.name == s.name))
-    {
-        let name = crate::names::unraw(&again.1.name);
-        return syn::Error::new(
-            again.1.name.span(),
-            format!(
-                "name the struct `{name}` by its own name in kernels (not an alias of it), and \
-                 use one struct of each name in a kernel"
-            ),
-        )
-        .to_compile_error();
-    }
-    if let Ok(f) = syn::parse2::<syn::ItemFn>(cb.item.clone()) {
-        if let Some(fetch) = fetch_missing(&which, &cb.attr, &f, &cb.structs) {
-            return fetch;
-        }
-    }
-    let mut diags = Diagnostics::default();
-    let structs = resolve_carried(&cb.structs, &mut diags);
-    if !diags.is_empty() {
-        return diags.to_compile_errors();
-    }
-    match which.as_str() {
-        "kernel" => crate::expand::expand_kernel_with(cb.attr, cb.item, structs),
-        "elementwise" => crate::expand::expand_elementwise_with_structs(cb.attr, cb.item, structs),
-        _ => crate::expand::expand_device_with_structs(cb.attr, cb.item, structs),
     }
 }
 
@@ -404,34 +306,8 @@ pub fn parse_structs(tokens: TokenStream) -> Result<Structs, Diagnostics> {
     }
 }
 
-fn carried_tokens(structs: &[Carried]) -> TokenStream {
-    structs
-        .iter()
-        .map(|s| {
-            let name = &s.name;
-            let fields = s.fields.iter().map(|(f, ty, len)| {
-                let t = match ty {
-                    WrittenTy::Prim(p) => {
-                        let t = format_ident!("{}", p.rust_name());
-                        quote!(#t)
-                    }
-                    WrittenTy::Struct(p) => quote!(#p),
-                };
-                match len {
-                    Some(n) => {
-                        let n = proc_macro2::Literal::u64_unsuffixed(*n);
-                        quote!(#f: [#t; #n])
-                    }
-                    None => quote!(#f: #t),
-                }
-            });
-            quote!(struct #name { #(#fields),* })
-        })
-        .collect()
-}
-
 /// The carried structs as the translator's table.
-fn resolve_carried(carried: &[Carried], diags: &mut Diagnostics) -> Structs {
+pub(crate) fn resolve_carried(carried: &[Carried], diags: &mut Diagnostics) -> Structs {
     let mut out: Structs = carried
         .iter()
         .map(|s| StructDef {
@@ -473,32 +349,47 @@ fn resolve_carried(carried: &[Carried], diags: &mut Diagnostics) -> Structs {
     out
 }
 
-/// `#[gpu_struct]`: the struct with `#[repr(C)]`, its layout for the runtime, the
-/// assertion that it has no padding, and the macro that carries its fields to kernels.
-pub fn expand_struct(attr: TokenStream, item: TokenStream) -> TokenStream {
-    let mut diags = Diagnostics::default();
+/// A `#[gpu_struct]` as written, checked: the struct, the runtime's path its attribute
+/// names, whether it is `#[repr(C)]` already, and its fields as the callback carries them.
+pub(crate) struct GpuStructDef {
+    pub item: syn::ItemStruct,
+    pub krate: syn::Path,
+    pub has_repr_c: bool,
+    pub fields: Carried,
+}
+
+/// Why a `#[gpu_struct]` is not translated: it is no struct, or one with mistakes (in the
+/// diagnostics).
+pub(crate) enum NotTranslated {
+    NotAStruct(syn::Error),
+    Invalid(Box<syn::ItemStruct>),
+}
+
+/// Parse and check a `#[gpu_struct]`: one `#[repr(C)]` at most and no other repr, no
+/// generics, named fields (at least one), each a dtype, another struct or an array of
+/// either.
+pub(crate) fn parse_gpu_struct(
+    attr: TokenStream,
+    item: TokenStream,
+    diags: &mut Diagnostics,
+) -> Result<GpuStructDef, NotTranslated> {
     let parsed = parse_attr(
         attr,
         &[gpu_contract::options::OptionKey::Crate],
         "#[gpu_struct]",
-        &mut diags,
+        diags,
     );
     let krate: syn::Path = parsed
         .crate_path
         .clone()
         .unwrap_or_else(|| syn::parse_quote!(::gpu_runtime));
-    let mut s: syn::ItemStruct = match syn::parse2(item.clone()) {
-        Ok(s) => s,
-        Err(e) => {
-            let err = syn::Error::new(
-                e.span(),
-                "#[gpu_struct] applies to a struct with named fields: \
-                 `#[gpu_struct] #[derive(Clone, Copy)] struct Particle { x: f32, mass: f32 }`",
-            )
-            .to_compile_error();
-            return quote!(#err #item);
-        }
-    };
+    let s: syn::ItemStruct = syn::parse2(item).map_err(|e| {
+        NotTranslated::NotAStruct(syn::Error::new(
+            e.span(),
+            "#[gpu_struct] applies to a struct with named fields: \
+             `#[gpu_struct] #[derive(Clone, Copy)] struct Particle { x: f32, mass: f32 }`",
+        ))
+    })?;
     let errors_before = diags.len();
     if !s.generics.params.is_empty() {
         diags.error(
@@ -507,6 +398,42 @@ pub fn expand_struct(attr: TokenStream, item: TokenStream) -> TokenStream {
              `ParticleF64`)",
         );
     }
+    let has_repr_c = repr_c(&s, diags);
+    let syn::Fields::Named(named) = &s.fields else {
+        diags.error(
+            s.fields.span(),
+            "a #[gpu_struct] has named fields: `struct Particle { x: f32, y: f32 }`",
+        );
+        return Err(NotTranslated::Invalid(Box::new(s)));
+    };
+    if named.named.is_empty() {
+        diags.error(s.ident.span(), "a #[gpu_struct] has at least one field");
+    }
+    let mut carried = Vec::new();
+    for f in &named.named {
+        match (field_type(&f.ty), &f.ident) {
+            (Ok((ty, len)), Some(ident)) => carried.push((ident.clone(), ty, len)),
+            (Err(e), _) => diags.error(e.span(), e.to_string()),
+            (Ok(_), None) => {}
+        }
+    }
+    if diags.len() > errors_before {
+        return Err(NotTranslated::Invalid(Box::new(s)));
+    }
+    let name = s.ident.clone();
+    Ok(GpuStructDef {
+        item: s,
+        krate,
+        has_repr_c,
+        fields: Carried {
+            name,
+            fields: carried,
+        },
+    })
+}
+
+/// Whether `s` is `#[repr(C)]`; any other repr is an error.
+fn repr_c(s: &syn::ItemStruct, diags: &mut Diagnostics) -> bool {
     let mut has_repr_c = false;
     for a in &s.attrs {
         if a.path().is_ident("repr") {
@@ -528,117 +455,5 @@ pub fn expand_struct(attr: TokenStream, item: TokenStream) -> TokenStream {
             }
         }
     }
-    let syn::Fields::Named(named) = &s.fields else {
-        diags.error(
-            s.fields.span(),
-            "a #[gpu_struct] has named fields: `struct Particle { x: f32, y: f32 }`",
-        );
-        let errors = diags.to_compile_errors();
-        return quote!(#errors #s);
-    };
-    if named.named.is_empty() {
-        diags.error(s.ident.span(), "a #[gpu_struct] has at least one field");
-    }
-    let mut carried = Vec::new();
-    for f in &named.named {
-        match (field_type(&f.ty), &f.ident) {
-            (Ok((ty, len)), Some(ident)) => carried.push((ident.clone(), ty, len)),
-            (Err(e), _) => diags.error(e.span(), e.to_string()),
-            (Ok(_), None) => {}
-        }
-    }
-    if diags.len() > errors_before {
-        let errors = diags.to_compile_errors();
-        return quote!(#errors #s);
-    }
-    if !has_repr_c {
-        s.attrs.push(syn::parse_quote!(#[repr(C)]));
-    }
-    let name = &s.ident;
-    let name_str = crate::names::unraw(name);
-    let c_name = gpu_contract::struct_layout::c_struct_name(&name_str);
-    let field_idents: Vec<&syn::Ident> = named
-        .named
-        .iter()
-        .filter_map(|f| f.ident.as_ref())
-        .collect();
-    let field_names: Vec<String> = field_idents
-        .iter()
-        .map(|i| crate::names::unraw(i))
-        .collect();
-    let field_tys: Vec<&syn::Type> = named.named.iter().map(|f| &f.ty).collect();
-    let elem_tys: Vec<TokenStream> = named
-        .named
-        .iter()
-        .map(|f| match &f.ty {
-            syn::Type::Array(a) => {
-                let e = &a.elem;
-                quote!(#e)
-            }
-            t => quote!(#t),
-        })
-        .collect();
-    let lens: Vec<TokenStream> = carried
-        .iter()
-        .map(|(_, _, len)| match len {
-            Some(n) => {
-                let n = proc_macro2::Literal::usize_unsuffixed(*n as usize);
-                quote!(::core::option::Option::Some(#n))
-            }
-            None => quote!(::core::option::Option::None),
-        })
-        .collect();
-    let padding_msg = format!(
-        "`{name_str}` has padding between or after its fields, which neither copies nor kernels \
-         may read; order the fields from the largest to the smallest, or add explicit fields \
-         that fill the gaps (`_pad0: u8, _pad1: u16, _pad2: u32`)"
-    );
-    let macro_name = format_ident!("__gpu_struct_fields_{}", name_str);
-    let carried_fields = carried_tokens(&[Carried {
-        name: name.clone(),
-        fields: carried,
-    }]);
-    let span = name.span();
-    let private = quote!(#krate::__private);
-    let impls = quote_spanned! {span=>
-        const _: () = ::core::assert!(
-            ::core::mem::size_of::<#name>() == #(::core::mem::size_of::<#field_tys>())+*,
-            #padding_msg
-        );
-        // SAFETY: `#[repr(C)]` (added above when absent), every field an `Element` (the
-        // bound below), no padding (asserted above), and the layout's numbers are rustc's.
-        unsafe impl #krate::Element for #name {
-            const ELEM: #private::ElemKind =
-                #private::ElemKind::Struct(<#name as #private::GpuStruct>::LAYOUT);
-        }
-        impl #private::GpuStruct for #name {
-            const LAYOUT: &'static #private::StructLayout = &#private::StructLayout {
-                rust_name: #name_str,
-                module: ::core::module_path!(),
-                c_name: #c_name,
-                size: ::core::mem::size_of::<#name>(),
-                align: ::core::mem::align_of::<#name>(),
-                fields: &[#(#private::FieldLayout {
-                    name: #field_names,
-                    offset: ::core::mem::offset_of!(#name, #field_idents),
-                    ty: <#elem_tys as #krate::Element>::ELEM,
-                    len: #lens,
-                }),*],
-            };
-        }
-    };
-    let with = quote!(#private::__gpu_with_structs);
-    let errors = diags.to_compile_errors();
-    quote! {
-        #errors
-        #s
-        #impls
-        #[doc(hidden)]
-        macro_rules! #macro_name {
-            ($($state:tt)*) => { #with! { $($state)* #carried_fields } };
-        }
-        #[doc(hidden)]
-        #[allow(unused_imports)]
-        pub(crate) use #macro_name as #name;
-    }
+    has_repr_c
 }

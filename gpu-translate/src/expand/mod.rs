@@ -1,6 +1,8 @@
 //! The pipelines: for each attribute, parse, lower, check and emit, collecting every
 //! error and emitting them beside items of the right shape.
 
+pub(crate) mod structs;
+
 use gpu_contract::fast_path::SymOp;
 use gpu_contract::options::OptionKey;
 use gpu_contract::{KernelOptions, ParamKind};
@@ -72,12 +74,7 @@ pub struct Translated {
 
 /// `#[gpu_kernel]`: the launcher, the kernel's module and its translation.
 pub fn expand_kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
-    if let Ok(f) = crate::parse::item_fn(item.clone()) {
-        if let Some(fetch) = crate::parse::structs::fetch_missing("kernel", &attr, &f, &[]) {
-            return fetch;
-        }
-    }
-    expand_kernel_with(attr, item, Vec::new())
+    structs::fetch_or_expand("kernel", attr, item, expand_kernel_with)
 }
 
 /// `#[gpu_kernel]` once the fields of every struct it names are known.
@@ -87,16 +84,12 @@ pub(crate) fn expand_kernel_with(
     structs: crate::parse::structs::Structs,
 ) -> TokenStream {
     let mut diags = Diagnostics::default();
-    let item: syn::ItemFn = match crate::parse::item_fn(item.clone()) {
+    let item = match function_or_error(
+        item,
+        "#[gpu_kernel] applies to a function: `#[gpu_kernel] fn name(a: &[f32], ...) { ... }`",
+    ) {
         Ok(f) => f,
-        Err(e) => {
-            let err = syn::Error::new(
-                e.span(),
-                "#[gpu_kernel] applies to a function: `#[gpu_kernel] fn name(a: &[f32], ...) { ... }`",
-            )
-            .to_compile_error();
-            return quote!(#err #item);
-        }
+        Err(tokens) => return tokens,
     };
     let attr = parse_attr(attr, KERNEL_OPTIONS, "#[gpu_kernel]", &mut diags);
     let ctx = ctx_of(&attr);
@@ -152,12 +145,7 @@ pub(crate) fn expand_kernel_with(
 
 /// `#[gpu_device]`: a function kernels (and other device functions) can call.
 pub fn expand_device(attr: TokenStream, item: TokenStream) -> TokenStream {
-    if let Ok(f) = crate::parse::item_fn(item.clone()) {
-        if let Some(fetch) = crate::parse::structs::fetch_missing("device", &attr, &f, &[]) {
-            return fetch;
-        }
-    }
-    expand_device_with_structs(attr, item, Vec::new())
+    structs::fetch_or_expand("device", attr, item, expand_device_with_structs)
 }
 
 /// `#[gpu_device]` once the fields of every struct it names are known.
@@ -178,12 +166,7 @@ pub(crate) fn expand_device_with_structs(
 
 /// `#[gpu_elementwise]`: a device function, and a kernel that maps it over arrays.
 pub fn expand_elementwise(attr: TokenStream, item: TokenStream) -> TokenStream {
-    if let Ok(f) = crate::parse::item_fn(item.clone()) {
-        if let Some(fetch) = crate::parse::structs::fetch_missing("elementwise", &attr, &f, &[]) {
-            return fetch;
-        }
-    }
-    expand_elementwise_with_structs(attr, item, Vec::new())
+    structs::fetch_or_expand("elementwise", attr, item, expand_elementwise_with_structs)
 }
 
 /// `#[gpu_elementwise]` once the fields of every struct it names are known.
@@ -254,6 +237,14 @@ fn split_with(attr: TokenStream) -> (Option<syn::Path>, TokenStream, TokenStream
     (with, quote!(#(#rest),*), error)
 }
 
+/// `item` as a function, or the error `message` (on what was written instead) beside it.
+fn function_or_error(item: TokenStream, message: &str) -> Result<syn::ItemFn, TokenStream> {
+    crate::parse::item_fn(item.clone()).map_err(|e| {
+        let err = syn::Error::new(e.span(), message).to_compile_error();
+        quote!(#err #item)
+    })
+}
+
 /// A device function, with `extra` items (made from it) in its companion module.
 fn expand_device_with(
     attr: TokenStream,
@@ -264,16 +255,11 @@ fn expand_device_with(
     extra: impl FnOnce(&syn::ItemFn, &KernelSignature, &Attr, &Ctx, &mut Diagnostics) -> TokenStream,
 ) -> TokenStream {
     let mut diags = Diagnostics::default();
-    let item: syn::ItemFn = match crate::parse::item_fn(item.clone()) {
+    let message =
+        format!("{what} applies to a function: `{what} fn name(x: f32) -> f32 {{ ... }}`");
+    let item = match function_or_error(item, &message) {
         Ok(f) => f,
-        Err(e) => {
-            let err = syn::Error::new(
-                e.span(),
-                format!("{what} applies to a function: `{what} fn name(x: f32) -> f32 {{ ... }}`"),
-            )
-            .to_compile_error();
-            return quote!(#err #item);
-        }
+        Err(tokens) => return tokens,
     };
     let attr = parse_attr(attr, options, what, &mut diags);
     let ctx = ctx_of(&attr);

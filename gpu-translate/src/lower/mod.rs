@@ -13,12 +13,14 @@
 mod array;
 mod call;
 mod complex;
+mod control;
 mod expr;
 mod place;
 mod print;
 mod stmt;
 mod structs;
 pub(crate) mod tables;
+mod tuple;
 
 use crate::names::unraw;
 use gpu_contract::check_names;

@@ -2,7 +2,7 @@
 //! bounds every sum it dominates term by term (`i + 2 * s`), provided the compared sum
 //! did not wrap.
 
-use super::{canon, type_max};
+use super::bounds::{canon, type_max};
 use crate::ir::{BinOp, Expr, ExprKind, Kernel, Lit, RTy};
 use crate::sym::Sym;
 

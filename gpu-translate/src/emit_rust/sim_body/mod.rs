@@ -16,12 +16,14 @@
 //! Rule: evaluation order is Rust's. `place = value` and `place op= value` evaluate the
 //! value first (as Rust does for primitive operands), then the index.
 
-use proc_macro2::{Span, TokenStream};
-use quote::{quote, quote_spanned};
+use proc_macro2::Span;
+use quote::quote;
 use syn::spanned::Spanned;
 use syn::visit_mut::{self, VisitMut};
 
-use crate::lower::tables::PlaceStep;
+mod writes;
+
+use writes::compound_to_binary;
 
 /// What the body's names are, for [`rewrite`].
 pub struct Names<'a> {
@@ -283,101 +285,6 @@ impl Rewriter {
         Some((base, index, members))
     }
 
-    /// `x.f[k].. = v` or `x.f[k].. op= v` (`op` the binary operator of a compound
-    /// assignment), where `f` is an array field of a struct: the whole assignment,
-    /// rewritten; `None` when `place` names no element of an array field. `value` is
-    /// already rewritten. In an element of a view (`ps[i].f[k].y`) only the part's bytes
-    /// are written, as for any field of a view's element. Evaluation order is Rust's: the
-    /// value, then the element's index, then the field indices from the inside out.
-    fn array_field_assign(
-        &mut self,
-        place: &syn::Expr,
-        op: Option<TokenStream>,
-        value: &syn::Expr,
-    ) -> Option<syn::Expr> {
-        let (steps, root) = crate::lower::tables::place_steps(place);
-        if !steps.iter().any(|s| matches!(s, PlaceStep::Index(_))) {
-            return None;
-        }
-        let span = place.span();
-        let k = self.krate.clone();
-        // Each field index into a hidden local, and the path in terms of them.
-        let mut lets = Vec::new();
-        let mut path = Vec::new();
-        let mut last_member = String::new();
-        for step in steps {
-            match step {
-                PlaceStep::Member(m) => {
-                    last_member = member_name(m);
-                    path.push(PathStep::Member(m.clone()));
-                }
-                PlaceStep::Index(index) => {
-                    let mut index = index.clone();
-                    self.visit_expr_mut(&mut index);
-                    let name = quote::format_ident!("__gpu_k{}", lets.len(), span = span);
-                    lets.push(quote_spanned!(span=> let #name = #index;));
-                    let label = gpu_contract::check_names::array_field(&last_member);
-                    path.push(PathStep::Index(name, label));
-                }
-            }
-        }
-        // One span for every hidden name: the user's tokens may come through a struct's
-        // macro, whose call site is another hygiene context.
-        let writable = |base: TokenStream| -> TokenStream {
-            path.iter().fold(base, |at, step| match step {
-                PathStep::Member(m) => quote_spanned!(span=> #at.#m),
-                PathStep::Index(i, label) => quote_spanned!(span=>
-                    (*#k::__private::local_mut(&mut #at, #i, #label))),
-            })
-        };
-        let readable = |base: TokenStream| -> TokenStream {
-            path.iter().fold(base, |at, step| match step {
-                PathStep::Member(m) => quote_spanned!(span=> #at.#m),
-                PathStep::Index(i, label) => quote_spanned!(span=>
-                    (*#k::__private::local_ref(&#at, #i, #label))),
-            })
-        };
-        if let Some((view, element)) = self.view_index(root) {
-            let mut element = element;
-            self.visit_expr_mut(&mut element);
-            let new = match &op {
-                Some(op) => {
-                    let old = readable(quote_spanned!(span=> #view.get(__gpu_index)));
-                    quote_spanned!(span=> #old #op __gpu_value)
-                }
-                None => quote_spanned!(span=> __gpu_value),
-            };
-            let part = writable(quote_spanned!(span=> (*__gpu_e)));
-            return Some(syn::parse_quote_spanned!(span=> {
-                let __gpu_value = #value;
-                let __gpu_index = #element;
-                // The element's index is checked before the field's, as in Rust.
-                let _ = #view.element(__gpu_index);
-                #(#lets)*
-                #view.set_field_by(__gpu_index, |__gpu_e| &mut #part, #new)
-            }));
-        }
-        let root = match self.local_access(root, true) {
-            Some(access) => quote_spanned!(span=> (*#access)),
-            None => {
-                let mut root = root.clone();
-                self.visit_expr_mut(&mut root);
-                quote_spanned!(span=> #root)
-            }
-        };
-        let part = writable(root);
-        let assign = match &op {
-            Some(op) => quote_spanned!(span=> *__gpu_place = *__gpu_place #op __gpu_value),
-            None => quote_spanned!(span=> *__gpu_place = __gpu_value),
-        };
-        Some(syn::parse_quote_spanned!(span=> {
-            let __gpu_value = #value;
-            #(#lets)*
-            let __gpu_place = &mut #part;
-            #assign
-        }))
-    }
-
     /// `*base.get_unchecked_mut(index)` where `base` is a view.
     fn unchecked_place(&self, e: &syn::Expr) -> Option<(syn::Ident, syn::Expr)> {
         let syn::Expr::Unary(u) = strip(e) else {
@@ -418,13 +325,6 @@ fn placeholder_names(text: &str) -> Vec<Option<String>> {
     out
 }
 
-/// A step of a written place, rewritten: a member, or an index held in a hidden local
-/// with the check's name.
-enum PathStep {
-    Member(syn::Member),
-    Index(syn::Ident, String),
-}
-
 /// A field's name as the checks name it.
 fn member_name(m: &syn::Member) -> String {
     match m {
@@ -439,25 +339,6 @@ fn strip(e: &syn::Expr) -> &syn::Expr {
         syn::Expr::Group(g) => strip(&g.expr),
         e => e,
     }
-}
-
-/// The binary operator of a compound assignment (`+=` gives `+`).
-fn compound_to_binary(op: &syn::BinOp) -> Option<TokenStream> {
-    use syn::BinOp as B;
-    let span = op.span();
-    Some(match op {
-        B::AddAssign(_) => quote_spanned!(span=> +),
-        B::SubAssign(_) => quote_spanned!(span=> -),
-        B::MulAssign(_) => quote_spanned!(span=> *),
-        B::DivAssign(_) => quote_spanned!(span=> /),
-        B::RemAssign(_) => quote_spanned!(span=> %),
-        B::BitAndAssign(_) => quote_spanned!(span=> &),
-        B::BitOrAssign(_) => quote_spanned!(span=> |),
-        B::BitXorAssign(_) => quote_spanned!(span=> ^),
-        B::ShlAssign(_) => quote_spanned!(span=> <<),
-        B::ShrAssign(_) => quote_spanned!(span=> >>),
-        _ => return None,
-    })
 }
 
 impl VisitMut for Rewriter {
@@ -524,110 +405,13 @@ impl VisitMut for Rewriter {
         }
         match e {
             syn::Expr::Assign(a) => {
-                self.visit_expr_mut(&mut a.right);
-                if let Some(write) = self.array_field_assign(&a.left, None, &a.right) {
+                if let Some(write) = self.assign(a) {
                     *e = write;
-                } else if let Some((base, index)) = self.view_index(&a.left) {
-                    let mut index = index;
-                    self.visit_expr_mut(&mut index);
-                    let value = &a.right;
-                    let span = a.left.span();
-                    *e = syn::parse_quote_spanned!(span=> {
-                        let __gpu_value = #value;
-                        #base.set(#index, __gpu_value)
-                    });
-                } else if let Some((base, index, path)) = self.view_field(&a.left) {
-                    // The field alone is written: other threads may write the others.
-                    let mut index = index;
-                    self.visit_expr_mut(&mut index);
-                    let value = &a.right;
-                    let span = a.left.span();
-                    *e = syn::parse_quote_spanned!(span=> {
-                        let __gpu_value = #value;
-                        #base.set_field_by(#index, |__gpu_e| &mut __gpu_e.#(#path).*, __gpu_value)
-                    });
-                } else if let Some(place) = self.local_access(&a.left, true) {
-                    let value = &a.right;
-                    let span = a.left.span();
-                    *e = syn::parse_quote_spanned!(span=> {
-                        let __gpu_value = #value;
-                        *#place = __gpu_value
-                    });
-                } else if let Some((base, index)) = self.unchecked_place(&a.left) {
-                    let mut index = index;
-                    self.visit_expr_mut(&mut index);
-                    let value = &a.right;
-                    let span = a.left.span();
-                    *e = syn::parse_quote_spanned!(span=> {
-                        let __gpu_value = #value;
-                        #base.get_unchecked_mut(#index).set(__gpu_value)
-                    });
-                } else {
-                    self.visit_expr_mut(&mut a.left);
                 }
             }
             syn::Expr::Binary(b) if compound_to_binary(&b.op).is_some() => {
-                self.visit_expr_mut(&mut b.right);
-                let op = compound_to_binary(&b.op);
-                if let Some(write) = self.array_field_assign(&b.left, op.clone(), &b.right) {
+                if let Some(write) = self.compound_assign(b) {
                     *e = write;
-                    return;
-                }
-                let place = self
-                    .view_index(&b.left)
-                    .map(|p| (p, false))
-                    .or_else(|| self.unchecked_place(&b.left).map(|p| (p, true)));
-                match (place, op) {
-                    (Some(((base, index), unchecked)), Some(op)) => {
-                        let mut index = index;
-                        self.visit_expr_mut(&mut index);
-                        let value = &b.right;
-                        let span = b.left.span();
-                        *e = if unchecked {
-                            syn::parse_quote_spanned!(span=> {
-                                let __gpu_value = #value;
-                                let __gpu_element = #base.get_unchecked_mut(#index);
-                                __gpu_element.set(__gpu_element.get() #op __gpu_value)
-                            })
-                        } else {
-                            syn::parse_quote_spanned!(span=> {
-                                let __gpu_value = #value;
-                                let __gpu_index = #index;
-                                #base.set(__gpu_index, #base.get(__gpu_index) #op __gpu_value)
-                            })
-                        };
-                    }
-                    (None, Some(op)) if self.view_field(&b.left).is_some() => {
-                        let Some((base, index, path)) = self.view_field(&b.left) else {
-                            return;
-                        };
-                        let mut index = index;
-                        self.visit_expr_mut(&mut index);
-                        let value = &b.right;
-                        let span = b.left.span();
-                        *e = syn::parse_quote_spanned!(span=> {
-                            let __gpu_value = #value;
-                            let __gpu_index = #index;
-                            #base.set_field_by(
-                                __gpu_index,
-                                |__gpu_e| &mut __gpu_e.#(#path).*,
-                                #base.get(__gpu_index).#(#path).* #op __gpu_value,
-                            )
-                        });
-                    }
-                    (None, Some(_)) => match self.local_access(&b.left, true) {
-                        Some(place) => {
-                            let value = &b.right;
-                            let span = b.left.span();
-                            let assign = compound_token(&b.op);
-                            *e = syn::parse_quote_spanned!(span=> {
-                                let __gpu_value = #value;
-                                *#place #assign __gpu_value
-                            });
-                        }
-                        None => self.visit_expr_mut(&mut b.left),
-                    },
-                    _ => self.visit_expr_mut(&mut b.left),
                 }
             }
             // `x.f[k]` of an array field `f`: checked under the field's name.
@@ -692,11 +476,6 @@ impl VisitMut for Rewriter {
     }
 }
 
-/// The compound assignment token of `op` (`+=`), spanned as written.
-fn compound_token(op: &syn::BinOp) -> TokenStream {
-    quote!(#op)
-}
-
 /// The name a `let` pattern binds, if it is one name.
 fn pattern_name(p: &syn::Pat) -> Option<String> {
     match p {
@@ -736,6 +515,7 @@ fn is_shared_declaration(e: &syn::Expr) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proc_macro2::TokenStream;
 
     fn rewritten(body: TokenStream, views: &[&str]) -> String {
         let block: syn::Block = syn::parse2(body).unwrap();

@@ -29,7 +29,6 @@ mod lower;
 mod names;
 mod parse;
 mod print_format;
-mod sym;
 
 pub use diagnostics::Diagnostics;
 pub use expand::structs::{expand_struct, expand_with_structs};

@@ -10,8 +10,8 @@ use gpu_contract::fast_path::SymOp;
 use proc_macro2::TokenStream;
 use quote::quote;
 
+use crate::ir::sym::Sym;
 use crate::ir::{Axis, Kernel, Param, RTy};
-use crate::sym::Sym;
 
 /// Each condition's `(bound, limit)` programs.
 pub fn programs(k: &Kernel<RTy>) -> Vec<(Vec<SymOp>, Vec<SymOp>)> {

@@ -15,6 +15,7 @@ pub use gpu_contract::language::{Intrinsic, MathSpec};
 pub use gpu_contract::{Bound, DtypeKind as Prim};
 
 mod body;
+pub(crate) mod sym;
 
 pub use body::*;
 
@@ -320,7 +321,7 @@ pub struct Kernel<T> {
     pub check_names: Vec<String>,
     /// When every condition holds for a launch, the checks marked [`Check::Fast`] cannot
     /// fail (set by the check pass).
-    pub fast_path: Vec<crate::sym::FastCondition>,
+    pub fast_path: Vec<sym::FastCondition>,
 }
 
 impl<T> Kernel<T> {

@@ -5,11 +5,11 @@
 
 use super::sums::linear;
 use super::{Extent, Prover};
+use crate::ir::sym::Sym;
 use crate::ir::{
     Axis, BinOp, Conversion, Dim, Expr, ExprKind, Geometry, Kernel, Lit, Prim, RTy, Space, Target,
     UnOp,
 };
-use crate::sym::Sym;
 
 impl Prover<'_> {
     pub(super) fn proves(&self, t: Target, axis: usize, e: &Expr<RTy>) -> bool {
@@ -54,7 +54,7 @@ impl Prover<'_> {
     }
 
     /// An upper bound of an unsigned integer expression over launch-uniform values, valid
-    /// while no step of its evaluation wraps (see `crate::sym`); `None` when there is none.
+    /// while no step of its evaluation wraps (see `crate::ir::sym`); `None` when there is none.
     pub(super) fn bound(&self, e: &Expr<RTy>) -> Option<Sym> {
         type_max(e.ty)?;
         // A static bound, when there is one, joins the symbolic one.

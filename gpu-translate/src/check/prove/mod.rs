@@ -18,7 +18,7 @@
 //! the extent: `c[i]` under `if i < a.len()` is in range whenever `a.len() <= c.len()`.
 //! The condition joins the kernel's [`Kernel::fast_path`], evaluated once at entry; the
 //! emitter writes the body twice, and threads run the copy without those checks when every
-//! condition holds (see `crate::sym` for why that is sound).
+//! condition holds (see `crate::ir::sym` for why that is sound).
 //!
 //! Variables: an immutable local is bounded by its value; a loop variable by the loop's
 //! end; a mutable local only by what cannot grow (a variable only ever divided or shifted
@@ -26,11 +26,11 @@
 //! comparison about a variable lasts until the variable is assigned, and one from outside
 //! a loop does not hold inside it when the loop assigns the variable.
 
+use crate::ir::sym::{FastCondition, Sym};
 use crate::ir::{
     BinOp, Block, Check, Dim, Expr, ExprKind, FieldIndex, FieldStep, Index, Kernel, Param, Place,
     RTy, Space, Stmt, Target, VarId,
 };
-use crate::sym::{FastCondition, Sym};
 
 mod assigned;
 mod bounds;

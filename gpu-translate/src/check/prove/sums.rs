@@ -3,8 +3,8 @@
 //! did not wrap.
 
 use super::bounds::{canon, type_max};
+use crate::ir::sym::Sym;
 use crate::ir::{BinOp, Expr, ExprKind, Kernel, Lit, RTy};
-use crate::sym::Sym;
 
 /// A comparison `sum < limit` that held where it is in scope: every sum of the same
 /// immutable terms with no larger coefficients is below `limit` too, provided `sum` did

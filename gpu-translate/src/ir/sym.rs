@@ -16,7 +16,7 @@
 //! may leave it, and both stay upper bounds), so a condition `bound < extent` fails
 //! whenever a step saturated; extents are below 2^64 - 1.
 
-use crate::ir::{Axis, ConstId, SliceId, VarId};
+use super::{Axis, ConstId, SliceId, VarId};
 
 /// An upper bound, or (as [`Sym::Value`], [`Sym::Extent`] and the geometry) an exact
 /// launch-uniform value.

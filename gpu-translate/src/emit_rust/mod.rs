@@ -19,6 +19,7 @@ mod consts;
 mod device;
 mod elementwise;
 mod fast_path;
+mod kernel;
 mod params;
 mod reduce;
 mod sim_body;
@@ -27,6 +28,7 @@ pub(crate) mod sim_semantics;
 pub use consts::{const_items, ConstItems};
 pub use device::{emit_device, DeviceTranslation};
 pub use elementwise::elementwise_items;
+pub use kernel::emit_kernel;
 pub use reduce::reduce_items;
 
 /// A kernel's fast-path conditions as its definition holds them.
@@ -56,13 +58,12 @@ pub fn fast_path_programs(
 
 pub(crate) use params::param_kind;
 
-use proc_macro2::{Literal, TokenStream};
+use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
 use crate::ir::Bound;
 use crate::parse::attr::Attr;
-use crate::parse::signature::{KernelSignature, ParamShape};
-use params::{fresh_name, param_code};
+use crate::parse::signature::KernelSignature;
 
 /// What the generated code needs to know about where it lives.
 #[derive(Clone, Debug)]
@@ -225,303 +226,6 @@ pub(crate) fn device_fn_refs(calls: &[syn::Path], k: &syn::Path) -> CalleeRefs {
         }
     };
     CalleeRefs { items, refs }
-}
-
-/// The kernel's launcher, module and simulated body.
-pub fn emit_kernel(parts: KernelItems<'_>) -> TokenStream {
-    let KernelItems {
-        item,
-        sig,
-        attr,
-        ctx,
-        translation,
-    } = parts;
-    let k = &ctx.krate;
-    let failed = translation.is_none();
-    let tr = translation.unwrap_or_else(|| Translation {
-        c_name: sig.ident.to_string(),
-        generic_c_names: sig.generics.iter().map(|g| g.ident.to_string()).collect(),
-        ..Translation::default()
-    });
-    let vis = &item.vis;
-    let name = &sig.ident;
-    let name_str = crate::names::unraw(name);
-    let docs: Vec<&syn::Attribute> = item
-        .attrs
-        .iter()
-        .filter(|a| a.path().is_ident("doc"))
-        .collect();
-    let generic_idents: Vec<&syn::Ident> = sig.generics.iter().map(|g| &g.ident).collect();
-    let generic_decls = generic_decls(sig, k);
-    let codes: Vec<params::ParamCode> = sig
-        .params
-        .iter()
-        .enumerate()
-        .map(|(i, p)| param_code(p, i, sig, k))
-        .collect();
-    let config = fresh_name("config", &sig.params);
-
-    // The definition.
-    let generic_defs = sig.generics.iter().zip(&tr.generic_c_names).map(|(g, c)| {
-        let n = g.ident.to_string();
-        let bound = format_ident!("{}", g.bound.name());
-        quote!(#k::__private::GenericParam { name: #n, c_name: #c, bound: #k::__private::Bound::#bound })
-    });
-    let param_defs = codes.iter().map(|c| &c.def);
-    let slot_count = Literal::usize_unsuffixed(gpu_contract::dtype::slot_count(sig.generics.len()));
-    let CalleeRefs {
-        items: callee_items,
-        refs: device_fns,
-    } = device_fn_refs(&tr.device_calls, k);
-    let options = options_tokens(attr, k);
-    let signatures = attr.signatures.iter().map(|(_, dtypes)| {
-        let kinds = dtypes.iter().map(|(p, _)| {
-            let v = format_ident!("{}", p.variant_name());
-            quote!(#k::__private::DtypeKind::#v)
-        });
-        quote!(&[#(#kinds),*])
-    });
-    let (source, c_name, check_names) = (&tr.source, &tr.c_name, &tr.check_names);
-    let checked_at = tr.checked_at;
-    let (waits, cooperative) = (tr.waits, tr.cooperative);
-    let const_items = &tr.consts.items;
-    let const_table = tr.consts.table_or_empty();
-    let structs = struct_layouts(Some(sig), k);
-
-    // The launcher.
-    let args = codes.iter().map(|c| &c.arg);
-    let binds = codes.iter().map(|c| &c.bind);
-    let devices = codes.iter().filter_map(|c| c.device.as_ref());
-    let cuda_args = codes.iter().map(|c| &c.cuda_arg);
-    let vector_params = &tr.vector_params;
-    // `load4`/`store4` need 16-byte alignment: checked on both backends, so they agree.
-    let vector_check = if vector_params.is_empty() {
-        quote!()
-    } else {
-        let offsets = codes.iter().filter_map(|c| c.offset.as_ref());
-        quote!(#k::__private::check_vectors(__gpu_def, &[#(#offsets),*])?;)
-    };
-    let fast_path = if tr.fast_path.is_empty() {
-        quote!(&[])
-    } else {
-        tr.fast_path.clone()
-    };
-    let fast_path_fn = if tr.fast_path_fn.is_empty() {
-        quote!(::core::option::Option::None)
-    } else {
-        tr.fast_path_fn.clone()
-    };
-    let sim_binds = codes.iter().map(|c| &c.sim_bind);
-    let sim_owners: Vec<&TokenStream> = codes.iter().filter_map(|c| c.sim_owner.as_ref()).collect();
-    let n_arrays = sim_owners.len();
-    let sim_args = codes.iter().map(|c| &c.sim_arg);
-    let sim_params = codes.iter().map(|c| &c.sim_param);
-    let n_generics = sig.generics.len();
-    let dtypes: Vec<TokenStream> = generic_idents
-        .iter()
-        .map(|g| quote!(<#g as #k::__private::Dtype>::KIND))
-        .collect();
-    let turbofish = if generic_idents.is_empty() {
-        quote!()
-    } else {
-        quote!(::<#(#generic_idents),*>)
-    };
-    let views: Vec<String> = sig
-        .params
-        .iter()
-        .filter(|p| matches!(p.shape, ParamShape::Slice { .. }))
-        .map(|p| crate::names::unraw(&p.ident))
-        .collect();
-    let body = if failed {
-        // Already reported: rustc need not check the body again.
-        quote!({ ::core::unreachable!() })
-    } else {
-        let scalars: Vec<String> = sig
-            .params
-            .iter()
-            .filter(|p| !matches!(p.shape, ParamShape::Slice { .. }))
-            .map(|p| crate::names::unraw(&p.ident))
-            .collect();
-        let names = sim_body::Names {
-            views: &views,
-            scalars: &scalars,
-            consts: &tr.consts.renames,
-            prints: &tr.prints,
-        };
-        let mut b = sim_body::rewrite(&item.block, &names, k);
-        sim_semantics::rewrite(&mut b, overflow_checks_expr(attr), k);
-        quote!(#b)
-    };
-    let unchecked = attr.options.unchecked;
-    let cuda_args: Vec<&TokenStream> = cuda_args.collect();
-    let launch_cuda = if unchecked {
-        quote! {
-            // SAFETY: this launcher is `unsafe`; its caller promises what its `# Safety`
-            // says, which is what an unchecked kernel's launch asks.
-            #[allow(unused_unsafe)]
-            let __gpu_result = unsafe {
-                #k::__private::launch_cuda_unchecked(
-                    __gpu_device,
-                    __gpu_def,
-                    &__gpu_dtypes,
-                    &#config,
-                    &[#(#cuda_args),*],
-                )
-            };
-            __gpu_result
-        }
-    } else {
-        quote! {
-            #k::__private::launch_cuda(
-                __gpu_device,
-                __gpu_def,
-                &__gpu_dtypes,
-                &#config,
-                &[#(#cuda_args),*],
-            )
-        }
-    };
-    let unsafety = unchecked.then(|| quote!(unsafe));
-    let safety_doc = unchecked.then(|| {
-        quote! {
-            #[doc = ""]
-            #[doc = "# Safety"]
-            #[doc = ""]
-            #[doc = "This kernel is `unchecked`: on the GPU its indices are not checked. Every \
-                     index it computes for these arguments and this launch configuration must be \
-                     in range; an index out of range reads or writes memory that is not the \
-                     array's (the simulator still checks, and reports it)."]
-        }
-    });
-    let module_doc = format!(
-        "The kernel [`{name_str}`]: its definition, its CUDA C, compilation ahead of the \
-         first launch, and [`Kernel`], a handle type naming it."
-    );
-    let launch_doc = format!(
-        "Launch `{name_str}` with `{config}` on the GPU or the simulator the arrays live on: \
-         `launch!({name_str}[grid, block](args...))`."
-    );
-
-    quote! {
-        #const_items
-
-        #(#docs)*
-        #[doc = ""]
-        #[doc = #launch_doc]
-        #safety_doc
-        #[allow(clippy::too_many_arguments, non_snake_case)]
-        #[inline]
-        #vis #unsafety fn #name<#(#generic_decls),*>(
-            #config: #k::LaunchConfig<'_>,
-            #(#args),*
-        ) -> #k::Result<()> {
-            // The kernel body as Rust: type-checked by rustc, run by the simulator.
-            // Clippy's suggestions assume all of Rust (iterators, `is_multiple_of`, ...),
-            // which the kernel language does not have.
-            #[allow(unused_mut, unused_variables, unreachable_code, clippy::all)]
-            fn __gpu_sim<#(#generic_decls),*>(#(#sim_params),*) #body
-
-            let __gpu_def: &'static #k::KernelDef = &#name::__DEF;
-            #(#binds)*
-            let __gpu_device = #k::__private::launch_device(
-                __gpu_def,
-                &#config,
-                &[#(#devices),*],
-            )?;
-            let __gpu_dtypes: [#k::__private::DtypeKind; #n_generics] = [#(#dtypes),*];
-            #vector_check
-            if #k::__private::is_cuda(__gpu_device) {
-                // The runtime checks each argument against the kernel's parameters.
-                #launch_cuda
-            } else {
-                let __gpu_owners: [&dyn #k::__private::KeepAlive; #n_arrays] = [#(#sim_owners),*];
-                #(#sim_binds)*
-                // SAFETY: the closure is this kernel's body as rewritten for the simulator
-                // (language functions by the runtime's paths), and nothing else; it moves in
-                // the views of the arrays whose owners are `__gpu_owners`, and values.
-                unsafe {
-                    #k::__private::launch_sim(__gpu_def, &__gpu_dtypes, &#config, &__gpu_owners, move || {
-                        __gpu_sim #turbofish (#(#sim_args),*)
-                    })
-                }
-            }
-        }
-
-        #[doc = #module_doc]
-        #[allow(non_snake_case, unused_imports)]
-        #vis mod #name {
-            use super::*;
-            #callee_items
-
-            /// A value naming the kernel, for code that stores kernels or is generic over
-            /// them (CUDA graphs, per-device tables).
-            #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-            pub struct Kernel;
-
-            impl #k::KernelHandle for Kernel {
-                fn definition(&self) -> &'static #k::KernelDef {
-                    &__DEF
-                }
-            }
-
-            static __SLOTS: [#k::__private::AtomicU32; #slot_count] =
-                [const { #k::__private::AtomicU32::new(0) }; #slot_count];
-
-            #[doc(hidden)]
-            // SAFETY: the source, its C name and the parameters were made together by the
-            // attribute from one signature, so a launch through them passes each C
-            // parameter its value.
-            pub static __DEF: #k::KernelDef = unsafe {
-                #k::KernelDef::__from_parts(#k::__private::KernelParts {
-                    name: #name_str,
-                    c_name: #c_name,
-                    source: #source,
-                    checked_at: #checked_at,
-                    check_names: &[#(#check_names),*],
-                    generics: &[#(#generic_defs),*],
-                    params: &[#(#param_defs),*],
-                    options: #options,
-                    signatures: &[#(#signatures),*],
-                    device_fns: &[#(#device_fns),*],
-                    waits: #waits,
-                    cooperative: #cooperative,
-                    fast_path: #fast_path,
-                    fast_path_fn: #fast_path_fn,
-                    vector_params: &[#(#vector_params),*],
-                    signature_slots: &__SLOTS,
-                    constants: #const_table,
-                    structs: #structs,
-                })
-            };
-
-            /// The kernel's definition: its name, parameters and translated CUDA C.
-            pub fn definition() -> &'static #k::KernelDef {
-                &__DEF
-            }
-
-            /// The CUDA C the attribute translated the kernel into (before specialisation).
-            pub fn cuda_source() -> &'static str {
-                __DEF.source()
-            }
-
-            /// Compile and load, on `device`, every signature listed in the attribute's
-            /// `signatures(...)` (or, if none is listed, every signature the bounds allow),
-            /// so no later launch pays for compilation.
-            pub fn precompile(device: &#k::Device) -> #k::Result<()> {
-                #k::__private::precompile(&__DEF, device)
-            }
-
-            /// What the driver reports about the kernel compiled for the dtypes given as
-            /// type arguments (registers, shared and local memory, ...), on `device`.
-            /// Compiles and loads that signature if no launch has yet.
-            pub fn attributes<#(#generic_decls),*>(
-                device: &#k::Device,
-            ) -> #k::Result<#k::FunctionAttributes> {
-                let dtypes: [#k::__private::DtypeKind; #n_generics] = [#(#dtypes),*];
-                #k::__private::function_attributes(&__DEF, device, &dtypes)
-            }
-        }
-    }
 }
 
 /// The `KernelOptions { .. }` the attribute's options give.

@@ -1,0 +1,386 @@
+//! A `#[gpu_kernel]`'s Rust: the launcher ([`KernelRust::launcher`]), which takes the
+//! GPU or the simulator; the kernel's module ([`KernelRust::module`]) with its definition
+//! ([`KernelRust::definition`]); and the body the simulator runs
+//! ([`KernelRust::sim_body`]).
+
+use proc_macro2::{Literal, TokenStream};
+use quote::{format_ident, quote};
+
+use super::params::{self, fresh_name, param_code};
+use super::{
+    device_fn_refs, generic_decls, options_tokens, overflow_checks_expr, sim_body, sim_semantics,
+    struct_layouts, CalleeRefs, KernelItems, Translation,
+};
+use crate::parse::attr::Attr;
+use crate::parse::signature::{KernelSignature, ParamShape};
+
+/// The kernel's launcher, module and simulated body.
+pub fn emit_kernel(parts: KernelItems<'_>) -> TokenStream {
+    let kernel = KernelRust::new(parts);
+    let const_items = &kernel.tr.consts.items;
+    let launcher = kernel.launcher();
+    let module = kernel.module();
+    quote! {
+        #const_items
+        #launcher
+        #module
+    }
+}
+
+/// What every part of a kernel's Rust is made from.
+struct KernelRust<'a> {
+    item: &'a syn::ItemFn,
+    sig: &'a KernelSignature,
+    attr: &'a Attr,
+    k: &'a syn::Path,
+    /// The translation, or a stand-in of the right names when it failed.
+    tr: Translation,
+    failed: bool,
+    name_str: String,
+    /// Each parameter's pieces of the launcher and the definition.
+    codes: Vec<params::ParamCode>,
+    /// The launcher's configuration parameter, named apart from the kernel's.
+    config: syn::Ident,
+    generic_decls: Vec<TokenStream>,
+    /// The dtype signature of a launch, from the generic parameters.
+    dtypes: Vec<TokenStream>,
+}
+
+impl<'a> KernelRust<'a> {
+    fn new(parts: KernelItems<'a>) -> KernelRust<'a> {
+        let KernelItems {
+            item,
+            sig,
+            attr,
+            ctx,
+            translation,
+        } = parts;
+        let k = &ctx.krate;
+        let failed = translation.is_none();
+        let tr = translation.unwrap_or_else(|| Translation {
+            c_name: sig.ident.to_string(),
+            generic_c_names: sig.generics.iter().map(|g| g.ident.to_string()).collect(),
+            ..Translation::default()
+        });
+        let codes = sig
+            .params
+            .iter()
+            .enumerate()
+            .map(|(i, p)| param_code(p, i, sig, k))
+            .collect();
+        let dtypes = sig
+            .generics
+            .iter()
+            .map(|g| {
+                let g = &g.ident;
+                quote!(<#g as #k::__private::Dtype>::KIND)
+            })
+            .collect();
+        KernelRust {
+            item,
+            sig,
+            attr,
+            k,
+            tr,
+            failed,
+            name_str: crate::names::unraw(&sig.ident),
+            codes,
+            config: fresh_name("config", &sig.params),
+            generic_decls: generic_decls(sig, k),
+            dtypes,
+        }
+    }
+
+    /// The launcher: `fn name(config, args..) -> Result<()>` (`unsafe` for an
+    /// `unchecked` kernel), which checks the devices and launches on the GPU or the
+    /// simulator.
+    fn launcher(&self) -> TokenStream {
+        let (k, config, name_str) = (self.k, &self.config, &self.name_str);
+        let (vis, name) = (&self.item.vis, &self.sig.ident);
+        let docs = self.item.attrs.iter().filter(|a| a.path().is_ident("doc"));
+        let generic_decls = &self.generic_decls;
+        let codes = &self.codes;
+        let args = codes.iter().map(|c| &c.arg);
+        let binds = codes.iter().map(|c| &c.bind);
+        let devices = codes.iter().filter_map(|c| c.device.as_ref());
+        // `load4`/`store4` need 16-byte alignment: checked on both backends, so they agree.
+        let vector_check = if self.tr.vector_params.is_empty() {
+            quote!()
+        } else {
+            let offsets = codes.iter().filter_map(|c| c.offset.as_ref());
+            quote!(#k::__private::check_vectors(__gpu_def, &[#(#offsets),*])?;)
+        };
+        let sim_binds = codes.iter().map(|c| &c.sim_bind);
+        let sim_owners: Vec<&TokenStream> =
+            codes.iter().filter_map(|c| c.sim_owner.as_ref()).collect();
+        let n_arrays = sim_owners.len();
+        let sim_args = codes.iter().map(|c| &c.sim_arg);
+        let sim_params = codes.iter().map(|c| &c.sim_param);
+        let n_generics = self.sig.generics.len();
+        let dtypes = &self.dtypes;
+        let generic_idents: Vec<&syn::Ident> = self.sig.generics.iter().map(|g| &g.ident).collect();
+        let turbofish = if generic_idents.is_empty() {
+            quote!()
+        } else {
+            quote!(::<#(#generic_idents),*>)
+        };
+        let body = self.sim_body();
+        let launch_cuda = self.cuda_launch();
+        let unchecked = self.attr.options.unchecked;
+        let unsafety = unchecked.then(|| quote!(unsafe));
+        let safety_doc = unchecked.then(|| {
+            quote! {
+                #[doc = ""]
+                #[doc = "# Safety"]
+                #[doc = ""]
+                #[doc = "This kernel is `unchecked`: on the GPU its indices are not checked. Every \
+                         index it computes for these arguments and this launch configuration must be \
+                         in range; an index out of range reads or writes memory that is not the \
+                         array's (the simulator still checks, and reports it)."]
+            }
+        });
+        let launch_doc = format!(
+            "Launch `{name_str}` with `{config}` on the GPU or the simulator the arrays live on: \
+             `launch!({name_str}[grid, block](args...))`."
+        );
+        quote! {
+            #(#docs)*
+            #[doc = ""]
+            #[doc = #launch_doc]
+            #safety_doc
+            #[allow(clippy::too_many_arguments, non_snake_case)]
+            #[inline]
+            #vis #unsafety fn #name<#(#generic_decls),*>(
+                #config: #k::LaunchConfig<'_>,
+                #(#args),*
+            ) -> #k::Result<()> {
+                // The kernel body as Rust: type-checked by rustc, run by the simulator.
+                // Clippy's suggestions assume all of Rust (iterators, `is_multiple_of`, ...),
+                // which the kernel language does not have.
+                #[allow(unused_mut, unused_variables, unreachable_code, clippy::all)]
+                fn __gpu_sim<#(#generic_decls),*>(#(#sim_params),*) #body
+
+                let __gpu_def: &'static #k::KernelDef = &#name::__DEF;
+                #(#binds)*
+                let __gpu_device = #k::__private::launch_device(
+                    __gpu_def,
+                    &#config,
+                    &[#(#devices),*],
+                )?;
+                let __gpu_dtypes: [#k::__private::DtypeKind; #n_generics] = [#(#dtypes),*];
+                #vector_check
+                if #k::__private::is_cuda(__gpu_device) {
+                    // The runtime checks each argument against the kernel's parameters.
+                    #launch_cuda
+                } else {
+                    let __gpu_owners: [&dyn #k::__private::KeepAlive; #n_arrays] = [#(#sim_owners),*];
+                    #(#sim_binds)*
+                    // SAFETY: the closure is this kernel's body as rewritten for the simulator
+                    // (language functions by the runtime's paths), and nothing else; it moves in
+                    // the views of the arrays whose owners are `__gpu_owners`, and values.
+                    unsafe {
+                        #k::__private::launch_sim(__gpu_def, &__gpu_dtypes, &#config, &__gpu_owners, move || {
+                            __gpu_sim #turbofish (#(#sim_args),*)
+                        })
+                    }
+                }
+            }
+        }
+    }
+
+    /// The GPU launch: `launch_cuda`, or for an `unchecked` kernel (whose launcher is
+    /// `unsafe`) `launch_cuda_unchecked`.
+    fn cuda_launch(&self) -> TokenStream {
+        let (k, config) = (self.k, &self.config);
+        let cuda_args: Vec<&TokenStream> = self.codes.iter().map(|c| &c.cuda_arg).collect();
+        if self.attr.options.unchecked {
+            quote! {
+                // SAFETY: this launcher is `unsafe`; its caller promises what its `# Safety`
+                // says, which is what an unchecked kernel's launch asks.
+                #[allow(unused_unsafe)]
+                let __gpu_result = unsafe {
+                    #k::__private::launch_cuda_unchecked(
+                        __gpu_device,
+                        __gpu_def,
+                        &__gpu_dtypes,
+                        &#config,
+                        &[#(#cuda_args),*],
+                    )
+                };
+                __gpu_result
+            }
+        } else {
+            quote! {
+                #k::__private::launch_cuda(
+                    __gpu_device,
+                    __gpu_def,
+                    &__gpu_dtypes,
+                    &#config,
+                    &[#(#cuda_args),*],
+                )
+            }
+        }
+    }
+
+    /// The body the simulator runs: the user's, rewritten (views, checked local arrays,
+    /// Rust's arithmetic as the GPU's); after a failed translation, nothing to check again.
+    fn sim_body(&self) -> TokenStream {
+        if self.failed {
+            // Already reported: rustc need not check the body again.
+            return quote!({ ::core::unreachable!() });
+        }
+        let names_of = |views: bool| -> Vec<String> {
+            self.sig
+                .params
+                .iter()
+                .filter(|p| matches!(p.shape, ParamShape::Slice { .. }) == views)
+                .map(|p| crate::names::unraw(&p.ident))
+                .collect()
+        };
+        let (views, scalars) = (names_of(true), names_of(false));
+        let names = sim_body::Names {
+            views: &views,
+            scalars: &scalars,
+            consts: &self.tr.consts.renames,
+            prints: &self.tr.prints,
+        };
+        let mut b = sim_body::rewrite(&self.item.block, &names, self.k);
+        sim_semantics::rewrite(&mut b, overflow_checks_expr(self.attr), self.k);
+        quote!(#b)
+    }
+
+    /// The kernel's module: its definition, `Kernel`, and the functions about it.
+    fn module(&self) -> TokenStream {
+        let (k, name_str) = (self.k, &self.name_str);
+        let (vis, name) = (&self.item.vis, &self.sig.ident);
+        let module_doc = format!(
+            "The kernel [`{name_str}`]: its definition, its CUDA C, compilation ahead of the \
+             first launch, and [`Kernel`], a handle type naming it."
+        );
+        let CalleeRefs {
+            items: callee_items,
+            refs: device_fns,
+        } = device_fn_refs(&self.tr.device_calls, k);
+        let slot_count =
+            Literal::usize_unsuffixed(gpu_contract::dtype::slot_count(self.sig.generics.len()));
+        let parts = self.definition(&device_fns);
+        let generic_decls = &self.generic_decls;
+        let n_generics = self.sig.generics.len();
+        let dtypes = &self.dtypes;
+        quote! {
+            #[doc = #module_doc]
+            #[allow(non_snake_case, unused_imports)]
+            #vis mod #name {
+                use super::*;
+                #callee_items
+
+                /// A value naming the kernel, for code that stores kernels or is generic over
+                /// them (CUDA graphs, per-device tables).
+                #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+                pub struct Kernel;
+
+                impl #k::KernelHandle for Kernel {
+                    fn definition(&self) -> &'static #k::KernelDef {
+                        &__DEF
+                    }
+                }
+
+                static __SLOTS: [#k::__private::AtomicU32; #slot_count] =
+                    [const { #k::__private::AtomicU32::new(0) }; #slot_count];
+
+                #[doc(hidden)]
+                // SAFETY: the source, its C name and the parameters were made together by the
+                // attribute from one signature, so a launch through them passes each C
+                // parameter its value.
+                pub static __DEF: #k::KernelDef = unsafe {
+                    #k::KernelDef::__from_parts(#parts)
+                };
+
+                /// The kernel's definition: its name, parameters and translated CUDA C.
+                pub fn definition() -> &'static #k::KernelDef {
+                    &__DEF
+                }
+
+                /// The CUDA C the attribute translated the kernel into (before specialisation).
+                pub fn cuda_source() -> &'static str {
+                    __DEF.source()
+                }
+
+                /// Compile and load, on `device`, every signature listed in the attribute's
+                /// `signatures(...)` (or, if none is listed, every signature the bounds allow),
+                /// so no later launch pays for compilation.
+                pub fn precompile(device: &#k::Device) -> #k::Result<()> {
+                    #k::__private::precompile(&__DEF, device)
+                }
+
+                /// What the driver reports about the kernel compiled for the dtypes given as
+                /// type arguments (registers, shared and local memory, ...), on `device`.
+                /// Compiles and loads that signature if no launch has yet.
+                pub fn attributes<#(#generic_decls),*>(
+                    device: &#k::Device,
+                ) -> #k::Result<#k::FunctionAttributes> {
+                    let dtypes: [#k::__private::DtypeKind; #n_generics] = [#(#dtypes),*];
+                    #k::__private::function_attributes(&__DEF, device, &dtypes)
+                }
+            }
+        }
+    }
+
+    /// The kernel's `KernelParts { .. }`, whose signature slots are the module's
+    /// `__SLOTS`, and whose device functions are `device_fns`.
+    fn definition(&self, device_fns: &[TokenStream]) -> TokenStream {
+        let (k, tr, sig, name_str) = (self.k, &self.tr, self.sig, &self.name_str);
+        let generic_defs = sig.generics.iter().zip(&tr.generic_c_names).map(|(g, c)| {
+            let n = g.ident.to_string();
+            let bound = format_ident!("{}", g.bound.name());
+            quote!(#k::__private::GenericParam { name: #n, c_name: #c, bound: #k::__private::Bound::#bound })
+        });
+        let param_defs = self.codes.iter().map(|c| &c.def);
+        let options = options_tokens(self.attr, k);
+        let signatures = self.attr.signatures.iter().map(|(_, dtypes)| {
+            let kinds = dtypes.iter().map(|(p, _)| {
+                let v = format_ident!("{}", p.variant_name());
+                quote!(#k::__private::DtypeKind::#v)
+            });
+            quote!(&[#(#kinds),*])
+        });
+        let (source, c_name, check_names) = (&tr.source, &tr.c_name, &tr.check_names);
+        let checked_at = tr.checked_at;
+        let (waits, cooperative) = (tr.waits, tr.cooperative);
+        let vector_params = &tr.vector_params;
+        let const_table = tr.consts.table_or_empty();
+        let structs = struct_layouts(Some(sig), k);
+        let fast_path = if tr.fast_path.is_empty() {
+            quote!(&[])
+        } else {
+            tr.fast_path.clone()
+        };
+        let fast_path_fn = if tr.fast_path_fn.is_empty() {
+            quote!(::core::option::Option::None)
+        } else {
+            tr.fast_path_fn.clone()
+        };
+        quote! {
+            #k::__private::KernelParts {
+                name: #name_str,
+                c_name: #c_name,
+                source: #source,
+                checked_at: #checked_at,
+                check_names: &[#(#check_names),*],
+                generics: &[#(#generic_defs),*],
+                params: &[#(#param_defs),*],
+                options: #options,
+                signatures: &[#(#signatures),*],
+                device_fns: &[#(#device_fns),*],
+                waits: #waits,
+                cooperative: #cooperative,
+                fast_path: #fast_path,
+                fast_path_fn: #fast_path_fn,
+                vector_params: &[#(#vector_params),*],
+                signature_slots: &__SLOTS,
+                constants: #const_table,
+                structs: #structs,
+            }
+        }
+    }
+}

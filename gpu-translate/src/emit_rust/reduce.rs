@@ -31,9 +31,30 @@ pub fn reduce_items(
     with: Option<&syn::Path>,
     diags: &mut Diagnostics,
 ) -> TokenStream {
+    let Some(ret) = reducer_type(f, sig, with, diags) else {
+        return TokenStream::new();
+    };
+    let r = Reduction::new(f, sig, ctx, with, ret);
+    let kernels = r.kernels();
+    let host = r.host_functions();
+    quote! {
+        #kernels
+        #host
+    }
+}
+
+/// The type a `#[gpu_reduce]` function reduces (its return type), or `None` after
+/// reporting why it cannot be one: it takes arrays, reduces something of several parts,
+/// or is not shaped as a reduction (`fn(T, T) -> T`) or a map (`fn(..) -> T`).
+fn reducer_type<'f>(
+    f: &'f syn::ItemFn,
+    sig: &KernelSignature,
+    with: Option<&syn::Path>,
+    diags: &mut Diagnostics,
+) -> Option<&'f syn::Type> {
     let syn::ReturnType::Type(_, ret) = &f.sig.output else {
         diags.error(f.sig.ident.span(), shape_help(with.is_some()));
-        return TokenStream::new();
+        return None;
     };
     if let Some(p) = sig
         .params
@@ -45,7 +66,7 @@ pub fn reduce_items(
             "a #[gpu_reduce] function takes values, not arrays: the generated `reduce` takes \
              the arrays",
         );
-        return TokenStream::new();
+        return None;
     }
     // The block's partial results move through warp shuffles, one number per lane.
     let many_parts =
@@ -61,115 +82,149 @@ pub fn reduce_items(
             "#[gpu_reduce] reduces real numbers and integers; reduce each part of a complex \
              number or field of a struct with its own #[gpu_reduce] (`sum_re`, `sum_im`)",
         );
-        return TokenStream::new();
+        return None;
     }
     let same = |t: &syn::Type| quote!(#t).to_string() == quote!(#ret).to_string();
     let reducer_shape = sig.params.len() == 2 && sig.params.iter().all(|p| same(&p.ty_tokens));
     match with {
         None if !reducer_shape => {
             diags.error(f.sig.ident.span(), shape_help(false));
-            return TokenStream::new();
+            return None;
         }
         Some(_) if sig.params.is_empty() => {
             diags.error(f.sig.ident.span(), shape_help(true));
-            return TokenStream::new();
+            return None;
         }
         _ => {}
     }
-    let k = &ctx.krate;
-    let krate_str = quote!(#k).to_string().replace(' ', "");
-    let name = &f.sig.ident;
-    let name_str = name.to_string();
-    let generics = generic_decls(sig, k);
-    let generic_idents: Vec<&syn::Ident> = sig.generics.iter().map(|g| &g.ident).collect();
-    // Names of the generated code's own, clear of the function's parameters.
-    let taken: Vec<String> = sig.params.iter().map(|p| p.ident.to_string()).collect();
-    let fresh = |base: &str| {
-        let mut n = base.to_owned();
-        while taken.contains(&n) {
-            n.push('_');
-        }
-        format_ident!("{}", n)
-    };
-    let (init, partial, out, values) = (
-        fresh("init"),
-        fresh("partial"),
-        fresh("out"),
-        fresh("values"),
-    );
-    let op = match with {
-        None => quote!(super::#name),
-        Some(p) => one_level_down(p),
-    };
-    // The arrays `reduce` takes: the map's parameters, or the values to reduce.
-    let (inputs, input_tys): (Vec<syn::Ident>, Vec<&syn::Type>) = match with {
-        Some(_) => sig
-            .params
-            .iter()
-            .map(|p| (p.ident.clone(), &p.ty_tokens))
-            .unzip(),
-        None => (vec![values.clone()], vec![&**ret]),
-    };
-    let first = &inputs[0];
-    let elem = |i: TokenStream| match with {
-        Some(_) => quote!(super::#name(#(#inputs[#i]),*)),
-        None => quote!(#first[#i]),
-    };
-    let partials_body = block_reduction(
-        k,
-        &op,
-        ret,
-        vector_fold(
-            k,
-            &op,
-            &inputs,
-            &elem,
-            &|vectors, lane| match with {
-                Some(_) => quote!(super::#name(#(#vectors[#lane]),*)),
-                None => {
-                    let v = &vectors[0];
-                    quote!(#v[#lane])
-                }
-            },
-            &init,
-        ),
-        quote!(#partial[#k::block_idx().x as usize] = __gpu_b;),
-    );
-    let finish_body = block_reduction(
-        k,
-        &op,
-        ret,
-        scalar_fold(k, &op, &values, &|i| quote!(#values[#i]), &init),
-        quote! {
-            #out[0] = if __gpu_bh == 1 { #op(#init, __gpu_b) } else { #init };
-        },
-    );
-    let checks = inputs.iter().skip(1).map(|i| {
-        let n = i.to_string();
-        let first_str = first.to_string();
-        quote! {
-            if #k::DeviceArray::len(#i) != __gpu_n {
-                return ::core::result::Result::Err(#k::GpuError::InvalidArgument(::std::format!(
-                    "reduction `{}`: input `{}` has {} elements but `{}` has {}",
-                    #name_str, #n, #k::DeviceArray::len(#i), #first_str, __gpu_n
-                )));
+    Some(ret)
+}
+
+/// What the generated kernels and host functions of a reduction are made from.
+struct Reduction<'a> {
+    k: &'a syn::Path,
+    /// The runtime's path as the generated kernels' `crate = ".."` gives it.
+    krate_str: String,
+    name: &'a syn::Ident,
+    name_str: String,
+    with: Option<&'a syn::Path>,
+    ret: &'a syn::Type,
+    generics: Vec<TokenStream>,
+    generic_idents: Vec<&'a syn::Ident>,
+    /// The generated code's own names, clear of the function's parameters.
+    init: syn::Ident,
+    partial: syn::Ident,
+    out: syn::Ident,
+    values: syn::Ident,
+    /// The reduction's operation.
+    op: TokenStream,
+    /// The arrays `reduce` takes: the map's parameters, or the values to reduce.
+    inputs: Vec<syn::Ident>,
+    input_tys: Vec<&'a syn::Type>,
+}
+
+impl<'a> Reduction<'a> {
+    fn new(
+        f: &'a syn::ItemFn,
+        sig: &'a KernelSignature,
+        ctx: &'a Ctx,
+        with: Option<&'a syn::Path>,
+        ret: &'a syn::Type,
+    ) -> Reduction<'a> {
+        let k = &ctx.krate;
+        let name = &f.sig.ident;
+        let taken: Vec<String> = sig.params.iter().map(|p| p.ident.to_string()).collect();
+        let fresh = |base: &str| {
+            let mut n = base.to_owned();
+            while taken.contains(&n) {
+                n.push('_');
             }
+            format_ident!("{}", n)
+        };
+        let values = fresh("values");
+        let (inputs, input_tys): (Vec<syn::Ident>, Vec<&syn::Type>) = match with {
+            Some(_) => sig
+                .params
+                .iter()
+                .map(|p| (p.ident.clone(), &p.ty_tokens))
+                .unzip(),
+            None => (vec![values.clone()], vec![ret]),
+        };
+        Reduction {
+            k,
+            krate_str: quote!(#k).to_string().replace(' ', ""),
+            name,
+            name_str: name.to_string(),
+            with,
+            ret,
+            generics: generic_decls(sig, k),
+            generic_idents: sig.generics.iter().map(|g| &g.ident).collect(),
+            init: fresh("init"),
+            partial: fresh("partial"),
+            out: fresh("out"),
+            values,
+            op: match with {
+                None => quote!(super::#name),
+                Some(p) => one_level_down(p),
+            },
+            inputs,
+            input_tys,
         }
-    });
-    let what = match with {
-        None => format!("`{name_str}`"),
-        Some(p) => format!("`{}` over the values of `{name_str}`", quote!(#p)),
-    };
-    let reduce_doc = format!(
-        "Reduce with {what}: `init` combined with every element's value, in an order fixed by \
-         the length (the same bits on every device and on the simulator). An empty input \
-         gives `init`. The inputs must have one length."
-    );
-    let into_doc = format!(
-        "As [`reduce`], leaving the result in `{out}[0]` on the device (asynchronous, like a \
-         launch); `{out}` must have at least one element."
-    );
-    quote! {
+    }
+
+    /// The two kernels: `partials`, one value per block, and `finish`, their total.
+    fn kernels(&self) -> TokenStream {
+        let Reduction {
+            k,
+            krate_str,
+            name,
+            with,
+            ret,
+            generics,
+            init,
+            partial,
+            out,
+            values,
+            op,
+            inputs,
+            input_tys,
+            ..
+        } = self;
+        let first = &inputs[0];
+        let elem = |i: TokenStream| match with {
+            Some(_) => quote!(super::#name(#(#inputs[#i]),*)),
+            None => quote!(#first[#i]),
+        };
+        let partials_body = block_reduction(
+            k,
+            op,
+            ret,
+            vector_fold(
+                k,
+                op,
+                inputs,
+                &elem,
+                &|vectors, lane| match with {
+                    Some(_) => quote!(super::#name(#(#vectors[#lane]),*)),
+                    None => {
+                        let v = &vectors[0];
+                        quote!(#v[#lane])
+                    }
+                },
+                init,
+            ),
+            quote!(#partial[#k::block_idx().x as usize] = __gpu_b;),
+        );
+        let finish_body = block_reduction(
+            k,
+            op,
+            ret,
+            scalar_fold(k, op, values, &|i| quote!(#values[#i]), init),
+            quote! {
+                #out[0] = if __gpu_bh == 1 { #op(#init, __gpu_b) } else { #init };
+            },
+        );
+        quote! {
         #[#k::gpu_kernel(crate = #krate_str, fmad = false)]
         pub fn partials<#(#generics),*>(
             #(#inputs: &[#input_tys],)*
@@ -183,7 +238,51 @@ pub fn reduce_items(
         pub fn finish<#(#generics),*>(#values: &[#ret], #init: #ret, #out: &mut [#ret]) {
             #finish_body
         }
+        }
+    }
 
+    /// `reduce_into`, which launches the kernels, and `reduce`, which reads its result.
+    fn host_functions(&self) -> TokenStream {
+        let Reduction {
+            k,
+            name_str,
+            with,
+            ret,
+            generics,
+            generic_idents,
+            init,
+            out,
+            inputs,
+            input_tys,
+            ..
+        } = self;
+        let first = &inputs[0];
+        let checks = inputs.iter().skip(1).map(|i| {
+            let n = i.to_string();
+            let first_str = first.to_string();
+            quote! {
+                if #k::DeviceArray::len(#i) != __gpu_n {
+                    return ::core::result::Result::Err(#k::GpuError::InvalidArgument(::std::format!(
+                        "reduction `{}`: input `{}` has {} elements but `{}` has {}",
+                        #name_str, #n, #k::DeviceArray::len(#i), #first_str, __gpu_n
+                    )));
+                }
+            }
+        });
+        let what = match with {
+            None => format!("`{name_str}`"),
+            Some(p) => format!("`{}` over the values of `{name_str}`", quote!(#p)),
+        };
+        let reduce_doc = format!(
+            "Reduce with {what}: `init` combined with every element's value, in an order fixed by \
+             the length (the same bits on every device and on the simulator). An empty input \
+             gives `init`. The inputs must have one length."
+        );
+        let into_doc = format!(
+            "As [`reduce`], leaving the result in `{out}[0]` on the device (asynchronous, like a \
+             launch); `{out}` must have at least one element."
+        );
+        quote! {
         #[doc = #into_doc]
         #[allow(clippy::too_many_arguments)]
         pub fn reduce_into<#(#generics),*>(
@@ -231,6 +330,7 @@ pub fn reduce_items(
             let mut #out = #k::DeviceArray::device(#first).zeros::<#ret>(1)?;
             reduce_into::<#(#generic_idents),*>(#(#inputs,)* #init, &mut #out)?;
             ::core::result::Result::Ok(#out.to_host()?[0])
+        }
         }
     }
 }

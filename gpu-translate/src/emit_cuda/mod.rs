@@ -11,7 +11,10 @@ mod expr;
 mod sequence;
 
 use crate::check::Class;
-use crate::ir::{ArrayId, Block, Check, Dim, Expr, ExprKind, Kernel, Lit, Param, RTy, Space, Stmt};
+use crate::ir::{
+    ArrayId, Block, Check, Dim, Expr, ExprKind, ForLoop, Kernel, Lit, Param, PrintPiece, RTy,
+    Space, Stmt, VarId,
+};
 use crate::parse::signature::KernelSignature;
 
 /// Where the kernel came from, for `#line` directives, and what wraps its signature.
@@ -305,46 +308,8 @@ impl Emitter<'_> {
 
     fn stmt_in_order(&mut self, s: &Stmt<RTy>) {
         match s {
-            Stmt::Print(_, pieces) => {
-                use crate::print_format::{c_string_literal, format, PrintConv};
-                let (fmt, values) = format(pieces, |t| *t);
-                let mut call = format!("printf({}", c_string_literal(&fmt));
-                for (conv, e) in values {
-                    let v = self.expr(e);
-                    call.push_str(&match conv {
-                        PrintConv::Bool => format!(", (({v}) ? \"true\" : \"false\")"),
-                        PrintConv::Signed => format!(", (long long)({v})"),
-                        PrintConv::Unsigned { signed_bits } => {
-                            let bits = match signed_bits {
-                                8 => "(unsigned char)",
-                                16 => "(unsigned short)",
-                                32 => "(unsigned int)",
-                                _ => "",
-                            };
-                            format!(", (unsigned long long){bits}({v})")
-                        }
-                        PrintConv::Float => format!(", gt_print_float({v})"),
-                    });
-                }
-                call.push_str(");");
-                self.line(call);
-            }
-            Stmt::Let(var, init) => {
-                let local = &self.k.locals[*var];
-                let ty = self.c_type(local.ty);
-                let name = local.c_name.clone();
-                match init {
-                    Some(e) if needs_statements(e) => {
-                        self.line(format!("{ty} {name};"));
-                        self.assign_value(&name, e);
-                    }
-                    Some(e) => {
-                        let v = self.expr(e);
-                        self.line(format!("{ty} {name} = {v};"));
-                    }
-                    None => self.line(format!("{ty} {name};")),
-                }
-            }
+            Stmt::Print(_, pieces) => self.print_stmt(pieces),
+            Stmt::Let(var, init) => self.let_stmt(*var, init.as_ref()),
             Stmt::Assign(place, None, value) => {
                 if needs_statements(value) {
                     let target = self.place(place);
@@ -385,73 +350,7 @@ impl Emitter<'_> {
                 self.nested(format!("while ({c})"), body);
             }
             Stmt::Loop(body) => self.nested("for (;;)".to_owned(), body),
-            Stmt::For(f) => {
-                let local = &self.k.locals[f.var];
-                let ty = self.c_type(local.ty);
-                let i = local.c_name.clone();
-                let (s, e) = (self.expr(&f.start), self.expr(&f.end));
-                let end = &f.end_c_name;
-                // A directive starts its own line, right before the loop.
-                let pragma = f.unroll.map(|by| match by {
-                    None => "#pragma unroll\n".to_owned(),
-                    Some(n) => format!("#pragma unroll {n}\n"),
-                });
-                match &f.step {
-                    None => {
-                        if let Some(p) = &pragma {
-                            self.out.push_str(p);
-                        }
-                        self.nested(
-                            format!("for ({ty} {i} = {s}, {end} = {e}; {i} < {end}; ++{i})"),
-                            &f.body,
-                        )
-                    }
-                    Some(step) => {
-                        // Rust's `step_by` takes a `usize` and panics on 0 (a fault here,
-                        // and no iteration); `gt_step_next` stops at the end instead of
-                        // stepping past it, so the index never wraps.
-                        let st = self.expr(step);
-                        let step_name = &f.step_c_name;
-                        let literal = matches!(step.kind, ExprKind::Lit(Lit::Int(v)) if v > 0);
-                        self.line("{");
-                        self.depth += 1;
-                        if literal {
-                            self.line(format!("const unsigned long long {step_name} = {st};"));
-                        } else {
-                            self.uses_note = true;
-                            self.line(format!(
-                                "const unsigned long long {step_name} = \
-                                 gt_step((unsigned long long)({st}), gt_note);"
-                            ));
-                        }
-                        let guard = if literal {
-                            String::new()
-                        } else {
-                            format!("if ({step_name} != 0ull) ")
-                        };
-                        let guard = match &pragma {
-                            Some(p) => {
-                                self.line(format!("{guard}{{"));
-                                self.out.push_str(p);
-                                "".to_owned()
-                            }
-                            None => guard,
-                        };
-                        self.nested(
-                            format!(
-                                "{guard}for ({ty} {i} = {s}, {end} = {e}; {i} < {end}; \
-                                 {i} = gt_step_next({i}, {end}, {step_name}))"
-                            ),
-                            &f.body,
-                        );
-                        if pragma.is_some() {
-                            self.line("}");
-                        }
-                        self.depth -= 1;
-                        self.line("}");
-                    }
-                }
-            }
+            Stmt::For(f) => self.for_stmt(f),
             Stmt::Block(b) => self.nested(String::new(), b),
             Stmt::DeclareArray(a, value) => self.declare_array(*a, value.as_ref()),
             Stmt::Store4(s, index, values) => {
@@ -471,21 +370,7 @@ impl Emitter<'_> {
                     }
                 }
             }
-            Stmt::ReturnValue(e) => {
-                if needs_statements(e) {
-                    let ty = self.c_type(e.ty);
-                    self.line("{");
-                    self.depth += 1;
-                    self.line(format!("{ty} gt_result;"));
-                    self.assign_value("gt_result", e);
-                    self.line("return gt_result;");
-                    self.depth -= 1;
-                    self.line("}");
-                } else {
-                    let v = self.expr(e);
-                    self.line(format!("return {v};"));
-                }
-            }
+            Stmt::ReturnValue(e) => self.return_value(e),
             Stmt::Break => self.line("break;"),
             Stmt::Continue => self.line("continue;"),
             Stmt::Return if self.sig.device => self.line("return;"),
@@ -493,6 +378,136 @@ impl Emitter<'_> {
                 self.returns = true;
                 self.line("goto gt_exit;");
             }
+        }
+    }
+
+    /// `printf` of a print's format and values, each converted as the format says.
+    fn print_stmt(&mut self, pieces: &[PrintPiece<RTy>]) {
+        use crate::print_format::{c_string_literal, format, PrintConv};
+        let (fmt, values) = format(pieces, |t| *t);
+        let mut call = format!("printf({}", c_string_literal(&fmt));
+        for (conv, e) in values {
+            let v = self.expr(e);
+            call.push_str(&match conv {
+                PrintConv::Bool => format!(", (({v}) ? \"true\" : \"false\")"),
+                PrintConv::Signed => format!(", (long long)({v})"),
+                PrintConv::Unsigned { signed_bits } => {
+                    let bits = match signed_bits {
+                        8 => "(unsigned char)",
+                        16 => "(unsigned short)",
+                        32 => "(unsigned int)",
+                        _ => "",
+                    };
+                    format!(", (unsigned long long){bits}({v})")
+                }
+                PrintConv::Float => format!(", gt_print_float({v})"),
+            });
+        }
+        call.push_str(");");
+        self.line(call);
+    }
+
+    /// A local's declaration, with its value.
+    fn let_stmt(&mut self, var: VarId, init: Option<&Expr<RTy>>) {
+        let local = &self.k.locals[var];
+        let ty = self.c_type(local.ty);
+        let name = local.c_name.clone();
+        match init {
+            Some(e) if needs_statements(e) => {
+                self.line(format!("{ty} {name};"));
+                self.assign_value(&name, e);
+            }
+            Some(e) => {
+                let v = self.expr(e);
+                self.line(format!("{ty} {name} = {v};"));
+            }
+            None => self.line(format!("{ty} {name};")),
+        }
+    }
+
+    /// A `for` over a range, stepped or not, after its `#pragma unroll`.
+    fn for_stmt(&mut self, f: &ForLoop<RTy>) {
+        let local = &self.k.locals[f.var];
+        let ty = self.c_type(local.ty);
+        let i = local.c_name.clone();
+        let (s, e) = (self.expr(&f.start), self.expr(&f.end));
+        let end = &f.end_c_name;
+        // A directive starts its own line, right before the loop.
+        let pragma = f.unroll.map(|by| match by {
+            None => "#pragma unroll\n".to_owned(),
+            Some(n) => format!("#pragma unroll {n}\n"),
+        });
+        match &f.step {
+            None => {
+                if let Some(p) = &pragma {
+                    self.out.push_str(p);
+                }
+                self.nested(
+                    format!("for ({ty} {i} = {s}, {end} = {e}; {i} < {end}; ++{i})"),
+                    &f.body,
+                )
+            }
+            Some(step) => {
+                // Rust's `step_by` takes a `usize` and panics on 0 (a fault here,
+                // and no iteration); `gt_step_next` stops at the end instead of
+                // stepping past it, so the index never wraps.
+                let st = self.expr(step);
+                let step_name = &f.step_c_name;
+                let literal = matches!(step.kind, ExprKind::Lit(Lit::Int(v)) if v > 0);
+                self.line("{");
+                self.depth += 1;
+                if literal {
+                    self.line(format!("const unsigned long long {step_name} = {st};"));
+                } else {
+                    self.uses_note = true;
+                    self.line(format!(
+                        "const unsigned long long {step_name} = \
+                         gt_step((unsigned long long)({st}), gt_note);"
+                    ));
+                }
+                let guard = if literal {
+                    String::new()
+                } else {
+                    format!("if ({step_name} != 0ull) ")
+                };
+                let guard = match &pragma {
+                    Some(p) => {
+                        self.line(format!("{guard}{{"));
+                        self.out.push_str(p);
+                        "".to_owned()
+                    }
+                    None => guard,
+                };
+                self.nested(
+                    format!(
+                        "{guard}for ({ty} {i} = {s}, {end} = {e}; {i} < {end}; \
+                         {i} = gt_step_next({i}, {end}, {step_name}))"
+                    ),
+                    &f.body,
+                );
+                if pragma.is_some() {
+                    self.line("}");
+                }
+                self.depth -= 1;
+                self.line("}");
+            }
+        }
+    }
+
+    /// `return e;`, through a temporary where `e` needs statements.
+    fn return_value(&mut self, e: &Expr<RTy>) {
+        if needs_statements(e) {
+            let ty = self.c_type(e.ty);
+            self.line("{");
+            self.depth += 1;
+            self.line(format!("{ty} gt_result;"));
+            self.assign_value("gt_result", e);
+            self.line("return gt_result;");
+            self.depth -= 1;
+            self.line("}");
+        } else {
+            let v = self.expr(e);
+            self.line(format!("return {v};"));
         }
     }
 

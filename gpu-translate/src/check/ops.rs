@@ -8,8 +8,8 @@ use proc_macro2::Span;
 use super::Class;
 use crate::diagnostics::Diagnostics;
 use crate::ir::{
-    AtomicOp, BinOp, Block, Conversion, Expr, ExprKind, FieldStep, Kernel, Lit, Place, Prim, RTy,
-    Space, Stmt, Target, UnOp,
+    AtomicOp, BinOp, Block, Conversion, Expr, ExprKind, FieldStep, Index, Intrinsic, Kernel, Lit,
+    MathSpec, Place, Prim, RTy, Space, Stmt, Target, UnOp,
 };
 use crate::parse::signature::KernelSignature;
 
@@ -324,6 +324,118 @@ impl Validator<'_> {
         Some(c)
     }
 
+    /// A language function's arguments: a warp function moves one real number per lane.
+    fn intrinsic(&mut self, which: &Intrinsic, args: &[Expr<RTy>]) {
+        args.iter().for_each(|a| self.expr(a));
+        // Warp functions move one word per lane.
+        for a in args {
+            if Class::of(a.ty, self.sig) == Some(Class::Struct) {
+                let name = gpu_contract::language::intrinsic_spec(*which).name;
+                self.diags.error(
+                    a.span,
+                    format!("`{name}` moves one number per lane; call it on each field"),
+                );
+            }
+            if Class::of(a.ty, self.sig) == Some(Class::Complex) {
+                let name = gpu_contract::language::intrinsic_spec(*which).name;
+                self.diags.error(
+                    a.span,
+                    format!(
+                        "`{name}` moves one real number per lane; call it on each \
+                         part: `Complex32::new({name}(.., z.re, ..), {name}(.., z.im, ..))`"
+                    ),
+                );
+            }
+        }
+    }
+
+    /// `load4`: in a kernel (not a device function), of real numbers.
+    fn load4(&mut self, target: &Target, index: &Index<RTy>, e: &Expr<RTy>) {
+        self.vector_in_device(*target, e.span, "load4");
+        let elem = self.elem(*target);
+        if let Some(c @ (Class::Bool | Class::Complex | Class::Struct)) = self.class(elem, e.span) {
+            let what = match c {
+                Class::Bool => "bool",
+                Class::Struct => "structs",
+                _ => "complex numbers",
+            };
+            self.diags
+                .error(e.span, format!("`load4` is for real numbers, not {what}"));
+        }
+        self.expr(&index.expr);
+    }
+
+    /// `-x` of a signed number, `!x` of a `bool` or an integer.
+    fn unary(&mut self, op: &UnOp, inner: &Expr<RTy>, e: &Expr<RTy>) {
+        self.expr(inner);
+        let Some(c) = self.class(inner.ty, inner.span) else {
+            return;
+        };
+        let ok = match op {
+            UnOp::Neg => matches!(c, Class::Float | Class::SignedInt | Class::Complex),
+            UnOp::Not => c == Class::Bool || c.is_int(),
+        };
+        if !ok {
+            let d = self.describe(inner.ty);
+            let sym = if *op == UnOp::Neg { "-" } else { "!" };
+            self.diags
+                .error(e.span, format!("operator `{sym}` cannot be applied to {d}"));
+        }
+    }
+
+    /// A conversion of `inner` to `e`'s type: none of a complex number to a real one or back, of a struct, or `as` to `bool` or from `bool` to a float.
+    fn convert(&mut self, conv: &Conversion, inner: &Expr<RTy>, e: &Expr<RTy>) {
+        self.expr(inner);
+        let from = self.class(inner.ty, inner.span);
+        let to = self.class(e.ty, e.span);
+        let complex = (from == Some(Class::Complex)) != (to == Some(Class::Complex));
+        let structs = from == Some(Class::Struct) || to == Some(Class::Struct);
+        let bad = complex
+            || structs
+            || *conv == Conversion::As
+                && match (from, to) {
+                    (Some(f), Some(Class::Bool)) => f != Class::Bool,
+                    (Some(Class::Bool), Some(Class::Float)) => true,
+                    _ => false,
+                };
+        if bad && from == Some(Class::Complex) {
+            let f = self.describe(inner.ty);
+            self.diags.error(
+                e.span,
+                format!(
+                    "{f} has no single value to convert; convert a part (`z.re`, \
+                     `z.im`) or its magnitude (`z.norm()`)"
+                ),
+            );
+        } else if bad {
+            let (f, t) = (self.describe(inner.ty), self.describe(e.ty));
+            self.diags.error(e.span, format!("cannot cast {f} to {t}"));
+        }
+    }
+
+    /// A math method, on the types of its domain.
+    fn math(&mut self, spec: &MathSpec, args: &[Expr<RTy>], e: &Expr<RTy>) {
+        args.iter().for_each(|a| self.expr(a));
+        let c = self.class(args[0].ty, args[0].span);
+        let ok = match spec.domain {
+            MathDomain::Float => c == Some(Class::Float),
+            MathDomain::Signed => matches!(c, Some(Class::Float | Class::SignedInt)),
+            MathDomain::Number => c.is_some_and(|c| c == Class::Float || c.is_int()),
+            MathDomain::Int => c.is_some_and(|c| c.is_int()),
+            MathDomain::Complex => c == Some(Class::Complex),
+        };
+        if c.is_some() && !ok {
+            let d = self.describe(args[0].ty);
+            self.diags.error(
+                e.span,
+                format!("`.{}()` is not available on {d}", spec.name),
+            );
+        }
+        if matches!(spec.args, MathArgs::IntExponent | MathArgs::Amount) {
+            self.class(args[1].ty, args[1].span);
+        }
+    }
+
     fn expr(&mut self, e: &Expr<RTy>) {
         match &e.kind {
             ExprKind::Lit(l) => self.literal(l, e.ty, e.span),
@@ -334,122 +446,23 @@ impl Validator<'_> {
             | ExprKind::WholeArray(_)
             | ExprKind::Geometry(..) => {}
             ExprKind::Index(_, idx) => idx.iter().for_each(|i| self.expr(&i.expr)),
-            ExprKind::Intrinsic(which, args) => {
-                args.iter().for_each(|a| self.expr(a));
-                // Warp functions move one word per lane.
-                for a in args {
-                    if Class::of(a.ty, self.sig) == Some(Class::Struct) {
-                        let name = gpu_contract::language::intrinsic_spec(*which).name;
-                        self.diags.error(
-                            a.span,
-                            format!("`{name}` moves one number per lane; call it on each field"),
-                        );
-                    }
-                    if Class::of(a.ty, self.sig) == Some(Class::Complex) {
-                        let name = gpu_contract::language::intrinsic_spec(*which).name;
-                        self.diags.error(
-                            a.span,
-                            format!(
-                                "`{name}` moves one real number per lane; call it on each \
-                                 part: `Complex32::new({name}(.., z.re, ..), {name}(.., z.im, ..))`"
-                            ),
-                        );
-                    }
-                }
-            }
+            ExprKind::Intrinsic(which, args) => self.intrinsic(which, args),
             ExprKind::DeviceCall(_, _, args) => args.iter().for_each(|a| self.expr(a)),
-            ExprKind::Load4(target, index) => {
-                self.vector_in_device(*target, e.span, "load4");
-                let elem = self.elem(*target);
-                if let Some(c @ (Class::Bool | Class::Complex | Class::Struct)) =
-                    self.class(elem, e.span)
-                {
-                    let what = match c {
-                        Class::Bool => "bool",
-                        Class::Struct => "structs",
-                        _ => "complex numbers",
-                    };
-                    self.diags
-                        .error(e.span, format!("`load4` is for real numbers, not {what}"));
-                }
-                self.expr(&index.expr);
-            }
+            ExprKind::Load4(target, index) => self.load4(target, index, e),
             ExprKind::RandomDraw(_, _, index) => self.expr(&index.expr),
             ExprKind::Atomic(op, t, index, args) => {
                 index.iter().for_each(|i| self.expr(&i.expr));
                 args.iter().for_each(|a| self.expr(a));
                 self.atomic(*op, *t, e.span);
             }
-            ExprKind::Unary(op, inner) => {
-                self.expr(inner);
-                let Some(c) = self.class(inner.ty, inner.span) else {
-                    return;
-                };
-                let ok = match op {
-                    UnOp::Neg => matches!(c, Class::Float | Class::SignedInt | Class::Complex),
-                    UnOp::Not => c == Class::Bool || c.is_int(),
-                };
-                if !ok {
-                    let d = self.describe(inner.ty);
-                    let sym = if *op == UnOp::Neg { "-" } else { "!" };
-                    self.diags
-                        .error(e.span, format!("operator `{sym}` cannot be applied to {d}"));
-                }
-            }
+            ExprKind::Unary(op, inner) => self.unary(op, inner, e),
             ExprKind::Binary(op, l, r) => {
                 self.expr(l);
                 self.expr(r);
                 self.binary(*op, l.ty, r.ty, e.span);
             }
-            ExprKind::Convert(conv, inner) => {
-                self.expr(inner);
-                let from = self.class(inner.ty, inner.span);
-                let to = self.class(e.ty, e.span);
-                let complex = (from == Some(Class::Complex)) != (to == Some(Class::Complex));
-                let structs = from == Some(Class::Struct) || to == Some(Class::Struct);
-                let bad = complex
-                    || structs
-                    || *conv == Conversion::As
-                        && match (from, to) {
-                            (Some(f), Some(Class::Bool)) => f != Class::Bool,
-                            (Some(Class::Bool), Some(Class::Float)) => true,
-                            _ => false,
-                        };
-                if bad && from == Some(Class::Complex) {
-                    let f = self.describe(inner.ty);
-                    self.diags.error(
-                        e.span,
-                        format!(
-                            "{f} has no single value to convert; convert a part (`z.re`, \
-                             `z.im`) or its magnitude (`z.norm()`)"
-                        ),
-                    );
-                } else if bad {
-                    let (f, t) = (self.describe(inner.ty), self.describe(e.ty));
-                    self.diags.error(e.span, format!("cannot cast {f} to {t}"));
-                }
-            }
-            ExprKind::Math(spec, args) => {
-                args.iter().for_each(|a| self.expr(a));
-                let c = self.class(args[0].ty, args[0].span);
-                let ok = match spec.domain {
-                    MathDomain::Float => c == Some(Class::Float),
-                    MathDomain::Signed => matches!(c, Some(Class::Float | Class::SignedInt)),
-                    MathDomain::Number => c.is_some_and(|c| c == Class::Float || c.is_int()),
-                    MathDomain::Int => c.is_some_and(|c| c.is_int()),
-                    MathDomain::Complex => c == Some(Class::Complex),
-                };
-                if c.is_some() && !ok {
-                    let d = self.describe(args[0].ty);
-                    self.diags.error(
-                        e.span,
-                        format!("`.{}()` is not available on {d}", spec.name),
-                    );
-                }
-                if matches!(spec.args, MathArgs::IntExponent | MathArgs::Amount) {
-                    self.class(args[1].ty, args[1].span);
-                }
-            }
+            ExprKind::Convert(conv, inner) => self.convert(conv, inner, e),
+            ExprKind::Math(spec, args) => self.math(spec, args, e),
             ExprKind::If(c, t, f) => {
                 self.expr(c);
                 self.block(t);

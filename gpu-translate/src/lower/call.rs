@@ -43,47 +43,10 @@ impl Lowerer<'_> {
             return None;
         }
         if (name == "rows" || name == "cols") && m.args.is_empty() {
-            if let Some(Binding::Slice(s)) = self.receiver_binding(m) {
-                if self.k.slices[s].rank() == 2 {
-                    return Some(Expr {
-                        kind: ExprKind::Extent(s, usize::from(name == "cols")),
-                        ty: Ty::Prim(Prim::Usize),
-                        span,
-                    });
-                }
-            }
-            self.err(
-                m.receiver.span(),
-                format!("`.{name}()` applies to `Array2<T>` parameters"),
-            );
-            return None;
+            return self.rows_or_cols(m, &name);
         }
         if name == "len" && m.args.is_empty() {
-            if let Some(len) = self.field_len(&m.receiver) {
-                return len;
-            }
-            let target = match self.receiver_binding(m) {
-                Some(Binding::Slice(s)) => Some(Target::Slice(s)),
-                Some(Binding::Array(a))
-                    if self.k.arrays[a].dims.len() <= 1
-                        || self.k.arrays[a].space == Space::Local =>
-                {
-                    Some(Target::Array(a))
-                }
-                _ => None,
-            };
-            if let Some(t) = target {
-                return Some(Expr {
-                    kind: ExprKind::Len(t),
-                    ty: Ty::Prim(Prim::Usize),
-                    span,
-                });
-            }
-            self.err(
-                m.receiver.span(),
-                "`.len()` applies to array parameters and 1-D arrays",
-            );
-            return None;
+            return self.len_method(m);
         }
         if name == "to_f64" {
             if !m.args.is_empty() {
@@ -132,6 +95,66 @@ impl Lowerer<'_> {
             );
             return None;
         };
+        self.math_method(m, spec, recv, &name)
+    }
+
+    /// `m.rows()` or `m.cols()` of an `Array2<T>` parameter.
+    fn rows_or_cols(&mut self, m: &syn::ExprMethodCall, name: &str) -> Option<Expr> {
+        let span = m.span();
+        if let Some(Binding::Slice(s)) = self.receiver_binding(m) {
+            if self.k.slices[s].rank() == 2 {
+                return Some(Expr {
+                    kind: ExprKind::Extent(s, usize::from(name == "cols")),
+                    ty: Ty::Prim(Prim::Usize),
+                    span,
+                });
+            }
+        }
+        self.err(
+            m.receiver.span(),
+            format!("`.{name}()` applies to `Array2<T>` parameters"),
+        );
+        None
+    }
+
+    /// `a.len()` of an array parameter, a 1-D or local array, or an array field.
+    fn len_method(&mut self, m: &syn::ExprMethodCall) -> Option<Expr> {
+        let span = m.span();
+        if let Some(len) = self.field_len(&m.receiver) {
+            return len;
+        }
+        let target = match self.receiver_binding(m) {
+            Some(Binding::Slice(s)) => Some(Target::Slice(s)),
+            Some(Binding::Array(a))
+                if self.k.arrays[a].dims.len() <= 1 || self.k.arrays[a].space == Space::Local =>
+            {
+                Some(Target::Array(a))
+            }
+            _ => None,
+        };
+        if let Some(t) = target {
+            return Some(Expr {
+                kind: ExprKind::Len(t),
+                ty: Ty::Prim(Prim::Usize),
+                span,
+            });
+        }
+        self.err(
+            m.receiver.span(),
+            "`.len()` applies to array parameters and 1-D arrays",
+        );
+        None
+    }
+
+    /// A math method of a number: `x.sqrt()`, `x.powi(n)`, ..., with `recv` its receiver.
+    fn math_method(
+        &mut self,
+        m: &syn::ExprMethodCall,
+        spec: &'static crate::ir::MathSpec,
+        recv: Expr,
+        name: &str,
+    ) -> Option<Expr> {
+        let span = m.span();
         let arity = match spec.args {
             MathArgs::Unary => 0,
             MathArgs::Binary | MathArgs::IntExponent | MathArgs::Amount | MathArgs::Part => 1,

@@ -135,85 +135,99 @@ pub fn lower(
         shared_sites: 0,
         unsafe_depth: 0,
     };
-    for p in &sig.params {
-        let rust_name = unraw(&p.ident);
-        match p.shape {
-            ParamShape::Slice {
-                mutable,
-                elem,
-                rank,
-            } => {
-                let c_name = l.names.fresh(&rust_name);
-                let extents: Vec<String> = match rank {
-                    1 => vec![l.names.fresh(&format!("{rust_name}_len"))],
-                    2 => ["rows", "cols"]
-                        .iter()
-                        .map(|e| l.names.fresh(&format!("{rust_name}_{e}")))
-                        .collect(),
-                    _ => (0..rank)
-                        .map(|k| l.names.fresh(&format!("{rust_name}_dim{k}")))
-                        .collect(),
-                };
-                // A device function's arrays are checked under the caller's names.
-                let check_id = l.k.check_names.len();
-                if !sig.device {
-                    for axis in 0..rank {
-                        l.k.check_names
-                            .push(check_names::parameter_axis(&rust_name, rank, axis));
-                    }
-                }
-                let site_c_name = if sig.device {
-                    l.names.fresh(&format!("{rust_name}_site"))
-                } else {
-                    String::new()
-                };
-                l.k.slices.push(SliceParam {
-                    rust_name: rust_name.clone(),
-                    c_name,
-                    extents,
-                    elem,
-                    mutable,
-                    check_id,
-                    site_c_name,
-                });
-                let id = l.k.slices.len() - 1;
-                l.bind(rust_name, Binding::Slice(id));
-                l.k.params.push(Param::Slice(id));
-            }
-            ParamShape::Scalar { ty, mutable } => {
-                let var = l.declare(&rust_name, ty, p.ident.span(), mutable);
-                l.k.params.push(Param::Scalar(var));
-            }
-        }
-    }
-    let body = match (sig.ret, body.stmts.last()) {
-        // A device function whose body ends in its value.
-        (Some(ret), Some(syn::Stmt::Expr(e, None))) if !tables::is_statement_like(e) => {
-            match l.value_block(body, Position::Top) {
-                Some((mut block, ty)) => {
-                    l.unify(ret, ty, body.span());
-                    if let Some(tail) = block.tail.take() {
-                        block.stmts.push(Stmt::ReturnValue(tail));
-                    }
-                    block
-                }
-                None => Block::default(),
-            }
-        }
-        // A device function returning a tuple whose body ends in it: `return` it.
-        (None, Some(syn::Stmt::Expr(e, None)))
-            if !sig.ret_tuple.is_empty() && !tables::is_statement_like(e) =>
-        {
-            let mut body = body.clone();
-            returning_tail(&mut body);
-            l.unit_block(&body)
-        }
-        _ => l.unit_block(body),
-    };
-    l.k.body = body;
+    l.declare_params();
+    l.k.body = l.lower_body(body);
     Lowered {
         kernel: l.k,
         types: l.types,
+    }
+}
+
+impl Lowerer<'_> {
+    /// Bind each parameter: an array parameter to its C names (pointer and extents) and
+    /// check names, a scalar to a local.
+    fn declare_params(&mut self) {
+        for p in &self.sig.params {
+            let rust_name = unraw(&p.ident);
+            match p.shape {
+                ParamShape::Slice {
+                    mutable,
+                    elem,
+                    rank,
+                } => {
+                    let c_name = self.names.fresh(&rust_name);
+                    let extents: Vec<String> = match rank {
+                        1 => vec![self.names.fresh(&format!("{rust_name}_len"))],
+                        2 => ["rows", "cols"]
+                            .iter()
+                            .map(|e| self.names.fresh(&format!("{rust_name}_{e}")))
+                            .collect(),
+                        _ => (0..rank)
+                            .map(|k| self.names.fresh(&format!("{rust_name}_dim{k}")))
+                            .collect(),
+                    };
+                    // A device function's arrays are checked under the caller's names.
+                    let check_id = self.k.check_names.len();
+                    if !self.sig.device {
+                        for axis in 0..rank {
+                            self.k
+                                .check_names
+                                .push(check_names::parameter_axis(&rust_name, rank, axis));
+                        }
+                    }
+                    let site_c_name = if self.sig.device {
+                        self.names.fresh(&format!("{rust_name}_site"))
+                    } else {
+                        String::new()
+                    };
+                    self.k.slices.push(SliceParam {
+                        rust_name: rust_name.clone(),
+                        c_name,
+                        extents,
+                        elem,
+                        mutable,
+                        check_id,
+                        site_c_name,
+                    });
+                    let id = self.k.slices.len() - 1;
+                    self.bind(rust_name, Binding::Slice(id));
+                    self.k.params.push(Param::Slice(id));
+                }
+                ParamShape::Scalar { ty, mutable } => {
+                    let var = self.declare(&rust_name, ty, p.ident.span(), mutable);
+                    self.k.params.push(Param::Scalar(var));
+                }
+            }
+        }
+    }
+
+    /// The body, as a unit block; a device function's final value (a value or a tuple)
+    /// becomes its `return`.
+    fn lower_body(&mut self, body: &syn::Block) -> Block {
+        match (self.sig.ret, body.stmts.last()) {
+            // A device function whose body ends in its value.
+            (Some(ret), Some(syn::Stmt::Expr(e, None))) if !tables::is_statement_like(e) => {
+                match self.value_block(body, Position::Top) {
+                    Some((mut block, ty)) => {
+                        self.unify(ret, ty, body.span());
+                        if let Some(tail) = block.tail.take() {
+                            block.stmts.push(Stmt::ReturnValue(tail));
+                        }
+                        block
+                    }
+                    None => Block::default(),
+                }
+            }
+            // A device function returning a tuple whose body ends in it: `return` it.
+            (None, Some(syn::Stmt::Expr(e, None)))
+                if !self.sig.ret_tuple.is_empty() && !tables::is_statement_like(e) =>
+            {
+                let mut body = body.clone();
+                returning_tail(&mut body);
+                self.unit_block(&body)
+            }
+            _ => self.unit_block(body),
+        }
     }
 }
 

@@ -6,7 +6,7 @@
 use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
 
-use super::{Lowerer, Position, Stmt};
+use super::{Expr, Lowerer, Position, Stmt};
 use crate::ir::{PrintPiece, PrintSpec};
 
 /// The arguments of `println!(...)`: a string literal, then expressions.
@@ -72,67 +72,7 @@ impl Lowerer<'_> {
                     return None;
                 }
                 '{' => {
-                    let mut inner = String::new();
-                    let mut closed = false;
-                    for c in chars.by_ref() {
-                        if c == '}' {
-                            closed = true;
-                            break;
-                        }
-                        inner.push(c);
-                    }
-                    if !closed {
-                        self.err(
-                            fspan,
-                            "unclosed `{` in the format string; write `{{` for a brace",
-                        );
-                        return None;
-                    }
-                    let (name, spec) = inner.split_once(':').unwrap_or((&inner, ""));
-                    let hole = match name.trim() {
-                        "" => Hole::Next,
-                        n if n.chars().all(|c| c.is_ascii_digit()) => {
-                            self.err(
-                                fspan,
-                                format!(
-                                    "positional placeholders such as `{{{n}}}` are not supported in \
-                                     kernels; write `{{}}` in the arguments' order, or name a local: \
-                                     `{{x}}`"
-                                ),
-                            );
-                            return None;
-                        }
-                        n => Hole::Named(n.to_owned()),
-                    };
-                    let spec = self.print_spec(spec, fspan)?;
-                    let arg = match hole {
-                        Hole::Next => {
-                            let Some(a) = parsed.args.get(next) else {
-                                self.err(
-                                    fspan,
-                                    format!(
-                                        "the format string has more placeholders than the {} \
-                                         value(s) given",
-                                        parsed.args.len()
-                                    ),
-                                );
-                                return None;
-                            };
-                            next += 1;
-                            self.expr(a, Position::Operand)?
-                        }
-                        Hole::Named(n) => match syn::parse_str::<syn::Ident>(&n) {
-                            Ok(ident) => {
-                                let ident = syn::Ident::new(&ident.to_string(), fspan);
-                                let path: syn::Expr = syn::parse_quote_spanned!(fspan=> #ident);
-                                self.expr(&path, Position::Operand)?
-                            }
-                            Err(_) => {
-                                self.err(fspan, format!("`{{{n}}}` does not name a local"));
-                                return None;
-                            }
-                        },
-                    };
+                    let (arg, spec) = self.placeholder(&mut chars, &parsed, &mut next, fspan)?;
                     if !literal.is_empty() {
                         pieces.push(PrintPiece::Text(std::mem::take(&mut literal)));
                     }
@@ -171,6 +111,79 @@ impl Lowerer<'_> {
         let index = self.k.prints;
         self.k.prints += 1;
         Some(Stmt::Print(index, pieces))
+    }
+
+    /// The placeholder whose `{` was just read from `chars`: its value (the next of
+    /// `parsed`'s, counted in `next`, or a named local) and its spec.
+    fn placeholder(
+        &mut self,
+        chars: &mut std::iter::Peekable<std::str::Chars<'_>>,
+        parsed: &PrintArgs,
+        next: &mut usize,
+        fspan: proc_macro2::Span,
+    ) -> Option<(Expr, PrintSpec)> {
+        let mut inner = String::new();
+        let mut closed = false;
+        for c in chars.by_ref() {
+            if c == '}' {
+                closed = true;
+                break;
+            }
+            inner.push(c);
+        }
+        if !closed {
+            self.err(
+                fspan,
+                "unclosed `{` in the format string; write `{{` for a brace",
+            );
+            return None;
+        }
+        let (name, spec) = inner.split_once(':').unwrap_or((&inner, ""));
+        let hole = match name.trim() {
+            "" => Hole::Next,
+            n if n.chars().all(|c| c.is_ascii_digit()) => {
+                self.err(
+                    fspan,
+                    format!(
+                        "positional placeholders such as `{{{n}}}` are not supported in \
+                         kernels; write `{{}}` in the arguments' order, or name a local: \
+                         `{{x}}`"
+                    ),
+                );
+                return None;
+            }
+            n => Hole::Named(n.to_owned()),
+        };
+        let spec = self.print_spec(spec, fspan)?;
+        let arg = match hole {
+            Hole::Next => {
+                let Some(a) = parsed.args.get(*next) else {
+                    self.err(
+                        fspan,
+                        format!(
+                            "the format string has more placeholders than the {} \
+                             value(s) given",
+                            parsed.args.len()
+                        ),
+                    );
+                    return None;
+                };
+                *next += 1;
+                self.expr(a, Position::Operand)?
+            }
+            Hole::Named(n) => match syn::parse_str::<syn::Ident>(&n) {
+                Ok(ident) => {
+                    let ident = syn::Ident::new(&ident.to_string(), fspan);
+                    let path: syn::Expr = syn::parse_quote_spanned!(fspan=> #ident);
+                    self.expr(&path, Position::Operand)?
+                }
+                Err(_) => {
+                    self.err(fspan, format!("`{{{n}}}` does not name a local"));
+                    return None;
+                }
+            },
+        };
+        Some((arg, spec))
     }
 
     /// What follows the `:` of a placeholder.

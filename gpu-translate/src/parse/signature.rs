@@ -68,6 +68,45 @@ pub fn parse_signature(
     diags: &mut Diagnostics,
 ) -> Option<KernelSignature> {
     let sig = &f.sig;
+    check_form(sig, device, diags);
+    let before_params = diags.len();
+    let generics = parse_generics(sig, diags);
+
+    let mut params = Vec::new();
+    for input in &sig.inputs {
+        match input {
+            syn::FnArg::Receiver(r) => diags.error(
+                r.span(),
+                "a kernel is a free function; it cannot take `self`",
+            ),
+            syn::FnArg::Typed(pt) => {
+                if let Some(p) = parse_param(pt, &generics, &structs, diags) {
+                    params.push(p);
+                }
+            }
+        }
+    }
+    // A mistake in the parameters leaves no launcher to offer; one elsewhere in the
+    // signature (a return type, `const`, an ABI, ...) is reported and the launcher is still
+    // made from the parameters, so launches of the kernel report nothing more.
+    if diags.len() > before_params {
+        return None;
+    }
+    let (ret, ret_tuple) = return_type(sig, device, &generics, &structs, diags)?;
+    Some(KernelSignature {
+        ident: sig.ident.clone(),
+        generics,
+        params,
+        ret,
+        ret_tuple,
+        device,
+        structs,
+    })
+}
+
+/// What a kernel's or device function's signature may not be: `const`, `async`,
+/// `unsafe`, of an ABI, variadic, with a `where` clause; a kernel returns nothing.
+fn check_form(sig: &syn::Signature, device: bool, diags: &mut Diagnostics) {
     if let Some(t) = &sig.constness {
         diags.error(t.span, "a kernel cannot be `const`");
     }
@@ -110,7 +149,11 @@ pub fn parse_signature(
             "`where` clauses are not supported on kernels; write the bound inline: `<T: Float>`",
         );
     }
+}
 
+/// The dtype parameters with their bounds, those written in a `where` clause (reported)
+/// included, so the rest is checked as the user meant it.
+fn parse_generics(sig: &syn::Signature, diags: &mut Diagnostics) -> Vec<GenericDecl> {
     // Bounds written in a `where` clause (reported above) still count, so the rest of
     // the kernel is checked as the user meant it.
     let where_bounds: Vec<(String, syn::TypeParamBound)> = sig
@@ -132,7 +175,6 @@ pub fn parse_signature(
                 .filter_map(move |b| Some((name.clone()?, b.clone())))
         })
         .collect();
-    let before_params = diags.len();
     let mut generics = Vec::new();
     for param in &sig.generics.params {
         match param {
@@ -161,34 +203,25 @@ pub fn parse_signature(
             format!("a kernel may have at most {MAX_GENERICS} dtype parameters"),
         );
     }
+    generics
+}
 
-    let mut params = Vec::new();
-    for input in &sig.inputs {
-        match input {
-            syn::FnArg::Receiver(r) => diags.error(
-                r.span(),
-                "a kernel is a free function; it cannot take `self`",
-            ),
-            syn::FnArg::Typed(pt) => {
-                if let Some(p) = parse_param(pt, &generics, &structs, diags) {
-                    params.push(p);
-                }
-            }
-        }
-    }
-    // A mistake in the parameters leaves no launcher to offer; one elsewhere in the
-    // signature (a return type, `const`, an ABI, ...) is reported and the launcher is still
-    // made from the parameters, so launches of the kernel report nothing more.
-    if diags.len() > before_params {
-        return None;
-    }
-    let (ret, ret_tuple) = match (&sig.output, device) {
+/// A device function's return type: nothing, a value, or a tuple of 2 to [`MAX_TUPLE`]
+/// values (a kernel's is reported by `check_form`).
+fn return_type(
+    sig: &syn::Signature,
+    device: bool,
+    generics: &[GenericDecl],
+    structs: &Structs,
+    diags: &mut Diagnostics,
+) -> Option<(Option<Ty>, Vec<Ty>)> {
+    Some(match (&sig.output, device) {
         (syn::ReturnType::Type(_, ty), true) => match &**ty {
             syn::Type::Tuple(t) if (2..=MAX_TUPLE).contains(&t.elems.len()) => {
                 let elems: Option<Vec<Ty>> = t
                     .elems
                     .iter()
-                    .map(|e| scalar_type(e, &generics, &structs, diags))
+                    .map(|e| scalar_type(e, generics, structs, diags))
                     .collect();
                 (None, elems?)
             }
@@ -202,21 +235,9 @@ pub fn parse_signature(
                 );
                 return None;
             }
-            _ => (
-                Some(scalar_type(ty, &generics, &structs, diags)?),
-                Vec::new(),
-            ),
+            _ => (Some(scalar_type(ty, generics, structs, diags)?), Vec::new()),
         },
         _ => (None, Vec::new()),
-    };
-    Some(KernelSignature {
-        ident: sig.ident.clone(),
-        generics,
-        params,
-        ret,
-        ret_tuple,
-        device,
-        structs,
     })
 }
 

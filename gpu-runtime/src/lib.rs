@@ -150,8 +150,9 @@ pub mod prelude {
 /// `launch!(kernel[grid, block, &stream, bytes](args...))`. With
 /// `launch!(kernel.forall(n)(args...))` (or `.forall(n, &stream)`) the runtime picks the
 /// block size for the compiled kernel and launches at least `n` threads, as Numba's
-/// `kernel.forall(n)`. `kernel` is a path (`kernels::add`), or a
-/// [`RawKernel`] value.
+/// `kernel.forall(n)`. `kernel` is the path of a `#[gpu_kernel]` (`kernels::add`); a
+/// [`RawKernel`] is launched with its own method, inside `unsafe`:
+/// `unsafe { raw.launch(LaunchConfig::new(grid, block), args...) }`.
 ///
 /// The launch is a call of the kernel's launcher, `kernel(config, args...)`, so the
 /// arguments are type-checked against the kernel's parameters (`&DeviceArray<T>` for

@@ -184,7 +184,7 @@ impl DiskCache {
     }
 
     /// The cache the environment asks for, or `None` when it is off or unusable. An
-    /// unusable folder is reported once per process, on standard error and to `log`.
+    /// unusable folder is reported once per process, as a warning through `log`.
     pub fn from_env() -> Option<&'static DiskCache> {
         static CACHE: OnceLock<Option<DiskCache>> = OnceLock::new();
         CACHE

@@ -1,8 +1,9 @@
 //! Kernels written in CUDA C: CuPy's `RawKernel` and `RawModule`, PyCUDA's `SourceModule`.
 //!
 //! The source is compiled by the same NVRTC path as `#[gpu_kernel]` (disk cache, options,
-//! `GPU_RUNTIME_DUMP`) and launched with the same checked configuration and `launch!`
-//! syntax. rustc cannot read C, so the kernel's parameters are declared as a Rust tuple
+//! `GPU_RUNTIME_DUMP`) and launched with the same checked configuration, by its own method,
+//! inside `unsafe` (C code receives no lengths): `unsafe { k.launch(cfg, args..) }`. rustc
+//! cannot read C, so the kernel's parameters are declared as a Rust tuple
 //! type, which types every launch at compile time, and that declaration is checked
 //! against the C parameter list when the kernel is created:
 //!

@@ -30,10 +30,13 @@
 //! # }
 //! ```
 //!
-//! The crate is layered: `lang/` is the kernel language as the simulator runs it,
-//! `compile/` turns kernel definitions into machine code (NVRTC, the disk cache, the CUDA
-//! prelude, raw CUDA C), `host/` is the API programs call (devices, arrays, streams, ...),
-//! and `backend/` holds the CUDA driver and the simulator underneath it.
+//! The crate is layered, each layer importing only from those below it (the repository's
+//! ARCHITECTURE.md draws them): errors and environment variables; the data a launch is
+//! described by (`dtype`, `def/` the kernel definitions, `launch/`); `backend/`, the CUDA
+//! driver, NVRTC, NCCL and NVTX, and the simulator; `compile/`, which turns definitions
+//! into machine code, and `lang/`, the kernel language as the simulator runs it; `host/`,
+//! the API programs call (devices, arrays, streams, launches, collectives, raw CUDA C);
+//! and on top the support of generated code and this crate root.
 #![deny(missing_docs)]
 
 mod backend;

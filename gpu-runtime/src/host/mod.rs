@@ -1,7 +1,8 @@
-//! The host API: devices, arrays and what kernels accept of them, launch configurations,
-//! streams, events, pinned buffers, interop with cudarc, timing and profiling, and the
-//! environment variables the runtime reads. Each file is policy over the two backends
-//! (`crate::backend`), which hold every driver call.
+//! The host API: devices, arrays and what kernels accept of them, launch configurations
+//! and the launch itself (`dispatch.rs`, with the arguments' checks in `packing.rs`),
+//! streams, events, graphs, pinned buffers, interop with cudarc, timing and profiling,
+//! collectives, and kernels written in CUDA C (`raw/`). Each file is policy over the two
+//! backends (`crate::backend`), which hold every driver, NVRTC, NCCL and NVTX call.
 
 pub(crate) mod args;
 pub(crate) mod array;

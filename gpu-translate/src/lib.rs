@@ -4,13 +4,13 @@
 //! The pipeline, one folder or file per step:
 //!
 //! 1. `parse/`: the attribute's options and the function's signature.
-//! 2. `lower/`: the body into the kernel IR (`ir.rs`), inferring types as it goes
+//! 2. `lower/`: the body into the kernel IR (`ir/`), inferring types as it goes
 //!    (`infer.rs`).
 //! 3. `check/`: resolve every type, validate every operation, prove indices in range.
 //! 4. `emit_cuda/`: the CUDA C; `emit_rust/`: the launcher, the kernel's module and the
 //!    body as the simulator runs it.
 //!
-//! `expand.rs` runs the steps for each attribute. Errors are collected
+//! `expand/` runs the steps for each attribute. Errors are collected
 //! (`diagnostics.rs`) and emitted beside a launcher of the right signature, so a user sees
 //! the real mistakes and no follow-on errors. `gpu-macros` is a thin shell over
 //! [`expand_kernel`], [`expand_device`] and [`expand_elementwise`]; tests and tools call

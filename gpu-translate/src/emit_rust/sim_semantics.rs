@@ -12,7 +12,7 @@
 //!   the user's module that happens to have the name (which would compute something else,
 //!   and could keep a block's shared memory past the block).
 //!
-//! Runs after the view rewrite (`sim_body.rs`), so the operators that rewrite makes
+//! Runs after the view rewrite (`sim_body/`), so the operators that rewrite makes
 //! (`a.set(i, a.get(i) + v)`) are covered too. A compound assignment evaluates its value,
 //! then its place, once each, as Rust does for primitives.
 

@@ -49,6 +49,13 @@ def tree(files: dict) -> str:
     return root
 
 
+def findings_with(rel: str, code: str) -> list:
+    """The check's findings on the clean tree with `code` added to file `rel`."""
+    files = dict(CLEAN)
+    files[rel] += code
+    return check_layers.check(tree(files))
+
+
 class CheckLayers(unittest.TestCase):
     def test_clean_tree_passes(self):
         self.assertEqual(check_layers.check(tree(CLEAN)), [])
@@ -63,20 +70,15 @@ class CheckLayers(unittest.TestCase):
         )
 
     def test_upward_path_outside_use_is_found(self):
-        files = dict(CLEAN)
-        files["backend/cuda.rs"] += "fn f() { let _ = crate::host::api::go(); }\n"
-        found = check_layers.check(tree(files))
+        found = findings_with("backend/cuda.rs", "fn f() { let _ = crate::host::api::go(); }\n")
         self.assertTrue(any("imports crate::host::api::go" in f for f in found), found)
 
     def test_super_path_resolves_from_the_module(self):
-        files = dict(CLEAN)
-        files["backend/mod.rs"] += "fn f() { super::host::api::go(); }\n"
-        found = check_layers.check(tree(files))
+        found = findings_with("backend/mod.rs", "fn f() { super::host::api::go(); }\n")
         self.assertTrue(any("backend/mod.rs:2: imports super::host::api" in f for f in found), found)
 
     def test_paths_in_generated_code_are_not_imports(self):
-        files = dict(CLEAN)
-        files["backend/cuda.rs"] += textwrap.dedent(
+        generated = textwrap.dedent(
             """\
             fn emit() -> TokenStream {
                 let inner = quote::quote! { use crate::host::api::Api; };
@@ -84,12 +86,11 @@ class CheckLayers(unittest.TestCase):
             }
             """
         )
-        self.assertEqual(check_layers.check(tree(files)), [])
+        self.assertEqual(findings_with("backend/cuda.rs", generated), [])
 
     def test_a_path_after_a_quote_is_still_found(self):
-        files = dict(CLEAN)
-        files["backend/cuda.rs"] += "fn f() { let _ = quote!([crate::x]); crate::host::api::go(); }\n"
-        found = check_layers.check(tree(files))
+        code = "fn f() { let _ = quote!([crate::x]); crate::host::api::go(); }\n"
+        found = findings_with("backend/cuda.rs", code)
         self.assertTrue(any("imports crate::host::api::go" in f for f in found), found)
 
     def test_cycle_across_folders_is_found(self):

@@ -305,6 +305,17 @@ pub const fn reduce_blocks(n: usize) -> usize {
     }
 }
 
+/// Where a desugared `sum` starts: `-0.0` for floats (as Rust's float `Sum` does, so the
+/// sum of nothing, or of `-0.0`s, is `-0.0`), `0` for integers.
+pub fn sum_start<T: crate::dtype::Num>() -> T {
+    T::from_f64(-0.0)
+}
+
+/// Where a desugared `product` starts: one.
+pub fn product_start<T: crate::dtype::Num>() -> T {
+    T::from_f64(1.0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,10 +4,12 @@
 //! The pipeline, one folder or file per step:
 //!
 //! 1. `parse/`: the attribute's options and the function's signature.
-//! 2. `lower/`: the body into the kernel IR (`ir/`), inferring types as it goes
+//! 2. `desugar/`: everyday Rust in the body (iterator loops, `match`, `loop` values)
+//!    rewritten into the core the later steps know; both backends start from the result.
+//! 3. `lower/`: the body into the kernel IR (`ir/`), inferring types as it goes
 //!    (`infer.rs`).
-//! 3. `check/`: resolve every type, validate every operation, prove indices in range.
-//! 4. `emit_cuda/`: the CUDA C; `emit_rust/`: the launcher, the kernel's module and the
+//! 4. `check/`: resolve every type, validate every operation, prove indices in range.
+//! 5. `emit_cuda/`: the CUDA C; `emit_rust/`: the launcher, the kernel's module and the
 //!    body as the simulator runs it.
 //!
 //! `expand/` runs the steps for each attribute. Errors are collected
@@ -19,6 +21,7 @@
 //! Depend on `gpu-runtime`, which re-exports the attributes.
 
 mod check;
+mod desugar;
 mod diagnostics;
 mod emit_cuda;
 mod emit_rust;

@@ -134,6 +134,7 @@ pub fn prints(k: &crate::ir::Kernel<RTy>) -> Vec<(String, Vec<PrintConv>)> {
                 block(b, out);
             }
             Stmt::Loop(b) | Stmt::Block(b) => block(b, out),
+            Stmt::Labelled(_, s) => stmt(s, out),
             Stmt::For(f) => block(&f.body, out),
             _ => {}
         }

@@ -277,7 +277,7 @@ fn every_unsupported_construct_is_reported_once_each() {
             dbg!(1);
             let v = vec![1.0];
             let r = &a;
-            a[0] = match 1 { _ => 2.0 };
+            a[0] = match 1 { Some(_) => 2.0, _ => 1.0 };
         }
     });
     assert_eq!(e.len(), 5, "{e:?}");

@@ -25,6 +25,8 @@ pub mod geometry;
 pub mod graphs;
 pub mod half;
 pub mod host_api;
+pub mod iterators;
+pub mod matching;
 pub mod math;
 pub mod module_consts;
 pub mod narrow;
@@ -173,6 +175,12 @@ macro_rules! for_each_case {
                 0.0, control::case_loops, [control::loops];
             compound: "compound assignment, shadowing, reserved names",
                 0.0, control::case_compound, [control::compound];
+            array_iterators: "iterator loops over arrays: enumerate, zip, rev, step_by, skip, take, map; sum, product, fold, count, any, all, for_each",
+                0.0, iterators::case_array_iterators, [iterators::array_iterators];
+            range_iterators: "a..=b to MAX, rev, enumerate and zip on ranges, labelled break and continue, loop values",
+                0.0, iterators::case_range_iterators, [iterators::range_iterators];
+            match_forms: "match and matches!: literals, ranges, |, guards, bindings, constants, tuples, statement and value, in a device function",
+                0.0, matching::case_match_forms, [matching::match_forms];
             math_f32: "math methods f32",
                 4e-6, math::case_math_f32, [math::math_f32];
             math_f64: "math methods f64 (generic)",

@@ -281,7 +281,8 @@ impl Validator<'_> {
                 }
                 self.block(&f.body);
             }
-            Stmt::Break | Stmt::Continue | Stmt::Return | Stmt::Line(_) => {}
+            Stmt::Labelled(_, s) => self.stmt(s),
+            Stmt::Break(_) | Stmt::Continue(_) | Stmt::Return | Stmt::Line(_) => {}
         }
     }
 

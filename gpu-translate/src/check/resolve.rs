@@ -280,8 +280,9 @@ impl Resolver<'_> {
                 }))
             }
             Stmt::Block(b) => Stmt::Block(self.block(b)),
-            Stmt::Break => Stmt::Break,
-            Stmt::Continue => Stmt::Continue,
+            Stmt::Break(l) => Stmt::Break(l),
+            Stmt::Continue(l) => Stmt::Continue(l),
+            Stmt::Labelled(l, s) => Stmt::Labelled(l, Box::new(self.stmt(*s))),
             Stmt::Return => Stmt::Return,
             Stmt::ReturnValue(e) => Stmt::ReturnValue(self.expr(e)),
             Stmt::Line(n) => Stmt::Line(n),

@@ -56,6 +56,7 @@ pub fn emit_cuda(k: &Kernel<RTy>, sig: &KernelSignature, ctx: &EmitContext) -> C
         shared: Vec::new(),
         hoisted: Vec::new(),
         temporaries: 0,
+        continue_label: None,
     };
     let params = e.params();
     let line = match (&file, &ctx.origin) {
@@ -207,6 +208,9 @@ struct Emitter<'a> {
     hoisted: Vec<(usize, String)>,
     /// How many temporaries the function has.
     temporaries: usize,
+    /// The label that ends an iteration of the labelled loop about to be written (see
+    /// [`Stmt::Labelled`]), taken by that loop's body.
+    continue_label: Option<String>,
 }
 
 impl Emitter<'_> {
@@ -299,6 +303,27 @@ impl Emitter<'_> {
         self.line("}");
     }
 
+    /// A loop: `open`, then its body (see [`Self::loop_body`]).
+    fn nested_loop(&mut self, open: String, b: &Block<RTy>) {
+        self.line(format!("{open} {{"));
+        self.depth += 1;
+        self.loop_body(b);
+        self.depth -= 1;
+        self.line("}");
+    }
+
+    /// A loop's body; in a labelled loop, in a block of its own followed by the label
+    /// `continue 'l` jumps to.
+    fn loop_body(&mut self, b: &Block<RTy>) {
+        match self.continue_label.take() {
+            None => self.block_contents(b),
+            Some(next) => {
+                self.nested(String::new(), b);
+                self.line(format!("{next}: ;"));
+            }
+        }
+    }
+
     fn stmt(&mut self, s: &Stmt<RTy>) {
         let outer = self.hoisted.len();
         self.order_statement(s);
@@ -341,15 +366,28 @@ impl Emitter<'_> {
                 self.order(cond);
                 let c = self.condition(cond);
                 self.line(format!("if (!({c})) break;"));
-                self.block_contents(body);
+                self.loop_body(body);
                 self.depth -= 1;
                 self.line("}");
             }
             Stmt::While(cond, body) => {
                 let c = self.condition(cond);
-                self.nested(format!("while ({c})"), body);
+                self.nested_loop(format!("while ({c})"), body);
             }
-            Stmt::Loop(body) => self.nested("for (;;)".to_owned(), body),
+            Stmt::Loop(body) => self.nested_loop("for (;;)".to_owned(), body),
+            // A labelled loop: `continue 'l` jumps to the end of an iteration, past the
+            // body's own block (so no declaration is jumped over in its scope), `break 'l`
+            // past the loop.
+            Stmt::Labelled(label, inner) => {
+                self.line("{");
+                self.depth += 1;
+                self.continue_label = Some(format!("{}_next", label.c));
+                self.stmt(inner);
+                self.continue_label = None;
+                self.line(format!("{}_end: ;", label.c));
+                self.depth -= 1;
+                self.line("}");
+            }
             Stmt::For(f) => self.for_stmt(f),
             Stmt::Block(b) => self.nested(String::new(), b),
             Stmt::DeclareArray(a, value) => self.declare_array(*a, value.as_ref()),
@@ -371,8 +409,10 @@ impl Emitter<'_> {
                 }
             }
             Stmt::ReturnValue(e) => self.return_value(e),
-            Stmt::Break => self.line("break;"),
-            Stmt::Continue => self.line("continue;"),
+            Stmt::Break(None) => self.line("break;"),
+            Stmt::Continue(None) => self.line("continue;"),
+            Stmt::Break(Some(l)) => self.line(format!("goto {}_end;", l.c)),
+            Stmt::Continue(Some(l)) => self.line(format!("goto {}_next;", l.c)),
             Stmt::Return if self.sig.device => self.line("return;"),
             Stmt::Return => {
                 self.returns = true;
@@ -442,7 +482,7 @@ impl Emitter<'_> {
                 if let Some(p) = &pragma {
                     self.out.push_str(p);
                 }
-                self.nested(
+                self.nested_loop(
                     format!("for ({ty} {i} = {s}, {end} = {e}; {i} < {end}; ++{i})"),
                     &f.body,
                 )
@@ -478,7 +518,7 @@ impl Emitter<'_> {
                     }
                     None => guard,
                 };
-                self.nested(
+                self.nested_loop(
                     format!(
                         "{guard}for ({ty} {i} = {s}, {end} = {e}; {i} < {end}; \
                          {i} = gt_step_next({i}, {end}, {step_name}))"

@@ -42,7 +42,7 @@ pub fn emit_device(
     let name_str = crate::names::unraw(name);
     let mut f = item.clone();
     f.attrs
-        .push(syn::parse_quote!(#[allow(clippy::all, unused_mut)]));
+        .push(syn::parse_quote!(#[allow(clippy::all, unused_mut, unused_parens, unused_braces)]));
     let params = |slices: bool| -> Vec<String> {
         sig.map(|s| {
             s.params

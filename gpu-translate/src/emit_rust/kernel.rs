@@ -156,8 +156,16 @@ impl<'a> KernelRust<'a> {
             ) -> #k::Result<()> {
                 // The kernel body as Rust: type-checked by rustc, run by the simulator.
                 // Clippy's suggestions assume all of Rust (iterators, `is_multiple_of`, ...),
-                // which the kernel language does not have.
-                #[allow(unused_mut, unused_variables, unreachable_code, clippy::all)]
+                // which the kernel language does not have. Desugared forms (`crate::desugar`)
+                // keep parentheses and braces that a `match` or a loop needed.
+                #[allow(
+                    unused_mut,
+                    unused_variables,
+                    unreachable_code,
+                    unused_parens,
+                    unused_braces,
+                    clippy::all
+                )]
                 fn __gpu_sim<#(#generic_decls),*>(#(#sim_params),*) #body
 
                 let __gpu_def: &'static #k::KernelDef = &#name::__DEF;

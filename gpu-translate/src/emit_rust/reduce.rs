@@ -213,7 +213,7 @@ impl<'a> Reduction<'a> {
                 },
                 init,
             ),
-            quote!(#partial[#k::block_idx().x as usize] = __gpu_b;),
+            quote!(#partial[#k::block_idx().x as usize] = __reduce_b;),
         );
         let finish_body = block_reduction(
             k,
@@ -221,7 +221,7 @@ impl<'a> Reduction<'a> {
             ret,
             scalar_fold(k, op, values, &|i| quote!(#values[#i]), init),
             quote! {
-                #out[0] = if __gpu_bh == 1 { #op(#init, __gpu_b) } else { #init };
+                #out[0] = if __reduce_bh == 1 { #op(#init, __reduce_b) } else { #init };
             },
         );
         quote! {
@@ -261,10 +261,10 @@ impl<'a> Reduction<'a> {
             let n = i.to_string();
             let first_str = first.to_string();
             quote! {
-                if #k::DeviceArray::len(#i) != __gpu_n {
+                if #k::DeviceArray::len(#i) != __reduce_n {
                     return ::core::result::Result::Err(#k::GpuError::InvalidArgument(::std::format!(
                         "reduction `{}`: input `{}` has {} elements but `{}` has {}",
-                        #name_str, #n, #k::DeviceArray::len(#i), #first_str, __gpu_n
+                        #name_str, #n, #k::DeviceArray::len(#i), #first_str, __reduce_n
                     )));
                 }
             }
@@ -290,7 +290,7 @@ impl<'a> Reduction<'a> {
             #init: #ret,
             #out: &mut #k::DeviceArray<#ret>,
         ) -> #k::Result<()> {
-            let __gpu_n = #k::DeviceArray::len(#first);
+            let __reduce_n = #k::DeviceArray::len(#first);
             #(#checks)*
             if #k::DeviceArray::len(#out) == 0 {
                 return ::core::result::Result::Err(#k::GpuError::InvalidArgument(::std::format!(
@@ -298,24 +298,24 @@ impl<'a> Reduction<'a> {
                     #name_str
                 )));
             }
-            let __gpu_blocks = #k::__private::reduce_blocks(__gpu_n);
-            // SAFETY: `partials` runs one block per element of `__gpu_partial` and block
+            let __reduce_blocks = #k::__private::reduce_blocks(__reduce_n);
+            // SAFETY: `partials` runs one block per element of `__reduce_partial` and block
             // `b` writes element `b` before `finish`, launched after it on the same
             // stream, reads any; the array is dropped here, unread by anything else.
-            let mut __gpu_partial = unsafe {
-                #k::__private::reduce_partials::<#ret>(#k::DeviceArray::device(#first), __gpu_blocks)?
+            let mut __reduce_partial = unsafe {
+                #k::__private::reduce_partials::<#ret>(#k::DeviceArray::device(#first), __reduce_blocks)?
             };
-            if __gpu_blocks > 0 {
+            if __reduce_blocks > 0 {
                 partials::<#(#generic_idents),*>(
-                    #k::LaunchConfig::new(__gpu_blocks, #k::__private::REDUCE_BLOCK),
+                    #k::LaunchConfig::new(__reduce_blocks, #k::__private::REDUCE_BLOCK),
                     #(#inputs,)*
                     #init,
-                    &mut __gpu_partial,
+                    &mut __reduce_partial,
                 )?;
             }
             finish::<#(#generic_idents),*>(
                 #k::LaunchConfig::new(1, #k::__private::REDUCE_BLOCK),
-                &__gpu_partial,
+                &__reduce_partial,
                 #init,
                 #out,
             )
@@ -362,7 +362,7 @@ fn one_level_down(p: &syn::Path) -> TokenStream {
 }
 
 /// Each thread's fold of its grid-stride elements `elem(i)` below `len_of.len()` into
-/// `__gpu_a` (`__gpu_h` is 1 when it had any), eight loads in flight per step; the last
+/// `__reduce_a` (`__reduce_h` is 1 when it had any), eight loads in flight per step; the last
 /// step takes what is left one element at a time (the form whose indices the translator
 /// proves in range).
 fn scalar_fold(
@@ -374,30 +374,30 @@ fn scalar_fold(
 ) -> TokenStream {
     let at = |m: usize| {
         if m == 0 {
-            elem(quote!(__gpu_i))
+            elem(quote!(__reduce_i))
         } else {
-            elem(quote!(__gpu_i + #m * __gpu_s))
+            elem(quote!(__reduce_i + #m * __reduce_s))
         }
     };
     let (e0, e1, e2, e3, e4, e5, e6, e7) = (at(0), at(1), at(2), at(3), at(4), at(5), at(6), at(7));
-    let first = elem(quote!(__gpu_g));
-    let ej = elem(quote!(__gpu_j));
+    let first = elem(quote!(__reduce_g));
+    let ej = elem(quote!(__reduce_j));
     quote! {
-        let __gpu_s = #k::gridsize_1d();
-        let __gpu_g = #k::grid_1d();
-        let __gpu_n = #len_of.len();
-        let mut __gpu_a = if __gpu_g < __gpu_n { #first } else { #init };
-        let mut __gpu_h = if __gpu_g < __gpu_n { 1u32 } else { 0u32 };
-        for __gpu_i in ((__gpu_g + __gpu_s)..__gpu_n).step_by(8 * __gpu_s) {
-            if __gpu_i + 7 * __gpu_s < __gpu_n {
-                let __gpu_v = #op(
+        let __reduce_s = #k::gridsize_1d();
+        let __reduce_g = #k::grid_1d();
+        let __reduce_n = #len_of.len();
+        let mut __reduce_a = if __reduce_g < __reduce_n { #first } else { #init };
+        let mut __reduce_h = if __reduce_g < __reduce_n { 1u32 } else { 0u32 };
+        for __reduce_i in ((__reduce_g + __reduce_s)..__reduce_n).step_by(8 * __reduce_s) {
+            if __reduce_i + 7 * __reduce_s < __reduce_n {
+                let __reduce_v = #op(
                     #op(#op(#e0, #e1), #op(#e2, #e3)),
                     #op(#op(#e4, #e5), #op(#e6, #e7)),
                 );
-                __gpu_a = #op(__gpu_a, __gpu_v);
+                __reduce_a = #op(__reduce_a, __reduce_v);
             } else {
-                for __gpu_j in (__gpu_i..__gpu_n).step_by(__gpu_s) {
-                    __gpu_a = #op(__gpu_a, #ej);
+                for __reduce_j in (__reduce_i..__reduce_n).step_by(__reduce_s) {
+                    __reduce_a = #op(__reduce_a, #ej);
                 }
             }
         }
@@ -420,7 +420,7 @@ fn vector_fold(
     // The fold of one vector of each input at vector index `at`, named by `tag`.
     let vector = |tag: &str, at: TokenStream| {
         let names: Vec<syn::Ident> = (0..inputs.len())
-            .map(|n| format_ident!("__gpu_{}{}", tag, n))
+            .map(|n| format_ident!("__reduce_{}{}", tag, n))
             .collect();
         let loads = names
             .iter()
@@ -437,55 +437,55 @@ fn vector_fold(
             quote!(#op(#op(#l0, #l1), #op(#l2, #l3))),
         )
     };
-    let (load_a, fold_a) = vector("va", quote!(__gpu_i));
-    let (load_b, fold_b) = vector("vb", quote!(__gpu_i + __gpu_s));
-    let (load_c, fold_c) = vector("vc", quote!(__gpu_i + 2 * __gpu_s));
-    let (load_d, fold_d) = vector("vd", quote!(__gpu_i + 3 * __gpu_s));
-    let (load_j, fold_j) = vector("vj", quote!(__gpu_j));
-    let tail = elem(quote!(__gpu_t));
+    let (load_a, fold_a) = vector("va", quote!(__reduce_i));
+    let (load_b, fold_b) = vector("vb", quote!(__reduce_i + __reduce_s));
+    let (load_c, fold_c) = vector("vc", quote!(__reduce_i + 2 * __reduce_s));
+    let (load_d, fold_d) = vector("vd", quote!(__reduce_i + 3 * __reduce_s));
+    let (load_j, fold_j) = vector("vj", quote!(__reduce_j));
+    let tail = elem(quote!(__reduce_t));
     quote! {
-        let __gpu_s = #k::gridsize_1d();
-        let __gpu_g = #k::grid_1d();
-        let __gpu_n = #first.len();
-        let __gpu_n4 = __gpu_n / 4;
-        let mut __gpu_a = if __gpu_g < __gpu_n4 {
-            let __gpu_i = __gpu_g;
+        let __reduce_s = #k::gridsize_1d();
+        let __reduce_g = #k::grid_1d();
+        let __reduce_n = #first.len();
+        let __reduce_n4 = __reduce_n / 4;
+        let mut __reduce_a = if __reduce_g < __reduce_n4 {
+            let __reduce_i = __reduce_g;
             #load_a
             #fold_a
         } else {
-            let __gpu_t = 4 * __gpu_n4 + __gpu_g;
-            if __gpu_t < __gpu_n { #tail } else { #init }
+            let __reduce_t = 4 * __reduce_n4 + __reduce_g;
+            if __reduce_t < __reduce_n { #tail } else { #init }
         };
-        let mut __gpu_h = if __gpu_g < __gpu_n4 || 4 * __gpu_n4 + __gpu_g < __gpu_n {
+        let mut __reduce_h = if __reduce_g < __reduce_n4 || 4 * __reduce_n4 + __reduce_g < __reduce_n {
             1u32
         } else {
             0u32
         };
-        for __gpu_i in ((__gpu_g + __gpu_s)..__gpu_n4).step_by(4 * __gpu_s) {
-            if __gpu_i + 3 * __gpu_s < __gpu_n4 {
+        for __reduce_i in ((__reduce_g + __reduce_s)..__reduce_n4).step_by(4 * __reduce_s) {
+            if __reduce_i + 3 * __reduce_s < __reduce_n4 {
                 #load_a
                 #load_b
                 #load_c
                 #load_d
-                __gpu_a = #op(__gpu_a, #op(#op(#fold_a, #fold_b), #op(#fold_c, #fold_d)));
+                __reduce_a = #op(__reduce_a, #op(#op(#fold_a, #fold_b), #op(#fold_c, #fold_d)));
             } else {
-                for __gpu_j in (__gpu_i..__gpu_n4).step_by(__gpu_s) {
+                for __reduce_j in (__reduce_i..__reduce_n4).step_by(__reduce_s) {
                     #load_j
-                    __gpu_a = #op(__gpu_a, #fold_j);
+                    __reduce_a = #op(__reduce_a, #fold_j);
                 }
             }
         }
         // The tail joins a thread that had vectors (one without vectors took it above).
-        let __gpu_t = 4 * __gpu_n4 + __gpu_g;
-        if __gpu_g < __gpu_n4 && __gpu_t < __gpu_n {
-            __gpu_a = #op(__gpu_a, #tail);
+        let __reduce_t = 4 * __reduce_n4 + __reduce_g;
+        if __reduce_g < __reduce_n4 && __reduce_t < __reduce_n {
+            __reduce_a = #op(__reduce_a, #tail);
         }
     }
 }
 
 /// A block's reduction in the kernel language: each thread folds its elements (`fold`,
-/// which leaves `__gpu_a` and `__gpu_h`), then the block combines them; `finish` runs in
-/// thread 0 with the block's value in `__gpu_b` (`__gpu_bh` is 1 when the block had any
+/// which leaves `__reduce_a` and `__reduce_h`), then the block combines them; `finish` runs in
+/// thread 0 with the block's value in `__reduce_b` (`__reduce_bh` is 1 when the block had any
 /// element).
 fn block_reduction(
     k: &syn::Path,
@@ -495,41 +495,41 @@ fn block_reduction(
     finish: TokenStream,
 ) -> TokenStream {
     quote! {
-        let __gpu_tid = #k::thread_idx().x as usize;
+        let __reduce_tid = #k::thread_idx().x as usize;
         #fold
-        let __gpu_lane = __gpu_tid % 32;
-        let mut __gpu_o = 16usize;
-        while __gpu_o > 0 {
-            let __gpu_other = #k::shfl_down_sync(0xffff_ffff, __gpu_a, __gpu_o as u32);
-            let __gpu_oh = #k::shfl_down_sync(0xffff_ffff, __gpu_h, __gpu_o as u32);
-            if __gpu_oh == 1 && __gpu_lane + __gpu_o < 32 {
-                __gpu_a = if __gpu_h == 1 { #op(__gpu_a, __gpu_other) } else { __gpu_other };
-                __gpu_h = 1;
+        let __reduce_lane = __reduce_tid % 32;
+        let mut __reduce_o = 16usize;
+        while __reduce_o > 0 {
+            let __reduce_other = #k::shfl_down_sync(0xffff_ffff, __reduce_a, __reduce_o as u32);
+            let __reduce_oh = #k::shfl_down_sync(0xffff_ffff, __reduce_h, __reduce_o as u32);
+            if __reduce_oh == 1 && __reduce_lane + __reduce_o < 32 {
+                __reduce_a = if __reduce_h == 1 { #op(__reduce_a, __reduce_other) } else { __reduce_other };
+                __reduce_h = 1;
             }
-            __gpu_o /= 2;
+            __reduce_o /= 2;
         }
-        let mut __gpu_wa = #k::shared_array::<#ty, 8>();
-        let mut __gpu_wh = #k::shared_array::<u32, 8>();
-        if __gpu_lane == 0 {
-            __gpu_wa[__gpu_tid / 32] = __gpu_a;
-            __gpu_wh[__gpu_tid / 32] = __gpu_h;
+        let mut __reduce_wa = #k::shared_array::<#ty, 8>();
+        let mut __reduce_wh = #k::shared_array::<u32, 8>();
+        if __reduce_lane == 0 {
+            __reduce_wa[__reduce_tid / 32] = __reduce_a;
+            __reduce_wh[__reduce_tid / 32] = __reduce_h;
         }
         #k::sync_threads();
-        if __gpu_tid < 32 {
-            let __gpu_w = if __gpu_tid < 8 { __gpu_tid } else { 0 };
-            let mut __gpu_b = __gpu_wa[__gpu_w];
-            let mut __gpu_bh = if __gpu_tid < 8 { __gpu_wh[__gpu_w] } else { 0u32 };
-            let mut __gpu_o = 4usize;
-            while __gpu_o > 0 {
-                let __gpu_other = #k::shfl_down_sync(0xffff_ffff, __gpu_b, __gpu_o as u32);
-                let __gpu_oh = #k::shfl_down_sync(0xffff_ffff, __gpu_bh, __gpu_o as u32);
-                if __gpu_oh == 1 && __gpu_tid + __gpu_o < 8 {
-                    __gpu_b = if __gpu_bh == 1 { #op(__gpu_b, __gpu_other) } else { __gpu_other };
-                    __gpu_bh = 1;
+        if __reduce_tid < 32 {
+            let __reduce_w = if __reduce_tid < 8 { __reduce_tid } else { 0 };
+            let mut __reduce_b = __reduce_wa[__reduce_w];
+            let mut __reduce_bh = if __reduce_tid < 8 { __reduce_wh[__reduce_w] } else { 0u32 };
+            let mut __reduce_o = 4usize;
+            while __reduce_o > 0 {
+                let __reduce_other = #k::shfl_down_sync(0xffff_ffff, __reduce_b, __reduce_o as u32);
+                let __reduce_oh = #k::shfl_down_sync(0xffff_ffff, __reduce_bh, __reduce_o as u32);
+                if __reduce_oh == 1 && __reduce_tid + __reduce_o < 8 {
+                    __reduce_b = if __reduce_bh == 1 { #op(__reduce_b, __reduce_other) } else { __reduce_other };
+                    __reduce_bh = 1;
                 }
-                __gpu_o /= 2;
+                __reduce_o /= 2;
             }
-            if __gpu_tid == 0 {
+            if __reduce_tid == 0 {
                 #finish
             }
         }

@@ -111,6 +111,7 @@ pub(crate) fn expand_kernel_with(
         return quote!(#errors #[allow(dead_code, unused)] #f);
     };
     check_signatures(&attr, &sig, &mut diags);
+    let item = desugared(item, &mut diags);
     let name = crate::names::unraw(&sig.ident);
     let translation = translate(&sig, &item, &attr, &mut diags).map(|(k, source, _)| Translation {
         fast_path: crate::emit_rust::fast_path_data(&k, &ctx.krate),
@@ -268,6 +269,7 @@ fn expand_device_with(
         let device = emit_device(&item, None, None, &ctx, TokenStream::new());
         return quote!(#errors #device);
     };
+    let item = desugared(item, &mut diags);
     let translated = translate(&sig, &item, &attr, &mut diags);
     let extra = extra(&item, &sig, &attr, &ctx, &mut diags);
     let translation = translated
@@ -284,6 +286,13 @@ fn expand_device_with(
     let errors = diags.to_compile_errors();
     let device = emit_device(&item, Some(&sig), translation, &ctx, extra);
     quote!(#errors #device)
+}
+
+/// The function with its body desugared (`crate::desugar`): what the lowerer and the
+/// simulator's body both start from.
+fn desugared(mut item: syn::ItemFn, diags: &mut Diagnostics) -> syn::ItemFn {
+    item.block = Box::new(crate::desugar::desugar_body(&item.block, diags));
+    item
 }
 
 /// Where generated code finds the runtime.
@@ -375,6 +384,7 @@ fn translate_item(
     let Some(sig) = parse_signature(&item, device, structs, &mut diags) else {
         return Err(diags);
     };
+    let item = desugared(item, &mut diags);
     match translate(&sig, &item, &attr, &mut diags) {
         Some((k, c, proofs)) if diags.is_empty() => Ok(Translated {
             fast_conditions: crate::emit_rust::fast_path_conditions(&k),

@@ -368,10 +368,13 @@ pub enum Stmt<T> {
     For(Box<ForLoop<T>>),
     /// `{ .. }`
     Block(Block<T>),
-    /// `break;`
-    Break,
-    /// `continue;`
-    Continue,
+    /// `break;`, or `break 'label;`
+    Break(Option<Label>),
+    /// `continue;`, or `continue 'label;`
+    Continue(Option<Label>),
+    /// A labelled loop (`'outer: for ..`): the loop statement, which `break 'outer` and
+    /// `continue 'outer` inside it leave or go on with.
+    Labelled(Label, Box<Stmt<T>>),
     /// `return;`
     Return,
     /// A device function's `return value;` (or its body's final value).
@@ -381,6 +384,16 @@ pub enum Stmt<T> {
     /// `println!` / `print!`: its number among the body's prints (in source order), and
     /// its text and values.
     Print(usize, Vec<PrintPiece<T>>),
+}
+
+/// A loop's label: its Rust name (without `'`) and the C name its `goto` targets start
+/// with (unique in the function: C labels have function scope).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Label {
+    /// The Rust name.
+    pub rust: String,
+    /// The C name: `<c>_next` ends an iteration, `<c>_end` follows the loop.
+    pub c: String,
 }
 
 /// A part of a print: text, or a value with how to show it.

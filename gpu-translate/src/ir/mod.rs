@@ -382,6 +382,7 @@ impl<T> Kernel<T> {
                     block(b, out);
                 }
                 Stmt::Loop(b) | Stmt::Block(b) => block(b, out),
+                Stmt::Labelled(_, s) => stmt(s, out),
                 Stmt::For(f) => {
                     expr(&f.start, out);
                     expr(&f.end, out);

@@ -66,8 +66,9 @@ impl Lowerer<'_> {
             if is_iterator_call(m) {
                 self.err(
                     m.method.span(),
-                    "kernels have no iterators; write a loop over the indices, as \
-                     `let mut s = 0.0; for i in 0..a.len() { s += a[i]; }`",
+                    "kernels use iterators in `for` loops (`for x in a.iter()`) and reductions \
+                     (`a.iter().sum()`, `.map(..).fold(..)`, `.count()`, `.any(..)`), not as \
+                     values; write the loop over the indices here",
                 );
                 return None;
             }
@@ -222,6 +223,32 @@ impl Lowerer<'_> {
                 }
                 return None;
             }
+        }
+        // What desugaring reported: nothing more to say.
+        if segs.len() == 1 && last == "__gpu_reported" {
+            return None;
+        }
+        // A reduction's start (desugaring's `sum` and `product`): `-0.0` or `1` converted to
+        // the accumulator's type, which inference finds (Rust's float `sum` starts at `-0.0`).
+        if segs.len() == 1 && (last == "__gpu_sum_start" || last == "__gpu_product_start") {
+            let lit = if last == "__gpu_sum_start" {
+                Lit::Float(-0.0, -0.0)
+            } else {
+                Lit::Float(1.0, 1.0)
+            };
+            let ty = self.types.fresh(VarKind::Any);
+            return Some(Expr {
+                kind: ExprKind::Convert(
+                    Conversion::Num,
+                    Box::new(Expr {
+                        kind: ExprKind::Lit(lit),
+                        ty: Ty::Prim(Prim::F64),
+                        span,
+                    }),
+                ),
+                ty,
+                span,
+            });
         }
         if segs.len() <= 2 || segs.first().is_some_and(|s| s == "gpu_runtime") {
             if intrinsic(&last).is_some() {

@@ -6,7 +6,15 @@ use syn::spanned::Spanned;
 
 use super::tables::strip_parens;
 use super::{Block, Lowerer, Position, Stmt};
-use crate::ir::{ForLoop, Prim, Ty, VarKind};
+use crate::ir::{ForLoop, Label, Prim, Ty, VarKind};
+
+/// `s`, wrapped in its label if it has one.
+fn labelled(label: Option<Label>, s: Stmt) -> Stmt {
+    match label {
+        Some(l) => Stmt::Labelled(l, Box::new(s)),
+        None => s,
+    }
+}
 
 impl Lowerer<'_> {
     pub(super) fn if_stmt(&mut self, i: &syn::ExprIf) -> Option<Stmt> {
@@ -78,9 +86,6 @@ impl Lowerer<'_> {
 
     pub(super) fn for_stmt(&mut self, f: &syn::ExprForLoop) -> Option<Stmt> {
         let unroll = self.unroll(&f.attrs);
-        if let Some(l) = &f.label {
-            self.err(l.span(), "loop labels are not supported in kernels yet");
-        }
         let ident = match &*f.pat {
             syn::Pat::Ident(pi)
                 if pi.by_ref.is_none() && pi.subpat.is_none() && pi.mutability.is_none() =>
@@ -107,8 +112,9 @@ impl Lowerer<'_> {
         let syn::Expr::Range(range) = range_expr else {
             self.err(
                 f.expr.span(),
-                "kernel `for` loops iterate over a range: `for i in a..b` or \
-                 `for i in (a..b).step_by(s)`",
+                "kernel `for` loops iterate over a range (`a..b`, `a..=b`, with `.rev()` or \
+                 `.step_by(s)`) or an array's elements (`a.iter()`, `&a`, with `.enumerate()`, \
+                 `.zip(..)`, `.map(..)`, ..)",
             );
             return None;
         };
@@ -142,28 +148,67 @@ impl Lowerer<'_> {
         let var = self.declare(&rust_name, start.ty, ident.span(), false);
         let end_c_name = self.names.fresh(&format!("{rust_name}_end"));
         let step_c_name = self.names.fresh(&format!("{rust_name}_step"));
-        self.loop_depth += 1;
+        let label = self.enter_loop(f.label.as_ref());
         let body = self.unit_block(&f.body);
-        self.loop_depth -= 1;
+        self.leave_loop();
         self.scopes.pop();
-        Some(Stmt::For(Box::new(ForLoop {
-            var,
-            end_c_name,
-            step_c_name,
-            start,
-            end,
-            step,
-            body,
-            unroll,
-        })))
+        Some(labelled(
+            label,
+            Stmt::For(Box::new(ForLoop {
+                var,
+                end_c_name,
+                step_c_name,
+                start,
+                end,
+                step,
+                body,
+                unroll,
+            })),
+        ))
+    }
+
+    /// Enters a loop's body, with its label if it has one (a new C name: C labels have
+    /// function scope, Rust's may repeat).
+    fn enter_loop(&mut self, label: Option<&syn::Label>) -> Option<Label> {
+        self.loop_depth += 1;
+        let label = label.map(|l| {
+            let rust = l.name.ident.to_string();
+            let c = self
+                .names
+                .fresh(&format!("gt_label_{}", unraw(&l.name.ident)));
+            Label { rust, c }
+        });
+        self.labels.push(label.clone());
+        label
+    }
+
+    fn leave_loop(&mut self) {
+        self.loop_depth -= 1;
+        self.labels.pop();
+    }
+
+    /// The loop a `break 'l` or `continue 'l` names: reported if none encloses it.
+    fn loop_label(&mut self, l: &syn::Lifetime) -> Option<Label> {
+        let name = l.ident.to_string();
+        let found = self
+            .labels
+            .iter()
+            .rev()
+            .flatten()
+            .find(|x| x.rust == name)
+            .cloned();
+        if found.is_none() {
+            self.err(
+                l.span(),
+                format!("no loop labelled `{l}` encloses this (kernels label loops, not blocks)"),
+            );
+        }
+        found
     }
 
     /// A `while` loop.
     pub(super) fn while_stmt(&mut self, w: &syn::ExprWhile) -> Option<Stmt> {
         self.no_unroll(&w.attrs);
-        if let Some(l) = &w.label {
-            self.err(l.span(), "loop labels are not supported in kernels yet");
-        }
         if let syn::Expr::Let(l) = &*w.cond {
             self.err(
                 l.span(),
@@ -172,47 +217,51 @@ impl Lowerer<'_> {
             return None;
         }
         let cond = self.bool_expr(&w.cond);
-        self.loop_depth += 1;
+        let label = self.enter_loop(w.label.as_ref());
         let body = self.unit_block(&w.body);
-        self.loop_depth -= 1;
-        Some(Stmt::While(cond?, body))
+        self.leave_loop();
+        Some(labelled(label, Stmt::While(cond?, body)))
     }
 
     /// A `loop`.
     pub(super) fn loop_stmt(&mut self, l: &syn::ExprLoop) -> Option<Stmt> {
         self.no_unroll(&l.attrs);
-        if let Some(lb) = &l.label {
-            self.err(lb.span(), "loop labels are not supported in kernels yet");
-        }
-        self.loop_depth += 1;
+        let label = self.enter_loop(l.label.as_ref());
         let body = self.unit_block(&l.body);
-        self.loop_depth -= 1;
-        Some(Stmt::Loop(body))
+        self.leave_loop();
+        Some(labelled(label, Stmt::Loop(body)))
     }
 
     /// A `break`, which must be in a loop.
     pub(super) fn break_stmt(&mut self, b: &syn::ExprBreak) -> Option<Stmt> {
-        if let Some(l) = &b.label {
-            self.err(l.span(), "loop labels are not supported in kernels yet");
-        }
         if let Some(v) = &b.expr {
-            self.err(v.span(), "`break` with a value is not supported in kernels");
+            // `let x = loop { .. break v; }` is desugared before this; a value here is
+            // one a `while` or `for` cannot give.
+            self.err(
+                v.span(),
+                "only a `loop` gives a value with `break`; `while` and `for` loops have none",
+            );
         }
         if self.loop_depth == 0 {
             self.err(b.span(), "`break` outside of a loop");
+            return None;
         }
-        Some(Stmt::Break)
+        match &b.label {
+            Some(l) => self.loop_label(l).map(|l| Stmt::Break(Some(l))),
+            None => Some(Stmt::Break(None)),
+        }
     }
 
     /// A `continue`, which must be in a loop.
     pub(super) fn continue_stmt(&mut self, c: &syn::ExprContinue) -> Option<Stmt> {
-        if let Some(l) = &c.label {
-            self.err(l.span(), "loop labels are not supported in kernels yet");
-        }
         if self.loop_depth == 0 {
             self.err(c.span(), "`continue` outside of a loop");
+            return None;
         }
-        Some(Stmt::Continue)
+        match &c.label {
+            Some(l) => self.loop_label(l).map(|l| Stmt::Continue(Some(l))),
+            None => Some(Stmt::Continue(None)),
+        }
     }
 
     /// A `return`, of a value, a tuple or nothing, as the function's signature says.

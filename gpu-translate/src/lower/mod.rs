@@ -72,6 +72,8 @@ struct Lowerer<'a> {
     k: ir::Kernel<Ty>,
     scopes: Vec<Vec<(String, Binding)>>,
     loop_depth: usize,
+    /// The enclosing loops' labels, innermost last (`None` for a loop without one).
+    labels: Vec<Option<ir::Label>>,
     /// Locals whose `let` failed: already reported, so their uses are not.
     poisoned: Vec<VarId>,
     /// Whether the kernel is `unchecked`: every access is.
@@ -129,6 +131,7 @@ pub fn lower(
         },
         scopes: vec![Vec::new()],
         loop_depth: 0,
+        labels: Vec::new(),
         poisoned: Vec::new(),
         unchecked,
         generic_names: sig.generics.iter().map(|g| g.ident.to_string()).collect(),

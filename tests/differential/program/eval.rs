@@ -55,6 +55,7 @@ impl Eval<'_> {
                 loop_var,
                 count,
                 stepped,
+                shape,
                 body,
             } => {
                 let v = self.expr(init);
@@ -64,7 +65,15 @@ impl Eval<'_> {
                     _ => unreachable!("loop bounds are u32"),
                 };
                 let indices: Vec<u32> = match stepped {
-                    None => (0..u(self.expr(count)) % 4).collect(),
+                    None => {
+                        let c = u(self.expr(count)) % 4;
+                        match shape {
+                            Shape::Upto => (0..c).collect(),
+                            Shape::ToMax => (u32::MAX - c..=u32::MAX).collect(),
+                            Shape::Rev => (0..c).rev().collect(),
+                            Shape::InclusiveRev => (0..=c).rev().collect(),
+                        }
+                    }
                     Some((end, step)) => {
                         let start = u(self.expr(count)) % 8;
                         let end = u(self.expr(end)) % 16;
@@ -159,6 +168,15 @@ impl Eval<'_> {
                     self.expr(a)
                 } else {
                     self.expr(b)
+                }
+            }
+            Kind::Match(s, arms, default) => {
+                let Value::U32(v) = self.expr(s) else {
+                    unreachable!("match scrutinees are u32");
+                };
+                match arms.iter().find(|(p, _)| p.matches(v)) {
+                    Some((_, e)) => self.expr(e),
+                    None => self.expr(default),
                 }
             }
         }

@@ -195,6 +195,7 @@ impl Gen<'_> {
                     b(self.expr(ty, d)),
                     b(self.expr(ty, d)),
                 ),
+                15 => self.match_kind(ty, d),
                 _ => return self.leaf(ty),
             }
         } else {
@@ -216,6 +217,7 @@ impl Gen<'_> {
                     let from = self.r.pick(&ALL_NUMS);
                     Kind::Cast(b(self.expr(from, d)))
                 }
+                11 if self.r.chance(50) => self.match_kind(ty, d),
                 _ => Kind::If(
                     b(self.expr(Ty::Bool, d)),
                     b(self.expr(ty, d)),
@@ -224,5 +226,33 @@ impl Gen<'_> {
             }
         };
         Expr { ty, kind }
+    }
+
+    /// A `match` on a small `u32` with arms of literals, ranges and `|`.
+    fn match_kind(&mut self, ty: Ty, d: usize) -> Kind {
+        let scrutinee = Expr {
+            ty: Ty::U32,
+            kind: Kind::Bin(
+                Bin::Rem,
+                Box::new(self.leaf(Ty::U32)),
+                Box::new(Expr {
+                    ty: Ty::U32,
+                    kind: Kind::Lit(Value::U32(8)),
+                }),
+            ),
+        };
+        let arms = (0..1 + self.r.below(3))
+            .map(|_| {
+                let a = self.r.below(8) as u32;
+                let b = self.r.below(8) as u32;
+                let pat = match self.r.below(3) {
+                    0 => Pat::Lit(a),
+                    1 => Pat::Range(a.min(b), a.max(b)),
+                    _ => Pat::Or(a, b),
+                };
+                (pat, self.expr(ty, d))
+            })
+            .collect();
+        Kind::Match(Box::new(scrutinee), arms, Box::new(self.expr(ty, d)))
     }
 }

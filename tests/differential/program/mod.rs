@@ -314,6 +314,49 @@ pub enum Kind {
     Sqrt(Box<Expr>),
     Cast(Box<Expr>),
     If(Box<Expr>, Box<Expr>, Box<Expr>),
+    /// `match s { p => e, .., _ => default }` on an integer `s` (a `u32`).
+    Match(Box<Expr>, Vec<(Pat, Expr)>, Box<Expr>),
+}
+
+/// A pattern of a [`Kind::Match`] arm on a `u32`.
+#[derive(Clone, Debug)]
+pub enum Pat {
+    Lit(u32),
+    /// `lo..=hi`
+    Range(u32, u32),
+    /// `a | b`
+    Or(u32, u32),
+}
+
+impl Pat {
+    pub fn matches(&self, v: u32) -> bool {
+        match *self {
+            Pat::Lit(a) => v == a,
+            Pat::Range(lo, hi) => (lo..=hi).contains(&v),
+            Pat::Or(a, b) => v == a || v == b,
+        }
+    }
+
+    fn source(&self) -> String {
+        match self {
+            Pat::Lit(a) => format!("{a}u32"),
+            Pat::Range(lo, hi) => format!("{lo}u32..={hi}u32"),
+            Pat::Or(a, b) => format!("{a}u32 | {b}u32"),
+        }
+    }
+}
+
+/// How a [`Stmt::LetLoop`] without a step ranges.
+#[derive(Clone, Copy, Debug)]
+pub enum Shape {
+    /// `0u32..(c % 4u32)`
+    Upto,
+    /// `(u32::MAX - (c % 4u32))..=u32::MAX`: ends at the type's last value, as Rust's does.
+    ToMax,
+    /// `(0u32..(c % 4u32)).rev()`
+    Rev,
+    /// `(0u32..=(c % 4u32)).rev()`
+    InclusiveRev,
 }
 
 #[derive(Clone, Debug)]
@@ -342,6 +385,7 @@ pub enum Stmt {
         loop_var: usize,
         count: Expr,
         stepped: Option<(Expr, Expr)>,
+        shape: Shape,
         body: Expr,
     },
 }
@@ -415,6 +459,8 @@ impl Program {
                         let step = g.expr(Ty::U32, 0);
                         (end, step)
                     });
+                    let shape =
+                        g.r.pick(&[Shape::Upto, Shape::ToMax, Shape::Rev, Shape::InclusiveRev]);
                     let loop_var = loops;
                     loops += 1;
                     g.scope.push((var, ty));
@@ -428,6 +474,7 @@ impl Program {
                         loop_var,
                         count,
                         stepped,
+                        shape,
                         body,
                     }
                 }
@@ -506,10 +553,17 @@ impl Program {
                 loop_var,
                 count,
                 stepped,
+                shape,
                 body,
             } => {
+                let c = show(count);
                 let range = match stepped {
-                    None => format!("0u32..(({}) % 4u32)", show(count)),
+                    None => match shape {
+                        Shape::Upto => format!("0u32..(({c}) % 4u32)"),
+                        Shape::ToMax => format!("(u32::MAX - (({c}) % 4u32))..=u32::MAX"),
+                        Shape::Rev => format!("(0u32..(({c}) % 4u32)).rev()"),
+                        Shape::InclusiveRev => format!("(0u32..=(({c}) % 4u32)).rev()"),
+                    },
                     Some((end, step)) => format!(
                         "((({}) % 8u32)..(({}) % 16u32)).step_by((({}) % 3u32) as usize)",
                         show(count),
@@ -620,5 +674,12 @@ fn show(e: &Expr) -> String {
         Kind::Sqrt(a) => format!("({}).sqrt()", show(a)),
         Kind::Cast(a) => format!("(({}) as {t})", show(a)),
         Kind::If(c, a, b) => format!("(if {} {{ {} }} else {{ {} }})", show(c), show(a), show(b)),
+        Kind::Match(s, arms, default) => {
+            let arms: String = arms
+                .iter()
+                .map(|(p, e)| format!("{} => {}, ", p.source(), show(e)))
+                .collect();
+            format!("(match {} {{ {arms}_ => {} }})", show(s), show(default))
+        }
     }
 }

@@ -50,6 +50,13 @@ fn visit_stmts(b: &Block<RTy>, f: &mut dyn FnMut(&Stmt<RTy>)) {
                 visit_stmts(body, f);
             }
             Stmt::Loop(body) | Stmt::Block(body) => visit_stmts(body, f),
+            Stmt::Labelled(_, s) => visit_stmts(
+                &Block {
+                    stmts: vec![(**s).clone()],
+                    tail: None,
+                },
+                f,
+            ),
             Stmt::For(l) => {
                 visit_expr(&l.start, f);
                 visit_expr(&l.end, f);

@@ -303,7 +303,8 @@ impl<'a> Prover<'a> {
                     }
                 }
             }
-            Stmt::Break | Stmt::Continue | Stmt::Return | Stmt::Line(_) => {}
+            Stmt::Labelled(_, s) => self.stmt(s),
+            Stmt::Break(_) | Stmt::Continue(_) | Stmt::Return | Stmt::Line(_) => {}
         }
     }
 
@@ -489,7 +490,7 @@ fn ends_in_exit(b: &Block<RTy>) -> bool {
         .is_some_and(|s| {
             matches!(
                 s,
-                Stmt::Return | Stmt::ReturnValue(_) | Stmt::Break | Stmt::Continue
+                Stmt::Return | Stmt::ReturnValue(_) | Stmt::Break(_) | Stmt::Continue(_)
             )
         })
 }

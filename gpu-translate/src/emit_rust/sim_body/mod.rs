@@ -451,6 +451,16 @@ impl VisitMut for Rewriter {
                 self.visit_expr_mut(&mut u.expr);
                 *e = (*u.expr).clone();
             }
+            // A function desugaring calls (`__gpu_sum_start()`): the runtime's, by the
+            // name after the prefix.
+            syn::Expr::Call(c) if internal_function(c).is_some() => {
+                if let Some(name) = internal_function(c) {
+                    let k = &self.krate;
+                    let span = c.func.span();
+                    *c.func = syn::parse_quote_spanned!(span=> #k::__private::#name);
+                }
+                visit_mut::visit_expr_call_mut(self, c);
+            }
             syn::Expr::While(w) => {
                 self.visit_expr_mut(&mut w.cond);
                 self.visit_block_mut(&mut w.body);
@@ -474,6 +484,16 @@ impl VisitMut for Rewriter {
             _ => visit_mut::visit_expr_mut(self, e),
         }
     }
+}
+
+/// The runtime function a call of a desugaring's `__gpu_` function names.
+fn internal_function(c: &syn::ExprCall) -> Option<syn::Ident> {
+    let syn::Expr::Path(p) = &*c.func else {
+        return None;
+    };
+    let name = p.path.get_ident()?.to_string();
+    let rest = name.strip_prefix(crate::desugar::RESERVED_PREFIX)?;
+    Some(syn::Ident::new(rest, p.span()))
 }
 
 /// The name a `let` pattern binds, if it is one name.

@@ -6,7 +6,7 @@ fn k(a: &mut [i32]) {
     if i < a.len() {
         a[i] = match a[i] {
             0 => 1,
-            _ => 2,
+            1 => 2,
         };
     }
 }

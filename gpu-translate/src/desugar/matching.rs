@@ -1,0 +1,540 @@
+//! `match` and `matches!` as tests: `{ let s = scrutinee; if test1 { binds; arm1 } else if
+//! .. else { last } }`. A scrutinee free of effects (names, operators, indices) is read by
+//! each test instead of bound, so a `match` without bindings stays an expression and goes
+//! wherever an `if` value goes.
+//!
+//! A pattern becomes a test of the scrutinee (a literal `==`, a range `>=`/`<=`, `|` as
+//! `||`, a tuple's parts `&&`ed) and the names it binds; a guard is tested after the
+//! pattern, with the bound names read from the scrutinee. Arms are tried in order, as
+//! Rust tries them. The last arm is the `else`: it must match every value (`_`, a name)
+//! or complete `true`/`false`, as Rust's exhaustiveness asks; a match that could fall
+//! through is refused. A name in a pattern is a binding unless it is written as Rust
+//! writes constants (`MAX`, `Op::Add`), when it is compared with that constant.
+
+use proc_macro2::Span;
+use syn::parse::Parser;
+use syn::spanned::Spanned;
+use syn::visit_mut::{self, VisitMut};
+
+use super::chain::strip_parens;
+use super::{is_plain, reported, Desugarer};
+use crate::names::unraw;
+
+/// Whether `mac` is `matches!` (or `std::matches!`, `core::matches!`).
+pub(super) fn is_matches_macro(mac: &syn::Macro) -> bool {
+    let segs: Vec<String> = mac
+        .path
+        .segments
+        .iter()
+        .map(|s| s.ident.to_string())
+        .collect();
+    matches!(
+        segs.iter()
+            .map(String::as_str)
+            .collect::<Vec<_>>()
+            .as_slice(),
+        ["matches"] | ["std", "matches"] | ["core", "matches"]
+    )
+}
+
+/// A scrutinee: one value (a plain name or literal, or the local it was bound to), or a
+/// tuple written out.
+enum Scrutinee {
+    One(Box<syn::Expr>),
+    Tuple(Vec<Scrutinee>),
+}
+
+/// What a pattern asks of a scrutinee.
+struct Tested {
+    /// The test; `None` when every value matches.
+    test: Option<syn::Expr>,
+    /// Whether `test` is `None` because the pattern binds a name (not only `_`).
+    binds_all: bool,
+}
+
+/// Whether `name` is written as Rust writes constants: upper case, digits and `_`.
+fn constant_case(name: &str) -> bool {
+    name.chars().any(|c| c.is_ascii_uppercase())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+}
+
+/// `a && b`, either of which may be absent (true).
+fn and(a: Option<syn::Expr>, b: Option<syn::Expr>) -> Option<syn::Expr> {
+    match (a, b) {
+        (Some(a), Some(b)) => {
+            let span = a.span();
+            Some(syn::parse_quote_spanned!(span=> (#a) && (#b)))
+        }
+        (a, None) => a,
+        (None, b) => b,
+    }
+}
+
+/// A literal as an expression; a negative literal (`-1` in a pattern is one token) as
+/// the negation of its digits, as the lowerer reads `-1`.
+fn literal(lit: &syn::Lit) -> syn::Expr {
+    let span = lit.span();
+    let text = quote::ToTokens::to_token_stream(lit).to_string();
+    if let Some(digits) = text.strip_prefix('-') {
+        if let Ok(positive) = syn::parse_str::<syn::Lit>(digits) {
+            let mut positive = positive;
+            positive.set_span(span);
+            return syn::parse_quote_spanned!(span=> -#positive);
+        }
+    }
+    syn::parse_quote_spanned!(span=> #lit)
+}
+
+/// A range pattern's end: a literal (maybe negative) or a constant's path.
+fn range_end(e: &syn::Expr) -> syn::Expr {
+    match strip_parens(e) {
+        syn::Expr::Lit(l) => literal(&l.lit),
+        other => other.clone(),
+    }
+}
+
+/// A range pattern's test of `v`: `v >= a && v <= b` (or `< b`), either end optional.
+fn range_test(r: &syn::PatRange, v: &syn::Expr) -> Tested {
+    let span = r.span();
+    let low = r
+        .start
+        .as_deref()
+        .map(range_end)
+        .map(|a| -> syn::Expr { syn::parse_quote_spanned!(span=> #v >= #a) });
+    let high = r.end.as_deref().map(range_end).map(|b| -> syn::Expr {
+        match r.limits {
+            syn::RangeLimits::Closed(_) => syn::parse_quote_spanned!(span=> #v <= #b),
+            syn::RangeLimits::HalfOpen(_) => syn::parse_quote_spanned!(span=> #v < #b),
+        }
+    });
+    Tested {
+        test: and(low, high),
+        binds_all: false,
+    }
+}
+
+/// Replaces each bound name in a guard with the scrutinee part it was bound to.
+struct BoundNames<'a> {
+    names: &'a [(syn::PatIdent, syn::Expr)],
+}
+
+impl VisitMut for BoundNames<'_> {
+    fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
+        if let syn::Expr::Path(p) = e {
+            if let Some(i) = p.path.get_ident() {
+                if let Some((_, value)) = self.names.iter().find(|(b, _)| b.ident == *i) {
+                    *e = value.clone();
+                    return;
+                }
+            }
+        }
+        visit_mut::visit_expr_mut(self, e);
+    }
+}
+
+impl Desugarer<'_> {
+    /// The scrutinee's parts, each bound to a local in `pre` unless plain (or, `inline`,
+    /// free of effects: then each test reads it again, so a `matches!` stays an
+    /// expression).
+    fn scrutinee(&mut self, e: &syn::Expr, pre: &mut Vec<syn::Stmt>, inline: bool) -> Scrutinee {
+        match strip_parens(e) {
+            syn::Expr::Tuple(t) if !t.elems.is_empty() => Scrutinee::Tuple(
+                t.elems
+                    .iter()
+                    .map(|e| self.scrutinee(e, pre, inline))
+                    .collect(),
+            ),
+            e if is_plain(e) => Scrutinee::One(Box::new(e.clone())),
+            e if inline && without_effects(e) => {
+                let span = e.span();
+                Scrutinee::One(Box::new(syn::parse_quote_spanned!(span=> (#e))))
+            }
+            e => {
+                let span = e.span();
+                let name = self.fresh("scrutinee", span);
+                pre.push(syn::parse_quote_spanned!(span=> let #name = #e;));
+                Scrutinee::One(Box::new(syn::parse_quote_spanned!(span=> #name)))
+            }
+        }
+    }
+
+    /// The test `pat` makes of `s`, the names it binds into `binds`.
+    fn pattern(
+        &mut self,
+        pat: &syn::Pat,
+        s: &Scrutinee,
+        binds: &mut Vec<(syn::PatIdent, syn::Expr)>,
+    ) -> Result<Tested, ()> {
+        let span = pat.span();
+        let always = |binds_all| Tested {
+            test: None,
+            binds_all,
+        };
+        let test = |e: syn::Expr| Tested {
+            test: Some(e),
+            binds_all: false,
+        };
+        match (pat, s) {
+            (syn::Pat::Paren(p), _) => self.pattern(&p.pat, s, binds),
+            (syn::Pat::Reference(r), _) => self.pattern(&r.pat, s, binds),
+            (syn::Pat::Wild(_), _) => Ok(always(false)),
+            (syn::Pat::Lit(l), Scrutinee::One(v)) => {
+                if !matches!(
+                    l.lit,
+                    syn::Lit::Int(_) | syn::Lit::Float(_) | syn::Lit::Bool(_)
+                ) {
+                    self.err(span, "kernels match numbers and `bool`s");
+                    return Err(());
+                }
+                let lit = literal(&l.lit);
+                Ok(test(syn::parse_quote_spanned!(span=> #v == #lit)))
+            }
+            (syn::Pat::Range(r), Scrutinee::One(v)) => Ok(range_test(r, v)),
+            (syn::Pat::Or(o), _) => self.or_pattern(o, s, binds),
+            (syn::Pat::Ident(pi), _) if pi.by_ref.is_some() => {
+                self.err(
+                    pi.by_ref.span(),
+                    "kernels bind values, not references: drop `ref`",
+                );
+                Err(())
+            }
+            (syn::Pat::Ident(pi), Scrutinee::One(v))
+                if pi.subpat.is_none()
+                    && constant_case(&unraw(&pi.ident))
+                    && pi.mutability.is_none() =>
+            {
+                let name = &pi.ident;
+                Ok(test(syn::parse_quote_spanned!(span=> #v == #name)))
+            }
+            (syn::Pat::Ident(pi), _) => {
+                let value = match s {
+                    Scrutinee::One(v) => (**v).clone(),
+                    Scrutinee::Tuple(_) => {
+                        self.err(
+                            pi.ident.span(),
+                            "kernels have no tuple values: bind the parts, `(a, b)`",
+                        );
+                        return Err(());
+                    }
+                };
+                let inner = match &pi.subpat {
+                    Some((_, sub)) => self.pattern(sub, s, binds)?,
+                    None => always(true),
+                };
+                let mut bound = pi.clone();
+                bound.subpat = None;
+                binds.push((bound, value));
+                Ok(inner)
+            }
+            (syn::Pat::Path(p), Scrutinee::One(v)) => {
+                Ok(test(syn::parse_quote_spanned!(span=> #v == #p)))
+            }
+            (syn::Pat::Tuple(t), Scrutinee::Tuple(parts)) => self.tuple_pattern(t, parts, binds),
+            (syn::Pat::Tuple(t), Scrutinee::One(_)) => {
+                self.err(
+                    t.span(),
+                    "kernels match tuples written out in the scrutinee: `match (a, b) { .. }`",
+                );
+                Err(())
+            }
+            (syn::Pat::Struct(_) | syn::Pat::TupleStruct(_), _) => {
+                self.err(
+                    span,
+                    "patterns with fields (`Some(x)`, `P { x, .. }`) are not supported in \
+                     kernels yet; compare the fields with `if`",
+                );
+                Err(())
+            }
+            (_, Scrutinee::Tuple(_)) => {
+                self.err(
+                    span,
+                    "this scrutinee is a tuple: match it with `(a, b)` or `_`",
+                );
+                Err(())
+            }
+            _ => {
+                self.err(
+                    span,
+                    "kernels match literals, ranges (`1..=5`), constants, `_`, names, `|` and \
+                     tuples of these",
+                );
+                Err(())
+            }
+        }
+    }
+
+    /// `a | b | ..`: any alternative's test; no names bound inside.
+    fn or_pattern(
+        &mut self,
+        o: &syn::PatOr,
+        s: &Scrutinee,
+        binds: &mut Vec<(syn::PatIdent, syn::Expr)>,
+    ) -> Result<Tested, ()> {
+        let span = o.span();
+        let before = binds.len();
+        let mut tests = Vec::new();
+        for case in &o.cases {
+            let t = self.pattern(case, s, binds)?;
+            match t.test {
+                Some(t) => tests.push(t),
+                None => {
+                    return Ok(Tested {
+                        test: None,
+                        binds_all: t.binds_all,
+                    })
+                }
+            }
+        }
+        if binds.len() > before {
+            self.err(
+                span,
+                "kernels bind names outside alternatives: `x @ (1 | 2)`, not \
+                 `(x @ 1) | (x @ 2)`",
+            );
+            return Err(());
+        }
+        Ok(Tested {
+            test: Some(syn::parse_quote_spanned!(span=> #((#tests))||*)),
+            binds_all: false,
+        })
+    }
+
+    /// A tuple pattern against a tuple scrutinee, with `..` for parts it skips.
+    fn tuple_pattern(
+        &mut self,
+        t: &syn::PatTuple,
+        parts: &[Scrutinee],
+        binds: &mut Vec<(syn::PatIdent, syn::Expr)>,
+    ) -> Result<Tested, ()> {
+        let rest = t.elems.iter().position(|p| matches!(p, syn::Pat::Rest(_)));
+        let pats: Vec<&syn::Pat> = t.elems.iter().collect();
+        let pairs: Vec<(&syn::Pat, &Scrutinee)> = match rest {
+            None if pats.len() == parts.len() => pats.into_iter().zip(parts).collect(),
+            Some(r) if pats.len() - 1 <= parts.len() => {
+                let after = pats.len() - 1 - r;
+                let mut v: Vec<_> = pats[..r].iter().copied().zip(&parts[..r]).collect();
+                v.extend(
+                    pats[r + 1..]
+                        .iter()
+                        .copied()
+                        .zip(&parts[parts.len() - after..]),
+                );
+                v
+            }
+            _ => {
+                self.err(
+                    t.span(),
+                    format!(
+                        "the scrutinee is a tuple of {}; match that length",
+                        parts.len()
+                    ),
+                );
+                return Err(());
+            }
+        };
+        let mut test = None;
+        let mut binds_all = true;
+        for (p, s) in pairs {
+            let t = self.pattern(p, s, binds)?;
+            binds_all &= t.test.is_none() && t.binds_all;
+            test = and(test, t.test);
+        }
+        let binds_all = binds_all && test.is_none();
+        Ok(Tested { test, binds_all })
+    }
+
+    /// A `match` as tests.
+    pub(super) fn match_expr(&mut self, m: &syn::ExprMatch) -> syn::Expr {
+        let span = m.match_token.span;
+        let mut pre = Vec::new();
+        let s = self.scrutinee(&m.expr, &mut pre, true);
+        // Each arm: its test (with its guard) and its block.
+        let mut arms: Vec<(Option<syn::Expr>, syn::Expr, Span)> = Vec::new();
+        let mut bools = (false, false);
+        let mut failed = false;
+        for (i, arm) in m.arms.iter().enumerate() {
+            let mut binds = Vec::new();
+            let tested = match self.pattern(&arm.pat, &s, &mut binds) {
+                Ok(t) => t,
+                Err(()) => {
+                    failed = true;
+                    continue;
+                }
+            };
+            if arm.guard.is_none() {
+                if let Scrutinee::One(_) = s {
+                    collect_bools(&arm.pat, &mut bools);
+                }
+            }
+            let guard = arm.guard.as_ref().map(|(_, g)| {
+                let mut g = (**g).clone();
+                BoundNames { names: &binds }.visit_expr_mut(&mut g);
+                g
+            });
+            let test = and(tested.test, guard);
+            if test.is_none() && i + 1 < m.arms.len() {
+                if tested.binds_all {
+                    let name = binds
+                        .first()
+                        .map(|(b, _)| b.ident.to_string())
+                        .unwrap_or_default();
+                    self.err(
+                        arm.pat.span(),
+                        format!(
+                            "`{name}` binds every value, so the arms after it never run; to \
+                             compare with a constant, name it in upper case (`const LIMIT: u32 \
+                             = ..`) or use a guard: `x if x == {name}`"
+                        ),
+                    );
+                    failed = true;
+                }
+                // Arms after a `_` never run, as in Rust.
+                arms.push((None, self.arm_block(&binds, &arm.body), arm.pat.span()));
+                break;
+            }
+            arms.push((test, self.arm_block(&binds, &arm.body), arm.pat.span()));
+        }
+        if failed {
+            return reported(span);
+        }
+        // The last arm is the `else`.
+        let exhaustive = bools == (true, true) || arms.last().is_some_and(|(t, _, _)| t.is_none());
+        let Some((_, last, _)) = arms.pop() else {
+            self.err(span, "a kernel `match` needs at least one arm");
+            return reported(span);
+        };
+        if !exhaustive {
+            self.err(
+                span,
+                "this `match` does not cover every value; end it with an arm that does \
+                 (`_ => ..`), as Rust requires",
+            );
+            return reported(span);
+        }
+        let mut chain = last;
+        for (test, block, arm_span) in arms.into_iter().rev() {
+            let test = test.expect("only the last arm may match every value");
+            chain = syn::parse_quote_spanned!(arm_span=> if #test #block else #chain);
+        }
+        if pre.is_empty() {
+            chain
+        } else {
+            syn::parse_quote_spanned!(span=> { #(#pre)* #chain })
+        }
+    }
+
+    /// An arm's block: its bindings, then its body.
+    fn arm_block(&mut self, binds: &[(syn::PatIdent, syn::Expr)], body: &syn::Expr) -> syn::Expr {
+        let span = body.span();
+        let lets = binds
+            .iter()
+            .map(|(b, v)| -> syn::Stmt { syn::parse_quote_spanned!(b.span()=> let #b = #v;) });
+        match body {
+            syn::Expr::Block(b) if b.label.is_none() && binds.is_empty() => body.clone(),
+            _ => syn::parse_quote_spanned!(span=> { #(#lets)* #body }),
+        }
+    }
+
+    /// `matches!(e, pattern)` or `matches!(e, pattern if guard)` as a test.
+    pub(super) fn matches_macro(&mut self, m: &syn::ExprMacro) -> syn::Expr {
+        let span = m.mac.path.span();
+        let parser = |input: syn::parse::ParseStream| {
+            let e: syn::Expr = input.parse()?;
+            input.parse::<syn::Token![,]>()?;
+            let pat = syn::Pat::parse_multi_with_leading_vert(input)?;
+            let guard = if input.peek(syn::Token![if]) {
+                input.parse::<syn::Token![if]>()?;
+                Some(input.parse::<syn::Expr>()?)
+            } else {
+                None
+            };
+            if input.peek(syn::Token![,]) {
+                input.parse::<syn::Token![,]>()?;
+            }
+            Ok((e, pat, guard))
+        };
+        let (mut e, pat, mut guard) = match parser.parse2(m.mac.tokens.clone()) {
+            Ok(p) => p,
+            Err(err) => {
+                self.err(err.span(), format!("`matches!(value, pattern)`: {err}"));
+                return reported(span);
+            }
+        };
+        self.visit_expr_mut(&mut e);
+        if let Some(g) = &mut guard {
+            self.visit_expr_mut(g);
+        }
+        let mut pre = Vec::new();
+        let s = self.scrutinee(&e, &mut pre, true);
+        let mut binds = Vec::new();
+        let Ok(tested) = self.pattern(&pat, &s, &mut binds) else {
+            return reported(span);
+        };
+        let guard = guard.map(|mut g| {
+            BoundNames { names: &binds }.visit_expr_mut(&mut g);
+            g
+        });
+        let test =
+            and(tested.test, guard).unwrap_or_else(|| syn::parse_quote_spanned!(span=> true));
+        if pre.is_empty() {
+            syn::parse_quote_spanned!(span=> (#test))
+        } else {
+            syn::parse_quote_spanned!(span=> { #(#pre)* #test })
+        }
+    }
+}
+
+/// Whether evaluating `e` again has no effect and gives the same value: names, literals,
+/// operators, casts, fields and indices (an index out of range reports the same fault).
+fn without_effects(e: &syn::Expr) -> bool {
+    match e {
+        syn::Expr::Path(_) | syn::Expr::Lit(_) => true,
+        syn::Expr::Paren(p) => without_effects(&p.expr),
+        syn::Expr::Unary(u) => without_effects(&u.expr),
+        syn::Expr::Binary(b) => {
+            !is_compound_assignment(&b.op) && without_effects(&b.left) && without_effects(&b.right)
+        }
+        syn::Expr::Cast(c) => without_effects(&c.expr),
+        syn::Expr::Field(f) => without_effects(&f.base),
+        syn::Expr::Index(i) => without_effects(&i.expr) && without_effects(&i.index),
+        _ => false,
+    }
+}
+
+/// Whether `op` is `+=`, `-=`, ...
+fn is_compound_assignment(op: &syn::BinOp) -> bool {
+    use syn::BinOp::*;
+    matches!(
+        op,
+        AddAssign(_)
+            | SubAssign(_)
+            | MulAssign(_)
+            | DivAssign(_)
+            | RemAssign(_)
+            | BitXorAssign(_)
+            | BitAndAssign(_)
+            | BitOrAssign(_)
+            | ShlAssign(_)
+            | ShrAssign(_)
+    )
+}
+
+/// Notes whether `pat` matches `true` and whether it matches `false`.
+fn collect_bools(pat: &syn::Pat, seen: &mut (bool, bool)) {
+    match pat {
+        syn::Pat::Lit(l) => {
+            if let syn::Lit::Bool(b) = &l.lit {
+                if b.value {
+                    seen.0 = true;
+                } else {
+                    seen.1 = true;
+                }
+            }
+        }
+        syn::Pat::Or(o) => o.cases.iter().for_each(|c| collect_bools(c, seen)),
+        syn::Pat::Paren(p) => collect_bools(&p.pat, seen),
+        _ => {}
+    }
+}

@@ -1,0 +1,249 @@
+//! Desugaring: Rust's everyday forms rewritten, before lowering, into the small core the
+//! lowerer, the checker and both emitters already know, as rustc desugars `for` and `?`
+//! before type checking. One construct, one place: the simulator and the C see only the
+//! core, so they cannot disagree about what a `match` or an iterator loop means.
+//!
+//! - `chain.rs` reads an iterator chain (`a.iter().enumerate()`, `(0..n).rev()`,
+//!   `a.iter().zip(b.iter()).map(..)`) into its source, its adapters and its item;
+//!   `loops.rs` turns a `for` over a chain, and a chain's reduction (`sum`, `fold`,
+//!   `any`, ..), into an index loop over a range or a counted `while`.
+//! - `matching.rs` turns `match` and `matches!` into tests (`if` chains).
+//!
+//! The rewritten code carries the user's spans, so errors and source lines point at what
+//! the user wrote. The names it introduces start with `__gpu_`; user code may not use
+//! such names (reported here, so a user's name can never capture a generated one).
+
+mod chain;
+mod loops;
+mod matching;
+
+use proc_macro2::Span;
+use syn::spanned::Spanned;
+use syn::visit::Visit;
+use syn::visit_mut::{self, VisitMut};
+
+use crate::diagnostics::Diagnostics;
+use crate::names::unraw;
+
+/// The prefix of every name desugaring introduces.
+pub(crate) const RESERVED_PREFIX: &str = "__gpu_";
+
+/// The body with every construct of this step rewritten. Errors are reported on `diags`;
+/// a construct that could not be rewritten becomes `__gpu_reported()`, which the lowerer
+/// drops without a follow-on error.
+pub(crate) fn desugar_body(body: &syn::Block, diags: &mut Diagnostics) -> syn::Block {
+    let mut d = Desugarer { diags, fresh: 0 };
+    let mut body = body.clone();
+    d.visit_block_mut(&mut body);
+    if std::env::var_os("GPU_DESUGAR_DEBUG").is_some() {
+        eprintln!("{}", quote::quote!(#body));
+    }
+    body
+}
+
+pub(crate) struct Desugarer<'a> {
+    diags: &'a mut Diagnostics,
+    fresh: usize,
+}
+
+impl Desugarer<'_> {
+    /// A new name, `__gpu_<what><n>`, spanned on `span`.
+    fn fresh(&mut self, what: &str, span: Span) -> syn::Ident {
+        self.fresh += 1;
+        syn::Ident::new(&format!("{RESERVED_PREFIX}{what}{}", self.fresh), span)
+    }
+
+    fn err(&mut self, span: Span, message: impl std::fmt::Display) {
+        self.diags.error(span, message);
+    }
+}
+
+/// What a construct that was reported becomes: a call the lowerer lowers to nothing, in
+/// any position, without a further error.
+fn reported(span: Span) -> syn::Expr {
+    syn::parse_quote_spanned!(span=> __gpu_reported())
+}
+
+impl VisitMut for Desugarer<'_> {
+    fn visit_ident_mut(&mut self, i: &mut syn::Ident) {
+        if unraw(i).starts_with(RESERVED_PREFIX) {
+            self.err(
+                i.span(),
+                format!(
+                    "`{i}`: names starting with `{RESERVED_PREFIX}` are reserved for the \
+                     translator's own names in kernels; rename it"
+                ),
+            );
+        }
+    }
+
+    fn visit_stmt_mut(&mut self, s: &mut syn::Stmt) {
+        // `matches!(..);` as a statement parses as a statement macro: make it an expression
+        // statement, which the expression visitor rewrites.
+        if let syn::Stmt::Macro(m) = s {
+            if matching::is_matches_macro(&m.mac) {
+                let e = syn::Expr::Macro(syn::ExprMacro {
+                    attrs: m.attrs.clone(),
+                    mac: m.mac.clone(),
+                });
+                *s = syn::Stmt::Expr(e, m.semi_token);
+            }
+        }
+        visit_mut::visit_stmt_mut(self, s);
+    }
+
+    fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
+        // Inner constructs first: the rewrite of this one then sees only the core inside.
+        if let syn::Expr::Macro(m) = e {
+            if matching::is_matches_macro(&m.mac) {
+                *e = self.matches_macro(m);
+                return;
+            }
+        }
+        visit_mut::visit_expr_mut(self, e);
+        let new = match e {
+            syn::Expr::ForLoop(f) => self.for_loop(f),
+            syn::Expr::Match(m) => Some(self.match_expr(m)),
+            syn::Expr::MethodCall(m) => self.reduction(m),
+            syn::Expr::Loop(l) => self.loop_value(l),
+            _ => None,
+        };
+        if let Some(new) = new {
+            *e = new;
+        }
+    }
+}
+
+/// Whether `e` is a plain name (a local or parameter) or a literal: reading it again reads
+/// the same value and costs nothing, so a rewrite may name it twice.
+fn is_plain(e: &syn::Expr) -> bool {
+    match e {
+        syn::Expr::Path(p) => p.qself.is_none() && p.path.get_ident().is_some(),
+        syn::Expr::Lit(_) => true,
+        syn::Expr::Paren(p) => is_plain(&p.expr),
+        _ => false,
+    }
+}
+
+/// Rewrites `*x` into `x` for each name in `names`: a name bound to an element of an
+/// iterated array holds the element's value, where Rust's holds a reference to it.
+struct DerefNames<'a> {
+    names: &'a [String],
+}
+
+impl VisitMut for DerefNames<'_> {
+    fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
+        if let syn::Expr::Unary(u) = e {
+            if let (syn::UnOp::Deref(_), syn::Expr::Path(p)) = (&u.op, &*u.expr) {
+                if p.path
+                    .get_ident()
+                    .is_some_and(|i| self.names.contains(&unraw(i)))
+                {
+                    *e = (*u.expr).clone();
+                    return;
+                }
+            }
+        }
+        visit_mut::visit_expr_mut(self, e);
+    }
+}
+
+/// `*x` read as `x` in `e` for each name in `names`.
+fn strip_derefs<T: SynNode>(node: &mut T, names: &[String]) {
+    if !names.is_empty() {
+        node.visit_with(&mut DerefNames { names });
+    }
+}
+
+/// The syn nodes [`strip_derefs`] rewrites.
+trait SynNode {
+    fn visit_with(&mut self, v: &mut DerefNames<'_>);
+}
+
+impl SynNode for syn::Expr {
+    fn visit_with(&mut self, v: &mut DerefNames<'_>) {
+        v.visit_expr_mut(self);
+    }
+}
+
+impl SynNode for syn::Block {
+    fn visit_with(&mut self, v: &mut DerefNames<'_>) {
+        v.visit_block_mut(self);
+    }
+}
+
+/// Finds what a closure body inlined into a loop may not contain: `return` (it would
+/// return from the kernel, not the closure), and `break`/`continue` that would leave the
+/// generated loop.
+struct ClosureExits {
+    depth: usize,
+    found: Vec<(Span, &'static str)>,
+}
+
+impl<'ast> Visit<'ast> for ClosureExits {
+    fn visit_expr_return(&mut self, r: &'ast syn::ExprReturn) {
+        self.found.push((
+            r.span(),
+            "`return` in a closure here would return from the kernel, not from the \
+             closure; give the closure's value as its last expression",
+        ));
+    }
+    fn visit_expr_break(&mut self, b: &'ast syn::ExprBreak) {
+        if self.depth == 0 || b.label.is_some() {
+            self.found.push((
+                b.span(),
+                "`break` cannot leave a closure; write a `for` loop instead of the adapter",
+            ));
+        }
+        syn::visit::visit_expr_break(self, b);
+    }
+    fn visit_expr_continue(&mut self, c: &'ast syn::ExprContinue) {
+        if self.depth == 0 || c.label.is_some() {
+            self.found.push((
+                c.span(),
+                "`continue` cannot leave a closure; write a `for` loop instead of the \
+                 adapter",
+            ));
+        }
+    }
+    fn visit_expr_try(&mut self, t: &'ast syn::ExprTry) {
+        self.found.push((
+            t.question_token.span,
+            "the `?` operator is not supported in kernels",
+        ));
+        syn::visit::visit_expr_try(self, t);
+    }
+    fn visit_expr_for_loop(&mut self, f: &'ast syn::ExprForLoop) {
+        self.visit_expr(&f.expr);
+        self.depth += 1;
+        self.visit_block(&f.body);
+        self.depth -= 1;
+    }
+    fn visit_expr_while(&mut self, w: &'ast syn::ExprWhile) {
+        self.visit_expr(&w.cond);
+        self.depth += 1;
+        self.visit_block(&w.body);
+        self.depth -= 1;
+    }
+    fn visit_expr_loop(&mut self, l: &'ast syn::ExprLoop) {
+        self.depth += 1;
+        self.visit_block(&l.body);
+        self.depth -= 1;
+    }
+}
+
+impl Desugarer<'_> {
+    /// Reports what a closure body may not contain; whether it had none.
+    fn closure_body_ok(&mut self, body: &syn::Expr) -> bool {
+        let mut v = ClosureExits {
+            depth: 0,
+            found: Vec::new(),
+        };
+        v.visit_expr(body);
+        let ok = v.found.is_empty();
+        for (span, message) in v.found {
+            self.err(span, message);
+        }
+        ok
+    }
+}

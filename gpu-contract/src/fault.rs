@@ -52,17 +52,28 @@ pub enum FaultKind {
     /// An integer operation Rust defines as a panic: division or remainder by zero,
     /// `MIN / -1`, overflow (where checked), a shift by the width or more (where checked).
     Integer,
+    /// A panic the kernel's code asked for: a failed `assert!`, `assert_eq!`, `panic!`,
+    /// `unreachable!`, ... [`FaultRecord::site`] is the panic's site (its entry in the
+    /// table of check names says where it is and what it says, see
+    /// [`crate::check_names::PanicSite`]); `index` and `extent` carry the bits of the
+    /// message's first and second values.
+    Panic,
 }
 
 impl FaultKind {
     /// Every kind.
-    pub const ALL: [FaultKind; 2] = [FaultKind::IndexOutOfBounds, FaultKind::Integer];
+    pub const ALL: [FaultKind; 3] = [
+        FaultKind::IndexOutOfBounds,
+        FaultKind::Integer,
+        FaultKind::Panic,
+    ];
 
     /// The code written into [`FaultRecord::kind`].
     pub const fn code(self) -> u32 {
         match self {
             FaultKind::IndexOutOfBounds => 1,
             FaultKind::Integer => 2,
+            FaultKind::Panic => 3,
         }
     }
 

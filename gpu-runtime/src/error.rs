@@ -100,6 +100,17 @@ pub enum GpuError {
         operation: &'static str,
     },
 
+    /// A kernel panicked: a failed `assert!`, `assert_eq!` or `debug_assert!`, a
+    /// `panic!`, `unreachable!`, `todo!` or `unimplemented!` in its code.
+    Panic {
+        /// The kernel's Rust name.
+        kernel: &'static str,
+        /// Where: `file:line:column` of the macro.
+        location: String,
+        /// The message, as Rust's panic would write it.
+        message: String,
+    },
+
     /// A simulated launch ran past its deadline ([`SIM_TIMEOUT_ENV`](crate::SIM_TIMEOUT_ENV)).
     Timeout {
         /// The kernel's Rust name.
@@ -264,6 +275,11 @@ impl std::fmt::Display for GpuError {
                 f,
                 "kernel `{signature}`: {operation}"
             ),
+            GpuError::Panic {
+                kernel,
+                location,
+                message,
+            } => write!(f, "kernel `{kernel}` panicked at {location}:\n{message}"),
             GpuError::Timeout { kernel, seconds, .. } => write!(
                 f,
                 "kernel `{kernel}` ran for more than {seconds} s on the simulator and was stopped \

@@ -8,8 +8,8 @@
 //! access elements by value, atomically.
 
 pub use crate::backend::sim::{
-    local_get, local_mut, local_ref, sim_tick, DeviceFnArray, DeviceFnArrayMut, SimArray2,
-    SimArray2Mut, SimArray3, SimArray3Mut, SimSlice, SimSliceMut,
+    local_get, local_mut, local_ref, panic_fault, sim_tick, DeviceFnArray, DeviceFnArrayMut,
+    SimArray2, SimArray2Mut, SimArray3, SimArray3Mut, SimSlice, SimSliceMut,
 };
 pub use crate::def::device_fn::DeviceFnDef;
 pub use crate::def::kernel::KernelParts;
@@ -303,6 +303,12 @@ pub const fn reduce_blocks(n: usize) -> usize {
     } else {
         REDUCE_MAX_BLOCKS
     }
+}
+
+/// The value of a desugared `unreachable!()` (or other panic) in value position, after
+/// [`panic_fault`], which never returns: the type checker's `!`.
+pub fn never() -> ! {
+    unreachable!("a kernel's panic stops its thread before this")
 }
 
 /// Where a desugared `sum` starts: `-0.0` for floats (as Rust's float `Sum` does, so the

@@ -295,6 +295,19 @@ fn legal(base: &str) -> String {
     s
 }
 
+/// Where a panic is, as Rust's panic message says it: `file:line:column` of the macro
+/// (the column counted from 1). The lowerer's site and the simulator's call both use it.
+pub fn panic_location(span: proc_macro2::Span) -> String {
+    let start = span.start();
+    let file = span.file();
+    let file = if file.is_empty() {
+        "<unknown>".to_owned()
+    } else {
+        file
+    };
+    format!("{file}:{}:{}", start.line, start.column + 1)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

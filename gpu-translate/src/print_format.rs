@@ -105,54 +105,114 @@ pub fn c_string_literal(s: &str) -> String {
     out
 }
 
-/// Each print of `k`, by its number: its `printf` format and its values' conversions.
-pub fn prints(k: &crate::ir::Kernel<RTy>) -> Vec<(String, Vec<PrintConv>)> {
-    use crate::ir::{Block, Expr, ExprKind, Stmt};
-    fn block(b: &Block<RTy>, out: &mut Vec<(usize, String, Vec<PrintConv>)>) {
-        b.stmts.iter().for_each(|s| stmt(s, out));
-        if let Some(t) = &b.tail {
-            expr(t, out);
+/// Calls `f` on every statement of `b`, nested ones included: in blocks, loops, labelled
+/// loops, and the value blocks and `if`s of expressions (`let x = if c { .. } else { .. };`).
+fn each_stmt(b: &crate::ir::Block<RTy>, f: &mut dyn FnMut(&crate::ir::Stmt<RTy>)) {
+    use crate::ir::{Expr, ExprKind, Stmt};
+    fn expr(e: &Expr<RTy>, f: &mut dyn FnMut(&Stmt<RTy>)) {
+        match &e.kind {
+            ExprKind::If(c, t, e) => {
+                expr(c, f);
+                each_stmt(t, f);
+                each_stmt(e, f);
+            }
+            ExprKind::Block(b) => each_stmt(b, f),
+            _ => {}
         }
     }
-    fn stmt(s: &Stmt<RTy>, out: &mut Vec<(usize, String, Vec<PrintConv>)>) {
+    for s in &b.stmts {
+        f(s);
         match s {
-            Stmt::Print(n, pieces) => {
-                let (f, values) = format(pieces, |t| *t);
-                out.push((*n, f, values.into_iter().map(|(c, _)| c).collect()));
-            }
-            Stmt::Let(_, Some(e)) | Stmt::Eval(e) | Stmt::ReturnValue(e) => expr(e, out),
-            Stmt::Assign(_, _, e) => expr(e, out),
+            Stmt::Let(_, Some(e)) | Stmt::Eval(e) | Stmt::ReturnValue(e) => expr(e, f),
+            Stmt::Assign(_, _, e) => expr(e, f),
             Stmt::If(c, t, e) => {
-                expr(c, out);
-                block(t, out);
+                expr(c, f);
+                each_stmt(t, f);
                 if let Some(e) = e {
-                    block(e, out);
+                    each_stmt(e, f);
                 }
             }
             Stmt::While(c, b) => {
-                expr(c, out);
-                block(b, out);
+                expr(c, f);
+                each_stmt(b, f);
             }
-            Stmt::Loop(b) | Stmt::Block(b) => block(b, out),
-            Stmt::Labelled(_, s) => stmt(s, out),
-            Stmt::For(f) => block(&f.body, out),
+            Stmt::Loop(b) | Stmt::Block(b) => each_stmt(b, f),
+            Stmt::Labelled(_, s) => each_stmt(
+                &crate::ir::Block {
+                    stmts: vec![(**s).clone()],
+                    tail: None,
+                },
+                f,
+            ),
+            Stmt::Panic(p) => p.values.iter().for_each(|e| expr(e, f)),
+            Stmt::For(l) => each_stmt(&l.body, f),
             _ => {}
         }
     }
-    fn expr(e: &Expr<RTy>, out: &mut Vec<(usize, String, Vec<PrintConv>)>) {
-        match &e.kind {
-            ExprKind::If(_, t, f) => {
-                block(t, out);
-                block(f, out);
-            }
-            ExprKind::Block(b) => block(b, out),
-            _ => {}
-        }
+    if let Some(t) = &b.tail {
+        expr(t, f);
     }
+}
+
+/// Each print of `k`, by its number: its `printf` format and its values' conversions.
+pub fn prints(k: &crate::ir::Kernel<RTy>) -> Vec<(String, Vec<PrintConv>)> {
     let mut out = Vec::new();
-    block(&k.body, &mut out);
+    each_stmt(&k.body, &mut |s| {
+        if let crate::ir::Stmt::Print(n, pieces) = s {
+            let (f, values) = format(pieces, |t| *t);
+            out.push((
+                *n,
+                f,
+                values.into_iter().map(|(c, _)| c).collect::<Vec<_>>(),
+            ));
+        }
+    });
     out.sort_by_key(|(n, ..)| *n);
     out.into_iter().map(|(_, f, c)| (f, c)).collect()
+}
+
+/// How a panic message's value of `ty` travels in the fault record; `None` for a type it
+/// cannot show (the check pass reports it).
+pub fn panic_value(ty: RTy) -> Option<gpu_contract::check_names::PanicValue> {
+    use gpu_contract::check_names::PanicValue;
+    let RTy::Prim(p) = ty else {
+        return None;
+    };
+    Some(match p {
+        Prim::Bool => PanicValue::Bool,
+        Prim::F32 => PanicValue::F32,
+        Prim::F64 => PanicValue::F64,
+        Prim::I8 => PanicValue::Signed(8),
+        Prim::I16 => PanicValue::Signed(16),
+        Prim::I32 => PanicValue::Signed(32),
+        Prim::I64 | Prim::Isize => PanicValue::Signed(64),
+        Prim::U8 => PanicValue::Unsigned(8),
+        Prim::U16 => PanicValue::Unsigned(16),
+        Prim::U32 => PanicValue::Unsigned(32),
+        Prim::U64 | Prim::Usize => PanicValue::Unsigned(64),
+        _ => return None,
+    })
+}
+
+/// Writes each panic's entry into `k`'s table of check names, now that its values' types
+/// are final.
+pub fn name_panics(k: &mut crate::ir::Kernel<RTy>) {
+    let mut out = Vec::new();
+    each_stmt(&k.body, &mut |s| {
+        if let crate::ir::Stmt::Panic(p) = s {
+            let site = gpu_contract::check_names::PanicSite {
+                location: p.location.clone(),
+                format: p.format.clone(),
+                values: p.values.iter().filter_map(|e| panic_value(e.ty)).collect(),
+            };
+            out.push((p.site, site.encode()));
+        }
+    });
+    for (site, name) in out {
+        if let Some(slot) = k.check_names.get_mut(site) {
+            *slot = name;
+        }
+    }
 }
 
 #[cfg(test)]

@@ -30,6 +30,7 @@ pub mod matching;
 pub mod math;
 pub mod module_consts;
 pub mod narrow;
+pub mod panics;
 pub mod random;
 pub mod reduce;
 pub mod scalar;
@@ -179,6 +180,8 @@ macro_rules! for_each_case {
                 0.0, iterators::case_array_iterators, [iterators::array_iterators];
             range_iterators: "a..=b to MAX, rev, enumerate and zip on ranges, labelled break and continue, loop values",
                 0.0, iterators::case_range_iterators, [iterators::range_iterators];
+            panics: "assert!, assert_eq!, assert_ne!, debug_assert!, panic!, unreachable! as GpuError::Panic with Rust's message, in kernels and device functions",
+                0.0, panics::case_panics, [panics::panics];
             match_forms: "match and matches!: literals, ranges, |, guards, bindings, constants, tuples, statement and value, in a device function",
                 0.0, matching::case_match_forms, [matching::match_forms];
             math_f32: "math methods f32",

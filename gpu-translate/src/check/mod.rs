@@ -121,6 +121,7 @@ pub fn check(
     if diags.len() > before {
         return None;
     }
+    crate::print_format::name_panics(&mut kernel);
     let mut body = std::mem::take(&mut kernel.body);
     let mut prover = prove::Prover::new(&kernel, &body, launch_threads, !sig.device);
     prover.block(&mut body);

@@ -184,6 +184,7 @@ impl Validator<'_> {
                 }
             }
             Stmt::Eval(e) | Stmt::ReturnValue(e) => self.expr(e),
+            Stmt::Panic(p) => self.panic_values(p),
             Stmt::Print(_, pieces) => {
                 for p in pieces {
                     let crate::ir::PrintPiece::Value(e, spec) = p else {
@@ -283,6 +284,23 @@ impl Validator<'_> {
             }
             Stmt::Labelled(_, s) => self.stmt(s),
             Stmt::Break(_) | Stmt::Continue(_) | Stmt::Return | Stmt::Line(_) => {}
+        }
+    }
+
+    /// A panic's values: numbers and `bool`s, which the fault record carries.
+    fn panic_values(&mut self, p: &crate::ir::Panic<RTy>) {
+        for e in &p.values {
+            self.expr(e);
+            if crate::print_format::panic_value(e.ty).is_none() {
+                let d = self.describe(e.ty);
+                self.diags.error(
+                    e.span,
+                    format!(
+                        "a kernel's panic message shows numbers and `bool`s, not {d}; \
+                         show a field or a part"
+                    ),
+                );
+            }
         }
     }
 

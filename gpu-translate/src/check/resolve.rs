@@ -286,6 +286,15 @@ impl Resolver<'_> {
             Stmt::Return => Stmt::Return,
             Stmt::ReturnValue(e) => Stmt::ReturnValue(self.expr(e)),
             Stmt::Line(n) => Stmt::Line(n),
+            Stmt::Panic(p) => {
+                let p = *p;
+                Stmt::Panic(Box::new(crate::ir::Panic {
+                    site: p.site,
+                    location: p.location,
+                    format: p.format,
+                    values: p.values.into_iter().map(|e| self.expr(e)).collect(),
+                }))
+            }
             Stmt::Print(n, pieces) => Stmt::Print(
                 n,
                 pieces

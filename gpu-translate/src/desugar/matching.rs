@@ -22,19 +22,7 @@ use crate::names::unraw;
 
 /// Whether `mac` is `matches!` (or `std::matches!`, `core::matches!`).
 pub(super) fn is_matches_macro(mac: &syn::Macro) -> bool {
-    let segs: Vec<String> = mac
-        .path
-        .segments
-        .iter()
-        .map(|s| s.ident.to_string())
-        .collect();
-    matches!(
-        segs.iter()
-            .map(String::as_str)
-            .collect::<Vec<_>>()
-            .as_slice(),
-        ["matches"] | ["std", "matches"] | ["core", "matches"]
-    )
+    super::std_macro_name(mac).is_some_and(|n| n == "matches")
 }
 
 /// A scrutinee: one value (a plain name or literal, or the local it was bound to), or a

@@ -8,6 +8,8 @@
 //!   `loops.rs` turns a `for` over a chain, and a chain's reduction (`sum`, `fold`,
 //!   `any`, ..), into an index loop over a range or a counted `while`.
 //! - `matching.rs` turns `match` and `matches!` into tests (`if` chains).
+//! - `panics.rs` turns `assert!` and its relatives, `panic!`, `unreachable!`, `todo!` and
+//!   `unimplemented!` into tests and the core's panic call.
 //!
 //! The rewritten code carries the user's spans, so errors and source lines point at what
 //! the user wrote. The names it introduces start with `__gpu_`; user code may not use
@@ -16,6 +18,7 @@
 mod chain;
 mod loops;
 mod matching;
+mod panics;
 
 use proc_macro2::Span;
 use syn::spanned::Spanned;
@@ -81,6 +84,10 @@ impl VisitMut for Desugarer<'_> {
         // `matches!(..);` as a statement parses as a statement macro: make it an expression
         // statement, which the expression visitor rewrites.
         if let syn::Stmt::Macro(m) = s {
+            if let Some(name) = panics::panic_macro(&m.mac) {
+                *s = syn::Stmt::Expr(self.panic_macro(&m.mac, &name, false), m.semi_token);
+                return;
+            }
             if matching::is_matches_macro(&m.mac) {
                 let e = syn::Expr::Macro(syn::ExprMacro {
                     attrs: m.attrs.clone(),
@@ -99,6 +106,10 @@ impl VisitMut for Desugarer<'_> {
                 *e = self.matches_macro(m);
                 return;
             }
+            if let Some(name) = panics::panic_macro(&m.mac) {
+                *e = self.panic_macro(&m.mac, &name, true);
+                return;
+            }
         }
         visit_mut::visit_expr_mut(self, e);
         let new = match e {
@@ -111,6 +122,22 @@ impl VisitMut for Desugarer<'_> {
         if let Some(new) = new {
             *e = new;
         }
+    }
+}
+
+/// The name of a macro of the standard library's, as written (`assert`, `std::assert`,
+/// `core::assert`); `None` for a path of any other form.
+fn std_macro_name(mac: &syn::Macro) -> Option<String> {
+    let segs: Vec<String> = mac
+        .path
+        .segments
+        .iter()
+        .map(|s| s.ident.to_string())
+        .collect();
+    match segs.as_slice() {
+        [n] => Some(n.clone()),
+        [root, n] if root == "std" || root == "core" => Some(n.clone()),
+        _ => None,
     }
 }
 

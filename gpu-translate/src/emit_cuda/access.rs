@@ -93,7 +93,7 @@ impl Emitter<'_> {
 
     /// The C expression of check `id` of something the function's body declares or
     /// names (an array of the body, an array field).
-    fn body_site(&self, id: u32) -> String {
+    pub(super) fn body_site(&self, id: u32) -> String {
         let site = if self.sig.device {
             Site::Device {
                 function: function_hash(&self.k.c_name),

@@ -8,12 +8,13 @@
 
 mod access;
 mod expr;
+mod messages;
 mod sequence;
 
 use crate::check::Class;
 use crate::ir::{
-    ArrayId, Block, Check, Dim, Expr, ExprKind, ForLoop, Kernel, Lit, Param, PrintPiece, RTy,
-    Space, Stmt, VarId,
+    ArrayId, Block, Check, Dim, Expr, ExprKind, ForLoop, Kernel, Lit, Param, RTy, Space, Stmt,
+    VarId,
 };
 use crate::parse::signature::KernelSignature;
 
@@ -334,6 +335,7 @@ impl Emitter<'_> {
     fn stmt_in_order(&mut self, s: &Stmt<RTy>) {
         match s {
             Stmt::Print(_, pieces) => self.print_stmt(pieces),
+            Stmt::Panic(p) => self.panic_stmt(p),
             Stmt::Let(var, init) => self.let_stmt(*var, init.as_ref()),
             Stmt::Assign(place, None, value) => {
                 if needs_statements(value) {
@@ -419,32 +421,6 @@ impl Emitter<'_> {
                 self.line("goto gt_exit;");
             }
         }
-    }
-
-    /// `printf` of a print's format and values, each converted as the format says.
-    fn print_stmt(&mut self, pieces: &[PrintPiece<RTy>]) {
-        use crate::print_format::{c_string_literal, format, PrintConv};
-        let (fmt, values) = format(pieces, |t| *t);
-        let mut call = format!("printf({}", c_string_literal(&fmt));
-        for (conv, e) in values {
-            let v = self.expr(e);
-            call.push_str(&match conv {
-                PrintConv::Bool => format!(", (({v}) ? \"true\" : \"false\")"),
-                PrintConv::Signed => format!(", (long long)({v})"),
-                PrintConv::Unsigned { signed_bits } => {
-                    let bits = match signed_bits {
-                        8 => "(unsigned char)",
-                        16 => "(unsigned short)",
-                        32 => "(unsigned int)",
-                        _ => "",
-                    };
-                    format!(", (unsigned long long){bits}({v})")
-                }
-                PrintConv::Float => format!(", gt_print_float({v})"),
-            });
-        }
-        call.push_str(");");
-        self.line(call);
     }
 
     /// A local's declaration, with its value.

@@ -173,6 +173,10 @@ impl Emitter<'_> {
                 let group: Vec<&Expr<RTy>> = std::iter::once(&i.expr).chain(values).collect();
                 self.order_group(&group);
             }
+            Stmt::Panic(p) => {
+                let group: Vec<&Expr<RTy>> = p.values.iter().collect();
+                self.order_group(&group);
+            }
             Stmt::Print(_, pieces) => {
                 let group: Vec<&Expr<RTy>> = pieces
                     .iter()

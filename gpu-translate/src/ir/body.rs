@@ -384,6 +384,22 @@ pub enum Stmt<T> {
     /// `println!` / `print!`: its number among the body's prints (in source order), and
     /// its text and values.
     Print(usize, Vec<PrintPiece<T>>),
+    /// A panic (desugared `assert!`, `panic!`, ..): the fault the launch reports.
+    Panic(Box<Panic<T>>),
+}
+
+/// A panic's site and message.
+#[derive(Clone, Debug)]
+pub struct Panic<T> {
+    /// Its check id: its entry in [`Kernel::check_names`] (relative to the function's
+    /// own base in a device function), written once types are final.
+    pub site: usize,
+    /// `file:line:column` of the macro.
+    pub location: String,
+    /// The message's format string, as written.
+    pub format: String,
+    /// Its values, in placeholder order (at most two).
+    pub values: Vec<Expr<T>>,
 }
 
 /// A loop's label: its Rust name (without `'`) and the C name its `goto` targets start

@@ -224,31 +224,8 @@ impl Lowerer<'_> {
                 return None;
             }
         }
-        // What desugaring reported: nothing more to say.
-        if segs.len() == 1 && last == "__gpu_reported" {
-            return None;
-        }
-        // A reduction's start (desugaring's `sum` and `product`): `-0.0` or `1` converted to
-        // the accumulator's type, which inference finds (Rust's float `sum` starts at `-0.0`).
-        if segs.len() == 1 && (last == "__gpu_sum_start" || last == "__gpu_product_start") {
-            let lit = if last == "__gpu_sum_start" {
-                Lit::Float(-0.0, -0.0)
-            } else {
-                Lit::Float(1.0, 1.0)
-            };
-            let ty = self.types.fresh(VarKind::Any);
-            return Some(Expr {
-                kind: ExprKind::Convert(
-                    Conversion::Num,
-                    Box::new(Expr {
-                        kind: ExprKind::Lit(lit),
-                        ty: Ty::Prim(Prim::F64),
-                        span,
-                    }),
-                ),
-                ty,
-                span,
-            });
+        if segs.len() == 1 && last.starts_with(crate::desugar::RESERVED_PREFIX) {
+            return self.internal_call(&last, span);
         }
         if segs.len() <= 2 || segs.first().is_some_and(|s| s == "gpu_runtime") {
             if intrinsic(&last).is_some() {
@@ -588,6 +565,61 @@ impl Lowerer<'_> {
             ty: elem,
             span,
         })
+    }
+
+    /// A call desugaring wrote (`crate::desugar`): `__gpu_reported()`, what it reported;
+    /// `__gpu_debug_assertions()`, the crate's `debug_assertions`; `__gpu_sum_start()`,
+    /// `__gpu_product_start()` and `__gpu_never()`, a number of the inferred type.
+    fn internal_call(&mut self, name: &str, span: proc_macro2::Span) -> Option<Expr> {
+        // What desugaring reported: nothing more to say.
+        if name == "__gpu_reported" {
+            return None;
+        }
+        // The crate's `debug_assertions`, as a module constant rustc evaluates there.
+        if name == "__gpu_debug_assertions" {
+            let path: syn::ExprPath = syn::parse_quote_spanned!(span=> __gpu_debug_assertions);
+            let id = self.module_const_id(&path, None);
+            self.k.consts[id].rust =
+                syn::parse_quote_spanned!(span=> ::core::cfg!(debug_assertions));
+            self.unify(self.k.consts[id].ty, Ty::Prim(Prim::Bool), span);
+            return Some(Expr {
+                kind: ExprKind::Const(id),
+                ty: self.k.consts[id].ty,
+                span,
+            });
+        }
+        if name == "__gpu_panic" {
+            self.err(
+                span,
+                "a panic is a statement here; put it in a block: `{ panic!(..); }`",
+            );
+            return None;
+        }
+        // A reduction's start (desugaring's `sum` and `product`): `-0.0` or `1` converted to
+        // the accumulator's type, which inference finds (Rust's float `sum` starts at `-0.0`).
+        // `__gpu_never()`: the value after a panic, never read (a zero of the type).
+        if name == "__gpu_sum_start" || name == "__gpu_product_start" || name == "__gpu_never" {
+            let lit = if name != "__gpu_product_start" {
+                Lit::Float(-0.0, -0.0)
+            } else {
+                Lit::Float(1.0, 1.0)
+            };
+            let ty = self.types.fresh(VarKind::Any);
+            return Some(Expr {
+                kind: ExprKind::Convert(
+                    Conversion::Num,
+                    Box::new(Expr {
+                        kind: ExprKind::Lit(lit),
+                        ty: Ty::Prim(Prim::F64),
+                        span,
+                    }),
+                ),
+                ty,
+                span,
+            });
+        }
+        self.err(span, format!("`{name}` is the translator's own name"));
+        None
     }
 
     /// `T::zero()`, `T::one()`, `T::from_f64(x)`, `T::from_i32(x)`, `T::from_usize(x)`.

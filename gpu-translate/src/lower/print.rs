@@ -48,6 +48,82 @@ impl Lowerer<'_> {
                 return None;
             }
         };
+        let mut pieces = self.format_pieces(&parsed)?;
+        let fspan = parsed.format.span();
+        // CUDA's `printf` takes at most 32 values after the format.
+        let values = pieces
+            .iter()
+            .filter(|p| matches!(p, PrintPiece::Value(..)))
+            .count();
+        if values > 32 {
+            self.err(
+                fspan,
+                format!(
+                    "a print in a kernel takes at most 32 values; this one has {values}: split it"
+                ),
+            );
+            return None;
+        }
+        if newline {
+            match pieces.last_mut() {
+                Some(PrintPiece::Text(t)) => t.push('\n'),
+                _ => pieces.push(PrintPiece::Text("\n".to_owned())),
+            }
+        }
+        let index = self.k.prints;
+        self.k.prints += 1;
+        Some(Stmt::Print(index, pieces))
+    }
+
+    /// A desugared panic, `__gpu_panic("format", values..)` (see `crate::desugar`): its
+    /// site entered in the check names (written once types are final), its values lowered.
+    pub(super) fn panic_stmt(&mut self, c: &syn::ExprCall) -> Option<Stmt> {
+        let span = c.span();
+        let mut args = c.args.iter();
+        let Some(syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Str(format),
+            ..
+        })) = args.next()
+        else {
+            self.err(span, "a panic's message is a string literal");
+            return None;
+        };
+        let parsed = PrintArgs {
+            format: format.clone(),
+            args: args.cloned().collect(),
+        };
+        let pieces = self.format_pieces(&parsed)?;
+        let values: Vec<Expr> = pieces
+            .into_iter()
+            .filter_map(|p| match p {
+                PrintPiece::Value(e, _) => Some(e),
+                PrintPiece::Text(_) => None,
+            })
+            .collect();
+        let most = gpu_contract::check_names::PanicSite::MAX_VALUES;
+        if values.len() > most {
+            self.err(
+                format.span(),
+                format!(
+                    "a kernel's panic message shows at most {most} values (the fault record \
+                     holds two); this one has {}: show fewer, or `println!` them first",
+                    values.len()
+                ),
+            );
+            return None;
+        }
+        let site = self.k.check_names.len();
+        self.k.check_names.push(String::new());
+        Some(Stmt::Panic(Box::new(crate::ir::Panic {
+            site,
+            location: crate::names::panic_location(span),
+            format: format.value(),
+            values,
+        })))
+    }
+
+    /// The text and placeholders of a format string with its values.
+    fn format_pieces(&mut self, parsed: &PrintArgs) -> Option<Vec<PrintPiece<crate::ir::Ty>>> {
         let text = parsed.format.value();
         let fspan = parsed.format.span();
         let mut pieces = Vec::new();
@@ -72,7 +148,7 @@ impl Lowerer<'_> {
                     return None;
                 }
                 '{' => {
-                    let (arg, spec) = self.placeholder(&mut chars, &parsed, &mut next, fspan)?;
+                    let (arg, spec) = self.placeholder(&mut chars, parsed, &mut next, fspan)?;
                     if !literal.is_empty() {
                         pieces.push(PrintPiece::Text(std::mem::take(&mut literal)));
                     }
@@ -88,29 +164,10 @@ impl Lowerer<'_> {
             );
             return None;
         }
-        // CUDA's `printf` takes at most 32 values after the format.
-        let values = pieces
-            .iter()
-            .filter(|p| matches!(p, PrintPiece::Value(..)))
-            .count();
-        if values > 32 {
-            self.err(
-                fspan,
-                format!(
-                    "a print in a kernel takes at most 32 values; this one has {values}: split it"
-                ),
-            );
-            return None;
-        }
-        if newline {
-            literal.push('\n');
-        }
         if !literal.is_empty() {
             pieces.push(PrintPiece::Text(literal));
         }
-        let index = self.k.prints;
-        self.k.prints += 1;
-        Some(Stmt::Print(index, pieces))
+        Some(pieces)
     }
 
     /// The placeholder whose `{` was just read from `chars`: its value (the next of

@@ -170,8 +170,9 @@ impl Lowerer<'_> {
         self.err(
             span,
             format!(
-                "macros such as `{name}!` cannot be used in a kernel; the kernel language has \
-                 `println!` and `print!` as statements, and no other macros"
+                "macros such as `{name}!` cannot be used in a kernel; kernels have `println!`, \
+                 `print!`, `matches!`, `assert!`, `assert_eq!`, `assert_ne!`, their \
+                 `debug_` forms, `panic!`, `unreachable!`, `todo!` and `unimplemented!`"
             ),
         );
     }
@@ -329,6 +330,9 @@ impl Lowerer<'_> {
                 self.intrinsic_call(&name, c, true).map(Stmt::Eval)
             }
             syn::Expr::Call(c) if call_name(c).as_deref() == Some("store4") => self.vector_store(c),
+            syn::Expr::Call(c) if call_name(c).as_deref() == Some("__gpu_panic") => {
+                self.panic_stmt(c)
+            }
             // An expression evaluated for its effects only: keep them (`(atomic_add(..));`),
             // drop the rest.
             other => self

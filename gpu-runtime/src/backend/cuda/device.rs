@@ -7,6 +7,7 @@ use std::sync::{Arc, OnceLock};
 
 use cudarc::driver::sys::CUdevice_attribute;
 use cudarc::driver::{CudaContext, CudaStream};
+use gpu_contract::check_names::PanicSite;
 use gpu_contract::fault::{FaultKind, FaultRecord, IntOp};
 
 use super::fault;
@@ -231,6 +232,19 @@ impl CudaDevice {
                 index: clamp(r.index),
                 len: clamp(r.extent),
             },
+            Some(FaultKind::Panic) => {
+                let site = PanicSite::decode(def.site_name(r.site));
+                GpuError::Panic {
+                    kernel: def.name(),
+                    location: site
+                        .as_ref()
+                        .map_or_else(|| "an unknown place".to_owned(), |s| s.location.clone()),
+                    message: site.map_or_else(
+                        || "a panic the runtime cannot describe".to_owned(),
+                        |s| s.message([r.index, r.extent]),
+                    ),
+                }
+            }
             Some(FaultKind::Integer) => GpuError::IntegerFault {
                 kernel: def.name(),
                 signature: kernel.signature.clone(),

@@ -54,6 +54,12 @@ pub(crate) enum SimFault {
         index: usize,
         len: usize,
     },
+    /// The kernel's code panicked (`assert!`, `panic!`, ...).
+    Panic {
+        kernel: &'static str,
+        location: &'static str,
+        message: String,
+    },
     /// The launch ran past the simulator's deadline.
     Timeout { kernel: &'static str, seconds: f64 },
     /// A lower-numbered block failed: this block's outcome no longer matters.
@@ -99,6 +105,24 @@ pub fn local_mut<'a, T, const N: usize>(
     match a.get_mut(i) {
         Some(v) => v,
         None => local_out_of_bounds(name, i, N),
+    }
+}
+
+/// A panic in a kernel's code (`assert!`, `panic!`, ...): the thread stops and the launch
+/// reports [`GpuError::Panic`] with `location` and the message, as the GPU's fault
+/// record does.
+#[cold]
+#[inline(never)]
+pub fn panic_fault(location: &'static str, message: std::fmt::Arguments<'_>) -> ! {
+    let message = message.to_string();
+    match block::current_kernel() {
+        Some(kernel) => std::panic::resume_unwind(Box::new(SimFault::Panic {
+            kernel,
+            location,
+            message,
+        })),
+        // Called outside a launch (a device function called from the host): a Rust panic.
+        None => panic!("{message}"),
     }
 }
 
@@ -490,6 +514,15 @@ fn to_error(
                 len,
             },
             SimFault::Timeout { kernel, seconds } => GpuError::Timeout { kernel, seconds },
+            SimFault::Panic {
+                kernel,
+                location,
+                ref message,
+            } => GpuError::Panic {
+                kernel,
+                location: location.to_owned(),
+                message: message.clone(),
+            },
             // Never reported: a lower-numbered block's error is.
             SimFault::Cancelled => GpuError::SimulatorPanic {
                 kernel: def.name(),

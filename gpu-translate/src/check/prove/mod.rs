@@ -303,6 +303,7 @@ impl<'a> Prover<'a> {
                     }
                 }
             }
+            Stmt::Panic(p) => p.values.iter_mut().for_each(|e| self.expr(e)),
             Stmt::Labelled(_, s) => self.stmt(s),
             Stmt::Break(_) | Stmt::Continue(_) | Stmt::Return | Stmt::Line(_) => {}
         }

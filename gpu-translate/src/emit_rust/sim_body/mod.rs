@@ -453,6 +453,21 @@ impl VisitMut for Rewriter {
             }
             // A function desugaring calls (`__gpu_sum_start()`): the runtime's, by the
             // name after the prefix.
+            // A panic: the thread stops with the message Rust's `format_args!` writes.
+            syn::Expr::Call(c) if internal_function(c).is_some_and(|n| n == "panic") => {
+                visit_mut::visit_expr_call_mut(self, c);
+                let k = &self.krate;
+                let span = c.func.span();
+                let location = crate::names::panic_location(span);
+                let args = c.args.iter();
+                *e = syn::parse_quote_spanned!(span=>
+                    #k::__private::panic_fault(#location, ::core::format_args!(#(#args),*)));
+            }
+            // The crate's own `debug_assertions`, as the GPU's module constant has it.
+            syn::Expr::Call(c) if internal_function(c).is_some_and(|n| n == "debug_assertions") => {
+                let span = c.func.span();
+                *e = syn::parse_quote_spanned!(span=> ::core::cfg!(debug_assertions));
+            }
             syn::Expr::Call(c) if internal_function(c).is_some() => {
                 if let Some(name) = internal_function(c) {
                     let k = &self.krate;

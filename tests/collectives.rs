@@ -296,6 +296,21 @@ fn arrays_copy_between_simulated_devices() {
     assert!(detail.contains("elements"), "{detail}");
 }
 
+/// A launch with an array of another simulated device says which device is which.
+#[test]
+fn a_device_mismatch_between_simulators_names_both() {
+    let devices = Device::simulators(2);
+    let a = devices[1].to_device(&[1.0f32; 4]).unwrap();
+    let mut out = devices[0].zeros::<f32>(4).unwrap();
+    let err = gpu_runtime::launch!(cases::scalar::saxpy[1, 4](2.0f32, &a, &mut out)).unwrap_err();
+    let text = err.to_string();
+    assert!(matches!(err, GpuError::DeviceMismatch { .. }), "{err:?}");
+    assert!(
+        text.contains("simulated device") && text.contains("the CPU simulator"),
+        "{text}"
+    );
+}
+
 /// The longest timeout there is works (the deadline saturates instead of overflowing).
 #[test]
 fn an_endless_timeout_is_accepted() {

@@ -179,7 +179,7 @@ pub unsafe fn launch_cuda_unchecked(
     }
     match &*device.inner {
         DeviceInner::Cuda(cuda) => dispatch::launch_cuda(device, cuda, def, dtypes, cfg, args),
-        DeviceInner::Sim => Err(GpuError::InvalidArgument(format!(
+        DeviceInner::Sim(_) => Err(GpuError::InvalidArgument(format!(
             "kernel `{}`: a CUDA launch on the simulator",
             def.name()
         ))),
@@ -217,7 +217,7 @@ pub fn function_attributes(
 ) -> Result<crate::FunctionAttributes> {
     match &*device.inner {
         DeviceInner::Cuda(cuda) => dispatch::attributes(cuda, def, dtypes),
-        DeviceInner::Sim => Err(GpuError::InvalidArgument(format!(
+        DeviceInner::Sim(_) => Err(GpuError::InvalidArgument(format!(
             "kernel `{}`: compiled-function attributes exist only on a CUDA device",
             def.name()
         ))),

@@ -113,6 +113,35 @@ fn a_stored_entry_loads_back_exactly() {
     assert_eq!(names.len(), 1, "{names:?}");
 }
 
+#[cfg(unix)]
+#[test]
+fn a_named_pipe_where_an_entry_should_be_is_skipped_not_waited_on() {
+    let dir = temp_dir();
+    let cache = DiskCache::open(dir.path(), 1 << 30).unwrap();
+    let key = CacheKey::of(&inputs("k", &[], "sm_90", "v"));
+    // SAFETY: a test entry, never loaded as a kernel: the folder is this test's own.
+    unsafe { cache.store(&key, &payload(5, 100)) };
+    let path = entries(dir.path()).remove(0);
+    std::fs::remove_file(&path).unwrap();
+    let made = Command::new("mkfifo")
+        .arg(&path)
+        .status()
+        .expect("mkfifo runs");
+    assert!(made.success());
+    // Opening a pipe for reading blocks until a writer comes: the lookup must not.
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(cache.load(&key));
+    });
+    let found = rx
+        .recv_timeout(std::time::Duration::from_secs(10))
+        .expect("the lookup returned instead of waiting on the pipe");
+    assert!(
+        matches!(found, Lookup::Rejected(ref why) if why.contains("not a regular file")),
+        "{found:?}"
+    );
+}
+
 fn damaged(damage: impl Fn(&mut Vec<u8>)) -> Lookup {
     let dir = temp_dir();
     let cache = DiskCache::open(dir.path(), 1 << 30).unwrap();

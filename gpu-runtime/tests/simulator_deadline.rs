@@ -35,6 +35,25 @@ fn spin_while_others_wait(a: &mut [u32]) {
     a[0] = t;
 }
 
+/// No loop at all: a huge grid of short threads runs past the deadline too.
+#[gpu_kernel]
+fn touch(a: &mut [u32]) {
+    let i = grid_1d();
+    if i < a.len() {
+        a[i] = 1;
+    }
+}
+
+/// The same with a barrier, so its blocks run as fibers.
+#[gpu_kernel]
+fn touch_in_step(a: &mut [u32]) {
+    let i = grid_1d();
+    sync_threads();
+    if i < a.len() {
+        a[i] = 2;
+    }
+}
+
 #[test]
 fn an_endless_kernel_stops_at_the_deadline() {
     let exe = std::env::current_exe().expect("the test binary");
@@ -58,7 +77,10 @@ fn an_endless_kernel_stops_at_the_deadline() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(
-        text.contains("spin: timeout") && text.contains("spin_while_others_wait: timeout"),
+        text.contains("spin: timeout")
+            && text.contains("spin_while_others_wait: timeout")
+            && text.contains("touch: timeout")
+            && text.contains("touch_in_step: timeout"),
         "{text}"
     );
     assert!(
@@ -79,6 +101,12 @@ fn child() {
         (
             "spin_while_others_wait",
             launch!(spin_while_others_wait[1, 64](&mut a)),
+        ),
+        // About 10^9 and 10^8 threads: minutes on the simulator without the deadline.
+        ("touch", launch!(touch[1 << 20, 1024](&mut a))),
+        (
+            "touch_in_step",
+            launch!(touch_in_step[1 << 17, 1024](&mut a)),
         ),
     ] {
         match r {

@@ -134,6 +134,27 @@ pub struct DiskCache {
     read_only: OnceLock<bool>,
 }
 
+/// `path` opened for reading if it is a regular file; anything else (a named pipe, a
+/// socket, a device, a folder) is an error, never a wait: the file is opened without
+/// blocking and its type checked through the handle, so a pipe put there between a check
+/// and the open cannot block either.
+fn open_regular(path: &Path) -> std::io::Result<fs::File> {
+    let mut options = fs::File::options();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NONBLOCK);
+    }
+    let file = options.open(path)?;
+    if !file.metadata()?.is_file() {
+        return Err(std::io::Error::other(
+            "not a regular file (skipped; the kernel compiles as on a miss)",
+        ));
+    }
+    Ok(file)
+}
+
 impl DiskCache {
     /// Open (creating it if needed) the cache folder `dir`, which must be readable. A folder
     /// that can be read but not written is used read-only: its entries are loaded and
@@ -231,7 +252,7 @@ impl DiskCache {
     pub fn load(&self, key: &CacheKey) -> Lookup {
         let path = self.path_of(key);
         let mut bytes = Vec::new();
-        let file = match fs::File::open(&path).and_then(|mut f| {
+        let file = match open_regular(&path).and_then(|mut f| {
             f.read_to_end(&mut bytes)?;
             Ok(f)
         }) {

@@ -62,7 +62,7 @@ impl<T: Element> DeviceArray<T> {
                 ))?;
                 Storage::Cuda(CudaBuffer::new(slice))
             }
-            DeviceInner::Sim => {
+            DeviceInner::Sim(_) => {
                 let mut v = reserve(device, host.len())?;
                 v.extend_from_slice(host);
                 Storage::Sim(SimBuffer::new(v))
@@ -111,7 +111,7 @@ impl<T: Element> DeviceArray<T> {
                 )?;
                 Storage::Cuda(CudaBuffer::new(slice))
             }
-            DeviceInner::Sim => {
+            DeviceInner::Sim(_) => {
                 let mut v = reserve(device, len)?;
                 v.resize(len, crate::dtype::zeroed::<T>());
                 Storage::Sim(SimBuffer::new(v))

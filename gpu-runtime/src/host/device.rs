@@ -38,7 +38,9 @@ impl fmt::Display for Backend {
 #[allow(clippy::large_enum_variant)]
 pub(crate) enum DeviceInner {
     Cuda(CudaDevice),
-    Sim,
+    /// A simulated device, numbered in the process (0 is [`Device::simulator`]) so an
+    /// error can say which of several it is.
+    Sim(usize),
 }
 
 /// A device that arrays live on and kernels run on. Cheap to clone: clones share the
@@ -164,8 +166,11 @@ impl Device {
         if n > 0 {
             out.push(Device::simulator());
         }
+        static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(1);
         out.extend((1..n).map(|_| Device {
-            inner: Arc::new(DeviceInner::Sim),
+            inner: Arc::new(DeviceInner::Sim(
+                NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+            )),
         }));
         out
     }
@@ -174,7 +179,7 @@ impl Device {
     pub fn simulator() -> Device {
         static SIM: OnceLock<Device> = OnceLock::new();
         SIM.get_or_init(|| Device {
-            inner: Arc::new(DeviceInner::Sim),
+            inner: Arc::new(DeviceInner::Sim(0)),
         })
         .clone()
     }
@@ -183,7 +188,7 @@ impl Device {
     pub fn backend(&self) -> Backend {
         match &*self.inner {
             DeviceInner::Cuda(_) => Backend::Cuda,
-            DeviceInner::Sim => Backend::Simulator,
+            DeviceInner::Sim(_) => Backend::Simulator,
         }
     }
 
@@ -191,7 +196,7 @@ impl Device {
     pub fn name(&self) -> &str {
         match &*self.inner {
             DeviceInner::Cuda(c) => &c.limits.device_name,
-            DeviceInner::Sim => "CPU simulator",
+            DeviceInner::Sim(_) => "CPU simulator",
         }
     }
 
@@ -199,7 +204,7 @@ impl Device {
     pub fn compute_capability(&self) -> Option<(u32, u32)> {
         match &*self.inner {
             DeviceInner::Cuda(c) => Some(c.compute_capability),
-            DeviceInner::Sim => None,
+            DeviceInner::Sim(_) => None,
         }
     }
 
@@ -207,7 +212,7 @@ impl Device {
     pub fn multiprocessor_count(&self) -> Option<u32> {
         match &*self.inner {
             DeviceInner::Cuda(c) => Some(c.limits.multiprocessors),
-            DeviceInner::Sim => None,
+            DeviceInner::Sim(_) => None,
         }
     }
 
@@ -215,7 +220,7 @@ impl Device {
     pub fn max_threads_per_block(&self) -> u32 {
         match &*self.inner {
             DeviceInner::Cuda(c) => c.limits.max_threads_per_block,
-            DeviceInner::Sim => DeviceLimits::simulator().max_threads_per_block,
+            DeviceInner::Sim(_) => DeviceLimits::simulator().max_threads_per_block,
         }
     }
 
@@ -226,7 +231,7 @@ impl Device {
             DeviceInner::Cuda(c) => c
                 .memory_info()
                 .map(|(free, total)| Some(MemoryInfo { free, total })),
-            DeviceInner::Sim => Ok(None),
+            DeviceInner::Sim(_) => Ok(None),
         }
     }
 
@@ -237,7 +242,8 @@ impl Device {
                 "CUDA device {} ({}, sm_{}{})",
                 c.ordinal, c.limits.device_name, c.compute_capability.0, c.compute_capability.1
             ),
-            DeviceInner::Sim => "the CPU simulator".to_owned(),
+            DeviceInner::Sim(0) => "the CPU simulator".to_owned(),
+            DeviceInner::Sim(k) => format!("simulated device {k} (of `Device::simulators`)"),
         }
     }
 
@@ -248,7 +254,7 @@ impl Device {
         crate::host::graph::forbid("`Device::synchronize`")?;
         match &*self.inner {
             DeviceInner::Cuda(c) => c.synchronize(),
-            DeviceInner::Sim => Ok(()),
+            DeviceInner::Sim(_) => Ok(()),
         }
     }
 
@@ -269,7 +275,7 @@ impl Device {
     ) -> Result<cudarc::driver::sys::CUfunction> {
         match &*self.inner {
             DeviceInner::Cuda(c) => crate::host::dispatch::cu_function(c, def, dtypes),
-            DeviceInner::Sim => Err(GpuError::InvalidArgument(format!(
+            DeviceInner::Sim(_) => Err(GpuError::InvalidArgument(format!(
                 "kernel `{}`: the simulator has no driver functions",
                 def.name()
             ))),

@@ -324,7 +324,7 @@ pub(crate) fn precompile_on(def: &'static KernelDef, device: &Device) -> Result<
             }
             Ok(())
         }
-        DeviceInner::Sim => Ok(()),
+        DeviceInner::Sim(_) => Ok(()),
     }
 }
 

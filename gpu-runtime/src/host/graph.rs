@@ -369,7 +369,7 @@ impl Device {
                 cuda_graph::begin_capture(&s).map_err(c.driver_error("stream capture"))?;
                 Some(Arc::new(s))
             }
-            DeviceInner::Sim => None,
+            DeviceInner::Sim(_) => None,
         };
         let stream = Stream {
             device: self.clone(),
@@ -474,7 +474,7 @@ impl Graph {
                 exec.launch(s.raw).map_err(c.driver_error("graph launch"))?;
                 c.finish(s.raw)
             }
-            (GraphInner::Sim(nodes), DeviceInner::Sim, _) => {
+            (GraphInner::Sim(nodes), DeviceInner::Sim(_), _) => {
                 let _replay = replay_lock();
                 replay_sim(nodes)
             }

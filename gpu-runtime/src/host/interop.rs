@@ -35,7 +35,7 @@ impl Device {
     pub fn cuda_context(&self) -> Option<Arc<CudaContext>> {
         match &*self.inner {
             DeviceInner::Cuda(c) => Some(c.ctx.clone()),
-            DeviceInner::Sim => None,
+            DeviceInner::Sim(_) => None,
         }
     }
 
@@ -44,7 +44,7 @@ impl Device {
     pub fn cuda_stream(&self) -> Option<Arc<CudaStream>> {
         match &*self.inner {
             DeviceInner::Cuda(c) => Some(c.stream.clone()),
-            DeviceInner::Sim => None,
+            DeviceInner::Sim(_) => None,
         }
     }
 }
@@ -84,7 +84,7 @@ impl<T: Element> DeviceArray<T> {
                 slice.context().ordinal(),
                 device.describe()
             ))),
-            DeviceInner::Sim => Err(GpuError::InvalidArgument(
+            DeviceInner::Sim(_) => Err(GpuError::InvalidArgument(
                 "a CudaSlice is GPU memory: it cannot become an array of the simulator".to_owned(),
             )),
         }
@@ -152,7 +152,7 @@ impl<T: Element> DeviceArray<T> {
                 let slice = unsafe { c.stream.upgrade_device_ptr::<T>(ptr, len) };
                 DeviceArray::from_cuda_slice(device, slice)
             }
-            DeviceInner::Sim => Err(GpuError::InvalidArgument(
+            DeviceInner::Sim(_) => Err(GpuError::InvalidArgument(
                 "a raw device pointer cannot become an array of the simulator".to_owned(),
             )),
         }

@@ -62,7 +62,7 @@ impl Device {
                 (p.ptr as *mut T, Some(p), Vec::new())
             }
             DeviceInner::Cuda(_) => (std::ptr::NonNull::dangling().as_ptr(), None, Vec::new()),
-            DeviceInner::Sim => {
+            DeviceInner::Sim(_) => {
                 let mut v = Vec::new();
                 v.try_reserve_exact(len)
                     .map_err(|_| GpuError::OutOfMemory {
@@ -271,7 +271,7 @@ impl<T: Element> DeviceArray<T> {
                 })
             }
             (_, DeviceInner::Cuda(_)) => Ok(()),
-            (_, DeviceInner::Sim) => self.copy_from_host(src.as_slice()?),
+            (_, DeviceInner::Sim(_)) => self.copy_from_host(src.as_slice()?),
         }
     }
 
@@ -297,7 +297,7 @@ impl<T: Element> DeviceArray<T> {
                 })
             }
             (_, DeviceInner::Cuda(_)) => Ok(()),
-            (_, DeviceInner::Sim) => self.copy_to_host(dst.as_mut_slice()?),
+            (_, DeviceInner::Sim(_)) => self.copy_to_host(dst.as_mut_slice()?),
         }
     }
 }

@@ -67,7 +67,7 @@ impl Device {
             DeviceInner::Cuda(c) => Some(Arc::new(
                 OwnedStream::create(&c.ctx).map_err(c.driver_error("stream creation"))?,
             )),
-            DeviceInner::Sim => None,
+            DeviceInner::Sim(_) => None,
         };
         Ok(Stream {
             device: self.clone(),

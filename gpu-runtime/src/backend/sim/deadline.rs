@@ -118,6 +118,29 @@ pub fn sim_tick() {
     }
 }
 
+/// Between two simulated threads (or blocks) of a launch: stops it once it has run past
+/// its deadline or a lower-numbered block has failed, so a kernel without loops stops
+/// too. Reads the clock once every 4096 calls; never suspends.
+#[inline]
+pub(crate) fn between_threads() {
+    let n = TICKS.with(|t| {
+        let n = t.get().wrapping_add(1);
+        t.set(n);
+        n
+    });
+    if n.is_multiple_of(4096) {
+        check();
+    }
+}
+
+/// The launch's kernel and timeout if it has run past its deadline: checked before each
+/// block whose threads run as fibers (which keep their own tick counts).
+pub(crate) fn past() -> Option<(&'static str, f64)> {
+    current()
+        .filter(|d| Instant::now() >= d.until)
+        .map(|d| (d.kernel, d.seconds))
+}
+
 #[cold]
 fn check() {
     if let Some((lowest_failure, block)) = CANCEL.with(Cell::get) {

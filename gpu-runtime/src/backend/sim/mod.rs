@@ -328,6 +328,7 @@ impl Launch<'_> {
         let mut current = (self.position)(b, Dim3::new(0, 0, 0));
         let outcome = catch_unwind(AssertUnwindSafe(|| {
             for &t in self.threads {
+                deadline::between_threads();
                 current = (self.position)(b, t);
                 set_position(Some(current));
                 (self.thread)();
@@ -341,6 +342,9 @@ impl Launch<'_> {
     /// A block of a kernel that waits for its threads: every thread a fiber on this OS
     /// thread.
     fn run_block_as_fibers(&self, b: Dim3) -> Result<()> {
+        if let Some((kernel, seconds)) = deadline::past() {
+            return Err(GpuError::Timeout { kernel, seconds });
+        }
         let n = self.threads.len();
         let ctx = BlockContext::new(self.def.name(), n, self.shared_bytes, true);
         let _clear = ClearThreadState;

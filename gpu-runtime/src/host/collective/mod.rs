@@ -415,7 +415,7 @@ impl Ledger {
 fn cuda_context(device: &Device) -> std::result::Result<Arc<CudaContext>, String> {
     match &*device.inner {
         DeviceInner::Cuda(c) => Ok(c.ctx.clone()),
-        DeviceInner::Sim => Err("NCCL needs CUDA devices".to_owned()),
+        DeviceInner::Sim(_) => Err("NCCL needs CUDA devices".to_owned()),
     }
 }
 

@@ -452,7 +452,7 @@ fn launch_on<'a>(
                 Some(recording) => recording.record_raw(def, owners, queue),
             }
         }
-        DeviceInner::Sim => Err(GpuError::InvalidLaunch {
+        DeviceInner::Sim(_) => Err(GpuError::InvalidLaunch {
             kernel: def.name(),
             reason: "a raw CUDA C kernel runs only on a GPU: the simulator runs the Rust \
                      body of a #[gpu_kernel], and a raw kernel has none"

@@ -154,3 +154,34 @@ pub fn out_of_bounds(a: &[f32], b: &mut [f32]) {
         b[i] = a[i + 1];
     }
 }
+
+#[gpu_kernel(launch_bounds(64))]
+pub fn bounded_block(out: &mut [u32]) {
+    let i = grid_1d();
+    if i < out.len() {
+        out[i] = block_dim().x;
+    }
+}
+
+/// A kernel's `launch_bounds(64)` holds on both backends: `forall` picks at most 64
+/// threads per block, and a block of 128 is refused before it runs.
+pub fn case_launch_bounds(dev: &Device, seed: u64) -> CaseResult {
+    let mut r = rng(seed);
+    let mut out = Outputs::new();
+    let n = r.random_range(500..3000);
+    let mut d = poisoned(dev, n, u32::MAX)?;
+    launch!(bounded_block.forall(n)(&mut d))?;
+    let got = d.to_host()?;
+    if let Some(p) = got.iter().position(|&b| b == 0 || b > 64) {
+        return Err(format!("forall ran a block of {} threads (element {p})", got[p]).into());
+    }
+    match launch!(bounded_block[1, 128](&mut d)) {
+        Err(GpuError::InvalidLaunch { .. }) => {}
+        other => {
+            return Err(format!("a 128-thread block: want InvalidLaunch, got {other:?}").into())
+        }
+    }
+    launch!(bounded_block[blocks(n, 64), 64](&mut d))?;
+    check(&mut out, "out", &d.to_host()?, &vec![64u32; n], 0.0)?;
+    Ok(out)
+}

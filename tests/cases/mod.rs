@@ -190,6 +190,8 @@ macro_rules! for_each_case {
                 1e-14, math::case_math_f64, [math::math_generic];
             geometry: "2-D and 3-D geometry, gridsize",
                 0.0, geometry::case_geometry, [geometry::geometry_2d, geometry::geometry_3d];
+            launch_bounds: "launch_bounds(64): forall picks at most 64 threads, a 128-thread block is refused, on both backends",
+                0.0, geometry::case_launch_bounds, [geometry::bounded_block];
             grid_stride: "grid-stride loop",
                 1e-6, geometry::case_grid_stride, [geometry::grid_stride];
             constants: "constants and T::from_* conversions",

@@ -379,11 +379,19 @@ pub(crate) fn run_sim(
     thread: &(dyn Fn() + Sync),
 ) -> Result<()> {
     let limits = DeviceLimits::simulator();
+    // The kernel's `launch_bounds(t)` holds here as on the GPU: a larger block is refused,
+    // and `forall` picks at most `t` threads per block.
+    let bound = def
+        .options()
+        .launch_bounds
+        .map_or(limits.max_threads_per_block, |(t, _)| {
+            t.min(limits.max_threads_per_block)
+        });
     let Some(valid) = cfg.validate(
         def.name(),
         &limits,
-        limits.max_threads_per_block,
-        crate::backend::sim::SIM_FORALL_BLOCK,
+        bound,
+        crate::backend::sim::SIM_FORALL_BLOCK.min(bound),
         limits.max_shared_mem_optin,
     )?
     else {

@@ -16,14 +16,61 @@ fn shape_error(e: ndarray::ShapeError) -> GpuError {
     GpuError::InvalidArgument(format!("ndarray: {e}"))
 }
 
+/// The host's physical memory in bytes, where the platform says.
+fn host_memory() -> Option<u64> {
+    #[cfg(unix)]
+    {
+        // SAFETY: `sysconf` reads a system setting; it has no preconditions.
+        let (pages, size) = unsafe {
+            (
+                libc::sysconf(libc::_SC_PHYS_PAGES),
+                libc::sysconf(libc::_SC_PAGESIZE),
+            )
+        };
+        if pages > 0 && size > 0 {
+            return (pages as u64).checked_mul(size as u64);
+        }
+    }
+    None
+}
+
+/// The elements of `view` in row-major order, borrowed when they already are, else copied
+/// into a buffer allocated fallibly: a view that stands for more elements than it stores
+/// (a broadcast one: `2^40` elements of one value) is `OutOfMemory` when the device could
+/// not hold it or the host cannot gather it, never an abort.
+fn row_major<'a, T: Element, D: ndarray::Dimension>(
+    device: &Device,
+    view: &'a ndarray::ArrayView<'_, T, D>,
+) -> Result<std::borrow::Cow<'a, [T]>> {
+    if let Some(s) = view.as_slice() {
+        return Ok(std::borrow::Cow::Borrowed(s));
+    }
+    let len = view.len();
+    let bytes = len.checked_mul(std::mem::size_of::<T>());
+    let out_of_memory = || GpuError::OutOfMemory {
+        device: device.describe(),
+        bytes: bytes.map_or(u64::MAX, |b| b as u64),
+    };
+    let bytes = bytes.ok_or_else(out_of_memory)? as u64;
+    // The device's memory, or on the simulator the host's, bounds what is worth gathering
+    // (an allocation past it would only fail later, or slowly).
+    let total = match device.memory_info()? {
+        Some(info) => Some(info.total),
+        None => host_memory(),
+    };
+    if total.is_some_and(|t| bytes > t) {
+        return Err(out_of_memory());
+    }
+    let mut out = Vec::new();
+    out.try_reserve_exact(len).map_err(|_| out_of_memory())?;
+    out.extend(view.iter().copied());
+    Ok(std::borrow::Cow::Owned(out))
+}
+
 impl<T: Element> DeviceArray<T> {
     /// A device array with the elements of `host`, in order.
     pub fn from_ndarray(device: &Device, host: ArrayView1<'_, T>) -> Result<Self> {
-        let row_major = host.as_standard_layout();
-        match row_major.as_slice() {
-            Some(s) => device.to_device(s),
-            None => device.to_device(&row_major.iter().copied().collect::<Vec<T>>()),
-        }
+        device.to_device(&row_major(device, &host)?)
     }
 
     /// The array as an `ndarray::Array1`.
@@ -36,11 +83,7 @@ impl<T: Element> DeviceArray2<T> {
     /// A `rows x cols` device array with the elements of `host` (any layout), row-major.
     pub fn from_ndarray(device: &Device, host: ArrayView2<'_, T>) -> Result<Self> {
         let (rows, cols) = host.dim();
-        let row_major = host.as_standard_layout();
-        match row_major.as_slice() {
-            Some(s) => device.to_device_2d(s, rows, cols),
-            None => device.to_device_2d(&row_major.iter().copied().collect::<Vec<T>>(), rows, cols),
-        }
+        device.to_device_2d(&row_major(device, &host)?, rows, cols)
     }
 
     /// The array as an `ndarray::Array2` of the same shape.
@@ -53,11 +96,7 @@ impl<T: Element> DeviceArray3<T> {
     /// A device array of `host`'s shape with its elements (any layout), row-major.
     pub fn from_ndarray(device: &Device, host: ArrayView3<'_, T>) -> Result<Self> {
         let shape = host.dim();
-        let row_major = host.as_standard_layout();
-        match row_major.as_slice() {
-            Some(s) => device.to_device_3d(s, shape),
-            None => device.to_device_3d(&row_major.iter().copied().collect::<Vec<T>>(), shape),
-        }
+        device.to_device_3d(&row_major(device, &host)?, shape)
     }
 
     /// The array as an `ndarray::Array3` of the same shape.
@@ -95,5 +134,24 @@ mod tests {
         let empty = Array2::<f32>::zeros((0, 7));
         let d = DeviceArray2::from_ndarray(&dev, empty.view()).unwrap();
         assert_eq!(d.to_ndarray().unwrap(), empty);
+    }
+
+    #[test]
+    fn a_broadcast_view_larger_than_memory_is_an_error_not_an_abort() {
+        let dev = Device::simulator();
+        let one = Array::from_elem(1, 1.0f32);
+        let huge = one.broadcast(1usize << 40).expect("a broadcast view");
+        match DeviceArray::from_ndarray(&dev, huge) {
+            Err(GpuError::OutOfMemory { bytes, .. }) => assert_eq!(bytes, 4 << 40),
+            other => panic!("want OutOfMemory, got {other:?}"),
+        }
+        let two = Array::from_elem((1, 1), 1u8);
+        let wide = two
+            .broadcast((1usize << 40, 1 << 20))
+            .expect("a broadcast view");
+        assert!(matches!(
+            DeviceArray2::from_ndarray(&dev, wide),
+            Err(GpuError::OutOfMemory { .. })
+        ));
     }
 }

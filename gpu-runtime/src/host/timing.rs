@@ -53,6 +53,15 @@ impl Device {
                 "Device::timed needs at least one timed run".to_owned(),
             ));
         }
+        // Each run's time is kept for the median: a count no measurement needs is refused
+        // rather than left to fill the host's memory.
+        const MOST_RUNS: usize = 1 << 24;
+        if runs > MOST_RUNS || warmup > MOST_RUNS {
+            return Err(GpuError::InvalidArgument(format!(
+                "Device::timed takes at most {MOST_RUNS} runs and {MOST_RUNS} warm-up runs \
+                 (asked: {runs} and {warmup})"
+            )));
+        }
         for _ in 0..warmup {
             work()?;
         }
@@ -128,5 +137,12 @@ mod tests {
         });
         assert!(matches!(e, Err(GpuError::InvalidArgument(m)) if m == "third"));
         assert_eq!(calls, 3, "timing stops at the first error");
+    }
+
+    #[test]
+    fn timed_refuses_a_run_count_no_measurement_needs() {
+        let dev = Device::simulator();
+        let r = dev.timed(0, usize::MAX, || Ok(()));
+        assert!(matches!(r, Err(GpuError::InvalidArgument(_))), "{r:?}");
     }
 }

@@ -173,6 +173,15 @@ pub fn range_iterators(m: &[u32], w: &[u32], out: &mut [u64]) {
             break e;
         }
     };
+    // The range keeps the end it was made with, whatever the body does to the name.
+    let mut hi = n;
+    let mut g = 0u64;
+    for k in 0..=hi {
+        if k == 2 {
+            hi = 0;
+        }
+        g += k as u64 + hi as u64;
+    }
     let mut f = 0u64;
     'rows: loop {
         f += 1;
@@ -194,9 +203,12 @@ pub fn range_iterators(m: &[u32], w: &[u32], out: &mut [u64]) {
         + found as u64 * 13
         + odd as u64 * 17
         + if hit { 19 } else { 0 }
-        + f * 23;
+        + f * 23
+        + g * 29;
 }
 
+// Mirrors the kernel, a range bound the body changes included.
+#[allow(clippy::mut_range_bound)]
 fn range_iterators_ref(n: u32, w: &[u32]) -> u64 {
     let mut a = 0u64;
     for k in 0..=n {
@@ -244,6 +256,15 @@ fn range_iterators_ref(n: u32, w: &[u32]) -> u64 {
             break e;
         }
     };
+    // The range keeps the end it was made with, whatever the body does to the name.
+    let mut hi = n;
+    let mut g = 0u64;
+    for k in 0..=hi {
+        if k == 2 {
+            hi = 0;
+        }
+        g += k as u64 + hi as u64;
+    }
     let mut f = 0u64;
     'rows: loop {
         f += 1;
@@ -259,7 +280,13 @@ fn range_iterators_ref(n: u32, w: &[u32]) -> u64 {
             break;
         }
     }
-    a + c * 7 + d * 11 + found as u64 * 13 + odd as u64 * 17 + if hit { 19 } else { 0 } + f * 23
+    a + c * 7
+        + d * 11
+        + found as u64 * 13
+        + odd as u64 * 17
+        + if hit { 19 } else { 0 }
+        + f * 23
+        + g * 29
 }
 
 pub fn case_range_iterators(dev: &Device, seed: u64) -> CaseResult {

@@ -62,7 +62,12 @@ pub fn match_forms(m: &[u32], flags: &[u32], out: &mut [i64]) {
     };
     let kv: u32 = classify(v);
     let k = kv as i64;
-    out[i] = a * 100000 + b * 1000 + c * 100 + d + e + g + h * 10 + k * 7;
+    // Names a pattern binds are bound at once: `(q, p)` swaps.
+    let mn = match (v, 25u32) {
+        (p, q) if p <= q => p,
+        (q, p) => p,
+    };
+    out[i] = a * 100000 + b * 1000 + c * 100 + d + e + g + h * 10 + k * 7 + mn as i64 * 100_000_000;
 }
 
 fn classify_ref(v: u32) -> u32 {
@@ -104,7 +109,8 @@ fn match_forms_ref(v: u32, f: bool) -> i64 {
         _ => 0,
     };
     let k = classify_ref(v) as i64;
-    a * 100000 + b * 1000 + c * 100 + d + e + g + h * 10 + k * 7
+    let mn = v.min(25);
+    a * 100000 + b * 1000 + c * 100 + d + e + g + h * 10 + k * 7 + mn as i64 * 100_000_000
 }
 
 pub fn case_match_forms(dev: &Device, seed: u64) -> CaseResult {

@@ -178,6 +178,14 @@ impl Validator<'_> {
 
     fn stmt(&mut self, s: &Stmt<RTy>) {
         match s {
+            // C declares such a local before the statements that give it its value.
+            Stmt::Let(v, None) if self.k.locals[*v].ty == RTy::Opaque => self.untyped_local(*v),
+            Stmt::Let(v, Some(e))
+                if self.k.locals[*v].ty == RTy::Opaque
+                    && matches!(e.kind, ExprKind::If(..) | ExprKind::Block(_)) =>
+            {
+                self.untyped_local(*v)
+            }
             Stmt::Let(_, init) | Stmt::DeclareArray(_, init) => {
                 if let Some(e) = init {
                     self.expr(e);
@@ -285,6 +293,24 @@ impl Validator<'_> {
             Stmt::Labelled(_, s) => self.stmt(s),
             Stmt::Break(_) | Stmt::Continue(_) | Stmt::Return | Stmt::Line(_) => {}
         }
+    }
+
+    /// A local declared before its value (`let x;`, a `match` or `loop` value, a value
+    /// `if` with statements) whose only values come from device functions: C cannot
+    /// declare it (`auto x;`).
+    fn untyped_local(&mut self, v: usize) {
+        let local = &self.k.locals[v];
+        let message = if local.rust_name.starts_with(crate::desugar::RESERVED_PREFIX) {
+            "the type of this value comes from a device function; annotate the `let` it goes \
+             to: `let v: f32 = ..`"
+                .to_owned()
+        } else {
+            format!(
+                "the type of `{0}` comes from a device function; annotate it: `let {0}: f32 = ..`",
+                local.rust_name
+            )
+        };
+        self.diags.error(local.span, message);
     }
 
     /// A panic's values: numbers and `bool`s, which the fault record carries.

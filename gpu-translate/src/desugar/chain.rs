@@ -11,7 +11,7 @@
 use proc_macro2::Span;
 use syn::spanned::Spanned;
 
-use super::{strip_derefs, Desugarer};
+use super::Desugarer;
 
 /// What an item of a chain is.
 #[derive(Clone)]
@@ -248,17 +248,16 @@ impl Desugarer<'_> {
         }
     }
 
-    /// A range's ends, bound to locals unless they are plain (so they are evaluated once,
-    /// first, as Rust evaluates them).
+    /// A range's ends, bound to locals (so they are evaluated once, first, as Rust
+    /// evaluates them).
     fn range_source(&mut self, r: &syn::ExprRange, pre: &mut Vec<syn::Stmt>) -> Result<Source, ()> {
         let (Some(start), Some(end)) = (&r.start, &r.end) else {
             self.err(r.span(), "kernel ranges need both ends: `a..b` or `a..=b`");
             return Err(());
         };
+        // Bound even when plain: the body may assign the name, and Rust's range keeps the
+        // value it was made with.
         let mut bind = |d: &mut Self, e: &syn::Expr, what: &str| -> syn::Expr {
-            if super::is_plain(e) {
-                return e.clone();
-            }
             let name = d.fresh(what, e.span());
             pre.push(syn::parse_quote_spanned!(e.span()=> let #name = #e;));
             syn::parse_quote_spanned!(e.span()=> #name)
@@ -471,73 +470,6 @@ impl Desugarer<'_> {
         });
     }
 
-    /// The function argument of an adapter: a closure of `params` parameters, or a path.
-    pub(super) fn func(&mut self, e: &syn::Expr, params: usize) -> Result<Func, ()> {
-        match strip_parens(e) {
-            syn::Expr::Closure(c) => {
-                if c.inputs.len() != params {
-                    self.err(
-                        c.or1_token.span,
-                        format!("this closure takes {params} parameter(s) here"),
-                    );
-                    return Err(());
-                }
-                if let Some(m) = &c.movability {
-                    self.err(m.span(), "`static` closures are not supported in kernels");
-                    return Err(());
-                }
-                if !self.closure_body_ok(&c.body) {
-                    return Err(());
-                }
-                Ok(Func::Closure(c.clone()))
-            }
-            p @ syn::Expr::Path(_) => Ok(Func::Path(p.clone())),
-            other => {
-                self.err(
-                    other.span(),
-                    "kernels take a closure (`|x| x * 2.0`) or a `#[gpu_device]` function's \
-                     name here",
-                );
-                Err(())
-            }
-        }
-    }
-
-    /// `f` applied to `args`: a block binding the closure's parameters, then its body; or
-    /// a call.
-    pub(super) fn apply(&mut self, f: &Func, args: &[Item]) -> Result<syn::Expr, ()> {
-        match f {
-            Func::Closure(c) => {
-                let mut stmts = Vec::new();
-                let mut refs = Vec::new();
-                for (p, a) in c.inputs.iter().zip(args) {
-                    self.bind(p, a, &mut stmts, &mut refs)?;
-                }
-                let mut body = (*c.body).clone();
-                strip_derefs(&mut body, &refs);
-                let span = c.body.span();
-                Ok(syn::parse_quote_spanned!(span=> { #(#stmts)* #body }))
-            }
-            Func::Path(p) => {
-                let mut values = Vec::new();
-                for a in args {
-                    match a {
-                        Item::Value { expr, .. } => values.push((**expr).clone()),
-                        Item::Tuple(_) => {
-                            self.err(
-                                p.span(),
-                                "this function would take a pair; pass a closure that \
-                                 destructures it: `|(i, x)| f(i, x)`",
-                            );
-                            return Err(());
-                        }
-                    }
-                }
-                Ok(syn::parse_quote_spanned!(p.span()=> #p(#(#values),*)))
-            }
-        }
-    }
-
     /// Item number `k` of a positional chain (its items' numbers are `0..count`).
     pub(super) fn item_at(&mut self, chain: &Chain, k: syn::Expr) -> Result<Item, ()> {
         let span = chain.span;
@@ -586,103 +518,5 @@ impl Desugarer<'_> {
             };
         }
         Ok(item)
-    }
-
-    /// `let` statements binding `pat` to `item`, into `out`; the names bound to a
-    /// reference's value into `refs` (for `*x` in their scope).
-    pub(super) fn bind(
-        &mut self,
-        pat: &syn::Pat,
-        item: &Item,
-        out: &mut Vec<syn::Stmt>,
-        refs: &mut Vec<String>,
-    ) -> Result<(), ()> {
-        let span = pat.span();
-        match (pat, item) {
-            (syn::Pat::Paren(p), _) => self.bind(&p.pat, item, out, refs),
-            (syn::Pat::Ident(pi), Item::Value { expr, by_ref })
-                if pi.by_ref.is_none() && pi.subpat.is_none() =>
-            {
-                out.push(syn::parse_quote_spanned!(span=> let #pi = #expr;));
-                if *by_ref {
-                    refs.push(crate::names::unraw(&pi.ident));
-                }
-                Ok(())
-            }
-            (syn::Pat::Type(pt), Item::Value { expr, .. }) => {
-                if !matches!(&*pt.pat, syn::Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none())
-                {
-                    self.err(pt.pat.span(), "write a name here: `x: f32`");
-                    return Err(());
-                }
-                let (p, ty) = (&pt.pat, &pt.ty);
-                let ty = match &**ty {
-                    syn::Type::Reference(r) => &*r.elem,
-                    t => t,
-                };
-                out.push(syn::parse_quote_spanned!(span=> let #p: #ty = #expr;));
-                Ok(())
-            }
-            (syn::Pat::Reference(r), Item::Value { expr, by_ref: true }) => {
-                if let Some(m) = &r.mutability {
-                    self.err(m.span(), "items cannot be borrowed mutably in kernels");
-                    return Err(());
-                }
-                self.bind(&r.pat, &Item::value((**expr).clone()), out, refs)
-            }
-            (syn::Pat::Reference(r), _) => {
-                self.err(
-                    r.and_token.span,
-                    "this item is a value, not a reference: write the name without `&`",
-                );
-                Err(())
-            }
-            (syn::Pat::Wild(_), Item::Value { expr, .. }) => {
-                out.push(syn::parse_quote_spanned!(span=> let _ = #expr;));
-                Ok(())
-            }
-            (syn::Pat::Wild(_), Item::Tuple(parts)) => {
-                for p in parts {
-                    self.bind(pat, p, out, refs)?;
-                }
-                Ok(())
-            }
-            (syn::Pat::Tuple(t), Item::Tuple(parts)) if t.elems.len() == parts.len() => {
-                for (p, part) in t.elems.iter().zip(parts) {
-                    self.bind(p, part, out, refs)?;
-                }
-                Ok(())
-            }
-            (syn::Pat::Tuple(t), Item::Tuple(parts)) => {
-                self.err(
-                    t.span(),
-                    format!(
-                        "each item here is a tuple of {}; match that length",
-                        parts.len()
-                    ),
-                );
-                Err(())
-            }
-            (syn::Pat::Tuple(t), Item::Value { .. }) => {
-                self.err(t.span(), "each item here is a single value, not a tuple");
-                Err(())
-            }
-            (syn::Pat::Ident(pi), Item::Tuple(_)) if pi.subpat.is_none() && pi.by_ref.is_none() => {
-                self.err(
-                    pi.ident.span(),
-                    "each item here is a pair (`(index, value)` from `enumerate`, `(a, b)` \
-                     from `zip`) and kernels have no tuple values: destructure it, \
-                     `(i, x)`",
-                );
-                Err(())
-            }
-            (other, _) => {
-                self.err(
-                    other.span(),
-                    "kernels bind an item to a name, `_`, `&x` or a tuple of them",
-                );
-                Err(())
-            }
-        }
     }
 }

@@ -76,7 +76,15 @@ impl Desugarer<'_> {
         let built = self.chain_loop(&chain, f.label.as_ref(), &f.attrs, |d, item| {
             let mut stmts = Vec::new();
             let mut refs = Vec::new();
-            d.bind(&pat, &item, &mut stmts, &mut refs)?;
+            d.bind_all(&pat, &item, &mut stmts, &mut refs)?;
+            if let Some(span) = assigns_through(&body, &refs) {
+                d.err(
+                    span,
+                    "kernel loops give each item's value; write through an index instead: \
+                     `for i in 0..a.len() { a[i] = .. }`",
+                );
+                return Err(());
+            }
             let mut body = body.clone();
             strip_derefs(&mut body, &refs);
             stmts.push(syn::Stmt::Expr(
@@ -101,17 +109,35 @@ impl Desugarer<'_> {
         inner: impl FnOnce(&mut Self, Item) -> Result<Vec<syn::Stmt>, ()>,
     ) -> Result<syn::Expr, ()> {
         let span = chain.span;
-        let pre = &chain.pre;
+        let stmts = self.chain_loop_after(chain, label, attrs, Vec::new(), inner)?;
+        Ok(syn::parse_quote_spanned!(span=> { #(#stmts)* }))
+    }
+
+    /// As [`Self::chain_loop`], as statements, with `after` evaluated once the chain's own
+    /// values are (a `fold`'s start comes after its receiver's adapter arguments, as in
+    /// Rust) and declared where the caller's statements see it.
+    fn chain_loop_after(
+        &mut self,
+        chain: &Chain,
+        label: Option<&syn::Label>,
+        attrs: &[syn::Attribute],
+        after: Vec<syn::Stmt>,
+        inner: impl FnOnce(&mut Self, Item) -> Result<Vec<syn::Stmt>, ()>,
+    ) -> Result<Vec<syn::Stmt>, ()> {
+        let span = chain.span;
+        let mut pre = chain.pre.clone();
+        pre.extend(after);
+        let pre = &pre;
         match &chain.source {
             Source::Array(_) => {
                 let k = self.fresh("k", span);
                 let item = self.item_at(chain, syn::parse_quote_spanned!(span=> #k))?;
                 let stmts = inner(self, item)?;
                 let count = &chain.count;
-                Ok(syn::parse_quote_spanned!(span=> {
-                    #(#pre)*
-                    #(#attrs)* #label for #k in 0usize..#count { #(#stmts)* }
-                }))
+                let mut out = pre.clone();
+                out.push(syn::parse_quote_spanned!(span=>
+                    #(#attrs)* #label for #k in 0usize..#count { #(#stmts)* }));
+                Ok(out)
             }
             Source::Range(range) => {
                 let RangeSource {
@@ -187,7 +213,8 @@ impl Desugarer<'_> {
                         }
                     }),
                 };
-                Ok(syn::parse_quote_spanned!(span=> { #(#once)* #looped }))
+                once.push(syn::Stmt::Expr(looped, None));
+                Ok(once)
             }
         }
     }
@@ -250,29 +277,29 @@ impl Desugarer<'_> {
                 }
             }
         };
-        let annotation = m
-            .turbofish
-            .as_ref()
-            .and_then(|t| t.args.first())
-            .map(|a| quote::quote_spanned!(span=> : #a));
+        let annotation = match m.turbofish.as_ref().and_then(|t| t.args.first()) {
+            None => None,
+            Some(syn::GenericArgument::Type(t)) => Some(quote::quote_spanned!(span=> : #t)),
+            Some(other) => {
+                self.err(
+                    other.span(),
+                    format!("`{name}::<T>` takes the type of the result: `{name}::<f32>()`"),
+                );
+                return Err(());
+            }
+        };
         type Each<'a, 'b> =
             Box<dyn FnOnce(&mut Desugarer<'b>, Item) -> Result<Vec<syn::Stmt>, ()> + 'a>;
         let a = acc.clone();
         let (init, each): (syn::Stmt, Each<'_, '_>) = match name {
             "sum" | "product" => {
-                let (start, op) = if name == "sum" {
-                    (
-                        quote::quote_spanned!(span=> __gpu_sum_start()),
-                        quote::quote_spanned!(span=> +),
-                    )
-                } else {
-                    (
-                        quote::quote_spanned!(span=> __gpu_product_start()),
-                        quote::quote_spanned!(span=> *),
-                    )
+                let (start, op) = match name {
+                    "sum" => ("__gpu_sum_start", quote::quote_spanned!(span=> +)),
+                    _ => ("__gpu_product_start", quote::quote_spanned!(span=> *)),
                 };
+                let start = syn::Ident::new(start, span);
                 (
-                    syn::parse_quote_spanned!(span=> let mut #acc #annotation = #start;),
+                    syn::parse_quote_spanned!(span=> let mut #acc #annotation = #start();),
                     Box::new(move |d: &mut Desugarer<'_>, item: Item| {
                         let v = single(d, &item)?;
                         Ok(vec![
@@ -332,8 +359,8 @@ impl Desugarer<'_> {
                 });
             }
         };
-        let looped = self.chain_loop(chain, None, &[], each)?;
-        Ok(syn::parse_quote_spanned!(span=> { #init #looped #acc }))
+        let looped = self.chain_loop_after(chain, None, &[], vec![init], each)?;
+        Ok(syn::parse_quote_spanned!(span=> { #(#looped)* #acc }))
     }
 
     /// `loop { .. break v; .. }` as a value: a local the breaks assign, then the loop, then
@@ -406,4 +433,44 @@ impl VisitMut for BreakValues<'_> {
             }
         }
     }
+}
+
+/// Where `body` assigns through a name in `names` (`*x = v`, `*x += v`): a loop item
+/// Rust lends mutably (`for x in out`, with `out: &mut [T]`), which kernels give by value.
+fn assigns_through(body: &syn::Block, names: &[String]) -> Option<proc_macro2::Span> {
+    use syn::visit::Visit;
+    struct Find<'a> {
+        names: &'a [String],
+        found: Option<proc_macro2::Span>,
+    }
+    impl Find<'_> {
+        fn target(&mut self, e: &syn::Expr) {
+            if let syn::Expr::Unary(u) = e {
+                if let (syn::UnOp::Deref(_), syn::Expr::Path(p)) = (&u.op, &*u.expr) {
+                    if p.path
+                        .get_ident()
+                        .is_some_and(|i| self.names.contains(&crate::names::unraw(i)))
+                    {
+                        self.found.get_or_insert(e.span());
+                    }
+                }
+            }
+        }
+    }
+    impl<'ast> Visit<'ast> for Find<'_> {
+        fn visit_expr_assign(&mut self, a: &'ast syn::ExprAssign) {
+            self.target(&a.left);
+            syn::visit::visit_expr_assign(self, a);
+        }
+        fn visit_expr_binary(&mut self, b: &'ast syn::ExprBinary) {
+            self.target(&b.left);
+            syn::visit::visit_expr_binary(self, b);
+        }
+    }
+    if names.is_empty() {
+        return None;
+    }
+    let mut f = Find { names, found: None };
+    f.visit_block(body);
+    f.found
 }

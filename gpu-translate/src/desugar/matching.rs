@@ -128,14 +128,26 @@ impl Desugarer<'_> {
     /// expression).
     fn scrutinee(&mut self, e: &syn::Expr, pre: &mut Vec<syn::Stmt>, inline: bool) -> Scrutinee {
         match strip_parens(e) {
+            // A tuple's parts are all evaluated, in order, before any test, as Rust builds
+            // the tuple: each into a local (a pattern's names then read the locals, never a
+            // name an earlier part of the pattern rebinds).
             syn::Expr::Tuple(t) if !t.elems.is_empty() => Scrutinee::Tuple(
                 t.elems
                     .iter()
-                    .map(|e| self.scrutinee(e, pre, inline))
+                    .map(|e| match strip_parens(e) {
+                        syn::Expr::Tuple(_) => self.scrutinee(e, pre, false),
+                        syn::Expr::Lit(_) => Scrutinee::One(Box::new(e.clone())),
+                        e => {
+                            let span = e.span();
+                            let name = self.fresh("scrutinee", span);
+                            pre.push(syn::parse_quote_spanned!(span=> let #name = #e;));
+                            Scrutinee::One(Box::new(syn::parse_quote_spanned!(span=> #name)))
+                        }
+                    })
                     .collect(),
             ),
             e if is_plain(e) => Scrutinee::One(Box::new(e.clone())),
-            e if inline && without_effects(e) => {
+            e if inline && infallible(e) => {
                 let span = e.span();
                 Scrutinee::One(Box::new(syn::parse_quote_spanned!(span=> (#e))))
             }
@@ -474,39 +486,32 @@ impl Desugarer<'_> {
     }
 }
 
-/// Whether evaluating `e` again has no effect and gives the same value: names, literals,
-/// operators, casts, fields and indices (an index out of range reports the same fault).
-fn without_effects(e: &syn::Expr) -> bool {
+/// Whether evaluating `e` again, or not at all, cannot be told apart: names, literals,
+/// fields, casts, comparisons, bitwise operators, and `%` or `/` by a literal other than 0
+/// and 1 (nothing that reads memory, calls, or can fault, as an index or an overflow can).
+fn infallible(e: &syn::Expr) -> bool {
+    use syn::BinOp::*;
     match e {
         syn::Expr::Path(_) | syn::Expr::Lit(_) => true,
-        syn::Expr::Paren(p) => without_effects(&p.expr),
-        syn::Expr::Unary(u) => without_effects(&u.expr),
+        syn::Expr::Paren(p) => infallible(&p.expr),
+        syn::Expr::Unary(u) => matches!(u.op, syn::UnOp::Not(_)) && infallible(&u.expr),
         syn::Expr::Binary(b) => {
-            !is_compound_assignment(&b.op) && without_effects(&b.left) && without_effects(&b.right)
+            let op_ok = match b.op {
+                BitAnd(_) | BitOr(_) | BitXor(_) | Eq(_) | Ne(_) | Lt(_) | Le(_) | Gt(_)
+                | Ge(_) | And(_) | Or(_) => true,
+                Rem(_) | Div(_) => matches!(
+                    strip_parens(&b.right),
+                    syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(n), .. })
+                        if n.base10_parse::<u128>().is_ok_and(|v| v > 1)
+                ),
+                _ => false,
+            };
+            op_ok && infallible(&b.left) && infallible(&b.right)
         }
-        syn::Expr::Cast(c) => without_effects(&c.expr),
-        syn::Expr::Field(f) => without_effects(&f.base),
-        syn::Expr::Index(i) => without_effects(&i.expr) && without_effects(&i.index),
+        syn::Expr::Cast(c) => infallible(&c.expr),
+        syn::Expr::Field(f) => infallible(&f.base),
         _ => false,
     }
-}
-
-/// Whether `op` is `+=`, `-=`, ...
-fn is_compound_assignment(op: &syn::BinOp) -> bool {
-    use syn::BinOp::*;
-    matches!(
-        op,
-        AddAssign(_)
-            | SubAssign(_)
-            | MulAssign(_)
-            | DivAssign(_)
-            | RemAssign(_)
-            | BitXorAssign(_)
-            | BitAndAssign(_)
-            | BitOrAssign(_)
-            | ShlAssign(_)
-            | ShrAssign(_)
-    )
 }
 
 /// Notes whether `pat` matches `true` and whether it matches `false`.

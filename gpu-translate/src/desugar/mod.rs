@@ -3,6 +3,7 @@
 //! before type checking. One construct, one place: the simulator and the C see only the
 //! core, so they cannot disagree about what a `match` or an iterator loop means.
 //!
+//! - `bind.rs` binds an item to a pattern and applies an adapter's closure.
 //! - `chain.rs` reads an iterator chain (`a.iter().enumerate()`, `(0..n).rev()`,
 //!   `a.iter().zip(b.iter()).map(..)`) into its source, its adapters and its item;
 //!   `loops.rs` turns a `for` over a chain, and a chain's reduction (`sum`, `fold`,
@@ -15,6 +16,7 @@
 //! the user wrote. The names it introduces start with `__gpu_`; user code may not use
 //! such names (reported here, so a user's name can never capture a generated one).
 
+mod bind;
 mod chain;
 mod loops;
 mod matching;
@@ -204,7 +206,33 @@ impl SynNode for syn::Block {
 /// generated loop.
 struct ClosureExits {
     depth: usize,
+    /// The labels of the loops inside the closure that enclose the current expression.
+    labels: Vec<String>,
     found: Vec<(Span, &'static str)>,
+}
+
+impl ClosureExits {
+    /// Whether a `break`/`continue` with `label` stays inside the closure.
+    fn inside(&self, label: &Option<syn::Lifetime>) -> bool {
+        match label {
+            None => self.depth > 0,
+            Some(l) => self.labels.contains(&l.ident.to_string()),
+        }
+    }
+
+    fn enter(&mut self, label: &Option<syn::Label>) {
+        self.depth += 1;
+        if let Some(l) = label {
+            self.labels.push(l.name.ident.to_string());
+        }
+    }
+
+    fn leave(&mut self, label: &Option<syn::Label>) {
+        self.depth -= 1;
+        if label.is_some() {
+            self.labels.pop();
+        }
+    }
 }
 
 impl<'ast> Visit<'ast> for ClosureExits {
@@ -216,7 +244,7 @@ impl<'ast> Visit<'ast> for ClosureExits {
         ));
     }
     fn visit_expr_break(&mut self, b: &'ast syn::ExprBreak) {
-        if self.depth == 0 || b.label.is_some() {
+        if !self.inside(&b.label) {
             self.found.push((
                 b.span(),
                 "`break` cannot leave a closure; write a `for` loop instead of the adapter",
@@ -225,7 +253,7 @@ impl<'ast> Visit<'ast> for ClosureExits {
         syn::visit::visit_expr_break(self, b);
     }
     fn visit_expr_continue(&mut self, c: &'ast syn::ExprContinue) {
-        if self.depth == 0 || c.label.is_some() {
+        if !self.inside(&c.label) {
             self.found.push((
                 c.span(),
                 "`continue` cannot leave a closure; write a `for` loop instead of the \
@@ -242,20 +270,20 @@ impl<'ast> Visit<'ast> for ClosureExits {
     }
     fn visit_expr_for_loop(&mut self, f: &'ast syn::ExprForLoop) {
         self.visit_expr(&f.expr);
-        self.depth += 1;
+        self.enter(&f.label);
         self.visit_block(&f.body);
-        self.depth -= 1;
+        self.leave(&f.label);
     }
     fn visit_expr_while(&mut self, w: &'ast syn::ExprWhile) {
         self.visit_expr(&w.cond);
-        self.depth += 1;
+        self.enter(&w.label);
         self.visit_block(&w.body);
-        self.depth -= 1;
+        self.leave(&w.label);
     }
     fn visit_expr_loop(&mut self, l: &'ast syn::ExprLoop) {
-        self.depth += 1;
+        self.enter(&l.label);
         self.visit_block(&l.body);
-        self.depth -= 1;
+        self.leave(&l.label);
     }
 }
 
@@ -264,6 +292,7 @@ impl Desugarer<'_> {
     fn closure_body_ok(&mut self, body: &syn::Expr) -> bool {
         let mut v = ClosureExits {
             depth: 0,
+            labels: Vec::new(),
             found: Vec::new(),
         };
         v.visit_expr(body);

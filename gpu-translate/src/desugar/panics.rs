@@ -61,13 +61,17 @@ impl Desugarer<'_> {
             }
         };
         let mut args = args;
+        // The condition as written, before its own constructs are rewritten.
+        let written = args
+            .first()
+            .map(|c| source_text(quote::ToTokens::to_token_stream(c)));
         for a in &mut args {
             syn::visit_mut::VisitMut::visit_expr_mut(self, a);
         }
         let debug = name.starts_with("debug_");
         let base = name.trim_start_matches("debug_");
         let built = match base {
-            "assert" => self.assert(span, &args),
+            "assert" => self.assert(span, &args, written.as_deref()),
             "assert_eq" | "assert_ne" => self.assert_compare(span, &args, base == "assert_eq"),
             _ => {
                 let fixed = match base {
@@ -132,15 +136,20 @@ impl Desugarer<'_> {
     }
 
     /// `assert!(c)` or `assert!(c, format, values..)`.
-    fn assert(&mut self, span: Span, args: &[syn::Expr]) -> Result<syn::Expr, ()> {
+    fn assert(
+        &mut self,
+        span: Span,
+        args: &[syn::Expr],
+        written: Option<&str>,
+    ) -> Result<syn::Expr, ()> {
         let Some((cond, rest)) = args.split_first() else {
             self.err(span, "`assert!` takes a condition: `assert!(i < n)`");
             return Err(());
         };
         let call = match self.message(rest, "assert")? {
             None => {
-                let text = source_text(quote::ToTokens::to_token_stream(cond));
-                panic_call(span, &format!("assertion failed: {}", escaped(&text)), &[])
+                let text = written.unwrap_or_default();
+                panic_call(span, &format!("assertion failed: {}", escaped(text)), &[])
             }
             Some(m) => panic_call(span, &m.format, &m.values),
         };

@@ -31,7 +31,7 @@ impl Emitter<'_> {
     }
 
     /// A panic: the thread notes the fault (its first), with the message's values' bits,
-    /// and runs on, as after any other fault.
+    /// and in a kernel stops.
     pub(super) fn panic_stmt(&mut self, p: &crate::ir::Panic<RTy>) {
         let mut bits: Vec<String> = p
             .values
@@ -60,5 +60,11 @@ impl Emitter<'_> {
             "gt_note_fault(gt_note, {kind}u, {site}, {}, {});",
             bits[0], bits[1]
         ));
+        // In a kernel the thread stops here, as Rust's would (and the simulator's does),
+        // leaving as a `return` does; a device function's caller runs on.
+        if !self.sig.device {
+            self.returns = true;
+            self.line("goto gt_exit;");
+        }
     }
 }

@@ -41,8 +41,14 @@ pub fn emit_device(
     let name = &item.sig.ident;
     let name_str = crate::names::unraw(name);
     let mut f = item.clone();
-    f.attrs
-        .push(syn::parse_quote!(#[allow(clippy::all, unused_mut, unused_parens, unused_braces)]));
+    f.attrs.push(syn::parse_quote!(#[allow(
+        clippy::all,
+        unused_mut,
+        unused_parens,
+        unused_braces,
+        unused_variables,
+        unreachable_code
+    )]));
     let params = |slices: bool| -> Vec<String> {
         sig.map(|s| {
             s.params

@@ -4,9 +4,10 @@
 //! calls of `#[gpu_device]` functions.
 
 use crate::names::unraw;
-use gpu_contract::language::{complex_fn, intrinsic, math_fn, ArgKind, MathArgs, RetKind, MATH};
+use gpu_contract::language::{complex_fn, intrinsic, math_fn, ArgKind, MathArgs, RetKind};
 use syn::spanned::Spanned;
 
+use super::advice::{is_iterator_call, method_advice};
 use super::tables::{
     device_c_name, dim3_geometry, geometry_scalar, strip_parens, tuple_geometry_name,
     HOST_ONLY_PATHS,
@@ -72,15 +73,10 @@ impl Lowerer<'_> {
                 );
                 return None;
             }
-            let names: Vec<&str> = MATH.iter().map(|m| m.name).collect();
+            let advice = method_advice(&name);
             self.err(
                 m.method.span(),
-                format!(
-                    "method `{name}` is not part of the kernel language; kernels can call \
-                     `.len()` on arrays, `.to_f64()`, these math methods on numbers: {}, and \
-                     complex numbers' methods (`z.conj()`, `z.norm()`, ...)",
-                    names.join(" ")
-                ),
+                format!("method `{name}` is not part of the kernel language; {advice}"),
             );
             return None;
         }
@@ -661,40 +657,5 @@ impl Lowerer<'_> {
             ty,
             span,
         })
-    }
-}
-
-/// Whether `m` is iterator code: an iterator method, or any method on `.iter()` and its
-/// relatives (`a.iter().sum()`, `a.iter().map(..)`).
-fn is_iterator_call(m: &syn::ExprMethodCall) -> bool {
-    const ITERATOR: &[&str] = &[
-        "iter",
-        "iter_mut",
-        "into_iter",
-        "sum",
-        "product",
-        "map",
-        "fold",
-        "zip",
-        "enumerate",
-        "for_each",
-        "filter",
-        "count",
-        "collect",
-        "rev",
-        "skip",
-        "take",
-        "chunks",
-        "windows",
-    ];
-    let mut e = m;
-    loop {
-        if ITERATOR.contains(&e.method.to_string().as_str()) {
-            return true;
-        }
-        match &*e.receiver {
-            syn::Expr::MethodCall(inner) => e = inner,
-            _ => return false,
-        }
     }
 }

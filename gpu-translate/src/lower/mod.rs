@@ -8,8 +8,10 @@
 //! The lowerer is split by what it lowers: statements (`stmt.rs`), expressions
 //! (`expr.rs`), places and indices (`place.rs`), calls of every kind (`call.rs`), complex
 //! numbers' constructors, methods and fields (`complex.rs`), array declarations
-//! (`array.rs`), and the language's fixed names (`tables.rs`).
+//! (`array.rs`), the language's fixed names (`tables.rs`), and what to write instead of a
+//! method kernels lack (`advice.rs`).
 
+mod advice;
 mod array;
 mod call;
 mod complex;

@@ -1,0 +1,114 @@
+//! What to write instead: the advice for a method kernels lack (the form numeric Rust
+//! uses, or the nearest name the language has), and whether a call is iterator code.
+
+use gpu_contract::language::MATH;
+
+/// Whether `m` is iterator code: an iterator method, or any method on `.iter()` and its
+/// relatives (`a.iter().sum()`, `a.iter().map(..)`).
+pub(super) fn is_iterator_call(m: &syn::ExprMethodCall) -> bool {
+    const ITERATOR: &[&str] = &[
+        "iter",
+        "iter_mut",
+        "into_iter",
+        "sum",
+        "product",
+        "map",
+        "fold",
+        "zip",
+        "enumerate",
+        "for_each",
+        "filter",
+        "count",
+        "collect",
+        "rev",
+        "skip",
+        "take",
+        "chunks",
+        "windows",
+    ];
+    let mut e = m;
+    loop {
+        if ITERATOR.contains(&e.method.to_string().as_str()) {
+            return true;
+        }
+        match &*e.receiver {
+            syn::Expr::MethodCall(inner) => e = inner,
+            _ => return false,
+        }
+    }
+}
+
+/// What to write instead of a method kernels lack: the form for the ones numeric Rust
+/// uses often, else the nearest name the language has, else where the list is.
+pub(super) fn method_advice(name: &str) -> String {
+    let fixed = match name {
+        "clamp" => Some("write `x.max(lo).min(hi)`"),
+        "is_nan" => Some("a NaN is the one value unequal to itself: `x != x`"),
+        "is_finite" | "is_infinite" => Some("compare with the limits: `x.abs() < f32::INFINITY`"),
+        "signum" => Some("write `if x > 0.0 { 1.0 } else if x < 0.0 { -1.0 } else { x }`"),
+        "to_radians" => Some("multiply: `x * (std::f32::consts::PI / 180.0)`"),
+        "to_degrees" => Some("multiply: `x * (180.0 / std::f32::consts::PI)`"),
+        "sin_cos" => Some("call both: `let (s, c) = (x.sin(), x.cos());`"),
+        "fract" => Some("write `x - x.trunc()`"),
+        "exp_m1" => Some("write `x.exp() - 1.0` (less accurate near 0)"),
+        "ln_1p" => Some("write `(1.0 + x).ln()` (less accurate near 0)"),
+        "pow" => Some("integers: multiply in a loop; floats: `x.powi(n)` or `x.powf(y)`"),
+        "rem_euclid" => Some("write `((a % b) + b) % b`"),
+        "abs_diff" => Some("write `if a > b { a - b } else { b - a }`"),
+        "count_ones" | "leading_zeros" | "trailing_zeros" => {
+            Some("count bits in a loop over the bits (`for k in 0..32 { .. (x >> k) & 1 .. }`)")
+        }
+        "saturating_add" | "saturating_sub" | "checked_add" | "checked_sub" | "checked_mul" => {
+            Some("test the operands first, or use `wrapping_add`/`wrapping_sub`/`wrapping_mul`")
+        }
+        "unwrap" | "expect" | "unwrap_or" | "is_some" | "is_none" => {
+            Some("kernels have no `Option` yet; keep a flag beside the value")
+        }
+        "to_string" | "to_owned" | "clone" | "into" | "to_vec" => {
+            Some("kernel values are copied as they are: drop the call (or `as`-cast a number)")
+        }
+        "get" | "get_mut" | "first" | "last" => {
+            Some("index the array: `a[i]` (checked), `a[0]`, `a[a.len() - 1]`")
+        }
+        "swap" => Some("swap through a local: `let t = a[i]; a[i] = a[j]; a[j] = t;`"),
+        "as_ptr" | "as_mut_ptr" => Some(
+            "kernels have no pointers: index the array (`a[i]`), or write the kernel in CUDA C \
+             (`RawKernel`)",
+        ),
+        _ => None,
+    };
+    if let Some(f) = fixed {
+        return f.to_owned();
+    }
+    let known = MATH
+        .iter()
+        .map(|m| m.name)
+        .chain(["len", "to_f64", "rows", "cols"]);
+    let nearest = known
+        .map(|k| (edit_distance(name, k), k))
+        .filter(|(d, k)| *d <= 2 && *d < k.len())
+        .min();
+    match nearest {
+        Some((_, k)) => format!("did you mean `.{k}()`?"),
+        None => "kernels call math methods on numbers (`x.sqrt()`, `x.abs()`, `x.max(y)`, .. \
+                 the README's language reference lists them), `.len()` on arrays, `.to_f64()`, \
+                 and complex numbers' methods"
+            .to_owned(),
+    }
+}
+
+/// The number of single-character edits between `a` and `b`.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let cur = row[j + 1];
+            row[j + 1] = (prev + usize::from(ca != *cb)).min(row[j] + 1).min(cur + 1);
+            prev = cur;
+        }
+    }
+    row[b.len()]
+}

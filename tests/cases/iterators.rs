@@ -7,7 +7,9 @@ use gpu_runtime::prelude::*;
 use super::support::*;
 use rand::Rng;
 
-#[gpu_kernel]
+/// `fmad = false`: the sums of products keep Rust's two roundings, so the GPU agrees bit for
+/// bit (tolerance 0).
+#[gpu_kernel(fmad = false)]
 pub fn array_iterators(x: &[f32], w: &[f32], out: &mut [f32], inv_empty: &mut [f32]) {
     let i = grid_1d();
     if i >= out.len() {

@@ -26,6 +26,20 @@ pub use gpu_contract::fast_path::{FastCondition, SymOp};
 pub use gpu_contract::{ElemKind, FieldLayout, StructLayout};
 pub use gpu_macros::__gpu_with_structs;
 
+/// A method or associated function of a `#[gpu_struct]` that kernels may call: what
+/// `#[gpu_device] impl S { fn m(..) }` implements for `S`, with `NAME` the method's name
+/// as a number (the translator's `method_key`), and what a kernel that calls `s.m(..)` or
+/// `S::m(..)` names to find the method's C.
+#[diagnostic::on_unimplemented(
+    message = "this method of `{Self}` is not one kernels can call",
+    label = "not a method of a `#[gpu_device] impl {Self}` block",
+    note = "kernels call the methods and associated functions of `#[gpu_device] impl {Self} {{ .. }}`: put `#[gpu_device]` on the `impl` block that defines this one"
+)]
+pub trait GpuMethod<const NAME: u64> {
+    /// The method as a device function.
+    const DEF: &'static DeviceFnDef;
+}
+
 /// What a kernel's compiled fast-path conditions call.
 pub mod fast_ops {
     pub use gpu_contract::fast_path::{

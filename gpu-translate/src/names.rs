@@ -308,6 +308,20 @@ pub fn panic_location(span: proc_macro2::Span) -> String {
     format!("{file}:{}:{}", start.line, start.column + 1)
 }
 
+/// The C name of method (or associated function) `method` of the struct `ty`: one name per
+/// pair, clear of device functions (`gt_dev_`) and of other structs' methods (the
+/// struct's name is counted, so `A_b::c` and `A::b_c` differ).
+pub fn method_c_name(ty: &str, method: &str) -> String {
+    format!("gt_m{}{ty}_{method}", ty.len())
+}
+
+/// The number a method's name is known by in `GpuMethod<NAME>` (FNV-1a, 64 bits).
+pub fn method_key(method: &str) -> u64 {
+    method.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -28,6 +28,7 @@ pub mod host_api;
 pub mod iterators;
 pub mod matching;
 pub mod math;
+pub mod methods;
 pub mod module_consts;
 pub mod narrow;
 pub mod panics;
@@ -184,6 +185,8 @@ macro_rules! for_each_case {
                 0.0, panics::case_panics, [panics::panics];
             match_forms: "match and matches!: literals, ranges, |, guards, bindings, constants, tuples, statement and value, in a device function",
                 0.0, matching::case_match_forms, [matching::match_forms];
+            methods: "#[gpu_device] impl: self, &self and &mut self on locals, fields, array and shared elements and values; Self, S::new, names like the language's (norm, len), from kernels, device functions and methods",
+                0.0, methods::case_methods, [methods::methods];
             math_f32: "math methods f32",
                 4e-6, math::case_math_f32, [math::math_f32];
             math_f64: "math methods f64 (generic)",

@@ -14,5 +14,6 @@ fn diagnostics() {
     t.compile_fail("cases/launch/*.rs");
     t.compile_fail("cases/host/*.rs");
     t.compile_fail("cases/structs/*.rs");
+    t.compile_fail("cases/methods/*.rs");
     t.pass("cases/pass/*.rs");
 }

@@ -209,6 +209,14 @@ macro_rules! by_value {
                 // SAFETY: as above.
                 unsafe { store(self.element(i), value) }
             }
+            /// `f` called on the element at `i`, checked, and the parts it changed written
+            /// back: what `s[i].m(..)` is in the simulator for a method `m` of the
+            /// element's type.
+            #[inline]
+            pub fn with_elem<Out>(&self, i: $idx, f: impl FnOnce(&mut T) -> Out) -> Out {
+                // SAFETY: `element` checked the index; the memory lives for the block.
+                unsafe { crate::backend::sim::views::call_on_element(self.element(i), f) }
+            }
             /// Write `value` into the field `field` picks of the struct at `i`
             /// (`|e| &mut e.pos.x`), checked: what `s[i].pos.x = v` is in the simulator.
             /// Only that field's bytes are written.

@@ -237,22 +237,7 @@ impl Validator<'_> {
                 values.iter().for_each(|v| self.expr(v));
             }
             Stmt::Assign(place, op, value) => {
-                let (pty, span) = match place {
-                    Place::Local(v) => (self.k.locals[*v].ty, self.k.locals[*v].span),
-                    Place::LocalField(v, path, ty) => {
-                        self.field_path(path);
-                        (*ty, self.k.locals[*v].span)
-                    }
-                    Place::Index(t, i) => {
-                        i.iter().for_each(|i| self.expr(&i.expr));
-                        (self.elem(*t), i[0].expr.span)
-                    }
-                    Place::IndexField(_, i, path, ty) => {
-                        i.iter().for_each(|i| self.expr(&i.expr));
-                        self.field_path(path);
-                        (*ty, i[0].expr.span)
-                    }
-                };
+                let (pty, span) = self.place(place);
                 self.expr(value);
                 if let Some(op) = op {
                     self.binary(*op, pty, value.ty, span);
@@ -481,6 +466,26 @@ impl Validator<'_> {
         }
     }
 
+    /// The checks of a place's indices; its type and where it is named.
+    fn place(&mut self, place: &Place<RTy>) -> (RTy, proc_macro2::Span) {
+        match place {
+            Place::Local(v) => (self.k.locals[*v].ty, self.k.locals[*v].span),
+            Place::LocalField(v, path, ty) => {
+                self.field_path(path);
+                (*ty, self.k.locals[*v].span)
+            }
+            Place::Index(t, i) => {
+                i.iter().for_each(|i| self.expr(&i.expr));
+                (self.elem(*t), i[0].expr.span)
+            }
+            Place::IndexField(_, i, path, ty) => {
+                i.iter().for_each(|i| self.expr(&i.expr));
+                self.field_path(path);
+                (*ty, i[0].expr.span)
+            }
+        }
+    }
+
     fn expr(&mut self, e: &Expr<RTy>) {
         match &e.kind {
             ExprKind::Lit(l) => self.literal(l, e.ty, e.span),
@@ -493,6 +498,9 @@ impl Validator<'_> {
             ExprKind::Index(_, idx) => idx.iter().for_each(|i| self.expr(&i.expr)),
             ExprKind::Intrinsic(which, args) => self.intrinsic(which, args),
             ExprKind::DeviceCall(_, _, args) => args.iter().for_each(|a| self.expr(a)),
+            ExprKind::Receiver(p, _) => {
+                self.place(p);
+            }
             ExprKind::Load4(target, index) => self.load4(target, index, e),
             ExprKind::RandomDraw(_, _, index) => self.expr(&index.expr),
             ExprKind::Atomic(op, t, index, args) => {

@@ -249,18 +249,7 @@ impl Resolver<'_> {
             Stmt::Eval(e) => Stmt::Eval(self.expr(e)),
             Stmt::Store4(s, i, vals) => Stmt::Store4(s, self.index(i), self.exprs(vals)),
             Stmt::Assign(p, op, v) => {
-                let value_span = v.span;
-                let p = match p {
-                    Place::Local(v) => Place::Local(v),
-                    Place::LocalField(v, path, ty) => {
-                        Place::LocalField(v, self.field_path(path), self.ty(ty, value_span))
-                    }
-                    Place::Index(t, i) => Place::Index(t, self.indices(i)),
-                    Place::IndexField(t, i, path, ty) => {
-                        let i = self.indices(i);
-                        Place::IndexField(t, i, self.field_path(path), self.ty(ty, value_span))
-                    }
-                };
+                let p = self.place(p, v.span);
                 Stmt::Assign(p, op, self.expr(v))
             }
             Stmt::If(c, t, e) => Stmt::If(self.expr(c), self.block(t), e.map(|b| self.block(b))),
@@ -308,6 +297,21 @@ impl Resolver<'_> {
         }
     }
 
+    /// A place with its types resolved (`span` names the value or call it belongs to).
+    fn place(&mut self, p: Place<Ty>, span: proc_macro2::Span) -> Place<RTy> {
+        match p {
+            Place::Local(v) => Place::Local(v),
+            Place::LocalField(v, path, ty) => {
+                Place::LocalField(v, self.field_path(path), self.ty(ty, span))
+            }
+            Place::Index(t, i) => Place::Index(t, self.indices(i)),
+            Place::IndexField(t, i, path, ty) => {
+                let i = self.indices(i);
+                Place::IndexField(t, i, self.field_path(path), self.ty(ty, span))
+            }
+        }
+    }
+
     fn expr(&mut self, e: Expr<Ty>) -> Expr<RTy> {
         let ty = self.ty(e.ty, e.span);
         let kind = match e.kind {
@@ -325,6 +329,7 @@ impl Resolver<'_> {
                 ExprKind::DeviceCall(n, c, self.exprs(a))
             }
             ExprKind::WholeArray(t) => ExprKind::WholeArray(t),
+            ExprKind::Receiver(p, m) => ExprKind::Receiver(Box::new(self.place(*p, e.span)), m),
             ExprKind::Load4(s, i) => ExprKind::Load4(s, Box::new(self.index(*i))),
             ExprKind::RandomDraw(d, s, i) => ExprKind::RandomDraw(d, s, Box::new(self.index(*i))),
             ExprKind::Atomic(op, t, i, a) => {

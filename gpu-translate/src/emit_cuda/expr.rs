@@ -131,13 +131,8 @@ impl Emitter<'_> {
             ExprKind::Index(t, i) => self.element_value(*t, i),
             ExprKind::Intrinsic(which, args) => self.intrinsic(*which, args),
             ExprKind::WholeArray(t) => self.whole_array(*t),
-            ExprKind::DeviceCall(_, name, args) => {
-                // Every device function notes its faults in its caller's `gt_note`.
-                self.uses_note = true;
-                let mut vals: Vec<String> = args.iter().map(|a| self.expr(a)).collect();
-                vals.push("gt_note".to_owned());
-                format!("{name}({})", vals.join(", "))
-            }
+            ExprKind::Receiver(p, _) => self.place(p),
+            ExprKind::DeviceCall(callee, name, args) => self.device_call(*callee, name, args),
             // The check pass allows `load4` only as a local array's value.
             ExprKind::Load4(..) => String::new(),
             ExprKind::RandomDraw(draw, s, index) => self.random_draw(*draw, *s, index),
@@ -377,4 +372,25 @@ fn balanced(s: &str) -> bool {
         }
     }
     depth == 0
+}
+
+impl Emitter<'_> {
+    /// A call of a device function or of a struct's method (`callee` in the body's table).
+    fn device_call(&mut self, callee: usize, name: &str, args: &[Expr<RTy>]) -> String {
+        // Every device function notes its faults in its caller's `gt_note`.
+        self.uses_note = true;
+        let mut vals: Vec<String> = args.iter().map(|a| self.expr(a)).collect();
+        // A receiver that is a value, not a place (`P::new(x).scale(2.0)`): a
+        // temporary the method may take by reference, alive until the call ends.
+        let takes_receiver = matches!(
+            self.k.device_calls[callee],
+            crate::ir::Callee::Method { receiver: true, .. }
+        );
+        if takes_receiver && !matches!(args[0].kind, ExprKind::Receiver(..)) {
+            let ty = self.c_type(args[0].ty);
+            vals[0] = format!("gt_rv({ty}({}))", vals[0]);
+        }
+        vals.push("gt_note".to_owned());
+        format!("{name}({})", vals.join(", "))
+    }
 }

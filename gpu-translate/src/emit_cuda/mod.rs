@@ -84,8 +84,17 @@ pub fn emit_cuda(k: &Kernel<RTy>, sig: &KernelSignature, ctx: &EmitContext) -> C
                 .collect();
             format!("template <{}>\n", names.join(", "))
         };
+        // A method says whether it takes its receiver by reference, for callers that
+        // must evaluate the receiver before the arguments (`sequence.rs`).
+        let by_ref = match sig.method_of {
+            Some(_) => format!(
+                "static constexpr bool {}_by_ref = {};\n",
+                k.c_name, sig.receiver_by_ref
+            ),
+            None => String::new(),
+        };
         return whole(format!(
-            "{line}{template}static __device__ __forceinline__ {ret} {}{params} {{\n{}}}\n",
+            "{line}{by_ref}{template}static __device__ __forceinline__ {ret} {}{params} {{\n{}}}\n",
             k.c_name, e.out
         ));
     }
@@ -242,8 +251,13 @@ impl Emitter<'_> {
     /// The parameter list, `(const float* __restrict__ a, ...)`.
     fn params(&mut self) -> String {
         let mut parts = Vec::new();
-        for p in &self.k.params {
+        for (k, p) in self.k.params.iter().enumerate() {
             match *p {
+                // `&mut self`: the method changes the caller's value in place.
+                Param::Scalar(var) if k == 0 && self.sig.receiver_by_ref => {
+                    let local = &self.k.locals[var];
+                    parts.push(format!("{}& {}", self.c_type(local.ty), local.c_name));
+                }
                 Param::Slice(s) => {
                     let sp = &self.k.slices[s];
                     let elem = self.c_type(sp.elem);

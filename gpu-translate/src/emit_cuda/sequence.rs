@@ -52,6 +52,7 @@ fn reads_memory(e: &Expr<RTy>) -> bool {
         matches!(
             k,
             ExprKind::Index(..)
+                | ExprKind::Receiver(..)
                 | ExprKind::Atomic(..)
                 | ExprKind::Load4(..)
                 | ExprKind::RandomDraw(..)
@@ -99,6 +100,7 @@ fn operands(e: &Expr<RTy>) -> Option<Vec<&Expr<RTy>>> {
         ExprKind::Atomic(_, _, idx, args) => {
             idx.iter().map(|i| &i.expr).chain(args.iter()).collect()
         }
+        ExprKind::Receiver(p, _) => place_operands(p),
         ExprKind::DeviceCall(_, _, args)
         | ExprKind::Math(_, args)
         | ExprKind::Intrinsic(_, args)
@@ -250,7 +252,16 @@ impl Emitter<'_> {
         }
         let v = self.expr(e);
         let name = self.temporary();
-        self.line(format!("const {} {name} = {v};", self.c_type(e.ty)));
+        if let ExprKind::Receiver(_, method) = &e.kind {
+            // A method's receiver, evaluated first as Rust does: for `&mut self` the place
+            // (its indices evaluated and checked now, the method changes it later), for
+            // `self` and `&self` its value now (`gt_recv_of` picks by the method's flag).
+            self.line(format!(
+                "auto&& {name} = gt_recv_of<{method}_by_ref>::get({v});"
+            ));
+        } else {
+            self.line(format!("const {} {name} = {v};", self.c_type(e.ty)));
+        }
         self.hoisted.push((key(e), name));
     }
 

@@ -17,8 +17,8 @@ pub struct DeviceTranslation {
     pub source: String,
     /// The names of its own checks (its local and shared arrays).
     pub check_names: Vec<String>,
-    /// The device functions it calls.
-    pub device_calls: Vec<syn::Path>,
+    /// The device functions and struct methods it calls.
+    pub device_calls: Vec<crate::ir::Callee>,
     /// Whether it waits for other threads (barriers, warp functions).
     pub waits: bool,
     /// The module constants its body names.
@@ -36,8 +36,46 @@ pub fn emit_device(
     ctx: &Ctx,
     extra: TokenStream,
 ) -> TokenStream {
-    let k = &ctx.krate;
+    let DeviceParts {
+        consts,
+        function,
+        module,
+    } = device_parts(item, sig, translation, ctx, extra);
     let vis = &item.vis;
+    let name = &item.sig.ident;
+    quote! {
+        #consts
+
+        #function
+
+        #[doc(hidden)]
+        #[allow(non_snake_case, unused_imports)]
+        #vis mod #name {
+            #module
+        }
+    }
+}
+
+/// What a device function expands to, in parts: a method's function goes into its impl,
+/// its module and constants beside the impl.
+pub struct DeviceParts {
+    /// The module constants its body names, as items.
+    pub consts: TokenStream,
+    /// The function as the host and the simulator call it.
+    pub function: syn::ItemFn,
+    /// The contents of its module: its definition (`__GPU_DEVICE`) and what it calls.
+    pub module: TokenStream,
+}
+
+/// The parts of [`emit_device`].
+pub fn device_parts(
+    item: &syn::ItemFn,
+    sig: Option<&KernelSignature>,
+    translation: Option<DeviceTranslation>,
+    ctx: &Ctx,
+    extra: TokenStream,
+) -> DeviceParts {
+    let k = &ctx.krate;
     let name = &item.sig.ident;
     let name_str = crate::names::unraw(name);
     let mut f = item.clone();
@@ -90,14 +128,7 @@ pub fn emit_device(
     let (c_name, source, check_names, waits) = (&tr.c_name, &tr.source, &tr.check_names, tr.waits);
     let (const_items, const_table) = (&tr.consts.items, tr.consts.table_or_empty());
     let structs = super::struct_layouts(sig, k);
-    quote! {
-        #const_items
-
-        #f
-
-        #[doc(hidden)]
-        #[allow(non_snake_case, unused_imports)]
-        #vis mod #name {
+    let module = quote! {
             use super::*;
             #callee_items
             // A static, not a const: kernels find shared callees by address.
@@ -127,7 +158,11 @@ pub fn emit_device(
                  write a loop"
             );
             #extra
-        }
+    };
+    DeviceParts {
+        consts: const_items.clone(),
+        function: f,
+        module,
     }
 }
 

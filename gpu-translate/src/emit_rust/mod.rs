@@ -26,7 +26,7 @@ mod sim_body;
 pub(crate) mod sim_semantics;
 
 pub use consts::{const_items, ConstItems};
-pub use device::{emit_device, DeviceTranslation};
+pub use device::{device_parts, emit_device, DeviceParts, DeviceTranslation};
 pub use elementwise::elementwise_items;
 pub use kernel::emit_kernel;
 pub use reduce::reduce_items;
@@ -93,8 +93,8 @@ pub struct Translation {
     pub generic_c_names: Vec<String>,
     /// What each bounds check names.
     pub check_names: Vec<String>,
-    /// The device functions the body calls, as written.
-    pub device_calls: Vec<syn::Path>,
+    /// The device functions and struct methods the body calls.
+    pub device_calls: Vec<crate::ir::Callee>,
     /// Whether the body waits for other threads (barriers, warp functions).
     pub waits: bool,
     /// Whether it calls `sync_grid()`.
@@ -168,26 +168,29 @@ pub(crate) struct CalleeRefs {
 
 /// The [`CalleeRefs`] of `calls`. Paths are written for a module one level down
 /// (`self::` and `super::` are shifted).
-pub(crate) fn device_fn_refs(calls: &[syn::Path], k: &syn::Path) -> CalleeRefs {
+pub(crate) fn device_fn_refs(calls: &[crate::ir::Callee], k: &syn::Path) -> CalleeRefs {
     let mut imports = Vec::new();
     let mut fallbacks = Vec::new();
     let mut refs = Vec::new();
-    for (i, p) in calls.iter().enumerate() {
+    for (i, callee) in calls.iter().enumerate() {
+        let p = match callee {
+            crate::ir::Callee::Function(p) => p,
+            crate::ir::Callee::Method { ty, name, .. } => {
+                // Found through the trait the struct's `#[gpu_device] impl` implements; its
+                // `on_unimplemented` says what to write where there is none.
+                let ty = one_level_down(ty);
+                let key = crate::names::method_key(&crate::names::unraw(name));
+                refs.push(quote::quote_spanned!(name.span()=>
+                    <#ty as #k::__private::GpuMethod<#key>>::DEF));
+                continue;
+            }
+        };
         let span = p
             .segments
             .last()
             .map(|s| s.ident.span())
             .unwrap_or_else(proc_macro2::Span::call_site);
-        let mut p = p.clone();
-        if p.leading_colon.is_none() {
-            if let Some(first) = p.segments.first_mut() {
-                if first.ident == "self" {
-                    first.ident = syn::Ident::new("super", first.ident.span());
-                } else if first.ident == "super" {
-                    p.segments.insert(0, syn::parse_quote!(super));
-                }
-            }
-        }
+        let p = one_level_down(p);
         let name = p
             .segments
             .last()
@@ -212,7 +215,7 @@ pub(crate) fn device_fn_refs(calls: &[syn::Path], k: &syn::Path) -> CalleeRefs {
         });
         refs.push(quote::quote_spanned!(span=> #alias::__gpu_device::<()>()));
     }
-    let items = if calls.is_empty() {
+    let items = if imports.is_empty() {
         TokenStream::new()
     } else {
         quote! {
@@ -226,6 +229,22 @@ pub(crate) fn device_fn_refs(calls: &[syn::Path], k: &syn::Path) -> CalleeRefs {
         }
     };
     CalleeRefs { items, refs }
+}
+
+/// `p` as written for a module one level down: `self::` becomes `super::`, `super::`
+/// becomes `super::super::`.
+fn one_level_down(p: &syn::Path) -> syn::Path {
+    let mut p = p.clone();
+    if p.leading_colon.is_none() {
+        if let Some(first) = p.segments.first_mut() {
+            if first.ident == "self" {
+                first.ident = syn::Ident::new("super", first.ident.span());
+            } else if first.ident == "super" {
+                p.segments.insert(0, syn::parse_quote!(super));
+            }
+        }
+    }
+    p
 }
 
 /// The `KernelOptions { .. }` the attribute's options give.

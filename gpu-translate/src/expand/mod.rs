@@ -1,6 +1,7 @@
 //! The pipelines: for each attribute, parse, lower, check and emit, collecting every
 //! error and emitting them beside items of the right shape.
 
+pub(crate) mod impls;
 pub(crate) mod structs;
 
 use gpu_contract::fast_path::SymOp;
@@ -146,6 +147,11 @@ pub(crate) fn expand_kernel_with(
 
 /// `#[gpu_device]`: a function kernels (and other device functions) can call.
 pub fn expand_device(attr: TokenStream, item: TokenStream) -> TokenStream {
+    if let Ok(f) = crate::parse::item_fn(item.clone()) {
+        if let Some(err) = impls::method_outside_impl(&f, "#[gpu_device]") {
+            return quote!(#err #item);
+        }
+    }
     structs::fetch_or_expand("device", attr, item, expand_device_with_structs)
 }
 
@@ -258,34 +264,72 @@ fn expand_device_with(
     let mut diags = Diagnostics::default();
     let message =
         format!("{what} applies to a function: `{what} fn name(x: f32) -> f32 {{ ... }}`");
+    if what == "#[gpu_device]" {
+        if let Ok(i) = syn::parse2::<syn::ItemImpl>(item.clone()) {
+            return impls::expand_impl_with_structs(attr, i, structs);
+        }
+    }
     let item = match function_or_error(item, &message) {
         Ok(f) => f,
         Err(tokens) => return tokens,
     };
+    if let Some(err) = impls::method_outside_impl(&item, what) {
+        return quote!(#err #item);
+    }
     let attr = parse_attr(attr, options, what, &mut diags);
     let ctx = ctx_of(&attr);
-    let Some(sig) = parse_signature(&item, true, structs, &mut diags) else {
-        let errors = diags.to_compile_errors();
-        let device = emit_device(&item, None, None, &ctx, TokenStream::new());
-        return quote!(#errors #device);
+    let d = translate_device_fn(item, &attr, &ctx, structs, None, &mut diags);
+    let extra = match &d.sig {
+        Some(sig) => extra(&d.item, sig, &attr, &ctx, &mut diags),
+        None => TokenStream::new(),
     };
-    let item = desugared(item, &mut diags);
-    let translated = translate(&sig, &item, &attr, &mut diags);
-    let extra = extra(&item, &sig, &attr, &ctx, &mut diags);
-    let translation = translated
-        .filter(|_| diags.is_empty())
-        .map(|(k, source, _)| DeviceTranslation {
-            consts: const_items(&k, &sig, &crate::names::unraw(&sig.ident), &ctx.krate),
-            prints: crate::print_format::prints(&k),
-            c_name: k.c_name,
-            source: source.text,
-            check_names: k.check_names,
-            device_calls: k.device_calls,
-            waits: k.waits,
-        });
+    let translation = d.translation.filter(|_| diags.is_empty());
     let errors = diags.to_compile_errors();
-    let device = emit_device(&item, Some(&sig), translation, &ctx, extra);
+    let device = emit_device(&d.item, d.sig.as_ref(), translation, &ctx, extra);
     quote!(#errors #device)
+}
+
+/// A device function (or a method of an impl, with `self_ty` its struct's name) through
+/// the steps: its desugared item, signature and translation (`None` after errors).
+pub(crate) struct TranslatedDevice {
+    pub item: syn::ItemFn,
+    pub sig: Option<KernelSignature>,
+    pub translation: Option<DeviceTranslation>,
+}
+
+pub(crate) fn translate_device_fn(
+    item: syn::ItemFn,
+    attr: &Attr,
+    ctx: &Ctx,
+    structs: crate::parse::structs::Structs,
+    self_ty: Option<&str>,
+    diags: &mut Diagnostics,
+) -> TranslatedDevice {
+    let Some(sig) =
+        crate::parse::signature::parse_signature_of(&item, true, structs, self_ty, diags)
+    else {
+        return TranslatedDevice {
+            item,
+            sig: None,
+            translation: None,
+        };
+    };
+    let item = desugared(item, diags);
+    let translated = translate(&sig, &item, attr, diags);
+    let translation = translated.map(|(k, source, _)| DeviceTranslation {
+        consts: const_items(&k, &sig, &crate::names::unraw(&sig.ident), &ctx.krate),
+        prints: crate::print_format::prints(&k),
+        c_name: k.c_name,
+        source: source.text,
+        check_names: k.check_names,
+        device_calls: k.device_calls,
+        waits: k.waits,
+    });
+    TranslatedDevice {
+        item,
+        sig: Some(sig),
+        translation,
+    }
 }
 
 /// The function with its body desugared (`crate::desugar`): what the lowerer and the

@@ -145,21 +145,25 @@ pub(crate) fn fetch_or_expand(
     item: TokenStream,
     expand: fn(TokenStream, TokenStream, Structs) -> TokenStream,
 ) -> TokenStream {
-    if let Ok(f) = crate::parse::item_fn(item.clone()) {
-        if let Some(fetch) = fetch_missing(which, &attr, &f, &[]) {
-            return fetch;
-        }
+    let fns = match crate::parse::item_fn(item.clone()) {
+        Ok(f) => vec![f],
+        Err(_) => super::impls::functions_of(&item),
+    };
+    if let Some(fetch) = fetch_missing(which, &attr, &item, &fns, &[]) {
+        return fetch;
     }
     expand(attr, item, Vec::new())
 }
 
-/// When `f` (of the attribute `which`, with options `attr`) names a struct not among
-/// `carried`, the call that fetches it: `Path! { which (attr) { f } struct A { .. } .. }`,
-/// whose expansion comes back to [`expand_with_structs`].
+/// When `fns` (the item `item` of the attribute `which`, with options `attr`: a function,
+/// or an impl's methods) name a struct not among `carried`, the call that fetches it:
+/// `Path! { which (attr) { item } struct A { .. } .. }`, whose expansion comes back to
+/// [`expand_with_structs`].
 fn fetch_missing(
     which: &str,
     attr: &TokenStream,
-    f: &syn::ItemFn,
+    item: &TokenStream,
+    fns: &[syn::ItemFn],
     carried: &[Carried],
 ) -> Option<TokenStream> {
     let known: Vec<String> = carried
@@ -180,14 +184,17 @@ fn fetch_missing(
             }
             _ => None,
         });
-    let path = nested.or_else(|| missing_structs(f, &known).into_iter().next())?;
+    let path = nested.or_else(|| {
+        fns.iter()
+            .find_map(|f| missing_structs(f, &known).into_iter().next())
+    })?;
     let which = format_ident!("{which}");
     let carried = carried_tokens(carried);
     // Where `path` is no `#[gpu_struct]`, rustc cannot find its macro; the bound below
     // then says what to write.
     let krate = crate_of(attr);
     Some(quote_spanned! {path.span()=>
-        #path! { #which (#attr) { #f } #carried }
+        #path! { #which (#attr) { #item } #carried }
         const _: () = {
             fn __gpu_struct_needed<T: #krate::__private::GpuStruct>() {}
             let _ = __gpu_struct_needed::<#path>;
@@ -234,10 +241,12 @@ pub fn expand_with_structs(input: TokenStream) -> TokenStream {
         )
         .to_compile_error();
     }
-    if let Ok(f) = syn::parse2::<syn::ItemFn>(cb.item.clone()) {
-        if let Some(fetch) = fetch_missing(&which, &cb.attr, &f, &cb.structs) {
-            return fetch;
-        }
+    let fns = match syn::parse2::<syn::ItemFn>(cb.item.clone()) {
+        Ok(f) => vec![f],
+        Err(_) => super::impls::functions_of(&cb.item),
+    };
+    if let Some(fetch) = fetch_missing(&which, &cb.attr, &cb.item, &fns, &cb.structs) {
+        return fetch;
     }
     let mut diags = Diagnostics::default();
     let structs = resolve_carried(&cb.structs, &mut diags);

@@ -167,9 +167,13 @@ pub enum ExprKind<T> {
     Index(Target, Vec<Index<T>>),
     /// A barrier, fence or warp function with its arguments.
     Intrinsic(Intrinsic, Vec<Expr<T>>),
-    /// A call of a `#[gpu_device]` function: its index in [`Kernel::device_calls`], its C
-    /// name, its arguments.
+    /// A call of a `#[gpu_device]` function or of a struct's method: its index in
+    /// [`Kernel::device_calls`], its C name, its arguments (a method's receiver first).
     DeviceCall(usize, String, Vec<Expr<T>>),
+    /// The place a method is called on (`p.scale(2.0)`, `ps[i].bump()`), passed by
+    /// reference, so a method that takes `&mut self` changes it there; only as a method
+    /// call's receiver, with the method's C name. Its type is the place's.
+    Receiver(Box<Place<T>>, String),
     /// A 1-D array parameter or shared array passed whole to a device function.
     WholeArray(Target),
     /// `load4(array, vector)`: four elements as one access; only as a local array's value.

@@ -285,6 +285,24 @@ pub enum Param {
     Scalar(VarId),
 }
 
+/// What a device call calls.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Callee {
+    /// A `#[gpu_device]` function, by its path as written.
+    Function(syn::Path),
+    /// A method or associated function of a `#[gpu_struct]` (its `#[gpu_device] impl`): the
+    /// struct's path as the body can name it, the method's name, and whether it takes a
+    /// receiver (then the call's first argument is it).
+    Method {
+        /// The struct's path.
+        ty: syn::Path,
+        /// The method's name, spanned on the call.
+        name: syn::Ident,
+        /// Whether the first argument is the receiver.
+        receiver: bool,
+    },
+}
+
 /// A lowered kernel or device function: its tables and its body.
 #[derive(Clone, Debug)]
 pub struct Kernel<T> {
@@ -292,8 +310,8 @@ pub struct Kernel<T> {
     pub c_name: String,
     /// The C names of the dtype parameters.
     pub generic_c_names: Vec<String>,
-    /// The `#[gpu_device]` functions the body calls, as written (deduplicated).
-    pub device_calls: Vec<syn::Path>,
+    /// The `#[gpu_device]` functions and struct methods the body calls (deduplicated).
+    pub device_calls: Vec<Callee>,
     /// Arrays declared in the body.
     pub arrays: Vec<ArrayVar<T>>,
     /// Local variables and scalar parameters.

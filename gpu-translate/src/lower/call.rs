@@ -26,6 +26,12 @@ impl Lowerer<'_> {
             self.err(t.span(), "method calls in kernels take no type arguments");
             return None;
         }
+        // A struct's own methods come first, as in Rust, also where the language has a
+        // method of that name (`norm`, `len`).
+        if let Some(s) = self.apparent_struct(&m.receiver) {
+            let recv = self.expr(&m.receiver, Position::Operand)?;
+            return self.struct_method(m, recv, s);
+        }
         if name == "get_unchecked" {
             let (target, index) = self.unchecked_access(m)?;
             let ty = self.target_elem(target);
@@ -63,8 +69,22 @@ impl Lowerer<'_> {
         }
         let complex = complex_fn(&name).is_some();
         let spec = math_fn(&name);
+        let array = matches!(
+            self.receiver_binding(m),
+            Some(Binding::Slice(_) | Binding::Array(_))
+        );
         if spec.is_none() && !complex {
-            if is_iterator_call(m) {
+            if !is_iterator_call(m) && !array {
+                // Not the language's: a method of the receiver's struct, if it is one.
+                let recv = self.expr(&m.receiver, Position::Operand)?;
+                if let Some(s) = self.struct_type(recv.ty) {
+                    return self.struct_method(m, recv, s);
+                }
+                if self.types.opaque_kind(recv.ty) == Some(crate::ir::VarKind::Any) {
+                    self.unseen_type(m, &name);
+                    return None;
+                }
+            } else if is_iterator_call(m) {
                 self.err(
                     m.method.span(),
                     "kernels use iterators in `for` loops (`for x in a.iter()`) and reductions \
@@ -81,10 +101,17 @@ impl Lowerer<'_> {
             return None;
         }
         let recv = self.expr(&m.receiver, Position::Operand)?;
+        if let Some(s) = self.struct_type(recv.ty) {
+            return self.struct_method(m, recv, s);
+        }
         if let Some(c) = self.complex_type(recv.ty) {
             return self.complex_method(m, recv, c);
         }
         let Some(spec) = spec else {
+            if self.types.opaque_kind(recv.ty) == Some(crate::ir::VarKind::Any) {
+                self.unseen_type(m, &name);
+                return None;
+            }
             let d = self.describe(recv.ty);
             self.err(
                 m.method.span(),
@@ -222,6 +249,9 @@ impl Lowerer<'_> {
         }
         if segs.len() == 1 && last.starts_with(crate::desugar::RESERVED_PREFIX) {
             return self.internal_call(&last, span);
+        }
+        if let Some(call) = self.associated_call(p, c) {
+            return call;
         }
         if segs.len() <= 2 || segs.first().is_some_and(|s| s == "gpu_runtime") {
             if intrinsic(&last).is_some() {
@@ -387,13 +417,7 @@ impl Lowerer<'_> {
         }
         let args: Vec<Option<Expr>> = c.args.iter().map(|a| self.device_arg(a)).collect();
         let args: Vec<Expr> = args.into_iter().collect::<Option<_>>()?;
-        let index = match self.k.device_calls.iter().position(|q| q == &p.path) {
-            Some(i) => i,
-            None => {
-                self.k.device_calls.push(p.path.clone());
-                self.k.device_calls.len() - 1
-            }
-        };
+        let index = self.callee(crate::ir::Callee::Function(p.path.clone()));
         let ty = self.types.fresh_opaque();
         Some(Expr {
             kind: ExprKind::DeviceCall(index, device_c_name(&name), args),
@@ -405,7 +429,7 @@ impl Lowerer<'_> {
     /// An argument of a device function call: a value, or an array parameter (1-D, 2-D or
     /// 3-D) or 1-D shared array passed whole (`dot(a, b, i)`), which becomes its pointer
     /// and extents.
-    fn device_arg(&mut self, a: &syn::Expr) -> Option<Expr> {
+    pub(super) fn device_arg(&mut self, a: &syn::Expr) -> Option<Expr> {
         if let syn::Expr::Path(p) = strip_parens(a) {
             if let Some(ident) = p.path.get_ident() {
                 match self.lookup(&unraw(ident)) {

@@ -7,7 +7,8 @@
 //!
 //! The lowerer is split by what it lowers: statements (`stmt.rs`), expressions
 //! (`expr.rs`), places and indices (`place.rs`), calls of every kind (`call.rs`), complex
-//! numbers' constructors, methods and fields (`complex.rs`), array declarations
+//! numbers' constructors, methods and fields (`complex.rs`), the methods and associated
+//! functions of structs (`methods.rs`), array declarations
 //! (`array.rs`), the language's fixed names (`tables.rs`), and what to write instead of a
 //! method kernels lack (`advice.rs`).
 
@@ -17,6 +18,7 @@ mod call;
 mod complex;
 mod control;
 mod expr;
+mod methods;
 mod place;
 mod print;
 mod stmt;
@@ -103,7 +105,9 @@ pub fn lower(
         .collect();
     // Device functions live beside the kernels in one C++ program: a prefix of their own
     // keeps them clear of locals, builtins and each other's parameters.
-    let c_name = if sig.device {
+    let c_name = if let Some(s) = sig.method_of {
+        crate::names::method_c_name(&sig.structs[s].name, &unraw(&sig.ident))
+    } else if sig.device {
         device_c_name(&unraw(&sig.ident))
     } else {
         names.fresh(&unraw(&sig.ident))

@@ -281,6 +281,8 @@ pub(crate) fn has_effects<T>(e: &Expr<T>) -> bool {
     let block = |b: &Block<T>| !b.stmts.is_empty() || b.tail.as_ref().is_some_and(has_effects);
     match &e.kind {
         ExprKind::Atomic(..) | ExprKind::Intrinsic(..) | ExprKind::DeviceCall(..) => true,
+        // Only inside a method call, which the method may change.
+        ExprKind::Receiver(..) => true,
         ExprKind::Lit(_)
         | ExprKind::Local(_)
         | ExprKind::Const(_)

@@ -54,6 +54,11 @@ pub struct KernelSignature {
     pub device: bool,
     /// The structs it names, with their fields ([`Ty::Struct`] indexes them).
     pub structs: Structs,
+    /// For a method or associated function of a `#[gpu_device] impl`: its struct (an index
+    /// into `structs`). A method's receiver is its first parameter, named `self`.
+    pub method_of: Option<usize>,
+    /// Whether the receiver is `&mut self`: the C takes it by reference.
+    pub receiver_by_ref: bool,
 }
 
 /// The most values a device function's tuple may hold (the prelude's `gt_tuple4`).
@@ -67,7 +72,22 @@ pub fn parse_signature(
     structs: Structs,
     diags: &mut Diagnostics,
 ) -> Option<KernelSignature> {
+    parse_signature_of(f, device, structs, None, diags)
+}
+
+/// [`parse_signature`] of a function that may be a method of the struct named `self_ty`
+/// (in a `#[gpu_device] impl`): then `self`, `&self`, `&mut self` and `mut self` are its
+/// receiver, a parameter of the struct's type.
+pub(crate) fn parse_signature_of(
+    f: &syn::ItemFn,
+    device: bool,
+    structs: Structs,
+    self_ty: Option<&str>,
+    diags: &mut Diagnostics,
+) -> Option<KernelSignature> {
     let sig = &f.sig;
+    let method_of = self_ty.and_then(|n| structs.iter().position(|s| s.name == n));
+    let mut receiver_by_ref = false;
     check_form(sig, device, diags);
     let before_params = diags.len();
     let generics = parse_generics(sig, diags);
@@ -75,10 +95,16 @@ pub fn parse_signature(
     let mut params = Vec::new();
     for input in &sig.inputs {
         match input {
-            syn::FnArg::Receiver(r) => diags.error(
-                r.span(),
-                "a kernel is a free function; it cannot take `self`",
-            ),
+            syn::FnArg::Receiver(r) => match method_of {
+                Some(s) => {
+                    receiver_by_ref = r.reference.is_some() && r.mutability.is_some();
+                    params.push(receiver_param(r, s, &structs[s].name));
+                }
+                None => diags.error(
+                    r.span(),
+                    "a kernel is a free function; it cannot take `self`",
+                ),
+            },
             syn::FnArg::Typed(pt) => {
                 if let Some(p) = parse_param(pt, &generics, &structs, diags) {
                     params.push(p);
@@ -101,7 +127,24 @@ pub fn parse_signature(
         ret_tuple,
         device,
         structs,
+        method_of,
+        receiver_by_ref,
     })
+}
+
+/// A method's receiver as its first parameter: `self`, of the struct's type, mutable
+/// where the method may change it (`mut self`, `&mut self`).
+fn receiver_param(r: &syn::Receiver, s: usize, name: &str) -> ParamDecl {
+    let ident = Ident::new("self", r.self_token.span);
+    let ty_ident = Ident::new(name, r.self_token.span);
+    ParamDecl {
+        ident,
+        shape: ParamShape::Scalar {
+            ty: Ty::Struct(s),
+            mutable: r.mutability.is_some(),
+        },
+        ty_tokens: syn::parse_quote!(#ty_ident),
+    }
 }
 
 /// What a kernel's or device function's signature may not be: `const`, `async`,

@@ -132,6 +132,18 @@ pub fn missing_structs(f: &syn::ItemFn, known: &[String]) -> Vec<syn::Path> {
             }
             syn::visit::visit_type_path(self, t);
         }
+        // `P::new(x, y)`: an associated function of the struct `P`.
+        fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
+            if let syn::Expr::Path(p) = &*c.func {
+                if p.qself.is_none() && p.path.segments.len() >= 2 {
+                    let mut owner = p.path.clone();
+                    owner.segments.pop();
+                    owner.segments.pop_punct();
+                    self.note(&owner);
+                }
+            }
+            syn::visit::visit_expr_call(self, c);
+        }
         fn visit_expr_struct(&mut self, e: &'ast syn::ExprStruct) {
             if e.qself.is_none() {
                 self.note(&e.path);

@@ -22,6 +22,7 @@ pub(crate) mod comm;
 mod deadline;
 mod fiber;
 pub(crate) mod memory;
+mod parts;
 pub(crate) mod position;
 pub(crate) mod views;
 

@@ -12,132 +12,10 @@
 //! kernel launch's argument, a host slice passed to a device function), or by the
 //! simulator from memory it owns for the block.
 
-use std::marker::PhantomData;
-use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU64, AtomicU8, Ordering};
-
+pub(crate) use super::parts::{call_on_element, field_offset, load, store, store_field};
 use super::SimFault;
-use crate::dtype::{Dtype, ElemKind, Element};
-
-/// Calls `f(offset, bytes)` for every part of a value of `elem`: one part of its size for
-/// a real dtype, the two halves of a complex number, and each dtype part of a struct's
-/// fields (nested structs and array fields included), in address order.
-#[inline]
-fn for_each_part(elem: ElemKind, base: usize, f: &mut impl FnMut(usize, usize)) {
-    match elem {
-        ElemKind::Dtype(d) => {
-            let n = if d.is_complex() { 2 } else { 1 };
-            let size = d.size() / n;
-            for k in 0..n {
-                f(base + k * size, size);
-            }
-        }
-        ElemKind::Struct(s) => {
-            for field in s.fields {
-                let size = field.ty.size();
-                for k in 0..field.len.unwrap_or(1) {
-                    for_each_part(field.ty, base + field.offset + k * size, f);
-                }
-            }
-        }
-    }
-}
-
-/// Read `*p` with one relaxed atomic load of each part's width (a complex number's two
-/// parts are two loads, as on the GPU; a struct's fields one by one).
-///
-/// # Safety
-///
-/// `p` must be valid for reads and aligned for `T`.
-#[inline]
-pub(crate) unsafe fn load<T: Element>(p: *const T) -> T {
-    let mut out = std::mem::MaybeUninit::<T>::uninit();
-    let dst = out.as_mut_ptr().cast::<u8>();
-    for_each_part(T::ELEM, 0, &mut |offset, size| {
-        // SAFETY: (each arm) the part at `offset` of the caller's valid `T`, inside it
-        // (`Element`'s contract: the parts tile `T`); every dtype's alignment is its
-        // part's size (asserted where each dtype is implemented) and a struct's fields sit
-        // at offsets rustc aligned for them, so the part is aligned for the atomic of its
-        // size. `dst` is the same offset in `out`, as aligned.
-        unsafe {
-            let q = p.cast::<u8>().add(offset).cast_mut();
-            let d = dst.add(offset);
-            match size {
-                1 => d.write(AtomicU8::from_ptr(q).load(Ordering::Relaxed)),
-                2 => d
-                    .cast::<u16>()
-                    .write(AtomicU16::from_ptr(q.cast()).load(Ordering::Relaxed)),
-                4 => d
-                    .cast::<u32>()
-                    .write(AtomicU32::from_ptr(q.cast()).load(Ordering::Relaxed)),
-                _ => d
-                    .cast::<u64>()
-                    .write(AtomicU64::from_ptr(q.cast()).load(Ordering::Relaxed)),
-            }
-        }
-    });
-    // SAFETY: every byte of `out` was written (the parts tile `T`, which has no padding),
-    // with the bits of the parts of a valid `T` in memory.
-    unsafe { out.assume_init() }
-}
-
-/// Write `*p = v` with one relaxed atomic store of each part's width.
-///
-/// # Safety
-///
-/// `p` must be valid for writes and aligned for `T`.
-#[inline]
-pub(crate) unsafe fn store<T: Element>(p: *mut T, v: T) {
-    let src = (&raw const v).cast::<u8>();
-    for_each_part(T::ELEM, 0, &mut |offset, size| {
-        // SAFETY: as in `load`; `src` is `v`'s part at the same offset, initialised (no
-        // padding) and aligned.
-        unsafe {
-            let q = p.cast::<u8>().add(offset);
-            let s = src.add(offset);
-            match size {
-                1 => AtomicU8::from_ptr(q).store(s.read(), Ordering::Relaxed),
-                2 => AtomicU16::from_ptr(q.cast()).store(s.cast::<u16>().read(), Ordering::Relaxed),
-                4 => AtomicU32::from_ptr(q.cast()).store(s.cast::<u32>().read(), Ordering::Relaxed),
-                _ => AtomicU64::from_ptr(q.cast()).store(s.cast::<u64>().read(), Ordering::Relaxed),
-            }
-        }
-    });
-}
-
-/// The offset in a `T` of the field `field` picks (`|e| &mut e.pos.x`), found on a zeroed
-/// probe (a closure that returns something else gives an offset no field of `F` starts
-/// at, which [`store_field`] refuses).
-#[inline]
-pub(crate) fn field_offset<T: Element, F>(field: impl FnOnce(&mut T) -> &mut F) -> usize {
-    let mut probe = crate::dtype::zeroed::<T>();
-    let base = (&raw mut probe) as usize;
-    (field(&mut probe) as *mut F as usize).wrapping_sub(base)
-}
-
-/// Write `value` into the part of the `T` at `p` that starts `offset` bytes in, when a
-/// field of `F`'s dtype starts there (a struct field's write in a kernel,
-/// `ps[i].pos.x = v`, which must not rewrite the fields other threads may write).
-/// Panics otherwise: the generated code passes `offset_of!` of a field of type `F`.
-///
-/// # Safety
-///
-/// `p` must be valid for writes and aligned for `T`.
-#[inline]
-pub(crate) unsafe fn store_field<T: Element, F: Dtype>(p: *mut T, offset: usize, value: F) {
-    let ElemKind::Struct(s) = T::ELEM else {
-        panic!("a field write to an element that is not a struct");
-    };
-    assert!(
-        s.leaf_at(offset) == Some(F::KIND),
-        "no {} field of {} at byte {offset}",
-        F::KIND,
-        s.path()
-    );
-    // SAFETY: a field of `F` starts at `offset` inside the `T` at `p` (checked above), so
-    // `p + offset` is valid and aligned for an `F` (rustc placed the field), and storing
-    // an `F` there leaves a valid `T`.
-    unsafe { store(p.cast::<u8>().add(offset).cast::<F>(), value) }
-}
+use crate::dtype::{Dtype, Element};
+use std::marker::PhantomData;
 
 /// An index past an extent: a simulator error naming the kernel and the array, or, for a
 /// view of a host slice (no kernel), a panic like a slice's.
@@ -282,6 +160,20 @@ impl<T: Element> ElementMut<'_, T> {
     }
 }
 
+macro_rules! view_read {
+    ($name:ident, $index:ty) => {
+        impl<'a, T: Element> $name<'a, T> {
+            /// `f` called on the element at `index`, checked: what `a[i].m(..)` is in the
+            /// simulator for a method `m` of the element's type (a method that takes
+            /// `&mut self` cannot be called on an element of an array the kernel only reads).
+            #[inline]
+            pub fn with_elem<R>(&self, index: $index, f: impl FnOnce(&T) -> R) -> R {
+                f(&self.get(index))
+            }
+        }
+    };
+}
+
 macro_rules! view_mut {
     ($name:ident, $index:ty) => {
         impl<'a, T: Element> $name<'a, T> {
@@ -333,6 +225,16 @@ macro_rules! view_mut {
                 self.set_field(index, field_offset(field), value)
             }
 
+            /// `f` called on the element at `index`, checked, and the parts it changed
+            /// written back: what `a[i].m(..)` is in the simulator for a method `m` of the
+            /// element's type, which on the GPU works on the element in place.
+            #[inline]
+            pub fn with_elem<R>(&self, index: $index, f: impl FnOnce(&mut T) -> R) -> R {
+                let p = self.element(index);
+                // SAFETY: `element` checked `index` against the array borrowed mutably.
+                unsafe { call_on_element(p, f) }
+            }
+
             /// The address of the element at `index`, checked (for atomics).
             #[doc(hidden)]
             #[inline]
@@ -369,6 +271,9 @@ view!(
     /// A kernel's `&mut Array3<T>` parameter in the simulator.
     SimArray3Mut, 3, (usize, usize, usize), |(i, j, k)| [i, j, k], *mut T
 );
+view_read!(SimSlice, usize);
+view_read!(SimArray2, (usize, usize));
+view_read!(SimArray3, (usize, usize, usize));
 view_mut!(SimSliceMut, usize);
 view_mut!(SimArray2Mut, (usize, usize));
 view_mut!(SimArray3Mut, (usize, usize, usize));

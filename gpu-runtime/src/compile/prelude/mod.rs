@@ -23,6 +23,7 @@ const BOUNDS: &str = include_str!("bounds.cuh");
 const INTEGERS: &str = include_str!("integers.cuh");
 const COMPLEX: &str = include_str!("complex.cuh");
 const RANDOM: &str = include_str!("random.cuh");
+const METHODS: &str = include_str!("methods.cuh");
 
 /// The names that call for the integer section.
 const INTEGER_MARKERS: [&str; 10] = [
@@ -31,7 +32,7 @@ const INTEGER_MARKERS: [&str; 10] = [
 ];
 
 /// Each optional section with the names whose use in a kernel's source calls for it.
-const SECTIONS: [(&str, &[&str]); 10] = [
+const SECTIONS: [(&str, &[&str]); 11] = [
     // First: the others use its note and sink (the integer section's declarations too,
     // also where only `gt_step_next` is called, which notes nothing).
     (
@@ -66,6 +67,7 @@ const SECTIONS: [(&str, &[&str]); 10] = [
     (VECTOR, &["gt_load4", "gt_store4"]),
     (GRID_BARRIER, &["gt_sync_grid"]),
     (RANDOM, &["gt_xoro_"]),
+    (METHODS, &["gt_rv(", "gt_recv_of<"]),
 ];
 
 /// The prelude for a program whose own code is `code`: each section `code` uses, and the

@@ -234,18 +234,7 @@ impl<'a> Prover<'a> {
             }
             Stmt::Assign(place, _, value) => {
                 self.expr(value);
-                match place {
-                    Place::Index(t, idx) => self.access(*t, idx),
-                    Place::IndexField(t, idx, path, _) => {
-                        self.access(*t, idx);
-                        self.field_path(path);
-                    }
-                    Place::LocalField(v, path, _) => {
-                        self.field_path(path);
-                        self.forget(*v);
-                    }
-                    Place::Local(v) => self.forget(*v),
-                }
+                self.written_place(place);
             }
             Stmt::If(c, then, els) => {
                 self.expr(c);
@@ -309,6 +298,23 @@ impl<'a> Prover<'a> {
         }
     }
 
+    /// A place written (by an assignment, or a method through its receiver): its
+    /// indices proven, what was known of its local forgotten.
+    fn written_place(&mut self, place: &mut Place<RTy>) {
+        match place {
+            Place::Index(t, idx) => self.access(*t, idx),
+            Place::IndexField(t, idx, path, _) => {
+                self.access(*t, idx);
+                self.field_path(path);
+            }
+            Place::LocalField(v, path, _) => {
+                self.field_path(path);
+                self.forget(*v);
+            }
+            Place::Local(v) => self.forget(*v),
+        }
+    }
+
     fn expr(&mut self, e: &mut Expr<RTy>) {
         match &mut e.kind {
             ExprKind::Index(t, idx) => {
@@ -324,6 +330,7 @@ impl<'a> Prover<'a> {
                 let t = *t;
                 self.vector(t, i, 4);
             }
+            ExprKind::Receiver(p, _) => self.written_place(p),
             ExprKind::RandomDraw(_, s, i) => {
                 let s = *s;
                 self.vector(Target::Slice(s), i, 2);

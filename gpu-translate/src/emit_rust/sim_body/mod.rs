@@ -17,7 +17,7 @@
 //! value first (as Rust does for primitive operands), then the index.
 
 use proc_macro2::Span;
-use quote::quote;
+use quote::{format_ident, quote};
 use syn::spanned::Spanned;
 use syn::visit_mut::{self, VisitMut};
 
@@ -285,6 +285,30 @@ impl Rewriter {
         Some((base, index, members))
     }
 
+    /// `a[i].m(args)` (or `a[i].f.m(args)`) of a view `a`: `a.with_elem(i, |e| (*e).m(args))`,
+    /// which calls the method on the element and writes back what it changed.
+    fn element_method(&mut self, mc: &mut syn::ExprMethodCall) -> Option<syn::Expr> {
+        let (base, mut index, members) = self.element_receiver(&mc.receiver)?;
+        self.visit_expr_mut(&mut index);
+        for a in mc.args.iter_mut() {
+            self.visit_expr_mut(a);
+        }
+        let (method, args, span) = (&mc.method, &mc.args, mc.span());
+        // Named after the array: rustc's error for a `&mut self` method on an array the
+        // kernel only reads names it.
+        let elem = format_ident!("__gpu_element_of_{}", base, span = base.span());
+        Some(syn::parse_quote_spanned!(span=>
+            #base.with_elem(#index, |#elem| (*#elem) #(.#members)* .#method(#args))))
+    }
+
+    /// `base[index]` or `base[index].f.g` where `base` is a view: the view, the index and
+    /// the fields (none for the element itself).
+    fn element_receiver(&self, e: &syn::Expr) -> Option<(syn::Ident, syn::Expr, Vec<syn::Member>)> {
+        self.view_index(e)
+            .map(|(base, index)| (base, index, Vec::new()))
+            .or_else(|| self.view_field(e))
+    }
+
     /// `*base.get_unchecked_mut(index)` where `base` is a view.
     fn unchecked_place(&self, e: &syn::Expr) -> Option<(syn::Ident, syn::Expr)> {
         let syn::Expr::Unary(u) = strip(e) else {
@@ -441,6 +465,13 @@ impl VisitMut for Rewriter {
                         *e = syn::parse_quote_spanned!(span=> #base.get(#index));
                     }
                     None => self.visit_expr_mut(&mut ix.expr),
+                }
+            }
+            // `a[i].m(..)`, `a[i].f.m(..)`: a method called on an element of an array
+            // (or a field of one), which works on the element in place.
+            syn::Expr::MethodCall(mc) if self.element_receiver(&mc.receiver).is_some() => {
+                if let Some(call) = self.element_method(mc) {
+                    *e = call;
                 }
             }
             // `*a.get_unchecked(i)`: the view's `get_unchecked` gives the value itself.

@@ -1,0 +1,15 @@
+// A method's receiver that is a value, not a place (`P::new(x).scale(2.0)`): the call
+// works on a temporary, as Rust's does, which lives until the call's statement ends; a
+// method that takes `&mut self` binds to it by reference.
+template <class T> static __device__ __forceinline__ T& gt_rv(T&& value) { return value; }
+
+// A method's receiver evaluated before its arguments (Rust's order, where an argument has
+// an effect): for a method that takes `&mut self` the place itself, which the method
+// changes; for `self` and `&self` a copy of its value now.
+template <bool ByRef> struct gt_recv_of;
+template <> struct gt_recv_of<true> {
+    template <class T> static __device__ __forceinline__ T& get(T& place) { return place; }
+};
+template <> struct gt_recv_of<false> {
+    template <class T> static __device__ __forceinline__ T get(const T& place) { return place; }
+};

@@ -79,8 +79,12 @@ pub struct StructLayout {
     pub size: usize,
     /// `align_of`.
     pub align: usize,
-    /// The fields, in declaration order.
+    /// The fields, in declaration order. A C-like enum (`#[gpu_enum]`) has one, `value`, of
+    /// its `repr` dtype.
     pub fields: &'static [FieldLayout],
+    /// A C-like enum's values (its variants' discriminants), the only values of its one
+    /// field that are the enum; empty for a struct.
+    pub variants: &'static [i64],
 }
 
 /// Two layouts are the same struct when they name the same Rust item.
@@ -113,6 +117,17 @@ impl StructLayout {
     /// The C declaration and its layout assertions. The structs of its fields must be
     /// declared before it ([`StructLayout::with_dependencies`] orders them).
     pub fn c_declaration(&self) -> String {
+        if let (false, [value]) = (self.variants.is_empty(), self.fields) {
+            // A C-like enum is its `repr` integer in C.
+            return format!(
+                "typedef {t} {c};\nstatic_assert(sizeof({c}) == {size}, \"the C layout of {who} \
+                 differs from Rust's (size {size})\");\n",
+                t = value.ty.c_name(),
+                c = self.c_name,
+                size = self.size,
+                who = self.path(),
+            );
+        }
         let mut out = format!("struct {} {{\n", self.c_name);
         for f in self.fields {
             let len = f.len.map(|n| format!("[{n}]")).unwrap_or_default();
@@ -217,6 +232,7 @@ mod tests {
         c_name: "gt_s_Vec2",
         size: 8,
         align: 4,
+        variants: &[],
         fields: &[
             FieldLayout {
                 name: "x",
@@ -238,6 +254,7 @@ mod tests {
         c_name: "gt_s_Body",
         size: 28,
         align: 4,
+        variants: &[],
         fields: &[
             FieldLayout {
                 name: "pos",

@@ -66,6 +66,19 @@ pub fn gpu_struct(
     gpu_translate::expand_struct(attr.into(), item.into()).into()
 }
 
+/// Make a C-like enum usable in kernels: as the element of arrays, a scalar parameter, a
+/// struct field, a local; compared with `==` and `!=`, cast to an integer with `as`,
+/// matched. It derives `Clone, Copy, PartialEq`, has a variant of value 0, and is
+/// represented by an integer (`#[repr(u8)]`, ..., or `i32` when none is written); in C it
+/// is that integer.
+#[proc_macro_attribute]
+pub fn gpu_enum(
+    attr: proc_macro::TokenStream,
+    item: proc_macro::TokenStream,
+) -> proc_macro::TokenStream {
+    gpu_translate::expand_enum(attr.into(), item.into()).into()
+}
+
 /// Not a public API: `#[gpu_kernel]` and `#[gpu_device]` again, once the fields of the
 /// structs they use have been fetched from each struct's definition.
 #[doc(hidden)]

@@ -77,7 +77,7 @@ pub use error::{GpuError, Result};
 pub use gpu_contract::{
     Bound, DtypeKind, ElemKind, GenericParam, KernelOptions, ParamDef, ParamKind, StructLayout,
 };
-pub use gpu_macros::{gpu_device, gpu_elementwise, gpu_kernel, gpu_reduce, gpu_struct};
+pub use gpu_macros::{gpu_device, gpu_elementwise, gpu_enum, gpu_kernel, gpu_reduce, gpu_struct};
 pub use half::{bf16, f16};
 pub use host::args::{SliceArg, SliceArgMut};
 pub use host::array::{Array2, Array3, DeviceArray, DeviceArray2, DeviceArray3};
@@ -132,8 +132,8 @@ pub mod prelude {
         active_mask, all_sync, any_sync, atomic_add, atomic_and, atomic_cas, atomic_dec,
         atomic_exch, atomic_inc, atomic_max, atomic_min, atomic_or, atomic_sub, atomic_xor,
         ballot_sync, block_dim, block_idx, dynamic_shared_array, eq_sync, gpu_device,
-        gpu_elementwise, gpu_kernel, gpu_reduce, gpu_struct, grid_1d, grid_2d, grid_3d, grid_dim,
-        gridsize_1d, gridsize_2d, gridsize_3d, lane_id, launch, load4, shared_array,
+        gpu_elementwise, gpu_enum, gpu_kernel, gpu_reduce, gpu_struct, grid_1d, grid_2d, grid_3d,
+        grid_dim, gridsize_1d, gridsize_2d, gridsize_3d, lane_id, launch, load4, shared_array,
         shared_array_2d, shfl_down_sync, shfl_sync, shfl_up_sync, shfl_xor_sync, store4, sync_grid,
         sync_threads, sync_threads_and, sync_threads_count, sync_threads_or, sync_warp, thread_idx,
         threadfence, threadfence_block, threadfence_system, warp_size, Array2, Array3, Device,

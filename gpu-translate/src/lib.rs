@@ -34,6 +34,7 @@ mod parse;
 mod print_format;
 
 pub use diagnostics::Diagnostics;
+pub use expand::enums::expand_enum;
 pub use expand::structs::{expand_struct, expand_with_structs};
 pub use expand::{
     expand_device, expand_elementwise, expand_kernel, expand_reduce, translate_device,

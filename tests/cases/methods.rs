@@ -49,6 +49,14 @@ impl V2 {
     pub fn dot(&self, o: V2) -> f32 {
         self.x * o.x + self.y * o.y
     }
+    /// `*self` read and replaced.
+    pub fn swap_scaled(&mut self, s: f32) {
+        let c = *self;
+        *self = V2::new(c.y * s, c.x);
+    }
+    pub fn copied(&self) -> V2 {
+        *self
+    }
 }
 
 #[gpu_device]
@@ -106,19 +114,22 @@ pub fn methods(bodies: &mut [Body], dt: f32, v: &[V2], out: &mut [f32], counts: 
     let mut q: V2 = zero.plus(w);
     q.scale(0.5f32);
     b.tally(counts, i % 4);
-    out[6 * i] = b.energy();
-    out[6 * i + 1] = v[i].norm();
-    out[6 * i + 2] = v[i].len() + w.len();
-    out[6 * i + 3] = q.dot(b.pos) + bodies[i].pos.norm();
-    out[6 * i + 4] = total(b);
+    out[7 * i] = b.energy();
+    out[7 * i + 1] = v[i].norm();
+    out[7 * i + 2] = v[i].len() + w.len();
+    out[7 * i + 3] = q.dot(b.pos) + bodies[i].pos.norm();
+    out[7 * i + 4] = total(b);
     // Value receivers: a method that takes `&mut self` changes a temporary, as in Rust.
     V2 { x: 1.0, y: 2.0 }.scale(2.0f32);
-    out[6 * i + 5] = tile[t].x + tile[t].y + V2 { x: w.y, y: -1.5 }.len();
+    out[7 * i + 5] = tile[t].x + tile[t].y + V2 { x: w.y, y: -1.5 }.len();
+    let mut r: V2 = w.copied();
+    r.swap_scaled(1.5f32);
+    out[7 * i + 6] = r.x + r.y;
 }
 
-/// What `methods` computes for body `i`, written out: the next body, the six outputs and
+/// What `methods` computes for body `i`, written out: the next body, the seven outputs and
 /// what it adds to `counts[i % 4]`.
-fn methods_ref(b0: Body, dt: f32, v: V2) -> (Body, [f32; 6], u32) {
+fn methods_ref(b0: Body, dt: f32, v: V2) -> (Body, [f32; 7], u32) {
     let norm = |a: V2| (a.x * a.x + a.y * a.y).sqrt();
     let mut b = b0;
     b.pos = V2 {
@@ -153,6 +164,7 @@ fn methods_ref(b0: Body, dt: f32, v: V2) -> (Body, [f32; 6], u32) {
         (q.x * l.pos.x + q.y * l.pos.y) + norm(stored.pos),
         energy + norm(l.pos),
         v.x * 0.25 + v.y * 0.25 + (w.y.abs() + 1.5),
+        w.y * 1.5 + w.x,
     ];
     (stored, out, l.hits)
 }
@@ -184,7 +196,7 @@ pub fn case_methods(dev: &Device, seed: u64) -> CaseResult {
     let dt = r.random_range(0.01f32..0.2);
     let mut db = dev.to_device(&bodies)?;
     let dv = dev.to_device(&v)?;
-    let mut d = poisoned(dev, 6 * n, f32::NAN)?;
+    let mut d = poisoned(dev, 7 * n, f32::NAN)?;
     let mut counts = dev.zeros::<u32>(4)?;
     launch!(methods[blocks(n, 64), 64](&mut db, dt, &dv, &mut d, &mut counts))?;
     let mut want_bodies = Vec::new();

@@ -21,6 +21,7 @@ pub mod complex;
 pub mod control;
 pub mod cooperative;
 pub mod device;
+pub mod enums;
 pub mod geometry;
 pub mod graphs;
 pub mod half;
@@ -187,6 +188,8 @@ macro_rules! for_each_case {
                 0.0, matching::case_match_forms, [matching::match_forms];
             methods: "#[gpu_device] impl: self, &self and &mut self on locals, fields, array and shared elements and values; Self, S::new, names like the language's (norm, len), from kernels, device functions and methods",
                 0.0, methods::case_methods, [methods::methods];
+            enums: "#[gpu_enum]: array elements, a scalar parameter, a struct field, locals; ==, !=, as, match, matches!; u8 and i32 reprs with negative values; methods of an enum",
+                0.0, enums::case_enums, [enums::enums];
             math_f32: "math methods f32",
                 4e-6, math::case_math_f32, [math::math_f32];
             math_f64: "math methods f64 (generic)",

@@ -15,5 +15,6 @@ fn diagnostics() {
     t.compile_fail("cases/host/*.rs");
     t.compile_fail("cases/structs/*.rs");
     t.compile_fail("cases/methods/*.rs");
+    t.compile_fail("cases/enums/*.rs");
     t.pass("cases/pass/*.rs");
 }

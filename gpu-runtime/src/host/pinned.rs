@@ -123,31 +123,18 @@ impl<T: Element> PinnedBuffer<T> {
         self.settle_locked(true)
     }
 
-    /// [`settle`](Self::settle) under the lock, then the `bool` parts made valid before
+    /// [`settle`](Self::settle) under the lock, then the `bool` and enum parts made valid before
     /// any slice is handed out. Only an invalid byte is written, and one exists only after
     /// a copy into the buffer, which needed `&mut self`: no slice handed out before it is
     /// alive, and none after it exists before this runs.
     fn settle_locked(&self, all: bool) -> Result<()> {
         let mut pending = self.lock();
         Self::settle(&mut pending, all)?;
-        let offsets = crate::dtype::bytes::bool_offsets::<T>();
-        let size = std::mem::size_of::<T>();
-        for i in 0..if offsets.is_empty() { 0 } else { self.len } {
-            for &o in &offsets {
-                // SAFETY: byte `o` of element `i`, inside the buffer's `len` elements; read
-                // and written through the raw pointer (no reference is made, so slices
-                // handed out stay unaliased); no copy writes the buffer now (the writes were
-                // waited for), the lock is held, and a byte is written only where it is
-                // invalid, which only a copy into the buffer leaves, after which no slice
-                // is alive until this has run (see above).
-                unsafe {
-                    let b = self.ptr.cast::<u8>().add(i * size + o);
-                    if b.read() > 1 {
-                        b.write(1);
-                    }
-                }
-            }
-        }
+        // SAFETY: the buffer's `len` elements; no copy writes the buffer now (the writes
+        // were waited for), the lock is held, and a byte is written only where it is
+        // invalid, which only a copy into the buffer leaves, after which no slice is alive
+        // until this has run (see above).
+        unsafe { crate::dtype::bytes::settle_raw::<T>(self.ptr.cast::<u8>(), self.len) };
         Ok(())
     }
 

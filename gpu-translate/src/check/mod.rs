@@ -36,6 +36,8 @@ pub(crate) enum Class {
     Complex,
     /// A `#[gpu_struct]`: copied, passed, its fields read and written; no operators.
     Struct,
+    /// A `#[gpu_enum]`: copied, passed, compared with `==` and `!=`, cast to integers.
+    Enum,
 }
 
 impl Class {
@@ -52,6 +54,7 @@ impl Class {
                 Bound::Int => Class::AnyInt,
                 Bound::Num => Class::AnyNum,
             },
+            RTy::Struct(s) if sig.structs[s].is_enum() => Class::Enum,
             RTy::Struct(_) => Class::Struct,
             RTy::Opaque => return None,
         })

@@ -76,9 +76,11 @@ impl Validator<'_> {
                     self.diags.error(
                         a.span,
                         format!(
-                            "shared arrays cannot hold `{}`: it has a `bool` part (shared memory \
-                             starts uninitialised on the GPU, and a byte that is not 0 or 1 is \
-                             no bool); make that field a `u8` with 0 and 1",
+                            "shared arrays cannot hold `{}`: it is or has a `bool` or \
+                             `#[gpu_enum]` part (shared memory starts uninitialised on the GPU, \
+                             and a byte that is not 0 or 1 is no bool, a value that is no \
+                             variant no enum); store the part as an integer (`u8` with 0 and \
+                             1, `op as u8`)",
                             self.sig.structs[id].name
                         ),
                     );
@@ -323,8 +325,21 @@ impl Validator<'_> {
             self.diags.error(
                 span,
                 format!(
-                    "operator `{}` cannot be applied to the struct {d}; apply it to its fields                      (`a.x {} b.x`)",
+                    "operator `{}` cannot be applied to the struct {d}; apply it to its fields \
+                     (`a.x {} b.x`)",
                     op.token(),
+                    op.token()
+                ),
+            );
+            return None;
+        }
+        if c == Class::Enum && !matches!(op, BinOp::Eq | BinOp::Ne) {
+            let d = self.describe(l);
+            self.diags.error(
+                span,
+                format!(
+                    "operator `{}` cannot be applied to the enum {d}; enums compare with `==` \
+                     and `!=`, and `as` gives their value (`op as i32`)",
                     op.token()
                 ),
             );
@@ -405,6 +420,10 @@ impl Validator<'_> {
             UnOp::Neg => matches!(c, Class::Float | Class::SignedInt | Class::Complex),
             UnOp::Not => c == Class::Bool || c.is_int(),
         };
+        let ok = match c {
+            Class::Enum | Class::Struct => false,
+            _ => ok,
+        };
         if !ok {
             let d = self.describe(inner.ty);
             let sym = if *op == UnOp::Neg { "-" } else { "!" };
@@ -420,8 +439,13 @@ impl Validator<'_> {
         let to = self.class(e.ty, e.span);
         let complex = (from == Some(Class::Complex)) != (to == Some(Class::Complex));
         let structs = from == Some(Class::Struct) || to == Some(Class::Struct);
+        // An enum becomes an integer (`op as i32`), as in Rust; nothing becomes an enum.
+        let enums = to == Some(Class::Enum)
+            || from == Some(Class::Enum)
+                && (*conv != Conversion::As || !to.is_some_and(|t| t.is_int()));
         let bad = complex
             || structs
+            || enums
             || *conv == Conversion::As
                 && match (from, to) {
                     (Some(f), Some(Class::Bool)) => f != Class::Bool,
@@ -604,11 +628,13 @@ impl Validator<'_> {
     }
 }
 
-/// Whether struct `id` has a `bool` part, in itself or a nested struct.
+/// Whether struct `id` has a part whose bytes are not all values (a `bool`, a
+/// `#[gpu_enum]`), in itself or a nested struct, or is an enum.
 fn struct_has_bool(structs: &crate::parse::structs::Structs, id: usize) -> bool {
     use crate::parse::structs::FieldTy;
-    structs[id].fields.iter().any(|f| match f.ty {
-        FieldTy::Prim(p) => p == Prim::Bool,
-        FieldTy::Struct(inner) => struct_has_bool(structs, inner),
-    })
+    structs[id].is_enum()
+        || structs[id].fields.iter().any(|f| match f.ty {
+            FieldTy::Prim(p) => p == Prim::Bool,
+            FieldTy::Struct(inner) => struct_has_bool(structs, inner),
+        })
 }

@@ -30,6 +30,26 @@ impl Emitter<'_> {
         }
     }
 
+    /// A method's receiver place: as [`Self::place`], except that a checked element out of
+    /// range is a zeroed temporary (`gt_rat`), not the shared sink whose bytes may be
+    /// another type's (a `bool` part that is neither 0 nor 1), as a read gives 0.
+    pub(super) fn receiver_place(&mut self, p: &Place<RTy>) -> String {
+        let (t, i, path) = match p {
+            Place::Index(t, i) => (*t, i, &[][..]),
+            Place::IndexField(t, i, path, _) => (*t, i, &path[..]),
+            _ => return self.place(p),
+        };
+        let element = self.element(t, i);
+        let element = match element.strip_prefix("(*").and_then(|e| e.strip_suffix(')')) {
+            Some(at) if at.starts_with("gt_at") => {
+                let ty = self.c_type(self.target_elem(t));
+                format!("gt_rat({at}, {ty}{{}})")
+            }
+            _ => element,
+        };
+        self.field_path(format!("({element})"), path)
+    }
+
     /// `base` followed by the steps of `path`: `.f_pos`, `[k]` (checked against the
     /// array field's length where the index needs it).
     fn field_path(&mut self, mut out: String, path: &[FieldStep<RTy>]) -> String {

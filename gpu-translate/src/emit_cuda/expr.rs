@@ -109,6 +109,7 @@ impl Emitter<'_> {
             return name;
         }
         match &e.kind {
+            ExprKind::Lit(l) if matches!(e.ty, RTy::Struct(_)) => self.enum_literal(l, e.ty),
             ExprKind::Lit(l) => literal(l, e.ty),
             ExprKind::Local(v) => self.k.locals[*v].c_name.clone(),
             ExprKind::Const(c) => self.k.consts[*c].c_name.clone(),
@@ -131,7 +132,7 @@ impl Emitter<'_> {
             ExprKind::Index(t, i) => self.element_value(*t, i),
             ExprKind::Intrinsic(which, args) => self.intrinsic(*which, args),
             ExprKind::WholeArray(t) => self.whole_array(*t),
-            ExprKind::Receiver(p, _) => self.place(p),
+            ExprKind::Receiver(p, _) => self.receiver_place(p),
             ExprKind::DeviceCall(callee, name, args) => self.device_call(*callee, name, args),
             // The check pass allows `load4` only as a local array's value.
             ExprKind::Load4(..) => String::new(),
@@ -392,5 +393,20 @@ impl Emitter<'_> {
         }
         vals.push("gt_note".to_owned());
         format!("{name}({})", vals.join(", "))
+    }
+}
+
+impl Emitter<'_> {
+    /// A `#[gpu_enum]` variant: its value, as the enum's C type (its repr).
+    fn enum_literal(&self, l: &Lit, ty: RTy) -> String {
+        let RTy::Struct(s) = ty else {
+            return literal(l, ty);
+        };
+        let def = &self.sig.structs[s];
+        let repr = match def.fields.first().map(|f| f.ty) {
+            Some(crate::parse::structs::FieldTy::Prim(p)) => p,
+            _ => Prim::I32,
+        };
+        format!("(({})({}))", def.c_name, literal(l, RTy::Prim(repr)))
     }
 }

@@ -88,7 +88,7 @@ pub fn emit_cuda(k: &Kernel<RTy>, sig: &KernelSignature, ctx: &EmitContext) -> C
         // must evaluate the receiver before the arguments (`sequence.rs`).
         let by_ref = match sig.method_of {
             Some(_) => format!(
-                "static constexpr bool {}_by_ref = {};\n",
+                "static constexpr bool gt_byref_{} = {};\n",
                 k.c_name, sig.receiver_by_ref
             ),
             None => String::new(),

@@ -257,7 +257,7 @@ impl Emitter<'_> {
             // (its indices evaluated and checked now, the method changes it later), for
             // `self` and `&self` its value now (`gt_recv_of` picks by the method's flag).
             self.line(format!(
-                "auto&& {name} = gt_recv_of<{method}_by_ref>::get({v});"
+                "auto&& {name} = gt_recv_of<gt_byref_{method}>::get({v});"
             ));
         } else {
             self.line(format!("const {} {name} = {v};", self.c_type(e.ty)));

@@ -80,6 +80,7 @@ fn elem_type(t: Ty, sig: &KernelSignature) -> ElemType {
                 size: 0,
                 align: 0,
                 fields: &[],
+                variants: &[],
             }));
             ElemType::Struct(layout)
         }

@@ -1,6 +1,7 @@
 //! The pipelines: for each attribute, parse, lower, check and emit, collecting every
 //! error and emitting them beside items of the right shape.
 
+pub(crate) mod enums;
 pub(crate) mod impls;
 pub(crate) mod structs;
 
@@ -316,8 +317,14 @@ pub(crate) fn translate_device_fn(
     };
     let item = desugared(item, diags);
     let translated = translate(&sig, &item, attr, diags);
+    // A method's constants are items beside its impl: named after the struct too, so two
+    // structs' `new` (or a function `new` beside them) do not collide.
+    let name = match self_ty {
+        Some(t) => format!("{t}_{}", crate::names::unraw(&sig.ident)),
+        None => crate::names::unraw(&sig.ident),
+    };
     let translation = translated.map(|(k, source, _)| DeviceTranslation {
-        consts: const_items(&k, &sig, &crate::names::unraw(&sig.ident), &ctx.krate),
+        consts: const_items(&k, &sig, &name, &ctx.krate),
         prints: crate::print_format::prints(&k),
         c_name: k.c_name,
         source: source.text,

@@ -68,7 +68,6 @@ fn struct_impls(s: &syn::ItemStruct, krate: &syn::Path, carried: &Carried) -> To
     let carried = &carried.fields;
     let name = &s.ident;
     let name_str = crate::names::unraw(name);
-    let c_name = gpu_contract::struct_layout::c_struct_name(&name_str);
     let field_idents: Vec<&syn::Ident> = named
         .named
         .iter()
@@ -107,6 +106,15 @@ fn struct_impls(s: &syn::ItemStruct, krate: &syn::Path, carried: &Carried) -> To
     );
     let span = name.span();
     let private = quote!(#krate::__private);
+    let fields = quote_spanned! {span=>
+        #(#private::FieldLayout {
+            name: #field_names,
+            offset: ::core::mem::offset_of!(#name, #field_idents),
+            ty: <#elem_tys as #krate::Element>::ELEM,
+            len: #lens,
+        }),*
+    };
+    let layout = layout_impl(name, krate, fields, TokenStream::new());
     let impls = quote_spanned! {span=>
         const _: () = ::core::assert!(
             ::core::mem::size_of::<#name>() == #(::core::mem::size_of::<#field_tys>())+*,
@@ -118,6 +126,23 @@ fn struct_impls(s: &syn::ItemStruct, krate: &syn::Path, carried: &Carried) -> To
             const ELEM: #private::ElemKind =
                 #private::ElemKind::Struct(<#name as #private::GpuStruct>::LAYOUT);
         }
+        #layout
+    };
+    impls
+}
+
+/// `impl GpuStruct for name`: its layout in rustc's numbers, with `fields` (`FieldLayout`s)
+/// and, for a C-like enum, its `variants`' values.
+pub(crate) fn layout_impl(
+    name: &syn::Ident,
+    krate: &syn::Path,
+    fields: TokenStream,
+    variants: TokenStream,
+) -> TokenStream {
+    let name_str = crate::names::unraw(name);
+    let c_name = gpu_contract::struct_layout::c_struct_name(&name_str);
+    let private = quote!(#krate::__private);
+    quote_spanned! {name.span()=>
         impl #private::GpuStruct for #name {
             const LAYOUT: &'static #private::StructLayout = &#private::StructLayout {
                 rust_name: #name_str,
@@ -125,16 +150,11 @@ fn struct_impls(s: &syn::ItemStruct, krate: &syn::Path, carried: &Carried) -> To
                 c_name: #c_name,
                 size: ::core::mem::size_of::<#name>(),
                 align: ::core::mem::align_of::<#name>(),
-                fields: &[#(#private::FieldLayout {
-                    name: #field_names,
-                    offset: ::core::mem::offset_of!(#name, #field_idents),
-                    ty: <#elem_tys as #krate::Element>::ELEM,
-                    len: #lens,
-                }),*],
+                fields: &[#fields],
+                variants: &[#variants],
             };
         }
-    };
-    impls
+    }
 }
 
 /// The expansion of the attribute `which` on `item`: the call that fetches the first
@@ -260,11 +280,25 @@ pub fn expand_with_structs(input: TokenStream) -> TokenStream {
     }
 }
 
-fn carried_tokens(structs: &[Carried]) -> TokenStream {
+pub(crate) fn carried_tokens(structs: &[Carried]) -> TokenStream {
     structs
         .iter()
         .map(|s| {
             let name = &s.name;
+            if let (false, Some((_, WrittenTy::Prim(p), _))) =
+                (s.variants.is_empty(), s.fields.first())
+            {
+                let repr = format_ident!("{}", p.rust_name());
+                let variants = s.variants.iter().map(|(v, n)| {
+                    let lit = proc_macro2::Literal::u64_unsuffixed(n.unsigned_abs());
+                    if *n < 0 {
+                        quote!(#v = -#lit)
+                    } else {
+                        quote!(#v = #lit)
+                    }
+                });
+                return quote!(enum #name: #repr { #(#variants),* });
+            }
             let fields = s.fields.iter().map(|(f, ty, len)| {
                 let t = match ty {
                     WrittenTy::Prim(p) => {

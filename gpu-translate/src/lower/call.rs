@@ -29,7 +29,7 @@ impl Lowerer<'_> {
         // A struct's own methods come first, as in Rust, also where the language has a
         // method of that name (`norm`, `len`).
         if let Some(s) = self.apparent_struct(&m.receiver) {
-            let recv = self.expr(&m.receiver, Position::Operand)?;
+            let recv = self.receiver_expr(&m.receiver)?;
             return self.struct_method(m, recv, s);
         }
         if name == "get_unchecked" {
@@ -60,7 +60,7 @@ impl Lowerer<'_> {
                 self.err(span, "`to_f64` takes no arguments");
                 return None;
             }
-            let recv = self.expr(&m.receiver, Position::Operand)?;
+            let recv = self.receiver_expr(&m.receiver)?;
             return Some(Expr {
                 kind: ExprKind::Convert(Conversion::Num, Box::new(recv)),
                 ty: Ty::Prim(Prim::F64),
@@ -76,7 +76,7 @@ impl Lowerer<'_> {
         if spec.is_none() && !complex {
             if !is_iterator_call(m) && !array {
                 // Not the language's: a method of the receiver's struct, if it is one.
-                let recv = self.expr(&m.receiver, Position::Operand)?;
+                let recv = self.receiver_expr(&m.receiver)?;
                 if let Some(s) = self.struct_type(recv.ty) {
                     return self.struct_method(m, recv, s);
                 }
@@ -100,7 +100,7 @@ impl Lowerer<'_> {
             );
             return None;
         }
-        let recv = self.expr(&m.receiver, Position::Operand)?;
+        let recv = self.receiver_expr(&m.receiver)?;
         if let Some(s) = self.struct_type(recv.ty) {
             return self.struct_method(m, recv, s);
         }

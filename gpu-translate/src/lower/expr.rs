@@ -8,7 +8,7 @@ use super::tables::{
     axis, constant, dim3_geometry, method_receiver, strip_parens, tuple_geometry_name,
 };
 use super::{Binding, Block, Expr, Lowerer, Position};
-use crate::ir::{BinOp, Conversion, ExprKind, Lit, Prim, Ty, UnOp, VarKind};
+use crate::ir::{BinOp, ExprKind, Lit, Prim, Ty, UnOp, VarKind};
 use crate::parse::signature::resolve_type_name;
 
 impl Lowerer<'_> {
@@ -179,61 +179,6 @@ impl Lowerer<'_> {
         })
     }
 
-    fn cast(&mut self, c: &syn::ExprCast) -> Option<Expr> {
-        let span = c.span();
-        // `TPB as u32`: rustc evaluates the cast with the constant's own type, which the
-        // kernel cannot see.
-        if let syn::Expr::Path(p) = strip_parens(&c.expr) {
-            let primitive = matches!(
-                resolve_type_name(&c.ty, &self.sig.generics, &self.sig.structs),
-                Some(Ty::Prim(t)) if t.is_primitive()
-            );
-            if primitive && self.names_module_const(p) {
-                return Some(self.module_const(p, Some(c)));
-            }
-        }
-        let inner = self.expr(&c.expr, Position::Operand)?;
-        let from_half = matches!(self.types.shallow(inner.ty), Ty::Prim(p) if !p.is_primitive());
-        match resolve_type_name(&c.ty, &self.sig.generics, &self.sig.structs) {
-            Some(Ty::Prim(p)) if p.is_complex() || self.complex_type(inner.ty).is_some() => {
-                self.err(
-                    c.ty.span(),
-                    "`as` does not convert complex numbers; make one from its parts with \
-                     `Complex32::new(re, im)`, and take a part with `z.re` or `z.im`",
-                );
-                None
-            }
-            Some(Ty::Prim(p)) if !p.is_primitive() || from_half => {
-                self.err(
-                    c.ty.span(),
-                    "`as` does not convert to or from f16/bf16 (they are library types); \
-                     use `f16::from_f64(x)` and `x.to_f64()`",
-                );
-                None
-            }
-            Some(Ty::Prim(p)) => Some(Expr {
-                kind: ExprKind::Convert(Conversion::As, Box::new(inner)),
-                ty: Ty::Prim(p),
-                span,
-            }),
-            Some(_) => {
-                self.err(
-                    c.ty.span(),
-                    "`as` cannot cast to a dtype parameter (Rust allows only primitive \
-                     casts); use `T::from_f64(x)`, `T::from_i32(x)` or `T::from_usize(x)`",
-                );
-                None
-            }
-            None => {
-                self.err(
-                    c.ty.span(),
-                    "casts in kernels go to a primitive type: `x as f32`",
-                );
-                None
-            }
-        }
-    }
-
     pub(super) fn literal(&mut self, lit: &syn::Lit) -> Option<Expr> {
         let span = lit.span();
         let (value, ty) = match lit {
@@ -324,6 +269,16 @@ impl Lowerer<'_> {
             span,
         };
         if let Some(ident) = p.path.get_ident() {
+            if ident == "self" && self.sig.receiver_by_ref && !self.self_value {
+                // In Rust `self` is a `&mut` here: a copy would not see the method's writes.
+                self.err(
+                    span,
+                    "in a method taking `&mut self`, `self` is a reference, which kernels do \
+                     not have: call its methods (`self.scale(2.0f32)`), use its fields \
+                     (`self.x`), or copy it with `*self`",
+                );
+                return None;
+            }
             return match self.lookup(&unraw(ident)) {
                 Some(Binding::Local(v)) => Some(Expr {
                     kind: ExprKind::Local(v),
@@ -373,6 +328,9 @@ impl Lowerer<'_> {
                 ty: Ty::Prim(ty),
                 span,
             });
+        }
+        if let Some(variant) = self.enum_variant(p) {
+            return variant;
         }
         if self.names_module_const(p) {
             return Some(self.module_const(p, None));
@@ -508,6 +466,13 @@ impl Lowerer<'_> {
                     span,
                 })
             }
+            // `*self` in a method taking `&self` or `&mut self`: the receiver's value.
+            syn::UnOp::Deref(_) if self.sig.method_of.is_some() && is_self(&u.expr) => {
+                self.self_value = true;
+                let value = self.expr(&u.expr, Position::Operand);
+                self.self_value = false;
+                value
+            }
             syn::UnOp::Deref(t) => {
                 // `*a.get_unchecked(i)` reads as `a.get_unchecked(i)` does.
                 if let syn::Expr::MethodCall(m) = strip_parens(&u.expr) {
@@ -635,7 +600,7 @@ impl Lowerer<'_> {
             .is_some_and(|n| dim3_geometry(n).is_some() || tuple_geometry_name(n).is_some());
         // `f(x).1` of a device function returning a tuple.
         if let (false, syn::Expr::Call(_), syn::Member::Unnamed(k)) = (geometry, base, &f.member) {
-            let value = self.expr(&f.base, Position::Operand)?;
+            let value = self.receiver_expr(&f.base)?;
             if matches!(value.kind, ExprKind::DeviceCall(..)) {
                 let ty = self.types.fresh_opaque();
                 return Some(Expr {
@@ -647,7 +612,7 @@ impl Lowerer<'_> {
         }
         if !geometry && matches!(f.member, syn::Member::Named(_)) {
             // `z.re`, `z.im` of a complex number.
-            let value = self.expr(&f.base, Position::Operand)?;
+            let value = self.receiver_expr(&f.base)?;
             if let Some(c) = self.complex_type(value.ty) {
                 return self.complex_field(value, &member, c);
             }
@@ -684,4 +649,9 @@ impl Lowerer<'_> {
         );
         None
     }
+}
+
+/// Whether `e` is `self`.
+pub(super) fn is_self(e: &syn::Expr) -> bool {
+    matches!(strip_parens(e), syn::Expr::Path(p) if p.path.is_ident("self"))
 }

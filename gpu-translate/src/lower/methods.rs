@@ -12,8 +12,8 @@ use crate::names::unraw;
 use syn::spanned::Spanned;
 
 use super::tables::strip_parens;
-use super::{Binding, Expr, Lowerer, Place};
-use crate::ir::{Callee, ExprKind, FieldStep};
+use super::{Binding, Expr, Lowerer, Place, Position};
+use crate::ir::{Callee, ExprKind, FieldStep, Space};
 use crate::parse::structs::FieldTy;
 
 impl Lowerer<'_> {
@@ -70,6 +70,56 @@ impl Lowerer<'_> {
         }
     }
 
+    /// `e` lowered where `self` may stand whole (a method's receiver, a field's base).
+    pub(super) fn receiver_expr(&mut self, e: &syn::Expr) -> Option<Expr> {
+        let before = self.self_value;
+        self.self_value = super::expr::is_self(e);
+        let value = self.expr(e, Position::Operand);
+        self.self_value = before;
+        value
+    }
+
+    /// An error, on the receiver, unless it is a form whose place both backends share: an
+    /// element of a local array or of an array field, or `a.get_unchecked(i)`, is not.
+    fn check_receiver_form(&mut self, recv: &syn::Expr) -> Option<()> {
+        let form = match strip_parens(recv) {
+            syn::Expr::Index(ix) => {
+                let mut base = strip_parens(&ix.expr);
+                while let syn::Expr::Index(inner) = base {
+                    base = strip_parens(&inner.expr);
+                }
+                match base {
+                    syn::Expr::Field(_) => Some("an element of an array field"),
+                    syn::Expr::Path(p) => {
+                        match p.path.get_ident().and_then(|i| self.lookup(&unraw(i))) {
+                            Some(Binding::Array(a)) if self.k.arrays[a].space == Space::Local => {
+                                Some("an element of a local array")
+                            }
+                            _ => None,
+                        }
+                    }
+                    _ => None,
+                }
+            }
+            syn::Expr::MethodCall(mc) if mc.method.to_string().starts_with("get_unchecked") => {
+                Some("`get_unchecked(i)`")
+            }
+            syn::Expr::Field(f) => return self.check_receiver_form(&f.base),
+            _ => None,
+        };
+        if let Some(form) = form {
+            self.err(
+                recv.span(),
+                format!(
+                    "methods are called on {form} through a local copy in kernels: \
+                     `let mut e = t[k]; e.scale(2.0f32); t[k] = e;`"
+                ),
+            );
+            return None;
+        }
+        Some(())
+    }
+
     /// `recv.method(args)` where `recv` (lowered) is a value of struct `s`.
     pub(super) fn struct_method(
         &mut self,
@@ -77,6 +127,7 @@ impl Lowerer<'_> {
         recv: Expr,
         s: usize,
     ) -> Option<Expr> {
+        self.check_receiver_form(&m.receiver)?;
         let struct_name = self.sig.structs[s].name.clone();
         let method = unraw(&m.method);
         let ty = respanned(self.struct_path(s, m.method.span()), m.method.span());
@@ -156,6 +207,37 @@ impl Lowerer<'_> {
                  `let v: Point = Point::new(x, y); v.{name}(..)`"
             ),
         );
+    }
+
+    /// `Op::Add` of a `#[gpu_enum]` `Op`: its value, of the enum's type. `None` (nothing
+    /// reported) when the path names no enum the function knows.
+    pub(super) fn enum_variant(&mut self, p: &syn::ExprPath) -> Option<Option<Expr>> {
+        let n = p.path.segments.len();
+        if n < 2 || p.qself.is_some() {
+            return None;
+        }
+        let owner = unraw(&p.path.segments[n - 2].ident);
+        let e = self.struct_named(&owner)?;
+        let def = &self.sig.structs[e];
+        if !def.is_enum() {
+            return None;
+        }
+        let last = &p.path.segments[n - 1].ident;
+        let Some(value) = def.variant(&unraw(last)) else {
+            let names: Vec<&str> = def.variants.iter().map(|(v, _)| v.as_str()).collect();
+            let msg = format!(
+                "`{}` has no variant `{last}`; its variants are {}",
+                def.name,
+                names.join(", ")
+            );
+            self.err(last.span(), msg);
+            return Some(None);
+        };
+        Some(Some(Expr {
+            kind: ExprKind::Lit(crate::ir::Lit::Int(i128::from(value))),
+            ty: crate::ir::Ty::Struct(e),
+            span: p.span(),
+        }))
     }
 
     /// The struct of that name among the function's, `Self` being a method's own.

@@ -6,7 +6,7 @@
 //! `infer.rs`); what they must permit is checked afterwards, by `check`.
 //!
 //! The lowerer is split by what it lowers: statements (`stmt.rs`), expressions
-//! (`expr.rs`), places and indices (`place.rs`), calls of every kind (`call.rs`), complex
+//! (`expr.rs`), casts (`cast.rs`), places and indices (`place.rs`), calls of every kind (`call.rs`), complex
 //! numbers' constructors, methods and fields (`complex.rs`), the methods and associated
 //! functions of structs (`methods.rs`), array declarations
 //! (`array.rs`), the language's fixed names (`tables.rs`), and what to write instead of a
@@ -15,6 +15,7 @@
 mod advice;
 mod array;
 mod call;
+mod cast;
 mod complex;
 mod control;
 mod expr;
@@ -88,6 +89,9 @@ struct Lowerer<'a> {
     shared_sites: usize,
     /// How many `unsafe` blocks the code being lowered is inside.
     unsafe_depth: usize,
+    /// Whether `self` may be read whole here, in a method taking `&mut self`: as a method's
+    /// receiver, a field's base or `*self`.
+    self_value: bool,
 }
 
 /// Lower the body of the function whose signature is `sig`.
@@ -142,6 +146,7 @@ pub fn lower(
         unchecked,
         generic_names: sig.generics.iter().map(|g| g.ident.to_string()).collect(),
         shared_sites: 0,
+        self_value: false,
         unsafe_depth: 0,
     };
     l.declare_params();

@@ -58,6 +58,13 @@ impl Lowerer<'_> {
                 expr,
                 ..
             }) => match strip_parens(expr) {
+                // `*self = v` in a method taking `&mut self`: the caller's value, replaced.
+                syn::Expr::Path(p) if p.path.is_ident("self") && self.sig.receiver_by_ref => {
+                    match self.lookup("self") {
+                        Some(Binding::Local(v)) => Some(Place::Local(v)),
+                        _ => None,
+                    }
+                }
                 syn::Expr::MethodCall(m) if m.method == "get_unchecked_mut" => {
                     let (target, index) = self.unchecked_access(m)?;
                     self.check_writable(target, &m.receiver)?;

@@ -50,14 +50,32 @@ pub struct StructDef {
     pub name: String,
     /// Its C name ([`gpu_contract::struct_layout::c_struct_name`]).
     pub c_name: String,
-    /// Its fields, in declaration order.
+    /// Its fields, in declaration order (a C-like enum's one field, `value`, of its repr).
     pub fields: Vec<FieldDef>,
+    /// A C-like enum's (`#[gpu_enum]`) variants and their values; empty for a struct.
+    pub variants: Vec<(String, i64)>,
 }
 
 impl StructDef {
     /// The field named `name`, with its index.
     pub fn field(&self, name: &str) -> Option<(usize, &FieldDef)> {
+        if self.is_enum() {
+            return None;
+        }
         self.fields.iter().enumerate().find(|(_, f)| f.name == name)
+    }
+
+    /// Whether it is a C-like enum.
+    pub fn is_enum(&self) -> bool {
+        !self.variants.is_empty()
+    }
+
+    /// The value of variant `name` of a C-like enum.
+    pub fn variant(&self, name: &str) -> Option<i64> {
+        self.variants
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| *v)
     }
 }
 
@@ -76,6 +94,13 @@ const NOT_STRUCTS: &[&str] = &[
     "Self",
     "Option",
     "Box",
+    // Traits, whose functions a kernel may name (`Float::max`), are no structs either.
+    "Float",
+    "Int",
+    "Num",
+    "Dtype",
+    "Element",
+    "Default",
 ];
 
 /// The struct named `name` in `structs`.
@@ -132,17 +157,22 @@ pub fn missing_structs(f: &syn::ItemFn, known: &[String]) -> Vec<syn::Path> {
             }
             syn::visit::visit_type_path(self, t);
         }
-        // `P::new(x, y)`: an associated function of the struct `P`.
-        fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
-            if let syn::Expr::Path(p) = &*c.func {
-                if p.qself.is_none() && p.path.segments.len() >= 2 {
-                    let mut owner = p.path.clone();
-                    owner.segments.pop();
-                    owner.segments.pop_punct();
-                    self.note(&owner);
-                }
+        // `P::new(x, y)` (an associated function of the struct `P`) and `Op::Add` (a variant
+        // of the enum `Op`); not `Grid::N`, a constant (upper case) of whatever `Grid` is.
+        fn visit_expr_path(&mut self, p: &'ast syn::ExprPath) {
+            let n = p.path.segments.len();
+            let lower = p.path.segments.last().is_some_and(|l| {
+                crate::names::unraw(&l.ident)
+                    .chars()
+                    .any(|c| c.is_ascii_lowercase())
+            });
+            if p.qself.is_none() && n >= 2 && lower {
+                let mut owner = p.path.clone();
+                owner.segments.pop();
+                owner.segments.pop_punct();
+                self.note(&owner);
             }
-            syn::visit::visit_expr_call(self, c);
+            syn::visit::visit_expr_path(self, p);
         }
         fn visit_expr_struct(&mut self, e: &'ast syn::ExprStruct) {
             if e.qself.is_none() {
@@ -186,10 +216,13 @@ pub(crate) enum WrittenTy {
     Struct(syn::Path),
 }
 
-/// A struct's fields as the callback carries them: `struct Name { a: f32, b: [u32; 2] }`.
+/// A struct's fields as the callback carries them: `struct Name { a: f32, b: [u32; 2] }`;
+/// a C-like enum's repr and variants: `enum Op: u8 { Add = 0, Mul = 4 }` (its one field
+/// `value` of the repr).
 pub(crate) struct Carried {
     pub name: syn::Ident,
     pub fields: Vec<(syn::Ident, WrittenTy, Option<u64>)>,
+    pub variants: Vec<(syn::Ident, i64)>,
 }
 
 /// A field type of a `#[gpu_struct]`: a dtype, a struct, or an array of either with a
@@ -239,6 +272,36 @@ fn field_type(ty: &syn::Type) -> Result<(WrittenTy, Option<u64>), syn::Error> {
 
 impl Parse for Carried {
     fn parse(input: ParseStream<'_>) -> syn::Result<Self> {
+        if input.peek(syn::Token![enum]) {
+            input.parse::<syn::Token![enum]>()?;
+            let name: syn::Ident = input.parse()?;
+            input.parse::<syn::Token![:]>()?;
+            let repr: syn::Type = input.parse()?;
+            let (repr, _) = field_type(&repr)?;
+            let body;
+            syn::braced!(body in input);
+            let mut variants = Vec::new();
+            while !body.is_empty() {
+                let v: syn::Ident = body.parse()?;
+                body.parse::<syn::Token![=]>()?;
+                let negative = body.parse::<Option<syn::Token![-]>>()?.is_some();
+                let n: syn::LitInt = body.parse()?;
+                let n: i64 = n
+                    .base10_parse::<i128>()?
+                    .try_into()
+                    .map_err(|_| syn::Error::new(n.span(), "an enum value within 64 bits"))?;
+                variants.push((v, if negative { -n } else { n }));
+                if !body.is_empty() {
+                    body.parse::<syn::Token![,]>()?;
+                }
+            }
+            let value = syn::Ident::new("value", name.span());
+            return Ok(Carried {
+                name,
+                fields: vec![(value, repr, None)],
+                variants,
+            });
+        }
         input.parse::<syn::Token![struct]>()?;
         let name: syn::Ident = input.parse()?;
         let body;
@@ -256,7 +319,11 @@ impl Parse for Carried {
                 .ok_or_else(|| syn::Error::new(f.ty.span(), "a named field"))?;
             out.push((ident, ty, len));
         }
-        Ok(Carried { name, fields: out })
+        Ok(Carried {
+            name,
+            fields: out,
+            variants: Vec::new(),
+        })
     }
 }
 
@@ -326,6 +393,11 @@ pub(crate) fn resolve_carried(carried: &[Carried], diags: &mut Diagnostics) -> S
             name: crate::names::unraw(&s.name),
             c_name: gpu_contract::struct_layout::c_struct_name(&crate::names::unraw(&s.name)),
             fields: Vec::new(),
+            variants: s
+                .variants
+                .iter()
+                .map(|(v, n)| (crate::names::unraw(v), *n))
+                .collect(),
         })
         .collect();
     for (i, s) in carried.iter().enumerate() {
@@ -440,6 +512,7 @@ pub(crate) fn parse_gpu_struct(
         fields: Carried {
             name,
             fields: carried,
+            variants: Vec::new(),
         },
     })
 }

@@ -22,6 +22,28 @@ impl Point {
         self.x *= s;
         self.y *= s;
     }
+    pub fn doubled_alias(&mut self) {
+        let me = self;
+        me.scale(2.0f32);
+    }
+}
+
+#[gpu_struct]
+#[derive(Clone, Copy)]
+pub struct Path {
+    pub pts: [Point; 2],
+}
+
+#[gpu_kernel]
+fn element_forms(paths: &mut [Path], ps: &mut [Point]) {
+    let i = grid_1d();
+    if i < paths.len() && i < ps.len() {
+        let mut t = [Point { x: 1.0, y: 2.0 }; 4];
+        t[1].scale(2.0f32);
+        paths[i].pts[0].scale(2.0f32);
+        unsafe { ps.get_unchecked(i).scale(2.0f32) };
+        ps[i] = t[1];
+    }
 }
 
 #[gpu_kernel]

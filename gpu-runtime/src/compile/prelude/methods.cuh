@@ -13,3 +13,12 @@ template <> struct gt_recv_of<true> {
 template <> struct gt_recv_of<false> {
     template <class T> static __device__ __forceinline__ T get(const T& place) { return place; }
 };
+
+// A method's receiver that is a checked element: the element, or, out of range (the fault
+// already noted), `zero`, a zeroed temporary that lives until the call's statement ends,
+// rather than the shared sink, whose bytes may be another type's.
+template <typename T, typename Z>
+static __device__ __forceinline__ T& gt_rat(T* p, Z&& zero) {
+    if (p == gt_sink<T>()) return zero;
+    return *p;
+}

@@ -67,7 +67,7 @@ const SECTIONS: [(&str, &[&str]); 11] = [
     (VECTOR, &["gt_load4", "gt_store4"]),
     (GRID_BARRIER, &["gt_sync_grid"]),
     (RANDOM, &["gt_xoro_"]),
-    (METHODS, &["gt_rv(", "gt_recv_of<"]),
+    (METHODS, &["gt_rv(", "gt_recv_of<", "gt_rat("]),
 ];
 
 /// The prelude for a program whose own code is `code`: each section `code` uses, and the

@@ -73,9 +73,9 @@ impl Body {
     pub fn energy(&self) -> f32 {
         0.5 * self.mass * self.vel.dot(self.vel)
     }
-    /// A method taking an array.
+    /// A method taking an array (threads share its elements: an atomic).
     pub fn tally(&self, counts: &mut [u32], k: usize) {
-        counts[k] += self.hits;
+        atomic_add(counts, k, self.hits);
     }
 }
 

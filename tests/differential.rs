@@ -48,7 +48,7 @@ fn compiled_programs_on_the_simulator_compute_what_rust_computes() {
         "kernels.rs is stale: see the_compiled_programs_are_current"
     );
     for (k, &(program_seed, launch)) in kernels::KERNELS.iter().enumerate() {
-        let p = Program::generate(program_seed);
+        let p = Program::generate_compiled(program_seed);
         let n = threads(&p);
         let x = Inputs::random(&mut Rng::new(seed ^ program_seed), n, p.checks);
         let want = expected(&p, &x, n);
@@ -92,6 +92,20 @@ fn run_time_programs_translate_and_compile() {
             .unwrap_or_else(|e| panic!("program seed {program_seed}: {e}\n{}", p.item(&name)));
         if let Err(e) = def.compile_uncached(&[], "sm_90") {
             panic!("program seed {program_seed}: {e}\n{}", p.item(&name));
+        }
+    }
+}
+
+#[test]
+fn compiled_programs_compile_through_nvrtc() {
+    if !gpu_runtime::__private::nvrtc_or_skip("compiled_programs_compile_through_nvrtc")
+        .expect("NVRTC")
+    {
+        return;
+    }
+    for (k, definition) in kernels::DEFINITIONS.iter().enumerate() {
+        if let Err(e) = definition().compile_uncached(&[], "sm_90") {
+            panic!("diff_{k}: {e}");
         }
     }
 }

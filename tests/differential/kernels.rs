@@ -8,6 +8,32 @@ use gpu_runtime::prelude::*;
 
 use super::Launch;
 
+#[gpu_enum]
+#[derive(Clone, Copy, PartialEq)]
+#[repr(i16)]
+pub enum DiffTri {
+    Low = 0,
+    Mid = 5,
+    High = -300,
+}
+
+#[gpu_struct]
+#[derive(Clone, Copy)]
+pub struct DiffPair {
+    pub a: i64,
+    pub b: i64,
+}
+
+#[gpu_device]
+impl DiffPair {
+    pub fn new(a: i64, b: i64) -> Self {
+        Self { a, b }
+    }
+    pub fn mixed(&self) -> i64 {
+        (self.a ^ self.b) & 4294967295
+    }
+}
+
 // seed 0xd1ff0000
 #[gpu_kernel(fmad = false, overflow_checks = false)]
 pub fn diff_0(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f32], xf64: &[f64], oi: &mut [u64], of: &mut [f64]) {
@@ -19,9 +45,9 @@ pub fn diff_0(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i8 = (match (a_u32 % 8u32) { 6u32 => (((a_u32) as i8) - 8i8), 6u32 => ((a_i64) as i8), 3u32 | 5u32 => (41i8).min((-34i8)), _ => (91i8 << ((a_f32) as u16)) });
-        oi[i] = ((-(!(((a_f32) as i16) + ((a_u32) as i16))))) as u64;
-        of[i] = (((3u8) as f32)) as f64;
+        let v0: i8 = (((a_i32 ^ a_i32)) as i8);
+        oi[i] = ((36u64 * (if ((v0 == ((a_i64) as i8)) || false) { ((match (5u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) } else { (a_u64 >> (-70i64)) }))) as u64;
+        of[i] = (((((85u8) as f64) - (0.1f64 * 10.75f64)) / (if false { (-8.375f64) } else { (3.875f64 + (-10.25f64)) }))) as f64;
     }
 }
 
@@ -36,10 +62,15 @@ pub fn diff_1(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u64 = 72u64;
-        let v1: u16 = 65u16;
-        oi[i] = ((31u32 * ((83u32 - a_u32) * (a_u32 - a_u32)))) as u64;
-        of[i] = (((-7.875f32) - (((a_u32) as f32) - 0.1f32))) as f64;
+        let v0: u64 = (if (!((0u16 >= 35u16) && true)) { ((a_u64 >> (65535u16 & 63u16)) * ((match (100u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)) } else { ((match (4294967295u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) });
+        let mut v1: f64 = ((((if (v0 == 64u64) { (-93i64) } else { 45i64 }) - ((a_u32) as i64))) as f64);
+        if (!(a_f32 >= a_f32)) {
+            v1 = (v1 - 9007199254740992.0f64);
+        } else {
+            v1 = (12.125f64 * (if ((((a_f32) as u16) == 59u16) && true) { (((-56i8)) as f64) } else { (match (a_u32 % 8u32) { 4u32 | 1u32 => a_f64, 5u32 => v1, _ => v1 }) }));
+        }
+        oi[i] = (((match (17u32 % 8u32) { 7u32 | 7u32 => (a_i32 >> (((a_f32) as i16) & 31i16)), 1u32 | 5u32 => (a_i32 / (14i32 | 1i32)), _ => ((-99i32) * a_i32) })).abs()) as u64;
+        of[i] = ((((-a_f32) / ((31u32) as f32)) * ((a_f32).sqrt() * ((a_i64) as f32)))) as f64;
     }
 }
 
@@ -54,9 +85,9 @@ pub fn diff_2(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u64 = 18446744073709551615u64;
-        oi[i] = (((a_i32) as u16)) as u64;
-        of[i] = ((-0.0f64)) as f64;
+        let v0: u64 = ((a_f64) as u64);
+        oi[i] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)) as u64;
+        of[i] = (3.0f32) as f64;
     }
 }
 
@@ -71,14 +102,14 @@ pub fn diff_3(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i64 = a_i64;
-        let mut v1: i8 = (-76i8);
-        for j0 in (((((((a_i64) as i16)) as u32)) % 8u32)..(((0u32 % (18u32 | 1u32))) % 16u32)).step_by(((3323085964u32) % 3u32) as usize) {
-            v1 = (((a_u32) as i8) / (((-49i8)).max((65i8 & 127i8)) | 1i8));
+        let v0: i64 = (!((((8i8) as f32)) as i64));
+        let v1: i32 = 1i32;
+        let mut v2: f64 = 7.375f64;
+        for j0 in ((((64u32).min(a_u32)) % 8u32)..((((match (49u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v2 = (-10.875f64);
         }
-        let v2: u8 = (if true { ((92u8 + 175u8)).min(((a_f32) as u8)) } else { (((a_i32) as u8) ^ (7u8 * 255u8)) });
-        oi[i] = (((((v2) as u64) ^ ((((a_i64) as u16)) as u64)) - (if ((-63i16) <= ((a_i32) as i16)) { ((8u8) as u64) } else { (39u64 ^ a_u64) }))) as u64;
-        of[i] = (((((0i32 >> (a_u32 & 31u32)) << ((v2 % (((a_u32) as u8) | 1u8)) & 31u8))) as f64)) as f64;
+        oi[i] = ((1u32).max((((a_u32 ^ 92u32)) as u32))) as u64;
+        of[i] = ((((match (1u32 % 8u32) { 2u32 => (!127i8), 5u32 | 1u32 => (41i8 & 51i8), _ => ((((a_i64) as u16)) as i8) })) as f64)) as f64;
     }
 }
 
@@ -93,17 +124,17 @@ pub fn diff_4(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u32 = (29u32 & 24u32);
-        let mut v1: u8 = 94u8;
-        if ((if true { 64u64 } else { 1u64 }) == (((-4.875f64)) as u64)) {
-            v1 = ((((a_f32) as i32)) as u8);
+        let v0: u32 = (51u32).min(5u32);
+        let v1: i32 = ((match (v0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
+        let v2: u32 = v0;
+        let mut v3: i16 = 15i16;
+        if false {
+            v3 = (((a_i32) as i16) % (v3 / (v3 | 1i16)));
         } else {
-            v1 = v1;
+            v3 = ((!v3) - (((a_u32) as i16) << (a_u32 & 15u32)));
         }
-        let v2: f64 = (((8u8 - 36u8)) as f64);
-        let v3: u8 = v1;
-        oi[i] = ((((match (32u32 % 8u32) { 1u32..=2u32 => ((a_i64) as i8), _ => (-35i8) }) - (32i8 * ((a_i32) as i8))) % (((((a_i64) as i8) >> (((a_i32) as u16) & 7u16)) + ((-29i8) % ((-9i8) | 1i8))) | 1i8))) as u64;
-        of[i] = ((((3.4e38f32 * 16777216.0f32) * ((24i8) as f32))).abs()) as f64;
+        oi[i] = ((((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) >> ((match (32u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64))) as i32)) as u64;
+        of[i] = (((if (32u16 > ((a_i32) as u16)) { ((a_i32) as f32) } else { (a_f32 - a_f32) }) * (-(a_f32 * 0.5f32)))) as f64;
     }
 }
 
@@ -118,13 +149,13 @@ pub fn diff_5(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i16 = ((((a_i64) as i16)).max((-93i16)) % ((((a_u32) as i16) >> (-28i64)) | 1i16));
-        let mut v1: i8 = (((a_f32) as i8) % ((!(!(-128i8))) | 1i8));
-        for j0 in ((((a_u32).min(a_u32)) % 8u32)..(((62u32 | 24u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v1 = (((v0 * (((a_i32) as i16) / ((-32768i16) | 1i16)))) as i8);
+        let v0: i16 = ((((-11.625f32)) as i16) ^ (15i16 << a_i32));
+        let mut v1: i8 = (((match (29u32 % 8u32) { 1u32 | 6u32 => a_i32, 5u32 => 7i32, _ => (a_i32 & 76i32) })) as i8);
+        for j0 in 0u32..((74u32) % 4u32) {
+            v1 = (((!v1) << ((v0 * 92i16) & 7i16)) + (-54i8));
         }
-        oi[i] = ((if (0.0f32 > (a_f32 + 1.75f32)) { 65i8 } else { ((((a_f32) as i8) / (v1 | 1i8)) | (((a_f32) as i8) << 52u8)) })) as u64;
-        of[i] = (((((((a_i32) as i8) >> (40u8 & 7u8)) / ((((a_u32) as i8) & 7i8) | 1i8))) as f64)) as f64;
+        oi[i] = (((match (1313410985u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)) as u64;
+        of[i] = (((-6.5f32) / ((a_f32 - a_f32) + ((2i8) as f32)))) as f64;
     }
 }
 
@@ -139,13 +170,26 @@ pub fn diff_6(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i64 = ((((a_f32 + 1e-40f32) - ((((a_f32) as u16)) as f32))) as i64);
-        let v1: f32 = (-(-a_f32));
-        let v2: i32 = (51i32).max(20i32);
-        let v3: u32 = a_u32;
-        let v4: i32 = ((((((a_f32) as u8)) as i32) * (0i32 << (a_i32 & 31i32))) >> (((((a_f32) as u16) + ((a_i64) as u16)) ^ (match (56u32 % 8u32) { 2u32 => 32u16, 5u32 => 51u16, 0u32..=5u32 => 93u16, _ => 65535u16 })) & 31u16));
-        oi[i] = ((-(((match (v3 % 8u32) { 7u32 => (-56i8), _ => ((a_u32) as i8) })) as i32))) as u64;
-        of[i] = ((-((3.4e38f32 * 3.4e38f32)).sqrt())) as f64;
+        let v0: i64 = (((((-89i16)) as i64) >> (((a_i32) as u8)).min(72u8)) * ((0i64 | DiffPair::new(64i64, 20i64).b) - ((128u8) as i64)));
+        let mut v1: u8 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
+        if (!(v0 == v0)) {
+            v1 = (((((a_i32) as u8) % v1) / ((!37u8) | 1u8)) << (((match (32u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) & 7u32));
+        } else {
+            v1 = ((((match (83u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) << ((16i16 << (a_i32 & 15i32)) & 7i16)) * ((((match (56u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)) as u8));
+        }
+        let mut v2: i64 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64);
+        for j0 in (0u32..=(((58u32 << (((a_i64) as u16) & 31u16))) % 4u32)).rev() {
+            v2 = (match (41u32 % 8u32) { 6u32 | 0u32 => v0, 5u32 | 7u32 => v2, _ => a_i64 });
+        }
+        let v3: i16 = (match (a_u32 % 8u32) { 3u32..=5u32 => (if (!true) { (91i16 % ((a_i64) as i16)) } else { ((-16i16) << (((a_i64) as u16) & 15u16)) }), _ => ((((a_f32) as i16) >> (32767i16 & 15i16))).abs() });
+        let mut v4: u32 = ((v1) as u32);
+        if (((-1i16) * ((a_f32) as i16)) != (15i16 >> (19u64 & 15u64))) {
+            v4 = (78u32 % (8u32 | 1u32));
+        } else {
+            v4 = (9u32 ^ a_u32);
+        }
+        oi[i] = (((a_i32).max((32i32 + 6i32)) / (((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) | 1i32))) as u64;
+        of[i] = (((-6.125f32) + ((1u64) as f32))) as f64;
     }
 }
 
@@ -161,12 +205,15 @@ pub fn diff_7(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let mut v0: f64 = a_f64;
-        for j0 in 0u32..(((a_u32 << (51i16 & 31i16))) % 4u32) {
-            v0 = v0;
+        for j0 in ((((match (51u32 % 8u32) { 4u32 => a_u32, 4u32 | 1u32 => a_u32, _ => 87u32 })) % 8u32)..(((42u32 - a_u32)) % 16u32)).step_by(((28u32) % 3u32) as usize) {
+            v0 = ((255u8) as f64);
         }
-        let v1: u64 = (93u64 - 42u64);
-        oi[i] = (((if (true && ((-10.0f32) != a_f32)) { (-20i32) } else { ((127i8) as i32) }) & ((if false { (-70i32) } else { (-42i32) }) << ((1u32).max(36u32) & 31u32)))) as u64;
-        of[i] = ((a_f64 * (((1i32) as f64) / ((((a_f32) as i16)) as f64)))) as f64;
+        let mut v1: f32 = (if (((-67i64) | a_i64) <= (-a_i64)) { (((36u16 | 15u16)) as f32) } else { ((12.5f32 + a_f32)).sqrt() });
+        for j1 in (((52u32) % 8u32)..(((!a_u32)) % 16u32)).step_by(((4294967295u32) % 3u32) as usize) {
+            v1 = (-((10.625f32).sqrt() / (0.1f32 * v1)));
+        }
+        oi[i] = ((!(-90i32))) as u64;
+        of[i] = ((-9.375f64)) as f64;
     }
 }
 
@@ -181,17 +228,12 @@ pub fn diff_8(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u16 = 16u16;
-        let v1: u32 = (a_u32 | (84u32 >> ((-43i32) & 31i32)));
-        let v2: u16 = ((a_i32) as u16);
-        let mut v3: i16 = (35i16 & 52i16);
-        if ((97u16 < 69u16) || (false || (v1 != v1))) {
-            v3 = (-((a_u32) as i16));
-        } else {
-            v3 = ((65i64) as i16);
-        }
-        oi[i] = ((((29u64 | 3u64) / (a_u64 | 1u64)) >> (((167u8).min(30u8) * (48u8).min(65u8)) & 63u8))) as u64;
-        of[i] = ((((a_f32 - a_f32)).abs() / (-1.875f32))) as f64;
+        let v0: u16 = (if false { 27u16 } else { 52u16 });
+        let v1: i16 = ((-84i16) + (-86i16));
+        let v2: u32 = (78u32 ^ 3063261441u32);
+        let v3: i8 = (((a_i64) as i8)).max(((a_f32) as i8));
+        oi[i] = ((((a_u32).min(a_u32) * ((match (30u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) >> ((if (((a_i32) as i16) < ((a_i32) as i16)) { ((75u16) as i16) } else { (((a_i32) as i16) ^ ((a_f32) as i16)) }) & 31i16))) as u64;
+        of[i] = (10.0f64) as f64;
     }
 }
 
@@ -206,21 +248,26 @@ pub fn diff_9(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u64 = (match (51u32 % 8u32) { 0u32..=6u32 => (match (a_u32 % 8u32) { 1u32..=6u32 => 88u64, 1u32..=2u32 => a_u64, 5u32 => 80u64, _ => 74u64 }), _ => (32u64 / (64u64 | 1u64)) });
-        for j0 in (0u32..=((38u32) % 4u32)).rev() {
-            v0 = ((!a_u64) / ((match (a_u32 % 8u32) { 6u32 => 8698001807605819253u64, 4u32 | 2u32 => a_u64, 0u32 | 3u32 => v0, _ => a_u64 }) | 1u64));
+        let mut v0: u64 = (88u64 << (((-73i32) * a_i32) & 63i32));
+        for j0 in ((((a_u32 >> a_u32)) % 8u32)..(((((-9.25f64)) as u32)) % 16u32)).step_by(((6u32) % 3u32) as usize) {
+            v0 = (((((a_f32) as i16) % (38i16 | 1i16))) as u64);
         }
-        let v1: u32 = ((!a_u32) * (!74u32));
-        let v2: i32 = ((a_i32 << ((a_f32) as i8)) | (1i32).min(0i32));
-        let v3: f32 = ((-1.0f32) / (((a_i32 << 37u32)) as f32));
-        let mut v4: f32 = (a_f32 - ((((a_i32) as u8)) as f32));
-        if false {
-            v4 = ((((a_i32) as i16)) as f32);
+        let v1: i64 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64);
+        let mut v2: u64 = 8698001807605819253u64;
+        if (8u8 != ((((a_i64) as i16)) as u8)) {
+            v2 = (!(!0u64));
         } else {
-            v4 = (3.75f32 / ((v4).sqrt()).abs());
+            v2 = (((true) as u64) | a_u64);
         }
-        oi[i] = (((a_i64) as i8)) as u64;
-        of[i] = (((-(a_f32).sqrt()) / ((match (v1 % 8u32) { 7u32 | 5u32 => a_f32, _ => (-8.25f32) }) + (a_f32 - 1.0f32)))) as f64;
+        let mut v3: i8 = ((60u32) as i8);
+        if (!(false && false)) {
+            v3 = v3;
+        } else {
+            v3 = 70i8;
+        }
+        let v4: u32 = a_u32;
+        oi[i] = ((((match (a_u32 % 8u32) { 0u32 | 5u32 => a_i32, _ => (-37i32) }) >> (((match (v4 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) & 31i8))).max(((-a_i32) * (0i32 % ((-63i32) | 1i32))))) as u64;
+        of[i] = ((((a_f64 - 1.0f64) * ((-8.625f64) + 5.5f64)) + (((-2.375f64)).abs() - (9.125f64 - 0.0f64)))) as f64;
     }
 }
 
@@ -235,12 +282,12 @@ pub fn diff_10(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u32 = 98u32;
-        for j0 in (0u32..=((2131349010u32) % 4u32)).rev() {
-            v0 = ((v0) as u32);
+        let mut v0: u32 = (58u32 >> ((a_f32) as u8));
+        for j0 in 0u32..(((match (0u32 % 8u32) { 7u32 | 2u32 => 14u32, _ => a_u32 })) % 4u32) {
+            v0 = ((match (j0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
         }
-        oi[i] = ((match (a_u32 % 8u32) { 0u32..=3u32 => ((8i8 >> a_i32) - ((-81i8) << (((a_f32) as u8) & 7u8))), 5u32 | 3u32 => ((a_f32) as i8), 3u32..=5u32 => ((((-10.375f64)) as i8) ^ (-((a_i64) as i8))), _ => ((a_i32) as i8) })) as u64;
-        of[i] = ((a_f64 * (-(9007199254740992.0f64 - a_f64)))) as f64;
+        oi[i] = ((((((38u64 == 23u64)) as u64)) as u16)) as u64;
+        of[i] = ((-a_f64)) as f64;
     }
 }
 
@@ -255,21 +302,21 @@ pub fn diff_11(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u16 = (((a_i64) as u16) * 65535u16);
-        if (!(a_u64 <= 38u64)) {
+        let mut v0: u16 = ((if true { ((a_i32) as u16) } else { 84u16 }) + ((match (10u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16));
+        if (!(((a_i32) as u16) <= ((a_u32) as u16))) {
+            v0 = (!(46u16).min(((a_i32) as u16)));
+        } else {
             v0 = ((a_i64) as u16);
-        } else {
-            v0 = (((-a_f32)) as u16);
         }
-        let v1: u16 = (match (1057406782u32 % 8u32) { 1u32..=2u32 => (((a_i64) as u16) / ((v0 | ((a_u32) as u16)) | 1u16)), _ => ((((a_i32) as u16) - ((a_i32) as u16))).min(((((a_i64) as i16)) as u16)) });
-        let mut v2: i16 = (7i16).min(57i16);
-        if false {
-            v2 = ((a_i32) as i16);
+        let v1: f32 = (a_f32).abs();
+        let mut v2: u8 = ((a_i32) as u8);
+        if (((match (72u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) >= 7u32) {
+            v2 = (!v2);
         } else {
-            v2 = (-((a_f32) as i16));
+            v2 = v2;
         }
-        oi[i] = ((!(89u64 >> (((31u32) as u8) & 63u8)))) as u64;
-        of[i] = ((if ((0.0f64 < a_f64) || (true || false)) { (6.25f32 + (-a_f32)) } else { a_f32 })) as f64;
+        oi[i] = (((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) as u64;
+        of[i] = ((match (a_u32 % 8u32) { 1u32..=2u32 => v1, _ => a_f32 })) as f64;
     }
 }
 
@@ -284,10 +331,15 @@ pub fn diff_12(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i64 = (a_i64 / (a_i64 | 1i64));
-        let v1: f32 = ((-8.875f32) + a_f32);
-        oi[i] = ((((((a_i32) as i8) + (-26i8)) >> ((255u8).min(31u8) & 7u8)) - ((((a_f32) as i8) | (-41i8))).abs())) as u64;
-        of[i] = ((((7.0f32 + 5.375f32) * (v1 - v1)) + (((a_f32 / 0.1f32)) as f32))) as f64;
+        let v0: i64 = (a_i64).abs();
+        let mut v1: u32 = ((a_u32).max(a_u32) % (!a_u32));
+        if (true || (a_u64 <= a_u64)) {
+            v1 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) * ((false) as u32));
+        } else {
+            v1 = (a_u32 ^ v1);
+        }
+        oi[i] = ((43u32 * (((!a_i64)) as u32))) as u64;
+        of[i] = (((((-a_f32) / (-a_f32))) as f32)) as f64;
     }
 }
 
@@ -303,28 +355,23 @@ pub fn diff_13(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let mut v0: f32 = ((a_f32).abs() - 8.5f32);
-        for j0 in 0u32..(((1u32).max(a_u32)) % 4u32) {
-            v0 = (match (a_u32 % 8u32) { 0u32..=4u32 => (a_f32).sqrt(), 1u32 => (v0 * v0), _ => (v0).sqrt() });
+        for j0 in (0u32..=((((88u16) as u32)) % 4u32)).rev() {
+            v0 = 1e-40f32;
         }
-        let mut v1: f32 = (a_f32 * (-12.125f32));
-        if (!(!false)) {
-            v1 = a_f32;
+        let v1: f32 = (-(-a_f32));
+        let mut v2: f32 = (v0 - a_f32);
+        for j1 in ((((if ((-79i8) == ((a_f32) as i8)) { 32u32 } else { 4294967295u32 })) % 8u32)..(((if (9007199254740992.0f64 == a_f64) { 1u32 } else { 32u32 })) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v2 = ((-12.375f32) + v1);
+        }
+        let mut v3: f32 = (a_f32 + a_f32);
+        if (1u64 > a_u64) {
+            v3 = ((-0.0f32) / a_f32);
         } else {
-            v1 = ((1u16) as f32);
+            v3 = ((36i64) as f32);
         }
-        let mut v2: f32 = (((match (a_u32 % 8u32) { 1u32 => a_u64, 2u32 | 7u32 => 14u64, 4u32 => 4689460324172183526u64, _ => a_u64 })) as f32);
-        if ((13u64 > a_u64) || true) {
-            v2 = (((-7.375f32) * a_f32) / (a_f32 * (-0.0f32)));
-        } else {
-            v2 = ((match (2u32 % 8u32) { 1u32 => (-6.625f32), 3u32 => (-0.0f32), 6u32 => v0, _ => a_f32 }) / a_f32);
-        }
-        let mut v3: i16 = (((a_f32) as i16) ^ (-32768i16));
-        for j1 in (u32::MAX - (((!41u32)) % 4u32))..=u32::MAX {
-            v3 = (-((a_i32) as i16));
-        }
-        let v4: u64 = 63u64;
-        oi[i] = (30u16) as u64;
-        of[i] = ((-((v2 * 8.875f32) * (a_f32).sqrt()))) as f64;
+        let v4: u32 = a_u32;
+        oi[i] = (5u64) as u64;
+        of[i] = ((((((-93i16) << (0u64 & 15u64)) | (30i16).max(((a_f32) as i16)))) as f32)) as f64;
     }
 }
 
@@ -339,24 +386,13 @@ pub fn diff_14(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i32 = ((98i32 | a_i32) / (((((a_u32) as u8)) as i32) | 1i32));
-        let mut v1: f64 = a_f64;
-        for j0 in (u32::MAX - (((59u32 % (1u32 | 1u32))) % 4u32))..=u32::MAX {
-            v1 = ((-4.625f64) * v1);
-        }
-        let mut v2: i8 = (((a_f32) as i8) + 30i8);
-        if false {
-            v2 = (((a_u32) as i8) | (-1i8));
-        } else {
-            v2 = (((a_i64) as i8) << v0);
-        }
-        let v3: f32 = (((a_f32 - (-1.125f32))) as f32);
-        let mut v4: i8 = (((!v2)).min((((a_f32) as i8) ^ v2)) * (match (74u32 % 8u32) { 0u32 | 6u32 => (((a_u32) as i8) << v0), 4u32 | 1u32 => (((a_i32) as i8) + 40i8), _ => (v2).max(v2) }));
-        for j1 in (0u32..(((84u32 >> (((a_i32) as u16) & 31u16))) % 4u32)).rev() {
-            v4 = (((-41i8)).min(((-1i8) << 18446744073709551615u64))).min((!((a_f32) as i8)));
-        }
-        oi[i] = (a_u64) as u64;
-        of[i] = ((v3 * 0.1f32)) as f64;
+        let v0: i32 = (((match (56u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)).abs();
+        let v1: i16 = (((a_f32) as i16) & (-17i16));
+        let v2: i16 = ((a_i64) as i16);
+        let v3: u16 = 49u16;
+        let v4: u16 = (v3).max(((a_i64) as u16));
+        oi[i] = ((((((-7.375f32) / (-11.875f32)) * (a_f32 + (-0.625f32)))) as u64)) as u64;
+        of[i] = (a_f32) as f64;
     }
 }
 
@@ -371,15 +407,15 @@ pub fn diff_15(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u32 = (a_u32 + a_u32);
-        if (!true) {
-            v0 = (if false { a_u32 } else { 31u32 });
+        let mut v0: u32 = a_u32;
+        if true {
+            v0 = (32u32 + a_u32);
         } else {
-            v0 = (a_u32 << ((-11i64) & 31i64));
+            v0 = (a_u32).min(a_u32);
         }
-        let v1: u16 = (if ((95i8 << (65535u16 & 7u16)) < (8i8 << (a_u32 & 7u32))) { ((a_u32) as u16) } else { ((57u16 >> ((-24i8) & 15i8)) - (((a_i32) as u16) >> 43u64)) });
-        oi[i] = ((!((87u64 - 0u64) >> (v0 & 63u32)))) as u64;
-        of[i] = ((-a_f32)) as f64;
+        let v1: i8 = (64i8 >> (a_u64 & 7u64));
+        oi[i] = ((a_i32 << ((30i64) as u16))) as u64;
+        of[i] = ((-((a_f64 - 5.75f64) - (1.375f64 / 0.1f64)))) as f64;
     }
 }
 
@@ -394,16 +430,24 @@ pub fn diff_16(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u16 = (match (a_u32 % 8u32) { 1u32 | 1u32 => ((a_i64) as u16), 0u32..=7u32 => ((a_i64) as u16), 5u32 => 59428u16, _ => 48u16 });
-        let v1: f32 = ((a_f32) as f32);
-        let v2: u8 = ((3u64) as u8);
-        let mut v3: u8 = (((false && (!(97u32 >= 32u32)))) as u8);
-        for j0 in (0u32..(((if true { a_u32 } else { a_u32 })) % 4u32)).rev() {
-            v3 = ((((a_u32 >> (((a_i32) as u16) & 31u16))) as u8) << ((-((a_f32) as i8)) | (match (a_u32 % 8u32) { 0u32 | 3u32 => ((a_u32) as i8), _ => ((a_u32) as i8) })));
+        let v0: u16 = (!42838u16);
+        let mut v1: u8 = ((if ((254u8 != ((a_u32) as u8)) && true) { (!((a_i64) as u8)) } else { ((a_i64) as u8) }) >> (((!a_u32) + (90u32 % (a_u32 | 1u32))) & 7u32));
+        for j0 in ((((match (a_u32 % 8u32) { 3u32 | 6u32 => 28u32, 4u32 => a_u32, _ => a_u32 })) % 8u32)..((((5.5f64) as u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v1 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
         }
-        let v4: i64 = a_i64;
-        oi[i] = (a_i32) as u64;
-        of[i] = (((((a_f32 - a_f32) * (-v1))) as f64)) as f64;
+        let mut v2: f64 = a_f64;
+        if (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) < (if false { 65535u16 } else { 16u16 })) {
+            v2 = ((((83u64) as f64) - ((7.125f64) as f64)) * (((!127i8)) as f64));
+        } else {
+            v2 = (((((-9.75f32)) as f64)).abs() / (if (a_u64 < a_u64) { (v2 * (-7.0f64)) } else { (((-128i8)) as f64) }));
+        }
+        let mut v3: i32 = (((64i64).max((-1i64))) as i32);
+        for j1 in (((a_u32) % 8u32)..(((32u32).max(90u32)) % 16u32)).step_by(((31u32) % 3u32) as usize) {
+            v3 = ((84i32 - (-1i32)) << (((87i16) as i8) & 31i8));
+        }
+        let v4: u64 = (86u64 / ((if false { 18446744073709551615u64 } else { 47u64 }) | 1u64));
+        oi[i] = ((((0i64 | DiffPair { a: (-90i64), b: 33i64 }.mixed()) >> ((match (35u32 % 8u32) { 1u32 => v4, 0u32 | 3u32 => 45u64, _ => v4 }) & 63u64))).max(((match (94u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64))) as u64;
+        of[i] = (v2) as f64;
     }
 }
 
@@ -418,21 +462,21 @@ pub fn diff_17(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i16 = (((a_i32) as i16) % (((a_i32) as i16) | 1i16));
-        let v1: u16 = (if true { (((a_i32) as u16) | 5u16) } else { (94u16).max(((a_i64) as u16)) });
-        let mut v2: i64 = ((9223372036854775807i64 & (-7i64)) >> (1i32 + 39i32));
-        for j0 in (u32::MAX - ((((((a_i64) as u16)) as u32)) % 4u32))..=u32::MAX {
-            v2 = (((6.5f32 * (-8.875f32))) as i64);
+        let v0: i16 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
+        let v1: i32 = 74i32;
+        let mut v2: u32 = (a_u32 | 96u32);
+        for j0 in ((((94u32).max(a_u32)) % 8u32)..(((match (a_u32 % 8u32) { 0u32..=5u32 => 3979844009u32, _ => 39u32 })) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v2 = (v2).min(a_u32);
         }
-        let v3: u16 = ((((a_f32 * (-2.0f32))).abs()) as u16);
-        let mut v4: u8 = (!(1u8).min(255u8));
-        if true {
-            v4 = (((a_u32) as u8) % (((((a_i32) as u8)).max(255u8) + (((-79i8)) as u8)) | 1u8));
+        let v3: u64 = (((a_u64 & 79u64) % ((54u64 | a_u64) | 1u64)) | a_u64);
+        let mut v4: u8 = 1u8;
+        if false {
+            v4 = ((a_i64) as u8);
         } else {
-            v4 = v4;
+            v4 = (255u8).max(v4);
         }
-        oi[i] = ((((match (70u32 % 8u32) { 0u32..=2u32 => (((a_u32) as i16) % ((-79i16) | 1i16)), 3u32 => ((a_f32) as i16), 1u32 => ((a_f32) as i16), _ => (76i16 + ((a_f32) as i16)) })) as u64)) as u64;
-        of[i] = ((((a_f64 + (-11.0f64)) + (5.375f64 * a_f64)) + ((11.875f64 + 1.7e308f64)).sqrt())) as f64;
+        oi[i] = ((((((-3i16)) as u64) / ((a_u64 % (63u64 | 1u64)) | 1u64)) % (a_u64 | 1u64))) as u64;
+        of[i] = ((-a_f64)) as f64;
     }
 }
 
@@ -447,16 +491,19 @@ pub fn diff_18(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u32 = (28u32 % (a_u32 | 1u32));
-        if (((-7.75f64) - a_f64) >= ((-2.625f64) - (-8.25f64))) {
-            v0 = v0;
+        let mut v0: u32 = ((a_u32).max(690282248u32) & (!83u32));
+        if ((match (26u32 % 8u32) { 6u32 => 1i32, 6u32 => (-98i32), _ => (-67i32) }) == a_i32) {
+            v0 = 49u32;
         } else {
-            v0 = (v0 + v0);
+            v0 = ((a_u32 << (a_u64 & 31u64)) % (a_u32 | 1u32));
         }
-        let v1: i64 = (if (((a_f32) as u8) <= ((a_u32) as u8)) { (-49i64) } else { (-1i64) });
-        let v2: u64 = ((a_f64) as u64);
-        oi[i] = ((((v0 - a_u32)).max((100u32 + a_u32)) - (!(a_u32 - v0)))) as u64;
-        of[i] = (((-(9.5f32 - a_f32)) + (((((-74i16)) as i8)) as f32))) as f64;
+        let v1: i64 = (((-82i16)) as i64);
+        let mut v2: i8 = (if true { ((a_i64) as i8) } else { 18i8 });
+        for j0 in ((((v0 + 31u32)) % 8u32)..(((v0 * v0)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v2 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
+        }
+        oi[i] = ((!(((((a_f32) as u16)).min(((a_u32) as u16))) as u64))) as u64;
+        of[i] = ((1e-40f32 + ((a_f32 + 3.4e38f32) + (6.0f32).sqrt()))) as f64;
     }
 }
 
@@ -471,13 +518,19 @@ pub fn diff_19(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u16 = ((a_i32) as u16);
-        let v1: i32 = ((match (89u32 % 8u32) { 4u32 => ((-68i32) * a_i32), 0u32..=6u32 => ((-2147483648i32) & a_i32), _ => (if (9.0f32 < (-10.25f32)) { a_i32 } else { 2147483647i32 }) })).max((!(a_i32 << (((a_f32) as u16) & 31u16))));
-        let v2: i64 = (-56i64);
-        let v3: u16 = (!(match (5u32 % 8u32) { 3u32 => 94u16, 4u32 | 0u32 => ((35i32) as u16), 2u32..=3u32 => v0, _ => (!((a_u32) as u16)) }));
-        let v4: u32 = (match (a_u32 % 8u32) { 4u32 => (!(0u32 >> (((a_i32) as u8) & 31u8))), 1u32..=3u32 => ((32u32 / (a_u32 | 1u32)) + (86u32 >> ((-2147483648i32) & 31i32))), 2u32..=6u32 => (a_u32 * ((56u16) as u32)), _ => (if false { 58u32 } else { (((-27i8)) as u32) }) });
-        oi[i] = (((((a_u32) as i16) % ((if ((-54i8) > ((a_i64) as i8)) { 23i16 } else { 5i16 }) | 1i16)) + (if (a_i64 != 19i64) { (-33i16) } else { (((a_i32) as i16) << (v2 & 15i64)) }))) as u64;
-        of[i] = (a_f64) as f64;
+        let v0: u16 = (((match (82u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) | 30u16);
+        let mut v1: i16 = ((a_f32) as i16);
+        for j0 in 0u32..((a_u32) % 4u32) {
+            v1 = (v1 % (86i16 | 1i16));
+        }
+        let v2: f32 = 0.1f32;
+        let mut v3: i32 = a_i32;
+        for j1 in (((((match (36u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 8u32)..(((79u32 - a_u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v3 = ((v0) as i32);
+        }
+        let v4: i16 = (v1 << 1u64);
+        oi[i] = ((((v4).min(((a_f32) as i16)) * (!(-51i16))) + ((((match (74u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) as i16))) as u64;
+        of[i] = (9.625f32) as f64;
     }
 }
 
@@ -492,22 +545,18 @@ pub fn diff_20(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u8 = ((a_f32) as u8);
-        let mut v1: i32 = a_i32;
-        if false {
-            v1 = (((-69i32) | (-61i32)) - 0i32);
-        } else {
-            v1 = (match (4u32 % 8u32) { 5u32..=5u32 => (-a_i32), _ => ((-3i32) - (-24i32)) });
+        let v0: u8 = (if ((a_i32 < 55i32) && (78u8 >= 93u8)) { (match (82u32 % 8u32) { 7u32 | 7u32 => ((a_u32) as u8), 0u32..=7u32 => 12u8, 0u32 => 3u8, _ => 24u8 }) } else { (128u8 * ((a_i32) as u8)) });
+        let v1: u8 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
+        let mut v2: i64 = (!(0i64 | DiffPair { a: (if false { a_i64 } else { a_i64 }), b: (63i64 % (a_i64 | 1i64)) }.mixed()));
+        for j0 in 0u32..(((match (89u32 % 8u32) { 7u32 | 0u32 => 31u32, 0u32..=1u32 => a_u32, 4u32 | 2u32 => 22u32, _ => a_u32 })) % 4u32) {
+            v2 = (if (((match (4294967295u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) < j0) { (!(a_i64).abs()) } else { (match (49u32 % 8u32) { 7u32 | 7u32 => (0i64 | DiffPair::new(a_i64, a_i64).b), _ => (v2 - a_i64) }) });
         }
-        let v2: i16 = (((a_u32) as i16) | (-((a_u32) as i16)));
-        let mut v3: i32 = (((match (92u32 % 8u32) { 2u32..=6u32 => 10.75f32, 4u32 => 16777216.0f32, _ => a_f32 })) as i32);
-        if ((if false { ((a_i64) as i16) } else { 0i16 }) >= (v2 << a_i64)) {
-            v3 = (if (true || true) { (31i32 & a_i32) } else { (a_i32 | v3) });
-        } else {
-            v3 = (((-67i32) * v1)).abs();
+        let mut v3: f32 = ((a_f64) as f32);
+        for j1 in (0u32..(((match (a_u32 % 8u32) { 0u32 | 4u32 => 47u32, 5u32 | 1u32 => 12u32, _ => a_u32 })) % 4u32)).rev() {
+            v3 = (a_f32 + a_f32);
         }
-        oi[i] = ((!(((a_f32) as i16)).abs())) as u64;
-        of[i] = (((((-9.875f64) + a_f64) / (a_f64 / 0.0f64)) / (((a_u64) as f64) - (a_f64 - a_f64)))) as f64;
+        oi[i] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)) as u64;
+        of[i] = ((((20u64) as f32) - ((a_i32) as f32))) as f64;
     }
 }
 
@@ -523,18 +572,13 @@ pub fn diff_21(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: f32 = (if (true && ((-4.875f32) != 3.4e38f32)) { (0.625f32 * 0.1f32) } else { ((28i64) as f32) });
-        let mut v1: i8 = ((if (127i8 == ((a_f32) as i8)) { (((a_i32) as i8) << (a_i32 & 7i32)) } else { ((18446744073709551615u64) as i8) })).min(((((a_i64) as i8) ^ ((a_u32) as i8)) / (((a_u32) as i8) | 1i8)));
-        for j0 in ((((17u32 >> (-76i64))) % 8u32)..((((2.625f64) as u32)) % 16u32)).step_by(((88u32) % 3u32) as usize) {
-            v1 = (((((-62i64)) as i8) / (v1 | 1i8)) >> 67u16);
+        let mut v1: i8 = (((if true { 73i8 } else { 43i8 }) % ((0i8).min(97i8) | 1i8)) + ((a_u32) as i8));
+        for j0 in ((((17u32 >> (-76i64))) % 8u32)..(((a_u32 ^ a_u32)) % 16u32)).step_by(((31u32) % 3u32) as usize) {
+            v1 = (((79i8).min(((a_i64) as i8)) | ((39u64) as i8)) << 65535u16);
         }
-        let mut v2: u64 = (((83u64 & 68u64)) as u64);
-        if (87u32 >= (!4294967295u32)) {
-            v2 = a_u64;
-        } else {
-            v2 = ((a_u64 + 9678401505782872116u64) >> (((-74i64) << 39u8) & 63i64));
-        }
-        oi[i] = (63i64) as u64;
-        of[i] = ((if ((if true { (-6.875f64) } else { 5e-324f64 }) >= a_f64) { (((!a_i32)) as f32) } else { a_f32 })) as f64;
+        let v2: i16 = (((((a_i64) as i16) << (5u16 & 15u16))).max((16i16 << ((-86i64) & 15i64))) - ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16));
+        oi[i] = (((a_i64 % (a_i64 | 1i64)) << ((((match (66u32 % 8u32) { 3u32..=6u32 => ((a_f32) as u8), 7u32 => 50u8, 0u32..=1u32 => 55u8, _ => 255u8 })) as i32) & 63i32))) as u64;
+        of[i] = ((((a_f64 + a_f64)).sqrt()).sqrt()) as f64;
     }
 }
 
@@ -549,14 +593,14 @@ pub fn diff_22(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u32 = (77u32 ^ 0u32);
-        if true {
-            v0 = (!v0);
+        let mut v0: u32 = (match (77u32 % 8u32) { 3u32 | 7u32 => 100u32, 2u32..=3u32 => 1u32, 7u32 | 2u32 => 99u32, _ => a_u32 });
+        if (((a_i32) as u8) > 69u8) {
+            v0 = (if (2512752143u32 == a_u32) { a_u32 } else { a_u32 });
         } else {
-            v0 = (if true { v0 } else { a_u32 });
+            v0 = 100u32;
         }
-        oi[i] = ((a_i64 | (((2147483647i32 >> a_i32)) as i64))) as u64;
-        of[i] = (((((-3.375f64) / (-1.875f64)) + (a_f64 / 3.5f64)) + ((a_f64 + (-7.25f64))).sqrt())) as f64;
+        oi[i] = ((((58u32).min(v0)) as i16)) as u64;
+        of[i] = (a_f32) as f64;
     }
 }
 
@@ -571,13 +615,15 @@ pub fn diff_23(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u64 = ((((a_f32) as u16)) as u64);
-        let mut v1: i64 = (a_i64 << (((a_i32) as u16) & 63u16));
-        for j0 in (((87u32) % 8u32)..(((38u32).max(67u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v1 = (95i64 >> (((-59i32) % ((((a_i32) as i16)) as i32)) & 63i32));
+        let v0: u64 = (!a_u64);
+        let mut v1: f64 = (match (48u32 % 8u32) { 0u32 | 2u32 => 8.375f64, 3u32..=4u32 => 0.0f64, 6u32 | 0u32 => 11.5f64, _ => (-12.25f64) });
+        if ((a_f64 + a_f64) == a_f64) {
+            v1 = (-v1);
+        } else {
+            v1 = (a_f64).sqrt();
         }
-        oi[i] = (((((a_u32) as u8) - (((a_i64) as u8) | 53u8)) << 45u8)) as u64;
-        of[i] = ((-9.75f64)) as f64;
+        oi[i] = ((((if true { ((a_u32) as i8) } else { (-78i8) }) ^ ((-53i8) >> ((a_f32) as i16))) >> ((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8))) as u64;
+        of[i] = ((-a_f32)) as f64;
     }
 }
 
@@ -592,24 +638,16 @@ pub fn diff_24(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i32 = (!(!(a_i32 | a_i32)));
-        if (((-1i64) % (a_i64 | 1i64)) < (98i64 ^ 85i64)) {
-            v0 = (((v0 % (a_i32 | 1i32))).min((match (a_u32 % 8u32) { 1u32..=6u32 => 50i32, 2u32 | 4u32 => a_i32, 4u32..=6u32 => v0, _ => a_i32 })) ^ ((match (2308458918u32 % 8u32) { 0u32..=3u32 => v0, _ => 45i32 }) | ((197u8) as i32)));
+        let mut v0: i32 = (!a_i32);
+        if true {
+            v0 = (-(-(87i32 / (v0 | 1i32))));
         } else {
-            v0 = (a_i32).max((-(if (a_i64 >= a_i64) { a_i32 } else { a_i32 })));
+            v0 = (((a_i32 << (((a_f32) as u8) & 31u8))).min(v0) ^ (a_i32 * (match (79u32 % 8u32) { 6u32..=7u32 => (-2147483648i32), 3u32 | 3u32 => v0, 5u32..=7u32 => v0, _ => v0 })));
         }
-        let mut v1: f32 = ((((-11.5f32) / a_f32) - 16777216.0f32) + ((((a_u64) as i16)) as f32));
-        if (((78u8) as f64) >= ((-3.625f64) - 1.7e308f64)) {
-            v1 = (match (16u32 % 8u32) { 1u32..=3u32 => ((v1 + 10.25f32)).abs(), 5u32..=7u32 => (a_f32).sqrt(), _ => (match (a_u32 % 8u32) { 4u32..=7u32 => (11.5f32 + 10.125f32), _ => (v1 / a_f32) }) });
-        } else {
-            v1 = (v1 + ((v1 * a_f32)).abs());
-        }
-        let mut v2: u64 = (((87u64 - 0u64) >> (57u8).max(82u8)) << ((((15u64 ^ 74u64)) as u64) & 63u64));
-        for j0 in (0u32..(((a_u32 | 7u32)) % 4u32)).rev() {
-            v2 = (!a_u64);
-        }
-        oi[i] = (((a_i32) as i16)) as u64;
-        of[i] = ((((a_f64 - 9.875f64) / (a_f64 - a_f64)) + a_f64)) as f64;
+        let v1: f32 = (((((a_i32) as i8)).max(((a_i32) as i8))) as f32);
+        let v2: u16 = (match (a_u32 % 8u32) { 6u32 | 6u32 => ((v0) as u16), 0u32..=1u32 => ((match (43u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16), _ => ((!78u16) >> ((a_u64) as u16)) });
+        oi[i] = (((!v2) << ((match (1u32 % 8u32) { 7u32 | 7u32 => (((a_i64) as i16) / 0i16), _ => ((match (63u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) }) & 15i16))) as u64;
+        of[i] = ((match (a_u32 % 8u32) { 4u32..=7u32 => (16777216.0f32 + v1), _ => (if (a_i32 < a_i32) { (v1 + v1) } else { (a_f32 + a_f32) }) })) as f64;
     }
 }
 
@@ -625,11 +663,16 @@ pub fn diff_25(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: f32 = (a_f32).sqrt();
-        let v1: u16 = (65u16 / (65535u16 | 1u16));
-        let v2: f32 = (((-v0) - (match (70u32 % 8u32) { 2u32 => 0.1f32, 1u32 | 5u32 => (-11.375f32), _ => (-11.625f32) })) + (if (a_f64 == a_f64) { ((-11.125f32) + v0) } else { ((a_i64) as f32) }));
-        let v3: u16 = (27u16 >> (56u64 & 15u64));
-        oi[i] = (((((a_u32) as u16) * (v1 - v3)) | (((a_i32 | a_i32)) as u16))) as u64;
-        of[i] = ((a_f64 + (((((a_i32) as u16) / (v3 | 1u16))) as f64))) as f64;
+        let v1: u16 = (match (65u32 % 8u32) { 2u32 => 56036u16, _ => 35u16 });
+        let mut v2: u64 = ((74u64 % 753721952076742489u64) ^ (match (91u32 % 8u32) { 6u32 => a_u64, _ => 8834630476462056334u64 }));
+        if ((!(a_u64 >= 18446744073709551615u64)) && (!false)) {
+            v2 = ((!27u64)).max((v2 / (a_u64 | 1u64)));
+        } else {
+            v2 = (a_u64 >> (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) & 63u64));
+        }
+        let v3: u8 = 87u8;
+        oi[i] = (58i16) as u64;
+        of[i] = (((((127i8) as f64) + (-a_f64)) + (a_f64).sqrt())) as f64;
     }
 }
 
@@ -644,14 +687,16 @@ pub fn diff_26(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i32 = (a_i32 * (-40i32));
-        let v1: u32 = 19u32;
-        let mut v2: i32 = ((v0 >> (a_i64 & 31i64)) / (((v1) as i32) | 1i32));
-        for j0 in ((((v1 | a_u32)) % 8u32)..((a_u32) % 16u32)).step_by(((v1) % 3u32) as usize) {
-            v2 = (((-56i32)).min(a_i32) + (-64i32));
+        let v0: i32 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
+        let v1: f32 = (a_f32 * a_f32);
+        let mut v2: i32 = (((v0 >> (a_i64 & 31i64)) % (v0 | 1i32)) + ((match (76u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32));
+        if ((-a_i64) > (a_i64 >> (((a_f32) as u16) & 63u16))) {
+            v2 = ((((-68i32) * a_i32) / ((a_i32 ^ a_i32) | 1i32))).max((!a_i32));
+        } else {
+            v2 = (-(match (a_u32 % 8u32) { 4u32..=4u32 => v0, _ => (a_i32 / (22i32 | 1i32)) }));
         }
-        oi[i] = (78u64) as u64;
-        of[i] = ((((((((a_i64) as u8) ^ 70u8)) as u64)) as f64)) as f64;
+        oi[i] = ((if false { ((8u8).min(6u8)).min(((a_i32) as u8)) } else { ((17u8 >> (((a_f32) as u8) & 7u8)) << (((-55i16)).max((-54i16)) & 7i16)) })) as u64;
+        of[i] = (((((a_i32) as f32) / (if false { v1 } else { a_f32 })) / ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)) as f32))) as f64;
     }
 }
 
@@ -666,20 +711,20 @@ pub fn diff_27(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i8 = ((if true { (-2i8) } else { ((a_u32) as i8) }) >> ((-12i32)).abs());
-        for j0 in ((((a_u32 / a_u32)) % 8u32)..(((14u32 & a_u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v0 = ((!((a_f32) as i8)) * (match (a_u32 % 8u32) { 1u32 => 55i8, _ => 84i8 }));
+        let mut v0: i8 = ((match (45u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
+        for j0 in ((((!0u32)) % 8u32)..(((a_u32 << (73u32 & 31u32))) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v0 = (match (a_u32 % 8u32) { 2u32 | 7u32 => (!((a_i32) as i8)), 6u32..=6u32 => (((a_i64) as i8)).abs(), 1u32 => ((a_u64) as i8), _ => ((a_i64) as i8) });
         }
         let mut v1: u32 = a_u32;
-        for j1 in ((((a_u32 | a_u32)) % 8u32)..(((!a_u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v1 = (if (a_u64 < 37u64) { a_u32 } else { j1 });
+        for j1 in ((((2u32 + 64u32)) % 8u32)..(((a_u32 << (((a_i64) as i8) & 31i8))) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v1 = a_u32;
         }
-        let mut v2: i32 = a_i32;
-        for j2 in (0u32..(((51u32 / (v1 | 1u32))) % 4u32)).rev() {
-            v2 = (v2 % ((((a_i64) as i32) | (a_i32 / (a_i32 | 1i32))) | 1i32));
+        let mut v2: i16 = (!((a_i32) as i16));
+        for j2 in ((((a_u32 ^ 100u32)) % 8u32)..((a_u32) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v2 = (match (a_u32 % 8u32) { 3u32 => (-2i16), 1u32..=6u32 => ((a_i32) as i16), _ => (-26i16) });
         }
-        oi[i] = ((!(1i32).min(((-63i32) << (52u8 & 31u8))))) as u64;
-        of[i] = ((((((((a_u32) as u16)) as i32)) as f64) / (((1u8) as f64) + (a_f64 * a_f64)))) as f64;
+        oi[i] = (v1) as u64;
+        of[i] = ((-a_f32)) as f64;
     }
 }
 
@@ -694,23 +739,18 @@ pub fn diff_28(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u8 = (((a_f64 - 1.5f64)) as u8);
-        for j0 in (0u32..=((88u32) % 4u32)).rev() {
-            v0 = ((if (a_i64 < a_i64) { 44u8 } else { ((a_f32) as u8) }) | (!70u8));
+        let mut v0: u8 = ((if (a_i64 < a_i64) { 44u8 } else { ((a_f32) as u8) }) >> (30u64 % 88u64));
+        for j0 in (0u32..((((match (31u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32)).rev() {
+            v0 = v0;
         }
-        let mut v1: u16 = ((a_u32) as u16);
-        for j1 in ((((52u32 - a_u32)) % 8u32)..((a_u32) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v1 = ((a_f32) as u16);
+        let v1: i8 = (-((a_i64) as i8));
+        let v2: i64 = (((a_u32 * 84u32)) as i64);
+        let mut v3: u8 = 66u8;
+        for j1 in ((((if false { 19u32 } else { a_u32 })) % 8u32)..(((if (v0 < 89u8) { a_u32 } else { a_u32 })) % 16u32)).step_by(((99u32) % 3u32) as usize) {
+            v3 = (((31i32 >> (((a_f32) as i16) & 31i16))) as u8);
         }
-        let mut v2: u32 = (84u32 - 63u32);
-        if (!(v0 != 1u8)) {
-            v2 = (match (v2 % 8u32) { 6u32 => v2, 5u32 => v2, _ => 89u32 });
-        } else {
-            v2 = (match (a_u32 % 8u32) { 3u32 | 7u32 => 8u32, 0u32 | 1u32 => a_u32, 7u32 => v2, _ => 78u32 });
-        }
-        let v3: f64 = ((((-0.0f64)).abs() / a_f64) / ((((-0.0f32)).sqrt()) as f64));
-        oi[i] = ((16i16 >> 34u8)) as u64;
-        of[i] = ((((a_i64 >> ((match (a_u32 % 8u32) { 2u32 | 0u32 => v1, 1u32..=5u32 => v1, 2u32..=5u32 => 42u16, _ => 82u16 }) & 63u16))) as f32)) as f64;
+        oi[i] = (((match (46u32 % 8u32) { 1u32..=5u32 => ((-90i8)).max(((a_i64) as i8)), 2u32 | 5u32 => (v1 * v1), 3u32 => (if true { v1 } else { v1 }), _ => (((a_u32) as i8) % (v1 | 1i8)) }) << (31u32 & 7u32))) as u64;
+        of[i] = ((-a_f64)) as f64;
     }
 }
 
@@ -725,13 +765,10 @@ pub fn diff_29(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u8 = 28u8;
-        let mut v1: i32 = a_i32;
-        for j0 in (u32::MAX - (((a_u32 - 43u32)) % 4u32))..=u32::MAX {
-            v1 = (a_i32 ^ 29i32);
-        }
-        oi[i] = (((-(!9223372036854775807i64)) - a_i64)) as u64;
-        of[i] = ((((12i8).abs()) as f64)) as f64;
+        let v0: u8 = ((a_u64) as u8);
+        let v1: u16 = (((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) - (((((a_u32) as i16)) as u16) + (44u16 - ((a_i32) as u16))));
+        oi[i] = ((19u16 / (((a_f32) as u16) | 1u16))) as u64;
+        of[i] = (((((-6.125f64)).sqrt() * ((-2.625f64) / 1.7e308f64))).abs()) as f64;
     }
 }
 
@@ -746,20 +783,20 @@ pub fn diff_30(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u32 = ((if ((-2147483648i32) <= (-12i32)) { (!3921814304u32) } else { (21u32 * a_u32) }) >> ((if ((-4.25f32) != a_f32) { (((a_u32) as i16) - 95i16) } else { (((a_i64) as i16)).min(86i16) }) & 31i16));
-        let v1: u8 = (((a_u32) as u8) % (((a_u32) as u8) | 1u8));
-        let mut v2: u16 = (39u16 | ((((a_u32) as u16) << (((a_u32) as u16) & 15u16)) & ((false) as u16)));
-        if (!(!true)) {
-            v2 = (((a_i32) as u16) - ((match (v0 % 8u32) { 1u32 | 1u32 => v2, _ => 7u16 })).min((((a_f32) as u16) % v2)));
-        } else {
+        let v0: u32 = (match (a_u32 % 8u32) { 0u32..=3u32 => (match (a_u32 % 8u32) { 5u32 | 5u32 => 52u32, _ => (!a_u32) }), 0u32..=0u32 => (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) - ((a_i32) as u32)), 2u32 | 4u32 => ((match (6u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32), _ => 15u32 });
+        let mut v1: u64 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
+        for j0 in ((((a_u32 % (56u32 | 1u32))) % 8u32)..((a_u32) % 16u32)).step_by(((v0) % 3u32) as usize) {
+            v1 = (match (a_u32 % 8u32) { 4u32..=7u32 => v1, 1u32..=4u32 => a_u64, 1u32..=5u32 => a_u64, _ => 77u64 });
+        }
+        let mut v2: f32 = ((((1u16) as f32)) as f32);
+        if ((true || false) || (((a_f32) as u16) == 40u16)) {
             v2 = v2;
+        } else {
+            v2 = (((-9.0f32) + v2) / 10.875f32);
         }
-        let mut v3: i64 = 63i64;
-        for j0 in ((((10u32).max(a_u32)) % 8u32)..(((a_u32 >> (v1 & 31u8))) % 16u32)).step_by(((v0) % 3u32) as usize) {
-            v3 = (if true { 9223372036854775807i64 } else { a_i64 });
-        }
-        oi[i] = ((if ((a_f32).sqrt() < (a_f32 * 5.5f32)) { ((match (v0 % 8u32) { 0u32 | 1u32 => a_i32, 1u32 | 5u32 => (-2147483648i32), _ => (-64i32) }) & ((-2147483648i32) + (-42i32))) } else { ((a_i32 >> (((a_u32) as i16) & 31i16))).min(a_i32) })) as u64;
-        of[i] = ((((((69u32) as u64)) as f64)).sqrt()) as f64;
+        let v3: f64 = (-a_f64);
+        oi[i] = ((if (((32767i16) as f32) == ((((a_i64) as u16)) as f32)) { ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) as i32) } else { (if false { (a_i32 >> ((-2i16) & 31i16)) } else { ((match (v0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) }) })) as u64;
+        of[i] = (((((a_f64) as f32) * (a_f32).abs()) / (match (a_u32 % 8u32) { 0u32..=7u32 => (((-32768i16)) as f32), _ => v2 }))) as f64;
     }
 }
 
@@ -774,23 +811,22 @@ pub fn diff_31(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u16 = ((if true { (((a_i32) as u16)).max(((a_i64) as u16)) } else { (16u16 >> (((a_i64) as u8) & 15u8)) })).max(18u16);
-        if (18446744073709551615u64 != (17498068890382564625u64 | a_u64)) {
-            v0 = (((((((a_f32) as u16)) as i16)) as u16)).max((27u16 >> (a_u32 & 15u32)));
+        let mut v0: u16 = ((((a_i32) as u16)) as u16);
+        if (((a_u32 == 0u32) && true) || (((a_i64) as i8) == ((a_u32) as i8))) {
+            v0 = 65535u16;
         } else {
-            v0 = 64u16;
+            v0 = ((((if true { ((a_i64) as u16) } else { ((a_i32) as u16) })) as u16) | ((a_i64) as u16));
         }
-        let mut v1: f32 = ((a_f32 + 12.125f32)).sqrt();
-        for j0 in (0u32..=(((0u32 >> (-87i32))) % 4u32)).rev() {
-            v1 = (((a_f32) as f32)).abs();
+        let v1: i32 = (((a_u32) as i32) << (63i64 & 31i64));
+        let mut v2: i16 = ((match (38u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
+        if ((a_f64).sqrt() > 9.5f64) {
+            v2 = (((((a_i32 << ((-66i32) & 31i32))) as f32)) as i16);
+        } else {
+            v2 = (((((a_f32) as i16) / (v2 | 1i16)) % (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) | 1i16))).abs();
         }
-        let v2: i32 = ((a_i32 << (((-100i8) % (68i8 | 1i8)) & 31i8)) >> (0i16 & 31i16));
-        let mut v3: i64 = (-a_i64);
-        for j1 in (((57u32) % 8u32)..((0u32) % 16u32)).step_by(((4294967295u32) % 3u32) as usize) {
-            v3 = (if true { a_i64 } else { (((-49i64) & v3) % (v3 | 1i64)) });
-        }
-        oi[i] = ((43u8 << ((if (!(((a_i64) as i16) > (-37i16))) { (((a_u32) as i8)).max(((a_i64) as i8)) } else { (8i8 << (a_u64 & 7u64)) }) & 7i8))) as u64;
-        of[i] = ((((a_f64 / (-0.0f64)) * ((-6.25f64) * 5e-324f64)) - ((4.875f64).abs() + (-a_f64)))) as f64;
+        let v3: u32 = 16u32;
+        oi[i] = ((69u8 << (((a_i64) as u16) & 7u16))) as u64;
+        of[i] = ((((a_f32 * a_f32) * ((((a_i32) as i8)) as f32)) * (((65535u16) as f32) / (a_f32 / (-11.0f32))))) as f64;
     }
 }
 
@@ -805,27 +841,24 @@ pub fn diff_32(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i64 = (if ((-92i64) > a_i64) { (-11i64) } else { a_i64 });
-        for j0 in (0u32..=((76u32) % 4u32)).rev() {
-            v0 = (!33i64);
+        let mut v0: i64 = (match (a_u32 % 8u32) { 1u32..=2u32 => 60i64, 1u32 => a_i64, 4u32 => a_i64, _ => 63i64 });
+        for j0 in (0u32..((31u32) % 4u32)).rev() {
+            v0 = (v0 >> ((-128i8) & 63i8));
         }
-        let mut v1: u16 = ((25u64) as u16);
-        for j1 in ((((a_u32).min(a_u32)) % 8u32)..(((a_u32 >> ((a_f32) as i8))) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v1 = ((((a_f32) as u16)) as u16);
-        }
-        let v2: u8 = (((v1) as u8)).max(255u8);
-        let mut v3: u64 = (20u64 ^ 1u64);
-        if ((39i16 << (((a_f32) as i16) & 15i16)) > (-((a_i64) as i16))) {
-            v3 = ((63u32) as u64);
+        let v1: i32 = ((43u16) as i32);
+        let v2: i16 = (if true { (-13i16) } else { 50i16 });
+        let mut v3: i64 = (-1i64);
+        if ((a_f64 + 4.875f64) != (match (a_u32 % 8u32) { 4u32..=6u32 => 3.25f64, 7u32 | 1u32 => 5e-324f64, _ => (-3.5f64) })) {
+            v3 = ((v0) as i64);
         } else {
-            v3 = 53u64;
+            v3 = (((56u64) as i64) - (a_i64 | (-67i64)));
         }
-        let mut v4: u64 = (v3 | 0u64);
-        for j2 in (0u32..=((35u32) % 4u32)).rev() {
-            v4 = ((56u64) as u64);
+        let mut v4: f32 = 10.125f32;
+        for j1 in (0u32..(((38u32 * a_u32)) % 4u32)).rev() {
+            v4 = ((a_i64) as f32);
         }
-        oi[i] = ((!(match (67u32 % 8u32) { 3u32..=3u32 => (match (31u32 % 8u32) { 6u32 | 5u32 => 25i16, 6u32 | 3u32 => ((a_u32) as i16), _ => ((a_i64) as i16) }), _ => 0i16 }))) as u64;
-        of[i] = (((((v0).max(v0)) as f32) * ((((-61i16)) as f32) + (match (1u32 % 8u32) { 3u32 | 0u32 => a_f32, 5u32 | 5u32 => 1e-40f32, _ => 1e-40f32 })))) as f64;
+        oi[i] = ((if ((((a_i32) as u16) >> (a_u64 & 15u64)) < ((32u32) as u16)) { ((((a_i32) as i16) - (-1i16)) >> (match (82u32 % 8u32) { 5u32..=6u32 => a_u32, _ => 82u32 })) } else { ((95i16 >> (60u64 & 15u64))).max((if true { v2 } else { v2 })) })) as u64;
+        of[i] = (((((3933042025u32) as i32)) as f64)) as f64;
     }
 }
 
@@ -840,14 +873,14 @@ pub fn diff_33(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i16 = (-14i16);
-        if (!(25i32 < (-32i32))) {
-            v0 = ((!((a_u32) as i16)) >> ((match (65u32 % 8u32) { 7u32 | 7u32 => a_i32, _ => 77i32 }) & 15i32));
+        let mut v0: i16 = ((0.0f32) as i16);
+        if ((25i16 + (-64i16)) <= ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)) {
+            v0 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
         } else {
-            v0 = ((match (a_u32 % 8u32) { 6u32 | 4u32 => v0, 3u32 | 6u32 => ((a_i32) as i16), 2u32 | 3u32 => ((a_i64) as i16), _ => 19i16 }) ^ v0);
+            v0 = (v0 * ((match (6u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16));
         }
-        oi[i] = (((match (a_u32 % 8u32) { 4u32..=7u32 => (((a_i32) as u16)).max(43u16), 0u32 | 4u32 => (!((a_f32) as u16)), 5u32 | 4u32 => (((a_i32) as u16) & 68u16), _ => (match (a_u32 % 8u32) { 3u32..=6u32 => ((a_u32) as u16), _ => ((a_f32) as u16) }) }) - (if false { (((a_i32) as u16) >> (80i8 & 15i8)) } else { 52u16 }))) as u64;
-        of[i] = ((((if (a_u64 <= 38u64) { (((a_u32) as i16) >> (((a_u32) as u16) & 15u16)) } else { (63i16).max(v0) })) as f32)) as f64;
+        oi[i] = ((((4i64 << (37u8 & 63u8))).abs() | (-77i64))) as u64;
+        of[i] = ((((a_f32 * 2.625f32) + ((-6.125f32) / a_f32)) + (((((a_f32) as u16)) as f32) / a_f32))) as f64;
     }
 }
 
@@ -868,17 +901,17 @@ pub fn diff_34(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         } else {
             v0 = (((-9.625f32) - 1e-40f32) - (match (30u32 % 8u32) { 4u32 | 7u32 => a_f32, 2u32..=7u32 => (-10.75f32), 5u32 => a_f32, _ => (-10.375f32) }));
         }
-        let mut v1: u32 = 87u32;
-        if ((match (81u32 % 8u32) { 6u32 => 53i16, _ => ((a_i64) as i16) }) <= (-((a_u32) as i16))) {
-            v1 = ((a_u32).max((v1 + 31u32)) << (((match (v1 % 8u32) { 4u32..=7u32 => v1, _ => 20u32 })) as i32));
+        let mut v1: u32 = a_u32;
+        if true {
+            v1 = (((((53i64) as i16) % (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) | 1i16))) as u32);
         } else {
-            v1 = ((!0u32) ^ v1);
+            v1 = 52u32;
         }
-        let v2: u32 = v1;
-        let v3: i64 = (-37i64);
-        let v4: u64 = ((36u64 * 44u64) * (if (v0 > a_f32) { 88u64 } else { a_u64 }));
-        oi[i] = ((((((a_i64) as i8) ^ 56i8) ^ ((6u64) as i8)) >> ((v2).min(a_u32) << ((!((a_i32) as u16)) & 31u16)))) as u64;
-        of[i] = (0.1f64) as f64;
+        let v2: u16 = (match (v1 % 8u32) { 4u32..=7u32 => 34u16, _ => 39u16 });
+        let v3: i16 = ((match (31u32 % 8u32) { 5u32 | 2u32 => 32767i16, 2u32 => ((a_i32) as i16), _ => 48i16 }) + ((match (81u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16));
+        let v4: u64 = 90u64;
+        oi[i] = ((((a_u32 << (a_i32 & 31i32))).max((32u32 | v1)) % ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32))) as u64;
+        of[i] = (a_f64) as f64;
     }
 }
 
@@ -893,24 +926,26 @@ pub fn diff_35(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i8 = (30i8 & 7i8);
-        for j0 in (0u32..((87u32) % 4u32)).rev() {
-            v0 = ((a_u32) as i8);
+        let mut v0: i8 = ((((a_i32) as i16)) as i8);
+        for j0 in ((((22u32 >> (88i8 & 31i8))) % 8u32)..(((69u32 + 1647085061u32)) % 16u32)).step_by(((81u32) % 3u32) as usize) {
+            v0 = (v0 & ((a_u32) as i8));
         }
-        let mut v1: i32 = (((a_i32 << (((a_i64) as i8) & 31i8))).abs()).max(((((-1i16) & ((a_i32) as i16))) as i32));
-        for j1 in (0u32..(((a_u32 * 11u32)) % 4u32)).rev() {
-            v1 = (47i32 & (!(a_i32 << 0u64)));
-        }
-        let mut v2: u32 = 44u32;
-        if ((a_u32 | a_u32) > (32u32 % (a_u32 | 1u32))) {
-            v2 = a_u32;
+        let v1: u16 = (44u16 << (((0i64 % a_i64) & (a_i64 << 0u64)) & 15i64));
+        let v2: i16 = ((a_i32) as i16);
+        let mut v3: f64 = (-(((85i32) as f64) - (-a_f64)));
+        if (!(35u8 != ((a_i64) as u8))) {
+            v3 = (((5e-324f64 * v3) + (-a_f64)) - ((((-7.25f32)) as f64) / (v3).sqrt()));
         } else {
-            v2 = (92u32 >> (((((-9.125f32) / (-4.375f32))) as u64) & 31u64));
+            v3 = (((a_f64 - (a_f64 + 4.5f64))) as f64);
         }
-        let v3: u16 = ((((a_f32) as u16) | ((a_u32) as u16)) * ((a_i32) as u16));
-        let v4: i16 = (((a_i32) as i16) + (-63i16));
-        oi[i] = (((!v0) >> (((a_i64 % ((-18i64) | 1i64)) >> (a_u32 & 63u32)) & 7i64))) as u64;
-        of[i] = (((((v2 | v2) >> ((a_u32) as u16))) as f32)) as f64;
+        let mut v4: i8 = v0;
+        if (12u8 == (if false { ((a_i32) as u8) } else { 28u8 })) {
+            v4 = (((a_i64) as i8)).max(((a_i64) as i8));
+        } else {
+            v4 = ((71i32) as i8);
+        }
+        oi[i] = (67u32) as u64;
+        of[i] = ((-((v3 + a_f64) / (1.7e308f64 * a_f64)))) as f64;
     }
 }
 
@@ -925,16 +960,21 @@ pub fn diff_36(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u64 = a_u64;
-        let v1: u8 = (match (a_u32 % 8u32) { 6u32 => ((32u8).min(59u8) >> ((80u8 << (7i8 & 7i8)) & 7u8)), 6u32 | 5u32 => (59u8 % ((28u8 - 26u8) | 1u8)), _ => ((25u8 * 128u8) * ((93u32) as u8)) });
-        let mut v2: f32 = (-a_f32);
-        if ((if (a_f64 != 9007199254740992.0f64) { ((a_f32) as u16) } else { 16u16 }) > (((a_i32) as u16) << a_u32)) {
-            v2 = (1.25f32).abs();
+        let v0: u64 = (if ((match (43u32 % 8u32) { 4u32 => 63i64, 3u32 | 4u32 => a_i64, _ => (-37i64) }) <= ((-5i64)).min(a_i64)) { 58u64 } else { 59u64 });
+        let mut v1: i16 = ((match (77u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
+        if ((a_f32 + (-3.125f32)) <= (if false { 11.625f32 } else { (-6.5f32) })) {
+            v1 = (if (true && (a_f64 != 9007199254740992.0f64)) { (v1 & 16i16) } else { (if false { ((a_i32) as i16) } else { v1 }) });
         } else {
-            v2 = 0.0f32;
+            v1 = 85i16;
         }
-        oi[i] = (((!(a_u32 >> (((a_f32) as i16) & 31i16))) % (1u32 | (36u32).max(a_u32)))) as u64;
-        of[i] = (((-(-a_f64))).abs()) as f64;
+        let mut v2: i64 = (a_i64 >> (((a_f32) as i16) & 63i16));
+        if (0u8 != (!34u8)) {
+            v2 = (v2 << (((a_i32) as i16) & 63i16));
+        } else {
+            v2 = a_i64;
+        }
+        oi[i] = (75u8) as u64;
+        of[i] = (((((-11.625f64) - a_f64) / (-a_f64)) - ((((5e-324f64) as u32)) as f64))) as f64;
     }
 }
 
@@ -949,14 +989,22 @@ pub fn diff_37(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u16 = (if ((!true) && (23i64 == a_i64)) { ((a_i64) as u16) } else { ((16u16 % (15u16 | 1u16)) % ((((2756397218u32 != 90u32)) as u16) | 1u16)) });
-        for j0 in ((((a_u32 + 19u32)) % 8u32)..(((4294967295u32 >> (((a_u32) as u16) & 31u16))) % 16u32)).step_by(((30u32) % 3u32) as usize) {
-            v0 = (((a_f32) as u16) - (((-((a_u32) as i8))) as u16));
+        let mut v0: u16 = (((match (97u32 % 8u32) { 1u32 | 4u32 => (((a_i64) as u16) / ((a_i64) as u16)), 0u32..=4u32 => ((3.4e38f32) as u16), _ => (match (a_u32 % 8u32) { 6u32 | 5u32 => 1u16, 1u32..=2u32 => 48u16, _ => ((a_i32) as u16) }) })) as u16);
+        for j0 in (0u32..=((a_u32) % 4u32)).rev() {
+            v0 = (if ((((a_f32) as i16) - 63i16) <= ((match (31u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)) { v0 } else { (if ((0u64 > 56u64) || true) { (((a_u32) as u16) << (((a_u32) as u8) & 15u8)) } else { (((a_i32) as u16) & ((a_f32) as u16)) }) });
         }
-        let v1: u64 = ((match (0u32 % 8u32) { 6u32 => (a_u64 << ((a_i32) as i8)), 0u32 => ((64i64) as u64), _ => (48u64 % (18446744073709551615u64 | 1u64)) }) * (72u64 ^ 54u64));
-        let v2: u64 = a_u64;
-        oi[i] = (((!((-31i64) << (26u16 & 63u16))) >> (((match (99u32 % 8u32) { 7u32 | 6u32 => (-90i8), 1u32 => ((a_i32) as i8), 3u32 => ((a_i64) as i8), _ => (-48i8) }) * (((a_i64) as i8)).abs()) & 63i8))) as u64;
-        of[i] = (((((29i8) as f32)) as f64)) as f64;
+        let mut v1: u16 = (65535u16 + v0);
+        if ((-a_f64) <= (6.75f64 - a_f64)) {
+            v1 = (((a_u32) as u16)).max(((a_i32) as u16));
+        } else {
+            v1 = (v0 * v1);
+        }
+        let mut v2: i8 = (((((a_i64) as i8)).abs() << (((match (83u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) & 7i32)) << (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) & 7i8));
+        for j1 in (0u32..((a_u32) % 4u32)).rev() {
+            v2 = (!42i8);
+        }
+        oi[i] = (((a_u32) as u16)) as u64;
+        of[i] = (3.625f32) as f64;
     }
 }
 
@@ -972,9 +1020,9 @@ pub fn diff_38(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: i32 = a_i32;
-        let v1: u64 = a_u64;
-        oi[i] = ((-38i8)) as u64;
-        of[i] = ((-(match (31u32 % 8u32) { 1u32..=6u32 => (1.375f32 - a_f32), 3u32..=5u32 => (1.0f32 + 6.875f32), _ => (a_f32 * a_f32) }))) as f64;
+        let v1: u8 = (8u8 | 20u8);
+        oi[i] = (((if (1.375f64 >= a_f64) { ((a_i64) as i32) } else { a_i32 }) + (((16i64) as i32)).max(a_i32))) as u64;
+        of[i] = (a_f64) as f64;
     }
 }
 
@@ -989,9 +1037,9 @@ pub fn diff_39(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i64 = (-87i64);
-        oi[i] = (((a_u64) as u8)) as u64;
-        of[i] = ((((1.7e308f64 * a_f64) * (a_f64 - a_f64)) / (((66u16) as f64)).sqrt())) as f64;
+        let v0: i64 = (((-a_f64)) as i64);
+        oi[i] = (((!15u16)).max((if false { (!66u16) } else { (((a_i64) as u16) / (16u16 | 1u16)) }))) as u64;
+        of[i] = (((((-a_f64) + ((a_i32) as f64))) as f32)) as f64;
     }
 }
 
@@ -1007,22 +1055,20 @@ pub fn diff_40(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let mut v0: f32 = ((a_f32) as f32);
-        for j0 in (u32::MAX - (((a_u32 << 87i32)) % 4u32))..=u32::MAX {
-            v0 = (-9.25f32);
+        for j0 in (u32::MAX - ((87u32) % 4u32))..=u32::MAX {
+            v0 = (a_f32 + (-2.125f32));
         }
-        let v1: u8 = (((72u8 % (16u8 | 1u8)) >> (((43u16) as u32) & 7u32)) % (((((((a_i64) as u16)) as i64)) as u8) | 1u8));
-        let mut v2: i32 = (64i32 / ((a_i32 + a_i32) | 1i32));
-        if (15i16 == (((a_f32) as i16) * ((a_u32) as i16))) {
-            v2 = (a_i32 / ((match (a_u32 % 8u32) { 1u32..=3u32 => (-6i32), 1u32 | 2u32 => a_i32, 1u32 | 6u32 => 76i32, _ => a_i32 }) | 1i32));
-        } else {
-            v2 = ((v2 * a_i32) << (((a_i64) as i8) & 31i8));
+        let v1: i8 = ((!(((a_u32) as i8) | 91i8)) % ((((29u64) as i8) * (((a_f32) as i8)).abs()) | 1i8));
+        let mut v2: i32 = (a_i32 / (64i32 | 1i32));
+        for j1 in (u32::MAX - (((49u32 + 4294967295u32)) % 4u32))..=u32::MAX {
+            v2 = (a_i32 >> (a_u64 & 31u64));
         }
-        let mut v3: u16 = (((((a_i32) as u16) - 33u16) | 39u16) >> (((94u16 / (88u16 | 1u16)) >> ((!(-89i32)) & 15i32)) & 15u16));
-        for j1 in (0u32..=((1u32) % 4u32)).rev() {
-            v3 = 15u16;
+        let mut v3: u32 = ((match (60u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
+        for j2 in ((((match (72u32 % 8u32) { 1u32 | 6u32 => 76u32, _ => a_u32 })) % 8u32)..((((((a_i64) as u16)) as u32)) % 16u32)).step_by(((39u32) % 3u32) as usize) {
+            v3 = (((v3 >> (v2 & 31i32)) & (v3 / (v3 | 1u32)))).min((!(v3 % v3)));
         }
-        oi[i] = ((((match (81u32 % 8u32) { 1u32 | 2u32 => ((a_i64) as i8), 6u32 => (-35i8), _ => 7i8 }) << ((6u32 << 29u16) & 7u32))).abs()) as u64;
-        of[i] = ((7.0f64).abs()) as f64;
+        oi[i] = (((match (20u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)) as u64;
+        of[i] = (a_f32) as f64;
     }
 }
 
@@ -1037,10 +1083,10 @@ pub fn diff_41(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u32 = (!1u32);
-        let v1: i16 = (((-54i16)).max(66i16) << ((match (47u32 % 8u32) { 1u32..=7u32 => 58i16, 1u32..=1u32 => 32767i16, 3u32 | 6u32 => ((a_i64) as i16), _ => ((a_i32) as i16) }) & 15i16));
-        oi[i] = (71u16) as u64;
-        of[i] = ((((if (85u8 != 255u8) { (!39u8) } else { 86u8 })) as f32)) as f64;
+        let v0: u32 = 1u32;
+        let v1: i16 = ((((a_i32) as i16) / ((-73i16) | 1i16)) ^ (((a_i64) as i16)).max(32767i16));
+        oi[i] = ((a_u64).min(((a_u64).max(66u64)).max(94u64))) as u64;
+        of[i] = (((((a_i32 << (85i64 & 31i64))) as f32) * ((a_f32 * a_f32) * (10.75f32 * 6.25f32)))) as f64;
     }
 }
 
@@ -1055,9 +1101,9 @@ pub fn diff_42(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i64 = 44i64;
-        oi[i] = (((a_f32) as u8)) as u64;
-        of[i] = ((((if true { 9.25f32 } else { a_f32 }) / (a_f32 * 0.0f32)) / ((-a_f32) + ((-3.125f32) / a_f32)))) as f64;
+        let v0: i64 = (a_i64 >> (91i8 & 63i8));
+        oi[i] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)) as u64;
+        of[i] = (((-3.375f64) / a_f64)) as f64;
     }
 }
 
@@ -1072,27 +1118,21 @@ pub fn diff_43(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u32 = ((!a_u32)).max((53u32 >> 75u64));
-        let mut v1: i16 = ((((a_i32) as u16)) as i16);
-        for j0 in ((((!v0)) % 8u32)..((31u32) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v1 = ((a_u32) as i16);
+        let v0: u32 = a_u32;
+        let mut v1: i64 = ((80u16) as i64);
+        for j0 in (((((true) as u32)) % 8u32)..(((!v0)) % 16u32)).step_by(((8u32) % 3u32) as usize) {
+            v1 = (match (a_u32 % 8u32) { 1u32..=1u32 => v1, 6u32 => (-22i64), 1u32 | 6u32 => (-81i64), _ => a_i64 });
         }
-        let mut v2: f32 = ((-2.75f32) * a_f32);
-        if ((96u64 % (a_u64 | 1u64)) > (!79u64)) {
-            v2 = v2;
+        let v2: u8 = ((match (79u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
+        let v3: i16 = (-2i16);
+        let mut v4: f32 = ((-8.625f32) / 3.4e38f32);
+        if (!(52u32 < v0)) {
+            v4 = (if false { 10.25f32 } else { a_f32 });
         } else {
-            v2 = ((-0.25f32) * v2);
+            v4 = (-10.75f32);
         }
-        let mut v3: u8 = (((a_i64) as u8) % (101u8 | 1u8));
-        for j1 in (0u32..(((a_u32 >> (20u16 & 31u16))) % 4u32)).rev() {
-            v3 = (if false { ((a_i64) as u8) } else { v3 });
-        }
-        let mut v4: u64 = a_u64;
-        for j2 in ((((v0 / (a_u32 | 1u32))) % 8u32)..((((v1) as u32)) % 16u32)).step_by(((1u32) % 3u32) as usize) {
-            v4 = v4;
-        }
-        oi[i] = (((match (a_u32 % 8u32) { 1u32 | 6u32 => (v1 + (-32768i16)), 0u32..=2u32 => (if (2u16 >= ((a_f32) as u16)) { v1 } else { ((a_i64) as i16) }), 2u32..=3u32 => (25i16 / ((a_f32) as i16)), _ => (((a_u32) as i16) | ((a_f32) as i16)) })).max((((((a_f32) as u16) >> (v4 & 15u64))) as i16))) as u64;
-        of[i] = ((v2 / (-(match (v0 % 8u32) { 1u32..=7u32 => a_f32, 5u32 | 7u32 => (-8.875f32), _ => v2 })))) as f64;
+        oi[i] = (((!(-55i16)) >> (((v2 << (1i32 & 7i32))).max((128u8 % (((a_u32) as u8) | 1u8))) & 15u8))) as u64;
+        of[i] = ((((a_f64 + a_f64)).abs() * a_f64)) as f64;
     }
 }
 
@@ -1108,17 +1148,17 @@ pub fn diff_44(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let mut v0: f32 = (((a_f32 / (-6.875f32))).sqrt() * (match (31u32 % 8u32) { 6u32 => (a_f32 * a_f32), 6u32 | 0u32 => (-7.375f32), _ => (-10.875f32) }));
-        for j0 in (u32::MAX - ((a_u32) % 4u32))..=u32::MAX {
-            v0 = (((94u64) as f32) * ((v0 / a_f32) - (v0 / 3.5f32)));
+        for j0 in (u32::MAX - ((((match (31u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32))..=u32::MAX {
+            v0 = (((-48i8)) as f32);
         }
-        let mut v1: i16 = ((-1i16) >> (a_i64 & 15i64));
-        for j1 in 0u32..(((a_u32 + a_u32)) % 4u32) {
-            v1 = (if true { v1 } else { 22i16 });
+        let mut v1: u8 = (match (32u32 % 8u32) { 1u32 | 1u32 => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8), 1u32 | 5u32 => ((match (8u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8), 5u32..=5u32 => (if (!false) { (!83u8) } else { (((-21i16)) as u8) }), _ => 7u8 });
+        for j1 in (((76u32) % 8u32)..(((!a_u32)) % 16u32)).step_by(((665927985u32) % 3u32) as usize) {
+            v1 = 48u8;
         }
-        let v2: f32 = ((1.5f64) as f32);
-        let v3: f64 = ((a_i64) as f64);
-        oi[i] = ((match (79u32 % 8u32) { 3u32 => v1, 5u32 => (((match (32u32 % 8u32) { 0u32 | 3u32 => 44u8, _ => 0u8 })) as i16), 2u32..=6u32 => (((a_f32) as i16) >> (39u32 & 15u32)), _ => (((63u16 - 94u16)) as i16) })) as u64;
-        of[i] = (((match (88u32 % 8u32) { 5u32 => ((a_u64) as f32), 5u32 | 7u32 => (0.75f32 + a_f32), 2u32 | 5u32 => (v2 * 4.0f32), _ => v2 })).abs()) as f64;
+        let v2: u8 = (39u8 >> (-(0i8 % (((a_i64) as i8) | 1i8))));
+        let v3: u32 = (match (a_u32 % 8u32) { 3u32..=3u32 => 52u32, _ => ((a_u32 & a_u32)).min((a_u32).max(70u32)) });
+        oi[i] = (((((match (v3 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) & ((-128i8) + 74i8)) >> ((if (((a_u32) as u16) <= ((a_u32) as u16)) { (32u8).max(v1) } else { (!((a_u32) as u8)) }) & 7u8))) as u64;
+        of[i] = (((-(a_f64 / (-4.75f64))) - (((!a_u32)) as f64))) as f64;
     }
 }
 
@@ -1133,16 +1173,23 @@ pub fn diff_45(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u8 = 23u8;
-        let v1: i64 = (a_i64 * (-9223372036854775808i64));
-        let mut v2: u32 = 28u32;
-        for j0 in (((4294967295u32) % 8u32)..((((31i32) as u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v2 = (v2 << (38833u16 & 31u16));
+        let v0: u8 = (match (61u32 % 8u32) { 0u32..=4u32 => ((a_u32) as u8), _ => ((a_i32) as u8) });
+        let mut v1: f64 = ((a_f64) as f64);
+        if ((-128i8) <= ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) {
+            v1 = a_f64;
+        } else {
+            v1 = v1;
         }
-        let v3: u32 = 77u32;
-        let v4: i64 = a_i64;
-        oi[i] = ((((((a_u32) as i8) & ((-62i8) >> (86i32 & 7i32)))) as i64)) as u64;
-        of[i] = (a_f64) as f64;
+        let v2: i32 = (a_i32 | 79i32);
+        let v3: f64 = (match (82u32 % 8u32) { 1u32..=3u32 => v1, 1u32 | 3u32 => v1, 7u32 => v1, _ => a_f64 });
+        let mut v4: f32 = (a_f32 + (-7.75f32));
+        if ((a_i64 >> a_u32) == (match (32u32 % 8u32) { 1u32 | 5u32 => (-57i64), 4u32..=5u32 => a_i64, 3u32..=3u32 => 50i64, _ => (-48i64) })) {
+            v4 = (a_f32 / a_f32);
+        } else {
+            v4 = (v4 + v4);
+        }
+        oi[i] = ((match (1u32 % 8u32) { 0u32..=6u32 => (((a_u32) as u8) << ((7i16 >> v2) & 7i16)), 0u32..=1u32 => (!(((a_i64) as u8) & ((a_f32) as u8))), _ => (((a_f32) as u8) | ((a_u64) as u8)) })) as u64;
+        of[i] = (((((match (95u32 % 8u32) { 2u32 | 7u32 => 69u16, 1u32 => ((a_f32) as u16), _ => 17u16 })) as f64)).sqrt()) as f64;
     }
 }
 
@@ -1158,15 +1205,17 @@ pub fn diff_46(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let mut v0: f32 = (a_f32 - (if (!(a_u64 == a_u64)) { 16777216.0f32 } else { ((128u8) as f32) }));
-        for j0 in (0u32..=(((a_u32 - 31u32)) % 4u32)).rev() {
-            v0 = (-5.875f32);
+        for j0 in 0u32..(((31u32 + a_u32)) % 4u32) {
+            v0 = ((((63u64) as f32)) as f32);
         }
-        let mut v1: u64 = ((41u32) as u64);
-        for j1 in (((64u32) % 8u32)..((a_u32) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v1 = v1;
+        let mut v1: u8 = 64u8;
+        if true {
+            v1 = ((match (100u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
+        } else {
+            v1 = ((a_i32) as u8);
         }
-        oi[i] = ((a_i32).abs()) as u64;
-        of[i] = (v0) as f64;
+        oi[i] = ((match (a_u32 % 8u32) { 5u32 | 2u32 => 5i16, 5u32 | 0u32 => (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) << ((match (20u32 % 8u32) { 2u32..=5u32 => (-13i32), _ => 35i32 }) & 15i32)), _ => ((((-26i32)) as i16) / (((false) as i16) | 1i16)) })) as u64;
+        of[i] = (a_f32) as f64;
     }
 }
 
@@ -1181,25 +1230,20 @@ pub fn diff_47(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u64 = (!(match (a_u32 % 8u32) { 4u32 => (!63u64), 1u32..=1u32 => (match (a_u32 % 8u32) { 7u32 | 0u32 => a_u64, 5u32 => a_u64, 2u32..=5u32 => 7u64, _ => a_u64 }), _ => (a_u64 % (a_u64 | 1u64)) }));
-        if (!(50u64 > 65u64)) {
-            v0 = ((30u64).max((!v0)) << (((a_f32) as i8) & 63i8));
+        let mut v0: u64 = (match (a_u32 % 8u32) { 4u32 => ((a_u64 / (a_u64 | 1u64))).max(((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)), 5u32 => (((29i32) as u64) | ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)), _ => a_u64 });
+        if ((45u16 <= 95u16) || (((a_f32) as i8) == (-87i8))) {
+            v0 = a_u64;
         } else {
-            v0 = (match (a_u32 % 8u32) { 1u32..=6u32 => v0, _ => (!(!v0)) });
+            v0 = ((!v0) >> ((match (a_u32 % 8u32) { 5u32 => (!((a_i64) as i16)), 0u32..=1u32 => ((a_f32) as i16), _ => ((-32768i16) << (((a_i32) as i16) & 15i16)) }) & 63i16));
         }
-        let v1: i16 = ((a_f32) as i16);
-        let mut v2: u16 = 0u16;
-        for j0 in ((((match (32u32 % 8u32) { 0u32 | 3u32 => a_u32, 0u32 | 5u32 => 1u32, 0u32 => 2100978017u32, _ => a_u32 })) % 8u32)..(((if false { 51u32 } else { 65u32 })) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v2 = (((a_u32) as u16) & ((a_f32) as u16));
+        let mut v1: f32 = (((v0 | 24u64)) as f32);
+        for j0 in (0u32..(((4294967295u32 + a_u32)) % 4u32)).rev() {
+            v1 = (((5.125f64).abs()) as f32);
         }
-        let mut v3: u32 = ((if (((a_f32) as u8) == 1u8) { 100u32 } else { a_u32 }) ^ (16u32 + a_u32));
-        if ((25u8 >> a_i32) >= (!((a_f32) as u8))) {
-            v3 = a_u32;
-        } else {
-            v3 = ((37u32 % (2u32 | 1u32))).max((v3 + 90u32));
-        }
-        oi[i] = ((match (a_u32 % 8u32) { 0u32..=7u32 => ((((a_u32) as i8) / ((a_u32) as i8)) / ((61i8 & (-93i8)) | 1i8)), 3u32..=4u32 => ((0i8).max(7i8) >> ((if true { ((a_i64) as i16) } else { v1 }) & 7i16)), _ => ((!(-15i8)) << (!1u16)) })) as u64;
-        of[i] = ((((6.0f64 - (-1.875f64)) + ((100u16) as f64)) + (((-12.5f64) - (-0.0f64))).abs())) as f64;
+        let v2: f32 = (((match (a_u32 % 8u32) { 2u32 | 4u32 => ((a_i64) as i64), 0u32..=3u32 => (-66i64), _ => ((9u8) as i64) })) as f32);
+        let v3: u8 = ((a_u32) as u8);
+        oi[i] = ((((-27i32) << (!93i8)) >> ((((83u8 - v3)) as u64) & 31u64))) as u64;
+        of[i] = ((if ((36u16 / ((a_u32) as u16)) != (26u16 & ((a_i64) as u16))) { (((a_i64 | 42i64)) as f32) } else { ((match (a_u32 % 8u32) { 2u32 => (-4.625f32), _ => (-2.875f32) }) + (-a_f32)) })) as f64;
     }
 }
 
@@ -1214,12 +1258,12 @@ pub fn diff_48(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u32 = 25u32;
-        for j0 in (u32::MAX - ((86u32) % 4u32))..=u32::MAX {
-            v0 = ((if (true || (a_i64 <= 47i64)) { (v0).max(a_u32) } else { (87u32 >> ((-6i16) & 31i16)) }) / ((76u32 / (((((a_f32) as i8)) as u32) | 1u32)) | 1u32));
+        let mut v0: u32 = 59u32;
+        for j0 in (0u32..=((26u32) % 4u32)).rev() {
+            v0 = (match (94u32 % 8u32) { 7u32 | 3u32 => (((15u16) as u32) ^ (a_u32 & a_u32)), 2u32 => v0, 7u32 => (((((a_f32) as i8)) as u32) + a_u32), _ => ((match (7u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) });
         }
-        oi[i] = ((if (false || (true && ((-0.0f64) == (-6.5f64)))) { (-(match (v0 % 8u32) { 3u32 | 5u32 => ((a_i64) as i16), 0u32..=1u32 => (-1i16), _ => ((a_i32) as i16) })) } else { 15i16 })) as u64;
-        of[i] = (((((a_i64) as i8)) as f32)) as f64;
+        oi[i] = (((if (!((-128i8) > ((a_u32) as i8))) { (if false { (-66i64) } else { (-77i64) }) } else { (a_i64 >> (117u8 & 63u8)) })).max((0i64 | DiffPair { a: (((-1i64)) as i64), b: a_i64 }.mixed()))) as u64;
+        of[i] = ((((-((-9.125f64) - 11.75f64))) as f64)) as f64;
     }
 }
 
@@ -1234,14 +1278,16 @@ pub fn diff_49(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i16 = ((a_f32) as i16);
-        let mut v1: u64 = 48u64;
-        for j0 in (0u32..(((a_u32 - 47u32)) % 4u32)).rev() {
-            v1 = a_u64;
+        let v0: i16 = (((a_f32) as i16)).max((-89i16));
+        let mut v1: u64 = ((match (47u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
+        if (8u8 > ((83u8) as u8)) {
+            v1 = (a_u64).max(v1);
+        } else {
+            v1 = v1;
         }
-        let v2: u16 = ((((a_i32) as u16)).min(83u16) % ((30i32) as u16));
-        oi[i] = (((if (!(89u16 != ((a_f32) as u16))) { (!a_u32) } else { (!a_u32) }) / (((match (15u32 % 8u32) { 5u32 => 4294967295u32, 1u32 | 4u32 => a_u32, 7u32 | 1u32 => 0u32, _ => a_u32 }) >> (a_i64 & 31i64)) | 1u32))) as u64;
-        of[i] = ((-((0.1f32 * (-12.5f32)) * (if (47u16 >= ((a_i64) as u16)) { 7.0f32 } else { 6.625f32 })))) as f64;
+        let v2: u64 = a_u64;
+        oi[i] = ((((match (85u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) >> ((!(!a_i64)) & 31i64))) as u64;
+        of[i] = (((((a_u64 - a_u64) >> ((match (4294967295u32 % 8u32) { 4u32 | 6u32 => 85i8, _ => ((a_i64) as i8) }) & 63i8))) as f64)) as f64;
     }
 }
 
@@ -1256,16 +1302,16 @@ pub fn diff_50(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u8 = (!87u8);
-        let mut v1: i32 = (32i32 << (-56i8));
-        if ((a_i32 + (-56i32)) == (if false { a_i32 } else { (-20i32) })) {
-            v1 = ((((a_i32) as u8)) as i32);
+        let v0: u8 = 87u8;
+        let mut v1: i32 = ((a_u64) as i32);
+        if (!(15u16 <= 96u16)) {
+            v1 = ((match (56u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
         } else {
-            v1 = (match (a_u32 % 8u32) { 6u32 => v1, _ => a_i32 });
+            v1 = ((-49i32) / ((-20i32) | 1i32));
         }
-        let v2: i8 = ((32i8).max(((a_u32) as i8)) / ((if true { 87i8 } else { ((a_f32) as i8) }) | 1i8));
-        oi[i] = (((a_f32) as u8)) as u64;
-        of[i] = (((((v1 * v1)) as f64) / ((a_f64 - 5e-324f64) * (a_f64 * (-3.0f64))))) as f64;
+        let v2: i64 = (((-100i64) & 39i64)).abs();
+        oi[i] = ((match (a_u32 % 8u32) { 1u32 => (((a_f32) as u8) >> (((match (87u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) & 7u32)), 5u32 | 7u32 => ((((a_i64) as u8) >> a_i32) + (((a_i64) as u8) >> ((-1i8) & 7i8))), 1u32 => (((match (89u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) | ((63u64) as u8)), _ => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) })) as u64;
+        of[i] = ((if ((false || false) && (!true)) { ((a_u64) as f64) } else { a_f64 })) as f64;
     }
 }
 
@@ -1280,13 +1326,21 @@ pub fn diff_51(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i32 = a_i32;
-        let v1: i64 = (!a_i64);
-        let v2: f64 = a_f64;
-        let v3: f64 = 9.5f64;
-        let v4: i8 = 96i8;
-        oi[i] = (((if false { (v4 | ((a_f32) as i8)) } else { ((a_u64) as i8) }) & ((41i8 << (83i64 & 7i64)) ^ (v4 >> (42u64 & 7u64))))) as u64;
-        of[i] = ((-0.0f64)) as f64;
+        let v0: i32 = (((a_i32) as i32) - (-a_i32));
+        let mut v1: i64 = (((-69i64)).abs() ^ (a_i64 << ((-33i8) & 63i8)));
+        if (!(a_i32 >= v0)) {
+            v1 = (0i64 | DiffPair { a: ((a_u64) as i64), b: (0i64 | DiffPair::new((-21i64), a_i64).b) }.mixed());
+        } else {
+            v1 = (!(v1 << (v0 & 63i32)));
+        }
+        let mut v2: i8 = (((a_f32) as i8) >> a_u64);
+        for j0 in ((((((-0.0f64)) as u32)) % 8u32)..(((match (90u32 % 8u32) { 7u32 | 7u32 => a_u32, 7u32 => 49u32, _ => 32u32 })) % 16u32)).step_by(((15u32) % 3u32) as usize) {
+            v2 = (((a_u32) as i8) - 91i8);
+        }
+        let v3: i32 = ((!a_i32) + a_i32);
+        let v4: i8 = (69i8 + ((a_i64) as i8));
+        oi[i] = ((a_i64).min(a_i64)) as u64;
+        of[i] = ((((((match (59u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) + (match (80u32 % 8u32) { 5u32 | 7u32 => v4, _ => ((a_u32) as i8) }))) as f32)) as f64;
     }
 }
 
@@ -1301,13 +1355,10 @@ pub fn diff_52(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i16 = (-((match (a_u32 % 8u32) { 4u32 | 3u32 => 40i16, _ => (-33i16) }) >> ((((a_i32) as u8)).min(((a_f32) as u8)) & 15u8)));
-        let mut v1: u8 = (77u8).min(59u8);
-        for j0 in (0u32..=(((a_u32 << (((a_u32) as u8) & 31u8))) % 4u32)).rev() {
-            v1 = (((a_f32) as u8) >> ((((a_u32) as i16) ^ ((a_i32) as i16)) & 7i16));
-        }
-        oi[i] = (a_u64) as u64;
-        of[i] = ((((-11.375f32)) as f32)) as f64;
+        let v0: i16 = ((a_i32) as i16);
+        let v1: u8 = (!((a_i32) as u8));
+        oi[i] = (((((9i8 - (-1i8)) | (-((a_i32) as i8)))) as u8)) as u64;
+        of[i] = (a_f64) as f64;
     }
 }
 
@@ -1322,10 +1373,10 @@ pub fn diff_53(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u64 = 56u64;
-        let v1: f32 = (6.375f32).sqrt();
-        oi[i] = (((a_i32) as u16)) as u64;
-        of[i] = ((if (((-93i8) <= 92i8) || ((((a_f32) as i8) < (-80i8)) || (a_u64 != 21u64))) { 4.25f32 } else { (-10.375f32) })) as f64;
+        let v0: u64 = (a_u64 % (1u64 | 1u64));
+        let v1: u16 = (if ((-32i32) != 9i32) { ((a_f32) as u16) } else { (((a_f32) as u16) << ((-67i64) & 15i64)) });
+        oi[i] = ((-75i32)) as u64;
+        of[i] = (11.875f64) as f64;
     }
 }
 
@@ -1340,20 +1391,15 @@ pub fn diff_54(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i32 = ((((92u32 >> ((-1i8) & 31i8)) ^ (if false { 12u32 } else { 55u32 }))) as i32);
-        let mut v1: u16 = ((!((a_f32) as u16)) + (12u16 - 78u16));
-        if (!(((a_u32) as u16) <= ((a_f32) as u16))) {
-            v1 = (if (1.7e308f64 > 11.25f64) { (v1 >> (a_i32 & 15i32)) } else { (((a_i32) as u16) | ((a_u32) as u16)) });
+        let v0: i32 = (((match (19u32 % 8u32) { 4u32 => 16i32, 0u32..=6u32 => a_i32, _ => (-37i32) }) << ((match (59u32 % 8u32) { 1u32..=3u32 => (-74i8), 1u32 => (-12i8), 1u32 => ((a_i64) as i8), _ => ((a_i64) as i8) }) & 31i8))).min((((2.875f64) as i32) + (32i32 + 1i32)));
+        let v1: u64 = (a_u64 | a_u64);
+        let mut v2: i64 = (0i64 | DiffPair::new((if (a_f64 > (-8.875f64)) { ((85u64) as i64) } else { ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64) }), ((a_f32) as i64)).b);
+        if (!(!((-1i64) >= (-9223372036854775808i64)))) {
+            v2 = (match (a_u32 % 8u32) { 3u32 => ((if (a_f32 <= a_f32) { a_i64 } else { a_i64 }) << ((a_u64 << (a_i64 & 63i64)) & 63u64)), 2u32 => (v2 ^ ((a_i64) as i64)), 5u32 => (!v2), _ => (!(if (42u8 != 8u8) { v2 } else { 63i64 })) });
         } else {
-            v1 = 0u16;
+            v2 = (((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) + (if true { 32767i16 } else { ((a_i32) as i16) }))) as i64);
         }
-        let mut v2: i64 = ((-66i64) ^ ((9223372036854775807i64 % (a_i64 | 1i64)) | (-a_i64)));
-        if (a_u32 <= (1u32 | a_u32)) {
-            v2 = (!(((((-2.0f32)) as i64)) as i64));
-        } else {
-            v2 = (match (a_u32 % 8u32) { 3u32 => (-37i64), 1u32..=3u32 => ((((-65i16) << (((a_i64) as i8) & 15i8))) as i64), 6u32 => ((a_i64 ^ v2) | (a_i64 >> (v2 & 63i64))), _ => (match (13u32 % 8u32) { 0u32 | 4u32 => (match (3974663099u32 % 8u32) { 3u32 => v2, 0u32..=6u32 => a_i64, _ => 63i64 }), 2u32 => ((((a_u32) as i8)) as i64), _ => (a_i64 * 95i64) }) });
-        }
-        oi[i] = ((a_u64 << (1u8 & 63u8))) as u64;
+        oi[i] = (a_i32) as u64;
         of[i] = ((-4.75f64)) as f64;
     }
 }
@@ -1369,12 +1415,12 @@ pub fn diff_55(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u32 = ((1u32 >> ((-92i8) & 31i8)) | 50u32);
-        let v1: i32 = (if (2147483647i32 <= (100i32 | 1i32)) { ((46i32 / (42i32 | 1i32))).abs() } else { ((-a_i32) & (a_i32 - 64i32)) });
-        let v2: u16 = (93u16 - 42317u16);
-        let v3: u16 = 89u16;
-        oi[i] = ((((-41i8)).max((((a_f32) as i8) & ((a_f32) as i8))) + ((-74i8) << (if false { a_i32 } else { (-44i32) })))) as u64;
-        of[i] = ((((1e-40f32).abs() / ((a_i64) as f32)) + (((30u64) as f32) - (-a_f32)))) as f64;
+        let v0: u32 = ((match (70u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
+        let v1: i16 = (!((match (v0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16));
+        let v2: u8 = ((8u8 & ((match (v0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)) >> ((((a_i64) as u16) | (!((a_u32) as u16))) & 7u16));
+        let v3: i16 = (((((a_i32) as i16) - ((a_u32) as i16))).min((-((a_u32) as i16))) ^ ((((a_f32) as i16) | 21i16) | (-82i16)));
+        oi[i] = (((((v1 | v1) + (v1 * 98i16))) as i64)) as u64;
+        of[i] = ((((((-39i64)).min(98i64)) as f64) * (((65535u16 << (76u16 & 15u16))) as f64))) as f64;
     }
 }
 
@@ -1389,10 +1435,10 @@ pub fn diff_56(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u16 = (1u16 >> (a_i32 & 15i32));
-        let v1: u8 = (!(match (a_u32 % 8u32) { 1u32..=7u32 => 85u8, 0u32..=7u32 => ((a_i64) as u8), 3u32 => 49u8, _ => 61u8 }));
-        oi[i] = (((((-55i64) << (9223372036854775807i64 & 63i64))).min((a_i64 >> a_i32)) | ((((a_f32) as i8)) as i64))) as u64;
-        of[i] = (((a_f64) as f32)) as f64;
+        let v0: u16 = (96u16 << ((-6i32) & 15i32));
+        let v1: i64 = (match (a_u32 % 8u32) { 0u32..=5u32 => (-85i64), _ => (-53i64) });
+        oi[i] = ((((match (33u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) | ((((a_u32) as i16) >> (a_u64 & 15u64))).min(((match (34u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)))) as u64;
+        of[i] = (a_f32) as f64;
     }
 }
 
@@ -1407,14 +1453,14 @@ pub fn diff_57(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: f64 = (((if true { 45u16 } else { 13u16 })) as f64);
-        for j0 in 0u32..((86u32) % 4u32) {
-            v0 = a_f64;
+        let mut v0: f64 = ((((((a_i64) as u16)) as u16)) as f64);
+        for j0 in 0u32..((((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32) {
+            v0 = (-(-a_f64));
         }
-        let v1: u8 = ((8u8 & 89u8) << (((-32768i16) << (27i32 & 15i32)) & 7i16));
-        let v2: i8 = ((0i8 * (-86i8)) >> ((match (a_u32 % 8u32) { 3u32..=4u32 => 92u8, 3u32 => 53u8, 3u32 | 1u32 => v1, _ => ((a_u32) as u8) }) & 7u8));
-        oi[i] = (((v1 / ((a_u32) as u8)) - ((127i8) as u8))) as u64;
-        of[i] = (((((-8.5f32) / (-10.125f32))).sqrt() + (((8u8) as f32) + (0.1f32 - 1.5f32)))) as f64;
+        let v1: u32 = ((match (a_u32 % 8u32) { 4u32..=7u32 => a_u32, 7u32 | 1u32 => 46u32, _ => a_u32 }) - (31u32 & 89u32));
+        let v2: i8 = (((a_i64 - a_i64)) as i8);
+        oi[i] = ((((((-2147483648i32)) as u64) ^ ((match (v1 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)) & ((30u64).max(34u64) % (61u64 / a_u64)))) as u64;
+        of[i] = (a_f32) as f64;
     }
 }
 
@@ -1429,16 +1475,26 @@ pub fn diff_58(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i32 = (a_i32 << (a_i32 & 31i32));
-        let v1: u8 = ((match (a_u32 % 8u32) { 0u32 => (76u8 / (19u8 | 1u8)), 6u32 => (((a_u32) as u8) ^ ((a_i64) as u8)), 0u32..=2u32 => ((83u8) as u8), _ => (86u8 ^ 50u8) })).max(((99u8 >> ((-128i8) & 7i8)) ^ (match (a_u32 % 8u32) { 3u32..=7u32 => 72u8, 5u32 | 2u32 => 8u8, 5u32 | 7u32 => ((a_i32) as u8), _ => 1u8 })));
-        let v2: i32 = (!v0);
-        let v3: u64 = a_u64;
-        let mut v4: i16 = ((if (!(((a_f32) as u8) == v1)) { (((a_i64) as i16) >> (((a_u32) as i16) & 15i16)) } else { (66i16 / (-1i16)) })).abs();
-        for j0 in (u32::MAX - (((50u32).max(a_u32)) % 4u32))..=u32::MAX {
-            v4 = (!(((49u16).max(((a_i64) as u16))) as i16));
+        let v0: i32 = ((match (72u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
+        let mut v1: f32 = ((a_f32 - a_f32)).sqrt();
+        if ((v0 / (v0 | 1i32)) <= ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)) {
+            v1 = (-(((-10.625f32)) as f32));
+        } else {
+            v1 = ((45i64) as f32);
         }
-        oi[i] = (((!21u32) * 62u32)) as u64;
-        of[i] = ((a_f32 * (-0.0f32))) as f64;
+        let mut v2: i16 = ((((28u16 | ((a_u32) as u16))) as i16) ^ ((((a_i64) as i16) << (((a_f32) as i16) & 15i16)) << ((!((a_i32) as u16)) & 15u16)));
+        if ((-9223372036854775808i64) > (0i64 | DiffPair::new(a_i64, 28i64).b)) {
+            v2 = ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) as i16);
+        } else {
+            v2 = (!(!(-8i16)));
+        }
+        let mut v3: i32 = (if (!(((a_f32) as u8) == 68u8)) { ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) } else { ((v0 << (v2 & 31i16)) + (a_i32 >> (4i8 & 31i8))) });
+        for j0 in (0u32..(((a_u32 + 58u32)) % 4u32)).rev() {
+            v3 = ((((match (82u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)).min((0i32).max(46i32)) << (43u16 & 31u16));
+        }
+        let v4: i64 = (a_i64 / a_i64);
+        oi[i] = ((-57i16)) as u64;
+        of[i] = (v1) as f64;
     }
 }
 
@@ -1453,19 +1509,16 @@ pub fn diff_59(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u8 = (((if (31i64 < a_i64) { a_u32 } else { 61u32 })) as u8);
-        let v1: u16 = ((((a_i32) as u8)) as u16);
-        let mut v2: u16 = (match (4u32 % 8u32) { 7u32 => ((match (64u32 % 8u32) { 1u32..=6u32 => 73u16, 4u32 => v1, 2u32..=5u32 => 6u16, _ => ((a_u32) as u16) }) * ((a_i64) as u16)), _ => (((a_f32) as u16) * (((a_u32) as u16) << 90u16)) });
-        for j0 in ((((32u32 ^ 34u32)) % 8u32)..((a_u32) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v2 = ((a_f32) as u16);
+        let v0: u8 = ((((a_i32) as u8)).max(58u8) << (match (a_u32 % 8u32) { 3u32 | 4u32 => ((a_i32) as u16), 5u32 | 0u32 => ((a_i32) as u16), _ => 9u16 }));
+        let mut v1: f64 = a_f64;
+        for j0 in ((((73u32 << (59u64 & 31u64))) % 8u32)..(((a_u32 | a_u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v1 = (((a_f32 / (-0.0f32))) as f64);
         }
-        let v3: i8 = (((-22i16)) as i8);
-        let mut v4: f32 = ((-3.25f32) / (-2.625f32));
-        for j1 in (u32::MAX - ((((true) as u32)) % 4u32))..=u32::MAX {
-            v4 = (((if true { ((a_i64) as u16) } else { ((a_u32) as u16) })) as f32);
-        }
-        oi[i] = (((((false) as i64)).abs() >> ((a_i32 ^ (-66i32)) << (v0 & 31u8)))) as u64;
-        of[i] = (((a_f32 * ((a_i64) as f32)) - ((match (90u32 % 8u32) { 7u32 | 1u32 => v4, 6u32 | 3u32 => 16777216.0f32, 6u32 => a_f32, _ => a_f32 }) * (if false { a_f32 } else { v4 })))) as f64;
+        let v2: u32 = (a_u32 << 90u16);
+        let v3: i16 = ((((-4.25f32) * 6.375f32)) as i16);
+        let v4: u8 = 79u8;
+        oi[i] = ((((26u32 / (a_u32 | 1u32)) - ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) | (!(v2 / (85u32 | 1u32))))) as u64;
+        of[i] = ((a_f64 / ((a_f64 + v1) * ((-8.25f64)).abs()))) as f64;
     }
 }
 
@@ -1480,12 +1533,15 @@ pub fn diff_60(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i8 = ((a_u32) as i8);
-        let v1: f32 = 0.0f32;
-        let v2: f32 = (a_f32 + (((((a_f32) as u8) & ((a_u32) as u8))) as f32));
-        let v3: u64 = (24u64 / (a_u64 | 1u64));
-        oi[i] = (88i32) as u64;
-        of[i] = ((((a_f64 / 8.25f64) * 1.7e308f64) / ((a_f64 + a_f64) + ((-9.625f64) + (-1.375f64))))) as f64;
+        let v0: i8 = (if true { ((-128i8) << a_u64) } else { (!8i8) });
+        let v1: u32 = ((24u16) as u32);
+        let v2: f32 = a_f32;
+        let mut v3: i32 = a_i32;
+        for j0 in (((((match (22u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 8u32)..((14u32) % 16u32)).step_by(((32u32) % 3u32) as usize) {
+            v3 = a_i32;
+        }
+        oi[i] = (((a_i32) as u16)) as u64;
+        of[i] = (((-((-9.375f32)).sqrt()) + ((-a_f32) + a_f32))) as f64;
     }
 }
 
@@ -1507,13 +1563,10 @@ pub fn diff_61(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         } else {
             v1 = ((-(v1 * v1)) / ((3.25f64).abs() / ((a_u64) as f64)));
         }
-        let v2: u8 = ((a_i64) as u8);
-        let mut v3: f32 = ((a_u32) as f32);
-        for j0 in 0u32..(((a_u32 << ((-74i8) & 31i8))) % 4u32) {
-            v3 = (v3 - 0.0f32);
-        }
-        oi[i] = ((((79u64) as u32) | (((((a_u32) as u8) < ((a_f32) as u8))) as u32))) as u64;
-        of[i] = ((((((false && false)) as u64)) as f64)) as f64;
+        let v2: u8 = (((-4i8)) as u8);
+        let v3: u32 = (((if true { a_u32 } else { a_u32 }) << ((((a_f32) as i8) | (-34i8)) & 31i8))).min((!(a_u32 >> v2)));
+        oi[i] = ((0i64 | DiffPair { a: (((false && false)) as i64), b: (!(96i64).max(a_i64)) }.mixed())) as u64;
+        of[i] = ((((((-95i64)) as f32) + (3.4e38f32 * 0.0f32)) + (-1.5f32))) as f64;
     }
 }
 
@@ -1528,12 +1581,12 @@ pub fn diff_62(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i16 = (!((a_u32) as i16));
-        for j0 in 0u32..((77u32) % 4u32) {
-            v0 = (((a_f32) as i16) / ((a_u32) as i16));
+        let mut v0: i16 = ((a_u32) as i16);
+        for j0 in ((((69u32 + a_u32)) % 8u32)..((a_u32) % 16u32)).step_by(((23u32) % 3u32) as usize) {
+            v0 = (if (81i8 < (-128i8)) { (-88i16) } else { 42i16 });
         }
-        oi[i] = ((!(if (!true) { (if true { 0u32 } else { a_u32 }) } else { (!49u32) }))) as u64;
-        of[i] = (((((((-5.875f32)) as f32)) as f64) + (((!13506996461329452325u64)) as f64))) as f64;
+        oi[i] = (12u8) as u64;
+        of[i] = (((if true { a_f32 } else { ((-4.25f32) + a_f32) }) - (((-0.375f32) + (-6.0f32)) - (a_f32 + 7.375f32)))) as f64;
     }
 }
 
@@ -1548,17 +1601,14 @@ pub fn diff_63(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u64 = (((a_u32) as u64) + (82u64 ^ a_u64));
-        for j0 in (0u32..(((83u32 - 24u32)) % 4u32)).rev() {
-            v0 = ((64u64 % (a_u64 | 1u64)) - (v0).max(8386601150859673802u64));
+        let mut v0: u64 = (((39u8 ^ ((a_i32) as u8))) as u64);
+        for j0 in (u32::MAX - ((((match (83u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32))..=u32::MAX {
+            v0 = ((9u64 - a_u64) + a_u64);
         }
-        let v1: u32 = ((((a_i32) as u8)) as u32);
-        let mut v2: i64 = 36i64;
-        for j1 in (u32::MAX - (((a_u32 >> ((-75i16) & 31i16))) % 4u32))..=u32::MAX {
-            v2 = (((if (a_u64 != v0) { a_i64 } else { v2 }) % ((19i64 * v2) | 1i64)) << ((if (true && true) { j1 } else { a_u32 }) & 63u32));
-        }
-        oi[i] = ((if (!((-3.75f64) != a_f64)) { (33u64).max(a_u64) } else { a_u64 })) as u64;
-        of[i] = (a_f64) as f64;
+        let v1: i16 = 16i16;
+        let v2: u32 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
+        oi[i] = ((((((a_i32) as u8) >> ((-75i16) & 7i16)) ^ (37u8 << (a_u32 & 7u32))) | (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) >> ((26u64 % (a_u64 | 1u64)) & 7u64)))) as u64;
+        of[i] = ((-(match (v2 % 8u32) { 2u32 => (11.625f64).abs(), 1u32 | 7u32 => 0.1f64, 2u32 | 0u32 => a_f64, _ => (match (v2 % 8u32) { 2u32 | 6u32 => a_f64, 1u32 => a_f64, _ => a_f64 }) }))) as f64;
     }
 }
 
@@ -1573,15 +1623,23 @@ pub fn diff_64(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u16 = (match (a_u32 % 8u32) { 5u32 => ((((57u16) as i8)) as u16), _ => ((84u16 >> (a_i64 & 15i64)) | (44u16 % (((a_i32) as u16) | 1u16))) });
-        for j0 in 0u32..(((a_u32 - 0u32)) % 4u32) {
-            v0 = ((if (a_f64 < a_f64) { (((a_u32) as u16) / (50u16 | 1u16)) } else { (!((a_u32) as u16)) }) % (((a_f32) as u16) | 1u16));
+        let mut v0: u16 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
+        for j0 in 0u32..(((1323281415u32 >> a_u32)) % 4u32) {
+            v0 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
         }
-        let v1: f64 = a_f64;
-        let v2: u32 = (!(!a_u32));
-        let v3: f64 = (-6.75f64);
-        oi[i] = (((((-18i32) / (52i32 | 1i32)) & ((false) as i32)) * (((-6i32)).abs() + (24i32 & a_i32)))) as u64;
-        of[i] = (((((60i64 % (48i64 | 1i64)) + 83i64)) as f32)) as f64;
+        let mut v1: i32 = (52i32).abs();
+        for j1 in ((((a_u32 / (a_u32 | 1u32))) % 8u32)..(((match (36u32 % 8u32) { 0u32 | 4u32 => 35u32, 3u32 => a_u32, 1u32 => 49u32, _ => 1u32 })) % 16u32)).step_by(((23u32) % 3u32) as usize) {
+            v1 = a_i32;
+        }
+        let mut v2: f32 = ((-a_f32) - (8.375f32 / a_f32));
+        if (!(v1 <= v1)) {
+            v2 = v2;
+        } else {
+            v2 = ((v2 + 12.125f32) / v2);
+        }
+        let v3: i8 = (((match (49u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) & ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8));
+        oi[i] = (((a_i32) as i16)) as u64;
+        of[i] = (10.875f32) as f64;
     }
 }
 
@@ -1596,25 +1654,22 @@ pub fn diff_65(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: f32 = ((a_f32 / ((-11.375f32) / a_f32)) + (((!(-45i64))) as f32));
-        for j0 in (0u32..=((((0u8) as u32)) % 4u32)).rev() {
-            v0 = (match (a_u32 % 8u32) { 7u32 => ((v0 + a_f32) * (1e-40f32 + a_f32)), _ => ((-1.75f32) / (v0 / (-9.625f32))) });
+        let mut v0: f32 = ((a_f32 / ((-11.375f32) / a_f32)) + (((if (28i16 < 16i16) { 65i64 } else { 63i64 })) as f32));
+        for j0 in (0u32..(((63u32 | 1u32)) % 4u32)).rev() {
+            v0 = ((-(if (79u64 <= a_u64) { (-0.5f32) } else { 6.375f32 })) - ((-1.0f32)).sqrt());
         }
-        let mut v1: i8 = ((-72i8) + ((a_i32) as i8));
-        for j1 in (u32::MAX - ((13u32) % 4u32))..=u32::MAX {
-            v1 = (v1 ^ ((a_f32) as i8));
+        let v1: u64 = ((51u64 >> (20u16 & 63u16)) ^ 60u64);
+        let mut v2: i64 = ((((-39i64) * (if true { (-78i64) } else { (-64i64) }))) as i64);
+        for j1 in 0u32..((a_u32) % 4u32) {
+            v2 = ((0i64 | DiffPair { a: (a_i64 / ((-74i64) | 1i64)), b: (a_i64 % (a_i64 | 1i64)) }.mixed()) & (-((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64)));
         }
-        let mut v2: f32 = (((a_i32) as f32) + ((a_u64) as f32));
-        for j2 in (u32::MAX - (((56u32 << (-72i32))) % 4u32))..=u32::MAX {
-            v2 = ((-v0) / (4.625f32 * a_f32));
+        let mut v3: f32 = ((a_f32 / 0.0f32) * (a_f32 * 16777216.0f32));
+        for j2 in ((((65u32 | a_u32)) % 8u32)..(((90u32 % (4294967295u32 | 1u32))) % 16u32)).step_by(((20u32) % 3u32) as usize) {
+            v3 = v3;
         }
-        let mut v3: i8 = ((v1).max(v1) % ((v1).abs() | 1i8));
-        for j3 in (u32::MAX - ((((a_i32) as u32)) % 4u32))..=u32::MAX {
-            v3 = (((((a_u32) as u8)) as i8) ^ ((8.625f64) as i8));
-        }
-        let v4: i64 = ((((!(a_u32 < 30u32))) as i64)).min((match (4149084084u32 % 8u32) { 0u32..=1u32 => (-8i64), 3u32 => ((81u64) as i64), 0u32 => 63i64, _ => (-11i64) }));
-        oi[i] = ((((63u8 ^ 0u8) | ((true) as u8)) % (((a_f32) as u8) | 1u8))) as u64;
-        of[i] = (a_f64) as f64;
+        let v4: i64 = ((v2 ^ 9223372036854775807i64) ^ a_i64);
+        oi[i] = ((-(!(67i16 << (94u16 & 15u16))))) as u64;
+        of[i] = (((((-4.875f64) / a_f64) - (0.375f64 / (-1.875f64))) / 7.75f64)) as f64;
     }
 }
 
@@ -1629,16 +1684,14 @@ pub fn diff_66(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i16 = (((if (((a_i32) as u8) >= 65u8) { 63i16 } else { ((a_i32) as i16) }) & (-15i16)) << ((((a_u64) as u32) | (a_u32 / (a_u32 | 1u32))) & 15u32));
-        let mut v1: f64 = (((a_f64).sqrt() * ((98u64) as f64))).abs();
-        if ((0.875f64 <= 12.375f64) && (((a_f32) as u16) >= 1u16)) {
-            v1 = a_f64;
-        } else {
-            v1 = ((-((-6.25f64) * a_f64))).abs();
+        let v0: i16 = 16i16;
+        let v1: i8 = ((-75i8)).abs();
+        let mut v2: u64 = ((match (65u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
+        for j0 in ((((a_u32 ^ a_u32)) % 8u32)..(((((a_u64 >= 56u64)) as u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v2 = v2;
         }
-        let v2: i64 = (((((-128i8)).abs()) as i64) << (((if false { ((a_f32) as u8) } else { 37u8 }) << ((100u16) as i64)) & 63u8));
-        oi[i] = (a_i32) as u64;
-        of[i] = ((((match (70u32 % 8u32) { 5u32..=7u32 => 5.875f64, _ => a_f64 })).abs() * ((10.625f64 / a_f64) * (a_f64 / v1)))) as f64;
+        oi[i] = (85u8) as u64;
+        of[i] = (0.875f64) as f64;
     }
 }
 
@@ -1653,15 +1706,13 @@ pub fn diff_67(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u8 = ((61u8 << (a_i64 & 7i64)) << (-((a_i64) as i8)));
-        let mut v1: u16 = (95u16 ^ (((a_f32) as u16) ^ ((a_i32) as u16)));
-        if ((if true { 4.25f64 } else { a_f64 }) <= (-a_f64)) {
-            v1 = (((((!a_i64)) as u8)) as u16);
-        } else {
-            v1 = v1;
+        let v0: u8 = ((((-4.125f64) * (-4.875f64))) as u8);
+        let mut v1: u8 = ((((((a_u32) as u8) | 55u8) ^ ((a_i32) as u8))) as u8);
+        for j0 in (0u32..(((a_u32 >> ((-95i16) & 31i16))) % 4u32)).rev() {
+            v1 = (((if (true && true) { 53i32 } else { ((match (76u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) })) as u8);
         }
-        oi[i] = (((53u64) as u16)) as u64;
-        of[i] = ((-2.375f32)) as f64;
+        oi[i] = (((((-10i16) >> (a_i32 & 15i32))).min(((a_i64) as i16)) % (93i16 | 1i16))) as u64;
+        of[i] = ((a_f64 / (-(a_f64 * a_f64)))) as f64;
     }
 }
 
@@ -1676,20 +1727,25 @@ pub fn diff_68(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u8 = ((13u8 << (13u8 & 7u8))).min((if true { 73u8 } else { 61u8 }));
-        for j0 in ((((38u32 ^ 72u32)) % 8u32)..((((a_i32) as u32)) % 16u32)).step_by(((68u32) % 3u32) as usize) {
-            v0 = ((((a_f32) as u8) | v0) + (!v0));
+        let mut v0: u8 = 24u8;
+        for j0 in ((((a_u32 | 13u32)) % 8u32)..(((a_u32).max(a_u32)) % 16u32)).step_by(((73u32) % 3u32) as usize) {
+            v0 = ((v0 ^ v0) & ((a_u32) as u8));
         }
-        let mut v1: u64 = (((48u64 | a_u64)).max((!32u64)) >> ((!a_u64)).max(86u64));
-        if ((34i64 / a_i64) >= (-a_i64)) {
-            v1 = (if (((0u32) as u16) > ((0u32) as u16)) { (a_u64 % ((if true { a_u64 } else { a_u64 }) | 1u64)) } else { ((match (31u32 % 8u32) { 7u32 | 6u32 => a_u64, _ => v1 }) * ((a_f64) as u64)) });
+        let mut v1: i32 = (31i32).max(69i32);
+        if (!(a_f64 > a_f64)) {
+            v1 = (a_i32 >> (a_u64 & 31u64));
         } else {
-            v1 = (((!(((-9223372036854775808i64)) as i8))) as u64);
+            v1 = (a_i32 << (98i64 & 31i64));
         }
-        let v2: f32 = 9.125f32;
-        let v3: i8 = (((a_i64 * ((-1i64) >> (46u32 & 63u32)))) as i8);
-        oi[i] = (((if (4294967295u32 < a_u32) { (18u32 << 53u16) } else { (a_u32 ^ 0u32) }) >> ((-(!89i32)) & 31i32))) as u64;
-        of[i] = ((-(if (((a_i32) as u8) >= ((a_u32) as u8)) { (a_f64 - a_f64) } else { (match (72u32 % 8u32) { 4u32 | 4u32 => a_f64, _ => a_f64 }) }))) as f64;
+        let mut v2: u8 = (if (3i32 <= (v1 & 13i32)) { ((((a_i32) as u8) | 28u8) | ((3u16) as u8)) } else { (if ((-41i8) > ((a_u32) as i8)) { ((((a_u32) as i16)) as u8) } else { (((a_i32) as u8) * v0) }) });
+        if ((0i64 | DiffPair::new((-5i64), 0i64).b) >= (!a_i64)) {
+            v2 = (((((-128i8) | ((a_u32) as i8))) as u8) >> (((a_i32) as u8) & 7u8));
+        } else {
+            v2 = ((if ((-9223372036854775808i64) != a_i64) { (((a_i64) as u8) >> (86u64 & 7u64)) } else { (v2 * v2) }) + ((if (a_u64 > 1u64) { 80u8 } else { 128u8 }) + (match (a_u32 % 8u32) { 4u32 | 5u32 => v0, 1u32..=6u32 => ((a_u32) as u8), _ => ((a_f32) as u8) })));
+        }
+        let v3: f32 = (((((a_u32) as u8) * 8u8)) as f32);
+        oi[i] = (((((a_u32 + a_u32)) as u64) / (((((a_u32) as u16) <= ((a_f32) as u16))) as u64))) as u64;
+        of[i] = (((-v3) * ((a_u32) as f32))) as f64;
     }
 }
 
@@ -1710,11 +1766,19 @@ pub fn diff_69(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         } else {
             v0 = ((-a_f64) * a_f64);
         }
-        let v1: i16 = (((((a_u64).min(5843972931421992091u64)) as i64)) as i16);
-        let v2: f32 = ((0.25f32 * 11.0f32) - ((-2.125f32) + a_f32));
-        let v3: i64 = (a_i64 << ((87u8 % (((a_i64) as u8) | 1u8)) & 63u8));
-        oi[i] = (((!(24u64 + 0u64)) + (((a_f32) as u64) >> ((if false { v3 } else { a_i64 }) & 63i64)))) as u64;
-        of[i] = ((((37u8 % ((((a_u32) as u8) + 7u8) | 1u8))) as f32)) as f64;
+        let v1: i16 = 72i16;
+        let mut v2: i64 = ((a_i64 % (38i64 | 1i64))).abs();
+        if ((if false { v1 } else { ((a_f32) as i16) }) > (v1 >> (70i64 & 15i64))) {
+            v2 = a_i64;
+        } else {
+            v2 = a_i64;
+        }
+        let mut v3: u64 = (!((if false { a_u64 } else { a_u64 })).min((if false { 22u64 } else { 31u64 })));
+        for j0 in (0u32..(((((-10.5f32)) as u32)) % 4u32)).rev() {
+            v3 = a_u64;
+        }
+        oi[i] = (((0i64 | DiffPair::new((a_i64 << ((a_f32) as i16)), (v2 + a_i64)).b) >> ((((false) as i64) & a_i64) & 63i64))) as u64;
+        of[i] = ((a_f64 + ((-v0) * v0))) as f64;
     }
 }
 
@@ -1729,19 +1793,19 @@ pub fn diff_70(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u64 = (((3.4e38f32 * a_f32)) as u64);
-        for j0 in 0u32..(((!59u32)) % 4u32) {
-            v0 = (40u64 % (((a_f64) as u64) | 1u64));
+        let mut v0: u64 = (((5e-324f64) as u64) + (1u64 | a_u64));
+        for j0 in ((((78u32 & 1u32)) % 8u32)..((a_u32) % 16u32)).step_by(((93u32) % 3u32) as usize) {
+            v0 = v0;
         }
-        let v1: u16 = (((((a_i64) as u16) | 75u16)).max((66u16 | 0u16)) - ((((35u32 <= a_u32) && true)) as u16));
-        let v2: u64 = (v0 * v0);
-        let v3: u16 = (v1 / (((a_i64) as u16) | 1u16));
-        let mut v4: u64 = (a_u64 & 63u64);
-        for j1 in (u32::MAX - ((46u32) % 4u32))..=u32::MAX {
-            v4 = (v4 - 18446744073709551615u64);
+        let v1: u8 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
+        let v2: u32 = 81u32;
+        let mut v3: i64 = (match (a_u32 % 8u32) { 2u32..=7u32 => ((83i16) as i64), _ => (!(-44i64)) });
+        for j1 in (u32::MAX - ((((91i8) as u32)) % 4u32))..=u32::MAX {
+            v3 = (0i64 | DiffPair { a: (v3 >> (((a_i64) as u16) & 63u16)), b: (-v3) }.mixed());
         }
-        oi[i] = (((match (a_u32 % 8u32) { 4u32..=7u32 => (-32768i16), 5u32 | 3u32 => (!15i16), _ => ((a_i64) as i16) }) >> ((!54i32) >> (85u16 >> ((a_i64) as u16))))) as u64;
-        of[i] = ((-10.75f32)) as f64;
+        let v4: i64 = ((0i64 | DiffPair { a: 64i64, b: v3 }.mixed())).min((0i64 | DiffPair::new(v3, v3).b));
+        oi[i] = (((a_u32) as u16)) as u64;
+        of[i] = (((((-9.125f64)).sqrt() / (((-3.75f32)) as f64)) * ((if false { a_f64 } else { a_f64 }) + a_f64))) as f64;
     }
 }
 
@@ -1756,15 +1820,13 @@ pub fn diff_71(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u8 = ((match (a_u32 % 8u32) { 4u32 => (((a_u32) as u8) / (((a_u32) as u8) | 1u8)), 0u32..=6u32 => (255u8 % ((a_i64) as u8)), 1u32 => ((26i16) as u8), _ => (((a_f32) as u8)).min(8u8) }) - (19u8 | ((a_f32) as u8)));
-        let mut v1: u8 = ((a_u32) as u8);
-        if ((false && false) && true) {
-            v1 = ((if true { v0 } else { ((a_f32) as u8) }) * (v1 + ((a_i64) as u8)));
-        } else {
-            v1 = ((a_i64) as u8);
+        let v0: u8 = 84u8;
+        let mut v1: u64 = (a_u64 / (a_u64 | 1u64));
+        for j0 in (((((match (53u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 8u32)..(((match (a_u32 % 8u32) { 2u32 | 1u32 => 76u32, _ => a_u32 })) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v1 = ((((a_i32) as i8)) as u64);
         }
-        oi[i] = ((((!(!1u64))) as u32)) as u64;
-        of[i] = ((((match (25u32 % 8u32) { 0u32..=1u32 => 5.25f64, 0u32 => 1.7e308f64, _ => 0.0f64 }) * (a_f64 * (-7.625f64))) / (-(a_f64 - 8.375f64)))) as f64;
+        oi[i] = (((((a_i32) as u64)).min((!99u64)) | ((!a_u64) >> ((94u32 ^ 20u32) & 63u32)))) as u64;
+        of[i] = (((((-4.25f64) - a_f64) * (a_f64 / a_f64)) - ((9.625f64 * a_f64) / (-10.375f64)))) as f64;
     }
 }
 
@@ -1779,18 +1841,18 @@ pub fn diff_72(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i16 = ((match (a_u32 % 8u32) { 2u32..=6u32 => (!(-6i16)), _ => 10i16 })).min((-60i16));
-        for j0 in (((4213296146u32) % 8u32)..((a_u32) % 16u32)).step_by(((80u32) % 3u32) as usize) {
-            v0 = (match (j0 % 8u32) { 6u32 | 2u32 => ((-39i16) - (-v0)), _ => (match (44u32 % 8u32) { 5u32 => (((-62i32)) as i16), 2u32 => ((-87i16) ^ ((a_i32) as i16)), _ => (((a_i64) as i16) >> (a_i32 & 15i32)) }) });
+        let mut v0: i16 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) & 32767i16);
+        for j0 in (0u32..=((4u32) % 4u32)).rev() {
+            v0 = ((((((a_u32) as i16) ^ v0)) as i16) / ((match (47u32 % 8u32) { 6u32 | 2u32 => ((a_f32) as i16), _ => (!((a_f32) as i16)) }) | 1i16));
         }
-        let v1: f32 = (match (8u32 % 8u32) { 5u32 => (a_f32).sqrt(), 1u32 | 3u32 => (2.5f32 + (-7.875f32)), _ => (5.125f32 * a_f32) });
-        let v2: i8 = (((((a_f32) as i8)).max(0i8)).min((if true { 7i8 } else { ((a_i64) as i8) })) - (!((true) as i8)));
-        let mut v3: i64 = 90i64;
-        for j1 in (0u32..=((13u32) % 4u32)).rev() {
-            v3 = (!((if true { v3 } else { v3 }) << (a_u64 & 63u64)));
+        let mut v1: u8 = (((((a_i64) as u8)).max(74u8) ^ ((a_f32) as u8)) << ((a_i64 & (!a_i64)) & 7i64));
+        for j1 in ((((!3191524799u32)) % 8u32)..((((match (31u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v1 = (((((a_i64) as u8)).max(((a_f32) as u8)) << (((match (91u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) & 7i16)) << ((66u64 + (22u64 - a_u64)) & 7u64));
         }
-        oi[i] = (((((-3i32)).abs() << (6948701756905797244u64 & 31u64)) | ((((((a_f32) as u8)) as i64)) as i32))) as u64;
-        of[i] = (((-(v1 * v1))).sqrt()) as f64;
+        let v2: u64 = (if false { 12u64 } else { a_u64 });
+        let v3: i8 = ((a_u32) as i8);
+        oi[i] = ((match (a_u32 % 8u32) { 0u32 => ((a_i32).max(a_i32) * (if true { 52i32 } else { (-28i32) })), 0u32 | 3u32 => ((a_i32).min(a_i32) | (75i32).abs()), 5u32 | 0u32 => ((match (69u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32), _ => (((a_u64 % (v2 | 1u64))) as i32) })) as u64;
+        of[i] = ((0.0f32 / (-(3.4e38f32 + 0.0f32)))) as f64;
     }
 }
 
@@ -1805,21 +1867,24 @@ pub fn diff_73(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i16 = 32767i16;
-        for j0 in (0u32..=(((a_u32 ^ 100u32)) % 4u32)).rev() {
-            v0 = ((((if (0.0f32 <= a_f32) { 9223372036854775807i64 } else { (-5i64) })) as i16) >> ((3u8).max(56u8) >> ((a_i32) as u32)));
+        let mut v0: i16 = ((((a_i64 <= (-100i64)) && true)) as i16);
+        for j0 in (0u32..((((a_i32) as u32)) % 4u32)).rev() {
+            v0 = (v0 >> (((a_i64) as i16) & 15i16));
         }
-        let v1: f64 = (0.875f64 - 4.5f64);
-        let v2: i64 = (((-70i32)) as i64);
-        let mut v3: u64 = 63u64;
-        if (!true) {
-            v3 = v3;
+        let mut v1: u16 = (((true && ((-5i8) <= (-4i8)))) as u16);
+        if ((4.5f32 >= a_f32) || (a_i32 < a_i32)) {
+            v1 = ((match (19u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
         } else {
-            v3 = (83u64 - v3);
+            v1 = 15u16;
         }
-        let v4: u8 = 128u8;
-        oi[i] = (((!v4) % (match (a_u32 % 8u32) { 5u32..=5u32 => ((a_i32) as u8), 5u32..=7u32 => v4, 4u32 => ((a_u32) as u8), _ => (((a_f32) as u8) - ((a_i32) as u8)) }))) as u64;
-        of[i] = (((6.5f32 + ((v1) as f32)) - ((a_f32 * 0.75f32) - ((-7.125f32) + (-5.5f32))))) as f64;
+        let v2: u16 = 0u16;
+        let v3: i64 = (((!59i16)) as i64);
+        let mut v4: u8 = (6u8 % (((((a_i32) as u8) | ((a_u32) as u8)) % (((34u8) as u8) | 1u8)) | 1u8));
+        for j1 in (((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 8u32)..(((32u32 + 1u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v4 = (((((((a_f32) as u8)) as u16) << ((if (9.625f64 > 0.1f64) { a_u64 } else { a_u64 }) & 15u64))) as u8);
+        }
+        oi[i] = ((!(((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) ^ (v4 << (v1 & 7u16))))) as u64;
+        of[i] = ((((10.375f64 + (-6.125f64)) + (a_f64).sqrt())).sqrt()) as f64;
     }
 }
 
@@ -1834,15 +1899,15 @@ pub fn diff_74(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u32 = ((52u32 << ((a_i64) as i16)) - (1u32).max(a_u32));
-        for j0 in (0u32..(((((-83i32)) as u32)) % 4u32)).rev() {
-            v0 = (58u32 ^ (a_u32 << (85u64 & 31u64)));
+        let mut v0: u32 = ((match (19u32 % 8u32) { 6u32..=6u32 => 12u32, _ => 13u32 }) % ((a_u32 - 47u32) | 1u32));
+        for j0 in ((((match (a_u32 % 8u32) { 2u32 => 85u32, 7u32 | 4u32 => a_u32, _ => a_u32 })) % 8u32)..(((!a_u32)) % 16u32)).step_by(((69u32) % 3u32) as usize) {
+            v0 = a_u32;
         }
-        let v1: i32 = (!(-25i32));
-        let v2: i64 = ((((-6i64) + a_i64)).min((25i64 << ((-9223372036854775808i64) & 63i64))) >> (3u32 & 63u32));
-        let v3: u8 = 48u8;
-        oi[i] = (a_i32) as u64;
-        of[i] = ((-(((a_i32 % (v1 | 1i32))) as f32))) as f64;
+        let v1: i16 = ((((match (69u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) as i16);
+        let v2: f32 = ((((a_i64) as i8)) as f32);
+        let v3: u16 = ((51u16 | ((a_f32) as u16))).max((!((a_f32) as u16)));
+        oi[i] = ((84u64 % (a_u64 | 1u64))) as u64;
+        of[i] = (v2) as f64;
     }
 }
 
@@ -1857,14 +1922,21 @@ pub fn diff_75(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i8 = (7i8 - ((a_f32) as i8));
-        let mut v1: u8 = (match (a_u32 % 8u32) { 3u32..=7u32 => (34u8 * 89u8), 3u32 | 2u32 => 8u8, 0u32..=0u32 => (51u8).min(((a_i32) as u8)), _ => (((a_u32) as u8) | ((a_u32) as u8)) });
-        for j0 in (((((((a_f32) as i8)) as u32)) % 8u32)..((((1.7e308f64) as u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+        let v0: i8 = (match (32u32 % 8u32) { 0u32..=7u32 => ((a_f32) as i8), _ => ((a_f32) as i8) });
+        let mut v1: i64 = (!((a_i64) as i64));
+        if (!true) {
             v1 = v1;
+        } else {
+            v1 = (match (31u32 % 8u32) { 6u32 => ((0u64) as i64), _ => ((76i64) as i64) });
         }
-        let v2: f64 = ((-5.25f64) / a_f64);
-        oi[i] = (9223372036854775807i64) as u64;
-        of[i] = ((-a_f64)) as f64;
+        let mut v2: u32 = (if ((-((a_i32) as i8)) > (127i8 >> (13u32 & 7u32))) { ((match (12u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) } else { ((match (4u32 % 8u32) { 4u32..=7u32 => 76u32, 0u32..=6u32 => a_u32, _ => 10u32 }) + (1u32 << (((a_f32) as u16) & 31u16))) });
+        if false {
+            v2 = (if ((1.7e308f64 != 8.875f64) || (a_f64 < a_f64)) { a_u32 } else { (((match (v2 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) << ((36u16 - ((a_u32) as u16)) & 31u16)) });
+        } else {
+            v2 = (((57u16 >> ((a_u32) as u64))) as u32);
+        }
+        oi[i] = (((a_f32) as i8)) as u64;
+        of[i] = ((-12.5f32)) as f64;
     }
 }
 
@@ -1879,18 +1951,13 @@ pub fn diff_76(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u16 = (((a_u32) as u16) % (((a_f32) as u16) | 1u16));
-        for j0 in 0u32..((16u32) % 4u32) {
-            v0 = (((a_u32) as u16) >> (((a_u32) as u32) & 15u32));
+        let mut v0: u16 = (((a_u32) as u16) << ((4u64 % (16u64 | 1u64)) & 15u64));
+        for j0 in (0u32..=(((if ((-2147483648i32) <= a_i32) { 83u32 } else { a_u32 })) % 4u32)).rev() {
+            v0 = ((((a_i32) as u16) % (9u16 | 1u16)) << (((2.875f64) as i16) & 15i16));
         }
-        let mut v1: i8 = ((((a_u32) as i8) & ((a_f32) as i8)) * 2i8);
-        if ((((a_u32) as i8) ^ (-79i8)) < (((-1i64)) as i8)) {
-            v1 = 59i8;
-        } else {
-            v1 = ((-1i8)).min(((((a_f32) as i8) & v1) >> ((84u16 ^ 61u16) & 7u16)));
-        }
-        oi[i] = ((((!0u32) >> (((-82i64) >> (((a_i32) as u16) & 63u16)) & 31i64)) + a_u32)) as u64;
-        of[i] = (((match (31u32 % 8u32) { 2u32 => (a_f32 + a_f32), 0u32..=1u32 => (match (57u32 % 8u32) { 0u32 | 2u32 => a_f32, 5u32..=6u32 => (-5.0f32), 0u32..=5u32 => a_f32, _ => a_f32 }), _ => a_f32 })).abs()) as f64;
+        let v1: f64 = ((5e-324f64 * (a_f64).abs()) + (((a_u32) as f64) / ((80u32) as f64)));
+        oi[i] = (((!(46u16 + ((a_i32) as u16))) | (((a_i32 - a_i32)) as u16))) as u64;
+        of[i] = ((((-((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16))) as f64)) as f64;
     }
 }
 
@@ -1905,15 +1972,20 @@ pub fn diff_77(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u8 = (if false { 16u8 } else { ((a_u32) as u8) });
-        let v1: i32 = ((-36i32) * 2147483647i32);
-        let v2: i32 = (!a_i32);
-        let mut v3: f64 = ((-4.25f64) + a_f64);
-        for j0 in (0u32..(((a_u32 << a_u64)) % 4u32)).rev() {
-            v3 = (a_f64 * a_f64);
+        let v0: u8 = (match (17u32 % 8u32) { 0u32..=7u32 => ((a_u32) as u8), 0u32 | 6u32 => 73u8, _ => 82u8 });
+        let v1: u64 = ((30u64 & 34u64) / ((a_u64 << a_u64) | 1u64));
+        let mut v2: f32 = (1e-40f32 + (((v1) as f32) * (9.75f32 + a_f32)));
+        if ((((a_u32) as i8) * 5i8) == ((a_u32) as i8)) {
+            v2 = (((-a_f32)).sqrt() - ((v2 / a_f32) - a_f32));
+        } else {
+            v2 = (((((-0.0f64)) as f32) + (v2 - a_f32)) / ((-a_f32) * (2.625f32 / v2)));
         }
-        oi[i] = ((-((47i8 * ((a_i32) as i8)) * (57i8 | (-54i8))))) as u64;
-        of[i] = ((0.625f32 / (((a_f64) as f32) - 0.1f32))) as f64;
+        let mut v3: f64 = (if (((0.0f64) as i16) < (((a_i64) as i16) + (-90i16))) { ((a_u32) as f64) } else { (if false { (a_f64 + a_f64) } else { (6.0f64 - 9007199254740992.0f64) }) });
+        for j0 in (0u32..(((match (15u32 % 8u32) { 0u32..=3u32 => 38u32, 3u32..=6u32 => a_u32, 1u32..=4u32 => a_u32, _ => a_u32 })) % 4u32)).rev() {
+            v3 = (a_f64).abs();
+        }
+        oi[i] = (((((a_i64 & a_i64) | a_i64)) as i32)) as u64;
+        of[i] = ((0.875f32 * ((v2 / a_f32) * (a_f32 + (-9.75f32))))) as f64;
     }
 }
 
@@ -1928,10 +2000,13 @@ pub fn diff_78(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u32 = (if false { a_u32 } else { 15u32 });
-        let v1: i16 = ((((a_i32).min(0i32)) as i16) & (((a_f32) as i16)).abs());
-        oi[i] = (((((v1 << ((-1i8) & 15i8))).abs()) as i8)) as u64;
-        of[i] = ((1.7e308f64 + ((a_f64).abs()).abs())) as f64;
+        let v0: u32 = 86u32;
+        let mut v1: u64 = (a_u64 % (68u64 | 1u64));
+        for j0 in (0u32..=(((7u32).max(a_u32)) % 4u32)).rev() {
+            v1 = a_u64;
+        }
+        oi[i] = ((((match (a_u32 % 8u32) { 0u32..=4u32 => ((55u64) as i16), 0u32 => (((a_i32) as i16) ^ 32767i16), 2u32 | 0u32 => (16i16 ^ 87i16), _ => ((-98i16) << (((a_f32) as i16) & 15i16)) })) as u64)) as u64;
+        of[i] = (((64u8) as f64)) as f64;
     }
 }
 
@@ -1947,12 +2022,12 @@ pub fn diff_79(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: f32 = (-a_f32);
-        let v1: u8 = (88u8 - 97u8);
-        let v2: i16 = 72i16;
-        let v3: i32 = ((((a_u32) as i16)) as i32);
-        let v4: f32 = 3.75f32;
-        oi[i] = ((!(match (a_u32 % 8u32) { 0u32 => (((64u64 <= 47u64)) as i32), _ => (match (32u32 % 8u32) { 1u32 | 3u32 => (-7i32), _ => (-95i32) }) }))) as u64;
-        of[i] = (((((a_f32) as u16)) as f32)) as f64;
+        let v1: u8 = (((a_f32) as u8) ^ 73u8);
+        let v2: f64 = (((-12.5f64) / (-2.125f64)) - (-9.125f64));
+        let v3: u16 = ((((-47i64)) as u16) << ((match (a_u32 % 8u32) { 0u32 => (-76i32), _ => a_i32 }) & 15i32));
+        let v4: i64 = (0i64 | DiffPair { a: a_i64, b: (!((match (12u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64)) }.mixed());
+        oi[i] = ((-17i64)) as u64;
+        of[i] = ((match (a_u32 % 8u32) { 3u32..=5u32 => (match (47u32 % 8u32) { 0u32 => (v2 * v2), _ => (-a_f64) }), 0u32 | 5u32 => a_f64, _ => a_f64 })) as f64;
     }
 }
 
@@ -1967,34 +2042,24 @@ pub fn diff_80(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u8 = ((if false { 55u8 } else { 44u8 }) + (57u8 ^ ((a_i32) as u8)));
-        if (61i16 != ((((a_u32) as u16)) as i16)) {
-            v0 = ((a_i64) as u8);
+        let mut v0: u8 = 26u8;
+        if ((false || false) || (50u16 == 15u16)) {
+            v0 = ((a_u32) as u8);
         } else {
-            v0 = v0;
+            v0 = ((a_i32) as u8);
         }
-        let mut v1: i64 = ((((true) as i32)) as i64);
-        for j0 in 0u32..(((a_u32 - 75u32)) % 4u32) {
-            v1 = (!(a_i64 % (a_i64 | 1i64)));
+        let mut v1: f64 = ((33i16) as f64);
+        for j0 in (u32::MAX - (((93u32 << (255u8 & 31u8))) % 4u32))..=u32::MAX {
+            v1 = (a_f64 - (-12.0f64));
         }
-        let mut v2: i8 = (-(96i8 * (-26i8)));
-        if ((87u16 < ((a_u32) as u16)) && ((a_f64 != 1.7e308f64) && false)) {
-            v2 = ((v2 << (43u64 & 7u64)) << ((51u32) as u32));
-        } else {
-            v2 = (((-128i8)).min(((a_i32) as i8)) >> (0i16 & 90i16));
+        let mut v2: f64 = ((-11.375f64)).sqrt();
+        for j1 in (((16u32) % 8u32)..((a_u32) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v2 = (a_f64 - v2);
         }
-        let mut v3: u16 = (((a_f32) as u16)).max(92u16);
-        for j1 in (((((63u64) as u32)) % 8u32)..(((if true { 10u32 } else { a_u32 })) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v3 = 85u16;
-        }
-        let mut v4: u32 = (!((!0u32) % ((a_u32 ^ a_u32) | 1u32)));
-        if ((-37i32) > ((6.875f64) as i32)) {
-            v4 = ((((a_u64 / (18446744073709551615u64 | 1u64))) as u32) - (!(if false { a_u32 } else { v4 })));
-        } else {
-            v4 = a_u32;
-        }
-        oi[i] = (((a_f32) as i16)) as u64;
-        of[i] = (((((-0.0f32) + (-9.875f32)) * (a_f32 * 0.0f32)) * ((((false) as i16)) as f32))) as f64;
+        let v3: f64 = ((((0.1f64) as f64) - ((2u64) as f64)) * (-7.875f64));
+        let v4: i8 = (((0i8 & 90i8) / ((-((a_i64) as i8)) | 1i8)) / (59i8 | 1i8));
+        oi[i] = ((if (3.4e38f32 == (-a_f32)) { (match (a_u32 % 8u32) { 3u32 | 2u32 => (match (a_u32 % 8u32) { 2u32 | 1u32 => 46i16, 2u32 => ((a_i32) as i16), 2u32 => 73i16, _ => (-1i16) }), 4u32 | 6u32 => 92i16, _ => (-1i16) }) } else { ((((a_i64) as i16) % (15i16 | 1i16)) / ((match (9u32 % 8u32) { 1u32 => 83i16, 1u32..=6u32 => ((a_i32) as i16), 3u32 | 5u32 => ((a_u32) as i16), _ => (-79i16) }) | 1i16)) })) as u64;
+        of[i] = ((((v1 / (-6.5f64))).sqrt() / (((-6.875f64) - (-3.375f64)) / (v2 * v2)))) as f64;
     }
 }
 
@@ -2011,19 +2076,13 @@ pub fn diff_81(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f64: f64 = xf64[i];
         let v0: f32 = 4.625f32;
         let mut v1: f32 = v0;
-        for j0 in ((((!78u32)) % 8u32)..((((15i16) as u32)) % 16u32)).step_by(((18u32) % 3u32) as usize) {
-            v1 = (a_f32 + (((11u64 & 63u64)) as f32));
+        for j0 in (0u32..=((a_u32) % 4u32)).rev() {
+            v1 = (-11.625f32);
         }
-        let mut v2: i16 = (((-54i16) - 44i16) / ((((a_f32) as i16) / ((-6i16) | 1i16)) | 1i16));
-        for j1 in (0u32..(((4u32 ^ 2u32)) % 4u32)).rev() {
-            v2 = ((14i16) as i16);
-        }
-        let mut v3: u64 = (((a_u64 << 9223372036854775807i64) % (10u64 ^ 17128719846129318753u64)) << (((!v2) >> 20i64) & 63i16));
-        for j2 in 0u32..(((a_u32 ^ 103314831u32)) % 4u32) {
-            v3 = (match (42u32 % 8u32) { 3u32 | 0u32 => a_u64, 0u32..=3u32 => ((a_u64 << (a_i64 & 63i64)) << (((a_f32) as u32) & 63u32)), 7u32 => (((-9.375f32)) as u64), _ => ((!a_u64) >> a_i32) });
-        }
-        oi[i] = ((if (91u8 != (54u8 << (((a_i32) as i16) & 7i16))) { ((if false { 31i32 } else { (-45i32) }) << (a_i64 % (a_i64 | 1i64))) } else { ((a_i32 >> ((a_u32) as u8)) | (if (a_f32 <= v1) { a_i32 } else { 11i32 })) })) as u64;
-        of[i] = ((((a_f64 + (-10.625f64)) / (-11.0f64)) * 0.1f64)) as f64;
+        let v2: i8 = ((match (24u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
+        let v3: u32 = ((true) as u32);
+        oi[i] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) as u64;
+        of[i] = ((if ((58u8).max(90u8) <= (6u8 / (79u8 | 1u8))) { (((a_i64 * 64i64)) as f32) } else { v0 })) as f64;
     }
 }
 
@@ -2038,9 +2097,9 @@ pub fn diff_82(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i64 = ((a_i64 << ((-60i32) & 63i32)) * (if false { a_i64 } else { 9223372036854775807i64 }));
-        oi[i] = ((if false { (match (1u32 % 8u32) { 5u32 => (match (31u32 % 8u32) { 3u32..=4u32 => 2147483647i32, 7u32 => 31i32, 4u32..=5u32 => a_i32, _ => a_i32 }), 7u32 | 2u32 => (73i32 + a_i32), _ => (a_i32).abs() }) } else { (if (a_i64 <= a_i64) { ((-45i32) * (-100i32)) } else { (-a_i32) }) })) as u64;
-        of[i] = (6.375f64) as f64;
+        let v0: i64 = 40i64;
+        oi[i] = (a_u32) as u64;
+        of[i] = (((((((0.0f32) as i64)) as i64)) as f32)) as f64;
     }
 }
 
@@ -2056,8 +2115,8 @@ pub fn diff_83(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: f32 = ((if (a_i32 > (-93i32)) { (16777216.0f32 + 0.1f32) } else { (11.25f32 * 8.125f32) })).sqrt();
-        oi[i] = (((((!a_i32) | ((-10i32) | a_i32))) as i8)) as u64;
-        of[i] = (((-a_f64) * ((a_f64 / (-10.125f64)) * a_f64))) as f64;
+        oi[i] = ((!((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8))) as u64;
+        of[i] = ((((a_f64 * a_f64) - (a_f64 * a_f64))).sqrt()) as f64;
     }
 }
 
@@ -2072,20 +2131,22 @@ pub fn diff_84(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i64 = ((a_i64 + (-28i64)) << (((a_f32) as u16) & 63u16));
-        for j0 in (0u32..=((a_u32) % 4u32)).rev() {
-            v0 = (((a_u64) as i64) >> ((v0 + (-92i64)) & 63i64));
+        let mut v0: i64 = (((9007199254740992.0f64) as i64) ^ (match (a_u32 % 8u32) { 5u32 | 6u32 => a_i64, 1u32 => 34i64, _ => a_i64 }));
+        for j0 in (((56u32) % 8u32)..(((30u32 - 31u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v0 = (0i64 | DiffPair::new((!(-9223372036854775808i64)), a_i64).b);
         }
-        let mut v1: i64 = ((!(v0 - v0)) % (((v0 - v0) + (if true { a_i64 } else { a_i64 })) | 1i64));
-        for j1 in (0u32..=(((a_u32 & 1u32)) % 4u32)).rev() {
-            v1 = ((((-5.875f64)) as i64) * ((if false { 15i64 } else { a_i64 }) + (a_i64 << (60i64 & 63i64))));
+        let mut v1: u32 = 1u32;
+        for j1 in (0u32..=(((a_u32 % (a_u32 | 1u32))) % 4u32)).rev() {
+            v1 = (if (58u16 > 15u16) { (30u32 << (17i64 & 31i64)) } else { (v1 >> (-51i8)) });
         }
-        let mut v2: i64 = (((true) as i64) >> ((((a_i32) as i8) >> (a_u32 & 7u32)) & 63i8));
-        for j2 in (0u32..((a_u32) % 4u32)).rev() {
-            v2 = a_i64;
+        let mut v2: i16 = (!(if (true && (((a_f32) as i16) < 45i16)) { (if false { (-64i16) } else { 72i16 }) } else { (((a_i32) as i16) ^ ((a_u32) as i16)) }));
+        if (!(a_f32 > 0.1f32)) {
+            v2 = ((if false { (((a_f32) as i16) << 10i64) } else { (!((a_f32) as i16)) }) & ((match (v1 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16));
+        } else {
+            v2 = (((!32767i16)).max((!v2)) >> (64u64 & 15u64));
         }
-        oi[i] = ((((if false { (-1i8) } else { ((a_f32) as i8) })).min((((a_i64) as i8) >> (((a_i64) as u16) & 7u16))) << ((-(-a_i64)) & 7i64))) as u64;
-        of[i] = ((((a_f64).abs() + (match (32u32 % 8u32) { 1u32 | 1u32 => 5e-324f64, _ => 9.125f64 })) / (-(a_f64 * 9007199254740992.0f64)))) as f64;
+        oi[i] = (((((a_f32) as u16) << ((-((a_i32) as i8)) & 15i8)) >> ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) | (68i8 << a_i64)) & 15i8))) as u64;
+        of[i] = ((if (!(v1 >= a_u32)) { ((((match (v1 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)) as f32) } else { (match (v1 % 8u32) { 1u32..=6u32 => (-a_f32), 3u32 | 7u32 => (a_f32 / a_f32), _ => ((-5.625f32) / 0.875f32) }) })) as f64;
     }
 }
 
@@ -2100,13 +2161,13 @@ pub fn diff_85(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u16 = 2u16;
+        let mut v0: u16 = ((a_u32) as u16);
         for j0 in (0u32..=((((97u64) as u32)) % 4u32)).rev() {
-            v0 = (((((-7.75f32) - a_f32)) as u16)).max((((255u8 >> (v0 & 7u16))) as u16));
+            v0 = (((if false { ((a_i64) as u16) } else { v0 }) & ((63i64) as u16)) - ((a_i32) as u16));
         }
-        let v1: i64 = (-1i64);
-        oi[i] = ((a_i64 << ((-67i32) & 63i32))) as u64;
-        of[i] = ((((16777216.0f32 * a_f32) + (a_f32).abs()) * ((((v0) as i32)) as f32))) as f64;
+        let v1: u8 = ((21u8 << (-11i32))).max((((a_i64) as u8) + 255u8));
+        oi[i] = ((((((a_i64) as u16)) as u32) - a_u32)) as u64;
+        of[i] = ((((3.625f32 * a_f32) * ((-8.0f32) - 8.5f32)) / (-(a_f32 + 3.4e38f32)))) as f64;
     }
 }
 
@@ -2122,8 +2183,8 @@ pub fn diff_86(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: f64 = ((a_f64 / 0.625f64) * (match (74u32 % 8u32) { 5u32..=7u32 => (-11.75f64), 4u32 => a_f64, _ => a_f64 }));
-        oi[i] = ((((a_u32) as u16)).max(((27u16 + 24u16) >> ((match (a_u32 % 8u32) { 0u32..=6u32 => 32u32, _ => 81u32 }) & 15u32)))) as u64;
-        of[i] = ((if ((31i32 >= a_i32) || true) { (((32u16 % (((a_i32) as u16) | 1u16))) as f64) } else { ((9223372036854775807i64) as f64) })) as f64;
+        oi[i] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)) as u64;
+        of[i] = (((((a_f32) as i8)) as f64)) as f64;
     }
 }
 
@@ -2138,11 +2199,21 @@ pub fn diff_87(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u8 = (((a_f32) as u8) * 91u8);
-        let v1: u16 = ((a_u32) as u16);
-        let v2: i64 = a_i64;
-        oi[i] = (((!(if ((-0.75f32) != 1.75f32) { 1u64 } else { 42u64 })) & ((!a_u64) / (((a_u64) as u64) | 1u64)))) as u64;
-        of[i] = (((((-a_f32) + (-a_f32))) as f32)) as f64;
+        let v0: u8 = (!((a_f32) as u8));
+        let mut v1: u8 = (if (56u16 < 54u16) { (v0 << (v0 & 7u8)) } else { ((0.1f64) as u8) });
+        if ((a_u32 != a_u32) || false) {
+            v1 = ((a_i32) as u8);
+        } else {
+            v1 = v0;
+        }
+        let mut v2: i8 = ((match (93u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
+        if ((84u32 & a_u32) < a_u32) {
+            v2 = ((match (a_u32 % 8u32) { 0u32..=1u32 => ((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8), _ => ((true) as i8) }) / ((((match (88u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)).min(5i8) | 1i8));
+        } else {
+            v2 = (((v2 - v2)).min((match (26u32 % 8u32) { 7u32 | 5u32 => 8i8, 0u32..=5u32 => ((a_i64) as i8), _ => ((a_i64) as i8) })) % (match (17u32 % 8u32) { 3u32 => ((8u64) as i8), 1u32..=1u32 => (v2).max(((a_i64) as i8)), _ => ((a_f64) as i8) }));
+        }
+        oi[i] = ((((((a_f32) as i8) << (((a_f32) as i8) & 7i8)) * (48i8 ^ v2)) & 92i8)) as u64;
+        of[i] = (10.0f32) as f64;
     }
 }
 
@@ -2157,10 +2228,10 @@ pub fn diff_88(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i64 = ((match (15u32 % 8u32) { 0u32..=6u32 => 47i64, _ => a_i64 }) - (-(-a_i64)));
-        let v1: u64 = 54u64;
-        oi[i] = (((!(if false { 98i64 } else { v0 })) ^ (match (a_u32 % 8u32) { 1u32 => (a_i64).max(0i64), 1u32 => ((91u16) as i64), _ => ((a_i32) as i64) }))) as u64;
-        of[i] = (((((!a_i32)) as f32) - a_f32)) as f64;
+        let v0: i64 = ((match (4136064658u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64);
+        let v1: u64 = 47u64;
+        oi[i] = ((v0 & ((-a_i64) * (a_i64).abs()))) as u64;
+        of[i] = ((((if (72u64 <= a_u64) { ((-37i8) - (-31i8)) } else { ((-69i8)).max(((a_i32) as i8)) })) as f64)) as f64;
     }
 }
 
@@ -2175,16 +2246,16 @@ pub fn diff_89(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i8 = ((94i32) as i8);
-        for j0 in (((23u32) % 8u32)..(((match (0u32 % 8u32) { 1u32 => a_u32, _ => 92u32 })) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v0 = (29i8).max(v0);
+        let mut v0: i8 = 94i8;
+        for j0 in (0u32..=((((a_u64) as u32)) % 4u32)).rev() {
+            v0 = (v0).max(((a_f32) as i8));
         }
-        let mut v1: u8 = ((((-90i16)) as u8) % (((((a_f32) as i8)) as u8) | 1u8));
-        for j1 in (0u32..(((52u32 << ((-92i8) & 31i8))) % 4u32)).rev() {
-            v1 = ((a_i64) as u8);
+        let mut v1: i64 = (((44i64 % ((-57i64) | 1i64)) >> (((match (40u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64) & 63i64)) * ((!a_i64) + ((5.125f32) as i64)));
+        for j1 in ((((50u32 << (71i32 & 31i32))) % 8u32)..(((a_u32 * a_u32)) % 16u32)).step_by(((20u32) % 3u32) as usize) {
+            v1 = (((((7i8) as i32)).max((if (41u32 < 18u32) { (-45i32) } else { a_i32 }))) as i64);
         }
-        oi[i] = ((39i16 >> ((!((((a_i32) as i16)) as i8)) & 15i8))) as u64;
-        of[i] = ((((a_u64 >> a_u64)) as f32)) as f64;
+        oi[i] = (((((((a_u32) as u16)) as i16)).abs() | (-(71i16 & ((a_i64) as i16))))) as u64;
+        of[i] = (((a_f32 - (-a_f32)) + ((((a_u32) as u16)) as f32))) as f64;
     }
 }
 
@@ -2199,17 +2270,20 @@ pub fn diff_90(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u16 = (((a_i64) as u16) % ((match (11u32 % 8u32) { 3u32 => 78u16, 7u32 => ((a_i64) as u16), 4u32..=4u32 => ((a_i64) as u16), _ => ((a_i32) as u16) }) | 1u16));
-        if (!false) {
-            v0 = v0;
+        let mut v0: u16 = 49u16;
+        if ((!true) && (32767i16 >= (-94i16))) {
+            v0 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
         } else {
-            v0 = ((a_i64) as u16);
+            v0 = (((((a_u32) as u16)) as u16) * (!v0));
         }
-        let v1: u32 = ((!(a_u32 | a_u32)) & (((63u64) as u32) << ((a_u32 << 35u32) & 31u32)));
-        let v2: u64 = ((1u64).max(3u64) ^ a_u64);
-        let v3: i32 = ((match (86u32 % 8u32) { 1u32..=7u32 => 45i32, 4u32 | 2u32 => (-66i32), _ => 30i32 }) >> ((!((a_u32) as i8)) & 31i8));
-        oi[i] = ((if ((!true) && (a_f64 != (-9.625f64))) { (if false { (!72i64) } else { ((-6i64)).abs() }) } else { ((v0) as i64) })) as u64;
-        of[i] = (((((match (v1 % 8u32) { 1u32 => ((a_i32) as u8), _ => 73u8 }) & ((true) as u8))) as f32)) as f64;
+        let v1: i64 = ((!a_i64)).min(a_i64);
+        let v2: i32 = (((match (31u32 % 8u32) { 7u32 => ((a_u32) as u8), _ => 21u8 })) as i32);
+        let mut v3: i16 = ((-4i16) << (v1 & 15i64));
+        for j0 in (0u32..(((31u32 | a_u32)) % 4u32)).rev() {
+            v3 = (match (j0 % 8u32) { 3u32..=5u32 => 16i16, 1u32 => v3, 0u32..=4u32 => v3, _ => ((a_i32) as i16) });
+        }
+        oi[i] = ((match (18u32 % 8u32) { 1u32 => ((v1).abs() >> (((-17i16) / ((-84i16) | 1i16)) & 63i16)), 0u32 | 0u32 => (0i64 | DiffPair { a: (0i64 | DiffPair { a: a_i64, b: v1 }.mixed()), b: (match (16u32 % 8u32) { 2u32 => (-73i64), 5u32 => v1, 5u32..=6u32 => a_i64, _ => a_i64 }) }.mixed()), 1u32..=3u32 => (-53i64), _ => ((0i64 | DiffPair { a: v1, b: v1 }.mixed()) ^ (94i64 | v1)) })) as u64;
+        of[i] = ((-((8.375f32 - 10.25f32) - (-8.625f32)))) as f64;
     }
 }
 
@@ -2224,21 +2298,24 @@ pub fn diff_91(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i16 = (((a_f32) as i16) | 17i16);
-        let v1: u16 = ((((a_i32) as u16) - 44u16) / 68u16);
-        let mut v2: f32 = a_f32;
-        for j0 in ((((if false { a_u32 } else { 91u32 })) % 8u32)..((((a_i32) as u32)) % 16u32)).step_by(((31u32) % 3u32) as usize) {
-            v2 = ((v2 * a_f32) * (v2).abs());
+        let v0: i16 = (!((32767i16).abs() & ((-1i16) >> (((a_f32) as i16) & 15i16))));
+        let v1: f32 = ((-a_f32) * a_f32);
+        let mut v2: u16 = ((((a_u32) as i16)) as u16);
+        for j0 in (0u32..(((if false { 31u32 } else { a_u32 })) % 4u32)).rev() {
+            v2 = v2;
         }
-        let v3: u64 = ((a_u32) as u64);
-        let mut v4: i8 = ((((-55i8) * 0i8)).max(((-1i8) * 85i8)) % ((((if false { ((a_u32) as i16) } else { v0 })) as i8) | 1i8));
-        if true {
-            v4 = (((55i8 * v4)).abs()).abs();
+        let mut v3: u32 = a_u32;
+        if ((35u64 >= 48u64) || (((a_i64) as u16) >= v2)) {
+            v3 = (((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) & (match (v3 % 8u32) { 5u32 | 6u32 => (17u32 + 95u32), 5u32 | 3u32 => (v3 & a_u32), 5u32..=6u32 => (v3 - v3), _ => (a_u32 % (v3 | 1u32)) }));
         } else {
-            v4 = ((if (v0 != v0) { ((-78i8)).max(71i8) } else { (!v4) })).abs();
+            v3 = ((((53i64 + (-7i64)) <= ((match (11u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64))) as u32);
         }
-        oi[i] = (((if (true || false) { 77u32 } else { (36u32 | 36u32) }) << ((70i8 >> ((a_i64).min(9223372036854775807i64) & 7i64)) & 31i8))) as u64;
-        of[i] = ((-((match (a_u32 % 8u32) { 0u32..=7u32 => a_f64, 2u32..=5u32 => a_f64, _ => (-6.5f64) }) * (a_f64 - a_f64)))) as f64;
+        let mut v4: i64 = (match (a_u32 % 8u32) { 5u32..=7u32 => ((-43i64) << (16u16 & 63u16)), _ => (-77i64) });
+        for j1 in (0u32..((v3) % 4u32)).rev() {
+            v4 = (0i64 | DiffPair { a: (a_i64 / (v4 | 1i64)), b: (0i64 | DiffPair { a: v4, b: (-29i64) }.mixed()) }.mixed());
+        }
+        oi[i] = ((((if (63i64 < a_i64) { ((a_u32) as i16) } else { 20i16 }) | ((((a_u32) as i8)) as i16)) >> ((!((v1) as u64)) & 15u64))) as u64;
+        of[i] = (((((!a_i64)) as f64) * (((-1.75f64) / a_f64)).abs())) as f64;
     }
 }
 
@@ -2253,21 +2330,27 @@ pub fn diff_92(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i8 = ((!(-39i8)) >> ((((a_f32) as i16)).max((-1i16)) & 7i16));
-        for j0 in ((((((-12.125f32)) as u32)) % 8u32)..(((a_u32).max(45u32)) % 16u32)).step_by(((32u32) % 3u32) as usize) {
-            v0 = (match (a_u32 % 8u32) { 5u32 | 1u32 => (if (a_i64 > (-28i64)) { v0 } else { ((a_i32) as i8) }), _ => ((-41i8) + v0) });
+        let mut v0: i8 = ((!((a_u32) as i8)) / (41i8 | (-39i8)));
+        for j0 in (0u32..=(((31u32 * a_u32)) % 4u32)).rev() {
+            v0 = (((-a_f64)) as i8);
         }
-        let v1: u32 = (match (1u32 % 8u32) { 6u32 => 22u32, _ => 29u32 });
-        let v2: u16 = (match (v1 % 8u32) { 7u32 | 0u32 => 8u16, 1u32..=4u32 => 76u16, _ => (((a_i64) as u16) << (v1 & 15u32)) });
-        let mut v3: f64 = ((-11.25f64) - 8.75f64);
-        if (((a_u32) as f32) < ((-2.875f32) / a_f32)) {
-            v3 = (v3 + (-11.875f64));
+        let mut v1: i16 = ((a_i64) as i16);
+        if ((0i64 | DiffPair { a: 63i64, b: a_i64 }.mixed()) > ((-41i64) + (-1i64))) {
+            v1 = ((a_i64) as i16);
         } else {
-            v3 = (if true { 2.25f64 } else { v3 });
+            v1 = ((22i16 | v1) / ((-((a_u32) as i16)) | 1i16));
         }
-        let v4: i16 = (9i16 << (((a_u32) as i16) & 15i16));
-        oi[i] = ((((a_i32 * 2147483647i32) << ((match (90u32 % 8u32) { 2u32..=2u32 => ((a_i32) as i8), _ => ((a_i64) as i8) }) & 31i8)) ^ 9i32)) as u64;
-        of[i] = ((((((-72i64)) as f32) + 1e-40f32)).sqrt()) as f64;
+        let mut v2: i8 = (((a_u32) as i8)).abs();
+        for j1 in (u32::MAX - (((a_u32 / (76u32 | 1u32))) % 4u32))..=u32::MAX {
+            v2 = (((a_i64) as i8)).max(v0);
+        }
+        let v3: u16 = (42u16 << 63i64);
+        let mut v4: i64 = (((75i64).abs() + (if false { a_i64 } else { 68i64 })) % (95i64 | 1i64));
+        for j2 in (0u32..((9u32) % 4u32)).rev() {
+            v4 = a_i64;
+        }
+        oi[i] = (((((a_i64 >> (27u64 & 63u64)) >> ((64u32 - 69u32) & 63u32))) as i8)) as u64;
+        of[i] = (((((v4 + v4)) as f64) + (-1.375f64))) as f64;
     }
 }
 
@@ -2282,12 +2365,20 @@ pub fn diff_93(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i64 = (!(-32i64));
-        let v1: i64 = (match (a_u32 % 8u32) { 3u32 | 2u32 => (-41i64), 3u32..=5u32 => v0, _ => v0 });
-        let v2: u16 = ((((((a_i64) as i16) % (((a_i64) as i16) | 1i16))) as u16) & ((a_i32) as u16));
-        let v3: f64 = ((a_f64 + (-0.875f64)) + (0.1f64 + a_f64));
-        oi[i] = ((((((a_f32) as u16) % (((a_f32) as u16) | 1u16)) >> (v2 & 15u16)) - ((((a_u32) as u16)).min(((a_i32) as u16)) / ((v2 % (50496u16 | 1u16)) | 1u16)))) as u64;
-        of[i] = ((-7.75f32)) as f64;
+        let v0: i64 = (-32i64);
+        let v1: i64 = (v0 % (v0 | 1i64));
+        let mut v2: f64 = ((55u8) as f64);
+        for j0 in 0u32..(((a_u32 & a_u32)) % 4u32) {
+            v2 = (match (a_u32 % 8u32) { 3u32..=6u32 => (v2).sqrt(), 1u32 | 4u32 => ((-0.875f64) * a_f64), _ => (v2 * a_f64) });
+        }
+        let mut v3: i16 = ((if (v2 > a_f64) { 32767i16 } else { ((a_f32) as i16) }) - ((match (80u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16));
+        if (a_f32 < ((-8.0f32) + a_f32)) {
+            v3 = (!(((a_f32) as i16) / (v3 | 1i16)));
+        } else {
+            v3 = (if ((-34i16) == v3) { (v3 / (v3 | 1i16)) } else { (((a_f32) as i16) / ((a_i64) as i16)) });
+        }
+        oi[i] = (((a_u32) as i8)) as u64;
+        of[i] = (((-10.5f64) * a_f64)) as f64;
     }
 }
 
@@ -2302,20 +2393,22 @@ pub fn diff_94(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u32 = (a_u32 + 86u32);
-        if false {
-            v0 = v0;
-        } else {
+        let mut v0: u32 = (86u32 + a_u32);
+        if (!true) {
             v0 = a_u32;
+        } else {
+            v0 = ((v0) as u32);
         }
-        let v1: f64 = ((((75u8) as u8)) as f64);
-        let v2: u32 = (((a_f64) as u32) ^ (31u32 / (v0 | 1u32)));
-        let mut v3: u64 = (a_u64 ^ (match (a_u32 % 8u32) { 0u32 | 3u32 => ((a_i64) as u64), 2u32 => a_u64, _ => 97u64 }));
-        for j0 in ((((16u32).min(v2)) % 8u32)..(((88u32 & a_u32)) % 16u32)).step_by(((v2) % 3u32) as usize) {
-            v3 = (((!v3)).max(21u64) & ((a_u64 | a_u64)).max((match (v0 % 8u32) { 4u32..=7u32 => a_u64, _ => a_u64 })));
+        let v1: f64 = ((a_f32) as f64);
+        let v2: i16 = ((a_f64) as i16);
+        let mut v3: u32 = v0;
+        if (!(!false)) {
+            v3 = a_u32;
+        } else {
+            v3 = ((v3 % (a_u32 | 1u32)) % ((a_u32 + 28u32) | 1u32));
         }
-        oi[i] = ((!((a_u32) as u8))) as u64;
-        of[i] = ((if ((-((a_f32) as i8)) > (24i8 | 8i8)) { ((-a_f64)).sqrt() } else { ((a_f64 * a_f64) - (-v1)) })) as f64;
+        oi[i] = (((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)) as u64;
+        of[i] = ((-(a_f32 + (4.25f32 * 7.125f32)))) as f64;
     }
 }
 
@@ -2330,19 +2423,19 @@ pub fn diff_95(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u16 = ((((a_i64) as i16)) as u16);
-        for j0 in ((((!a_u32)) % 8u32)..(((82u32 >> ((-128i8) & 31i8))) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v0 = (((a_i32) as u16) & 78u16);
+        let mut v0: u16 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
+        for j0 in (((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 8u32)..(((((-87i16)) as u32)) % 16u32)).step_by(((59u32) % 3u32) as usize) {
+            v0 = ((a_u64) as u16);
         }
-        let v1: u8 = (46u8 + 16u8);
-        let mut v2: i16 = (((a_u32) as i16) & 42i16);
-        for j1 in ((((71u32 >> (a_i64 & 31i64))) % 8u32)..((((0.0f64) as u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v2 = (v2 << (20u64 & 15u64));
+        let v1: f64 = 0.0f64;
+        let v2: u64 = (80u64 / ((match (82u32 % 8u32) { 5u32..=7u32 => a_u64, 1u32..=4u32 => (4u64 & a_u64), _ => a_u64 }) | 1u64));
+        let mut v3: u16 = ((a_i32) as u16);
+        for j1 in ((((match (a_u32 % 8u32) { 7u32 => a_u32, _ => a_u32 })) % 8u32)..(((((v2 == 27u64)) as u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v3 = ((0u8) as u16);
         }
-        let v3: i16 = (((a_i32) as i16) - (((63u64 == 37u64)) as i16));
-        let v4: u32 = (((((-0.0f32) != (-0.25f32))) as u32) % (match (a_u32 % 8u32) { 3u32 | 3u32 => (if true { 32u32 } else { a_u32 }), 4u32 => (match (32u32 % 8u32) { 7u32 => a_u32, 2u32 => 32u32, 2u32..=2u32 => a_u32, _ => 12u32 }), _ => (a_u32).max(40u32) }));
-        oi[i] = (((if (v0 < ((a_u32) as u16)) { (22u64 >> 90i64) } else { (58u64).min(a_u64) }) / (((false) as u64) | 1u64))) as u64;
-        of[i] = ((if true { (if (53u32 >= a_u32) { ((-1.25f64)).sqrt() } else { (5.75f64 - a_f64) }) } else { (match (9u32 % 8u32) { 0u32 => ((a_i64) as f64), _ => ((-11.75f64) + (-1.75f64)) }) })) as f64;
+        let v4: u16 = ((a_i32) as u16);
+        oi[i] = (((((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64) - 63i64) - ((((match (32u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64)) as i64))) as u64;
+        of[i] = (((((-8.375f32) * (-6.5f32)) + (a_f32 + (-1.5f32))) / ((3.4e38f32 * (-1.875f32)) / (a_f32 * (-11.25f32))))) as f64;
     }
 }
 
@@ -2357,20 +2450,17 @@ pub fn diff_96(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: f64 = (((a_i64 << (63u8 & 63u8))) as f64);
-        let mut v1: i64 = ((((a_f64 - a_f64) == (v0 - 1.7e308f64))) as i64);
-        if false {
-            v1 = (((((-41i8)) as i64)).min((a_i64 << a_u32))).min(((v1 ^ v1)).max((-v1)));
+        let v0: f64 = ((((-98i64)).max((-18i64))) as f64);
+        let v1: u32 = ((((a_f32 + (-9.75f32)) - ((a_u32) as f32))) as u32);
+        let mut v2: i8 = (((((-41i8)) as i8)).min(((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) | (((match (a_u32 % 8u32) { 3u32 => a_i32, 3u32 => a_i32, _ => a_i32 })) as i8));
+        if (((-100i16) >> (-22i16)) >= ((-41i16) << (37i32 & 15i32))) {
+            v2 = ((((255u8 | ((a_f32) as u8))) as i8) / ((a_i32) as i8));
         } else {
-            v1 = (((!v1) ^ (22i64 >> 12i16)) - v1);
+            v2 = (((a_i32) as i8) & 24i8);
         }
-        let v2: f64 = (-5.125f64);
-        let mut v3: f32 = a_f32;
-        for j0 in ((((40u32).max(a_u32)) % 8u32)..(((28u32 + a_u32)) % 16u32)).step_by(((69u32) % 3u32) as usize) {
-            v3 = ((a_i32) as f32);
-        }
-        oi[i] = ((-(((-50i16)).min(((a_u32) as i16)) ^ ((v3) as i16)))) as u64;
-        of[i] = (((((8u64 << (a_u64 & 63u64)) >> ((27i32 & 94i32) & 63i32))) as f32)) as f64;
+        let v3: u16 = ((((((a_f32) as i8) | ((a_i32) as i8))) as u16)).min(27u16);
+        oi[i] = ((a_u32 << ((v3 ^ 65535u16) >> ((match (v1 % 8u32) { 7u32..=7u32 => 90u64, _ => 24u64 }) & 15u64)))) as u64;
+        of[i] = (a_f32) as f64;
     }
 }
 
@@ -2385,9 +2475,9 @@ pub fn diff_97(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u16 = ((1u16 ^ 83u16) << ((match (29u32 % 8u32) { 6u32 => 61u32, 4u32 | 7u32 => 100u32, 5u32 | 7u32 => 3u32, _ => a_u32 }) & 15u32));
-        oi[i] = ((!(match (a_u32 % 8u32) { 5u32 => 128u8, 0u32..=7u32 => (match (1u32 % 8u32) { 5u32 => ((a_u32) as u8), _ => 93u8 }), _ => (((a_u32) as u8) * 255u8) }))) as u64;
-        of[i] = (a_f64) as f64;
+        let v0: u16 = ((a_i64) as u16);
+        oi[i] = ((61u8 | (((a_i64) as u8) ^ (match (6u32 % 8u32) { 5u32 => ((a_f32) as u8), _ => 255u8 })))) as u64;
+        of[i] = ((5.5f64 + (match (3490135736u32 % 8u32) { 3u32..=4u32 => (-a_f64), _ => (7.625f64).sqrt() }))) as f64;
     }
 }
 
@@ -2402,11 +2492,11 @@ pub fn diff_98(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u8 = 27u8;
-        let v1: i32 = ((-70i32) / a_i32);
-        let v2: i8 = ((-10i8) & (0i8 % 51i8));
-        oi[i] = ((-79i16)) as u64;
-        of[i] = ((((a_f64 * (-6.875f64)) - a_f64) + ((a_f64 / 7.25f64) / (if false { (-8.0f64) } else { (-9.0f64) })))) as f64;
+        let v0: u8 = ((if (((a_f32) as u8) > 70u8) { 15u8 } else { 10u8 }) & ((70u8 >> (31i32 & 7i32)) << (((a_f32) as i8) & 7i8)));
+        let v1: i16 = (match (a_u32 % 8u32) { 1u32 => (15i16).abs(), 4u32..=5u32 => (70i16 & ((32767i16) as i16)), 0u32 => (((62i64 * 82i64)) as i16), _ => (match (5u32 % 8u32) { 3u32 => (((a_i64) as i16) << (14u16 & 15u16)), _ => (0i16 * 21i16) }) });
+        let v2: u64 = (((((19i64 < 9223372036854775807i64)) as i16)) as u64);
+        oi[i] = (((a_u32) as i8)) as u64;
+        of[i] = (((((((a_f32) as i8)) as f32) + (a_f32 / a_f32)) - (-(0.875f32 + (-7.75f32))))) as f64;
     }
 }
 
@@ -2421,18 +2511,23 @@ pub fn diff_99(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i8 = (((5i8 << (0u32 & 7u32)) >> (((a_i64) as i8) & 7i8)) / (100i8 | 1i8));
-        for j0 in 0u32..(((match (20u32 % 8u32) { 1u32 => a_u32, 6u32 | 2u32 => 1u32, 4u32 => 8u32, _ => a_u32 })) % 4u32) {
-            v0 = 89i8;
+        let mut v0: i8 = (((a_i64) as i8) * (((28u32 >> ((-86i64) & 31i64))) as i8));
+        for j0 in (0u32..(((4294967295u32 << (29i8 & 31i8))) % 4u32)).rev() {
+            v0 = (if (1u8 < ((a_i64) as u8)) { ((match (j0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) } else { ((match (j0 % 8u32) { 4u32 | 5u32 => v0, _ => v0 })).max((if false { (-86i8) } else { 1i8 })) });
         }
-        let mut v1: i16 = ((-32768i16)).min(((a_u32) as i16));
-        for j1 in (u32::MAX - ((33u32) % 4u32))..=u32::MAX {
-            v1 = (64i16).min(((a_i64) as i16));
+        let mut v1: u16 = (((if true { 69i32 } else { a_i32 })) as u16);
+        if ((10.0f64 - a_f64) < (a_f64 * 2.0f64)) {
+            v1 = ((((a_u32) as u16) >> (6u8 & 15u8)) << (((match (100u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) & 15u64));
+        } else {
+            v1 = ((((a_f32) as u16) >> (64i64 & 15i64))).min((15u16 & v1));
         }
-        let v2: f32 = ((-7.625f32) - (-0.0f32));
-        let v3: f64 = ((((-83i32) & a_i32)) as f64);
-        oi[i] = (a_u64) as u64;
-        of[i] = (((((match (31u32 % 8u32) { 5u32 | 6u32 => a_i32, _ => 32i32 })).max((!98i32))) as f64)) as f64;
+        let mut v2: u16 = (!(((match (18u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) << (((match (37u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) & 15u32)));
+        for j1 in 0u32..(((1u32 - a_u32)) % 4u32) {
+            v2 = (!((a_i32) as u16));
+        }
+        let v3: f32 = ((((8u8) as f32) + a_f32) + (((v1).min(((a_i64) as u16))) as f32));
+        oi[i] = ((!(44u64).min((match (69u32 % 8u32) { 0u32..=3u32 => a_u64, 4u32 | 0u32 => 65u64, _ => 1u64 })))) as u64;
+        of[i] = (((1.7e308f64 - (match (a_u32 % 8u32) { 1u32 | 5u32 => a_f64, 0u32 => 0.375f64, 1u32..=3u32 => (-2.75f64), _ => (-0.875f64) })) / a_f64)) as f64;
     }
 }
 
@@ -2447,23 +2542,23 @@ pub fn diff_100(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i8 = (79i8 / ((-7i8) | 1i8));
-        for j0 in (u32::MAX - ((75u32) % 4u32))..=u32::MAX {
-            v0 = (((!54i8) >> ((38u8).min(137u8) & 7u8)) | (((-128i8) / (((a_i32) as i8) | 1i8)) + (match (30u32 % 8u32) { 5u32 | 1u32 => v0, 1u32..=1u32 => (-71i8), 3u32..=7u32 => v0, _ => 0i8 })));
+        let mut v0: i8 = ((if (7u8 == 17u8) { (18i8).max(((a_f32) as i8)) } else { (6i8 - ((a_u32) as i8)) })).min(((a_u32) as i8));
+        for j0 in 0u32..((30u32) % 4u32) {
+            v0 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) - ((((a_u32) as i8) * ((a_u32) as i8)) >> (!92u8)));
         }
-        let mut v1: u64 = (a_u64 + 32u64);
-        for j1 in (((76u32) % 8u32)..((32u32) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v1 = ((false) as u64);
-        }
-        let v2: f32 = ((7.0f32).sqrt()).sqrt();
-        let mut v3: u64 = (v1).min(a_u64);
-        if (!(a_i64 != (-92i64))) {
-            v3 = (a_u64 % a_u64);
+        let v1: u64 = 45u64;
+        let mut v2: i16 = ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) + (if true { 2i16 } else { ((a_i32) as i16) })) % ((((a_i32) as i16)).min((27i16).max(85i16)) | 1i16));
+        if (((a_i64) as u8) >= (8u8 << (45u16 & 7u16))) {
+            v2 = (!((v2 >> a_i32)).abs());
         } else {
-            v3 = a_u64;
+            v2 = ((a_u32) as i16);
         }
-        oi[i] = (((a_i64) as u16)) as u64;
-        of[i] = (((a_f32 - a_f32) + ((v2 - v2) / (v2).abs()))) as f64;
+        let mut v3: i32 = ((96u16) as i32);
+        for j1 in (0u32..=((((match (4294967295u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32)).rev() {
+            v3 = (-63i32);
+        }
+        oi[i] = ((!((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32))) as u64;
+        of[i] = ((((-a_f64) + (1.7e308f64 - (-0.0f64))) - ((if false { (-8.875f64) } else { a_f64 })).abs())) as f64;
     }
 }
 
@@ -2478,16 +2573,14 @@ pub fn diff_101(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i8 = ((((12.0f32) as i8)).max(((-73i8) * (-63i8))) >> ((((a_i32) as u8) << (((-81i32) | a_i32) & 7i32)) & 7u8));
-        let mut v1: i64 = (((43u8) as i64)).abs();
-        if (true || (false || false)) {
-            v1 = v1;
-        } else {
-            v1 = (((1u8 & 128u8)) as i64);
+        let v0: i8 = ((((!8i16) | ((a_i32) as i16))) as i8);
+        let mut v1: u8 = ((12.0f32) as u8);
+        for j0 in (((73u32) % 8u32)..((43u32) % 16u32)).step_by(((60u32) % 3u32) as usize) {
+            v1 = (if false { ((a_i64) as u8) } else { 1u8 });
         }
-        let v2: u8 = ((9u8 * 91u8) & (78u8 + 0u8));
-        oi[i] = ((((a_u64) as u32)).max(36u32)) as u64;
-        of[i] = ((-((a_f32 - (-0.25f32)) / a_f32))) as f64;
+        let v2: f32 = a_f32;
+        oi[i] = (((match (32u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)) as u64;
+        of[i] = ((-((match (1u32 % 8u32) { 4u32..=4u32 => (-12.375f64), 4u32..=6u32 => 5.0f64, _ => (-0.375f64) }) * (((-4i16)) as f64)))) as f64;
     }
 }
 
@@ -2509,24 +2602,22 @@ pub fn diff_102(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
             v0 = v0;
         }
         let mut v1: f64 = (5e-324f64 / (-1.875f64));
-        if ((((a_u32) as u8) >> (65u16 & 7u16)) > ((a_i64) as u8)) {
-            v1 = ((-10.625f64) * 1.7e308f64);
+        if ((255u8 & ((a_u32) as u8)) > (60u8 * 70u8)) {
+            v1 = (-6.875f64);
         } else {
-            v1 = v1;
+            v1 = (v1 + 9007199254740992.0f64);
         }
-        let mut v2: u32 = (76u32 | 1u32);
-        for j0 in ((((if true { 31u32 } else { 26u32 })) % 8u32)..((a_u32) % 16u32)).step_by(((63u32) % 3u32) as usize) {
-            v2 = ((v2) as u32);
+        let v2: u16 = ((match (31u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
+        let mut v3: i16 = (23i16 * 53i16);
+        for j0 in ((((91u32).max(11u32)) % 8u32)..(((83u32 + 3u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v3 = (!((a_u32) as i16));
         }
-        let v3: f32 = (((v0).sqrt()).sqrt()).abs();
-        let mut v4: i32 = (-(a_i32).min((-92i32)));
-        if ((a_f32 + 3.4e38f32) == ((5.125f64) as f32)) {
-            v4 = ((76i32).abs() | (!v4));
-        } else {
-            v4 = ((((-97i16) << (73i32 & 15i32))) as i32);
+        let mut v4: i8 = (!((((a_i64) as i16)) as i8));
+        for j1 in (((((a_i64) as u32)) % 8u32)..((((a_f64) as u32)) % 16u32)).step_by(((16u32) % 3u32) as usize) {
+            v4 = ((!v4)).abs();
         }
-        oi[i] = ((((!(if (a_f32 == 10.25f32) { ((a_i32) as i8) } else { (-67i8) }))) as i64)) as u64;
-        of[i] = (a_f32) as f64;
+        oi[i] = ((((a_i64) as i8) << (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64) & 7i64))) as u64;
+        of[i] = ((((((a_i32) as f32)) as f32) + ((v0 / (-11.75f32)) * (a_f32 / (-0.0f32))))) as f64;
     }
 }
 
@@ -2541,18 +2632,24 @@ pub fn diff_103(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u16 = 2u16;
-        let v1: u16 = (((a_u32) as u16) % (26u16 | 1u16));
-        let mut v2: i8 = ((!(((a_i32) as i8)).abs()) / (((43i8 & (-82i8))).max((((a_u32) as i8) & 6i8)) | 1i8));
-        if (!(!true)) {
-            v2 = ((-(36i8 + 53i8)) % (((((a_u32) as i8) / (v2 | 1i8)) * ((a_f32) as i8)) | 1i8));
+        let v0: u16 = ((100u16).min(((a_u32) as u16)) % ((match (a_u32 % 8u32) { 2u32 | 3u32 => 0u16, 1u32..=1u32 => ((a_f32) as u16), 3u32 | 1u32 => ((a_i64) as u16), _ => 97u16 }) | 1u16));
+        let mut v1: i16 = (81i16).max(((((a_f32) as i16) % (((a_i64) as i16) | 1i16)) - (!((a_u32) as i16))));
+        if ((87i8 < 31i8) || (!((-5.375f32) >= 4.625f32))) {
+            v1 = ((match (31u32 % 8u32) { 2u32..=3u32 => (v1 >> 97u32), 0u32..=2u32 => (-((a_i64) as i16)), _ => (v1).max(((a_i64) as i16)) }) | (match (91u32 % 8u32) { 1u32..=7u32 => ((-42i16) + 10i16), 2u32 => ((a_i32) as i16), 2u32 | 2u32 => ((-1i16) + ((a_i32) as i16)), _ => v1 }));
         } else {
-            v2 = (-((((a_i64) as i8) ^ ((a_i64) as i8)) & (((a_f32) as i8) | v2)));
+            v1 = ((!((v1) as i16)) & v1);
         }
-        let v3: u32 = (83u32 >> (64u64 & 31u64));
-        let v4: f64 = (a_f64 - a_f64);
-        oi[i] = ((match (a_u32 % 8u32) { 2u32..=7u32 => ((0i16).abs() << (((63i32) as u64) & 15u64)), _ => ((43u8) as i16) })) as u64;
-        of[i] = (v4) as f64;
+        let v2: i8 = (if true { ((a_i64) as i8) } else { (-66i8) });
+        let mut v3: f32 = (((((a_u32) as u8)).min(((a_u32) as u8))) as f32);
+        for j0 in (u32::MAX - ((0u32) % 4u32))..=u32::MAX {
+            v3 = (((a_u32) as f32) * (if (1e-40f32 < (-5.5f32)) { a_f32 } else { a_f32 }));
+        }
+        let mut v4: i8 = (-38i8);
+        for j1 in (u32::MAX - (((40u32 / (98u32 | 1u32))) % 4u32))..=u32::MAX {
+            v4 = (v4 ^ ((a_u32) as i8));
+        }
+        oi[i] = (58u64) as u64;
+        of[i] = ((((((-64i32) | a_i32)) as f64) - (match (6u32 % 8u32) { 4u32..=7u32 => ((-0.875f64) * a_f64), _ => ((-0.0f64) / 9007199254740992.0f64) }))) as f64;
     }
 }
 
@@ -2567,17 +2664,17 @@ pub fn diff_104(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i8 = (((a_i32) as i8) * 19i8);
-        let v1: u32 = (a_u32).min(0u32);
-        let v2: i16 = (((-32768i16)) as i16);
-        let mut v3: u16 = ((((a_u32) as u16) % (((a_i32) as u16) | 1u16))).max((65535u16 + ((a_f32) as u16)));
-        if ((93u8 * 68u8) >= (16u8).max(((a_f32) as u8))) {
-            v3 = ((((a_i64) as u16) * 59u16) + (v3 % (((a_u32) as u16) | 1u16)));
+        let v0: i8 = (if (a_f32 >= 7.125f32) { (-128i8) } else { ((a_u32) as i8) });
+        let v1: u64 = ((65535u16) as u64);
+        let mut v2: u16 = (21u16 % ((15u16).max(((a_i32) as u16)) | 1u16));
+        if ((!false) || (1i32 < a_i32)) {
+            v2 = ((((a_i64) as u16) * 59u16) ^ ((match (4294967295u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16));
         } else {
-            v3 = ((((a_f32) as u8)) as u16);
+            v2 = ((v2 * 53u16) >> ((0i64 | DiffPair::new(64i64, (-6i64)).b) & 15i64));
         }
-        oi[i] = ((((match (a_u32 % 8u32) { 4u32 => (a_f64 / (-3.0f64)), 0u32 | 1u32 => (if (((a_f32) as u16) >= v3) { (-12.375f64) } else { 10.625f64 }), _ => ((28i8) as f64) })) as u16)) as u64;
-        of[i] = (((-(a_f64 / (-1.25f64))) / (if (((a_i32) as i16) <= 0i16) { ((-11.875f64) * a_f64) } else { a_f64 }))) as f64;
+        let v3: u32 = 16u32;
+        oi[i] = (((match (a_u32 % 8u32) { 2u32 => (a_i64 & 70i64), _ => (48i64 >> a_i64) }) << (((((59u16) as f32)) as u16) & 63u16))) as u64;
+        of[i] = (((-a_f64) / 1.7e308f64)) as f64;
     }
 }
 
@@ -2592,20 +2689,25 @@ pub fn diff_105(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u16 = 29u16;
-        let v1: i8 = ((a_f32) as i8);
-        let mut v2: f64 = ((46u8) as f64);
-        for j0 in (u32::MAX - ((31u32) % 4u32))..=u32::MAX {
-            v2 = (-a_f64);
-        }
-        let mut v3: u16 = ((a_u32) as u16);
+        let v0: u16 = 11u16;
+        let mut v1: u16 = v0;
         if false {
-            v3 = (((a_i32) as u16) ^ v3);
+            v1 = 97u16;
         } else {
-            v3 = (!13u16);
+            v1 = (match (a_u32 % 8u32) { 3u32 | 7u32 => ((((a_f32) as u16) * 15u16) << ((!((a_u32) as u8)) & 15u8)), _ => 16u16 });
         }
-        oi[i] = (((((a_f32) as i16) >> (((a_i32) as i16) & 15i16)) - ((if true { ((a_f32) as i16) } else { ((a_u32) as i16) }) >> ((((a_f32) as i8) | (-128i8)) & 15i8)))) as u64;
-        of[i] = (((((1e-40f32) as f32)).sqrt() + (-(-a_f32)))) as f64;
+        let mut v2: f32 = (((match (20u32 % 8u32) { 7u32 | 1u32 => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64), 1u32..=3u32 => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64), _ => (52u64 << v0) })) as f32);
+        for j0 in (u32::MAX - ((a_u32) % 4u32))..=u32::MAX {
+            v2 = ((a_f32) as f32);
+        }
+        let mut v3: i32 = (match (a_u32 % 8u32) { 2u32 | 2u32 => (((match (33u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) + (-63i32)), 1u32..=2u32 => ((!53i32) >> (63u64 & 31u64)), _ => ((match (32u32 % 8u32) { 3u32 => (-33i32), _ => (-71i32) }) + (match (3u32 % 8u32) { 7u32 => (-2147483648i32), _ => (-87i32) })) });
+        if false {
+            v3 = ((((match (42u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) ^ v3) + ((a_i32 >> (((a_i32) as u16) & 31u16)) / (if true { 35i32 } else { (-74i32) })));
+        } else {
+            v3 = (((((17u8) as f64) - (a_f64 * a_f64))) as i32);
+        }
+        oi[i] = (((match (34u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)) as u64;
+        of[i] = ((-(-v2))) as f64;
     }
 }
 
@@ -2620,13 +2722,16 @@ pub fn diff_106(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u64 = (((true) as u64) | a_u64);
-        let v1: u64 = (18446744073709551615u64 >> v0);
-        let mut v2: i32 = 39i32;
-        if (4.0f64 != (a_f64 / 10.5f64)) {
-            v2 = (-(!(!(-1i32))));
+        let v0: u64 = (((((-8.75f64)) as i32)) as u64);
+        let mut v1: i32 = (a_i32 >> ((((match (a_u32 % 8u32) { 0u32 => ((a_i64) as u8), _ => 15u8 })) as u64) & 31u64));
+        for j0 in (0u32..=(((a_u32).min(61u32)) % 4u32)).rev() {
+            v1 = (-(!(a_i32 | a_i32)));
+        }
+        let mut v2: u8 = ((a_i32) as u8);
+        if (((a_i64) as f32) > 5.875f32) {
+            v2 = (21u8 + ((a_f32) as u8));
         } else {
-            v2 = (if (((a_i32) as u8) < (56u8 % (128u8 | 1u8))) { (a_i32 + (!a_i32)) } else { (-(a_i32).min(a_i32)) });
+            v2 = ((a_i64) as u8);
         }
         let mut v3: f64 = (((a_i32) as f64) - (-a_f64));
         if false {
@@ -2634,12 +2739,12 @@ pub fn diff_106(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         } else {
             v3 = ((v3 - v3) * (v3 + a_f64));
         }
-        let mut v4: i16 = (((a_u32) as i16) << (((a_f64) as i8) & 15i8));
-        for j0 in (0u32..=(((match (a_u32 % 8u32) { 1u32..=6u32 => 32u32, _ => 96u32 })) % 4u32)).rev() {
-            v4 = (16i16 & (match (j0 % 8u32) { 7u32 | 6u32 => ((a_u32) as i16), 1u32..=3u32 => (-1i16), 5u32 | 3u32 => ((a_i32) as i16), _ => ((a_f32) as i16) }));
+        let mut v4: i16 = (((a_i64 >> a_u64)) as i16);
+        for j1 in 0u32..(((match (4294967295u32 % 8u32) { 2u32..=4u32 => 96u32, _ => 4294967295u32 })) % 4u32) {
+            v4 = (-1i16);
         }
-        oi[i] = ((((match (47u32 % 8u32) { 7u32..=7u32 => (((a_i32) as i8) & ((a_u32) as i8)), 1u32 => (((a_f32) as i8) / (22i8 | 1i8)), _ => (8i8).abs() })) as u8)) as u64;
-        of[i] = (((a_u32) as f64)) as f64;
+        oi[i] = ((9223372036854775807i64 - (!(a_i64).abs()))) as u64;
+        of[i] = ((((match (a_u32 % 8u32) { 6u32 | 0u32 => v3, 7u32..=7u32 => v3, 5u32 | 4u32 => v3, _ => v3 }) + (-a_f64))).abs()) as f64;
     }
 }
 
@@ -2654,14 +2759,17 @@ pub fn diff_107(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i8 = ((-75i8)).max(7i8);
-        for j0 in (u32::MAX - (((65u32).max(a_u32)) % 4u32))..=u32::MAX {
-            v0 = ((!((v0) as i8)) * (((if (34u8 == ((a_i64) as u8)) { (-46i16) } else { ((a_u32) as i16) })) as i8));
+        let mut v0: i8 = (((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) - ((match (57u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8));
+        for j0 in 0u32..((a_u32) % 4u32) {
+            v0 = ((!(!v0)) & ((v0).abs() >> (((a_i32) as u16) & 7u16)));
         }
-        let v1: u64 = (((53u64 - 0u64)) as u64);
-        let v2: i32 = ((((a_f32) as i8)) as i32);
-        oi[i] = (95u64) as u64;
-        of[i] = ((-((-a_f32) - (-a_f32)))) as f64;
+        let mut v1: i32 = (match (a_u32 % 8u32) { 2u32..=4u32 => (match (38u32 % 8u32) { 0u32..=5u32 => a_i32, 2u32 => a_i32, 3u32..=6u32 => 39i32, _ => 21i32 }), 3u32..=5u32 => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32), _ => (((-6i64)) as i32) });
+        for j1 in (0u32..=(((if true { 32u32 } else { a_u32 })) % 4u32)).rev() {
+            v1 = v1;
+        }
+        let v2: u32 = (32u32 ^ a_u32);
+        oi[i] = ((0i64 | DiffPair { a: a_i64, b: (((a_u64 / a_u64)) as i64) }.mixed())) as u64;
+        of[i] = (((match (v2 % 8u32) { 4u32 => (0.0f64 + 1.7e308f64), 4u32 | 4u32 => (a_f64 * 5e-324f64), 5u32 => (a_f64).sqrt(), _ => (1.7e308f64 * (-0.5f64)) }) / (((-11.75f64)).sqrt() + (a_f64).abs()))) as f64;
     }
 }
 
@@ -2682,11 +2790,19 @@ pub fn diff_108(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         } else {
             v0 = (((-v0) / (match (a_u32 % 8u32) { 3u32..=6u32 => 9007199254740992.0f64, 1u32..=6u32 => 10.75f64, 5u32 | 6u32 => 8.5f64, _ => a_f64 }))).abs();
         }
-        let v1: i64 = 19i64;
-        let v2: u8 = (28u8 & ((a_i64) as u8));
-        let v3: u16 = ((((a_f32) as u16)) as u16);
-        oi[i] = (v3) as u64;
-        of[i] = ((((a_f32 / (-2.375f32)) / ((-1.625f32)).abs()) + (if (((a_u32) as u8) < 70u8) { 1e-40f32 } else { a_f32 }))) as f64;
+        let v1: i64 = (0i64 | DiffPair { a: ((-82i64)).abs(), b: ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64) }.mixed());
+        let mut v2: i8 = 44i8;
+        for j0 in (((49u32) % 8u32)..(((38u32 | 19u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v2 = ((((a_i64) as i8)).abs()).min((-61i8));
+        }
+        let mut v3: i64 = (v1 * a_i64);
+        if false {
+            v3 = (v1).abs();
+        } else {
+            v3 = (match (89u32 % 8u32) { 5u32..=6u32 => v3, 0u32..=0u32 => a_i64, _ => a_i64 });
+        }
+        oi[i] = ((match (7u32 % 8u32) { 5u32 | 4u32 => (match (78u32 % 8u32) { 2u32 | 7u32 => ((-2i8)).min(v2), _ => (if (32u32 <= a_u32) { v2 } else { (-93i8) }) }), 6u32 => ((match (31u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8), 3u32..=3u32 => ((match (98u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8), _ => ((v2).min(v2) / (((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) | 1i8)) })) as u64;
+        of[i] = (((if (1e-40f32 >= a_f32) { v0 } else { (match (37u32 % 8u32) { 3u32 => v0, _ => a_f64 }) }) * ((if false { a_f64 } else { a_f64 }) * ((8.75f64) as f64)))) as f64;
     }
 }
 
@@ -2701,23 +2817,20 @@ pub fn diff_109(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i32 = (-((24u8) as i32));
-        if ((98u64 - a_u64) <= a_u64) {
-            v0 = (((((a_i32) as u8)).min(41u8)) as i32);
+        let mut v0: i32 = ((a_i32 + a_i32) * (a_i32 >> (((a_f32) as i8) & 31i8)));
+        if (((((a_i64) as u8)) as i64) <= ((((a_i64) as u16)) as i64)) {
+            v0 = (!(93i32 >> (((a_u32) as u8) & 31u8)));
         } else {
-            v0 = (!a_i32);
+            v0 = ((v0 >> 6u64) << ((16i16).max(95i16) & 31i16));
         }
-        let v1: f32 = 0.0f32;
-        let mut v2: f32 = v1;
-        for j0 in ((((95u32 >> a_i64)) % 8u32)..((a_u32) % 16u32)).step_by(((65u32) % 3u32) as usize) {
-            v2 = (if (6.125f64 != a_f64) { 0.1f32 } else { ((11.75f32) as f32) });
+        let mut v1: u16 = (match (56u32 % 8u32) { 1u32 => ((match (66u32 % 8u32) { 4u32 | 0u32 => ((a_f32) as u16), _ => 32u16 }) | ((a_i32) as u16)), _ => 15u16 });
+        for j0 in (((29u32) % 8u32)..(((a_u32 - a_u32)) % 16u32)).step_by(((59u32) % 3u32) as usize) {
+            v1 = ((((59i8 / (((a_i32) as i8) | 1i8)) >> ((63u64 << (((a_i64) as i8) & 63i8)) & 7u64))) as u16);
         }
-        let mut v3: i16 = (((((a_u32) as i16) >> a_i32) * ((-32768i16) << (a_u64 & 15u64))) / (((29i16 / (((a_f32) as i16) | 1i16)) ^ (match (a_u32 % 8u32) { 7u32 | 6u32 => 49i16, 2u32 | 0u32 => ((a_i32) as i16), 0u32 | 5u32 => ((a_i32) as i16), _ => 15i16 })) | 1i16));
-        for j1 in ((((31u32 + a_u32)) % 8u32)..((80u32) % 16u32)).step_by(((31u32) % 3u32) as usize) {
-            v3 = ((-20i16) * ((((a_u32) as i16) << (((a_f32) as u8) & 15u8))).min((if false { v3 } else { v3 })));
-        }
-        oi[i] = ((((((a_i64) as u64) / (29u64 | 1u64))) as u8)) as u64;
-        of[i] = (a_f32) as f64;
+        let v2: u8 = ((match (86u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
+        let v3: u32 = (((((a_u32) as u16) <= v1)) as u32);
+        oi[i] = ((v0).abs()) as u64;
+        of[i] = (((-1.25f64) + ((if true { a_f64 } else { a_f64 }) / (a_f64 / a_f64)))) as f64;
     }
 }
 
@@ -2732,16 +2845,21 @@ pub fn diff_110(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u32 = (match (31u32 % 8u32) { 5u32 | 5u32 => 11u32, 4u32 => (a_u32 + a_u32), 0u32 => a_u32, _ => a_u32 });
-        let v1: u64 = (match (a_u32 % 8u32) { 4u32 | 4u32 => (81u64 >> (a_i32 & 63i32)), 5u32 | 7u32 => (a_u64 ^ 38u64), 6u32 => (95u64 - a_u64), _ => (if (63u64 >= 56u64) { 45u64 } else { 63u64 }) });
-        let mut v2: f64 = ((16u16) as f64);
-        for j0 in ((((match (a_u32 % 8u32) { 7u32 => a_u32, 6u32 => v0, 3u32 | 6u32 => a_u32, _ => 59u32 })) % 8u32)..(((a_u32 * 96u32)) % 16u32)).step_by(((3277003054u32) % 3u32) as usize) {
-            v2 = (-a_f64);
+        let v0: u32 = (((((-79i64) != a_i64)) as u32) % ((a_u32 * a_u32) | 1u32));
+        let v1: u32 = a_u32;
+        let mut v2: i8 = (((((a_u32) as u16)) as i8) >> 53i16);
+        for j0 in 0u32..(((a_u32 & a_u32)) % 4u32) {
+            v2 = (match (j0 % 8u32) { 2u32..=7u32 => (0i8 << (-2147483648i32)), 0u32..=1u32 => ((0.1f32) as i8), 3u32 => 70i8, _ => (((a_i32) as i8) << (((a_f32) as i16) & 7i16)) });
         }
-        let v3: f32 = (((-1.5f32) * a_f32) + (a_f32 * (-1.25f32)));
-        let v4: u16 = (match (31u32 % 8u32) { 5u32 | 2u32 => ((((a_f32) as u16) ^ ((a_i64) as u16)) << (if true { 45u16 } else { 0u16 })), 6u32 => (match (a_u32 % 8u32) { 0u32..=7u32 => (((a_f32) as u16)).min(((a_f32) as u16)), 5u32 | 1u32 => (21u16 & ((a_u32) as u16)), 1u32 | 2u32 => (74u16).max(68u16), _ => ((a_i64) as u16) }), _ => ((false) as u16) });
-        oi[i] = (a_u64) as u64;
-        of[i] = (((((!((a_i64) as i8))) as f64) - ((-v2) + (9.125f64 + v2)))) as f64;
+        let mut v3: u8 = ((!((a_f32) as u8)) & (((a_f32) as u8) ^ ((a_i32) as u8)));
+        if (a_i32 != ((match (33u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)) {
+            v3 = (((100i64 >> a_u64)) as u8);
+        } else {
+            v3 = ((match (10u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
+        }
+        let v4: u16 = 52u16;
+        oi[i] = ((a_u32 << (((match (58u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) & 31i32))) as u64;
+        of[i] = (((4.375f64 + (a_f64 / (-9.5f64))) - (match (v0 % 8u32) { 1u32..=3u32 => a_f64, _ => (-9.25f64) }))) as f64;
     }
 }
 
@@ -2757,20 +2875,20 @@ pub fn diff_111(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let mut v0: u64 = a_u64;
-        if (!(((a_f32) as i8) == 127i8)) {
-            v0 = ((match (30u32 % 8u32) { 1u32..=5u32 => (a_u64 >> (a_i64 & 63i64)), _ => (a_u64).min(0u64) }) << ((v0).min((v0 ^ 56u64)) & 63u64));
+        if ((-((a_i64) as i8)) == ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) {
+            v0 = (75u64).min((v0 ^ ((91i16) as u64)));
         } else {
-            v0 = (((v0 << (a_i32 & 63i32)) * (a_u64 * v0)) | ((48u64).max(v0) - ((((a_f32) as i8)) as u64)));
+            v0 = v0;
         }
-        let mut v1: i16 = ((((((a_i64) as i8)) as u32)) as i16);
-        if ((match (a_u32 % 8u32) { 1u32..=7u32 => 38u16, _ => 41u16 }) > (((a_u32) as u16) * ((a_u32) as u16))) {
-            v1 = (match (96u32 % 8u32) { 6u32 => (v1).min(((a_i32) as i16)), _ => (((-1.5f32)) as i16) });
+        let v1: i64 = (((((a_i32) as u8)) as i64)).min((0i64 | DiffPair::new(a_i64, a_i64).b));
+        let mut v2: f64 = 4.125f64;
+        if (((-38i64) - v1) > (v1 >> ((-69i8) & 63i8))) {
+            v2 = ((1.875f64 * a_f64) + (((-1i8)) as f64));
         } else {
-            v1 = (((a_i32 ^ (-43i32))) as i16);
+            v2 = (-5.125f64);
         }
-        let v2: u32 = (if false { 23u32 } else { ((match (a_u32 % 8u32) { 5u32 => a_u32, 5u32 | 7u32 => 32u32, _ => 36u32 }) | (38u32 << ((-41i32) & 31i32))) });
-        oi[i] = (57u8) as u64;
-        of[i] = ((((-(((-12.375f32)) as i64))) as f32)) as f64;
+        oi[i] = (((((match (4u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) >> ((match (a_u32 % 8u32) { 2u32 | 6u32 => a_u32, 2u32..=3u32 => 31u32, _ => 37u32 }) & 7u32)) << ((match (96u32 % 8u32) { 6u32 => ((((a_f32) as u16)) as u8), _ => (((-1.5f32)) as u8) }) & 7u8))) as u64;
+        of[i] = ((if false { ((2.125f32 - (-9.0f32)) * ((((a_i64) as u16)) as f32)) } else { 16777216.0f32 })) as f64;
     }
 }
 
@@ -2785,31 +2903,23 @@ pub fn diff_112(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i32 = ((-1i32) % ((-50i32) | 1i32));
-        if true {
-            v0 = (-60i32);
+        let mut v0: i32 = (-1i32);
+        if false {
+            v0 = a_i32;
         } else {
-            v0 = (if false { v0 } else { v0 });
+            v0 = ((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
         }
-        let v1: f32 = (((-0.0f32) - (11.0f32 * a_f32)) / ((a_f32 + a_f32) / ((-7.375f32) - 0.5f32)));
-        let mut v2: u16 = (((a_f32) as u16) / 2u16);
-        if ((match (40u32 % 8u32) { 1u32..=3u32 => ((a_i64) as u16), 4u32 | 1u32 => ((a_i32) as u16), 0u32 | 7u32 => 65u16, _ => ((a_u32) as u16) }) <= 1u16) {
-            v2 = (((a_u32) as u16) ^ v2);
+        let v1: u32 = (69u32 & 62u32);
+        let v2: i16 = ((match (v1 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
+        let mut v3: f64 = ((if false { (-3.875f64) } else { 11.0f64 }) * (a_f64 / (-4.125f64)));
+        if ((match (v1 % 8u32) { 1u32..=6u32 => 57i8, 4u32 => ((a_f32) as i8), _ => 72i8 }) <= (34i8 << (((a_i32) as u8) & 7u8))) {
+            v3 = a_f64;
         } else {
-            v2 = (v2 % (((a_i64) as u16) | 1u16));
+            v3 = (-0.0f64);
         }
-        let mut v3: f32 = (v1 - (-9.0f32));
-        for j0 in (u32::MAX - (((((((a_i64) as i16) != (-39i16))) as u32)) % 4u32))..=u32::MAX {
-            v3 = (a_f32 * v3);
-        }
-        let mut v4: i32 = (if true { v0 } else { v0 });
-        if (!(a_f64 <= (-6.125f64))) {
-            v4 = a_i32;
-        } else {
-            v4 = a_i32;
-        }
-        oi[i] = (((a_i64) as u8)) as u64;
-        of[i] = ((((((57u16 * v2)) as f32)) as f64)) as f64;
+        let v4: f32 = ((-12.125f32) - (-2.375f32));
+        oi[i] = ((-(-((-52i16) ^ (-53i16))))) as u64;
+        of[i] = ((((match (v1 % 8u32) { 2u32 | 6u32 => (81u16 << (60u32 & 15u32)), 4u32 | 0u32 => (49u16 + 56u16), _ => (((a_i64) as u16)).min(((a_i32) as u16)) })) as f32)) as f64;
     }
 }
 
@@ -2824,16 +2934,19 @@ pub fn diff_113(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i16 = (!((a_f32) as i16));
+        let mut v0: i16 = ((a_f32) as i16);
         if (!(!(a_i64 == (-34i64)))) {
-            v0 = (match (a_u32 % 8u32) { 5u32 | 1u32 => ((v0 >> 21u16) / ((match (a_u32 % 8u32) { 5u32 => 80i16, _ => ((a_i32) as i16) }) | 1i16)), 7u32 | 6u32 => ((a_i32) as i16), 4u32..=7u32 => (v0 * (41i16 * ((a_u32) as i16))), _ => ((match (a_u32 % 8u32) { 0u32 | 7u32 => ((a_i32) as i16), 4u32 => v0, _ => (-92i16) }) * (!(-15i16))) });
+            v0 = 3i16;
         } else {
-            v0 = (match (65u32 % 8u32) { 5u32..=5u32 => (match (71u32 % 8u32) { 5u32 | 1u32 => (15i16 << 17u16), 2u32 | 3u32 => (((a_u32) as i16) ^ ((a_f32) as i16)), 6u32 => (((a_i32) as i16) << (71u8 & 15u8)), _ => (((a_i32) as i16) * (-97i16)) }), _ => (((0i8) as i16) ^ (if false { 0i16 } else { ((a_f32) as i16) })) });
+            v0 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
         }
-        let v1: i64 = a_i64;
-        let v2: f64 = (match (0u32 % 8u32) { 2u32 => ((-9.5f64) * a_f64), 2u32..=3u32 => (-a_f64), _ => ((2u64) as f64) });
-        oi[i] = (((((a_i64).min((-28i64)) != (!a_i64))) as i64)) as u64;
-        of[i] = (8.625f32) as f64;
+        let v1: u16 = ((35u16 >> ((-1i8) & 15i8)) << ((v0).abs() & 15i16));
+        let mut v2: i32 = (((-71i32) - 82i32) * (a_i32 / (a_i32 | 1i32)));
+        for j0 in 0u32..((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32) {
+            v2 = (((match (j0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) << (((47u8) as i8) & 31i8));
+        }
+        oi[i] = ((((match (71u32 % 8u32) { 5u32 | 1u32 => (if false { 73u64 } else { a_u64 }), 2u32 => (a_u64 ^ 35u64), 6u32 | 6u32 => ((a_u32) as u64), _ => (a_u64 << (a_i32 & 63i32)) })) as i64)) as u64;
+        of[i] = ((-((a_f32 / (-10.75f32)) + 3.25f32))) as f64;
     }
 }
 
@@ -2848,17 +2961,22 @@ pub fn diff_114(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u16 = 61u16;
-        if ((16897858327138034656u64 >> (((a_i32) as i16) & 63i16)) != ((a_i32) as u64)) {
-            v0 = (((a_u32) as u16) - v0);
+        let mut v0: u16 = ((true) as u16);
+        if (1.7e308f64 < (a_f64 / 0.0f64)) {
+            v0 = (88u16 >> (((a_f32) as i8) & 15i8));
         } else {
-            v0 = (v0 / (88u16 | 1u16));
+            v0 = 61u16;
         }
-        let v1: i64 = ((((a_f32) as i8)) as i64);
-        let v2: i64 = (a_i64 + v1);
-        let v3: f64 = (-((-a_f64) / a_f64));
-        oi[i] = ((((84u8 << (31u8 & 7u8)) / (1u8 | 1u8)) * (match (1u32 % 8u32) { 2u32 | 3u32 => (((a_i32) as u8)).max(((a_i64) as u8)), _ => (242u8 & ((a_i32) as u8)) }))) as u64;
-        of[i] = (v3) as f64;
+        let v1: u32 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
+        let mut v2: i32 = ((a_i32 * a_i32) >> ((32767i16 & ((a_i32) as i16)) & 31i16));
+        if ((6.375f32 - (-3.5f32)) >= ((-0.0f32) / 1e-40f32)) {
+            v2 = v2;
+        } else {
+            v2 = ((v2 << (((a_f32) as u16) & 31u16))).abs();
+        }
+        let v3: u64 = (a_u64).min(68u64);
+        oi[i] = (((match (42u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)) as u64;
+        of[i] = ((if false { (((0u16 - ((a_u32) as u16))) as f32) } else { a_f32 })) as f64;
     }
 }
 
@@ -2873,22 +2991,23 @@ pub fn diff_115(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: f32 = ((if (((a_i32) as i16) != ((a_f32) as i16)) { 10.5f32 } else { (a_f32 / a_f32) }) + (((a_i32 << (76u64 & 31u64))) as f32));
-        let mut v1: u8 = (if true { (37u8 >> (a_i64 & 7i64)) } else { (81u8).min(70u8) });
-        if ((a_f32 > a_f32) || (false || false)) {
-            v1 = (!(!94u8));
-        } else {
-            v1 = (((a_f32) as u8) - (60u8 >> (a_i32 & 7i32)));
+        let v0: f32 = ((if (((a_i32) as i16) != ((a_f32) as i16)) { 10.5f32 } else { (a_f32 / a_f32) }) + (((100i32 ^ 34i32)) as f32));
+        let mut v1: u32 = ((37u32 >> (a_i64 & 31i64))).max(((match (81u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32));
+        for j0 in 0u32..(((a_u32).min(68u32)) % 4u32) {
+            v1 = (((a_u32 - j0)) as u32);
         }
-        let mut v2: i16 = (!((a_i32) as i16));
-        if ((a_f32 - a_f32) >= ((-11.5f32) * a_f32)) {
-            v2 = ((58i16 + ((a_i64) as i16)) ^ ((((a_u32) as u16)) as i16));
-        } else {
-            v2 = (if (false && true) { ((-1i16) >> ((a_u32) as u16)) } else { (v2 ^ ((a_i32) as i16)) });
+        let mut v2: f32 = v0;
+        for j1 in (0u32..=(((0u32 << (52i8 & 31i8))) % 4u32)).rev() {
+            v2 = (3.75f32 / a_f32);
         }
-        let v3: i32 = ((-7i32) << ((((a_i32 + a_i32)) as i32) & 31i32));
-        oi[i] = ((if (v3 >= (!a_i32)) { ((match (10u32 % 8u32) { 4u32 => a_i32, 1u32 => a_i32, 6u32 => a_i32, _ => v3 }) ^ (v3 ^ a_i32)) } else { (match (a_u32 % 8u32) { 1u32..=5u32 => (((-1i64)) as i32), 0u32..=2u32 => v3, _ => v3 }) })) as u64;
-        of[i] = ((((-1.875f64)).sqrt()).sqrt()) as f64;
+        let mut v3: u64 = 65u64;
+        if ((if false { ((a_u32) as u16) } else { 7u16 }) >= ((((a_u32) as u16)) as u16)) {
+            v3 = (((84u16 % (((a_u32) as u16) | 1u16))) as u64);
+        } else {
+            v3 = (if (((a_u32) as i16) != (-90i16)) { (1u64 | v3) } else { ((a_i32) as u64) });
+        }
+        oi[i] = ((!(-7i32))) as u64;
+        of[i] = ((((a_f32).sqrt() * v0) - (0.0f32 / ((-10.25f32) + v2)))) as f64;
     }
 }
 
@@ -2903,9 +3022,9 @@ pub fn diff_116(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i16 = 88i16;
-        oi[i] = ((-((a_i64 << (18u8 & 63u8))).min((0i64 * (-25i64))))) as u64;
-        of[i] = (((-3.625f32) * ((9.0f32 / 8.625f32) + (16777216.0f32 / a_f32)))) as f64;
+        let v0: i16 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
+        oi[i] = ((((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) & ((-((a_u32) as i8)) + (((a_i32) as i8)).min(((a_u32) as i8))))) as u64;
+        of[i] = (((((a_f32 + a_f32) - (a_f32 + a_f32))) as f32)) as f64;
     }
 }
 
@@ -2920,18 +3039,24 @@ pub fn diff_117(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u64 = (a_u64 << (a_u64 & 63u64));
-        let v1: f32 = 0.1f32;
-        let mut v2: i16 = 0i16;
-        if (((69i64) as f32) <= (v1 + 16777216.0f32)) {
-            v2 = (match (a_u32 % 8u32) { 1u32..=7u32 => (((a_u32) as i16) << ((!2648456734u32) & 15u32)), 1u32 => ((a_i64) as i16), _ => (-(((a_u32) as i16)).max(((a_f32) as i16))) });
-        } else {
-            v2 = ((((if false { 5.125f64 } else { (-11.625f64) })) as i16)).max((((((a_i64) as i8) >> (-1i64))) as i16));
+        let v0: u64 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
+        let mut v1: i8 = (match (82u32 % 8u32) { 1u32 => ((a_i64) as i8), _ => 78i8 });
+        for j0 in (((a_u32) % 8u32)..((((69i64) as u32)) % 16u32)).step_by(((95u32) % 3u32) as usize) {
+            v1 = v1;
         }
-        let v3: u32 = (73u32 % (a_u32 | 1u32));
-        let v4: u64 = (!(v0 / (v0 | 1u64)));
-        oi[i] = ((a_u64 ^ ((10u64 ^ v4) | 98u64))) as u64;
-        of[i] = (((((!49u32) << (((0u16) as u32) & 31u32))) as f64)) as f64;
+        let mut v2: u64 = (match (a_u32 % 8u32) { 2u32 | 2u32 => ((a_u64 ^ a_u64) * (16579850606678411189u64 << (((a_i32) as u16) & 63u16))), _ => (match (a_u32 % 8u32) { 7u32 => (a_u64 + v0), _ => v0 }) });
+        if (((a_i64) as i8) <= v1) {
+            v2 = ((v0 + (a_u64 | 65u64))).min((!(!a_u64)));
+        } else {
+            v2 = a_u64;
+        }
+        let v3: f64 = (match (60u32 % 8u32) { 6u32 | 3u32 => 1.25f64, 4u32 => (-12.25f64), 2u32..=4u32 => a_f64, _ => (-6.875f64) });
+        let mut v4: u8 = 47u8;
+        for j1 in 0u32..(((a_u32 ^ 23u32)) % 4u32) {
+            v4 = ((98u8 * ((a_f32) as u8)) >> (18i32 & 7i32));
+        }
+        oi[i] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)) as u64;
+        of[i] = (((50i32) as f64)) as f64;
     }
 }
 
@@ -2946,16 +3071,16 @@ pub fn diff_118(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u32 = (a_u32 / a_u32);
-        if (a_u64 < (if true { 2u64 } else { 4u64 })) {
+        let mut v0: u32 = (a_u32 * a_u32);
+        if ((21u64 << (((a_i32) as u16) & 63u16)) < (match (69u32 % 8u32) { 0u32 => a_u64, 5u32 | 7u32 => 32u64, _ => a_u64 })) {
             v0 = a_u32;
         } else {
-            v0 = (a_u32 << ((-1i32) & 31i32));
+            v0 = v0;
         }
-        let v1: i32 = a_i32;
-        let v2: f64 = (((-0.375f64) - a_f64) * (a_f64 * 1.25f64));
-        oi[i] = (a_i32) as u64;
-        of[i] = (((match (v0 % 8u32) { 7u32 => 8.125f64, _ => (a_f64 * a_f64) }) / (if (true && true) { (a_f64 - 0.625f64) } else { (a_f64 + 10.625f64) }))) as f64;
+        let v1: u8 = 8u8;
+        let v2: u32 = a_u32;
+        oi[i] = ((-50i8)) as u64;
+        of[i] = (((((!((a_i32) as u16)) ^ ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16))) as f64)) as f64;
     }
 }
 
@@ -2976,8 +3101,8 @@ pub fn diff_119(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         } else {
             v0 = (-a_f32);
         }
-        oi[i] = ((-3i8)) as u64;
-        of[i] = (0.1f64) as f64;
+        oi[i] = ((((((-a_f32)) as u8)) as i8)) as u64;
+        of[i] = (((match (62u32 % 8u32) { 5u32 | 2u32 => (5.375f64 + 0.0f64), 7u32 => ((-0.0f64) / a_f64), 6u32 | 0u32 => (-a_f64), _ => ((a_i32) as f64) }) / (-((-5.0f64) - 5e-324f64)))) as f64;
     }
 }
 
@@ -2998,12 +3123,12 @@ pub fn diff_120(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         } else {
             v0 = (-a_f32);
         }
-        let mut v1: i64 = ((20u32) as i64);
-        for j0 in (0u32..((0u32) % 4u32)).rev() {
-            v1 = (v1 << a_i64);
+        let mut v1: i64 = (-20i64);
+        for j0 in (((((((a_i64) as i8)) as u32)) % 8u32)..((a_u32) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v1 = v1;
         }
-        oi[i] = ((match (a_u32 % 8u32) { 6u32 => ((26u64).max(22u64) >> ((41u8).max(12u8) & 63u8)), 7u32 | 3u32 => (!17u64), _ => a_u64 })) as u64;
-        of[i] = ((-1.375f64)) as f64;
+        oi[i] = ((((a_u64).max(22u64)).max(0u64) << (((2.375f64) as i32) / (!a_i32)))) as u64;
+        of[i] = (((match (a_u32 % 8u32) { 3u32 | 1u32 => (if (a_u64 > 44u64) { a_f64 } else { 10.75f64 }), _ => ((99u16) as f64) })).sqrt()) as f64;
     }
 }
 
@@ -3018,14 +3143,19 @@ pub fn diff_121(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u64 = (match (56u32 % 8u32) { 5u32 => ((51u64 * a_u64) >> a_i64), 4u32 | 2u32 => ((((a_i64) as i64)) as u64), _ => (match (0u32 % 8u32) { 3u32..=7u32 => (match (49u32 % 8u32) { 1u32 | 2u32 => a_u64, _ => 72u64 }), 5u32 | 7u32 => (!71u64), 4u32 | 0u32 => 84u64, _ => (a_u64 % (3u64 | 1u64)) }) });
-        for j0 in (0u32..(((if true { 4294967295u32 } else { 90u32 })) % 4u32)).rev() {
-            v0 = (((a_u64 ^ v0) << (((a_u32) as u8) & 63u8)) / ((if (((a_i32) as i8) < 7i8) { (50u64 + a_u64) } else { (a_u64 >> (5u8 & 63u8)) }) | 1u64));
+        let mut v0: u64 = (((62i64 - ((4i16) as i64))) as u64);
+        for j0 in (((((46u64) as u32)) % 8u32)..((a_u32) % 16u32)).step_by(((47u32) % 3u32) as usize) {
+            v0 = ((((((a_i32) as u16)).min(((a_i64) as u16))).max(72u16)) as u64);
         }
-        let v1: u8 = 84u8;
-        let v2: u32 = (71u32 * (if false { a_u32 } else { 31u32 }));
-        oi[i] = (((((-20i8) >> (1i32 & 7i32)) >> ((-36i8) & 7i8)) + ((-((a_i64) as i8))).abs())) as u64;
-        of[i] = (((((-4.25f64) - a_f64) - ((58i32) as f64)) / (((a_u64) as f64) + (-a_f64)))) as f64;
+        let mut v1: u64 = (((match (a_u32 % 8u32) { 3u32..=6u32 => v0, 0u32..=3u32 => a_u64, _ => 4u64 }) * ((match (81u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)) * ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64));
+        if ((match (4294967295u32 % 8u32) { 0u32..=6u32 => ((a_u32) as u8), 1u32..=6u32 => 128u8, _ => ((a_i32) as u8) }) < ((a_f32) as u8)) {
+            v1 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
+        } else {
+            v1 = a_u64;
+        }
+        let v2: u32 = ((a_u32 | 73u32) + a_u32);
+        oi[i] = ((a_i64 * (0i64 | DiffPair { a: (0i64 | DiffPair::new(a_i64, a_i64).b), b: (!0i64) }.mixed()))) as u64;
+        of[i] = (((8.375f64 + ((4.875f64) as f64)) - (((-2.25f64) + (-9.5f64)) / (a_f64 / a_f64)))) as f64;
     }
 }
 
@@ -3040,17 +3170,18 @@ pub fn diff_122(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u32 = (match (682563253u32 % 8u32) { 7u32 | 3u32 => a_u32, _ => 31u32 });
-        let mut v1: u32 = ((v0 % v0) ^ (v0).min(a_u32));
-        if (false || (33u8 < 128u8)) {
-            v1 = ((a_i32) as u32);
-        } else {
-            v1 = ((match (a_u32 % 8u32) { 0u32 => v1, 1u32..=2u32 => 3205273155u32, _ => v0 }) << ((56u32).min(a_u32) & 31u32));
+        let v0: u32 = (!a_u32);
+        let mut v1: u64 = (match (89u32 % 8u32) { 1u32 => a_u64, _ => 86u64 });
+        for j0 in (0u32..=(((if false { 24u32 } else { a_u32 })) % 4u32)).rev() {
+            v1 = (a_u64 | 88u64);
         }
-        let v2: f64 = ((((-4.875f64)).abs() * (a_f64 * a_f64))).sqrt();
-        let v3: f64 = ((a_f64) as f64);
-        oi[i] = (a_u64) as u64;
-        of[i] = (((((3.4e38f32 * (-1.0f32))) as f64) - ((if ((-1i64) <= a_i64) { 6.875f64 } else { a_f64 }) / ((-9.875f64) * (-11.375f64))))) as f64;
+        let v2: f32 = ((match (a_u32 % 8u32) { 4u32 | 7u32 => a_f32, _ => (-3.625f32) }) / 10.875f32);
+        let mut v3: i64 = 0i64;
+        for j1 in (0u32..=((a_u32) % 4u32)).rev() {
+            v3 = ((!v3)).max((-10i64));
+        }
+        oi[i] = (((match (v0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) as u64;
+        of[i] = ((((a_f32 + v2) / (-v2)) / ((v2 - 3.4e38f32) + (a_f32 + v2)))) as f64;
     }
 }
 
@@ -3065,26 +3196,16 @@ pub fn diff_123(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u32 = a_u32;
-        if (((-12i16) <= (-36i16)) && true) {
-            v0 = ((true) as u32);
+        let mut v0: u32 = (a_u32 ^ 69u32);
+        if (!(10u16 == 17u16)) {
+            v0 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
         } else {
-            v0 = a_u32;
+            v0 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
         }
-        let mut v1: i64 = (-50i64);
-        if true {
-            v1 = (match (a_u32 % 8u32) { 7u32 => a_i64, _ => a_i64 });
-        } else {
-            v1 = (v1).abs();
-        }
-        let mut v2: i32 = (((match (a_u32 % 8u32) { 3u32..=6u32 => a_i32, 2u32 => a_i32, _ => a_i32 }) / ((if (a_u32 >= v0) { (-6i32) } else { a_i32 }) | 1i32)) + ((match (a_u32 % 8u32) { 5u32 | 2u32 => a_i32, 1u32 => (-97i32), _ => (-75i32) }) ^ (a_i32 + a_i32)));
-        if (!(v0 != 1u32)) {
-            v2 = ((((10i8 % (((a_f32) as i8) | 1i8)) >> (0u32 & 7u32))) as i32);
-        } else {
-            v2 = (-43i32);
-        }
-        oi[i] = ((if ((match (a_u32 % 8u32) { 3u32..=3u32 => a_u64, 2u32..=3u32 => 78u64, _ => 92u64 }) != a_u64) { ((64u64 + 6981246717894524403u64) >> (match (1u32 % 8u32) { 2u32 => 22i16, _ => 15i16 })) } else { ((!a_u64) << ((a_u64 / (64u64 | 1u64)) & 63u64)) })) as u64;
-        of[i] = ((((if ((-1.875f32) < 0.0f32) { (-32768i16) } else { 64i16 })) as f64)) as f64;
+        let v1: u8 = 49u8;
+        let v2: f64 = (a_f64).abs();
+        oi[i] = ((((a_i64 * a_i64) * ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64)) << (((51i16).abs() / ((((a_u32) as i16) + ((a_f32) as i16)) | 1i16)) & 63i16))) as u64;
+        of[i] = (v2) as f64;
     }
 }
 
@@ -3099,20 +3220,23 @@ pub fn diff_124(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u8 = 80u8;
-        if (!(a_f64 != 12.0f64)) {
-            v0 = v0;
+        let mut v0: u8 = ((84u8 ^ 31u8) << ((((-54i16)) as u8) & 7u8));
+        if ((43i16 >> (a_u64 & 15u64)) == ((match (69u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)) {
+            v0 = (if false { (!v0) } else { ((63i8) as u8) });
         } else {
-            v0 = (v0 % ((!95u8) | 1u8));
+            v0 = ((((-9i16)) as u8) >> (13u8 & 7u8));
         }
-        let v1: i64 = (((35i64 / ((-94i64) | 1i64)) - ((-63i64) * a_i64)) % ((match (24u32 % 8u32) { 3u32..=4u32 => ((a_u64) as i64), 3u32..=6u32 => (if true { (-9i64) } else { 0i64 }), 0u32 | 7u32 => (-25i64), _ => (73i64 - (-1i64)) }) | 1i64));
-        let mut v2: i16 = (-((a_i32) as i16));
-        for j0 in (((39u32) % 8u32)..((((a_u64) as u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v2 = (((a_f32) as i16)).max(50i16);
+        let v1: f64 = 9.875f64;
+        let mut v2: u16 = 51u16;
+        for j0 in (0u32..=(((43u32 % a_u32)) % 4u32)).rev() {
+            v2 = ((if true { ((a_i64) as u16) } else { v2 }) << (a_u64 & 15u64));
         }
-        let v3: u64 = ((match (a_u32 % 8u32) { 1u32 => a_u64, 7u32 => 26u64, 2u32..=3u32 => 16u64, _ => a_u64 }) | 43u64);
-        oi[i] = (((((((a_i32) as u16) >> ((-94i32) & 15i32))) as i32) * ((74i32 / (18i32 | 1i32)) - (match (12u32 % 8u32) { 4u32..=7u32 => a_i32, _ => a_i32 })))) as u64;
-        of[i] = (a_f32) as f64;
+        let mut v3: i16 = (23i16 & 16i16);
+        for j1 in (u32::MAX - (((a_u32 & 4294967295u32)) % 4u32))..=u32::MAX {
+            v3 = ((a_u32) as i16);
+        }
+        oi[i] = ((if (75i8 < (((a_i32) as i8) * (-21i8))) { ((-a_i32) << (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) & 31i32)) } else { (match (12u32 % 8u32) { 4u32..=7u32 => ((match (47u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32), _ => (if true { a_i32 } else { a_i32 }) }) })) as u64;
+        of[i] = (((a_u64) as f64)) as f64;
     }
 }
 
@@ -3128,10 +3252,15 @@ pub fn diff_125(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: f32 = (((((-0.0f64)) as f32) + (match (88u32 % 8u32) { 5u32 | 0u32 => a_f32, _ => a_f32 }))).sqrt();
-        let v1: u64 = ((a_u64 & a_u64)).max(((a_f64) as u64));
-        let v2: u64 = (if (31u32 < 1u32) { (v1 ^ 64u64) } else { (v1 - 14u64) });
-        oi[i] = ((((1u8).min(115u8) >> ((81i64).abs() & 7i64)) << (a_i64 & 7i64))) as u64;
-        of[i] = ((v0 + (-(a_f32 + 1e-40f32)))) as f64;
+        let v1: u64 = ((a_u64 >> (a_i64 & 63i64)) - a_u64);
+        let mut v2: i32 = (a_i32 << ((60i32 << (((a_i32) as i8) & 31i8)) & 31i32));
+        if false {
+            v2 = (((v0).abs()) as i32);
+        } else {
+            v2 = (match (65u32 % 8u32) { 7u32..=7u32 => ((-12i32) % v2), _ => (-a_i32) });
+        }
+        oi[i] = (((((match (32u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)).min((if true { ((a_i64) as u16) } else { 84u16 })) / (((match (31u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) | 1u16))) as u64;
+        of[i] = ((if (!(1u32 >= 96u32)) { ((a_f32).sqrt() * ((-8.5f32) - a_f32)) } else { v0 })) as f64;
     }
 }
 
@@ -3146,28 +3275,23 @@ pub fn diff_126(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i8 = ((if true { 70i8 } else { (-9i8) }) << (63i64 - 20i64));
-        if ((9u8 << (((a_u32) as i8) & 7i8)) > 31u8) {
-            v0 = (!(!v0));
-        } else {
-            v0 = (if (!(((a_f32) as i8) <= v0)) { (match (31u32 % 8u32) { 2u32 | 6u32 => 64i8, _ => ((a_i64) as i8) }) } else { (v0 | (-78i8)) });
-        }
-        let mut v1: i16 = ((match (a_u32 % 8u32) { 1u32 => (-((a_i32) as i16)), _ => (((a_i32) as i16) % (-66i16)) }) & (!0i16));
-        for j0 in (u32::MAX - ((a_u32) % 4u32))..=u32::MAX {
-            v1 = (((if true { 32767i16 } else { v1 })).abs() * ((!((a_i64) as i16)) | ((a_i64) as i16)));
-        }
-        let mut v2: u16 = (((((a_i64) as u16) ^ 41u16) >> ((match (a_u32 % 8u32) { 1u32 => a_u64, 1u32 | 5u32 => 1u64, _ => 0u64 }) & 15u64))).min(65535u16);
+        let mut v0: i8 = (-128i8);
         if false {
-            v2 = ((((9007199254740992.0f64 - 5e-324f64) + (1.7e308f64 * a_f64))) as u16);
+            v0 = ((!v0) >> ((52u16 + 18u16) & 7u16));
         } else {
-            v2 = ((((94i32) as u32)) as u16);
+            v0 = ((9i8 * v0) / ((((a_i64) as i8) * v0) | 1i8));
         }
-        let mut v3: i16 = (v1 << ((((-43i16) % (((a_f32) as i16) | 1i16))) as u16));
-        for j1 in (((89u32) % 8u32)..(((33u32 | a_u32)) % 16u32)).step_by(((4294967295u32) % 3u32) as usize) {
-            v3 = ((((-59i16) % ((a_i32) as i16)) & (16i16 >> (a_u32 & 15u32)))).abs();
+        let mut v1: i32 = (if (true && true) { (-a_i32) } else { (1i32 * 32i32) });
+        for j0 in (u32::MAX - (((a_u32 & a_u32)) % 4u32))..=u32::MAX {
+            v1 = (!(match (27u32 % 8u32) { 7u32 | 6u32 => v1, 4u32 => 72i32, _ => (-13i32) }));
         }
-        oi[i] = ((((((a_u32) as u16)) as u64)).min((match (a_u32 % 8u32) { 2u32 | 6u32 => 37u64, 2u32..=7u32 => (a_u64 & a_u64), 0u32 | 7u32 => (match (a_u32 % 8u32) { 1u32..=5u32 => 64u64, 2u32 | 3u32 => 63u64, _ => a_u64 }), _ => a_u64 }))) as u64;
-        of[i] = ((if (!(!true)) { (11.125f32 / (-11.5f32)) } else { (((-0.0f32) * 4.125f32) - a_f32) })) as f64;
+        let mut v2: i8 = (v0 * v0);
+        for j1 in (((((v0) as u32)) % 8u32)..((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 16u32)).step_by(((55u32) % 3u32) as usize) {
+            v2 = (if (65u32 == 29u32) { ((a_f32) as i8) } else { 19i8 });
+        }
+        let v3: i8 = v2;
+        oi[i] = (15u16) as u64;
+        of[i] = (a_f64) as f64;
     }
 }
 
@@ -3182,18 +3306,20 @@ pub fn diff_127(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i16 = (((a_i64) as i16) + ((a_u32) as i16));
-        if (69i16 > ((-41i16) % (((a_f32) as i16) | 1i16))) {
-            v0 = (!((a_i64) as i16));
+        let mut v0: i16 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
+        if (!false) {
+            v0 = (!((a_i32) as i16));
         } else {
-            v0 = (match (4294967295u32 % 8u32) { 6u32 | 1u32 => ((a_i64) as i16), _ => ((a_i64) as i16) });
+            v0 = ((-41i16) % (((a_f32) as i16) | 1i16));
         }
-        let mut v1: u8 = ((!((((a_i32) as i8)) as u8))).min(31u8);
-        for j0 in (((73u32) % 8u32)..((73u32) % 16u32)).step_by(((0u32) % 3u32) as usize) {
-            v1 = v1;
+        let mut v1: f32 = (if false { ((a_f64) as f32) } else { (a_f32 * (-0.5f32)) });
+        if (!(15u16 < 56u16)) {
+            v1 = (-(if (73u64 > 0u64) { v1 } else { v1 }));
+        } else {
+            v1 = (((!13u8)) as f32);
         }
-        oi[i] = (((if (3u64 >= a_u64) { ((a_f32) as i8) } else { ((-82i8)).abs() }) << (a_u32 & 7u32))) as u64;
-        of[i] = (((-(match (a_u32 % 8u32) { 5u32 => a_f32, _ => (-2.5f32) })) + ((-a_f32) * (8.25f32).sqrt()))) as f64;
+        oi[i] = ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)).min(((a_f32) as u16))) as u64;
+        of[i] = (((((-1.375f64) * 5.875f64) * (-a_f64)) - (((-2.0f64) * 8.25f64) * (9.5f64 + 0.0f64)))) as f64;
     }
 }
 
@@ -3209,33 +3335,26 @@ pub fn diff_128(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let mut v0: f32 = (a_f32 * a_f32);
-        for j0 in 0u32..(((2566952163u32 >> (8u8 & 31u8))) % 4u32) {
-            v0 = (a_f32).sqrt();
+        for j0 in (u32::MAX - (((a_u32 | a_u32)) % 4u32))..=u32::MAX {
+            v0 = (v0 * a_f32);
         }
-        let mut v1: u8 = ((((((-49i32)) as f64)) as u8)).max((((((a_f32) as i8)) as u8)).max(67u8));
-        for j1 in 0u32..((a_u32) % 4u32) {
-            v1 = 64u8;
-        }
-        let mut v2: u64 = 76u64;
-        if ((true && true) || ((69i64 != a_i64) && (a_i32 <= a_i32))) {
-            v2 = (((-5.75f64)) as u64);
+        let mut v1: f64 = a_f64;
+        if true {
+            v1 = (((((-49i32)) as f64)).sqrt() - ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)) as f64));
         } else {
-            v2 = a_u64;
+            v1 = (-((a_f64).abs() / ((2i32) as f64)));
         }
-        let mut v3: f32 = (v0 / a_f32);
-        if ((3i32 != a_i32) || (true || true)) {
-            v3 = (a_f32 - v3);
-        } else {
-            v3 = (a_f32 / 0.25f32);
+        let v2: i8 = (((a_i32) as i8) + 7i8);
+        let mut v3: i16 = ((a_u32) as i16);
+        for j1 in ((((if (3062154051u32 <= 69u32) { a_u32 } else { 88u32 })) % 8u32)..(((!46u32)) % 16u32)).step_by(((1u32) % 3u32) as usize) {
+            v3 = (((match (64u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) >> ((match (a_u32 % 8u32) { 4u32..=7u32 => v3, _ => (0i16 << (85u32 & 15u32)) }) & 15i16));
         }
-        let mut v4: i16 = 96i16;
-        if ((match (a_u32 % 8u32) { 4u32 => a_i64, 1u32 | 2u32 => a_i64, 4u32 | 6u32 => a_i64, _ => 0i64 }) != (((-0.0f64)) as i64)) {
-            v4 = (1i16 & ((a_i32) as i16));
-        } else {
-            v4 = (((a_f32) as i16) >> (((a_i32) as u16) & 15u16));
+        let mut v4: i32 = (if false { 31i32 } else { a_i32 });
+        for j2 in ((((a_u32 % 50u32)) % 8u32)..(((1776196985u32).max(52u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v4 = ((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
         }
-        oi[i] = ((if (false && ((-95i32) < 81i32)) { (((a_f32) as u8) | (v1).max(((a_u32) as u8))) } else { v1 })) as u64;
-        of[i] = ((((((((a_i64) as u16) / (((a_f32) as u16) | 1u16))) as u16)) as f32)) as f64;
+        oi[i] = ((if (!(!true)) { (if (false && false) { ((((a_i32) as u16)) as i64) } else { ((match (5u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64) }) } else { (((a_i32) as i64) | 2i64) })) as u64;
+        of[i] = ((((if (((-1i16) > (-1i16)) && true) { (a_u64 - a_u64) } else { (if (a_f64 != a_f64) { 64u64 } else { 15u64 }) })) as f32)) as f64;
     }
 }
 
@@ -3250,16 +3369,16 @@ pub fn diff_129(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u32 = (3u32 ^ 56u32);
+        let v0: u32 = (a_u32 << ((-96i64) & 31i64));
         let v1: f32 = (((28i16) as f32) / 3.4e38f32);
-        let mut v2: i8 = ((a_u32) as i8);
-        if ((a_u64 | a_u64) > 63u64) {
-            v2 = (((92i16) as i8) >> ((18u64 / (a_u64 | 1u64)) & 7u64));
+        let mut v2: i8 = 77i8;
+        if false {
+            v2 = v2;
         } else {
-            v2 = (if (!true) { (if (a_u64 >= 1u64) { ((a_i32) as i8) } else { ((a_i64) as i8) }) } else { (-((a_u32) as i8)) });
+            v2 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) << (18u64 & 7u64));
         }
-        oi[i] = ((((!(!((a_u32) as i16)))) as u8)) as u64;
-        of[i] = ((((a_f32 - 5.125f32) - (-a_f32)) - (((match (a_u32 % 8u32) { 1u32 => a_f64, 4u32 => (-9.5f64), _ => (-6.375f64) })) as f32))) as f64;
+        oi[i] = (((if (!(((a_i64) as u8) != 1u8)) { (!63u16) } else { (!12u16) }) / ((((a_f32) as u16)).min((0u16).min(((a_f32) as u16))) | 1u16))) as u64;
+        of[i] = ((-(((32u64) as f64) / ((96u64) as f64)))) as f64;
     }
 }
 
@@ -3274,19 +3393,19 @@ pub fn diff_130(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i8 = ((((a_i32) as i8)) as i8);
-        if ((((a_u32) as i16)).min((-14i16)) != ((22u16) as i16)) {
-            v0 = (((a_i64) as i8) >> (72i16 & 7i16));
+        let mut v0: i8 = (92i8 / ((-83i8) | 1i8));
+        if (((-2.75f64)).abs() == 5e-324f64) {
+            v0 = (((a_u32) as i8) - ((a_i64) as i8));
         } else {
-            v0 = ((a_i64) as i8);
+            v0 = (!79i8);
         }
-        let mut v1: i8 = (((a_i32) as i8) & ((a_u32) as i8));
-        for j0 in (((97u32) % 8u32)..((216900523u32) % 16u32)).step_by(((32u32) % 3u32) as usize) {
-            v1 = ((a_u32) as i8);
+        let v1: f32 = ((-5.25f32) / 5.0f32);
+        let mut v2: i8 = ((a_i64) as i8);
+        for j0 in (((a_u32) % 8u32)..((((match (37u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v2 = (((a_f32) as i8) << ((12u32 >> (64u32 & 31u32)) >> (((match (j0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) & 31u16)));
         }
-        let v2: u64 = ((match (57u32 % 8u32) { 0u32..=1u32 => (a_u64 << (v1 & 63i8)), 2u32 => 18446744073709551615u64, _ => a_u64 }) >> (((((a_u32) as i16) ^ 21i16) << 255u8) & 63i16));
-        oi[i] = (((((-a_f32)) as i16) % ((((-75i8)) as i16) ^ (99i16 >> (76u64 & 15u64))))) as u64;
-        of[i] = ((((a_f32 / (-6.625f32))).sqrt()).sqrt()) as f64;
+        oi[i] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)) as u64;
+        of[i] = ((((((-98i32)) as f64) + (a_f64 + (-8.625f64))) / a_f64)) as f64;
     }
 }
 
@@ -3302,19 +3421,24 @@ pub fn diff_131(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let mut v0: f64 = ((((-10.0f64) / a_f64) / 11.625f64) - ((a_f64 / 12.25f64) + (6.125f64 * 11.125f64)));
-        for j0 in (0u32..=(((a_u32 | 38u32)) % 4u32)).rev() {
+        for j0 in (0u32..=(((((-4.75f32)) as u32)) % 4u32)).rev() {
             v0 = (((a_f64 + v0)).abs()).abs();
         }
-        let mut v1: i8 = ((((a_f32) as i8) & 63i8) >> ((((a_f32 <= 0.1f32)) as u32) & 7u32));
-        if (!(true || (8.75f64 <= v0))) {
-            v1 = (((63i64 << (((a_i32) as i8) & 63i8))) as i8);
+        let mut v1: i8 = (!((match (43u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8));
+        if (11u64 >= (36u64 | a_u64)) {
+            v1 = ((((-70i8)) as i8) << ((if true { (-2i64) } else { a_i64 }) & 7i64));
         } else {
-            v1 = (v1 / ((v1 & 32i8) | 1i8));
+            v1 = ((match (78u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
         }
-        let v2: u64 = ((96u64).max(a_u64) << ((0i16 >> (((a_i32) as i8) & 15i8)) & 63i16));
-        let v3: i16 = (((((-68i32) >> 87u16) * a_i32)) as i16);
-        oi[i] = ((match (0u32 % 8u32) { 4u32..=7u32 => ((-a_i64) % (29i64 | 1i64)), 2u32 => (64i64 | (40i64 - (-49i64))), 1u32..=7u32 => ((!a_i64) >> ((((-3.0f64)) as u16) & 63u16)), _ => ((79i64 % (-98i64)) % ((-a_i64) | 1i64)) })) as u64;
-        of[i] = (((if ((-57i8) == 86i8) { (a_f32 + (-3.625f32)) } else { (0.1f32 * 1e-40f32) }) * (-1.375f32))) as f64;
+        let v2: f32 = ((v0) as f32);
+        let mut v3: u8 = (match (31u32 % 8u32) { 0u32..=4u32 => 33u8, _ => ((a_f32) as u8) });
+        if (((1u32) as i8) == ((-68i8) >> 87u16)) {
+            v3 = (if (a_i32 != 65i32) { (((a_i32 << (0u64 & 31u64))) as u8) } else { (!(((a_i64) as u8) >> v1)) });
+        } else {
+            v3 = ((v3 / (((match (78u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) | 1u8)) - (match (85u32 % 8u32) { 2u32 => (79u8 % v3), 1u32 => ((match (61u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8), 6u32 | 6u32 => v3, _ => ((a_f32) as u8) }));
+        }
+        oi[i] = (((((!591031096u32)) as u32)).max((if (a_i64 > (-11i64)) { 95u32 } else { (56u32 >> (a_u32 & 31u32)) }))) as u64;
+        of[i] = ((((((match (96u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)) as f32) + ((a_f32 + v2) * (v2 / v2)))) as f64;
     }
 }
 
@@ -3329,9 +3453,9 @@ pub fn diff_132(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u16 = (((-33i8)) as u16);
-        oi[i] = (13u32) as u64;
-        of[i] = (2.625f32) as f64;
+        let v0: u16 = ((a_f32) as u16);
+        oi[i] = ((if ((21i8 | (-29i8)) != (79i8 | ((a_i64) as i8))) { ((0u64 / (29u64 | 1u64)) << ((match (a_u32 % 8u32) { 3u32 | 1u32 => (-56i8), 2u32 | 7u32 => (-73i8), _ => ((a_f32) as i8) }) & 63i8)) } else { ((match (32u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) })) as u64;
+        of[i] = ((((((-9223372036854775808i64) / (-99i64))) as f32) + ((((-3.5f64)) as f32)).abs())) as f64;
     }
 }
 
@@ -3346,24 +3470,23 @@ pub fn diff_133(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i16 = ((((77u64 & a_u64)) as i16) | 51i16);
-        let v1: i32 = a_i32;
-        let mut v2: i16 = (if false { ((a_u32) as i16) } else { ((a_u32) as i16) });
-        if ((-32i8) == (79i8 + 94i8)) {
-            v2 = (if false { v2 } else { v2 });
+        let v0: i16 = 84i16;
+        let mut v1: u16 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) >> (((24i32 << (((a_u32) as u16) & 31u16)) | ((a_i64) as i32)) & 15i32));
+        if ((((a_i32) as i8) > ((a_i64) as i8)) && (false && true)) {
+            v1 = (match (25u32 % 8u32) { 2u32 | 1u32 => (match (22u32 % 8u32) { 4u32..=6u32 => (15u16 << ((-56i32) & 15i32)), 0u32 | 3u32 => (((a_i64) as u16) ^ v1), 4u32 | 6u32 => (if true { v1 } else { ((a_i32) as u16) }), _ => ((a_f32) as u16) }), 3u32 => ((a_i32) as u16), _ => ((v1 & 1u16) + ((a_u32) as u16)) });
         } else {
-            v2 = v2;
+            v1 = ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) + (v1 * 83u16)) ^ (((match (a_u32 % 8u32) { 3u32 | 7u32 => 18u16, 6u32 => ((a_f32) as u16), 2u32..=4u32 => ((a_i64) as u16), _ => ((a_i32) as u16) })) as u16));
         }
-        let mut v3: i32 = (a_i32 << (((a_f32) as i8) & 31i8));
-        for j0 in (((((10.75f32) as u32)) % 8u32)..(((25u32).max(58u32)) % 16u32)).step_by(((34u32) % 3u32) as usize) {
-            v3 = 56i32;
+        let v2: i16 = (((a_i64) as i16)).max(((a_i32) as i16));
+        let v3: i32 = (((match (25u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)).min(((!a_i32) ^ (-a_i32)));
+        let mut v4: u16 = (!((a_f32) as u16));
+        if (!(!(0i64 == a_i64))) {
+            v4 = (((72i32) as u16) + (((a_u32) as u16) / (((a_i32) as u16) | 1u16)));
+        } else {
+            v4 = ((((a_i32) as u16) / (v4 | 1u16)) / 10u16);
         }
-        let mut v4: u32 = (68u32 - a_u32);
-        for j1 in (0u32..=((((v3) as u32)) % 4u32)).rev() {
-            v4 = ((2.5f32) as u32);
-        }
-        oi[i] = ((((match (0u32 % 8u32) { 6u32 | 2u32 => ((a_f32) as i8), 7u32 => 6i8, 7u32 | 1u32 => 44i8, _ => ((a_i32) as i8) }) ^ ((a_i32) as i8)) >> (((!78u64) & 10u64) & 7u64))) as u64;
-        of[i] = (a_f64) as f64;
+        oi[i] = ((-((a_i32) as i8))) as u64;
+        of[i] = ((((((-9.0f32)).abs() / (a_f32 / a_f32))) as f32)) as f64;
     }
 }
 
@@ -3378,14 +3501,14 @@ pub fn diff_134(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i64 = (7i64 << a_i64);
-        if (((a_i32) as u8) >= (((a_i64) as u8) % (((a_u32) as u8) | 1u8))) {
-            v0 = a_i64;
+        let mut v0: i64 = a_i64;
+        if (!true) {
+            v0 = 0i64;
         } else {
-            v0 = (-11i64);
+            v0 = (a_i64).min(a_i64);
         }
-        oi[i] = ((((-a_i64)).abs() >> ((if (((-30i32) < 3i32) && (a_f32 >= a_f32)) { (35u32 | 32u32) } else { a_u32 }) & 63u32))) as u64;
-        of[i] = ((((1.0f32 * 3.125f32)).sqrt() / ((8.125f32 * (-5.375f32)) * (a_f32 * (-6.75f32))))) as f64;
+        oi[i] = ((-11i32)) as u64;
+        of[i] = ((12.25f64 * (-((-3.75f64) * 0.375f64)))) as f64;
     }
 }
 
@@ -3402,12 +3525,17 @@ pub fn diff_135(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_f64: f64 = xf64[i];
         let v0: f32 = (match (a_u32 % 8u32) { 2u32 => ((a_f32 + a_f32) + ((-9.625f32) - 1e-40f32)), _ => ((a_f32 * 10.25f32) * (-12.5f32)) });
         let mut v1: f32 = (a_f32 / a_f32);
-        for j0 in ((((match (a_u32 % 8u32) { 0u32..=5u32 => 83u32, 4u32..=5u32 => a_u32, 6u32 | 0u32 => a_u32, _ => 29u32 })) % 8u32)..(((29u32 >> (a_u64 & 31u64))) % 16u32)).step_by(((50u32) % 3u32) as usize) {
-            v1 = (match (a_u32 % 8u32) { 7u32 => a_f32, 4u32..=6u32 => 5.25f32, _ => a_f32 });
+        for j0 in ((((32u32 >> (0i8 & 31i8))) % 8u32)..((29u32) % 16u32)).step_by(((79u32) % 3u32) as usize) {
+            v1 = v1;
         }
-        let v2: u8 = (((a_i32) as u8) >> 40u16);
-        oi[i] = ((if ((-((a_u32) as i16)) == ((-1i16) * ((a_i64) as i16))) { a_u32 } else { (((((a_i32) as u8)) as u32) & ((55i16) as u32)) })) as u64;
-        of[i] = ((((match (22u32 % 8u32) { 0u32..=5u32 => (52u8 >> (20u16 & 7u16)), _ => v2 })) as f64)) as f64;
+        let mut v2: u8 = (!59u8);
+        if (a_u64 >= (if true { a_u64 } else { 74u64 })) {
+            v2 = (v2 % (((a_f32) as u8) | 1u8));
+        } else {
+            v2 = (!((a_i64) as u8));
+        }
+        oi[i] = (63u16) as u64;
+        of[i] = ((a_f64 + ((a_f64 * a_f64) - (a_f64 + a_f64)))) as f64;
     }
 }
 
@@ -3422,18 +3550,26 @@ pub fn diff_136(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i32 = ((((-11.25f64) / 11.875f64)) as i32);
-        if ((a_f32 * (-9.625f32)) == ((-2.5f32)).abs()) {
-            v0 = (((7u8).max(85u8)) as i32);
+        let mut v0: i32 = (!(15i32).abs());
+        if ((((a_i64) as i8)).min(((a_u32) as i8)) != ((a_i32) as i8)) {
+            v0 = ((a_i32).abs() + (a_i32 | a_i32));
         } else {
-            v0 = (match (a_u32 % 8u32) { 2u32..=3u32 => (89i32 << (a_u32 & 31u32)), _ => (a_i32 >> ((-17i16) & 31i16)) });
+            v0 = ((89i32 << (a_u32 & 31u32)) >> (((match (14u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) & 31i16));
         }
-        let v1: i8 = (-((4i8 ^ (-94i8)) >> ((if true { a_i64 } else { (-1i64) }) & 7i64)));
-        let v2: f64 = ((-11.875f64) - a_f64);
-        let v3: u32 = 88u32;
-        let v4: i32 = ((a_i32 << ((-2147483648i32) & 31i32)) & (34i32).max(a_i32));
-        oi[i] = (((((match (a_u32 % 8u32) { 2u32..=5u32 => 32u64, 6u32 => 5u64, _ => 46u64 })) as i8) + (if false { (match (a_u32 % 8u32) { 1u32 => (-39i8), 7u32 => v1, _ => 35i8 }) } else { (((a_i64) as i8) + (-80i8)) }))) as u64;
-        of[i] = ((((v2 / 0.5f64) * (v2 * (-2.125f64))) + ((match (a_u32 % 8u32) { 0u32 | 2u32 => a_f64, 3u32..=5u32 => a_f64, 4u32..=4u32 => 1.625f64, _ => a_f64 }) * ((v1) as f64)))) as f64;
+        let v1: i8 = ((!(match (a_u32 % 8u32) { 3u32 => ((a_i64) as i8), 0u32..=4u32 => 84i8, 1u32 => 63i8, _ => 50i8 })) & ((if (81u32 <= 48u32) { (-80i8) } else { ((a_f32) as i8) }) << ((!0u64) & 7u64)));
+        let mut v2: u8 = ((34u8).max(((a_u32) as u8)) / ((128u8 + ((a_u32) as u8)) | 1u8));
+        for j0 in ((((a_u32 >> 15u8)) % 8u32)..(((!a_u32)) % 16u32)).step_by(((85u32) % 3u32) as usize) {
+            v2 = (((match (56u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) & ((a_f32) as u8));
+        }
+        let mut v3: u16 = (((a_i64) as u16) >> (((a_i64) as u8) & 15u8));
+        if (((a_i64) as u8) > 64u8) {
+            v3 = (((a_i64) as u16) - v3);
+        } else {
+            v3 = (v3 + 45132u16);
+        }
+        let v4: i32 = ((31i32 * a_i32) - (a_i32 >> ((-36i64) & 31i64)));
+        oi[i] = ((((-2147483648i32) << (a_u32 * a_u32)) ^ (if (91u64 < 35u64) { (a_i32 + a_i32) } else { (13i32).min(v0) }))) as u64;
+        of[i] = (((((((a_u32) as i16) & (-32768i16))) as f64) + (if ((a_f32 >= a_f32) && true) { ((a_u64) as f64) } else { (a_f64).sqrt() }))) as f64;
     }
 }
 
@@ -3448,14 +3584,19 @@ pub fn diff_137(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i16 = (((-71i16) & ((a_u32) as i16)) << (((a_u64) as i64) & 15i64));
-        let mut v1: i8 = ((((a_f32) as u8)) as i8);
-        for j0 in ((((12u32 & 0u32)) % 8u32)..((a_u32) % 16u32)).step_by(((94u32) % 3u32) as usize) {
-            v1 = (-96i8);
+        let v0: i16 = (((-52i16) % ((a_u32) as i16)) << ((match (88u32 % 8u32) { 3u32 | 3u32 => ((a_u32) as u8), _ => 1u8 }) & 15u8));
+        let mut v1: f64 = (-a_f64);
+        if (!(100u16 <= 0u16)) {
+            v1 = 0.0f64;
+        } else {
+            v1 = (v1 / v1);
         }
-        let v2: i32 = (((((a_u32) as i8)) as i32) / 66i32);
-        oi[i] = (1u8) as u64;
-        of[i] = (((((9007199254740992.0f64 - 11.0f64)) as f64) + (5.5f64 - a_f64))) as f64;
+        let mut v2: f64 = ((((a_i64) as i8)) as f64);
+        for j0 in (0u32..((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32)).rev() {
+            v2 = (v2 + a_f64);
+        }
+        oi[i] = ((((((-91i64)) as u8) >> (((-51i32) * a_i32) & 7i32)) & ((((-42i32)) as u8) * (((a_i32) as u8)).max(20u8)))) as u64;
+        of[i] = ((((7.0f32 / a_f32) / (-0.0f32))).abs()) as f64;
     }
 }
 
@@ -3470,21 +3611,18 @@ pub fn diff_138(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u8 = (((65i16 - ((a_i32) as i16))) as u8);
-        let mut v1: u32 = 1u32;
-        if false {
-            v1 = a_u32;
+        let v0: u8 = ((a_u32) as u8);
+        let v1: f32 = (6.0f32 + (-7.125f32));
+        let v2: u32 = (if false { (((8.875f64) as u32) >> ((-57i64) & 31i64)) } else { 75u32 });
+        let mut v3: i64 = a_i64;
+        if ((true || true) && (a_u64 != 94u64)) {
+            v3 = (((((a_f32) as u8)) as i64)).abs();
         } else {
-            v1 = ((a_u32 >> 64i64) / (v1 >> (((a_f32) as u8) & 31u8)));
+            v3 = ((match (3u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64);
         }
-        let v2: f32 = ((-a_f32) - (a_f32 - a_f32));
-        let mut v3: i16 = (((a_i64) as i16) | ((a_i64) as i16));
-        for j0 in ((((v1 >> (((a_f32) as u16) & 31u16))) % 8u32)..((v1) % 16u32)).step_by(((10u32) % 3u32) as usize) {
-            v3 = (3i16 % ((a_i64) as i16));
-        }
-        let v4: u16 = (75u16 & ((a_i32) as u16));
-        oi[i] = ((if ((((a_f32) as u16) - ((a_u32) as u16)) != (((a_f32) as u16) >> ((-45i64) & 15i64))) { (match (10u32 % 8u32) { 2u32 | 2u32 => 59u64, _ => 17u64 }) } else { 16u64 })) as u64;
-        of[i] = ((-(match (76u32 % 8u32) { 1u32 | 2u32 => ((a_i64) as f32), _ => (a_f32 / (-6.5f32)) }))) as f64;
+        let v4: i32 = 50i32;
+        oi[i] = ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) * ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8))) as u64;
+        of[i] = (a_f64) as f64;
     }
 }
 
@@ -3499,26 +3637,21 @@ pub fn diff_139(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u16 = (((((a_u32) as u16) + ((a_i64) as u16)) / ((match (a_u32 % 8u32) { 4u32 | 7u32 => ((a_i64) as u16), 0u32 => ((a_i32) as u16), _ => 36741u16 }) | 1u16)) << (((((78u8) as f64)) as i16) & 15i16));
-        let mut v1: u8 = (if ((-a_f32) > (a_f32 / 16777216.0f32)) { (((a_u64 + 18446744073709551615u64)) as u8) } else { ((112u8 / (1u8 | 1u8)) % (((a_f64) as u8) | 1u8)) });
-        if (!(32u32 > 77u32)) {
-            v1 = ((a_f32) as u8);
+        let v0: u16 = (match (a_u32 % 8u32) { 0u32..=5u32 => 89u16, 1u32 => ((match (a_u32 % 8u32) { 4u32 | 7u32 => ((a_i64) as u16), 0u32 => ((a_i32) as u16), _ => 36741u16 }) * (9u16 % 78u16)), _ => (match (a_u32 % 8u32) { 6u32 | 2u32 => ((a_i64) as u16), 3u32 => (if (27u8 < 112u8) { 1u16 } else { 65535u16 }), _ => ((a_i32) as u16) }) });
+        let v1: i16 = (-77i16);
+        let mut v2: f32 = (-a_f32);
+        for j0 in (u32::MAX - (((if true { 100u32 } else { 3692265482u32 })) % 4u32))..=u32::MAX {
+            v2 = (v2 * (-5.5f32));
+        }
+        let mut v3: u8 = (match (87u32 % 8u32) { 7u32 | 6u32 => 46u8, 5u32 | 4u32 => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8), 1u32..=3u32 => ((match (97u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8), _ => (((((a_u32) as u8)) as u8) * (((a_i32) as u8) << (18u8 & 7u8))) });
+        if (!(false && true)) {
+            v3 = ((a_f32) as u8);
         } else {
-            v1 = (match (18u32 % 8u32) { 1u32..=6u32 => v1, 1u32 => 128u8, _ => ((a_f32) as u8) });
+            v3 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
         }
-        let mut v2: u32 = (((a_u32 >> (71u16 & 31u16)) / (a_u32 | 1u32)) | (((a_i64).abs()) as u32));
-        for j0 in (((35u32) % 8u32)..(((0u32 << ((a_u32) as i16))) % 16u32)).step_by(((95u32) % 3u32) as usize) {
-            v2 = a_u32;
-        }
-        let v3: f64 = (-2.25f64);
-        let mut v4: i8 = ((((a_f32) as i8)).min(((a_i32) as i8))).min(((-5i8) >> a_i32));
-        if ((!(((a_i32) as i16) == 20i16)) && (((a_f32) as i8) == 99i8)) {
-            v4 = (if (((a_u32) as i16) > 27i16) { (((a_u32) as i8) << (v4 & 7i8)) } else { (((a_f32) as i8) / (v4 | 1i8)) });
-        } else {
-            v4 = v4;
-        }
-        oi[i] = ((((if false { ((a_f32) as i8) } else { v4 }) ^ (((a_u32) as i8)).abs())).abs()) as u64;
-        of[i] = ((-a_f32)) as f64;
+        let v4: i16 = (-8i16);
+        oi[i] = ((((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64)).abs()) as u64;
+        of[i] = ((if (!(((a_u32) as u8) == v3)) { a_f32 } else { (-(a_f32 * a_f32)) })) as f64;
     }
 }
 
@@ -3533,9 +3666,9 @@ pub fn diff_140(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u64 = (64u64 + 13u64);
-        oi[i] = ((((if (a_u64 != v0) { 1u32 } else { 29u32 })) as i32)) as u64;
-        of[i] = ((-a_f64)) as f64;
+        let v0: u64 = (((!a_u64) << ((((-1.625f64)) as i8) & 63i8)) - ((92u8) as u64));
+        oi[i] = (29i32) as u64;
+        of[i] = ((-a_f32)) as f64;
     }
 }
 
@@ -3550,18 +3683,23 @@ pub fn diff_141(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i32 = (a_i32).max((a_i32 & ((-1i32) / (22i32 | 1i32))));
-        for j0 in (0u32..=(((a_u32 - 0u32)) % 4u32)).rev() {
-            v0 = (!((v0).max(a_i32)).abs());
+        let mut v0: i32 = ((match (89u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
+        for j0 in (((37u32) % 8u32)..(((if true { 4294967295u32 } else { 100u32 })) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v0 = (((match (48u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) | (-(67i32).max(v0)));
         }
-        let mut v1: i16 = (-(21i16 - ((a_i32) as i16)));
-        for j1 in ((((a_u32 + a_u32)) % 8u32)..(((a_u32).min(a_u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v1 = (((a_u32) as i16) * (match (a_u32 % 8u32) { 4u32 | 0u32 => 56i16, 3u32 | 1u32 => (-29i16), _ => ((a_u32) as i16) }));
+        let mut v1: i32 = ((!a_i32)).min((a_i32 * a_i32));
+        if true {
+            v1 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) >> (a_u32 ^ 85u32));
+        } else {
+            v1 = ((match (100u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
         }
-        let v2: u32 = 34u32;
-        let v3: i64 = (!(63i64 << (98u32 & 63u32)));
-        oi[i] = ((match (a_u32 % 8u32) { 0u32..=5u32 => (!(if false { 90i8 } else { ((a_i64) as i8) })), 6u32..=6u32 => (match (24u32 % 8u32) { 2u32 => ((-72i8) >> v0), _ => (67i8 >> (a_u32 & 7u32)) }), 5u32 | 7u32 => ((match (v2 % 8u32) { 1u32 | 6u32 => 37i8, 6u32..=7u32 => ((a_u32) as i8), _ => 57i8 }) + (match (248864692u32 % 8u32) { 4u32 => 8i8, 3u32 => ((a_i32) as i8), _ => (-29i8) })), _ => (match (59u32 % 8u32) { 4u32 => ((-98i8) << (((a_i32) as i16) & 7i16)), 3u32 => ((-38i8)).abs(), _ => (-((a_f32) as i8)) }) })) as u64;
-        of[i] = ((((16777216.0f32).abs() / (0.625f32 + (-2.875f32))) - ((2.875f32 - (-1.75f32)) / (a_f32 * a_f32)))) as f64;
+        let v2: f32 = (((98u16) as f32) * ((63i64) as f32));
+        let mut v3: f64 = ((a_f64) as f64);
+        for j1 in (((8u32) % 8u32)..(((a_u32 ^ 4294967295u32)) % 16u32)).step_by(((3u32) % 3u32) as usize) {
+            v3 = (a_f64 / 4.5f64);
+        }
+        oi[i] = (((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)) as u64;
+        of[i] = ((((-4.375f64) + (a_f64 - 2.625f64)) + ((-a_f64)).sqrt())) as f64;
     }
 }
 
@@ -3577,12 +3715,12 @@ pub fn diff_142(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: f64 = ((-a_f64) / ((1.7e308f64 * 12.25f64) + (0.0f64 / (-1.375f64))));
-        let mut v1: u32 = (((((1u16) as i8) >> ((88i32 % (a_i32 | 1i32)) & 7i32))) as u32);
-        for j0 in 0u32..(((if false { a_u32 } else { a_u32 })) % 4u32) {
-            v1 = v1;
+        let mut v1: u32 = 63u32;
+        for j0 in ((((52u32).min(31u32)) % 8u32)..(((if (a_i64 != a_i64) { 26u32 } else { 65u32 })) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v1 = (if (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64) <= ((30u16) as i64)) { ((v1 - a_u32)).min(((96u8) as u32)) } else { (((a_u32) as u32) ^ (match (v1 % 8u32) { 4u32..=7u32 => a_u32, 0u32..=6u32 => v1, _ => a_u32 })) });
         }
-        oi[i] = ((((100i16 % (((a_i64) as i16) | 1i16))).max(9i16) >> (if (false && true) { ((a_i32) as u16) } else { (((a_i64) as u16) + 16u16) }))) as u64;
-        of[i] = ((-a_f32)) as f64;
+        oi[i] = (((a_i32) as u16)) as u64;
+        of[i] = ((((match (90u32 % 8u32) { 4u32..=4u32 => a_f32, 6u32 => a_f32, 1u32 | 1u32 => 10.375f32, _ => (-9.875f32) }) * (a_f32 / a_f32)) * ((a_f32 - a_f32) + (match (a_u32 % 8u32) { 5u32 => (-1.625f32), 5u32 | 4u32 => 11.0f32, _ => (-6.5f32) })))) as f64;
     }
 }
 
@@ -3597,21 +3735,19 @@ pub fn diff_143(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i16 = (!((a_i64) as i16));
-        let mut v1: u16 = (0u16 + ((a_i64) as u16));
-        for j0 in ((((1u32 << (((a_i64) as i16) & 31i16))) % 8u32)..(((24u32).max(1u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v1 = v1;
+        let v0: i16 = ((a_i64) as i16);
+        let v1: f64 = (-0.0f64);
+        let v2: u32 = ((45u32).min(a_u32) % ((a_u32).max(2296431792u32) | 1u32));
+        let mut v3: f32 = (if (!true) { ((-2.875f32) / 0.75f32) } else { (match (8u32 % 8u32) { 5u32..=7u32 => 12.0f32, 0u32..=6u32 => a_f32, _ => a_f32 }) });
+        for j0 in (((53u32) % 8u32)..((a_u32) % 16u32)).step_by(((v2) % 3u32) as usize) {
+            v3 = (-(if true { a_f32 } else { (-1.625f32) }));
         }
-        let mut v2: i16 = ((a_f32) as i16);
-        if false {
-            v2 = (v0).abs();
-        } else {
-            v2 = (-((a_i64) as i16));
+        let mut v4: u32 = (a_u32).min(((v2 & a_u32) - (if true { 72u32 } else { a_u32 })));
+        for j1 in (u32::MAX - ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32))..=u32::MAX {
+            v4 = 83u32;
         }
-        let v3: i8 = ((-72i8) | 42i8);
-        let v4: f64 = (match (a_u32 % 8u32) { 1u32 => (-9.75f64), 7u32..=7u32 => ((((-16i8)).abs()) as f64), 2u32..=7u32 => 6.875f64, _ => (a_f64 / (-a_f64)) });
-        oi[i] = (24140u16) as u64;
-        of[i] = ((-(if (a_f64 == a_f64) { (((-32768i16)) as f32) } else { a_f32 }))) as f64;
+        oi[i] = ((-3i32)) as u64;
+        of[i] = ((((255u8 - 164u8)) as f32)) as f64;
     }
 }
 
@@ -3626,10 +3762,10 @@ pub fn diff_144(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u8 = (((((a_u32) as u8) * 1u8) * ((10u64) as u8)) / (64u8 | 1u8));
-        let v1: u32 = 31u32;
-        oi[i] = ((81i8 % ((match (a_u32 % 8u32) { 3u32 => 11i8, _ => 64i8 }) | 1i8))) as u64;
-        of[i] = ((((match (a_u32 % 8u32) { 6u32 | 0u32 => (-6.375f64), 0u32..=0u32 => 9007199254740992.0f64, _ => 0.25f64 }) * (-a_f64)) / ((match (80u32 % 8u32) { 0u32..=4u32 => (-12.25f64), _ => a_f64 })).abs())) as f64;
+        let v0: u8 = 5u8;
+        let v1: u32 = (((99u64) as u32) - ((63i64) as u32));
+        oi[i] = (((match (83u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)) as u64;
+        of[i] = ((match (4294967295u32 % 8u32) { 1u32 => a_f64, 0u32..=1u32 => (9007199254740992.0f64 + (((-1i16)) as f64)), 1u32..=4u32 => (match (a_u32 % 8u32) { 2u32 => ((-7.875f64) + (-7.125f64)), 3u32 => (if (((a_i32) as i8) >= (-62i8)) { (-9.75f64) } else { a_f64 }), _ => (match (a_u32 % 8u32) { 6u32 => a_f64, _ => a_f64 }) }), _ => ((((a_f32) as u16)) as f64) })) as f64;
     }
 }
 
@@ -3644,10 +3780,13 @@ pub fn diff_145(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u8 = ((((((3.625f64) as i16)) as u8)) as u8);
-        let v1: u32 = 1593824227u32;
-        oi[i] = ((((((a_i64) as i8) >> (67i64 & 7i64)) ^ (35i8 | (-128i8))) + ((((a_f32) as i8) << ((-61i64) & 7i64))).min((7i8 ^ (-45i8))))) as u64;
-        of[i] = ((match (95u32 % 8u32) { 6u32 => ((5.5f64 / 3.5f64) * ((-2.5f64)).sqrt()), 4u32 | 5u32 => ((((-25i64) & a_i64)) as f64), _ => (((a_f32 / (-10.5f32))) as f64) })) as f64;
+        let v0: u8 = (if (true || (a_u32 > 11u32)) { ((a_f32) as u8) } else { ((((a_i64) as u8) >> (67i64 & 7i64)) / ((if false { 90u8 } else { ((a_i64) as u8) }) | 1u8)) });
+        let mut v1: i64 = a_i64;
+        for j0 in (0u32..((((match (940696701u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32)).rev() {
+            v1 = (0i64 | DiffPair { a: (match (83u32 % 8u32) { 1u32 | 6u32 => (-37i64), 5u32 | 7u32 => a_i64, _ => a_i64 }), b: (0i64 | DiffPair::new(v1, 28i64).b) }.mixed());
+        }
+        oi[i] = (((match (68u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)) as u64;
+        of[i] = ((-(0.625f64 + (a_f64 + a_f64)))) as f64;
     }
 }
 
@@ -3662,14 +3801,14 @@ pub fn diff_146(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i64 = (match (20u32 % 8u32) { 3u32..=5u32 => (((-9223372036854775808i64) * a_i64) / a_i64), _ => ((a_i64 ^ (-77i64)) << (((-1i16) - (-20i16)) & 63i16)) });
-        if (6.125f32 != (4.375f32).abs()) {
-            v0 = (if ((match (0u32 % 8u32) { 0u32 | 6u32 => (-14i8), 4u32..=7u32 => ((a_i32) as i8), 4u32..=4u32 => ((a_i32) as i8), _ => 18i8 }) > ((a_f32) as i8)) { v0 } else { (v0 << ((((a_i32) as i16) - 70i16) & 63i16)) });
+        let mut v0: i64 = ((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64);
+        if false {
+            v0 = (((match (24u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64)).min((((false) as i64) << ((58i16 ^ (-20i16)) & 63i16)));
         } else {
-            v0 = (a_i64 & v0);
+            v0 = (((((4.375f32) as u8)) as i64)).min(((match (0u32 % 8u32) { 0u32 | 6u32 => (-14i64), 4u32..=7u32 => a_i64, 0u32..=4u32 => a_i64, _ => a_i64 }) ^ (match (47u32 % 8u32) { 3u32 => a_i64, 0u32 => a_i64, 1u32 | 4u32 => a_i64, _ => 38i64 })));
         }
-        oi[i] = ((((!((a_i64) as u16)) >> ((!((a_f32) as u8)) & 15u8)) >> (((21u8).min(((a_i32) as u8))) as u32))) as u64;
-        of[i] = ((a_f32 * ((-a_f32) - ((((a_i32) as i16)) as f32)))) as f64;
+        oi[i] = ((((-21i64) << 45i32) & (0i64 | DiffPair::new(((90u64) as i64), (match (57u32 % 8u32) { 0u32 | 7u32 => 0i64, _ => a_i64 })).b))) as u64;
+        of[i] = ((((34u16) as f32)).abs()) as f64;
     }
 }
 
@@ -3684,16 +3823,16 @@ pub fn diff_147(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i16 = ((a_i32) as i16);
-        if (false && (!(8u8 >= 128u8))) {
-            v0 = ((((a_i32) as i16) % (v0 | 1i16)) & (((a_i32) as i16)).abs());
+        let mut v0: i16 = (if (51u64 <= a_u64) { (((a_u32) as i16) | (-60i16)) } else { (-21i16) });
+        if ((a_u32 < a_u32) && ((6.75f32 > (-0.875f32)) || false)) {
+            v0 = (((match (28u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) ^ (((a_f32) as i16)).abs());
         } else {
-            v0 = (!(v0).max((-7i16)));
+            v0 = ((((-1i8) - (-3i8))) as i16);
         }
-        let v1: u8 = (((a_f32) as u8) * 69u8);
-        let v2: i8 = (7i8 ^ (-70i8));
-        oi[i] = ((-((a_u32) as i8))) as u64;
-        of[i] = (((((a_i64) as u8)) as f32)) as f64;
+        let v1: i8 = ((true) as i8);
+        let v2: u64 = (((match (a_u32 % 8u32) { 0u32 | 4u32 => (-72i8), 5u32 | 0u32 => v1, 3u32 => v1, _ => v1 })) as u64);
+        oi[i] = (a_i32) as u64;
+        of[i] = ((a_f32 * (if (!false) { (-a_f32) } else { (-a_f32) }))) as f64;
     }
 }
 
@@ -3708,9 +3847,9 @@ pub fn diff_148(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i64 = (-30i64);
-        oi[i] = (a_u64) as u64;
-        of[i] = (3.4e38f32) as f64;
+        let v0: i64 = ((match (32u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64);
+        oi[i] = (a_i64) as u64;
+        of[i] = (((((if true { 22u64 } else { 62u64 }) + (1u64).max(a_u64))) as f32)) as f64;
     }
 }
 
@@ -3731,13 +3870,15 @@ pub fn diff_149(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         } else {
             v0 = v0;
         }
-        let v1: u8 = ((a_i64) as u8);
-        let mut v2: u32 = a_u32;
-        for j0 in (((((a_i64) as u32)) % 8u32)..((56u32) % 16u32)).step_by(((54u32) % 3u32) as usize) {
-            v2 = ((j0).max(a_u32) << ((a_i64 << 22309u16) & 31i64));
+        let v1: u8 = (56u8 >> ((!((a_i32) as u16)) & 7u16));
+        let mut v2: u8 = (((match (57u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) ^ (((a_u32) as u8) | ((a_f32) as u8)));
+        if (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) != (!((a_i32) as i16))) {
+            v2 = ((59u8 * ((a_i64) as u8)) & ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8));
+        } else {
+            v2 = v2;
         }
-        oi[i] = ((!(((-40i32) / 59i32) % ((!a_i32) | 1i32)))) as u64;
-        of[i] = ((v0 + (if true { v0 } else { ((((a_u32) as i8)) as f32) }))) as f64;
+        oi[i] = ((((((!false)) as i8)) as i16)) as u64;
+        of[i] = (a_f32) as f64;
     }
 }
 
@@ -3752,14 +3893,22 @@ pub fn diff_150(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u8 = 99u8;
-        for j0 in 0u32..((a_u32) % 4u32) {
-            v0 = 4u8;
+        let mut v0: u8 = (match (1u32 % 8u32) { 0u32..=1u32 => (29u8 % (((a_u64) as u8) | 1u8)), _ => (((84i32) as u8) << ((((a_u32) as i16) % ((a_f32) as i16)) & 7i16)) });
+        for j0 in ((((a_u32).max(33u32)) % 8u32)..(((a_u32 * 98u32)) % 16u32)).step_by(((78u32) % 3u32) as usize) {
+            v0 = (47u8 - (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) | ((a_u32) as u8)));
         }
-        let v1: u32 = (((a_f64 * a_f64)) as u32);
-        let v2: u64 = ((18446744073709551615u64 | 33u64) << ((match (a_u32 % 8u32) { 1u32 | 1u32 => ((a_i32) as i16), _ => (-82i16) }) & 63i16));
-        oi[i] = (((((-11i16) >> v1)).min((((a_f32) as i16) * (-69i16))) * ((-((a_i64) as i16)) | ((a_u32) as i16)))) as u64;
-        of[i] = (8.125f64) as f64;
+        let mut v1: f64 = (0.0f64 * (-11.25f64));
+        if (17u32 == (!a_u32)) {
+            v1 = (if (!false) { (-a_f64) } else { 0.0f64 });
+        } else {
+            v1 = a_f64;
+        }
+        let mut v2: f64 = v1;
+        for j1 in ((((27u32 >> 7i8)) % 8u32)..((a_u32) % 16u32)).step_by(((32u32) % 3u32) as usize) {
+            v2 = (if (false && (1i32 != 85i32)) { ((79u16) as f64) } else { (-v1) });
+        }
+        oi[i] = ((((a_i64) as u16) >> (65u32 ^ ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)))) as u64;
+        of[i] = ((-a_f64)) as f64;
     }
 }
 
@@ -3775,31 +3924,24 @@ pub fn diff_151(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let mut v0: f64 = (((a_f64 * 5e-324f64) + ((19i64) as f64)) - ((11.625f64 - (-2.5f64))).abs());
-        for j0 in (0u32..(((a_u32 | 14u32)) % 4u32)).rev() {
-            v0 = ((a_f64 - (-a_f64)) * (((0.0f32) as f64) / (a_f64 + 1.7e308f64)));
+        for j0 in ((((a_u32 >> (-14i16))) % 8u32)..((((match (4294967295u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 16u32)).step_by(((14u32) % 3u32) as usize) {
+            v0 = 0.0f64;
         }
-        let mut v1: u16 = (((a_i64) as u16) >> ((match (a_u32 % 8u32) { 4u32 | 6u32 => (((a_i64) as u16) >> (((a_u32) as u8) & 15u8)), 2u32..=4u32 => (96u16 / (((a_i32) as u16) | 1u16)), 0u32..=7u32 => (1u16 << 8u8), _ => (if false { 0u16 } else { 15u16 }) }) & 15u16));
-        for j1 in (((((((a_i32) as u8)) as u32)) % 8u32)..((59u32) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v1 = (match (a_u32 % 8u32) { 1u32..=6u32 => (v1).min(((1576459457601553309u64) as u16)), 7u32..=7u32 => v1, 7u32 => ((32u16 + 47u16) & v1), _ => (!(v1).max(v1)) });
+        let mut v1: i16 = (if (100i64 >= a_i64) { ((-26i16) ^ 15i16) } else { (81i16).min((-96i16)) });
+        for j1 in (((((match (4u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 8u32)..((((0.0f64) as u32)) % 16u32)).step_by(((1u32) % 3u32) as usize) {
+            v1 = 38i16;
         }
-        let mut v2: u64 = (!3903952991855279626u64);
-        for j2 in (((((v0) as u32)) % 8u32)..((a_u32) % 16u32)).step_by(((15u32) % 3u32) as usize) {
-            v2 = (a_u64 + v2);
+        let mut v2: u16 = ((((-((a_i32) as i8)) + ((match (59u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8))) as u16);
+        for j2 in (0u32..((53u32) % 4u32)).rev() {
+            v2 = ((a_i32) as u16);
         }
-        let mut v3: i8 = ((match (a_u32 % 8u32) { 7u32 | 3u32 => 8i8, 7u32 | 7u32 => ((a_i32) as i8), 6u32 => ((a_u32) as i8), _ => (-128i8) }) << ((0u8 >> (50i64 & 7i64)) & 7u8));
-        if ((!true) || (((a_i64) as u16) == ((a_u32) as u16))) {
-            v3 = v3;
-        } else {
-            v3 = ((match (81u32 % 8u32) { 2u32 => 8i8, 1u32..=7u32 => v3, 3u32 => v3, _ => v3 }) >> ((!a_i32) & 7i32));
+        let v3: i32 = (43i32 & 62i32);
+        let mut v4: i16 = ((((a_f32) as u16)) as i16);
+        for j3 in (u32::MAX - ((((match (60u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32))..=u32::MAX {
+            v4 = (if true { v1 } else { ((a_u32) as i16) });
         }
-        let mut v4: u32 = (!(!(a_u32 & a_u32)));
-        if ((a_f64 - (-5.875f64)) >= (v0 + v0)) {
-            v4 = (match (v4 % 8u32) { 1u32..=3u32 => (((19u64 & v2)) as u32), 0u32..=5u32 => v4, _ => ((a_u32).max(4294967295u32)).min((a_u32 >> 48u8)) });
-        } else {
-            v4 = a_u32;
-        }
-        oi[i] = ((((match (31u32 % 8u32) { 2u32 => (v4 << a_u32), 0u32..=2u32 => (match (v4 % 8u32) { 5u32 => a_u32, 0u32..=4u32 => a_u32, 4u32..=7u32 => 80u32, _ => v4 }), 6u32 => v4, _ => (14u32 << (v3 & 31i8)) })) as i32)) as u64;
-        of[i] = ((((a_f32).abs() + 3.5f32) + ((0.1f32 - a_f32) * (a_f32 / a_f32)))) as f64;
+        oi[i] = ((((20u32 * (a_u32 >> v3))) as i16)) as u64;
+        of[i] = ((6.0f32 + (((v0).abs()) as f32))) as f64;
     }
 }
 
@@ -3814,24 +3956,23 @@ pub fn diff_152(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i64 = ((if (!true) { ((-88i64)).abs() } else { (((-0.0f64)) as i64) }) ^ ((63i64 | a_i64) << ((1u32 ^ a_u32) & 63u32)));
-        if (!false) {
-            v0 = 39i64;
+        let mut v0: i64 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64);
+        if (!true) {
+            v0 = (-((0i64 | DiffPair::new(v0, a_i64).b) % ((0i64 | DiffPair { a: 36i64, b: (-1i64) }.mixed()) | 1i64)));
         } else {
-            v0 = (-99i64);
+            v0 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64);
         }
-        let mut v1: i32 = 64i32;
-        for j0 in (u32::MAX - (((1u32 + a_u32)) % 4u32))..=u32::MAX {
-            v1 = ((if (4294967295u32 != a_u32) { (!v1) } else { a_i32 }) >> ((match (62u32 % 8u32) { 2u32..=4u32 => (59u8).min(66u8), 3u32 | 1u32 => (82u8 << (((a_i64) as u16) & 7u16)), 1u32..=6u32 => ((v0) as u8), _ => 11u8 }) & 31u8));
+        let v1: u8 = (39u8 >> (((a_i64) as u8) & 7u8));
+        let v2: f32 = (-((-2.0f32) * a_f32));
+        let v3: u64 = (((match (a_u32 % 8u32) { 0u32..=5u32 => (-72i32), _ => a_i32 })) as u64);
+        let mut v4: u32 = ((match (a_u32 % 8u32) { 2u32 => 28u32, 4u32 | 6u32 => (32u32 & a_u32), _ => ((51u16) as u32) })).min(65u32);
+        if true {
+            v4 = ((match (v4 % 8u32) { 2u32..=6u32 => 31u32, _ => (a_u32 + a_u32) }) >> (v4 & 31u32));
+        } else {
+            v4 = a_u32;
         }
-        let v2: u32 = (match (1u32 % 8u32) { 3u32 => (a_u32 - 62u32), 0u32 => 31u32, _ => ((a_i64) as u32) });
-        let v3: i64 = (!a_i64);
-        let mut v4: u8 = 71u8;
-        for j1 in (0u32..=(((match (v2 % 8u32) { 3u32 | 4u32 => a_u32, _ => a_u32 })) % 4u32)).rev() {
-            v4 = v4;
-        }
-        oi[i] = ((((if true { (-22i8) } else { ((a_u32) as i8) }) << (v4 & 7u8)) | ((((-71i16) + 4i16)) as i8))) as u64;
-        of[i] = (a_f64) as f64;
+        oi[i] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)) as u64;
+        of[i] = ((((-5.5f64) / (-a_f64)) + (((a_f64).sqrt()) as f64))) as f64;
     }
 }
 
@@ -3990,4 +4131,161 @@ pub const KERNELS: [(u64, Launch); 153] = [
     (0x673a11ebbb0e0f29, |x, oi, of, g, b| launch!(diff_150[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
     (0x673a11ebbb0e18fe, |x, oi, of, g, b| launch!(diff_151[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
     (0x673a11ebbb0e11e1, |x, oi, of, g, b| launch!(diff_152[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
+];
+
+/// Each kernel's definition (for compiling them through NVRTC without a GPU).
+pub const DEFINITIONS: [fn() -> &'static gpu_runtime::KernelDef; 153] = [
+    diff_0::definition,
+    diff_1::definition,
+    diff_2::definition,
+    diff_3::definition,
+    diff_4::definition,
+    diff_5::definition,
+    diff_6::definition,
+    diff_7::definition,
+    diff_8::definition,
+    diff_9::definition,
+    diff_10::definition,
+    diff_11::definition,
+    diff_12::definition,
+    diff_13::definition,
+    diff_14::definition,
+    diff_15::definition,
+    diff_16::definition,
+    diff_17::definition,
+    diff_18::definition,
+    diff_19::definition,
+    diff_20::definition,
+    diff_21::definition,
+    diff_22::definition,
+    diff_23::definition,
+    diff_24::definition,
+    diff_25::definition,
+    diff_26::definition,
+    diff_27::definition,
+    diff_28::definition,
+    diff_29::definition,
+    diff_30::definition,
+    diff_31::definition,
+    diff_32::definition,
+    diff_33::definition,
+    diff_34::definition,
+    diff_35::definition,
+    diff_36::definition,
+    diff_37::definition,
+    diff_38::definition,
+    diff_39::definition,
+    diff_40::definition,
+    diff_41::definition,
+    diff_42::definition,
+    diff_43::definition,
+    diff_44::definition,
+    diff_45::definition,
+    diff_46::definition,
+    diff_47::definition,
+    diff_48::definition,
+    diff_49::definition,
+    diff_50::definition,
+    diff_51::definition,
+    diff_52::definition,
+    diff_53::definition,
+    diff_54::definition,
+    diff_55::definition,
+    diff_56::definition,
+    diff_57::definition,
+    diff_58::definition,
+    diff_59::definition,
+    diff_60::definition,
+    diff_61::definition,
+    diff_62::definition,
+    diff_63::definition,
+    diff_64::definition,
+    diff_65::definition,
+    diff_66::definition,
+    diff_67::definition,
+    diff_68::definition,
+    diff_69::definition,
+    diff_70::definition,
+    diff_71::definition,
+    diff_72::definition,
+    diff_73::definition,
+    diff_74::definition,
+    diff_75::definition,
+    diff_76::definition,
+    diff_77::definition,
+    diff_78::definition,
+    diff_79::definition,
+    diff_80::definition,
+    diff_81::definition,
+    diff_82::definition,
+    diff_83::definition,
+    diff_84::definition,
+    diff_85::definition,
+    diff_86::definition,
+    diff_87::definition,
+    diff_88::definition,
+    diff_89::definition,
+    diff_90::definition,
+    diff_91::definition,
+    diff_92::definition,
+    diff_93::definition,
+    diff_94::definition,
+    diff_95::definition,
+    diff_96::definition,
+    diff_97::definition,
+    diff_98::definition,
+    diff_99::definition,
+    diff_100::definition,
+    diff_101::definition,
+    diff_102::definition,
+    diff_103::definition,
+    diff_104::definition,
+    diff_105::definition,
+    diff_106::definition,
+    diff_107::definition,
+    diff_108::definition,
+    diff_109::definition,
+    diff_110::definition,
+    diff_111::definition,
+    diff_112::definition,
+    diff_113::definition,
+    diff_114::definition,
+    diff_115::definition,
+    diff_116::definition,
+    diff_117::definition,
+    diff_118::definition,
+    diff_119::definition,
+    diff_120::definition,
+    diff_121::definition,
+    diff_122::definition,
+    diff_123::definition,
+    diff_124::definition,
+    diff_125::definition,
+    diff_126::definition,
+    diff_127::definition,
+    diff_128::definition,
+    diff_129::definition,
+    diff_130::definition,
+    diff_131::definition,
+    diff_132::definition,
+    diff_133::definition,
+    diff_134::definition,
+    diff_135::definition,
+    diff_136::definition,
+    diff_137::definition,
+    diff_138::definition,
+    diff_139::definition,
+    diff_140::definition,
+    diff_141::definition,
+    diff_142::definition,
+    diff_143::definition,
+    diff_144::definition,
+    diff_145::definition,
+    diff_146::definition,
+    diff_147::definition,
+    diff_148::definition,
+    diff_149::definition,
+    diff_150::definition,
+    diff_151::definition,
+    diff_152::definition,
 ];

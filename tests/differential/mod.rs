@@ -2,7 +2,8 @@
 //! compared bit for bit with the host's Rust.
 //!
 //! Two forms of the same programs:
-//! - compiled: [`kernels`] holds `#[gpu_kernel]`s written out by [`kernels_source`]
+//! - compiled: [`kernels`] holds `#[gpu_kernel]`s written out by [`kernels_source`], which
+//!   may also use a `#[gpu_enum]` and a `#[gpu_struct]`'s methods ([`program::ITEMS`])
 //!   (checked current by `tests/differential.rs`; `GPU_DIFF_WRITE=1` rewrites it), so the
 //!   simulator can run them (in CI) and the GPU suite can compare GPU, simulator and Rust;
 //! - translated at run time: [`translated_definition`] translates a program with the
@@ -96,10 +97,12 @@ pub fn kernels_source() -> String {
          differential` rewrites it): the compiled\n//! form of the differential programs. Do \
          not edit.\n\n// Every operation is parenthesised, as the generator prints it.\n#![allow(unused_parens, unused_assignments, unused_comparisons)]\n\nuse gpu_runtime::prelude::*;\n\nuse super::Launch;\n\n",
     );
+    s.push_str(program::ITEMS);
+    s.push('\n');
     let seeds = compiled_seeds();
     for (k, seed) in seeds.iter().enumerate() {
         s.push_str(&format!("// seed {seed:#x}\n"));
-        s.push_str(&Program::generate(*seed).item(&format!("diff_{k}")));
+        s.push_str(&Program::generate_compiled(*seed).item(&format!("diff_{k}")));
         s.push('\n');
     }
     s.push_str(&format!(
@@ -111,6 +114,14 @@ pub fn kernels_source() -> String {
             "    ({seed:#x}, |x, oi, of, g, b| launch!(diff_{k}[g, b](&x.i32, &x.i64, &x.u32, \
              &x.u64, &x.f32, &x.f64, oi, of))),\n"
         ));
+    }
+    s.push_str("];\n\n");
+    s.push_str(&format!(
+        "/// Each kernel's definition (for compiling them through NVRTC without a GPU).\npub const DEFINITIONS: [fn() -> &'static gpu_runtime::KernelDef; {}] = [\n",
+        seeds.len()
+    ));
+    for k in 0..seeds.len() {
+        s.push_str(&format!("    diff_{k}::definition,\n"));
     }
     s.push_str("];\n");
     s

@@ -14,7 +14,7 @@ use crate::differential::*;
 pub fn compiled(gpu: &Device, sim: &Device, seed: u64) -> CaseResult<String> {
     let (mut compared, mut faulted) = (0, 0);
     for (k, &(program_seed, launch)) in kernels::KERNELS.iter().enumerate() {
-        let p = Program::generate(program_seed);
+        let p = Program::generate_compiled(program_seed);
         let n = threads(&p);
         let x = Inputs::random(&mut Rng::new(seed ^ program_seed), n, p.checks);
         let want = expected(&p, &x, n);

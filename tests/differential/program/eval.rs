@@ -179,6 +179,21 @@ impl Eval<'_> {
                     None => self.expr(default),
                 }
             }
+            // An enum's `as` casts its value, of its repr (`i16`).
+            Kind::Tri(s) => {
+                let Value::U32(v) = self.expr(s) else {
+                    unreachable!("the variant's selector is a u32");
+                };
+                Value::I16(super::TRI[(v % 3) as usize]).cast(e.ty)
+            }
+            Kind::PairMixed(a, b) => match (self.expr(a), self.expr(b)) {
+                (Value::I64(a), Value::I64(b)) => Value::I64((a ^ b) & 4294967295),
+                _ => unreachable!("a DiffPair holds i64s"),
+            },
+            Kind::PairNew(a, b) => {
+                self.expr(a);
+                self.expr(b)
+            }
         }
     }
 

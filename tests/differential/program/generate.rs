@@ -7,6 +7,8 @@ pub(super) struct Gen<'a> {
     /// Variables in scope: (id, type).
     pub(super) scope: Vec<(usize, Ty)>,
     pub(super) loop_vars: Vec<usize>,
+    /// Whether the program may use the items beside compiled kernels (`ITEMS`).
+    pub(super) items: bool,
 }
 
 impl Gen<'_> {
@@ -120,6 +122,10 @@ impl Gen<'_> {
                 _ => Kind::Lit(self.literal(Ty::Bool)),
             }
         } else if ty.is_int() {
+            // Drawn only where items may be used, so the core programs stay as they were.
+            if self.items && self.r.chance(12) {
+                return self.item_expr(ty, d);
+            }
             match self.r.below(16) {
                 0..=2 => return self.leaf(ty),
                 3..=7 => {
@@ -224,6 +230,21 @@ impl Gen<'_> {
                     b(self.expr(ty, d)),
                 ),
             }
+        };
+        Expr { ty, kind }
+    }
+
+    /// An expression of `ty` (an integer) through the items beside compiled kernels.
+    fn item_expr(&mut self, ty: Ty, d: usize) -> Expr {
+        let b = |e: Expr| Box::new(e);
+        let kind = match self.r.below(3) {
+            1 if ty == Ty::I64 => {
+                Kind::PairMixed(b(self.expr(Ty::I64, d)), b(self.expr(Ty::I64, d)))
+            }
+            2 if ty == Ty::I64 => Kind::PairNew(b(self.expr(Ty::I64, d)), b(self.expr(Ty::I64, d))),
+            // A plain selector, as `match_kind`'s: a scrutinee with effects would need a
+            // statement to hold it, which an operand cannot have.
+            _ => Kind::Tri(b(self.leaf(Ty::U32))),
         };
         Expr { ty, kind }
     }

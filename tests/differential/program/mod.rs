@@ -316,7 +316,49 @@ pub enum Kind {
     If(Box<Expr>, Box<Expr>, Box<Expr>),
     /// `match s { p => e, .., _ => default }` on an integer `s` (a `u32`).
     Match(Box<Expr>, Vec<(Pat, Expr)>, Box<Expr>),
+    /// `(match s % 3 { 0 => DiffTri::Low, 1 => DiffTri::Mid, _ => DiffTri::High }) as T`: a
+    /// `#[gpu_enum]` (repr `i16`, values [`TRI`]) chosen by a `u32` and cast to an integer.
+    /// Compiled programs only (the items are in `kernels.rs`).
+    Tri(Box<Expr>),
+    /// `0i64 | DiffPair { a, b }.mixed()`, a method of a `#[gpu_struct]` on a value
+    /// receiver (`i64` only; compiled programs only).
+    PairMixed(Box<Expr>, Box<Expr>),
+    /// `0i64 | DiffPair::new(a, b).b`, an associated function's result (`i64` only;
+    /// compiled programs only).
+    PairNew(Box<Expr>, Box<Expr>),
 }
+
+/// The values of `DiffTri`'s variants, in order.
+pub const TRI: [i16; 3] = [0, 5, -300];
+
+/// The items compiled programs use beside their kernels ([`Kind::Tri`],
+/// [`Kind::PairMixed`], [`Kind::PairNew`]).
+pub const ITEMS: &str = "#[gpu_enum]
+#[derive(Clone, Copy, PartialEq)]
+#[repr(i16)]
+pub enum DiffTri {
+    Low = 0,
+    Mid = 5,
+    High = -300,
+}
+
+#[gpu_struct]
+#[derive(Clone, Copy)]
+pub struct DiffPair {
+    pub a: i64,
+    pub b: i64,
+}
+
+#[gpu_device]
+impl DiffPair {
+    pub fn new(a: i64, b: i64) -> Self {
+        Self { a, b }
+    }
+    pub fn mixed(&self) -> i64 {
+        (self.a ^ self.b) & 4294967295
+    }
+}
+";
 
 /// A pattern of a [`Kind::Match`] arm on a `u32`.
 #[derive(Clone, Debug)]
@@ -414,14 +456,25 @@ pub struct ThreadResult {
 }
 
 impl Program {
-    /// The program of `seed`.
+    /// The program of `seed`, in the language's core (the form translated at run time).
     pub fn generate(seed: u64) -> Program {
+        Program::generate_with(seed, false)
+    }
+
+    /// The program of `seed` as a compiled kernel, which may also use [`ITEMS`] (a C-like
+    /// enum, a struct's method and associated function).
+    pub fn generate_compiled(seed: u64) -> Program {
+        Program::generate_with(seed, true)
+    }
+
+    fn generate_with(seed: u64, items: bool) -> Program {
         let mut r = Rng::new(seed);
         let checks = r.chance(30);
         let mut g = Gen {
             r: &mut r,
             scope: Vec::new(),
             loop_vars: Vec::new(),
+            items,
         };
         let mut vars = Vec::new();
         let mut stmts = Vec::new();
@@ -681,5 +734,18 @@ fn show(e: &Expr) -> String {
                 .collect();
             format!("(match {} {{ {arms}_ => {} }})", show(s), show(default))
         }
+        Kind::Tri(s) => format!(
+            "((match ({} % 3u32) {{ 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => \
+             DiffTri::High }}) as {t})",
+            show(s)
+        ),
+        Kind::PairMixed(a, b) => {
+            format!(
+                "(0i64 | DiffPair {{ a: {}, b: {} }}.mixed())",
+                show(a),
+                show(b)
+            )
+        }
+        Kind::PairNew(a, b) => format!("(0i64 | DiffPair::new({}, {}).b)", show(a), show(b)),
     }
 }

@@ -46,8 +46,8 @@ pub fn diff_0(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: i8 = (((a_i32 ^ a_i32)) as i8);
-        oi[i] = ((36u64 * (if ((v0 == ((a_i64) as i8)) || false) { ((match (5u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) } else { (a_u64 >> (-70i64)) }))) as u64;
-        of[i] = (((((85u8) as f64) - (0.1f64 * 10.75f64)) / (if false { (-8.375f64) } else { (3.875f64 + (-10.25f64)) }))) as f64;
+        oi[i] = ((36u64 * (if false { a_u64 } else { 36u64 }))) as u64;
+        of[i] = ((((a_f64 / 7.875f64)).abs() / (-(a_f64 + a_f64)))) as f64;
     }
 }
 
@@ -62,15 +62,10 @@ pub fn diff_1(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u64 = (if (!((0u16 >= 35u16) && true)) { ((a_u64 >> (65535u16 & 63u16)) * ((match (100u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)) } else { ((match (4294967295u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) });
-        let mut v1: f64 = ((((if (v0 == 64u64) { (-93i64) } else { 45i64 }) - ((a_u32) as i64))) as f64);
-        if (!(a_f32 >= a_f32)) {
-            v1 = (v1 - 9007199254740992.0f64);
-        } else {
-            v1 = (12.125f64 * (if ((((a_f32) as u16) == 59u16) && true) { (((-56i8)) as f64) } else { (match (a_u32 % 8u32) { 4u32 | 1u32 => a_f64, 5u32 => v1, _ => v1 }) }));
-        }
-        oi[i] = (((match (17u32 % 8u32) { 7u32 | 7u32 => (a_i32 >> (((a_f32) as i16) & 31i16)), 1u32 | 5u32 => (a_i32 / (14i32 | 1i32)), _ => ((-99i32) * a_i32) })).abs()) as u64;
-        of[i] = ((((-a_f32) / ((31u32) as f32)) * ((a_f32).sqrt() * ((a_i64) as f32)))) as f64;
+        let v0: u64 = (if (matches!((65u32 % 8u32), 2u32 | 5u32) && ((-78i16) < 80i16)) { ((match (56u32 % 8u32) { 0u32..=5u32 => 18446744073709551615u64, 1u32 | 0u32 => 80u64, _ => a_u64 }) >> (((a_f32) as u16) & 63u16)) } else { (if (a_f32 == 16777216.0f32) { (a_u64 >> (((a_i64) as u16) & 63u16)) } else { ((a_u32) as u64) }) });
+        let v1: u16 = (((((a_u32) as u16) - 6u16) >> ((1i32 | (-92i32)) & 15i32)) + ((39u16 >> (70i8 & 15i8)) >> (97u32 & 15u32)));
+        oi[i] = ((((((true || true)) as i8)) as i8)) as u64;
+        of[i] = (((-(-a_f64)) / (((v0) as f64) + ((a_u64) as f64)))) as f64;
     }
 }
 
@@ -128,13 +123,13 @@ pub fn diff_4(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
         let v1: i32 = ((match (v0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
         let v2: u32 = v0;
         let mut v3: i16 = 15i16;
-        if false {
-            v3 = (((a_i32) as i16) % (v3 / (v3 | 1i16)));
+        if ((39u16).max(((a_i64) as u16)) == 29u16) {
+            v3 = ((8u8) as i16);
         } else {
-            v3 = ((!v3) - (((a_u32) as i16) << (a_u32 & 15u32)));
+            v3 = (!(((a_u32) as i16) | ((a_i32) as i16)));
         }
-        oi[i] = ((((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) >> ((match (32u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64))) as i32)) as u64;
-        of[i] = (((if (32u16 > ((a_i32) as u16)) { ((a_i32) as f32) } else { (a_f32 - a_f32) }) * (-(a_f32 * 0.5f32)))) as f64;
+        oi[i] = (((((16777216.0f32 * (-12.0f32))) as u32) % (((v2 * a_u32) - v2) | 1u32))) as u64;
+        of[i] = ((a_f64 * a_f64)) as f64;
     }
 }
 
@@ -172,24 +167,26 @@ pub fn diff_6(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
         let a_f64: f64 = xf64[i];
         let v0: i64 = (((((-89i16)) as i64) >> (((a_i32) as u8)).min(72u8)) * ((0i64 | DiffPair::new(64i64, 20i64).b) - ((128u8) as i64)));
         let mut v1: u8 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
-        if (!(v0 == v0)) {
-            v1 = (((((a_i32) as u8) % v1) / ((!37u8) | 1u8)) << (((match (32u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) & 7u32));
+        if (((-32i64) << (70u8 & 63u8)) == ((-51i64)).abs()) {
+            v1 = (((a_i32) as u8) | (if matches!((1993005341u32 % 8u32), 0u32..=6u32) { ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) } else { (match (a_u32 % 8u32) { 1u32 | 3u32 => 10u8, 3u32 | 3u32 => v1, 4u32 => v1, _ => v1 }) }));
         } else {
-            v1 = ((((match (83u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) << ((16i16 << (a_i32 & 15i32)) & 7i16)) * ((((match (56u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)) as u8));
+            v1 = ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) ^ (v1 << (((a_i64) as u16) & 7u16))) - ((49u8 >> ((-41i16) & 7i16)) + (match (67u32 % 8u32) { 5u32 => ((a_i64) as u8), _ => ((a_f32) as u8) })));
         }
-        let mut v2: i64 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64);
-        for j0 in (0u32..=(((58u32 << (((a_i64) as u16) & 31u16))) % 4u32)).rev() {
-            v2 = (match (41u32 % 8u32) { 6u32 | 0u32 => v0, 5u32 | 7u32 => v2, _ => a_i64 });
-        }
-        let v3: i16 = (match (a_u32 % 8u32) { 3u32..=5u32 => (if (!true) { (91i16 % ((a_i64) as i16)) } else { ((-16i16) << (((a_i64) as u16) & 15u16)) }), _ => ((((a_f32) as i16) >> (32767i16 & 15i16))).abs() });
-        let mut v4: u32 = ((v1) as u32);
-        if (((-1i16) * ((a_f32) as i16)) != (15i16 >> (19u64 & 15u64))) {
-            v4 = (78u32 % (8u32 | 1u32));
+        let mut v2: i8 = ((((-87i8)) as i8) >> (a_u32 >> ((-63i8) & 31i8)));
+        if (v1 < ((a_f32) as u8)) {
+            v2 = (((-34i8) << ((-7i8) & 7i8)) * (23i8).max((-1i8)));
         } else {
-            v4 = (9u32 ^ a_u32);
+            v2 = ((match (63u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
         }
-        oi[i] = (((a_i32).max((32i32 + 6i32)) / (((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) | 1i32))) as u64;
-        of[i] = (((-6.125f32) + ((1u64) as f32))) as f64;
+        let v3: i8 = (if false { ((a_i64) as i8) } else { 78i8 });
+        let mut v4: i8 = (25i8).abs();
+        if ((a_i32 ^ a_i32) < (match (a_u32 % 8u32) { 2u32..=7u32 => a_i32, 3u32 => 1i32, 2u32 | 4u32 => 1i32, _ => 20i32 })) {
+            v4 = ((((a_u32) as i16)) as i8);
+        } else {
+            v4 = ((a_i32) as i8);
+        }
+        oi[i] = ((if (!(false || (96u32 == 9u32))) { 84u16 } else { 0u16 })) as u64;
+        of[i] = ((((0.875f64) as f32) / (-(a_f32 - (-7.125f32))))) as f64;
     }
 }
 
@@ -208,12 +205,12 @@ pub fn diff_7(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
         for j0 in ((((match (51u32 % 8u32) { 4u32 => a_u32, 4u32 | 1u32 => a_u32, _ => 87u32 })) % 8u32)..(((42u32 - a_u32)) % 16u32)).step_by(((28u32) % 3u32) as usize) {
             v0 = ((255u8) as f64);
         }
-        let mut v1: f32 = (if (((-67i64) | a_i64) <= (-a_i64)) { (((36u16 | 15u16)) as f32) } else { ((12.5f32 + a_f32)).sqrt() });
-        for j1 in (((52u32) % 8u32)..(((!a_u32)) % 16u32)).step_by(((4294967295u32) % 3u32) as usize) {
-            v1 = (-((10.625f32).sqrt() / (0.1f32 * v1)));
+        let mut v1: f32 = (if (false || (8u64 <= 13u64)) { (if (31u32 <= 84u32) { ((-5.0f32) * (-1.25f32)) } else { (a_f32 - (-8.125f32)) }) } else { 6.25f32 });
+        for j1 in (0u32..=((((match (4u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32)).rev() {
+            v1 = (((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)) as f32) * (((-8.625f32)).sqrt() / (v1 * v1)));
         }
-        oi[i] = ((!(-90i32))) as u64;
-        of[i] = ((-9.375f64)) as f64;
+        oi[i] = ((match (164929442u32 % 8u32) { 6u32 => (-85i8), 3u32 | 2u32 => 8i8, _ => (((if true { 55u16 } else { 16u16 })) as i8) })) as u64;
+        of[i] = (((((1.7e308f64).sqrt()) as f64) / ((-a_f64)).sqrt())) as f64;
     }
 }
 
@@ -228,12 +225,23 @@ pub fn diff_8(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u16 = (if false { 27u16 } else { 52u16 });
-        let v1: i16 = ((-84i16) + (-86i16));
-        let v2: u32 = (78u32 ^ 3063261441u32);
-        let v3: i8 = (((a_i64) as i8)).max(((a_f32) as i8));
-        oi[i] = ((((a_u32).min(a_u32) * ((match (30u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) >> ((if (((a_i32) as i16) < ((a_i32) as i16)) { ((75u16) as i16) } else { (((a_i32) as i16) ^ ((a_f32) as i16)) }) & 31i16))) as u64;
-        of[i] = (10.0f64) as f64;
+        let v0: u16 = (if (((a_f32) as i8) == ((a_i64) as i8)) { 10u16 } else { 65535u16 });
+        let mut v1: u8 = (match (a_u32 % 8u32) { 0u32..=4u32 => 83u8, 5u32 => 52u8, _ => (69u8 >> (95i8 & 7i8)) });
+        for j0 in 0u32..(((87u32 % (a_u32 | 1u32))) % 4u32) {
+            v1 = (((79u16 * ((a_i32) as u16))) as u8);
+        }
+        let mut v2: i32 = ((32i32).min((-30i32)) + (if (65i16 > ((a_u32) as i16)) { 5i32 } else { 29i32 }));
+        if (!(a_u64 <= 39u64)) {
+            v2 = a_i32;
+        } else {
+            v2 = ((a_i32 ^ (-11i32)) >> (((match (6u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) & 31i32));
+        }
+        let mut v3: u8 = (((a_i32) as u8) << 60i8);
+        for j1 in (((40u32) % 8u32)..(((a_u32 << 8i8)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v3 = (16u8 - ((a_i32) as u8));
+        }
+        oi[i] = ((((a_i64) as u8) >> ((if false { a_i64 } else { 63i64 }) / ((if false { a_i64 } else { (-60i64) }) | 1i64)))) as u64;
+        of[i] = ((((-a_f32) * (if matches!((4294967295u32 % 8u32), 3u32) { a_f32 } else { 16777216.0f32 })) - (((if (34u64 <= 92u64) { a_u64 } else { 65u64 })) as f32))) as f64;
     }
 }
 
@@ -254,20 +262,15 @@ pub fn diff_9(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
         }
         let v1: i64 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64);
         let mut v2: u64 = 8698001807605819253u64;
-        if (8u8 != ((((a_i64) as i16)) as u8)) {
+        if (95u64 == ((((a_i64) as i16)) as u64)) {
             v2 = (!(!0u64));
         } else {
-            v2 = (((true) as u64) | a_u64);
+            v2 = (((false) as u64) | ((if true { v0 } else { 86u64 }) ^ (a_u64 >> (((a_i32) as i8) & 63i8))));
         }
-        let mut v3: i8 = ((60u32) as i8);
-        if (!(false && false)) {
-            v3 = v3;
-        } else {
-            v3 = 70i8;
-        }
-        let v4: u32 = a_u32;
-        oi[i] = ((((match (a_u32 % 8u32) { 0u32 | 5u32 => a_i32, _ => (-37i32) }) >> (((match (v4 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) & 31i8))).max(((-a_i32) * (0i32 % ((-63i32) | 1i32))))) as u64;
-        of[i] = ((((a_f64 - 1.0f64) * ((-8.625f64) + 5.5f64)) + (((-2.375f64)).abs() - (9.125f64 - 0.0f64)))) as f64;
+        let v3: f64 = ((a_f64 - 8.875f64) + ((79u8) as f64));
+        let v4: u8 = ((((a_i64) as u8) << (0i8 & 7i8)) << (((match (31u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) & 7i8));
+        oi[i] = ((((24i32).min((((-66i16)) as i32))) as u32)) as u64;
+        of[i] = (((((a_i32) as f64) - (v3 + 5e-324f64)) - (((32u16) as f64) * ((v4) as f64)))) as f64;
     }
 }
 
@@ -286,8 +289,8 @@ pub fn diff_10(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         for j0 in 0u32..(((match (0u32 % 8u32) { 7u32 | 2u32 => 14u32, _ => a_u32 })) % 4u32) {
             v0 = ((match (j0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
         }
-        oi[i] = ((((((38u64 == 23u64)) as u64)) as u16)) as u64;
-        of[i] = ((-a_f64)) as f64;
+        oi[i] = ((((((53u16 <= 60u16)) as u64)) as u16)) as u64;
+        of[i] = ((-3.0f64)) as f64;
     }
 }
 
@@ -302,21 +305,21 @@ pub fn diff_11(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u16 = ((if true { ((a_i32) as u16) } else { 84u16 }) + ((match (10u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16));
-        if (!(((a_i32) as u16) <= ((a_u32) as u16))) {
-            v0 = (!(46u16).min(((a_i32) as u16)));
+        let mut v0: u16 = ((if matches!((0u32 % 8u32), 2u32 | 7u32) { ((a_i64) as u16) } else { 38u16 }) + ((4i64) as u16));
+        if true {
+            v0 = (if ((a_f32 != a_f32) || (1u8 > 189u8)) { ((a_f32) as u16) } else { 65535u16 });
         } else {
-            v0 = ((a_i64) as u16);
+            v0 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
         }
-        let v1: f32 = (a_f32).abs();
-        let mut v2: u8 = ((a_i32) as u8);
-        if (((match (72u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) >= 7u32) {
-            v2 = (!v2);
+        let mut v1: i64 = (a_i64 << (a_u64 & 63u64));
+        if matches!((82u32 % 8u32), 5u32) {
+            v1 = (a_i64 - a_i64);
         } else {
-            v2 = v2;
+            v1 = (v1).max(a_i64);
         }
-        oi[i] = (((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) as u64;
-        of[i] = ((match (a_u32 % 8u32) { 1u32..=2u32 => v1, _ => a_f32 })) as f64;
+        let v2: i64 = (0i64 | DiffPair { a: (0i64 - v1), b: v1 }.mixed());
+        oi[i] = ((match (41u32 % 8u32) { 6u32..=7u32 => ((((-19i8)) as i64) << ((8i32 << (0i32 & 31i32)) & 63i32)), _ => ((a_i32) as i64) })) as u64;
+        of[i] = (((((((a_i32) as u8)) as u16)) as f32)) as f64;
     }
 }
 
@@ -333,13 +336,13 @@ pub fn diff_12(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f64: f64 = xf64[i];
         let v0: i64 = (a_i64).abs();
         let mut v1: u32 = ((a_u32).max(a_u32) % (!a_u32));
-        if (true || (a_u64 <= a_u64)) {
-            v1 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) * ((false) as u32));
+        if ((if false { v0 } else { a_i64 }) > (0i64 | DiffPair::new(a_i64, v0).b)) {
+            v1 = (v1 << ((33i8).abs() & 31i8));
         } else {
-            v1 = (a_u32 ^ v1);
+            v1 = (!(35u32 * 53u32));
         }
-        oi[i] = ((43u32 * (((!a_i64)) as u32))) as u64;
-        of[i] = (((((-a_f32) / (-a_f32))) as f32)) as f64;
+        oi[i] = ((!((((a_u32) as u8)).min(((a_u32) as u8)) | (20u8).max(35u8)))) as u64;
+        of[i] = (a_f32) as f64;
     }
 }
 
@@ -360,18 +363,18 @@ pub fn diff_13(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         }
         let v1: f32 = (-(-a_f32));
         let mut v2: f32 = (v0 - a_f32);
-        for j1 in ((((if ((-79i8) == ((a_f32) as i8)) { 32u32 } else { 4294967295u32 })) % 8u32)..(((if (9007199254740992.0f64 == a_f64) { 1u32 } else { 32u32 })) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v2 = ((-12.375f32) + v1);
+        for j1 in (u32::MAX - (((if false { 38u32 } else { 48u32 })) % 4u32))..=u32::MAX {
+            v2 = ((5e-324f64) as f32);
         }
-        let mut v3: f32 = (a_f32 + a_f32);
-        if (1u64 > a_u64) {
-            v3 = ((-0.0f32) / a_f32);
+        let mut v3: f64 = ((a_f64).abs()).abs();
+        if true {
+            v3 = (((a_i32) as f64) / ((-2.75f64) / 0.0f64));
         } else {
-            v3 = ((36i64) as f32);
+            v3 = ((a_f64).sqrt() - (-a_f64));
         }
-        let v4: u32 = a_u32;
-        oi[i] = (5u64) as u64;
-        of[i] = ((((((-93i16) << (0u64 & 15u64)) | (30i16).max(((a_f32) as i16)))) as f32)) as f64;
+        let v4: u32 = (((65u32 & a_u32)).max((a_u32 / (36u32 | 1u32))) / ((((-53i16)) as u32) << (((match (34u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) & 31u32)));
+        oi[i] = ((((-(a_i32 | a_i32))) as i32)) as u64;
+        of[i] = (a_f64) as f64;
     }
 }
 
@@ -408,14 +411,14 @@ pub fn diff_15(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let mut v0: u32 = a_u32;
-        if true {
-            v0 = (32u32 + a_u32);
+        if (!(a_u32 >= a_u32)) {
+            v0 = (31u32 >> a_u64);
         } else {
-            v0 = (a_u32).min(a_u32);
+            v0 = (a_u32 >> 0i64);
         }
-        let v1: i8 = (64i8 >> (a_u64 & 7u64));
-        oi[i] = ((a_i32 << ((30i64) as u16))) as u64;
-        of[i] = ((-((a_f64 - 5.75f64) - (1.375f64 / 0.1f64)))) as f64;
+        let v1: u8 = (!((a_i64) as u8));
+        oi[i] = (97u16) as u64;
+        of[i] = (((match (a_u32 % 8u32) { 7u32..=7u32 => (a_f64 - 5.75f64), _ => (1.375f64 / 0.1f64) }) / 0.5f64)) as f64;
     }
 }
 
@@ -431,23 +434,21 @@ pub fn diff_16(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: u16 = (!42838u16);
-        let mut v1: u8 = ((if ((254u8 != ((a_u32) as u8)) && true) { (!((a_i64) as u8)) } else { ((a_i64) as u8) }) >> (((!a_u32) + (90u32 % (a_u32 | 1u32))) & 7u32));
-        for j0 in ((((match (a_u32 % 8u32) { 3u32 | 6u32 => 28u32, 4u32 => a_u32, _ => a_u32 })) % 8u32)..((((5.5f64) as u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v1 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
+        let mut v1: u8 = ((if matches!((3u32 % 8u32), 4u32..=5u32) { (!((a_u32) as u8)) } else { (78u8 ^ ((a_i64) as u8)) }) >> (((!a_u32) + (90u32 % (a_u32 | 1u32))) & 7u32));
+        for j0 in (u32::MAX - ((a_u32) % 4u32))..=u32::MAX {
+            v1 = ((if (!(58u64 < 63u64)) { v1 } else { (match (a_u32 % 8u32) { 0u32 | 3u32 => ((a_u32) as u8), _ => ((a_u32) as u8) }) })).max((if matches!((a_u32 % 8u32), 0u32..=2u32) { ((((a_f32) as i16)) as u8) } else { (v1 << a_i64) }));
         }
-        let mut v2: f64 = a_f64;
-        if (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) < (if false { 65535u16 } else { 16u16 })) {
-            v2 = ((((83u64) as f64) - ((7.125f64) as f64)) * (((!127i8)) as f64));
-        } else {
-            v2 = (((((-9.75f32)) as f64)).abs() / (if (a_u64 < a_u64) { (v2 * (-7.0f64)) } else { (((-128i8)) as f64) }));
+        let mut v2: f64 = ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)) as f64);
+        for j1 in ((((!19u32)) % 8u32)..((45u32) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v2 = (((-1.75f64) / a_f64) - (v2 * (-1.0f64)));
         }
-        let mut v3: i32 = (((64i64).max((-1i64))) as i32);
-        for j1 in (((a_u32) % 8u32)..(((32u32).max(90u32)) % 16u32)).step_by(((31u32) % 3u32) as usize) {
-            v3 = ((84i32 - (-1i32)) << (((87i16) as i8) & 31i8));
+        let mut v3: u64 = (match (45u32 % 8u32) { 0u32..=7u32 => 1u64, 2u32..=4u32 => a_u64, 7u32 | 5u32 => a_u64, _ => 89u64 });
+        for j2 in (0u32..((((match (57u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32)).rev() {
+            v3 = a_u64;
         }
-        let v4: u64 = (86u64 / ((if false { 18446744073709551615u64 } else { 47u64 }) | 1u64));
-        oi[i] = ((((0i64 | DiffPair { a: (-90i64), b: 33i64 }.mixed()) >> ((match (35u32 % 8u32) { 1u32 => v4, 0u32 | 3u32 => 45u64, _ => v4 }) & 63u64))).max(((match (94u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64))) as u64;
-        of[i] = (v2) as f64;
+        let v4: f32 = ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)) as f32);
+        oi[i] = ((((a_i32 & (-47i32)) >> (((((a_i32) as u16)) as i64) & 31i64)) + ((-69i32) - ((match (61u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)))) as u64;
+        of[i] = ((((v3) as f64) * ((5e-324f64 / a_f64)).sqrt())) as f64;
     }
 }
 
@@ -470,13 +471,13 @@ pub fn diff_17(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         }
         let v3: u64 = (((a_u64 & 79u64) % ((54u64 | a_u64) | 1u64)) | a_u64);
         let mut v4: u8 = 1u8;
-        if false {
-            v4 = ((a_i64) as u8);
+        if (4294967295u32 == (v2 + v2)) {
+            v4 = ((a_f32) as u8);
         } else {
-            v4 = (255u8).max(v4);
+            v4 = (((a_f32) as u8) >> (a_u64 & 7u64));
         }
-        oi[i] = ((((((-3i16)) as u64) / ((a_u64 % (63u64 | 1u64)) | 1u64)) % (a_u64 | 1u64))) as u64;
-        of[i] = ((-a_f64)) as f64;
+        oi[i] = (79i8) as u64;
+        of[i] = (((2.125f64) as f64)) as f64;
     }
 }
 
@@ -492,18 +493,23 @@ pub fn diff_18(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let mut v0: u32 = ((a_u32).max(690282248u32) & (!83u32));
-        if ((match (26u32 % 8u32) { 6u32 => 1i32, 6u32 => (-98i32), _ => (-67i32) }) == a_i32) {
-            v0 = 49u32;
+        if matches!((21u32 % 8u32), 2u32 | 4u32) {
+            v0 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
         } else {
-            v0 = ((a_u32 << (a_u64 & 31u64)) % (a_u32 | 1u32));
+            v0 = v0;
         }
-        let v1: i64 = (((-82i16)) as i64);
-        let mut v2: i8 = (if true { ((a_i64) as i8) } else { 18i8 });
-        for j0 in ((((v0 + 31u32)) % 8u32)..(((v0 * v0)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v2 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
+        let mut v1: u32 = (v0 | a_u32);
+        for j0 in (u32::MAX - (((55u32 | a_u32)) % 4u32))..=u32::MAX {
+            v1 = ((match (j0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
         }
-        oi[i] = ((!(((((a_f32) as u16)).min(((a_u32) as u16))) as u64))) as u64;
-        of[i] = ((1e-40f32 + ((a_f32 + 3.4e38f32) + (6.0f32).sqrt()))) as f64;
+        let mut v2: u8 = ((81u8 << (78u8 & 7u8)) << ((((a_i64) as u8)) as u64));
+        if (!matches!((a_u32 % 8u32), 2u32..=7u32)) {
+            v2 = (((match (v1 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)).min((v2 + 0u8));
+        } else {
+            v2 = ((match (v0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
+        }
+        oi[i] = (a_u64) as u64;
+        of[i] = (((-((a_f64) as f64)) + ((a_f64 - a_f64) * (a_f64 + 7.75f64)))) as f64;
     }
 }
 
@@ -545,18 +551,18 @@ pub fn diff_20(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u8 = (if ((a_i32 < 55i32) && (78u8 >= 93u8)) { (match (82u32 % 8u32) { 7u32 | 7u32 => ((a_u32) as u8), 0u32..=7u32 => 12u8, 0u32 => 3u8, _ => 24u8 }) } else { (128u8 * ((a_i32) as u8)) });
-        let v1: u8 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
-        let mut v2: i64 = (!(0i64 | DiffPair { a: (if false { a_i64 } else { a_i64 }), b: (63i64 % (a_i64 | 1i64)) }.mixed()));
-        for j0 in 0u32..(((match (89u32 % 8u32) { 7u32 | 0u32 => 31u32, 0u32..=1u32 => a_u32, 4u32 | 2u32 => 22u32, _ => a_u32 })) % 4u32) {
-            v2 = (if (((match (4294967295u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) < j0) { (!(a_i64).abs()) } else { (match (49u32 % 8u32) { 7u32 | 7u32 => (0i64 | DiffPair::new(a_i64, a_i64).b), _ => (v2 - a_i64) }) });
+        let v0: u8 = (if (!(55i32 >= a_i32)) { (match (78u32 % 8u32) { 1u32 => ((a_f32) as u8), _ => 82u8 }) } else { (4u8 - 81u8) });
+        let v1: f64 = ((-a_f64)).abs();
+        let mut v2: i8 = (((-7i64)) as i8);
+        for j0 in (0u32..(((22u32 << a_u32)) % 4u32)).rev() {
+            v2 = (((a_i64) as i8) * ((a_i64) as i8));
         }
-        let mut v3: f32 = ((a_f64) as f32);
-        for j1 in (0u32..(((match (a_u32 % 8u32) { 0u32 | 4u32 => 47u32, 5u32 | 1u32 => 12u32, _ => a_u32 })) % 4u32)).rev() {
-            v3 = (a_f32 + a_f32);
+        let mut v3: i64 = (68i64 % (a_i64 | 1i64));
+        for j1 in (0u32..=((a_u32) % 4u32)).rev() {
+            v3 = (a_i64 + (-6i64));
         }
-        oi[i] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)) as u64;
-        of[i] = ((((20u64) as f32) - ((a_i32) as f32))) as f64;
+        oi[i] = (((match (48u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64)) as u64;
+        of[i] = ((-(((-6.25f64)).abs() * (a_f64 + (-9.625f64))))) as f64;
     }
 }
 
@@ -571,14 +577,16 @@ pub fn diff_21(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: f32 = (if (true && ((-4.875f32) != 3.4e38f32)) { (0.625f32 * 0.1f32) } else { ((28i64) as f32) });
-        let mut v1: i8 = (((if true { 73i8 } else { 43i8 }) % ((0i8).min(97i8) | 1i8)) + ((a_u32) as i8));
-        for j0 in ((((17u32 >> (-76i64))) % 8u32)..(((a_u32 ^ a_u32)) % 16u32)).step_by(((31u32) % 3u32) as usize) {
-            v1 = (((79i8).min(((a_i64) as i8)) | ((39u64) as i8)) << 65535u16);
+        let v0: f32 = (if (1i32 >= 99i32) { (a_f32 - (-10.5f32)) } else { ((((a_i64) as u8)) as f32) });
+        let mut v1: i16 = ((-32768i16)).max((-11i16));
+        if ((((-0.625f32)) as i32) <= (a_i32).max(a_i32)) {
+            v1 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
+        } else {
+            v1 = ((18446744073709551615u64) as i16);
         }
-        let v2: i16 = (((((a_i64) as i16) << (5u16 & 15u16))).max((16i16 << ((-86i64) & 15i64))) - ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16));
-        oi[i] = (((a_i64 % (a_i64 | 1i64)) << ((((match (66u32 % 8u32) { 3u32..=6u32 => ((a_f32) as u8), 7u32 => 50u8, 0u32..=1u32 => 55u8, _ => 255u8 })) as i32) & 63i32))) as u64;
-        of[i] = ((((a_f64 + a_f64)).sqrt()).sqrt()) as f64;
+        let v2: f64 = (4.0f64 - a_f64);
+        oi[i] = ((((((a_i64) as i8) + 88i8)).min((((a_i64) as i8) << (((a_f32) as u16) & 7u16))) >> (((match (20u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) & 7u64))) as u64;
+        of[i] = (((-(((-62i64)) as f64)) / ((-a_f64) + a_f64))) as f64;
     }
 }
 
@@ -594,13 +602,13 @@ pub fn diff_22(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let mut v0: u32 = (match (77u32 % 8u32) { 3u32 | 7u32 => 100u32, 2u32..=3u32 => 1u32, 7u32 | 2u32 => 99u32, _ => a_u32 });
-        if (((a_i32) as u8) > 69u8) {
-            v0 = (if (2512752143u32 == a_u32) { a_u32 } else { a_u32 });
+        if ((88u8 * 0u8) == ((a_f32) as u8)) {
+            v0 = (match (v0 % 8u32) { 6u32..=7u32 => 100u32, 7u32 | 2u32 => a_u32, 4u32..=6u32 => 98u32, _ => v0 });
         } else {
-            v0 = 100u32;
+            v0 = (v0 % a_u32);
         }
-        oi[i] = ((((58u32).min(v0)) as i16)) as u64;
-        of[i] = (a_f32) as f64;
+        oi[i] = (42u16) as u64;
+        of[i] = (((0.1f32).abs() - ((a_f32 - 4.625f32) / 2.5f32))) as f64;
     }
 }
 
@@ -617,12 +625,12 @@ pub fn diff_23(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f64: f64 = xf64[i];
         let v0: u64 = (!a_u64);
         let mut v1: f64 = (match (48u32 % 8u32) { 0u32 | 2u32 => 8.375f64, 3u32..=4u32 => 0.0f64, 6u32 | 0u32 => 11.5f64, _ => (-12.25f64) });
-        if ((a_f64 + a_f64) == a_f64) {
-            v1 = (-v1);
+        if false {
+            v1 = (a_f64 + (-5.625f64));
         } else {
-            v1 = (a_f64).sqrt();
+            v1 = a_f64;
         }
-        oi[i] = ((((if true { ((a_u32) as i8) } else { (-78i8) }) ^ ((-53i8) >> ((a_f32) as i16))) >> ((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8))) as u64;
+        oi[i] = ((((if false { 127i8 } else { ((a_u32) as i8) }) ^ (((a_u32) as i8)).max((-53i8))) >> ((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8))) as u64;
         of[i] = ((-a_f32)) as f64;
     }
 }
@@ -639,15 +647,15 @@ pub fn diff_24(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let mut v0: i32 = (!a_i32);
-        if true {
-            v0 = (-(-(87i32 / (v0 | 1i32))));
+        if ((-1i64) < (87i64 / (-9223372036854775808i64))) {
+            v0 = (((-a_i32) >> ((match (a_u32 % 8u32) { 2u32 | 2u32 => 90u8, 6u32..=7u32 => ((a_f32) as u8), _ => ((a_i64) as u8) }) & 31u8))).min(((match (2308458918u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32));
         } else {
-            v0 = (((a_i32 << (((a_f32) as u8) & 31u8))).min(v0) ^ (a_i32 * (match (79u32 % 8u32) { 6u32..=7u32 => (-2147483648i32), 3u32 | 3u32 => v0, 5u32..=7u32 => v0, _ => v0 })));
+            v0 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) >> (((((match (91u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) as u64) & 31u64));
         }
-        let v1: f32 = (((((a_i32) as i8)).max(((a_i32) as i8))) as f32);
-        let v2: u16 = (match (a_u32 % 8u32) { 6u32 | 6u32 => ((v0) as u16), 0u32..=1u32 => ((match (43u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16), _ => ((!78u16) >> ((a_u64) as u16)) });
-        oi[i] = (((!v2) << ((match (1u32 % 8u32) { 7u32 | 7u32 => (((a_i64) as i16) / 0i16), _ => ((match (63u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) }) & 15i16))) as u64;
-        of[i] = ((match (a_u32 % 8u32) { 4u32..=7u32 => (16777216.0f32 + v1), _ => (if (a_i32 < a_i32) { (v1 + v1) } else { (a_f32 + a_f32) }) })) as f64;
+        let v1: i16 = ((match (33u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
+        let v2: i64 = ((if false { (-92i64) } else { a_i64 }) % (((a_f64) as i64) | 1i64));
+        oi[i] = (((74u64) as i32)) as u64;
+        of[i] = (((((match (1890476943u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)) as f32)) as f64;
     }
 }
 
@@ -665,14 +673,14 @@ pub fn diff_25(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let v0: f32 = (a_f32).sqrt();
         let v1: u16 = (match (65u32 % 8u32) { 2u32 => 56036u16, _ => 35u16 });
         let mut v2: u64 = ((74u64 % 753721952076742489u64) ^ (match (91u32 % 8u32) { 6u32 => a_u64, _ => 8834630476462056334u64 }));
-        if ((!(a_u64 >= 18446744073709551615u64)) && (!false)) {
-            v2 = ((!27u64)).max((v2 / (a_u64 | 1u64)));
+        if (true && (false && false)) {
+            v2 = v2;
         } else {
-            v2 = (a_u64 >> (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) & 63u64));
+            v2 = (62u64 | ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64));
         }
-        let v3: u8 = 87u8;
-        oi[i] = (58i16) as u64;
-        of[i] = (((((127i8) as f64) + (-a_f64)) + (a_f64).sqrt())) as f64;
+        let v3: f64 = a_f64;
+        oi[i] = ((if ((a_u32 / (39u32 | 1u32)) == (a_u32 ^ a_u32)) { ((32i32 - 26i32)).max(a_i32) } else { (((a_f32) as i32) ^ 55i32) })) as u64;
+        of[i] = (a_f64) as f64;
     }
 }
 
@@ -690,13 +698,13 @@ pub fn diff_26(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let v0: i32 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
         let v1: f32 = (a_f32 * a_f32);
         let mut v2: i32 = (((v0 >> (a_i64 & 31i64)) % (v0 | 1i32)) + ((match (76u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32));
-        if ((-a_i64) > (a_i64 >> (((a_f32) as u16) & 63u16))) {
+        if (true && (a_f64 > a_f64)) {
             v2 = ((((-68i32) * a_i32) / ((a_i32 ^ a_i32) | 1i32))).max((!a_i32));
         } else {
             v2 = (-(match (a_u32 % 8u32) { 4u32..=4u32 => v0, _ => (a_i32 / (22i32 | 1i32)) }));
         }
-        oi[i] = ((if false { ((8u8).min(6u8)).min(((a_i32) as u8)) } else { ((17u8 >> (((a_f32) as u8) & 7u8)) << (((-55i16)).max((-54i16)) & 7i16)) })) as u64;
-        of[i] = (((((a_i32) as f32) / (if false { v1 } else { a_f32 })) / ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)) as f32))) as f64;
+        oi[i] = ((if (a_u64 >= 48u64) { ((match (36u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) } else { (((a_u32) as u8) | (38u8 * 54u8)) })) as u64;
+        of[i] = (((((match (a_u32 % 8u32) { 1u32 | 6u32 => 4u16, _ => 56u16 }) >> ((match (64u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8))) as f32)) as f64;
     }
 }
 
@@ -739,18 +747,23 @@ pub fn diff_28(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u8 = ((if (a_i64 < a_i64) { 44u8 } else { ((a_f32) as u8) }) >> (30u64 % 88u64));
-        for j0 in (0u32..((((match (31u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32)).rev() {
-            v0 = v0;
+        let mut v0: u8 = ((if (a_f32 == (-5.5f32)) { ((a_f32) as u8) } else { ((a_u32) as u8) }) >> (30u64 % 88u64));
+        for j0 in (((a_u32) % 8u32)..((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v0 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) ^ (0u8 >> (a_u32 & 7u32)));
         }
-        let v1: i8 = (-((a_i64) as i8));
-        let v2: i64 = (((a_u32 * 84u32)) as i64);
-        let mut v3: u8 = 66u8;
-        for j1 in ((((if false { 19u32 } else { a_u32 })) % 8u32)..(((if (v0 < 89u8) { a_u32 } else { a_u32 })) % 16u32)).step_by(((99u32) % 3u32) as usize) {
-            v3 = (((31i32 >> (((a_f32) as i16) & 31i16))) as u8);
+        let mut v1: i32 = (83i32).max(a_i32);
+        for j1 in ((((!52u32)) % 8u32)..((a_u32) % 16u32)).step_by(((57u32) % 3u32) as usize) {
+            v1 = ((31u32) as i32);
         }
-        oi[i] = (((match (46u32 % 8u32) { 1u32..=5u32 => ((-90i8)).max(((a_i64) as i8)), 2u32 | 5u32 => (v1 * v1), 3u32 => (if true { v1 } else { v1 }), _ => (((a_u32) as i8) % (v1 | 1i8)) }) << (31u32 & 7u32))) as u64;
-        of[i] = ((-a_f64)) as f64;
+        let mut v2: u8 = 35u8;
+        if matches!((8u32 % 8u32), 3u32 | 7u32) {
+            v2 = (((1.375f32) as u8) >> (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) & 7i16));
+        } else {
+            v2 = 17u8;
+        }
+        let v3: u16 = ((if true { ((a_i64) as u16) } else { 31u16 })).max(34u16);
+        oi[i] = ((((63i64 | 82i64) % ((a_i64 % ((-1i64) | 1i64)) | 1i64)) << (((((-52i32) ^ (-86i32))) as i8) & 63i8))) as u64;
+        of[i] = (((((-3.5f32) - (-6.75f32)) / (match (68u32 % 8u32) { 3u32 | 7u32 => a_f32, _ => 0.0f32 })) + (((-6.625f32)).sqrt() - (a_f32).sqrt()))) as f64;
     }
 }
 
@@ -789,14 +802,17 @@ pub fn diff_30(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
             v1 = (match (a_u32 % 8u32) { 4u32..=7u32 => v1, 1u32..=4u32 => a_u64, 1u32..=5u32 => a_u64, _ => 77u64 });
         }
         let mut v2: f32 = ((((1u16) as f32)) as f32);
-        if ((true || false) || (((a_f32) as u16) == 40u16)) {
-            v2 = v2;
+        if (((a_u32) as i16) <= (if (((a_i32) as i16) > 16i16) { (-20i16) } else { (-3i16) })) {
+            v2 = ((-a_f32) + (10.875f32 - v2));
         } else {
-            v2 = (((-9.0f32) + v2) / 10.875f32);
+            v2 = v2;
         }
-        let v3: f64 = (-a_f64);
-        oi[i] = ((if (((32767i16) as f32) == ((((a_i64) as u16)) as f32)) { ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) as i32) } else { (if false { (a_i32 >> ((-2i16) & 31i16)) } else { ((match (v0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) }) })) as u64;
-        of[i] = (((((a_f64) as f32) * (a_f32).abs()) / (match (a_u32 % 8u32) { 0u32..=7u32 => (((-32768i16)) as f32), _ => v2 }))) as f64;
+        let mut v3: u32 = 37u32;
+        for j1 in (u32::MAX - ((25u32) % 4u32))..=u32::MAX {
+            v3 = (a_u32 >> (-1i8));
+        }
+        oi[i] = ((((!((a_u32) as u16)) & ((match (v3 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)) % (((match (v3 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) | 1u16))) as u64;
+        of[i] = ((((((a_i32) as f32)) as f64) * ((match (a_u32 % 8u32) { 0u32..=7u32 => 0.875f64, _ => a_f64 }) + (match (v0 % 8u32) { 1u32..=2u32 => 4.125f64, 4u32 => a_f64, _ => a_f64 })))) as f64;
     }
 }
 
@@ -812,21 +828,21 @@ pub fn diff_31(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let mut v0: u16 = ((((a_i32) as u16)) as u16);
-        if (((a_u32 == 0u32) && true) || (((a_i64) as i8) == ((a_u32) as i8))) {
-            v0 = 65535u16;
+        if matches!((64u32 % 8u32), 6u32 | 3u32) {
+            v0 = ((match (45u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
         } else {
-            v0 = ((((if true { ((a_i64) as u16) } else { ((a_i32) as u16) })) as u16) | ((a_i64) as u16));
+            v0 = ((((((a_i64) as i16)) as f32)) as u16);
         }
-        let v1: i32 = (((a_u32) as i32) << (63i64 & 31i64));
-        let mut v2: i16 = ((match (38u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
-        if ((a_f64).sqrt() > 9.5f64) {
-            v2 = (((((a_i32 << ((-66i32) & 31i32))) as f32)) as i16);
+        let v1: u32 = (a_u32 + 64u32);
+        let v2: u8 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) * ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)) as u8));
+        let mut v3: u8 = ((match (86u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
+        if ((v0 % (15u16 | 1u16)) > (65535u16 % (v0 | 1u16))) {
+            v3 = ((a_u32) as u8);
         } else {
-            v2 = (((((a_f32) as i16) / (v2 | 1i16)) % (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) | 1i16))).abs();
+            v3 = (255u8 << ((-1i16) & 7i16));
         }
-        let v3: u32 = 16u32;
-        oi[i] = ((69u8 << (((a_i64) as u16) & 7u16))) as u64;
-        of[i] = ((((a_f32 * a_f32) * ((((a_i32) as i8)) as f32)) * (((65535u16) as f32) / (a_f32 / (-11.0f32))))) as f64;
+        oi[i] = ((((match (v1 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) | (match (v1 % 8u32) { 5u32 => (a_u32 - a_u32), 3u32 | 0u32 => (v1).min(57u32), 1u32..=2u32 => a_u32, _ => (((-32768i16)) as u32) }))) as u64;
+        of[i] = (((-(-a_f64)) * (((65535u16) as f64) / (a_f64 / (-11.0f64))))) as f64;
     }
 }
 
@@ -846,19 +862,11 @@ pub fn diff_32(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
             v0 = (v0 >> ((-128i8) & 63i8));
         }
         let v1: i32 = ((43u16) as i32);
-        let v2: i16 = (if true { (-13i16) } else { 50i16 });
-        let mut v3: i64 = (-1i64);
-        if ((a_f64 + 4.875f64) != (match (a_u32 % 8u32) { 4u32..=6u32 => 3.25f64, 7u32 | 1u32 => 5e-324f64, _ => (-3.5f64) })) {
-            v3 = ((v0) as i64);
-        } else {
-            v3 = (((56u64) as i64) - (a_i64 | (-67i64)));
-        }
-        let mut v4: f32 = 10.125f32;
-        for j1 in (0u32..(((38u32 * a_u32)) % 4u32)).rev() {
-            v4 = ((a_i64) as f32);
-        }
-        oi[i] = ((if ((((a_i32) as u16) >> (a_u64 & 15u64)) < ((32u32) as u16)) { ((((a_i32) as i16) - (-1i16)) >> (match (82u32 % 8u32) { 5u32..=6u32 => a_u32, _ => 82u32 })) } else { ((95i16 >> (60u64 & 15u64))).max((if true { v2 } else { v2 })) })) as u64;
-        of[i] = (((((3933042025u32) as i32)) as f64)) as f64;
+        let v2: i16 = (if (10.125f64 >= a_f64) { 50i16 } else { ((a_u32) as i16) });
+        let v3: u16 = (((match (85u32 % 8u32) { 1u32 | 6u32 => 95u16, 2u32..=6u32 => 65u16, _ => 41u16 }) & ((match (90u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)) * (((a_f64 / 4.375f64)) as u16));
+        let v4: i64 = (match (32u32 % 8u32) { 7u32 => (9223372036854775807i64 % (a_i64 | 1i64)), 2u32..=3u32 => (v0 ^ (-1i64)), 6u32..=7u32 => (if (a_i32 < 31i32) { a_i64 } else { 63i64 }), _ => ((0i8) as i64) });
+        oi[i] = ((((((((a_f32) as u16) % (((a_u32) as u16) | 1u16))) as f32)) as u64)) as u64;
+        of[i] = (9.5f64) as f64;
     }
 }
 
@@ -874,13 +882,13 @@ pub fn diff_33(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let mut v0: i16 = ((0.0f32) as i16);
-        if ((25i16 + (-64i16)) <= ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)) {
-            v0 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
+        if matches!((32u32 % 8u32), 1u32..=7u32) {
+            v0 = ((92i16 >> (((a_u32) as i16) & 15i16)) << ((match (a_u32 % 8u32) { 1u32..=7u32 => ((a_u32) as i16), 4u32..=7u32 => ((a_i32) as i16), _ => v0 }) & 15i16));
         } else {
-            v0 = (v0 * ((match (6u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16));
+            v0 = (match (a_u32 % 8u32) { 2u32 | 3u32 => (if true { 16i16 } else { ((a_i32) as i16) }), 6u32 => ((match (21u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16), _ => (v0).max(v0) });
         }
-        oi[i] = ((((4i64 << (37u8 & 63u8))).abs() | (-77i64))) as u64;
-        of[i] = ((((a_f32 * 2.625f32) + ((-6.125f32) / a_f32)) + (((((a_f32) as u16)) as f32) / a_f32))) as f64;
+        oi[i] = (((((match (7u32 % 8u32) { 7u32 => 0i8, 5u32..=6u32 => (-1i8), _ => (-95i8) }) * (((a_i32) as i8)).max(70i8))) as u32)) as u64;
+        of[i] = ((if (38u16 >= (if true { ((a_f32) as u16) } else { 63u16 })) { ((8.5f64 * 7.0f64)).sqrt() } else { ((-a_f64) * ((a_i32) as f64)) })) as f64;
     }
 }
 
@@ -895,23 +903,29 @@ pub fn diff_34(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: f32 = (-(if true { a_f32 } else { (-11.75f32) }));
-        if ((9.625f64 == 1.375f64) || (!false)) {
-            v0 = ((a_f32 * a_f32) / (v0 * v0));
+        let mut v0: f32 = (-(if true { (-11.75f32) } else { a_f32 }));
+        if ((a_f64 / a_f64) == ((a_f64) as f64)) {
+            v0 = ((v0 * (-6.125f32)) + (a_f32 - 3.375f32));
         } else {
-            v0 = (((-9.625f32) - 1e-40f32) - (match (30u32 % 8u32) { 4u32 | 7u32 => a_f32, 2u32..=7u32 => (-10.75f32), 5u32 => a_f32, _ => (-10.375f32) }));
+            v0 = ((v0 - (-9.625f32)) + (if matches!((a_u32 % 8u32), 2u32 | 0u32) { (-3.75f32) } else { 5.0f32 }));
         }
-        let mut v1: u32 = a_u32;
-        if true {
-            v1 = (((((53i64) as i16) % (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) | 1i16))) as u32);
+        let mut v1: i32 = (((((a_i32) as i16)) as i32) << (a_u64 & 31u64));
+        for j0 in (0u32..((((match (70u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32)).rev() {
+            v1 = (match (25u32 % 8u32) { 3u32 | 4u32 => ((match (53u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32), 6u32..=6u32 => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32), 7u32 => (v1 >> (a_i32 & 31i32)), _ => (a_i32 ^ v1) });
+        }
+        let mut v2: u16 = ((0u16 >> ((v1 + 0i32) & 15i32)) + (1u16 >> ((62u16 & 65535u16) & 15u16)));
+        for j1 in (0u32..=((88u32) % 4u32)).rev() {
+            v2 = ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)).min((match (a_u32 % 8u32) { 4u32 => v2, 5u32 => v2, _ => 6u16 })) << ((v1 ^ a_i32) | ((7u8) as i32)));
+        }
+        let mut v3: u32 = ((a_f64) as u32);
+        if (((7i64) as u8) <= (91u8 >> (v2 & 7u16))) {
+            v3 = (a_u32 >> (30u8 & 31u8));
         } else {
-            v1 = 52u32;
+            v3 = (a_u32 + 60u32);
         }
-        let v2: u16 = (match (v1 % 8u32) { 4u32..=7u32 => 34u16, _ => 39u16 });
-        let v3: i16 = ((match (31u32 % 8u32) { 5u32 | 2u32 => 32767i16, 2u32 => ((a_i32) as i16), _ => 48i16 }) + ((match (81u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16));
-        let v4: u64 = 90u64;
-        oi[i] = ((((a_u32 << (a_i32 & 31i32))).max((32u32 | v1)) % ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32))) as u64;
-        of[i] = (a_f64) as f64;
+        let v4: u64 = (47u64 / 79u64);
+        oi[i] = (((1u8 + ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)) - (((-7.125f64)) as u8))) as u64;
+        of[i] = (((10u64) as f64)) as f64;
     }
 }
 
@@ -933,19 +947,14 @@ pub fn diff_35(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let v1: u16 = (44u16 << (((0i64 % a_i64) & (a_i64 << 0u64)) & 15i64));
         let v2: i16 = ((a_i32) as i16);
         let mut v3: f64 = (-(((85i32) as f64) - (-a_f64)));
-        if (!(35u8 != ((a_i64) as u8))) {
-            v3 = (((5e-324f64 * v3) + (-a_f64)) - ((((-7.25f32)) as f64) / (v3).sqrt()));
+        if (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) != (match (64u32 % 8u32) { 2u32..=2u32 => 99u8, 0u32..=4u32 => ((a_u32) as u8), 3u32 | 5u32 => 58u8, _ => ((a_f32) as u8) })) {
+            v3 = ((((a_f64 - a_f64)) as f64) + ((a_f64 - a_f64) + (if true { a_f64 } else { v3 })));
         } else {
-            v3 = (((a_f64 - (a_f64 + 4.5f64))) as f64);
+            v3 = ((((a_i32).max(30i32)) as f64) * a_f64);
         }
-        let mut v4: i8 = v0;
-        if (12u8 == (if false { ((a_i32) as u8) } else { 28u8 })) {
-            v4 = (((a_i64) as i8)).max(((a_i64) as i8));
-        } else {
-            v4 = ((71i32) as i8);
-        }
-        oi[i] = (67u32) as u64;
-        of[i] = ((-((v3 + a_f64) / (1.7e308f64 * a_f64)))) as f64;
+        let v4: u8 = 61u8;
+        oi[i] = ((match (32u32 % 8u32) { 2u32 | 7u32 => (v1).max((if matches!((a_u32 % 8u32), 2u32 | 5u32) { ((a_i64) as u16) } else { v1 })), 2u32 => ((match (78u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16), 7u32 => ((!((a_i32) as u16)) >> ((!79i16) & 15i16)), _ => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) })) as u64;
+        of[i] = (a_f64) as f64;
     }
 }
 
@@ -960,21 +969,11 @@ pub fn diff_36(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u64 = (if ((match (43u32 % 8u32) { 4u32 => 63i64, 3u32 | 4u32 => a_i64, _ => (-37i64) }) <= ((-5i64)).min(a_i64)) { 58u64 } else { 59u64 });
-        let mut v1: i16 = ((match (77u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
-        if ((a_f32 + (-3.125f32)) <= (if false { 11.625f32 } else { (-6.5f32) })) {
-            v1 = (if (true && (a_f64 != 9007199254740992.0f64)) { (v1 & 16i16) } else { (if false { ((a_i32) as i16) } else { v1 }) });
-        } else {
-            v1 = 85i16;
-        }
-        let mut v2: i64 = (a_i64 >> (((a_f32) as i16) & 63i16));
-        if (0u8 != (!34u8)) {
-            v2 = (v2 << (((a_i32) as i16) & 63i16));
-        } else {
-            v2 = a_i64;
-        }
-        oi[i] = (75u8) as u64;
-        of[i] = (((((-11.625f64) - a_f64) / (-a_f64)) - ((((5e-324f64) as u32)) as f64))) as f64;
+        let v0: u64 = (if false { (!(1u64 >> (((a_u32) as u8) & 63u8))) } else { ((a_u64 - 61u64) % (a_u64 | 1u64)) });
+        let v1: i16 = ((((a_f32) as i16) + (-39i16)) % (26i16 | 1i16));
+        let v2: u64 = (!29u64);
+        oi[i] = (((((-84i64) % (-1i64))).min((if true { a_i64 } else { 51i64 })) & (((-31i64) << (-50i32)) & (((-128i8)) as i64)))) as u64;
+        of[i] = (((((((a_f32) as u8)) as f32) * (a_f32 / a_f32)) / ((if true { 4.5f32 } else { a_f32 }) * (a_f32 + 11.625f32)))) as f64;
     }
 }
 
@@ -991,20 +990,12 @@ pub fn diff_37(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f64: f64 = xf64[i];
         let mut v0: u16 = (((match (97u32 % 8u32) { 1u32 | 4u32 => (((a_i64) as u16) / ((a_i64) as u16)), 0u32..=4u32 => ((3.4e38f32) as u16), _ => (match (a_u32 % 8u32) { 6u32 | 5u32 => 1u16, 1u32..=2u32 => 48u16, _ => ((a_i32) as u16) }) })) as u16);
         for j0 in (0u32..=((a_u32) % 4u32)).rev() {
-            v0 = (if ((((a_f32) as i16) - 63i16) <= ((match (31u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)) { v0 } else { (if ((0u64 > 56u64) || true) { (((a_u32) as u16) << (((a_u32) as u8) & 15u8)) } else { (((a_i32) as u16) & ((a_f32) as u16)) }) });
+            v0 = (if ((((a_i32) as i8) * 30i8) < (82i8 - ((a_f32) as i8))) { ((match (4u32 % 8u32) { 5u32 | 0u32 => ((a_u32) as u16), 6u32 => ((a_i32) as u16), 3u32..=5u32 => v0, _ => 35u16 }) << ((((a_i64) as u16) ^ 0u16) & 15u16)) } else { ((((a_i64) as u16) + v0) + v0) });
         }
-        let mut v1: u16 = (65535u16 + v0);
-        if ((-a_f64) <= (6.75f64 - a_f64)) {
-            v1 = (((a_u32) as u16)).max(((a_i32) as u16));
-        } else {
-            v1 = (v0 * v1);
-        }
-        let mut v2: i8 = (((((a_i64) as i8)).abs() << (((match (83u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) & 7i32)) << (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) & 7i8));
-        for j1 in (0u32..((a_u32) % 4u32)).rev() {
-            v2 = (!42i8);
-        }
-        oi[i] = (((a_u32) as u16)) as u64;
-        of[i] = (3.625f32) as f64;
+        let v1: i32 = (a_i32 >> (34u8 & 31u8));
+        let v2: u64 = 54u64;
+        oi[i] = ((if (61u8 >= ((match (83u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)) { ((74i64).abs()).abs() } else { (if (42i8 <= 32i8) { ((29u16) as i64) } else { 72i64 }) })) as u64;
+        of[i] = ((((((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) % (((match (34u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) | 1u32))) as f64)) as f64;
     }
 }
 
@@ -1021,8 +1012,8 @@ pub fn diff_38(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f64: f64 = xf64[i];
         let v0: i32 = a_i32;
         let v1: u8 = (8u8 | 20u8);
-        oi[i] = (((if (1.375f64 >= a_f64) { ((a_i64) as i32) } else { a_i32 }) + (((16i64) as i32)).max(a_i32))) as u64;
-        of[i] = (a_f64) as f64;
+        oi[i] = (((if false { (a_i32 >> (a_u64 & 31u64)) } else { ((0i32) as i32) }) + (!(62i32 - a_i32)))) as u64;
+        of[i] = ((if true { ((0.0f64 - (-9.375f64))).sqrt() } else { ((-a_f64) - (if false { (-2.75f64) } else { a_f64 })) })) as f64;
     }
 }
 
@@ -1038,8 +1029,8 @@ pub fn diff_39(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: i64 = (((-a_f64)) as i64);
-        oi[i] = (((!15u16)).max((if false { (!66u16) } else { (((a_i64) as u16) / (16u16 | 1u16)) }))) as u64;
-        of[i] = (((((-a_f64) + ((a_i32) as f64))) as f32)) as f64;
+        oi[i] = (((!15u16)).max((if (a_u64 > 0u64) { (19u16 >> (((a_f32) as u16) & 15u16)) } else { (if false { ((a_u32) as u16) } else { ((a_u32) as u16) }) }))) as u64;
+        of[i] = (((-(a_f32).sqrt()) / (((-12.25f32) - a_f32) - a_f32))) as f64;
     }
 }
 
@@ -1120,19 +1111,17 @@ pub fn diff_43(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f64: f64 = xf64[i];
         let v0: u32 = a_u32;
         let mut v1: i64 = ((80u16) as i64);
-        for j0 in (((((true) as u32)) % 8u32)..(((!v0)) % 16u32)).step_by(((8u32) % 3u32) as usize) {
-            v1 = (match (a_u32 % 8u32) { 1u32..=1u32 => v1, 6u32 => (-22i64), 1u32 | 6u32 => (-81i64), _ => a_i64 });
+        for j0 in (0u32..((((true) as u32)) % 4u32)).rev() {
+            v1 = (a_i64 << (87i32 & 63i32));
         }
-        let v2: u8 = ((match (79u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
-        let v3: i16 = (-2i16);
-        let mut v4: f32 = ((-8.625f32) / 3.4e38f32);
-        if (!(52u32 < v0)) {
-            v4 = (if false { 10.25f32 } else { a_f32 });
-        } else {
-            v4 = (-10.75f32);
+        let v2: i8 = (if (22u32 < a_u32) { ((match (81u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) } else { 0i8 });
+        let mut v3: f32 = (-9.125f32);
+        for j1 in (0u32..=(((87u32 - a_u32)) % 4u32)).rev() {
+            v3 = ((((v0 % (v0 | 1u32)) >> (v1 ^ a_i64))) as f32);
         }
-        oi[i] = (((!(-55i16)) >> (((v2 << (1i32 & 7i32))).max((128u8 % (((a_u32) as u8) | 1u8))) & 15u8))) as u64;
-        of[i] = ((((a_f64 + a_f64)).abs() * a_f64)) as f64;
+        let v4: u8 = ((((((a_i32) as u16) - ((a_f32) as u16)) - (1u16 >> (87u8 & 15u8)))) as u8);
+        oi[i] = (((match (78u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)) as u64;
+        of[i] = ((match (a_u32 % 8u32) { 6u32 => ((a_f64 * a_f64) * (-a_f64)), 0u32..=2u32 => (((-0.25f64) / a_f64) + (-a_f64)), _ => (if false { ((50u64) as f64) } else { (a_f64).abs() }) })) as f64;
     }
 }
 
@@ -1151,14 +1140,24 @@ pub fn diff_44(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         for j0 in (u32::MAX - ((((match (31u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32))..=u32::MAX {
             v0 = (((-48i8)) as f32);
         }
-        let mut v1: u8 = (match (32u32 % 8u32) { 1u32 | 1u32 => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8), 1u32 | 5u32 => ((match (8u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8), 5u32..=5u32 => (if (!false) { (!83u8) } else { (((-21i16)) as u8) }), _ => 7u8 });
-        for j1 in (((76u32) % 8u32)..(((!a_u32)) % 16u32)).step_by(((665927985u32) % 3u32) as usize) {
-            v1 = 48u8;
+        let mut v1: u8 = (match (32u32 % 8u32) { 1u32 | 1u32 => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8), 1u32 | 5u32 => ((match (8u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8), 5u32..=5u32 => (if (a_f64 >= (-0.5f64)) { (27u8 % (128u8 | 1u8)) } else { ((a_u32) as u8) }), _ => ((((a_u32) as u8) << (52u32 & 7u32)) + (48u8 / (0u8 | 1u8))) });
+        for j1 in 0u32..((3u32) % 4u32) {
+            v1 = ((match (61u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
         }
-        let v2: u8 = (39u8 >> (-(0i8 % (((a_i64) as i8) | 1i8))));
-        let v3: u32 = (match (a_u32 % 8u32) { 3u32..=3u32 => 52u32, _ => ((a_u32 & a_u32)).min((a_u32).max(70u32)) });
-        oi[i] = (((((match (v3 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) & ((-128i8) + 74i8)) >> ((if (((a_u32) as u16) <= ((a_u32) as u16)) { (32u8).max(v1) } else { (!((a_u32) as u8)) }) & 7u8))) as u64;
-        of[i] = (((-(a_f64 / (-4.75f64))) - (((!a_u32)) as f64))) as f64;
+        let mut v2: u16 = (((a_u32) as u16)).min(((a_f32) as u16));
+        if (((-63i8) >= (-94i8)) || matches!((88u32 % 8u32), 4u32 | 7u32)) {
+            v2 = ((70u64) as u16);
+        } else {
+            v2 = ((match (31u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
+        }
+        let mut v3: u16 = (!17u16);
+        if ((!74i8) < ((-32i8) & 34i8)) {
+            v3 = (65535u16 + 74u16);
+        } else {
+            v3 = (v3).max(((a_f32) as u16));
+        }
+        oi[i] = ((!((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64))) as u64;
+        of[i] = ((0.1f64).abs()) as f64;
     }
 }
 
@@ -1175,21 +1174,16 @@ pub fn diff_45(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f64: f64 = xf64[i];
         let v0: u8 = (match (61u32 % 8u32) { 0u32..=4u32 => ((a_u32) as u8), _ => ((a_i32) as u8) });
         let mut v1: f64 = ((a_f64) as f64);
-        if ((-128i8) <= ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) {
-            v1 = a_f64;
+        if ((16777216.0f32 != a_f32) && ((5i32 < a_i32) && false)) {
+            v1 = ((-8.5f64)).sqrt();
         } else {
-            v1 = v1;
+            v1 = (-5.0f64);
         }
-        let v2: i32 = (a_i32 | 79i32);
-        let v3: f64 = (match (82u32 % 8u32) { 1u32..=3u32 => v1, 1u32 | 3u32 => v1, 7u32 => v1, _ => a_f64 });
-        let mut v4: f32 = (a_f32 + (-7.75f32));
-        if ((a_i64 >> a_u32) == (match (32u32 % 8u32) { 1u32 | 5u32 => (-57i64), 4u32..=5u32 => a_i64, 3u32..=3u32 => 50i64, _ => (-48i64) })) {
-            v4 = (a_f32 / a_f32);
-        } else {
-            v4 = (v4 + v4);
-        }
-        oi[i] = ((match (1u32 % 8u32) { 0u32..=6u32 => (((a_u32) as u8) << ((7i16 >> v2) & 7i16)), 0u32..=1u32 => (!(((a_i64) as u8) & ((a_f32) as u8))), _ => (((a_f32) as u8) | ((a_u64) as u8)) })) as u64;
-        of[i] = (((((match (95u32 % 8u32) { 2u32 | 7u32 => 69u16, 1u32 => ((a_f32) as u16), _ => 17u16 })) as f64)).sqrt()) as f64;
+        let v2: u8 = (((match (4294967295u32 % 8u32) { 5u32 | 6u32 => 27i8, 0u32..=2u32 => ((a_i32) as i8), 4u32 | 0u32 => ((a_i64) as i8), _ => ((a_i32) as i8) })) as u8);
+        let v3: i32 = (if (!false) { (match (87u32 % 8u32) { 3u32 => (-70i32), _ => a_i32 }) } else { ((32i32) as i32) });
+        let v4: f32 = (0.0f32 + (-a_f32));
+        oi[i] = ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) >> (match (4294967295u32 % 8u32) { 0u32 | 3u32 => (if matches!((20u32 % 8u32), 0u32..=1u32) { a_u64 } else { 29u64 }), 1u32 => (match (a_u32 % 8u32) { 6u32 | 2u32 => a_u64, 3u32 => 85u64, 2u32..=6u32 => 64u64, _ => a_u64 }), _ => (match (14u32 % 8u32) { 1u32 => a_u64, 7u32 | 6u32 => 19u64, _ => 62u64 }) }))) as u64;
+        of[i] = (a_f32) as f64;
     }
 }
 
@@ -1204,18 +1198,18 @@ pub fn diff_46(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: f32 = (a_f32 - (if (!(a_u64 == a_u64)) { 16777216.0f32 } else { ((128u8) as f32) }));
+        let mut v0: f32 = (a_f32 - (if (a_u64 == a_u64) { 16777216.0f32 } else { ((128u8) as f32) }));
         for j0 in 0u32..(((31u32 + a_u32)) % 4u32) {
             v0 = ((((63u64) as f32)) as f32);
         }
         let mut v1: u8 = 64u8;
-        if true {
-            v1 = ((match (100u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
+        if ((false && matches!((53u32 % 8u32), 0u32..=0u32)) && false) {
+            v1 = ((a_f32) as u8);
         } else {
-            v1 = ((a_i32) as u8);
+            v1 = (v1 << (a_u32 & 7u32));
         }
-        oi[i] = ((match (a_u32 % 8u32) { 5u32 | 2u32 => 5i16, 5u32 | 0u32 => (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) << ((match (20u32 % 8u32) { 2u32..=5u32 => (-13i32), _ => 35i32 }) & 15i32)), _ => ((((-26i32)) as i16) / (((false) as i16) | 1i16)) })) as u64;
-        of[i] = (a_f32) as f64;
+        oi[i] = (((!((0u32) as u16)) | (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) / ((52u16 / ((a_i64) as u16)) | 1u16)))) as u64;
+        of[i] = (((((match (98u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) as f64)) as f64;
     }
 }
 
@@ -1231,19 +1225,22 @@ pub fn diff_47(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let mut v0: u64 = (match (a_u32 % 8u32) { 4u32 => ((a_u64 / (a_u64 | 1u64))).max(((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)), 5u32 => (((29i32) as u64) | ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)), _ => a_u64 });
-        if ((45u16 <= 95u16) || (((a_f32) as i8) == (-87i8))) {
-            v0 = a_u64;
+        if ((-5.625f64) < (-a_f64)) {
+            v0 = (((a_u64 / (a_u64 | 1u64)) + (match (a_u32 % 8u32) { 1u32..=6u32 => 94u64, _ => a_u64 })) - ((18446744073709551615u64 << (((a_i32) as i16) & 63i16)) << (a_i64 & 63i64)));
         } else {
-            v0 = ((!v0) >> ((match (a_u32 % 8u32) { 5u32 => (!((a_i64) as i16)), 0u32..=1u32 => ((a_f32) as i16), _ => ((-32768i16) << (((a_i32) as i16) & 15i16)) }) & 63i16));
+            v0 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
         }
-        let mut v1: f32 = (((v0 | 24u64)) as f32);
-        for j0 in (0u32..(((4294967295u32 + a_u32)) % 4u32)).rev() {
-            v1 = (((5.125f64).abs()) as f32);
+        let mut v1: u8 = (((a_f32) as u8) % 8u8);
+        for j0 in (((((match (2100978017u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 8u32)..((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 16u32)).step_by(((91u32) % 3u32) as usize) {
+            v1 = (v1 << (65u8 & 7u8));
         }
-        let v2: f32 = (((match (a_u32 % 8u32) { 2u32 | 4u32 => ((a_i64) as i64), 0u32..=3u32 => (-66i64), _ => ((9u8) as i64) })) as f32);
-        let v3: u8 = ((a_u32) as u8);
-        oi[i] = ((((-27i32) << (!93i8)) >> ((((83u8 - v3)) as u64) & 31u64))) as u64;
-        of[i] = ((if ((36u16 / ((a_u32) as u16)) != (26u16 & ((a_i64) as u16))) { (((a_i64 | 42i64)) as f32) } else { ((match (a_u32 % 8u32) { 2u32 => (-4.625f32), _ => (-2.875f32) }) + (-a_f32)) })) as f64;
+        let v2: i64 = a_i64;
+        let mut v3: i32 = ((a_i64) as i32);
+        for j1 in (u32::MAX - ((32u32) % 4u32))..=u32::MAX {
+            v3 = ((v1) as i32);
+        }
+        oi[i] = ((((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) >> (a_i64 & 15i64))) as u64;
+        of[i] = ((if true { ((a_f32 * (-7.625f32)) + (8.375f32).sqrt()) } else { (-((-6.875f32) * a_f32)) })) as f64;
     }
 }
 
@@ -1262,8 +1259,8 @@ pub fn diff_48(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         for j0 in (0u32..=((26u32) % 4u32)).rev() {
             v0 = (match (94u32 % 8u32) { 7u32 | 3u32 => (((15u16) as u32) ^ (a_u32 & a_u32)), 2u32 => v0, 7u32 => (((((a_f32) as i8)) as u32) + a_u32), _ => ((match (7u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) });
         }
-        oi[i] = (((if (!((-128i8) > ((a_u32) as i8))) { (if false { (-66i64) } else { (-77i64) }) } else { (a_i64 >> (117u8 & 63u8)) })).max((0i64 | DiffPair { a: (((-1i64)) as i64), b: a_i64 }.mixed()))) as u64;
-        of[i] = ((((-((-9.125f64) - 11.75f64))) as f64)) as f64;
+        oi[i] = (((if ((-128i8) > ((a_u32) as i8)) { (if (9223372036854775807i64 > (-77i64)) { (-1i64) } else { (-30i64) }) } else { 15i64 })).max((((-9223372036854775808i64) & a_i64) >> ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)))) as u64;
+        of[i] = (((7.625f64 - (a_f64).sqrt()) + ((83u8) as f64))) as f64;
     }
 }
 
@@ -1280,14 +1277,14 @@ pub fn diff_49(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f64: f64 = xf64[i];
         let v0: i16 = (((a_f32) as i16)).max((-89i16));
         let mut v1: u64 = ((match (47u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
-        if (8u8 > ((83u8) as u8)) {
-            v1 = (a_u64).max(v1);
+        if ((6.5f32 * (-0.75f32)) != (a_f32 * a_f32)) {
+            v1 = (match (a_u32 % 8u32) { 7u32 => v1, 1u32..=6u32 => a_u64, _ => 18446744073709551615u64 });
         } else {
-            v1 = v1;
+            v1 = (v1 << (v1 & 63u64));
         }
-        let v2: u64 = a_u64;
-        oi[i] = ((((match (85u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) >> ((!(!a_i64)) & 31i64))) as u64;
-        of[i] = (((((a_u64 - a_u64) >> ((match (4294967295u32 % 8u32) { 4u32 | 6u32 => 85i8, _ => ((a_i64) as i8) }) & 63i8))) as f64)) as f64;
+        let v2: i32 = (match (15u32 % 8u32) { 5u32 => (((!87i64)) as i32), 7u32 | 1u32 => 61i32, 6u32 | 7u32 => (((95u64 - a_u64)) as i32), _ => (match (a_u32 % 8u32) { 6u32 => (a_i32 | 32i32), 2u32..=7u32 => (a_i32 << (1u32 & 31u32)), _ => (if (55u8 <= ((a_i64) as u8)) { a_i32 } else { 8i32 }) }) });
+        oi[i] = (((((match (86u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)) as i64)) as u64;
+        of[i] = (((((if (((a_f32) as u16) < 15u16) { 15u16 } else { 91u16 })) as f32) * (-5.25f32))) as f64;
     }
 }
 
@@ -1304,14 +1301,17 @@ pub fn diff_50(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f64: f64 = xf64[i];
         let v0: u8 = 87u8;
         let mut v1: i32 = ((a_u64) as i32);
-        if (!(15u16 <= 96u16)) {
-            v1 = ((match (56u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
+        if (((a_i64) as u16) <= (1u16 + 72u16)) {
+            v1 = (-v1);
         } else {
-            v1 = ((-49i32) / ((-20i32) | 1i32));
+            v1 = ((-2147483648i32) ^ (-13i32));
         }
-        let v2: i64 = (((-100i64) & 39i64)).abs();
-        oi[i] = ((match (a_u32 % 8u32) { 1u32 => (((a_f32) as u8) >> (((match (87u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) & 7u32)), 5u32 | 7u32 => ((((a_i64) as u8) >> a_i32) + (((a_i64) as u8) >> ((-1i8) & 7i8))), 1u32 => (((match (89u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) | ((63u64) as u8)), _ => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) })) as u64;
-        of[i] = ((if ((false || false) && (!true)) { ((a_u64) as f64) } else { a_f64 })) as f64;
+        let mut v2: i32 = (((a_i32 >> 33u8) % ((v1 & 36i32) | 1i32)) * (match (a_u32 % 8u32) { 5u32 | 2u32 => ((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32), 0u32 => ((-69i32) | a_i32), _ => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) }));
+        for j0 in (u32::MAX - (((!a_u32)) % 4u32))..=u32::MAX {
+            v2 = (!(((match (89u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) | ((63u64) as i32)));
+        }
+        oi[i] = ((match (a_u32 % 8u32) { 6u32..=7u32 => 48u64, _ => 33u64 })) as u64;
+        of[i] = (((((match (a_u32 % 8u32) { 5u32 | 0u32 => 61i64, 6u32..=7u32 => a_i64, _ => 53i64 })) as f64)).sqrt()) as f64;
     }
 }
 
@@ -1328,19 +1328,19 @@ pub fn diff_51(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f64: f64 = xf64[i];
         let v0: i32 = (((a_i32) as i32) - (-a_i32));
         let mut v1: i64 = (((-69i64)).abs() ^ (a_i64 << ((-33i8) & 63i8)));
-        if (!(a_i32 >= v0)) {
-            v1 = (0i64 | DiffPair { a: ((a_u64) as i64), b: (0i64 | DiffPair::new((-21i64), a_i64).b) }.mixed());
+        if (v0 >= (a_i32 % (a_i32 | 1i32))) {
+            v1 = ((a_i64).max(v1) << ((a_i64 + v1) & 63i64));
         } else {
-            v1 = (!(v1 << (v0 & 63i32)));
+            v1 = a_i64;
         }
-        let mut v2: i8 = (((a_f32) as i8) >> a_u64);
-        for j0 in ((((((-0.0f64)) as u32)) % 8u32)..(((match (90u32 % 8u32) { 7u32 | 7u32 => a_u32, 7u32 => 49u32, _ => 32u32 })) % 16u32)).step_by(((15u32) % 3u32) as usize) {
-            v2 = (((a_u32) as i8) - 91i8);
+        let mut v2: u64 = 92u64;
+        for j0 in (((0u32) % 8u32)..(((match (90u32 % 8u32) { 7u32 | 7u32 => a_u32, 7u32 => 49u32, _ => 32u32 })) % 16u32)).step_by(((15u32) % 3u32) as usize) {
+            v2 = ((((63u8 >> (((a_i64) as i16) & 7i16))) as u64) - ((match (44u32 % 8u32) { 5u32 => a_u64, 1u32 => v2, 3u32 | 0u32 => 72u64, _ => a_u64 }) - ((5e-324f64) as u64)));
         }
-        let v3: i32 = ((!a_i32) + a_i32);
-        let v4: i8 = (69i8 + ((a_i64) as i8));
-        oi[i] = ((a_i64).min(a_i64)) as u64;
-        of[i] = ((((((match (59u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) + (match (80u32 % 8u32) { 5u32 | 7u32 => v4, _ => ((a_u32) as i8) }))) as f32)) as f64;
+        let v3: f32 = (2.875f32 / a_f32);
+        let v4: u8 = (85u8 >> (((a_i32) as i16) & 7i16));
+        oi[i] = (16u16) as u64;
+        of[i] = ((((v3 + a_f32) - a_f32) * (-v3))) as f64;
     }
 }
 
@@ -1374,9 +1374,9 @@ pub fn diff_53(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: u64 = (a_u64 % (1u64 | 1u64));
-        let v1: u16 = (if ((-32i32) != 9i32) { ((a_f32) as u16) } else { (((a_f32) as u16) << ((-67i64) & 15i64)) });
-        oi[i] = ((-75i32)) as u64;
-        of[i] = (11.875f64) as f64;
+        let v1: u16 = (if (a_i64 < a_i64) { (65535u16 & 15u16) } else { ((match (84u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) });
+        oi[i] = (((a_u32) as i16)) as u64;
+        of[i] = ((-(if (!false) { ((-10.375f32) + a_f32) } else { (match (a_u32 % 8u32) { 0u32..=2u32 => a_f32, 4u32 | 0u32 => (-11.25f32), 2u32 | 4u32 => a_f32, _ => 3.0f32 }) }))) as f64;
     }
 }
 
@@ -1393,14 +1393,14 @@ pub fn diff_54(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f64: f64 = xf64[i];
         let v0: i32 = (((match (19u32 % 8u32) { 4u32 => 16i32, 0u32..=6u32 => a_i32, _ => (-37i32) }) << ((match (59u32 % 8u32) { 1u32..=3u32 => (-74i8), 1u32 => (-12i8), 1u32 => ((a_i64) as i8), _ => ((a_i64) as i8) }) & 31i8))).min((((2.875f64) as i32) + (32i32 + 1i32)));
         let v1: u64 = (a_u64 | a_u64);
-        let mut v2: i64 = (0i64 | DiffPair::new((if (a_f64 > (-8.875f64)) { ((85u64) as i64) } else { ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64) }), ((a_f32) as i64)).b);
-        if (!(!((-1i64) >= (-9223372036854775808i64)))) {
-            v2 = (match (a_u32 % 8u32) { 3u32 => ((if (a_f32 <= a_f32) { a_i64 } else { a_i64 }) << ((a_u64 << (a_i64 & 63i64)) & 63u64)), 2u32 => (v2 ^ ((a_i64) as i64)), 5u32 => (!v2), _ => (!(if (42u8 != 8u8) { v2 } else { 63i64 })) });
+        let mut v2: i64 = (0i64 | DiffPair::new((if (true && matches!((a_u32 % 8u32), 4u32)) { (a_i64 >> ((a_i32) as i8)) } else { ((a_f64) as i64) }), ((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64)).b);
+        if ((((a_f32) as i16) <= ((a_i64) as i16)) && (!matches!((86u32 % 8u32), 3u32))) {
+            v2 = (((v2 - a_i64) << (0u32 & 63u32)) >> (if (!true) { (0i8 | ((a_u32) as i8)) } else { ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) }));
         } else {
-            v2 = (((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) + (if true { 32767i16 } else { ((a_i32) as i16) }))) as i64);
+            v2 = ((0i64 | DiffPair { a: ((9007199254740992.0f64) as i64), b: ((((a_u32) as i16)) as i64) }.mixed())).abs();
         }
-        oi[i] = (a_i32) as u64;
-        of[i] = ((-4.75f64)) as f64;
+        oi[i] = (a_u32) as u64;
+        of[i] = ((((((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)) as f64) * (7.0f64 + (-4.75f64)))) as f64;
     }
 }
 
@@ -1477,24 +1477,27 @@ pub fn diff_58(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f64: f64 = xf64[i];
         let v0: i32 = ((match (72u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
         let mut v1: f32 = ((a_f32 - a_f32)).sqrt();
-        if ((v0 / (v0 | 1i32)) <= ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)) {
-            v1 = (-(((-10.625f32)) as f32));
+        if ((3i16 | ((a_i64) as i16)) < ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)) {
+            v1 = ((-7.375f32) * (5.625f32 + (-10.375f32)));
         } else {
-            v1 = ((45i64) as f32);
+            v1 = 0.0f32;
         }
-        let mut v2: i16 = ((((28u16 | ((a_u32) as u16))) as i16) ^ ((((a_i64) as i16) << (((a_f32) as i16) & 15i16)) << ((!((a_i32) as u16)) & 15u16)));
-        if ((-9223372036854775808i64) > (0i64 | DiffPair::new(a_i64, 28i64).b)) {
-            v2 = ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) as i16);
+        let mut v2: i16 = (((if true { ((a_i32) as i16) } else { 65i16 }) & 72i16) ^ (-32768i16));
+        if matches!((a_u32 % 8u32), 5u32 | 7u32) {
+            v2 = (((a_i64) as i16) - ((a_f32) as i16));
         } else {
-            v2 = (!(!(-8i16)));
+            v2 = ((a_i32) as i16);
         }
-        let mut v3: i32 = (if (!(((a_f32) as u8) == 68u8)) { ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) } else { ((v0 << (v2 & 31i16)) + (a_i32 >> (4i8 & 31i8))) });
-        for j0 in (0u32..(((a_u32 + 58u32)) % 4u32)).rev() {
-            v3 = ((((match (82u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)).min((0i32).max(46i32)) << (43u16 & 31u16));
+        let mut v3: i16 = (match (54u32 % 8u32) { 7u32 | 7u32 => ((66i16 / (-1i16)) << ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)), 6u32 => (!((a_u32) as i16)), _ => ((49u16) as i16) });
+        for j0 in (0u32..(((a_u32 + 43u32)) % 4u32)).rev() {
+            v3 = (((match (82u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)).min(((v3 ^ 46i16)).max(((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)));
         }
-        let v4: i64 = (a_i64 / a_i64);
-        oi[i] = ((-57i16)) as u64;
-        of[i] = (v1) as f64;
+        let mut v4: u8 = (57u8 << ((a_i64) as u8));
+        for j1 in (0u32..=(((match (2612200479u32 % 8u32) { 5u32..=7u32 => a_u32, _ => a_u32 })) % 4u32)).rev() {
+            v4 = v4;
+        }
+        oi[i] = (((match (86u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)) as u64;
+        of[i] = (((match (a_u32 % 8u32) { 7u32 => ((a_i32) as f64), 1u32..=5u32 => (-a_f64), _ => a_f64 }) + (((-3.875f64) - 1.7e308f64) - (a_f64 * (-1.75f64))))) as f64;
     }
 }
 
@@ -1533,7 +1536,7 @@ pub fn diff_60(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i8 = (if true { ((-128i8) << a_u64) } else { (!8i8) });
+        let v0: i8 = (if (!true) { ((65535u16) as i8) } else { (!8i8) });
         let v1: u32 = ((24u16) as u32);
         let v2: f32 = a_f32;
         let mut v3: i32 = a_i32;
@@ -1558,15 +1561,15 @@ pub fn diff_61(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f64: f64 = xf64[i];
         let v0: f32 = (((-0.0f32) / a_f32) * (7.0f32).sqrt());
         let mut v1: f64 = (-2.0f64);
-        if ((73i64 != 58i64) && true) {
-            v1 = a_f64;
+        if (((74u8) as u8) != ((a_i64) as u8)) {
+            v1 = (((47u8 * (75u8 << (20u32 & 7u32)))) as f64);
         } else {
-            v1 = ((-(v1 * v1)) / ((3.25f64).abs() / ((a_u64) as f64)));
+            v1 = v1;
         }
-        let v2: u8 = (((-4i8)) as u8);
-        let v3: u32 = (((if true { a_u32 } else { a_u32 }) << ((((a_f32) as i8) | (-34i8)) & 31i8))).min((!(a_u32 >> v2)));
-        oi[i] = ((0i64 | DiffPair { a: (((false && false)) as i64), b: (!(96i64).max(a_i64)) }.mixed())) as u64;
-        of[i] = ((((((-95i64)) as f32) + (3.4e38f32 * 0.0f32)) + (-1.5f32))) as f64;
+        let v2: u32 = 17u32;
+        let v3: u32 = v2;
+        oi[i] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) as u64;
+        of[i] = (((a_f32 - (match (v2 % 8u32) { 2u32..=3u32 => a_f32, 0u32 | 7u32 => (-6.75f32), _ => a_f32 })) - ((a_f32 - a_f32) + ((a_u64) as f32)))) as f64;
     }
 }
 
@@ -1583,10 +1586,10 @@ pub fn diff_62(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f64: f64 = xf64[i];
         let mut v0: i16 = ((a_u32) as i16);
         for j0 in ((((69u32 + a_u32)) % 8u32)..((a_u32) % 16u32)).step_by(((23u32) % 3u32) as usize) {
-            v0 = (if (81i8 < (-128i8)) { (-88i16) } else { 42i16 });
+            v0 = (if false { ((a_f32) as i16) } else { (-46i16) });
         }
-        oi[i] = (12u8) as u64;
-        of[i] = (((if true { a_f32 } else { ((-4.25f32) + a_f32) }) - (((-0.375f32) + (-6.0f32)) - (a_f32 + 7.375f32)))) as f64;
+        oi[i] = (((18446744073709551615u64).min((!a_u64))).min(a_u64)) as u64;
+        of[i] = (((-(a_f32 - a_f32)) - ((-0.0f32) + ((-0.375f32) + (-6.0f32))))) as f64;
     }
 }
 
@@ -1632,14 +1635,14 @@ pub fn diff_64(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
             v1 = a_i32;
         }
         let mut v2: f32 = ((-a_f32) - (8.375f32 / a_f32));
-        if (!(v1 <= v1)) {
-            v2 = v2;
+        if ((a_i32 << (49u8 & 31u8)) <= ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)) {
+            v2 = ((((-70i64) + a_i64)) as f32);
         } else {
-            v2 = ((v2 + 12.125f32) / v2);
+            v2 = (((((a_f32) as i8) << (49i16 & 7i16))) as f32);
         }
-        let v3: i8 = (((match (49u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) & ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8));
-        oi[i] = (((a_i32) as i16)) as u64;
-        of[i] = (10.875f32) as f64;
+        let v3: f32 = (10.875f32 + ((a_f32) as f32));
+        oi[i] = (((0i64 | DiffPair::new(((-78i64) / 27i64), (a_i64 << 46u32)).b) << (((match (3577290507u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) & 63u8))) as u64;
+        of[i] = ((-((((match (65u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) as f64))) as f64;
     }
 }
 
@@ -1654,22 +1657,27 @@ pub fn diff_65(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: f32 = ((a_f32 / ((-11.375f32) / a_f32)) + (((if (28i16 < 16i16) { 65i64 } else { 63i64 })) as f32));
-        for j0 in (0u32..(((63u32 | 1u32)) % 4u32)).rev() {
-            v0 = ((-(if (79u64 <= a_u64) { (-0.5f32) } else { 6.375f32 })) - ((-1.0f32)).sqrt());
+        let mut v0: f32 = ((a_f32 / ((-11.375f32) / a_f32)) + (((if true { a_i64 } else { 64i64 })) as f32));
+        for j0 in ((((31u32 / 51u32)) % 8u32)..((1u32) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v0 = ((-(if false { a_f32 } else { a_f32 })) - (((((a_i32) as i8) ^ 88i8)) as f32));
         }
-        let v1: u64 = ((51u64 >> (20u16 & 63u16)) ^ 60u64);
-        let mut v2: i64 = ((((-39i64) * (if true { (-78i64) } else { (-64i64) }))) as i64);
-        for j1 in 0u32..((a_u32) % 4u32) {
-            v2 = ((0i64 | DiffPair { a: (a_i64 / ((-74i64) | 1i64)), b: (a_i64 % (a_i64 | 1i64)) }.mixed()) & (-((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64)));
+        let mut v1: u16 = ((a_u32) as u16);
+        for j1 in (0u32..(((1u32 ^ 15u32)) % 4u32)).rev() {
+            v1 = ((((((a_i32) as u16) / (95u16 | 1u16)) << (a_i32).abs())) as u16);
         }
-        let mut v3: f32 = ((a_f32 / 0.0f32) * (a_f32 * 16777216.0f32));
-        for j2 in ((((65u32 | a_u32)) % 8u32)..(((90u32 % (4294967295u32 | 1u32))) % 16u32)).step_by(((20u32) % 3u32) as usize) {
-            v3 = v3;
+        let mut v2: f32 = (((a_i32) as f32) / a_f32);
+        if ((false && false) || ((-37i8) != ((a_i32) as i8))) {
+            v2 = (-((a_u64) as f32));
+        } else {
+            v2 = (match (16u32 % 8u32) { 3u32 => (a_f32 / 0.0f32), 2u32..=7u32 => (match (70u32 % 8u32) { 0u32 => (-2.0f32), 4u32..=7u32 => v2, _ => v2 }), _ => ((128u8) as f32) });
         }
-        let v4: i64 = ((v2 ^ 9223372036854775807i64) ^ a_i64);
-        oi[i] = ((-(!(67i16 << (94u16 & 15u16))))) as u64;
-        of[i] = (((((-4.875f64) / a_f64) - (0.375f64 / (-1.875f64))) / 7.75f64)) as f64;
+        let v3: f32 = (0.0f32 - 1e-40f32);
+        let mut v4: u16 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
+        for j2 in (((a_u32) % 8u32)..((96u32) % 16u32)).step_by(((30u32) % 3u32) as usize) {
+            v4 = (((match (54u32 % 8u32) { 0u32..=7u32 => ((a_u32) as u16), 1u32 => v1, 2u32..=3u32 => 69u16, _ => v4 }) * ((10u32) as u16)) & ((v1).min(70u16) << (((true) as u32) & 15u32)));
+        }
+        oi[i] = (a_u64) as u64;
+        of[i] = ((a_f64 / ((2.375f64 + 9.375f64) - (9007199254740992.0f64 - (-6.75f64))))) as f64;
     }
 }
 
@@ -1687,8 +1695,8 @@ pub fn diff_66(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let v0: i16 = 16i16;
         let v1: i8 = ((-75i8)).abs();
         let mut v2: u64 = ((match (65u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
-        for j0 in ((((a_u32 ^ a_u32)) % 8u32)..(((((a_u64 >= 56u64)) as u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v2 = v2;
+        for j0 in ((((a_u32 ^ a_u32)) % 8u32)..((((((-7.0f64) > a_f64)) as u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v2 = a_u64;
         }
         oi[i] = (85u8) as u64;
         of[i] = (0.875f64) as f64;
@@ -1709,10 +1717,10 @@ pub fn diff_67(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let v0: u8 = ((((-4.125f64) * (-4.875f64))) as u8);
         let mut v1: u8 = ((((((a_u32) as u8) | 55u8) ^ ((a_i32) as u8))) as u8);
         for j0 in (0u32..(((a_u32 >> ((-95i16) & 31i16))) % 4u32)).rev() {
-            v1 = (((if (true && true) { 53i32 } else { ((match (76u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) })) as u8);
+            v1 = (((if matches!((4294967295u32 % 8u32), 0u32 | 5u32) { (a_i32 * a_i32) } else { (57i32).min(a_i32) })) as u8);
         }
-        oi[i] = (((((-10i16) >> (a_i32 & 15i32))).min(((a_i64) as i16)) % (93i16 | 1i16))) as u64;
-        of[i] = ((a_f64 / (-(a_f64 * a_f64)))) as f64;
+        oi[i] = ((a_u32 << (-41i32))) as u64;
+        of[i] = (((-(1e-40f32 - 11.625f32)) + (match (a_u32 % 8u32) { 4u32 => (a_f32 / a_f32), 0u32 | 5u32 => (a_f32 + a_f32), _ => (a_f32 + (-7.25f32)) }))) as f64;
     }
 }
 
@@ -1732,20 +1740,20 @@ pub fn diff_68(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
             v0 = ((v0 ^ v0) & ((a_u32) as u8));
         }
         let mut v1: i32 = (31i32).max(69i32);
-        if (!(a_f64 > a_f64)) {
-            v1 = (a_i32 >> (a_u64 & 31u64));
+        if (a_f64 > (a_f64 - a_f64)) {
+            v1 = (!a_i32);
         } else {
             v1 = (a_i32 << (98i64 & 31i64));
         }
-        let mut v2: u8 = (if (3i32 <= (v1 & 13i32)) { ((((a_i32) as u8) | 28u8) | ((3u16) as u8)) } else { (if ((-41i8) > ((a_u32) as i8)) { ((((a_u32) as i16)) as u8) } else { (((a_i32) as u8) * v0) }) });
-        if ((0i64 | DiffPair::new((-5i64), 0i64).b) >= (!a_i64)) {
-            v2 = (((((-128i8) | ((a_u32) as i8))) as u8) >> (((a_i32) as u8) & 7u8));
+        let mut v2: u8 = (if (!(((a_f32) as u8) > ((a_f32) as u8))) { (((a_f32) as u8) & v0) } else { ((((-1i16)) as u8) | ((match (52u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)) });
+        if matches!((41u32 % 8u32), 4u32 | 3u32) {
+            v2 = ((((a_f64 - 10.5f64) / (a_f64 * a_f64))) as u8);
         } else {
-            v2 = ((if ((-9223372036854775808i64) != a_i64) { (((a_i64) as u8) >> (86u64 & 7u64)) } else { (v2 * v2) }) + ((if (a_u64 > 1u64) { 80u8 } else { 128u8 }) + (match (a_u32 % 8u32) { 4u32 | 5u32 => v0, 1u32..=6u32 => ((a_u32) as u8), _ => ((a_f32) as u8) })));
+            v2 = (v0).min(((a_i32) as u8));
         }
-        let v3: f32 = (((((a_u32) as u8) * 8u8)) as f32);
-        oi[i] = (((((a_u32 + a_u32)) as u64) / (((((a_u32) as u16) <= ((a_f32) as u16))) as u64))) as u64;
-        of[i] = (((-v3) * ((a_u32) as f32))) as f64;
+        let v3: u8 = (((((-128i8) | ((a_u32) as i8))) as u8) >> (((a_i32) as u8) & 7u8));
+        oi[i] = (76u32) as u64;
+        of[i] = (((if ((11.125f64 < a_f64) || (v1 > v1)) { (a_f64 * a_f64) } else { ((((a_i64) as u8)) as f64) }) / (2.25f64 * (a_f64 / (-0.0f64))))) as f64;
     }
 }
 
@@ -1761,24 +1769,16 @@ pub fn diff_69(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let mut v0: f64 = (-(-a_f64));
-        if (!(((a_f32) as i16) < 19i16)) {
-            v0 = (v0 - (match (a_u32 % 8u32) { 0u32..=1u32 => 1.125f64, 2u32 => 0.1f64, _ => v0 }));
+        if ((-((a_u32) as i16)) < (9i16 << 2468509057914261649u64)) {
+            v0 = (((91u32 % (a_u32 | 1u32))) as f64);
         } else {
-            v0 = ((-a_f64) * a_f64);
+            v0 = (((a_i32) as f64) / ((52i64) as f64));
         }
-        let v1: i16 = 72i16;
-        let mut v2: i64 = ((a_i64 % (38i64 | 1i64))).abs();
-        if ((if false { v1 } else { ((a_f32) as i16) }) > (v1 >> (70i64 & 15i64))) {
-            v2 = a_i64;
-        } else {
-            v2 = a_i64;
-        }
-        let mut v3: u64 = (!((if false { a_u64 } else { a_u64 })).min((if false { 22u64 } else { 31u64 })));
-        for j0 in (0u32..(((((-10.5f32)) as u32)) % 4u32)).rev() {
-            v3 = a_u64;
-        }
-        oi[i] = (((0i64 | DiffPair::new((a_i64 << ((a_f32) as i16)), (v2 + a_i64)).b) >> ((((false) as i64) & a_i64) & 63i64))) as u64;
-        of[i] = ((a_f64 + ((-v0) * v0))) as f64;
+        let v1: u32 = 12u32;
+        let v2: f32 = ((0.25f32 * 11.0f32) - ((-2.125f32) + a_f32));
+        let v3: i64 = (((v1 > a_u32)) as i64);
+        oi[i] = (a_u32) as u64;
+        of[i] = ((if ((a_i32 >> (41i16 & 31i16)) <= ((-62i32) << (39u16 & 31u16))) { (9007199254740992.0f64).sqrt() } else { (((!2147483647i32)) as f64) })) as f64;
     }
 }
 
@@ -1805,7 +1805,7 @@ pub fn diff_70(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         }
         let v4: i64 = ((0i64 | DiffPair { a: 64i64, b: v3 }.mixed())).min((0i64 | DiffPair::new(v3, v3).b));
         oi[i] = (((a_u32) as u16)) as u64;
-        of[i] = (((((-9.125f64)).sqrt() / (((-3.75f32)) as f64)) * ((if false { a_f64 } else { a_f64 }) + a_f64))) as f64;
+        of[i] = (((((-9.125f64)).sqrt() / (((-3.75f32)) as f64)) * ((if false { a_f64 } else { a_f64 }) + ((((a_i64) as u8)) as f64)))) as f64;
     }
 }
 
@@ -1849,10 +1849,10 @@ pub fn diff_72(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         for j1 in ((((!3191524799u32)) % 8u32)..((((match (31u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
             v1 = (((((a_i64) as u8)).max(((a_f32) as u8)) << (((match (91u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) & 7i16)) << ((66u64 + (22u64 - a_u64)) & 7u64));
         }
-        let v2: u64 = (if false { 12u64 } else { a_u64 });
+        let v2: u64 = (if matches!((a_u32 % 8u32), 3u32 | 4u32) { 12u64 } else { a_u64 });
         let v3: i8 = ((a_u32) as i8);
-        oi[i] = ((match (a_u32 % 8u32) { 0u32 => ((a_i32).max(a_i32) * (if true { 52i32 } else { (-28i32) })), 0u32 | 3u32 => ((a_i32).min(a_i32) | (75i32).abs()), 5u32 | 0u32 => ((match (69u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32), _ => (((a_u64 % (v2 | 1u64))) as i32) })) as u64;
-        of[i] = ((0.0f32 / (-(3.4e38f32 + 0.0f32)))) as f64;
+        oi[i] = ((match (a_u32 % 8u32) { 0u32 => ((a_i32).max(a_i32) * (if (76i32 > 97i32) { 87i32 } else { 2147483647i32 })), 0u32..=0u32 => (17i32).abs(), 3u32 | 7u32 => (((match (4294967295u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) - (a_i32 % (54i32 | 1i32))), _ => ((match (57u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) })) as u64;
+        of[i] = ((-((0.0f32 - a_f32) / ((a_i32) as f32)))) as f64;
     }
 }
 
@@ -1867,24 +1867,24 @@ pub fn diff_73(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i16 = ((((a_i64 <= (-100i64)) && true)) as i16);
-        for j0 in (0u32..((((a_i32) as u32)) % 4u32)).rev() {
-            v0 = (v0 >> (((a_i64) as i16) & 15i16));
+        let mut v0: i16 = ((matches!((83u32 % 8u32), 4u32 | 3u32)) as i16);
+        for j0 in 0u32..((((5e-324f64) as u32)) % 4u32) {
+            v0 = ((v0 >> (((a_i64) as i16) & 15i16)) | (if (a_i64 > 9223372036854775807i64) { (-32768i16) } else { ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) }));
         }
-        let mut v1: u16 = (((true && ((-5i8) <= (-4i8)))) as u16);
-        if ((4.5f32 >= a_f32) || (a_i32 < a_i32)) {
-            v1 = ((match (19u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
+        let v1: i64 = ((((a_u64) as i64)) as i64);
+        let mut v2: u16 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
+        for j1 in (((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 8u32)..(((1941840435u32).min(85u32)) % 16u32)).step_by(((44u32) % 3u32) as usize) {
+            v2 = ((a_u32) as u16);
+        }
+        let mut v3: i8 = ((-128i8) % (-14i8));
+        if (!((-9.625f64) != 0.5f64)) {
+            v3 = (v3 & ((a_f32) as i8));
         } else {
-            v1 = 15u16;
+            v3 = ((a_f64) as i8);
         }
-        let v2: u16 = 0u16;
-        let v3: i64 = (((!59i16)) as i64);
-        let mut v4: u8 = (6u8 % (((((a_i32) as u8) | ((a_u32) as u8)) % (((34u8) as u8) | 1u8)) | 1u8));
-        for j1 in (((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 8u32)..(((32u32 + 1u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v4 = (((((((a_f32) as u8)) as u16) << ((if (9.625f64 > 0.1f64) { a_u64 } else { a_u64 }) & 15u64))) as u8);
-        }
-        oi[i] = ((!(((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) ^ (v4 << (v1 & 7u16))))) as u64;
-        of[i] = ((((10.375f64 + (-6.125f64)) + (a_f64).sqrt())).sqrt()) as f64;
+        let v4: i8 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
+        oi[i] = ((((51u64 & 55u64)).min(((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)) * ((match (35u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64))) as u64;
+        of[i] = (((-4.375f32) - (-a_f32))) as f64;
     }
 }
 
@@ -1924,19 +1924,19 @@ pub fn diff_75(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f64: f64 = xf64[i];
         let v0: i8 = (match (32u32 % 8u32) { 0u32..=7u32 => ((a_f32) as i8), _ => ((a_f32) as i8) });
         let mut v1: i64 = (!((a_i64) as i64));
-        if (!true) {
+        if true {
             v1 = v1;
         } else {
             v1 = (match (31u32 % 8u32) { 6u32 => ((0u64) as i64), _ => ((76i64) as i64) });
         }
-        let mut v2: u32 = (if ((-((a_i32) as i8)) > (127i8 >> (13u32 & 7u32))) { ((match (12u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) } else { ((match (4u32 % 8u32) { 4u32..=7u32 => 76u32, 0u32..=6u32 => a_u32, _ => 10u32 }) + (1u32 << (((a_f32) as u16) & 31u16))) });
-        if false {
-            v2 = (if ((1.7e308f64 != 8.875f64) || (a_f64 < a_f64)) { a_u32 } else { (((match (v2 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) << ((36u16 - ((a_u32) as u16)) & 31u16)) });
+        let mut v2: u32 = (if ((false && false) && (!true)) { (25u32 << ((100u32) as u32)) } else { (!(1u32 * 42u32)) });
+        if ((((a_i32) as i16) << (0i32 & 15i32)) <= (((a_f32) as i16) % 0i16)) {
+            v2 = ((match (96u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
         } else {
-            v2 = (((57u16 >> ((a_u32) as u64))) as u32);
+            v2 = (((1u32 + v2) << (52u16 << (4305857881277387644u64 & 15u64))) << (((!a_i32) >> (94u64 & 31u64)) & 31i32));
         }
-        oi[i] = (((a_f32) as i8)) as u64;
-        of[i] = ((-12.5f32)) as f64;
+        oi[i] = (((!(a_u64 % (a_u64 | 1u64))) + 3u64)) as u64;
+        of[i] = ((a_f64 + ((3.0f64).abs() + ((32i32) as f64)))) as f64;
     }
 }
 
@@ -1952,12 +1952,17 @@ pub fn diff_76(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let mut v0: u16 = (((a_u32) as u16) << ((4u64 % (16u64 | 1u64)) & 15u64));
-        for j0 in (0u32..=(((if ((-2147483648i32) <= a_i32) { 83u32 } else { a_u32 })) % 4u32)).rev() {
-            v0 = ((((a_i32) as u16) % (9u16 | 1u16)) << (((2.875f64) as i16) & 15i16));
+        for j0 in (0u32..(((if matches!((87u32 % 8u32), 1u32..=2u32) { a_u32 } else { 83u32 })) % 4u32)).rev() {
+            v0 = v0;
         }
-        let v1: f64 = ((5e-324f64 * (a_f64).abs()) + (((a_u32) as f64) / ((80u32) as f64)));
-        oi[i] = (((!(46u16 + ((a_i32) as u16))) | (((a_i32 - a_i32)) as u16))) as u64;
-        of[i] = ((((-((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16))) as f64)) as f64;
+        let mut v1: u16 = ((a_f32) as u16);
+        if ((9i64 == 63i64) || (!true)) {
+            v1 = (((v1 << (81i32 & 15i32)) << ((((a_f32) as i16) & (-53i16)) & 15i16)) >> ((match (84u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16));
+        } else {
+            v1 = (if (!(!false)) { ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) } else { ((v1 + v0) & ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)) });
+        }
+        oi[i] = ((match (51u32 % 8u32) { 0u32 => ((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32), 0u32 | 0u32 => ((a_i32 % (a_i32 | 1i32)) % ((-2147483648i32) | 1i32)), _ => (((-2147483648i32)).abs() * (31i32 >> (a_i64 & 31i64))) })) as u64;
+        of[i] = (((11.625f64 - (-a_f64)) / ((4.25f64 - 0.1f64)).abs())) as f64;
     }
 }
 
@@ -1975,17 +1980,14 @@ pub fn diff_77(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let v0: u8 = (match (17u32 % 8u32) { 0u32..=7u32 => ((a_u32) as u8), 0u32 | 6u32 => 73u8, _ => 82u8 });
         let v1: u64 = ((30u64 & 34u64) / ((a_u64 << a_u64) | 1u64));
         let mut v2: f32 = (1e-40f32 + (((v1) as f32) * (9.75f32 + a_f32)));
-        if ((((a_u32) as i8) * 5i8) == ((a_u32) as i8)) {
-            v2 = (((-a_f32)).sqrt() - ((v2 / a_f32) - a_f32));
+        if (true && (!matches!((95u32 % 8u32), 2u32))) {
+            v2 = 0.75f32;
         } else {
-            v2 = (((((-0.0f64)) as f32) + (v2 - a_f32)) / ((-a_f32) * (2.625f32 / v2)));
+            v2 = v2;
         }
-        let mut v3: f64 = (if (((0.0f64) as i16) < (((a_i64) as i16) + (-90i16))) { ((a_u32) as f64) } else { (if false { (a_f64 + a_f64) } else { (6.0f64 - 9007199254740992.0f64) }) });
-        for j0 in (0u32..(((match (15u32 % 8u32) { 0u32..=3u32 => 38u32, 3u32..=6u32 => a_u32, 1u32..=4u32 => a_u32, _ => a_u32 })) % 4u32)).rev() {
-            v3 = (a_f64).abs();
-        }
-        oi[i] = (((((a_i64 & a_i64) | a_i64)) as i32)) as u64;
-        of[i] = ((0.875f32 * ((v2 / a_f32) * (a_f32 + (-9.75f32))))) as f64;
+        let v3: i8 = (((match (34u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) / ((((match (51u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) >> ((((a_u32) as i8)).abs() & 7i8)) | 1i8));
+        oi[i] = ((!(((a_f32) as u8) >> ((a_i64).max(44i64) & 7i64)))) as u64;
+        of[i] = ((a_f32 / (a_f32 * (if matches!((a_u32 % 8u32), 1u32..=4u32) { 0.1f32 } else { v2 })))) as f64;
     }
 }
 
@@ -2043,23 +2045,25 @@ pub fn diff_80(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let mut v0: u8 = 26u8;
-        if ((false || false) || (50u16 == 15u16)) {
-            v0 = ((a_u32) as u8);
+        if matches!((a_u32 % 8u32), 1u32) {
+            v0 = ((50u8 << (18i16 & 7i16)) | (match (1u32 % 8u32) { 6u32 | 1u32 => ((a_i64) as u8), 0u32 => ((a_i64) as u8), _ => 36u8 }));
         } else {
-            v0 = ((a_i32) as u8);
+            v0 = (((!((a_f32) as i16))) as u8);
         }
-        let mut v1: f64 = ((33i16) as f64);
-        for j0 in (u32::MAX - (((93u32 << (255u8 & 31u8))) % 4u32))..=u32::MAX {
-            v1 = (a_f64 - (-12.0f64));
+        let v1: i64 = (14i64 - 77i64);
+        let mut v2: i8 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) << ((71u64 ^ 1u64) & 7u64));
+        if ((match (97u32 % 8u32) { 6u32 => 2i8, _ => 67i8 }) >= (match (27u32 % 8u32) { 1u32 | 3u32 => ((a_i32) as i8), 2u32..=5u32 => 30i8, _ => (-128i8) })) {
+            v2 = 90i8;
+        } else {
+            v2 = (-(((a_i64) as i8)).abs());
         }
-        let mut v2: f64 = ((-11.375f64)).sqrt();
-        for j1 in (((16u32) % 8u32)..((a_u32) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v2 = (a_f64 - v2);
+        let v3: u32 = (match (67u32 % 8u32) { 3u32..=6u32 => ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)) as u32), 3u32..=5u32 => 67u32, 2u32..=2u32 => (!32u32), _ => 53u32 });
+        let mut v4: i32 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
+        for j0 in ((((a_u32 * a_u32)) % 8u32)..(((v3).min(92u32)) % 16u32)).step_by(((v3) % 3u32) as usize) {
+            v4 = (2147483647i32 - (-2147483648i32));
         }
-        let v3: f64 = ((((0.1f64) as f64) - ((2u64) as f64)) * (-7.875f64));
-        let v4: i8 = (((0i8 & 90i8) / ((-((a_i64) as i8)) | 1i8)) / (59i8 | 1i8));
-        oi[i] = ((if (3.4e38f32 == (-a_f32)) { (match (a_u32 % 8u32) { 3u32 | 2u32 => (match (a_u32 % 8u32) { 2u32 | 1u32 => 46i16, 2u32 => ((a_i32) as i16), 2u32 => 73i16, _ => (-1i16) }), 4u32 | 6u32 => 92i16, _ => (-1i16) }) } else { ((((a_i64) as i16) % (15i16 | 1i16)) / ((match (9u32 % 8u32) { 1u32 => 83i16, 1u32..=6u32 => ((a_i32) as i16), 3u32 | 5u32 => ((a_u32) as i16), _ => (-79i16) }) | 1i16)) })) as u64;
-        of[i] = ((((v1 / (-6.5f64))).sqrt() / (((-6.875f64) - (-3.375f64)) / (v2 * v2)))) as f64;
+        oi[i] = ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) << ((match (9u32 % 8u32) { 1u32 => (match (a_u32 % 8u32) { 1u32..=6u32 => a_u64, 0u32..=3u32 => 37u64, 5u32 => a_u64, _ => a_u64 }), 4u32..=7u32 => (match (v3 % 8u32) { 4u32 => a_u64, 7u32 | 0u32 => 55u64, _ => 27u64 }), 1u32 | 2u32 => 16u64, _ => a_u64 }) & 15u64))) as u64;
+        of[i] = (((((match (a_u32 % 8u32) { 0u32 => (-32768i16), _ => ((a_f32) as i16) }) << ((0i8 * v2) & 15i8))) as f32)) as f64;
     }
 }
 
@@ -2080,9 +2084,9 @@ pub fn diff_81(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
             v1 = (-11.625f32);
         }
         let v2: i8 = ((match (24u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
-        let v3: u32 = ((true) as u32);
-        oi[i] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) as u64;
-        of[i] = ((if ((58u8).max(90u8) <= (6u8 / (79u8 | 1u8))) { (((a_i64 * 64i64)) as f32) } else { v0 })) as f64;
+        let v3: u32 = (((((a_i64) as i16) < (-71i16))) as u32);
+        oi[i] = (((((a_i32) as i16)).max(7i16) / (((((a_u32) as i16)).abs() & ((match (56u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)) | 1i16))) as u64;
+        of[i] = (((0i16) as f64)) as f64;
     }
 }
 
@@ -2114,7 +2118,7 @@ pub fn diff_83(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: f32 = ((if (a_i32 > (-93i32)) { (16777216.0f32 + 0.1f32) } else { (11.25f32 * 8.125f32) })).sqrt();
+        let v0: f32 = ((if (!true) { (16777216.0f32 + 0.1f32) } else { (11.25f32 * 8.125f32) })).sqrt();
         oi[i] = ((!((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8))) as u64;
         of[i] = ((((a_f64 * a_f64) - (a_f64 * a_f64))).sqrt()) as f64;
     }
@@ -2137,16 +2141,11 @@ pub fn diff_84(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         }
         let mut v1: u32 = 1u32;
         for j1 in (0u32..=(((a_u32 % (a_u32 | 1u32))) % 4u32)).rev() {
-            v1 = (if (58u16 > 15u16) { (30u32 << (17i64 & 31i64)) } else { (v1 >> (-51i8)) });
+            v1 = (if (77i32 > 0i32) { (a_u32 << (60i64 & 31i64)) } else { (!44u32) });
         }
-        let mut v2: i16 = (!(if (true && (((a_f32) as i16) < 45i16)) { (if false { (-64i16) } else { 72i16 }) } else { (((a_i32) as i16) ^ ((a_u32) as i16)) }));
-        if (!(a_f32 > 0.1f32)) {
-            v2 = ((if false { (((a_f32) as i16) << 10i64) } else { (!((a_f32) as i16)) }) & ((match (v1 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16));
-        } else {
-            v2 = (((!32767i16)).max((!v2)) >> (64u64 & 15u64));
-        }
-        oi[i] = (((((a_f32) as u16) << ((-((a_i32) as i8)) & 15i8)) >> ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) | (68i8 << a_i64)) & 15i8))) as u64;
-        of[i] = ((if (!(v1 >= a_u32)) { ((((match (v1 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)) as f32) } else { (match (v1 % 8u32) { 1u32..=6u32 => (-a_f32), 3u32 | 7u32 => (a_f32 / a_f32), _ => ((-5.625f32) / 0.875f32) }) })) as f64;
+        let v2: u32 = (v1 % (32u32 | 1u32));
+        oi[i] = (((match (a_u32 % 8u32) { 0u32 => (-a_i64), 5u32 | 6u32 => (if false { 72i64 } else { a_i64 }), _ => (a_i64 >> (((a_i64) as u16) & 63u16)) })).min((!(0i64 | DiffPair::new(v0, v0).b)))) as u64;
+        of[i] = ((match (v2 % 8u32) { 1u32 => ((match (3u32 % 8u32) { 1u32..=3u32 => a_f32, 2u32..=6u32 => 16777216.0f32, 4u32 => a_f32, _ => a_f32 }) - (a_f32 / 1.875f32)), 7u32 => (((74u32) as f32) * (0.0f32 - a_f32)), 1u32 | 6u32 => (((((a_u32) as i8)) as f32) / ((1418104771u32) as f32)), _ => ((a_f32).abs() + (2.0f32 / a_f32)) })) as f64;
     }
 }
 
@@ -2163,9 +2162,12 @@ pub fn diff_85(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f64: f64 = xf64[i];
         let mut v0: u16 = ((a_u32) as u16);
         for j0 in (0u32..=((((97u64) as u32)) % 4u32)).rev() {
-            v0 = (((if false { ((a_i64) as u16) } else { v0 }) & ((63i64) as u16)) - ((a_i32) as u16));
+            v0 = (((if (79i32 < a_i32) { 95u16 } else { ((a_u32) as u16) }) & (((a_i32) as u16) & v0)) - ((match (5u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16));
         }
-        let v1: u8 = ((21u8 << (-11i32))).max((((a_i64) as u8) + 255u8));
+        let mut v1: i32 = a_i32;
+        for j1 in 0u32..((4u32) % 4u32) {
+            v1 = (!(a_i32 * a_i32));
+        }
         oi[i] = ((((((a_i64) as u16)) as u32) - a_u32)) as u64;
         of[i] = ((((3.625f32 * a_f32) * ((-8.0f32) - 8.5f32)) / (-(a_f32 + 3.4e38f32)))) as f64;
     }
@@ -2200,20 +2202,15 @@ pub fn diff_87(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: u8 = (!((a_f32) as u8));
-        let mut v1: u8 = (if (56u16 < 54u16) { (v0 << (v0 & 7u8)) } else { ((0.1f64) as u8) });
-        if ((a_u32 != a_u32) || false) {
-            v1 = ((a_i32) as u8);
+        let mut v1: u8 = (if (!(a_u64 <= 54u64)) { (v0 << (v0 & 7u8)) } else { ((0.1f64) as u8) });
+        if (((-43i16) * ((a_i32) as i16)) == (36i16 >> (91i32 & 15i32))) {
+            v1 = ((match (66u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
         } else {
-            v1 = v0;
+            v1 = ((7u8 << (83u64 & 7u64)) & 255u8);
         }
-        let mut v2: i8 = ((match (93u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
-        if ((84u32 & a_u32) < a_u32) {
-            v2 = ((match (a_u32 % 8u32) { 0u32..=1u32 => ((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8), _ => ((true) as i8) }) / ((((match (88u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)).min(5i8) | 1i8));
-        } else {
-            v2 = (((v2 - v2)).min((match (26u32 % 8u32) { 7u32 | 5u32 => 8i8, 0u32..=5u32 => ((a_i64) as i8), _ => ((a_i64) as i8) })) % (match (17u32 % 8u32) { 3u32 => ((8u64) as i8), 1u32..=1u32 => (v2).max(((a_i64) as i8)), _ => ((a_f64) as i8) }));
-        }
-        oi[i] = ((((((a_f32) as i8) << (((a_f32) as i8) & 7i8)) * (48i8 ^ v2)) & 92i8)) as u64;
-        of[i] = (10.0f32) as f64;
+        let v2: u16 = (((match (88u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) >> ((((-72i64)) as u8) & 15u8));
+        oi[i] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)) as u64;
+        of[i] = ((match (50u32 % 8u32) { 2u32 | 2u32 => ((0.1f32 - (-1.0f32)) + ((64i64) as f32)), 0u32..=5u32 => (if ((-2.125f64) != (-9.625f64)) { (16777216.0f32 + 0.1f32) } else { ((5.0f32) as f32) }), 3u32..=4u32 => 6.625f32, _ => (a_f32 * (4.5f32).abs()) })) as f64;
     }
 }
 
@@ -2231,7 +2228,7 @@ pub fn diff_88(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let v0: i64 = ((match (4136064658u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64);
         let v1: u64 = 47u64;
         oi[i] = ((v0 & ((-a_i64) * (a_i64).abs()))) as u64;
-        of[i] = ((((if (72u64 <= a_u64) { ((-37i8) - (-31i8)) } else { ((-69i8)).max(((a_i32) as i8)) })) as f64)) as f64;
+        of[i] = ((((if (a_u64 >= 98u64) { ((match (37u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) } else { (if true { (-16i8) } else { ((a_i32) as i8) }) })) as f64)) as f64;
     }
 }
 
@@ -2252,10 +2249,10 @@ pub fn diff_89(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         }
         let mut v1: i64 = (((44i64 % ((-57i64) | 1i64)) >> (((match (40u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64) & 63i64)) * ((!a_i64) + ((5.125f32) as i64)));
         for j1 in ((((50u32 << (71i32 & 31i32))) % 8u32)..(((a_u32 * a_u32)) % 16u32)).step_by(((20u32) % 3u32) as usize) {
-            v1 = (((((7i8) as i32)).max((if (41u32 < 18u32) { (-45i32) } else { a_i32 }))) as i64);
+            v1 = (((((7i8) as i32)).max((if false { a_i32 } else { (-18i32) }))) as i64);
         }
-        oi[i] = (((((((a_u32) as u16)) as i16)).abs() | (-(71i16 & ((a_i64) as i16))))) as u64;
-        of[i] = (((a_f32 - (-a_f32)) + ((((a_u32) as u16)) as f32))) as f64;
+        oi[i] = ((((a_i32) as u16) << ((if (((a_i64) as u8) >= ((a_u32) as u8)) { 64i64 } else { ((1u64) as i64) }) & 15i64))) as u64;
+        of[i] = ((-a_f64)) as f64;
     }
 }
 
@@ -2271,19 +2268,25 @@ pub fn diff_90(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let mut v0: u16 = 49u16;
-        if ((!true) && (32767i16 >= (-94i16))) {
-            v0 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
+        if false {
+            v0 = (!((match (31u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16));
         } else {
-            v0 = (((((a_u32) as u16)) as u16) * (!v0));
+            v0 = ((match (4294967295u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
         }
-        let v1: i64 = ((!a_i64)).min(a_i64);
-        let v2: i32 = (((match (31u32 % 8u32) { 7u32 => ((a_u32) as u8), _ => 21u8 })) as i32);
-        let mut v3: i16 = ((-4i16) << (v1 & 15i64));
-        for j0 in (0u32..(((31u32 | a_u32)) % 4u32)).rev() {
-            v3 = (match (j0 % 8u32) { 3u32..=5u32 => 16i16, 1u32 => v3, 0u32..=4u32 => v3, _ => ((a_i32) as i16) });
+        let mut v1: i32 = (a_i32).abs();
+        for j0 in 0u32..((((57u64) as u32)) % 4u32) {
+            v1 = (v1).min(a_i32);
         }
-        oi[i] = ((match (18u32 % 8u32) { 1u32 => ((v1).abs() >> (((-17i16) / ((-84i16) | 1i16)) & 63i16)), 0u32 | 0u32 => (0i64 | DiffPair { a: (0i64 | DiffPair { a: a_i64, b: v1 }.mixed()), b: (match (16u32 % 8u32) { 2u32 => (-73i64), 5u32 => v1, 5u32..=6u32 => a_i64, _ => a_i64 }) }.mixed()), 1u32..=3u32 => (-53i64), _ => ((0i64 | DiffPair { a: v1, b: v1 }.mixed()) ^ (94i64 | v1)) })) as u64;
-        of[i] = ((-((8.375f32 - 10.25f32) - (-8.625f32)))) as f64;
+        let mut v2: u8 = 54u8;
+        for j1 in (u32::MAX - (((match (31u32 % 8u32) { 7u32 => a_u32, _ => a_u32 })) % 4u32))..=u32::MAX {
+            v2 = (v2 >> (((-1i8)).max((-3i8)) & 7i8));
+        }
+        let mut v3: u64 = ((((a_u32) as u64) << ((a_i32 & 0i32) & 63i32)) & ((if ((-11.125f32) > (-3.625f32)) { 37u64 } else { 77u64 }) & (a_u64 << (84u8 & 63u8))));
+        for j2 in (((90u32) % 8u32)..(((75u32 / (31u32 | 1u32))) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v3 = ((match (50u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
+        }
+        oi[i] = ((((if (1u32 >= a_u32) { (24u32 << (a_u32 & 31u32)) } else { ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) })) as u64)) as u64;
+        of[i] = ((((2.5f64 / a_f64) - 11.875f64)).sqrt()) as f64;
     }
 }
 
@@ -2301,21 +2304,13 @@ pub fn diff_91(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let v0: i16 = (!((32767i16).abs() & ((-1i16) >> (((a_f32) as i16) & 15i16))));
         let v1: f32 = ((-a_f32) * a_f32);
         let mut v2: u16 = ((((a_u32) as i16)) as u16);
-        for j0 in (0u32..(((if false { 31u32 } else { a_u32 })) % 4u32)).rev() {
-            v2 = v2;
+        for j0 in (u32::MAX - (((if true { a_u32 } else { a_u32 })) % 4u32))..=u32::MAX {
+            v2 = (match (a_u32 % 8u32) { 2u32..=6u32 => ((a_i32) as u16), 2u32 | 6u32 => ((a_u32) as u16), 4u32..=5u32 => ((a_u32) as u16), _ => ((a_i64) as u16) });
         }
-        let mut v3: u32 = a_u32;
-        if ((35u64 >= 48u64) || (((a_i64) as u16) >= v2)) {
-            v3 = (((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) & (match (v3 % 8u32) { 5u32 | 6u32 => (17u32 + 95u32), 5u32 | 3u32 => (v3 & a_u32), 5u32..=6u32 => (v3 - v3), _ => (a_u32 % (v3 | 1u32)) }));
-        } else {
-            v3 = ((((53i64 + (-7i64)) <= ((match (11u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64))) as u32);
-        }
-        let mut v4: i64 = (match (a_u32 % 8u32) { 5u32..=7u32 => ((-43i64) << (16u16 & 63u16)), _ => (-77i64) });
-        for j1 in (0u32..((v3) % 4u32)).rev() {
-            v4 = (0i64 | DiffPair { a: (a_i64 / (v4 | 1i64)), b: (0i64 | DiffPair { a: v4, b: (-29i64) }.mixed()) }.mixed());
-        }
-        oi[i] = ((((if (63i64 < a_i64) { ((a_u32) as i16) } else { 20i16 }) | ((((a_u32) as i8)) as i16)) >> ((!((v1) as u64)) & 15u64))) as u64;
-        of[i] = (((((!a_i64)) as f64) * (((-1.75f64) / a_f64)).abs())) as f64;
+        let v3: u32 = (55u32 * 31u32);
+        let v4: i32 = (!((16i32) as i32));
+        oi[i] = ((-17i64)) as u64;
+        of[i] = ((-((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)) as f64))) as f64;
     }
 }
 
@@ -2335,22 +2330,19 @@ pub fn diff_92(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
             v0 = (((-a_f64)) as i8);
         }
         let mut v1: i16 = ((a_i64) as i16);
-        if ((0i64 | DiffPair { a: 63i64, b: a_i64 }.mixed()) > ((-41i64) + (-1i64))) {
-            v1 = ((a_i64) as i16);
+        if false {
+            v1 = ((((((a_i32) as i8)) as u32)) as i16);
         } else {
-            v1 = ((22i16 | v1) / ((-((a_u32) as i16)) | 1i16));
+            v1 = (if (((a_i32) as u8) >= 8u8) { ((match (49u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) } else { ((-38i16) << (31u32 & 15u32)) });
         }
-        let mut v2: i8 = (((a_u32) as i8)).abs();
-        for j1 in (u32::MAX - (((a_u32 / (76u32 | 1u32))) % 4u32))..=u32::MAX {
-            v2 = (((a_i64) as i8)).max(v0);
+        let mut v2: i8 = (match (97u32 % 8u32) { 1u32..=4u32 => ((50u8) as i8), _ => ((a_u32) as i8) });
+        for j1 in ((((a_u32 & 0u32)) % 8u32)..(((((-66i64)) as u32)) % 16u32)).step_by(((42u32) % 3u32) as usize) {
+            v2 = (((a_f32) as i8) ^ (if false { v0 } else { 53i8 }));
         }
-        let v3: u16 = (42u16 << 63i64);
-        let mut v4: i64 = (((75i64).abs() + (if false { a_i64 } else { 68i64 })) % (95i64 | 1i64));
-        for j2 in (0u32..((9u32) % 4u32)).rev() {
-            v4 = a_i64;
-        }
-        oi[i] = (((((a_i64 >> (27u64 & 63u64)) >> ((64u32 - 69u32) & 63u32))) as i8)) as u64;
-        of[i] = (((((v4 + v4)) as f64) + (-1.375f64))) as f64;
+        let v3: i8 = v2;
+        let v4: u8 = 3u8;
+        oi[i] = (v1) as u64;
+        of[i] = (((a_u64) as f32)) as f64;
     }
 }
 
@@ -2371,14 +2363,14 @@ pub fn diff_93(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         for j0 in 0u32..(((a_u32 & a_u32)) % 4u32) {
             v2 = (match (a_u32 % 8u32) { 3u32..=6u32 => (v2).sqrt(), 1u32 | 4u32 => ((-0.875f64) * a_f64), _ => (v2 * a_f64) });
         }
-        let mut v3: i16 = ((if (v2 > a_f64) { 32767i16 } else { ((a_f32) as i16) }) - ((match (80u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16));
-        if (a_f32 < ((-8.0f32) + a_f32)) {
-            v3 = (!(((a_f32) as i16) / (v3 | 1i16)));
+        let mut v3: i16 = ((if (((a_f32) as u8) > 128u8) { ((a_f32) as i16) } else { ((a_i32) as i16) }) - ((a_i32) as i16));
+        if (0.1f32 <= (a_f32 * (-7.75f32))) {
+            v3 = (match (54u32 % 8u32) { 1u32..=6u32 => ((a_i64) as i16), _ => ((a_i32) as i16) });
         } else {
-            v3 = (if ((-34i16) == v3) { (v3 / (v3 | 1i16)) } else { (((a_f32) as i16) / ((a_i64) as i16)) });
+            v3 = ((((72i32) as f32)) as i16);
         }
-        oi[i] = (((a_u32) as i8)) as u64;
-        of[i] = (((-10.5f64) * a_f64)) as f64;
+        oi[i] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)) as u64;
+        of[i] = ((((match (a_u32 % 8u32) { 0u32 => ((-10.5f64) - a_f64), 4u32..=6u32 => ((((a_i32) as i16)) as f64), 0u32 => (a_f64 + a_f64), _ => (a_f64 * v2) })) as f64)) as f64;
     }
 }
 
@@ -2394,7 +2386,7 @@ pub fn diff_94(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let mut v0: u32 = (86u32 + a_u32);
-        if (!true) {
+        if true {
             v0 = a_u32;
         } else {
             v0 = ((v0) as u32);
@@ -2402,13 +2394,13 @@ pub fn diff_94(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let v1: f64 = ((a_f32) as f64);
         let v2: i16 = ((a_f64) as i16);
         let mut v3: u32 = v0;
-        if (!(!false)) {
-            v3 = a_u32;
+        if (!false) {
+            v3 = ((if true { v3 } else { a_u32 }) & (v0 ^ a_u32));
         } else {
-            v3 = ((v3 % (a_u32 | 1u32)) % ((a_u32 + 28u32) | 1u32));
+            v3 = (((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)).min(((((a_u32) as i16)) as u32));
         }
-        oi[i] = (((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)) as u64;
-        of[i] = ((-(a_f32 + (4.25f32 * 7.125f32)))) as f64;
+        oi[i] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)) as u64;
+        of[i] = (7.125f32) as f64;
     }
 }
 
@@ -2430,12 +2422,12 @@ pub fn diff_95(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let v1: f64 = 0.0f64;
         let v2: u64 = (80u64 / ((match (82u32 % 8u32) { 5u32..=7u32 => a_u64, 1u32..=4u32 => (4u64 & a_u64), _ => a_u64 }) | 1u64));
         let mut v3: u16 = ((a_i32) as u16);
-        for j1 in ((((match (a_u32 % 8u32) { 7u32 => a_u32, _ => a_u32 })) % 8u32)..(((((v2 == 27u64)) as u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v3 = ((0u8) as u16);
+        for j1 in ((((match (a_u32 % 8u32) { 7u32 => a_u32, _ => a_u32 })) % 8u32)..((((true) as u32)) % 16u32)).step_by(((0u32) % 3u32) as usize) {
+            v3 = (v0 & 2314u16);
         }
-        let v4: u16 = ((a_i32) as u16);
-        oi[i] = (((((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64) - 63i64) - ((((match (32u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64)) as i64))) as u64;
-        of[i] = (((((-8.375f32) * (-6.5f32)) + (a_f32 + (-1.5f32))) / ((3.4e38f32 * (-1.875f32)) / (a_f32 * (-11.25f32))))) as f64;
+        let v4: i16 = ((-2i16) << ((a_i32 - a_i32) - (if (v2 > v2) { (-18i32) } else { 14i32 })));
+        oi[i] = (((((!((a_i32) as u16)) | ((a_f32) as u16))) as u16)) as u64;
+        of[i] = (((-(3.4e38f32 * (-1.875f32))) / (((-11.25f32) * 3.4e38f32) * ((-2.75f32)).sqrt()))) as f64;
     }
 }
 
@@ -2453,14 +2445,19 @@ pub fn diff_96(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let v0: f64 = ((((-98i64)).max((-18i64))) as f64);
         let v1: u32 = ((((a_f32 + (-9.75f32)) - ((a_u32) as f32))) as u32);
         let mut v2: i8 = (((((-41i8)) as i8)).min(((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) | (((match (a_u32 % 8u32) { 3u32 => a_i32, 3u32 => a_i32, _ => a_i32 })) as i8));
-        if (((-100i16) >> (-22i16)) >= ((-41i16) << (37i32 & 15i32))) {
-            v2 = ((((255u8 | ((a_f32) as u8))) as i8) / ((a_i32) as i8));
+        if ((match (22u32 % 8u32) { 7u32 => 22i8, 0u32 | 0u32 => (-29i8), _ => (-41i8) }) > (((a_i32) as i8) / 29i8)) {
+            v2 = ((if (a_u64 != 69u64) { ((a_i32) as i8) } else { 24i8 }) * (((match (v1 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) >> ((a_i64).min(1i64) & 7i64)));
         } else {
-            v2 = (((a_i32) as i8) & 24i8);
+            v2 = (match (a_u32 % 8u32) { 3u32 | 2u32 => ((v2 * v2) << ((8u16 << (a_u64 & 15u64)) & 7u16)), _ => (((-51i8) % ((a_i32) as i8)) ^ (((a_u32) as i8)).max(((a_f32) as i8))) });
         }
-        let v3: u16 = ((((((a_f32) as i8) | ((a_i32) as i8))) as u16)).min(27u16);
-        oi[i] = ((a_u32 << ((v3 ^ 65535u16) >> ((match (v1 % 8u32) { 7u32..=7u32 => 90u64, _ => 24u64 }) & 15u64)))) as u64;
-        of[i] = (a_f32) as f64;
+        let mut v3: i32 = (-45i32);
+        if ((match (v1 % 8u32) { 1u32 | 4u32 => 45u8, 5u32 | 6u32 => ((a_i64) as u8), 2u32..=5u32 => ((a_i64) as u8), _ => 58u8 }) < ((match (54u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)) {
+            v3 = (!(-2147483648i32));
+        } else {
+            v3 = (match (a_u32 % 8u32) { 2u32..=3u32 => a_i32, _ => 1i32 });
+        }
+        oi[i] = (((((!a_u64) << (((0u16) as i16) & 63i16))) as i32)) as u64;
+        of[i] = (4.25f64) as f64;
     }
 }
 
@@ -2492,11 +2489,11 @@ pub fn diff_98(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u8 = ((if (((a_f32) as u8) > 70u8) { 15u8 } else { 10u8 }) & ((70u8 >> (31i32 & 7i32)) << (((a_f32) as i8) & 7i8)));
+        let v0: u8 = ((if (a_i32 <= (-70i32)) { 15u8 } else { 10u8 }) & ((70u8 >> (31i32 & 7i32)) << (((a_f32) as i8) & 7i8)));
         let v1: i16 = (match (a_u32 % 8u32) { 1u32 => (15i16).abs(), 4u32..=5u32 => (70i16 & ((32767i16) as i16)), 0u32 => (((62i64 * 82i64)) as i16), _ => (match (5u32 % 8u32) { 3u32 => (((a_i64) as i16) << (14u16 & 15u16)), _ => (0i16 * 21i16) }) });
-        let v2: u64 = (((((19i64 < 9223372036854775807i64)) as i16)) as u64);
-        oi[i] = (((a_u32) as i8)) as u64;
-        of[i] = (((((((a_f32) as i8)) as f32) + (a_f32 / a_f32)) - (-(0.875f32 + (-7.75f32))))) as f64;
+        let v2: u64 = ((((matches!((a_u32 % 8u32), 0u32..=5u32)) as i16)) as u64);
+        oi[i] = (((((a_u32 ^ 87u32) / (4089971978u32 | 1u32))) as i32)) as u64;
+        of[i] = ((((if true { a_f32 } else { (-7.875f32) }) + ((-0.75f32)).sqrt())).abs()) as f64;
     }
 }
 
@@ -2513,21 +2510,16 @@ pub fn diff_99(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f64: f64 = xf64[i];
         let mut v0: i8 = (((a_i64) as i8) * (((28u32 >> ((-86i64) & 31i64))) as i8));
         for j0 in (0u32..(((4294967295u32 << (29i8 & 31i8))) % 4u32)).rev() {
-            v0 = (if (1u8 < ((a_i64) as u8)) { ((match (j0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) } else { ((match (j0 % 8u32) { 4u32 | 5u32 => v0, _ => v0 })).max((if false { (-86i8) } else { 1i8 })) });
+            v0 = (if (((match (68u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) == (a_i32).abs()) { ((match (j0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) } else { ((match (j0 % 8u32) { 4u32 | 5u32 => v0, _ => v0 })).max((if true { 64i8 } else { ((a_i64) as i8) })) });
         }
-        let mut v1: u16 = (((if true { 69i32 } else { a_i32 })) as u16);
-        if ((10.0f64 - a_f64) < (a_f64 * 2.0f64)) {
-            v1 = ((((a_u32) as u16) >> (6u8 & 15u8)) << (((match (100u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) & 15u64));
-        } else {
-            v1 = ((((a_f32) as u16) >> (64i64 & 15i64))).min((15u16 & v1));
+        let v1: f32 = ((-7.625f32) - (-0.0f32));
+        let v2: f64 = ((((((a_u32) as i8)) as i32)) as f64);
+        let mut v3: f32 = (-a_f32);
+        for j1 in ((((16u32 + a_u32)) % 8u32)..(((100u32 & 32u32)) % 16u32)).step_by(((6u32) % 3u32) as usize) {
+            v3 = a_f32;
         }
-        let mut v2: u16 = (!(((match (18u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) << (((match (37u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) & 15u32)));
-        for j1 in 0u32..(((1u32 - a_u32)) % 4u32) {
-            v2 = (!((a_i32) as u16));
-        }
-        let v3: f32 = ((((8u8) as f32) + a_f32) + (((v1).min(((a_i64) as u16))) as f32));
-        oi[i] = ((!(44u64).min((match (69u32 % 8u32) { 0u32..=3u32 => a_u64, 4u32 | 0u32 => 65u64, _ => 1u64 })))) as u64;
-        of[i] = (((1.7e308f64 - (match (a_u32 % 8u32) { 1u32 | 5u32 => a_f64, 0u32 => 0.375f64, 1u32..=3u32 => (-2.75f64), _ => (-0.875f64) })) / a_f64)) as f64;
+        oi[i] = (6i64) as u64;
+        of[i] = (((-(if false { 3.4e38f32 } else { v3 })) * ((match (a_u32 % 8u32) { 1u32 => 5.125f32, 4u32 | 7u32 => a_f32, 2u32..=2u32 => a_f32, _ => a_f32 })).abs())) as f64;
     }
 }
 
@@ -2542,23 +2534,20 @@ pub fn diff_100(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i8 = ((if (7u8 == 17u8) { (18i8).max(((a_f32) as i8)) } else { (6i8 - ((a_u32) as i8)) })).min(((a_u32) as i8));
-        for j0 in 0u32..((30u32) % 4u32) {
-            v0 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) - ((((a_u32) as i8) * ((a_u32) as i8)) >> (!92u8)));
+        let mut v0: i8 = ((if (!true) { (-((a_f32) as i8)) } else { ((-47i8) + 33i8) })).min((!(((a_i64) as i8) / (((a_u32) as i8) | 1i8))));
+        for j0 in (((((a_u32) as u32)) % 8u32)..(((4294967295u32 / a_u32)) % 16u32)).step_by(((69u32) % 3u32) as usize) {
+            v0 = (if ((a_u64 >= 71u64) && (false && (0.0f32 >= 0.0f32))) { v0 } else { (match (a_u32 % 8u32) { 0u32 => ((a_i32) as i8), 4u32 => (v0 >> (((a_i64) as u8) & 7u8)), _ => ((a_u32) as i8) }) });
         }
-        let v1: u64 = 45u64;
-        let mut v2: i16 = ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) + (if true { 2i16 } else { ((a_i32) as i16) })) % ((((a_i32) as i16)).min((27i16).max(85i16)) | 1i16));
-        if (((a_i64) as u8) >= (8u8 << (45u16 & 7u16))) {
-            v2 = (!((v2 >> a_i32)).abs());
+        let mut v1: u16 = ((0u16 << (61u16 & 15u16)) >> ((15u16 - 0u16) & 15u16));
+        if (((-12.0f64) / a_f64) >= (a_f64 + 3.25f64)) {
+            v1 = ((1u16 >> (((a_i32) as u8) & 15u8)) | (((a_i64) as u16) >> (((a_i32) as u8) & 15u8)));
         } else {
-            v2 = ((a_u32) as i16);
+            v1 = (((a_i32) as u16) >> (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) & 15u32));
         }
-        let mut v3: i32 = ((96u16) as i32);
-        for j1 in (0u32..=((((match (4294967295u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32)).rev() {
-            v3 = (-63i32);
-        }
-        oi[i] = ((!((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32))) as u64;
-        of[i] = ((((-a_f64) + (1.7e308f64 - (-0.0f64))) - ((if false { (-8.875f64) } else { a_f64 })).abs())) as f64;
+        let v2: u64 = (((match (71u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) | ((a_u64 - a_u64) / ((90u64 / (18027933477251023668u64 | 1u64)) | 1u64)));
+        let v3: i16 = ((((match (a_u32 % 8u32) { 6u32 | 2u32 => a_f32, 5u32 => a_f32, 6u32 | 1u32 => a_f32, _ => 0.0f32 }) - (a_f32).sqrt())) as i16);
+        oi[i] = ((((a_i32) as u8) / (((a_u32) as u8) | 1u8))) as u64;
+        of[i] = ((-((11.375f64 / a_f64) + (((-25i16)) as f64)))) as f64;
     }
 }
 
@@ -2576,11 +2565,11 @@ pub fn diff_101(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let v0: i8 = ((((!8i16) | ((a_i32) as i16))) as i8);
         let mut v1: u8 = ((12.0f32) as u8);
         for j0 in (((73u32) % 8u32)..((43u32) % 16u32)).step_by(((60u32) % 3u32) as usize) {
-            v1 = (if false { ((a_i64) as u8) } else { 1u8 });
+            v1 = (if true { v1 } else { 86u8 });
         }
-        let v2: f32 = a_f32;
-        oi[i] = (((match (32u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)) as u64;
-        of[i] = ((-((match (1u32 % 8u32) { 4u32..=4u32 => (-12.375f64), 4u32..=6u32 => 5.0f64, _ => (-0.375f64) }) * (((-4i16)) as f64)))) as f64;
+        let v2: i32 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
+        oi[i] = (((11.625f64) as u16)) as u64;
+        of[i] = ((match (1u32 % 8u32) { 4u32..=4u32 => (((9i16 * 91i16)) as f64), 3u32 => (-(0.0f64).abs()), _ => (((match (a_u32 % 8u32) { 2u32 | 6u32 => 36u16, 3u32 => 59403u16, _ => ((a_f32) as u16) })) as f64) })) as f64;
     }
 }
 
@@ -2596,28 +2585,22 @@ pub fn diff_102(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let mut v0: f32 = (0.1f32 / (match (1u32 % 8u32) { 6u32 => (a_f32).abs(), 5u32 => (0.125f32 - a_f32), 6u32 => ((a_f32) as f32), _ => (16777216.0f32 - (-7.125f32)) }));
-        if ((87i16 == (-83i16)) && (true || false)) {
-            v0 = (-((a_f32 / (-3.0f32)) + (a_f32 / v0)));
+        if ((58u64 + a_u64) != a_u64) {
+            v0 = (match (1u32 % 8u32) { 2u32..=6u32 => ((a_f32 / (-3.0f32)) + (a_f32 / v0)), 1u32..=7u32 => (((8u8) as f32) + (a_f32).sqrt()), _ => (((6u8 | 46u8)) as f32) });
         } else {
-            v0 = v0;
+            v0 = ((a_f64) as f32);
         }
-        let mut v1: f64 = (5e-324f64 / (-1.875f64));
-        if ((255u8 & ((a_u32) as u8)) > (60u8 * 70u8)) {
-            v1 = (-6.875f64);
+        let mut v1: u32 = 70u32;
+        if ((31u32 < a_u32) && (!false)) {
+            v1 = ((16u32 << (-71i32)) >> (((match (31u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64) & 31i64));
         } else {
-            v1 = (v1 + 9007199254740992.0f64);
+            v1 = 23u32;
         }
-        let v2: u16 = ((match (31u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
-        let mut v3: i16 = (23i16 * 53i16);
-        for j0 in ((((91u32).max(11u32)) % 8u32)..(((83u32 + 3u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v3 = (!((a_u32) as i16));
-        }
-        let mut v4: i8 = (!((((a_i64) as i16)) as i8));
-        for j1 in (((((a_i64) as u32)) % 8u32)..((((a_f64) as u32)) % 16u32)).step_by(((16u32) % 3u32) as usize) {
-            v4 = ((!v4)).abs();
-        }
-        oi[i] = ((((a_i64) as i8) << (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64) & 7i64))) as u64;
-        of[i] = ((((((a_i32) as f32)) as f32) + ((v0 / (-11.75f32)) * (a_f32 / (-0.0f32))))) as f64;
+        let v2: i32 = (a_i32 ^ (-46i32));
+        let v3: u64 = ((match (28u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
+        let v4: u32 = (((if true { v1 } else { a_u32 }) >> (((match (41u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64) & 31i64)) & (a_u32 << (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64) & 31i64)));
+        oi[i] = ((((if (82i32 >= a_i32) { ((-86i8) * ((a_i64) as i8)) } else { ((match (v1 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) })) as u32)) as u64;
+        of[i] = (((((-0.0f64) * (-12.25f64))).abs() * (0.1f64 / ((v0) as f64)))) as f64;
     }
 }
 
@@ -2634,22 +2617,21 @@ pub fn diff_103(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_f64: f64 = xf64[i];
         let v0: u16 = ((100u16).min(((a_u32) as u16)) % ((match (a_u32 % 8u32) { 2u32 | 3u32 => 0u16, 1u32..=1u32 => ((a_f32) as u16), 3u32 | 1u32 => ((a_i64) as u16), _ => 97u16 }) | 1u16));
         let mut v1: i16 = (81i16).max(((((a_f32) as i16) % (((a_i64) as i16) | 1i16)) - (!((a_u32) as i16))));
-        if ((87i8 < 31i8) || (!((-5.375f32) >= 4.625f32))) {
-            v1 = ((match (31u32 % 8u32) { 2u32..=3u32 => (v1 >> 97u32), 0u32..=2u32 => (-((a_i64) as i16)), _ => (v1).max(((a_i64) as i16)) }) | (match (91u32 % 8u32) { 1u32..=7u32 => ((-42i16) + 10i16), 2u32 => ((a_i32) as i16), 2u32 | 2u32 => ((-1i16) + ((a_i32) as i16)), _ => v1 }));
+        if ((a_f32 - a_f32) >= (a_f32 * 4.25f32)) {
+            v1 = (-(((a_u64) as i16) ^ (((a_f32) as i16) | v1)));
         } else {
-            v1 = ((!((v1) as i16)) & v1);
+            v1 = (!((-((a_i64) as i16)) << ((if true { a_u64 } else { 1u64 }) & 15u64)));
         }
-        let v2: i8 = (if true { ((a_i64) as i8) } else { (-66i8) });
-        let mut v3: f32 = (((((a_u32) as u8)).min(((a_u32) as u8))) as f32);
-        for j0 in (u32::MAX - ((0u32) % 4u32))..=u32::MAX {
-            v3 = (((a_u32) as f32) * (if (1e-40f32 < (-5.5f32)) { a_f32 } else { a_f32 }));
+        let v2: f64 = (if (!((-68i8) >= (-99i8))) { (3.0f64 - 0.0f64) } else { (a_f64 - a_f64) });
+        let mut v3: u16 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
+        if (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) < a_u32) {
+            v3 = (match (56u32 % 8u32) { 2u32..=4u32 => v0, _ => (!91u16) });
+        } else {
+            v3 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
         }
-        let mut v4: i8 = (-38i8);
-        for j1 in (u32::MAX - (((40u32 / (98u32 | 1u32))) % 4u32))..=u32::MAX {
-            v4 = (v4 ^ ((a_u32) as i8));
-        }
-        oi[i] = (58u64) as u64;
-        of[i] = ((((((-64i32) | a_i32)) as f64) - (match (6u32 % 8u32) { 4u32..=7u32 => ((-0.875f64) * a_f64), _ => ((-0.0f64) / 9007199254740992.0f64) }))) as f64;
+        let v4: i8 = (-66i8);
+        oi[i] = ((!(83u8 - ((match (3412557567u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)))) as u64;
+        of[i] = (v2) as f64;
     }
 }
 
@@ -2664,17 +2646,20 @@ pub fn diff_104(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i8 = (if (a_f32 >= 7.125f32) { (-128i8) } else { ((a_u32) as i8) });
-        let v1: u64 = ((65535u16) as u64);
-        let mut v2: u16 = (21u16 % ((15u16).max(((a_i32) as u16)) | 1u16));
-        if ((!false) || (1i32 < a_i32)) {
-            v2 = ((((a_i64) as u16) * 59u16) ^ ((match (4294967295u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16));
+        let v0: i8 = (if true { ((a_u32) as i8) } else { (-128i8) });
+        let v1: u64 = ((((71i16 >> ((-5i32) & 15i32))) as u64) % (((((a_i64) as u64)) as u64) | 1u64));
+        let mut v2: i16 = (((-39i16) - (-83i16)) / (16i16 >> ((-32768i16) & 15i16)));
+        if true {
+            v2 = (((match (39u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) * (if true { 15i16 } else { ((a_i32) as i16) }));
         } else {
-            v2 = ((v2 * 53u16) >> ((0i64 | DiffPair::new(64i64, (-6i64)).b) & 15i64));
+            v2 = ((v2 >> a_i64)).abs();
         }
-        let v3: u32 = 16u32;
-        oi[i] = (((match (a_u32 % 8u32) { 2u32 => (a_i64 & 70i64), _ => (48i64 >> a_i64) }) << (((((59u16) as f32)) as u16) & 63u16))) as u64;
-        of[i] = (((-a_f64) / 1.7e308f64)) as f64;
+        let mut v3: f64 = ((-12.375f64) - 10.625f64);
+        for j0 in (0u32..=(((67u32).max(32u32)) % 4u32)).rev() {
+            v3 = (v3 / v3);
+        }
+        oi[i] = ((72u64 >> (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64) & 63i64))) as u64;
+        of[i] = ((v3 - ((if true { a_f64 } else { a_f64 }) / (a_f64 - a_f64)))) as f64;
     }
 }
 
@@ -2691,23 +2676,20 @@ pub fn diff_105(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_f64: f64 = xf64[i];
         let v0: u16 = 11u16;
         let mut v1: u16 = v0;
-        if false {
-            v1 = 97u16;
+        if (((-97i16) <= 50i16) && false) {
+            v1 = (!((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16));
         } else {
-            v1 = (match (a_u32 % 8u32) { 3u32 | 7u32 => ((((a_f32) as u16) * 15u16) << ((!((a_u32) as u8)) & 15u8)), _ => 16u16 });
+            v1 = (((!((a_i32) as u16))) as u16);
         }
-        let mut v2: f32 = (((match (20u32 % 8u32) { 7u32 | 1u32 => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64), 1u32..=3u32 => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64), _ => (52u64 << v0) })) as f32);
-        for j0 in (u32::MAX - ((a_u32) % 4u32))..=u32::MAX {
-            v2 = ((a_f32) as f32);
-        }
-        let mut v3: i32 = (match (a_u32 % 8u32) { 2u32 | 2u32 => (((match (33u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) + (-63i32)), 1u32..=2u32 => ((!53i32) >> (63u64 & 31u64)), _ => ((match (32u32 % 8u32) { 3u32 => (-33i32), _ => (-71i32) }) + (match (3u32 % 8u32) { 7u32 => (-2147483648i32), _ => (-87i32) })) });
-        if false {
-            v3 = ((((match (42u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) ^ v3) + ((a_i32 >> (((a_i32) as u16) & 31u16)) / (if true { 35i32 } else { (-74i32) })));
+        let mut v2: f64 = (a_f64 + a_f64);
+        if ((((a_i32) as i16)).min(((a_u32) as i16)) <= (45i16 >> 0i16)) {
+            v2 = ((v0) as f64);
         } else {
-            v3 = (((((17u8) as f64) - (a_f64 * a_f64))) as i32);
+            v2 = (a_f64 * v2);
         }
-        oi[i] = (((match (34u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)) as u64;
-        of[i] = ((-(-v2))) as f64;
+        let v3: i64 = ((((((a_f32) as u16) >> (32i32 & 15i32)) % ((((a_f32) as u16) + v0) | 1u16))) as i64);
+        oi[i] = ((!(if ((12.25f64 != a_f64) || false) { (((a_f32) as i8) / (((a_i32) as i8) | 1i8)) } else { (match (9u32 % 8u32) { 3u32 => (-33i8), _ => (-71i8) }) }))) as u64;
+        of[i] = ((((v2 / v2) + ((v3) as f64)) / (((-a_f32)) as f64))) as f64;
     }
 }
 
@@ -2728,23 +2710,15 @@ pub fn diff_106(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
             v1 = (-(!(a_i32 | a_i32)));
         }
         let mut v2: u8 = ((a_i32) as u8);
-        if (((a_i64) as f32) > 5.875f32) {
-            v2 = (21u8 + ((a_f32) as u8));
+        if ((47u8 & ((a_f32) as u8)) >= ((a_i64) as u8)) {
+            v2 = ((a_u32) as u8);
         } else {
-            v2 = ((a_i64) as u8);
+            v2 = (v2 * v2);
         }
-        let mut v3: f64 = (((a_i32) as f64) - (-a_f64));
-        if false {
-            v3 = v3;
-        } else {
-            v3 = ((v3 - v3) * (v3 + a_f64));
-        }
-        let mut v4: i16 = (((a_i64 >> a_u64)) as i16);
-        for j1 in 0u32..(((match (4294967295u32 % 8u32) { 2u32..=4u32 => 96u32, _ => 4294967295u32 })) % 4u32) {
-            v4 = (-1i16);
-        }
-        oi[i] = ((9223372036854775807i64 - (!(a_i64).abs()))) as u64;
-        of[i] = ((((match (a_u32 % 8u32) { 6u32 | 0u32 => v3, 7u32..=7u32 => v3, 5u32 | 4u32 => v3, _ => v3 }) + (-a_f64))).abs()) as f64;
+        let v3: i64 = (0i64 | DiffPair { a: a_i64, b: (4i64 ^ a_i64) }.mixed());
+        let v4: u64 = (((0i64 | DiffPair::new((match (a_u32 % 8u32) { 0u32..=3u32 => 83i64, _ => 95i64 }), (match (a_u32 % 8u32) { 1u32..=6u32 => v3, _ => a_i64 })).b)) as u64);
+        oi[i] = ((((55u16 ^ (89u16 - ((a_i32) as u16)))) as u8)) as u64;
+        of[i] = (((1e-40f32 / ((((a_i64) as i8)) as f32)) - ((a_f32 + 0.0f32)).abs())) as f64;
     }
 }
 
@@ -2764,12 +2738,12 @@ pub fn diff_107(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
             v0 = ((!(!v0)) & ((v0).abs() >> (((a_i32) as u16) & 7u16)));
         }
         let mut v1: i32 = (match (a_u32 % 8u32) { 2u32..=4u32 => (match (38u32 % 8u32) { 0u32..=5u32 => a_i32, 2u32 => a_i32, 3u32..=6u32 => 39i32, _ => 21i32 }), 3u32..=5u32 => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32), _ => (((-6i64)) as i32) });
-        for j1 in (0u32..=(((if true { 32u32 } else { a_u32 })) % 4u32)).rev() {
-            v1 = v1;
+        for j1 in ((((if false { a_u32 } else { a_u32 })) % 8u32)..(((!a_u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v1 = (((-44i32) >> (v1 & 31i32)) % (15i32 | 1i32));
         }
-        let v2: u32 = (32u32 ^ a_u32);
-        oi[i] = ((0i64 | DiffPair { a: a_i64, b: (((a_u64 / a_u64)) as i64) }.mixed())) as u64;
-        of[i] = (((match (v2 % 8u32) { 4u32 => (0.0f64 + 1.7e308f64), 4u32 | 4u32 => (a_f64 * 5e-324f64), 5u32 => (a_f64).sqrt(), _ => (1.7e308f64 * (-0.5f64)) }) / (((-11.75f64)).sqrt() + (a_f64).abs()))) as f64;
+        let v2: u32 = ((match (36u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
+        oi[i] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)) as u64;
+        of[i] = (((match (a_u32 % 8u32) { 7u32 => ((14907877679654776299u64) as f32), _ => ((((a_i32) as i16)) as f32) })).abs()) as f64;
     }
 }
 
@@ -2784,25 +2758,20 @@ pub fn diff_108(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: f64 = (((a_f64 * (-7.125f64)) * ((-12.25f64) + (-4.625f64))) * (((((a_u32) as i16)) as f64) / (if true { (-0.0f64) } else { 10.375f64 })));
-        if ((!false) || (a_f64 != (-2.25f64))) {
-            v0 = a_f64;
+        let mut v0: f64 = (((a_f64 * (-7.125f64)) * ((-12.25f64) + (-4.625f64))) * (((((a_u32) as i16)) as f64) / (if (a_i32 > 0i32) { 10.375f64 } else { (-0.0f64) })));
+        if (((65535u16 < ((a_f32) as u16)) || matches!((a_u32 % 8u32), 2u32 | 5u32)) || matches!((4294967295u32 % 8u32), 7u32 | 3u32)) {
+            v0 = ((86i8) as f64);
         } else {
-            v0 = (((-v0) / (match (a_u32 % 8u32) { 3u32..=6u32 => 9007199254740992.0f64, 1u32..=6u32 => 10.75f64, 5u32 | 6u32 => 8.5f64, _ => a_f64 }))).abs();
+            v0 = ((((!((a_f32) as u16)) | (((a_i64) as u16) << (19u32 & 15u32)))) as f64);
         }
-        let v1: i64 = (0i64 | DiffPair { a: ((-82i64)).abs(), b: ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64) }.mixed());
-        let mut v2: i8 = 44i8;
-        for j0 in (((49u32) % 8u32)..(((38u32 | 19u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v2 = ((((a_i64) as i8)).abs()).min((-61i8));
+        let mut v1: f64 = (-a_f64);
+        for j0 in (0u32..=((((match (44u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32)).rev() {
+            v1 = (v0 - v1);
         }
-        let mut v3: i64 = (v1 * a_i64);
-        if false {
-            v3 = (v1).abs();
-        } else {
-            v3 = (match (89u32 % 8u32) { 5u32..=6u32 => v3, 0u32..=0u32 => a_i64, _ => a_i64 });
-        }
-        oi[i] = ((match (7u32 % 8u32) { 5u32 | 4u32 => (match (78u32 % 8u32) { 2u32 | 7u32 => ((-2i8)).min(v2), _ => (if (32u32 <= a_u32) { v2 } else { (-93i8) }) }), 6u32 => ((match (31u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8), 3u32..=3u32 => ((match (98u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8), _ => ((v2).min(v2) / (((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) | 1i8)) })) as u64;
-        of[i] = (((if (1e-40f32 >= a_f32) { v0 } else { (match (37u32 % 8u32) { 3u32 => v0, _ => a_f64 }) }) * ((if false { a_f64 } else { a_f64 }) * ((8.75f64) as f64)))) as f64;
+        let v2: u8 = ((13u8 + ((a_i64) as u8)) ^ (((a_u32) as u8) + 70u8));
+        let v3: u8 = ((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
+        oi[i] = ((((match (89u32 % 8u32) { 5u32..=6u32 => 9223372036854775807i64, 1u32..=2u32 => 99i64, _ => 22i64 }) + (a_i64 + 87i64)) & (-58i64))) as u64;
+        of[i] = (((-(a_f64).sqrt()) + ((v0 * 1.7e308f64) + (v0 + (-11.625f64))))) as f64;
     }
 }
 
@@ -2818,19 +2787,27 @@ pub fn diff_109(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let mut v0: i32 = ((a_i32 + a_i32) * (a_i32 >> (((a_f32) as i8) & 31i8)));
-        if (((((a_i64) as u8)) as i64) <= ((((a_i64) as u16)) as i64)) {
-            v0 = (!(93i32 >> (((a_u32) as u8) & 31u8)));
+        if false {
+            v0 = (!((((a_i64) as u16)) as i32));
         } else {
-            v0 = ((v0 >> 6u64) << ((16i16).max(95i16) & 31i16));
+            v0 = (!(93i32 >> (((a_u32) as u8) & 31u8)));
         }
-        let mut v1: u16 = (match (56u32 % 8u32) { 1u32 => ((match (66u32 % 8u32) { 4u32 | 0u32 => ((a_f32) as u16), _ => 32u16 }) | ((a_i32) as u16)), _ => 15u16 });
-        for j0 in (((29u32) % 8u32)..(((a_u32 - a_u32)) % 16u32)).step_by(((59u32) % 3u32) as usize) {
-            v1 = ((((59i8 / (((a_i32) as i8) | 1i8)) >> ((63u64 << (((a_i64) as i8) & 63i8)) & 7u64))) as u16);
+        let mut v1: f32 = (-2.375f32);
+        for j0 in (((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 8u32)..(((if true { 6u32 } else { a_u32 })) % 16u32)).step_by(((72u32) % 3u32) as usize) {
+            v1 = (if (38i8 <= 37i8) { (match (66u32 % 8u32) { 4u32 | 0u32 => a_f32, _ => v1 }) } else { (9.375f32 - a_f32) });
         }
-        let v2: u8 = ((match (86u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
-        let v3: u32 = (((((a_u32) as u16) <= v1)) as u32);
-        oi[i] = ((v0).abs()) as u64;
-        of[i] = (((-1.25f64) + ((if true { a_f64 } else { a_f64 }) / (a_f64 / a_f64)))) as f64;
+        let mut v2: f64 = ((((((a_f32) as u16) - ((a_f32) as u16))).min(((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16))) as f64);
+        for j1 in ((((match (76u32 % 8u32) { 4u32 => 67u32, 5u32 => 90u32, _ => 4294967295u32 })) % 8u32)..(((4294967295u32).max(a_u32)) % 16u32)).step_by(((4294967295u32) % 3u32) as usize) {
+            v2 = ((((a_u64) as u8)) as f64);
+        }
+        let mut v3: i16 = ((((a_u32) as i8)) as i16);
+        if (!(30u32 >= a_u32)) {
+            v3 = (!(-62i16));
+        } else {
+            v3 = (match (a_u32 % 8u32) { 3u32..=7u32 => ((a_i32) as i16), 4u32..=5u32 => ((a_i32) as i16), 3u32 => ((a_u32) as i16), _ => ((a_i64) as i16) });
+        }
+        oi[i] = (((15u64 % ((if (1u64 > a_u64) { a_u64 } else { a_u64 }) | 1u64)) + ((18446744073709551615u64 ^ 31u64)).min(((match (63u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)))) as u64;
+        of[i] = (a_f64) as f64;
     }
 }
 
@@ -2845,14 +2822,14 @@ pub fn diff_110(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u32 = (((((-79i64) != a_i64)) as u32) % ((a_u32 * a_u32) | 1u32));
+        let v0: u32 = (((false) as u32) % (((68u8) as u32) | 1u32));
         let v1: u32 = a_u32;
         let mut v2: i8 = (((((a_u32) as u16)) as i8) >> 53i16);
         for j0 in 0u32..(((a_u32 & a_u32)) % 4u32) {
             v2 = (match (j0 % 8u32) { 2u32..=7u32 => (0i8 << (-2147483648i32)), 0u32..=1u32 => ((0.1f32) as i8), 3u32 => 70i8, _ => (((a_i32) as i8) << (((a_f32) as i16) & 7i16)) });
         }
         let mut v3: u8 = ((!((a_f32) as u8)) & (((a_f32) as u8) ^ ((a_i32) as u8)));
-        if (a_i32 != ((match (33u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)) {
+        if (!(!matches!((33u32 % 8u32), 3u32))) {
             v3 = (((100i64 >> a_u64)) as u8);
         } else {
             v3 = ((match (10u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
@@ -2875,20 +2852,18 @@ pub fn diff_111(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let mut v0: u64 = a_u64;
-        if ((-((a_i64) as i8)) == ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) {
-            v0 = (75u64).min((v0 ^ ((91i16) as u64)));
+        if true {
+            v0 = 72u64;
         } else {
-            v0 = v0;
+            v0 = 73u64;
         }
-        let v1: i64 = (((((a_i32) as u8)) as i64)).min((0i64 | DiffPair::new(a_i64, a_i64).b));
-        let mut v2: f64 = 4.125f64;
-        if (((-38i64) - v1) > (v1 >> ((-69i8) & 63i8))) {
-            v2 = ((1.875f64 * a_f64) + (((-1i8)) as f64));
-        } else {
-            v2 = (-5.125f64);
+        let v1: i8 = ((a_u32) as i8);
+        let mut v2: f64 = a_f64;
+        for j0 in (((48u32) % 8u32)..((a_u32) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v2 = (0.0f64).sqrt();
         }
-        oi[i] = (((((match (4u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) >> ((match (a_u32 % 8u32) { 2u32 | 6u32 => a_u32, 2u32..=3u32 => 31u32, _ => 37u32 }) & 7u32)) << ((match (96u32 % 8u32) { 6u32 => ((((a_f32) as u16)) as u8), _ => (((-1.5f32)) as u8) }) & 7u8))) as u64;
-        of[i] = ((if false { ((2.125f32 - (-9.0f32)) * ((((a_i64) as u16)) as f32)) } else { 16777216.0f32 })) as f64;
+        oi[i] = ((if matches!((33u32 % 8u32), 0u32..=2u32) { ((((-45i16)) as u16) << ((-38i32) - 1i32)) } else { (!((match (73u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)) })) as u64;
+        of[i] = ((((((((a_u32) as i16) >> (-41i64))) as i8)) as f32)) as f64;
     }
 }
 
@@ -2905,21 +2880,16 @@ pub fn diff_112(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_f64: f64 = xf64[i];
         let mut v0: i32 = (-1i32);
         if false {
-            v0 = a_i32;
+            v0 = (!(-2147483648i32));
         } else {
-            v0 = ((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
+            v0 = (a_i32).abs();
         }
-        let v1: u32 = (69u32 & 62u32);
-        let v2: i16 = ((match (v1 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
-        let mut v3: f64 = ((if false { (-3.875f64) } else { 11.0f64 }) * (a_f64 / (-4.125f64)));
-        if ((match (v1 % 8u32) { 1u32..=6u32 => 57i8, 4u32 => ((a_f32) as i8), _ => 72i8 }) <= (34i8 << (((a_i32) as u8) & 7u8))) {
-            v3 = a_f64;
-        } else {
-            v3 = (-0.0f64);
-        }
-        let v4: f32 = ((-12.125f32) - (-2.375f32));
-        oi[i] = ((-(-((-52i16) ^ (-53i16))))) as u64;
-        of[i] = ((((match (v1 % 8u32) { 2u32 | 6u32 => (81u16 << (60u32 & 15u32)), 4u32 | 0u32 => (49u16 + 56u16), _ => (((a_i64) as u16)).min(((a_i32) as u16)) })) as f32)) as f64;
+        let v1: u32 = (((a_u32 << 79u8) % ((14u32 << (a_u32 & 31u32)) | 1u32)) ^ a_u32);
+        let v2: u32 = ((match (a_u32 % 8u32) { 4u32 => (a_u32 / (18u32 | 1u32)), 1u32..=1u32 => (match (v1 % 8u32) { 2u32..=3u32 => v1, 2u32..=5u32 => 25u32, 0u32 | 7u32 => v1, _ => a_u32 }), _ => (0u32).max(v1) }) % (((((56u8) as u32)) as u32) | 1u32));
+        let v3: i16 = 32767i16;
+        let v4: i8 = (-53i8);
+        oi[i] = ((match (v2 % 8u32) { 2u32 | 6u32 => ((v4 - v4) << ((if (v4 != 64i8) { a_u32 } else { v2 }) & 7u32)), 4u32 => ((a_i32) as i8), _ => (if (((a_u32) as i16) == v3) { (((a_f32) as i8) & ((a_i32) as i8)) } else { (((a_i32) as i8) & ((a_i32) as i8)) }) })) as u64;
+        of[i] = (a_f32) as f64;
     }
 }
 
@@ -2935,18 +2905,18 @@ pub fn diff_113(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let mut v0: i16 = ((a_f32) as i16);
-        if (!(!(a_i64 == (-34i64)))) {
-            v0 = 3i16;
+        if (!(34u32 < a_u32)) {
+            v0 = v0;
         } else {
-            v0 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
+            v0 = (((match (21u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) / ((if (a_f64 >= a_f64) { (v0 >> ((-1i8) & 15i8)) } else { (((a_i64) as i16) >> (((a_f32) as u8) & 15u8)) }) | 1i16));
         }
-        let v1: u16 = ((35u16 >> ((-1i8) & 15i8)) << ((v0).abs() & 15i16));
-        let mut v2: i32 = (((-71i32) - 82i32) * (a_i32 / (a_i32 | 1i32)));
-        for j0 in 0u32..((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32) {
-            v2 = (((match (j0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) << (((47u8) as i8) & 31i8));
+        let v1: i64 = (((a_f32).sqrt()) as i64);
+        let mut v2: i32 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) + ((((match (89u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)) as i32));
+        for j0 in ((((!15u32)) % 8u32)..((((true) as u32)) % 16u32)).step_by(((71u32) % 3u32) as usize) {
+            v2 = (((((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) as i32) << ((if true { (a_i64 % (v1 | 1i64)) } else { (a_i64 ^ (-35i64)) }) & 31i64));
         }
-        oi[i] = ((((match (71u32 % 8u32) { 5u32 | 1u32 => (if false { 73u64 } else { a_u64 }), 2u32 => (a_u64 ^ 35u64), 6u32 | 6u32 => ((a_u32) as u64), _ => (a_u64 << (a_i32 & 63i32)) })) as i64)) as u64;
-        of[i] = ((-((a_f32 / (-10.75f32)) + 3.25f32))) as f64;
+        oi[i] = ((((match (26u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) >> (((a_i64) as u8) & 15u8))) as u64;
+        of[i] = ((a_f32 * (((86i8 ^ ((a_u32) as i8))) as f32))) as f64;
     }
 }
 
@@ -2961,22 +2931,17 @@ pub fn diff_114(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u16 = ((true) as u16);
-        if (1.7e308f64 < (a_f64 / 0.0f64)) {
-            v0 = (88u16 >> (((a_f32) as i8) & 15i8));
+        let mut v0: u16 = (((0u8 >= 8u8)) as u16);
+        if true {
+            v0 = (if true { v0 } else { 42u16 });
         } else {
-            v0 = 61u16;
+            v0 = (match (a_u32 % 8u32) { 0u32 | 6u32 => ((a_f32) as u16), 0u32 | 4u32 => ((a_i64) as u16), 6u32 | 1u32 => 0u16, _ => v0 });
         }
-        let v1: u32 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
-        let mut v2: i32 = ((a_i32 * a_i32) >> ((32767i16 & ((a_i32) as i16)) & 31i16));
-        if ((6.375f32 - (-3.5f32)) >= ((-0.0f32) / 1e-40f32)) {
-            v2 = v2;
-        } else {
-            v2 = ((v2 << (((a_f32) as u16) & 31u16))).abs();
-        }
-        let v3: u64 = (a_u64).min(68u64);
-        oi[i] = (((match (42u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)) as u64;
-        of[i] = ((if false { (((0u16 - ((a_u32) as u16))) as f32) } else { a_f32 })) as f64;
+        let v1: i64 = ((((a_u32) as f64)) as i64);
+        let v2: u64 = ((6.375f64) as u64);
+        let v3: u16 = ((a_i64) as u16);
+        oi[i] = ((match (1u32 % 8u32) { 2u32 | 3u32 => ((21i8 << (((a_f32) as u16) & 7u16))).abs(), _ => (-18i8) })) as u64;
+        of[i] = ((((a_f32 + (-5.25f32)) / (if (a_i64 != (-52i64)) { a_f32 } else { (-0.0f32) })) - (a_f32 - 11.125f32))) as f64;
     }
 }
 
@@ -2991,23 +2956,17 @@ pub fn diff_115(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: f32 = ((if (((a_i32) as i16) != ((a_f32) as i16)) { 10.5f32 } else { (a_f32 / a_f32) }) + (((100i32 ^ 34i32)) as f32));
-        let mut v1: u32 = ((37u32 >> (a_i64 & 31i64))).max(((match (81u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32));
-        for j0 in 0u32..(((a_u32).min(68u32)) % 4u32) {
-            v1 = (((a_u32 - j0)) as u32);
-        }
-        let mut v2: f32 = v0;
-        for j1 in (0u32..=(((0u32 << (52i8 & 31i8))) % 4u32)).rev() {
-            v2 = (3.75f32 / a_f32);
-        }
-        let mut v3: u64 = 65u64;
-        if ((if false { ((a_u32) as u16) } else { 7u16 }) >= ((((a_u32) as u16)) as u16)) {
-            v3 = (((84u16 % (((a_u32) as u16) | 1u16))) as u64);
+        let v0: f32 = ((if matches!((69u32 % 8u32), 1u32) { (a_f32 - 8.0f32) } else { (-a_f32) }) + (-7.0f32));
+        let v1: i32 = (!a_i32);
+        let v2: f32 = (((((-40i32)) as f32) - (match (a_u32 % 8u32) { 5u32 | 7u32 => a_f32, 6u32 => a_f32, 7u32 => v0, _ => a_f32 })) / (if (true || (94u8 == 17u8)) { (a_f32 + a_f32) } else { (-a_f32) }));
+        let mut v3: i16 = ((a_i32) as i16);
+        if (((a_i64) as f64) == ((-11.5f64) * a_f64)) {
+            v3 = (((false) as i16)).max((((a_i32) as i16)).min(v3));
         } else {
-            v3 = (if (((a_u32) as i16) != (-90i16)) { (1u64 | v3) } else { ((a_i32) as u64) });
+            v3 = (((match (9u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) << ((1u8 >> (53u32 & 7u32)) & 15u8));
         }
-        oi[i] = ((!(-7i32))) as u64;
-        of[i] = ((((a_f32).sqrt() * v0) - (0.0f32 / ((-10.25f32) + v2)))) as f64;
+        oi[i] = (((a_i32) as u8)) as u64;
+        of[i] = (((-(a_f32).abs())).abs()) as f64;
     }
 }
 
@@ -3045,18 +3004,18 @@ pub fn diff_117(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
             v1 = v1;
         }
         let mut v2: u64 = (match (a_u32 % 8u32) { 2u32 | 2u32 => ((a_u64 ^ a_u64) * (16579850606678411189u64 << (((a_i32) as u16) & 63u16))), _ => (match (a_u32 % 8u32) { 7u32 => (a_u64 + v0), _ => v0 }) });
-        if (((a_i64) as i8) <= v1) {
-            v2 = ((v0 + (a_u64 | 65u64))).min((!(!a_u64)));
+        if (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) <= (-1i16)) {
+            v2 = (v0 + ((a_u64).max(a_u64) | (!v0)));
         } else {
-            v2 = a_u64;
+            v2 = ((match (11u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
         }
-        let v3: f64 = (match (60u32 % 8u32) { 6u32 | 3u32 => 1.25f64, 4u32 => (-12.25f64), 2u32..=4u32 => a_f64, _ => (-6.875f64) });
-        let mut v4: u8 = 47u8;
-        for j1 in 0u32..(((a_u32 ^ 23u32)) % 4u32) {
-            v4 = ((98u8 * ((a_f32) as u8)) >> (18i32 & 7i32));
+        let mut v3: u8 = ((((a_f32) as u8) << ((match (31u32 % 8u32) { 2u32 => 4i32, 5u32..=7u32 => 66i32, 5u32 => 5i32, _ => a_i32 }) & 7i32)) << (((77u32).min(a_u32) | ((false) as u32)) & 7u32));
+        for j1 in ((((a_u32 - a_u32)) % 8u32)..(((a_u32 * 83u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v3 = ((((match (30u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) as u8);
         }
-        oi[i] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)) as u64;
-        of[i] = (((50i32) as f64)) as f64;
+        let v4: u16 = (((15i32) as u16)).max(((((a_i32) as u8)) as u16));
+        oi[i] = ((-((a_i32) as i16))) as u64;
+        of[i] = ((-(if false { (0.1f32 * 8.375f32) } else { (1.5f32 / 5.75f32) }))) as f64;
     }
 }
 
@@ -3072,15 +3031,15 @@ pub fn diff_118(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let mut v0: u32 = (a_u32 * a_u32);
-        if ((21u64 << (((a_i32) as u16) & 63u16)) < (match (69u32 % 8u32) { 0u32 => a_u64, 5u32 | 7u32 => 32u64, _ => a_u64 })) {
-            v0 = a_u32;
+        if matches!((a_u32 % 8u32), 3u32 | 6u32) {
+            v0 = (match (v0 % 8u32) { 5u32 | 7u32 => a_u32, 6u32 => v0, _ => v0 });
         } else {
             v0 = v0;
         }
-        let v1: u8 = 8u8;
-        let v2: u32 = a_u32;
-        oi[i] = ((-50i8)) as u64;
-        of[i] = (((((!((a_i32) as u16)) ^ ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16))) as f64)) as f64;
+        let v1: i8 = ((a_f32) as i8);
+        let v2: u32 = (((-51i32)) as u32);
+        oi[i] = (v1) as u64;
+        of[i] = (((((((a_u32) as u16) << (a_i32 & 15i32))) as f32) * (((-7.625f32) - (-7.875f32)) / (a_f32).abs()))) as f64;
     }
 }
 
@@ -3096,13 +3055,13 @@ pub fn diff_119(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let mut v0: f32 = a_f32;
-        if (!((1.25f32 >= 3.125f32) && true)) {
-            v0 = ((a_f32 * v0)).sqrt();
+        if ((70u64 != a_u64) && (false || false)) {
+            v0 = (-12.0f32);
         } else {
-            v0 = (-a_f32);
+            v0 = ((((179u8) as u64)) as f32);
         }
-        oi[i] = ((((((-a_f32)) as u8)) as i8)) as u64;
-        of[i] = (((match (62u32 % 8u32) { 5u32 | 2u32 => (5.375f64 + 0.0f64), 7u32 => ((-0.0f64) / a_f64), 6u32 | 0u32 => (-a_f64), _ => ((a_i32) as f64) }) / (-((-5.0f64) - 5e-324f64)))) as f64;
+        oi[i] = ((((match (48u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) >> ((((((-51i16)) as i16)) as u8) & 31u8))) as u64;
+        of[i] = (7.0f64) as f64;
     }
 }
 
@@ -3118,17 +3077,17 @@ pub fn diff_120(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let mut v0: f32 = ((a_u64) as f32);
-        if ((3.125f32 * a_f32) == (match (a_u32 % 8u32) { 1u32..=1u32 => 6.375f32, 2u32..=4u32 => a_f32, _ => a_f32 })) {
-            v0 = (v0 + a_f32);
+        if (3u8 == ((a_f32) as u8)) {
+            v0 = ((33i8) as f32);
         } else {
-            v0 = (-a_f32);
+            v0 = (a_f32 + a_f32);
         }
-        let mut v1: i64 = (-20i64);
-        for j0 in (((((((a_i64) as i8)) as u32)) % 8u32)..((a_u32) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v1 = v1;
+        let mut v1: u32 = 4294967295u32;
+        for j0 in (((((((a_f32) as i8)) as u32)) % 8u32)..(((75u32 << (49i16 & 31i16))) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v1 = ((match (j0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
         }
-        oi[i] = ((((a_u64).max(22u64)).max(0u64) << (((2.375f64) as i32) / (!a_i32)))) as u64;
-        of[i] = (((match (a_u32 % 8u32) { 3u32 | 1u32 => (if (a_u64 > 44u64) { a_f64 } else { 10.75f64 }), _ => ((99u16) as f64) })).sqrt()) as f64;
+        oi[i] = ((0i64 | DiffPair { a: ((a_i64).min(a_i64) << ((41u16 >> (a_i32 & 15i32)) & 63u16)), b: ((!a_i64) >> ((-22i16) & 63i16)) }.mixed())) as u64;
+        of[i] = ((((((-1.0f32) - 1e-40f32) / ((((a_i64) as i8)) as f32))) as f64)) as f64;
     }
 }
 
@@ -3148,14 +3107,19 @@ pub fn diff_121(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
             v0 = ((((((a_i32) as u16)).min(((a_i64) as u16))).max(72u16)) as u64);
         }
         let mut v1: u64 = (((match (a_u32 % 8u32) { 3u32..=6u32 => v0, 0u32..=3u32 => a_u64, _ => 4u64 }) * ((match (81u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)) * ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64));
-        if ((match (4294967295u32 % 8u32) { 0u32..=6u32 => ((a_u32) as u8), 1u32..=6u32 => 128u8, _ => ((a_i32) as u8) }) < ((a_f32) as u8)) {
-            v1 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
+        if (!(!true)) {
+            v1 = ((if matches!((a_u32 % 8u32), 3u32..=4u32) { a_u64 } else { (a_u64 & 50u64) }) << (((a_u32) as u16) & 63u16));
         } else {
-            v1 = a_u64;
+            v1 = (73u64 >> (22u8 & 63u8));
         }
-        let v2: u32 = ((a_u32 | 73u32) + a_u32);
-        oi[i] = ((a_i64 * (0i64 | DiffPair { a: (0i64 | DiffPair::new(a_i64, a_i64).b), b: (!0i64) }.mixed()))) as u64;
-        of[i] = (((8.375f64 + ((4.875f64) as f64)) - (((-2.25f64) + (-9.5f64)) / (a_f64 / a_f64)))) as f64;
+        let mut v2: u16 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
+        if ((if false { ((a_f32) as i16) } else { (-24i16) }) > (((a_u32) as i16) & 67i16)) {
+            v2 = (match (39u32 % 8u32) { 7u32 => 1u16, _ => (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) & (match (32u32 % 8u32) { 2u32 => 25u16, _ => v2 })) });
+        } else {
+            v2 = v2;
+        }
+        oi[i] = ((4u32 - 46u32)) as u64;
+        of[i] = ((((((-((a_i64) as i8))) as u64)) as f64)) as f64;
     }
 }
 
@@ -3172,16 +3136,21 @@ pub fn diff_122(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_f64: f64 = xf64[i];
         let v0: u32 = (!a_u32);
         let mut v1: u64 = (match (89u32 % 8u32) { 1u32 => a_u64, _ => 86u64 });
-        for j0 in (0u32..=(((if false { 24u32 } else { a_u32 })) % 4u32)).rev() {
-            v1 = (a_u64 | 88u64);
+        for j0 in (u32::MAX - (((if false { 31u32 } else { a_u32 })) % 4u32))..=u32::MAX {
+            v1 = (match (88u32 % 8u32) { 3u32 | 5u32 => v1, _ => 1u64 });
         }
-        let v2: f32 = ((match (a_u32 % 8u32) { 4u32 | 7u32 => a_f32, _ => (-3.625f32) }) / 10.875f32);
-        let mut v3: i64 = 0i64;
-        for j1 in (0u32..=((a_u32) % 4u32)).rev() {
-            v3 = ((!v3)).max((-10i64));
+        let mut v2: u64 = (!(if matches!((a_u32 % 8u32), 3u32) { ((a_i64) as u64) } else { v1 }));
+        if ((34i8 <= 27i8) || (!matches!((v0 % 8u32), 2u32 | 0u32))) {
+            v2 = ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) as u64);
+        } else {
+            v2 = v1;
         }
-        oi[i] = (((match (v0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) as u64;
-        of[i] = ((((a_f32 + v2) / (-v2)) / ((v2 - 3.4e38f32) + (a_f32 + v2)))) as f64;
+        let mut v3: f64 = (match (a_u32 % 8u32) { 1u32..=1u32 => (1.7e308f64 * (-1.0f64)), 1u32 | 7u32 => (a_f64 - 0.0f64), _ => (a_f64 * 6.875f64) });
+        for j1 in 0u32..((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32) {
+            v3 = (((6.25f32 - (-3.5f32))) as f64);
+        }
+        oi[i] = ((((a_i64 / ((-9223372036854775808i64) | 1i64)) << ((!((a_i64) as u16)) & 63u16)) / ((if matches!((a_u32 % 8u32), 4u32) { ((3.4e38f32) as i64) } else { ((match (v0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64) }) | 1i64))) as u64;
+        of[i] = ((match (94u32 % 8u32) { 7u32 | 1u32 => a_f64, 0u32 | 4u32 => (-v3), _ => v3 })) as f64;
     }
 }
 
@@ -3197,15 +3166,18 @@ pub fn diff_123(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let mut v0: u32 = (a_u32 ^ 69u32);
-        if (!(10u16 == 17u16)) {
-            v0 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
+        if (((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) == ((matches!((62u32 % 8u32), 1u32..=2u32)) as u16)) {
+            v0 = (v0).min(v0);
         } else {
-            v0 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
+            v0 = ((((a_u32) as i16)) as u32);
         }
-        let v1: u8 = 49u8;
-        let v2: f64 = (a_f64).abs();
-        oi[i] = ((((a_i64 * a_i64) * ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64)) << (((51i16).abs() / ((((a_u32) as i16) + ((a_f32) as i16)) | 1i16)) & 63i16))) as u64;
-        of[i] = (v2) as f64;
+        let v1: u64 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
+        let mut v2: u64 = 78u64;
+        for j0 in (0u32..=(((!a_u32)) % 4u32)).rev() {
+            v2 = (a_u64 << 9u16);
+        }
+        oi[i] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)) as u64;
+        of[i] = (4.0f32) as f64;
     }
 }
 
@@ -3221,22 +3193,26 @@ pub fn diff_124(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let mut v0: u8 = ((84u8 ^ 31u8) << ((((-54i16)) as u8) & 7u8));
-        if ((43i16 >> (a_u64 & 15u64)) == ((match (69u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)) {
-            v0 = (if false { (!v0) } else { ((63i8) as u8) });
+        if false {
+            v0 = ((a_i64) as u8);
         } else {
-            v0 = ((((-9i16)) as u8) >> (13u8 & 7u8));
+            v0 = ((a_f32) as u8);
         }
-        let v1: f64 = 9.875f64;
-        let mut v2: u16 = 51u16;
-        for j0 in (0u32..=(((43u32 % a_u32)) % 4u32)).rev() {
-            v2 = ((if true { ((a_i64) as u16) } else { v2 }) << (a_u64 & 15u64));
+        let mut v1: u8 = (v0 + v0);
+        if matches!((32u32 % 8u32), 1u32..=7u32) {
+            v1 = ((((a_f32) as i16)) as u8);
+        } else {
+            v1 = ((a_u64) as u8);
         }
-        let mut v3: i16 = (23i16 & 16i16);
-        for j1 in (u32::MAX - (((a_u32 & 4294967295u32)) % 4u32))..=u32::MAX {
-            v3 = ((a_u32) as i16);
+        let v2: i16 = (((a_u32) as i16)).abs();
+        let mut v3: f64 = (((-(a_f64 + 9.875f64))) as f64);
+        if (!matches!((a_u32 % 8u32), 4u32 | 1u32)) {
+            v3 = (((v3 * a_f64) + (a_f64 - (-3.0f64))) * (((a_f64).abs()) as f64));
+        } else {
+            v3 = (((((a_u64) as i16)) as f64) * (((((a_f32) as i16)) as f64) + a_f64));
         }
-        oi[i] = ((if (75i8 < (((a_i32) as i8) * (-21i8))) { ((-a_i32) << (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) & 31i32)) } else { (match (12u32 % 8u32) { 4u32..=7u32 => ((match (47u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32), _ => (if true { a_i32 } else { a_i32 }) }) })) as u64;
-        of[i] = (((a_u64) as f64)) as f64;
+        oi[i] = (((match (34u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)) as u64;
+        of[i] = (((((0.0f64 / (-0.0f64))) as f32) - ((((a_i32) as u16)) as f32))) as f64;
     }
 }
 
@@ -3254,13 +3230,13 @@ pub fn diff_125(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let v0: f32 = (((((-0.0f64)) as f32) + (match (88u32 % 8u32) { 5u32 | 0u32 => a_f32, _ => a_f32 }))).sqrt();
         let v1: u64 = ((a_u64 >> (a_i64 & 63i64)) - a_u64);
         let mut v2: i32 = (a_i32 << ((60i32 << (((a_i32) as i8) & 31i8)) & 31i32));
-        if false {
-            v2 = (((v0).abs()) as i32);
+        if ((!v1) >= (v1 << (a_i64 & 63i64))) {
+            v2 = ((a_i32 + (-42i32))).abs();
         } else {
-            v2 = (match (65u32 % 8u32) { 7u32..=7u32 => ((-12i32) % v2), _ => (-a_i32) });
+            v2 = ((((match (4294967295u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)) as i32);
         }
-        oi[i] = (((((match (32u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)).min((if true { ((a_i64) as u16) } else { 84u16 })) / (((match (31u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) | 1u16))) as u64;
-        of[i] = ((if (!(1u32 >= 96u32)) { ((a_f32).sqrt() * ((-8.5f32) - a_f32)) } else { v0 })) as f64;
+        oi[i] = ((a_i32).max(a_i32)) as u64;
+        of[i] = (((((-2.25f64) + a_f64) + ((7i8) as f64)) + (((-1.75f64) * (-2.75f64)) - (-a_f64)))) as f64;
     }
 }
 
@@ -3276,22 +3252,24 @@ pub fn diff_126(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let mut v0: i8 = (-128i8);
-        if false {
-            v0 = ((!v0) >> ((52u16 + 18u16) & 7u16));
+        if (!(true || true)) {
+            v0 = ((a_f32) as i8);
         } else {
-            v0 = ((9i8 * v0) / ((((a_i64) as i8) * v0) | 1i8));
+            v0 = (!((a_u32) as i8));
         }
-        let mut v1: i32 = (if (true && true) { (-a_i32) } else { (1i32 * 32i32) });
-        for j0 in (u32::MAX - (((a_u32 & a_u32)) % 4u32))..=u32::MAX {
-            v1 = (!(match (27u32 % 8u32) { 7u32 | 6u32 => v1, 4u32 => 72i32, _ => (-13i32) }));
+        let mut v1: u64 = ((77u64 >> ((-31i32) & 63i32)) / ((a_u64 ^ a_u64) | 1u64));
+        if ((12u16 >= 64u16) || (v0 == (-78i8))) {
+            v1 = (68u64 << (((((a_i64) as u16)) as u64) & 63u64));
+        } else {
+            v1 = 72u64;
         }
-        let mut v2: i8 = (v0 * v0);
-        for j1 in (((((v0) as u32)) % 8u32)..((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 16u32)).step_by(((55u32) % 3u32) as usize) {
-            v2 = (if (65u32 == 29u32) { ((a_f32) as i8) } else { 19i8 });
+        let v2: u8 = ((13u16) as u8);
+        let mut v3: i8 = (v0 * v0);
+        for j0 in (((((v0) as u32)) % 8u32)..((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 16u32)).step_by(((55u32) % 3u32) as usize) {
+            v3 = (if matches!((1u32 % 8u32), 2u32) { ((a_f32) as i8) } else { ((a_f32) as i8) });
         }
-        let v3: i8 = v2;
-        oi[i] = (15u16) as u64;
-        of[i] = (a_f64) as f64;
+        oi[i] = (((-1i64) ^ (((24i64 << (1u64 & 63u64))) as i64))) as u64;
+        of[i] = (((((if (a_u32 == a_u32) { a_f32 } else { (-0.0f32) }) + (1e-40f32 + 16777216.0f32))) as f32)) as f64;
     }
 }
 
@@ -3307,19 +3285,19 @@ pub fn diff_127(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let mut v0: i16 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
-        if (!false) {
+        if false {
             v0 = (!((a_i32) as i16));
         } else {
             v0 = ((-41i16) % (((a_f32) as i16) | 1i16));
         }
-        let mut v1: f32 = (if false { ((a_f64) as f32) } else { (a_f32 * (-0.5f32)) });
-        if (!(15u16 < 56u16)) {
-            v1 = (-(if (73u64 > 0u64) { v1 } else { v1 }));
+        let mut v1: f32 = (if (90u8 < ((a_i64) as u8)) { (6.5f32 * (-0.0f32)) } else { ((-3.875f32)).abs() });
+        if matches!((a_u32 % 8u32), 7u32 | 7u32) {
+            v1 = 1.5f32;
         } else {
-            v1 = (((!13u8)) as f32);
+            v1 = (-((-7.375f32) * a_f32));
         }
-        oi[i] = ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)).min(((a_f32) as u16))) as u64;
-        of[i] = (((((-1.375f64) * 5.875f64) * (-a_f64)) - (((-2.0f64) * 8.25f64) * (9.5f64 + 0.0f64)))) as f64;
+        oi[i] = ((!(!(!2u16)))) as u64;
+        of[i] = ((match (3u32 % 8u32) { 1u32..=7u32 => (((-5.0f64) * 1.7e308f64) - 10.375f64), 1u32..=6u32 => ((-a_f64) * (8.25f64).sqrt()), 2u32 | 0u32 => (((a_f32) as f64)).sqrt(), _ => ((0.1f64 - 5.625f64)).abs() })) as f64;
     }
 }
 
@@ -3339,22 +3317,19 @@ pub fn diff_128(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
             v0 = (v0 * a_f32);
         }
         let mut v1: f64 = a_f64;
-        if true {
-            v1 = (((((-49i32)) as f64)).sqrt() - ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)) as f64));
+        if (((match (26u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) > ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)) {
+            v1 = (((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)) as f64)).sqrt();
         } else {
             v1 = (-((a_f64).abs() / ((2i32) as f64)));
         }
         let v2: i8 = (((a_i32) as i8) + 7i8);
         let mut v3: i16 = ((a_u32) as i16);
-        for j1 in ((((if (3062154051u32 <= 69u32) { a_u32 } else { 88u32 })) % 8u32)..(((!46u32)) % 16u32)).step_by(((1u32) % 3u32) as usize) {
-            v3 = (((match (64u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) >> ((match (a_u32 % 8u32) { 4u32..=7u32 => v3, _ => (0i16 << (85u32 & 15u32)) }) & 15i16));
+        for j1 in 0u32..(((if true { a_u32 } else { 6u32 })) % 4u32) {
+            v3 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
         }
-        let mut v4: i32 = (if false { 31i32 } else { a_i32 });
-        for j2 in ((((a_u32 % 50u32)) % 8u32)..(((1776196985u32).max(52u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v4 = ((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
-        }
-        oi[i] = ((if (!(!true)) { (if (false && false) { ((((a_i32) as u16)) as i64) } else { ((match (5u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64) }) } else { (((a_i32) as i64) | 2i64) })) as u64;
-        of[i] = ((((if (((-1i16) > (-1i16)) && true) { (a_u64 - a_u64) } else { (if (a_f64 != a_f64) { 64u64 } else { 15u64 }) })) as f32)) as f64;
+        let v4: i64 = ((if (!false) { (3i64 >> (((a_i64) as i16) & 63i16)) } else { (54i64 * a_i64) }) | ((64i64 ^ a_i64) << (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) & 63i32)));
+        oi[i] = ((if ((!(a_f64 <= a_f64)) && (6.25f32 > v0)) { (a_i64).max(((v1) as i64)) } else { ((if true { v4 } else { v4 }) >> ((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)) })) as u64;
+        of[i] = ((((((a_f32) as i8) << ((((((a_f32) as u8) == ((a_i32) as u8))) as u16) & 7u16))) as f64)) as f64;
     }
 }
 
@@ -3372,13 +3347,13 @@ pub fn diff_129(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let v0: u32 = (a_u32 << ((-96i64) & 31i64));
         let v1: f32 = (((28i16) as f32) / 3.4e38f32);
         let mut v2: i8 = 77i8;
-        if false {
-            v2 = v2;
+        if ((15u64).min(93u64) < (a_u64 + a_u64)) {
+            v2 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
         } else {
-            v2 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) << (18u64 & 7u64));
+            v2 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
         }
-        oi[i] = (((if (!(((a_i64) as u8) != 1u8)) { (!63u16) } else { (!12u16) }) / ((((a_f32) as u16)).min((0u16).min(((a_f32) as u16))) | 1u16))) as u64;
-        of[i] = ((-(((32u64) as f64) / ((96u64) as f64)))) as f64;
+        oi[i] = ((if ((if true { 63u8 } else { 77u8 }) != (!((a_i32) as u8))) { (((!((a_u32) as i16))) as i16) } else { (((match (85u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) % ((-3i16) | 1i16)) })) as u64;
+        of[i] = (8.5f64) as f64;
     }
 }
 
@@ -3394,18 +3369,20 @@ pub fn diff_130(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let mut v0: i8 = (92i8 / ((-83i8) | 1i8));
-        if (((-2.75f64)).abs() == 5e-324f64) {
-            v0 = (((a_u32) as i8) - ((a_i64) as i8));
+        if (((-11.5f32) >= 9.0f32) || ((-22i64) < (-78i64))) {
+            v0 = (89i8 >> (2u16 & 7u16));
         } else {
-            v0 = (!79i8);
+            v0 = (v0).abs();
         }
-        let v1: f32 = ((-5.25f32) / 5.0f32);
-        let mut v2: i8 = ((a_i64) as i8);
-        for j0 in (((a_u32) % 8u32)..((((match (37u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v2 = (((a_f32) as i8) << ((12u32 >> (64u32 & 31u32)) >> (((match (j0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) & 31u16)));
+        let mut v1: f32 = ((a_u32) as f32);
+        if (((false) as i64) >= ((match (99u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64)) {
+            v1 = (-0.0f32);
+        } else {
+            v1 = (((((62u32 >> (((a_u32) as i8) & 31i8))) as u16)) as f32);
         }
-        oi[i] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)) as u64;
-        of[i] = ((((((-98i32)) as f64) + (a_f64 + (-8.625f64))) / a_f64)) as f64;
+        let v2: i64 = ((((a_i64) as i16)) as i64);
+        oi[i] = (0u32) as u64;
+        of[i] = ((-(a_f32 - (-6.125f32)))) as f64;
     }
 }
 
@@ -3425,20 +3402,15 @@ pub fn diff_131(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
             v0 = (((a_f64 + v0)).abs()).abs();
         }
         let mut v1: i8 = (!((match (43u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8));
-        if (11u64 >= (36u64 | a_u64)) {
-            v1 = ((((-70i8)) as i8) << ((if true { (-2i64) } else { a_i64 }) & 7i64));
+        if (a_i64 == (22i64 - a_i64)) {
+            v1 = ((((a_f32) as i8) << ((a_i32) as i16))).abs();
         } else {
-            v1 = ((match (78u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
+            v1 = (if (a_u32 > 23u32) { ((match (32u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) } else { (match (18u32 % 8u32) { 3u32..=5u32 => v1, _ => ((a_i64) as i8) }) });
         }
-        let v2: f32 = ((v0) as f32);
-        let mut v3: u8 = (match (31u32 % 8u32) { 0u32..=4u32 => 33u8, _ => ((a_f32) as u8) });
-        if (((1u32) as i8) == ((-68i8) >> 87u16)) {
-            v3 = (if (a_i32 != 65i32) { (((a_i32 << (0u64 & 31u64))) as u8) } else { (!(((a_i64) as u8) >> v1)) });
-        } else {
-            v3 = ((v3 / (((match (78u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) | 1u8)) - (match (85u32 % 8u32) { 2u32 => (79u8 % v3), 1u32 => ((match (61u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8), 6u32 | 6u32 => v3, _ => ((a_f32) as u8) }));
-        }
-        oi[i] = (((((!591031096u32)) as u32)).max((if (a_i64 > (-11i64)) { 95u32 } else { (56u32 >> (a_u32 & 31u32)) }))) as u64;
-        of[i] = ((((((match (96u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)) as f32) + ((a_f32 + v2) * (v2 / v2)))) as f64;
+        let v2: u64 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
+        let v3: i64 = ((a_i64 | a_i64) << ((a_u64 / (a_u64 | 1u64)) & 63u64));
+        oi[i] = ((((((v2) as i32) >> ((a_u64) as i64))) as i8)) as u64;
+        of[i] = ((a_f32 * (match (a_u32 % 8u32) { 3u32 | 1u32 => (a_f32 + 6.875f32), 1u32 | 3u32 => (0.1f32).abs(), _ => (a_f32 * (-1.25f32)) }))) as f64;
     }
 }
 
@@ -3454,8 +3426,8 @@ pub fn diff_132(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: u16 = ((a_f32) as u16);
-        oi[i] = ((if ((21i8 | (-29i8)) != (79i8 | ((a_i64) as i8))) { ((0u64 / (29u64 | 1u64)) << ((match (a_u32 % 8u32) { 3u32 | 1u32 => (-56i8), 2u32 | 7u32 => (-73i8), _ => ((a_f32) as i8) }) & 63i8)) } else { ((match (32u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) })) as u64;
-        of[i] = ((((((-9223372036854775808i64) / (-99i64))) as f32) + ((((-3.5f64)) as f32)).abs())) as f64;
+        oi[i] = ((if ((40u8 != ((a_i32) as u8)) && false) { (!(if (9223372036854775807i64 < a_i64) { 56u64 } else { 63u64 })) } else { a_u64 })) as u64;
+        of[i] = ((match (96u32 % 8u32) { 3u32..=7u32 => (-a_f32), _ => ((-a_f32) - (a_f32 - 3.4e38f32)) })) as f64;
     }
 }
 
@@ -3472,21 +3444,24 @@ pub fn diff_133(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_f64: f64 = xf64[i];
         let v0: i16 = 84i16;
         let mut v1: u16 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) >> (((24i32 << (((a_u32) as u16) & 31u16)) | ((a_i64) as i32)) & 15i32));
-        if ((((a_i32) as i8) > ((a_i64) as i8)) && (false && true)) {
-            v1 = (match (25u32 % 8u32) { 2u32 | 1u32 => (match (22u32 % 8u32) { 4u32..=6u32 => (15u16 << ((-56i32) & 15i32)), 0u32 | 3u32 => (((a_i64) as u16) ^ v1), 4u32 | 6u32 => (if true { v1 } else { ((a_i32) as u16) }), _ => ((a_f32) as u16) }), 3u32 => ((a_i32) as u16), _ => ((v1 & 1u16) + ((a_u32) as u16)) });
+        if (!(74i32 != (-77i32))) {
+            v1 = ((!((match (17u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)) << (!50i32));
         } else {
-            v1 = ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) + (v1 * 83u16)) ^ (((match (a_u32 % 8u32) { 3u32 | 7u32 => 18u16, 6u32 => ((a_f32) as u16), 2u32..=4u32 => ((a_i64) as u16), _ => ((a_i32) as u16) })) as u16));
+            v1 = (match (31u32 % 8u32) { 0u32..=0u32 => ((((a_f32) as u16) << (((a_i64) as i16) & 15i16)) & (((a_i64) as u16) ^ v1)), 4u32 | 6u32 => (if false { (v1 | ((a_f32) as u16)) } else { ((2.5f32) as u16) }), _ => ((v1 & 1u16) + ((a_u32) as u16)) });
         }
-        let v2: i16 = (((a_i64) as i16)).max(((a_i32) as i16));
-        let v3: i32 = (((match (25u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)).min(((!a_i32) ^ (-a_i32)));
-        let mut v4: u16 = (!((a_f32) as u16));
-        if (!(!(0i64 == a_i64))) {
-            v4 = (((72i32) as u16) + (((a_u32) as u16) / (((a_i32) as u16) | 1u16)));
+        let v2: f32 = (if (a_f32 <= 3.625f32) { (-10.375f32) } else { 0.75f32 });
+        let mut v3: i16 = ((if (31i32 < a_i32) { ((a_i32) as i16) } else { ((match (45u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) }) % (((a_i64) as i16) | 1i16));
+        if ((2147483647i32 ^ a_i32) == ((-61i32) >> ((-38i8) & 31i8))) {
+            v3 = (20i16).min((match (15u32 % 8u32) { 0u32 => (13i16 >> (0i64 & 15i64)), 7u32 => v0, _ => (((a_f32) as i16) / (((a_i64) as i16) | 1i16)) }));
         } else {
-            v4 = ((((a_i32) as u16) / (v4 | 1u16)) / 10u16);
+            v3 = (match (1100645937u32 % 8u32) { 5u32 | 4u32 => (match (40u32 % 8u32) { 4u32..=6u32 => (19i16 % (0i16 | 1i16)), 7u32..=7u32 => ((-5i16)).abs(), _ => (match (531871228u32 % 8u32) { 7u32 | 6u32 => v0, 5u32 | 1u32 => ((a_u32) as i16), _ => ((a_f32) as i16) }) }), 1u32 => ((a_u32) as i16), 5u32 => v0, _ => ((21i16 + ((a_f32) as i16)) << (((-9223372036854775808i64) ^ 63i64) & 15i64)) });
         }
-        oi[i] = ((-((a_i32) as i8))) as u64;
-        of[i] = ((((((-9.0f32)).abs() / (a_f32 / a_f32))) as f32)) as f64;
+        let mut v4: f32 = a_f32;
+        for j0 in (0u32..=((94u32) % 4u32)).rev() {
+            v4 = (a_f32 + 16777216.0f32);
+        }
+        oi[i] = ((63i64 << ((if false { (!73u16) } else { 19u16 }) & 63u16))) as u64;
+        of[i] = ((2.625f32).sqrt()) as f64;
     }
 }
 
@@ -3502,7 +3477,7 @@ pub fn diff_134(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let mut v0: i64 = a_i64;
-        if (!true) {
+        if true {
             v0 = 0i64;
         } else {
             v0 = (a_i64).min(a_i64);
@@ -3529,13 +3504,13 @@ pub fn diff_135(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
             v1 = v1;
         }
         let mut v2: u8 = (!59u8);
-        if (a_u64 >= (if true { a_u64 } else { 74u64 })) {
-            v2 = (v2 % (((a_f32) as u8) | 1u8));
+        if matches!((a_u32 % 8u32), 1u32) {
+            v2 = ((((a_u32) as i16)) as u8);
         } else {
-            v2 = (!((a_i64) as u8));
+            v2 = ((match (31u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
         }
-        oi[i] = (63u16) as u64;
-        of[i] = ((a_f64 + ((a_f64 * a_f64) - (a_f64 + a_f64)))) as f64;
+        oi[i] = ((((53i8 + 48i8) << (((8u16) as u32) & 7u32)) % (((a_u32) as i8) | 1i8))) as u64;
+        of[i] = (((v0 + (if matches!((22u32 % 8u32), 2u32 | 6u32) { 8.0f32 } else { 3.4e38f32 })) - ((11.125f32 / v0) * (v1 * v0)))) as f64;
     }
 }
 
@@ -3551,25 +3526,20 @@ pub fn diff_136(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let mut v0: i32 = (!(15i32).abs());
-        if ((((a_i64) as i8)).min(((a_u32) as i8)) != ((a_i32) as i8)) {
-            v0 = ((a_i32).abs() + (a_i32 | a_i32));
+        if true {
+            v0 = (!((48u8) as i32));
         } else {
-            v0 = ((89i32 << (a_u32 & 31u32)) >> (((match (14u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) & 31i16));
+            v0 = (((69u8) as i32) | (if false { a_i32 } else { v0 }));
         }
-        let v1: i8 = ((!(match (a_u32 % 8u32) { 3u32 => ((a_i64) as i8), 0u32..=4u32 => 84i8, 1u32 => 63i8, _ => 50i8 })) & ((if (81u32 <= 48u32) { (-80i8) } else { ((a_f32) as i8) }) << ((!0u64) & 7u64)));
-        let mut v2: u8 = ((34u8).max(((a_u32) as u8)) / ((128u8 + ((a_u32) as u8)) | 1u8));
-        for j0 in ((((a_u32 >> 15u8)) % 8u32)..(((!a_u32)) % 16u32)).step_by(((85u32) % 3u32) as usize) {
-            v2 = (((match (56u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) & ((a_f32) as u8));
+        let v1: i8 = ((match (0u32 % 8u32) { 0u32..=4u32 => 84i8, _ => ((a_f32) as i8) }) >> ((match (a_u32 % 8u32) { 3u32 | 1u32 => (-17i64), _ => a_i64 }) & 7i64));
+        let v2: f32 = a_f32;
+        let v3: i8 = (92i8 % (((a_i32) as i8) | 1i8));
+        let mut v4: i8 = (if (!false) { (if matches!((59u32 % 8u32), 0u32..=5u32) { 27i8 } else { ((a_i64) as i8) }) } else { 34i8 });
+        for j0 in 0u32..(((40u32 ^ 16u32)) % 4u32) {
+            v4 = (((-56i8)).max((-1i8)) >> ((if true { 46u8 } else { 86u8 }) & 7u8));
         }
-        let mut v3: u16 = (((a_i64) as u16) >> (((a_i64) as u8) & 15u8));
-        if (((a_i64) as u8) > 64u8) {
-            v3 = (((a_i64) as u16) - v3);
-        } else {
-            v3 = (v3 + 45132u16);
-        }
-        let v4: i32 = ((31i32 * a_i32) - (a_i32 >> ((-36i64) & 31i64)));
-        oi[i] = ((((-2147483648i32) << (a_u32 * a_u32)) ^ (if (91u64 < 35u64) { (a_i32 + a_i32) } else { (13i32).min(v0) }))) as u64;
-        of[i] = (((((((a_u32) as i16) & (-32768i16))) as f64) + (if ((a_f32 >= a_f32) && true) { ((a_u64) as f64) } else { (a_f64).sqrt() }))) as f64;
+        oi[i] = (((((a_u32) as i8) >> ((if true { ((a_f32) as u16) } else { ((a_f32) as u16) }) & 7u16)) >> ((((a_i64) as u8)).min((255u8 + 64u8)) & 7u8))) as u64;
+        of[i] = (a_f32) as f64;
     }
 }
 
@@ -3586,17 +3556,19 @@ pub fn diff_137(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_f64: f64 = xf64[i];
         let v0: i16 = (((-52i16) % ((a_u32) as i16)) << ((match (88u32 % 8u32) { 3u32 | 3u32 => ((a_u32) as u8), _ => 1u8 }) & 15u8));
         let mut v1: f64 = (-a_f64);
-        if (!(100u16 <= 0u16)) {
-            v1 = 0.0f64;
+        if ((((a_u32) as u16) + ((a_u32) as u16)) <= (65535u16 / (57u16 | 1u16))) {
+            v1 = (a_f64 / 5.625f64);
         } else {
-            v1 = (v1 / v1);
+            v1 = (((-10.5f64)) as f64);
         }
-        let mut v2: f64 = ((((a_i64) as i8)) as f64);
-        for j0 in (0u32..((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32)).rev() {
-            v2 = (v2 + a_f64);
+        let mut v2: u16 = (((a_f32 + 3.625f32)) as u16);
+        if (((a_f32) as u32) <= (99u32 << (41u16 & 31u16))) {
+            v2 = (1u16 << (19i64 & 15i64));
+        } else {
+            v2 = (((0u64 >> (a_i32 & 63i32))) as u16);
         }
-        oi[i] = ((((((-91i64)) as u8) >> (((-51i32) * a_i32) & 7i32)) & ((((-42i32)) as u8) * (((a_i32) as u8)).max(20u8)))) as u64;
-        of[i] = ((((7.0f32 / a_f32) / (-0.0f32))).abs()) as f64;
+        oi[i] = (((match (32u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)) as u64;
+        of[i] = ((match (1u32 % 8u32) { 0u32 => (((((a_f32) as u8)) as f32) - (10.5f32).sqrt()), 2u32 | 2u32 => (a_f32 - ((a_f32) as f32)), 0u32..=0u32 => (-((83i32) as f32)), _ => (-1.875f32) })) as f64;
     }
 }
 
@@ -3613,16 +3585,16 @@ pub fn diff_138(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_f64: f64 = xf64[i];
         let v0: u8 = ((a_u32) as u8);
         let v1: f32 = (6.0f32 + (-7.125f32));
-        let v2: u32 = (if false { (((8.875f64) as u32) >> ((-57i64) & 31i64)) } else { 75u32 });
-        let mut v3: i64 = a_i64;
-        if ((true || true) && (a_u64 != 94u64)) {
-            v3 = (((((a_f32) as u8)) as i64)).abs();
+        let v2: u32 = (if (22i16 < ((match (20u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)) { ((((-10.875f64) - 9.375f64)) as u32) } else { (match (29u32 % 8u32) { 5u32 => (10u32).max(a_u32), _ => (31u32 >> (((a_f32) as u16) & 31u16)) }) });
+        let v3: u64 = ((50u64 ^ 73u64) >> (((match (3u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) & 63i16));
+        let mut v4: u32 = 1u32;
+        if matches!((a_u32 % 8u32), 3u32) {
+            v4 = ((92u32 + ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) << ((((v0) as u8) >> ((((a_f32) as i8)).abs() & 7i8)) & 31u8));
         } else {
-            v3 = ((match (3u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64);
+            v4 = ((match (24u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
         }
-        let v4: i32 = 50i32;
-        oi[i] = ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) * ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8))) as u64;
-        of[i] = (a_f64) as f64;
+        oi[i] = (63i64) as u64;
+        of[i] = ((((4.25f32 + v1) - ((v1) as f32)) / (v1 + (v1 + a_f32)))) as f64;
     }
 }
 
@@ -3637,21 +3609,23 @@ pub fn diff_139(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u16 = (match (a_u32 % 8u32) { 0u32..=5u32 => 89u16, 1u32 => ((match (a_u32 % 8u32) { 4u32 | 7u32 => ((a_i64) as u16), 0u32 => ((a_i32) as u16), _ => 36741u16 }) * (9u16 % 78u16)), _ => (match (a_u32 % 8u32) { 6u32 | 2u32 => ((a_i64) as u16), 3u32 => (if (27u8 < 112u8) { 1u16 } else { 65535u16 }), _ => ((a_i32) as u16) }) });
-        let v1: i16 = (-77i16);
-        let mut v2: f32 = (-a_f32);
-        for j0 in (u32::MAX - (((if true { 100u32 } else { 3692265482u32 })) % 4u32))..=u32::MAX {
-            v2 = (v2 * (-5.5f32));
-        }
-        let mut v3: u8 = (match (87u32 % 8u32) { 7u32 | 6u32 => 46u8, 5u32 | 4u32 => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8), 1u32..=3u32 => ((match (97u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8), _ => (((((a_u32) as u8)) as u8) * (((a_i32) as u8) << (18u8 & 7u8))) });
-        if (!(false && true)) {
-            v3 = ((a_f32) as u8);
+        let v0: u16 = (match (a_u32 % 8u32) { 0u32..=5u32 => 89u16, 1u32 => ((match (a_u32 % 8u32) { 4u32 | 7u32 => ((a_i64) as u16), 0u32 => ((a_i32) as u16), _ => 36741u16 }) * (9u16 % 78u16)), _ => (match (a_u32 % 8u32) { 6u32 | 2u32 => ((a_i64) as u16), 3u32 => (if matches!((28u32 % 8u32), 4u32 | 2u32) { ((a_u32) as u16) } else { 1u16 }), _ => (((a_f32) as u16) | ((a_i32) as u16)) }) });
+        let v1: u32 = (((match (4294967295u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) | (a_u32 / (18u32 | 1u32)));
+        let mut v2: i32 = ((((0i64 | DiffPair { a: 12i64, b: a_i64 }.mixed())).max((-a_i64))) as i32);
+        if (!(87i32 != (-84i32))) {
+            v2 = ((((46i16) as i32)).abs()).abs();
         } else {
-            v3 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
+            v2 = 23i32;
         }
-        let v4: i16 = (-8i16);
-        oi[i] = ((((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64)).abs()) as u64;
-        of[i] = ((if (!(((a_u32) as u8) == v3)) { a_f32 } else { (-(a_f32 * a_f32)) })) as f64;
+        let v3: f64 = (11.875f64 * (a_f64 - (-2.25f64)));
+        let mut v4: i8 = (!((v3) as i8));
+        if (!false) {
+            v4 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) ^ (!((a_i32) as i8)));
+        } else {
+            v4 = ((v4 >> ((-88i64) & 7i64)) + ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8));
+        }
+        oi[i] = ((((if (v1 > 52u32) { ((a_u32) as i16) } else { 33i16 })).abs() << ((v1 >> (((a_f32) as i8) % ((-28i8) | 1i8))) & 15u32))) as u64;
+        of[i] = (a_f64) as f64;
     }
 }
 
@@ -3684,22 +3658,14 @@ pub fn diff_141(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let mut v0: i32 = ((match (89u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
-        for j0 in (((37u32) % 8u32)..(((if true { 4294967295u32 } else { 100u32 })) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v0 = (((match (48u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) | (-(67i32).max(v0)));
+        for j0 in (((37u32) % 8u32)..(((if false { a_u32 } else { a_u32 })) % 16u32)).step_by(((0u32) % 3u32) as usize) {
+            v0 = (!(((match (48u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) | (-a_i32)));
         }
-        let mut v1: i32 = ((!a_i32)).min((a_i32 * a_i32));
-        if true {
-            v1 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) >> (a_u32 ^ 85u32));
-        } else {
-            v1 = ((match (100u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
-        }
-        let v2: f32 = (((98u16) as f32) * ((63i64) as f32));
-        let mut v3: f64 = ((a_f64) as f64);
-        for j1 in (((8u32) % 8u32)..(((a_u32 ^ 4294967295u32)) % 16u32)).step_by(((3u32) % 3u32) as usize) {
-            v3 = (a_f64 / 4.5f64);
-        }
-        oi[i] = (((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)) as u64;
-        of[i] = ((((-4.375f64) + (a_f64 - 2.625f64)) + ((-a_f64)).sqrt())) as f64;
+        let v1: u64 = (((-((a_f32) as i8))) as u64);
+        let v2: u64 = (a_u64 >> (((a_f32) as i16) & 63i16));
+        let v3: u16 = 85u16;
+        oi[i] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)) as u64;
+        of[i] = ((((16777216.0f32 + 6.25f32)).sqrt() - (((63i64) as f32) + ((v3) as f32)))) as f64;
     }
 }
 
@@ -3716,11 +3682,11 @@ pub fn diff_142(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_f64: f64 = xf64[i];
         let v0: f64 = ((-a_f64) / ((1.7e308f64 * 12.25f64) + (0.0f64 / (-1.375f64))));
         let mut v1: u32 = 63u32;
-        for j0 in ((((52u32).min(31u32)) % 8u32)..(((if (a_i64 != a_i64) { 26u32 } else { 65u32 })) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v1 = (if (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64) <= ((30u16) as i64)) { ((v1 - a_u32)).min(((96u8) as u32)) } else { (((a_u32) as u32) ^ (match (v1 % 8u32) { 4u32..=7u32 => a_u32, 0u32..=6u32 => v1, _ => a_u32 })) });
+        for j0 in ((((52u32).min(31u32)) % 8u32)..(((if false { a_u32 } else { a_u32 })) % 16u32)).step_by(((32u32) % 3u32) as usize) {
+            v1 = ((((((a_i32) as i16)) as u32) - (77u32 - j0)) >> ((57u16 >> (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64) & 15i64)) & 31u16));
         }
-        oi[i] = (((a_i32) as u16)) as u64;
-        of[i] = ((((match (90u32 % 8u32) { 4u32..=4u32 => a_f32, 6u32 => a_f32, 1u32 | 1u32 => 10.375f32, _ => (-9.875f32) }) * (a_f32 / a_f32)) * ((a_f32 - a_f32) + (match (a_u32 % 8u32) { 5u32 => (-1.625f32), 5u32 | 4u32 => 11.0f32, _ => (-6.5f32) })))) as f64;
+        oi[i] = ((!9i8)) as u64;
+        of[i] = ((-a_f64)) as f64;
     }
 }
 
@@ -3738,16 +3704,18 @@ pub fn diff_143(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let v0: i16 = ((a_i64) as i16);
         let v1: f64 = (-0.0f64);
         let v2: u32 = ((45u32).min(a_u32) % ((a_u32).max(2296431792u32) | 1u32));
-        let mut v3: f32 = (if (!true) { ((-2.875f32) / 0.75f32) } else { (match (8u32 % 8u32) { 5u32..=7u32 => 12.0f32, 0u32..=6u32 => a_f32, _ => a_f32 }) });
+        let mut v3: f32 = (if true { ((-2.875f32) / 0.75f32) } else { (match (8u32 % 8u32) { 5u32..=7u32 => 12.0f32, 0u32..=6u32 => a_f32, _ => a_f32 }) });
         for j0 in (((53u32) % 8u32)..((a_u32) % 16u32)).step_by(((v2) % 3u32) as usize) {
-            v3 = (-(if true { a_f32 } else { (-1.625f32) }));
+            v3 = (-(if true { (-1.625f32) } else { a_f32 }));
         }
-        let mut v4: u32 = (a_u32).min(((v2 & a_u32) - (if true { 72u32 } else { a_u32 })));
-        for j1 in (u32::MAX - ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32))..=u32::MAX {
-            v4 = 83u32;
+        let mut v4: i32 = (if (((78u32) as i64) == (if true { (-72i64) } else { a_i64 })) { ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) } else { ((48i32 >> ((-9223372036854775808i64) & 31i64))).max((a_i32).min(78i32)) });
+        if ((!((a_i32) as u8)) != ((match (31u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)) {
+            v4 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)).min((match (v2 % 8u32) { 6u32 => (2i32).abs(), 0u32 => (-a_i32), _ => (a_i32 % ((-2147483648i32) | 1i32)) }));
+        } else {
+            v4 = (((-24i32)).abs()).max((((71u8) as i32) % ((-v4) | 1i32)));
         }
-        oi[i] = ((-3i32)) as u64;
-        of[i] = ((((255u8 - 164u8)) as f32)) as f64;
+        oi[i] = (v4) as u64;
+        of[i] = ((-((a_f32 * (-11.625f32))).sqrt())) as f64;
     }
 }
 
@@ -3765,7 +3733,7 @@ pub fn diff_144(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let v0: u8 = 5u8;
         let v1: u32 = (((99u64) as u32) - ((63i64) as u32));
         oi[i] = (((match (83u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)) as u64;
-        of[i] = ((match (4294967295u32 % 8u32) { 1u32 => a_f64, 0u32..=1u32 => (9007199254740992.0f64 + (((-1i16)) as f64)), 1u32..=4u32 => (match (a_u32 % 8u32) { 2u32 => ((-7.875f64) + (-7.125f64)), 3u32 => (if (((a_i32) as i8) >= (-62i8)) { (-9.75f64) } else { a_f64 }), _ => (match (a_u32 % 8u32) { 6u32 => a_f64, _ => a_f64 }) }), _ => ((((a_f32) as u16)) as f64) })) as f64;
+        of[i] = ((match (4294967295u32 % 8u32) { 1u32 => a_f64, 0u32..=1u32 => (9007199254740992.0f64 + (((-1i16)) as f64)), 1u32..=4u32 => (match (a_u32 % 8u32) { 2u32 => ((-7.875f64) + (-7.125f64)), 3u32 => (if true { (-12.25f64) } else { a_f64 }), _ => (-a_f64) }), _ => ((a_u64) as f64) })) as f64;
     }
 }
 
@@ -3780,13 +3748,10 @@ pub fn diff_145(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u8 = (if (true || (a_u32 > 11u32)) { ((a_f32) as u8) } else { ((((a_i64) as u8) >> (67i64 & 7i64)) / ((if false { 90u8 } else { ((a_i64) as u8) }) | 1u8)) });
-        let mut v1: i64 = a_i64;
-        for j0 in (0u32..((((match (940696701u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32)).rev() {
-            v1 = (0i64 | DiffPair { a: (match (83u32 % 8u32) { 1u32 | 6u32 => (-37i64), 5u32 | 7u32 => a_i64, _ => a_i64 }), b: (0i64 | DiffPair::new(v1, 28i64).b) }.mixed());
-        }
-        oi[i] = (((match (68u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)) as u64;
-        of[i] = ((-(0.625f64 + (a_f64 + a_f64)))) as f64;
+        let v0: u8 = (if (matches!((15u32 % 8u32), 5u32 | 3u32) || (((a_f32) as i16) == ((a_f32) as i16))) { ((((a_i64) as u8) >> (67i64 & 7i64)) / ((if false { ((a_f32) as u8) } else { ((a_i64) as u8) }) | 1u8)) } else { 61u8 });
+        let v1: u32 = (7u32 ^ 45u32);
+        oi[i] = (((if (((a_u32) as u8) == 7u8) { (28i16 - ((a_f32) as i16)) } else { ((match (v1 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) }) + ((5i16 + (-69i16)) - ((-21i16) >> (((a_i32) as i16) & 15i16))))) as u64;
+        of[i] = (((((6.625f64 / (-0.75f64))) as f32)).sqrt()) as f64;
     }
 }
 
@@ -3802,13 +3767,13 @@ pub fn diff_146(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let mut v0: i64 = ((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64);
-        if false {
-            v0 = (((match (24u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64)).min((((false) as i64) << ((58i16 ^ (-20i16)) & 63i16)));
+        if ((a_i32 << (64u8 & 31u8)) <= (98i32 >> (76i16 & 31i16))) {
+            v0 = (((false) as i64) & v0);
         } else {
-            v0 = (((((4.375f32) as u8)) as i64)).min(((match (0u32 % 8u32) { 0u32 | 6u32 => (-14i64), 4u32..=7u32 => a_i64, 0u32..=4u32 => a_i64, _ => a_i64 }) ^ (match (47u32 % 8u32) { 3u32 => a_i64, 0u32 => a_i64, 1u32 | 4u32 => a_i64, _ => 38i64 })));
+            v0 = (match (41u32 % 8u32) { 0u32 | 6u32 => ((a_i64 >> (a_u32 & 63u32)) & (1i64).min(v0)), 7u32 => ((a_i64 & a_i64) << ((match (47u32 % 8u32) { 3u32 => a_u64, 0u32 => a_u64, 1u32 | 4u32 => a_u64, _ => 38u64 }) & 63u64)), 0u32..=6u32 => 20i64, _ => (-21i64) });
         }
-        oi[i] = ((((-21i64) << 45i32) & (0i64 | DiffPair::new(((90u64) as i64), (match (57u32 % 8u32) { 0u32 | 7u32 => 0i64, _ => a_i64 })).b))) as u64;
-        of[i] = ((((34u16) as f32)).abs()) as f64;
+        oi[i] = ((((!64u64)) as i32)) as u64;
+        of[i] = ((a_f32 * ((-a_f32) - ((((a_i32) as i16)) as f32)))) as f64;
     }
 }
 
@@ -3823,16 +3788,21 @@ pub fn diff_147(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i16 = (if (51u64 <= a_u64) { (((a_u32) as i16) | (-60i16)) } else { (-21i16) });
-        if ((a_u32 < a_u32) && ((6.75f32 > (-0.875f32)) || false)) {
-            v0 = (((match (28u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) ^ (((a_f32) as i16)).abs());
+        let mut v0: i16 = (if (false && (60u64 != 97u64)) { 41i16 } else { ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) });
+        if false {
+            v0 = (((-a_f64)) as i16);
         } else {
-            v0 = ((((-1i8) - (-3i8))) as i16);
+            v0 = v0;
         }
-        let v1: i8 = ((true) as i8);
-        let v2: u64 = (((match (a_u32 % 8u32) { 0u32 | 4u32 => (-72i8), 5u32 | 0u32 => v1, 3u32 => v1, _ => v1 })) as u64);
-        oi[i] = (a_i32) as u64;
-        of[i] = ((a_f32 * (if (!false) { (-a_f32) } else { (-a_f32) }))) as f64;
+        let mut v1: i32 = ((-62i32) ^ 61i32);
+        if ((!false) && matches!((67u32 % 8u32), 2u32..=7u32)) {
+            v1 = ((a_u64) as i32);
+        } else {
+            v1 = 56i32;
+        }
+        let v2: u64 = (((match (a_u32 % 8u32) { 0u32 | 4u32 => (-72i8), 5u32 | 0u32 => (-62i8), 0u32 | 7u32 => 77i8, _ => (-13i8) })) as u64);
+        oi[i] = ((match (4294967295u32 % 8u32) { 6u32 | 7u32 => ((((a_i64) as u16) - 48u16) & (((a_i32) as u16) << (75u32 & 15u32))), 1u32..=6u32 => 16u16, 4u32..=6u32 => (((1.7e308f64 - 11.5f64)) as u16), _ => (!((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)) })) as u64;
+        of[i] = (11.375f32) as f64;
     }
 }
 
@@ -3849,7 +3819,7 @@ pub fn diff_148(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_f64: f64 = xf64[i];
         let v0: i64 = ((match (32u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64);
         oi[i] = (a_i64) as u64;
-        of[i] = (((((if true { 22u64 } else { 62u64 }) + (1u64).max(a_u64))) as f32)) as f64;
+        of[i] = (((((if true { 68u64 } else { a_u64 }) + a_u64)) as f32)) as f64;
     }
 }
 
@@ -3865,20 +3835,15 @@ pub fn diff_149(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let mut v0: f32 = (-1.5f32);
-        if true {
-            v0 = (((-62i64)) as f32);
+        if (!(((a_i64) as u8) == ((a_i64) as u8))) {
+            v0 = ((10u64) as f32);
         } else {
-            v0 = v0;
+            v0 = (a_f32 - 11.375f32);
         }
-        let v1: u8 = (56u8 >> ((!((a_i32) as u16)) & 7u16));
-        let mut v2: u8 = (((match (57u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) ^ (((a_u32) as u8) | ((a_f32) as u8)));
-        if (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) != (!((a_i32) as i16))) {
-            v2 = ((59u8 * ((a_i64) as u8)) & ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8));
-        } else {
-            v2 = v2;
-        }
-        oi[i] = ((((((!false)) as i8)) as i16)) as u64;
-        of[i] = (a_f32) as f64;
+        let v1: u32 = a_u32;
+        let v2: f64 = (match (v1 % 8u32) { 3u32..=3u32 => ((6.25f64 * (-7.375f64)) + (if true { 0.0f64 } else { a_f64 })), 3u32..=3u32 => 7.375f64, 6u32 => ((v1) as f64), _ => (if true { ((((a_f32) as u8)) as f64) } else { ((-10.25f64) - a_f64) }) });
+        oi[i] = (((match (73u32 % 8u32) { 3u32 | 4u32 => (1i32 - a_i32), 0u32 => ((match (v1 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32), _ => (match (a_u32 % 8u32) { 3u32 => a_i32, 0u32..=5u32 => 9i32, 7u32 => (-11i32), _ => a_i32 }) }) / ((((match (v1 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)).max((if (16i16 <= 66i16) { (-15i32) } else { 15i32 })) | 1i32))) as u64;
+        of[i] = ((((a_u32) as f32) * (((!(-2147483648i32))) as f32))) as f64;
     }
 }
 
@@ -3898,17 +3863,17 @@ pub fn diff_150(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
             v0 = (47u8 - (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) | ((a_u32) as u8)));
         }
         let mut v1: f64 = (0.0f64 * (-11.25f64));
-        if (17u32 == (!a_u32)) {
-            v1 = (if (!false) { (-a_f64) } else { 0.0f64 });
+        if ((((a_f32) as u8) - ((a_i64) as u8)) <= (60u8 % (97u8 | 1u8))) {
+            v1 = (-v1);
         } else {
-            v1 = a_f64;
+            v1 = ((if (32i32 <= 8i32) { v1 } else { v1 })).sqrt();
         }
-        let mut v2: f64 = v1;
-        for j1 in ((((27u32 >> 7i8)) % 8u32)..((a_u32) % 16u32)).step_by(((32u32) % 3u32) as usize) {
-            v2 = (if (false && (1i32 != 85i32)) { ((79u16) as f64) } else { (-v1) });
+        let mut v2: u16 = 11u16;
+        for j1 in (((a_u32) % 8u32)..((49u32) % 16u32)).step_by(((47u32) % 3u32) as usize) {
+            v2 = ((a_f32) as u16);
         }
-        oi[i] = ((((a_i64) as u16) >> (65u32 ^ ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)))) as u64;
-        of[i] = ((-a_f64)) as f64;
+        oi[i] = ((((match (7u32 % 8u32) { 3u32 | 7u32 => (-v1), 6u32 => ((9u32) as f64), _ => 8.125f64 })) as u32)) as u64;
+        of[i] = ((((6.25f32).abs() - a_f32)).sqrt()) as f64;
     }
 }
 
@@ -3927,21 +3892,18 @@ pub fn diff_151(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         for j0 in ((((a_u32 >> (-14i16))) % 8u32)..((((match (4294967295u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 16u32)).step_by(((14u32) % 3u32) as usize) {
             v0 = 0.0f64;
         }
-        let mut v1: i16 = (if (100i64 >= a_i64) { ((-26i16) ^ 15i16) } else { (81i16).min((-96i16)) });
-        for j1 in (((((match (4u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 8u32)..((((0.0f64) as u32)) % 16u32)).step_by(((1u32) % 3u32) as usize) {
-            v1 = 38i16;
+        let mut v1: i16 = (if matches!((31u32 % 8u32), 7u32 | 5u32) { (((a_i32) as i16)).abs() } else { (((a_f32) as i16) * ((a_f32) as i16)) });
+        for j1 in 0u32..(((!81u32)) % 4u32) {
+            v1 = (((32u32) as i16) + ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16));
         }
-        let mut v2: u16 = ((((-((a_i32) as i8)) + ((match (59u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8))) as u16);
-        for j2 in (0u32..((53u32) % 4u32)).rev() {
-            v2 = ((a_i32) as u16);
+        let v2: u16 = ((if true { 1u16 } else { 71u16 }) + ((a_i64) as u16));
+        let mut v3: u16 = (((((-4.5f32) * 7.875f32)) as u16) & v2);
+        for j2 in (0u32..=(((((8i16 != v1)) as u32)) % 4u32)).rev() {
+            v3 = (((((match (60u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)) as u16) & v2);
         }
-        let v3: i32 = (43i32 & 62i32);
-        let mut v4: i16 = ((((a_f32) as u16)) as i16);
-        for j3 in (u32::MAX - ((((match (60u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32))..=u32::MAX {
-            v4 = (if true { v1 } else { ((a_u32) as i16) });
-        }
-        oi[i] = ((((20u32 * (a_u32 >> v3))) as i16)) as u64;
-        of[i] = ((6.0f32 + (((v0).abs()) as f32))) as f64;
+        let v4: u16 = (if (!matches!((3814424074u32 % 8u32), 1u32 | 7u32)) { (20u16 % (v3 | 1u16)) } else { v2 });
+        oi[i] = (((match (48u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) as u64;
+        of[i] = (((((a_f64 / 3.25f64)).abs()) as f32)) as f64;
     }
 }
 
@@ -3957,7 +3919,7 @@ pub fn diff_152(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let mut v0: i64 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64);
-        if (!true) {
+        if true {
             v0 = (-((0i64 | DiffPair::new(v0, a_i64).b) % ((0i64 | DiffPair { a: 36i64, b: (-1i64) }.mixed()) | 1i64)));
         } else {
             v0 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64);
@@ -3966,13 +3928,13 @@ pub fn diff_152(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let v2: f32 = (-((-2.0f32) * a_f32));
         let v3: u64 = (((match (a_u32 % 8u32) { 0u32..=5u32 => (-72i32), _ => a_i32 })) as u64);
         let mut v4: u32 = ((match (a_u32 % 8u32) { 2u32 => 28u32, 4u32 | 6u32 => (32u32 & a_u32), _ => ((51u16) as u32) })).min(65u32);
-        if true {
-            v4 = ((match (v4 % 8u32) { 2u32..=6u32 => 31u32, _ => (a_u32 + a_u32) }) >> (v4 & 31u32));
+        if ((!false) || (78i32 > a_i32)) {
+            v4 = v4;
         } else {
-            v4 = a_u32;
+            v4 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
         }
-        oi[i] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)) as u64;
-        of[i] = ((((-5.5f64) / (-a_f64)) + (((a_f64).sqrt()) as f64))) as f64;
+        oi[i] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)) as u64;
+        of[i] = ((a_f32).sqrt()) as f64;
     }
 }
 

@@ -190,6 +190,12 @@ impl Eval<'_> {
                 (Value::I64(a), Value::I64(b)) => Value::I64((a ^ b) & 4294967295),
                 _ => unreachable!("a DiffPair holds i64s"),
             },
+            Kind::Matches(s, p) => {
+                let Value::U32(v) = self.expr(s) else {
+                    unreachable!("matches! scrutinees are u32");
+                };
+                Value::Bool(p.matches(v % 8))
+            }
             Kind::PairNew(a, b) => {
                 self.expr(a);
                 self.expr(b)

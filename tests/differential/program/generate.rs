@@ -104,6 +104,19 @@ impl Gen<'_> {
         let d = depth.saturating_sub(1);
         let b = |e: Expr| Box::new(e);
         let kind = if ty == Ty::Bool {
+            if self.items && self.r.chance(10) {
+                let a = self.r.below(8) as u32;
+                let b = self.r.below(8) as u32;
+                let pat = match self.r.below(3) {
+                    0 => Pat::Lit(a),
+                    1 => Pat::Range(a.min(b), a.max(b)),
+                    _ => Pat::Or(a, b),
+                };
+                return Expr {
+                    ty,
+                    kind: Kind::Matches(Box::new(self.leaf(Ty::U32)), pat),
+                };
+            }
             match self.r.below(6) {
                 0 if depth == 0 => Kind::Lit(self.literal(Ty::Bool)),
                 0..=2 => {

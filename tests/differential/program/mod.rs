@@ -326,6 +326,8 @@ pub enum Kind {
     /// `0i64 | DiffPair::new(a, b).b`, an associated function's result (`i64` only;
     /// compiled programs only).
     PairNew(Box<Expr>, Box<Expr>),
+    /// `matches!(s % 8, p)`: a `bool` (compiled programs only).
+    Matches(Box<Expr>, Pat),
 }
 
 /// The values of `DiffTri`'s variants, in order.
@@ -747,5 +749,6 @@ fn show(e: &Expr) -> String {
             )
         }
         Kind::PairNew(a, b) => format!("(0i64 | DiffPair::new({}, {}).b)", show(a), show(b)),
+        Kind::Matches(s, p) => format!("matches!(({} % 8u32), {})", show(s), p.source()),
     }
 }

@@ -257,6 +257,34 @@ impl<'a> KernelRust<'a> {
         quote!(#b)
     }
 
+    /// The assertion that the kernel's C parameters fit CUDA's 32,764 bytes (CUDA 12.1 and
+    /// later, compute capability 7.0 and later), on both backends: each parameter counted
+    /// in 8-byte units (an array: its pointer and extents; a scalar: `size_of` of its type,
+    /// 16 for a dtype parameter, the largest dtype).
+    fn param_bytes_check(&self) -> TokenStream {
+        let sizes = self.sig.params.iter().map(|p| match &p.shape {
+            ParamShape::Slice { rank, .. } => {
+                let n = Literal::usize_unsuffixed(8 * (1 + rank));
+                quote!(#n)
+            }
+            ParamShape::Scalar { ty, .. } => match ty {
+                crate::ir::Ty::Generic(_) | crate::ir::Ty::Var(_) => quote!(16),
+                _ => {
+                    let t = &p.ty_tokens;
+                    quote!((::core::mem::size_of::<#t>() + 7) / 8 * 8)
+                }
+            },
+        });
+        let message = format!(
+            "kernel `{}` takes more than the 32764 bytes of parameters CUDA allows: pass \
+             large structs in an array (`&[Params]`, one element) instead of by value",
+            self.name_str
+        );
+        quote::quote_spanned! {self.sig.ident.span()=>
+            const _: () = ::core::assert!(0usize #(+ #sizes)* <= 32764, #message);
+        }
+    }
+
     /// The kernel's module: its definition, `Kernel`, and the functions about it.
     fn module(&self) -> TokenStream {
         let (k, name_str) = (self.k, &self.name_str);
@@ -275,12 +303,14 @@ impl<'a> KernelRust<'a> {
         let generic_decls = &self.generic_decls;
         let n_generics = self.sig.generics.len();
         let dtypes = &self.dtypes;
+        let param_bytes = self.param_bytes_check();
         quote! {
             #[doc = #module_doc]
             #[allow(non_snake_case, unused_imports)]
             #vis mod #name {
                 use super::*;
                 #callee_items
+                #param_bytes
 
                 /// A value naming the kernel, for code that stores kernels or is generic over
                 /// them (CUDA graphs, per-device tables).

@@ -271,7 +271,7 @@ impl<'a> KernelRust<'a> {
                 crate::ir::Ty::Generic(_) | crate::ir::Ty::Var(_) => quote!(16),
                 _ => {
                     let t = &p.ty_tokens;
-                    quote!((::core::mem::size_of::<#t>() + 7) / 8 * 8)
+                    quote!(::core::mem::size_of::<#t>().next_multiple_of(8))
                 }
             },
         });

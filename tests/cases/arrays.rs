@@ -54,7 +54,7 @@ pub fn case_vector(dev: &Device, seed: u64) -> CaseResult {
 #[gpu_kernel]
 pub fn smooth2d(u: &Array2<f32>, out: &mut Array2<f32>, sums: &mut Array2<f32>) {
     let (j, i) = grid_2d();
-    let (rows, cols) = (u.rows(), u.cols());
+    let (rows, cols) = u.shape();
     if i < rows && j < cols {
         let mut acc = u[(i, j)];
         let mut n = 1.0f32;
@@ -128,7 +128,11 @@ pub fn case_array2(dev: &Device, seed: u64) -> CaseResult {
 #[gpu_kernel]
 pub fn diff3d(v: &Array3<f64>, out: &mut Array3<f64>) {
     let (k, j, i) = grid_3d();
-    let (d0, d1, d2) = (v.shape().0, v.shape().1, v.shape().2);
+    let (d0, d1, d2) = v.shape();
+    // The parts one at a time, and the element count, agree with the tuple.
+    if v.shape().1 != d1 || v.len() != d0 * d1 * d2 || out.len() != v.len() {
+        return;
+    }
     if i < d0 && j < d1 && k < d2 {
         let next = if k + 1 < d2 { v[(i, j, k + 1)] } else { 0.0 };
         out[(i, j, k)] = next - v[(i, j, k)] + (v.len() as f64) * 0.0;

@@ -19,6 +19,11 @@ impl Lowerer<'_> {
         if let Some(syn::Expr::Tuple(values)) = local.init.as_ref().map(|i| strip_parens(&i.expr)) {
             return self.let_tuple_values(tuple, values, out);
         }
+        if let Some(syn::Expr::MethodCall(m)) = local.init.as_ref().map(|i| strip_parens(&i.expr)) {
+            if m.method == "shape" && m.args.is_empty() {
+                return self.let_shape(tuple, m, out);
+            }
+        }
         let geometry = local
             .init
             .as_ref()
@@ -32,8 +37,8 @@ impl Lowerer<'_> {
             self.err(
                 tuple.span(),
                 "tuple patterns take a tuple of values (`let (a, b) = (x, y);`), a device \
-                 function's tuple (`let (a, b) = f(x);`) or one of `grid_2d()`, `grid_3d()`, \
-                 `gridsize_2d()`, `gridsize_3d()`",
+                 function's tuple (`let (a, b) = f(x);`), an array's `m.shape()` or one of \
+                 `grid_2d()`, `grid_3d()`, `gridsize_2d()`, `gridsize_3d()`",
             );
             self.poison_pattern(&syn::Pat::Tuple(tuple.clone()));
             return;
@@ -54,6 +59,55 @@ impl Lowerer<'_> {
                 syn::Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => {
                     let e = Expr {
                         kind: ExprKind::Geometry(g, axis),
+                        ty: Ty::Prim(Prim::Usize),
+                        span: pi.span(),
+                    };
+                    let var = self.declare(
+                        &unraw(&pi.ident),
+                        Ty::Prim(Prim::Usize),
+                        pi.ident.span(),
+                        pi.mutability.is_some(),
+                    );
+                    out.push(Stmt::Let(var, Some(e)));
+                }
+                syn::Pat::Wild(_) => {}
+                other => self.err(other.span(), "expected a name or `_`"),
+            }
+        }
+    }
+
+    /// `let (rows, cols) = m.shape();` (`let (a, b, c) = v.shape();`) of a 2-D (3-D) array
+    /// parameter: each name an extent.
+    fn let_shape(&mut self, tuple: &syn::PatTuple, m: &syn::ExprMethodCall, out: &mut Vec<Stmt>) {
+        let slice = match super::tables::method_receiver(m).and_then(|r| self.lookup(&r)) {
+            Some(super::Binding::Slice(s)) if self.k.slices[s].rank() > 1 => s,
+            _ => {
+                self.err(
+                    m.span(),
+                    "`.shape()` gives the extents of an `Array2<T>` or `Array3<T>` parameter \
+                     (`let (rows, cols) = m.shape();`); a 1-D array has `.len()`",
+                );
+                self.poison_pattern(&syn::Pat::Tuple(tuple.clone()));
+                return;
+            }
+        };
+        let rank = self.k.slices[slice].rank();
+        if tuple.elems.len() != rank {
+            self.err(
+                tuple.span(),
+                format!(
+                    "this array has {rank} extents, but the pattern has {}",
+                    tuple.elems.len()
+                ),
+            );
+            self.poison_pattern(&syn::Pat::Tuple(tuple.clone()));
+            return;
+        }
+        for (k, elem) in tuple.elems.iter().enumerate() {
+            match elem {
+                syn::Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => {
+                    let e = Expr {
+                        kind: ExprKind::Extent(slice, k),
                         ty: Ty::Prim(Prim::Usize),
                         span: pi.span(),
                     };

@@ -46,8 +46,8 @@ pub fn diff_0(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: i8 = (((a_i32 ^ a_i32)) as i8);
-        oi[i] = ((36u64 * (if false { a_u64 } else { 36u64 }))) as u64;
-        of[i] = ((((a_f64 / 7.875f64)).abs() / (-(a_f64 + a_f64)))) as f64;
+        oi[i] = ((!36i64)) as u64;
+        of[i] = ((((0.875f64 - a_f64) - ((36u32) as f64)) * ((11.375f64).abs() / (-a_f64)))) as f64;
     }
 }
 
@@ -63,9 +63,9 @@ pub fn diff_1(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: u64 = (if (matches!((65u32 % 8u32), 2u32 | 5u32) && ((-78i16) < 80i16)) { ((match (56u32 % 8u32) { 0u32..=5u32 => 18446744073709551615u64, 1u32 | 0u32 => 80u64, _ => a_u64 }) >> (((a_f32) as u16) & 63u16)) } else { (if (a_f32 == 16777216.0f32) { (a_u64 >> (((a_i64) as u16) & 63u16)) } else { ((a_u32) as u64) }) });
-        let v1: u16 = (((((a_u32) as u16) - 6u16) >> ((1i32 | (-92i32)) & 15i32)) + ((39u16 >> (70i8 & 15i8)) >> (97u32 & 15u32)));
-        oi[i] = ((((((true || true)) as i8)) as i8)) as u64;
-        of[i] = (((-(-a_f64)) / (((v0) as f64) + ((a_u64) as f64)))) as f64;
+        let v1: i32 = ((a_i32 >> (((-63i32)) as u32))).min((((6i16) as i32) & (54i32 >> (59u32 & 31u32))));
+        oi[i] = (((((-41i16) >> ((-61i8) & 15i8)) ^ (match (32u32 % 8u32) { 2u32 => (-22i16), _ => ((a_f32) as i16) })) * (((v1) as i16) + 14i16))) as u64;
+        of[i] = ((a_f32 / ((a_f32).sqrt() / (9.625f32 * (-9.75f32))))) as f64;
     }
 }
 
@@ -81,8 +81,8 @@ pub fn diff_2(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: u64 = ((a_f64) as u64);
-        oi[i] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)) as u64;
-        of[i] = (3.0f32) as f64;
+        oi[i] = ((1u16 * ((if true { ((a_i64) as u16) } else { ((a_i32) as u16) }) ^ ((((a_f32) as i8)) as u16)))) as u64;
+        of[i] = ((-((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)) as f64))) as f64;
     }
 }
 
@@ -98,13 +98,16 @@ pub fn diff_3(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: i64 = (!((((8i8) as f32)) as i64));
-        let v1: i32 = 1i32;
-        let mut v2: f64 = 7.375f64;
-        for j0 in ((((64u32).min(a_u32)) % 8u32)..((((match (49u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v2 = (-10.875f64);
+        let mut v1: u32 = (if (!(9.0f64 <= a_f64)) { ((35u32) as u32) } else { a_u32 });
+        for j0 in (((((match (49u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 8u32)..(((71u32 >> (32767i16 & 31i16))) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v1 = a_u32;
         }
-        oi[i] = ((1u32).max((((a_u32 ^ 92u32)) as u32))) as u64;
-        of[i] = ((((match (1u32 % 8u32) { 2u32 => (!127i8), 5u32 | 1u32 => (41i8 & 51i8), _ => ((((a_i64) as u16)) as i8) })) as f64)) as f64;
+        let mut v2: i8 = 51i8;
+        for j1 in 0u32..(((a_u32 >> (-1i16))) % 4u32) {
+            v2 = (if matches!((0u32 % 8u32), 1u32..=6u32) { ((9007199254740992.0f64) as i8) } else { (((if matches!((v1 % 8u32), 0u32..=3u32) { 15u16 } else { 79u16 })) as i8) });
+        }
+        oi[i] = (((((-27i16) >> (a_i64 & 15i64)) / (((8.625f64) as i16) | 1i16)) % ((match (v1 % 8u32) { 4u32..=5u32 => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16), _ => (-6i16) }) | 1i16))) as u64;
+        of[i] = ((-0.0f32)) as f64;
     }
 }
 
@@ -120,16 +123,17 @@ pub fn diff_4(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: u32 = (51u32).min(5u32);
-        let v1: i32 = ((match (v0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
-        let v2: u32 = v0;
-        let mut v3: i16 = 15i16;
-        if ((39u16).max(((a_i64) as u16)) == 29u16) {
-            v3 = ((8u8) as i16);
-        } else {
-            v3 = (!(((a_u32) as i16) | ((a_i32) as i16)));
+        let mut v1: f32 = (if (0u64 == 98u64) { (1e-40f32 * 0.625f32) } else { ((-0.0f32) * a_f32) });
+        for j0 in (u32::MAX - (((match (v0 % 8u32) { 5u32 => a_u32, 5u32 | 2u32 => v0, _ => 36u32 })) % 4u32))..=u32::MAX {
+            v1 = a_f32;
         }
-        oi[i] = (((((16777216.0f32 * (-12.0f32))) as u32) % (((v2 * a_u32) - v2) | 1u32))) as u64;
-        of[i] = ((a_f64 * a_f64)) as f64;
+        let v2: u8 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) >> ((match (32u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64));
+        let mut v3: u8 = ((v2 / ((((a_i64) as u8) >> (((a_i32) as u16) & 7u16)) | 1u8)) * v2);
+        for j1 in (0u32..=((((a_i64) as u32)) % 4u32)).rev() {
+            v3 = ((a_i64) as u8);
+        }
+        oi[i] = (((a_i64) as i8)) as u64;
+        of[i] = ((((((3.4e38f32 - a_f32)) as u16)) as f32)) as f64;
     }
 }
 
@@ -145,12 +149,13 @@ pub fn diff_5(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: i16 = ((((-11.625f32)) as i16) ^ (15i16 << a_i32));
-        let mut v1: i8 = (((match (29u32 % 8u32) { 1u32 | 6u32 => a_i32, 5u32 => 7i32, _ => (a_i32 & 76i32) })) as i8);
-        for j0 in 0u32..((74u32) % 4u32) {
-            v1 = (((!v1) << ((v0 * 92i16) & 7i16)) + (-54i8));
+        let mut v1: u8 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
+        for j0 in (0u32..(((!1u32)) % 4u32)).rev() {
+            v1 = ((((-1i64)) as u8)).min((28u8).max(22u8));
         }
-        oi[i] = (((match (1313410985u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)) as u64;
-        of[i] = (((-6.5f32) / ((a_f32 - a_f32) + ((2i8) as f32)))) as f64;
+        assert!((((74u32 % 256u32) != 7u32) || (((match (74u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) < (!v0))));
+        oi[i] = (((match (73u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)) as u64;
+        of[i] = (((-6.75f32)).sqrt()) as f64;
     }
 }
 
@@ -166,27 +171,27 @@ pub fn diff_6(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: i64 = (((((-89i16)) as i64) >> (((a_i32) as u8)).min(72u8)) * ((0i64 | DiffPair::new(64i64, 20i64).b) - ((128u8) as i64)));
-        let mut v1: u8 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
-        if (((-32i64) << (70u8 & 63u8)) == ((-51i64)).abs()) {
-            v1 = (((a_i32) as u8) | (if matches!((1993005341u32 % 8u32), 0u32..=6u32) { ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) } else { (match (a_u32 % 8u32) { 1u32 | 3u32 => 10u8, 3u32 | 3u32 => v1, 4u32 => v1, _ => v1 }) }));
-        } else {
-            v1 = ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) ^ (v1 << (((a_i64) as u16) & 7u16))) - ((49u8 >> ((-41i16) & 7i16)) + (match (67u32 % 8u32) { 5u32 => ((a_i64) as u8), _ => ((a_f32) as u8) })));
+        let mut v1: i32 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
+        for j0 in (0u32..=(((10u32 % 31u32)) % 4u32)).rev() {
+            v1 = (a_i32 / ((-51i32) | 1i32));
         }
-        let mut v2: i8 = ((((-87i8)) as i8) >> (a_u32 >> ((-63i8) & 31i8)));
-        if (v1 < ((a_f32) as u8)) {
-            v2 = (((-34i8) << ((-7i8) & 7i8)) * (23i8).max((-1i8)));
-        } else {
-            v2 = ((match (63u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
+        let mut v2: u8 = ((37u64) as u8);
+        for j1 in ((((a_u32 % 0u32)) % 8u32)..(((7u32 ^ 1u32)) % 16u32)).step_by(((55u32) % 3u32) as usize) {
+            v2 = (56u8 % (((a_u32) as u8) | 1u8));
         }
-        let v3: i8 = (if false { ((a_i64) as i8) } else { 78i8 });
-        let mut v4: i8 = (25i8).abs();
-        if ((a_i32 ^ a_i32) < (match (a_u32 % 8u32) { 2u32..=7u32 => a_i32, 3u32 => 1i32, 2u32 | 4u32 => 1i32, _ => 20i32 })) {
-            v4 = ((((a_u32) as i16)) as i8);
-        } else {
-            v4 = ((a_i32) as i8);
+        assert!((((a_u32 % 256u32) != 7u32) || ((if (a_f32 > 3.4e38f32) { 41u16 } else { ((a_i64) as u16) }) > (15u16 | 12u16))));
+        let mut v3: i8 = ((9007199254740992.0f64) as i8);
+        for j2 in 0u32..((71u32) % 4u32) {
+            v3 = (((a_u32) as i8) / (v3 | 1i8));
         }
-        oi[i] = ((if (!(false || (96u32 == 9u32))) { 84u16 } else { 0u16 })) as u64;
-        of[i] = ((((0.875f64) as f32) / (-(a_f32 - (-7.125f32))))) as f64;
+        let mut v4: u16 = 16u16;
+        if ((false && true) || ((23i32 != 1i32) && false)) {
+            v4 = ((if false { ((a_i64) as u16) } else { 78u16 })).max((if (3.125f64 > (-4.75f64)) { v4 } else { 91u16 }));
+        } else {
+            v4 = ((!((a_i32) as u16)) << ((a_u32).max(31u32) & 15u32));
+        }
+        oi[i] = ((((v2 - ((a_f32) as u8)) << (((-63i8) * (-1i8)) & 7i8))).min(v2)) as u64;
+        of[i] = (((((-1.125f32) - 3.4e38f32) - (match (a_u32 % 8u32) { 4u32 | 6u32 => (-0.0f32), _ => a_f32 }))).sqrt()) as f64;
     }
 }
 
@@ -205,12 +210,13 @@ pub fn diff_7(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
         for j0 in ((((match (51u32 % 8u32) { 4u32 => a_u32, 4u32 | 1u32 => a_u32, _ => 87u32 })) % 8u32)..(((42u32 - a_u32)) % 16u32)).step_by(((28u32) % 3u32) as usize) {
             v0 = ((255u8) as f64);
         }
-        let mut v1: f32 = (if (false || (8u64 <= 13u64)) { (if (31u32 <= 84u32) { ((-5.0f32) * (-1.25f32)) } else { (a_f32 - (-8.125f32)) }) } else { 6.25f32 });
-        for j1 in (0u32..=((((match (4u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32)).rev() {
-            v1 = (((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)) as f32) * (((-8.625f32)).sqrt() / (v1 * v1)));
+        let mut v1: i8 = (match (a_u32 % 8u32) { 7u32 | 3u32 => (((39i8 / (8i8 | 1i8))) as i8), 2u32..=4u32 => (-(if true { 100i8 } else { ((a_f32) as i8) })), _ => ((((a_i64) as i8) - ((a_i32) as i8))).abs() });
+        for j1 in (((50u32) % 8u32)..(((38671955u32 >> 85u16)) % 16u32)).step_by(((25u32) % 3u32) as usize) {
+            v1 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
         }
-        oi[i] = ((match (164929442u32 % 8u32) { 6u32 => (-85i8), 3u32 | 2u32 => 8i8, _ => (((if true { 55u16 } else { 16u16 })) as i8) })) as u64;
-        of[i] = (((((1.7e308f64).sqrt()) as f64) / ((-a_f64)).sqrt())) as f64;
+        assert!((((31u32 % 256u32) != 7u32) || ((v1 != ((a_i64) as i8)) || (85u8 != 8u8))));
+        oi[i] = ((!(-12i64))) as u64;
+        of[i] = ((v0 / a_f64)) as f64;
     }
 }
 
@@ -226,22 +232,21 @@ pub fn diff_8(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: u16 = (if (((a_f32) as i8) == ((a_i64) as i8)) { 10u16 } else { 65535u16 });
-        let mut v1: u8 = (match (a_u32 % 8u32) { 0u32..=4u32 => 83u8, 5u32 => 52u8, _ => (69u8 >> (95i8 & 7i8)) });
-        for j0 in 0u32..(((87u32 % (a_u32 | 1u32))) % 4u32) {
-            v1 = (((79u16 * ((a_i32) as u16))) as u8);
-        }
-        let mut v2: i32 = ((32i32).min((-30i32)) + (if (65i16 > ((a_u32) as i16)) { 5i32 } else { 29i32 }));
-        if (!(a_u64 <= 39u64)) {
-            v2 = a_i32;
+        let mut v1: i32 = (((match (70u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)).min(((62i32 % a_i32) ^ ((-69i32) >> (95i8 & 31i8))));
+        if false {
+            v1 = (if false { (((65i64) as i32) * (!a_i32)) } else { ((a_i32).min(a_i32) * ((match (30u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)) });
         } else {
-            v2 = ((a_i32 ^ (-11i32)) >> (((match (6u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) & 31i32));
+            v1 = (if (52i16 > ((94i16) as i16)) { ((!a_i32) % (((127i8) as i32) | 1i32)) } else { ((a_i32 ^ (-11i32)) >> (((match (6u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) & 31i32)) });
         }
-        let mut v3: u8 = (((a_i32) as u8) << 60i8);
-        for j1 in (((40u32) % 8u32)..(((a_u32 << 8i8)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v3 = (16u8 - ((a_i32) as u8));
+        let mut v2: i16 = ((v1) as i16);
+        if ((5.0f32 > a_f32) && (false && true)) {
+            v2 = (((a_f32) as i16) - ((a_i32) as i16));
+        } else {
+            v2 = (((a_i64) as i16) >> (19u32 & 15u32));
         }
-        oi[i] = ((((a_i64) as u8) >> ((if false { a_i64 } else { 63i64 }) / ((if false { a_i64 } else { (-60i64) }) | 1i64)))) as u64;
-        of[i] = ((((-a_f32) * (if matches!((4294967295u32 % 8u32), 3u32) { a_f32 } else { 16777216.0f32 })) - (((if (34u64 <= 92u64) { a_u64 } else { 65u64 })) as f32))) as f64;
+        let v3: f64 = (((6.875f64) as f64) / ((a_i32) as f64));
+        oi[i] = ((match (60u32 % 8u32) { 2u32 | 7u32 => ((-57i8) | ((-1i8) ^ ((a_i32) as i8))), _ => (((((a_u32) as i8) ^ (-69i8))) as i8) })) as u64;
+        of[i] = (((((((-34i64)) as f32) + a_f32)) as f64)) as f64;
     }
 }
 
@@ -260,17 +265,23 @@ pub fn diff_9(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
         for j0 in ((((a_u32 >> a_u32)) % 8u32)..(((((-9.25f64)) as u32)) % 16u32)).step_by(((6u32) % 3u32) as usize) {
             v0 = (((((a_f32) as i16) % (38i16 | 1i16))) as u64);
         }
-        let v1: i64 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64);
-        let mut v2: u64 = 8698001807605819253u64;
-        if (95u64 == ((((a_i64) as i16)) as u64)) {
-            v2 = (!(!0u64));
+        let mut v1: u8 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
+        if (((-5.5f32) / (-0.0f32)) >= (a_f32 + a_f32)) {
+            v1 = (((0i16 * 32767i16)) as u8);
         } else {
-            v2 = (((false) as u64) | ((if true { v0 } else { 86u64 }) ^ (a_u64 >> (((a_i32) as i8) & 63i8))));
+            v1 = (((false) as u8) | (v1 ^ ((a_i32) as u8)));
         }
-        let v3: f64 = ((a_f64 - 8.875f64) + ((79u8) as f64));
-        let v4: u8 = ((((a_i64) as u8) << (0i8 & 7i8)) << (((match (31u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) & 7i8));
-        oi[i] = ((((24i32).min((((-66i16)) as i32))) as u32)) as u64;
-        of[i] = (((((a_i32) as f64) - (v3 + 5e-324f64)) - (((32u16) as f64) * ((v4) as f64)))) as f64;
+        let mut v2: i16 = 86i16;
+        for j1 in (u32::MAX - (((a_u32 >> (((a_i32) as i8) & 31i8))) % 4u32))..=u32::MAX {
+            v2 = ((((a_i32) as i16) ^ ((a_i64) as i16)) << (((v1) as i32) & 15i32));
+        }
+        assert!((((4294967295u32 % 256u32) != 7u32) || matches!((a_u32 % 8u32), 0u32..=3u32)));
+        let v3: i16 = (((a_f32) as i16) << ((!(-37i8)) & 15i8));
+        assert!((((a_u32 % 256u32) != 7u32) || (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) != (54u16 ^ 33u16))));
+        let v4: u32 = ((((((a_f32) as i16)) as u32) << ((if false { (-40i8) } else { (-90i8) }) & 31i8)) * ((96u32 >> ((-1i8) & 31i8)) - a_u32));
+        assert!((((v4 % 256u32) != 7u32) || ((0i64 | DiffPair { a: (-94i64), b: (-87i64) }.mixed()) >= (0i64 | DiffPair { a: 0i64, b: 0i64 }.mixed()))));
+        oi[i] = (((a_f32) as i16)) as u64;
+        of[i] = ((((a_f64).abs()).abs() + (4.875f64 - ((40i8) as f64)))) as f64;
     }
 }
 
@@ -289,8 +300,8 @@ pub fn diff_10(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         for j0 in 0u32..(((match (0u32 % 8u32) { 7u32 | 2u32 => 14u32, _ => a_u32 })) % 4u32) {
             v0 = ((match (j0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
         }
-        oi[i] = ((((((53u16 <= 60u16)) as u64)) as u16)) as u64;
-        of[i] = ((-3.0f64)) as f64;
+        oi[i] = ((((match (v0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) >> (((53u8).max(60u8) + (((a_f32) as u8)).max(78u8)) & 63u8))) as u64;
+        of[i] = ((((((match (v0 % 8u32) { 5u32..=7u32 => ((a_u32) as u16), 5u32 | 0u32 => 96u16, _ => ((a_u32) as u16) })) as f64)) as f32)) as f64;
     }
 }
 
@@ -311,15 +322,15 @@ pub fn diff_11(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         } else {
             v0 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
         }
-        let mut v1: i64 = (a_i64 << (a_u64 & 63u64));
-        if matches!((82u32 % 8u32), 5u32) {
-            v1 = (a_i64 - a_i64);
+        let mut v1: i8 = (-((1u64) as i8));
+        if (a_u64 != (16u64 << (9u8 & 63u8))) {
+            v1 = (((-128i8) % (v1 | 1i8))).min((!((a_f32) as i8)));
         } else {
-            v1 = (v1).max(a_i64);
+            v1 = ((if false { ((a_i32) as i8) } else { 0i8 })).max((((a_i64) as i8) | v1));
         }
-        let v2: i64 = (0i64 | DiffPair { a: (0i64 - v1), b: v1 }.mixed());
-        oi[i] = ((match (41u32 % 8u32) { 6u32..=7u32 => ((((-19i8)) as i64) << ((8i32 << (0i32 & 31i32)) & 63i32)), _ => ((a_i32) as i64) })) as u64;
-        of[i] = (((((((a_i32) as u8)) as u16)) as f32)) as f64;
+        let v2: i8 = (((((a_u32) as i8) % (0i8 | 1i8))).max((74i8 << ((-79i32) & 7i32)))).max(((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8));
+        oi[i] = (((match (38u32 % 8u32) { 6u32 => ((-82i64) + (-52i64)), _ => ((match (93u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64) }) ^ a_i64)) as u64;
+        of[i] = ((-((a_f64 * a_f64) / ((-4.5f64) - a_f64)))) as f64;
     }
 }
 
@@ -335,14 +346,9 @@ pub fn diff_12(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: i64 = (a_i64).abs();
-        let mut v1: u32 = ((a_u32).max(a_u32) % (!a_u32));
-        if ((if false { v0 } else { a_i64 }) > (0i64 | DiffPair::new(a_i64, v0).b)) {
-            v1 = (v1 << ((33i8).abs() & 31i8));
-        } else {
-            v1 = (!(35u32 * 53u32));
-        }
-        oi[i] = ((!((((a_u32) as u8)).min(((a_u32) as u8)) | (20u8).max(35u8)))) as u64;
-        of[i] = (a_f32) as f64;
+        let v1: f32 = ((-8.875f32) + a_f32);
+        oi[i] = ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) >> ((((a_u32) as u8) ^ ((a_i64) as u8)) & 31u8))) as u64;
+        of[i] = ((-3.25f64)) as f64;
     }
 }
 
@@ -361,20 +367,19 @@ pub fn diff_13(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         for j0 in (0u32..=((((88u16) as u32)) % 4u32)).rev() {
             v0 = 1e-40f32;
         }
-        let v1: f32 = (-(-a_f32));
-        let mut v2: f32 = (v0 - a_f32);
-        for j1 in (u32::MAX - (((if false { 38u32 } else { 48u32 })) % 4u32))..=u32::MAX {
-            v2 = ((5e-324f64) as f32);
+        let mut v1: u8 = 2u8;
+        for j1 in ((((if matches!((28u32 % 8u32), 6u32 | 0u32) { 50u32 } else { 97u32 })) % 8u32)..(((!a_u32)) % 16u32)).step_by(((1u32) % 3u32) as usize) {
+            v1 = ((((v0).abs() * (a_f32 - v0))) as u8);
         }
-        let mut v3: f64 = ((a_f64).abs()).abs();
-        if true {
-            v3 = (((a_i32) as f64) / ((-2.75f64) / 0.0f64));
-        } else {
-            v3 = ((a_f64).sqrt() - (-a_f64));
+        assert!((((32u32 % 256u32) != 7u32) || true));
+        let v2: u16 = ((((a_i32) as u16) >> (a_i32 & 15i32)) * 1u16);
+        let mut v3: f64 = (1.7e308f64 / a_f64);
+        for j2 in (((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 8u32)..(((a_u32 - a_u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v3 = (match (a_u32 % 8u32) { 6u32 => a_f64, 1u32 | 5u32 => v3, _ => a_f64 });
         }
-        let v4: u32 = (((65u32 & a_u32)).max((a_u32 / (36u32 | 1u32))) / ((((-53i16)) as u32) << (((match (34u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) & 31u32)));
-        oi[i] = ((((-(a_i32 | a_i32))) as i32)) as u64;
-        of[i] = (a_f64) as f64;
+        let v4: f64 = (a_f64 - v3);
+        oi[i] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) as u64;
+        of[i] = (((-(a_f64).sqrt()) + (v4 - (5.125f64 * a_f64)))) as f64;
     }
 }
 
@@ -390,12 +395,23 @@ pub fn diff_14(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: i32 = (((match (56u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)).abs();
-        let v1: i16 = (((a_f32) as i16) & (-17i16));
-        let v2: i16 = ((a_i64) as i16);
-        let v3: u16 = 49u16;
-        let v4: u16 = (v3).max(((a_i64) as u16));
-        oi[i] = ((((((-7.375f32) / (-11.875f32)) * (a_f32 + (-0.625f32)))) as u64)) as u64;
-        of[i] = (a_f32) as f64;
+        assert!((((0u32 % 256u32) != 7u32) || ((8.375f32 <= a_f32) && (!false))));
+        let mut v1: i16 = ((40u64) as i16);
+        if (!(63u64 <= 59u64)) {
+            v1 = (v1).min(((a_i32) as i16));
+        } else {
+            v1 = ((99i8) as i16);
+        }
+        assert!((((a_u32 % 256u32) != 7u32) || matches!((a_u32 % 8u32), 5u32)));
+        let v2: i32 = ((a_i32 ^ v0) ^ (89i32 - v0));
+        let mut v3: f32 = 0.1f32;
+        for j0 in ((((!31u32)) % 8u32)..((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v3 = (((1.5f32 * a_f32) * v3) / ((v3 * a_f32)).abs());
+        }
+        let v4: u32 = a_u32;
+        assert!((((25u32 % 256u32) != 7u32) || false));
+        oi[i] = (((((((a_i64) as f64)) as i32)) as i8)) as u64;
+        of[i] = ((if ((0i64 | DiffPair { a: (-9223372036854775808i64), b: (-77i64) }.mixed()) > (a_i64 + a_i64)) { (if matches!((4294967295u32 % 8u32), 0u32..=6u32) { (v3 - a_f32) } else { (a_f32 / v3) }) } else { v3 })) as f64;
     }
 }
 
@@ -416,9 +432,9 @@ pub fn diff_15(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         } else {
             v0 = (a_u32 >> 0i64);
         }
-        let v1: u8 = (!((a_i64) as u8));
-        oi[i] = (97u16) as u64;
-        of[i] = (((match (a_u32 % 8u32) { 7u32..=7u32 => (a_f64 - 5.75f64), _ => (1.375f64 / 0.1f64) }) / 0.5f64)) as f64;
+        let v1: u8 = (((a_f32) as u8) << ((30i64) as u16));
+        oi[i] = ((((match (v0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64) & (((57u64) as i64) >> ((match (v0 % 8u32) { 3u32..=5u32 => 4i8, 2u32 => ((a_u32) as i8), 7u32 | 1u32 => ((a_i32) as i8), _ => ((a_i32) as i8) }) & 63i8)))) as u64;
+        of[i] = (((a_f32 - (4.125f32 / 8.75f32)) + ((1.75f32 / 3.25f32) + (a_f32 / (-0.375f32))))) as f64;
     }
 }
 
@@ -434,21 +450,28 @@ pub fn diff_16(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: u16 = (!42838u16);
-        let mut v1: u8 = ((if matches!((3u32 % 8u32), 4u32..=5u32) { (!((a_u32) as u8)) } else { (78u8 ^ ((a_i64) as u8)) }) >> (((!a_u32) + (90u32 % (a_u32 | 1u32))) & 7u32));
-        for j0 in (u32::MAX - ((a_u32) % 4u32))..=u32::MAX {
-            v1 = ((if (!(58u64 < 63u64)) { v1 } else { (match (a_u32 % 8u32) { 0u32 | 3u32 => ((a_u32) as u8), _ => ((a_u32) as u8) }) })).max((if matches!((a_u32 % 8u32), 0u32..=2u32) { ((((a_f32) as i16)) as u8) } else { (v1 << a_i64) }));
+        assert!((((a_u32 % 256u32) != 7u32) || matches!((a_u32 % 8u32), 2u32 | 0u32)));
+        let mut v1: i16 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
+        for j0 in 0u32..((((match (90u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32) {
+            v1 = (if (2.25f64 >= (-2.875f64)) { ((a_u32) as i16) } else { v1 });
         }
-        let mut v2: f64 = ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)) as f64);
-        for j1 in ((((!19u32)) % 8u32)..((45u32) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v2 = (((-1.75f64) / a_f64) - (v2 * (-1.0f64)));
+        assert!((((78u32 % 256u32) != 7u32) || (!(!true))));
+        let mut v2: i16 = (match (a_u32 % 8u32) { 4u32 => ((a_f32) as i16), 6u32 => (-19i16), _ => ((a_f32) as i16) });
+        if ((65535u16 * v0) < (if false { 65535u16 } else { 16u16 })) {
+            v2 = (if ((-83i32) <= 48i32) { v2 } else { v2 });
+        } else {
+            v2 = (!32767i16);
         }
-        let mut v3: u64 = (match (45u32 % 8u32) { 0u32..=7u32 => 1u64, 2u32..=4u32 => a_u64, 7u32 | 5u32 => a_u64, _ => 89u64 });
-        for j2 in (0u32..((((match (57u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32)).rev() {
-            v3 = a_u64;
+        let mut v3: u64 = (if (!(v2 < (-6i16))) { (0u64 << (91i8 & 63i8)) } else { ((8i8) as u64) });
+        for j1 in ((((95u32 & a_u32)) % 8u32)..(((32u32).max(90u32)) % 16u32)).step_by(((31u32) % 3u32) as usize) {
+            v3 = ((((!true)) as u64) >> ((((v1).abs()) as i8) & 63i8));
         }
-        let v4: f32 = ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)) as f32);
-        oi[i] = ((((a_i32 & (-47i32)) >> (((((a_i32) as u16)) as i64) & 31i64)) + ((-69i32) - ((match (61u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)))) as u64;
-        of[i] = ((((v3) as f64) * ((5e-324f64 / a_f64)).sqrt())) as f64;
+        let mut v4: f64 = (a_f64 - (-6.875f64));
+        for j2 in 0u32..(((36u32 | 94u32)) % 4u32) {
+            v4 = v4;
+        }
+        oi[i] = ((match (97u32 % 8u32) { 4u32..=7u32 => ((17i64 << 31u32)).abs(), _ => (!(!(-9i64))) })) as u64;
+        of[i] = (((((a_f32) as u16)) as f64)) as f64;
     }
 }
 
@@ -464,17 +487,17 @@ pub fn diff_17(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: i16 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
-        let v1: i32 = 74i32;
-        let mut v2: u32 = (a_u32 | 96u32);
-        for j0 in ((((94u32).max(a_u32)) % 8u32)..(((match (a_u32 % 8u32) { 0u32..=5u32 => 3979844009u32, _ => 39u32 })) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v2 = (v2).min(a_u32);
+        let mut v1: u32 = (a_u32).min(((if matches!((48u32 % 8u32), 0u32 | 2u32) { 94u32 } else { a_u32 }) - ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)));
+        for j0 in 0u32..((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32) {
+            v1 = ((39u8) as u32);
         }
-        let v3: u64 = (((a_u64 & 79u64) % ((54u64 | a_u64) | 1u64)) | a_u64);
-        let mut v4: u8 = 1u8;
-        if (4294967295u32 == (v2 + v2)) {
-            v4 = ((a_f32) as u8);
+        let v2: i32 = (-16i32);
+        let v3: u8 = ((48u8 & (35u8 ^ 19u8)) % (1u8 | 1u8));
+        let mut v4: f64 = (4.75f64 * a_f64);
+        if false {
+            v4 = (match (a_u32 % 8u32) { 7u32 => v4, _ => a_f64 });
         } else {
-            v4 = (((a_f32) as u8) >> (a_u64 & 7u64));
+            v4 = ((a_u64) as f64);
         }
         oi[i] = (79i8) as u64;
         of[i] = (((2.125f64) as f64)) as f64;
@@ -498,18 +521,20 @@ pub fn diff_18(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         } else {
             v0 = v0;
         }
-        let mut v1: u32 = (v0 | a_u32);
-        for j0 in (u32::MAX - (((55u32 | a_u32)) % 4u32))..=u32::MAX {
-            v1 = ((match (j0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
-        }
-        let mut v2: u8 = ((81u8 << (78u8 & 7u8)) << ((((a_i64) as u8)) as u64));
-        if (!matches!((a_u32 % 8u32), 2u32..=7u32)) {
-            v2 = (((match (v1 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)).min((v2 + 0u8));
+        let mut v1: i32 = (-98i32);
+        if (((a_u32) as i8) < ((match (v0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) {
+            v1 = (if ((-78i16) > 25i16) { (((-81i16)) as i32) } else { (((a_i64 - 9223372036854775807i64)) as i32) });
         } else {
-            v2 = ((match (v0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
+            v1 = (((!a_i32) * (match (a_u32 % 8u32) { 0u32 | 1u32 => a_i32, 1u32 => (-29i32), 3u32 => 47i32, _ => 31i32 })) << ((if true { ((26u16) as u16) } else { ((a_i64) as u16) }) & 31u16));
         }
-        oi[i] = (a_u64) as u64;
-        of[i] = (((-((a_f64) as f64)) + ((a_f64 - a_f64) * (a_f64 + 7.75f64)))) as f64;
+        let mut v2: u32 = (a_u32 % ((match (v0 % 8u32) { 0u32..=1u32 => ((24u8) as u32), 0u32..=7u32 => 1u32, 2u32 => (match (88u32 % 8u32) { 3u32 | 3u32 => a_u32, _ => 63u32 }), _ => ((42i32) as u32) }) | 1u32));
+        if (!(false && true)) {
+            v2 = 92u32;
+        } else {
+            v2 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) % (((match (v0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) | 1u32));
+        }
+        oi[i] = (((v1 >> (((a_i64) as i16)).max(((a_f32) as i16))) >> (((a_u32 ^ a_u32) ^ ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) & 31u32))) as u64;
+        of[i] = (((12.375f64 + 1.7e308f64) / (((55i64) as f64)).abs())) as f64;
     }
 }
 
@@ -525,18 +550,22 @@ pub fn diff_19(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: u16 = (((match (82u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) | 30u16);
-        let mut v1: i16 = ((a_f32) as i16);
-        for j0 in 0u32..((a_u32) % 4u32) {
-            v1 = (v1 % (86i16 | 1i16));
+        let v1: i8 = ((76i8 % (((a_i64) as i8) | 1i8)) << (a_u64 & 7u64));
+        let v2: u32 = (a_u32 ^ a_u32);
+        assert!((((a_u32 % 256u32) != 7u32) || ((28u8 ^ 1u8) == (((a_i32) as u8) << ((a_i64) as u8)))));
+        let mut v3: u64 = ((((a_f64 / a_f64)) as u64) << ((((a_i32) as i64) << ((((a_i32) as i16)) as i8)) & 63i64));
+        for j0 in ((((a_u32).max(25u32)) % 8u32)..((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v3 = (if (((match (v2 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) <= ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)) { v3 } else { ((a_u64 << ((a_u32) as u16))).min((if true { 95u64 } else { a_u64 })) });
         }
-        let v2: f32 = 0.1f32;
-        let mut v3: i32 = a_i32;
-        for j1 in (((((match (36u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 8u32)..(((79u32 - a_u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v3 = ((v0) as i32);
+        let mut v4: i8 = (if (((58u32) as f32) >= ((-3.375f32) / (-8.75f32))) { ((32i32) as i8) } else { (((if false { a_u64 } else { 0u64 })) as i8) });
+        if ((match (a_u32 % 8u32) { 2u32 => (-89i16), _ => (-86i16) }) != (!((a_u32) as i16))) {
+            v4 = ((16u16) as i8);
+        } else {
+            v4 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
         }
-        let v4: i16 = (v1 << 1u64);
-        oi[i] = ((((v4).min(((a_f32) as i16)) * (!(-51i16))) + ((((match (74u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) as i16))) as u64;
-        of[i] = (9.625f32) as f64;
+        assert!((((a_u32 % 256u32) != 7u32) || ((a_f32 + (-8.0f32)) == (a_f32 / a_f32))));
+        oi[i] = ((((4294967295u32).max(v2) | (a_u32 >> (97u8 & 31u8))) * (((v0 ^ ((a_u32) as u16))) as u32))) as u64;
+        of[i] = (6.375f64) as f64;
     }
 }
 
@@ -552,17 +581,17 @@ pub fn diff_20(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: u8 = (if (!(55i32 >= a_i32)) { (match (78u32 % 8u32) { 1u32 => ((a_f32) as u8), _ => 82u8 }) } else { (4u8 - 81u8) });
-        let v1: f64 = ((-a_f64)).abs();
-        let mut v2: i8 = (((-7i64)) as i8);
-        for j0 in (0u32..(((22u32 << a_u32)) % 4u32)).rev() {
-            v2 = (((a_i64) as i8) * ((a_i64) as i8));
+        let v1: f64 = (((((((a_i32) as i8)) as i8) << (((-1i16) ^ (-7i16)) & 7i16))) as f64);
+        let mut v2: i64 = (!(0i64 | DiffPair { a: (if false { a_i64 } else { 64i64 }), b: ((match (59u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64) }.mixed()));
+        for j0 in (0u32..=(((if (6i64 > (-46i64)) { 1u32 } else { 53u32 })) % 4u32)).rev() {
+            v2 = (if ((if ((-1i16) != ((a_f32) as i16)) { v2 } else { v2 }) == (-a_i64)) { a_i64 } else { (if matches!((j0 % 8u32), 7u32 | 7u32) { (-67i64) } else { v2 }) });
         }
-        let mut v3: i64 = (68i64 % (a_i64 | 1i64));
-        for j1 in (0u32..=((a_u32) % 4u32)).rev() {
-            v3 = (a_i64 + (-6i64));
+        let mut v3: f32 = (((a_f32 + (-5.875f32)) + a_f32) / (a_f32 - (-a_f32)));
+        for j1 in ((((!72u32)) % 8u32)..((((match (31u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v3 = ((if (true || false) { ((a_i64) as f32) } else { (a_f32).sqrt() }) / ((-a_f32) / (a_f32 / 10.5f32)));
         }
-        oi[i] = (((match (48u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64)) as u64;
-        of[i] = ((-(((-6.25f64)).abs() * (a_f64 + (-9.625f64))))) as f64;
+        oi[i] = (((match (7u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)) as u64;
+        of[i] = ((((-a_f32) - (v3 / a_f32)) - ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)) as f32))) as f64;
     }
 }
 
@@ -578,15 +607,10 @@ pub fn diff_21(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: f32 = (if (1i32 >= 99i32) { (a_f32 - (-10.5f32)) } else { ((((a_i64) as u8)) as f32) });
-        let mut v1: i16 = ((-32768i16)).max((-11i16));
-        if ((((-0.625f32)) as i32) <= (a_i32).max(a_i32)) {
-            v1 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
-        } else {
-            v1 = ((18446744073709551615u64) as i16);
-        }
-        let v2: f64 = (4.0f64 - a_f64);
-        oi[i] = ((((((a_i64) as i8) + 88i8)).min((((a_i64) as i8) << (((a_f32) as u16) & 7u16))) >> (((match (20u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) & 7u64))) as u64;
-        of[i] = (((-(((-62i64)) as f64)) / ((-a_f64) + a_f64))) as f64;
+        let v1: u8 = (((match (55u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) | (227u8 | 7u8));
+        let v2: i8 = (if (0.5f32 == v0) { (match (97u32 % 8u32) { 5u32 | 2u32 => 0i8, _ => 83i8 }) } else { (!43i8) });
+        oi[i] = (((if ((-23i32) <= (-84i32)) { (((a_i64) as i8)).abs() } else { (79i8).min(((a_i64) as i8)) })).abs()) as u64;
+        of[i] = (((10.375f64).abs() + ((a_f64 / a_f64)).sqrt())) as f64;
     }
 }
 
@@ -607,8 +631,8 @@ pub fn diff_22(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         } else {
             v0 = (v0 % a_u32);
         }
-        oi[i] = (42u16) as u64;
-        of[i] = (((0.1f32).abs() - ((a_f32 - 4.625f32) / 2.5f32))) as f64;
+        oi[i] = (((((a_f32) as u16) << ((a_u64 - 456550500541863929u64) & 15u64)) % (!(((a_i64) as u16) << (((a_i32) as u16) & 15u16))))) as u64;
+        of[i] = ((((3u64) as f64) * ((-a_f64) / (((-9223372036854775808i64)) as f64)))) as f64;
     }
 }
 
@@ -624,14 +648,12 @@ pub fn diff_23(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: u64 = (!a_u64);
-        let mut v1: f64 = (match (48u32 % 8u32) { 0u32 | 2u32 => 8.375f64, 3u32..=4u32 => 0.0f64, 6u32 | 0u32 => 11.5f64, _ => (-12.25f64) });
-        if false {
-            v1 = (a_f64 + (-5.625f64));
-        } else {
-            v1 = a_f64;
+        let mut v1: i64 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64);
+        for j0 in (((a_u32) % 8u32)..((((match (67u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 16u32)).step_by(((62u32) % 3u32) as usize) {
+            v1 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64);
         }
-        oi[i] = ((((if false { 127i8 } else { ((a_u32) as i8) }) ^ (((a_u32) as i8)).max((-53i8))) >> ((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8))) as u64;
-        of[i] = ((-a_f32)) as f64;
+        oi[i] = ((((a_i32 >> (59u8 & 31u8))) as i32)) as u64;
+        of[i] = ((-((((35u16) as i8)) as f64))) as f64;
     }
 }
 
@@ -652,10 +674,15 @@ pub fn diff_24(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         } else {
             v0 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) >> (((((match (91u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) as u64) & 31u64));
         }
-        let v1: i16 = ((match (33u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
-        let v2: i64 = ((if false { (-92i64) } else { a_i64 }) % (((a_f64) as i64) | 1i64));
-        oi[i] = (((74u64) as i32)) as u64;
-        of[i] = (((((match (1890476943u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)) as f32)) as f64;
+        let v1: i16 = (((a_u32) as i16)).min(((a_f32) as i16));
+        let mut v2: u32 = (if ((match (92u32 % 8u32) { 4u32 => ((a_f32) as i16), 0u32 | 6u32 => ((a_f32) as i16), _ => ((a_i64) as i16) }) >= v1) { (match (a_u32 % 8u32) { 2u32..=6u32 => (match (34u32 % 8u32) { 5u32 | 7u32 => a_u32, 3u32..=7u32 => a_u32, _ => 1u32 }), 3u32 | 2u32 => 82u32, _ => (match (55u32 % 8u32) { 3u32..=3u32 => 32u32, 4u32 => a_u32, 0u32..=1u32 => 76u32, _ => 4294967295u32 }) }) } else { ((match (77u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) });
+        if matches!((a_u32 % 8u32), 2u32) {
+            v2 = ((((a_u64 % (a_u64 | 1u64))) as u32)).min(((((a_i32) as u8)) as u32));
+        } else {
+            v2 = ((if (7.875f32 > a_f32) { ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) } else { ((a_i32) as u32) })).max((if (a_u32 == 30u32) { a_u32 } else { (10u32 >> (a_i32 & 31i32)) }));
+        }
+        oi[i] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)) as u64;
+        of[i] = (((((match (v2 % 8u32) { 3u32 => a_i64, _ => a_i64 })) as f32) - ((8.875f32 + a_f32) * (a_f32 + 1e-40f32)))) as f64;
     }
 }
 
@@ -671,16 +698,19 @@ pub fn diff_25(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: f32 = (a_f32).sqrt();
-        let v1: u16 = (match (65u32 % 8u32) { 2u32 => 56036u16, _ => 35u16 });
-        let mut v2: u64 = ((74u64 % 753721952076742489u64) ^ (match (91u32 % 8u32) { 6u32 => a_u64, _ => 8834630476462056334u64 }));
-        if (true && (false && false)) {
-            v2 = v2;
+        let mut v1: f64 = (a_f64 + 9007199254740992.0f64);
+        if matches!((a_u32 % 8u32), 3u32..=4u32) {
+            v1 = (7.75f64 / v1);
         } else {
-            v2 = (62u64 | ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64));
+            v1 = (match (70u32 % 8u32) { 2u32 => 0.1f64, 1u32 | 5u32 => (-11.375f64), _ => (-11.625f64) });
         }
-        let v3: f64 = a_f64;
-        oi[i] = ((if ((a_u32 / (39u32 | 1u32)) == (a_u32 ^ a_u32)) { ((32i32 - 26i32)).max(a_i32) } else { (((a_f32) as i32) ^ 55i32) })) as u64;
-        of[i] = (a_f64) as f64;
+        let mut v2: f64 = ((a_i64) as f64);
+        for j0 in 0u32..((((match (89u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32) {
+            v2 = ((a_i64) as f64);
+        }
+        let v3: f32 = (0.375f32 * v0);
+        oi[i] = (((0i64 | DiffPair::new(a_i64, (37i64 - a_i64)).b) / (a_i64 | a_i64))) as u64;
+        of[i] = (((-a_f32) / (if true { 1e-40f32 } else { (-a_f32) }))) as f64;
     }
 }
 
@@ -696,15 +726,15 @@ pub fn diff_26(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: i32 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
-        let v1: f32 = (a_f32 * a_f32);
-        let mut v2: i32 = (((v0 >> (a_i64 & 31i64)) % (v0 | 1i32)) + ((match (76u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32));
-        if (true && (a_f64 > a_f64)) {
-            v2 = ((((-68i32) * a_i32) / ((a_i32 ^ a_i32) | 1i32))).max((!a_i32));
+        let mut v1: f64 = (a_f64 / a_f64);
+        if (((match (85u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) <= (((a_i64) as i16)).max(((a_i32) as i16))) {
+            v1 = v1;
         } else {
-            v2 = (-(match (a_u32 % 8u32) { 4u32..=4u32 => v0, _ => (a_i32 / (22i32 | 1i32)) }));
+            v1 = (v1 / v1);
         }
-        oi[i] = ((if (a_u64 >= 48u64) { ((match (36u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) } else { (((a_u32) as u8) | (38u8 * 54u8)) })) as u64;
-        of[i] = (((((match (a_u32 % 8u32) { 1u32 | 6u32 => 4u16, _ => 56u16 }) >> ((match (64u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8))) as f32)) as f64;
+        let v2: u8 = 71u8;
+        oi[i] = ((((((a_i32) as u8) / (((a_u32) as u8) | 1u8))).max((v2 / 90u8)) * (((match (15u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)).min(((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)))) as u64;
+        of[i] = (((match (44u32 % 8u32) { 4u32 | 0u32 => (v1 * (-10.5f64)), _ => ((-4.5f64) / 4.125f64) })).sqrt()) as f64;
     }
 }
 
@@ -723,16 +753,10 @@ pub fn diff_27(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         for j0 in ((((!0u32)) % 8u32)..(((a_u32 << (73u32 & 31u32))) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
             v0 = (match (a_u32 % 8u32) { 2u32 | 7u32 => (!((a_i32) as i8)), 6u32..=6u32 => (((a_i64) as i8)).abs(), 1u32 => ((a_u64) as i8), _ => ((a_i64) as i8) });
         }
-        let mut v1: u32 = a_u32;
-        for j1 in ((((2u32 + 64u32)) % 8u32)..(((a_u32 << (((a_i64) as i8) & 31i8))) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v1 = a_u32;
-        }
-        let mut v2: i16 = (!((a_i32) as i16));
-        for j2 in ((((a_u32 ^ 100u32)) % 8u32)..((a_u32) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v2 = (match (a_u32 % 8u32) { 3u32 => (-2i16), 1u32..=6u32 => ((a_i32) as i16), _ => (-26i16) });
-        }
-        oi[i] = (v1) as u64;
-        of[i] = ((-a_f32)) as f64;
+        let v1: i8 = (((((64i16) as u64)) as i8) | ((match (37u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8));
+        let v2: i8 = (((!((a_f32) as i8)) / ((-128i8) | 1i8)) % (((v0 - (-2i8)) << (((a_i64) as u16) & 7u16)) | 1i8));
+        oi[i] = (((match (a_u32 % 8u32) { 1u32 | 5u32 => 96u16, 3u32 => (!((a_i32) as u16)), _ => ((44i8) as u16) }) >> (((match (0u32 % 8u32) { 0u32..=7u32 => a_u64, 3u32..=4u32 => 84u64, 3u32..=6u32 => a_u64, _ => 24u64 })) as i32))) as u64;
+        of[i] = ((((((if false { ((a_f32) as u8) } else { ((a_i64) as u8) })) as i8)) as f64)) as f64;
     }
 }
 
@@ -751,19 +775,17 @@ pub fn diff_28(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         for j0 in (((a_u32) % 8u32)..((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
             v0 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) ^ (0u8 >> (a_u32 & 7u32)));
         }
-        let mut v1: i32 = (83i32).max(a_i32);
-        for j1 in ((((!52u32)) % 8u32)..((a_u32) % 16u32)).step_by(((57u32) % 3u32) as usize) {
-            v1 = ((31u32) as i32);
-        }
-        let mut v2: u8 = 35u8;
-        if matches!((8u32 % 8u32), 3u32 | 7u32) {
-            v2 = (((1.375f32) as u8) >> (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) & 7i16));
+        let mut v1: u32 = (a_u32 & 66u32);
+        if (!(a_i64 >= 19i64)) {
+            v1 = ((((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) as u8)) as u32);
         } else {
-            v2 = 17u8;
+            v1 = 35u32;
         }
-        let v3: u16 = ((if true { ((a_i64) as u16) } else { 31u16 })).max(34u16);
-        oi[i] = ((((63i64 | 82i64) % ((a_i64 % ((-1i64) | 1i64)) | 1i64)) << (((((-52i32) ^ (-86i32))) as i8) & 63i8))) as u64;
-        of[i] = (((((-3.5f32) - (-6.75f32)) / (match (68u32 % 8u32) { 3u32 | 7u32 => a_f32, _ => 0.0f32 })) + (((-6.625f32)).sqrt() - (a_f32).sqrt()))) as f64;
+        assert!((((93u32 % 256u32) != 7u32) || ((matches!((v1 % 8u32), 7u32) && false) || (31i16 != ((a_i32) as i16)))));
+        let v2: f64 = (((63u32) as f64) - (((-90i16)) as f64));
+        let v3: u16 = (((((a_i32) as u16) % (((a_f32) as u16) | 1u16)) >> ((95i8).max(8i8) & 15i8)) << (((!128u8) >> ((((-49i32)) as i8) & 7i8)) & 15u8));
+        oi[i] = ((((a_u32) as u16) | (match (4294967295u32 % 8u32) { 1u32..=6u32 => (((a_i64) as u16) >> (4294967295u32 & 15u32)), 5u32 => 16u16, 2u32 | 5u32 => (((a_i64) as u16) - ((a_i32) as u16)), _ => 16u16 }))) as u64;
+        of[i] = (a_f64) as f64;
     }
 }
 
@@ -779,9 +801,10 @@ pub fn diff_29(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: u8 = ((a_u64) as u8);
-        let v1: u16 = (((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) - (((((a_u32) as i16)) as u16) + (44u16 - ((a_i32) as u16))));
-        oi[i] = ((19u16 / (((a_f32) as u16) | 1u16))) as u64;
-        of[i] = (((((-6.125f64)).sqrt() * ((-2.625f64) / 1.7e308f64))).abs()) as f64;
+        let v1: f64 = ((a_i64) as f64);
+        assert!((((0u32 % 256u32) != 7u32) || (((-33i8) >= (-44i8)) && (((a_f32) as u8) <= ((a_u32) as u8)))));
+        oi[i] = ((match (18u32 % 8u32) { 2u32..=4u32 => a_u64, 5u32 => (((12194u16 % (26u16 | 1u16))) as u64), 0u32..=2u32 => a_u64, _ => 18446744073709551615u64 })) as u64;
+        of[i] = ((((0.0f32 - 0.1f32) - (2.125f32).abs()) - ((1e-40f32 + (-0.0f32)) - ((((a_i32) as i16)) as f32)))) as f64;
     }
 }
 
@@ -797,21 +820,20 @@ pub fn diff_30(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: u32 = (match (a_u32 % 8u32) { 0u32..=3u32 => (match (a_u32 % 8u32) { 5u32 | 5u32 => 52u32, _ => (!a_u32) }), 0u32..=0u32 => (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) - ((a_i32) as u32)), 2u32 | 4u32 => ((match (6u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32), _ => 15u32 });
-        let mut v1: u64 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
-        for j0 in ((((a_u32 % (56u32 | 1u32))) % 8u32)..((a_u32) % 16u32)).step_by(((v0) % 3u32) as usize) {
-            v1 = (match (a_u32 % 8u32) { 4u32..=7u32 => v1, 1u32..=4u32 => a_u64, 1u32..=5u32 => a_u64, _ => 77u64 });
+        let mut v1: i64 = (0i64 | DiffPair { a: 80i64, b: (-56i64) }.mixed());
+        for j0 in (0u32..=((((match (79u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32)).rev() {
+            v1 = (match (a_u32 % 8u32) { 4u32..=7u32 => v1, 1u32..=4u32 => a_i64, 1u32..=5u32 => a_i64, _ => (-77i64) });
         }
-        let mut v2: f32 = ((((1u16) as f32)) as f32);
-        if (((a_u32) as i16) <= (if (((a_i32) as i16) > 16i16) { (-20i16) } else { (-3i16) })) {
-            v2 = ((-a_f32) + (10.875f32 - v2));
+        assert!((((a_u32 % 256u32) != 7u32) || ((12.125f64 >= 2.875f64) || false)));
+        let mut v2: u16 = ((match (v0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
+        if false {
+            v2 = ((a_f32) as u16);
         } else {
-            v2 = v2;
+            v2 = (((match (v0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) ^ 87u16);
         }
-        let mut v3: u32 = 37u32;
-        for j1 in (u32::MAX - ((25u32) % 4u32))..=u32::MAX {
-            v3 = (a_u32 >> (-1i8));
-        }
-        oi[i] = ((((!((a_u32) as u16)) & ((match (v3 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)) % (((match (v3 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) | 1u16))) as u64;
+        assert!((((22u32 % 256u32) != 7u32) || ((25u64 >> (((a_i32) as u16) & 63u16)) == ((51i16) as u64))));
+        let v3: f32 = (-a_f32);
+        oi[i] = ((((!((a_u32) as u16)) & ((match (v0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)) % (((match (v0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) | 1u16))) as u64;
         of[i] = ((((((a_i32) as f32)) as f64) * ((match (a_u32 % 8u32) { 0u32..=7u32 => 0.875f64, _ => a_f64 }) + (match (v0 % 8u32) { 1u32..=2u32 => 4.125f64, 4u32 => a_f64, _ => a_f64 })))) as f64;
     }
 }
@@ -833,16 +855,17 @@ pub fn diff_31(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         } else {
             v0 = ((((((a_i64) as i16)) as f32)) as u16);
         }
-        let v1: u32 = (a_u32 + 64u32);
-        let v2: u8 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) * ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)) as u8));
-        let mut v3: u8 = ((match (86u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
-        if ((v0 % (15u16 | 1u16)) > (65535u16 % (v0 | 1u16))) {
-            v3 = ((a_u32) as u8);
+        assert!((((a_u32 % 256u32) != 7u32) || (((true) as i16) > (if matches!((32u32 % 8u32), 3u32) { (-32768i16) } else { 86i16 }))));
+        let mut v1: i16 = ((70i16 >> (63u64 & 15u64))).max(((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16));
+        if true {
+            v1 = (((-1i16) % (v1 | 1i16))).abs();
         } else {
-            v3 = (255u8 << ((-1i16) & 7i16));
+            v1 = (match (a_u32 % 8u32) { 7u32 => (68i16 << (100i8 & 15i8)), 5u32 => (((a_f32) as i16) - (-59i16)), _ => (((-5.625f64)) as i16) });
         }
-        oi[i] = ((((match (v1 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) | (match (v1 % 8u32) { 5u32 => (a_u32 - a_u32), 3u32 | 0u32 => (v1).min(57u32), 1u32..=2u32 => a_u32, _ => (((-32768i16)) as u32) }))) as u64;
-        of[i] = (((-(-a_f64)) * (((65535u16) as f64) / (a_f64 / (-11.0f64))))) as f64;
+        let v2: i64 = a_i64;
+        let v3: u8 = ((a_i64) as u8);
+        oi[i] = ((if ((-a_f32) == 10.0f32) { (((48i8 << (27i8 & 7i8))) as u32) } else { ((match (25u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) })) as u64;
+        of[i] = (((match (96u32 % 8u32) { 1u32..=6u32 => a_f64, 5u32 => (5.875f64 / a_f64), _ => (-a_f64) }) + ((-a_f64) * ((-8.875f64)).abs()))) as f64;
     }
 }
 
@@ -861,12 +884,21 @@ pub fn diff_32(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         for j0 in (0u32..((31u32) % 4u32)).rev() {
             v0 = (v0 >> ((-128i8) & 63i8));
         }
-        let v1: i32 = ((43u16) as i32);
-        let v2: i16 = (if (10.125f64 >= a_f64) { 50i16 } else { ((a_u32) as i16) });
-        let v3: u16 = (((match (85u32 % 8u32) { 1u32 | 6u32 => 95u16, 2u32..=6u32 => 65u16, _ => 41u16 }) & ((match (90u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)) * (((a_f64 / 4.375f64)) as u16));
-        let v4: i64 = (match (32u32 % 8u32) { 7u32 => (9223372036854775807i64 % (a_i64 | 1i64)), 2u32..=3u32 => (v0 ^ (-1i64)), 6u32..=7u32 => (if (a_i32 < 31i32) { a_i64 } else { 63i64 }), _ => ((0i8) as i64) });
-        oi[i] = ((((((((a_f32) as u16) % (((a_u32) as u16) | 1u16))) as f32)) as u64)) as u64;
-        of[i] = (9.5f64) as f64;
+        let v1: u32 = (if false { 22u32 } else { 49u32 });
+        let mut v2: i16 = 50i16;
+        if (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) > ((2.75f64) as u16)) {
+            v2 = (v2).abs();
+        } else {
+            v2 = ((32767i16 + ((a_i64) as i16)) >> ((if true { 41u32 } else { a_u32 }) & 15u32));
+        }
+        let v3: i16 = ((56u64) as i16);
+        let mut v4: f32 = a_f32;
+        for j1 in (0u32..=(((0u32 % (a_u32 | 1u32))) % 4u32)).rev() {
+            v4 = ((((127i8).abs()) as f32) * a_f32);
+        }
+        assert!((((v1 % 256u32) != 7u32) || ((if true { v1 } else { 4294967295u32 }) >= 91u32)));
+        oi[i] = (((35u8 << ((((a_i32) as u8)) as u32)) & ((95u8 >> (60u64 & 7u64))).max((if (17u64 <= 79u64) { ((a_f32) as u8) } else { 1u8 })))) as u64;
+        of[i] = (a_f64) as f64;
     }
 }
 
@@ -887,8 +919,8 @@ pub fn diff_33(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         } else {
             v0 = (match (a_u32 % 8u32) { 2u32 | 3u32 => (if true { 16i16 } else { ((a_i32) as i16) }), 6u32 => ((match (21u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16), _ => (v0).max(v0) });
         }
-        oi[i] = (((((match (7u32 % 8u32) { 7u32 => 0i8, 5u32..=6u32 => (-1i8), _ => (-95i8) }) * (((a_i32) as i8)).max(70i8))) as u32)) as u64;
-        of[i] = ((if (38u16 >= (if true { ((a_f32) as u16) } else { 63u16 })) { ((8.5f64 * 7.0f64)).sqrt() } else { ((-a_f64) * ((a_i32) as f64)) })) as f64;
+        oi[i] = (v0) as u64;
+        of[i] = (9007199254740992.0f64) as f64;
     }
 }
 
@@ -909,23 +941,17 @@ pub fn diff_34(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         } else {
             v0 = ((v0 - (-9.625f32)) + (if matches!((a_u32 % 8u32), 2u32 | 0u32) { (-3.75f32) } else { 5.0f32 }));
         }
-        let mut v1: i32 = (((((a_i32) as i16)) as i32) << (a_u64 & 31u64));
-        for j0 in (0u32..((((match (70u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32)).rev() {
-            v1 = (match (25u32 % 8u32) { 3u32 | 4u32 => ((match (53u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32), 6u32..=6u32 => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32), 7u32 => (v1 >> (a_i32 & 31i32)), _ => (a_i32 ^ v1) });
-        }
-        let mut v2: u16 = ((0u16 >> ((v1 + 0i32) & 15i32)) + (1u16 >> ((62u16 & 65535u16) & 15u16)));
-        for j1 in (0u32..=((88u32) % 4u32)).rev() {
-            v2 = ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)).min((match (a_u32 % 8u32) { 4u32 => v2, 5u32 => v2, _ => 6u16 })) << ((v1 ^ a_i32) | ((7u8) as i32)));
-        }
-        let mut v3: u32 = ((a_f64) as u32);
-        if (((7i64) as u8) <= (91u8 >> (v2 & 7u16))) {
-            v3 = (a_u32 >> (30u8 & 31u8));
+        let v1: u8 = ((a_f32) as u8);
+        let mut v2: i32 = ((v0) as i32);
+        if ((-2.25f64) >= 4.25f64) {
+            v2 = (v2).min(v2);
         } else {
-            v3 = (a_u32 + 60u32);
+            v2 = ((1.7e308f64) as i32);
         }
-        let v4: u64 = (47u64 / 79u64);
-        oi[i] = (((1u8 + ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)) - (((-7.125f64)) as u8))) as u64;
-        of[i] = (((10u64) as f64)) as f64;
+        let v3: u32 = a_u32;
+        let v4: f64 = a_f64;
+        oi[i] = ((!((((a_u32) as i16) >> (87u64 & 15u64)) & (99i16 - 32767i16)))) as u64;
+        of[i] = (v4) as f64;
     }
 }
 
@@ -944,17 +970,23 @@ pub fn diff_35(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         for j0 in ((((22u32 >> (88i8 & 31i8))) % 8u32)..(((69u32 + 1647085061u32)) % 16u32)).step_by(((81u32) % 3u32) as usize) {
             v0 = (v0 & ((a_u32) as i8));
         }
-        let v1: u16 = (44u16 << (((0i64 % a_i64) & (a_i64 << 0u64)) & 15i64));
-        let v2: i16 = ((a_i32) as i16);
-        let mut v3: f64 = (-(((85i32) as f64) - (-a_f64)));
-        if (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) != (match (64u32 % 8u32) { 2u32..=2u32 => 99u8, 0u32..=4u32 => ((a_u32) as u8), 3u32 | 5u32 => 58u8, _ => ((a_f32) as u8) })) {
-            v3 = ((((a_f64 - a_f64)) as f64) + ((a_f64 - a_f64) + (if true { a_f64 } else { v3 })));
-        } else {
-            v3 = ((((a_i32).max(30i32)) as f64) * a_f64);
+        let mut v1: i64 = 11i64;
+        for j1 in ((((if matches!((58u32 % 8u32), 5u32 | 1u32) { 99u32 } else { 2u32 })) % 8u32)..((2941195335u32) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v1 = v1;
         }
-        let v4: u8 = 61u8;
-        oi[i] = ((match (32u32 % 8u32) { 2u32 | 7u32 => (v1).max((if matches!((a_u32 % 8u32), 2u32 | 5u32) { ((a_i64) as u16) } else { v1 })), 2u32 => ((match (78u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16), 7u32 => ((!((a_i32) as u16)) >> ((!79i16) & 15i16)), _ => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) })) as u64;
-        of[i] = (a_f64) as f64;
+        let v2: u32 = 96u32;
+        let mut v3: u16 = ((match (v2 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
+        for j2 in (((73u32) % 8u32)..(((match (91u32 % 8u32) { 6u32 => 63u32, 4u32 | 4u32 => a_u32, 3u32 | 3u32 => 4294967295u32, _ => 71u32 })) % 16u32)).step_by(((v2) % 3u32) as usize) {
+            v3 = ((((match (v2 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) << ((!36i64) & 15i64)) ^ v3);
+        }
+        let mut v4: u16 = (((a_u32) as u16)).max(((a_i32) as u16));
+        if ((((a_i64) as u8)).max(((a_i64) as u8)) != ((71i32) as u8)) {
+            v4 = (match (a_u32 % 8u32) { 3u32..=7u32 => (((a_i64) as u16) * ((a_i64) as u16)), 5u32 | 2u32 => ((match (v2 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16), _ => (match (a_u32 % 8u32) { 0u32..=6u32 => 44u16, 4u32 | 4u32 => ((a_u32) as u16), _ => ((a_f32) as u16) }) });
+        } else {
+            v4 = (if (((a_f32) as u8) != 21u8) { (((a_i64) as u16) | ((a_u32) as u16)) } else { (match (57u32 % 8u32) { 4u32 => v4, 5u32 | 0u32 => ((a_f32) as u16), 0u32 => v3, _ => v3 }) });
+        }
+        oi[i] = ((((((if (((a_u32) as u16) >= 15u16) { ((a_f32) as i16) } else { (-99i16) })) as u16)) as i64)) as u64;
+        of[i] = ((((a_f32).sqrt() / (0.5f32 * 10.375f32)) * a_f32)) as f64;
     }
 }
 
@@ -970,10 +1002,18 @@ pub fn diff_36(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: u64 = (if false { (!(1u64 >> (((a_u32) as u8) & 63u8))) } else { ((a_u64 - 61u64) % (a_u64 | 1u64)) });
-        let v1: i16 = ((((a_f32) as i16) + (-39i16)) % (26i16 | 1i16));
-        let v2: u64 = (!29u64);
-        oi[i] = (((((-84i64) % (-1i64))).min((if true { a_i64 } else { 51i64 })) & (((-31i64) << (-50i32)) & (((-128i8)) as i64)))) as u64;
-        of[i] = (((((((a_f32) as u8)) as f32) * (a_f32 / a_f32)) / ((if true { 4.5f32 } else { a_f32 }) * (a_f32 + 11.625f32)))) as f64;
+        let mut v1: u8 = ((match (31u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
+        for j0 in (0u32..=((28u32) % 4u32)).rev() {
+            v1 = v1;
+        }
+        let mut v2: u32 = (if false { 93u32 } else { a_u32 });
+        if false {
+            v2 = v2;
+        } else {
+            v2 = ((((((a_i64) as i16)) as u32) >> ((a_u32 + a_u32) & 31u32)) & a_u32);
+        }
+        oi[i] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)) as u64;
+        of[i] = ((0.0f32 + ((3.4e38f32 * a_f32) / (a_f32 - (-11.125f32))))) as f64;
     }
 }
 
@@ -992,10 +1032,16 @@ pub fn diff_37(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         for j0 in (0u32..=((a_u32) % 4u32)).rev() {
             v0 = (if ((((a_i32) as i8) * 30i8) < (82i8 - ((a_f32) as i8))) { ((match (4u32 % 8u32) { 5u32 | 0u32 => ((a_u32) as u16), 6u32 => ((a_i32) as u16), 3u32..=5u32 => v0, _ => 35u16 }) << ((((a_i64) as u16) ^ 0u16) & 15u16)) } else { ((((a_i64) as u16) + v0) + v0) });
         }
-        let v1: i32 = (a_i32 >> (34u8 & 31u8));
-        let v2: u64 = 54u64;
-        oi[i] = ((if (61u8 >= ((match (83u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)) { ((74i64).abs()).abs() } else { (if (42i8 <= 32i8) { ((29u16) as i64) } else { 72i64 }) })) as u64;
-        of[i] = ((((((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) % (((match (34u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) | 1u32))) as f64)) as f64;
+        let mut v1: i64 = (((((a_f32) as u8)) as i64) & (((match (99u32 % 8u32) { 7u32 | 6u32 => 90u32, 1u32 => a_u32, 0u32 | 3u32 => 83u32, _ => a_u32 })) as i64));
+        if (!false) {
+            v1 = (a_i64 >> ((!42u16) & 63u16));
+        } else {
+            v1 = 29i64;
+        }
+        let v2: i64 = ((v1 << (44u64 & 63u64)) ^ (0i64 | DiffPair::new((-34i64), 63i64).b));
+        assert!((((a_u32 % 256u32) != 7u32) || (((match (5u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) < (match (a_u32 % 8u32) { 4u32..=7u32 => a_u32, _ => 6u32 }))));
+        oi[i] = ((((a_i32) as i8)).min((!7i8))) as u64;
+        of[i] = ((((-9.5f32)) as f32)) as f64;
     }
 }
 
@@ -1011,9 +1057,10 @@ pub fn diff_38(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: i32 = a_i32;
-        let v1: u8 = (8u8 | 20u8);
-        oi[i] = (((if false { (a_i32 >> (a_u64 & 31u64)) } else { ((0i32) as i32) }) + (!(62i32 - a_i32)))) as u64;
-        of[i] = ((if true { ((0.0f64 - (-9.375f64))).sqrt() } else { ((-a_f64) - (if false { (-2.75f64) } else { a_f64 })) })) as f64;
+        let v1: i64 = (if (v0 == (-26i32)) { (match (a_u32 % 8u32) { 1u32..=6u32 => 74i64, 1u32..=7u32 => a_i64, _ => a_i64 }) } else { ((8u16) as i64) });
+        assert!((((60u32 % 256u32) != 7u32) || false));
+        oi[i] = ((((((-4.375f32) * (-9.0f32))) as i64) >> ((44u32 >> (((a_i64) as u8) & 31u8)) << (((a_f64) as u32) & 31u32)))) as u64;
+        of[i] = ((if ((((a_i32) as u8) == 255u8) || (((a_i32) as u16) == 39u16)) { ((-a_f64) + (9.25f64).abs()) } else { ((-a_f64) + (-9.875f64)) })) as f64;
     }
 }
 
@@ -1029,8 +1076,8 @@ pub fn diff_39(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: i64 = (((-a_f64)) as i64);
-        oi[i] = (((!15u16)).max((if (a_u64 > 0u64) { (19u16 >> (((a_f32) as u16) & 15u16)) } else { (if false { ((a_u32) as u16) } else { ((a_u32) as u16) }) }))) as u64;
-        of[i] = (((-(a_f32).sqrt()) / (((-12.25f32) - a_f32) - a_f32))) as f64;
+        oi[i] = ((match (50u32 % 8u32) { 3u32..=3u32 => (((-65i32) / (66i32 | 1i32)) | ((((a_i32) as i8)) as i32)), 3u32 => ((match (65u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32), _ => a_i32 })) as u64;
+        of[i] = ((((a_f32 / 2.0f32) - 0.375f32) - a_f32)) as f64;
     }
 }
 
@@ -1049,17 +1096,11 @@ pub fn diff_40(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         for j0 in (u32::MAX - ((87u32) % 4u32))..=u32::MAX {
             v0 = (a_f32 + (-2.125f32));
         }
-        let v1: i8 = ((!(((a_u32) as i8) | 91i8)) % ((((29u64) as i8) * (((a_f32) as i8)).abs()) | 1i8));
-        let mut v2: i32 = (a_i32 / (64i32 | 1i32));
-        for j1 in (u32::MAX - (((49u32 + 4294967295u32)) % 4u32))..=u32::MAX {
-            v2 = (a_i32 >> (a_u64 & 31u64));
-        }
-        let mut v3: u32 = ((match (60u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
-        for j2 in ((((match (72u32 % 8u32) { 1u32 | 6u32 => 76u32, _ => a_u32 })) % 8u32)..((((((a_i64) as u16)) as u32)) % 16u32)).step_by(((39u32) % 3u32) as usize) {
-            v3 = (((v3 >> (v2 & 31i32)) & (v3 / (v3 | 1u32)))).min((!(v3 % v3)));
-        }
-        oi[i] = (((match (20u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)) as u64;
-        of[i] = (a_f32) as f64;
+        let v1: u8 = ((((91u16 ^ 15u16)) as u8) - ((a_f32) as u8));
+        let v2: f64 = ((29i64) as f64);
+        let v3: i8 = (-(((a_i32) as i8) + (-49i8)));
+        oi[i] = (((match (75u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)) as u64;
+        of[i] = ((((a_f32 * v0) * (a_f32 - (-2.625f32))) + (((a_f64) as f32) - ((0u16) as f32)))) as f64;
     }
 }
 
@@ -1075,9 +1116,10 @@ pub fn diff_41(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: u32 = 1u32;
-        let v1: i16 = ((((a_i32) as i16) / ((-73i16) | 1i16)) ^ (((a_i64) as i16)).max(32767i16));
-        oi[i] = ((a_u64).min(((a_u64).max(66u64)).max(94u64))) as u64;
-        of[i] = (((((a_i32 << (85i64 & 31i64))) as f32) * ((a_f32 * a_f32) * (10.75f32 * 6.25f32)))) as f64;
+        let v1: i8 = (match (47u32 % 8u32) { 1u32..=7u32 => ((match (95u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8), 0u32..=6u32 => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8), 3u32 | 6u32 => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8), _ => ((91i8).abs() % (((a_i64) as i8) | 1i8)) });
+        assert!((((71u32 % 256u32) != 7u32) || (!(85u8 != 255u8))));
+        oi[i] = (a_u32) as u64;
+        of[i] = ((((a_f32 - (-3.25f32)) + 3.4e38f32) + (if (18446744073709551615u64 >= 14u64) { (a_f32 - (-6.125f32)) } else { ((94i16) as f32) }))) as f64;
     }
 }
 
@@ -1093,8 +1135,8 @@ pub fn diff_42(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: i64 = (a_i64 >> (91i8 & 63i8));
-        oi[i] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)) as u64;
-        of[i] = (((-3.375f64) / a_f64)) as f64;
+        oi[i] = (a_u64) as u64;
+        of[i] = (((9.25f32 + a_f32) - ((a_f32).sqrt() + ((((a_i32) as u8)) as f32)))) as f64;
     }
 }
 
@@ -1110,18 +1152,26 @@ pub fn diff_43(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: u32 = a_u32;
-        let mut v1: i64 = ((80u16) as i64);
-        for j0 in (0u32..((((true) as u32)) % 4u32)).rev() {
-            v1 = (a_i64 << (87i32 & 63i32));
+        assert!((((43u32 % 256u32) != 7u32) || ((((-19i8)) as i16) == (((a_i64) as i16) / (15i16 | 1i16)))));
+        let mut v1: u8 = (((if true { ((a_i64) as u8) } else { ((a_i32) as u8) }) % (96u8 | 1u8)) / (((match (79u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) | 1u8));
+        for j0 in ((((87u32 >> (((a_u32) as u16) & 31u16))) % 8u32)..(((a_u32 % (v0 | 1u32))) % 16u32)).step_by(((v0) % 3u32) as usize) {
+            v1 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) >> (((((a_f32) as u16) % (62u16 | 1u16))).max(((65535u16) as u16)) & 7u16));
         }
-        let v2: i8 = (if (22u32 < a_u32) { ((match (81u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) } else { 0i8 });
-        let mut v3: f32 = (-9.125f32);
-        for j1 in (0u32..=(((87u32 - a_u32)) % 4u32)).rev() {
-            v3 = ((((v0 % (v0 | 1u32)) >> (v1 ^ a_i64))) as f32);
+        let mut v2: u8 = (((-1i16)) as u8);
+        if (matches!((0u32 % 8u32), 4u32..=7u32) && true) {
+            v2 = (((a_i32) as u8) << ((((-2147483648i32)) as i64) & 7i64));
+        } else {
+            v2 = (((a_i64) as u8) % ((25u8 / ((a_f32) as u8)) | 1u8));
         }
-        let v4: u8 = ((((((a_i32) as u16) - ((a_f32) as u16)) - (1u16 >> (87u8 & 15u8)))) as u8);
-        oi[i] = (((match (78u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)) as u64;
-        of[i] = ((match (a_u32 % 8u32) { 6u32 => ((a_f64 * a_f64) * (-a_f64)), 0u32..=2u32 => (((-0.25f64) / a_f64) + (-a_f64)), _ => (if false { ((50u64) as f64) } else { (a_f64).abs() }) })) as f64;
+        let mut v3: u32 = (((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) & (69u16 + 64u16))) as u32);
+        if (!(((-71i8) != (-46i8)) || true)) {
+            v3 = (if ((a_i64 % (12i64 | 1i64)) >= 64i64) { 3738193916u32 } else { v0 });
+        } else {
+            v3 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
+        }
+        let v4: f32 = ((((9.375f64) as i8)) as f32);
+        oi[i] = ((((-82i16) - (match (v0 % 8u32) { 3u32 => ((a_i64) as i16), 3u32..=7u32 => 90i16, _ => (-84i16) })) * ((a_i64) as i16))) as u64;
+        of[i] = ((-(((a_f32 / a_f32)) as f32))) as f64;
     }
 }
 
@@ -1140,24 +1190,17 @@ pub fn diff_44(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         for j0 in (u32::MAX - ((((match (31u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32))..=u32::MAX {
             v0 = (((-48i8)) as f32);
         }
-        let mut v1: u8 = (match (32u32 % 8u32) { 1u32 | 1u32 => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8), 1u32 | 5u32 => ((match (8u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8), 5u32..=5u32 => (if (a_f64 >= (-0.5f64)) { (27u8 % (128u8 | 1u8)) } else { ((a_u32) as u8) }), _ => ((((a_u32) as u8) << (52u32 & 7u32)) + (48u8 / (0u8 | 1u8))) });
-        for j1 in 0u32..((3u32) % 4u32) {
-            v1 = ((match (61u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
+        let mut v1: f32 = (v0 * v0);
+        for j1 in (((31u32) % 8u32)..(((if matches!((44u32 % 8u32), 7u32 | 4u32) { a_u32 } else { 31u32 })) % 16u32)).step_by(((42u32) % 3u32) as usize) {
+            v1 = (if ((-6.625f64) == 0.0f64) { v0 } else { a_f32 });
         }
-        let mut v2: u16 = (((a_u32) as u16)).min(((a_f32) as u16));
-        if (((-63i8) >= (-94i8)) || matches!((88u32 % 8u32), 4u32 | 7u32)) {
-            v2 = ((70u64) as u16);
-        } else {
-            v2 = ((match (31u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
+        let mut v2: f64 = (((52u16) as f64)).abs();
+        for j2 in (0u32..=(((48u32 / (32u32 | 1u32))) % 4u32)).rev() {
+            v2 = ((((((a_i64) as u8)) as f64)).sqrt() / (((20i32) as f64) * 0.1f64));
         }
-        let mut v3: u16 = (!17u16);
-        if ((!74i8) < ((-32i8) & 34i8)) {
-            v3 = (65535u16 + 74u16);
-        } else {
-            v3 = (v3).max(((a_f32) as u16));
-        }
-        oi[i] = ((!((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64))) as u64;
-        of[i] = ((0.1f64).abs()) as f64;
+        let v3: u64 = (a_u64 - (a_u64 << (3407058572u32 & 63u32)));
+        oi[i] = ((if matches!((a_u32 % 8u32), 5u32) { (!(62i16 ^ ((a_u32) as i16))) } else { (32i16 | ((-1i16) >> 42i64)) })) as u64;
+        of[i] = (a_f32) as f64;
     }
 }
 
@@ -1173,17 +1216,20 @@ pub fn diff_45(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: u8 = (match (61u32 % 8u32) { 0u32..=4u32 => ((a_u32) as u8), _ => ((a_i32) as u8) });
-        let mut v1: f64 = ((a_f64) as f64);
-        if ((16777216.0f32 != a_f32) && ((5i32 < a_i32) && false)) {
-            v1 = ((-8.5f64)).sqrt();
-        } else {
-            v1 = (-5.0f64);
+        let v1: i32 = (-28i32);
+        assert!((((4294967295u32 % 256u32) != 7u32) || (!(64i64 <= 0i64))));
+        let mut v2: u64 = (!68u64);
+        for j0 in (0u32..=(((a_u32 - a_u32)) % 4u32)).rev() {
+            v2 = 17u64;
         }
-        let v2: u8 = (((match (4294967295u32 % 8u32) { 5u32 | 6u32 => 27i8, 0u32..=2u32 => ((a_i32) as i8), 4u32 | 0u32 => ((a_i64) as i8), _ => ((a_i32) as i8) })) as u8);
-        let v3: i32 = (if (!false) { (match (87u32 % 8u32) { 3u32 => (-70i32), _ => a_i32 }) } else { ((32i32) as i32) });
-        let v4: f32 = (0.0f32 + (-a_f32));
-        oi[i] = ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) >> (match (4294967295u32 % 8u32) { 0u32 | 3u32 => (if matches!((20u32 % 8u32), 0u32..=1u32) { a_u64 } else { 29u64 }), 1u32 => (match (a_u32 % 8u32) { 6u32 | 2u32 => a_u64, 3u32 => 85u64, 2u32..=6u32 => 64u64, _ => a_u64 }), _ => (match (14u32 % 8u32) { 1u32 => a_u64, 7u32 | 6u32 => 19u64, _ => 62u64 }) }))) as u64;
-        of[i] = (a_f32) as f64;
+        let v3: i64 = ((-65i64)).max((-62i64));
+        assert!((((a_u32 % 256u32) != 7u32) || ((!((a_i32) as u16)) > (match (32u32 % 8u32) { 1u32 | 5u32 => 57u16, 4u32..=5u32 => ((a_f32) as u16), 3u32 => 70u16, _ => ((a_i32) as u16) }))));
+        let mut v4: i64 = (((!(a_u32 ^ 87u32))) as i64);
+        for j1 in (u32::MAX - (((30u32 << (a_u64 & 31u64))) % 4u32))..=u32::MAX {
+            v4 = v3;
+        }
+        oi[i] = (v1) as u64;
+        of[i] = (((-2.5f64) + 3.625f64)) as f64;
     }
 }
 
@@ -1202,14 +1248,9 @@ pub fn diff_46(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         for j0 in 0u32..(((31u32 + a_u32)) % 4u32) {
             v0 = ((((63u64) as f32)) as f32);
         }
-        let mut v1: u8 = 64u8;
-        if ((false && matches!((53u32 % 8u32), 0u32..=0u32)) && false) {
-            v1 = ((a_f32) as u8);
-        } else {
-            v1 = (v1 << (a_u32 & 7u32));
-        }
-        oi[i] = (((!((0u32) as u16)) | (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) / ((52u16 / ((a_i64) as u16)) | 1u16)))) as u64;
-        of[i] = (((((match (98u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) as f64)) as f64;
+        let v1: u64 = ((match (9u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
+        oi[i] = ((((-80i32) >> ((((a_i32) as u16)).max(86u16) & 31u16))).abs()) as u64;
+        of[i] = (((-(2.875f32 + v0)) * ((v0 * v0) / ((-0.0f32) / (-2.875f32))))) as f64;
     }
 }
 
@@ -1230,17 +1271,17 @@ pub fn diff_47(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         } else {
             v0 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
         }
-        let mut v1: u8 = (((a_f32) as u8) % 8u8);
-        for j0 in (((((match (2100978017u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 8u32)..((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 16u32)).step_by(((91u32) % 3u32) as usize) {
-            v1 = (v1 << (65u8 & 7u8));
+        assert!((((46u32 % 256u32) != 7u32) || ((v0).max(a_u64) >= ((a_u64) as u64))));
+        let v1: i8 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
+        let mut v2: u16 = (if (((a_i32) as i16) > (((a_u32) as i16) >> a_i64)) { (((a_i64) as u16) ^ 16u16) } else { ((v1) as u16) });
+        if ((((a_u32) as u8) | 37u8) != ((match (59u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)) {
+            v2 = ((a_i32) as u16);
+        } else {
+            v2 = (((((-11.5f64)) as u16) - (((a_f32) as u16) >> 90u16)) % (((a_u32) as u16) | 1u16));
         }
-        let v2: i64 = a_i64;
-        let mut v3: i32 = ((a_i64) as i32);
-        for j1 in (u32::MAX - ((32u32) % 4u32))..=u32::MAX {
-            v3 = ((v1) as i32);
-        }
-        oi[i] = ((((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) >> (a_i64 & 15i64))) as u64;
-        of[i] = ((if true { ((a_f32 * (-7.625f32)) + (8.375f32).sqrt()) } else { (-((-6.875f32) * a_f32)) })) as f64;
+        let v3: i16 = ((((a_i32) as i16) - 15i16) << ((v1 & ((a_i64) as i8)) & 15i8));
+        oi[i] = ((!((((2.875f64) as u8)) as i8))) as u64;
+        of[i] = ((match (32u32 % 8u32) { 2u32..=6u32 => ((v0) as f32), 2u32..=3u32 => (((-0.5f32) + 6.0f32)).abs(), _ => (((a_i64) as f32) / (10.375f32).sqrt()) })) as f64;
     }
 }
 
@@ -1259,8 +1300,8 @@ pub fn diff_48(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         for j0 in (0u32..=((26u32) % 4u32)).rev() {
             v0 = (match (94u32 % 8u32) { 7u32 | 3u32 => (((15u16) as u32) ^ (a_u32 & a_u32)), 2u32 => v0, 7u32 => (((((a_f32) as i8)) as u32) + a_u32), _ => ((match (7u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) });
         }
-        oi[i] = (((if ((-128i8) > ((a_u32) as i8)) { (if (9223372036854775807i64 > (-77i64)) { (-1i64) } else { (-30i64) }) } else { 15i64 })).max((((-9223372036854775808i64) & a_i64) >> ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)))) as u64;
-        of[i] = (((7.625f64 - (a_f64).sqrt()) + ((83u8) as f64))) as f64;
+        oi[i] = (a_i64) as u64;
+        of[i] = ((((a_f32).abs() / a_f32) * ((-6.5f32) + (-a_f32)))) as f64;
     }
 }
 
@@ -1276,15 +1317,16 @@ pub fn diff_49(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: i16 = (((a_f32) as i16)).max((-89i16));
-        let mut v1: u64 = ((match (47u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
-        if ((6.5f32 * (-0.75f32)) != (a_f32 * a_f32)) {
-            v1 = (match (a_u32 % 8u32) { 7u32 => v1, 1u32..=6u32 => a_u64, _ => 18446744073709551615u64 });
+        let v1: i8 = ((match (4u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
+        let mut v2: f32 = (((match (a_u32 % 8u32) { 4u32 => (a_f64 * a_f64), _ => (a_f64 / (-10.875f64)) })) as f32);
+        if ((a_u64).min(89u64) < 86u64) {
+            v2 = (((0.75f32).sqrt() + ((99u32) as f32)) - ((10.875f32).sqrt()).abs());
         } else {
-            v1 = (v1 << (v1 & 63u64));
+            v2 = ((match (a_u32 % 8u32) { 3u32..=7u32 => (a_f32 / a_f32), 4u32 | 2u32 => ((-11.875f32) / a_f32), 7u32 => 0.625f32, _ => v2 }) - ((a_f32 + v2) / ((51i16) as f32)));
         }
-        let v2: i32 = (match (15u32 % 8u32) { 5u32 => (((!87i64)) as i32), 7u32 | 1u32 => 61i32, 6u32 | 7u32 => (((95u64 - a_u64)) as i32), _ => (match (a_u32 % 8u32) { 6u32 => (a_i32 | 32i32), 2u32..=7u32 => (a_i32 << (1u32 & 31u32)), _ => (if (55u8 <= ((a_i64) as u8)) { a_i32 } else { 8i32 }) }) });
-        oi[i] = (((((match (86u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)) as i64)) as u64;
-        of[i] = (((((if (((a_f32) as u16) < 15u16) { 15u16 } else { 91u16 })) as f32) * (-5.25f32))) as f64;
+        assert!((((92u32 % 256u32) != 7u32) || ((55u8 <= ((a_i64) as u8)) || (a_i32 >= a_i32))));
+        oi[i] = ((((a_u32) as u8) / ((78u8).min(((a_f32) as u8)) | 1u8))) as u64;
+        of[i] = ((((match (31u32 % 8u32) { 2u32 => a_f64, 6u32..=7u32 => (-0.0f64), 0u32..=2u32 => 1.7e308f64, _ => (-0.75f64) })).sqrt() * (((if (5.875f64 >= 0.0f64) { 30u8 } else { 58u8 })) as f64))) as f64;
     }
 }
 
@@ -1300,18 +1342,10 @@ pub fn diff_50(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: u8 = 87u8;
-        let mut v1: i32 = ((a_u64) as i32);
-        if (((a_i64) as u16) <= (1u16 + 72u16)) {
-            v1 = (-v1);
-        } else {
-            v1 = ((-2147483648i32) ^ (-13i32));
-        }
-        let mut v2: i32 = (((a_i32 >> 33u8) % ((v1 & 36i32) | 1i32)) * (match (a_u32 % 8u32) { 5u32 | 2u32 => ((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32), 0u32 => ((-69i32) | a_i32), _ => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) }));
-        for j0 in (u32::MAX - (((!a_u32)) % 4u32))..=u32::MAX {
-            v2 = (!(((match (89u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) | ((63u64) as i32)));
-        }
-        oi[i] = ((match (a_u32 % 8u32) { 6u32..=7u32 => 48u64, _ => 33u64 })) as u64;
-        of[i] = (((((match (a_u32 % 8u32) { 5u32 | 0u32 => 61i64, 6u32..=7u32 => a_i64, _ => 53i64 })) as f64)).sqrt()) as f64;
+        let v1: u8 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
+        let v2: f64 = (9007199254740992.0f64).sqrt();
+        oi[i] = (((if true { ((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) } else { ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) }) % (((a_u32).max(21u32) + (32u32).max(a_u32)) | 1u32))) as u64;
+        of[i] = (((4.5f64 * ((-2.375f64) + a_f64)) + ((v2 / v2) / a_f64))) as f64;
     }
 }
 
@@ -1327,20 +1361,21 @@ pub fn diff_51(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: i32 = (((a_i32) as i32) - (-a_i32));
-        let mut v1: i64 = (((-69i64)).abs() ^ (a_i64 << ((-33i8) & 63i8)));
-        if (v0 >= (a_i32 % (a_i32 | 1i32))) {
-            v1 = ((a_i64).max(v1) << ((a_i64 + v1) & 63i64));
+        let v1: f64 = 9.5f64;
+        let mut v2: f32 = ((67u64) as f32);
+        if false {
+            v2 = (a_f32).sqrt();
         } else {
-            v1 = a_i64;
+            v2 = (a_f32).abs();
         }
-        let mut v2: u64 = 92u64;
-        for j0 in (((0u32) % 8u32)..(((match (90u32 % 8u32) { 7u32 | 7u32 => a_u32, 7u32 => 49u32, _ => 32u32 })) % 16u32)).step_by(((15u32) % 3u32) as usize) {
-            v2 = ((((63u8 >> (((a_i64) as i16) & 7i16))) as u64) - ((match (44u32 % 8u32) { 5u32 => a_u64, 1u32 => v2, 3u32 | 0u32 => 72u64, _ => a_u64 }) - ((5e-324f64) as u64)));
+        let v3: i8 = (83i8 ^ (((a_f32) as i8)).max(((a_u32) as i8)));
+        let mut v4: u8 = ((a_u32) as u8);
+        for j0 in ((((((-11.5f32)) as u32)) % 8u32)..((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 16u32)).step_by(((31u32) % 3u32) as usize) {
+            v4 = (((a_i32) as u8) % ((255u8).max(((a_i64) as u8)) | 1u8));
         }
-        let v3: f32 = (2.875f32 / a_f32);
-        let v4: u8 = (85u8 >> (((a_i32) as i16) & 7i16));
-        oi[i] = (16u16) as u64;
-        of[i] = ((((v3 + a_f32) - a_f32) * (-v3))) as f64;
+        assert!((((31u32 % 256u32) != 7u32) || ((-a_i32) >= ((match (70u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32))));
+        oi[i] = (((match (44u32 % 8u32) { 5u32 => a_i32, 0u32..=1u32 => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32), 1u32 | 0u32 => (match (74u32 % 8u32) { 3u32 | 5u32 => v0, 4u32 | 1u32 => v0, _ => (-51i32) }), _ => (a_i32 | a_i32) }) - ((85i32 + v0) / v0))) as u64;
+        of[i] = ((((v2 * (-12.25f32)) - (-a_f32)) + ((a_f32 / a_f32) + ((v3) as f32)))) as f64;
     }
 }
 
@@ -1356,9 +1391,10 @@ pub fn diff_52(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: i16 = ((a_i32) as i16);
-        let v1: u8 = (!((a_i32) as u8));
-        oi[i] = (((((9i8 - (-1i8)) | (-((a_i32) as i8)))) as u8)) as u64;
-        of[i] = (a_f64) as f64;
+        let v1: u16 = ((match (a_u32 % 8u32) { 4u32 | 3u32 => ((match (57u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16), _ => (((a_f32) as u16) | ((a_i64) as u16)) }) * ((48u16 | 1u16) << ((if true { a_u32 } else { a_u32 }) & 15u32)));
+        assert!((((88u32 % 256u32) != 7u32) || (((7.875f32) as f32) >= (-a_f32))));
+        oi[i] = (v1) as u64;
+        of[i] = ((-((0.0f32 / a_f32) + (match (a_u32 % 8u32) { 6u32 | 7u32 => 5.0f32, _ => a_f32 })))) as f64;
     }
 }
 
@@ -1374,9 +1410,9 @@ pub fn diff_53(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: u64 = (a_u64 % (1u64 | 1u64));
-        let v1: u16 = (if (a_i64 < a_i64) { (65535u16 & 15u16) } else { ((match (84u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) });
-        oi[i] = (((a_u32) as i16)) as u64;
-        of[i] = ((-(if (!false) { ((-10.375f32) + a_f32) } else { (match (a_u32 % 8u32) { 0u32..=2u32 => a_f32, 4u32 | 0u32 => (-11.25f32), 2u32 | 4u32 => a_f32, _ => 3.0f32 }) }))) as f64;
+        let v1: f32 = (a_f32 + a_f32);
+        oi[i] = ((((!0i16)).min(((match (84u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)) & ((a_u32) as i16))) as u64;
+        of[i] = ((-9.375f32)) as f64;
     }
 }
 
@@ -1392,15 +1428,13 @@ pub fn diff_54(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: i32 = (((match (19u32 % 8u32) { 4u32 => 16i32, 0u32..=6u32 => a_i32, _ => (-37i32) }) << ((match (59u32 % 8u32) { 1u32..=3u32 => (-74i8), 1u32 => (-12i8), 1u32 => ((a_i64) as i8), _ => ((a_i64) as i8) }) & 31i8))).min((((2.875f64) as i32) + (32i32 + 1i32)));
-        let v1: u64 = (a_u64 | a_u64);
-        let mut v2: i64 = (0i64 | DiffPair::new((if (true && matches!((a_u32 % 8u32), 4u32)) { (a_i64 >> ((a_i32) as i8)) } else { ((a_f64) as i64) }), ((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64)).b);
-        if ((((a_f32) as i16) <= ((a_i64) as i16)) && (!matches!((86u32 % 8u32), 3u32))) {
-            v2 = (((v2 - a_i64) << (0u32 & 63u32)) >> (if (!true) { (0i8 | ((a_u32) as i8)) } else { ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) }));
-        } else {
-            v2 = ((0i64 | DiffPair { a: ((9007199254740992.0f64) as i64), b: ((((a_u32) as i16)) as i64) }.mixed())).abs();
+        let v1: u64 = (!((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64));
+        let mut v2: f32 = ((0.0f32) as f32);
+        for j0 in ((((a_u32 & a_u32)) % 8u32)..((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v2 = ((a_u64) as f32);
         }
-        oi[i] = (a_u32) as u64;
-        of[i] = ((((((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)) as f64) * (7.0f64 + (-4.75f64)))) as f64;
+        oi[i] = (((a_f64) as i32)) as u64;
+        of[i] = ((((!8u8)) as f32)) as f64;
     }
 }
 
@@ -1416,11 +1450,12 @@ pub fn diff_55(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: u32 = ((match (70u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
-        let v1: i16 = (!((match (v0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16));
-        let v2: u8 = ((8u8 & ((match (v0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)) >> ((((a_i64) as u16) | (!((a_u32) as u16))) & 7u16));
-        let v3: i16 = (((((a_i32) as i16) - ((a_u32) as i16))).min((-((a_u32) as i16))) ^ ((((a_f32) as i16) | 21i16) | (-82i16)));
-        oi[i] = (((((v1 | v1) + (v1 * 98i16))) as i64)) as u64;
-        of[i] = ((((((-39i64)).min(98i64)) as f64) * (((65535u16 << (76u16 & 15u16))) as f64))) as f64;
+        let v1: u16 = 35u16;
+        assert!((((100u32 % 256u32) != 7u32) || (!(a_i32 <= 2147483647i32))));
+        let v2: f32 = (if (32i32 >= a_i32) { (match (a_u32 % 8u32) { 1u32..=3u32 => a_f32, 2u32..=5u32 => a_f32, _ => a_f32 }) } else { (a_f32 + a_f32) });
+        let v3: u64 = (((5069115941116945741u64).min(82u64) | ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)) | (((2147483647i32 << (2u64 & 31u64))) as u64));
+        oi[i] = (((match (a_u32 % 8u32) { 4u32..=4u32 => (!98i64), 5u32 | 4u32 => (if (0u8 > ((a_u32) as u8)) { a_i64 } else { 63i64 }), 2u32 => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64), _ => (16i64 << (v0 & 63u32)) })).min(((-a_i64) % (((-72i64)).max(a_i64) | 1i64)))) as u64;
+        of[i] = (((match (a_u32 % 8u32) { 3u32 => ((15i16) as f32), 6u32 | 0u32 => ((v3) as f32), 1u32..=6u32 => a_f32, _ => ((a_f32) as f32) }) + (((((a_f32) as i8)) as f32) / ((-7.875f32) / v2)))) as f64;
     }
 }
 
@@ -1436,9 +1471,9 @@ pub fn diff_56(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: u16 = (96u16 << ((-6i32) & 15i32));
-        let v1: i64 = (match (a_u32 % 8u32) { 0u32..=5u32 => (-85i64), _ => (-53i64) });
-        oi[i] = ((((match (33u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) | ((((a_u32) as i16) >> (a_u64 & 15u64))).min(((match (34u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)))) as u64;
-        of[i] = (a_f32) as f64;
+        let v1: u64 = 85u64;
+        oi[i] = (((match (99u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)) as u64;
+        of[i] = ((((((match (33u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)) as f64) - (-0.0f64))) as f64;
     }
 }
 
@@ -1457,10 +1492,15 @@ pub fn diff_57(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         for j0 in 0u32..((((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32) {
             v0 = (-(-a_f64));
         }
-        let v1: u32 = ((match (a_u32 % 8u32) { 4u32..=7u32 => a_u32, 7u32 | 1u32 => 46u32, _ => a_u32 }) - (31u32 & 89u32));
+        let mut v1: u64 = a_u64;
+        if (!(a_i64 <= 0i64)) {
+            v1 = (v1 * v1);
+        } else {
+            v1 = ((18u16) as u64);
+        }
         let v2: i8 = (((a_i64 - a_i64)) as i8);
-        oi[i] = ((((((-2147483648i32)) as u64) ^ ((match (v1 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)) & ((30u64).max(34u64) % (61u64 / a_u64)))) as u64;
-        of[i] = (a_f32) as f64;
+        oi[i] = ((77u16 | (if matches!((24u32 % 8u32), 5u32) { (62u16 / (((a_u32) as u16) | 1u16)) } else { (((a_u32) as u16) - 61u16) }))) as u64;
+        of[i] = (8.625f32) as f64;
     }
 }
 
@@ -1476,28 +1516,15 @@ pub fn diff_58(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: i32 = ((match (72u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
-        let mut v1: f32 = ((a_f32 - a_f32)).sqrt();
-        if ((3i16 | ((a_i64) as i16)) < ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)) {
-            v1 = ((-7.375f32) * (5.625f32 + (-10.375f32)));
-        } else {
-            v1 = 0.0f32;
+        let v1: i32 = ((a_i32 % ((v0 | 0i32) | 1i32))).max((!(a_i32 ^ 57i32)));
+        let v2: u64 = ((86u64 ^ 50u64) % a_u64);
+        let v3: u8 = ((a_i64) as u8);
+        let mut v4: u32 = (match (a_u32 % 8u32) { 2u32..=2u32 => (26u32 & 4140975397u32), 1u32..=3u32 => (match (4294967295u32 % 8u32) { 2u32 | 3u32 => a_u32, _ => 69u32 }), _ => (86u32 ^ a_u32) });
+        for j0 in ((((!a_u32)) % 8u32)..(((80u32).min(96u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v4 = (a_u32 >> ((a_u32).max(76u32) & 31u32));
         }
-        let mut v2: i16 = (((if true { ((a_i32) as i16) } else { 65i16 }) & 72i16) ^ (-32768i16));
-        if matches!((a_u32 % 8u32), 5u32 | 7u32) {
-            v2 = (((a_i64) as i16) - ((a_f32) as i16));
-        } else {
-            v2 = ((a_i32) as i16);
-        }
-        let mut v3: i16 = (match (54u32 % 8u32) { 7u32 | 7u32 => ((66i16 / (-1i16)) << ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)), 6u32 => (!((a_u32) as i16)), _ => ((49u16) as i16) });
-        for j0 in (0u32..(((a_u32 + 43u32)) % 4u32)).rev() {
-            v3 = (((match (82u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)).min(((v3 ^ 46i16)).max(((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)));
-        }
-        let mut v4: u8 = (57u8 << ((a_i64) as u8));
-        for j1 in (0u32..=(((match (2612200479u32 % 8u32) { 5u32..=7u32 => a_u32, _ => a_u32 })) % 4u32)).rev() {
-            v4 = v4;
-        }
-        oi[i] = (((match (86u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)) as u64;
-        of[i] = (((match (a_u32 % 8u32) { 7u32 => ((a_i32) as f64), 1u32..=5u32 => (-a_f64), _ => a_f64 }) + (((-3.875f64) - 1.7e308f64) - (a_f64 * (-1.75f64))))) as f64;
+        oi[i] = (47i8) as u64;
+        of[i] = ((4.0f32 / (((38784u16) as f32) * (a_f32 / a_f32)))) as f64;
     }
 }
 
@@ -1513,15 +1540,19 @@ pub fn diff_59(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: u8 = ((((a_i32) as u8)).max(58u8) << (match (a_u32 % 8u32) { 3u32 | 4u32 => ((a_i32) as u16), 5u32 | 0u32 => ((a_i32) as u16), _ => 9u16 }));
-        let mut v1: f64 = a_f64;
-        for j0 in ((((73u32 << (59u64 & 31u64))) % 8u32)..(((a_u32 | a_u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v1 = (((a_f32 / (-0.0f32))) as f64);
+        let v1: u16 = (match (64u32 % 8u32) { 1u32..=6u32 => 73u16, 4u32 => 46u16, 2u32..=5u32 => ((a_f32) as u16), _ => ((a_u32) as u16) });
+        let mut v2: u64 = a_u64;
+        for j0 in (u32::MAX - (((a_u32 << 90u16)) % 4u32))..=u32::MAX {
+            v2 = (!(!(!34u64)));
         }
-        let v2: u32 = (a_u32 << 90u16);
-        let v3: i16 = ((((-4.25f32) * 6.375f32)) as i16);
-        let v4: u8 = 79u8;
-        oi[i] = ((((26u32 / (a_u32 | 1u32)) - ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) | (!(v2 / (85u32 | 1u32))))) as u64;
-        of[i] = ((a_f64 / ((a_f64 + v1) * ((-8.25f64)).abs()))) as f64;
+        assert!((((4294967295u32 % 256u32) != 7u32) || ((((-84i16)) as i8) != ((((a_f32) as i16)) as i8))));
+        let v3: f64 = (match (27u32 % 8u32) { 4u32 | 5u32 => (a_f64 / (-10.625f64)), _ => ((((a_f32) as u16)) as f64) });
+        let mut v4: u16 = (!((a_u32) as u16));
+        for j1 in (((32u32) % 8u32)..((((match (76u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 16u32)).step_by(((66u32) % 3u32) as usize) {
+            v4 = 16u16;
+        }
+        oi[i] = (((((-54i16)).min((-75i16)) >> (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) & 15u16)) ^ ((match (4u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16))) as u64;
+        of[i] = (v3) as f64;
     }
 }
 
@@ -1537,14 +1568,19 @@ pub fn diff_60(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: i8 = (if (!true) { ((65535u16) as i8) } else { (!8i8) });
-        let v1: u32 = ((24u16) as u32);
-        let v2: f32 = a_f32;
-        let mut v3: i32 = a_i32;
-        for j0 in (((((match (22u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 8u32)..((14u32) % 16u32)).step_by(((32u32) % 3u32) as usize) {
-            v3 = a_i32;
+        let mut v1: f64 = (((-24i32)) as f64);
+        if false {
+            v1 = 12.0f64;
+        } else {
+            v1 = (-((-7.0f64) * v1));
         }
-        oi[i] = (((a_i32) as u16)) as u64;
-        of[i] = (((-((-9.375f32)).sqrt()) + ((-a_f32) + a_f32))) as f64;
+        let mut v2: u8 = (!((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8));
+        for j0 in 0u32..((((a_u64) as u32)) % 4u32) {
+            v2 = ((a_i32) as u8);
+        }
+        let v3: f32 = (((v0 >> (72u16 & 7u16))) as f32);
+        oi[i] = ((67u16 << ((0i64 | DiffPair { a: ((-44i64) + a_i64), b: (((-71i64)) as i64) }.mixed()) & 15i64))) as u64;
+        of[i] = (((a_f32 / ((22u8) as f32)) / ((a_f32 / a_f32) / (a_f32 - a_f32)))) as f64;
     }
 }
 
@@ -1560,16 +1596,16 @@ pub fn diff_61(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: f32 = (((-0.0f32) / a_f32) * (7.0f32).sqrt());
-        let mut v1: f64 = (-2.0f64);
-        if (((74u8) as u8) != ((a_i64) as u8)) {
-            v1 = (((47u8 * (75u8 << (20u32 & 7u32)))) as f64);
+        let v1: f64 = ((match (0u32 % 8u32) { 4u32 => a_f64, 7u32 | 7u32 => (-1.0f64), 6u32 => a_f64, _ => a_f64 }) * (-a_f64));
+        let mut v2: f64 = (match (a_u32 % 8u32) { 5u32..=6u32 => ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)) as f64), 0u32 => ((a_f64 / a_f64) * (10.0f64 + (-3.75f64))), 4u32 => (0.0f64 * (5e-324f64 / 9.875f64)), _ => (v1 + (a_f64 - a_f64)) });
+        if (((127056529162932878u64 != a_u64) && true) && (83u16 == 65535u16)) {
+            v2 = a_f64;
         } else {
-            v1 = v1;
+            v2 = (((-a_f64)).abs() * (((9.625f64).sqrt()) as f64));
         }
-        let v2: u32 = 17u32;
-        let v3: u32 = v2;
-        oi[i] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) as u64;
-        of[i] = (((a_f32 - (match (v2 % 8u32) { 2u32..=3u32 => a_f32, 0u32 | 7u32 => (-6.75f32), _ => a_f32 })) - ((a_f32 - a_f32) + ((a_u64) as f32)))) as f64;
+        let v3: i32 = ((match (1420549298u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
+        oi[i] = (((match (95u32 % 8u32) { 1u32 => (a_i32 & a_i32), 3u32 | 5u32 => (a_i32).min(a_i32), 3u32..=4u32 => (v3 >> (2u32 & 31u32)), _ => (if true { v3 } else { 1i32 }) }) + ((if true { v3 } else { v3 }) - (!a_i32)))) as u64;
+        of[i] = (v0) as f64;
     }
 }
 
@@ -1588,8 +1624,8 @@ pub fn diff_62(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         for j0 in ((((69u32 + a_u32)) % 8u32)..((a_u32) % 16u32)).step_by(((23u32) % 3u32) as usize) {
             v0 = (if false { ((a_f32) as i16) } else { (-46i16) });
         }
-        oi[i] = (((18446744073709551615u64).min((!a_u64))).min(a_u64)) as u64;
-        of[i] = (((-(a_f32 - a_f32)) - ((-0.0f32) + ((-0.375f32) + (-6.0f32))))) as f64;
+        oi[i] = ((!(0u8).min((!((a_f32) as u8))))) as u64;
+        of[i] = (((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)) as f64)) as f64;
     }
 }
 
@@ -1608,10 +1644,13 @@ pub fn diff_63(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         for j0 in (u32::MAX - ((((match (83u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32))..=u32::MAX {
             v0 = ((9u64 - a_u64) + a_u64);
         }
-        let v1: i16 = 16i16;
-        let v2: u32 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
-        oi[i] = ((((((a_i32) as u8) >> ((-75i16) & 7i16)) ^ (37u8 << (a_u32 & 7u32))) | (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) >> ((26u64 % (a_u64 | 1u64)) & 7u64)))) as u64;
-        of[i] = ((-(match (v2 % 8u32) { 2u32 => (11.625f64).abs(), 1u32 | 7u32 => 0.1f64, 2u32 | 0u32 => a_f64, _ => (match (v2 % 8u32) { 2u32 | 6u32 => a_f64, 1u32 => a_f64, _ => a_f64 }) }))) as f64;
+        let v1: i16 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) + ((match (81u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16));
+        let mut v2: i64 = 27i64;
+        for j1 in 0u32..((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32) {
+            v2 = (!(((!a_u32)) as i64));
+        }
+        oi[i] = ((a_u64 << ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) >> ((26u64 % (a_u64 | 1u64)) & 7u64)) & 63i8))) as u64;
+        of[i] = ((((93u64) as f64) * (-8.125f64))) as f64;
     }
 }
 
@@ -1630,19 +1669,19 @@ pub fn diff_64(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         for j0 in 0u32..(((1323281415u32 >> a_u32)) % 4u32) {
             v0 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
         }
-        let mut v1: i32 = (52i32).abs();
-        for j1 in ((((a_u32 / (a_u32 | 1u32))) % 8u32)..(((match (36u32 % 8u32) { 0u32 | 4u32 => 35u32, 3u32 => a_u32, 1u32 => 49u32, _ => 1u32 })) % 16u32)).step_by(((23u32) % 3u32) as usize) {
-            v1 = a_i32;
+        let mut v1: u16 = ((match (48u32 % 8u32) { 0u32 | 6u32 => ((a_f32) as u16), _ => v0 }) ^ ((v0) as u16));
+        for j1 in ((((if (((a_i32) as u16) <= ((a_u32) as u16)) { 7u32 } else { 48u32 })) % 8u32)..(((a_u32 >> (50u64 & 31u64))) % 16u32)).step_by(((2307358650u32) % 3u32) as usize) {
+            v1 = ((v0 % (((a_u32) as u16) | 1u16)) >> (((a_i64) as i8) & 15i8));
         }
-        let mut v2: f32 = ((-a_f32) - (8.375f32 / a_f32));
-        if ((a_i32 << (49u8 & 31u8)) <= ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)) {
-            v2 = ((((-70i64) + a_i64)) as f32);
+        let mut v2: f32 = 9.0f32;
+        if (((-70i8) + ((a_u32) as i8)) != (-((a_u32) as i8))) {
+            v2 = ((a_f32) as f32);
         } else {
-            v2 = (((((a_f32) as i8) << (49i16 & 7i16))) as f32);
+            v2 = (7.5f32 + 6.0f32);
         }
-        let v3: f32 = (10.875f32 + ((a_f32) as f32));
-        oi[i] = (((0i64 | DiffPair::new(((-78i64) / 27i64), (a_i64 << 46u32)).b) << (((match (3577290507u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) & 63u8))) as u64;
-        of[i] = ((-((((match (65u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) as f64))) as f64;
+        let v3: u8 = (match (1u32 % 8u32) { 3u32 | 4u32 => 15u8, 3u32 | 5u32 => ((a_f32) as u8), _ => ((a_i64) as u8) });
+        oi[i] = ((((if false { ((a_i64) as u8) } else { ((a_i32) as u8) }) & (if matches!((a_u32 % 8u32), 5u32) { ((a_f32) as u8) } else { v3 })) >> ((((match (65u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) >> ((98u32).max(a_u32) & 7u32)) & 7i8))) as u64;
+        of[i] = (((5e-324f64 * (a_f64 / a_f64)) * ((26i32) as f64))) as f64;
     }
 }
 
@@ -1661,23 +1700,20 @@ pub fn diff_65(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         for j0 in ((((31u32 / 51u32)) % 8u32)..((1u32) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
             v0 = ((-(if false { a_f32 } else { a_f32 })) - (((((a_i32) as i8) ^ 88i8)) as f32));
         }
-        let mut v1: u16 = ((a_u32) as u16);
-        for j1 in (0u32..(((1u32 ^ 15u32)) % 4u32)).rev() {
-            v1 = ((((((a_i32) as u16) / (95u16 | 1u16)) << (a_i32).abs())) as u16);
+        let mut v1: u8 = (20u8 << ((-94i8) & 7i8));
+        for j1 in (((51u32) % 8u32)..(((56u32 << (-72i32))) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v1 = (v1 - ((a_i64) as u8));
         }
-        let mut v2: f32 = (((a_i32) as f32) / a_f32);
-        if ((false && false) || ((-37i8) != ((a_i32) as i8))) {
-            v2 = (-((a_u64) as f32));
+        let mut v2: i64 = ((((-82i16) % (-84i16))) as i64);
+        if false {
+            v2 = ((37i64 / (a_i64 | 1i64)) ^ (0i64 | DiffPair { a: 0i64, b: v2 }.mixed()));
         } else {
-            v2 = (match (16u32 % 8u32) { 3u32 => (a_f32 / 0.0f32), 2u32..=7u32 => (match (70u32 % 8u32) { 0u32 => (-2.0f32), 4u32..=7u32 => v2, _ => v2 }), _ => ((128u8) as f32) });
+            v2 = (((match (a_u32 % 8u32) { 5u32 => (-1i8), 0u32..=1u32 => ((a_f32) as i8), 0u32 => (-16i8), _ => (-50i8) })) as i64);
         }
-        let v3: f32 = (0.0f32 - 1e-40f32);
-        let mut v4: u16 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
-        for j2 in (((a_u32) % 8u32)..((96u32) % 16u32)).step_by(((30u32) % 3u32) as usize) {
-            v4 = (((match (54u32 % 8u32) { 0u32..=7u32 => ((a_u32) as u16), 1u32 => v1, 2u32..=3u32 => 69u16, _ => v4 }) * ((10u32) as u16)) & ((v1).min(70u16) << (((true) as u32) & 15u32)));
-        }
-        oi[i] = (a_u64) as u64;
-        of[i] = ((a_f64 / ((2.375f64 + 9.375f64) - (9007199254740992.0f64 - (-6.75f64))))) as f64;
+        let v3: f32 = (((v0 * a_f32) * (v0 - a_f32))).abs();
+        let v4: i8 = (if ((-0.0f32) == a_f32) { ((a_i32) as i8) } else { 127i8 });
+        oi[i] = (((match (94u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) as u64;
+        of[i] = ((-((9.375f32 / v0) * (a_f32 + a_f32)))) as f64;
     }
 }
 
@@ -1693,13 +1729,18 @@ pub fn diff_66(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: i16 = 16i16;
-        let v1: i8 = ((-75i8)).abs();
-        let mut v2: u64 = ((match (65u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
-        for j0 in ((((a_u32 ^ a_u32)) % 8u32)..((((((-7.0f64) > a_f64)) as u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v2 = a_u64;
+        let mut v1: u64 = (a_u64 << (83i32 & 63i32));
+        for j0 in ((((a_u32 >> (-14i8))) % 8u32)..((((((-7.0f64) > a_f64)) as u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v1 = a_u64;
         }
-        oi[i] = (85u8) as u64;
-        of[i] = (0.875f64) as f64;
+        let mut v2: i8 = ((match (28u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
+        if true {
+            v2 = 62i8;
+        } else {
+            v2 = (((a_f32) as i8) | ((-20i8)).max(((a_u32) as i8)));
+        }
+        oi[i] = (((match (63u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)) as u64;
+        of[i] = (12.5f32) as f64;
     }
 }
 
@@ -1715,12 +1756,13 @@ pub fn diff_67(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: u8 = ((((-4.125f64) * (-4.875f64))) as u8);
-        let mut v1: u8 = ((((((a_u32) as u8) | 55u8) ^ ((a_i32) as u8))) as u8);
-        for j0 in (0u32..(((a_u32 >> ((-95i16) & 31i16))) % 4u32)).rev() {
-            v1 = (((if matches!((4294967295u32 % 8u32), 0u32 | 5u32) { (a_i32 * a_i32) } else { (57i32).min(a_i32) })) as u8);
+        assert!((((73u32 % 256u32) != 7u32) || ((((a_u32) as i16) | (-55i16)) <= ((a_i32) as i16))));
+        let mut v1: u8 = ((4u8).max((if matches!((4294967295u32 % 8u32), 0u32 | 5u32) { v0 } else { ((a_i64) as u8) })) - (((a_f32) as u8) & ((a_i64) as u8)));
+        for j0 in ((((59u32 << (a_i32 & 31i32))) % 8u32)..((a_u32) % 16u32)).step_by(((10u32) % 3u32) as usize) {
+            v1 = ((93u64) as u8);
         }
-        oi[i] = ((a_u32 << (-41i32))) as u64;
-        of[i] = (((-(1e-40f32 - 11.625f32)) + (match (a_u32 % 8u32) { 4u32 => (a_f32 / a_f32), 0u32 | 5u32 => (a_f32 + a_f32), _ => (a_f32 + (-7.25f32)) }))) as f64;
+        oi[i] = (((a_u32) as i64)) as u64;
+        of[i] = (a_f64) as f64;
     }
 }
 
@@ -1739,21 +1781,18 @@ pub fn diff_68(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         for j0 in ((((a_u32 | 13u32)) % 8u32)..(((a_u32).max(a_u32)) % 16u32)).step_by(((73u32) % 3u32) as usize) {
             v0 = ((v0 ^ v0) & ((a_u32) as u8));
         }
-        let mut v1: i32 = (31i32).max(69i32);
-        if (a_f64 > (a_f64 - a_f64)) {
-            v1 = (!a_i32);
+        let mut v1: u64 = (match (32u32 % 8u32) { 0u32 => (!28u64), 1u32..=2u32 => ((match (14u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64), 1u32 => (64u64 / (a_u64 | 1u64)), _ => (!32u64) });
+        if ((true || true) && (((a_u32) as u16) >= 16u16)) {
+            v1 = (!(if (46u16 == 16u16) { a_u64 } else { a_u64 }));
         } else {
-            v1 = (a_i32 << (98i64 & 31i64));
+            v1 = a_u64;
         }
-        let mut v2: u8 = (if (!(((a_f32) as u8) > ((a_f32) as u8))) { (((a_f32) as u8) & v0) } else { ((((-1i16)) as u8) | ((match (52u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)) });
-        if matches!((41u32 % 8u32), 4u32 | 3u32) {
-            v2 = ((((a_f64 - 10.5f64) / (a_f64 * a_f64))) as u8);
-        } else {
-            v2 = (v0).min(((a_i32) as u8));
-        }
-        let v3: u8 = (((((-128i8) | ((a_u32) as i8))) as u8) >> (((a_i32) as u8) & 7u8));
-        oi[i] = (76u32) as u64;
-        of[i] = (((if ((11.125f64 < a_f64) || (v1 > v1)) { (a_f64 * a_f64) } else { ((((a_i64) as u8)) as f64) }) / (2.25f64 * (a_f64 / (-0.0f64))))) as f64;
+        assert!((((63u32 % 256u32) != 7u32) || false));
+        let v2: u16 = (((((95i64).max(a_i64)) as i8)) as u16);
+        assert!((((73u32 % 256u32) != 7u32) || true));
+        let v3: u32 = (!46u32);
+        oi[i] = ((match (v3 % 8u32) { 0u32..=5u32 => ((-70i8) % (((-29i8) * ((a_i64) as i8)) | 1i8)), _ => (if true { (-((a_i64) as i8)) } else { (((a_u32) as i8) << (a_u32 & 7u32)) }) })) as u64;
+        of[i] = (a_f64) as f64;
     }
 }
 
@@ -1774,11 +1813,24 @@ pub fn diff_69(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         } else {
             v0 = (((a_i32) as f64) / ((52i64) as f64));
         }
-        let v1: u32 = 12u32;
-        let v2: f32 = ((0.25f32 * 11.0f32) - ((-2.125f32) + a_f32));
-        let v3: i64 = (((v1 > a_u32)) as i64);
-        oi[i] = (a_u32) as u64;
-        of[i] = ((if ((a_i32 >> (41i16 & 31i16)) <= ((-62i32) << (39u16 & 31u16))) { (9007199254740992.0f64).sqrt() } else { (((!2147483647i32)) as f64) })) as f64;
+        let mut v1: i8 = (if ((22i8 << (38i64 & 7i64)) == (((a_u32) as i8) << ((-17i32) & 7i32))) { (((51u32 > a_u32)) as i8) } else { ((a_f32) as i8) });
+        for j0 in 0u32..(((a_u32 + a_u32)) % 4u32) {
+            v1 = (if ((!matches!((39u32 % 8u32), 1u32 | 1u32)) || (a_f32 != 3.875f32)) { (((4.625f32 * 3.4e38f32)) as i8) } else { (((20u32) as i8) << ((-1i64) & 35i64)) });
+        }
+        let mut v2: f64 = (((-a_f64) + (v0 + a_f64)) - ((-v0) * v0));
+        if ((32767i16 >> (51i16 & 15i16)) > (!16i16)) {
+            v2 = (v0).sqrt();
+        } else {
+            v2 = ((5.0f64 * (((-83i8)) as f64)) - v2);
+        }
+        let mut v3: f64 = (((2147483647i32) as f64) / (v2 + v2));
+        if false {
+            v3 = (((a_i64) as f64) * (v0).sqrt());
+        } else {
+            v3 = (((-0.0f64) - 6.625f64) - (0.1f64 / a_f64));
+        }
+        oi[i] = ((((!(-37i64)) >> (((11.75f32) as u16) & 63u16)) - 0i64)) as u64;
+        of[i] = (a_f64) as f64;
     }
 }
 
@@ -1797,15 +1849,29 @@ pub fn diff_70(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         for j0 in ((((78u32 & 1u32)) % 8u32)..((a_u32) % 16u32)).step_by(((93u32) % 3u32) as usize) {
             v0 = v0;
         }
-        let v1: u8 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
-        let v2: u32 = 81u32;
-        let mut v3: i64 = (match (a_u32 % 8u32) { 2u32..=7u32 => ((83i16) as i64), _ => (!(-44i64)) });
-        for j1 in (u32::MAX - ((((91i8) as u32)) % 4u32))..=u32::MAX {
-            v3 = (0i64 | DiffPair { a: (v3 >> (((a_i64) as u16) & 63u16)), b: (-v3) }.mixed());
+        let mut v1: u16 = (match (a_u32 % 8u32) { 1u32 | 5u32 => 78u16, 1u32..=7u32 => ((((a_u32) as u16) * 83u16)).min((!44u16)), 4u32 => (((match (79u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) << (88u32 & 15u32)), _ => 0u16 });
+        if true {
+            v1 = (((v1 >> 7i8) << ((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)) % (((a_i32) as u16) | 1u16));
+        } else {
+            v1 = v1;
         }
-        let v4: i64 = ((0i64 | DiffPair { a: 64i64, b: v3 }.mixed())).min((0i64 | DiffPair::new(v3, v3).b));
-        oi[i] = (((a_u32) as u16)) as u64;
-        of[i] = (((((-9.125f64)).sqrt() / (((-3.75f32)) as f64)) * ((if false { a_f64 } else { a_f64 }) + ((((a_i64) as u8)) as f64)))) as f64;
+        assert!((((a_u32 % 256u32) != 7u32) || ((((a_u32) as u8) <= ((a_i32) as u8)) || (14565131939833355366u64 <= a_u64))));
+        let mut v2: i16 = 43i16;
+        if ((false && false) || true) {
+            v2 = ((match (59u32 % 8u32) { 1u32..=6u32 => ((a_i32) as i16), _ => ((a_f32) as i16) }) % (((match (24u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) | 1i16));
+        } else {
+            v2 = (if (1e-40f32 >= (-0.75f32)) { v2 } else { (if true { 40i16 } else { v2 }) });
+        }
+        let mut v3: u16 = ((v1 >> (53u64 & 15u64)) ^ (match (a_u32 % 8u32) { 6u32 => v1, 1u32..=7u32 => ((a_f32) as u16), _ => 39u16 }));
+        if (true && (14i16 == v2)) {
+            v3 = 0u16;
+        } else {
+            v3 = ((((-6.25f32) * a_f32)) as u16);
+        }
+        let v4: i32 = (if (v2 >= ((a_i64) as i16)) { (a_i32).max((-8i32)) } else { ((42u8) as i32) });
+        assert!((((52u32 % 256u32) != 7u32) || (((-1i64)).min(63i64) >= (0i64 | DiffPair { a: a_i64, b: a_i64 }.mixed()))));
+        oi[i] = ((match (a_u32 % 8u32) { 7u32 | 1u32 => (!(((a_f32) as u16) | v1)), 0u32 => ((a_f32) as u16), _ => (((match (41u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) * ((true) as u16)) })) as u64;
+        of[i] = ((match (a_u32 % 8u32) { 1u32..=2u32 => 0.1f32, 2u32..=7u32 => (((0.1f32) as f32)).abs(), _ => (((((a_i64) as i16)).min((-69i16))) as f32) })) as f64;
     }
 }
 
@@ -1821,12 +1887,12 @@ pub fn diff_71(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: u8 = 84u8;
-        let mut v1: u64 = (a_u64 / (a_u64 | 1u64));
-        for j0 in (((((match (53u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 8u32)..(((match (a_u32 % 8u32) { 2u32 | 1u32 => 76u32, _ => a_u32 })) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v1 = ((((a_i32) as i8)) as u64);
+        let mut v1: u16 = ((a_i64) as u16);
+        for j0 in (u32::MAX - (((53u32 | 4294967295u32)) % 4u32))..=u32::MAX {
+            v1 = (((a_i64) as u16) - ((a_i32) as u16));
         }
-        oi[i] = (((((a_i32) as u64)).min((!99u64)) | ((!a_u64) >> ((94u32 ^ 20u32) & 63u32)))) as u64;
-        of[i] = (((((-4.25f64) - a_f64) * (a_f64 / a_f64)) - ((9.625f64 * a_f64) / (-10.375f64)))) as f64;
+        oi[i] = (v1) as u64;
+        of[i] = ((((59u64 ^ (!99u64))) as f32)) as f64;
     }
 }
 
@@ -1845,14 +1911,19 @@ pub fn diff_72(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         for j0 in (0u32..=((4u32) % 4u32)).rev() {
             v0 = ((((((a_u32) as i16) ^ v0)) as i16) / ((match (47u32 % 8u32) { 6u32 | 2u32 => ((a_f32) as i16), _ => (!((a_f32) as i16)) }) | 1i16));
         }
-        let mut v1: u8 = (((((a_i64) as u8)).max(74u8) ^ ((a_f32) as u8)) << ((a_i64 & (!a_i64)) & 7i64));
-        for j1 in ((((!3191524799u32)) % 8u32)..((((match (31u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v1 = (((((a_i64) as u8)).max(((a_f32) as u8)) << (((match (91u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) & 7i16)) << ((66u64 + (22u64 - a_u64)) & 7u64));
+        let mut v1: f32 = ((6.375f32).abs()).sqrt();
+        if (!false) {
+            v1 = ((match (a_u32 % 8u32) { 2u32 | 0u32 => a_f32, 3u32 | 7u32 => a_f32, _ => 1.875f32 }) / (match (8u32 % 8u32) { 5u32 => a_f32, 7u32 => 12.5f32, _ => 2.5f32 }));
+        } else {
+            v1 = (-(a_f32 + a_f32));
         }
-        let v2: u64 = (if matches!((a_u32 % 8u32), 3u32 | 4u32) { 12u64 } else { a_u64 });
-        let v3: i8 = ((a_u32) as i8);
-        oi[i] = ((match (a_u32 % 8u32) { 0u32 => ((a_i32).max(a_i32) * (if (76i32 > 97i32) { 87i32 } else { 2147483647i32 })), 0u32..=0u32 => (17i32).abs(), 3u32 | 7u32 => (((match (4294967295u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) - (a_i32 % (54i32 | 1i32))), _ => ((match (57u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) })) as u64;
-        of[i] = ((-((0.0f32 - a_f32) / ((a_i32) as f32)))) as f64;
+        let v2: u8 = (1u8 >> (8u64 & 7u64));
+        let mut v3: i8 = ((match (42u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
+        for j1 in ((((if matches!((a_u32 % 8u32), 3u32 | 4u32) { 12u32 } else { a_u32 })) % 8u32)..(((60u32 >> (66i64 & 31i64))) % 16u32)).step_by(((74u32) % 3u32) as usize) {
+            v3 = (((a_i32) as i8)).max(((a_i64) as i8));
+        }
+        oi[i] = ((match (52u32 % 8u32) { 2u32 | 5u32 => ((82i64 | a_i64) / ((75i64).abs() | 1i64)), 0u32..=3u32 => (if (false && false) { (a_i64 % (a_i64 | 1i64)) } else { (!64i64) }), 1u32 => ((63i64 >> (((a_u32) as u16) & 63u16))).min((0i64 | DiffPair::new(a_i64, 64i64).b)), _ => ((((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)) as i64) })) as u64;
+        of[i] = ((((if (!matches!((a_u32 % 8u32), 3u32..=4u32)) { (0i64).abs() } else { (if ((-3.25f32) != a_f32) { a_i64 } else { 2i64 }) })) as f32)) as f64;
     }
 }
 
@@ -1871,20 +1942,27 @@ pub fn diff_73(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         for j0 in 0u32..((((5e-324f64) as u32)) % 4u32) {
             v0 = ((v0 >> (((a_i64) as i16) & 15i16)) | (if (a_i64 > 9223372036854775807i64) { (-32768i16) } else { ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) }));
         }
-        let v1: i64 = ((((a_u64) as i64)) as i64);
-        let mut v2: u16 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
-        for j1 in (((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 8u32)..(((1941840435u32).min(85u32)) % 16u32)).step_by(((44u32) % 3u32) as usize) {
-            v2 = ((a_u32) as u16);
-        }
-        let mut v3: i8 = ((-128i8) % (-14i8));
-        if (!((-9.625f64) != 0.5f64)) {
-            v3 = (v3 & ((a_f32) as i8));
+        let mut v1: u16 = (((a_i32) as u16) << (36i8 & 15i8));
+        if ((a_f32 / (-1.625f32)) >= ((-10.625f32) / 5.5f32)) {
+            v1 = (if matches!((19u32 % 8u32), 5u32..=7u32) { v1 } else { 59u16 });
         } else {
-            v3 = ((a_f64) as i8);
+            v1 = 8u16;
         }
-        let v4: i8 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
-        oi[i] = ((((51u64 & 55u64)).min(((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)) * ((match (35u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64))) as u64;
-        of[i] = (((-4.375f32) - (-a_f32))) as f64;
+        let mut v2: f32 = ((match (24u32 % 8u32) { 0u32..=4u32 => (a_f32 - (-4.25f32)), _ => (a_f32 - a_f32) }) + ((-a_f32) - (2.0f32 - 9.125f32)));
+        for j1 in (((((1u16) as u32)) % 8u32)..((77u32) % 16u32)).step_by(((2024696769u32) % 3u32) as usize) {
+            v2 = (-a_f32);
+        }
+        let mut v3: i16 = (!v0);
+        for j2 in (0u32..=((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32)).rev() {
+            v3 = ((-1i16) % v3);
+        }
+        let mut v4: u16 = (((-49i8)) as u16);
+        for j3 in (u32::MAX - (((17u32 * 59u32)) % 4u32))..=u32::MAX {
+            v4 = (if ((-1i16) <= ((a_f32) as i16)) { v4 } else { v1 });
+        }
+        assert!((((a_u32 % 256u32) != 7u32) || ((-13i32) >= ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32))));
+        oi[i] = (57u32) as u64;
+        of[i] = (((((((-1i16)) as f32)) as f64) / (-0.0f64))) as f64;
     }
 }
 
@@ -1903,11 +1981,16 @@ pub fn diff_74(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         for j0 in ((((match (a_u32 % 8u32) { 2u32 => 85u32, 7u32 | 4u32 => a_u32, _ => a_u32 })) % 8u32)..(((!a_u32)) % 16u32)).step_by(((69u32) % 3u32) as usize) {
             v0 = a_u32;
         }
-        let v1: i16 = ((((match (69u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) as i16);
-        let v2: f32 = ((((a_i64) as i8)) as f32);
-        let v3: u16 = ((51u16 | ((a_f32) as u16))).max((!((a_f32) as u16)));
-        oi[i] = ((84u64 % (a_u64 | 1u64))) as u64;
-        of[i] = (v2) as f64;
+        let mut v1: u64 = a_u64;
+        if (67i32 != a_i32) {
+            v1 = a_u64;
+        } else {
+            v1 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) >> ((((a_f32) as i16) << 20u8) & 63i16));
+        }
+        let v2: i8 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
+        let v3: i64 = (0i64 | DiffPair { a: a_i64, b: (((-12.25f64)) as i64) }.mixed());
+        oi[i] = ((((match (v0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) & ((a_i64) as i8))) as u64;
+        of[i] = (((0i8) as f32)) as f64;
     }
 }
 
@@ -1923,20 +2006,14 @@ pub fn diff_75(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: i8 = (match (32u32 % 8u32) { 0u32..=7u32 => ((a_f32) as i8), _ => ((a_f32) as i8) });
-        let mut v1: i64 = (!((a_i64) as i64));
-        if true {
-            v1 = v1;
-        } else {
-            v1 = (match (31u32 % 8u32) { 6u32 => ((0u64) as i64), _ => ((76i64) as i64) });
+        let mut v1: i16 = (!(if matches!((4294967295u32 % 8u32), 0u32..=5u32) { (-32768i16) } else { (-32768i16) }));
+        for j0 in 0u32..(((!4294967295u32)) % 4u32) {
+            v1 = ((0i16 * v1) >> (((match (76u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) & 15u64));
         }
-        let mut v2: u32 = (if ((false && false) && (!true)) { (25u32 << ((100u32) as u32)) } else { (!(1u32 * 42u32)) });
-        if ((((a_i32) as i16) << (0i32 & 15i32)) <= (((a_f32) as i16) % 0i16)) {
-            v2 = ((match (96u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
-        } else {
-            v2 = (((1u32 + v2) << (52u16 << (4305857881277387644u64 & 15u64))) << (((!a_i32) >> (94u64 & 31u64)) & 31i32));
-        }
-        oi[i] = (((!(a_u64 % (a_u64 | 1u64))) + 3u64)) as u64;
-        of[i] = ((a_f64 + ((3.0f64).abs() + ((32i32) as f64)))) as f64;
+        let v2: i16 = ((70i16 >> 0u32) << a_u32);
+        assert!((((46u32 % 256u32) != 7u32) || (!(76i64 <= a_i64))));
+        oi[i] = (((match (78u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)) as u64;
+        of[i] = (a_f64) as f64;
     }
 }
 
@@ -1955,14 +2032,9 @@ pub fn diff_76(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         for j0 in (0u32..(((if matches!((87u32 % 8u32), 1u32..=2u32) { a_u32 } else { 83u32 })) % 4u32)).rev() {
             v0 = v0;
         }
-        let mut v1: u16 = ((a_f32) as u16);
-        if ((9i64 == 63i64) || (!true)) {
-            v1 = (((v1 << (81i32 & 15i32)) << ((((a_f32) as i16) & (-53i16)) & 15i16)) >> ((match (84u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16));
-        } else {
-            v1 = (if (!(!false)) { ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) } else { ((v1 + v0) & ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)) });
-        }
-        oi[i] = ((match (51u32 % 8u32) { 0u32 => ((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32), 0u32 | 0u32 => ((a_i32 % (a_i32 | 1i32)) % ((-2147483648i32) | 1i32)), _ => (((-2147483648i32)).abs() * (31i32 >> (a_i64 & 31i64))) })) as u64;
-        of[i] = (((11.625f64 - (-a_f64)) / ((4.25f64 - 0.1f64)).abs())) as f64;
+        let v1: f32 = a_f32;
+        oi[i] = (((((63i64).min((-27i64))) as i32) % (-(a_i32 >> (87i32 & 31i32))))) as u64;
+        of[i] = (((((-0.75f64) * a_f64) / (a_f64 * a_f64)) - (10.125f64 - (3.25f64 - a_f64)))) as f64;
     }
 }
 
@@ -1978,16 +2050,12 @@ pub fn diff_77(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: u8 = (match (17u32 % 8u32) { 0u32..=7u32 => ((a_u32) as u8), 0u32 | 6u32 => 73u8, _ => 82u8 });
-        let v1: u64 = ((30u64 & 34u64) / ((a_u64 << a_u64) | 1u64));
-        let mut v2: f32 = (1e-40f32 + (((v1) as f32) * (9.75f32 + a_f32)));
-        if (true && (!matches!((95u32 % 8u32), 2u32))) {
-            v2 = 0.75f32;
-        } else {
-            v2 = v2;
-        }
-        let v3: i8 = (((match (34u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) / ((((match (51u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) >> ((((a_u32) as i8)).abs() & 7i8)) | 1i8));
-        oi[i] = ((!(((a_f32) as u8) >> ((a_i64).max(44i64) & 7i64)))) as u64;
-        of[i] = ((a_f32 / (a_f32 * (if matches!((a_u32 % 8u32), 1u32..=4u32) { 0.1f32 } else { v2 })))) as f64;
+        assert!((((a_u32 % 256u32) != 7u32) || ((30u32 & 34u32) >= (a_u32 << a_u64))));
+        let v1: i16 = ((-45i16) * 16i16);
+        let v2: u64 = (a_u64 >> (v0 & 63u8));
+        let v3: u16 = ((a_i64) as u16);
+        oi[i] = (a_u32) as u64;
+        of[i] = (a_f64) as f64;
     }
 }
 
@@ -2003,12 +2071,14 @@ pub fn diff_78(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: u32 = 86u32;
-        let mut v1: u64 = (a_u64 % (68u64 | 1u64));
-        for j0 in (0u32..=(((7u32).max(a_u32)) % 4u32)).rev() {
-            v1 = a_u64;
+        let mut v1: i64 = (!(match (0u32 % 8u32) { 7u32 | 6u32 => 0i64, _ => (-72i64) }));
+        if ((((a_u32) as i8)).abs() != ((-1i8) & ((a_u32) as i8))) {
+            v1 = ((a_i64 ^ v1)).min(a_i64);
+        } else {
+            v1 = (!(a_i64).min(10i64));
         }
-        oi[i] = ((((match (a_u32 % 8u32) { 0u32..=4u32 => ((55u64) as i16), 0u32 => (((a_i32) as i16) ^ 32767i16), 2u32 | 0u32 => (16i16 ^ 87i16), _ => ((-98i16) << (((a_f32) as i16) & 15i16)) })) as u64)) as u64;
-        of[i] = (((64u8) as f64)) as f64;
+        oi[i] = (((64u64 >> (-((a_i64) as i16)))).min(((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)) as u64))) as u64;
+        of[i] = (((match (93u32 % 8u32) { 1u32..=3u32 => ((-0.75f64) * 12.125f64), 4u32 | 0u32 => 3.75f64, _ => ((-3.125f64) + (-2.125f64)) }) * (if true { (8.0f64 + (-9.0f64)) } else { ((a_u64) as f64) }))) as f64;
     }
 }
 
@@ -2024,12 +2094,18 @@ pub fn diff_79(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: f32 = (-a_f32);
-        let v1: u8 = (((a_f32) as u8) ^ 73u8);
-        let v2: f64 = (((-12.5f64) / (-2.125f64)) - (-9.125f64));
-        let v3: u16 = ((((-47i64)) as u16) << ((match (a_u32 % 8u32) { 0u32 => (-76i32), _ => a_i32 }) & 15i32));
-        let v4: i64 = (0i64 | DiffPair { a: a_i64, b: (!((match (12u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64)) }.mixed());
-        oi[i] = ((-17i64)) as u64;
-        of[i] = ((match (a_u32 % 8u32) { 3u32..=5u32 => (match (47u32 % 8u32) { 0u32 => (v2 * v2), _ => (-a_f64) }), 0u32 | 5u32 => a_f64, _ => a_f64 })) as f64;
+        let mut v1: f32 = (match (a_u32 % 8u32) { 5u32 | 3u32 => (-a_f32), _ => (((((a_i32) as u8)) as f32) / a_f32) });
+        for j0 in ((((1u32 << ((-73i8) & 31i8))) % 8u32)..(((((-94i16)) as u32)) % 16u32)).step_by(((22u32) % 3u32) as usize) {
+            v1 = ((((if (a_i32 >= 35i32) { 95i8 } else { ((a_f32) as i8) }) * (((a_i32) as i8) >> 100u64))) as f32);
+        }
+        let mut v2: i64 = (match (a_u32 % 8u32) { 6u32 => a_i64, _ => (-1i64) });
+        for j1 in 0u32..((0u32) % 4u32) {
+            v2 = ((true) as i64);
+        }
+        let v3: f32 = ((28i64) as f32);
+        let v4: u64 = (match (a_u32 % 8u32) { 5u32 | 3u32 => (!(59u64 >> ((a_u32) as i8))), 0u32..=2u32 => ((((-77i8) >= 69i8)) as u64), _ => a_u64 });
+        oi[i] = (a_u64) as u64;
+        of[i] = (1.7e308f64) as f64;
     }
 }
 
@@ -2050,20 +2126,25 @@ pub fn diff_80(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         } else {
             v0 = (((!((a_f32) as i16))) as u8);
         }
-        let v1: i64 = (14i64 - 77i64);
-        let mut v2: i8 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) << ((71u64 ^ 1u64) & 7u64));
-        if ((match (97u32 % 8u32) { 6u32 => 2i8, _ => 67i8 }) >= (match (27u32 % 8u32) { 1u32 | 3u32 => ((a_i32) as i8), 2u32..=5u32 => 30i8, _ => (-128i8) })) {
-            v2 = 90i8;
-        } else {
-            v2 = (-(((a_i64) as i8)).abs());
+        let mut v1: i32 = ((!4i32)).max(((v0) as i32));
+        for j0 in ((((96u32 * 26u32)) % 8u32)..(((10u32).min(a_u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v1 = ((((1.7e308f64) as u32)) as i32);
         }
-        let v3: u32 = (match (67u32 % 8u32) { 3u32..=6u32 => ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)) as u32), 3u32..=5u32 => 67u32, 2u32..=2u32 => (!32u32), _ => 53u32 });
-        let mut v4: i32 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
-        for j0 in ((((a_u32 * a_u32)) % 8u32)..(((v3).min(92u32)) % 16u32)).step_by(((v3) % 3u32) as usize) {
-            v4 = (2147483647i32 - (-2147483648i32));
+        let mut v2: i8 = ((((match (90u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) ^ (90i8 << (-32768i16))) << 51u32);
+        for j1 in 0u32..((32u32) % 4u32) {
+            v2 = 59i8;
         }
-        oi[i] = ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) << ((match (9u32 % 8u32) { 1u32 => (match (a_u32 % 8u32) { 1u32..=6u32 => a_u64, 0u32..=3u32 => 37u64, 5u32 => a_u64, _ => a_u64 }), 4u32..=7u32 => (match (v3 % 8u32) { 4u32 => a_u64, 7u32 | 0u32 => 55u64, _ => 27u64 }), 1u32 | 2u32 => 16u64, _ => a_u64 }) & 15u64))) as u64;
-        of[i] = (((((match (a_u32 % 8u32) { 0u32 => (-32768i16), _ => ((a_f32) as i16) }) << ((0i8 * v2) & 15i8))) as f32)) as f64;
+        let mut v3: u64 = 96u64;
+        for j2 in (0u32..=(((54u32 / (67u32 | 1u32))) % 4u32)).rev() {
+            v3 = (!v3);
+        }
+        assert!((((90u32 % 256u32) != 7u32) || ((v3 / (a_u64 | 1u64)) < (if matches!((73u32 % 8u32), 3u32) { 92u64 } else { v3 }))));
+        let mut v4: u8 = ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)) as u8);
+        for j3 in (u32::MAX - (((if false { 61u32 } else { 9u32 })) % 4u32))..=u32::MAX {
+            v4 = 83u8;
+        }
+        oi[i] = (9223372036854775807i64) as u64;
+        of[i] = ((((a_f32 * 0.0f32) * ((0i16) as f32))).abs()) as f64;
     }
 }
 
@@ -2079,14 +2160,12 @@ pub fn diff_81(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: f32 = 4.625f32;
-        let mut v1: f32 = v0;
-        for j0 in (0u32..=((a_u32) % 4u32)).rev() {
-            v1 = (-11.625f32);
-        }
-        let v2: i8 = ((match (24u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
-        let v3: u32 = (((((a_i64) as i16) < (-71i16))) as u32);
-        oi[i] = (((((a_i32) as i16)).max(7i16) / (((((a_u32) as i16)).abs() & ((match (56u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)) | 1i16))) as u64;
-        of[i] = (((0i16) as f64)) as f64;
+        let v1: i32 = ((match (80u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
+        assert!((((a_u32 % 256u32) != 7u32) || (!(((a_f32) as i8) > 79i8))));
+        let v2: u16 = ((a_u32) as u16);
+        let v3: u8 = 71u8;
+        oi[i] = ((((match (58u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64)).abs()) as u64;
+        of[i] = (((((v2 / (59u16 | 1u16))) as f64) + (-(a_f64 - a_f64)))) as f64;
     }
 }
 
@@ -2102,8 +2181,8 @@ pub fn diff_82(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: i64 = 40i64;
-        oi[i] = (a_u32) as u64;
-        of[i] = (((((((0.0f32) as i64)) as i64)) as f32)) as f64;
+        oi[i] = ((!((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32))) as u64;
+        of[i] = ((-12.375f64)) as f64;
     }
 }
 
@@ -2119,8 +2198,8 @@ pub fn diff_83(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: f32 = ((if (!true) { (16777216.0f32 + 0.1f32) } else { (11.25f32 * 8.125f32) })).sqrt();
-        oi[i] = ((!((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8))) as u64;
-        of[i] = ((((a_f64 * a_f64) - (a_f64 * a_f64))).sqrt()) as f64;
+        oi[i] = ((((match (21u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) | ((a_u64 / (81u64 | 1u64)) >> (((a_i32) as u16) & 63u16)))) as u64;
+        of[i] = (((((!a_i64) & a_i64)) as f32)) as f64;
     }
 }
 
@@ -2139,13 +2218,13 @@ pub fn diff_84(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         for j0 in (((56u32) % 8u32)..(((30u32 - 31u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
             v0 = (0i64 | DiffPair::new((!(-9223372036854775808i64)), a_i64).b);
         }
-        let mut v1: u32 = 1u32;
-        for j1 in (0u32..=(((a_u32 % (a_u32 | 1u32))) % 4u32)).rev() {
-            v1 = (if (77i32 > 0i32) { (a_u32 << (60i64 & 31i64)) } else { (!44u32) });
+        let mut v1: u8 = 0u8;
+        for j1 in ((((a_u32 * 1u32)) % 8u32)..(((58u32 + 31u32)) % 16u32)).step_by(((8u32) % 3u32) as usize) {
+            v1 = (!93u8);
         }
-        let v2: u32 = (v1 % (32u32 | 1u32));
-        oi[i] = (((match (a_u32 % 8u32) { 0u32 => (-a_i64), 5u32 | 6u32 => (if false { 72i64 } else { a_i64 }), _ => (a_i64 >> (((a_i64) as u16) & 63u16)) })).min((!(0i64 | DiffPair::new(v0, v0).b)))) as u64;
-        of[i] = ((match (v2 % 8u32) { 1u32 => ((match (3u32 % 8u32) { 1u32..=3u32 => a_f32, 2u32..=6u32 => 16777216.0f32, 4u32 => a_f32, _ => a_f32 }) - (a_f32 / 1.875f32)), 7u32 => (((74u32) as f32) * (0.0f32 - a_f32)), 1u32 | 6u32 => (((((a_u32) as i8)) as f32) / ((1418104771u32) as f32)), _ => ((a_f32).abs() + (2.0f32 / a_f32)) })) as f64;
+        let v2: u32 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) << ((32u32 >> (((a_i32) as i16) & 31i16)) & 31u32));
+        oi[i] = (((-(a_i64 - v0)) * (if (8i8 < 7i8) { (if matches!((v2 % 8u32), 2u32) { 64i64 } else { a_i64 }) } else { (v0 ^ v0) }))) as u64;
+        of[i] = (((match (3u32 % 8u32) { 1u32..=3u32 => (-a_f64), 6u32 | 0u32 => (a_f64 + a_f64), 2u32 | 3u32 => (match (v2 % 8u32) { 3u32..=7u32 => 12.0f64, 4u32 => 0.1f64, 6u32 | 0u32 => 9.25f64, _ => (-9.25f64) }), _ => (if true { (-1.375f64) } else { a_f64 }) }) - ((2.0f64 / a_f64)).abs())) as f64;
     }
 }
 
@@ -2164,12 +2243,14 @@ pub fn diff_85(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         for j0 in (0u32..=((((97u64) as u32)) % 4u32)).rev() {
             v0 = (((if (79i32 < a_i32) { 95u16 } else { ((a_u32) as u16) }) & (((a_i32) as u16) & v0)) - ((match (5u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16));
         }
-        let mut v1: i32 = a_i32;
-        for j1 in 0u32..((4u32) % 4u32) {
-            v1 = (!(a_i32 * a_i32));
+        let mut v1: i8 = (!4i8);
+        if ((a_u64 * a_u64) > ((((a_u32) as u8)) as u64)) {
+            v1 = ((((a_i64) as u16)) as i8);
+        } else {
+            v1 = (((!v1) | (((a_i32) as i8) - v1))).abs();
         }
-        oi[i] = ((((((a_i64) as u16)) as u32) - a_u32)) as u64;
-        of[i] = ((((3.625f32 * a_f32) * ((-8.0f32) - 8.5f32)) / (-(a_f32 + 3.4e38f32)))) as f64;
+        oi[i] = (83u32) as u64;
+        of[i] = ((((3.125f32 + (-0.75f32)) / a_f32)).sqrt()) as f64;
     }
 }
 
@@ -2185,8 +2266,8 @@ pub fn diff_86(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: f64 = ((a_f64 / 0.625f64) * (match (74u32 % 8u32) { 5u32..=7u32 => (-11.75f64), 4u32 => a_f64, _ => a_f64 }));
-        oi[i] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)) as u64;
-        of[i] = (((((a_f32) as i8)) as f64)) as f64;
+        oi[i] = (((a_u32) as i16)) as u64;
+        of[i] = (v0) as f64;
     }
 }
 
@@ -2202,15 +2283,18 @@ pub fn diff_87(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: u8 = (!((a_f32) as u8));
-        let mut v1: u8 = (if (!(a_u64 <= 54u64)) { (v0 << (v0 & 7u8)) } else { ((0.1f64) as u8) });
-        if (((-43i16) * ((a_i32) as i16)) == (36i16 >> (91i32 & 15i32))) {
-            v1 = ((match (66u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
-        } else {
-            v1 = ((7u8 << (83u64 & 7u64)) & 255u8);
+        let mut v1: f64 = ((7.0f64 + 6.75f64) * (a_f64 + 0.0f64));
+        for j0 in 0u32..(((35u32 << ((a_i32) as u8))) % 4u32) {
+            v1 = (if false { (a_f64).abs() } else { (v1).sqrt() });
         }
-        let v2: u16 = (((match (88u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) >> ((((-72i64)) as u8) & 15u8));
-        oi[i] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)) as u64;
-        of[i] = ((match (50u32 % 8u32) { 2u32 | 2u32 => ((0.1f32 - (-1.0f32)) + ((64i64) as f32)), 0u32..=5u32 => (if ((-2.125f64) != (-9.625f64)) { (16777216.0f32 + 0.1f32) } else { ((5.0f32) as f32) }), 3u32..=4u32 => 6.625f32, _ => (a_f32 * (4.5f32).abs()) })) as f64;
+        let mut v2: i8 = ((match (93u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
+        if (!(84i32 <= a_i32)) {
+            v2 = ((a_f32) as i8);
+        } else {
+            v2 = (((((a_u32) as i8) >> (((a_i32) as u16) & 7u16))).max((((a_i32) as i8) << (33u8 & 7u8))) % ((match (17u32 % 8u32) { 0u32 | 2u32 => (-99i8), 6u32 | 4u32 => v2, _ => ((matches!((28u32 % 8u32), 1u32)) as i8) }) | 1i8));
+        }
+        oi[i] = ((((match (a_u32 % 8u32) { 6u32 | 3u32 => (-17i8), 0u32 => ((a_i64) as i8), _ => v2 }) + (v2 ^ (-18i8)))).min(v2)) as u64;
+        of[i] = (((((a_u64 * 61u64) * (36u64).min(64u64))) as f64)) as f64;
     }
 }
 
@@ -2226,9 +2310,10 @@ pub fn diff_88(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: i64 = ((match (4136064658u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64);
-        let v1: u64 = 47u64;
-        oi[i] = ((v0 & ((-a_i64) * (a_i64).abs()))) as u64;
-        of[i] = ((((if (a_u64 >= 98u64) { ((match (37u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) } else { (if true { (-16i8) } else { ((a_i32) as i8) }) })) as f64)) as f64;
+        let v1: u16 = ((a_i64) as u16);
+        assert!((((63u32 % 256u32) != 7u32) || (true && (!matches!((a_u32 % 8u32), 3u32..=5u32)))));
+        oi[i] = ((if (a_u64 >= 64u64) { (((v1) as i8) << (((1.7e308f64) as u16) & 7u16)) } else { 21i8 })) as u64;
+        of[i] = ((((!(v1 + v1))) as f64)) as f64;
     }
 }
 
@@ -2247,12 +2332,10 @@ pub fn diff_89(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         for j0 in (0u32..=((((a_u64) as u32)) % 4u32)).rev() {
             v0 = (v0).max(((a_f32) as i8));
         }
-        let mut v1: i64 = (((44i64 % ((-57i64) | 1i64)) >> (((match (40u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64) & 63i64)) * ((!a_i64) + ((5.125f32) as i64)));
-        for j1 in ((((50u32 << (71i32 & 31i32))) % 8u32)..(((a_u32 * a_u32)) % 16u32)).step_by(((20u32) % 3u32) as usize) {
-            v1 = (((((7i8) as i32)).max((if false { a_i32 } else { (-18i32) }))) as i64);
-        }
-        oi[i] = ((((a_i32) as u16) << ((if (((a_i64) as u8) >= ((a_u32) as u8)) { 64i64 } else { ((1u64) as i64) }) & 15i64))) as u64;
-        of[i] = ((-a_f64)) as f64;
+        let v1: f32 = (match (a_u32 % 8u32) { 1u32 => (-5.0f32), 3u32..=6u32 => (-5.625f32), 6u32 | 4u32 => (-11.25f32), _ => 0.0f32 });
+        assert!((((18u32 % 256u32) != 7u32) || ((8.875f32 + a_f32) <= (a_f32 / a_f32))));
+        oi[i] = (((!v0) * ((a_f32) as i8))) as u64;
+        of[i] = (((-(8.125f32 + 12.375f32))).abs()) as f64;
     }
 }
 
@@ -2273,20 +2356,23 @@ pub fn diff_90(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         } else {
             v0 = ((match (4294967295u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
         }
-        let mut v1: i32 = (a_i32).abs();
-        for j0 in 0u32..((((57u64) as u32)) % 4u32) {
-            v1 = (v1).min(a_i32);
+        let mut v1: u8 = ((((57u64) as u16)) as u8);
+        if ((a_u32 + 12u32) >= ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) {
+            v1 = ((a_f32) as u8);
+        } else {
+            v1 = (((match (43u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) / (((((a_f32) as i8)) as u8) | 1u8));
         }
-        let mut v2: u8 = 54u8;
-        for j1 in (u32::MAX - (((match (31u32 % 8u32) { 7u32 => a_u32, _ => a_u32 })) % 4u32))..=u32::MAX {
-            v2 = (v2 >> (((-1i8)).max((-3i8)) & 7i8));
+        assert!((((93u32 % 256u32) != 7u32) || ((if (((a_i64) as u16) < v0) { a_u32 } else { 59u32 }) > (match (86u32 % 8u32) { 1u32..=7u32 => 45u32, 4u32 | 2u32 => 66u32, _ => 30u32 }))));
+        let mut v2: i16 = ((((a_u64 & a_u64) != (17u64 / (84u64 | 1u64)))) as i16);
+        if (((-0.0f32) + a_f32) <= ((((a_i32) as i8)) as f32)) {
+            v2 = (match (36u32 % 8u32) { 0u32 => (match (7u32 % 8u32) { 5u32 => (((a_u32) as i16)).max((-1i16)), 0u32 | 7u32 => ((v1) as i16), 2u32..=3u32 => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16), _ => (94i16 | v2) }), 4u32..=7u32 => v2, 5u32 | 0u32 => (-49i16), _ => ((16i16 << (62i8 & 15i8)) / (((a_i64) as i16) | 1i16)) });
+        } else {
+            v2 = ((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
         }
-        let mut v3: u64 = ((((a_u32) as u64) << ((a_i32 & 0i32) & 63i32)) & ((if ((-11.125f32) > (-3.625f32)) { 37u64 } else { 77u64 }) & (a_u64 << (84u8 & 63u8))));
-        for j2 in (((90u32) % 8u32)..(((75u32 / (31u32 | 1u32))) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v3 = ((match (50u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
-        }
-        oi[i] = ((((if (1u32 >= a_u32) { (24u32 << (a_u32 & 31u32)) } else { ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) })) as u64)) as u64;
-        of[i] = ((((2.5f64 / a_f64) - 11.875f64)).sqrt()) as f64;
+        assert!((((a_u32 % 256u32) != 7u32) || (matches!((98u32 % 8u32), 1u32) || ((-87i32) == a_i32))));
+        let v3: f64 = ((((a_i64) as i8)) as f64);
+        oi[i] = (((match (a_u32 % 8u32) { 4u32 => ((44u8) as i16), 5u32..=7u32 => ((-42i16) ^ 1i16), _ => (((-84i32)) as i16) }) >> ((if (8i8 <= ((a_i32) as i8)) { ((v0) as i64) } else { ((0u8) as i64) }) & 15i64))) as u64;
+        of[i] = (((-0.75f32) / ((a_f32 / a_f32) / (11.5f32 / (-1.25f32))))) as f64;
     }
 }
 
@@ -2302,15 +2388,25 @@ pub fn diff_91(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: i16 = (!((32767i16).abs() & ((-1i16) >> (((a_f32) as i16) & 15i16))));
-        let v1: f32 = ((-a_f32) * a_f32);
-        let mut v2: u16 = ((((a_u32) as i16)) as u16);
-        for j0 in (u32::MAX - (((if true { a_u32 } else { a_u32 })) % 4u32))..=u32::MAX {
-            v2 = (match (a_u32 % 8u32) { 2u32..=6u32 => ((a_i32) as u16), 2u32 | 6u32 => ((a_u32) as u16), 4u32..=5u32 => ((a_u32) as u16), _ => ((a_i64) as u16) });
+        let mut v1: i16 = (((a_u32) as i16)).abs();
+        if (a_i64 == ((((a_i64) as u16)) as i64)) {
+            v1 = (0i16 + ((a_f32) as i16));
+        } else {
+            v1 = (((20u32 > 59u32)) as i16);
         }
-        let v3: u32 = (55u32 * 31u32);
-        let v4: i32 = (!((16i32) as i32));
-        oi[i] = ((-17i64)) as u64;
-        of[i] = ((-((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)) as f64))) as f64;
+        let mut v2: i8 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
+        if true {
+            v2 = ((!(((a_i64) as i8) & v2)) >> (((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) & (match (12u32 % 8u32) { 1u32 => ((a_f32) as i8), 1u32..=2u32 => 95i8, 5u32 | 3u32 => 52i8, _ => ((a_i64) as i8) })));
+        } else {
+            v2 = ((((false) as i8) % (((((a_u32) as i8)) as i8) | 1i8)) + ((-v2) >> (((127i8) as i64) & 7i64)));
+        }
+        let mut v3: f32 = (-(a_f32 - a_f32));
+        for j0 in ((((match (a_u32 % 8u32) { 3u32 => 77u32, 6u32 => 0u32, 1u32..=3u32 => a_u32, _ => 32u32 })) % 8u32)..(((47u32 * 52u32)) % 16u32)).step_by(((32u32) % 3u32) as usize) {
+            v3 = (((v0 | ((a_f32) as i16))) as f32);
+        }
+        let v4: u16 = ((a_u32) as u16);
+        oi[i] = ((a_u64 | ((match (37u32 % 8u32) { 7u32 | 3u32 => a_u64, _ => a_u64 })).min((if true { 64u64 } else { 63u64 })))) as u64;
+        of[i] = (((((-11.125f64) - (-2.5f64))).abs() + (match (a_u32 % 8u32) { 5u32..=7u32 => (0.1f64 / a_f64), 1u32..=5u32 => (match (a_u32 % 8u32) { 0u32..=1u32 => a_f64, 3u32 => (-0.125f64), _ => 3.125f64 }), 1u32..=2u32 => ((-11.75f64)).abs(), _ => (a_f64).sqrt() }))) as f64;
     }
 }
 
@@ -2329,20 +2425,21 @@ pub fn diff_92(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         for j0 in (0u32..=(((31u32 * a_u32)) % 4u32)).rev() {
             v0 = (((-a_f64)) as i8);
         }
-        let mut v1: i16 = ((a_i64) as i16);
-        if false {
-            v1 = ((((((a_i32) as i8)) as u32)) as i16);
+        let v1: i64 = (a_i64).min(a_i64);
+        let mut v2: i64 = ((((((a_i32) as i8)) as u32)) as i64);
+        if ((-v1) < a_i64) {
+            v2 = (0i64 | DiffPair { a: (a_i64).min(v2), b: (0i64 | DiffPair::new(55i64, 91i64).b) }.mixed());
         } else {
-            v1 = (if (((a_i32) as u8) >= 8u8) { ((match (49u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) } else { ((-38i16) << (31u32 & 15u32)) });
+            v2 = ((a_i64 % ((-97i64) | 1i64)) ^ (a_i64 / (v1 | 1i64)));
         }
-        let mut v2: i8 = (match (97u32 % 8u32) { 1u32..=4u32 => ((50u8) as i8), _ => ((a_u32) as i8) });
-        for j1 in ((((a_u32 & 0u32)) % 8u32)..(((((-66i64)) as u32)) % 16u32)).step_by(((42u32) % 3u32) as usize) {
-            v2 = (((a_f32) as i8) ^ (if false { v0 } else { 53i8 }));
+        let v3: u32 = (a_u32).max(28u32);
+        assert!((((a_u32 % 256u32) != 7u32) || ((((-66i32)) as f64) == (a_f64 * a_f64))));
+        let mut v4: i64 = (((75i64).abs() + (if matches!((18u32 % 8u32), 2u32..=7u32) { v2 } else { 89i64 })) % (9223372036854775807i64 | 1i64));
+        for j1 in (u32::MAX - ((((match (v3 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32))..=u32::MAX {
+            v4 = (match (j1 % 8u32) { 0u32 => ((if false { 0i64 } else { v2 }) - ((-82i64) - (-24i64))), 2u32 => ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)) as i64), _ => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64) });
         }
-        let v3: i8 = v2;
-        let v4: u8 = 3u8;
-        oi[i] = (v1) as u64;
-        of[i] = (((a_u64) as f32)) as f64;
+        oi[i] = (((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)).max((!15i32)) ^ ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32))) as u64;
+        of[i] = (7.5f64) as f64;
     }
 }
 
@@ -2358,19 +2455,22 @@ pub fn diff_93(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: i64 = (-32i64);
-        let v1: i64 = (v0 % (v0 | 1i64));
-        let mut v2: f64 = ((55u8) as f64);
-        for j0 in 0u32..(((a_u32 & a_u32)) % 4u32) {
-            v2 = (match (a_u32 % 8u32) { 3u32..=6u32 => (v2).sqrt(), 1u32 | 4u32 => ((-0.875f64) * a_f64), _ => (v2 * a_f64) });
-        }
-        let mut v3: i16 = ((if (((a_f32) as u8) > 128u8) { ((a_f32) as i16) } else { ((a_i32) as i16) }) - ((a_i32) as i16));
-        if (0.1f32 <= (a_f32 * (-7.75f32))) {
-            v3 = (match (54u32 % 8u32) { 1u32..=6u32 => ((a_i64) as i16), _ => ((a_i32) as i16) });
+        assert!((((32u32 % 256u32) != 7u32) || (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) > (48u8 | 46u8))));
+        let mut v1: f64 = (-a_f64);
+        if (((-11.75f64)).sqrt() <= (a_f64 + (-0.875f64))) {
+            v1 = (0.1f64 + a_f64);
         } else {
-            v3 = ((((72i32) as f32)) as i16);
+            v1 = ((1.625f32) as f64);
         }
-        oi[i] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)) as u64;
-        of[i] = ((((match (a_u32 % 8u32) { 0u32 => ((-10.5f64) - a_f64), 4u32..=6u32 => ((((a_i32) as i16)) as f64), 0u32 => (a_f64 + a_f64), _ => (a_f64 * v2) })) as f64)) as f64;
+        let mut v2: f64 = (a_f64 / (if (!true) { ((23i32) as f64) } else { ((-8.0f64) + a_f64) }));
+        if ((v0 - v0) == (51i64).max(a_i64)) {
+            v2 = ((((((a_i32) as i8) | (-46i8)) / (7i8 >> (((a_u32) as u16) & 7u16)))) as f64);
+        } else {
+            v2 = (((a_f64 * a_f64) / (a_f64 / (-0.875f64))) - ((a_f64 + a_f64) - (a_f64 * v1)));
+        }
+        let v3: u64 = a_u64;
+        oi[i] = ((if (true || (a_u32 == 42u32)) { (!((-34i8) - (-50i8))) } else { ((90i8 | (-42i8)) << (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) & 7i8)) })) as u64;
+        of[i] = ((if (((-58i8) << (7u8 & 7u8)) == ((match (45u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) { ((((14i32) as u8)) as f64) } else { ((v2 / a_f64) / (a_f64 / a_f64)) })) as f64;
     }
 }
 
@@ -2391,16 +2491,21 @@ pub fn diff_94(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         } else {
             v0 = ((v0) as u32);
         }
-        let v1: f64 = ((a_f32) as f64);
-        let v2: i16 = ((a_f64) as i16);
-        let mut v3: u32 = v0;
-        if (!false) {
-            v3 = ((if true { v3 } else { a_u32 }) & (v0 ^ a_u32));
+        let mut v1: u8 = (58u8 * 0u8);
+        if (((false) as i32) >= (a_i32 & 71i32)) {
+            v1 = (match (a_u32 % 8u32) { 6u32..=7u32 => ((a_u32) as u8), 7u32 => ((a_f32) as u8), 6u32 | 5u32 => 7u8, _ => ((a_u32) as u8) });
         } else {
-            v3 = (((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)).min(((((a_u32) as i16)) as u32));
+            v1 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
         }
-        oi[i] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)) as u64;
-        of[i] = (7.125f32) as f64;
+        let v2: i32 = ((a_i32 + (a_i32 & (-1i32))) & (match (v0 % 8u32) { 4u32..=7u32 => (((-81i8)) as i32), _ => (a_i32 & 37i32) }));
+        let mut v3: i64 = ((v2) as i64);
+        if false {
+            v3 = ((((-74i64) ^ 31i64) << (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) & 63u16))).min((match (v0 % 8u32) { 5u32 | 5u32 => (a_i64).abs(), _ => (-1i64) }));
+        } else {
+            v3 = ((((a_i64 - v3)) as i64) ^ ((a_i64 | a_i64) + (a_i64 >> 20i16)));
+        }
+        oi[i] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)) as u64;
+        of[i] = (((((39i32) as f64)).sqrt() + (((if true { a_u32 } else { a_u32 })) as f64))) as f64;
     }
 }
 
@@ -2419,15 +2524,17 @@ pub fn diff_95(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         for j0 in (((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 8u32)..(((((-87i16)) as u32)) % 16u32)).step_by(((59u32) % 3u32) as usize) {
             v0 = ((a_u64) as u16);
         }
-        let v1: f64 = 0.0f64;
-        let v2: u64 = (80u64 / ((match (82u32 % 8u32) { 5u32..=7u32 => a_u64, 1u32..=4u32 => (4u64 & a_u64), _ => a_u64 }) | 1u64));
-        let mut v3: u16 = ((a_i32) as u16);
-        for j1 in ((((match (a_u32 % 8u32) { 7u32 => a_u32, _ => a_u32 })) % 8u32)..((((true) as u32)) % 16u32)).step_by(((0u32) % 3u32) as usize) {
-            v3 = (v0 & 2314u16);
+        let v1: i64 = (0i64 | DiffPair { a: ((a_i64 & a_i64) >> ((46i32 + 16i32) & 63i32)), b: ((0i64 | DiffPair { a: 63i64, b: a_i64 }.mixed())).max(4i64) }.mixed());
+        let mut v2: i64 = (v1 << (20u64 & 63u64));
+        if (((a_i32) as u8) >= (((a_i32) as u8) / (0u8 | 1u8))) {
+            v2 = (v1 >> (a_i32 & 63i32));
+        } else {
+            v2 = ((match (21u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64);
         }
-        let v4: i16 = ((-2i16) << ((a_i32 - a_i32) - (if (v2 > v2) { (-18i32) } else { 14i32 })));
-        oi[i] = (((((!((a_i32) as u16)) | ((a_f32) as u16))) as u16)) as u64;
-        of[i] = (((-(3.4e38f32 * (-1.875f32))) / (((-11.25f32) * 3.4e38f32) * ((-2.75f32)).sqrt()))) as f64;
+        let v3: i64 = ((match (a_u32 % 8u32) { 3u32 | 3u32 => a_i64, 0u32..=2u32 => v1, _ => 63i64 })).abs();
+        let v4: i32 = (((match (4294967295u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) % ((!(-67i32)) | 1i32));
+        oi[i] = (((a_f32) as u8)) as u64;
+        of[i] = (3.4e38f32) as f64;
     }
 }
 
@@ -2443,21 +2550,19 @@ pub fn diff_96(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: f64 = ((((-98i64)).max((-18i64))) as f64);
-        let v1: u32 = ((((a_f32 + (-9.75f32)) - ((a_u32) as f32))) as u32);
-        let mut v2: i8 = (((((-41i8)) as i8)).min(((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) | (((match (a_u32 % 8u32) { 3u32 => a_i32, 3u32 => a_i32, _ => a_i32 })) as i8));
-        if ((match (22u32 % 8u32) { 7u32 => 22i8, 0u32 | 0u32 => (-29i8), _ => (-41i8) }) > (((a_i32) as i8) / 29i8)) {
-            v2 = ((if (a_u64 != 69u64) { ((a_i32) as i8) } else { 24i8 }) * (((match (v1 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) >> ((a_i64).min(1i64) & 7i64)));
-        } else {
-            v2 = (match (a_u32 % 8u32) { 3u32 | 2u32 => ((v2 * v2) << ((8u16 << (a_u64 & 15u64)) & 7u16)), _ => (((-51i8) % ((a_i32) as i8)) ^ (((a_u32) as i8)).max(((a_f32) as i8))) });
+        let mut v1: u8 = (((((-9.75f64) / 0.1f64) / ((29u32) as f64))) as u8);
+        for j0 in 0u32..((1u32) % 4u32) {
+            v1 = v1;
         }
-        let mut v3: i32 = (-45i32);
-        if ((match (v1 % 8u32) { 1u32 | 4u32 => 45u8, 5u32 | 6u32 => ((a_i64) as u8), 2u32..=5u32 => ((a_i64) as u8), _ => 58u8 }) < ((match (54u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)) {
-            v3 = (!(-2147483648i32));
+        let v2: u64 = (((((((a_i32) as i16) >= (-34i16)) || true)) as u64) % ((if (v1 != ((a_i32) as u8)) { (45u64 + a_u64) } else { (40u64).max(a_u64) }) | 1u64));
+        let mut v3: i32 = a_i32;
+        if (!false) {
+            v3 = 24i32;
         } else {
-            v3 = (match (a_u32 % 8u32) { 2u32..=3u32 => a_i32, _ => 1i32 });
+            v3 = (((match (63u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) >> ((a_i64).min(1i64) & 31i64));
         }
-        oi[i] = (((((!a_u64) << (((0u16) as i16) & 63i16))) as i32)) as u64;
-        of[i] = (4.25f64) as f64;
+        oi[i] = (((a_i32) as i16)) as u64;
+        of[i] = (((1.7e308f64).sqrt() - (-v0))) as f64;
     }
 }
 
@@ -2473,8 +2578,8 @@ pub fn diff_97(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: u16 = ((a_i64) as u16);
-        oi[i] = ((61u8 | (((a_i64) as u8) ^ (match (6u32 % 8u32) { 5u32 => ((a_f32) as u8), _ => 255u8 })))) as u64;
-        of[i] = ((5.5f64 + (match (3490135736u32 % 8u32) { 3u32..=4u32 => (-a_f64), _ => (7.625f64).sqrt() }))) as f64;
+        oi[i] = ((0i64 | DiffPair::new((-61i64), ((9223372036854775807i64).abs() ^ (a_i64).min(a_i64))).b)) as u64;
+        of[i] = (a_f64) as f64;
     }
 }
 
@@ -2490,10 +2595,15 @@ pub fn diff_98(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: u8 = ((if (a_i32 <= (-70i32)) { 15u8 } else { 10u8 }) & ((70u8 >> (31i32 & 7i32)) << (((a_f32) as i8) & 7i8)));
-        let v1: i16 = (match (a_u32 % 8u32) { 1u32 => (15i16).abs(), 4u32..=5u32 => (70i16 & ((32767i16) as i16)), 0u32 => (((62i64 * 82i64)) as i16), _ => (match (5u32 % 8u32) { 3u32 => (((a_i64) as i16) << (14u16 & 15u16)), _ => (0i16 * 21i16) }) });
-        let v2: u64 = ((((matches!((a_u32 % 8u32), 0u32..=5u32)) as i16)) as u64);
-        oi[i] = (((((a_u32 ^ 87u32) / (4089971978u32 | 1u32))) as i32)) as u64;
-        of[i] = ((((if true { a_f32 } else { (-7.875f32) }) + ((-0.75f32)).sqrt())).abs()) as f64;
+        let v1: u8 = ((v0 * ((a_u32) as u8)) * (!v0));
+        assert!((((0u32 % 256u32) != 7u32) || ((a_f32 <= 11.25f32) && (!(a_f32 <= a_f32)))));
+        let mut v2: u16 = (if (false && true) { (64u16 >> ((a_i32) as i16)) } else { 97u16 });
+        for j0 in 0u32..(((76u32 - 24u32)) % 4u32) {
+            v2 = ((((-29i8) >> ((-12i8) & 7i8))) as u16);
+        }
+        assert!((((97u32 % 256u32) != 7u32) || (!((a_u32 >= 41u32) || matches!((28u32 % 8u32), 0u32 | 3u32)))));
+        oi[i] = (((((match (a_u32 % 8u32) { 6u32 => 93i32, 1u32 | 3u32 => (-34i32), 1u32..=3u32 => 32i32, _ => a_i32 }) != (a_i32).min(a_i32))) as i16)) as u64;
+        of[i] = (9.25f32) as f64;
     }
 }
 
@@ -2512,14 +2622,19 @@ pub fn diff_99(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         for j0 in (0u32..(((4294967295u32 << (29i8 & 31i8))) % 4u32)).rev() {
             v0 = (if (((match (68u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) == (a_i32).abs()) { ((match (j0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) } else { ((match (j0 % 8u32) { 4u32 | 5u32 => v0, _ => v0 })).max((if true { 64i8 } else { ((a_i64) as i8) })) });
         }
-        let v1: f32 = ((-7.625f32) - (-0.0f32));
-        let v2: f64 = ((((((a_u32) as i8)) as i32)) as f64);
-        let mut v3: f32 = (-a_f32);
-        for j1 in ((((16u32 + a_u32)) % 8u32)..(((100u32 & 32u32)) % 16u32)).step_by(((6u32) % 3u32) as usize) {
-            v3 = a_f32;
+        let mut v1: u16 = (((if true { (-1i32) } else { 41i32 })) as u16);
+        if ((a_u64 == 16u64) || ((-11.375f64) >= a_f64)) {
+            v1 = ((98u16 | ((a_u32) as u16)) - ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16));
+        } else {
+            v1 = ((if (a_u64 != a_u64) { ((a_f32) as u16) } else { ((a_f32) as u16) }) | (match (51u32 % 8u32) { 3u32 | 4u32 => v1, 2u32 | 6u32 => ((a_f32) as u16), _ => 41u16 }));
         }
-        oi[i] = (6i64) as u64;
-        of[i] = (((-(if false { 3.4e38f32 } else { v3 })) * ((match (a_u32 % 8u32) { 1u32 => 5.125f32, 4u32 | 7u32 => a_f32, 2u32..=2u32 => a_f32, _ => a_f32 })).abs())) as f64;
+        let mut v2: f64 = ((((!a_u64)) as f64) * ((match (65u32 % 8u32) { 7u32 => a_f64, 0u32..=6u32 => a_f64, _ => a_f64 }) + (0.1f64 + a_f64)));
+        for j1 in (u32::MAX - (((a_u32 / a_u32)) % 4u32))..=u32::MAX {
+            v2 = (if ((7i32).abs() == (a_i32).abs()) { ((v2 / v2)).sqrt() } else { v2 });
+        }
+        let v3: u32 = 58u32;
+        oi[i] = ((match (a_u32 % 8u32) { 1u32 => ((((a_u32) as u8) ^ 89u8) + ((v0) as u8)), 3u32..=5u32 => (((match (v3 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)).min(((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)), 4u32 => ((match (32u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8), _ => ((a_u32) as u8) })) as u64;
+        of[i] = (((((v1 ^ v1)) as f32) / (-5.125f32))) as f64;
     }
 }
 
@@ -2538,16 +2653,12 @@ pub fn diff_100(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         for j0 in (((((a_u32) as u32)) % 8u32)..(((4294967295u32 / a_u32)) % 16u32)).step_by(((69u32) % 3u32) as usize) {
             v0 = (if ((a_u64 >= 71u64) && (false && (0.0f32 >= 0.0f32))) { v0 } else { (match (a_u32 % 8u32) { 0u32 => ((a_i32) as i8), 4u32 => (v0 >> (((a_i64) as u8) & 7u8)), _ => ((a_u32) as i8) }) });
         }
-        let mut v1: u16 = ((0u16 << (61u16 & 15u16)) >> ((15u16 - 0u16) & 15u16));
-        if (((-12.0f64) / a_f64) >= (a_f64 + 3.25f64)) {
-            v1 = ((1u16 >> (((a_i32) as u8) & 15u8)) | (((a_i64) as u16) >> (((a_i32) as u8) & 15u8)));
-        } else {
-            v1 = (((a_i32) as u16) >> (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) & 15u32));
-        }
-        let v2: u64 = (((match (71u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) | ((a_u64 - a_u64) / ((90u64 / (18027933477251023668u64 | 1u64)) | 1u64)));
-        let v3: i16 = ((((match (a_u32 % 8u32) { 6u32 | 2u32 => a_f32, 5u32 => a_f32, 6u32 | 1u32 => a_f32, _ => 0.0f32 }) - (a_f32).sqrt())) as i16);
-        oi[i] = ((((a_i32) as u8) / (((a_u32) as u8) | 1u8))) as u64;
-        of[i] = ((-((11.375f64 / a_f64) + (((-25i16)) as f64)))) as f64;
+        let v1: u64 = ((a_u64 ^ 92u64) | a_u64);
+        let v2: u8 = (35u8 >> a_i32);
+        assert!((((46u32 % 256u32) != 7u32) || false));
+        let v3: f32 = ((((-0.625f32) + a_f32) - ((-4.875f32) - a_f32)) / ((((9u16) as u32)) as f32));
+        oi[i] = ((((a_i32) as u8) >> (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) & 7u32))) as u64;
+        of[i] = (((-10.0f32) / ((0.75f32 + a_f32)).abs())) as f64;
     }
 }
 
@@ -2563,13 +2674,14 @@ pub fn diff_101(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: i8 = ((((!8i16) | ((a_i32) as i16))) as i8);
-        let mut v1: u8 = ((12.0f32) as u8);
-        for j0 in (((73u32) % 8u32)..((43u32) % 16u32)).step_by(((60u32) % 3u32) as usize) {
-            v1 = (if true { v1 } else { 86u8 });
+        let v1: i64 = (match (96u32 % 8u32) { 0u32 => (if (!(a_i64 == 60i64)) { ((13u8) as i64) } else { (!(-71i64)) }), 0u32 | 0u32 => (((a_i32 * (-1i32))) as i64), 3u32..=7u32 => ((!(-80i64))).min((-99i64)), _ => (91i64 ^ (!78i64)) });
+        let mut v2: u16 = (!((a_f32) as u16));
+        for j0 in 0u32..(((a_u32 << (a_u32 & 31u32))) % 4u32) {
+            v2 = (if false { ((a_f32) as u16) } else { 18u16 });
         }
-        let v2: i32 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
-        oi[i] = (((11.625f64) as u16)) as u64;
-        of[i] = ((match (1u32 % 8u32) { 4u32..=4u32 => (((9i16 * 91i16)) as f64), 3u32 => (-(0.0f64).abs()), _ => (((match (a_u32 % 8u32) { 2u32 | 6u32 => 36u16, 3u32 => 59403u16, _ => ((a_f32) as u16) })) as f64) })) as f64;
+        assert!((((a_u32 % 256u32) != 7u32) || (((match (99u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) > (-v0))));
+        oi[i] = ((((63u64 | a_u64) << ((a_i32 << (a_i32 & 31i32)) & 63i32))).max(0u64)) as u64;
+        of[i] = ((match (a_u32 % 8u32) { 7u32 | 1u32 => ((((((a_i32) as u8)) as i8)) as f64), 6u32 | 4u32 => (if ((-39i32) < a_i32) { ((-11.75f64) - (-6.25f64)) } else { 12.25f64 }), _ => (((-10.0f64) * 0.1f64) * (-a_f64)) })) as f64;
     }
 }
 
@@ -2590,17 +2702,32 @@ pub fn diff_102(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         } else {
             v0 = ((a_f64) as f32);
         }
-        let mut v1: u32 = 70u32;
-        if ((31u32 < a_u32) && (!false)) {
-            v1 = ((16u32 << (-71i32)) >> (((match (31u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64) & 31i64));
+        assert!((((60u32 % 256u32) != 7u32) || (((-29i8) ^ 0i8) > (!63i8))));
+        let mut v1: i32 = (((-11i32) << (((((a_f32) as i8)) as i32) & 31i32)) >> (((match (31u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64) & 31i64));
+        if ((13u8).max(72u8) > (87u8).max(72u8)) {
+            v1 = (((if true { v1 } else { a_i32 }) >> (((match (41u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64) & 31i64)) & (a_i32 << (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64) & 31i64)));
         } else {
-            v1 = 23u32;
+            v1 = a_i32;
         }
-        let v2: i32 = (a_i32 ^ (-46i32));
-        let v3: u64 = ((match (28u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
-        let v4: u32 = (((if true { v1 } else { a_u32 }) >> (((match (41u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64) & 31i64)) & (a_u32 << (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64) & 31i64)));
-        oi[i] = ((((if (82i32 >= a_i32) { ((-86i8) * ((a_i64) as i8)) } else { ((match (v1 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) })) as u32)) as u64;
-        of[i] = (((((-0.0f64) * (-12.25f64))).abs() * (0.1f64 / ((v0) as f64)))) as f64;
+        let mut v2: f32 = (-(a_f32 * 10.25f32));
+        if matches!((86u32 % 8u32), 4u32) {
+            v2 = ((-a_f32) * (v0 * a_f32));
+        } else {
+            v2 = (((((a_i32) as i8)) as f32)).sqrt();
+        }
+        assert!((((48u32 % 256u32) != 7u32) || ((a_i64 / (64i64 | 1i64)) < (a_i64 % (a_i64 | 1i64)))));
+        let mut v3: i8 = ((-75i8) / (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) | 1i8));
+        for j0 in (u32::MAX - ((a_u32) % 4u32))..=u32::MAX {
+            v3 = ((match (0u32 % 8u32) { 2u32 | 1u32 => (!v3), 6u32 => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8), _ => (v3 << (a_i64 & 7i64)) }) >> ((((match (31u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) >> (((a_u32) as i16) & 7i16)) & 7u8));
+        }
+        let mut v4: f64 = (-(((-12.375f64) - a_f64) / 5e-324f64));
+        if ((a_u32 >> 64i64) != (a_u32 % (21u32 | 1u32))) {
+            v4 = (8.375f64).sqrt();
+        } else {
+            v4 = a_f64;
+        }
+        oi[i] = (((((a_i64).min(9223372036854775807i64) * (0i64 << (57u64 & 63u64)))) as u64)) as u64;
+        of[i] = ((((((a_u64) as f32)) as f32) * ((-a_f32) * a_f32))) as f64;
     }
 }
 
@@ -2616,22 +2743,22 @@ pub fn diff_103(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: u16 = ((100u16).min(((a_u32) as u16)) % ((match (a_u32 % 8u32) { 2u32 | 3u32 => 0u16, 1u32..=1u32 => ((a_f32) as u16), 3u32 | 1u32 => ((a_i64) as u16), _ => 97u16 }) | 1u16));
-        let mut v1: i16 = (81i16).max(((((a_f32) as i16) % (((a_i64) as i16) | 1i16)) - (!((a_u32) as i16))));
-        if ((a_f32 - a_f32) >= (a_f32 * 4.25f32)) {
-            v1 = (-(((a_u64) as i16) ^ (((a_f32) as i16) | v1)));
+        let v1: f64 = ((match (81u32 % 8u32) { 4u32 => 12.5f64, _ => a_f64 })).abs();
+        let mut v2: i16 = ((match (a_u32 % 8u32) { 3u32 => (-43i16), 4u32..=5u32 => ((a_i64) as i16), _ => 48i16 }) >> ((((a_u32) as i16) ^ ((a_f32) as i16)) & 15i16));
+        if ((83u32 >> (64u64 & 31u64)) < ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) {
+            v2 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
         } else {
-            v1 = (!((-((a_i64) as i16)) << ((if true { a_u64 } else { 1u64 }) & 15u64)));
+            v2 = ((match (52u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
         }
-        let v2: f64 = (if (!((-68i8) >= (-99i8))) { (3.0f64 - 0.0f64) } else { (a_f64 - a_f64) });
-        let mut v3: u16 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
-        if (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) < a_u32) {
-            v3 = (match (56u32 % 8u32) { 2u32..=4u32 => v0, _ => (!91u16) });
+        let v3: f64 = (if (!((-68i8) >= (-99i8))) { (3.0f64 - v1) } else { (a_f64 * v1) });
+        let mut v4: u64 = (!(1u64 + a_u64));
+        if (!(false || matches!((91u32 % 8u32), 3u32))) {
+            v4 = 63u64;
         } else {
-            v3 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
+            v4 = v4;
         }
-        let v4: i8 = (-66i8);
-        oi[i] = ((!(83u8 - ((match (3412557567u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)))) as u64;
-        of[i] = (v2) as f64;
+        oi[i] = (36u8) as u64;
+        of[i] = (a_f64) as f64;
     }
 }
 
@@ -2647,19 +2774,19 @@ pub fn diff_104(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: i8 = (if true { ((a_u32) as i8) } else { (-128i8) });
-        let v1: u64 = ((((71i16 >> ((-5i32) & 15i32))) as u64) % (((((a_i64) as u64)) as u64) | 1u64));
-        let mut v2: i16 = (((-39i16) - (-83i16)) / (16i16 >> ((-32768i16) & 15i16)));
-        if true {
-            v2 = (((match (39u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) * (if true { 15i16 } else { ((a_i32) as i16) }));
+        let mut v1: u64 = a_u64;
+        for j0 in (0u32..(((4294967295u32).min(66u32)) % 4u32)).rev() {
+            v1 = v1;
+        }
+        let mut v2: i16 = (((a_i32) as i16) + ((a_f32) as i16));
+        if (a_i64 > ((((a_i64) as i8)) as i64)) {
+            v2 = (v2).max(v2);
         } else {
-            v2 = ((v2 >> a_i64)).abs();
+            v2 = (((a_i64) as i16) ^ ((a_u32) as i16));
         }
-        let mut v3: f64 = ((-12.375f64) - 10.625f64);
-        for j0 in (0u32..=(((67u32).max(32u32)) % 4u32)).rev() {
-            v3 = (v3 / v3);
-        }
-        oi[i] = ((72u64 >> (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64) & 63i64))) as u64;
-        of[i] = ((v3 - ((if true { a_f64 } else { a_f64 }) / (a_f64 - a_f64)))) as f64;
+        let v3: u16 = ((((match (39u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) * (if true { 16u16 } else { ((a_i32) as u16) })) % (53u16 | 1u16));
+        oi[i] = (((if false { 36u8 } else { ((a_f32) as u8) }) / ((match (a_u32 % 8u32) { 2u32 => (((a_i64) as u8) & 75u8), _ => ((a_u32) as u8) }) | 1u8))) as u64;
+        of[i] = ((((a_f64 / (-2.0f64)) * ((-3.875f64) / 6.0f64)) * (match (a_u32 % 8u32) { 0u32 | 5u32 => ((0i32) as f64), 4u32 | 4u32 => (0.0f64 - a_f64), _ => 9.75f64 }))) as f64;
     }
 }
 
@@ -2675,21 +2802,14 @@ pub fn diff_105(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: u16 = 11u16;
-        let mut v1: u16 = v0;
-        if (((-97i16) <= 50i16) && false) {
-            v1 = (!((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16));
-        } else {
-            v1 = (((!((a_i32) as u16))) as u16);
-        }
-        let mut v2: f64 = (a_f64 + a_f64);
-        if ((((a_i32) as i16)).min(((a_u32) as i16)) <= (45i16 >> 0i16)) {
-            v2 = ((v0) as f64);
-        } else {
-            v2 = (a_f64 * v2);
-        }
-        let v3: i64 = ((((((a_f32) as u16) >> (32i32 & 15i32)) % ((((a_f32) as u16) + v0) | 1u16))) as i64);
-        oi[i] = ((!(if ((12.25f64 != a_f64) || false) { (((a_f32) as i8) / (((a_i32) as i8) | 1i8)) } else { (match (9u32 % 8u32) { 3u32 => (-33i8), _ => (-71i8) }) }))) as u64;
-        of[i] = ((((v2 / v2) + ((v3) as f64)) / (((-a_f32)) as f64))) as f64;
+        assert!((((a_u32 % 256u32) != 7u32) || (!(false || true))));
+        let v1: f64 = (-(if (v0 < ((a_u32) as u16)) { (9.75f64 + 1.7e308f64) } else { (2.0f64 * (-9.625f64)) }));
+        assert!((((31u32 % 256u32) != 7u32) || (!(matches!((4294967295u32 % 8u32), 2u32 | 3u32) && (81u8 < ((a_f32) as u8))))));
+        let v2: i32 = (-73i32);
+        assert!((((a_u32 % 256u32) != 7u32) || ((v1 - a_f64) <= (match (a_u32 % 8u32) { 2u32..=3u32 => v1, 3u32 => a_f64, 6u32 => v1, _ => v1 }))));
+        let v3: i16 = (!((match (4u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16));
+        oi[i] = (((((((-60i32)) as u16) != (if true { v0 } else { 86u16 }))) as u64)) as u64;
+        of[i] = ((0.1f32 / a_f32)) as f64;
     }
 }
 
@@ -2705,20 +2825,26 @@ pub fn diff_106(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: u64 = (((((-8.75f64)) as i32)) as u64);
-        let mut v1: i32 = (a_i32 >> ((((match (a_u32 % 8u32) { 0u32 => ((a_i64) as u8), _ => 15u8 })) as u64) & 31u64));
-        for j0 in (0u32..=(((a_u32).min(61u32)) % 4u32)).rev() {
-            v1 = (-(!(a_i32 | a_i32)));
-        }
-        let mut v2: u8 = ((a_i32) as u8);
-        if ((47u8 & ((a_f32) as u8)) >= ((a_i64) as u8)) {
-            v2 = ((a_u32) as u8);
+        let v1: u64 = (v0 % (v0 | 1u64));
+        let mut v2: u32 = (if (70u8 != ((a_f32) as u8)) { 40u32 } else { 41u32 });
+        if ((!8407198148019841971u64) == (if false { v0 } else { 68u64 })) {
+            v2 = (a_u32).min(a_u32);
         } else {
-            v2 = (v2 * v2);
+            v2 = (a_u32).min(96u32);
         }
-        let v3: i64 = (0i64 | DiffPair { a: a_i64, b: (4i64 ^ a_i64) }.mixed());
-        let v4: u64 = (((0i64 | DiffPair::new((match (a_u32 % 8u32) { 0u32..=3u32 => 83i64, _ => 95i64 }), (match (a_u32 % 8u32) { 1u32..=6u32 => v3, _ => a_i64 })).b)) as u64);
-        oi[i] = ((((55u16 ^ (89u16 - ((a_i32) as u16)))) as u8)) as u64;
-        of[i] = (((1e-40f32 / ((((a_i64) as i8)) as f32)) - ((a_f32 + 0.0f32)).abs())) as f64;
+        let mut v3: u16 = ((((0i64 | DiffPair::new(15i64, (-39i64)).b)) as u16) >> ((((a_u32) as u16)).min((((((a_i64) as u8) > ((a_f32) as u8))) as u16)) & 15u16));
+        if ((0i64 | DiffPair { a: a_i64, b: a_i64 }.mixed()) != (match (4294967295u32 % 8u32) { 2u32..=4u32 => (-96i64), _ => (-9223372036854775808i64) })) {
+            v3 = ((((match (v2 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) - (!((a_u32) as u16))) >> (((match (a_u32 % 8u32) { 6u32 => a_u32, 1u32..=3u32 => 1u32, _ => 79u32 }) - (7u32 << (16i16 & 31i16))) & 15u32));
+        } else {
+            v3 = ((93u16 % ((((a_f32) as u16) * ((a_f32) as u16)) | 1u16)) | ((((a_u32) as u16) & ((a_i32) as u16)) << (((-1i64) & (-71i64)) & 15i64)));
+        }
+        assert!((((v2 % 256u32) != 7u32) || (17846u16 != ((a_u32) as u16))));
+        let mut v4: i32 = ((match (v2 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
+        for j0 in (0u32..(((59u32 ^ v2)) % 4u32)).rev() {
+            v4 = (v4 + 83i32);
+        }
+        oi[i] = ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) | (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) * (98i32 ^ v4)))) as u64;
+        of[i] = ((((((v4) as u16) | ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16))) as f32)) as f64;
     }
 }
 
@@ -2737,13 +2863,10 @@ pub fn diff_107(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         for j0 in 0u32..((a_u32) % 4u32) {
             v0 = ((!(!v0)) & ((v0).abs() >> (((a_i32) as u16) & 7u16)));
         }
-        let mut v1: i32 = (match (a_u32 % 8u32) { 2u32..=4u32 => (match (38u32 % 8u32) { 0u32..=5u32 => a_i32, 2u32 => a_i32, 3u32..=6u32 => 39i32, _ => 21i32 }), 3u32..=5u32 => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32), _ => (((-6i64)) as i32) });
-        for j1 in ((((if false { a_u32 } else { a_u32 })) % 8u32)..(((!a_u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v1 = (((-44i32) >> (v1 & 31i32)) % (15i32 | 1i32));
-        }
-        let v2: u32 = ((match (36u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
-        oi[i] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)) as u64;
-        of[i] = (((match (a_u32 % 8u32) { 7u32 => ((14907877679654776299u64) as f32), _ => ((((a_i32) as i16)) as f32) })).abs()) as f64;
+        let v1: u8 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
+        let v2: u16 = ((((a_u32) as u16) / (65535u16 | 1u16)) - 23u16);
+        oi[i] = (((!((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) ^ (((60i64 >> (9u32 & 63u32))) as u32))) as u64;
+        of[i] = (((((match (46u32 % 8u32) { 0u32 | 0u32 => 46u32, 3u32..=4u32 => a_u32, 1u32..=7u32 => 86u32, _ => a_u32 })) as f32) * ((-4.5f32)).abs())) as f64;
     }
 }
 
@@ -2764,14 +2887,23 @@ pub fn diff_108(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         } else {
             v0 = ((((!((a_f32) as u16)) | (((a_i64) as u16) << (19u32 & 15u32)))) as f64);
         }
-        let mut v1: f64 = (-a_f64);
-        for j0 in (0u32..=((((match (44u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32)).rev() {
-            v1 = (v0 - v1);
+        assert!((((28u32 % 256u32) != 7u32) || (((match (44u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) >= 21u16)));
+        let mut v1: u8 = (((match (62u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) | ((a_f32) as u8));
+        if ((((a_i64) as u8) << (81u64 & 7u64)) < ((a_f32) as u8)) {
+            v1 = 68u8;
+        } else {
+            v1 = ((match (89u32 % 8u32) { 5u32..=6u32 => v1, 0u32..=0u32 => ((a_i64) as u8), _ => 20u8 }) + (87u8 << ((-47i32) & 7i32)));
         }
-        let v2: u8 = ((13u8 + ((a_i64) as u8)) ^ (((a_u32) as u8) + 70u8));
-        let v3: u8 = ((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
-        oi[i] = ((((match (89u32 % 8u32) { 5u32..=6u32 => 9223372036854775807i64, 1u32..=2u32 => 99i64, _ => 22i64 }) + (a_i64 + 87i64)) & (-58i64))) as u64;
-        of[i] = (((-(a_f64).sqrt()) + ((v0 * 1.7e308f64) + (v0 + (-11.625f64))))) as f64;
+        let mut v2: i32 = ((((if false { 0i64 } else { 64i64 }) % ((0i64 | DiffPair { a: (-78i64), b: 74i64 }.mixed()) | 1i64))) as i32);
+        for j0 in (0u32..=((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32)).rev() {
+            v2 = ((match (98u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
+        }
+        let mut v3: u64 = 78u64;
+        for j1 in 0u32..((((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32) {
+            v3 = (v3 + v3);
+        }
+        oi[i] = (((((((match (3056931843u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)) as i16)) as u8)) as u64;
+        of[i] = ((-10.625f64)) as f64;
     }
 }
 
@@ -2792,22 +2924,14 @@ pub fn diff_109(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         } else {
             v0 = (!(93i32 >> (((a_u32) as u8) & 31u8)));
         }
-        let mut v1: f32 = (-2.375f32);
-        for j0 in (((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 8u32)..(((if true { 6u32 } else { a_u32 })) % 16u32)).step_by(((72u32) % 3u32) as usize) {
-            v1 = (if (38i8 <= 37i8) { (match (66u32 % 8u32) { 4u32 | 0u32 => a_f32, _ => v1 }) } else { (9.375f32 - a_f32) });
+        let v1: u64 = ((18i16) as u64);
+        let mut v2: i32 = (-v0);
+        for j0 in (0u32..=(((58u32 | 90u32)) % 4u32)).rev() {
+            v2 = (38i32 / (v0 | 1i32));
         }
-        let mut v2: f64 = ((((((a_f32) as u16) - ((a_f32) as u16))).min(((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16))) as f64);
-        for j1 in ((((match (76u32 % 8u32) { 4u32 => 67u32, 5u32 => 90u32, _ => 4294967295u32 })) % 8u32)..(((4294967295u32).max(a_u32)) % 16u32)).step_by(((4294967295u32) % 3u32) as usize) {
-            v2 = ((((a_u64) as u8)) as f64);
-        }
-        let mut v3: i16 = ((((a_u32) as i8)) as i16);
-        if (!(30u32 >= a_u32)) {
-            v3 = (!(-62i16));
-        } else {
-            v3 = (match (a_u32 % 8u32) { 3u32..=7u32 => ((a_i32) as i16), 4u32..=5u32 => ((a_i32) as i16), 3u32 => ((a_u32) as i16), _ => ((a_i64) as i16) });
-        }
-        oi[i] = (((15u64 % ((if (1u64 > a_u64) { a_u64 } else { a_u64 }) | 1u64)) + ((18446744073709551615u64 ^ 31u64)).min(((match (63u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)))) as u64;
-        of[i] = (a_f64) as f64;
+        let v3: i8 = ((((a_u32) as i8) + 28i8) / (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) | 1i8));
+        oi[i] = (94i8) as u64;
+        of[i] = (((((!v1)) as f32) - (-(-a_f32)))) as f64;
     }
 }
 
@@ -2823,20 +2947,29 @@ pub fn diff_110(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: u32 = (((false) as u32) % (((68u8) as u32) | 1u32));
-        let v1: u32 = a_u32;
-        let mut v2: i8 = (((((a_u32) as u16)) as i8) >> 53i16);
-        for j0 in 0u32..(((a_u32 & a_u32)) % 4u32) {
-            v2 = (match (j0 % 8u32) { 2u32..=7u32 => (0i8 << (-2147483648i32)), 0u32..=1u32 => ((0.1f32) as i8), 3u32 => 70i8, _ => (((a_i32) as i8) << (((a_f32) as i16) & 7i16)) });
-        }
-        let mut v3: u8 = ((!((a_f32) as u8)) & (((a_f32) as u8) ^ ((a_i32) as u8)));
-        if (!(!matches!((33u32 % 8u32), 3u32))) {
-            v3 = (((100i64 >> a_u64)) as u8);
+        let mut v1: u16 = 63u16;
+        if ((44i32 != a_i32) && (!false)) {
+            v1 = (((a_u32) as u16) >> (26u32 & 15u32));
         } else {
-            v3 = ((match (10u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
+            v1 = (v1 << (64i64 & 15i64));
         }
-        let v4: u16 = 52u16;
-        oi[i] = ((a_u32 << (((match (58u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) & 31i32))) as u64;
-        of[i] = (((4.375f64 + (a_f64 / (-9.5f64))) - (match (v0 % 8u32) { 1u32..=3u32 => a_f64, _ => (-9.25f64) }))) as f64;
+        assert!((((v0 % 256u32) != 7u32) || (!((a_f64 <= a_f64) || false))));
+        let mut v2: f64 = (((a_i64) as f64) / (a_f64 * (-9.375f64)));
+        if ((match (44u32 % 8u32) { 0u32..=2u32 => a_u32, _ => v0 }) > ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) {
+            v2 = ((a_f64 / v2) / (2.125f64).abs());
+        } else {
+            v2 = ((v2 - a_f64) / (a_f64 * a_f64));
+        }
+        let mut v3: i32 = ((((-15i32) * (-21i32))).abs() << (((!((a_i32) as i8)) + ((match (58u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) & 31i8));
+        for j0 in (((((match (v0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 8u32)..(((v0 % (a_u32 | 1u32))) % 16u32)).step_by(((0u32) % 3u32) as usize) {
+            v3 = (((v3 >> (7u8 & 31u8)) ^ ((v0) as i32)) >> (((74u64 >> (89u8 & 63u8)) + (a_u64 << ((-1i8) & 63i8))) & 31u64));
+        }
+        let mut v4: i32 = (((!v3) * v3)).max(((((-54i64)) as i32)).min((-v3)));
+        for j1 in ((((a_u32 | 63u32)) % 8u32)..((a_u32) % 16u32)).step_by(((v0) % 3u32) as usize) {
+            v4 = ((match (a_u32 % 8u32) { 4u32 => (v3 & 12i32), 4u32 => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32), 0u32..=3u32 => (((-42i16)) as i32), _ => v4 }) / (((a_i32 / (a_i32 | 1i32)) % (a_i32 % (57i32 | 1i32))) | 1i32));
+        }
+        oi[i] = (7u8) as u64;
+        of[i] = ((-v2)) as f64;
     }
 }
 
@@ -2857,13 +2990,13 @@ pub fn diff_111(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         } else {
             v0 = 73u64;
         }
-        let v1: i8 = ((a_u32) as i8);
-        let mut v2: f64 = a_f64;
-        for j0 in (((48u32) % 8u32)..((a_u32) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v2 = (0.0f64).sqrt();
+        let v1: f64 = (a_f64 + 12.0f64);
+        let mut v2: u8 = ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) as u8);
+        for j0 in 0u32..(((a_u32 - 96u32)) % 4u32) {
+            v2 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
         }
-        oi[i] = ((if matches!((33u32 % 8u32), 0u32..=2u32) { ((((-45i16)) as u16) << ((-38i32) - 1i32)) } else { (!((match (73u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)) })) as u64;
-        of[i] = ((((((((a_u32) as i16) >> (-41i64))) as i8)) as f32)) as f64;
+        oi[i] = (33i64) as u64;
+        of[i] = (a_f32) as f64;
     }
 }
 
@@ -2884,12 +3017,20 @@ pub fn diff_112(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         } else {
             v0 = (a_i32).abs();
         }
-        let v1: u32 = (((a_u32 << 79u8) % ((14u32 << (a_u32 & 31u32)) | 1u32)) ^ a_u32);
-        let v2: u32 = ((match (a_u32 % 8u32) { 4u32 => (a_u32 / (18u32 | 1u32)), 1u32..=1u32 => (match (v1 % 8u32) { 2u32..=3u32 => v1, 2u32..=5u32 => 25u32, 0u32 | 7u32 => v1, _ => a_u32 }), _ => (0u32).max(v1) }) % (((((56u8) as u32)) as u32) | 1u32));
-        let v3: i16 = 32767i16;
-        let v4: i8 = (-53i8);
-        oi[i] = ((match (v2 % 8u32) { 2u32 | 6u32 => ((v4 - v4) << ((if (v4 != 64i8) { a_u32 } else { v2 }) & 7u32)), 4u32 => ((a_i32) as i8), _ => (if (((a_u32) as i16) == v3) { (((a_f32) as i8) & ((a_i32) as i8)) } else { (((a_i32) as i8) & ((a_i32) as i8)) }) })) as u64;
-        of[i] = (a_f32) as f64;
+        let mut v1: u32 = (((match (55u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) >> ((match (45u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16));
+        for j0 in (u32::MAX - ((88u32) % 4u32))..=u32::MAX {
+            v1 = ((match (v1 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
+        }
+        let mut v2: u64 = (((-a_i32)) as u64);
+        if ((v1 <= a_u32) && ((((a_i32) as i16) != ((a_i64) as i16)) && (6i8 <= ((a_i32) as i8)))) {
+            v2 = (match (v1 % 8u32) { 1u32 | 1u32 => 1u64, 4u32..=5u32 => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64), 6u32 | 2u32 => a_u64, _ => a_u64 });
+        } else {
+            v2 = 0u64;
+        }
+        let v3: i8 = ((a_i64) as i8);
+        let v4: i16 = ((a_i32) as i16);
+        oi[i] = ((((((a_f32) as u16) & ((a_i32) as u16)) << ((a_u32 << (41i64 & 31i64)) & 15u32)) << (if (v3 != 64i8) { ((true) as u32) } else { a_u32 }))) as u64;
+        of[i] = (((-a_f32) / (match (a_u32 % 8u32) { 5u32 => ((((a_i64) as u8)) as f32), 1u32 | 7u32 => a_f32, 0u32 | 7u32 => (a_f32 + 3.375f32), _ => ((95u16) as f32) }))) as f64;
     }
 }
 
@@ -2910,13 +3051,14 @@ pub fn diff_113(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         } else {
             v0 = (((match (21u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) / ((if (a_f64 >= a_f64) { (v0 >> ((-1i8) & 15i8)) } else { (((a_i64) as i16) >> (((a_f32) as u8) & 15u8)) }) | 1i16));
         }
-        let v1: i64 = (((a_f32).sqrt()) as i64);
-        let mut v2: i32 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) + ((((match (89u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)) as i32));
-        for j0 in ((((!15u32)) % 8u32)..((((true) as u32)) % 16u32)).step_by(((71u32) % 3u32) as usize) {
-            v2 = (((((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) as i32) << ((if true { (a_i64 % (v1 | 1i64)) } else { (a_i64 ^ (-35i64)) }) & 31i64));
+        let v1: f64 = 10.25f64;
+        let mut v2: u32 = (a_u32 << (v0 & 31i16));
+        for j0 in (0u32..((((match (89u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32)).rev() {
+            v2 = a_u32;
         }
-        oi[i] = ((((match (26u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) >> (((a_i64) as u8) & 15u8))) as u64;
-        of[i] = ((a_f32 * (((86i8 ^ ((a_u32) as i8))) as f32))) as f64;
+        assert!((((82u32 % 256u32) != 7u32) || ((v0 >= ((a_f32) as i16)) || (true || false))));
+        oi[i] = (73u32) as u64;
+        of[i] = ((((0.0f32 + a_f32) * (0.0f32).sqrt()) / ((a_f32 / (-10.75f32)) + 3.25f32))) as f64;
     }
 }
 
@@ -2937,11 +3079,15 @@ pub fn diff_114(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         } else {
             v0 = (match (a_u32 % 8u32) { 0u32 | 6u32 => ((a_f32) as u16), 0u32 | 4u32 => ((a_i64) as u16), 6u32 | 1u32 => 0u16, _ => v0 });
         }
-        let v1: i64 = ((((a_u32) as f64)) as i64);
-        let v2: u64 = ((6.375f64) as u64);
-        let v3: u16 = ((a_i64) as u16);
-        oi[i] = ((match (1u32 % 8u32) { 2u32 | 3u32 => ((21i8 << (((a_f32) as u16) & 7u16))).abs(), _ => (-18i8) })) as u64;
-        of[i] = ((((a_f32 + (-5.25f32)) / (if (a_i64 != (-52i64)) { a_f32 } else { (-0.0f32) })) - (a_f32 - 11.125f32))) as f64;
+        let v1: i64 = ((-31i64) >> (((a_u32) as u16) & 63u16));
+        assert!((((31u32 % 256u32) != 7u32) || ((a_f64 < 0.1f64) || (16777216.0f32 >= a_f32))));
+        let mut v2: u8 = ((((9223372036854775807i64) as u8) >> (v1 & 7i64)) & (((match (59u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) & (0u8 >> (31i32 & 7i32))));
+        for j0 in 0u32..(((a_u32 & a_u32)) % 4u32) {
+            v2 = ((((a_i32) as u8) * (1u8 % ((a_i64) as u8))) >> a_u64);
+        }
+        let v3: i8 = (match (98u32 % 8u32) { 2u32 | 0u32 => 16i8, 2u32 | 7u32 => (((a_i64) as i8) * ((a_i32) as i8)), _ => (((a_u32) as i8) << (v0 & 7u16)) });
+        oi[i] = ((!(((((a_f32) as u16) > 25u16)) as i64))) as u64;
+        of[i] = ((((a_f32 + a_f32) * (-a_f32)) - (if matches!((13u32 % 8u32), 3u32) { ((-9.5f32) - a_f32) } else { a_f32 }))) as f64;
     }
 }
 
@@ -2957,16 +3103,19 @@ pub fn diff_115(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: f32 = ((if matches!((69u32 % 8u32), 1u32) { (a_f32 - 8.0f32) } else { (-a_f32) }) + (-7.0f32));
-        let v1: i32 = (!a_i32);
-        let v2: f32 = (((((-40i32)) as f32) - (match (a_u32 % 8u32) { 5u32 | 7u32 => a_f32, 6u32 => a_f32, 7u32 => v0, _ => a_f32 })) / (if (true || (94u8 == 17u8)) { (a_f32 + a_f32) } else { (-a_f32) }));
-        let mut v3: i16 = ((a_i32) as i16);
-        if (((a_i64) as f64) == ((-11.5f64) * a_f64)) {
-            v3 = (((false) as i16)).max((((a_i32) as i16)).min(v3));
+        let mut v1: i64 = ((if (a_u32 <= a_u32) { (21i64).max(a_i64) } else { (0i64 | DiffPair::new((-81i64), 70i64).b) }) - (match (20u32 % 8u32) { 5u32 => (60i64 / 57i64), 1u32 => ((match (4294967295u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64), 0u32..=7u32 => ((-1i64) * a_i64), _ => ((53i8) as i64) }));
+        if false {
+            v1 = a_i64;
         } else {
-            v3 = (((match (9u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) << ((1u8 >> (53u32 & 7u32)) & 15u8));
+            v1 = ((((true || false)) as i64)).max((((7u8 / (1u8 | 1u8))) as i64));
         }
-        oi[i] = (((a_i32) as u8)) as u64;
-        of[i] = (((-(a_f32).abs())).abs()) as f64;
+        let mut v2: u32 = a_u32;
+        for j0 in 0u32..(((!a_u32)) % 4u32) {
+            v2 = ((a_i32) as u32);
+        }
+        let v3: f32 = (a_f32 * a_f32);
+        oi[i] = (((a_i32) as i8)) as u64;
+        of[i] = (v0) as f64;
     }
 }
 
@@ -2982,8 +3131,8 @@ pub fn diff_116(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: i16 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
-        oi[i] = ((((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) & ((-((a_u32) as i8)) + (((a_i32) as i8)).min(((a_u32) as i8))))) as u64;
-        of[i] = (((((a_f32 + a_f32) - (a_f32 + a_f32))) as f32)) as f64;
+        oi[i] = (((a_i32) as u8)) as u64;
+        of[i] = (((((match (31u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)) as f64)) as f64;
     }
 }
 
@@ -2999,23 +3148,25 @@ pub fn diff_117(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: u64 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
-        let mut v1: i8 = (match (82u32 % 8u32) { 1u32 => ((a_i64) as i8), _ => 78i8 });
-        for j0 in (((a_u32) % 8u32)..((((69i64) as u32)) % 16u32)).step_by(((95u32) % 3u32) as usize) {
-            v1 = v1;
-        }
-        let mut v2: u64 = (match (a_u32 % 8u32) { 2u32 | 2u32 => ((a_u64 ^ a_u64) * (16579850606678411189u64 << (((a_i32) as u16) & 63u16))), _ => (match (a_u32 % 8u32) { 7u32 => (a_u64 + v0), _ => v0 }) });
-        if (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) <= (-1i16)) {
-            v2 = (v0 + ((a_u64).max(a_u64) | (!v0)));
+        let mut v1: u16 = ((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
+        if ((79i8 > (-39i8)) && ((-95i64) == 63i64)) {
+            v1 = ((match (79u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
         } else {
-            v2 = ((match (11u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
+            v1 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
         }
-        let mut v3: u8 = ((((a_f32) as u8) << ((match (31u32 % 8u32) { 2u32 => 4i32, 5u32..=7u32 => 66i32, 5u32 => 5i32, _ => a_i32 }) & 7i32)) << (((77u32).min(a_u32) | ((false) as u32)) & 7u32));
-        for j1 in ((((a_u32 - a_u32)) % 8u32)..(((a_u32 * 83u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v3 = ((((match (30u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) as u8);
+        let mut v2: u64 = (86u64 ^ ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64));
+        if ((a_u32 - 77u32) != (a_u32 + 6u32)) {
+            v2 = ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)).max(v2) * ((v0 + v0)).min((a_u64 | 65u64)));
+        } else {
+            v2 = (!(!((match (11u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)));
         }
-        let v4: u16 = (((15i32) as u16)).max(((((a_i32) as u8)) as u16));
-        oi[i] = ((-((a_i32) as i16))) as u64;
-        of[i] = ((-(if false { (0.1f32 * 8.375f32) } else { (1.5f32 / 5.75f32) }))) as f64;
+        let mut v3: i8 = ((a_u32) as i8);
+        for j0 in ((((10u32 ^ 8u32)) % 8u32)..((((false) as u32)) % 16u32)).step_by(((99u32) % 3u32) as usize) {
+            v3 = (!49i8);
+        }
+        let v4: i8 = (((((v3 == v3)) as i32)) as i8);
+        oi[i] = (((match (98u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)) as u64;
+        of[i] = ((((-7.625f64) / (if false { 6.375f64 } else { (-8.75f64) })) / (((85u32).max(a_u32)) as f64))) as f64;
     }
 }
 
@@ -3036,10 +3187,15 @@ pub fn diff_118(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         } else {
             v0 = v0;
         }
-        let v1: i8 = ((a_f32) as i8);
-        let v2: u32 = (((-51i32)) as u32);
-        oi[i] = (v1) as u64;
-        of[i] = (((((((a_u32) as u16) << (a_i32 & 15i32))) as f32) * (((-7.625f32) - (-7.875f32)) / (a_f32).abs()))) as f64;
+        let mut v1: i16 = ((((((-51i32)) as u64)) as i16) + (((a_u32) as i16) >> (a_u64 / (6u64 | 1u64))));
+        if matches!((61u32 % 8u32), 7u32 | 7u32) {
+            v1 = ((match (65u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
+        } else {
+            v1 = (if true { (((-a_f32)) as i16) } else { ((match (v0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) });
+        }
+        let v2: i16 = (((a_i32) as i16) % (v1 | 1i16));
+        oi[i] = ((!(if (!true) { ((match (73u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) } else { (((a_i64) as u8) + ((a_f32) as u8)) }))) as u64;
+        of[i] = (16777216.0f32) as f64;
     }
 }
 
@@ -3060,8 +3216,9 @@ pub fn diff_119(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         } else {
             v0 = ((((179u8) as u64)) as f32);
         }
-        oi[i] = ((((match (48u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) >> ((((((-51i16)) as i16)) as u8) & 31u8))) as u64;
-        of[i] = (7.0f64) as f64;
+        assert!((((1u32 % 256u32) != 7u32) || false));
+        oi[i] = (99u8) as u64;
+        of[i] = (((((((a_u32) as u8) - ((a_i32) as u8)) >> ((61i8).abs() & 7i8))) as f32)) as f64;
     }
 }
 
@@ -3082,12 +3239,9 @@ pub fn diff_120(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         } else {
             v0 = (a_f32 + a_f32);
         }
-        let mut v1: u32 = 4294967295u32;
-        for j0 in (((((((a_f32) as i8)) as u32)) % 8u32)..(((75u32 << (49i16 & 31i16))) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v1 = ((match (j0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
-        }
-        oi[i] = ((0i64 | DiffPair { a: ((a_i64).min(a_i64) << ((41u16 >> (a_i32 & 15i32)) & 63u16)), b: ((!a_i64) >> ((-22i16) & 63i16)) }.mixed())) as u64;
-        of[i] = ((((((-1.0f32) - 1e-40f32) / ((((a_i64) as i8)) as f32))) as f64)) as f64;
+        let v1: u64 = a_u64;
+        oi[i] = ((((match (a_u32 % 8u32) { 0u32 => 127i8, _ => ((a_u32) as i8) })) as i16)) as u64;
+        of[i] = ((-((a_f32 - (-10.875f32))).abs())) as f64;
     }
 }
 
@@ -3106,20 +3260,15 @@ pub fn diff_121(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         for j0 in (((((46u64) as u32)) % 8u32)..((a_u32) % 16u32)).step_by(((47u32) % 3u32) as usize) {
             v0 = ((((((a_i32) as u16)).min(((a_i64) as u16))).max(72u16)) as u64);
         }
-        let mut v1: u64 = (((match (a_u32 % 8u32) { 3u32..=6u32 => v0, 0u32..=3u32 => a_u64, _ => 4u64 }) * ((match (81u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)) * ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64));
-        if (!(!true)) {
-            v1 = ((if matches!((a_u32 % 8u32), 3u32..=4u32) { a_u64 } else { (a_u64 & 50u64) }) << (((a_u32) as u16) & 63u16));
+        let mut v1: f64 = a_f64;
+        if (84u32 > ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) {
+            v1 = (-4.125f64);
         } else {
-            v1 = (73u64 >> (22u8 & 63u8));
+            v1 = ((if matches!((a_u32 % 8u32), 5u32..=6u32) { (v1 * v1) } else { (-a_f64) }) + v1);
         }
-        let mut v2: u16 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
-        if ((if false { ((a_f32) as i16) } else { (-24i16) }) > (((a_u32) as i16) & 67i16)) {
-            v2 = (match (39u32 % 8u32) { 7u32 => 1u16, _ => (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) & (match (32u32 % 8u32) { 2u32 => 25u16, _ => v2 })) });
-        } else {
-            v2 = v2;
-        }
-        oi[i] = ((4u32 - 46u32)) as u64;
-        of[i] = ((((((-((a_i64) as i8))) as u64)) as f64)) as f64;
+        let v2: u32 = 4294967295u32;
+        oi[i] = (69u8) as u64;
+        of[i] = ((((!(a_i32 >> (5u8 & 31u8)))) as f32)) as f64;
     }
 }
 
@@ -3135,22 +3284,16 @@ pub fn diff_122(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: u32 = (!a_u32);
-        let mut v1: u64 = (match (89u32 % 8u32) { 1u32 => a_u64, _ => 86u64 });
-        for j0 in (u32::MAX - (((if false { 31u32 } else { a_u32 })) % 4u32))..=u32::MAX {
-            v1 = (match (88u32 % 8u32) { 3u32 | 5u32 => v1, _ => 1u64 });
-        }
-        let mut v2: u64 = (!(if matches!((a_u32 % 8u32), 3u32) { ((a_i64) as u64) } else { v1 }));
-        if ((34i8 <= 27i8) || (!matches!((v0 % 8u32), 2u32 | 0u32))) {
-            v2 = ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) as u64);
+        let mut v1: f64 = (-(-(1.7e308f64).abs()));
+        if (!(!false)) {
+            v1 = (((a_f64 * a_f64) + (v1 - a_f64)) + ((v1 + a_f64) * (12.375f64 / a_f64)));
         } else {
-            v2 = v1;
+            v1 = ((((-2.375f64) * a_f64) + ((65i64) as f64)) - ((a_f64 / v1) * 0.1f64));
         }
-        let mut v3: f64 = (match (a_u32 % 8u32) { 1u32..=1u32 => (1.7e308f64 * (-1.0f64)), 1u32 | 7u32 => (a_f64 - 0.0f64), _ => (a_f64 * 6.875f64) });
-        for j1 in 0u32..((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32) {
-            v3 = (((6.25f32 - (-3.5f32))) as f64);
-        }
-        oi[i] = ((((a_i64 / ((-9223372036854775808i64) | 1i64)) << ((!((a_i64) as u16)) & 63u16)) / ((if matches!((a_u32 % 8u32), 4u32) { ((3.4e38f32) as i64) } else { ((match (v0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64) }) | 1i64))) as u64;
-        of[i] = ((match (94u32 % 8u32) { 7u32 | 1u32 => a_f64, 0u32 | 4u32 => (-v3), _ => v3 })) as f64;
+        let v2: u8 = 10u8;
+        let v3: f32 = (-9.625f32);
+        oi[i] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)) as u64;
+        of[i] = ((-(match (a_u32 % 8u32) { 1u32..=1u32 => (3.4e38f32 * v3), 2u32 | 1u32 => (if ((-1i64) <= a_i64) { 6.875f32 } else { a_f32 }), _ => ((-9.875f32) * (-11.375f32)) }))) as f64;
     }
 }
 
@@ -3171,13 +3314,19 @@ pub fn diff_123(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         } else {
             v0 = ((((a_u32) as i16)) as u32);
         }
-        let v1: u64 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
-        let mut v2: u64 = 78u64;
-        for j0 in (0u32..=(((!a_u32)) % 4u32)).rev() {
-            v2 = (a_u64 << 9u16);
+        assert!((((a_u32 % 256u32) != 7u32) || ((9196011118434626260u64 >= 65u64) || true)));
+        let mut v1: u32 = ((if matches!((v0 % 8u32), 4u32) { (a_u32).max(a_u32) } else { (32u32 ^ a_u32) }) * ((match (50u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32));
+        if ((((a_i32) as i16) << (((a_f32) as i8) & 15i8)) <= ((-1i16) ^ ((a_i32) as i16))) {
+            v1 = (!(31u32 << (((18446744073709551615u64) as i8) & 31i8)));
+        } else {
+            v1 = a_u32;
         }
-        oi[i] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)) as u64;
-        of[i] = (4.0f32) as f64;
+        let mut v2: f32 = (a_f32 / a_f32);
+        for j0 in (((a_u32) % 8u32)..((a_u32) % 16u32)).step_by(((v0) % 3u32) as usize) {
+            v2 = (v2 + v2);
+        }
+        oi[i] = (((a_u32) as i32)) as u64;
+        of[i] = (((if true { (a_f64 / (-6.5f64)) } else { ((-2.625f64) - a_f64) }) * ((if (64u64 == a_u64) { 3.125f64 } else { 7.0f64 }) / a_f64))) as f64;
     }
 }
 
@@ -3198,21 +3347,15 @@ pub fn diff_124(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         } else {
             v0 = ((a_f32) as u8);
         }
-        let mut v1: u8 = (v0 + v0);
-        if matches!((32u32 % 8u32), 1u32..=7u32) {
-            v1 = ((((a_f32) as i16)) as u8);
-        } else {
-            v1 = ((a_u64) as u8);
+        let v1: u16 = 13u16;
+        assert!((((63u32 % 256u32) != 7u32) || false));
+        let mut v2: f32 = (a_f32 + (a_f32 * a_f32));
+        for j0 in (0u32..=(((31u32 + 78u32)) % 4u32)).rev() {
+            v2 = ((match (25u32 % 8u32) { 5u32 | 4u32 => v2, 6u32 | 2u32 => 0.0f32, 3u32 | 3u32 => 3.0f32, _ => v2 })).abs();
         }
-        let v2: i16 = (((a_u32) as i16)).abs();
-        let mut v3: f64 = (((-(a_f64 + 9.875f64))) as f64);
-        if (!matches!((a_u32 % 8u32), 4u32 | 1u32)) {
-            v3 = (((v3 * a_f64) + (a_f64 - (-3.0f64))) * (((a_f64).abs()) as f64));
-        } else {
-            v3 = (((((a_u64) as i16)) as f64) * (((((a_f32) as i16)) as f64) + a_f64));
-        }
-        oi[i] = (((match (34u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)) as u64;
-        of[i] = (((((0.0f64 / (-0.0f64))) as f32) - ((((a_i32) as u16)) as f32))) as f64;
+        let v3: i32 = (((a_u64 % (18446744073709551615u64 | 1u64))) as i32);
+        oi[i] = ((((match (76u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) | (((match (90u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) & ((-78i16) >> (82i8 & 15i8))))) as u64;
+        of[i] = (((((v1) as i8)) as f32)) as f64;
     }
 }
 
@@ -3228,15 +3371,20 @@ pub fn diff_125(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: f32 = (((((-0.0f64)) as f32) + (match (88u32 % 8u32) { 5u32 | 0u32 => a_f32, _ => a_f32 }))).sqrt();
-        let v1: u64 = ((a_u64 >> (a_i64 & 63i64)) - a_u64);
-        let mut v2: i32 = (a_i32 << ((60i32 << (((a_i32) as i8) & 31i8)) & 31i32));
-        if ((!v1) >= (v1 << (a_i64 & 63i64))) {
-            v2 = ((a_i32 + (-42i32))).abs();
+        let mut v1: i64 = (a_i64 & ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64));
+        if ((if true { a_i32 } else { a_i32 }) < (31i32 ^ 10i32)) {
+            v1 = (((match (4294967295u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64) >> ((((255u8) as u64) * (5u64 >> (63i64 & 63i64))) & 63u64));
         } else {
-            v2 = ((((match (4294967295u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)) as i32);
+            v1 = (((a_i64 << (16u16 & 63u16)) % ((a_i64 + a_i64) | 1i64)) | (0i64 | DiffPair { a: (((-55i8)) as i64), b: (a_i64 ^ a_i64) }.mixed()));
         }
-        oi[i] = ((a_i32).max(a_i32)) as u64;
-        of[i] = (((((-2.25f64) + a_f64) + ((7i8) as f64)) + (((-1.75f64) * (-2.75f64)) - (-a_f64)))) as f64;
+        let mut v2: u32 = (a_u32 % (96u32 | 1u32));
+        if ((a_i64 << (a_u32 & 63u32)) != (a_i64).max(a_i64)) {
+            v2 = ((match (79u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
+        } else {
+            v2 = a_u32;
+        }
+        oi[i] = (((((a_f64 + a_f64) + a_f64)) as u16)) as u64;
+        of[i] = (((a_f32).sqrt()).abs()) as f64;
     }
 }
 
@@ -3257,19 +3405,17 @@ pub fn diff_126(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         } else {
             v0 = (!((a_u32) as i8));
         }
-        let mut v1: u64 = ((77u64 >> ((-31i32) & 63i32)) / ((a_u64 ^ a_u64) | 1u64));
-        if ((12u16 >= 64u16) || (v0 == (-78i8))) {
-            v1 = (68u64 << (((((a_i64) as u16)) as u64) & 63u64));
+        assert!((((0u32 % 256u32) != 7u32) || (!matches!((a_u32 % 8u32), 0u32))));
+        let v1: i32 = (if (((a_f32) as i8) <= v0) { a_i32 } else { 31i32 });
+        let v2: u32 = ((32u32 * 1u32) * (a_u32 & a_u32));
+        let mut v3: u64 = (match (v2 % 8u32) { 1u32 => 64u64, 4u32..=5u32 => a_u64, 2u32 => 71u64, _ => a_u64 });
+        if (67i64 == 9223372036854775807i64) {
+            v3 = (a_u64 << v3);
         } else {
-            v1 = 72u64;
+            v3 = ((match (65u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
         }
-        let v2: u8 = ((13u16) as u8);
-        let mut v3: i8 = (v0 * v0);
-        for j0 in (((((v0) as u32)) % 8u32)..((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 16u32)).step_by(((55u32) % 3u32) as usize) {
-            v3 = (if matches!((1u32 % 8u32), 2u32) { ((a_f32) as i8) } else { ((a_f32) as i8) });
-        }
-        oi[i] = (((-1i64) ^ (((24i64 << (1u64 & 63u64))) as i64))) as u64;
-        of[i] = (((((if (a_u32 == a_u32) { a_f32 } else { (-0.0f32) }) + (1e-40f32 + 16777216.0f32))) as f32)) as f64;
+        oi[i] = (76i32) as u64;
+        of[i] = (((v0) as f64)) as f64;
     }
 }
 
@@ -3290,14 +3436,13 @@ pub fn diff_127(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         } else {
             v0 = ((-41i16) % (((a_f32) as i16) | 1i16));
         }
-        let mut v1: f32 = (if (90u8 < ((a_i64) as u8)) { (6.5f32 * (-0.0f32)) } else { ((-3.875f32)).abs() });
-        if matches!((a_u32 % 8u32), 7u32 | 7u32) {
-            v1 = 1.5f32;
-        } else {
-            v1 = (-((-7.375f32) * a_f32));
+        let mut v1: u64 = 84u64;
+        for j0 in (0u32..((a_u32) % 4u32)).rev() {
+            v1 = (if ((!127i8) == (match (213806831u32 % 8u32) { 6u32 | 1u32 => 73i8, 4u32 => (-12i8), 6u32 => (-69i8), _ => ((a_i32) as i8) })) { ((match (73u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) } else { ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) });
         }
-        oi[i] = ((!(!(!2u16)))) as u64;
-        of[i] = ((match (3u32 % 8u32) { 1u32..=7u32 => (((-5.0f64) * 1.7e308f64) - 10.375f64), 1u32..=6u32 => ((-a_f64) * (8.25f64).sqrt()), 2u32 | 0u32 => (((a_f32) as f64)).sqrt(), _ => ((0.1f64 - 5.625f64)).abs() })) as f64;
+        assert!((((a_u32 % 256u32) != 7u32) || (((-5.0f64) * 1.7e308f64) != 10.375f64)));
+        oi[i] = (((((if true { 20i8 } else { ((a_i32) as i8) })) as i64) % (if false { (a_i64 >> (((a_u32) as u8) & 63u8)) } else { (9223372036854775807i64 % (a_i64 | 1i64)) }))) as u64;
+        of[i] = ((a_f32 / a_f32)) as f64;
     }
 }
 
@@ -3316,20 +3461,20 @@ pub fn diff_128(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         for j0 in (u32::MAX - (((a_u32 | a_u32)) % 4u32))..=u32::MAX {
             v0 = (v0 * a_f32);
         }
-        let mut v1: f64 = a_f64;
-        if (((match (26u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) > ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)) {
-            v1 = (((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)) as f64)).sqrt();
+        let v1: u64 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
+        let mut v2: u8 = (((((-49i32)) as f64)) as u8);
+        if ((((-128i8)) as f32) != ((2i32) as f32)) {
+            v2 = ((((a_u32) as u8) + v2) << (((a_i32) as i8) + 7i8));
         } else {
-            v1 = (-((a_f64).abs() / ((2i32) as f64)));
+            v2 = ((a_u32) as u8);
         }
-        let v2: i8 = (((a_i32) as i8) + 7i8);
-        let mut v3: i16 = ((a_u32) as i16);
-        for j1 in 0u32..(((if true { a_u32 } else { 6u32 })) % 4u32) {
-            v3 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
+        let v3: i8 = (((match (a_u32 % 8u32) { 2u32..=5u32 => 98i8, 0u32 => ((a_i64) as i8), 3u32 => ((a_f32) as i8), _ => ((a_i64) as i8) }) & ((match (3u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) - (((true) as i8) * ((match (49u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)));
+        let mut v4: f64 = ((((if false { ((a_f32) as i16) } else { ((a_i32) as i16) })) as f64) * ((a_f64).sqrt() + (-6.625f64)));
+        for j1 in (((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 8u32)..((a_u32) % 16u32)).step_by(((92u32) % 3u32) as usize) {
+            v4 = ((((-93i32) & (if true { (-11i32) } else { (-8i32) }))) as f64);
         }
-        let v4: i64 = ((if (!false) { (3i64 >> (((a_i64) as i16) & 63i16)) } else { (54i64 * a_i64) }) | ((64i64 ^ a_i64) << (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) & 63i32)));
-        oi[i] = ((if ((!(a_f64 <= a_f64)) && (6.25f32 > v0)) { (a_i64).max(((v1) as i64)) } else { ((if true { v4 } else { v4 }) >> ((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)) })) as u64;
-        of[i] = ((((((a_f32) as i8) << ((((((a_f32) as u8) == ((a_i32) as u8))) as u16) & 7u16))) as f64)) as f64;
+        oi[i] = ((((!((a_u32) as u8)) << ((a_f32) as i16)) >> a_i64)) as u64;
+        of[i] = (((((1e-40f32 + a_f32) * (3.4e38f32 - v0))) as f32)) as f64;
     }
 }
 
@@ -3345,15 +3490,16 @@ pub fn diff_129(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: u32 = (a_u32 << ((-96i64) & 31i64));
-        let v1: f32 = (((28i16) as f32) / 3.4e38f32);
-        let mut v2: i8 = 77i8;
-        if ((15u64).min(93u64) < (a_u64 + a_u64)) {
-            v2 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
+        assert!((((31u32 % 256u32) != 7u32) || (((-0.125f64) > 10.125f64) || true)));
+        let v1: u8 = (((match (82u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)).min((if (a_i32 == a_i32) { ((a_u32) as u8) } else { ((a_u32) as u8) }));
+        let mut v2: i64 = ((-47i64) - 1i64);
+        if ((((a_i64) as i16) % (70i16 | 1i16)) <= ((((a_i64) as i16)) as i16)) {
+            v2 = (9223372036854775807i64).min(a_i64);
         } else {
-            v2 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
+            v2 = (v2).max((-9223372036854775808i64));
         }
-        oi[i] = ((if ((if true { 63u8 } else { 77u8 }) != (!((a_i32) as u8))) { (((!((a_u32) as i16))) as i16) } else { (((match (85u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) % ((-3i16) | 1i16)) })) as u64;
-        of[i] = (8.5f64) as f64;
+        oi[i] = ((((a_f32 + 7.375f32)) as i64)) as u64;
+        of[i] = ((if (((a_u64) as u8) < v1) { (((((a_i32) as u16)) as f64) - (a_f64 / a_f64)) } else { (8.125f64).abs() })) as f64;
     }
 }
 
@@ -3374,15 +3520,11 @@ pub fn diff_130(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         } else {
             v0 = (v0).abs();
         }
-        let mut v1: f32 = ((a_u32) as f32);
-        if (((false) as i64) >= ((match (99u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64)) {
-            v1 = (-0.0f32);
-        } else {
-            v1 = (((((62u32 >> (((a_u32) as i8) & 31i8))) as u16)) as f32);
-        }
-        let v2: i64 = ((((a_i64) as i16)) as i64);
-        oi[i] = (0u32) as u64;
-        of[i] = ((-(a_f32 - (-6.125f32)))) as f64;
+        assert!((((a_u32 % 256u32) != 7u32) || (!false)));
+        let v1: i64 = 64i64;
+        let v2: i64 = (a_i64 | 9223372036854775807i64);
+        oi[i] = ((((a_i32) as u32)).max((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) - 98u32))) as u64;
+        of[i] = (((-((-2.75f32) / a_f32)) + (a_f32 - (-6.125f32)))) as f64;
     }
 }
 
@@ -3401,16 +3543,11 @@ pub fn diff_131(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         for j0 in (0u32..=(((((-4.75f32)) as u32)) % 4u32)).rev() {
             v0 = (((a_f64 + v0)).abs()).abs();
         }
-        let mut v1: i8 = (!((match (43u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8));
-        if (a_i64 == (22i64 - a_i64)) {
-            v1 = ((((a_f32) as i8) << ((a_i32) as i16))).abs();
-        } else {
-            v1 = (if (a_u32 > 23u32) { ((match (32u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) } else { (match (18u32 % 8u32) { 3u32..=5u32 => v1, _ => ((a_i64) as i8) }) });
-        }
-        let v2: u64 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
-        let v3: i64 = ((a_i64 | a_i64) << ((a_u64 / (a_u64 | 1u64)) & 63u64));
-        oi[i] = ((((((v2) as i32) >> ((a_u64) as i64))) as i8)) as u64;
-        of[i] = ((a_f32 * (match (a_u32 % 8u32) { 3u32 | 1u32 => (a_f32 + 6.875f32), 1u32 | 3u32 => (0.1f32).abs(), _ => (a_f32 * (-1.25f32)) }))) as f64;
+        let v1: u64 = ((false) as u64);
+        let v2: i32 = ((a_i32 | (59i32).abs()) & (match (66u32 % 8u32) { 5u32 | 4u32 => ((match (23u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32), 0u32 | 6u32 => ((match (78u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32), 0u32 => (a_i32 << (24i8 & 31i8)), _ => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) }));
+        let v3: i64 = (if true { a_i64 } else { a_i64 });
+        oi[i] = ((!(((a_u32 + a_u32)) as i16))) as u64;
+        of[i] = (v0) as f64;
     }
 }
 
@@ -3426,8 +3563,8 @@ pub fn diff_132(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: u16 = ((a_f32) as u16);
-        oi[i] = ((if ((40u8 != ((a_i32) as u8)) && false) { (!(if (9223372036854775807i64 < a_i64) { 56u64 } else { 63u64 })) } else { a_u64 })) as u64;
-        of[i] = ((match (96u32 % 8u32) { 3u32..=7u32 => (-a_f32), _ => ((-a_f32) - (a_f32 - 3.4e38f32)) })) as f64;
+        oi[i] = (13u32) as u64;
+        of[i] = (2.625f32) as f64;
     }
 }
 
@@ -3443,25 +3580,24 @@ pub fn diff_133(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: i16 = 84i16;
-        let mut v1: u16 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) >> (((24i32 << (((a_u32) as u16) & 31u16)) | ((a_i64) as i32)) & 15i32));
-        if (!(74i32 != (-77i32))) {
-            v1 = ((!((match (17u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)) << (!50i32));
+        let mut v1: u64 = 51u64;
+        for j0 in 0u32..(((58u32 - 44u32)) % 4u32) {
+            v1 = ((if (94u64 == v1) { 56u64 } else { v1 }) << ((0i64 | DiffPair { a: a_i64, b: (-1i64) }.mixed()) & 63i64));
+        }
+        let mut v2: i16 = ((match (17u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
+        if ((86u32 == 72u32) && (21u16 != 48u16)) {
+            v2 = v0;
         } else {
-            v1 = (match (31u32 % 8u32) { 0u32..=0u32 => ((((a_f32) as u16) << (((a_i64) as i16) & 15i16)) & (((a_i64) as u16) ^ v1)), 4u32 | 6u32 => (if false { (v1 | ((a_f32) as u16)) } else { ((2.5f32) as u16) }), _ => ((v1 & 1u16) + ((a_u32) as u16)) });
+            v2 = ((a_f32) as i16);
         }
-        let v2: f32 = (if (a_f32 <= 3.625f32) { (-10.375f32) } else { 0.75f32 });
-        let mut v3: i16 = ((if (31i32 < a_i32) { ((a_i32) as i16) } else { ((match (45u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) }) % (((a_i64) as i16) | 1i16));
-        if ((2147483647i32 ^ a_i32) == ((-61i32) >> ((-38i8) & 31i8))) {
-            v3 = (20i16).min((match (15u32 % 8u32) { 0u32 => (13i16 >> (0i64 & 15i64)), 7u32 => v0, _ => (((a_f32) as i16) / (((a_i64) as i16) | 1i16)) }));
-        } else {
-            v3 = (match (1100645937u32 % 8u32) { 5u32 | 4u32 => (match (40u32 % 8u32) { 4u32..=6u32 => (19i16 % (0i16 | 1i16)), 7u32..=7u32 => ((-5i16)).abs(), _ => (match (531871228u32 % 8u32) { 7u32 | 6u32 => v0, 5u32 | 1u32 => ((a_u32) as i16), _ => ((a_f32) as i16) }) }), 1u32 => ((a_u32) as i16), 5u32 => v0, _ => ((21i16 + ((a_f32) as i16)) << (((-9223372036854775808i64) ^ 63i64) & 15i64)) });
+        assert!((((a_u32 % 256u32) != 7u32) || matches!((a_u32 % 8u32), 3u32..=4u32)));
+        let v3: u8 = ((match (20u32 % 8u32) { 0u32..=5u32 => ((a_u32) as u8), _ => 9u8 }) / (((match (10u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) | 1u8));
+        let mut v4: i16 = ((v2 * (match (a_u32 % 8u32) { 5u32..=6u32 => v2, _ => ((a_i64) as i16) })) + ((if (31i32 < a_i32) { ((a_i64) as i16) } else { ((a_i32) as i16) }) % (((match (45u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) | 1i16)));
+        for j1 in 0u32..(((24u32 | a_u32)) % 4u32) {
+            v4 = (((match (25u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)).min(((!((a_i64) as i16)) ^ (54i16 << (a_i32 & 15i32))));
         }
-        let mut v4: f32 = a_f32;
-        for j0 in (0u32..=((94u32) % 4u32)).rev() {
-            v4 = (a_f32 + 16777216.0f32);
-        }
-        oi[i] = ((63i64 << ((if false { (!73u16) } else { 19u16 }) & 63u16))) as u64;
-        of[i] = ((2.625f32).sqrt()) as f64;
+        oi[i] = ((match (15u32 % 8u32) { 0u32 => ((((a_u32) as u8) - v3) >> ((9223372036854775807i64 + a_i64) & 7i64)), 3u32..=7u32 => (((match (70u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) / (v3 | 1u8)), _ => (v3 + (v3 | 81u8)) })) as u64;
+        of[i] = ((if (!(a_i64 >= (-26i64))) { (if true { (-a_f32) } else { (a_f32 + 1.375f32) }) } else { ((((-100i8)) as f32) * (match (23u32 % 8u32) { 5u32..=5u32 => (-2.25f32), 2u32 => a_f32, _ => a_f32 })) })) as f64;
     }
 }
 
@@ -3482,8 +3618,8 @@ pub fn diff_134(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         } else {
             v0 = (a_i64).min(a_i64);
         }
-        oi[i] = ((-11i32)) as u64;
-        of[i] = ((12.25f64 * (-((-3.75f64) * 0.375f64)))) as f64;
+        oi[i] = (((((-30i64) << (80u32 & 63u32)) / ((0i64 | DiffPair { a: (-26i64), b: a_i64 }.mixed()) | 1i64)) - ((a_i64 >> (-97i16)) | ((-12i64)).abs()))) as u64;
+        of[i] = (((if (28u8 == 40u8) { (a_f64 - 8.125f64) } else { ((10.0f64) as f64) }) - (1.7e308f64 * a_f64))) as f64;
     }
 }
 
@@ -3499,18 +3635,16 @@ pub fn diff_135(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: f32 = (match (a_u32 % 8u32) { 2u32 => ((a_f32 + a_f32) + ((-9.625f32) - 1e-40f32)), _ => ((a_f32 * 10.25f32) * (-12.5f32)) });
-        let mut v1: f32 = (a_f32 / a_f32);
-        for j0 in ((((32u32 >> (0i8 & 31i8))) % 8u32)..((29u32) % 16u32)).step_by(((79u32) % 3u32) as usize) {
-            v1 = v1;
-        }
-        let mut v2: u8 = (!59u8);
-        if matches!((a_u32 % 8u32), 1u32) {
-            v2 = ((((a_u32) as i16)) as u8);
+        assert!((((a_u32 % 256u32) != 7u32) || ((((a_u32) as i8) > 96i8) && (5.625f64 == (-0.125f64)))));
+        let v1: i8 = (-(100i8 << (1u8 & 7u8)));
+        let mut v2: f64 = ((-1.875f64) + 0.5f64);
+        if matches!((40u32 % 8u32), 0u32..=5u32) {
+            v2 = (a_f64 / 7.375f64);
         } else {
-            v2 = ((match (31u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
+            v2 = (a_f64 / 9.125f64);
         }
-        oi[i] = ((((53i8 + 48i8) << (((8u16) as u32) & 7u32)) % (((a_u32) as i8) | 1i8))) as u64;
-        of[i] = (((v0 + (if matches!((22u32 % 8u32), 2u32 | 6u32) { 8.0f32 } else { 3.4e38f32 })) - ((11.125f32 / v0) * (v1 * v0)))) as f64;
+        oi[i] = ((match (7u32 % 8u32) { 5u32..=5u32 => ((if false { ((a_i32) as u8) } else { 54u8 }) | ((0i64) as u8)), 7u32 => 8u8, 0u32..=6u32 => (((2u64) as u8) << (1u32 & 7u32)), _ => 85u8 })) as u64;
+        of[i] = ((((64698u16) as f32) * 16777216.0f32)) as f64;
     }
 }
 
@@ -3531,15 +3665,25 @@ pub fn diff_136(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         } else {
             v0 = (((69u8) as i32) | (if false { a_i32 } else { v0 }));
         }
-        let v1: i8 = ((match (0u32 % 8u32) { 0u32..=4u32 => 84i8, _ => ((a_f32) as i8) }) >> ((match (a_u32 % 8u32) { 3u32 | 1u32 => (-17i64), _ => a_i64 }) & 7i64));
-        let v2: f32 = a_f32;
-        let v3: i8 = (92i8 % (((a_i32) as i8) | 1i8));
-        let mut v4: i8 = (if (!false) { (if matches!((59u32 % 8u32), 0u32..=5u32) { 27i8 } else { ((a_i64) as i8) }) } else { 34i8 });
-        for j0 in 0u32..(((40u32 ^ 16u32)) % 4u32) {
-            v4 = (((-56i8)).max((-1i8)) >> ((if true { 46u8 } else { 86u8 }) & 7u8));
+        let mut v1: i16 = ((((-94i16) % (32767i16 | 1i16)) << ((match (a_u32 % 8u32) { 3u32 => a_u32, 0u32..=6u32 => 0u32, 0u32 => 55u32, _ => a_u32 }) & 15u32)) >> ((-9223372036854775808i64) & 15i64));
+        if false {
+            v1 = v1;
+        } else {
+            v1 = ((a_i32) as i16);
         }
-        oi[i] = (((((a_u32) as i8) >> ((if true { ((a_f32) as u16) } else { ((a_f32) as u16) }) & 7u16)) >> ((((a_i64) as u8)).min((255u8 + 64u8)) & 7u8))) as u64;
-        of[i] = (a_f32) as f64;
+        let v2: f64 = 9007199254740992.0f64;
+        let mut v3: u64 = (((16u64) as u64) << ((a_u32) as u16));
+        for j0 in 0u32..((((84u64) as u32)) % 4u32) {
+            v3 = (match (a_u32 % 8u32) { 2u32 | 2u32 => (if true { a_u64 } else { 72u64 }), _ => (match (a_u32 % 8u32) { 7u32 => v3, _ => 35u64 }) });
+        }
+        let mut v4: i32 = (!(-2147483648i32));
+        if ((((a_i64) as u16) != 62u16) || (((a_f32) as u16) == ((a_f32) as u16))) {
+            v4 = a_i32;
+        } else {
+            v4 = ((31i32 * a_i32) - (a_i32 >> ((-36i64) & 31i64)));
+        }
+        oi[i] = (((a_i32) as i8)) as u64;
+        of[i] = (((((match (1u32 % 8u32) { 6u32 => ((a_i32) as i8), _ => ((a_i32) as i8) }) / ((((a_i64) as i8) | ((a_i32) as i8)) | 1i8))) as f32)) as f64;
     }
 }
 
@@ -3555,20 +3699,18 @@ pub fn diff_137(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: i16 = (((-52i16) % ((a_u32) as i16)) << ((match (88u32 % 8u32) { 3u32 | 3u32 => ((a_u32) as u8), _ => 1u8 }) & 15u8));
-        let mut v1: f64 = (-a_f64);
-        if ((((a_u32) as u16) + ((a_u32) as u16)) <= (65535u16 / (57u16 | 1u16))) {
-            v1 = (a_f64 / 5.625f64);
-        } else {
-            v1 = (((-10.5f64)) as f64);
+        let mut v1: u16 = (((a_i64) as u16) % ((a_i64) as u16));
+        for j0 in (u32::MAX - (((a_u32 + 0u32)) % 4u32))..=u32::MAX {
+            v1 = (((a_f32) as u16) / (32u16 | 1u16));
         }
-        let mut v2: u16 = (((a_f32 + 3.625f32)) as u16);
-        if (((a_f32) as u32) <= (99u32 << (41u16 & 31u16))) {
-            v2 = (1u16 << (19i64 & 15i64));
+        let mut v2: u64 = (((match (32u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) >> ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32));
+        if false {
+            v2 = ((a_u64).min((if (41i8 >= ((a_u32) as i8)) { a_u64 } else { 50u64 })) * (!((62u32) as u64)));
         } else {
-            v2 = (((0u64 >> (a_i32 & 63i32))) as u16);
+            v2 = v2;
         }
-        oi[i] = (((match (32u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)) as u64;
-        of[i] = ((match (1u32 % 8u32) { 0u32 => (((((a_f32) as u8)) as f32) - (10.5f32).sqrt()), 2u32 | 2u32 => (a_f32 - ((a_f32) as f32)), 0u32..=0u32 => (-((83i32) as f32)), _ => (-1.875f32) })) as f64;
+        oi[i] = ((((match (32u32 % 8u32) { 1u32 | 3u32 => ((a_f32) as i8), 5u32..=7u32 => ((a_i64) as i8), 7u32 => 78i8, _ => ((a_i32) as i8) }) << (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) & 7i16)) << (((1e-40f32 - 7.0f32)) as i32))) as u64;
+        of[i] = (((-((83i32) as f64)) - (-1.875f64))) as f64;
     }
 }
 
@@ -3584,17 +3726,25 @@ pub fn diff_138(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: u8 = ((a_u32) as u8);
-        let v1: f32 = (6.0f32 + (-7.125f32));
-        let v2: u32 = (if (22i16 < ((match (20u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)) { ((((-10.875f64) - 9.375f64)) as u32) } else { (match (29u32 % 8u32) { 5u32 => (10u32).max(a_u32), _ => (31u32 >> (((a_f32) as u16) & 31u16)) }) });
-        let v3: u64 = ((50u64 ^ 73u64) >> (((match (3u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) & 63i16));
-        let mut v4: u32 = 1u32;
-        if matches!((a_u32 % 8u32), 3u32) {
-            v4 = ((92u32 + ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) << ((((v0) as u8) >> ((((a_f32) as i8)).abs() & 7i8)) & 31u8));
+        let mut v1: f64 = 6.0f64;
+        if ((a_i64).max((-38i64)) >= (22i64 / ((-57i64) | 1i64))) {
+            v1 = (if (!(matches!((34u32 % 8u32), 1u32 | 3u32) || false)) { (((match (a_u32 % 8u32) { 4u32 => (-23i64), _ => (-25i64) })) as f64) } else { ((match (88u32 % 8u32) { 7u32 => a_f64, _ => v1 }) / (((-71i16)) as f64)) });
         } else {
-            v4 = ((match (24u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
+            v1 = ((((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) as f64);
         }
-        oi[i] = (63i64) as u64;
-        of[i] = ((((4.25f32 + v1) - ((v1) as f32)) / (v1 + (v1 + a_f32)))) as f64;
+        let mut v2: u32 = 1u32;
+        if matches!((a_u32 % 8u32), 3u32) {
+            v2 = ((92u32 + ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) << ((((v0) as u8) >> ((((a_f32) as i8)).abs() & 7i8)) & 31u8));
+        } else {
+            v2 = ((match (24u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
+        }
+        let v3: u8 = ((match (71u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
+        let mut v4: i32 = (36i32 | 95i32);
+        for j0 in (((((0.0f32) as u32)) % 8u32)..((v2) % 16u32)).step_by(((31u32) % 3u32) as usize) {
+            v4 = ((match (v2 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
+        }
+        oi[i] = (43i32) as u64;
+        of[i] = (((-a_f64) / v1)) as f64;
     }
 }
 
@@ -3610,22 +3760,23 @@ pub fn diff_139(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: u16 = (match (a_u32 % 8u32) { 0u32..=5u32 => 89u16, 1u32 => ((match (a_u32 % 8u32) { 4u32 | 7u32 => ((a_i64) as u16), 0u32 => ((a_i32) as u16), _ => 36741u16 }) * (9u16 % 78u16)), _ => (match (a_u32 % 8u32) { 6u32 | 2u32 => ((a_i64) as u16), 3u32 => (if matches!((28u32 % 8u32), 4u32 | 2u32) { ((a_u32) as u16) } else { 1u16 }), _ => (((a_f32) as u16) | ((a_i32) as u16)) }) });
-        let v1: u32 = (((match (4294967295u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) | (a_u32 / (18u32 | 1u32)));
-        let mut v2: i32 = ((((0i64 | DiffPair { a: 12i64, b: a_i64 }.mixed())).max((-a_i64))) as i32);
-        if (!(87i32 != (-84i32))) {
-            v2 = ((((46i16) as i32)).abs()).abs();
+        let v1: u64 = (if matches!((31u32 % 8u32), 0u32 | 2u32) { (match (18u32 % 8u32) { 1u32..=6u32 => a_u64, 5u32..=7u32 => a_u64, _ => 77u64 }) } else { (!a_u64) });
+        let mut v2: u64 = (v1 ^ a_u64);
+        if (((48i16) as u16) > ((a_i64) as u16)) {
+            v2 = 86u64;
         } else {
-            v2 = 23i32;
+            v2 = (v2 << a_i64);
         }
-        let v3: f64 = (11.875f64 * (a_f64 - (-2.25f64)));
-        let mut v4: i8 = (!((v3) as i8));
-        if (!false) {
-            v4 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) ^ (!((a_i32) as i8)));
+        let v3: f64 = 11.875f64;
+        assert!((((18u32 % 256u32) != 7u32) || matches!((78u32 % 8u32), 3u32..=4u32)));
+        let mut v4: i32 = (((-(a_f64 + v3))) as i32);
+        if false {
+            v4 = ((((match (20u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) + v4) * (((((a_u32) as i16) % (((a_f32) as i16) | 1i16))) as i32));
         } else {
-            v4 = ((v4 >> ((-88i64) & 7i64)) + ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8));
+            v4 = (((v4 >> (v0 & 31u16)) % (((33u16) as i32) | 1i32)) >> ((70u32 >> (((a_f32) as i8) % ((-28i8) | 1i8))) & 31u32));
         }
-        oi[i] = ((((if (v1 > 52u32) { ((a_u32) as i16) } else { 33i16 })).abs() << ((v1 >> (((a_f32) as i8) % ((-28i8) | 1i8))) & 15u32))) as u64;
-        of[i] = (a_f64) as f64;
+        oi[i] = ((0i64 | DiffPair { a: ((((37i16) as i32)) as i64), b: (((-89i64) ^ a_i64) * (match (68u32 % 8u32) { 4u32 | 5u32 => a_i64, 1u32..=7u32 => a_i64, _ => 67i64 })) }.mixed())) as u64;
+        of[i] = (1.875f64) as f64;
     }
 }
 
@@ -3641,8 +3792,9 @@ pub fn diff_140(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: u64 = (((!a_u64) << ((((-1.625f64)) as i8) & 63i8)) - ((92u8) as u64));
-        oi[i] = (29i32) as u64;
-        of[i] = ((-a_f32)) as f64;
+        assert!((((a_u32 % 256u32) != 7u32) || ((((a_i64) as u8) >> (14u64 & 7u64)) < (if true { 12u8 } else { 0u8 }))));
+        oi[i] = (21i64) as u64;
+        of[i] = (11.0f64) as f64;
     }
 }
 
@@ -3661,11 +3813,12 @@ pub fn diff_141(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         for j0 in (((37u32) % 8u32)..(((if false { a_u32 } else { a_u32 })) % 16u32)).step_by(((0u32) % 3u32) as usize) {
             v0 = (!(((match (48u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) | (-a_i32)));
         }
-        let v1: u64 = (((-((a_f32) as i8))) as u64);
-        let v2: u64 = (a_u64 >> (((a_f32) as i16) & 63i16));
-        let v3: u16 = 85u16;
-        oi[i] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)) as u64;
-        of[i] = ((((16777216.0f32 + 6.25f32)).sqrt() - (((63i64) as f32) + ((v3) as f32)))) as f64;
+        let v1: i32 = (-v0);
+        let v2: u64 = ((((a_f32) as u64) & (a_u64 << (a_u32 & 63u32))) * 29u64);
+        assert!((((a_u32 % 256u32) != 7u32) || ((16u16 == 50u16) && (63i64 <= (-79i64)))));
+        let v3: f64 = (-1.0f64);
+        oi[i] = (((((((a_i64) as u16) / (1u16 | 1u16))) as u8) % ((!((a_i32) as u8)) >> a_i32))) as u64;
+        of[i] = ((((if matches!((23u32 % 8u32), 5u32 | 7u32) { 6.75f64 } else { 9007199254740992.0f64 }) / (-v3)) + (a_f64).abs())) as f64;
     }
 }
 
@@ -3681,12 +3834,13 @@ pub fn diff_142(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: f64 = ((-a_f64) / ((1.7e308f64 * 12.25f64) + (0.0f64 / (-1.375f64))));
-        let mut v1: u32 = 63u32;
-        for j0 in ((((52u32).min(31u32)) % 8u32)..(((if false { a_u32 } else { a_u32 })) % 16u32)).step_by(((32u32) % 3u32) as usize) {
-            v1 = ((((((a_i32) as i16)) as u32) - (77u32 - j0)) >> ((57u16 >> (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64) & 15i64)) & 31u16));
+        assert!((((a_u32 % 256u32) != 7u32) || ((88i16 % (((a_i32) as i16) | 1i16)) >= ((1u16) as i16))));
+        let mut v1: u32 = ((match (26u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
+        for j0 in (((69u32) % 8u32)..(((if (((a_i32) as i16) < (-59i16)) { 23u32 } else { 70u32 })) % 16u32)).step_by(((15u32) % 3u32) as usize) {
+            v1 = (77u32 - j0);
         }
-        oi[i] = ((!9i8)) as u64;
-        of[i] = ((-a_f64)) as f64;
+        oi[i] = ((match (v1 % 8u32) { 4u32..=7u32 => 99u64, 1u32 | 6u32 => a_u64, _ => a_u64 })) as u64;
+        of[i] = (((match (90u32 % 8u32) { 4u32..=4u32 => a_f32, 5u32 | 0u32 => (-2.125f32), 5u32 | 2u32 => a_f32, _ => (a_f32 + a_f32) }) * ((a_f32 - a_f32) * ((-9.75f32) / a_f32)))) as f64;
     }
 }
 
@@ -3702,20 +3856,17 @@ pub fn diff_143(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: i16 = ((a_i64) as i16);
-        let v1: f64 = (-0.0f64);
-        let v2: u32 = ((45u32).min(a_u32) % ((a_u32).max(2296431792u32) | 1u32));
-        let mut v3: f32 = (if true { ((-2.875f32) / 0.75f32) } else { (match (8u32 % 8u32) { 5u32..=7u32 => 12.0f32, 0u32..=6u32 => a_f32, _ => a_f32 }) });
-        for j0 in (((53u32) % 8u32)..((a_u32) % 16u32)).step_by(((v2) % 3u32) as usize) {
-            v3 = (-(if true { (-1.625f32) } else { a_f32 }));
-        }
-        let mut v4: i32 = (if (((78u32) as i64) == (if true { (-72i64) } else { a_i64 })) { ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) } else { ((48i32 >> ((-9223372036854775808i64) & 31i64))).max((a_i32).min(78i32)) });
-        if ((!((a_i32) as u8)) != ((match (31u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)) {
-            v4 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)).min((match (v2 % 8u32) { 6u32 => (2i32).abs(), 0u32 => (-a_i32), _ => (a_i32 % ((-2147483648i32) | 1i32)) }));
+        let v1: i16 = (32767i16 + v0);
+        let v2: u16 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
+        let v3: u64 = (a_u64 >> 92u64);
+        let mut v4: u8 = ((a_i32) as u8);
+        if false {
+            v4 = v4;
         } else {
-            v4 = (((-24i32)).abs()).max((((71u8) as i32) % ((-v4) | 1i32)));
+            v4 = ((a_i64) as u8);
         }
-        oi[i] = (v4) as u64;
-        of[i] = ((-((a_f32 * (-11.625f32))).sqrt())) as f64;
+        oi[i] = ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) % ((53i16 + (((a_i32) as i16)).max(((a_i64) as i16))) | 1i16))) as u64;
+        of[i] = ((if true { ((a_f32 / a_f32) - (if (((a_i32) as i16) > ((a_u32) as i16)) { a_f32 } else { (-9.75f32) })) } else { ((0.1f32 - 11.75f32) * ((a_u32) as f32)) })) as f64;
     }
 }
 
@@ -3731,9 +3882,15 @@ pub fn diff_144(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: u8 = 5u8;
-        let v1: u32 = (((99u64) as u32) - ((63i64) as u32));
-        oi[i] = (((match (83u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)) as u64;
-        of[i] = ((match (4294967295u32 % 8u32) { 1u32 => a_f64, 0u32..=1u32 => (9007199254740992.0f64 + (((-1i16)) as f64)), 1u32..=4u32 => (match (a_u32 % 8u32) { 2u32 => ((-7.875f64) + (-7.125f64)), 3u32 => (if true { (-12.25f64) } else { a_f64 }), _ => (-a_f64) }), _ => ((a_u64) as f64) })) as f64;
+        let mut v1: i16 = ((match (16u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
+        if (((match (69u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64) < (0i64 | DiffPair { a: 64i64, b: a_i64 }.mixed())) {
+            v1 = (((a_i32) as i16) >> (58u16 & 15u16));
+        } else {
+            v1 = ((match (82u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
+        }
+        assert!((((1u32 % 256u32) != 7u32) || true));
+        oi[i] = (83u32) as u64;
+        of[i] = ((((match (a_u32 % 8u32) { 2u32 => ((-7.875f32) + (-7.125f32)), 3u32 => (if true { (-12.25f32) } else { a_f32 }), _ => (-a_f32) })) as f64)) as f64;
     }
 }
 
@@ -3749,9 +3906,12 @@ pub fn diff_145(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: u8 = (if (matches!((15u32 % 8u32), 5u32 | 3u32) || (((a_f32) as i16) == ((a_f32) as i16))) { ((((a_i64) as u8) >> (67i64 & 7i64)) / ((if false { ((a_f32) as u8) } else { ((a_i64) as u8) }) | 1u8)) } else { 61u8 });
-        let v1: u32 = (7u32 ^ 45u32);
-        oi[i] = (((if (((a_u32) as u8) == 7u8) { (28i16 - ((a_f32) as i16)) } else { ((match (v1 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) }) + ((5i16 + (-69i16)) - ((-21i16) >> (((a_i32) as i16) & 15i16))))) as u64;
-        of[i] = (((((6.625f64 / (-0.75f64))) as f32)).sqrt()) as f64;
+        let mut v1: f32 = (-(a_f32 - 0.1f32));
+        for j0 in ((((match (a_u32 % 8u32) { 4u32..=5u32 => 41u32, 0u32 | 6u32 => 1u32, _ => 28u32 })) % 8u32)..(((!a_u32)) % 16u32)).step_by(((92u32) % 3u32) as usize) {
+            v1 = (((match (25u32 % 8u32) { 2u32..=6u32 => a_i64, 5u32..=5u32 => a_i64, _ => a_i64 })) as f32);
+        }
+        oi[i] = ((if ((match (31u32 % 8u32) { 5u32 | 3u32 => 17u32, _ => a_u32 }) < ((true) as u32)) { ((a_i32) as u16) } else { ((match (32u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) })) as u64;
+        of[i] = ((-a_f64)) as f64;
     }
 }
 
@@ -3772,8 +3932,9 @@ pub fn diff_146(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         } else {
             v0 = (match (41u32 % 8u32) { 0u32 | 6u32 => ((a_i64 >> (a_u32 & 63u32)) & (1i64).min(v0)), 7u32 => ((a_i64 & a_i64) << ((match (47u32 % 8u32) { 3u32 => a_u64, 0u32 => a_u64, 1u32 | 4u32 => a_u64, _ => 38u64 }) & 63u64)), 0u32..=6u32 => 20i64, _ => (-21i64) });
         }
-        oi[i] = ((((!64u64)) as i32)) as u64;
-        of[i] = ((a_f32 * ((-a_f32) - ((((a_i32) as i16)) as f32)))) as f64;
+        assert!((((20u32 % 256u32) != 7u32) || (!(57u16 <= ((a_i32) as u16)))));
+        oi[i] = ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) + (-37i16))) as u64;
+        of[i] = ((((((-74i8)) as f32)).abs() * ((1e-40f32 / a_f32)).sqrt())) as f64;
     }
 }
 
@@ -3794,15 +3955,15 @@ pub fn diff_147(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         } else {
             v0 = v0;
         }
-        let mut v1: i32 = ((-62i32) ^ 61i32);
-        if ((!false) && matches!((67u32 % 8u32), 2u32..=7u32)) {
-            v1 = ((a_u64) as i32);
+        let v1: f64 = (-a_f64);
+        let mut v2: u16 = (((((a_u32) as u16) - 0u16) | (!98u16)) - ((((-10i8) >= (-14i8))) as u16));
+        if false {
+            v2 = (((((a_i64) as u16)).min(((a_f32) as u16))).max(58u16) >> ((((70i64 % (a_i64 | 1i64))) as u16) & 15u16));
         } else {
-            v1 = 56i32;
+            v2 = ((((a_i64) as u16) / ((24u16 + 75u16) | 1u16)) - ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16));
         }
-        let v2: u64 = (((match (a_u32 % 8u32) { 0u32 | 4u32 => (-72i8), 5u32 | 0u32 => (-62i8), 0u32 | 7u32 => 77i8, _ => (-13i8) })) as u64);
-        oi[i] = ((match (4294967295u32 % 8u32) { 6u32 | 7u32 => ((((a_i64) as u16) - 48u16) & (((a_i32) as u16) << (75u32 & 15u32))), 1u32..=6u32 => 16u16, 4u32..=6u32 => (((1.7e308f64 - 11.5f64)) as u16), _ => (!((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)) })) as u64;
-        of[i] = (11.375f32) as f64;
+        oi[i] = ((-((0i64 | DiffPair { a: 0i64, b: 92i64 }.mixed()) << (((((a_i32) as i16)) as u32) & 63u32)))) as u64;
+        of[i] = ((((11.375f32 - a_f32) / ((-0.0f32) + (-7.0f32)))).abs()) as f64;
     }
 }
 
@@ -3818,8 +3979,8 @@ pub fn diff_148(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: i64 = ((match (32u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64);
-        oi[i] = (a_i64) as u64;
-        of[i] = (((((if true { 68u64 } else { a_u64 }) + a_u64)) as f32)) as f64;
+        oi[i] = ((!(((((a_i32) as i8)).min(((a_f32) as i8))) as u16))) as u64;
+        of[i] = (((if (((a_u32) as i8) >= ((a_i32) as i8)) { ((((a_f32) as u8)) as f64) } else { (a_f64 * 9007199254740992.0f64) })).abs()) as f64;
     }
 }
 
@@ -3840,10 +4001,10 @@ pub fn diff_149(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         } else {
             v0 = (a_f32 - 11.375f32);
         }
-        let v1: u32 = a_u32;
-        let v2: f64 = (match (v1 % 8u32) { 3u32..=3u32 => ((6.25f64 * (-7.375f64)) + (if true { 0.0f64 } else { a_f64 })), 3u32..=3u32 => 7.375f64, 6u32 => ((v1) as f64), _ => (if true { ((((a_f32) as u8)) as f64) } else { ((-10.25f64) - a_f64) }) });
-        oi[i] = (((match (73u32 % 8u32) { 3u32 | 4u32 => (1i32 - a_i32), 0u32 => ((match (v1 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32), _ => (match (a_u32 % 8u32) { 3u32 => a_i32, 0u32..=5u32 => 9i32, 7u32 => (-11i32), _ => a_i32 }) }) / ((((match (v1 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)).max((if (16i16 <= 66i16) { (-15i32) } else { 15i32 })) | 1i32))) as u64;
-        of[i] = ((((a_u32) as f32) * (((!(-2147483648i32))) as f32))) as f64;
+        let v1: i64 = (56i64 & 54i64);
+        let v2: i8 = (!(-5i8));
+        oi[i] = (17u64) as u64;
+        of[i] = (((((v0 - (-0.875f32))) as f64) * ((a_f64 * a_f64) - (a_f64 + (-6.5f64))))) as f64;
     }
 }
 
@@ -3862,18 +4023,20 @@ pub fn diff_150(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         for j0 in ((((a_u32).max(33u32)) % 8u32)..(((a_u32 * 98u32)) % 16u32)).step_by(((78u32) % 3u32) as usize) {
             v0 = (47u8 - (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) | ((a_u32) as u8)));
         }
-        let mut v1: f64 = (0.0f64 * (-11.25f64));
-        if ((((a_f32) as u8) - ((a_i64) as u8)) <= (60u8 % (97u8 | 1u8))) {
-            v1 = (-v1);
+        assert!((((65u32 % 256u32) != 7u32) || (50i16 != (((a_i64) as i16) >> 31u32))));
+        let mut v1: i32 = (((((-a_f64)) as u64)) as i32);
+        if (a_i32 != (31i32 >> 64u64)) {
+            v1 = 27i32;
         } else {
-            v1 = ((if (32i32 <= 8i32) { v1 } else { v1 })).sqrt();
+            v1 = (a_i32 | ((match (72u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32));
         }
-        let mut v2: u16 = 11u16;
-        for j1 in (((a_u32) % 8u32)..((49u32) % 16u32)).step_by(((47u32) % 3u32) as usize) {
-            v2 = ((a_f32) as u16);
+        assert!((((47u32 % 256u32) != 7u32) || (!(a_i64 > a_i64))));
+        let mut v2: f32 = ((3.75f32 - a_f32) * (-a_f32));
+        for j1 in (0u32..(((a_u32 << 9u32)) % 4u32)).rev() {
+            v2 = ((v2 - v2)).sqrt();
         }
-        oi[i] = ((((match (7u32 % 8u32) { 3u32 | 7u32 => (-v1), 6u32 => ((9u32) as f64), _ => 8.125f64 })) as u32)) as u64;
-        of[i] = ((((6.25f32).abs() - a_f32)).sqrt()) as f64;
+        oi[i] = ((-21i16)) as u64;
+        of[i] = (((if (((a_i32) as i8) > (-58i8)) { (8.0f64 + a_f64) } else { (a_f64 * (-0.0f64)) }) + (((34u8) as f64) + ((83i64) as f64)))) as f64;
     }
 }
 
@@ -3892,18 +4055,24 @@ pub fn diff_151(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         for j0 in ((((a_u32 >> (-14i16))) % 8u32)..((((match (4294967295u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 16u32)).step_by(((14u32) % 3u32) as usize) {
             v0 = 0.0f64;
         }
-        let mut v1: i16 = (if matches!((31u32 % 8u32), 7u32 | 5u32) { (((a_i32) as i16)).abs() } else { (((a_f32) as i16) * ((a_f32) as i16)) });
-        for j1 in 0u32..(((!81u32)) % 4u32) {
-            v1 = (((32u32) as i16) + ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16));
+        let mut v1: u32 = ((if (a_f32 == 1.875f32) { 34u32 } else { a_u32 }) >> (0i16 & 31i16));
+        for j1 in (0u32..=((4294967295u32) % 4u32)).rev() {
+            v1 = ((93u32 | 31u32) << (7u8 & 31u8));
         }
-        let v2: u16 = ((if true { 1u16 } else { 71u16 }) + ((a_i64) as u16));
-        let mut v3: u16 = (((((-4.5f32) * 7.875f32)) as u16) & v2);
-        for j2 in (0u32..=(((((8i16 != v1)) as u32)) % 4u32)).rev() {
-            v3 = (((((match (60u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)) as u16) & v2);
+        let mut v2: u16 = (if false { (((-22i16)) as u16) } else { (!36u16) });
+        for j2 in (((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 8u32)..((v1) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v2 = (((match (j2 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) & v2);
         }
-        let v4: u16 = (if (!matches!((3814424074u32 % 8u32), 1u32 | 7u32)) { (20u16 % (v3 | 1u16)) } else { v2 });
-        oi[i] = (((match (48u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) as u64;
-        of[i] = (((((a_f64 / 3.25f64)).abs()) as f32)) as f64;
+        let mut v3: i16 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
+        for j3 in ((((60u32 * a_u32)) % 8u32)..(((if ((-92i16) <= (-46i16)) { v1 } else { v1 })) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v3 = (((a_f32) as i16) + v3);
+        }
+        let mut v4: f32 = ((6.0f32 + ((v0) as f32))).abs();
+        for j4 in ((((26u32 + 38u32)) % 8u32)..(((100u32 >> (-32768i16))) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v4 = (((-9223372036854775808i64)) as f32);
+        }
+        oi[i] = ((if matches!((45u32 % 8u32), 1u32 | 1u32) { ((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) } else { (match (v1 % 8u32) { 1u32 => 7u8, 7u32 | 1u32 => ((match (v1 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8), 5u32 => ((v4) as u8), _ => (71u8 << (a_u32 & 7u32)) }) })) as u64;
+        of[i] = (((((((53u8) as f64)) as i16)) as f32)) as f64;
     }
 }
 
@@ -3924,17 +4093,27 @@ pub fn diff_152(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         } else {
             v0 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64);
         }
-        let v1: u8 = (39u8 >> (((a_i64) as u8) & 7u8));
-        let v2: f32 = (-((-2.0f32) * a_f32));
-        let v3: u64 = (((match (a_u32 % 8u32) { 0u32..=5u32 => (-72i32), _ => a_i32 })) as u64);
-        let mut v4: u32 = ((match (a_u32 % 8u32) { 2u32 => 28u32, 4u32 | 6u32 => (32u32 & a_u32), _ => ((51u16) as u32) })).min(65u32);
-        if ((!false) || (78i32 > a_i32)) {
-            v4 = v4;
-        } else {
-            v4 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
+        let v1: f32 = (((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)) as f32)).sqrt();
+        let mut v2: i32 = a_i32;
+        for j0 in (u32::MAX - ((((0u8) as u32)) % 4u32))..=u32::MAX {
+            v2 = (-a_i32);
         }
-        oi[i] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)) as u64;
-        of[i] = ((a_f32).sqrt()) as f64;
+        assert!((((a_u32 % 256u32) != 7u32) || matches!((62u32 % 8u32), 0u32 | 4u32)));
+        let mut v3: u32 = ((match (a_u32 % 8u32) { 2u32 => 28u32, 4u32 | 6u32 => (32u32 & a_u32), _ => ((51u16) as u32) })).min(65u32);
+        if ((!false) || (78i32 > a_i32)) {
+            v3 = v3;
+        } else {
+            v3 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
+        }
+        let mut v4: f32 = ((a_u32) as f32);
+        if false {
+            v4 = ((v0) as f32);
+        } else {
+            v4 = (-a_f32);
+        }
+        assert!((((17u32 % 256u32) != 7u32) || ((v3 != 87u32) || ((a_f32 <= a_f32) || (((a_i64) as u16) > ((a_i32) as u16))))));
+        oi[i] = ((((((a_u32) as i16) - 0i16)).abs()).min(((((a_i32) as i16) >> (((a_u32) as u16) & 15u16)) % ((if (16u16 > 32u16) { 16i16 } else { (-12i16) }) | 1i16)))) as u64;
+        of[i] = ((((a_f32 - 2.375f32) + ((-0.25f32) * a_f32)) + a_f32)) as f64;
     }
 }
 

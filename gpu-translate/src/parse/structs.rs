@@ -190,6 +190,27 @@ pub fn missing_structs(f: &syn::ItemFn, known: &[String]) -> Vec<syn::Path> {
         }
         // Nested items are refused elsewhere; their types are not the kernel's.
         fn visit_item(&mut self, _: &'ast syn::Item) {}
+        // The arguments of the macros kernels take (`assert!(c == Op::Add)`,
+        // `println!("{}", p.x)`, `matches!(op, Op::Add)`): syn leaves macro bodies as
+        // tokens, and the desugar step, which opens them, comes after the fetch.
+        fn visit_macro(&mut self, m: &'ast syn::Macro) {
+            use syn::parse::Parser;
+            let exprs = syn::punctuated::Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated;
+            if let Ok(args) = exprs.parse2(m.tokens.clone()) {
+                args.iter().for_each(|e| self.visit_expr(e));
+            } else if let Ok((e, p)) = (|input: syn::parse::ParseStream<'_>| {
+                let e: syn::Expr = input.parse()?;
+                input.parse::<syn::Token![,]>()?;
+                let p = syn::Pat::parse_multi_with_leading_vert(input)?;
+                let _: proc_macro2::TokenStream = input.parse()?;
+                Ok((e, p))
+            })
+            .parse2(m.tokens.clone())
+            {
+                self.visit_expr(&e);
+                self.visit_pat(&p);
+            }
+        }
     }
     let generics = f
         .sig

@@ -33,6 +33,11 @@ impl Eval<'_> {
                 let v = self.expr(value);
                 self.vars[*var] = Some(v);
             }
+            Stmt::Assert(cond) => {
+                if !self.expr(cond).as_bool() {
+                    self.fault(ASSERT);
+                }
+            }
             Stmt::LetIf {
                 var,
                 init,

@@ -432,7 +432,13 @@ pub enum Stmt {
         shape: Shape,
         body: Expr,
     },
+    /// `assert!(cond);`: a thread whose `cond` is false panics and stops there (compiled
+    /// programs only).
+    Assert(Expr),
 }
+
+/// The fault of a failed `assert!` (the launch reports `GpuError::Panic`).
+pub const ASSERT: Fault = "assertion failed";
 
 /// A random kernel.
 #[derive(Clone, Debug)]
@@ -537,6 +543,27 @@ impl Program {
             stmts.push(stmt);
             vars.push(ty);
             g.scope.push((var, ty));
+            // Now and then an assertion that fails for a few threads: `assert!((s % 256 !=
+            // 7) || c)` (drawn only where items may be used).
+            if g.items && g.r.chance(15) {
+                let lit = |v: u32| Expr {
+                    ty: Ty::U32,
+                    kind: Kind::Lit(Value::U32(v)),
+                };
+                let selector = Expr {
+                    ty: Ty::U32,
+                    kind: Kind::Bin(Bin::Rem, Box::new(g.leaf(Ty::U32)), Box::new(lit(256))),
+                };
+                let rare = Expr {
+                    ty: Ty::Bool,
+                    kind: Kind::Cmp(Cmp::Ne, Box::new(selector), Box::new(lit(7))),
+                };
+                let cond = g.expr(Ty::Bool, 2);
+                stmts.push(Stmt::Assert(Expr {
+                    ty: Ty::Bool,
+                    kind: Kind::Logic(false, Box::new(rare), Box::new(cond)),
+                }));
+            }
         }
         let int_ty = g.r.pick(&INTS);
         let float_ty = g.r.pick(&[Ty::F32, Ty::F64]);
@@ -588,6 +615,7 @@ impl Program {
             Stmt::Let { var, value } => {
                 format!("        let v{var}: {} = {};\n", t(*var), show(value))
             }
+            Stmt::Assert(cond) => format!("        assert!({});\n", show(cond)),
             Stmt::LetIf {
                 var,
                 init,
@@ -657,6 +685,14 @@ impl Program {
         };
         for stmt in &self.stmts {
             e.stmt(stmt);
+            // A panic stops the thread: nothing after it runs (or faults).
+            if e.faults.last() == Some(&ASSERT) {
+                return ThreadResult {
+                    int_bits: 0,
+                    float_bits: 0,
+                    faults: e.faults,
+                };
+            }
         }
         let int = e.expr(&self.out_int).cast(Ty::U64);
         let float = e.expr(&self.out_float).cast(Ty::F64);

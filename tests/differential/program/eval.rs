@@ -33,6 +33,23 @@ impl Eval<'_> {
                 let v = self.expr(value);
                 self.vars[*var] = Some(v);
             }
+            Stmt::LetIter {
+                var,
+                elems,
+                init,
+                elem,
+                how,
+                body,
+            } => {
+                let values: Vec<Value> = elems.iter().map(|e| self.expr(e)).collect();
+                let v = self.expr(init);
+                self.vars[*var] = Some(v);
+                for &k in how.order() {
+                    self.vars[*elem] = Some(values[k]);
+                    let v = self.expr(body);
+                    self.vars[*var] = Some(v);
+                }
+            }
             Stmt::Assert(cond) => {
                 if !self.expr(cond).as_bool() {
                     self.fault(ASSERT);

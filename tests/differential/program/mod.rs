@@ -435,6 +435,51 @@ pub enum Stmt {
     /// `assert!(cond);`: a thread whose `cond` is false panics and stops there (compiled
     /// programs only).
     Assert(Expr),
+    /// `let mut tN: [T; 3] = [a; 3]; tN[1] = b; tN[2] = c; let mut vN: T = init; for &vE in
+    /// tN.iter()<how> { vN = body; }`: an iterator loop over a local array (compiled
+    /// programs only).
+    LetIter {
+        var: usize,
+        elems: [Expr; 3],
+        init: Expr,
+        elem: usize,
+        how: IterHow,
+        body: Expr,
+    },
+}
+
+/// How a [`Stmt::LetIter`] walks its array.
+#[derive(Clone, Copy, Debug)]
+pub enum IterHow {
+    /// `.iter()`
+    Plain,
+    /// `.iter().rev()`
+    Rev,
+    /// `.iter().skip(1)`
+    Skip,
+    /// `.iter().step_by(2)`
+    StepBy,
+}
+
+impl IterHow {
+    /// The elements it visits, in order.
+    pub fn order(self) -> &'static [usize] {
+        match self {
+            IterHow::Plain => &[0, 1, 2],
+            IterHow::Rev => &[2, 1, 0],
+            IterHow::Skip => &[1, 2],
+            IterHow::StepBy => &[0, 2],
+        }
+    }
+
+    fn source(self) -> &'static str {
+        match self {
+            IterHow::Plain => "",
+            IterHow::Rev => ".rev()",
+            IterHow::Skip => ".skip(1)",
+            IterHow::StepBy => ".step_by(2)",
+        }
+    }
 }
 
 /// The fault of a failed `assert!` (the launch reports `GpuError::Panic`).
@@ -492,6 +537,29 @@ impl Program {
             let ty = g.r.pick(&ALL_NUMS);
             let var = vars.len();
             let depth = 1 + g.r.below(3);
+            // An iterator loop over a local array (drawn only where items may be used).
+            if g.items && g.r.chance(15) {
+                let elems = [g.expr(ty, depth), g.expr(ty, depth), g.expr(ty, depth)];
+                let init = g.expr(ty, depth);
+                let how =
+                    g.r.pick(&[IterHow::Plain, IterHow::Rev, IterHow::Skip, IterHow::StepBy]);
+                let elem = var + 1;
+                g.scope.push((var, ty));
+                g.scope.push((elem, ty));
+                let body = g.expr(ty, depth);
+                g.scope.pop();
+                stmts.push(Stmt::LetIter {
+                    var,
+                    elems,
+                    init,
+                    elem,
+                    how,
+                    body,
+                });
+                vars.push(ty);
+                vars.push(ty);
+                continue;
+            }
             let stmt = match g.r.below(4) {
                 0 | 1 => Stmt::Let {
                     var,
@@ -616,6 +684,23 @@ impl Program {
                 format!("        let v{var}: {} = {};\n", t(*var), show(value))
             }
             Stmt::Assert(cond) => format!("        assert!({});\n", show(cond)),
+            Stmt::LetIter {
+                var,
+                elems,
+                init,
+                elem,
+                how,
+                body,
+            } => format!(
+                "        let mut t{var}: [{ty}; 3] = [{}; 3];\n        t{var}[1] = {};\n        t{var}[2] = {};\n        let mut v{var}: {ty} = {};\n        for &v{elem} in t{var}.iter(){} {{\n            v{var} = {};\n        }}\n",
+                show(&elems[0]),
+                show(&elems[1]),
+                show(&elems[2]),
+                show(init),
+                how.source(),
+                show(body),
+                ty = t(*var),
+            ),
             Stmt::LetIf {
                 var,
                 init,

@@ -45,12 +45,9 @@ pub fn diff_0(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i8 = ((((a_f32) as i8) - ((a_u32) as i8)) * (!46i8));
-        for j0 in (0u32..=((a_u32) % 4u32)).rev() {
-            v0 = (!(((a_i64) as i8) << (((a_f32) as u16) & 7u16)));
-        }
-        oi[i] = ((((-70i32)).max((a_i32 + 44i32)) * (-a_i32))) as u64;
-        of[i] = (((-((-7.625f32) / a_f32)) + (if (a_f64 == 10.875f64) { (8.625f32 * 2.0f32) } else { 12.375f32 }))) as f64;
+        let v0: i8 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) - 8i8);
+        oi[i] = ((((a_i64 << (((a_f32) as u16) & 63u16)) % ((a_i64 << a_i32) | 1i64))).abs()) as u64;
+        of[i] = ((((-a_f64) - (a_f64 / 1.7e308f64)) / (((-0.375f64) / a_f64) * (-10.375f64)))) as f64;
     }
 }
 
@@ -65,16 +62,26 @@ pub fn diff_1(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u64 = ((65u64).min((a_u64).max(78u64)) & 83u64);
-        let mut t1: [u16; 3] = [((match (56u32 % 8u32) { 0u32..=5u32 => 65535u16, 1u32 | 0u32 => 80u16, _ => ((a_u32) as u16) }) - (66u16 / (((a_f32) as u16) | 1u16))); 3];
-        t1[1] = 88u16;
-        t1[2] = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
-        let mut v1: u16 = (((67u32 + 0u32)) as u16);
-        for &v2 in t1.iter() {
-            v1 = (((32i32 >> ((-24i16) & 31i16))) as u16);
+        let mut v0: u64 = 38u64;
+        if ((68u8 < 128u8) && ((-9223372036854775808i64) == a_i64)) {
+            v0 = (match (56u32 % 8u32) { 0u32..=5u32 => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64), 5u32 | 0u32 => ((a_u64).max(a_u64)).min((v0 / (a_u64 | 1u64))), _ => (match (69u32 % 8u32) { 5u32..=6u32 => (v0 / (a_u64 | 1u64)), _ => ((match (41u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) }) });
+        } else {
+            v0 = ((v0 << ((66u64 - a_u64) & 63u64)) >> ((((-15i32)) as u32) & 63u32));
         }
-        oi[i] = (v1) as u64;
-        of[i] = (((((match (54u32 % 8u32) { 7u32 | 0u32 => ((a_i64) as i8), 4u32..=4u32 => 25i8, 5u32..=7u32 => (-20i8), _ => 48i8 })) as f32) * (3.4e38f32 - ((-1.625f32) + a_f32)))) as f64;
+        let mut v1: f64 = (((7i8 ^ (-39i8))) as f64);
+        'l1: for j0 in 0u32..((77u32) % 3u32) {
+            for j1 in 0u32..(((a_u32 << (48u16 & 31u16))) % 3u32) {
+                if (false && (a_i64 < 82i64)) {
+                    break 'l1;
+                }
+                if (false && false) {
+                    continue 'l1;
+                }
+                v1 = (((-12.0f64) * v1) * ((31u32) as f64));
+            }
+        }
+        oi[i] = ((match (a_u32 % 8u32) { 1u32 | 2u32 => ((match (a_u32 % 8u32) { 6u32 => ((a_i64) as i8), 7u32 => ((a_i32) as i8), _ => ((a_i64) as i8) }) * ((a_i32) as i8)), _ => ((match (34u32 % 8u32) { 2u32 | 6u32 => 127i8, 6u32..=7u32 => (-90i8), 2u32 => ((a_f32) as i8), _ => (-61i8) }) << (((a_i32) as u8) - 47u8)) })) as u64;
+        of[i] = ((((match (26u32 % 8u32) { 1u32 | 5u32 => (-8.25f32), 1u32..=5u32 => a_f32, _ => 3.875f32 }) * (match (80u32 % 8u32) { 2u32..=6u32 => 1.0f32, 0u32 => (-1.125f32), _ => a_f32 })) * (-10.625f32))) as f64;
     }
 }
 
@@ -89,14 +96,9 @@ pub fn diff_2(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u64 = ((a_u64 | 74u64) * ((match (2882775786u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64));
-        if (((a_i64 < 19i64) && true) || (matches!((a_u32 % 8u32), 2u32 | 0u32) || matches!((71u32 % 8u32), 4u32 | 3u32))) {
-            v0 = a_u64;
-        } else {
-            v0 = (match (a_u32 % 8u32) { 7u32 => (!v0), 1u32..=7u32 => (if matches!((a_u32 % 8u32), 4u32) { a_u64 } else { 10u64 }), 2u32 => (v0 >> (((a_i64) as i16) & 63i16)), _ => (!a_u64) });
-        }
-        oi[i] = (((!((17u16) as i64)) / ((match (32u32 % 8u32) { 4u32 => (a_i64 ^ 12i64), 7u32 => (-38i64), 2u32 => a_i64, _ => ((((a_f32) as i8)) as i64) }) | 1i64))) as u64;
-        of[i] = (((((a_i64) as u8)) as f64)) as f64;
+        let v0: u64 = a_u64;
+        oi[i] = ((1u16 * ((if true { ((a_i64) as u16) } else { ((a_i32) as u16) }) ^ ((((a_f32) as i8)) as u16)))) as u64;
+        of[i] = ((-((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)) as f64))) as f64;
     }
 }
 
@@ -111,23 +113,16 @@ pub fn diff_3(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i64 = ((0i64 | DiffPair { a: ((((a_u32) as i16)) as i64), b: (9223372036854775807i64 << (a_u32 & 63u32)) }.mixed()) / (((a_i64 % (a_i64 | 1i64)) & (-64i64)) | 1i64));
-        assert!((((71u32 % 256u32) != 7u32) || ((((a_f32) as i16) == ((a_u32) as i16)) && ((-1i16) > (-37i16)))));
-        let mut v1: u16 = (!((a_i64) as u16));
-        if (!(a_f32 >= (-7.125f32))) {
-            v1 = (v1 * ((a_u32) as u16));
+        let mut v0: i64 = (((((match (a_u32 % 8u32) { 3u32 => ((a_f32) as i8), 0u32..=6u32 => (-12i8), _ => ((a_f32) as i8) })) as f32)) as i64);
+        if ((a_f32).abs() < (-8.0f32)) {
+            v0 = (((match (59u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64)).max(((if (0.0f64 < 11.5f64) { v0 } else { a_i64 }) << ((((a_f32) as i16) << (a_u64 & 15u64)) & 63i16)));
         } else {
-            v1 = (30u16 & 41u16);
+            v0 = (((match (57u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64) % ((a_i64 * (0i64 | DiffPair { a: 9223372036854775807i64, b: v0 }.mixed())) | 1i64));
         }
-        let mut t2: [f32; 3] = [(((v1 + 16u16)) as f32); 3];
-        t2[1] = (-((0.0f32) as f32));
-        t2[2] = ((((v0) as i64)) as f32);
-        let mut v2: f32 = (((0i32) as f32) / a_f32);
-        for &v3 in t2.iter().rev() {
-            v2 = ((((match (98u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)) as f32);
-        }
-        oi[i] = (((match (83u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)) as u64;
-        of[i] = (((-9.375f64) + ((((25i32) as u16)) as f64))) as f64;
+        let v1: i8 = (((if matches!((63u32 % 8u32), 0u32..=3u32) { (39u16 >> ((-79i8) & 15i8)) } else { (79u16 / 16877u16) })) as i8);
+        let v2: u16 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) << (((83i16) as u16) & 15u16));
+        oi[i] = ((((a_u32 * (98u32 >> (-82i64)))) as i32)) as u64;
+        of[i] = (((-((a_i64) as f64)) + (if matches!((1u32 % 8u32), 6u32..=6u32) { (0.5f64 - (-3.375f64)) } else { ((-4.25f64) + a_f64) }))) as f64;
     }
 }
 
@@ -142,19 +137,25 @@ pub fn diff_4(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u32 = (if ((-5i16) <= ((a_i64) as i16)) { 0u32 } else { a_u32 });
-        assert!((((a_u32 % 256u32) != 7u32) || (((match (98u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) != (if false { 89u8 } else { ((a_u32) as u8) }))));
-        let mut v1: i32 = (match (70u32 % 8u32) { 4u32 => (!(-2i32)), _ => ((-52i32) >> (94u64 & 31u64)) });
-        for j0 in (0u32..((((16777216.0f32) as u32)) % 4u32)).rev() {
-            v1 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
+        let mut v0: u32 = 42u32;
+        for j0 in (((9u32) % 8u32)..(((a_u32 + a_u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v0 = ((match (31u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
         }
-        let v2: u8 = ((((50u64) as f32)) as u8);
-        let mut v3: i64 = (if ((((a_i64) as i8) << ((-40i8) & 7i8)) > ((0i32) as i8)) { (-(64i64 >> (0i8 & 63i8))) } else { (((0.0f32) as i64)).abs() });
-        for j1 in 0u32..(((55u32 | v0)) % 4u32) {
-            v3 = (!((match (v0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64));
+        assert!((((v0 % 256u32) != 7u32) || false));
+        let mut v1: u8 = (((-7.125f32)) as u8);
+        if ((true && true) || (v0 == 31u32)) {
+            v1 = (v1).min(100u8);
+        } else {
+            v1 = v1;
         }
-        oi[i] = ((match (a_u32 % 8u32) { 4u32..=6u32 => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16), _ => ((match (64u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) })) as u64;
-        of[i] = (a_f32) as f64;
+        let mut v2: i64 = (((a_i64 >> (((a_i32) as u16) & 63u16))).max(((-29i64) % ((-9i64) | 1i64))) & a_i64);
+        for j1 in 0u32..(((!v0)) % 4u32) {
+            v2 = (if (!(!true)) { (-(v2 * a_i64)) } else { (((0.0f32) as i64)).abs() });
+        }
+        let v3: i16 = (16i16 * (-32768i16));
+        assert!((((60u32 % 256u32) != 7u32) || matches!((0u32 % 8u32), 1u32..=4u32)));
+        oi[i] = ((((match (32u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) << (1u64 & 7u64))) as u64;
+        of[i] = ((-7.75f64)) as f64;
     }
 }
 
@@ -169,14 +170,15 @@ pub fn diff_5(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i16 = ((5i16 % (100i16 | 1i16))).max((3i16 + ((a_f32) as i16)));
-        assert!((((a_u32 % 256u32) != 7u32) || ((61u16 == 4u16) || (!((-24i32) != a_i32)))));
-        let mut v1: f64 = ((a_f64 * a_f64)).abs();
-        for j0 in 0u32..(((65u32 + 55u32)) % 4u32) {
-            v1 = v1;
+        let mut v0: i16 = (match (a_u32 % 8u32) { 2u32 => (((a_u32) as i16) >> (-28i64)), 0u32 | 1u32 => ((match (22u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16), _ => (!(-32768i16)) });
+        if ((67u16 % (63u16 | 1u16)) >= (22u16 << ((-91i8) & 15i8))) {
+            v0 = ((v0 >> (((a_u32) as i16) & 15i16)) + ((match (9u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16));
+        } else {
+            v0 = (((match (1313410985u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) << ((-54i32) & 15i32));
         }
-        oi[i] = ((a_i32 << ((-a_i32) & 31i32))) as u64;
-        of[i] = ((if ((((a_i64) as i8) ^ 0i8) <= (match (2u32 % 8u32) { 3u32 | 0u32 => ((a_u32) as i8), 2u32 => 54i8, _ => ((a_i64) as i8) })) { (((-8.875f32)).sqrt() * (if matches!((6u32 % 8u32), 6u32 | 6u32) { a_f32 } else { a_f32 })) } else { a_f32 })) as f64;
+        let v1: i8 = (!(((a_f32) as i8) ^ 5i8));
+        oi[i] = (((29u8).max((6u8 * ((a_f32) as u8))) << ((((a_u64 & 27u64)) as u32) & 7u32))) as u64;
+        of[i] = (a_f64) as f64;
     }
 }
 
@@ -191,30 +193,38 @@ pub fn diff_6(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i64 = (!((((-89i16)) as i64) >> (((a_i32) as u8)).min(72u8)));
-        let mut t1: [i32; 3] = [(a_i32).min(a_i32); 3];
-        t1[1] = (1i32).min(31i32);
-        t1[2] = (if (a_f64 > a_f64) { a_i32 } else { 97i32 });
-        let mut v1: i32 = (match (a_u32 % 8u32) { 2u32 => 32i32, 0u32..=4u32 => a_i32, 7u32 | 0u32 => 2147483647i32, _ => 2147483647i32 });
-        for &v2 in t1.iter().skip(1) {
-            v1 = (0i32 * a_i32);
+        let mut v0: i64 = a_i64;
+        for j0 in (((1u32) % 8u32)..(((!41u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v0 = v0;
         }
-        let mut t3: [i64; 3] = [((match (1u32 % 8u32) { 7u32 => a_i64, _ => v0 }) ^ (a_i64).abs()); 3];
-        t3[1] = ((if true { a_i64 } else { 0i64 }) >> ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8));
-        t3[2] = (((5.375f64 + 1.7e308f64)) as i64);
-        let mut v3: i64 = (!(v0 ^ a_i64));
-        for &v4 in t3.iter() {
-            v3 = ((if true { v4 } else { v3 }) + (a_i64 / (v3 | 1i64)));
+        let v1: i64 = (0i64 | DiffPair { a: (-9223372036854775808i64), b: a_i64 }.mixed());
+        let mut t2: [i8; 3] = [((match (86u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8); 3];
+        t2[1] = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
+        t2[2] = (((-32i8) << (70u8 & 7u8)) % (((-51i8)).abs() | 1i8));
+        let mut v2: i8 = (((0i64 | DiffPair { a: a_i64, b: v0 }.mixed())) as i8);
+        for &v3 in t2.iter() {
+            v2 = ((127i8 * ((a_f32) as i8)) * (7i8 ^ v2));
         }
-        let mut v5: u16 = 16u16;
+        let mut v4: i64 = ((match (14u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64);
+        'l4: for j1 in 0u32..((((match (56u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 3u32) {
+            for j2 in 0u32..(((19u32 ^ 31u32)) % 3u32) {
+                if (15u16 <= 41u16) {
+                    break 'l4;
+                }
+                if (!true) {
+                    continue 'l4;
+                }
+                v4 = (((((((a_u32) as i16) >> (a_u32 & 15u32))) as f32)) as i64);
+            }
+        }
+        let mut v5: i32 = (((-16i32) << (((a_i64) as u16) & 31u16)) >> ((v2 ^ 72i8) & 31i8));
         if ((false && true) || ((23i32 != 1i32) && false)) {
-            v5 = ((if false { ((a_i64) as u16) } else { 78u16 })).max((if (3.125f64 > (-4.75f64)) { v5 } else { 91u16 }));
+            v5 = ((if false { a_i32 } else { v5 })).max((if (0u16 == 67u16) { v5 } else { (-76i32) }));
         } else {
-            v5 = ((!((a_i32) as u16)) << ((a_u32).max(31u32) & 15u32));
+            v5 = v5;
         }
-        let v6: u32 = (a_u32 >> ((-49i32) & 31i32));
-        oi[i] = (((match (v6 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)) as u64;
-        of[i] = ((((((-9i32) << (v6 & 31u32)) << (a_i64).abs())) as f32)) as f64;
+        oi[i] = ((((((-1i64)).max(1i64)) as u32) + ((match (64u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32))) as u64;
+        of[i] = ((((1u64) as f32) + ((-9.5f32) * (-a_f32)))) as f64;
     }
 }
 
@@ -229,10 +239,15 @@ pub fn diff_7(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: f64 = (a_f64 - 6.375f64);
-        let v1: i32 = a_i32;
-        oi[i] = ((((a_u32).max(a_u32) - (2643470214u32 & 48u32))).min(((match (a_u32 % 8u32) { 1u32 | 7u32 => 91u32, _ => 0u32 }) & (!2592328792u32)))) as u64;
-        of[i] = ((if ((a_u32 % (8u32 | 1u32)) <= (42u32 ^ 52u32)) { (((v1) as f32) / 6.25f32) } else { ((10.625f32).sqrt() / (0.1f32 * 3.125f32)) })) as f64;
+        let mut v0: f64 = (6.375f64 / (-5.875f64));
+        if ((if (a_i64 < 21i64) { 11.5f64 } else { 1.7e308f64 }) != (((-48i16)) as f64)) {
+            v0 = (v0 - a_f64);
+        } else {
+            v0 = (-a_f64);
+        }
+        let v1: i16 = ((8u8) as i16);
+        oi[i] = ((((63i64).min((-85i64))).abs() | ((-52i64)).abs())) as u64;
+        of[i] = (((((50i32 - a_i32)) as f32) / (-(10.625f32).sqrt()))) as f64;
     }
 }
 
@@ -247,28 +262,18 @@ pub fn diff_8(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u16 = (99u16 / (((a_i64) as u16) | 1u16));
-        if true {
-            v0 = (if true { 86u16 } else { ((a_i32) as u16) });
+        let mut v0: u16 = (42u16 ^ 36u16);
+        if ((if true { (-86i16) } else { ((a_i32) as i16) }) < (15i16 % (16i16 | 1i16))) {
+            v0 = (v0).min(((a_i64) as u16));
         } else {
-            v0 = (16u16 % (43265u16 | 1u16));
+            v0 = (match (12u32 % 8u32) { 4u32..=6u32 => 44u16, 0u32..=7u32 => v0, 3u32 => 79u16, _ => ((a_i32) as u16) });
         }
-        let mut v1: i8 = (if (((-61i8) != ((a_i64) as i8)) && false) { (((65i64) as i8) * (!((a_i32) as i8))) } else { ((match (99u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) });
-        for j0 in ((((30u32 | 6u32)) % 8u32)..(((52u32 ^ 5u32)) % 16u32)).step_by(((29u32) % 3u32) as usize) {
-            v1 = ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) - (!(-60i8)))).min(((((-46i32)) as i8) % ((v1 >> ((-11i8) & 7i8)) | 1i8)));
-        }
-        let mut v2: u8 = ((a_i32) as u8);
-        for j1 in (((40u32) % 8u32)..(((a_u32 << 8i8)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v2 = ((((a_f32) as u8) - ((a_i32) as u8)) - v2);
-        }
-        let mut v3: i32 = ((match (66u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
-        if (!(!false)) {
-            v3 = (((match (60u32 % 8u32) { 2u32 | 7u32 => 0i16, _ => (-57i16) })) as i32);
-        } else {
-            v3 = ((a_i32 - v3) ^ (a_i32 % (a_i32 | 1i32)));
-        }
-        oi[i] = (34u8) as u64;
-        of[i] = ((((((-6i64) | 71i64)) as f64) + 0.5f64)) as f64;
+        assert!((((5u32 % 256u32) != 7u32) || matches!((4294967295u32 % 8u32), 3u32..=4u32)));
+        let v1: u16 = ((54u16).max(v0) & (v0 | 92u16));
+        let v2: u16 = ((match (4294967295u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
+        let v3: u8 = ((if (54i64 >= 2i64) { 3u8 } else { ((a_u32) as u8) }) + (match (a_u32 % 8u32) { 2u32 | 1u32 => 8u8, 1u32..=5u32 => 0u8, _ => ((a_f32) as u8) }));
+        oi[i] = (((match (a_u32 % 8u32) { 4u32 | 0u32 => a_i64, 6u32 => 93i64, _ => (match (32u32 % 8u32) { 6u32 => 85i64, 3u32..=7u32 => a_i64, _ => a_i64 }) }) - (!0i64))) as u64;
+        of[i] = (((-(a_f64 + 5.375f64)) * (-(0.0f64 + a_f64)))) as f64;
     }
 }
 
@@ -283,24 +288,33 @@ pub fn diff_9(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u64 = ((match (a_u32 % 8u32) { 2u32..=6u32 => 63u64, 5u32 | 4u32 => 50u64, 1u32..=3u32 => a_u64, _ => 64u64 }) >> (((-45i32)).min(40i32) & 63i32));
-        for j0 in (0u32..=((38u32) % 4u32)).rev() {
-            v0 = ((match (44u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
+        let v0: u64 = (a_u64 << (67u64 | 11u64));
+        let mut v1: i32 = (((6.25f64 / 4.0f64)) as i32);
+        for j0 in ((((93u32 >> (27i32 & 31i32))) % 8u32)..(((!a_u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v1 = ((match (13u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
         }
-        assert!((((55u32 % 256u32) != 7u32) || ((!a_u64) != v0)));
-        let mut v1: u8 = ((a_f32) as u8);
-        for j1 in ((((!a_u32)) % 8u32)..((0u32) % 16u32)).step_by(((88u32) % 3u32) as usize) {
-            v1 = (((a_i32) as u8) / (88u8 | 1u8));
+        let mut t2: [u64; 3] = [((!(v0 >> (82i64 & 63i64))) + ((match (7u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)); 3];
+        t2[1] = ((((if true { 21u8 } else { 8u8 }) << ((((a_i32) as i8) & 42i8) & 7i8))) as u64);
+        t2[2] = 41u64;
+        let mut v2: u64 = v0;
+        for &v3 in t2.iter() {
+            v2 = (((((a_u32) as u8) >> ((8u8 << (79u8 & 7u8)) & 7u8))) as u64);
         }
-        let v2: f32 = (((match (a_u32 % 8u32) { 0u32 | 3u32 => ((28u16) as f32), _ => (if (a_f64 == 8.75f64) { (-8.75f32) } else { 6.0f32 }) })) as f32);
-        let mut v3: u8 = ((match (44u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
-        for j2 in (((30u32) % 8u32)..((a_u32) % 16u32)).step_by(((37u32) % 3u32) as usize) {
-            v3 = (!34u8);
+        let mut t4: [i8; 3] = [((a_i64) as i8); 3];
+        t4[1] = (((((a_f32) as u8) * 34u8)) as i8);
+        t4[2] = ((((-66i16)) as i8) << ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16));
+        let mut v4: i8 = (((a_i32) as i8) * (-69i8));
+        for &v5 in t4.iter().skip(1) {
+            v4 = (!(!((a_i32) as i8)));
         }
-        assert!((((0u32 % 256u32) != 7u32) || (((-33i8) | ((a_u32) as i8)) > (if (50u16 >= ((a_i64) as u16)) { (-28i8) } else { (-32i8) }))));
-        let v4: u8 = ((if true { v1 } else { v1 }) % ((((-12.0f64)) as u8) | 1u8));
-        oi[i] = (((if ((-50i16) <= 32767i16) { ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) } else { v0 }) >> (((match (90u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) & 63u64))) as u64;
-        of[i] = ((((0.0f64 + 4.875f64)).sqrt() - (((-91i8)) as f64))) as f64;
+        let mut v6: f64 = (((if false { a_f64 } else { (-1.375f64) })).abs() - ((((match (96u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)) as f64));
+        if false {
+            v6 = (11.25f64 + v6);
+        } else {
+            v6 = (4.125f64 + (((0i64) as f64) / (a_f64 - v6)));
+        }
+        oi[i] = (a_i64) as u64;
+        of[i] = (a_f32) as f64;
     }
 }
 
@@ -315,14 +329,9 @@ pub fn diff_10(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u32 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
-        if false {
-            v0 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
-        } else {
-            v0 = v0;
-        }
-        oi[i] = ((((34u64 / (1u64 | 1u64))).min(11u64) << (((1i32 >> a_i32) & ((0u64) as i32)) & 63i32))) as u64;
-        of[i] = ((((((-48i32) + a_i32)) as f64) * 9007199254740992.0f64)) as f64;
+        let v0: u32 = (a_u32 - 2131349010u32);
+        oi[i] = ((((((a_f32) as i16) << 0i32)).abs()).min((((a_u64) as i16)).max((((a_i32) as i16) + 38i16)))) as u64;
+        of[i] = ((if ((((a_u32 < a_u32)) as u64) <= 11u64) { (((a_i32) as f64) * ((-6.0f64) + a_f64)) } else { 9007199254740992.0f64 })) as f64;
     }
 }
 
@@ -337,24 +346,22 @@ pub fn diff_11(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u16 = ((a_i64) as u16);
-        for j0 in (((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 8u32)..((3u32) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v0 = (match (96u32 % 8u32) { 2u32..=7u32 => (((a_i64) as u16) ^ 15u16), _ => (!((a_i32) as u16)) });
+        let v0: u16 = (match (14u32 % 8u32) { 0u32..=0u32 => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16), 2u32 | 4u32 => (((a_i64) as u16) + 4u16), 0u32 => (!15u16), _ => (!((a_i32) as u16)) });
+        let mut t1: [i64; 3] = [((a_i64 * a_i64) >> (((match (59u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) & 63i32)); 3];
+        t1[1] = (-9223372036854775808i64);
+        t1[2] = (0i64 | DiffPair::new(((false) as i64), (!(-1i64))).b);
+        let mut v1: i64 = (match (a_u32 % 8u32) { 3u32 => ((-16i64) << (9u8 & 63u8)), 7u32 | 7u32 => ((-9223372036854775808i64) % ((-9223372036854775808i64) | 1i64)), 3u32 => (match (19u32 % 8u32) { 0u32..=0u32 => 11i64, _ => (-91i64) }), _ => (a_i64 << (v0 & 63u16)) });
+        for &v2 in t1.iter() {
+            v1 = ((0i64).max(0i64)).max((0i64 | DiffPair::new(a_i64, v1).b));
         }
-        let mut v1: i64 = ((a_i64 * a_i64) >> (((match (59u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) & 63i32));
-        if ((7i16).min(57i16) >= 93i16) {
-            v1 = (0i64 | DiffPair::new((if (a_u64 != a_u64) { a_i64 } else { a_i64 }), (v1).max(a_i64)).b);
+        let mut v3: f32 = 0.5f32;
+        if (((29u8) as f32) <= (a_f32 * 0.0f32)) {
+            v3 = ((a_f32 / (a_f32 / v3)) - ((v3 + a_f32) + (a_f32 - v3)));
         } else {
-            v1 = ((0i64 | DiffPair { a: a_i64, b: (-89i64) }.mixed())).max((-9223372036854775808i64));
+            v3 = (((36u64) as f32) * (if (!(a_f32 >= a_f32)) { 11.25f32 } else { ((1i32) as f32) }));
         }
-        let mut v2: i8 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
-        if (false || (!true)) {
-            v2 = ((if (a_f32 <= a_f32) { ((-56i8)).max(((a_i32) as i8)) } else { (((a_i64) as i8) >> (((a_i32) as u16) & 7u16)) }) | ((match (79u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8));
-        } else {
-            v2 = (v2).min(((((-29i16) | 38i16)) as i8));
-        }
-        oi[i] = ((if (!(52u32 < 4294967295u32)) { ((a_u32) as u16) } else { ((match (13u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) })) as u64;
-        of[i] = (((a_u32) as f32)) as f64;
+        oi[i] = ((!(a_u32).min((54u32 << (((a_i32) as i8) & 31i8))))) as u64;
+        of[i] = (5.5f64) as f64;
     }
 }
 
@@ -369,16 +376,21 @@ pub fn diff_12(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut t0: [i64; 3] = [(a_i64).abs(); 3];
-        t0[1] = ((-55i64)).min((-83i64));
-        t0[2] = (!a_i64);
-        let mut v0: i64 = (a_i64 >> ((a_i32) as u8));
-        for &v1 in t0.iter() {
-            v0 = (-a_i64);
+        let mut v0: i64 = (a_i64).abs();
+        'l0: for j0 in 0u32..(((55u32).min(83u32)) % 3u32) {
+            for j1 in 0u32..(((!a_u32)) % 3u32) {
+                if ((((a_i32) as i8) < ((a_f32) as i8)) || matches!((a_u32 % 8u32), 4u32 | 2u32)) {
+                    break 'l0;
+                }
+                if matches!((26u32 % 8u32), 4u32) {
+                    continue 'l0;
+                }
+                v0 = (v0).abs();
+            }
         }
-        let v2: u8 = (((if true { (match (41u32 % 8u32) { 0u32 | 6u32 => 39i16, _ => 35i16 }) } else { ((-99i16) % (((a_i64) as i16) | 1i16)) })) as u8);
-        oi[i] = ((((a_i32) as i16) & ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16))) as u64;
-        of[i] = ((((((a_f32) as i8) - (!95i8))) as f64)) as f64;
+        let v1: i8 = ((!(((a_f32) as i8) | 8i8)) >> ((!(35u16 * 53u16)) & 7u16));
+        oi[i] = ((2u8 % ((match (0u32 % 8u32) { 0u32..=3u32 => (100u8 % ((a_i64) as u8)), 2u32..=5u32 => (18u8 & 7u8), 5u32..=6u32 => (((-0.0f64)) as u8), _ => (((a_i64) as u8) ^ 67u8) }) | 1u8))) as u64;
+        of[i] = (((((a_u64) as f64) / (a_f64 + (-7.875f64))) / ((a_f64 - 1.75f64) - (-a_f64)))) as f64;
     }
 }
 
@@ -393,38 +405,32 @@ pub fn diff_13(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: f32 = ((a_f32 - 8.5f32) + (1e-40f32 - a_f32));
-        if (127i8 == 2i8) {
-            v0 = ((((match (35u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)) as f32);
-        } else {
-            v0 = (((v0 * (-12.125f32))) as f32);
-        }
-        let mut t1: [u8; 3] = [((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8); 3];
-        t1[1] = ((!21u8)).min((match (a_u32 % 8u32) { 1u32 => ((a_i64) as u8), 7u32 => 22u8, 1u32..=1u32 => 34u8, _ => ((a_f32) as u8) }));
-        t1[2] = (match (a_u32 % 8u32) { 5u32 | 0u32 => (81u8).max(6u8), 3u32 => 36u8, 5u32..=6u32 => ((a_f32) as u8), _ => (5u8 + 21u8) });
-        let mut v1: u8 = 98u8;
+        let v0: f32 = (((68i32) as f32)).abs();
+        let mut t1: [i16; 3] = [(!((-1i16) | 9i16)); 3];
+        t1[1] = 2i16;
+        t1[2] = (if matches!((28u32 % 8u32), 6u32 | 0u32) { (if true { (-24i16) } else { (-1i16) }) } else { (if matches!((a_u32 % 8u32), 3u32..=4u32) { 0i16 } else { ((a_f32) as i16) }) });
+        let mut v1: i16 = ((match (32u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
         for &v2 in t1.iter().step_by(2) {
-            v1 = v2;
+            v1 = (match (22u32 % 8u32) { 1u32..=3u32 => (((a_f32) as i16) - ((a_f32) as i16)), 1u32 | 0u32 => (v2 << ((a_u32) as i16)), _ => (-v1) });
         }
-        let mut v3: f64 = a_f64;
-        for j0 in ((((31u32 / 90u32)) % 8u32)..(((a_u32 / 56u32)) % 16u32)).step_by(((37u32) % 3u32) as usize) {
-            v3 = ((5.5f64 - v3) + (5e-324f64).sqrt());
+        let mut t3: [u64; 3] = [((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64); 3];
+        t3[1] = a_u64;
+        t3[2] = ((((-53i16)) as u64) << (((match (34u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) & 63u32));
+        let mut v3: u64 = ((a_u64 + 16626122532040398356u64) << ((((-81i32)) as u64) & 63u64));
+        for &v4 in t3.iter().rev() {
+            v3 = ((a_u64 / 56u64) << ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8));
         }
-        let mut t4: [i32; 3] = [((match (69u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32); 3];
-        t4[1] = ((((match (11u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) << (a_i64 & 31i64)) + (-2147483648i32));
-        t4[2] = (!a_i32);
-        let mut v4: i32 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) << (((a_u32 + 938448876u32) / (a_u32 | 1u32)) & 31u32));
-        for &v5 in t4.iter() {
-            v4 = ((((4.375f64 / v3) + a_f64)) as i32);
+        let mut v5: i8 = ((-16i8) << 31u32);
+        for j0 in ((((9u32).min(66u32)) % 8u32)..(((a_u32 + a_u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v5 = ((a_f32) as i8);
         }
-        let mut v6: i16 = ((-27i16) | ((-47i16)).abs());
-        if matches!((93u32 % 8u32), 2u32..=4u32) {
-            v6 = ((a_u32) as i16);
-        } else {
-            v6 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) << (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) & 15u32));
+        assert!((((a_u32 % 256u32) != 7u32) || (((-76i16) << ((-2147483648i32) & 15i32)) != (!32767i16))));
+        let mut v6: i32 = (match (a_u32 % 8u32) { 5u32 => ((match (64u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32), 4u32..=5u32 => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32), _ => ((-47i32) << (a_i32 & 31i32)) });
+        for j1 in (0u32..((a_u32) % 4u32)).rev() {
+            v6 = (-27i32);
         }
-        oi[i] = (39u32) as u64;
-        of[i] = (a_f32) as f64;
+        oi[i] = ((if ((v6 != 27i32) && (a_u64 < 32u64)) { ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) } else { v3 })) as u64;
+        of[i] = (((34u16) as f32)) as f64;
     }
 }
 
@@ -439,28 +445,32 @@ pub fn diff_14(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i32 = ((-55i32) | a_i32);
-        for j0 in 0u32..(((45u32 + 33u32)) % 4u32) {
-            v0 = 0i32;
+        let mut v0: i32 = ((a_i32 >> (a_i64 & 31i64)) ^ (a_i32 & (-45i32)));
+        for j0 in ((((match (67u32 % 8u32) { 2u32 | 6u32 => 60u32, _ => 4294967295u32 })) % 8u32)..(((59u32).max(a_u32)) % 16u32)).step_by(((30u32) % 3u32) as usize) {
+            v0 = (!(v0 - v0));
         }
-        let mut t1: [f32; 3] = [((-6.0f32) + 7.375f32); 3];
-        t1[1] = (if (0.1f32 != 3.25f32) { 16777216.0f32 } else { (-0.625f32) });
-        t1[2] = a_f32;
-        let mut v1: f32 = ((a_f32) as f32);
-        for &v2 in t1.iter() {
-            v1 = ((v2) as f32);
+        let v1: f64 = (((0.0f64).abs() - (a_f64 - (-1.125f64)))).sqrt();
+        let mut v2: u16 = (!(67u16 ^ ((a_f32) as u16)));
+        if (((a_u32) as i8) <= 29i8) {
+            v2 = ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) as u16);
+        } else {
+            v2 = ((!v2) | (v2 << (37u8 & 15u8)));
         }
-        let mut v3: i32 = ((v0 * a_i32)).min(((-67i32) ^ a_i32));
-        for j1 in 0u32..(((54u32 % a_u32)) % 4u32) {
-            v3 = (match (28u32 % 8u32) { 1u32..=4u32 => (40i32 | (-98i32)), 3u32..=6u32 => (a_i32 | a_i32), _ => (if true { a_i32 } else { (-2147483648i32) }) });
+        let mut v3: u16 = (((a_f32) as u16)).min(((a_u32) as u16));
+        if false {
+            v3 = 1u16;
+        } else {
+            v3 = ((a_f32) as u16);
         }
-        let v4: i64 = (a_i64 + (-66i64));
-        let mut v5: u32 = 15u32;
-        for j2 in (0u32..=(((19u32 << (-128i8))) % 4u32)).rev() {
-            v5 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) | ((match (v5 % 8u32) { 6u32 => a_u32, 7u32 | 2u32 => a_u32, _ => j2 }) / (((65u64) as u32) | 1u32)));
+        let mut t4: [u8; 3] = [((255u8 | ((a_u32) as u8)) << (((-82i8) ^ 19i8) & 7i8)); 3];
+        t4[1] = (!(((a_i64) as u8) >> (((a_i32) as u16) & 7u16)));
+        t4[2] = (((a_f32) as u8) << (((65u64) as u64) & 7u64));
+        let mut v4: u8 = ((match (32u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
+        for &v5 in t4.iter() {
+            v4 = 46u8;
         }
-        oi[i] = ((-(((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) ^ (a_i32 >> (46u64 & 31u64))))) as u64;
-        of[i] = ((((((((a_f32) as u8) ^ ((a_u32) as u8))) as u8)) as f64)) as f64;
+        oi[i] = (((match (47u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64)) as u64;
+        of[i] = ((((-a_f32) * (-4.875f32)) / (((((a_i64) as i16) / ((a_i32) as i16))) as f32))) as f64;
     }
 }
 
@@ -475,21 +485,19 @@ pub fn diff_15(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u32 = (if false { a_u32 } else { a_u32 });
-        if ((!true) && (false || (52u8 < ((a_i64) as u8)))) {
-            v0 = ((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
+        let mut v0: u32 = ((match (56u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
+        if ((true && true) || (a_u32 >= 64u32)) {
+            v0 = (a_u32 % (a_u32 | 1u32));
         } else {
-            v0 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
+            v0 = ((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
         }
-        let mut t1: [i32; 3] = [a_i32; 3];
-        t1[1] = (a_i32 & a_i32);
-        t1[2] = (11i32 - 1i32);
-        let mut v1: i32 = (a_i32 >> (((a_f32) as i8) & 31i8));
-        for &v2 in t1.iter() {
-            v1 = (match (a_u32 % 8u32) { 3u32..=4u32 => a_i32, 2u32 | 0u32 => a_i32, 4u32..=6u32 => a_i32, _ => 87i32 });
+        assert!((((a_u32 % 256u32) != 7u32) || (((match (3112434070u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) < ((match (v0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32))));
+        let mut v1: i64 = (-9223372036854775808i64);
+        for j0 in (0u32..=((((match (v0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32)).rev() {
+            v1 = ((a_f32) as i64);
         }
-        oi[i] = ((if ((if matches!((4294967295u32 % 8u32), 2u32) { 23u64 } else { 0u64 }) > (if false { 18446744073709551615u64 } else { 11u64 })) { ((((a_i32) as i8) >> (5u16 & 7u16)) ^ (((a_u32) as i8) % (((a_i64) as i8) | 1i8))) } else { (((-87i8)).abs() + ((((a_i64) as i8)) as i8)) })) as u64;
-        of[i] = (((a_f32 + (match (a_u32 % 8u32) { 5u32 => a_f32, _ => a_f32 })) + a_f32)) as f64;
+        oi[i] = ((!(((a_i64) as u8) * (((a_i64) as u8) << ((-1i32) & 7i32))))) as u64;
+        of[i] = ((((-a_f32) * 1.0f32) * (((((a_i64) as u16) ^ 91u16)) as f32))) as f64;
     }
 }
 
@@ -504,29 +512,29 @@ pub fn diff_16(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut t0: [u16; 3] = [(!42838u16); 3];
-        t0[1] = ((match (2682561130u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
-        t0[2] = (48u16 << (((a_i64) as i16) & 15i16));
-        let mut v0: u16 = (71u16).min(58u16);
-        for &v1 in t0.iter().rev() {
-            v0 = (v1 << (v0 & 15u16));
+        let mut v0: u16 = (35u16 << (64i64 & 15i64));
+        if (((match (90u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) < (((-12.125f32)) as u32)) {
+            v0 = ((3u64) as u16);
+        } else {
+            v0 = (!((a_u32) as u16));
         }
-        let v2: i8 = (-12i8);
-        let mut v3: f64 = (if true { (-7.25f64) } else { (-7.875f64) });
-        for j0 in 0u32..((4294967295u32) % 4u32) {
-            v3 = (a_f64 / 0.0f64);
+        let v1: f64 = (((a_f64) as f64) - ((-1.25f64) * 1.375f64));
+        let mut v2: u32 = ((a_u32 - 19u32) * 94u32);
+        'l2: for j0 in 0u32..(((4294967295u32 * 1u32)) % 3u32) {
+            for j1 in 0u32..((((((a_f32) as i16)) as u32)) % 3u32) {
+                if (14i8 <= 93i8) {
+                    break 'l2;
+                }
+                if ((-83i32) <= 48i32) {
+                    continue 'l2;
+                }
+                v2 = (a_u32 | (v2 - 14u32));
+            }
         }
-        assert!((((a_u32 % 256u32) != 7u32) || (!(a_u64 < a_u64))));
-        let mut v4: u16 = (match (31u32 % 8u32) { 1u32..=4u32 => (19u16 | 57u16), 2u32 => (14u16 >> (a_u64 & 15u64)), _ => (if false { v0 } else { 6u16 }) });
-        for j1 in ((((4294967295u32 >> (-56i8))) % 8u32)..((a_u32) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v4 = ((((a_u32) as u16) + 1u16)).max(((a_i64) as u16));
-        }
-        let mut v5: u64 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
-        for j2 in (u32::MAX - (((a_u32 >> (a_u64 & 31u64))) % 4u32))..=u32::MAX {
-            v5 = ((6.625f64) as u64);
-        }
-        oi[i] = (((match (8u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)) as u64;
-        of[i] = (((16u16) as f32)) as f64;
+        let v3: i32 = ((((match (v2 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) << (v0 << (45i16 & 15i16)))).abs();
+        let v4: u64 = ((a_u64 + 57u64)).max(a_u64);
+        oi[i] = ((14u16).max(((((a_i32) as u16) << (a_i64 & 15i64)) + ((a_f32) as u16)))) as u64;
+        of[i] = ((((10.875f32 / 1.875f32) + ((v3) as f32)) / (if (true && false) { (0.0f32).sqrt() } else { 10.875f32 }))) as f64;
     }
 }
 
@@ -541,17 +549,25 @@ pub fn diff_17(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i16 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
-        assert!((((a_u32 % 256u32) != 7u32) || ((91i16).abs() < ((match (96u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16))));
-        let mut v1: i16 = (((a_i32) as i16) << ((a_i64) as i8));
-        for j0 in 0u32..(((3979844009u32 + 39u32)) % 4u32) {
-            v1 = (v1).min(((a_u32) as i16));
+        let mut t0: [i16; 3] = [((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16); 3];
+        t0[1] = ((6.75f64) as i16);
+        t0[2] = (!91i16);
+        let mut v0: i16 = ((match (96u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
+        for &v1 in t0.iter().rev() {
+            v0 = ((((a_i32) as u16)) as i16);
         }
-        let v2: f32 = ((a_f32 * 10.625f32) / (-a_f32));
-        let v3: f64 = ((5u8) as f64);
-        let mut v4: u64 = ((!a_u64) & 18446744073709551615u64);
-        for j1 in ((((82u32 + a_u32)) % 8u32)..(((59u32 / a_u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v4 = 18446744073709551615u64;
+        let mut v2: i64 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64);
+        for j0 in ((((a_u32 << (3u16 & 31u16))) % 8u32)..(((31u32 & a_u32)) % 16u32)).step_by(((7u32) % 3u32) as usize) {
+            v2 = ((a_i64 & v2) % a_i64);
+        }
+        let v3: i8 = (((a_f32).abs()) as i8);
+        let mut v4: u64 = a_u64;
+        for j1 in (u32::MAX - (((38u32).min(a_u32)) % 4u32))..=u32::MAX {
+            v4 = v4;
+        }
+        let mut v5: f64 = ((a_f32) as f64);
+        for j2 in 0u32..(((a_u32 / (a_u32 | 1u32))) % 4u32) {
+            v5 = 9.875f64;
         }
         oi[i] = (((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) - (match (a_u32 % 8u32) { 4u32 => a_u64, 1u32 => v4, 1u32..=3u32 => 19u64, _ => a_u64 })) << (v4 & 63u64))) as u64;
         of[i] = ((a_f32 - (-(9.5f32 + a_f32)))) as f64;
@@ -569,25 +585,28 @@ pub fn diff_18(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut t0: [u32; 3] = [((a_u32).max(690282248u32) & (!83u32)); 3];
-        t0[1] = ((match (80u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
-        t0[2] = ((a_u32 & 4216539662u32)).max((98u32 | 67u32));
-        let mut v0: u32 = a_u32;
-        for &v1 in t0.iter().rev() {
-            v0 = ((match (v1 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
-        }
-        let mut v2: i64 = (((match (72u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64) << ((((if true { 255u8 } else { 81u8 })) as u64) & 63u64));
-        if ((((a_u32) as u16) << (79u16 & 15u16)) <= ((26u16) as u16)) {
-            v2 = a_i64;
+        let mut v0: u32 = 32u32;
+        if (((-7.75f64) - a_f64) >= ((-2.625f64) - (-8.25f64))) {
+            v0 = v0;
         } else {
-            v2 = ((match (63u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64);
+            v0 = v0;
         }
-        let mut v3: u16 = (((a_f32) as u16)).min(((a_u32) as u16));
-        for j0 in ((((775942505u32 >> ((-1i8) & 31i8))) % 8u32)..(((a_u32 | v0)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v3 = ((a_i32) as u16);
+        let v1: u8 = 7u8;
+        assert!((((49u32 % 256u32) != 7u32) || ((a_f32).sqrt() != (a_f32).abs())));
+        let mut v2: i32 = (((-a_i32) + (a_i32 | (-1i32))) << (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) & 31u8));
+        'l2: for j0 in 0u32..(((v0 + 31u32)) % 3u32) {
+            for j1 in 0u32..((((match (v0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 3u32) {
+                if true {
+                    break 'l2;
+                }
+                if matches!((a_u32 % 8u32), 7u32 | 2u32) {
+                    continue 'l2;
+                }
+                v2 = (!(((((a_f32) as u16)).min(((a_u32) as u16))) as i32));
+            }
         }
-        oi[i] = ((-((a_i64) as i16))) as u64;
-        of[i] = ((((a_f32 + 1e-40f32)).abs() + (((-3.5f32) + a_f32) / ((((a_i64) as i16)) as f32)))) as f64;
+        oi[i] = ((((-1i32)).abs() | ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32))) as u64;
+        of[i] = (((if (false && false) { (-6.75f32) } else { (a_f32 + 6.75f32) })).sqrt()) as f64;
     }
 }
 
@@ -602,33 +621,38 @@ pub fn diff_19(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut t0: [u16; 3] = [(((match (82u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) | 30u16); 3];
-        t0[1] = ((a_u64) as u16);
-        t0[2] = ((matches!((57u32 % 8u32), 0u32..=0u32)) as u16);
-        let mut v0: u16 = ((((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) ^ (((a_f32) as u16) << (((a_f32) as u16) & 15u16))) << (((match (50u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) & 15u64));
-        for &v1 in t0.iter().skip(1) {
-            v0 = ((match (56u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
+        let mut v0: u16 = (((((-30i32) % (62i32 | 1i32))).max(((match (32u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32))) as u16);
+        for j0 in 0u32..(((76u32 % (a_u32 | 1u32))) % 4u32) {
+            v0 = ((((a_f32) as u16) ^ (((a_i64) as u16) | ((a_i32) as u16))) ^ 487u16);
         }
-        let mut v2: u16 = (v0 >> (((128u8 | 35u8) >> (a_i64 & 7i64)) & 15u8));
-        if ((((a_i64) as i16) != ((a_i64) as i16)) || (!matches!((74u32 % 8u32), 4u32 | 1u32))) {
-            v2 = (match (69u32 % 8u32) { 2u32 => v0, _ => ((((a_u32) as u16) << ((a_u32) as u16))).min((if (9u32 > a_u32) { ((a_i32) as u16) } else { 56u16 })) });
-        } else {
-            v2 = (((60u32 >> (((a_i32) as u16) & 59u16))) as u16);
+        assert!((((32u32 % 256u32) != 7u32) || ((match (5u32 % 8u32) { 3u32 => ((a_i64) as u8), 0u32..=5u32 => 128u8, 4u32..=5u32 => ((a_i64) as u8), _ => ((a_f32) as u8) }) != ((a_f64) as u8))));
+        let v1: i64 = (a_i64).min(a_i64);
+        assert!((((62u32 % 256u32) != 7u32) || (((-69i8) / (((a_i64) as i8) | 1i8)) < ((-53i8) << (v1 & 7i64)))));
+        let mut t2: [u32; 3] = [(73u32 | 78u32); 3];
+        t2[1] = (if false { 13u32 } else { 45u32 });
+        t2[2] = (59u32 * 51u32);
+        let mut v2: u32 = (32u32 & 60u32);
+        for &v3 in t2.iter().step_by(2) {
+            v2 = (v3 / (4294967295u32 | 1u32));
         }
-        let v3: u32 = (if matches!((a_u32 % 8u32), 3u32..=4u32) { 47u32 } else { 76u32 });
-        let mut v4: i64 = (0i64 | DiffPair { a: (match (a_u32 % 8u32) { 2u32..=3u32 => (match (89u32 % 8u32) { 3u32..=5u32 => (-9223372036854775808i64), 5u32 | 0u32 => a_i64, 0u32..=7u32 => (-1i64), _ => (-44i64) }), 2u32 => (0i64 | DiffPair::new((-64i64), (-16i64)).b), 2u32 => ((((a_i32) as u16)) as i64), _ => ((-9223372036854775808i64)).max(18i64) }), b: (match (14u32 % 8u32) { 3u32..=7u32 => a_i64, 6u32..=7u32 => (a_i64 >> 51i8), 5u32 | 4u32 => (a_i64 >> (97i32 & 63i32)), _ => a_i64 }) }.mixed());
-        for j0 in 0u32..(((59u32 & 62u32)) % 4u32) {
-            v4 = a_i64;
+        let mut v4: u16 = ((match (19u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
+        for j1 in 0u32..((((match (66297880u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32) {
+            v4 = (4u16 - v0);
         }
-        let mut t5: [i64; 3] = [((match (a_u32 % 8u32) { 4u32 => a_i64, _ => v4 }) / ((!v4) | 1i64)); 3];
-        t5[1] = ((a_i64 ^ v4) - (!a_i64));
-        t5[2] = ((v4 / (a_i64 | 1i64)) / ((a_i64 ^ a_i64) | 1i64));
-        let mut v5: i64 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64);
-        for &v6 in t5.iter().rev() {
-            v5 = (((-62i64) | a_i64)).min((a_i64 % (a_i64 | 1i64)));
+        let mut v5: u16 = ((a_i64) as u16);
+        'l5: for j2 in 0u32..(((match (v2 % 8u32) { 7u32 => v2, 2u32 | 4u32 => v2, _ => 33u32 })) % 3u32) {
+            for j3 in 0u32..(((!a_u32)) % 3u32) {
+                if (true || true) {
+                    break 'l5;
+                }
+                if (!false) {
+                    continue 'l5;
+                }
+                v5 = (((((a_f32) as i16) % (((a_u32) as i16) | 1i16))) as u16);
+            }
         }
-        oi[i] = (a_u64) as u64;
-        of[i] = ((-(match (a_u32 % 8u32) { 2u32 => (a_f64 - 8.5f64), 5u32 => (-11.5f64), _ => (if false { (-11.5f64) } else { a_f64 }) }))) as f64;
+        oi[i] = (((a_f32) as i16)) as u64;
+        of[i] = (((((a_f64 + 12.125f64)).abs()) as f32)) as f64;
     }
 }
 
@@ -643,28 +667,27 @@ pub fn diff_20(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u8 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
-        for j0 in 0u32..(((a_u32 + 55u32)) % 4u32) {
-            v0 = (93u8 | (match (82u32 % 8u32) { 7u32 | 7u32 => ((a_u32) as u8), 0u32..=7u32 => 12u8, 0u32 => 3u8, _ => 24u8 }));
-        }
-        let mut v1: u64 = (if (false && true) { 68u64 } else { (a_u64 + 17453009060094276925u64) });
-        if ((v0 & ((a_f32) as u8)) >= (match (a_u32 % 8u32) { 1u32 => ((a_u32) as u8), 0u32..=1u32 => ((a_i32) as u8), 2u32 => 50u8, _ => 1u8 })) {
-            v1 = ((55u64 % (a_u64 | 1u64)) << (((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) & 63u16));
+        let mut v0: u8 = ((((a_u32) as u16)) as u8);
+        if ((78i64 <= 64i64) && (68u8 > ((a_u32) as u8))) {
+            v0 = ((((a_u32) as u8) ^ 255u8) << (((10.625f64) as i8) & 7i8));
         } else {
-            v1 = (!(if matches!((52u32 % 8u32), 7u32 | 7u32) { 67u64 } else { 82u64 }));
+            v0 = ((a_u32) as u8);
         }
-        let mut v2: f32 = (-((a_f32 + (-5.875f32)) + a_f32));
-        for j1 in ((((a_u32 / (51u32 | 1u32))) % 8u32)..(((match (a_u32 % 8u32) { 2u32..=4u32 => a_u32, 5u32..=5u32 => 41u32, _ => 39u32 })) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v2 = (match (52u32 % 8u32) { 6u32 => (((a_i64 << ((a_i64) as i8))) as f32), _ => ((v2 - 4.375f32) / (-a_f32)) });
-        }
-        let mut v3: f32 = (3.125f32 + 0.1f32);
-        if ((a_i32 / a_i32) == ((((a_i32) as i16)) as i32)) {
-            v3 = ((v2 * a_f32) + ((-5.25f32) * v3));
+        let mut v1: i32 = (!a_i32);
+        if false {
+            v1 = (if false { a_i32 } else { v1 });
         } else {
-            v3 = (((((a_u32) as u16)) as f32) + (a_f32 - a_f32));
+            v1 = ((((a_i64) as u8)) as i32);
         }
-        oi[i] = (79u32) as u64;
-        of[i] = (((((((54u32) as f32)) as i16)) as f32)) as f64;
+        let mut v2: i64 = (if ((-46i16) == ((-22i16) >> (((a_i32) as i16) & 15i16))) { ((!55i64) >> ((if true { 31i32 } else { a_i32 }) & 63i32)) } else { (match (49u32 % 8u32) { 7u32 | 7u32 => (0i64 | DiffPair::new(a_i64, a_i64).b), _ => ((-86i64) - (-79i64)) }) });
+        if ((!false) && (12i64 != a_i64)) {
+            v2 = (!a_i64);
+        } else {
+            v2 = ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)) as i64);
+        }
+        let v3: i8 = (match (39u32 % 8u32) { 0u32 => (-52i8), 6u32..=6u32 => (-1i8), 5u32 => 57i8, _ => 7i8 });
+        oi[i] = ((match (a_u32 % 8u32) { 4u32 | 7u32 => (((a_f32) as u8) % (((((a_u32) as i16)) as u8) | 1u8)), 3u32 | 3u32 => 8u8, _ => (!((a_i32) as u8)) })) as u64;
+        of[i] = ((((a_f64 + 11.5f64) * (5.125f64 * a_f64)) + (((-a_i64)) as f64))) as f64;
     }
 }
 
@@ -679,25 +702,14 @@ pub fn diff_21(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: f32 = (match (a_u32 % 8u32) { 4u32..=5u32 => ((-1.375f32) + (-7.375f32)), _ => (12.125f32 - a_f32) });
-        for j0 in (u32::MAX - (((65u32 | 4294967295u32)) % 4u32))..=u32::MAX {
-            v0 = (16777216.0f32 / (a_f32).abs());
+        let mut v0: f32 = ((16777216.0f32 - 12.375f32) / (a_f32 - (-10.5f32)));
+        for j0 in (0u32..=((a_u32) % 4u32)).rev() {
+            v0 = v0;
         }
-        let mut t1: [f64; 3] = [a_f64; 3];
-        t1[1] = (match (43u32 % 8u32) { 5u32 | 0u32 => a_f64, _ => (12.125f64 / a_f64) });
-        t1[2] = (((1u8 ^ 45u8)) as f64);
-        let mut v1: f64 = ((a_f64 + 10.0f64) - (if (((a_u32) as u16) <= 23u16) { (-10.5f64) } else { 4.875f64 }));
-        for &v2 in t1.iter().skip(1) {
-            v1 = ((v2).abs()).sqrt();
-        }
-        let mut v3: u32 = ((match (39u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
-        if false {
-            v3 = ((a_u32 << (5u16 & 31u16))).max(a_u32);
-        } else {
-            v3 = 73u32;
-        }
-        oi[i] = ((if matches!((v3 % 8u32), 1u32) { (-2147483648i32) } else { ((87i32 * (-11i32)) % ((match (a_u32 % 8u32) { 1u32 => a_i32, _ => a_i32 }) | 1i32)) })) as u64;
-        of[i] = (((((((a_i64) as u8) | ((a_i32) as u8)) * (32u8 >> (a_i64 & 7i64)))) as f64)) as f64;
+        let v1: i16 = 13i16;
+        let v2: i32 = 87i32;
+        oi[i] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)) as u64;
+        of[i] = ((0.0f64).sqrt()) as f64;
     }
 }
 
@@ -712,9 +724,13 @@ pub fn diff_22(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u32 = ((a_u64) as u32);
-        oi[i] = (((((!24u16) ^ (match (a_u32 % 8u32) { 0u32 | 4u32 => ((a_u32) as u16), 4u32 | 4u32 => ((a_u32) as u16), 7u32 => ((a_i64) as u16), _ => ((a_u32) as u16) }))) as u64)) as u64;
-        of[i] = ((-((a_f64 * 0.1f64) * (-a_f64)))) as f64;
+        let mut v0: u32 = (match (a_u32 % 8u32) { 3u32 | 3u32 => a_u32, 1u32 | 4u32 => 84u32, 2u32..=6u32 => 42u32, _ => 99u32 });
+        for j0 in (0u32..=(((42u32 | a_u32)) % 4u32)).rev() {
+            v0 = v0;
+        }
+        assert!((((v0 % 256u32) != 7u32) || (!((-27i64) >= (-15i64)))));
+        oi[i] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) as u64;
+        of[i] = ((((a_f64 + (-7.25f64))).sqrt() * ((a_f64 / a_f64) + ((-9.875f64) * (-4.75f64))))) as f64;
     }
 }
 
@@ -729,13 +745,26 @@ pub fn diff_23(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u64 = (a_u64 & a_u64);
-        let mut v1: f32 = (2.875f32 - (-10.875f32));
-        for j0 in ((((38u32).max(67u32)) % 8u32)..(((a_u32 >> ((-84i32) & 31i32))) % 16u32)).step_by(((21u32) % 3u32) as usize) {
-            v1 = (-v1);
+        let mut v0: u64 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
+        if false {
+            v0 = (a_u64).min(a_u64);
+        } else {
+            v0 = (a_u64 | v0);
         }
-        oi[i] = ((((-5.375f64)) as u8)) as u64;
-        of[i] = (((((v0 >> (a_i32 & 63i32))) as f32)).abs()) as f64;
+        let mut v1: i16 = ((match (92u32 % 8u32) { 4u32 | 2u32 => (((a_i32) as i16) % (((a_f32) as i16) | 1i16)), 0u32..=7u32 => (32767i16 >> ((a_u32) as u8)), _ => (!(-27i16)) })).min(((if false { 32767i16 } else { ((a_u32) as i16) }) ^ (((a_u32) as i16)).max((-53i16))));
+        'l1: for j0 in 0u32..((((((a_i64) as i16)) as u32)) % 3u32) {
+            for j1 in 0u32..(((a_u32 / (a_u32 | 1u32))) % 3u32) {
+                if (9007199254740992.0f64 != 11.625f64) {
+                    break 'l1;
+                }
+                if (32u32 != 31u32) {
+                    continue 'l1;
+                }
+                v1 = (match (32u32 % 8u32) { 1u32 => ((((a_i64) as i16) * (-91i16))).min((match (90u32 % 8u32) { 1u32..=3u32 => (-32768i16), 1u32 => (-40i16), _ => 62i16 })), 5u32 => ((a_i32) as i16), _ => ((v1 << (3u16 & 15u16)) << ((a_i64 >> (7i8 & 63i8)) & 15i64)) });
+            }
+        }
+        oi[i] = (((((false) as i16) + ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)) >> ((((match (2u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) % ((match (90u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)) & 15u64))) as u64;
+        of[i] = ((((a_f32 / (-9.25f32))).abs() / (if (((a_u32) as i8) > (-60i8)) { (a_f32).sqrt() } else { (-4.625f32) }))) as f64;
     }
 }
 
@@ -750,24 +779,31 @@ pub fn diff_24(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i32 = ((match (1u32 % 8u32) { 3u32..=6u32 => (-42i32), _ => ((-36i32) >> 85u32) }) | ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32));
-        if ((50u32).min(a_u32) > (79u32 / (a_u32 | 1u32))) {
-            v0 = (v0).max((((24i16) as i32)).min(((197u8) as i32)));
+        let mut v0: i32 = a_i32;
+        if ((-1i64) < (87i64 / (-9223372036854775808i64))) {
+            v0 = (((-a_i32) >> ((match (a_u32 % 8u32) { 2u32 | 2u32 => 90u8, 6u32..=7u32 => ((a_f32) as u8), _ => ((a_i64) as u8) }) & 31u8))).min(((match (2308458918u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32));
         } else {
-            v0 = (((match (33u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)).abs();
+            v0 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) >> (((((match (91u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) as u64) & 31u64));
         }
-        let mut v1: i64 = (29i64 % (-40i64));
-        if matches!((a_u32 % 8u32), 1u32) {
-            v1 = ((-1i64) % v1);
-        } else {
-            v1 = 63i64;
+        let mut v1: i16 = (((a_u32) as i16)).min(((a_f32) as i16));
+        'l1: for j0 in 0u32..((a_u32) % 3u32) {
+            for j1 in 0u32..(((j0 % 17u32)) % 3u32) {
+                if (!matches!((a_u32 % 8u32), 1u32)) {
+                    break 'l1;
+                }
+                if ((-12.5f32) == (-6.5f32)) {
+                    continue 'l1;
+                }
+                v1 = ((match (29u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
+            }
         }
-        let mut v2: i64 = (((((a_i32) as i16)).max(16i16)) as i64);
-        for j0 in (u32::MAX - (((63u32 << (47u64 & 31u64))) % 4u32))..=u32::MAX {
-            v2 = (!(-a_i64));
+        let mut v2: u32 = (((((a_i32) as i16)).max(v1)) as u32);
+        for j2 in (0u32..=(((match (1u32 % 8u32) { 2u32 => 63u32, _ => a_u32 })) % 4u32)).rev() {
+            v2 = j2;
         }
-        oi[i] = (((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) << ((((a_i32) as u8) + ((a_i32) as u8)) & 63u8))).min(((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64))) as u64;
-        of[i] = (4.625f64) as f64;
+        assert!((((31u32 % 256u32) != 7u32) || matches!((92u32 % 8u32), 1u32)));
+        oi[i] = ((!(((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) & (match (v2 % 8u32) { 4u32 => v0, _ => (-2147483648i32) })))) as u64;
+        of[i] = (1.875f32) as f64;
     }
 }
 
@@ -782,25 +818,21 @@ pub fn diff_25(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: f32 = (-a_f32);
-        let mut v1: f64 = (9007199254740992.0f64 - a_f64);
-        for j0 in (0u32..(((a_u32 % (37u32 | 1u32))) % 4u32)).rev() {
-            v1 = ((-10.625f64) / v1);
+        let mut v0: f32 = a_f32;
+        for j0 in (u32::MAX - (((a_u32).max(a_u32)) % 4u32))..=u32::MAX {
+            v0 = (v0).sqrt();
         }
-        assert!((((11u32 % 256u32) != 7u32) || ((match (91u32 % 8u32) { 6u32 => ((a_f32) as i8), _ => (-58i8) }) != ((-89i8) % ((-128i8) | 1i8)))));
-        let mut t2: [f32; 3] = [(0.375f32 * v0); 3];
-        t2[1] = (v0 - a_f32);
-        t2[2] = ((-9.25f32) * a_f32);
-        let mut v2: f32 = (-a_f32);
-        for &v3 in t2.iter() {
-            v2 = (a_f32 / a_f32);
+        assert!((((1562434276u32 % 256u32) != 7u32) || ((-a_f64) >= (6.25f64 / 1.375f64))));
+        let v1: u64 = (if false { (match (1197237134u32 % 8u32) { 0u32..=3u32 => a_u64, _ => a_u64 }) } else { (a_u64 << (1i32 & 63i32)) });
+        let mut v2: u16 = ((((a_i64) as u16) / (74u16 | 1u16)) ^ ((match (37u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16));
+        if (a_i32 < a_i32) {
+            v2 = ((((58u8) as i32)) as u16);
+        } else {
+            v2 = ((((-0.0f64)) as u16) ^ (if matches!((a_u32 % 8u32), 4u32 | 0u32) { ((a_f32) as u16) } else { ((a_i32) as u16) }));
         }
-        let mut v4: u8 = (if (48u32 == 39u32) { 8u8 } else { ((a_f32) as u8) });
-        for j1 in (0u32..=(((33u32).min(31u32)) % 4u32)).rev() {
-            v4 = ((a_i64) as u8);
-        }
-        oi[i] = ((55u64 / ((((93u16 < 20u16)) as u64) | 1u64))) as u64;
-        of[i] = (v0) as f64;
+        let v3: i32 = ((((!false)) as i32) - a_i32);
+        oi[i] = ((if matches!((1u32 % 8u32), 4u32..=5u32) { (63u8 >> (((a_f32) as u16) & 7u16)) } else { 33u8 })) as u64;
+        of[i] = (12.5f64) as f64;
     }
 }
 
@@ -815,17 +847,17 @@ pub fn diff_26(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i32 = (20i32 % (a_i32 | 1i32));
-        for j0 in (0u32..=(((!a_u32)) % 4u32)).rev() {
-            v0 = ((match (j0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
+        let mut t0: [i32; 3] = [(20i32 % (a_i32 | 1i32)); 3];
+        t0[1] = (!a_i32);
+        t0[2] = ((-66i32) + (-78i32));
+        let mut v0: i32 = a_i32;
+        for &v1 in t0.iter() {
+            v0 = (!v0);
         }
-        let mut v1: u8 = ((a_i32) as u8);
-        for j1 in 0u32..(((!32u32)) % 4u32) {
-            v1 = ((a_i32) as u8);
-        }
-        let v2: u64 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
-        oi[i] = (v1) as u64;
-        of[i] = ((if (a_f32 == ((a_u64) as f32)) { ((-a_f32) / ((-5.25f32) + a_f32)) } else { ((-a_f32) / (match (153982492u32 % 8u32) { 6u32 | 0u32 => (-6.5f32), 0u32 | 7u32 => 2.0f32, 6u32 => a_f32, _ => (-4.5f32) })) })) as f64;
+        let v2: u64 = a_u64;
+        let v3: i8 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
+        oi[i] = (39u8) as u64;
+        of[i] = (a_f32) as f64;
     }
 }
 
@@ -840,16 +872,25 @@ pub fn diff_27(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i8 = (((95u32) as i8)).abs();
-        let v1: i16 = (((a_f32) as i16) << (((match (a_u32 % 8u32) { 4u32..=7u32 => 92u8, 1u32 | 2u32 => ((a_i64) as u8), 6u32 | 2u32 => ((a_f32) as u8), _ => ((a_i64) as u8) }) - (55u8 + 84u8)) & 15u8));
-        let mut v2: i64 = (a_i64 % (((match (37u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64) | 1i64));
-        if (a_i32 > (a_i32 ^ a_i32)) {
-            v2 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64);
-        } else {
-            v2 = (match (a_u32 % 8u32) { 2u32..=6u32 => ((a_i64 >> (v2 & 63i64)) | (v2 >> (a_u64 & 63u64))), 6u32 | 5u32 => (a_i64 << (((match (1553645588u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) & 63u8)), _ => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64) });
+        let mut t0: [i8; 3] = [(((95u32) as i8)).abs(); 3];
+        t0[1] = (-87i8);
+        t0[2] = (((-78i8) >> (((a_u32) as u8) & 7u8)) & (((a_u32) as i8) & ((a_i64) as i8)));
+        let mut v0: i8 = (!(((a_i64) as i8)).abs());
+        for &v1 in t0.iter().rev() {
+            v0 = 55i8;
         }
-        oi[i] = ((((0i64 | DiffPair { a: a_i64, b: (-88i64) }.mixed()) | (match (a_u32 % 8u32) { 1u32 | 5u32 => a_i64, 0u32..=7u32 => a_i64, _ => a_i64 })) | (-(!a_i64)))) as u64;
-        of[i] = ((((((a_i64) as i8)) as f64) / ((((((a_i64) as u8)) as i8)) as f64))) as f64;
+        let mut v2: u16 = 65u16;
+        if ((0i16 % ((-37i16) | 1i16)) < (((a_f32) as i16) + (-78i16))) {
+            v2 = (!(match (15u32 % 8u32) { 6u32 => v2, _ => ((a_i64) as u16) }));
+        } else {
+            v2 = ((match (0u32 % 8u32) { 0u32..=7u32 => ((a_i32) as u16), 3u32 | 1u32 => v2, 6u32..=6u32 => v2, _ => v2 }) << ((match (a_u32 % 8u32) { 3u32 => (-2i64), 1u32..=6u32 => a_i64, _ => (-40i64) }) & 15i64));
+        }
+        let mut v3: u8 = (((v2 - ((a_f32) as u16))) as u8);
+        for j0 in (((92u32) % 8u32)..((a_u32) % 16u32)).step_by(((40u32) % 3u32) as usize) {
+            v3 = ((a_i32) as u8);
+        }
+        oi[i] = ((((a_i64 - (-60i64)) % (a_i64 | 1i64)) ^ 63i64)) as u64;
+        of[i] = ((((((a_i32) as u64)) as f32) - (match (a_u32 % 8u32) { 4u32..=4u32 => (if (68u32 < 25u32) { a_f32 } else { (-7.625f32) }), 7u32 => a_f32, _ => a_f32 }))) as f64;
     }
 }
 
@@ -864,15 +905,23 @@ pub fn diff_28(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u8 = 7u8;
-        let mut v1: i8 = (match (61u32 % 8u32) { 3u32..=6u32 => ((match (65u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8), 3u32 => (-(((a_f32) as i8)).abs()), _ => (((a_f32) as i8) - ((-128i8) >> (a_u32 & 7u32))) });
-        for j0 in (0u32..(((84u32 - 63u32)) % 4u32)).rev() {
-            v1 = (match (4294967295u32 % 8u32) { 7u32 | 7u32 => (((21u8) as i8) + 89i8), 7u32 | 6u32 => ((-45i8) - (if true { 20i8 } else { ((a_u32) as i8) })), 2u32 | 3u32 => 8i8, _ => ((a_u32) as i8) });
+        let v0: u8 = ((if (a_f32 == (-5.5f32)) { ((a_f32) as u8) } else { ((a_u32) as u8) }) >> (8i8 | ((a_f32) as i8)));
+        let mut t1: [i64; 3] = [a_i64; 3];
+        t1[1] = ((-52i64) - a_i64);
+        t1[2] = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64);
+        let mut v1: i64 = (match (4294967295u32 % 8u32) { 4u32 => 74i64, _ => (-32i64) });
+        for &v2 in t1.iter().skip(1) {
+            v1 = (match (4294967295u32 % 8u32) { 7u32 | 7u32 => a_i64, 5u32 => (-9223372036854775808i64), 6u32 | 2u32 => 89i64, _ => a_i64 });
         }
-        let v2: u32 = (90u32).max(a_u32);
-        let v3: u32 = v2;
-        oi[i] = (((match (a_u32 % 8u32) { 2u32 | 0u32 => ((match (95u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8), 1u32..=5u32 => (v1 & 82i8), 3u32 | 5u32 => (v1 + v1), _ => ((a_i64) as i8) }) ^ ((match (69u32 % 8u32) { 3u32..=5u32 => 68i8, _ => 81i8 })).abs())) as u64;
-        of[i] = (((((match (80u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)) as f64)) as f64;
+        let v3: i32 = (-45i32);
+        let mut v4: u32 = (((a_f32 - ((17u16) as f32))) as u32);
+        if (!matches!((46u32 % 8u32), 0u32..=5u32)) {
+            v4 = ((match (a_u32 % 8u32) { 2u32 | 0u32 => ((match (95u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32), 1u32..=5u32 => (v4 & 82u32), 3u32 | 5u32 => (v4 + v4), _ => a_u32 }) >> (((match (a_u32 % 8u32) { 4u32 => a_u64, 5u32..=6u32 => 96u64, _ => 48u64 })) as i8));
+        } else {
+            v4 = v4;
+        }
+        oi[i] = ((((v3) as i16) & (-56i16))) as u64;
+        of[i] = (((((-2.125f64) * a_f64) * ((-7.625f64) * (-10.5f64))) / ((match (a_u32 % 8u32) { 2u32 => a_f64, 1u32 => (-0.0f64), 7u32 | 3u32 => a_f64, _ => 1.7e308f64 }) + (1.7e308f64 / a_f64)))) as f64;
     }
 }
 
@@ -887,13 +936,10 @@ pub fn diff_29(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u8 = 0u8;
-        let mut v1: u32 = ((match (30u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
-        for j0 in ((((29u32 + 33u32)) % 8u32)..((((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v1 = ((90u32 | v1) << (12u64 & 31u64));
-        }
-        oi[i] = (((((a_u32) as u8) << ((16777216.0f32) as i16)) % ((v0).min((((a_u32) as u8) - v0)) | 1u8))) as u64;
-        of[i] = ((4.375f32 * ((0.0f32 * 3.4e38f32)).abs())) as f64;
+        let v0: u8 = (((72u8 + ((a_u32) as u8))).min((7u8 << (12i32 & 7i32))) >> ((9223372036854775807i64 << ((30u64 << (((a_f32) as u16) & 63u16)) & 63u64)) & 7i64));
+        let v1: u64 = ((match (21u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
+        oi[i] = (((92u32).min(((match (55u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) << (((match (4294967295u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) & 31i8))) as u64;
+        of[i] = ((4.375f64 * ((0.0f64 * 1.7e308f64)).abs())) as f64;
     }
 }
 
@@ -908,16 +954,24 @@ pub fn diff_30(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u32 = (if (!(!true)) { ((((match (49u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)) as u32) } else { (((a_i32) as u32) << ((a_i32 + a_i32) & 31i32)) });
-        assert!((((v0 % 256u32) != 7u32) || matches!((3921814304u32 % 8u32), 7u32..=7u32)));
-        let mut v1: u8 = (((match (v0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) - ((a_u32) as u8));
-        for j0 in (0u32..=((((match (79u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32)).rev() {
-            v1 = (match (a_u32 % 8u32) { 4u32..=7u32 => ((7u8 >> 127i8) - (v1).min(v1)), 4u32 | 7u32 => (7u8 >> (((a_i64) as i16) & 7i16)), 2u32 | 7u32 => ((a_i64) as u8), _ => (match (j0 % 8u32) { 4u32..=4u32 => 10u8, 2u32 => ((match (v0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8), _ => (v1 % v1) }) });
+        let mut v0: u32 = 91u32;
+        for j0 in (u32::MAX - (((a_u32 - a_u32)) % 4u32))..=u32::MAX {
+            v0 = (if (((86i32) as f64) == ((a_i64) as f64)) { (!((a_i32) as u32)) } else { (((match (6u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)).max(15u32) });
         }
-        let v2: u32 = (!(!(a_u32 % (v0 | 1u32))));
-        let v3: i32 = (a_i32 % (13i32 | 1i32));
-        oi[i] = ((-54i32)) as u64;
-        of[i] = (((((a_f64) as f64) * (a_f64).abs()) / (match (a_u32 % 8u32) { 0u32..=7u32 => (((-32768i16)) as f64), _ => (-0.0f64) }))) as f64;
+        let mut t1: [i64; 3] = [((-1i64) << (16u16 & 63u16)); 3];
+        t1[1] = (-a_i64);
+        t1[2] = (a_i64 << (((a_u32) as u16) & 63u16));
+        let mut v1: i64 = (((0i8 < 99i8)) as i64);
+        for &v2 in t1.iter().step_by(2) {
+            v1 = ((a_u64) as i64);
+        }
+        let v3: u16 = (7u16 << v0);
+        let mut v4: i16 = ((a_i64) as i16);
+        for j1 in (((v0) % 8u32)..((v0) % 16u32)).step_by(((10u32) % 3u32) as usize) {
+            v4 = ((match (66u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
+        }
+        oi[i] = (((!(((a_i32) as i16) % v4)) << (49241u16 & 15u16))) as u64;
+        of[i] = (((v1) as f32)) as f64;
     }
 }
 
@@ -932,23 +986,23 @@ pub fn diff_31(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u16 = (if (((match (14u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) == (1i32 >> (((a_i64) as u8) & 31u8))) { (65535u16 << ((if true { a_i32 } else { (-64i32) }) & 15i32)) } else { ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)) as u16) });
-        for j0 in (((a_u32) % 8u32)..((27u32) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v0 = ((((match (70u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) << ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64))).max(((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16));
-        }
-        let mut v1: f64 = ((-(a_f64).abs()) - (((((a_i32) as i8) + (-38i8))) as f64));
-        for j1 in ((((match (a_u32 % 8u32) { 2u32..=3u32 => 4294967295u32, _ => a_u32 })) % 8u32)..(((match (a_u32 % 8u32) { 5u32 => 43u32, 7u32 | 3u32 => 73u32, 1u32..=4u32 => a_u32, _ => a_u32 })) % 16u32)).step_by(((88u32) % 3u32) as usize) {
-            v1 = (v1 / 3.25f64);
-        }
-        let mut v2: u8 = (if matches!((49u32 % 8u32), 0u32) { (if (23u64 >= 27u64) { 24u8 } else { 255u8 }) } else { ((true) as u8) });
-        if false {
-            v2 = 43u8;
+        let v0: u16 = (((a_i64) as u16) | (!(((a_i32) as u16) % (((a_i64) as u16) | 1u16))));
+        let mut v1: f32 = (-a_f32);
+        if (!(false && true)) {
+            v1 = (if matches!((32u32 % 8u32), 3u32) { (a_f32 + v1) } else { (((-38i8)) as f32) });
         } else {
-            v2 = (((((93u8 < 50u8)) as i16)) as u8);
+            v1 = (((v1 / 11.0f32)) as f32);
         }
-        let v3: u32 = ((((match (42u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)) as u32);
-        oi[i] = ((!((-1i8)).max(((a_i64) as i8)))) as u64;
-        of[i] = (((a_f32 * (-a_f32)) + 12.375f32)) as f64;
+        let v2: i64 = (-87i64);
+        let mut t3: [u32; 3] = [27u32; 3];
+        t3[1] = (!((a_u32 << (((a_f32) as i16) & 31i16)) * ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)));
+        t3[2] = (((match (69u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) | ((66u32 << (-59i16)) << (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) & 31i8)));
+        let mut v3: u32 = a_u32;
+        for &v4 in t3.iter().skip(1) {
+            v3 = a_u32;
+        }
+        oi[i] = (((a_u32) as u64)) as u64;
+        of[i] = ((((-a_f64) / ((-3.5f64) / a_f64)) - a_f64)) as f64;
     }
 }
 
@@ -963,35 +1017,32 @@ pub fn diff_32(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i64 = ((-92i64)).abs();
-        if (!(((a_i32) as u8) >= 8u8)) {
-            v0 = (0i64 | DiffPair::new(a_i64, (-17i64)).b);
+        let mut v0: i64 = (0i64 | DiffPair::new((-92i64), a_i64).b);
+        for j0 in ((((match (32u32 % 8u32) { 0u32 | 3u32 => 79u32, 2u32..=3u32 => a_u32, 3u32 => 25u32, _ => 40u32 })) % 8u32)..(((16u32 * a_u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v0 = (-40i64);
+        }
+        let mut v1: i16 = (-32768i16);
+        if ((58u16 - 1u16) >= (match (a_u32 % 8u32) { 3u32..=4u32 => 6u16, _ => 95u16 })) {
+            v1 = ((match (26u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
         } else {
-            v0 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64);
+            v1 = (((a_u32) as i16) >> 7u8);
         }
-        let v1: u32 = (!84u32);
-        let mut t2: [i32; 3] = [((43u16) as i32); 3];
-        t2[1] = (((if (10.125f64 >= a_f64) { (20u16 ^ 1u16) } else { ((2.75f64) as u16) })) as i32);
-        t2[2] = (34i32).abs();
-        let mut v2: i32 = ((65u32) as i32);
-        for &v3 in t2.iter().rev() {
-            v2 = a_i32;
-        }
-        let mut v4: u32 = (v1).max(v1);
-        if (!(a_i64 >= a_i64)) {
-            v4 = (match (v1 % 8u32) { 7u32 | 4u32 => a_u32, _ => 67u32 });
+        let mut v2: f64 = ((a_f64 - a_f64) / (9007199254740992.0f64 / 1.625f64));
+        if true {
+            v2 = (match (a_u32 % 8u32) { 2u32..=3u32 => ((5.75f64) as f64), 2u32..=6u32 => (5e-324f64 / a_f64), 4u32 => (1.7e308f64 * a_f64), _ => (0.0f64 * a_f64) });
         } else {
-            v4 = v4;
+            v2 = ((match (1u32 % 8u32) { 3u32 | 0u32 => a_f64, 5u32 | 5u32 => 5e-324f64, _ => 5e-324f64 }) / (5e-324f64).abs());
         }
-        let mut t5: [i8; 3] = [((25i8 ^ 81i8) * ((-77i8) * ((a_f32) as i8))); 3];
-        t5[1] = (if true { (((a_i64) as i8)).min(0i8) } else { (86i8 | (-91i8)) });
-        t5[2] = (((57u8 << (((a_i32) as u8) & 7u8))) as i8);
-        let mut v5: i8 = ((95i8 >> (60u64 & 7u64))).max((if (17u64 <= 79u64) { ((a_f32) as i8) } else { 8i8 }));
-        for &v6 in t5.iter().rev() {
-            v5 = ((a_f32) as i8);
+        let mut v3: u8 = (62u8 * ((a_f32) as u8));
+        for j1 in (0u32..(((!82u32)) % 4u32)).rev() {
+            v3 = (((a_i64) as u8)).min(((a_u32) as u8));
         }
-        oi[i] = (((((3.4e38f32) as i16) / (((a_i32) as i16)).abs())).abs()) as u64;
-        of[i] = ((if ((false && (64u64 <= 75u64)) && (a_f64 == (-0.0f64))) { ((-a_f64) - (0.625f64 - 1.625f64)) } else { (((17u8) as f64) - ((v2) as f64)) })) as f64;
+        let mut v4: i64 = ((if (true || (7i8 > (-84i8))) { (match (a_u32 % 8u32) { 1u32 => a_i64, 4u32..=5u32 => v0, _ => 47i64 }) } else { ((64i64) as i64) }) >> (62u64 & 63u64));
+        for j2 in (((((a_f32) as u32)) % 8u32)..(((13u32 * a_u32)) % 16u32)).step_by(((57u32) % 3u32) as usize) {
+            v4 = v0;
+        }
+        oi[i] = ((((a_i64 >> (67u64 & 63u64))).abs() ^ ((a_i64 & a_i64) / (v0 | 1i64)))) as u64;
+        of[i] = (((((10.375f64) as f64)).sqrt() / ((a_f64 + 10.0f64) + (11.5f64 + a_f64)))) as f64;
     }
 }
 
@@ -1006,10 +1057,10 @@ pub fn diff_33(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i16 = ((25i16 + (-64i16)) >> ((a_i64 / (a_i64 | 1i64)) & 15i64));
-        assert!((((0u32 % 256u32) != 7u32) || (a_u32 < ((match (6u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32))));
-        oi[i] = ((((4i64 << (37u8 & 63u8))).abs() | (-77i64))) as u64;
-        of[i] = ((((a_f32 * 2.625f32) + ((-6.125f32) / a_f32)) + (((((a_f32) as u16)) as f32) / a_f32))) as f64;
+        let v0: i16 = (-32768i16);
+        assert!((((6u32 % 256u32) != 7u32) || false));
+        oi[i] = (((if ((-90i8) != 8i8) { 19i32 } else { (73i32 + (-49i32)) }) >> (((match (a_u32 % 8u32) { 0u32..=2u32 => a_i64, 6u32 | 1u32 => (-64i64), _ => a_i64 }) - (56i64 | a_i64)) & 31i64))) as u64;
+        of[i] = (((a_f64 - (-a_f64)) * ((a_f64 / a_f64) / (-a_f64)))) as f64;
     }
 }
 
@@ -1024,16 +1075,33 @@ pub fn diff_34(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: f32 = (if (67u8 >= 54u8) { ((-0.0f32)).abs() } else { ((a_f64) as f32) });
-        for j0 in (0u32..=((51u32) % 4u32)).rev() {
-            v0 = (if ((-68i64) == a_i64) { (v0 - (-9.625f32)) } else { (if matches!((a_u32 % 8u32), 2u32 | 0u32) { (-3.75f32) } else { 5.0f32 }) });
+        let mut t0: [f32; 3] = [(if (67u8 >= 54u8) { ((-0.0f32)).abs() } else { ((a_f64) as f32) }); 3];
+        t0[1] = ((12.25f32 * a_f32) + (a_f32 * a_f32));
+        t0[2] = ((if (46u8 >= ((a_i64) as u8)) { 1e-40f32 } else { a_f32 }) * ((((a_f32) as i16)) as f32));
+        let mut v0: f32 = ((a_f32).sqrt()).abs();
+        for &v1 in t0.iter().skip(1) {
+            v0 = (((((a_f32) as i8) << (a_u64 & 7u64))) as f32);
         }
-        let v1: u8 = ((87u8 << (((a_i64) as u8) & 7u8)) >> (a_u64 & 7u64));
-        let v2: i16 = ((16i16 & ((a_i64) as i16)) - ((a_i64) as i16));
-        let v3: u32 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
-        let v4: f64 = (-a_f64);
-        oi[i] = ((((match (31u32 % 8u32) { 5u32 | 2u32 => 32767i16, 2u32 => ((a_i32) as i16), _ => v2 }) >> (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) & 15u64)) & ((13i16 * 88i16) >> (7i8 & 15i8)))) as u64;
-        of[i] = (((((78i16 >> (v3 & 15u32)) << ((a_i32 | 88i32) & 15i32))) as f32)) as f64;
+        let v2: i32 = ((match (70u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
+        let mut v3: u8 = ((34u8).min(1u8) - ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8));
+        for j0 in ((((!a_u32)) % 8u32)..((a_u32) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v3 = ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)) as u8);
+        }
+        let v4: u64 = (a_u64 >> (87u64 & 63u64));
+        let mut v5: f64 = (((!v4)) as f64);
+        'l5: for j1 in 0u32..((((match (63u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 3u32) {
+            for j2 in 0u32..(((48u32 + a_u32)) % 3u32) {
+                if (false && false) {
+                    break 'l5;
+                }
+                if true {
+                    continue 'l5;
+                }
+                v5 = (if (!true) { 9007199254740992.0f64 } else { ((v0) as f64) });
+            }
+        }
+        oi[i] = ((20u64).max((((-a_i64)) as u64))) as u64;
+        of[i] = (((match (a_u32 % 8u32) { 0u32 | 1u32 => (if ((-75i16) <= (-32768i16)) { a_f32 } else { 16777216.0f32 }), _ => (match (a_u32 % 8u32) { 1u32 => v0, 4u32 | 0u32 => v0, _ => a_f32 }) }) + v0)) as f64;
     }
 }
 
@@ -1048,30 +1116,29 @@ pub fn diff_35(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i8 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
-        let mut v1: i32 = (((!(a_u64 ^ a_u64))) as i32);
-        if true {
-            v1 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)).abs();
+        let v0: i8 = (((a_i32) as i8) % (((a_i64) as i8) | 1i8));
+        let v1: i16 = (((64i16 * ((a_f32) as i16)) + (!(-1i16))) * (-(((a_u32) as i16) >> (a_i32 & 15i32))));
+        let mut v2: i16 = ((match (86u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
+        if (!(0.25f64 <= (-10.875f64))) {
+            v2 = (-44i16);
         } else {
-            v1 = (!(((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) >> ((v0 & ((a_u32) as i8)) & 31i8)));
+            v2 = v2;
         }
-        let mut v2: u16 = (if matches!((58u32 % 8u32), 5u32 | 1u32) { 99u16 } else { 2u16 });
-        if (!true) {
-            v2 = ((((a_i32) as u8)) as u16);
-        } else {
-            v2 = ((a_i32) as u16);
+        let mut v3: u32 = 96u32;
+        'l3: for j0 in 0u32..(((if true { 95u32 } else { 31u32 })) % 3u32) {
+            for j1 in 0u32..(((match (64u32 % 8u32) { 2u32..=2u32 => 99u32, 0u32..=4u32 => a_u32, 5u32 => 89u32, _ => a_u32 })) % 3u32) {
+                if (a_f32 < 0.875f32) {
+                    break 'l3;
+                }
+                if true {
+                    continue 'l3;
+                }
+                v3 = (((a_u32 | v3) & v3) ^ (a_u32).max((a_u32).max(v3)));
+            }
         }
-        assert!((((49u32 % 256u32) != 7u32) || (!(!true))));
-        let v3: f32 = ((-4.375f32) / a_f32);
-        let mut t4: [u64; 3] = [(!99u64); 3];
-        t4[1] = 63u64;
-        t4[2] = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
-        let mut v4: u64 = ((((16u32 / (28u32 | 1u32))) as u64) + (((match (51u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) % (a_u64 | 1u64)));
-        for &v5 in t4.iter().skip(1) {
-            v4 = a_u64;
-        }
-        oi[i] = ((!((a_i64 >> (((a_i64) as i16) & 63i16))).max(a_i64))) as u64;
-        of[i] = ((if true { ((if (((a_f32) as i16) == ((a_f32) as i16)) { v3 } else { v3 }) * (a_f32 * 3.4e38f32)) } else { a_f32 })) as f64;
+        let v4: u32 = a_u32;
+        oi[i] = (((!15u16) & 14u16)) as u64;
+        of[i] = ((a_f64 * (((-0.0f64) * a_f64) * ((-5.5f64)).abs()))) as f64;
     }
 }
 
@@ -1086,20 +1153,22 @@ pub fn diff_36(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u64 = (!((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64));
-        let mut v1: u16 = ((23u32) as u16);
-        for j0 in ((((a_u32 << (68u64 & 31u64))) % 8u32)..((5u32) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v1 = (32u16).max(59u16);
+        let mut v0: u64 = ((match (43u32 % 8u32) { 4u32 => (a_u64 ^ 63u64), 2u32 => (32u64).min(59u64), _ => ((a_u64) as u64) }) - 59u64);
+        if ((3.25f32 + (-12.0f32)) >= (3.625f32 * 2.625f32)) {
+            v0 = v0;
+        } else {
+            v0 = ((!(v0 | v0)) % (((a_u64 & 64u64) | (v0 & 16885485237650017586u64)) | 1u64));
         }
-        let mut t2: [i64; 3] = [26i64; 3];
-        t2[1] = ((-25i64) * (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64) >> (49u16 & 53u16)));
-        t2[2] = 64i64;
-        let mut v2: i64 = (0i64 | DiffPair::new((!(a_i64 + a_i64)), (((-31i64) << (-50i32)) & (((-128i8)) as i64))).b);
-        for &v3 in t2.iter().skip(1) {
-            v2 = (((0i64 | DiffPair { a: v2, b: a_i64 }.mixed()) << ((match (a_u32 % 8u32) { 1u32..=6u32 => ((a_i64) as i16), 0u32..=5u32 => 15i16, 0u32..=6u32 => 32767i16, _ => (-1i16) }) & 63i16)) % (((match (a_u32 % 8u32) { 7u32 => v2, 3u32..=4u32 => (-68i64), 5u32..=6u32 => a_i64, _ => (-95i64) })).max((a_i64 >> (a_u32 & 63u32))) | 1i64));
+        let mut t1: [i64; 3] = [44i64; 3];
+        t1[1] = (a_i64).abs();
+        t1[2] = ((-99i64)).min(a_i64);
+        let mut v1: i64 = (match (a_u32 % 8u32) { 6u32 | 2u32 => (-1i64), 7u32 | 7u32 => (-95i64), _ => 9223372036854775807i64 });
+        for &v2 in t1.iter() {
+            v1 = (if (((a_i32) as u8) > 24u8) { (-22i64) } else { a_i64 });
         }
-        oi[i] = (((match (86u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)) as u64;
-        of[i] = (((a_f64) as f32)) as f64;
+        let v3: i8 = ((match (69u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
+        oi[i] = (((a_i64) as u16)) as u64;
+        of[i] = (((6.875f32 / (match (4294967295u32 % 8u32) { 4u32 => (-1.875f32), 1u32..=4u32 => 1e-40f32, 3u32 | 3u32 => 6.25f32, _ => 10.125f32 }))).sqrt()) as f64;
     }
 }
 
@@ -1114,22 +1183,23 @@ pub fn diff_37(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u16 = (((a_f32) as u16) + ((((a_f32) as u16) * ((a_i64) as u16)) - (53u16 - 27u16)));
-        if matches!((67u32 % 8u32), 1u32..=4u32) {
-            v0 = (((!a_u64)) as u16);
-        } else {
-            v0 = ((((match (19u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) & ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)) ^ (((match (82u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) << ((((a_f32) as i8) - 63i8) & 15i8)));
+        let v0: u16 = ((a_f32) as u16);
+        assert!((((39u32 % 256u32) != 7u32) || (((((a_i64) as u8)) as u32) != 32u32)));
+        let mut v1: u16 = (((a_i64) as u16) << ((((a_u32) as i8) & ((a_u32) as i8)) & 15i8));
+        'l1: for j0 in 0u32..((((match (29u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 3u32) {
+            for j1 in 0u32..((a_u32) % 3u32) {
+                if (a_u64 <= a_u64) {
+                    break 'l1;
+                }
+                if (a_i32 == a_i32) {
+                    continue 'l1;
+                }
+                v1 = ((!v0) % ((match (j1 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16));
+            }
         }
-        let mut v1: f64 = ((a_f32) as f64);
-        if ((((-30i8)) as i32) > (!32i32)) {
-            v1 = ((((((a_f32) as i16) / ((a_i64) as i16)) >> (((64i64) as u8) & 15u8))) as f64);
-        } else {
-            v1 = (((a_f64 / a_f64) / (v1 - v1)) + (5e-324f64 + ((((a_f32) as u16)) as f64)));
-        }
-        assert!((((20u32 % 256u32) != 7u32) || (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) <= (!149375867u32))));
-        let v2: i16 = (((((a_i32) as i16) ^ 41i16)).abs()).abs();
-        oi[i] = (32i8) as u64;
-        of[i] = (((((((a_i64) as i8) / (57i8 | 1i8)) * (((a_f32) as i8) % (127i8 | 1i8)))) as f64)) as f64;
+        let v2: i8 = ((match (a_u32 % 8u32) { 6u32 => ((-72i8) & ((a_i64) as i8)), 0u32 | 4u32 => ((1u8) as i8), 5u32 | 6u32 => (!(-20i8)), _ => (if (((a_u32) as u8) >= 61u8) { 13i8 } else { ((a_i32) as i8) }) }) >> (((((a_u32) as u16) * v1) | (match (4u32 % 8u32) { 5u32 | 0u32 => ((a_u32) as u16), 6u32 => ((a_i32) as u16), 3u32..=5u32 => v0, _ => 35u16 })) & 7u16));
+        oi[i] = (a_u64) as u64;
+        of[i] = (((-(5.125f32 + (-6.25f32))) / 4.0f32)) as f64;
     }
 }
 
@@ -1144,20 +1214,10 @@ pub fn diff_38(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i32 = (((match (77u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) >> (((a_u32) as u8) & 31u8));
-        if ((66u16 + ((a_i64) as u16)) <= (((a_f32) as u16) / ((a_f32) as u16))) {
-            v0 = a_i32;
-        } else {
-            v0 = (((16i64) as i32)).max(a_i32);
-        }
-        let mut v1: i64 = (((a_i64).abs() | (49i64).max((-22i64))) >> ((((a_f64 - 0.0f64)) as u32) & 63u32));
-        if false {
-            v1 = ((match (61u32 % 8u32) { 1u32 => a_i64, _ => (v1 << (((a_f32) as i16) & 63i16)) }) | (match (65u32 % 8u32) { 2u32 => (0i64 | DiffPair { a: a_i64, b: v1 }.mixed()), _ => ((56u32) as i64) }));
-        } else {
-            v1 = v1;
-        }
-        oi[i] = ((((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) >> ((v1 >> (a_u32 & 63u32)) & 15i64))) as i64)) as u64;
-        of[i] = (((a_f32 + (1e-40f32 - 16777216.0f32)) / ((0.0f32).abs() / ((v0) as f32)))) as f64;
+        let v0: i32 = (((-26i32) << 7i8) - (match (a_u32 % 8u32) { 1u32..=6u32 => 74i32, 1u32..=7u32 => a_i32, _ => a_i32 }));
+        let v1: i32 = ((63i32 | a_i32) >> ((match (16u32 % 8u32) { 2u32..=7u32 => a_i64, 3u32 | 0u32 => 0i64, 0u32 | 7u32 => a_i64, _ => (-9223372036854775808i64) }) & 31i64));
+        oi[i] = ((!(-72i16))) as u64;
+        of[i] = ((if ((((a_i32) as u8) == 255u8) || (((a_i32) as u16) == 39u16)) { ((-a_f32) + (9.25f32).abs()) } else { ((-a_f32) + (-9.875f32)) })) as f64;
     }
 }
 
@@ -1172,15 +1232,20 @@ pub fn diff_39(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut t0: [i64; 3] = [(((-a_f64)) as i64); 3];
-        t0[1] = a_i64;
-        t0[2] = (match (50u32 % 8u32) { 3u32..=3u32 => (48i64 | a_i64), 1u32 | 2u32 => (0i64 | DiffPair { a: 40i64, b: a_i64 }.mixed()), _ => (0i64 | DiffPair::new(19i64, (-30i64)).b) });
-        let mut v0: i64 = ((a_i64 / (-28i64)) - a_i64);
-        for &v1 in t0.iter().rev() {
-            v0 = (-98i64);
+        let mut v0: i64 = (((-a_f64)) as i64);
+        'l0: for j0 in 0u32..((a_u32) % 3u32) {
+            for j1 in 0u32..(((match (50u32 % 8u32) { 3u32..=3u32 => a_u32, 7u32 | 6u32 => a_u32, _ => a_u32 })) % 3u32) {
+                if true {
+                    break 'l0;
+                }
+                if (false && matches!((65u32 % 8u32), 3u32)) {
+                    continue 'l0;
+                }
+                v0 = a_i64;
+            }
         }
-        oi[i] = (12u64) as u64;
-        of[i] = (((((0i64 | DiffPair::new(17i64, a_i64).b)) as f32) - ((a_f32 * (-0.5f32)) + ((90u64) as f32)))) as f64;
+        oi[i] = (28028u16) as u64;
+        of[i] = ((0.375f64).abs()) as f64;
     }
 }
 
@@ -1195,24 +1260,36 @@ pub fn diff_40(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: f32 = ((-9.125f32) * a_f32);
-        if matches!((44u32 % 8u32), 0u32 | 5u32) {
+        let mut v0: f32 = (0.1f32 + a_f32);
+        if false {
             v0 = ((-0.625f32) / v0);
         } else {
             v0 = a_f32;
         }
-        let v1: u64 = ((((match (82u32 % 8u32) { 4u32..=7u32 => a_f64, 2u32..=5u32 => 3.625f64, 6u32..=7u32 => a_f64, _ => 8.0f64 })).sqrt()) as u64);
-        let mut t2: [i32; 3] = [(!72i32); 3];
-        t2[1] = ((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
-        t2[2] = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
-        let mut v2: i32 = (a_i32 / (a_i32 | 1i32));
-        for &v3 in t2.iter().skip(1) {
-            v2 = (v3 << (21u64 & 31u64));
+        let mut v1: u64 = ((match (44u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
+        if ((86u64 == a_u64) || (2147483647i32 <= (-26i32))) {
+            v1 = ((!(64u64).min(1u64)) + (v1 / ((v1 << (21u64 & 63u64)) | 1u64)));
+        } else {
+            v1 = ((((18i32 << (0i32 & 31i32))) as u64) % ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64));
         }
-        let v4: i64 = ((a_i32) as i64);
-        assert!((((29u32 % 256u32) != 7u32) || ((4i16 % ((-63i16) | 1i16)) == ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16))));
-        oi[i] = ((((a_i32 | a_i32) << (88i32 & 31i32)) / (((match (a_u32 % 8u32) { 1u32 | 5u32 => 34i32, 2u32..=3u32 => 61i32, _ => a_i32 }) | ((match (100u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)) | 1i32))) as u64;
-        of[i] = ((((((-20i64)) as f32) * ((a_f64) as f32))).abs()) as f64;
+        let mut v2: u8 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
+        'l2: for j0 in 0u32..((a_u32) % 3u32) {
+            for j1 in 0u32..(((94u32 / (88u32 | 1u32))) % 3u32) {
+                if (!true) {
+                    break 'l2;
+                }
+                if matches!((28u32 % 8u32), 3u32 | 7u32) {
+                    continue 'l2;
+                }
+                v2 = v2;
+            }
+        }
+        let mut v3: i32 = (a_i32 + a_i32);
+        for j2 in (((40u32) % 8u32)..(((if false { a_u32 } else { 7u32 })) % 16u32)).step_by(((81u32) % 3u32) as usize) {
+            v3 = ((match (396360542u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
+        }
+        oi[i] = (((a_u32) as u8)) as u64;
+        of[i] = (((((67u8 | v2) ^ ((a_i64) as u8))) as f64)) as f64;
     }
 }
 
@@ -1227,21 +1304,18 @@ pub fn diff_41(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u32 = (((match (51u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) | (47u32 ^ a_u32));
-        if (matches!((72u32 % 8u32), 0u32) || (true || (a_u64 > 95u64))) {
-            v0 = ((v0 + 69u32) << (-1i64));
+        let mut v0: u32 = a_u32;
+        if (((-73i16) >> ((-54i16) & 15i16)) <= (72i16 * (-82i16))) {
+            v0 = (if ((a_u64 > 95u64) && (((a_i64) as i8) <= 86i8)) { ((67i16) as u32) } else { (!56u32) });
         } else {
-            v0 = v0;
+            v0 = ((!v0) & (if ((-45i8) > (-128i8)) { v0 } else { v0 }));
         }
-        let mut t1: [u32; 3] = [a_u32; 3];
-        t1[1] = ((9.25f64) as u32);
-        t1[2] = (((a_f32 > (-8.75f32))) as u32);
-        let mut v1: u32 = a_u32;
-        for &v2 in t1.iter().step_by(2) {
-            v1 = ((a_f64) as u32);
+        let mut v1: f32 = a_f32;
+        for j0 in 0u32..(((((128u8 > 78u8)) as u32)) % 4u32) {
+            v1 = (((((-67i64)) as u8)) as f32);
         }
-        oi[i] = (1u8) as u64;
-        of[i] = (((((94i16) as f32) / (0.1f32 + a_f32)) - ((((-44i64) << ((-26i16) & 63i16))) as f32))) as f64;
+        oi[i] = ((90i8 >> (((-44i16) * ((a_u32) as i16)) ^ (28i16 % (15i16 | 1i16))))) as u64;
+        of[i] = (((a_f32) as f64)) as f64;
     }
 }
 
@@ -1256,14 +1330,15 @@ pub fn diff_42(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i64 = ((6.125f32) as i64);
-        if ((a_u64 != 30u64) || ((-6.875f32) <= a_f32)) {
-            v0 = ((-55i64) - 42i64);
-        } else {
-            v0 = a_i64;
+        let mut t0: [i64; 3] = [((6.125f32) as i64); 3];
+        t0[1] = (a_i64).abs();
+        t0[2] = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64);
+        let mut v0: i64 = ((-27i64) - 36i64);
+        for &v1 in t0.iter().skip(1) {
+            v0 = (v1 | (-55i64));
         }
-        oi[i] = ((((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) * (((a_f32) as i16)).min((17i16 + ((a_i32) as i16))))) as u64;
-        of[i] = ((((!(a_u32 << 2u64))) as f64)) as f64;
+        oi[i] = ((match (a_u32 % 8u32) { 3u32 => ((((-2147483648i32)) as i16) - (((a_i32) as i16)).min(((a_f32) as i16))), _ => ((13i16 - ((a_i64) as i16)) + ((match (97u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)) })) as u64;
+        of[i] = (((-(match (a_u32 % 8u32) { 4u32 | 7u32 => (-7.25f64), 5u32 => 0.0f64, _ => (-4.25f64) })) / ((a_f64 - (-3.75f64)) + ((-11.0f64)).abs()))) as f64;
     }
 }
 
@@ -1278,30 +1353,20 @@ pub fn diff_43(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u32 = (!((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32));
-        for j0 in (u32::MAX - (((8u32 >> a_u32)) % 4u32))..=u32::MAX {
-            v0 = (!(a_u32 << (87i32 & 31i32)));
+        let v0: u32 = (a_u32).max(90u32);
+        let v1: f64 = (match (a_u32 % 8u32) { 0u32 => 10.875f64, 1u32 => (-6.375f64), 6u32 => a_f64, _ => a_f64 });
+        assert!((((a_u32 % 256u32) != 7u32) || true));
+        let v2: i32 = ((((73u8).max(2u8) % (((match (v0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) | 1u8))) as i32);
+        let mut t3: [f32; 3] = [5.875f32; 3];
+        t3[1] = (2.5f32).sqrt();
+        t3[2] = (a_f32 + 0.1f32);
+        let mut v3: f32 = (10.25f32 + a_f32);
+        for &v4 in t3.iter().rev() {
+            v3 = a_f32;
         }
-        let mut v1: u64 = (if true { a_u64 } else { 47u64 });
-        if (!(((a_i64) as u16) != 79u16)) {
-            v1 = v1;
-        } else {
-            v1 = (a_u64 + 87u64);
-        }
-        assert!((((v0 % 256u32) != 7u32) || (5.875f32 != (2.5f32).sqrt())));
-        let mut v2: f32 = ((v0) as f32);
-        for j1 in (u32::MAX - ((((((a_i64) as i16)) as u32)) % 4u32))..=u32::MAX {
-            v2 = (-10.75f32);
-        }
-        let v3: u64 = ((v1 << (1i32 & 63i32))).max((0u64 % (a_u64 | 1u64)));
-        let mut v4: i32 = (-55i32);
-        if (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) > (a_u32 >> ((a_u32) as u8))) {
-            v4 = (!(((match (v0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) / ((92i32).min(a_i32) | 1i32)));
-        } else {
-            v4 = (match (44u32 % 8u32) { 5u32 | 2u32 => (((66u8) as i32) & ((match (30u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)), 1u32..=7u32 => (if (65u8 == ((a_i32) as u8)) { (53i32 + a_i32) } else { ((12i16) as i32) }), _ => ((match (v0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) });
-        }
-        oi[i] = (v4) as u64;
-        of[i] = ((((v2 * v2)).sqrt() + ((a_f32 + 12.25f32) - (match (v0 % 8u32) { 7u32 | 7u32 => 1e-40f32, 5u32 | 3u32 => (-10.25f32), 2u32 | 7u32 => v2, _ => v2 })))) as f64;
+        let v5: i64 = (((-11.125f32)) as i64);
+        oi[i] = (a_i64) as u64;
+        of[i] = ((-(((v3).abs()) as f32))) as f64;
     }
 }
 
@@ -1316,26 +1381,30 @@ pub fn diff_44(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: f32 = ((((match (55u32 % 8u32) { 7u32 => (-10.125f32), 6u32 => a_f32, 6u32 | 3u32 => (-10.75f32), _ => (-7.375f32) })) as f32) + (-10.875f32));
-        if matches!((a_u32 % 8u32), 6u32 | 2u32) {
-            v0 = (v0 - (((68u16) as f32) / (12.25f32).sqrt()));
-        } else {
-            v0 = (((45u64) as f32) * 0.0f32);
+        let mut t0: [f32; 3] = [((((match (55u32 % 8u32) { 7u32 => (-10.125f32), 6u32 => a_f32, 6u32 | 3u32 => (-10.75f32), _ => (-7.375f32) })) as f32) + (-10.875f32)); 3];
+        t0[1] = a_f32;
+        t0[2] = ((((96u64) as f32) * ((68u16) as f32)) - ((16777216.0f32 / a_f32)).sqrt());
+        let mut v0: f32 = 3.4e38f32;
+        for &v1 in t0.iter().rev() {
+            v0 = ((v1).abs() * (a_f32).sqrt());
         }
-        let v1: f64 = ((((v0) as f32)) as f64);
-        let mut v2: f32 = (if false { 1.5f32 } else { v0 });
-        for j0 in (u32::MAX - (((if (v1 > v1) { 1u32 } else { a_u32 })) % 4u32))..=u32::MAX {
-            v2 = 3.4e38f32;
+        let mut t2: [f32; 3] = [(((a_f32) as f32) / (a_f32 / 2.375f32)); 3];
+        t2[1] = ((1.5f64) as f32);
+        t2[2] = (((if ((-3.625f64) > 0.125f64) { ((a_u32) as u16) } else { 80u16 })) as f32);
+        let mut v2: f32 = a_f32;
+        for &v3 in t2.iter().step_by(2) {
+            v2 = ((v2).abs() + (((-12.25f32)) as f32));
         }
-        let mut t3: [u8; 3] = [(39u8 >> (-(0i8 % (((a_i64) as i8) | 1i8)))); 3];
-        t3[1] = ((match (a_u32 % 8u32) { 3u32..=3u32 => 52u8, _ => (((a_f32) as u8)).min(88u8) })).min(((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)) as u8));
-        t3[2] = (((!((a_u32) as u8)) >> ((if false { 43u8 } else { 32u8 }) & 7u8))).max(((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8));
-        let mut v3: u8 = 34u8;
-        for &v4 in t3.iter().skip(1) {
-            v3 = ((match (4294967295u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
+        let mut t4: [f32; 3] = [((a_f32 * 2.5f32) / 0.1f32); 3];
+        t4[1] = ((-a_f32) / (-6.875f32));
+        t4[2] = (v0 + ((-0.25f32)).abs());
+        let mut v4: f32 = ((3.4e38f32 + a_f32) - (-11.125f32));
+        for &v5 in t4.iter().step_by(2) {
+            v4 = (((17u8 * 99u8)) as f32);
         }
-        oi[i] = ((match (27u32 % 8u32) { 5u32 | 7u32 => 64i64, 0u32..=5u32 => (match (a_u32 % 8u32) { 3u32 | 1u32 => (!35i64), 1u32..=2u32 => (((-47i8)) as i64), _ => a_i64 }), _ => (if ((-25i64) > 9223372036854775807i64) { (a_i64 << (((a_u32) as u16) & 63u16)) } else { 95i64 }) })) as u64;
-        of[i] = ((((a_f64 * 8.25f64) / v1) - ((-a_f64)).abs())) as f64;
+        let v6: f32 = (((-4.0f32) - 4.25f32) * (a_f32 / 0.0f32));
+        oi[i] = ((!(((((a_f32) as i16)) as u64) | (!a_u64)))) as u64;
+        of[i] = (((0.1f64).abs() * (((35i32) as f64) - ((91u16) as f64)))) as f64;
     }
 }
 
@@ -1350,22 +1419,24 @@ pub fn diff_45(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u8 = (match (3u32 % 8u32) { 4u32..=6u32 => 7u8, 5u32..=6u32 => ((a_i64) as u8), _ => 6u8 });
-        for j0 in (((32u32) % 8u32)..((((0.1f32) as u32)) % 16u32)).step_by(((31u32) % 3u32) as usize) {
-            v0 = (v0 & v0);
+        let mut v0: u8 = 69u8;
+        for j0 in (0u32..(((4294967295u32 / (a_u32 | 1u32))) % 4u32)).rev() {
+            v0 = ((((a_i32) as i16)) as u8);
         }
-        let v1: u16 = (41u16 << (((((a_f32) as i8)) as i32)).max(((-85i32) & (-65i32))));
-        let v2: i32 = (((-90i32) >> (17i8 & 31i8)) << (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) & 31i16));
-        let v3: u16 = (match (a_u32 % 8u32) { 5u32 => ((a_i32) as u16), 1u32 | 4u32 => ((a_i32) as u16), _ => 84u16 });
-        let mut t4: [f64; 3] = [(-(((-10.25f64)).abs() / a_f64)); 3];
-        t4[1] = (-9.5f64);
-        t4[2] = ((((a_i64) as f64) * (-2.5f64)) - 3.625f64);
-        let mut v4: f64 = ((((a_u32 | 34u32) & (78u32 + 7u32))) as f64);
-        for &v5 in t4.iter().step_by(2) {
-            v4 = (((match (14u32 % 8u32) { 1u32 => (a_i32).min((-19i32)), 3u32..=4u32 => (a_i32 | a_i32), _ => ((1e-40f32) as i32) })) as f64);
+        let mut v1: i8 = (((a_u32) as i8) | 8i8);
+        if false {
+            v1 = (v1 & v1);
+        } else {
+            v1 = (-46i8);
         }
-        oi[i] = ((a_i64 ^ (-1i64))) as u64;
-        of[i] = ((-((v4 + v4) + (9.5f64 + a_f64)))) as f64;
+        let mut v2: u32 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
+        for j1 in (((a_u32) % 8u32)..(((98u32 >> 46u8)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v2 = ((((((a_i32) as u8)) as u32) << (v1).abs()) << ((!(a_u32 >> (a_i32 & 31i32))) & 31u32));
+        }
+        let v3: i16 = ((32i32) as i16);
+        let v4: u64 = (match (v2 % 8u32) { 3u32..=6u32 => (if ((76u64 < 7u64) || matches!((20u32 % 8u32), 0u32..=1u32)) { 69u64 } else { ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) }), _ => ((34u16) as u64) });
+        oi[i] = (45u16) as u64;
+        of[i] = (((match (a_u32 % 8u32) { 7u32 | 1u32 => ((a_f64) as f32), _ => (11.5f32 - a_f32) })).abs()) as f64;
     }
 }
 
@@ -1380,14 +1451,10 @@ pub fn diff_46(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: f32 = ((((a_f32 + a_f32) / (a_f32 / a_f32))) as f32);
-        for j0 in (0u32..(((1u32 % (64u32 | 1u32))) % 4u32)).rev() {
-            v0 = ((((-3.875f32) * a_f32) + (if false { a_f32 } else { a_f32 })) / (((-10.5f32)).sqrt() / ((-5.875f32)).abs()));
-        }
-        assert!((((71u32 % 256u32) != 7u32) || ((a_f64 / a_f64) > ((-10.0f64) * a_f64))));
-        let v1: u32 = (((20u64 & 26u64)) as u32);
-        oi[i] = (((a_f32) as i16)) as u64;
-        of[i] = ((-((a_f64 * 2.625f64) / ((-3.25f64)).sqrt()))) as f64;
+        let v0: f32 = a_f32;
+        let v1: i64 = a_i64;
+        oi[i] = ((-97i16)) as u64;
+        of[i] = ((((v0 * a_f32) * a_f32) * ((((match (81u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)) as f32))) as f64;
     }
 }
 
@@ -1402,28 +1469,35 @@ pub fn diff_47(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u64 = (((50u64 >> (a_u32 & 63u32)) << (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) & 63i8)) >> ((match (a_u32 % 8u32) { 4u32 | 7u32 => (a_i64 - 9223372036854775807i64), _ => (0i64 | DiffPair::new(a_i64, 64i64).b) }) & 63i64));
-        if true {
-            v0 = (((-81i64)) as u64);
-        } else {
-            v0 = (match (a_u32 % 8u32) { 0u32..=6u32 => (match (a_u32 % 8u32) { 5u32 => (!a_u64), 6u32 | 0u32 => a_u64, _ => 73u64 }), _ => (((match (4294967295u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) - (!v0)) });
+        let mut v0: u64 = (((50u64 >> (a_u32 & 63u32)) << (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) & 63i8)) >> ((((match (52u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) >> ((31u32 - 0u32) & 7u32)) & 63u8));
+        for j0 in (0u32..=(((95u32 << (95i16 & 31i16))) % 4u32)).rev() {
+            v0 = (match (a_u32 % 8u32) { 0u32..=6u32 => (match (a_u32 % 8u32) { 5u32 => (!a_u64), 6u32 | 0u32 => a_u64, _ => 73u64 }), _ => (((match (j0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) - ((match (31u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)) });
         }
-        let mut t1: [i64; 3] = [((if (97i16 > 72i16) { (match (a_u32 % 8u32) { 2u32 | 4u32 => a_i64, 2u32..=5u32 => a_i64, _ => a_i64 }) } else { ((-66i64) & 63i64) }) >> ((((16i16) as i8) | 66i8) & 63i8)); 3];
-        t1[1] = ((0i64 | DiffPair::new((0i64 | DiffPair::new((-1i64), a_i64).b), (83i64 - (-22i64))).b) << (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) & 63u16));
-        t1[2] = ((match (a_u32 % 8u32) { 0u32..=7u32 => (a_i64).max(a_i64), 1u32..=1u32 => (61i64 & (-93i64)), _ => (-a_i64) }) >> ((!(((a_i32) as i8)).max(90i8)) & 63i8));
-        let mut v1: i64 = ((!((76u8) as i64)) | (((match (32u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64)).min((if ((-2i16) <= 9i16) { (-28i64) } else { a_i64 })));
-        for &v2 in t1.iter() {
-            v1 = (((!(a_i32 | a_i32))) as i64);
+        let mut v1: i64 = ((if (97i16 > 72i16) { (match (a_u32 % 8u32) { 2u32 | 4u32 => a_i64, 2u32..=5u32 => a_i64, _ => a_i64 }) } else { ((-66i64) & 63i64) }) >> ((((16i16) as i8) | 66i8) & 63i8));
+        'l1: for j1 in 0u32..(((37u32 << (72u16 & 31u16))) % 3u32) {
+            for j2 in 0u32..((((match (59u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 3u32) {
+                if (25u32 == 84u32) {
+                    break 'l1;
+                }
+                if (!true) {
+                    continue 'l1;
+                }
+                v1 = v1;
+            }
         }
-        let v3: u16 = (((19u16 << 31i32)).max(((match (13u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)) % ((((38i16).max((-51i16))) as u16) | 1u16));
-        let mut v4: i32 = (!((match (57u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32));
-        if (matches!((10u32 % 8u32), 3u32..=5u32) && matches!((89u32 % 8u32), 2u32 | 0u32)) {
-            v4 = ((!(a_i32).abs()) >> (25i32 & 31i32));
-        } else {
-            v4 = ((if (!false) { (v4 << (v1 & 31i64)) } else { (v4 >> (61i64 & 31i64)) }) / ((((match (86u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) ^ (((-81i32)) as i32)) | 1i32));
+        let mut v2: i64 = (((46i64 >> a_i64)).max((!(-93i64))) ^ (-(a_i64 << (-99i16))));
+        for j3 in (0u32..=((((76u8) as u32)) % 4u32)).rev() {
+            v2 = (0i64 | DiffPair::new((match (62u32 % 8u32) { 2u32..=6u32 => (v2 ^ (-1i64)), 0u32 => a_i64, _ => ((a_i32) as i64) }), (match (j3 % 8u32) { 2u32 | 4u32 => (a_i64 >> (90u16 & 63u16)), 0u32 => (a_i64 ^ (-57i64)), _ => (if (24i32 != 32i32) { v2 } else { a_i64 }) })).b);
         }
-        oi[i] = ((((v1).max((-92i64)) + (match (a_u32 % 8u32) { 4u32..=6u32 => (-81i64), 0u32..=1u32 => a_i64, _ => 22i64 })) ^ (if (((a_u32) as u8) <= 1u8) { ((74i8) as i64) } else { (v1 << a_i64) }))) as u64;
-        of[i] = ((((((match (47u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) >> ((match (a_u32 % 8u32) { 3u32..=3u32 => a_u64, 2u32..=6u32 => 83u64, _ => 70u64 }) & 63u64))) as f32)) as f64;
+        let mut t3: [i64; 3] = [(-9223372036854775808i64); 3];
+        t3[1] = (0i64 | DiffPair { a: (0i64 | DiffPair { a: 35i64, b: v2 }.mixed()), b: (-v2) }.mixed());
+        t3[2] = (a_i64).min(65i64);
+        let mut v3: i64 = ((93i64 | (-9223372036854775808i64)) >> (a_i32 & 63i32));
+        for &v4 in t3.iter().skip(1) {
+            v3 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64);
+        }
+        oi[i] = ((((match (68u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) * (61i16 / (((-86i16) >> ((-28i32) & 15i32)) | 1i16)))) as u64;
+        of[i] = (((-a_f64) + ((a_f64 - 1.7e308f64) / 0.25f64))) as f64;
     }
 }
 
@@ -1438,10 +1512,14 @@ pub fn diff_48(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u32 = (86u32 * ((31u32 ^ 47u32) >> (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) & 31i16)));
-        assert!((((1u32 % 256u32) != 7u32) || matches!((a_u32 % 8u32), 3u32)));
-        oi[i] = (17u16) as u64;
-        of[i] = (((((match (v0 % 8u32) { 2u32..=7u32 => ((a_u32) as u16), _ => ((a_u32) as u16) }) << (a_u32 & 15u32))) as f32)) as f64;
+        let mut v0: u32 = (((31u32 + 94u32) % ((match (a_u32 % 8u32) { 5u32 => 33u32, 7u32 | 6u32 => a_u32, 0u32 | 7u32 => a_u32, _ => a_u32 }) | 1u32)) - (if (!(a_f64 != 9.5f64)) { a_u32 } else { a_u32 }));
+        if ((match (a_u32 % 8u32) { 1u32 => 1u32, 7u32 => a_u32, 0u32 => a_u32, _ => 0u32 }) >= 0u32) {
+            v0 = (((!v0) + (53u32).max(a_u32)) << (((match (v0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) >> ((0i64 | DiffPair::new(a_i64, (-30i64)).b) & 7i64)));
+        } else {
+            v0 = ((((86u16 >> (v0 & 15u32)) >> ((a_f64) as u64))) as u32);
+        }
+        oi[i] = ((((-(14i16 * (-66i16)))) as u8)) as u64;
+        of[i] = (((((!((a_u32) as u16)) >> ((-50i8) & 15i8))) as f32)) as f64;
     }
 }
 
@@ -1456,25 +1534,18 @@ pub fn diff_49(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i16 = (match (a_u32 % 8u32) { 0u32..=3u32 => ((a_u32) as i16), 7u32 => ((a_u32) as i16), _ => 4i16 });
-        if (((63u16) as u64) < 367021724405971341u64) {
-            v0 = (((a_i64) as i16) % (((a_i32) as i16) | 1i16));
-        } else {
-            v0 = (if (89u16 != ((a_f32) as u16)) { v0 } else { v0 });
+        let mut t0: [i16; 3] = [(match (a_u32 % 8u32) { 0u32..=3u32 => ((a_u32) as i16), 7u32 => ((a_u32) as i16), _ => 4i16 }); 3];
+        t0[1] = ((a_i64) as i16);
+        t0[2] = ((63u16) as i16);
+        let mut v0: i16 = 16i16;
+        for &v1 in t0.iter().step_by(2) {
+            v0 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
         }
-        assert!((((a_u32 % 256u32) != 7u32) || ((((a_u32) as u16) | ((a_u32) as u16)) >= (match (4294967295u32 % 8u32) { 4u32 | 6u32 => 85u16, _ => ((a_i64) as u16) }))));
-        let mut v1: u64 = (((0.1f32 * (-12.5f32))) as u64);
-        if ((false || (a_u64 >= a_u64)) && true) {
-            v1 = ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)) as u64);
-        } else {
-            v1 = ((a_u64).max(v1) / ((if (a_i32 >= a_i32) { 48u64 } else { a_u64 }) | 1u64));
-        }
-        let mut v2: i64 = (!26i64);
-        for j0 in (0u32..=((54u32) % 4u32)).rev() {
-            v2 = (((a_i64 + v2) / (!a_i64)) >> (-91i32));
-        }
-        oi[i] = ((64i8 >> ((if (!((-19i8) > 79i8)) { (30u16 * 58u16) } else { (73u16 >> ((a_i32) as u8)) }) & 7u16))) as u64;
-        of[i] = (((((9u32) as f64) - (1.7e308f64 / a_f64)) * (if matches!((4294967295u32 % 8u32), 2u32 | 1u32) { 5.875f64 } else { (-a_f64) }))) as f64;
+        let v2: u32 = a_u32;
+        let v3: u64 = 86u64;
+        assert!((((a_u32 % 256u32) != 7u32) || ((((a_u32) as u16) | ((a_u32) as u16)) >= (match (v2 % 8u32) { 0u32 => ((a_i64) as u16), _ => ((a_f32) as u16) }))));
+        oi[i] = (61i64) as u64;
+        of[i] = ((((0.1f64 * (-12.5f64)) * (if false { (-10.5f64) } else { 0.0f64 })) / (((-1i16)) as f64))) as f64;
     }
 }
 
@@ -1489,21 +1560,14 @@ pub fn diff_50(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u8 = ((((a_i64) as i16)) as u8);
-        if (57i16 >= ((((a_u32) as i16)) as i16)) {
-            v0 = ((a_i64) as u8);
-        } else {
-            v0 = ((match (72u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
+        let v0: u8 = 89u8;
+        let v1: f64 = (-0.0f64);
+        let mut v2: u64 = ((match (56u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
+        for j0 in ((((49u32 / (20u32 | 1u32))) % 8u32)..((((((a_i32) as i8)) as u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v2 = ((v2).min(a_u64)).max(((match (32u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64));
         }
-        let mut v1: u64 = (0u64 ^ 13u64);
-        if (((-2.625f64) + a_f64) >= (4.0f64).abs()) {
-            v1 = (a_u64).min(v1);
-        } else {
-            v1 = ((match (87u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
-        }
-        let v2: i8 = ((-20i8) / (-128i8));
-        oi[i] = (((v2) as u32)) as u64;
-        of[i] = ((((((match (3357063910u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)) as f64) * (a_f64 / ((-9.125f64) - a_f64)))) as f64;
+        oi[i] = (((((a_f32 - (-2.5f32))) as i8) >> (((match (87u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) & 7u32))) as u64;
+        of[i] = ((-((10.0f32 + (-1.375f32))).abs())) as f64;
     }
 }
 
@@ -1518,19 +1582,39 @@ pub fn diff_51(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i32 = (-81i32);
-        let mut v1: i16 = (!(20i16 ^ (-37i16)));
-        for j0 in 0u32..((((1u16) as u32)) % 4u32) {
-            v1 = ((a_f32) as i16);
+        let mut v0: i32 = ((match (804346379u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
+        if ((76i64 % ((-69i64) | 1i64)) <= ((1u16) as i64)) {
+            v0 = ((v0 - a_i32)).max((a_i32 % (a_i32 | 1i32)));
+        } else {
+            v0 = ((a_i32).abs() >> ((a_i64 + (-25i64)) & 31i64));
         }
-        let mut v2: f32 = ((((-62i32)) as f32) - a_f32);
-        for j1 in (0u32..=(((!32u32)) % 4u32)).rev() {
-            v2 = ((a_i32) as f32);
+        let mut v1: u64 = 92u64;
+        for j0 in (((0u32) % 8u32)..(((match (90u32 % 8u32) { 7u32 | 7u32 => a_u32, 7u32 => 49u32, _ => 32u32 })) % 16u32)).step_by(((15u32) % 3u32) as usize) {
+            v1 = ((((63u8 >> (((a_i64) as i16) & 7i16))) as u64) - ((match (44u32 % 8u32) { 5u32 => a_u64, 1u32 => v1, 3u32 | 0u32 => 72u64, _ => a_u64 }) - ((5e-324f64) as u64)));
         }
-        let v3: f64 = (a_f64 / (-0.0f64));
-        let v4: f32 = ((0.1f32 * a_f32) + (a_f32 / v2));
-        oi[i] = (63u64) as u64;
-        of[i] = (((((-a_i64)) as f32) + a_f32)) as f64;
+        assert!((((26u32 % 256u32) != 7u32) || (((((a_u32) as u8) != 28u8) || (96u32 <= 16u32)) || (!false))));
+        let mut t2: [i8; 3] = [((if (((a_f32) as i8) != (-43i8)) { ((-43i8) / ((-1i8) | 1i8)) } else { (((a_i32) as i8)).abs() }) & ((match (51u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)); 3];
+        t2[1] = (((-1i8) << ((((a_i32) as i16)).min(((a_u32) as i16)) & 7i16)) % ((if true { (((a_i32) as i8) << (((a_i64) as u16) & 7u16)) } else { (if ((-128i8) <= ((a_f32) as i8)) { 46i8 } else { ((a_i32) as i8) }) }) | 1i8));
+        t2[2] = (((-128i8) % (((v0) as i8) | 1i8)) << ((!((match (19u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)) & 7u64));
+        let mut v2: i8 = ((((33i64 << ((-23i64) & 63i64)) << (((match (99u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) & 63u8))) as i8);
+        for &v3 in t2.iter().rev() {
+            v2 = (((match (25u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) * ((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8));
+        }
+        let mut v4: f64 = a_f64;
+        if (((a_f32) as f32) == a_f32) {
+            v4 = (v4 - v4);
+        } else {
+            v4 = ((-0.0f64) - v4);
+        }
+        let mut t5: [u64; 3] = [(a_u64 >> ((a_i64) as u16)); 3];
+        t5[1] = v1;
+        t5[2] = (67u64).max(a_u64);
+        let mut v5: u64 = (v1 >> (a_i32 & 63i32));
+        for &v6 in t5.iter().skip(1) {
+            v5 = 46u64;
+        }
+        oi[i] = ((((a_u64 | a_u64) >> (39u16 | ((a_i64) as u16))) >> ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32))) as u64;
+        of[i] = (((v4) as f64)) as f64;
     }
 }
 
@@ -1545,18 +1629,25 @@ pub fn diff_52(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i16 = ((match (32u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
-        for j0 in (0u32..=(((9u32 * a_u32)) % 4u32)).rev() {
-            v0 = ((match (57u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
+        let mut v0: i16 = ((((9u16 * ((a_f32) as u16))).min((((-57i8)) as u16))) as i16);
+        if (matches!((a_u32 % 8u32), 3u32) && matches!((19u32 % 8u32), 2u32)) {
+            v0 = ((((-32768i16)).min(v0) << (((match (28u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) & 15u32)) << ((48u8 | 7u8) ^ ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)));
+        } else {
+            v0 = 29i16;
         }
-        let mut t1: [i64; 3] = [(((48i64 | (-1i64)) << ((if true { a_u32 } else { a_u32 }) & 63u32))).min((0i64 | DiffPair { a: (!a_i64), b: (63i64 << a_u32) }.mixed())); 3];
-        t1[1] = (((0i64 | DiffPair::new(40i64, a_i64).b) * ((35i32) as i64)) << (((64u64 >> ((-99i32) & 63i32))).min(a_u64) & 63u64));
-        t1[2] = ((20i64) as i64);
-        let mut v1: i64 = ((match (47u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64);
-        for &v2 in t1.iter().step_by(2) {
-            v1 = (((8.5f64) as i64)).min(((if (2i32 != (-38i32)) { v2 } else { v1 })).abs());
+        let mut v1: u16 = ((((match (40u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) * (((a_u32) as u16) / (76u16 | 1u16)))).min(((49u16 >> (-31i64)) / (90u16 | 1u16)));
+        'l1: for j0 in 0u32..((((a_i32) as u32)) % 3u32) {
+            for j1 in 0u32..(((a_u32 * 53u32)) % 3u32) {
+                if (38u64 < 0u64) {
+                    break 'l1;
+                }
+                if false {
+                    continue 'l1;
+                }
+                v1 = (!v1);
+            }
         }
-        oi[i] = (((-8i32) >> ((((!15i16)) as u8) & 31u8))) as u64;
+        oi[i] = (8u32) as u64;
         of[i] = (((((((-12.125f64)) as f32)) as f64) - ((((true) as i16)) as f64))) as f64;
     }
 }
@@ -1572,22 +1663,21 @@ pub fn diff_53(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut t0: [u64; 3] = [(a_u64 % (1u64 | 1u64)); 3];
-        t0[1] = (a_u64).max(32u64);
-        t0[2] = (match (a_u32 % 8u32) { 3u32 | 3u32 => a_u64, _ => 93u64 });
-        let mut v0: u64 = (a_u64 << ((-67i64) & 63i64));
-        for &v1 in t0.iter().step_by(2) {
-            v0 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
+        let mut v0: u64 = (a_u64 % (1u64 | 1u64));
+        'l0: for j0 in 0u32..(((a_u32).max(32u32)) % 3u32) {
+            for j1 in 0u32..(((match (a_u32 % 8u32) { 3u32 | 3u32 => a_u32, _ => 93u32 })) % 3u32) {
+                if (a_i64 >= a_i64) {
+                    break 'l0;
+                }
+                if (((a_i32) as u16) <= ((a_u32) as u16)) {
+                    continue 'l0;
+                }
+                v0 = ((48i64) as u64);
+            }
         }
-        let mut t2: [i32; 3] = [(-21i32); 3];
-        t2[1] = ((a_i32 >> 8u8) << (a_i64 & 31i64));
-        t2[2] = (-16i32);
-        let mut v2: i32 = a_i32;
-        for &v3 in t2.iter().skip(1) {
-            v2 = (((-1.375f32)) as i32);
-        }
-        oi[i] = ((((!(((a_u32) as i8) << (7u32 & 7u32)))) as u16)) as u64;
-        of[i] = ((12.125f64).abs()) as f64;
+        let v1: f32 = (match (a_u32 % 8u32) { 5u32 => a_f32, 3u32 => a_f32, 0u32..=2u32 => a_f32, _ => a_f32 });
+        oi[i] = ((if (((a_f32) as u32) > ((match (5u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) { (((!(-14i8))) as i32) } else { (a_i32 / ((2147483647i32 << ((-34i32) & 31i32)) | 1i32)) })) as u64;
+        of[i] = ((match (55u32 % 8u32) { 3u32 => (8.375f64).abs(), 1u32 => ((-2.0f64) + ((89i32) as f64)), 7u32 | 7u32 => a_f64, _ => ((1.7e308f64 * 0.1f64)).sqrt() })) as f64;
     }
 }
 
@@ -1602,11 +1692,31 @@ pub fn diff_54(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i32 = ((((match (83u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)).min(((-74i32)).abs()) ^ (((-3i32) - a_i32)).min(((0.5f32) as i32)));
-        let v1: u8 = (((94i16 - ((a_u32) as i16))) as u8);
-        let v2: i8 = (if true { 14i8 } else { ((a_u32) as i8) });
-        oi[i] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)) as u64;
-        of[i] = (a_f64) as f64;
+        let mut v0: i32 = (-((!(-77i32)) ^ (a_i32).abs()));
+        for j0 in (((15u32) % 8u32)..((55u32) % 16u32)).step_by(((6u32) % 3u32) as usize) {
+            v0 = (match (19u32 % 8u32) { 4u32 => ((if (a_u32 != j0) { v0 } else { a_i32 }) - ((2.875f64) as i32)), 0u32 | 7u32 => ((!a_i32) << ((59i8 ^ ((a_u32) as i8)) & 31i8)), _ => (((-65i32) ^ a_i32) / (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) | 1i32)) });
+        }
+        let mut t1: [u64; 3] = [((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64); 3];
+        t1[1] = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
+        t1[2] = ((a_f32) as u64);
+        let mut v1: u64 = ((a_f64) as u64);
+        for &v2 in t1.iter().step_by(2) {
+            v1 = (if false { 16u64 } else { 18446744073709551615u64 });
+        }
+        let mut v3: u16 = ((a_u32) as u16);
+        'l3: for j1 in 0u32..(((54u32 << (((a_u32) as i8) & 31i8))) % 3u32) {
+            for j2 in 0u32..(((a_u32 >> (a_i32 & 31i32))) % 3u32) {
+                if ((-31i8) != 75i8) {
+                    break 'l3;
+                }
+                if (matches!((a_u32 % 8u32), 1u32..=2u32) && (a_u64 == v1)) {
+                    continue 'l3;
+                }
+                v3 = (v3 - (((a_i64) as u16) % (45u16 | 1u16)));
+            }
+        }
+        oi[i] = ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) + (if (!true) { (-((a_u32) as i8)) } else { (-38i8) }))) as u64;
+        of[i] = ((-((match (a_u32 % 8u32) { 2u32 => 6.75f32, _ => (-0.625f32) }) + ((-7.375f32) - 3.4e38f32)))) as f64;
     }
 }
 
@@ -1621,18 +1731,29 @@ pub fn diff_55(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u32 = (((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) << ((-69i8) & 31i8));
-        let mut t1: [i32; 3] = [(((match (1458395997u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) + (!(a_i32).abs())); 3];
-        t1[1] = (((46i32 / (42i32 | 1i32)) ^ (a_i32 - a_i32)) - a_i32);
-        t1[2] = ((89i32 >> ((93u16 - 42317u16) & 31u16)) - 0i32);
-        let mut v1: i32 = (!(!(45i32 * a_i32)));
-        for &v2 in t1.iter().skip(1) {
-            v1 = (!(match (a_u32 % 8u32) { 4u32..=4u32 => (!98i32), 5u32 | 4u32 => (if (0u8 > ((a_u32) as u8)) { a_i32 } else { v2 }), 3u32..=6u32 => ((((a_f32) as i16)) as i32), _ => v1 }));
+        let mut t0: [u32; 3] = [(((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) << ((-69i8) & 31i8)); 3];
+        t0[1] = (((match (4294967295u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)).max((a_u32).max(32u32));
+        t0[2] = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
+        let mut v0: u32 = (((0i64 | DiffPair { a: 40i64, b: a_i64 }.mixed())) as u32);
+        for &v1 in t0.iter().step_by(2) {
+            v0 = (((((a_f32) as u8)) as u32) >> (!9u8));
         }
-        let v3: f32 = 6.75f32;
-        let v4: f32 = ((match (v0 % 8u32) { 6u32 | 5u32 => (a_f32 * 9.5f32), 0u32 => (-v3), _ => (a_f32 + a_f32) }) * (((92u16 >> (a_i32 & 15i32))) as f32));
-        oi[i] = (((a_f32) as u16)) as u64;
-        of[i] = ((((-(match (600860548u32 % 8u32) { 1u32 => ((a_u32) as i8), _ => ((a_f32) as i8) }))) as f32)) as f64;
+        let v2: f64 = (5e-324f64 + (-7.75f64));
+        let v3: i16 = ((-12i16) + ((a_i32) as i16));
+        let mut v4: u16 = 98u16;
+        'l4: for j0 in 0u32..(((!a_u32)) % 3u32) {
+            for j1 in 0u32..(((match (a_u32 % 8u32) { 2u32..=4u32 => 93u32, _ => v0 })) % 3u32) {
+                if (v0 > v0) {
+                    break 'l4;
+                }
+                if (((a_u32) as i8) > ((a_i64) as i8)) {
+                    continue 'l4;
+                }
+                v4 = (if matches!((a_u32 % 8u32), 6u32) { ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) } else { (((match (v0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) << (a_u32 & 15u32)) });
+            }
+        }
+        oi[i] = (72u64) as u64;
+        of[i] = ((((-a_f32)) as f32)) as f64;
     }
 }
 
@@ -1647,16 +1768,10 @@ pub fn diff_56(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u16 = (55u16 >> (8i8 & 15i8));
-        assert!((((98u32 % 256u32) != 7u32) || (a_u64 >= ((match (100u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64))));
-        let mut v1: f64 = ((-4.5f64)).sqrt();
-        if (84i64 <= ((a_i64) as i64)) {
-            v1 = (-10.375f64);
-        } else {
-            v1 = ((((a_f32) as i8)) as f64);
-        }
-        oi[i] = ((if ((a_u32 / 43u32) == (67u32 ^ a_u32)) { (((a_u32) as i8) << ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) } else { (((a_f64) as i8)).max(((match (84u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) })) as u64;
-        of[i] = ((((0.875f32 + a_f32) + (2.625f32 * a_f32)) / a_f32)) as f64;
+        let v0: u16 = ((1i32) as u16);
+        let v1: u16 = ((match (36u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
+        oi[i] = ((-(0i64 | DiffPair::new((a_i64).abs(), (70i64 | (-36i64))).b))) as u64;
+        of[i] = ((((((a_u32) as u8) / (((match (34u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) | 1u8))) as f64)) as f64;
     }
 }
 
@@ -1671,18 +1786,22 @@ pub fn diff_57(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: f64 = ((a_f64 * a_f64) * ((5e-324f64) as f64));
-        let v1: i32 = (((((a_i32) as i8) << (6u8 & 7u8))) as i32);
-        assert!((((1u32 % 256u32) != 7u32) || ((!((-11.875f64) == v0)) || (((a_i32) as i8) == (-1i8)))));
-        let mut t2: [i64; 3] = [(if (a_f64 == 6.625f64) { 0i64 } else { a_i64 }); 3];
-        t2[1] = (!(-67i64));
-        t2[2] = ((-30i64)).max((-34i64));
-        let mut v2: i64 = ((-61i64) / a_i64);
-        for &v3 in t2.iter().skip(1) {
-            v2 = (9223372036854775807i64 % (v2 | 1i64));
+        let mut v0: f64 = ((a_f64 + a_f64) - (9007199254740992.0f64 * a_f64));
+        if ((46u16 << (a_i32 & 15i32)) >= 27u16) {
+            v0 = (match (4294967295u32 % 8u32) { 4u32..=6u32 => (v0 - 2.25f64), 5u32..=6u32 => a_f64, _ => (a_f64).sqrt() });
+        } else {
+            v0 = (a_f64).abs();
         }
-        oi[i] = ((!((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8))) as u64;
-        of[i] = ((-0.375f32)) as f64;
+        let v1: u16 = 77u16;
+        let mut t2: [f32; 3] = [((((62u8 / (((a_u32) as u8) | 1u8)) * (((a_u32) as u8) - 61u8))) as f32); 3];
+        t2[1] = 8.625f32;
+        t2[2] = (((0.5f32).abs() + ((-8.5f32) / (-10.125f32)))).abs();
+        let mut v2: f32 = ((((((a_i64) as u8) & 83u8)) as f32) + (((match (a_u32 % 8u32) { 1u32 => (-17i16), _ => (-97i16) })) as f32));
+        for &v3 in t2.iter().rev() {
+            v2 = (-a_f32);
+        }
+        oi[i] = (a_i64) as u64;
+        of[i] = ((a_f32 * ((((match (84u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)) as f32))) as f64;
     }
 }
 
@@ -1697,30 +1816,42 @@ pub fn diff_58(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i32 = a_i32;
-        let mut v1: f64 = ((((-0.5f64) * a_f64) - (0.375f64 + a_f64))).sqrt();
-        if ((59u16 < ((a_i32) as u16)) && ((-83i32) < (-38i32))) {
-            v1 = a_f64;
-        } else {
-            v1 = (if ((v1 != a_f64) || (a_u32 > a_u32)) { ((a_f64 / a_f64) / ((21u8) as f64)) } else { ((v1).abs() * (a_f64 - v1)) });
+        let mut t0: [i32; 3] = [a_i32; 3];
+        t0[1] = (((-19i32)).max((-51i32)) >> ((if true { 4u32 } else { a_u32 }) & 31u32));
+        t0[2] = ((-a_i32) * ((-4i32)).abs());
+        let mut v0: i32 = (((((a_f32) as u16)) as i32) ^ ((-27i32) ^ (-1i32)));
+        for &v1 in t0.iter().skip(1) {
+            v0 = (if (!true) { (!(-21i32)) } else { (!v0) });
         }
-        let mut v2: i16 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
-        if (!(8u64 < a_u64)) {
-            v2 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
-        } else {
-            v2 = ((a_i32) as i16);
+        let mut v2: u8 = (match (28u32 % 8u32) { 5u32 | 2u32 => ((a_i64) as u8), 1u32..=2u32 => 1u8, 3u32 | 7u32 => 89u8, _ => 12u8 });
+        'l2: for j0 in 0u32..(((11u32 % (a_u32 | 1u32))) % 3u32) {
+            for j1 in 0u32..(((86u32 + a_u32)) % 3u32) {
+                if (matches!((4u32 % 8u32), 3u32) || false) {
+                    break 'l2;
+                }
+                if ((-49i16) >= ((a_i64) as i16)) {
+                    continue 'l2;
+                }
+                v2 = 43u8;
+            }
         }
-        assert!((((a_u32 % 256u32) != 7u32) || ((if false { ((a_f32) as u8) } else { 28u8 }) < (4u8 >> (76u64 & 7u64)))));
-        let mut v3: u64 = 49u64;
-        if (v0 == (!(-68i32))) {
-            v3 = (match (a_u32 % 8u32) { 5u32..=6u32 => 1u64, _ => 0u64 });
-        } else {
-            v3 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
+        let mut t3: [u16; 3] = [(((a_i64) as u16)).min((0u16).max(46u16)); 3];
+        t3[1] = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
+        t3[2] = ((57u16 << ((a_i64) as u8)) / (match (2612200479u32 % 8u32) { 5u32..=7u32 => ((a_u32) as u16), _ => 0u16 }));
+        let mut v3: u16 = ((((a_f32) as u64)) as u16);
+        for &v4 in t3.iter().rev() {
+            v3 = ((((a_u32) as u16) * ((a_u32) as u16)) / (((((a_i64) as i8)) as u16) | 1u16));
         }
-        let v4: i32 = (match (23u32 % 8u32) { 1u32 => v0, 5u32..=5u32 => v0, _ => a_i32 });
-        assert!((((a_u32 % 256u32) != 7u32) || false));
-        oi[i] = (((((((v2) as f32)) as u64)) as u64)) as u64;
-        of[i] = ((match (a_u32 % 8u32) { 7u32 => (((94i32 << 93i8)) as f64), 0u32 | 6u32 => ((v1).abs()).sqrt(), _ => (((!41u32)) as f64) })) as f64;
+        let mut t5: [u32; 3] = [(if true { 53u32 } else { 48u32 }); 3];
+        t5[1] = (a_u32 & 47u32);
+        t5[2] = (43u32).min(98u32);
+        let mut v5: u32 = (a_u32 >> (18u32 & 31u32));
+        for &v6 in t5.iter().skip(1) {
+            v5 = ((match (4294967295u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
+        }
+        let v7: i8 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
+        oi[i] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)) as u64;
+        of[i] = (((((a_f64) as f32)).sqrt()).sqrt()) as f64;
     }
 }
 
@@ -1735,25 +1866,26 @@ pub fn diff_59(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut t0: [u8; 3] = [((((a_i32) as u8)).max(58u8) << (match (a_u32 % 8u32) { 3u32 | 4u32 => ((a_i32) as u16), 5u32 | 0u32 => ((a_i32) as u16), _ => 9u16 })); 3];
-        t0[1] = (if (64u32 != a_u32) { (((a_i64) as u8) << (73u8 & 7u8)) } else { (((a_i64) as u8) * 0u8) });
-        t0[2] = ((((a_f32) as u8) * ((a_i64) as u8)) * (((a_i64) as u8)).min(((a_i64) as u8)));
-        let mut v0: u8 = (((a_f32) as u8) ^ ((a_i32) as u8));
-        for &v1 in t0.iter().rev() {
-            v0 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
+        let mut v0: u8 = ((((a_i32) as u8)).max(58u8) << (match (a_u32 % 8u32) { 3u32 | 4u32 => ((a_i32) as u16), 5u32 | 0u32 => ((a_i32) as u16), _ => 9u16 }));
+        'l0: for j0 in 0u32..(((if false { 59u32 } else { 84u32 })) % 3u32) {
+            for j1 in 0u32..((a_u32) % 3u32) {
+                if (((a_i64) as u8) < ((a_i64) as u8)) {
+                    break 'l0;
+                }
+                if (!(((a_i64) as i16) < 16i16)) {
+                    continue 'l0;
+                }
+                v0 = (if (!false) { v0 } else { (34u8 | v0) });
+            }
         }
-        let v2: i64 = (-79i64);
-        let mut v3: f64 = (a_f64 - 12.25f64);
-        if ((match (a_u32 % 8u32) { 2u32..=5u32 => ((a_f32) as u16), 0u32 => ((a_i64) as u16), 6u32 => 68u16, _ => ((a_i64) as u16) }) <= ((v2) as u16)) {
-            v3 = ((-5.625f64)).abs();
-        } else {
-            v3 = (v3).abs();
+        let v1: u64 = 79u64;
+        let v2: f64 = a_f64;
+        let mut v3: f64 = ((a_f64 / a_f64) - a_f64);
+        for j2 in ((((85u32 / (3u32 | 1u32))) % 8u32)..(((16u32 + 32u32)) % 16u32)).step_by(((31u32) % 3u32) as usize) {
+            v3 = (if (!(29u8 > ((a_i64) as u8))) { (2.375f64).abs() } else { (a_f64 + a_f64) });
         }
-        let mut v4: i16 = (((true) as i16) ^ ((-1i16) % (46i16 | 1i16)));
-        for j0 in ((((43u32 & 56u32)) % 8u32)..(((if true { a_u32 } else { a_u32 })) % 16u32)).step_by(((53u32) % 3u32) as usize) {
-            v4 = ((v0) as i16);
-        }
-        let v5: i64 = (-86i64);
+        assert!((((a_u32 % 256u32) != 7u32) || (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) <= (-((a_i32) as i8)))));
+        let v4: u8 = (if (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) < a_u32) { (((v0) as u8) & (((a_u32) as u8) & v0)) } else { 86u8 });
         oi[i] = (((match (47u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) as u64;
         of[i] = (((-a_f64)).sqrt()) as f64;
     }
@@ -1770,25 +1902,21 @@ pub fn diff_60(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i8 = (((0.0f64) as i8) % ((((a_i32) as i8) - ((a_u32) as i8)) | 1i8));
-        let mut v1: u64 = (((a_f64 - a_f64)) as u64);
-        for j0 in ((((a_u32 + 4294967295u32)) % 8u32)..((96u32) % 16u32)).step_by(((100u32) % 3u32) as usize) {
-            v1 = v1;
+        let mut v0: i8 = 37i8;
+        if matches!((13u32 % 8u32), 3u32) {
+            v0 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
+        } else {
+            v0 = (if (a_u32 != 30u32) { (-v0) } else { (((a_u32) as i8) % (v0 | 1i8)) });
         }
-        let mut t2: [u8; 3] = [(!((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)); 3];
-        t2[1] = (((a_u64 * (if ((-9.375f32) == 9.0f32) { a_u64 } else { a_u64 }))) as u8);
-        t2[2] = (38u8 % (((match (67u32 % 8u32) { 6u32 => ((a_f32) as u8), 1u32..=6u32 => 84u8, 2u32..=7u32 => 18u8, _ => 77u8 }) >> ((v0 << 15u8) & 7i8)) | 1u8));
-        let mut v2: u8 = (96u8 >> ((0i64 | DiffPair::new(((32i16) as i64), (((-3.875f64)) as i64)).b) & 7i64));
-        for &v3 in t2.iter().step_by(2) {
-            v2 = (((!64u8) << ((63u64 / 26u64) & 7u64)) / ((((a_f32 * (-0.0f32))) as u8) | 1u8));
+        let mut v1: i16 = (!(66i16 * (-32768i16)));
+        for j0 in 0u32..((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32) {
+            v1 = (match (41u32 % 8u32) { 4u32 | 6u32 => ((75u8) as i16), 0u32..=6u32 => (((-7.25f64)) as i16), _ => (37i16).max((-48i16)) });
         }
-        let mut v4: u8 = ((a_f32) as u8);
-        for j1 in ((((a_u32 << (64i64 & 31i64))) % 8u32)..(((if true { 93u32 } else { 37u32 })) % 16u32)).step_by(((31u32) % 3u32) as usize) {
-            v4 = 53u8;
-        }
-        assert!((((27u32 % 256u32) != 7u32) || ((((a_i32) as i16) / (52i16 | 1i16)) > ((-12i16) >> 49u32))));
-        oi[i] = ((!((((-60i64) * 87i64)) as u16))) as u64;
-        of[i] = ((match (1u32 % 8u32) { 6u32..=7u32 => ((10.375f64 * (-8.5f64)) * (-a_f64)), _ => ((a_f64 - 6.125f64) * (a_f64).sqrt()) })) as f64;
+        let v2: i16 = v1;
+        let v3: i8 = ((match (4294967295u32 % 8u32) { 1u32 | 1u32 => v0, 2u32..=3u32 => ((a_i64) as i8), _ => 82i8 }) + (((a_i32) as i8) << (a_i64 & 7i64)));
+        assert!((((31u32 % 256u32) != 7u32) || true));
+        oi[i] = (70u16) as u64;
+        of[i] = (((((a_u32 - 31u32) / ((4294967295u32 ^ a_u32) | 1u32))) as f64)) as f64;
     }
 }
 
@@ -1803,18 +1931,45 @@ pub fn diff_61(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: f32 = ((if true { 1e-40f32 } else { 8.0f32 }) + (5.25f32 * (-6.625f32)));
-        let mut v1: f64 = ((match (42u32 % 8u32) { 3u32..=7u32 => (12.25f64 * (-2.5f64)), 4u32..=5u32 => (-a_f64), 0u32 => (2.125f64 * a_f64), _ => ((-9.25f64)).abs() }) - a_f64);
-        for j0 in (u32::MAX - ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32))..=u32::MAX {
-            v1 = (a_f64 - (match (14u32 % 8u32) { 4u32 | 0u32 => (if false { v1 } else { v1 }), 3u32 => (v1).abs(), 2u32 | 3u32 => (v1 + 11.375f64), _ => ((a_i32) as f64) }));
+        let mut v0: f32 = ((12.375f32).abs() / (7.0f32).sqrt());
+        if true {
+            v0 = (match (0u32 % 8u32) { 4u32 => (a_f32).sqrt(), 1u32 | 1u32 => ((0i8) as f32), 3u32 => ((130u8) as f32), _ => (3.25f32).abs() });
+        } else {
+            v0 = ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)) as f32);
         }
-        let v2: f32 = (((65535u16 + ((a_i32) as u16))) as f32);
-        let mut v3: u16 = ((match (49u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
-        for j1 in (0u32..((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32)).rev() {
-            v3 = (((-(a_f64 / v1))) as u16);
+        assert!((((a_u32 % 256u32) != 7u32) || ((a_f32 * a_f32) >= ((-9.25f32)).abs())));
+        let mut v1: i8 = (((-128i8)).max(((a_f32) as i8))).max((!(-13i8)));
+        'l1: for j0 in 0u32..(((if false { a_u32 } else { 31u32 })) % 3u32) {
+            for j1 in 0u32..((72u32) % 3u32) {
+                if false {
+                    break 'l1;
+                }
+                if true {
+                    continue 'l1;
+                }
+                v1 = (((-a_f32)) as i8);
+            }
         }
-        oi[i] = (((match (95u32 % 8u32) { 1u32 => (a_i32 & a_i32), 3u32 | 5u32 => (a_i32).min(a_i32), 3u32..=4u32 => ((-1i32) >> (2u32 & 31u32)), _ => (!a_i32) }) + (a_i32 % (((match (26u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) | 1i32)))) as u64;
-        of[i] = ((((if false { v2 } else { v0 }) * (((-90i8)) as f32)) / (match (a_u32 % 8u32) { 6u32 | 3u32 => (11.625f32 - (-10.875f32)), 2u32..=7u32 => (0.0f32).sqrt(), _ => ((-8.875f32)).abs() }))) as f64;
+        let mut v2: i16 = (((-32768i16) - ((a_u32) as i16)) << ((a_i64) as u16));
+        'l2: for j2 in 0u32..(((!a_u32)) % 3u32) {
+            for j3 in 0u32..(((((-7.375f64)) as u32)) % 3u32) {
+                if false {
+                    break 'l2;
+                }
+                if (!true) {
+                    continue 'l2;
+                }
+                v2 = (((-1i16)).abs() << (((v0) as u8) & 15u8));
+            }
+        }
+        let mut v3: i8 = (((-a_f64)) as i8);
+        if (!(true || matches!((a_u32 % 8u32), 0u32..=5u32))) {
+            v3 = ((((10.25f64) as i32)) as i8);
+        } else {
+            v3 = ((match (31u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
+        }
+        oi[i] = (87u32) as u64;
+        of[i] = (a_f64) as f64;
     }
 }
 
@@ -1829,11 +1984,11 @@ pub fn diff_62(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i16 = ((a_i64) as i16);
-        if ((((a_f32) as u8) / ((a_u32) as u8)) <= 15u8) {
-            v0 = ((81i64) as i16);
+        let mut v0: i16 = 77i16;
+        if (a_f64 >= ((23u64) as f64)) {
+            v0 = (15i16 % (((a_f32) as i16) | 1i16));
         } else {
-            v0 = (((-0.0f64)) as i16);
+            v0 = 32767i16;
         }
         oi[i] = ((if (17u16 >= ((a_i64) as u16)) { (match (45u32 % 8u32) { 0u32 => (!42u32), 6u32 | 1u32 => (0u32 >> (43u32 & 31u32)), _ => 50u32 }) } else { 9u32 })) as u64;
         of[i] = (((-(a_f64 / a_f64)) / ((a_f64 / a_f64) / (-a_f64)))) as f64;
@@ -1851,20 +2006,17 @@ pub fn diff_63(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u64 = ((match (41u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
-        for j0 in ((((a_u32 / (a_u32 | 1u32))) % 8u32)..(((a_u32 & 24u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v0 = ((match (91u32 % 8u32) { 6u32 | 2u32 => a_u64, _ => a_u64 }) >> (((a_i64) as u64) & 63u64));
+        let v0: u64 = (((false) as u64) >> ((0i8 & ((a_f32) as i8)) & 63i8));
+        assert!((((58u32 % 256u32) != 7u32) || (!(true || matches!((81u32 % 8u32), 3u32)))));
+        let mut v1: u32 = ((a_u32 >> ((-75i16) & 31i16)) ^ (95u32 << (a_i32 & 31i32)));
+        if (((-26i16) % (((a_i64) as i16) | 1i16)) >= (15i16 << (((a_f32) as u16) & 15u16))) {
+            v1 = ((match (19u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
+        } else {
+            v1 = ((match (65u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
         }
-        let v1: i16 = (36i16).abs();
-        let mut t2: [i8; 3] = [(((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) >> (((16u16).min(((a_i64) as u16)) << ((37u8 << (a_u32 & 7u32)) & 15u8)) & 7u16)); 3];
-        t2[1] = ((((a_u32) as i8) << (((a_i32) as u16) & 7u16)) - (((91i8) as i8)).abs());
-        t2[2] = ((if (47u16 >= ((a_u32) as u16)) { ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) } else { (-128i8) }) << ((a_i64 << (67u32 & 63u32)) & 7i64));
-        let mut v2: i8 = ((match (49u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
-        for &v3 in t2.iter() {
-            v2 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
-        }
-        oi[i] = (48u64) as u64;
-        of[i] = ((if (((-92i8) ^ ((a_u32) as i8)) < (match (60u32 % 8u32) { 2u32..=2u32 => ((a_f32) as i8), 2u32 => ((a_f32) as i8), _ => 54i8 })) { ((87u16) as f32) } else { (((((a_i32) as i16)).min(v1)) as f32) })) as f64;
+        let v2: u32 = (33u32 >> (a_i64 & 31i64));
+        oi[i] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) as u64;
+        of[i] = (((((if false { a_u64 } else { 4u64 }) % (18446744073709551615u64 | 1u64))) as f64)) as f64;
     }
 }
 
@@ -1879,32 +2031,34 @@ pub fn diff_64(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u16 = (match (a_u32 % 8u32) { 2u32 => ((49017u16).max(((a_i64) as u16)) & 55u16), _ => 88u16 });
-        for j0 in 0u32..(((a_u32 - 0u32)) % 4u32) {
-            v0 = 35u16;
+        let mut t0: [u16; 3] = [(match (a_u32 % 8u32) { 2u32 => ((49017u16).max(((a_i64) as u16)) & 55u16), _ => 88u16 }); 3];
+        t0[1] = ((match (36u32 % 8u32) { 0u32 | 4u32 => (!20u16), 4u32 => ((((a_u32) as u16)) as u16), 5u32 | 2u32 => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16), _ => (if true { 32698u16 } else { 53061u16 }) }) - ((!70u16) % (((match (18u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) | 1u16)));
+        t0[2] = 72u16;
+        let mut v0: u16 = (13063u16 >> (((match (50u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) & 15i8));
+        for &v1 in t0.iter().step_by(2) {
+            v0 = ((if (((a_i32) as i8) <= 48i8) { v1 } else { (match (1u32 % 8u32) { 3u32 | 4u32 => 15u16, 3u32 | 5u32 => ((a_f32) as u16), _ => ((a_i64) as u16) }) }) - ((v0 >> (-34i8))).max((if matches!((18u32 % 8u32), 2u32 | 1u32) { ((a_f32) as u16) } else { 74u16 })));
         }
-        let mut t1: [i32; 3] = [50i32; 3];
-        t1[1] = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
-        t1[2] = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
-        let mut v1: i32 = (if true { 0i32 } else { 31i32 });
-        for &v2 in t1.iter() {
-            v1 = a_i32;
+        let mut v2: u32 = ((12u32 - a_u32)).max(((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32));
+        for j0 in (((32u32) % 8u32)..(((31u32).max(a_u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v2 = (((a_u64) as u32) << (a_u32 & 31u32));
         }
-        let mut v3: u16 = ((((a_i32) as u16) << (49u8 & 15u8)) / ((v0 << (((a_i64) as i8) & 15i8)) | 1u16));
-        if ((a_u64 << (49i16 & 63i16)) != ((((a_i32) as i16)) as u64)) {
-            v3 = 87u16;
+        assert!((((99u32 % 256u32) != 7u32) || (((a_f64) as f32) >= ((a_u64) as f32))));
+        let mut t3: [f32; 3] = [((-((44u16) as f32)) / (-((76u64) as f32))); 3];
+        t3[1] = (((-a_f32) / (-a_f32)) * ((12.125f32 + a_f32) / ((-4.125f32) * a_f32)));
+        t3[2] = a_f32;
+        let mut v3: f32 = ((((if false { a_u32 } else { v2 })) as f32)).sqrt();
+        for &v4 in t3.iter().rev() {
+            v3 = ((((9223372036854775807i64) as f32) - (-a_f32)) + (((a_u32) as f32) + (v3 + (-6.5f32))));
+        }
+        let mut v5: i32 = ((if false { 7i32 } else { 72i32 }) & ((-65i32) ^ 19i32));
+        if (((a_f64) as u8) == (70u8).max(((a_i64) as u8))) {
+            v5 = (a_i32 / (((a_i64) as i32) | 1i32));
         } else {
-            v3 = (if ((8.625f32 > (-8.875f32)) && matches!((a_u32 % 8u32), 3u32 | 5u32)) { (if false { ((a_i32) as u16) } else { ((a_i64) as u16) }) } else { (v0).max(v0) });
+            v5 = (a_i32 << ((17u8 << (((a_u32) as u8) & 7u8)) & 31u8));
         }
-        assert!((((a_u32 % 256u32) != 7u32) || (((a_f32) as u8) == 24u8)));
-        let mut v4: u16 = ((true) as u16);
-        if (((33u32 < 70u32) || true) || (!false)) {
-            v4 = (match (a_u32 % 8u32) { 7u32 | 2u32 => ((a_i64) as u16), 2u32 => ((a_f32) as u16), _ => ((a_u32) as u16) });
-        } else {
-            v4 = (match (1u32 % 8u32) { 2u32..=3u32 => 44u16, 6u32..=7u32 => v0, _ => v0 });
-        }
-        oi[i] = (3u16) as u64;
-        of[i] = ((-((a_f64).abs() * (-a_f64)))) as f64;
+        assert!((((v2 % 256u32) != 7u32) || ((if true { a_u32 } else { v2 }) <= ((match (77u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32))));
+        oi[i] = ((((if false { (54i64 + 4i64) } else { (match (v2 % 8u32) { 3u32 => 41i64, 4u32 => a_i64, _ => (-51i64) }) })) as i8)) as u64;
+        of[i] = (a_f32) as f64;
     }
 }
 
@@ -1919,22 +2073,21 @@ pub fn diff_65(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: f32 = 5.625f32;
-        let v1: i16 = ((a_f32) as i16);
-        let mut v2: u16 = (((match (55u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) | (15u16 / 51u16));
-        if ((v0 - a_f32) < (3.75f32 / v0)) {
-            v2 = ((if false { ((a_i32) as u16) } else { v2 }) + (v2).min(42549u16));
-        } else {
-            v2 = ((v2 ^ ((a_i32) as u16)) & ((a_f32) as u16));
+        let v0: f32 = (a_f32 / (((a_u64) as f32) / (a_f32 - a_f32)));
+        let v1: u16 = (if matches!((a_u32 % 8u32), 7u32 | 2u32) { (((a_i32) as u16) | 16u16) } else { (63u16 | 1u16) });
+        let mut v2: u8 = ((a_f32) as u8);
+        for j0 in 0u32..(((if (68u64 == a_u64) { 72u32 } else { a_u32 })) % 4u32) {
+            v2 = (((a_u32) as u8) / (94u8 | 1u8));
         }
-        assert!((((a_u32 % 256u32) != 7u32) || ((-a_f32) < ((-0.0f32)).sqrt())));
-        let mut v3: u32 = (((if true { (v2 & 44u16) } else { v2 })) as u32);
-        for j0 in (0u32..((((a_u32) as u32)) % 4u32)).rev() {
-            v3 = ((((8.625f64) as u32) / v3) ^ v3);
+        assert!((((20u32 % 256u32) != 7u32) || ((a_f64 - a_f64) == (-6.5f64))));
+        let mut v3: u32 = (39u32 * (if true { a_u32 } else { 98u32 }));
+        for j1 in (u32::MAX - (((46u32 >> (v1 & 31u16))) % 4u32))..=u32::MAX {
+            v3 = a_u32;
         }
-        let v4: u16 = ((((a_f32) as u16)).min(69u16) ^ (v2 | 16u16));
-        oi[i] = (((if (0.0f64 < a_f64) { (if ((-0.0f32) == a_f32) { ((a_i32) as u8) } else { 8u8 }) } else { (!30u8) }) << ((-78i32) & 7i32))) as u64;
-        of[i] = ((((a_f32 * a_f32) / (if true { a_f32 } else { a_f32 })) * ((v0 / 11.25f32) - a_f32))) as f64;
+        let v4: f64 = (a_f64 + a_f64);
+        assert!((((a_u32 % 256u32) != 7u32) || (!matches!((v3 % 8u32), 6u32 | 5u32))));
+        oi[i] = ((match (a_u32 % 8u32) { 5u32 => (!69u8), 2u32 | 3u32 => (((match (v3 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)).max((v2 << (83u8 & 7u8))), 5u32 | 2u32 => (((match (4294967295u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) + (((a_f32) as u8) | v2)), _ => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) })) as u64;
+        of[i] = ((match (a_u32 % 8u32) { 0u32 | 7u32 => ((-a_f32) / (a_f32 + 9.25f32)), _ => ((a_f32 * a_f32) / (if true { a_f32 } else { a_f32 })) })) as f64;
     }
 }
 
@@ -1949,16 +2102,19 @@ pub fn diff_66(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i16 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) | ((a_f32) as i16));
-        let v1: f64 = (((match (a_u32 % 8u32) { 1u32 => (18u64 & 0u64), _ => (!56u64) })) as f64);
-        let mut v2: u32 = ((85u32) as u32);
-        if ((-73i32) != ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)) {
-            v2 = ((a_u32).min(a_u32) | (20u32).max(a_u32));
+        let mut v0: i16 = ((((true) as i16)).abs() % ((((match (65u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) & (((a_i32) as i16) ^ 84i16)) | 1i16));
+        if ((a_f64 < a_f64) || (12.25f32 >= 10.625f32)) {
+            v0 = ((a_f32) as i16);
         } else {
-            v2 = (((v2) as u32) - ((100u16) as u32));
+            v0 = v0;
         }
-        oi[i] = (((false) as i8)) as u64;
-        of[i] = (((-((35u32) as f32)) - ((-3.125f32) * ((v1) as f32)))) as f64;
+        let mut v1: u32 = (a_u32 | (a_u32 >> (37u64 & 31u64)));
+        for j0 in ((((5u32 | 95u32)) % 8u32)..(((a_u32 / (32u32 | 1u32))) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v1 = (((-((a_f32) as i8))) as u32);
+        }
+        let v2: f32 = a_f32;
+        oi[i] = ((((a_u32 >> (35i32 & 31i32)) % ((a_u32 / v1) | 1u32)) % ((((if false { (-78i64) } else { a_i64 })) as u32) | 1u32))) as u64;
+        of[i] = ((0.625f32).sqrt()) as f64;
     }
 }
 
@@ -1973,10 +2129,16 @@ pub fn diff_67(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u8 = ((a_i64) as u8);
-        let v1: u16 = 34u16;
-        oi[i] = ((((1u8 << (49u64 & 7u64)) | v0) ^ ((((a_i64) as u8) << (a_u32 & 7u32)) << (55u32 & 7u32)))) as u64;
-        of[i] = (((2.75f32 - (if (v1 >= ((a_i32) as u16)) { (-5.125f32) } else { 16777216.0f32 }))).abs()) as f64;
+        let v0: u8 = ((((a_u32) as u16)) as u8);
+        let mut t1: [i64; 3] = [(((84i64) as i64) + (a_i64 << ((-55i64) & 63i64))); 3];
+        t1[1] = ((a_i64 + 30i64) & (if true { (-68i64) } else { a_i64 }));
+        t1[2] = (0i64 | DiffPair { a: (a_i64).min(a_i64), b: (0i64 & a_i64) }.mixed());
+        let mut v1: i64 = (if (false && true) { (-a_i64) } else { ((11u64) as i64) });
+        for &v2 in t1.iter() {
+            v1 = ((a_i64 << (((a_f32) as u8) & 63u8)) & 94i64);
+        }
+        oi[i] = (((1u32 % ((match (4294967295u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) + (((!(7u8 < ((a_u32) as u8)))) as u32))) as u64;
+        of[i] = ((((-4.5f64) / ((47u16) as f64)) + ((-a_f64)).sqrt())) as f64;
     }
 }
 
@@ -1991,21 +2153,19 @@ pub fn diff_68(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u8 = ((match (88u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
-        let v1: u8 = (!v0);
-        let mut t2: [i16; 3] = [(!(-17i16)); 3];
-        t2[1] = (66i16 >> 4u8);
-        t2[2] = (((a_f32) as i16) % (15i16 | 1i16));
-        let mut v2: i16 = (match (48u32 % 8u32) { 5u32 => (-1i16), 3u32..=6u32 => (-4i16), 4u32 | 5u32 => ((a_i32) as i16), _ => 48i16 });
-        for &v3 in t2.iter().step_by(2) {
-            v2 = v2;
+        let v0: u8 = ((86u8 | ((a_i64) as u8))).max(255u8);
+        assert!((((17u32 % 256u32) != 7u32) || true));
+        let v1: u32 = (((match (32u32 % 8u32) { 0u32 => a_u32, 2u32 | 3u32 => a_u32, 1u32 | 2u32 => a_u32, _ => a_u32 }) % ((!a_u32) | 1u32)) + 98u32);
+        let mut v2: i16 = (if false { ((a_f32) as i16) } else { ((a_f32) as i16) });
+        if ((!(73i16 >= (-95i16))) || (((-52i64) <= 1i64) && (a_i64 == 63i64))) {
+            v2 = ((match (84u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
+        } else {
+            v2 = (((a_f32) as i16) - ((a_i64) as i16));
         }
-        let mut v4: u16 = ((((a_f32) as u16)).min(20u16) & (((a_i32) as u16) | 28u16));
-        for j0 in (((((3u16) as u32)) % 8u32)..((((match (100u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v4 = (((a_f64 / a_f64)) as u16);
-        }
-        oi[i] = ((((5u16).min(0u16) - (!((a_f32) as u16))) & (((match (46u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)).max((90u16 * 65535u16)))) as u64;
-        of[i] = (((((((a_u32) as i16)).abs()) as f32) - (if false { (10.75f32 / (-8.75f32)) } else { (a_f32 * (-3.625f32)) }))) as f64;
+        let v3: i64 = ((38i8) as i64);
+        assert!((((4294967295u32 % 256u32) != 7u32) || (((-6.25f64)).abs() > ((((a_i64) as u16)) as f64))));
+        oi[i] = (((if true { ((a_i32) as i8) } else { (-((a_u32) as i8)) }) + (if (v0 != ((a_i64) as u8)) { (18i8 << 53u16) } else { (127i8).abs() }))) as u64;
+        of[i] = ((-(if (v3 > a_i64) { (a_f64 - a_f64) } else { (match (v1 % 8u32) { 6u32 => a_f64, 0u32..=4u32 => 1.0f64, 3u32 => a_f64, _ => a_f64 }) }))) as f64;
     }
 }
 
@@ -2020,21 +2180,25 @@ pub fn diff_69(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: f64 = (-(8.0f64 * a_f64));
-        for j0 in (((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 8u32)..((3166973163u32) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v0 = (((((a_f32) as i8)) as f64) + (if false { a_f64 } else { v0 }));
+        let mut v0: f64 = ((a_f64).abs() * ((19i64) as f64));
+        for j0 in (((3166973163u32) % 8u32)..(((a_u32 >> (54i32 & 31i32))) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v0 = (a_f64 * (-a_f64));
         }
-        let v1: i32 = ((a_i32 >> (33u64 & 31u64)) >> ((0i64 | DiffPair::new(a_i64, 72i64).b) & 31i64));
-        let v2: i16 = (((a_u32) as i16) + (-43i16));
-        assert!((((a_u32 % 256u32) != 7u32) || (!(true && (((a_i32) as u16) != ((a_f32) as u16))))));
-        let mut v3: u32 = ((if true { a_u32 } else { 10u32 })).min(a_u32);
-        if (((a_f32) as i64) <= (((-10.5f32)) as i64)) {
-            v3 = (!a_u32);
+        let v1: i32 = 52i32;
+        let mut v2: i8 = (((127i8 + 88i8) % ((-17i8) | 1i8))).abs();
+        if (!(true && (((a_i32) as u16) != ((a_f32) as u16)))) {
+            v2 = (((match (41u32 % 8u32) { 2u32 => 10i8, 3u32 | 3u32 => v2, _ => ((a_u32) as i8) }) + ((a_f32) as i8)) + (((4.625f32 * 3.4e38f32)) as i8));
         } else {
-            v3 = ((a_u32 << ((-30i8) & 31i8))).max((a_u32 & a_u32));
+            v2 = ((if ((a_i32 == v1) && false) { (((a_i32) as i8)).abs() } else { (!v2) }) << ((((v2 < ((a_i64) as i8))) as i64) & ((20u32) as i64)));
         }
-        oi[i] = ((0i64 | DiffPair::new(((63i64 << (((a_i32) as u8) & 63u8)) << ((73i16 | ((a_f32) as i16)) & 63i16)), ((51i64).min(64i64) >> ((a_i64).max(51i64) & 63i64))).b)) as u64;
-        of[i] = ((1e-40f32).sqrt()) as f64;
+        let mut v3: u16 = ((a_i64) as u16);
+        if (((((a_u32) as i16)) as i8) > ((match (81u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) {
+            v3 = (!(93u16 << a_i64));
+        } else {
+            v3 = (((a_u32) as u16)).max((if (127i8 < v2) { v3 } else { v3 }));
+        }
+        oi[i] = ((((a_i64 - 61i64) >> (((-1i64) - 64i64) & 63i64)) >> (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) - (v2 + v2)))) as u64;
+        of[i] = ((match (a_u32 % 8u32) { 0u32..=5u32 => ((((a_i64) as u16)) as f64), 6u32 | 0u32 => (((a_i32 ^ (-63i32))) as f64), 1u32 => ((((-11i64) >> a_u64)) as f64), _ => ((0.0f64).abs() * (a_f64 * a_f64)) })) as f64;
     }
 }
 
@@ -2049,23 +2213,32 @@ pub fn diff_70(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u64 = ((((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) as u64);
-        let v1: u64 = (((v0 / (1u64 | 1u64)) * a_u64) % ((match (a_u32 % 8u32) { 3u32 | 0u32 => v0, _ => (!0u64) }) | 1u64));
-        let mut v2: i16 = 43i16;
-        if (((83i16) as i8) <= (!(-44i8))) {
-            v2 = (((((a_i64) as i8) >> (73u32 & 7u32))) as i16);
+        let mut v0: u64 = ((match (31u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
+        if (((68u64) as i16) >= (78i16 & (-1i16))) {
+            v0 = ((a_u64 - 75u64)).max(v0);
         } else {
-            v2 = ((match (79u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
+            v0 = (!(match (a_u32 % 8u32) { 1u32 | 5u32 => 81u64, 1u32 | 0u32 => 3u64, 2u32..=7u32 => a_u64, _ => a_u64 }));
         }
-        let v3: f64 = (-(-(0.0f64 / a_f64)));
-        let mut v4: f64 = ((11.375f64 * v3) * (((-95i8)) as f64));
-        if (((match (15u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) <= (a_u32 >> (((a_i64) as u8) & 31u8))) {
-            v4 = ((-a_f64) + a_f64);
+        let mut t1: [u8; 3] = [(!44u8); 3];
+        t1[1] = ((91i8) as u8);
+        t1[2] = (((-3.625f32)) as u8);
+        let mut v1: u8 = ((match (79u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
+        for &v2 in t1.iter().step_by(2) {
+            v1 = (1u8 >> (v2 & 7u8));
+        }
+        let v3: u16 = (((match (98u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) - ((a_u32) as u16));
+        let mut v4: u16 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) << (((match (15u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) & 15i16));
+        if false {
+            v4 = ((((a_u32) as u16) - (v4 ^ 28u16)) >> (((88u32 ^ a_u32) + a_u32) & 15u32));
         } else {
-            v4 = (((-10.75f64) - v4) / (if true { a_f64 } else { a_f64 }));
+            v4 = ((a_u32) as u16);
         }
-        oi[i] = (((match (28u32 % 8u32) { 3u32 => (((a_i32) as i8)).max((-1i8)), _ => (!0i8) }) ^ ((a_u32) as i8))) as u64;
-        of[i] = ((((v4 - 0.0f64) / (v4 - v3))).abs()) as f64;
+        let mut v5: u64 = v0;
+        for j0 in ((((!31u32)) % 8u32)..(((if ((-1i32) == (-1i32)) { a_u32 } else { 38u32 })) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v5 = (!(a_u64 & 13u64));
+        }
+        oi[i] = (((a_i32) as u16)) as u64;
+        of[i] = (5.0f64) as f64;
     }
 }
 
@@ -2080,11 +2253,14 @@ pub fn diff_71(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u8 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
-        for j0 in 0u32..((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32) {
-            v0 = (match (a_u32 % 8u32) { 5u32 => ((match (53u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8), 6u32 => (((a_f64) as u8) * (((a_i32) as u8) + v0)), 3u32 | 3u32 => ((a_u32) as u8), _ => 19u8 });
+        let v0: u8 = 49u8;
+        let mut t1: [u64; 3] = [(a_u64).min(85u64); 3];
+        t1[1] = (if true { a_u64 } else { 76u64 });
+        t1[2] = (77u64 % (8u64 | 1u64));
+        let mut v1: u64 = 19u64;
+        for &v2 in t1.iter() {
+            v1 = (99u64 | a_u64);
         }
-        let v1: u64 = a_u64;
         oi[i] = ((((-a_i64) & (!a_i64)) ^ ((if (3.4e38f32 == a_f32) { 0i64 } else { a_i64 }) * (!a_i64)))) as u64;
         of[i] = ((-10.375f32)) as f64;
     }
@@ -2101,21 +2277,30 @@ pub fn diff_72(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i16 = (match (a_u32 % 8u32) { 2u32..=6u32 => ((32767i16 % (75i16 | 1i16)) >> ((match (a_u32 % 8u32) { 0u32 | 2u32 => a_u32, 3u32..=7u32 => 48u32, _ => 57u32 }) & 15u32)), _ => (-39i16) });
-        for j0 in 0u32..(((if (59u64 < 51u64) { 78u32 } else { a_u32 })) % 4u32) {
-            v0 = (((((a_i32) as u16)) as i16) ^ (-(if true { v0 } else { ((a_i32) as i16) })));
+        let mut v0: i16 = (!9i16);
+        if ((((a_u32) as i8) >> (58u32 & 7u32)) < ((match (168285186u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) {
+            v0 = ((((match (75u32 % 8u32) { 1u32..=2u32 => a_i32, _ => 14i32 })) as i16) % ((!(if false { 53i16 } else { ((a_f32) as i16) })) | 1i16));
+        } else {
+            v0 = ((v0).max((((a_i64) as i16) >> (a_i32 & 15i32))) ^ ((a_f32) as i16));
         }
-        let v1: u64 = (100u64 & 20u64);
-        let mut t2: [u16; 3] = [(!((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)); 3];
-        t2[1] = ((if matches!((31u32 % 8u32), 1u32) { ((match (42u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) } else { (if matches!((a_u32 % 8u32), 3u32 | 4u32) { 12u16 } else { ((a_u32) as u16) }) }) - ((11u16).max(16u16) >> ((0i64 | DiffPair { a: 9223372036854775807i64, b: a_i64 }.mixed()) & 15i64)));
-        t2[2] = ((a_i32) as u16);
-        let mut v2: u16 = ((a_i32) as u16);
-        for &v3 in t2.iter().skip(1) {
-            v2 = 53u16;
+        assert!((((8u32 % 256u32) != 7u32) || false));
+        let mut v1: i32 = (66i32 ^ a_i32);
+        if matches!((86u32 % 8u32), 5u32) {
+            v1 = ((match (4294967295u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
+        } else {
+            v1 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
         }
-        let v4: u64 = (a_u64).min((match (75u32 % 8u32) { 0u32..=3u32 => a_u64, 6u32 => a_u64, _ => v1 }));
-        oi[i] = (((((128u8) as u64)) as i32)) as u64;
-        of[i] = ((-((-a_f64) + (a_f64).abs()))) as f64;
+        assert!((((31u32 % 256u32) != 7u32) || matches!((a_u32 % 8u32), 5u32..=7u32)));
+        let mut t2: [i16; 3] = [(((a_i64) as i16) + ((a_i64) as i16)); 3];
+        t2[1] = 16i16;
+        t2[2] = v0;
+        let mut v2: i16 = (match (a_u32 % 8u32) { 0u32 => 32767i16, 1u32 => ((a_i64) as i16), 1u32..=2u32 => v0, _ => v0 });
+        for &v3 in t2.iter() {
+            v2 = ((a_u32) as i16);
+        }
+        let v4: u8 = 82u8;
+        oi[i] = ((((-a_i64)).max((a_i64 - (-24i64)))).max(((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)) as i64))) as u64;
+        of[i] = ((0.0f64 / (-(1.7e308f64 + 0.0f64)))) as f64;
     }
 }
 
@@ -2130,24 +2315,19 @@ pub fn diff_73(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i16 = (-28i16);
-        let v1: u64 = (((((a_i32) as i32)) as u64) & (if (false && false) { (18446744073709551615u64 - a_u64) } else { a_u64 }));
-        let mut t2: [i64; 3] = [(-4i64); 3];
-        t2[1] = 87i64;
-        t2[2] = (a_i64 << (a_u32 & 63u32));
-        let mut v2: i64 = (-70i64);
-        for &v3 in t2.iter().rev() {
-            v2 = a_i64;
+        let v0: i16 = (56i16 << ((!72u8) ^ (128u8 >> (4u8 & 7u8))));
+        let v1: u16 = (((0u64 / 5u64)) as u16);
+        let v2: i64 = (((a_u64 << (a_u32 & 63u32))) as i64);
+        let mut v3: u32 = (if (!(false && (a_i64 < a_i64))) { (((v0) as u32) % (92u32 >> 18446744073709551615u64)) } else { (match (a_u32 % 8u32) { 5u32..=5u32 => a_u32, 5u32..=7u32 => (match (11u32 % 8u32) { 6u32 => a_u32, 7u32 => 32u32, 0u32 | 4u32 => 73u32, _ => 6u32 }), 1u32..=3u32 => (57u32 << v2), _ => (51u32 << (a_i64 & 31i64)) }) });
+        for j0 in ((((a_u32 & 71u32)) % 8u32)..((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 16u32)).step_by(((79u32) % 3u32) as usize) {
+            v3 = v3;
         }
-        let mut v4: i8 = (!45i8);
-        if ((-a_f32) == (-a_f32)) {
-            v4 = (!59i8);
-        } else {
-            v4 = 8i8;
+        let mut v4: i32 = (((match (v3 % 8u32) { 5u32 | 4u32 => (-16i8), 2u32 => (if ((-1i16) <= ((a_f32) as i16)) { 27i8 } else { ((a_f32) as i8) }), 0u32 | 5u32 => ((-13i8) + ((a_i32) as i8)), _ => (!((a_i32) as i8)) })) as i32);
+        for j1 in ((((v3 << ((a_i32) as i16))) % 8u32)..(((a_u32 & a_u32)) % 16u32)).step_by(((v3) % 3u32) as usize) {
+            v4 = a_i32;
         }
-        let v5: f32 = ((-(a_f32).sqrt())).abs();
-        oi[i] = ((v2 & (match (a_u32 % 8u32) { 6u32 => (match (59u32 % 8u32) { 1u32 | 4u32 => v2, 3u32..=4u32 => a_i64, _ => v2 }), 3u32 | 2u32 => (0i64 | DiffPair { a: a_i64, b: 6i64 }.mixed()), 4u32..=6u32 => (51i64 << ((-44i32) & 63i32)), _ => (a_i64 & v2) }))) as u64;
-        of[i] = ((-0.0f32)) as f64;
+        oi[i] = ((((((-0.0f32) + a_f32) - (a_f32 - (-1.5f32)))) as u16)) as u64;
+        of[i] = ((((-11.0f32) * (-a_f32)) - (((93u32) as f32) - a_f32))) as f64;
     }
 }
 
@@ -2162,21 +2342,23 @@ pub fn diff_74(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u32 = (47u32 >> ((if false { 0i16 } else { 13i16 }) & 31i16));
-        let mut t1: [f64; 3] = [(0.625f64 * (((a_f64).abs()) as f64)); 3];
-        t1[1] = (((8.625f32) as f64) + 8.25f64);
-        t1[2] = (-(a_f64).abs());
-        let mut v1: f64 = (-1.5f64);
-        for &v2 in t1.iter().step_by(2) {
-            v1 = ((0.0f64).sqrt()).sqrt();
+        let v0: u32 = ((match (32u32 % 8u32) { 5u32 => a_u32, 3u32 | 0u32 => a_u32, _ => a_u32 }) / ((((-47i64)) as u32) | 1u32));
+        let v1: i16 = (((((a_i32) as i16) + ((a_i64) as i16)) & (((a_i64) as i16) * 2i16))).max((match (v0 % 8u32) { 3u32 => ((-92i16) & ((a_u32) as i16)), 0u32..=7u32 => ((a_u32) as i16), _ => (47i16).max(20i16) }));
+        let mut v2: u8 = ((84u8 % (((a_f32) as u8) | 1u8)) | 52u8);
+        'l2: for j0 in 0u32..(((((-12.25f64)) as u32)) % 3u32) {
+            for j1 in 0u32..((((a_f32) as u32)) % 3u32) {
+                if (false && true) {
+                    break 'l2;
+                }
+                if ((-1i8) >= ((a_i32) as i8)) {
+                    continue 'l2;
+                }
+                v2 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
+            }
         }
-        let mut v3: u32 = (a_u32 << 20u8);
-        for j0 in (((a_u32) % 8u32)..(((a_u32 << ((-84i64) & 31i64))) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v3 = v0;
-        }
-        let v4: u64 = a_u64;
-        oi[i] = ((((69i16).abs()).max(70i16) - ((!(-17i16)) % (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) | 1i16)))) as u64;
-        of[i] = (((((((a_f32) as i16) >> v0) << ((0u8).min(35u8) & 15u8))) as f64)) as f64;
+        let v3: i16 = (70i16 + v1);
+        oi[i] = (((((((a_u32) as i16) ^ 80i16) << ((a_u32).min(a_u32) & 15u32))) as i64)) as u64;
+        of[i] = (((-(a_f32 / 8.0f32)) / 5.875f32)) as f64;
     }
 }
 
@@ -2191,17 +2373,26 @@ pub fn diff_75(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i8 = ((match (7u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
-        let mut v1: i8 = ((match (4294967295u32 % 8u32) { 2u32 | 0u32 => 34i8, 1u32..=2u32 => v0, 4u32..=7u32 => 84i8, _ => v0 }) ^ (((a_i32) as i8) ^ v0));
-        for j0 in (0u32..(((a_u32 << (19u64 & 31u64))) % 4u32)).rev() {
-            v1 = (if (false && false) { (((a_i32) as i8) ^ 127i8) } else { ((match (12u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) });
+        let mut v0: i8 = ((39i16) as i8);
+        for j0 in (0u32..(((91u32 / 93u32)) % 4u32)).rev() {
+            v0 = ((match (j0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
         }
-        let mut v2: f64 = ((25u8) as f64);
-        for j1 in ((((!0u32)) % 8u32)..((((((a_i32) as u16)) as u32)) % 16u32)).step_by(((67u32) % 3u32) as usize) {
-            v2 = (v2 - ((a_f64 - a_f64)).sqrt());
+        assert!((((a_u32 % 256u32) != 7u32) || true));
+        let mut t1: [i16; 3] = [((match (98u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16); 3];
+        t1[1] = ((0u64) as i16);
+        t1[2] = ((76i64) as i16);
+        let mut v1: i16 = ((88u16) as i16);
+        for &v2 in t1.iter() {
+            v1 = (-((a_i32) as i16));
         }
-        oi[i] = (59u16) as u64;
-        of[i] = (((((-v1)) as f64) / a_f64)) as f64;
+        let mut v3: i16 = (v1 << (v1 & 15i16));
+        if matches!((70u32 % 8u32), 0u32..=5u32) {
+            v3 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
+        } else {
+            v3 = (((a_f32) as i16)).max(((a_f32) as i16));
+        }
+        oi[i] = (((match (a_u32 % 8u32) { 1u32..=4u32 => (0u8 << (((a_f32) as u16) & 7u16)), _ => (((a_i64) as u8) ^ 87u8) }) * 0u8)) as u64;
+        of[i] = (((-12.0f32) - ((0.625f32).sqrt() + ((((a_f32) as u16)) as f32)))) as f64;
     }
 }
 
@@ -2216,18 +2407,15 @@ pub fn diff_76(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u16 = ((a_u32) as u16);
-        for j0 in (0u32..(((53u32 - a_u32)) % 4u32)).rev() {
-            v0 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
-        }
-        let mut v1: i64 = (0i64 | DiffPair { a: ((a_i64 * 83i64) & (if ((-1.0f32) >= 3.75f32) { (-49i64) } else { a_i64 })), b: (match (1u32 % 8u32) { 1u32..=3u32 => (a_i64).min((-1i64)), 0u32..=6u32 => (a_i64 | a_i64), _ => (if true { a_i64 } else { 62i64 }) }) }.mixed());
-        if (((-82i32) >> (((a_i32) as u16) & 31u16)) != (if true { (-31i32) } else { (-80i32) })) {
-            v1 = (0i64 | DiffPair { a: (0i64 | DiffPair { a: (a_i64 | a_i64), b: (51i64 >> a_i32) }.mixed()), b: 63i64 }.mixed());
+        let v0: u16 = (if (!false) { (0u16 >> (0u32 & 15u32)) } else { 65535u16 });
+        let mut v1: i16 = (23i16).min(((!15i16) << ((!((a_i32) as i8)) & 15i8)));
+        if (!(((a_i64) as u16) <= ((a_i32) as u16))) {
+            v1 = ((if (80u16 > ((a_f32) as u16)) { (((a_i64) as i16) | v1) } else { (v1 << (64i64 & 15i64)) }) ^ (if (!false) { (v1).min(0i16) } else { (!8i16) }));
         } else {
-            v1 = (-((0i64 | DiffPair { a: a_i64, b: a_i64 }.mixed()) << ((((a_f32) as i8) % (127i8 | 1i8)) & 63i8)));
+            v1 = (((a_u32) as i16) << (((((((a_f32) as i8)) as f64)) as i32) & 15i32));
         }
-        oi[i] = (7u8) as u64;
-        of[i] = ((1e-40f32 - (3.4e38f32).abs())) as f64;
+        oi[i] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) as u64;
+        of[i] = ((((((-0.0f32) / (-10.25f32))) as f64) + (a_f64 / (6.0f64).sqrt()))) as f64;
     }
 }
 
@@ -2242,28 +2430,28 @@ pub fn diff_77(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u8 = (14u8 << (a_i64 & 7i64));
-        if ((((a_u32) as u8) << 34u64) != (96u8 / 12u8)) {
-            v0 = (((-11.875f64)) as u8);
+        let mut v0: u8 = (((a_i64) as u8) << (63i64 & 7i64));
+        for j0 in 0u32..(((36u32 * 31u32)) % 4u32) {
+            v0 = (!((a_u32) as u8));
+        }
+        assert!((((12u32 % 256u32) != 7u32) || (true && matches!((a_u32 % 8u32), 7u32 | 6u32))));
+        let mut v1: i32 = ((a_i32).max((-2i32)) * ((-54i32) << (a_i32 & 31i32)));
+        for j1 in (((a_u32) % 8u32)..((0u32) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v1 = ((5i32).abs()).max((((34i64 == (-46i64))) as i32));
+        }
+        let mut v2: i8 = ((match (51u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
+        if ((a_f32 / 1e-40f32) <= (-10.625f32)) {
+            v2 = ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) as i8);
         } else {
-            v0 = (v0 << ((-41i16) & 7i16));
+            v2 = ((if matches!((55u32 % 8u32), 7u32 | 7u32) { ((a_f32) as i8) } else { v2 }) + (v2 % ((a_f32) as i8)));
         }
-        let mut v1: i8 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) >> (((54u8 << (a_i32 & 7i32))).min(((a_i64) as u8)) & 7u8));
-        if matches!((3974783436u32 % 8u32), 2u32..=5u32) {
-            v1 = (((-4.0f32)) as i8);
-        } else {
-            v1 = ((((match (32u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)).abs() >> (52u64 & 7u64));
+        assert!((((20u32 % 256u32) != 7u32) || (matches!((67u32 % 8u32), 5u32 | 0u32) && true)));
+        let mut v3: u8 = ((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
+        for j2 in ((((!17u32)) % 8u32)..(((83u32 & 5u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v3 = ((true) as u8);
         }
-        let v2: u64 = (41u64).min(25u64);
-        let mut t3: [u16; 3] = [((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) as u16); 3];
-        t3[1] = ((if matches!((55u32 % 8u32), 7u32 | 7u32) { ((a_f32) as u16) } else { 47u16 }) + (((a_f32) as u16) | ((a_i64) as u16)));
-        t3[2] = ((match (73u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
-        let mut v3: u16 = ((match (63u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
-        for &v4 in t3.iter().step_by(2) {
-            v3 = 0u16;
-        }
-        oi[i] = ((((-((-0.0f32) - 0.0f32))) as u16)) as u64;
-        of[i] = (0.0f32) as f64;
+        oi[i] = (((match (45u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) as u64;
+        of[i] = (((((match (15u32 % 8u32) { 4u32 => ((a_f32) as u8), 2u32..=7u32 => ((a_f32) as u8), 6u32 => v0, _ => ((a_i64) as u8) })) as f64) + (((65535u16 | 18u16)) as f64))) as f64;
     }
 }
 
@@ -2278,19 +2466,24 @@ pub fn diff_78(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u32 = (a_u32 - 15u32);
-        if false {
-            v0 = ((12u32 << (a_u32 & 31u32))).min((a_u32 ^ a_u32));
-        } else {
-            v0 = ((a_u32 << (47u8 & 31u8)) << (((-1i8) & ((a_u32) as i8)) & 31i8));
+        let mut v0: u32 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
+        for j0 in (((a_u32) % 8u32)..(((a_u32 % (68u32 | 1u32))) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v0 = (if (((-0.0f64) == (-7.25f64)) && true) { ((match (55u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) } else { (v0).min(j0) });
         }
-        assert!((((v0 % 256u32) != 7u32) || (!(84u8 >= 1u8))));
-        let mut v1: i32 = (((a_i32).abs() << (((a_f32) as u16) & 31u16)) ^ ((!a_i32)).max((a_i32).min((-55i32))));
-        for j0 in (((86u32) % 8u32)..(((a_u32 / (a_u32 | 1u32))) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v1 = (if (matches!((a_u32 % 8u32), 4u32) || (false && matches!((a_u32 % 8u32), 1u32 | 7u32))) { ((a_i32 << (((a_i32) as u8) & 31u8)) | ((match (40u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)) } else { (a_i32 >> ((((a_u32) as u16) / (2u16 | 1u16)) & 31u16)) });
+        let mut v1: f32 = (-a_f32);
+        'l1: for j1 in 0u32..((v0) % 3u32) {
+            for j2 in 0u32..(((a_u32 >> (87u64 & 31u64))) % 3u32) {
+                if ((v0 == v0) && false) {
+                    break 'l1;
+                }
+                if (a_i64 <= a_i64) {
+                    continue 'l1;
+                }
+                v1 = ((((78u8) as f32) + (-10.75f32)) / (((((a_i32) as u16) + ((a_i64) as u16))) as f32));
+            }
         }
-        oi[i] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)) as u64;
-        of[i] = (a_f64) as f64;
+        oi[i] = ((a_i64 >> (((match (v0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) & 63i16))) as u64;
+        of[i] = (((-0.0f32) / ((v1 + v1)).sqrt())) as f64;
     }
 }
 
@@ -2305,30 +2498,27 @@ pub fn diff_79(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: f32 = (7.25f32).sqrt();
-        for j0 in ((((73u32 / 51u32)) % 8u32)..((((match (21u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v0 = (v0 - 0.1f32);
+        let v0: f32 = ((-11.375f32) + a_f32);
+        let v1: i16 = (((63i64 >= ((64i64) as i64))) as i16);
+        let mut v2: u32 = ((match (94u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
+        if true {
+            v2 = ((a_u32 % (v2 | 1u32)) & (if matches!((7u32 % 8u32), 1u32 | 3u32) { 95u32 } else { v2 }));
+        } else {
+            v2 = v2;
         }
-        let mut v1: u32 = (((!(-76i16))) as u32);
-        for j1 in (0u32..=(((a_u32 / (90u32 | 1u32))) % 4u32)).rev() {
-            v1 = a_u32;
-        }
-        let mut v2: u8 = (12u8 % (81u8 | 1u8));
-        for j2 in (((v1) % 8u32)..(((93u32 / (v1 | 1u32))) % 16u32)).step_by(((97u32) % 3u32) as usize) {
-            v2 = (if false { 120u8 } else { v2 });
-        }
-        let mut v3: i64 = ((26i8) as i64);
-        for j3 in ((((if true { a_u32 } else { 57u32 })) % 8u32)..(((v1 & v1)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+        let mut t3: [u8; 3] = [(97u8 >> (((a_f32) as i16) & 7i16)); 3];
+        t3[1] = 7u8;
+        t3[2] = 120u8;
+        let mut v3: u8 = (74u8 >> (((a_u32) as i16) & 7i16));
+        for &v4 in t3.iter().rev() {
             v3 = v3;
         }
-        let mut v4: u16 = 37u16;
-        if ((8.625f64 >= a_f64) && false) {
-            v4 = (((17u16 + 0u16)).min(((a_i64) as u16)) >> ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) >> (a_i32 & 86i32)) & 15u8));
-        } else {
-            v4 = ((match (67u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
+        let mut v5: i64 = (a_i64 << (v2 & 63u32));
+        for j0 in (((v2) % 8u32)..(((v2 >> ((a_u32) as i8))) % 16u32)).step_by(((v2) % 3u32) as usize) {
+            v5 = (v5).abs();
         }
-        oi[i] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)) as u64;
-        of[i] = ((-((11.875f32 + a_f32) / (0.625f32 / v0)))) as f64;
+        oi[i] = ((if matches!((a_u32 % 8u32), 1u32..=7u32) { (if (16u64 < a_u64) { ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) } else { (v3 & 86u8) }) } else { ((a_f32) as u8) })) as u64;
+        of[i] = (((((match (6u32 % 8u32) { 4u32 | 0u32 => 81u64, 3u32 | 2u32 => a_u64, _ => a_u64 }) / ((match (58u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64))) as f64)) as f64;
     }
 }
 
@@ -2343,31 +2533,38 @@ pub fn diff_80(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u8 = (if (a_f32 >= (-6.875f32)) { (if false { 100u8 } else { 1u8 }) } else { (((a_u32) as u8) - ((a_u32) as u8)) });
-        if (((13537u16) as u32) == ((((a_i64) as i16)) as u32)) {
-            v0 = ((93u8 / (v0 | 1u8)) - (78u8 ^ v0));
+        let mut v0: u8 = ((84u8 << (((a_i32) as u8) & 7u8)) << (match (a_u32 % 8u32) { 3u32 | 0u32 => (-44i32), _ => a_i32 }));
+        if (matches!((a_u32 % 8u32), 6u32 | 1u32) || (!true)) {
+            v0 = ((true) as u8);
         } else {
-            v0 = ((!26u8) ^ ((a_i32) as u8));
+            v0 = ((71u8 >> (47u32 & 7u32)) << (14u8 - v0));
         }
-        let mut v1: u8 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
-        for j0 in ((((match (97u32 % 8u32) { 6u32 => 2u32, _ => 67u32 })) % 8u32)..((95u32) % 16u32)).step_by(((41u32) % 3u32) as usize) {
-            v1 = ((v1 / v0) / (((a_i32) as u8) | 1u8));
+        let v1: f32 = (a_f32 * a_f32);
+        let mut v2: i32 = ((((-0.5f64) * 0.1f64)) as i32);
+        for j0 in 0u32..((((51u32) as u32)) % 4u32) {
+            v2 = (((match (90u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) ^ (90i32 << (-32768i16)));
         }
-        let v2: i8 = ((if true { (-((a_i32) as i8)) } else { ((-68i8) >> (94i64 & 7i64)) })).abs();
-        let mut v3: f32 = ((85u32) as f32);
-        for j1 in (((53u32) % 8u32)..((73u32) % 16u32)).step_by(((1u32) % 3u32) as usize) {
-            v3 = (((v3 / v3) - (a_f32).sqrt()) + (((((a_f32) as u16) / (54u16 | 1u16))) as f32));
+        let mut t3: [i16; 3] = [(75i16 >> ((a_u32) as u16)); 3];
+        t3[1] = ((-81i16) & ((a_u32) as i16));
+        t3[2] = (54i16 / ((-67i16) | 1i16));
+        let mut v3: i16 = (((a_i32) as i16) ^ (-36i16));
+        for &v4 in t3.iter().skip(1) {
+            v3 = (v3 + ((a_i32) as i16));
         }
-        assert!((((a_u32 % 256u32) != 7u32) || (((-9223372036854775808i64) >= 83i64) && true)));
-        let mut t4: [u64; 3] = [(((31u64).max(38u64) << (((match (52u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) & 63i16)) >> (((a_i64) as i8) & 63i8)); 3];
-        t4[1] = (((1u64 % 1u64) / ((a_u64).min(63u64) | 1u64)) * (if true { (0u64).max(99u64) } else { (match (a_u32 % 8u32) { 2u32 => 99u64, 1u32 | 2u32 => a_u64, _ => 100u64 }) }));
-        t4[2] = ((a_u64) as u64);
-        let mut v4: u64 = ((if (true || true) { a_u64 } else { ((63i64) as u64) }) - 20u64);
-        for &v5 in t4.iter().rev() {
-            v4 = (((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)).max(19u64);
+        let mut v5: i32 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
+        'l5: for j1 in 0u32..(((a_u32 * a_u32)) % 3u32) {
+            for j2 in 0u32..(((50u32 % (j1 | 1u32))) % 3u32) {
+                if (((a_u32) as u8) == 0u8) {
+                    break 'l5;
+                }
+                if (!false) {
+                    continue 'l5;
+                }
+                v5 = (-a_i32);
+            }
         }
-        oi[i] = (23u16) as u64;
-        of[i] = ((((((-71i32)).abs() + ((((a_f32) as i8)) as i32))) as f32)) as f64;
+        oi[i] = ((((match (34u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) + ((!a_u32) & ((a_i64) as u32)))) as u64;
+        of[i] = ((-9.875f64)) as f64;
     }
 }
 
@@ -2382,24 +2579,28 @@ pub fn diff_81(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: f32 = 1e-40f32;
-        let mut v1: i32 = (0i32 >> (((a_u32) as i8) & 31i8));
-        if matches!((a_u32 % 8u32), 1u32..=5u32) {
-            v1 = (a_i32 & v1);
+        let v0: f32 = (if matches!((a_u32 % 8u32), 4u32) { ((a_u64) as f32) } else { ((((15i16) as u64)) as f32) });
+        assert!((((79u32 % 256u32) != 7u32) || (!(!true))));
+        let mut t1: [i32; 3] = [((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32); 3];
+        t1[1] = 31i32;
+        t1[2] = (((-6i32) >> ((-45i16) & 31i16))).min(a_i32);
+        let mut v1: i32 = ((match (56u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
+        for &v2 in t1.iter().skip(1) {
+            v1 = (match (a_u32 % 8u32) { 0u32..=5u32 => (((1u32 >= 20u32)) as i32), 4u32 => v2, _ => 89i32 });
+        }
+        let mut v3: u8 = (((((match (10u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)) as u8) ^ (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) ^ ((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)));
+        for j0 in (u32::MAX - (((a_u32 | a_u32)) % 4u32))..=u32::MAX {
+            v3 = ((a_i32) as u8);
+        }
+        assert!((((a_u32 % 256u32) != 7u32) || matches!((0u32 % 8u32), 4u32)));
+        let mut v4: f64 = (a_f64 - 6.125f64);
+        if ((-a_f32) != ((((a_i64) as u16)) as f32)) {
+            v4 = ((-11.375f64) / v4);
         } else {
-            v1 = (match (11u32 % 8u32) { 4u32 => a_i32, 1u32..=7u32 => v1, 5u32 => v1, _ => a_i32 });
+            v4 = v4;
         }
-        let v2: i16 = ((32767i16).max((-4i16)) / (if true { 40i16 } else { 0i16 }));
-        assert!((((4u32 % 256u32) != 7u32) || (((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) >= (v1 << (a_u64 & 31u64)))));
-        let mut t3: [i8; 3] = [(((-87i8)).abs() >> ((if (75u8 >= 7u8) { 7i8 } else { 71i8 }) & 7i8)); 3];
-        t3[1] = ((a_i32) as i8);
-        t3[2] = ((match (48u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
-        let mut v3: i8 = (match (53u32 % 8u32) { 3u32..=4u32 => (((a_f32) as i8) >> v1), _ => ((-91i8) >> (((a_i64) as u16) & 7u16)) });
-        for &v4 in t3.iter() {
-            v3 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) << (((match (54u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) & 7u8));
-        }
-        oi[i] = ((41i32 % 1i32)) as u64;
-        of[i] = (((((a_u32) as u16)) as f64)) as f64;
+        oi[i] = (((a_i64 % (((-98i64) % (a_i64 | 1i64)) | 1i64)) * (-45i64))) as u64;
+        of[i] = (((9.375f32 + (v0 + a_f32)) * (-a_f32))) as f64;
     }
 }
 
@@ -2414,15 +2615,9 @@ pub fn diff_82(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i64 = ((-50i64) >> (a_i32 + (-87i32)));
-        if ((if (3.0f64 != a_f64) { 88i8 } else { 32i8 }) < (((-94i64)) as i8)) {
-            v0 = ((a_i64 - (-18i64)) << a_u32);
-        } else {
-            v0 = 63i64;
-        }
-        assert!((((1877543109u32 % 256u32) != 7u32) || (10.25f32 <= ((-10.375f32) / 3.875f32))));
-        oi[i] = (0i8) as u64;
-        of[i] = ((-10.375f32)) as f64;
+        let v0: i64 = ((if false { 9223372036854775807i64 } else { (-1i64) }) << (a_u64 & 63u64));
+        oi[i] = (a_i64) as u64;
+        of[i] = (((4.0f64).abs() * (if (55u8 != ((a_u32) as u8)) { (a_f64 * (-0.0f64)) } else { (9007199254740992.0f64 - a_f64) }))) as f64;
     }
 }
 
@@ -2437,9 +2632,9 @@ pub fn diff_83(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: f32 = a_f32;
-        oi[i] = ((((a_f32) as u8) ^ 32u8)) as u64;
-        of[i] = (a_f32) as f64;
+        let v0: f32 = (if (!(((a_i32) as i8) == ((a_i32) as i8))) { ((match (a_u32 % 8u32) { 4u32..=7u32 => (-6.375f32), _ => 11.125f32 }) + ((-9.5f32) - (-10.375f32))) } else { ((a_f32 - a_f32)).sqrt() });
+        oi[i] = (((match (0u32 % 8u32) { 3u32..=5u32 => 1u16, 2u32 => 52u16, _ => (4u16 & 91u16) }) * 1u16)) as u64;
+        of[i] = (((-(((-42i8)) as f32)) / ((a_u32) as f32))) as f64;
     }
 }
 
@@ -2454,16 +2649,19 @@ pub fn diff_84(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i64 = (((16777216.0f32).sqrt()) as i64);
-        let v1: i8 = (-(((match (92u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) + (127i8 + ((a_i32) as i8))));
-        let mut v2: f32 = (if false { 1.25f32 } else { a_f32 });
-        if ((a_f32 + 5.0f32) < (a_f32 - a_f32)) {
-            v2 = (a_f32 * a_f32);
+        let mut v0: i64 = (match (a_u32 % 8u32) { 5u32 => ((65535u16) as i64), _ => (a_i64 << (64i64 & 63i64)) });
+        if (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) > (4i32 % (a_i32 | 1i32))) {
+            v0 = ((a_i64 % v0) + (0i64 | DiffPair { a: 63i64, b: v0 }.mixed()));
         } else {
-            v2 = (match (47u32 % 8u32) { 2u32 | 6u32 => v2, _ => 3.4e38f32 });
+            v0 = (-1i64);
         }
-        oi[i] = ((((-((((a_f32) as u16)) as i32))) as i64)) as u64;
-        of[i] = ((((!(15i16 >> (((a_i32) as i16) & 15i16)))) as f64)) as f64;
+        let mut v1: i64 = (a_i64 & 35i64);
+        for j0 in (0u32..(((31u32 / (8u32 | 1u32))) % 4u32)).rev() {
+            v1 = ((a_i64) as i64);
+        }
+        let v2: u32 = ((32u32 % (a_u32 | 1u32)) * (a_u32 << (a_i32 & 31i32)));
+        oi[i] = (48i8) as u64;
+        of[i] = ((((((-3.875f64) * 0.1f64)) as f64) - ((if (a_i32 >= a_i32) { 9007199254740992.0f64 } else { a_f64 }) + (a_f64 / 0.1f64)))) as f64;
     }
 }
 
@@ -2478,10 +2676,11 @@ pub fn diff_85(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u16 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
-        let v1: u8 = (((a_i64) as u8)).min(23u8);
-        oi[i] = ((((if matches!((95u32 % 8u32), 6u32) { ((match (73u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) } else { (if false { ((a_i32) as u8) } else { 11u8 }) })) as u32)) as u64;
-        of[i] = (((((v0 | ((a_i64) as u16))) as f32) + ((a_f32 - a_f32) - (a_f32).abs()))) as f64;
+        let v0: u16 = ((((a_i32 < 1i32)) as u16)).min(((a_u32) as u16));
+        assert!((((a_u32 % 256u32) != 7u32) || (!matches!((95u32 % 8u32), 6u32))));
+        let v1: i32 = (-1i32);
+        oi[i] = (67u32) as u64;
+        of[i] = (((((if (64u64 > a_u64) { (-9223372036854775808i64) } else { a_i64 })) as f64) * (-(a_f64).abs()))) as f64;
     }
 }
 
@@ -2496,15 +2695,20 @@ pub fn diff_86(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut t0: [f64; 3] = [((a_f64 / 0.625f64) * (match (74u32 % 8u32) { 5u32..=7u32 => (-11.75f64), 4u32 => a_f64, _ => a_f64 })); 3];
-        t0[1] = ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) as f64);
-        t0[2] = ((((a_f32) as i8)) as f64);
-        let mut v0: f64 = (((16777216.0f32 + 10.125f32)) as f64);
-        for &v1 in t0.iter().step_by(2) {
-            v0 = ((((match (32u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)) as f64);
+        let mut v0: f64 = ((a_f64 / 0.625f64) * (match (74u32 % 8u32) { 5u32..=7u32 => (-11.75f64), 4u32 => a_f64, _ => a_f64 }));
+        'l0: for j0 in 0u32..(((match (0u32 % 8u32) { 2u32 | 7u32 => a_u32, 0u32..=6u32 => 32u32, _ => 81u32 })) % 3u32) {
+            for j1 in 0u32..((((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 3u32) {
+                if (1i32 < (-9i32)) {
+                    break 'l0;
+                }
+                if (2i64 <= 63i64) {
+                    continue 'l0;
+                }
+                v0 = (((a_i32) as f64) + a_f64);
+            }
         }
-        oi[i] = ((20u32 >> (((((a_u32) as i8) >> a_u32) + (match (a_u32 % 8u32) { 6u32 | 4u32 => 127i8, 6u32 => 127i8, 2u32..=6u32 => ((a_i32) as i8), _ => (-62i8) })) & 31i8))) as u64;
-        of[i] = ((((((0u16) as f32) - (a_f32 * a_f32))) as f64)) as f64;
+        oi[i] = (5u8) as u64;
+        of[i] = ((((-62i8)) as f32)) as f64;
     }
 }
 
@@ -2519,21 +2723,22 @@ pub fn diff_87(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u8 = (!((a_i64) as u8));
-        if (!(((a_i64) as u16) == ((a_u32) as u16))) {
-            v0 = (v0).min(95u8);
+        let mut v0: u8 = ((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
+        if (!(a_u64 <= 54u64)) {
+            v0 = (v0 << (v0 & 7u8));
         } else {
-            v0 = (if false { v0 } else { ((a_f32) as u8) });
+            v0 = ((0.1f64) as u8);
         }
-        let v1: i8 = ((-43i8) * ((a_i32) as i8));
-        let mut v2: u64 = ((if matches!((23u32 % 8u32), 1u32..=2u32) { (a_u64 >> 45507u16) } else { 0u64 }) ^ 18446744073709551615u64);
-        if (!(33i64 > 86i64)) {
-            v2 = (match (17u32 % 8u32) { 0u32 | 2u32 => 99u64, 6u32 | 4u32 => v2, _ => ((matches!((28u32 % 8u32), 1u32)) as u64) });
-        } else {
-            v2 = (((v2 | 77u64) >> ((((a_i32) as u8) / (((a_i64) as u8) | 1u8)) & 63u8)) - (((v2 ^ 18u64)) as u64));
+        let mut v1: u16 = (91u16 << ((!a_u64) & 15u64));
+        for j0 in ((((!36u32)) % 8u32)..(((a_u32 - 69u32)) % 16u32)).step_by(((84u32) % 3u32) as usize) {
+            v1 = ((a_f32) as u16);
+        }
+        let mut v2: u64 = ((((a_i64).min(64i64)) as u64) >> (((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) & 63u16));
+        for j1 in 0u32..(((match (9u32 % 8u32) { 0u32..=3u32 => 50u32, _ => 92u32 })) % 4u32) {
+            v2 = (((match (26u32 % 8u32) { 7u32 | 5u32 => (a_u64 >> 94u8), 0u32..=6u32 => (v2 | 77u64), _ => ((v2) as u64) })) as u64);
         }
         oi[i] = (a_i32) as u64;
-        of[i] = ((-12.0f32)) as f64;
+        of[i] = ((((a_f64).abs()).abs() - (-12.0f64))) as f64;
     }
 }
 
@@ -2548,19 +2753,21 @@ pub fn diff_88(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i64 = (match (15u32 % 8u32) { 0u32..=6u32 => a_i64, _ => ((-a_i64) ^ (a_i64 / (64i64 | 1i64))) });
-        for j0 in (0u32..=((((0u16) as u32)) % 4u32)).rev() {
-            v0 = a_i64;
+        let mut t0: [i64; 3] = [(match (15u32 % 8u32) { 0u32..=6u32 => a_i64, _ => ((-a_i64) ^ (a_i64 / (64i64 | 1i64))) }); 3];
+        t0[1] = (((!((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16))) as i64);
+        t0[2] = ((((-37i64) - (-31i64)) + ((-69i64)).max(a_i64))).abs();
+        let mut v0: i64 = (((((a_i32) as u16) + 57u16)) as i64);
+        for &v1 in t0.iter() {
+            v0 = ((((-91i64) >> (((a_i64) as u8) & 63u8)) ^ (39i64 / (a_i64 | 1i64))) & (0i64 | DiffPair { a: (if true { (-1i64) } else { a_i64 }), b: (a_i64 * v0) }.mixed()));
         }
-        let mut t1: [i8; 3] = [((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8); 3];
-        t1[1] = (((91u16) as i8) << (((1.7e308f64) as u16) & 7u16));
-        t1[2] = ((-57i8)).abs();
-        let mut v1: i8 = (((1u16).max(48u16)) as i8);
-        for &v2 in t1.iter().rev() {
-            v1 = 127i8;
+        let mut v2: i16 = ((match (79u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
+        if (((match (31u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) <= (46i16 >> (a_u64 & 15u64))) {
+            v2 = (if true { ((a_i32) as i16) } else { 86i16 });
+        } else {
+            v2 = (v2 - ((a_i64) as i16));
         }
-        oi[i] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64)) as u64;
-        of[i] = (7.75f64) as f64;
+        oi[i] = ((match (27u32 % 8u32) { 0u32..=6u32 => (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) ^ (((a_i32) as u8) ^ 39u8)), 3u32 => 0u8, _ => ((((a_i64) as u8) + ((a_u32) as u8)) - (78u8).max(41u8)) })) as u64;
+        of[i] = ((((2.875f32 - a_f32) / (a_f32 - (-1.5f32))) * 7.75f32)) as f64;
     }
 }
 
@@ -2575,13 +2782,15 @@ pub fn diff_89(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i8 = ((-64i8) >> (-51i8));
-        let mut v1: f64 = (-4.25f64);
-        for j0 in (0u32..(((40u32 >> (a_i64 & 31i64))) % 4u32)).rev() {
-            v1 = (((255u8 % (6u8 | 1u8))) as f64);
+        let mut v0: i8 = ((((a_u32) as i8)) as i8);
+        if (((a_f64 == 1.875f64) && true) || matches!((a_u32 % 8u32), 6u32)) {
+            v0 = (v0).abs();
+        } else {
+            v0 = (v0 % ((-57i8) | 1i8));
         }
-        oi[i] = ((((match (a_u32 % 8u32) { 7u32 => (a_f32 / 4.75f32), 4u32 => ((43u32) as f32), _ => 5.5f32 })) as u32)) as u64;
-        of[i] = ((((((-53i64) << (70u16 & 63u16)) >> ((match (a_u32 % 8u32) { 1u32 => 99u64, 5u32 => 41u64, 2u32 => a_u64, _ => 45u64 }) & 63u64))) as f64)) as f64;
+        let v1: i8 = ((5.125f32) as i8);
+        oi[i] = ((((0i64 | DiffPair { a: 44i64, b: a_i64 }.mixed()) >> ((((a_i64) as u16) - ((a_u32) as u16)) & 63u16)) * ((a_i64).abs() + a_i64))) as u64;
+        of[i] = (12.375f32) as f64;
     }
 }
 
@@ -2596,21 +2805,28 @@ pub fn diff_90(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u16 = ((a_i64) as u16);
-        for j0 in (0u32..=(((31u32 >> (((a_i64) as i16) & 31i16))) % 4u32)).rev() {
-            v0 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
+        let mut v0: u16 = ((a_f32) as u16);
+        if false {
+            v0 = (!((match (31u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16));
+        } else {
+            v0 = ((match (4294967295u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
         }
-        let mut v1: u8 = (if (47u32 != 31u32) { 86u8 } else { 94u8 });
-        for j1 in (0u32..((a_u32) % 4u32)).rev() {
-            v1 = (!v1);
+        let v1: u8 = (if (false || false) { (62u8 + 4u8) } else { (26u8 ^ 4u8) });
+        let mut v2: i8 = ((-1i8)).max((-3i8));
+        'l2: for j0 in 0u32..((a_u32) % 3u32) {
+            for j1 in 0u32..(((11u32 >> (a_i64 & 31i64))) % 3u32) {
+                if (63i64 != (-2i64)) {
+                    break 'l2;
+                }
+                if true {
+                    continue 'l2;
+                }
+                v2 = ((a_i32) as i8);
+            }
         }
-        let v2: i16 = ((match (43u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
-        let mut v3: u64 = (25u64 ^ 64u64);
-        for j2 in (u32::MAX - (((22u32 + 31u32)) % 4u32))..=u32::MAX {
-            v3 = v3;
-        }
-        oi[i] = ((match (1958724853u32 % 8u32) { 4u32 | 2u32 => (((0i64 | DiffPair { a: (-1i64), b: (-79i64) }.mixed())) as i64), 1u32 | 2u32 => (((-71i64) >> (v2 & 63i16)) % ((72i32) as i64)), 0u32..=4u32 => 42i64, _ => (((-a_f32)) as i64) })) as u64;
-        of[i] = ((((-9.125f64) + ((-9.0f64) - 0.1f64)) + ((53u64) as f64))) as f64;
+        let v3: i16 = (((((a_i64) as i16) << (84u8 & 15u8))).abs() << (7u32 & 15u32));
+        oi[i] = (((a_u32) as u8)) as u64;
+        of[i] = ((-a_f32)) as f64;
     }
 }
 
@@ -2625,27 +2841,32 @@ pub fn diff_91(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i16 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
-        for j0 in (((17u32) % 8u32)..((((a_i32) as u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v0 = ((match (44u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
-        }
-        let v1: f32 = (a_f32 * a_f32);
-        let mut v2: u64 = ((v0) as u64);
-        for j1 in 0u32..(((!a_u32)) % 4u32) {
-            v2 = ((v2 * 25u64) * (a_u64 << 16u32));
-        }
-        let mut v3: i8 = ((((-1i8) >> (15u16 & 7u16))).min((match (12u32 % 8u32) { 1u32 => ((a_f32) as i8), 1u32..=2u32 => 95i8, 5u32 | 3u32 => 52i8, _ => ((a_i64) as i8) }))).max(((1i8 - (-14i8)) - (87i8 % ((a_f32) as i8))));
-        if (!(7u32 < a_u32)) {
-            v3 = ((((a_f32) as i8)) as i8);
+        let mut v0: i16 = ((((12u32) as i16)).abs() & (((-29i16) % 15i16) / ((92i16 / (((a_i64) as i16) | 1i16)) | 1i16)));
+        if (!(!true)) {
+            v0 = ((if (a_f32 <= a_f32) { ((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) } else { ((match (35u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) }) * (((-49i16)).min(75i16)).max(((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)));
         } else {
-            v3 = (match (a_u32 % 8u32) { 5u32..=7u32 => ((v3 * (-70i8)) << (((a_i32) as u16) + ((a_u32) as u16))), _ => (if false { (v3 - v3) } else { ((a_f32) as i8) }) });
+            v0 = (match (12u32 % 8u32) { 1u32 => ((match (95u32 % 8u32) { 3u32 | 7u32 => v0, 0u32..=4u32 => 55i16, _ => v0 }) * (v0 | ((a_i64) as i16))), 6u32..=6u32 => ((!v0) >> (!((a_f32) as i8))), 2u32 => ((-v0) >> (((127i8) as i64) & 15i64)), _ => ((v0 * (-70i16)) << (((a_i32) as u16) + ((a_u32) as u16))) });
         }
-        let mut v4: f32 = 4.75f32;
-        for j2 in (0u32..=((((v1) as u32)) % 4u32)).rev() {
-            v4 = (((a_f32 - a_f32) / ((58i16) as f32)) - (-1.625f32));
+        let mut t1: [u8; 3] = [((match (6u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8); 3];
+        t1[1] = (((match (13u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) % (((a_u32) as u8) | 1u8));
+        t1[2] = (((a_i32) as u8) / ((71u8 | 61u8) | 1u8));
+        let mut v1: u8 = (((a_u32) as u8)).min(22u8);
+        for &v2 in t1.iter().rev() {
+            v1 = ((a_u32) as u8);
         }
-        oi[i] = (((a_u32) as u8)) as u64;
-        of[i] = (((-a_f64) - ((a_f64 * a_f64) / (a_f64 + a_f64)))) as f64;
+        let mut v3: u16 = (56090u16 | ((a_i64) as u16));
+        if ((((a_u32) as u16) == 96u16) && matches!((82u32 % 8u32), 1u32)) {
+            v3 = (v3 >> 15i16);
+        } else {
+            v3 = ((6.875f64) as u16);
+        }
+        let v4: f64 = ((a_i64) as f64);
+        let mut v5: u32 = 1u32;
+        for j0 in (0u32..=(((94u32 << 72u64)) % 4u32)).rev() {
+            v5 = (a_u32 * a_u32);
+        }
+        oi[i] = ((((match (v5 % 8u32) { 7u32 | 3u32 => 66u32, 5u32..=6u32 => 76u32, _ => a_u32 }) << (((-43i64) >> (((a_f32) as i16) & 63i16)) & 31i64)) >> (((((a_i64) as i16)) as i64) & 31i64))) as u64;
+        of[i] = ((if false { ((a_f64 * (-5.375f64)) * (v4 / v4)) } else { ((a_f64 / (-6.25f64)) - ((38u64) as f64)) })) as f64;
     }
 }
 
@@ -2660,18 +2881,36 @@ pub fn diff_92(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i8 = (((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)).max(((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8));
-        let v1: f64 = (a_f64 + 1.7e308f64);
-        let v2: u8 = (((69u8) as u8) | (((a_u32) as u8)).min(17u8));
-        let v3: f64 = (((v1 - v1)).abs() / v1);
-        let mut v4: u32 = (0u32 + 29u32);
-        if ((a_u64 >> (92u32 & 63u32)) <= 30u64) {
-            v4 = ((a_i64) as u32);
-        } else {
-            v4 = a_u32;
+        let mut v0: i8 = ((58i8 - ((a_i64) as i8)) + ((-97i8) << a_u32));
+        for j0 in 0u32..((((match (53u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32) {
+            v0 = (((69u8) as i8) | (((a_u32) as i8)).min(v0));
         }
-        oi[i] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) as u64;
-        of[i] = ((((((if (33u8 == ((a_f32) as u8)) { a_u64 } else { 53u64 })) as i8)) as f32)) as f64;
+        let mut v1: u8 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
+        'l1: for j1 in 0u32..(((41u32 + 1u32)) % 3u32) {
+            for j2 in 0u32..((a_u32) % 3u32) {
+                if matches!((11u32 % 8u32), 2u32) {
+                    break 'l1;
+                }
+                if true {
+                    continue 'l1;
+                }
+                v1 = 38u8;
+            }
+        }
+        let mut v2: i8 = ((v0).max(((a_i32) as i8))).abs();
+        for j3 in (u32::MAX - ((((a_i64) as u32)) % 4u32))..=u32::MAX {
+            v2 = ((((a_i64) as i8) & (-81i8))).max((if (33u8 == ((a_f32) as u8)) { ((a_f32) as i8) } else { (-23i8) }));
+        }
+        let mut v3: i8 = (((a_f32) as i8)).min(v2);
+        for j4 in (0u32..=((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32)).rev() {
+            v3 = 95i8;
+        }
+        let mut v4: u64 = ((match (63u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
+        for j5 in ((((match (90u32 % 8u32) { 2u32..=2u32 => a_u32, _ => 64u32 })) % 8u32)..((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 16u32)).step_by(((31u32) % 3u32) as usize) {
+            v4 = (a_u64).max(82u64);
+        }
+        oi[i] = (((match (4294967295u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)) as u64;
+        of[i] = ((a_f32).abs()) as f64;
     }
 }
 
@@ -2686,19 +2925,28 @@ pub fn diff_93(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i64 = (0i64 | DiffPair::new(a_i64, ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64)).b);
-        if false {
-            v0 = (((48i16 == 46i16)) as i64);
+        let mut v0: i64 = ((a_i64 | a_i64) % (((43u64) as i64) | 1i64));
+        if ((-55i16) == (((a_i64) as i16) & ((a_i32) as i16))) {
+            v0 = a_i64;
         } else {
-            v0 = ((((a_i64) as i16)) as i64);
+            v0 = (if ((-94i32) <= 84i32) { ((a_i32) as i64) } else { ((-67i64) | v0) });
         }
-        let v1: u32 = 94u32;
-        let v2: u16 = (((-10.625f32)) as u16);
-        assert!((((21u32 % 256u32) != 7u32) || matches!((a_u32 % 8u32), 1u32 | 0u32)));
-        let v3: f64 = (-a_f64);
-        assert!((((a_u32 % 256u32) != 7u32) || (!(false || (32i32 >= a_i32)))));
-        oi[i] = (((match (v1 % 8u32) { 7u32 | 6u32 => (66u8).max(205u8), _ => (if (((a_i64) as i8) >= ((a_u32) as i8)) { 71u8 } else { 19u8 }) }) / (((((a_u32) as u8) | ((a_i32) as u8)) << ((1u32).min(v1) & 7u32)) | 1u8))) as u64;
-        of[i] = (((8i8) as f32)) as f64;
+        assert!((((a_u32 % 256u32) != 7u32) || ((!a_u64) <= (0u64 + a_u64))));
+        let mut v1: f32 = (1e-40f32).sqrt();
+        if ((((-62i32)) as f64) != ((v0) as f64)) {
+            v1 = v1;
+        } else {
+            v1 = (6.375f32 - a_f32);
+        }
+        let v2: i8 = (if (((a_i64) as i8) >= ((a_u32) as i8)) { ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) } else { (-((a_i64) as i8)) });
+        let mut v3: u32 = (a_u32 | a_u32);
+        if ((a_i32 | a_i32) != (a_i32 + 74i32)) {
+            v3 = a_u32;
+        } else {
+            v3 = (v3 << 46u8);
+        }
+        oi[i] = (((a_i64) as i8)) as u64;
+        of[i] = ((a_f64).abs()) as f64;
     }
 }
 
@@ -2713,21 +2961,27 @@ pub fn diff_94(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u32 = (84u32 & 32u32);
-        for j0 in (((93u32) % 8u32)..(((100u32 & 57u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v0 = (a_u32 * a_u32);
+        let v0: u32 = (a_u32 >> ((a_u32) as u8));
+        assert!((((a_u32 % 256u32) != 7u32) || ((-a_f32) == ((75u8) as f32))));
+        let mut v1: u32 = (match (0u32 % 8u32) { 7u32 => ((false) as u32), 1u32..=3u32 => (if true { v0 } else { a_u32 }), _ => (v0 ^ a_u32) });
+        'l1: for j0 in 0u32..(((16u32).min(v0)) % 3u32) {
+            for j1 in 0u32..(((88u32 & a_u32)) % 3u32) {
+                if matches!((v1 % 8u32), 1u32..=6u32) {
+                    break 'l1;
+                }
+                if (a_f64 != 2.625f64) {
+                    continue 'l1;
+                }
+                v1 = ((((a_f32) as u16)) as u32);
+            }
         }
-        let v1: f64 = (((((match (78u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)) as f64) * (-(a_f64 * a_f64)));
-        assert!((((v0 % 256u32) != 7u32) || (((28u32) as f64) < ((-7.75f64) / v1))));
-        let v2: i8 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
-        let mut v3: i32 = a_i32;
-        if (((-10.125f64) / 5e-324f64) != (if false { a_f64 } else { v1 })) {
-            v3 = a_i32;
-        } else {
-            v3 = (a_i32 & (-(v3 | a_i32)));
+        let mut v2: u8 = ((((a_f32) as u8) + 22u8) / (81u8 & 32u8));
+        for j2 in ((((28u32 >> ((a_u32) as u16))) % 8u32)..(((v1 >> ((a_i64) as u16))) % 16u32)).step_by(((1u32) % 3u32) as usize) {
+            v2 = ((18u8 << (19u16 & 7u16)) << ((0i64 >> (41u8 & 63u8)) & 7i64));
         }
-        oi[i] = (((if (true || false) { ((v2) as u32) } else { ((match (58u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) })).max(((match (v0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32))) as u64;
-        of[i] = ((((match (50u32 % 8u32) { 1u32 => a_f64, 7u32 => a_f64, _ => a_f64 })).abs() - ((a_f64 + v1)).sqrt())) as f64;
+        let v3: i32 = a_i32;
+        oi[i] = (((!(if true { ((a_i32) as u8) } else { 0u8 })) << ((((10.0f64 != 4.25f64)) as i16)).max(((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)))) as u64;
+        of[i] = (((((((a_i32) as i8)).max(7i8) << (19u32 | v0))) as f32)) as f64;
     }
 }
 
@@ -2742,20 +2996,33 @@ pub fn diff_95(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u16 = (((a_i32) as u16) + 7u16);
-        assert!((((23u32 % 256u32) != 7u32) || (((a_u64) as i16) > (((-78i8)) as i16))));
-        let v1: u8 = (80u8 >> (a_u64 & 7u64));
-        let mut v2: i8 = (15i8 - ((a_u32) as i8));
-        for j0 in (0u32..(((25u32 * 68u32)) % 4u32)).rev() {
-            v2 = (v2 << (20u64 & 7u64));
+        let mut t0: [u16; 3] = [(((a_i32) as u16) + 7u16); 3];
+        t0[1] = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
+        t0[2] = 46u16;
+        let mut v0: u16 = ((a_u64) as u16);
+        for &v1 in t0.iter().rev() {
+            v0 = ((match (78u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
         }
-        let mut v3: i16 = ((((a_f64) as i16) / (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) | 1i16))).abs();
-        for j1 in ((((1u32 >> (a_i32 & 31i32))) % 8u32)..(((a_u32 / 48u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v3 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) / ((!(if false { ((a_i32) as i16) } else { v3 })) | 1i16));
+        let v2: u8 = (21u8 / ((a_u32) as u8));
+        let mut v3: f64 = 1.875f64;
+        if false {
+            v3 = (((a_f64 + v3)).abs() * ((a_f64 / a_f64) + a_f64));
+        } else {
+            v3 = ((4.875f64) as f64);
         }
-        let v4: f32 = ((a_f32 + a_f32) / (16777216.0f32 + (-9.625f32)));
-        oi[i] = ((((match (31u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)).max(((!(-94i8)) / ((0i8).min(v2) | 1i8)))) as u64;
-        of[i] = (((((2.375f32 - a_f32) + (((-54i8)) as f32))) as f64)) as f64;
+        let mut v4: u32 = a_u32;
+        for j0 in ((((1u32 >> (32767i16 & 31i16))) % 8u32)..((((match (74u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 16u32)).step_by(((48u32) % 3u32) as usize) {
+            v4 = (match (a_u32 % 8u32) { 3u32 | 3u32 => a_u32, 1u32 => ((((-52i8)) as u32) << ((if ((-7.5f64) < v3) { 2u64 } else { a_u64 }) & 31u64)), _ => a_u32 });
+        }
+        let mut t5: [i64; 3] = [((-(63i64).abs())).min((if (0i8 < 33i8) { (63i64 * a_i64) } else { (((-54i32)) as i64) })); 3];
+        t5[1] = (a_i64).abs();
+        t5[2] = (!(-95i64));
+        let mut v5: i64 = (((a_i64 << ((-74i8) & 63i8)) % (((-9i64) + a_i64) | 1i64)) * ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64));
+        for &v6 in t5.iter().rev() {
+            v5 = a_i64;
+        }
+        oi[i] = ((((((a_u32) as i16) - ((a_f32) as i16)) & ((-1i16)).min(((a_u32) as i16)))).min((if matches!((v4 % 8u32), 5u32 | 4u32) { 0i16 } else { (45i16 - 16i16) }))) as u64;
+        of[i] = ((-0.0f64)) as f64;
     }
 }
 
@@ -2770,29 +3037,15 @@ pub fn diff_96(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: f64 = (-a_f64);
-        if (!((a_i64 > (-89i64)) && matches!((a_u32 % 8u32), 2u32))) {
-            v0 = ((1.7e308f64 / (-9.75f64)) - 6.25f64);
-        } else {
-            v0 = ((0.0f64).sqrt() - (a_f64 + a_f64));
+        let mut v0: f64 = a_f64;
+        for j0 in ((((a_u32 >> (72u64 & 31u64))) % 8u32)..(((1u32 & a_u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v0 = ((a_f64 - a_f64) / (((-84i16)) as f64));
         }
-        let mut v1: i32 = ((((((a_i32) as i16) >= (-34i16)) || true)) as i32);
-        if (((a_f64) as u32) > ((65535u16) as u32)) {
-            v1 = a_i32;
-        } else {
-            v1 = ((a_i32 ^ a_i32)).min((if false { a_i32 } else { a_i32 }));
-        }
-        let v2: f64 = (-(a_f64 / 2.125f64));
-        assert!((((602761114u32 % 256u32) != 7u32) || (!(a_i64 <= 63i64))));
-        let mut t3: [u32; 3] = [a_u32; 3];
-        t3[1] = (88u32).max(48u32);
-        t3[2] = 90u32;
-        let mut v3: u32 = (a_u32 % a_u32);
-        for &v4 in t3.iter().rev() {
-            v3 = (51u32 % (a_u32 | 1u32));
-        }
-        oi[i] = (a_u32) as u64;
-        of[i] = (a_f32) as f64;
+        let v1: u16 = (match (4294967295u32 % 8u32) { 4u32 => ((if (v0 < a_f64) { ((a_f32) as u16) } else { 80u16 }) ^ (12u16 ^ 77u16)), _ => 37u16 });
+        let v2: i32 = (((40u8) as i32) / ((a_i32 * a_i32) | 1i32));
+        let v3: u64 = ((!(match (31u32 % 8u32) { 0u32 | 1u32 => a_u64, 0u32 | 2u32 => a_u64, _ => 64u64 })) & ((match (63u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64));
+        oi[i] = (((a_i32) as i16)) as u64;
+        of[i] = (((1.7e308f64).sqrt() - (-v0))) as f64;
     }
 }
 
@@ -2807,9 +3060,14 @@ pub fn diff_97(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u16 = (match (29u32 % 8u32) { 6u32 => ((a_i32) as u16), 4u32 | 7u32 => ((a_i64) as u16), 5u32 | 7u32 => (12u16 % (((a_f32) as u16) | 1u16)), _ => (((-4.0f32)) as u16) });
-        oi[i] = ((match (a_u32 % 8u32) { 5u32 => ((a_f32) as u8), 7u32 => ((if matches!((31u32 % 8u32), 0u32) { 93u8 } else { 21u8 }) ^ ((a_i32) as u8)), _ => ((!((a_i64) as u8)) >> (a_u64 & 7u64)) })) as u64;
-        of[i] = ((((10.625f64 - (((-43i16)) as f64))) as f64)) as f64;
+        let mut v0: u16 = (if (47u64 > a_u64) { (((a_f32) as u16)).min(100u16) } else { (match (6u32 % 8u32) { 5u32 => ((a_f32) as u16), _ => 1u16 }) });
+        if ((match (a_u32 % 8u32) { 2u32 => 95u8, 3u32..=4u32 => 65u8, 7u32 | 3u32 => ((a_i32) as u8), _ => ((a_i64) as u8) }) <= (((a_u32) as u8)).min(93u8)) {
+            v0 = ((!((a_f32) as u16)) - v0);
+        } else {
+            v0 = (if false { ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) } else { (v0 / (v0 | 1u16)) });
+        }
+        oi[i] = ((((-a_i64) | (a_i64 / ((-9223372036854775808i64) | 1i64))) << (((a_u32 ^ 73u32) % ((31u32 >> 168u8) | 1u32)) & 63u32))) as u64;
+        of[i] = ((-3.0f32)) as f64;
     }
 }
 
@@ -2824,11 +3082,19 @@ pub fn diff_98(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u8 = ((!((((a_i32) as i8)) as u8)) | (15u8 * 10u8));
-        let v1: f32 = (-(a_f32 / a_f32));
-        let v2: u16 = (if true { (!((a_i32) as u16)) } else { (((a_u32) as u16) * ((a_f32) as u16)) });
-        oi[i] = ((!(((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) << ((a_u64 + 38u64) & 15u64)))) as u64;
-        of[i] = (a_f64) as f64;
+        let mut v0: u8 = 94u8;
+        if ((a_u32 < 15u32) || (((a_i64) as u16) >= 72u16)) {
+            v0 = (match (a_u32 % 8u32) { 5u32 | 6u32 => ((0u8 << 85u16)).max((((a_i64) as u8) - v0)), 1u32..=7u32 => ((a_f32) as u8), 4u32 | 5u32 => 59u8, _ => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) });
+        } else {
+            v0 = ((((a_f64) as f64)) as u8);
+        }
+        let v1: i8 = (((if (false && true) { (64i32 >> ((a_i32) as i16)) } else { (-97i32) })) as i8);
+        let mut v2: i16 = ((-32768i16) << (75i16 & 15i16));
+        for j0 in (((68u32) % 8u32)..(((97u32 / 87u32)) % 16u32)).step_by(((72u32) % 3u32) as usize) {
+            v2 = (16i16 * v2);
+        }
+        oi[i] = (((match (63u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)) as u64;
+        of[i] = (((a_f64).abs()).sqrt()) as f64;
     }
 }
 
@@ -2843,19 +3109,38 @@ pub fn diff_99(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i8 = ((127i8 | ((((a_i32) as u16)) as i8)) >> (((match (47u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) & 7i8));
-        for j0 in 0u32..(((match (20u32 % 8u32) { 1u32 => a_u32, 6u32 | 2u32 => 1u32, 4u32 => 8u32, _ => a_u32 })) % 4u32) {
-            v0 = (((match (j0 % 8u32) { 4u32 | 5u32 => v0, _ => v0 })).max((if true { 64i8 } else { ((a_i64) as i8) })) + ((((-7.625f64) - (-0.0f64))) as i8));
+        let mut v0: i8 = ((if true { ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) } else { 5i8 }) - (((1u16).min(16u16)) as i8));
+        for j0 in ((((20u32 + a_u32)) % 8u32)..(((31u32 << ((-8i8) & 31i8))) % 16u32)).step_by(((7u32) % 3u32) as usize) {
+            v0 = (((((a_f32) as i8) & v0) * (((a_i32) as i8)).abs()) & (((0.0f64 + 9007199254740992.0f64)) as i8));
         }
-        let v1: f64 = ((-10.375f64)).sqrt();
-        let mut v2: i8 = 16i8;
-        for j1 in 0u32..(((32u32 >> 77u64)) % 4u32) {
-            v2 = (match (32u32 % 8u32) { 0u32..=4u32 => (if (a_u64 != a_u64) { ((a_f32) as i8) } else { ((a_f32) as i8) }), 7u32 | 7u32 => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8), _ => (97i8).min(v2) });
+        let mut t1: [i8; 3] = [(((a_u32) as i8) | ((match (37u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)); 3];
+        t1[1] = ((a_i64) as i8);
+        t1[2] = (((((match (77u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)) as i8)).max(((((-7.25f32)) as i8) & (((a_u32) as i8) / v0)));
+        let mut v1: i8 = (((match (97u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) >> ((a_i64).abs()).min((a_i64 * 63i64)));
+        for &v2 in t1.iter().skip(1) {
+            v1 = (-71i8);
         }
-        let v3: i8 = (((match (a_u32 % 8u32) { 2u32..=3u32 => ((a_i32) as f64), 0u32 | 7u32 => a_f64, _ => (match (80u32 % 8u32) { 0u32..=6u32 => a_f64, _ => a_f64 }) })) as i8);
-        assert!((((23u32 % 256u32) != 7u32) || true));
-        oi[i] = ((if false { 4u8 } else { 75u8 })) as u64;
-        of[i] = ((((v1 * v1) / (if ((-65i32) > 2147483647i32) { a_f64 } else { a_f64 }))).sqrt()) as f64;
+        let mut t3: [u8; 3] = [((match (18u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8); 3];
+        t3[1] = ((match (a_u32 % 8u32) { 4u32..=7u32 => 80u8, 1u32..=6u32 => 20u8, _ => 23u8 }) - (8u8 * ((a_i64) as u8)));
+        t3[2] = ((((a_i64) as u8) >> 48u16)).min(44u8);
+        let mut v3: u8 = (match (69u32 % 8u32) { 0u32..=3u32 => (((a_f32) as u8) + 58u8), 4u32..=7u32 => (match (a_u32 % 8u32) { 1u32 => ((a_u32) as u8), 4u32 | 1u32 => 1u8, 2u32 => ((a_i64) as u8), _ => 3u8 }), _ => ((a_i32) as u8) });
+        for &v4 in t3.iter().skip(1) {
+            v3 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)).min(((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8));
+        }
+        let mut v5: i32 = ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)) as i32);
+        'l5: for j1 in 0u32..((29u32) % 3u32) {
+            for j2 in 0u32..(((89u32 ^ 4294967295u32)) % 3u32) {
+                if (v5 <= v5) {
+                    break 'l5;
+                }
+                if (a_u64 >= 39u64) {
+                    continue 'l5;
+                }
+                v5 = (!a_i32);
+            }
+        }
+        oi[i] = (((-((((a_f32) as u8)) as i32))).abs()) as u64;
+        of[i] = ((((4.625f32 / a_f32) * (-a_f32)) * (match (a_u32 % 8u32) { 1u32 => a_f32, 5u32..=6u32 => (6.875f32).sqrt(), _ => (if false { a_f32 } else { a_f32 }) }))) as f64;
     }
 }
 
@@ -2870,26 +3155,23 @@ pub fn diff_100(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i8 = 79i8;
-        for j0 in (0u32..=((((match (30u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32)).rev() {
-            v0 = ((a_u32) as i8);
+        let mut v0: i8 = ((-78i8) >> (((a_f32) as u16) + 75u16));
+        for j0 in (0u32..=(((6u32 % (a_u32 | 1u32))) % 4u32)).rev() {
+            v0 = (!(((58u32 + a_u32)) as i8));
         }
-        let mut t1: [i32; 3] = [(((!32i32) % (a_i32 | 1i32))).min(((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)); 3];
-        t1[1] = (((a_i32 % (-2147483648i32)) >> ((91i64 / ((-45i64) | 1i64)) & 31i64)) << ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) - (14u8 >> (((a_i64) as u8) & 7u8))) & 31u8));
-        t1[2] = (-76i32);
-        let mut v1: i32 = (-1i32);
-        for &v2 in t1.iter().rev() {
-            v1 = ((((((a_i32) as u8) + 85u8) <= (((a_u32) as u8) | 255u8))) as i32);
+        let mut v1: i32 = (if ((a_i32 & a_i32) >= ((((a_i64) as u16)) as i32)) { ((31i32).max(a_i32) & (a_i32 ^ a_i32)) } else { (((-76i64)) as i32) });
+        for j1 in (((32u32) % 8u32)..(((((24u8 <= ((a_i64) as u8))) as u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v1 = v1;
         }
-        let v3: i32 = (((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) | a_i32);
-        let mut v4: i32 = (((a_f32) as i32) | a_i32);
-        if ((89u8 >= ((a_i64) as u8)) || (((a_i32) as u8) <= 63u8)) {
-            v4 = (((0.1f64 + 1.125f64)) as i32);
+        let v2: i8 = ((((v0) as i8) ^ ((a_i64) as i8)) | ((v0 >> a_i32)).abs());
+        let mut v3: i32 = (((v1 << (-84i64)) | (-63i32))).abs();
+        if (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) < ((9u16) as u8)) {
+            v3 = (((-v3) >> (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) & 31u32)) % ((((a_i32) as i32)).min((a_i32 >> (6i32 & 31i32))) | 1i32));
         } else {
-            v4 = ((v3 >> (a_u32 & 31u32)) % (-v1));
+            v3 = (!(match (90u32 % 8u32) { 5u32 => ((match (25u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32), 1u32 => (a_i32 >> ((-12i16) & 31i16)), _ => v1 }));
         }
-        oi[i] = ((((!((a_i64) as u16)) >> ((a_i32).abs() & 15i32)) * (match (90u32 % 8u32) { 5u32 => ((match (25u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16), 1u32 => (((a_u32) as u16) >> ((-12i16) & 15i16)), _ => (((a_i32) as u16) >> (26u16 & 15u16)) }))) as u64;
-        of[i] = ((a_f32 + ((if (a_f64 == a_f64) { (-11.5f32) } else { a_f32 })).abs())) as f64;
+        oi[i] = ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64) - ((((match (70u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)) as i64))) as u64;
+        of[i] = ((match (a_u32 % 8u32) { 3u32 | 3u32 => a_f64, 6u32 | 0u32 => (-(a_f64 + 2.625f64)), 0u32 | 5u32 => (if (((a_f32) as u16) >= 67u16) { ((-5.875f64) * a_f64) } else { (a_f64).sqrt() }), _ => ((1.125f64 * 11.75f64) + 11.625f64) })) as f64;
     }
 }
 
@@ -2904,14 +3186,22 @@ pub fn diff_101(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i8 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) << ((if (!true) { (a_i32 >> a_u32) } else { (87i32 << 64u64) }) & 7i32));
-        let mut v1: i64 = (if true { (-71i64) } else { a_i64 });
-        for j0 in ((((!31u32)) % 8u32)..((0u32) % 16u32)).step_by(((48u32) % 3u32) as usize) {
-            v1 = (!v1);
+        let v0: i8 = (-21i8);
+        let mut v1: f64 = (match (a_u32 % 8u32) { 2u32 | 3u32 => (((87i64 << 64u64)) as f64), _ => (((match (a_u32 % 8u32) { 3u32 | 5u32 => 5.375f64, _ => (-1.25f64) })) as f64) });
+        'l1: for j0 in 0u32..((1u32) % 3u32) {
+            for j1 in 0u32..(((!31u32)) % 3u32) {
+                if matches!((a_u32 % 8u32), 0u32..=7u32) {
+                    break 'l1;
+                }
+                if (!matches!((a_u32 % 8u32), 3u32 | 2u32)) {
+                    continue 'l1;
+                }
+                v1 = 5.5f64;
+            }
         }
-        let v2: u32 = (match (58u32 % 8u32) { 1u32 | 5u32 => (!4u32), _ => ((43u32) as u32) });
-        oi[i] = (((!(((a_f32) as u16) << 0u64)) >> (36u32 & 15u32))) as u64;
-        of[i] = (a_f64) as f64;
+        let v2: f32 = (-(a_f32 + 1.125f32));
+        oi[i] = (((-(if false { (-66i32) } else { a_i32 })) + ((-a_i32) >> (68u64).max(a_u64)))) as u64;
+        of[i] = ((match (a_u32 % 8u32) { 1u32..=4u32 => ((a_f32 / v2) / (v2 / 10.125f32)), 6u32 | 5u32 => (((v0) as f32) + (a_f32).abs()), _ => (match (18u32 % 8u32) { 2u32 => ((0i32) as f32), 3u32 | 3u32 => v2, _ => v2 }) })) as f64;
     }
 }
 
@@ -2926,32 +3216,23 @@ pub fn diff_102(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: f32 = (-a_f32);
-        if ((!(0u64 == 47u64)) && false) {
-            v0 = (((((0i16 % (((a_i64) as i16) | 1i16))) as f64)) as f32);
-        } else {
-            v0 = v0;
+        let mut v0: f32 = 0.1f32;
+        for j0 in (u32::MAX - (((a_u32).min(62u32)) % 4u32))..=u32::MAX {
+            v0 = (((-0.875f32) - (match (j0 % 8u32) { 6u32 => 9.5f32, 5u32 | 1u32 => a_f32, 1u32 => a_f32, _ => a_f32 })) + (a_f32 - (10.875f32 * v0)));
         }
-        let mut v1: u64 = ((match (59u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
-        if ((1u8 == 7u8) || ((a_i32 >= a_i32) || (a_i64 >= 62i64))) {
-            v1 = a_u64;
-        } else {
-            v1 = ((match (18u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
+        let v1: i16 = ((match (4294967295u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
+        let mut v2: u64 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
+        for j1 in (0u32..=((a_u32) % 4u32)).rev() {
+            v2 = ((((46u16) as u64) & ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)) >> (((-42i64) & ((match (18u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64)) & 63i64));
         }
-        let v2: u8 = ((((((a_i32) as u16) & ((a_i32) as u16)) ^ (25u16 << (70i64 & 15i64)))) as u8);
-        let mut t3: [u8; 3] = [((((a_u32) as u8) << (((a_f32) as i8) & 7i8)) << (-1i8)); 3];
-        t3[1] = (v2 | (91u8).max(v2));
-        t3[2] = ((83u8 + 3u8) * (if (87u64 <= v1) { ((a_i32) as u8) } else { ((a_i64) as u8) }));
-        let mut v3: u8 = ((34i64) as u8);
-        for &v4 in t3.iter().skip(1) {
-            v3 = v4;
+        assert!((((a_u32 % 256u32) != 7u32) || (!(true || (31u32 < a_u32)))));
+        let v3: u32 = ((23u32 >> ((-73i64) & 31i64)) * 71u32);
+        let mut v4: i8 = 23i8;
+        for j2 in (0u32..=((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32)).rev() {
+            v4 = (!v4);
         }
-        let mut v5: i16 = ((if (!true) { ((a_i64) as i16) } else { (((-81i8)) as i16) }) & (if (94u8 <= ((a_f32) as u8)) { (21i16 << (((a_i64) as u16) & 15u16)) } else { (((a_u32) as i16) << (((a_f32) as u16) & 15u16)) }));
-        for j0 in ((((14u32).max(2188355130u32)) % 8u32)..((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 16u32)).step_by(((46u32) % 3u32) as usize) {
-            v5 = (((-((a_u32) as i16)) - (v5 << (27u32 & 15u32))) << (match (a_u32 % 8u32) { 1u32..=2u32 => (if false { ((a_i64) as i8) } else { ((a_u32) as i8) }), 1u32 => ((-57i8)).max((-76i8)), _ => ((((a_f32) as i8)) as i8) }));
-        }
-        oi[i] = (((((v0 + a_f32)) as i64) & (if (36u32 >= 76u32) { (!a_i64) } else { (10i64 * (-14i64)) }))) as u64;
-        of[i] = ((if (!(((a_i32) as u16) > ((a_f32) as u16))) { 8.375f64 } else { a_f64 })) as f64;
+        oi[i] = ((((match (a_u32 % 8u32) { 1u32 => 41u16, 6u32 => 0u16, _ => 20u16 }) >> ((!((a_u32) as i16)) & 15i16))).max(((if false { 0u16 } else { ((a_f32) as u16) }) >> ((match (a_u32 % 8u32) { 5u32..=5u32 => 53i32, _ => a_i32 }) & 15i32)))) as u64;
+        of[i] = ((match (a_u32 % 8u32) { 6u32 | 3u32 => ((a_f64 * a_f64) * ((-0.0f64) * (-12.25f64))), _ => (0.1f64 / ((v0) as f64)) })) as f64;
     }
 }
 
@@ -2966,22 +3247,19 @@ pub fn diff_103(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u16 = (((if (((a_u32) as u8) < 26u8) { 11.5f32 } else { 9.625f32 })) as u16);
-        let mut v1: i64 = 43i64;
-        for j0 in (((((match (32u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 8u32)..(((a_u32 - 81u32)) % 16u32)).step_by(((94u32) % 3u32) as usize) {
-            v1 = (-(if false { v1 } else { (-19i64) }));
+        let mut v0: u16 = ((44u16).min(26u16)).max(1u16);
+        for j0 in (0u32..=((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32)).rev() {
+            v0 = (((97u64) as u16) & (((a_u32) as u16) & v0));
         }
-        let mut v2: u64 = 6u64;
-        for j1 in (0u32..=(((37u32 ^ 53u32)) % 4u32)).rev() {
-            v2 = (36u64 | v2);
+        let v1: i32 = (((a_i32 - 36i32) % ((0i32 & a_i32) | 1i32)) - 34i32);
+        let v2: i64 = (((if false { a_u64 } else { 41u64 })) as i64);
+        let mut v3: f32 = (a_f32 / 1e-40f32);
+        for j1 in (((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 8u32)..(((3165632589u32 >> (((a_u32) as i16) & 31i16))) % 16u32)).step_by(((63u32) % 3u32) as usize) {
+            v3 = ((((a_f32) as i16)) as f32);
         }
-        let mut v3: u32 = ((v2) as u32);
-        for j2 in ((((!a_u32)) % 8u32)..((((match (52u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 16u32)).step_by(((77u32) % 3u32) as usize) {
-            v3 = ((16777216.0f32) as u32);
-        }
-        let v4: i64 = ((0i64 | DiffPair { a: ((0u8) as i64), b: (v1 >> a_u32) }.mixed()) + ((v1 >> (v0 & 63u16)) + (match (56u32 % 8u32) { 2u32..=4u32 => v1, _ => v1 })));
-        oi[i] = ((((0i64 | DiffPair::new((v1 - 8i64), (0i64 | DiffPair { a: 87i64, b: a_i64 }.mixed())).b)) as u32)) as u64;
-        of[i] = ((-(((a_i32 ^ a_i32)) as f64))) as f64;
+        let v4: i8 = (((76u64).min(a_u64)) as i8);
+        oi[i] = ((!(0i64 | DiffPair::new((!(-1i64)), (56i64 >> a_u32)).b))) as u64;
+        of[i] = ((((v3 / v3) / v3) * ((match (4294967295u32 % 8u32) { 5u32 => v3, _ => a_f32 }) * ((((a_f32) as u8)) as f32)))) as f64;
     }
 }
 
@@ -2996,12 +3274,17 @@ pub fn diff_104(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i8 = ((19u32) as i8);
-        let v1: f64 = (((((-a_f64)) as u16)) as f64);
-        let v2: u16 = 66u16;
-        let v3: f32 = (-3.875f32);
-        oi[i] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)) as u64;
-        of[i] = ((((11.625f32).abs() - (if true { v3 } else { a_f32 })) + (if (0u32 != a_u32) { (v3 + a_f32) } else { (a_f32 - a_f32) }))) as f64;
+        let mut v0: i8 = (((a_u32) as i8) ^ ((a_i64) as i8));
+        if matches!((a_u32 % 8u32), 4u32 | 6u32) {
+            v0 = (((a_f32) as i8) / (10i8 | 1i8));
+        } else {
+            v0 = (71i8 >> ((-5i32) & 7i32));
+        }
+        let v1: f64 = ((((-39i16) >> (65u32 & 15u32))) as f64);
+        let v2: f64 = (match (16u32 % 8u32) { 3u32 => (((-7.375f64) * a_f64) + (v1 + a_f64)), 5u32..=6u32 => a_f64, _ => (if (!matches!((32u32 % 8u32), 3u32..=7u32)) { (v1 + 6.625f64) } else { ((-6.75f64) / a_f64) }) });
+        let v3: f32 = ((a_f32) as f32);
+        oi[i] = ((((((0i64 | DiffPair::new(a_i64, a_i64).b)) as f32)) as u16)) as u64;
+        of[i] = ((((v3 / v3) / (-a_f32)) * 3.4e38f32)) as f64;
     }
 }
 
@@ -3016,23 +3299,12 @@ pub fn diff_105(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u16 = ((a_u32) as u16);
-        let mut v1: u16 = (((!v0) | 65535u16) << (((((-97i16) <= 50i16)) as i32) & 15i32));
-        if (matches!((13u32 % 8u32), 3u32) && ((-43i16) <= (-20i16))) {
-            v1 = (((match (35u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) ^ ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16));
-        } else {
-            v1 = (if (((a_f64) as u8) == (2u8 - 152u8)) { ((v0 / (((a_f32) as u16) | 1u16)) & (!81u16)) } else { 0u16 });
-        }
-        let mut t2: [f32; 3] = [(-4.875f32); 3];
-        t2[1] = (((a_i64 & a_i64)) as f32);
-        t2[2] = ((((0.1f32) as i8)) as f32);
-        let mut v2: f32 = (((-8.0f32) / a_f32) + (-a_f32));
-        for &v3 in t2.iter().skip(1) {
-            v2 = ((v2 / v3) + 0.1f32);
-        }
-        let v4: f32 = (-v2);
-        oi[i] = ((((((a_f32) as u8)) as i64)).min((((((a_f32) as i16) == 76i16)) as i64))) as u64;
-        of[i] = (((((14868889157762932617u64 << (51u16 & 63u16)) | a_u64)) as f64)) as f64;
+        let v0: u16 = ((97u16) as u16);
+        let v1: i8 = ((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
+        let v2: f64 = (((95u64 & a_u64)) as f64);
+        let v3: u64 = (1u64 ^ ((35u64 & 45u64) >> (((-43i16) - (-20i16)) & 63i16)));
+        oi[i] = (((!((match (33u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)) >> (((2u32 - 1u32) + (69u32 & a_u32)) & 31u32))) as u64;
+        of[i] = ((-(((if true { 39u16 } else { ((a_f32) as u16) })) as f32))) as f64;
     }
 }
 
@@ -3047,27 +3319,18 @@ pub fn diff_106(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u64 = (((!matches!((a_u32 % 8u32), 2u32 | 0u32))) as u64);
-        if (false || (((a_i64) as u8) > ((a_i64) as u8))) {
-            v0 = ((!a_u64) | a_u64);
+        let v0: u64 = ((a_u64 * a_u64) - (53u64 >> ((a_i32) as i16)));
+        let v1: u8 = 39u8;
+        let v2: f64 = ((((-1.375f64) * 2.75f64) / (match (a_u32 % 8u32) { 6u32..=6u32 => a_f64, 1u32 => a_f64, 4u32 => a_f64, _ => a_f64 })) / 5.875f64);
+        let mut v3: u64 = a_u64;
+        if (!matches!((43u32 % 8u32), 2u32..=7u32)) {
+            v3 = a_u64;
         } else {
-            v0 = ((v0 >> (a_u64 & 63u64))).min(((41i8) as u64));
+            v3 = a_u64;
         }
-        let mut v1: u64 = a_u64;
-        if matches!((68u32 % 8u32), 6u32 | 4u32) {
-            v1 = (a_u64).min(a_u64);
-        } else {
-            v1 = (((match (32u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) - a_u64);
-        }
-        let v2: i32 = (((((a_i64) as u8) > ((a_f32) as u8))) as i32);
-        let v3: f64 = ((if true { 11.125f64 } else { a_f64 }) + a_f64);
-        assert!((((95u32 % 256u32) != 7u32) || ((96u8 + 1u8) >= (((a_i32) as u8) << (2619072975u32 & 7u32)))));
-        let mut v4: i64 = ((49u16) as i64);
-        for j0 in ((((38u32 * a_u32)) % 8u32)..(((match (47u32 % 8u32) { 7u32..=7u32 => 3556154052u32, 1u32..=1u32 => a_u32, _ => a_u32 })) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v4 = (0i64 | DiffPair { a: 0i64, b: 93i64 }.mixed());
-        }
-        oi[i] = (a_u64) as u64;
-        of[i] = ((match (31u32 % 8u32) { 4u32 => (((-3.25f32) * a_f32) * (-1.5f32)), _ => (((31u32) as f32)).abs() })) as f64;
+        let v4: i64 = a_i64;
+        oi[i] = (((if (0.375f64 < v2) { (match (32u32 % 8u32) { 1u32 => (-89i64), 6u32 => a_i64, _ => v4 }) } else { ((49u16) as i64) }) << ((((-6i16)).abs() ^ (((a_f32) as i16) >> a_u64)) & 63i16))) as u64;
+        of[i] = ((if ((a_i64).min(a_i64) >= (v4 << (v0 & 63u64))) { ((v2 / v2) - (-a_f64)) } else { a_f64 })) as f64;
     }
 }
 
@@ -3082,22 +3345,17 @@ pub fn diff_107(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i8 = (-75i8);
-        for j0 in 0u32..(((a_u32 / (57u32 | 1u32))) % 4u32) {
-            v0 = ((((v0) as i8) * (((a_f32) as i8) >> (25u16 & 7u16))) & (((a_u32) as i8) / (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) | 1i8)));
+        let v0: i8 = (if ((!matches!((a_u32 % 8u32), 4u32..=7u32)) && (12i16 > 31i16)) { (if (25i64 < (-9223372036854775808i64)) { ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) } else { (((a_i32) as i8) - ((a_i32) as i8)) }) } else { (((-70i8) - ((a_u32) as i8)) - ((a_i32) as i8)) });
+        let v1: i32 = ((((a_f32) as i16)) as i32);
+        let mut t2: [i8; 3] = [((((a_i64) as i8) | (-9i8)) & (((a_i64) as i8) << a_u32)); 3];
+        t2[1] = (!(match (46u32 % 8u32) { 0u32 | 0u32 => 46i8, 3u32..=4u32 => ((a_u32) as i8), 3u32..=7u32 => v0, _ => ((a_u32) as i8) }));
+        t2[2] = ((match (2865507819u32 % 8u32) { 5u32 | 4u32 => v0, _ => ((a_f32) as i8) }) >> (match (a_u32 % 8u32) { 0u32..=6u32 => ((a_u32) as i8), 4u32 | 7u32 => ((a_u32) as i8), _ => v0 }));
+        let mut v2: i8 = ((match (75u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
+        for &v3 in t2.iter() {
+            v2 = ((!v0) >> ((if false { 4u32 } else { 20u32 }) & 7u32));
         }
-        let mut v1: f32 = ((((a_u64).max(13u64)) as f32) + ((-a_f32) / (a_f32 * a_f32)));
-        for j1 in 0u32..((88u32) % 4u32) {
-            v1 = v1;
-        }
-        let mut v2: u16 = ((!((a_f32) as u16)) << (a_u32 & 15u32));
-        if ((30u16 > 44u16) || ((-86i16) <= ((a_i32) as i16))) {
-            v2 = ((match (36u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
-        } else {
-            v2 = (((match (82u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) - (!((a_i32) as u16)));
-        }
-        oi[i] = ((((v2 + ((a_f32) as u16)) / (((match (75u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) | 1u16)) % (((!v2) >> ((if false { 4u32 } else { 20u32 }) & 15u32)) | 1u16))) as u64;
-        of[i] = ((-5.375f64)) as f64;
+        oi[i] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) as u64;
+        of[i] = ((((3u32 + (69u32 - 96u32))) as f32)) as f64;
     }
 }
 
@@ -3112,20 +3370,29 @@ pub fn diff_108(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: f64 = ((((-7.125f64) / a_f64) * (7.375f64).sqrt()) / (((-7.25f64) * a_f64) - (if (a_i32 > 0i32) { 10.375f64 } else { (-0.0f64) })));
-        let v1: i16 = ((((-1i16) << ((a_f32) as u8))).min(((match (100u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16))).min(((match (33u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16));
-        let mut v2: u16 = (68u16).max(((a_f32) as u16));
-        for j0 in (u32::MAX - (((a_u32 << (19u32 & 31u32))) % 4u32))..=u32::MAX {
-            v2 = (match (j0 % 8u32) { 6u32 => 22u16, _ => 78u16 });
-        }
-        let mut v3: f64 = (-(((((a_f32) as u8)) as f64) / ((a_u32) as f64)));
-        if (true || (true || (a_f32 <= a_f32))) {
-            v3 = a_f64;
+        let mut v0: f64 = (((if (a_u32 >= 98u32) { (-4.625f64) } else { (-0.375f64) }) * ((-4.75f64) - a_f64)) * ((1.7e308f64 * a_f64) - (-a_f64)));
+        if (((65535u16 < ((a_f32) as u16)) || matches!((a_u32 % 8u32), 2u32 | 5u32)) || matches!((4294967295u32 % 8u32), 7u32 | 3u32)) {
+            v0 = ((86i8) as f64);
         } else {
-            v3 = (-10.875f64);
+            v0 = ((((!((a_f32) as u16)) | (((a_i64) as u16) << (19u32 & 15u32)))) as f64);
         }
-        oi[i] = ((((-13i16)) as u32)) as u64;
-        of[i] = ((a_f32 - (-((20u32) as f32)))) as f64;
+        assert!((((28u32 % 256u32) != 7u32) || (((match (44u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) >= 21u16)));
+        let mut v1: u8 = (((match (62u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) | ((a_f32) as u8));
+        'l1: for j0 in 0u32..(((a_u32 | a_u32)) % 3u32) {
+            for j1 in 0u32..(((a_u32 | a_u32)) % 3u32) {
+                if (!true) {
+                    break 'l1;
+                }
+                if (87u64 <= 64u64) {
+                    continue 'l1;
+                }
+                v1 = (((9u32) as u8) / (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) | 1u8));
+            }
+        }
+        let v2: i8 = (-47i8);
+        let v3: u32 = 58u32;
+        oi[i] = ((((((0i64) as i8)) as i32) + (((match (v3 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) << (((-94i16) / (((a_i32) as i16) | 1i16)) & 31i16)))) as u64;
+        of[i] = ((((a_f64 / a_f64) / ((a_u64) as f64)) / (if (!false) { (a_f64 * 7.25f64) } else { (if matches!((v3 % 8u32), 0u32) { a_f64 } else { a_f64 }) }))) as f64;
     }
 }
 
@@ -3140,16 +3407,15 @@ pub fn diff_109(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i32 = ((((((a_i64) as i16)) as u8)) as i32);
-        for j0 in (u32::MAX - (((a_u32 * 98u32)) % 4u32))..=u32::MAX {
-            v0 = (((!((a_i32) as u8))) as i32);
+        let v0: i32 = (-(a_i32 >> (((a_u32) as u16) & 31u16)));
+        let v1: u16 = ((((a_i64) as u8)) as u16);
+        let mut v2: u32 = a_u32;
+        for j0 in (((((match (87u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 8u32)..(((!1u32)) % 16u32)).step_by(((2u32) % 3u32) as usize) {
+            v2 = a_u32;
         }
-        assert!((((a_u32 % 256u32) != 7u32) || ((((((a_i32) as i8) >= 75i8)) as u32) == (1305444909u32).max(95u32))));
-        let v1: u16 = (17u16 * 49u16);
-        let v2: u32 = (33u32 / (74u32 | 1u32));
-        let v3: f64 = (a_f64).abs();
-        oi[i] = ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) << ((63u64 + 29u64) & 7u64))) as u64;
-        of[i] = (((a_f32 + (-a_f32))).sqrt()) as f64;
+        let v3: i8 = ((-17i8) * 49i8);
+        oi[i] = (((match (33u32 % 8u32) { 2u32..=3u32 => (match (v2 % 8u32) { 4u32 | 0u32 => a_i32, _ => v0 }), 1u32..=2u32 => a_i32, 4u32 | 5u32 => 94i32, _ => (a_i32 - 2147483647i32) }) / ((-59i32) | 1i32))) as u64;
+        of[i] = ((-a_f64)) as f64;
     }
 }
 
@@ -3164,29 +3430,20 @@ pub fn diff_110(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u32 = 91u32;
-        for j0 in ((((11u32).min(a_u32)) % 8u32)..(((a_u32 + a_u32)) % 16u32)).step_by(((37u32) % 3u32) as usize) {
-            v0 = ((v0 << (((a_i64) as i16) & 31i16)) / ((a_u32 * j0) | 1u32));
+        let v0: u32 = (((a_u64) as u32) * 31u32);
+        let v1: i64 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64);
+        assert!((((63u32 % 256u32) != 7u32) || ((44i32 != a_i32) && (!false))));
+        let mut v2: i8 = (12i8).min(31i8);
+        for j0 in (((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 8u32)..((v0) % 16u32)).step_by(((v0) % 3u32) as usize) {
+            v2 = ((-28i8)).abs();
         }
-        let mut t1: [u64; 3] = [((match (59u32 % 8u32) { 6u32 => 16480119776783207041u64, _ => ((match (v0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) }) * ((match (v0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)); 3];
-        t1[1] = 45u64;
-        t1[2] = a_u64;
-        let mut v1: u64 = 91u64;
-        for &v2 in t1.iter().rev() {
-            v1 = (((((match (10u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)) as u64) >> (match (a_u32 % 8u32) { 7u32 => (if false { ((a_f32) as u16) } else { 59u16 }), 1u32 => ((a_f32) as u16), 6u32 | 0u32 => ((match (33u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16), _ => (((-9223372036854775808i64)) as u16) }));
+        let mut v3: i64 = (!(match (36u32 % 8u32) { 7u32 | 7u32 => a_i64, _ => a_i64 }));
+        for j1 in (((((7.875f64) as u32)) % 8u32)..(((match (44u32 % 8u32) { 0u32..=2u32 => a_u32, _ => v0 })) % 16u32)).step_by(((3277003054u32) % 3u32) as usize) {
+            v3 = ((((-1i32)) as i64) >> ((17i8) as u8));
         }
-        let mut v3: u16 = (((a_u32) as u16) << (((!((a_i32) as i8)) + ((match (58u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) & 15i8));
-        for j1 in (0u32..=((((match (15u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32)).rev() {
-            v3 = ((a_i64) as u16);
-        }
-        assert!((((v0 % 256u32) != 7u32) || false));
-        let mut v4: f64 = (-9.25f64);
-        for j2 in 0u32..((v0) % 4u32) {
-            v4 = ((a_f64 * v4)).sqrt();
-        }
-        let v5: i8 = (((a_f32) as i8) | (-128i8));
-        oi[i] = ((((match (50u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) >> ((((((a_i64) as i16)).min(79i16)) as i32) & 31i32))) as u64;
-        of[i] = (((-(-a_f32)) - ((if (30i8 >= v5) { a_f32 } else { a_f32 }) * (a_f32 / (-11.0f32))))) as f64;
+        let v4: u16 = ((!(!((a_i32) as u16))) % (((match (58u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) | 1u16));
+        oi[i] = ((((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) & a_u64)) as u64;
+        of[i] = (((((21u8 & ((a_u32) as u8)) >> ((((a_f32) as i16) << (-27i32)) & 7i16))) as f64)) as f64;
     }
 }
 
@@ -3201,17 +3458,19 @@ pub fn diff_111(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u64 = 26u64;
-        let mut t1: [f64; 3] = [((-1.25f64) / (a_f64 / (-4.375f64))); 3];
-        t1[1] = (12.0f64 + (2.875f64 + a_f64));
-        t1[2] = ((a_f64 - a_f64)).sqrt();
-        let mut v1: f64 = (0.0f64).sqrt();
-        for &v2 in t1.iter().skip(1) {
-            v1 = ((v1 - (-11.625f64))).abs();
+        let mut v0: u64 = (!(a_u64 * ((match (22u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)));
+        if (((a_f64) as u8) <= ((a_u32) as u8)) {
+            v0 = (!(((((a_u32) as i16)).abs()) as u64));
+        } else {
+            v0 = ((match (17u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
         }
-        let v3: u64 = (38u64 - v0);
-        oi[i] = ((((((((a_u32) as u8)) as f64) * (a_f64).sqrt())) as i64)) as u64;
-        of[i] = (9.125f64) as f64;
+        let v1: i32 = (((18u32 * 33u32)) as i32);
+        let mut v2: i64 = (match (48u32 % 8u32) { 1u32 | 5u32 => ((!97i64)).abs(), 2u32 => 30i64, _ => (((((a_u32) as i16) >> (-41i64))) as i64) });
+        for j0 in (((((96i32) as u32)) % 8u32)..(((!17u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v2 = (((-3.875f32)) as i64);
+        }
+        oi[i] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)) as u64;
+        of[i] = ((-11.0f64)) as f64;
     }
 }
 
@@ -3226,27 +3485,28 @@ pub fn diff_112(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut t0: [i32; 3] = [(-1i32); 3];
-        t0[1] = (a_i32 & 85i32);
-        t0[2] = ((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
-        let mut v0: i32 = (-a_i32);
-        for &v1 in t0.iter().rev() {
-            v0 = (v1 ^ v1);
-        }
-        let mut v2: i64 = ((a_i64 & (-1i64))).max(28i64);
-        for j0 in (0u32..((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32)).rev() {
-            v2 = (((-a_i32)) as i64);
-        }
-        let v3: i16 = (match (2u32 % 8u32) { 1u32..=6u32 => 43i16, _ => ((a_i64) as i16) });
-        let mut v4: f64 = (((-12.125f64)).sqrt() - (a_f64 + (-3.625f64)));
-        if (!matches!((31u32 % 8u32), 7u32)) {
-            v4 = ((a_f64 * a_f64) * (if (82u32 <= 13u32) { v4 } else { a_f64 }));
+        let mut v0: i32 = ((89u32) as i32);
+        if (!true) {
+            v0 = (v0 >> (48i16 & 31i16));
         } else {
-            v4 = (((4u16) as f64)).sqrt();
+            v0 = (v0 >> (((a_i64) as u16) & 31u16));
         }
-        let v5: u16 = 60u16;
-        oi[i] = (((((a_u32) as i16)) as i64)) as u64;
-        of[i] = ((-(((((a_i64) as u8)) as f32) * (a_f32 + 1.5f32)))) as f64;
+        let v1: i8 = (14i8 << (a_u32 & 7u32));
+        assert!((((a_u32 % 256u32) != 7u32) || ((if true { a_u32 } else { 50u32 }) != (2u32).max(21u32))));
+        let mut v2: i16 = (((34i16 << (((a_i32) as u8) & 15u8)) % ((32767i16).max((-46i16)) | 1i16)) & (((if true { ((a_i64) as u8) } else { 1u8 })) as i16));
+        for j0 in ((((1u32 ^ a_u32)) % 8u32)..(((21u32 - a_u32)) % 16u32)).step_by(((47u32) % 3u32) as usize) {
+            v2 = ((((a_u32 > 1u32)) as i16) << ((((match (49u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) >> (((v2) as u32) & 63u32)) & 15u64));
+        }
+        let mut t3: [f32; 3] = [((94u64) as f32); 3];
+        t3[1] = ((-4.375f32) + (-9.5f32));
+        t3[2] = (match (a_u32 % 8u32) { 5u32 => (-5.375f32), 1u32 | 7u32 => (-10.875f32), 6u32 => a_f32, _ => 3.375f32 });
+        let mut v3: f32 = ((95u16) as f32);
+        for &v4 in t3.iter().rev() {
+            v3 = (-8.625f32);
+        }
+        let v5: i64 = (-40i64);
+        oi[i] = (36u16) as u64;
+        of[i] = ((((-a_f32) * ((((a_u32) as i16)) as f32)) * (a_f32 - (-a_f32)))) as f64;
     }
 }
 
@@ -3261,23 +3521,27 @@ pub fn diff_113(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i16 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
-        if (!(34u32 < a_u32)) {
-            v0 = v0;
+        let mut v0: i16 = (match (32u32 % 8u32) { 6u32 => (match (a_u32 % 8u32) { 5u32 | 1u32 => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16), 5u32..=6u32 => (((a_u32) as i16) >> (31i16 & 15i16)), 0u32 => ((a_i32) as i16), _ => ((match (35u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) }), _ => (((a_i32 * (-97i32))) as i16) });
+        if (((a_i64) as u16) > ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)) {
+            v0 = ((match (86u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
         } else {
-            v0 = (((match (21u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) / ((if (a_f64 >= a_f64) { (v0 >> ((-1i8) & 15i8)) } else { (((a_i64) as i16) >> (((a_f32) as u8) & 15u8)) }) | 1i16));
+            v0 = ((((a_i64 & a_i64)) as i16) << ((((((a_u32) as u8) >> (15u32 & 7u32))) as i8) & 15i8));
         }
-        let v1: f64 = ((((a_i64) as u8)) as f64);
-        assert!((((a_u32 % 256u32) != 7u32) || (!(a_i64 > a_i64))));
-        let mut t2: [i16; 3] = [(((!15u64)) as i16); 3];
-        t2[1] = (v0 - (-43i16));
-        t2[2] = ((match (98u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
-        let mut v2: i16 = (if (false && true) { (v0 << (((a_i64) as u16) & 15u16)) } else { (-v0) });
-        for &v3 in t2.iter() {
-            v2 = ((if (99u16 <= 32u16) { v0 } else { v2 }) << ((match (4u32 % 8u32) { 6u32 => (-30i16), _ => ((a_u32) as i16) }) & 15i16));
+        let mut t1: [i8; 3] = [(if false { ((a_i64) as i8) } else { ((a_i64) as i8) }); 3];
+        t1[1] = (73i8 | ((a_f32) as i8));
+        t1[2] = ((match (14u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
+        let mut v1: i8 = ((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
+        for &v2 in t1.iter().step_by(2) {
+            v1 = (match (4u32 % 8u32) { 6u32 => (-30i8), _ => ((a_u32) as i8) });
         }
-        oi[i] = (((match (60u32 % 8u32) { 2u32..=5u32 => (-((a_f32) as i8)), _ => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) }) * ((a_u32) as i8))) as u64;
-        of[i] = ((((!a_u64)) as f64)) as f64;
+        let mut v3: u16 = (99u16 & 32u16);
+        if (a_f64 <= (a_f64 / 4.5f64)) {
+            v3 = (!((a_u32) as u16));
+        } else {
+            v3 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
+        }
+        oi[i] = ((!(match (82u32 % 8u32) { 3u32 => ((a_i64) as i16), _ => ((match (69u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) }))) as u64;
+        of[i] = (((((!a_i32)).abs()) as f64)) as f64;
     }
 }
 
@@ -3292,26 +3556,31 @@ pub fn diff_114(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u16 = 57u16;
-        if (1.7e308f64 < (a_f64 / 0.0f64)) {
-            v0 = (88u16 >> (((a_f32) as i8) & 15i8));
+        let v0: u16 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
+        let mut v1: u64 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)).min(a_u64);
+        if (!matches!((25u32 % 8u32), 3u32 | 6u32)) {
+            v1 = 88u64;
         } else {
-            v0 = 61u16;
+            v1 = 61u64;
         }
-        let mut t1: [i8; 3] = [(127i8 + ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)); 3];
-        t1[1] = ((a_f32) as i8);
-        t1[2] = 97i8;
-        let mut v1: i8 = (match (94u32 % 8u32) { 0u32 => (!78i8), _ => ((((a_u32) as i8) | ((a_i32) as i8)) / ((62i8 ^ ((a_i64) as i8)) | 1i8)) });
-        for &v2 in t1.iter().step_by(2) {
-            v1 = (((-((a_u32) as i8)) >> ((-18i64) & 7i64)) & ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8));
+        let mut v2: i8 = (127i8 + ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8));
+        'l2: for j0 in 0u32..((a_u32) % 3u32) {
+            for j1 in 0u32..((a_u32) % 3u32) {
+                if true {
+                    break 'l2;
+                }
+                if ((-40i8) != v2) {
+                    continue 'l2;
+                }
+                v2 = v2;
+            }
         }
-        let mut v3: f64 = ((if (((a_u32) as i8) > ((a_i64) as i8)) { (a_f64).sqrt() } else { a_f64 })).sqrt();
-        for j0 in 0u32..((89u32) % 4u32) {
-            v3 = (-1.75f64);
+        let mut v3: i64 = (a_i64 | 67i64);
+        for j2 in (0u32..=(((match (62u32 % 8u32) { 4u32..=6u32 => 31u32, 1u32 => 18u32, 2u32 => 0u32, _ => a_u32 })) % 4u32)).rev() {
+            v3 = (0i64 | DiffPair::new(v3, a_i64).b);
         }
-        let v4: f32 = ((((if ((-57i8) >= 42i8) { a_u64 } else { a_u64 })) as f32) + (-a_f32));
-        oi[i] = (16i32) as u64;
-        of[i] = (((match (70u32 % 8u32) { 4u32 => ((0.1f32) as f32), 1u32..=3u32 => ((1.375f32) as f32), _ => 1e-40f32 }) / ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)) as f32))) as f64;
+        oi[i] = (((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)) as i8)) as u64;
+        of[i] = ((a_f64 + a_f64)) as f64;
     }
 }
 
@@ -3326,29 +3595,23 @@ pub fn diff_115(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut t0: [f32; 3] = [((if matches!((69u32 % 8u32), 1u32) { (a_f32 - 8.0f32) } else { (-a_f32) }) + (-7.0f32)); 3];
-        t0[1] = (((a_f32 + a_f32)).abs() / ((a_f64) as f32));
-        t0[2] = (-((((-40i32)) as f32) - (match (a_u32 % 8u32) { 5u32 | 7u32 => a_f32, 6u32 => a_f32, 7u32 => 12.125f32, _ => (-6.0f32) })));
-        let mut v0: f32 = (-(if (43u16 <= 30u16) { (a_f32 * (-0.0f32)) } else { 7.5f32 }));
-        for &v1 in t0.iter().step_by(2) {
-            v0 = v0;
+        let v0: f32 = (if matches!((69u32 % 8u32), 1u32) { ((match (a_u32 % 8u32) { 0u32..=3u32 => a_f32, _ => (-7.0f32) }) - (a_f32 / 4.25f32)) } else { ((match (a_u32 % 8u32) { 1u32 => a_f32, 2u32..=7u32 => (-6.625f32), _ => (-3.875f32) }) * 8.75f32) });
+        let v1: i8 = ((2u32) as i8);
+        let mut v2: u16 = ((((32767i16 << (((a_i64) as u8) & 15u8))).max(((-1i16) * ((a_u32) as i16)))) as u16);
+        'l2: for j0 in 0u32..(((if false { a_u32 } else { 44u32 })) % 3u32) {
+            for j1 in 0u32..((88u32) % 3u32) {
+                if (a_f64 >= a_f64) {
+                    break 'l2;
+                }
+                if (43u32 <= 84u32) {
+                    continue 'l2;
+                }
+                v2 = (((a_f32) as u16) >> ((match (7u32 % 8u32) { 1u32..=2u32 => (a_u32 * j0), 1u32..=4u32 => (a_u32 >> a_i32), 3u32 => (!21u32), _ => (if (a_i32 > a_i32) { a_u32 } else { 33u32 }) }) & 15u32));
+            }
         }
-        let mut v2: i32 = 65i32;
-        if (!true) {
-            v2 = (v2 + v2);
-        } else {
-            v2 = (v2).min((v2 << (29u8 & 31u8)));
-        }
-        let mut v3: f64 = a_f64;
-        for j0 in (((((match (9u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 8u32)..(((a_u32 >> a_i32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v3 = ((((-0.875f32)) as f64) * ((a_f64 * a_f64) - (v3 - a_f64)));
-        }
-        let mut v4: i8 = (!((match (82u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8));
-        for j1 in (0u32..=(((31u32 - 32u32)) % 4u32)).rev() {
-            v4 = ((((match (j1 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) << ((!a_u32) & 7u32)) >> (((a_f64) as i64) >> (35u8 / (((a_f32) as u8) | 1u8))));
-        }
-        oi[i] = (56u16) as u64;
-        of[i] = ((match (91u32 % 8u32) { 0u32..=6u32 => a_f32, _ => (-(11.25f32).sqrt()) })) as f64;
+        let v3: f32 = ((v0 / a_f32) - ((v0 / a_f32) - ((-9.5f32) * v0)));
+        oi[i] = (((a_i64) as i16)) as u64;
+        of[i] = ((-a_f64)) as f64;
     }
 }
 
@@ -3363,14 +3626,15 @@ pub fn diff_116(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i16 = ((-33i16) << (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) & 15i8));
-        if (false && matches!((a_u32 % 8u32), 6u32)) {
-            v0 = ((((match (29u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) as i16);
-        } else {
-            v0 = ((a_f32) as i16);
+        let mut t0: [i16; 3] = [((-33i16) << (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) & 15i8)); 3];
+        t0[1] = ((-(0i16 * (-4i16))) + ((15i16 - ((a_f32) as i16)) << (((-92i32) * (-21i32)) & 15i32)));
+        t0[2] = (((((a_i64 << ((-20i16) & 63i16))) as u16)) as i16);
+        let mut v0: i16 = ((if (false || true) { (((a_u32) as i16) >> (-1i64)) } else { (((a_u32) as i16) >> (((a_u32) as u16) & 15u16)) }) >> ((a_i64 - 61i64) + (0i64 | DiffPair::new(a_i64, a_i64).b)));
+        for &v1 in t0.iter() {
+            v0 = ((if (false && ((-57i64) < 2i64)) { ((98u32) as i16) } else { ((-54i16) << (((a_f32) as u16) & 15u16)) }) + (((9007199254740992.0f64 * a_f64)) as i16));
         }
-        oi[i] = (((match (65u32 % 8u32) { 3u32 => ((a_i32) as i16), 1u32 => (v0 >> (v0 & 15i16)), 1u32..=5u32 => 68i16, _ => 61i16 })).max(((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16))) as u64;
-        of[i] = (((if (v0 == v0) { (a_f64 - (-9.25f64)) } else { (-a_f64) }) + (((-6.375f64)).sqrt() - (-7.625f64)))) as f64;
+        oi[i] = ((if ((22u32 > 65u32) || (52i64 >= a_i64)) { (!(13i8).min(82i8)) } else { (match (a_u32 % 8u32) { 3u32..=4u32 => ((a_u32) as i8), _ => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) }) })) as u64;
+        of[i] = ((((0i64 | DiffPair { a: (-a_i64), b: (a_i64 ^ (-8i64)) }.mixed())) as f64)) as f64;
     }
 }
 
@@ -3385,19 +3649,31 @@ pub fn diff_117(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u64 = ((match (86u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
-        assert!((((82u32 % 256u32) != 7u32) || ((9.75f64).abs() >= (if (a_i64 >= 69i64) { (-11.875f64) } else { 9007199254740992.0f64 }))));
-        let v1: u64 = a_u64;
-        let v2: u32 = ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)) as u32);
-        let v3: f64 = (0.1f64 * 1.7e308f64);
-        let mut v4: i64 = (9223372036854775807i64 ^ a_i64);
-        if ((0i64 | DiffPair { a: a_i64, b: (-88i64) }.mixed()) < (-48i64)) {
-            v4 = ((-(!v4))).min(((match (v2 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64));
-        } else {
-            v4 = ((-a_i64) | (if false { ((-98i64) * v4) } else { (!v4) }));
+        let mut t0: [u64; 3] = [((match (86u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64); 3];
+        t0[1] = ((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
+        t0[2] = (61u64 + 79u64);
+        let mut v0: u64 = (70u64 >> (((a_i32) as i8) & 63i8));
+        for &v1 in t0.iter().step_by(2) {
+            v0 = (v0 & a_u64);
         }
-        oi[i] = ((match (v2 % 8u32) { 5u32 => (22i32 ^ 37i32), 7u32 => a_i32, 3u32 => ((a_i32 - a_i32) & ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)), _ => ((!(-91i32)) >> ((51i16 >> (((a_f32) as u16) & 15u16)) & 31i16)) })) as u64;
-        of[i] = (((((-10.0f32) - (-1.75f32))).sqrt() - (((match (a_u32 % 8u32) { 2u32..=4u32 => (-67i16), 2u32..=6u32 => 16i16, 2u32 | 5u32 => 67i16, _ => (-32768i16) })) as f32))) as f64;
+        let mut v2: i64 = (0i64 | DiffPair::new((a_i64 / (a_i64 | 1i64)), (0i64 | DiffPair { a: a_i64, b: a_i64 }.mixed())).b);
+        if ((!false) && (false && false)) {
+            v2 = (if ((-1i8) <= ((a_i32) as i8)) { (0i64 | DiffPair { a: a_i64, b: (-88i64) }.mixed()) } else { v2 });
+        } else {
+            v2 = ((a_i64).max(a_i64) | (!v2));
+        }
+        assert!((((a_u32 % 256u32) != 7u32) || (((-60i8) >= ((a_i64) as i8)) && false)));
+        let mut v3: u8 = ((false) as u8);
+        for j0 in (u32::MAX - ((1u32) % 4u32))..=u32::MAX {
+            v3 = (4u8).max(74u8);
+        }
+        let mut v4: i16 = ((((match (98u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) - (match (a_u32 % 8u32) { 4u32 => ((a_i32) as i16), _ => 83i16 }))).abs();
+        for j1 in ((((a_u32 & 51u32)) % 8u32)..(((91u32).min(57u32)) % 16u32)).step_by(((15u32) % 3u32) as usize) {
+            v4 = (((-((a_i32) as i16)) % ((match (j1 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16))).abs();
+        }
+        let v5: f64 = ((-a_f64) * (a_f64).sqrt());
+        oi[i] = (((match (82u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)) as u64;
+        of[i] = (((((v5 * a_f64)).sqrt()) as f64)) as f64;
     }
 }
 
@@ -3413,20 +3689,29 @@ pub fn diff_118(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let mut v0: u32 = a_u32;
-        for j0 in 0u32..((((79i8) as u32)) % 4u32) {
+        for j0 in 0u32..((((match (79u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32) {
             v0 = (((-2i64)) as u32);
         }
-        let mut v1: u8 = (((a_u32) as u8) >> (((-35i32) ^ a_i32) & 7i32));
-        for j1 in (u32::MAX - ((v0) % 4u32))..=u32::MAX {
-            v1 = v1;
+        let mut v1: u8 = 1u8;
+        if (((a_u64) as i64) > (-51i64)) {
+            v1 = (((a_u32) as u8) >> (a_u64 / (6u64 | 1u64)));
+        } else {
+            v1 = ((match (v0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
         }
-        assert!((((a_u32 % 256u32) != 7u32) || (!false)));
-        let mut v2: i8 = ((-61i8) & (-63i8));
-        for j2 in (((((a_u64) as u32)) % 8u32)..((0u32) % 16u32)).step_by(((v0) % 3u32) as usize) {
-            v2 = ((v2) as i8);
+        let mut v2: u16 = ((match (65u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
+        'l2: for j1 in 0u32..(((if true { a_u32 } else { a_u32 })) % 3u32) {
+            for j2 in 0u32..(((match (35u32 % 8u32) { 6u32 => a_u32, _ => 5u32 })) % 3u32) {
+                if ((-12i32) < (-66i32)) {
+                    break 'l2;
+                }
+                if (a_i32 == a_i32) {
+                    continue 'l2;
+                }
+                v2 = (!v2);
+            }
         }
-        oi[i] = (((((match (v0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64) % ((-66i64) | 1i64)) * (!a_i64))) as u64;
-        of[i] = ((((9.125f32 - 16777216.0f32)).abs() * (match (72u32 % 8u32) { 6u32 | 5u32 => (7.75f32 / 16777216.0f32), _ => (1.75f32 * 0.0f32) }))) as f64;
+        oi[i] = ((((-(match (a_u32 % 8u32) { 0u32..=3u32 => 87i8, 5u32 => 20i8, 1u32 | 0u32 => ((a_i64) as i8), _ => (-20i8) }))) as u64)) as u64;
+        of[i] = ((-7.375f64)) as f64;
     }
 }
 
@@ -3441,10 +3726,12 @@ pub fn diff_119(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: f32 = ((10.625f32 / (-8.75f32)) + (a_f32 - a_f32));
-        assert!((((0u32 % 256u32) != 7u32) || ((match (a_u32 % 8u32) { 6u32 => 0u64, 1u32 => 12623186624820216855u64, 0u32 | 4u32 => 92u64, _ => 18446744073709551615u64 }) <= (0u64 + 85u64))));
-        oi[i] = (((((match (17u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) & 57u64) << ((a_u32).max(34u32) << ((((a_u32) as u16) - ((a_i32) as u16)) & 31u16)))) as u64;
-        of[i] = ((-((-v0) / ((((a_i64) as i16)) as f32)))) as f64;
+        let mut v0: f32 = (((-4.625f32) + a_f32) / (a_f32 - 0.25f32));
+        for j0 in (u32::MAX - (((if ((-0.25f64) >= a_f64) { a_u32 } else { 96u32 })) % 4u32))..=u32::MAX {
+            v0 = (v0 - 0.1f32);
+        }
+        oi[i] = (((51u16) as u8)) as u64;
+        of[i] = ((if ((match (a_u32 % 8u32) { 6u32 => 61u8, _ => ((a_i64) as u8) }) == (((a_u32) as u8) - ((a_i32) as u8))) { (-((-5.0f32) - 1e-40f32)) } else { ((-v0) / (-a_f32)) })) as f64;
     }
 }
 
@@ -3459,15 +3746,16 @@ pub fn diff_120(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: f32 = ((a_i32) as f32);
-        if (!(!false)) {
-            v0 = a_f32;
-        } else {
-            v0 = (-a_f32);
+        let v0: f32 = ((-2.25f32)).sqrt();
+        let mut t1: [i16; 3] = [((a_f32) as i16); 3];
+        t1[1] = ((match (33u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
+        t1[2] = ((a_u32) as i16);
+        let mut v1: i16 = ((((-5.5f64) * 8.625f64)) as i16);
+        for &v2 in t1.iter().rev() {
+            v1 = (((a_i32) as i16) >> ((32767i16 | (-57i16)) & 15i16));
         }
-        let v1: u8 = ((a_u32) as u8);
-        oi[i] = ((((a_u32) as u8)).max(128u8)) as u64;
-        of[i] = (a_f32) as f64;
+        oi[i] = (((-17i64) >> ((65535u16 % (((a_i64) as u16) | 1u16)) >> ((41i32).max(12i32) & 15i32)))) as u64;
+        of[i] = (((-1.375f64) - ((if (a_i32 < a_i32) { 10.75f64 } else { (-4.125f64) })).abs())) as f64;
     }
 }
 
@@ -3482,23 +3770,22 @@ pub fn diff_121(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u64 = ((match (60u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
-        for j0 in (0u32..(((78u32 >> (a_i64 & 31i64))) % 4u32)).rev() {
-            v0 = ((a_u64) as u64);
+        let v0: u64 = (match (66u32 % 8u32) { 1u32 | 1u32 => (((!(-51i16))) as u64), _ => (((14i64) as u64) | (a_u64).min(68u64)) });
+        let mut v1: i16 = (34i16 >> 1u32);
+        if ((match (a_u32 % 8u32) { 3u32..=6u32 => 94u8, 4u32 | 5u32 => ((a_i64) as u8), _ => 4u8 }) == (if (90u8 < ((a_i64) as u8)) { ((a_u32) as u8) } else { 255u8 })) {
+            v1 = ((a_u32) as i16);
+        } else {
+            v1 = (-32768i16);
         }
-        let mut v1: u32 = ((34i16) as u32);
-        for j1 in (0u32..(((match (19u32 % 8u32) { 0u32..=6u32 => 38u32, 3u32 => a_u32, _ => 34u32 })) % 4u32)).rev() {
-            v1 = ((((a_f32) as u16)) as u32);
+        let mut t2: [u32; 3] = [((a_u32 + a_u32) & (a_u32 >> (5u8 & 31u8))); 3];
+        t2[1] = ((a_u32 * 71u32) << ((-84i32) & 31i32));
+        t2[2] = (((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) << (((a_i64) as i8) & 31i8));
+        let mut v2: u32 = ((match (15u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
+        for &v3 in t2.iter().step_by(2) {
+            v2 = 85u32;
         }
-        let mut t2: [u32; 3] = [((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32); 3];
-        t2[1] = ((!a_u32) / ((match (a_u32 % 8u32) { 5u32..=6u32 => a_u32, _ => v1 }) | 1u32));
-        t2[2] = v1;
-        let mut v2: u32 = (((v0) as u32) / (a_u32 | 1u32));
-        for &v3 in t2.iter().skip(1) {
-            v2 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) % (v1 | v2));
-        }
-        oi[i] = (((a_u32) as u8)) as u64;
-        of[i] = (((if false { ((-9.125f64)).sqrt() } else { a_f64 }) + ((a_f64) as f64))) as f64;
+        oi[i] = (1u32) as u64;
+        of[i] = ((if true { (((-4.25f32) - a_f32) - ((58i32) as f32)) } else { (((a_u64) as f32) + (-a_f32)) })) as f64;
     }
 }
 
@@ -3513,24 +3800,26 @@ pub fn diff_122(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u32 = a_u32;
-        for j0 in (u32::MAX - ((((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32))..=u32::MAX {
-            v0 = ((match (j0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
+        let mut v0: u32 = (52u32 & a_u32);
+        if (((-86i8) * ((a_i64) as i8)) != 84i8) {
+            v0 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
+        } else {
+            v0 = (v0 - v0);
         }
-        let v1: u16 = (!(51u16 << a_i32));
-        let mut v2: f64 = ((-0.0f64) * 5.0f64);
-        for j1 in (0u32..(((a_u32 * 91u32)) % 4u32)).rev() {
-            v2 = v2;
+        let mut t1: [u16; 3] = [(1u16 ^ ((a_i32) as u16)); 3];
+        t1[1] = ((match (19u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
+        t1[2] = (!((a_i64) as u16));
+        let mut v1: u16 = 67u16;
+        for &v2 in t1.iter().skip(1) {
+            v1 = ((56u16 - ((a_u32) as u16)) ^ (100u16 * 52u16));
         }
-        let mut t3: [i32; 3] = [(1i32 | 15i32); 3];
-        t3[1] = (56i32 - a_i32);
-        t3[2] = (-10i32);
-        let mut v3: i32 = 52i32;
-        for &v4 in t3.iter().skip(1) {
-            v3 = v4;
+        let mut v3: i32 = (a_i32 & (-1i32));
+        for j0 in 0u32..(((v0 << (((a_i64) as u8) & 31u8))) % 4u32) {
+            v3 = (!a_i32);
         }
-        oi[i] = ((if false { (((-1i8)) as u8) } else { (!91u8) })) as u64;
-        of[i] = (((-(0.1f32 + 0.0f32)) / (-a_f32))) as f64;
+        let v4: f64 = (-(-(0.1f64 + 0.0f64)));
+        oi[i] = (8u8) as u64;
+        of[i] = (((((((a_i32) as i16) & ((a_i64) as i16))).max((!((a_i64) as i16)))) as f64)) as f64;
     }
 }
 
@@ -3545,17 +3834,25 @@ pub fn diff_123(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u32 = (match (a_u32 % 8u32) { 5u32 => a_u32, _ => a_u32 });
-        let mut v1: f32 = ((3.125f32).sqrt() - ((((a_i32) as u8)) as f32));
-        for j0 in (((((a_f64) as u32)) % 8u32)..((v0) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v1 = (v1).abs();
+        let mut t0: [u32; 3] = [(match (a_u32 % 8u32) { 5u32 => a_u32, _ => a_u32 }); 3];
+        t0[1] = 10u32;
+        t0[2] = ((match (4294967295u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
+        let mut v0: u32 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
+        for &v1 in t0.iter() {
+            v0 = ((a_f64) as u32);
         }
-        let mut v2: f32 = a_f32;
-        for j1 in (0u32..=((v0) % 4u32)).rev() {
-            v2 = ((a_f64) as f32);
+        let mut v2: u16 = ((a_f32) as u16);
+        for j0 in (0u32..=(((a_u32 >> (((a_i32) as i16) & 31i16))) % 4u32)).rev() {
+            v2 = v2;
         }
-        oi[i] = (((a_i64).max((-a_i64)) << (((((-0.0f64) / a_f64)) as u16) & 63u16))) as u64;
-        of[i] = ((((((match (97u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) / ((79i32 + a_i32) | 1i32))) as f64)) as f64;
+        let mut v3: i8 = (match (a_u32 % 8u32) { 3u32..=6u32 => (-100i8), 6u32 => (((a_f32) as i8) % (79i8 | 1i8)), _ => (((a_f32) as i8)).max((-87i8)) });
+        if ((75u16 < ((a_i64) as u16)) && (true && (((a_i32) as u16) <= ((a_i64) as u16)))) {
+            v3 = ((v3 % (v3 | 1i8)) * (match (a_u32 % 8u32) { 0u32 | 2u32 => 0i8, 6u32 => 8i8, _ => ((a_u32) as i8) }));
+        } else {
+            v3 = (-((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8));
+        }
+        oi[i] = (((match (v0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)) as u64;
+        of[i] = ((-11.125f32)) as f64;
     }
 }
 
@@ -3570,15 +3867,23 @@ pub fn diff_124(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u8 = (((((-54i32)) as f64)) as u8);
-        let mut v1: i8 = ((-84i8) * (if ((-37i64) > a_i64) { ((match (35u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) } else { 13i8 }));
-        for j0 in (((((match (96u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 8u32)..(((a_u32 >> (255u8 & 31u8))) % 16u32)).step_by(((13u32) % 3u32) as usize) {
-            v1 = 0i8;
+        let v0: u8 = (((((-0.0f32)) as f32)) as u8);
+        let v1: u64 = 84u64;
+        let mut v2: u16 = (((a_f32) as u16) % ((99u16 >> (13u16 + ((a_u32) as u16))) | 1u16));
+        if (!(!(93i32 >= a_i32))) {
+            v2 = ((((match (66u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)) as u16);
+        } else {
+            v2 = ((match (83u32 % 8u32) { 1u32..=7u32 => (v2 & v2), _ => (74u16 - v2) }) & ((a_i32) as u16));
         }
-        let v2: f64 = ((if true { a_f64 } else { 9.125f64 }) + (1.75f64 * 9.25f64));
-        let v3: i8 = (-39i8);
-        oi[i] = (((((a_f32) as i8) * (match (a_u32 % 8u32) { 2u32..=5u32 => ((a_u32) as i8), 1u32 => ((a_f32) as i8), _ => v3 })) % (((-((a_u32) as i8))).max((((a_i32) as i8) - (-43i8))) | 1i8))) as u64;
-        of[i] = (((((94u16) as i8)) as f32)) as f64;
+        let mut t3: [u16; 3] = [(((a_u64 % (18446744073709551615u64 | 1u64))) as u16); 3];
+        t3[1] = (match (a_u32 % 8u32) { 2u32..=5u32 => v2, 7u32..=7u32 => (90u16 % v2), _ => (((a_i32) as u16) - 43u16) });
+        t3[2] = ((match (25u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
+        let mut v3: u16 = v2;
+        for &v4 in t3.iter().step_by(2) {
+            v3 = ((0u16 << (((a_f32) as u16) & 15u16)) & 29u16);
+        }
+        oi[i] = ((match (a_u32 % 8u32) { 5u32..=7u32 => ((match (24u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8), 7u32 | 5u32 => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8), _ => (((v0) as u8) % ((((a_i32) as u8) - 53u8) | 1u8)) })) as u64;
+        of[i] = (((match (a_u32 % 8u32) { 2u32..=5u32 => (a_f32).abs(), 7u32 => (a_f32 + a_f32), 4u32 => (-2.625f32), _ => (a_f32).sqrt() })).abs()) as f64;
     }
 }
 
@@ -3593,19 +3898,26 @@ pub fn diff_125(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: f32 = (((if ((-1i16) <= (-49i16)) { a_f32 } else { a_f32 })).sqrt()).sqrt();
-        let mut v1: u64 = (a_u64 & ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64));
-        if ((if true { a_i32 } else { a_i32 }) < (31i32 ^ 10i32)) {
-            v1 = ((!a_u64) << ((v1 * a_u64) & 63u64));
-        } else {
-            v1 = ((v1).min(4368597083321167219u64) << (((63i64) as i64) & 63i64));
+        let mut t0: [f32; 3] = [(((if ((-1i16) <= (-49i16)) { a_f32 } else { a_f32 })).sqrt()).sqrt(); 3];
+        t0[1] = (6.875f32).abs();
+        t0[2] = a_f32;
+        let mut v0: f32 = ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) as f32);
+        for &v1 in t0.iter() {
+            v0 = (a_f32).abs();
         }
-        let mut v2: u32 = (((match (32u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)).min((if false { 19u32 } else { a_u32 }));
-        for j0 in (((((match (31u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 8u32)..(((if true { 0u32 } else { 28u32 })) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v2 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
+        let mut t2: [i32; 3] = [((((-97i32)).abs() - (65i32 << (a_i64 & 31i64))) >> (((31i16) as i8) & 31i8)); 3];
+        t2[1] = ((match (42u32 % 8u32) { 4u32 => (match (a_u32 % 8u32) { 5u32 => a_i32, 4u32..=7u32 => 2147483647i32, _ => a_i32 }), 0u32..=7u32 => (if false { 19i32 } else { a_i32 }), _ => ((match (31u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) }) ^ ((((-85i8)) as i32) * ((-59i32)).max(52i32)));
+        t2[2] = ((a_i32 >> (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) & 31u16)) << (a_u32 & 31u32));
+        let mut v2: i32 = ((((false) as i32) >> (72u8 * ((a_u32) as u8)))).max((-(6i32 << (91u64 & 31u64))));
+        for &v3 in t2.iter().step_by(2) {
+            v2 = (match (a_u32 % 8u32) { 2u32..=6u32 => (match (48u32 % 8u32) { 1u32..=4u32 => (a_i32).min(v2), 3u32 => (a_i32 + v2), 1u32 => ((88u32) as i32), _ => 1i32 }), 1u32..=6u32 => ((if false { a_i32 } else { 10i32 }) + (a_i32 << (9223372036854775807i64 & 31i64))), _ => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) });
         }
-        oi[i] = ((match (v2 % 8u32) { 6u32 | 3u32 => ((((a_f32) as u16)) as i64), _ => (((((a_i64) as u16)) as i64)).min(((a_u32) as i64)) })) as u64;
-        of[i] = (((((if false { (-8.375f32) } else { a_f32 })) as f64) - (-10.0f64))) as f64;
+        let mut v4: i16 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
+        for j0 in ((((a_u32 >> (26u64 & 31u64))) % 8u32)..((87u32) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v4 = ((-((a_i64) as i16)) >> (-17i64));
+        }
+        oi[i] = (((((match (45u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) << ((32i8 ^ (-18i8)) & 7i8)) << ((((match (32u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) as u8))) as u64;
+        of[i] = ((((a_f64 - (-2.875f64)) - a_f64) - a_f64)) as f64;
     }
 }
 
@@ -3620,29 +3932,20 @@ pub fn diff_126(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i8 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
-        let mut t1: [f64; 3] = [(9.75f64 / (-1.125f64)); 3];
-        t1[1] = (-a_f64);
-        t1[2] = (-a_f64);
-        let mut v1: f64 = ((-3.25f64) * a_f64);
-        for &v2 in t1.iter().rev() {
-            v1 = (1.125f64 + v1);
+        let v0: i8 = ((!((a_i32) as i8)) | ((-98i8) >> (94u8 & 7u8)));
+        let mut v1: i16 = (((69u8) as i16) >> ((31i32 / (-1i32)) & 15i32));
+        for j0 in ((((if true { 42u32 } else { a_u32 })) % 8u32)..((a_u32) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v1 = (((-91i16) << (78u32 & 15u32)) ^ ((a_i64) as i16));
         }
-        let mut v3: u32 = ((69u8) as u32);
-        if (!(0i16 >= 12i16)) {
-            v3 = (a_u32 * a_u32);
+        let v2: f64 = (9.0f64 + (-8.25f64));
+        let mut v3: i32 = ((-a_i32) ^ (67i32).abs());
+        if (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) > ((-58i8) << (1u64 & 7u64))) {
+            v3 = ((match (14u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
         } else {
-            v3 = ((match (v3 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
+            v3 = v3;
         }
-        let mut v4: u16 = (68u16 << (((((a_i64) as u16)) as u64) & 15u64));
-        if (!(!(13u8 == 89u8))) {
-            v4 = (((a_f32) as u16) ^ v4);
-        } else {
-            v4 = ((a_i64) as u16);
-        }
-        assert!((((0u32 % 256u32) != 7u32) || ((a_u32 < a_u32) || (((a_i64) as i16) < (-14i16)))));
-        oi[i] = (((((a_f32) as i16) << ((a_u64 ^ a_u64) & 15u64)) << (((72i64) as i8) & 15i8))) as u64;
-        of[i] = (((((if (a_u32 == a_u32) { a_f32 } else { (-0.0f32) }) + (1e-40f32 + 16777216.0f32))) as f64)) as f64;
+        oi[i] = (((0i64 | DiffPair { a: (10i64).max((-1i64)), b: (a_i64 & a_i64) }.mixed())).min(((0i64 | DiffPair::new(a_i64, 9223372036854775807i64).b) << (((match (35u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) & 63i32)))) as u64;
+        of[i] = (((match (a_u32 % 8u32) { 0u32..=4u32 => (a_f64 - a_f64), 1u32 => (a_f64 + v2), 5u32 | 5u32 => v2, _ => ((-12.25f64) * (-5.375f64)) }) + (((84i16) as f64) / v2))) as f64;
     }
 }
 
@@ -3657,16 +3960,19 @@ pub fn diff_127(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i16 = (((a_u32) as i16)).abs();
-        let mut v1: i16 = ((((a_i64) as i16)).max((((a_i64) as i16) % (v0 | 1i16))) / ((if (a_u32 >= a_u32) { ((match (4u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) } else { (if true { v0 } else { v0 }) }) | 1i16));
-        if true {
-            v1 = ((((match (31u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) << (!2u32)) << ((((!38u16)) as i16) & 15i16));
-        } else {
-            v1 = (((!v1) ^ ((a_u32) as i16))).abs();
+        let mut t0: [i16; 3] = [(((a_u32) as i16)).abs(); 3];
+        t0[1] = ((-13i16) | ((a_f32) as i16));
+        t0[2] = (10i16 + 15i16);
+        let mut v0: i16 = ((84u64) as i16);
+        for &v1 in t0.iter().skip(1) {
+            v0 = ((a_i32) as i16);
         }
-        assert!((((83u32 % 256u32) != 7u32) || ((match (a_u32 % 8u32) { 0u32..=6u32 => a_u32, 1u32..=2u32 => 76u32, 4u32 | 6u32 => 40u32, _ => 65u32 }) >= (a_u32 >> (((a_u32) as u8) & 31u8)))));
-        oi[i] = ((if (((((a_i32) as i16) <= ((a_f32) as i16)) || ((-79i8) <= 69i8)) || (8u8 < ((a_i64) as u8))) { ((if false { 15u16 } else { 70u16 }) * (((a_i32) as u16) ^ 2u16)) } else { ((match (38u32 % 8u32) { 7u32 | 3u32 => ((a_i64) as u16), 6u32 => ((a_u32) as u16), _ => 71u16 }) / ((13193u16 << 25u32) | 1u16)) })) as u64;
-        of[i] = (a_f64) as f64;
+        let mut v2: i32 = (if true { (-31i32) } else { a_i32 });
+        for j0 in (0u32..=(((match (a_u32 % 8u32) { 0u32..=1u32 => 48u32, 6u32 | 1u32 => 38u32, 1u32..=5u32 => 20u32, _ => 2u32 })) % 4u32)).rev() {
+            v2 = ((match (31u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
+        }
+        oi[i] = (((!(47u64 / (83u64 | 1u64))) ^ (!(if false { a_u64 } else { a_u64 })))) as u64;
+        of[i] = (((10.875f64).sqrt() + (0.1f64 * (0.5f64 + (-6.125f64))))) as f64;
     }
 }
 
@@ -3681,27 +3987,28 @@ pub fn diff_128(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: f32 = (a_f32 - (-6.25f32));
-        let mut v1: i8 = ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)).max(((match (67u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) << ((((((a_i32) as u8)) as i8) + ((-26i8) + ((a_u32) as i8))) & 7i8));
-        if ((!(-67i8)) < ((-76i8) - 12i8)) {
-            v1 = ((((-97i8) | v1) >> ((if (15i16 >= ((a_i32) as i16)) { a_u32 } else { 88u32 }) & 7u32)) + ((match (a_u32 % 8u32) { 0u32 => ((a_u32) as i8), _ => v1 }) & (((a_i64) as i8) ^ (-85i8))));
+        let mut v0: f32 = ((-6.25f32) - a_f32);
+        if true {
+            v0 = ((a_f64) as f32);
         } else {
-            v1 = ((((v0) as i8) ^ (((a_u32) as i8) | v1)) << (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) & 7i32));
+            v0 = (a_f32 + a_f32);
         }
-        let mut t2: [f32; 3] = [(match (a_u32 % 8u32) { 4u32 => a_f32, 1u32 | 2u32 => a_f32, 4u32 | 6u32 => a_f32, _ => 3.4e38f32 }); 3];
-        t2[1] = (v0 + 3.125f32);
-        t2[2] = ((-3.0f32) / 12.5f32);
-        let mut v2: f32 = (11.25f32 / 6.875f32);
-        for &v3 in t2.iter().rev() {
-            v2 = ((a_u32) as f32);
+        assert!((((2898525398u32 % 256u32) != 7u32) || ((!34u8) == ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8))));
+        let mut t1: [i8; 3] = [(((a_u32) as i8) & ((a_i64) as i8)); 3];
+        t1[1] = (8i8 % (((a_i32) as i8) | 1i8));
+        t1[2] = 12i8;
+        let mut v1: i8 = (((a_u32) as i8) + 57i8);
+        for &v2 in t1.iter().step_by(2) {
+            v1 = (((a_i32) as i8) >> ((a_u32) as i8));
         }
-        let v4: i32 = (a_i32 | 81i32);
-        let mut v5: u8 = (8u8 | 44u8);
-        for j0 in (u32::MAX - (((0u32 << (((a_i64) as i8) & 31i8))) % 4u32))..=u32::MAX {
-            v5 = (!1u8);
+        let mut v3: u32 = ((match (93u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
+        for j0 in (((a_u32) % 8u32)..((43u32) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v3 = (if matches!((a_u32 % 8u32), 1u32..=7u32) { (a_u32 ^ 54u32) } else { ((63u64) as u32) });
         }
-        oi[i] = ((((((a_f32) as i8) * ((a_i64) as i8))).abs()).abs()) as u64;
-        of[i] = (16777216.0f32) as f64;
+        let v4: f64 = (-((-4.125f64) * 2.125f64));
+        let v5: u8 = ((53u8).max(((a_u32) as u8)) + (84u8).max(52u8));
+        oi[i] = (24u64) as u64;
+        of[i] = (((((match (90u32 % 8u32) { 6u32 => 63u32, 4u32..=4u32 => v3, 4u32 | 0u32 => 81u32, _ => a_u32 })) as f64) + ((a_f64 / (-12.375f64))).abs())) as f64;
     }
 }
 
@@ -3716,23 +4023,17 @@ pub fn diff_129(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut t0: [u32; 3] = [(a_u32 << ((-96i64) & 31i64)); 3];
-        t0[1] = 53u32;
-        t0[2] = (1u32 >> (((a_i64) as u8) & 31u8));
-        let mut v0: u32 = (if (a_u32 != a_u32) { 11u32 } else { a_u32 });
-        for &v1 in t0.iter().step_by(2) {
-            v0 = v1;
+        let v0: u32 = (53u32 << ((-1i64) & 31i64));
+        let mut t1: [f64; 3] = [1.7e308f64; 3];
+        t1[1] = (-((77u16) as f64));
+        t1[2] = (a_f64 + (match (70u32 % 8u32) { 3u32 | 6u32 => ((-0.0f64) - a_f64), 5u32..=6u32 => (a_f64 / (-1.5f64)), 6u32 | 3u32 => ((((a_u32) as u16)) as f64), _ => 5e-324f64 }));
+        let mut v1: f64 = (((-a_f64) * (((-9223372036854775808i64)) as f64)) + (((0u16) as f64) / (a_f64 / 1.7e308f64)));
+        for &v2 in t1.iter().rev() {
+            v1 = ((((match (a_u32 % 8u32) { 1u32 => a_f64, 4u32 => v2, _ => v2 })) as f64) + ((a_f64).sqrt() - (a_f64 * 10.625f64)));
         }
-        let mut v2: i16 = (if ((a_i32 << (((a_i64) as i16) & 31i16)) == (if true { (-44i32) } else { a_i32 })) { (!((match (v0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)) } else { (!(-((a_u32) as i16))) });
-        if ((a_f32 * 3.4e38f32) >= (a_f32 - 5.125f32)) {
-            v2 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
-        } else {
-            v2 = (((a_i32) as i16)).min((((8i16 * (-50i16))) as i16));
-        }
-        assert!((((v0 % 256u32) != 7u32) || false));
-        let v3: f32 = ((((0u16 >> (((a_f32) as u8) & 15u8)) << (((a_i32) as u16) & 15u16))) as f32);
-        oi[i] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) as u64;
-        of[i] = (((((((-72i32)) as i64)) as f32) / (((-11.875f32)).sqrt() * (a_f32 / v3)))) as f64;
+        let v3: f32 = 1e-40f32;
+        oi[i] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)) as u64;
+        of[i] = ((((48u16) as f32) * (((1u32).min(a_u32)) as f32))) as f64;
     }
 }
 
@@ -3747,12 +4048,19 @@ pub fn diff_130(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i8 = (match (92u32 % 8u32) { 4u32 | 0u32 => (-14i8), 4u32 => ((a_u32) as i8), _ => 7i8 });
-        let v1: u16 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
-        let v2: i8 = (((a_u32) as i8) % ((-20i8) | 1i8));
-        assert!((((40u32 % 256u32) != 7u32) || false));
-        oi[i] = ((((match (37u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) / 2565439345u32)) as u64;
-        of[i] = ((-0.375f32)) as f64;
+        let mut v0: i8 = 58i8;
+        for j0 in 0u32..((32u32) % 4u32) {
+            v0 = ((8u8) as i8);
+        }
+        let mut v1: u16 = (((16i16 > (-20i16))) as u16);
+        if (((-60i8) ^ ((a_i64) as i8)) > ((a_u32) as i8)) {
+            v1 = ((match (37u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
+        } else {
+            v1 = 32625u16;
+        }
+        let v2: i64 = 9223372036854775807i64;
+        oi[i] = ((((a_i32) as u32)).max((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) - 98u32))) as u64;
+        of[i] = (((-((-2.75f32) / a_f32)) + (a_f32 - (-6.125f32)))) as f64;
     }
 }
 
@@ -3767,13 +4075,27 @@ pub fn diff_131(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: f64 = (((-((-10.0f32) / a_f32))) as f64);
-        let v1: i8 = 1i8;
-        assert!((((70u32 % 256u32) != 7u32) || false));
-        let v2: f64 = ((((((a_i32) as i16)) as f64)).abs() / (((-0.0f64) * a_f64) + (a_f64 - v0)));
-        let v3: f32 = a_f32;
-        oi[i] = (((a_u64 | a_u64) & ((18u64 << (16u16 & 63u16)) << ((0i16 << (66i16 & 15i16)) & 63i16)))) as u64;
-        of[i] = ((((-v2)) as f32)) as f64;
+        let mut t0: [f64; 3] = [(((-((-10.0f32) / a_f32))) as f64); 3];
+        t0[1] = 11.625f64;
+        t0[2] = (((a_f64 / (-8.75f64)) / (a_f64 / 1.125f64)) + (match (0u32 % 8u32) { 2u32 => (0.1f64).abs(), 1u32..=2u32 => (-a_f64), 3u32 => a_f64, _ => a_f64 }));
+        let mut v0: f64 = ((a_i32) as f64);
+        for &v1 in t0.iter().step_by(2) {
+            v0 = ((((0i64 << (66i16 & 63i16)) << 67u32)) as f64);
+        }
+        let mut t2: [i8; 3] = [(-15i8); 3];
+        t2[1] = (match (18u32 % 8u32) { 3u32..=5u32 => 8i8, _ => 0i8 });
+        t2[2] = ((a_i64) as i8);
+        let mut v2: i8 = (((a_f32) as i8)).abs();
+        for &v3 in t2.iter().rev() {
+            v2 = ((-81i8)).abs();
+        }
+        let v4: u32 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
+        let mut v5: f64 = ((((0u64) as i16)) as f64);
+        for j0 in (0u32..=((((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32)).rev() {
+            v5 = a_f64;
+        }
+        oi[i] = ((((128u8).min(57u8) | (!49u8)) << (((match (540402914u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) & 7u64))) as u64;
+        of[i] = (((v0) as f64)) as f64;
     }
 }
 
@@ -3788,9 +4110,10 @@ pub fn diff_132(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u16 = (((a_i64) as u16) / (57u16 | 1u16));
-        oi[i] = (70u64) as u64;
-        of[i] = (((9.875f32 * (-a_f32)) / ((1e-40f32).abs() / (3.4e38f32 - (-12.0f32))))) as f64;
+        let v0: u16 = (((a_u32) as u16) >> a_u64);
+        assert!((((a_u32 % 256u32) != 7u32) || ((match (29u32 % 8u32) { 6u32 | 0u32 => 1.5f64, 6u32..=6u32 => a_f64, 2u32 | 7u32 => 1.5f64, _ => (-7.0f64) }) <= (a_f64 / (-9.125f64)))));
+        oi[i] = ((!((a_u64 - 73u64) / ((match (a_u32 % 8u32) { 3u32 => a_u64, _ => 1u64 }) | 1u64)))) as u64;
+        of[i] = (0.0f64) as f64;
     }
 }
 
@@ -3805,20 +4128,29 @@ pub fn diff_133(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i16 = ((((if (a_i64 >= (-22i64)) { a_u64 } else { 74u64 }) >> ((a_u32).max(a_u32) & 63u32))) as i16);
-        for j0 in (0u32..((a_u32) % 4u32)).rev() {
-            v0 = ((!((match (17u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)) << (50u32 >> ((79u64 + 94u64) & 31u64)));
+        let v0: i16 = ((!(((a_i32) as i16)).max(51i16)) | (((24i16) as i16) - ((a_i64) as i16)));
+        assert!((((a_u32 % 256u32) != 7u32) || matches!((a_u32 % 8u32), 5u32)));
+        let v1: i32 = (if (94u64 == 15146271860282680016u64) { (!78i32) } else { ((-31i32) << (17u16 & 31u16)) });
+        let mut v2: u16 = 25u16;
+        for j0 in (0u32..=((a_u32) % 4u32)).rev() {
+            v2 = (((a_u32) as u16) >> (v0 & 15i16));
         }
-        let v1: i64 = ((if (34i64 != 80i64) { (a_i64 << a_i32) } else { ((match (39u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64) }) >> (((match (49u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) & 63i32));
-        let mut v2: u8 = (match (20u32 % 8u32) { 0u32..=5u32 => ((41u8 % (((a_i32) as u8) | 1u8)) >> (7u32 & 7u32)), _ => ((match (29u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) });
-        for j1 in 0u32..(((match (a_u32 % 8u32) { 5u32..=6u32 => 99u32, _ => 44u32 })) % 4u32) {
-            v2 = ((if (!matches!((a_u32 % 8u32), 7u32 | 7u32)) { (v2).min(((a_u32) as u8)) } else { ((a_i64) as u8) })).min(((a_i32) as u8));
+        assert!((((a_u32 % 256u32) != 7u32) || false));
+        let v3: f64 = (match (a_u32 % 8u32) { 7u32 => (a_f64 + (-3.875f64)), 1u32..=2u32 => (-0.875f64), 1u32 => (-7.625f64), _ => (match (a_u32 % 8u32) { 5u32 | 0u32 => a_f64, 1u32..=7u32 => 3.75f64, 5u32..=7u32 => 6.125f64, _ => (-4.0f64) }) });
+        let mut v4: i32 = (if (!matches!((a_u32 % 8u32), 7u32 | 7u32)) { (v1).min(a_i32) } else { (a_i32 & v1) });
+        'l4: for j1 in 0u32..(((a_u32 + 66u32)) % 3u32) {
+            for j2 in 0u32..(((j1 << (v0 & 31i16))) % 3u32) {
+                if (((a_f32) as u16) <= ((a_i32) as u16)) {
+                    break 'l4;
+                }
+                if false {
+                    continue 'l4;
+                }
+                v4 = (!a_i32);
+            }
         }
-        assert!((((66u32 % 256u32) != 7u32) || (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) >= (127i8 ^ ((a_i32) as i8)))));
-        let v3: u32 = 20u32;
-        let v4: i64 = ((a_i64 << (a_i32 & 63i32)) | (0i64 | DiffPair { a: 0i64, b: a_i64 }.mixed()));
-        oi[i] = ((((!((a_f32) as u16)) + 9u16) >> ((((18446744073709551615u64 == 40u64)) as i64) & 15i64))) as u64;
-        of[i] = (((-((-9.0f64)).abs()) / ((-a_f64) / (-3.25f64)))) as f64;
+        oi[i] = ((((a_u32) as i16) - ((((a_u32) as i16) - v0) >> ((9223372036854775807i64 + a_i64) & 15i64)))) as u64;
+        of[i] = (((-((((a_i64) as i8)) as f32)) / (-8.75f32))) as f64;
     }
 }
 
@@ -3833,7 +4165,7 @@ pub fn diff_134(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i64 = (((-2.75f32)) as i64);
+        let v0: i64 = (-22i64);
         oi[i] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)) as u64;
         of[i] = ((a_f32 / ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)) as f32))) as f64;
     }
@@ -3850,14 +4182,19 @@ pub fn diff_135(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: f32 = a_f32;
-        for j0 in ((((!31u32)) % 8u32)..(((match (32u32 % 8u32) { 4u32 | 1u32 => 40u32, 7u32 => 82u32, 0u32 => 0u32, _ => a_u32 })) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v0 = (-(-(3.4e38f32).abs()));
+        let v0: f32 = ((((!255u8)) as f32) - ((6.5f32 / a_f32) - ((a_i32) as f32)));
+        let mut v1: i64 = (if true { a_i64 } else { a_i64 });
+        for j0 in ((((match (a_u32 % 8u32) { 7u32 | 0u32 => 31u32, 2u32..=3u32 => a_u32, _ => 45u32 })) % 8u32)..(((((-90i8)) as u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v1 = (v1 << (1u8 & 63u8));
         }
-        let v1: i32 = (if false { ((match (67u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) } else { (((-9.5f64)) as i32) });
-        let v2: u8 = ((match (71u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
-        oi[i] = (((((0.0f64 * (-7.5f64))).sqrt()) as u16)) as u64;
-        of[i] = (((((-6.0f32) * a_f32) / (a_f32 + v0)) + (-(a_f32 - a_f32)))) as f64;
+        let mut v2: i64 = (((4i16).min(((a_u32) as i16))) as i64);
+        if (!(a_f32 <= a_f32)) {
+            v2 = ((if false { 53i64 } else { v2 }) | (a_i64 * a_i64));
+        } else {
+            v2 = (0i64 | DiffPair::new((((0.0f32 < a_f32)) as i64), (50i64 + (-6i64))).b);
+        }
+        oi[i] = ((((a_i32) as i16) ^ (if (58u8 <= 1u8) { (match (16u32 % 8u32) { 2u32..=5u32 => (-46i16), _ => 48i16 }) } else { (16i16 << 2051079354u32) }))) as u64;
+        of[i] = ((if ((a_f64 / 9007199254740992.0f64) > (((-59i16)) as f64)) { (-(a_f64 / (-1.125f64))) } else { ((a_f64 * (-0.0f64)) / ((v0) as f64)) })) as f64;
     }
 }
 
@@ -3872,32 +4209,42 @@ pub fn diff_136(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i32 = (93i32 ^ (((-2.625f64)) as i32));
-        let mut v1: i16 = (((!(-51i16)) >> ((18446744073709551615u64).max(4813426330982121594u64) & 15u64))).max(((32767i16 >> (a_u32 & 15u32)) >> ((-9223372036854775808i64) & 15i64)));
-        if ((v0 + a_i32) == (if true { a_i32 } else { v0 })) {
-            v1 = ((!(!36i16)) | (if ((-11.0f32) <= a_f32) { ((match (84u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) } else { (if (((a_i64) as u16) <= 62u16) { v1 } else { ((a_u32) as i16) }) }));
+        let mut v0: i32 = (1i32).abs();
+        if ((65535u16).max(20u16) >= (65535u16).max(32890u16)) {
+            v0 = v0;
         } else {
-            v1 = ((!(-40i16)) + (((-56i16)).max((-1i16)) >> ((if true { 46u8 } else { 86u8 }) & 15u8)));
+            v0 = ((v0 << (a_i64 & 31i64)) | (v0).min(v0));
         }
-        let mut t2: [f32; 3] = [a_f32; 3];
-        t2[1] = ((((a_u32) as u16)) as f32);
-        t2[2] = ((14u16) as f32);
-        let mut v2: f32 = ((-3.125f32) * (-9.875f32));
-        for &v3 in t2.iter().step_by(2) {
-            v2 = (v2 * (-2.125f32));
+        let mut v1: i64 = ((92i64 << (50u64 & 63u64)) << ((a_i64 >> (0u8 & 63u8)) & 63i64));
+        for j0 in (((531283375u32) % 8u32)..(((81u32 & 48u32)) % 16u32)).step_by(((80u32) % 3u32) as usize) {
+            v1 = (if (((a_i64) as u16) <= 62u16) { a_i64 } else { ((a_i32) as i64) });
         }
-        let mut v4: u16 = (match (a_u32 % 8u32) { 0u32..=2u32 => ((a_u32) as u16), 2u32..=4u32 => (89u16 >> (((a_u32) as u8) & 15u8)), _ => 15u16 });
-        for j0 in ((((a_u32 << 1u32)) % 8u32)..(((a_u32 >> (a_u64 & 31u64))) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v4 = 15u16;
+        let mut v2: f32 = (a_f32 * 3.375f32);
+        'l2: for j1 in 0u32..(((if true { 46u32 } else { 86u32 })) % 3u32) {
+            for j2 in 0u32..(((a_u32 & 72u32)) % 3u32) {
+                if (a_i32 < 2147483647i32) {
+                    break 'l2;
+                }
+                if (true || false) {
+                    continue 'l2;
+                }
+                v2 = (v2 / 0.5f32);
+            }
         }
-        let mut v5: i32 = a_i32;
-        if matches!((87u32 % 8u32), 2u32 | 1u32) {
-            v5 = ((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
-        } else {
-            v5 = 2147483647i32;
+        let mut v3: i32 = v0;
+        for j3 in (0u32..((32u32) % 4u32)).rev() {
+            v3 = (a_i32 - a_i32);
         }
-        oi[i] = (31u8) as u64;
-        of[i] = ((a_f64 + ((a_f64 * 1.7e308f64) - (a_f64).sqrt()))) as f64;
+        assert!((((1u32 % 256u32) != 7u32) || ((((a_i64) as i8) >= ((a_i32) as i8)) && (a_u32 >= a_u32))));
+        let mut t4: [i32; 3] = [(-72i32); 3];
+        t4[1] = (a_i32 << (25u64 & 31u64));
+        t4[2] = ((match (94u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
+        let mut v4: i32 = ((-(2147483647i32 ^ (-85i32))) << (((-a_i32)).min(a_i32) & 31i32));
+        for &v5 in t4.iter().skip(1) {
+            v4 = (v0 - (!(match (a_u32 % 8u32) { 1u32 => v3, 4u32..=5u32 => a_i32, 2u32 => a_i32, _ => (-19i32) })));
+        }
+        oi[i] = ((match (67u32 % 8u32) { 3u32 => ((71u8 % (((a_f32) as u8) | 1u8))).min(8u8), 2u32..=4u32 => (match (a_u32 % 8u32) { 1u32..=6u32 => (88u8 << (((a_f32) as u16) & 7u16)), _ => (match (33u32 % 8u32) { 3u32 | 1u32 => 74u8, 2u32 => ((a_i32) as u8), 2u32..=5u32 => 66u8, _ => 72u8 }) }), 7u32 | 0u32 => (((((a_i32) as i16)) as u8)).min((((a_i64) as u8) * ((a_i32) as u8))), _ => (((33i64 / (-19i64))) as u8) })) as u64;
+        of[i] = ((((((49i16) as i8)) as f64) + ((31i8) as f64))) as f64;
     }
 }
 
@@ -3912,11 +4259,22 @@ pub fn diff_137(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i16 = (((a_u64 ^ 11u64)) as i16);
-        let v1: i32 = ((((a_f32) as u8)) as i32);
-        let v2: f64 = ((((-91i8) ^ 94i8)) as f64);
-        oi[i] = (((63i64 >> (0i64 * 66i64))).max(((0i64 | DiffPair { a: 63i64, b: (-20i64) }.mixed()) >> ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)))) as u64;
-        of[i] = (((((((a_f32) as u16)).min(((a_i32) as u16)) * (((-91i64)) as u16))) as f32)) as f64;
+        let v0: i16 = (((11u32 / (52u32 | 1u32))) as i16);
+        let mut t1: [u8; 3] = [(26u8 % ((match (58u32 % 8u32) { 0u32..=5u32 => (100u8).max(128u8), 1u32 | 5u32 => ((57u8) as u8), 0u32 => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8), _ => (128u8 >> (4294967295u32 & 7u32)) }) | 1u8)); 3];
+        t1[1] = ((((a_u32) as u8) >> ((if true { 52u16 } else { 91u16 }) & 7u16))).min(((a_i32) as u8));
+        t1[2] = ((((46u16) as u8) ^ (20u8 % (((a_i64) as u8) | 1u8)))).max(((a_f32) as u8));
+        let mut v1: u8 = (((((1u64 + a_u64)) as u16)) as u8);
+        for &v2 in t1.iter() {
+            v1 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) >> (((a_u32 * 84u32) | (!46u32)) & 7u32));
+        }
+        let mut v3: i32 = (((match (15u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) ^ (-a_i32));
+        if (!matches!((a_u32 % 8u32), 6u32..=6u32)) {
+            v3 = (if (((a_i64) as u8) <= v1) { (((a_u64 < a_u64)) as i32) } else { (if false { a_i32 } else { 1i32 }) });
+        } else {
+            v3 = (!(a_i32).max(39i32));
+        }
+        oi[i] = (43i64) as u64;
+        of[i] = ((a_f32 + (-((37u32) as f32)))) as f64;
     }
 }
 
@@ -3931,21 +4289,23 @@ pub fn diff_138(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u8 = ((((a_i32) as u8)).min(48u8) - (((a_i32) as u8) - ((a_u32) as u8)));
-        let mut v1: u16 = (14707u16 / (match (a_u32 % 8u32) { 4u32 => (((a_f32) as u16) % (75u16 | 1u16)), 7u32 | 2u32 => (91u16 / (((a_f32) as u16) | 1u16)), 0u32..=6u32 => ((a_i64) as u16), _ => (match (a_u32 % 8u32) { 3u32 | 7u32 => 88u16, 5u32..=7u32 => 14u16, _ => ((a_f32) as u16) }) }));
-        for j0 in (0u32..=(((if false { 75u32 } else { a_u32 })) % 4u32)).rev() {
-            v1 = (if matches!((a_u32 % 8u32), 0u32) { ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) } else { ((10u16 - 77u16) >> (((a_f32) as i64) & 15i64)) });
+        let v0: u8 = ((match (65u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
+        let mut v1: u16 = ((a_i32) as u16);
+        for j0 in (u32::MAX - (((a_u32 >> ((-38i8) & 31i8))) % 4u32))..=u32::MAX {
+            v1 = v1;
         }
-        assert!((((59u32 % 256u32) != 7u32) || ((-((a_f32) as i8)) < ((match (24u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8))));
-        let v2: f64 = (((((-52i32) + (-98i32))).abs()) as f64);
-        let v3: i8 = ((0.0f32) as i8);
-        assert!((((a_u32 % 256u32) != 7u32) || ((!17i64) <= a_i64)));
-        let mut v4: i16 = 98i16;
-        for j1 in 0u32..((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32) {
-            v4 = (-((a_u32) as i16));
+        let v2: u8 = ((a_f32) as u8);
+        assert!((((a_u32 % 256u32) != 7u32) || ((((-3.625f32)) as i8) > (((a_f32) as i8) - ((a_f32) as i8)))));
+        let mut t3: [f32; 3] = [(match (a_u32 % 8u32) { 7u32..=7u32 => (-11.75f32), _ => (-11.0f32) }); 3];
+        t3[1] = ((((a_f32) as i8)) as f32);
+        t3[2] = ((0.375f32) as f32);
+        let mut v3: f32 = (7.125f32).sqrt();
+        for &v4 in t3.iter() {
+            v3 = ((9.125f64) as f32);
         }
-        oi[i] = (((!((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)) << (((25u8 % (0u8 | 1u8)) << (v0 % (58u8 | 1u8))) & 15u8))) as u64;
-        of[i] = (((if (a_i64 >= a_i64) { (((-5i8)) as f64) } else { (-v2) })).abs()) as f64;
+        let v5: u32 = a_u32;
+        oi[i] = ((((match (76u32 % 8u32) { 1u32 | 2u32 => 71u16, _ => ((a_i32) as u16) }) << (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) & 15u64)) >> ((((match (71u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64) >> (9u8 << (-99i8))) & 15i64))) as u64;
+        of[i] = (((((32u64 | 32u64) | 68u64)) as f64)) as f64;
     }
 }
 
@@ -3960,24 +4320,26 @@ pub fn diff_139(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u16 = ((((((match (76u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)) as f64)) as u16);
-        let v1: u64 = (!(match (a_u32 % 8u32) { 4u32 | 7u32 => a_u64, 6u32 => 1u64, _ => a_u64 }));
-        let mut v2: f64 = ((a_f32) as f64);
-        if (((-27i16) - ((a_i64) as i16)) > ((a_i64) as i16)) {
-            v2 = (a_f64 + 0.0f64);
-        } else {
-            v2 = (a_f64).sqrt();
+        let mut v0: u16 = 14702u16;
+        for j0 in (u32::MAX - ((85u32) % 4u32))..=u32::MAX {
+            v0 = (!(match (a_u32 % 8u32) { 4u32 | 7u32 => (if false { 32u16 } else { ((a_i64) as u16) }), 2u32..=6u32 => (70u16 % (((a_f32) as u16) | 1u16)), _ => (if (a_f64 == a_f64) { 34u16 } else { v0 }) }));
         }
-        let mut t3: [u8; 3] = [1u8; 3];
-        t3[1] = ((((a_f64 / v2) + (v2 - v2))) as u8);
-        t3[2] = ((match (a_u32 % 8u32) { 7u32 => (if false { ((a_f32) as u8) } else { 8u8 }), 7u32 => 8u8, _ => (((a_i64) as u8) >> (71u16 & 7u16)) }) % (46u8 / (((46i16) as u8) | 1u8)));
-        let mut v3: u8 = ((match (97u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
-        for &v4 in t3.iter() {
-            v3 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
+        let v1: f32 = a_f32;
+        assert!((((1u32 % 256u32) != 7u32) || ((1u8 >> ((a_f32) as u8)) < ((a_i32) as u8))));
+        let mut v2: f32 = (-v1);
+        for j1 in ((((if false { a_u32 } else { 77u32 })) % 8u32)..(((match (a_u32 % 8u32) { 3u32 | 2u32 => a_u32, _ => 44u32 })) % 16u32)).step_by(((80u32) % 3u32) as usize) {
+            v2 = (v2 * v2);
         }
-        let v5: u16 = (((a_i32) as u16) << (18u8 & 15u8));
-        oi[i] = ((match (a_u32 % 8u32) { 0u32 | 0u32 => ((((a_f32) as i8)) as i8), _ => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) })) as u64;
-        of[i] = ((if matches!((a_u32 % 8u32), 0u32) { ((a_u32) as f32) } else { (-(a_f32 / 1e-40f32)) })) as f64;
+        let v3: u64 = (((match (97u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) >> (46i8 & 63i8));
+        let mut t4: [i64; 3] = [(-a_i64); 3];
+        t4[1] = ((33u8) as i64);
+        t4[2] = (a_i64).min((-9223372036854775808i64));
+        let mut v4: i64 = ((5u8) as i64);
+        for &v5 in t4.iter().step_by(2) {
+            v4 = (0i64 | DiffPair { a: a_i64, b: 9223372036854775807i64 }.mixed());
+        }
+        oi[i] = ((((15u8 / (46u8 | 1u8)) - (((a_f32) as u8) / 22u8)) << ((match (3818355580u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64))) as u64;
+        of[i] = (((((-6.875f32) * a_f32) / (a_f32 + (-6.5f32))) - a_f32)) as f64;
     }
 }
 
@@ -3992,7 +4354,7 @@ pub fn diff_140(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u64 = 64u64;
+        let v0: u64 = ((match (35u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
         oi[i] = (((((match (56u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)) as u8)) as u64;
         of[i] = ((match (67u32 % 8u32) { 0u32 | 6u32 => (9.375f32 + (4.0f32 / 7.5f32)), 5u32 | 0u32 => (((64u8) as f32) * a_f32), 1u32 | 5u32 => (a_f32 - (11.0f32).sqrt()), _ => (((-12.25f32) + 8.0f32) / 1e-40f32) })) as f64;
     }
@@ -4009,16 +4371,34 @@ pub fn diff_141(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i32 = a_i32;
-        for j0 in ((((a_u32 % (37u32 | 1u32))) % 8u32)..((94u32) % 16u32)).step_by(((4294967295u32) % 3u32) as usize) {
-            v0 = ((match (45u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
+        let mut t0: [i32; 3] = [a_i32; 3];
+        t0[1] = (((match (47u32 % 8u32) { 4u32 => 32i32, 0u32..=4u32 => (-45i32), 3u32 | 6u32 => (-1i32), _ => 8i32 }) / ((67i32).max(59i32) | 1i32)) % ((!a_i32)).min((a_i32 * a_i32)));
+        t0[2] = ((((a_f32 * a_f32)).sqrt()) as i32);
+        let mut v0: i32 = (((!a_i32) - ((-5i32) / ((-1i32) | 1i32)))).abs();
+        for &v1 in t0.iter().rev() {
+            v0 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) >> ((80u32 ^ 38u32) - ((((-87i32) < a_i32)) as u32)));
         }
-        let v1: u8 = ((!(!((a_f32) as u8))) << ((-(67i16).max(59i16)) & 7i16));
-        let v2: u32 = ((a_f32) as u32);
-        let v3: i64 = ((a_i64 - (-11i64))).abs();
-        assert!((((5u32 % 256u32) != 7u32) || ((!v3) == (!a_i64))));
-        oi[i] = ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) ^ ((match (v2 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8))) as u64;
-        of[i] = ((if ((((a_i64) as u8) >> 95i64) > (((a_i64) as u8) / (8u8 | 1u8))) { ((-4.875f64) - (9007199254740992.0f64 + 3.0f64)) } else { (a_f64 - (a_f64 - (-1.75f64))) })) as f64;
+        let v2: u16 = ((a_i64) as u16);
+        let mut v3: u64 = 72u64;
+        if ((28i32 ^ 21i32) < (24i32).max(v0)) {
+            v3 = (match (72u32 % 8u32) { 0u32 => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64), _ => ((match (66u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) });
+        } else {
+            v3 = ((((a_u64).max(v3)) as u64) >> (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) & 63u16));
+        }
+        let mut v4: u16 = ((((a_f32) as u16)).max(v2) << ((89i32 - (-76i32)) & 15i32));
+        'l4: for j0 in 0u32..((((match (37u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 3u32) {
+            for j1 in 0u32..(((j0 % (j0 | 1u32))) % 3u32) {
+                if (true || ((-1i64) != (-82i64))) {
+                    break 'l4;
+                }
+                if matches!((a_u32 % 8u32), 1u32 | 5u32) {
+                    continue 'l4;
+                }
+                v4 = (if (a_u64 != 62u64) { (65535u16 / (v4 | 1u16)) } else { (((a_i32) as u16) >> (7i64 & 15i64)) });
+            }
+        }
+        oi[i] = (((match (18u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)) as u64;
+        of[i] = ((-(-(0.875f32).abs()))) as f64;
     }
 }
 
@@ -4033,21 +4413,26 @@ pub fn diff_142(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut t0: [f64; 3] = [((-a_f64) / ((1.7e308f64 * 12.25f64) + (0.0f64 / (-1.375f64)))); 3];
-        t0[1] = ((-a_f64) + ((6.5f64 + 1.7e308f64) * (7.625f64 * a_f64)));
-        t0[2] = (if ((a_f64 == 12.25f64) || (((a_i32) as i16) < (-59i16))) { 11.25f64 } else { ((-1.875f64) * ((-12.0f64)).abs()) });
-        let mut v0: f64 = (-a_f64);
-        for &v1 in t0.iter() {
-            v0 = ((((a_u64 ^ a_u64) & ((match (97u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64))) as f64);
+        let mut v0: f64 = ((-a_f64) / ((1.7e308f64 * 12.25f64) + (0.0f64 / (-1.375f64))));
+        'l0: for j0 in 0u32..(((88u32 >> 98i16)) % 3u32) {
+            for j1 in 0u32..(((61u32 << (0i8 & 31i8))) % 3u32) {
+                if matches!((a_u32 % 8u32), 3u32 | 6u32) {
+                    break 'l0;
+                }
+                if (!(98i32 != a_i32)) {
+                    continue 'l0;
+                }
+                v0 = 1.7e308f64;
+            }
         }
-        let mut v2: i32 = ((-93i32)).abs();
-        if matches!((14u32 % 8u32), 1u32..=2u32) {
-            v2 = (a_i32 & a_i32);
+        let mut v1: i16 = ((((((a_i32) as i16)) as i16) - ((-77i16) - 100i16))).min((!9i16));
+        if ((a_i32 | (-1i32)) < ((-93i32)).abs()) {
+            v1 = ((match (9u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
         } else {
-            v2 = (-2147483648i32);
+            v1 = ((((-17i16)) as i16) * (!((-21i16) - ((a_i64) as i16))));
         }
-        oi[i] = ((((match (3u32 % 8u32) { 6u32 => (a_u64 >> ((a_f32) as i8)), 2u32 | 5u32 => (a_u64).max(25u64), 3u32..=5u32 => a_u64, _ => a_u64 })) as u8)) as u64;
-        of[i] = (((-((86u8) as f64))).abs()) as f64;
+        oi[i] = ((((!((a_i64) as i8)) / (((-25i8) >> (64u32 & 7u32)) | 1i8)) & ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8))) as u64;
+        of[i] = ((((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)) as f64) * (-((86u8) as f64)))) as f64;
     }
 }
 
@@ -4062,29 +4447,25 @@ pub fn diff_143(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i16 = ((-76i16)).min(32767i16);
-        if (!(8i32 > 85i32)) {
-            v0 = (((a_f32) as i16)).max((-32768i16));
-        } else {
-            v0 = ((a_f32) as i16);
+        let v0: i16 = (-76i16);
+        let mut t1: [f64; 3] = [(((match (a_u32 % 8u32) { 2u32 | 5u32 => 45u32, 1u32 | 4u32 => 24u32, 3u32 | 0u32 => 19u32, _ => 77u32 })) as f64); 3];
+        t1[1] = ((a_f64 - a_f64) * a_f64);
+        t1[2] = (if (128u8 == ((a_i64) as u8)) { (0.75f64 / a_f64) } else { (5.25f64 * 8.0f64) });
+        let mut v1: f64 = ((a_f64 - 0.1f64) * (a_f64 / (-1.5f64)));
+        for &v2 in t1.iter() {
+            v1 = ((((v0) as u8)) as f64);
         }
-        let mut v1: u32 = (((a_u32 != (66u32 << 18446744073709551615u64))) as u32);
-        if (!(((a_i32) as u16) <= 64u16)) {
-            v1 = ((match (v1 % 8u32) { 3u32 => (a_u32).max(13u32), _ => a_u32 }) & ((if (a_i64 == a_i64) { a_u32 } else { 78u32 })).min((if true { 72u32 } else { a_u32 })));
-        } else {
-            v1 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
+        let v3: u64 = (((97u64 / (71u64 | 1u64)) & ((72i64) as u64)) - (a_u64 >> (((match (4294967295u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) & 63u64)));
+        let mut v4: u8 = ((a_f32) as u8);
+        for j0 in (((((match (6u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 8u32)..((((match (31u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 16u32)).step_by(((50u32) % 3u32) as usize) {
+            v4 = (((v4).min(255u8) >> ((((a_i64) as u8) | 14u8) & 7u8)) << ((match (83u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16));
         }
-        let v2: i16 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
-        let mut v3: i32 = a_i32;
-        if ((match (1u32 % 8u32) { 7u32 | 3u32 => a_i32, 0u32..=4u32 => 31i32, 5u32 => 3i32, _ => a_i32 }) < ((match (v1 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)) {
-            v3 = ((a_f32) as i32);
-        } else {
-            v3 = (v3 << ((a_i32) as u8));
+        let mut v5: i32 = ((match (10u32 % 8u32) { 0u32..=2u32 => ((-7i32) >> (((a_i32) as u16) & 31u16)), 6u32..=7u32 => (!(-72i32)), _ => a_i32 }) >> ((0i64 | DiffPair { a: (-a_i64), b: ((((a_u32) as u8)) as i64) }.mixed()) & 31i64));
+        for j1 in (u32::MAX - ((47u32) % 4u32))..=u32::MAX {
+            v5 = ((a_u32) as i32);
         }
-        assert!((((89u32 % 256u32) != 7u32) || ((((-71i64)) as u16) < (30u16).max(29u16))));
-        let v4: f64 = ((((a_u32) as i8)) as f64);
         oi[i] = (a_u64) as u64;
-        of[i] = ((if matches!((a_u32 % 8u32), 0u32..=2u32) { ((-a_f64)).abs() } else { (((-11.625f64) / a_f64) + ((-9.0f64)).sqrt()) })) as f64;
+        of[i] = ((((1.7e308f64 - v1) + ((16777216.0f32) as f64)) + a_f64)) as f64;
     }
 }
 
@@ -4099,15 +4480,21 @@ pub fn diff_144(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u8 = ((((16u8 * 97u8)) as u8) * 64u8);
-        let mut v1: u32 = (((!32u32) + (57u32 % (a_u32 | 1u32))) >> ((match (a_u32 % 8u32) { 6u32 | 2u32 => 8u8, 3u32 => (v0 / (((a_i64) as u8) | 1u8)), 4u32 => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8), _ => (((a_f32) as u8) % (((a_i32) as u8) | 1u8)) }) & 31u8));
-        if true {
-            v1 = (a_u32 & (match (a_u32 % 8u32) { 3u32 | 7u32 => 2u32, 2u32 | 6u32 => a_u32, 3u32 | 7u32 => (7u32 >> (0u8 & 31u8)), _ => ((match (v1 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) }));
-        } else {
-            v1 = ((match (53u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
+        let v0: u8 = ((!(16u8 * 97u8)) % (64u8 | 1u8));
+        let mut v1: f64 = (-(a_f64 + a_f64));
+        'l1: for j0 in 0u32..(((a_u32 >> (58u16 & 31u16))) % 3u32) {
+            for j1 in 0u32..(((82u32 / (a_u32 | 1u32))) % 3u32) {
+                if (!(66u32 != 89u32)) {
+                    break 'l1;
+                }
+                if matches!((51u32 % 8u32), 6u32 | 0u32) {
+                    continue 'l1;
+                }
+                v1 = (((a_f32) as f64)).abs();
+            }
         }
-        oi[i] = (((((!(-24i16)) ^ (match (0u32 % 8u32) { 3u32..=6u32 => 21i16, _ => 32767i16 }))) as u64)) as u64;
-        of[i] = ((if ((((-7.75f64)) as i16) > (match (32u32 % 8u32) { 5u32..=7u32 => 15i16, 7u32 | 0u32 => ((a_f32) as i16), _ => 23i16 })) { (match (a_u32 % 8u32) { 0u32 | 7u32 => 7.5f32, _ => (a_f32 + 4.875f32) }) } else { ((match (94u32 % 8u32) { 2u32 | 4u32 => 1.875f32, 6u32 | 6u32 => a_f32, 0u32..=4u32 => a_f32, _ => 1e-40f32 }) - ((-11.625f32) * a_f32)) })) as f64;
+        oi[i] = (((((-((a_f32) as i8)) < ((-78i8) >> v0))) as i64)) as u64;
+        of[i] = ((-(match (a_u32 % 8u32) { 6u32 => (a_f32 * 12.25f32), _ => (-a_f32) }))) as f64;
     }
 }
 
@@ -4122,10 +4509,26 @@ pub fn diff_145(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u8 = ((((match (15u32 % 8u32) { 0u32..=7u32 => ((a_f32) as i16), _ => ((a_f32) as i16) })).abs()) as u8);
-        let v1: i32 = (99i32).min((if false { a_i32 } else { (-40i32) }));
-        oi[i] = ((0i64 | DiffPair { a: (if matches!((22u32 % 8u32), 0u32..=7u32) { (if true { a_i64 } else { a_i64 }) } else { (if (((a_u32) as u8) == 7u8) { 28i64 } else { (-60i64) }) }), b: ((a_i64).min(a_i64) + (5i64 + (-69i64))) }.mixed())) as u64;
-        of[i] = (11.5f32) as f64;
+        let mut v0: u8 = (match (a_u32 % 8u32) { 5u32 | 3u32 => (7u8 * (((a_f32) as u8) + 74u8)), _ => 62u8 });
+        if ((36u8 << ((-128i8) & 7i8)) < ((a_i32) as u8)) {
+            v0 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) / (((v0 & 95u8) | (v0).max(((a_u32) as u8))) | 1u8));
+        } else {
+            v0 = (if ((-a_f32) > (if matches!((89u32 % 8u32), 4u32 | 5u32) { (-3.125f32) } else { a_f32 })) { v0 } else { ((((a_i64) as u8) >> (a_i32 & 7i32)) ^ (53u8 >> (((a_f32) as u8) & 7u8))) });
+        }
+        let mut v1: i8 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)).min(((match (2698039481u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8));
+        'l1: for j0 in 0u32..((a_u32) % 3u32) {
+            for j1 in 0u32..((a_u32) % 3u32) {
+                if (8i8 != ((a_i32) as i8)) {
+                    break 'l1;
+                }
+                if (33i16 <= (-32768i16)) {
+                    continue 'l1;
+                }
+                v1 = 22i8;
+            }
+        }
+        oi[i] = (((((0.75f64 * 7.5f64)) as i32) - (if (!false) { ((((a_f32) as i16)) as i32) } else { (match (13u32 % 8u32) { 0u32..=7u32 => (-20i32), 5u32 => a_i32, _ => 60i32 }) }))) as u64;
+        of[i] = (((((a_f32 / (-4.75f32))).abs()) as f64)) as f64;
     }
 }
 
@@ -4140,12 +4543,15 @@ pub fn diff_146(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i64 = (((-a_i64) & (a_i64 << (64u8 & 63u8))) & (((false) as i64) << ((58i16 ^ (-20i16)) & 63i16)));
-        for j0 in (((49u32) % 8u32)..(((a_u32 >> (a_i32 & 31i32))) % 16u32)).step_by(((65u32) % 3u32) as usize) {
-            v0 = (0i64 | DiffPair { a: ((1i64).min(v0) + ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64)), b: ((v0 & v0) >> ((match (j0 % 8u32) { 2u32 => a_u64, 3u32 => 34u64, _ => a_u64 }) & 63u64)) }.mixed());
+        let mut t0: [i64; 3] = [(((-a_i64) & (a_i64 << (64u8 & 63u8))) & (((false) as i64) << ((58i16 ^ (-20i16)) & 63i16))); 3];
+        t0[1] = 49i64;
+        t0[2] = (a_i64 % (((match (0u32 % 8u32) { 0u32 | 6u32 => (-14i64), 4u32..=7u32 => a_i64, 0u32..=4u32 => a_i64, _ => a_i64 }) ^ (match (47u32 % 8u32) { 3u32 => a_i64, 0u32 => a_i64, 1u32 | 4u32 => a_i64, _ => 38i64 })) | 1i64));
+        let mut v0: i64 = (a_i64).abs();
+        for &v1 in t0.iter() {
+            v0 = 45i64;
         }
-        oi[i] = ((-96i8)) as u64;
-        of[i] = ((((match (21u32 % 8u32) { 0u32 | 7u32 => 11.875f32, _ => (-10.75f32) }) + (-a_f32))).abs()) as f64;
+        oi[i] = (21u8) as u64;
+        of[i] = (2.5f32) as f64;
     }
 }
 
@@ -4160,20 +4566,17 @@ pub fn diff_147(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i16 = ((a_u32) as i16);
-        if (!false) {
-            v0 = ((128u8) as i16);
+        let mut v0: i16 = (match (a_u32 % 8u32) { 2u32 | 2u32 => (11i16 & ((a_f32) as i16)), 4u32 => (-32768i16), 4u32 | 6u32 => ((match (83u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16), _ => (-((a_i32) as i16)) });
+        if ((69i64 <= (-55i64)) && (false || false)) {
+            v0 = v0;
         } else {
-            v0 = 41i16;
+            v0 = v0;
         }
-        assert!((((a_u32 % 256u32) != 7u32) || ((!true) || true)));
-        let mut v1: f64 = (8.375f64 - (-10.875f64));
-        for j0 in ((((23u32 ^ a_u32)) % 8u32)..((a_u32) % 16u32)).step_by(((99u32) % 3u32) as usize) {
-            v1 = (v1 * a_f64);
-        }
-        let v2: i8 = (((((a_f32) as i8)) as i8)).abs();
-        oi[i] = ((((v2 + v2) >> ((a_i64) as u16)) + v2)) as u64;
-        of[i] = (((((0.0f64 / v1) + (-a_f64))) as f32)) as f64;
+        assert!((((67u32 % 256u32) != 7u32) || (((((a_f32) as i8)) as u64) <= (((-53i64)) as u64))));
+        let v1: u8 = ((77u8 + ((a_f32) as u8)) % (((match (87u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) * (86u8 / (((a_f32) as u8) | 1u8))));
+        let v2: i16 = (!(!(-39i16)));
+        oi[i] = (((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) | (!v1)) << (a_i64 + (a_i64 * 0i64)))) as u64;
+        of[i] = ((((-11.375f32) / (-7.25f32)) - (match (a_u32 % 8u32) { 3u32 => (3.4e38f32 - 11.875f32), 5u32 => 3.4e38f32, _ => ((-6.125f32) / a_f32) }))) as f64;
     }
 }
 
@@ -4188,9 +4591,15 @@ pub fn diff_148(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i64 = (0i64 | DiffPair { a: (match (a_u32 % 8u32) { 1u32..=6u32 => (!(-32i64)), 4u32 => ((false) as i64), _ => (match (a_u32 % 8u32) { 5u32 => (-1i64), _ => a_i64 }) }), b: (0i64 | DiffPair::new((0i64 | DiffPair::new(18i64, 9223372036854775807i64).b), (61i64 * a_i64)).b) }.mixed());
-        oi[i] = (((a_f32) as u8)) as u64;
-        of[i] = (((-6.625f32) / 11.75f32)) as f64;
+        let mut t0: [i64; 3] = [(0i64 | DiffPair { a: (match (a_u32 % 8u32) { 1u32..=6u32 => (!(-32i64)), 4u32 => ((false) as i64), _ => (match (a_u32 % 8u32) { 5u32 => (-1i64), _ => a_i64 }) }), b: (0i64 | DiffPair::new((0i64 | DiffPair::new(18i64, 9223372036854775807i64).b), (61i64 * a_i64)).b) }.mixed()); 3];
+        t0[1] = (a_i64 % (((-36i64)).max((!(-6i64))) | 1i64));
+        t0[2] = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64);
+        let mut v0: i64 = (((match (22u32 % 8u32) { 0u32 => (-87i64), 4u32..=7u32 => a_i64, 0u32..=7u32 => 39i64, _ => a_i64 })).min((if true { 41i64 } else { (-89i64) })) << ((((-a_f32)) as u32) & 63u32));
+        for &v1 in t0.iter() {
+            v0 = (((if ((-45i32) > a_i32) { (((-9.75f32)) as i32) } else { (61i32 ^ a_i32) })) as i64);
+        }
+        oi[i] = ((67u32 << (!(89u64 - 77u64)))) as u64;
+        of[i] = (((((2u32) as f64) / (a_f64 * 5e-324f64)) + (((84u8) as f64) / (3.5f64 - 5e-324f64)))) as f64;
     }
 }
 
@@ -4205,11 +4614,19 @@ pub fn diff_149(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: f32 = (0.25f32).sqrt();
-        let v1: i64 = (!a_i64);
-        let v2: u64 = ((match (32u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
-        oi[i] = ((((a_i64 & (if ((-77i64) != v1) { v1 } else { 0i64 }))) as u64)) as u64;
-        of[i] = ((if true { ((a_f32).abs() * (-v0)) } else { 7.375f32 })) as f64;
+        let v0: f32 = 0.25f32;
+        let mut v1: i64 = ((match (63u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64);
+        if false {
+            v1 = (!a_i64);
+        } else {
+            v1 = (a_i64).abs();
+        }
+        let mut v2: i64 = (if ((-77i64) != v1) { v1 } else { 0i64 });
+        for j0 in (u32::MAX - (((17u32).max(55u32)) % 4u32))..=u32::MAX {
+            v2 = (a_i64).abs();
+        }
+        oi[i] = ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64) | v2)) as u64;
+        of[i] = ((if true { (((62u8 + 1u8)) as f32) } else { a_f32 })) as f64;
     }
 }
 
@@ -4224,17 +4641,19 @@ pub fn diff_150(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u8 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
-        for j0 in 0u32..((a_u32) % 4u32) {
-            v0 = (((a_u32) as u8) | (((a_f64 * a_f64)) as u8));
+        let mut v0: u8 = ((if (!true) { ((49i64) as u8) } else { (28u8 & ((a_i64) as u8)) })).min(((a_f32) as u8));
+        for j0 in ((((!a_u32)) % 8u32)..(((!84u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v0 = v0;
         }
-        let mut v1: f64 = (-(a_f64 * 6.875f64));
-        for j1 in 0u32..(((a_u32).max(12u32)) % 4u32) {
-            v1 = (if matches!((j1 % 8u32), 6u32) { (match (a_u32 % 8u32) { 2u32 => v1, 3u32..=5u32 => v1, _ => a_f64 }) } else { (match (a_u32 % 8u32) { 1u32..=2u32 => a_f64, 3u32 => v1, 0u32..=6u32 => a_f64, _ => v1 }) });
+        let v1: i8 = ((a_i64) as i8);
+        let mut v2: f32 = ((match (a_u32 % 8u32) { 1u32..=2u32 => a_f32, 3u32 => (-10.5f32), 1u32..=6u32 => 8.125f32, _ => 6.25f32 }) + (6.25f32).abs());
+        if (17u32 == (!a_u32)) {
+            v2 = (if (!false) { ((a_f64) as f32) } else { (0.0f32 - a_f32) });
+        } else {
+            v2 = ((-a_f32) - ((64u64) as f32));
         }
-        let v2: i64 = (a_i64).abs();
-        oi[i] = (a_i64) as u64;
-        of[i] = ((v1 * ((match (a_u32 % 8u32) { 2u32..=7u32 => a_f64, 2u32..=3u32 => v1, _ => 0.0f64 }) / 0.0f64))) as f64;
+        oi[i] = (((a_i64 | ((match (72u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64))).abs()) as u64;
+        of[i] = ((((match (61u32 % 8u32) { 2u32 | 5u32 => 6.125f64, 3u32 | 5u32 => 9.875f64, 7u32 => a_f64, _ => (-0.125f64) }) / ((-10.25f64) * a_f64)) + ((a_f64).sqrt() * (-6.875f64)))) as f64;
     }
 }
 
@@ -4249,30 +4668,25 @@ pub fn diff_151(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: f64 = ((a_f32) as f64);
-        if (8.375f32 <= (0.0f32 * a_f32)) {
-            v0 = ((((51i64) as f64) - (if (98i64 <= 93i64) { (-3.5f64) } else { a_f64 }))).sqrt();
-        } else {
-            v0 = (0.0f64 * ((-a_f64) + (9.625f64 + a_f64)));
+        let v0: f64 = (((a_f64 * a_f64) * 10.375f64) + (((53i32) as f64) * (-a_f64)));
+        let v1: i8 = ((!98i8) | (((match (88u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) / (((-128i8) % ((-84i8) | 1i8)) | 1i8)));
+        let v2: u64 = (match (a_u32 % 8u32) { 4u32 | 6u32 => (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) * (81u64).min(96u64)), 2u32 => (((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) & ((true) as u64)), 7u32 | 4u32 => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64), _ => ((match (15u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) });
+        assert!((((11u32 % 256u32) != 7u32) || (((match (59u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64) < (-53i64))));
+        let v3: u8 = ((a_i32) as u8);
+        let mut v4: u8 = (v3 - (((a_u32) as u8)).max(((a_i32) as u8)));
+        'l4: for j0 in 0u32..(((60u32 * a_u32)) % 3u32) {
+            for j1 in 0u32..(((78u32 * 92u32)) % 3u32) {
+                if (false || (((a_f32) as i8) > v1)) {
+                    break 'l4;
+                }
+                if (a_f32 != a_f32) {
+                    continue 'l4;
+                }
+                v4 = ((match (j0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
+            }
         }
-        let v1: u16 = ((if (!false) { (!((a_i64) as u16)) } else { ((32u32) as u16) }) - ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16));
-        let mut t2: [i16; 3] = [((-83i16) * (-1i16)); 3];
-        t2[1] = ((match (15u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
-        t2[2] = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
-        let mut v2: i16 = (if (a_i64 < (-22i64)) { ((a_i64) as i16) } else { (-36i16) });
-        for &v3 in t2.iter().rev() {
-            v2 = ((a_i64) as i16);
-        }
-        let mut t4: [i64; 3] = [(((8i16 != v2)) as i64); 3];
-        t4[1] = (a_i64).max((-91i64));
-        t4[2] = (0i64 | DiffPair::new((-60i64), a_i64).b);
-        let mut v4: i64 = ((-78i64) * (-92i64));
-        for &v5 in t4.iter().rev() {
-            v4 = (!64i64);
-        }
-        let v6: u32 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
-        oi[i] = (v4) as u64;
-        of[i] = ((((((-6.25f32) * 6.25f32) - (0.1f32).sqrt())) as f32)) as f64;
+        oi[i] = (((match (1u32 % 8u32) { 3u32 | 6u32 => (a_u32 << (((a_f32) as i8) & 31i8)), 0u32..=6u32 => (if (73u8 > v3) { 13u32 } else { a_u32 }), 6u32..=6u32 => (1u32 / (21551077u32 | 1u32)), _ => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) }) << (0i64 & 31i64))) as u64;
+        of[i] = ((((-a_f64) + (-v0)) * ((-v0) - (v0 - v0)))) as f64;
     }
 }
 
@@ -4287,32 +4701,35 @@ pub fn diff_152(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut t0: [i64; 3] = [((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64); 3];
-        t0[1] = ((47u8) as i64);
-        t0[2] = ((0i64 | DiffPair::new(((-1i64) >> 9i16), (-96i64)).b) % ((0i64 | DiffPair { a: (64i64 - a_i64), b: (match (a_u32 % 8u32) { 2u32..=7u32 => 63i64, _ => (-16i64) }) }.mixed()) | 1i64));
-        let mut v0: i64 = (if (!matches!((a_u32 % 8u32), 4u32..=6u32)) { ((match (62u32 % 8u32) { 2u32..=4u32 => (-3i64), 4u32 | 2u32 => (-79i64), 1u32 | 1u32 => 18i64, _ => 19i64 }) | (51i64 >> (1u16 & 63u16))) } else { (if (!false) { (!(-46i64)) } else { (0i64 | DiffPair { a: a_i64, b: 78i64 }.mixed()) }) });
-        for &v1 in t0.iter().skip(1) {
-            v0 = v0;
+        let mut t0: [i64; 3] = [(if true { (-((-92i64) % (a_i64 | 1i64))) } else { ((a_i64 >> (((a_u32) as u8) & 63u8)) << ((70u32).max(a_u32) & 63u32)) }); 3];
+        t0[1] = (a_i64 + (match (a_u32 % 8u32) { 2u32..=7u32 => (a_i64 & (-16i64)), _ => (-a_i64) }));
+        t0[2] = (((match (a_u32 % 8u32) { 0u32..=5u32 => ((a_f64) as i32), _ => (if matches!((3u32 % 8u32), 2u32 | 3u32) { 1i32 } else { 7i32 }) })) as i64);
+        let mut v0: i64 = ((if (true || (51u16 == 65u16)) { 64i64 } else { a_i64 }) | (((-1i64) ^ a_i64) * 31i64));
+        for &v1 in t0.iter() {
+            v0 = (0i64 | DiffPair { a: (0i64 | DiffPair::new(a_i64, ((31u32) as i64)).b), b: ((0i64 | DiffPair::new(a_i64, v1).b) + v0) }.mixed());
         }
-        let mut v2: i8 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) + (((a_f64) as i8)).abs());
-        if (17i32 <= (-71i32)) {
-            v2 = v2;
+        let mut v2: f64 = (a_f64 / a_f64);
+        if ((a_f32 <= a_f32) || (((a_i64) as u16) > ((a_i32) as u16))) {
+            v2 = ((-5.125f64) * a_f64);
         } else {
-            v2 = ((((-11i16) >> (v0 & 15i64))) as i8);
+            v2 = v2;
         }
-        let mut v3: u8 = (!50u8);
-        for j0 in (0u32..(((33u32 - a_u32)) % 4u32)).rev() {
-            v3 = (!4u8);
+        let mut v3: i64 = 0i64;
+        if (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64) <= (70i64 % (63i64 | 1i64))) {
+            v3 = ((match (71u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64);
+        } else {
+            v3 = ((0i64 | DiffPair::new((-90i64), a_i64).b)).min(((match (9u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64));
         }
-        assert!((((a_u32 % 256u32) != 7u32) || false));
-        let mut v4: u8 = (((90u8 << ((-32768i16) & 7i16)) * (((a_i64) as u8) << (9i16 & 7i16))) + ((((((a_u32) as u16)) as i64)) as u8));
-        for j1 in (((31u32) % 8u32)..(((a_u32 | 1u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v4 = ((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
+        let v4: u32 = (!a_u32);
+        let mut v5: u32 = 41u32;
+        if (((true) as u32) <= (0u32 & 48u32)) {
+            v5 = (91u32 / (a_u32 | 1u32));
+        } else {
+            v5 = (!85u32);
         }
-        let v5: u8 = ((match (31u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
-        assert!((((79u32 % 256u32) != 7u32) || ((if true { 72u16 } else { ((a_u32) as u16) }) >= (((a_i32) as u16) << (a_i32 & 15i32)))));
-        oi[i] = (((((a_f64 + 1.7e308f64) <= (a_f64 / (-8.0f64)))) as u16)) as u64;
-        of[i] = (((((!86i64)) as f64) * ((-1.625f64)).abs())) as f64;
+        assert!((((v5 % 256u32) != 7u32) || ((-62i32) != (a_i32 << (1u16 & 31u16)))));
+        oi[i] = ((((a_u32) as u16) ^ ((v0) as u16))) as u64;
+        of[i] = ((((a_f64 * a_f64) / ((86u16) as f64)) - ((-1.625f64)).abs())) as f64;
     }
 }
 

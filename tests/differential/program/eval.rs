@@ -50,6 +50,30 @@ impl Eval<'_> {
                     self.vars[*var] = Some(v);
                 }
             }
+            Stmt::LetLabelled(l) => {
+                let v = self.expr(&l.init);
+                self.vars[l.var] = Some(v);
+                let u = |v: Value| match v {
+                    Value::U32(x) => x,
+                    _ => unreachable!("loop bounds are u32"),
+                };
+                let outer_end = u(self.expr(&l.outer_count)) % 3;
+                'outer: for a in 0..outer_end {
+                    self.loop_vars[l.outer] = a;
+                    let inner_end = u(self.expr(&l.inner_count)) % 3;
+                    for b in 0..inner_end {
+                        self.loop_vars[l.inner] = b;
+                        if self.expr(&l.brk).as_bool() {
+                            break 'outer;
+                        }
+                        if self.expr(&l.cont).as_bool() {
+                            continue 'outer;
+                        }
+                        let v = self.expr(&l.body);
+                        self.vars[l.var] = Some(v);
+                    }
+                }
+            }
             Stmt::Assert(cond) => {
                 if !self.expr(cond).as_bool() {
                     self.fault(ASSERT);

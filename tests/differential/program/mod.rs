@@ -446,6 +446,27 @@ pub enum Stmt {
         how: IterHow,
         body: Expr,
     },
+    /// `let mut vN: T = init; 'lN: for jA in 0u32..(c % 3u32) { for jB in 0u32..(d %
+    /// 3u32) { if brk { break 'lN; } if cont { continue 'lN; } vN = body; } }`: labelled
+    /// `break` and `continue` of an outer loop (compiled programs only).
+    LetLabelled(Box<Labelled>),
+}
+
+/// The parts of a [`Stmt::LetLabelled`].
+#[derive(Clone, Debug)]
+pub struct Labelled {
+    pub var: usize,
+    pub init: Expr,
+    /// The outer and inner loops' variables (`jN`).
+    pub outer: usize,
+    pub inner: usize,
+    /// Their counts (`% 3u32`); the inner one is evaluated at each outer iteration.
+    pub outer_count: Expr,
+    pub inner_count: Expr,
+    /// `if brk { break 'lN; }`, then `if cont { continue 'lN; }`, then `vN = body;`.
+    pub brk: Expr,
+    pub cont: Expr,
+    pub body: Expr,
 }
 
 /// How a [`Stmt::LetIter`] walks its array.
@@ -537,6 +558,35 @@ impl Program {
             let ty = g.r.pick(&ALL_NUMS);
             let var = vars.len();
             let depth = 1 + g.r.below(3);
+            // Labelled loops (drawn only where items may be used).
+            if g.items && g.r.chance(10) {
+                let init = g.expr(ty, depth);
+                let (outer, inner) = (loops, loops + 1);
+                loops += 2;
+                let outer_count = g.expr(Ty::U32, 1);
+                g.loop_vars.push(outer);
+                let inner_count = g.expr(Ty::U32, 1);
+                g.loop_vars.push(inner);
+                g.scope.push((var, ty));
+                let brk = g.expr(Ty::Bool, 1);
+                let cont = g.expr(Ty::Bool, 1);
+                let body = g.expr(ty, depth);
+                g.loop_vars.pop();
+                g.loop_vars.pop();
+                stmts.push(Stmt::LetLabelled(Box::new(Labelled {
+                    var,
+                    init,
+                    outer,
+                    inner,
+                    outer_count,
+                    inner_count,
+                    brk,
+                    cont,
+                    body,
+                })));
+                vars.push(ty);
+                continue;
+            }
             // An iterator loop over a local array (drawn only where items may be used).
             if g.items && g.r.chance(15) {
                 let elems = [g.expr(ty, depth), g.expr(ty, depth), g.expr(ty, depth)];
@@ -684,6 +734,19 @@ impl Program {
                 format!("        let v{var}: {} = {};\n", t(*var), show(value))
             }
             Stmt::Assert(cond) => format!("        assert!({});\n", show(cond)),
+            Stmt::LetLabelled(l) => format!(
+                "        let mut v{var}: {ty} = {};\n        'l{var}: for j{} in 0u32..(({}) % 3u32) {{\n            for j{} in 0u32..(({}) % 3u32) {{\n                if {} {{\n                    break 'l{var};\n                }}\n                if {} {{\n                    continue 'l{var};\n                }}\n                v{var} = {};\n            }}\n        }}\n",
+                show(&l.init),
+                l.outer,
+                show(&l.outer_count),
+                l.inner,
+                show(&l.inner_count),
+                show(&l.brk),
+                show(&l.cont),
+                show(&l.body),
+                var = l.var,
+                ty = t(l.var),
+            ),
             Stmt::LetIter {
                 var,
                 elems,

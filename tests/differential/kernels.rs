@@ -45,9 +45,12 @@ pub fn diff_0(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i8 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) - 8i8);
-        oi[i] = ((((a_i64 << (((a_f32) as u16) & 63u16)) % ((a_i64 << a_i32) | 1i64))).abs()) as u64;
-        of[i] = ((((-a_f64) - (a_f64 / 1.7e308f64)) / (((-0.375f64) / a_f64) * (-10.375f64)))) as f64;
+        let mut v0: i8 = ((((a_u32) as i8) - ((a_i64) as i8)) ^ 36i8);
+        for j0 in (0u32..(((if false { a_u32 } else { a_u32 })) % 4u32)).rev() {
+            v0 = (!(v0 << ((a_f32) as u16)));
+        }
+        oi[i] = ((-((match (a_u32 % 8u32) { 6u32 => (-3i64), 0u32..=6u32 => 93i64, 5u32 | 7u32 => 5i64, _ => 54i64 }) + (a_i64 ^ 83i64)))) as u64;
+        of[i] = (2.0f64) as f64;
     }
 }
 
@@ -62,26 +65,17 @@ pub fn diff_1(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u64 = 38u64;
-        if ((68u8 < 128u8) && ((-9223372036854775808i64) == a_i64)) {
-            v0 = (match (56u32 % 8u32) { 0u32..=5u32 => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64), 5u32 | 0u32 => ((a_u64).max(a_u64)).min((v0 / (a_u64 | 1u64))), _ => (match (69u32 % 8u32) { 5u32..=6u32 => (v0 / (a_u64 | 1u64)), _ => ((match (41u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) }) });
+        let mut v0: u64 = 62u64;
+        if (((8.5f32) as f32) <= (-a_f32)) {
+            v0 = 83u64;
         } else {
-            v0 = ((v0 << ((66u64 - a_u64) & 63u64)) >> ((((-15i32)) as u32) & 63u32));
+            v0 = (!(!(a_u64 - a_u64)));
         }
-        let mut v1: f64 = (((7i8 ^ (-39i8))) as f64);
-        'l1: for j0 in 0u32..((77u32) % 3u32) {
-            for j1 in 0u32..(((a_u32 << (48u16 & 31u16))) % 3u32) {
-                if (false && (a_i64 < 82i64)) {
-                    break 'l1;
-                }
-                if (false && false) {
-                    continue 'l1;
-                }
-                v1 = (((-12.0f64) * v1) * ((31u32) as f64));
-            }
-        }
-        oi[i] = ((match (a_u32 % 8u32) { 1u32 | 2u32 => ((match (a_u32 % 8u32) { 6u32 => ((a_i64) as i8), 7u32 => ((a_i32) as i8), _ => ((a_i64) as i8) }) * ((a_i32) as i8)), _ => ((match (34u32 % 8u32) { 2u32 | 6u32 => 127i8, 6u32..=7u32 => (-90i8), 2u32 => ((a_f32) as i8), _ => (-61i8) }) << (((a_i32) as u8) - 47u8)) })) as u64;
-        of[i] = ((((match (26u32 % 8u32) { 1u32 | 5u32 => (-8.25f32), 1u32..=5u32 => a_f32, _ => 3.875f32 }) * (match (80u32 % 8u32) { 2u32..=6u32 => 1.0f32, 0u32 => (-1.125f32), _ => a_f32 })) * (-10.625f32))) as f64;
+        assert!((((a_u32 % 256u32) != 7u32) || (((match (4294967295u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) != ((match (93u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32))));
+        let v1: i16 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
+        assert!((((a_u32 % 256u32) != 7u32) || (7.0f32 >= (-a_f32))));
+        oi[i] = (64i64) as u64;
+        of[i] = (((4.5f64 - 5e-324f64) + 12.125f64)) as f64;
     }
 }
 
@@ -96,9 +90,10 @@ pub fn diff_2(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u64 = a_u64;
-        oi[i] = ((1u16 * ((if true { ((a_i64) as u16) } else { ((a_i32) as u16) }) ^ ((((a_f32) as i8)) as u16)))) as u64;
-        of[i] = ((-((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)) as f64))) as f64;
+        let v0: u64 = ((match (5u32 % 8u32) { 1u32 => 70u64, 6u32 => 5u64, _ => 7584168957294451817u64 }) >> ((match (74u32 % 8u32) { 2u32..=5u32 => ((a_i64) as u8), 7u32 => 26u8, _ => 7u8 }) & 63u8));
+        assert!((((39u32 % 256u32) != 7u32) || ((!matches!((41u32 % 8u32), 1u32 | 1u32)) && matches!((a_u32 % 8u32), 7u32 | 7u32))));
+        oi[i] = ((((12.5f64) as u64) % ((match (12u32 % 8u32) { 1u32..=5u32 => (v0 & v0), 2u32 | 0u32 => (match (a_u32 % 8u32) { 3u32..=4u32 => 7u64, _ => v0 }), _ => a_u64 }) | 1u64))) as u64;
+        of[i] = ((((match (32u32 % 8u32) { 5u32 => ((-40i8) + 7i8), _ => ((84u16) as i8) })) as f64)) as f64;
     }
 }
 
@@ -113,16 +108,20 @@ pub fn diff_3(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i64 = (((((match (a_u32 % 8u32) { 3u32 => ((a_f32) as i8), 0u32..=6u32 => (-12i8), _ => ((a_f32) as i8) })) as f32)) as i64);
-        if ((a_f32).abs() < (-8.0f32)) {
-            v0 = (((match (59u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64)).max(((if (0.0f64 < 11.5f64) { v0 } else { a_i64 }) << ((((a_f32) as i16) << (a_u64 & 15u64)) & 63i16)));
-        } else {
-            v0 = (((match (57u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64) % ((a_i64 * (0i64 | DiffPair { a: 9223372036854775807i64, b: v0 }.mixed())) | 1i64));
+        let mut v0: i64 = (((((match (3851469389u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)) as i64)).min((if (!(9.0f64 <= a_f64)) { ((35u32) as i64) } else { a_i64 }));
+        for j0 in (((((match (49u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 8u32)..(((71u32 >> (32767i16 & 31i16))) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v0 = (-((!v0)).min((-a_i64)));
         }
-        let v1: i8 = (((if matches!((63u32 % 8u32), 0u32..=3u32) { (39u16 >> ((-79i8) & 15i8)) } else { (79u16 / 16877u16) })) as i8);
-        let v2: u16 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) << (((83i16) as u16) & 15u16));
-        oi[i] = ((((a_u32 * (98u32 >> (-82i64)))) as i32)) as u64;
-        of[i] = (((-((a_i64) as f64)) + (if matches!((1u32 % 8u32), 6u32..=6u32) { (0.5f64 - (-3.375f64)) } else { ((-4.25f64) + a_f64) }))) as f64;
+        let mut v1: i64 = (v0 * a_i64);
+        if matches!((30u32 % 8u32), 1u32..=5u32) {
+            v1 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64);
+        } else {
+            v1 = (0i64 % (a_i64 | 1i64));
+        }
+        assert!((((46u32 % 256u32) != 7u32) || (!matches!((79u32 % 8u32), 2u32))));
+        let v2: f64 = 2.0f64;
+        oi[i] = ((((((98i32 & 0i32)) as u8)) as u8)) as u64;
+        of[i] = (((((if (a_f32 != a_f32) { a_u32 } else { a_u32 }) >> (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) & 31i32))) as f64)) as f64;
     }
 }
 
@@ -137,25 +136,32 @@ pub fn diff_4(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u32 = 42u32;
-        for j0 in (((9u32) % 8u32)..(((a_u32 + a_u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v0 = ((match (31u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
-        }
-        assert!((((v0 % 256u32) != 7u32) || false));
-        let mut v1: u8 = (((-7.125f32)) as u8);
-        if ((true && true) || (v0 == 31u32)) {
-            v1 = (v1).min(100u8);
+        let mut v0: u32 = 87u32;
+        if (((-2147483648i32) & 0i32) > ((match (89u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)) {
+            v0 = (v0).max(v0);
         } else {
-            v1 = v1;
+            v0 = (a_u32 % (0u32 | 1u32));
         }
-        let mut v2: i64 = (((a_i64 >> (((a_i32) as u16) & 63u16))).max(((-29i64) % ((-9i64) | 1i64))) & a_i64);
-        for j1 in 0u32..(((!v0)) % 4u32) {
-            v2 = (if (!(!true)) { (-(v2 * a_i64)) } else { (((0.0f32) as i64)).abs() });
+        let v1: i16 = (((a_i32) as i16)).abs();
+        assert!((((v0 % 256u32) != 7u32) || (!(!(v0 == 31u32)))));
+        let mut v2: i16 = (if (!matches!((v0 % 8u32), 2u32 | 0u32)) { ((((a_f32) as i16) / (((a_i32) as i16) | 1i16))).min((((a_i64) as i16) >> (((a_i32) as u16) & 15u16))) } else { (!((match (31u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)) });
+        'l2: for j0 in 0u32..(((match (85u32 % 8u32) { 2u32..=5u32 => v0, _ => a_u32 })) % 3u32) {
+            for j1 in 0u32..((((true) as u32)) % 3u32) {
+                if (1u64 > a_u64) {
+                    break 'l2;
+                }
+                if (12.0f64 > a_f64) {
+                    continue 'l2;
+                }
+                v2 = (if ((true && true) || (((a_i64) as i16) <= v1)) { (((-64i16) / (v2 | 1i16))).max((if true { ((a_i64) as i16) } else { ((a_f32) as i16) })) } else { (if (((a_u32) as i16) <= (-1i16)) { v2 } else { (((a_i64) as i16)).min(v2) }) });
+            }
         }
-        let v3: i16 = (16i16 * (-32768i16));
-        assert!((((60u32 % 256u32) != 7u32) || matches!((0u32 % 8u32), 1u32..=4u32)));
-        oi[i] = ((((match (32u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) << (1u64 & 7u64))) as u64;
-        of[i] = ((-7.75f64)) as f64;
+        let mut t3: [u16; 3] = [(if ((!false) || ((-33i8) == (-2i8))) { (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) << (((a_u32) as i64) & 15i64)) } else { (((!((a_f32) as i8))) as u16) }); 3];
+        t3[1] = ((match (v0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
+        t3[2] = ((((match (v0 % 8u32) { 5u32 => ((a_i32) as u8), _ => 5u8 })) as u16) >> (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) & 15u16));
+        let v3: u16 = t3.iter().copied().fold((38u16 | 24u16), |v3, v4| (((match (a_u32 % 8u32) { 5u32 | 6u32 => ((match (v0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16), 2u32..=5u32 => (!0u16), 5u32 => (v4 << (a_u64 & 15u64)), _ => ((255u8) as u16) })) as u16));
+        oi[i] = ((((32u32) as u32) >> ((a_u32 - (a_u32 | v0)) & 31u32))) as u64;
+        of[i] = ((match (a_u32 % 8u32) { 1u32 => ((-a_f32) / ((((a_f32) as i16)) as f32)), 2u32 => (((match (a_u32 % 8u32) { 5u32 | 1u32 => a_u32, 6u32 => 32u32, 4u32..=6u32 => 94u32, _ => v0 })) as f32), _ => ((16777216.0f32 / a_f32) * 1.625f32) })) as f64;
     }
 }
 
@@ -170,15 +176,15 @@ pub fn diff_5(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i16 = (match (a_u32 % 8u32) { 2u32 => (((a_u32) as i16) >> (-28i64)), 0u32 | 1u32 => ((match (22u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16), _ => (!(-32768i16)) });
+        let v0: i16 = ((((-7.5f32) * (-3.5f32))) as i16);
+        let mut v1: i64 = (0i64 | DiffPair::new((0i64 | DiffPair::new(a_i64, a_i64).b), (!(-9223372036854775808i64))).b);
         if ((67u16 % (63u16 | 1u16)) >= (22u16 << ((-91i8) & 15i8))) {
-            v0 = ((v0 >> (((a_u32) as i16) & 15i16)) + ((match (9u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16));
+            v1 = ((v1 >> (((a_u32) as i16) & 63i16)) + ((match (9u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64));
         } else {
-            v0 = (((match (1313410985u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) << ((-54i32) & 15i32));
+            v1 = ((0i64 | DiffPair::new(v1, a_i64).b) << ((-54i32) & 63i32));
         }
-        let v1: i8 = (!(((a_f32) as i8) ^ 5i8));
-        oi[i] = (((29u8).max((6u8 * ((a_f32) as u8))) << ((((a_u64 & 27u64)) as u32) & 7u32))) as u64;
-        of[i] = (a_f64) as f64;
+        oi[i] = ((-52i16)) as u64;
+        of[i] = ((((-a_f32) - ((2i8) as f32)) + (-(match (70u32 % 8u32) { 1u32..=7u32 => (-3.375f32), 2u32 | 2u32 => (-4.375f32), 1u32 | 3u32 => 9.0f32, _ => 0.75f32 })))) as f64;
     }
 }
 
@@ -193,38 +199,27 @@ pub fn diff_6(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i64 = a_i64;
-        for j0 in (((1u32) % 8u32)..(((!41u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v0 = v0;
-        }
-        let v1: i64 = (0i64 | DiffPair { a: (-9223372036854775808i64), b: a_i64 }.mixed());
-        let mut t2: [i8; 3] = [((match (86u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8); 3];
-        t2[1] = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
-        t2[2] = (((-32i8) << (70u8 & 7u8)) % (((-51i8)).abs() | 1i8));
-        let mut v2: i8 = (((0i64 | DiffPair { a: a_i64, b: v0 }.mixed())) as i8);
-        for &v3 in t2.iter() {
-            v2 = ((127i8 * ((a_f32) as i8)) * (7i8 ^ v2));
-        }
-        let mut v4: i64 = ((match (14u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64);
-        'l4: for j1 in 0u32..((((match (56u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 3u32) {
-            for j2 in 0u32..(((19u32 ^ 31u32)) % 3u32) {
-                if (15u16 <= 41u16) {
-                    break 'l4;
-                }
-                if (!true) {
-                    continue 'l4;
-                }
-                v4 = (((((((a_u32) as i16) >> (a_u32 & 15u32))) as f32)) as i64);
-            }
-        }
-        let mut v5: i32 = (((-16i32) << (((a_i64) as u16) & 31u16)) >> ((v2 ^ 72i8) & 31i8));
-        if ((false && true) || ((23i32 != 1i32) && false)) {
-            v5 = ((if false { a_i32 } else { v5 })).max((if (0u16 == 67u16) { v5 } else { (-76i32) }));
+        let mut v0: i64 = ((0i64 | DiffPair { a: (64i64).min(64i64), b: (if (a_f64 > a_f64) { a_i64 } else { 97i64 }) }.mixed()) << ((((match (72u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)).min((8u8 >> ((-36i32) & 7i32))) & 63u8));
+        if ((0i8 >= ((a_i32) as i8)) && (((a_i32) as i16) == 93i16)) {
+            v0 = (if matches!((1993005341u32 % 8u32), 0u32..=6u32) { (0i64 | DiffPair::new((0i64 | DiffPair { a: a_i64, b: a_i64 }.mixed()), (0i64 | DiffPair::new(7i64, v0).b)).b) } else { (0i64 | DiffPair::new(((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64), ((99u16) as i64)).b) });
         } else {
-            v5 = v5;
+            v0 = ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64) ^ (v0 << (((a_i64) as u16) & 63u16))) - ((49i64 >> ((-41i16) & 63i16)) + (match (67u32 % 8u32) { 5u32 => a_i64, _ => a_i64 })));
         }
-        oi[i] = ((((((-1i64)).max(1i64)) as u32) + ((match (64u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32))) as u64;
-        of[i] = ((((1u64) as f32) + ((-9.5f32) * (-a_f32)))) as f64;
+        let v1: i64 = v0;
+        let v2: f64 = a_f64;
+        let mut v3: f32 = (-a_f32);
+        if (!(v0 >= v0)) {
+            v3 = (v3 - a_f32);
+        } else {
+            v3 = (if false { 3.4e38f32 } else { 8.0f32 });
+        }
+        assert!((((32u32 % 256u32) != 7u32) || ((v2 - 9007199254740992.0f64) != (v2 - v2))));
+        let mut v4: f32 = ((if (76u8 > ((a_i32) as u8)) { v3 } else { a_f32 }) * (3.4e38f32 * 0.0f32));
+        for j0 in (0u32..((((match (61u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32)).rev() {
+            v4 = (((v2 + a_f64)) as f32);
+        }
+        oi[i] = (a_i32) as u64;
+        of[i] = ((((v2 * v2)).sqrt()).sqrt()) as f64;
     }
 }
 
@@ -239,15 +234,10 @@ pub fn diff_7(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: f64 = (6.375f64 / (-5.875f64));
-        if ((if (a_i64 < 21i64) { 11.5f64 } else { 1.7e308f64 }) != (((-48i16)) as f64)) {
-            v0 = (v0 - a_f64);
-        } else {
-            v0 = (-a_f64);
-        }
-        let v1: i16 = ((8u8) as i16);
-        oi[i] = ((((63i64).min((-85i64))).abs() | ((-52i64)).abs())) as u64;
-        of[i] = (((((50i32 - a_i32)) as f32) / (-(10.625f32).sqrt()))) as f64;
+        let v0: f64 = (-a_f64);
+        let v1: i32 = (((a_i32 | (-42i32)) - ((46u32) as i32))).min((((0i64 | DiffPair::new((-53i64), 81i64).b)) as i32));
+        oi[i] = ((match (20u32 % 8u32) { 3u32 | 7u32 => (((match (25u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)).max(((true) as i16)), 0u32 => (((-10i16) & ((a_u32) as i16)) ^ (!((a_i32) as i16))), _ => 50i16 })) as u64;
+        of[i] = ((((a_f64 - (-2.125f64))).sqrt() / ((v0 / v0) / ((4073141946u32) as f64)))) as f64;
     }
 }
 
@@ -262,18 +252,34 @@ pub fn diff_8(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u16 = (42u16 ^ 36u16);
-        if ((if true { (-86i16) } else { ((a_i32) as i16) }) < (15i16 % (16i16 | 1i16))) {
-            v0 = (v0).min(((a_i64) as u16));
-        } else {
-            v0 = (match (12u32 % 8u32) { 4u32..=6u32 => 44u16, 0u32..=7u32 => v0, 3u32 => 79u16, _ => ((a_i32) as u16) });
+        let v0: u16 = (match (42u32 % 8u32) { 6u32 | 2u32 => ((a_i32) as u16), _ => 43u16 });
+        let v1: i32 = ((match (70u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
+        let mut v2: f32 = ((11.125f32 * 0.75f32) + (-a_f32));
+        'l2: for j0 in 0u32..((69u32) % 3u32) {
+            for j1 in 0u32..(((87u32 % (a_u32 | 1u32))) % 3u32) {
+                if (v0 < ((a_i64) as u16)) {
+                    break 'l2;
+                }
+                if (a_i32 >= v1) {
+                    continue 'l2;
+                }
+                v2 = (-(v2 - a_f32));
+            }
         }
-        assert!((((5u32 % 256u32) != 7u32) || matches!((4294967295u32 % 8u32), 3u32..=4u32)));
-        let v1: u16 = ((54u16).max(v0) & (v0 | 92u16));
-        let v2: u16 = ((match (4294967295u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
-        let v3: u8 = ((if (54i64 >= 2i64) { 3u8 } else { ((a_u32) as u8) }) + (match (a_u32 % 8u32) { 2u32 | 1u32 => 8u8, 1u32..=5u32 => 0u8, _ => ((a_f32) as u8) }));
-        oi[i] = (((match (a_u32 % 8u32) { 4u32 | 0u32 => a_i64, 6u32 => 93i64, _ => (match (32u32 % 8u32) { 6u32 => 85i64, 3u32..=7u32 => a_i64, _ => a_i64 }) }) - (!0i64))) as u64;
-        of[i] = (((-(a_f64 + 5.375f64)) * (-(0.0f64 + a_f64)))) as f64;
+        let mut v3: f64 = 0.1f64;
+        'l3: for j2 in 0u32..(((48u32).min(65u32)) % 3u32) {
+            for j3 in 0u32..((((((a_i32) as u16)) as u32)) % 3u32) {
+                if (a_i32 <= v1) {
+                    break 'l3;
+                }
+                if (a_u64 <= 39u64) {
+                    continue 'l3;
+                }
+                v3 = (a_f64 - v3);
+            }
+        }
+        oi[i] = ((a_u32 >> (((((a_u32) as u8)).max(132u8) << ((v0 >> ((-11i8) & 15i8)) & 7u16)) & 31u8))) as u64;
+        of[i] = ((match (78478936u32 % 8u32) { 7u32 => (-(v2 - 2.0f32)), 0u32..=3u32 => ((a_f32).abs() * (a_f32 / a_f32)), 2u32..=3u32 => v2, _ => (if (!false) { ((a_f64) as f32) } else { ((-7.5f32) / v2) }) })) as f64;
     }
 }
 
@@ -288,33 +294,19 @@ pub fn diff_9(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u64 = (a_u64 << (67u64 | 11u64));
-        let mut v1: i32 = (((6.25f64 / 4.0f64)) as i32);
-        for j0 in ((((93u32 >> (27i32 & 31i32))) % 8u32)..(((!a_u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v1 = ((match (13u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
+        let v0: u64 = (67u64 * (83u64 >> 88i64));
+        let mut v1: i8 = (((a_u32) as i8) >> (((a_u32) as u16) & 7u16));
+        for j0 in (u32::MAX - ((27u32) % 4u32))..=u32::MAX {
+            v1 = ((false) as i8);
         }
-        let mut t2: [u64; 3] = [((!(v0 >> (82i64 & 63i64))) + ((match (7u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)); 3];
-        t2[1] = ((((if true { 21u8 } else { 8u8 }) << ((((a_i32) as i8) & 42i8) & 7i8))) as u64);
-        t2[2] = 41u64;
-        let mut v2: u64 = v0;
-        for &v3 in t2.iter() {
-            v2 = (((((a_u32) as u8) >> ((8u8 << (79u8 & 7u8)) & 7u8))) as u64);
+        let mut v2: i32 = (35i32 - a_i32);
+        for j1 in (u32::MAX - (((!20u32)) % 4u32))..=u32::MAX {
+            v2 = (v2 * a_i32);
         }
-        let mut t4: [i8; 3] = [((a_i64) as i8); 3];
-        t4[1] = (((((a_f32) as u8) * 34u8)) as i8);
-        t4[2] = ((((-66i16)) as i8) << ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16));
-        let mut v4: i8 = (((a_i32) as i8) * (-69i8));
-        for &v5 in t4.iter().skip(1) {
-            v4 = (!(!((a_i32) as i8)));
-        }
-        let mut v6: f64 = (((if false { a_f64 } else { (-1.375f64) })).abs() - ((((match (96u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)) as f64));
-        if false {
-            v6 = (11.25f64 + v6);
-        } else {
-            v6 = (4.125f64 + (((0i64) as f64) / (a_f64 - v6)));
-        }
-        oi[i] = (a_i64) as u64;
-        of[i] = (a_f32) as f64;
+        let v3: f64 = (((((if false { a_f32 } else { (-1.25f32) })) as u8)) as f64);
+        let v4: u64 = (a_u64 >> 70u64);
+        oi[i] = ((70u64).min((((a_i64).abs()) as u64))) as u64;
+        of[i] = ((match (a_u32 % 8u32) { 1u32..=7u32 => a_f64, 0u32..=3u32 => 3.75f64, _ => ((v3).sqrt()).abs() })) as f64;
     }
 }
 
@@ -329,9 +321,15 @@ pub fn diff_10(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u32 = (a_u32 - 2131349010u32);
-        oi[i] = ((((((a_f32) as i16) << 0i32)).abs()).min((((a_u64) as i16)).max((((a_i32) as i16) + 38i16)))) as u64;
-        of[i] = ((if ((((a_u32 < a_u32)) as u64) <= 11u64) { (((a_i32) as f64) * ((-6.0f64) + a_f64)) } else { 9007199254740992.0f64 })) as f64;
+        let mut t0: [u32; 3] = [(a_u32 - 2131349010u32); 3];
+        t0[1] = (match (0u32 % 8u32) { 7u32 | 2u32 => 14u32, _ => a_u32 });
+        t0[2] = a_u32;
+        let mut v0: u32 = (a_u32 | 97u32);
+        for &v1 in t0.iter() {
+            v0 = (a_u32 + 81u32);
+        }
+        oi[i] = (((a_f32) as i8)) as u64;
+        of[i] = ((-3.0f64)) as f64;
     }
 }
 
@@ -346,22 +344,25 @@ pub fn diff_11(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u16 = (match (14u32 % 8u32) { 0u32..=0u32 => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16), 2u32 | 4u32 => (((a_i64) as u16) + 4u16), 0u32 => (!15u16), _ => (!((a_i32) as u16)) });
-        let mut t1: [i64; 3] = [((a_i64 * a_i64) >> (((match (59u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) & 63i32)); 3];
-        t1[1] = (-9223372036854775808i64);
-        t1[2] = (0i64 | DiffPair::new(((false) as i64), (!(-1i64))).b);
-        let mut v1: i64 = (match (a_u32 % 8u32) { 3u32 => ((-16i64) << (9u8 & 63u8)), 7u32 | 7u32 => ((-9223372036854775808i64) % ((-9223372036854775808i64) | 1i64)), 3u32 => (match (19u32 % 8u32) { 0u32..=0u32 => 11i64, _ => (-91i64) }), _ => (a_i64 << (v0 & 63u16)) });
-        for &v2 in t1.iter() {
-            v1 = ((0i64).max(0i64)).max((0i64 | DiffPair::new(a_i64, v1).b));
+        let v0: u16 = (if matches!((0u32 % 8u32), 2u32 | 7u32) { (!38u16) } else { ((4i64) as u16) });
+        let mut v1: i64 = ((-46i64)).min(a_i64);
+        'l1: for j0 in 0u32..((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 3u32) {
+            for j1 in 0u32..(((if true { 59u32 } else { a_u32 })) % 3u32) {
+                if (a_i32 < a_i32) {
+                    break 'l1;
+                }
+                if (99i16 >= (-77i16)) {
+                    continue 'l1;
+                }
+                v1 = (!v1);
+            }
         }
-        let mut v3: f32 = 0.5f32;
-        if (((29u8) as f32) <= (a_f32 * 0.0f32)) {
-            v3 = ((a_f32 / (a_f32 / v3)) - ((v3 + a_f32) + (a_f32 - v3)));
-        } else {
-            v3 = (((36u64) as f32) * (if (!(a_f32 >= a_f32)) { 11.25f32 } else { ((1i32) as f32) }));
-        }
-        oi[i] = ((!(a_u32).min((54u32 << (((a_i32) as i8) & 31i8))))) as u64;
-        of[i] = (5.5f64) as f64;
+        let mut t2: [i64; 3] = [(0i64 | DiffPair::new((if (a_u64 != a_u64) { (!v1) } else { (!0i64) }), (0i64 | DiffPair { a: (0i64 - v1), b: v1 }.mixed())).b); 3];
+        t2[1] = 91i64;
+        t2[2] = ((((31u32 >> (a_i32 & 31i32)) * (a_u32 | 48u32))) as i64);
+        let v2: i64 = t2.iter().copied().fold(((((0i8).max(0i8)).max(((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8))) as i64), |v2, v3| a_i64);
+        oi[i] = (((!(0i64 | DiffPair { a: a_i64, b: v2 }.mixed())) & (-29i64))) as u64;
+        of[i] = ((((5.875f64 * a_f64) / (a_f64 + 5.0f64)) * (-((-11.625f64) + a_f64)))) as f64;
     }
 }
 
@@ -376,21 +377,21 @@ pub fn diff_12(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i64 = (a_i64).abs();
-        'l0: for j0 in 0u32..(((55u32).min(83u32)) % 3u32) {
-            for j1 in 0u32..(((!a_u32)) % 3u32) {
-                if ((((a_i32) as i8) < ((a_f32) as i8)) || matches!((a_u32 % 8u32), 4u32 | 2u32)) {
-                    break 'l0;
-                }
-                if matches!((26u32 % 8u32), 4u32) {
-                    continue 'l0;
-                }
-                v0 = (v0).abs();
+        let mut c0: u32 = 0u32;
+        let v0: i64 = loop {
+            if c0 >= ((a_u32) % 4u32) {
+                break ((if false { (-83i64) } else { (-23i64) }));
             }
+            c0 += 1u32;
+        };
+        let mut v1: i8 = ((-80i8) >> ((-31i8) & 7i8));
+        if (41u16 != ((a_u32) as u16)) {
+            v1 = (((a_u32) as i8) >> (((a_i64) as u16) & 7u16));
+        } else {
+            v1 = ((53i64) as i8);
         }
-        let v1: i8 = ((!(((a_f32) as i8) | 8i8)) >> ((!(35u16 * 53u16)) & 7u16));
-        oi[i] = ((2u8 % ((match (0u32 % 8u32) { 0u32..=3u32 => (100u8 % ((a_i64) as u8)), 2u32..=5u32 => (18u8 & 7u8), 5u32..=6u32 => (((-0.0f64)) as u8), _ => (((a_i64) as u8) ^ 67u8) }) | 1u8))) as u64;
-        of[i] = (((((a_u64) as f64) / (a_f64 + (-7.875f64))) / ((a_f64 - 1.75f64) - (-a_f64)))) as f64;
+        oi[i] = ((if ((a_u64 & a_u64) <= (20u64).max(35u64)) { ((!95u32) - (a_u32 / (20u32 | 1u32))) } else { ((38u32 >> (a_i32 & 31i32)) << (((true) as u32) & 31u32)) })) as u64;
+        of[i] = (((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) as f32)) as f64;
     }
 }
 
@@ -405,32 +406,32 @@ pub fn diff_13(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: f32 = (((68i32) as f32)).abs();
-        let mut t1: [i16; 3] = [(!((-1i16) | 9i16)); 3];
-        t1[1] = 2i16;
-        t1[2] = (if matches!((28u32 % 8u32), 6u32 | 0u32) { (if true { (-24i16) } else { (-1i16) }) } else { (if matches!((a_u32 % 8u32), 3u32..=4u32) { 0i16 } else { ((a_f32) as i16) }) });
-        let mut v1: i16 = ((match (32u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
-        for &v2 in t1.iter().step_by(2) {
-            v1 = (match (22u32 % 8u32) { 1u32..=3u32 => (((a_f32) as i16) - ((a_f32) as i16)), 1u32 | 0u32 => (v2 << ((a_u32) as i16)), _ => (-v1) });
-        }
-        let mut t3: [u64; 3] = [((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64); 3];
-        t3[1] = a_u64;
-        t3[2] = ((((-53i16)) as u64) << (((match (34u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) & 63u32));
-        let mut v3: u64 = ((a_u64 + 16626122532040398356u64) << ((((-81i32)) as u64) & 63u64));
+        let v0: f32 = (8.5f32 - (1e-40f32 - a_f32));
+        let mut c1: u32 = 0u32;
+        let v1: u8 = loop {
+            if c1 >= ((0u32) % 4u32) {
+                break (2u8);
+            }
+            c1 += 1u32;
+        };
+        let mut c2: u32 = 0u32;
+        let v2: f64 = loop {
+            if c2 >= (((38u32 >> (28u16 & 31u16))) % 4u32) {
+                break (2.25f64);
+            }
+            c2 += 1u32;
+        };
+        let mut t3: [i64; 3] = [(if matches!((a_u32 % 8u32), 3u32..=4u32) { (-59i64) } else { (63i64 * a_i64) }); 3];
+        t3[1] = (match (22u32 % 8u32) { 1u32..=3u32 => (a_i64 - a_i64), 3u32..=7u32 => ((-1i64) * 0i64), _ => (a_i64).min(63i64) });
+        t3[2] = (((-5i64) + 21i64) << ((a_u64 - a_u64) & 63u64));
+        let mut v3: i64 = (-a_i64);
         for &v4 in t3.iter().rev() {
-            v3 = ((a_u64 / 56u64) << ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8));
+            v3 = ((a_i64 + 64i64) | ((match (4294967295u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64));
         }
-        let mut v5: i8 = ((-16i8) << 31u32);
-        for j0 in ((((9u32).min(66u32)) % 8u32)..(((a_u32 + a_u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v5 = ((a_f32) as i8);
-        }
-        assert!((((a_u32 % 256u32) != 7u32) || (((-76i16) << ((-2147483648i32) & 15i32)) != (!32767i16))));
-        let mut v6: i32 = (match (a_u32 % 8u32) { 5u32 => ((match (64u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32), 4u32..=5u32 => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32), _ => ((-47i32) << (a_i32 & 31i32)) });
-        for j1 in (0u32..((a_u32) % 4u32)).rev() {
-            v6 = (-27i32);
-        }
-        oi[i] = ((if ((v6 != 27i32) && (a_u64 < 32u64)) { ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) } else { v3 })) as u64;
-        of[i] = (((34u16) as f32)) as f64;
+        let v5: u32 = a_u32;
+        assert!((((1u32 % 256u32) != 7u32) || matches!((31u32 % 8u32), 0u32)));
+        oi[i] = (((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)) as u64;
+        of[i] = ((((match (69u32 % 8u32) { 4u32..=6u32 => a_f32, 1u32 => a_f32, 4u32..=7u32 => a_f32, _ => (-1.375f32) }) + ((31u32) as f32)) + v0)) as f64;
     }
 }
 
@@ -445,32 +446,42 @@ pub fn diff_14(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i32 = ((a_i32 >> (a_i64 & 31i64)) ^ (a_i32 & (-45i32)));
-        for j0 in ((((match (67u32 % 8u32) { 2u32 | 6u32 => 60u32, _ => 4294967295u32 })) % 8u32)..(((59u32).max(a_u32)) % 16u32)).step_by(((30u32) % 3u32) as usize) {
-            v0 = (!(v0 - v0));
+        let mut v0: i32 = ((match (56u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
+        for j0 in (((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 8u32)..(((45u32 + 33u32)) % 16u32)).step_by(((93u32) % 3u32) as usize) {
+            v0 = (-49i32);
         }
-        let v1: f64 = (((0.0f64).abs() - (a_f64 - (-1.125f64)))).sqrt();
-        let mut v2: u16 = (!(67u16 ^ ((a_f32) as u16)));
-        if (((a_u32) as i8) <= 29i8) {
-            v2 = ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) as u16);
-        } else {
-            v2 = ((!v2) | (v2 << (37u8 & 15u8)));
+        let mut v1: f32 = (-a_f32);
+        'l1: for j1 in 0u32..(((if (63u64 <= 59u64) { 95u32 } else { 58u32 })) % 3u32) {
+            for j2 in 0u32..(((a_u32 & a_u32)) % 3u32) {
+                if (!true) {
+                    break 'l1;
+                }
+                if (!(32u32 != 79u32)) {
+                    continue 'l1;
+                }
+                v1 = (match (a_u32 % 8u32) { 0u32..=7u32 => v1, _ => 6.75f32 });
+            }
         }
-        let mut v3: u16 = (((a_f32) as u16)).min(((a_u32) as u16));
-        if false {
-            v3 = 1u16;
-        } else {
-            v3 = ((a_f32) as u16);
+        let mut v2: u32 = (!((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) as u32));
+        for j3 in ((((40u32 | 98u32)) % 8u32)..(((84u32 >> (((a_i32) as u16) & 31u16))) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v2 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
         }
-        let mut t4: [u8; 3] = [((255u8 | ((a_u32) as u8)) << (((-82i8) ^ 19i8) & 7i8)); 3];
-        t4[1] = (!(((a_i64) as u8) >> (((a_i32) as u16) & 7u16)));
-        t4[2] = (((a_f32) as u8) << (((65u64) as u64) & 7u64));
-        let mut v4: u8 = ((match (32u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
-        for &v5 in t4.iter() {
-            v4 = 46u8;
+        let v3: i32 = ((1i32 + a_i32) + (((29i64) as i32)).abs());
+        assert!((((2322489552u32 % 256u32) != 7u32) || true));
+        let mut v4: u64 = (((!87u64) - ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)) | (!(76u64 >> (44u64 & 63u64))));
+        'l4: for j4 in 0u32..(((match (v2 % 8u32) { 7u32 => 63u32, 3u32 | 2u32 => 0u32, _ => a_u32 })) % 3u32) {
+            for j5 in 0u32..(((j4 + v2)) % 3u32) {
+                if matches!((v2 % 8u32), 3u32..=4u32) {
+                    break 'l4;
+                }
+                if (!false) {
+                    continue 'l4;
+                }
+                v4 = (match (v2 % 8u32) { 6u32 | 6u32 => (((7.125f64 - a_f64)) as u64), _ => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) });
+            }
         }
-        oi[i] = (((match (47u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64)) as u64;
-        of[i] = ((((-a_f32) * (-4.875f32)) / (((((a_i64) as i16) / ((a_i32) as i16))) as f32))) as f64;
+        oi[i] = (((((9007199254740992.0f64 * a_f64)) as u16) & ((match (v2 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16))) as u64;
+        of[i] = ((((a_f64 - a_f64) / (1.375f64 * a_f64)) * (((((a_i32) as u16)) as f64) * (a_f64 * a_f64)))) as f64;
     }
 }
 
@@ -485,19 +496,20 @@ pub fn diff_15(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u32 = ((match (56u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
-        if ((true && true) || (a_u32 >= 64u32)) {
-            v0 = (a_u32 % (a_u32 | 1u32));
+        let mut v0: u32 = 3u32;
+        if matches!((a_u32 % 8u32), 6u32) {
+            v0 = a_u32;
         } else {
-            v0 = ((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
+            v0 = (a_u32).min(a_u32);
         }
-        assert!((((a_u32 % 256u32) != 7u32) || (((match (3112434070u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) < ((match (v0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32))));
-        let mut v1: i64 = (-9223372036854775808i64);
-        for j0 in (0u32..=((((match (v0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32)).rev() {
-            v1 = ((a_f32) as i64);
+        let mut v1: i16 = ((((a_i32) as u8)) as i16);
+        if ((((a_i64) as i8)).min((-1i8)) < ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) {
+            v1 = ((a_f32) as i16);
+        } else {
+            v1 = ((a_u32) as i16);
         }
-        oi[i] = ((!(((a_i64) as u8) * (((a_i64) as u8) << ((-1i32) & 7i32))))) as u64;
-        of[i] = ((((-a_f32) * 1.0f32) * (((((a_i64) as u16) ^ 91u16)) as f32))) as f64;
+        oi[i] = (((((57u64) as u64) >> ((match (v0 % 8u32) { 3u32..=5u32 => 4i8, 2u32 => ((a_u32) as i8), 7u32 | 1u32 => ((a_i32) as i8), _ => ((a_i32) as i8) }) & 63i8)) ^ ((a_u64).min(42u64) >> ((((a_f32) as u8) / (33u8 | 1u8)) & 63u8)))) as u64;
+        of[i] = (((((((a_i64) as u16) ^ 91u16)) as f64)).sqrt()) as f64;
     }
 }
 
@@ -512,29 +524,24 @@ pub fn diff_16(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u16 = (35u16 << (64i64 & 15i64));
-        if (((match (90u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) < (((-12.125f32)) as u32)) {
-            v0 = ((3u64) as u16);
+        let mut v0: u16 = ((match (1512501928u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
+        if ((48u16 << (((a_i64) as i16) & 15i16)) != (71u16).min(58u16)) {
+            v0 = (((a_u32) as u16) >> (a_i64 & 15i64));
         } else {
-            v0 = (!((a_u32) as u16));
+            v0 = (78u16 ^ ((a_i64) as u16));
         }
-        let v1: f64 = (((a_f64) as f64) - ((-1.25f64) * 1.375f64));
-        let mut v2: u32 = ((a_u32 - 19u32) * 94u32);
-        'l2: for j0 in 0u32..(((4294967295u32 * 1u32)) % 3u32) {
-            for j1 in 0u32..((((((a_f32) as i16)) as u32)) % 3u32) {
-                if (14i8 <= 93i8) {
-                    break 'l2;
-                }
-                if ((-83i32) <= 48i32) {
-                    continue 'l2;
-                }
-                v2 = (a_u32 | (v2 - 14u32));
-            }
+        let mut v1: u32 = a_u32;
+        for j0 in ((((if (58u64 < 63u64) { 44u32 } else { a_u32 })) % 8u32)..((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 16u32)).step_by(((4294967295u32) % 3u32) as usize) {
+            v1 = (if matches!((a_u32 % 8u32), 0u32..=2u32) { v1 } else { 36u32 });
         }
-        let v3: i32 = ((((match (v2 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) << (v0 << (45i16 & 15i16)))).abs();
-        let v4: u64 = ((a_u64 + 57u64)).max(a_u64);
-        oi[i] = ((14u16).max(((((a_i32) as u16) << (a_i64 & 15i64)) + ((a_f32) as u16)))) as u64;
-        of[i] = ((((10.875f32 / 1.875f32) + ((v3) as f32)) / (if (true && false) { (0.0f32).sqrt() } else { 10.875f32 }))) as f64;
+        let v2: i8 = ((match (27u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
+        let v3: u64 = 9070493347821187066u64;
+        let mut v4: u32 = (33u32 + v1);
+        for j1 in (u32::MAX - ((a_u32) % 4u32))..=u32::MAX {
+            v4 = (match (a_u32 % 8u32) { 1u32..=2u32 => j1, _ => j1 });
+        }
+        oi[i] = (((match (v1 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) as u64;
+        of[i] = (((-(-a_f64))).abs()) as f64;
     }
 }
 
@@ -549,28 +556,29 @@ pub fn diff_17(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut t0: [i16; 3] = [((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16); 3];
-        t0[1] = ((6.75f64) as i16);
-        t0[2] = (!91i16);
-        let mut v0: i16 = ((match (96u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
-        for &v1 in t0.iter().rev() {
-            v0 = ((((a_i32) as u16)) as i16);
+        let mut v0: i16 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
+        'l0: for j0 in 0u32..((((6.75f64) as u32)) % 3u32) {
+            for j1 in 0u32..(((!91u32)) % 3u32) {
+                if matches!((a_u32 % 8u32), 0u32..=3u32) {
+                    break 'l0;
+                }
+                if (94u32 >= a_u32) {
+                    continue 'l0;
+                }
+                v0 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
+            }
         }
-        let mut v2: i64 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64);
-        for j0 in ((((a_u32 << (3u16 & 31u16))) % 8u32)..(((31u32 & a_u32)) % 16u32)).step_by(((7u32) % 3u32) as usize) {
-            v2 = ((a_i64 & v2) % a_i64);
+        let mut v1: u64 = (44u64 - 98u64);
+        if (!(false || true)) {
+            v1 = v1;
+        } else {
+            v1 = ((v0) as u64);
         }
-        let v3: i8 = (((a_f32).abs()) as i8);
-        let mut v4: u64 = a_u64;
-        for j1 in (u32::MAX - (((38u32).min(a_u32)) % 4u32))..=u32::MAX {
-            v4 = v4;
-        }
-        let mut v5: f64 = ((a_f32) as f64);
-        for j2 in 0u32..(((a_u32 / (a_u32 | 1u32))) % 4u32) {
-            v5 = 9.875f64;
-        }
-        oi[i] = (((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) - (match (a_u32 % 8u32) { 4u32 => a_u64, 1u32 => v4, 1u32..=3u32 => 19u64, _ => a_u64 })) << (v4 & 63u64))) as u64;
-        of[i] = ((a_f32 - (-(9.5f32 + a_f32)))) as f64;
+        let v2: i64 = ((-97i64) >> (31u32 & 63u32));
+        let v3: u16 = (82u16 + ((a_f32) as u16));
+        let v4: i8 = (((-3i16)) as i8);
+        oi[i] = (((match (44u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)) as u64;
+        of[i] = ((if false { ((a_f32 / 9.5f32) / (0.25f32 - (-2.25f32))) } else { (((a_u64) as f32) - (if true { a_f32 } else { 9.5f32 })) })) as f64;
     }
 }
 
@@ -585,28 +593,14 @@ pub fn diff_18(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u32 = 32u32;
-        if (((-7.75f64) - a_f64) >= ((-2.625f64) - (-8.25f64))) {
-            v0 = v0;
-        } else {
-            v0 = v0;
+        let v0: u32 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)).max((a_u32 << ((-1i8) & 31i8)));
+        let v1: f64 = a_f64;
+        let mut v2: u32 = (a_u32 | ((!96u32) | ((match (v0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)));
+        for j0 in (u32::MAX - (((if (((a_u32) as i16) > (-78i16)) { v0 } else { v0 })) % 4u32))..=u32::MAX {
+            v2 = (((-81i16)) as u32);
         }
-        let v1: u8 = 7u8;
-        assert!((((49u32 % 256u32) != 7u32) || ((a_f32).sqrt() != (a_f32).abs())));
-        let mut v2: i32 = (((-a_i32) + (a_i32 | (-1i32))) << (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) & 31u8));
-        'l2: for j0 in 0u32..(((v0 + 31u32)) % 3u32) {
-            for j1 in 0u32..((((match (v0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 3u32) {
-                if true {
-                    break 'l2;
-                }
-                if matches!((a_u32 % 8u32), 7u32 | 2u32) {
-                    continue 'l2;
-                }
-                v2 = (!(((((a_f32) as u16)).min(((a_u32) as u16))) as i32));
-            }
-        }
-        oi[i] = ((((-1i32)).abs() | ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32))) as u64;
-        of[i] = (((if (false && false) { (-6.75f32) } else { (a_f32 + 6.75f32) })).sqrt()) as f64;
+        oi[i] = (((64u8 << (((0i16) as i8) & 7i8)) - ((match (v0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8))) as u64;
+        of[i] = ((match (v0 % 8u32) { 4u32..=6u32 => (((0.625f64 - a_f64)) as f32), 5u32 | 0u32 => (if (!matches!((99u32 % 8u32), 5u32..=7u32)) { 0.1f32 } else { (match (a_u32 % 8u32) { 0u32..=3u32 => a_f32, 3u32 | 2u32 => a_f32, 0u32 => 4.625f32, _ => a_f32 }) }), _ => 5.5f32 })) as f64;
     }
 }
 
@@ -621,38 +615,31 @@ pub fn diff_19(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u16 = (((((-30i32) % (62i32 | 1i32))).max(((match (32u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32))) as u16);
-        for j0 in 0u32..(((76u32 % (a_u32 | 1u32))) % 4u32) {
-            v0 = ((((a_f32) as u16) ^ (((a_i64) as u16) | ((a_i32) as u16))) ^ 487u16);
-        }
-        assert!((((32u32 % 256u32) != 7u32) || ((match (5u32 % 8u32) { 3u32 => ((a_i64) as u8), 0u32..=5u32 => 128u8, 4u32..=5u32 => ((a_i64) as u8), _ => ((a_f32) as u8) }) != ((a_f64) as u8))));
-        let v1: i64 = (a_i64).min(a_i64);
-        assert!((((62u32 % 256u32) != 7u32) || (((-69i8) / (((a_i64) as i8) | 1i8)) < ((-53i8) << (v1 & 7i64)))));
-        let mut t2: [u32; 3] = [(73u32 | 78u32); 3];
-        t2[1] = (if false { 13u32 } else { 45u32 });
-        t2[2] = (59u32 * 51u32);
-        let mut v2: u32 = (32u32 & 60u32);
-        for &v3 in t2.iter().step_by(2) {
-            v2 = (v3 / (4294967295u32 | 1u32));
-        }
-        let mut v4: u16 = ((match (19u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
-        for j1 in 0u32..((((match (66297880u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32) {
-            v4 = (4u16 - v0);
-        }
-        let mut v5: u16 = ((a_i64) as u16);
-        'l5: for j2 in 0u32..(((match (v2 % 8u32) { 7u32 => v2, 2u32 | 4u32 => v2, _ => 33u32 })) % 3u32) {
-            for j3 in 0u32..(((!a_u32)) % 3u32) {
-                if (true || true) {
-                    break 'l5;
-                }
-                if (!false) {
-                    continue 'l5;
-                }
-                v5 = (((((a_f32) as i16) % (((a_u32) as i16) | 1i16))) as u16);
+        let v0: u16 = ((match (82u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
+        let v1: f32 = ((a_i64) as f32);
+        let mut c2: u32 = 0u32;
+        let v2: i8 = loop {
+            if c2 >= ((1u32) % 4u32) {
+                break (((((a_f32) as i8) ^ (-1i8)) << (((match (50u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) & 7u64)));
             }
+            c2 += 1u32;
+        };
+        let mut t3: [i32; 3] = [(a_i32).abs(); 3];
+        t3[1] = (a_i32 >> ((-56i64) & 31i64));
+        t3[2] = (match (5u32 % 8u32) { 3u32 => a_i32, 2u32 => 32i32, 3u32 => a_i32, _ => a_i32 });
+        let mut v3: i32 = ((match (65u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
+        for &v4 in t3.iter().skip(1) {
+            v3 = (((-51i8)) as i32);
         }
-        oi[i] = (((a_f32) as i16)) as u64;
-        of[i] = (((((a_f64 + 12.125f64)).abs()) as f32)) as f64;
+        let mut t5: [u16; 3] = [((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16); 3];
+        t5[1] = ((match (a_u32 % 8u32) { 5u32 | 5u32 => (v0 + 53u16), 0u32 => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16), _ => (if (9u32 > a_u32) { ((a_i32) as u16) } else { 56u16 }) }) << (v2 & 15i8));
+        t5[2] = (((60u32 >> (((a_i32) as u16) & 59u16))) as u16);
+        let mut v5: u16 = ((a_i64) as u16);
+        for &v6 in t5.iter().step_by(2) {
+            v5 = (if matches!((a_u32 % 8u32), 3u32..=4u32) { (5u16 ^ (if (19i64 <= a_i64) { v5 } else { v0 })) } else { ((((a_i32) as u16) % (v0 | 1u16)) << ((match (a_u32 % 8u32) { 0u32 | 4u32 => ((a_u32) as i8), 4u32..=5u32 => ((a_i32) as i8), 0u32..=7u32 => (-1i8), _ => v2 }) & 15i8)) });
+        }
+        oi[i] = (((((((a_i32) as u16)) as u8) ^ (8u8).max(18u8)) + (match (14u32 % 8u32) { 3u32..=7u32 => ((a_f32) as u8), 6u32 | 2u32 => (98u8 & 78u8), 0u32..=4u32 => (!((a_f32) as u8)), _ => 14u8 }))) as u64;
+        of[i] = ((((0.0f32 * v1)).abs() / ((v1 / (-5.625f32))).abs())) as f64;
     }
 }
 
@@ -667,27 +654,32 @@ pub fn diff_20(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u8 = ((((a_u32) as u16)) as u8);
-        if ((78i64 <= 64i64) && (68u8 > ((a_u32) as u8))) {
-            v0 = ((((a_u32) as u8) ^ 255u8) << (((10.625f64) as i8) & 7i8));
-        } else {
-            v0 = ((a_u32) as u8);
+        let mut t0: [u8; 3] = [((((a_u32) as u16)) as u8); 3];
+        t0[1] = ((78u8 - 93u8) / (match (82u32 % 8u32) { 7u32 | 7u32 => ((a_u32) as u8), 0u32..=7u32 => 12u8, 0u32 => 3u8, _ => 24u8 }));
+        t0[2] = ((a_i64) as u8);
+        let mut v0: u8 = ((a_i64) as u8);
+        for &v1 in t0.iter() {
+            v0 = v0;
         }
-        let mut v1: i32 = (!a_i32);
-        if false {
-            v1 = (if false { a_i32 } else { v1 });
+        let mut v2: i64 = 68i64;
+        if ((!false) || (true && (31u32 > 1u32))) {
+            v2 = v2;
         } else {
-            v1 = ((((a_i64) as u8)) as i32);
+            v2 = (match (a_u32 % 8u32) { 1u32 | 0u32 => a_i64, 0u32 | 6u32 => (((a_u64).min(79u64)) as i64), 3u32..=3u32 => (-67i64), _ => ((!52i64) ^ (v2 - a_i64)) });
         }
-        let mut v2: i64 = (if ((-46i16) == ((-22i16) >> (((a_i32) as i16) & 15i16))) { ((!55i64) >> ((if true { 31i32 } else { a_i32 }) & 63i32)) } else { (match (49u32 % 8u32) { 7u32 | 7u32 => (0i64 | DiffPair::new(a_i64, a_i64).b), _ => ((-86i64) - (-79i64)) }) });
-        if ((!false) && (12i64 != a_i64)) {
-            v2 = (!a_i64);
-        } else {
-            v2 = ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)) as i64);
+        let mut v3: i16 = (-32768i16);
+        for j0 in (((31u32) % 8u32)..(((match (a_u32 % 8u32) { 2u32..=6u32 => a_u32, _ => a_u32 })) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v3 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
         }
-        let v3: i8 = (match (39u32 % 8u32) { 0u32 => (-52i8), 6u32..=6u32 => (-1i8), 5u32 => 57i8, _ => 7i8 });
-        oi[i] = ((match (a_u32 % 8u32) { 4u32 | 7u32 => (((a_f32) as u8) % (((((a_u32) as i16)) as u8) | 1u8)), 3u32 | 3u32 => 8u8, _ => (!((a_i32) as u8)) })) as u64;
-        of[i] = ((((a_f64 + 11.5f64) * (5.125f64 * a_f64)) + (((-a_i64)) as f64))) as f64;
+        let mut t4: [i8; 3] = [(match (39u32 % 8u32) { 0u32 => (-52i8), 6u32..=6u32 => (-1i8), 5u32 => 57i8, _ => 7i8 }); 3];
+        t4[1] = (75i8 - (-81i8));
+        t4[2] = 39i8;
+        let mut v4: i8 = ((((a_u32) as i16)) as i8);
+        for &v5 in t4.iter().rev() {
+            v4 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
+        }
+        oi[i] = (((match (a_u32 % 8u32) { 5u32 | 3u32 => (if (a_i32 == a_i32) { 92u8 } else { 9u8 }), _ => (((a_i64) as u8) >> (87i64 & 7i64)) }) / ((match (11u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8))) as u64;
+        of[i] = (((((a_i64 >> (a_i64 & 63i64))) as f32) - 10.5f32)) as f64;
     }
 }
 
@@ -702,14 +694,14 @@ pub fn diff_21(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: f32 = ((16777216.0f32 - 12.375f32) / (a_f32 - (-10.5f32)));
-        for j0 in (0u32..=((a_u32) % 4u32)).rev() {
-            v0 = v0;
+        let mut v0: f32 = (-(16777216.0f32 - 12.375f32));
+        for j0 in (0u32..(((((-84i32)) as u32)) % 4u32)).rev() {
+            v0 = ((-v0) * (0.1f32).sqrt());
         }
-        let v1: i16 = 13i16;
-        let v2: i32 = 87i32;
-        oi[i] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)) as u64;
-        of[i] = ((0.0f64).sqrt()) as f64;
+        let v1: f32 = ((((((87u64) as f32)) as i8)) as f32);
+        let v2: u32 = (((97u32 / (a_u32 | 1u32)) | (44u32).max(83u32)) ^ (!(a_u32 + 80u32)));
+        oi[i] = ((((42u32 | v2) << 65535u16) - (((a_i64) as u32) << ((39u64) as u16)))) as u64;
+        of[i] = ((-((a_f32 - v1) / ((128u8) as f32)))) as f64;
     }
 }
 
@@ -724,13 +716,9 @@ pub fn diff_22(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u32 = (match (a_u32 % 8u32) { 3u32 | 3u32 => a_u32, 1u32 | 4u32 => 84u32, 2u32..=6u32 => 42u32, _ => 99u32 });
-        for j0 in (0u32..=(((42u32 | a_u32)) % 4u32)).rev() {
-            v0 = v0;
-        }
-        assert!((((v0 % 256u32) != 7u32) || (!((-27i64) >= (-15i64)))));
-        oi[i] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) as u64;
-        of[i] = ((((a_f64 + (-7.25f64))).sqrt() * ((a_f64 / a_f64) + ((-9.875f64) * (-4.75f64))))) as f64;
+        let v0: u32 = a_u32;
+        oi[i] = ((((((a_i32) as i32)) as u64) >> ((1u8).max((!41u8)) & 63u8))) as u64;
+        of[i] = (a_f64) as f64;
     }
 }
 
@@ -745,26 +733,16 @@ pub fn diff_23(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u64 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
-        if false {
-            v0 = (a_u64).min(a_u64);
-        } else {
-            v0 = (a_u64 | v0);
-        }
-        let mut v1: i16 = ((match (92u32 % 8u32) { 4u32 | 2u32 => (((a_i32) as i16) % (((a_f32) as i16) | 1i16)), 0u32..=7u32 => (32767i16 >> ((a_u32) as u8)), _ => (!(-27i16)) })).min(((if false { 32767i16 } else { ((a_u32) as i16) }) ^ (((a_u32) as i16)).max((-53i16))));
-        'l1: for j0 in 0u32..((((((a_i64) as i16)) as u32)) % 3u32) {
-            for j1 in 0u32..(((a_u32 / (a_u32 | 1u32))) % 3u32) {
-                if (9007199254740992.0f64 != 11.625f64) {
-                    break 'l1;
-                }
-                if (32u32 != 31u32) {
-                    continue 'l1;
-                }
-                v1 = (match (32u32 % 8u32) { 1u32 => ((((a_i64) as i16) * (-91i16))).min((match (90u32 % 8u32) { 1u32..=3u32 => (-32768i16), 1u32 => (-40i16), _ => 62i16 })), 5u32 => ((a_i32) as i16), _ => ((v1 << (3u16 & 15u16)) << ((a_i64 >> (7i8 & 63i8)) & 15i64)) });
+        let v0: u64 = (a_u64 + 85u64);
+        let mut c1: u32 = 0u32;
+        let v1: u64 = loop {
+            if c1 >= ((87u32) % 4u32) {
+                break ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)).max((if false { (a_u64 % v0) } else { ((((a_i32) as i16)) as u64) })));
             }
-        }
-        oi[i] = (((((false) as i16) + ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)) >> ((((match (2u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) % ((match (90u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)) & 15u64))) as u64;
-        of[i] = ((((a_f32 / (-9.25f32))).abs() / (if (((a_u32) as i8) > (-60i8)) { (a_f32).sqrt() } else { (-4.625f32) }))) as f64;
+            c1 += 1u32;
+        };
+        oi[i] = (95i32) as u64;
+        of[i] = ((-10.125f64)) as f64;
     }
 }
 
@@ -779,31 +757,21 @@ pub fn diff_24(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i32 = a_i32;
-        if ((-1i64) < (87i64 / (-9223372036854775808i64))) {
-            v0 = (((-a_i32) >> ((match (a_u32 % 8u32) { 2u32 | 2u32 => 90u8, 6u32..=7u32 => ((a_f32) as u8), _ => ((a_i64) as u8) }) & 31u8))).min(((match (2308458918u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32));
+        let mut v0: i32 = (match (a_u32 % 8u32) { 0u32..=1u32 => (-(-a_i32)), 5u32 => (((true && true)) as i32), 7u32 | 2u32 => ((69i32 * a_i32)).min(((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)), _ => (-(2147483647i32).max(a_i32)) });
+        if (false && (((a_u32) as u8) == ((a_f32) as u8))) {
+            v0 = a_i32;
         } else {
-            v0 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) >> (((((match (91u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) as u64) & 31u64));
+            v0 = (((a_i32) as i32)).min((if (17i8 < (-92i8)) { ((match (32u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) } else { (16i32 + v0) }));
         }
-        let mut v1: i16 = (((a_u32) as i16)).min(((a_f32) as i16));
-        'l1: for j0 in 0u32..((a_u32) % 3u32) {
-            for j1 in 0u32..(((j0 % 17u32)) % 3u32) {
-                if (!matches!((a_u32 % 8u32), 1u32)) {
-                    break 'l1;
-                }
-                if ((-12.5f32) == (-6.5f32)) {
-                    continue 'l1;
-                }
-                v1 = ((match (29u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
-            }
-        }
-        let mut v2: u32 = (((((a_i32) as i16)).max(v1)) as u32);
-        for j2 in (0u32..=(((match (1u32 % 8u32) { 2u32 => 63u32, _ => a_u32 })) % 4u32)).rev() {
-            v2 = j2;
-        }
+        assert!((((32u32 % 256u32) != 7u32) || (((-72i8) % ((a_i32) as i8)) != ((-1i8) / (((a_i64) as i8) | 1i8)))));
+        let v1: f32 = ((55i8) as f32);
         assert!((((31u32 % 256u32) != 7u32) || matches!((92u32 % 8u32), 1u32)));
-        oi[i] = ((!(((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) & (match (v2 % 8u32) { 4u32 => v0, _ => (-2147483648i32) })))) as u64;
-        of[i] = (1.875f32) as f64;
+        let mut v2: u16 = (((37u16 - 20u16)) as u16);
+        for j0 in (((((a_u32) as u32)) % 8u32)..((((a_u64) as u32)) % 16u32)).step_by(((89u32) % 3u32) as usize) {
+            v2 = ((((a_i32) as u8)) as u16);
+        }
+        oi[i] = ((if ((1e-40f32 * a_f32) > (match (0u32 % 8u32) { 0u32..=2u32 => a_f32, 2u32..=2u32 => v1, _ => 16777216.0f32 })) { 71u8 } else { ((((a_i32) as u8) >> (((a_i32) as i8) & 7i8)) - (if false { ((a_f32) as u8) } else { 10u8 })) })) as u64;
+        of[i] = (1.625f64) as f64;
     }
 }
 
@@ -818,21 +786,28 @@ pub fn diff_25(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: f32 = a_f32;
-        for j0 in (u32::MAX - (((a_u32).max(a_u32)) % 4u32))..=u32::MAX {
-            v0 = (v0).sqrt();
-        }
-        assert!((((1562434276u32 % 256u32) != 7u32) || ((-a_f64) >= (6.25f64 / 1.375f64))));
-        let v1: u64 = (if false { (match (1197237134u32 % 8u32) { 0u32..=3u32 => a_u64, _ => a_u64 }) } else { (a_u64 << (1i32 & 63i32)) });
-        let mut v2: u16 = ((((a_i64) as u16) / (74u16 | 1u16)) ^ ((match (37u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16));
-        if (a_i32 < a_i32) {
-            v2 = ((((58u8) as i32)) as u16);
+        let v0: f32 = ((((match (65u32 % 8u32) { 2u32 => 16i16, _ => (-35i16) })) as f32) * (-((a_f32) as f32)));
+        let mut v1: i8 = ((match (74u32 % 8u32) { 6u32 | 2u32 => 8i8, 3u32..=6u32 => (0i8 ^ (-128i8)), 4u32 => ((match (56u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8), _ => (!27i8) })).max((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) / (((a_f32) as i8) | 1i8)));
+        if ((a_f64 + 5e-324f64) <= a_f64) {
+            v1 = ((((25u8) as i32)) as i8);
         } else {
-            v2 = ((((-0.0f64)) as u16) ^ (if matches!((a_u32 % 8u32), 4u32 | 0u32) { ((a_f32) as u16) } else { ((a_i32) as u16) }));
+            v1 = ((a_f32) as i8);
         }
-        let v3: i32 = ((((!false)) as i32) - a_i32);
-        oi[i] = ((if matches!((1u32 % 8u32), 4u32..=5u32) { (63u8 >> (((a_f32) as u16) & 7u16)) } else { 33u8 })) as u64;
-        of[i] = (12.5f64) as f64;
+        let mut v2: i16 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
+        if ((true || false) || (!false)) {
+            v2 = ((a_f32) as i16);
+        } else {
+            v2 = (33i16 >> (((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) - (51u16 >> (87u16 & 15u16))));
+        }
+        let mut t3: [u8; 3] = [(match (a_u32 % 8u32) { 5u32 | 3u32 => ((((a_i64) as u8) % (31u8 | 1u8)) & (match (56u32 % 8u32) { 5u32 => ((a_i32) as u8), 1u32 => 12u8, _ => ((a_u32) as u8) })), 6u32 => 55u8, 0u32 | 5u32 => (match (a_u32 % 8u32) { 5u32 => 25u8, 0u32..=6u32 => (82u8 + ((a_f32) as u8)), 4u32 => (85u8).max(54u8), _ => (255u8 % 255u8) }), _ => (if (!false) { (match (38u32 % 8u32) { 2u32 | 1u32 => 76u8, 6u32 | 3u32 => 6u8, 1u32 => ((a_i64) as u8), _ => 7u8 }) } else { (!((a_i64) as u8)) }) }); 3];
+        t3[1] = 6u8;
+        t3[2] = (((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) >> (((76u8) as u32) + (54u32 | a_u32)));
+        let mut v3: u8 = ((match (24u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
+        for &v4 in t3.iter().step_by(2) {
+            v3 = ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) >> (a_i32 & 7i32))).min(v3);
+        }
+        oi[i] = (59u16) as u64;
+        of[i] = ((-(((-a_i32)) as f32))) as f64;
     }
 }
 
@@ -847,17 +822,25 @@ pub fn diff_26(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut t0: [i32; 3] = [(20i32 % (a_i32 | 1i32)); 3];
-        t0[1] = (!a_i32);
-        t0[2] = ((-66i32) + (-78i32));
-        let mut v0: i32 = a_i32;
-        for &v1 in t0.iter() {
-            v0 = (!v0);
+        let mut v0: i32 = (20i32 % (a_i32 | 1i32));
+        'l0: for j0 in 0u32..(((!a_u32)) % 3u32) {
+            for j1 in 0u32..(((66u32 + 78u32)) % 3u32) {
+                if (!false) {
+                    break 'l0;
+                }
+                if matches!((a_u32 % 8u32), 2u32 | 4u32) {
+                    continue 'l0;
+                }
+                v0 = a_i32;
+            }
         }
-        let v2: u64 = a_u64;
-        let v3: i8 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
-        oi[i] = (39u8) as u64;
-        of[i] = (a_f32) as f64;
+        let v1: f32 = ((a_f32).sqrt()).sqrt();
+        let mut v2: u32 = 78u32;
+        for j2 in (0u32..(((31u32 / (a_u32 | 1u32))) % 4u32)).rev() {
+            v2 = a_u32;
+        }
+        oi[i] = ((match (a_u32 % 8u32) { 4u32..=4u32 => 44u64, _ => (((match (53u32 % 8u32) { 6u32 => a_i64, 5u32 | 3u32 => a_i64, _ => 33i64 })) as u64) })) as u64;
+        of[i] = ((-(match (a_u32 % 8u32) { 6u32 | 5u32 => (1.7e308f64 + (-0.0f64)), 4u32..=6u32 => (8.875f64).abs(), _ => (((-42i16)) as f64) }))) as f64;
     }
 }
 
@@ -872,25 +855,30 @@ pub fn diff_27(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut t0: [i8; 3] = [(((95u32) as i8)).abs(); 3];
-        t0[1] = (-87i8);
-        t0[2] = (((-78i8) >> (((a_u32) as u8) & 7u8)) & (((a_u32) as i8) & ((a_i64) as i8)));
-        let mut v0: i8 = (!(((a_i64) as i8)).abs());
-        for &v1 in t0.iter().rev() {
-            v0 = 55i8;
+        let mut v0: i8 = (((95u32) as i8)).abs();
+        'l0: for j0 in 0u32..((87u32) % 3u32) {
+            for j1 in 0u32..(((a_u32 & a_u32)) % 3u32) {
+                if ((-9223372036854775808i64) != (-59i64)) {
+                    break 'l0;
+                }
+                if (!false) {
+                    continue 'l0;
+                }
+                v0 = (!(55i8 + 84i8));
+            }
         }
-        let mut v2: u16 = 65u16;
-        if ((0i16 % ((-37i16) | 1i16)) < (((a_f32) as i16) + (-78i16))) {
-            v2 = (!(match (15u32 % 8u32) { 6u32 => v2, _ => ((a_i64) as u16) }));
+        let mut v1: u32 = (2u32 + 64u32);
+        for j2 in (((((match (37u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 8u32)..(((a_u32 + a_u32)) % 16u32)).step_by(((78u32) % 3u32) as usize) {
+            v1 = (!a_u32);
+        }
+        let mut v2: i64 = (a_i64 | ((-1i64) >> (((a_i64) as i16) & 63i16)));
+        if (false || matches!((v1 % 8u32), 2u32..=4u32)) {
+            v2 = (-a_i64);
         } else {
-            v2 = ((match (0u32 % 8u32) { 0u32..=7u32 => ((a_i32) as u16), 3u32 | 1u32 => v2, 6u32..=6u32 => v2, _ => v2 }) << ((match (a_u32 % 8u32) { 3u32 => (-2i64), 1u32..=6u32 => a_i64, _ => (-40i64) }) & 15i64));
+            v2 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64);
         }
-        let mut v3: u8 = (((v2 - ((a_f32) as u16))) as u8);
-        for j0 in (((92u32) % 8u32)..((a_u32) % 16u32)).step_by(((40u32) % 3u32) as usize) {
-            v3 = ((a_i32) as u8);
-        }
-        oi[i] = ((((a_i64 - (-60i64)) % (a_i64 | 1i64)) ^ 63i64)) as u64;
-        of[i] = ((((((a_i32) as u64)) as f32) - (match (a_u32 % 8u32) { 4u32..=4u32 => (if (68u32 < 25u32) { a_f32 } else { (-7.625f32) }), 7u32 => a_f32, _ => a_f32 }))) as f64;
+        oi[i] = ((((0i64 | DiffPair { a: a_i64, b: (-88i64) }.mixed()) | (match (a_u32 % 8u32) { 1u32 | 5u32 => a_i64, 0u32..=7u32 => a_i64, _ => a_i64 })) | (-(!a_i64)))) as u64;
+        of[i] = ((((((a_i64) as i8)) as f64) / ((((((a_i64) as u8)) as i8)) as f64))) as f64;
     }
 }
 
@@ -905,23 +893,24 @@ pub fn diff_28(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u8 = ((if (a_f32 == (-5.5f32)) { ((a_f32) as u8) } else { ((a_u32) as u8) }) >> (8i8 | ((a_f32) as i8)));
-        let mut t1: [i64; 3] = [a_i64; 3];
-        t1[1] = ((-52i64) - a_i64);
-        t1[2] = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64);
-        let mut v1: i64 = (match (4294967295u32 % 8u32) { 4u32 => 74i64, _ => (-32i64) });
-        for &v2 in t1.iter().skip(1) {
-            v1 = (match (4294967295u32 % 8u32) { 7u32 | 7u32 => a_i64, 5u32 => (-9223372036854775808i64), 6u32 | 2u32 => 89i64, _ => a_i64 });
+        let mut v0: u8 = ((!255u8) % (match (61u32 % 8u32) { 3u32..=6u32 => ((a_f32) as u8), 4u32..=7u32 => ((a_f32) as u8), _ => ((a_u32) as u8) }));
+        for j0 in (u32::MAX - ((41u32) % 4u32))..=u32::MAX {
+            v0 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) ^ (0u8 >> (a_u32 & 7u32)));
         }
-        let v3: i32 = (-45i32);
-        let mut v4: u32 = (((a_f32 - ((17u16) as f32))) as u32);
-        if (!matches!((46u32 % 8u32), 0u32..=5u32)) {
-            v4 = ((match (a_u32 % 8u32) { 2u32 | 0u32 => ((match (95u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32), 1u32..=5u32 => (v4 & 82u32), 3u32 | 5u32 => (v4 + v4), _ => a_u32 }) >> (((match (a_u32 % 8u32) { 4u32 => a_u64, 5u32..=6u32 => 96u64, _ => 48u64 })) as i8));
-        } else {
-            v4 = v4;
+        let v1: u32 = a_u32;
+        let mut v2: u32 = ((match (a_u32 % 8u32) { 0u32 => ((21u8) as u32), 2u32..=2u32 => v1, 6u32..=7u32 => 8u32, _ => (v1 >> (((a_f32) as i16) & 31i16)) }) * ((match (v1 % 8u32) { 2u32 => 0u32, _ => 90u32 }) << ((92u64 + 31u64) & 31u64)));
+        for j1 in (0u32..=(((if matches!((96u32 % 8u32), 5u32..=6u32) { v1 } else { a_u32 })) % 4u32)).rev() {
+            v2 = (if ((24i16 | (-97i16)) == (16i16 & ((a_f32) as i16))) { a_u32 } else { ((a_u32 >> 40u16) % (match (j1 % 8u32) { 3u32..=7u32 => a_u32, 4u32 => a_u32, _ => a_u32 })) });
         }
-        oi[i] = ((((v3) as i16) & (-56i16))) as u64;
-        of[i] = (((((-2.125f64) * a_f64) * ((-7.625f64) * (-10.5f64))) / ((match (a_u32 % 8u32) { 2u32 => a_f64, 1u32 => (-0.0f64), 7u32 | 3u32 => a_f64, _ => 1.7e308f64 }) + (1.7e308f64 / a_f64)))) as f64;
+        let mut t3: [u64; 3] = [((((25u8 * ((a_f32) as u8))) as u64) * (!((1e-40f32) as u64))); 3];
+        t3[1] = ((((a_u32) as u64) * (((-7.5f32)) as u64)) << ((((a_f32) as u8) << ((((a_i32) as u16)) as u16)) & 63u8));
+        t3[2] = (if ((100u64 - a_u64) <= (8u64 - 25u64)) { ((match (v1 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) } else { a_u64 });
+        let mut v3: u64 = (!(match (a_u32 % 8u32) { 6u32..=7u32 => a_u64, _ => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) }));
+        for &v4 in t3.iter() {
+            v3 = (if (51i16 >= ((a_f32) as i16)) { (v4 << ((if (v0 >= ((a_i64) as u8)) { 48u16 } else { 64u16 }) & 63u16)) } else { v4 });
+        }
+        oi[i] = (((-97i16) + ((a_i64) as i16))) as u64;
+        of[i] = ((-((-a_f32) / (-8.5f32)))) as f64;
     }
 }
 
@@ -936,10 +925,17 @@ pub fn diff_29(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u8 = (((72u8 + ((a_u32) as u8))).min((7u8 << (12i32 & 7i32))) >> ((9223372036854775807i64 << ((30u64 << (((a_f32) as u16) & 63u16)) & 63u64)) & 7i64));
-        let v1: u64 = ((match (21u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
-        oi[i] = (((92u32).min(((match (55u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) << (((match (4294967295u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) & 31i8))) as u64;
-        of[i] = ((4.375f64 * ((0.0f64 * 1.7e308f64)).abs())) as f64;
+        let mut v0: u8 = ((a_i32) as u8);
+        for j0 in (u32::MAX - ((a_u32) % 4u32))..=u32::MAX {
+            v0 = ((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
+        }
+        let mut v1: i8 = (match (9u32 % 8u32) { 0u32 => 72i8, _ => ((a_u32) as i8) });
+        for j1 in ((((32u32 << (12i32 & 31i32))) % 8u32)..(((match (a_u32 % 8u32) { 4u32 => 21u32, 7u32 | 2u32 => 26u32, _ => 78u32 })) % 16u32)).step_by(((31u32) % 3u32) as usize) {
+            v1 = (((a_u32) as i8) >> (a_i32 & 7i32));
+        }
+        assert!((((a_u32 % 256u32) != 7u32) || (8i8 != (v1).min(((a_f32) as i8)))));
+        oi[i] = ((match (0u32 % 8u32) { 2u32..=4u32 => ((((-7i16)) as i64) * (a_i64 / (63i64 | 1i64))), 7u32 | 0u32 => (match (a_u32 % 8u32) { 0u32..=3u32 => a_i64, _ => 0i64 }), 5u32..=7u32 => (!(0i64 | DiffPair::new(a_i64, a_i64).b)), _ => (0i64 | DiffPair { a: (a_i64 << (16u16 & 63u16)), b: a_i64 }.mixed()) })) as u64;
+        of[i] = (((-1.625f32)).sqrt()) as f64;
     }
 }
 
@@ -954,24 +950,34 @@ pub fn diff_30(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u32 = 91u32;
-        for j0 in (u32::MAX - (((a_u32 - a_u32)) % 4u32))..=u32::MAX {
-            v0 = (if (((86i32) as f64) == ((a_i64) as f64)) { (!((a_i32) as u32)) } else { (((match (6u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)).max(15u32) });
+        let mut v0: u32 = (((match (49u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) >> (((((((a_i64) as i8)) as i8)) as u64) & 31u64));
+        if ((((a_u32) as u8) - ((a_u32) as u8)) == (58u8 * 69u8)) {
+            v0 = ((((a_i64).abs() * ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64))) as u32);
+        } else {
+            v0 = ((((1u16) as u32) * 39u32) % (((a_u32 - a_u32) | a_u32) | 1u32));
         }
-        let mut t1: [i64; 3] = [((-1i64) << (16u16 & 63u16)); 3];
-        t1[1] = (-a_i64);
-        t1[2] = (a_i64 << (((a_u32) as u16) & 63u16));
-        let mut v1: i64 = (((0i8 < 99i8)) as i64);
-        for &v2 in t1.iter().step_by(2) {
-            v1 = ((a_u64) as i64);
+        let mut t1: [i8; 3] = [((match (92u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8); 3];
+        t1[1] = (match (v0 % 8u32) { 7u32 => (((-7i8) << v0) * ((-20i8) & (-3i8))), 1u32..=4u32 => ((match (v0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8), 1u32 | 1u32 => ((a_u32) as i8), _ => (((((a_i32) as i16)) as i8) & (25i8 >> (((a_i32) as u16) & 7u16))) });
+        t1[2] = ((((((-9i8)) as i16) % (44i16 | 1i16))) as i8);
+        let mut v1: i8 = (match (v0 % 8u32) { 0u32 | 1u32 => ((((a_u32) as i8) % (8i8 | 1i8)) << ((-((a_i64) as i8)) & 7i8)), 6u32 | 1u32 => ((0i16) as i8), _ => (((a_u32 + a_u32)) as i8) });
+        for &v2 in t1.iter().rev() {
+            v1 = (!(!((16777216.0f32) as i8)));
         }
-        let v3: u16 = (7u16 << v0);
-        let mut v4: i16 = ((a_i64) as i16);
-        for j1 in (((v0) % 8u32)..((v0) % 16u32)).step_by(((10u32) % 3u32) as usize) {
-            v4 = ((match (66u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
+        let v3: i64 = (79i64 | 84i64);
+        let mut v4: i64 = (100i64).max((-65i64));
+        'l4: for j0 in 0u32..(((a_u32 >> (82u16 & 31u16))) % 3u32) {
+            for j1 in 0u32..((v0) % 3u32) {
+                if true {
+                    break 'l4;
+                }
+                if true {
+                    continue 'l4;
+                }
+                v4 = (a_i64).abs();
+            }
         }
-        oi[i] = (((!(((a_i32) as i16) % v4)) << (49241u16 & 15u16))) as u64;
-        of[i] = (((v1) as f32)) as f64;
+        oi[i] = (((a_u32) as i8)) as u64;
+        of[i] = ((((12.125f64 / 1.7e308f64) * (a_f64 - a_f64)) * ((a_u64) as f64))) as f64;
     }
 }
 
@@ -986,23 +992,31 @@ pub fn diff_31(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u16 = (((a_i64) as u16) | (!(((a_i32) as u16) % (((a_i64) as u16) | 1u16))));
-        let mut v1: f32 = (-a_f32);
-        if (!(false && true)) {
-            v1 = (if matches!((32u32 % 8u32), 3u32) { (a_f32 + v1) } else { (((-38i8)) as f32) });
+        let mut v0: u16 = ((a_i32) as u16);
+        if matches!((64u32 % 8u32), 6u32 | 3u32) {
+            v0 = ((match (45u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
         } else {
-            v1 = (((v1 / 11.0f32)) as f32);
+            v0 = ((((((a_i64) as i16)) as f32)) as u16);
         }
-        let v2: i64 = (-87i64);
-        let mut t3: [u32; 3] = [27u32; 3];
-        t3[1] = (!((a_u32 << (((a_f32) as i16) & 31i16)) * ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)));
-        t3[2] = (((match (69u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) | ((66u32 << (-59i16)) << (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) & 31i8)));
-        let mut v3: u32 = a_u32;
-        for &v4 in t3.iter().skip(1) {
-            v3 = a_u32;
+        assert!((((a_u32 % 256u32) != 7u32) || (((true) as i16) > (if matches!((32u32 % 8u32), 3u32) { (-32768i16) } else { 86i16 }))));
+        let mut v1: i16 = (((match (70u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) << ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64));
+        for j0 in (((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 8u32)..(((!0u32)) % 16u32)).step_by(((27u32) % 3u32) as usize) {
+            v1 = ((((a_i64) as i16) << ((-66i32) & 15i32)) + (68i16 << (100i8 & 15i8)));
         }
-        oi[i] = (((a_u32) as u64)) as u64;
-        of[i] = ((((-a_f64) / ((-3.5f64) / a_f64)) - a_f64)) as f64;
+        assert!((((25u32 % 256u32) != 7u32) || (85u64 != (0u64 >> (((a_f32) as u16) & 63u16)))));
+        let mut t2: [u8; 3] = [(if (20u64 <= 87u64) { (80u8 * ((a_u32) as u8)) } else { ((a_u32) as u8) }); 3];
+        t2[1] = (((match (25u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) >> (((v1) as i16) & 7i16));
+        t2[2] = (((a_u32) as u8) << (72u64 & 7u64));
+        let mut v2: u8 = (((((a_i32) as i16)) as u8)).max((82u8 % (((a_i64) as u8) | 1u8)));
+        for &v3 in t2.iter().rev() {
+            v2 = ((((a_i32) as u8)).max(((a_i64) as u8)) >> ((((a_i32) as u16) ^ ((a_i32) as u16)) & 7u16));
+        }
+        let mut v4: u8 = ((a_i64) as u8);
+        for j1 in (0u32..=(((a_u32 >> (8u8 & 31u8))) % 4u32)).rev() {
+            v4 = ((((a_f32) as i16)) as u8);
+        }
+        oi[i] = (((((match (a_u32 % 8u32) { 3u32 => 97i32, _ => (-69i32) })).max(((a_i32) as i32))) as i32)) as u64;
+        of[i] = ((((((43i8) as f32) * ((-2.625f32) - 1e-40f32))) as f32)) as f64;
     }
 }
 
@@ -1017,32 +1031,32 @@ pub fn diff_32(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i64 = (0i64 | DiffPair::new((-92i64), a_i64).b);
-        for j0 in ((((match (32u32 % 8u32) { 0u32 | 3u32 => 79u32, 2u32..=3u32 => a_u32, 3u32 => 25u32, _ => 40u32 })) % 8u32)..(((16u32 * a_u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v0 = (-40i64);
+        let mut v0: i64 = a_i64;
+        for j0 in (0u32..=((a_u32) % 4u32)).rev() {
+            v0 = (a_i64 - v0);
         }
-        let mut v1: i16 = (-32768i16);
-        if ((58u16 - 1u16) >= (match (a_u32 % 8u32) { 3u32..=4u32 => 6u16, _ => 95u16 })) {
-            v1 = ((match (26u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
-        } else {
-            v1 = (((a_u32) as i16) >> 7u8);
+        let mut v1: u64 = (((16u64 >> ((-128i8) & 63i8)) << (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) & 63u8))).min((40u64 % ((0u64 >> (((a_i32) as i8) & 63i8)) | 1u64)));
+        'l1: for j1 in 0u32..((50u32) % 3u32) {
+            for j2 in 0u32..(((75u32 >> (1u32 & 31u32))) % 3u32) {
+                if (v1 == v1) {
+                    break 'l1;
+                }
+                if false {
+                    continue 'l1;
+                }
+                v1 = a_u64;
+            }
         }
-        let mut v2: f64 = ((a_f64 - a_f64) / (9007199254740992.0f64 / 1.625f64));
+        let v2: f32 = ((2.375f32).sqrt() / (a_f32 + a_f32));
+        let v3: u16 = (match (32u32 % 8u32) { 7u32 => (0u16 % ((a_u32) as u16)), 0u32..=3u32 => (((a_i64) as u16) >> (((a_f32) as i16) & 15i16)), 7u32 => ((match (31u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16), _ => (if true { 16u16 } else { 15u16 }) });
+        let mut v4: i16 = ((match (a_u32 % 8u32) { 0u32 => ((a_i32) as i16), 0u32 => ((a_f32) as i16), 2u32 => (-1i16), _ => 16i16 }) % (((a_i32) as i16) | 1i16));
         if true {
-            v2 = (match (a_u32 % 8u32) { 2u32..=3u32 => ((5.75f64) as f64), 2u32..=6u32 => (5e-324f64 / a_f64), 4u32 => (1.7e308f64 * a_f64), _ => (0.0f64 * a_f64) });
+            v4 = ((match (23u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
         } else {
-            v2 = ((match (1u32 % 8u32) { 3u32 | 0u32 => a_f64, 5u32 | 5u32 => 5e-324f64, _ => 5e-324f64 }) / (5e-324f64).abs());
+            v4 = ((3933042025u32) as i16);
         }
-        let mut v3: u8 = (62u8 * ((a_f32) as u8));
-        for j1 in (0u32..(((!82u32)) % 4u32)).rev() {
-            v3 = (((a_i64) as u8)).min(((a_u32) as u8));
-        }
-        let mut v4: i64 = ((if (true || (7i8 > (-84i8))) { (match (a_u32 % 8u32) { 1u32 => a_i64, 4u32..=5u32 => v0, _ => 47i64 }) } else { ((64i64) as i64) }) >> (62u64 & 63u64));
-        for j2 in (((((a_f32) as u32)) % 8u32)..(((13u32 * a_u32)) % 16u32)).step_by(((57u32) % 3u32) as usize) {
-            v4 = v0;
-        }
-        oi[i] = ((((a_i64 >> (67u64 & 63u64))).abs() ^ ((a_i64 & a_i64) / (v0 | 1i64)))) as u64;
-        of[i] = (((((10.375f64) as f64)).sqrt() / ((a_f64 + 10.0f64) + (11.5f64 + a_f64)))) as f64;
+        oi[i] = (((-69i32) / ((if (((a_u32) as u8) != 255u8) { (-2147483648i32) } else { (((-84i8)) as i32) }) | 1i32))) as u64;
+        of[i] = ((-a_f64)) as f64;
     }
 }
 
@@ -1057,10 +1071,9 @@ pub fn diff_33(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i16 = (-32768i16);
-        assert!((((6u32 % 256u32) != 7u32) || false));
-        oi[i] = (((if ((-90i8) != 8i8) { 19i32 } else { (73i32 + (-49i32)) }) >> (((match (a_u32 % 8u32) { 0u32..=2u32 => a_i64, 6u32 | 1u32 => (-64i64), _ => a_i64 }) - (56i64 | a_i64)) & 31i64))) as u64;
-        of[i] = (((a_f64 - (-a_f64)) * ((a_f64 / a_f64) / (-a_f64)))) as f64;
+        let v0: i16 = ((((a_u32) as i16)).min(((a_u32) as i16)) << (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) & 15u8));
+        oi[i] = (((match (77u32 % 8u32) { 4u32 => (!((a_u32) as i16)), _ => (92i16 >> (((a_u32) as i16) & 15i16)) }) & (match (a_u32 % 8u32) { 2u32 | 3u32 => (if true { 16i16 } else { ((a_i32) as i16) }), 6u32 => ((match (21u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16), _ => (v0).max(v0) }))) as u64;
+        of[i] = (((((((a_i32) as u16) & 68u16)) as f32) / (-((a_i64) as f32)))) as f64;
     }
 }
 
@@ -1075,33 +1088,35 @@ pub fn diff_34(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut t0: [f32; 3] = [(if (67u8 >= 54u8) { ((-0.0f32)).abs() } else { ((a_f64) as f32) }); 3];
-        t0[1] = ((12.25f32 * a_f32) + (a_f32 * a_f32));
-        t0[2] = ((if (46u8 >= ((a_i64) as u8)) { 1e-40f32 } else { a_f32 }) * ((((a_f32) as i16)) as f32));
-        let mut v0: f32 = ((a_f32).sqrt()).abs();
-        for &v1 in t0.iter().skip(1) {
-            v0 = (((((a_f32) as i8) << (a_u64 & 7u64))) as f32);
+        let v0: f32 = (((-8.375f32) - (-6.75f32)) * ((-0.0f32)).abs());
+        let mut v1: f64 = (12.5f64 - a_f64);
+        if (!(false || true)) {
+            v1 = ((match (30u32 % 8u32) { 4u32 | 7u32 => ((-9.375f64) * a_f64), 3u32 => ((-10.375f64) * a_f64), 6u32 | 6u32 => (((-18i64)) as f64), _ => 4.25f64 }) + (-a_f64));
+        } else {
+            v1 = (match (a_u32 % 8u32) { 3u32 | 5u32 => ((0i16) as f64), 7u32 => a_f64, _ => (-(-v1)) });
         }
-        let v2: i32 = ((match (70u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
-        let mut v3: u8 = ((34u8).min(1u8) - ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8));
-        for j0 in ((((!a_u32)) % 8u32)..((a_u32) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v3 = ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)) as u8);
+        let mut t2: [i8; 3] = [(90i8 >> (a_i32 & 7i32)); 3];
+        t2[1] = ((match (99u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
+        t2[2] = ((a_i64) as i8);
+        let mut v2: i8 = ((79u64) as i8);
+        for &v3 in t2.iter() {
+            v2 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
         }
-        let v4: u64 = (a_u64 >> (87u64 & 63u64));
-        let mut v5: f64 = (((!v4)) as f64);
-        'l5: for j1 in 0u32..((((match (63u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 3u32) {
-            for j2 in 0u32..(((48u32 + a_u32)) % 3u32) {
-                if (false && false) {
-                    break 'l5;
-                }
-                if true {
-                    continue 'l5;
-                }
-                v5 = (if (!true) { 9007199254740992.0f64 } else { ((v0) as f64) });
-            }
+        let mut v4: i64 = (if true { a_i64 } else { 36i64 });
+        if false {
+            v4 = (0i64 | DiffPair::new(v4, a_i64).b);
+        } else {
+            v4 = (63i64 | v4);
         }
-        oi[i] = ((20u64).max((((-a_i64)) as u64))) as u64;
-        of[i] = (((match (a_u32 % 8u32) { 0u32 | 1u32 => (if ((-75i16) <= (-32768i16)) { a_f32 } else { 16777216.0f32 }), _ => (match (a_u32 % 8u32) { 1u32 => v0, 4u32 | 0u32 => v0, _ => a_f32 }) }) + v0)) as f64;
+        assert!((((64u32 % 256u32) != 7u32) || (matches!((57u32 % 8u32), 5u32 | 1u32) && (false && (a_u64 >= 11204439997902143485u64)))));
+        let mut v5: u32 = (32u32 & 32u32);
+        if (a_u32 == (31u32).min(a_u32)) {
+            v5 = a_u32;
+        } else {
+            v5 = (v5 / (v5 | 1u32));
+        }
+        oi[i] = ((64i64 & (((v1 + v1)) as i64))) as u64;
+        of[i] = ((((a_f32 * a_f32) * (1.875f32 - a_f32)) - a_f32)) as f64;
     }
 }
 
@@ -1116,29 +1131,26 @@ pub fn diff_35(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i8 = (((a_i32) as i8) % (((a_i64) as i8) | 1i8));
-        let v1: i16 = (((64i16 * ((a_f32) as i16)) + (!(-1i16))) * (-(((a_u32) as i16) >> (a_i32 & 15i32))));
-        let mut v2: i16 = ((match (86u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
-        if (!(0.25f64 <= (-10.875f64))) {
-            v2 = (-44i16);
+        let mut t0: [i8; 3] = [(((a_i32) as i8) % (((a_i64) as i8) | 1i8)); 3];
+        t0[1] = (-87i8);
+        t0[2] = (((a_u32) as i8) * ((a_f32) as i8));
+        let v0: i8 = t0.iter().copied().fold((8i8).max(81i8), |v0, v1| (v0 & ((a_u32) as i8)));
+        let v2: u16 = ((((match (86u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) % ((!99u16) | 1u16)) & (((a_f64 * 0.1f64)) as u16));
+        let v3: u16 = (v2 & ((a_i64) as u16));
+        let mut v4: u64 = ((a_u64).min(a_u64)).min((match (64u32 % 8u32) { 2u32..=2u32 => 99u64, 0u32..=4u32 => a_u64, 5u32 => 89u64, _ => a_u64 }));
+        if (((a_f64) as f32) < a_f32) {
+            v4 = 28u64;
         } else {
-            v2 = v2;
+            v4 = ((v4 & v4) ^ a_u64);
         }
-        let mut v3: u32 = 96u32;
-        'l3: for j0 in 0u32..(((if true { 95u32 } else { 31u32 })) % 3u32) {
-            for j1 in 0u32..(((match (64u32 % 8u32) { 2u32..=2u32 => 99u32, 0u32..=4u32 => a_u32, 5u32 => 89u32, _ => a_u32 })) % 3u32) {
-                if (a_f32 < 0.875f32) {
-                    break 'l3;
-                }
-                if true {
-                    continue 'l3;
-                }
-                v3 = (((a_u32 | v3) & v3) ^ (a_u32).max((a_u32).max(v3)));
-            }
+        let mut v5: u8 = (!(((a_i32) as u8)).max(28u8));
+        if false {
+            v5 = (match (32u32 % 8u32) { 2u32 | 7u32 => (((a_u32) as u8)).max(v5), 6u32..=7u32 => ((((a_i64) as u8)) as u8), 6u32 => (match (a_u32 % 8u32) { 0u32..=6u32 => 44u8, 4u32 | 4u32 => ((a_u32) as u8), _ => ((a_f32) as u8) }), _ => (if true { v5 } else { 87u8 }) });
+        } else {
+            v5 = ((v5 >> 77i32) % (((a_u32) as u8) | 1u8));
         }
-        let v4: u32 = a_u32;
-        oi[i] = (((!15u16) & 14u16)) as u64;
-        of[i] = ((a_f64 * (((-0.0f64) * a_f64) * ((-5.5f64)).abs()))) as f64;
+        oi[i] = (((((v3 / (v2 | 1u16))) as i16) * ((match (41u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16))) as u64;
+        of[i] = ((((((-81i64) & a_i64) >> (((((a_f32) as u8)) as i64) & 63i64))) as f64)) as f64;
     }
 }
 
@@ -1153,22 +1165,27 @@ pub fn diff_36(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u64 = ((match (43u32 % 8u32) { 4u32 => (a_u64 ^ 63u64), 2u32 => (32u64).min(59u64), _ => ((a_u64) as u64) }) - 59u64);
-        if ((3.25f32 + (-12.0f32)) >= (3.625f32 * 2.625f32)) {
-            v0 = v0;
+        let mut v0: u64 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
+        if (!((-88i64) == (-67i64))) {
+            v0 = (((((a_f32) as f64) * ((32u16) as f64))) as u64);
         } else {
-            v0 = ((!(v0 | v0)) % (((a_u64 & 64u64) | (v0 & 16885485237650017586u64)) | 1u64));
+            v0 = a_u64;
         }
-        let mut t1: [i64; 3] = [44i64; 3];
-        t1[1] = (a_i64).abs();
-        t1[2] = ((-99i64)).min(a_i64);
-        let mut v1: i64 = (match (a_u32 % 8u32) { 6u32 | 2u32 => (-1i64), 7u32 | 7u32 => (-95i64), _ => 9223372036854775807i64 });
-        for &v2 in t1.iter() {
-            v1 = (if (((a_i32) as u8) > 24u8) { (-22i64) } else { a_i64 });
+        let mut v1: u8 = 59u8;
+        'l1: for j0 in 0u32..((28u32) % 3u32) {
+            for j1 in 0u32..(((a_u32 & 96u32)) % 3u32) {
+                if (76u16 < 37u16) {
+                    break 'l1;
+                }
+                if (!false) {
+                    continue 'l1;
+                }
+                v1 = (if (!(28u16 > ((a_u32) as u16))) { ((match (51u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) } else { ((31u8 << (-50i32)) & (((-128i8)) as u8)) });
+            }
         }
-        let v3: i8 = ((match (69u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
-        oi[i] = (((a_i64) as u16)) as u64;
-        of[i] = (((6.875f32 / (match (4294967295u32 % 8u32) { 4u32 => (-1.875f32), 1u32..=4u32 => 1e-40f32, 3u32 | 3u32 => 6.25f32, _ => 10.125f32 }))).sqrt()) as f64;
+        let v2: f32 = (if (a_u64 <= v0) { (((-0.0f32)) as f32) } else { ((-4.25f32) * (-1.5f32)) });
+        oi[i] = (((((a_i32) as u16) % (((a_u32) as u16)).max(71u16)) | ((match (69u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16))) as u64;
+        of[i] = (v2) as f64;
     }
 }
 
@@ -1183,23 +1200,12 @@ pub fn diff_37(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u16 = ((a_f32) as u16);
-        assert!((((39u32 % 256u32) != 7u32) || (((((a_i64) as u8)) as u32) != 32u32)));
-        let mut v1: u16 = (((a_i64) as u16) << ((((a_u32) as i8) & ((a_u32) as i8)) & 15i8));
-        'l1: for j0 in 0u32..((((match (29u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 3u32) {
-            for j1 in 0u32..((a_u32) % 3u32) {
-                if (a_u64 <= a_u64) {
-                    break 'l1;
-                }
-                if (a_i32 == a_i32) {
-                    continue 'l1;
-                }
-                v1 = ((!v0) % ((match (j1 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16));
-            }
-        }
-        let v2: i8 = ((match (a_u32 % 8u32) { 6u32 => ((-72i8) & ((a_i64) as i8)), 0u32 | 4u32 => ((1u8) as i8), 5u32 | 6u32 => (!(-20i8)), _ => (if (((a_u32) as u8) >= 61u8) { 13i8 } else { ((a_i32) as i8) }) }) >> (((((a_u32) as u16) * v1) | (match (4u32 % 8u32) { 5u32 | 0u32 => ((a_u32) as u16), 6u32 => ((a_i32) as u16), 3u32..=5u32 => v0, _ => 35u16 })) & 7u16));
-        oi[i] = (a_u64) as u64;
-        of[i] = (((-(5.125f32 + (-6.25f32))) / 4.0f32)) as f64;
+        let v0: u16 = (match (97u32 % 8u32) { 1u32 | 4u32 => (((a_i64) as u16) / (16u16 | 1u16)), 0u32..=1u32 => (((((a_f64 <= a_f64)) as u32)) as u16), _ => 90u16 });
+        let v1: f64 = (a_f64 / (-a_f64));
+        assert!((((a_u32 % 256u32) != 7u32) || (!(v1 < 10.25f64))));
+        let v2: i64 = ((65u32) as i64);
+        oi[i] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) as u64;
+        of[i] = ((((a_f32).abs() + (3.4e38f32).sqrt()) * ((match (70u32 % 8u32) { 6u32 | 4u32 => a_f32, _ => 0.0f32 }) - 8.625f32))) as f64;
     }
 }
 
@@ -1214,10 +1220,22 @@ pub fn diff_38(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i32 = (((-26i32) << 7i8) - (match (a_u32 % 8u32) { 1u32..=6u32 => 74i32, 1u32..=7u32 => a_i32, _ => a_i32 }));
-        let v1: i32 = ((63i32 | a_i32) >> ((match (16u32 % 8u32) { 2u32..=7u32 => a_i64, 3u32 | 0u32 => 0i64, 0u32 | 7u32 => a_i64, _ => (-9223372036854775808i64) }) & 31i64));
-        oi[i] = ((!(-72i16))) as u64;
-        of[i] = ((if ((((a_i32) as u8) == 255u8) || (((a_i32) as u16) == 39u16)) { ((-a_f32) + (9.25f32).abs()) } else { ((-a_f32) + (-9.875f32)) })) as f64;
+        let v0: i32 = ((1i32 | (-20i32)) * ((match (92u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32));
+        assert!((((49u32 % 256u32) != 7u32) || ((true || ((-43i16) == ((a_f32) as i16))) || matches!((a_u32 % 8u32), 7u32 | 1u32))));
+        let mut v1: u8 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
+        'l1: for j0 in 0u32..(((match (a_u32 % 8u32) { 1u32..=2u32 => a_u32, 2u32..=6u32 => 44u32, _ => 3u32 })) % 3u32) {
+            for j1 in 0u32..(((match (49u32 % 8u32) { 2u32 => a_u32, 7u32 | 2u32 => a_u32, 6u32 | 1u32 => 1u32, _ => a_u32 })) % 3u32) {
+                if ((-5.625f64) <= 12.5f64) {
+                    break 'l1;
+                }
+                if (!(1e-40f32 >= (-4.75f32))) {
+                    continue 'l1;
+                }
+                v1 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
+            }
+        }
+        oi[i] = (((1u32) as i32)) as u64;
+        of[i] = ((((((((a_i32) as u16)) as u32)) as f64)).sqrt()) as f64;
     }
 }
 
@@ -1232,20 +1250,15 @@ pub fn diff_39(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i64 = (((-a_f64)) as i64);
-        'l0: for j0 in 0u32..((a_u32) % 3u32) {
-            for j1 in 0u32..(((match (50u32 % 8u32) { 3u32..=3u32 => a_u32, 7u32 | 6u32 => a_u32, _ => a_u32 })) % 3u32) {
-                if true {
-                    break 'l0;
-                }
-                if (false && matches!((65u32 % 8u32), 3u32)) {
-                    continue 'l0;
-                }
-                v0 = a_i64;
+        let mut c0: u32 = 0u32;
+        let v0: i64 = loop {
+            if c0 >= ((((a_f64) as u32)) % 4u32) {
+                break ((((!true)) as i64));
             }
-        }
-        oi[i] = (28028u16) as u64;
-        of[i] = ((0.375f64).abs()) as f64;
+            c0 += 1u32;
+        };
+        oi[i] = (((a_f32) as u16)) as u64;
+        of[i] = (((a_i64) as f32)) as f64;
     }
 }
 
@@ -1260,36 +1273,34 @@ pub fn diff_40(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: f32 = (0.1f32 + a_f32);
-        if false {
-            v0 = ((-0.625f32) / v0);
+        let mut v0: f32 = (10.875f32).sqrt();
+        if ((1u64 >> ((-65i16) & 63i16)) == (((-1i64)) as u64)) {
+            v0 = 9.0f32;
         } else {
-            v0 = a_f32;
+            v0 = (a_f32 / a_f32);
         }
-        let mut v1: u64 = ((match (44u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
-        if ((86u64 == a_u64) || (2147483647i32 <= (-26i32))) {
-            v1 = ((!(64u64).min(1u64)) + (v1 / ((v1 << (21u64 & 63u64)) | 1u64)));
+        let mut v1: f64 = (1.7e308f64 * 8.0f64);
+        if ((!72u64) > ((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)) {
+            v1 = (a_f64).sqrt();
         } else {
-            v1 = ((((18i32 << (0i32 & 31i32))) as u64) % ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64));
+            v1 = (a_f64 * a_f64);
         }
-        let mut v2: u8 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
-        'l2: for j0 in 0u32..((a_u32) % 3u32) {
-            for j1 in 0u32..(((94u32 / (88u32 | 1u32))) % 3u32) {
-                if (!true) {
-                    break 'l2;
-                }
-                if matches!((28u32 % 8u32), 3u32 | 7u32) {
-                    continue 'l2;
-                }
-                v2 = v2;
+        let mut t2: [f64; 3] = [(-(-v1)); 3];
+        t2[1] = v1;
+        t2[2] = (((a_f64 + a_f64) + (v1 + a_f64)) - (((18u8) as f64) * (if true { v1 } else { a_f64 })));
+        let mut v2: f64 = (a_f64 + a_f64);
+        for &v3 in t2.iter().rev() {
+            v2 = (((a_f64 * a_f64) - (2.625f64).sqrt())).abs();
+        }
+        let mut c4: u32 = 0u32;
+        let v4: i32 = loop {
+            if c4 >= (((match (a_u32 % 8u32) { 1u32 | 5u32 => 34u32, 2u32..=3u32 => 61u32, _ => a_u32 })) % 4u32) {
+                break (((match (100u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32));
             }
-        }
-        let mut v3: i32 = (a_i32 + a_i32);
-        for j2 in (((40u32) % 8u32)..(((if false { a_u32 } else { 7u32 })) % 16u32)).step_by(((81u32) % 3u32) as usize) {
-            v3 = ((match (396360542u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
-        }
-        oi[i] = (((a_u32) as u8)) as u64;
-        of[i] = (((((67u8 | v2) ^ ((a_i64) as u8))) as f64)) as f64;
+            c4 += 1u32;
+        };
+        oi[i] = (26u32) as u64;
+        of[i] = ((a_f32 - (((match (81u32 % 8u32) { 1u32 | 2u32 => a_u32, 6u32 | 6u32 => a_u32, _ => 35u32 })) as f32))) as f64;
     }
 }
 
@@ -1304,18 +1315,13 @@ pub fn diff_41(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u32 = a_u32;
-        if (((-73i16) >> ((-54i16) & 15i16)) <= (72i16 * (-82i16))) {
-            v0 = (if ((a_u64 > 95u64) && (((a_i64) as i8) <= 86i8)) { ((67i16) as u32) } else { (!56u32) });
-        } else {
-            v0 = ((!v0) & (if ((-45i8) > (-128i8)) { v0 } else { v0 }));
+        let v0: u32 = 77u32;
+        let mut v1: i8 = ((match (v0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
+        for j0 in (((a_u32) % 8u32)..(((a_u32 >> (-46i64))) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v1 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
         }
-        let mut v1: f32 = a_f32;
-        for j0 in 0u32..(((((128u8 > 78u8)) as u32)) % 4u32) {
-            v1 = (((((-67i64)) as u8)) as f32);
-        }
-        oi[i] = ((90i8 >> (((-44i16) * ((a_u32) as i16)) ^ (28i16 % (15i16 | 1i16))))) as u64;
-        of[i] = (((a_f32) as f64)) as f64;
+        oi[i] = (((21i8 * ((match (v0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8))).abs()) as u64;
+        of[i] = (((((a_i32 << (85i64 & 31i64))) as f32) * ((a_f32 * a_f32) * (10.75f32 * 6.25f32)))) as f64;
     }
 }
 
@@ -1330,15 +1336,9 @@ pub fn diff_42(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut t0: [i64; 3] = [((6.125f32) as i64); 3];
-        t0[1] = (a_i64).abs();
-        t0[2] = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64);
-        let mut v0: i64 = ((-27i64) - 36i64);
-        for &v1 in t0.iter().skip(1) {
-            v0 = (v1 | (-55i64));
-        }
-        oi[i] = ((match (a_u32 % 8u32) { 3u32 => ((((-2147483648i32)) as i16) - (((a_i32) as i16)).min(((a_f32) as i16))), _ => ((13i16 - ((a_i64) as i16)) + ((match (97u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)) })) as u64;
-        of[i] = (((-(match (a_u32 % 8u32) { 4u32 | 7u32 => (-7.25f64), 5u32 => 0.0f64, _ => (-4.25f64) })) / ((a_f64 - (-3.75f64)) + ((-11.0f64)).abs()))) as f64;
+        let v0: i64 = ((35u8) as i64);
+        oi[i] = (a_u64) as u64;
+        of[i] = (((9.25f32 + a_f32) - ((a_f32).sqrt() + ((((a_i32) as u8)) as f32)))) as f64;
     }
 }
 
@@ -1353,20 +1353,27 @@ pub fn diff_43(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u32 = (a_u32).max(90u32);
-        let v1: f64 = (match (a_u32 % 8u32) { 0u32 => 10.875f64, 1u32 => (-6.375f64), 6u32 => a_f64, _ => a_f64 });
-        assert!((((a_u32 % 256u32) != 7u32) || true));
-        let v2: i32 = ((((73u8).max(2u8) % (((match (v0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) | 1u8))) as i32);
-        let mut t3: [f32; 3] = [5.875f32; 3];
-        t3[1] = (2.5f32).sqrt();
-        t3[2] = (a_f32 + 0.1f32);
-        let mut v3: f32 = (10.25f32 + a_f32);
-        for &v4 in t3.iter().rev() {
-            v3 = a_f32;
+        let mut v0: u32 = ((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
+        if (!false) {
+            v0 = (((16u16 % (((a_i32) as u16) | 1u16))) as u32);
+        } else {
+            v0 = ((a_u32 >> ((-128i8) & 31i8)) ^ v0);
         }
-        let v5: i64 = (((-11.125f32)) as i64);
-        oi[i] = (a_i64) as u64;
-        of[i] = ((-(((v3).abs()) as f32))) as f64;
+        let v1: i32 = ((((11.875f32 / a_f32) * (a_f32 * (-10.875f32)))) as i32);
+        assert!((((v0 % 256u32) != 7u32) || (5.875f32 != (2.5f32).sqrt())));
+        let mut v2: f32 = ((55u64) as f32);
+        if (!(((a_i32) as u16) != ((a_f32) as u16))) {
+            v2 = (a_f32 + v2);
+        } else {
+            v2 = (v2 / 1e-40f32);
+        }
+        assert!((((a_u32 % 256u32) != 7u32) || matches!((v0 % 8u32), 0u32..=7u32)));
+        let v3: i64 = (!(-82i64));
+        assert!((((55u32 % 256u32) != 7u32) || (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) > (a_u32 >> ((a_u32) as u8)))));
+        let v4: i64 = ((a_i64).min(0i64) ^ ((!0i64) ^ ((66u8) as i64)));
+        assert!((((a_u32 % 256u32) != 7u32) || (!((-71i8) != (-46i8)))));
+        oi[i] = ((((91i16 - ((a_u32) as i16)) + ((a_i32) as i16)) | 16i16)) as u64;
+        of[i] = (((((a_f64).abs() + (9007199254740992.0f64 * 0.25f64))) as f64)) as f64;
     }
 }
 
@@ -1381,30 +1388,37 @@ pub fn diff_44(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut t0: [f32; 3] = [((((match (55u32 % 8u32) { 7u32 => (-10.125f32), 6u32 => a_f32, 6u32 | 3u32 => (-10.75f32), _ => (-7.375f32) })) as f32) + (-10.875f32)); 3];
-        t0[1] = a_f32;
-        t0[2] = ((((96u64) as f32) * ((68u16) as f32)) - ((16777216.0f32 / a_f32)).sqrt());
-        let mut v0: f32 = 3.4e38f32;
-        for &v1 in t0.iter().rev() {
-            v0 = ((v1).abs() * (a_f32).sqrt());
+        let mut v0: f32 = ((((match (55u32 % 8u32) { 7u32 => (-10.125f32), 6u32 => a_f32, 6u32 | 3u32 => (-10.75f32), _ => (-7.375f32) })) as f32) + (-10.875f32));
+        'l0: for j0 in 0u32..((((match (31u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 3u32) {
+            for j1 in 0u32..((94u32) % 3u32) {
+                if (79i64 >= a_i64) {
+                    break 'l0;
+                }
+                if true {
+                    continue 'l0;
+                }
+                v0 = 3.4e38f32;
+            }
         }
-        let mut t2: [f32; 3] = [(((a_f32) as f32) / (a_f32 / 2.375f32)); 3];
-        t2[1] = ((1.5f64) as f32);
-        t2[2] = (((if ((-3.625f64) > 0.125f64) { ((a_u32) as u16) } else { 80u16 })) as f32);
-        let mut v2: f32 = a_f32;
-        for &v3 in t2.iter().step_by(2) {
-            v2 = ((v2).abs() + (((-12.25f32)) as f32));
+        let mut v1: i8 = ((((27u8 % (128u8 | 1u8)) >> (0i8 % (((a_i32) as i8) | 1i8)))) as i8);
+        'l1: for j2 in 0u32..((a_u32) % 3u32) {
+            for j3 in 0u32..((76u32) % 3u32) {
+                if (false || (a_u64 < 8u64)) {
+                    break 'l1;
+                }
+                if (1u16 >= 1u16) {
+                    continue 'l1;
+                }
+                v1 = ((if (!(79u16 == ((a_f32) as u16))) { ((a_f64) as i8) } else { (-((a_i32) as i8)) }) | ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8));
+            }
         }
-        let mut t4: [f32; 3] = [((a_f32 * 2.5f32) / 0.1f32); 3];
-        t4[1] = ((-a_f32) / (-6.875f32));
-        t4[2] = (v0 + ((-0.25f32)).abs());
-        let mut v4: f32 = ((3.4e38f32 + a_f32) - (-11.125f32));
-        for &v5 in t4.iter().step_by(2) {
-            v4 = (((17u8 * 99u8)) as f32);
-        }
-        let v6: f32 = (((-4.0f32) - 4.25f32) * (a_f32 / 0.0f32));
-        oi[i] = ((!(((((a_f32) as i16)) as u64) | (!a_u64)))) as u64;
-        of[i] = (((0.1f64).abs() * (((35i32) as f64) - ((91u16) as f64)))) as f64;
+        let v2: i64 = (if matches!((a_u32 % 8u32), 5u32) { (!(62i64 ^ a_i64)) } else { ((32i64).max(74i64) ^ ((-32i64) & 34i64)) });
+        let mut t3: [i64; 3] = [(if (((-78i16) <= ((a_f32) as i16)) && (!matches!((81u32 % 8u32), 4u32 | 2u32))) { ((a_i64 << (((a_u32) as u16) & 63u16))).abs() } else { 91i64 }); 3];
+        t3[1] = (0i64 | DiffPair::new(16i64, (!(v2 % (a_i64 | 1i64)))).b);
+        t3[2] = ((((9u32 * 0u32)) as i64) >> (((((a_f32) as u8) >> (1u8 & 7u8)) << (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) & 7u8)) & 63u8));
+        let v3: i64 = t3.iter().copied().fold((0i64 | DiffPair::new(v2, ((((-53i64) % (v2 | 1i64))) as i64)).b), |v3, v4| (((a_i64 >> 30u16) * (v3).abs()) << (((v0 / a_f32)) as i32)));
+        oi[i] = (((match (79u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)) as u64;
+        of[i] = (((-(match (25u32 % 8u32) { 6u32 | 3u32 => (-11.75f64), _ => a_f64 })) * (-((((a_i64) as i16)) as f64)))) as f64;
     }
 }
 
@@ -1419,24 +1433,41 @@ pub fn diff_45(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u8 = 69u8;
-        for j0 in (0u32..(((4294967295u32 / (a_u32 | 1u32))) % 4u32)).rev() {
-            v0 = ((((a_i32) as i16)) as u8);
+        let mut v0: u8 = ((a_i64) as u8);
+        for j0 in (u32::MAX - (((a_u32 * 4294967295u32)) % 4u32))..=u32::MAX {
+            v0 = v0;
         }
-        let mut v1: i8 = (((a_u32) as i8) | 8i8);
-        if false {
-            v1 = (v1 & v1);
+        let mut v1: i32 = (if ((((a_i32) as u8) ^ 5u8) >= ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)) { (((68u64) as i32) & (a_i32 - a_i32)) } else { (((((a_f32) as i8)) as i32)).max(((-85i32) & (-65i32))) });
+        if (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) > (((a_i32) as u8) >> a_u32)) {
+            v1 = ((((match (32u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) as i32);
         } else {
-            v1 = (-46i8);
+            v1 = ((match (87u32 % 8u32) { 3u32 => (((-6.0f32)) as i32), _ => (a_i32 * (-10i32)) })).abs();
         }
-        let mut v2: u32 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
-        for j1 in (((a_u32) % 8u32)..(((98u32 >> 46u8)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v2 = ((((((a_i32) as u8)) as u32) << (v1).abs()) << ((!(a_u32 >> (a_i32 & 31i32))) & 31u32));
+        let mut v2: i8 = (7i8 >> ((30u64 * 51u64) & 7u64));
+        for j1 in (u32::MAX - ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32))..=u32::MAX {
+            v2 = v2;
         }
-        let v3: i16 = ((32i32) as i16);
-        let v4: u64 = (match (v2 % 8u32) { 3u32..=6u32 => (if ((76u64 < 7u64) || matches!((20u32 % 8u32), 0u32..=1u32)) { 69u64 } else { ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) }), _ => ((34u16) as u64) });
-        oi[i] = (45u16) as u64;
-        of[i] = (((match (a_u32 % 8u32) { 7u32 | 1u32 => ((a_f64) as f32), _ => (11.5f32 - a_f32) })).abs()) as f64;
+        let mut t3: [u8; 3] = [((((a_i32) as u8) | ((a_f32) as u8)) & ((a_u64) as u8)); 3];
+        t3[1] = v0;
+        t3[2] = (match (95u32 % 8u32) { 2u32 | 7u32 => (!v0), 1u32 => (((a_f32) as u8)).min(((a_u32) as u8)), _ => (v0 * ((a_i32) as u8)) });
+        let mut v3: u8 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
+        for &v4 in t3.iter().step_by(2) {
+            v3 = ((v0 >> (a_u32 & 7u32)) % (((a_i64) as u8) | 1u8));
+        }
+        let mut v5: u16 = (((a_i32) as u16) * ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16));
+        'l5: for j2 in 0u32..((((((a_u32) as i16)) as u32)) % 3u32) {
+            for j3 in 0u32..((48u32) % 3u32) {
+                if ((-83i32) >= 15i32) {
+                    break 'l5;
+                }
+                if (((a_i64) as i16) != 76i16) {
+                    continue 'l5;
+                }
+                v5 = (((match (62u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)).max(v5);
+            }
+        }
+        oi[i] = ((!a_u32)) as u64;
+        of[i] = ((-((1.25f64 - a_f64) + (-a_f64)))) as f64;
     }
 }
 
@@ -1451,10 +1482,21 @@ pub fn diff_46(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: f32 = a_f32;
-        let v1: i64 = a_i64;
-        oi[i] = ((-97i16)) as u64;
-        of[i] = ((((v0 * a_f32) * a_f32) * ((((match (81u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)) as f32))) as f64;
+        let mut t0: [f32; 3] = [a_f32; 3];
+        t0[1] = (if (a_u64 == (1u64 % (64u64 | 1u64))) { ((a_f32 / 7.0f32) * (-5.875f32)) } else { (((5.0f64 - a_f64)) as f32) });
+        t0[2] = ((8.75f32).sqrt() / ((if true { a_f32 } else { a_f32 }) / (-a_f32)));
+        let mut v0: f32 = a_f32;
+        for &v1 in t0.iter().rev() {
+            v0 = (((11.0f32 * a_f32) - (v1 + v1)) / (1.0f32 * ((-11.625f32) - (-2.875f32))));
+        }
+        let mut v2: u8 = ((a_i64) as u8);
+        if (a_u64 >= (72u64 | 51u64)) {
+            v2 = (((a_u32) as u8)).min(v2);
+        } else {
+            v2 = ((((a_u32) as i8)) as u8);
+        }
+        oi[i] = ((((!((a_i64) as i8)) >> ((a_u64 >> a_u64) & 7u64)) << ((!((a_f32) as i16)) & 7i16))) as u64;
+        of[i] = (a_f64) as f64;
     }
 }
 
@@ -1469,35 +1511,36 @@ pub fn diff_47(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u64 = (((50u64 >> (a_u32 & 63u32)) << (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) & 63i8)) >> ((((match (52u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) >> ((31u32 - 0u32) & 7u32)) & 63u8));
-        for j0 in (0u32..=(((95u32 << (95i16 & 31i16))) % 4u32)).rev() {
-            v0 = (match (a_u32 % 8u32) { 0u32..=6u32 => (match (a_u32 % 8u32) { 5u32 => (!a_u64), 6u32 | 0u32 => a_u64, _ => 73u64 }), _ => (((match (j0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) - ((match (31u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)) });
-        }
-        let mut v1: i64 = ((if (97i16 > 72i16) { (match (a_u32 % 8u32) { 2u32 | 4u32 => a_i64, 2u32..=5u32 => a_i64, _ => a_i64 }) } else { ((-66i64) & 63i64) }) >> ((((16i16) as i8) | 66i8) & 63i8));
-        'l1: for j1 in 0u32..(((37u32 << (72u16 & 31u16))) % 3u32) {
-            for j2 in 0u32..((((match (59u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 3u32) {
-                if (25u32 == 84u32) {
+        let v0: u64 = ((((((-31i32) - 0i32)) as f64)) as u64);
+        assert!((((84u32 % 256u32) != 7u32) || matches!((42u32 % 8u32), 0u32)));
+        let mut v1: u16 = ((if (a_f64 < (-5.625f64)) { 95u16 } else { ((a_f32) as u16) }) % 81u16);
+        'l1: for j0 in 0u32..((a_u32) % 3u32) {
+            for j1 in 0u32..(((j0 >> (((a_f32) as i16) & 31i16))) % 3u32) {
+                if (false || ((-97i16) == 32767i16)) {
                     break 'l1;
                 }
-                if (!true) {
+                if (a_u32 < 85u32) {
                     continue 'l1;
                 }
-                v1 = v1;
+                v1 = (16u16 >> ((((a_u32) as i8) >> (((a_f32) as i8) & 7i8)) & 15i8));
             }
         }
-        let mut v2: i64 = (((46i64 >> a_i64)).max((!(-93i64))) ^ (-(a_i64 << (-99i16))));
-        for j3 in (0u32..=((((76u8) as u32)) % 4u32)).rev() {
-            v2 = (0i64 | DiffPair::new((match (62u32 % 8u32) { 2u32..=6u32 => (v2 ^ (-1i64)), 0u32 => a_i64, _ => ((a_i32) as i64) }), (match (j3 % 8u32) { 2u32 | 4u32 => (a_i64 >> (90u16 & 63u16)), 0u32 => (a_i64 ^ (-57i64)), _ => (if (24i32 != 32i32) { v2 } else { a_i64 }) })).b);
+        let mut v2: i16 = (41i16).max((-56i16));
+        if matches!((a_u32 % 8u32), 4u32 | 7u32) {
+            v2 = (((a_u32) as i16) ^ v2);
+        } else {
+            v2 = (v2).abs();
         }
-        let mut t3: [i64; 3] = [(-9223372036854775808i64); 3];
-        t3[1] = (0i64 | DiffPair { a: (0i64 | DiffPair { a: 35i64, b: v2 }.mixed()), b: (-v2) }.mixed());
-        t3[2] = (a_i64).min(65i64);
-        let mut v3: i64 = ((93i64 | (-9223372036854775808i64)) >> (a_i32 & 63i32));
-        for &v4 in t3.iter().skip(1) {
-            v3 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64);
+        assert!((((30u32 % 256u32) != 7u32) || true));
+        let mut t3: [u8; 3] = [(((22u8).max(((a_i32) as u8))).min(((true) as u8)) >> ((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)); 3];
+        t3[1] = 27u8;
+        t3[2] = 90u8;
+        let mut v3: u8 = (((!56u8) << (46i64 + a_i64))).max((76u8 << ((-26i16) & 7i16)));
+        for &v4 in t3.iter() {
+            v3 = (((v3).max(90u8) * (v3 / (((a_f32) as u8) | 1u8))) >> ((match (62u32 % 8u32) { 2u32..=6u32 => (v2 ^ (-1i16)), 0u32 => ((a_u32) as i16), _ => ((a_i64) as i16) }) & 7i16));
         }
-        oi[i] = ((((match (68u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) * (61i16 / (((-86i16) >> ((-28i32) & 15i32)) | 1i16)))) as u64;
-        of[i] = (((-a_f64) + ((a_f64 - 1.7e308f64) / 0.25f64))) as f64;
+        oi[i] = (32u64) as u64;
+        of[i] = (1.625f64) as f64;
     }
 }
 
@@ -1512,14 +1555,12 @@ pub fn diff_48(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u32 = (((31u32 + 94u32) % ((match (a_u32 % 8u32) { 5u32 => 33u32, 7u32 | 6u32 => a_u32, 0u32 | 7u32 => a_u32, _ => a_u32 }) | 1u32)) - (if (!(a_f64 != 9.5f64)) { a_u32 } else { a_u32 }));
-        if ((match (a_u32 % 8u32) { 1u32 => 1u32, 7u32 => a_u32, 0u32 => a_u32, _ => 0u32 }) >= 0u32) {
-            v0 = (((!v0) + (53u32).max(a_u32)) << (((match (v0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) >> ((0i64 | DiffPair::new(a_i64, (-30i64)).b) & 7i64)));
-        } else {
-            v0 = ((((86u16 >> (v0 & 15u32)) >> ((a_f64) as u64))) as u32);
+        let mut v0: u32 = 27u32;
+        for j0 in (0u32..=(((10u32 ^ 94u32)) % 4u32)).rev() {
+            v0 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
         }
-        oi[i] = ((((-(14i16 * (-66i16)))) as u8)) as u64;
-        of[i] = (((((!((a_u32) as u16)) >> ((-50i8) & 15i8))) as f32)) as f64;
+        oi[i] = ((-(if (matches!((a_u32 % 8u32), 3u32) && false) { (76i16 / ((-43i16) | 1i16)) } else { (match (v0 % 8u32) { 2u32..=7u32 => ((a_u32) as i16), _ => ((a_u32) as i16) }) }))) as u64;
+        of[i] = ((((0i64 | DiffPair { a: (match (37u32 % 8u32) { 2u32..=4u32 => (-52i64), 0u32..=3u32 => (-66i64), 5u32 | 1u32 => (-78i64), _ => (-1i64) }), b: (0i64 | DiffPair { a: a_i64, b: 15i64 }.mixed()) }.mixed())) as f32)) as f64;
     }
 }
 
@@ -1534,18 +1575,15 @@ pub fn diff_49(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut t0: [i16; 3] = [(match (a_u32 % 8u32) { 0u32..=3u32 => ((a_u32) as i16), 7u32 => ((a_u32) as i16), _ => 4i16 }); 3];
-        t0[1] = ((a_i64) as i16);
-        t0[2] = ((63u16) as i16);
-        let mut v0: i16 = 16i16;
-        for &v1 in t0.iter().step_by(2) {
-            v0 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
+        let mut v0: i16 = ((-63i16) ^ 0i16);
+        for j0 in (((((((a_i64) as i16)) as u32)) % 8u32)..((0u32) % 16u32)).step_by(((6u32) % 3u32) as usize) {
+            v0 = ((a_u32) as i16);
         }
-        let v2: u32 = a_u32;
-        let v3: u64 = 86u64;
-        assert!((((a_u32 % 256u32) != 7u32) || ((((a_u32) as u16) | ((a_u32) as u16)) >= (match (v2 % 8u32) { 0u32 => ((a_i64) as u16), _ => ((a_f32) as u16) }))));
-        oi[i] = (61i64) as u64;
-        of[i] = ((((0.1f64 * (-12.5f64)) * (if false { (-10.5f64) } else { 0.0f64 })) / (((-1i16)) as f64))) as f64;
+        let v1: i32 = ((!a_i32) << (((a_i32) as u16)).min(32u16));
+        assert!((((a_u32 % 256u32) != 7u32) || ((((a_u32) as u16) | ((a_u32) as u16)) >= (match (4294967295u32 % 8u32) { 4u32 | 6u32 => 85u16, _ => ((a_i64) as u16) }))));
+        let v2: u64 = (((95u64 - a_u64)) as u64);
+        oi[i] = ((if (64i64 < (!a_i64)) { ((if (55u8 <= ((a_i64) as u8)) { ((a_i64) as i16) } else { ((a_f32) as i16) }) << (48u32 & 15u32)) } else { 48i16 })) as u64;
+        of[i] = ((-(((((a_f32) as i16)) as f64)).abs())) as f64;
     }
 }
 
@@ -1560,14 +1598,15 @@ pub fn diff_50(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u8 = 89u8;
-        let v1: f64 = (-0.0f64);
-        let mut v2: u64 = ((match (56u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
-        for j0 in ((((49u32 / (20u32 | 1u32))) % 8u32)..((((((a_i32) as i8)) as u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v2 = ((v2).min(a_u64)).max(((match (32u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64));
+        let v0: u8 = ((a_i32) as u8);
+        let v1: i32 = (!((-96i32) >> a_i32));
+        assert!((((a_u32 % 256u32) != 7u32) || false));
+        let mut v2: u64 = (!a_u64);
+        for j0 in (((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 8u32)..((a_u32) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v2 = (a_u64).max(21u64);
         }
-        oi[i] = (((((a_f32 - (-2.5f32))) as i8) >> (((match (87u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) & 7u32))) as u64;
-        of[i] = ((-((10.0f32 + (-1.375f32))).abs())) as f64;
+        oi[i] = ((match (a_u32 % 8u32) { 1u32 => (((a_f32) as u8) >> (((match (87u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) & 7u32)), 5u32 | 7u32 => ((((a_i64) as u8) >> a_i32) + (((a_i64) as u8) >> ((-1i8) & 7i8))), 1u32 => (((match (89u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) | ((v2) as u8)), _ => ((((a_f32) as u8) / (v0 | 1u8)) ^ v0) })) as u64;
+        of[i] = ((-((-a_f64) - (2.375f64).sqrt()))) as f64;
     }
 }
 
@@ -1582,39 +1621,35 @@ pub fn diff_51(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i32 = ((match (804346379u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
-        if ((76i64 % ((-69i64) | 1i64)) <= ((1u16) as i64)) {
-            v0 = ((v0 - a_i32)).max((a_i32 % (a_i32 | 1i32)));
+        let v0: i32 = ((((match (78u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)) as i32);
+        let mut t1: [f32; 3] = [(((6.75f32) as f32) / ((1u16) as f32)); 3];
+        t1[1] = (a_f32 + ((64i64) as f32));
+        t1[2] = ((((-62i32)) as f32) - a_f32);
+        let mut v1: f32 = (-3.125f32);
+        for &v2 in t1.iter() {
+            v1 = (((if false { ((a_u32) as i16) } else { 32767i16 })) as f32);
+        }
+        let mut v3: i8 = ((match (41u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
+        if ((true && true) && matches!((a_u32 % 8u32), 1u32)) {
+            v3 = ((-((a_i32) as i8)) - ((v3) as i8));
         } else {
-            v0 = ((a_i32).abs() >> ((a_i64 + (-25i64)) & 31i64));
+            v3 = (!(((a_f32) as i8) - v3));
         }
-        let mut v1: u64 = 92u64;
-        for j0 in (((0u32) % 8u32)..(((match (90u32 % 8u32) { 7u32 | 7u32 => a_u32, 7u32 => 49u32, _ => 32u32 })) % 16u32)).step_by(((15u32) % 3u32) as usize) {
-            v1 = ((((63u8 >> (((a_i64) as i16) & 7i16))) as u64) - ((match (44u32 % 8u32) { 5u32 => a_u64, 1u32 => v1, 3u32 | 0u32 => 72u64, _ => a_u64 }) - ((5e-324f64) as u64)));
+        let mut v4: i8 = (((v3 >> (((a_f32) as i8) & 7i8)) >> ((a_i32).min((-72i32)) & 7i32)) - ((v3 / (((a_f32) as i8) | 1i8)) << ((((a_f32) as i16)).max((-66i16)) & 7i16)));
+        'l4: for j0 in 0u32..(((44u32 | a_u32)) % 3u32) {
+            for j1 in 0u32..((1u32) % 3u32) {
+                if matches!((j0 % 8u32), 2u32 | 1u32) {
+                    break 'l4;
+                }
+                if ((-3.5f64) > (-12.375f64)) {
+                    continue 'l4;
+                }
+                v4 = (((((((a_u32) as u16)) as f64) / ((76u16) as f64))) as i8);
+            }
         }
-        assert!((((26u32 % 256u32) != 7u32) || (((((a_u32) as u8) != 28u8) || (96u32 <= 16u32)) || (!false))));
-        let mut t2: [i8; 3] = [((if (((a_f32) as i8) != (-43i8)) { ((-43i8) / ((-1i8) | 1i8)) } else { (((a_i32) as i8)).abs() }) & ((match (51u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)); 3];
-        t2[1] = (((-1i8) << ((((a_i32) as i16)).min(((a_u32) as i16)) & 7i16)) % ((if true { (((a_i32) as i8) << (((a_i64) as u16) & 7u16)) } else { (if ((-128i8) <= ((a_f32) as i8)) { 46i8 } else { ((a_i32) as i8) }) }) | 1i8));
-        t2[2] = (((-128i8) % (((v0) as i8) | 1i8)) << ((!((match (19u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)) & 7u64));
-        let mut v2: i8 = ((((33i64 << ((-23i64) & 63i64)) << (((match (99u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) & 63u8))) as i8);
-        for &v3 in t2.iter().rev() {
-            v2 = (((match (25u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) * ((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8));
-        }
-        let mut v4: f64 = a_f64;
-        if (((a_f32) as f32) == a_f32) {
-            v4 = (v4 - v4);
-        } else {
-            v4 = ((-0.0f64) - v4);
-        }
-        let mut t5: [u64; 3] = [(a_u64 >> ((a_i64) as u16)); 3];
-        t5[1] = v1;
-        t5[2] = (67u64).max(a_u64);
-        let mut v5: u64 = (v1 >> (a_i32 & 63i32));
-        for &v6 in t5.iter().skip(1) {
-            v5 = 46u64;
-        }
-        oi[i] = ((((a_u64 | a_u64) >> (39u16 | ((a_i64) as u16))) >> ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32))) as u64;
-        of[i] = (((v4) as f64)) as f64;
+        let v5: u32 = ((match (51u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
+        oi[i] = ((35u64 << ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)).min(((match (v5 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)) & 63i16))) as u64;
+        of[i] = ((-(if (((a_i64) as u8) != ((a_i64) as u8)) { (a_f32 / a_f32) } else { (16777216.0f32 * a_f32) }))) as f64;
     }
 }
 
@@ -1629,26 +1664,27 @@ pub fn diff_52(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i16 = ((((9u16 * ((a_f32) as u16))).min((((-57i8)) as u16))) as i16);
-        if (matches!((a_u32 % 8u32), 3u32) && matches!((19u32 % 8u32), 2u32)) {
-            v0 = ((((-32768i16)).min(v0) << (((match (28u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) & 15u32)) << ((48u8 | 7u8) ^ ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)));
-        } else {
-            v0 = 29i16;
+        let mut t0: [i16; 3] = [((((9u16 * ((a_f32) as u16))).min((((-57i8)) as u16))) as i16); 3];
+        t0[1] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) | 77i16);
+        t0[2] = (!((((a_f32) as i16) / (((a_u32) as i16) | 1i16))).min((36i16 << (78i16 & 15i16))));
+        let mut v0: i16 = ((((47u8) as i16) ^ (30i16 ^ (-99i16)))).abs();
+        for &v1 in t0.iter().step_by(2) {
+            v0 = (((if matches!((0u32 % 8u32), 0u32 | 7u32) { ((a_u32) as i16) } else { v0 }) << (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64) & 15i64)) & 40i16);
         }
-        let mut v1: u16 = ((((match (40u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) * (((a_u32) as u16) / (76u16 | 1u16)))).min(((49u16 >> (-31i64)) / (90u16 | 1u16)));
-        'l1: for j0 in 0u32..((((a_i32) as u32)) % 3u32) {
-            for j1 in 0u32..(((a_u32 * 53u32)) % 3u32) {
-                if (38u64 < 0u64) {
-                    break 'l1;
+        let mut v2: u8 = ((match (47u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
+        'l2: for j0 in 0u32..(((9u32).max(76u32)) % 3u32) {
+            for j1 in 0u32..(((a_u32 << (a_u64 & 31u64))) % 3u32) {
+                if (3.5f64 < 4.75f64) {
+                    break 'l2;
                 }
-                if false {
-                    continue 'l1;
+                if (((a_i64) as u8) > ((a_i32) as u8)) {
+                    continue 'l2;
                 }
-                v1 = (!v1);
+                v2 = ((v0) as u8);
             }
         }
-        oi[i] = (8u32) as u64;
-        of[i] = (((((((-12.125f64)) as f32)) as f64) - ((((true) as i16)) as f64))) as f64;
+        oi[i] = ((((((a_f32) as i8) - ((a_u32) as i8))).abs() * ((5i8 / ((a_f32) as i8)) & (0i8 >> (65u64 & 7u64))))) as u64;
+        of[i] = (((((((a_f32) as i8)) as f32) + (((-12.0f32)) as f32)) * (-(4.625f32 / 6.75f32)))) as f64;
     }
 }
 
@@ -1663,19 +1699,18 @@ pub fn diff_53(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u64 = (a_u64 % (1u64 | 1u64));
-        'l0: for j0 in 0u32..(((a_u32).max(32u32)) % 3u32) {
-            for j1 in 0u32..(((match (a_u32 % 8u32) { 3u32 | 3u32 => a_u32, _ => 93u32 })) % 3u32) {
-                if (a_i64 >= a_i64) {
-                    break 'l0;
-                }
-                if (((a_i32) as u16) <= ((a_u32) as u16)) {
-                    continue 'l0;
-                }
-                v0 = ((48i64) as u64);
+        let mut c0: u32 = 0u32;
+        let v0: u64 = loop {
+            if c0 >= (((a_u32 % (1u32 | 1u32))) % 4u32) {
+                break ((a_u64).max(32u64));
             }
+            c0 += 1u32;
+        };
+        let mut v1: u8 = ((!(((a_u32) as u8) + ((a_i32) as u8)))).min(96u8);
+        for j0 in (((a_u32) % 8u32)..((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 16u32)).step_by(((21u32) % 3u32) as usize) {
+            v1 = 100u8;
         }
-        let v1: f32 = (match (a_u32 % 8u32) { 5u32 => a_f32, 3u32 => a_f32, 0u32..=2u32 => a_f32, _ => a_f32 });
+        assert!((((32u32 % 256u32) != 7u32) || matches!((25u32 % 8u32), 0u32..=6u32)));
         oi[i] = ((if (((a_f32) as u32) > ((match (5u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) { (((!(-14i8))) as i32) } else { (a_i32 / ((2147483647i32 << ((-34i32) & 31i32)) | 1i32)) })) as u64;
         of[i] = ((match (55u32 % 8u32) { 3u32 => (8.375f64).abs(), 1u32 => ((-2.0f64) + ((89i32) as f64)), 7u32 | 7u32 => a_f64, _ => ((1.7e308f64 * 0.1f64)).sqrt() })) as f64;
     }
@@ -1692,31 +1727,22 @@ pub fn diff_54(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i32 = (-((!(-77i32)) ^ (a_i32).abs()));
-        for j0 in (((15u32) % 8u32)..((55u32) % 16u32)).step_by(((6u32) % 3u32) as usize) {
-            v0 = (match (19u32 % 8u32) { 4u32 => ((if (a_u32 != j0) { v0 } else { a_i32 }) - ((2.875f64) as i32)), 0u32 | 7u32 => ((!a_i32) << ((59i8 ^ ((a_u32) as i8)) & 31i8)), _ => (((-65i32) ^ a_i32) / (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) | 1i32)) });
+        let mut v0: i32 = ((if (true || matches!((59u32 % 8u32), 0u32..=6u32)) { (0i32 | a_i32) } else { (14i32).min(1i32) }) >> ((match (59u32 % 8u32) { 1u32..=3u32 => (if true { (-75i8) } else { 2i8 }), 5u32 | 6u32 => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8), 4u32..=7u32 => (((a_i32) as i8) | 16i8), _ => ((-16i8) << a_i64) }) & 31i8));
+        if true {
+            v0 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
+        } else {
+            v0 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
         }
-        let mut t1: [u64; 3] = [((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64); 3];
-        t1[1] = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
-        t1[2] = ((a_f32) as u64);
-        let mut v1: u64 = ((a_f64) as u64);
-        for &v2 in t1.iter().step_by(2) {
-            v1 = (if false { 16u64 } else { 18446744073709551615u64 });
-        }
-        let mut v3: u16 = ((a_u32) as u16);
-        'l3: for j1 in 0u32..(((54u32 << (((a_u32) as i8) & 31i8))) % 3u32) {
-            for j2 in 0u32..(((a_u32 >> (a_i32 & 31i32))) % 3u32) {
-                if ((-31i8) != 75i8) {
-                    break 'l3;
-                }
-                if (matches!((a_u32 % 8u32), 1u32..=2u32) && (a_u64 == v1)) {
-                    continue 'l3;
-                }
-                v3 = (v3 - (((a_i64) as u16) % (45u16 | 1u16)));
+        let v1: f64 = a_f64;
+        let mut c2: u32 = 0u32;
+        let v2: u8 = loop {
+            if c2 >= ((4294967295u32) % 4u32) {
+                break ((match (a_u32 % 8u32) { 3u32 => ((if false { ((a_i64) as u8) } else { ((a_u32) as u8) }) << ((a_u64 << (a_i64 & 63i64)) & 7u64)), 0u32 | 4u32 => 0u8, 3u32 | 5u32 => ((42u8 - 8u8) << (0u32 & 7u32)), _ => (match (32u32 % 8u32) { 5u32 => (!((a_u32) as u8)), 2u32 => (!233u8), _ => ((a_f32) as u8) }) }));
             }
-        }
-        oi[i] = ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) + (if (!true) { (-((a_u32) as i8)) } else { (-38i8) }))) as u64;
-        of[i] = ((-((match (a_u32 % 8u32) { 2u32 => 6.75f32, _ => (-0.625f32) }) + ((-7.375f32) - 3.4e38f32)))) as f64;
+            c2 += 1u32;
+        };
+        oi[i] = (((match (38u32 % 8u32) { 4u32..=6u32 => (a_i32).abs(), _ => ((-65i32) * (-7i32)) }) >> ((-38i64) & 31i64))) as u64;
+        of[i] = (((if matches!((31u32 % 8u32), 1u32) { a_f32 } else { ((a_f32) as f32) }) - a_f32)) as f64;
     }
 }
 
@@ -1731,29 +1757,29 @@ pub fn diff_55(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut t0: [u32; 3] = [(((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) << ((-69i8) & 31i8)); 3];
-        t0[1] = (((match (4294967295u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)).max((a_u32).max(32u32));
-        t0[2] = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
-        let mut v0: u32 = (((0i64 | DiffPair { a: 40i64, b: a_i64 }.mixed())) as u32);
-        for &v1 in t0.iter().step_by(2) {
-            v0 = (((((a_f32) as u8)) as u32) >> (!9u8));
-        }
-        let v2: f64 = (5e-324f64 + (-7.75f64));
-        let v3: i16 = ((-12i16) + ((a_i32) as i16));
-        let mut v4: u16 = 98u16;
-        'l4: for j0 in 0u32..(((!a_u32)) % 3u32) {
-            for j1 in 0u32..(((match (a_u32 % 8u32) { 2u32..=4u32 => 93u32, _ => v0 })) % 3u32) {
-                if (v0 > v0) {
-                    break 'l4;
+        let mut v0: u32 = (((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) << ((-69i8) & 31i8));
+        'l0: for j0 in 0u32..(((a_u32).max(1u32)) % 3u32) {
+            for j1 in 0u32..(((!a_u32)) % 3u32) {
+                if true {
+                    break 'l0;
                 }
-                if (((a_u32) as i8) > ((a_i64) as i8)) {
-                    continue 'l4;
+                if true {
+                    continue 'l0;
                 }
-                v4 = (if matches!((a_u32 % 8u32), 6u32) { ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) } else { (((match (v0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) << (a_u32 & 15u32)) });
+                v0 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
             }
         }
-        oi[i] = (72u64) as u64;
-        of[i] = ((((-a_f32)) as f32)) as f64;
+        let mut v1: f32 = (((0.0f32 - a_f32) / (a_f32 / a_f32)) - (((21u16 >> ((a_i32) as u8))) as f32));
+        for j2 in (((82u32) % 8u32)..((30u32) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v1 = (-((3.875f32 + v1) - (-a_f32)));
+        }
+        let mut v2: u16 = (30u16 % (((a_f32) as u16) | 1u16));
+        for j3 in (u32::MAX - (((((8.0f64 > 0.0f64)) as u32)) % 4u32))..=u32::MAX {
+            v2 = ((match (v0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
+        }
+        let v3: u32 = v0;
+        oi[i] = ((63i64 * (if ((-41i16) > ((a_f32) as i16)) { (0i64 | DiffPair::new(a_i64, a_i64).b) } else { (89i64 ^ a_i64) }))) as u64;
+        of[i] = (((((a_f32).sqrt() * (v1 / 16777216.0f32))) as f32)) as f64;
     }
 }
 
@@ -1768,10 +1794,16 @@ pub fn diff_56(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u16 = ((1i32) as u16);
-        let v1: u16 = ((match (36u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
-        oi[i] = ((-(0i64 | DiffPair::new((a_i64).abs(), (70i64 | (-36i64))).b))) as u64;
-        of[i] = ((((((a_u32) as u8) / (((match (34u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) | 1u8))) as f64)) as f64;
+        let v0: u16 = (((-7.25f64)) as u16);
+        let mut t1: [u8; 3] = [(match (a_u32 % 8u32) { 0u32..=5u32 => 1u8, _ => (match (a_u32 % 8u32) { 6u32 => (((-36i16)) as u8), 6u32 => (84u8 * 55u8), 0u32 | 0u32 => (!((a_u32) as u8)), _ => ((a_f32) as u8) }) }); 3];
+        t1[1] = (((if (5u32 == 43u32) { (if true { a_i32 } else { (-45i32) }) } else { (match (a_u32 % 8u32) { 4u32..=5u32 => a_i32, _ => 94i32 }) })) as u8);
+        t1[2] = (((match (84u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) + ((match (88u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8));
+        let mut v1: u8 = (((89u8 - 255u8) >> a_u32) & (!(match (a_u32 % 8u32) { 0u32 => ((a_u32) as u8), _ => ((a_i32) as u8) })));
+        for &v2 in t1.iter() {
+            v1 = (((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) ^ v2);
+        }
+        oi[i] = (((match (a_u32 % 8u32) { 1u32 | 4u32 => (if true { 78i8 } else { ((a_i64) as i8) }), 5u32..=7u32 => ((-73i8) % (-64i8)), 0u32 | 3u32 => (((a_u32) as i8) + ((a_f32) as i8)), _ => (-((a_i64) as i8)) }) >> ((((((a_u32) as i16)) as i32) | (-2147483648i32)) & 7i32))) as u64;
+        of[i] = ((((8.5f32 - 12.0f32) / (-9.5f32)) + ((((-76i32)) as f32) + (a_f32 / (-1.0f32))))) as f64;
     }
 }
 
@@ -1786,22 +1818,21 @@ pub fn diff_57(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: f64 = ((a_f64 + a_f64) - (9007199254740992.0f64 * a_f64));
-        if ((46u16 << (a_i32 & 15i32)) >= 27u16) {
-            v0 = (match (4294967295u32 % 8u32) { 4u32..=6u32 => (v0 - 2.25f64), 5u32..=6u32 => a_f64, _ => (a_f64).sqrt() });
+        let mut v0: f64 = ((a_f64 * 5.625f64) * (4.75f64).sqrt());
+        if ((!true) || (!true)) {
+            v0 = (a_f64 + (a_f64 + v0));
         } else {
-            v0 = (a_f64).abs();
+            v0 = v0;
         }
-        let v1: u16 = 77u16;
-        let mut t2: [f32; 3] = [((((62u8 / (((a_u32) as u8) | 1u8)) * (((a_u32) as u8) - 61u8))) as f32); 3];
-        t2[1] = 8.625f32;
-        t2[2] = (((0.5f32).abs() + ((-8.5f32) / (-10.125f32)))).abs();
-        let mut v2: f32 = ((((((a_i64) as u8) & 83u8)) as f32) + (((match (a_u32 % 8u32) { 1u32 => (-17i16), _ => (-97i16) })) as f32));
-        for &v3 in t2.iter().rev() {
-            v2 = (-a_f32);
+        let mut v1: f32 = (a_f32 + a_f32);
+        if ((92u32 == 12u32) || (3.4e38f32 != (-10.125f32))) {
+            v1 = (a_f32 + a_f32);
+        } else {
+            v1 = (-3.75f32);
         }
-        oi[i] = (a_i64) as u64;
-        of[i] = ((a_f32 * ((((match (84u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)) as f32))) as f64;
+        let v2: u16 = (!((a_u32) as u16));
+        oi[i] = ((!((((a_f32) as i8) << (75i32 & 7i32)) % ((-1i8) - (-1i8))))) as u64;
+        of[i] = ((((12i8) as f64) + (if matches!((97u32 % 8u32), 6u32) { (((-98i16)) as f64) } else { (a_f64 - (-4.625f64)) }))) as f64;
     }
 }
 
@@ -1816,42 +1847,41 @@ pub fn diff_58(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut t0: [i32; 3] = [a_i32; 3];
-        t0[1] = (((-19i32)).max((-51i32)) >> ((if true { 4u32 } else { a_u32 }) & 31u32));
-        t0[2] = ((-a_i32) * ((-4i32)).abs());
-        let mut v0: i32 = (((((a_f32) as u16)) as i32) ^ ((-27i32) ^ (-1i32)));
-        for &v1 in t0.iter().skip(1) {
-            v0 = (if (!true) { (!(-21i32)) } else { (!v0) });
-        }
-        let mut v2: u8 = (match (28u32 % 8u32) { 5u32 | 2u32 => ((a_i64) as u8), 1u32..=2u32 => 1u8, 3u32 | 7u32 => 89u8, _ => 12u8 });
-        'l2: for j0 in 0u32..(((11u32 % (a_u32 | 1u32))) % 3u32) {
-            for j1 in 0u32..(((86u32 + a_u32)) % 3u32) {
-                if (matches!((4u32 % 8u32), 3u32) || false) {
-                    break 'l2;
+        let mut v0: i32 = a_i32;
+        'l0: for j0 in 0u32..(((1u32 << (a_u32 & 31u32))) % 3u32) {
+            for j1 in 0u32..(((76u32 >> (a_i64 & 31i64))) % 3u32) {
+                if (51u16 >= 0u16) {
+                    break 'l0;
                 }
-                if ((-49i16) >= ((a_i64) as i16)) {
-                    continue 'l2;
+                if (((a_i32) as u16) <= 83u16) {
+                    continue 'l0;
                 }
-                v2 = 43u8;
+                v0 = (-86i32);
             }
         }
-        let mut t3: [u16; 3] = [(((a_i64) as u16)).min((0u16).max(46u16)); 3];
-        t3[1] = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
-        t3[2] = ((57u16 << ((a_i64) as u8)) / (match (2612200479u32 % 8u32) { 5u32..=7u32 => ((a_u32) as u16), _ => 0u16 }));
-        let mut v3: u16 = ((((a_f32) as u64)) as u16);
-        for &v4 in t3.iter().rev() {
-            v3 = ((((a_u32) as u16) * ((a_u32) as u16)) / (((((a_i64) as i8)) as u16) | 1u16));
+        let v1: i16 = ((if (99u32 > 65u32) { 72i16 } else { (-32768i16) }) & ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16));
+        let mut v2: i64 = (0i64 | DiffPair::new(a_i64, (!a_i64)).b);
+        if ((86u16 ^ ((a_i32) as u16)) <= ((match (35u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)) {
+            v2 = (if ((8.25f64 >= 5e-324f64) || (v1 < 79i16)) { ((47u16) as i64) } else { (v2 * a_i64) });
+        } else {
+            v2 = v2;
         }
-        let mut t5: [u32; 3] = [(if true { 53u32 } else { 48u32 }); 3];
-        t5[1] = (a_u32 & 47u32);
-        t5[2] = (43u32).min(98u32);
-        let mut v5: u32 = (a_u32 >> (18u32 & 31u32));
-        for &v6 in t5.iter().skip(1) {
-            v5 = ((match (4294967295u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
+        let mut t3: [u8; 3] = [(match (a_u32 % 8u32) { 5u32..=6u32 => 255u8, _ => 7u8 }); 3];
+        t3[1] = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
+        t3[2] = (((a_u32) as u8) / (((a_f32) as u8) | 1u8));
+        let mut v3: u8 = 57u8;
+        for &v4 in t3.iter().step_by(2) {
+            v3 = (v4).max(v3);
         }
-        let v7: i8 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
-        oi[i] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)) as u64;
-        of[i] = (((((a_f64) as f32)).sqrt()).sqrt()) as f64;
+        let mut c5: u32 = 0u32;
+        let v5: i64 = loop {
+            if c5 >= ((0u32) % 4u32) {
+                break ((((match (86u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64)).abs());
+            }
+            c5 += 1u32;
+        };
+        oi[i] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) as u64;
+        of[i] = (((((a_i32) as f32) * a_f32) / ((a_u64) as f32))) as f64;
     }
 }
 
@@ -1866,28 +1896,25 @@ pub fn diff_59(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u8 = ((((a_i32) as u8)).max(58u8) << (match (a_u32 % 8u32) { 3u32 | 4u32 => ((a_i32) as u16), 5u32 | 0u32 => ((a_i32) as u16), _ => 9u16 }));
-        'l0: for j0 in 0u32..(((if false { 59u32 } else { 84u32 })) % 3u32) {
-            for j1 in 0u32..((a_u32) % 3u32) {
-                if (((a_i64) as u8) < ((a_i64) as u8)) {
-                    break 'l0;
-                }
-                if (!(((a_i64) as i16) < 16i16)) {
-                    continue 'l0;
-                }
-                v0 = (if (!false) { v0 } else { (34u8 | v0) });
-            }
+        let mut t0: [u8; 3] = [(!((match (31u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)); 3];
+        t0[1] = (((37u32) as u8) << ((-34i8) + 13i8));
+        t0[2] = (match (a_u32 % 8u32) { 7u32 | 0u32 => (((a_u32) as u8) >> (64i64 & 7i64)), 6u32 => (!((a_i64) as u8)), _ => ((a_f32) as u8) });
+        let mut v0: u8 = ((a_i64) as u8);
+        for &v1 in t0.iter().skip(1) {
+            v0 = ((a_f32) as u8);
         }
-        let v1: u64 = 79u64;
-        let v2: f64 = a_f64;
-        let mut v3: f64 = ((a_f64 / a_f64) - a_f64);
-        for j2 in ((((85u32 / (3u32 | 1u32))) % 8u32)..(((16u32 + 32u32)) % 16u32)).step_by(((31u32) % 3u32) as usize) {
-            v3 = (if (!(29u8 > ((a_i64) as u8))) { (2.375f64).abs() } else { (a_f64 + a_f64) });
+        let v2: i32 = (match (a_u32 % 8u32) { 5u32 => (!a_i32), 2u32 => 51i32, _ => a_i32 });
+        let mut v3: i8 = ((((match (33u32 % 8u32) { 2u32 => (-76i16), 2u32 => ((a_i32) as i16), _ => ((a_u32) as i16) })) as i8)).abs();
+        if (!(38u64 <= 16u64)) {
+            v3 = (((((a_f32) as i8)).abs() * ((true) as i8)) << (((match (31u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) & 7i32));
+        } else {
+            v3 = ((if false { (-54i8) } else { (10i8 << (v2 & 7i32)) }) % (((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) as i8) | 1i8));
         }
-        assert!((((a_u32 % 256u32) != 7u32) || (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) <= (-((a_i32) as i8)))));
-        let v4: u8 = (if (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) < a_u32) { (((v0) as u8) & (((a_u32) as u8) & v0)) } else { 86u8 });
-        oi[i] = (((match (47u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) as u64;
-        of[i] = (((-a_f64)).sqrt()) as f64;
+        let v4: i64 = (((((-24i16)) as i64) & a_i64) & ((0i64 | DiffPair { a: 47i64, b: a_i64 }.mixed()) ^ (a_i64 ^ (-73i64))));
+        assert!((((84u32 % 256u32) != 7u32) || ((true && (0.0f64 <= 2.875f64)) && (v2 <= a_i32))));
+        let v5: u64 = ((18446744073709551615u64 ^ a_u64) >> ((!v0) & 63u8));
+        oi[i] = (((((18u16 % (90u16 | 1u16)) >> ((-29i16) % 15i16))) as u8)) as u64;
+        of[i] = ((match (67u32 % 8u32) { 6u32 | 7u32 => 0.1f32, _ => (((((a_i32) as i16)) as f32) - (-a_f32)) })) as f64;
     }
 }
 
@@ -1902,21 +1929,13 @@ pub fn diff_60(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i8 = 37i8;
-        if matches!((13u32 % 8u32), 3u32) {
-            v0 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
-        } else {
-            v0 = (if (a_u32 != 30u32) { (-v0) } else { (((a_u32) as i8) % (v0 | 1i8)) });
-        }
-        let mut v1: i16 = (!(66i16 * (-32768i16)));
-        for j0 in 0u32..((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32) {
-            v1 = (match (41u32 % 8u32) { 4u32 | 6u32 => ((75u8) as i16), 0u32..=6u32 => (((-7.25f64)) as i16), _ => (37i16).max((-48i16)) });
-        }
-        let v2: i16 = v1;
-        let v3: i8 = ((match (4294967295u32 % 8u32) { 1u32 | 1u32 => v0, 2u32..=3u32 => ((a_i64) as i8), _ => 82i8 }) + (((a_i32) as i8) << (a_i64 & 7i64)));
-        assert!((((31u32 % 256u32) != 7u32) || true));
-        oi[i] = (70u16) as u64;
-        of[i] = (((((a_u32 - 31u32) / ((4294967295u32 ^ a_u32) | 1u32))) as f64)) as f64;
+        let v0: i8 = ((65i8 % (-128i8)) - (if (a_u32 != 30u32) { ((a_f32) as i8) } else { 97i8 }));
+        assert!((((95u32 % 256u32) != 7u32) || (!true)));
+        let v1: i8 = 14i8;
+        let v2: f32 = (5.125f32 / a_f32);
+        let v3: u8 = (((((a_i64) as u16)) as u8) >> (((44u16 << (((a_i32) as u16) & 15u16)) >> ((((-7.25f64)) as i16) & 15i16)) & 7u16));
+        oi[i] = (((-19i64) % ((0i64 | DiffPair { a: (0i64 | DiffPair { a: 3i64, b: 19i64 }.mixed()), b: (!82i64) }.mixed()) | 1i64))) as u64;
+        of[i] = ((((match (a_u32 % 8u32) { 5u32..=7u32 => (-3.125f64), _ => a_f64 }) / (if false { a_f64 } else { 4.375f64 })) - a_f64)) as f64;
     }
 }
 
@@ -1931,45 +1950,19 @@ pub fn diff_61(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: f32 = ((12.375f32).abs() / (7.0f32).sqrt());
-        if true {
-            v0 = (match (0u32 % 8u32) { 4u32 => (a_f32).sqrt(), 1u32 | 1u32 => ((0i8) as f32), 3u32 => ((130u8) as f32), _ => (3.25f32).abs() });
-        } else {
-            v0 = ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)) as f32);
+        let v0: f32 = (if (((a_i32) as i16) <= (-1i16)) { ((a_f64) as f32) } else { (-2.0f32) });
+        let mut t1: [i8; 3] = [(58i8 + ((a_i64) as i8)); 3];
+        t1[1] = (if true { 127i8 } else { 34i8 });
+        t1[2] = (75i8 ^ ((a_i32) as i8));
+        let mut v1: i8 = (17i8 << a_i64);
+        for &v2 in t1.iter().skip(1) {
+            v1 = ((33i8) as i8);
         }
-        assert!((((a_u32 % 256u32) != 7u32) || ((a_f32 * a_f32) >= ((-9.25f32)).abs())));
-        let mut v1: i8 = (((-128i8)).max(((a_f32) as i8))).max((!(-13i8)));
-        'l1: for j0 in 0u32..(((if false { a_u32 } else { 31u32 })) % 3u32) {
-            for j1 in 0u32..((72u32) % 3u32) {
-                if false {
-                    break 'l1;
-                }
-                if true {
-                    continue 'l1;
-                }
-                v1 = (((-a_f32)) as i8);
-            }
-        }
-        let mut v2: i16 = (((-32768i16) - ((a_u32) as i16)) << ((a_i64) as u16));
-        'l2: for j2 in 0u32..(((!a_u32)) % 3u32) {
-            for j3 in 0u32..(((((-7.375f64)) as u32)) % 3u32) {
-                if false {
-                    break 'l2;
-                }
-                if (!true) {
-                    continue 'l2;
-                }
-                v2 = (((-1i16)).abs() << (((v0) as u8) & 15u8));
-            }
-        }
-        let mut v3: i8 = (((-a_f64)) as i8);
-        if (!(true || matches!((a_u32 % 8u32), 0u32..=5u32))) {
-            v3 = ((((10.25f64) as i32)) as i8);
-        } else {
-            v3 = ((match (31u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
-        }
-        oi[i] = (87u32) as u64;
-        of[i] = (a_f64) as f64;
+        let v3: u32 = ((match (4294967295u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
+        assert!((((88u32 % 256u32) != 7u32) || matches!((54u32 % 8u32), 0u32 | 7u32)));
+        let v4: u32 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
+        oi[i] = (a_i64) as u64;
+        of[i] = ((match (1999016590u32 % 8u32) { 1u32 | 2u32 => (a_f64 / (-a_f64)), 5u32 => (match (a_u32 % 8u32) { 1u32 => (1.7e308f64 + 4.5f64), _ => (a_f64 + a_f64) }), 7u32 => (-(a_f64 / 5e-324f64)), _ => ((a_f64 * 11.875f64) / ((-2.375f64) - (-9.25f64))) })) as f64;
     }
 }
 
@@ -1984,14 +1977,9 @@ pub fn diff_62(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i16 = 77i16;
-        if (a_f64 >= ((23u64) as f64)) {
-            v0 = (15i16 % (((a_f32) as i16) | 1i16));
-        } else {
-            v0 = 32767i16;
-        }
-        oi[i] = ((if (17u16 >= ((a_i64) as u16)) { (match (45u32 % 8u32) { 0u32 => (!42u32), 6u32 | 1u32 => (0u32 >> (43u32 & 31u32)), _ => 50u32 }) } else { 9u32 })) as u64;
-        of[i] = (((-(a_f64 / a_f64)) / ((a_f64 / a_f64) / (-a_f64)))) as f64;
+        let v0: i16 = (if false { ((a_u32) as i16) } else { ((a_i64) as i16) });
+        oi[i] = ((!(((81i64) as u32) % ((((-0.0f64)) as u32) | 1u32)))) as u64;
+        of[i] = ((((if (12u16 >= ((a_u32) as u16)) { ((a_i64) as i8) } else { (match (45u32 % 8u32) { 0u32 => ((a_i64) as i8), 0u32..=1u32 => 8i8, _ => (-48i8) }) })) as f32)) as f64;
     }
 }
 
@@ -2006,17 +1994,28 @@ pub fn diff_63(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u64 = (((false) as u64) >> ((0i8 & ((a_f32) as i8)) & 63i8));
-        assert!((((58u32 % 256u32) != 7u32) || (!(true || matches!((81u32 % 8u32), 3u32)))));
-        let mut v1: u32 = ((a_u32 >> ((-75i16) & 31i16)) ^ (95u32 << (a_i32 & 31i32)));
-        if (((-26i16) % (((a_i64) as i16) | 1i16)) >= (15i16 << (((a_f32) as u16) & 15u16))) {
-            v1 = ((match (19u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
-        } else {
-            v1 = ((match (65u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
+        let mut t0: [u64; 3] = [(((false) as u64) >> ((0i8 & ((a_f32) as i8)) & 63i8)); 3];
+        t0[1] = ((match (32u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
+        t0[2] = (match (91u32 % 8u32) { 6u32 | 2u32 => (if false { a_u64 } else { 86u64 }), _ => a_u64 });
+        let mut v0: u64 = (match (75u32 % 8u32) { 1u32..=2u32 => (37u64 << (a_u32 & 63u32)), 0u32 => (26u64 % (a_u64 | 1u64)), 1u32 => (match (a_u32 % 8u32) { 5u32 | 2u32 => a_u64, 2u32 => a_u64, 2u32..=7u32 => 6u64, _ => 15u64 }), _ => a_u64 });
+        for &v1 in t0.iter().rev() {
+            v0 = (match (a_u32 % 8u32) { 1u32..=7u32 => v0, _ => (!a_u64) });
         }
-        let v2: u32 = (33u32 >> (a_i64 & 31i64));
-        oi[i] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) as u64;
-        of[i] = (((((if false { a_u64 } else { 4u64 }) % (18446744073709551615u64 | 1u64))) as f64)) as f64;
+        let mut c2: u32 = 0u32;
+        let v2: u32 = loop {
+            if c2 >= ((((true) as u32)) % 4u32) {
+                break ((16u32 + 98u32));
+            }
+            c2 += 1u32;
+        };
+        let mut v3: u16 = ((match (a_u32 % 8u32) { 5u32..=7u32 => ((a_f32) as u16), _ => 89u16 }) * ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16));
+        if (((-92i8) ^ ((a_u32) as i8)) < (match (v2 % 8u32) { 7u32 | 2u32 => 90i8, _ => ((a_i32) as i8) })) {
+            v3 = ((a_u32) as u16);
+        } else {
+            v3 = (!(((a_i64) as u16)).min(v3));
+        }
+        oi[i] = (((((128u8 | ((a_i32) as u8)) | 1u8)) as i32)) as u64;
+        of[i] = ((((5.875f32 * 3.875f32) / (6.875f32 - a_f32)) * (((v3 + v3)) as f32))) as f64;
     }
 }
 
@@ -2031,34 +2030,31 @@ pub fn diff_64(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut t0: [u16; 3] = [(match (a_u32 % 8u32) { 2u32 => ((49017u16).max(((a_i64) as u16)) & 55u16), _ => 88u16 }); 3];
-        t0[1] = ((match (36u32 % 8u32) { 0u32 | 4u32 => (!20u16), 4u32 => ((((a_u32) as u16)) as u16), 5u32 | 2u32 => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16), _ => (if true { 32698u16 } else { 53061u16 }) }) - ((!70u16) % (((match (18u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) | 1u16)));
-        t0[2] = 72u16;
-        let mut v0: u16 = (13063u16 >> (((match (50u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) & 15i8));
-        for &v1 in t0.iter().step_by(2) {
-            v0 = ((if (((a_i32) as i8) <= 48i8) { v1 } else { (match (1u32 % 8u32) { 3u32 | 4u32 => 15u16, 3u32 | 5u32 => ((a_f32) as u16), _ => ((a_i64) as u16) }) }) - ((v0 >> (-34i8))).max((if matches!((18u32 % 8u32), 2u32 | 1u32) { ((a_f32) as u16) } else { 74u16 })));
+        let mut v0: u16 = (match (a_u32 % 8u32) { 2u32 => ((49017u16).max(((a_i64) as u16)) & 55u16), _ => 88u16 });
+        'l0: for j0 in 0u32..(((a_u32 - 0u32)) % 3u32) {
+            for j1 in 0u32..((a_u32) % 3u32) {
+                if (!(((a_i32) as u16) <= ((a_u32) as u16))) {
+                    break 'l0;
+                }
+                if (true || ((-6i16) < ((a_i64) as i16))) {
+                    continue 'l0;
+                }
+                v0 = (((v0 + 6u16) - v0) << (((a_u32 << (49u8 & 31u8)) << ((70i16 >> ((-54i8) & 15i8)) & 31i16)) & 15u32));
+            }
         }
-        let mut v2: u32 = ((12u32 - a_u32)).max(((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32));
-        for j0 in (((32u32) % 8u32)..(((31u32).max(a_u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v2 = (((a_u64) as u32) << (a_u32 & 31u32));
-        }
-        assert!((((99u32 % 256u32) != 7u32) || (((a_f64) as f32) >= ((a_u64) as f32))));
-        let mut t3: [f32; 3] = [((-((44u16) as f32)) / (-((76u64) as f32))); 3];
-        t3[1] = (((-a_f32) / (-a_f32)) * ((12.125f32 + a_f32) / ((-4.125f32) * a_f32)));
-        t3[2] = a_f32;
-        let mut v3: f32 = ((((if false { a_u32 } else { v2 })) as f32)).sqrt();
-        for &v4 in t3.iter().rev() {
-            v3 = ((((9223372036854775807i64) as f32) - (-a_f32)) + (((a_u32) as f32) + (v3 + (-6.5f32))));
-        }
-        let mut v5: i32 = ((if false { 7i32 } else { 72i32 }) & ((-65i32) ^ 19i32));
-        if (((a_f64) as u8) == (70u8).max(((a_i64) as u8))) {
-            v5 = (a_i32 / (((a_i64) as i32) | 1i32));
+        let mut t1: [i16; 3] = [(if ((((a_u32) as i8) << (87i64 & 7i64)) <= 127i8) { ((73i16) as i16) } else { (((match (46u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) >> (!(-1i16))) }); 3];
+        t1[1] = ((((match (65u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) as i16);
+        t1[2] = ((a_f32) as i16);
+        let v1: i16 = t1.iter().copied().fold(((((a_u32) as i16) >> ((match (a_u32 % 8u32) { 5u32 => ((a_f32) as u16), 4u32..=7u32 => ((a_u32) as u16), 7u32 | 5u32 => ((a_f32) as u16), _ => v0 }) & 15u16))).abs(), |v1, v2| ((match (8u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16));
+        let v3: u64 = ((match (33u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
+        let mut v4: i32 = (-79i32);
+        if ((!true) || (!(a_u32 < 4294967295u32))) {
+            v4 = (((-3i32) ^ a_i32) % ((if false { 97i32 } else { a_i32 }) | 1i32));
         } else {
-            v5 = (a_i32 << ((17u8 << (((a_u32) as u8) & 7u8)) & 31u8));
+            v4 = (-a_i32);
         }
-        assert!((((v2 % 256u32) != 7u32) || ((if true { a_u32 } else { v2 }) <= ((match (77u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32))));
-        oi[i] = ((((if false { (54i64 + 4i64) } else { (match (v2 % 8u32) { 3u32 => 41i64, 4u32 => a_i64, _ => (-51i64) }) })) as i8)) as u64;
-        of[i] = (a_f32) as f64;
+        oi[i] = (((a_u32) as u8)) as u64;
+        of[i] = ((((a_f32 - a_f32) * (a_f32 * 8.625f32)) - (((a_i64 << (a_i64 & 63i64))) as f32))) as f64;
     }
 }
 
@@ -2073,21 +2069,29 @@ pub fn diff_65(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: f32 = (a_f32 / (((a_u64) as f32) / (a_f32 - a_f32)));
-        let v1: u16 = (if matches!((a_u32 % 8u32), 7u32 | 2u32) { (((a_i32) as u16) | 16u16) } else { (63u16 | 1u16) });
-        let mut v2: u8 = ((a_f32) as u8);
-        for j0 in 0u32..(((if (68u64 == a_u64) { 72u32 } else { a_u32 })) % 4u32) {
-            v2 = (((a_u32) as u8) / (94u8 | 1u8));
+        let mut v0: f32 = (-a_f32);
+        if false {
+            v0 = ((if (28i16 < 16i16) { (match (a_u32 % 8u32) { 7u32 => (-9.375f32), _ => v0 }) } else { (v0 * a_f32) }) * ((((-2.0f64)).sqrt()) as f32));
+        } else {
+            v0 = (if false { (((((a_f32) as i8)) as f32) - (((-72i32)) as f32)) } else { (-1.0f32) });
         }
-        assert!((((20u32 % 256u32) != 7u32) || ((a_f64 - a_f64) == (-6.5f64))));
-        let mut v3: u32 = (39u32 * (if true { a_u32 } else { 98u32 }));
-        for j1 in (u32::MAX - (((46u32 >> (v1 & 31u16))) % 4u32))..=u32::MAX {
-            v3 = a_u32;
+        let v1: u64 = ((match (a_u32 % 8u32) { 0u32..=1u32 => ((((a_u32) as u16)) as u64), 0u32..=6u32 => (16u64 << (32767i16 & 63i16)), _ => (a_u64 << (37u16 & 63u16)) }) ^ ((18446744073709551615u64 | 46u64) % ((a_u32) as u64)));
+        let mut v2: f64 = (a_f64 / a_f64);
+        for j0 in 0u32..((43u32) % 4u32) {
+            v2 = (-a_f64);
         }
-        let v4: f64 = (a_f64 + a_f64);
-        assert!((((a_u32 % 256u32) != 7u32) || (!matches!((v3 % 8u32), 6u32 | 5u32))));
-        oi[i] = ((match (a_u32 % 8u32) { 5u32 => (!69u8), 2u32 | 3u32 => (((match (v3 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)).max((v2 << (83u8 & 7u8))), 5u32 | 2u32 => (((match (4294967295u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) + (((a_f32) as u8) | v2)), _ => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) })) as u64;
-        of[i] = ((match (a_u32 % 8u32) { 0u32 | 7u32 => ((-a_f32) / (a_f32 + 9.25f32)), _ => ((a_f32 * a_f32) / (if true { a_f32 } else { a_f32 })) })) as f64;
+        let mut v3: i32 = ((-(65i32 >> (a_i32 & 31i32)))).min((((v1 << (83u8 & 63u8))) as i32));
+        for j1 in (((59u32) % 8u32)..(((1u32 >> (v1 & 31u64))) % 16u32)).step_by(((984835360u32) % 3u32) as usize) {
+            v3 = a_i32;
+        }
+        let mut v4: i8 = (((a_u32) as i8) >> 65535u16);
+        if ((a_f64 * a_f64) > (v2 / 11.25f64)) {
+            v4 = (if (!matches!((10u32 % 8u32), 1u32)) { (v4 >> (83u32 & 7u32)) } else { ((a_f32) as i8) });
+        } else {
+            v4 = v4;
+        }
+        oi[i] = (((match (16u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) as u64;
+        of[i] = ((a_f32 / ((2.375f32 + 9.375f32) - (16777216.0f32 - (-6.75f32))))) as f64;
     }
 }
 
@@ -2102,19 +2106,16 @@ pub fn diff_66(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i16 = ((((true) as i16)).abs() % ((((match (65u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) & (((a_i32) as i16) ^ 84i16)) | 1i16));
-        if ((a_f64 < a_f64) || (12.25f32 >= 10.625f32)) {
-            v0 = ((a_f32) as i16);
+        let v0: i16 = ((((match (40u32 % 8u32) { 6u32 => 14500221288477268825u64, _ => 14u64 }) / (84u64 * a_u64))) as i16);
+        let mut v1: u32 = a_u32;
+        if ((((a_f32) as u8) >= 87u8) && (true || true)) {
+            v1 = ((((if true { v0 } else { (-32768i16) })).max((v0 ^ ((a_u32) as i16)))) as u32);
         } else {
-            v0 = v0;
+            v1 = (!a_u32);
         }
-        let mut v1: u32 = (a_u32 | (a_u32 >> (37u64 & 31u64)));
-        for j0 in ((((5u32 | 95u32)) % 8u32)..(((a_u32 / (32u32 | 1u32))) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v1 = (((-((a_f32) as i8))) as u32);
-        }
-        let v2: f32 = a_f32;
-        oi[i] = ((((a_u32 >> (35i32 & 31i32)) % ((a_u32 / v1) | 1u32)) % ((((if false { (-78i64) } else { a_i64 })) as u32) | 1u32))) as u64;
-        of[i] = ((0.625f32).sqrt()) as f64;
+        let v2: i32 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
+        oi[i] = (3u64) as u64;
+        of[i] = (((((a_f64 + (-2.125f64))) as f32) * 4.375f32)) as f64;
     }
 }
 
@@ -2129,16 +2130,16 @@ pub fn diff_67(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u8 = ((((a_u32) as u16)) as u8);
-        let mut t1: [i64; 3] = [(((84i64) as i64) + (a_i64 << ((-55i64) & 63i64))); 3];
-        t1[1] = ((a_i64 + 30i64) & (if true { (-68i64) } else { a_i64 }));
-        t1[2] = (0i64 | DiffPair { a: (a_i64).min(a_i64), b: (0i64 & a_i64) }.mixed());
-        let mut v1: i64 = (if (false && true) { (-a_i64) } else { ((11u64) as i64) });
-        for &v2 in t1.iter() {
-            v1 = ((a_i64 << (((a_f32) as u8) & 63u8)) & 94i64);
+        let mut v0: u8 = ((39u8).max(61u8) | ((84i64) as u8));
+        for j0 in ((((a_u32 << ((-55i64) & 31i64))) % 8u32)..(((a_u32 >> ((-95i16) & 31i16))) % 16u32)).step_by(((34u32) % 3u32) as usize) {
+            v0 = (if matches!((4294967295u32 % 8u32), 0u32 | 5u32) { (((a_u32) as u8) * v0) } else { ((a_f32) as u8) });
         }
-        oi[i] = (((1u32 % ((match (4294967295u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) + (((!(7u8 < ((a_u32) as u8)))) as u32))) as u64;
-        of[i] = ((((-4.5f64) / ((47u16) as f64)) + ((-a_f64)).sqrt())) as f64;
+        let mut t1: [i64; 3] = [((((-10i64) >> (a_i32 & 63i32))).min(((a_i64) as i64)) % (93i64 | 1i64)); 3];
+        t1[1] = ((-(a_i64).abs())).max((((((a_i64) as i8) << a_u32)) as i64));
+        t1[2] = (((((((a_i64) as i8) + (-128i8))) as u64)) as i64);
+        let v1: i64 = t1.iter().copied().fold(a_i64, |v1, v2| v1);
+        oi[i] = ((match (75u32 % 8u32) { 3u32 | 0u32 => (v0 >> (v0 & 7u8)), _ => (((((a_u32) as i16)) as u8) % (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) | 1u8)) })) as u64;
+        of[i] = (10.25f32) as f64;
     }
 }
 
@@ -2153,19 +2154,27 @@ pub fn diff_68(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u8 = ((86u8 | ((a_i64) as u8))).max(255u8);
-        assert!((((17u32 % 256u32) != 7u32) || true));
-        let v1: u32 = (((match (32u32 % 8u32) { 0u32 => a_u32, 2u32 | 3u32 => a_u32, 1u32 | 2u32 => a_u32, _ => a_u32 }) % ((!a_u32) | 1u32)) + 98u32);
-        let mut v2: i16 = (if false { ((a_f32) as i16) } else { ((a_f32) as i16) });
-        if ((!(73i16 >= (-95i16))) || (((-52i64) <= 1i64) && (a_i64 == 63i64))) {
-            v2 = ((match (84u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
-        } else {
-            v2 = (((a_f32) as i16) - ((a_i64) as i16));
+        let mut t0: [u8; 3] = [((86u8 | ((a_i64) as u8))).max(255u8); 3];
+        t0[1] = (((1u32 + 35u32)) as u8);
+        t0[2] = ((a_u32) as u8);
+        let mut v0: u8 = (match (a_u32 % 8u32) { 4u32 => (((a_i64) as u8) + ((a_f32) as u8)), 2u32 => (!((a_u32) as u8)), _ => (((a_f32) as u8) >> (a_u64 & 7u64)) });
+        for &v1 in t0.iter().skip(1) {
+            v0 = (3u8 >> ((7i8 / (((a_i64) as i8) | 1i8)) & 7i8));
         }
-        let v3: i64 = ((38i8) as i64);
-        assert!((((4294967295u32 % 256u32) != 7u32) || (((-6.25f64)).abs() > ((((a_i64) as u16)) as f64))));
-        oi[i] = (((if true { ((a_i32) as i8) } else { (-((a_u32) as i8)) }) + (if (v0 != ((a_i64) as u8)) { (18i8 << 53u16) } else { (127i8).abs() }))) as u64;
-        of[i] = ((-(if (v3 > a_i64) { (a_f64 - a_f64) } else { (match (v1 % 8u32) { 6u32 => a_f64, 0u32..=4u32 => 1.0f64, 3u32 => a_f64, _ => a_f64 }) }))) as f64;
+        let mut v2: f64 = (2.5f64 / 4.625f64);
+        if (((a_f32) as i8) >= ((0u32) as i8)) {
+            v2 = (v2).sqrt();
+        } else {
+            v2 = ((63i64) as f64);
+        }
+        assert!((((a_u32 % 256u32) != 7u32) || (!(a_f64 == a_f64))));
+        let v3: i16 = (((((((a_f32) as u16)) as f64) + ((0.0f32) as f64))) as i16);
+        let mut v4: u16 = (((a_i64) as u16) << ((((-2.25f64)) as i8) * ((-1i8) - 20i8)));
+        for j0 in (((((((a_i64) as i16)) as u32)) % 8u32)..(((4294967295u32 & 64u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v4 = (((((a_i32) as u16)).min(v4) ^ (match (a_u32 % 8u32) { 4u32 | 5u32 => v4, 1u32..=6u32 => ((a_u32) as u16), _ => ((a_f32) as u16) })) & ((v4 / (((a_i64) as u16) | 1u16)) >> ((8u8 >> (((a_i32) as u8) & 7u8)) & 15u8)));
+        }
+        oi[i] = ((((a_i64 == ((-3i64) >> 16u16))) as u8)) as u64;
+        of[i] = ((((-10.375f32) / a_f32) - ((-a_f32) * ((-4.125f32) * 0.0f32)))) as f64;
     }
 }
 
@@ -2180,25 +2189,21 @@ pub fn diff_69(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: f64 = ((a_f64).abs() * ((19i64) as f64));
-        for j0 in (((3166973163u32) % 8u32)..(((a_u32 >> (54i32 & 31i32))) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v0 = (a_f64 * (-a_f64));
+        let mut v0: f64 = (((((a_i32) as u16) / (3u16 | 1u16))) as f64);
+        for j0 in (0u32..(((9u32 << 2468509057914261649u64)) % 4u32)).rev() {
+            v0 = ((a_f64 * a_f64) - (-a_f64));
         }
-        let v1: i32 = 52i32;
-        let mut v2: i8 = (((127i8 + 88i8) % ((-17i8) | 1i8))).abs();
-        if (!(true && (((a_i32) as u16) != ((a_f32) as u16)))) {
-            v2 = (((match (41u32 % 8u32) { 2u32 => 10i8, 3u32 | 3u32 => v2, _ => ((a_u32) as i8) }) + ((a_f32) as i8)) + (((4.625f32 * 3.4e38f32)) as i8));
-        } else {
-            v2 = ((if ((a_i32 == v1) && false) { (((a_i32) as i8)).abs() } else { (!v2) }) << ((((v2 < ((a_i64) as i8))) as i64) & ((20u32) as i64)));
+        let v1: i32 = 5i32;
+        let mut v2: u16 = (!((43u16 - ((a_u32) as u16)) >> ((!9223372036854775807i64) & 15i64)));
+        for j1 in 0u32..((((match (43u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32) {
+            v2 = ((((match (2u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)) as u16);
         }
-        let mut v3: u16 = ((a_i64) as u16);
-        if (((((a_u32) as i16)) as i8) > ((match (81u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) {
-            v3 = (!(93u16 << a_i64));
-        } else {
-            v3 = (((a_u32) as u16)).max((if (127i8 < v2) { v3 } else { v3 }));
+        let mut v3: u64 = (37u64 << (((-82i16) >> a_u32) ^ ((-58i16) >> (v2 & 15u16))));
+        for j2 in (0u32..=((a_u32) % 4u32)).rev() {
+            v3 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) >> ((((((-54i8) < (-128i8))) as i64) & (0i64 * a_i64)) & 63i64));
         }
-        oi[i] = ((((a_i64 - 61i64) >> (((-1i64) - 64i64) & 63i64)) >> (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) - (v2 + v2)))) as u64;
-        of[i] = ((match (a_u32 % 8u32) { 0u32..=5u32 => ((((a_i64) as u16)) as f64), 6u32 | 0u32 => (((a_i32 ^ (-63i32))) as f64), 1u32 => ((((-11i64) >> a_u64)) as f64), _ => ((0.0f64).abs() * (a_f64 * a_f64)) })) as f64;
+        oi[i] = ((((a_f32) as u8) / (((a_u32) as u8) | 1u8))) as u64;
+        of[i] = ((((v0 + a_f64) + ((16i32) as f64)) - ((a_f64 - (-9.25f64)) + (a_f64 + 12.125f64)))) as f64;
     }
 }
 
@@ -2213,32 +2218,22 @@ pub fn diff_70(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u64 = ((match (31u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
-        if (((68u64) as i16) >= (78i16 & (-1i16))) {
-            v0 = ((a_u64 - 75u64)).max(v0);
+        let v0: u64 = (((4.625f64 / a_f64)) as u64);
+        let v1: i16 = (78i16 & (-1i16));
+        let mut v2: f32 = ((v1) as f32);
+        if (!(((a_u32) as i8) != 62i8)) {
+            v2 = (((-35i8)) as f32);
         } else {
-            v0 = (!(match (a_u32 % 8u32) { 1u32 | 5u32 => 81u64, 1u32 | 0u32 => 3u64, 2u32..=7u32 => a_u64, _ => a_u64 }));
+            v2 = ((v2 / a_f32) - ((((a_i32) as u8)) as f32));
         }
-        let mut t1: [u8; 3] = [(!44u8); 3];
-        t1[1] = ((91i8) as u8);
-        t1[2] = (((-3.625f32)) as u8);
-        let mut v1: u8 = ((match (79u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
-        for &v2 in t1.iter().step_by(2) {
-            v1 = (1u8 >> (v2 & 7u8));
+        assert!((((75u32 % 256u32) != 7u32) || ((!a_i32) != (a_i32 >> (v0 & 31u64)))));
+        let v3: u16 = (match (92u32 % 8u32) { 7u32 | 0u32 => (if matches!((4294967295u32 % 8u32), 1u32 | 2u32) { (if (85i8 > ((a_u32) as i8)) { 95u16 } else { ((a_i32) as u16) }) } else { (match (a_u32 % 8u32) { 4u32..=7u32 => 69u16, 7u32 => 67u16, _ => ((a_i64) as u16) }) }), 1u32..=2u32 => ((a_f32) as u16), _ => ((((a_f32) as u16)) as u16) });
+        let mut v4: u32 = a_u32;
+        for j0 in ((((a_u32 >> (27u64 & 31u64))) % 8u32)..(((a_u32 ^ a_u32)) % 16u32)).step_by(((1u32) % 3u32) as usize) {
+            v4 = (v4 % (59u32 | 1u32));
         }
-        let v3: u16 = (((match (98u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) - ((a_u32) as u16));
-        let mut v4: u16 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) << (((match (15u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) & 15i16));
-        if false {
-            v4 = ((((a_u32) as u16) - (v4 ^ 28u16)) >> (((88u32 ^ a_u32) + a_u32) & 15u32));
-        } else {
-            v4 = ((a_u32) as u16);
-        }
-        let mut v5: u64 = v0;
-        for j0 in ((((!31u32)) % 8u32)..(((if ((-1i32) == (-1i32)) { a_u32 } else { 38u32 })) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v5 = (!(a_u64 & 13u64));
-        }
-        oi[i] = (((a_i32) as u16)) as u64;
-        of[i] = (5.0f64) as f64;
+        oi[i] = (((a_f32) as u16)) as u64;
+        of[i] = ((((a_f64 + (-8.75f64)) - (5e-324f64 / (-0.75f64))) - (match (v4 % 8u32) { 6u32 => a_f64, 1u32..=4u32 => ((-2.75f64)).sqrt(), _ => 11.25f64 }))) as f64;
     }
 }
 
@@ -2253,16 +2248,16 @@ pub fn diff_71(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u8 = 49u8;
-        let mut t1: [u64; 3] = [(a_u64).min(85u64); 3];
-        t1[1] = (if true { a_u64 } else { 76u64 });
-        t1[2] = (77u64 % (8u64 | 1u64));
-        let mut v1: u64 = 19u64;
-        for &v2 in t1.iter() {
-            v1 = (99u64 | a_u64);
+        let mut t0: [u8; 3] = [49u8; 3];
+        t0[1] = ((a_u32) as u8);
+        t0[2] = (((((match (31u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) | (((a_u32) as i8) * (-76i8)))) as u8);
+        let mut v0: u8 = (((((-86i8) << (a_u64 & 7u64))) as u8) % (((((-99i32) | a_i32)) as u8) | 1u8));
+        for &v1 in t0.iter().rev() {
+            v0 = ((v1 & (v0 ^ ((a_u32) as u8))) ^ (34u8 % ((((a_i32) as u8)).max(v1) | 1u8)));
         }
-        oi[i] = ((((-a_i64) & (!a_i64)) ^ ((if (3.4e38f32 == a_f32) { 0i64 } else { a_i64 }) * (!a_i64)))) as u64;
-        of[i] = ((-10.375f32)) as f64;
+        let v2: u32 = (a_u32 >> (32u32 & 31u32));
+        oi[i] = (47u16) as u64;
+        of[i] = (0.0f64) as f64;
     }
 }
 
@@ -2277,30 +2272,21 @@ pub fn diff_72(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i16 = (!9i16);
-        if ((((a_u32) as i8) >> (58u32 & 7u32)) < ((match (168285186u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) {
-            v0 = ((((match (75u32 % 8u32) { 1u32..=2u32 => a_i32, _ => 14i32 })) as i16) % ((!(if false { 53i16 } else { ((a_f32) as i16) })) | 1i16));
-        } else {
-            v0 = ((v0).max((((a_i64) as i16) >> (a_i32 & 15i32))) ^ ((a_f32) as i16));
+        let mut v0: i16 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
+        for j0 in 0u32..((0u32) % 4u32) {
+            v0 = v0;
         }
-        assert!((((8u32 % 256u32) != 7u32) || false));
-        let mut v1: i32 = (66i32 ^ a_i32);
-        if matches!((86u32 % 8u32), 5u32) {
-            v1 = ((match (4294967295u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
-        } else {
-            v1 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
+        let v1: i64 = a_i64;
+        let mut v2: i32 = (match (15u32 % 8u32) { 1u32 => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32), 2u32..=5u32 => ((match (21u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32), 0u32..=1u32 => (match (53u32 % 8u32) { 3u32..=7u32 => ((-74i32) / ((-74i32) | 1i32)), 3u32 | 7u32 => (!0i32), 0u32..=1u32 => ((((a_u32) as u16)) as i32), _ => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) }), _ => (((-32i32) ^ (-2147483648i32)) | ((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)) });
+        for j1 in ((((3416032401u32 - 31u32)) % 8u32)..((((match (42u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 16u32)).step_by(((32u32) % 3u32) as usize) {
+            v2 = (!(((((a_u32) as u8)) as i32) & ((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)));
         }
-        assert!((((31u32 % 256u32) != 7u32) || matches!((a_u32 % 8u32), 5u32..=7u32)));
-        let mut t2: [i16; 3] = [(((a_i64) as i16) + ((a_i64) as i16)); 3];
-        t2[1] = 16i16;
-        t2[2] = v0;
-        let mut v2: i16 = (match (a_u32 % 8u32) { 0u32 => 32767i16, 1u32 => ((a_i64) as i16), 1u32..=2u32 => v0, _ => v0 });
-        for &v3 in t2.iter() {
-            v2 = ((a_u32) as i16);
+        let mut v3: u8 = (((a_i32) as u8) >> 64u64);
+        for j2 in (0u32..((a_u32) % 4u32)).rev() {
+            v3 = 53u8;
         }
-        let v4: u8 = 82u8;
-        oi[i] = ((((-a_i64)).max((a_i64 - (-24i64)))).max(((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)) as i64))) as u64;
-        of[i] = ((0.0f64 / (-(1.7e308f64 + 0.0f64)))) as f64;
+        oi[i] = (((((a_i64).max(a_i64) >> a_u64)) as i32)) as u64;
+        of[i] = ((-((-a_f64)).sqrt())) as f64;
     }
 }
 
@@ -2315,17 +2301,23 @@ pub fn diff_73(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i16 = (56i16 << ((!72u8) ^ (128u8 >> (4u8 & 7u8))));
-        let v1: u16 = (((0u64 / 5u64)) as u16);
-        let v2: i64 = (((a_u64 << (a_u32 & 63u32))) as i64);
-        let mut v3: u32 = (if (!(false && (a_i64 < a_i64))) { (((v0) as u32) % (92u32 >> 18446744073709551615u64)) } else { (match (a_u32 % 8u32) { 5u32..=5u32 => a_u32, 5u32..=7u32 => (match (11u32 % 8u32) { 6u32 => a_u32, 7u32 => 32u32, 0u32 | 4u32 => 73u32, _ => 6u32 }), 1u32..=3u32 => (57u32 << v2), _ => (51u32 << (a_i64 & 31i64)) }) });
-        for j0 in ((((a_u32 & 71u32)) % 8u32)..((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 16u32)).step_by(((79u32) % 3u32) as usize) {
-            v3 = v3;
+        let mut v0: i16 = ((match (29u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
+        if (true || (21i32 > (-3i32))) {
+            v0 = v0;
+        } else {
+            v0 = (v0 << (if (a_i64 > 9223372036854775807i64) { (-128i8) } else { ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) }));
         }
-        let mut v4: i32 = (((match (v3 % 8u32) { 5u32 | 4u32 => (-16i8), 2u32 => (if ((-1i16) <= ((a_f32) as i16)) { 27i8 } else { ((a_f32) as i8) }), 0u32 | 5u32 => ((-13i8) + ((a_i32) as i8)), _ => (!((a_i32) as i8)) })) as i32);
-        for j1 in ((((v3 << ((a_i32) as i16))) % 8u32)..(((a_u32 & a_u32)) % 16u32)).step_by(((v3) % 3u32) as usize) {
-            v4 = a_i32;
+        let mut v1: f64 = ((match (70u32 % 8u32) { 2u32..=6u32 => 1.7e308f64, 2u32..=5u32 => a_f64, 1u32..=2u32 => (-11.25f64), _ => 10.375f64 }) + (0.0f64).sqrt());
+        for j0 in 0u32..((8u32) % 4u32) {
+            v1 = (((-9.75f64) + a_f64) / ((a_u64) as f64));
         }
+        let mut v2: f64 = a_f64;
+        for j1 in (0u32..=((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32)).rev() {
+            v2 = (7.375f64 / a_f64);
+        }
+        let v3: u16 = ((match (51u32 % 8u32) { 4u32 | 3u32 => (67u16 << (195u8 & 15u8)), 2u32 | 0u32 => (if ((-10.625f32) <= (-6.25f32)) { 63u16 } else { ((a_u32) as u16) }), 5u32..=5u32 => (59u16 ^ 27u16), _ => (((a_i64) as u16) << (a_i32 & 15i32)) }) >> (((a_i64 * 6i64)).min(((16i16) as i64)) & 15i64));
+        let v4: i32 = (-13i32);
+        assert!((((1u32 % 256u32) != 7u32) || ((44u8 <= 128u8) && false)));
         oi[i] = ((((((-0.0f32) + a_f32) - (a_f32 - (-1.5f32)))) as u16)) as u64;
         of[i] = ((((-11.0f32) * (-a_f32)) - (((93u32) as f32) - a_f32))) as f64;
     }
@@ -2342,23 +2334,29 @@ pub fn diff_74(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u32 = ((match (32u32 % 8u32) { 5u32 => a_u32, 3u32 | 0u32 => a_u32, _ => a_u32 }) / ((((-47i64)) as u32) | 1u32));
-        let v1: i16 = (((((a_i32) as i16) + ((a_i64) as i16)) & (((a_i64) as i16) * 2i16))).max((match (v0 % 8u32) { 3u32 => ((-92i16) & ((a_u32) as i16)), 0u32..=7u32 => ((a_u32) as i16), _ => (47i16).max(20i16) }));
-        let mut v2: u8 = ((84u8 % (((a_f32) as u8) | 1u8)) | 52u8);
-        'l2: for j0 in 0u32..(((((-12.25f64)) as u32)) % 3u32) {
-            for j1 in 0u32..((((a_f32) as u32)) % 3u32) {
-                if (false && true) {
+        let v0: u32 = (match (19u32 % 8u32) { 6u32..=6u32 => 47u32, _ => (((-83i32)) as u32) });
+        let mut v1: u32 = (!89u32);
+        for j0 in ((((4294967295u32 & a_u32)) % 8u32)..(((a_u32 * a_u32)) % 16u32)).step_by(((v0) % 3u32) as usize) {
+            v1 = a_u32;
+        }
+        let mut v2: u32 = ((match (v0 % 8u32) { 1u32 | 1u32 => 90u32, 2u32 | 1u32 => 64u32, 1u32..=2u32 => v1, _ => a_u32 }) + (v0 << (a_u32 & 31u32)));
+        'l2: for j1 in 0u32..((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 3u32) {
+            for j2 in 0u32..(((a_u32).max(a_u32)) % 3u32) {
+                if true {
                     break 'l2;
                 }
-                if ((-1i8) >= ((a_i32) as i8)) {
+                if matches!((a_u32 % 8u32), 4u32) {
                     continue 'l2;
                 }
-                v2 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
+                v2 = ((9.0f64) as u32);
             }
         }
-        let v3: i16 = (70i16 + v1);
-        oi[i] = (((((((a_u32) as i16) ^ 80i16) << ((a_u32).min(a_u32) & 15u32))) as i64)) as u64;
-        of[i] = (((-(a_f32 / 8.0f32)) / 5.875f32)) as f64;
+        let mut v3: i64 = a_i64;
+        for j3 in (((a_u32) % 8u32)..(((v2 >> (70u32 & 31u32))) % 16u32)).step_by(((v0) % 3u32) as usize) {
+            v3 = a_i64;
+        }
+        oi[i] = ((((!127i8) * ((a_u32) as i8)) / ((!94i8) + ((match (32u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)))) as u64;
+        of[i] = ((((a_f64 / a_f64) / (8.0f64 / a_f64)) - (match (v1 % 8u32) { 4u32..=7u32 => (9.125f64 + a_f64), _ => ((a_i64) as f64) }))) as f64;
     }
 }
 
@@ -2373,26 +2371,20 @@ pub fn diff_75(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i8 = ((39i16) as i8);
-        for j0 in (0u32..(((91u32 / 93u32)) % 4u32)).rev() {
-            v0 = ((match (j0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
+        let mut t0: [i8; 3] = [((39i16) as i8); 3];
+        t0[1] = ((-91i8) / 93i8);
+        t0[2] = (if matches!((4294967295u32 % 8u32), 0u32..=5u32) { (-128i8) } else { (-128i8) });
+        let v0: i8 = t0.iter().copied().fold((!(-128i8)), |v0, v1| (((a_u32) as i8) ^ (-128i8)));
+        let mut t2: [u32; 3] = [((96u16) as u32); 3];
+        t2[1] = ((13u8) as u32);
+        t2[2] = 0u32;
+        let mut v2: u32 = ((match (12u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
+        for &v3 in t2.iter().skip(1) {
+            v2 = ((v2 | v2)).max(((match (a_u32 % 8u32) { 1u32..=4u32 => v2, _ => a_u32 }) * 82u32));
         }
-        assert!((((a_u32 % 256u32) != 7u32) || true));
-        let mut t1: [i16; 3] = [((match (98u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16); 3];
-        t1[1] = ((0u64) as i16);
-        t1[2] = ((76i64) as i16);
-        let mut v1: i16 = ((88u16) as i16);
-        for &v2 in t1.iter() {
-            v1 = (-((a_i32) as i16));
-        }
-        let mut v3: i16 = (v1 << (v1 & 15i16));
-        if matches!((70u32 % 8u32), 0u32..=5u32) {
-            v3 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
-        } else {
-            v3 = (((a_f32) as i16)).max(((a_f32) as i16));
-        }
-        oi[i] = (((match (a_u32 % 8u32) { 1u32..=4u32 => (0u8 << (((a_f32) as u16) & 7u16)), _ => (((a_i64) as u8) ^ 87u8) }) * 0u8)) as u64;
-        of[i] = (((-12.0f32) - ((0.625f32).sqrt() + ((((a_f32) as u16)) as f32)))) as f64;
+        let v4: f32 = ((2.375f32 * 0.0f32) * (8.875f32 - 4.0f32));
+        oi[i] = (94i32) as u64;
+        of[i] = ((((-(a_f32 / 7.125f32))) as f64)) as f64;
     }
 }
 
@@ -2407,15 +2399,16 @@ pub fn diff_76(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u16 = (if (!false) { (0u16 >> (0u32 & 15u32)) } else { 65535u16 });
-        let mut v1: i16 = (23i16).min(((!15i16) << ((!((a_i32) as i8)) & 15i8)));
-        if (!(((a_i64) as u16) <= ((a_i32) as u16))) {
-            v1 = ((if (80u16 > ((a_f32) as u16)) { (((a_i64) as i16) | v1) } else { (v1 << (64i64 & 15i64)) }) ^ (if (!false) { (v1).min(0i16) } else { (!8i16) }));
-        } else {
-            v1 = (((a_u32) as i16) << (((((((a_f32) as i8)) as f64)) as i32) & 15i32));
+        let mut v0: u16 = (53u16 % (0u16 >> (0u32 & 15u32)));
+        for j0 in (0u32..(((a_u32 * 83u32)) % 4u32)).rev() {
+            v0 = v0;
         }
-        oi[i] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) as u64;
-        of[i] = ((((((-0.0f32) / (-10.25f32))) as f64) + (a_f64 / (6.0f64).sqrt()))) as f64;
+        let mut v1: f32 = (-6.125f32);
+        for j1 in (0u32..=(((((-1i64)) as u32)) % 4u32)).rev() {
+            v1 = (((((1u32) as f32) + (a_f32).abs())) as f32);
+        }
+        oi[i] = ((((a_f32) as i16)).min(((((a_i64) as i16) | 16i16) & (((a_u32) as i16) / ((-66i16) | 1i16))))) as u64;
+        of[i] = (((((-((a_i64) as i16))) as f32) * ((a_f32 / 3.4e38f32) + ((8u8) as f32)))) as f64;
     }
 }
 
@@ -2430,28 +2423,25 @@ pub fn diff_77(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u8 = (((a_i64) as u8) << (63i64 & 7i64));
-        for j0 in 0u32..(((36u32 * 31u32)) % 4u32) {
-            v0 = (!((a_u32) as u8));
-        }
-        assert!((((12u32 % 256u32) != 7u32) || (true && matches!((a_u32 % 8u32), 7u32 | 6u32))));
-        let mut v1: i32 = ((a_i32).max((-2i32)) * ((-54i32) << (a_i32 & 31i32)));
-        for j1 in (((a_u32) % 8u32)..((0u32) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v1 = ((5i32).abs()).max((((34i64 == (-46i64))) as i32));
-        }
-        let mut v2: i8 = ((match (51u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
-        if ((a_f32 / 1e-40f32) <= (-10.625f32)) {
-            v2 = ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) as i8);
+        let v0: u8 = 1u8;
+        let mut c1: u32 = 0u32;
+        let v1: i64 = loop {
+            if c1 >= (((36u32 * 31u32)) % 4u32) {
+                break ((((0i64 | DiffPair { a: 43i64, b: a_i64 }.mixed()) & (a_i64).abs()) / ((!((-1i64) << ((-41i16) & 63i16))) | 1i64)));
+            }
+            c1 += 1u32;
+        };
+        let mut v2: u32 = (57u32 | 54u32);
+        if (9223372036854775807i64 < (v1).min(37i64)) {
+            v2 = 32u32;
         } else {
-            v2 = ((if matches!((55u32 % 8u32), 7u32 | 7u32) { ((a_f32) as i8) } else { v2 }) + (v2 % ((a_f32) as i8)));
+            v2 = (77u32 << 63u64);
         }
-        assert!((((20u32 % 256u32) != 7u32) || (matches!((67u32 % 8u32), 5u32 | 0u32) && true)));
-        let mut v3: u8 = ((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
-        for j2 in ((((!17u32)) % 8u32)..(((83u32 & 5u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v3 = ((true) as u8);
-        }
-        oi[i] = (((match (45u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) as u64;
-        of[i] = (((((match (15u32 % 8u32) { 4u32 => ((a_f32) as u8), 2u32..=7u32 => ((a_f32) as u8), 6u32 => v0, _ => ((a_i64) as u8) })) as f64) + (((65535u16 | 18u16)) as f64))) as f64;
+        assert!((((87u32 % 256u32) != 7u32) || (!false)));
+        let v3: f64 = (if (((0.0f64) as i16) < (((a_i64) as i16) + (-90i16))) { ((a_u32) as f64) } else { (if (11u64 == a_u64) { (6.0f64 - 9007199254740992.0f64) } else { (match (v2 % 8u32) { 1u32 => a_f64, 5u32 | 6u32 => (-4.0f64), _ => (-11.375f64) }) }) });
+        assert!((((a_u32 % 256u32) != 7u32) || (!(a_f64 < v3))));
+        oi[i] = (2u64) as u64;
+        of[i] = ((((a_f64 - v3) * (a_f64 / (-12.5f64))) * ((a_f64 / (-0.875f64)) + v3))) as f64;
     }
 }
 
@@ -2466,24 +2456,16 @@ pub fn diff_78(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u32 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
-        for j0 in (((a_u32) % 8u32)..(((a_u32 % (68u32 | 1u32))) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+        let mut v0: u32 = 70u32;
+        for j0 in (0u32..=(((a_u32 % (68u32 | 1u32))) % 4u32)).rev() {
             v0 = (if (((-0.0f64) == (-7.25f64)) && true) { ((match (55u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) } else { (v0).min(j0) });
         }
-        let mut v1: f32 = (-a_f32);
-        'l1: for j1 in 0u32..((v0) % 3u32) {
-            for j2 in 0u32..(((a_u32 >> (87u64 & 31u64))) % 3u32) {
-                if ((v0 == v0) && false) {
-                    break 'l1;
-                }
-                if (a_i64 <= a_i64) {
-                    continue 'l1;
-                }
-                v1 = ((((78u8) as f32) + (-10.75f32)) / (((((a_i32) as u16) + ((a_i64) as u16))) as f32));
-            }
-        }
-        oi[i] = ((a_i64 >> (((match (v0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) & 63i16))) as u64;
-        of[i] = (((-0.0f32) / ((v1 + v1)).sqrt())) as f64;
+        let mut t1: [f32; 3] = [((((8i8) as f32) * ((-6.375f32) / a_f32)) + (match (a_u32 % 8u32) { 3u32..=6u32 => ((-1.0f32) - (-8.75f32)), 4u32..=5u32 => a_f32, 2u32 | 2u32 => (a_f32 + (-6.875f32)), _ => ((-10.75f32) - a_f32) })); 3];
+        t1[1] = (((a_f32 + (-4.125f32)) * ((a_f64) as f32)) * ((a_f32 * (-2.125f32)) + (if true { a_f32 } else { (-8.875f32) })));
+        t1[2] = (a_f32).abs();
+        let v1: f32 = t1.iter().copied().fold(16777216.0f32, |v1, v2| (((a_u64 >> ((((a_u32) as u16) / (2u16 | 1u16)) & 63u16))) as f32));
+        oi[i] = (((((!true)) as u64) << (((42i32 << (61325u16 & 31u16)) + (!a_i32)) & 63i32))) as u64;
+        of[i] = ((((-83i8)) as f32)) as f64;
     }
 }
 
@@ -2498,27 +2480,21 @@ pub fn diff_79(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: f32 = ((-11.375f32) + a_f32);
-        let v1: i16 = (((63i64 >= ((64i64) as i64))) as i16);
-        let mut v2: u32 = ((match (94u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
-        if true {
-            v2 = ((a_u32 % (v2 | 1u32)) & (if matches!((7u32 % 8u32), 1u32 | 3u32) { 95u32 } else { v2 }));
+        let mut v0: f32 = (-11.375f32);
+        if ((50i64 <= 72i64) || (1.7e308f64 > 0.1f64)) {
+            v0 = (3.4e38f32).abs();
         } else {
-            v2 = v2;
+            v0 = v0;
         }
-        let mut t3: [u8; 3] = [(97u8 >> (((a_f32) as i16) & 7i16)); 3];
-        t3[1] = 7u8;
-        t3[2] = 120u8;
-        let mut v3: u8 = (74u8 >> (((a_u32) as i16) & 7i16));
-        for &v4 in t3.iter().rev() {
-            v3 = v3;
+        let mut v1: i8 = ((((match (32u32 % 8u32) { 1u32 | 3u32 => (-7i64), _ => (-95i64) }) & (-17i64))) as i8);
+        for j0 in (u32::MAX - ((a_u32) % 4u32))..=u32::MAX {
+            v1 = ((match (a_u32 % 8u32) { 2u32 => (v1 << (48i64 & 7i64)), 4u32 | 6u32 => ((a_f32) as i8), _ => (v1 >> (31u32 & 7u32)) }) >> (((a_i32) as i16) | (-((a_f32) as i16))));
         }
-        let mut v5: i64 = (a_i64 << (v2 & 63u32));
-        for j0 in (((v2) % 8u32)..(((v2 >> ((a_u32) as i8))) % 16u32)).step_by(((v2) % 3u32) as usize) {
-            v5 = (v5).abs();
-        }
-        oi[i] = ((if matches!((a_u32 % 8u32), 1u32..=7u32) { (if (16u64 < a_u64) { ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) } else { (v3 & 86u8) }) } else { ((a_f32) as u8) })) as u64;
-        of[i] = (((((match (6u32 % 8u32) { 4u32 | 0u32 => 81u64, 3u32 | 2u32 => a_u64, _ => a_u64 }) / ((match (58u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64))) as f64)) as f64;
+        let v2: u8 = 59u8;
+        let v3: u32 = 31u32;
+        let v4: i32 = (a_i32 & ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32));
+        oi[i] = (((((a_i64) as u64)) as u64)) as u64;
+        of[i] = (((-12.5f64) - (match (a_u32 % 8u32) { 3u32 | 5u32 => ((-10.125f64)).sqrt(), 3u32 | 2u32 => (8.375f64 - a_f64), 4u32 | 2u32 => (a_f64 / 0.125f64), _ => ((-7.0f64) + a_f64) }))) as f64;
     }
 }
 
@@ -2533,38 +2509,29 @@ pub fn diff_80(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u8 = ((84u8 << (((a_i32) as u8) & 7u8)) << (match (a_u32 % 8u32) { 3u32 | 0u32 => (-44i32), _ => a_i32 }));
-        if (matches!((a_u32 % 8u32), 6u32 | 1u32) || (!true)) {
-            v0 = ((true) as u8);
+        let mut v0: u8 = 7u8;
+        if (!(((a_f32) as u8) >= 18u8)) {
+            v0 = ((((a_u32) as u8) << 63u64)).min(((a_i32) as u8));
         } else {
-            v0 = ((71u8 >> (47u32 & 7u32)) << (14u8 - v0));
+            v0 = (((match (33u32 % 8u32) { 1u32..=4u32 => ((a_f32) as u16), _ => ((a_i32) as u16) })) as u8);
         }
-        let v1: f32 = (a_f32 * a_f32);
-        let mut v2: i32 = ((((-0.5f64) * 0.1f64)) as i32);
-        for j0 in 0u32..((((51u32) as u32)) % 4u32) {
-            v2 = (((match (90u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) ^ (90i32 << (-32768i16)));
+        let mut v1: u64 = a_u64;
+        if ((!false) || (1u16 != 16u16)) {
+            v1 = (!63u64);
+        } else {
+            v1 = ((31u32) as u64);
         }
-        let mut t3: [i16; 3] = [(75i16 >> ((a_u32) as u16)); 3];
-        t3[1] = ((-81i16) & ((a_u32) as i16));
-        t3[2] = (54i16 / ((-67i16) | 1i16));
-        let mut v3: i16 = (((a_i32) as i16) ^ (-36i16));
-        for &v4 in t3.iter().skip(1) {
-            v3 = (v3 + ((a_i32) as i16));
-        }
-        let mut v5: i32 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
-        'l5: for j1 in 0u32..(((a_u32 * a_u32)) % 3u32) {
-            for j2 in 0u32..(((50u32 % (j1 | 1u32))) % 3u32) {
-                if (((a_u32) as u8) == 0u8) {
-                    break 'l5;
-                }
-                if (!false) {
-                    continue 'l5;
-                }
-                v5 = (-a_i32);
+        let v2: u32 = (match (27u32 % 8u32) { 1u32 | 3u32 => ((match (90u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32), 1u32..=4u32 => (32u32 >> (97u16 & 31u16)), _ => (96u32 >> ((67i16) as i64)) });
+        let v3: i32 = (if true { a_i32 } else { a_i32 });
+        let mut c4: u32 = 0u32;
+        let v4: f64 = loop {
+            if c4 >= ((a_u32) % 4u32) {
+                break (((a_f64 / a_f64) * a_f64));
             }
-        }
-        oi[i] = ((((match (34u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) + ((!a_u32) & ((a_i64) as u32)))) as u64;
-        of[i] = ((-9.875f64)) as f64;
+            c4 += 1u32;
+        };
+        oi[i] = ((if matches!((v2 % 8u32), 3u32) { 92i64 } else { (-1i64) })) as u64;
+        of[i] = ((((((if false { 61u64 } else { 9u64 })) as f32)) as f32)) as f64;
     }
 }
 
@@ -2579,28 +2546,29 @@ pub fn diff_81(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: f32 = (if matches!((a_u32 % 8u32), 4u32) { ((a_u64) as f32) } else { ((((15i16) as u64)) as f32) });
-        assert!((((79u32 % 256u32) != 7u32) || (!(!true))));
-        let mut t1: [i32; 3] = [((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32); 3];
-        t1[1] = 31i32;
-        t1[2] = (((-6i32) >> ((-45i16) & 31i16))).min(a_i32);
-        let mut v1: i32 = ((match (56u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
-        for &v2 in t1.iter().skip(1) {
-            v1 = (match (a_u32 % 8u32) { 0u32..=5u32 => (((1u32 >= 20u32)) as i32), 4u32 => v2, _ => 89i32 });
+        let mut v0: f32 = (a_f32 + (((80u64) as f32) + (-a_f32)));
+        for j0 in (0u32..=(((if (((a_f32) as i8) > 79i8) { 42u32 } else { 20u32 })) % 4u32)).rev() {
+            v0 = a_f32;
         }
-        let mut v3: u8 = (((((match (10u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)) as u8) ^ (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) ^ ((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)));
-        for j0 in (u32::MAX - (((a_u32 | a_u32)) % 4u32))..=u32::MAX {
-            v3 = ((a_i32) as u8);
+        let v1: f32 = (-(a_f32 / (((-4.0f32)) as f32)));
+        let mut v2: f32 = (-(-(a_f32 - a_f32)));
+        for j1 in (((((match (56u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 8u32)..(((match (a_u32 % 8u32) { 0u32..=5u32 => 14u32, 7u32 => 1u32, _ => 20u32 })) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v2 = ((((-3.25f64)) as f32) / (-(a_f32).abs()));
         }
-        assert!((((a_u32 % 256u32) != 7u32) || matches!((0u32 % 8u32), 4u32)));
-        let mut v4: f64 = (a_f64 - 6.125f64);
-        if ((-a_f32) != ((((a_i64) as u16)) as f32)) {
-            v4 = ((-11.375f64) / v4);
-        } else {
-            v4 = v4;
+        let mut v3: i32 = (32i32 >> ((-72i8) & 31i8));
+        'l3: for j2 in 0u32..(((64u32).max(73u32)) % 3u32) {
+            for j3 in 0u32..((a_u32) % 3u32) {
+                if true {
+                    break 'l3;
+                }
+                if matches!((a_u32 % 8u32), 0u32..=2u32) {
+                    continue 'l3;
+                }
+                v3 = ((a_u32) as i32);
+            }
         }
-        oi[i] = (((a_i64 % (((-98i64) % (a_i64 | 1i64)) | 1i64)) * (-45i64))) as u64;
-        of[i] = (((9.375f32 + (v0 + a_f32)) * (-a_f32))) as f64;
+        oi[i] = ((!(match (53u32 % 8u32) { 3u32..=4u32 => (a_i64 >> v3), _ => 15i64 }))) as u64;
+        of[i] = (((((63u16) as f64) * (6.75f64 + a_f64)) / (a_f64 / ((-4.875f64)).abs()))) as f64;
     }
 }
 
@@ -2615,9 +2583,9 @@ pub fn diff_82(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i64 = ((if false { 9223372036854775807i64 } else { (-1i64) }) << (a_u64 & 63u64));
-        oi[i] = (a_i64) as u64;
-        of[i] = (((4.0f64).abs() * (if (55u8 != ((a_u32) as u8)) { (a_f64 * (-0.0f64)) } else { (9007199254740992.0f64 - a_f64) }))) as f64;
+        let v0: i64 = (((-50i64) >> (7i8 & 63i8))).abs();
+        oi[i] = (((match (80u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) as u64;
+        of[i] = (((-a_f64) - ((0.0f64).abs() * (if (55u8 != ((a_u32) as u8)) { a_f64 } else { (-0.0f64) })))) as f64;
     }
 }
 
@@ -2632,9 +2600,12 @@ pub fn diff_83(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: f32 = (if (!(((a_i32) as i8) == ((a_i32) as i8))) { ((match (a_u32 % 8u32) { 4u32..=7u32 => (-6.375f32), _ => 11.125f32 }) + ((-9.5f32) - (-10.375f32))) } else { ((a_f32 - a_f32)).sqrt() });
-        oi[i] = (((match (0u32 % 8u32) { 3u32..=5u32 => 1u16, 2u32 => 52u16, _ => (4u16 & 91u16) }) * 1u16)) as u64;
-        of[i] = (((-(((-42i8)) as f32)) / ((a_u32) as f32))) as f64;
+        let mut v0: f32 = (match (a_u32 % 8u32) { 3u32..=4u32 => ((16777216.0f32 + 0.1f32) + (11.25f32 * 8.125f32)), 3u32..=5u32 => ((a_f32 * 2.625f32) * (a_f32 - a_f32)), 2u32 => (-1.0f32), _ => (a_f32).abs() });
+        for j0 in ((((a_u32 / (1u32 | 1u32))) % 8u32)..(((52u32 ^ 91u32)) % 16u32)).step_by(((27u32) % 3u32) as usize) {
+            v0 = (((10.75f32) as f32) / ((-a_f32) / ((59u8) as f32)));
+        }
+        oi[i] = (((a_i64) as i16)) as u64;
+        of[i] = ((match (a_u32 % 8u32) { 3u32 | 0u32 => (-(-a_f32)), 5u32..=7u32 => (-v0), _ => (v0 - (a_f32 / a_f32)) })) as f64;
     }
 }
 
@@ -2649,19 +2620,27 @@ pub fn diff_84(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i64 = (match (a_u32 % 8u32) { 5u32 => ((65535u16) as i64), _ => (a_i64 << (64i64 & 63i64)) });
-        if (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) > (4i32 % (a_i32 | 1i32))) {
-            v0 = ((a_i64 % v0) + (0i64 | DiffPair { a: 63i64, b: v0 }.mixed()));
+        let v0: i64 = (((-8.375f64)) as i64);
+        let mut v1: i8 = (-(((match (92u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) + (127i8 + ((a_i32) as i8))));
+        'l1: for j0 in 0u32..(((31u32 - a_u32)) % 3u32) {
+            for j1 in 0u32..(((a_u32 % (10u32 | 1u32))) % 3u32) {
+                if (a_f32 < (-6.125f32)) {
+                    break 'l1;
+                }
+                if (a_i64 != a_i64) {
+                    continue 'l1;
+                }
+                v1 = ((match (a_u32 % 8u32) { 5u32..=6u32 => (!v1), _ => ((-1i8) ^ ((a_u32) as i8)) }) * (((-a_i32)) as i8));
+            }
+        }
+        let mut v2: i16 = (match (a_u32 % 8u32) { 0u32 | 5u32 => (-32768i16), 1u32 => ((a_i64) as i16), _ => ((a_f32) as i16) });
+        if ((a_u32 & a_u32) != (if (15u16 < 72u16) { a_u32 } else { 1u32 })) {
+            v2 = ((a_u32) as i16);
         } else {
-            v0 = (-1i64);
+            v2 = (!((a_u32) as i16));
         }
-        let mut v1: i64 = (a_i64 & 35i64);
-        for j0 in (0u32..(((31u32 / (8u32 | 1u32))) % 4u32)).rev() {
-            v1 = ((a_i64) as i64);
-        }
-        let v2: u32 = ((32u32 % (a_u32 | 1u32)) * (a_u32 << (a_i32 & 31i32)));
-        oi[i] = (48i8) as u64;
-        of[i] = ((((((-3.875f64) * 0.1f64)) as f64) - ((if (a_i32 >= a_i32) { 9007199254740992.0f64 } else { a_f64 }) + (a_f64 / 0.1f64)))) as f64;
+        oi[i] = (0u8) as u64;
+        of[i] = (((((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) as f32)) as f64;
     }
 }
 
@@ -2676,11 +2655,21 @@ pub fn diff_85(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u16 = ((((a_i32 < 1i32)) as u16)).min(((a_u32) as u16));
-        assert!((((a_u32 % 256u32) != 7u32) || (!matches!((95u32 % 8u32), 6u32))));
-        let v1: i32 = (-1i32);
-        oi[i] = (67u32) as u64;
-        of[i] = (((((if (64u64 > a_u64) { (-9223372036854775808i64) } else { a_i64 })) as f64) * (-(a_f64).abs()))) as f64;
+        let mut t0: [u16; 3] = [((((a_i32 < 1i32)) as u16)).min(((a_u32) as u16)); 3];
+        t0[1] = ((a_i64) as u16);
+        t0[2] = ((match (77u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
+        let mut v0: u16 = (((((1u8) as i64)) as u16) + ((a_i32) as u16));
+        for &v1 in t0.iter().skip(1) {
+            v0 = v0;
+        }
+        let mut v2: f32 = ((16777216.0f32 * a_f32) + (a_f32).abs());
+        if (a_u64 <= (64u64 << (a_u64 & 63u64))) {
+            v2 = ((a_f32 - v2)).abs();
+        } else {
+            v2 = (((!68i16)) as f32);
+        }
+        oi[i] = ((if false { ((((a_u64) as i8)) as i32) } else { ((if false { (-86i32) } else { 100i32 }) << ((44u32 * 31u32) & 31u32)) })) as u64;
+        of[i] = (((-((a_u64) as f32)) - v2)) as f64;
     }
 }
 
@@ -2695,20 +2684,10 @@ pub fn diff_86(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: f64 = ((a_f64 / 0.625f64) * (match (74u32 % 8u32) { 5u32..=7u32 => (-11.75f64), 4u32 => a_f64, _ => a_f64 }));
-        'l0: for j0 in 0u32..(((match (0u32 % 8u32) { 2u32 | 7u32 => a_u32, 0u32..=6u32 => 32u32, _ => 81u32 })) % 3u32) {
-            for j1 in 0u32..((((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 3u32) {
-                if (1i32 < (-9i32)) {
-                    break 'l0;
-                }
-                if (2i64 <= 63i64) {
-                    continue 'l0;
-                }
-                v0 = (((a_i32) as f64) + a_f64);
-            }
-        }
-        oi[i] = (5u8) as u64;
-        of[i] = ((((-62i8)) as f32)) as f64;
+        let v0: f64 = ((-a_f64) - ((-0.0f64) * (-6.375f64)));
+        assert!((((94u32 % 256u32) != 7u32) || ((0u64 ^ a_u64) <= (match (a_u32 % 8u32) { 0u32..=6u32 => 64u64, _ => 81u64 }))));
+        oi[i] = (((-((1u64) as i16)) % (((((a_u32) as i16) >> a_u32) + (match (a_u32 % 8u32) { 6u32 | 4u32 => 32767i16, 6u32 => 32767i16, 2u32..=6u32 => ((a_i32) as i16), _ => (-62i16) })) | 1i16))) as u64;
+        of[i] = ((-((-a_f32) + ((5.5f32) as f32)))) as f64;
     }
 }
 
@@ -2723,22 +2702,26 @@ pub fn diff_87(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u8 = ((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
+        let mut v0: u8 = ((match (60u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
         if (!(a_u64 <= 54u64)) {
             v0 = (v0 << (v0 & 7u8));
         } else {
             v0 = ((0.1f64) as u8);
         }
-        let mut v1: u16 = (91u16 << ((!a_u64) & 15u64));
-        for j0 in ((((!36u32)) % 8u32)..(((a_u32 - 69u32)) % 16u32)).step_by(((84u32) % 3u32) as usize) {
-            v1 = ((a_f32) as u16);
+        let mut v1: u16 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
+        if (91u16 < (!36u16)) {
+            v1 = ((match (66u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
+        } else {
+            v1 = ((0u16 << (83u64 & 15u64)) & 65535u16);
         }
-        let mut v2: u64 = ((((a_i64).min(64i64)) as u64) >> (((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) & 63u16));
-        for j1 in 0u32..(((match (9u32 % 8u32) { 0u32..=3u32 => 50u32, _ => 92u32 })) % 4u32) {
-            v2 = (((match (26u32 % 8u32) { 7u32 | 5u32 => (a_u64 >> 94u8), 0u32..=6u32 => (v2 | 77u64), _ => ((v2) as u64) })) as u64);
+        let mut v2: i32 = (match (72u32 % 8u32) { 6u32 => 88i32, 0u32 | 2u32 => 32i32, 5u32 | 6u32 => (-74i32), _ => 71i32 });
+        if ((((-1.0f64)) as f64) <= ((64i64) as f64)) {
+            v2 = v2;
+        } else {
+            v2 = (v2 >> (v1 & 31u16));
         }
-        oi[i] = (a_i32) as u64;
-        of[i] = ((((a_f64).abs()).abs() - (-12.0f64))) as f64;
+        oi[i] = (((match (26u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)) as u64;
+        of[i] = (((-2.25f64) + ((((a_i32) as f32)) as f64))) as f64;
     }
 }
 
@@ -2753,21 +2736,26 @@ pub fn diff_88(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut t0: [i64; 3] = [(match (15u32 % 8u32) { 0u32..=6u32 => a_i64, _ => ((-a_i64) ^ (a_i64 / (64i64 | 1i64))) }); 3];
-        t0[1] = (((!((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16))) as i64);
-        t0[2] = ((((-37i64) - (-31i64)) + ((-69i64)).max(a_i64))).abs();
-        let mut v0: i64 = (((((a_i32) as u16) + 57u16)) as i64);
-        for &v1 in t0.iter() {
-            v0 = ((((-91i64) >> (((a_i64) as u8) & 63u8)) ^ (39i64 / (a_i64 | 1i64))) & (0i64 | DiffPair { a: (if true { (-1i64) } else { a_i64 }), b: (a_i64 * v0) }.mixed()));
+        let mut v0: i64 = (match (15u32 % 8u32) { 0u32..=6u32 => a_i64, _ => ((-a_i64) ^ (a_i64 / (64i64 | 1i64))) });
+        'l0: for j0 in 0u32..((((0u16) as u32)) % 3u32) {
+            for j1 in 0u32..((a_u32) % 3u32) {
+                if ((a_i64 >= a_i64) || false) {
+                    break 'l0;
+                }
+                if false {
+                    continue 'l0;
+                }
+                v0 = ((match (9u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64);
+            }
         }
-        let mut v2: i16 = ((match (79u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
-        if (((match (31u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) <= (46i16 >> (a_u64 & 15u64))) {
-            v2 = (if true { ((a_i32) as i16) } else { 86i16 });
+        let mut v1: i32 = a_i32;
+        if (false && ((91u32 < 0u32) && false)) {
+            v1 = (if (!true) { (a_i32 * (-11i32)) } else { ((match (67u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) });
         } else {
-            v2 = (v2 - ((a_i64) as i16));
+            v1 = (-1i32);
         }
-        oi[i] = ((match (27u32 % 8u32) { 0u32..=6u32 => (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) ^ (((a_i32) as u8) ^ 39u8)), 3u32 => 0u8, _ => ((((a_i64) as u8) + ((a_u32) as u8)) - (78u8).max(41u8)) })) as u64;
-        of[i] = ((((2.875f32 - a_f32) / (a_f32 - (-1.5f32))) * 7.75f32)) as f64;
+        oi[i] = ((((((a_u32) as u8) % (98u8 | 1u8))) as u16)) as u64;
+        of[i] = ((-7.625f64)) as f64;
     }
 }
 
@@ -2782,15 +2770,10 @@ pub fn diff_89(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i8 = ((((a_u32) as i8)) as i8);
-        if (((a_f64 == 1.875f64) && true) || matches!((a_u32 % 8u32), 6u32)) {
-            v0 = (v0).abs();
-        } else {
-            v0 = (v0 % ((-57i8) | 1i8));
-        }
-        let v1: i8 = ((5.125f32) as i8);
-        oi[i] = ((((0i64 | DiffPair { a: 44i64, b: a_i64 }.mixed()) >> ((((a_i64) as u16) - ((a_u32) as u16)) & 63u16)) * ((a_i64).abs() + a_i64))) as u64;
-        of[i] = (12.375f32) as f64;
+        let v0: i8 = (!((a_u32) as i8));
+        let v1: u64 = (((match (a_u32 % 8u32) { 7u32 | 4u32 => ((-40i64) >> (a_i64 & 63i64)), 3u32..=6u32 => 44i64, 1u32..=6u32 => (match (4294967295u32 % 8u32) { 5u32 | 5u32 => 41i64, 7u32 => 71i64, _ => a_i64 }), _ => (a_i64 + a_i64) })) as u64);
+        oi[i] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)) as u64;
+        of[i] = (5.5f64) as f64;
     }
 }
 
@@ -2805,28 +2788,30 @@ pub fn diff_90(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u16 = ((a_f32) as u16);
-        if false {
-            v0 = (!((match (31u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16));
-        } else {
-            v0 = ((match (4294967295u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
+        let mut t0: [u16; 3] = [((a_f32) as u16); 3];
+        t0[1] = ((if true { 0u16 } else { 94u16 }) * ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16));
+        t0[2] = (((((a_u32) as u16)) as u16) * (!0u16));
+        let mut v0: u16 = (!(((a_f32) as u16) & 12u16));
+        for &v1 in t0.iter().rev() {
+            v0 = (!((a_f32) as u16));
         }
-        let v1: u8 = (if (false || false) { (62u8 + 4u8) } else { (26u8 ^ 4u8) });
-        let mut v2: i8 = ((-1i8)).max((-3i8));
-        'l2: for j0 in 0u32..((a_u32) % 3u32) {
-            for j1 in 0u32..(((11u32 >> (a_i64 & 31i64))) % 3u32) {
-                if (63i64 != (-2i64)) {
+        let mut v2: i8 = ((a_u64) as i8);
+        'l2: for j0 in 0u32..(((0u32 / 29u32)) % 3u32) {
+            for j1 in 0u32..(((((-2i16)) as u32)) % 3u32) {
+                if (!false) {
                     break 'l2;
                 }
-                if true {
+                if (11.75f64 <= a_f64) {
                     continue 'l2;
                 }
-                v2 = ((a_i32) as i8);
+                v2 = ((match (45u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
             }
         }
-        let v3: i16 = (((((a_i64) as i16) << (84u8 & 15u8))).abs() << (7u32 & 15u32));
-        oi[i] = (((a_u32) as u8)) as u64;
-        of[i] = ((-a_f32)) as f64;
+        let v3: u16 = ((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
+        let v4: i8 = (((v2).abs() >> (((-17i16) / ((-84i16) | 1i16)) & 7i16)) % (v2 | 1i8));
+        assert!((((19u32 % 256u32) != 7u32) || (((a_i64) as u8) >= ((match (73u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8))));
+        oi[i] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) as u64;
+        of[i] = ((a_f64 - ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)) as f64))) as f64;
     }
 }
 
@@ -2841,32 +2826,34 @@ pub fn diff_91(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i16 = ((((12u32) as i16)).abs() & (((-29i16) % 15i16) / ((92i16 / (((a_i64) as i16) | 1i16)) | 1i16)));
-        if (!(!true)) {
-            v0 = ((if (a_f32 <= a_f32) { ((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) } else { ((match (35u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) }) * (((-49i16)).min(75i16)).max(((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)));
-        } else {
-            v0 = (match (12u32 % 8u32) { 1u32 => ((match (95u32 % 8u32) { 3u32 | 7u32 => v0, 0u32..=4u32 => 55i16, _ => v0 }) * (v0 | ((a_i64) as i16))), 6u32..=6u32 => ((!v0) >> (!((a_f32) as i8))), 2u32 => ((-v0) >> (((127i8) as i64) & 15i64)), _ => ((v0 * (-70i16)) << (((a_i32) as u16) + ((a_u32) as u16))) });
+        let mut t0: [i16; 3] = [((((12u32) as i16)).abs() & (((-29i16) % 15i16) / ((92i16 / (((a_i64) as i16) | 1i16)) | 1i16))); 3];
+        t0[1] = (if (!((80u32 > 25u32) || (1u8 > ((a_u32) as u8)))) { (!(((a_f32) as i16) % (-32768i16))) } else { (((((a_u32) as u16) + ((a_i64) as u16))) as i16) });
+        t0[2] = ((16i32) as i16);
+        let mut v0: i16 = (-((match (95u32 % 8u32) { 3u32 | 7u32 => 74i16, 6u32 | 5u32 => ((a_i64) as i16), _ => (-89i16) }) * (-14i16)));
+        for &v1 in t0.iter().rev() {
+            v0 = (((99i16).max(((a_i64) as i16)) + (((a_f32) as i16) << (((a_u32) as i8) & 15i8)))).max(((!((a_i32) as i16)) & ((1.7e308f64) as i16)));
         }
-        let mut t1: [u8; 3] = [((match (6u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8); 3];
-        t1[1] = (((match (13u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) % (((a_u32) as u8) | 1u8));
-        t1[2] = (((a_i32) as u8) / ((71u8 | 61u8) | 1u8));
-        let mut v1: u8 = (((a_u32) as u8)).min(22u8);
-        for &v2 in t1.iter().rev() {
-            v1 = ((a_u32) as u8);
+        let mut c2: u32 = 0u32;
+        let v2: i64 = loop {
+            if c2 >= (((43u32 - a_u32)) % 4u32) {
+                break ((!((-33i64) - 0i64)));
+            }
+            c2 += 1u32;
+        };
+        let v3: u64 = ((match (13u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
+        let mut v4: f64 = ((((2.5f32) as u16)) as f64);
+        for j0 in ((((61u32 | a_u32)) % 8u32)..(((89u32).min(20u32)) % 16u32)).step_by(((72u32) % 3u32) as usize) {
+            v4 = ((((-37i64)) as f64) * ((-4.75f64) / a_f64));
         }
-        let mut v3: u16 = (56090u16 | ((a_i64) as u16));
-        if ((((a_u32) as u16) == 96u16) && matches!((82u32 % 8u32), 1u32)) {
-            v3 = (v3 >> 15i16);
-        } else {
-            v3 = ((6.875f64) as u16);
-        }
-        let v4: f64 = ((a_i64) as f64);
-        let mut v5: u32 = 1u32;
-        for j0 in (0u32..=(((94u32 << 72u64)) % 4u32)).rev() {
-            v5 = (a_u32 * a_u32);
-        }
-        oi[i] = ((((match (v5 % 8u32) { 7u32 | 3u32 => 66u32, 5u32..=6u32 => 76u32, _ => a_u32 }) << (((-43i64) >> (((a_f32) as i16) & 63i16)) & 31i64)) >> (((((a_i64) as i16)) as i64) & 31i64))) as u64;
-        of[i] = ((if false { ((a_f64 * (-5.375f64)) * (v4 / v4)) } else { ((a_f64 / (-6.25f64)) - ((38u64) as f64)) })) as f64;
+        let mut c5: u32 = 0u32;
+        let v5: u32 = loop {
+            if c5 >= (((32u32).min(31u32)) % 4u32) {
+                break (((v2) as u32));
+            }
+            c5 += 1u32;
+        };
+        oi[i] = ((v2 * (((6.875f64) as i64) + (a_i64 >> v3)))) as u64;
+        of[i] = ((match (a_u32 % 8u32) { 0u32..=1u32 => (if (a_f32 >= 0.75f32) { (11.625f64 * (-11.75f64)) } else { (a_f64).sqrt() }), 3u32 | 2u32 => ((7i8) as f64), _ => (a_f64 * (v4 / a_f64)) })) as f64;
     }
 }
 
@@ -2881,36 +2868,31 @@ pub fn diff_92(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i8 = ((58i8 - ((a_i64) as i8)) + ((-97i8) << a_u32));
-        for j0 in 0u32..((((match (53u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32) {
-            v0 = (((69u8) as i8) | (((a_u32) as i8)).min(v0));
+        let mut v0: i8 = (!(58i8 - ((a_i64) as i8)));
+        for j0 in ((((97u32 << a_u32)) % 8u32)..((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 16u32)).step_by(((45u32) % 3u32) as usize) {
+            v0 = (((a_u32) as i8) ^ ((a_u64) as i8));
         }
-        let mut v1: u8 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
-        'l1: for j1 in 0u32..(((41u32 + 1u32)) % 3u32) {
-            for j2 in 0u32..((a_u32) % 3u32) {
-                if matches!((11u32 % 8u32), 2u32) {
+        let mut v1: i32 = (if ((a_f32).sqrt() == ((-9.0f32)).abs()) { ((match (4294967295u32 % 8u32) { 0u32 | 3u32 => a_i32, 5u32 => a_i32, 2u32 | 4u32 => 50i32, _ => (-29i32) }) >> ((match (1u32 % 8u32) { 6u32 => 22i32, _ => (-29i32) }) & 31i32)) } else { ((!(-81i32)) & (if (33u8 == ((a_f32) as u8)) { a_i32 } else { 53i32 })) });
+        'l1: for j1 in 0u32..(((a_u32 ^ 55u32)) % 3u32) {
+            for j2 in 0u32..(((1u32).max(4294967295u32)) % 3u32) {
+                if true {
                     break 'l1;
                 }
-                if true {
+                if false {
                     continue 'l1;
                 }
-                v1 = 38u8;
+                v1 = (v1 + ((((-79i64)) as i32) ^ v1));
             }
         }
-        let mut v2: i8 = ((v0).max(((a_i32) as i8))).abs();
-        for j3 in (u32::MAX - ((((a_i64) as u32)) % 4u32))..=u32::MAX {
-            v2 = ((((a_i64) as i8) & (-81i8))).max((if (33u8 == ((a_f32) as u8)) { ((a_f32) as i8) } else { (-23i8) }));
+        let v2: u16 = ((match (60u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
+        let mut v3: i16 = ((72u64) as i16);
+        for j3 in (u32::MAX - (((37u32 << 255u8)) % 4u32))..=u32::MAX {
+            v3 = (v3).max(((a_i64) as i16));
         }
-        let mut v3: i8 = (((a_f32) as i8)).min(v2);
-        for j4 in (0u32..=((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32)).rev() {
-            v3 = 95i8;
-        }
-        let mut v4: u64 = ((match (63u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
-        for j5 in ((((match (90u32 % 8u32) { 2u32..=2u32 => a_u32, _ => 64u32 })) % 8u32)..((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 16u32)).step_by(((31u32) % 3u32) as usize) {
-            v4 = (a_u64).max(82u64);
-        }
-        oi[i] = (((match (4294967295u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)) as u64;
-        of[i] = ((a_f32).abs()) as f64;
+        assert!((((15u32 % 256u32) != 7u32) || matches!((60u32 % 8u32), 7u32)));
+        let v4: f64 = (match (35u32 % 8u32) { 7u32 | 5u32 => (-4.25f64), _ => (match (a_u32 % 8u32) { 2u32..=5u32 => a_f64, 2u32 | 0u32 => a_f64, _ => 9007199254740992.0f64 }) });
+        oi[i] = (((((v2 == v2) || (((a_f32) as i16) == v3))) as u32)) as u64;
+        of[i] = (((-(0.0f32 / a_f32)) + ((-a_f32) + (a_f32 - a_f32)))) as f64;
     }
 }
 
@@ -2925,28 +2907,28 @@ pub fn diff_93(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i64 = ((a_i64 | a_i64) % (((43u64) as i64) | 1i64));
-        if ((-55i16) == (((a_i64) as i16) & ((a_i32) as i16))) {
-            v0 = a_i64;
-        } else {
-            v0 = (if ((-94i32) <= 84i32) { ((a_i32) as i64) } else { ((-67i64) | v0) });
+        let mut t0: [i64; 3] = [((a_i64 | a_i64) % (((43u64) as i64) | 1i64)); 3];
+        t0[1] = (a_i64).abs();
+        t0[2] = ((73i64).abs() >> (((-75i32) >> 92u64) & 63i32));
+        let mut v0: i64 = (if (((a_i32) as i16) < 16i16) { (if true { (-77i64) } else { a_i64 }) } else { (((a_i32 <= 2147483647i32)) as i64) });
+        for &v1 in t0.iter() {
+            v0 = (if ((-64i16) > ((a_i32) as i16)) { (-a_i64) } else { (match (54u32 % 8u32) { 1u32..=6u32 => (-34i64), _ => v1 }) });
         }
-        assert!((((a_u32 % 256u32) != 7u32) || ((!a_u64) <= (0u64 + a_u64))));
-        let mut v1: f32 = (1e-40f32).sqrt();
-        if ((((-62i32)) as f64) != ((v0) as f64)) {
-            v1 = v1;
+        let mut v2: i32 = ((match (46u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
+        if ((true && false) && matches!((a_u32 % 8u32), 5u32 | 4u32)) {
+            v2 = a_i32;
         } else {
-            v1 = (6.375f32 - a_f32);
+            v2 = (a_i32 >> (((a_f32) as i8) & 31i8));
         }
-        let v2: i8 = (if (((a_i64) as i8) >= ((a_u32) as i8)) { ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) } else { (-((a_i64) as i8)) });
-        let mut v3: u32 = (a_u32 | a_u32);
-        if ((a_i32 | a_i32) != (a_i32 + 74i32)) {
-            v3 = a_u32;
+        let v3: u16 = ((if (((a_i64) as i16) <= ((a_i32) as i16)) { (!((a_f32) as u16)) } else { (if true { 50u16 } else { ((a_i32) as u16) }) }) >> ((((a_f32 / 8.625f32)) as u8) & 15u8));
+        let mut v4: u32 = 90u32;
+        if (!((-61i8) >= ((a_i32) as i8))) {
+            v4 = ((match (v4 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
         } else {
-            v3 = (v3 << 46u8);
+            v4 = (24u32 - (if false { 32u32 } else { a_u32 }));
         }
-        oi[i] = (((a_i64) as i8)) as u64;
-        of[i] = ((a_f64).abs()) as f64;
+        oi[i] = (1u64) as u64;
+        of[i] = (((((a_u32).max(85u32)) as f32) / (-a_f32))) as f64;
     }
 }
 
@@ -2961,27 +2943,17 @@ pub fn diff_94(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u32 = (a_u32 >> ((a_u32) as u8));
-        assert!((((a_u32 % 256u32) != 7u32) || ((-a_f32) == ((75u8) as f32))));
-        let mut v1: u32 = (match (0u32 % 8u32) { 7u32 => ((false) as u32), 1u32..=3u32 => (if true { v0 } else { a_u32 }), _ => (v0 ^ a_u32) });
-        'l1: for j0 in 0u32..(((16u32).min(v0)) % 3u32) {
-            for j1 in 0u32..(((88u32 & a_u32)) % 3u32) {
-                if matches!((v1 % 8u32), 1u32..=6u32) {
-                    break 'l1;
-                }
-                if (a_f64 != 2.625f64) {
-                    continue 'l1;
-                }
-                v1 = ((((a_f32) as u16)) as u32);
-            }
+        let mut v0: u32 = (a_u32 * a_u32);
+        if true {
+            v0 = a_u32;
+        } else {
+            v0 = ((v0) as u32);
         }
-        let mut v2: u8 = ((((a_f32) as u8) + 22u8) / (81u8 & 32u8));
-        for j2 in ((((28u32 >> ((a_u32) as u16))) % 8u32)..(((v1 >> ((a_i64) as u16))) % 16u32)).step_by(((1u32) % 3u32) as usize) {
-            v2 = ((18u8 << (19u16 & 7u16)) << ((0i64 >> (41u8 & 63u8)) & 7i64));
-        }
-        let v3: i32 = a_i32;
-        oi[i] = (((!(if true { ((a_i32) as u8) } else { 0u8 })) << ((((10.0f64 != 4.25f64)) as i16)).max(((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)))) as u64;
-        of[i] = (((((((a_i32) as i8)).max(7i8) << (19u32 | v0))) as f32)) as f64;
+        let v1: u8 = ((25u64) as u8);
+        let v2: u64 = (!((((a_i64) as i16)) as u64));
+        let v3: f64 = (match (v0 % 8u32) { 2u32 => ((28u32) as f64), 5u32 | 3u32 => ((-0.0f64) + a_f64), 5u32 => (a_f64 * 4.25f64), _ => a_f64 });
+        oi[i] = (((match (21u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) as u64;
+        of[i] = ((((a_f64 * v3) + (v3 + a_f64)) - (((!((a_f32) as u8))) as f64))) as f64;
     }
 }
 
@@ -2996,33 +2968,40 @@ pub fn diff_95(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut t0: [u16; 3] = [(((a_i32) as u16) + 7u16); 3];
-        t0[1] = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
-        t0[2] = 46u16;
-        let mut v0: u16 = ((a_u64) as u16);
-        for &v1 in t0.iter().rev() {
-            v0 = ((match (78u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
+        let mut v0: u16 = (((a_i32) as u16) + 7u16);
+        'l0: for j0 in 0u32..((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 3u32) {
+            for j1 in 0u32..((j0) % 3u32) {
+                if (a_f32 > a_f32) {
+                    break 'l0;
+                }
+                if (0.0f32 < a_f32) {
+                    continue 'l0;
+                }
+                v0 = (94u16 | 80u16);
+            }
         }
-        let v2: u8 = (21u8 / ((a_u32) as u8));
-        let mut v3: f64 = 1.875f64;
-        if false {
-            v3 = (((a_f64 + v3)).abs() * ((a_f64 / a_f64) + a_f64));
-        } else {
-            v3 = ((4.875f64) as f64);
+        let v1: u16 = (((match (32u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)).max((((0.0f64) as u16) & (!92u16)));
+        let mut v2: u32 = 32u32;
+        for j2 in (0u32..=((((true) as u32)) % 4u32)).rev() {
+            v2 = (a_u32).max(a_u32);
         }
-        let mut v4: u32 = a_u32;
-        for j0 in ((((1u32 >> (32767i16 & 31i16))) % 8u32)..((((match (74u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 16u32)).step_by(((48u32) % 3u32) as usize) {
-            v4 = (match (a_u32 % 8u32) { 3u32 | 3u32 => a_u32, 1u32 => ((((-52i8)) as u32) << ((if ((-7.5f64) < v3) { 2u64 } else { a_u64 }) & 31u64)), _ => a_u32 });
+        assert!((((v2 % 256u32) != 7u32) || matches!((v2 % 8u32), 4u32 | 0u32)));
+        let mut c3: u32 = 0u32;
+        let v3: i16 = loop {
+            if c3 >= (((a_u32 >> (1i32 & 31i32))) % 4u32) {
+                break (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16));
+            }
+            c3 += 1u32;
+        };
+        let mut t4: [u32; 3] = [((!(if (((a_f32) as i16) > ((a_i64) as i16)) { 31u32 } else { v2 })) >> ((if ((-7.5f64) < 1.5f64) { ((a_f32) as u64) } else { ((((a_f32) as u16)) as u64) }) & 31u64)); 3];
+        t4[1] = (if (!((-3.125f32) <= (-7.25f32))) { 21u32 } else { ((54u32 << (a_i32 & 31i32))).max(79u32) });
+        t4[2] = (!95u32);
+        let mut v4: u32 = (((a_u32 << ((-74i8) & 31i8)) % ((9u32 + a_u32) | 1u32)) * ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32));
+        for &v5 in t4.iter().rev() {
+            v4 = a_u32;
         }
-        let mut t5: [i64; 3] = [((-(63i64).abs())).min((if (0i8 < 33i8) { (63i64 * a_i64) } else { (((-54i32)) as i64) })); 3];
-        t5[1] = (a_i64).abs();
-        t5[2] = (!(-95i64));
-        let mut v5: i64 = (((a_i64 << ((-74i8) & 63i8)) % (((-9i64) + a_i64) | 1i64)) * ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64));
-        for &v6 in t5.iter().rev() {
-            v5 = a_i64;
-        }
-        oi[i] = ((((((a_u32) as i16) - ((a_f32) as i16)) & ((-1i16)).min(((a_u32) as i16)))).min((if matches!((v4 % 8u32), 5u32 | 4u32) { 0i16 } else { (45i16 - 16i16) }))) as u64;
-        of[i] = ((-0.0f64)) as f64;
+        oi[i] = ((((((a_u32) as i16) - ((a_f32) as i16)) & ((-1i16)).min(((a_u32) as i16)))).min((if matches!((v2 % 8u32), 5u32 | 4u32) { 0i16 } else { (45i16 - v3) }))) as u64;
+        of[i] = ((-(match (v4 % 8u32) { 5u32..=7u32 => ((v4) as f64), 5u32 | 3u32 => (a_f64 / a_f64), _ => ((((a_i64) as u8)) as f64) }))) as f64;
     }
 }
 
@@ -3037,15 +3016,28 @@ pub fn diff_96(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: f64 = a_f64;
-        for j0 in ((((a_u32 >> (72u64 & 31u64))) % 8u32)..(((1u32 & a_u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v0 = ((a_f64 - a_f64) / (((-84i16)) as f64));
+        let v0: f64 = 7.875f64;
+        let v1: f32 = (((a_f32) as f32) / (a_f32 / a_f32));
+        let mut v2: u8 = 92u8;
+        'l2: for j0 in 0u32..((((100i64) as u32)) % 3u32) {
+            for j1 in 0u32..(((4294967295u32 - 8u32)) % 3u32) {
+                if (89i8 <= ((a_u32) as i8)) {
+                    break 'l2;
+                }
+                if (false && false) {
+                    continue 'l2;
+                }
+                v2 = (((45u8 + ((a_i32) as u8)) << (((a_f64) as i32) & 7i32)) / (((((a_i32) as u8) ^ ((a_i64) as u8))).min((!((a_u32) as u8))) | 1u8));
+            }
         }
-        let v1: u16 = (match (4294967295u32 % 8u32) { 4u32 => ((if (v0 < a_f64) { ((a_f32) as u16) } else { 80u16 }) ^ (12u16 ^ 77u16)), _ => 37u16 });
-        let v2: i32 = (((40u8) as i32) / ((a_i32 * a_i32) | 1i32));
-        let v3: u64 = ((!(match (31u32 % 8u32) { 0u32 | 1u32 => a_u64, 0u32 | 2u32 => a_u64, _ => 64u64 })) & ((match (63u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64));
-        oi[i] = (((a_i32) as i16)) as u64;
-        of[i] = (((1.7e308f64).sqrt() - (-v0))) as f64;
+        let mut v3: u8 = ((a_i64) as u8);
+        if (!(matches!((4u32 % 8u32), 1u32 | 2u32) && true)) {
+            v3 = ((v2 >> (((a_i64) as i16) & 7i16)) & (v3 << (a_u64 & 7u64)));
+        } else {
+            v3 = ((match (18u32 % 8u32) { 4u32..=5u32 => 47u8, 5u32..=5u32 => v2, 0u32 => 0u8, _ => v2 }) / ((if true { ((a_i32) as u8) } else { v2 }) | 1u8));
+        }
+        oi[i] = ((((a_i64) as i16) << ((((a_i64) as u8) - ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)) & 15u8))) as u64;
+        of[i] = ((if false { ((((match (57u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)) as f32) } else { (((-12.125f32) + 1e-40f32) / (0.1f32).abs()) })) as f64;
     }
 }
 
@@ -3060,14 +3052,13 @@ pub fn diff_97(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u16 = (if (47u64 > a_u64) { (((a_f32) as u16)).min(100u16) } else { (match (6u32 % 8u32) { 5u32 => ((a_f32) as u16), _ => 1u16 }) });
-        if ((match (a_u32 % 8u32) { 2u32 => 95u8, 3u32..=4u32 => 65u8, 7u32 | 3u32 => ((a_i32) as u8), _ => ((a_i64) as u8) }) <= (((a_u32) as u8)).min(93u8)) {
-            v0 = ((!((a_f32) as u16)) - v0);
-        } else {
-            v0 = (if false { ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) } else { (v0 / (v0 | 1u16)) });
+        let mut v0: u16 = (((53u64 | a_u64)) as u16);
+        for j0 in 0u32..((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32) {
+            v0 = v0;
         }
-        oi[i] = ((((-a_i64) | (a_i64 / ((-9223372036854775808i64) | 1i64))) << (((a_u32 ^ 73u32) % ((31u32 >> 168u8) | 1u32)) & 63u32))) as u64;
-        of[i] = ((-3.0f32)) as f64;
+        assert!((((6u32 % 256u32) != 7u32) || ((0i32 & a_i32) < ((-2147483648i32) << (((a_i64) as u8) & 31u8)))));
+        oi[i] = ((match (65u32 % 8u32) { 3u32..=6u32 => (((a_u64).min(a_u64)) as i32), 5u32..=7u32 => (((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) * ((-4i32) << 92u64)), 5u32 => (-(if (75u16 < v0) { 44i32 } else { a_i32 })), _ => (((a_i32) as i32) >> ((93u32) as u32)) })) as u64;
+        of[i] = ((12.5f32 / ((-a_f32) / (match (a_u32 % 8u32) { 2u32 | 6u32 => a_f32, 4u32 => (-3.0f32), _ => a_f32 })))) as f64;
     }
 }
 
@@ -3082,19 +3073,22 @@ pub fn diff_98(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u8 = 94u8;
-        if ((a_u32 < 15u32) || (((a_i64) as u16) >= 72u16)) {
-            v0 = (match (a_u32 % 8u32) { 5u32 | 6u32 => ((0u8 << 85u16)).max((((a_i64) as u8) - v0)), 1u32..=7u32 => ((a_f32) as u8), 4u32 | 5u32 => 59u8, _ => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) });
+        let mut v0: u8 = (if ((a_i32 >> 85i16) <= (match (32u32 % 8u32) { 0u32 | 5u32 => 93i32, _ => a_i32 })) { ((50u8 * 58u8) << (match (a_u32 % 8u32) { 6u32 | 5u32 => 70i32, _ => 2147483647i32 })) } else { ((match (83u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) });
+        for j0 in (((0u32) % 8u32)..((((32767i16) as u32)) % 16u32)).step_by(((33u32) % 3u32) as usize) {
+            v0 = (73u8 ^ ((match (81u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8));
+        }
+        let mut v1: u8 = ((0u8 << (75i16 & 7i16)) >> ((match (a_u32 % 8u32) { 3u32 | 3u32 => 97u16, _ => 0u16 }) & 7u16));
+        for j1 in (((68u32) % 8u32)..(((97u32 / 87u32)) % 16u32)).step_by(((72u32) % 3u32) as usize) {
+            v1 = ((((a_i64) as u8) << (7i32 & 7i32)) * ((true) as u8));
+        }
+        let mut v2: u64 = (if true { 64u64 } else { (74u64 * a_u64) });
+        if ((a_i64 + 12i64) == ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64)) {
+            v2 = a_u64;
         } else {
-            v0 = ((((a_f64) as f64)) as u8);
+            v2 = ((match (74u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
         }
-        let v1: i8 = (((if (false && true) { (64i32 >> ((a_i32) as i16)) } else { (-97i32) })) as i8);
-        let mut v2: i16 = ((-32768i16) << (75i16 & 15i16));
-        for j0 in (((68u32) % 8u32)..(((97u32 / 87u32)) % 16u32)).step_by(((72u32) % 3u32) as usize) {
-            v2 = (16i16 * v2);
-        }
-        oi[i] = (((match (63u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)) as u64;
-        of[i] = (((a_f64).abs()).sqrt()) as f64;
+        oi[i] = (((a_u32) as u8)) as u64;
+        of[i] = ((((-11.875f32)).abs() * ((((-11.875f32) + (-7.75f32))) as f32))) as f64;
     }
 }
 
@@ -3109,38 +3103,18 @@ pub fn diff_99(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i8 = ((if true { ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) } else { 5i8 }) - (((1u16).min(16u16)) as i8));
-        for j0 in ((((20u32 + a_u32)) % 8u32)..(((31u32 << ((-8i8) & 31i8))) % 16u32)).step_by(((7u32) % 3u32) as usize) {
-            v0 = (((((a_f32) as i8) & v0) * (((a_i32) as i8)).abs()) & (((0.0f64 + 9007199254740992.0f64)) as i8));
+        let v0: i8 = ((a_i64) as i8);
+        let v1: u64 = a_u64;
+        let v2: f32 = (3.625f32 - a_f32);
+        let mut t3: [u8; 3] = [((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) | (31u8 << ((-8i8) & 7i8))) + ((match (31u32 % 8u32) { 0u32 => ((a_f32) as u8), 6u32 => 82u8, 3u32 | 5u32 => 1u8, _ => 21u8 })).max(((true) as u8))); 3];
+        t3[1] = (((a_u32) as u8) | ((match (37u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8));
+        t3[2] = ((a_i64) as u8);
+        let mut v3: u8 = (((((match (77u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)) as u8)).max((((v2) as u8) & (128u8 ^ ((a_i32) as u8))));
+        for &v4 in t3.iter().rev() {
+            v3 = v4;
         }
-        let mut t1: [i8; 3] = [(((a_u32) as i8) | ((match (37u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)); 3];
-        t1[1] = ((a_i64) as i8);
-        t1[2] = (((((match (77u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)) as i8)).max(((((-7.25f32)) as i8) & (((a_u32) as i8) / v0)));
-        let mut v1: i8 = (((match (97u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) >> ((a_i64).abs()).min((a_i64 * 63i64)));
-        for &v2 in t1.iter().skip(1) {
-            v1 = (-71i8);
-        }
-        let mut t3: [u8; 3] = [((match (18u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8); 3];
-        t3[1] = ((match (a_u32 % 8u32) { 4u32..=7u32 => 80u8, 1u32..=6u32 => 20u8, _ => 23u8 }) - (8u8 * ((a_i64) as u8)));
-        t3[2] = ((((a_i64) as u8) >> 48u16)).min(44u8);
-        let mut v3: u8 = (match (69u32 % 8u32) { 0u32..=3u32 => (((a_f32) as u8) + 58u8), 4u32..=7u32 => (match (a_u32 % 8u32) { 1u32 => ((a_u32) as u8), 4u32 | 1u32 => 1u8, 2u32 => ((a_i64) as u8), _ => 3u8 }), _ => ((a_i32) as u8) });
-        for &v4 in t3.iter().skip(1) {
-            v3 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)).min(((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8));
-        }
-        let mut v5: i32 = ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)) as i32);
-        'l5: for j1 in 0u32..((29u32) % 3u32) {
-            for j2 in 0u32..(((89u32 ^ 4294967295u32)) % 3u32) {
-                if (v5 <= v5) {
-                    break 'l5;
-                }
-                if (a_u64 >= 39u64) {
-                    continue 'l5;
-                }
-                v5 = (!a_i32);
-            }
-        }
-        oi[i] = (((-((((a_f32) as u8)) as i32))).abs()) as u64;
-        of[i] = ((((4.625f32 / a_f32) * (-a_f32)) * (match (a_u32 % 8u32) { 1u32 => a_f32, 5u32..=6u32 => (6.875f32).sqrt(), _ => (if false { a_f32 } else { a_f32 }) }))) as f64;
+        oi[i] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)) as u64;
+        of[i] = ((((if matches!((75u32 % 8u32), 6u32) { 10.0f64 } else { 0.0f64 }) / (a_f64).sqrt()) / ((2.25f64 * 0.1f64) / (a_f64 - a_f64)))) as f64;
     }
 }
 
@@ -3155,23 +3129,26 @@ pub fn diff_100(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i8 = ((-78i8) >> (((a_f32) as u16) + 75u16));
-        for j0 in (0u32..=(((6u32 % (a_u32 | 1u32))) % 4u32)).rev() {
-            v0 = (!(((58u32 + a_u32)) as i8));
-        }
-        let mut v1: i32 = (if ((a_i32 & a_i32) >= ((((a_i64) as u16)) as i32)) { ((31i32).max(a_i32) & (a_i32 ^ a_i32)) } else { (((-76i64)) as i32) });
-        for j1 in (((32u32) % 8u32)..(((((24u8 <= ((a_i64) as u8))) as u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v1 = v1;
-        }
-        let v2: i8 = ((((v0) as i8) ^ ((a_i64) as i8)) | ((v0 >> a_i32)).abs());
-        let mut v3: i32 = (((v1 << (-84i64)) | (-63i32))).abs();
-        if (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) < ((9u16) as u8)) {
-            v3 = (((-v3) >> (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) & 31u32)) % ((((a_i32) as i32)).min((a_i32 >> (6i32 & 31i32))) | 1i32));
+        let mut v0: i8 = (if (!(!matches!((a_u32 % 8u32), 2u32))) { ((((a_i64) as u16)) as i8) } else { ((54i8 >> a_u32) << (38u8 & 7u8)) });
+        if ((65u16 * 69u16) != (if true { ((a_u32) as u16) } else { ((a_u32) as u16) })) {
+            v0 = 7i8;
         } else {
-            v3 = (!(match (90u32 % 8u32) { 5u32 => ((match (25u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32), 1u32 => (a_i32 >> ((-12i16) & 31i16)), _ => v1 }));
+            v0 = (((match (24u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)).max((((a_i64) as i8) - (7i8 >> (((a_i32) as u16) & 7u16))));
         }
-        oi[i] = ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64) - ((((match (70u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)) as i64))) as u64;
-        of[i] = ((match (a_u32 % 8u32) { 3u32 | 3u32 => a_f64, 6u32 | 0u32 => (-(a_f64 + 2.625f64)), 0u32 | 5u32 => (if (((a_f32) as u16) >= 67u16) { ((-5.875f64) * a_f64) } else { (a_f64).sqrt() }), _ => ((1.125f64 * 11.75f64) + 11.625f64) })) as f64;
+        let v1: u16 = (((85u32) as u16) % ((((a_u32) as u16) | 1u16) | 1u16));
+        let mut v2: i16 = 31i16;
+        for j0 in 0u32..((a_u32) % 4u32) {
+            v2 = v2;
+        }
+        let mut c3: u32 = 0u32;
+        let v3: u16 = loop {
+            if c3 >= ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32) {
+                break (((a_u32) as u16));
+            }
+            c3 += 1u32;
+        };
+        oi[i] = ((((match (4294967295u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) % (((a_u64 >> (-25i32)) / (((match (29u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) | 1u64)) | 1u64))) as u64;
+        of[i] = (((-2.125f64) / ((0.75f64 / 1.75f64) - ((55u32) as f64)))) as f64;
     }
 }
 
@@ -3186,22 +3163,16 @@ pub fn diff_101(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i8 = (-21i8);
-        let mut v1: f64 = (match (a_u32 % 8u32) { 2u32 | 3u32 => (((87i64 << 64u64)) as f64), _ => (((match (a_u32 % 8u32) { 3u32 | 5u32 => 5.375f64, _ => (-1.25f64) })) as f64) });
-        'l1: for j0 in 0u32..((1u32) % 3u32) {
-            for j1 in 0u32..(((!31u32)) % 3u32) {
-                if matches!((a_u32 % 8u32), 0u32..=7u32) {
-                    break 'l1;
-                }
-                if (!matches!((a_u32 % 8u32), 3u32 | 2u32)) {
-                    continue 'l1;
-                }
-                v1 = 5.5f64;
-            }
+        let v0: i8 = ((!((a_u32) as i8)) | ((a_i32) as i8));
+        let v1: i64 = ((73u8) as i64);
+        let mut v2: f32 = (((43i8) as f32) / (0.375f32 / (-0.125f32)));
+        if (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) < ((match (32u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)) {
+            v2 = (-(a_f32 * a_f32));
+        } else {
+            v2 = 5.5f32;
         }
-        let v2: f32 = (-(a_f32 + 1.125f32));
-        oi[i] = (((-(if false { (-66i32) } else { a_i32 })) + ((-a_i32) >> (68u64).max(a_u64)))) as u64;
-        of[i] = ((match (a_u32 % 8u32) { 1u32..=4u32 => ((a_f32 / v2) / (v2 / 10.125f32)), 6u32 | 5u32 => (((v0) as f32) + (a_f32).abs()), _ => (match (18u32 % 8u32) { 2u32 => ((0i32) as f32), 3u32 | 3u32 => v2, _ => v2 }) })) as f64;
+        oi[i] = (28u8) as u64;
+        of[i] = ((v2 - (((a_f64) as f32)).abs())) as f64;
     }
 }
 
@@ -3216,23 +3187,27 @@ pub fn diff_102(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: f32 = 0.1f32;
-        for j0 in (u32::MAX - (((a_u32).min(62u32)) % 4u32))..=u32::MAX {
-            v0 = (((-0.875f32) - (match (j0 % 8u32) { 6u32 => 9.5f32, 5u32 | 1u32 => a_f32, 1u32 => a_f32, _ => a_f32 })) + (a_f32 - (10.875f32 * v0)));
+        let v0: f32 = 0.1f32;
+        let mut v1: u16 = ((match (73u32 % 8u32) { 0u32 => 65535u16, _ => 15u16 }) << (a_u64 & 15u64));
+        for j0 in ((((!a_u32)) % 8u32)..((((((a_u32) as u8)) as u32)) % 16u32)).step_by(((31u32) % 3u32) as usize) {
+            v1 = 52u16;
         }
-        let v1: i16 = ((match (4294967295u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
-        let mut v2: u64 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
-        for j1 in (0u32..=((a_u32) % 4u32)).rev() {
-            v2 = ((((46u16) as u64) & ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)) >> (((-42i64) & ((match (18u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64)) & 63i64));
+        assert!((((1u32 % 256u32) != 7u32) || ((((a_f32) as u8) << 4u16) <= (((a_f32) as u8)).min(((a_u32) as u8)))));
+        let mut v2: u16 = ((match (18u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
+        if ((255u8 & ((a_u32) as u8)) > (60u8 * 70u8)) {
+            v2 = ((16u16 >> (a_u32 & 15u32)) ^ ((match (52u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16));
+        } else {
+            v2 = ((16u16 << (-71i32)) >> (((3.4e38f32) as i32) & 15i32));
         }
-        assert!((((a_u32 % 256u32) != 7u32) || (!(true || (31u32 < a_u32)))));
-        let v3: u32 = ((23u32 >> ((-73i64) & 31i64)) * 71u32);
-        let mut v4: i8 = 23i8;
-        for j2 in (0u32..=((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32)).rev() {
-            v4 = (!v4);
+        let v3: f32 = ((((0u32 >> (a_u32 & 31u32)) ^ 72u32)) as f32);
+        let mut v4: u16 = ((a_f64) as u16);
+        if ((((a_f32) as u8)).max(20u8) >= (97u8 << (73i32 & 7i32))) {
+            v4 = (((-81i8)) as u16);
+        } else {
+            v4 = (if (94u8 <= ((a_f32) as u8)) { ((a_u32) as u16) } else { ((a_i64) as u16) });
         }
-        oi[i] = ((((match (a_u32 % 8u32) { 1u32 => 41u16, 6u32 => 0u16, _ => 20u16 }) >> ((!((a_u32) as i16)) & 15i16))).max(((if false { 0u16 } else { ((a_f32) as u16) }) >> ((match (a_u32 % 8u32) { 5u32..=5u32 => 53i32, _ => a_i32 }) & 15i32)))) as u64;
-        of[i] = ((match (a_u32 % 8u32) { 6u32 | 3u32 => ((a_f64 * a_f64) * ((-0.0f64) * (-12.25f64))), _ => (0.1f64 / ((v0) as f64)) })) as f64;
+        oi[i] = ((!(!(a_u64 << (((a_f32) as u16) & 63u16))))) as u64;
+        of[i] = ((-12.25f64)) as f64;
     }
 }
 
@@ -3247,19 +3222,22 @@ pub fn diff_103(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u16 = ((44u16).min(26u16)).max(1u16);
-        for j0 in (0u32..=((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32)).rev() {
-            v0 = (((97u64) as u16) & (((a_u32) as u16) & v0));
+        let v0: u16 = ((((a_i64) as u16) >> (78u8 & 15u8))).min(((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16));
+        let v1: i64 = ((16u64) as i64);
+        let mut v2: u32 = (((!36u32) >> (((a_f32) as u16) & 31u16)) << (match (a_u32 % 8u32) { 4u32 | 6u32 => (((a_u32) as u16) - ((a_i64) as u16)), 2u32 => (((a_u32) as u16) ^ ((a_f32) as u16)), 1u32 | 2u32 => ((a_f32) as u16), _ => 43u16 }));
+        if ((true || (a_i64 < v1)) && (6u64 < 95u64)) {
+            v2 = ((((a_f32) as u16)) as u32);
+        } else {
+            v2 = (((((10u64) as u8)) as u32) - (a_u32 & (!v2)));
         }
-        let v1: i32 = (((a_i32 - 36i32) % ((0i32 & a_i32) | 1i32)) - 34i32);
-        let v2: i64 = (((if false { a_u64 } else { 41u64 })) as i64);
-        let mut v3: f32 = (a_f32 / 1e-40f32);
-        for j1 in (((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 8u32)..(((3165632589u32 >> (((a_u32) as i16) & 31i16))) % 16u32)).step_by(((63u32) % 3u32) as usize) {
-            v3 = ((((a_f32) as i16)) as f32);
+        let v3: i64 = v1;
+        let mut v4: f64 = ((0.1f64 / a_f64) * 7.5f64);
+        for j0 in ((((a_u32 ^ v2)) % 8u32)..((((96u32) as u32)) % 16u32)).step_by(((v2) % 3u32) as usize) {
+            v4 = (-(((-83i32)) as f64));
         }
-        let v4: i8 = (((76u64).min(a_u64)) as i8);
-        oi[i] = ((!(0i64 | DiffPair::new((!(-1i64)), (56i64 >> a_u32)).b))) as u64;
-        of[i] = ((((v3 / v3) / v3) * ((match (4294967295u32 % 8u32) { 5u32 => v3, _ => a_f32 }) * ((((a_f32) as u8)) as f32)))) as f64;
+        assert!((((0u32 % 256u32) != 7u32) || ((!((a_f32) as u8)) > (67u8 << (v2 & 7u32)))));
+        oi[i] = ((((match (v2 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) ^ ((((match (v2 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)) as u16))) as u64;
+        of[i] = (((((94u8 % 90u8)) as f64) * ((1.7e308f64 - a_f64)).abs())) as f64;
     }
 }
 
@@ -3274,17 +3252,29 @@ pub fn diff_104(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i8 = (((a_u32) as i8) ^ ((a_i64) as i8));
-        if matches!((a_u32 % 8u32), 4u32 | 6u32) {
-            v0 = (((a_f32) as i8) / (10i8 | 1i8));
-        } else {
-            v0 = (71i8 >> ((-5i32) & 7i32));
+        let v0: i8 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
+        let mut c1: u32 = 0u32;
+        let v1: i32 = loop {
+            if c1 >= (((a_u32).min(0u32)) % 4u32) {
+                break (a_i32);
+            }
+            c1 += 1u32;
+        };
+        let v2: u16 = 66u16;
+        let mut v3: f32 = (-3.875f32);
+        'l3: for j0 in 0u32..(((a_u32 + 65u32)) % 3u32) {
+            for j1 in 0u32..(((98u32 << (((a_u32) as u8) & 31u8))) % 3u32) {
+                if true {
+                    break 'l3;
+                }
+                if matches!((a_u32 % 8u32), 2u32) {
+                    continue 'l3;
+                }
+                v3 = (((-7.375f32) * a_f32) + (v3 + a_f32));
+            }
         }
-        let v1: f64 = ((((-39i16) >> (65u32 & 15u32))) as f64);
-        let v2: f64 = (match (16u32 % 8u32) { 3u32 => (((-7.375f64) * a_f64) + (v1 + a_f64)), 5u32..=6u32 => a_f64, _ => (if (!matches!((32u32 % 8u32), 3u32..=7u32)) { (v1 + 6.625f64) } else { ((-6.75f64) / a_f64) }) });
-        let v3: f32 = ((a_f32) as f32);
-        oi[i] = ((((((0i64 | DiffPair::new(a_i64, a_i64).b)) as f32)) as u16)) as u64;
-        of[i] = ((((v3 / v3) / (-a_f32)) * 3.4e38f32)) as f64;
+        oi[i] = (((a_f32) as u16)) as u64;
+        of[i] = ((((match (a_u32 % 8u32) { 4u32 => 9.625f64, 3u32 => 5e-324f64, _ => (-10.125f64) }) + (-a_f64)) - ((((v3) as u8)) as f64))) as f64;
     }
 }
 
@@ -3299,12 +3289,33 @@ pub fn diff_105(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u16 = ((97u16) as u16);
-        let v1: i8 = ((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
-        let v2: f64 = (((95u64 & a_u64)) as f64);
-        let v3: u64 = (1u64 ^ ((35u64 & 45u64) >> (((-43i16) - (-20i16)) & 63i16)));
-        oi[i] = (((!((match (33u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)) >> (((2u32 - 1u32) + (69u32 & a_u32)) & 31u32))) as u64;
-        of[i] = ((-(((if true { 39u16 } else { ((a_f32) as u16) })) as f32))) as f64;
+        let mut v0: u16 = 97u16;
+        if false {
+            v0 = ((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
+        } else {
+            v0 = ((6.25f32) as u16);
+        }
+        let mut v1: i8 = ((a_u32) as i8);
+        if ((((a_i32) as u16) ^ v0) == 16u16) {
+            v1 = ((((v1) as i8)).min((((a_u32) as i8) ^ v1)) - 45i8);
+        } else {
+            v1 = (((match (32u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) << ((v0 >> ((a_u32 + a_u32) & 15u32)) & 7u16));
+        }
+        let mut c2: u32 = 0u32;
+        let v2: f32 = loop {
+            if c2 >= (((a_u32 + 81u32)) % 4u32) {
+                break ((((!a_i64)) as f32));
+            }
+            c2 += 1u32;
+        };
+        let mut v3: i32 = (-(!a_i32));
+        if ((if (a_i32 != (-2147483648i32)) { v1 } else { v1 }) != (v1 ^ (-33i8))) {
+            v3 = (!(v3 >> (15u16 & 31u16)));
+        } else {
+            v3 = ((!v3) % ((v3 >> (a_u64 & 31u64)) | 1i32));
+        }
+        oi[i] = (35i16) as u64;
+        of[i] = ((((((-71i32) / (a_i32 | 1i32)) + (!v3))) as f64)) as f64;
     }
 }
 
@@ -3319,18 +3330,30 @@ pub fn diff_106(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u64 = ((a_u64 * a_u64) - (53u64 >> ((a_i32) as i16)));
-        let v1: u8 = 39u8;
-        let v2: f64 = ((((-1.375f64) * 2.75f64) / (match (a_u32 % 8u32) { 6u32..=6u32 => a_f64, 1u32 => a_f64, 4u32 => a_f64, _ => a_f64 })) / 5.875f64);
-        let mut v3: u64 = a_u64;
-        if (!matches!((43u32 % 8u32), 2u32..=7u32)) {
-            v3 = a_u64;
-        } else {
-            v3 = a_u64;
+        let v0: u64 = ((a_f64) as u64);
+        let mut v1: i32 = (a_i32 >> ((((match (a_u32 % 8u32) { 0u32 => ((a_i64) as u8), _ => 15u8 })) as u64) & 31u64));
+        'l1: for j0 in 0u32..(((a_u32).min(61u32)) % 3u32) {
+            for j1 in 0u32..(((match (50u32 % 8u32) { 3u32..=7u32 => a_u32, _ => a_u32 })) % 3u32) {
+                if (0u8 < 56u8) {
+                    break 'l1;
+                }
+                if false {
+                    continue 'l1;
+                }
+                v1 = ((!(-a_i32))).min(((a_i32 + a_i32) & a_i32));
+            }
         }
-        let v4: i64 = a_i64;
-        oi[i] = (((if (0.375f64 < v2) { (match (32u32 % 8u32) { 1u32 => (-89i64), 6u32 => a_i64, _ => v4 }) } else { ((49u16) as i64) }) << ((((-6i16)).abs() ^ (((a_f32) as i16) >> a_u64)) & 63i16))) as u64;
-        of[i] = ((if ((a_i64).min(a_i64) >= (v4 << (v0 & 63u64))) { ((v2 / v2) - (-a_f64)) } else { a_f64 })) as f64;
+        let v2: u32 = a_u32;
+        let mut t3: [f64; 3] = [((-a_f64)).sqrt(); 3];
+        t3[1] = ((-a_f64) + 11.875f64);
+        t3[2] = ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) as f64);
+        let mut v3: f64 = (((3i64 * (-23i64))) as f64);
+        for &v4 in t3.iter() {
+            v3 = ((((a_f32) as f32)) as f64);
+        }
+        let v5: f64 = (-(((79u8 << (9223372036854775807i64 & 7i64))) as f64));
+        oi[i] = (((match (v2 % 8u32) { 0u32 => ((v5) as i64), 4u32..=7u32 => (a_i64 * a_i64), 1u32..=3u32 => ((-100i64) % ((-70i64) | 1i64)), _ => (-a_i64) })).min((-7i64))) as u64;
+        of[i] = ((v3 + ((v3 * a_f64) * 0.0f64))) as f64;
     }
 }
 
@@ -3345,17 +3368,18 @@ pub fn diff_107(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i8 = (if ((!matches!((a_u32 % 8u32), 4u32..=7u32)) && (12i16 > 31i16)) { (if (25i64 < (-9223372036854775808i64)) { ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) } else { (((a_i32) as i8) - ((a_i32) as i8)) }) } else { (((-70i8) - ((a_u32) as i8)) - ((a_i32) as i8)) });
-        let v1: i32 = ((((a_f32) as i16)) as i32);
-        let mut t2: [i8; 3] = [((((a_i64) as i8) | (-9i8)) & (((a_i64) as i8) << a_u32)); 3];
-        t2[1] = (!(match (46u32 % 8u32) { 0u32 | 0u32 => 46i8, 3u32..=4u32 => ((a_u32) as i8), 3u32..=7u32 => v0, _ => ((a_u32) as i8) }));
-        t2[2] = ((match (2865507819u32 % 8u32) { 5u32 | 4u32 => v0, _ => ((a_f32) as i8) }) >> (match (a_u32 % 8u32) { 0u32..=6u32 => ((a_u32) as i8), 4u32 | 7u32 => ((a_u32) as i8), _ => v0 }));
-        let mut v2: i8 = ((match (75u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
-        for &v3 in t2.iter() {
-            v2 = ((!v0) >> ((if false { 4u32 } else { 20u32 }) & 7u32));
+        let v0: i8 = ((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
+        assert!((((a_u32 % 256u32) != 7u32) || (!(((a_u32) as u8) >= ((a_u32) as u8)))));
+        let mut v1: f64 = ((63u32) as f64);
+        if (!false) {
+            v1 = (a_f64 - v1);
+        } else {
+            v1 = a_f64;
         }
-        oi[i] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) as u64;
-        of[i] = ((((3u32 + (69u32 - 96u32))) as f32)) as f64;
+        assert!((((a_u32 % 256u32) != 7u32) || ((a_f32 / (-8.75f32)) != 0.0f32)));
+        let v2: i32 = ((((((a_i32) as i16)).abs() - (61i16 * (-9i16)))) as i32);
+        oi[i] = (a_i32) as u64;
+        of[i] = (((((match (46u32 % 8u32) { 0u32 | 0u32 => 46u32, 3u32..=4u32 => a_u32, 1u32..=7u32 => 86u32, _ => a_u32 })) as f32) * ((-4.5f32)).abs())) as f64;
     }
 }
 
@@ -3370,29 +3394,32 @@ pub fn diff_108(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: f64 = (((if (a_u32 >= 98u32) { (-4.625f64) } else { (-0.375f64) }) * ((-4.75f64) - a_f64)) * ((1.7e308f64 * a_f64) - (-a_f64)));
-        if (((65535u16 < ((a_f32) as u16)) || matches!((a_u32 % 8u32), 2u32 | 5u32)) || matches!((4294967295u32 % 8u32), 7u32 | 3u32)) {
-            v0 = ((86i8) as f64);
-        } else {
-            v0 = ((((!((a_f32) as u16)) | (((a_i64) as u16) << (19u32 & 15u32)))) as f64);
+        let mut v0: f64 = ((a_f64 / a_f64) * ((-a_f64) + ((-5.0f64) - 5.75f64)));
+        for j0 in (0u32..(((match (63u32 % 8u32) { 2u32 => a_u32, 7u32 | 7u32 => 83u32, _ => 3u32 })) % 4u32)).rev() {
+            v0 = (((-(5e-324f64).sqrt())) as f64);
         }
-        assert!((((28u32 % 256u32) != 7u32) || (((match (44u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) >= 21u16)));
-        let mut v1: u8 = (((match (62u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) | ((a_f32) as u8));
-        'l1: for j0 in 0u32..(((a_u32 | a_u32)) % 3u32) {
-            for j1 in 0u32..(((a_u32 | a_u32)) % 3u32) {
-                if (!true) {
-                    break 'l1;
-                }
-                if (87u64 <= 64u64) {
-                    continue 'l1;
-                }
-                v1 = (((9u32) as u8) / (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) | 1u8));
+        let mut c1: u32 = 0u32;
+        let v1: u64 = loop {
+            if c1 >= (((a_u32 - a_u32)) % 4u32) {
+                break (a_u64);
             }
+            c1 += 1u32;
+        };
+        let mut c2: u32 = 0u32;
+        let v2: f64 = loop {
+            if c2 >= ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32) {
+                break (((42u32) as f64));
+            }
+            c2 += 1u32;
+        };
+        let mut v3: u16 = ((a_i32) as u16);
+        if (((70u8) as f64) <= (((-51i64)) as f64)) {
+            v3 = ((((if false { 3.4e38f32 } else { (-2.375f32) })) as u16)).max((((false) as u16) << ((a_f32) as u16)));
+        } else {
+            v3 = ((a_i64) as u16);
         }
-        let v2: i8 = (-47i8);
-        let v3: u32 = 58u32;
-        oi[i] = ((((((0i64) as i8)) as i32) + (((match (v3 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) << (((-94i16) / (((a_i32) as i16) | 1i16)) & 31i16)))) as u64;
-        of[i] = ((((a_f64 / a_f64) / ((a_u64) as f64)) / (if (!false) { (a_f64 * 7.25f64) } else { (if matches!((v3 % 8u32), 0u32) { a_f64 } else { a_f64 }) }))) as f64;
+        oi[i] = ((((a_i64 & a_i64) + ((((a_u32) as i16)) as i64)) / (((31u32) as i64) | 1i64))) as u64;
+        of[i] = (v2) as f64;
     }
 }
 
@@ -3407,15 +3434,20 @@ pub fn diff_109(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i32 = (-(a_i32 >> (((a_u32) as u16) & 31u16)));
-        let v1: u16 = ((((a_i64) as u8)) as u16);
-        let mut v2: u32 = a_u32;
-        for j0 in (((((match (87u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 8u32)..(((!1u32)) % 16u32)).step_by(((2u32) % 3u32) as usize) {
-            v2 = a_u32;
+        let v0: i32 = ((if false { (-1i32) } else { a_i32 }) + ((((a_i64) as u8)) as i32));
+        let mut v1: u32 = (93u32 >> (((a_u32) as u8) & 31u8));
+        if (((18i16) as i8) < (((-1.625f64)) as i8)) {
+            v1 = (a_u32 | v1);
+        } else {
+            v1 = v1;
         }
-        let v3: i8 = ((-17i8) * 49i8);
-        oi[i] = (((match (33u32 % 8u32) { 2u32..=3u32 => (match (v2 % 8u32) { 4u32 | 0u32 => a_i32, _ => v0 }), 1u32..=2u32 => a_i32, 4u32 | 5u32 => 94i32, _ => (a_i32 - 2147483647i32) }) / ((-59i32) | 1i32))) as u64;
-        of[i] = ((-a_f64)) as f64;
+        let v2: u16 = (37u16 / ((match (66u32 % 8u32) { 4u32 | 0u32 => (((a_u32) as u16) | 75u16), _ => ((3.4e38f32) as u16) }) | 1u16));
+        let mut v3: i8 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
+        for j0 in ((((match (76u32 % 8u32) { 4u32 => 67u32, 5u32 => 90u32, _ => 4294967295u32 })) % 8u32)..(((v1).max(a_u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v3 = ((1.7e308f64) as i8);
+        }
+        oi[i] = (((((((a_u32) as i16) << (((a_f32) as u8) & 15u8)) % ((9i16 << 30i8) | 1i16))) as u64)) as u64;
+        of[i] = ((a_f32 / ((a_f32 / a_f32) / ((((a_i32) as i16)) as f32)))) as f64;
     }
 }
 
@@ -3430,20 +3462,33 @@ pub fn diff_110(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u32 = (((a_u64) as u32) * 31u32);
-        let v1: i64 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64);
-        assert!((((63u32 % 256u32) != 7u32) || ((44i32 != a_i32) && (!false))));
-        let mut v2: i8 = (12i8).min(31i8);
-        for j0 in (((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 8u32)..((v0) % 16u32)).step_by(((v0) % 3u32) as usize) {
-            v2 = ((-28i8)).abs();
+        let v0: u32 = ((false) as u32);
+        let mut v1: i32 = (-37i32);
+        if ((10i64 << (((a_i64) as i16) & 63i16)) <= ((((a_u32) as u16)) as i64)) {
+            v1 = (((-26i32) ^ (match (a_u32 % 8u32) { 0u32 | 0u32 => 1i32, 3u32 | 3u32 => v1, _ => v1 })) & (!((0.1f32) as i32)));
+        } else {
+            v1 = (70i32).abs();
         }
-        let mut v3: i64 = (!(match (36u32 % 8u32) { 7u32 | 7u32 => a_i64, _ => a_i64 }));
-        for j1 in (((((7.875f64) as u32)) % 8u32)..(((match (44u32 % 8u32) { 0u32..=2u32 => a_u32, _ => v0 })) % 16u32)).step_by(((3277003054u32) % 3u32) as usize) {
-            v3 = ((((-1i32)) as i64) >> ((17i8) as u8));
+        let mut c2: u32 = 0u32;
+        let v2: u32 = loop {
+            if c2 >= (((a_u32 & a_u32)) % 4u32) {
+                break (((7.875f64) as u32));
+            }
+            c2 += 1u32;
+        };
+        let mut v3: u32 = (a_u32 * (if matches!((33u32 % 8u32), 3u32) { v2 } else { a_u32 }));
+        for j0 in ((((100u32 >> a_u64)) % 8u32)..(((a_u32 + a_u32)) % 16u32)).step_by(((22u32) % 3u32) as usize) {
+            v3 = ((!a_u32) % ((j0 << (v1 & 31i32)) | 1u32));
         }
-        let v4: u16 = ((!(!((a_i32) as u16))) % (((match (58u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) | 1u16));
-        oi[i] = ((((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) & a_u64)) as u64;
-        of[i] = (((((21u8 & ((a_u32) as u8)) >> ((((a_f32) as i16) << (-27i32)) & 7i16))) as f64)) as f64;
+        let mut t4: [i8; 3] = [((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8); 3];
+        t4[1] = (-(if ((-15i8) != (-33i8)) { (((a_i32) as i8) - ((a_u32) as i8)) } else { ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) }));
+        t4[2] = ((match (89u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
+        let mut v4: i8 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) << (((((a_i64) as u16) << ((-1i8) & 15i8))).min(((a_u32) as u16)) & 7u16));
+        for &v5 in t4.iter().skip(1) {
+            v4 = (73i8 >> a_u32);
+        }
+        oi[i] = ((match (a_u32 % 8u32) { 2u32..=2u32 => (if (76u8 > ((a_u32) as u8)) { ((-88i16) << (((a_u32) as i16) & 15i16)) } else { (((a_f32) as i16)).max(((a_i32) as i16)) }), 4u32 | 0u32 => ((a_i32) as i16), 7u32 | 5u32 => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16), _ => ((32767i16 & ((a_i32) as i16)) + (match (v3 % 8u32) { 0u32..=3u32 => ((a_u32) as i16), 0u32..=7u32 => ((a_i32) as i16), 5u32 => (-32768i16), _ => ((a_f32) as i16) })) })) as u64;
+        of[i] = ((match (3953010734u32 % 8u32) { 2u32..=7u32 => (((match (a_u32 % 8u32) { 3u32 | 1u32 => 26u16, 7u32 => 35u16, _ => ((a_u32) as u16) })) as f32), _ => (((-4.5f32) - a_f32) * ((81u64) as f32)) })) as f64;
     }
 }
 
@@ -3458,19 +3503,33 @@ pub fn diff_111(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u64 = (!(a_u64 * ((match (22u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)));
-        if (((a_f64) as u8) <= ((a_u32) as u8)) {
-            v0 = (!(((((a_u32) as i16)).abs()) as u64));
+        let mut v0: u64 = (match (100u32 % 8u32) { 2u32..=5u32 => (18u64 & ((match (56u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)), 7u32 | 2u32 => ((match (91u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64), _ => 50u64 });
+        if ((((a_i32) as i8) <= ((a_i32) as i8)) || (a_f64 == (-11.625f64))) {
+            v0 = (((match (24u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) - (((a_u32) as u64) >> ((((a_i64) as u16) ^ ((a_f32) as u16)) & 63u16)));
         } else {
-            v0 = ((match (17u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
+            v0 = (!((match (73u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64));
         }
-        let v1: i32 = (((18u32 * 33u32)) as i32);
-        let mut v2: i64 = (match (48u32 % 8u32) { 1u32 | 5u32 => ((!97i64)).abs(), 2u32 => 30i64, _ => (((((a_u32) as i16) >> (-41i64))) as i64) });
-        for j0 in (((((96i32) as u32)) % 8u32)..(((!17u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v2 = (((-3.875f32)) as i64);
+        let mut v1: i8 = ((match (96u32 % 8u32) { 6u32 => ((a_i32) as i8), _ => 7i8 }) >> ((46i64).abs() & 7i64));
+        'l1: for j0 in 0u32..((((((a_i64) as i16)) as u32)) % 3u32) {
+            for j1 in 0u32..(((a_u32 >> 98u8)) % 3u32) {
+                if false {
+                    break 'l1;
+                }
+                if (a_i64 >= 37i64) {
+                    continue 'l1;
+                }
+                v1 = (((-36i8) + 17i8) << (((a_u32) as u8)).max(((a_u32) as u8)));
+            }
         }
-        oi[i] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)) as u64;
-        of[i] = ((-11.0f64)) as f64;
+        let mut t2: [f64; 3] = [((9007199254740992.0f64 + 8.875f64) - (-a_f64)); 3];
+        t2[1] = (-(-a_f64));
+        t2[2] = (((-26i16)) as f64);
+        let mut v2: f64 = a_f64;
+        for &v3 in t2.iter().step_by(2) {
+            v2 = (match (31u32 % 8u32) { 5u32 | 5u32 => (if true { v3 } else { v3 }), _ => (a_f64 / a_f64) });
+        }
+        oi[i] = ((1i32 + (((a_u32 + a_u32)) as i32))) as u64;
+        of[i] = (((-((-6.0f64) / a_f64)) + ((a_f64 / (-0.625f64)) - ((((a_f32) as i16)) as f64)))) as f64;
     }
 }
 
@@ -3485,28 +3544,31 @@ pub fn diff_112(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i32 = ((89u32) as i32);
-        if (!true) {
-            v0 = (v0 >> (48i16 & 31i16));
+        let mut v0: i32 = ((a_i32) as i32);
+        if false {
+            v0 = (!(-2147483648i32));
         } else {
-            v0 = (v0 >> (((a_i64) as u16) & 31u16));
+            v0 = (a_i32).abs();
         }
-        let v1: i8 = (14i8 << (a_u32 & 7u32));
-        assert!((((a_u32 % 256u32) != 7u32) || ((if true { a_u32 } else { 50u32 }) != (2u32).max(21u32))));
-        let mut v2: i16 = (((34i16 << (((a_i32) as u8) & 15u8)) % ((32767i16).max((-46i16)) | 1i16)) & (((if true { ((a_i64) as u8) } else { 1u8 })) as i16));
-        for j0 in ((((1u32 ^ a_u32)) % 8u32)..(((21u32 - a_u32)) % 16u32)).step_by(((47u32) % 3u32) as usize) {
-            v2 = ((((a_u32 > 1u32)) as i16) << ((((match (49u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) >> (((v2) as u32) & 63u32)) & 15u64));
+        let mut v1: u32 = ((match (45u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
+        if ((a_i32 != (-1i32)) && (((a_i32) as i16) != ((a_i64) as i16))) {
+            v1 = ((((v0) as i8)) as u32);
+        } else {
+            v1 = ((a_u32 ^ a_u32)).min((a_u32 & v1));
         }
-        let mut t3: [f32; 3] = [((94u64) as f32); 3];
-        t3[1] = ((-4.375f32) + (-9.5f32));
-        t3[2] = (match (a_u32 % 8u32) { 5u32 => (-5.375f32), 1u32 | 7u32 => (-10.875f32), 6u32 => a_f32, _ => 3.375f32 });
-        let mut v3: f32 = ((95u16) as f32);
-        for &v4 in t3.iter().rev() {
-            v3 = (-8.625f32);
-        }
-        let v5: i64 = (-40i64);
-        oi[i] = (36u16) as u64;
-        of[i] = ((((-a_f32) * ((((a_u32) as i16)) as f32)) * (a_f32 - (-a_f32)))) as f64;
+        assert!((((57u32 % 256u32) != 7u32) || (75u64 > ((v1) as u64))));
+        let mut c2: u32 = 0u32;
+        let v2: i64 = loop {
+            if c2 >= ((29u32) % 4u32) {
+                break ((if matches!((31u32 % 8u32), 7u32) { (-19i64) } else { a_i64 }));
+            }
+            c2 += 1u32;
+        };
+        let v3: u64 = (63u64 >> (((match (v1 % 8u32) { 2u32 | 6u32 => ((a_i32) as i8), 2u32..=6u32 => ((a_f32) as i8), _ => 127i8 }) << ((0i64 | DiffPair::new(a_i64, a_i64).b) & 7i64)) & 63i8));
+        let v4: i64 = a_i64;
+        assert!((((a_u32 % 256u32) != 7u32) || ((((a_u32) as i16) == (-46i16)) && (v2 >= v4))));
+        oi[i] = ((v4 >> ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) + 18u8) & 63u8))) as u64;
+        of[i] = ((a_f32 + a_f32)) as f64;
     }
 }
 
@@ -3521,27 +3583,26 @@ pub fn diff_113(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i16 = (match (32u32 % 8u32) { 6u32 => (match (a_u32 % 8u32) { 5u32 | 1u32 => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16), 5u32..=6u32 => (((a_u32) as i16) >> (31i16 & 15i16)), 0u32 => ((a_i32) as i16), _ => ((match (35u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) }), _ => (((a_i32 * (-97i32))) as i16) });
-        if (((a_i64) as u16) > ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)) {
-            v0 = ((match (86u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
-        } else {
-            v0 = ((((a_i64 & a_i64)) as i16) << ((((((a_u32) as u8) >> (15u32 & 7u32))) as i8) & 15i8));
+        let mut t0: [i16; 3] = [(match (32u32 % 8u32) { 6u32 => (match (a_u32 % 8u32) { 5u32 | 1u32 => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16), 5u32..=6u32 => (((a_u32) as i16) >> (31i16 & 15i16)), 0u32 => ((a_i32) as i16), _ => ((match (35u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) }), _ => (((a_i32 * (-97i32))) as i16) }); 3];
+        t0[1] = ((((a_f32 * a_f32)).sqrt()) as i16);
+        t0[2] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) + ((((match (89u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)) as i16));
+        let v0: i16 = t0.iter().copied().fold((!((a_f32) as i16)), |v0, v1| ((((v1 >= ((a_f32) as i16)) || (true || false))) as i16));
+        let v2: f32 = (((-((a_i32) as i8))) as f32);
+        assert!((((a_u32 % 256u32) != 7u32) || (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) == (30u8 >> (32u8 & 7u8)))));
+        let mut v3: i32 = (if (99u16 <= 32u16) { (-7i32) } else { 16i32 });
+        'l3: for j0 in 0u32..(((a_u32 << (60i16 & 31i16))) % 3u32) {
+            for j1 in 0u32..(((match (a_u32 % 8u32) { 1u32 | 3u32 => j0, _ => 82u32 })) % 3u32) {
+                if false {
+                    break 'l3;
+                }
+                if (69u16 < 65u16) {
+                    continue 'l3;
+                }
+                v3 = ((-89i32) << a_u32);
+            }
         }
-        let mut t1: [i8; 3] = [(if false { ((a_i64) as i8) } else { ((a_i64) as i8) }); 3];
-        t1[1] = (73i8 | ((a_f32) as i8));
-        t1[2] = ((match (14u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
-        let mut v1: i8 = ((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
-        for &v2 in t1.iter().step_by(2) {
-            v1 = (match (4u32 % 8u32) { 6u32 => (-30i8), _ => ((a_u32) as i8) });
-        }
-        let mut v3: u16 = (99u16 & 32u16);
-        if (a_f64 <= (a_f64 / 4.5f64)) {
-            v3 = (!((a_u32) as u16));
-        } else {
-            v3 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
-        }
-        oi[i] = ((!(match (82u32 % 8u32) { 3u32 => ((a_i64) as i16), _ => ((match (69u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) }))) as u64;
-        of[i] = (((((!a_i32)).abs()) as f64)) as f64;
+        oi[i] = (((83u8) as i8)) as u64;
+        of[i] = ((((-(v2 + v2))) as f64)) as f64;
     }
 }
 
@@ -3556,31 +3617,24 @@ pub fn diff_114(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u16 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
-        let mut v1: u64 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)).min(a_u64);
-        if (!matches!((25u32 % 8u32), 3u32 | 6u32)) {
-            v1 = 88u64;
-        } else {
-            v1 = 61u64;
+        let mut v0: u16 = (((a_f32) as u16) | 57u16);
+        for j0 in (0u32..(((a_u32 << (((a_f32) as u8) & 31u8))) % 4u32)).rev() {
+            v0 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
         }
-        let mut v2: i8 = (127i8 + ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8));
-        'l2: for j0 in 0u32..((a_u32) % 3u32) {
-            for j1 in 0u32..((a_u32) % 3u32) {
-                if true {
-                    break 'l2;
-                }
-                if ((-40i8) != v2) {
-                    continue 'l2;
-                }
-                v2 = v2;
+        let mut v1: u8 = (((a_u32) as u8) & ((a_f32) as u8));
+        for j1 in (((((match (60u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 8u32)..(((a_u32 + 19u32)) % 16u32)).step_by(((0u32) % 3u32) as usize) {
+            v1 = (((a_u32) as u8) - v1);
+        }
+        let v2: u32 = (((28u32 & 3040427628u32) & ((9223372036854775807i64) as u32)) >> (((match (86u32 % 8u32) { 5u32 => 0i32, _ => a_i32 }) % (13i32 | 1i32)) & 31i32));
+        let mut c3: u32 = 0u32;
+        let v3: i32 = loop {
+            if c3 >= ((a_u32) % 4u32) {
+                break (((-52i32)).abs());
             }
-        }
-        let mut v3: i64 = (a_i64 | 67i64);
-        for j2 in (0u32..=(((match (62u32 % 8u32) { 4u32..=6u32 => 31u32, 1u32 => 18u32, 2u32 => 0u32, _ => a_u32 })) % 4u32)).rev() {
-            v3 = (0i64 | DiffPair::new(v3, a_i64).b);
-        }
-        oi[i] = (((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)) as i8)) as u64;
-        of[i] = ((a_f64 + a_f64)) as f64;
+            c3 += 1u32;
+        };
+        oi[i] = (a_i64) as u64;
+        of[i] = (a_f64) as f64;
     }
 }
 
@@ -3595,23 +3649,31 @@ pub fn diff_115(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: f32 = (if matches!((69u32 % 8u32), 1u32) { ((match (a_u32 % 8u32) { 0u32..=3u32 => a_f32, _ => (-7.0f32) }) - (a_f32 / 4.25f32)) } else { ((match (a_u32 % 8u32) { 1u32 => a_f32, 2u32..=7u32 => (-6.625f32), _ => (-3.875f32) }) * 8.75f32) });
-        let v1: i8 = ((2u32) as i8);
-        let mut v2: u16 = ((((32767i16 << (((a_i64) as u8) & 15u8))).max(((-1i16) * ((a_u32) as i16)))) as u16);
-        'l2: for j0 in 0u32..(((if false { a_u32 } else { 44u32 })) % 3u32) {
-            for j1 in 0u32..((88u32) % 3u32) {
+        let mut v0: f32 = ((8.625f32 / (a_f32 - 8.0f32)) + (-(((-56i32)) as f32)));
+        for j0 in (((a_u32) % 8u32)..(((a_u32 - 58u32)) % 16u32)).step_by(((1u32) % 3u32) as usize) {
+            v0 = (((((-81i16)).min(70i16)) as f32) + ((a_f32 + a_f32) / (if false { (-0.0f32) } else { v0 })));
+        }
+        let mut v1: i16 = ((a_f32) as i16);
+        'l1: for j1 in 0u32..(((30u32 << ((-93i32) & 31i32))) % 3u32) {
+            for j2 in 0u32..((((match (95u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 3u32) {
+                if (false || true) {
+                    break 'l1;
+                }
                 if (a_f64 >= a_f64) {
-                    break 'l2;
+                    continue 'l1;
                 }
-                if (43u32 <= 84u32) {
-                    continue 'l2;
-                }
-                v2 = (((a_f32) as u16) >> ((match (7u32 % 8u32) { 1u32..=2u32 => (a_u32 * j0), 1u32..=4u32 => (a_u32 >> a_i32), 3u32 => (!21u32), _ => (if (a_i32 > a_i32) { a_u32 } else { 33u32 }) }) & 15u32));
+                v1 = ((a_u32) as i16);
             }
         }
-        let v3: f32 = ((v0 / a_f32) - ((v0 / a_f32) - ((-9.5f32) * v0)));
-        oi[i] = (((a_i64) as i16)) as u64;
-        of[i] = ((-a_f64)) as f64;
+        let mut v2: u16 = (((a_i64) as u16)).max(53u16);
+        if ((a_f64 / a_f64) > (1.125f64 - a_f64)) {
+            v2 = (((a_f32) as u16) >> a_i32);
+        } else {
+            v2 = ((a_i64) as u16);
+        }
+        let v3: f64 = a_f64;
+        oi[i] = (60i32) as u64;
+        of[i] = (0.0f64) as f64;
     }
 }
 
@@ -3626,15 +3688,20 @@ pub fn diff_116(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut t0: [i16; 3] = [((-33i16) << (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) & 15i8)); 3];
-        t0[1] = ((-(0i16 * (-4i16))) + ((15i16 - ((a_f32) as i16)) << (((-92i32) * (-21i32)) & 15i32)));
-        t0[2] = (((((a_i64 << ((-20i16) & 63i16))) as u16)) as i16);
-        let mut v0: i16 = ((if (false || true) { (((a_u32) as i16) >> (-1i64)) } else { (((a_u32) as i16) >> (((a_u32) as u16) & 15u16)) }) >> ((a_i64 - 61i64) + (0i64 | DiffPair::new(a_i64, a_i64).b)));
-        for &v1 in t0.iter() {
-            v0 = ((if (false && ((-57i64) < 2i64)) { ((98u32) as i16) } else { ((-54i16) << (((a_f32) as u16) & 15u16)) }) + (((9007199254740992.0f64 * a_f64)) as i16));
+        let mut v0: i16 = ((-33i16) << (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) & 15i8));
+        'l0: for j0 in 0u32..(((a_u32 + a_u32)) % 3u32) {
+            for j1 in 0u32..((((match (31u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 3u32) {
+                if (matches!((j0 % 8u32), 2u32..=6u32) || (a_u32 == a_u32)) {
+                    break 'l0;
+                }
+                if (69i64 >= 65i64) {
+                    continue 'l0;
+                }
+                v0 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
+            }
         }
-        oi[i] = ((if ((22u32 > 65u32) || (52i64 >= a_i64)) { (!(13i8).min(82i8)) } else { (match (a_u32 % 8u32) { 3u32..=4u32 => ((a_u32) as i8), _ => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) }) })) as u64;
-        of[i] = ((((0i64 | DiffPair { a: (-a_i64), b: (a_i64 ^ (-8i64)) }.mixed())) as f64)) as f64;
+        oi[i] = ((((((61i64 >> (v0 & 63i16))) as u16)) as i16)) as u64;
+        of[i] = (0.625f64) as f64;
     }
 }
 
@@ -3649,31 +3716,44 @@ pub fn diff_117(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut t0: [u64; 3] = [((match (86u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64); 3];
-        t0[1] = ((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
-        t0[2] = (61u64 + 79u64);
-        let mut v0: u64 = (70u64 >> (((a_i32) as i8) & 63i8));
-        for &v1 in t0.iter().step_by(2) {
-            v0 = (v0 & a_u64);
+        let mut v0: u64 = ((match (86u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
+        'l0: for j0 in 0u32..((((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 3u32) {
+            for j1 in 0u32..(((61u32 + 79u32)) % 3u32) {
+                if (v0 <= a_u64) {
+                    break 'l0;
+                }
+                if matches!((a_u32 % 8u32), 6u32) {
+                    continue 'l0;
+                }
+                v0 = (v0 & a_u64);
+            }
         }
-        let mut v2: i64 = (0i64 | DiffPair::new((a_i64 / (a_i64 | 1i64)), (0i64 | DiffPair { a: a_i64, b: a_i64 }.mixed())).b);
-        if ((!false) && (false && false)) {
-            v2 = (if ((-1i8) <= ((a_i32) as i8)) { (0i64 | DiffPair { a: a_i64, b: (-88i64) }.mixed()) } else { v2 });
+        let v1: i64 = (!((((a_u32) as i16)) as i64));
+        assert!((((31u32 % 256u32) != 7u32) || (((((a_i64) as i16)) as f32) == (3.4e38f32 / a_f32))));
+        let mut v2: i64 = v1;
+        if (((a_i64) as i8) <= (-1i8)) {
+            v2 = (v1 + ((a_i64).max(a_i64) | (!v1)));
         } else {
-            v2 = ((a_i64).max(a_i64) | (!v2));
+            v2 = ((match (11u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64);
         }
-        assert!((((a_u32 % 256u32) != 7u32) || (((-60i8) >= ((a_i64) as i8)) && false)));
-        let mut v3: u8 = ((false) as u8);
-        for j0 in (u32::MAX - ((1u32) % 4u32))..=u32::MAX {
-            v3 = (4u8).max(74u8);
+        let mut v3: i8 = (if false { 8i8 } else { (-128i8) });
+        for j2 in ((((!55u32)) % 8u32)..(((match (31u32 % 8u32) { 2u32 => 4u32, 5u32..=7u32 => 66u32, 5u32 => 5u32, _ => a_u32 })) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v3 = (-v3);
         }
-        let mut v4: i16 = ((((match (98u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) - (match (a_u32 % 8u32) { 4u32 => ((a_i32) as i16), _ => 83i16 }))).abs();
-        for j1 in ((((a_u32 & 51u32)) % 8u32)..(((91u32).min(57u32)) % 16u32)).step_by(((15u32) % 3u32) as usize) {
-            v4 = (((-((a_i32) as i16)) % ((match (j1 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16))).abs();
+        let mut v4: i64 = (((75i64 * (-32i64))).max(((-91i64)).min(57i64)) * ((-a_i64) >> (((match (57u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) & 63i8)));
+        'l4: for j3 in 0u32..((51u32) % 3u32) {
+            for j4 in 0u32..(((match (17u32 % 8u32) { 2u32 | 3u32 => 1u32, 4u32 => a_u32, 1u32 => 62u32, _ => 4u32 })) % 3u32) {
+                if (89u8 != 8u8) {
+                    break 'l4;
+                }
+                if (true && false) {
+                    continue 'l4;
+                }
+                v4 = (if true { ((0i64 | DiffPair { a: a_i64, b: a_i64 }.mixed()) + (1i64).max(a_i64)) } else { (!(-a_i64)) });
+            }
         }
-        let v5: f64 = ((-a_f64) * (a_f64).sqrt());
-        oi[i] = (((match (82u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)) as u64;
-        of[i] = (((((v5 * a_f64)).sqrt()) as f64)) as f64;
+        oi[i] = (((-10i32) / (((56i32 >> (18i32 & 31i32)) >> ((((a_i64) as u8) * 64u8) & 31u8)) | 1i32))) as u64;
+        of[i] = ((((!((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32))) as f64)) as f64;
     }
 }
 
@@ -3688,30 +3768,17 @@ pub fn diff_118(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u32 = a_u32;
-        for j0 in 0u32..((((match (79u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32) {
-            v0 = (((-2i64)) as u32);
+        let v0: u32 = ((match (64u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
+        let mut t1: [i32; 3] = [(a_i32).min(a_i32); 3];
+        t1[1] = (if true { (-1i32) } else { 32i32 });
+        t1[2] = ((a_u64) as i32);
+        let mut v1: i32 = (-51i32);
+        for &v2 in t1.iter().skip(1) {
+            v1 = (-v2);
         }
-        let mut v1: u8 = 1u8;
-        if (((a_u64) as i64) > (-51i64)) {
-            v1 = (((a_u32) as u8) >> (a_u64 / (6u64 | 1u64)));
-        } else {
-            v1 = ((match (v0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
-        }
-        let mut v2: u16 = ((match (65u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
-        'l2: for j1 in 0u32..(((if true { a_u32 } else { a_u32 })) % 3u32) {
-            for j2 in 0u32..(((match (35u32 % 8u32) { 6u32 => a_u32, _ => 5u32 })) % 3u32) {
-                if ((-12i32) < (-66i32)) {
-                    break 'l2;
-                }
-                if (a_i32 == a_i32) {
-                    continue 'l2;
-                }
-                v2 = (!v2);
-            }
-        }
-        oi[i] = ((((-(match (a_u32 % 8u32) { 0u32..=3u32 => 87i8, 5u32 => 20i8, 1u32 | 0u32 => ((a_i64) as i8), _ => (-20i8) }))) as u64)) as u64;
-        of[i] = ((-7.375f64)) as f64;
+        let v3: i64 = (((((-74i8)) as i64) << ((match (31u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) >> ((((match (v0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) & (29i8).max(((a_i32) as i8))) & 63i8));
+        oi[i] = ((85i16 - ((!85i16) * (!(-78i16))))) as u64;
+        of[i] = ((4.875f64 - ((match (a_u32 % 8u32) { 0u32 => a_f64, 4u32 | 6u32 => a_f64, _ => 2.0f64 }) + ((7i8) as f64)))) as f64;
     }
 }
 
@@ -3726,12 +3793,15 @@ pub fn diff_119(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: f32 = (((-4.625f32) + a_f32) / (a_f32 - 0.25f32));
-        for j0 in (u32::MAX - (((if ((-0.25f64) >= a_f64) { a_u32 } else { 96u32 })) % 4u32))..=u32::MAX {
-            v0 = (v0 - 0.1f32);
+        let mut t0: [f32; 3] = [(((-4.625f32) + a_f32) / (a_f32 - 0.25f32)); 3];
+        t0[1] = 4.625f32;
+        t0[2] = ((if (31u32 != a_u32) { (-0.375f32) } else { a_f32 }) * (-a_f32));
+        let mut v0: f32 = ((match (62u32 % 8u32) { 5u32 | 2u32 => (-0.0f32), 0u32..=2u32 => (-10.125f32), 5u32 | 6u32 => (-0.0f32), _ => a_f32 }) / ((((a_f32) as u8)) as f32));
+        for &v1 in t0.iter().rev() {
+            v0 = (((-a_i32)) as f32);
         }
-        oi[i] = (((51u16) as u8)) as u64;
-        of[i] = ((if ((match (a_u32 % 8u32) { 6u32 => 61u8, _ => ((a_i64) as u8) }) == (((a_u32) as u8) - ((a_i32) as u8))) { (-((-5.0f32) - 1e-40f32)) } else { ((-v0) / (-a_f32)) })) as f64;
+        oi[i] = (((match (a_u32 % 8u32) { 6u32 => (0i64 | DiffPair::new(63i64, 78i64).b), 1u32 => (0i64 | DiffPair::new(80i64, a_i64).b), 1u32..=6u32 => (0i64 | DiffPair { a: a_i64, b: (-9223372036854775808i64) }.mixed()), _ => (16i64).min((-38i64)) }) << (((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) & 63u32))) as u64;
+        of[i] = ((((((match (96u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)) as f64) - ((a_f64 - a_f64) + (-a_f64)))) as f64;
     }
 }
 
@@ -3746,16 +3816,11 @@ pub fn diff_120(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: f32 = ((-2.25f32)).sqrt();
-        let mut t1: [i16; 3] = [((a_f32) as i16); 3];
-        t1[1] = ((match (33u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
-        t1[2] = ((a_u32) as i16);
-        let mut v1: i16 = ((((-5.5f64) * 8.625f64)) as i16);
-        for &v2 in t1.iter().rev() {
-            v1 = (((a_i32) as i16) >> ((32767i16 | (-57i16)) & 15i16));
-        }
-        oi[i] = (((-17i64) >> ((65535u16 % (((a_i64) as u16) | 1u16)) >> ((41i32).max(12i32) & 15i32)))) as u64;
-        of[i] = (((-1.375f64) - ((if (a_i32 < a_i32) { 10.75f64 } else { (-4.125f64) })).abs())) as f64;
+        let v0: f32 = (-2.25f32);
+        let v1: i16 = (51i16 - ((a_i32) as i16));
+        assert!((((82u32 % 256u32) != 7u32) || (((((a_f32) as i8)) as i16) < v1)));
+        oi[i] = (((((a_f32) as i8)) as i32)) as u64;
+        of[i] = ((((((a_i32) as i64)).min((0i64 | DiffPair { a: a_i64, b: a_i64 }.mixed()))) as f32)) as f64;
     }
 }
 
@@ -3770,22 +3835,22 @@ pub fn diff_121(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u64 = (match (66u32 % 8u32) { 1u32 | 1u32 => (((!(-51i16))) as u64), _ => (((14i64) as u64) | (a_u64).min(68u64)) });
-        let mut v1: i16 = (34i16 >> 1u32);
-        if ((match (a_u32 % 8u32) { 3u32..=6u32 => 94u8, 4u32 | 5u32 => ((a_i64) as u8), _ => 4u8 }) == (if (90u8 < ((a_i64) as u8)) { ((a_u32) as u8) } else { 255u8 })) {
-            v1 = ((a_u32) as i16);
+        let mut t0: [u64; 3] = [(match (66u32 % 8u32) { 1u32 | 1u32 => (((!(-51i16))) as u64), _ => (((14i64) as u64) | (a_u64).min(68u64)) }); 3];
+        t0[1] = (match (49u32 % 8u32) { 1u32 | 2u32 => 40u64, _ => ((!73u64)).min(84u64) });
+        t0[2] = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
+        let mut v0: u64 = ((!(a_u64 / (81u64 | 1u64))) / (if (!true) { ((35u64) as u64) } else { (a_u64 >> (29u16 & 63u16)) }));
+        for &v1 in t0.iter().rev() {
+            v0 = v0;
+        }
+        let mut v2: f64 = ((((-7.875f64) + a_f64) / ((-9.125f64)).sqrt()) - a_f64);
+        if (71u64 <= (v0 >> ((a_i32) as i8))) {
+            v2 = v2;
         } else {
-            v1 = (-32768i16);
+            v2 = ((v2 + (v2 - 4.875f64)) - ((v2 + 5e-324f64) / (if true { 9007199254740992.0f64 } else { a_f64 })));
         }
-        let mut t2: [u32; 3] = [((a_u32 + a_u32) & (a_u32 >> (5u8 & 31u8))); 3];
-        t2[1] = ((a_u32 * 71u32) << ((-84i32) & 31i32));
-        t2[2] = (((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) << (((a_i64) as i8) & 31i8));
-        let mut v2: u32 = ((match (15u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
-        for &v3 in t2.iter().step_by(2) {
-            v2 = 85u32;
-        }
-        oi[i] = (1u32) as u64;
-        of[i] = ((if true { (((-4.25f32) - a_f32) - ((58i32) as f32)) } else { (((a_u64) as f32) + (-a_f32)) })) as f64;
+        let v3: i16 = (-((a_i64) as i16));
+        oi[i] = ((4u32 - 46u32)) as u64;
+        of[i] = ((((((-((a_i64) as i8))) as u64)) as f64)) as f64;
     }
 }
 
@@ -3800,26 +3865,19 @@ pub fn diff_122(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u32 = (52u32 & a_u32);
-        if (((-86i8) * ((a_i64) as i8)) != 84i8) {
-            v0 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
+        let v0: u32 = (1u32 ^ 31u32);
+        assert!((((v0 % 256u32) != 7u32) || ((((a_i32) as u8) < 24u8) && (true || false))));
+        let v1: f64 = ((((-2.375f64) * a_f64) + ((65i64) as f64)) - ((a_f64 / 1.875f64) * (-a_f64)));
+        let mut v2: f64 = (((v1 + a_f64) + (v1 - v1)) + (if false { ((a_f32) as f64) } else { (((-1i16)) as f64) }));
+        if ((a_i64 * a_i64) != (a_i64).max(64i64)) {
+            v2 = v1;
         } else {
-            v0 = (v0 - v0);
+            v2 = ((-a_f64) * (((((a_i64) as i16)) as f64) * (-3.5f64)));
         }
-        let mut t1: [u16; 3] = [(1u16 ^ ((a_i32) as u16)); 3];
-        t1[1] = ((match (19u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
-        t1[2] = (!((a_i64) as u16));
-        let mut v1: u16 = 67u16;
-        for &v2 in t1.iter().skip(1) {
-            v1 = ((56u16 - ((a_u32) as u16)) ^ (100u16 * 52u16));
-        }
-        let mut v3: i32 = (a_i32 & (-1i32));
-        for j0 in 0u32..(((v0 << (((a_i64) as u8) & 31u8))) % 4u32) {
-            v3 = (!a_i32);
-        }
-        let v4: f64 = (-(-(0.1f64 + 0.0f64)));
-        oi[i] = (8u8) as u64;
-        of[i] = (((((((a_i32) as i16) & ((a_i64) as i16))).max((!((a_i64) as i16)))) as f64)) as f64;
+        let v3: f64 = ((1.7e308f64 + a_f64) / (a_f64 / v1));
+        assert!((((a_u32 % 256u32) != 7u32) || ((if (0i64 >= (-4i64)) { ((a_f32) as i16) } else { 48i16 }) == (84i16 << 94i16))));
+        oi[i] = ((!(((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) + (((a_u32) as i16) ^ 58i16)))) as u64;
+        of[i] = ((((-a_f64) * (a_f64 - v1)) * ((((-2147483648i32)) as f64) / (v2).abs()))) as f64;
     }
 }
 
@@ -3834,25 +3892,18 @@ pub fn diff_123(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut t0: [u32; 3] = [(match (a_u32 % 8u32) { 5u32 => a_u32, _ => a_u32 }); 3];
-        t0[1] = 10u32;
-        t0[2] = ((match (4294967295u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
-        let mut v0: u32 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
-        for &v1 in t0.iter() {
-            v0 = ((a_f64) as u32);
+        let mut v0: u32 = (10u32 << (-76i8));
+        for j0 in (((((match (4294967295u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 8u32)..(((49u32 >> ((a_u32) as u8))) % 16u32)).step_by(((0u32) % 3u32) as usize) {
+            v0 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
         }
-        let mut v2: u16 = ((a_f32) as u16);
-        for j0 in (0u32..=(((a_u32 >> (((a_i32) as i16) & 31i16))) % 4u32)).rev() {
-            v2 = v2;
+        let mut v1: i8 = 78i8;
+        for j1 in (0u32..=(((!a_u32)) % 4u32)).rev() {
+            v1 = (((a_u32) as i8) << ((a_f64) as u16));
         }
-        let mut v3: i8 = (match (a_u32 % 8u32) { 3u32..=6u32 => (-100i8), 6u32 => (((a_f32) as i8) % (79i8 | 1i8)), _ => (((a_f32) as i8)).max((-87i8)) });
-        if ((75u16 < ((a_i64) as u16)) && (true && (((a_i32) as u16) <= ((a_i64) as u16)))) {
-            v3 = ((v3 % (v3 | 1i8)) * (match (a_u32 % 8u32) { 0u32 | 2u32 => 0i8, 6u32 => 8i8, _ => ((a_u32) as i8) }));
-        } else {
-            v3 = (-((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8));
-        }
-        oi[i] = (((match (v0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)) as u64;
-        of[i] = ((-11.125f32)) as f64;
+        assert!((((a_u32 % 256u32) != 7u32) || (a_u64 >= 0u64)));
+        let v2: i16 = ((((a_i64) as i16) >> ((-42i8) & 15i8)) + ((v0) as i16));
+        oi[i] = ((((!(v1 << (((a_u32) as i8) & 7i8)))) as i64)) as u64;
+        of[i] = (((((match (31u32 % 8u32) { 0u32 => (-0.0f32), 0u32 | 6u32 => a_f32, 5u32 => 16777216.0f32, _ => a_f32 }) / ((-12.0f32)).abs())) as f32)) as f64;
     }
 }
 
@@ -3867,23 +3918,20 @@ pub fn diff_124(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u8 = (((((-0.0f32)) as f32)) as u8);
-        let v1: u64 = 84u64;
-        let mut v2: u16 = (((a_f32) as u16) % ((99u16 >> (13u16 + ((a_u32) as u16))) | 1u16));
-        if (!(!(93i32 >= a_i32))) {
-            v2 = ((((match (66u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)) as u16);
+        let v0: u8 = (((((a_f32) as i16) >> (((a_i64) as i8) & 15i8))) as u8);
+        let mut v1: f64 = ((0.625f64 * (-4.625f64)) + a_f64);
+        for j0 in (0u32..((((match (69u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32)).rev() {
+            v1 = (match (99u32 % 8u32) { 0u32 | 1u32 => (7.875f64 + v1), 4u32 => (a_f64 * a_f64), _ => (if true { v1 } else { a_f64 }) });
+        }
+        let v2: i64 = (a_i64).abs();
+        let mut v3: i64 = (0i64 | DiffPair::new((74i64 - v2), a_i64).b);
+        if ((1u16 + ((a_f32) as u16)) == (((a_f32) as u16) ^ 23u16)) {
+            v3 = (!(0i64 | DiffPair::new((-76i64), a_i64).b));
         } else {
-            v2 = ((match (83u32 % 8u32) { 1u32..=7u32 => (v2 & v2), _ => (74u16 - v2) }) & ((a_i32) as u16));
+            v3 = (match (a_u32 % 8u32) { 4u32 => a_i64, _ => (v2 >> (((a_i64) as i16) & 63i16)) });
         }
-        let mut t3: [u16; 3] = [(((a_u64 % (18446744073709551615u64 | 1u64))) as u16); 3];
-        t3[1] = (match (a_u32 % 8u32) { 2u32..=5u32 => v2, 7u32..=7u32 => (90u16 % v2), _ => (((a_i32) as u16) - 43u16) });
-        t3[2] = ((match (25u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
-        let mut v3: u16 = v2;
-        for &v4 in t3.iter().step_by(2) {
-            v3 = ((0u16 << (((a_f32) as u16) & 15u16)) & 29u16);
-        }
-        oi[i] = ((match (a_u32 % 8u32) { 5u32..=7u32 => ((match (24u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8), 7u32 | 5u32 => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8), _ => (((v0) as u8) % ((((a_i32) as u8) - 53u8) | 1u8)) })) as u64;
-        of[i] = (((match (a_u32 % 8u32) { 2u32..=5u32 => (a_f32).abs(), 7u32 => (a_f32 + a_f32), 4u32 => (-2.625f32), _ => (a_f32).sqrt() })).abs()) as f64;
+        oi[i] = (14i32) as u64;
+        of[i] = (((-(2.875f32 * a_f32)) * (match (74u32 % 8u32) { 3u32..=5u32 => (((-12i8)) as f32), 7u32..=7u32 => a_f32, _ => (a_f32 - 10.25f32) }))) as f64;
     }
 }
 
@@ -3898,26 +3946,24 @@ pub fn diff_125(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut t0: [f32; 3] = [(((if ((-1i16) <= (-49i16)) { a_f32 } else { a_f32 })).sqrt()).sqrt(); 3];
-        t0[1] = (6.875f32).abs();
-        t0[2] = a_f32;
-        let mut v0: f32 = ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) as f32);
-        for &v1 in t0.iter() {
-            v0 = (a_f32).abs();
+        let mut v0: f32 = ((if ((-1i16) <= (-49i16)) { (a_f32 - a_f32) } else { 6.875f32 })).sqrt();
+        for j0 in ((((a_u32 >> (a_i64 & 31i64))) % 8u32)..(((if true { a_u32 } else { 4u32 })) % 16u32)).step_by(((67u32) % 3u32) as usize) {
+            v0 = (0.0f32 / (-(a_f32 + v0)));
         }
-        let mut t2: [i32; 3] = [((((-97i32)).abs() - (65i32 << (a_i64 & 31i64))) >> (((31i16) as i8) & 31i8)); 3];
-        t2[1] = ((match (42u32 % 8u32) { 4u32 => (match (a_u32 % 8u32) { 5u32 => a_i32, 4u32..=7u32 => 2147483647i32, _ => a_i32 }), 0u32..=7u32 => (if false { 19i32 } else { a_i32 }), _ => ((match (31u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) }) ^ ((((-85i8)) as i32) * ((-59i32)).max(52i32)));
-        t2[2] = ((a_i32 >> (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) & 31u16)) << (a_u32 & 31u32));
-        let mut v2: i32 = ((((false) as i32) >> (72u8 * ((a_u32) as u8)))).max((-(6i32 << (91u64 & 31u64))));
-        for &v3 in t2.iter().step_by(2) {
-            v2 = (match (a_u32 % 8u32) { 2u32..=6u32 => (match (48u32 % 8u32) { 1u32..=4u32 => (a_i32).min(v2), 3u32 => (a_i32 + v2), 1u32 => ((88u32) as i32), _ => 1i32 }), 1u32..=6u32 => ((if false { a_i32 } else { 10i32 }) + (a_i32 << (9223372036854775807i64 & 31i64))), _ => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) });
+        let mut v1: i16 = (5i16 >> (95u64 & 15u64));
+        if ((-a_i32) >= (32i32 << (88i8 & 31i8))) {
+            v1 = ((match (58u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
+        } else {
+            v1 = (19i16 / (((a_i32) as i16) | 1i16));
         }
-        let mut v4: i16 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
-        for j0 in ((((a_u32 >> (26u64 & 31u64))) % 8u32)..((87u32) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v4 = ((-((a_i64) as i16)) >> (-17i64));
+        let mut v2: i64 = (((-85i8)) as i64);
+        if ((52i16 + v1) <= ((a_f32) as i16)) {
+            v2 = (a_i64 >> (16u16 & 63u16));
+        } else {
+            v2 = (a_i64).max(0i64);
         }
-        oi[i] = (((((match (45u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) << ((32i8 ^ (-18i8)) & 7i8)) << ((((match (32u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) as u8))) as u64;
-        of[i] = ((((a_f64 - (-2.875f64)) - a_f64) - a_f64)) as f64;
+        oi[i] = ((((a_f32) as u16) >> (((a_i32) as i16) & 15i16))) as u64;
+        of[i] = ((-a_f32)) as f64;
     }
 }
 
@@ -3932,20 +3978,29 @@ pub fn diff_126(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i8 = ((!((a_i32) as i8)) | ((-98i8) >> (94u8 & 7u8)));
-        let mut v1: i16 = (((69u8) as i16) >> ((31i32 / (-1i32)) & 15i32));
-        for j0 in ((((if true { 42u32 } else { a_u32 })) % 8u32)..((a_u32) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v1 = (((-91i16) << (78u32 & 15u32)) ^ ((a_i64) as i16));
+        let mut t0: [i8; 3] = [((!((a_i32) as i8)) | ((-98i8) >> (94u8 & 7u8))); 3];
+        t0[1] = (-9i8);
+        t0[2] = (((69u8) as i8) >> ((31i32 / (-1i32)) & 7i32));
+        let mut v0: i8 = (if (0i16 >= 12i16) { (((a_f32) as i8) * ((a_u32) as i8)) } else { ((-91i8) << (78u32 & 7u32)) });
+        for &v1 in t0.iter().rev() {
+            v0 = ((a_i64) as i8);
         }
-        let v2: f64 = (9.0f64 + (-8.25f64));
-        let mut v3: i32 = ((-a_i32) ^ (67i32).abs());
-        if (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) > ((-58i8) << (1u64 & 7u64))) {
-            v3 = ((match (14u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
+        let v2: f64 = (9007199254740992.0f64 / (-1.625f64));
+        let mut c3: u32 = 0u32;
+        let v3: i8 = loop {
+            if c3 >= (((a_u32 ^ 69u32)) % 4u32) {
+                break (v0);
+            }
+            c3 += 1u32;
+        };
+        let mut v4: i16 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
+        if ((a_u32 < a_u32) || (((a_i64) as i16) < (-14i16))) {
+            v4 = v4;
         } else {
-            v3 = v3;
+            v4 = ((a_i32) as i16);
         }
-        oi[i] = (((0i64 | DiffPair { a: (10i64).max((-1i64)), b: (a_i64 & a_i64) }.mixed())).min(((0i64 | DiffPair::new(a_i64, 9223372036854775807i64).b) << (((match (35u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) & 63i32)))) as u64;
-        of[i] = (((match (a_u32 % 8u32) { 0u32..=4u32 => (a_f64 - a_f64), 1u32 => (a_f64 + v2), 5u32 | 5u32 => v2, _ => ((-12.25f64) * (-5.375f64)) }) + (((84i16) as f64) / v2))) as f64;
+        oi[i] = ((31u32).max(((a_u32 & a_u32) * (a_u32 << (a_i32 & 31i32))))) as u64;
+        of[i] = (a_f32) as f64;
     }
 }
 
@@ -3960,19 +4015,21 @@ pub fn diff_127(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut t0: [i16; 3] = [(((a_u32) as i16)).abs(); 3];
-        t0[1] = ((-13i16) | ((a_f32) as i16));
-        t0[2] = (10i16 + 15i16);
-        let mut v0: i16 = ((84u64) as i16);
-        for &v1 in t0.iter().skip(1) {
-            v0 = ((a_i32) as i16);
+        let mut v0: i16 = (((a_u32) as i16)).abs();
+        'l0: for j0 in 0u32..(((13u32 | a_u32)) % 3u32) {
+            for j1 in 0u32..(((a_u32).max(10u32)) % 3u32) {
+                if (!(0.0f64 != a_f64)) {
+                    break 'l0;
+                }
+                if true {
+                    continue 'l0;
+                }
+                v0 = ((a_f32) as i16);
+            }
         }
-        let mut v2: i32 = (if true { (-31i32) } else { a_i32 });
-        for j0 in (0u32..=(((match (a_u32 % 8u32) { 0u32..=1u32 => 48u32, 6u32 | 1u32 => 38u32, 1u32..=5u32 => 20u32, _ => 2u32 })) % 4u32)).rev() {
-            v2 = ((match (31u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
-        }
-        oi[i] = (((!(47u64 / (83u64 | 1u64))) ^ (!(if false { a_u64 } else { a_u64 })))) as u64;
-        of[i] = (((10.875f64).sqrt() + (0.1f64 * (0.5f64 + (-6.125f64))))) as f64;
+        let v1: u16 = (1u16 >> (v0 & 15i16));
+        oi[i] = ((((!((a_i64) as u16))) as i64)) as u64;
+        of[i] = (0.75f64) as f64;
     }
 }
 
@@ -3987,28 +4044,16 @@ pub fn diff_128(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: f32 = ((-6.25f32) - a_f32);
-        if true {
-            v0 = ((a_f64) as f32);
-        } else {
-            v0 = (a_f32 + a_f32);
-        }
-        assert!((((2898525398u32 % 256u32) != 7u32) || ((!34u8) == ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8))));
-        let mut t1: [i8; 3] = [(((a_u32) as i8) & ((a_i64) as i8)); 3];
-        t1[1] = (8i8 % (((a_i32) as i8) | 1i8));
-        t1[2] = 12i8;
-        let mut v1: i8 = (((a_u32) as i8) + 57i8);
-        for &v2 in t1.iter().step_by(2) {
-            v1 = (((a_i32) as i8) >> ((a_u32) as i8));
-        }
-        let mut v3: u32 = ((match (93u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
-        for j0 in (((a_u32) % 8u32)..((43u32) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v3 = (if matches!((a_u32 % 8u32), 1u32..=7u32) { (a_u32 ^ 54u32) } else { ((63u64) as u32) });
-        }
-        let v4: f64 = (-((-4.125f64) * 2.125f64));
-        let v5: u8 = ((53u8).max(((a_u32) as u8)) + (84u8).max(52u8));
-        oi[i] = (24u64) as u64;
-        of[i] = (((((match (90u32 % 8u32) { 6u32 => 63u32, 4u32..=4u32 => v3, 4u32 | 0u32 => 81u32, _ => a_u32 })) as f64) + ((a_f64 / (-12.375f64))).abs())) as f64;
+        let v0: f32 = ((0i16) as f32);
+        let mut t1: [f32; 3] = [(if (((match (15u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) != (!(-6i32))) { (((79i16) as f32)).sqrt() } else { ((a_f32).abs() / ((2i32) as f32)) }); 3];
+        t1[1] = (((a_f32 * v0) - (-a_f32)) + (((v0 + a_f32)) as f32));
+        t1[2] = (((((a_u32) as u16)) as f32) - (((((a_f32) as i8) << (67i8 & 7i8))) as f32));
+        let v1: f32 = t1.iter().copied().fold((((((1u64) as i16)) as f32)).sqrt(), |v1, v2| ((((-2.75f32) + v1) - ((-1.5f32) - a_f32)) - (((0i64) as f32) + (if false { a_f32 } else { (-4.125f32) }))));
+        let v3: f64 = (-a_f64);
+        let v4: i32 = ((-1i32) + a_i32);
+        let v5: u64 = (1u64 & a_u64);
+        oi[i] = ((((-a_i64)) as i32)) as u64;
+        of[i] = ((((v0 + v0)).abs()).sqrt()) as f64;
     }
 }
 
@@ -4023,17 +4068,18 @@ pub fn diff_129(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u32 = (53u32 << ((-1i64) & 31i64));
-        let mut t1: [f64; 3] = [1.7e308f64; 3];
-        t1[1] = (-((77u16) as f64));
-        t1[2] = (a_f64 + (match (70u32 % 8u32) { 3u32 | 6u32 => ((-0.0f64) - a_f64), 5u32..=6u32 => (a_f64 / (-1.5f64)), 6u32 | 3u32 => ((((a_u32) as u16)) as f64), _ => 5e-324f64 }));
-        let mut v1: f64 = (((-a_f64) * (((-9223372036854775808i64)) as f64)) + (((0u16) as f64) / (a_f64 / 1.7e308f64)));
-        for &v2 in t1.iter().rev() {
-            v1 = ((((match (a_u32 % 8u32) { 1u32 => a_f64, 4u32 => v2, _ => v2 })) as f64) + ((a_f64).sqrt() - (a_f64 * 10.625f64)));
+        let v0: u32 = ((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
+        assert!((((31u32 % 256u32) != 7u32) || (((-0.125f64) > 10.125f64) || true)));
+        let v1: u8 = ((match (82u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
+        let mut t2: [f32; 3] = [((if (a_u64 <= 12u64) { (-5.875f32) } else { 0.125f32 }) - ((-7.875f32) * 9.625f32)); 3];
+        t2[1] = (if (!false) { ((0u16) as f32) } else { (a_f32 / 3.4e38f32) });
+        t2[2] = (-6.125f32);
+        let mut v2: f32 = (match (a_u32 % 8u32) { 1u32 => (7.375f32 + (-12.125f32)), 0u32 => (a_f32 * 10.625f32), _ => (a_f32 - (-0.0f32)) });
+        for &v3 in t2.iter().step_by(2) {
+            v2 = ((v2 + (-10.0f32)) + ((16u16) as f32));
         }
-        let v3: f32 = 1e-40f32;
-        oi[i] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)) as u64;
-        of[i] = ((((48u16) as f32) * (((1u32).min(a_u32)) as f32))) as f64;
+        oi[i] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) as u64;
+        of[i] = (((((((-72i32)) as i64)) as f32) / (((-11.875f32)).sqrt() * (a_f32 / v2)))) as f64;
     }
 }
 
@@ -4048,19 +4094,23 @@ pub fn diff_130(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i8 = 58i8;
-        for j0 in 0u32..((32u32) % 4u32) {
-            v0 = ((8u8) as i8);
+        let mut v0: i8 = ((-30i8)).max(7i8);
+        for j0 in 0u32..((((((a_u32) as i8)) as u32)) % 4u32) {
+            v0 = (((a_u32) as i8) << (a_i32 & 7i32));
         }
-        let mut v1: u16 = (((16i16 > (-20i16))) as u16);
-        if (((-60i8) ^ ((a_i64) as i8)) > ((a_u32) as i8)) {
-            v1 = ((match (37u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
+        assert!((((22u32 % 256u32) != 7u32) || ((-a_f32) <= (match (1u32 % 8u32) { 4u32 | 3u32 => 16777216.0f32, 2u32 | 0u32 => a_f32, 3u32 => a_f32, _ => (-1.5f32) }))));
+        let mut v1: i8 = ((match (99u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
+        if ((match (57u32 % 8u32) { 0u32..=1u32 => ((a_u32) as u16), 2u32 | 1u32 => ((a_u32) as u16), _ => ((a_u32) as u16) }) != 65535u16) {
+            v1 = (((a_i64) as i8) << ((-61i16) & 7i16));
         } else {
-            v1 = 32625u16;
+            v1 = (((-75i8)) as i8);
         }
-        let v2: i64 = 9223372036854775807i64;
-        oi[i] = ((((a_i32) as u32)).max((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) - 98u32))) as u64;
-        of[i] = (((-((-2.75f32) / a_f32)) + (a_f32 - (-6.125f32)))) as f64;
+        let mut v2: i8 = ((a_f32) as i8);
+        for j1 in 0u32..((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32) {
+            v2 = v1;
+        }
+        oi[i] = (78i32) as u64;
+        of[i] = ((if (!false) { (-(a_f64 + (-9.375f64))) } else { (match (31u32 % 8u32) { 4u32 | 4u32 => (-0.375f64), _ => ((-2.0f64) + 4.5f64) }) })) as f64;
     }
 }
 
@@ -4075,27 +4125,30 @@ pub fn diff_131(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut t0: [f64; 3] = [(((-((-10.0f32) / a_f32))) as f64); 3];
-        t0[1] = 11.625f64;
-        t0[2] = (((a_f64 / (-8.75f64)) / (a_f64 / 1.125f64)) + (match (0u32 % 8u32) { 2u32 => (0.1f64).abs(), 1u32..=2u32 => (-a_f64), 3u32 => a_f64, _ => a_f64 }));
-        let mut v0: f64 = ((a_i32) as f64);
-        for &v1 in t0.iter().step_by(2) {
-            v0 = ((((0i64 << (66i16 & 63i16)) << 67u32)) as f64);
+        let mut v0: f64 = (((-((-10.0f32) / a_f32))) as f64);
+        'l0: for j0 in 0u32..(((match (4294967295u32 % 8u32) { 7u32 | 6u32 => a_u32, 1u32 => 34u32, 6u32 => 80u32, _ => a_u32 })) % 3u32) {
+            for j1 in 0u32..(((((-7.125f64)) as u32)) % 3u32) {
+                if (127i8 < ((a_i64) as i8)) {
+                    break 'l0;
+                }
+                if (!matches!((a_u32 % 8u32), 3u32)) {
+                    continue 'l0;
+                }
+                v0 = (a_f64 - (((5e-324f64 * v0)) as f64));
+            }
         }
-        let mut t2: [i8; 3] = [(-15i8); 3];
-        t2[1] = (match (18u32 % 8u32) { 3u32..=5u32 => 8i8, _ => 0i8 });
-        t2[2] = ((a_i64) as i8);
-        let mut v2: i8 = (((a_f32) as i8)).abs();
-        for &v3 in t2.iter().rev() {
-            v2 = ((-81i8)).abs();
-        }
-        let v4: u32 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
-        let mut v5: f64 = ((((0u64) as i16)) as f64);
-        for j0 in (0u32..=((((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32)).rev() {
-            v5 = a_f64;
-        }
-        oi[i] = ((((128u8).min(57u8) | (!49u8)) << (((match (540402914u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) & 7u64))) as u64;
-        of[i] = (((v0) as f64)) as f64;
+        let v1: i64 = (if (8.75f64 <= v0) { (0i64 | DiffPair { a: (-23i64), b: 63i64 }.mixed()) } else { (if false { (-36i64) } else { 64i64 }) });
+        assert!((((31u32 % 256u32) != 7u32) || (!false)));
+        let mut c2: u32 = 0u32;
+        let v2: u64 = loop {
+            if c2 >= (((63u32 ^ 70u32)) % 4u32) {
+                break ((((match (87u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) * ((a_u64 / (a_u64 | 1u64))).max(((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64))));
+            }
+            c2 += 1u32;
+        };
+        let v3: u8 = 128u8;
+        oi[i] = (63u64) as u64;
+        of[i] = (12.5f32) as f64;
     }
 }
 
@@ -4110,10 +4163,9 @@ pub fn diff_132(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u16 = (((a_u32) as u16) >> a_u64);
-        assert!((((a_u32 % 256u32) != 7u32) || ((match (29u32 % 8u32) { 6u32 | 0u32 => 1.5f64, 6u32..=6u32 => a_f64, 2u32 | 7u32 => 1.5f64, _ => (-7.0f64) }) <= (a_f64 / (-9.125f64)))));
-        oi[i] = ((!((a_u64 - 73u64) / ((match (a_u32 % 8u32) { 3u32 => a_u64, _ => 1u64 }) | 1u64)))) as u64;
-        of[i] = (0.0f64) as f64;
+        let v0: u16 = (57u16 + 78u16);
+        oi[i] = ((if (!false) { (!(if (9223372036854775807i64 < a_i64) { (-56i64) } else { 0i64 })) } else { a_i64 })) as u64;
+        of[i] = ((match (96u32 % 8u32) { 3u32..=7u32 => (-a_f64), _ => ((-a_f64) - (a_f64 - 1.7e308f64)) })) as f64;
     }
 }
 
@@ -4128,29 +4180,26 @@ pub fn diff_133(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i16 = ((!(((a_i32) as i16)).max(51i16)) | (((24i16) as i16) - ((a_i64) as i16)));
-        assert!((((a_u32 % 256u32) != 7u32) || matches!((a_u32 % 8u32), 5u32)));
-        let v1: i32 = (if (94u64 == 15146271860282680016u64) { (!78i32) } else { ((-31i32) << (17u16 & 31u16)) });
-        let mut v2: u16 = 25u16;
-        for j0 in (0u32..=((a_u32) % 4u32)).rev() {
-            v2 = (((a_u32) as u16) >> (v0 & 15i16));
+        let v0: i16 = ((((((a_u32) as u8) << 51i32)) as i16) & ((if true { ((a_u32) as i16) } else { (-64i16) }) ^ ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)));
+        let mut t1: [u8; 3] = [(if false { 56u8 } else { 25u8 }); 3];
+        t1[1] = (!((a_i64) as u8));
+        t1[2] = (match (22u32 % 8u32) { 4u32..=6u32 => 128u8, 3u32 => 25u8, 0u32..=3u32 => 66u8, _ => ((a_i64) as u8) });
+        let mut v1: u8 = 99u8;
+        for &v2 in t1.iter().skip(1) {
+            v1 = (68u8 - ((a_i32) as u8));
         }
-        assert!((((a_u32 % 256u32) != 7u32) || false));
-        let v3: f64 = (match (a_u32 % 8u32) { 7u32 => (a_f64 + (-3.875f64)), 1u32..=2u32 => (-0.875f64), 1u32 => (-7.625f64), _ => (match (a_u32 % 8u32) { 5u32 | 0u32 => a_f64, 1u32..=7u32 => 3.75f64, 5u32..=7u32 => 6.125f64, _ => (-4.0f64) }) });
-        let mut v4: i32 = (if (!matches!((a_u32 % 8u32), 7u32 | 7u32)) { (v1).min(a_i32) } else { (a_i32 & v1) });
-        'l4: for j1 in 0u32..(((a_u32 + 66u32)) % 3u32) {
-            for j2 in 0u32..(((j1 << (v0 & 31i16))) % 3u32) {
-                if (((a_f32) as u16) <= ((a_i32) as u16)) {
-                    break 'l4;
-                }
-                if false {
-                    continue 'l4;
-                }
-                v4 = (!a_i32);
-            }
+        let v3: f64 = (((-11.0f64) + a_f64) + (1.125f64 - 10.375f64));
+        let mut v4: i32 = ((29i32 * (-83i32)) + ((99u16) as i32));
+        for j0 in (0u32..(((18u32 % (a_u32 | 1u32))) % 4u32)).rev() {
+            v4 = ((a_i32).min(v4) * (a_i32 / (16i32 | 1i32)));
         }
-        oi[i] = ((((a_u32) as i16) - ((((a_u32) as i16) - v0) >> ((9223372036854775807i64 + a_i64) & 15i64)))) as u64;
-        of[i] = (((-((((a_i64) as i8)) as f32)) / (-8.75f32))) as f64;
+        assert!((((1u32 % 256u32) != 7u32) || ((((a_u32) as i8) >= ((a_u32) as i8)) || false)));
+        let mut v5: i8 = ((match (73u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
+        for j1 in (0u32..((a_u32) % 4u32)).rev() {
+            v5 = (v5 + 0i8);
+        }
+        oi[i] = (((60u32) as u8)) as u64;
+        of[i] = ((((((18446744073709551615u64 == 40u64)) as u64)) as f32)) as f64;
     }
 }
 
@@ -4165,9 +4214,9 @@ pub fn diff_134(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i64 = (-22i64);
-        oi[i] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)) as u64;
-        of[i] = ((a_f32 / ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)) as f32))) as f64;
+        let v0: i64 = ((7.0f32) as i64);
+        oi[i] = ((0i64 | DiffPair { a: ((11i64 / (a_i64 | 1i64)) << ((((a_u32) as i16) - ((a_i32) as i16)) & 63i16)), b: ((v0 ^ 69i64)).min((a_i64 - 83i64)) }.mixed())) as u64;
+        of[i] = ((((5.125f64 * (-12.375f64)) / (-a_f64)) / ((0.1f64).sqrt() / (5.0f64).abs()))) as f64;
     }
 }
 
@@ -4182,19 +4231,33 @@ pub fn diff_135(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: f32 = ((((!255u8)) as f32) - ((6.5f32 / a_f32) - ((a_i32) as f32)));
-        let mut v1: i64 = (if true { a_i64 } else { a_i64 });
-        for j0 in ((((match (a_u32 % 8u32) { 7u32 | 0u32 => 31u32, 2u32..=3u32 => a_u32, _ => 45u32 })) % 8u32)..(((((-90i8)) as u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v1 = (v1 << (1u8 & 63u8));
+        let mut t0: [f32; 3] = [((((!255u8)) as f32) - ((6.5f32 / a_f32) - ((a_i32) as f32))); 3];
+        t0[1] = (((9.375f32 / a_f32) * ((39623u16) as f32)) / (if (96i64 >= a_i64) { (a_f32 - 5.625f32) } else { ((-3.625f32) - 9.875f32) }));
+        t0[2] = (((6.25f32 * 12.5f32)).sqrt()).sqrt();
+        let mut v0: f32 = 8.875f32;
+        for &v1 in t0.iter().rev() {
+            v0 = (((((9.25f64).sqrt()) as i32)) as f32);
         }
-        let mut v2: i64 = (((4i16).min(((a_u32) as i16))) as i64);
-        if (!(a_f32 <= a_f32)) {
-            v2 = ((if false { 53i64 } else { v2 }) | (a_i64 * a_i64));
+        let mut v2: u16 = ((((73u16 * 9u16) + (((a_i64) as u16) - ((a_u32) as u16)))) as u16);
+        if (!(true || true)) {
+            v2 = (match (13u32 % 8u32) { 4u32 => (!(65535u16).max(v2)), 0u32 | 3u32 => (if (true || false) { 29u16 } else { (((a_i32) as u16) << (97u32 & 15u32)) }), _ => (!v2) });
         } else {
-            v2 = (0i64 | DiffPair::new((((0.0f32 < a_f32)) as i64), (50i64 + (-6i64))).b);
+            v2 = ((52u64) as u16);
         }
-        oi[i] = ((((a_i32) as i16) ^ (if (58u8 <= 1u8) { (match (16u32 % 8u32) { 2u32..=5u32 => (-46i16), _ => 48i16 }) } else { (16i16 << 2051079354u32) }))) as u64;
-        of[i] = ((if ((a_f64 / 9007199254740992.0f64) > (((-59i16)) as f64)) { (-(a_f64 / (-1.125f64))) } else { ((a_f64 * (-0.0f64)) / ((v0) as f64)) })) as f64;
+        let mut v3: u8 = 59u8;
+        'l3: for j0 in 0u32..((13u32) % 3u32) {
+            for j1 in 0u32..(((a_u32 << a_i64)) % 3u32) {
+                if (!true) {
+                    break 'l3;
+                }
+                if false {
+                    continue 'l3;
+                }
+                v3 = (((a_f32) as u8) & ((matches!((4294967295u32 % 8u32), 1u32..=7u32)) as u8));
+            }
+        }
+        oi[i] = ((a_i32 - (((-1i32)).max(0i32) - a_i32))) as u64;
+        of[i] = (((((match (0u32 % 8u32) { 5u32..=7u32 => a_u64, _ => 55u64 })) as f64) - (-(-a_f64)))) as f64;
     }
 }
 
@@ -4209,42 +4272,34 @@ pub fn diff_136(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i32 = (1i32).abs();
-        if ((65535u16).max(20u16) >= (65535u16).max(32890u16)) {
-            v0 = v0;
+        let mut v0: i32 = (-(a_i32).min((-11i32)));
+        if ((a_f32 >= 9.25f32) || (true || ((-8i8) >= (-88i8)))) {
+            v0 = a_i32;
         } else {
-            v0 = ((v0 << (a_i64 & 31i64)) | (v0).min(v0));
+            v0 = ((v0 >> (a_u32 & 31u32)) >> ((-7i16) & 31i16));
         }
-        let mut v1: i64 = ((92i64 << (50u64 & 63u64)) << ((a_i64 >> (0u8 & 63u8)) & 63i64));
-        for j0 in (((531283375u32) % 8u32)..(((81u32 & 48u32)) % 16u32)).step_by(((80u32) % 3u32) as usize) {
-            v1 = (if (((a_i64) as u16) <= 62u16) { a_i64 } else { ((a_i32) as i64) });
+        let v1: i8 = ((4i8 << (55i16 & 7i16)) + ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8));
+        let mut v2: f64 = (if (81u32 <= 48u32) { (-10.0f64) } else { a_f64 });
+        if ((((a_f32) as u16) / (89u16 | 1u16)) <= (40u16 ^ 16u16)) {
+            v2 = ((-4.0f64) + v2);
+        } else {
+            v2 = (-0.625f64);
         }
-        let mut v2: f32 = (a_f32 * 3.375f32);
-        'l2: for j1 in 0u32..(((if true { 46u32 } else { 86u32 })) % 3u32) {
-            for j2 in 0u32..(((a_u32 & 72u32)) % 3u32) {
-                if (a_i32 < 2147483647i32) {
-                    break 'l2;
-                }
-                if (true || false) {
-                    continue 'l2;
-                }
-                v2 = (v2 / 0.5f32);
+        let mut v3: f32 = (((if false { a_f32 } else { a_f32 }) / (3.4e38f32).abs())).sqrt();
+        if (v0 <= (-a_i32)) {
+            v3 = ((match (79u32 % 8u32) { 0u32 | 6u32 => (a_f32 / a_f32), 2u32..=3u32 => (match (a_u32 % 8u32) { 0u32 | 2u32 => a_f32, 3u32..=5u32 => a_f32, 4u32..=4u32 => 1.625f32, _ => a_f32 }), 1u32 | 1u32 => (-5.75f32), _ => (5.125f32).sqrt() }) * (((((a_i32) as i8)) as f32) + ((-9.0f32) * 0.0f32)));
+        } else {
+            v3 = (a_f32 * v3);
+        }
+        let mut c4: u32 = 0u32;
+        let v4: u32 = loop {
+            if c4 >= (((a_u32 | a_u32)) % 4u32) {
+                break (a_u32);
             }
-        }
-        let mut v3: i32 = v0;
-        for j3 in (0u32..((32u32) % 4u32)).rev() {
-            v3 = (a_i32 - a_i32);
-        }
-        assert!((((1u32 % 256u32) != 7u32) || ((((a_i64) as i8) >= ((a_i32) as i8)) && (a_u32 >= a_u32))));
-        let mut t4: [i32; 3] = [(-72i32); 3];
-        t4[1] = (a_i32 << (25u64 & 31u64));
-        t4[2] = ((match (94u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
-        let mut v4: i32 = ((-(2147483647i32 ^ (-85i32))) << (((-a_i32)).min(a_i32) & 31i32));
-        for &v5 in t4.iter().skip(1) {
-            v4 = (v0 - (!(match (a_u32 % 8u32) { 1u32 => v3, 4u32..=5u32 => a_i32, 2u32 => a_i32, _ => (-19i32) })));
-        }
-        oi[i] = ((match (67u32 % 8u32) { 3u32 => ((71u8 % (((a_f32) as u8) | 1u8))).min(8u8), 2u32..=4u32 => (match (a_u32 % 8u32) { 1u32..=6u32 => (88u8 << (((a_f32) as u16) & 7u16)), _ => (match (33u32 % 8u32) { 3u32 | 1u32 => 74u8, 2u32 => ((a_i32) as u8), 2u32..=5u32 => 66u8, _ => 72u8 }) }), 7u32 | 0u32 => (((((a_i32) as i16)) as u8)).min((((a_i64) as u8) * ((a_i32) as u8))), _ => (((33i64 / (-19i64))) as u8) })) as u64;
-        of[i] = ((((((49i16) as i8)) as f64) + ((31i8) as f64))) as f64;
+            c4 += 1u32;
+        };
+        oi[i] = ((-(if (!false) { (-32768i16) } else { ((7u64) as i16) }))) as u64;
+        of[i] = (((a_f32 + (a_f32 - a_f32)) / ((v3 - a_f32)).sqrt())) as f64;
     }
 }
 
@@ -4259,22 +4314,18 @@ pub fn diff_137(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i16 = (((11u32 / (52u32 | 1u32))) as i16);
-        let mut t1: [u8; 3] = [(26u8 % ((match (58u32 % 8u32) { 0u32..=5u32 => (100u8).max(128u8), 1u32 | 5u32 => ((57u8) as u8), 0u32 => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8), _ => (128u8 >> (4294967295u32 & 7u32)) }) | 1u8)); 3];
-        t1[1] = ((((a_u32) as u8) >> ((if true { 52u16 } else { 91u16 }) & 7u16))).min(((a_i32) as u8));
-        t1[2] = ((((46u16) as u8) ^ (20u8 % (((a_i64) as u8) | 1u8)))).max(((a_f32) as u8));
-        let mut v1: u8 = (((((1u64 + a_u64)) as u16)) as u8);
-        for &v2 in t1.iter() {
-            v1 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) >> (((a_u32 * 84u32) | (!46u32)) & 7u32));
-        }
-        let mut v3: i32 = (((match (15u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) ^ (-a_i32));
-        if (!matches!((a_u32 % 8u32), 6u32..=6u32)) {
-            v3 = (if (((a_i64) as u8) <= v1) { (((a_u64 < a_u64)) as i32) } else { (if false { a_i32 } else { 1i32 }) });
-        } else {
-            v3 = (!(a_i32).max(39i32));
-        }
-        oi[i] = (43i64) as u64;
-        of[i] = ((a_f32 + (-((37u32) as f32)))) as f64;
+        let v0: i16 = (match (88u32 % 8u32) { 3u32 | 3u32 => ((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16), _ => (0i16 - 32767i16) });
+        assert!((((81u32 % 256u32) != 7u32) || ((97u16 & ((a_u32) as u16)) <= (65535u16 / (57u16 | 1u16)))));
+        let mut c1: u32 = 0u32;
+        let v1: f32 = loop {
+            if c1 >= (((!23u32)) % 4u32) {
+                break ((16777216.0f32 - 11.0f32));
+            }
+            c1 += 1u32;
+        };
+        let v2: u16 = ((((a_i32) as u16)).min((((-91i64)) as u16)) * ((((-42i32)) as u16) * (((a_i32) as u16)).max(20u16)));
+        oi[i] = ((((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) << (((v1) as i32) & 63i32))) as i32)) as u64;
+        of[i] = ((((-a_f64)) as f32)) as f64;
     }
 }
 
@@ -4289,23 +4340,26 @@ pub fn diff_138(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u8 = ((match (65u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
-        let mut v1: u16 = ((a_i32) as u16);
-        for j0 in (u32::MAX - (((a_u32 >> ((-38i8) & 31i8))) % 4u32))..=u32::MAX {
-            v1 = v1;
+        let mut v0: u8 = 94u8;
+        if (!(((a_f32) as i8) <= ((a_i64) as i8))) {
+            v0 = ((match (38u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
+        } else {
+            v0 = (255u8 / ((match (a_u32 % 8u32) { 4u32 => ((a_f32) as u8), 0u32 | 1u32 => v0, 0u32 | 4u32 => 46u8, _ => ((a_f32) as u8) }) | 1u8));
         }
-        let v2: u8 = ((a_f32) as u8);
-        assert!((((a_u32 % 256u32) != 7u32) || ((((-3.625f32)) as i8) > (((a_f32) as i8) - ((a_f32) as i8)))));
-        let mut t3: [f32; 3] = [(match (a_u32 % 8u32) { 7u32..=7u32 => (-11.75f32), _ => (-11.0f32) }); 3];
-        t3[1] = ((((a_f32) as i8)) as f32);
-        t3[2] = ((0.375f32) as f32);
-        let mut v3: f32 = (7.125f32).sqrt();
-        for &v4 in t3.iter() {
-            v3 = ((9.125f64) as f32);
+        assert!((((a_u32 % 256u32) != 7u32) || ((if matches!((25u32 % 8u32), 2u32..=7u32) { (-94i16) } else { (-88i16) }) > (14i16 - ((a_f32) as i16)))));
+        let v1: u16 = ((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
+        let mut t2: [u32; 3] = [a_u32; 3];
+        t2[1] = (if (matches!((69u32 % 8u32), 0u32..=1u32) || false) { ((((59u32) as u8)) as u32) } else { 92u32 });
+        t2[2] = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
+        let mut v2: u32 = ((match (24u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
+        for &v3 in t2.iter() {
+            v2 = (((match (71u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) / (52u32 | 1u32));
         }
-        let v5: u32 = a_u32;
-        oi[i] = ((((match (76u32 % 8u32) { 1u32 | 2u32 => 71u16, _ => ((a_i32) as u16) }) << (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) & 15u64)) >> ((((match (71u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64) >> (9u8 << (-99i8))) & 15i64))) as u64;
-        of[i] = (((((32u64 | 32u64) | 68u64)) as f64)) as f64;
+        let v4: f32 = ((a_f32 + 0.0f32)).abs();
+        assert!((((a_u32 % 256u32) != 7u32) || ((!17i64) <= a_i64)));
+        let v5: i16 = ((128u8) as i16);
+        oi[i] = (v1) as u64;
+        of[i] = ((-(a_f64 * (-a_f64)))) as f64;
     }
 }
 
@@ -4320,26 +4374,36 @@ pub fn diff_139(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u16 = 14702u16;
-        for j0 in (u32::MAX - ((85u32) % 4u32))..=u32::MAX {
-            v0 = (!(match (a_u32 % 8u32) { 4u32 | 7u32 => (if false { 32u16 } else { ((a_i64) as u16) }), 2u32..=6u32 => (70u16 % (((a_f32) as u16) | 1u16)), _ => (if (a_f64 == a_f64) { 34u16 } else { v0 }) }));
+        let v0: u16 = ((((match (76u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)) as u16);
+        let mut v1: u64 = (match (a_u32 % 8u32) { 4u32 | 7u32 => (if false { 32u64 } else { a_u64 }), 2u32..=6u32 => ((78i16) as u64), _ => 27u64 });
+        if (a_f64 == (a_f64 + 0.0f64)) {
+            v1 = ((94u64 << (((a_i32) as u8) & 63u8)) - (v1 - a_u64));
+        } else {
+            v1 = (((4294967295u32) as u64)).max((a_u64 / (18u64 | 1u64)));
         }
-        let v1: f32 = a_f32;
-        assert!((((1u32 % 256u32) != 7u32) || ((1u8 >> ((a_f32) as u8)) < ((a_i32) as u8))));
-        let mut v2: f32 = (-v1);
-        for j1 in ((((if false { a_u32 } else { 77u32 })) % 8u32)..(((match (a_u32 % 8u32) { 3u32 | 2u32 => a_u32, _ => 44u32 })) % 16u32)).step_by(((80u32) % 3u32) as usize) {
-            v2 = (v2 * v2);
+        assert!((((75u32 % 256u32) != 7u32) || (((match (12u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) >= 3i32)));
+        let mut v2: i8 = ((a_i32) as i8);
+        if ((4.875f32 != (-10.75f32)) || (a_f64 <= 0.1f64)) {
+            v2 = ((match (4294967295u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
+        } else {
+            v2 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
         }
-        let v3: u64 = (((match (97u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) >> (46i8 & 63i8));
-        let mut t4: [i64; 3] = [(-a_i64); 3];
-        t4[1] = ((33u8) as i64);
-        t4[2] = (a_i64).min((-9223372036854775808i64));
-        let mut v4: i64 = ((5u8) as i64);
-        for &v5 in t4.iter().step_by(2) {
-            v4 = (0i64 | DiffPair { a: a_i64, b: 9223372036854775807i64 }.mixed());
+        let mut v3: u16 = ((((!70u8) + (66u8 >> (70i32 & 7i32)))) as u16);
+        'l3: for j0 in 0u32..((((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 3u32) {
+            for j1 in 0u32..((j0) % 3u32) {
+                if (!(((a_f32) as i16) <= 86i16)) {
+                    break 'l3;
+                }
+                if (false || false) {
+                    continue 'l3;
+                }
+                v3 = (if (!((v2 < v2) && false)) { (((a_u32) as u16) % ((((a_i32) as u16) / (((a_u32) as u16) | 1u16)) | 1u16)) } else { ((a_i32) as u16) });
+            }
         }
-        oi[i] = ((((15u8 / (46u8 | 1u8)) - (((a_f32) as u8) / 22u8)) << ((match (3818355580u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64))) as u64;
-        of[i] = (((((-6.875f32) * a_f32) / (a_f32 + (-6.5f32))) - a_f32)) as f64;
+        let v4: f32 = a_f32;
+        assert!((((a_u32 % 256u32) != 7u32) || (((-1i8) >> (((a_i32) as u16) & 7u16)) >= ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8))));
+        oi[i] = (67i16) as u64;
+        of[i] = (1.875f64) as f64;
     }
 }
 
@@ -4354,9 +4418,9 @@ pub fn diff_140(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u64 = ((match (35u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
-        oi[i] = (((((match (56u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)) as u8)) as u64;
-        of[i] = ((match (67u32 % 8u32) { 0u32 | 6u32 => (9.375f32 + (4.0f32 / 7.5f32)), 5u32 | 0u32 => (((64u8) as f32) * a_f32), 1u32 | 5u32 => (a_f32 - (11.0f32).sqrt()), _ => (((-12.25f32) + 8.0f32) / 1e-40f32) })) as f64;
+        let v0: u64 = (((32u64 << (92i64 & 63i64)) / ((a_u64 >> (14u64 & 63u64)) | 1u64)) << ((((3.125f64).sqrt()) as i8) & 63i8));
+        oi[i] = (((a_u32) as u16)) as u64;
+        of[i] = ((((((11.0f64) as i16) << (a_u64).max(93u64))) as f64)) as f64;
     }
 }
 
@@ -4371,34 +4435,32 @@ pub fn diff_141(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut t0: [i32; 3] = [a_i32; 3];
-        t0[1] = (((match (47u32 % 8u32) { 4u32 => 32i32, 0u32..=4u32 => (-45i32), 3u32 | 6u32 => (-1i32), _ => 8i32 }) / ((67i32).max(59i32) | 1i32)) % ((!a_i32)).min((a_i32 * a_i32)));
-        t0[2] = ((((a_f32 * a_f32)).sqrt()) as i32);
-        let mut v0: i32 = (((!a_i32) - ((-5i32) / ((-1i32) | 1i32)))).abs();
-        for &v1 in t0.iter().rev() {
-            v0 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) >> ((80u32 ^ 38u32) - ((((-87i32) < a_i32)) as u32)));
-        }
-        let v2: u16 = ((a_i64) as u16);
-        let mut v3: u64 = 72u64;
-        if ((28i32 ^ 21i32) < (24i32).max(v0)) {
-            v3 = (match (72u32 % 8u32) { 0u32 => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64), _ => ((match (66u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) });
-        } else {
-            v3 = ((((a_u64).max(v3)) as u64) >> (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) & 63u16));
-        }
-        let mut v4: u16 = ((((a_f32) as u16)).max(v2) << ((89i32 - (-76i32)) & 15i32));
-        'l4: for j0 in 0u32..((((match (37u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 3u32) {
-            for j1 in 0u32..(((j0 % (j0 | 1u32))) % 3u32) {
-                if (true || ((-1i64) != (-82i64))) {
-                    break 'l4;
+        let mut v0: i32 = a_i32;
+        'l0: for j0 in 0u32..(((a_u32 % (37u32 | 1u32))) % 3u32) {
+            for j1 in 0u32..(((if false { a_u32 } else { a_u32 })) % 3u32) {
+                if ((-4.0f32) > (-2.5f32)) {
+                    break 'l0;
                 }
-                if matches!((a_u32 % 8u32), 1u32 | 5u32) {
-                    continue 'l4;
+                if (8i64 != 64i64) {
+                    continue 'l0;
                 }
-                v4 = (if (a_u64 != 62u64) { (65535u16 / (v4 | 1u16)) } else { (((a_i32) as u16) >> (7i64 & 15i64)) });
+                v0 = ((((-((a_f32) as i8))) as i32) % (((true) as i32) | 1i32));
             }
         }
-        oi[i] = (((match (18u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)) as u64;
-        of[i] = ((-(-(0.875f32).abs()))) as f64;
+        let mut v1: i64 = (-((((a_u32) as i16)) as i64));
+        for j2 in ((((100u32 ^ 32u32)) % 8u32)..(((a_u32 << (a_u32 & 31u32))) % 16u32)).step_by(((32u32) % 3u32) as usize) {
+            v1 = (match (a_u32 % 8u32) { 0u32..=5u32 => (if false { a_i64 } else { v1 }), 5u32 => (24i64 - a_i64), 2u32 => (a_i64 << ((-10i16) & 63i16)), _ => a_i64 });
+        }
+        let mut t2: [u16; 3] = [(match (21u32 % 8u32) { 7u32 | 3u32 => ((((match (33u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)) as u16), 0u32 => ((((a_u32) as u16)).min(22682u16) >> (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) & 15i32)), 3u32 => ((89u16 >> (a_i32 & 15i32)) << (v1 + v1)), _ => (17u16 - (match (2837484947u32 % 8u32) { 0u32..=7u32 => 46u16, 5u32..=7u32 => ((a_f32) as u16), 0u32..=6u32 => 5u16, _ => 23u16 })) }); 3];
+        t2[1] = (match (31u32 % 8u32) { 0u32..=5u32 => ((((-2.0f32) * a_f32)) as u16), _ => (!(70u16 >> ((-76i8) & 15i8))) });
+        t2[2] = ((!((match (18u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)) << (50i64 & 15i64));
+        let mut v2: u16 = ((a_i32) as u16);
+        for &v3 in t2.iter() {
+            v2 = ((match (48u32 % 8u32) { 2u32..=3u32 => (if false { v2 } else { v3 }), 5u32 => ((match (34u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16), 4u32..=7u32 => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16), _ => (((a_f32) as u16) ^ v2) }) >> (((!87i8)).max(((-66i8) * ((a_i64) as i8))) & 15i8));
+        }
+        let v4: u8 = ((match (14u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
+        oi[i] = (((((match (31u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) << ((a_u64 / (85u64 | 1u64)) & 7u64)) + ((false) as i8))) as u64;
+        of[i] = ((-a_f64)) as f64;
     }
 }
 
@@ -4413,26 +4475,19 @@ pub fn diff_142(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: f64 = ((-a_f64) / ((1.7e308f64 * 12.25f64) + (0.0f64 / (-1.375f64))));
-        'l0: for j0 in 0u32..(((88u32 >> 98i16)) % 3u32) {
-            for j1 in 0u32..(((61u32 << (0i8 & 31i8))) % 3u32) {
-                if matches!((a_u32 % 8u32), 3u32 | 6u32) {
-                    break 'l0;
-                }
-                if (!(98i32 != a_i32)) {
-                    continue 'l0;
-                }
-                v0 = 1.7e308f64;
+        let mut c0: u32 = 0u32;
+        let v0: f64 = loop {
+            if c0 >= ((a_u32) % 4u32) {
+                break ((-9.125f64));
             }
+            c0 += 1u32;
+        };
+        let mut v1: f64 = (a_f64 / v0);
+        for j0 in ((((85u32 | a_u32)) % 8u32)..((((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 16u32)).step_by(((98u32) % 3u32) as usize) {
+            v1 = (3.5f64 * (-0.25f64));
         }
-        let mut v1: i16 = ((((((a_i32) as i16)) as i16) - ((-77i16) - 100i16))).min((!9i16));
-        if ((a_i32 | (-1i32)) < ((-93i32)).abs()) {
-            v1 = ((match (9u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
-        } else {
-            v1 = ((((-17i16)) as i16) * (!((-21i16) - ((a_i64) as i16))));
-        }
-        oi[i] = ((((!((a_i64) as i8)) / (((-25i8) >> (64u32 & 7u32)) | 1i8)) & ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8))) as u64;
-        of[i] = ((((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)) as f64) * (-((86u8) as f64)))) as f64;
+        oi[i] = ((if ((0i64 | DiffPair::new((-26i64), 65i64).b) != (a_i64 >> ((-95i32) & 63i32))) { ((((90i32) as u16)) as u32) } else { (((((a_i32) as i16)) as u32) - (77u32 - 100u32)) })) as u64;
+        of[i] = (v1) as f64;
     }
 }
 
@@ -4447,25 +4502,28 @@ pub fn diff_143(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i16 = (-76i16);
-        let mut t1: [f64; 3] = [(((match (a_u32 % 8u32) { 2u32 | 5u32 => 45u32, 1u32 | 4u32 => 24u32, 3u32 | 0u32 => 19u32, _ => 77u32 })) as f64); 3];
-        t1[1] = ((a_f64 - a_f64) * a_f64);
-        t1[2] = (if (128u8 == ((a_i64) as u8)) { (0.75f64 / a_f64) } else { (5.25f64 * 8.0f64) });
-        let mut v1: f64 = ((a_f64 - 0.1f64) * (a_f64 / (-1.5f64)));
-        for &v2 in t1.iter() {
-            v1 = ((((v0) as u8)) as f64);
+        let mut t0: [i16; 3] = [(-76i16); 3];
+        t0[1] = (32767i16 + (-33i16));
+        t0[2] = (24i16 >> 85i8);
+        let mut v0: i16 = 23i16;
+        for &v1 in t0.iter().rev() {
+            v0 = ((a_f32) as i16);
         }
-        let v3: u64 = (((97u64 / (71u64 | 1u64)) & ((72i64) as u64)) - (a_u64 >> (((match (4294967295u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) & 63u64)));
-        let mut v4: u8 = ((a_f32) as u8);
-        for j0 in (((((match (6u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 8u32)..((((match (31u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 16u32)).step_by(((50u32) % 3u32) as usize) {
-            v4 = (((v4).min(255u8) >> ((((a_i64) as u8) | 14u8) & 7u8)) << ((match (83u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16));
+        let mut v2: u8 = ((if (64i32 < a_i32) { (((a_i32) as u8)).max(((a_i64) as u8)) } else { (8u8 + 13u8) }) << (((-66i16) << 18446744073709551615u64)).abs());
+        for j0 in (0u32..=((a_u32) % 4u32)).rev() {
+            v2 = (((a_i32) as u8)).min((((match (6u32 % 8u32) { 1u32 | 7u32 => 63u32, 7u32 => 72u32, 5u32 | 1u32 => 83u32, _ => a_u32 })) as u8));
         }
-        let mut v5: i32 = ((match (10u32 % 8u32) { 0u32..=2u32 => ((-7i32) >> (((a_i32) as u16) & 31u16)), 6u32..=7u32 => (!(-72i32)), _ => a_i32 }) >> ((0i64 | DiffPair { a: (-a_i64), b: ((((a_u32) as u8)) as i64) }.mixed()) & 31i64));
-        for j1 in (u32::MAX - ((47u32) % 4u32))..=u32::MAX {
-            v5 = ((a_u32) as i32);
+        let v3: u8 = (((a_i32) as u8) << (1u16 & 7u16));
+        let mut t4: [i16; 3] = [(match (a_u32 % 8u32) { 4u32 | 5u32 => (!15i16), 6u32 => ((v0 + ((a_i64) as i16))).abs(), _ => (-((a_i64) as i16)) }); 3];
+        t4[1] = ((((if true { (-9223372036854775808i64) } else { 57i64 })) as i16) % (((((a_i32) as i16) << ((-53i64) & 15i64)) << (((-84i32)) as i8)) | 1i16));
+        t4[2] = ((a_u32) as i16);
+        let mut v4: i16 = ((((((a_i64) as i8)) as i16) >> ((!a_u32) & 15u32)) - (((0i32 << ((-48i16) & 31i16))) as i16));
+        for &v5 in t4.iter().skip(1) {
+            v4 = (((-((a_u32) as i16)) >> (52u64 & 15u64)) * ((-((a_u32) as i16)) | ((95i8) as i16)));
         }
-        oi[i] = (a_u64) as u64;
-        of[i] = ((((1.7e308f64 - v1) + ((16777216.0f32) as f64)) + a_f64)) as f64;
+        let v6: u8 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
+        oi[i] = (((!40u16) & ((25u16 % (((a_i64) as u16) | 1u16)) - (44u16 / (((a_i64) as u16) | 1u16))))) as u64;
+        of[i] = ((((((match (15u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)) as f32)).abs()) as f64;
     }
 }
 
@@ -4480,21 +4538,24 @@ pub fn diff_144(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u8 = ((!(16u8 * 97u8)) % (64u8 | 1u8));
-        let mut v1: f64 = (-(a_f64 + a_f64));
-        'l1: for j0 in 0u32..(((a_u32 >> (58u16 & 31u16))) % 3u32) {
-            for j1 in 0u32..(((82u32 / (a_u32 | 1u32))) % 3u32) {
-                if (!(66u32 != 89u32)) {
+        let mut v0: u8 = ((((16u16 - ((a_i32) as u16))) as u8) * 64u8);
+        for j0 in (((32u32) % 8u32)..(((match (a_u32 % 8u32) { 6u32 | 2u32 => 81u32, 7u32 => a_u32, 1u32 => 11u32, _ => a_u32 })) % 16u32)).step_by(((64u32) % 3u32) as usize) {
+            v0 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
+        }
+        let mut v1: i16 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
+        'l1: for j1 in 0u32..(((!32u32)) % 3u32) {
+            for j2 in 0u32..(((j1 << ((-60i64) & 31i64))) % 3u32) {
+                if (true && false) {
                     break 'l1;
                 }
-                if matches!((51u32 % 8u32), 6u32 | 0u32) {
+                if (a_u64 > 86u64) {
                     continue 'l1;
                 }
-                v1 = (((a_f32) as f64)).abs();
+                v1 = ((a_i32) as i16);
             }
         }
-        oi[i] = (((((-((a_f32) as i8)) < ((-78i8) >> v0))) as i64)) as u64;
-        of[i] = ((-(match (a_u32 % 8u32) { 6u32 => (a_f32 * 12.25f32), _ => (-a_f32) }))) as f64;
+        oi[i] = ((if ((0.1f64).sqrt() != (-a_f64)) { a_u32 } else { ((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) })) as u64;
+        of[i] = (((((-5.5f32) * a_f32) + ((-1.25f32) / 0.0f32)) * ((-0.375f32) + 16777216.0f32))) as f64;
     }
 }
 
@@ -4509,26 +4570,13 @@ pub fn diff_145(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u8 = (match (a_u32 % 8u32) { 5u32 | 3u32 => (7u8 * (((a_f32) as u8) + 74u8)), _ => 62u8 });
-        if ((36u8 << ((-128i8) & 7i8)) < ((a_i32) as u8)) {
-            v0 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) / (((v0 & 95u8) | (v0).max(((a_u32) as u8))) | 1u8));
-        } else {
-            v0 = (if ((-a_f32) > (if matches!((89u32 % 8u32), 4u32 | 5u32) { (-3.125f32) } else { a_f32 })) { v0 } else { ((((a_i64) as u8) >> (a_i32 & 7i32)) ^ (53u8 >> (((a_f32) as u8) & 7u8))) });
+        let v0: u8 = ((((((a_f64) as u64)) as f64)) as u8);
+        let mut v1: u16 = (((a_f32) as u16) + 74u16);
+        for j0 in (0u32..((62u32) % 4u32)).rev() {
+            v1 = (((a_i64) as u16) << (8u64 & 15u64));
         }
-        let mut v1: i8 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)).min(((match (2698039481u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8));
-        'l1: for j0 in 0u32..((a_u32) % 3u32) {
-            for j1 in 0u32..((a_u32) % 3u32) {
-                if (8i8 != ((a_i32) as i8)) {
-                    break 'l1;
-                }
-                if (33i16 <= (-32768i16)) {
-                    continue 'l1;
-                }
-                v1 = 22i8;
-            }
-        }
-        oi[i] = (((((0.75f64 * 7.5f64)) as i32) - (if (!false) { ((((a_f32) as i16)) as i32) } else { (match (13u32 % 8u32) { 0u32..=7u32 => (-20i32), 5u32 => a_i32, _ => 60i32 }) }))) as u64;
-        of[i] = (((((a_f32 / (-4.75f32))).abs()) as f64)) as f64;
+        oi[i] = (((if matches!((22u32 % 8u32), 0u32..=7u32) { (if true { a_i64 } else { a_i64 }) } else { (if (((a_u32) as u8) == 7u8) { 28i64 } else { (-60i64) }) }) * ((a_i64).min(a_i64) + (5i64 + (-69i64))))) as u64;
+        of[i] = (11.5f64) as f64;
     }
 }
 
@@ -4543,15 +4591,20 @@ pub fn diff_146(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut t0: [i64; 3] = [(((-a_i64) & (a_i64 << (64u8 & 63u8))) & (((false) as i64) << ((58i16 ^ (-20i16)) & 63i16))); 3];
-        t0[1] = 49i64;
-        t0[2] = (a_i64 % (((match (0u32 % 8u32) { 0u32 | 6u32 => (-14i64), 4u32..=7u32 => a_i64, 0u32..=4u32 => a_i64, _ => a_i64 }) ^ (match (47u32 % 8u32) { 3u32 => a_i64, 0u32 => a_i64, 1u32 | 4u32 => a_i64, _ => 38i64 })) | 1i64));
-        let mut v0: i64 = (a_i64).abs();
-        for &v1 in t0.iter() {
-            v0 = 45i64;
+        let mut v0: i64 = (((-a_i64) & (a_i64 << (64u8 & 63u8))) & (((false) as i64) << ((58i16 ^ (-20i16)) & 63i16)));
+        'l0: for j0 in 0u32..((49u32) % 3u32) {
+            for j1 in 0u32..(((1u32 % (j0 | 1u32))) % 3u32) {
+                if (((-6.25f64) > a_f64) && (a_f32 == (-9.875f32))) {
+                    break 'l0;
+                }
+                if (((a_f32) as i16) <= ((a_u32) as i16)) {
+                    continue 'l0;
+                }
+                v0 = v0;
+            }
         }
-        oi[i] = (21u8) as u64;
-        of[i] = (2.5f32) as f64;
+        oi[i] = ((a_i32 / ((((match (49u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) & (a_i32 << ((-96i32) & 31i32))) | 1i32))) as u64;
+        of[i] = ((match (21u32 % 8u32) { 0u32 | 7u32 => ((((-86i64)) as f64) + (-a_f64)), _ => (if ((-86i32) >= (-37i32)) { ((-12.5f64) * (-9.25f64)) } else { ((-6.875f64)).sqrt() }) })) as f64;
     }
 }
 
@@ -4566,17 +4619,14 @@ pub fn diff_147(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i16 = (match (a_u32 % 8u32) { 2u32 | 2u32 => (11i16 & ((a_f32) as i16)), 4u32 => (-32768i16), 4u32 | 6u32 => ((match (83u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16), _ => (-((a_i32) as i16)) });
-        if ((69i64 <= (-55i64)) && (false || false)) {
-            v0 = v0;
-        } else {
-            v0 = v0;
+        let v0: i16 = ((match (51u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
+        let mut v1: f32 = (-((-12.125f32) + 0.0f32));
+        for j0 in (0u32..=(((if (((a_i32) as i8) != 8i8) { 7u32 } else { 4294967295u32 })) % 4u32)).rev() {
+            v1 = ((if false { a_f32 } else { v1 }) - (v1 + a_f32));
         }
-        assert!((((67u32 % 256u32) != 7u32) || (((((a_f32) as i8)) as u64) <= (((-53i64)) as u64))));
-        let v1: u8 = ((77u8 + ((a_f32) as u8)) % (((match (87u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) * (86u8 / (((a_f32) as u8) | 1u8))));
-        let v2: i16 = (!(!(-39i16)));
-        oi[i] = (((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) | (!v1)) << (a_i64 + (a_i64 * 0i64)))) as u64;
-        of[i] = ((((-11.375f32) / (-7.25f32)) - (match (a_u32 % 8u32) { 3u32 => (3.4e38f32 - 11.875f32), 5u32 => 3.4e38f32, _ => ((-6.125f32) / a_f32) }))) as f64;
+        let v2: f32 = (0.0f32 * 8.375f32);
+        oi[i] = ((((((a_i64) as u16) >> ((((-53i64)) as i16) & 15i16))) as i16)) as u64;
+        of[i] = ((if false { (((36u8) as f64) + a_f64) } else { (if (!true) { ((-6.375f64) - a_f64) } else { (a_f64 - a_f64) }) })) as f64;
     }
 }
 
@@ -4591,15 +4641,20 @@ pub fn diff_148(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut t0: [i64; 3] = [(0i64 | DiffPair { a: (match (a_u32 % 8u32) { 1u32..=6u32 => (!(-32i64)), 4u32 => ((false) as i64), _ => (match (a_u32 % 8u32) { 5u32 => (-1i64), _ => a_i64 }) }), b: (0i64 | DiffPair::new((0i64 | DiffPair::new(18i64, 9223372036854775807i64).b), (61i64 * a_i64)).b) }.mixed()); 3];
-        t0[1] = (a_i64 % (((-36i64)).max((!(-6i64))) | 1i64));
-        t0[2] = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64);
-        let mut v0: i64 = (((match (22u32 % 8u32) { 0u32 => (-87i64), 4u32..=7u32 => a_i64, 0u32..=7u32 => 39i64, _ => a_i64 })).min((if true { 41i64 } else { (-89i64) })) << ((((-a_f32)) as u32) & 63u32));
-        for &v1 in t0.iter() {
-            v0 = (((if ((-45i32) > a_i32) { (((-9.75f32)) as i32) } else { (61i32 ^ a_i32) })) as i64);
+        let mut v0: i64 = (0i64 | DiffPair { a: (match (a_u32 % 8u32) { 1u32..=6u32 => (!(-32i64)), 4u32 => ((false) as i64), _ => (match (a_u32 % 8u32) { 5u32 => (-1i64), _ => a_i64 }) }), b: (0i64 | DiffPair::new((0i64 | DiffPair::new(18i64, 9223372036854775807i64).b), (61i64 * a_i64)).b) }.mixed());
+        'l0: for j0 in 0u32..(((a_u32 % 31u32)) % 3u32) {
+            for j1 in 0u32..(((6u32 >> (((a_i32) as u8) & 31u8))) % 3u32) {
+                if (true && matches!((9u32 % 8u32), 1u32..=3u32)) {
+                    break 'l0;
+                }
+                if false {
+                    continue 'l0;
+                }
+                v0 = (match (31u32 % 8u32) { 0u32 | 3u32 => ((match (78u32 % 8u32) { 1u32..=2u32 => a_i64, _ => a_i64 })).max(((-25i64) | a_i64)), 4u32 | 2u32 => (!(0i64 | DiffPair { a: a_i64, b: a_i64 }.mixed())), _ => (if ((-45i32) > a_i32) { (((-9.75f32)) as i64) } else { (v0 ^ a_i64) }) });
+            }
         }
-        oi[i] = ((67u32 << (!(89u64 - 77u64)))) as u64;
-        of[i] = (((((2u32) as f64) / (a_f64 * 5e-324f64)) + (((84u8) as f64) / (3.5f64 - 5e-324f64)))) as f64;
+        oi[i] = ((((-(if false { 77i32 } else { (-96i32) }))) as u8)) as u64;
+        of[i] = ((-(match (0u32 % 8u32) { 6u32 => ((-10.625f32) * a_f32), _ => ((-9.875f32) / 8.125f32) }))) as f64;
     }
 }
 
@@ -4614,19 +4669,22 @@ pub fn diff_149(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: f32 = 0.25f32;
-        let mut v1: i64 = ((match (63u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64);
-        if false {
-            v1 = (!a_i64);
-        } else {
-            v1 = (a_i64).abs();
+        let v0: f32 = ((1.125f64) as f32);
+        let mut v1: u8 = (if (((match (32u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) == (-((a_i32) as i16))) { ((a_f32) as u8) } else { ((a_i32) as u8) });
+        'l1: for j0 in 0u32..((a_u32) % 3u32) {
+            for j1 in 0u32..(((49u32 ^ j0)) % 3u32) {
+                if false {
+                    break 'l1;
+                }
+                if (((a_i64) as i16) != ((a_i64) as i16)) {
+                    continue 'l1;
+                }
+                v1 = (((59u8 * ((a_i64) as u8)) & ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)) % (v1 | 1u8));
+            }
         }
-        let mut v2: i64 = (if ((-77i64) != v1) { v1 } else { 0i64 });
-        for j0 in (u32::MAX - (((17u32).max(55u32)) % 4u32))..=u32::MAX {
-            v2 = (a_i64).abs();
-        }
-        oi[i] = ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64) | v2)) as u64;
-        of[i] = ((if true { (((62u8 + 1u8)) as f32) } else { a_f32 })) as f64;
+        let v2: u8 = (!(if matches!((a_u32 % 8u32), 6u32) { (63u8 - ((a_i32) as u8)) } else { ((a_i32) as u8) }));
+        oi[i] = ((((a_i32).max(a_i32) - (-a_i32)) >> ((match (31u32 % 8u32) { 0u32 => ((match (25u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64), 4u32..=6u32 => a_u64, _ => (a_u64 << (9i8 & 63i8)) }) & 31u64))) as u64;
+        of[i] = ((((0.1f64) as f64) + ((a_u32) as f64))) as f64;
     }
 }
 
@@ -4641,19 +4699,32 @@ pub fn diff_150(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u8 = ((if (!true) { ((49i64) as u8) } else { (28u8 & ((a_i64) as u8)) })).min(((a_f32) as u8));
-        for j0 in ((((!a_u32)) % 8u32)..(((!84u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+        let mut t0: [u8; 3] = [((if (!true) { ((49i64) as u8) } else { (28u8 & ((a_i64) as u8)) })).min(((a_f32) as u8)); 3];
+        t0[1] = (!((((a_i64) as u8)) as u8));
+        t0[2] = (((92u8 << (7u32 & 7u32)) / (((match (69u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) | 1u8)) << (33i16 & 7i16));
+        let mut v0: u8 = 84u8;
+        for &v1 in t0.iter() {
             v0 = v0;
         }
-        let v1: i8 = ((a_i64) as i8);
-        let mut v2: f32 = ((match (a_u32 % 8u32) { 1u32..=2u32 => a_f32, 3u32 => (-10.5f32), 1u32..=6u32 => 8.125f32, _ => 6.25f32 }) + (6.25f32).abs());
-        if (17u32 == (!a_u32)) {
-            v2 = (if (!false) { ((a_f64) as f32) } else { (0.0f32 - a_f32) });
-        } else {
-            v2 = ((-a_f32) - ((64u64) as f32));
+        let mut v2: i64 = 50i64;
+        for j0 in (0u32..(((a_u32 >> 31u32)) % 4u32)).rev() {
+            v2 = 60i64;
         }
-        oi[i] = (((a_i64 | ((match (72u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64))).abs()) as u64;
-        of[i] = ((((match (61u32 % 8u32) { 2u32 | 5u32 => 6.125f64, 3u32 | 5u32 => 9.875f64, 7u32 => a_f64, _ => (-0.125f64) }) / ((-10.25f64) * a_f64)) + ((a_f64).sqrt() * (-6.875f64)))) as f64;
+        assert!((((66u32 % 256u32) != 7u32) || (((a_i64) as u8) <= ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8))));
+        let mut v3: f64 = ((a_f64 - 9007199254740992.0f64) + 0.0f64);
+        'l3: for j1 in 0u32..(((a_u32 | 32u32)) % 3u32) {
+            for j2 in 0u32..(((a_u32 / (47u32 | 1u32))) % 3u32) {
+                if (1i32 != 85i32) {
+                    break 'l3;
+                }
+                if (((a_u32) as u8) != v0) {
+                    continue 'l3;
+                }
+                v3 = a_f64;
+            }
+        }
+        oi[i] = ((!(65i16 ^ ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)))) as u64;
+        of[i] = ((-6.875f32)) as f64;
     }
 }
 
@@ -4668,25 +4739,35 @@ pub fn diff_151(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: f64 = (((a_f64 * a_f64) * 10.375f64) + (((53i32) as f64) * (-a_f64)));
-        let v1: i8 = ((!98i8) | (((match (88u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) / (((-128i8) % ((-84i8) | 1i8)) | 1i8)));
-        let v2: u64 = (match (a_u32 % 8u32) { 4u32 | 6u32 => (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) * (81u64).min(96u64)), 2u32 => (((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) & ((true) as u64)), 7u32 | 4u32 => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64), _ => ((match (15u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) });
-        assert!((((11u32 % 256u32) != 7u32) || (((match (59u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64) < (-53i64))));
-        let v3: u8 = ((a_i32) as u8);
-        let mut v4: u8 = (v3 - (((a_u32) as u8)).max(((a_i32) as u8)));
-        'l4: for j0 in 0u32..(((60u32 * a_u32)) % 3u32) {
-            for j1 in 0u32..(((78u32 * 92u32)) % 3u32) {
-                if (false || (((a_f32) as i8) > v1)) {
-                    break 'l4;
-                }
-                if (a_f32 != a_f32) {
-                    continue 'l4;
-                }
-                v4 = ((match (j0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
-            }
+        let mut v0: f64 = a_f64;
+        if (8.375f32 <= (0.0f32 * a_f32)) {
+            v0 = ((((51i64) as f64) - (if (98i64 <= 93i64) { (-3.5f64) } else { a_f64 }))).sqrt();
+        } else {
+            v0 = (0.0f64 * ((-a_f64) + (9.625f64 + a_f64)));
         }
-        oi[i] = (((match (1u32 % 8u32) { 3u32 | 6u32 => (a_u32 << (((a_f32) as i8) & 31i8)), 0u32..=6u32 => (if (73u8 > v3) { 13u32 } else { a_u32 }), 6u32..=6u32 => (1u32 / (21551077u32 | 1u32)), _ => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) }) << (0i64 & 31i64))) as u64;
-        of[i] = ((((-a_f64) + (-v0)) * ((-v0) - (v0 - v0)))) as f64;
+        let mut v1: u16 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
+        if (!(((a_i32) as i8) >= ((a_i64) as i8))) {
+            v1 = (!((6u32) as u16));
+        } else {
+            v1 = ((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
+        }
+        let v2: u32 = (a_u32).min(a_u32);
+        let mut t3: [u16; 3] = [((a_i64) as u16); 3];
+        t3[1] = ((((-59i16) & ((a_i32) as i16))) as u16);
+        t3[2] = ((match (v2 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
+        let mut v3: u16 = ((a_i64) as u16);
+        for &v4 in t3.iter().rev() {
+            v3 = ((a_i32) as u16);
+        }
+        let mut c5: u32 = 0u32;
+        let v5: i16 = loop {
+            if c5 >= ((((match (8u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32) {
+                break (((-40i16)).max(((a_i32) as i16)));
+            }
+            c5 += 1u32;
+        };
+        oi[i] = ((!((!9u64) >> 17i32))) as u64;
+        of[i] = (((((a_i64) as f32) - ((-2.5f32) + (-1.875f32))) * (((-1.125f32)).abs() / ((((a_u32) as i8)) as f32)))) as f64;
     }
 }
 
@@ -4701,35 +4782,34 @@ pub fn diff_152(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut t0: [i64; 3] = [(if true { (-((-92i64) % (a_i64 | 1i64))) } else { ((a_i64 >> (((a_u32) as u8) & 63u8)) << ((70u32).max(a_u32) & 63u32)) }); 3];
-        t0[1] = (a_i64 + (match (a_u32 % 8u32) { 2u32..=7u32 => (a_i64 & (-16i64)), _ => (-a_i64) }));
-        t0[2] = (((match (a_u32 % 8u32) { 0u32..=5u32 => ((a_f64) as i32), _ => (if matches!((3u32 % 8u32), 2u32 | 3u32) { 1i32 } else { 7i32 }) })) as i64);
-        let mut v0: i64 = ((if (true || (51u16 == 65u16)) { 64i64 } else { a_i64 }) | (((-1i64) ^ a_i64) * 31i64));
-        for &v1 in t0.iter() {
-            v0 = (0i64 | DiffPair { a: (0i64 | DiffPair::new(a_i64, ((31u32) as i64)).b), b: ((0i64 | DiffPair::new(a_i64, v1).b) + v0) }.mixed());
+        let mut v0: i64 = (if true { (-((-92i64) % (a_i64 | 1i64))) } else { ((a_i64 >> (((a_u32) as u8) & 63u8)) << ((70u32).max(a_u32) & 63u32)) });
+        'l0: for j0 in 0u32..(((a_u32 + a_u32)) % 3u32) {
+            for j1 in 0u32..((j0) % 3u32) {
+                if ((((a_i32) as i16) != ((a_i32) as i16)) && (a_u64 == a_u64)) {
+                    break 'l0;
+                }
+                if matches!((a_u32 % 8u32), 4u32..=6u32) {
+                    continue 'l0;
+                }
+                v0 = ((match (62u32 % 8u32) { 2u32..=4u32 => (0i64 | DiffPair { a: v0, b: a_i64 }.mixed()), 2u32..=2u32 => (-a_i64), 4u32 | 6u32 => (63i64 & a_i64), _ => ((51u16) as i64) }) | (-65i64));
+            }
         }
-        let mut v2: f64 = (a_f64 / a_f64);
-        if ((a_f32 <= a_f32) || (((a_i64) as u16) > ((a_i32) as u16))) {
-            v2 = ((-5.125f64) * a_f64);
-        } else {
-            v2 = v2;
+        let mut t1: [f64; 3] = [a_f64; 3];
+        t1[1] = (a_f64 + 5e-324f64);
+        t1[2] = (-a_f64);
+        let mut v1: f64 = (((-7.25f64)) as f64);
+        for &v2 in t1.iter().skip(1) {
+            v1 = (a_f64).abs();
         }
-        let mut v3: i64 = 0i64;
-        if (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64) <= (70i64 % (63i64 | 1i64))) {
-            v3 = ((match (71u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64);
-        } else {
-            v3 = ((0i64 | DiffPair::new((-90i64), a_i64).b)).min(((match (9u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64));
+        let mut v3: u32 = ((((a_i64) as f64)) as u32);
+        for j2 in (u32::MAX - ((17u32) % 4u32))..=u32::MAX {
+            v3 = (((match (v3 % 8u32) { 3u32 | 4u32 => (58u32 << (a_i64 & 31i64)), _ => (j2 << (((a_i64) as u8) & 31u8)) })) as u32);
         }
-        let v4: u32 = (!a_u32);
-        let mut v5: u32 = 41u32;
-        if (((true) as u32) <= (0u32 & 48u32)) {
-            v5 = (91u32 / (a_u32 | 1u32));
-        } else {
-            v5 = (!85u32);
-        }
-        assert!((((v5 % 256u32) != 7u32) || ((-62i32) != (a_i32 << (1u16 & 31u16)))));
-        oi[i] = ((((a_u32) as u16) ^ ((v0) as u16))) as u64;
-        of[i] = ((((a_f64 * a_f64) / ((86u16) as f64)) - ((-1.625f64)).abs())) as f64;
+        let v4: i8 = (((((a_i32) as i16)) as i8) - ((-25i8) * ((a_u32) as i8)));
+        assert!((((83u32 % 256u32) != 7u32) || ((43u8 - ((a_i32) as u8)) > ((match (4294967295u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8))));
+        let v5: u32 = ((!((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) >> (!(-56i16)));
+        oi[i] = (((a_u32) as i8)) as u64;
+        of[i] = (((if (v4 < ((a_i32) as i8)) { (a_f64 - v1) } else { ((-0.0f64) - (-6.0f64)) }) + ((((-23i16)) as f64)).abs())) as f64;
     }
 }
 

@@ -74,6 +74,19 @@ impl Eval<'_> {
                     }
                 }
             }
+            Stmt::LetLoopValue { var, count, value } => {
+                let mut c = 0u32;
+                let v = loop {
+                    let Value::U32(n) = self.expr(count) else {
+                        unreachable!("loop counts are u32");
+                    };
+                    if c >= n % 4 {
+                        break self.expr(value);
+                    }
+                    c += 1;
+                };
+                self.vars[*var] = Some(v);
+            }
             Stmt::Assert(cond) => {
                 if !self.expr(cond).as_bool() {
                     self.fault(ASSERT);

@@ -578,13 +578,18 @@ impl Validator<'_> {
                 c.is_int()
             }
             AtomicOp::Inc | AtomicOp::Dec => elem == RTy::Prim(Prim::U32),
-            AtomicOp::Add | AtomicOp::Sub | AtomicOp::Exch | AtomicOp::Cas => {
-                c != Class::Bool && c != Class::Complex && c != Class::Struct
-            }
+            AtomicOp::Add | AtomicOp::Sub | AtomicOp::Exch | AtomicOp::Cas => !matches!(
+                c,
+                Class::Bool | Class::Complex | Class::Struct | Class::Enum
+            ),
         };
         if !ok {
             let d = self.describe(elem);
             let which = match op {
+                _ if c == Class::Enum => {
+                    "for numbers only; keep the enum's value as an integer (`op as u32`) in an \
+                     array of integers to change it atomically"
+                }
                 AtomicOp::Inc | AtomicOp::Dec => "for `u32` only",
                 AtomicOp::Add | AtomicOp::Sub | AtomicOp::Exch | AtomicOp::Cas => {
                     "for real numbers only; to add complex numbers atomically, keep their real \

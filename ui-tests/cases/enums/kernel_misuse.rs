@@ -20,6 +20,14 @@ fn arithmetic(ops: &mut [Op], out: &mut [i32]) {
 }
 
 #[gpu_kernel]
+fn atomics(ops: &mut [Op]) {
+    let i = grid_1d();
+    if i < ops.len() {
+        atomic_exch(ops, i, Op::Mul);
+    }
+}
+
+#[gpu_kernel]
 fn no_such_variant(ops: &mut [Op]) {
     let i = grid_1d();
     if i < ops.len() {

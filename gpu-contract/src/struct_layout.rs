@@ -185,6 +185,32 @@ impl StructLayout {
         out.push(self);
     }
 
+    /// Whether a part of kind `elem` starts at byte `offset`: a field (or an element of an
+    /// array field, or a field of a nested struct) of that dtype, or of that struct or
+    /// C-like enum.
+    pub fn part_at(&self, offset: usize, elem: ElemKind) -> bool {
+        if let ElemKind::Dtype(d) = elem {
+            return self.leaf_at(offset) == Some(d);
+        }
+        for f in self.fields {
+            let size = f.ty.size();
+            let count = f.len.unwrap_or(1);
+            let Some(rel) = offset.checked_sub(f.offset) else {
+                continue;
+            };
+            if size == 0 || rel >= size * count {
+                continue;
+            }
+            let within = rel % size;
+            return match (f.ty, elem) {
+                (ElemKind::Struct(s), ElemKind::Struct(e)) if within == 0 && s == e => true,
+                (ElemKind::Struct(s), _) => s.part_at(within, elem),
+                _ => false,
+            };
+        }
+        false
+    }
+
     /// The dtype at byte `offset`, when a field (or an element of an array field, or a
     /// field of a nested struct) of that dtype starts there.
     pub fn leaf_at(&self, offset: usize) -> Option<DtypeKind> {
@@ -276,6 +302,23 @@ mod tests {
             },
         ],
     };
+
+    #[test]
+    fn part_at_finds_whole_struct_fields_and_leaves() {
+        assert!(
+            OUTER.part_at(0, ElemKind::Struct(&INNER)),
+            "`pos` starts at 0"
+        );
+        assert!(
+            !OUTER.part_at(4, ElemKind::Struct(&INNER)),
+            "no Vec2 starts at 4"
+        );
+        assert!(
+            OUTER.part_at(4, ElemKind::Dtype(DtypeKind::F32)),
+            "`pos.y` is at 4"
+        );
+        assert!(!OUTER.part_at(2, ElemKind::Dtype(DtypeKind::F32)));
+    }
 
     #[test]
     fn leaves_and_offsets_walk_nested_fields_and_arrays() {

@@ -56,7 +56,7 @@ impl Sign {
 
 #[gpu_kernel(fmad = false)]
 pub fn enums(
-    steps: &[Step],
+    steps: &mut [Step],
     x: &[f32],
     default_op: Op,
     out: &mut [f32],
@@ -83,6 +83,8 @@ pub fn enums(
     signs[i] = sign.flipped();
     let mul = matches!(op, Op::Mul) as i32;
     codes[i] = (op as i32) * 10 + (sign as i32) + 100 * mul + if op != Op::Add { 1000 } else { 0 };
+    // An enum field of an array element, written in place.
+    steps[i].op = if v > 0.0 { Op::Mul } else { Op::Sub };
 }
 
 fn enums_ref(s: Step, x: f32, default_op: Op) -> (f32, Sign, i32) {
@@ -130,11 +132,11 @@ pub fn case_enums(dev: &Device, seed: u64) -> CaseResult {
     let mut x = uniform_f32(&mut r, n, -200.0, 200.0);
     x[0] = 1.0;
     let default_op = ops[r.random_range(0..4)];
-    let (ds, dx) = (dev.to_device(&steps)?, dev.to_device(&x)?);
+    let (mut ds, dx) = (dev.to_device(&steps)?, dev.to_device(&x)?);
     let mut d = poisoned(dev, n, f32::NAN)?;
     let mut signs = dev.zeros::<Sign>(n)?;
     let mut codes = poisoned(dev, n, i32::MIN)?;
-    launch!(enums[blocks(n, 64), 64](&ds, &dx, default_op, &mut d, &mut signs, &mut codes))?;
+    launch!(enums[blocks(n, 64), 64](&mut ds, &dx, default_op, &mut d, &mut signs, &mut codes))?;
     let want: Vec<(f32, Sign, i32)> = (0..n)
         .map(|i| enums_ref(steps[i], x[i], default_op))
         .collect();
@@ -145,5 +147,11 @@ pub fn case_enums(dev: &Device, seed: u64) -> CaseResult {
     let got_signs: Vec<i32> = signs.to_host()?.iter().map(|s| *s as i32).collect();
     check(&mut out, "signs", &got_signs, &ws, 0.0)?;
     check(&mut out, "codes", &codes.to_host()?, &wc, 0.0)?;
+    let got_ops: Vec<u8> = ds.to_host()?.iter().map(|s| s.op as u8).collect();
+    let want_ops: Vec<u8> = wv
+        .iter()
+        .map(|v| if *v > 0.0 { Op::Mul } else { Op::Sub } as u8)
+        .collect();
+    check(&mut out, "steps' op", &got_ops, &want_ops, 0.0)?;
     Ok(out)
 }

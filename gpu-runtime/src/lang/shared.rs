@@ -221,7 +221,7 @@ macro_rules! by_value {
             /// (`|e| &mut e.pos.x`), checked: what `s[i].pos.x = v` is in the simulator.
             /// Only that field's bytes are written.
             #[inline]
-            pub fn set_field_by<F: crate::dtype::Dtype>(
+            pub fn set_field_by<F: Element>(
                 &self,
                 i: $idx,
                 field: impl FnOnce(&mut T) -> &mut F,

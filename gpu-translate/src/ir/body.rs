@@ -323,7 +323,8 @@ pub enum Place<T> {
     /// An array element.
     Index(Target, Vec<Index<T>>),
     /// A field (of a field ..) of a struct array element: `ps[i].pos.x`, `ps[i].hist[k]`,
-    /// with the part's type (a number: a field that is a struct is written field by field).
+    /// with the part's type (a number or a `#[gpu_enum]`: a field that is a struct is
+    /// written field by field).
     IndexField(Target, Vec<Index<T>>, Vec<FieldStep<T>>, T),
 }
 

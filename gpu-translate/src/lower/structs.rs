@@ -264,7 +264,11 @@ impl Lowerer<'_> {
             let (target, index) = self.index_parts(ix, self.default_check())?;
             self.check_writable(target, &ix.expr)?;
             let (path, ty) = self.field_path(self.target_elem(target), &steps)?;
-            if self.struct_type(ty).is_some() {
+            // A `#[gpu_enum]` field is one part, written in place as a number is.
+            let is_enum = self
+                .struct_type(ty)
+                .is_some_and(|s| self.sig.structs[s].is_enum());
+            if self.struct_type(ty).is_some() && !is_enum {
                 self.err(
                     e.span(),
                     "a field of an array element that is itself a struct is written field by \

@@ -6,7 +6,7 @@
 
 use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU64, AtomicU8, Ordering};
 
-use crate::dtype::{Dtype, ElemKind, Element};
+use crate::dtype::{ElemKind, Element};
 /// Calls `f(offset, bytes)` for every part of a value of `elem`: one part of its size for
 /// a real dtype, the two halves of a complex number, and each dtype part of a struct's
 /// fields (nested structs and array fields included), in address order.
@@ -165,14 +165,14 @@ pub(crate) fn field_offset<T: Element, F>(field: impl FnOnce(&mut T) -> &mut F) 
 ///
 /// `p` must be valid for writes and aligned for `T`.
 #[inline]
-pub(crate) unsafe fn store_field<T: Element, F: Dtype>(p: *mut T, offset: usize, value: F) {
+pub(crate) unsafe fn store_field<T: Element, F: Element>(p: *mut T, offset: usize, value: F) {
     let ElemKind::Struct(s) = T::ELEM else {
         panic!("a field write to an element that is not a struct");
     };
     assert!(
-        s.leaf_at(offset) == Some(F::KIND),
+        s.part_at(offset, F::ELEM),
         "no {} field of {} at byte {offset}",
-        F::KIND,
+        F::ELEM,
         s.path()
     );
     // SAFETY: a field of `F` starts at `offset` inside the `T` at `p` (checked above), so

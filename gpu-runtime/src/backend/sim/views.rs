@@ -14,7 +14,7 @@
 
 pub(crate) use super::parts::{call_on_element, field_offset, load, store, store_field};
 use super::SimFault;
-use crate::dtype::{Dtype, Element};
+use crate::dtype::Element;
 use std::marker::PhantomData;
 
 /// An index past an extent: a simulator error naming the kernel and the array, or, for a
@@ -205,7 +205,7 @@ macro_rules! view_mut {
             /// bytes in (`offset_of!(T, pos.x)`), checked: what `a[i].pos.x = v` is in the
             /// simulator. Only that field's bytes are written.
             #[inline]
-            pub fn set_field<F: Dtype>(&self, index: $index, offset: usize, value: F) {
+            pub fn set_field<F: Element>(&self, index: $index, offset: usize, value: F) {
                 let at = self.offset(index);
                 // SAFETY: `at` is below the length of the array borrowed mutably for `'a`.
                 unsafe { store_field(self.ptr.add(at), offset, value) }
@@ -216,7 +216,7 @@ macro_rules! view_mut {
             /// Only that field's bytes are written; a closure that returns anything but a
             /// field of its argument panics.
             #[inline]
-            pub fn set_field_by<F: Dtype>(
+            pub fn set_field_by<F: Element>(
                 &self,
                 index: $index,
                 field: impl FnOnce(&mut T) -> &mut F,

@@ -212,8 +212,12 @@ impl StructLayout {
     }
 
     /// The dtype at byte `offset`, when a field (or an element of an array field, or a
-    /// field of a nested struct) of that dtype starts there.
+    /// field of a nested struct) of that dtype starts there. Never inside a C-like enum,
+    /// whose value is one of its variants, not any number of its repr: it is written whole.
     pub fn leaf_at(&self, offset: usize) -> Option<DtypeKind> {
+        if !self.variants.is_empty() {
+            return None;
+        }
         for f in self.fields {
             let elem = match f.ty {
                 ElemKind::Dtype(d) => d.size(),
@@ -302,6 +306,27 @@ mod tests {
             },
         ],
     };
+
+    static ENUM: StructLayout = StructLayout {
+        rust_name: "Op",
+        module: "m",
+        c_name: "gt_s_Op",
+        size: 1,
+        align: 1,
+        variants: &[0, 3],
+        fields: &[FieldLayout {
+            name: "value",
+            offset: 0,
+            ty: ElemKind::Dtype(DtypeKind::U8),
+            len: None,
+        }],
+    };
+
+    #[test]
+    fn an_enums_value_is_no_leaf_a_number_may_be_written_to() {
+        assert_eq!(ENUM.leaf_at(0), None);
+        assert!(!ENUM.part_at(0, ElemKind::Dtype(DtypeKind::U8)));
+    }
 
     #[test]
     fn part_at_finds_whole_struct_fields_and_leaves() {

@@ -222,12 +222,13 @@ impl Validator<'_> {
             Stmt::Store4(target, index, values) => {
                 self.vector_in_device(*target, index.expr.span, "store4");
                 let elem = self.elem(*target);
-                if let Some(c @ (Class::Bool | Class::Complex | Class::Struct)) =
+                if let Some(c @ (Class::Bool | Class::Complex | Class::Struct | Class::Enum)) =
                     self.class(elem, index.expr.span)
                 {
                     let what = match c {
                         Class::Bool => "bool",
                         Class::Struct => "structs",
+                        Class::Enum => "enums",
                         _ => "complex numbers",
                     };
                     self.diags.error(
@@ -261,7 +262,12 @@ impl Validator<'_> {
                 let local = &self.k.locals[f.var];
                 let (ty, span) = (local.ty, local.span);
                 if let Some(
-                    Class::Bool | Class::Float | Class::AnyNum | Class::Complex | Class::Struct,
+                    Class::Bool
+                    | Class::Float
+                    | Class::AnyNum
+                    | Class::Complex
+                    | Class::Struct
+                    | Class::Enum,
                 ) = self.class(ty, span)
                 {
                     let d = self.describe(ty);
@@ -374,11 +380,14 @@ impl Validator<'_> {
         args.iter().for_each(|a| self.expr(a));
         // Warp functions move one word per lane.
         for a in args {
-            if Class::of(a.ty, self.sig) == Some(Class::Struct) {
+            if matches!(Class::of(a.ty, self.sig), Some(Class::Struct | Class::Enum)) {
                 let name = gpu_contract::language::intrinsic_spec(*which).name;
                 self.diags.error(
                     a.span,
-                    format!("`{name}` moves one number per lane; call it on each field"),
+                    format!(
+                        "`{name}` moves one number per lane; call it on each field of a struct, \
+                         or on an enum's value (`op as i32`)"
+                    ),
                 );
             }
             if Class::of(a.ty, self.sig) == Some(Class::Complex) {
@@ -398,10 +407,13 @@ impl Validator<'_> {
     fn load4(&mut self, target: &Target, index: &Index<RTy>, e: &Expr<RTy>) {
         self.vector_in_device(*target, e.span, "load4");
         let elem = self.elem(*target);
-        if let Some(c @ (Class::Bool | Class::Complex | Class::Struct)) = self.class(elem, e.span) {
+        if let Some(c @ (Class::Bool | Class::Complex | Class::Struct | Class::Enum)) =
+            self.class(elem, e.span)
+        {
             let what = match c {
                 Class::Bool => "bool",
                 Class::Struct => "structs",
+                Class::Enum => "enums",
                 _ => "complex numbers",
             };
             self.diags

@@ -172,19 +172,27 @@ fn variant_values(e: &syn::ItemEnum, diags: &mut Diagnostics) -> Vec<(syn::Ident
     out
 }
 
-/// The value of an integer literal, negated or not (`4`, `-1`, `0x10`).
+/// The value of an integer literal, negated or not (`4`, `-1`, `0x10`), as `value as i64`
+/// gives it (a `u64` value above `i64::MAX` wraps, as the generated assertions compare).
 fn literal_value(e: &syn::Expr) -> Option<i64> {
+    let v = wide_value(e)?;
+    (i128::from(i64::MIN)..=i128::from(u64::MAX))
+        .contains(&v)
+        .then_some(v as i64)
+}
+
+fn wide_value(e: &syn::Expr) -> Option<i128> {
     match e {
         syn::Expr::Lit(syn::ExprLit {
             lit: syn::Lit::Int(n),
             ..
-        }) => n.base10_parse::<i64>().ok(),
+        }) => n.base10_parse::<i128>().ok(),
         syn::Expr::Unary(syn::ExprUnary {
             op: syn::UnOp::Neg(_),
             expr,
             ..
-        }) => literal_value(expr).and_then(i64::checked_neg),
-        syn::Expr::Paren(p) => literal_value(&p.expr),
+        }) => wide_value(expr).map(|v| -v),
+        syn::Expr::Paren(p) => wide_value(&p.expr),
         _ => None,
     }
 }

@@ -307,11 +307,11 @@ impl Parse for Carried {
                 body.parse::<syn::Token![=]>()?;
                 let negative = body.parse::<Option<syn::Token![-]>>()?.is_some();
                 let n: syn::LitInt = body.parse()?;
-                let n: i64 = n
-                    .base10_parse::<i128>()?
+                let magnitude = n.base10_parse::<i128>()?;
+                let value: i64 = (if negative { -magnitude } else { magnitude })
                     .try_into()
                     .map_err(|_| syn::Error::new(n.span(), "an enum value within 64 bits"))?;
-                variants.push((v, if negative { -n } else { n }));
+                variants.push((v, value));
                 if !body.is_empty() {
                     body.parse::<syn::Token![,]>()?;
                 }

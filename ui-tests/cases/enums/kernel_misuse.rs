@@ -28,6 +28,14 @@ fn atomics(ops: &mut [Op]) {
 }
 
 #[gpu_kernel]
+fn across_lanes(ops: &mut [Op]) {
+    let i = grid_1d();
+    if i < ops.len() {
+        ops[i] = shfl_sync(0xffff_ffff, ops[i], 0);
+    }
+}
+
+#[gpu_kernel]
 fn no_such_variant(ops: &mut [Op]) {
     let i = grid_1d();
     if i < ops.len() {

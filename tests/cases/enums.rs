@@ -1,7 +1,7 @@
 //! C-like enums (`#[gpu_enum]`): as array elements read and written, a scalar parameter, a
 //! struct field, locals; `==`, `!=`, `as` casts, `match` with `|` and `_`, `matches!`; a
 //! `u8` repr and the default (`i32`) with negative and explicit values; a method of an
-//! enum. The reference is the same logic in plain Rust.
+//! enum; a `match` naming every variant without `_`. The reference is the same logic in plain Rust.
 
 use gpu_runtime::prelude::*;
 use rand::Rng;
@@ -46,10 +46,11 @@ impl Sign {
         }
     }
     pub fn flipped(self) -> Sign {
+        // Every variant named: no `_` needed, as in Rust.
         match self {
             Sign::Negative => Sign::Positive,
             Sign::Positive => Sign::Negative,
-            _ => Sign::Zero,
+            Sign::Zero => Sign::Zero,
         }
     }
 }

@@ -353,6 +353,7 @@ impl Desugarer<'_> {
         // Each arm: its test (with its guard) and its block.
         let mut arms: Vec<(Option<syn::Expr>, syn::Expr, Span)> = Vec::new();
         let mut bools = (false, false);
+        let mut variants: Vec<(String, String)> = Vec::new();
         let mut failed = false;
         for (i, arm) in m.arms.iter().enumerate() {
             let mut binds = Vec::new();
@@ -366,6 +367,7 @@ impl Desugarer<'_> {
             if arm.guard.is_none() {
                 if let Scrutinee::One(_) = s {
                     collect_bools(&arm.pat, &mut bools);
+                    collect_variants(&arm.pat, &mut variants);
                 }
             }
             let guard = arm.guard.as_ref().map(|(_, g)| {
@@ -400,7 +402,13 @@ impl Desugarer<'_> {
             return reported(span);
         }
         // The last arm is the `else`.
-        let exhaustive = bools == (true, true) || arms.last().is_some_and(|(t, _, _)| t.is_none());
+        let every_variant = self.enums.iter().any(|(name, all)| {
+            all.iter()
+                .all(|v| variants.iter().any(|(o, w)| o == name && w == v))
+        });
+        let exhaustive = bools == (true, true)
+            || every_variant
+            || arms.last().is_some_and(|(t, _, _)| t.is_none());
         let Some((_, last, _)) = arms.pop() else {
             self.err(span, "a kernel `match` needs at least one arm");
             return reported(span);
@@ -409,7 +417,7 @@ impl Desugarer<'_> {
             self.err(
                 span,
                 "this `match` does not cover every value; end it with an arm that does \
-                 (`_ => ..`), as Rust requires",
+                 (`_ => ..`) or, on an enum, name every variant, as Rust requires",
             );
             return reported(span);
         }
@@ -515,6 +523,22 @@ fn infallible(e: &syn::Expr) -> bool {
 }
 
 /// Notes whether `pat` matches `true` and whether it matches `false`.
+/// The `(enum, variant)` pairs a pattern names (`Op::Add`, `Op::Sub | Op::Mul`).
+fn collect_variants(pat: &syn::Pat, seen: &mut Vec<(String, String)>) {
+    match pat {
+        syn::Pat::Path(p) if p.qself.is_none() && p.path.segments.len() >= 2 => {
+            let n = p.path.segments.len();
+            seen.push((
+                crate::names::unraw(&p.path.segments[n - 2].ident),
+                crate::names::unraw(&p.path.segments[n - 1].ident),
+            ));
+        }
+        syn::Pat::Or(o) => o.cases.iter().for_each(|c| collect_variants(c, seen)),
+        syn::Pat::Paren(p) => collect_variants(&p.pat, seen),
+        _ => {}
+    }
+}
+
 fn collect_bools(pat: &syn::Pat, seen: &mut (bool, bool)) {
     match pat {
         syn::Pat::Lit(l) => {

@@ -36,8 +36,16 @@ pub(crate) const RESERVED_PREFIX: &str = "__gpu_";
 /// The body with every construct of this step rewritten. Errors are reported on `diags`;
 /// a construct that could not be rewritten becomes `__gpu_reported()`, which the lowerer
 /// drops without a follow-on error.
-pub(crate) fn desugar_body(body: &syn::Block, diags: &mut Diagnostics) -> syn::Block {
-    let mut d = Desugarer { diags, fresh: 0 };
+pub(crate) fn desugar_body(
+    body: &syn::Block,
+    enums: &[(String, Vec<String>)],
+    diags: &mut Diagnostics,
+) -> syn::Block {
+    let mut d = Desugarer {
+        diags,
+        fresh: 0,
+        enums,
+    };
     let mut body = body.clone();
     d.visit_block_mut(&mut body);
     if std::env::var_os("GPU_DESUGAR_DEBUG").is_some() {
@@ -49,6 +57,9 @@ pub(crate) fn desugar_body(body: &syn::Block, diags: &mut Diagnostics) -> syn::B
 pub(crate) struct Desugarer<'a> {
     diags: &'a mut Diagnostics,
     fresh: usize,
+    /// The `#[gpu_enum]`s the function knows, with their variants: a `match` naming every
+    /// variant of one covers every value.
+    enums: &'a [(String, Vec<String>)],
 }
 
 impl Desugarer<'_> {

@@ -113,7 +113,7 @@ pub(crate) fn expand_kernel_with(
         return quote!(#errors #[allow(dead_code, unused)] #f);
     };
     check_signatures(&attr, &sig, &mut diags);
-    let item = desugared(item, &mut diags);
+    let item = desugared(item, &sig, &mut diags);
     let name = crate::names::unraw(&sig.ident);
     let translation = translate(&sig, &item, &attr, &mut diags).map(|(k, source, _)| Translation {
         fast_path: crate::emit_rust::fast_path_data(&k, &ctx.krate),
@@ -315,7 +315,7 @@ pub(crate) fn translate_device_fn(
             translation: None,
         };
     };
-    let item = desugared(item, diags);
+    let item = desugared(item, &sig, diags);
     let translated = translate(&sig, &item, attr, diags);
     // A method's constants are items beside its impl: named after the struct too, so two
     // structs' `new` (or a function `new` beside them) do not collide.
@@ -341,8 +341,19 @@ pub(crate) fn translate_device_fn(
 
 /// The function with its body desugared (`crate::desugar`): what the lowerer and the
 /// simulator's body both start from.
-fn desugared(mut item: syn::ItemFn, diags: &mut Diagnostics) -> syn::ItemFn {
-    item.block = Box::new(crate::desugar::desugar_body(&item.block, diags));
+fn desugared(mut item: syn::ItemFn, sig: &KernelSignature, diags: &mut Diagnostics) -> syn::ItemFn {
+    let enums: Vec<(String, Vec<String>)> = sig
+        .structs
+        .iter()
+        .filter(|s| s.is_enum())
+        .map(|s| {
+            (
+                s.name.clone(),
+                s.variants.iter().map(|(v, _)| v.clone()).collect(),
+            )
+        })
+        .collect();
+    item.block = Box::new(crate::desugar::desugar_body(&item.block, &enums, diags));
     item
 }
 
@@ -435,7 +446,7 @@ fn translate_item(
     let Some(sig) = parse_signature(&item, device, structs, &mut diags) else {
         return Err(diags);
     };
-    let item = desugared(item, &mut diags);
+    let item = desugared(item, &sig, &mut diags);
     match translate(&sig, &item, &attr, &mut diags) {
         Some((k, c, proofs)) if diags.is_empty() => Ok(Translated {
             fast_conditions: crate::emit_rust::fast_path_conditions(&k),

@@ -36,6 +36,16 @@ fn across_lanes(ops: &mut [Op]) {
 }
 
 #[gpu_kernel]
+fn missing_variant(ops: &[Op], out: &mut [i32]) {
+    let i = grid_1d();
+    if i < ops.len() {
+        out[i] = match ops[i] {
+            Op::Add => 1,
+        };
+    }
+}
+
+#[gpu_kernel]
 fn no_such_variant(ops: &mut [Op]) {
     let i = grid_1d();
     if i < ops.len() {

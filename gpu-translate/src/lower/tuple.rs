@@ -54,26 +54,8 @@ impl Lowerer<'_> {
             self.poison_pattern(&syn::Pat::Tuple(tuple.clone()));
             return;
         }
-        for (elem, axis) in tuple.elems.iter().zip([Axis::X, Axis::Y, Axis::Z]) {
-            match elem {
-                syn::Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => {
-                    let e = Expr {
-                        kind: ExprKind::Geometry(g, axis),
-                        ty: Ty::Prim(Prim::Usize),
-                        span: pi.span(),
-                    };
-                    let var = self.declare(
-                        &unraw(&pi.ident),
-                        Ty::Prim(Prim::Usize),
-                        pi.ident.span(),
-                        pi.mutability.is_some(),
-                    );
-                    out.push(Stmt::Let(var, Some(e)));
-                }
-                syn::Pat::Wild(_) => {}
-                other => self.err(other.span(), "expected a name or `_`"),
-            }
-        }
+        let parts = [Axis::X, Axis::Y, Axis::Z].map(|a| ExprKind::Geometry(g, a));
+        self.bind_usize_parts(tuple, parts.into_iter(), out);
     }
 
     /// `let (rows, cols) = m.shape();` (`let (a, b, c) = v.shape();`) of a 2-D (3-D) array
@@ -103,11 +85,21 @@ impl Lowerer<'_> {
             self.poison_pattern(&syn::Pat::Tuple(tuple.clone()));
             return;
         }
-        for (k, elem) in tuple.elems.iter().enumerate() {
+        self.bind_usize_parts(tuple, (0..rank).map(|k| ExprKind::Extent(slice, k)), out);
+    }
+
+    /// Each name of `tuple` bound to the `usize` value of its part, in order (`_` skips one).
+    fn bind_usize_parts(
+        &mut self,
+        tuple: &syn::PatTuple,
+        parts: impl Iterator<Item = ExprKind<Ty>>,
+        out: &mut Vec<Stmt>,
+    ) {
+        for (elem, kind) in tuple.elems.iter().zip(parts) {
             match elem {
                 syn::Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => {
                     let e = Expr {
-                        kind: ExprKind::Extent(slice, k),
+                        kind,
                         ty: Ty::Prim(Prim::Usize),
                         span: pi.span(),
                     };

@@ -30,7 +30,7 @@ pub(crate) fn bytes_of_mut<T: Element>(values: &mut [T]) -> &mut [u8] {
 /// checked kernel that indexes out of range is redirected to one sink shared by every
 /// type, so an element read from it can carry another type's bytes. Nonzero is `true`, as
 /// in C; an enum value that is no variant becomes 0, which every `#[gpu_enum]` has.
-pub(crate) fn settle_bools<T: Element>(bytes: &mut [u8]) {
+pub(crate) fn settle_invalid_parts<T: Element>(bytes: &mut [u8]) {
     let parts = narrow_parts::<T>();
     let size = std::mem::size_of::<T>();
     if parts.is_empty() || size == 0 {
@@ -56,7 +56,7 @@ pub(crate) fn settle_bools<T: Element>(bytes: &mut [u8]) {
     }
 }
 
-/// [`settle_bools`] on the `len` elements at `ptr`, read and written through the raw
+/// [`settle_invalid_parts`] on the `len` elements at `ptr`, read and written through the raw
 /// pointer (no reference is made, so slices of the memory handed out before stay
 /// unaliased).
 ///
@@ -151,15 +151,15 @@ fn narrow_parts<T: Element>() -> Vec<Narrow> {
 
 #[cfg(test)]
 mod tests {
-    use super::settle_bools;
+    use super::settle_invalid_parts;
 
     #[test]
     fn bools_copied_from_device_memory_are_made_valid() {
         let mut bytes = [0u8, 1, 6, 255];
-        settle_bools::<bool>(&mut bytes);
+        settle_invalid_parts::<bool>(&mut bytes);
         assert_eq!(bytes, [0, 1, 1, 1]);
         let mut ints = [6u8, 255, 0, 1];
-        settle_bools::<u16>(&mut ints);
+        settle_invalid_parts::<u16>(&mut ints);
         assert_eq!(ints, [6, 255, 0, 1], "no bool parts: untouched");
     }
 
@@ -195,7 +195,7 @@ mod tests {
     fn enum_values_copied_from_device_memory_are_made_variants() {
         let words: [i16; 5] = [0, -3, 300, 7, -1];
         let mut bytes: Vec<u8> = words.iter().flat_map(|w| w.to_ne_bytes()).collect();
-        settle_bools::<E>(&mut bytes);
+        settle_invalid_parts::<E>(&mut bytes);
         let back: Vec<i16> = bytes
             .chunks_exact(2)
             .map(|c| i16::from_ne_bytes([c[0], c[1]]))

@@ -13,7 +13,7 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
-use super::structs::carried_tokens;
+use super::structs::carrier_macro;
 use crate::diagnostics::Diagnostics;
 use crate::ir::Prim;
 use crate::parse::attr::parse_attr;
@@ -97,20 +97,11 @@ pub fn expand_enum(attr: TokenStream, item: TokenStream) -> TokenStream {
         variants: variants.clone(),
     };
     let impls = enum_impls(&e, &krate, repr, &variants);
-    let name = &e.ident;
-    let macro_name = format_ident!("__gpu_struct_fields_{}", crate::names::unraw(name));
-    let carried = carried_tokens(&[carried]);
-    let with = quote!(#krate::__private::__gpu_with_structs);
+    let carrier = carrier_macro(&carried, &krate);
     quote! {
         #e
         #impls
-        #[doc(hidden)]
-        macro_rules! #macro_name {
-            ($($state:tt)*) => { #with! { $($state)* #carried } };
-        }
-        #[doc(hidden)]
-        #[allow(unused_imports)]
-        pub(crate) use #macro_name as #name;
+        #carrier
     }
 }
 

@@ -39,19 +39,27 @@ pub fn expand_struct(attr: TokenStream, item: TokenStream) -> TokenStream {
         s.attrs.push(syn::parse_quote!(#[repr(C)]));
     }
     let impls = struct_impls(&s, &krate, &fields);
-    let name = &s.ident;
-    let macro_name = format_ident!("__gpu_struct_fields_{}", crate::names::unraw(name));
-    let carried_fields = carried_tokens(&[fields]);
-    let private = quote!(#krate::__private);
-    let with = quote!(#private::__gpu_with_structs);
+    let carrier = carrier_macro(&fields, &krate);
     let errors = diags.to_compile_errors();
     quote! {
         #errors
         #s
         #impls
+        #carrier
+    }
+}
+
+/// The macro named as the struct or enum `carried` is (in the macro namespace) that hands
+/// its fields (or an enum's repr and variants) to `__gpu_with_structs!`.
+pub(crate) fn carrier_macro(carried: &Carried, krate: &syn::Path) -> TokenStream {
+    let name = &carried.name;
+    let macro_name = format_ident!("__gpu_struct_fields_{}", crate::names::unraw(name));
+    let tokens = carried_tokens(std::slice::from_ref(carried));
+    let with = quote!(#krate::__private::__gpu_with_structs);
+    quote! {
         #[doc(hidden)]
         macro_rules! #macro_name {
-            ($($state:tt)*) => { #with! { $($state)* #carried_fields } };
+            ($($state:tt)*) => { #with! { $($state)* #tokens } };
         }
         #[doc(hidden)]
         #[allow(unused_imports)]

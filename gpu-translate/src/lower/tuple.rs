@@ -43,19 +43,9 @@ impl Lowerer<'_> {
             self.poison_pattern(&syn::Pat::Tuple(tuple.clone()));
             return;
         };
-        if tuple.elems.len() != arity {
-            self.err(
-                tuple.span(),
-                format!(
-                    "this call gives {arity} values, but the pattern has {}",
-                    tuple.elems.len()
-                ),
-            );
-            self.poison_pattern(&syn::Pat::Tuple(tuple.clone()));
-            return;
-        }
         let parts = [Axis::X, Axis::Y, Axis::Z].map(|a| ExprKind::Geometry(g, a));
-        self.bind_usize_parts(tuple, parts.into_iter(), out);
+        let parts = parts.into_iter().take(arity).collect();
+        self.bind_usize_parts(tuple, parts, ("this call gives", "values"), out);
     }
 
     /// `let (rows, cols) = m.shape();` (`let (a, b, c) = v.shape();`) of a 2-D (3-D) array
@@ -74,27 +64,33 @@ impl Lowerer<'_> {
             }
         };
         let rank = self.k.slices[slice].rank();
-        if tuple.elems.len() != rank {
+        let parts = (0..rank).map(|k| ExprKind::Extent(slice, k)).collect();
+        self.bind_usize_parts(tuple, parts, ("this array has", "extents"), out);
+    }
+
+    /// Each name of `tuple` bound to the `usize` value of its part, in order (`_` skips
+    /// one); a pattern of another length is an error (`what` names the source and its
+    /// parts: "this array has" .. "extents").
+    fn bind_usize_parts(
+        &mut self,
+        tuple: &syn::PatTuple,
+        parts: Vec<ExprKind<Ty>>,
+        what: (&str, &str),
+        out: &mut Vec<Stmt>,
+    ) {
+        if tuple.elems.len() != parts.len() {
+            let (source, noun) = what;
             self.err(
                 tuple.span(),
                 format!(
-                    "this array has {rank} extents, but the pattern has {}",
+                    "{source} {} {noun}, but the pattern has {}",
+                    parts.len(),
                     tuple.elems.len()
                 ),
             );
             self.poison_pattern(&syn::Pat::Tuple(tuple.clone()));
             return;
         }
-        self.bind_usize_parts(tuple, (0..rank).map(|k| ExprKind::Extent(slice, k)), out);
-    }
-
-    /// Each name of `tuple` bound to the `usize` value of its part, in order (`_` skips one).
-    fn bind_usize_parts(
-        &mut self,
-        tuple: &syn::PatTuple,
-        parts: impl Iterator<Item = ExprKind<Ty>>,
-        out: &mut Vec<Stmt>,
-    ) {
         for (elem, kind) in tuple.elems.iter().zip(parts) {
             match elem {
                 syn::Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => {

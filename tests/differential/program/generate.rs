@@ -105,13 +105,7 @@ impl Gen<'_> {
         let b = |e: Expr| Box::new(e);
         let kind = if ty == Ty::Bool {
             if self.items && self.r.chance(10) {
-                let a = self.r.below(8) as u32;
-                let b = self.r.below(8) as u32;
-                let pat = match self.r.below(3) {
-                    0 => Pat::Lit(a),
-                    1 => Pat::Range(a.min(b), a.max(b)),
-                    _ => Pat::Or(a, b),
-                };
+                let pat = self.pattern();
                 return Expr {
                     ty,
                     kind: Kind::Matches(Box::new(self.leaf(Ty::U32)), pat),
@@ -262,6 +256,17 @@ impl Gen<'_> {
         Expr { ty, kind }
     }
 
+    /// A pattern on a `u32` below 8: a literal, a range or `a | b`.
+    fn pattern(&mut self) -> Pat {
+        let a = self.r.below(8) as u32;
+        let b = self.r.below(8) as u32;
+        match self.r.below(3) {
+            0 => Pat::Lit(a),
+            1 => Pat::Range(a.min(b), a.max(b)),
+            _ => Pat::Or(a, b),
+        }
+    }
+
     /// A `match` on a small `u32` with arms of literals, ranges and `|`.
     fn match_kind(&mut self, ty: Ty, d: usize) -> Kind {
         let scrutinee = Expr {
@@ -276,16 +281,7 @@ impl Gen<'_> {
             ),
         };
         let arms = (0..1 + self.r.below(3))
-            .map(|_| {
-                let a = self.r.below(8) as u32;
-                let b = self.r.below(8) as u32;
-                let pat = match self.r.below(3) {
-                    0 => Pat::Lit(a),
-                    1 => Pat::Range(a.min(b), a.max(b)),
-                    _ => Pat::Or(a, b),
-                };
-                (pat, self.expr(ty, d))
-            })
+            .map(|_| (self.pattern(), self.expr(ty, d)))
             .collect();
         Kind::Match(Box::new(scrutinee), arms, Box::new(self.expr(ty, d)))
     }

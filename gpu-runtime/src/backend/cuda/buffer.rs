@@ -13,7 +13,7 @@ use cudarc::driver::{
 use super::CudaDevice;
 use crate::error::GpuError;
 
-use crate::dtype::bytes::{bytes_of, bytes_of_mut, settle_bools};
+use crate::dtype::bytes::{bytes_of, bytes_of_mut, settle_invalid_parts};
 use crate::dtype::Element;
 use crate::keep_alive::KeepAlive;
 
@@ -122,7 +122,7 @@ impl<T: Send + 'static> CudaBuffer<T> {
 }
 
 /// Copy the device elements `src` into `dst` and wait for the copy on `stream`, leaving
-/// only valid values in `dst` (see [`settle_bools`]).
+/// only valid values in `dst` (see [`settle_invalid_parts`]).
 pub(crate) fn dtoh_sync<T: Element>(
     stream: &Arc<CudaStream>,
     src: &CudaView<'_, T>,
@@ -138,7 +138,7 @@ pub(crate) fn dtoh_sync<T: Element>(
         .memcpy_dtoh(&raw, &mut *bytes)
         .and_then(|()| stream.synchronize());
     // Whatever the copy reports, `dst` holds valid values afterwards.
-    settle_bools::<T>(bytes);
+    settle_invalid_parts::<T>(bytes);
     copied
 }
 

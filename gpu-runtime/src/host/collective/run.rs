@@ -566,7 +566,7 @@ fn from_bytes<T: Element>(bytes: &[u8], len: usize) -> std::result::Result<Vec<T
     // whatever the peer sent.
     let raw = crate::dtype::bytes::bytes_of_mut(&mut out);
     raw.copy_from_slice(bytes);
-    crate::dtype::bytes::settle_bools::<T>(raw);
+    crate::dtype::bytes::settle_invalid_parts::<T>(raw);
     Ok(out)
 }
 

@@ -69,7 +69,8 @@ c1=$(get ours_cold1_first_launch_ms); c2=$(get ours_cold2_first_launch_ms)
 w=$(for i in 1 2 3; do get ours_warm${i}_first_launch_ms; done | sort -n | sed -n 2p)
 r1=$(get launch_ratio_1arg); r3=$(get launch_ratio_3arrays)
 echo
-echo "=== benchmark summary (H200; ratios measured in this run)"
+gpu_name=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n1)
+echo "=== benchmark summary (${gpu_name:-no GPU found by nvidia-smi}; ratios measured in this run)"
 printf '%-4s %-58s %-12s %s\n' id what target measured
 printf '%-4s %-58s %-12s %s\n' P1 "typed launch / cuLaunchKernel, 1 array" "<= 1.05" "$r1 ($(get launch_us_typed_1arg) vs $(get launch_us_raw_1arg) us)"
 printf '%-4s %-58s %-12s %s\n' P1 "typed launch / cuLaunchKernel, 3 arrays" "<= 1.05" "$r3 ($(get launch_us_typed_3arrays) vs $(get launch_us_raw_3arrays) us)"

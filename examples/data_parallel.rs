@@ -13,7 +13,7 @@ use gpu_runtime::Backend;
 
 /// `g[j] = sum_i x[i, j] * (x[i, :] . w - y[i])`: this rank's part of the gradient.
 #[gpu_kernel]
-pub fn partial_gradient(x: &Array2<f64>, y: &[f64], w: &[f64], g: &mut [f64]) {
+pub fn partial_gradient(x: &DeviceArray2<f64>, y: &[f64], w: &[f64], g: &mut [f64]) {
     let j = grid_1d();
     if j < g.len() && j < x.cols() {
         let mut acc = 0.0f64;
@@ -85,7 +85,7 @@ fn rank_main(comm: &Communicator) -> Result<Vec<f64>, GpuError> {
         xs.extend_from_slice(&x);
         ys.push(y);
     }
-    let x = dev.to_device_2d(&xs, mine.len(), FEATURES)?;
+    let x = dev.to_device_2d(&xs, (mine.len(), FEATURES))?;
     let y = dev.to_device(&ys)?;
     let mut w = dev.zeros::<f64>(FEATURES)?;
     let mut g = dev.zeros::<f64>(FEATURES)?;
@@ -150,7 +150,7 @@ pub fn run() -> Result<(), GpuError> {
     } else {
         let mut devices = Device::all()?;
         let how = if devices.is_empty() {
-            devices = Device::simulators(4);
+            devices = Device::simulators(4)?;
             "4 simulated devices (no GPU), one thread each".to_owned()
         } else {
             format!("{} GPU(s) of this process, one thread each", devices.len())

@@ -30,7 +30,7 @@ fn main() -> std::process::ExitCode {
 }
 
 pub fn run() -> Result<(), GpuError> {
-    let dev = Device::default()?;
+    let dev = Device::gpu_or_simulator()?;
     let x = dev.to_device(&[0.1f32, -2.5, 1e-7, 3.0e10])?;
     let flags = dev.to_device(&[0u32, 1, 0xff, 0xdead_beef])?;
     launch!(debug_print[1, 32](&x, &flags))?;

@@ -57,7 +57,7 @@ fn main() -> std::process::ExitCode {
 }
 
 pub fn run() -> Result<(), GpuError> {
-    let dev = Device::default()?;
+    let dev = Device::gpu_or_simulator()?;
     let e32 = check(&dev, 1.5f32, 1e-5)?;
     let e64 = check(&dev, 1.5f64, 1e-13)?;
     println!(

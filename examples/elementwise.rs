@@ -48,7 +48,7 @@ fn check<T: Float + Into<f64>>(dev: &Device, n: usize, rel_tol: f64) -> Result<(
 }
 
 pub fn run() -> Result<(), GpuError> {
-    let dev = Device::default()?;
+    let dev = Device::gpu_or_simulator()?;
     let n = 100_003;
     check::<f32>(&dev, n, 1e-6)?;
     check::<f64>(&dev, n, 1e-12)?;

@@ -50,7 +50,7 @@ fn show<T>(
 }
 
 pub fn run() -> Result<(), GpuError> {
-    let dev = Device::default()?;
+    let dev = Device::gpu_or_simulator()?;
 
     // A GPU that is not there.
     let missing = match dev.backend() {

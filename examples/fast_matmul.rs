@@ -39,7 +39,7 @@ pub const TPB: usize = 16;
 
 /// `c = a * b` for square `a`, `b` and `c`, tile by tile through shared memory.
 #[gpu_kernel]
-pub fn fast_matmul(a: &Array2<f32>, b: &Array2<f32>, c: &mut Array2<f32>) {
+pub fn fast_matmul(a: &DeviceArray2<f32>, b: &DeviceArray2<f32>, c: &mut DeviceArray2<f32>) {
     let mut sa = shared_array_2d::<f32, TPB, TPB>();
     let mut sb = shared_array_2d::<f32, TPB, TPB>();
     let (x, y) = grid_2d();
@@ -78,7 +78,7 @@ fn main() -> std::process::ExitCode {
 }
 
 pub fn run() -> Result<(), GpuError> {
-    let dev = Device::default()?;
+    let dev = Device::gpu_or_simulator()?;
     // Not a multiple of TPB; smaller on the simulator, which runs every thread on the CPU.
     let n = match dev.backend() {
         Backend::Cuda => 1000,
@@ -90,9 +90,9 @@ pub fn run() -> Result<(), GpuError> {
     let b: Vec<f32> = (0..n * n)
         .map(|i| ((i * 53 % 97) as f32 - 48.0) / 48.0)
         .collect();
-    let da = dev.to_device_2d(&a, n, n)?;
-    let db = dev.to_device_2d(&b, n, n)?;
-    let mut dc = dev.zeros_2d::<f32>(n, n)?;
+    let da = dev.to_device_2d(&a, (n, n))?;
+    let db = dev.to_device_2d(&b, (n, n))?;
+    let mut dc = dev.zeros_2d::<f32>((n, n))?;
     let blocks = n.div_ceil(TPB);
     launch!(fast_matmul[(blocks, blocks), (TPB, TPB)](&da, &db, &mut dc))?;
     let c = dc.to_host()?;

@@ -52,7 +52,7 @@ fn main() -> std::process::ExitCode {
 }
 
 pub fn run() -> Result<(), Box<dyn std::error::Error>> {
-    let dev = Device::default()?;
+    let dev = Device::gpu_or_simulator()?;
     println!("running on {}", dev.describe());
     let on_gpu = dev.backend() == Backend::Cuda;
     let n: usize = if on_gpu { 1 << 16 } else { 256 };

@@ -55,7 +55,7 @@ fn main() -> std::process::ExitCode {
 }
 
 pub fn run() -> Result<(), GpuError> {
-    let dev = Device::default()?;
+    let dev = Device::gpu_or_simulator()?;
     let (w, h) = match dev.backend() {
         Backend::Cuda => (3840, 2160),
         Backend::Simulator => (640, 360),

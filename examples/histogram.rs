@@ -31,7 +31,7 @@ fn main() -> std::process::ExitCode {
 }
 
 pub fn run() -> Result<(), GpuError> {
-    let dev = Device::default()?;
+    let dev = Device::gpu_or_simulator()?;
     let n = 2_000_000usize;
     // A skewed distribution, so collisions on the same bin are frequent.
     let data: Vec<u32> = (0..n as u64)

@@ -45,7 +45,7 @@ fn main() -> std::process::ExitCode {
 }
 
 pub fn run() -> Result<(), GpuError> {
-    let dev = Device::default()?;
+    let dev = Device::gpu_or_simulator()?;
     let (width, height, limit) = match dev.backend() {
         Backend::Cuda => (3072, 2048, 1000),
         Backend::Simulator => (192, 128, 200),

@@ -50,7 +50,7 @@ fn main() -> std::process::ExitCode {
 }
 
 pub fn run() -> Result<(), GpuError> {
-    let dev = Device::default()?;
+    let dev = Device::gpu_or_simulator()?;
     let (m, k, n) = (333, 250, 123);
     let a: Vec<f32> = (0..m * k)
         .map(|i| ((i * 37 % 101) as f32 - 50.0) / 50.0)

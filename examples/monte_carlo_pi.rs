@@ -67,7 +67,7 @@ fn main() -> std::process::ExitCode {
 }
 
 pub fn run() -> Result<(), GpuError> {
-    let dev = Device::default()?;
+    let dev = Device::gpu_or_simulator()?;
     let (threads, iterations) = match dev.backend() {
         Backend::Cuda => (1usize << 20, 1u32 << 10),
         Backend::Simulator => (1 << 12, 1 << 6),

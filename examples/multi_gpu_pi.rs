@@ -83,7 +83,7 @@ pub fn run() -> Result<(), GpuError> {
     } else {
         let mut devices = Device::all()?;
         let how = if devices.is_empty() {
-            devices = Device::simulators(4);
+            devices = Device::simulators(4)?;
             "4 simulated devices (no GPU), one thread each".to_owned()
         } else {
             format!("{} GPU(s) of this process, one thread each", devices.len())

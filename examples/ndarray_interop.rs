@@ -1,14 +1,15 @@
 //! ndarray arrays to the device and back (cargo feature `ndarray` of gpu-runtime): a
 //! transposed (non-contiguous) view goes up in row-major order, a kernel scales it by row,
 //! and the result comes back as an `Array2` of the same shape, checked against ndarray's
-//! own arithmetic on the host.
+//! own arithmetic on the host. Both preludes are glob-imported: `Array2` is ndarray's,
+//! `DeviceArray2` ours, and nothing is named twice.
 
 use gpu_runtime::prelude::*;
-use ndarray::{Array1, Array2, Axis};
+use ndarray::prelude::*;
 
 /// `out[(r, c)] = m[(r, c)] * w[r]`: each row scaled by its weight.
 #[gpu_kernel]
-pub fn scale_rows(m: &Array2<f32>, w: &[f32], out: &mut Array2<f32>) {
+pub fn scale_rows(m: &DeviceArray2<f32>, w: &[f32], out: &mut DeviceArray2<f32>) {
     let (c, r) = grid_2d();
     if r < m.rows() && c < m.cols() {
         out[(r, c)] = m[(r, c)] * w[r];
@@ -26,7 +27,7 @@ fn main() -> std::process::ExitCode {
 }
 
 pub fn run() -> Result<(), GpuError> {
-    let dev = Device::default()?;
+    let dev = Device::gpu_or_simulator()?;
     let (rows, cols) = (300, 517);
     // Built as cols x rows, used transposed: a view whose rows are not contiguous.
     let base = Array2::from_shape_fn((cols, rows), |(i, j)| {
@@ -36,7 +37,7 @@ pub fn run() -> Result<(), GpuError> {
     let w = Array1::from_shape_fn(rows, |r| 0.25 + (r % 9) as f32);
     let dm = DeviceArray2::from_ndarray(&dev, m)?;
     let dw = DeviceArray::from_ndarray(&dev, w.view())?;
-    let mut out = dev.zeros_2d::<f32>(rows, cols)?;
+    let mut out = dev.zeros_2d::<f32>((rows, cols))?;
     launch!(scale_rows[(cols.div_ceil(16), rows.div_ceil(16)), (16, 16)](&dm, &dw, &mut out))?;
     let got: Array2<f32> = out.to_ndarray()?;
     let want = &m * &w.view().insert_axis(Axis(1));

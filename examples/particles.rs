@@ -83,7 +83,7 @@ fn main() -> std::process::ExitCode {
 }
 
 pub fn run() -> Result<(), GpuError> {
-    let dev = Device::default()?;
+    let dev = Device::gpu_or_simulator()?;
     let (n, steps) = match dev.backend() {
         Backend::Cuda => (1 << 20, 200),
         Backend::Simulator => (4096, 20),

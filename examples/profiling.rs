@@ -39,7 +39,7 @@ pub fn run() -> Result<(), GpuError> {
     }
     profiling::annotate_launches(true);
     let _all = profiling::range("profiling example");
-    let dev = Device::default()?;
+    let dev = Device::gpu_or_simulator()?;
     let n = 1usize << 20;
     let host_x: Vec<f32> = (0..n).map(|i| (i % 100) as f32).collect();
 

@@ -49,7 +49,7 @@ fn main() -> std::process::ExitCode {
 }
 
 pub fn run() -> Result<(), GpuError> {
-    let dev = Device::default()?;
+    let dev = Device::gpu_or_simulator()?;
     let n = 1_000_003;
     let host: Vec<f32> = (0..n)
         .map(|i| ((i % 1000) as f32 - 499.5) / 500.0)

@@ -49,7 +49,7 @@ fn main() -> std::process::ExitCode {
 }
 
 pub fn run() -> Result<(), GpuError> {
-    let dev = Device::default()?;
+    let dev = Device::gpu_or_simulator()?;
     println!("backend: {}", dev.describe());
     // 2^24 on a GPU; on the simulator, which runs every GPU thread, 20,000.
     let n = match dev.backend() {

@@ -40,7 +40,7 @@ fn main() -> std::process::ExitCode {
 }
 
 pub fn run() -> Result<(), GpuError> {
-    let dev = Device::default()?;
+    let dev = Device::gpu_or_simulator()?;
     let n = 1 << 20;
     let e32 = saxpy_once(&dev, 2.5f32, n)?;
     let e64 = saxpy_once(&dev, 2.5f64, n)?;

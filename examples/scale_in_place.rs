@@ -43,7 +43,7 @@ fn check(what: &str, got: &[f64], host: &[f64], factor: f64) -> Result<(), GpuEr
 pub fn run() -> Result<(), GpuError> {
     let n = 1usize << 20;
     let host: Vec<f64> = (0..n).map(|i| (i % 977) as f64 - 400.25).collect();
-    let dev = Device::default()?;
+    let dev = Device::gpu_or_simulator()?;
     let grid = n.div_ceil(256);
 
     let Some(stream) = dev.cuda_stream() else {

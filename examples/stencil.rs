@@ -4,7 +4,7 @@
 use gpu_runtime::prelude::*;
 
 #[gpu_kernel]
-pub fn jacobi_step(u: &Array2<f32>, out: &mut Array2<f32>) {
+pub fn jacobi_step(u: &DeviceArray2<f32>, out: &mut DeviceArray2<f32>) {
     let (j, i) = grid_2d();
     let (rows, cols) = (u.rows(), u.cols());
     if i < rows && j < cols {
@@ -41,13 +41,13 @@ fn main() -> std::process::ExitCode {
 }
 
 pub fn run() -> Result<(), GpuError> {
-    let dev = Device::default()?;
+    let dev = Device::gpu_or_simulator()?;
     let (rows, cols, steps) = (130, 97, 20);
     // A hot top edge and a cold interior.
     let mut host: Vec<f32> = vec![0.0; rows * cols];
     host[..cols].fill(100.0);
-    let mut a = dev.to_device_2d(&host, rows, cols)?;
-    let mut b = dev.zeros_2d::<f32>(rows, cols)?;
+    let mut a = dev.to_device_2d(&host, (rows, cols))?;
+    let mut b = dev.zeros_2d::<f32>((rows, cols))?;
     let grid = (cols.div_ceil(16), rows.div_ceil(16));
     for _ in 0..steps / 2 {
         launch!(jacobi_step[grid, (16, 16)](&a, &mut b))?;

@@ -65,7 +65,7 @@ fn pipeline(c: &mut Chunks, streams: &[&Stream]) -> Result<(), GpuError> {
 }
 
 pub fn run() -> Result<(), GpuError> {
-    let dev = Device::default()?;
+    let dev = Device::gpu_or_simulator()?;
     let (chunks, chunk) = if dev.backend() == gpu_runtime::Backend::Cuda {
         (16, 1usize << 22)
     } else {
@@ -81,7 +81,7 @@ pub fn run() -> Result<(), GpuError> {
         let data: Vec<f32> = (0..chunk)
             .map(|i| ((i * 7 + k) % 1000) as f32 * 0.01)
             .collect();
-        c.input.push(dev.pinned_from(&data)?);
+        c.input.push(dev.to_pinned(&data)?);
         c.output.push(dev.pinned_zeros(chunk)?);
         c.x.push(dev.zeros(chunk)?);
         c.y.push(dev.zeros(chunk)?);

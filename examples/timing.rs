@@ -26,7 +26,7 @@ fn main() -> std::process::ExitCode {
 }
 
 pub fn run() -> Result<(), GpuError> {
-    let dev = Device::default()?;
+    let dev = Device::gpu_or_simulator()?;
     // Smaller on the simulator, which runs every thread on the CPU.
     let n: usize = match dev.backend() {
         gpu_runtime::Backend::Cuda => 1 << 24,

@@ -28,7 +28,7 @@ pub fn run() -> Result<(), GpuError> {
     let host_a: Vec<f32> = (0..n).map(|i| i as f32).collect();
     let host_b: Vec<f32> = (0..n).map(|i| 2.0 * i as f32).collect();
 
-    let dev = Device::default()?;
+    let dev = Device::gpu_or_simulator()?;
     let a = dev.to_device(&host_a)?;
     let b = dev.to_device(&host_b)?;
     let mut c = dev.zeros::<f32>(n)?;

@@ -60,7 +60,7 @@ pub fn run() -> Result<(), GpuError> {
     let n: usize = 1 << 20;
     let host_a: Vec<f32> = (0..n).map(|i| (i % 1000) as f32 * 0.5).collect();
     let host_b: Vec<f32> = (0..n).map(|i| (i % 7) as f32 - 3.0).collect();
-    let dev = Device::default()?;
+    let dev = Device::gpu_or_simulator()?;
     let (blocks, threads) = (n.div_ceil(256), 256);
 
     // 1. The attribute.

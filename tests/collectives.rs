@@ -24,7 +24,7 @@ fn ranks(n: usize, timeout: Duration) -> Vec<Communicator> {
         timeout,
         ..CommOptions::default()
     };
-    Communicator::for_devices_with(&Device::simulators(n), &options).unwrap()
+    Communicator::for_devices_with(&Device::simulators(n).unwrap(), &options).unwrap()
 }
 
 #[test]
@@ -290,7 +290,7 @@ fn launch_ranks_starts_the_ranks_and_reports_a_failure() {
 /// Arrays copy between two simulated devices, both ways.
 #[test]
 fn arrays_copy_between_simulated_devices() {
-    let devices = Device::simulators(2);
+    let devices = Device::simulators(2).unwrap();
     let detail = cases::host_api::between_devices(&devices[0], &devices[1], fresh_seed())
         .unwrap_or_else(|e| panic!("{e}"));
     assert!(detail.contains("elements"), "{detail}");
@@ -299,7 +299,7 @@ fn arrays_copy_between_simulated_devices() {
 /// A launch with an array of another simulated device says which device is which.
 #[test]
 fn a_device_mismatch_between_simulators_names_both() {
-    let devices = Device::simulators(2);
+    let devices = Device::simulators(2).unwrap();
     let a = devices[1].to_device(&[1.0f32; 4]).unwrap();
     let mut out = devices[0].zeros::<f32>(4).unwrap();
     let err = gpu_runtime::launch!(cases::scalar::saxpy[1, 4](2.0f32, &a, &mut out)).unwrap_err();
@@ -328,7 +328,8 @@ fn an_endless_timeout_is_accepted() {
 /// A communicator is not made inside a group (NCCL would only queue its initialisation).
 #[test]
 fn a_communicator_is_not_made_inside_a_group() {
-    let err = group(|| Communicator::for_devices(&Device::simulators(2)).map(drop)).unwrap_err();
+    let err =
+        group(|| Communicator::for_devices(&Device::simulators(2).unwrap()).map(drop)).unwrap_err();
     assert!(
         err.to_string().contains("inside `collective::group`"),
         "{err}"

@@ -2,8 +2,8 @@
 //! definition's signatures, kernel names that behave like function names, the handle,
 //! paths in `launch!`, and views as arguments (on the simulator).
 
+use gpu_runtime::def::DtypeKind;
 use gpu_runtime::prelude::*;
-use gpu_runtime::{DtypeKind, KernelHandle};
 
 mod kernels {
     use gpu_runtime::prelude::*;
@@ -40,13 +40,9 @@ fn twice(scale: f32) -> f32 {
 #[test]
 fn signatures_list_the_dtypes_written() {
     let def = kernels::halve::definition();
-    assert_eq!(
-        def.listed_signatures(),
-        &[&[DtypeKind::F16][..], &[DtypeKind::Bf16][..]]
-    );
     // `precompile` compiles exactly these (the first round compiled f64 for f16).
     assert_eq!(
-        def.precompile_signatures(),
+        def.signatures(),
         vec![vec![DtypeKind::F16], vec![DtypeKind::Bf16]]
     );
     let c = def.specialize(&[DtypeKind::F16]).expect("f16 specialises");
@@ -63,11 +59,14 @@ fn a_kernel_name_does_not_capture_bindings() {
 
 #[test]
 fn the_handle_names_the_kernel_and_launch_takes_paths() -> Result<(), GpuError> {
-    let handle = kernels::scale::Kernel;
-    assert!(std::ptr::eq(
-        handle.definition(),
-        kernels::scale::definition()
-    ));
+    // A definition is the handle that names a kernel in a table of kernels.
+    let table: [(&str, &'static gpu_runtime::def::KernelDef); 2] = [
+        ("scale", kernels::scale::definition()),
+        ("halve", kernels::halve::definition()),
+    ];
+    assert_eq!(table[0].1.name(), "scale");
+    assert_eq!(table[1].1.name(), "halve");
+    assert!(!std::ptr::eq(table[0].1, table[1].1));
     let dev = Device::simulator();
     let x = dev.to_device(&[1.0f32, 2.0, 3.0, 4.0])?;
     let mut y = dev.to_device(&[f32::NAN; 4])?;
@@ -134,7 +133,7 @@ fn the_hidden_launcher_refuses_unchecked_kernels() -> Result<(), GpuError> {
     );
     // SAFETY: the source declares `k(unsigned int)`, as the signature says; never launched.
     let raw = unsafe {
-        gpu_runtime::RawKernel::<(u32,)>::new(
+        gpu_runtime::raw::RawKernel::<(u32,)>::new(
             "extern \"C\" __global__ void k(unsigned int n) {}",
             "k",
         )

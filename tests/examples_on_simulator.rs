@@ -1,4 +1,4 @@
-//! Every example, run in CI (where `Device::default()` is the simulator): each checks its
+//! Every example, run in CI (where `Device::gpu_or_simulator()` is the simulator): each checks its
 //! own result against the host and exits non-zero if it is wrong.
 
 macro_rules! example {

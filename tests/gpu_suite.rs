@@ -343,7 +343,7 @@ fn main() {
     rows.push(check(
         "precompile, attributes, launch_bounds enforced",
         || {
-            bounded::precompile(&gpu)?;
+            bounded::definition().precompile(&gpu)?;
             let at = bounded::attributes::<f32>(&gpu)?;
             if at.max_threads_per_block != 128
                 || at.registers_per_thread == 0
@@ -549,7 +549,8 @@ fn child(f: fn(u64) -> CaseResult<String>) -> ! {
 /// quickly with what the parameters expect, and must be refused the same way.
 fn forged_launch_arguments(gpu: &Device, sim: &Device) -> CaseResult<String> {
     use gpu_runtime::__private::{launch_cuda, Arg};
-    use gpu_runtime::{DtypeKind, SliceArg, SliceArgMut};
+    use gpu_runtime::def::DtypeKind;
+    use gpu_runtime::{SliceArg, SliceArgMut};
     let n = 1000;
     let x: Vec<f32> = (0..n).map(|i| i as f32 * 0.5).collect();
     let mut a = gpu.to_device(&x)?;
@@ -559,7 +560,7 @@ fn forged_launch_arguments(gpu: &Device, sim: &Device) -> CaseResult<String> {
     let sim_stream = sim.new_stream()?;
     let mut c = gpu.to_device(&vec![f32::NAN; n])?;
     // A 2-D array of 1000 x 0 (no elements) is no 1-D array of 1000.
-    let mut empty = gpu.zeros_2d::<f32>(n, 0)?;
+    let mut empty = gpu.zeros_2d::<f32>((n, 0))?;
     let def = cases::scalar::vec_add::definition();
     let cfg = LaunchConfig::new(n.div_ceil(256), 256);
     let f32s = [DtypeKind::F32];

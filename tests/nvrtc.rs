@@ -28,7 +28,8 @@ mod example_vec_add;
 #[path = "../examples/vec_add_three_ways.rs"]
 mod example_vec_add_three_ways;
 
-use gpu_runtime::{GpuError, KernelDef};
+use gpu_runtime::def::KernelDef;
+use gpu_runtime::GpuError;
 
 /// Compile every signature of `defs` for sm_90; the number compiled, or every failure.
 fn compile_all(defs: &[&'static KernelDef]) -> usize {
@@ -36,7 +37,7 @@ fn compile_all(defs: &[&'static KernelDef]) -> usize {
     let mut compiled = 0;
     let mut failures = Vec::new();
     for def in defs {
-        for sig in def.all_signatures() {
+        for sig in def.signatures() {
             match def.compile_uncached(&sig, "sm_90") {
                 Ok(cubin) => {
                     // CUBINs are ELF images.
@@ -104,9 +105,7 @@ fn an_unknown_architecture_is_an_error_not_a_panic() {
         return;
     }
     let def = cases::scalar::vec_add::definition();
-    let e = def
-        .compile_for_arch(&def.all_signatures()[0], "sm_1")
-        .unwrap_err();
+    let e = def.cubin(&def.signatures()[0], "sm_1").unwrap_err();
     assert!(matches!(e, GpuError::Compile { .. }), "{e:?}");
 }
 
@@ -124,14 +123,16 @@ fn a_raw_kernel_compiles_and_a_rejected_one_reports_its_own_lines() {
     }
     use example_vec_add_three_ways::{SeedSignature, SEED_SOURCE};
     // SAFETY (for both kernels): compiled only, never launched.
-    let k =
-        unsafe { gpu_runtime::RawKernel::<SeedSignature>::new(SEED_SOURCE, "vec_add") }.unwrap();
+    let k = unsafe { gpu_runtime::raw::RawKernel::<SeedSignature>::new(SEED_SOURCE, "vec_add") }
+        .unwrap();
     let cubin = k.definition().compile_uncached(&[], "sm_90").unwrap();
     assert_eq!(&cubin[..4], b"\x7fELF");
     let broken = "\n\nextern \"C\" __global__ void k(float* x) { x[0] = nope; }\n";
     // SAFETY: as above.
-    let k =
-        unsafe { gpu_runtime::RawKernel::<(gpu_runtime::PtrMut<f32>,)>::new(broken, "k") }.unwrap();
+    let k = unsafe {
+        gpu_runtime::raw::RawKernel::<(gpu_runtime::raw::PtrMut<f32>,)>::new(broken, "k")
+    }
+    .unwrap();
     match k.definition().compile_uncached(&[], "sm_90") {
         Err(GpuError::Compile {
             kernel,

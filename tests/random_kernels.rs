@@ -564,7 +564,7 @@ fn constant_definitions(t: &gpu_translate::Translated) -> String {
     t.consts
         .iter()
         .map(|(_, c_name, ty)| {
-            let c_ty = gpu_runtime::DtypeKind::from_rust_name(ty)
+            let c_ty = gpu_runtime::def::DtypeKind::from_rust_name(ty)
                 .unwrap_or_else(|| panic!("a constant of type {ty}"))
                 .c_name();
             format!("static constexpr {c_ty} {c_name} = ({c_ty})1;\n")
@@ -578,7 +578,7 @@ fn compile_all(accepted: &[(String, String)]) -> usize {
     // As a kernel's options define it when it is specialised; checked, the larger code.
     let prelude = format!(
         "#define GT_OVERFLOW_CHECKS 1\n{}",
-        gpu_runtime::full_prelude()
+        gpu_runtime::__private::full_prelude()
     );
     let batches: Vec<&[(String, String)]> = accepted.chunks(250).collect();
     let threads = std::thread::available_parallelism()

@@ -106,7 +106,7 @@ fn out_of_bounds_names_kernel_parameter_index_and_length() {
 }
 
 #[gpu_kernel]
-fn transpose_wrong(a: &Array2<f32>, b: &mut Array2<f32>) {
+fn transpose_wrong(a: &DeviceArray2<f32>, b: &mut DeviceArray2<f32>) {
     let (j, i) = grid_2d();
     if i < a.rows() && j < a.cols() {
         // Writes b[(j, i)] into a b of a's shape: out of range when the shape is not square.
@@ -117,8 +117,8 @@ fn transpose_wrong(a: &Array2<f32>, b: &mut Array2<f32>) {
 #[test]
 fn out_of_bounds_in_two_dimensions_names_the_axis() {
     let dev = Device::simulator();
-    let a = dev.to_device_2d(&[0.0f32; 6], 2, 3).unwrap();
-    let mut b = dev.zeros_2d::<f32>(2, 3).unwrap();
+    let a = dev.to_device_2d(&[0.0f32; 6], (2, 3)).unwrap();
+    let mut b = dev.zeros_2d::<f32>((2, 3)).unwrap();
     match launch!(transpose_wrong[(1, 1), (4, 4)](&a, &mut b)) {
         Err(GpuError::OutOfBounds {
             kernel,
@@ -134,7 +134,7 @@ fn out_of_bounds_in_two_dimensions_names_the_axis() {
         other => panic!("expected OutOfBounds, got {other:?}"),
     }
     assert!(
-        dev.to_device_2d(&[0.0f32; 5], 2, 3).is_err(),
+        dev.to_device_2d(&[0.0f32; 5], (2, 3)).is_err(),
         "a 2 x 3 array from 5 elements"
     );
 }
@@ -144,9 +144,9 @@ fn out_of_bounds_in_two_dimensions_names_the_axis() {
 #[test]
 fn rows_of_an_empty_matrix_are_bounded() {
     let dev = Device::simulator();
-    let m = dev.zeros_2d::<f32>(3, 0).unwrap();
+    let m = dev.zeros_2d::<f32>((3, 0)).unwrap();
     assert_eq!(m.to_host_rows().unwrap(), vec![Vec::<f32>::new(); 3]);
-    let huge = dev.zeros_2d::<f32>(usize::MAX, 0).unwrap();
+    let huge = dev.zeros_2d::<f32>((usize::MAX, 0)).unwrap();
     assert!(matches!(
         huge.to_host_rows(),
         Err(GpuError::OutOfMemory { .. })

@@ -4,7 +4,7 @@
 use std::sync::atomic::AtomicU32;
 
 use gpu_runtime::__private::KernelParts;
-use gpu_runtime::{KernelDef, KernelOptions, ParamDef};
+use gpu_runtime::def::{KernelDef, KernelOptions, ParamDef};
 
 const OPTIONS: KernelOptions = KernelOptions {
     fast_math: false,

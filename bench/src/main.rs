@@ -34,8 +34,8 @@ use std::ffi::c_void;
 use std::time::Instant;
 
 use cudarc::driver::sys;
+use gpu_runtime::def::{DtypeKind, KernelDef};
 use gpu_runtime::prelude::*;
-use gpu_runtime::{DtypeKind, KernelDef};
 
 mod check_cost;
 mod collectives;
@@ -202,10 +202,10 @@ fn first_launch_phases() -> Result<(), GpuError> {
     let arch = format!("sm_{major}{minor}");
     let def = vec_add::definition();
     let t = Instant::now();
-    let image = def.compile_for_arch(&[DtypeKind::F32], &arch)?;
+    let image = def.cubin(&[DtypeKind::F32], &arch)?;
     let cache_ms = ms(t);
     let t = Instant::now();
-    def.compile_for_arch(&[DtypeKind::F32], &arch)?;
+    def.cubin(&[DtypeKind::F32], &arch)?;
     let cache_again_ms = ms(t);
     // The driver's calls alone first (the process's first module load), then ours of
     // the same image: the difference between `raw_*` and `phase_load_ms` is ours, or the

@@ -13,7 +13,7 @@ pub mod kernels_kit {
 /// Adds one, through the renamed dependency.
 #[gpu::gpu_kernel(crate = "gpu")]
 pub fn add_one(a: &mut [f32]) {
-    let i = gpu::grid_1d();
+    let i = gpu::lang::grid_1d();
     if i < a.len() {
         a[i] = bump(a[i]);
     }
@@ -28,7 +28,7 @@ pub fn bump(x: f32) -> f32 {
 /// Doubles, through the re-export.
 #[kernels_kit::gpu_kernel(crate = "crate::kernels_kit")]
 pub fn double(a: &mut [f32]) {
-    let i = kernels_kit::grid_1d();
+    let i = kernels_kit::lang::grid_1d();
     if i < a.len() {
         a[i] = 2.0 * a[i];
     }

@@ -46,7 +46,7 @@ impl ElemType {
 /// The kinds of kernel parameter.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ParamKind {
-    /// `&[T]`, `&Array2<T>`, `&Array3<T>` (`mutable: false`) or their `&mut` forms: a
+    /// `&[T]`, `&DeviceArray2<T>`, `&DeviceArray3<T>` (`mutable: false`) or their `&mut` forms: a
     /// pointer and `rank` extents in C.
     Array {
         /// Whether the kernel may write it.

@@ -1,17 +1,22 @@
-//! The environment variables the runtime reads: every name, and the readers that parse
-//! and bound a value. A value that is not what the variable takes is ignored with a
-//! warning (through `log`), never a panic or an overflow. The public names are re-exported
-//! where users find them (the crate root, `cache`, `collective`).
+//! The environment variables the runtime reads, each name a constant here (the guide's
+//! "Environment variables" table says more). A value that is not what the variable takes
+//! is ignored with a warning (through `log`), never a panic or an overflow.
 
 /// Environment variable that makes every launch wait for its kernel and report its fault
 /// itself (`GPU_RUNTIME_SYNC=1`), as `CUDA_LAUNCH_BLOCKING` does for CUDA: slower, for
 /// finding the launch that faulted. Read when a device is opened.
 pub const SYNC_ENV: &str = "GPU_RUNTIME_SYNC";
 
-/// Environment variable that stops a simulated launch after this many seconds
-/// (`GPU_RUNTIME_SIM_TIMEOUT=30`) with [`GpuError::Timeout`](crate::GpuError::Timeout);
-/// unset, the simulator waits as long as a kernel runs.
-pub const SIM_TIMEOUT_ENV: &str = "GPU_RUNTIME_SIM_TIMEOUT";
+/// Environment variable that stops a launch after this many seconds
+/// (`GPU_RUNTIME_TIMEOUT=30`) with [`GpuError::Timeout`](crate::GpuError::Timeout); unset,
+/// a launch runs as long as its kernel does. The simulator stops its threads at a loop's
+/// back edge or between threads; CUDA devices do not read it yet (a kernel there runs to
+/// its end). Read at each launch.
+pub const TIMEOUT_ENV: &str = "GPU_RUNTIME_TIMEOUT";
+
+/// The name [`TIMEOUT_ENV`] had before 0.2; set, it is ignored with a warning naming the
+/// new one.
+pub(crate) const OLD_SIM_TIMEOUT_ENV: &str = "GPU_RUNTIME_SIM_TIMEOUT";
 
 /// Environment variable that sets the most OS threads that run a simulated launch's blocks
 /// at once (`GPU_RUNTIME_SIM_THREADS=1` runs them one after another); unset, one per core.
@@ -47,8 +52,8 @@ pub const CACHE_MAX_MB_ENV: &str = "GPU_RUNTIME_CACHE_MAX_MB";
 /// Environment variable: the default deadline of a communicator's calls, in seconds (300).
 pub const COMM_TIMEOUT_ENV: &str = "GPU_RUNTIME_COMM_TIMEOUT";
 
-/// Environment variable that makes `__private::nvrtc_or_skip` an error instead of a skip
-/// (`scripts/test`, and so CI, sets it).
+/// Environment variable that makes the test suite's NVRTC checks fail where NVRTC is
+/// absent instead of skipping with a note (`scripts/test`, and so CI, sets it).
 pub const REQUIRE_NVRTC_ENV: &str = "GPU_RUNTIME_REQUIRE_NVRTC";
 
 /// Whether `name` is set to a true value (`1`, `true`, `on`, `yes`; `0`, `false`, `off`,

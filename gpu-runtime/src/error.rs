@@ -111,7 +111,7 @@ pub enum GpuError {
         message: String,
     },
 
-    /// A simulated launch ran past its deadline ([`SIM_TIMEOUT_ENV`](crate::SIM_TIMEOUT_ENV)).
+    /// A simulated launch ran past its deadline ([`TIMEOUT_ENV`](crate::env::TIMEOUT_ENV)).
     Timeout {
         /// The kernel's Rust name.
         kernel: &'static str,
@@ -283,7 +283,7 @@ impl std::fmt::Display for GpuError {
             GpuError::Timeout { kernel, seconds, .. } => write!(
                 f,
                 "kernel `{kernel}` ran for more than {seconds} s on the simulator and was stopped \
-                 (GPU_RUNTIME_SIM_TIMEOUT); look for a loop that never ends"
+                 (GPU_RUNTIME_TIMEOUT); look for a loop that never ends"
             ),
             GpuError::Deadlock { kernel, waits, .. } => write!(
                 f,

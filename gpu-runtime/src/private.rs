@@ -11,6 +11,7 @@ pub use crate::backend::sim::{
     local_get, local_mut, local_ref, panic_fault, sim_tick, DeviceFnArray, DeviceFnArrayMut,
     SimArray2, SimArray2Mut, SimArray3, SimArray3Mut, SimSlice, SimSliceMut,
 };
+pub use crate::compile::prelude::{full_prelude, prelude_for};
 pub use crate::def::device_fn::DeviceFnDef;
 pub use crate::def::kernel::KernelParts;
 pub use crate::def::module_const::ConstValue;
@@ -73,6 +74,13 @@ pub fn nvrtc_accepts(source: &str, arch: &str) -> std::result::Result<(), String
 }
 
 pub use crate::env::REQUIRE_NVRTC_ENV;
+
+/// What a first launch of `dtypes` on an `arch` GPU loads: a CUBIN through the disk cache,
+/// or, where NVRTC is absent and the cache holds only PTX, that PTX (NUL-terminated) for
+/// the driver's JIT. For the test suite's checks of that fallback.
+pub fn launch_image(def: &KernelDef, dtypes: &[DtypeKind], arch: &str) -> Result<Vec<u8>> {
+    crate::compile::compile_main(def, dtypes, arch)
+}
 
 /// For tests that compile with NVRTC: `Ok(true)` when NVRTC loads; otherwise a line on
 /// stderr saying that `test` is skipped and why (written past the test harness's capture,
@@ -216,11 +224,6 @@ fn stream_elsewhere(def: &'static KernelDef) -> GpuError {
         kernel: def.name(),
         reason: "the stream belongs to another device than the launch's".to_owned(),
     }
-}
-
-/// Compile and load `def`'s precompile signatures on `device`.
-pub fn precompile(def: &'static KernelDef, device: &Device) -> Result<()> {
-    dispatch::precompile_on(def, device)
 }
 
 /// The compiled function's attributes for `dtypes` on `device`.

@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use gpu_runtime::cache::{CacheInputs, CacheKey, DiskCache, Lookup};
+use gpu_runtime::def::DtypeKind;
 use gpu_runtime::prelude::*;
-use gpu_runtime::DtypeKind;
 
 const CHILD_ENV: &str = "DISK_CACHE_CHILD";
 
@@ -466,7 +466,7 @@ fn child_compile() {
     log::set_max_level(log::LevelFilter::Trace);
     let dir = PathBuf::from(std::env::var_os("GPU_RUNTIME_CACHE_DIR").unwrap());
     let def = cached_scale::definition();
-    let first = def.compile_for_arch(&[], "sm_90").expect("compiles");
+    let first = def.cubin(&[], "sm_90").expect("compiles");
     let log = take_log();
     assert!(
         log.iter()
@@ -482,7 +482,7 @@ fn child_compile() {
     assert_eq!(files.len(), 1, "one entry after one compile");
     let stamp = std::fs::read(&files[0]).unwrap();
     // A hit returns the stored CUBIN without rewriting the entry.
-    assert_eq!(def.compile_for_arch(&[], "sm_90").unwrap(), first);
+    assert_eq!(def.cubin(&[], "sm_90").unwrap(), first);
     assert_eq!(std::fs::read(&files[0]).unwrap(), stamp);
     let log = take_log();
     assert!(
@@ -496,7 +496,7 @@ fn child_compile() {
     );
     // An edited kernel never loads the old binary: a new entry, a different CUBIN.
     let edited = edited::cached_scale::definition()
-        .compile_for_arch(&[], "sm_90")
+        .cubin(&[], "sm_90")
         .unwrap();
     assert_ne!(edited, first);
     assert_eq!(entries(&dir).len(), 2);
@@ -513,17 +513,17 @@ fn child_compile() {
             .count()
     };
     assert_eq!(ptx_for(&dir, "sm_90"), 2, "one per kernel");
-    def.compile_for_arch(&[], "sm_80").unwrap();
+    def.cubin(&[], "sm_80").unwrap();
     assert_eq!(entries(&dir).len(), 3);
     assert_eq!(ptx_for(&dir, "sm_80"), 1);
     assert_eq!(ptx_for(&dir, "sm_90"), 2);
     // Architecture-specific PTX runs on its architecture alone and is not kept.
-    def.compile_for_arch(&[], "sm_90a").unwrap();
+    def.cubin(&[], "sm_90a").unwrap();
     assert_eq!(entries(&dir).len(), 4);
     assert_eq!(ptx_for(&dir, "sm_90a"), 0);
     // Not a real architecture: refused before anything is looked up.
     assert!(matches!(
-        def.compile_for_arch(&[], "ptx:sm_90"),
+        def.cubin(&[], "ptx:sm_90"),
         Err(GpuError::InvalidArgument(_))
     ));
     // A damaged entry is recompiled and replaced.
@@ -531,7 +531,7 @@ fn child_compile() {
     let last = bytes.len() - 1;
     bytes[last] ^= 1;
     std::fs::write(&files[0], &bytes).unwrap();
-    assert_eq!(def.compile_for_arch(&[], "sm_90").unwrap(), first);
+    assert_eq!(def.cubin(&[], "sm_90").unwrap(), first);
     assert_eq!(
         std::fs::read(&files[0]).unwrap(),
         stamp,
@@ -576,7 +576,7 @@ fn child_unusable() {
     log::set_max_level(log::LevelFilter::Trace);
     for _ in 0..3 {
         cached_scale::definition()
-            .compile_for_arch(&[], "sm_90")
+            .cubin(&[], "sm_90")
             .expect("compiles without a cache");
     }
     // The warning goes to the `log` facade (never straight to stderr), once.
@@ -671,9 +671,9 @@ fn child_no_nvrtc() {
         "NVRTC must be missing here"
     );
     // Every signature the parent compiled comes from the cache.
-    for sig in generic_add::definition().precompile_signatures() {
+    for sig in generic_add::definition().signatures() {
         let cubin = generic_add::definition()
-            .compile_for_arch(&sig, "sm_90")
+            .cubin(&sig, "sm_90")
             .unwrap_or_else(|e| panic!("{sig:?} from the cache: {e}"));
         assert_eq!(&cubin[..4], b"\x7fELF", "{sig:?}: a CUBIN");
     }
@@ -685,10 +685,16 @@ fn child_no_nvrtc() {
         4,
         "{log:?}"
     );
-    // A newer GPU gets the PTX kept beside each CUBIN, for the driver's JIT.
-    for sig in generic_add::definition().precompile_signatures() {
-        let ptx = generic_add::definition()
-            .compile_for_arch(&sig, "sm_100")
+    // A newer GPU gets the PTX kept beside each CUBIN, for the driver's JIT; asked for a
+    // CUBIN, the cache has none to give.
+    for sig in generic_add::definition().signatures() {
+        match generic_add::definition().cubin(&sig, "sm_100") {
+            Err(e @ GpuError::NvrtcNotFound { .. }) => {
+                assert!(e.to_string().contains("only PTX"), "{sig:?}: {e}");
+            }
+            other => panic!("{sig:?}: expected NvrtcNotFound, got {other:?}"),
+        }
+        let ptx = gpu_runtime::__private::launch_image(generic_add::definition(), &sig, "sm_100")
             .unwrap_or_else(|e| panic!("{sig:?}: the PTX for a newer GPU: {e}"));
         let text = std::str::from_utf8(&ptx).expect("PTX is text");
         assert!(text.contains("\n.target sm_90"), "{sig:?}: {text}");
@@ -698,7 +704,7 @@ fn child_no_nvrtc() {
         );
     }
     // An older GPU cannot run sm_90 PTX; without NVRTC that is an error saying why.
-    match generic_add::definition().compile_for_arch(&[DtypeKind::F32], "sm_80") {
+    match generic_add::definition().cubin(&[DtypeKind::F32], "sm_80") {
         Err(e @ GpuError::NvrtcNotFound { .. }) => {
             let text = e.to_string();
             assert!(
@@ -714,7 +720,7 @@ fn child_no_nvrtc() {
         Err(GpuError::NvrtcNotFound { .. })
     ));
     // A kernel that is not in the cache needs NVRTC, and the error says so.
-    match cached_scale::definition().compile_for_arch(&[], "sm_90") {
+    match cached_scale::definition().cubin(&[], "sm_90") {
         Err(e @ GpuError::NvrtcNotFound { .. }) => {
             let text = e.to_string();
             assert!(text.contains("is not in the kernel cache"), "{text}");
@@ -746,7 +752,7 @@ fn child_precompile() {
     generic_add::definition()
         .precompile_for_arch("sm_90")
         .unwrap();
-    let sigs = generic_add::definition().precompile_signatures();
+    let sigs = generic_add::definition().signatures();
     assert_eq!(
         sigs,
         vec![

@@ -70,7 +70,7 @@ fn child_missing_nvrtc() {
     // Compiling a kernel reports the same, twice in a row (no poisoned state, no panic).
     for _ in 0..2 {
         let e = twice::definition()
-            .compile_for_arch(&[], "sm_90")
+            .cubin(&[], "sm_90")
             .expect_err("cannot compile without NVRTC");
         assert!(matches!(e, GpuError::NvrtcNotFound { .. }), "{e:?}");
     }
@@ -88,7 +88,7 @@ fn an_unknown_backend_is_an_error_that_lists_the_choices() {
 #[ignore = "a child process of its parent test, which runs it"]
 fn child_unknown_backend() {
     require_child("unknown_backend");
-    let e = Device::default().expect_err("`tpu` is not a backend");
+    let e = Device::gpu_or_simulator().expect_err("`tpu` is not a backend");
     let msg = e.to_string();
     assert!(matches!(e, GpuError::InvalidArgument(_)), "{e:?}");
     assert!(msg.contains("tpu") && msg.contains("sim"), "{msg}");
@@ -106,7 +106,7 @@ fn forcing_cuda_without_a_gpu_is_an_error_not_a_fallback() {
 #[ignore = "a child process of its parent test, which runs it"]
 fn child_forced_cuda() {
     require_child("forced_cuda");
-    match (Device::cuda(0), Device::default()) {
+    match (Device::cuda(0), Device::gpu_or_simulator()) {
         // A machine with a GPU: forcing it must give it.
         (Ok(gpu), Ok(d)) => assert_eq!(d, gpu),
         // Without one, forcing it must fail the same way, not fall back to the simulator.

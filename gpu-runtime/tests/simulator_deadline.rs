@@ -1,4 +1,4 @@
-//! The simulator's deadline (`GPU_RUNTIME_SIM_TIMEOUT`) stops a kernel that never ends: an
+//! The simulator's deadline (`GPU_RUNTIME_TIMEOUT`) stops a kernel that never ends: an
 //! endless loop, alone or in one thread of a block whose other threads wait for it at a
 //! barrier.
 //!
@@ -67,7 +67,7 @@ fn an_endless_kernel_stops_at_the_deadline() {
             "--test-threads=1",
         ])
         .env(CHILD_ENV, "1")
-        .env(gpu_runtime::SIM_TIMEOUT_ENV, "1")
+        .env(gpu_runtime::env::TIMEOUT_ENV, "1")
         .output()
         .expect("the child runs");
     let text = String::from_utf8_lossy(&out.stdout);

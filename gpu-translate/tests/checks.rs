@@ -11,7 +11,7 @@ use support::{checked, entries};
 #[test]
 fn checked_indices_check_each_unproven_access_and_name_it() {
     let t = checked(quote! {
-        fn k(a: &[f32], m: &mut Array2<f32>, v: &mut [f32], n: usize) {
+        fn k(a: &[f32], m: &mut DeviceArray2<f32>, v: &mut [f32], n: usize) {
             let mut tile = shared_array::<f32, 32>();
             let mut local = [0.0f32; 4];
             let i = grid_1d();
@@ -73,7 +73,7 @@ fn checked_indices_check_each_unproven_access_and_name_it() {
 #[test]
 fn checks_are_left_out_where_the_index_is_proven_in_range() {
     let t = checked(quote! {
-        fn k(a: &[f32], b: &[f32], m: &Array2<f32>, c: &mut [f32], n: usize) {
+        fn k(a: &[f32], b: &[f32], m: &DeviceArray2<f32>, c: &mut [f32], n: usize) {
             let i = grid_1d();
             if i >= c.len() {
                 return;
@@ -123,7 +123,7 @@ fn checks_are_left_out_where_the_index_is_proven_in_range() {
 #[test]
 fn unchecked_accesses_are_plain_c_in_a_checked_kernel() {
     let t = checked(quote! {
-        fn k(a: &[f32], c: &mut [f32], m: &Array2<f32>, n: usize) {
+        fn k(a: &[f32], c: &mut [f32], m: &DeviceArray2<f32>, n: usize) {
             let i = grid_1d();
             unsafe {
                 *c.get_unchecked_mut(i) = a.get_unchecked(n) + *a.get_unchecked(i);

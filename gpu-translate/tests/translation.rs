@@ -439,7 +439,7 @@ fn device_function_rules() {
     assert!(e[0].contains("cannot call themselves"), "{e:?}");
     // A 2-D array parameter: its extents follow the pointer, and its column checks report
     // the caller's site for the next axis.
-    let f = device(quote! { fn f(a: &Array2<f32>) -> f32 { a[(0, 0)] } })
+    let f = device(quote! { fn f(a: &DeviceArray2<f32>) -> f32 { a[(0, 0)] } })
         .unwrap_or_else(|e| panic!("{e:?}"));
     assert!(
         f.contains("const float* a, const unsigned long long a_rows, const unsigned long long a_cols, const unsigned int a_site")
@@ -457,7 +457,7 @@ fn device_function_rules() {
 #[test]
 fn two_dimensional_parameters_are_pointer_rows_and_cols() {
     let src = c(quote! {
-        fn k(u: &Array2<f32>, out: &mut Array2<f32>) {
+        fn k(u: &DeviceArray2<f32>, out: &mut DeviceArray2<f32>) {
             let (j, i) = grid_2d();
             if i < u.rows() && j < u.cols() {
                 out[(i, j)] = u[(i, j)] + u.len() as f32;
@@ -476,7 +476,7 @@ fn two_dimensional_parameters_are_pointer_rows_and_cols() {
         src.contains("gt_atomic_add(&out[0ull * out_cols + j], 1.0f);"),
         "{src}"
     );
-    let e = errors(quote! { fn k(u: &Array2<f32>) { let x = u[3]; } });
+    let e = errors(quote! { fn k(u: &DeviceArray2<f32>) { let x = u[3]; } });
     assert!(
         e[0].contains("has 2 dimensions") && e[0].contains("`a[(row, col)]`"),
         "{e:?}"
@@ -501,7 +501,7 @@ fn sync_grid_marks_the_kernel_cooperative() {
 #[test]
 fn three_dimensional_parameters_flatten_row_major() {
     let src = c(quote! {
-        fn diff(v: &Array3<f64>, out: &mut Array3<f64>) {
+        fn diff(v: &DeviceArray3<f64>, out: &mut DeviceArray3<f64>) {
             let (k, j, i) = grid_3d();
             if i < v.shape().0 {
                 out[(i, j, k)] = v[(i, j, k)];
@@ -626,7 +626,7 @@ fn device_functions_take_whole_arrays_as_pointer_and_length() {
         "{k}"
     );
     // A 2-D parameter passed whole: pointer, both extents, the site of its first axis.
-    let k = c(quote! { fn k(m: &Array2<f32>, y: &mut [f32]) { let v: f32 = dot(m, y, 0); } });
+    let k = c(quote! { fn k(m: &DeviceArray2<f32>, y: &mut [f32]) { let v: f32 = dot(m, y, 0); } });
     assert!(
         k.contains("gt_dev_dot(m, m_rows, m_cols, 0u, y, y_len, 2u, 0, gt_note)"),
         "{k}"

@@ -52,7 +52,7 @@ pub fn case_vector(dev: &Device, seed: u64) -> CaseResult {
 
 /// A 5-point average on 2-D arrays, and per-column sums through 2-D atomics.
 #[gpu_kernel]
-pub fn smooth2d(u: &Array2<f32>, out: &mut Array2<f32>, sums: &mut Array2<f32>) {
+pub fn smooth2d(u: &DeviceArray2<f32>, out: &mut DeviceArray2<f32>, sums: &mut DeviceArray2<f32>) {
     let (j, i) = grid_2d();
     let (rows, cols) = u.shape();
     if i < rows && j < cols {
@@ -87,9 +87,9 @@ pub fn case_array2(dev: &Device, seed: u64) -> CaseResult {
     let u: Vec<f32> = (0..rows * cols)
         .map(|_| r.random_range(-160..160) as f32 / 16.0)
         .collect();
-    let du = dev.to_device_2d(&u, rows, cols)?;
-    let mut dout = dev.to_device_2d(&vec![f32::NAN; rows * cols], rows, cols)?;
-    let mut dsums = dev.zeros_2d::<f32>(1, cols)?;
+    let du = dev.to_device_2d(&u, (rows, cols))?;
+    let mut dout = dev.to_device_2d(&vec![f32::NAN; rows * cols], (rows, cols))?;
+    let mut dsums = dev.zeros_2d::<f32>((1, cols))?;
     launch!(smooth2d[(cols.div_ceil(8), rows.div_ceil(8)), (8, 8)](&du, &mut dout, &mut dsums))?;
     let at = |i: usize, j: usize| u[i * cols + j];
     let mut want = Vec::new();
@@ -126,7 +126,7 @@ pub fn case_array2(dev: &Device, seed: u64) -> CaseResult {
 
 /// A 3-D neighbour difference along the last axis, on 3-D arrays with a 3-D grid.
 #[gpu_kernel]
-pub fn diff3d(v: &Array3<f64>, out: &mut Array3<f64>) {
+pub fn diff3d(v: &DeviceArray3<f64>, out: &mut DeviceArray3<f64>) {
     let (k, j, i) = grid_3d();
     let (d0, d1, d2) = v.shape();
     // The parts one at a time, and the element count, agree with the tuple.

@@ -23,7 +23,7 @@ pub fn shifted_copy(src: &[f32], dst: &mut [f32], shift: usize) {
 
 /// Column sums of the first `rows` rows: `rows` past `m.rows()` reads a row that is not there.
 #[gpu_kernel]
-pub fn column_sums(m: &Array2<f32>, out: &mut [f32], rows: usize) {
+pub fn column_sums(m: &DeviceArray2<f32>, out: &mut [f32], rows: usize) {
     let j = grid_1d();
     if j < out.len() {
         let mut s = 0.0f32;
@@ -169,7 +169,7 @@ pub fn case_checked_indices(dev: &Device, seed: u64) -> CaseResult {
     // A row past the end of a 2-D array.
     let (rows, cols) = (r.random_range(2..40), r.random_range(100..2_000));
     let m = uniform_f32(&mut r, rows * cols, -1.0, 1.0);
-    let dm = dev.to_device_2d(&m, rows, cols)?;
+    let dm = dev.to_device_2d(&m, (rows, cols))?;
     let mut sums = poisoned(dev, cols, f32::NAN)?;
     launch!(column_sums[blocks(cols, 128), 128](&dm, &mut sums, rows))?;
     let want: Vec<f32> = (0..cols)

@@ -88,7 +88,7 @@ pub mod helpers {
     /// The mean of `m[(r, c)]` and its neighbours inside `m`: a device function reading a
     /// 2-D array it is given, with its shape.
     #[gpu_device]
-    pub fn neighbourhood<T: Float>(m: &Array2<T>, r: usize, c: usize) -> T {
+    pub fn neighbourhood<T: Float>(m: &DeviceArray2<T>, r: usize, c: usize) -> T {
         let mut s = m[(r, c)];
         let mut n = 1.0f64;
         if r > 0 {
@@ -112,19 +112,19 @@ pub mod helpers {
 
     /// `m[(r, c)] += v`: writes a 2-D array it is given.
     #[gpu_device]
-    pub fn add_at<T: Float>(m: &mut Array2<T>, r: usize, c: usize, v: T) {
+    pub fn add_at<T: Float>(m: &mut DeviceArray2<T>, r: usize, c: usize, v: T) {
         m[(r, c)] += v;
     }
 
     /// The corner's neighbourhood: passes its 2-D array on to another device function.
     #[gpu_device]
-    pub fn corner<T: Float>(m: &Array2<T>) -> T {
+    pub fn corner<T: Float>(m: &DeviceArray2<T>) -> T {
         neighbourhood(m, 0, 0)
     }
 
     /// `v[(i, j, 0)] + ... + v[(i, j, depth - 1)]`: reads a 3-D array it is given.
     #[gpu_device]
-    pub fn depth_sum(v: &Array3<f32>, i: usize, j: usize) -> f32 {
+    pub fn depth_sum(v: &DeviceArray3<f32>, i: usize, j: usize) -> f32 {
         let mut s = 0.0f32;
         for k in 0..v.shape().2 {
             s += v[(i, j, k)];
@@ -134,13 +134,13 @@ pub mod helpers {
 
     /// `v[(i, j, k)] = x`: writes a 3-D array it is given.
     #[gpu_device]
-    pub fn put3(v: &mut Array3<f32>, i: usize, j: usize, k: usize, x: f32) {
+    pub fn put3(v: &mut DeviceArray3<f32>, i: usize, j: usize, k: usize, x: f32) {
         v[(i, j, k)] = x;
     }
 
     /// `m[(r, c)]`, unguarded: an index past an axis is the caller's array's violation.
     #[gpu_device]
-    pub fn at2<T: Float>(m: &Array2<T>, r: usize, c: usize) -> T {
+    pub fn at2<T: Float>(m: &DeviceArray2<T>, r: usize, c: usize) -> T {
         m[(r, c)]
     }
 
@@ -223,13 +223,13 @@ pub fn collatz(n: &[u64], steps: &mut [u32]) {
 }
 
 /// 2-D and 3-D arrays passed whole to device functions: read, written (a kernel's
-/// `&mut Array2` also to a read-only parameter), passed on, and their shapes.
+/// `&mut DeviceArray2` also to a read-only parameter), passed on, and their shapes.
 #[gpu_kernel]
 pub fn grids_via_device<T: Float>(
-    m: &Array2<T>,
-    out: &mut Array2<T>,
-    v: &Array3<f32>,
-    w: &mut Array3<f32>,
+    m: &DeviceArray2<T>,
+    out: &mut DeviceArray2<T>,
+    v: &DeviceArray3<f32>,
+    w: &mut DeviceArray3<f32>,
     sums: &mut [f32],
 ) {
     let (c, r) = grid_2d();
@@ -252,7 +252,7 @@ pub fn grids_via_device<T: Float>(
 /// `out[i] = m[(i / cols, i % cols + shift)]` through a device function: past the
 /// columns, the violation is the kernel's `m (column)`.
 #[gpu_kernel]
-pub fn grid_window(m: &Array2<f32>, out: &mut [f32], shift: usize) {
+pub fn grid_window(m: &DeviceArray2<f32>, out: &mut [f32], shift: usize) {
     let i = grid_1d();
     if i < out.len() {
         let x: f32 = helpers::at2(m, i / m.cols(), i % m.cols() + shift);
@@ -275,8 +275,8 @@ pub fn case_device_arrays(dev: &Device, seed: u64) -> CaseResult {
     );
     let n3 = shape3.0 * shape3.1 * shape3.2;
     let v: Vec<f32> = (0..n3).map(|_| r.random_range(-1.0..1.0)).collect();
-    let dm = dev.to_device_2d(&m, rows, cols)?;
-    let mut dout = dev.to_device_2d(&vec![f64::NAN; rows * cols], rows, cols)?;
+    let dm = dev.to_device_2d(&m, (rows, cols))?;
+    let mut dout = dev.to_device_2d(&vec![f64::NAN; rows * cols], (rows, cols))?;
     let dv = dev.to_device_3d(&v, shape3)?;
     let mut dw = dev.to_device_3d(&vec![f32::NAN; n3], shape3)?;
     let mut dsums = poisoned(dev, shape3.0 * shape3.1, f32::NAN)?;
@@ -334,7 +334,7 @@ pub fn case_device_arrays(dev: &Device, seed: u64) -> CaseResult {
 
     // Past the columns inside the device function: the kernel's array and axis.
     let mf: Vec<f32> = m.iter().map(|&x| x as f32).collect();
-    let dmf = dev.to_device_2d(&mf, rows, cols)?;
+    let dmf = dev.to_device_2d(&mf, (rows, cols))?;
     let mut win = poisoned(dev, rows * cols, f32::NAN)?;
     let n = rows * cols;
     launch!(grid_window[blocks(n, 64), 64](&dmf, &mut win, 0usize))?;

@@ -32,8 +32,8 @@ pub fn pinned_two_streams(dev: &Device, seed: u64) -> CaseResult<String> {
     let mut device = Vec::new();
     for _ in 0..chunks {
         let data = uniform_f32(&mut r, len, -100.0, 100.0);
-        inputs.push(dev.pinned_from(&data)?);
-        outputs.push(dev.pinned_from(&vec![f32::NAN; len])?);
+        inputs.push(dev.to_pinned(&data)?);
+        outputs.push(dev.to_pinned(&vec![f32::NAN; len])?);
         device.push((dev.zeros::<f32>(len)?, dev.to_device(&vec![f32::NAN; len])?));
     }
     let start = streams[0].record()?;
@@ -190,7 +190,7 @@ pub fn array_ops(dev: &Device, seed: u64) -> CaseResult<String> {
     let m: Vec<f32> = (0..rows * cols)
         .map(|_| r.random_range(-1.0..1.0))
         .collect();
-    let md = dev.to_device_2d(&m, rows, cols)?;
+    let md = dev.to_device_2d(&m, (rows, cols))?;
     let got = md.try_clone()?.to_host_rows()?;
     let pick = r.random_range(0..rows);
     let row = md.row(pick)?.to_host()?;
@@ -213,7 +213,7 @@ pub fn array_ops(dev: &Device, seed: u64) -> CaseResult<String> {
     ))
 }
 
-/// Copies between two devices: `copy_from` and `copy_to_device` both ways, after a kernel
+/// Copies between two devices: `copy_from` and `to_device` both ways, after a kernel
 /// on the source and before one on the destination (ordering on both devices), with
 /// random data over a poisoned destination; a length mismatch is refused.
 pub fn between_devices(a: &Device, b: &Device, seed: u64) -> CaseResult<String> {
@@ -234,9 +234,9 @@ pub fn between_devices(a: &Device, b: &Device, seed: u64) -> CaseResult<String> 
     let want: Vec<f32> = x.iter().zip(&y).map(|(p, q)| 2.0 * (p + q) + q).collect();
     first_difference(&out.to_host()?, &want)?;
     // And back: a copy of `b`'s array made on `a`.
-    let back = out.copy_to_device(a)?;
+    let back = out.to_device(a)?;
     if back.device() != a {
-        return Err("copy_to_device made the array on the wrong device".into());
+        return Err("to_device made the array on the wrong device".into());
     }
     first_difference(&back.to_host()?, &want)?;
     let mut short = b.zeros::<f32>(len - 1)?;

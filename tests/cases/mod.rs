@@ -59,7 +59,7 @@ pub struct Case {
     /// Run it on a device with a seed.
     pub run: fn(&gpu_runtime::Device, u64) -> CaseResult,
     /// The kernels it launches, for the NVRTC suite.
-    pub kernels: fn() -> Vec<&'static gpu_runtime::KernelDef>,
+    pub kernels: fn() -> Vec<&'static gpu_runtime::def::KernelDef>,
 }
 
 /// Calls `$m!` with every case: `name: "what it covers", tolerance, run, [kernels];`.

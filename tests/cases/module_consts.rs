@@ -19,8 +19,8 @@ pub fn case_fast_matmul(dev: &Device, seed: u64) -> CaseResult {
     let n = r.random_range(20..90);
     let a = uniform_f32(&mut r, n * n, -1.0, 1.0);
     let b = uniform_f32(&mut r, n * n, -1.0, 1.0);
-    let (da, db) = (dev.to_device_2d(&a, n, n)?, dev.to_device_2d(&b, n, n)?);
-    let mut dc = dev.to_device_2d(&vec![f32::NAN; n * n], n, n)?;
+    let (da, db) = (dev.to_device_2d(&a, (n, n))?, dev.to_device_2d(&b, (n, n))?);
+    let mut dc = dev.to_device_2d(&vec![f32::NAN; n * n], (n, n))?;
     let blocks = n.div_ceil(TPB);
     launch!(fast_matmul[(blocks, blocks), (TPB, TPB)](&da, &db, &mut dc))?;
     let mut want = vec![0.0f32; n * n];

@@ -4971,7 +4971,7 @@ pub const KERNELS: [(u64, Launch); 153] = [
 ];
 
 /// Each kernel's definition (for compiling them through NVRTC without a GPU).
-pub const DEFINITIONS: [fn() -> &'static gpu_runtime::KernelDef; 153] = [
+pub const DEFINITIONS: [fn() -> &'static gpu_runtime::def::KernelDef; 153] = [
     diff_0::definition,
     diff_1::definition,
     diff_2::definition,

@@ -19,8 +19,9 @@ pub mod kernels;
 
 use std::str::FromStr;
 
+use gpu_runtime::def::KernelDef;
 use gpu_runtime::prelude::*;
-use gpu_runtime::{DeviceArray, GpuError, KernelDef};
+use gpu_runtime::{DeviceArray, GpuError};
 use program::{Inputs, Program};
 
 /// Launches a compiled kernel: `(inputs, integer results, float results, grid, block)`.
@@ -117,7 +118,7 @@ pub fn kernels_source() -> String {
     }
     s.push_str("];\n\n");
     s.push_str(&format!(
-        "/// Each kernel's definition (for compiling them through NVRTC without a GPU).\npub const DEFINITIONS: [fn() -> &'static gpu_runtime::KernelDef; {}] = [\n",
+        "/// Each kernel's definition (for compiling them through NVRTC without a GPU).\npub const DEFINITIONS: [fn() -> &'static gpu_runtime::def::KernelDef; {}] = [\n",
         seeds.len()
     ));
     for k in 0..seeds.len() {

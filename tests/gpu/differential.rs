@@ -4,7 +4,8 @@
 
 use std::time::Instant;
 
-use gpu_runtime::{Device, KernelDef};
+use gpu_runtime::def::KernelDef;
+use gpu_runtime::Device;
 
 use crate::cases::CaseResult;
 use crate::differential::program::{check, expected, Inputs, Program, Rng};

@@ -12,8 +12,9 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use gpu_contract::language::{Accuracy, MathArgs, MATH};
+use gpu_runtime::def::DtypeKind;
 use gpu_runtime::prelude::*;
-use gpu_runtime::{Dtype, DtypeKind};
+use gpu_runtime::Dtype;
 use rand::{Rng, SeedableRng};
 
 use crate::cases::CaseResult;

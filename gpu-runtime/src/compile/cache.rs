@@ -27,7 +27,7 @@ use std::time::SystemTime;
 
 use sha2::{Digest, Sha256};
 
-pub use crate::env::{CACHE_DIR_ENV, CACHE_ENV, CACHE_MAX_MB_ENV};
+use crate::env::{CACHE_DIR_ENV, CACHE_ENV, CACHE_MAX_MB_ENV};
 
 const DEFAULT_MAX_MB: u64 = 512;
 const MAGIC: &[u8; 8] = b"GPURTCB1";

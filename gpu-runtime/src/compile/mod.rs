@@ -117,17 +117,45 @@ impl Job<'_> {
     }
 }
 
+/// The module a first launch of `dtypes` loads for `arch`: a CUBIN through the disk cache,
+/// or, where NVRTC is absent and the cache holds only PTX, that PTX for the driver's JIT.
+pub(crate) fn compile_main(
+    def: &KernelDef,
+    dtypes: &[DtypeKind],
+    arch: &str,
+) -> Result<Vec<u8>, GpuError> {
+    compile_cached(def, dtypes, arch, Unit::Main)
+}
+
+/// Compiling ahead of the first launch, one family: [`precompile`](KernelDef::precompile)
+/// for a device and [`precompile_for_arch`](KernelDef::precompile_for_arch) for a named
+/// architecture compile every signature of [`signatures`](KernelDef::signatures) into the
+/// disk cache; [`cubin`](KernelDef::cubin) and [`ptx`](KernelDef::ptx) give one signature's
+/// machine code and PTX. An architecture is NVRTC's `sm_XY` name, including the
+/// architecture-specific targets such as `sm_90a` (whose code runs on that exact
+/// architecture only).
 impl KernelDef {
-    /// Compile the `dtypes` specialisation for `arch` (such as `sm_90`) to a CUBIN with
-    /// NVRTC, through the disk cache: the module a first launch loads, with the kernel's
+    /// The CUBIN of the `dtypes` specialisation for `arch` (such as `sm_90`), compiled with
+    /// NVRTC through the disk cache: the module a first launch loads, with the kernel's
     /// main entry (a kernel with a fast path compiles its checked entry into a module of
     /// its own when a launch first needs it; [`precompile_for_arch`](Self::precompile_for_arch)
     /// compiles both). Needs no GPU, so a CPU-only machine can check kernels. Where NVRTC
-    /// is absent and the cache has no CUBIN for `arch`, the result is the NUL-terminated
-    /// PTX kept for the same or an older architecture (which the driver's JIT loads), if
-    /// there is one.
-    pub fn compile_for_arch(&self, dtypes: &[DtypeKind], arch: &str) -> Result<Vec<u8>, GpuError> {
-        compile_cached(self, dtypes, arch, Unit::Main)
+    /// is absent and the cache holds only PTX for the signature, that is
+    /// [`GpuError::NvrtcNotFound`] (a launch would hand the PTX to the driver's JIT).
+    pub fn cubin(&self, dtypes: &[DtypeKind], arch: &str) -> Result<Vec<u8>, GpuError> {
+        let image = compile_main(self, dtypes, arch)?;
+        if image.starts_with(b"\x7fELF") {
+            Ok(image)
+        } else {
+            Err(GpuError::NvrtcNotFound {
+                detail: format!(
+                    "`{}` has no CUBIN for {arch} in the kernel cache, only PTX (which a launch \
+                     hands to the driver's JIT), and NVRTC, which would compile one, was not found",
+                    self.signature(dtypes)
+                ),
+                searched: Vec::new(),
+            })
+        }
     }
 
     /// The module of the `dtypes` specialisation's checked entry for `arch`, through the
@@ -141,8 +169,9 @@ impl KernelDef {
     }
 
     /// The whole specialisation (both entries of a kernel with a fast path), always
-    /// running NVRTC: the disk cache is neither read nor written. For checks that must
-    /// prove the compiler accepts the source, and for benchmarks.
+    /// running NVRTC: the disk cache is neither read nor written. For the test suite's
+    /// checks that NVRTC accepts the source, and for benchmarks; not a public API.
+    #[doc(hidden)]
     pub fn compile_uncached(&self, dtypes: &[DtypeKind], arch: &str) -> Result<Vec<u8>, GpuError> {
         compile_uncached(self, dtypes, arch)
     }
@@ -153,12 +182,12 @@ impl KernelDef {
         compile_ptx(self, dtypes, arch)
     }
 
-    /// Compile every [`precompile_signatures`](Self::precompile_signatures) entry for
+    /// Compile every [`signatures`](Self::signatures) entry for
     /// `arch` into the disk cache, with no GPU needed: a CUBIN and the PTX kept beside it
     /// (written where it is missing, also when the CUBIN was there), for a cache to ship.
     /// Needs NVRTC, and says so where it is absent.
     pub fn precompile_for_arch(&self, arch: &str) -> Result<(), GpuError> {
-        for sig in self.precompile_signatures() {
+        for sig in self.signatures() {
             precompile_cached(self, &sig, arch)?;
         }
         Ok(())

@@ -19,8 +19,9 @@ use crate::error::GpuError;
 
 /// A kernel as the attribute describes it: its name, CUDA C source and parameters.
 ///
-/// Made by `#[gpu_kernel]`; reach it with `kernel::definition()` (the kernel's module) or
-/// through a [`KernelHandle`](crate::KernelHandle).
+/// Made by `#[gpu_kernel]`; reach it with `kernel::definition()` (the kernel's module): a
+/// `&'static KernelDef` is the handle that names a kernel in code that stores kernels or is
+/// generic over them.
 #[derive(Debug)]
 pub struct KernelDef {
     parts: KernelParts,
@@ -177,8 +178,8 @@ impl KernelDef {
         &self.parts.options
     }
 
-    /// The signatures listed in the attribute's `signatures(...)`, for `precompile`.
-    pub fn listed_signatures(&self) -> &'static [&'static [DtypeKind]] {
+    /// The signatures listed in the attribute's `signatures(...)`.
+    pub(crate) fn listed_signatures(&self) -> &'static [&'static [DtypeKind]] {
         self.parts.signatures
     }
 
@@ -305,7 +306,7 @@ impl KernelDef {
     }
 
     /// Every dtype signature the bounds allow, such as `[[F32], [F64], ...]` for `T: Float`.
-    pub fn all_signatures(&self) -> Vec<Vec<DtypeKind>> {
+    pub(crate) fn all_signatures(&self) -> Vec<Vec<DtypeKind>> {
         let mut out: Vec<Vec<DtypeKind>> = vec![Vec::new()];
         for g in self.generics() {
             let choices: Vec<DtypeKind> = DtypeKind::ALL
@@ -326,9 +327,11 @@ impl KernelDef {
         out
     }
 
-    /// The signatures `precompile` compiles: those listed in the attribute, or every one
-    /// the bounds allow.
-    pub fn precompile_signatures(&self) -> Vec<Vec<DtypeKind>> {
+    /// The kernel's signatures, which [`precompile`](Self::precompile) and
+    /// [`precompile_for_arch`](Self::precompile_for_arch) compile: those listed in the
+    /// attribute's `signatures(...)`, or, when none is, every one the bounds allow (such as
+    /// `[[F32], [F64], ...]` for `T: Float`).
+    pub fn signatures(&self) -> Vec<Vec<DtypeKind>> {
         if self.listed_signatures().is_empty() {
             self.all_signatures()
         } else {
@@ -338,11 +341,4 @@ impl KernelDef {
                 .collect()
         }
     }
-}
-
-/// A value that names a kernel: each kernel's module has one, `kernel::Kernel`, for code
-/// that stores kernels or is generic over them.
-pub trait KernelHandle: Copy + Send + Sync + 'static {
-    /// The kernel's definition.
-    fn definition(&self) -> &'static KernelDef;
 }

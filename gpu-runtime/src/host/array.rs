@@ -243,7 +243,7 @@ impl<T: Element> DeviceArray<T> {
 }
 
 /// A row-major two-dimensional array on a [`Device`]: the argument type of a kernel's
-/// `&Array2<T>` and `&mut Array2<T>` parameters, indexed `a[(row, col)]` in the kernel.
+/// `&DeviceArray2<T>` and `&mut DeviceArray2<T>` parameters, indexed `a[(row, col)]` in the kernel.
 #[derive(Debug)]
 pub struct DeviceArray2<T: Element> {
     data: DeviceArray<T>,
@@ -251,12 +251,9 @@ pub struct DeviceArray2<T: Element> {
     cols: usize,
 }
 
-/// What a kernel's two-dimensional parameter is written as: `u: &Array2<f32>`.
-pub type Array2<T> = DeviceArray2<T>;
-
 impl<T: Element> DeviceArray2<T> {
     /// `data` as a `rows x cols` array (its length is already `rows * cols`).
-    pub(crate) fn from_parts(data: DeviceArray<T>, rows: usize, cols: usize) -> Result<Self> {
+    pub(crate) fn from_parts(data: DeviceArray<T>, (rows, cols): (usize, usize)) -> Result<Self> {
         check_shape(data.len(), rows, cols)?;
         Ok(DeviceArray2 { data, rows, cols })
     }
@@ -354,15 +351,12 @@ fn check_shape(len: usize, rows: usize, cols: usize) -> Result<()> {
 }
 
 /// A row-major three-dimensional array on a [`Device`]: the argument type of a kernel's
-/// `&Array3<T>` and `&mut Array3<T>` parameters, indexed `a[(i, j, k)]` in the kernel.
+/// `&DeviceArray3<T>` and `&mut DeviceArray3<T>` parameters, indexed `a[(i, j, k)]` in the kernel.
 #[derive(Debug)]
 pub struct DeviceArray3<T: Element> {
     data: DeviceArray<T>,
     shape: [usize; 3],
 }
-
-/// What a kernel's three-dimensional parameter is written as: `v: &Array3<f32>`.
-pub type Array3<T> = DeviceArray3<T>;
 
 impl<T: Element> DeviceArray3<T> {
     /// `data` as an array of `shape` (its length is already the shape's volume).

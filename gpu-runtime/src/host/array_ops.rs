@@ -11,7 +11,7 @@ use crate::error::{GpuError, Result};
 use crate::host::array::{reserve, Storage};
 use crate::host::array::{DeviceArray, DeviceArray2, DeviceArray3};
 use crate::host::device::{Device, DeviceInner};
-use crate::host::view::ArrayView;
+use crate::host::view::DeviceSlice;
 
 impl<T: Element> DeviceArray<T> {
     /// A new array on the same device with the same elements (a device-to-device copy;
@@ -79,9 +79,9 @@ impl<T: Element> DeviceArray<T> {
         }
     }
 
-    /// A copy of this array on `device` (the same device: a device-to-device copy; see
-    /// [`DeviceArray::copy_from`] for copies between devices).
-    pub fn copy_to_device(&self, device: &Device) -> Result<DeviceArray<T>> {
+    /// A new copy of this array on `device` (the same device: a device-to-device copy;
+    /// [`DeviceArray::copy_from`] fills an existing array instead).
+    pub fn to_device(&self, device: &Device) -> Result<DeviceArray<T>> {
         if device == &self.device {
             return self.try_clone();
         }
@@ -138,13 +138,44 @@ impl<T: Element> DeviceArray<T> {
     }
 }
 
-impl<T: Element> DeviceArray2<T> {
-    /// A new array with the same shape and elements.
-    pub fn try_clone(&self) -> Result<DeviceArray2<T>> {
-        let (rows, cols) = self.shape();
-        DeviceArray2::from_parts(self.flat().try_clone()?, rows, cols)
-    }
+/// The copies every array kind has, for the two- and three-dimensional arrays: `to_*`
+/// makes a new array, `copy_*` fills an existing one.
+macro_rules! shaped_copies {
+    ($($array:ident),*) => {$(
+        impl<T: Element> $array<T> {
+            /// Copy the array into `dst`, row-major, of the same length.
+            pub fn copy_to_host(&self, dst: &mut [T]) -> Result<()> {
+                self.flat().copy_to_host(dst)
+            }
 
+            /// Overwrite the array with `src`, of the same shape, on any device.
+            pub fn copy_from(&mut self, src: &$array<T>) -> Result<()> {
+                if self.shape() != src.shape() {
+                    return Err(GpuError::InvalidArgument(format!(
+                        "copy_from: an array of shape {:?} into one of shape {:?}",
+                        src.shape(),
+                        self.shape()
+                    )));
+                }
+                self.flat_storage_mut().copy_from(src.flat())
+            }
+
+            /// A new copy of this array on `device`.
+            pub fn to_device(&self, device: &Device) -> Result<$array<T>> {
+                $array::from_parts(self.flat().to_device(device)?, self.shape())
+            }
+
+            /// A new array with the same shape and elements.
+            pub fn try_clone(&self) -> Result<$array<T>> {
+                $array::from_parts(self.flat().try_clone()?, self.shape())
+            }
+        }
+    )*};
+}
+
+shaped_copies!(DeviceArray2, DeviceArray3);
+
+impl<T: Element> DeviceArray2<T> {
     /// Set every element to `value`.
     pub fn fill(&mut self, value: T) -> Result<()> {
         self.flat_storage_mut().fill(value)
@@ -152,7 +183,7 @@ impl<T: Element> DeviceArray2<T> {
 
     /// Row `r` as a view, to pass where a kernel takes `&[T]` or to copy to the host; an
     /// error past the last row.
-    pub fn row(&self, r: usize) -> Result<ArrayView<'_, T>> {
+    pub fn row(&self, r: usize) -> Result<DeviceSlice<'_, T>> {
         if r >= self.rows() {
             return Err(GpuError::InvalidArgument(format!(
                 "row {r} of an array of {} rows",
@@ -182,11 +213,6 @@ impl<T: Element> DeviceArray2<T> {
 }
 
 impl<T: Element> DeviceArray3<T> {
-    /// A new array with the same shape and elements.
-    pub fn try_clone(&self) -> Result<DeviceArray3<T>> {
-        DeviceArray3::from_parts(self.flat().try_clone()?, self.shape())
-    }
-
     /// Set every element to `value`.
     pub fn fill(&mut self, value: T) -> Result<()> {
         self.flat_storage_mut().fill(value)

@@ -1,6 +1,6 @@
 //! Devices: a CUDA GPU, or the CPU simulator behind the same API.
 //!
-//! `Device::default()` takes CUDA device 0 when a driver and a device are present and the
+//! `Device::gpu_or_simulator()` takes CUDA device 0 when a driver and a device are present and the
 //! simulator otherwise, and says which (and why) through `log`, once per process; a
 //! program shows it with [`Device::describe`]. `GPU_RUNTIME_BACKEND=cuda|sim` forces the
 //! choice; forcing `cuda` where there is no GPU is an error, never a silent fallback.
@@ -78,10 +78,11 @@ pub struct MemoryInfo {
 static CUDA_DEVICES: Mutex<Vec<Weak<DeviceInner>>> = Mutex::new(Vec::new());
 
 impl Device {
-    /// The GPU where there is one, otherwise the simulator; logs which (and why), once per
-    /// process. Honours `GPU_RUNTIME_BACKEND=cuda|sim`.
-    #[allow(clippy::should_implement_trait)]
-    pub fn default() -> Result<Device> {
+    /// The first GPU where there is one, otherwise the simulator; logs which (and why),
+    /// once per process. Honours `GPU_RUNTIME_BACKEND=cuda|sim|auto`. An error where
+    /// `cuda` is forced and there is no GPU, where the variable names no backend, and
+    /// where the GPU is there but lost to an earlier fault (falling back would hide it).
+    pub fn gpu_or_simulator() -> Result<Device> {
         let forced = std::env::var(BACKEND_ENV).ok();
         let (device, why) = match forced.as_deref().map(str::trim) {
             Some("cuda") => (Device::cuda(0)?, None),
@@ -160,8 +161,15 @@ impl Device {
 
     /// `n` distinct simulated devices, for running simulated ranks in one process: the
     /// first is [`Device::simulator`], the others new ones (each array knows which it
-    /// lives on).
-    pub fn simulators(n: usize) -> Vec<Device> {
+    /// lives on). At most [`MAX_SIMULATORS`](Self::MAX_SIMULATORS); more is
+    /// [`GpuError::InvalidArgument`].
+    pub fn simulators(n: usize) -> Result<Vec<Device>> {
+        if n > Self::MAX_SIMULATORS {
+            return Err(GpuError::InvalidArgument(format!(
+                "Device::simulators({n}): at most {} simulated devices can be made at once",
+                Self::MAX_SIMULATORS
+            )));
+        }
         let mut out = Vec::with_capacity(n);
         if n > 0 {
             out.push(Device::simulator());
@@ -172,8 +180,11 @@ impl Device {
                 NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
             )),
         }));
-        out
+        Ok(out)
     }
+
+    /// The most devices one call of [`Device::simulators`] makes.
+    pub const MAX_SIMULATORS: usize = 4096;
 
     /// The CPU simulator (one per process).
     pub fn simulator() -> Device {
@@ -235,7 +246,7 @@ impl Device {
         }
     }
 
-    /// A one-line description, as printed by [`Device::default`].
+    /// A one-line description, as printed by [`Device::gpu_or_simulator`].
     pub fn describe(&self) -> String {
         match &*self.inner {
             DeviceInner::Cuda(c) => format!(
@@ -263,11 +274,11 @@ impl Device {
     /// driver itself (`cuLaunchKernel`), or hands it to another library. The handle stays
     /// valid while this device (any clone of it) is alive. Errors on the simulator.
     ///
-    /// A kernel with a fast path ([`crate::KernelDef::has_fast_path`]) compiles to two entries;
+    /// A kernel with a fast path ([`crate::def::KernelDef::has_fast_path`]) compiles to two entries;
     /// this is its main one, which leaves out the checks the fast path covers: launching
     /// it directly is sound only with arguments and dimensions for which those checks
     /// hold, and the driver does not check them. Its C parameters are the generated
-    /// source's ([`crate::KernelDef::specialize`]): each array's address, then its extents.
+    /// source's ([`crate::def::KernelDef::specialize`]): each array's address, then its extents.
     pub fn cu_function(
         &self,
         def: &'static crate::def::kernel::KernelDef,
@@ -287,18 +298,17 @@ impl Device {
         DeviceArray::from_host(self, host)
     }
 
-    /// Copy a row-major `rows x cols` host array to the device.
+    /// Copy a row-major host array of `(rows, cols)` to the device.
     pub fn to_device_2d<T: Element>(
         &self,
         host: &[T],
-        rows: usize,
-        cols: usize,
+        (rows, cols): (usize, usize),
     ) -> Result<DeviceArray2<T>> {
         DeviceArray2::from_host(self, host, rows, cols)
     }
 
-    /// A new `rows x cols` array of zeros on this device.
-    pub fn zeros_2d<T: Element>(&self, rows: usize, cols: usize) -> Result<DeviceArray2<T>> {
+    /// A new array of zeros of `(rows, cols)` on this device.
+    pub fn zeros_2d<T: Element>(&self, (rows, cols): (usize, usize)) -> Result<DeviceArray2<T>> {
         DeviceArray2::zeros(self, rows, cols)
     }
 
@@ -322,7 +332,7 @@ impl Device {
     }
 }
 
-/// Why `Device::default()` fell back to the simulator, in a few words.
+/// Why `Device::gpu_or_simulator()` fell back to the simulator, in a few words.
 fn fallback_reason(e: &GpuError) -> String {
     match e {
         GpuError::DriverNotFound { .. } => "no CUDA driver found".to_owned(),

@@ -260,7 +260,7 @@ fn load<'c>(
     dtypes: &[DtypeKind],
 ) -> Result<&'c LoadedKernel> {
     cuda.loaded_or_load(def, sig, dtypes, capturing_here(), |arch| {
-        def.compile_for_arch(dtypes, arch)
+        crate::compile::compile_main(def, dtypes, arch)
     })
 }
 
@@ -316,15 +316,20 @@ pub(crate) fn precompile(
 
 /// Compile and load `def`'s precompile signatures on `device` (nothing on the simulator,
 /// which runs the Rust body).
-pub(crate) fn precompile_on(def: &'static KernelDef, device: &Device) -> Result<()> {
-    match &*device.inner {
-        DeviceInner::Cuda(cuda) => {
-            for sig in def.precompile_signatures() {
-                precompile(cuda, def, &sig)?;
+impl KernelDef {
+    /// Compile and load every one of the kernel's [`signatures`](Self::signatures) on
+    /// `device` now (through the disk cache), so no later launch pays for compilation; a
+    /// kernel with a fast path gets both its entries. Nothing to do on the simulator.
+    pub fn precompile(&'static self, device: &Device) -> Result<()> {
+        match &*device.inner {
+            DeviceInner::Cuda(cuda) => {
+                for sig in self.signatures() {
+                    precompile(cuda, self, &sig)?;
+                }
+                Ok(())
             }
-            Ok(())
+            DeviceInner::Sim(_) => Ok(()),
         }
-        DeviceInner::Sim(_) => Ok(()),
     }
 }
 

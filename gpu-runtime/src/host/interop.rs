@@ -176,10 +176,6 @@ pub struct NotHandedOver<T: Element> {
     why: Refusal,
 }
 
-/// The old name of [`NotHandedOver`], from when the simulator was the only refusal.
-#[deprecated(note = "renamed `NotHandedOver`: a live graph that uses the array refuses too")]
-pub type NotOnGpu<T> = NotHandedOver<T>;
-
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Refusal {
     Simulator,

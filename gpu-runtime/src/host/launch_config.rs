@@ -34,13 +34,16 @@ impl_extent!(unsigned: u8, u16, u32, u64, usize; signed: i8, i16, i32, i64, isiz
 /// Something that gives the x, y and z extents of a grid or block: an integer (`n`
 /// means `(n, 1, 1)`), a 2-tuple or a 3-tuple, or a [`Dim3`].
 pub trait IntoExtents {
-    /// The three extents; `None` marks a negative one.
+    /// The three extents, unvalidated: what [`LaunchConfig::new`] keeps for the launch to
+    /// check.
+    #[doc(hidden)]
     fn into_extents(self) -> Extents;
 }
 
-/// Three unvalidated extents.
+/// Three unvalidated extents (`None` marks a negative one), checked at launch. Opaque:
+/// made only from an [`IntoExtents`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Extents(pub [Option<u64>; 3]);
+pub struct Extents(pub(crate) [Option<u64>; 3]);
 
 impl Extents {
     /// As a [`Dim3`], if every extent is in `1..=max` of its axis.
@@ -89,20 +92,23 @@ impl IntoExtents for Dim3 {
 }
 
 /// How a kernel is launched: grid and block extents, dynamic shared memory, and the stream
-/// (the device's default stream when none is given).
+/// (the device's default stream when none is given). Built with [`LaunchConfig::new`] or
+/// [`LaunchConfig::forall`] and the `on_stream`/`with_shared_mem` methods (or by
+/// `launch!`); what it holds is checked at launch, where a value the device cannot take is
+/// [`GpuError::InvalidLaunch`].
 #[derive(Clone, Copy, Debug)]
 pub struct LaunchConfig<'s> {
     /// The grid and block, given or chosen at launch.
-    pub shape: Shape,
+    pub(crate) shape: Shape,
     /// Bytes of dynamic shared memory per block (`None` if a negative count was given).
-    pub shared_mem_bytes: Option<u64>,
+    pub(crate) shared_mem_bytes: Option<u64>,
     /// The stream to launch on; `None` for the device's default stream.
-    pub stream: Option<&'s Stream>,
+    pub(crate) stream: Option<&'s Stream>,
 }
 
 /// How the grid and block of a launch are decided.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Shape {
+pub(crate) enum Shape {
     /// As given: `grid` blocks of `block` threads.
     Explicit {
         /// Blocks in the grid.
@@ -130,8 +136,8 @@ impl<'s> LaunchConfig<'s> {
     }
 
     /// A configuration with one thread per element for `n` elements, the block size chosen
-    /// per compiled kernel from the occupancy API (see [`Shape::ForAll`]); `n = 0` launches
-    /// nothing. As Numba's `kernel.forall(n)`.
+    /// per compiled kernel from the occupancy API (never more threads than the compiled
+    /// kernel allows); `n = 0` launches nothing. As Numba's `kernel.forall(n)`.
     #[inline]
     pub fn forall(n: impl Extent) -> LaunchConfig<'static> {
         LaunchConfig {

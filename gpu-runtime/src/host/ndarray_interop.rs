@@ -83,7 +83,7 @@ impl<T: Element> DeviceArray2<T> {
     /// A `rows x cols` device array with the elements of `host` (any layout), row-major.
     pub fn from_ndarray(device: &Device, host: ArrayView2<'_, T>) -> Result<Self> {
         let (rows, cols) = host.dim();
-        device.to_device_2d(&row_major(device, &host)?, rows, cols)
+        device.to_device_2d(&row_major(device, &host)?, (rows, cols))
     }
 
     /// The array as an `ndarray::Array2` of the same shape.

@@ -509,9 +509,9 @@ mod tests {
         let a64: DeviceArray<f64> = dev.zeros(7).unwrap();
         let ai32: DeviceArray<i32> = dev.zeros(5).unwrap();
         let elsewhere: DeviceArray<f32> = other.zeros(12).unwrap();
-        let mut m = dev.zeros_2d::<f32>(3, 4).unwrap();
-        let m_ro = dev.zeros_2d::<f32>(4, 3).unwrap();
-        let mut m_i32 = dev.zeros_2d::<i32>(3, 4).unwrap();
+        let mut m = dev.zeros_2d::<f32>((3, 4)).unwrap();
+        let m_ro = dev.zeros_2d::<f32>((4, 3)).unwrap();
+        let mut m_i32 = dev.zeros_2d::<i32>((3, 4)).unwrap();
         let c = dev.zeros_3d::<i32>((2, 3, 4)).unwrap();
         let c_f32 = dev.zeros_3d::<f32>((2, 3, 4)).unwrap();
         let mut v = dev.zeros::<f32>(16).unwrap();
@@ -519,7 +519,7 @@ mod tests {
         let offset = a32.slice(1..9).unwrap();
 
         let mut c_mut = dev.zeros_3d::<i32>((2, 3, 4)).unwrap();
-        let mut m2 = dev.zeros_2d::<f32>(5, 2).unwrap();
+        let mut m2 = dev.zeros_2d::<f32>((5, 2)).unwrap();
         let seed = rand::random::<u64>();
         let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
         let (mut quick, mut agreed) = (0, 0);

@@ -84,7 +84,7 @@ impl Device {
     }
 
     /// A pinned host buffer holding a copy of `data`.
-    pub fn pinned_from<T: Element>(&self, data: &[T]) -> Result<PinnedBuffer<T>> {
+    pub fn to_pinned<T: Element>(&self, data: &[T]) -> Result<PinnedBuffer<T>> {
         let mut b = self.pinned_zeros(data.len())?;
         b.as_mut_slice()?.copy_from_slice(data);
         Ok(b)
@@ -298,7 +298,7 @@ mod tests {
         let dev = Device::simulator();
         let stream = dev.new_stream().unwrap();
         let data: Vec<f64> = (0..1000).map(|i| i as f64 * 0.5 - 7.0).collect();
-        let src = dev.pinned_from(&data).unwrap();
+        let src = dev.to_pinned(&data).unwrap();
         let mut a = dev.zeros::<f64>(1000).unwrap();
         a.copy_from_pinned_async(&src, &stream).unwrap();
         let mut back = dev.pinned_zeros::<f64>(1000).unwrap();

@@ -19,7 +19,7 @@ use crate::host::device::Device;
 /// A read-only view of `len` elements of a [`DeviceArray`], from
 /// [`DeviceArray::slice`].
 #[derive(Debug)]
-pub struct ArrayView<'a, T: Element> {
+pub struct DeviceSlice<'a, T: Element> {
     array: &'a DeviceArray<T>,
     start: usize,
     len: usize,
@@ -27,7 +27,7 @@ pub struct ArrayView<'a, T: Element> {
 
 /// A writable view of part of a [`DeviceArray`], from [`DeviceArray::slice_mut`].
 #[derive(Debug)]
-pub struct ArrayViewMut<'a, T: Element> {
+pub struct DeviceSliceMut<'a, T: Element> {
     array: &'a mut DeviceArray<T>,
     start: usize,
     len: usize,
@@ -58,9 +58,9 @@ fn bounds(range: impl RangeBounds<usize>, len: usize) -> Result<(usize, usize)> 
 impl<T: Element> DeviceArray<T> {
     /// A read-only view of `range` (`a.slice(10..20)`, `a.slice(..n)`), to pass where a
     /// kernel takes `&[T]`. An error if the range is not within the array.
-    pub fn slice(&self, range: impl RangeBounds<usize>) -> Result<ArrayView<'_, T>> {
+    pub fn slice(&self, range: impl RangeBounds<usize>) -> Result<DeviceSlice<'_, T>> {
         let (start, len) = bounds(range, self.len())?;
-        Ok(ArrayView {
+        Ok(DeviceSlice {
             array: self,
             start,
             len,
@@ -68,9 +68,9 @@ impl<T: Element> DeviceArray<T> {
     }
 
     /// A writable view of `range`, to pass where a kernel takes `&mut [T]`.
-    pub fn slice_mut(&mut self, range: impl RangeBounds<usize>) -> Result<ArrayViewMut<'_, T>> {
+    pub fn slice_mut(&mut self, range: impl RangeBounds<usize>) -> Result<DeviceSliceMut<'_, T>> {
         let (start, len) = bounds(range, self.len())?;
-        Ok(ArrayViewMut {
+        Ok(DeviceSliceMut {
             array: self,
             start,
             len,
@@ -111,14 +111,14 @@ macro_rules! view_methods {
     };
 }
 
-view_methods!(ArrayView);
-view_methods!(ArrayViewMut);
+view_methods!(DeviceSlice);
+view_methods!(DeviceSliceMut);
 
-impl<'a, T: Element> ArrayViewMut<'a, T> {
+impl<'a, T: Element> DeviceSliceMut<'a, T> {
     /// A writable view of `range` of this view.
-    pub fn slice_mut(&mut self, range: impl RangeBounds<usize>) -> Result<ArrayViewMut<'_, T>> {
+    pub fn slice_mut(&mut self, range: impl RangeBounds<usize>) -> Result<DeviceSliceMut<'_, T>> {
         let (start, len) = bounds(range, self.len)?;
-        Ok(ArrayViewMut {
+        Ok(DeviceSliceMut {
             array: self.array,
             start: self.start + start,
             len,
@@ -138,11 +138,11 @@ impl<'a, T: Element> ArrayViewMut<'a, T> {
     }
 }
 
-impl<'a, T: Element> ArrayView<'a, T> {
+impl<'a, T: Element> DeviceSlice<'a, T> {
     /// A read-only view of `range` of this view.
-    pub fn slice(&self, range: impl RangeBounds<usize>) -> Result<ArrayView<'a, T>> {
+    pub fn slice(&self, range: impl RangeBounds<usize>) -> Result<DeviceSlice<'a, T>> {
         let (start, len) = bounds(range, self.len)?;
-        Ok(ArrayView {
+        Ok(DeviceSlice {
             array: self.array,
             start: self.start + start,
             len,
@@ -150,24 +150,24 @@ impl<'a, T: Element> ArrayView<'a, T> {
     }
 }
 
-impl<T: Element> crate::host::args::Sealed for ArrayView<'_, T> {}
-impl<T: Element> crate::host::args::Sealed for ArrayViewMut<'_, T> {}
+impl<T: Element> crate::host::args::Sealed for DeviceSlice<'_, T> {}
+impl<T: Element> crate::host::args::Sealed for DeviceSliceMut<'_, T> {}
 
-impl<T: Element> SliceArg<T> for ArrayView<'_, T> {
+impl<T: Element> SliceArg<T> for DeviceSlice<'_, T> {
     #[inline]
     fn __array(&self) -> ArrayParts<'_, T> {
         self.array.parts_at(self.start, self.len)
     }
 }
 
-impl<T: Element> SliceArg<T> for ArrayViewMut<'_, T> {
+impl<T: Element> SliceArg<T> for DeviceSliceMut<'_, T> {
     #[inline]
     fn __array(&self) -> ArrayParts<'_, T> {
         self.array.parts_at(self.start, self.len)
     }
 }
 
-impl<T: Element> SliceArgMut<T> for ArrayViewMut<'_, T> {
+impl<T: Element> SliceArgMut<T> for DeviceSliceMut<'_, T> {
     #[inline]
     fn __array_mut(&mut self) -> ArrayPartsMut<'_, T> {
         self.array.parts_mut_at(self.start, self.len)

@@ -167,7 +167,7 @@ pub fn device_parts(
 }
 
 /// A device function's `a: &[T]` becomes `a: impl DeviceFnArray<'x, T>` (`&mut [T]`:
-/// `DeviceFnArrayMut`; `&Array2<T>`: `DeviceFnArray2`, ...), turned into a view at the top
+/// `DeviceFnArrayMut`; `&DeviceArray2<T>`: `DeviceFnArray2`, ...), turned into a view at the top
 /// of the body: the host passes slices, `Vec`s or arrays, a simulated kernel its array
 /// parameters, and the body reads and writes either the same way.
 pub(crate) fn array_params_take_any_array(f: &mut syn::ItemFn, k: &syn::Path) {

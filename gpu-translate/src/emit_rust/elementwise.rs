@@ -87,7 +87,7 @@ pub fn elementwise_items(
     quote! {
         #[#k::gpu_kernel(#(#options),*)]
         pub fn map_kernel<#(#generics),*>(#(#inputs: &[#input_tys],)* #out: &mut [#ret]) {
-            let #idx = #k::grid_1d();
+            let #idx = #k::lang::grid_1d();
             if #idx < #out.len() {
                 #out[#idx] = super::#name(#(#inputs[#idx]),*);
             }

@@ -168,7 +168,7 @@ impl<'a> KernelRust<'a> {
                 )]
                 fn __gpu_sim<#(#generic_decls),*>(#(#sim_params),*) #body
 
-                let __gpu_def: &'static #k::KernelDef = &#name::__DEF;
+                let __gpu_def: &'static #k::def::KernelDef = &#name::__DEF;
                 #(#binds)*
                 let __gpu_device = #k::__private::launch_device(
                     __gpu_def,
@@ -290,8 +290,9 @@ impl<'a> KernelRust<'a> {
         let (k, name_str) = (self.k, &self.name_str);
         let (vis, name) = (&self.item.vis, &self.sig.ident);
         let module_doc = format!(
-            "The kernel [`{name_str}`]: its definition, its CUDA C, compilation ahead of the \
-             first launch, and [`Kernel`], a handle type naming it."
+            "The kernel [`{name_str}`]: its definition (which compiles it ahead of the first \
+             launch and names it in code that stores kernels), its CUDA C and its compiled \
+             attributes."
         );
         let CalleeRefs {
             items: callee_items,
@@ -312,17 +313,6 @@ impl<'a> KernelRust<'a> {
                 #callee_items
                 #param_bytes
 
-                /// A value naming the kernel, for code that stores kernels or is generic over
-                /// them (CUDA graphs, per-device tables).
-                #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-                pub struct Kernel;
-
-                impl #k::KernelHandle for Kernel {
-                    fn definition(&self) -> &'static #k::KernelDef {
-                        &__DEF
-                    }
-                }
-
                 static __SLOTS: [#k::__private::AtomicU32; #slot_count] =
                     [const { #k::__private::AtomicU32::new(0) }; #slot_count];
 
@@ -330,25 +320,18 @@ impl<'a> KernelRust<'a> {
                 // SAFETY: the source, its C name and the parameters were made together by the
                 // attribute from one signature, so a launch through them passes each C
                 // parameter its value.
-                pub static __DEF: #k::KernelDef = unsafe {
-                    #k::KernelDef::__from_parts(#parts)
+                pub static __DEF: #k::def::KernelDef = unsafe {
+                    #k::def::KernelDef::__from_parts(#parts)
                 };
 
                 /// The kernel's definition: its name, parameters and translated CUDA C.
-                pub fn definition() -> &'static #k::KernelDef {
+                pub fn definition() -> &'static #k::def::KernelDef {
                     &__DEF
                 }
 
                 /// The CUDA C the attribute translated the kernel into (before specialisation).
                 pub fn cuda_source() -> &'static str {
                     __DEF.source()
-                }
-
-                /// Compile and load, on `device`, every signature listed in the attribute's
-                /// `signatures(...)` (or, if none is listed, every signature the bounds allow),
-                /// so no later launch pays for compilation.
-                pub fn precompile(device: &#k::Device) -> #k::Result<()> {
-                    #k::__private::precompile(&__DEF, device)
                 }
 
                 /// What the driver reports about the kernel compiled for the dtypes given as

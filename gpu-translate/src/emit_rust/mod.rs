@@ -8,8 +8,8 @@
 //!   `unchecked` kernel). A function, so a kernel's name never captures a binding of the
 //!   same name, and rustdoc shows it with its signature. `launch!` calls it.
 //! - `mod vec_add`: the kernel's definition and the functions about it (`definition()`,
-//!   `cuda_source()`, `precompile(&dev)`, `attributes::<T>(&dev)`), and `Kernel`, a
-//!   nameable handle type. A module lives in the type namespace, beside the function.
+//!   whose methods compile it ahead of a launch, `cuda_source()`, `attributes::<T>(&dev)`).
+//!   A module lives in the type namespace, beside the function.
 //!
 //! Generated code names the runtime through one path (`::gpu_runtime` unless the
 //! attribute says `crate = "..."`), and its own locals with a `__gpu` prefix, which

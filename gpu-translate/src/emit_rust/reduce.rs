@@ -213,7 +213,7 @@ impl<'a> Reduction<'a> {
                 },
                 init,
             ),
-            quote!(#partial[#k::block_idx().x as usize] = __reduce_b;),
+            quote!(#partial[#k::lang::block_idx().x as usize] = __reduce_b;),
         );
         let finish_body = block_reduction(
             k,
@@ -383,8 +383,8 @@ fn scalar_fold(
     let first = elem(quote!(__reduce_g));
     let ej = elem(quote!(__reduce_j));
     quote! {
-        let __reduce_s = #k::gridsize_1d();
-        let __reduce_g = #k::grid_1d();
+        let __reduce_s = #k::lang::gridsize_1d();
+        let __reduce_g = #k::lang::grid_1d();
         let __reduce_n = #len_of.len();
         let mut __reduce_a = if __reduce_g < __reduce_n { #first } else { #init };
         let mut __reduce_h = if __reduce_g < __reduce_n { 1u32 } else { 0u32 };
@@ -425,7 +425,7 @@ fn vector_fold(
         let loads = names
             .iter()
             .zip(inputs)
-            .map(|(v, input)| quote!(let #v = #k::load4(#input, #at);));
+            .map(|(v, input)| quote!(let #v = #k::lang::load4(#input, #at);));
         let (l0, l1, l2, l3) = (
             lane(&names, quote!(0)),
             lane(&names, quote!(1)),
@@ -444,8 +444,8 @@ fn vector_fold(
     let (load_j, fold_j) = vector("vj", quote!(__reduce_j));
     let tail = elem(quote!(__reduce_t));
     quote! {
-        let __reduce_s = #k::gridsize_1d();
-        let __reduce_g = #k::grid_1d();
+        let __reduce_s = #k::lang::gridsize_1d();
+        let __reduce_g = #k::lang::grid_1d();
         let __reduce_n = #first.len();
         let __reduce_n4 = __reduce_n / 4;
         let mut __reduce_a = if __reduce_g < __reduce_n4 {
@@ -495,34 +495,34 @@ fn block_reduction(
     finish: TokenStream,
 ) -> TokenStream {
     quote! {
-        let __reduce_tid = #k::thread_idx().x as usize;
+        let __reduce_tid = #k::lang::thread_idx().x as usize;
         #fold
         let __reduce_lane = __reduce_tid % 32;
         let mut __reduce_o = 16usize;
         while __reduce_o > 0 {
-            let __reduce_other = #k::shfl_down_sync(0xffff_ffff, __reduce_a, __reduce_o as u32);
-            let __reduce_oh = #k::shfl_down_sync(0xffff_ffff, __reduce_h, __reduce_o as u32);
+            let __reduce_other = #k::lang::shfl_down_sync(0xffff_ffff, __reduce_a, __reduce_o as u32);
+            let __reduce_oh = #k::lang::shfl_down_sync(0xffff_ffff, __reduce_h, __reduce_o as u32);
             if __reduce_oh == 1 && __reduce_lane + __reduce_o < 32 {
                 __reduce_a = if __reduce_h == 1 { #op(__reduce_a, __reduce_other) } else { __reduce_other };
                 __reduce_h = 1;
             }
             __reduce_o /= 2;
         }
-        let mut __reduce_wa = #k::shared_array::<#ty, 8>();
-        let mut __reduce_wh = #k::shared_array::<u32, 8>();
+        let mut __reduce_wa = #k::lang::shared_array::<#ty, 8>();
+        let mut __reduce_wh = #k::lang::shared_array::<u32, 8>();
         if __reduce_lane == 0 {
             __reduce_wa[__reduce_tid / 32] = __reduce_a;
             __reduce_wh[__reduce_tid / 32] = __reduce_h;
         }
-        #k::sync_threads();
+        #k::lang::sync_threads();
         if __reduce_tid < 32 {
             let __reduce_w = if __reduce_tid < 8 { __reduce_tid } else { 0 };
             let mut __reduce_b = __reduce_wa[__reduce_w];
             let mut __reduce_bh = if __reduce_tid < 8 { __reduce_wh[__reduce_w] } else { 0u32 };
             let mut __reduce_o = 4usize;
             while __reduce_o > 0 {
-                let __reduce_other = #k::shfl_down_sync(0xffff_ffff, __reduce_b, __reduce_o as u32);
-                let __reduce_oh = #k::shfl_down_sync(0xffff_ffff, __reduce_bh, __reduce_o as u32);
+                let __reduce_other = #k::lang::shfl_down_sync(0xffff_ffff, __reduce_b, __reduce_o as u32);
+                let __reduce_oh = #k::lang::shfl_down_sync(0xffff_ffff, __reduce_bh, __reduce_o as u32);
                 if __reduce_oh == 1 && __reduce_tid + __reduce_o < 8 {
                     __reduce_b = if __reduce_bh == 1 { #op(__reduce_b, __reduce_other) } else { __reduce_other };
                     __reduce_bh = 1;

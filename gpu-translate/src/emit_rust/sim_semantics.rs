@@ -185,11 +185,15 @@ impl VisitMut for ArithRewriter<'_> {
                             seg.ident.set_span(span);
                         }
                         // The draws the translator makes its own are the runtime's
-                        // `random` module's, whatever path the call names.
-                        if crate::ir::RandomDraw::from_fn_name(&last.ident.to_string()).is_some() {
-                            path.segments
-                                .push(syn::PathSegment::from(syn::Ident::new("random", span)));
-                        }
+                        // `random` module's, the rest its `lang` module's, whatever path
+                        // the call names.
+                        let module =
+                            match crate::ir::RandomDraw::from_fn_name(&last.ident.to_string()) {
+                                Some(_) => "random",
+                                None => "lang",
+                            };
+                        path.segments
+                            .push(syn::PathSegment::from(syn::Ident::new(module, span)));
                         path.segments.push(last);
                         p.path = path;
                         p.qself = None;

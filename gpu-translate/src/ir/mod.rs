@@ -248,7 +248,7 @@ pub struct Local<T> {
     pub mutable: bool,
 }
 
-/// An array parameter: `&[T]`, `&mut [T]`, `&Array2<T>`, `&Array3<T>`.
+/// An array parameter: `&[T]`, `&mut [T]`, `&DeviceArray2<T>`, `&DeviceArray3<T>`.
 #[derive(Clone, Debug)]
 pub struct SliceParam<T> {
     /// Its name in the Rust source.

@@ -122,7 +122,7 @@ impl Lowerer<'_> {
         self.math_method(m, spec, recv, &name)
     }
 
-    /// `m.rows()` or `m.cols()` of an `Array2<T>` parameter.
+    /// `m.rows()` or `m.cols()` of a `DeviceArray2<T>` parameter.
     fn rows_or_cols(&mut self, m: &syn::ExprMethodCall, name: &str) -> Option<Expr> {
         let span = m.span();
         if let Some(Binding::Slice(s)) = self.receiver_binding(m) {
@@ -136,7 +136,7 @@ impl Lowerer<'_> {
         }
         self.err(
             m.receiver.span(),
-            format!("`.{name}()` applies to `Array2<T>` parameters"),
+            format!("`.{name}()` applies to `DeviceArray2<T>` parameters"),
         );
         None
     }

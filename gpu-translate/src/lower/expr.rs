@@ -569,7 +569,7 @@ impl Lowerer<'_> {
                         });
                     }
                 }
-                self.err(span, "`.shape().k` applies to `Array2<T>` and `Array3<T>` parameters, with k below their rank");
+                self.err(span, "`.shape().k` applies to `DeviceArray2<T>` and `DeviceArray3<T>` parameters, with k below their rank");
                 return None;
             }
         }

@@ -56,7 +56,7 @@ impl Lowerer<'_> {
             _ => {
                 self.err(
                     m.span(),
-                    "`.shape()` gives the extents of an `Array2<T>` or `Array3<T>` parameter \
+                    "`.shape()` gives the extents of a `DeviceArray2<T>` or `DeviceArray3<T>` parameter \
                      (`let (rows, cols) = m.shape();`); a 1-D array has `.len()`",
                 );
                 self.poison_pattern(&syn::Pat::Tuple(tuple.clone()));

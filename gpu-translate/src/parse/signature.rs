@@ -22,7 +22,7 @@ pub struct GenericDecl {
 }
 
 pub enum ParamShape {
-    /// `&[T]` (rank 1), `&Array2<T>` (2) or `&Array3<T>` (3), and their `&mut` forms.
+    /// `&[T]` (rank 1), `&DeviceArray2<T>` (2) or `&DeviceArray3<T>` (3), and their `&mut` forms.
     Slice {
         mutable: bool,
         elem: Ty,
@@ -373,10 +373,22 @@ fn parse_param(
             let (elem_ty, rank) = match &*r.elem {
                 syn::Type::Slice(s) => ((*s.elem).clone(), 1),
                 syn::Type::Path(p) if array_elem(p).is_some() => array_elem(p)?,
+                syn::Type::Path(p) if retired_array_name(p).is_some() => {
+                    let (old, new) = retired_array_name(p)?;
+                    diags.error(
+                        r.elem.span(),
+                        format!(
+                            "`{old}<T>` is no longer a kernel parameter type: write `{new}<T>` \
+                             (`{old}` is ndarray's name, and a file that imports both preludes \
+                             would mean two types by it)"
+                        ),
+                    );
+                    return None;
+                }
                 _ => {
                     diags.error(
                         r.elem.span(),
-                        format!("references to anything but slices, `Array2<T>` and `Array3<T>` are not supported; {HELP}"),
+                        format!("references to anything but slices, `DeviceArray2<T>` and `DeviceArray3<T>` are not supported; {HELP}"),
                     );
                     return None;
                 }
@@ -410,12 +422,22 @@ fn parse_param(
     }
 }
 
-/// The element type and rank of `Array2<T>` / `Array3<T>` (or `DeviceArray2/3<T>`).
+/// The old and new names of a two- or three-dimensional parameter type spelled as before
+/// 0.2 (`Array2<T>`, now `DeviceArray2<T>`).
+fn retired_array_name(p: &syn::TypePath) -> Option<(&'static str, &'static str)> {
+    match p.path.segments.last()?.ident.to_string().as_str() {
+        "Array2" => Some(("Array2", "DeviceArray2")),
+        "Array3" => Some(("Array3", "DeviceArray3")),
+        _ => None,
+    }
+}
+
+/// The element type and rank of `DeviceArray2<T>` / `DeviceArray3<T>`.
 pub(crate) fn array_elem(p: &syn::TypePath) -> Option<(syn::Type, usize)> {
     let seg = p.path.segments.last()?;
     let rank = match seg.ident.to_string().as_str() {
-        "Array2" | "DeviceArray2" => 2,
-        "Array3" | "DeviceArray3" => 3,
+        "DeviceArray2" => 2,
+        "DeviceArray3" => 3,
         _ => return None,
     };
     match &seg.arguments {
@@ -446,7 +468,7 @@ pub fn scalar_type(
                 syn::Type::Array(_) => "arrays cannot be passed by value; pass a `DeviceArray` as a `&[T]` parameter, or declare a local array in the body".to_owned(),
                 syn::Type::ImplTrait(_) => "`impl Trait` is not a kernel type; declare a dtype parameter, `fn k<T: Float>(x: T, ..)`".to_owned(),
                 syn::Type::Path(p) if p.path.is_ident("String") || p.path.is_ident("str") => "strings cannot cross into a kernel; kernels take numbers, `bool` and arrays".to_owned(),
-                _ => "unsupported type in a kernel; use `f32 f64 f16 bf16 i8 i16 i32 i64 u8 u16 u32 u64 usize isize bool Complex32 Complex64`, a dtype parameter (`T: Float`), a `#[gpu_struct]`, `&[T]`/`&mut [T]` or `&Array2<T>`/`&Array3<T>`".to_owned(),
+                _ => "unsupported type in a kernel; use `f32 f64 f16 bf16 i8 i16 i32 i64 u8 u16 u32 u64 usize isize bool Complex32 Complex64`, a dtype parameter (`T: Float`), a `#[gpu_struct]`, `&[T]`/`&mut [T]` or `&DeviceArray2<T>`/`&DeviceArray3<T>`".to_owned(),
             };
             diags.error(ty.span(), msg);
             None

@@ -3,7 +3,7 @@
 use gpu_runtime::prelude::*;
 
 #[gpu_kernel]
-fn shapes(m: &Array3<f32>, x: &[f32], out: &mut [f32]) {
+fn shapes(m: &DeviceArray3<f32>, x: &[f32], out: &mut [f32]) {
     let i = grid_1d();
     let (a, b) = m.shape();
     let (n, k) = x.shape();

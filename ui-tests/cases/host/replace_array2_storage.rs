@@ -4,7 +4,7 @@ use gpu_runtime::prelude::*;
 // buffer: it cannot be swapped for one of another size.
 fn main() -> Result<(), GpuError> {
     let dev = Device::simulator();
-    let mut m = dev.zeros_2d::<f32>(64, 256)?;
+    let mut m = dev.zeros_2d::<f32>((64, 256))?;
     *m.flat_mut() = dev.zeros(1)?;
     Ok(())
 }

@@ -32,12 +32,12 @@ fn main() -> Result<(), GpuError> {
     assert!(o.fast_math && o.line_info && !o.fmad && o.overflow_checks && !o.unchecked);
     assert_eq!(o.max_registers, Some(64));
     assert_eq!(o.launch_bounds, Some((256, 2)));
-    assert_eq!(def.listed_signatures().len(), 2);
+    assert_eq!(def.signatures().len(), 2);
     assert!(fill::definition().options().unchecked && fill::definition().options().debug);
     assert!(scale::cuda_source().contains("__launch_bounds__(256, 2)"));
     assert!(scale::cuda_source().contains("#line "), "{}", scale::cuda_source());
     let dev = Device::simulator();
-    scale::precompile(&dev)?;
+    scale::definition().precompile(&dev)?;
     let mut a = dev.to_device(&[1.0f32, 2.0])?;
     launch!(scale[1, 32](&mut a, 3.0f32))?;
     assert_eq!(a.to_host()?, vec![3.0, 6.0]);

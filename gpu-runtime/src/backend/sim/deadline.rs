@@ -1,7 +1,7 @@
 //! What stops a running simulated thread from outside: the launch's deadline, and the
 //! failure of a lower-numbered block.
 //!
-//! A launch that runs longer than [`SIM_TIMEOUT_ENV`](crate::env::SIM_TIMEOUT_ENV) seconds
+//! A launch that runs longer than [`TIMEOUT_ENV`](crate::env::TIMEOUT_ENV) seconds
 //! (off when unset) stops with [`GpuError::Timeout`](crate::GpuError::Timeout), so an
 //! endless loop in a kernel can be stopped. The attribute puts a [`sim_tick`] at the top
 //! of every loop body; threads waiting at barriers stop once the thread that timed out
@@ -73,6 +73,21 @@ pub(crate) fn inherit(d: Option<Current>) {
     DEADLINE.with(|c| c.set(d));
 }
 
+/// Once per process, if the timeout's name before 0.2 is set: a warning that it is no
+/// longer read, naming the new one.
+fn warn_old_name() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    if std::env::var_os(crate::env::OLD_SIM_TIMEOUT_ENV).is_some() {
+        ONCE.call_once(|| {
+            log::warn!(
+                "{} is no longer read: the launch timeout is {} (seconds) since 0.2",
+                crate::env::OLD_SIM_TIMEOUT_ENV,
+                crate::env::TIMEOUT_ENV
+            );
+        });
+    }
+}
+
 /// The deadline of one launch, on the launching thread; cleared when dropped.
 pub(crate) struct Deadline {
     previous: Option<Current>,
@@ -81,7 +96,10 @@ pub(crate) struct Deadline {
 impl Deadline {
     pub(crate) fn start(kernel: &'static str) -> Deadline {
         let previous = current();
-        let timeout = crate::env::seconds(crate::env::SIM_TIMEOUT_ENV);
+        let timeout = crate::env::seconds(crate::env::TIMEOUT_ENV);
+        if timeout.is_none() {
+            warn_old_name();
+        }
         inherit(timeout.map(|seconds| Current {
             until: Instant::now() + Duration::from_secs_f64(seconds),
             kernel,

@@ -5,7 +5,7 @@
 //! simulator sets the thread's position (what `grid_1d()`, `thread_idx()`, ... read), runs
 //! the body, and turns a failure into a [`GpuError`]: an index out of bounds names the
 //! kernel, the parameter, the index and the length; a run past the deadline
-//! ([`SIM_TIMEOUT_ENV`](crate::env::SIM_TIMEOUT_ENV)) is [`GpuError::Timeout`]; any other panic
+//! ([`TIMEOUT_ENV`](crate::env::TIMEOUT_ENV)) is [`GpuError::Timeout`]; any other panic
 //! in the body (an overflow, a division by zero) names the thread and block.
 //!
 //! Blocks run on all cores at once ([`SIM_THREADS_ENV`](crate::env::SIM_THREADS_ENV) sets how

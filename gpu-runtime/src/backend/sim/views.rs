@@ -1,4 +1,4 @@
-//! What a kernel's array parameters (`&[T]`, `&mut [T]`, `&Array2<T>`, `&Array3<T>`) and
+//! What a kernel's array parameters (`&[T]`, `&mut [T]`, `&DeviceArray2<T>`, `&DeviceArray3<T>`) and
 //! a `#[gpu_device]` function's arrays are in the body's Rust: the types rustc checks the
 //! body against and the simulator runs it with. Public as `gpu_runtime::simulator`.
 //!
@@ -256,19 +256,19 @@ view!(
     SimSliceMut, 1, usize, |i| [i], *mut T
 );
 view!(
-    /// A kernel's `&Array2<T>` parameter in the simulator.
+    /// A kernel's `&DeviceArray2<T>` parameter in the simulator.
     SimArray2, 2, (usize, usize), |(i, j)| [i, j], *const T
 );
 view!(
-    /// A kernel's `&mut Array2<T>` parameter in the simulator.
+    /// A kernel's `&mut DeviceArray2<T>` parameter in the simulator.
     SimArray2Mut, 2, (usize, usize), |(i, j)| [i, j], *mut T
 );
 view!(
-    /// A kernel's `&Array3<T>` parameter in the simulator.
+    /// A kernel's `&DeviceArray3<T>` parameter in the simulator.
     SimArray3, 3, (usize, usize, usize), |(i, j, k)| [i, j, k], *const T
 );
 view!(
-    /// A kernel's `&mut Array3<T>` parameter in the simulator.
+    /// A kernel's `&mut DeviceArray3<T>` parameter in the simulator.
     SimArray3Mut, 3, (usize, usize, usize), |(i, j, k)| [i, j, k], *mut T
 );
 view_read!(SimSlice, usize);
@@ -546,29 +546,29 @@ macro_rules! device_fn_views {
 
 device_fn_views!(
     SimArray2, SimArray2Mut,
-    /// What a `#[gpu_device]` function's `&Array2<T>` parameter accepts: an `Array2`
+    /// What a `#[gpu_device]` function's `&DeviceArray2<T>` parameter accepts: a `DeviceArray2`
     /// parameter (`&` or `&mut`) of the simulated kernel or device function calling it.
     DeviceFnArray2,
-    "`{Self}` cannot be passed to a device function's `&Array2<{T}>` parameter",
-    "pass an `Array2<{T}>` parameter of the kernel; device functions taking 2-D arrays are called from kernels, not from the host",
-    /// What a `#[gpu_device]` function's `&mut Array2<T>` parameter accepts: a
-    /// `&mut Array2` parameter of the simulated kernel or device function calling it.
+    "`{Self}` cannot be passed to a device function's `&DeviceArray2<{T}>` parameter",
+    "pass a `DeviceArray2<{T}>` parameter of the kernel; device functions taking 2-D arrays are called from kernels, not from the host",
+    /// What a `#[gpu_device]` function's `&mut DeviceArray2<T>` parameter accepts: a
+    /// `&mut DeviceArray2` parameter of the simulated kernel or device function calling it.
     DeviceFnArray2Mut,
-    "`{Self}` cannot be passed to a device function's `&mut Array2<{T}>` parameter",
-    "pass a `&mut Array2<{T}>` parameter of the kernel; device functions taking 2-D arrays are called from kernels, not from the host"
+    "`{Self}` cannot be passed to a device function's `&mut DeviceArray2<{T}>` parameter",
+    "pass a `&mut DeviceArray2<{T}>` parameter of the kernel; device functions taking 2-D arrays are called from kernels, not from the host"
 );
 device_fn_views!(
     SimArray3, SimArray3Mut,
-    /// What a `#[gpu_device]` function's `&Array3<T>` parameter accepts: an `Array3`
+    /// What a `#[gpu_device]` function's `&DeviceArray3<T>` parameter accepts: a `DeviceArray3`
     /// parameter (`&` or `&mut`) of the simulated kernel or device function calling it.
     DeviceFnArray3,
-    "`{Self}` cannot be passed to a device function's `&Array3<{T}>` parameter",
-    "pass an `Array3<{T}>` parameter of the kernel; device functions taking 3-D arrays are called from kernels, not from the host",
-    /// What a `#[gpu_device]` function's `&mut Array3<T>` parameter accepts: a
-    /// `&mut Array3` parameter of the simulated kernel or device function calling it.
+    "`{Self}` cannot be passed to a device function's `&DeviceArray3<{T}>` parameter",
+    "pass a `DeviceArray3<{T}>` parameter of the kernel; device functions taking 3-D arrays are called from kernels, not from the host",
+    /// What a `#[gpu_device]` function's `&mut DeviceArray3<T>` parameter accepts: a
+    /// `&mut DeviceArray3` parameter of the simulated kernel or device function calling it.
     DeviceFnArray3Mut,
-    "`{Self}` cannot be passed to a device function's `&mut Array3<{T}>` parameter",
-    "pass a `&mut Array3<{T}>` parameter of the kernel; device functions taking 3-D arrays are called from kernels, not from the host"
+    "`{Self}` cannot be passed to a device function's `&mut DeviceArray3<{T}>` parameter",
+    "pass a `&mut DeviceArray3<{T}>` parameter of the kernel; device functions taking 3-D arrays are called from kernels, not from the host"
 );
 
 #[cfg(test)]

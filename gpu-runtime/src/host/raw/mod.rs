@@ -418,11 +418,6 @@ impl<P: RawParams> RawKernel<P> {
     pub fn definition(&self) -> &'static KernelDef {
         self.def
     }
-
-    /// Compile and load the kernel on `device` now, so no launch pays for it.
-    pub fn precompile(&self, device: &Device) -> Result<()> {
-        crate::host::dispatch::precompile_on(self.def, device)
-    }
 }
 
 /// Launch `def` on the device of the stream or the arrays (`arrays` holds each argument's

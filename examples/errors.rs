@@ -71,7 +71,7 @@ pub fn run() -> Result<(), GpuError> {
     let broken = unsafe { RawKernel::<(PtrMut<f32>,)>::new(BROKEN_C, "broken")? };
     show(
         "a kernel that does not compile",
-        broken.definition().compile_uncached(&[], "sm_90"),
+        broken.definition().cubin(&[], "sm_90"),
         |e| matches!(e, GpuError::Compile { .. } | GpuError::NvrtcNotFound { .. }),
     )?;
 

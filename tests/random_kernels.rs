@@ -342,11 +342,34 @@ impl Generator<'_> {
                 )
             }
             4 if ty.is_float() => {
-                let unary = ["sqrt", "abs", "sin", "cos", "exp", "ln", "floor", "tanh"];
+                let unary = [
+                    "sqrt",
+                    "abs",
+                    "sin",
+                    "cos",
+                    "exp",
+                    "ln",
+                    "floor",
+                    "tanh",
+                    "signum",
+                    "fract",
+                    "to_degrees",
+                    "exp_m1",
+                    "ln_1p",
+                    "asinh",
+                ];
                 match self.rng.below(4) {
                     0 => format!("{}.{}()", self.paren(ty), self.rng.pick(&unary)),
                     1 => {
-                        let m = self.rng.pick(&["min", "max", "powf", "atan2", "hypot"]);
+                        let m = self.rng.pick(&[
+                            "min",
+                            "max",
+                            "powf",
+                            "atan2",
+                            "hypot",
+                            "rem_euclid",
+                            "div_euclid",
+                        ]);
                         format!("{}.{m}({})", self.paren(ty), self.expr(ty))
                     }
                     2 => format!("{}.powi({})", self.paren(ty), self.expr(Ty::I32)),
@@ -359,7 +382,9 @@ impl Generator<'_> {
                 }
             }
             4 => {
-                let m = self.rng.pick(&["min", "max"]);
+                let m = self
+                    .rng
+                    .pick(&["min", "max", "saturating_add", "saturating_sub"]);
                 format!("{}.{m}({})", self.paren(ty), self.expr(ty))
             }
             _ if matches!(ty, Ty::F32 | Ty::F64 | Ty::I32) => format!("(-{})", self.expr(ty)),

@@ -304,6 +304,8 @@ pub enum MathDomain {
     Number,
     /// Integers only (`wrapping_add`, `rotate_left`).
     Int,
+    /// Unsigned integers only (`is_power_of_two`).
+    Unsigned,
     /// Complex numbers only ([`COMPLEX_MATH`]: `conj`, `norm`, `exp`, ...).
     Complex,
 }
@@ -323,6 +325,17 @@ pub enum MathArgs {
     Amount,
     /// One of the type of a complex receiver's parts: `z.powf(2.5)`, `z.scale(t)`.
     Part,
+}
+
+/// The type of a math method's result.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MathResult {
+    /// The receiver's type: `x.sqrt()`.
+    Same,
+    /// `bool`: `x.is_nan()`.
+    Bool,
+    /// `u32`: `n.count_ones()`.
+    U32,
 }
 
 /// How the GPU's result relates to the host's, for the semantics contract.
@@ -359,6 +372,13 @@ pub struct MathSpec {
     pub f64_c: &'static str,
     /// How the GPU's result compares with the host's.
     pub accuracy: Accuracy,
+    /// The result's type.
+    pub result: MathResult,
+}
+
+/// A method whose result is not of the receiver's type: `result` instead.
+const fn math_to(spec: MathSpec, result: MathResult) -> MathSpec {
+    MathSpec { result, ..spec }
 }
 
 const fn math(
@@ -376,6 +396,7 @@ const fn math(
         f32_c,
         f64_c,
         accuracy,
+        result: MathResult::Same,
     }
 }
 
@@ -385,7 +406,7 @@ const fn ulp(f32: u32, f64: u32) -> Accuracy {
 
 use Accuracy::{Composed, Exact};
 use MathArgs::{Amount, Binary, IntExponent, Ternary, Unary};
-use MathDomain::{Float as F, Int, Number, Signed};
+use MathDomain::{Float as F, Int, Number, Signed, Unsigned};
 
 /// Every math method of the language. The ulp figures are CUDA's (CUDA C Programming
 /// Guide, "Mathematical Functions", for the default `-prec-div=true -prec-sqrt=true` and
@@ -429,6 +450,66 @@ pub const MATH: &[MathSpec] = &[
     math("wrapping_mul", Binary, Int, "", "", Exact),
     math("rotate_left", Amount, Int, "", "", Exact),
     math("rotate_right", Amount, Int, "", "", Exact),
+    // Float methods the prelude computes as Rust's `core` does (the same operations in the
+    // same order, so the same bits).
+    math("signum", Unary, F, "", "", Exact),
+    math("fract", Unary, F, "", "", Exact),
+    math("to_radians", Unary, F, "", "", Exact),
+    math("to_degrees", Unary, F, "", "", Exact),
+    math("rem_euclid", Binary, F, "", "", Exact),
+    math("div_euclid", Binary, F, "", "", Exact),
+    // CUDA's functions where Rust calls the platform's libm (or composes its own).
+    math("exp_m1", Unary, F, "expm1f", "expm1", ulp(1, 1)),
+    math("ln_1p", Unary, F, "log1pf", "log1p", ulp(1, 1)),
+    math("asinh", Unary, F, "asinhf", "asinh", ulp(3, 3)),
+    math("acosh", Unary, F, "acoshf", "acosh", ulp(4, 3)),
+    math("atanh", Unary, F, "atanhf", "atanh", ulp(3, 2)),
+    // Classification, by the bits.
+    math_to(math("is_nan", Unary, F, "", "", Exact), MathResult::Bool),
+    math_to(math("is_finite", Unary, F, "", "", Exact), MathResult::Bool),
+    math_to(
+        math("is_infinite", Unary, F, "", "", Exact),
+        MathResult::Bool,
+    ),
+    math_to(math("is_normal", Unary, F, "", "", Exact), MathResult::Bool),
+    math_to(
+        math("is_subnormal", Unary, F, "", "", Exact),
+        MathResult::Bool,
+    ),
+    math_to(
+        math("is_sign_positive", Unary, F, "", "", Exact),
+        MathResult::Bool,
+    ),
+    math_to(
+        math("is_sign_negative", Unary, F, "", "", Exact),
+        MathResult::Bool,
+    ),
+    // Integer methods that never fault.
+    math("saturating_add", Binary, Int, "", "", Exact),
+    math("saturating_sub", Binary, Int, "", "", Exact),
+    math("saturating_mul", Binary, Int, "", "", Exact),
+    math("swap_bytes", Unary, Int, "", "", Exact),
+    math("reverse_bits", Unary, Int, "", "", Exact),
+    math_to(
+        math("count_ones", Unary, Int, "", "", Exact),
+        MathResult::U32,
+    ),
+    math_to(
+        math("count_zeros", Unary, Int, "", "", Exact),
+        MathResult::U32,
+    ),
+    math_to(
+        math("leading_zeros", Unary, Int, "", "", Exact),
+        MathResult::U32,
+    ),
+    math_to(
+        math("trailing_zeros", Unary, Int, "", "", Exact),
+        MathResult::U32,
+    ),
+    math_to(
+        math("is_power_of_two", Unary, Unsigned, "", "", Exact),
+        MathResult::Bool,
+    ),
 ];
 
 /// The math method called `name`.

@@ -202,6 +202,42 @@ pub trait Float: Num + Neg<Output = Self> + arith::ArithNeg {
     fn recip(self) -> Self;
     /// `self` with the sign of `sign`.
     fn copysign(self, sign: Self) -> Self;
+    /// The sign: `1.0` or `-1.0` (of zeros too, by their sign), NaN for NaN.
+    fn signum(self) -> Self;
+    /// `self - self.trunc()`.
+    fn fract(self) -> Self;
+    /// Degrees to radians.
+    fn to_radians(self) -> Self;
+    /// Radians to degrees.
+    fn to_degrees(self) -> Self;
+    /// `e^self - 1`, accurate near 0.
+    fn exp_m1(self) -> Self;
+    /// `ln(1 + self)`, accurate near 0.
+    fn ln_1p(self) -> Self;
+    /// Inverse hyperbolic sine.
+    fn asinh(self) -> Self;
+    /// Inverse hyperbolic cosine.
+    fn acosh(self) -> Self;
+    /// Inverse hyperbolic tangent.
+    fn atanh(self) -> Self;
+    /// The least non-negative remainder of `self / rhs`.
+    fn rem_euclid(self, rhs: Self) -> Self;
+    /// The quotient of Euclidean division.
+    fn div_euclid(self, rhs: Self) -> Self;
+    /// Whether the value is NaN.
+    fn is_nan(self) -> bool;
+    /// Whether it is neither infinite nor NaN.
+    fn is_finite(self) -> bool;
+    /// Whether it is an infinity.
+    fn is_infinite(self) -> bool;
+    /// Whether it is neither zero, subnormal, infinite nor NaN.
+    fn is_normal(self) -> bool;
+    /// Whether it is subnormal.
+    fn is_subnormal(self) -> bool;
+    /// Whether its sign bit is clear (NaNs too).
+    fn is_sign_positive(self) -> bool;
+    /// Whether its sign bit is set (NaNs too).
+    fn is_sign_negative(self) -> bool;
 }
 
 /// Integer dtypes.
@@ -235,6 +271,24 @@ pub trait Int:
     fn rotate_left(self, n: u32) -> Self;
     /// The bits rotated right by `n` (modulo the width).
     fn rotate_right(self, n: u32) -> Self;
+    /// `self + other`, clamped to the type's range.
+    fn saturating_add(self, other: Self) -> Self;
+    /// `self - other`, clamped.
+    fn saturating_sub(self, other: Self) -> Self;
+    /// `self * other`, clamped.
+    fn saturating_mul(self, other: Self) -> Self;
+    /// The bytes in reverse order.
+    fn swap_bytes(self) -> Self;
+    /// The bits in reverse order.
+    fn reverse_bits(self) -> Self;
+    /// How many bits are 1.
+    fn count_ones(self) -> u32;
+    /// How many bits are 0.
+    fn count_zeros(self) -> u32;
+    /// How many 0 bits precede the highest 1.
+    fn leading_zeros(self) -> u32;
+    /// How many 0 bits follow the lowest 1.
+    fn trailing_zeros(self) -> u32;
 }
 
 macro_rules! impl_int {
@@ -259,6 +313,42 @@ macro_rules! impl_int {
             #[inline]
             fn rotate_right(self, n: u32) -> Self {
                 <$t>::rotate_right(self, n)
+            }
+            #[inline]
+            fn saturating_add(self, other: Self) -> Self {
+                <$t>::saturating_add(self, other)
+            }
+            #[inline]
+            fn saturating_sub(self, other: Self) -> Self {
+                <$t>::saturating_sub(self, other)
+            }
+            #[inline]
+            fn saturating_mul(self, other: Self) -> Self {
+                <$t>::saturating_mul(self, other)
+            }
+            #[inline]
+            fn swap_bytes(self) -> Self {
+                <$t>::swap_bytes(self)
+            }
+            #[inline]
+            fn reverse_bits(self) -> Self {
+                <$t>::reverse_bits(self)
+            }
+            #[inline]
+            fn count_ones(self) -> u32 {
+                <$t>::count_ones(self)
+            }
+            #[inline]
+            fn count_zeros(self) -> u32 {
+                <$t>::count_zeros(self)
+            }
+            #[inline]
+            fn leading_zeros(self) -> u32 {
+                <$t>::leading_zeros(self)
+            }
+            #[inline]
+            fn trailing_zeros(self) -> u32 {
+                <$t>::trailing_zeros(self)
             }
         }
     )*};
@@ -369,6 +459,24 @@ macro_rules! impl_float {
             fn hypot(self, other: Self) -> Self { $t::hypot(self, other) }
             fn recip(self) -> Self { $t::recip(self) }
             fn copysign(self, sign: Self) -> Self { $t::copysign(self, sign) }
+            fn signum(self) -> Self { $t::signum(self) }
+            fn fract(self) -> Self { $t::fract(self) }
+            fn to_radians(self) -> Self { $t::to_radians(self) }
+            fn to_degrees(self) -> Self { $t::to_degrees(self) }
+            fn exp_m1(self) -> Self { $t::exp_m1(self) }
+            fn ln_1p(self) -> Self { $t::ln_1p(self) }
+            fn asinh(self) -> Self { $t::asinh(self) }
+            fn acosh(self) -> Self { $t::acosh(self) }
+            fn atanh(self) -> Self { $t::atanh(self) }
+            fn rem_euclid(self, rhs: Self) -> Self { $t::rem_euclid(self, rhs) }
+            fn div_euclid(self, rhs: Self) -> Self { $t::div_euclid(self, rhs) }
+            fn is_nan(self) -> bool { $t::is_nan(self) }
+            fn is_finite(self) -> bool { $t::is_finite(self) }
+            fn is_infinite(self) -> bool { $t::is_infinite(self) }
+            fn is_normal(self) -> bool { $t::is_normal(self) }
+            fn is_subnormal(self) -> bool { $t::is_subnormal(self) }
+            fn is_sign_positive(self) -> bool { $t::is_sign_positive(self) }
+            fn is_sign_negative(self) -> bool { $t::is_sign_negative(self) }
         }
     )*};
 }
@@ -427,7 +535,7 @@ impl FromF64Once for half::bf16 {
 // 16-bit format (correctly rounded for + - * /, since f32 carries more than twice their
 // precision), so GPU and simulator agree bit for bit; from f64, rounded once.
 macro_rules! impl_half {
-    ($($t:ty),*) => {$(
+    ($($t:ty => $exp:expr),*) => {$(
         impl Num for $t {
             fn zero() -> Self { <$t>::from_f32(0.0) }
             fn one() -> Self { <$t>::from_f32(1.0) }
@@ -468,8 +576,27 @@ macro_rules! impl_half {
             fn hypot(self, o: Self) -> Self { Self::from_f32(self.to_f32().hypot(o.to_f32())) }
             fn recip(self) -> Self { Self::from_f32(1.0 / self.to_f32()) }
             fn copysign(self, s: Self) -> Self { Self::from_f32(self.to_f32().copysign(s.to_f32())) }
+            fn signum(self) -> Self { Self::from_f32(self.to_f32().signum()) }
+            fn fract(self) -> Self { Self::from_f32(self.to_f32().fract()) }
+            fn to_radians(self) -> Self { Self::from_f32(self.to_f32().to_radians()) }
+            fn to_degrees(self) -> Self { Self::from_f32(self.to_f32().to_degrees()) }
+            fn exp_m1(self) -> Self { Self::from_f32(self.to_f32().exp_m1()) }
+            fn ln_1p(self) -> Self { Self::from_f32(self.to_f32().ln_1p()) }
+            fn asinh(self) -> Self { Self::from_f32(self.to_f32().asinh()) }
+            fn acosh(self) -> Self { Self::from_f32(self.to_f32().acosh()) }
+            fn atanh(self) -> Self { Self::from_f32(self.to_f32().atanh()) }
+            fn rem_euclid(self, r: Self) -> Self { Self::from_f32(self.to_f32().rem_euclid(r.to_f32())) }
+            fn div_euclid(self, r: Self) -> Self { Self::from_f32(self.to_f32().div_euclid(r.to_f32())) }
+            fn is_nan(self) -> bool { self.to_f32().is_nan() }
+            fn is_finite(self) -> bool { self.to_f32().is_finite() }
+            fn is_infinite(self) -> bool { self.to_f32().is_infinite() }
+            // By the 16-bit format's own fields: a subnormal f16 is a normal f32.
+            fn is_normal(self) -> bool { let e = self.to_bits() & $exp; e != 0 && e != $exp }
+            fn is_subnormal(self) -> bool { self.to_bits() & $exp == 0 && self.to_bits() & !($exp | 0x8000) != 0 }
+            fn is_sign_positive(self) -> bool { self.to_bits() & 0x8000 == 0 }
+            fn is_sign_negative(self) -> bool { self.to_bits() & 0x8000 != 0 }
         }
     )*};
 }
 
-impl_half!(half::f16, half::bf16);
+impl_half!(half::f16 => 0x7c00, half::bf16 => 0x7f80);

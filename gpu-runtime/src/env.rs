@@ -1,6 +1,7 @@
 //! The environment variables the runtime reads, each name a constant here (the guide's
 //! "Environment variables" table says more). A value that is not what the variable takes
-//! is ignored with a warning (through `log`), never a panic or an overflow.
+//! is ignored with a warning (through `log`), except where a variable says otherwise;
+//! never a panic or an overflow.
 
 /// Environment variable that makes every launch wait for its kernel and report its fault
 /// itself (`GPU_RUNTIME_SYNC=1`), as `CUDA_LAUNCH_BLOCKING` does for CUDA: slower, for
@@ -30,7 +31,9 @@ pub const SIM_THREADS_ENV: &str = "GPU_RUNTIME_SIM_THREADS";
 /// prints more than it holds between two synchronisations loses its oldest lines.
 pub const PRINTF_BUFFER_ENV: &str = "GPU_RUNTIME_PRINTF_MB";
 
-/// Environment variable that forces a backend: `cuda` or `sim`.
+/// Environment variable that chooses the backend of [`Device::gpu_or_simulator`](crate::Device::gpu_or_simulator):
+/// `cuda`, `sim` (or `simulator`) or `auto` (the default). Any other value makes that call an
+/// error (`InvalidArgument`) rather than a warning, since it would pick the device.
 pub const BACKEND_ENV: &str = "GPU_RUNTIME_BACKEND";
 
 /// Environment variable naming the NVRTC library file to use.

@@ -38,6 +38,7 @@ pub mod reduce;
 pub mod scalar;
 pub mod semantics;
 pub mod shared_memory;
+pub mod std_methods;
 pub mod structs;
 pub mod support;
 pub mod warp;
@@ -86,6 +87,9 @@ macro_rules! for_each_case {
                 [narrow::narrow_wrapping, narrow::narrow_casts, narrow::narrow_checked, narrow::abs_of_min,
                  narrow::narrow_atomics, narrow::min_of_negated_i16, narrow::max_of_negated_min,
                  narrow::saturated_cast_compared];
+            std_methods: "saturating_*, swap_bytes, reverse_bits, bit counts on every integer dtype; signum, fract, degrees, Euclidean division, classification on every float dtype; f32::max(a, b), cmp::min, f64::from: bit for bit",
+                0.0, std_methods::case_std_methods,
+                [std_methods::int_bits, std_methods::float_core, std_methods::path_forms];
             int_methods: "wrapping_add/sub/mul, rotate_left/right on every integer dtype, bit for bit",
                 0.0, semantics::case_int_methods, [semantics::int_methods];
             powi: "powi by the host's algorithm, bit for bit",

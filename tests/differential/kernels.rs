@@ -114,14 +114,14 @@ pub fn diff_3(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
         }
         let mut v1: i64 = (v0 * a_i64);
         if matches!((30u32 % 8u32), 1u32..=5u32) {
-            v1 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64);
+            v1 = (0i64 | DiffPair { a: a_i64, b: 63i64 }.mixed());
         } else {
-            v1 = (0i64 % (a_i64 | 1i64));
+            v1 = ((((a_i64) as u16)) as i64);
         }
         assert!((((46u32 % 256u32) != 7u32) || (!matches!((79u32 % 8u32), 2u32))));
         let v2: f64 = 2.0f64;
         oi[i] = ((((((98i32 & 0i32)) as u8)) as u8)) as u64;
-        of[i] = (((((if (a_f32 != a_f32) { a_u32 } else { a_u32 }) >> (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) & 31i32))) as f64)) as f64;
+        of[i] = (((((94u32 >> ((a_f32) as u8)) >> (((-6i32)).saturating_sub(a_i32) & 31i32))) as f64)) as f64;
     }
 }
 
@@ -156,12 +156,12 @@ pub fn diff_4(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
                 v2 = (if ((true && true) || (((a_i64) as i16) <= v1)) { (((-64i16) / (v2 | 1i16))).max((if true { ((a_i64) as i16) } else { ((a_f32) as i16) })) } else { (if (((a_u32) as i16) <= (-1i16)) { v2 } else { (((a_i64) as i16)).min(v2) }) });
             }
         }
-        let mut t3: [u16; 3] = [(if ((!false) || ((-33i8) == (-2i8))) { (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) << (((a_u32) as i64) & 15i64)) } else { (((!((a_f32) as i8))) as u16) }); 3];
-        t3[1] = ((match (v0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
-        t3[2] = ((((match (v0 % 8u32) { 5u32 => ((a_i32) as u8), _ => 5u8 })) as u16) >> (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) & 15u16));
-        let v3: u16 = t3.iter().copied().fold((38u16 | 24u16), |v3, v4| (((match (a_u32 % 8u32) { 5u32 | 6u32 => ((match (v0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16), 2u32..=5u32 => (!0u16), 5u32 => (v4 << (a_u64 & 15u64)), _ => ((255u8) as u16) })) as u16));
-        oi[i] = ((((32u32) as u32) >> ((a_u32 - (a_u32 | v0)) & 31u32))) as u64;
-        of[i] = ((match (a_u32 % 8u32) { 1u32 => ((-a_f32) / ((((a_f32) as i16)) as f32)), 2u32 => (((match (a_u32 % 8u32) { 5u32 | 1u32 => a_u32, 6u32 => 32u32, 4u32..=6u32 => 94u32, _ => v0 })) as f32), _ => ((16777216.0f32 / a_f32) * 1.625f32) })) as f64;
+        let mut t3: [u16; 3] = [(if ((!false) || ((-33i8) == (-2i8))) { ((((a_u32) as u16)).saturating_sub(0u16) << (((a_u32) as i64) & 15i64)) } else { (65535u16).saturating_sub((match (v0 % 8u32) { 0u32..=7u32 => ((a_f32) as u16), 5u32 => ((a_i32) as u16), 2u32 | 0u32 => ((a_i32) as u16), _ => 60u16 })) }); 3];
+        t3[1] = (((49u16 / ((a_i32) as u16)) % ((!35u16) | 1u16)) % (((61u16 | ((a_u32) as u16)) * (!((a_f32) as u16))) | 1u16));
+        t3[2] = 90u16;
+        let v3: u16 = t3.iter().copied().fold(((((match (68u32 % 8u32) { 2u32 => 31u8, 5u32 | 0u32 => 34u8, 5u32 | 6u32 => ((a_u32) as u8), _ => 8u8 }) >> (68u64 & 7u64))) as u16), |v3, v4| ((v4 - (((a_i64) as u16)).saturating_add(72u16)) / ((v3 + v3) ^ ((a_i32) as u16))));
+        oi[i] = ((if true { (((matches!((v0 % 8u32), 6u32 | 0u32)) as u8) % (!((a_i64) as u8))) } else { (((a_u32) as u8) * (59u8 + 95u8)) })) as u64;
+        of[i] = (((-(9.75f64 / (-1.375f64))) * (((-8.375f64)).sqrt() - ((11.875f32) as f64)))) as f64;
     }
 }
 
@@ -177,14 +177,14 @@ pub fn diff_5(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: i16 = ((((-7.5f32) * (-3.5f32))) as i16);
-        let mut v1: i64 = (0i64 | DiffPair::new((0i64 | DiffPair::new(a_i64, a_i64).b), (!(-9223372036854775808i64))).b);
-        if ((67u16 % (63u16 | 1u16)) >= (22u16 << ((-91i8) & 15i8))) {
-            v1 = ((v1 >> (((a_u32) as i16) & 63i16)) + ((match (9u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64));
+        let mut v1: i64 = (((29i32) as i64)).saturating_sub((0i64 | DiffPair { a: (-47i64), b: a_i64 }.mixed()));
+        if (!(!((-24i32) != a_i32))) {
+            v1 = (((v0).max(22i16)) as i64);
         } else {
-            v1 = ((0i64 | DiffPair::new(v1, a_i64).b) << ((-54i32) & 63i32));
+            v1 = ((v1 >> (((a_u32) as i16) & 63i16)) + ((match (9u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64));
         }
-        oi[i] = ((-52i16)) as u64;
-        of[i] = ((((-a_f32) - ((2i8) as f32)) + (-(match (70u32 % 8u32) { 1u32..=7u32 => (-3.375f32), 2u32 | 2u32 => (-4.375f32), 1u32 | 3u32 => 9.0f32, _ => 0.75f32 })))) as f64;
+        oi[i] = ((-54i32)) as u64;
+        of[i] = (((-(a_f32 * a_f32)) + (-9.25f32))) as f64;
     }
 }
 
@@ -199,27 +199,18 @@ pub fn diff_6(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i64 = ((0i64 | DiffPair { a: (64i64).min(64i64), b: (if (a_f64 > a_f64) { a_i64 } else { 97i64 }) }.mixed()) << ((((match (72u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)).min((8u8 >> ((-36i32) & 7i32))) & 63u8));
+        let mut v0: i64 = ((0i64 | DiffPair::new((64i64).min(64i64), (if (a_f64 > a_f64) { a_i64 } else { 97i64 })).b) << ((((match (72u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)).min((8u8 >> ((-36i32) & 7i32))) & 63u8));
         if ((0i8 >= ((a_i32) as i8)) && (((a_i32) as i16) == 93i16)) {
-            v0 = (if matches!((1993005341u32 % 8u32), 0u32..=6u32) { (0i64 | DiffPair::new((0i64 | DiffPair { a: a_i64, b: a_i64 }.mixed()), (0i64 | DiffPair::new(7i64, v0).b)).b) } else { (0i64 | DiffPair::new(((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64), ((99u16) as i64)).b) });
+            v0 = (if matches!((1993005341u32 % 8u32), 0u32..=6u32) { ((match (a_u32 % 8u32) { 1u32 | 3u32 => 10i64, 3u32 | 3u32 => v0, 4u32 => v0, _ => v0 })).saturating_sub((a_i64 - v0)) } else { ((v0 << (((a_i64) as u16) & 63u16))).saturating_mul((12i64 + a_i64)) });
         } else {
-            v0 = ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64) ^ (v0 << (((a_i64) as u16) & 63u16))) - ((49i64 >> ((-41i16) & 63i16)) + (match (67u32 % 8u32) { 5u32 => a_i64, _ => a_i64 })));
+            v0 = (!((if true { a_i64 } else { (-77i64) })).min((0i64 | DiffPair::new(a_i64, a_i64).b)));
         }
-        let v1: i64 = v0;
-        let v2: f64 = a_f64;
-        let mut v3: f32 = (-a_f32);
-        if (!(v0 >= v0)) {
-            v3 = (v3 - a_f32);
-        } else {
-            v3 = (if false { 3.4e38f32 } else { 8.0f32 });
-        }
-        assert!((((32u32 % 256u32) != 7u32) || ((v2 - 9007199254740992.0f64) != (v2 - v2))));
-        let mut v4: f32 = ((if (76u8 > ((a_i32) as u8)) { v3 } else { a_f32 }) * (3.4e38f32 * 0.0f32));
-        for j0 in (0u32..((((match (61u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32)).rev() {
-            v4 = (((v2 + a_f64)) as f32);
-        }
-        oi[i] = (a_i32) as u64;
-        of[i] = ((((v2 * v2)).sqrt()).sqrt()) as f64;
+        let v1: i32 = ((match (63u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
+        let v2: i16 = ((((a_u32) as i16)).abs() >> (43u16 & 15u16));
+        let v3: u8 = ((a_i64) as u8);
+        let v4: f32 = (2.875f32).abs();
+        oi[i] = ((if ((6.875f64 != 9007199254740992.0f64) || ((8u16 < 23u16) || true)) { (1u64 ^ (a_u64).max(63u64)) } else { ((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) })) as u64;
+        of[i] = (((((5e-324f64 + (-7.875f64))) as f64)).sqrt()) as f64;
     }
 }
 
@@ -235,9 +226,9 @@ pub fn diff_7(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: f64 = (-a_f64);
-        let v1: i32 = (((a_i32 | (-42i32)) - ((46u32) as i32))).min((((0i64 | DiffPair::new((-53i64), 81i64).b)) as i32));
-        oi[i] = ((match (20u32 % 8u32) { 3u32 | 7u32 => (((match (25u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)).max(((true) as i16)), 0u32 => (((-10i16) & ((a_u32) as i16)) ^ (!((a_i32) as i16))), _ => 50i16 })) as u64;
-        of[i] = ((((a_f64 - (-2.125f64))).sqrt() / ((v0 / v0) / ((4073141946u32) as f64)))) as f64;
+        let v1: i32 = (((a_i32 | (-42i32)) - ((46u32) as i32))).min(((((-32i64)).saturating_mul(a_i64)) as i32));
+        oi[i] = (((((39i8 / (8i8 | 1i8))) as i64) | (!((true) as i64)))) as u64;
+        of[i] = ((12.5f64 - (((v0 / a_f64)) as f64))) as f64;
     }
 }
 
@@ -357,12 +348,15 @@ pub fn diff_11(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
                 v1 = (!v1);
             }
         }
-        let mut t2: [i64; 3] = [(0i64 | DiffPair::new((if (a_u64 != a_u64) { (!v1) } else { (!0i64) }), (0i64 | DiffPair { a: (0i64 - v1), b: v1 }.mixed())).b); 3];
-        t2[1] = 91i64;
-        t2[2] = ((((31u32 >> (a_i32 & 31i32)) * (a_u32 | 48u32))) as i64);
-        let v2: i64 = t2.iter().copied().fold(((((0i8).max(0i8)).max(((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8))) as i64), |v2, v3| a_i64);
-        oi[i] = (((!(0i64 | DiffPair { a: a_i64, b: v2 }.mixed())) & (-29i64))) as u64;
-        of[i] = ((((5.875f64 * a_f64) / (a_f64 + 5.0f64)) * (-((-11.625f64) + a_f64)))) as f64;
+        let mut t2: [i64; 3] = [(((a_i64 / (a_i64 | 1i64))).saturating_sub((v1).max(a_i64))).saturating_add((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64)).max((v1).min(v1))); 3];
+        t2[1] = v1;
+        t2[2] = (match (a_u32 % 8u32) { 2u32 => ((if false { a_i64 } else { v1 })).max(v1), 3u32 => (if (a_f32 <= a_f32) { ((-56i64)).max(a_i64) } else { (0i64).max(a_i64) }), 0u32..=2u32 => a_i64, _ => ((v1).saturating_mul(a_i64) | (v1 ^ (-29i64))) });
+        let mut v2: i64 = (0i64 | DiffPair::new(((0i64 | DiffPair::new(0i64, v1).b) ^ (v1).abs()), ((match (93u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64)).b);
+        for &v3 in t2.iter().rev() {
+            v2 = ((0i64 | DiffPair { a: (!a_i64), b: a_i64 }.mixed()) >> (((((a_u32) as i16) / ((-36i16) | 1i16))).saturating_mul((((a_f32) as i16) | (-76i16))) & 63i16));
+        }
+        oi[i] = ((!((match (18u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64))) as u64;
+        of[i] = ((a_f64 - ((((a_i64) as i8)) as f64))) as f64;
     }
 }
 
@@ -426,12 +420,11 @@ pub fn diff_13(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         t3[2] = (((-5i64) + 21i64) << ((a_u64 - a_u64) & 63u64));
         let mut v3: i64 = (-a_i64);
         for &v4 in t3.iter().rev() {
-            v3 = ((a_i64 + 64i64) | ((match (4294967295u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64));
+            v3 = ((a_i64 + 64i64) | ((-90i64)).saturating_add(a_i64));
         }
-        let v5: u32 = a_u32;
-        assert!((((1u32 % 256u32) != 7u32) || matches!((31u32 % 8u32), 0u32)));
-        oi[i] = (((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)) as u64;
-        of[i] = ((((match (69u32 % 8u32) { 4u32..=6u32 => a_f32, 1u32 => a_f32, 4u32..=7u32 => a_f32, _ => (-1.375f32) }) + ((31u32) as f32)) + v0)) as f64;
+        let v5: i16 = 32767i16;
+        oi[i] = (63u64) as u64;
+        of[i] = ((((-a_f32)).sqrt() * (-(-a_f32)))) as f64;
     }
 }
 
@@ -446,42 +439,37 @@ pub fn diff_14(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i32 = ((match (56u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
-        for j0 in (((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 8u32)..(((45u32 + 33u32)) % 16u32)).step_by(((93u32) % 3u32) as usize) {
-            v0 = (-49i32);
+        let mut v0: i32 = (a_i32).saturating_add((a_i32).saturating_add(69i32));
+        for j0 in ((((33u32 % (93u32 | 1u32))) % 8u32)..((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 16u32)).step_by(((49u32) % 3u32) as usize) {
+            v0 = ((59u64) as i32);
         }
-        let mut v1: f32 = (-a_f32);
-        'l1: for j1 in 0u32..(((if (63u64 <= 59u64) { 95u32 } else { 58u32 })) % 3u32) {
-            for j2 in 0u32..(((a_u32 & a_u32)) % 3u32) {
-                if (!true) {
-                    break 'l1;
-                }
-                if (!(32u32 != 79u32)) {
-                    continue 'l1;
-                }
-                v1 = (match (a_u32 % 8u32) { 0u32..=7u32 => v1, _ => 6.75f32 });
-            }
+        let mut v1: u16 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) % ((14u16).min(5u16) | 1u16));
+        if (!(16u16 >= ((a_f32) as u16))) {
+            v1 = ((v1 * ((a_i32) as u16))).min((((a_f32) as u16) ^ v1));
+        } else {
+            v1 = (((a_u64) as u16) % ((match (20u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16));
         }
-        let mut v2: u32 = (!((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) as u32));
-        for j3 in ((((40u32 | 98u32)) % 8u32)..(((84u32 >> (((a_i32) as u16) & 31u16))) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v2 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
+        assert!((((a_u32 % 256u32) != 7u32) || (!matches!((a_u32 % 8u32), 4u32))));
+        let mut t2: [u8; 3] = [(77u8 << (37u8 & 7u8)); 3];
+        t2[1] = ((a_i64) as u8);
+        t2[2] = (((a_i64) as u8)).min(((a_f32) as u8));
+        let mut v2: u8 = ((a_u32) as u8);
+        for &v3 in t2.iter() {
+            v2 = ((a_f32) as u8);
         }
-        let v3: i32 = ((1i32 + a_i32) + (((29i64) as i32)).abs());
-        assert!((((2322489552u32 % 256u32) != 7u32) || true));
-        let mut v4: u64 = (((!87u64) - ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)) | (!(76u64 >> (44u64 & 63u64))));
-        'l4: for j4 in 0u32..(((match (v2 % 8u32) { 7u32 => 63u32, 3u32 | 2u32 => 0u32, _ => a_u32 })) % 3u32) {
-            for j5 in 0u32..(((j4 + v2)) % 3u32) {
-                if matches!((v2 % 8u32), 3u32..=4u32) {
-                    break 'l4;
-                }
-                if (!false) {
-                    continue 'l4;
-                }
-                v4 = (match (v2 % 8u32) { 6u32 | 6u32 => (((7.125f64 - a_f64)) as u64), _ => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) });
-            }
+        let mut v4: i32 = ((((a_i64) as f64)) as i32);
+        for j1 in ((((a_u32 + a_u32)) % 8u32)..((((match (4294967295u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 16u32)).step_by(((77u32) % 3u32) as usize) {
+            v4 = (if (3359667018915945736u64 == a_u64) { (match (4294967295u32 % 8u32) { 7u32 => v0, _ => 5i32 }) } else { (a_i32 ^ v4) });
         }
-        oi[i] = (((((9007199254740992.0f64 * a_f64)) as u16) & ((match (v2 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16))) as u64;
-        of[i] = ((((a_f64 - a_f64) / (1.375f64 * a_f64)) * (((((a_i32) as u16)) as f64) * (a_f64 * a_f64)))) as f64;
+        let mut t5: [i32; 3] = [(((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) ^ (a_i32 >> (46u64 & 31u64))); 3];
+        t5[1] = ((match (4261731120u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
+        t5[2] = (if (a_f64 < a_f64) { (if true { a_i32 } else { v0 }) } else { (v0 * v0) });
+        let mut v5: i32 = ((v4).max(v0) << ((0i64 | DiffPair { a: a_i64, b: a_i64 }.mixed()) & 31i64));
+        for &v6 in t5.iter().step_by(2) {
+            v5 = ((55i32 + a_i32) << ((((a_i64) as u16) + ((a_i32) as u16)) & 31u16));
+        }
+        oi[i] = (((((!(-82i64)) * (if false { a_i64 } else { 15i64 }))) as u32)) as u64;
+        of[i] = (((((0i64) as f64) / (10.0f64 - 5e-324f64)) - ((a_f64).sqrt()).sqrt())) as f64;
     }
 }
 
@@ -503,13 +491,13 @@ pub fn diff_15(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
             v0 = (a_u32).min(a_u32);
         }
         let mut v1: i16 = ((((a_i32) as u8)) as i16);
-        if ((((a_i64) as i8)).min((-1i8)) < ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) {
-            v1 = ((a_f32) as i16);
+        if ((((a_i64) as i8)).min((-1i8)) < ((-57i8)).saturating_mul(7i8)) {
+            v1 = (v1).abs();
         } else {
-            v1 = ((a_u32) as i16);
+            v1 = (v1 >> ((-24i8) & 15i8));
         }
-        oi[i] = (((((57u64) as u64) >> ((match (v0 % 8u32) { 3u32..=5u32 => 4i8, 2u32 => ((a_u32) as i8), 7u32 | 1u32 => ((a_i32) as i8), _ => ((a_i32) as i8) }) & 63i8)) ^ ((a_u64).min(42u64) >> ((((a_f32) as u8) / (33u8 | 1u8)) & 63u8)))) as u64;
-        of[i] = (((((((a_i64) as u16) ^ 91u16)) as f64)).sqrt()) as f64;
+        oi[i] = ((!(-(match (a_u32 % 8u32) { 3u32..=4u32 => ((a_i64) as i8), 0u32 => (-79i8), 0u32 | 0u32 => (-1i8), _ => ((a_f32) as i8) })))) as u64;
+        of[i] = (a_f64) as f64;
     }
 }
 
@@ -565,20 +553,18 @@ pub fn diff_17(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
                 if (94u32 >= a_u32) {
                     continue 'l0;
                 }
-                v0 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
+                v0 = (((a_i32) as i16)).saturating_sub(((a_u32) as i16));
             }
         }
-        let mut v1: u64 = (44u64 - 98u64);
-        if (!(false || true)) {
-            v1 = v1;
-        } else {
-            v1 = ((v0) as u64);
+        let mut v1: i32 = a_i32;
+        for j2 in (u32::MAX - ((((15u16) as u32)) % 4u32))..=u32::MAX {
+            v1 = (((48i8) as i32) >> (((((a_i64) as u16)) as u32) & 31u32));
         }
-        let v2: i64 = ((-97i64) >> (31u32 & 63u32));
-        let v3: u16 = (82u16 + ((a_f32) as u16));
-        let v4: i8 = (((-3i16)) as i8);
-        oi[i] = (((match (44u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)) as u64;
-        of[i] = ((if false { ((a_f32 / 9.5f32) / (0.25f32 - (-2.25f32))) } else { (((a_u64) as f32) - (if true { a_f32 } else { 9.5f32 })) })) as f64;
+        let v2: u8 = ((((a_f32 * (-2.0f32))).abs()) as u8);
+        let v3: f64 = 11.25f64;
+        let v4: i8 = ((((a_f32) as i8) % ((a_f32) as i8))).abs();
+        oi[i] = (79i8) as u64;
+        of[i] = (((2.125f64) as f64)) as f64;
     }
 }
 
@@ -595,12 +581,13 @@ pub fn diff_18(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f64: f64 = xf64[i];
         let v0: u32 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)).max((a_u32 << ((-1i8) & 31i8)));
         let v1: f64 = a_f64;
-        let mut v2: u32 = (a_u32 | ((!96u32) | ((match (v0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)));
-        for j0 in (u32::MAX - (((if (((a_u32) as i16) > (-78i16)) { v0 } else { v0 })) % 4u32))..=u32::MAX {
-            v2 = (((-81i16)) as u32);
+        let mut v2: u32 = (a_u32 | ((!96u32) | (40u32).saturating_add(v0)));
+        for j0 in 0u32..(((78u32 / (v0 | 1u32))) % 4u32) {
+            v2 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
         }
-        oi[i] = (((64u8 << (((0i16) as i8) & 7i8)) - ((match (v0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8))) as u64;
-        of[i] = ((match (v0 % 8u32) { 4u32..=6u32 => (((0.625f64 - a_f64)) as f32), 5u32 | 0u32 => (if (!matches!((99u32 % 8u32), 5u32..=7u32)) { 0.1f32 } else { (match (a_u32 % 8u32) { 0u32..=3u32 => a_f32, 3u32 | 2u32 => a_f32, 0u32 => 4.625f32, _ => a_f32 }) }), _ => 5.5f32 })) as f64;
+        assert!((((82u32 % 256u32) != 7u32) || ((((a_f32) as u8) != 255u8) && (a_f32 != (-2.5f32)))));
+        oi[i] = (((58u16) as i8)) as u64;
+        of[i] = (v1) as f64;
     }
 }
 
@@ -615,31 +602,31 @@ pub fn diff_19(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u16 = ((match (82u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
-        let v1: f32 = ((a_i64) as f32);
-        let mut c2: u32 = 0u32;
-        let v2: i8 = loop {
-            if c2 >= ((1u32) % 4u32) {
-                break (((((a_f32) as i8) ^ (-1i8)) << (((match (50u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) & 7u64)));
+        let v0: u16 = (((match (54u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)).saturating_mul((((a_u64) as u16) * (15u16 >> (64u64 & 15u64))));
+        let v1: u8 = (((a_f32) as u8) ^ (((a_i32) as u8) | 231u8));
+        assert!((((32u32 % 256u32) != 7u32) || ((match (5u32 % 8u32) { 3u32 => ((a_i64) as u8), 0u32..=5u32 => v1, 7u32 | 4u32 => 35u8, _ => ((a_f32) as u8) }) != v1)));
+        let v2: u32 = (a_u32).min(a_u32);
+        assert!((((v2 % 256u32) != 7u32) || ((if (a_u64 <= 45u64) { (-61i32) } else { 31i32 }) <= (a_i32 << ((a_u32) as u16)))));
+        let mut v3: i64 = ((-a_i64)).max((match (a_u32 % 8u32) { 7u32 | 6u32 => (-57i64), 0u32 | 5u32 => a_i64, _ => a_i64 }));
+        if ((true || true) || (!true)) {
+            v3 = v3;
+        } else {
+            v3 = ((64i64 >> (((a_f32) as u8) & 63u8)) << ((if (19i64 <= a_i64) { (-33i32) } else { (-89i32) }) & 63i32));
+        }
+        let mut v4: u32 = ((((((a_i32) as u16) % (v0 | 1u16)) | 23u16)) as u32);
+        'l4: for j0 in 0u32..(((a_u32 >> (((a_f32) as u16) & 31u16))) % 3u32) {
+            for j1 in 0u32..(((v2).max(a_u32)) % 3u32) {
+                if (a_u32 <= v4) {
+                    break 'l4;
+                }
+                if ((0u64 <= 6u64) || false) {
+                    continue 'l4;
+                }
+                v4 = (!(((((a_i64) as u16) >> (97i32 & 15i32))) as u32));
             }
-            c2 += 1u32;
-        };
-        let mut t3: [i32; 3] = [(a_i32).abs(); 3];
-        t3[1] = (a_i32 >> ((-56i64) & 31i64));
-        t3[2] = (match (5u32 % 8u32) { 3u32 => a_i32, 2u32 => 32i32, 3u32 => a_i32, _ => a_i32 });
-        let mut v3: i32 = ((match (65u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
-        for &v4 in t3.iter().skip(1) {
-            v3 = (((-51i8)) as i32);
         }
-        let mut t5: [u16; 3] = [((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16); 3];
-        t5[1] = ((match (a_u32 % 8u32) { 5u32 | 5u32 => (v0 + 53u16), 0u32 => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16), _ => (if (9u32 > a_u32) { ((a_i32) as u16) } else { 56u16 }) }) << (v2 & 15i8));
-        t5[2] = (((60u32 >> (((a_i32) as u16) & 59u16))) as u16);
-        let mut v5: u16 = ((a_i64) as u16);
-        for &v6 in t5.iter().step_by(2) {
-            v5 = (if matches!((a_u32 % 8u32), 3u32..=4u32) { (5u16 ^ (if (19i64 <= a_i64) { v5 } else { v0 })) } else { ((((a_i32) as u16) % (v0 | 1u16)) << ((match (a_u32 % 8u32) { 0u32 | 4u32 => ((a_u32) as i8), 4u32..=5u32 => ((a_i32) as i8), 0u32..=7u32 => (-1i8), _ => v2 }) & 15i8)) });
-        }
-        oi[i] = (((((((a_i32) as u16)) as u8) ^ (8u8).max(18u8)) + (match (14u32 % 8u32) { 3u32..=7u32 => ((a_f32) as u8), 6u32 | 2u32 => (98u8 & 78u8), 0u32..=4u32 => (!((a_f32) as u8)), _ => 14u8 }))) as u64;
-        of[i] = ((((0.0f32 * v1)).abs() / ((v1 / (-5.625f32))).abs())) as f64;
+        oi[i] = (((((a_u32) as i32) ^ ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)) & a_i32)) as u64;
+        of[i] = (((((match (21u32 % 8u32) { 4u32 => v3, 4u32 | 2u32 => v3, _ => a_i64 }) ^ (v3).min(a_i64))) as f64)) as f64;
     }
 }
 
@@ -676,10 +663,10 @@ pub fn diff_20(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         t4[2] = 39i8;
         let mut v4: i8 = ((((a_u32) as i16)) as i8);
         for &v5 in t4.iter().rev() {
-            v4 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
+            v4 = (((a_i64) as i8)).saturating_mul(8i8);
         }
-        oi[i] = (((match (a_u32 % 8u32) { 5u32 | 3u32 => (if (a_i32 == a_i32) { 92u8 } else { 9u8 }), _ => (((a_i64) as u8) >> (87i64 & 7i64)) }) / ((match (11u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8))) as u64;
-        of[i] = (((((a_i64 >> (a_i64 & 63i64))) as f32) - 10.5f32)) as f64;
+        oi[i] = (((a_i32) as u8)) as u64;
+        of[i] = ((((a_f32 + 11.5f32) * (5.125f32 * a_f32)) + (((-a_i64)) as f32))) as f64;
     }
 }
 
@@ -787,8 +774,8 @@ pub fn diff_25(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: f32 = ((((match (65u32 % 8u32) { 2u32 => 16i16, _ => (-35i16) })) as f32) * (-((a_f32) as f32)));
-        let mut v1: i8 = ((match (74u32 % 8u32) { 6u32 | 2u32 => 8i8, 3u32..=6u32 => (0i8 ^ (-128i8)), 4u32 => ((match (56u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8), _ => (!27i8) })).max((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) / (((a_f32) as i8) | 1i8)));
-        if ((a_f64 + 5e-324f64) <= a_f64) {
+        let mut v1: i8 = ((match (74u32 % 8u32) { 6u32 | 2u32 => 8i8, 3u32..=6u32 => (0i8 ^ (-128i8)), 4u32 => (3i8).saturating_mul((-9i8)), _ => (((a_i64) as i8) / ((-74i8) | 1i8)) })).max(((match (37u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8));
+        if (a_i32 < a_i32) {
             v1 = ((((25u8) as i32)) as i8);
         } else {
             v1 = ((a_f32) as i8);
@@ -875,10 +862,10 @@ pub fn diff_27(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         if (false || matches!((v1 % 8u32), 2u32..=4u32)) {
             v2 = (-a_i64);
         } else {
-            v2 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64);
+            v2 = (0i64 | DiffPair::new((84i64 / (v2 | 1i64)), (0i64 | DiffPair::new(a_i64, (-88i64)).b)).b);
         }
-        oi[i] = ((((0i64 | DiffPair { a: a_i64, b: (-88i64) }.mixed()) | (match (a_u32 % 8u32) { 1u32 | 5u32 => a_i64, 0u32..=7u32 => a_i64, _ => a_i64 })) | (-(!a_i64)))) as u64;
-        of[i] = ((((((a_i64) as i8)) as f64) / ((((((a_i64) as u8)) as i8)) as f64))) as f64;
+        oi[i] = (25i16) as u64;
+        of[i] = (((match (a_u32 % 8u32) { 3u32..=7u32 => (-a_f64), 3u32..=5u32 => (a_f64 + a_f64), _ => ((((a_i32) as i8)) as f64) }) - ((a_f64 - 0.0f64) - (a_f64 / a_f64)))) as f64;
     }
 }
 
@@ -904,13 +891,13 @@ pub fn diff_28(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         }
         let mut t3: [u64; 3] = [((((25u8 * ((a_f32) as u8))) as u64) * (!((1e-40f32) as u64))); 3];
         t3[1] = ((((a_u32) as u64) * (((-7.5f32)) as u64)) << ((((a_f32) as u8) << ((((a_i32) as u16)) as u16)) & 63u8));
-        t3[2] = (if ((100u64 - a_u64) <= (8u64 - 25u64)) { ((match (v1 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) } else { a_u64 });
-        let mut v3: u64 = (!(match (a_u32 % 8u32) { 6u32..=7u32 => a_u64, _ => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) }));
-        for &v4 in t3.iter() {
-            v3 = (if (51i16 >= ((a_f32) as i16)) { (v4 << ((if (v0 >= ((a_i64) as u8)) { 48u16 } else { 64u16 }) & 63u16)) } else { v4 });
+        t3[2] = (if ((100u64 - a_u64) <= (8u64 - 25u64)) { ((a_u64 + a_u64)).saturating_sub((a_u64).max(1u64)) } else { ((37u64 + 19u64) ^ (84u64 & a_u64)) });
+        let mut v3: u64 = ((97u64 + a_u64) >> ((if (v0 >= ((a_i64) as u8)) { (((a_i32) as u16) / (16u16 | 1u16)) } else { ((22u64) as u16) }) & 63u16));
+        for &v4 in t3.iter().skip(1) {
+            v3 = a_u64;
         }
-        oi[i] = (((-97i16) + ((a_i64) as i16))) as u64;
-        of[i] = ((-((-a_f32) / (-8.5f32)))) as f64;
+        oi[i] = ((!((((a_i32) as i16) * ((a_i32) as i16)) >> ((-9i32) ^ a_i32)))) as u64;
+        of[i] = ((((match (v2 % 8u32) { 2u32..=3u32 => 2.375f64, 1u32..=7u32 => (-2.125f64), 1u32 => a_f64, _ => a_f64 }) / a_f64) * (((64u16) as f64) * a_f64))) as f64;
     }
 }
 
@@ -927,15 +914,11 @@ pub fn diff_29(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f64: f64 = xf64[i];
         let mut v0: u8 = ((a_i32) as u8);
         for j0 in (u32::MAX - ((a_u32) % 4u32))..=u32::MAX {
-            v0 = ((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
+            v0 = (((a_u32) as u8)).saturating_mul((((((a_u32) as i16)) as u8) + (v0 - 0u8)));
         }
-        let mut v1: i8 = (match (9u32 % 8u32) { 0u32 => 72i8, _ => ((a_u32) as i8) });
-        for j1 in ((((32u32 << (12i32 & 31i32))) % 8u32)..(((match (a_u32 % 8u32) { 4u32 => 21u32, 7u32 | 2u32 => 26u32, _ => 78u32 })) % 16u32)).step_by(((31u32) % 3u32) as usize) {
-            v1 = (((a_u32) as i8) >> (a_i32 & 7i32));
-        }
-        assert!((((a_u32 % 256u32) != 7u32) || (8i8 != (v1).min(((a_f32) as i8)))));
-        oi[i] = ((match (0u32 % 8u32) { 2u32..=4u32 => ((((-7i16)) as i64) * (a_i64 / (63i64 | 1i64))), 7u32 | 0u32 => (match (a_u32 % 8u32) { 0u32..=3u32 => a_i64, _ => 0i64 }), 5u32..=7u32 => (!(0i64 | DiffPair::new(a_i64, a_i64).b)), _ => (0i64 | DiffPair { a: (a_i64 << (16u16 & 63u16)), b: a_i64 }.mixed()) })) as u64;
-        of[i] = (((-1.625f32)).sqrt()) as f64;
+        let v1: u32 = (match (18u32 % 8u32) { 2u32..=4u32 => 90u32, 6u32..=7u32 => a_u32, 2u32..=7u32 => 48u32, _ => 16u32 });
+        oi[i] = (((((match (v1 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) << a_i32) >> (a_i32 & 31i32))) as u64;
+        of[i] = ((-(match (27u32 % 8u32) { 3u32 => (0.0f32 * 3.4e38f32), _ => (5.75f32).abs() }))) as f64;
     }
 }
 
@@ -952,32 +935,21 @@ pub fn diff_30(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f64: f64 = xf64[i];
         let mut v0: u32 = (((match (49u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) >> (((((((a_i64) as i8)) as i8)) as u64) & 31u64));
         if ((((a_u32) as u8) - ((a_u32) as u8)) == (58u8 * 69u8)) {
-            v0 = ((((a_i64).abs() * ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64))) as u32);
+            v0 = ((((a_i64).abs() * (0i64 | DiffPair::new(a_i64, 80i64).b))) as u32);
         } else {
-            v0 = ((((1u16) as u32) * 39u32) % (((a_u32 - a_u32) | a_u32) | 1u32));
+            v0 = ((match (v0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
         }
-        let mut t1: [i8; 3] = [((match (92u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8); 3];
-        t1[1] = (match (v0 % 8u32) { 7u32 => (((-7i8) << v0) * ((-20i8) & (-3i8))), 1u32..=4u32 => ((match (v0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8), 1u32 | 1u32 => ((a_u32) as i8), _ => (((((a_i32) as i16)) as i8) & (25i8 >> (((a_i32) as u16) & 7u16))) });
-        t1[2] = ((((((-9i8)) as i16) % (44i16 | 1i16))) as i8);
-        let mut v1: i8 = (match (v0 % 8u32) { 0u32 | 1u32 => ((((a_u32) as i8) % (8i8 | 1i8)) << ((-((a_i64) as i8)) & 7i8)), 6u32 | 1u32 => ((0i16) as i8), _ => (((a_u32 + a_u32)) as i8) });
-        for &v2 in t1.iter().rev() {
-            v1 = (!(!((16777216.0f32) as i8)));
+        assert!((((v0 % 256u32) != 7u32) || matches!((v0 % 8u32), 2u32)));
+        let v1: i16 = ((0i16 >> 127i8) - ((-1i16)).min(((a_i64) as i16)));
+        let mut v2: f64 = (0.875f64 * (-7.5f64));
+        if ((((a_f32) as u8) <= 71u8) || (!true)) {
+            v2 = (((-2.75f64)) as f64);
+        } else {
+            v2 = a_f64;
         }
-        let v3: i64 = (79i64 | 84i64);
-        let mut v4: i64 = (100i64).max((-65i64));
-        'l4: for j0 in 0u32..(((a_u32 >> (82u16 & 31u16))) % 3u32) {
-            for j1 in 0u32..((v0) % 3u32) {
-                if true {
-                    break 'l4;
-                }
-                if true {
-                    continue 'l4;
-                }
-                v4 = (a_i64).abs();
-            }
-        }
-        oi[i] = (((a_u32) as i8)) as u64;
-        of[i] = ((((12.125f64 / 1.7e308f64) * (a_f64 - a_f64)) * ((a_u64) as f64))) as f64;
+        let v3: f32 = ((25u32) as f32);
+        oi[i] = (((((((a_i64) as i8)).saturating_sub(((a_i32) as i8))) as i8) % (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) | 1i8))) as u64;
+        of[i] = (((10.75f32 + a_f32) / ((v3 / v3) / (a_f32 + a_f32)))) as f64;
     }
 }
 
@@ -1104,19 +1076,13 @@ pub fn diff_34(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         }
         let mut v4: i64 = (if true { a_i64 } else { 36i64 });
         if false {
-            v4 = (0i64 | DiffPair::new(v4, a_i64).b);
+            v4 = ((match (61u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64);
         } else {
-            v4 = (63i64 | v4);
+            v4 = (v4 >> (a_u32 & 63u32));
         }
-        assert!((((64u32 % 256u32) != 7u32) || (matches!((57u32 % 8u32), 5u32 | 1u32) && (false && (a_u64 >= 11204439997902143485u64)))));
-        let mut v5: u32 = (32u32 & 32u32);
-        if (a_u32 == (31u32).min(a_u32)) {
-            v5 = a_u32;
-        } else {
-            v5 = (v5 / (v5 | 1u32));
-        }
-        oi[i] = ((64i64 & (((v1 + v1)) as i64))) as u64;
-        of[i] = ((((a_f32 * a_f32) * (1.875f32 - a_f32)) - a_f32)) as f64;
+        let v5: u8 = 67u8;
+        oi[i] = (((a_i64) as u16)) as u64;
+        of[i] = ((match (a_u32 % 8u32) { 4u32 | 0u32 => a_f64, _ => (((!6u32)) as f64) })) as f64;
     }
 }
 
@@ -1184,8 +1150,8 @@ pub fn diff_36(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
             }
         }
         let v2: f32 = (if (a_u64 <= v0) { (((-0.0f32)) as f32) } else { ((-4.25f32) * (-1.5f32)) });
-        oi[i] = (((((a_i32) as u16) % (((a_u32) as u16)).max(71u16)) | ((match (69u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16))) as u64;
-        of[i] = (v2) as f64;
+        oi[i] = (((((a_i32) as u16) % (((a_u32) as u16)).max(71u16)) | ((((a_i64) as u16)).saturating_mul(((a_u32) as u16))).saturating_sub((!95u16)))) as u64;
+        of[i] = ((match (55u32 % 8u32) { 4u32 | 3u32 => (a_f32 / (v2).sqrt()), 1u32 => (((0u8) as f32)).sqrt(), 3u32 | 3u32 => ((match (81u32 % 8u32) { 2u32 | 5u32 => v2, _ => v2 }) / a_f32), _ => ((if (((a_f32) as i8) > (-98i8)) { 9.875f32 } else { a_f32 }) - (a_f32 - v2)) })) as f64;
     }
 }
 
@@ -1204,8 +1170,8 @@ pub fn diff_37(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let v1: f64 = (a_f64 / (-a_f64));
         assert!((((a_u32 % 256u32) != 7u32) || (!(v1 < 10.25f64))));
         let v2: i64 = ((65u32) as i64);
-        oi[i] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) as u64;
-        of[i] = ((((a_f32).abs() + (3.4e38f32).sqrt()) * ((match (70u32 % 8u32) { 6u32 | 4u32 => a_f32, _ => 0.0f32 }) - 8.625f32))) as f64;
+        oi[i] = (((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) * (0i8 - (-2i8)))).saturating_sub((if (a_f32 > a_f32) { (match (a_u32 % 8u32) { 6u32 => 69i8, 7u32 => ((a_i64) as i8), 0u32 | 4u32 => ((a_i32) as i8), _ => ((a_u32) as i8) }) } else { ((a_i32) as i8) }))) as u64;
+        of[i] = ((((match (99u32 % 8u32) { 7u32 | 6u32 => (if true { ((a_f32) as u16) } else { v0 }), 5u32..=6u32 => v0, 3u32 => ((a_i32) as u16), _ => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) })) as f32)) as f64;
     }
 }
 
@@ -1222,20 +1188,20 @@ pub fn diff_38(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f64: f64 = xf64[i];
         let v0: i32 = ((1i32 | (-20i32)) * ((match (92u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32));
         assert!((((49u32 % 256u32) != 7u32) || ((true || ((-43i16) == ((a_f32) as i16))) || matches!((a_u32 % 8u32), 7u32 | 1u32))));
-        let mut v1: u8 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
-        'l1: for j0 in 0u32..(((match (a_u32 % 8u32) { 1u32..=2u32 => a_u32, 2u32..=6u32 => 44u32, _ => 3u32 })) % 3u32) {
-            for j1 in 0u32..(((match (49u32 % 8u32) { 2u32 => a_u32, 7u32 | 2u32 => a_u32, 6u32 | 1u32 => 1u32, _ => a_u32 })) % 3u32) {
-                if ((-5.625f64) <= 12.5f64) {
+        let mut v1: u8 = ((match (a_u32 % 8u32) { 1u32..=2u32 => ((match (75u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8), 4u32..=5u32 => (255u8 + 20u8), _ => (55u8 >> (((a_f32) as i16) & 7i16)) })).saturating_add(((if (a_f64 <= 5.5f64) { 79u8 } else { 5u8 }) << ((-v0) & 7i32)));
+        'l1: for j0 in 0u32..(((31u32 % a_u32)) % 3u32) {
+            for j1 in 0u32..((1u32) % 3u32) {
+                if (true && false) {
                     break 'l1;
                 }
-                if (!(1e-40f32 >= (-4.75f32))) {
+                if true {
                     continue 'l1;
                 }
-                v1 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
+                v1 = 40u8;
             }
         }
-        oi[i] = (((1u32) as i32)) as u64;
-        of[i] = ((((((((a_i32) as u16)) as u32)) as f64)).sqrt()) as f64;
+        oi[i] = ((((60i64 ^ 25i64)).abs()).max((0i64 | DiffPair { a: (a_i64).max(99i64), b: (0i64 << (((a_i64) as i16) & 63i16)) }.mixed()))) as u64;
+        of[i] = ((match (24u32 % 8u32) { 6u32 => ((0.0f32 * 1e-40f32) / (11.875f32).abs()), _ => (((a_f32) as f32) + (-0.375f32)) })) as f64;
     }
 }
 
@@ -1416,9 +1382,12 @@ pub fn diff_44(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let mut t3: [i64; 3] = [(if (((-78i16) <= ((a_f32) as i16)) && (!matches!((81u32 % 8u32), 4u32 | 2u32))) { ((a_i64 << (((a_u32) as u16) & 63u16))).abs() } else { 91i64 }); 3];
         t3[1] = (0i64 | DiffPair::new(16i64, (!(v2 % (a_i64 | 1i64)))).b);
         t3[2] = ((((9u32 * 0u32)) as i64) >> (((((a_f32) as u8) >> (1u8 & 7u8)) << (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) & 7u8)) & 63u8));
-        let v3: i64 = t3.iter().copied().fold((0i64 | DiffPair::new(v2, ((((-53i64) % (v2 | 1i64))) as i64)).b), |v3, v4| (((a_i64 >> 30u16) * (v3).abs()) << (((v0 / a_f32)) as i32)));
-        oi[i] = (((match (79u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)) as u64;
-        of[i] = (((-(match (25u32 % 8u32) { 6u32 | 3u32 => (-11.75f64), _ => a_f64 })) * (-((((a_i64) as i16)) as f64)))) as f64;
+        let mut v3: i64 = ((match (61u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64);
+        for &v4 in t3.iter() {
+            v3 = ((if false { (a_i64).min(v2) } else { a_i64 })).max(85i64);
+        }
+        oi[i] = ((((((-5.375f64)) as i16)) as i8)) as u64;
+        of[i] = (a_f32) as f64;
     }
 }
 
@@ -1438,36 +1407,32 @@ pub fn diff_45(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
             v0 = v0;
         }
         let mut v1: i32 = (if ((((a_i32) as u8) ^ 5u8) >= ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)) { (((68u64) as i32) & (a_i32 - a_i32)) } else { (((((a_f32) as i8)) as i32)).max(((-85i32) & (-65i32))) });
-        if (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) > (((a_i32) as u8) >> a_u32)) {
-            v1 = ((((match (32u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) as i32);
+        if ((v0).saturating_sub(((a_i64) as u8)) > ((a_i32) as u8)) {
+            v1 = ((((90u32 >> (17i8 & 31i8))).saturating_sub((a_u32 >> ((-70i32) & 31i32)))) as i32);
         } else {
-            v1 = ((match (87u32 % 8u32) { 3u32 => (((-6.0f32)) as i32), _ => (a_i32 * (-10i32)) })).abs();
+            v1 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) * v1);
         }
-        let mut v2: i8 = (7i8 >> ((30u64 * 51u64) & 7u64));
-        for j1 in (u32::MAX - ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32))..=u32::MAX {
-            v2 = v2;
+        let v2: i8 = ((if true { (-47i8) } else { ((a_f32) as i8) }) ^ 127i8);
+        let mut v3: u64 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) & ((15u16) as u64));
+        if (v0 < (match (95u32 % 8u32) { 2u32 | 7u32 => 69u8, 1u32 => ((a_f32) as u8), _ => 17u8 })) {
+            v3 = ((a_u64 + v3) & ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64));
+        } else {
+            v3 = ((v3 >> (a_u32 & 63u32)) % (a_u64 | 1u64));
         }
-        let mut t3: [u8; 3] = [((((a_i32) as u8) | ((a_f32) as u8)) & ((a_u64) as u8)); 3];
-        t3[1] = v0;
-        t3[2] = (match (95u32 % 8u32) { 2u32 | 7u32 => (!v0), 1u32 => (((a_f32) as u8)).min(((a_u32) as u8)), _ => (v0 * ((a_i32) as u8)) });
-        let mut v3: u8 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
-        for &v4 in t3.iter().step_by(2) {
-            v3 = ((v0 >> (a_u32 & 7u32)) % (((a_i64) as u8) | 1u8));
-        }
-        let mut v5: u16 = (((a_i32) as u16) * ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16));
-        'l5: for j2 in 0u32..((((((a_u32) as i16)) as u32)) % 3u32) {
-            for j3 in 0u32..((48u32) % 3u32) {
-                if ((-83i32) >= 15i32) {
-                    break 'l5;
+        let mut v4: u16 = (((a_i32) as u16) * (((((a_u32) as i16)) as u16)).saturating_add(48u16));
+        'l4: for j1 in 0u32..(((92u32 << (((a_f32) as u8) & 31u8))) % 3u32) {
+            for j2 in 0u32..(((((-12.25f64)) as u32)) % 3u32) {
+                if matches!((79u32 % 8u32), 3u32..=4u32) {
+                    break 'l4;
                 }
-                if (((a_i64) as i16) != 76i16) {
-                    continue 'l5;
+                if (a_f64 != 3.5f64) {
+                    continue 'l4;
                 }
-                v5 = (((match (62u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)).max(v5);
+                v4 = (match (j1 % 8u32) { 1u32..=2u32 => ((if false { v4 } else { ((a_f32) as u16) }) * (((-10.75f64)) as u16)), 6u32 | 4u32 => ((v4 << (v4 & 15u16)) | ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)), 3u32..=6u32 => (((30i16).abs()) as u16), _ => ((a_u32) as u16) });
             }
         }
-        oi[i] = ((!a_u32)) as u64;
-        of[i] = ((-((1.25f64 - a_f64) + (-a_f64)))) as f64;
+        oi[i] = ((((a_u64 | 28u64) << (((a_i64) as u8) & 63u8)) << ((if matches!((a_u32 % 8u32), 6u32) { (v4 << (a_u64 & 15u64)) } else { (if true { 26u16 } else { 1u16 }) }) & 63u16))) as u64;
+        of[i] = ((((0.875f64 + 8.125f64) / (a_f64 - (-2.125f64))) / 0.1f64)) as f64;
     }
 }
 
@@ -1560,7 +1525,7 @@ pub fn diff_48(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
             v0 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
         }
         oi[i] = ((-(if (matches!((a_u32 % 8u32), 3u32) && false) { (76i16 / ((-43i16) | 1i16)) } else { (match (v0 % 8u32) { 2u32..=7u32 => ((a_u32) as i16), _ => ((a_u32) as i16) }) }))) as u64;
-        of[i] = ((((0i64 | DiffPair { a: (match (37u32 % 8u32) { 2u32..=4u32 => (-52i64), 0u32..=3u32 => (-66i64), 5u32 | 1u32 => (-78i64), _ => (-1i64) }), b: (0i64 | DiffPair { a: a_i64, b: 15i64 }.mixed()) }.mixed())) as f32)) as f64;
+        of[i] = ((((0i64 | DiffPair::new((match (37u32 % 8u32) { 2u32..=4u32 => (-52i64), 0u32..=3u32 => (-66i64), 5u32 | 1u32 => (-78i64), _ => (-1i64) }), ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64)).b)) as f32)) as f64;
     }
 }
 
@@ -1602,11 +1567,12 @@ pub fn diff_50(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let v1: i32 = (!((-96i32) >> a_i32));
         assert!((((a_u32 % 256u32) != 7u32) || false));
         let mut v2: u64 = (!a_u64);
-        for j0 in (((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 8u32)..((a_u32) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v2 = (a_u64).max(21u64);
+        for j0 in (0u32..=(((13u32).saturating_sub(a_u32)) % 4u32)).rev() {
+            v2 = (21u64 * a_u64);
         }
-        oi[i] = ((match (a_u32 % 8u32) { 1u32 => (((a_f32) as u8) >> (((match (87u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) & 7u32)), 5u32 | 7u32 => ((((a_i64) as u8) >> a_i32) + (((a_i64) as u8) >> ((-1i8) & 7i8))), 1u32 => (((match (89u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) | ((v2) as u8)), _ => ((((a_f32) as u8) / (v0 | 1u8)) ^ v0) })) as u64;
-        of[i] = ((-((-a_f64) - (2.375f64).sqrt()))) as f64;
+        assert!((((33u32 % 256u32) != 7u32) || ((a_i64 >> (74u32 & 63u32)) < (a_i64 | a_i64))));
+        oi[i] = ((-(((match (49u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)).saturating_mul((((a_i64) as i8) >> ((-1i8) & 7i8))))) as u64;
+        of[i] = (a_f64) as f64;
     }
 }
 
@@ -1621,35 +1587,25 @@ pub fn diff_51(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i32 = ((((match (78u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)) as i32);
-        let mut t1: [f32; 3] = [(((6.75f32) as f32) / ((1u16) as f32)); 3];
-        t1[1] = (a_f32 + ((64i64) as f32));
-        t1[2] = ((((-62i32)) as f32) - a_f32);
-        let mut v1: f32 = (-3.125f32);
-        for &v2 in t1.iter() {
-            v1 = (((if false { ((a_u32) as i16) } else { 32767i16 })) as f32);
-        }
-        let mut v3: i8 = ((match (41u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
-        if ((true && true) && matches!((a_u32 % 8u32), 1u32)) {
-            v3 = ((-((a_i32) as i8)) - ((v3) as i8));
+        let v0: i32 = ((((-27i32)).saturating_mul((-81i32))) as i32);
+        assert!((((89u32 % 256u32) != 7u32) || (!((-1i8) < ((a_i32) as i8)))));
+        let mut v1: i16 = ((match (12u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
+        if true {
+            v1 = (((32767i16).max(((a_i64) as i16)) << ((41i16 % (v1 | 1i16)) & 15i16)) << (((92u32 >> (a_i64 & 31i64)) << ((a_i32).max(v0) & 31i32)) & 15u32));
         } else {
-            v3 = (!(((a_f32) as i8) - v3));
+            v1 = v1;
         }
-        let mut v4: i8 = (((v3 >> (((a_f32) as i8) & 7i8)) >> ((a_i32).min((-72i32)) & 7i32)) - ((v3 / (((a_f32) as i8) | 1i8)) << ((((a_f32) as i16)).max((-66i16)) & 7i16)));
-        'l4: for j0 in 0u32..(((44u32 | a_u32)) % 3u32) {
-            for j1 in 0u32..((1u32) % 3u32) {
-                if matches!((j0 % 8u32), 2u32 | 1u32) {
-                    break 'l4;
-                }
-                if ((-3.5f64) > (-12.375f64)) {
-                    continue 'l4;
-                }
-                v4 = (((((((a_u32) as u16)) as f64) / ((76u16) as f64))) as i8);
-            }
+        let v2: u64 = 20u64;
+        let mut v3: i32 = (!(a_i32 - 1i32));
+        if (((a_u32) as u8) < (82u8 / 10u8)) {
+            v3 = (((match (59u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) + (match (80u32 % 8u32) { 5u32 | 7u32 => v3, _ => a_i32 }));
+        } else {
+            v3 = ((85i32 + v0) / v3);
         }
-        let v5: u32 = ((match (51u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
-        oi[i] = ((35u64 << ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)).min(((match (v5 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)) & 63i16))) as u64;
-        of[i] = ((-(if (((a_i64) as u8) != ((a_i64) as u8)) { (a_f32 / a_f32) } else { (16777216.0f32 * a_f32) }))) as f64;
+        let v4: f32 = ((((10.75f64) as f32) - ((-6.25f32) + (-5.375f32))) - (((((a_u32) as u16)) as f32) / ((76u16) as f32)));
+        assert!((((28u32 % 256u32) != 7u32) || (a_u64 == (a_u64 % (72u64 | 1u64)))));
+        oi[i] = (((v2) as u64)) as u64;
+        of[i] = ((-((a_f32).sqrt() + (-a_f32)))) as f64;
     }
 }
 
@@ -1665,26 +1621,12 @@ pub fn diff_52(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let mut t0: [i16; 3] = [((((9u16 * ((a_f32) as u16))).min((((-57i8)) as u16))) as i16); 3];
-        t0[1] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) | 77i16);
-        t0[2] = (!((((a_f32) as i16) / (((a_u32) as i16) | 1i16))).min((36i16 << (78i16 & 15i16))));
-        let mut v0: i16 = ((((47u8) as i16) ^ (30i16 ^ (-99i16)))).abs();
-        for &v1 in t0.iter().step_by(2) {
-            v0 = (((if matches!((0u32 % 8u32), 0u32 | 7u32) { ((a_u32) as i16) } else { v0 }) << (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64) & 15i64)) & 40i16);
-        }
-        let mut v2: u8 = ((match (47u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
-        'l2: for j0 in 0u32..(((9u32).max(76u32)) % 3u32) {
-            for j1 in 0u32..(((a_u32 << (a_u64 & 31u64))) % 3u32) {
-                if (3.5f64 < 4.75f64) {
-                    break 'l2;
-                }
-                if (((a_i64) as u8) > ((a_i32) as u8)) {
-                    continue 'l2;
-                }
-                v2 = ((v0) as u8);
-            }
-        }
-        oi[i] = ((((((a_f32) as i8) - ((a_u32) as i8))).abs() * ((5i8 / ((a_f32) as i8)) & (0i8 >> (65u64 & 7u64))))) as u64;
-        of[i] = (((((((a_f32) as i8)) as f32) + (((-12.0f32)) as f32)) * (-(4.625f32 / 6.75f32)))) as f64;
+        t0[1] = ((77i16).saturating_sub((!35i16)) | (((1u8 / (7u8 | 1u8))) as i16));
+        t0[2] = ((((-12.125f32) / (-11.375f32))) as i16);
+        let v0: i16 = t0.iter().copied().fold(((if ((-3.375f32) >= 11.75f32) { ((match (32u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) } else { (if matches!((0u32 % 8u32), 0u32 | 7u32) { ((a_u32) as i16) } else { 76i16 }) })).min((((((a_i32) as i16) & ((a_f32) as i16))) as i16)), |v0, v1| 49i16);
+        let v2: u16 = ((18u16 >> (2u64 & 15u64)) >> (((a_f32) as u8) & 15u8));
+        oi[i] = ((if (!((-48i8) > ((a_i64) as i8))) { 83u32 } else { a_u32 })) as u64;
+        of[i] = ((((((a_f64 + 0.625f64)) as f32)) as f32)) as f64;
     }
 }
 
@@ -1707,12 +1649,12 @@ pub fn diff_53(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
             c0 += 1u32;
         };
         let mut v1: u8 = ((!(((a_u32) as u8) + ((a_i32) as u8)))).min(96u8);
-        for j0 in (((a_u32) % 8u32)..((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 16u32)).step_by(((21u32) % 3u32) as usize) {
-            v1 = 100u8;
+        for j0 in (((a_u32) % 8u32)..(((21u32).saturating_sub(a_u32)) % 16u32)).step_by(((34u32) % 3u32) as usize) {
+            v1 = ((((false && false)) as u8) & ((a_i32) as u8));
         }
-        assert!((((32u32 % 256u32) != 7u32) || matches!((25u32 % 8u32), 0u32..=6u32)));
-        oi[i] = ((if (((a_f32) as u32) > ((match (5u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) { (((!(-14i8))) as i32) } else { (a_i32 / ((2147483647i32 << ((-34i32) & 31i32)) | 1i32)) })) as u64;
-        of[i] = ((match (55u32 % 8u32) { 3u32 => (8.375f64).abs(), 1u32 => ((-2.0f64) + ((89i32) as f64)), 7u32 | 7u32 => a_f64, _ => ((1.7e308f64 * 0.1f64)).sqrt() })) as f64;
+        assert!((((a_u32 % 256u32) != 7u32) || matches!((4u32 % 8u32), 5u32)));
+        oi[i] = ((match (a_u32 % 8u32) { 7u32 => (1i16).saturating_add(((-92i16) >> (-51i8))), 0u32..=4u32 => (((a_f64) as i16)).abs(), _ => (((match (40u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)).min((((a_u32) as i16) * ((a_i64) as i16))) })) as u64;
+        of[i] = (7.75f64) as f64;
     }
 }
 
@@ -1766,20 +1708,28 @@ pub fn diff_55(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
                 if true {
                     continue 'l0;
                 }
-                v0 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
+                v0 = (46u32).saturating_sub((a_u32 >> ((a_i64) as u8)));
             }
         }
-        let mut v1: f32 = (((0.0f32 - a_f32) / (a_f32 / a_f32)) - (((21u16 >> ((a_i32) as u8))) as f32));
-        for j2 in (((82u32) % 8u32)..((30u32) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v1 = (-((3.875f32 + v1) - (-a_f32)));
+        let mut t1: [u64; 3] = [((21u64 >> 80u16) - 82u64); 3];
+        t1[1] = (((0i32) as u64)).saturating_sub((!22u64));
+        t1[2] = ((44u64 << 31i32)).saturating_sub(a_u64);
+        let mut v1: u64 = ((if (8.0f64 > 0.0f64) { 64u64 } else { a_u64 }) ^ (a_u64 >> (64u64 & 63u64)));
+        for &v2 in t1.iter().skip(1) {
+            v1 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
         }
-        let mut v2: u16 = (30u16 % (((a_f32) as u16) | 1u16));
-        for j3 in (u32::MAX - (((((8.0f64 > 0.0f64)) as u32)) % 4u32))..=u32::MAX {
-            v2 = ((match (v0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
+        let mut v3: u8 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
+        for j2 in 0u32..(((if ((-41i16) > ((a_f32) as i16)) { v0 } else { a_u32 })) % 4u32) {
+            v3 = ((v3).min((v3 >> (a_i32 & 7i32))) % ((59u8 << (17i64 & 7i64)) | 1u8));
         }
-        let v3: u32 = v0;
-        oi[i] = ((63i64 * (if ((-41i16) > ((a_f32) as i16)) { (0i64 | DiffPair::new(a_i64, a_i64).b) } else { (89i64 ^ a_i64) }))) as u64;
-        of[i] = (((((a_f32).sqrt() * (v1 / 16777216.0f32))) as f32)) as f64;
+        let mut v4: f32 = a_f32;
+        if true {
+            v4 = a_f32;
+        } else {
+            v4 = ((a_f32).abs() + (9.875f32 * a_f32));
+        }
+        oi[i] = (((!((a_i64) as u16)) >> ((if matches!((v0 % 8u32), 7u32 | 3u32) { ((-36i8)).min((-128i8)) } else { (39i8 >> (46u8 & 7u8)) }) & 15i8))) as u64;
+        of[i] = ((((37i32) as f32) * ((-v4)).abs())) as f64;
     }
 }
 
@@ -1797,13 +1747,13 @@ pub fn diff_56(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let v0: u16 = (((-7.25f64)) as u16);
         let mut t1: [u8; 3] = [(match (a_u32 % 8u32) { 0u32..=5u32 => 1u8, _ => (match (a_u32 % 8u32) { 6u32 => (((-36i16)) as u8), 6u32 => (84u8 * 55u8), 0u32 | 0u32 => (!((a_u32) as u8)), _ => ((a_f32) as u8) }) }); 3];
         t1[1] = (((if (5u32 == 43u32) { (if true { a_i32 } else { (-45i32) }) } else { (match (a_u32 % 8u32) { 4u32..=5u32 => a_i32, _ => 94i32 }) })) as u8);
-        t1[2] = (((match (84u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) + ((match (88u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8));
-        let mut v1: u8 = (((89u8 - 255u8) >> a_u32) & (!(match (a_u32 % 8u32) { 0u32 => ((a_u32) as u8), _ => ((a_i32) as u8) })));
-        for &v2 in t1.iter() {
-            v1 = (((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) ^ v2);
+        t1[2] = (((match (84u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) + ((7u8).min(((a_i64) as u8))).saturating_add(((a_u32) as u8)));
+        let mut v1: u8 = (!(match (89u32 % 8u32) { 0u32 => (1u8 % (64u8 | 1u8)), 4u32 => (16u8).saturating_mul(((a_i32) as u8)), 3u32..=4u32 => (((a_i32) as u8) + ((a_i64) as u8)), _ => (83u8 / (8u8 | 1u8)) }));
+        for &v2 in t1.iter().step_by(2) {
+            v1 = (if true { ((((a_u32) as u8) % (v2 | 1u8))).min(((a_i64) as u8)) } else { ((73u8 % v2) - (if false { ((a_u32) as u8) } else { ((a_f32) as u8) })) });
         }
-        oi[i] = (((match (a_u32 % 8u32) { 1u32 | 4u32 => (if true { 78i8 } else { ((a_i64) as i8) }), 5u32..=7u32 => ((-73i8) % (-64i8)), 0u32 | 3u32 => (((a_u32) as i8) + ((a_f32) as i8)), _ => (-((a_i64) as i8)) }) >> ((((((a_u32) as i16)) as i32) | (-2147483648i32)) & 7i32))) as u64;
-        of[i] = ((((8.5f32 - 12.0f32) / (-9.5f32)) + ((((-76i32)) as f32) + (a_f32 / (-1.0f32))))) as f64;
+        oi[i] = ((match (a_u32 % 8u32) { 0u32 => ((match (68u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16), 6u32 | 3u32 => (((-32768i16) >> (8i8 & 15i8)) & (15i16 << 37u64)), 1u32 | 2u32 => (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)).abs(), _ => ((match (16u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) })) as u64;
+        of[i] = ((1.7e308f64 * (-10.25f64))) as f64;
     }
 }
 
@@ -1861,27 +1811,16 @@ pub fn diff_58(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         }
         let v1: i16 = ((if (99u32 > 65u32) { 72i16 } else { (-32768i16) }) & ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16));
         let mut v2: i64 = (0i64 | DiffPair::new(a_i64, (!a_i64)).b);
-        if ((86u16 ^ ((a_i32) as u16)) <= ((match (35u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)) {
-            v2 = (if ((8.25f64 >= 5e-324f64) || (v1 < 79i16)) { ((47u16) as i64) } else { (v2 * a_i64) });
+        if ((86u16 ^ ((a_i32) as u16)) <= (68u16).saturating_sub(((a_u32) as u16))) {
+            v2 = ((66i64 / (-1i64)) - (match (50u32 % 8u32) { 0u32 => a_i64, 2u32 => (-49i64), 0u32 => a_i64, _ => (-43i64) }));
         } else {
-            v2 = v2;
+            v2 = (!(62i64).min(a_i64));
         }
-        let mut t3: [u8; 3] = [(match (a_u32 % 8u32) { 5u32..=6u32 => 255u8, _ => 7u8 }); 3];
-        t3[1] = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
-        t3[2] = (((a_u32) as u8) / (((a_f32) as u8) | 1u8));
-        let mut v3: u8 = 57u8;
-        for &v4 in t3.iter().step_by(2) {
-            v3 = (v4).max(v3);
-        }
-        let mut c5: u32 = 0u32;
-        let v5: i64 = loop {
-            if c5 >= ((0u32) % 4u32) {
-                break ((((match (86u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64)).abs());
-            }
-            c5 += 1u32;
-        };
-        oi[i] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) as u64;
-        of[i] = (((((a_i32) as f32) * a_f32) / ((a_u64) as f32))) as f64;
+        assert!((((9u32 % 256u32) != 7u32) || (((-14i32) <= v0) || (true || true))));
+        let v3: i16 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
+        let v4: i8 = ((((a_f32) as u64)) as i8);
+        oi[i] = (((match (a_u32 % 8u32) { 1u32 => ((true) as i8), _ => (-31i8) })).saturating_mul(((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8))) as u64;
+        of[i] = ((((-1.75f32) * (match (a_u32 % 8u32) { 3u32 => (-0.0f32), _ => 12.25f32 })) - ((a_f32 - a_f32) + (a_f32).abs()))) as f64;
     }
 }
 
@@ -1910,11 +1849,15 @@ pub fn diff_59(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         } else {
             v3 = ((if false { (-54i8) } else { (10i8 << (v2 & 7i32)) }) % (((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) as i8) | 1i8));
         }
-        let v4: i64 = (((((-24i16)) as i64) & a_i64) & ((0i64 | DiffPair { a: 47i64, b: a_i64 }.mixed()) ^ (a_i64 ^ (-73i64))));
-        assert!((((84u32 % 256u32) != 7u32) || ((true && (0.0f64 <= 2.875f64)) && (v2 <= a_i32))));
-        let v5: u64 = ((18446744073709551615u64 ^ a_u64) >> ((!v0) & 63u8));
-        oi[i] = (((((18u16 % (90u16 | 1u16)) >> ((-29i16) % 15i16))) as u8)) as u64;
-        of[i] = ((match (67u32 % 8u32) { 6u32 | 7u32 => 0.1f32, _ => (((((a_i32) as i16)) as f32) - (-a_f32)) })) as f64;
+        let v4: i64 = (((((-24i16)) as i64) & a_i64) & (((match (47u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64) ^ ((-43i64)).max(a_i64)));
+        let mut v5: i16 = ((93i16 + (-14i16)) << (-v4));
+        if ((a_f64).abs() <= (a_f64 - a_f64)) {
+            v5 = (match (a_u32 % 8u32) { 0u32 | 1u32 => (((a_i64) as i16) << (a_u32 & 15u32)), _ => (17i16 & ((a_i32) as i16)) });
+        } else {
+            v5 = ((match (52u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
+        }
+        oi[i] = ((match (90u32 % 8u32) { 4u32 | 0u32 => (((v2 >> (86u16 & 31u16))) as u32), 5u32 => ((a_u32).saturating_mul(67u32)).min((a_u32 / (a_u32 | 1u32))), 6u32 | 3u32 => ((21u32 - a_u32) & ((match (65u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)), _ => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) })) as u64;
+        of[i] = (((-((((a_i32) as i8)) as f64))).abs()) as f64;
     }
 }
 
@@ -1934,7 +1877,7 @@ pub fn diff_60(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let v1: i8 = 14i8;
         let v2: f32 = (5.125f32 / a_f32);
         let v3: u8 = (((((a_i64) as u16)) as u8) >> (((44u16 << (((a_i32) as u16) & 15u16)) >> ((((-7.25f64)) as i16) & 15i16)) & 7u16));
-        oi[i] = (((-19i64) % ((0i64 | DiffPair { a: (0i64 | DiffPair { a: 3i64, b: 19i64 }.mixed()), b: (!82i64) }.mixed()) | 1i64))) as u64;
+        oi[i] = (((-19i64) % ((0i64 | DiffPair::new((0i64 | DiffPair { a: 3i64, b: 19i64 }.mixed()), (!82i64)).b) | 1i64))) as u64;
         of[i] = ((((match (a_u32 % 8u32) { 5u32..=7u32 => (-3.125f64), _ => a_f64 }) / (if false { a_f64 } else { 4.375f64 })) - a_f64)) as f64;
     }
 }
@@ -2008,14 +1951,14 @@ pub fn diff_63(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
             }
             c2 += 1u32;
         };
-        let mut v3: u16 = ((match (a_u32 % 8u32) { 5u32..=7u32 => ((a_f32) as u16), _ => 89u16 }) * ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16));
-        if (((-92i8) ^ ((a_u32) as i8)) < (match (v2 % 8u32) { 7u32 | 2u32 => 90i8, _ => ((a_i32) as i8) })) {
-            v3 = ((a_u32) as u16);
+        let mut v3: u16 = ((match (a_u32 % 8u32) { 5u32..=7u32 => ((a_f32) as u16), _ => 89u16 }) * (((a_i32) as u16)).saturating_mul(94u16));
+        if ((v2 != v2) && false) {
+            v3 = ((!((a_f32) as u16)) + (58u16 + v3));
         } else {
-            v3 = (!(((a_i64) as u16)).min(v3));
+            v3 = (match (96u32 % 8u32) { 2u32..=5u32 => (30526u16 | ((a_i32) as u16)), 5u32 => (v3 % (v3 | 1u16)), _ => (((a_i64) as u16) | 16u16) });
         }
-        oi[i] = (((((128u8 | ((a_i32) as u8)) | 1u8)) as i32)) as u64;
-        of[i] = ((((5.875f32 * 3.875f32) / (6.875f32 - a_f32)) * (((v3 + v3)) as f32))) as f64;
+        oi[i] = ((!((((a_i32) as f32)) as i8))) as u64;
+        of[i] = ((((a_f32) as f64) - 4.875f64)) as f64;
     }
 }
 
@@ -2046,15 +1989,16 @@ pub fn diff_64(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         t1[1] = ((((match (65u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) as i16);
         t1[2] = ((a_f32) as i16);
         let v1: i16 = t1.iter().copied().fold(((((a_u32) as i16) >> ((match (a_u32 % 8u32) { 5u32 => ((a_f32) as u16), 4u32..=7u32 => ((a_u32) as u16), 7u32 | 5u32 => ((a_f32) as u16), _ => v0 }) & 15u16))).abs(), |v1, v2| ((match (8u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16));
-        let v3: u64 = ((match (33u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
-        let mut v4: i32 = (-79i32);
-        if ((!true) || (!(a_u32 < 4294967295u32))) {
-            v4 = (((-3i32) ^ a_i32) % ((if false { 97i32 } else { a_i32 }) | 1i32));
-        } else {
-            v4 = (-a_i32);
-        }
-        oi[i] = (((a_u32) as u8)) as u64;
-        of[i] = ((((a_f32 - a_f32) * (a_f32 * 8.625f32)) - (((a_i64 << (a_i64 & 63i64))) as f32))) as f64;
+        let v3: u64 = (a_u64).saturating_mul(a_u64);
+        let mut c4: u32 = 0u32;
+        let v4: i16 = loop {
+            if c4 >= ((a_u32) % 4u32) {
+                break ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) * (((a_f32) as i16) / (v1 | 1i16))));
+            }
+            c4 += 1u32;
+        };
+        oi[i] = (((a_u64 % ((77u64 % (v3 | 1u64)) | 1u64))).saturating_sub(((v3).max(v3) / ((!v3) | 1u64)))) as u64;
+        of[i] = ((if true { ((((-90i32) % (a_i32 | 1i32))) as f32) } else { ((a_f32 - a_f32) * (a_f32 * 8.625f32)) })) as f64;
     }
 }
 
@@ -2090,8 +2034,8 @@ pub fn diff_65(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         } else {
             v4 = v4;
         }
-        oi[i] = (((match (16u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) as u64;
-        of[i] = ((a_f32 / ((2.375f32 + 9.375f32) - (16777216.0f32 - (-6.75f32))))) as f64;
+        oi[i] = ((((a_f32) as i8)).saturating_sub(((7i8 & (-54i8)) >> (((a_i64) as i16)).min((-19i16))))) as u64;
+        of[i] = (a_f32) as f64;
     }
 }
 
@@ -2277,16 +2221,19 @@ pub fn diff_72(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
             v0 = v0;
         }
         let v1: i64 = a_i64;
-        let mut v2: i32 = (match (15u32 % 8u32) { 1u32 => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32), 2u32..=5u32 => ((match (21u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32), 0u32..=1u32 => (match (53u32 % 8u32) { 3u32..=7u32 => ((-74i32) / ((-74i32) | 1i32)), 3u32 | 7u32 => (!0i32), 0u32..=1u32 => ((((a_u32) as u16)) as i32), _ => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) }), _ => (((-32i32) ^ (-2147483648i32)) | ((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)) });
-        for j1 in ((((3416032401u32 - 31u32)) % 8u32)..((((match (42u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 16u32)).step_by(((32u32) % 3u32) as usize) {
-            v2 = (!(((((a_u32) as u8)) as i32) & ((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)));
+        let mut v2: i32 = (match (15u32 % 8u32) { 1u32 => (((a_f32) as i32)).saturating_sub((!a_i32)), 6u32 => (a_i32 & (!a_i32)), 3u32..=7u32 => ((match (a_u32 % 8u32) { 7u32 => 3i32, 3u32 | 6u32 => 0i32, 0u32..=1u32 => 2147483647i32, _ => a_i32 }) / ((100i32 & 20i32) | 1i32)), _ => ((!41i32) + (32i32).saturating_mul((-1i32))) });
+        for j1 in (0u32..=(((a_u32).max(a_u32)) % 4u32)).rev() {
+            v2 = (((((((a_i64) as u16)).saturating_sub(12u16)) as f64)) as i32);
         }
-        let mut v3: u8 = (((a_i32) as u8) >> 64u64);
-        for j2 in (0u32..((a_u32) % 4u32)).rev() {
-            v3 = 53u8;
+        let mut t3: [i8; 3] = [90i8; 3];
+        t3[1] = (74i8 | ((a_u32) as i8));
+        t3[2] = ((a_i32) as i8);
+        let mut v3: i8 = (if (76i32 > 97i32) { 87i8 } else { 8i8 });
+        for &v4 in t3.iter().step_by(2) {
+            v3 = ((-3i8)).abs();
         }
-        oi[i] = (((((a_i64).max(a_i64) >> a_u64)) as i32)) as u64;
-        of[i] = ((-((-a_f64)).sqrt())) as f64;
+        oi[i] = (((a_f32) as u8)) as u64;
+        of[i] = (((-((-3.0f32) * a_f32))).sqrt()) as f64;
     }
 }
 
@@ -2355,8 +2302,8 @@ pub fn diff_74(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         for j3 in (((a_u32) % 8u32)..(((v2 >> (70u32 & 31u32))) % 16u32)).step_by(((v0) % 3u32) as usize) {
             v3 = a_i64;
         }
-        oi[i] = ((((!127i8) * ((a_u32) as i8)) / ((!94i8) + ((match (32u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)))) as u64;
-        of[i] = ((((a_f64 / a_f64) / (8.0f64 / a_f64)) - (match (v1 % 8u32) { 4u32..=7u32 => (9.125f64 + a_f64), _ => ((a_i64) as f64) }))) as f64;
+        oi[i] = ((((!127i8) * ((a_u32) as i8)) / (((!94i8) + (((a_f32) as i8)).saturating_mul((-42i8))) | 1i8))) as u64;
+        of[i] = ((((-a_f64) / (8.0f64 / a_f64)) / (match (v1 % 8u32) { 4u32..=7u32 => (9.125f64 + a_f64), _ => ((a_i64) as f64) }))) as f64;
     }
 }
 
@@ -2427,21 +2374,36 @@ pub fn diff_77(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let mut c1: u32 = 0u32;
         let v1: i64 = loop {
             if c1 >= (((36u32 * 31u32)) % 4u32) {
-                break ((((0i64 | DiffPair { a: 43i64, b: a_i64 }.mixed()) & (a_i64).abs()) / ((!((-1i64) << ((-41i16) & 63i16))) | 1i64)));
+                break (((((-84i64)).saturating_sub(34i64) & (!a_i64)) / ((a_i64 + (-45i64))).saturating_add((a_i64 % (47i64 | 1i64)))));
             }
             c1 += 1u32;
         };
-        let mut v2: u32 = (57u32 | 54u32);
-        if (9223372036854775807i64 < (v1).min(37i64)) {
-            v2 = 32u32;
-        } else {
-            v2 = (77u32 << 63u64);
+        let mut v2: u16 = 54u16;
+        'l2: for j0 in 0u32..((a_u32) % 3u32) {
+            for j1 in 0u32..(((!80u32)) % 3u32) {
+                if matches!((3974783436u32 % 8u32), 2u32..=5u32) {
+                    break 'l2;
+                }
+                if ((-4.0f32) <= a_f32) {
+                    continue 'l2;
+                }
+                v2 = (((match (73u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) % (90u16 ^ ((a_i64) as u16)));
+            }
         }
-        assert!((((87u32 % 256u32) != 7u32) || (!false)));
-        let v3: f64 = (if (((0.0f64) as i16) < (((a_i64) as i16) + (-90i16))) { ((a_u32) as f64) } else { (if (11u64 == a_u64) { (6.0f64 - 9007199254740992.0f64) } else { (match (v2 % 8u32) { 1u32 => a_f64, 5u32 | 6u32 => (-4.0f64), _ => (-11.375f64) }) }) });
-        assert!((((a_u32 % 256u32) != 7u32) || (!(a_f64 < v3))));
-        oi[i] = (2u64) as u64;
-        of[i] = ((((a_f64 - v3) * (a_f64 / (-12.5f64))) * ((a_f64 / (-0.875f64)) + v3))) as f64;
+        let mut v3: u16 = ((!v2) % (((a_f32) as u16) >> ((-80i16) & 15i16)));
+        'l3: for j2 in 0u32..(((a_u32 & 32u32)) % 3u32) {
+            for j3 in 0u32..(((86u32).saturating_mul(37u32)) % 3u32) {
+                if (11u64 == a_u64) {
+                    break 'l3;
+                }
+                if (true && false) {
+                    continue 'l3;
+                }
+                v3 = ((a_i32) as u16);
+            }
+        }
+        oi[i] = ((if (((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) <= (!v3)) { (((true) as u64) >> ((83i32 & 5i32) & 63i32)) } else { (!(45u64 | a_u64)) })) as u64;
+        of[i] = (a_f64) as f64;
     }
 }
 
@@ -2458,14 +2420,17 @@ pub fn diff_78(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f64: f64 = xf64[i];
         let mut v0: u32 = 70u32;
         for j0 in (0u32..=(((a_u32 % (68u32 | 1u32))) % 4u32)).rev() {
-            v0 = (if (((-0.0f64) == (-7.25f64)) && true) { ((match (55u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) } else { (v0).min(j0) });
+            v0 = (if (((-0.0f64) == (-7.25f64)) && true) { (v0).saturating_mul(j0) } else { (!v0) });
         }
-        let mut t1: [f32; 3] = [((((8i8) as f32) * ((-6.375f32) / a_f32)) + (match (a_u32 % 8u32) { 3u32..=6u32 => ((-1.0f32) - (-8.75f32)), 4u32..=5u32 => a_f32, 2u32 | 2u32 => (a_f32 + (-6.875f32)), _ => ((-10.75f32) - a_f32) })); 3];
-        t1[1] = (((a_f32 + (-4.125f32)) * ((a_f64) as f32)) * ((a_f32 * (-2.125f32)) + (if true { a_f32 } else { (-8.875f32) })));
-        t1[2] = (a_f32).abs();
-        let v1: f32 = t1.iter().copied().fold(16777216.0f32, |v1, v2| (((a_u64 >> ((((a_u32) as u16) / (2u16 | 1u16)) & 63u16))) as f32));
-        oi[i] = (((((!true)) as u64) << (((42i32 << (61325u16 & 31u16)) + (!a_i32)) & 63i32))) as u64;
-        of[i] = ((((-83i8)) as f32)) as f64;
+        let mut t1: [i64; 3] = [(((((-55i32)).abs()).min((36i32).abs())) as i64); 3];
+        t1[1] = (-((if (64i32 <= a_i32) { a_i64 } else { (-9223372036854775808i64) }) * (93i64 | 76i64)));
+        t1[2] = (if ((a_u64 + 18446744073709551615u64) > (a_u64 >> (((a_i32) as i16) & 63i16))) { (((17i16).abs()) as i64) } else { ((94i64 | a_i64)).min((a_i64 ^ a_i64)) });
+        let mut v1: i64 = 57i64;
+        for &v2 in t1.iter().skip(1) {
+            v1 = ((((a_i64 << (a_u64 & 63u64))) as i64) / (a_i64 | 1i64));
+        }
+        oi[i] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)) as u64;
+        of[i] = (a_f64) as f64;
     }
 }
 
@@ -2552,23 +2517,15 @@ pub fn diff_81(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         }
         let v1: f32 = (-(a_f32 / (((-4.0f32)) as f32)));
         let mut v2: f32 = (-(-(a_f32 - a_f32)));
-        for j1 in (((((match (56u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 8u32)..(((match (a_u32 % 8u32) { 0u32..=5u32 => 14u32, 7u32 => 1u32, _ => 20u32 })) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v2 = ((((-3.25f64)) as f32) / (-(a_f32).abs()));
+        for j1 in (0u32..(((a_u32).saturating_add(a_u32)) % 4u32)).rev() {
+            v2 = ((0i16) as f32);
         }
-        let mut v3: i32 = (32i32 >> ((-72i8) & 31i8));
-        'l3: for j2 in 0u32..(((64u32).max(73u32)) % 3u32) {
-            for j3 in 0u32..((a_u32) % 3u32) {
-                if true {
-                    break 'l3;
-                }
-                if matches!((a_u32 % 8u32), 0u32..=2u32) {
-                    continue 'l3;
-                }
-                v3 = ((a_u32) as i32);
-            }
+        let mut v3: u16 = ((26u16).max(0u16) << ((!33u32) & 15u32));
+        for j2 in ((((a_u32 * 32u32)) % 8u32)..(((37u32 << ((-9223372036854775808i64) & 31i64))) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v3 = ((v3 | v3) << (((a_i32) as u8) & 15u8));
         }
-        oi[i] = ((!(match (53u32 % 8u32) { 3u32..=4u32 => (a_i64 >> v3), _ => 15i64 }))) as u64;
-        of[i] = (((((63u16) as f64) * (6.75f64 + a_f64)) / (a_f64 / ((-4.875f64)).abs()))) as f64;
+        oi[i] = (((match (48u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) as u64;
+        of[i] = (((((49u64) as f32) / v0) / ((a_f32 / a_f32) / 1.875f32))) as f64;
     }
 }
 
@@ -2584,8 +2541,8 @@ pub fn diff_82(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: i64 = (((-50i64) >> (7i8 & 63i8))).abs();
-        oi[i] = (((match (80u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) as u64;
-        of[i] = (((-a_f64) - ((0.0f64).abs() * (if (55u8 != ((a_u32) as u8)) { a_f64 } else { (-0.0f64) })))) as f64;
+        oi[i] = (((!(4294967295u32 << ((-128i8) & 31i8)))).saturating_sub(((((6.875f64) as i64)) as u32))) as u64;
+        of[i] = ((((((-81i16)) as f64) * (9007199254740992.0f64 - a_f64)) - (((a_f64) as f64)).sqrt())) as f64;
     }
 }
 
@@ -2621,10 +2578,10 @@ pub fn diff_84(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: i64 = (((-8.375f64)) as i64);
-        let mut v1: i8 = (-(((match (92u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) + (127i8 + ((a_i32) as i8))));
-        'l1: for j0 in 0u32..(((31u32 - a_u32)) % 3u32) {
-            for j1 in 0u32..(((a_u32 % (10u32 | 1u32))) % 3u32) {
-                if (a_f32 < (-6.125f32)) {
+        let mut v1: i8 = (-(((-93i8)).saturating_mul(56i8) + ((match (75u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)));
+        'l1: for j0 in 0u32..((31u32) % 3u32) {
+            for j1 in 0u32..(((74u32 - 71u32)) % 3u32) {
+                if (!true) {
                     break 'l1;
                 }
                 if (a_i64 != a_i64) {
@@ -2708,20 +2665,15 @@ pub fn diff_87(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         } else {
             v0 = ((0.1f64) as u8);
         }
-        let mut v1: u16 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
-        if (91u16 < (!36u16)) {
-            v1 = ((match (66u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
+        let mut v1: u16 = ((1u16).min(66u16)).saturating_add((69u16 >> (93u32 & 15u32)));
+        if (!false) {
+            v1 = ((match (a_u32 % 8u32) { 0u32..=1u32 => ((a_i32) as u16), _ => v1 }) / (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) | 1u16));
         } else {
-            v1 = ((0u16 << (83u64 & 15u64)) & 65535u16);
+            v1 = (86u16 % ((match (17u32 % 8u32) { 0u32 | 2u32 => v1, 3u32 => ((a_i64) as u16), _ => v1 }) | 1u16));
         }
-        let mut v2: i32 = (match (72u32 % 8u32) { 6u32 => 88i32, 0u32 | 2u32 => 32i32, 5u32 | 6u32 => (-74i32), _ => 71i32 });
-        if ((((-1.0f64)) as f64) <= ((64i64) as f64)) {
-            v2 = v2;
-        } else {
-            v2 = (v2 >> (v1 & 31u16));
-        }
-        oi[i] = (((match (26u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)) as u64;
-        of[i] = (((-2.25f64) + ((((a_i32) as f32)) as f64))) as f64;
+        let v2: u8 = (match (26u32 % 8u32) { 7u32 | 5u32 => 128u8, 0u32..=5u32 => ((a_i64) as u8), _ => ((a_i64) as u8) });
+        oi[i] = (((a_i32) as i16)) as u64;
+        of[i] = ((if matches!((8u32 % 8u32), 6u32 | 4u32) { (-2.25f32) } else { ((((a_i32) as f32)) as f32) })) as f64;
     }
 }
 
@@ -2807,11 +2759,10 @@ pub fn diff_90(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
                 v2 = ((match (45u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
             }
         }
-        let v3: u16 = ((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
-        let v4: i8 = (((v2).abs() >> (((-17i16) / ((-84i16) | 1i16)) & 7i16)) % (v2 | 1i8));
-        assert!((((19u32 % 256u32) != 7u32) || (((a_i64) as u8) >= ((match (73u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8))));
-        oi[i] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) as u64;
-        of[i] = ((a_f64 - ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)) as f64))) as f64;
+        let v3: u16 = (((a_i32) as u16)).saturating_sub(33327u16);
+        let v4: i64 = ((((-a_f32)) as i64) << (((if true { 72i16 } else { ((a_i32) as i16) }) / (((((a_u32) as u16)) as i16) | 1i16)) & 63i16));
+        oi[i] = (((match (73u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)) as u64;
+        of[i] = (((((-4.0f32)) as f32) - ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)) as f32))) as f64;
     }
 }
 
@@ -2923,12 +2874,13 @@ pub fn diff_93(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let v3: u16 = ((if (((a_i64) as i16) <= ((a_i32) as i16)) { (!((a_f32) as u16)) } else { (if true { 50u16 } else { ((a_i32) as u16) }) }) >> ((((a_f32 / 8.625f32)) as u8) & 15u8));
         let mut v4: u32 = 90u32;
         if (!((-61i8) >= ((a_i32) as i8))) {
-            v4 = ((match (v4 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
+            v4 = (((match (31u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)).saturating_sub((v4 / (v4 | 1u32)));
         } else {
-            v4 = (24u32 - (if false { 32u32 } else { a_u32 }));
+            v4 = v4;
         }
-        oi[i] = (1u64) as u64;
-        of[i] = (((((a_u32).max(85u32)) as f32) / (-a_f32))) as f64;
+        assert!((((14u32 % 256u32) != 7u32) || ((9.75f64 <= 9007199254740992.0f64) && (false || (98u32 != 16u32)))));
+        oi[i] = ((43u64 >> (58i8 & 63i8))) as u64;
+        of[i] = ((((((false) as i16)) as f64) * (((-8.125f64) + a_f64) - (-7.875f64)))) as f64;
     }
 }
 
@@ -2952,8 +2904,8 @@ pub fn diff_94(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let v1: u8 = ((25u64) as u8);
         let v2: u64 = (!((((a_i64) as i16)) as u64));
         let v3: f64 = (match (v0 % 8u32) { 2u32 => ((28u32) as f64), 5u32 | 3u32 => ((-0.0f64) + a_f64), 5u32 => (a_f64 * 4.25f64), _ => a_f64 });
-        oi[i] = (((match (21u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) as u64;
-        of[i] = ((((a_f64 * v3) + (v3 + a_f64)) - (((!((a_f32) as u8))) as f64))) as f64;
+        oi[i] = ((a_u32).saturating_add(((((a_f32) as u16)) as u32))) as u64;
+        of[i] = ((((if false { a_f64 } else { v3 }) + (4.625f64 + a_f64))).sqrt()) as f64;
     }
 }
 
@@ -2989,19 +2941,24 @@ pub fn diff_95(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let mut c3: u32 = 0u32;
         let v3: i16 = loop {
             if c3 >= (((a_u32 >> (1i32 & 31i32))) % 4u32) {
-                break (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16));
+                break (((!(if false { ((a_i32) as i16) } else { 14i16 }))).saturating_add(12i16));
             }
             c3 += 1u32;
         };
-        let mut t4: [u32; 3] = [((!(if (((a_f32) as i16) > ((a_i64) as i16)) { 31u32 } else { v2 })) >> ((if ((-7.5f64) < 1.5f64) { ((a_f32) as u64) } else { ((((a_f32) as u16)) as u64) }) & 31u64)); 3];
-        t4[1] = (if (!((-3.125f32) <= (-7.25f32))) { 21u32 } else { ((54u32 << (a_i32 & 31i32))).max(79u32) });
-        t4[2] = (!95u32);
-        let mut v4: u32 = (((a_u32 << ((-74i8) & 31i8)) % ((9u32 + a_u32) | 1u32)) * ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32));
-        for &v5 in t4.iter().rev() {
-            v4 = a_u32;
+        let mut v4: u16 = ((((a_f32) as u16)) as u16);
+        'l4: for j3 in 0u32..((((a_u64) as u32)) % 3u32) {
+            for j4 in 0u32..(((if (((a_f32) as i16) > ((a_i64) as i16)) { 31u32 } else { v2 })) % 3u32) {
+                if (((a_i64) as u16) == v1) {
+                    break 'l4;
+                }
+                if ((-58i8) > 31i8) {
+                    continue 'l4;
+                }
+                v4 = (58u16).min(((a_i32) as u16));
+            }
         }
-        oi[i] = ((((((a_u32) as i16) - ((a_f32) as i16)) & ((-1i16)).min(((a_u32) as i16)))).min((if matches!((v2 % 8u32), 5u32 | 4u32) { 0i16 } else { (45i16 - v3) }))) as u64;
-        of[i] = ((-(match (v4 % 8u32) { 5u32..=7u32 => ((v4) as f64), 5u32 | 3u32 => (a_f64 / a_f64), _ => ((((a_i64) as u8)) as f64) }))) as f64;
+        oi[i] = (((((15444944597662140041u64) as i8) ^ (((a_i64) as i8)).min(((a_i32) as i8))) << (((63u16) as i16) >> ((a_u64).min(79u64) & 15u64)))) as u64;
+        of[i] = ((((a_i64) as f64) * (-((-1.5f64) / 1.7e308f64)))) as f64;
     }
 }
 
@@ -3082,13 +3039,13 @@ pub fn diff_98(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
             v1 = ((((a_i64) as u8) << (7i32 & 7i32)) * ((true) as u8));
         }
         let mut v2: u64 = (if true { 64u64 } else { (74u64 * a_u64) });
-        if ((a_i64 + 12i64) == ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64)) {
-            v2 = a_u64;
+        if ((a_i64 + 12i64) == (91i64).saturating_add(63i64)) {
+            v2 = ((a_i32) as u64);
         } else {
-            v2 = ((match (74u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
+            v2 = (if ((-95i8) <= 91i8) { ((((a_i32) as i8)) as u64) } else { (((-88i16)) as u64) });
         }
-        oi[i] = (((a_u32) as u8)) as u64;
-        of[i] = ((((-11.875f32)).abs() * ((((-11.875f32) + (-7.75f32))) as f32))) as f64;
+        oi[i] = ((((-a_i32)).min((21i32 >> ((a_i64) as u8))) * ((a_i32 >> (a_u64 & 31u64)) ^ ((v1) as i32)))) as u64;
+        of[i] = ((3.4e38f32 + ((-a_f32) / (a_f32 * 11.25f32)))) as f64;
     }
 }
 
@@ -3109,12 +3066,12 @@ pub fn diff_99(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let mut t3: [u8; 3] = [((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) | (31u8 << ((-8i8) & 7i8))) + ((match (31u32 % 8u32) { 0u32 => ((a_f32) as u8), 6u32 => 82u8, 3u32 | 5u32 => 1u8, _ => 21u8 })).max(((true) as u8))); 3];
         t3[1] = (((a_u32) as u8) | ((match (37u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8));
         t3[2] = ((a_i64) as u8);
-        let mut v3: u8 = (((((match (77u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)) as u8)).max((((v2) as u8) & (128u8 ^ ((a_i32) as u8))));
+        let mut v3: u8 = ((((v1).saturating_add(v1)) as u8)).max(8u8);
         for &v4 in t3.iter().rev() {
-            v3 = v4;
+            v3 = ((v4 << ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64)) ^ ((a_f32) as u8));
         }
-        oi[i] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)) as u64;
-        of[i] = ((((if matches!((75u32 % 8u32), 6u32) { 10.0f64 } else { 0.0f64 }) / (a_f64).sqrt()) / ((2.25f64 * 0.1f64) / (a_f64 - a_f64)))) as f64;
+        oi[i] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) as u64;
+        of[i] = ((if matches!((75u32 % 8u32), 6u32) { (match (a_u32 % 8u32) { 1u32 => (a_f64 + 8.25f64), 2u32..=3u32 => ((a_u64) as f64), 2u32 => (a_f64).sqrt(), _ => a_f64 }) } else { (match (80u32 % 8u32) { 0u32..=6u32 => (a_f64 - 2.875f64), _ => (a_f64 / 0.1f64) }) })) as f64;
     }
 }
 
@@ -3166,13 +3123,13 @@ pub fn diff_101(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let v0: i8 = ((!((a_u32) as i8)) | ((a_i32) as i8));
         let v1: i64 = ((73u8) as i64);
         let mut v2: f32 = (((43i8) as f32) / (0.375f32 / (-0.125f32)));
-        if (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) < ((match (32u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)) {
-            v2 = (-(a_f32 * a_f32));
+        if ((((a_f32) as u16)).saturating_add(16u16) < (((a_u32) as u16)).saturating_sub(1u16)) {
+            v2 = ((99u32) as f32);
         } else {
-            v2 = 5.5f32;
+            v2 = (5.0f32 + (v2 * v2));
         }
-        oi[i] = (28u8) as u64;
-        of[i] = ((v2 - (((a_f64) as f32)).abs())) as f64;
+        oi[i] = (((!(match (a_u32 % 8u32) { 2u32 | 6u32 => (-36i8), 3u32 => v0, _ => ((a_f32) as i8) })) - (-(v0 - ((a_u32) as i8))))) as u64;
+        of[i] = ((-0.0f32)) as f64;
     }
 }
 
@@ -3193,9 +3150,9 @@ pub fn diff_102(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
             v1 = 52u16;
         }
         assert!((((1u32 % 256u32) != 7u32) || ((((a_f32) as u8) << 4u16) <= (((a_f32) as u8)).min(((a_u32) as u8)))));
-        let mut v2: u16 = ((match (18u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
-        if ((255u8 & ((a_u32) as u8)) > (60u8 * 70u8)) {
-            v2 = ((16u16 >> (a_u32 & 15u32)) ^ ((match (52u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16));
+        let mut v2: u16 = ((v1 ^ v1)).saturating_mul((1u16 & ((a_u32) as u16)));
+        if ((25u32 << (70i64 & 31i64)) == 6u32) {
+            v2 = (!((match (52u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16));
         } else {
             v2 = ((16u16 << (-71i32)) >> (((3.4e38f32) as i32) & 15i32));
         }
@@ -3236,8 +3193,8 @@ pub fn diff_103(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
             v4 = (-(((-83i32)) as f64));
         }
         assert!((((0u32 % 256u32) != 7u32) || ((!((a_f32) as u8)) > (67u8 << (v2 & 7u32)))));
-        oi[i] = ((((match (v2 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) ^ ((((match (v2 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)) as u16))) as u64;
-        of[i] = (((((94u8 % 90u8)) as f64) * ((1.7e308f64 - a_f64)).abs())) as f64;
+        oi[i] = ((((v0).max(21u16)).saturating_sub((if (94u16 == v0) { 40u16 } else { v0 })) ^ ((match (6u32 % 8u32) { 6u32 => v0, _ => ((a_i32) as u16) }) + ((a_i32) as u16)))) as u64;
+        of[i] = (((-(5e-324f64 / (-0.875f64))) + (((-a_f64)) as f64))) as f64;
     }
 }
 
@@ -3252,29 +3209,23 @@ pub fn diff_104(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i8 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
-        let mut c1: u32 = 0u32;
-        let v1: i32 = loop {
-            if c1 >= (((a_u32).min(0u32)) % 4u32) {
-                break (a_i32);
+        let v0: i8 = (57i8).saturating_mul((-128i8));
+        let v1: u64 = (5u64).min((if (false || true) { (64u64 / a_u64) } else { ((match (98u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) }));
+        let mut c2: u32 = 0u32;
+        let v2: i8 = loop {
+            if c2 >= ((a_u32) % 4u32) {
+                break (((((match (59u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) * ((match (4294967295u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) ^ ((v0).max(v0) >> ((a_i64).saturating_mul(a_i64) & 7i64))));
             }
-            c1 += 1u32;
+            c2 += 1u32;
         };
-        let v2: u16 = 66u16;
-        let mut v3: f32 = (-3.875f32);
-        'l3: for j0 in 0u32..(((a_u32 + 65u32)) % 3u32) {
-            for j1 in 0u32..(((98u32 << (((a_u32) as u8) & 31u8))) % 3u32) {
-                if true {
-                    break 'l3;
-                }
-                if matches!((a_u32 % 8u32), 2u32) {
-                    continue 'l3;
-                }
-                v3 = (((-7.375f32) * a_f32) + (v3 + a_f32));
-            }
+        let mut v3: i64 = a_i64;
+        if (((-9.875f64) / a_f64) == ((85u8) as f64)) {
+            v3 = (v3).max(a_i64);
+        } else {
+            v3 = (a_i64).saturating_sub(a_i64);
         }
-        oi[i] = (((a_f32) as u16)) as u64;
-        of[i] = ((((match (a_u32 % 8u32) { 4u32 => 9.625f64, 3u32 => 5e-324f64, _ => (-10.125f64) }) + (-a_f64)) - ((((v3) as u8)) as f64))) as f64;
+        oi[i] = (((-75i32) & a_i32)) as u64;
+        of[i] = ((((-95i64)) as f64)) as f64;
     }
 }
 
@@ -3346,8 +3297,8 @@ pub fn diff_106(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let v2: u32 = a_u32;
         let mut t3: [f64; 3] = [((-a_f64)).sqrt(); 3];
         t3[1] = ((-a_f64) + 11.875f64);
-        t3[2] = ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) as f64);
-        let mut v3: f64 = (((3i64 * (-23i64))) as f64);
+        t3[2] = (((((a_u32) as i8)).saturating_add(7i8)) as f64);
+        let mut v3: f64 = (-a_f64);
         for &v4 in t3.iter() {
             v3 = ((((a_f32) as f32)) as f64);
         }
@@ -3442,12 +3393,12 @@ pub fn diff_109(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
             v1 = v1;
         }
         let v2: u16 = (37u16 / ((match (66u32 % 8u32) { 4u32 | 0u32 => (((a_u32) as u16) | 75u16), _ => ((3.4e38f32) as u16) }) | 1u16));
-        let mut v3: i8 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
-        for j0 in ((((match (76u32 % 8u32) { 4u32 => 67u32, 5u32 => 90u32, _ => 4294967295u32 })) % 8u32)..(((v1).max(a_u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+        let mut v3: i8 = (((a_f32) as i8)).saturating_sub(76i8);
+        for j0 in (u32::MAX - (((((-1i8)) as u32)) % 4u32))..=u32::MAX {
             v3 = ((1.7e308f64) as i8);
         }
-        oi[i] = (((((((a_u32) as i16) << (((a_f32) as u8) & 15u8)) % ((9i16 << 30i8) | 1i16))) as u64)) as u64;
-        of[i] = ((a_f32 / ((a_f32 / a_f32) / ((((a_i32) as i16)) as f32)))) as f64;
+        oi[i] = ((((a_i32) as u16)).max(((20u16).min(v2) >> ((90u8 + 0u8) & 15u8)))) as u64;
+        of[i] = ((((((-67i16)) as f64) + ((-7.75f64) * a_f64)) - ((0.0f64 / 7.125f64) + (a_f64 / a_f64)))) as f64;
     }
 }
 
@@ -3564,7 +3515,7 @@ pub fn diff_112(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
             }
             c2 += 1u32;
         };
-        let v3: u64 = (63u64 >> (((match (v1 % 8u32) { 2u32 | 6u32 => ((a_i32) as i8), 2u32..=6u32 => ((a_f32) as i8), _ => 127i8 }) << ((0i64 | DiffPair::new(a_i64, a_i64).b) & 7i64)) & 63i8));
+        let v3: u64 = (63u64 >> (((match (v1 % 8u32) { 2u32 | 6u32 => ((a_i32) as i8), 2u32..=6u32 => ((a_f32) as i8), _ => 127i8 }) << ((0i64 | DiffPair { a: a_i64, b: a_i64 }.mixed()) & 7i64)) & 63i8));
         let v4: i64 = a_i64;
         assert!((((a_u32 % 256u32) != 7u32) || ((((a_u32) as i16) == (-46i16)) && (v2 >= v4))));
         oi[i] = ((v4 >> ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) + 18u8) & 63u8))) as u64;
@@ -3583,26 +3534,20 @@ pub fn diff_113(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut t0: [i16; 3] = [(match (32u32 % 8u32) { 6u32 => (match (a_u32 % 8u32) { 5u32 | 1u32 => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16), 5u32..=6u32 => (((a_u32) as i16) >> (31i16 & 15i16)), 0u32 => ((a_i32) as i16), _ => ((match (35u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) }), _ => (((a_i32 * (-97i32))) as i16) }); 3];
-        t0[1] = ((((a_f32 * a_f32)).sqrt()) as i16);
-        t0[2] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) + ((((match (89u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)) as i16));
-        let v0: i16 = t0.iter().copied().fold((!((a_f32) as i16)), |v0, v1| ((((v1 >= ((a_f32) as i16)) || (true || false))) as i16));
-        let v2: f32 = (((-((a_i32) as i8))) as f32);
-        assert!((((a_u32 % 256u32) != 7u32) || (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) == (30u8 >> (32u8 & 7u8)))));
-        let mut v3: i32 = (if (99u16 <= 32u16) { (-7i32) } else { 16i32 });
-        'l3: for j0 in 0u32..(((a_u32 << (60i16 & 31i16))) % 3u32) {
-            for j1 in 0u32..(((match (a_u32 % 8u32) { 1u32 | 3u32 => j0, _ => 82u32 })) % 3u32) {
-                if false {
-                    break 'l3;
-                }
-                if (69u16 < 65u16) {
-                    continue 'l3;
-                }
-                v3 = ((-89i32) << a_u32);
-            }
+        let mut t0: [i16; 3] = [(match (32u32 % 8u32) { 6u32 => (match (a_u32 % 8u32) { 5u32 | 1u32 => ((-93i16)).saturating_mul(8i16), 6u32 => ((-23i16) ^ 32767i16), 6u32 => ((((a_u32) as i16)) as i16), _ => ((-97i16) + 41i16) }), _ => ((a_i64) as i16) }); 3];
+        t0[1] = (((((a_u32) as i16) * 21i16)).saturating_mul((((a_u32) as i16) >> (15u32 & 15u32)))).saturating_sub(((-43i16) ^ ((-32768i16)).saturating_sub(16i16)));
+        t0[2] = ((!(73i16 | ((a_f32) as i16))) % (((match (14u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) | 1i16));
+        let mut v0: i16 = ((((a_i32) as i16)).min((((a_i64) as i16)).saturating_add((-1i16))) * (if (((a_i64) as u8) < 14u8) { ((-32i16) + (-7i16)) } else { (-((a_i32) as i16)) }));
+        for &v1 in t0.iter().rev() {
+            v0 = (if (!(false && true)) { (!((a_i64) as i16)) } else { ((match (69u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) });
         }
-        oi[i] = (((83u8) as i8)) as u64;
-        of[i] = ((((-(v2 + v2))) as f64)) as f64;
+        let v2: u16 = ((match (97u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
+        let mut v3: u8 = 83u8;
+        for j0 in (((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 8u32)..((((53i8) as u32)) % 16u32)).step_by(((67u32) % 3u32) as usize) {
+            v3 = v3;
+        }
+        oi[i] = (((((match (34u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)).min((((a_i32) as i8) << ((a_f32) as u8))) << (if (v2 > ((a_f32) as u16)) { (!((a_i32) as i8)) } else { (-((a_i32) as i8)) }))) as u64;
+        of[i] = ((-((if false { 7.0f64 } else { a_f64 }) * ((a_i64) as f64)))) as f64;
     }
 }
 
@@ -3619,22 +3564,22 @@ pub fn diff_114(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_f64: f64 = xf64[i];
         let mut v0: u16 = (((a_f32) as u16) | 57u16);
         for j0 in (0u32..(((a_u32 << (((a_f32) as u8) & 31u8))) % 4u32)).rev() {
-            v0 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
+            v0 = (v0).saturating_add(97u16);
         }
-        let mut v1: u8 = (((a_u32) as u8) & ((a_f32) as u8));
-        for j1 in (((((match (60u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 8u32)..(((a_u32 + 19u32)) % 16u32)).step_by(((0u32) % 3u32) as usize) {
-            v1 = (((a_u32) as u8) - v1);
+        let mut v1: u16 = (((a_i64) as u16) >> (60u8 & 15u8));
+        for j1 in (((0u32) % 8u32)..(((a_u32 % a_u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v1 = (v1 >> (((a_u32) as u16) & 15u16));
         }
-        let v2: u32 = (((28u32 & 3040427628u32) & ((9223372036854775807i64) as u32)) >> (((match (86u32 % 8u32) { 5u32 => 0i32, _ => a_i32 }) % (13i32 | 1i32)) & 31i32));
-        let mut c3: u32 = 0u32;
-        let v3: i32 = loop {
-            if c3 >= ((a_u32) % 4u32) {
-                break (((-52i32)).abs());
-            }
-            c3 += 1u32;
-        };
-        oi[i] = (a_i64) as u64;
-        of[i] = (a_f64) as f64;
+        let mut t2: [i8; 3] = [(match (86u32 % 8u32) { 5u32 => 8i8, _ => ((a_i32) as i8) }); 3];
+        t2[1] = (62i8 ^ ((a_i64) as i8));
+        t2[2] = (((a_u32) as i8) & (-28i8));
+        let v2: i8 = t2.iter().copied().fold((((a_f32) as i8)).min(((a_u32) as i8)), |v2, v3| (((a_f32) as i8) << (a_i32 & 7i32)));
+        let mut v4: u64 = ((38u64 ^ (a_u64 - a_u64)) << ((match (10u32 % 8u32) { 1u32 => 89i32, 3u32 => (-14i32), _ => a_i32 }) - (((-0.0f64)) as i32)));
+        for j2 in (0u32..(((66u32 >> ((-2147483648i32) & 31i32))) % 4u32)).rev() {
+            v4 = (match (a_u32 % 8u32) { 6u32 | 7u32 => (((8i8 % (100i8 | 1i8))) as u64), 1u32..=4u32 => (((-9223372036854775808i64)) as u64), _ => (v4 << ((if false { a_i64 } else { (-62i64) }) & 63i64)) });
+        }
+        oi[i] = (((((a_u32) as u16)) as i8)) as u64;
+        of[i] = ((((a_f32 * (-5.0f32))).sqrt() * a_f32)) as f64;
     }
 }
 
@@ -3697,11 +3642,11 @@ pub fn diff_116(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
                 if (69i64 >= 65i64) {
                     continue 'l0;
                 }
-                v0 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
+                v0 = ((match (a_u32 % 8u32) { 4u32 | 1u32 => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16), 7u32 | 0u32 => (((a_u32) as i16) & 90i16), _ => (!v0) })).saturating_sub(61i16);
             }
         }
-        oi[i] = ((((((61i64 >> (v0 & 63i16))) as u16)) as i16)) as u64;
-        of[i] = (0.625f64) as f64;
+        oi[i] = ((18446744073709551615u64 + ((74u64 * a_u64)).max((a_u64 >> (-1i64))))) as u64;
+        of[i] = (((-7.625f32) - (((99u16) as f32) - ((a_u32) as f32)))) as f64;
     }
 }
 
@@ -3734,26 +3679,23 @@ pub fn diff_117(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         if (((a_i64) as i8) <= (-1i8)) {
             v2 = (v1 + ((a_i64).max(a_i64) | (!v1)));
         } else {
-            v2 = ((match (11u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64);
+            v2 = (0i64 | DiffPair { a: (((33u64) as i64) & (64i64 | a_i64)), b: ((3i64).min(a_i64) * (v1).abs()) }.mixed());
         }
-        let mut v3: i8 = (if false { 8i8 } else { (-128i8) });
-        for j2 in ((((!55u32)) % 8u32)..(((match (31u32 % 8u32) { 2u32 => 4u32, 5u32..=7u32 => 66u32, 5u32 => 5u32, _ => a_u32 })) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v3 = (-v3);
-        }
-        let mut v4: i64 = (((75i64 * (-32i64))).max(((-91i64)).min(57i64)) * ((-a_i64) >> (((match (57u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) & 63i8)));
-        'l4: for j3 in 0u32..((51u32) % 3u32) {
-            for j4 in 0u32..(((match (17u32 % 8u32) { 2u32 | 3u32 => 1u32, 4u32 => a_u32, 1u32 => 62u32, _ => 4u32 })) % 3u32) {
-                if (89u8 != 8u8) {
+        let v3: i8 = ((-23i8)).max((((18i8 == ((a_f32) as i8))) as i8));
+        let mut v4: i32 = (a_i32 + a_i32);
+        'l4: for j2 in 0u32..((((((a_i64) as u8)) as u32)) % 3u32) {
+            for j3 in 0u32..(((50u32).max(34u32)) % 3u32) {
+                if (true && false) {
                     break 'l4;
                 }
-                if (true && false) {
+                if true {
                     continue 'l4;
                 }
-                v4 = (if true { ((0i64 | DiffPair { a: a_i64, b: a_i64 }.mixed()) + (1i64).max(a_i64)) } else { (!(-a_i64)) });
+                v4 = (a_i32 << (89i16 & 31i16));
             }
         }
-        oi[i] = (((-10i32) / (((56i32 >> (18i32 & 31i32)) >> ((((a_i64) as u8) * 64u8) & 31u8)) | 1i32))) as u64;
-        of[i] = ((((!((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32))) as f64)) as f64;
+        oi[i] = ((if false { 8u8 } else { ((a_f32) as u8) })) as u64;
+        of[i] = ((0.1f64 / (((a_f64).sqrt()) as f64))) as f64;
     }
 }
 
@@ -3776,9 +3718,9 @@ pub fn diff_118(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         for &v2 in t1.iter().skip(1) {
             v1 = (-v2);
         }
-        let v3: i64 = (((((-74i8)) as i64) << ((match (31u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) >> ((((match (v0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) & (29i8).max(((a_i32) as i8))) & 63i8));
-        oi[i] = ((85i16 - ((!85i16) * (!(-78i16))))) as u64;
-        of[i] = ((4.875f64 - ((match (a_u32 % 8u32) { 0u32 => a_f64, 4u32 | 6u32 => a_f64, _ => 2.0f64 }) + ((7i8) as f64)))) as f64;
+        let v3: i64 = ((0i64 | DiffPair::new((if ((-4.375f64) <= (-9.25f64)) { a_i64 } else { 5i64 }), a_i64).b) >> (((127i8).saturating_add((-63i8)) & ((a_u64) as i8)) & 63i8));
+        oi[i] = (v0) as u64;
+        of[i] = (((-(10.5f32 * a_f32))).sqrt()) as f64;
     }
 }
 
@@ -3800,8 +3742,8 @@ pub fn diff_119(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         for &v1 in t0.iter().rev() {
             v0 = (((-a_i32)) as f32);
         }
-        oi[i] = (((match (a_u32 % 8u32) { 6u32 => (0i64 | DiffPair::new(63i64, 78i64).b), 1u32 => (0i64 | DiffPair::new(80i64, a_i64).b), 1u32..=6u32 => (0i64 | DiffPair { a: a_i64, b: (-9223372036854775808i64) }.mixed()), _ => (16i64).min((-38i64)) }) << (((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) & 63u32))) as u64;
-        of[i] = ((((((match (96u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)) as f64) - ((a_f64 - a_f64) + (-a_f64)))) as f64;
+        oi[i] = (((match (a_u32 % 8u32) { 6u32 => (0i64 | DiffPair::new(63i64, 78i64).b), 1u32 => (0i64 | DiffPair { a: 80i64, b: a_i64 }.mixed()), 1u32..=6u32 => ((-9223372036854775808i64)).saturating_add(a_i64), _ => (!16i64) }) << (((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) & 63u32))) as u64;
+        of[i] = ((((a_f64 - 8.375f64) * ((((a_u32) as i16)) as f64)) / ((a_f64 - (-8.125f64)) * ((((a_i64) as i8)) as f64)))) as f64;
     }
 }
 
@@ -3820,7 +3762,7 @@ pub fn diff_120(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let v1: i16 = (51i16 - ((a_i32) as i16));
         assert!((((82u32 % 256u32) != 7u32) || (((((a_f32) as i8)) as i16) < v1)));
         oi[i] = (((((a_f32) as i8)) as i32)) as u64;
-        of[i] = ((((((a_i32) as i64)).min((0i64 | DiffPair { a: a_i64, b: a_i64 }.mixed()))) as f32)) as f64;
+        of[i] = ((((((a_i32) as i64)).min((a_i64).saturating_sub(a_i64))) as f32)) as f64;
     }
 }
 
@@ -3894,16 +3836,17 @@ pub fn diff_123(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_f64: f64 = xf64[i];
         let mut v0: u32 = (10u32 << (-76i8));
         for j0 in (((((match (4294967295u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 8u32)..(((49u32 >> ((a_u32) as u8))) % 16u32)).step_by(((0u32) % 3u32) as usize) {
-            v0 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
+            v0 = (v0).saturating_sub(88u32);
         }
-        let mut v1: i8 = 78i8;
-        for j1 in (0u32..=(((!a_u32)) % 4u32)).rev() {
-            v1 = (((a_u32) as i8) << ((a_f64) as u16));
+        let mut v1: f32 = (((if (a_f64 == a_f64) { (-12.5f32) } else { a_f32 }) - a_f32) * (((79i32).max(6i32)) as f32));
+        if ((50i16 / (92i16 | 1i16)) == (((a_u32) as i16) + (-24i16))) {
+            v1 = (-3.125f32);
+        } else {
+            v1 = (((((-0.0f32)) as f32) + v1) - (((a_f32 / a_f32)) as f32));
         }
-        assert!((((a_u32 % 256u32) != 7u32) || (a_u64 >= 0u64)));
-        let v2: i16 = ((((a_i64) as i16) >> ((-42i8) & 15i8)) + ((v0) as i16));
-        oi[i] = ((((!(v1 << (((a_u32) as i8) & 7i8)))) as i64)) as u64;
-        of[i] = (((((match (31u32 % 8u32) { 0u32 => (-0.0f32), 0u32 | 6u32 => a_f32, 5u32 => 16777216.0f32, _ => a_f32 }) / ((-12.0f32)).abs())) as f32)) as f64;
+        let v2: u16 = (61854u16).saturating_mul((((a_f32) as u16) - (if ((-12.375f64) < 1.7e308f64) { 77u16 } else { 77u16 })));
+        oi[i] = ((!((15i16 * ((a_i32) as i16)) << ((1i32 + 2147483647i32) & 15i32)))) as u64;
+        of[i] = (((((v2) as f64)).abs() * (-1.875f64))) as f64;
     }
 }
 
@@ -3924,14 +3867,14 @@ pub fn diff_124(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
             v1 = (match (99u32 % 8u32) { 0u32 | 1u32 => (7.875f64 + v1), 4u32 => (a_f64 * a_f64), _ => (if true { v1 } else { a_f64 }) });
         }
         let v2: i64 = (a_i64).abs();
-        let mut v3: i64 = (0i64 | DiffPair::new((74i64 - v2), a_i64).b);
-        if ((1u16 + ((a_f32) as u16)) == (((a_f32) as u16) ^ 23u16)) {
-            v3 = (!(0i64 | DiffPair::new((-76i64), a_i64).b));
+        let mut v3: i64 = ((match (4294967295u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64);
+        if (((a_i32) as u8) <= (v0 >> (16u16 & 7u16))) {
+            v3 = (!a_i64);
         } else {
-            v3 = (match (a_u32 % 8u32) { 4u32 => a_i64, _ => (v2 >> (((a_i64) as i16) & 63i16)) });
+            v3 = (!(0i64 | DiffPair::new(34i64, a_i64).b));
         }
-        oi[i] = (14i32) as u64;
-        of[i] = (((-(2.875f32 * a_f32)) * (match (74u32 % 8u32) { 3u32..=5u32 => (((-12i8)) as f32), 7u32..=7u32 => a_f32, _ => (a_f32 - 10.25f32) }))) as f64;
+        oi[i] = ((((v2).abs() % (((-8.5f32)) as i64)) ^ ((0i64 | DiffPair::new(25i64, a_i64).b) / ((match (21u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64)))) as u64;
+        of[i] = (v1) as f64;
     }
 }
 
@@ -3993,14 +3936,14 @@ pub fn diff_126(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
             }
             c3 += 1u32;
         };
-        let mut v4: i16 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
-        if ((a_u32 < a_u32) || (((a_i64) as i16) < (-14i16))) {
+        let mut v4: i16 = (((-58i16) << (1u64 & 15u64))).saturating_sub(((match (14u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16));
+        if true {
             v4 = v4;
         } else {
-            v4 = ((a_i32) as i16);
+            v4 = (((0i64) as i16)).saturating_mul((41i16 * ((a_f32) as i16)));
         }
-        oi[i] = ((31u32).max(((a_u32 & a_u32) * (a_u32 << (a_i32 & 31i32))))) as u64;
-        of[i] = (a_f32) as f64;
+        oi[i] = ((match (a_u32 % 8u32) { 2u32..=2u32 => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32), 3u32..=5u32 => ((match (17u32 % 8u32) { 2u32..=2u32 => a_i32, 0u32 | 1u32 => (-7i32), _ => 39i32 })).abs(), _ => ((-11i32) << ((a_i32 >> (98u16 & 31u16)) & 31i32)) })) as u64;
+        of[i] = (((((-a_f32)) as f64) - ((a_f64 / 0.0f64) * ((v0) as f64)))) as f64;
     }
 }
 
@@ -4142,13 +4085,17 @@ pub fn diff_131(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let mut c2: u32 = 0u32;
         let v2: u64 = loop {
             if c2 >= (((63u32 ^ 70u32)) % 4u32) {
-                break ((((match (87u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) * ((a_u64 / (a_u64 | 1u64))).max(((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64))));
+                break ((((match (87u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) * ((a_u64 / (a_u64 | 1u64))).max((a_u64).saturating_mul(a_u64))));
             }
             c2 += 1u32;
         };
-        let v3: u8 = 128u8;
-        oi[i] = (63u64) as u64;
-        of[i] = (12.5f32) as f64;
+        let mut v3: f64 = (-(0.875f64).sqrt());
+        for j2 in (((2560024301u32) % 8u32)..(((a_u32 | 43u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v3 = (5.0f64 / v3);
+        }
+        assert!((((42u32 % 256u32) != 7u32) || (96i32 != (31i32 % (a_i32 | 1i32)))));
+        oi[i] = ((((match (61u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) - (12i32 ^ (-19i32)))) as u64;
+        of[i] = (((((0u32 >> (a_u32 & 31u32)) << ((match (87u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8))) as f64)) as f64;
     }
 }
 
@@ -4180,26 +4127,17 @@ pub fn diff_133(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i16 = ((((((a_u32) as u8) << 51i32)) as i16) & ((if true { ((a_u32) as i16) } else { (-64i16) }) ^ ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)));
-        let mut t1: [u8; 3] = [(if false { 56u8 } else { 25u8 }); 3];
-        t1[1] = (!((a_i64) as u8));
-        t1[2] = (match (22u32 % 8u32) { 4u32..=6u32 => 128u8, 3u32 => 25u8, 0u32..=3u32 => 66u8, _ => ((a_i64) as u8) });
-        let mut v1: u8 = 99u8;
-        for &v2 in t1.iter().skip(1) {
-            v1 = (68u8 - ((a_i32) as u8));
+        let v0: i16 = ((((((a_u32) as u8) << 51i32)) as i16) & ((if true { ((a_u32) as i16) } else { (-64i16) }) ^ (((a_i32) as i16)).saturating_mul(((a_i64) as i16))));
+        let v1: f32 = (((a_f32).sqrt() * ((-0.875f32) - a_f32)) * ((if false { a_f32 } else { 1e-40f32 }) + ((-7.5f32) / 0.1f32)));
+        let v2: u8 = (if (!matches!((68u32 % 8u32), 3u32 | 7u32)) { ((85i32) as u8) } else { (match (20u32 % 8u32) { 0u32..=5u32 => ((a_u32) as u8), _ => 9u8 }) });
+        assert!((((11u32 % 256u32) != 7u32) || (((-0.0f32) / a_f32) >= (v1 * (-10.375f32)))));
+        let v3: f32 = (((-2.25f32) + a_f32) / v1);
+        let mut v4: f32 = ((-7.125f32)).abs();
+        for j0 in ((((a_u32 & 89u32)) % 8u32)..((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 16u32)).step_by(((32u32) % 3u32) as usize) {
+            v4 = ((a_i32) as f32);
         }
-        let v3: f64 = (((-11.0f64) + a_f64) + (1.125f64 - 10.375f64));
-        let mut v4: i32 = ((29i32 * (-83i32)) + ((99u16) as i32));
-        for j0 in (0u32..(((18u32 % (a_u32 | 1u32))) % 4u32)).rev() {
-            v4 = ((a_i32).min(v4) * (a_i32 / (16i32 | 1i32)));
-        }
-        assert!((((1u32 % 256u32) != 7u32) || ((((a_u32) as i8) >= ((a_u32) as i8)) || false)));
-        let mut v5: i8 = ((match (73u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
-        for j1 in (0u32..((a_u32) % 4u32)).rev() {
-            v5 = (v5 + 0i8);
-        }
-        oi[i] = (((60u32) as u8)) as u64;
-        of[i] = ((((((18446744073709551615u64 == 40u64)) as u64)) as f32)) as f64;
+        oi[i] = (84i8) as u64;
+        of[i] = ((-6.25f64)) as f64;
     }
 }
 
@@ -4215,8 +4153,8 @@ pub fn diff_134(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: i64 = ((7.0f32) as i64);
-        oi[i] = ((0i64 | DiffPair { a: ((11i64 / (a_i64 | 1i64)) << ((((a_u32) as i16) - ((a_i32) as i16)) & 63i16)), b: ((v0 ^ 69i64)).min((a_i64 - 83i64)) }.mixed())) as u64;
-        of[i] = ((((5.125f64 * (-12.375f64)) / (-a_f64)) / ((0.1f64).sqrt() / (5.0f64).abs()))) as f64;
+        oi[i] = (((match (77u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64)) as u64;
+        of[i] = ((match (a_u32 % 8u32) { 1u32 => (match (95u32 % 8u32) { 6u32 | 5u32 => (-a_f64), 0u32..=6u32 => (if matches!((4294967295u32 % 8u32), 1u32 | 4u32) { 10.375f64 } else { a_f64 }), 7u32 | 6u32 => (5.125f64 * (-12.375f64)), _ => (-a_f64) }), _ => ((0.1f64).sqrt() / (5.0f64).abs()) })) as f64;
     }
 }
 
@@ -4278,28 +4216,17 @@ pub fn diff_136(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         } else {
             v0 = ((v0 >> (a_u32 & 31u32)) >> ((-7i16) & 31i16));
         }
-        let v1: i8 = ((4i8 << (55i16 & 7i16)) + ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8));
-        let mut v2: f64 = (if (81u32 <= 48u32) { (-10.0f64) } else { a_f64 });
-        if ((((a_f32) as u16) / (89u16 | 1u16)) <= (40u16 ^ 16u16)) {
-            v2 = ((-4.0f64) + v2);
-        } else {
-            v2 = (-0.625f64);
-        }
-        let mut v3: f32 = (((if false { a_f32 } else { a_f32 }) / (3.4e38f32).abs())).sqrt();
+        let v1: i8 = ((4i8 << (55i16 & 7i16)) + ((-41i8)).saturating_add(8i8));
+        let v2: u32 = (((84u64) as u32) & (if (((a_i64) as u16) <= 62u16) { 52u32 } else { 48u32 }));
+        let v3: i16 = (((a_f32) as i16) >> 15u8);
+        let mut v4: f32 = (((if false { a_f32 } else { a_f32 }) / (3.4e38f32).abs())).sqrt();
         if (v0 <= (-a_i32)) {
-            v3 = ((match (79u32 % 8u32) { 0u32 | 6u32 => (a_f32 / a_f32), 2u32..=3u32 => (match (a_u32 % 8u32) { 0u32 | 2u32 => a_f32, 3u32..=5u32 => a_f32, 4u32..=4u32 => 1.625f32, _ => a_f32 }), 1u32 | 1u32 => (-5.75f32), _ => (5.125f32).sqrt() }) * (((((a_i32) as i8)) as f32) + ((-9.0f32) * 0.0f32)));
+            v4 = ((match (79u32 % 8u32) { 0u32 | 6u32 => (a_f32 / a_f32), 2u32..=3u32 => (match (a_u32 % 8u32) { 0u32 | 2u32 => a_f32, 3u32..=5u32 => a_f32, 4u32..=4u32 => 1.625f32, _ => a_f32 }), 1u32 | 1u32 => (-5.75f32), _ => (5.125f32).sqrt() }) * (((((a_i32) as i8)) as f32) + ((-9.0f32) * 0.0f32)));
         } else {
-            v3 = (a_f32 * v3);
+            v4 = (a_f32 * v4);
         }
-        let mut c4: u32 = 0u32;
-        let v4: u32 = loop {
-            if c4 >= (((a_u32 | a_u32)) % 4u32) {
-                break (a_u32);
-            }
-            c4 += 1u32;
-        };
-        oi[i] = ((-(if (!false) { (-32768i16) } else { ((7u64) as i16) }))) as u64;
-        of[i] = (((a_f32 + (a_f32 - a_f32)) / ((v3 - a_f32)).sqrt())) as f64;
+        oi[i] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)) as u64;
+        of[i] = (((a_f32 + (if true { a_f32 } else { 3.4e38f32 }))).sqrt()) as f64;
     }
 }
 
@@ -4324,8 +4251,8 @@ pub fn diff_137(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
             c1 += 1u32;
         };
         let v2: u16 = ((((a_i32) as u16)).min((((-91i64)) as u16)) * ((((-42i32)) as u16) * (((a_i32) as u16)).max(20u16)));
-        oi[i] = ((((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) << (((v1) as i32) & 63i32))) as i32)) as u64;
-        of[i] = ((((-a_f64)) as f32)) as f64;
+        oi[i] = (((((56u64).saturating_mul(49u64) << (((v1) as i32) & 63i32))) as i32)) as u64;
+        of[i] = ((-((a_f32 + a_f32) + (a_f32 + a_f32)))) as f64;
     }
 }
 
@@ -4350,16 +4277,18 @@ pub fn diff_138(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let v1: u16 = ((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
         let mut t2: [u32; 3] = [a_u32; 3];
         t2[1] = (if (matches!((69u32 % 8u32), 0u32..=1u32) || false) { ((((59u32) as u8)) as u32) } else { 92u32 });
-        t2[2] = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
-        let mut v2: u32 = ((match (24u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
-        for &v3 in t2.iter() {
-            v2 = (((match (71u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) / (52u32 | 1u32));
+        t2[2] = ((((match (31u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)).saturating_mul(((match (71u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32))).saturating_add(52u32);
+        let mut v2: u32 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
+        for &v3 in t2.iter().rev() {
+            v2 = ((((32i32) as u32) - v3) % (((match (v2 % 8u32) { 1u32 | 4u32 => a_u32, _ => 2137550689u32 })).saturating_add((12u32).max(a_u32)) | 1u32));
         }
-        let v4: f32 = ((a_f32 + 0.0f32)).abs();
-        assert!((((a_u32 % 256u32) != 7u32) || ((!17i64) <= a_i64)));
-        let v5: i16 = ((128u8) as i16);
-        oi[i] = (v1) as u64;
-        of[i] = ((-(a_f64 * (-a_f64)))) as f64;
+        let mut v4: u64 = (a_u64 ^ a_u64);
+        for j0 in 0u32..((((((a_i32) as u16)) as u32)) % 4u32) {
+            v4 = (23u64 & a_u64);
+        }
+        let v5: f32 = ((61i32) as f32);
+        oi[i] = ((0i64 | DiffPair::new(((match (v2 % 8u32) { 7u32 | 6u32 => a_i64, 7u32 | 7u32 => (-57i64), _ => a_i64 }) - (a_i64 ^ (-1i64))), (-50i64)).b)) as u64;
+        of[i] = (a_f32) as f64;
     }
 }
 
@@ -4451,16 +4380,21 @@ pub fn diff_141(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         for j2 in ((((100u32 ^ 32u32)) % 8u32)..(((a_u32 << (a_u32 & 31u32))) % 16u32)).step_by(((32u32) % 3u32) as usize) {
             v1 = (match (a_u32 % 8u32) { 0u32..=5u32 => (if false { a_i64 } else { v1 }), 5u32 => (24i64 - a_i64), 2u32 => (a_i64 << ((-10i16) & 63i16)), _ => a_i64 });
         }
-        let mut t2: [u16; 3] = [(match (21u32 % 8u32) { 7u32 | 3u32 => ((((match (33u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)) as u16), 0u32 => ((((a_u32) as u16)).min(22682u16) >> (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) & 15i32)), 3u32 => ((89u16 >> (a_i32 & 15i32)) << (v1 + v1)), _ => (17u16 - (match (2837484947u32 % 8u32) { 0u32..=7u32 => 46u16, 5u32..=7u32 => ((a_f32) as u16), 0u32..=6u32 => 5u16, _ => 23u16 })) }); 3];
+        let mut t2: [u16; 3] = [(match (21u32 % 8u32) { 7u32 | 3u32 => ((((match (33u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)) as u16), 0u32 => (22682u16 >> (a_i32).saturating_sub(v0)), 3u32 => ((89u16 >> (a_i32 & 15i32)) << (v1 + v1)), _ => (17u16 - (match (2837484947u32 % 8u32) { 0u32..=7u32 => 46u16, 5u32..=7u32 => ((a_f32) as u16), 0u32..=6u32 => 5u16, _ => 23u16 })) }); 3];
         t2[1] = (match (31u32 % 8u32) { 0u32..=5u32 => ((((-2.0f32) * a_f32)) as u16), _ => (!(70u16 >> ((-76i8) & 15i8))) });
         t2[2] = ((!((match (18u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)) << (50i64 & 15i64));
         let mut v2: u16 = ((a_i32) as u16);
         for &v3 in t2.iter() {
-            v2 = ((match (48u32 % 8u32) { 2u32..=3u32 => (if false { v2 } else { v3 }), 5u32 => ((match (34u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16), 4u32..=7u32 => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16), _ => (((a_f32) as u16) ^ v2) }) >> (((!87i8)).max(((-66i8) * ((a_i64) as i8))) & 15i8));
+            v2 = ((match (48u32 % 8u32) { 2u32..=3u32 => (if false { v2 } else { v3 }), 5u32 => ((match (34u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16), 4u32..=7u32 => (((a_u32) as u16)).saturating_add(18u16), _ => (!v3) }) >> (((!87i8)).max(((-66i8) * ((a_i64) as i8))) & 15i8));
         }
-        let v4: u8 = ((match (14u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
-        oi[i] = (((((match (31u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) << ((a_u64 / (85u64 | 1u64)) & 7u64)) + ((false) as i8))) as u64;
-        of[i] = ((-a_f64)) as f64;
+        let mut v4: i8 = (((a_i64) as i8) >> ((a_u32) as i8));
+        if false {
+            v4 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
+        } else {
+            v4 = (((a_i64) as i8) * ((a_i64) as i8));
+        }
+        oi[i] = (((((a_i64) as i32) & (v0 & 58i32)) * ((v0 + a_i32) & (31i32 | a_i32)))) as u64;
+        of[i] = ((((if true { a_f32 } else { a_f32 })).sqrt() + ((2.5f32 + a_f32) - (a_f32).sqrt()))) as f64;
     }
 }
 
@@ -4486,8 +4420,8 @@ pub fn diff_142(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         for j0 in ((((85u32 | a_u32)) % 8u32)..((((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 16u32)).step_by(((98u32) % 3u32) as usize) {
             v1 = (3.5f64 * (-0.25f64));
         }
-        oi[i] = ((if ((0i64 | DiffPair::new((-26i64), 65i64).b) != (a_i64 >> ((-95i32) & 63i32))) { ((((90i32) as u16)) as u32) } else { (((((a_i32) as i16)) as u32) - (77u32 - 100u32)) })) as u64;
-        of[i] = (v1) as f64;
+        oi[i] = ((if ((a_i64).saturating_sub(a_i64) != (69i64 % a_i64)) { (57u32 >> (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64) & 31i64)) } else { (15u32 & (a_u32 ^ 77u32)) })) as u64;
+        of[i] = ((a_f64 * v1)) as f64;
     }
 }
 
@@ -4521,9 +4455,9 @@ pub fn diff_143(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         for &v5 in t4.iter().skip(1) {
             v4 = (((-((a_u32) as i16)) >> (52u64 & 15u64)) * ((-((a_u32) as i16)) | ((95i8) as i16)));
         }
-        let v6: u8 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
-        oi[i] = (((!40u16) & ((25u16 % (((a_i64) as u16) | 1u16)) - (44u16 / (((a_i64) as u16) | 1u16))))) as u64;
-        of[i] = ((((((match (15u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)) as f32)).abs()) as f64;
+        let v6: u8 = (v2).saturating_mul(v2);
+        oi[i] = ((((!(if true { 25u32 } else { a_u32 }))) as i64)) as u64;
+        of[i] = (((((31u32 + a_u32) / ((a_u32 | 59u32) | 1u32))) as f32)) as f64;
     }
 }
 
@@ -4540,22 +4474,18 @@ pub fn diff_144(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_f64: f64 = xf64[i];
         let mut v0: u8 = ((((16u16 - ((a_i32) as u16))) as u8) * 64u8);
         for j0 in (((32u32) % 8u32)..(((match (a_u32 % 8u32) { 6u32 | 2u32 => 81u32, 7u32 => a_u32, 1u32 => 11u32, _ => a_u32 })) % 16u32)).step_by(((64u32) % 3u32) as usize) {
-            v0 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
+            v0 = ((((a_i32) as u8) % ((((a_i32) as u8) >> (32u32 & 7u32)) | 1u8))).saturating_sub(((match (a_u32 % 8u32) { 3u32 => 80u8, 7u32 => v0, 1u32 => ((a_f32) as u8), _ => v0 }) % ((((a_i64) as u8) - ((a_f32) as u8)) | 1u8)));
         }
-        let mut v1: i16 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
-        'l1: for j1 in 0u32..(((!32u32)) % 3u32) {
-            for j2 in 0u32..(((j1 << ((-60i64) & 31i64))) % 3u32) {
-                if (true && false) {
-                    break 'l1;
-                }
-                if (a_u64 > 86u64) {
-                    continue 'l1;
-                }
-                v1 = ((a_i32) as i16);
+        assert!((((a_u32 % 256u32) != 7u32) || ((15u16).min(((a_f32) as u16)) > (7u16 & ((a_i64) as u16)))));
+        let mut c1: u32 = 0u32;
+        let v1: f64 = loop {
+            if c1 >= ((((a_f32) as u32)) % 4u32) {
+                break ((((-5.5f64) * a_f64) + ((-1.25f64) / 0.0f64)));
             }
-        }
-        oi[i] = ((if ((0.1f64).sqrt() != (-a_f64)) { a_u32 } else { ((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) })) as u64;
-        of[i] = (((((-5.5f32) * a_f32) + ((-1.25f32) / 0.0f32)) * ((-0.375f32) + 16777216.0f32))) as f64;
+            c1 += 1u32;
+        };
+        oi[i] = (((!(if true { ((a_f32) as i8) } else { 85i8 })) ^ ((a_i32) as i8))) as u64;
+        of[i] = ((-8.625f32)) as f64;
     }
 }
 
@@ -4641,20 +4571,20 @@ pub fn diff_148(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i64 = (0i64 | DiffPair { a: (match (a_u32 % 8u32) { 1u32..=6u32 => (!(-32i64)), 4u32 => ((false) as i64), _ => (match (a_u32 % 8u32) { 5u32 => (-1i64), _ => a_i64 }) }), b: (0i64 | DiffPair::new((0i64 | DiffPair::new(18i64, 9223372036854775807i64).b), (61i64 * a_i64)).b) }.mixed());
-        'l0: for j0 in 0u32..(((a_u32 % 31u32)) % 3u32) {
-            for j1 in 0u32..(((6u32 >> (((a_i32) as u8) & 31u8))) % 3u32) {
-                if (true && matches!((9u32 % 8u32), 1u32..=3u32)) {
+        let mut v0: i64 = (((if (a_u32 >= a_u32) { a_i64 } else { a_i64 })).saturating_sub((if true { (-68i64) } else { a_i64 }))).saturating_sub(a_i64);
+        'l0: for j0 in 0u32..(((a_u32 << ((a_f32) as u16))) % 3u32) {
+            for j1 in 0u32..((((match (37u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 3u32) {
+                if (a_f64 != 6.0f64) {
                     break 'l0;
                 }
                 if false {
                     continue 'l0;
                 }
-                v0 = (match (31u32 % 8u32) { 0u32 | 3u32 => ((match (78u32 % 8u32) { 1u32..=2u32 => a_i64, _ => a_i64 })).max(((-25i64) | a_i64)), 4u32 | 2u32 => (!(0i64 | DiffPair { a: a_i64, b: a_i64 }.mixed())), _ => (if ((-45i32) > a_i32) { (((-9.75f32)) as i64) } else { (v0 ^ a_i64) }) });
+                v0 = (a_i64 % (((-36i64)).max((!v0)) | 1i64));
             }
         }
-        oi[i] = ((((-(if false { 77i32 } else { (-96i32) }))) as u8)) as u64;
-        of[i] = ((-(match (0u32 % 8u32) { 6u32 => ((-10.625f32) * a_f32), _ => ((-9.875f32) / 8.125f32) }))) as f64;
+        oi[i] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)) as u64;
+        of[i] = ((((11.0f64 * a_f64) / ((-2.125f64) - 2.25f64)) - ((((87u32) as u64)) as f64))) as f64;
     }
 }
 
@@ -4683,8 +4613,8 @@ pub fn diff_149(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
             }
         }
         let v2: u8 = (!(if matches!((a_u32 % 8u32), 6u32) { (63u8 - ((a_i32) as u8)) } else { ((a_i32) as u8) }));
-        oi[i] = ((((a_i32).max(a_i32) - (-a_i32)) >> ((match (31u32 % 8u32) { 0u32 => ((match (25u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64), 4u32..=6u32 => a_u64, _ => (a_u64 << (9i8 & 63i8)) }) & 31u64))) as u64;
-        of[i] = ((((0.1f64) as f64) + ((a_u32) as f64))) as f64;
+        oi[i] = (((if (16i16 <= 66i16) { (if ((-42i8) == 7i8) { a_i32 } else { (-43i32) }) } else { (-a_i32) }) << (match (31u32 % 8u32) { 0u32 => (98u64).saturating_mul(99u64), 2u32 => (if false { 11u64 } else { a_u64 }), _ => (a_u64).max(a_u64) }))) as u64;
+        of[i] = ((-(-((a_f32) as f64)))) as f64;
     }
 }
 
@@ -4701,30 +4631,31 @@ pub fn diff_150(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_f64: f64 = xf64[i];
         let mut t0: [u8; 3] = [((if (!true) { ((49i64) as u8) } else { (28u8 & ((a_i64) as u8)) })).min(((a_f32) as u8)); 3];
         t0[1] = (!((((a_i64) as u8)) as u8));
-        t0[2] = (((92u8 << (7u32 & 7u32)) / (((match (69u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) | 1u8)) << (33i16 & 7i16));
-        let mut v0: u8 = 84u8;
-        for &v1 in t0.iter() {
-            v0 = v0;
+        t0[2] = (((92u8 << (7u32 & 7u32)) / ((24u8).saturating_add(1u8) | 1u8)) << (33i16 & 7i16));
+        let mut v0: u8 = (72u8 << (if ((-56i8) < 50i8) { (a_i64 >> 31u32) } else { (51i64 - 96i64) }));
+        for &v1 in t0.iter().step_by(2) {
+            v0 = ((a_i32) as u8);
         }
-        let mut v2: i64 = 50i64;
-        for j0 in (0u32..(((a_u32 >> 31u32)) % 4u32)).rev() {
-            v2 = 60i64;
-        }
-        assert!((((66u32 % 256u32) != 7u32) || (((a_i64) as u8) <= ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8))));
-        let mut v3: f64 = ((a_f64 - 9007199254740992.0f64) + 0.0f64);
-        'l3: for j1 in 0u32..(((a_u32 | 32u32)) % 3u32) {
-            for j2 in 0u32..(((a_u32 / (47u32 | 1u32))) % 3u32) {
+        let mut v2: f64 = ((a_f64 - 9007199254740992.0f64) + 0.0f64);
+        'l2: for j0 in 0u32..(((a_u32 | 32u32)) % 3u32) {
+            for j1 in 0u32..(((a_u32 / (47u32 | 1u32))) % 3u32) {
                 if (1i32 != 85i32) {
-                    break 'l3;
+                    break 'l2;
                 }
                 if (((a_u32) as u8) != v0) {
-                    continue 'l3;
+                    continue 'l2;
                 }
-                v3 = a_f64;
+                v2 = a_f64;
             }
         }
-        oi[i] = ((!(65i16 ^ ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)))) as u64;
-        of[i] = ((-6.875f32)) as f64;
+        let mut v3: f64 = ((a_i32) as f64);
+        if ((89u32 == a_u32) && ((-68i8) < 127i8)) {
+            v3 = (if (58u32 < a_u32) { v3 } else { a_f64 });
+        } else {
+            v3 = (a_f64 + a_f64);
+        }
+        oi[i] = (((-1i16)).abs()) as u64;
+        of[i] = ((((0i64 | DiffPair { a: (if true { a_i64 } else { a_i64 }), b: ((((a_u32) as i8)) as i64) }.mixed())) as f32)) as f64;
     }
 }
 
@@ -4745,29 +4676,40 @@ pub fn diff_151(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         } else {
             v0 = (0.0f64 * ((-a_f64) + (9.625f64 + a_f64)));
         }
-        let mut v1: u16 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
-        if (!(((a_i32) as i8) >= ((a_i64) as i8))) {
-            v1 = (!((6u32) as u16));
+        let mut v1: u16 = ((84u16).min((28u16 + 19u16))).saturating_sub((41u16).saturating_sub((if true { 1u16 } else { 71u16 })));
+        if false {
+            v1 = (((!(!((a_i64) as i16)))) as u16);
         } else {
-            v1 = ((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
+            v1 = (match (a_u32 % 8u32) { 1u32..=6u32 => ((a_i32) as u16), 0u32..=4u32 => ((((a_f32) as u16)).saturating_add(15u16) & (((a_i32) as u16) & 32u16)), 7u32 => v1, _ => ((if false { 32266u16 } else { ((a_i32) as u16) })).max((((a_f32) as u16) + v1)) });
         }
-        let v2: u32 = (a_u32).min(a_u32);
-        let mut t3: [u16; 3] = [((a_i64) as u16); 3];
-        t3[1] = ((((-59i16) & ((a_i32) as i16))) as u16);
-        t3[2] = ((match (v2 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
-        let mut v3: u16 = ((a_i64) as u16);
-        for &v4 in t3.iter().rev() {
-            v3 = ((a_i32) as u16);
+        let mut t2: [f32; 3] = [(6.0f32 + (((v0).abs()) as f32)); 3];
+        t2[1] = (((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)) as f32)).sqrt();
+        t2[2] = ((((match (41u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)) as f32);
+        let mut v2: f32 = (if ((false && (73u8 > 77u8)) || (63u32 < a_u32)) { 3.375f32 } else { (((0.1f64) as f32) / ((-0.875f32) * 4.375f32)) });
+        for &v3 in t2.iter() {
+            v2 = (-((((-76i16) | ((a_i32) as i16))) as f32));
         }
-        let mut c5: u32 = 0u32;
-        let v5: i16 = loop {
-            if c5 >= ((((match (8u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32) {
-                break (((-40i16)).max(((a_i32) as i16)));
+        let mut v4: u16 = (match (a_u32 % 8u32) { 5u32 | 5u32 => ((a_u32) as u16), 2u32 | 2u32 => 28u16, _ => ((a_i32) as u16) });
+        'l4: for j0 in 0u32..(((match (83u32 % 8u32) { 1u32 => a_u32, _ => 33u32 })) % 3u32) {
+            for j1 in 0u32..(((match (a_u32 % 8u32) { 0u32..=2u32 => 83u32, 5u32..=7u32 => j0, _ => 37u32 })) % 3u32) {
+                if (a_i32 <= (-74i32)) {
+                    break 'l4;
+                }
+                if (255u8 < ((a_u32) as u8)) {
+                    continue 'l4;
+                }
+                v4 = (!v1);
             }
-            c5 += 1u32;
-        };
-        oi[i] = ((!((!9u64) >> 17i32))) as u64;
-        of[i] = (((((a_i64) as f32) - ((-2.5f32) + (-1.875f32))) * (((-1.125f32)).abs() / ((((a_u32) as i8)) as f32)))) as f64;
+        }
+        let mut t5: [u32; 3] = [((match (71u32 % 8u32) { 5u32 => 56u32, 4u32..=7u32 => 80u32, _ => 81u32 })).min(44u32); 3];
+        t5[1] = (match (66u32 % 8u32) { 4u32 => a_u32, 1u32..=6u32 => (!29u32), 0u32..=1u32 => (match (a_u32 % 8u32) { 1u32 => a_u32, 1u32 | 4u32 => a_u32, 2u32 => 61u32, _ => 91u32 }), _ => (a_u32).saturating_add(42u32) });
+        t5[2] = ((((v2) as i16)) as u32);
+        let mut v5: u32 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
+        for &v6 in t5.iter().step_by(2) {
+            v5 = ((match (a_u32 % 8u32) { 3u32 | 2u32 => v5, 1u32 | 2u32 => v5, _ => a_u32 }) / ((match (69u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32));
+        }
+        oi[i] = ((((match (a_u32 % 8u32) { 3u32..=4u32 => (a_u32 >> (a_u32 & 31u32)), 3u32 | 2u32 => v5, 1u32..=5u32 => ((match (v5 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32), _ => a_u32 })) as u64)) as u64;
+        of[i] = ((((11.875f64 - v0)).sqrt() - (if (false && matches!((v5 % 8u32), 5u32 | 0u32)) { ((((a_u32) as u16)) as f64) } else { 6.625f64 }))) as f64;
     }
 }
 
@@ -4791,7 +4733,7 @@ pub fn diff_152(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
                 if matches!((a_u32 % 8u32), 4u32..=6u32) {
                     continue 'l0;
                 }
-                v0 = ((match (62u32 % 8u32) { 2u32..=4u32 => (0i64 | DiffPair { a: v0, b: a_i64 }.mixed()), 2u32..=2u32 => (-a_i64), 4u32 | 6u32 => (63i64 & a_i64), _ => ((51u16) as i64) }) | (-65i64));
+                v0 = ((match (62u32 % 8u32) { 2u32..=4u32 => (0i64 | DiffPair::new(v0, a_i64).b), 2u32..=2u32 => (-a_i64), 4u32 | 6u32 => (63i64 & a_i64), _ => ((51u16) as i64) }) | (-65i64));
             }
         }
         let mut t1: [f64; 3] = [a_f64; 3];
@@ -4806,10 +4748,10 @@ pub fn diff_152(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
             v3 = (((match (v3 % 8u32) { 3u32 | 4u32 => (58u32 << (a_i64 & 31i64)), _ => (j2 << (((a_i64) as u8) & 31u8)) })) as u32);
         }
         let v4: i8 = (((((a_i32) as i16)) as i8) - ((-25i8) * ((a_u32) as i8)));
-        assert!((((83u32 % 256u32) != 7u32) || ((43u8 - ((a_i32) as u8)) > ((match (4294967295u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8))));
-        let v5: u32 = ((!((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) >> (!(-56i16)));
-        oi[i] = (((a_u32) as i8)) as u64;
-        of[i] = (((if (v4 < ((a_i32) as i8)) { (a_f64 - v1) } else { ((-0.0f64) - (-6.0f64)) }) + ((((-23i16)) as f64)).abs())) as f64;
+        assert!((((83u32 % 256u32) != 7u32) || ((43u8 - ((a_i32) as u8)) > (23u8).saturating_mul(((a_u32) as u8)))));
+        let v5: u16 = ((a_u32) as u16);
+        oi[i] = (((((a_f32) as u8) >> (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) & 7u32)) ^ (match (32u32 % 8u32) { 1u32 | 2u32 => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8), 2u32..=5u32 => 91u8, 2u32..=3u32 => (1u8 ^ 23u8), _ => (85u8 * ((a_u32) as u8)) }))) as u64;
+        of[i] = ((((2.375f32 - a_f32) + (-11.625f32)) + (((match (v3 % 8u32) { 3u32..=4u32 => 3u32, 1u32 | 4u32 => a_u32, _ => a_u32 })) as f32))) as f64;
     }
 }
 

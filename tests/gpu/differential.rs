@@ -65,7 +65,7 @@ pub fn translated(gpu: &Device, seed: u64) -> CaseResult<String> {
                             let p = Program::generate(program_seed);
                             let def = translated_definition(&p, &format!("diff_rt_{k}"))
                                 .map_err(|e| format!("program seed {program_seed}: {e}"))?;
-                            gpu_runtime::__private::precompile(def, gpu)
+                            def.precompile(gpu)
                                 .map_err(|e| format!("program seed {program_seed}: {e}"))?;
                             Ok((program_seed, def))
                         })

@@ -26,6 +26,8 @@ REFERENCE = {
     "log10": np.log10, "sin": np.sin, "cos": np.cos, "tan": np.tan, "asin": np.arcsin,
     "acos": np.arccos, "atan": np.arctan, "sinh": np.sinh, "cosh": np.cosh,
     "tanh": np.tanh, "atan2": np.arctan2, "powf": np.power, "hypot": np.hypot,
+    "exp_m1": np.expm1, "ln_1p": np.log1p, "asinh": np.arcsinh, "acosh": np.arccosh,
+    "atanh": np.arctanh,
 }
 TYPES = {"f32": (np.float32, 24, -149), "f64": (np.float64, 53, -1074)}
 

@@ -86,6 +86,8 @@ unary_kernels! {
     sweep_log2 => log2, sweep_log10 => log10, sweep_sin => sin, sweep_cos => cos,
     sweep_tan => tan, sweep_asin => asin, sweep_acos => acos, sweep_atan => atan,
     sweep_sinh => sinh, sweep_cosh => cosh, sweep_tanh => tanh,
+    sweep_exp_m1 => exp_m1, sweep_ln_1p => ln_1p, sweep_asinh => asinh,
+    sweep_acosh => acosh, sweep_atanh => atanh,
 }
 
 binary_kernels! {
@@ -108,6 +110,11 @@ fn typical(name: &str) -> (f64, f64) {
     match name {
         "exp" | "exp2" | "sinh" | "cosh" => (-90.0, 90.0),
         "tanh" => (-12.0, 12.0),
+        // Near 0, where these are more accurate than `exp(x) - 1` and `ln(1 + x)`.
+        "exp_m1" | "ln_1p" => (-0.5, 0.5),
+        "asinh" => (-1e3, 1e3),
+        "acosh" => (1.0, 1e3),
+        "atanh" => (-1.0, 1.0),
         "ln" | "log2" | "log10" | "cbrt" => (0.0, 1e4),
         "asin" | "acos" => (-1.0, 1.0),
         "atan" | "atan2" | "hypot" => (-1e3, 1e3),

@@ -114,7 +114,9 @@ impl KernelDef {
         self.parts.vector_params
     }
 
-    /// The conditions under which the main entry's left-out checks are redundant.
+    /// The conditions under which the main entry's left-out checks are redundant. Not a
+    /// public API (the test suite's).
+    #[doc(hidden)]
     pub fn fast_path(&self) -> &'static [gpu_contract::fast_path::FastCondition] {
         self.parts.fast_path
     }
@@ -135,7 +137,9 @@ impl KernelDef {
         self.parts.fast_path_fn
     }
 
-    /// The module constants the body names, with the values rustc gave them.
+    /// The module constants the body names, with the values rustc gave them. Not a public
+    /// API.
+    #[doc(hidden)]
     pub fn constants(&self) -> &'static [ConstValue] {
         self.parts.constants
     }

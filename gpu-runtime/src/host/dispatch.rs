@@ -314,8 +314,6 @@ pub(crate) fn precompile(
     Ok(())
 }
 
-/// Compile and load `def`'s precompile signatures on `device` (nothing on the simulator,
-/// which runs the Rust body).
 impl KernelDef {
     /// Compile and load every one of the kernel's [`signatures`](Self::signatures) on
     /// `device` now (through the disk cache), so no later launch pays for compilation; a

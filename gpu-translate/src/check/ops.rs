@@ -488,13 +488,27 @@ impl Validator<'_> {
             MathDomain::Signed => matches!(c, Some(Class::Float | Class::SignedInt)),
             MathDomain::Number => c.is_some_and(|c| c == Class::Float || c.is_int()),
             MathDomain::Int => c.is_some_and(|c| c.is_int()),
+            MathDomain::Unsigned => c == Some(Class::UnsignedInt),
             MathDomain::Complex => c == Some(Class::Complex),
         };
         if c.is_some() && !ok {
             let d = self.describe(args[0].ty);
+            let applies = match spec.domain {
+                MathDomain::Float => {
+                    "floats (`f32 f64 f16 bf16`, `T: Float`); cast first: `(x as f64)`"
+                }
+                MathDomain::Signed => "floats and signed integers",
+                MathDomain::Number => "numbers",
+                MathDomain::Int => "integers (`i8` to `u64`, `T: Int`)",
+                MathDomain::Unsigned => "unsigned integers; cast first: `(x as u32)`",
+                MathDomain::Complex => "complex numbers",
+            };
             self.diags.error(
                 e.span,
-                format!("`.{}()` is not available on {d}", spec.name),
+                format!(
+                    "`.{}()` is not available on {d}: it applies to {applies}",
+                    spec.name
+                ),
             );
         }
         if matches!(spec.args, MathArgs::IntExponent | MathArgs::Amount) {

@@ -73,36 +73,14 @@ fn is_literal(e: &syn::Expr) -> bool {
 }
 
 /// The name of the language function `f` calls, if it calls one (recognised by its last
-/// path segment, as the translator does).
+/// path segment: no device function or method may take a language function's name, so
+/// a call the translator lowers as a device function's never reaches here).
 fn language_function(f: &syn::Expr) -> Option<String> {
     let syn::Expr::Path(p) = f else {
         return None;
     };
     let name = p.path.segments.last()?.ident.to_string();
-    const OTHERS: &[&str] = &[
-        "grid_1d",
-        "gridsize_1d",
-        "grid_2d",
-        "grid_3d",
-        "gridsize_2d",
-        "gridsize_3d",
-        "thread_idx",
-        "block_idx",
-        "block_dim",
-        "grid_dim",
-        "shared_array",
-        "shared_array_2d",
-        "dynamic_shared_array",
-        "load4",
-        "store4",
-    ];
-    let known = gpu_contract::language::INTRINSICS
-        .iter()
-        .any(|s| s.name == name)
-        || OTHERS.contains(&name.as_str())
-        || crate::ir::AtomicOp::from_fn_name(&name).is_some()
-        || crate::ir::RandomDraw::from_fn_name(&name).is_some();
-    known.then_some(name)
+    crate::ir::is_language_function(&name).then_some(name)
 }
 
 /// `"f16"` or `"bf16"` when `f` is the path `f16::from_f64` or `bf16::from_f64`.

@@ -306,6 +306,23 @@ pub(crate) fn translate_device_fn(
     self_ty: Option<&str>,
     diags: &mut Diagnostics,
 ) -> TranslatedDevice {
+    let fn_name = crate::names::unraw(&item.sig.ident);
+    // The runtime defines some language functions this way itself (`crate = "crate"`).
+    let in_runtime = ctx.krate.is_ident("crate");
+    if crate::ir::is_language_function(&fn_name) && !in_runtime {
+        diags.error(
+            item.sig.ident.span(),
+            format!(
+                "`{fn_name}` is a kernel-language function, which a call by that name (any \
+                 path to it) means on the GPU and the simulator alike: name this {} otherwise",
+                if self_ty.is_some() {
+                    "method"
+                } else {
+                    "device function"
+                }
+            ),
+        );
+    }
     let Some(sig) =
         crate::parse::signature::parse_signature_of(&item, true, structs, self_ty, diags)
     else {

@@ -447,3 +447,33 @@ impl<T> Kernel<T> {
         out
     }
 }
+
+/// Whether `name` is one of the kernel language's functions (thread geometry, shared arrays,
+/// barriers, warp functions, atomics, vector loads and stores, random draws): a call of it
+/// is the language's on both backends, so no `#[gpu_device]` function or method may take
+/// the name.
+pub(crate) fn is_language_function(name: &str) -> bool {
+    const OTHERS: &[&str] = &[
+        "grid_1d",
+        "gridsize_1d",
+        "grid_2d",
+        "grid_3d",
+        "gridsize_2d",
+        "gridsize_3d",
+        "thread_idx",
+        "block_idx",
+        "block_dim",
+        "grid_dim",
+        "shared_array",
+        "shared_array_2d",
+        "dynamic_shared_array",
+        "load4",
+        "store4",
+    ];
+    gpu_contract::language::INTRINSICS
+        .iter()
+        .any(|s| s.name == name)
+        || OTHERS.contains(&name)
+        || AtomicOp::from_fn_name(name).is_some()
+        || RandomDraw::from_fn_name(name).is_some()
+}

@@ -42,25 +42,20 @@ pub(super) fn is_iterator_call(m: &syn::ExprMethodCall) -> bool {
 /// uses often, else the nearest name the language has, else where the list is.
 pub(super) fn method_advice(name: &str) -> String {
     let fixed = match name {
-        "clamp" => Some("write `x.max(lo).min(hi)`"),
-        "is_nan" => Some("a NaN is the one value unequal to itself: `x != x`"),
-        "is_finite" | "is_infinite" => Some("compare with the limits: `x.abs() < f32::INFINITY`"),
-        "signum" => Some("write `if x > 0.0 { 1.0 } else if x < 0.0 { -1.0 } else { x }`"),
-        "to_radians" => Some("multiply: `x * (std::f32::consts::PI / 180.0)`"),
-        "to_degrees" => Some("multiply: `x * (180.0 / std::f32::consts::PI)`"),
+        "clamp" => Some(
+            "write `x.max(lo).min(hi)` (which, unlike `clamp`, takes a NaN `x` to `lo` and \
+             does not check `lo <= hi`)",
+        ),
         "sin_cos" => Some("call both: `let (s, c) = (x.sin(), x.cos());`"),
-        "fract" => Some("write `x - x.trunc()`"),
-        "exp_m1" => Some("write `x.exp() - 1.0` (less accurate near 0)"),
-        "ln_1p" => Some("write `(1.0 + x).ln()` (less accurate near 0)"),
         "pow" => Some("integers: multiply in a loop; floats: `x.powi(n)` or `x.powf(y)`"),
-        "rem_euclid" => Some("write `((a % b) + b) % b`"),
+        "rem_euclid" | "div_euclid" => {
+            Some("on integers, write `((a % b) + b) % b` (for b > 0); floats have both methods")
+        }
         "abs_diff" => Some("write `if a > b { a - b } else { b - a }`"),
-        "count_ones" | "leading_zeros" | "trailing_zeros" => {
-            Some("count bits in a loop over the bits (`for k in 0..32 { .. (x >> k) & 1 .. }`)")
-        }
-        "saturating_add" | "saturating_sub" | "checked_add" | "checked_sub" | "checked_mul" => {
-            Some("test the operands first, or use `wrapping_add`/`wrapping_sub`/`wrapping_mul`")
-        }
+        "checked_add" | "checked_sub" | "checked_mul" | "checked_div" => Some(
+            "kernels have no `Option` yet: test the operands first, or use \
+             `saturating_add`/`wrapping_add` and their relatives",
+        ),
         "unwrap" | "expect" | "unwrap_or" | "is_some" | "is_none" => {
             Some("kernels have no `Option` yet; keep a flag beside the value")
         }

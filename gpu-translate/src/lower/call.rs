@@ -205,6 +205,11 @@ impl Lowerer<'_> {
             }
         }
         // Whether the receiver may be an integer is checked once types are final.
+        let ty = match spec.result {
+            gpu_contract::language::MathResult::Same => ty,
+            gpu_contract::language::MathResult::Bool => Ty::Prim(Prim::Bool),
+            gpu_contract::language::MathResult::U32 => Ty::Prim(Prim::U32),
+        };
         Some(Expr {
             kind: ExprKind::Math(spec, args),
             ty,
@@ -253,7 +258,13 @@ impl Lowerer<'_> {
         if let Some(call) = self.associated_call(p, c) {
             return call;
         }
-        if segs.len() <= 2 || segs.first().is_some_and(|s| s == "gpu_runtime") {
+        if let Some(call) = self.std_path_call(p, c) {
+            return call;
+        }
+        // `lane_id()`, `x::lane_id()`, `gpu_runtime::..`, and the runtime's `lang` module
+        // under any name the crate is given (`gpu::lang::atomic_add`).
+        let in_lang = segs.len() >= 2 && segs[segs.len() - 2] == "lang";
+        if segs.len() <= 2 || segs.first().is_some_and(|s| s == "gpu_runtime") || in_lang {
             if intrinsic(&last).is_some() {
                 return self.intrinsic_call(&last, c, false);
             }

@@ -8,7 +8,8 @@
 //! The lowerer is split by what it lowers: statements (`stmt.rs`), expressions
 //! (`expr.rs`), casts (`cast.rs`), places and indices (`place.rs`), calls of every kind (`call.rs`), complex
 //! numbers' constructors, methods and fields (`complex.rs`), the methods and associated
-//! functions of structs (`methods.rs`), array declarations
+//! functions of structs (`methods.rs`), standard functions called by path
+//! (`std_paths.rs`: `f32::max(a, b)`, `cmp::min`, `f64::from`), array declarations
 //! (`array.rs`), the language's fixed names (`tables.rs`), and what to write instead of a
 //! method kernels lack (`advice.rs`).
 
@@ -22,6 +23,7 @@ mod expr;
 mod methods;
 mod place;
 mod print;
+mod std_paths;
 mod stmt;
 mod structs;
 pub(crate) mod tables;

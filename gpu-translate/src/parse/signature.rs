@@ -378,7 +378,7 @@ fn parse_param(
                     diags.error(
                         r.elem.span(),
                         format!(
-                            "`{old}<T>` is no longer a kernel parameter type: write `{new}<T>` \
+                            "`{old}<T>` is no longer a kernel or device-function parameter type: write `{new}<T>` \
                              (`{old}` is ndarray's name, and a file that imports both preludes \
                              would mean two types by it)"
                         ),

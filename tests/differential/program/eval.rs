@@ -314,6 +314,9 @@ impl Eval<'_> {
                     Bin::Xor => x ^ y,
                     Bin::Min => x.min(y),
                     Bin::Max => x.max(y),
+                    Bin::SatAdd => x.saturating_add(y),
+                    Bin::SatSub => x.saturating_sub(y),
+                    Bin::SatMul => x.saturating_mul(y),
                 })
             }};
         }

@@ -244,7 +244,11 @@ impl Gen<'_> {
     /// An expression of `ty` (an integer) through the items beside compiled kernels.
     fn item_expr(&mut self, ty: Ty, d: usize) -> Expr {
         let b = |e: Expr| Box::new(e);
-        let kind = match self.r.below(3) {
+        let kind = match self.r.below(4) {
+            3 => {
+                let op = self.r.pick(&[Bin::SatAdd, Bin::SatSub, Bin::SatMul]);
+                Kind::Bin(op, b(self.expr(ty, d)), b(self.expr(ty, d)))
+            }
             1 if ty == Ty::I64 => {
                 Kind::PairMixed(b(self.expr(Ty::I64, d)), b(self.expr(Ty::I64, d)))
             }

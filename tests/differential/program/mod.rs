@@ -282,6 +282,10 @@ pub enum Bin {
     Xor,
     Min,
     Max,
+    /// `saturating_add`, `saturating_sub`, `saturating_mul` (integers).
+    SatAdd,
+    SatSub,
+    SatMul,
 }
 
 #[derive(Clone, Copy, Debug)]

@@ -166,6 +166,9 @@ fn show(e: &Expr) -> String {
             match op {
                 Bin::Min => format!("({a}).min({b})"),
                 Bin::Max => format!("({a}).max({b})"),
+                Bin::SatAdd => format!("({a}).saturating_add({b})"),
+                Bin::SatSub => format!("({a}).saturating_sub({b})"),
+                Bin::SatMul => format!("({a}).saturating_mul({b})"),
                 _ => {
                     let o = match op {
                         Bin::Add => "+",

@@ -1,0 +1,96 @@
+//! Standard functions called by path, lowered to the forms the core already has:
+//! `f32::max(a, b)` and `T::sqrt(x)` are the methods `a.max(b)` and `x.sqrt()` (the
+//! receiver of the owner's type), `core::cmp::min(a, b)` and `std::cmp::max(a, b)` the
+//! methods `min`/`max`, and `f64::from(x)` the cast `x as f64`. The body the simulator runs
+//! keeps the call as written, so rustc decides what it accepts (`From` only where it is
+//! lossless, `cmp::min` only on `Ord` types), and the meaning is Rust's on both backends.
+
+use gpu_contract::language::math_fn;
+use syn::spanned::Spanned;
+
+use super::{Expr, Lowerer, Position};
+use crate::ir::{Conversion, ExprKind, Prim, Ty};
+use crate::names::unraw;
+
+impl Lowerer<'_> {
+    /// The call `c` of the path `p` if it is one of the standard functions above; `None`
+    /// when it is not (the caller goes on), `Some(None)` when it is and failed (reported).
+    pub(super) fn std_path_call(
+        &mut self,
+        p: &syn::ExprPath,
+        c: &syn::ExprCall,
+    ) -> Option<Option<Expr>> {
+        let n = p.path.segments.len();
+        if n < 2 || p.qself.is_some() {
+            return None;
+        }
+        let owner = unraw(&p.path.segments[n - 2].ident);
+        let last = &p.path.segments[n - 1].ident;
+        let name = unraw(last);
+        if owner == "cmp" && (name == "min" || name == "max") {
+            return Some(self.as_method(c, last, None));
+        }
+        let owner_ty = self.owner_type(&p.path.segments[n - 2])?;
+        if name == "from" {
+            return Some(self.lossless_cast(c, owner_ty));
+        }
+        math_fn(&name)?;
+        Some(self.as_method(c, last, Some(owner_ty)))
+    }
+
+    /// The type a path segment names when it is a number type or a dtype parameter.
+    fn owner_type(&self, seg: &syn::PathSegment) -> Option<Ty> {
+        if !matches!(seg.arguments, syn::PathArguments::None) {
+            return None;
+        }
+        let ty: syn::Type = syn::Type::Path(syn::TypePath {
+            qself: None,
+            path: seg.ident.clone().into(),
+        });
+        let t = crate::parse::signature::resolve_type_name(&ty, &self.sig.generics, &[])?;
+        match t {
+            Ty::Prim(p) if p.is_complex() || p == Prim::Bool => None,
+            t => Some(t),
+        }
+    }
+
+    /// `Owner::method(recv, args..)` as `recv.method(args..)`, the receiver of `owner`'s type.
+    fn as_method(
+        &mut self,
+        c: &syn::ExprCall,
+        method: &syn::Ident,
+        owner: Option<Ty>,
+    ) -> Option<Expr> {
+        let Some(first) = c.args.first() else {
+            self.err(
+                c.span(),
+                format!("`{method}` takes its receiver as the first argument"),
+            );
+            return None;
+        };
+        let rest = c.args.iter().skip(1);
+        let m: syn::ExprMethodCall =
+            syn::parse_quote_spanned!(c.span()=> (#first).#method(#(#rest),*));
+        let e = self.method_call(&m)?;
+        if let (Some(t), ExprKind::Math(_, args)) = (owner, &e.kind) {
+            let (recv_ty, recv_span) = (args[0].ty, args[0].span);
+            self.unify(recv_ty, t, recv_span);
+        }
+        Some(e)
+    }
+
+    /// `f64::from(x)`: `x as f64` (rustc, checking the simulator's body, allows only the
+    /// lossless conversions `From` has).
+    fn lossless_cast(&mut self, c: &syn::ExprCall, to: Ty) -> Option<Expr> {
+        if c.args.len() != 1 {
+            self.err(c.span(), "`from` takes one argument");
+            return None;
+        }
+        let inner = self.expr(&c.args[0], Position::Operand)?;
+        Some(Expr {
+            kind: ExprKind::Convert(Conversion::As, Box::new(inner)),
+            ty: to,
+            span: c.span(),
+        })
+    }
+}

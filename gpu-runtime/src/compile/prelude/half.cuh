@@ -45,15 +45,6 @@ struct gt_bf16 {
   GT_H1(T, gt_trunc, truncf) \
   GT_H2(T, gt_atan2, atan2f) GT_H2(T, gt_min, fminf) GT_H2(T, gt_max, fmaxf) GT_H2(T, gt_powf, powf) \
   GT_H2(T, gt_hypot, hypotf) GT_H2(T, gt_copysign, copysignf) GT_H2(T, gt_rem, fmodf) \
-  GT_H1(T, gt_exp_m1, expm1f) GT_H1(T, gt_ln_1p, log1pf) GT_H1(T, gt_asinh, asinhf) \
-  GT_H1(T, gt_acosh, acoshf) GT_H1(T, gt_atanh, atanhf) GT_H1(T, gt_signum, gt_signum) \
-  GT_H1(T, gt_fract, gt_fract) GT_H1(T, gt_to_radians, gt_to_radians) GT_H1(T, gt_to_degrees, gt_to_degrees) \
-  GT_H2(T, gt_rem_euclid, gt_rem_euclid) GT_H2(T, gt_div_euclid, gt_div_euclid) \
-  static __device__ __forceinline__ bool gt_is_nan(T x) { return gt_is_nan((float)x); } \
-  static __device__ __forceinline__ bool gt_is_finite(T x) { return gt_is_finite((float)x); } \
-  static __device__ __forceinline__ bool gt_is_infinite(T x) { return gt_is_infinite((float)x); } \
-  static __device__ __forceinline__ bool gt_is_sign_negative(T x) { return (x.bits & 0x8000) != 0; } \
-  static __device__ __forceinline__ bool gt_is_sign_positive(T x) { return (x.bits & 0x8000) == 0; } \
   static __device__ __forceinline__ T gt_rsqrt(T x) { return T(1.0f / sqrtf((float)x)); } \
   static __device__ __forceinline__ T gt_recip(T x) { return T(1.0f / (float)x); } \
   static __device__ __forceinline__ T gt_powi(T x, int n) { return T(gt_powi((float)x, n)); } \
@@ -65,13 +56,8 @@ struct gt_bf16 {
   static __device__ __forceinline__ bool gt_eq_sync(unsigned m, T v) { int p; __match_all_sync(m, (int)v.bits, &p); return p != 0; }
 GT_HALF(gt_f16)
 GT_HALF(gt_bf16)
-// Normal and subnormal by the 16-bit format's own fields (a subnormal f16 is a normal float).
-#define GT_HALF_CLASS(T, EXP, MAN) \
-  static __device__ __forceinline__ bool gt_is_normal(T x) { const unsigned e = x.bits & EXP; return e != 0 && e != EXP; } \
-  static __device__ __forceinline__ bool gt_is_subnormal(T x) { return (x.bits & EXP) == 0 && (x.bits & MAN) != 0; }
-GT_HALF_CLASS(gt_f16, 0x7c00u, 0x03ffu)
-GT_HALF_CLASS(gt_bf16, 0x7f80u, 0x007fu)
-#undef GT_HALF_CLASS
+// For sections after this one that define their 16-bit overloads only where it is here.
+#define GT_HALF_TYPES 1
 // From a 16-bit float: through float, which holds it exactly.
 template <typename To> struct gt_cast<To, gt_f16> {
   static __device__ __forceinline__ To run(gt_f16 x) { return gt_cast<To, float>::run((float)x); }

@@ -60,38 +60,6 @@ GT_POWI(double)
 static __device__ __forceinline__ double gt_print_float(double v) {
   return v != v ? __longlong_as_double(0x7ff8000000000000LL) : v;
 }
-GT_F1(gt_exp_m1, expm1f, expm1)
-GT_F1(gt_ln_1p, log1pf, log1p)
-GT_F1(gt_asinh, asinhf, asinh)
-GT_F1(gt_acosh, acoshf, acosh)
-GT_F1(gt_atanh, atanhf, atanh)
-// Float methods as Rust's `core` computes them: the same operations in the same order, and
-// its constants bit for bit (`to_radians` multiplies by PI / 180 rounded to the type,
-// `to_degrees` by 180 / PI, the f32 one written out in core as 57.29578f32).
-#define GT_FLOAT_CORE(T, one, nan_bits, rad_bits, deg_bits, as_float) \
-  static __device__ __forceinline__ T gt_signum(T x) { return x != x ? as_float(nan_bits) : gt_copysign(one, x); } \
-  static __device__ __forceinline__ T gt_fract(T x) { return x - gt_trunc(x); } \
-  static __device__ __forceinline__ T gt_to_radians(T x) { return x * as_float(rad_bits); } \
-  static __device__ __forceinline__ T gt_to_degrees(T x) { return x * as_float(deg_bits); } \
-  static __device__ __forceinline__ T gt_rem_euclid(T x, T y) { const T r = gt_rem(x, y); return r < (T)0 ? r + gt_abs(y) : r; } \
-  static __device__ __forceinline__ T gt_div_euclid(T x, T y) { \
-    const T q = gt_trunc(x / y); \
-    if (gt_rem(x, y) < (T)0) { return y > (T)0 ? q - one : q + one; } \
-    return q; } \
-  static __device__ __forceinline__ bool gt_is_nan(T x) { return x != x; }
-GT_FLOAT_CORE(float, 1.0f, 0x7fc00000, 0x3c8efa35, 0x42652ee1, __int_as_float)
-GT_FLOAT_CORE(double, 1.0, 0x7ff8000000000000LL, 0x3f91df46a2529d39LL, 0x404ca5dc1a63c1f8LL, __longlong_as_double)
-#undef GT_FLOAT_CORE
-// Classification by the bits: exponent field `e` of `EXP` and mantissa `m` of `MAN`.
-#define GT_FLOAT_CLASS(T, bits_of, EXP, MAN, SIGN) \
-  static __device__ __forceinline__ bool gt_is_infinite(T x) { return (bits_of(x) & ~SIGN) == EXP; } \
-  static __device__ __forceinline__ bool gt_is_finite(T x) { return (bits_of(x) & EXP) != EXP; } \
-  static __device__ __forceinline__ bool gt_is_normal(T x) { const auto b = bits_of(x); const auto e = b & EXP; return e != 0 && e != EXP; } \
-  static __device__ __forceinline__ bool gt_is_subnormal(T x) { const auto b = bits_of(x); return (b & EXP) == 0 && (b & MAN) != 0; } \
-  static __device__ __forceinline__ bool gt_is_sign_negative(T x) { return (bits_of(x) & SIGN) != 0; } \
-  static __device__ __forceinline__ bool gt_is_sign_positive(T x) { return (bits_of(x) & SIGN) == 0; }
-GT_FLOAT_CLASS(float, __float_as_uint, 0x7f800000u, 0x007fffffu, 0x80000000u)
-GT_FLOAT_CLASS(double, (unsigned long long)__double_as_longlong, 0x7ff0000000000000ull, 0x000fffffffffffffull, 0x8000000000000000ull)
 static __device__ __forceinline__ float gt_mul_add(float x, float a, float b) { return fmaf(x, a, b); }
 static __device__ __forceinline__ double gt_mul_add(double x, double a, double b) { return fma(x, a, b); }
 // Integer methods; wrapping and rotating computed in the unsigned type, so C++'s undefined
@@ -150,84 +118,6 @@ GT_NARROW_INT(signed char, unsigned char, 8u)
 GT_NARROW_INT(unsigned short, unsigned short, 16u)
 GT_NARROW_INT(short, unsigned short, 16u)
 #undef GT_NARROW_INT
-// Bit counts, byte and bit reversal, and the power-of-two test, on the bits as unsigned:
-// `U` the type's unsigned twin, `W` the unsigned int or unsigned long long that holds it,
-// `BITS` its width. A result of 8 or 16 bits goes back through `gt_narrow` (`gt_from_bits`).
-template <typename T> struct gt_from_bits {
-  template <typename W> static __device__ __forceinline__ T run(W w) { return (T)w; }
-};
-#define GT_FROM_BITS(T) template <> struct gt_from_bits<T> { \
-  static __device__ __forceinline__ T run(unsigned int w) { return gt_narrow<T>(w); } };
-GT_FROM_BITS(unsigned char)
-GT_FROM_BITS(signed char)
-GT_FROM_BITS(unsigned short)
-GT_FROM_BITS(short)
-#undef GT_FROM_BITS
-#define GT_INT_BITS(T, U, W, BITS, popc, clz, ffs, brev) \
-  static __device__ __forceinline__ unsigned int gt_count_ones(T x) { return (unsigned int)popc((W)(U)x); } \
-  static __device__ __forceinline__ unsigned int gt_count_zeros(T x) { return BITS - (unsigned int)popc((W)(U)x); } \
-  static __device__ __forceinline__ unsigned int gt_leading_zeros(T x) { return (unsigned int)clz((W)(U)x) - (8u * (unsigned int)sizeof(W) - BITS); } \
-  static __device__ __forceinline__ unsigned int gt_trailing_zeros(T x) { const W w = (W)(U)x; return w == 0 ? BITS : (unsigned int)ffs(w) - 1u; } \
-  static __device__ __forceinline__ T gt_reverse_bits(T x) { return gt_from_bits<T>::run(brev((W)(U)x) >> (8u * (unsigned int)sizeof(W) - BITS)); } \
-  static __device__ __forceinline__ bool gt_is_power_of_two(T x) { const W w = (W)(U)x; return w != 0 && (w & (w - 1)) == 0; }
-GT_INT_BITS(unsigned char, unsigned char, unsigned int, 8u, __popc, __clz, __ffs, __brev)
-GT_INT_BITS(signed char, unsigned char, unsigned int, 8u, __popc, __clz, __ffs, __brev)
-GT_INT_BITS(unsigned short, unsigned short, unsigned int, 16u, __popc, __clz, __ffs, __brev)
-GT_INT_BITS(short, unsigned short, unsigned int, 16u, __popc, __clz, __ffs, __brev)
-GT_INT_BITS(unsigned int, unsigned int, unsigned int, 32u, __popc, __clz, __ffs, __brev)
-GT_INT_BITS(int, unsigned int, unsigned int, 32u, __popc, __clz, __ffs, __brev)
-GT_INT_BITS(unsigned long long, unsigned long long, unsigned long long, 64u, __popcll, __clzll, __ffsll, __brevll)
-GT_INT_BITS(long long, unsigned long long, unsigned long long, 64u, __popcll, __clzll, __ffsll, __brevll)
-#undef GT_INT_BITS
-// Byte order reversed (a byte's is itself).
-static __device__ __forceinline__ unsigned char gt_swap_bytes(unsigned char x) { return x; }
-static __device__ __forceinline__ signed char gt_swap_bytes(signed char x) { return x; }
-static __device__ __forceinline__ unsigned short gt_swap_bytes(unsigned short x) { return gt_narrow<unsigned short>(__byte_perm((unsigned int)x, 0u, 0x3201u) & 0xffffu); }
-static __device__ __forceinline__ short gt_swap_bytes(short x) { return gt_narrow<short>(__byte_perm((unsigned int)(unsigned short)x, 0u, 0x3201u) & 0xffffu); }
-static __device__ __forceinline__ unsigned int gt_swap_bytes(unsigned int x) { return __byte_perm(x, 0u, 0x0123u); }
-static __device__ __forceinline__ int gt_swap_bytes(int x) { return (int)__byte_perm((unsigned int)x, 0u, 0x0123u); }
-static __device__ __forceinline__ unsigned long long gt_swap_bytes(unsigned long long x) {
-  return ((unsigned long long)__byte_perm((unsigned int)x, 0u, 0x0123u) << 32) | __byte_perm((unsigned int)(x >> 32), 0u, 0x0123u);
-}
-static __device__ __forceinline__ long long gt_swap_bytes(long long x) { return (long long)gt_swap_bytes((unsigned long long)x); }
-// Saturating arithmetic as Rust's: the exact result clamped to the type's range. 8-, 16- and
-// 32-bit types compute exactly in 64 bits; 64-bit ones detect the overflow.
-// (A product of two u32 may pass i64's range: it is clamped as unsigned.)
-#define GT_SAT_SMALL(T, MIN, MAX) \
-  static __device__ __forceinline__ T gt_sat_clamp(long long v, T) { return gt_from_bits<T>::run((unsigned int)(v < (long long)MIN ? (long long)MIN : v > (long long)MAX ? (long long)MAX : v)); } \
-  static __device__ __forceinline__ T gt_saturating_add(T x, T y) { return gt_sat_clamp((long long)x + (long long)y, x); } \
-  static __device__ __forceinline__ T gt_saturating_sub(T x, T y) { return gt_sat_clamp((long long)x - (long long)y, x); }
-#define GT_SAT_MUL(T) \
-  static __device__ __forceinline__ T gt_saturating_mul(T x, T y) { return gt_sat_clamp((long long)x * (long long)y, x); }
-GT_SAT_SMALL(unsigned char, 0, 255) GT_SAT_MUL(unsigned char)
-GT_SAT_SMALL(signed char, -128, 127) GT_SAT_MUL(signed char)
-GT_SAT_SMALL(unsigned short, 0, 65535) GT_SAT_MUL(unsigned short)
-GT_SAT_SMALL(short, -32768, 32767) GT_SAT_MUL(short)
-GT_SAT_SMALL(unsigned int, 0, 4294967295LL)
-GT_SAT_SMALL(int, -2147483648LL, 2147483647LL) GT_SAT_MUL(int)
-#undef GT_SAT_SMALL
-#undef GT_SAT_MUL
-static __device__ __forceinline__ unsigned int gt_saturating_mul(unsigned int x, unsigned int y) {
-  const unsigned long long p = (unsigned long long)x * y;
-  return p > 0xffffffffull ? 0xffffffffu : (unsigned int)p;
-}
-static __device__ __forceinline__ unsigned long long gt_saturating_add(unsigned long long x, unsigned long long y) { const unsigned long long r = x + y; return r < x ? ~0ull : r; }
-static __device__ __forceinline__ unsigned long long gt_saturating_sub(unsigned long long x, unsigned long long y) { return x < y ? 0ull : x - y; }
-static __device__ __forceinline__ unsigned long long gt_saturating_mul(unsigned long long x, unsigned long long y) { return __umul64hi(x, y) != 0 ? ~0ull : x * y; }
-static __device__ __forceinline__ long long gt_saturating_add(long long x, long long y) {
-  const long long r = (long long)((unsigned long long)x + (unsigned long long)y);
-  return ((x ^ r) & (y ^ r)) < 0 ? (x < 0 ? (long long)0x8000000000000000ull : 0x7fffffffffffffffLL) : r;
-}
-static __device__ __forceinline__ long long gt_saturating_sub(long long x, long long y) {
-  const long long r = (long long)((unsigned long long)x - (unsigned long long)y);
-  return ((x ^ y) & (x ^ r)) < 0 ? (x < 0 ? (long long)0x8000000000000000ull : 0x7fffffffffffffffLL) : r;
-}
-static __device__ __forceinline__ long long gt_saturating_mul(long long x, long long y) {
-  const long long lo = (long long)((unsigned long long)x * (unsigned long long)y);
-  const long long hi = __mul64hi(x, y);
-  if (hi == (lo >> 63)) return lo;
-  return (x < 0) != (y < 0) ? (long long)0x8000000000000000ull : 0x7fffffffffffffffLL;
-}
 // `as` and `T::from_*` as Rust defines them: float to integer rounds toward zero,
 // saturates, and takes NaN to 0 (CUDA's _rz conversions saturate; a C cast would be
 // undefined out of range); every other pair converts as C does, which is Rust's rule.

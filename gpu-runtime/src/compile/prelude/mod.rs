@@ -24,6 +24,7 @@ const INTEGERS: &str = include_str!("integers.cuh");
 const COMPLEX: &str = include_str!("complex.cuh");
 const RANDOM: &str = include_str!("random.cuh");
 const METHODS: &str = include_str!("methods.cuh");
+const STD_METHODS: &str = include_str!("std_methods.cuh");
 
 /// The names that call for the integer section.
 const INTEGER_MARKERS: [&str; 10] = [
@@ -32,7 +33,7 @@ const INTEGER_MARKERS: [&str; 10] = [
 ];
 
 /// Each optional section with the names whose use in a kernel's source calls for it.
-const SECTIONS: [(&str, &[&str]); 11] = [
+const SECTIONS: [(&str, &[&str]); 12] = [
     // First: the others use its note and sink (the integer section's declarations too,
     // also where only `gt_step_next` is called, which notes nothing).
     (
@@ -68,6 +69,30 @@ const SECTIONS: [(&str, &[&str]); 11] = [
     (GRID_BARRIER, &["gt_sync_grid"]),
     (RANDOM, &["gt_xoro_"]),
     (METHODS, &["gt_rv(", "gt_recv_of<", "gt_rat("]),
+    // After the 16-bit floats, whose overloads it adds where they are there.
+    (
+        STD_METHODS,
+        &[
+            "gt_signum(",
+            "gt_fract(",
+            "gt_to_radians(",
+            "gt_to_degrees(",
+            "gt_rem_euclid(",
+            "gt_div_euclid(",
+            "gt_is_",
+            "gt_exp_m1(",
+            "gt_ln_1p(",
+            "gt_asinh(",
+            "gt_acosh(",
+            "gt_atanh(",
+            "gt_saturating_",
+            "gt_swap_bytes(",
+            "gt_reverse_bits(",
+            "gt_count_",
+            "gt_leading_zeros(",
+            "gt_trailing_zeros(",
+        ],
+    ),
 ];
 
 /// The prelude for a program whose own code is `code`: each section `code` uses, and the
@@ -140,6 +165,10 @@ mod tests {
             "{bare}"
         );
         assert!(prelude_for(&["x = gt_as<float>(i);"]).contains(MATH));
+        // The standard methods' section only where one is called, with the math it needs.
+        assert!(!prelude_for(&["gt_note", "x = gt_sqrt(y);"]).contains(STD_METHODS));
+        let with = prelude_for(&["n = gt_count_ones(x);"]);
+        assert!(with.contains(STD_METHODS) && with.contains(MATH));
         assert!(prelude_for(&["gt_atomic_add(&c[0], (unsigned char)1);"]).contains(MATH));
         assert!(prelude_for(&["gt_f16 h = a[i];"]).contains(MATH));
         // A name that merely ends like one of the math section's is not one of them.

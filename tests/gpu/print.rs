@@ -31,8 +31,11 @@ pub fn print_values(f: &[f32], d: &[f64], i: &[i64], u: &[u64], w: &[i32]) {
     }
 }
 
+/// The inputs of one run, one vector per printed type.
+type Inputs = (Vec<f32>, Vec<f64>, Vec<i64>, Vec<u64>, Vec<i32>);
+
 /// The inputs for `seed`: specials first, then random values.
-fn inputs(seed: u64) -> (Vec<f32>, Vec<f64>, Vec<i64>, Vec<u64>, Vec<i32>) {
+fn inputs(seed: u64) -> Inputs {
     let mut r = crate::cases::support::rng(seed);
     let mut f = vec![
         f32::NAN,

@@ -123,11 +123,8 @@ pub(crate) fn sentinels(gpu: &Device, seed: u64, form: SentinelForm) -> CaseResu
         SentinelForm::Store4 => (4 * (at / 4) + 3, n),
         _ => (at, n),
     };
-    let want_param = if matches!(form, SentinelForm::DeviceFunction) {
-        "out"
-    } else {
-        "out"
-    };
+    // A device function's access is reported under the kernel's array it was passed.
+    let want_param = "out";
     match reported {
         Err(GpuError::OutOfBounds {
             kernel: "write_at",

@@ -202,6 +202,8 @@ pub trait Float: Num + Neg<Output = Self> + arith::ArithNeg {
     fn recip(self) -> Self;
     /// `self` with the sign of `sign`.
     fn copysign(self, sign: Self) -> Self;
+    /// `self` within `[lo, hi]` (NaN stays NaN); panics unless `lo <= hi`.
+    fn clamp(self, lo: Self, hi: Self) -> Self;
     /// The sign: `1.0` or `-1.0` (of zeros too, by their sign), NaN for NaN.
     fn signum(self) -> Self;
     /// `self - self.trunc()`.
@@ -459,6 +461,7 @@ macro_rules! impl_float {
             fn hypot(self, other: Self) -> Self { $t::hypot(self, other) }
             fn recip(self) -> Self { $t::recip(self) }
             fn copysign(self, sign: Self) -> Self { $t::copysign(self, sign) }
+            fn clamp(self, lo: Self, hi: Self) -> Self { $t::clamp(self, lo, hi) }
             fn signum(self) -> Self { $t::signum(self) }
             fn fract(self) -> Self { $t::fract(self) }
             fn to_radians(self) -> Self { $t::to_radians(self) }
@@ -576,6 +579,7 @@ macro_rules! impl_half {
             fn hypot(self, o: Self) -> Self { Self::from_f32(self.to_f32().hypot(o.to_f32())) }
             fn recip(self) -> Self { Self::from_f32(1.0 / self.to_f32()) }
             fn copysign(self, s: Self) -> Self { Self::from_f32(self.to_f32().copysign(s.to_f32())) }
+            fn clamp(self, lo: Self, hi: Self) -> Self { Self::from_f32(self.to_f32().clamp(lo.to_f32(), hi.to_f32())) }
             fn signum(self) -> Self { Self::from_f32(self.to_f32().signum()) }
             fn fract(self) -> Self { Self::from_f32(self.to_f32().fract()) }
             fn to_radians(self) -> Self { Self::from_f32(self.to_f32().to_radians()) }

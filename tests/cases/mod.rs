@@ -90,6 +90,8 @@ macro_rules! for_each_case {
             std_methods: "saturating_*, swap_bytes, reverse_bits, bit counts on every integer dtype; signum, fract, degrees, Euclidean division, classification on every float dtype; f32::max(a, b), cmp::min, f64::from: bit for bit",
                 0.0, std_methods::case_std_methods,
                 [std_methods::int_bits, std_methods::float_core, std_methods::path_forms];
+            clamp: "clamp on floats (NaN stays NaN) and integers, bit for bit; bounds the wrong way round or NaN: Rust's panic message",
+                0.0, std_methods::case_clamp, [std_methods::clamps];
             int_methods: "wrapping_add/sub/mul, rotate_left/right on every integer dtype, bit for bit",
                 0.0, semantics::case_int_methods, [semantics::int_methods];
             powi: "powi by the host's algorithm, bit for bit",

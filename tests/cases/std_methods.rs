@@ -288,3 +288,72 @@ pub fn case_std_methods(dev: &Device, seed: u64) -> CaseResult {
     check_path_forms(dev, &mut r, &mut out)?;
     Ok(out)
 }
+
+#[gpu_kernel]
+pub fn clamps<T: Float>(x: &[T], k: &[i32], lo: T, hi: T, out: &mut [T], outk: &mut [i32]) {
+    let i = grid_1d();
+    if i < x.len() && i < k.len() && i < out.len() && i < outk.len() {
+        out[i] = x[i].clamp(lo, hi);
+        outk[i] = k[i].clamp(-100, 100);
+    }
+}
+
+fn check_clamps<T: Float + Dtype + std::fmt::Debug>(
+    dev: &Device,
+    r: &mut rand::rngs::StdRng,
+    out: &mut Outputs,
+    name: &'static str,
+) -> CaseResult<()> {
+    let len = r.random_range(300..900);
+    let x = float_inputs::<T>(r, len);
+    let k: Vec<i32> = (0..len).map(|_| r.random_range(-300..300)).collect();
+    let (lo, hi) = (T::from_f64(-2.5), T::from_f64(7.0));
+    let (dx, dk) = (dev.to_device(&x)?, dev.to_device(&k)?);
+    let mut dout = poisoned(dev, len, T::from_f64(-7.25))?;
+    let mut doutk = poisoned(dev, len, 0x5A5A_i32)?;
+    launch!(clamps[blocks(len, 128), 128](&dx, &dk, lo, hi, &mut dout, &mut doutk))?;
+    let (got, gotk) = (dout.to_host()?, doutk.to_host()?);
+    for i in 0..len {
+        let (want, wantk) = (x[i].clamp(lo, hi), k[i].clamp(-100, 100));
+        if !same_float(got[i], want) || gotk[i] != wantk {
+            return Err(format!(
+                "{name} clamp: x = {:?}, k = {}: got {:?} {}, want {want:?} {wantk}",
+                x[i], k[i], got[i], gotk[i]
+            )
+            .into());
+        }
+    }
+    // Bounds the wrong way round, or NaN: Rust's panic, naming the bounds.
+    for (lo, hi) in [(3.0, 1.0), (f64::NAN, 1.0)] {
+        let (lo, hi) = (T::from_f64(lo), T::from_f64(hi));
+        let err = launch!(clamps[blocks(len, 128), 128](&dx, &dk, lo, hi, &mut dout, &mut doutk));
+        let message = match (dev.backend(), err) {
+            (gpu_runtime::Backend::Cuda, Err(e @ GpuError::Panic { .. })) => e.to_string(),
+            (gpu_runtime::Backend::Simulator, Err(e @ GpuError::SimulatorPanic { .. })) => {
+                e.to_string()
+            }
+            (_, other) => return Err(format!("{name} clamp({lo:?}, {hi:?}): got {other:?}").into()),
+        };
+        if !message.contains("min > max, or either was NaN") {
+            return Err(format!("{name} clamp({lo:?}, {hi:?}): the message is {message}").into());
+        }
+        dev.synchronize()?;
+    }
+    out.push((
+        name,
+        got.iter()
+            .map(|&v| if v.is_nan() { f64::MAX } else { v.to_f64() })
+            .chain(gotk.iter().map(|&v| v as f64))
+            .collect(),
+    ));
+    Ok(())
+}
+
+pub fn case_clamp(dev: &Device, seed: u64) -> CaseResult {
+    let mut r = rng(seed);
+    let mut out = Outputs::new();
+    check_clamps::<f32>(dev, &mut r, &mut out, "f32")?;
+    check_clamps::<f64>(dev, &mut r, &mut out, "f64")?;
+    check_clamps::<f16>(dev, &mut r, &mut out, "f16")?;
+    Ok(out)
+}

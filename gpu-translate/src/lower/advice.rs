@@ -42,10 +42,6 @@ pub(super) fn is_iterator_call(m: &syn::ExprMethodCall) -> bool {
 /// uses often, else the nearest name the language has, else where the list is.
 pub(super) fn method_advice(name: &str) -> String {
     let fixed = match name {
-        "clamp" => Some(
-            "write `x.max(lo).min(hi)` (which, unlike `clamp`, takes a NaN `x` to `lo` and \
-             does not check `lo <= hi`)",
-        ),
         "sin_cos" => Some("call both: `let (s, c) = (x.sin(), x.cos());`"),
         "pow" => Some("integers: multiply in a loop; floats: `x.powi(n)` or `x.powf(y)`"),
         "rem_euclid" | "div_euclid" => {

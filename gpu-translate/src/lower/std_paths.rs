@@ -4,6 +4,9 @@
 //! methods `min`/`max`, and `f64::from(x)` the cast `x as f64`. The body the simulator runs
 //! keeps the call as written, so rustc decides what it accepts (`From` only where it is
 //! lossless, `cmp::min` only on `Ord` types), and the meaning is Rust's on both backends.
+//! `x.clamp(lo, hi)` of a number is Rust's `clamp` written out: the bounds checked
+//! (`lo <= hi`, a NaN bound failing) with Rust's panic message, then two comparisons, so a
+//! NaN `x` stays NaN.
 
 use gpu_contract::language::math_fn;
 use syn::spanned::Spanned;
@@ -36,6 +39,47 @@ impl Lowerer<'_> {
         }
         math_fn(&name)?;
         Some(self.as_method(c, last, Some(owner_ty)))
+    }
+
+    /// `x.clamp(lo, hi)` on a number (a struct's own `clamp` is found before this), as
+    /// Rust's `clamp` computes it: each operand evaluated once, in order; `lo <= hi` asserted
+    /// with `f32::clamp`'s message (the bounds shown as `f64`, which every number type and
+    /// dtype parameter converts to); then `lo` below it, `hi` above it, else `x`.
+    pub(super) fn clamp(&mut self, m: &syn::ExprMethodCall, pos: Position) -> Option<Expr> {
+        let span = m.span();
+        if pos == Position::Operand {
+            self.err(
+                m.method.span(),
+                "`clamp` checks its bounds with a statement, so it is the whole value of a \
+                 `let` or an assignment in kernels: bind it first, `let c = x.clamp(lo, hi);`",
+            );
+            return None;
+        }
+        if m.args.len() != 2 {
+            self.err(span, "`clamp` takes two bounds: `x.clamp(lo, hi)`");
+            return None;
+        }
+        let (x, lo, hi) = (&m.receiver, &m.args[0], &m.args[1]);
+        let block: syn::Expr = syn::parse_quote_spanned!(span=> {
+            let __gpu_clamp_x = (#x);
+            let __gpu_clamp_lo = (#lo);
+            let __gpu_clamp_hi = (#hi);
+            if !(__gpu_clamp_lo <= __gpu_clamp_hi) {
+                __gpu_panic(
+                    "min > max, or either was NaN. min = {:?}, max = {:?}",
+                    __gpu_clamp_lo.to_f64(),
+                    __gpu_clamp_hi.to_f64()
+                );
+            }
+            if __gpu_clamp_x < __gpu_clamp_lo {
+                __gpu_clamp_lo
+            } else if __gpu_clamp_x > __gpu_clamp_hi {
+                __gpu_clamp_hi
+            } else {
+                __gpu_clamp_x
+            }
+        });
+        self.expr(&block, pos)
     }
 
     /// The type a path segment names when it is a number type or a dtype parameter.

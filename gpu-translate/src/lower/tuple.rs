@@ -33,6 +33,20 @@ impl Lowerer<'_> {
                 return self.let_tuple_call(tuple, &init.expr, out);
             }
         }
+        if let (None, Some(init)) = (geometry, &local.init) {
+            if let syn::Expr::MethodCall(m) = strip_parens(&init.expr) {
+                if m.method != "shape" {
+                    let name = m.method.to_string();
+                    let advice = super::advice::method_advice(&name);
+                    self.err(
+                        m.method.span(),
+                        format!("method `{name}` gives no tuple in kernels; {advice}"),
+                    );
+                    self.poison_pattern(&syn::Pat::Tuple(tuple.clone()));
+                    return;
+                }
+            }
+        }
         let Some((g, arity)) = geometry else {
             self.err(
                 tuple.span(),

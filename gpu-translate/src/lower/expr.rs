@@ -38,14 +38,7 @@ impl Lowerer<'_> {
                 let ty = self.target_elem(target);
                 mk(ExprKind::Index(target, index), ty)
             }
-            // A number's `clamp` checks its bounds with a statement, so it needs the
-            // position of a `let`'s or an assignment's value (a struct's own is a method).
-            syn::Expr::MethodCall(m)
-                if m.method == "clamp" && self.apparent_struct(&m.receiver).is_none() =>
-            {
-                self.clamp(m, pos)
-            }
-            syn::Expr::MethodCall(m) => self.method_call(m),
+            syn::Expr::MethodCall(m) => self.method_call_at(m, pos),
             syn::Expr::Call(c) => self.call(c),
             syn::Expr::Field(f) => self.field(f),
             syn::Expr::If(i) => self.if_value(i, pos),

@@ -41,6 +41,20 @@ impl Lowerer<'_> {
         Some(self.as_method(c, last, Some(owner_ty)))
     }
 
+    /// A method call in position `pos`: a number's `clamp` checks its bounds with a
+    /// statement, so it needs the position of a `let`'s or an assignment's value (a
+    /// struct's own `clamp` is a method like any other); every other call is `method_call`'s.
+    pub(super) fn method_call_at(
+        &mut self,
+        m: &syn::ExprMethodCall,
+        pos: Position,
+    ) -> Option<Expr> {
+        if m.method == "clamp" && self.apparent_struct(&m.receiver).is_none() {
+            return self.clamp(m, pos);
+        }
+        self.method_call(m)
+    }
+
     /// `x.clamp(lo, hi)` on a number (a struct's own `clamp` is found before this), as
     /// Rust's `clamp` computes it: each operand evaluated once, in order; `lo <= hi` asserted
     /// with `f32::clamp`'s message (the bounds shown as `f64`, which every number type and

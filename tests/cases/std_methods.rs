@@ -231,7 +231,7 @@ pub fn path_forms<T: Float>(x: &[f32], k: &[i32], h: &[u8], t: &[T], out: &mut [
         out[8 * i + 3] = f64::from(std::cmp::min(k[i], j));
         out[8 * i + 4] = f64::from(core::cmp::max(k[i], j));
         out[8 * i + 5] = f64::from(x[i]);
-        out[8 * i + 6] = f64::from(u32::from(h[i]) + 1);
+        out[8 * i + 6] = f64::from(u32::from(h[i]) + 1) + f64::from(h[i] > 100);
         out[8 * i + 7] = T::abs(t[i]).to_f64();
     }
 }
@@ -260,7 +260,7 @@ fn check_path_forms(dev: &Device, r: &mut rand::rngs::StdRng, out: &mut Outputs)
             f64::from(k[i].min(j)),
             f64::from(k[i].max(j)),
             f64::from(x[i]),
-            f64::from(u32::from(h[i]) + 1),
+            f64::from(u32::from(h[i]) + 1) + f64::from(h[i] > 100),
             t[i].abs(),
         ];
         if got[8 * i..8 * i + 8] != want {

@@ -192,6 +192,18 @@ impl VisitMut for ArithRewriter<'_> {
                 let s = &m.args[0];
                 m.args[0] = syn::parse_quote_spanned!(span=> #k::__private::arith::step(#s));
             }
+            // `i32::abs(x)`, `T::abs(x)`: as `x.abs()` below (the translator lowers both alike).
+            syn::Expr::Call(c)
+                if c.args.len() == 1
+                    && matches!(&*c.func, syn::Expr::Path(p) if p.path.segments.len() >= 2
+                        && p.path.segments.last().is_some_and(|s| s.ident == "abs")) =>
+            {
+                let span = c.func.span();
+                let a = unparen(&c.args[0]);
+                *e = syn::parse_quote_spanned!(span=>
+                    #k::__private::arith::abs::<__GPU_OVERFLOW, _>(#a)
+                );
+            }
             // `x.abs()`: `MIN.abs()` overflows.
             syn::Expr::MethodCall(m) if m.method == "abs" && m.args.is_empty() => {
                 let span = m.method.span();

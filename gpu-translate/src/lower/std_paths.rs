@@ -137,8 +137,8 @@ impl Lowerer<'_> {
         Some(e)
     }
 
-    /// `f64::from(x)`: `x as f64` (rustc, checking the simulator's body, allows only the
-    /// lossless conversions `From` has).
+    /// `f64::from(x)`: the value converted (rustc, checking the simulator's body, allows
+    /// only the lossless conversions `From` has, where it equals `as`).
     fn lossless_cast(&mut self, c: &syn::ExprCall, to: Ty) -> Option<Expr> {
         if c.args.len() != 1 {
             self.err(c.span(), "`from` takes one argument");
@@ -146,7 +146,8 @@ impl Lowerer<'_> {
         }
         let inner = self.expr(&c.args[0], Position::Operand)?;
         Some(Expr {
-            kind: ExprKind::Convert(Conversion::As, Box::new(inner)),
+            // `Num`, not `As`: `From<bool>` gives floats too, which `as` does not.
+            kind: ExprKind::Convert(Conversion::Num, Box::new(inner)),
             ty: to,
             span: c.span(),
         })

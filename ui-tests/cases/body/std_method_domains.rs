@@ -15,8 +15,6 @@ fn k(a: &mut [i32], f: &mut [f32], u: &mut [u32]) {
         if p {
             f[i] = 0.0;
         }
-        // `clamp` is a `let`'s or an assignment's whole value.
-        f[i] = 1.0 + f[i].clamp(0.0, 1.0);
     }
 }
 

@@ -14,20 +14,22 @@ GT_STD_F1(gt_atanh, atanhf, atanh)
 #undef GT_STD_F1
 // Float methods as Rust's `core` computes them: the same operations in the same order, and
 // its constants bit for bit (`to_radians` multiplies by PI / 180 rounded to the type,
-// `to_degrees` by 180 / PI, the f32 one written out in core as 57.29578f32).
-#define GT_FLOAT_CORE(T, one, nan_bits, rad_bits, deg_bits, as_float) \
+// `to_degrees` by 180 / PI, the f32 one written out in core as 57.29578f32), the product
+// rounded on its own (`__fmul_rn`): a multiply the user did not write is never contracted
+// into a following add, whatever `fmad` says.
+#define GT_FLOAT_CORE(T, one, nan_bits, rad_bits, deg_bits, as_float, mul_rn) \
   static __device__ __forceinline__ T gt_signum(T x) { return x != x ? as_float(nan_bits) : gt_copysign(one, x); } \
   static __device__ __forceinline__ T gt_fract(T x) { return x - gt_trunc(x); } \
-  static __device__ __forceinline__ T gt_to_radians(T x) { return x * as_float(rad_bits); } \
-  static __device__ __forceinline__ T gt_to_degrees(T x) { return x * as_float(deg_bits); } \
+  static __device__ __forceinline__ T gt_to_radians(T x) { return mul_rn(x, as_float(rad_bits)); } \
+  static __device__ __forceinline__ T gt_to_degrees(T x) { return mul_rn(x, as_float(deg_bits)); } \
   static __device__ __forceinline__ T gt_rem_euclid(T x, T y) { const T r = gt_rem(x, y); return r < (T)0 ? r + gt_abs(y) : r; } \
   static __device__ __forceinline__ T gt_div_euclid(T x, T y) { \
     const T q = gt_trunc(x / y); \
     if (gt_rem(x, y) < (T)0) { return y > (T)0 ? q - one : q + one; } \
     return q; } \
   static __device__ __forceinline__ bool gt_is_nan(T x) { return x != x; }
-GT_FLOAT_CORE(float, 1.0f, 0x7fc00000, 0x3c8efa35, 0x42652ee1, __int_as_float)
-GT_FLOAT_CORE(double, 1.0, 0x7ff8000000000000LL, 0x3f91df46a2529d39LL, 0x404ca5dc1a63c1f8LL, __longlong_as_double)
+GT_FLOAT_CORE(float, 1.0f, 0x7fc00000, 0x3c8efa35, 0x42652ee1, __int_as_float, __fmul_rn)
+GT_FLOAT_CORE(double, 1.0, 0x7ff8000000000000LL, 0x3f91df46a2529d39LL, 0x404ca5dc1a63c1f8LL, __longlong_as_double, __dmul_rn)
 #undef GT_FLOAT_CORE
 // Classification by the bits: exponent field `e` of `EXP` and mantissa `m` of `MAN`.
 #define GT_FLOAT_CLASS(T, bits_of, EXP, MAN, SIGN) \

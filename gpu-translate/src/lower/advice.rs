@@ -44,9 +44,6 @@ pub(super) fn method_advice(name: &str) -> String {
     let fixed = match name {
         "sin_cos" => Some("call both: `let (s, c) = (x.sin(), x.cos());`"),
         "pow" => Some("integers: multiply in a loop; floats: `x.powi(n)` or `x.powf(y)`"),
-        "rem_euclid" | "div_euclid" => {
-            Some("on integers, write `((a % b) + b) % b` (for b > 0); floats have both methods")
-        }
         "abs_diff" => Some("write `if a > b { a - b } else { b - a }`"),
         "checked_add" | "checked_sub" | "checked_mul" | "checked_div" => Some(
             "kernels have no `Option` yet: test the operands first, or use \

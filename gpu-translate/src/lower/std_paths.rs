@@ -37,6 +37,20 @@ impl Lowerer<'_> {
         if name == "from" {
             return Some(self.lossless_cast(c, owner_ty));
         }
+        // Methods of numbers called by path that the language lacks or takes only in the
+        // method form: what to write, not the dtype conversions' list they would reach.
+        if matches!(name.as_str(), "clamp" | "pow" | "sin_cos" | "abs_diff") {
+            let advice = match name.as_str() {
+                "clamp" => "write the method form, as a `let`'s value: `let c = x.clamp(lo, hi);`"
+                    .to_owned(),
+                _ => super::advice::method_advice(&name),
+            };
+            self.err(
+                last.span(),
+                format!("`{owner}::{name}` in kernels: {advice}"),
+            );
+            return Some(None);
+        }
         math_fn(&name)?;
         Some(self.as_method(c, last, Some(owner_ty)))
     }

@@ -45,6 +45,9 @@ macro_rules! hand_kernel {
                     signature_slots: &SLOTS,
                     constants: &[],
                     structs: &[],
+                    const_params: &[],
+                    const_args: &[],
+                    instances: None,
                 })
             }
         };

@@ -119,7 +119,10 @@ pub mod prelude {
 /// block size for the compiled kernel and launches at least `n` threads, as Numba's
 /// `kernel.forall(n)`. `kernel` is the path of a `#[gpu_kernel]` (`kernels::add`); a
 /// [`RawKernel`](raw::RawKernel) is launched with its own method, inside `unsafe`:
-/// `unsafe { raw.launch(LaunchConfig::new(grid, block), args...) }`.
+/// `unsafe { raw.launch(LaunchConfig::new(grid, block), args...) }`. A kernel with const
+/// parameters takes their values as the path's generic arguments, dtypes inferred where
+/// written `_`: `launch!(tiled::<_, 64>[grid, block](args...))`,
+/// `launch!(window::<3>.forall(n)(args...))`; a negative value in braces, `{ -2 }`.
 ///
 /// The launch is a call of the kernel's launcher, `kernel(config, args...)`, so the
 /// arguments are type-checked against the kernel's parameters (`&DeviceArray<T>` for
@@ -129,11 +132,11 @@ pub mod prelude {
 /// `Result<(), GpuError>`.
 #[macro_export]
 macro_rules! launch {
-    ($($kernel:ident)::+ . forall ($n:expr $(,)?) ($($arg:expr),* $(,)?)) => {
-        $($kernel)::+($crate::LaunchConfig::forall($n), $($arg),*)
+    ($($kernel:ident)::+ $(::<$($g:tt),+ $(,)?>)? . forall ($n:expr $(,)?) ($($arg:expr),* $(,)?)) => {
+        $($kernel)::+ $(::<$($g),+>)? ($crate::LaunchConfig::forall($n), $($arg),*)
     };
-    ($($kernel:ident)::+ . forall ($n:expr, $stream:expr $(,)?) ($($arg:expr),* $(,)?)) => {
-        $($kernel)::+($crate::LaunchConfig::forall($n).on_stream($stream), $($arg),*)
+    ($($kernel:ident)::+ $(::<$($g:tt),+ $(,)?>)? . forall ($n:expr, $stream:expr $(,)?) ($($arg:expr),* $(,)?)) => {
+        $($kernel)::+ $(::<$($g),+>)? ($crate::LaunchConfig::forall($n).on_stream($stream), $($arg),*)
     };
     ($kernel:path [$grid:expr, $block:expr $(,)?] ($($arg:expr),* $(,)?)) => {
         $kernel($crate::LaunchConfig::new($grid, $block), $($arg),*)

@@ -13,7 +13,8 @@ pub use crate::backend::sim::{
 };
 pub use crate::compile::prelude::{full_prelude, prelude_for};
 pub use crate::def::device_fn::DeviceFnDef;
-pub use crate::def::kernel::KernelParts;
+pub use crate::def::instances::Instances;
+pub use crate::def::kernel::{ConstParam, KernelParts};
 pub use crate::def::module_const::ConstValue;
 pub use crate::dtype::arith;
 pub use crate::dtype::{bf16_from_f64, f16_from_f64, Dtype, GpuStruct};
@@ -138,10 +139,11 @@ pub fn is_cuda(device: &Device) -> bool {
     matches!(&*device.inner, DeviceInner::Cuda(_))
 }
 
-/// Whether static shared arrays of these element sizes and extents fit in the 48 KB a GPU
-/// block may have, every extent above 0: evaluated by rustc for arrays sized by module
-/// constants.
-pub const fn static_shared_fits(arrays: &[(u64, &[u64])]) -> bool {
+/// Whether arrays of these element sizes and extents take at most `limit` bytes, every
+/// extent above 0: evaluated by rustc for arrays sized by module constants and const
+/// parameters (static shared arrays against a block's 48 KB, local ones against a
+/// thread's 512 KB).
+pub const fn arrays_fit(arrays: &[(u64, &[u64])], limit: u64) -> bool {
     let mut total: u64 = 0;
     let mut i = 0;
     while i < arrays.len() {
@@ -158,7 +160,7 @@ pub const fn static_shared_fits(arrays: &[(u64, &[u64])]) -> bool {
         total = total.saturating_add(bytes);
         i += 1;
     }
-    total <= 48 * 1024
+    total <= limit
 }
 
 /// Launch on a GPU. Every argument is checked against the kernel's parameters and

@@ -389,7 +389,7 @@ fn block_language_errors() {
     );
     assert_eq!(e.len(), 1, "{e:?}");
     assert!(
-        e[0].contains("an integer literal greater than 0 or a `usize` constant"),
+        e[0].contains("an integer literal greater than 0, a `usize` constant"),
         "{e:?}"
     );
     let e = errors(quote! { fn k(a: &mut [f32]) { let x = sync_threads(); } });

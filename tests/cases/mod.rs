@@ -18,6 +18,7 @@ pub mod atomics;
 pub mod checks;
 pub mod collectives;
 pub mod complex;
+pub mod const_params;
 pub mod control;
 pub mod cooperative;
 pub mod device;
@@ -109,6 +110,12 @@ macro_rules! for_each_case {
                 [shared_memory::shared_vectors, shared_memory::shared_vector_past, shared_memory::shared_vector_faults];
             fast_matmul: "Numba's fast_matmul with TPB a module constant (shared-array sizes, loop bound)",
                 1e-5, module_consts::case_fast_matmul, [module_consts::fast_matmul];
+            const_tiles: "a tiled matmul generic over its tile (const TILE: usize), two instances and two dtypes",
+                1e-12, const_params::case_tiled_matmul,
+                [const_params::tiled_8, const_params::tiled_16];
+            const_param_kinds: "const parameters of three types among a dtype one: a local array's length, a factor, a switch",
+                0.0, const_params::case_const_param_kinds,
+                [const_params::windows_3, const_params::windows_5, const_params::windows_chosen];
             module_consts: "module constants of every primitive type: other modules, impls, casts, device functions",
                 1e-6, module_consts::case_module_consts, [module_consts::consts_mix];
             philox_kat: "Philox4x32-10: Random123's known answers and random counters and keys, bit for bit",

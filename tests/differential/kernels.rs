@@ -45,12 +45,22 @@ pub fn diff_0(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i8 = ((((a_u32) as i8) - ((a_i64) as i8)) ^ 36i8);
-        for j0 in (0u32..(((if false { a_u32 } else { a_u32 })) % 4u32)).rev() {
-            v0 = (!(v0 << ((a_f32) as u16)));
+        let mut v0: u32 = (((46u32 * 31u32) - (12u32 % (a_u32 | 1u32))) - 36u32);
+        if false {
+            v0 = v0;
+        } else {
+            v0 = ((!(match (a_u32 % 8u32) { 6u32 => 3u32, 0u32..=6u32 => 93u32, 5u32 | 7u32 => 5u32, _ => v0 })) + (((false && false)) as u32));
         }
-        oi[i] = ((-((match (a_u32 % 8u32) { 6u32 => (-3i64), 0u32..=6u32 => 93i64, 5u32 | 7u32 => 5i64, _ => 54i64 }) + (a_i64 ^ 83i64)))) as u64;
-        of[i] = (2.0f64) as f64;
+        let mut c1: u32 = 0u32;
+        let v1: i32 = loop {
+            if c1 >= (((v0).saturating_sub(v0)) % 4u32) {
+                break (((a_i32 >> (a_i64 & 31i64)) ^ (((-9.375f64)) as i32)));
+            }
+            c1 += 1u32;
+        };
+        let v2: f64 = (((-0.5f64) + 1.375f64) - (a_f64 / a_f64));
+        oi[i] = (((if (((a_i32) as i16) == ((a_f32) as i16)) { ((-2i32) << (15i16 & 31i16)) } else { ((match (31u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) }) ^ v1)) as u64;
+        of[i] = ((v2 + ((-6.0f64) / (-v2)))) as f64;
     }
 }
 
@@ -65,17 +75,20 @@ pub fn diff_1(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u64 = 62u64;
-        if (((8.5f32) as f32) <= (-a_f32)) {
-            v0 = 83u64;
+        let v0: i16 = ((-65i16)).min((((a_f32) as i16)).max(0i16));
+        let mut v1: u32 = ((56u32 / (a_u32 | 1u32))).saturating_add(((match (4294967295u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32));
+        if matches!((a_u32 % 8u32), 0u32..=6u32) {
+            v1 = ((if (a_f32 == 16777216.0f32) { 93u32 } else { v1 }) - (v1 / (a_u32 | 1u32)));
         } else {
-            v0 = (!(!(a_u64 - a_u64)));
+            v1 = ((match (41u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
         }
-        assert!((((a_u32 % 256u32) != 7u32) || (((match (4294967295u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) != ((match (93u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32))));
-        let v1: i16 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
-        assert!((((a_u32 % 256u32) != 7u32) || (7.0f32 >= (-a_f32))));
-        oi[i] = (64i64) as u64;
-        of[i] = (((4.5f64 - 5e-324f64) + 12.125f64)) as f64;
+        let v2: u8 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
+        let mut v3: u16 = ((50u16).min(((a_f32) as u16)) - (15u16 ^ 56u16));
+        for j0 in ((((v1 * 1953393165u32)) % 8u32)..(((match (v1 % 8u32) { 5u32..=6u32 => a_u32, _ => 67u32 })) % 16u32)).step_by(((31u32) % 3u32) as usize) {
+            v3 = (((a_u64) as u16) << (-((a_i32) as i16)));
+        }
+        oi[i] = (((((match (a_u32 % 8u32) { 6u32 => 77u16, 4u32..=6u32 => ((a_i64) as u16), _ => 15u16 }) * ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16))) as i8)) as u64;
+        of[i] = ((-a_f32)) as f64;
     }
 }
 
@@ -90,16 +103,27 @@ pub fn diff_2(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u64 = ((match (5u32 % 8u32) { 1u32 => 70u64, 6u32 => 5u64, _ => 7584168957294451817u64 }) >> ((match (74u32 % 8u32) { 2u32..=5u32 => ((a_i64) as u8), 7u32 => 26u8, _ => 7u8 }) & 63u8));
-        assert!((((39u32 % 256u32) != 7u32) || ((!matches!((41u32 % 8u32), 1u32 | 1u32)) && matches!((a_u32 % 8u32), 7u32 | 7u32))));
-        oi[i] = ((((12.5f64) as u64) % ((match (12u32 % 8u32) { 1u32..=5u32 => (v0 & v0), 2u32 | 0u32 => (match (a_u32 % 8u32) { 3u32..=4u32 => 7u64, _ => v0 }), _ => a_u64 }) | 1u64))) as u64;
-        of[i] = ((((match (32u32 % 8u32) { 5u32 => ((-40i8) + 7i8), _ => ((84u16) as i8) })) as f64)) as f64;
+        let v0: f32 = (7.625f32).sqrt();
+        let mut t1: [f32; 3] = [(-7.0f32); 3];
+        t1[1] = a_f32;
+        t1[2] = ((((a_i64) as i16)) as f32);
+        let mut v1: f32 = (((a_f32 + 0.625f32)) as f32);
+        for &v2 in t1.iter() {
+            v1 = ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)) as f32);
+        }
+        let mut t3: [f32; 3] = [a_f32; 3];
+        t3[1] = (a_f32).abs();
+        t3[2] = (((!(-39i8))) as f32);
+        let v3: f32 = t3.iter().copied().fold((if matches!((25u32 % 8u32), 5u32) { (v0 * a_f32) } else { (a_f32 / 1.25f32) }), |v3, v4| (((100i8) as f32)).abs());
+        let v5: f64 = (-a_f64);
+        oi[i] = (17u32) as u64;
+        of[i] = ((match (32u32 % 8u32) { 4u32 => (((((a_u32) as u16) << (a_u64 & 15u64))) as f64), 6u32 => a_f64, 4u32 => ((a_f64).sqrt()).sqrt(), _ => (if true { (a_f64 * a_f64) } else { ((17u8) as f64) }) })) as f64;
     }
 }
 
 // seed 0xd1ff0003
 #[gpu_kernel(fmad = false, overflow_checks = true)]
-pub fn diff_3(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f32], xf64: &[f64], oi: &mut [u64], of: &mut [f64]) {
+pub fn diff_3<const K: i8>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f32], xf64: &[f64], oi: &mut [u64], of: &mut [f64]) {
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
@@ -108,26 +132,31 @@ pub fn diff_3(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i64 = (((((match (3851469389u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)) as i64)).min((if (!(9.0f64 <= a_f64)) { ((35u32) as i64) } else { a_i64 }));
-        for j0 in (((((match (49u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 8u32)..(((71u32 >> (32767i16 & 31i16))) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v0 = (-((!v0)).min((-a_i64)));
+        let mut v0: u64 = ((match (3851469389u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
+        for j0 in ((((if true { 72u32 } else { a_u32 })) % 8u32)..(((64u32).min(a_u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v0 = ((match (a_u32 % 8u32) { 1u32..=7u32 => a_u64, _ => 0u64 })).saturating_add(1u64);
         }
-        let mut v1: i64 = (v0 * a_i64);
-        if matches!((30u32 % 8u32), 1u32..=5u32) {
-            v1 = (0i64 | DiffPair { a: a_i64, b: 63i64 }.mixed());
-        } else {
-            v1 = ((((a_i64) as u16)) as i64);
+        let mut v1: u32 = (!(match (43u32 % 8u32) { 7u32 => a_u32, 4u32..=7u32 => a_u32, _ => a_u32 }));
+        'l1: for j1 in 0u32..(((0u32 * 0u32)) % 3u32) {
+            for j2 in 0u32..((((a_f64) as u32)) % 3u32) {
+                if true {
+                    break 'l1;
+                }
+                if (true && false) {
+                    continue 'l1;
+                }
+                v1 = (a_u32 >> (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) & 31u16));
+            }
         }
-        assert!((((46u32 % 256u32) != 7u32) || (!matches!((79u32 % 8u32), 2u32))));
-        let v2: f64 = 2.0f64;
-        oi[i] = ((((((98i32 & 0i32)) as u8)) as u8)) as u64;
-        of[i] = (((((94u32 >> ((a_f32) as u8)) >> (((-6i32)).saturating_sub(a_i32) & 31i32))) as f64)) as f64;
+        let v2: u16 = (((a_i64) as u16) >> (73u8 & 15u8));
+        oi[i] = (((((94u8 >> ((a_f32) as u8)) >> (((-6i32)).saturating_sub(a_i32) & 7i32))) as i8)) as u64;
+        of[i] = ((-7.125f32)) as f64;
     }
 }
 
 // seed 0xd1ff0004
 #[gpu_kernel(fmad = false, overflow_checks = true)]
-pub fn diff_4(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f32], xf64: &[f64], oi: &mut [u64], of: &mut [f64]) {
+pub fn diff_4<const K: i32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f32], xf64: &[f64], oi: &mut [u64], of: &mut [f64]) {
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
@@ -136,38 +165,20 @@ pub fn diff_4(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u32 = 87u32;
-        if (((-2147483648i32) & 0i32) > ((match (89u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)) {
-            v0 = (v0).max(v0);
+        let mut v0: u16 = 9u16;
+        if matches!((a_u32 % 8u32), 3u32..=4u32) {
+            v0 = ((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
         } else {
-            v0 = (a_u32 % (0u32 | 1u32));
+            v0 = ((match (89u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
         }
-        let v1: i16 = (((a_i32) as i16)).abs();
-        assert!((((v0 % 256u32) != 7u32) || (!(!(v0 == 31u32)))));
-        let mut v2: i16 = (if (!matches!((v0 % 8u32), 2u32 | 0u32)) { ((((a_f32) as i16) / (((a_i32) as i16) | 1i16))).min((((a_i64) as i16) >> (((a_i32) as u16) & 15u16))) } else { (!((match (31u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)) });
-        'l2: for j0 in 0u32..(((match (85u32 % 8u32) { 2u32..=5u32 => v0, _ => a_u32 })) % 3u32) {
-            for j1 in 0u32..((((true) as u32)) % 3u32) {
-                if (1u64 > a_u64) {
-                    break 'l2;
-                }
-                if (12.0f64 > a_f64) {
-                    continue 'l2;
-                }
-                v2 = (if ((true && true) || (((a_i64) as i16) <= v1)) { (((-64i16) / (v2 | 1i16))).max((if true { ((a_i64) as i16) } else { ((a_f32) as i16) })) } else { (if (((a_u32) as i16) <= (-1i16)) { v2 } else { (((a_i64) as i16)).min(v2) }) });
-            }
-        }
-        let mut t3: [u16; 3] = [(if ((!false) || ((-33i8) == (-2i8))) { ((((a_u32) as u16)).saturating_sub(0u16) << (((a_u32) as i64) & 15i64)) } else { (65535u16).saturating_sub((match (v0 % 8u32) { 0u32..=7u32 => ((a_f32) as u16), 5u32 => ((a_i32) as u16), 2u32 | 0u32 => ((a_i32) as u16), _ => 60u16 })) }); 3];
-        t3[1] = (((49u16 / ((a_i32) as u16)) % ((!35u16) | 1u16)) % (((61u16 | ((a_u32) as u16)) * (!((a_f32) as u16))) | 1u16));
-        t3[2] = 90u16;
-        let v3: u16 = t3.iter().copied().fold(((((match (68u32 % 8u32) { 2u32 => 31u8, 5u32 | 0u32 => 34u8, 5u32 | 6u32 => ((a_u32) as u8), _ => 8u8 }) >> (68u64 & 7u64))) as u16), |v3, v4| ((v4 - (((a_i64) as u16)).saturating_add(72u16)) / ((v3 + v3) ^ ((a_i32) as u16))));
-        oi[i] = ((if true { (((matches!((v0 % 8u32), 6u32 | 0u32)) as u8) % (!((a_i64) as u8))) } else { (((a_u32) as u8) * (59u8 + 95u8)) })) as u64;
-        of[i] = (((-(9.75f64 / (-1.375f64))) * (((-8.375f64)).sqrt() - ((11.875f32) as f64)))) as f64;
+        oi[i] = (((-72i16) >> ((255u8).max((match (70u32 % 8u32) { 4u32 => 8u8, _ => 36u8 })) & 15u8))) as u64;
+        of[i] = ((((-((15i16) as f32))) as f64)) as f64;
     }
 }
 
 // seed 0xd1ff0005
 #[gpu_kernel(fmad = false, overflow_checks = false)]
-pub fn diff_5(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f32], xf64: &[f64], oi: &mut [u64], of: &mut [f64]) {
+pub fn diff_5<const K: i16>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f32], xf64: &[f64], oi: &mut [u64], of: &mut [f64]) {
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
@@ -176,21 +187,28 @@ pub fn diff_5(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i16 = ((((-7.5f32) * (-3.5f32))) as i16);
-        let mut v1: i64 = (((29i32) as i64)).saturating_sub((0i64 | DiffPair { a: (-47i64), b: a_i64 }.mixed()));
-        if (!(!((-24i32) != a_i32))) {
-            v1 = (((v0).max(22i16)) as i64);
+        let mut v0: i8 = (match (a_u32 % 8u32) { 0u32..=4u32 => (match (a_u32 % 8u32) { 1u32 | 0u32 => 18i8, 2u32 => 29i8, _ => 127i8 }), 0u32 => ((-62i8) | (-24i8)), 5u32 | 1u32 => ((-65i8) * ((a_i32) as i8)), _ => (((a_f32) as i8)).saturating_add(74i8) });
+        if (0.0f32 > (a_f32 + 1.75f32)) {
+            v0 = ((a_i32) as i8);
         } else {
-            v1 = ((v1 >> (((a_u32) as i16) & 63i16)) + ((match (9u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64));
+            v0 = ((match (1313410985u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
         }
-        oi[i] = ((-54i32)) as u64;
-        of[i] = (((-(a_f32 * a_f32)) + (-9.25f32))) as f64;
+        let mut v1: i8 = (((5i64 - a_i64)) as i8);
+        for j0 in (0u32..((64u32) % 4u32)).rev() {
+            v1 = ((127i8 << (((a_i64) as u8) & 7u8)) & (72i8).abs());
+        }
+        let v2: u32 = (0u32 >> (18446744073709551615u64 & 31u64));
+        let v3: u32 = (((15u16).max(3u16)) as u32);
+        let v4: u8 = (match (24u32 % 8u32) { 5u32 => 13u8, 7u32 => 0u8, 0u32 | 1u32 => 128u8, _ => ((a_u32) as u8) });
+        assert!((((37u32 % 256u32) != 7u32) || false));
+        oi[i] = ((68u64).max((a_u64 + (!a_u64)))) as u64;
+        of[i] = (((((27u64) as f32) / (-a_f32)) * (-(1e-40f32 / (-9.125f32))))) as f64;
     }
 }
 
 // seed 0xd1ff0006
 #[gpu_kernel(fmad = false, overflow_checks = true)]
-pub fn diff_6(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f32], xf64: &[f64], oi: &mut [u64], of: &mut [f64]) {
+pub fn diff_6<const K: i16>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f32], xf64: &[f64], oi: &mut [u64], of: &mut [f64]) {
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
@@ -199,18 +217,12 @@ pub fn diff_6(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i64 = ((0i64 | DiffPair::new((64i64).min(64i64), (if (a_f64 > a_f64) { a_i64 } else { 97i64 })).b) << ((((match (72u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)).min((8u8 >> ((-36i32) & 7i32))) & 63u8));
-        if ((0i8 >= ((a_i32) as i8)) && (((a_i32) as i16) == 93i16)) {
-            v0 = (if matches!((1993005341u32 % 8u32), 0u32..=6u32) { ((match (a_u32 % 8u32) { 1u32 | 3u32 => 10i64, 3u32 | 3u32 => v0, 4u32 => v0, _ => v0 })).saturating_sub((a_i64 - v0)) } else { ((v0 << (((a_i64) as u16) & 63u16))).saturating_mul((12i64 + a_i64)) });
-        } else {
-            v0 = (!((if true { a_i64 } else { (-77i64) })).min((0i64 | DiffPair::new(a_i64, a_i64).b)));
+        let mut v0: u32 = (((!(!41i16))) as u32);
+        for j0 in ((((18u32 & a_u32)) % 8u32)..(((a_u32).min(a_u32)) % 16u32)).step_by(((4294967295u32) % 3u32) as usize) {
+            v0 = (((!((match (v0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32))) as u32);
         }
-        let v1: i32 = ((match (63u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
-        let v2: i16 = ((((a_u32) as i16)).abs() >> (43u16 & 15u16));
-        let v3: u8 = ((a_i64) as u8);
-        let v4: f32 = (2.875f32).abs();
-        oi[i] = ((if ((6.875f64 != 9007199254740992.0f64) || ((8u16 < 23u16) || true)) { (1u64 ^ (a_u64).max(63u64)) } else { ((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) })) as u64;
-        of[i] = (((((5e-324f64 + (-7.875f64))) as f64)).sqrt()) as f64;
+        oi[i] = ((((match (61u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) << (10u64 & 15u64))) as u64;
+        of[i] = ((match (a_u32 % 8u32) { 4u32..=5u32 => (if (!((-9223372036854775808i64) > a_i64)) { (a_f64 * (-0.0f64)) } else { (a_f64 / 1.25f64) }), _ => (-(match (v0 % 8u32) { 4u32 => 1.75f64, 0u32..=3u32 => a_f64, 3u32 => 0.1f64, _ => 3.0f64 })) })) as f64;
     }
 }
 
@@ -225,10 +237,12 @@ pub fn diff_7(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: f64 = (-a_f64);
-        let v1: i32 = (((a_i32 | (-42i32)) - ((46u32) as i32))).min(((((-32i64)).saturating_mul(a_i64)) as i32));
-        oi[i] = (((((39i8 / (8i8 | 1i8))) as i64) | (!((true) as i64)))) as u64;
-        of[i] = ((12.5f64 - (((v0 / a_f64)) as f64))) as f64;
+        let mut v0: u16 = (match (a_u32 % 8u32) { 1u32 | 4u32 => ((21u16 / 92u16) << (((a_i64) as u8) & 15u8)), 1u32 => ((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16), 6u32 | 5u32 => (match (a_u32 % 8u32) { 1u32 | 7u32 => (match (20u32 % 8u32) { 3u32 | 7u32 => ((a_f32) as u16), 7u32 => 25u16, _ => 50u16 }), _ => (if true { 100u16 } else { ((a_f32) as u16) }) }), _ => 96u16 });
+        for j0 in (0u32..=(((!a_u32)) % 4u32)).rev() {
+            v0 = v0;
+        }
+        oi[i] = ((if false { (v0 << 25u64) } else { (match (97u32 % 8u32) { 0u32..=7u32 => ((match (60u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16), _ => (85u16).max(v0) }) })) as u64;
+        of[i] = (((((!19i8)) as f64) / (-4.75f64))) as f64;
     }
 }
 
@@ -243,40 +257,30 @@ pub fn diff_8(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u16 = (match (42u32 % 8u32) { 6u32 | 2u32 => ((a_i32) as u16), _ => 43u16 });
-        let v1: i32 = ((match (70u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
-        let mut v2: f32 = ((11.125f32 * 0.75f32) + (-a_f32));
-        'l2: for j0 in 0u32..((69u32) % 3u32) {
-            for j1 in 0u32..(((87u32 % (a_u32 | 1u32))) % 3u32) {
-                if (v0 < ((a_i64) as u16)) {
-                    break 'l2;
-                }
-                if (a_i32 >= v1) {
-                    continue 'l2;
-                }
-                v2 = (-(v2 - a_f32));
-            }
+        let v0: u32 = (27u32 * 52u32);
+        let mut v1: u32 = (match (a_u32 % 8u32) { 0u32..=4u32 => 83u32, 5u32 => v0, _ => ((v0).min(a_u32) ^ 69u32) });
+        for j0 in 0u32..(((v0 % (44u32 | 1u32))) % 4u32) {
+            v1 = 75u32;
         }
-        let mut v3: f64 = 0.1f64;
-        'l3: for j2 in 0u32..(((48u32).min(65u32)) % 3u32) {
-            for j3 in 0u32..((((((a_i32) as u16)) as u32)) % 3u32) {
-                if (a_i32 <= v1) {
-                    break 'l3;
-                }
-                if (a_u64 <= 39u64) {
-                    continue 'l3;
-                }
-                v3 = (a_f64 - v3);
+        let mut t2: [i32; 3] = [(!a_i32); 3];
+        t2[1] = ((-99i32) * a_i32);
+        t2[2] = ((match (30u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
+        let v2: i32 = t2.iter().copied().fold((if (65i16 > ((a_u32) as i16)) { 5i32 } else { 29i32 }), |v2, v3| (a_i32).min(a_i32));
+        let mut c4: u32 = 0u32;
+        let v4: i64 = loop {
+            if c4 >= (((60u32 % (v0 | 1u32))) % 4u32) {
+                break ((((v2 / 48i32)) as i64));
             }
-        }
-        oi[i] = ((a_u32 >> (((((a_u32) as u8)).max(132u8) << ((v0 >> ((-11i8) & 15i8)) & 7u16)) & 31u8))) as u64;
-        of[i] = ((match (78478936u32 % 8u32) { 7u32 => (-(v2 - 2.0f32)), 0u32..=3u32 => ((a_f32).abs() * (a_f32 / a_f32)), 2u32..=3u32 => v2, _ => (if (!false) { ((a_f64) as f32) } else { ((-7.5f32) / v2) }) })) as f64;
+            c4 += 1u32;
+        };
+        oi[i] = ((((((-68i32) - v2)) as i16) + 0i16)) as u64;
+        of[i] = (((((match (32u32 % 8u32) { 3u32..=7u32 => ((a_f32) as u16), 3u32..=7u32 => ((a_i32) as u16), _ => ((a_i32) as u16) })) as f32) - ((a_f32 / a_f32) - (8.25f32 / a_f32)))) as f64;
     }
 }
 
 // seed 0xd1ff0009
 #[gpu_kernel(fmad = false, overflow_checks = true)]
-pub fn diff_9(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f32], xf64: &[f64], oi: &mut [u64], of: &mut [f64]) {
+pub fn diff_9<const K: u64>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f32], xf64: &[f64], oi: &mut [u64], of: &mut [f64]) {
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
@@ -285,19 +289,21 @@ pub fn diff_9(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u64 = (67u64 * (83u64 >> 88i64));
-        let mut v1: i8 = (((a_u32) as i8) >> (((a_u32) as u16) & 7u16));
-        for j0 in (u32::MAX - ((27u32) % 4u32))..=u32::MAX {
-            v1 = ((false) as i8);
+        let v0: u32 = (match (a_u32 % 8u32) { 1u32..=6u32 => (a_u32 % ((if false { a_u32 } else { 74u32 }) | 1u32)), 1u32 => (((false) as u32) >> (27i8 & 31i8)), 5u32 => 1577903989u32, _ => (!(3944012904u32 + 82u32)) });
+        let mut v1: u32 = (((-a_f64)) as u32);
+        for j0 in (0u32..((((false) as u32)) % 4u32)).rev() {
+            v1 = ((match (v1 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
         }
-        let mut v2: i32 = (35i32 - a_i32);
-        for j1 in (u32::MAX - (((!20u32)) % 4u32))..=u32::MAX {
-            v2 = (v2 * a_i32);
+        let v2: u64 = (a_u64 >> 70u64);
+        let mut t3: [u64; 3] = [70u64; 3];
+        t3[1] = (((a_i64).abs()) as u64);
+        t3[2] = (!((match (59u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64));
+        let mut v3: u64 = ((match (12u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
+        for &v4 in t3.iter().skip(1) {
+            v3 = (!((match (31u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64));
         }
-        let v3: f64 = (((((if false { a_f32 } else { (-1.25f32) })) as u8)) as f64);
-        let v4: u64 = (a_u64 >> 70u64);
-        oi[i] = ((70u64).min((((a_i64).abs()) as u64))) as u64;
-        of[i] = ((match (a_u32 % 8u32) { 1u32..=7u32 => a_f64, 0u32..=3u32 => 3.75f64, _ => ((v3).sqrt()).abs() })) as f64;
+        oi[i] = ((!34u16)) as u64;
+        of[i] = (((match (v1 % 8u32) { 7u32 | 5u32 => (-8.25f32), _ => (a_f32 - 1.0f32) }) + ((((-1i8)) as f32) + (a_f32 * (-5.0f32))))) as f64;
     }
 }
 
@@ -312,15 +318,26 @@ pub fn diff_10(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut t0: [u32; 3] = [(a_u32 - 2131349010u32); 3];
-        t0[1] = (match (0u32 % 8u32) { 7u32 | 2u32 => 14u32, _ => a_u32 });
-        t0[2] = a_u32;
-        let mut v0: u32 = (a_u32 | 97u32);
-        for &v1 in t0.iter() {
-            v0 = (a_u32 + 81u32);
+        let mut v0: i8 = ((match (58u32 % 8u32) { 5u32..=7u32 => 47i8, 7u32 | 2u32 => (-14i8), 1u32 | 0u32 => ((a_i64) as i8), _ => (-1i8) }) - ((-81i8) << (((a_f32) as u8) & 7u8)));
+        'l0: for j0 in 0u32..(((7u32).min(24u32)) % 3u32) {
+            for j1 in 0u32..(((if (a_i64 <= (-11i64)) { 31u32 } else { 39u32 })) % 3u32) {
+                if (0i32 <= a_i32) {
+                    break 'l0;
+                }
+                if ((-9223372036854775808i64) <= 61i64) {
+                    continue 'l0;
+                }
+                v0 = (if false { (-83i8) } else { ((a_u32) as i8) });
+            }
         }
-        oi[i] = (((a_f32) as i8)) as u64;
-        of[i] = ((-3.0f64)) as f64;
+        let mut v1: f32 = (((8u8) as f32) * (if false { a_f32 } else { a_f32 }));
+        for j2 in ((((if matches!((2440156101u32 % 8u32), 3u32 | 0u32) { a_u32 } else { a_u32 })) % 8u32)..((((4u8) as u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v1 = 9.75f32;
+        }
+        assert!((((a_u32 % 256u32) != 7u32) || ((83u32).min(a_u32) != (94u32 | 2u32))));
+        let v2: f64 = (((match (99u32 % 8u32) { 3u32 => 42i32, 2u32..=6u32 => (-2147483648i32), _ => (-25i32) })) as f64);
+        oi[i] = ((if ((false && false) || ((58u16 == ((a_u32) as u16)) || matches!((a_u32 % 8u32), 0u32..=3u32))) { (((match (60u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)).min((!((a_u32) as u8))) } else { ((((a_i32) as u8) + 53u8) & (16u8 - ((a_f32) as u8))) })) as u64;
+        of[i] = ((-a_f64)) as f64;
     }
 }
 
@@ -335,28 +352,29 @@ pub fn diff_11(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u16 = (if matches!((0u32 % 8u32), 2u32 | 7u32) { (!38u16) } else { ((4i64) as u16) });
-        let mut v1: i64 = ((-46i64)).min(a_i64);
-        'l1: for j0 in 0u32..((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 3u32) {
-            for j1 in 0u32..(((if true { 59u32 } else { a_u32 })) % 3u32) {
-                if (a_i32 < a_i32) {
-                    break 'l1;
-                }
-                if (99i16 >= (-77i16)) {
-                    continue 'l1;
-                }
-                v1 = (!v1);
-            }
+        let mut v0: u16 = 65535u16;
+        for j0 in (0u32..((a_u32) % 4u32)).rev() {
+            v0 = ((match (j0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
         }
-        let mut t2: [i64; 3] = [(((a_i64 / (a_i64 | 1i64))).saturating_sub((v1).max(a_i64))).saturating_add((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64)).max((v1).min(v1))); 3];
-        t2[1] = v1;
-        t2[2] = (match (a_u32 % 8u32) { 2u32 => ((if false { a_i64 } else { v1 })).max(v1), 3u32 => (if (a_f32 <= a_f32) { ((-56i64)).max(a_i64) } else { (0i64).max(a_i64) }), 0u32..=2u32 => a_i64, _ => ((v1).saturating_mul(a_i64) | (v1 ^ (-29i64))) });
-        let mut v2: i64 = (0i64 | DiffPair::new(((0i64 | DiffPair::new(0i64, v1).b) ^ (v1).abs()), ((match (93u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64)).b);
-        for &v3 in t2.iter().rev() {
-            v2 = ((0i64 | DiffPair { a: (!a_i64), b: a_i64 }.mixed()) >> (((((a_u32) as i16) / ((-36i16) | 1i16))).saturating_mul((((a_f32) as i16) | (-76i16))) & 63i16));
+        let mut v1: i32 = ((!(-2147483648i32)) ^ (!a_i32));
+        for j1 in (0u32..((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32)).rev() {
+            v1 = (!a_i32);
         }
-        oi[i] = ((!((match (18u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64))) as u64;
-        of[i] = ((a_f64 - ((((a_i64) as i8)) as f64))) as f64;
+        let mut t2: [u8; 3] = [((a_i32) as u8); 3];
+        t2[1] = (72u8 + 51u8);
+        t2[2] = (1u8 % (255u8 | 1u8));
+        let mut v2: u8 = (((a_f32) as u8)).saturating_sub(((a_f32) as u8));
+        for &v3 in t2.iter().skip(1) {
+            v2 = (16u8 << (9u8 & 7u8));
+        }
+        let mut v4: i16 = ((-32768i16) % ((((19u32) as i16)).saturating_mul(((a_i32) as i16)) | 1i16));
+        if (!(a_u64 <= 8u64)) {
+            v4 = ((matches!((72u32 % 8u32), 4u32)) as i16);
+        } else {
+            v4 = ((((-1i16)).max(v4) >> ((76u8) as u16)) % (((((-29i16) | v4)) as i16) | 1i16));
+        }
+        oi[i] = ((((((match (93u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) >> (((v4) as i16) & 7i16))) as u64)) as u64;
+        of[i] = ((match (a_u32 % 8u32) { 6u32 | 7u32 => (((a_u32) as f32) - (a_f32 + a_f32)), 7u32 => (((!24u64)) as f32), _ => (-a_f32) })) as f64;
     }
 }
 
@@ -371,18 +389,10 @@ pub fn diff_12(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut c0: u32 = 0u32;
-        let v0: i64 = loop {
-            if c0 >= ((a_u32) % 4u32) {
-                break ((if false { (-83i64) } else { (-23i64) }));
-            }
-            c0 += 1u32;
-        };
-        let mut v1: i8 = ((-80i8) >> ((-31i8) & 7i8));
-        if (41u16 != ((a_u32) as u16)) {
-            v1 = (((a_u32) as i8) >> (((a_i64) as u16) & 7u16));
-        } else {
-            v1 = ((53i64) as i8);
+        let v0: f64 = (0.0f64 + (-10.375f64));
+        let mut v1: f32 = ((a_f32 - (-a_f32))).sqrt();
+        for j0 in (u32::MAX - ((0u32) % 4u32))..=u32::MAX {
+            v1 = (((-v1) / (((-41i8)) as f32)) + ((v1 * 7.0f32) + 0.1f32));
         }
         oi[i] = ((if ((a_u64 & a_u64) <= (20u64).max(35u64)) { ((!95u32) - (a_u32 / (20u32 | 1u32))) } else { ((38u32 >> (a_i32 & 31i32)) << (((true) as u32) & 31u32)) })) as u64;
         of[i] = (((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) as f32)) as f64;
@@ -400,31 +410,22 @@ pub fn diff_13(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: f32 = (8.5f32 - (1e-40f32 - a_f32));
-        let mut c1: u32 = 0u32;
-        let v1: u8 = loop {
-            if c1 >= ((0u32) % 4u32) {
-                break (2u8);
-            }
-            c1 += 1u32;
-        };
-        let mut c2: u32 = 0u32;
-        let v2: f64 = loop {
-            if c2 >= (((38u32 >> (28u16 & 31u16))) % 4u32) {
-                break (2.25f64);
-            }
-            c2 += 1u32;
-        };
-        let mut t3: [i64; 3] = [(if matches!((a_u32 % 8u32), 3u32..=4u32) { (-59i64) } else { (63i64 * a_i64) }); 3];
-        t3[1] = (match (22u32 % 8u32) { 1u32..=3u32 => (a_i64 - a_i64), 3u32..=7u32 => ((-1i64) * 0i64), _ => (a_i64).min(63i64) });
-        t3[2] = (((-5i64) + 21i64) << ((a_u64 - a_u64) & 63u64));
-        let mut v3: i64 = (-a_i64);
-        for &v4 in t3.iter().rev() {
-            v3 = ((a_i64 + 64i64) | ((-90i64)).saturating_add(a_i64));
+        let v0: u16 = (((!31u8)) as u16);
+        let v1: i32 = ((86i32 << 4u8) / ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32));
+        let mut v2: f64 = ((-12.125f64) - (-3.0f64));
+        if matches!((a_u32 % 8u32), 1u32) {
+            v2 = ((v0) as f64);
+        } else {
+            v2 = ((1i32) as f64);
         }
-        let v5: i16 = 32767i16;
-        oi[i] = (63u64) as u64;
-        of[i] = ((((-a_f32)).sqrt() * (-(-a_f32)))) as f64;
+        let mut v3: f64 = ((a_i32) as f64);
+        for j0 in (u32::MAX - (((match (22u32 % 8u32) { 1u32..=3u32 => a_u32, 6u32 | 1u32 => a_u32, _ => a_u32 })) % 4u32))..=u32::MAX {
+            v3 = (a_f64).abs();
+        }
+        let v4: i16 = (32767i16 ^ ((a_u32) as i16));
+        assert!((((36u32 % 256u32) != 7u32) || (((-2i64)).saturating_mul(47i64) < (9223372036854775807i64 >> (v0 & 63u16)))));
+        oi[i] = (((a_f32) as u16)) as u64;
+        of[i] = (a_f64) as f64;
     }
 }
 
@@ -439,37 +440,14 @@ pub fn diff_14(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i32 = (a_i32).saturating_add((a_i32).saturating_add(69i32));
-        for j0 in ((((33u32 % (93u32 | 1u32))) % 8u32)..((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 16u32)).step_by(((49u32) % 3u32) as usize) {
-            v0 = ((59u64) as i32);
-        }
-        let mut v1: u16 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) % ((14u16).min(5u16) | 1u16));
-        if (!(16u16 >= ((a_f32) as u16))) {
-            v1 = ((v1 * ((a_i32) as u16))).min((((a_f32) as u16) ^ v1));
+        let mut v0: u16 = 55u16;
+        if (((-17i32) >= 59i32) && ((-3.125f32) == 6.125f32)) {
+            v0 = (65535u16 & ((a_i64) as u16));
         } else {
-            v1 = (((a_u64) as u16) % ((match (20u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16));
+            v0 = (!((a_u32) as u16));
         }
-        assert!((((a_u32 % 256u32) != 7u32) || (!matches!((a_u32 % 8u32), 4u32))));
-        let mut t2: [u8; 3] = [(77u8 << (37u8 & 7u8)); 3];
-        t2[1] = ((a_i64) as u8);
-        t2[2] = (((a_i64) as u8)).min(((a_f32) as u8));
-        let mut v2: u8 = ((a_u32) as u8);
-        for &v3 in t2.iter() {
-            v2 = ((a_f32) as u8);
-        }
-        let mut v4: i32 = ((((a_i64) as f64)) as i32);
-        for j1 in ((((a_u32 + a_u32)) % 8u32)..((((match (4294967295u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 16u32)).step_by(((77u32) % 3u32) as usize) {
-            v4 = (if (3359667018915945736u64 == a_u64) { (match (4294967295u32 % 8u32) { 7u32 => v0, _ => 5i32 }) } else { (a_i32 ^ v4) });
-        }
-        let mut t5: [i32; 3] = [(((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) ^ (a_i32 >> (46u64 & 31u64))); 3];
-        t5[1] = ((match (4261731120u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
-        t5[2] = (if (a_f64 < a_f64) { (if true { a_i32 } else { v0 }) } else { (v0 * v0) });
-        let mut v5: i32 = ((v4).max(v0) << ((0i64 | DiffPair { a: a_i64, b: a_i64 }.mixed()) & 31i64));
-        for &v6 in t5.iter().step_by(2) {
-            v5 = ((55i32 + a_i32) << ((((a_i64) as u16) + ((a_i32) as u16)) & 31u16));
-        }
-        oi[i] = (((((!(-82i64)) * (if false { a_i64 } else { 15i64 }))) as u32)) as u64;
-        of[i] = (((((0i64) as f64) / (10.0f64 - 5e-324f64)) - ((a_f64).sqrt()).sqrt())) as f64;
+        oi[i] = ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) % ((((a_i32) as i8)).min(((99i8) as i8)) | 1i8))) as u64;
+        of[i] = (8.125f32) as f64;
     }
 }
 
@@ -484,20 +462,23 @@ pub fn diff_15(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u32 = 3u32;
-        if matches!((a_u32 % 8u32), 6u32) {
-            v0 = a_u32;
-        } else {
-            v0 = (a_u32).min(a_u32);
+        let mut t0: [i32; 3] = [(-3i32); 3];
+        t0[1] = ((match (32u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
+        t0[2] = ((match (a_u32 % 8u32) { 1u32 | 1u32 => ((-90i32) * (-61i32)), _ => (95i32 << (65535u16 & 31u16)) }) - a_i32);
+        let mut v0: i32 = (a_i32).saturating_sub(((11i32 - 1i32)).abs());
+        for &v1 in t0.iter().rev() {
+            v0 = ((!(-v1)) / (a_i32 | 1i32));
         }
-        let mut v1: i16 = ((((a_i32) as u8)) as i16);
-        if ((((a_i64) as i8)).min((-1i8)) < ((-57i8)).saturating_mul(7i8)) {
-            v1 = (v1).abs();
-        } else {
-            v1 = (v1 >> ((-24i8) & 15i8));
+        let v2: i32 = (((a_i64 << (78i32 & 63i32))) as i32);
+        let mut t3: [u64; 3] = [(42u64 & a_u64); 3];
+        t3[1] = ((((false) as u64) | (match (0u32 % 8u32) { 0u32 => 70u64, 6u32 | 5u32 => a_u64, _ => a_u64 })) << (((3u32) as i8) & 63i8));
+        t3[2] = 18u64;
+        let mut v3: u64 = ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)).saturating_mul((29u64 + 22u64)) / ((6906877045695516508u64).min(85u64) << (if false { ((a_f32) as i16) } else { ((a_i32) as i16) })));
+        for &v4 in t3.iter().step_by(2) {
+            v3 = 16u64;
         }
-        oi[i] = ((!(-(match (a_u32 % 8u32) { 3u32..=4u32 => ((a_i64) as i8), 0u32 => (-79i8), 0u32 | 0u32 => (-1i8), _ => ((a_f32) as i8) })))) as u64;
-        of[i] = (a_f64) as f64;
+        oi[i] = ((((((1.5f64) as i32)).min(((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32))) as u32)) as u64;
+        of[i] = (((45u32) as f64)) as f64;
     }
 }
 
@@ -512,30 +493,33 @@ pub fn diff_16(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u16 = ((match (1512501928u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
-        if ((48u16 << (((a_i64) as i16) & 15i16)) != (71u16).min(58u16)) {
-            v0 = (((a_u32) as u16) >> (a_i64 & 15i64));
-        } else {
-            v0 = (78u16 ^ ((a_i64) as u16));
+        let v0: u8 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
+        assert!((((a_u32 % 256u32) != 7u32) || matches!((a_u32 % 8u32), 2u32 | 0u32)));
+        let mut v1: i16 = ((-48i16) / (47i16 | 1i16));
+        'l1: for j0 in 0u32..(((if matches!((3u32 % 8u32), 4u32..=5u32) { 32u32 } else { 57u32 })) % 3u32) {
+            for j1 in 0u32..(((!a_u32)) % 3u32) {
+                if matches!((97u32 % 8u32), 5u32) {
+                    break 'l1;
+                }
+                if false {
+                    continue 'l1;
+                }
+                v1 = ((a_i32) as i16);
+            }
         }
-        let mut v1: u32 = a_u32;
-        for j0 in ((((if (58u64 < 63u64) { 44u32 } else { a_u32 })) % 8u32)..((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 16u32)).step_by(((4294967295u32) % 3u32) as usize) {
-            v1 = (if matches!((a_u32 % 8u32), 0u32..=2u32) { v1 } else { 36u32 });
+        let v2: i64 = (!(!a_i64));
+        let mut v3: i16 = ((true) as i16);
+        for j2 in (0u32..=(((if (((a_i32) as u16) == 33u16) { 32u32 } else { 27u32 })) % 4u32)).rev() {
+            v3 = (!19i16);
         }
-        let v2: i8 = ((match (27u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
-        let v3: u64 = 9070493347821187066u64;
-        let mut v4: u32 = (33u32 + v1);
-        for j1 in (u32::MAX - ((a_u32) % 4u32))..=u32::MAX {
-            v4 = (match (a_u32 % 8u32) { 1u32..=2u32 => j1, _ => j1 });
-        }
-        oi[i] = (((match (v1 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) as u64;
-        of[i] = (((-(-a_f64))).abs()) as f64;
+        oi[i] = ((!a_u64)) as u64;
+        of[i] = ((((((-6i64) / (45i64 | 1i64)) << (33i16 + v3))) as f64)) as f64;
     }
 }
 
 // seed 0xd1ff0011
 #[gpu_kernel(fmad = false, overflow_checks = false)]
-pub fn diff_17(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f32], xf64: &[f64], oi: &mut [u64], of: &mut [f64]) {
+pub fn diff_17<const K: i16>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f32], xf64: &[f64], oi: &mut [u64], of: &mut [f64]) {
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
@@ -544,22 +528,13 @@ pub fn diff_17(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i16 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
-        'l0: for j0 in 0u32..((((6.75f64) as u32)) % 3u32) {
-            for j1 in 0u32..(((!91u32)) % 3u32) {
-                if matches!((a_u32 % 8u32), 0u32..=3u32) {
-                    break 'l0;
-                }
-                if (94u32 >= a_u32) {
-                    continue 'l0;
-                }
-                v0 = (((a_i32) as i16)).saturating_sub(((a_u32) as i16));
-            }
+        let mut v0: i64 = ((!91i64) * ((-5i64)).saturating_sub(a_i64));
+        if true {
+            v0 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64)).saturating_sub((a_i64 << (3u16 & 63u16)));
+        } else {
+            v0 = (((52u16).min(7u16)) as i64);
         }
-        let mut v1: i32 = a_i32;
-        for j2 in (u32::MAX - ((((15u16) as u32)) % 4u32))..=u32::MAX {
-            v1 = (((48i8) as i32) >> (((((a_i64) as u16)) as u32) & 31u32));
-        }
+        let v1: u8 = 48u8;
         let v2: u8 = ((((a_f32 * (-2.0f32))).abs()) as u8);
         let v3: f64 = 11.25f64;
         let v4: i8 = ((((a_f32) as i8) % ((a_f32) as i8))).abs();
@@ -579,21 +554,23 @@ pub fn diff_18(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u32 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)).max((a_u32 << ((-1i8) & 31i8)));
-        let v1: f64 = a_f64;
-        let mut v2: u32 = (a_u32 | ((!96u32) | (40u32).saturating_add(v0)));
-        for j0 in 0u32..(((78u32 / (v0 | 1u32))) % 4u32) {
-            v2 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
+        let v0: u16 = ((a_i64) as u16);
+        let v1: u32 = a_u32;
+        assert!((((a_u32 % 256u32) != 7u32) || false));
+        let mut v2: i16 = ((if false { (-67i16) } else { 96i16 }) + ((-40i16)).saturating_add(25i16));
+        if (((a_f32) as u8) == (255u8).max(81u8)) {
+            v2 = (((a_i64 - 9223372036854775807i64)) as i16);
+        } else {
+            v2 = (((-45i16) | ((a_u32) as i16)) << ((if true { 74u16 } else { ((a_f32) as u16) }) & 15u16));
         }
-        assert!((((82u32 % 256u32) != 7u32) || ((((a_f32) as u8) != 255u8) && (a_f32 != (-2.5f32)))));
-        oi[i] = (((58u16) as i8)) as u64;
-        of[i] = (v1) as f64;
+        oi[i] = ((62u64).max(((match (v1 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64))) as u64;
+        of[i] = (a_f64) as f64;
     }
 }
 
 // seed 0xd1ff0013
 #[gpu_kernel(fmad = false, overflow_checks = false)]
-pub fn diff_19(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f32], xf64: &[f64], oi: &mut [u64], of: &mut [f64]) {
+pub fn diff_19<const K: u8>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f32], xf64: &[f64], oi: &mut [u64], of: &mut [f64]) {
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
@@ -602,31 +579,19 @@ pub fn diff_19(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u16 = (((match (54u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)).saturating_mul((((a_u64) as u16) * (15u16 >> (64u64 & 15u64))));
-        let v1: u8 = (((a_f32) as u8) ^ (((a_i32) as u8) | 231u8));
-        assert!((((32u32 % 256u32) != 7u32) || ((match (5u32 % 8u32) { 3u32 => ((a_i64) as u8), 0u32..=5u32 => v1, 7u32 | 4u32 => 35u8, _ => ((a_f32) as u8) }) != v1)));
-        let v2: u32 = (a_u32).min(a_u32);
-        assert!((((v2 % 256u32) != 7u32) || ((if (a_u64 <= 45u64) { (-61i32) } else { 31i32 }) <= (a_i32 << ((a_u32) as u16)))));
-        let mut v3: i64 = ((-a_i64)).max((match (a_u32 % 8u32) { 7u32 | 6u32 => (-57i64), 0u32 | 5u32 => a_i64, _ => a_i64 }));
-        if ((true || true) || (!true)) {
-            v3 = v3;
-        } else {
-            v3 = ((64i64 >> (((a_f32) as u8) & 63u8)) << ((if (19i64 <= a_i64) { (-33i32) } else { (-89i32) }) & 63i32));
+        let mut v0: i32 = (-30i32);
+        for j0 in 0u32..((((a_u64) as u32)) % 4u32) {
+            v0 = ((matches!((57u32 % 8u32), 0u32..=0u32)) as i32);
         }
-        let mut v4: u32 = ((((((a_i32) as u16) % (v0 | 1u16)) | 23u16)) as u32);
-        'l4: for j0 in 0u32..(((a_u32 >> (((a_f32) as u16) & 31u16))) % 3u32) {
-            for j1 in 0u32..(((v2).max(a_u32)) % 3u32) {
-                if (a_u32 <= v4) {
-                    break 'l4;
-                }
-                if ((0u64 <= 6u64) || false) {
-                    continue 'l4;
-                }
-                v4 = (!(((((a_i64) as u16) >> (97i32 & 15i32))) as u32));
+        let mut c1: u32 = 0u32;
+        let v1: i8 = loop {
+            if c1 >= ((((72i64) as u32)) % 4u32) {
+                break (((((a_i64) as i8)).saturating_mul((((a_f32) as i8) << (((a_f32) as u16) & 7u16))) ^ ((((a_u32) as i8)).min(((a_i64) as i8)) >> ((-a_i64) & 7i64))));
             }
-        }
-        oi[i] = (((((a_u32) as i32) ^ ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)) & a_i32)) as u64;
-        of[i] = (((((match (21u32 % 8u32) { 4u32 => v3, 4u32 | 2u32 => v3, _ => a_i64 }) ^ (v3).min(a_i64))) as f64)) as f64;
+            c1 += 1u32;
+        };
+        oi[i] = ((((v0).min(a_i32) * (((-51i8)) as i32)) << (((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)) as i8) & 31i8))) as u64;
+        of[i] = (((((0i64 | DiffPair { a: a_i64, b: a_i64 }.mixed())) as f64) + (((-0.0f64) * 5.625f64)).abs())) as f64;
     }
 }
 
@@ -641,32 +606,15 @@ pub fn diff_20(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut t0: [u8; 3] = [((((a_u32) as u16)) as u8); 3];
-        t0[1] = ((78u8 - 93u8) / (match (82u32 % 8u32) { 7u32 | 7u32 => ((a_u32) as u8), 0u32..=7u32 => 12u8, 0u32 => 3u8, _ => 24u8 }));
-        t0[2] = ((a_i64) as u8);
-        let mut v0: u8 = ((a_i64) as u8);
-        for &v1 in t0.iter() {
-            v0 = v0;
-        }
-        let mut v2: i64 = 68i64;
-        if ((!false) || (true && (31u32 > 1u32))) {
-            v2 = v2;
+        let v0: i16 = (((a_u32) as i16) + 11i16);
+        let mut v1: i64 = ((match (82u32 % 8u32) { 7u32 | 7u32 => a_i64, 1u32 => a_i64, 5u32 | 4u32 => 85i64, _ => (-3i64) }) + ((-1i64) ^ (-7i64)));
+        if (22u8 < (if (68u32 >= 86u32) { 128u8 } else { ((a_i64) as u8) })) {
+            v1 = a_i64;
         } else {
-            v2 = (match (a_u32 % 8u32) { 1u32 | 0u32 => a_i64, 0u32 | 6u32 => (((a_u64).min(79u64)) as i64), 3u32..=3u32 => (-67i64), _ => ((!52i64) ^ (v2 - a_i64)) });
+            v1 = (match (89u32 % 8u32) { 7u32 | 0u32 => 56i64, 1u32..=7u32 => v1, 7u32 | 7u32 => (a_i64 >> a_i32), _ => (v1).max(a_i64) });
         }
-        let mut v3: i16 = (-32768i16);
-        for j0 in (((31u32) % 8u32)..(((match (a_u32 % 8u32) { 2u32..=6u32 => a_u32, _ => a_u32 })) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v3 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
-        }
-        let mut t4: [i8; 3] = [(match (39u32 % 8u32) { 0u32 => (-52i8), 6u32..=6u32 => (-1i8), 5u32 => 57i8, _ => 7i8 }); 3];
-        t4[1] = (75i8 - (-81i8));
-        t4[2] = 39i8;
-        let mut v4: i8 = ((((a_u32) as i16)) as i8);
-        for &v5 in t4.iter().rev() {
-            v4 = (((a_i64) as i8)).saturating_mul(8i8);
-        }
-        oi[i] = (((a_i32) as u8)) as u64;
-        of[i] = ((((a_f32 + 11.5f32) * (5.125f32 * a_f32)) + (((-a_i64)) as f32))) as f64;
+        oi[i] = (((!51u8) | (!(if matches!((52u32 % 8u32), 7u32 | 7u32) { 67u8 } else { 82u8 })))) as u64;
+        of[i] = ((((a_f32 / 0.0f32) / (3.4e38f32 - a_f32)) * (-6.375f32))) as f64;
     }
 }
 
@@ -681,14 +629,26 @@ pub fn diff_21(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: f32 = (-(16777216.0f32 - 12.375f32));
-        for j0 in (0u32..(((((-84i32)) as u32)) % 4u32)).rev() {
-            v0 = ((-v0) * (0.1f32).sqrt());
+        let mut v0: u8 = (((true && (97i16 <= ((a_i64) as i16)))) as u8);
+        for j0 in ((((3073715622u32 % (28u32 | 1u32))) % 8u32)..(((a_u32).min(3u32)) % 16u32)).step_by(((5u32) % 3u32) as usize) {
+            v0 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
         }
-        let v1: f32 = ((((((87u64) as f32)) as i8)) as f32);
-        let v2: u32 = (((97u32 / (a_u32 | 1u32)) | (44u32).max(83u32)) ^ (!(a_u32 + 80u32)));
-        oi[i] = ((((42u32 | v2) << 65535u16) - (((a_i64) as u32) << ((39u64) as u16)))) as u64;
-        of[i] = ((-((a_f32 - v1) / ((128u8) as f32)))) as f64;
+        let v1: i32 = 32i32;
+        let mut v2: i8 = (((!88i8) >> ((49u64).saturating_sub(63u64) & 7u64)) ^ ((42i8 | (-45i8)) << 65535u16));
+        if (((a_i64) as i32) > (a_i32).abs()) {
+            v2 = (-((8i8 & ((a_i64) as i8)) & (v2 << ((-86i64) & 7i64))));
+        } else {
+            v2 = (if matches!((57u32 % 8u32), 1u32) { (((match (66u32 % 8u32) { 3u32..=6u32 => ((a_f32) as u8), 7u32 => v0, 7u32 => 84u8, _ => ((a_i32) as u8) })) as i8) } else { (((a_i64 & 45i64)) as i8) });
+        }
+        let v3: u32 = (82u32).min(a_u32);
+        let mut v4: u16 = (((a_u32) as u16) >> v2);
+        if (!(71u16 <= 81u16)) {
+            v4 = (v4 % 13u16);
+        } else {
+            v4 = ((match (v3 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
+        }
+        oi[i] = (((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)).min((((14i16 != ((a_i64) as i16))) as i16))).max((!((a_i64) as i16)))) as u64;
+        of[i] = ((((((-1.5f64) + a_f64)) as f64) / ((v2) as f64))) as f64;
     }
 }
 
@@ -703,9 +663,36 @@ pub fn diff_22(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u32 = a_u32;
-        oi[i] = ((((((a_i32) as i32)) as u64) >> ((1u8).max((!41u8)) & 63u8))) as u64;
-        of[i] = (a_f64) as f64;
+        let mut v0: i32 = ((match (a_u32 % 8u32) { 4u32 => (!(-24i32)), 5u32 | 7u32 => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32), 0u32..=1u32 => ((a_i32) as i32), _ => (88i32 * 2147483647i32) }) & (((a_f32).abs()) as i32));
+        for j0 in (0u32..=(((a_u32 + 15u32)) % 4u32)).rev() {
+            v0 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
+        }
+        let mut v1: u32 = 58u32;
+        'l1: for j1 in 0u32..((67u32) % 3u32) {
+            for j2 in 0u32..(((37u32 & a_u32)) % 3u32) {
+                if false {
+                    break 'l1;
+                }
+                if (!false) {
+                    continue 'l1;
+                }
+                v1 = (3950607344u32).max(((a_i64) as u32));
+            }
+        }
+        let mut v2: f64 = (if (!(a_f64 <= a_f64)) { ((if true { a_f64 } else { a_f64 }) + (-a_f64)) } else { (((a_f64 * 0.0f64)) as f64) });
+        'l2: for j3 in 0u32..(((a_u32 >> (a_u64 & 31u64))) % 3u32) {
+            for j4 in 0u32..((j3) % 3u32) {
+                if (!matches!((a_u32 % 8u32), 1u32..=3u32)) {
+                    break 'l2;
+                }
+                if (a_f32 == (-6.625f32)) {
+                    continue 'l2;
+                }
+                v2 = (((11.375f64 + 9007199254740992.0f64) + ((-10.625f64) * (-0.0f64))) * (((14u16) as f64) * a_f64));
+            }
+        }
+        oi[i] = ((20u16 << (((match (v1 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) & 15u32))) as u64;
+        of[i] = ((if (((-32i8) / (-70i8)) != (7i8 - ((a_i64) as i8))) { (((14u16) as f64) / a_f64) } else { (-(((-96i32)) as f64)) })) as f64;
     }
 }
 
@@ -720,22 +707,38 @@ pub fn diff_23(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u64 = (a_u64 + 85u64);
-        let mut c1: u32 = 0u32;
-        let v1: u64 = loop {
-            if c1 >= ((87u32) % 4u32) {
-                break ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)).max((if false { (a_u64 % v0) } else { ((((a_i32) as i16)) as u64) })));
+        let mut t0: [i16; 3] = [((23i16 << (((a_f32) as u16) & 15u16)) + ((a_f32) as i16)); 3];
+        t0[1] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)).max((if false { (-98i16) } else { (-59i16) }));
+        t0[2] = ((a_i32) as i16);
+        let mut v0: i16 = (match (82u32 % 8u32) { 4u32..=5u32 => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16), 1u32 | 7u32 => (((a_u32) as i16) / (((a_f32) as i16) | 1i16)), _ => (if false { 32767i16 } else { ((a_u32) as i16) }) });
+        for &v1 in t0.iter().skip(1) {
+            v0 = ((((a_i32) as i16) >> a_u32) + 15i16);
+        }
+        let mut v2: i16 = ((((a_i32) as i16) & 10i16)).min(((a_u64) as i16));
+        for j0 in ((((51u32 % (a_u32 | 1u32))) % 8u32)..((((match (39u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 16u32)).step_by(((2269094832u32) % 3u32) as usize) {
+            v2 = ((((a_u32) as i16)).min(((a_i32) as i16))).abs();
+        }
+        let mut v3: u16 = (match (4294967295u32 % 8u32) { 3u32 => ((a_u32) as u16), _ => ((a_f32) as u16) });
+        'l3: for j1 in 0u32..((((match (60u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 3u32) {
+            for j2 in 0u32..(((a_u32 << 26i64)) % 3u32) {
+                if (matches!((a_u32 % 8u32), 3u32 | 0u32) || true) {
+                    break 'l3;
+                }
+                if matches!((a_u32 % 8u32), 7u32) {
+                    continue 'l3;
+                }
+                v3 = ((90u16).min(v3) >> ((a_u64 % (a_u64 | 1u64)) & 15u64));
             }
-            c1 += 1u32;
-        };
-        oi[i] = (95i32) as u64;
-        of[i] = ((-10.125f64)) as f64;
+        }
+        let v4: i16 = ((((11.25f64 - 8.0f64) + (match (74u32 % 8u32) { 5u32 => (-9.625f64), 7u32 => a_f64, 4u32 | 6u32 => 8.0f64, _ => a_f64 }))) as i16);
+        oi[i] = ((8u8).max(((match (45u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8))) as u64;
+        of[i] = (((match (a_u32 % 8u32) { 3u32..=4u32 => (6.625f64 * (-11.875f64)), 4u32 => a_f64, 5u32 | 6u32 => (7.875f64 / 6.125f64), _ => 0.625f64 }) + (if ((-32768i16) <= ((a_i64) as i16)) { (-a_f64) } else { (-3.375f64) }))) as f64;
     }
 }
 
 // seed 0xd1ff0018
 #[gpu_kernel(fmad = false, overflow_checks = false)]
-pub fn diff_24(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f32], xf64: &[f64], oi: &mut [u64], of: &mut [f64]) {
+pub fn diff_24<const K: u8>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f32], xf64: &[f64], oi: &mut [u64], of: &mut [f64]) {
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
@@ -744,21 +747,9 @@ pub fn diff_24(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i32 = (match (a_u32 % 8u32) { 0u32..=1u32 => (-(-a_i32)), 5u32 => (((true && true)) as i32), 7u32 | 2u32 => ((69i32 * a_i32)).min(((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)), _ => (-(2147483647i32).max(a_i32)) });
-        if (false && (((a_u32) as u8) == ((a_f32) as u8))) {
-            v0 = a_i32;
-        } else {
-            v0 = (((a_i32) as i32)).min((if (17i8 < (-92i8)) { ((match (32u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) } else { (16i32 + v0) }));
-        }
-        assert!((((32u32 % 256u32) != 7u32) || (((-72i8) % ((a_i32) as i8)) != ((-1i8) / (((a_i64) as i8) | 1i8)))));
-        let v1: f32 = ((55i8) as f32);
-        assert!((((31u32 % 256u32) != 7u32) || matches!((92u32 % 8u32), 1u32)));
-        let mut v2: u16 = (((37u16 - 20u16)) as u16);
-        for j0 in (((((a_u32) as u32)) % 8u32)..((((a_u64) as u32)) % 16u32)).step_by(((89u32) % 3u32) as usize) {
-            v2 = ((((a_i32) as u8)) as u16);
-        }
-        oi[i] = ((if ((1e-40f32 * a_f32) > (match (0u32 % 8u32) { 0u32..=2u32 => a_f32, 2u32..=2u32 => v1, _ => 16777216.0f32 })) { 71u8 } else { ((((a_i32) as u8) >> (((a_i32) as i8) & 7i8)) - (if false { ((a_f32) as u8) } else { 10u8 })) })) as u64;
-        of[i] = (1.625f64) as f64;
+        let v0: u8 = 235u8;
+        oi[i] = ((-(!(-40i8)))) as u64;
+        of[i] = (0.0f64) as f64;
     }
 }
 
@@ -773,28 +764,24 @@ pub fn diff_25(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: f32 = ((((match (65u32 % 8u32) { 2u32 => 16i16, _ => (-35i16) })) as f32) * (-((a_f32) as f32)));
-        let mut v1: i8 = ((match (74u32 % 8u32) { 6u32 | 2u32 => 8i8, 3u32..=6u32 => (0i8 ^ (-128i8)), 4u32 => (3i8).saturating_mul((-9i8)), _ => (((a_i64) as i8) / ((-74i8) | 1i8)) })).max(((match (37u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8));
-        if (a_i32 < a_i32) {
-            v1 = ((((25u8) as i32)) as i8);
-        } else {
-            v1 = ((a_f32) as i8);
+        let v0: i64 = ((match (65u32 % 8u32) { 2u32 => 64i64, _ => (-35i64) })).max((-11i64));
+        let mut v1: i16 = (((a_f32) as i16)).max((-74i16));
+        'l1: for j0 in 0u32..(((if false { 59u32 } else { 72u32 })) % 3u32) {
+            for j1 in 0u32..((((match (j0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 3u32) {
+                if (false || true) {
+                    break 'l1;
+                }
+                if (!(76u8 != 7u8)) {
+                    continue 'l1;
+                }
+                v1 = (v1 - v1);
+            }
         }
-        let mut v2: i16 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
-        if ((true || false) || (!false)) {
-            v2 = ((a_f32) as i16);
-        } else {
-            v2 = (33i16 >> (((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) - (51u16 >> (87u16 & 15u16))));
-        }
-        let mut t3: [u8; 3] = [(match (a_u32 % 8u32) { 5u32 | 3u32 => ((((a_i64) as u8) % (31u8 | 1u8)) & (match (56u32 % 8u32) { 5u32 => ((a_i32) as u8), 1u32 => 12u8, _ => ((a_u32) as u8) })), 6u32 => 55u8, 0u32 | 5u32 => (match (a_u32 % 8u32) { 5u32 => 25u8, 0u32..=6u32 => (82u8 + ((a_f32) as u8)), 4u32 => (85u8).max(54u8), _ => (255u8 % 255u8) }), _ => (if (!false) { (match (38u32 % 8u32) { 2u32 | 1u32 => 76u8, 6u32 | 3u32 => 6u8, 1u32 => ((a_i64) as u8), _ => 7u8 }) } else { (!((a_i64) as u8)) }) }); 3];
-        t3[1] = 6u8;
-        t3[2] = (((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) >> (((76u8) as u32) + (54u32 | a_u32)));
-        let mut v3: u8 = ((match (24u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
-        for &v4 in t3.iter().step_by(2) {
-            v3 = ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) >> (a_i32 & 7i32))).min(v3);
-        }
-        oi[i] = (59u16) as u64;
-        of[i] = ((-(((-a_i32)) as f32))) as f64;
+        let v2: i64 = v0;
+        let v3: u16 = ((((a_f32) as u16)).min(30u16) << ((a_u64 ^ a_u64) & 15u64));
+        let v4: u64 = (((a_f32) as u64) ^ 55u64);
+        oi[i] = (56i8) as u64;
+        of[i] = ((((a_f64 + 0.0f64) * ((-1.125f64)).abs()) + (-((a_f64) as f64)))) as f64;
     }
 }
 
@@ -809,25 +796,15 @@ pub fn diff_26(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i32 = (20i32 % (a_i32 | 1i32));
-        'l0: for j0 in 0u32..(((!a_u32)) % 3u32) {
-            for j1 in 0u32..(((66u32 + 78u32)) % 3u32) {
-                if (!false) {
-                    break 'l0;
-                }
-                if matches!((a_u32 % 8u32), 2u32 | 4u32) {
-                    continue 'l0;
-                }
-                v0 = a_i32;
+        let mut c0: u32 = 0u32;
+        let v0: i16 = loop {
+            if c0 >= (((20u32 % (a_u32 | 1u32))) % 4u32) {
+                break ((!((a_i64) as i16)));
             }
-        }
-        let v1: f32 = ((a_f32).sqrt()).sqrt();
-        let mut v2: u32 = 78u32;
-        for j2 in (0u32..(((31u32 / (a_u32 | 1u32))) % 4u32)).rev() {
-            v2 = a_u32;
-        }
-        oi[i] = ((match (a_u32 % 8u32) { 4u32..=4u32 => 44u64, _ => (((match (53u32 % 8u32) { 6u32 => a_i64, 5u32 | 3u32 => a_i64, _ => 33i64 })) as u64) })) as u64;
-        of[i] = ((-(match (a_u32 % 8u32) { 6u32 | 5u32 => (1.7e308f64 + (-0.0f64)), 4u32..=6u32 => (8.875f64).abs(), _ => (((-42i16)) as f64) }))) as f64;
+            c0 += 1u32;
+        };
+        oi[i] = ((((a_i64).max((-77i64))) as i32)) as u64;
+        of[i] = ((((a_f64 + (-10.875f64))).abs() + ((a_f64).sqrt() + (match (a_u32 % 8u32) { 1u32..=4u32 => 9007199254740992.0f64, _ => a_f64 })))) as f64;
     }
 }
 
@@ -842,30 +819,26 @@ pub fn diff_27(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i8 = (((95u32) as i8)).abs();
-        'l0: for j0 in 0u32..((87u32) % 3u32) {
-            for j1 in 0u32..(((a_u32 & a_u32)) % 3u32) {
-                if ((-9223372036854775808i64) != (-59i64)) {
-                    break 'l0;
+        let mut v0: i32 = (((((match (32u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) | (a_u32 & a_u32))) as i32);
+        for j0 in (0u32..=(((match (a_u32 % 8u32) { 4u32..=7u32 => 92u32, 1u32 | 2u32 => a_u32, 6u32..=6u32 => a_u32, _ => a_u32 })) % 4u32)).rev() {
+            v0 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
+        }
+        let v1: i16 = ((-(((a_i32) as i16) | 2i16)) * (if false { ((a_u32) as i16) } else { ((a_i64) as i16) }));
+        assert!((((a_u32 % 256u32) != 7u32) || ((a_u64 < 18446744073709551615u64) || (!(((a_u32) as u8) <= 78u8)))));
+        let mut v2: i64 = ((match (61u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64);
+        'l2: for j1 in 0u32..((26u32) % 3u32) {
+            for j2 in 0u32..(((0u32 & a_u32)) % 3u32) {
+                if (a_i32 < a_i32) {
+                    break 'l2;
                 }
-                if (!false) {
-                    continue 'l0;
+                if true {
+                    continue 'l2;
                 }
-                v0 = (!(55i8 + 84i8));
+                v2 = ((-((-3i64) + v2)) + ((match (24u32 % 8u32) { 7u32 => a_i64, _ => a_i64 }) >> ((a_f64) as i32)));
             }
         }
-        let mut v1: u32 = (2u32 + 64u32);
-        for j2 in (((((match (37u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 8u32)..(((a_u32 + a_u32)) % 16u32)).step_by(((78u32) % 3u32) as usize) {
-            v1 = (!a_u32);
-        }
-        let mut v2: i64 = (a_i64 | ((-1i64) >> (((a_i64) as i16) & 63i16)));
-        if (false || matches!((v1 % 8u32), 2u32..=4u32)) {
-            v2 = (-a_i64);
-        } else {
-            v2 = (0i64 | DiffPair::new((84i64 / (v2 | 1i64)), (0i64 | DiffPair::new(a_i64, (-88i64)).b)).b);
-        }
-        oi[i] = (25i16) as u64;
-        of[i] = (((match (a_u32 % 8u32) { 3u32..=7u32 => (-a_f64), 3u32..=5u32 => (a_f64 + a_f64), _ => ((((a_i32) as i8)) as f64) }) - ((a_f64 - 0.0f64) - (a_f64 / a_f64)))) as f64;
+        oi[i] = ((((if false { (((a_u32) as u8) - 26u8) } else { 84u8 })) as u32)) as u64;
+        of[i] = ((-6.125f64)) as f64;
     }
 }
 
@@ -880,30 +853,21 @@ pub fn diff_28(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u8 = ((!255u8) % (match (61u32 % 8u32) { 3u32..=6u32 => ((a_f32) as u8), 4u32..=7u32 => ((a_f32) as u8), _ => ((a_u32) as u8) }));
-        for j0 in (u32::MAX - ((41u32) % 4u32))..=u32::MAX {
-            v0 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) ^ (0u8 >> (a_u32 & 7u32)));
+        let v0: f32 = (((-a_f32)) as f32);
+        let mut v1: i32 = (-a_i32);
+        if matches!((91u32 % 8u32), 3u32 | 4u32) {
+            v1 = (!a_i32);
+        } else {
+            v1 = (!a_i32);
         }
-        let v1: u32 = a_u32;
-        let mut v2: u32 = ((match (a_u32 % 8u32) { 0u32 => ((21u8) as u32), 2u32..=2u32 => v1, 6u32..=7u32 => 8u32, _ => (v1 >> (((a_f32) as i16) & 31i16)) }) * ((match (v1 % 8u32) { 2u32 => 0u32, _ => 90u32 }) << ((92u64 + 31u64) & 31u64)));
-        for j1 in (0u32..=(((if matches!((96u32 % 8u32), 5u32..=6u32) { v1 } else { a_u32 })) % 4u32)).rev() {
-            v2 = (if ((24i16 | (-97i16)) == (16i16 & ((a_f32) as i16))) { a_u32 } else { ((a_u32 >> 40u16) % (match (j1 % 8u32) { 3u32..=7u32 => a_u32, 4u32 => a_u32, _ => a_u32 })) });
-        }
-        let mut t3: [u64; 3] = [((((25u8 * ((a_f32) as u8))) as u64) * (!((1e-40f32) as u64))); 3];
-        t3[1] = ((((a_u32) as u64) * (((-7.5f32)) as u64)) << ((((a_f32) as u8) << ((((a_i32) as u16)) as u16)) & 63u8));
-        t3[2] = (if ((100u64 - a_u64) <= (8u64 - 25u64)) { ((a_u64 + a_u64)).saturating_sub((a_u64).max(1u64)) } else { ((37u64 + 19u64) ^ (84u64 & a_u64)) });
-        let mut v3: u64 = ((97u64 + a_u64) >> ((if (v0 >= ((a_i64) as u8)) { (((a_i32) as u16) / (16u16 | 1u16)) } else { ((22u64) as u16) }) & 63u16));
-        for &v4 in t3.iter().skip(1) {
-            v3 = a_u64;
-        }
-        oi[i] = ((!((((a_i32) as i16) * ((a_i32) as i16)) >> ((-9i32) ^ a_i32)))) as u64;
-        of[i] = ((((match (v2 % 8u32) { 2u32..=3u32 => 2.375f64, 1u32..=7u32 => (-2.125f64), 1u32 => a_f64, _ => a_f64 }) / a_f64) * (((64u16) as f64) * a_f64))) as f64;
+        oi[i] = ((a_u32 - a_u32)) as u64;
+        of[i] = ((11.125f64 * ((a_f64 + 10.5f64) * (-4.0f64)))) as f64;
     }
 }
 
 // seed 0xd1ff001d
 #[gpu_kernel(fmad = false, overflow_checks = false)]
-pub fn diff_29(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f32], xf64: &[f64], oi: &mut [u64], of: &mut [f64]) {
+pub fn diff_29<const K: i32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f32], xf64: &[f64], oi: &mut [u64], of: &mut [f64]) {
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
@@ -912,13 +876,12 @@ pub fn diff_29(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u8 = ((a_i32) as u8);
-        for j0 in (u32::MAX - ((a_u32) % 4u32))..=u32::MAX {
-            v0 = (((a_u32) as u8)).saturating_mul((((((a_u32) as i16)) as u8) + (v0 - 0u8)));
+        let mut v0: f64 = a_f64;
+        for j0 in (((((K) as u32)) % 8u32)..((a_u32) % 16u32)).step_by(((37u32) % 3u32) as usize) {
+            v0 = (-2.75f64);
         }
-        let v1: u32 = (match (18u32 % 8u32) { 2u32..=4u32 => 90u32, 6u32..=7u32 => a_u32, 2u32..=7u32 => 48u32, _ => 16u32 });
-        oi[i] = (((((match (v1 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) << a_i32) >> (a_i32 & 31i32))) as u64;
-        of[i] = ((-(match (27u32 % 8u32) { 3u32 => (0.0f32 * 3.4e38f32), _ => (5.75f32).abs() }))) as f64;
+        oi[i] = (((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)) as u64;
+        of[i] = (((((90i64 | (-49i64)) << (12u64 & 63u64))) as f64)) as f64;
     }
 }
 
@@ -933,23 +896,23 @@ pub fn diff_30(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u32 = (((match (49u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) >> (((((((a_i64) as i8)) as i8)) as u64) & 31u64));
-        if ((((a_u32) as u8) - ((a_u32) as u8)) == (58u8 * 69u8)) {
-            v0 = ((((a_i64).abs() * (0i64 | DiffPair::new(a_i64, 80i64).b))) as u32);
-        } else {
-            v0 = ((match (v0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
+        let v0: u32 = ((match (a_u32 % 8u32) { 5u32 | 5u32 => 0u32, _ => 1u32 }) % (((a_i32) as u32) | 1u32));
+        assert!((((a_u32 % 256u32) != 7u32) || (127i8 == (((a_i32) as i8) / ((-15i8) | 1i8)))));
+        let mut v1: i64 = ((-1i64) << (16u16 & 63u16));
+        'l1: for j0 in 0u32..((39u32) % 3u32) {
+            for j1 in 0u32..(((v0 | a_u32)) % 3u32) {
+                if (!true) {
+                    break 'l1;
+                }
+                if (((a_i64) as i8) == 92i8) {
+                    continue 'l1;
+                }
+                v1 = (match (v0 % 8u32) { 7u32 => v1, 0u32 => a_i64, 6u32 | 2u32 => 63i64, _ => a_i64 });
+            }
         }
-        assert!((((v0 % 256u32) != 7u32) || matches!((v0 % 8u32), 2u32)));
-        let v1: i16 = ((0i16 >> 127i8) - ((-1i16)).min(((a_i64) as i16)));
-        let mut v2: f64 = (0.875f64 * (-7.5f64));
-        if ((((a_f32) as u8) <= 71u8) || (!true)) {
-            v2 = (((-2.75f64)) as f64);
-        } else {
-            v2 = a_f64;
-        }
-        let v3: f32 = ((25u32) as f32);
-        oi[i] = (((((((a_i64) as i8)).saturating_sub(((a_i32) as i8))) as i8) % (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) | 1i8))) as u64;
-        of[i] = (((10.75f32 + a_f32) / ((v3 / v3) / (a_f32 + a_f32)))) as f64;
+        let v2: i16 = ((a_f32) as i16);
+        oi[i] = (((match (v0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)) as u64;
+        of[i] = ((((5e-324f64 * a_f64) * a_f64) - ((a_f64 * (-6.0f64)) + (0.0f64 - a_f64)))) as f64;
     }
 }
 
@@ -964,31 +927,23 @@ pub fn diff_31(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u16 = ((a_i32) as u16);
-        if matches!((64u32 % 8u32), 6u32 | 3u32) {
-            v0 = ((match (45u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
-        } else {
-            v0 = ((((((a_i64) as i16)) as f32)) as u16);
+        let mut t0: [u64; 3] = [a_u64; 3];
+        t0[1] = ((match (26u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
+        t0[2] = a_u64;
+        let mut v0: u64 = ((match (45u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
+        for &v1 in t0.iter() {
+            v0 = ((18446744073709551615u64 << ((if true { a_i32 } else { (-64i32) }) & 63i32))).min((((65535u16).saturating_sub(86u16)) as u64));
         }
-        assert!((((a_u32 % 256u32) != 7u32) || (((true) as i16) > (if matches!((32u32 % 8u32), 3u32) { (-32768i16) } else { 86i16 }))));
-        let mut v1: i16 = (((match (70u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) << ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64));
+        let mut v2: i16 = (((match (70u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) << ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64));
         for j0 in (((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 8u32)..(((!0u32)) % 16u32)).step_by(((27u32) % 3u32) as usize) {
-            v1 = ((((a_i64) as i16) << ((-66i32) & 15i32)) + (68i16 << (100i8 & 15i8)));
+            v2 = ((((a_i64) as i16) << ((-66i32) & 15i32)) + (68i16 << (100i8 & 15i8)));
         }
-        assert!((((25u32 % 256u32) != 7u32) || (85u64 != (0u64 >> (((a_f32) as u16) & 63u16)))));
-        let mut t2: [u8; 3] = [(if (20u64 <= 87u64) { (80u8 * ((a_u32) as u8)) } else { ((a_u32) as u8) }); 3];
-        t2[1] = (((match (25u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) >> (((v1) as i16) & 7i16));
-        t2[2] = (((a_u32) as u8) << (72u64 & 7u64));
-        let mut v2: u8 = (((((a_i32) as i16)) as u8)).max((82u8 % (((a_i64) as u8) | 1u8)));
-        for &v3 in t2.iter().rev() {
-            v2 = ((((a_i32) as u8)).max(((a_i64) as u8)) >> ((((a_i32) as u16) ^ ((a_i32) as u16)) & 7u16));
-        }
-        let mut v4: u8 = ((a_i64) as u8);
-        for j1 in (0u32..=(((a_u32 >> (8u8 & 31u8))) % 4u32)).rev() {
-            v4 = ((((a_f32) as i16)) as u8);
-        }
-        oi[i] = (((((match (a_u32 % 8u32) { 3u32 => 97i32, _ => (-69i32) })).max(((a_i32) as i32))) as i32)) as u64;
-        of[i] = ((((((43i8) as f32) * ((-2.625f32) - 1e-40f32))) as f32)) as f64;
+        assert!((((25u32 % 256u32) != 7u32) || (v0 != (57u64 & a_u64))));
+        let v3: i32 = ((a_u32) as i32);
+        let v4: i64 = ((0i64 | DiffPair { a: 63i64, b: (23i64 ^ 27i64) }.mixed()) % ((a_i64 >> (((a_u32) as u16) & 63u16)) % (!63i64)));
+        assert!((((44u32 % 256u32) != 7u32) || (47u16 >= (82u16 % (((a_i64) as u16) | 1u16)))));
+        oi[i] = ((if (((((a_u32) as i16)) as i8) > (((a_i32) as i8)).max(((a_i64) as i8))) { (!(a_u32).max(a_u32)) } else { (((((a_f32) as i16)) as u32) << (a_u32 >> (8u8 & 31u8))) })) as u64;
+        of[i] = ((-5.875f32)) as f64;
     }
 }
 
@@ -1003,38 +958,30 @@ pub fn diff_32(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i64 = a_i64;
-        for j0 in (0u32..=((a_u32) % 4u32)).rev() {
-            v0 = (a_i64 - v0);
-        }
-        let mut v1: u64 = (((16u64 >> ((-128i8) & 63i8)) << (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) & 63u8))).min((40u64 % ((0u64 >> (((a_i32) as i8) & 63i8)) | 1u64)));
-        'l1: for j1 in 0u32..((50u32) % 3u32) {
-            for j2 in 0u32..(((75u32 >> (1u32 & 31u32))) % 3u32) {
-                if (v1 == v1) {
-                    break 'l1;
+        let mut t0: [f64; 3] = [((7.5f64 - 9007199254740992.0f64)).sqrt(); 3];
+        t0[1] = ((9.875f64 - (-2.125f64)) + (match (a_u32 % 8u32) { 6u32..=6u32 => 5.0f64, 0u32..=1u32 => a_f64, _ => (-2.0f64) }));
+        t0[2] = a_f64;
+        let v0: f64 = t0.iter().copied().fold((((43i16) as f64)).abs(), |v0, v1| (((if (10.125f64 >= a_f64) { 50u32 } else { a_u32 })) as f64));
+        let mut v2: f64 = a_f64;
+        'l2: for j0 in 0u32..((((v0) as u32)) % 3u32) {
+            for j1 in 0u32..(((a_u32 * 39u32)) % 3u32) {
+                if true {
+                    break 'l2;
                 }
-                if false {
-                    continue 'l1;
+                if (!false) {
+                    continue 'l2;
                 }
-                v1 = a_u64;
+                v2 = ((((0u64 + a_u64)).saturating_mul((a_u64).max(a_u64))) as f64);
             }
         }
-        let v2: f32 = ((2.375f32).sqrt() / (a_f32 + a_f32));
-        let v3: u16 = (match (32u32 % 8u32) { 7u32 => (0u16 % ((a_u32) as u16)), 0u32..=3u32 => (((a_i64) as u16) >> (((a_f32) as i16) & 15i16)), 7u32 => ((match (31u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16), _ => (if true { 16u16 } else { 15u16 }) });
-        let mut v4: i16 = ((match (a_u32 % 8u32) { 0u32 => ((a_i32) as i16), 0u32 => ((a_f32) as i16), 2u32 => (-1i16), _ => 16i16 }) % (((a_i32) as i16) | 1i16));
-        if true {
-            v4 = ((match (23u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
-        } else {
-            v4 = ((3933042025u32) as i16);
-        }
-        oi[i] = (((-69i32) / ((if (((a_u32) as u8) != 255u8) { (-2147483648i32) } else { (((-84i8)) as i32) }) | 1i32))) as u64;
-        of[i] = ((-a_f64)) as f64;
+        oi[i] = ((match (32u32 % 8u32) { 7u32 => ((-((a_i64) as i16)) % (38i16 | 1i16)), 2u32..=3u32 => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16), 5u32 => ((((a_i32) as i16) >> (a_u64 & 15u64)) + ((32u32) as i16)), _ => ((((a_i32) as i16) - (-1i16)) >> (match (82u32 % 8u32) { 5u32..=6u32 => a_u32, _ => 82u32 })) })) as u64;
+        of[i] = (((-(match (62u32 % 8u32) { 3u32..=7u32 => a_f32, _ => 7.625f32 }))).abs()) as f64;
     }
 }
 
 // seed 0xd1ff0021
 #[gpu_kernel(fmad = false, overflow_checks = true)]
-pub fn diff_33(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f32], xf64: &[f64], oi: &mut [u64], of: &mut [f64]) {
+pub fn diff_33<const K: u64>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f32], xf64: &[f64], oi: &mut [u64], of: &mut [f64]) {
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
@@ -1043,9 +990,15 @@ pub fn diff_33(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i16 = ((((a_u32) as i16)).min(((a_u32) as i16)) << (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) & 15u8));
-        oi[i] = (((match (77u32 % 8u32) { 4u32 => (!((a_u32) as i16)), _ => (92i16 >> (((a_u32) as i16) & 15i16)) }) & (match (a_u32 % 8u32) { 2u32 | 3u32 => (if true { 16i16 } else { ((a_i32) as i16) }), 6u32 => ((match (21u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16), _ => (v0).max(v0) }))) as u64;
-        of[i] = (((((((a_i32) as u16) & 68u16)) as f32) / (-((a_i64) as f32)))) as f64;
+        let mut t0: [f64; 3] = [((0.1f64 / a_f64) + (-5.125f64)); 3];
+        t0[1] = (((K) as f64) - (9.625f64 - (-7.5f64)));
+        t0[2] = 0.75f64;
+        let mut v0: f64 = (((-11.875f64) - a_f64) * 3.875f64);
+        for &v1 in t0.iter().skip(1) {
+            v0 = ((if true { a_f64 } else { a_f64 }) / (v0 + a_f64));
+        }
+        oi[i] = ((if ((((a_f32) as u16) << (79u8 & 15u8)) != ((K) as u16)) { ((if (((a_u32) as u16) <= ((a_f32) as u16)) { 4294967295u32 } else { 36u32 }) * (a_u32 ^ 12u32)) } else { (36u32 << (67u8 & 31u8)) })) as u64;
+        of[i] = (((((a_f64 - 11.0f64)) as f32) - (if (57u32 < 31u32) { (1e-40f32 / 7.0f32) } else { (2.125f32 / (-6.25f32)) }))) as f64;
     }
 }
 
@@ -1060,35 +1013,33 @@ pub fn diff_34(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: f32 = (((-8.375f32) - (-6.75f32)) * ((-0.0f32)).abs());
-        let mut v1: f64 = (12.5f64 - a_f64);
-        if (!(false || true)) {
-            v1 = ((match (30u32 % 8u32) { 4u32 | 7u32 => ((-9.375f64) * a_f64), 3u32 => ((-10.375f64) * a_f64), 6u32 | 6u32 => (((-18i64)) as f64), _ => 4.25f64 }) + (-a_f64));
+        let mut v0: i32 = (!(0i32 >> ((-94i8) & 31i8)));
+        if ((((a_f32) as i16) >> ((-51i32) & 15i32)) >= (27i16 - (-1i16))) {
+            v0 = (match (4294967295u32 % 8u32) { 2u32 | 0u32 => ((-1i32) * a_i32), _ => (-75i32) });
         } else {
-            v1 = (match (a_u32 % 8u32) { 3u32 | 5u32 => ((0i16) as f64), 7u32 => a_f64, _ => (-(-v1)) });
+            v0 = (-((-83i32)).saturating_add(a_i32));
         }
-        let mut t2: [i8; 3] = [(90i8 >> (a_i32 & 7i32)); 3];
-        t2[1] = ((match (99u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
-        t2[2] = ((a_i64) as i8);
-        let mut v2: i8 = ((79u64) as i8);
-        for &v3 in t2.iter() {
-            v2 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
-        }
-        let mut v4: i64 = (if true { a_i64 } else { 36i64 });
-        if false {
-            v4 = ((match (61u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64);
+        let mut v1: u8 = (match (25u32 % 8u32) { 3u32 | 4u32 => ((((a_i64) as u8)).max(((a_u32) as u8))).saturating_add(52u8), 0u32 | 0u32 => (match (1u32 % 8u32) { 7u32 | 3u32 => ((0u32) as u8), 0u32 | 2u32 => ((a_u32) as u8), _ => (99u8 - 128u8) }), 5u32 | 2u32 => (8u8 + ((a_u64) as u8)), _ => ((13u8 * 88u8) | (7u8 + ((a_f32) as u8))) });
+        if (((7u8) as u16) == (((a_u32) as u16) >> 0i8)) {
+            v1 = ((a_i64) as u8);
         } else {
-            v4 = (v4 >> (a_u32 & 63u32));
+            v1 = (((match (62u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) + 255u8);
         }
-        let v5: u8 = 67u8;
-        oi[i] = (((a_i64) as u16)) as u64;
-        of[i] = ((match (a_u32 % 8u32) { 4u32 | 0u32 => a_f64, _ => (((!6u32)) as f64) })) as f64;
+        let v2: i16 = (((!a_i64)) as i16);
+        let v3: u16 = (16u16 ^ 15u16);
+        assert!((((0u32 % 256u32) != 7u32) || (a_u64 < (!33u64))));
+        let mut v4: u16 = ((v3 + 1u16) - ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16));
+        for j0 in 0u32..((((a_f64) as u32)) % 4u32) {
+            v4 = (15u16 + 23u16);
+        }
+        oi[i] = (((match (86u32 % 8u32) { 4u32 | 6u32 => (90u16 - 1u16), 0u32..=6u32 => (if true { v3 } else { v3 }), 3u32 => 29u16, _ => (((a_i32) as u16) >> v0) }) / ((60u16).max(((a_i32) as u16)) | 1u16))) as u64;
+        of[i] = ((((-3.5f64) / (a_f64 / a_f64)) / (-7.75f64))) as f64;
     }
 }
 
 // seed 0xd1ff0023
 #[gpu_kernel(fmad = false, overflow_checks = false)]
-pub fn diff_35(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f32], xf64: &[f64], oi: &mut [u64], of: &mut [f64]) {
+pub fn diff_35<const K: i16>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f32], xf64: &[f64], oi: &mut [u64], of: &mut [f64]) {
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
@@ -1097,32 +1048,15 @@ pub fn diff_35(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut t0: [i8; 3] = [(((a_i32) as i8) % (((a_i64) as i8) | 1i8)); 3];
-        t0[1] = (-87i8);
-        t0[2] = (((a_u32) as i8) * ((a_f32) as i8));
-        let v0: i8 = t0.iter().copied().fold((8i8).max(81i8), |v0, v1| (v0 & ((a_u32) as i8)));
-        let v2: u16 = ((((match (86u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) % ((!99u16) | 1u16)) & (((a_f64 * 0.1f64)) as u16));
-        let v3: u16 = (v2 & ((a_i64) as u16));
-        let mut v4: u64 = ((a_u64).min(a_u64)).min((match (64u32 % 8u32) { 2u32..=2u32 => 99u64, 0u32..=4u32 => a_u64, 5u32 => 89u64, _ => a_u64 }));
-        if (((a_f64) as f32) < a_f32) {
-            v4 = 28u64;
-        } else {
-            v4 = ((v4 & v4) ^ a_u64);
-        }
-        let mut v5: u8 = (!(((a_i32) as u8)).max(28u8));
-        if false {
-            v5 = (match (32u32 % 8u32) { 2u32 | 7u32 => (((a_u32) as u8)).max(v5), 6u32..=7u32 => ((((a_i64) as u8)) as u8), 6u32 => (match (a_u32 % 8u32) { 0u32..=6u32 => 44u8, 4u32 | 4u32 => ((a_u32) as u8), _ => ((a_f32) as u8) }), _ => (if true { v5 } else { 87u8 }) });
-        } else {
-            v5 = ((v5 >> 77i32) % (((a_u32) as u8) | 1u8));
-        }
-        oi[i] = (((((v3 / (v2 | 1u16))) as i16) * ((match (41u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16))) as u64;
-        of[i] = ((((((-81i64) & a_i64) >> (((((a_f32) as u8)) as i64) & 63i64))) as f64)) as f64;
+        let v0: i16 = ((((a_u32) as i16) ^ ((a_f32) as i16)) << ((match (a_u32 % 8u32) { 4u32 | 7u32 => ((a_f32) as u8), _ => ((a_i64) as u8) }) & 15u8));
+        oi[i] = (((match (16u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) as u64;
+        of[i] = ((((((((a_u32) as u16)) as u16)) as f32)).abs()) as f64;
     }
 }
 
 // seed 0xd1ff0024
 #[gpu_kernel(fmad = false, overflow_checks = false)]
-pub fn diff_36(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f32], xf64: &[f64], oi: &mut [u64], of: &mut [f64]) {
+pub fn diff_36<const K: i64>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f32], xf64: &[f64], oi: &mut [u64], of: &mut [f64]) {
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
@@ -1131,27 +1065,26 @@ pub fn diff_36(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u64 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
-        if (!((-88i64) == (-67i64))) {
-            v0 = (((((a_f32) as f64) * ((32u16) as f64))) as u64);
+        let mut v0: u8 = (!((10u8 % (61u8 | 1u8)) << ((((-67i16)) as u8) & 7u8)));
+        if (((a_u64) as u64) != 59u64) {
+            v0 = v0;
         } else {
-            v0 = a_u64;
+            v0 = v0;
         }
-        let mut v1: u8 = 59u8;
-        'l1: for j0 in 0u32..((28u32) % 3u32) {
-            for j1 in 0u32..(((a_u32 & 96u32)) % 3u32) {
-                if (76u16 < 37u16) {
-                    break 'l1;
-                }
-                if (!false) {
-                    continue 'l1;
-                }
-                v1 = (if (!(28u16 > ((a_u32) as u16))) { ((match (51u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) } else { ((31u8 << (-50i32)) & (((-128i8)) as u8)) });
-            }
+        let mut v1: u32 = ((21u64) as u32);
+        if ((-a_f32) == (-a_f32)) {
+            v1 = v1;
+        } else {
+            v1 = ((a_u32 >> (a_u32 & 31u32)) & ((match (v1 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32));
         }
-        let v2: f32 = (if (a_u64 <= v0) { (((-0.0f32)) as f32) } else { ((-4.25f32) * (-1.5f32)) });
-        oi[i] = (((((a_i32) as u16) % (((a_u32) as u16)).max(71u16)) | ((((a_i64) as u16)).saturating_mul(((a_u32) as u16))).saturating_sub((!95u16)))) as u64;
-        of[i] = ((match (55u32 % 8u32) { 4u32 | 3u32 => (a_f32 / (v2).sqrt()), 1u32 => (((0u8) as f32)).sqrt(), 3u32 | 3u32 => ((match (81u32 % 8u32) { 2u32 | 5u32 => v2, _ => v2 }) / a_f32), _ => ((if (((a_f32) as i8) > (-98i8)) { 9.875f32 } else { a_f32 }) - (a_f32 - v2)) })) as f64;
+        let mut v2: i32 = (-31i32);
+        if ((((a_i64) as i16)).abs() >= (0i16 % ((a_u32) as i16))) {
+            v2 = (!(if true { (!v2) } else { (if false { v2 } else { v2 }) }));
+        } else {
+            v2 = (a_i32 % (((match (a_u32 % 8u32) { 7u32 => v2, 3u32..=4u32 => (-68i32), 5u32..=6u32 => a_i32, _ => (-95i32) })).max((a_i32 >> (a_u32 & 31u32))) | 1i32));
+        }
+        oi[i] = (a_i32) as u64;
+        of[i] = ((((a_f64) as f32)).sqrt()) as f64;
     }
 }
 
@@ -1166,18 +1099,35 @@ pub fn diff_37(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u16 = (match (97u32 % 8u32) { 1u32 | 4u32 => (((a_i64) as u16) / (16u16 | 1u16)), 0u32..=1u32 => (((((a_f64 <= a_f64)) as u32)) as u16), _ => 90u16 });
-        let v1: f64 = (a_f64 / (-a_f64));
-        assert!((((a_u32 % 256u32) != 7u32) || (!(v1 < 10.25f64))));
-        let v2: i64 = ((65u32) as i64);
-        oi[i] = (((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) * (0i8 - (-2i8)))).saturating_sub((if (a_f32 > a_f32) { (match (a_u32 % 8u32) { 6u32 => 69i8, 7u32 => ((a_i64) as i8), 0u32 | 4u32 => ((a_i32) as i8), _ => ((a_u32) as i8) }) } else { ((a_i32) as i8) }))) as u64;
-        of[i] = ((((match (99u32 % 8u32) { 7u32 | 6u32 => (if true { ((a_f32) as u16) } else { v0 }), 5u32..=6u32 => v0, 3u32 => ((a_i32) as u16), _ => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) })) as f32)) as f64;
+        let mut t0: [i8; 3] = [(match (97u32 % 8u32) { 1u32 | 4u32 => (((a_i64) as i8) / (7i8 | 1i8)), 0u32..=1u32 => (((((a_f64 <= a_f64)) as u32)) as i8), _ => (-90i8) }); 3];
+        t0[1] = ((-(!((a_u32) as i8))) + ((-128i8)).max((0i8 * ((a_f32) as i8))));
+        t0[2] = (-((match (4u32 % 8u32) { 5u32 | 0u32 => ((a_u32) as i8), 6u32 => ((a_i32) as i8), 3u32..=5u32 => 70i8, _ => 7i8 }) << ((((a_i64) as u16) ^ 0u16) & 7u16)));
+        let mut v0: i8 = ((-76i8) + (54i8 + ((1u8) as i8)));
+        for &v1 in t0.iter() {
+            v0 = v0;
+        }
+        let mut v2: u8 = ((((match (a_u32 % 8u32) { 3u32 => ((a_i64) as i16), 2u32..=4u32 => (-31i16), _ => 74i16 }) / ((if true { (-31i16) } else { 52i16 }) | 1i16))) as u8);
+        if (v0 != (((a_u32) as i8) ^ 7i8)) {
+            v2 = v2;
+        } else {
+            v2 = (((if false { v2 } else { 72u8 }) % (44u8 | 1u8))).saturating_mul((match (1u32 % 8u32) { 0u32..=5u32 => (!((a_i32) as u8)), 6u32 => (141u8 * ((a_i64) as u8)), _ => (match (142644625u32 % 8u32) { 5u32 | 7u32 => ((a_i32) as u8), _ => v2 }) }));
+        }
+        let mut v3: i32 = ((match (17u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
+        for j0 in (0u32..=(((a_u32 / a_u32)) % 4u32)).rev() {
+            v3 = ((0i32) as i32);
+        }
+        let mut v4: u16 = ((a_i32) as u16);
+        for j1 in (u32::MAX - (((a_u32).min(35u32)) % 4u32))..=u32::MAX {
+            v4 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
+        }
+        oi[i] = (((-(v0 ^ ((a_i32) as i8)))).min((match (0u32 % 8u32) { 7u32 | 3u32 => (((a_i64) as i8) << (a_i32 & 7i32)), 0u32..=3u32 => (!v0), _ => (((a_i32) as i8) ^ v0) }))) as u64;
+        of[i] = ((((((-7.5f32)) as f64) / ((v3) as f64)) - ((a_f64 * a_f64) / ((-7.75f64) * 7.375f64)))) as f64;
     }
 }
 
 // seed 0xd1ff0026
 #[gpu_kernel(fmad = false, overflow_checks = false)]
-pub fn diff_38(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f32], xf64: &[f64], oi: &mut [u64], of: &mut [f64]) {
+pub fn diff_38<const K: i32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f32], xf64: &[f64], oi: &mut [u64], of: &mut [f64]) {
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
@@ -1186,22 +1136,29 @@ pub fn diff_38(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i32 = ((1i32 | (-20i32)) * ((match (92u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32));
-        assert!((((49u32 % 256u32) != 7u32) || ((true || ((-43i16) == ((a_f32) as i16))) || matches!((a_u32 % 8u32), 7u32 | 1u32))));
-        let mut v1: u8 = ((match (a_u32 % 8u32) { 1u32..=2u32 => ((match (75u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8), 4u32..=5u32 => (255u8 + 20u8), _ => (55u8 >> (((a_f32) as i16) & 7i16)) })).saturating_add(((if (a_f64 <= 5.5f64) { 79u8 } else { 5u8 }) << ((-v0) & 7i32)));
-        'l1: for j0 in 0u32..(((31u32 % a_u32)) % 3u32) {
-            for j1 in 0u32..((1u32) % 3u32) {
-                if (true && false) {
+        let v0: u64 = ((match (38u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
+        let mut v1: i8 = (match (a_u32 % 8u32) { 1u32..=6u32 => (((a_i32) as i8) >> ((a_u32 / a_u32) & 7u32)), 5u32 | 1u32 => (match (16u32 % 8u32) { 2u32..=7u32 => (((a_f32) as i8)).abs(), 0u32 => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8), 1u32..=1u32 => (((a_i64) as i8) + (-14i8)), _ => (((a_i32) as i8)).abs() }), _ => (match (49u32 % 8u32) { 2u32 => (86i8 + ((a_i32) as i8)), 4u32 => ((a_i32) as i8), 1u32 => ((a_i32) as i8), _ => (((a_i32) as i8) - 8i8) }) });
+        'l1: for j0 in 0u32..(((31u32 << (74i64 & 31i64))) % 3u32) {
+            for j1 in 0u32..((56u32) % 3u32) {
+                if (!(a_u64 >= 64u64)) {
                     break 'l1;
                 }
-                if true {
+                if (false && (a_i64 <= 40i64)) {
                     continue 'l1;
                 }
-                v1 = 40u8;
+                v1 = (if false { (((match (12u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) ^ (if matches!((31u32 % 8u32), 1u32) { v1 } else { v1 })) } else { ((match (31u32 % 8u32) { 2u32..=3u32 => ((a_f32) as i8), 7u32 | 6u32 => v1, 7u32 => v1, _ => (-4i8) }) + ((((a_i32) as u16)) as i8)) });
             }
         }
-        oi[i] = ((((60i64 ^ 25i64)).abs()).max((0i64 | DiffPair { a: (a_i64).max(99i64), b: (0i64 << (((a_i64) as i16) & 63i16)) }.mixed()))) as u64;
-        of[i] = ((match (24u32 % 8u32) { 6u32 => ((0.0f32 * 1e-40f32) / (11.875f32).abs()), _ => (((a_f32) as f32) + (-0.375f32)) })) as f64;
+        let mut c2: u32 = 0u32;
+        let v2: i64 = loop {
+            if c2 >= ((((((a_i64) as i16)) as u32)) % 4u32) {
+                break (((match (11u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64));
+            }
+            c2 += 1u32;
+        };
+        let v3: u16 = (!(((a_i32) as u16) - 1u16));
+        oi[i] = ((((28i8 * ((a_u32) as i8)) << ((25u64 / (24u64 | 1u64)) & 7u64)) >> ((5i32 & a_i32)).max(K))) as u64;
+        of[i] = ((((5.125f64 - (-0.375f64)) / ((-10.25f64) * a_f64)) * ((-a_f64)).sqrt())) as f64;
     }
 }
 
@@ -1216,15 +1173,24 @@ pub fn diff_39(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut c0: u32 = 0u32;
-        let v0: i64 = loop {
-            if c0 >= ((((a_f64) as u32)) % 4u32) {
-                break ((((!true)) as i64));
+        let mut v0: f32 = (-a_f32);
+        for j0 in (((((65u64) as u32)) % 8u32)..(((31u32 | a_u32)) % 16u32)).step_by(((1u32) % 3u32) as usize) {
+            v0 = ((66u16) as f32);
+        }
+        let mut v1: i32 = ((((((-10.25f64)) as f32)) as i32) % ((1i32 / ((3i32).max(85i32) | 1i32)) | 1i32));
+        'l1: for j1 in 0u32..(((17u32 << (9223372036854775807i64 & 31i64))) % 3u32) {
+            for j2 in 0u32..(((2u32 + a_u32)) % 3u32) {
+                if (90u16 <= 1u16) {
+                    break 'l1;
+                }
+                if (a_u64 <= 59u64) {
+                    continue 'l1;
+                }
+                v1 = a_i32;
             }
-            c0 += 1u32;
-        };
-        oi[i] = (((a_f32) as u16)) as u64;
-        of[i] = (((a_i64) as f32)) as f64;
+        }
+        oi[i] = ((!((((a_i64) as u16) >> ((-46i16) & 15i16)) - ((a_i32) as u16)))) as u64;
+        of[i] = (((((!30u64) << (70u8 / 82u8))) as f32)) as f64;
     }
 }
 
@@ -1239,34 +1205,25 @@ pub fn diff_40(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: f32 = (10.875f32).sqrt();
-        if ((1u64 >> ((-65i16) & 63i16)) == (((-1i64)) as u64)) {
-            v0 = 9.0f32;
-        } else {
-            v0 = (a_f32 / a_f32);
+        let v0: f64 = 10.875f64;
+        let mut v1: i16 = ((((a_u64 - 84u64)) as i16) ^ ((72i16 % ((-16i16) | 1i16)) + (((a_f32) as i16)).abs()));
+        for j0 in ((((if (a_f32 != a_f32) { 64u32 } else { 0u32 })) % 8u32)..(((32u32).min(1u32)) % 16u32)).step_by(((5u32) % 3u32) as usize) {
+            v1 = ((-(v1 & v1)) / (((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) | 1i16));
         }
-        let mut v1: f64 = (1.7e308f64 * 8.0f64);
-        if ((!72u64) > ((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)) {
-            v1 = (a_f64).sqrt();
-        } else {
-            v1 = (a_f64 * a_f64);
+        let mut t2: [i64; 3] = [((64i64 * (-63i64))).max((0i64 | DiffPair::new((-89i64), a_i64).b)); 3];
+        t2[1] = ((9i64 << (7i32 & 63i32)) / ((((a_f64 >= v0)) as i64) | 1i64));
+        t2[2] = (((-9223372036854775808i64) * a_i64) >> (((-81i64) + (-15i64)) & 63i64));
+        let mut v2: i64 = (match (39u32 % 8u32) { 2u32..=6u32 => ((-1i64) ^ a_i64), _ => (0i64 | DiffPair::new(17i64, (-1i64)).b) });
+        for &v3 in t2.iter() {
+            v2 = ((((a_f64) as u8)) as i64);
         }
-        let mut t2: [f64; 3] = [(-(-v1)); 3];
-        t2[1] = v1;
-        t2[2] = (((a_f64 + a_f64) + (v1 + a_f64)) - (((18u8) as f64) * (if true { v1 } else { a_f64 })));
-        let mut v2: f64 = (a_f64 + a_f64);
-        for &v3 in t2.iter().rev() {
-            v2 = (((a_f64 * a_f64) - (2.625f64).sqrt())).abs();
+        let v4: u8 = 18u8;
+        let mut v5: u16 = 31u16;
+        for j1 in 0u32..((a_u32) % 4u32) {
+            v5 = ((6.375f64) as u16);
         }
-        let mut c4: u32 = 0u32;
-        let v4: i32 = loop {
-            if c4 >= (((match (a_u32 % 8u32) { 1u32 | 5u32 => 34u32, 2u32..=3u32 => 61u32, _ => a_u32 })) % 4u32) {
-                break (((match (100u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32));
-            }
-            c4 += 1u32;
-        };
-        oi[i] = (26u32) as u64;
-        of[i] = ((a_f32 - (((match (81u32 % 8u32) { 1u32 | 2u32 => a_u32, 6u32 | 6u32 => a_u32, _ => 35u32 })) as f32))) as f64;
+        oi[i] = (((if (v0 == a_f64) { (match (72u32 % 8u32) { 1u32..=7u32 => v2, 0u32 => v2, 0u32 => a_i64, _ => v2 }) } else { (v2).abs() }) % (((a_i64).min(v2) << ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)) | 1i64))) as u64;
+        of[i] = (((((-((a_i32) as i8))) as f64) / (((-7.875f64) + (-12.375f64)) + ((a_i64) as f64)))) as f64;
     }
 }
 
@@ -1281,13 +1238,27 @@ pub fn diff_41(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u32 = 77u32;
-        let mut v1: i8 = ((match (v0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
-        for j0 in (((a_u32) % 8u32)..(((a_u32 >> (-46i64))) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v1 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
+        let mut v0: i32 = ((match (51u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
+        if false {
+            v0 = ((match (73u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
+        } else {
+            v0 = (v0 * 32i32);
         }
-        oi[i] = (((21i8 * ((match (v0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8))).abs()) as u64;
-        of[i] = (((((a_i32 << (85i64 & 31i64))) as f32) * ((a_f32 * a_f32) * (10.75f32 * 6.25f32)))) as f64;
+        assert!((((61u32 % 256u32) != 7u32) || ((66i16 * (-1i16)) < ((67i16) as i16))));
+        let mut v1: i8 = ((!39i8) & ((9.25f64) as i8));
+        if ((!65517u16) <= (((a_f32) as u16) % (65535u16 | 1u16))) {
+            v1 = (-1i8);
+        } else {
+            v1 = v1;
+        }
+        let mut v2: i16 = (!(match (a_u32 % 8u32) { 6u32 => ((-44i16) << ((-26i16) & 15i16)), 5u32 => (0i16 >> (255u8 & 15u8)), 1u32..=4u32 => ((-32768i16) - ((a_i64) as i16)), _ => (if true { 16i16 } else { (-71i16) }) }));
+        if (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) < a_u64) {
+            v2 = (((match (56u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) >> (((((a_i64) as u16) - 65535u16) ^ 88u16) & 15u16));
+        } else {
+            v2 = ((match (47u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
+        }
+        oi[i] = (((match (35u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)) as u64;
+        of[i] = ((((((match (69u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)) as f32) * (((1e-40f32 / 0.375f32)) as f32))) as f64;
     }
 }
 
@@ -1302,15 +1273,21 @@ pub fn diff_42(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i64 = ((35u8) as i64);
-        oi[i] = (a_u64) as u64;
-        of[i] = (((9.25f32 + a_f32) - ((a_f32).sqrt() + ((((a_i32) as u8)) as f32)))) as f64;
+        let v0: u8 = ((((-a_i32) / (((match (30u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) | 1i32))) as u8);
+        let mut v1: f32 = ((((-55i64)) as f32) + (-a_f32));
+        if ((((a_i32) as u16) - 95u16) >= (50u16 | ((a_f32) as u16))) {
+            v1 = (-(2.125f32 + a_f32));
+        } else {
+            v1 = 12.25f32;
+        }
+        oi[i] = (55i32) as u64;
+        of[i] = ((if (!true) { (((4294967295u32).saturating_mul(a_u32)) as f64) } else { ((a_f64).sqrt() * (match (11u32 % 8u32) { 0u32..=5u32 => a_f64, 4u32..=7u32 => a_f64, _ => 7.0f64 })) })) as f64;
     }
 }
 
 // seed 0xd1ff002b
 #[gpu_kernel(fmad = false, overflow_checks = false)]
-pub fn diff_43(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f32], xf64: &[f64], oi: &mut [u64], of: &mut [f64]) {
+pub fn diff_43<const K: i32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f32], xf64: &[f64], oi: &mut [u64], of: &mut [f64]) {
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
@@ -1319,27 +1296,25 @@ pub fn diff_43(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u32 = ((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
-        if (!false) {
-            v0 = (((16u16 % (((a_i32) as u16) | 1u16))) as u32);
-        } else {
-            v0 = ((a_u32 >> ((-128i8) & 31i8)) ^ v0);
+        let v0: i32 = (-90i32);
+        let mut v1: f64 = (5e-324f64 + 1.7e308f64);
+        for j0 in ((((a_u32 / 93u32)) % 8u32)..((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 16u32)).step_by(((1u32) % 3u32) as usize) {
+            v1 = (a_f64 * v1);
         }
-        let v1: i32 = ((((11.875f32 / a_f32) * (a_f32 * (-10.875f32)))) as i32);
-        assert!((((v0 % 256u32) != 7u32) || (5.875f32 != (2.5f32).sqrt())));
-        let mut v2: f32 = ((55u64) as f32);
-        if (!(((a_i32) as u16) != ((a_f32) as u16))) {
-            v2 = (a_f32 + v2);
-        } else {
-            v2 = (v2 / 1e-40f32);
+        let mut v2: i64 = 22i64;
+        for j1 in (((87u32) % 8u32)..(((a_u32 % 7u32)) % 16u32)).step_by(((6u32) % 3u32) as usize) {
+            v2 = (v2).abs();
         }
-        assert!((((a_u32 % 256u32) != 7u32) || matches!((v0 % 8u32), 0u32..=7u32)));
-        let v3: i64 = (!(-82i64));
-        assert!((((55u32 % 256u32) != 7u32) || (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) > (a_u32 >> ((a_u32) as u8)))));
-        let v4: i64 = ((a_i64).min(0i64) ^ ((!0i64) ^ ((66u8) as i64)));
-        assert!((((a_u32 % 256u32) != 7u32) || (!((-71i8) != (-46i8)))));
-        oi[i] = ((((91i16 - ((a_u32) as i16)) + ((a_i32) as i16)) | 16i16)) as u64;
-        of[i] = (((((a_f64).abs() + (9007199254740992.0f64 * 0.25f64))) as f64)) as f64;
+        let v3: f64 = 10.25f64;
+        let mut t4: [u64; 3] = [(match (0u32 % 8u32) { 0u32..=3u32 => 1u64, 1u32..=7u32 => 0u64, 7u32 | 2u32 => 18446744073709551615u64, _ => 82u64 }); 3];
+        t4[1] = (a_u64 * 1u64);
+        t4[2] = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
+        let mut v4: u64 = (a_u64 >> ((a_u32) as u8));
+        for &v5 in t4.iter().rev() {
+            v4 = (match (32u32 % 8u32) { 3u32 => 92u64, _ => a_u64 });
+        }
+        oi[i] = (((((-71i16) / ((-46i16) | 1i16)) - ((-76i16) / 53i16)) >> (((!0u64) ^ ((66u8) as u64)) & 15u64))) as u64;
+        of[i] = ((v3 + 6.5f64)) as f64;
     }
 }
 
@@ -1354,40 +1329,35 @@ pub fn diff_44(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: f32 = ((((match (55u32 % 8u32) { 7u32 => (-10.125f32), 6u32 => a_f32, 6u32 | 3u32 => (-10.75f32), _ => (-7.375f32) })) as f32) + (-10.875f32));
-        'l0: for j0 in 0u32..((((match (31u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 3u32) {
-            for j1 in 0u32..((94u32) % 3u32) {
-                if (79i64 >= a_i64) {
-                    break 'l0;
-                }
-                if true {
-                    continue 'l0;
-                }
-                v0 = 3.4e38f32;
+        let mut c0: u32 = 0u32;
+        let v0: u16 = loop {
+            if c0 >= (((31u32 % (a_u32 | 1u32))) % 4u32) {
+                break ((match (31u32 % 8u32) { 6u32 => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16), 0u32 | 6u32 => (96u16).min((((a_i64) as u16) + 0u16)), _ => (if ((-68i32) == 86i32) { (84u16 ^ 15u16) } else { ((32767i16) as u16) }) }));
             }
+            c0 += 1u32;
+        };
+        let mut v1: i32 = 23i32;
+        if ((-27i16) != (53i16).max(90i16)) {
+            v1 = ((-79i32) & a_i32);
+        } else {
+            v1 = (a_i32 * v1);
         }
-        let mut v1: i8 = ((((27u8 % (128u8 | 1u8)) >> (0i8 % (((a_i32) as i8) | 1i8)))) as i8);
-        'l1: for j2 in 0u32..((a_u32) % 3u32) {
-            for j3 in 0u32..((76u32) % 3u32) {
-                if (false || (a_u64 < 8u64)) {
-                    break 'l1;
-                }
-                if (1u16 >= 1u16) {
-                    continue 'l1;
-                }
-                v1 = ((if (!(79u16 == ((a_f32) as u16))) { ((a_f64) as i8) } else { (-((a_i32) as i8)) }) | ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8));
-            }
+        let v2: u64 = (76u64 | 3u64);
+        let mut v3: u8 = (if (!(79u16 == ((a_f32) as u16))) { ((a_f64) as u8) } else { ((a_i32) as u8) });
+        if ((a_f32).abs() > (match (a_u32 % 8u32) { 7u32 | 4u32 => a_f32, _ => (-8.75f32) })) {
+            v3 = ((62u8 ^ ((a_u32) as u8))).saturating_mul((v3 | 32u8));
+        } else {
+            v3 = (0u8 << ((0i64 | DiffPair::new(a_i64, 23i64).b) & 7i64));
         }
-        let v2: i64 = (if matches!((a_u32 % 8u32), 5u32) { (!(62i64 ^ a_i64)) } else { ((32i64).max(74i64) ^ ((-32i64) & 34i64)) });
-        let mut t3: [i64; 3] = [(if (((-78i16) <= ((a_f32) as i16)) && (!matches!((81u32 % 8u32), 4u32 | 2u32))) { ((a_i64 << (((a_u32) as u16) & 63u16))).abs() } else { 91i64 }); 3];
-        t3[1] = (0i64 | DiffPair::new(16i64, (!(v2 % (a_i64 | 1i64)))).b);
-        t3[2] = ((((9u32 * 0u32)) as i64) >> (((((a_f32) as u8) >> (1u8 & 7u8)) << (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) & 7u8)) & 63u8));
-        let mut v3: i64 = ((match (61u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64);
-        for &v4 in t3.iter() {
-            v3 = ((if false { (a_i64).min(v2) } else { a_i64 })).max(85i64);
+        let mut t4: [i32; 3] = [(match (27u32 % 8u32) { 5u32 | 7u32 => a_i32, 1u32 | 2u32 => a_i32, _ => a_i32 }); 3];
+        t4[1] = ((64i64) as i32);
+        t4[2] = (a_i32 << (((a_u32) as u16) & 31u16));
+        let mut v4: i32 = 91i32;
+        for &v5 in t4.iter().rev() {
+            v4 = (16i32).min(v4);
         }
-        oi[i] = ((((((-5.375f64)) as i16)) as i8)) as u64;
-        of[i] = (a_f32) as f64;
+        oi[i] = ((((a_u32).min(a_u32) & ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32))).max((((95u16) as u32)).saturating_sub((1u32 - 66u32)))) as u64;
+        of[i] = ((-1.125f64)) as f64;
     }
 }
 
@@ -1402,43 +1372,21 @@ pub fn diff_45(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u8 = ((a_i64) as u8);
-        for j0 in (u32::MAX - (((a_u32 * 4294967295u32)) % 4u32))..=u32::MAX {
-            v0 = v0;
-        }
-        let mut v1: i32 = (if ((((a_i32) as u8) ^ 5u8) >= ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)) { (((68u64) as i32) & (a_i32 - a_i32)) } else { (((((a_f32) as i8)) as i32)).max(((-85i32) & (-65i32))) });
-        if ((v0).saturating_sub(((a_i64) as u8)) > ((a_i32) as u8)) {
-            v1 = ((((90u32 >> (17i8 & 31i8))).saturating_sub((a_u32 >> ((-70i32) & 31i32)))) as i32);
+        let mut v0: i8 = ((((a_u32) as i8) * ((a_i32) as i8)) * (((a_i32) as i8) << (51u16 & 7u16)));
+        if true {
+            v0 = (((-128i8) | 8i8) | (v0 & v0));
         } else {
-            v1 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) * v1);
+            v0 = (-46i8);
         }
-        let v2: i8 = ((if true { (-47i8) } else { ((a_f32) as i8) }) ^ 127i8);
-        let mut v3: u64 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) & ((15u16) as u64));
-        if (v0 < (match (95u32 % 8u32) { 2u32 | 7u32 => 69u8, 1u32 => ((a_f32) as u8), _ => 17u8 })) {
-            v3 = ((a_u64 + v3) & ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64));
-        } else {
-            v3 = ((v3 >> (a_u32 & 63u32)) % (a_u64 | 1u64));
-        }
-        let mut v4: u16 = (((a_i32) as u16) * (((((a_u32) as i16)) as u16)).saturating_add(48u16));
-        'l4: for j1 in 0u32..(((92u32 << (((a_f32) as u8) & 31u8))) % 3u32) {
-            for j2 in 0u32..(((((-12.25f64)) as u32)) % 3u32) {
-                if matches!((79u32 % 8u32), 3u32..=4u32) {
-                    break 'l4;
-                }
-                if (a_f64 != 3.5f64) {
-                    continue 'l4;
-                }
-                v4 = (match (j1 % 8u32) { 1u32..=2u32 => ((if false { v4 } else { ((a_f32) as u16) }) * (((-10.75f64)) as u16)), 6u32 | 4u32 => ((v4 << (v4 & 15u16)) | ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)), 3u32..=6u32 => (((30i16).abs()) as u16), _ => ((a_u32) as u16) });
-            }
-        }
-        oi[i] = ((((a_u64 | 28u64) << (((a_i64) as u8) & 63u8)) << ((if matches!((a_u32 % 8u32), 6u32) { (v4 << (a_u64 & 15u64)) } else { (if true { 26u16 } else { 1u16 }) }) & 63u16))) as u64;
-        of[i] = ((((0.875f64 + 8.125f64) / (a_f64 - (-2.125f64))) / 0.1f64)) as f64;
+        let v1: u32 = (((98u32 >> 46u8) & (a_u32 << (37u8 & 31u8))) & (((58u32).saturating_sub(57u32)) as u32));
+        oi[i] = ((-((a_i32) as i8))) as u64;
+        of[i] = (((((-1.25f32) + 6.625f32) / (-a_f32)) - (-(match (v1 % 8u32) { 0u32..=6u32 => a_f32, 0u32..=7u32 => a_f32, _ => (-5.875f32) })))) as f64;
     }
 }
 
 // seed 0xd1ff002e
 #[gpu_kernel(fmad = false, overflow_checks = false)]
-pub fn diff_46(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f32], xf64: &[f64], oi: &mut [u64], of: &mut [f64]) {
+pub fn diff_46<const K: i32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f32], xf64: &[f64], oi: &mut [u64], of: &mut [f64]) {
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
@@ -1447,21 +1395,25 @@ pub fn diff_46(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut t0: [f32; 3] = [a_f32; 3];
-        t0[1] = (if (a_u64 == (1u64 % (64u64 | 1u64))) { ((a_f32 / 7.0f32) * (-5.875f32)) } else { (((5.0f64 - a_f64)) as f32) });
-        t0[2] = ((8.75f32).sqrt() / ((if true { a_f32 } else { a_f32 }) / (-a_f32)));
-        let mut v0: f32 = a_f32;
-        for &v1 in t0.iter().rev() {
-            v0 = (((11.0f32 * a_f32) - (v1 + v1)) / (1.0f32 * ((-11.625f32) - (-2.875f32))));
+        let v0: f32 = ((((a_f32) as u16)) as f32);
+        assert!((((5u32 % 256u32) != 7u32) || ((!8i8) != ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8))));
+        let mut c1: u32 = 0u32;
+        let v1: u32 = loop {
+            if c1 >= ((a_u32) % 4u32) {
+                break ((a_u32 << (((a_u32 / (56u32 | 1u32))) as i64)));
+            }
+            c1 += 1u32;
+        };
+        let mut t2: [i16; 3] = [(((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)).abs(); 3];
+        t2[1] = ((((57u64) as i16)).min((-((a_f32) as i16))) << (((23i16) as i16) >> ((-80i8) & 15i8)));
+        t2[2] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) / ((((K) as i16) / ((!24i16) | 1i16)) | 1i16));
+        let mut v2: i16 = (((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)) as i16) | (((a_u32) as i16)).abs());
+        for &v3 in t2.iter().rev() {
+            v2 = (!((v2 & v3) / ((!13i16) | 1i16)));
         }
-        let mut v2: u8 = ((a_i64) as u8);
-        if (a_u64 >= (72u64 | 51u64)) {
-            v2 = (((a_u32) as u8)).min(v2);
-        } else {
-            v2 = ((((a_u32) as i8)) as u8);
-        }
-        oi[i] = ((((!((a_i64) as i8)) >> ((a_u64 >> a_u64) & 7u64)) << ((!((a_f32) as i16)) & 7i16))) as u64;
-        of[i] = (a_f64) as f64;
+        let v4: u8 = (((a_u32) as u8) % ((!(((a_f32) as u8)).max(0u8)) | 1u8));
+        oi[i] = ((((-24i16)) as i8)) as u64;
+        of[i] = (((4.375f64 - ((100u64) as f64)) / (((-0.0f64) * 5e-324f64) * (a_f64 / (-8.0f64))))) as f64;
     }
 }
 
@@ -1476,36 +1428,15 @@ pub fn diff_47(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u64 = ((((((-31i32) - 0i32)) as f64)) as u64);
-        assert!((((84u32 % 256u32) != 7u32) || matches!((42u32 % 8u32), 0u32)));
-        let mut v1: u16 = ((if (a_f64 < (-5.625f64)) { 95u16 } else { ((a_f32) as u16) }) % 81u16);
-        'l1: for j0 in 0u32..((a_u32) % 3u32) {
-            for j1 in 0u32..(((j0 >> (((a_f32) as i16) & 31i16))) % 3u32) {
-                if (false || ((-97i16) == 32767i16)) {
-                    break 'l1;
-                }
-                if (a_u32 < 85u32) {
-                    continue 'l1;
-                }
-                v1 = (16u16 >> ((((a_u32) as i8) >> (((a_f32) as i8) & 7i8)) & 15i8));
-            }
+        let v0: i16 = (match (a_u32 % 8u32) { 4u32 | 7u32 => (((a_u32) as i16) - ((a_f32) as i16)), _ => (match (31u32 % 8u32) { 0u32 => 42i16, _ => 32767i16 }) });
+        let v1: f32 = a_f32;
+        let v2: u16 = (((-81i64)) as u16);
+        let mut v3: u64 = (match (a_u32 % 8u32) { 5u32 => a_u64, 2u32 => 43u64, _ => a_u64 });
+        for j0 in (((73u32) % 8u32)..(((a_u32 >> (9u8 & 31u8))) % 16u32)).step_by(((85u32) % 3u32) as usize) {
+            v3 = (1u64 / (v3 | 1u64));
         }
-        let mut v2: i16 = (41i16).max((-56i16));
-        if matches!((a_u32 % 8u32), 4u32 | 7u32) {
-            v2 = (((a_u32) as i16) ^ v2);
-        } else {
-            v2 = (v2).abs();
-        }
-        assert!((((30u32 % 256u32) != 7u32) || true));
-        let mut t3: [u8; 3] = [(((22u8).max(((a_i32) as u8))).min(((true) as u8)) >> ((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)); 3];
-        t3[1] = 27u8;
-        t3[2] = 90u8;
-        let mut v3: u8 = (((!56u8) << (46i64 + a_i64))).max((76u8 << ((-26i16) & 7i16)));
-        for &v4 in t3.iter() {
-            v3 = (((v3).max(90u8) * (v3 / (((a_f32) as u8) | 1u8))) >> ((match (62u32 % 8u32) { 2u32..=6u32 => (v2 ^ (-1i16)), 0u32 => ((a_u32) as i16), _ => ((a_i64) as i16) }) & 7i16));
-        }
-        oi[i] = (32u64) as u64;
-        of[i] = (1.625f64) as f64;
+        oi[i] = ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) + (((70u16) as i16) << (((-53i32) + 97i32) & 15i32)))) as u64;
+        of[i] = ((-1.5f64)) as f64;
     }
 }
 
@@ -1520,12 +1451,17 @@ pub fn diff_48(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u32 = 27u32;
-        for j0 in (0u32..=(((10u32 ^ 94u32)) % 4u32)).rev() {
-            v0 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
-        }
-        oi[i] = ((-(if (matches!((a_u32 % 8u32), 3u32) && false) { (76i16 / ((-43i16) | 1i16)) } else { (match (v0 % 8u32) { 2u32..=7u32 => ((a_u32) as i16), _ => ((a_u32) as i16) }) }))) as u64;
-        of[i] = ((((0i64 | DiffPair::new((match (37u32 % 8u32) { 2u32..=4u32 => (-52i64), 0u32..=3u32 => (-66i64), 5u32 | 1u32 => (-78i64), _ => (-1i64) }), ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64)).b)) as f32)) as f64;
+        let v0: u64 = 86u64;
+        let mut c1: u32 = 0u32;
+        let v1: i8 = loop {
+            if c1 >= (((match (94u32 % 8u32) { 7u32 | 3u32 => a_u32, 3u32 => 32u32, 6u32 | 7u32 => 26u32, _ => a_u32 })) % 4u32) {
+                break ((if (!(a_f64 != 9.5f64)) { ((a_f32) as i8) } else { ((a_i64) as i8) }));
+            }
+            c1 += 1u32;
+        };
+        let v2: u32 = 89u32;
+        oi[i] = (((a_i32) as u16)) as u64;
+        of[i] = ((match (a_u32 % 8u32) { 3u32 => (-(-a_f64)), 4u32..=7u32 => (((((a_i64) as i16)) as f64) / ((-0.0f64) - a_f64)), _ => (((38u8) as f64) + ((a_i32) as f64)) })) as f64;
     }
 }
 
@@ -1540,15 +1476,19 @@ pub fn diff_49(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i16 = ((-63i16) ^ 0i16);
-        for j0 in (((((((a_i64) as i16)) as u32)) % 8u32)..((0u32) % 16u32)).step_by(((6u32) % 3u32) as usize) {
-            v0 = ((a_u32) as i16);
+        let v0: i16 = (48i16 % (((a_u32) as i16) | 1i16));
+        let v1: u16 = 0u16;
+        let mut v2: u32 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)).max(48u32);
+        if ((65u16).saturating_add(((a_i64) as u16)) != ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)) {
+            v2 = ((match (85u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
+        } else {
+            v2 = (((a_u32 * v2) * ((((a_f32) as i16)) as u32)) - ((75u32 / (a_u32 | 1u32))).min(v2));
         }
-        let v1: i32 = ((!a_i32) << (((a_i32) as u16)).min(32u16));
-        assert!((((a_u32 % 256u32) != 7u32) || ((((a_u32) as u16) | ((a_u32) as u16)) >= (match (4294967295u32 % 8u32) { 4u32 | 6u32 => 85u16, _ => ((a_i64) as u16) }))));
-        let v2: u64 = (((95u64 - a_u64)) as u64);
-        oi[i] = ((if (64i64 < (!a_i64)) { ((if (55u8 <= ((a_i64) as u8)) { ((a_i64) as i16) } else { ((a_f32) as i16) }) << (48u32 & 15u32)) } else { 48i16 })) as u64;
-        of[i] = ((-(((((a_f32) as i16)) as f64)).abs())) as f64;
+        assert!((((95u32 % 256u32) != 7u32) || ((if true { 64i64 } else { 53i64 }) >= (-1i64))));
+        let v3: f64 = (-(((-9.5f64) + a_f64) / ((-3.75f64) * a_f64)));
+        let v4: i32 = (78i32).min(a_i32);
+        oi[i] = ((((((a_i64) as u8) >> (v4 & 7i32))) as u16)) as u64;
+        of[i] = ((-(-(match (a_u32 % 8u32) { 3u32 | 0u32 => a_f32, 1u32..=5u32 => 0.1f32, _ => a_f32 })))) as f64;
     }
 }
 
@@ -1563,16 +1503,10 @@ pub fn diff_50(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u8 = ((a_i32) as u8);
-        let v1: i32 = (!((-96i32) >> a_i32));
-        assert!((((a_u32 % 256u32) != 7u32) || false));
-        let mut v2: u64 = (!a_u64);
-        for j0 in (0u32..=(((13u32).saturating_sub(a_u32)) % 4u32)).rev() {
-            v2 = (21u64 * a_u64);
-        }
-        assert!((((33u32 % 256u32) != 7u32) || ((a_i64 >> (74u32 & 63u32)) < (a_i64 | a_i64))));
-        oi[i] = ((-(((match (49u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)).saturating_mul((((a_i64) as i8) >> ((-1i8) & 7i8))))) as u64;
-        of[i] = (a_f64) as f64;
+        let v0: u8 = ((a_i64) as u8);
+        let v1: f64 = (((a_f64).sqrt()) as f64);
+        oi[i] = (((a_i64) as i16)) as u64;
+        of[i] = ((-(((17u16) as f64)).sqrt())) as f64;
     }
 }
 
@@ -1587,31 +1521,21 @@ pub fn diff_51(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i32 = ((((-27i32)).saturating_mul((-81i32))) as i32);
-        assert!((((89u32 % 256u32) != 7u32) || (!((-1i8) < ((a_i32) as i8)))));
-        let mut v1: i16 = ((match (12u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
-        if true {
-            v1 = (((32767i16).max(((a_i64) as i16)) << ((41i16 % (v1 | 1i16)) & 15i16)) << (((92u32 >> (a_i64 & 31i64)) << ((a_i32).max(v0) & 31i32)) & 15u32));
-        } else {
-            v1 = v1;
+        let mut t0: [u64; 3] = [((a_i32) as u64); 3];
+        t0[1] = 27u64;
+        t0[2] = (76u64 % (69u64 | 1u64));
+        let mut v0: u64 = ((1u16) as u64);
+        for &v1 in t0.iter().step_by(2) {
+            v0 = (a_u64 + a_u64);
         }
-        let v2: u64 = 20u64;
-        let mut v3: i32 = (!(a_i32 - 1i32));
-        if (((a_u32) as u8) < (82u8 / 10u8)) {
-            v3 = (((match (59u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) + (match (80u32 % 8u32) { 5u32 | 7u32 => v3, _ => a_i32 }));
-        } else {
-            v3 = ((85i32 + v0) / v3);
-        }
-        let v4: f32 = ((((10.75f64) as f32) - ((-6.25f32) + (-5.375f32))) - (((((a_u32) as u16)) as f32) / ((76u16) as f32)));
-        assert!((((28u32 % 256u32) != 7u32) || (a_u64 == (a_u64 % (72u64 | 1u64)))));
-        oi[i] = (((v2) as u64)) as u64;
-        of[i] = ((-((a_f32).sqrt() + (-a_f32)))) as f64;
+        oi[i] = (((match (12u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)) as u64;
+        of[i] = ((((a_f32 + a_f32) - (5.125f32 * 2.125f32)) - ((if true { a_f32 } else { (-0.0f32) }) - (match (a_u32 % 8u32) { 1u32 | 7u32 => (-8.375f32), 7u32 | 7u32 => a_f32, _ => (-11.0f32) })))) as f64;
     }
 }
 
 // seed 0xd1ff0034
 #[gpu_kernel(fmad = false, overflow_checks = false)]
-pub fn diff_52(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f32], xf64: &[f64], oi: &mut [u64], of: &mut [f64]) {
+pub fn diff_52<const K: i64>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f32], xf64: &[f64], oi: &mut [u64], of: &mut [f64]) {
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
@@ -1620,13 +1544,9 @@ pub fn diff_52(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut t0: [i16; 3] = [((((9u16 * ((a_f32) as u16))).min((((-57i8)) as u16))) as i16); 3];
-        t0[1] = ((77i16).saturating_sub((!35i16)) | (((1u8 / (7u8 | 1u8))) as i16));
-        t0[2] = ((((-12.125f32) / (-11.375f32))) as i16);
-        let v0: i16 = t0.iter().copied().fold(((if ((-3.375f32) >= 11.75f32) { ((match (32u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) } else { (if matches!((0u32 % 8u32), 0u32 | 7u32) { ((a_u32) as i16) } else { 76i16 }) })).min((((((a_i32) as i16) & ((a_f32) as i16))) as i16)), |v0, v1| 49i16);
-        let v2: u16 = ((18u16 >> (2u64 & 15u64)) >> (((a_f32) as u8) & 15u8));
-        oi[i] = ((if (!((-48i8) > ((a_i64) as i8))) { 83u32 } else { a_u32 })) as u64;
-        of[i] = ((((((a_f64 + 0.625f64)) as f32)) as f32)) as f64;
+        let v0: i32 = ((match (a_u32 % 8u32) { 4u32 | 3u32 => (a_i32).saturating_mul((-33i32)), _ => (-33i32) }) * ((match (35u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32));
+        oi[i] = (((48u16).saturating_add((((a_i32) as u16) - 36u16)) / 65535u16)) as u64;
+        of[i] = ((((((-32768i16)).min((-99i16))) as f32) * 11.75f32)) as f64;
     }
 }
 
@@ -1641,20 +1561,23 @@ pub fn diff_53(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut c0: u32 = 0u32;
-        let v0: u64 = loop {
-            if c0 >= (((a_u32 % (1u32 | 1u32))) % 4u32) {
-                break ((a_u64).max(32u64));
-            }
-            c0 += 1u32;
-        };
-        let mut v1: u8 = ((!(((a_u32) as u8) + ((a_i32) as u8)))).min(96u8);
-        for j0 in (((a_u32) % 8u32)..(((21u32).saturating_sub(a_u32)) % 16u32)).step_by(((34u32) % 3u32) as usize) {
-            v1 = ((((false && false)) as u8) & ((a_i32) as u8));
+        let mut v0: i32 = (-2147483648i32);
+        for j0 in (((a_u32) % 8u32)..((a_u32) % 16u32)).step_by(((32u32) % 3u32) as usize) {
+            v0 = (match (a_u32 % 8u32) { 0u32..=2u32 => ((-75i32) >> ((a_i64 << (v0 & 63i32)) & 31i64)), _ => ((v0 ^ a_i32) % 84i32) });
         }
-        assert!((((a_u32 % 256u32) != 7u32) || matches!((4u32 % 8u32), 5u32)));
-        oi[i] = ((match (a_u32 % 8u32) { 7u32 => (1i16).saturating_add(((-92i16) >> (-51i8))), 0u32..=4u32 => (((a_f64) as i16)).abs(), _ => (((match (40u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)).min((((a_u32) as i16) * ((a_i64) as i16))) })) as u64;
-        of[i] = (7.75f64) as f64;
+        let v1: i64 = (-16i64);
+        let mut v2: i32 = (5i32).max(a_i32);
+        if ((true || matches!((24u32 % 8u32), 2u32 | 1u32)) && ((-12.125f64) == (-11.5f64))) {
+            v2 = (71i32 & v2);
+        } else {
+            v2 = ((41i64) as i32);
+        }
+        let mut t3: [u16; 3] = [((1u16).min((1u16 | ((a_i32) as u16))) + (((a_i32) as u16) >> (((match (357917002u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) & 15i32))); 3];
+        t3[1] = ((!((a_i32) as u16)) + ((76u16).max(((a_i32) as u16))).saturating_sub((((a_u32) as u16) << (((a_u32) as i16) & 15i16))));
+        t3[2] = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
+        let v3: u16 = t3.iter().copied().fold(((if (a_i64 == a_i64) { (((-11.25f64)) as u16) } else { ((a_u32) as u16) }) >> (((5u32 / (4294967295u32 | 1u32)) >> (35u16 & 31u16)) & 15u32)), |v3, v4| (match (a_u32 % 8u32) { 0u32..=2u32 => ((v4 >> (v3 & 15u16)) * (((a_i32) as u16) + v3)), _ => ((4u16 - 0u16) | ((match (54u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)) }));
+        oi[i] = ((((a_i64) as u16) + (((match (72u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)).saturating_mul(((a_u32) as u16)))) as u64;
+        of[i] = (((((100u8 / ((a_i64) as u8)) | 39u8)) as f32)) as f64;
     }
 }
 
@@ -1669,22 +1592,12 @@ pub fn diff_54(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i32 = ((if (true || matches!((59u32 % 8u32), 0u32..=6u32)) { (0i32 | a_i32) } else { (14i32).min(1i32) }) >> ((match (59u32 % 8u32) { 1u32..=3u32 => (if true { (-75i8) } else { 2i8 }), 5u32 | 6u32 => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8), 4u32..=7u32 => (((a_i32) as i8) | 16i8), _ => ((-16i8) << a_i64) }) & 31i8));
-        if true {
-            v0 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
-        } else {
-            v0 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
+        let mut v0: u32 = ((a_u32).saturating_add(a_u32)).min((if true { 3u32 } else { a_u32 }));
+        for j0 in ((((a_u32 + a_u32)) % 8u32)..(((82u32).max(16u32)) % 16u32)).step_by(((95u32) % 3u32) as usize) {
+            v0 = ((((2.875f64) as u32) + (1u32 + j0)) + (((0u64 | a_u64)) as u32));
         }
-        let v1: f64 = a_f64;
-        let mut c2: u32 = 0u32;
-        let v2: u8 = loop {
-            if c2 >= ((4294967295u32) % 4u32) {
-                break ((match (a_u32 % 8u32) { 3u32 => ((if false { ((a_i64) as u8) } else { ((a_u32) as u8) }) << ((a_u64 << (a_i64 & 63i64)) & 7u64)), 0u32 | 4u32 => 0u8, 3u32 | 5u32 => ((42u8 - 8u8) << (0u32 & 7u32)), _ => (match (32u32 % 8u32) { 5u32 => (!((a_u32) as u8)), 2u32 => (!233u8), _ => ((a_f32) as u8) }) }));
-            }
-            c2 += 1u32;
-        };
-        oi[i] = (((match (38u32 % 8u32) { 4u32..=6u32 => (a_i32).abs(), _ => ((-65i32) * (-7i32)) }) >> ((-38i64) & 31i64))) as u64;
-        of[i] = (((if matches!((31u32 % 8u32), 1u32) { a_f32 } else { ((a_f32) as f32) }) - a_f32)) as f64;
+        oi[i] = (66u16) as u64;
+        of[i] = ((if (!((a_i32 < (-91i32)) && (v0 >= a_u32))) { (match (v0 % 8u32) { 4u32 => (a_f32 * a_f32), 7u32..=7u32 => (if false { a_f32 } else { (-10.75f32) }), _ => ((48u64) as f32) }) } else { (((((a_i32) as i8) >> (a_i32 & 7i32))) as f32) })) as f64;
     }
 }
 
@@ -1699,37 +1612,24 @@ pub fn diff_55(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u32 = (((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) << ((-69i8) & 31i8));
-        'l0: for j0 in 0u32..(((a_u32).max(1u32)) % 3u32) {
-            for j1 in 0u32..(((!a_u32)) % 3u32) {
-                if true {
-                    break 'l0;
-                }
-                if true {
-                    continue 'l0;
-                }
-                v0 = (46u32).saturating_sub((a_u32 >> ((a_i64) as u8)));
+        let mut c0: u32 = 0u32;
+        let v0: u16 = loop {
+            if c0 >= (((1u32 >> ((-92i8) & 31i8))) % 4u32) {
+                break ((!100u16));
             }
+            c0 += 1u32;
+        };
+        let mut v1: i16 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)).min((!100i16));
+        for j0 in 0u32..(((1u32 - a_u32)) % 4u32) {
+            v1 = (match (42u32 % 8u32) { 5u32 | 7u32 => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16), 1u32 => (16i16).abs(), 0u32 => ((match (j0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16), _ => (-82i16) });
         }
-        let mut t1: [u64; 3] = [((21u64 >> 80u16) - 82u64); 3];
-        t1[1] = (((0i32) as u64)).saturating_sub((!22u64));
-        t1[2] = ((44u64 << 31i32)).saturating_sub(a_u64);
-        let mut v1: u64 = ((if (8.0f64 > 0.0f64) { 64u64 } else { a_u64 }) ^ (a_u64 >> (64u64 & 63u64)));
-        for &v2 in t1.iter().skip(1) {
-            v1 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
+        assert!((((84u32 % 256u32) != 7u32) || true));
+        let mut v2: f64 = (((((31i32) as f64) / (match (44u32 % 8u32) { 1u32 | 0u32 => 5.5f64, _ => a_f64 }))) as f64);
+        for j1 in (((a_u32) % 8u32)..(((4294967295u32 & 32u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v2 = a_f64;
         }
-        let mut v3: u8 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
-        for j2 in 0u32..(((if ((-41i16) > ((a_f32) as i16)) { v0 } else { a_u32 })) % 4u32) {
-            v3 = ((v3).min((v3 >> (a_i32 & 7i32))) % ((59u8 << (17i64 & 7i64)) | 1u8));
-        }
-        let mut v4: f32 = a_f32;
-        if true {
-            v4 = a_f32;
-        } else {
-            v4 = ((a_f32).abs() + (9.875f32 * a_f32));
-        }
-        oi[i] = (((!((a_i64) as u16)) >> ((if matches!((v0 % 8u32), 7u32 | 3u32) { ((-36i8)).min((-128i8)) } else { (39i8 >> (46u8 & 7u8)) }) & 15i8))) as u64;
-        of[i] = ((((37i32) as f32) * ((-v4)).abs())) as f64;
+        oi[i] = (((match (59u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)) as u64;
+        of[i] = (6.75f32) as f64;
     }
 }
 
@@ -1744,22 +1644,24 @@ pub fn diff_56(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u16 = (((-7.25f64)) as u16);
-        let mut t1: [u8; 3] = [(match (a_u32 % 8u32) { 0u32..=5u32 => 1u8, _ => (match (a_u32 % 8u32) { 6u32 => (((-36i16)) as u8), 6u32 => (84u8 * 55u8), 0u32 | 0u32 => (!((a_u32) as u8)), _ => ((a_f32) as u8) }) }); 3];
-        t1[1] = (((if (5u32 == 43u32) { (if true { a_i32 } else { (-45i32) }) } else { (match (a_u32 % 8u32) { 4u32..=5u32 => a_i32, _ => 94i32 }) })) as u8);
-        t1[2] = (((match (84u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) + ((7u8).min(((a_i64) as u8))).saturating_add(((a_u32) as u8)));
-        let mut v1: u8 = (!(match (89u32 % 8u32) { 0u32 => (1u8 % (64u8 | 1u8)), 4u32 => (16u8).saturating_mul(((a_i32) as u8)), 3u32..=4u32 => (((a_i32) as u8) + ((a_i64) as u8)), _ => (83u8 / (8u8 | 1u8)) }));
-        for &v2 in t1.iter().step_by(2) {
-            v1 = (if true { ((((a_u32) as u8) % (v2 | 1u8))).min(((a_i64) as u8)) } else { ((73u8 % v2) - (if false { ((a_u32) as u8) } else { ((a_f32) as u8) })) });
+        let v0: u16 = (96u16 % ((((a_f32) as u16) << ((-98i32) & 15i32)) | 1u16));
+        let mut v1: i32 = ((-61i32) | a_i32);
+        for j0 in ((((0u32 | a_u32)) % 8u32)..(((10u32).max(a_u32)) % 16u32)).step_by(((4294967295u32) % 3u32) as usize) {
+            v1 = (a_i32 % ((-28i32) | 1i32));
         }
-        oi[i] = ((match (a_u32 % 8u32) { 0u32 => ((match (68u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16), 6u32 | 3u32 => (((-32768i16) >> (8i8 & 15i8)) & (15i16 << 37u64)), 1u32 | 2u32 => (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)).abs(), _ => ((match (16u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) })) as u64;
-        of[i] = ((1.7e308f64 * (-10.25f64))) as f64;
+        let mut v2: u16 = v0;
+        for j1 in ((((a_u32 / (71u32 | 1u32))) % 8u32)..(((10u32 ^ a_u32)) % 16u32)).step_by(((33u32) % 3u32) as usize) {
+            v2 = ((((7.125f64 + a_f64)) as u16)).max(((7u16).min(((a_i64) as u16))).saturating_add(((a_u32) as u16)));
+        }
+        let v3: u32 = ((63u32).saturating_add(a_u32)).min((50u32 >> (v1 & 31i32)));
+        oi[i] = (((((a_u32) as i8) + (if (v2 != v2) { ((a_u32) as i8) } else { 7i8 })) % (((a_i64) as i8) | 1i8))) as u64;
+        of[i] = ((if true { ((a_f64 + 11.75f64)).sqrt() } else { (if (false && true) { ((v2) as f64) } else { (a_f64 / a_f64) }) })) as f64;
     }
 }
 
 // seed 0xd1ff0039
 #[gpu_kernel(fmad = false, overflow_checks = false)]
-pub fn diff_57(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f32], xf64: &[f64], oi: &mut [u64], of: &mut [f64]) {
+pub fn diff_57<const K: i8>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f32], xf64: &[f64], oi: &mut [u64], of: &mut [f64]) {
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
@@ -1768,21 +1670,28 @@ pub fn diff_57(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: f64 = ((a_f64 * 5.625f64) * (4.75f64).sqrt());
-        if ((!true) || (!true)) {
-            v0 = (a_f64 + (a_f64 + v0));
-        } else {
-            v0 = v0;
+        let mut v0: f32 = (((-9.625f32) * a_f32) * (-a_f32));
+        'l0: for j0 in 0u32..((((46u16) as u32)) % 3u32) {
+            for j1 in 0u32..((27u32) % 3u32) {
+                if false {
+                    break 'l0;
+                }
+                if (!((-11.875f64) == 11.125f64)) {
+                    continue 'l0;
+                }
+                v0 = (a_f32 + ((a_f32 + a_f32)).sqrt());
+            }
         }
-        let mut v1: f32 = (a_f32 + a_f32);
-        if ((92u32 == 12u32) || (3.4e38f32 != (-10.125f32))) {
-            v1 = (a_f32 + a_f32);
-        } else {
-            v1 = (-3.75f32);
+        let mut v1: i32 = ((((-2147483648i32)) as i32) ^ ((match (24u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32));
+        for j2 in ((((62u32 / (a_u32 | 1u32))) % 8u32)..(((a_u32 - a_u32)) % 16u32)).step_by(((61u32) % 3u32) as usize) {
+            v1 = (if (false && (0.1f32 < (-10.125f32))) { ((-83i32) >> (14u32 & 31u32)) } else { (12i32 & v1) });
         }
-        let v2: u16 = (!((a_u32) as u16));
-        oi[i] = ((!((((a_f32) as i8) << (75i32 & 7i32)) % ((-1i8) - (-1i8))))) as u64;
-        of[i] = ((((12i8) as f64) + (if matches!((97u32 % 8u32), 6u32) { (((-98i16)) as f64) } else { (a_f64 - (-4.625f64)) }))) as f64;
+        assert!((((70u32 % 256u32) != 7u32) || false));
+        let v2: u32 = (if (matches!((36u32 % 8u32), 4u32) || true) { 7u32 } else { (37u32 - 10u32) });
+        let v3: u8 = (!((((a_i64) as u8) ^ ((a_u32) as u8))).max((match (a_u32 % 8u32) { 4u32 => ((a_u32) as u8), 4u32 | 1u32 => 57u8, 7u32 | 5u32 => 38u8, _ => 255u8 })));
+        assert!((((a_u32 % 256u32) != 7u32) || false));
+        oi[i] = ((((((match (v2 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) - (a_i32 - a_i32))) as u64)) as u64;
+        of[i] = ((match (19u32 % 8u32) { 1u32..=2u32 => ((-7.625f64) - (a_f64 + (-9.0f64))), 7u32..=7u32 => (match (v2 % 8u32) { 1u32 | 2u32 => (match (a_u32 % 8u32) { 7u32 => a_f64, _ => (-1.25f64) }), 4u32 | 7u32 => (12.5f64).sqrt(), _ => (12.375f64 + 7.0f64) }), 5u32 | 1u32 => ((1.125f64).abs()).abs(), _ => ((match (a_u32 % 8u32) { 6u32 => 2.375f64, 0u32..=2u32 => a_f64, _ => 5.0f64 }) / ((v3) as f64)) })) as f64;
     }
 }
 
@@ -1797,30 +1706,15 @@ pub fn diff_58(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i32 = a_i32;
-        'l0: for j0 in 0u32..(((1u32 << (a_u32 & 31u32))) % 3u32) {
-            for j1 in 0u32..(((76u32 >> (a_i64 & 31i64))) % 3u32) {
-                if (51u16 >= 0u16) {
-                    break 'l0;
-                }
-                if (((a_i32) as u16) <= 83u16) {
-                    continue 'l0;
-                }
-                v0 = (-86i32);
+        let mut c0: u32 = 0u32;
+        let v0: i64 = loop {
+            if c0 >= ((a_u32) % 4u32) {
+                break ((((-19i64)).max((-51i64)) >> ((if true { 4u32 } else { a_u32 }) & 63u32)));
             }
-        }
-        let v1: i16 = ((if (99u32 > 65u32) { 72i16 } else { (-32768i16) }) & ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16));
-        let mut v2: i64 = (0i64 | DiffPair::new(a_i64, (!a_i64)).b);
-        if ((86u16 ^ ((a_i32) as u16)) <= (68u16).saturating_sub(((a_u32) as u16))) {
-            v2 = ((66i64 / (-1i64)) - (match (50u32 % 8u32) { 0u32 => a_i64, 2u32 => (-49i64), 0u32 => a_i64, _ => (-43i64) }));
-        } else {
-            v2 = (!(62i64).min(a_i64));
-        }
-        assert!((((9u32 % 256u32) != 7u32) || (((-14i32) <= v0) || (true || true))));
-        let v3: i16 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
-        let v4: i8 = ((((a_f32) as u64)) as i8);
-        oi[i] = (((match (a_u32 % 8u32) { 1u32 => ((true) as i8), _ => (-31i8) })).saturating_mul(((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8))) as u64;
-        of[i] = ((((-1.75f32) * (match (a_u32 % 8u32) { 3u32 => (-0.0f32), _ => 12.25f32 })) - ((a_f32 - a_f32) + (a_f32).abs()))) as f64;
+            c0 += 1u32;
+        };
+        oi[i] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)) as u64;
+        of[i] = (((((-10.375f64) + (-4.75f64)) / a_f64) + (if (((-2.5f64) != a_f64) || (43u32 == a_u32)) { (-a_f64) } else { ((((a_i32) as i16)) as f64) }))) as f64;
     }
 }
 
@@ -1835,35 +1729,21 @@ pub fn diff_59(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut t0: [u8; 3] = [(!((match (31u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)); 3];
-        t0[1] = (((37u32) as u8) << ((-34i8) + 13i8));
-        t0[2] = (match (a_u32 % 8u32) { 7u32 | 0u32 => (((a_u32) as u8) >> (64i64 & 7i64)), 6u32 => (!((a_i64) as u8)), _ => ((a_f32) as u8) });
-        let mut v0: u8 = ((a_i64) as u8);
-        for &v1 in t0.iter().skip(1) {
-            v0 = ((a_f32) as u8);
-        }
-        let v2: i32 = (match (a_u32 % 8u32) { 5u32 => (!a_i32), 2u32 => 51i32, _ => a_i32 });
-        let mut v3: i8 = ((((match (33u32 % 8u32) { 2u32 => (-76i16), 2u32 => ((a_i32) as i16), _ => ((a_u32) as i16) })) as i8)).abs();
-        if (!(38u64 <= 16u64)) {
-            v3 = (((((a_f32) as i8)).abs() * ((true) as i8)) << (((match (31u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) & 7i32));
+        let mut v0: u32 = ((match (31u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
+        if ((-34i8) > (-((a_f32) as i8))) {
+            v0 = a_u32;
         } else {
-            v3 = ((if false { (-54i8) } else { (10i8 << (v2 & 7i32)) }) % (((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) as i8) | 1i8));
+            v0 = (if false { 59u32 } else { 84u32 });
         }
-        let v4: i64 = (((((-24i16)) as i64) & a_i64) & (((match (47u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64) ^ ((-43i64)).max(a_i64)));
-        let mut v5: i16 = ((93i16 + (-14i16)) << (-v4));
-        if ((a_f64).abs() <= (a_f64 - a_f64)) {
-            v5 = (match (a_u32 % 8u32) { 0u32 | 1u32 => (((a_i64) as i16) << (a_u32 & 15u32)), _ => (17i16 & ((a_i32) as i16)) });
-        } else {
-            v5 = ((match (52u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
-        }
-        oi[i] = ((match (90u32 % 8u32) { 4u32 | 0u32 => (((v2 >> (86u16 & 31u16))) as u32), 5u32 => ((a_u32).saturating_mul(67u32)).min((a_u32 / (a_u32 | 1u32))), 6u32 | 3u32 => ((21u32 - a_u32) & ((match (65u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)), _ => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) })) as u64;
-        of[i] = (((-((((a_i32) as i8)) as f64))).abs()) as f64;
+        let v1: u16 = (!((a_i64) as u16));
+        oi[i] = (((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) / a_i32) << ((if (a_u32 == a_u32) { ((67i64) as u32) } else { (62u32 & a_u32) }) & 31u32))) as u64;
+        of[i] = ((-(0.75f64 - (3.375f64 / 12.25f64)))) as f64;
     }
 }
 
 // seed 0xd1ff003c
 #[gpu_kernel(fmad = false, overflow_checks = false)]
-pub fn diff_60(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f32], xf64: &[f64], oi: &mut [u64], of: &mut [f64]) {
+pub fn diff_60<const K: i16>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f32], xf64: &[f64], oi: &mut [u64], of: &mut [f64]) {
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
@@ -1872,13 +1752,15 @@ pub fn diff_60(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i8 = ((65i8 % (-128i8)) - (if (a_u32 != 30u32) { ((a_f32) as i8) } else { 97i8 }));
-        assert!((((95u32 % 256u32) != 7u32) || (!true)));
-        let v1: i8 = 14i8;
-        let v2: f32 = (5.125f32 / a_f32);
-        let v3: u8 = (((((a_i64) as u16)) as u8) >> (((44u16 << (((a_i32) as u16) & 15u16)) >> ((((-7.25f64)) as i16) & 15i16)) & 7u16));
-        oi[i] = (((-19i64) % ((0i64 | DiffPair::new((0i64 | DiffPair { a: 3i64, b: 19i64 }.mixed()), (!82i64)).b) | 1i64))) as u64;
-        of[i] = ((((match (a_u32 % 8u32) { 5u32..=7u32 => (-3.125f64), _ => a_f64 }) / (if false { a_f64 } else { 4.375f64 })) - a_f64)) as f64;
+        let v0: f32 = (a_f32 * 1.625f32);
+        assert!((((a_u32 % 256u32) != 7u32) || (!true)));
+        let mut v1: f64 = ((0.0f64 + a_f64) + ((96i8) as f64));
+        for j0 in (((((match (22u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 8u32)..((14u32) % 16u32)).step_by(((32u32) % 3u32) as usize) {
+            v1 = ((match (a_u32 % 8u32) { 3u32 => v1, 3u32..=4u32 => (-9.375f64), 0u32..=6u32 => a_f64, _ => a_f64 }) + (2.375f64 / 4.75f64));
+        }
+        let v2: f32 = (-a_f32);
+        oi[i] = ((-69i8)) as u64;
+        of[i] = (16777216.0f32) as f64;
     }
 }
 
@@ -1893,25 +1775,36 @@ pub fn diff_61(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: f32 = (if (((a_i32) as i16) <= (-1i16)) { ((a_f64) as f32) } else { (-2.0f32) });
-        let mut t1: [i8; 3] = [(58i8 + ((a_i64) as i8)); 3];
-        t1[1] = (if true { 127i8 } else { 34i8 });
-        t1[2] = (75i8 ^ ((a_i32) as i8));
-        let mut v1: i8 = (17i8 << a_i64);
-        for &v2 in t1.iter().skip(1) {
-            v1 = ((33i8) as i8);
+        let mut v0: u8 = (match (99u32 % 8u32) { 3u32 => ((a_i64) as u8), 1u32..=5u32 => 235u8, 3u32 => ((a_f32) as u8), _ => 73u8 });
+        for j0 in (0u32..=(((8u32).max(31u32)) % 4u32)).rev() {
+            v0 = v0;
         }
-        let v3: u32 = ((match (4294967295u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
-        assert!((((88u32 % 256u32) != 7u32) || matches!((54u32 % 8u32), 0u32 | 7u32)));
-        let v4: u32 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
-        oi[i] = (a_i64) as u64;
-        of[i] = ((match (1999016590u32 % 8u32) { 1u32 | 2u32 => (a_f64 / (-a_f64)), 5u32 => (match (a_u32 % 8u32) { 1u32 => (1.7e308f64 + 4.5f64), _ => (a_f64 + a_f64) }), 7u32 => (-(a_f64 / 5e-324f64)), _ => ((a_f64 * 11.875f64) / ((-2.375f64) - (-9.25f64))) })) as f64;
+        let v1: u8 = (if (matches!((a_u32 % 8u32), 4u32 | 4u32) || ((-8.25f32) >= (-3.75f32))) { ((if ((-13i16) > (-5i16)) { v0 } else { v0 }) << ((((a_f32) as i8) | (-34i8)) & 7i8)) } else { (((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) << (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) & 7i32)) });
+        assert!((((97u32 % 256u32) != 7u32) || (!((a_f64 > (-10.375f64)) && matches!((90u32 % 8u32), 7u32 | 1u32)))));
+        let mut t2: [u16; 3] = [((((a_f64 + a_f64)) as u16) % ((((-a_f64)) as u16) | 1u16)); 3];
+        t2[1] = ((((match (89u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)).min(2u16) << ((((31i16) as i8) | ((8u8) as i8)) & 15i8));
+        t2[2] = (((match (93u32 % 8u32) { 1u32..=4u32 => a_u32, 5u32 | 3u32 => (38u32 - 25u32), _ => ((0u16) as u32) })) as u16);
+        let mut v2: u16 = ((((a_i32) as u16) / ((a_i32) as u16)) << (((a_u64 ^ 18446744073709551615u64)).max(((a_u32) as u64)) & 15u64));
+        for &v3 in t2.iter() {
+            v2 = (!v2);
+        }
+        let v4: f32 = (if (((a_i32) as i8) != ((a_i32) as i8)) { ((-1.0f32) + (-2.875f32)) } else { (match (29u32 % 8u32) { 1u32..=3u32 => (-7.625f32), 6u32..=6u32 => a_f32, 5u32..=6u32 => a_f32, _ => a_f32 }) });
+        assert!((((a_u32 % 256u32) != 7u32) || ((true && (0u64 < 95u64)) || (!(a_f64 != (-2.125f64))))));
+        let mut v5: f32 = v4;
+        if matches!((a_u32 % 8u32), 3u32 | 7u32) {
+            v5 = (v5 - a_f32);
+        } else {
+            v5 = (-v5);
+        }
+        assert!((((a_u32 % 256u32) != 7u32) || ((a_f32 - a_f32) == ((-3.0f32) - a_f32))));
+        oi[i] = (((match (a_u32 % 8u32) { 7u32 => (match (54u32 % 8u32) { 7u32..=7u32 => 34u32, 0u32..=2u32 => a_u32, _ => 88u32 }), _ => (78u32 * 67u32) })).max(40u32)) as u64;
+        of[i] = (a_f64) as f64;
     }
 }
 
 // seed 0xd1ff003e
 #[gpu_kernel(fmad = false, overflow_checks = false)]
-pub fn diff_62(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f32], xf64: &[f64], oi: &mut [u64], of: &mut [f64]) {
+pub fn diff_62<const K: i64>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f32], xf64: &[f64], oi: &mut [u64], of: &mut [f64]) {
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
@@ -1920,9 +1813,19 @@ pub fn diff_62(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i16 = (if false { ((a_u32) as i16) } else { ((a_i64) as i16) });
-        oi[i] = ((!(((81i64) as u32) % ((((-0.0f64)) as u32) | 1u32)))) as u64;
-        of[i] = ((((if (12u16 >= ((a_u32) as u16)) { ((a_i64) as i8) } else { (match (45u32 % 8u32) { 0u32 => ((a_i64) as i8), 0u32..=1u32 => 8i8, _ => (-48i8) }) })) as f32)) as f64;
+        let v0: u64 = 64u64;
+        let mut v1: u8 = ((((if false { 9007199254740992.0f64 } else { (-0.5f64) })) as u8) >> (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) & 7i8));
+        if ((-1i64) != a_i64) {
+            v1 = 14u8;
+        } else {
+            v1 = ((a_i32) as u8);
+        }
+        let mut v2: i64 = ((((98i32) as i64) % ((a_i64 >> v0) | 1i64))).min((match (37u32 % 8u32) { 6u32 => (a_i64 / (K | 1i64)), 4u32 => (-50i64), _ => (a_i64).max(23i64) }));
+        for j0 in ((((31u32).saturating_add(2u32)) % 8u32)..((1u32) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v2 = ((((-17i64) | v2) * a_i64) & ((0i64 | DiffPair { a: a_i64, b: v2 }.mixed())).min(((90u32) as i64)));
+        }
+        oi[i] = (((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)) as u64;
+        of[i] = ((((-10.0f64)).sqrt() + ((-a_f64) + (a_f64 * (-2.875f64))))) as f64;
     }
 }
 
@@ -1937,34 +1840,46 @@ pub fn diff_63(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut t0: [u64; 3] = [(((false) as u64) >> ((0i8 & ((a_f32) as i8)) & 63i8)); 3];
-        t0[1] = ((match (32u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
-        t0[2] = (match (91u32 % 8u32) { 6u32 | 2u32 => (if false { a_u64 } else { 86u64 }), _ => a_u64 });
-        let mut v0: u64 = (match (75u32 % 8u32) { 1u32..=2u32 => (37u64 << (a_u32 & 63u32)), 0u32 => (26u64 % (a_u64 | 1u64)), 1u32 => (match (a_u32 % 8u32) { 5u32 | 2u32 => a_u64, 2u32 => a_u64, 2u32..=7u32 => 6u64, _ => 15u64 }), _ => a_u64 });
-        for &v1 in t0.iter().rev() {
-            v0 = (match (a_u32 % 8u32) { 1u32..=7u32 => v0, _ => (!a_u64) });
-        }
-        let mut c2: u32 = 0u32;
-        let v2: u32 = loop {
-            if c2 >= ((((true) as u32)) % 4u32) {
-                break ((16u32 + 98u32));
+        let mut v0: f64 = (-5.125f64);
+        'l0: for j0 in 0u32..(((a_u32 / (a_u32 | 1u32))) % 3u32) {
+            for j1 in 0u32..(((27u32).saturating_mul(a_u32)) % 3u32) {
+                if (!(58i64 != 57i64)) {
+                    break 'l0;
+                }
+                if false {
+                    continue 'l0;
+                }
+                v0 = (a_f64 * a_f64);
             }
-            c2 += 1u32;
-        };
-        let mut v3: u16 = ((match (a_u32 % 8u32) { 5u32..=7u32 => ((a_f32) as u16), _ => 89u16 }) * (((a_i32) as u16)).saturating_mul(94u16));
-        if ((v2 != v2) && false) {
-            v3 = ((!((a_f32) as u16)) + (58u16 + v3));
-        } else {
-            v3 = (match (96u32 % 8u32) { 2u32..=5u32 => (30526u16 | ((a_i32) as u16)), 5u32 => (v3 % (v3 | 1u16)), _ => (((a_i64) as u16) | 16u16) });
         }
-        oi[i] = ((!((((a_i32) as f32)) as i8))) as u64;
-        of[i] = ((((a_f32) as f64) - 4.875f64)) as f64;
+        let v1: f32 = (-a_f32);
+        let mut v2: i8 = (if (!(63u64 == 95u64)) { (-1i8) } else { (((a_f64) as i8)).min((7i8 << (((a_f32) as u16) & 7u16))) });
+        'l2: for j2 in 0u32..((((match (19u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 3u32) {
+            for j3 in 0u32..((((match (j2 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 3u32) {
+                if (91u8 > 64u8) {
+                    break 'l2;
+                }
+                if (!(((a_i64) as u8) < ((a_i64) as u8))) {
+                    continue 'l2;
+                }
+                v2 = ((a_u32) as i8);
+            }
+        }
+        let mut v3: i8 = (!v2);
+        if false {
+            v3 = (-128i8);
+        } else {
+            v3 = ((match (49u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
+        }
+        assert!((((a_u32 % 256u32) != 7u32) || false));
+        oi[i] = ((((1u16 | (((a_u32) as u16) * 72u16))) as i8)) as u64;
+        of[i] = ((if (!(((a_i64) as i16) == ((a_f32) as i16))) { (((89i8 ^ v3)) as f64) } else { (((a_f64) as f64)).sqrt() })) as f64;
     }
 }
 
 // seed 0xd1ff0040
 #[gpu_kernel(fmad = false, overflow_checks = false)]
-pub fn diff_64(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f32], xf64: &[f64], oi: &mut [u64], of: &mut [f64]) {
+pub fn diff_64<const K: i32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f32], xf64: &[f64], oi: &mut [u64], of: &mut [f64]) {
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
@@ -1973,32 +1888,22 @@ pub fn diff_64(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u16 = (match (a_u32 % 8u32) { 2u32 => ((49017u16).max(((a_i64) as u16)) & 55u16), _ => 88u16 });
-        'l0: for j0 in 0u32..(((a_u32 - 0u32)) % 3u32) {
-            for j1 in 0u32..((a_u32) % 3u32) {
-                if (!(((a_i32) as u16) <= ((a_u32) as u16))) {
-                    break 'l0;
-                }
-                if (true || ((-6i16) < ((a_i64) as i16))) {
-                    continue 'l0;
-                }
-                v0 = (((v0 + 6u16) - v0) << (((a_u32 << (49u8 & 31u8)) << ((70i16 >> ((-54i8) & 15i8)) & 31i16)) & 15u32));
-            }
+        let mut t0: [u64; 3] = [(((((4294967295u32 | 84u32)) as u16)) as u64); 3];
+        t0[1] = 44u64;
+        t0[2] = ((((75u32) as u64) + 35u64) * (!(((-7i16)) as u64)));
+        let mut v0: u64 = (((!84u64) >> (50u64 & 63u64)) | 51u64);
+        for &v1 in t0.iter().rev() {
+            v0 = 96u64;
         }
-        let mut t1: [i16; 3] = [(if ((((a_u32) as i8) << (87i64 & 7i64)) <= 127i8) { ((73i16) as i16) } else { (((match (46u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) >> (!(-1i16))) }); 3];
-        t1[1] = ((((match (65u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) as i16);
-        t1[2] = ((a_f32) as i16);
-        let v1: i16 = t1.iter().copied().fold(((((a_u32) as i16) >> ((match (a_u32 % 8u32) { 5u32 => ((a_f32) as u16), 4u32..=7u32 => ((a_u32) as u16), 7u32 | 5u32 => ((a_f32) as u16), _ => v0 }) & 15u16))).abs(), |v1, v2| ((match (8u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16));
-        let v3: u64 = (a_u64).saturating_mul(a_u64);
-        let mut c4: u32 = 0u32;
-        let v4: i16 = loop {
-            if c4 >= ((a_u32) % 4u32) {
-                break ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) * (((a_f32) as i16) / (v1 | 1i16))));
+        let mut c2: u32 = 0u32;
+        let v2: f64 = loop {
+            if c2 >= (((a_u32 << (49u8 & 31u8))) % 4u32) {
+                break (10.625f64);
             }
-            c4 += 1u32;
+            c2 += 1u32;
         };
-        oi[i] = (((a_u64 % ((77u64 % (v3 | 1u64)) | 1u64))).saturating_sub(((v3).max(v3) / ((!v3) | 1u64)))) as u64;
-        of[i] = ((if true { ((((-90i32) % (a_i32 | 1i32))) as f32) } else { ((a_f32 - a_f32) * (a_f32 * 8.625f32)) })) as f64;
+        oi[i] = (14u16) as u64;
+        of[i] = (((((48i8 + 66i8) << ((0i16).abs() & 7i16))) as f64)) as f64;
     }
 }
 
@@ -2013,19 +1918,17 @@ pub fn diff_65(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: f32 = (-a_f32);
-        if false {
-            v0 = ((if (28i16 < 16i16) { (match (a_u32 % 8u32) { 7u32 => (-9.375f32), _ => v0 }) } else { (v0 * a_f32) }) * ((((-2.0f64)).sqrt()) as f32));
-        } else {
-            v0 = (if false { (((((a_f32) as i8)) as f32) - (((-72i32)) as f32)) } else { (-1.0f32) });
+        let mut v0: i64 = (((a_i64 - a_i64) / ((if true { a_i64 } else { 64i64 }) | 1i64))).abs();
+        for j0 in 0u32..(((32u32 % (32u32 | 1u32))) % 4u32) {
+            v0 = ((if (68u64 == a_u64) { (a_i64 + a_i64) } else { v0 }) >> ((!((-14i8)).abs()) & 63i8));
         }
         let v1: u64 = ((match (a_u32 % 8u32) { 0u32..=1u32 => ((((a_u32) as u16)) as u64), 0u32..=6u32 => (16u64 << (32767i16 & 63i16)), _ => (a_u64 << (37u16 & 63u16)) }) ^ ((18446744073709551615u64 | 46u64) % ((a_u32) as u64)));
         let mut v2: f64 = (a_f64 / a_f64);
-        for j0 in 0u32..((43u32) % 4u32) {
+        for j1 in 0u32..((43u32) % 4u32) {
             v2 = (-a_f64);
         }
         let mut v3: i32 = ((-(65i32 >> (a_i32 & 31i32)))).min((((v1 << (83u8 & 63u8))) as i32));
-        for j1 in (((59u32) % 8u32)..(((1u32 >> (v1 & 31u64))) % 16u32)).step_by(((984835360u32) % 3u32) as usize) {
+        for j2 in (((59u32) % 8u32)..(((1u32 >> (v1 & 31u64))) % 16u32)).step_by(((984835360u32) % 3u32) as usize) {
             v3 = a_i32;
         }
         let mut v4: i8 = (((a_u32) as i8) >> 65535u16);
@@ -2050,16 +1953,30 @@ pub fn diff_66(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i16 = ((((match (40u32 % 8u32) { 6u32 => 14500221288477268825u64, _ => 14u64 }) / (84u64 * a_u64))) as i16);
-        let mut v1: u32 = a_u32;
-        if ((((a_f32) as u8) >= 87u8) && (true || true)) {
-            v1 = ((((if true { v0 } else { (-32768i16) })).max((v0 ^ ((a_u32) as i16)))) as u32);
+        let mut v0: u8 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
+        if (((a_f64 == (-0.0f64)) || false) || ((-1.875f32) <= (-0.0f32))) {
+            v0 = (if (!(!true)) { (((a_f32) as u8)).saturating_mul(v0) } else { 62u8 });
         } else {
-            v1 = (!a_u32);
+            v0 = (((a_f32) as u8) | ((if true { v0 } else { 128u8 })).max((v0 ^ ((a_u32) as u8))));
         }
-        let v2: i32 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
-        oi[i] = (3u64) as u64;
-        of[i] = (((((a_f64 + (-2.125f64))) as f32) * 4.375f32)) as f64;
+        let mut v1: f32 = (-(16777216.0f32 + 4.375f32));
+        if ((-6.75f64) < (a_f64 + (-2.125f64))) {
+            v1 = v1;
+        } else {
+            v1 = (((((a_i32) as u16)) as f32) - (a_f32 / v1));
+        }
+        let mut v2: i16 = ((match (61u32 % 8u32) { 4u32 | 5u32 => (92i16 >> ((-65i64) & 15i64)), 3u32 => (32767i16 | 96i16), 0u32..=5u32 => (((a_f32) as i16) * ((a_i64) as i16)), _ => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) }) & ((86i16 - ((a_f32) as i16))).abs());
+        if true {
+            v2 = (!25i16);
+        } else {
+            v2 = ((((!a_u64)) as i16) >> (((a_i64 | a_i64) << ((a_i64) as i16)) & 15i64));
+        }
+        assert!((((66u32 % 256u32) != 7u32) || (((a_u32) as i16) == (!((a_i64) as i16)))));
+        let v3: f64 = (-6.25f64);
+        assert!((((a_u32 % 256u32) != 7u32) || (!(52u32 >= a_u32))));
+        let v4: u16 = (((24124u16 << (82i32 & 15i32)) / (5u16 & 37u16)) + (!7u16));
+        oi[i] = (((((true || true)) as u16) >> ((match (a_u32 % 8u32) { 6u32 => (v0 & 85u8), _ => (42u8 | v0) }) & 15u8))) as u64;
+        of[i] = (a_f64) as f64;
     }
 }
 
@@ -2074,22 +1991,19 @@ pub fn diff_67(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u8 = ((39u8).max(61u8) | ((84i64) as u8));
-        for j0 in ((((a_u32 << ((-55i64) & 31i64))) % 8u32)..(((a_u32 >> ((-95i16) & 31i16))) % 16u32)).step_by(((34u32) % 3u32) as usize) {
-            v0 = (if matches!((4294967295u32 % 8u32), 0u32 | 5u32) { (((a_u32) as u8) * v0) } else { ((a_f32) as u8) });
+        let v0: u8 = ((61u8 << (a_i64 & 7i64))).min(((84i64) as u8));
+        let mut v1: u64 = a_u64;
+        for j0 in (u32::MAX - (((a_u32 & 95u32)) % 4u32))..=u32::MAX {
+            v1 = 4u64;
         }
-        let mut t1: [i64; 3] = [((((-10i64) >> (a_i32 & 63i32))).min(((a_i64) as i64)) % (93i64 | 1i64)); 3];
-        t1[1] = ((-(a_i64).abs())).max((((((a_i64) as i8) << a_u32)) as i64));
-        t1[2] = (((((((a_i64) as i8) + (-128i8))) as u64)) as i64);
-        let v1: i64 = t1.iter().copied().fold(a_i64, |v1, v2| v1);
-        oi[i] = ((match (75u32 % 8u32) { 3u32 | 0u32 => (v0 >> (v0 & 7u8)), _ => (((((a_u32) as i16)) as u8) % (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) | 1u8)) })) as u64;
-        of[i] = (10.25f32) as f64;
+        oi[i] = ((((((match (92u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64) - (0i64 & a_i64))) as u16)) as u64;
+        of[i] = (((a_f64 - (7.375f64 + 8.625f64)) * ((-a_f64) + (-a_f64)))) as f64;
     }
 }
 
 // seed 0xd1ff0044
 #[gpu_kernel(fmad = false, overflow_checks = false)]
-pub fn diff_68(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f32], xf64: &[f64], oi: &mut [u64], of: &mut [f64]) {
+pub fn diff_68<const K: u8>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f32], xf64: &[f64], oi: &mut [u64], of: &mut [f64]) {
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
@@ -2098,33 +2012,27 @@ pub fn diff_68(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut t0: [u8; 3] = [((86u8 | ((a_i64) as u8))).max(255u8); 3];
-        t0[1] = (((1u32 + 35u32)) as u8);
-        t0[2] = ((a_u32) as u8);
-        let mut v0: u8 = (match (a_u32 % 8u32) { 4u32 => (((a_i64) as u8) + ((a_f32) as u8)), 2u32 => (!((a_u32) as u8)), _ => (((a_f32) as u8) >> (a_u64 & 7u64)) });
-        for &v1 in t0.iter().skip(1) {
-            v0 = (3u8 >> ((7i8 / (((a_i64) as i8) | 1i8)) & 7i8));
+        let v0: f32 = (((a_f32) as f32) + (1.375f32 * a_f32));
+        let v1: f32 = ((-4.75f32) + (v0 + v0));
+        let mut v2: u32 = ((a_u32 >> ((-48i16) & 31i16)) + (a_u32 >> (a_u64 & 31u64)));
+        for j0 in ((((a_u32 << (98i64 & 31i64))) % 8u32)..(((48u32 - 65u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v2 = ((a_u32).min(a_u32) & v2);
         }
-        let mut v2: f64 = (2.5f64 / 4.625f64);
-        if (((a_f32) as i8) >= ((0u32) as i8)) {
-            v2 = (v2).sqrt();
-        } else {
-            v2 = ((63i64) as f64);
+        let mut t3: [i16; 3] = [(15i16 ^ ((a_i64) as i16)); 3];
+        t3[1] = (if (46u16 == 16u16) { ((a_u32) as i16) } else { 84i16 });
+        t3[2] = (((a_f32) as i16) - ((a_i64) as i16));
+        let mut v3: i16 = (73i16).abs();
+        for &v4 in t3.iter().rev() {
+            v3 = (!((a_f32) as i16));
         }
-        assert!((((a_u32 % 256u32) != 7u32) || (!(a_f64 == a_f64))));
-        let v3: i16 = (((((((a_f32) as u16)) as f64) + ((0.0f32) as f64))) as i16);
-        let mut v4: u16 = (((a_i64) as u16) << ((((-2.25f64)) as i8) * ((-1i8) - 20i8)));
-        for j0 in (((((((a_i64) as i16)) as u32)) % 8u32)..(((4294967295u32 & 64u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v4 = (((((a_i32) as u16)).min(v4) ^ (match (a_u32 % 8u32) { 4u32 | 5u32 => v4, 1u32..=6u32 => ((a_u32) as u16), _ => ((a_f32) as u16) })) & ((v4 / (((a_i64) as u16) | 1u16)) >> ((8u8 >> (((a_i32) as u8) & 7u8)) & 15u8)));
-        }
-        oi[i] = ((((a_i64 == ((-3i64) >> 16u16))) as u8)) as u64;
-        of[i] = ((((-10.375f32) / a_f32) - ((-a_f32) * ((-4.125f32) * 0.0f32)))) as f64;
+        oi[i] = (((a_i32) as i64)) as u64;
+        of[i] = (v0) as f64;
     }
 }
 
 // seed 0xd1ff0045
 #[gpu_kernel(fmad = false, overflow_checks = false)]
-pub fn diff_69(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f32], xf64: &[f64], oi: &mut [u64], of: &mut [f64]) {
+pub fn diff_69<const K: i16>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f32], xf64: &[f64], oi: &mut [u64], of: &mut [f64]) {
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
@@ -2133,21 +2041,9 @@ pub fn diff_69(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: f64 = (((((a_i32) as u16) / (3u16 | 1u16))) as f64);
-        for j0 in (0u32..(((9u32 << 2468509057914261649u64)) % 4u32)).rev() {
-            v0 = ((a_f64 * a_f64) - (-a_f64));
-        }
-        let v1: i32 = 5i32;
-        let mut v2: u16 = (!((43u16 - ((a_u32) as u16)) >> ((!9223372036854775807i64) & 15i64)));
-        for j1 in 0u32..((((match (43u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32) {
-            v2 = ((((match (2u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)) as u16);
-        }
-        let mut v3: u64 = (37u64 << (((-82i16) >> a_u32) ^ ((-58i16) >> (v2 & 15u16))));
-        for j2 in (0u32..=((a_u32) % 4u32)).rev() {
-            v3 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) >> ((((((-54i8) < (-128i8))) as i64) & (0i64 * a_i64)) & 63i64));
-        }
-        oi[i] = ((((a_f32) as u8) / (((a_u32) as u8) | 1u8))) as u64;
-        of[i] = ((((v0 + a_f64) + ((16i32) as f64)) - ((a_f64 - (-9.25f64)) + (a_f64 + 12.125f64)))) as f64;
+        let v0: u64 = ((!a_u64) >> (match (a_u32 % 8u32) { 0u32..=1u32 => 16i16, _ => (-78i16) }));
+        oi[i] = ((match (0u32 % 8u32) { 0u32 => 5u32, _ => a_u32 })) as u64;
+        of[i] = ((((if (a_u64 != v0) { (-6.375f32) } else { 12.25f32 }) / (-2.125f32)) * ((a_f32 - 8.75f32) / ((51u8) as f32)))) as f64;
     }
 }
 
@@ -2162,28 +2058,39 @@ pub fn diff_70(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u64 = (((4.625f64 / a_f64)) as u64);
-        let v1: i16 = (78i16 & (-1i16));
-        let mut v2: f32 = ((v1) as f32);
-        if (!(((a_u32) as i8) != 62i8)) {
-            v2 = (((-35i8)) as f32);
-        } else {
-            v2 = ((v2 / a_f32) - ((((a_i32) as u8)) as f32));
+        let mut t0: [i8; 3] = [((5e-324f64) as i8); 3];
+        t0[1] = ((-1i8) | ((a_u32) as i8));
+        t0[2] = 78i8;
+        let mut v0: i8 = (66i8 << (a_u32 & 7u32));
+        for &v1 in t0.iter().rev() {
+            v0 = (v0 >> (a_u64 & 7u64));
         }
-        assert!((((75u32 % 256u32) != 7u32) || ((!a_i32) != (a_i32 >> (v0 & 31u64)))));
-        let v3: u16 = (match (92u32 % 8u32) { 7u32 | 0u32 => (if matches!((4294967295u32 % 8u32), 1u32 | 2u32) { (if (85i8 > ((a_u32) as i8)) { 95u16 } else { ((a_i32) as u16) }) } else { (match (a_u32 % 8u32) { 4u32..=7u32 => 69u16, 7u32 => 67u16, _ => ((a_i64) as u16) }) }), 1u32..=2u32 => ((a_f32) as u16), _ => ((((a_f32) as u16)) as u16) });
-        let mut v4: u32 = a_u32;
-        for j0 in ((((a_u32 >> (27u64 & 31u64))) % 8u32)..(((a_u32 ^ a_u32)) % 16u32)).step_by(((1u32) % 3u32) as usize) {
-            v4 = (v4 % (59u32 | 1u32));
+        let mut c2: u32 = 0u32;
+        let v2: u16 = loop {
+            if c2 >= (((match (a_u32 % 8u32) { 1u32 | 5u32 => 81u32, 1u32 | 0u32 => 3u32, 2u32..=7u32 => a_u32, _ => a_u32 })) % 4u32) {
+                break ((((match (79u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) << (((38u64).min(62u64)).max(88u64) & 15u64)));
+            }
+            c2 += 1u32;
+        };
+        let mut t3: [i8; 3] = [((((match (64u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)).min((91i8 << ((a_i64) as u16))) % (((-v0) >> (!54i8)) | 1i8)); 3];
+        t3[1] = ((((v0 - ((a_i64) as i8))).saturating_add(v0)) as i8);
+        t3[2] = ((match (86u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
+        let mut v3: i8 = ((a_f32) as i8);
+        for &v4 in t3.iter().step_by(2) {
+            v3 = (-17i8);
         }
-        oi[i] = (((a_f32) as u16)) as u64;
-        of[i] = ((((a_f64 + (-8.75f64)) - (5e-324f64 / (-0.75f64))) - (match (v4 % 8u32) { 6u32 => a_f64, 1u32..=4u32 => ((-2.75f64)).sqrt(), _ => 11.25f64 }))) as f64;
+        let mut v5: u32 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
+        for j0 in (((((a_f64) as u32)) % 8u32)..(((a_u32 ^ a_u32)) % 16u32)).step_by(((1u32) % 3u32) as usize) {
+            v5 = ((match (59u32 % 8u32) { 1u32..=6u32 => a_u32, _ => a_u32 }) % ((a_u32 + v5) | 1u32));
+        }
+        oi[i] = (38i64) as u64;
+        of[i] = ((((match (6u32 % 8u32) { 0u32 => ((((a_i32) as u16)) as f32), 0u32 => 5.0f32, 0u32..=3u32 => 11.25f32, _ => 0.1f32 })) as f32)) as f64;
     }
 }
 
 // seed 0xd1ff0047
 #[gpu_kernel(fmad = false, overflow_checks = false)]
-pub fn diff_71(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f32], xf64: &[f64], oi: &mut [u64], of: &mut [f64]) {
+pub fn diff_71<const K: u32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f32], xf64: &[f64], oi: &mut [u64], of: &mut [f64]) {
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
@@ -2192,16 +2099,27 @@ pub fn diff_71(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut t0: [u8; 3] = [49u8; 3];
-        t0[1] = ((a_u32) as u8);
-        t0[2] = (((((match (31u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) | (((a_u32) as i8) * (-76i8)))) as u8);
-        let mut v0: u8 = (((((-86i8) << (a_u64 & 7u64))) as u8) % (((((-99i32) | a_i32)) as u8) | 1u8));
-        for &v1 in t0.iter().rev() {
-            v0 = ((v1 & (v0 ^ ((a_u32) as u8))) ^ (34u8 % ((((a_i32) as u8)).max(v1) | 1u8)));
+        let mut c0: u32 = 0u32;
+        let v0: i8 = loop {
+            if c0 >= ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32) {
+                break ((((a_i64) as i8)).abs());
+            }
+            c0 += 1u32;
+        };
+        let mut v1: u16 = ((((a_f32) as u16) << ((a_i64) as i16)) | ((a_i64) as u16));
+        'l1: for j0 in 0u32..((((4.5f64) as u32)) % 3u32) {
+            for j1 in 0u32..((a_u32) % 3u32) {
+                if (127i8 <= 1i8) {
+                    break 'l1;
+                }
+                if (!false) {
+                    continue 'l1;
+                }
+                v1 = (v1 & (v1 ^ ((a_u32) as u16)));
+            }
         }
-        let v2: u32 = (a_u32 >> (32u32 & 31u32));
-        oi[i] = (47u16) as u64;
-        of[i] = (0.0f64) as f64;
+        oi[i] = ((if ((a_f32 * (-12.5f32)) == (match (a_u32 % 8u32) { 2u32 | 2u32 => a_f32, _ => 4.25f32 })) { ((((a_i32) as i8) * v0) - (-47i8)) } else { ((a_f32) as i8) })) as u64;
+        of[i] = (a_f32) as f64;
     }
 }
 
@@ -2216,24 +2134,27 @@ pub fn diff_72(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i16 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
-        for j0 in 0u32..((0u32) % 4u32) {
-            v0 = v0;
+        let mut v0: u8 = 9u8;
+        if ((((a_u32) as i8) >> (58u32 & 7u32)) < ((match (168285186u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) {
+            v0 = (8u8 % (v0 | 1u8));
+        } else {
+            v0 = (((a_f32) as u8) - ((a_i64) as u8));
         }
-        let v1: i64 = a_i64;
-        let mut v2: i32 = (match (15u32 % 8u32) { 1u32 => (((a_f32) as i32)).saturating_sub((!a_i32)), 6u32 => (a_i32 & (!a_i32)), 3u32..=7u32 => ((match (a_u32 % 8u32) { 7u32 => 3i32, 3u32 | 6u32 => 0i32, 0u32..=1u32 => 2147483647i32, _ => a_i32 }) / ((100i32 & 20i32) | 1i32)), _ => ((!41i32) + (32i32).saturating_mul((-1i32))) });
-        for j1 in (0u32..=(((a_u32).max(a_u32)) % 4u32)).rev() {
-            v2 = (((((((a_i64) as u16)).saturating_sub(12u16)) as f64)) as i32);
+        let mut v1: u64 = 48u64;
+        if (((-31i8) >= (-74i8)) || (a_u32 > a_u32)) {
+            v1 = (v1 * (78u64 & a_u64));
+        } else {
+            v1 = ((22u64 - a_u64) << (100u8 & 20u8));
         }
-        let mut t3: [i8; 3] = [90i8; 3];
-        t3[1] = (74i8 | ((a_u32) as i8));
-        t3[2] = ((a_i32) as i8);
-        let mut v3: i8 = (if (76i32 > 97i32) { 87i8 } else { 8i8 });
-        for &v4 in t3.iter().step_by(2) {
-            v3 = ((-3i8)).abs();
+        assert!((((83u32 % 256u32) != 7u32) || ((15u16 ^ ((a_u32) as u16)) > (52u16 * 33u16))));
+        let v2: f32 = (8.25f32 + (((-7.5f32)) as f32));
+        let mut v3: u64 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
+        for j0 in ((((if (76i32 > 97i32) { 87u32 } else { 2659235452u32 })) % 8u32)..((a_u32) % 16u32)).step_by(((3u32) % 3u32) as usize) {
+            v3 = (((v0 + ((a_i64) as u8))) as u64);
         }
-        oi[i] = (((a_f32) as u8)) as u64;
-        of[i] = (((-((-3.0f32) * a_f32))).sqrt()) as f64;
+        let v4: f32 = (((-a_f32) * ((15u16) as f32)) * (match (0u32 % 8u32) { 1u32..=3u32 => ((a_u64) as f32), _ => (match (a_u32 % 8u32) { 5u32 | 4u32 => 0.0f32, _ => (-0.625f32) }) }));
+        oi[i] = (((if (true && matches!((a_u32 % 8u32), 5u32 | 4u32)) { 71u16 } else { (match (30u32 % 8u32) { 3u32..=5u32 => ((a_i64) as u16), 1u32 | 4u32 => 85u16, 5u32..=7u32 => 65u16, _ => ((a_f32) as u16) }) })).max((((a_u64) as u16) / ((4u16 << (-83i64)) | 1u16)))) as u64;
+        of[i] = ((((-(30i8 / (-78i8)))) as f64)) as f64;
     }
 }
 
@@ -2248,31 +2169,31 @@ pub fn diff_73(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i16 = ((match (29u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
-        if (true || (21i32 > (-3i32))) {
-            v0 = v0;
+        let v0: f64 = (-3.625f64);
+        let v1: f64 = ((a_f64 + a_f64)).abs();
+        let mut v2: u8 = (if true { 51u8 } else { ((a_i64) as u8) });
+        if ((-a_i64) < ((-9223372036854775808i64) & a_i64)) {
+            v2 = (v2 % v2);
         } else {
-            v0 = (v0 << (if (a_i64 > 9223372036854775807i64) { (-128i8) } else { ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) }));
+            v2 = (!((a_f32) as u8));
         }
-        let mut v1: f64 = ((match (70u32 % 8u32) { 2u32..=6u32 => 1.7e308f64, 2u32..=5u32 => a_f64, 1u32..=2u32 => (-11.25f64), _ => 10.375f64 }) + (0.0f64).sqrt());
-        for j0 in 0u32..((8u32) % 4u32) {
-            v1 = (((-9.75f64) + a_f64) / ((a_u64) as f64));
-        }
-        let mut v2: f64 = a_f64;
-        for j1 in (0u32..=((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32)).rev() {
-            v2 = (7.375f64 / a_f64);
-        }
-        let v3: u16 = ((match (51u32 % 8u32) { 4u32 | 3u32 => (67u16 << (195u8 & 15u8)), 2u32 | 0u32 => (if ((-10.625f32) <= (-6.25f32)) { 63u16 } else { ((a_u32) as u16) }), 5u32..=5u32 => (59u16 ^ 27u16), _ => (((a_i64) as u16) << (a_i32 & 15i32)) }) >> (((a_i64 * 6i64)).min(((16i16) as i64)) & 15i64));
-        let v4: i32 = (-13i32);
-        assert!((((1u32 % 256u32) != 7u32) || ((44u8 <= 128u8) && false)));
-        oi[i] = ((((((-0.0f32) + a_f32) - (a_f32 - (-1.5f32)))) as u16)) as u64;
-        of[i] = ((((-11.0f32) * (-a_f32)) - (((93u32) as f32) - a_f32))) as f64;
+        assert!((((a_u32 % 256u32) != 7u32) || ((a_f32 / (-1.625f32)) >= ((-10.625f32) / 5.5f32))));
+        let mut c3: u32 = 0u32;
+        let v3: i64 = loop {
+            if c3 >= (((19u32 ^ 85u32)) % 4u32) {
+                break (((a_u32) as i64));
+            }
+            c3 += 1u32;
+        };
+        let v4: i16 = ((-77i16)).abs();
+        oi[i] = (((a_u32) as i8)) as u64;
+        of[i] = ((((a_f32 + a_f32) / (a_f32 * a_f32)) - ((16777216.0f32 * 1e-40f32) / ((-0.75f32) - (-0.875f32))))) as f64;
     }
 }
 
 // seed 0xd1ff004a
 #[gpu_kernel(fmad = false, overflow_checks = false)]
-pub fn diff_74(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f32], xf64: &[f64], oi: &mut [u64], of: &mut [f64]) {
+pub fn diff_74<const K: i32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f32], xf64: &[f64], oi: &mut [u64], of: &mut [f64]) {
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
@@ -2281,29 +2202,19 @@ pub fn diff_74(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u32 = (match (19u32 % 8u32) { 6u32..=6u32 => 47u32, _ => (((-83i32)) as u32) });
-        let mut v1: u32 = (!89u32);
-        for j0 in ((((4294967295u32 & a_u32)) % 8u32)..(((a_u32 * a_u32)) % 16u32)).step_by(((v0) % 3u32) as usize) {
-            v1 = a_u32;
+        let mut v0: f32 = (4.875f32 - 1e-40f32);
+        for j0 in (0u32..((((K) as u32)) % 4u32)).rev() {
+            v0 = a_f32;
         }
-        let mut v2: u32 = ((match (v0 % 8u32) { 1u32 | 1u32 => 90u32, 2u32 | 1u32 => 64u32, 1u32..=2u32 => v1, _ => a_u32 }) + (v0 << (a_u32 & 31u32)));
-        'l2: for j1 in 0u32..((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 3u32) {
-            for j2 in 0u32..(((a_u32).max(a_u32)) % 3u32) {
-                if true {
-                    break 'l2;
-                }
-                if matches!((a_u32 % 8u32), 4u32) {
-                    continue 'l2;
-                }
-                v2 = ((9.0f64) as u32);
-            }
+        let mut t1: [i16; 3] = [(!((-43i16) % ((-32768i16) | 1i16))); 3];
+        t1[1] = ((((a_i64) as f64)) as i16);
+        t1[2] = ((-((a_f32) as i16)) << a_u32);
+        let mut v1: i16 = (if ((51u64 < 64u64) || false) { (16i16 << (a_u32 & 15u32)) } else { (((a_i64) as i16)).max(34i16) });
+        for &v2 in t1.iter().skip(1) {
+            v1 = v1;
         }
-        let mut v3: i64 = a_i64;
-        for j3 in (((a_u32) % 8u32)..(((v2 >> (70u32 & 31u32))) % 16u32)).step_by(((v0) % 3u32) as usize) {
-            v3 = a_i64;
-        }
-        oi[i] = ((((!127i8) * ((a_u32) as i8)) / (((!94i8) + (((a_f32) as i8)).saturating_mul((-42i8))) | 1i8))) as u64;
-        of[i] = ((((-a_f64) / (8.0f64 / a_f64)) / (match (v1 % 8u32) { 4u32..=7u32 => (9.125f64 + a_f64), _ => ((a_i64) as f64) }))) as f64;
+        oi[i] = (((9.0f64) as u32)) as u64;
+        of[i] = (((((127i8) as f64) - ((a_i32) as f64)) * (((a_f32 + a_f32)) as f64))) as f64;
     }
 }
 
@@ -2318,26 +2229,28 @@ pub fn diff_75(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut t0: [i8; 3] = [((39i16) as i8); 3];
-        t0[1] = ((-91i8) / 93i8);
-        t0[2] = (if matches!((4294967295u32 % 8u32), 0u32..=5u32) { (-128i8) } else { (-128i8) });
-        let v0: i8 = t0.iter().copied().fold((!(-128i8)), |v0, v1| (((a_u32) as i8) ^ (-128i8)));
-        let mut t2: [u32; 3] = [((96u16) as u32); 3];
-        t2[1] = ((13u8) as u32);
-        t2[2] = 0u32;
-        let mut v2: u32 = ((match (12u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
-        for &v3 in t2.iter().skip(1) {
-            v2 = ((v2 | v2)).max(((match (a_u32 % 8u32) { 1u32..=4u32 => v2, _ => a_u32 }) * 82u32));
+        let v0: u32 = ((match (58u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
+        let mut c1: u32 = 0u32;
+        let v1: u64 = loop {
+            if c1 >= (((v0).max(a_u32)) % 4u32) {
+                break (((a_i64) as u64));
+            }
+            c1 += 1u32;
+        };
+        let mut v2: u16 = 65535u16;
+        if ((10.0f32 * a_f32) >= (-0.0f32)) {
+            v2 = ((match (76u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
+        } else {
+            v2 = (((if (false && false) { (((a_i32) as u16) ^ 0u16) } else { ((match (12u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) })) as u16);
         }
-        let v4: f32 = ((2.375f32 * 0.0f32) * (8.875f32 - 4.0f32));
-        oi[i] = (94i32) as u64;
-        of[i] = ((((-(a_f32 / 7.125f32))) as f64)) as f64;
+        oi[i] = ((match (v0 % 8u32) { 0u32 => 76i8, 0u32..=6u32 => (((-1i8) << (67u8 & 7u8))).saturating_mul((((a_i64) as i8) ^ (-87i8))), 3u32 | 3u32 => ((((a_i32) as i8) >> (2147483647i32 & 7i32)) >> ((((-96i16)) as i8) & 7i8)), _ => (!((-62i8) >> (9223372036854775807i64 & 7i64))) })) as u64;
+        of[i] = (((a_f32 * (10.625f32 / 9.0f32)) + ((-a_f32) / (match (a_u32 % 8u32) { 2u32 => 3.4e38f32, 2u32..=3u32 => (-9.125f32), _ => 1e-40f32 })))) as f64;
     }
 }
 
 // seed 0xd1ff004c
 #[gpu_kernel(fmad = false, overflow_checks = false)]
-pub fn diff_76(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f32], xf64: &[f64], oi: &mut [u64], of: &mut [f64]) {
+pub fn diff_76<const K: u8>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f32], xf64: &[f64], oi: &mut [u64], of: &mut [f64]) {
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
@@ -2346,22 +2259,42 @@ pub fn diff_76(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u16 = (53u16 % (0u16 >> (0u32 & 15u32)));
-        for j0 in (0u32..(((a_u32 * 83u32)) % 4u32)).rev() {
-            v0 = v0;
+        let mut v0: i64 = (-a_i64);
+        for j0 in ((((0u32 - 1u32)) % 8u32)..((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 16u32)).step_by(((88u32) % 3u32) as usize) {
+            v0 = (23i64).min((9i64 << (((a_i64) as i8) & 63i8)));
         }
-        let mut v1: f32 = (-6.125f32);
-        for j1 in (0u32..=(((((-1i64)) as u32)) % 4u32)).rev() {
-            v1 = (((((1u32) as f32) + (a_f32).abs())) as f32);
+        let v1: f64 = ((a_u32) as f64);
+        let mut v2: u32 = ((a_u32).min(a_u32) | 62u32);
+        'l2: for j1 in 0u32..(((46u32 + a_u32)) % 3u32) {
+            for j2 in 0u32..(((a_u32 >> K)) % 3u32) {
+                if (!true) {
+                    break 'l2;
+                }
+                if (matches!((a_u32 % 8u32), 7u32) || matches!((v2 % 8u32), 5u32..=7u32)) {
+                    continue 'l2;
+                }
+                v2 = (if matches!((a_u32 % 8u32), 0u32) { (match (j2 % 8u32) { 7u32 | 1u32 => a_u32, 1u32 | 6u32 => (a_u32 % (a_u32 | 1u32)), _ => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) }) } else { ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) });
+            }
         }
-        oi[i] = ((((a_f32) as i16)).min(((((a_i64) as i16) | 16i16) & (((a_u32) as i16) / ((-66i16) | 1i16))))) as u64;
-        of[i] = (((((-((a_i64) as i16))) as f32) * ((a_f32 / 3.4e38f32) + ((8u8) as f32)))) as f64;
+        let mut v3: u32 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
+        for j3 in ((((a_u32 % (v2 | 1u32))) % 8u32)..(((match (a_u32 % 8u32) { 5u32 => a_u32, _ => a_u32 })) % 16u32)).step_by(((8u32) % 3u32) as usize) {
+            v3 = (86u32).saturating_mul(v3);
+        }
+        let mut v4: i16 = (((a_f32) as i16) | ((a_i32) as i16));
+        if ((a_u32 | a_u32) != (a_u32 >> (-21i8))) {
+            v4 = (((a_i32) as i16) % (66i16 | 1i16));
+        } else {
+            v4 = (15i16 ^ v4);
+        }
+        assert!((((a_u32 % 256u32) != 7u32) || ((a_u32 << 46i8) != v3)));
+        oi[i] = (((54u16).saturating_add((65535u16).max(50u16)) * (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) >> (((a_f32) as u8) & 15u8)))) as u64;
+        of[i] = ((-((a_f32 + a_f32) - (a_f32 / (-10.875f32))))) as f64;
     }
 }
 
 // seed 0xd1ff004d
 #[gpu_kernel(fmad = false, overflow_checks = false)]
-pub fn diff_77(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f32], xf64: &[f64], oi: &mut [u64], of: &mut [f64]) {
+pub fn diff_77<const K: u32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f32], xf64: &[f64], oi: &mut [u64], of: &mut [f64]) {
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
@@ -2370,40 +2303,24 @@ pub fn diff_77(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u8 = 1u8;
-        let mut c1: u32 = 0u32;
-        let v1: i64 = loop {
-            if c1 >= (((36u32 * 31u32)) % 4u32) {
-                break (((((-84i64)).saturating_sub(34i64) & (!a_i64)) / ((a_i64 + (-45i64))).saturating_add((a_i64 % (47i64 | 1i64)))));
+        let v0: i8 = (((a_i32) as i8) + (-92i8));
+        let v1: u16 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
+        let mut t2: [u64; 3] = [((a_u64 * (if ((-45i32) == 16i32) { 47u64 } else { a_u64 })) >> (a_i32 & 63i32)); 3];
+        t2[1] = ((95u64 >> ((v0 << 17u16) & 63i8)) | 37u64);
+        t2[2] = 32u64;
+        let mut v2: u64 = (90u64 >> (52u64 & 63u64));
+        for &v3 in t2.iter() {
+            v2 = ((match (K % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
+        }
+        let mut c4: u32 = 0u32;
+        let v4: i8 = loop {
+            if c4 >= (((98u32 % (1u32 | 1u32))) % 4u32) {
+                break (((((match (11u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) / ((if matches!((31u32 % 8u32), 1u32) { 7i8 } else { ((a_u32) as i8) }) | 1i8)) << (((a_u32 & 32u32)).saturating_mul((86u32).saturating_mul(K)) & 7u32)));
             }
-            c1 += 1u32;
+            c4 += 1u32;
         };
-        let mut v2: u16 = 54u16;
-        'l2: for j0 in 0u32..((a_u32) % 3u32) {
-            for j1 in 0u32..(((!80u32)) % 3u32) {
-                if matches!((3974783436u32 % 8u32), 2u32..=5u32) {
-                    break 'l2;
-                }
-                if ((-4.0f32) <= a_f32) {
-                    continue 'l2;
-                }
-                v2 = (((match (73u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) % (90u16 ^ ((a_i64) as u16)));
-            }
-        }
-        let mut v3: u16 = ((!v2) % (((a_f32) as u16) >> ((-80i16) & 15i16)));
-        'l3: for j2 in 0u32..(((a_u32 & 32u32)) % 3u32) {
-            for j3 in 0u32..(((86u32).saturating_mul(37u32)) % 3u32) {
-                if (11u64 == a_u64) {
-                    break 'l3;
-                }
-                if (true && false) {
-                    continue 'l3;
-                }
-                v3 = ((a_i32) as u16);
-            }
-        }
-        oi[i] = ((if (((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) <= (!v3)) { (((true) as u64) >> ((83i32 & 5i32) & 63i32)) } else { (!(45u64 | a_u64)) })) as u64;
-        of[i] = (a_f64) as f64;
+        oi[i] = (((match (40u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)) as u64;
+        of[i] = ((-(((-0.125f64) + a_f64) - ((-0.0f64)).abs()))) as f64;
     }
 }
 
@@ -2418,25 +2335,28 @@ pub fn diff_78(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u32 = 70u32;
-        for j0 in (0u32..=(((a_u32 % (68u32 | 1u32))) % 4u32)).rev() {
-            v0 = (if (((-0.0f64) == (-7.25f64)) && true) { (v0).saturating_mul(j0) } else { (!v0) });
+        let mut t0: [u8; 3] = [70u8; 3];
+        t0[1] = ((match (0u32 % 8u32) { 7u32 | 6u32 => (!((a_i64) as u8)), _ => (((a_f32) as u8) % (0u8 | 1u8)) }) % (((1u8) as u8) | 1u8));
+        t0[2] = ((a_i64) as u8);
+        let v0: u8 = t0.iter().copied().fold((((a_i32) as u8) ^ (!(((a_f32) as u8)).min(8u8))), |v0, v1| ((64u8 >> (-((a_i64) as i16)))).min(((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)) as u8)));
+        let mut v2: u32 = (a_u32 | a_u32);
+        if true {
+            v2 = (a_u32 / (a_u32 | 1u32));
+        } else {
+            v2 = (if true { a_u32 } else { v2 });
         }
-        let mut t1: [i64; 3] = [(((((-55i32)).abs()).min((36i32).abs())) as i64); 3];
-        t1[1] = (-((if (64i32 <= a_i32) { a_i64 } else { (-9223372036854775808i64) }) * (93i64 | 76i64)));
-        t1[2] = (if ((a_u64 + 18446744073709551615u64) > (a_u64 >> (((a_i32) as i16) & 63i16))) { (((17i16).abs()) as i64) } else { ((94i64 | a_i64)).min((a_i64 ^ a_i64)) });
-        let mut v1: i64 = 57i64;
-        for &v2 in t1.iter().skip(1) {
-            v1 = ((((a_i64 << (a_u64 & 63u64))) as i64) / (a_i64 | 1i64));
+        let mut v3: i32 = (match (a_u32 % 8u32) { 1u32 | 7u32 => a_i32, 4u32 | 4u32 => (-74i32), 4u32 => a_i32, _ => a_i32 });
+        for j0 in (((57u32) % 8u32)..(((a_u32 / (a_u32 | 1u32))) % 16u32)).step_by(((2u32) % 3u32) as usize) {
+            v3 = (-a_i32);
         }
-        oi[i] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)) as u64;
-        of[i] = (a_f64) as f64;
+        oi[i] = (((((!true)) as u64) << (((42i32 << (61325u16 & 31u16)) + (!a_i32)) & 63i32))) as u64;
+        of[i] = ((((-83i8)) as f32)) as f64;
     }
 }
 
 // seed 0xd1ff004f
 #[gpu_kernel(fmad = false, overflow_checks = false)]
-pub fn diff_79(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f32], xf64: &[f64], oi: &mut [u64], of: &mut [f64]) {
+pub fn diff_79<const K: u32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f32], xf64: &[f64], oi: &mut [u64], of: &mut [f64]) {
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
@@ -2445,21 +2365,14 @@ pub fn diff_79(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: f32 = (-11.375f32);
-        if ((50i64 <= 72i64) || (1.7e308f64 > 0.1f64)) {
-            v0 = (3.4e38f32).abs();
-        } else {
-            v0 = v0;
+        let mut v0: u8 = (97u8).max(50u8);
+        for j0 in (u32::MAX - (((match (100u32 % 8u32) { 2u32..=4u32 => a_u32, 4u32..=5u32 => K, _ => K })) % 4u32))..=u32::MAX {
+            v0 = (v0 >> (-1i32));
         }
-        let mut v1: i8 = ((((match (32u32 % 8u32) { 1u32 | 3u32 => (-7i64), _ => (-95i64) }) & (-17i64))) as i8);
-        for j0 in (u32::MAX - ((a_u32) % 4u32))..=u32::MAX {
-            v1 = ((match (a_u32 % 8u32) { 2u32 => (v1 << (48i64 & 7i64)), 4u32 | 6u32 => ((a_f32) as i8), _ => (v1 >> (31u32 & 7u32)) }) >> (((a_i32) as i16) | (-((a_f32) as i16))));
-        }
-        let v2: u8 = 59u8;
-        let v3: u32 = 31u32;
-        let v4: i32 = (a_i32 & ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32));
-        oi[i] = (((((a_i64) as u64)) as u64)) as u64;
-        of[i] = (((-12.5f64) - (match (a_u32 % 8u32) { 3u32 | 5u32 => ((-10.125f64)).sqrt(), 3u32 | 2u32 => (8.375f64 - a_f64), 4u32 | 2u32 => (a_f64 / 0.125f64), _ => ((-7.0f64) + a_f64) }))) as f64;
+        let v1: u64 = ((if (a_i32 >= 35i32) { 95u64 } else { a_u64 }) * 81u64);
+        let v2: u64 = (38u64).max(v1);
+        oi[i] = (70u16) as u64;
+        of[i] = (((-(1e-40f32 + a_f32)) + (((48i8) as f32) - (-8.5f32)))) as f64;
     }
 }
 
@@ -2474,29 +2387,13 @@ pub fn diff_80(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u8 = 7u8;
-        if (!(((a_f32) as u8) >= 18u8)) {
-            v0 = ((((a_u32) as u8) << 63u64)).min(((a_i32) as u8));
-        } else {
-            v0 = (((match (33u32 % 8u32) { 1u32..=4u32 => ((a_f32) as u16), _ => ((a_i32) as u16) })) as u8);
+        let v0: u8 = ((a_u32) as u8);
+        let mut v1: i8 = ((if true { (-84i8) } else { (-1i8) })).saturating_add(((-94i8) << (a_u64 & 7u64)));
+        for j0 in (0u32..((((30i32) as u32)) % 4u32)).rev() {
+            v1 = (((-93i8) / (v1 | 1i8)) - ((-78i8) ^ v1));
         }
-        let mut v1: u64 = a_u64;
-        if ((!false) || (1u16 != 16u16)) {
-            v1 = (!63u64);
-        } else {
-            v1 = ((31u32) as u64);
-        }
-        let v2: u32 = (match (27u32 % 8u32) { 1u32 | 3u32 => ((match (90u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32), 1u32..=4u32 => (32u32 >> (97u16 & 31u16)), _ => (96u32 >> ((67i16) as i64)) });
-        let v3: i32 = (if true { a_i32 } else { a_i32 });
-        let mut c4: u32 = 0u32;
-        let v4: f64 = loop {
-            if c4 >= ((a_u32) % 4u32) {
-                break (((a_f64 / a_f64) * a_f64));
-            }
-            c4 += 1u32;
-        };
-        oi[i] = ((if matches!((v2 % 8u32), 3u32) { 92i64 } else { (-1i64) })) as u64;
-        of[i] = ((((((if false { 61u64 } else { 9u64 })) as f32)) as f32)) as f64;
+        oi[i] = ((!(((a_i32).min(32i32)) as i16))) as u64;
+        of[i] = ((match (31u32 % 8u32) { 4u32 => (((0.1f64) as f64) - ((2u64) as f64)), 0u32..=1u32 => ((match (a_u32 % 8u32) { 3u32..=5u32 => (-1.0f64), 1u32 | 6u32 => a_f64, _ => (-12.125f64) }) / (a_f64 / 1.7e308f64)), 0u32 => (9.375f64 + (11.5f64 / a_f64)), _ => 1.7e308f64 })) as f64;
     }
 }
 
@@ -2511,10 +2408,11 @@ pub fn diff_81(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: f32 = (a_f32 + (((80u64) as f32) + (-a_f32)));
-        for j0 in (0u32..=(((if (((a_f32) as i8) > 79i8) { 42u32 } else { 20u32 })) % 4u32)).rev() {
-            v0 = a_f32;
+        let mut v0: i32 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
+        for j0 in (u32::MAX - ((68u32) % 4u32))..=u32::MAX {
+            v0 = ((match (93u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
         }
+        assert!((((a_u32 % 256u32) != 7u32) || ((((a_u32) as i16) >> (((a_u32) as u16) & 15u16)) != 20i16)));
         let v1: f32 = (-(a_f32 / (((-4.0f32)) as f32)));
         let mut v2: f32 = (-(-(a_f32 - a_f32)));
         for j1 in (0u32..(((a_u32).saturating_add(a_u32)) % 4u32)).rev() {
@@ -2524,8 +2422,15 @@ pub fn diff_81(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         for j2 in ((((a_u32 * 32u32)) % 8u32)..(((37u32 << ((-9223372036854775808i64) & 31i64))) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
             v3 = ((v3 | v3) << (((a_i32) as u8) & 15u8));
         }
-        oi[i] = (((match (48u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) as u64;
-        of[i] = (((((49u64) as f32) / v0) / ((a_f32 / a_f32) / 1.875f32))) as f64;
+        let mut c4: u32 = 0u32;
+        let v4: u64 = loop {
+            if c4 >= ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32) {
+                break ((!(match (53u32 % 8u32) { 3u32..=4u32 => (a_u64 >> v0), _ => 15u64 })));
+            }
+            c4 += 1u32;
+        };
+        oi[i] = ((if (!(a_i64 > 79i64)) { (((-98i64) % (a_i64 | 1i64)) << (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64) & 63i64)) } else { 9223372036854775807i64 })) as u64;
+        of[i] = (((9.375f64 + ((-0.75f64) + 8.625f64)) * (-(((-67i16)) as f64)))) as f64;
     }
 }
 
@@ -2540,9 +2445,16 @@ pub fn diff_82(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i64 = (((-50i64) >> (7i8 & 63i8))).abs();
-        oi[i] = (((!(4294967295u32 << ((-128i8) & 31i8)))).saturating_sub(((((6.875f64) as i64)) as u32))) as u64;
-        of[i] = ((((((-81i16)) as f64) * (9007199254740992.0f64 - a_f64)) - (((a_f64) as f64)).sqrt())) as f64;
+        let v0: i64 = (((((a_i64) as i16)) as i64) + (63i64 << ((-99i8) & 63i8)));
+        let mut c1: u32 = 0u32;
+        let v1: i32 = loop {
+            if c1 >= (((match (1u32 % 8u32) { 5u32 => a_u32, 6u32 | 7u32 => 92u32, _ => 55u32 })) % 4u32) {
+                break (a_i32);
+            }
+            c1 += 1u32;
+        };
+        oi[i] = ((((match (a_u32 % 8u32) { 7u32 | 2u32 => 1u32, _ => a_u32 }) * 21u32) - ((45u32 * 100u32) / (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) | 1u32)))) as u64;
+        of[i] = (((-(a_f64 + a_f64)) + (a_f64 * (8.375f64 * (-4.125f64))))) as f64;
     }
 }
 
@@ -2557,12 +2469,25 @@ pub fn diff_83(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: f32 = (match (a_u32 % 8u32) { 3u32..=4u32 => ((16777216.0f32 + 0.1f32) + (11.25f32 * 8.125f32)), 3u32..=5u32 => ((a_f32 * 2.625f32) * (a_f32 - a_f32)), 2u32 => (-1.0f32), _ => (a_f32).abs() });
-        for j0 in ((((a_u32 / (1u32 | 1u32))) % 8u32)..(((52u32 ^ 91u32)) % 16u32)).step_by(((27u32) % 3u32) as usize) {
-            v0 = (((10.75f32) as f32) / ((-a_f32) / ((59u8) as f32)));
+        let mut v0: f64 = a_f64;
+        for j0 in ((((32u32 ^ 32u32)) % 8u32)..(((match (a_u32 % 8u32) { 4u32..=6u32 => 89u32, 5u32..=6u32 => 34u32, 6u32 => a_u32, _ => 21u32 })) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v0 = ((a_f64 / a_f64) + ((-6.25f64) * 11.5f64));
         }
-        oi[i] = (((a_i64) as i16)) as u64;
-        of[i] = ((match (a_u32 % 8u32) { 3u32 | 0u32 => (-(-a_f32)), 5u32..=7u32 => (-v0), _ => (v0 - (a_f32 / a_f32)) })) as f64;
+        let mut c1: u32 = 0u32;
+        let v1: i64 = loop {
+            if c1 >= ((((match (35u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32) {
+                break ((a_i64).abs());
+            }
+            c1 += 1u32;
+        };
+        let mut v2: u8 = (((63u8 >> (64i64 & 7i64)) ^ (32u8 >> (60u16 & 7u16))) * ((((a_i32) as u8)).saturating_sub(31u8) / ((((a_f32) as u8) >> (148u8 & 7u8)) | 1u8)));
+        for j1 in ((((match (a_u32 % 8u32) { 6u32 | 2u32 => 42u32, _ => 81u32 })) % 8u32)..(((!77u32)) % 16u32)).step_by(((92u32) % 3u32) as usize) {
+            v2 = ((!((16u16) as u8)) - (if matches!((a_u32 % 8u32), 4u32 | 5u32) { (v2 << 1u64) } else { (if (0.0f32 == a_f32) { ((a_f32) as u8) } else { ((a_i64) as u8) }) }));
+        }
+        let v3: i32 = (match (86u32 % 8u32) { 4u32 | 7u32 => ((((-0.375f32) - a_f32)) as i32), 5u32 => (!((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)), _ => (-2147483648i32) });
+        let v4: u16 = (21u16 ^ ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16));
+        oi[i] = (a_u64) as u64;
+        of[i] = (((((a_f32) as u16)) as f64)) as f64;
     }
 }
 
@@ -2577,33 +2502,25 @@ pub fn diff_84(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i64 = (((-8.375f64)) as i64);
-        let mut v1: i8 = (-(((-93i8)).saturating_mul(56i8) + ((match (75u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)));
-        'l1: for j0 in 0u32..((31u32) % 3u32) {
-            for j1 in 0u32..(((74u32 - 71u32)) % 3u32) {
-                if (!true) {
-                    break 'l1;
-                }
-                if (a_i64 != a_i64) {
-                    continue 'l1;
-                }
-                v1 = ((match (a_u32 % 8u32) { 5u32..=6u32 => (!v1), _ => ((-1i8) ^ ((a_u32) as i8)) }) * (((-a_i32)) as i8));
+        let mut v0: i8 = ((((-a_f64) * (1.7e308f64 - a_f64))) as i8);
+        for j0 in ((((93u32).saturating_mul(56u32)) % 8u32)..(((30u32 - 31u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v0 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
+        }
+        let mut c1: u32 = 0u32;
+        let v1: i8 = loop {
+            if c1 >= ((a_u32) % 4u32) {
+                break ((!((a_f32) as i8)));
             }
-        }
-        let mut v2: i16 = (match (a_u32 % 8u32) { 0u32 | 5u32 => (-32768i16), 1u32 => ((a_i64) as i16), _ => ((a_f32) as i16) });
-        if ((a_u32 & a_u32) != (if (15u16 < 72u16) { a_u32 } else { 1u32 })) {
-            v2 = ((a_u32) as i16);
-        } else {
-            v2 = (!((a_u32) as i16));
-        }
-        oi[i] = (0u8) as u64;
-        of[i] = (((((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) as f32)) as f64;
+            c1 += 1u32;
+        };
+        oi[i] = (((((-1i64) + a_i64) - (58i64 + 0i64))).max((((((a_f32) as u16)) as i64) << (((a_i32) as i64) & 63i64)))) as u64;
+        of[i] = ((((!(15i16 >> (((a_i32) as i16) & 15i16)))) as f64)) as f64;
     }
 }
 
 // seed 0xd1ff0055
 #[gpu_kernel(fmad = false, overflow_checks = true)]
-pub fn diff_85(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f32], xf64: &[f64], oi: &mut [u64], of: &mut [f64]) {
+pub fn diff_85<const K: u8>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f32], xf64: &[f64], oi: &mut [u64], of: &mut [f64]) {
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
@@ -2612,27 +2529,24 @@ pub fn diff_85(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut t0: [u16; 3] = [((((a_i32 < 1i32)) as u16)).min(((a_u32) as u16)); 3];
-        t0[1] = ((a_i64) as u16);
-        t0[2] = ((match (77u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
-        let mut v0: u16 = (((((1u8) as i64)) as u16) + ((a_i32) as u16));
-        for &v1 in t0.iter().skip(1) {
-            v0 = v0;
-        }
-        let mut v2: f32 = ((16777216.0f32 * a_f32) + (a_f32).abs());
-        if (a_u64 <= (64u64 << (a_u64 & 63u64))) {
-            v2 = ((a_f32 - v2)).abs();
+        let mut v0: u64 = a_u64;
+        if false {
+            v0 = ((match (62u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
         } else {
-            v2 = (((!68i16)) as f32);
+            v0 = ((((match (77u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)) as u64);
         }
-        oi[i] = ((if false { ((((a_u64) as i8)) as i32) } else { ((if false { (-86i32) } else { 100i32 }) << ((44u32 * 31u32) & 31u32)) })) as u64;
-        of[i] = (((-((a_u64) as f32)) - v2)) as f64;
+        let v1: f64 = (((1u8 << (a_i32 & 7i32))) as f64);
+        let v2: u8 = (if (64u64 > a_u64) { 0u8 } else { ((a_f32) as u8) });
+        let v3: i8 = ((-2i8) | ((a_f32) as i8));
+        assert!((((a_u32 % 256u32) != 7u32) || ((!v2) >= v2)));
+        oi[i] = (((K | v2)).saturating_mul((((v0 >> (((a_f32) as i8) & 63i8))) as u8))) as u64;
+        of[i] = ((((a_f64 * v1) / (v1 - (-0.125f64))) * ((1.7e308f64 / a_f64) + (v1 - v1)))) as f64;
     }
 }
 
 // seed 0xd1ff0056
 #[gpu_kernel(fmad = false, overflow_checks = true)]
-pub fn diff_86(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f32], xf64: &[f64], oi: &mut [u64], of: &mut [f64]) {
+pub fn diff_86<const K: i16>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f32], xf64: &[f64], oi: &mut [u64], of: &mut [f64]) {
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
@@ -2641,16 +2555,28 @@ pub fn diff_86(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: f64 = ((-a_f64) - ((-0.0f64) * (-6.375f64)));
-        assert!((((94u32 % 256u32) != 7u32) || ((0u64 ^ a_u64) <= (match (a_u32 % 8u32) { 0u32..=6u32 => 64u64, _ => 81u64 }))));
-        oi[i] = (((-((1u64) as i16)) % (((((a_u32) as i16) >> a_u32) + (match (a_u32 % 8u32) { 6u32 | 4u32 => 32767i16, 6u32 => 32767i16, 2u32..=6u32 => ((a_i32) as i16), _ => (-62i16) })) | 1i16))) as u64;
-        of[i] = ((-((-a_f32) + ((5.5f32) as f32)))) as f64;
+        let mut v0: f64 = (match (74u32 % 8u32) { 5u32..=7u32 => (-11.75f64), 4u32 => a_f64, _ => a_f64 });
+        if ((0.1f64 - a_f64) != ((a_f32) as f64)) {
+            v0 = ((-2.125f64) + v0);
+        } else {
+            v0 = (a_f64 / (-0.0f64));
+        }
+        let v1: i8 = ((2i8 >> (a_i64 & 7i64)) - ((a_i64) as i8));
+        let mut c2: u32 = 0u32;
+        let v2: f32 = loop {
+            if c2 >= (((a_u32).saturating_sub(62u32)) % 4u32) {
+                break ((-0.0f32));
+            }
+            c2 += 1u32;
+        };
+        oi[i] = (((((20u32) as u64)) as u32)) as u64;
+        of[i] = ((((((0u16) as f32) - (a_f32 * a_f32))) as f32)) as f64;
     }
 }
 
 // seed 0xd1ff0057
 #[gpu_kernel(fmad = false, overflow_checks = true)]
-pub fn diff_87(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f32], xf64: &[f64], oi: &mut [u64], of: &mut [f64]) {
+pub fn diff_87<const K: u32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f32], xf64: &[f64], oi: &mut [u64], of: &mut [f64]) {
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
@@ -2659,21 +2585,33 @@ pub fn diff_87(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u8 = ((match (60u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
-        if (!(a_u64 <= 54u64)) {
-            v0 = (v0 << (v0 & 7u8));
-        } else {
-            v0 = ((0.1f64) as u8);
+        let mut t0: [i32; 3] = [(if false { a_i32 } else { 54i32 }); 3];
+        t0[1] = (a_i32 << 7u8);
+        t0[2] = 14i32;
+        let mut v0: i32 = 15i32;
+        for &v1 in t0.iter().skip(1) {
+            v0 = (v0).saturating_add(56i32);
         }
-        let mut v1: u16 = ((1u16).min(66u16)).saturating_add((69u16 >> (93u32 & 15u32)));
-        if (!false) {
-            v1 = ((match (a_u32 % 8u32) { 0u32..=1u32 => ((a_i32) as u16), _ => v1 }) / (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) | 1u16));
+        let mut v2: u8 = (((255u8).max(128u8) % (((false) as u8) | 1u8)) << ((a_u32 & (a_u32 >> 45507u16)) & 7u32));
+        if false {
+            v2 = (((v2).min(((a_i32) as u8)) % (((48u64) as u8) | 1u8)) << (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) & 7u32));
         } else {
-            v1 = (86u16 % ((match (17u32 % 8u32) { 0u32 | 2u32 => v1, 3u32 => ((a_i64) as u16), _ => v1 }) | 1u16));
+            v2 = (!((((a_i32) as u8) >> 94u8) - (17u8 & 77u8)));
         }
-        let v2: u8 = (match (26u32 % 8u32) { 7u32 | 5u32 => 128u8, 0u32..=5u32 => ((a_i64) as u8), _ => ((a_i64) as u8) });
-        oi[i] = (((a_i32) as i16)) as u64;
-        of[i] = ((if matches!((8u32 % 8u32), 6u32 | 4u32) { (-2.25f32) } else { ((((a_i32) as f32)) as f32) })) as f64;
+        let mut v3: f32 = ((-2.25f32) + ((((a_i32) as f32)) as f32));
+        'l3: for j0 in 0u32..((((a_f64) as u32)) % 3u32) {
+            for j1 in 0u32..(((a_u32 * 61u32)) % 3u32) {
+                if (((a_f32) as u16) != ((a_f32) as u16)) {
+                    break 'l3;
+                }
+                if ((-52i64) == 97i64) {
+                    continue 'l3;
+                }
+                v3 = (((((((a_u32) as u8)) as u64)) as f32)).sqrt();
+            }
+        }
+        oi[i] = (((30i64 >> (((a_f64) as i16) & 63i16)) >> ((-87i16) & 63i16))) as u64;
+        of[i] = ((((-4.25f32)) as f32)) as f64;
     }
 }
 
@@ -2688,26 +2626,16 @@ pub fn diff_88(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i64 = (match (15u32 % 8u32) { 0u32..=6u32 => a_i64, _ => ((-a_i64) ^ (a_i64 / (64i64 | 1i64))) });
-        'l0: for j0 in 0u32..((((0u16) as u32)) % 3u32) {
-            for j1 in 0u32..((a_u32) % 3u32) {
-                if ((a_i64 >= a_i64) || false) {
-                    break 'l0;
-                }
-                if false {
-                    continue 'l0;
-                }
-                v0 = ((match (9u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64);
+        let mut c0: u32 = 0u32;
+        let v0: f64 = loop {
+            if c0 >= (((match (15u32 % 8u32) { 0u32..=6u32 => 46u32, _ => a_u32 })) % 4u32) {
+                break (a_f64);
             }
-        }
-        let mut v1: i32 = a_i32;
-        if (false && ((91u32 < 0u32) && false)) {
-            v1 = (if (!true) { (a_i32 * (-11i32)) } else { ((match (67u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) });
-        } else {
-            v1 = (-1i32);
-        }
-        oi[i] = ((((((a_u32) as u8) % (98u8 | 1u8))) as u16)) as u64;
-        of[i] = ((-7.625f64)) as f64;
+            c0 += 1u32;
+        };
+        let v1: i64 = (a_i64 / (64i64 | 1i64));
+        oi[i] = ((!((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8))) as u64;
+        of[i] = ((-(a_f64 - (v0 / (-4.625f64))))) as f64;
     }
 }
 
@@ -2722,16 +2650,24 @@ pub fn diff_89(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i8 = (!((a_u32) as i8));
-        let v1: u64 = (((match (a_u32 % 8u32) { 7u32 | 4u32 => ((-40i64) >> (a_i64 & 63i64)), 3u32..=6u32 => 44i64, 1u32..=6u32 => (match (4294967295u32 % 8u32) { 5u32 | 5u32 => 41i64, 7u32 => 71i64, _ => a_i64 }), _ => (a_i64 + a_i64) })) as u64);
-        oi[i] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)) as u64;
-        of[i] = (5.5f64) as f64;
+        let v0: i64 = 36i64;
+        let mut t1: [i16; 3] = [((match (15u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16); 3];
+        t1[1] = (((if (6i8 == ((a_f32) as i8)) { 84i16 } else { 40i16 }) >> ((0i64 | DiffPair::new((-40i64), (-56i64)).b) & 15i64)) * ((if true { ((a_u32) as i16) } else { ((a_i64) as i16) }) / ((((a_i64) as i16) * (-20i16)) | 1i16)));
+        t1[2] = (((((7i8) as i32)).max((if false { a_i32 } else { (-18i32) }))) as i16);
+        let v1: i16 = t1.iter().copied().fold(((((71u64 & a_u64) << (((-53i16) << (70u16 & 15u16)) & 63i16))) as i16), |v1, v2| (-60i16));
+        let mut v3: u64 = (a_u64 >> 24u64);
+        for j0 in 0u32..((25u32) % 4u32) {
+            v3 = a_u64;
+        }
+        assert!((((32u32 % 256u32) != 7u32) || matches!((93u32 % 8u32), 5u32)));
+        oi[i] = (a_u64) as u64;
+        of[i] = ((-((8.5f64 - 11.25f64) * (1.7e308f64 - a_f64)))) as f64;
     }
 }
 
 // seed 0xd1ff005a
 #[gpu_kernel(fmad = false, overflow_checks = false)]
-pub fn diff_90(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f32], xf64: &[f64], oi: &mut [u64], of: &mut [f64]) {
+pub fn diff_90<const K: u8>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f32], xf64: &[f64], oi: &mut [u64], of: &mut [f64]) {
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
@@ -2740,35 +2676,28 @@ pub fn diff_90(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut t0: [u16; 3] = [((a_f32) as u16); 3];
-        t0[1] = ((if true { 0u16 } else { 94u16 }) * ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16));
-        t0[2] = (((((a_u32) as u16)) as u16) * (!0u16));
-        let mut v0: u16 = (!(((a_f32) as u16) & 12u16));
-        for &v1 in t0.iter().rev() {
-            v0 = (!((a_f32) as u16));
+        let mut v0: i8 = (if ((32767i16 >= (-94i16)) || matches!((66u32 % 8u32), 2u32)) { (if (false || false) { (62i8 + (-4i8)) } else { (26i8 ^ 4i8) }) } else { (((match (25u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)).abs() });
+        for j0 in 0u32..((((match (79u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32) {
+            v0 = (((8i8).abs() << ((v0 & v0) & 7i8)) | (((-93i8) * ((a_i32) as i8)) % (!(-79i8))));
         }
-        let mut v2: i8 = ((a_u64) as i8);
-        'l2: for j0 in 0u32..(((0u32 / 29u32)) % 3u32) {
-            for j1 in 0u32..(((((-2i16)) as u32)) % 3u32) {
-                if (!false) {
-                    break 'l2;
-                }
-                if (11.75f64 <= a_f64) {
-                    continue 'l2;
-                }
-                v2 = ((match (45u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
+        let v1: u64 = (if (false || (24u8 < K)) { 42u64 } else { (((-a_f32)) as u64) });
+        let mut c2: u32 = 0u32;
+        let v2: u32 = loop {
+            if c2 >= (((match (7u32 % 8u32) { 5u32 => 32u32, 5u32 => a_u32, 7u32 => a_u32, _ => a_u32 })) % 4u32) {
+                break ((((-3.0f64)) as u32));
             }
-        }
-        let v3: u16 = (((a_i32) as u16)).saturating_sub(33327u16);
-        let v4: i64 = ((((-a_f32)) as i64) << (((if true { 72i16 } else { ((a_i32) as i16) }) / (((((a_u32) as u16)) as i16) | 1i16)) & 63i16));
-        oi[i] = (((match (73u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)) as u64;
-        of[i] = (((((-4.0f32)) as f32) - ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)) as f32))) as f64;
+            c2 += 1u32;
+        };
+        let v3: f32 = (((((a_f32) as i64) << ((match (a_u32 % 8u32) { 0u32 | 1u32 => ((a_u32) as i8), 0u32 | 3u32 => ((a_i64) as i8), _ => v0 }) & 63i8))) as f32);
+        let v4: i8 = (-79i8);
+        oi[i] = (((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) as u64;
+        of[i] = (((match (a_u32 % 8u32) { 1u32 => ((a_u32) as f32), _ => ((v1) as f32) })).sqrt()) as f64;
     }
 }
 
 // seed 0xd1ff005b
 #[gpu_kernel(fmad = false, overflow_checks = false)]
-pub fn diff_91(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f32], xf64: &[f64], oi: &mut [u64], of: &mut [f64]) {
+pub fn diff_91<const K: i64>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f32], xf64: &[f64], oi: &mut [u64], of: &mut [f64]) {
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
@@ -2777,34 +2706,14 @@ pub fn diff_91(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut t0: [i16; 3] = [((((12u32) as i16)).abs() & (((-29i16) % 15i16) / ((92i16 / (((a_i64) as i16) | 1i16)) | 1i16))); 3];
-        t0[1] = (if (!((80u32 > 25u32) || (1u8 > ((a_u32) as u8)))) { (!(((a_f32) as i16) % (-32768i16))) } else { (((((a_u32) as u16) + ((a_i64) as u16))) as i16) });
-        t0[2] = ((16i32) as i16);
-        let mut v0: i16 = (-((match (95u32 % 8u32) { 3u32 | 7u32 => 74i16, 6u32 | 5u32 => ((a_i64) as i16), _ => (-89i16) }) * (-14i16)));
-        for &v1 in t0.iter().rev() {
-            v0 = (((99i16).max(((a_i64) as i16)) + (((a_f32) as i16) << (((a_u32) as i8) & 15i8)))).max(((!((a_i32) as i16)) & ((1.7e308f64) as i16)));
+        let mut v0: f32 = (-7.25f32);
+        for j0 in (u32::MAX - (((1u32 >> (((a_f32) as i16) & 31i16))) % 4u32))..=u32::MAX {
+            v0 = (-9.0f32);
         }
-        let mut c2: u32 = 0u32;
-        let v2: i64 = loop {
-            if c2 >= (((43u32 - a_u32)) % 4u32) {
-                break ((!((-33i64) - 0i64)));
-            }
-            c2 += 1u32;
-        };
-        let v3: u64 = ((match (13u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
-        let mut v4: f64 = ((((2.5f32) as u16)) as f64);
-        for j0 in ((((61u32 | a_u32)) % 8u32)..(((89u32).min(20u32)) % 16u32)).step_by(((72u32) % 3u32) as usize) {
-            v4 = ((((-37i64)) as f64) * ((-4.75f64) / a_f64));
-        }
-        let mut c5: u32 = 0u32;
-        let v5: u32 = loop {
-            if c5 >= (((32u32).min(31u32)) % 4u32) {
-                break (((v2) as u32));
-            }
-            c5 += 1u32;
-        };
-        oi[i] = ((v2 * (((6.875f64) as i64) + (a_i64 >> v3)))) as u64;
-        of[i] = ((match (a_u32 % 8u32) { 0u32..=1u32 => (if (a_f32 >= 0.75f32) { (11.625f64 * (-11.75f64)) } else { (a_f64).sqrt() }), 3u32 | 2u32 => ((7i8) as f64), _ => (a_f64 * (v4 / a_f64)) })) as f64;
+        let v1: u64 = ((if true { a_u64 } else { a_u64 })).max((54u64 * 96u64));
+        assert!((((16u32 % 256u32) != 7u32) || ((!a_u64) >= ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64))));
+        oi[i] = (49u64) as u64;
+        of[i] = ((((((1u32) as f64) / (((-12i8)) as f64))) as f64)) as f64;
     }
 }
 
@@ -2819,31 +2728,22 @@ pub fn diff_92(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i8 = (!(58i8 - ((a_i64) as i8)));
-        for j0 in ((((97u32 << a_u32)) % 8u32)..((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 16u32)).step_by(((45u32) % 3u32) as usize) {
-            v0 = (((a_u32) as i8) ^ ((a_u64) as i8));
+        let mut v0: i32 = (a_i32).saturating_sub(58i32);
+        for j0 in (u32::MAX - (((!39u32)) % 4u32))..=u32::MAX {
+            v0 = (if false { v0 } else { (-22i32) });
         }
-        let mut v1: i32 = (if ((a_f32).sqrt() == ((-9.0f32)).abs()) { ((match (4294967295u32 % 8u32) { 0u32 | 3u32 => a_i32, 5u32 => a_i32, 2u32 | 4u32 => 50i32, _ => (-29i32) }) >> ((match (1u32 % 8u32) { 6u32 => 22i32, _ => (-29i32) }) & 31i32)) } else { ((!(-81i32)) & (if (33u8 == ((a_f32) as u8)) { a_i32 } else { 53i32 })) });
-        'l1: for j1 in 0u32..(((a_u32 ^ 55u32)) % 3u32) {
-            for j2 in 0u32..(((1u32).max(4294967295u32)) % 3u32) {
-                if true {
-                    break 'l1;
-                }
-                if false {
-                    continue 'l1;
-                }
-                v1 = (v1 + ((((-79i64)) as i32) ^ v1));
-            }
+        let mut v1: i8 = ((a_i64) as i8);
+        if false {
+            v1 = ((((((a_i32) as i8)) as u32)) as i8);
+        } else {
+            v1 = (if (((a_i32) as u8) >= 8u8) { ((match (49u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) } else { ((-38i8) << (31u32 & 7u32)) });
         }
-        let v2: u16 = ((match (60u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
-        let mut v3: i16 = ((72u64) as i16);
-        for j3 in (u32::MAX - (((37u32 << 255u8)) % 4u32))..=u32::MAX {
-            v3 = (v3).max(((a_i64) as i16));
+        let mut v2: u32 = a_u32;
+        for j1 in (u32::MAX - (((a_u32 / (76u32 | 1u32))) % 4u32))..=u32::MAX {
+            v2 = ((a_u32 & 0u32)).max((if (33u8 == ((a_f32) as u8)) { a_u32 } else { 53u32 }));
         }
-        assert!((((15u32 % 256u32) != 7u32) || matches!((60u32 % 8u32), 7u32)));
-        let v4: f64 = (match (35u32 % 8u32) { 7u32 | 5u32 => (-4.25f64), _ => (match (a_u32 % 8u32) { 2u32..=5u32 => a_f64, 2u32 | 0u32 => a_f64, _ => 9007199254740992.0f64 }) });
-        oi[i] = (((((v2 == v2) || (((a_f32) as i16) == v3))) as u32)) as u64;
-        of[i] = (((-(0.0f32 / a_f32)) + ((-a_f32) + (a_f32 - a_f32)))) as f64;
+        oi[i] = ((if ((((a_f32) as i16) > 32767i16) || (89u8 != ((a_u32) as u8))) { (match (a_u32 % 8u32) { 5u32 | 7u32 => 73u64, 3u32..=7u32 => 89u64, _ => (63u64 >> (71u16 & 63u16)) }) } else { 100u64 })) as u64;
+        of[i] = ((((-a_f64)).sqrt() / 5e-324f64)) as f64;
     }
 }
 
@@ -2858,29 +2758,22 @@ pub fn diff_93(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut t0: [i64; 3] = [((a_i64 | a_i64) % (((43u64) as i64) | 1i64)); 3];
-        t0[1] = (a_i64).abs();
-        t0[2] = ((73i64).abs() >> (((-75i32) >> 92u64) & 63i32));
-        let mut v0: i64 = (if (((a_i32) as i16) < 16i16) { (if true { (-77i64) } else { a_i64 }) } else { (((a_i32 <= 2147483647i32)) as i64) });
-        for &v1 in t0.iter() {
-            v0 = (if ((-64i16) > ((a_i32) as i16)) { (-a_i64) } else { (match (54u32 % 8u32) { 1u32..=6u32 => (-34i64), _ => v1 }) });
+        let mut v0: i16 = ((((-2i16)).saturating_mul((-41i16)) | (48i16 | 46i16)) % (((((a_i64) as i16)) as i16) | 1i16));
+        'l0: for j0 in 0u32..(((if ((-94i32) <= 84i32) { 11u32 } else { 85u32 })) % 3u32) {
+            for j1 in 0u32..(((32u32).saturating_sub(30u32)) % 3u32) {
+                if true {
+                    break 'l0;
+                }
+                if (a_i32 <= 2147483647i32) {
+                    continue 'l0;
+                }
+                v0 = (((v0 | ((a_i32) as i16))).max((-((a_i64) as i16))) % (((match (a_u32 % 8u32) { 1u32..=6u32 => v0, 5u32 | 2u32 => ((a_i32) as i16), 5u32 => v0, _ => v0 })).min((((a_u32) as i16) + v0)) | 1i16));
+            }
         }
-        let mut v2: i32 = ((match (46u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
-        if ((true && false) && matches!((a_u32 % 8u32), 5u32 | 4u32)) {
-            v2 = a_i32;
-        } else {
-            v2 = (a_i32 >> (((a_f32) as i8) & 31i8));
-        }
-        let v3: u16 = ((if (((a_i64) as i16) <= ((a_i32) as i16)) { (!((a_f32) as u16)) } else { (if true { 50u16 } else { ((a_i32) as u16) }) }) >> ((((a_f32 / 8.625f32)) as u8) & 15u8));
-        let mut v4: u32 = 90u32;
-        if (!((-61i8) >= ((a_i32) as i8))) {
-            v4 = (((match (31u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)).saturating_sub((v4 / (v4 | 1u32)));
-        } else {
-            v4 = v4;
-        }
-        assert!((((14u32 % 256u32) != 7u32) || ((9.75f64 <= 9007199254740992.0f64) && (false || (98u32 != 16u32)))));
-        oi[i] = ((43u64 >> (58i8 & 63i8))) as u64;
-        of[i] = ((((((false) as i16)) as f64) * (((-8.125f64) + a_f64) - (-7.875f64)))) as f64;
+        let v1: f64 = (((a_f64 / (-3.75f64)) - (-a_f64)) * ((-2.125f64) / a_f64));
+        assert!((((74u32 % 256u32) != 7u32) || true));
+        oi[i] = (((if (true || (a_u32 == 42u32)) { (!a_u64) } else { 34u64 }) - ((match (74u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64))) as u64;
+        of[i] = (((((58u32 << (7u8 & 31u8)) << ((if false { 42u16 } else { 5u16 }) & 31u16))) as f64)) as f64;
     }
 }
 
@@ -2895,17 +2788,27 @@ pub fn diff_94(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u32 = (a_u32 * a_u32);
-        if true {
-            v0 = a_u32;
-        } else {
-            v0 = ((v0) as u32);
+        let v0: f32 = a_f32;
+        let mut v1: i64 = 64i64;
+        'l1: for j0 in 0u32..((60u32) % 3u32) {
+            for j1 in 0u32..((((match (64u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 3u32) {
+                if matches!((a_u32 % 8u32), 4u32) {
+                    break 'l1;
+                }
+                if matches!((43u32 % 8u32), 4u32..=7u32) {
+                    continue 'l1;
+                }
+                v1 = (!((((a_i64) as i16)) as i64));
+            }
         }
-        let v1: u8 = ((25u64) as u8);
-        let v2: u64 = (!((((a_i64) as i16)) as u64));
-        let v3: f64 = (match (v0 % 8u32) { 2u32 => ((28u32) as f64), 5u32 | 3u32 => ((-0.0f64) + a_f64), 5u32 => (a_f64 * 4.25f64), _ => a_f64 });
-        oi[i] = ((a_u32).saturating_add(((((a_f32) as u16)) as u32))) as u64;
-        of[i] = ((((if false { a_f64 } else { v3 }) + (4.625f64 + a_f64))).sqrt()) as f64;
+        let mut v2: i8 = ((match (a_u32 % 8u32) { 6u32..=7u32 => 97i8, 3u32 | 6u32 => (-10i8), 5u32..=7u32 => (84i8 << (((a_i32) as u16) & 7u16)), _ => (match (10u32 % 8u32) { 0u32..=6u32 => ((a_i32) as i8), 1u32 | 6u32 => 42i8, _ => (-12i8) }) }) % ((match (22u32 % 8u32) { 3u32..=6u32 => ((a_f32) as i8), 6u32 | 6u32 => (-68i8), _ => (-16i8) }) + (if false { ((a_i64) as i8) } else { ((a_i64) as i8) })));
+        if ((matches!((a_u32 % 8u32), 5u32) && false) || ((a_u64 != 50u64) || false)) {
+            v2 = ((((a_i64 << (3u64 & 63u64)) - ((match (77u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64))) as i8);
+        } else {
+            v2 = ((!(-v2))).abs();
+        }
+        oi[i] = (0u32) as u64;
+        of[i] = (((((((a_i32) as i16) << (((a_i32) as i8) & 15i8))) as f32)).abs()) as f64;
     }
 }
 
@@ -2920,45 +2823,35 @@ pub fn diff_95(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u16 = (((a_i32) as u16) + 7u16);
-        'l0: for j0 in 0u32..((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 3u32) {
-            for j1 in 0u32..((j0) % 3u32) {
-                if (a_f32 > a_f32) {
-                    break 'l0;
+        let mut c0: u32 = 0u32;
+        let v0: i16 = loop {
+            if c0 >= (((a_u32 + a_u32)) % 4u32) {
+                break (((((a_i32) as i16) & (-78i16)) >> (((a_i32) as i8) % ((-59i8) | 1i8))));
+            }
+            c0 += 1u32;
+        };
+        let v1: u8 = (16u8).min(98u8);
+        let mut v2: u64 = (!a_u64);
+        'l2: for j0 in 0u32..((((match (71u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 3u32) {
+            for j1 in 0u32..((((0.0f64) as u32)) % 3u32) {
+                if (20u16 >= ((a_u32) as u16)) {
+                    break 'l2;
                 }
-                if (0.0f32 < a_f32) {
-                    continue 'l0;
+                if (v0 <= ((a_i64) as i16)) {
+                    continue 'l2;
                 }
-                v0 = (94u16 | 80u16);
+                v2 = 42u64;
             }
         }
-        let v1: u16 = (((match (32u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)).max((((0.0f64) as u16) & (!92u16)));
-        let mut v2: u32 = 32u32;
-        for j2 in (0u32..=((((true) as u32)) % 4u32)).rev() {
-            v2 = (a_u32).max(a_u32);
-        }
-        assert!((((v2 % 256u32) != 7u32) || matches!((v2 % 8u32), 4u32 | 0u32)));
         let mut c3: u32 = 0u32;
-        let v3: i16 = loop {
-            if c3 >= (((a_u32 >> (1i32 & 31i32))) % 4u32) {
-                break (((!(if false { ((a_i32) as i16) } else { 14i16 }))).saturating_add(12i16));
+        let v3: u32 = loop {
+            if c3 >= ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32) {
+                break (((((7u8 % (7u8 | 1u8))) as u32)).max(((a_u32 - a_u32) - (if (v2 > v2) { 18u32 } else { 14u32 }))));
             }
             c3 += 1u32;
         };
-        let mut v4: u16 = ((((a_f32) as u16)) as u16);
-        'l4: for j3 in 0u32..((((a_u64) as u32)) % 3u32) {
-            for j4 in 0u32..(((if (((a_f32) as i16) > ((a_i64) as i16)) { 31u32 } else { v2 })) % 3u32) {
-                if (((a_i64) as u16) == v1) {
-                    break 'l4;
-                }
-                if ((-58i8) > 31i8) {
-                    continue 'l4;
-                }
-                v4 = (58u16).min(((a_i32) as u16));
-            }
-        }
-        oi[i] = (((((15444944597662140041u64) as i8) ^ (((a_i64) as i8)).min(((a_i32) as i8))) << (((63u16) as i16) >> ((a_u64).min(79u64) & 15u64)))) as u64;
-        of[i] = ((((a_i64) as f64) * (-((-1.5f64) / 1.7e308f64)))) as f64;
+        oi[i] = (v3) as u64;
+        of[i] = ((((16777216.0f32 + (-9.625f32)) * (3.4e38f32 - 5.0f32)) + a_f32)) as f64;
     }
 }
 
@@ -2973,34 +2866,15 @@ pub fn diff_96(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: f64 = 7.875f64;
-        let v1: f32 = (((a_f32) as f32) / (a_f32 / a_f32));
-        let mut v2: u8 = 92u8;
-        'l2: for j0 in 0u32..((((100i64) as u32)) % 3u32) {
-            for j1 in 0u32..(((4294967295u32 - 8u32)) % 3u32) {
-                if (89i8 <= ((a_u32) as i8)) {
-                    break 'l2;
-                }
-                if (false && false) {
-                    continue 'l2;
-                }
-                v2 = (((45u8 + ((a_i32) as u8)) << (((a_f64) as i32) & 7i32)) / (((((a_i32) as u8) ^ ((a_i64) as u8))).min((!((a_u32) as u8))) | 1u8));
-            }
-        }
-        let mut v3: u8 = ((a_i64) as u8);
-        if (!(matches!((4u32 % 8u32), 1u32 | 2u32) && true)) {
-            v3 = ((v2 >> (((a_i64) as i16) & 7i16)) & (v3 << (a_u64 & 7u64)));
-        } else {
-            v3 = ((match (18u32 % 8u32) { 4u32..=5u32 => 47u8, 5u32..=5u32 => v2, 0u32 => 0u8, _ => v2 }) / ((if true { ((a_i32) as u8) } else { v2 }) | 1u8));
-        }
-        oi[i] = ((((a_i64) as i16) << ((((a_i64) as u8) - ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)) & 15u8))) as u64;
-        of[i] = ((if false { ((((match (57u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)) as f32) } else { (((-12.125f32) + 1e-40f32) / (0.1f32).abs()) })) as f64;
+        let v0: i64 = ((1i64 & a_i64) << ((a_u64 % a_u64) & 63u64));
+        oi[i] = (((-92i64)).max((((v0).min(v0)) as i64))) as u64;
+        of[i] = ((((-1.0f32) * (if (a_f32 >= 3.4e38f32) { a_f32 } else { 4.375f32 }))).sqrt()) as f64;
     }
 }
 
 // seed 0xd1ff0061
 #[gpu_kernel(fmad = false, overflow_checks = true)]
-pub fn diff_97(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f32], xf64: &[f64], oi: &mut [u64], of: &mut [f64]) {
+pub fn diff_97<const K: i32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f32], xf64: &[f64], oi: &mut [u64], of: &mut [f64]) {
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
@@ -3009,19 +2883,48 @@ pub fn diff_97(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u16 = (((53u64 | a_u64)) as u16);
-        for j0 in 0u32..((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32) {
-            v0 = v0;
+        let mut t0: [u64; 3] = [((match (53u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64); 3];
+        t0[1] = ((match (100u32 % 8u32) { 6u32..=7u32 => 35u64, 0u32..=2u32 => 35u64, 1u32 | 0u32 => a_u64, _ => 51u64 })).min((match (a_u32 % 8u32) { 5u32 => a_u64, 0u32 => a_u64, _ => 65u64 }));
+        t0[2] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)).saturating_mul(((K) as u64));
+        let mut v0: u64 = ((match (93u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
+        for &v1 in t0.iter().rev() {
+            v0 = 37u64;
         }
-        assert!((((6u32 % 256u32) != 7u32) || ((0i32 & a_i32) < ((-2147483648i32) << (((a_i64) as u8) & 31u8)))));
-        oi[i] = ((match (65u32 % 8u32) { 3u32..=6u32 => (((a_u64).min(a_u64)) as i32), 5u32..=7u32 => (((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) * ((-4i32) << 92u64)), 5u32 => (-(if (75u16 < v0) { 44i32 } else { a_i32 })), _ => (((a_i32) as i32) >> ((93u32) as u32)) })) as u64;
-        of[i] = ((12.5f32 / ((-a_f32) / (match (a_u32 % 8u32) { 2u32 | 6u32 => a_f32, 4u32 => (-3.0f32), _ => a_f32 })))) as f64;
+        let mut v2: u64 = (if false { ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) } else { (v0 / (30u64 | 1u64)) });
+        'l2: for j0 in 0u32..(((13u32 % (73u32 | 1u32))) % 3u32) {
+            for j1 in 0u32..((((93u32) as u32)) % 3u32) {
+                if (5.375f32 < 1e-40f32) {
+                    break 'l2;
+                }
+                if (true && (((a_i64) as u8) > 81u8)) {
+                    continue 'l2;
+                }
+                v2 = (((if (((a_u32) as u8) == ((a_u32) as u8)) { v2 } else { 43u64 })).saturating_mul((v2 & v0)) + 0u64);
+            }
+        }
+        let mut c3: u32 = 0u32;
+        let v3: u64 = loop {
+            if c3 >= (((match (61u32 % 8u32) { 0u32..=1u32 => a_u32, 2u32..=7u32 => 57u32, 0u32 => a_u32, _ => a_u32 })) % 4u32) {
+                break (v2);
+            }
+            c3 += 1u32;
+        };
+        let v4: u32 = (match (9u32 % 8u32) { 3u32..=5u32 => (a_u32 >> ((-1i32) & 31i32)), 0u32..=1u32 => (a_u32 | a_u32), 1u32..=6u32 => (1u32 << (30u8 & 31u8)), _ => (82u32 + a_u32) });
+        let mut t5: [i64; 3] = [(!(match (v4 % 8u32) { 1u32 => 68i64, 7u32 | 6u32 => a_i64, _ => a_i64 })); 3];
+        t5[1] = ((if matches!((a_u32 % 8u32), 1u32..=5u32) { (-1i64) } else { a_i64 }) - (a_i64 << (a_u32 & 63u32)));
+        t5[2] = (-(if false { a_i64 } else { a_i64 }));
+        let mut v5: i64 = (0i64 | DiffPair::new(((a_f64) as i64), (a_i64 + (-91i64))).b);
+        for &v6 in t5.iter() {
+            v5 = (match (v4 % 8u32) { 4u32..=7u32 => (match (82u32 % 8u32) { 1u32..=6u32 => 10i64, 1u32..=1u32 => a_i64, _ => v6 }), 1u32 | 0u32 => (42i64 << (v0 & 63u64)), 4u32 => ((a_u64) as i64), _ => (a_i64 * v5) });
+        }
+        oi[i] = (((((v0 * v2) + ((match (v4 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64))) as i8)) as u64;
+        of[i] = (((((((a_i32) as u8)).max(40u8)) as f32) / (if (12u16 > 16u16) { 10.375f32 } else { (a_f32 - (-0.125f32)) }))) as f64;
     }
 }
 
 // seed 0xd1ff0062
 #[gpu_kernel(fmad = false, overflow_checks = false)]
-pub fn diff_98(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f32], xf64: &[f64], oi: &mut [u64], of: &mut [f64]) {
+pub fn diff_98<const K: u32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f32], xf64: &[f64], oi: &mut [u64], of: &mut [f64]) {
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
@@ -3030,22 +2933,15 @@ pub fn diff_98(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u8 = (if ((a_i32 >> 85i16) <= (match (32u32 % 8u32) { 0u32 | 5u32 => 93i32, _ => a_i32 })) { ((50u8 * 58u8) << (match (a_u32 % 8u32) { 6u32 | 5u32 => 70i32, _ => 2147483647i32 })) } else { ((match (83u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) });
-        for j0 in (((0u32) % 8u32)..((((32767i16) as u32)) % 16u32)).step_by(((33u32) % 3u32) as usize) {
-            v0 = (73u8 ^ ((match (81u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8));
+        let mut t0: [u8; 3] = [((((a_i32) as u8) * 15u8)).saturating_mul(10u8); 3];
+        t0[1] = ((70u8 >> (31i32 & 7i32)) << (((a_f32) as i8) & 7i8));
+        t0[2] = (!((a_u32) as u8));
+        let mut v0: u8 = ((a_i64) as u8);
+        for &v1 in t0.iter() {
+            v0 = ((!v1) - ((match (83u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8));
         }
-        let mut v1: u8 = ((0u8 << (75i16 & 7i16)) >> ((match (a_u32 % 8u32) { 3u32 | 3u32 => 97u16, _ => 0u16 }) & 7u16));
-        for j1 in (((68u32) % 8u32)..(((97u32 / 87u32)) % 16u32)).step_by(((72u32) % 3u32) as usize) {
-            v1 = ((((a_i64) as u8) << (7i32 & 7i32)) * ((true) as u8));
-        }
-        let mut v2: u64 = (if true { 64u64 } else { (74u64 * a_u64) });
-        if ((a_i64 + 12i64) == (91i64).saturating_add(63i64)) {
-            v2 = ((a_i32) as u64);
-        } else {
-            v2 = (if ((-95i8) <= 91i8) { ((((a_i32) as i8)) as u64) } else { (((-88i16)) as u64) });
-        }
-        oi[i] = ((((-a_i32)).min((21i32 >> ((a_i64) as u8))) * ((a_i32 >> (a_u64 & 31u64)) ^ ((v1) as i32)))) as u64;
-        of[i] = ((3.4e38f32 + ((-a_f32) / (a_f32 * 11.25f32)))) as f64;
+        oi[i] = (70u64) as u64;
+        of[i] = (a_f64) as f64;
     }
 }
 
@@ -3060,24 +2956,31 @@ pub fn diff_99(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i8 = ((a_i64) as i8);
-        let v1: u64 = a_u64;
-        let v2: f32 = (3.625f32 - a_f32);
-        let mut t3: [u8; 3] = [((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) | (31u8 << ((-8i8) & 7i8))) + ((match (31u32 % 8u32) { 0u32 => ((a_f32) as u8), 6u32 => 82u8, 3u32 | 5u32 => 1u8, _ => 21u8 })).max(((true) as u8))); 3];
-        t3[1] = (((a_u32) as u8) | ((match (37u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8));
-        t3[2] = ((a_i64) as u8);
-        let mut v3: u8 = ((((v1).saturating_add(v1)) as u8)).max(8u8);
-        for &v4 in t3.iter().rev() {
-            v3 = ((v4 << ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64)) ^ ((a_f32) as u8));
+        let v0: u32 = (a_u32).saturating_add(a_u32);
+        let mut v1: f32 = (((1.5f32 * a_f32) + 3.625f32) / ((1e-40f32 - a_f32) + ((-0.875f32) + 0.1f32)));
+        'l1: for j0 in 0u32..((a_u32) % 3u32) {
+            for j1 in 0u32..((a_u32) % 3u32) {
+                if ((-0.875f32) != 2.875f32) {
+                    break 'l1;
+                }
+                if (a_i64 >= (-33i64)) {
+                    continue 'l1;
+                }
+                v1 = (((if true { a_f32 } else { 12.375f32 }) + v1) - (((((a_u32) as i16) << ((-1i64) & 15i64))) as f32));
+            }
         }
-        oi[i] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) as u64;
-        of[i] = ((if matches!((75u32 % 8u32), 6u32) { (match (a_u32 % 8u32) { 1u32 => (a_f64 + 8.25f64), 2u32..=3u32 => ((a_u64) as f64), 2u32 => (a_f64).sqrt(), _ => a_f64 }) } else { (match (80u32 % 8u32) { 0u32..=6u32 => (a_f64 - 2.875f64), _ => (a_f64 / 0.1f64) }) })) as f64;
+        let mut v2: f32 = ((16i32) as f32);
+        for j2 in ((((v0 >> 77u64)) % 8u32)..(((98u32 | a_u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v2 = (10.25f32 * v2);
+        }
+        oi[i] = ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) - (match (v0 % 8u32) { 3u32..=7u32 => (41u64 << ((-63i16) & 63i16)), 4u32 | 7u32 => ((match (18u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64), _ => (1u64 - a_u64) }))) as u64;
+        of[i] = ((-10.0f64)) as f64;
     }
 }
 
 // seed 0xd1ff0064
 #[gpu_kernel(fmad = false, overflow_checks = false)]
-pub fn diff_100(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f32], xf64: &[f64], oi: &mut [u64], of: &mut [f64]) {
+pub fn diff_100<const K: i64>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f32], xf64: &[f64], oi: &mut [u64], of: &mut [f64]) {
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
@@ -3086,26 +2989,25 @@ pub fn diff_100(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i8 = (if (!(!matches!((a_u32 % 8u32), 2u32))) { ((((a_i64) as u16)) as i8) } else { ((54i8 >> a_u32) << (38u8 & 7u8)) });
-        if ((65u16 * 69u16) != (if true { ((a_u32) as u16) } else { ((a_u32) as u16) })) {
-            v0 = 7i8;
+        let mut v0: u16 = ((a_f32) as u16);
+        if true {
+            v0 = ((v0 >> ((a_i64) as u8)) + (match (a_u32 % 8u32) { 1u32..=2u32 => ((a_i64) as u16), _ => 54u16 }));
         } else {
-            v0 = (((match (24u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)).max((((a_i64) as i8) - (7i8 >> (((a_i32) as u16) & 7u16))));
+            v0 = ((!v0) << (((a_i32) as u8) - ((a_f32) as u8)));
         }
-        let v1: u16 = (((85u32) as u16) % ((((a_u32) as u16) | 1u16) | 1u16));
-        let mut v2: i16 = 31i16;
-        for j0 in 0u32..((a_u32) % 4u32) {
-            v2 = v2;
+        let v1: i32 = ((-45i32) << (71u8 & 31u8));
+        let mut v2: u8 = ((((-76i64)) as u8) - 1u8);
+        for j0 in (0u32..=(((!a_u32)) % 4u32)).rev() {
+            v2 = ((((a_f64 + 10.625f64) + ((v2) as f64))) as u8);
         }
-        let mut c3: u32 = 0u32;
-        let v3: u16 = loop {
-            if c3 >= ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32) {
-                break (((a_u32) as u16));
-            }
-            c3 += 1u32;
-        };
-        oi[i] = ((((match (4294967295u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) % (((a_u64 >> (-25i32)) / (((match (29u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) | 1u64)) | 1u64))) as u64;
-        of[i] = (((-2.125f64) / ((0.75f64 / 1.75f64) - ((55u32) as f64)))) as f64;
+        let mut v3: u16 = ((1u16 | ((a_i64) as u16)) - ((a_i64) as u16));
+        if matches!((a_u32 % 8u32), 0u32 | 2u32) {
+            v3 = ((((a_i64) as u16)).saturating_sub(v3) & 96u16);
+        } else {
+            v3 = ((match (4294967295u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
+        }
+        oi[i] = (((!(((a_i64) as i16) >> (((a_i32) as u8) & 15u8))) << ((-39i32) & 15i32))) as u64;
+        of[i] = (((((match (0u32 % 8u32) { 3u32 => (-80i32), 0u32 | 7u32 => v1, 3u32 | 3u32 => a_i32, _ => 92i32 })) as f64) - ((-a_f64) * (-a_f64)))) as f64;
     }
 }
 
@@ -3120,16 +3022,14 @@ pub fn diff_101(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i8 = ((!((a_u32) as i8)) | ((a_i32) as i8));
-        let v1: i64 = ((73u8) as i64);
-        let mut v2: f32 = (((43i8) as f32) / (0.375f32 / (-0.125f32)));
-        if ((((a_f32) as u16)).saturating_add(16u16) < (((a_u32) as u16)).saturating_sub(1u16)) {
-            v2 = ((99u32) as f32);
-        } else {
-            v2 = (5.0f32 + (v2 * v2));
+        let v0: u8 = (if (!true) { (((a_f32) as u8) >> a_u32) } else { (58u8).saturating_mul(123u8) });
+        let mut v1: f64 = (((((match (a_u32 % 8u32) { 4u32 => 1u8, 0u32 | 2u32 => 35u8, 6u32..=7u32 => v0, _ => v0 })) as i8)) as f64);
+        for j0 in (0u32..=(((a_u32).saturating_sub(a_u32)) % 4u32)).rev() {
+            v1 = (((v1 + (-3.5f64))).sqrt() * (v1 - (v1).abs()));
         }
-        oi[i] = (((!(match (a_u32 % 8u32) { 2u32 | 6u32 => (-36i8), 3u32 => v0, _ => ((a_f32) as i8) })) - (-(v0 - ((a_u32) as i8))))) as u64;
-        of[i] = ((-0.0f32)) as f64;
+        let v2: f64 = (((((a_f32) as u16)) as f64) / a_f64);
+        oi[i] = ((((!50u16) % (18u16 | 1u16))).saturating_mul(((a_u32) as u16))) as u64;
+        of[i] = ((((((-5.375f64)) as f32) / (a_f32 / a_f32)) / (-9.5f32))) as f64;
     }
 }
 
@@ -3144,33 +3044,43 @@ pub fn diff_102(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: f32 = 0.1f32;
-        let mut v1: u16 = ((match (73u32 % 8u32) { 0u32 => 65535u16, _ => 15u16 }) << (a_u64 & 15u64));
-        for j0 in ((((!a_u32)) % 8u32)..((((((a_u32) as u8)) as u32)) % 16u32)).step_by(((31u32) % 3u32) as usize) {
-            v1 = 52u16;
+        let v0: i16 = (if matches!((1u32 % 8u32), 7u32) { ((a_i64) as i16) } else { 32767i16 });
+        let mut v1: u16 = ((a_i64) as u16);
+        for j0 in (((76u32) % 8u32)..((a_u32) % 16u32)).step_by(((54u32) % 3u32) as usize) {
+            v1 = ((((a_u32) as u8)) as u16);
         }
-        assert!((((1u32 % 256u32) != 7u32) || ((((a_f32) as u8) << 4u16) <= (((a_f32) as u8)).min(((a_u32) as u8)))));
-        let mut v2: u16 = ((v1 ^ v1)).saturating_mul((1u16 & ((a_u32) as u16)));
-        if ((25u32 << (70i64 & 31i64)) == 6u32) {
-            v2 = (!((match (52u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16));
+        let mut v2: u16 = ((a_i32) as u16);
+        if (((a_u32) as u8) == (if matches!((4u32 % 8u32), 2u32) { 128u8 } else { 8u8 })) {
+            v2 = v1;
         } else {
-            v2 = ((16u16 << (-71i32)) >> (((3.4e38f32) as i32) & 15i32));
+            v2 = ((a_u32) as u16);
         }
-        let v3: f32 = ((((0u32 >> (a_u32 & 31u32)) ^ 72u32)) as f32);
-        let mut v4: u16 = ((a_f64) as u16);
-        if ((((a_f32) as u8)).max(20u8) >= (97u8 << (73i32 & 7i32))) {
-            v4 = (((-81i8)) as u16);
+        let mut v3: u8 = (((46u16) as u8) & ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8));
+        if matches!((85u32 % 8u32), 2u32..=4u32) {
+            v3 = ((((-64i64) << ((-16i32) & 63i32))) as u8);
         } else {
-            v4 = (if (94u8 <= ((a_f32) as u8)) { ((a_u32) as u16) } else { ((a_i64) as u16) });
+            v3 = ((match (52u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
         }
-        oi[i] = ((!(!(a_u64 << (((a_f32) as u16) & 63u16))))) as u64;
-        of[i] = ((-12.25f64)) as f64;
+        let mut v4: i32 = ((((53i64 | (-63i64))) as i32)).saturating_add(((((2.875f64) as u32)) as i32));
+        'l4: for j1 in 0u32..((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 3u32) {
+            for j2 in 0u32..(((a_u32 ^ 46u32)) % 3u32) {
+                if (87u64 <= 72u64) {
+                    break 'l4;
+                }
+                if (a_f64 > a_f64) {
+                    continue 'l4;
+                }
+                v4 = ((-16i32)).saturating_mul(((v4 | (-12i32))).max((match (a_u32 % 8u32) { 5u32..=5u32 => 53i32, _ => a_i32 })));
+            }
+        }
+        oi[i] = ((if ((a_i32 >> ((-94i16) & 31i16)) >= (2147483647i32 * v4)) { ((-((a_u32) as i8)) >> ((v2 / (v1 | 1u16)) & 7u16)) } else { ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) })) as u64;
+        of[i] = (((if (((-4.25f64) != (-9.375f64)) && matches!((a_u32 % 8u32), 2u32)) { ((-7.5f32) / a_f32) } else { ((-7.125f32) - (-9.5f32)) }) - ((a_f32 / a_f32) + a_f32))) as f64;
     }
 }
 
 // seed 0xd1ff0067
 #[gpu_kernel(fmad = false, overflow_checks = false)]
-pub fn diff_103(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f32], xf64: &[f64], oi: &mut [u64], of: &mut [f64]) {
+pub fn diff_103<const K: u32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f32], xf64: &[f64], oi: &mut [u64], of: &mut [f64]) {
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
@@ -3179,28 +3089,31 @@ pub fn diff_103(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u16 = ((((a_i64) as u16) >> (78u8 & 15u8))).min(((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16));
-        let v1: i64 = ((16u64) as i64);
-        let mut v2: u32 = (((!36u32) >> (((a_f32) as u16) & 31u16)) << (match (a_u32 % 8u32) { 4u32 | 6u32 => (((a_u32) as u16) - ((a_i64) as u16)), 2u32 => (((a_u32) as u16) ^ ((a_f32) as u16)), 1u32 | 2u32 => ((a_f32) as u16), _ => 43u16 }));
-        if ((true || (a_i64 < v1)) && (6u64 < 95u64)) {
-            v2 = ((((a_f32) as u16)) as u32);
-        } else {
-            v2 = (((((10u64) as u8)) as u32) - (a_u32 & (!v2)));
+        let v0: i8 = ((match (a_u32 % 8u32) { 2u32 | 3u32 => (((a_f32) as i8) / (((a_u32) as i8) | 1i8)), 3u32..=7u32 => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8), 2u32 | 0u32 => (((-1i64)) as i8), _ => (-((a_f32) as i8)) }) - (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) % ((36i8 + 53i8) | 1i8)));
+        let v1: f64 = (((-2.0f64) / (-0.625f64)) + ((K) as f64));
+        let v2: u8 = ((!71u8) ^ (((a_i32) as u8) ^ 22u8));
+        assert!((((a_u32 % 256u32) != 7u32) || (matches!((K % 8u32), 7u32) && ((-95i16) != ((a_u32) as i16)))));
+        let v3: u64 = 0u64;
+        let mut v4: u16 = (((a_i32) as u16) & (!((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)));
+        'l4: for j0 in 0u32..((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 3u32) {
+            for j1 in 0u32..(((a_u32 >> (a_i32 & 31i32))) % 3u32) {
+                if (v4 < v4) {
+                    break 'l4;
+                }
+                if matches!((91u32 % 8u32), 3u32) {
+                    continue 'l4;
+                }
+                v4 = 15u16;
+            }
         }
-        let v3: i64 = v1;
-        let mut v4: f64 = ((0.1f64 / a_f64) * 7.5f64);
-        for j0 in ((((a_u32 ^ v2)) % 8u32)..((((96u32) as u32)) % 16u32)).step_by(((v2) % 3u32) as usize) {
-            v4 = (-(((-83i32)) as f64));
-        }
-        assert!((((0u32 % 256u32) != 7u32) || ((!((a_f32) as u8)) > (67u8 << (v2 & 7u32)))));
-        oi[i] = ((((v0).max(21u16)).saturating_sub((if (94u16 == v0) { 40u16 } else { v0 })) ^ ((match (6u32 % 8u32) { 6u32 => v0, _ => ((a_i32) as u16) }) + ((a_i32) as u16)))) as u64;
-        of[i] = (((-(5e-324f64 / (-0.875f64))) + (((-a_f64)) as f64))) as f64;
+        oi[i] = (((match (K % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)) as u64;
+        of[i] = (v1) as f64;
     }
 }
 
 // seed 0xd1ff0068
 #[gpu_kernel(fmad = false, overflow_checks = false)]
-pub fn diff_104(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f32], xf64: &[f64], oi: &mut [u64], of: &mut [f64]) {
+pub fn diff_104<const K: i8>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f32], xf64: &[f64], oi: &mut [u64], of: &mut [f64]) {
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
@@ -3209,29 +3122,29 @@ pub fn diff_104(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i8 = (57i8).saturating_mul((-128i8));
+        let mut c0: u32 = 0u32;
+        let v0: i64 = loop {
+            if c0 >= (((a_u32 + 46u32)) % 4u32) {
+                break (a_i64);
+            }
+            c0 += 1u32;
+        };
         let v1: u64 = (5u64).min((if (false || true) { (64u64 / a_u64) } else { ((match (98u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) }));
         let mut c2: u32 = 0u32;
         let v2: i8 = loop {
             if c2 >= ((a_u32) % 4u32) {
-                break (((((match (59u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) * ((match (4294967295u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) ^ ((v0).max(v0) >> ((a_i64).saturating_mul(a_i64) & 7i64))));
+                break (((((match (59u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) * ((match (4294967295u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) ^ (((-60i8)).max(((a_i32) as i8)) >> ((a_i64).saturating_mul(a_i64) & 7i64))));
             }
             c2 += 1u32;
         };
-        let mut v3: i64 = a_i64;
-        if (((-9.875f64) / a_f64) == ((85u8) as f64)) {
-            v3 = (v3).max(a_i64);
-        } else {
-            v3 = (a_i64).saturating_sub(a_i64);
-        }
-        oi[i] = (((-75i32) & a_i32)) as u64;
-        of[i] = ((((-95i64)) as f64)) as f64;
+        oi[i] = (1u8) as u64;
+        of[i] = ((-(((-6.875f64) / (-8.625f64)) / (-4.5f64)))) as f64;
     }
 }
 
 // seed 0xd1ff0069
 #[gpu_kernel(fmad = false, overflow_checks = false)]
-pub fn diff_105(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f32], xf64: &[f64], oi: &mut [u64], of: &mut [f64]) {
+pub fn diff_105<const K: i32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f32], xf64: &[f64], oi: &mut [u64], of: &mut [f64]) {
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
@@ -3240,33 +3153,37 @@ pub fn diff_105(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u16 = 97u16;
-        if false {
-            v0 = ((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
-        } else {
-            v0 = ((6.25f32) as u16);
-        }
-        let mut v1: i8 = ((a_u32) as i8);
-        if ((((a_i32) as u16) ^ v0) == 16u16) {
-            v1 = ((((v1) as i8)).min((((a_u32) as i8) ^ v1)) - 45i8);
-        } else {
-            v1 = (((match (32u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) << ((v0 >> ((a_u32 + a_u32) & 15u32)) & 7u16));
-        }
-        let mut c2: u32 = 0u32;
-        let v2: f32 = loop {
-            if c2 >= (((a_u32 + 81u32)) % 4u32) {
-                break ((((!a_i64)) as f32));
+        let mut v0: u32 = a_u32;
+        'l0: for j0 in 0u32..(((97u32 << 2147483647i32)) % 3u32) {
+            for j1 in 0u32..(((match (a_u32 % 8u32) { 3u32 | 7u32 => 98u32, _ => 94u32 })) % 3u32) {
+                if (((a_f32) as u16) == 15u16) {
+                    break 'l0;
+                }
+                if (((a_f32) as u16) != 77u16) {
+                    continue 'l0;
+                }
+                v0 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
             }
-            c2 += 1u32;
-        };
-        let mut v3: i32 = (-(!a_i32));
-        if ((if (a_i32 != (-2147483648i32)) { v1 } else { v1 }) != (v1 ^ (-33i8))) {
-            v3 = (!(v3 >> (15u16 & 31u16)));
-        } else {
-            v3 = ((!v3) % ((v3 >> (a_u64 & 31u64)) | 1i32));
         }
-        oi[i] = (35i16) as u64;
-        of[i] = ((((((-71i32) / (a_i32 | 1i32)) + (!v3))) as f64)) as f64;
+        let mut v1: u16 = (((((a_i64) as u16) % 59u16) / ((a_f64) as u16)) & ((69u16 & ((a_f32) as u16)) << ((-73i32) & 15i32)));
+        for j2 in (0u32..=(((a_u32 + 81u32)) % 4u32)).rev() {
+            v1 = (!(if ((12.25f64 != a_f64) || false) { (((a_f32) as u16) / (((a_i32) as u16) | 1u16)) } else { (match (9u32 % 8u32) { 3u32 => 33u16, _ => v1 }) }));
+        }
+        let mut v2: u8 = (((71u8 / (((a_i64) as u8) | 1u8)) + (128u8 << (51u16 & 7u16))) >> (((8i16 / (16i16 | 1i16)) ^ (79i16 + 35i16)) & 7i16));
+        if ((!59u32) == 87u32) {
+            v2 = ((match (v0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
+        } else {
+            v2 = ((match (v0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
+        }
+        let mut t3: [f64; 3] = [((a_f64 + 9.125f64) + (0.875f64 / a_f64)); 3];
+        t3[1] = (((a_u64) as f64)).abs();
+        t3[2] = (((14i64) as f64)).abs();
+        let mut v3: f64 = (((30u32 << a_i64)) as f64);
+        for &v4 in t3.iter().rev() {
+            v3 = (-(-v3));
+        }
+        oi[i] = (v2) as u64;
+        of[i] = (((-((-0.0f32)).abs()) + ((-8.75f32) / ((83u8) as f32)))) as f64;
     }
 }
 
@@ -3281,30 +3198,12 @@ pub fn diff_106(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u64 = ((a_f64) as u64);
-        let mut v1: i32 = (a_i32 >> ((((match (a_u32 % 8u32) { 0u32 => ((a_i64) as u8), _ => 15u8 })) as u64) & 31u64));
-        'l1: for j0 in 0u32..(((a_u32).min(61u32)) % 3u32) {
-            for j1 in 0u32..(((match (50u32 % 8u32) { 3u32..=7u32 => a_u32, _ => a_u32 })) % 3u32) {
-                if (0u8 < 56u8) {
-                    break 'l1;
-                }
-                if false {
-                    continue 'l1;
-                }
-                v1 = ((!(-a_i32))).min(((a_i32 + a_i32) & a_i32));
-            }
-        }
-        let v2: u32 = a_u32;
-        let mut t3: [f64; 3] = [((-a_f64)).sqrt(); 3];
-        t3[1] = ((-a_f64) + 11.875f64);
-        t3[2] = (((((a_u32) as i8)).saturating_add(7i8)) as f64);
-        let mut v3: f64 = (-a_f64);
-        for &v4 in t3.iter() {
-            v3 = ((((a_f32) as f32)) as f64);
-        }
-        let v5: f64 = (-(((79u8 << (9223372036854775807i64 & 7i64))) as f64));
-        oi[i] = (((match (v2 % 8u32) { 0u32 => ((v5) as i64), 4u32..=7u32 => (a_i64 * a_i64), 1u32..=3u32 => ((-100i64) % ((-70i64) | 1i64)), _ => (-a_i64) })).min((-7i64))) as u64;
-        of[i] = ((v3 + ((v3 * a_f64) * 0.0f64))) as f64;
+        let v0: i16 = (!(-70i16));
+        let v1: u64 = (a_u64 >> (-128i8));
+        let v2: i16 = (((if false { 1u32 } else { 41u32 })) as i16);
+        let v3: u64 = a_u64;
+        oi[i] = (((a_u32).min(a_u32) & (((match (32u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) - a_u32))) as u64;
+        of[i] = (((((((((a_i64) as u8) > ((a_f32) as u8))) as i32)).saturating_mul((-51i32))) as f64)) as f64;
     }
 }
 
@@ -3319,18 +3218,16 @@ pub fn diff_107(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i8 = ((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
-        assert!((((a_u32 % 256u32) != 7u32) || (!(((a_u32) as u8) >= ((a_u32) as u8)))));
-        let mut v1: f64 = ((63u32) as f64);
-        if (!false) {
-            v1 = (a_f64 - v1);
+        let mut v0: u64 = a_u64;
+        if (!matches!((a_u32 % 8u32), 4u32..=7u32)) {
+            v0 = ((if (25i64 < (-9223372036854775808i64)) { v0 } else { a_u64 }) >> (((64u8) as i64) & 63i64));
         } else {
-            v1 = a_f64;
+            v0 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) - (!v0));
         }
-        assert!((((a_u32 % 256u32) != 7u32) || ((a_f32 / (-8.75f32)) != 0.0f32)));
-        let v2: i32 = ((((((a_i32) as i16)).abs() - (61i16 * (-9i16)))) as i32);
-        oi[i] = (a_i32) as u64;
-        of[i] = (((((match (46u32 % 8u32) { 0u32 | 0u32 => 46u32, 3u32..=4u32 => a_u32, 1u32..=7u32 => 86u32, _ => a_u32 })) as f32) * ((-4.5f32)).abs())) as f64;
+        let v1: f64 = 0.0f64;
+        let v2: i32 = (!a_i32);
+        oi[i] = ((!((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8))) as u64;
+        of[i] = ((-((v1 - v1) - ((a_u64) as f64)))) as f64;
     }
 }
 
@@ -3345,32 +3242,14 @@ pub fn diff_108(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: f64 = ((a_f64 / a_f64) * ((-a_f64) + ((-5.0f64) - 5.75f64)));
-        for j0 in (0u32..(((match (63u32 % 8u32) { 2u32 => a_u32, 7u32 | 7u32 => 83u32, _ => 3u32 })) % 4u32)).rev() {
-            v0 = (((-(5e-324f64).sqrt())) as f64);
-        }
-        let mut c1: u32 = 0u32;
-        let v1: u64 = loop {
-            if c1 >= (((a_u32 - a_u32)) % 4u32) {
-                break (a_u64);
-            }
-            c1 += 1u32;
-        };
-        let mut c2: u32 = 0u32;
-        let v2: f64 = loop {
-            if c2 >= ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32) {
-                break (((42u32) as f64));
-            }
-            c2 += 1u32;
-        };
-        let mut v3: u16 = ((a_i32) as u16);
-        if (((70u8) as f64) <= (((-51i64)) as f64)) {
-            v3 = ((((if false { 3.4e38f32 } else { (-2.375f32) })) as u16)).max((((false) as u16) << ((a_f32) as u16)));
+        let mut v0: u8 = (!((((a_u32) as u16)) as u8));
+        if (((-40i64)).max(46i64) != (match (63u32 % 8u32) { 2u32 => a_i64, 7u32 | 7u32 => 83i64, _ => 3i64 })) {
+            v0 = (((((a_u32) as u8)).min(v0)).min((v0 / (((a_u32) as u8) | 1u8))) & ((a_u32) as u8));
         } else {
-            v3 = ((a_i64) as u16);
+            v0 = ((if (42u8 == 7u8) { (((a_i32) as u8)).saturating_sub(((a_f32) as u8)) } else { 8u8 })).max(((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8));
         }
-        oi[i] = ((((a_i64 & a_i64) + ((((a_u32) as i16)) as i64)) / (((31u32) as i64) | 1i64))) as u64;
-        of[i] = (v2) as f64;
+        oi[i] = (44i16) as u64;
+        of[i] = ((((((1e-40f32 - 11.5f32)) as i8)) as f64)) as f64;
     }
 }
 
@@ -3385,26 +3264,18 @@ pub fn diff_109(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i32 = ((if false { (-1i32) } else { a_i32 }) + ((((a_i64) as u8)) as i32));
-        let mut v1: u32 = (93u32 >> (((a_u32) as u8) & 31u8));
-        if (((18i16) as i8) < (((-1.625f64)) as i8)) {
-            v1 = (a_u32 | v1);
-        } else {
-            v1 = v1;
+        let mut v0: f32 = (((a_f32 - a_f32) * (if true { a_f32 } else { (-12.125f32) })) + ((((-3.875f32)) as f32) / ((-10.875f32)).abs()));
+        for j0 in (((75u32) % 8u32)..((((18i16) as u32)) % 16u32)).step_by(((95u32) % 3u32) as usize) {
+            v0 = (v0 * ((((match (72u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)) as f32));
         }
-        let v2: u16 = (37u16 / ((match (66u32 % 8u32) { 4u32 | 0u32 => (((a_u32) as u16) | 75u16), _ => ((3.4e38f32) as u16) }) | 1u16));
-        let mut v3: i8 = (((a_f32) as i8)).saturating_sub(76i8);
-        for j0 in (u32::MAX - (((((-1i8)) as u32)) % 4u32))..=u32::MAX {
-            v3 = ((1.7e308f64) as i8);
-        }
-        oi[i] = ((((a_i32) as u16)).max(((20u16).min(v2) >> ((90u8 + 0u8) & 15u8)))) as u64;
-        of[i] = ((((((-67i16)) as f64) + ((-7.75f64) * a_f64)) - ((0.0f64 / 7.125f64) + (a_f64 / a_f64)))) as f64;
+        oi[i] = (((4.75f64) as u64)) as u64;
+        of[i] = (((match (18u32 % 8u32) { 1u32..=5u32 => (a_f32).abs(), 7u32 | 4u32 => 9.375f32, 4u32 | 5u32 => (match (94u32 % 8u32) { 5u32 | 5u32 => (-0.0f32), _ => a_f32 }), _ => (9.5f32).sqrt() }) * (-a_f32))) as f64;
     }
 }
 
 // seed 0xd1ff006e
 #[gpu_kernel(fmad = false, overflow_checks = false)]
-pub fn diff_110(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f32], xf64: &[f64], oi: &mut [u64], of: &mut [f64]) {
+pub fn diff_110<const K: u32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f32], xf64: &[f64], oi: &mut [u64], of: &mut [f64]) {
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
@@ -3413,33 +3284,22 @@ pub fn diff_110(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u32 = ((false) as u32);
-        let mut v1: i32 = (-37i32);
-        if ((10i64 << (((a_i64) as i16) & 63i16)) <= ((((a_u32) as u16)) as i64)) {
-            v1 = (((-26i32) ^ (match (a_u32 % 8u32) { 0u32 | 0u32 => 1i32, 3u32 | 3u32 => v1, _ => v1 })) & (!((0.1f32) as i32)));
-        } else {
-            v1 = (70i32).abs();
-        }
-        let mut c2: u32 = 0u32;
-        let v2: u32 = loop {
-            if c2 >= (((a_u32 & a_u32)) % 4u32) {
-                break (((7.875f64) as u32));
+        let v0: i8 = 0i8;
+        let v1: i64 = a_i64;
+        let v2: i64 = (((-81i64) >> (a_i32 & 63i32)) + (match (a_u32 % 8u32) { 0u32..=5u32 => (-26i64), 2u32..=7u32 => a_i64, 0u32 | 0u32 => 64i64, _ => a_i64 }));
+        let mut c3: u32 = 0u32;
+        let v3: u8 = loop {
+            if c3 >= ((15u32) % 4u32) {
+                break ((!((a_f32) as u8)));
             }
-            c2 += 1u32;
+            c3 += 1u32;
         };
-        let mut v3: u32 = (a_u32 * (if matches!((33u32 % 8u32), 3u32) { v2 } else { a_u32 }));
-        for j0 in ((((100u32 >> a_u64)) % 8u32)..(((a_u32 + a_u32)) % 16u32)).step_by(((22u32) % 3u32) as usize) {
-            v3 = ((!a_u32) % ((j0 << (v1 & 31i32)) | 1u32));
+        let mut v4: i64 = (!(match (K % 8u32) { 0u32 => (a_i64 & a_i64), 6u32 => (a_i64 & a_i64), _ => (match (44u32 % 8u32) { 0u32..=2u32 => a_i64, _ => v1 }) }));
+        for j0 in ((((32u32).saturating_add(a_u32)) % 8u32)..((((17i8) as u32)) % 16u32)).step_by(((31u32) % 3u32) as usize) {
+            v4 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64)).saturating_add(0i64);
         }
-        let mut t4: [i8; 3] = [((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8); 3];
-        t4[1] = (-(if ((-15i8) != (-33i8)) { (((a_i32) as i8) - ((a_u32) as i8)) } else { ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) }));
-        t4[2] = ((match (89u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
-        let mut v4: i8 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) << (((((a_i64) as u16) << ((-1i8) & 15i8))).min(((a_u32) as u16)) & 7u16));
-        for &v5 in t4.iter().skip(1) {
-            v4 = (73i8 >> a_u32);
-        }
-        oi[i] = ((match (a_u32 % 8u32) { 2u32..=2u32 => (if (76u8 > ((a_u32) as u8)) { ((-88i16) << (((a_u32) as i16) & 15i16)) } else { (((a_f32) as i16)).max(((a_i32) as i16)) }), 4u32 | 0u32 => ((a_i32) as i16), 7u32 | 5u32 => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16), _ => ((32767i16 & ((a_i32) as i16)) + (match (v3 % 8u32) { 0u32..=3u32 => ((a_u32) as i16), 0u32..=7u32 => ((a_i32) as i16), 5u32 => (-32768i16), _ => ((a_f32) as i16) })) })) as u64;
-        of[i] = ((match (3953010734u32 % 8u32) { 2u32..=7u32 => (((match (a_u32 % 8u32) { 3u32 | 1u32 => 26u16, 7u32 => 35u16, _ => ((a_u32) as u16) })) as f32), _ => (((-4.5f32) - a_f32) * ((81u64) as f32)) })) as f64;
+        oi[i] = ((!((67i16 ^ 35i16) >> (46u16 & 15u16)))) as u64;
+        of[i] = ((((4.25f32 / 4.0f32) * (a_f32 + a_f32)) / (-(a_f32 - a_f32)))) as f64;
     }
 }
 
@@ -3454,33 +3314,32 @@ pub fn diff_111(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u64 = (match (100u32 % 8u32) { 2u32..=5u32 => (18u64 & ((match (56u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)), 7u32 | 2u32 => ((match (91u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64), _ => 50u64 });
-        if ((((a_i32) as i8) <= ((a_i32) as i8)) || (a_f64 == (-11.625f64))) {
-            v0 = (((match (24u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) - (((a_u32) as u64) >> ((((a_i64) as u16) ^ ((a_f32) as u16)) & 63u16)));
+        let mut v0: f64 = (if true { (-2.75f64) } else { 9007199254740992.0f64 });
+        if false {
+            v0 = v0;
         } else {
-            v0 = (!((match (73u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64));
+            v0 = (match (a_u32 % 8u32) { 3u32..=3u32 => a_f64, _ => a_f64 });
         }
-        let mut v1: i8 = ((match (96u32 % 8u32) { 6u32 => ((a_i32) as i8), _ => 7i8 }) >> ((46i64).abs() & 7i64));
-        'l1: for j0 in 0u32..((((((a_i64) as i16)) as u32)) % 3u32) {
-            for j1 in 0u32..(((a_u32 >> 98u8)) % 3u32) {
-                if false {
-                    break 'l1;
-                }
-                if (a_i64 >= 37i64) {
-                    continue 'l1;
-                }
-                v1 = (((-36i8) + 17i8) << (((a_u32) as u8)).max(((a_u32) as u8)));
+        assert!((((17u32 % 256u32) != 7u32) || ((((a_i64) as u16) * 16u16) <= 33u16)));
+        let mut c1: u32 = 0u32;
+        let v1: u32 = loop {
+            if c1 >= (((38u32 - 0u32)) % 4u32) {
+                break ((((v0 * a_f64)) as u32));
             }
+            c1 += 1u32;
+        };
+        let mut v2: i64 = (match (a_u32 % 8u32) { 1u32..=7u32 => ((match (4209231467u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64), _ => ((63i64 >> (((a_f32) as u8) & 63u8)) * (63i64).min(33i64)) });
+        if (43u16 < (if false { 10u16 } else { 37u16 })) {
+            v2 = ((v2 >> ((v2 ^ a_i64) & 63i64)) << (((((a_f32) as u8) - ((a_f32) as u8))).max(36u8) & 63u8));
+        } else {
+            v2 = ((-a_i64) & (match (v1 % 8u32) { 5u32..=7u32 => ((-100i64)).max(64i64), _ => (a_i64 ^ v2) }));
         }
-        let mut t2: [f64; 3] = [((9007199254740992.0f64 + 8.875f64) - (-a_f64)); 3];
-        t2[1] = (-(-a_f64));
-        t2[2] = (((-26i16)) as f64);
-        let mut v2: f64 = a_f64;
-        for &v3 in t2.iter().step_by(2) {
-            v2 = (match (31u32 % 8u32) { 5u32 | 5u32 => (if true { v3 } else { v3 }), _ => (a_f64 / a_f64) });
+        let mut v3: u16 = (1u16 >> 71i8);
+        for j0 in (u32::MAX - ((0u32) % 4u32))..=u32::MAX {
+            v3 = (((a_u32) as u16) & ((a_i32) as u16));
         }
-        oi[i] = ((1i32 + (((a_u32 + a_u32)) as i32))) as u64;
-        of[i] = (((-((-6.0f64) / a_f64)) + ((a_f64 / (-0.625f64)) - ((((a_f32) as i16)) as f64)))) as f64;
+        oi[i] = ((((a_u64).saturating_mul(34u64) << ((42u16).max(((a_i32) as u16)) & 63u16)) * ((((a_u32) as u8)) as u64))) as u64;
+        of[i] = ((((((30i64 << (v1 & 63u32))) as u32)) as f64)) as f64;
     }
 }
 
@@ -3495,31 +3354,9 @@ pub fn diff_112(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i32 = ((a_i32) as i32);
-        if false {
-            v0 = (!(-2147483648i32));
-        } else {
-            v0 = (a_i32).abs();
-        }
-        let mut v1: u32 = ((match (45u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
-        if ((a_i32 != (-1i32)) && (((a_i32) as i16) != ((a_i64) as i16))) {
-            v1 = ((((v0) as i8)) as u32);
-        } else {
-            v1 = ((a_u32 ^ a_u32)).min((a_u32 & v1));
-        }
-        assert!((((57u32 % 256u32) != 7u32) || (75u64 > ((v1) as u64))));
-        let mut c2: u32 = 0u32;
-        let v2: i64 = loop {
-            if c2 >= ((29u32) % 4u32) {
-                break ((if matches!((31u32 % 8u32), 7u32) { (-19i64) } else { a_i64 }));
-            }
-            c2 += 1u32;
-        };
-        let v3: u64 = (63u64 >> (((match (v1 % 8u32) { 2u32 | 6u32 => ((a_i32) as i8), 2u32..=6u32 => ((a_f32) as i8), _ => 127i8 }) << ((0i64 | DiffPair { a: a_i64, b: a_i64 }.mixed()) & 7i64)) & 63i8));
-        let v4: i64 = a_i64;
-        assert!((((a_u32 % 256u32) != 7u32) || ((((a_u32) as i16) == (-46i16)) && (v2 >= v4))));
-        oi[i] = ((v4 >> ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) + 18u8) & 63u8))) as u64;
-        of[i] = ((a_f32 + a_f32)) as f64;
+        let v0: i16 = (((48i16 << (0u64 & 15u64)) & ((-42i16) & ((a_i64) as i16))) / ((((a_i64) as i16) << ((match (94u32 % 8u32) { 1u32 | 1u32 => ((a_i64) as u8), _ => 37u8 }) & 15u8)) | 1i16));
+        oi[i] = (((((if (43u16 <= ((a_i64) as u16)) { (-30i8) } else { 6i8 }) >> (228u8 & 7u8))) as u16)) as u64;
+        of[i] = ((a_f64 + (((-3.625f64)).sqrt()).abs())) as f64;
     }
 }
 
@@ -3534,20 +3371,34 @@ pub fn diff_113(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut t0: [i16; 3] = [(match (32u32 % 8u32) { 6u32 => (match (a_u32 % 8u32) { 5u32 | 1u32 => ((-93i16)).saturating_mul(8i16), 6u32 => ((-23i16) ^ 32767i16), 6u32 => ((((a_u32) as i16)) as i16), _ => ((-97i16) + 41i16) }), _ => ((a_i64) as i16) }); 3];
-        t0[1] = (((((a_u32) as i16) * 21i16)).saturating_mul((((a_u32) as i16) >> (15u32 & 15u32)))).saturating_sub(((-43i16) ^ ((-32768i16)).saturating_sub(16i16)));
-        t0[2] = ((!(73i16 | ((a_f32) as i16))) % (((match (14u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) | 1i16));
-        let mut v0: i16 = ((((a_i32) as i16)).min((((a_i64) as i16)).saturating_add((-1i16))) * (if (((a_i64) as u8) < 14u8) { ((-32i16) + (-7i16)) } else { (-((a_i32) as i16)) }));
-        for &v1 in t0.iter().rev() {
-            v0 = (if (!(false && true)) { (!((a_i64) as i16)) } else { ((match (69u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) });
+        let mut v0: u16 = (match (32u32 % 8u32) { 6u32 => 89u16, _ => 60u16 });
+        'l0: for j0 in 0u32..(((52u32 >> 21u16)) % 3u32) {
+            for j1 in 0u32..(((23u32 ^ 0u32)) % 3u32) {
+                if true {
+                    break 'l0;
+                }
+                if (a_u64 < 97u64) {
+                    continue 'l0;
+                }
+                v0 = ((11.75f32) as u16);
+            }
         }
-        let v2: u16 = ((match (97u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
-        let mut v3: u8 = 83u8;
-        for j0 in (((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 8u32)..((((53i8) as u32)) % 16u32)).step_by(((67u32) % 3u32) as usize) {
+        let mut t1: [u32; 3] = [((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32); 3];
+        t1[1] = ((51725u16) as u32);
+        t1[2] = (a_u32 >> (15u32 & 31u32));
+        let v1: u32 = t1.iter().copied().fold(0u32, |v1, v2| (a_u32).saturating_sub(v2));
+        let mut v3: f64 = ((((!a_u32) ^ (!11u32))) as f64);
+        for j2 in (0u32..=(((v1 << (((a_i64) as u16) & 31u16))) % 4u32)).rev() {
             v3 = v3;
         }
-        oi[i] = (((((match (34u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)).min((((a_i32) as i8) << ((a_f32) as u8))) << (if (v2 > ((a_f32) as u16)) { (!((a_i32) as i8)) } else { (-((a_i32) as i8)) }))) as u64;
-        of[i] = ((-((if false { 7.0f64 } else { a_f64 }) * ((a_i64) as f64)))) as f64;
+        let v4: i32 = ((32i32 ^ (!a_i32))).saturating_add(14i32);
+        assert!((((v1 % 256u32) != 7u32) || false));
+        let mut v5: f64 = ((-a_f64) + (a_f64 - (-9.5f64)));
+        for j3 in (((a_u32) % 8u32)..((((a_i32) as u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v5 = (match (a_u32 % 8u32) { 1u32 | 1u32 => ((-8.625f64) * 8.125f64), 5u32 | 0u32 => ((69i16) as f64), _ => ((((a_i32) as i8)) as f64) });
+        }
+        oi[i] = (((100u64 | a_u64) * ((((-5.875f32)).abs()) as u64))) as u64;
+        of[i] = ((((((((a_i32) as u8) % (7u8 | 1u8))) as u8)) as f64)) as f64;
     }
 }
 
@@ -3562,24 +3413,18 @@ pub fn diff_114(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u16 = (((a_f32) as u16) | 57u16);
-        for j0 in (0u32..(((a_u32 << (((a_f32) as u8) & 31u8))) % 4u32)).rev() {
-            v0 = (v0).saturating_add(97u16);
+        let mut t0: [u64; 3] = [((80u64).min(81u64) | a_u64); 3];
+        t0[1] = (!(21u64).saturating_add(a_u64));
+        t0[2] = 88u64;
+        let mut v0: u64 = 61u64;
+        for &v1 in t0.iter().skip(1) {
+            v0 = ((a_u64 + v0) / ((match (0u32 % 8u32) { 2u32..=7u32 => a_u64, _ => a_u64 }) | 1u64));
         }
-        let mut v1: u16 = (((a_i64) as u16) >> (60u8 & 15u8));
-        for j1 in (((0u32) % 8u32)..(((a_u32 % a_u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v1 = (v1 >> (((a_u32) as u16) & 15u16));
-        }
-        let mut t2: [i8; 3] = [(match (86u32 % 8u32) { 5u32 => 8i8, _ => ((a_i32) as i8) }); 3];
-        t2[1] = (62i8 ^ ((a_i64) as i8));
-        t2[2] = (((a_u32) as i8) & (-28i8));
-        let v2: i8 = t2.iter().copied().fold((((a_f32) as i8)).min(((a_u32) as i8)), |v2, v3| (((a_f32) as i8) << (a_i32 & 7i32)));
-        let mut v4: u64 = ((38u64 ^ (a_u64 - a_u64)) << ((match (10u32 % 8u32) { 1u32 => 89i32, 3u32 => (-14i32), _ => a_i32 }) - (((-0.0f64)) as i32)));
-        for j2 in (0u32..(((66u32 >> ((-2147483648i32) & 31i32))) % 4u32)).rev() {
-            v4 = (match (a_u32 % 8u32) { 6u32 | 7u32 => (((8i8 % (100i8 | 1i8))) as u64), 1u32..=4u32 => (((-9223372036854775808i64)) as u64), _ => (v4 << ((if false { a_i64 } else { (-62i64) }) & 63i64)) });
-        }
-        oi[i] = (((((a_u32) as u16)) as i8)) as u64;
-        of[i] = ((((a_f32 * (-5.0f32))).sqrt() * a_f32)) as f64;
+        let v2: u64 = (a_u64 >> (((-128i8) >> 63u16) & 63i8));
+        let v3: i32 = a_i32;
+        let v4: u8 = (8u8 >> ((-18i64) & 7i64));
+        oi[i] = (a_u64) as u64;
+        of[i] = (a_f64) as f64;
     }
 }
 
@@ -3594,37 +3439,31 @@ pub fn diff_115(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: f32 = ((8.625f32 / (a_f32 - 8.0f32)) + (-(((-56i32)) as f32)));
-        for j0 in (((a_u32) % 8u32)..(((a_u32 - 58u32)) % 16u32)).step_by(((1u32) % 3u32) as usize) {
-            v0 = (((((-81i16)).min(70i16)) as f32) + ((a_f32 + a_f32) / (if false { (-0.0f32) } else { v0 })));
+        let mut v0: i64 = (0i64 | DiffPair { a: ((match (69u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64), b: ((a_i64 | a_i64) >> (((match (61u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) & 63i16)) }.mixed());
+        for j0 in (u32::MAX - ((a_u32) % 4u32))..=u32::MAX {
+            v0 = (if ((37u32 >> (a_i64 & 31i64)) <= ((match (81u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) { ((match (j0 % 8u32) { 0u32 | 4u32 => (-48i64), _ => a_i64 })).min((match (0u32 % 8u32) { 2u32 => (-9223372036854775808i64), 3u32..=5u32 => a_i64, 0u32..=7u32 => 60i64, _ => 30i64 })) } else { (0i64 | DiffPair { a: (if false { a_i64 } else { 44i64 }), b: v0 }.mixed()) });
         }
-        let mut v1: i16 = ((a_f32) as i16);
-        'l1: for j1 in 0u32..(((30u32 << ((-93i32) & 31i32))) % 3u32) {
-            for j2 in 0u32..((((match (95u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 3u32) {
-                if (false || true) {
-                    break 'l1;
-                }
-                if (a_f64 >= a_f64) {
-                    continue 'l1;
-                }
-                v1 = ((a_u32) as i16);
+        let v1: i32 = (((((a_i32) as u16)).min(82u16)) as i32);
+        let v2: i16 = (-50i16);
+        let mut c3: u32 = 0u32;
+        let v3: u64 = loop {
+            if c3 >= (((1u32 | 75u32)) % 4u32) {
+                break (((!89u64) + (1u64 * a_u64)));
             }
+            c3 += 1u32;
+        };
+        let mut v4: i32 = (match (10u32 % 8u32) { 4u32 => (v1 >> (a_u32 & 31u32)), 1u32 | 3u32 => (match (90u32 % 8u32) { 1u32 => v1, 6u32 => (-35i32), 2u32..=7u32 => v1, _ => a_i32 }), 4u32 | 2u32 => ((v2) as i32), _ => (!a_i32) });
+        for j1 in (0u32..((100u32) % 4u32)).rev() {
+            v4 = (((match (j1 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) / 91i32);
         }
-        let mut v2: u16 = (((a_i64) as u16)).max(53u16);
-        if ((a_f64 / a_f64) > (1.125f64 - a_f64)) {
-            v2 = (((a_f32) as u16) >> a_i32);
-        } else {
-            v2 = ((a_i64) as u16);
-        }
-        let v3: f64 = a_f64;
-        oi[i] = (60i32) as u64;
-        of[i] = (0.0f64) as f64;
+        oi[i] = ((match (a_u32 % 8u32) { 2u32..=7u32 => (((((a_i64) as i16) * ((a_i32) as i16))) as i32), 0u32..=0u32 => (a_i32 & a_i32), 1u32 | 5u32 => (!((a_f32) as i32)), _ => a_i32 })) as u64;
+        of[i] = (((-3.0f64) - ((a_f64 - 11.875f64)).sqrt())) as f64;
     }
 }
 
 // seed 0xd1ff0074
 #[gpu_kernel(fmad = false, overflow_checks = false)]
-pub fn diff_116(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f32], xf64: &[f64], oi: &mut [u64], of: &mut [f64]) {
+pub fn diff_116<const K: i16>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f32], xf64: &[f64], oi: &mut [u64], of: &mut [f64]) {
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
@@ -3633,20 +3472,12 @@ pub fn diff_116(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i16 = ((-33i16) << (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) & 15i8));
-        'l0: for j0 in 0u32..(((a_u32 + a_u32)) % 3u32) {
-            for j1 in 0u32..((((match (31u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 3u32) {
-                if (matches!((j0 % 8u32), 2u32..=6u32) || (a_u32 == a_u32)) {
-                    break 'l0;
-                }
-                if (69i64 >= 65i64) {
-                    continue 'l0;
-                }
-                v0 = ((match (a_u32 % 8u32) { 4u32 | 1u32 => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16), 7u32 | 0u32 => (((a_u32) as i16) & 90i16), _ => (!v0) })).saturating_sub(61i16);
-            }
+        let mut v0: u64 = ((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
+        for j0 in ((((a_u32 + a_u32)) % 8u32)..(((31u32 * 4u32)) % 16u32)).step_by(((41u32) % 3u32) as usize) {
+            v0 = a_u64;
         }
-        oi[i] = ((18446744073709551615u64 + ((74u64 * a_u64)).max((a_u64 >> (-1i64))))) as u64;
-        of[i] = (((-7.625f32) - (((99u16) as f32) - ((a_u32) as f32)))) as f64;
+        oi[i] = (69u8) as u64;
+        of[i] = ((((a_f64 / a_f64) / (a_f64 - a_f64)) / 1.7e308f64)) as f64;
     }
 }
 
@@ -3661,47 +3492,46 @@ pub fn diff_117(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u64 = ((match (86u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
-        'l0: for j0 in 0u32..((((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 3u32) {
-            for j1 in 0u32..(((61u32 + 79u32)) % 3u32) {
-                if (v0 <= a_u64) {
+        let mut v0: u64 = 62u64;
+        'l0: for j0 in 0u32..((((a_f64) as u32)) % 3u32) {
+            for j1 in 0u32..((1u32) % 3u32) {
+                if (3.4e38f32 != a_f32) {
                     break 'l0;
                 }
-                if matches!((a_u32 % 8u32), 6u32) {
+                if ((-95i64) == 63i64) {
                     continue 'l0;
                 }
-                v0 = (v0 & a_u64);
+                v0 = ((match (79u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
             }
         }
-        let v1: i64 = (!((((a_u32) as i16)) as i64));
-        assert!((((31u32 % 256u32) != 7u32) || (((((a_i64) as i16)) as f32) == (3.4e38f32 / a_f32))));
-        let mut v2: i64 = v1;
-        if (((a_i64) as i8) <= (-1i8)) {
-            v2 = (v1 + ((a_i64).max(a_i64) | (!v1)));
-        } else {
-            v2 = (0i64 | DiffPair { a: (((33u64) as i64) & (64i64 | a_i64)), b: ((3i64).min(a_i64) * (v1).abs()) }.mixed());
-        }
-        let v3: i8 = ((-23i8)).max((((18i8 == ((a_f32) as i8))) as i8));
-        let mut v4: i32 = (a_i32 + a_i32);
-        'l4: for j2 in 0u32..((((((a_i64) as u8)) as u32)) % 3u32) {
-            for j3 in 0u32..(((50u32).max(34u32)) % 3u32) {
-                if (true && false) {
-                    break 'l4;
+        let v1: i32 = ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)) as i32);
+        let mut v2: f64 = (0.1f64 * 1.7e308f64);
+        'l2: for j2 in 0u32..(((67u32 & 38u32)) % 3u32) {
+            for j3 in 0u32..((j2) % 3u32) {
+                if (32u32 > a_u32) {
+                    break 'l2;
                 }
-                if true {
-                    continue 'l4;
+                if ((-60i16) < 98i16) {
+                    continue 'l2;
                 }
-                v4 = (a_i32 << (89i16 & 31i16));
+                v2 = (a_f64 / a_f64);
             }
         }
-        oi[i] = ((if false { 8u8 } else { ((a_f32) as u8) })) as u64;
-        of[i] = ((0.1f64 / (((a_f64).sqrt()) as f64))) as f64;
+        let mut t3: [u64; 3] = [a_u64; 3];
+        t3[1] = (60u64 | (if false { v0 } else { a_u64 }));
+        t3[2] = ((!a_u64)).min((!v0));
+        let mut v3: u64 = (a_u64 << ((match (31u32 % 8u32) { 2u32 => 4i32, 5u32..=7u32 => 66i32, 5u32 => 5i32, _ => a_i32 }) & 63i32));
+        for &v4 in t3.iter() {
+            v3 = (88u64 - (50u64).max(v0));
+        }
+        oi[i] = ((match (70u32 % 8u32) { 2u32..=4u32 => (a_i32 % (v1 + a_i32)), 7u32 => (match (a_u32 % 8u32) { 2u32..=4u32 => (if false { v1 } else { 1i32 }), 4u32 => (12i32 - v1), 1u32 | 7u32 => a_i32, _ => (89i32 / (1i32 | 1i32)) }), _ => ((match (59u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) })) as u64;
+        of[i] = ((match (83u32 % 8u32) { 6u32 => ((v2 / a_f64) - ((a_i32) as f64)), 1u32..=6u32 => ((if ((-97i64) > a_i64) { (-3.125f64) } else { a_f64 }) + (-a_f64)), _ => ((v3) as f64) })) as f64;
     }
 }
 
 // seed 0xd1ff0076
 #[gpu_kernel(fmad = false, overflow_checks = false)]
-pub fn diff_118(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f32], xf64: &[f64], oi: &mut [u64], of: &mut [f64]) {
+pub fn diff_118<const K: i32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f32], xf64: &[f64], oi: &mut [u64], of: &mut [f64]) {
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
@@ -3710,23 +3540,46 @@ pub fn diff_118(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u32 = ((match (64u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
-        let mut t1: [i32; 3] = [(a_i32).min(a_i32); 3];
-        t1[1] = (if true { (-1i32) } else { 32i32 });
-        t1[2] = ((a_u64) as i32);
-        let mut v1: i32 = (-51i32);
-        for &v2 in t1.iter().skip(1) {
-            v1 = (-v2);
+        let mut v0: u32 = ((match (9u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
+        'l0: for j0 in 0u32..((46u32) % 3u32) {
+            for j1 in 0u32..(((if true { 86u32 } else { j0 })) % 3u32) {
+                if (a_u32 >= a_u32) {
+                    break 'l0;
+                }
+                if false {
+                    continue 'l0;
+                }
+                v0 = (if (false && false) { a_u32 } else { (v0 - j0) });
+            }
         }
-        let v3: i64 = ((0i64 | DiffPair::new((if ((-4.375f64) <= (-9.25f64)) { a_i64 } else { 5i64 }), a_i64).b) >> (((127i8).saturating_add((-63i8)) & ((a_u64) as i8)) & 63i8));
-        oi[i] = (v0) as u64;
-        of[i] = (((-(10.5f32 * a_f32))).sqrt()) as f64;
+        let mut c1: u32 = 0u32;
+        let v1: i16 = loop {
+            if c1 >= (((!a_u32)) % 4u32) {
+                break ((((a_u64 << (((a_i64) as i8) & 63i8))) as i16));
+            }
+            c1 += 1u32;
+        };
+        let v2: u64 = (55u64 | a_u64);
+        let mut v3: i16 = (!((v1 | v1) & ((a_i64) as i16)));
+        'l3: for j2 in 0u32..(((a_u32 & 4294967295u32)) % 3u32) {
+            for j3 in 0u32..(((a_u32 + a_u32)) % 3u32) {
+                if (87u16 <= 40u16) {
+                    break 'l3;
+                }
+                if (v2 != a_u64) {
+                    continue 'l3;
+                }
+                v3 = (((match (a_u32 % 8u32) { 0u32 => ((a_i64) as i16), 6u32 | 2u32 => 80i16, _ => 72i16 }) << (128u8 & 15u8)) | (((!22u16)) as i16));
+            }
+        }
+        oi[i] = ((K).max(85i32)) as u64;
+        of[i] = ((((12.5f64 + (-6.625f64)) - (a_f64 / (-2.75f64))) - ((a_f64 / 0.0f64) + (match (43u32 % 8u32) { 2u32 => a_f64, 4u32 => 1.7e308f64, 4u32 => a_f64, _ => (-6.125f64) })))) as f64;
     }
 }
 
 // seed 0xd1ff0077
 #[gpu_kernel(fmad = false, overflow_checks = false)]
-pub fn diff_119(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f32], xf64: &[f64], oi: &mut [u64], of: &mut [f64]) {
+pub fn diff_119<const K: u32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f32], xf64: &[f64], oi: &mut [u64], of: &mut [f64]) {
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
@@ -3735,15 +3588,19 @@ pub fn diff_119(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut t0: [f32; 3] = [(((-4.625f32) + a_f32) / (a_f32 - 0.25f32)); 3];
-        t0[1] = 4.625f32;
-        t0[2] = ((if (31u32 != a_u32) { (-0.375f32) } else { a_f32 }) * (-a_f32));
-        let mut v0: f32 = ((match (62u32 % 8u32) { 5u32 | 2u32 => (-0.0f32), 0u32..=2u32 => (-10.125f32), 5u32 | 6u32 => (-0.0f32), _ => a_f32 }) / ((((a_f32) as u8)) as f32));
-        for &v1 in t0.iter().rev() {
-            v0 = (((-a_i32)) as f32);
+        let mut v0: i32 = (42i32 * a_i32);
+        for j0 in (((K) % 8u32)..((0u32) % 16u32)).step_by(((30u32) % 3u32) as usize) {
+            v0 = (v0 >> (((a_u32) as i8) & 31i8));
         }
-        oi[i] = (((match (a_u32 % 8u32) { 6u32 => (0i64 | DiffPair::new(63i64, 78i64).b), 1u32 => (0i64 | DiffPair { a: 80i64, b: a_i64 }.mixed()), 1u32..=6u32 => ((-9223372036854775808i64)).saturating_add(a_i64), _ => (!16i64) }) << (((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) & 63u32))) as u64;
-        of[i] = ((((a_f64 - 8.375f64) * ((((a_u32) as i16)) as f64)) / ((a_f64 - (-8.125f64)) * ((((a_i64) as i8)) as f64)))) as f64;
+        let mut c1: u32 = 0u32;
+        let v1: i16 = loop {
+            if c1 >= ((a_u32) % 4u32) {
+                break (((-51i16) << (((a_i32) as i8) & 15i8)));
+            }
+            c1 += 1u32;
+        };
+        oi[i] = (((match (48u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)) as u64;
+        of[i] = (7.0f64) as f64;
     }
 }
 
@@ -3758,17 +3615,27 @@ pub fn diff_120(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: f32 = (-2.25f32);
-        let v1: i16 = (51i16 - ((a_i32) as i16));
-        assert!((((82u32 % 256u32) != 7u32) || (((((a_f32) as i8)) as i16) < v1)));
-        oi[i] = (((((a_f32) as i8)) as i32)) as u64;
-        of[i] = ((((((a_i32) as i64)).min((a_i64).saturating_sub(a_i64))) as f32)) as f64;
+        let mut t0: [i32; 3] = [((25i32) as i32); 3];
+        t0[1] = (match (28u32 % 8u32) { 2u32..=3u32 => (((-33i32) >> a_i32) % a_i32), 5u32 | 1u32 => (-20i32), _ => ((((a_f32) as i8)) as i32) });
+        t0[2] = (((a_i32).min(a_i32) << ((41u16 >> (a_i32 & 15i32)) & 31u16)) >> (((match (27u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64) & 31i64));
+        let v0: i32 = t0.iter().copied().fold(((!(61i32 % ((-8i32) | 1i32))) >> ((-22i16) & 31i16)), |v0, v1| (((-v1)).abs() % (((a_i64) as i32) | 1i32)));
+        let v2: i16 = ((33i16 >> 63u64) + ((32767i16 & (-75i16)) % (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) | 1i16)));
+        let mut v3: u16 = ((match (38u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
+        if true {
+            v3 = (v3).saturating_mul(((a_i32) as u16));
+        } else {
+            v3 = ((match (29u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
+        }
+        let v4: f64 = ((((61u8 << (((a_u32) as u16) & 7u16))) as f64)).abs();
+        let v5: i64 = (8i64 << (0u64 & 63u64));
+        oi[i] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) as u64;
+        of[i] = (((((((a_f32) as i8) % (((a_u32) as i8) | 1i8))) as f32) / ((0.1f32 / (-12.25f32)) * (a_f32 - 0.0f32)))) as f64;
     }
 }
 
 // seed 0xd1ff0079
 #[gpu_kernel(fmad = false, overflow_checks = false)]
-pub fn diff_121(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f32], xf64: &[f64], oi: &mut [u64], of: &mut [f64]) {
+pub fn diff_121<const K: i16>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f32], xf64: &[f64], oi: &mut [u64], of: &mut [f64]) {
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
@@ -3777,22 +3644,33 @@ pub fn diff_121(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut t0: [u64; 3] = [(match (66u32 % 8u32) { 1u32 | 1u32 => (((!(-51i16))) as u64), _ => (((14i64) as u64) | (a_u64).min(68u64)) }); 3];
-        t0[1] = (match (49u32 % 8u32) { 1u32 | 2u32 => 40u64, _ => ((!73u64)).min(84u64) });
-        t0[2] = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
-        let mut v0: u64 = ((!(a_u64 / (81u64 | 1u64))) / (if (!true) { ((35u64) as u64) } else { (a_u64 >> (29u16 & 63u16)) }));
-        for &v1 in t0.iter().rev() {
-            v0 = v0;
-        }
-        let mut v2: f64 = ((((-7.875f64) + a_f64) / ((-9.125f64)).sqrt()) - a_f64);
-        if (71u64 <= (v0 >> ((a_i32) as i8))) {
-            v2 = v2;
+        let mut v0: u32 = (a_u32 << ((((-51i64) * a_i64)).saturating_add(a_i64) & 31i64));
+        if (63u64 > (if false { 1u64 } else { a_u64 })) {
+            v0 = (match (v0 % 8u32) { 2u32 | 2u32 => (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) << (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) & 31i16)), 0u32..=4u32 => (!(a_u32 / (81u32 | 1u32))), _ => (if (!true) { ((35u64) as u32) } else { (a_u32 >> (29u16 & 31u16)) }) });
         } else {
-            v2 = ((v2 + (v2 - 4.875f64)) - ((v2 + 5e-324f64) / (if true { 9007199254740992.0f64 } else { a_f64 })));
+            v0 = ((((a_u64).min(a_u64)) as u32) >> (((a_i64).max(a_i64)).saturating_sub((0i64 | DiffPair { a: 63i64, b: (-63i64) }.mixed())) & 31i64));
         }
-        let v3: i16 = (-((a_i64) as i16));
-        oi[i] = ((4u32 - 46u32)) as u64;
-        of[i] = ((((((-((a_i64) as i8))) as u64)) as f64)) as f64;
+        assert!((((a_u32 % 256u32) != 7u32) || ((9u32 * a_u32) != (!v0))));
+        let mut t1: [i64; 3] = [((match (v0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64); 3];
+        t1[1] = 27i64;
+        t1[2] = ((-20i64) >> (1i32 & 63i32));
+        let mut v1: i64 = (a_i64 & a_i64);
+        for &v2 in t1.iter().skip(1) {
+            v1 = (match (32u32 % 8u32) { 2u32 => (-25i64), _ => v2 });
+        }
+        let mut v3: i16 = (K - ((match (v0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16));
+        for j0 in (u32::MAX - (((((-10i8)) as u32)) % 4u32))..=u32::MAX {
+            v3 = (v3 ^ (match (v0 % 8u32) { 4u32 | 4u32 => K, 4u32 => ((a_u32) as i16), 6u32 | 2u32 => ((a_u32) as i16), _ => K }));
+        }
+        let mut v4: u32 = (31u32 & 30u32);
+        if matches!((89u32 % 8u32), 5u32) {
+            v4 = (a_u32 >> 1u64);
+        } else {
+            v4 = (12u32).saturating_mul(a_u32);
+        }
+        assert!((((99u32 % 256u32) != 7u32) || matches!((v4 % 8u32), 4u32 | 3u32)));
+        oi[i] = ((((if ((-11.0f64) != a_f64) { ((match (v0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) } else { (match (v4 % 8u32) { 5u32 | 7u32 => ((a_f32) as i8), _ => 7i8 }) })) as i32)) as u64;
+        of[i] = (((if false { (((-38i32)) as f64) } else { (a_f64 + a_f64) }) * 1.7e308f64)) as f64;
     }
 }
 
@@ -3807,19 +3685,25 @@ pub fn diff_122(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u32 = (1u32 ^ 31u32);
-        assert!((((v0 % 256u32) != 7u32) || ((((a_i32) as u8) < 24u8) && (true || false))));
-        let v1: f64 = ((((-2.375f64) * a_f64) + ((65i64) as f64)) - ((a_f64 / 1.875f64) * (-a_f64)));
-        let mut v2: f64 = (((v1 + a_f64) + (v1 - v1)) + (if false { ((a_f32) as f64) } else { (((-1i16)) as f64) }));
-        if ((a_i64 * a_i64) != (a_i64).max(64i64)) {
-            v2 = v1;
-        } else {
-            v2 = ((-a_f64) * (((((a_i64) as i16)) as f64) * (-3.5f64)));
+        let mut v0: u32 = ((a_u32 * 31u32)).saturating_add((24u32 << (((a_f32) as u16) & 31u16)));
+        for j0 in (u32::MAX - (((51u32).min(a_u32)) % 4u32))..=u32::MAX {
+            v0 = (match (88u32 % 8u32) { 3u32 | 5u32 => 1u32, _ => a_u32 });
         }
-        let v3: f64 = ((1.7e308f64 + a_f64) / (a_f64 / v1));
-        assert!((((a_u32 % 256u32) != 7u32) || ((if (0i64 >= (-4i64)) { ((a_f32) as i16) } else { 48i16 }) == (84i16 << 94i16))));
-        oi[i] = ((!(((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) + (((a_u32) as i16) ^ 58i16)))) as u64;
-        of[i] = ((((-a_f64) * (a_f64 - v1)) * ((((-2147483648i32)) as f64) / (v2).abs()))) as f64;
+        let mut v1: u8 = (((a_f32) as u8) << (a_i32 & 7i32));
+        'l1: for j1 in 0u32..((v0) % 3u32) {
+            for j2 in 0u32..((v0) % 3u32) {
+                if false {
+                    break 'l1;
+                }
+                if (a_f64 > 5e-324f64) {
+                    continue 'l1;
+                }
+                v1 = 52u8;
+            }
+        }
+        let v2: i32 = ((-1i32)).saturating_sub(a_i32);
+        oi[i] = (1u8) as u64;
+        of[i] = (((((a_u64 * a_u64)) as f64) * (-(-a_f64)))) as f64;
     }
 }
 
@@ -3834,19 +3718,27 @@ pub fn diff_123(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u32 = (10u32 << (-76i8));
-        for j0 in (((((match (4294967295u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 8u32)..(((49u32 >> ((a_u32) as u8))) % 16u32)).step_by(((0u32) % 3u32) as usize) {
-            v0 = (v0).saturating_sub(88u32);
+        let v0: u64 = (((10i8) as u64) ^ ((match (4294967295u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64));
+        assert!((((0u32 % 256u32) != 7u32) || ((a_f64 >= 0.1f64) && matches!((88u32 % 8u32), 2u32))));
+        let mut v1: i8 = (((a_f32) as i8) + (((-100i8) * ((a_u32) as i8)) & (((a_f32) as i8) << (32u8 & 7u8))));
+        for j0 in ((((a_u32).max(35u32)) % 8u32)..(((a_u32 >> ((-97i8) & 31i8))) % 16u32)).step_by(((79u32) % 3u32) as usize) {
+            v1 = (((-((a_f32) as i8))).saturating_mul((7i8 & ((a_i32) as i8))) << (((255u8 << (9u8 & 7u8)) ^ (8u8 << (17u8 & 7u8))) & 7u8));
         }
-        let mut v1: f32 = (((if (a_f64 == a_f64) { (-12.5f32) } else { a_f32 }) - a_f32) * (((79i32).max(6i32)) as f32));
-        if ((50i16 / (92i16 | 1i16)) == (((a_u32) as i16) + (-24i16))) {
-            v1 = (-3.125f32);
-        } else {
-            v1 = (((((-0.0f32)) as f32) + v1) - (((a_f32 / a_f32)) as f32));
+        assert!((((96u32 % 256u32) != 7u32) || true));
+        let mut v2: f32 = (if true { (((-3.25f32) + 3.4e38f32) / (a_f32 - 6.0f32)) } else { a_f32 });
+        'l2: for j1 in 0u32..((a_u32) % 3u32) {
+            for j2 in 0u32..((((v0) as u32)) % 3u32) {
+                if (14u8 >= 15u8) {
+                    break 'l2;
+                }
+                if (v1 < (-128i8)) {
+                    continue 'l2;
+                }
+                v2 = ((if (!(54u8 >= ((a_i32) as u8))) { (if false { a_f32 } else { (-4.75f32) }) } else { (-a_f32) }) * (3.875f32 * (-a_f32)));
+            }
         }
-        let v2: u16 = (61854u16).saturating_mul((((a_f32) as u16) - (if ((-12.375f64) < 1.7e308f64) { 77u16 } else { 77u16 })));
-        oi[i] = ((!((15i16 * ((a_i32) as i16)) << ((1i32 + 2147483647i32) & 15i32)))) as u64;
-        of[i] = (((((v2) as f64)).abs() * (-1.875f64))) as f64;
+        oi[i] = ((((match (99u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) >> (-(a_i64 - a_i64)))) as u64;
+        of[i] = ((-(a_f64).abs())) as f64;
     }
 }
 
@@ -3861,20 +3753,15 @@ pub fn diff_124(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u8 = (((((a_f32) as i16) >> (((a_i64) as i8) & 15i8))) as u8);
-        let mut v1: f64 = ((0.625f64 * (-4.625f64)) + a_f64);
-        for j0 in (0u32..((((match (69u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32)).rev() {
-            v1 = (match (99u32 % 8u32) { 0u32 | 1u32 => (7.875f64 + v1), 4u32 => (a_f64 * a_f64), _ => (if true { v1 } else { a_f64 }) });
-        }
-        let v2: i64 = (a_i64).abs();
-        let mut v3: i64 = ((match (4294967295u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64);
-        if (((a_i32) as u8) <= (v0 >> (16u16 & 7u16))) {
-            v3 = (!a_i64);
+        let v0: i8 = (if (96u64 == 18u64) { (-57i8) } else { (-34i8) });
+        let mut v1: u8 = ((a_f32) as u8);
+        if (13u8 >= ((match (96u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)) {
+            v1 = ((63i8) as u8);
         } else {
-            v3 = (!(0i64 | DiffPair::new(34i64, a_i64).b));
+            v1 = (((a_i64) as u8) >> v1);
         }
-        oi[i] = ((((v2).abs() % (((-8.5f32)) as i64)) ^ ((0i64 | DiffPair::new(25i64, a_i64).b) / ((match (21u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64)))) as u64;
-        of[i] = (v1) as f64;
+        oi[i] = (((((-15i16)) as u16) ^ 32212u16)) as u64;
+        of[i] = ((if ((1.75f64 * 9.25f64) < ((-11.625f64)).abs()) { (-4.875f32) } else { ((a_f32 + 3.4e38f32)).sqrt() })) as f64;
     }
 }
 
@@ -3889,30 +3776,38 @@ pub fn diff_125(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: f32 = ((if ((-1i16) <= (-49i16)) { (a_f32 - a_f32) } else { 6.875f32 })).sqrt();
-        for j0 in ((((a_u32 >> (a_i64 & 31i64))) % 8u32)..(((if true { a_u32 } else { 4u32 })) % 16u32)).step_by(((67u32) % 3u32) as usize) {
-            v0 = (0.0f32 / (-(a_f32 + v0)));
+        let v0: i8 = ((((a_f32) as i8)).max(((a_i32) as i8))).abs();
+        assert!((((a_u32 % 256u32) != 7u32) || ((a_f64 - a_f64) == 6.875f64)));
+        let mut t1: [f64; 3] = [((a_f64 + a_f64) - ((31i32) as f64)); 3];
+        t1[1] = ((a_i64) as f64);
+        t1[2] = 3.875f64;
+        let mut v1: f64 = 0.0f64;
+        for &v2 in t1.iter().step_by(2) {
+            v1 = ((a_f64 + a_f64) + v1);
         }
-        let mut v1: i16 = (5i16 >> (95u64 & 15u64));
-        if ((-a_i32) >= (32i32 << (88i8 & 31i8))) {
-            v1 = ((match (58u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
-        } else {
-            v1 = (19i16 / (((a_i32) as i16) | 1i16));
+        let mut v3: u32 = ((match (42u32 % 8u32) { 4u32 => 3324669299u32, 0u32..=6u32 => 88u32, _ => 88u32 }) ^ (match (a_u32 % 8u32) { 4u32 => 18u32, 5u32 | 2u32 => 32u32, _ => 31u32 }));
+        for j0 in (0u32..=(((a_u32 * 22u32)) % 4u32)).rev() {
+            v3 = (((match (15u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)).max((a_u32 | 68u32));
         }
-        let mut v2: i64 = (((-85i8)) as i64);
-        if ((52i16 + v1) <= ((a_f32) as i16)) {
-            v2 = (a_i64 >> (16u16 & 63u16));
-        } else {
-            v2 = (a_i64).max(0i64);
+        let mut t4: [f32; 3] = [((-9.875f32) * a_f32); 3];
+        t4[1] = (-a_f32);
+        t4[2] = (1.25f32 * a_f32);
+        let mut v4: f32 = a_f32;
+        for &v5 in t4.iter().step_by(2) {
+            v4 = (match (v3 % 8u32) { 7u32 => a_f32, 3u32..=7u32 => a_f32, 5u32 | 7u32 => 2.25f32, _ => (-11.375f32) });
         }
-        oi[i] = ((((a_f32) as u16) >> (((a_i32) as i16) & 15i16))) as u64;
-        of[i] = ((-a_f32)) as f64;
+        let mut v6: f64 = (-((11.875f64 - (-4.25f64)) / (a_f64).sqrt()));
+        for j1 in ((((a_u32).min(4073611562u32)) % 8u32)..(((a_u32 & a_u32)) % 16u32)).step_by(((v3) % 3u32) as usize) {
+            v6 = (((v6 + v6) - ((-3.625f64)).sqrt())).abs();
+        }
+        oi[i] = (((if (!false) { ((73i8) as u16) } else { (((a_i64) as u16) << (a_i32 & 15i32)) }) + 26u16)) as u64;
+        of[i] = ((-((-1.875f64) - (match (41u32 % 8u32) { 3u32 | 1u32 => v6, _ => a_f64 })))) as f64;
     }
 }
 
 // seed 0xd1ff007e
 #[gpu_kernel(fmad = false, overflow_checks = true)]
-pub fn diff_126(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f32], xf64: &[f64], oi: &mut [u64], of: &mut [f64]) {
+pub fn diff_126<const K: i8>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f32], xf64: &[f64], oi: &mut [u64], of: &mut [f64]) {
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
@@ -3921,29 +3816,30 @@ pub fn diff_126(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut t0: [i8; 3] = [((!((a_i32) as i8)) | ((-98i8) >> (94u8 & 7u8))); 3];
-        t0[1] = (-9i8);
-        t0[2] = (((69u8) as i8) >> ((31i32 / (-1i32)) & 7i32));
-        let mut v0: i8 = (if (0i16 >= 12i16) { (((a_f32) as i8) * ((a_u32) as i8)) } else { ((-91i8) << (78u32 & 7u32)) });
-        for &v1 in t0.iter().rev() {
-            v0 = ((a_i64) as i8);
+        let mut t0: [f64; 3] = [(match (20u32 % 8u32) { 6u32..=6u32 => ((-12.25f64) / 9.0f64), 7u32 | 3u32 => a_f64, 1u32 => a_f64, _ => 1.125f64 }); 3];
+        t0[1] = (a_f64 + ((-11.0f64) * a_f64));
+        t0[2] = (-(a_f64 - a_f64));
+        let mut v0: f64 = (-6.875f64);
+        for &v1 in t0.iter().skip(1) {
+            v0 = (a_f64 - ((64u64) as f64));
         }
-        let v2: f64 = (9007199254740992.0f64 / (-1.625f64));
-        let mut c3: u32 = 0u32;
-        let v3: i8 = loop {
-            if c3 >= (((a_u32 ^ 69u32)) % 4u32) {
-                break (v0);
-            }
-            c3 += 1u32;
-        };
-        let mut v4: i16 = (((-58i16) << (1u64 & 15u64))).saturating_sub(((match (14u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16));
-        if true {
-            v4 = v4;
+        let mut t2: [u64; 3] = [(a_u64 ^ a_u64); 3];
+        t2[1] = (a_u64 >> 67u64);
+        t2[2] = 68u64;
+        let mut v2: u64 = 72u64;
+        for &v3 in t2.iter().rev() {
+            v2 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
+        }
+        let mut v4: i8 = ((-((a_i32) as i8)) ^ 67i8);
+        if (((-55i8)).saturating_sub(((a_i32) as i8)) > ((a_i64) as i8)) {
+            v4 = (((match (14u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)).min(v4);
         } else {
-            v4 = (((0i64) as i16)).saturating_mul((41i16 * ((a_f32) as i16)));
+            v4 = ((a_i32) as i8);
         }
-        oi[i] = ((match (a_u32 % 8u32) { 2u32..=2u32 => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32), 3u32..=5u32 => ((match (17u32 % 8u32) { 2u32..=2u32 => a_i32, 0u32 | 1u32 => (-7i32), _ => 39i32 })).abs(), _ => ((-11i32) << ((a_i32 >> (98u16 & 31u16)) & 31i32)) })) as u64;
-        of[i] = (((((-a_f32)) as f64) - ((a_f64 / 0.0f64) * ((v0) as f64)))) as f64;
+        let v5: u16 = ((match (18u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
+        let v6: i64 = ((match (a_u32 % 8u32) { 4u32 | 1u32 => ((a_f64) as i64), 0u32..=3u32 => (36i64).max(a_i64), 0u32..=5u32 => a_i64, _ => (a_i64 >> a_i64) }) - (0i64 | DiffPair::new(((((a_u32) as i16)) as i64), (a_i64).min((-98i64))).b));
+        oi[i] = ((-((!a_i64)).saturating_mul((a_i64 % v6)))) as u64;
+        of[i] = (((((((a_i64) as i16) / ((-57i16) | 1i16)) ^ ((-59i16) % ((a_i32) as i16)))) as f64)) as f64;
     }
 }
 
@@ -3958,21 +3854,28 @@ pub fn diff_127(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i16 = (((a_u32) as i16)).abs();
-        'l0: for j0 in 0u32..(((13u32 | a_u32)) % 3u32) {
-            for j1 in 0u32..(((a_u32).max(10u32)) % 3u32) {
-                if (!(0.0f64 != a_f64)) {
-                    break 'l0;
-                }
-                if true {
-                    continue 'l0;
-                }
-                v0 = ((a_f32) as i16);
+        let mut c0: u32 = 0u32;
+        let v0: u8 = loop {
+            if c0 >= ((a_u32) % 4u32) {
+                break ((((if false { 78u64 } else { a_u64 })) as u8));
             }
+            c0 += 1u32;
+        };
+        let mut v1: i32 = ((84u64) as i32);
+        if ((!false) || (((a_i32) as u8) == ((a_u32) as u8))) {
+            v1 = v1;
+        } else {
+            v1 = (match (a_u32 % 8u32) { 0u32..=1u32 => (-48i32), 6u32 | 1u32 => v1, 0u32..=6u32 => 6i32, _ => v1 });
         }
-        let v1: u16 = (1u16 >> (v0 & 15i16));
-        oi[i] = ((((!((a_i64) as u16))) as i64)) as u64;
-        of[i] = (0.75f64) as f64;
+        let v2: u16 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
+        assert!((((a_u32 % 256u32) != 7u32) || (((-5.0f64) * 1.7e308f64) != 10.375f64)));
+        let mut v3: i64 = (-55i64);
+        for j0 in 0u32..((41u32) % 4u32) {
+            v3 = ((((33u32 << ((-88i16) & 31i16))) as i64) >> (((match (22u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) ^ (((a_i32) as u8)).max(((a_i64) as u8))));
+        }
+        let v4: i8 = (!((-8i8) >> (a_i64 & 7i64)));
+        oi[i] = ((((10u32 + a_u32) * (match (a_u32 % 8u32) { 6u32 | 2u32 => a_u32, 6u32 => 71u32, 5u32 | 1u32 => 25u32, _ => a_u32 })) >> (((23u8 ^ 39u8) + 58u8) & 31u8))) as u64;
+        of[i] = (0.1f32) as f64;
     }
 }
 
@@ -3987,16 +3890,27 @@ pub fn diff_128(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: f32 = ((0i16) as f32);
-        let mut t1: [f32; 3] = [(if (((match (15u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) != (!(-6i32))) { (((79i16) as f32)).sqrt() } else { ((a_f32).abs() / ((2i32) as f32)) }); 3];
-        t1[1] = (((a_f32 * v0) - (-a_f32)) + (((v0 + a_f32)) as f32));
-        t1[2] = (((((a_u32) as u16)) as f32) - (((((a_f32) as i8) << (67i8 & 7i8))) as f32));
-        let v1: f32 = t1.iter().copied().fold((((((1u64) as i16)) as f32)).sqrt(), |v1, v2| ((((-2.75f32) + v1) - ((-1.5f32) - a_f32)) - (((0i64) as f32) + (if false { a_f32 } else { (-4.125f32) }))));
-        let v3: f64 = (-a_f64);
-        let v4: i32 = ((-1i32) + a_i32);
-        let v5: u64 = (1u64 & a_u64);
-        oi[i] = ((((-a_i64)) as i32)) as u64;
-        of[i] = ((((v0 + v0)).abs()).sqrt()) as f64;
+        let v0: u16 = (((a_i64) as u16) | 14u16);
+        let v1: i32 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
+        let mut v2: u8 = 49u8;
+        if ((((-128i8)) as f32) != ((2i32) as f32)) {
+            v2 = ((((a_u32) as u8) + v2) << (((a_i32) as i8) + 7i8));
+        } else {
+            v2 = ((a_u32) as u8);
+        }
+        let mut v3: i8 = ((match (a_u32 % 8u32) { 2u32..=5u32 => ((1u64) as i8), 3u32..=6u32 => (3i8 >> (((a_i64) as i16) & 7i16)), 5u32..=7u32 => ((true) as i8), _ => ((match (49u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) }) & ((if true { 96i8 } else { 7i8 }) - ((-92i8) + ((a_i64) as i8))));
+        for j0 in 0u32..(((a_u32 & 31u32)) % 4u32) {
+            v3 = ((-((-93i8)).abs())).min((if (!(11u64 <= 8u64)) { ((((a_i32) as i16)) as i8) } else { (((a_f32) as i8) | ((a_i32) as i8)) }));
+        }
+        assert!((((a_u32 % 256u32) != 7u32) || (((-8i16) == (-44i16)) || (true || ((-72i8) == ((a_u32) as i8))))));
+        let mut v4: f32 = (-((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) as f32));
+        if ((if ((-78i16) == ((a_f32) as i16)) { 42i64 } else { 8i64 }) != (a_i64 << (92u32 & 63u32))) {
+            v4 = (-a_f32);
+        } else {
+            v4 = (match (a_u32 % 8u32) { 4u32 | 3u32 => ((v4 / v4) - (12.5f32 + 11.75f32)), _ => ((7.0f32 / a_f32) + (a_f32 + (-1.625f32))) });
+        }
+        oi[i] = ((((-(5.375f64 - 0.1f64))) as u32)) as u64;
+        of[i] = (a_f64) as f64;
     }
 }
 
@@ -4011,8 +3925,8 @@ pub fn diff_129(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u32 = ((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
-        assert!((((31u32 % 256u32) != 7u32) || (((-0.125f64) > 10.125f64) || true)));
+        let v0: u64 = ((8.75f64) as u64);
+        assert!((((53u32 % 256u32) != 7u32) || (((-0.125f64) > 10.125f64) || true)));
         let v1: u8 = ((match (82u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
         let mut t2: [f32; 3] = [((if (a_u64 <= 12u64) { (-5.875f32) } else { 0.125f32 }) - ((-7.875f32) * 9.625f32)); 3];
         t2[1] = (if (!false) { ((0u16) as f32) } else { (a_f32 / 3.4e38f32) });
@@ -4037,23 +3951,16 @@ pub fn diff_130(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i8 = ((-30i8)).max(7i8);
-        for j0 in 0u32..((((((a_u32) as i8)) as u32)) % 4u32) {
-            v0 = (((a_u32) as i8) << (a_i32 & 7i32));
-        }
-        assert!((((22u32 % 256u32) != 7u32) || ((-a_f32) <= (match (1u32 % 8u32) { 4u32 | 3u32 => 16777216.0f32, 2u32 | 0u32 => a_f32, 3u32 => a_f32, _ => (-1.5f32) }))));
-        let mut v1: i8 = ((match (99u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
-        if ((match (57u32 % 8u32) { 0u32..=1u32 => ((a_u32) as u16), 2u32 | 1u32 => ((a_u32) as u16), _ => ((a_u32) as u16) }) != 65535u16) {
-            v1 = (((a_i64) as i8) << ((-61i16) & 7i16));
+        let v0: f32 = ((-3.75f32) - 16777216.0f32);
+        let v1: u32 = (a_u32 << (a_i32 & 31i32));
+        let mut v2: i32 = (((37i32 + (-20i32)) >> (97u16 & 31u16)) & ((a_i32).saturating_add((-12i32)) / (a_i32 >> (a_u32 & 31u32))));
+        if ((-0.0f64) == ((73u16) as f64)) {
+            v2 = ((a_i32) as i32);
         } else {
-            v1 = (((-75i8)) as i8);
+            v2 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) - (-(if (v2 <= v2) { v2 } else { a_i32 })));
         }
-        let mut v2: i8 = ((a_f32) as i8);
-        for j1 in 0u32..((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32) {
-            v2 = v1;
-        }
-        oi[i] = (78i32) as u64;
-        of[i] = ((if (!false) { (-(a_f64 + (-9.375f64))) } else { (match (31u32 % 8u32) { 4u32 | 4u32 => (-0.375f64), _ => ((-2.0f64) + 4.5f64) }) })) as f64;
+        oi[i] = ((((-a_i64) % ((-36i64) | 1i64)) >> 40i8)) as u64;
+        of[i] = (((((8i8).max(((a_i64) as i8))) as f64) - ((-a_f64)).sqrt())) as f64;
     }
 }
 
@@ -4068,34 +3975,15 @@ pub fn diff_131(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: f64 = (((-((-10.0f32) / a_f32))) as f64);
-        'l0: for j0 in 0u32..(((match (4294967295u32 % 8u32) { 7u32 | 6u32 => a_u32, 1u32 => 34u32, 6u32 => 80u32, _ => a_u32 })) % 3u32) {
-            for j1 in 0u32..(((((-7.125f64)) as u32)) % 3u32) {
-                if (127i8 < ((a_i64) as i8)) {
-                    break 'l0;
-                }
-                if (!matches!((a_u32 % 8u32), 3u32)) {
-                    continue 'l0;
-                }
-                v0 = (a_f64 - (((5e-324f64 * v0)) as f64));
+        let mut c0: u32 = 0u32;
+        let v0: u16 = loop {
+            if c0 >= (((a_u32 - a_u32)) % 4u32) {
+                break ((17u16 & 65535u16));
             }
-        }
-        let v1: i64 = (if (8.75f64 <= v0) { (0i64 | DiffPair { a: (-23i64), b: 63i64 }.mixed()) } else { (if false { (-36i64) } else { 64i64 }) });
-        assert!((((31u32 % 256u32) != 7u32) || (!false)));
-        let mut c2: u32 = 0u32;
-        let v2: u64 = loop {
-            if c2 >= (((63u32 ^ 70u32)) % 4u32) {
-                break ((((match (87u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) * ((a_u64 / (a_u64 | 1u64))).max((a_u64).saturating_mul(a_u64))));
-            }
-            c2 += 1u32;
+            c0 += 1u32;
         };
-        let mut v3: f64 = (-(0.875f64).sqrt());
-        for j2 in (((2560024301u32) % 8u32)..(((a_u32 | 43u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v3 = (5.0f64 / v3);
-        }
-        assert!((((42u32 % 256u32) != 7u32) || (96i32 != (31i32 % (a_i32 | 1i32)))));
-        oi[i] = ((((match (61u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) - (12i32 ^ (-19i32)))) as u64;
-        of[i] = (((((0u32 >> (a_u32 & 31u32)) << ((match (87u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8))) as f64)) as f64;
+        oi[i] = ((v0 * (match (a_u32 % 8u32) { 1u32..=1u32 => (((a_f32) as u16) | v0), 2u32 => (16u16 >> ((-31i32) & 15i32)), 3u32..=5u32 => (1u16 >> (64i64 & 15i64)), _ => ((a_i64) as u16) }))) as u64;
+        of[i] = (((((-0.0f64) * (-0.25f64)) - (a_f64 + (-2.875f64))) - 1.7e308f64)) as f64;
     }
 }
 
@@ -4110,9 +3998,24 @@ pub fn diff_132(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u16 = (57u16 + 78u16);
-        oi[i] = ((if (!false) { (!(if (9223372036854775807i64 < a_i64) { (-56i64) } else { 0i64 })) } else { a_i64 })) as u64;
-        of[i] = ((match (96u32 % 8u32) { 3u32..=7u32 => (-a_f64), _ => ((-a_f64) - (a_f64 - 1.7e308f64)) })) as f64;
+        let v0: u8 = 57u8;
+        assert!((((a_u32 % 256u32) != 7u32) || ((match (29u32 % 8u32) { 6u32 | 0u32 => 1.5f64, 6u32..=6u32 => a_f64, 2u32 | 7u32 => 1.5f64, _ => (-7.0f64) }) <= (a_f64 / (-9.125f64)))));
+        let mut v1: i64 = (((match (29u32 % 8u32) { 5u32..=6u32 => (-16i64), _ => 63i64 }) - (a_i64 / ((-40i64) | 1i64))) / (((v0 & 67u8)) as i64));
+        'l1: for j0 in 0u32..((((((a_i64) as i16)) as u32)) % 3u32) {
+            for j1 in 0u32..(((49u32).min(31u32)) % 3u32) {
+                if (10.625f64 < a_f64) {
+                    break 'l1;
+                }
+                if ((-34i32) >= a_i32) {
+                    continue 'l1;
+                }
+                v1 = (((!a_i64)).max((0i64 | DiffPair::new(a_i64, (-9223372036854775808i64)).b))).saturating_add(((-a_i64) / (((72i16) as i64) | 1i64)));
+            }
+        }
+        let v2: i32 = (((46i16 >> (a_i32 & 15i32))) as i32);
+        let v3: u8 = v0;
+        oi[i] = ((((match (31u32 % 8u32) { 1u32..=2u32 => 45u64, 0u32 | 6u32 => a_u64, _ => a_u64 }) >> ((a_f32) as u16)) - 0u64)) as u64;
+        of[i] = ((((((40u16 >> (38u32 & 15u32))) as f32)) as f32)) as f64;
     }
 }
 
@@ -4127,17 +4030,25 @@ pub fn diff_133(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i16 = ((((((a_u32) as u8) << 51i32)) as i16) & ((if true { ((a_u32) as i16) } else { (-64i16) }) ^ (((a_i32) as i16)).saturating_mul(((a_i64) as i16))));
-        let v1: f32 = (((a_f32).sqrt() * ((-0.875f32) - a_f32)) * ((if false { a_f32 } else { 1e-40f32 }) + ((-7.5f32) / 0.1f32)));
-        let v2: u8 = (if (!matches!((68u32 % 8u32), 3u32 | 7u32)) { ((85i32) as u8) } else { (match (20u32 % 8u32) { 0u32..=5u32 => ((a_u32) as u8), _ => 9u8 }) });
-        assert!((((11u32 % 256u32) != 7u32) || (((-0.0f32) / a_f32) >= (v1 * (-10.375f32)))));
-        let v3: f32 = (((-2.25f32) + a_f32) / v1);
-        let mut v4: f32 = ((-7.125f32)).abs();
-        for j0 in ((((a_u32 & 89u32)) % 8u32)..((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 16u32)).step_by(((32u32) % 3u32) as usize) {
-            v4 = ((a_i32) as f32);
+        let mut v0: u16 = (((a_i32) as u16) << (a_u32 & 15u32));
+        for j0 in (0u32..=(((31u32 | a_u32)) % 4u32)).rev() {
+            v0 = (if true { ((a_u32) as u16) } else { 64u16 });
         }
-        oi[i] = (84i8) as u64;
-        of[i] = ((-6.25f64)) as f64;
+        assert!((((32u32 % 256u32) != 7u32) || ((if false { (-56i8) } else { 25i8 }) > (!((a_i64) as i8)))));
+        let mut v1: u8 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
+        for j1 in ((((25u32 << (93i32 & 31i32))) % 8u32)..(((34u32 ^ 80u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v1 = (if false { (((a_f32) as u8) | ((2.5f32) as u8)) } else { ((v1 & 7u8) + ((a_u32) as u8)) });
+        }
+        let v2: i16 = (65i16 * 6i16);
+        let v3: i64 = a_i64;
+        let mut v4: u16 = (((a_i32) as u16)).min(0u16);
+        if (((1e-40f32) as f64) >= (1.7e308f64 - a_f64)) {
+            v4 = (61u16 >> ((-38i8) & 15i8));
+        } else {
+            v4 = (((a_i64) as u16)).min(20u16);
+        }
+        oi[i] = ((((a_u32) as i16) - ((((a_u32) as i16) - v2) >> ((9223372036854775807i64 + a_i64) & 15i64)))) as u64;
+        of[i] = (((-((((a_i64) as i8)) as f32)) / (-8.75f32))) as f64;
     }
 }
 
@@ -4152,9 +4063,10 @@ pub fn diff_134(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i64 = ((7.0f32) as i64);
-        oi[i] = (((match (77u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64)) as u64;
-        of[i] = ((match (a_u32 % 8u32) { 1u32 => (match (95u32 % 8u32) { 6u32 | 5u32 => (-a_f64), 0u32..=6u32 => (if matches!((4294967295u32 % 8u32), 1u32 | 4u32) { 10.375f64 } else { a_f64 }), 7u32 | 6u32 => (5.125f64 * (-12.375f64)), _ => (-a_f64) }), _ => ((0.1f64).sqrt() / (5.0f64).abs()) })) as f64;
+        let v0: f64 = (((2.125f64 + a_f64) / (a_f64 + 1.7e308f64)) - (-0.0f64));
+        let v1: u16 = (30u16).min(3u16);
+        oi[i] = (((match (83u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)) as u64;
+        of[i] = ((((v0 * a_f64) / (-v0)) / ((a_u64) as f64))) as f64;
     }
 }
 
@@ -4169,39 +4081,57 @@ pub fn diff_135(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut t0: [f32; 3] = [((((!255u8)) as f32) - ((6.5f32 / a_f32) - ((a_i32) as f32))); 3];
-        t0[1] = (((9.375f32 / a_f32) * ((39623u16) as f32)) / (if (96i64 >= a_i64) { (a_f32 - 5.625f32) } else { ((-3.625f32) - 9.875f32) }));
-        t0[2] = (((6.25f32 * 12.5f32)).sqrt()).sqrt();
-        let mut v0: f32 = 8.875f32;
-        for &v1 in t0.iter().rev() {
-            v0 = (((((9.25f64).sqrt()) as i32)) as f32);
-        }
-        let mut v2: u16 = ((((73u16 * 9u16) + (((a_i64) as u16) - ((a_u32) as u16)))) as u16);
-        if (!(true || true)) {
-            v2 = (match (13u32 % 8u32) { 4u32 => (!(65535u16).max(v2)), 0u32 | 3u32 => (if (true || false) { 29u16 } else { (((a_i32) as u16) << (97u32 & 15u32)) }), _ => (!v2) });
-        } else {
-            v2 = ((52u64) as u16);
-        }
-        let mut v3: u8 = 59u8;
-        'l3: for j0 in 0u32..((13u32) % 3u32) {
-            for j1 in 0u32..(((a_u32 << a_i64)) % 3u32) {
-                if (!true) {
-                    break 'l3;
+        let mut v0: u16 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
+        'l0: for j0 in 0u32..((((16i16) as u32)) % 3u32) {
+            for j1 in 0u32..(((a_u32 | 52u32)) % 3u32) {
+                if (!false) {
+                    break 'l0;
                 }
                 if false {
-                    continue 'l3;
+                    continue 'l0;
                 }
-                v3 = (((a_f32) as u8) & ((matches!((4294967295u32 % 8u32), 1u32..=7u32)) as u8));
+                v0 = (91u16 >> (410557127u32 & 15u32));
             }
         }
-        oi[i] = ((a_i32 - (((-1i32)).max(0i32) - a_i32))) as u64;
-        of[i] = (((((match (0u32 % 8u32) { 5u32..=7u32 => a_u64, _ => 55u64 })) as f64) - (-(-a_f64)))) as f64;
+        let mut v1: f32 = a_f32;
+        if matches!((1u32 % 8u32), 1u32 | 6u32) {
+            v1 = ((a_f32).sqrt() * (v1).abs());
+        } else {
+            v1 = (((if true { ((a_u32) as u8) } else { 71u8 })) as f32);
+        }
+        let mut v2: u8 = ((a_i64) as u8);
+        'l2: for j2 in 0u32..((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 3u32) {
+            for j3 in 0u32..(((60u32 % a_u32)) % 3u32) {
+                if (false || false) {
+                    break 'l2;
+                }
+                if true {
+                    continue 'l2;
+                }
+                v2 = ((v2) as u8);
+            }
+        }
+        let mut v3: u8 = (if (!(!true)) { ((match (46u32 % 8u32) { 2u32 => v2, _ => v2 }) & (((a_f32) as u8) << a_u32)) } else { (((2u64) as u8) - v2) });
+        'l3: for j4 in 0u32..(((81u32 >> 32i32)) % 3u32) {
+            for j5 in 0u32..(((!65u32)) % 3u32) {
+                if (!false) {
+                    break 'l3;
+                }
+                if (((a_i32) as u8) <= v3) {
+                    continue 'l3;
+                }
+                v3 = ((v2 % ((((a_u32) as u8) << a_i64) | 1u8)) - ((if matches!((90u32 % 8u32), 5u32 | 5u32) { ((a_u32) as u8) } else { 60u8 }) ^ ((matches!((4294967295u32 % 8u32), 1u32..=7u32)) as u8)));
+            }
+        }
+        let v4: u8 = ((match (10u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
+        oi[i] = ((85i8).max(((a_f32) as i8))) as u64;
+        of[i] = ((((-44i16)) as f32)) as f64;
     }
 }
 
 // seed 0xd1ff0088
 #[gpu_kernel(fmad = false, overflow_checks = true)]
-pub fn diff_136(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f32], xf64: &[f64], oi: &mut [u64], of: &mut [f64]) {
+pub fn diff_136<const K: u16>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f32], xf64: &[f64], oi: &mut [u64], of: &mut [f64]) {
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
@@ -4210,23 +4140,17 @@ pub fn diff_136(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i32 = (-(a_i32).min((-11i32)));
-        if ((a_f32 >= 9.25f32) || (true || ((-8i8) >= (-88i8)))) {
-            v0 = a_i32;
-        } else {
-            v0 = ((v0 >> (a_u32 & 31u32)) >> ((-7i16) & 31i16));
+        let v0: i8 = (((a_i64) as i8)).max(32i8);
+        let mut t1: [f32; 3] = [(((-52i32)) as f32); 3];
+        t1[1] = ((32767i16) as f32);
+        t1[2] = (match (8u32 % 8u32) { 2u32..=3u32 => (-0.0f32), _ => 11.125f32 });
+        let mut v1: f32 = (((-2.125f64)) as f32);
+        for &v2 in t1.iter().step_by(2) {
+            v1 = ((9223372036854775807i64) as f32);
         }
-        let v1: i8 = ((4i8 << (55i16 & 7i16)) + ((-41i8)).saturating_add(8i8));
-        let v2: u32 = (((84u64) as u32) & (if (((a_i64) as u16) <= 62u16) { 52u32 } else { 48u32 }));
-        let v3: i16 = (((a_f32) as i16) >> 15u8);
-        let mut v4: f32 = (((if false { a_f32 } else { a_f32 }) / (3.4e38f32).abs())).sqrt();
-        if (v0 <= (-a_i32)) {
-            v4 = ((match (79u32 % 8u32) { 0u32 | 6u32 => (a_f32 / a_f32), 2u32..=3u32 => (match (a_u32 % 8u32) { 0u32 | 2u32 => a_f32, 3u32..=5u32 => a_f32, 4u32..=4u32 => 1.625f32, _ => a_f32 }), 1u32 | 1u32 => (-5.75f32), _ => (5.125f32).sqrt() }) * (((((a_i32) as i8)) as f32) + ((-9.0f32) * 0.0f32)));
-        } else {
-            v4 = (a_f32 * v4);
-        }
-        oi[i] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)) as u64;
-        of[i] = (((a_f32 + (if true { a_f32 } else { 3.4e38f32 }))).sqrt()) as f64;
+        let v3: i8 = ((4i8 << (55i16 & 7i16)) + (v0).saturating_add(((a_i32) as i8)));
+        oi[i] = ((((-88i64) & ((84u64) as i64)) * (if (((a_i64) as u16) <= K) { (a_i64 << 52u16) } else { (!(-16i64)) }))) as u64;
+        of[i] = ((((v0) as f32) + (-0.625f32))) as f64;
     }
 }
 
@@ -4241,18 +4165,27 @@ pub fn diff_137(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i16 = (match (88u32 % 8u32) { 3u32 | 3u32 => ((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16), _ => (0i16 - 32767i16) });
-        assert!((((81u32 % 256u32) != 7u32) || ((97u16 & ((a_u32) as u16)) <= (65535u16 / (57u16 | 1u16)))));
-        let mut c1: u32 = 0u32;
-        let v1: f32 = loop {
-            if c1 >= (((!23u32)) % 4u32) {
-                break ((16777216.0f32 - 11.0f32));
-            }
-            c1 += 1u32;
-        };
-        let v2: u16 = ((((a_i32) as u16)).min((((-91i64)) as u16)) * ((((-42i32)) as u16) * (((a_i32) as u16)).max(20u16)));
-        oi[i] = (((((56u64).saturating_mul(49u64) << (((v1) as i32) & 63i32))) as i32)) as u64;
-        of[i] = ((-((a_f32 + a_f32) + (a_f32 + a_f32)))) as f64;
+        let mut t0: [i16; 3] = [(match (88u32 % 8u32) { 3u32 | 3u32 => ((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16), _ => (0i16 - 32767i16) }); 3];
+        t0[1] = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
+        t0[2] = (((a_i64) as i16) % ((((a_u32) as i16)).max(32767i16) | 1i16));
+        let v0: i16 = t0.iter().copied().fold(66i16, |v0, v1| ((if true { v0 } else { 85i16 }) << (45i32 / ((-46i32) | 1i32))));
+        let mut v2: u32 = (19u32 >> (40u16 ^ 56u16));
+        for j0 in ((((33u32 ^ 62u32)) % 8u32)..(((0u32 >> (a_i32 & 31i32))) % 16u32)).step_by(((0u32) % 3u32) as usize) {
+            v2 = ((a_u32 & a_u32) - a_u32);
+        }
+        let v3: u16 = ((match (a_u32 % 8u32) { 2u32 | 2u32 => ((match (78u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16), 0u32..=2u32 => 19u16, _ => (if (62i32 >= a_i32) { 16u16 } else { 1u16 }) }) - 36u16);
+        let mut v4: u8 = (((if false { ((a_f32) as u16) } else { ((a_i64) as u16) })) as u8);
+        for j1 in (((a_u32) % 8u32)..(((a_u32).max(39u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v4 = 64u8;
+        }
+        let mut v5: u32 = ((v2 >> (((-1i32) << ((-95i32) & 31i32)) & 31i32))).max((a_u32 - 50u32));
+        if ((-a_i64) != (if true { 35i64 } else { (-61i64) })) {
+            v5 = ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) >> ((6i32 / ((-9i32) | 1i32)) & 31i32)) << (((((-63i16)) as u64)).saturating_sub((match (a_u32 % 8u32) { 0u32..=4u32 => 78u64, _ => 2u64 })) & 31u64));
+        } else {
+            v5 = 32u32;
+        }
+        oi[i] = (((((match (v5 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) | (if (7i8 == ((a_i32) as i8)) { ((a_u32) as u16) } else { 61u16 })) | (((!a_u64)) as u16))) as u64;
+        of[i] = (((-0.0f32) - (((match (28u32 % 8u32) { 1u32..=1u32 => (-9i64), 5u32..=5u32 => 39i64, 6u32 | 5u32 => 71i64, _ => 28i64 })) as f32))) as f64;
     }
 }
 
@@ -4267,28 +4200,22 @@ pub fn diff_138(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u8 = 94u8;
-        if (!(((a_f32) as i8) <= ((a_i64) as i8))) {
-            v0 = ((match (38u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
-        } else {
-            v0 = (255u8 / ((match (a_u32 % 8u32) { 4u32 => ((a_f32) as u8), 0u32 | 1u32 => v0, 0u32 | 4u32 => 46u8, _ => ((a_f32) as u8) }) | 1u8));
+        let mut t0: [f32; 3] = [(((((a_i32) as u16)) as f32) + ((-10.625f32)).sqrt()); 3];
+        t0[1] = (match (a_u32 % 8u32) { 1u32..=5u32 => (if false { 0.1f32 } else { (-0.125f32) }), 4u32 => (((-4.625f64)) as f32), 0u32..=1u32 => ((-3.625f32) / a_f32), _ => ((a_i64) as f32) });
+        t0[2] = ((16777216.0f32 + a_f32) + ((-9.375f32) / a_f32));
+        let mut v0: f32 = (((-1.25f32) - 1.75f32)).abs();
+        for &v1 in t0.iter() {
+            v0 = ((v0).sqrt() + ((41u16) as f32));
         }
-        assert!((((a_u32 % 256u32) != 7u32) || ((if matches!((25u32 % 8u32), 2u32..=7u32) { (-94i16) } else { (-88i16) }) > (14i16 - ((a_f32) as i16)))));
-        let v1: u16 = ((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
-        let mut t2: [u32; 3] = [a_u32; 3];
-        t2[1] = (if (matches!((69u32 % 8u32), 0u32..=1u32) || false) { ((((59u32) as u8)) as u32) } else { 92u32 });
-        t2[2] = ((((match (31u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)).saturating_mul(((match (71u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32))).saturating_add(52u32);
-        let mut v2: u32 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
+        let mut t2: [i8; 3] = [(if matches!((a_u32 % 8u32), 0u32) { ((((a_f32) as i8) >> ((-45i64) & 7i64))).saturating_add((-((a_i64) as i8))) } else { (-59i8) }); 3];
+        t2[1] = 92i8;
+        t2[2] = ((((match (31u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)).saturating_mul(((match (71u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8))).saturating_add((-52i8));
+        let mut v2: i8 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
         for &v3 in t2.iter().rev() {
-            v2 = ((((32i32) as u32) - v3) % (((match (v2 % 8u32) { 1u32 | 4u32 => a_u32, _ => 2137550689u32 })).saturating_add((12u32).max(a_u32)) | 1u32));
+            v2 = ((((32i32) as i8) - v3) % (((match (65u32 % 8u32) { 0u32..=3u32 => 52i8, _ => ((a_f32) as i8) })).saturating_add((-((a_f32) as i8))) | 1i8));
         }
-        let mut v4: u64 = (a_u64 ^ a_u64);
-        for j0 in 0u32..((((((a_i32) as u16)) as u32)) % 4u32) {
-            v4 = (23u64 & a_u64);
-        }
-        let v5: f32 = ((61i32) as f32);
-        oi[i] = ((0i64 | DiffPair::new(((match (v2 % 8u32) { 7u32 | 6u32 => a_i64, 7u32 | 7u32 => (-57i64), _ => a_i64 }) - (a_i64 ^ (-1i64))), (-50i64)).b)) as u64;
-        of[i] = (a_f32) as f64;
+        oi[i] = (53u16) as u64;
+        of[i] = (((((v2 / (((a_f32) as i8) | 1i8))).abs()) as f64)) as f64;
     }
 }
 
@@ -4303,36 +4230,18 @@ pub fn diff_139(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u16 = ((((match (76u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)) as u16);
-        let mut v1: u64 = (match (a_u32 % 8u32) { 4u32 | 7u32 => (if false { 32u64 } else { a_u64 }), 2u32..=6u32 => ((78i16) as u64), _ => 27u64 });
-        if (a_f64 == (a_f64 + 0.0f64)) {
-            v1 = ((94u64 << (((a_i32) as u8) & 63u8)) - (v1 - a_u64));
+        let v0: i16 = (-78i16);
+        let v1: f64 = ((46u32) as f64);
+        assert!((((a_u32 % 256u32) != 7u32) || (a_i32 == ((match (32u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32))));
+        let v2: i32 = 70i32;
+        let mut v3: f64 = (a_f64 + (a_f64 + 0.0f64));
+        if (!false) {
+            v3 = v1;
         } else {
-            v1 = (((4294967295u32) as u64)).max((a_u64 / (18u64 | 1u64)));
+            v3 = (match (4294967295u32 % 8u32) { 3u32 | 4u32 => (match (245842143u32 % 8u32) { 4u32 => a_f64, 7u32..=7u32 => v3, 0u32 | 6u32 => 8.375f64, _ => 12.5f64 }), 0u32..=4u32 => (a_f64 / a_f64), _ => (v3 * (-5.5f64)) });
         }
-        assert!((((75u32 % 256u32) != 7u32) || (((match (12u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) >= 3i32)));
-        let mut v2: i8 = ((a_i32) as i8);
-        if ((4.875f32 != (-10.75f32)) || (a_f64 <= 0.1f64)) {
-            v2 = ((match (4294967295u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
-        } else {
-            v2 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
-        }
-        let mut v3: u16 = ((((!70u8) + (66u8 >> (70i32 & 7i32)))) as u16);
-        'l3: for j0 in 0u32..((((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 3u32) {
-            for j1 in 0u32..((j0) % 3u32) {
-                if (!(((a_f32) as i16) <= 86i16)) {
-                    break 'l3;
-                }
-                if (false || false) {
-                    continue 'l3;
-                }
-                v3 = (if (!((v2 < v2) && false)) { (((a_u32) as u16) % ((((a_i32) as u16) / (((a_u32) as u16) | 1u16)) | 1u16)) } else { ((a_i32) as u16) });
-            }
-        }
-        let v4: f32 = a_f32;
-        assert!((((a_u32 % 256u32) != 7u32) || (((-1i8) >> (((a_i32) as u16) & 7u16)) >= ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8))));
-        oi[i] = (67i16) as u64;
-        of[i] = (1.875f64) as f64;
+        oi[i] = ((match (87u32 % 8u32) { 7u32 | 6u32 => 46u16, 5u32 | 4u32 => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16), 1u32..=3u32 => ((match (97u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16), _ => (((((a_u32) as u8)) as u16) * (((a_i32) as u16) << (18u8 & 15u8))) })) as u64;
+        of[i] = ((((if (true && (75i32 >= a_i32)) { ((match (20u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) } else { (-88i8) })) as f32)) as f64;
     }
 }
 
@@ -4347,9 +4256,24 @@ pub fn diff_140(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u64 = (((32u64 << (92i64 & 63i64)) / ((a_u64 >> (14u64 & 63u64)) | 1u64)) << ((((3.125f64).sqrt()) as i8) & 63i8));
-        oi[i] = (((a_u32) as u16)) as u64;
-        of[i] = ((((((11.0f64) as i16) << (a_u64).max(93u64))) as f64)) as f64;
+        let mut t0: [i8; 3] = [((!((a_f32) as i8)) << ((((-1.625f64)) as i8) & 7i8)); 3];
+        t0[1] = (-(!((a_i32) as i8)));
+        t0[2] = ((a_i32) as i8);
+        let mut v0: i8 = ((((a_i64) as i8) >> (14u64 & 7u64)) % ((if true { (-12i8) } else { 0i8 }) | 1i8));
+        for &v1 in t0.iter() {
+            v0 = 21i8;
+        }
+        let v2: i8 = (if ((((a_u32) as u8) > ((a_u32) as u8)) && true) { ((-73i8) * ((a_u32) as i8)) } else { (-v0) });
+        assert!((((a_u32 % 256u32) != 7u32) || ((a_u64 % (0u64 | 1u64)) > (match (72u32 % 8u32) { 0u32 => 23u64, _ => a_u64 }))));
+        let v3: f32 = ((-5.125f32) / (-11.25f32));
+        let mut v4: i64 = (64i64).saturating_mul((2i64 ^ (-39i64)));
+        if (34i8 > (((-7i16)) as i8)) {
+            v4 = ((((-5i16)) as i64) << (((a_f64) as u16) & 63u16));
+        } else {
+            v4 = ((-a_i64) >> ((a_u64).min(0u64) & 63u64));
+        }
+        oi[i] = (((((-7i64)).abs() & (match (a_u32 % 8u32) { 2u32 | 6u32 => v4, 0u32..=2u32 => 63i64, 6u32 | 5u32 => a_i64, _ => (-75i64) })) & v4)) as u64;
+        of[i] = (((((match (15u32 % 8u32) { 1u32 => a_i64, 3u32 => (-9223372036854775808i64), _ => v4 })).abs()) as f64)) as f64;
     }
 }
 
@@ -4364,37 +4288,15 @@ pub fn diff_141(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i32 = a_i32;
-        'l0: for j0 in 0u32..(((a_u32 % (37u32 | 1u32))) % 3u32) {
-            for j1 in 0u32..(((if false { a_u32 } else { a_u32 })) % 3u32) {
-                if ((-4.0f32) > (-2.5f32)) {
-                    break 'l0;
-                }
-                if (8i64 != 64i64) {
-                    continue 'l0;
-                }
-                v0 = ((((-((a_f32) as i8))) as i32) % (((true) as i32) | 1i32));
+        let mut c0: u32 = 0u32;
+        let v0: f32 = loop {
+            if c0 >= ((a_u32) % 4u32) {
+                break (9.75f32);
             }
-        }
-        let mut v1: i64 = (-((((a_u32) as i16)) as i64));
-        for j2 in ((((100u32 ^ 32u32)) % 8u32)..(((a_u32 << (a_u32 & 31u32))) % 16u32)).step_by(((32u32) % 3u32) as usize) {
-            v1 = (match (a_u32 % 8u32) { 0u32..=5u32 => (if false { a_i64 } else { v1 }), 5u32 => (24i64 - a_i64), 2u32 => (a_i64 << ((-10i16) & 63i16)), _ => a_i64 });
-        }
-        let mut t2: [u16; 3] = [(match (21u32 % 8u32) { 7u32 | 3u32 => ((((match (33u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)) as u16), 0u32 => (22682u16 >> (a_i32).saturating_sub(v0)), 3u32 => ((89u16 >> (a_i32 & 15i32)) << (v1 + v1)), _ => (17u16 - (match (2837484947u32 % 8u32) { 0u32..=7u32 => 46u16, 5u32..=7u32 => ((a_f32) as u16), 0u32..=6u32 => 5u16, _ => 23u16 })) }); 3];
-        t2[1] = (match (31u32 % 8u32) { 0u32..=5u32 => ((((-2.0f32) * a_f32)) as u16), _ => (!(70u16 >> ((-76i8) & 15i8))) });
-        t2[2] = ((!((match (18u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)) << (50i64 & 15i64));
-        let mut v2: u16 = ((a_i32) as u16);
-        for &v3 in t2.iter() {
-            v2 = ((match (48u32 % 8u32) { 2u32..=3u32 => (if false { v2 } else { v3 }), 5u32 => ((match (34u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16), 4u32..=7u32 => (((a_u32) as u16)).saturating_add(18u16), _ => (!v3) }) >> (((!87i8)).max(((-66i8) * ((a_i64) as i8))) & 15i8));
-        }
-        let mut v4: i8 = (((a_i64) as i8) >> ((a_u32) as i8));
-        if false {
-            v4 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
-        } else {
-            v4 = (((a_i64) as i8) * ((a_i64) as i8));
-        }
-        oi[i] = (((((a_i64) as i32) & (v0 & 58i32)) * ((v0 + a_i32) & (31i32 | a_i32)))) as u64;
-        of[i] = ((((if true { a_f32 } else { a_f32 })).sqrt() + ((2.5f32 + a_f32) - (a_f32).sqrt()))) as f64;
+            c0 += 1u32;
+        };
+        oi[i] = ((((!13i64)).abs() ^ (if matches!((a_u32 % 8u32), 0u32 | 1u32) { ((-35i64)).abs() } else { (a_i64 >> (((a_f32) as i16) & 63i16)) }))) as u64;
+        of[i] = (((if (a_f32 > a_f32) { (match (7u32 % 8u32) { 7u32 => a_f32, 1u32 => 5.75f32, _ => 7.0f32 }) } else { (v0 - a_f32) }) / ((a_f32 - a_f32)).sqrt())) as f64;
     }
 }
 
@@ -4409,19 +4311,9 @@ pub fn diff_142(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut c0: u32 = 0u32;
-        let v0: f64 = loop {
-            if c0 >= ((a_u32) % 4u32) {
-                break ((-9.125f64));
-            }
-            c0 += 1u32;
-        };
-        let mut v1: f64 = (a_f64 / v0);
-        for j0 in ((((85u32 | a_u32)) % 8u32)..((((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 16u32)).step_by(((98u32) % 3u32) as usize) {
-            v1 = (3.5f64 * (-0.25f64));
-        }
-        oi[i] = ((if ((a_i64).saturating_sub(a_i64) != (69i64 % a_i64)) { (57u32 >> (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64) & 31i64)) } else { (15u32 & (a_u32 ^ 77u32)) })) as u64;
-        of[i] = ((a_f64 * v1)) as f64;
+        let v0: i64 = (77i64 - a_i64);
+        oi[i] = ((match (98u32 % 8u32) { 3u32 => 49u64, 2u32 | 4u32 => (((61i8 >> (1u8 & 7u8))) as u64), _ => (((a_i32) as u64) << ((if false { a_i64 } else { a_i64 }) & 63i64)) })) as u64;
+        of[i] = ((((((0i16) as f32)) as f32) + ((11.25f32 - (-0.0f32)) / (a_f32 + a_f32)))) as f64;
     }
 }
 
@@ -4436,28 +4328,32 @@ pub fn diff_143(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut t0: [i16; 3] = [(-76i16); 3];
-        t0[1] = (32767i16 + (-33i16));
-        t0[2] = (24i16 >> 85i8);
-        let mut v0: i16 = 23i16;
-        for &v1 in t0.iter().rev() {
-            v0 = ((a_f32) as i16);
+        let mut v0: f32 = (a_f32 / 2.25f32);
+        if (!(8i32 > 85i32)) {
+            v0 = ((-a_f32)).sqrt();
+        } else {
+            v0 = (-(((-92i16)) as f32));
         }
-        let mut v2: u8 = ((if (64i32 < a_i32) { (((a_i32) as u8)).max(((a_i64) as u8)) } else { (8u8 + 13u8) }) << (((-66i16) << 18446744073709551615u64)).abs());
-        for j0 in (0u32..=((a_u32) % 4u32)).rev() {
-            v2 = (((a_i32) as u8)).min((((match (6u32 % 8u32) { 1u32 | 7u32 => 63u32, 7u32 => 72u32, 5u32 | 1u32 => 83u32, _ => a_u32 })) as u8));
+        let mut v1: i64 = a_i64;
+        if false {
+            v1 = (match (45u32 % 8u32) { 0u32 => (((72u64).saturating_sub(42u64)) as i64), 1u32 => (((-8i64) + 13i64) << (((a_i32) as u16) & 63u16)), 6u32 => ((if (a_i64 == a_i64) { a_i64 } else { (-78i64) })).min((if true { (-72i64) } else { a_i64 })), _ => (0i64 | DiffPair::new((-35i64), (a_i64).saturating_add(a_i64)).b) });
+        } else {
+            v1 = v1;
         }
-        let v3: u8 = (((a_i32) as u8) << (1u16 & 7u16));
-        let mut t4: [i16; 3] = [(match (a_u32 % 8u32) { 4u32 | 5u32 => (!15i16), 6u32 => ((v0 + ((a_i64) as i16))).abs(), _ => (-((a_i64) as i16)) }); 3];
-        t4[1] = ((((if true { (-9223372036854775808i64) } else { 57i64 })) as i16) % (((((a_i32) as i16) << ((-53i64) & 15i64)) << (((-84i32)) as i8)) | 1i16));
-        t4[2] = ((a_u32) as i16);
-        let mut v4: i16 = ((((((a_i64) as i8)) as i16) >> ((!a_u32) & 15u32)) - (((0i32 << ((-48i16) & 31i16))) as i16));
-        for &v5 in t4.iter().skip(1) {
-            v4 = (((-((a_u32) as i16)) >> (52u64 & 15u64)) * ((-((a_u32) as i16)) | ((95i8) as i16)));
+        let v2: i32 = (-2147483648i32);
+        let mut t3: [i16; 3] = [(match (a_u32 % 8u32) { 4u32 | 5u32 => (!15i16), 6u32 => ((0i16 + 49i16)).abs(), _ => ((!((a_i32) as i16))).min(((-32768i16) << 89u16)) }); 3];
+        t3[1] = ((((71u8) as i16) % ((-((a_i64) as i16)) | 1i16)) & (((-7i16)).min(((a_f32) as i16)) - (((a_f32) as i16) >> 72u32)));
+        t3[2] = (!(((v2 << ((-48i16) & 31i16))) as i16));
+        let mut v3: i16 = (-((a_i32) as i16));
+        for &v4 in t3.iter().skip(1) {
+            v3 = ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) << ((match (29u32 % 8u32) { 1u32..=6u32 => ((a_u32) as i16), _ => v3 }) & 15i16))).abs();
         }
-        let v6: u8 = (v2).saturating_mul(v2);
-        oi[i] = ((((!(if true { 25u32 } else { a_u32 }))) as i64)) as u64;
-        of[i] = (((((31u32 + a_u32) / ((a_u32 | 59u32) | 1u32))) as f32)) as f64;
+        let mut v5: f64 = ((a_f64).abs() * (-a_f64));
+        for j0 in ((((a_u32 | a_u32)) % 8u32)..(((!a_u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v5 = ((v5 + a_f64) * (v5 + 5.5f64));
+        }
+        oi[i] = ((if matches!((a_u32 % 8u32), 2u32) { v3 } else { (match (59u32 % 8u32) { 0u32 | 5u32 => (((a_f32) as i16) >> ((-11i8) & 15i8)), 2u32..=4u32 => (match (8u32 % 8u32) { 6u32 | 6u32 => (-84i16), _ => ((a_i32) as i16) }), _ => (v3 << ((-50i8) & 15i8)) }) })) as u64;
+        of[i] = (((-(-a_f64))).sqrt()) as f64;
     }
 }
 
@@ -4472,26 +4368,21 @@ pub fn diff_144(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u8 = ((((16u16 - ((a_i32) as u16))) as u8) * 64u8);
-        for j0 in (((32u32) % 8u32)..(((match (a_u32 % 8u32) { 6u32 | 2u32 => 81u32, 7u32 => a_u32, 1u32 => 11u32, _ => a_u32 })) % 16u32)).step_by(((64u32) % 3u32) as usize) {
-            v0 = ((((a_i32) as u8) % ((((a_i32) as u8) >> (32u32 & 7u32)) | 1u8))).saturating_sub(((match (a_u32 % 8u32) { 3u32 => 80u8, 7u32 => v0, 1u32 => ((a_f32) as u8), _ => v0 }) % ((((a_i64) as u8) - ((a_f32) as u8)) | 1u8)));
+        let mut v0: i8 = (((16u8 * 97u8)) as i8);
+        if ((((a_u32) as i8) & ((a_i64) as i8)) >= ((-29i8) >> (((a_f32) as u8) & 7u8))) {
+            v0 = (((a_f32) as i8)).saturating_sub(((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8));
+        } else {
+            v0 = v0;
         }
-        assert!((((a_u32 % 256u32) != 7u32) || ((15u16).min(((a_f32) as u16)) > (7u16 & ((a_i64) as u16)))));
-        let mut c1: u32 = 0u32;
-        let v1: f64 = loop {
-            if c1 >= ((((a_f32) as u32)) % 4u32) {
-                break ((((-5.5f64) * a_f64) + ((-1.25f64) / 0.0f64)));
-            }
-            c1 += 1u32;
-        };
-        oi[i] = (((!(if true { ((a_f32) as i8) } else { 85i8 })) ^ ((a_i32) as i8))) as u64;
-        of[i] = ((-8.625f32)) as f64;
+        let v1: u8 = (((match (a_u32 % 8u32) { 3u32 => 80u8, 7u32 => 62u8, 7u32..=7u32 => 18u8, _ => ((a_f32) as u8) }) % (((a_i32) as u8) | 1u8)) << ((((match (39u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) << ((match (88u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)) & 7u32));
+        oi[i] = ((((((match (2177803099u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)).max((match (7u32 % 8u32) { 2u32..=5u32 => (-32768i16), _ => (-68i16) }))) as u32)) as u64;
+        of[i] = ((((10u64 - (0u64 / 3u64))) as f32)) as f64;
     }
 }
 
 // seed 0xd1ff0091
 #[gpu_kernel(fmad = false, overflow_checks = false)]
-pub fn diff_145(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f32], xf64: &[f64], oi: &mut [u64], of: &mut [f64]) {
+pub fn diff_145<const K: u32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f32], xf64: &[f64], oi: &mut [u64], of: &mut [f64]) {
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
@@ -4500,19 +4391,33 @@ pub fn diff_145(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u8 = ((((((a_f64) as u64)) as f64)) as u8);
-        let mut v1: u16 = (((a_f32) as u16) + 74u16);
-        for j0 in (0u32..((62u32) % 4u32)).rev() {
-            v1 = (((a_i64) as u16) << (8u64 & 15u64));
+        let mut v0: f64 = ((42u64) as f64);
+        'l0: for j0 in 0u32..((1593824227u32) % 3u32) {
+            for j1 in 0u32..(((a_u32 + a_u32)) % 3u32) {
+                if ((99u64 < a_u64) || false) {
+                    break 'l0;
+                }
+                if (((a_i64) as i8) < (-36i8)) {
+                    continue 'l0;
+                }
+                v0 = (a_f64 + v0);
+            }
         }
-        oi[i] = (((if matches!((22u32 % 8u32), 0u32..=7u32) { (if true { a_i64 } else { a_i64 }) } else { (if (((a_u32) as u8) == 7u8) { 28i64 } else { (-60i64) }) }) * ((a_i64).min(a_i64) + (5i64 + (-69i64))))) as u64;
-        of[i] = (11.5f64) as f64;
+        let mut c1: u32 = 0u32;
+        let v1: f64 = loop {
+            if c1 >= ((((match (1214872725u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32) {
+                break ((if (a_u64 == 41u64) { (a_f64 * 5e-324f64) } else { (a_f64).abs() }));
+            }
+            c1 += 1u32;
+        };
+        oi[i] = ((!((K).min(a_u32) | (match (25u32 % 8u32) { 2u32..=6u32 => a_u32, 5u32..=5u32 => a_u32, _ => a_u32 })))) as u64;
+        of[i] = (a_f32) as f64;
     }
 }
 
 // seed 0xd1ff0092
 #[gpu_kernel(fmad = false, overflow_checks = true)]
-pub fn diff_146(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f32], xf64: &[f64], oi: &mut [u64], of: &mut [f64]) {
+pub fn diff_146<const K: i8>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f32], xf64: &[f64], oi: &mut [u64], of: &mut [f64]) {
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
@@ -4521,26 +4426,23 @@ pub fn diff_146(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i64 = (((-a_i64) & (a_i64 << (64u8 & 63u8))) & (((false) as i64) << ((58i16 ^ (-20i16)) & 63i16)));
-        'l0: for j0 in 0u32..((49u32) % 3u32) {
-            for j1 in 0u32..(((1u32 % (j0 | 1u32))) % 3u32) {
-                if (((-6.25f64) > a_f64) && (a_f32 == (-9.875f32))) {
-                    break 'l0;
-                }
-                if (((a_f32) as i16) <= ((a_u32) as i16)) {
-                    continue 'l0;
-                }
-                v0 = v0;
-            }
+        let v0: i16 = ((((a_i64) as i16) << (64u8 & 15u8)) / (match (76u32 % 8u32) { 0u32 => 32767i16, 3u32 => (-77i16), 7u32 | 6u32 => (-95i16), _ => (-32768i16) }));
+        assert!((((88u32 % 256u32) != 7u32) || (!(!((-6.25f64) > a_f64)))));
+        let mut t1: [u32; 3] = [((match (84u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32); 3];
+        t1[1] = ((38u32 >> ((-7i16) & 31i16)) >> (((a_f32) as u8) & 31u8));
+        t1[2] = ((a_u32 * 58u32) / ((94u32 >> (a_u32 & 31u32)) | 1u32));
+        let mut v1: u32 = ((match (32u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
+        for &v2 in t1.iter().step_by(2) {
+            v1 = 32u32;
         }
-        oi[i] = ((a_i32 / ((((match (49u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) & (a_i32 << ((-96i32) & 31i32))) | 1i32))) as u64;
-        of[i] = ((match (21u32 % 8u32) { 0u32 | 7u32 => ((((-86i64)) as f64) + (-a_f64)), _ => (if ((-86i32) >= (-37i32)) { ((-12.5f64) * (-9.25f64)) } else { ((-6.875f64)).sqrt() }) })) as f64;
+        oi[i] = ((((6u16).saturating_mul(((a_i64) as u16)) + (42u16).min(87u16)) + (!(((a_f32) as u16) + ((a_i64) as u16))))) as u64;
+        of[i] = (((((-7.125f32) + (-3.5f32))).sqrt() / (((0.1f64 - (-11.25f64))) as f32))) as f64;
     }
 }
 
 // seed 0xd1ff0093
 #[gpu_kernel(fmad = false, overflow_checks = true)]
-pub fn diff_147(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f32], xf64: &[f64], oi: &mut [u64], of: &mut [f64]) {
+pub fn diff_147<const K: i16>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f32], xf64: &[f64], oi: &mut [u64], of: &mut [f64]) {
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
@@ -4549,20 +4451,21 @@ pub fn diff_147(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i16 = ((match (51u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
-        let mut v1: f32 = (-((-12.125f32) + 0.0f32));
-        for j0 in (0u32..=(((if (((a_i32) as i8) != 8i8) { 7u32 } else { 4294967295u32 })) % 4u32)).rev() {
-            v1 = ((if false { a_f32 } else { v1 }) - (v1 + a_f32));
-        }
-        let v2: f32 = (0.0f32 * 8.375f32);
-        oi[i] = ((((((a_i64) as u16) >> ((((-53i64)) as i16) & 15i16))) as i16)) as u64;
-        of[i] = ((if false { (((36u8) as f64) + a_f64) } else { (if (!true) { ((-6.375f64) - a_f64) } else { (a_f64 - a_f64) }) })) as f64;
+        let mut c0: u32 = 0u32;
+        let v0: u32 = loop {
+            if c0 >= ((56u32) % 4u32) {
+                break ((((-8i16)) as u32));
+            }
+            c0 += 1u32;
+        };
+        oi[i] = ((!(((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) & (if (((a_i32) as i8) != 8i8) { 7u8 } else { 255u8 })))) as u64;
+        of[i] = ((((if false { a_f64 } else { 1.7e308f64 }) - (if (99u64 >= 98u64) { a_f64 } else { a_f64 })) / ((-a_f64) - (a_f64).sqrt()))) as f64;
     }
 }
 
 // seed 0xd1ff0094
 #[gpu_kernel(fmad = false, overflow_checks = true)]
-pub fn diff_148(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f32], xf64: &[f64], oi: &mut [u64], of: &mut [f64]) {
+pub fn diff_148<const K: i8>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f32], xf64: &[f64], oi: &mut [u64], of: &mut [f64]) {
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
@@ -4571,20 +4474,36 @@ pub fn diff_148(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i64 = (((if (a_u32 >= a_u32) { a_i64 } else { a_i64 })).saturating_sub((if true { (-68i64) } else { a_i64 }))).saturating_sub(a_i64);
-        'l0: for j0 in 0u32..(((a_u32 << ((a_f32) as u16))) % 3u32) {
-            for j1 in 0u32..((((match (37u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 3u32) {
-                if (a_f64 != 6.0f64) {
-                    break 'l0;
+        let mut c0: u32 = 0u32;
+        let v0: f64 = loop {
+            if c0 >= (((if true { a_u32 } else { a_u32 })) % 4u32) {
+                break (((a_f64 * a_f64) + (if true { a_f64 } else { a_f64 })));
+            }
+            c0 += 1u32;
+        };
+        let v1: i64 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64);
+        let mut c2: u32 = 0u32;
+        let v2: i16 = loop {
+            if c2 >= (((if true { 48u32 } else { a_u32 })) % 4u32) {
+                break (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16));
+            }
+            c2 += 1u32;
+        };
+        let v3: u8 = (!(1u8).max(62u8));
+        let mut v4: u32 = ((17u32).max(18u32) >> (46843u16 & 31u16));
+        'l4: for j0 in 0u32..(((0u32 * a_u32)) % 3u32) {
+            for j1 in 0u32..(((a_u32).max(a_u32)) % 3u32) {
+                if (!(((a_f32) as i16) == ((a_i32) as i16))) {
+                    break 'l4;
                 }
-                if false {
-                    continue 'l0;
+                if (v3 <= ((a_i32) as u8)) {
+                    continue 'l4;
                 }
-                v0 = (a_i64 % (((-36i64)).max((!v0)) | 1i64));
+                v4 = (!(j1 << (45u32 & 31u32)));
             }
         }
-        oi[i] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)) as u64;
-        of[i] = ((((11.0f64 * a_f64) / ((-2.125f64) - 2.25f64)) - ((((87u32) as u64)) as f64))) as f64;
+        oi[i] = (86u16) as u64;
+        of[i] = (1e-40f32) as f64;
     }
 }
 
@@ -4599,28 +4518,39 @@ pub fn diff_149(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: f32 = ((1.125f64) as f32);
-        let mut v1: u8 = (if (((match (32u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) == (-((a_i32) as i16))) { ((a_f32) as u8) } else { ((a_i32) as u8) });
-        'l1: for j0 in 0u32..((a_u32) % 3u32) {
-            for j1 in 0u32..(((49u32 ^ j0)) % 3u32) {
-                if false {
-                    break 'l1;
-                }
-                if (((a_i64) as i16) != ((a_i64) as i16)) {
-                    continue 'l1;
-                }
-                v1 = (((59u8 * ((a_i64) as u8)) & ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)) % (v1 | 1u8));
-            }
+        let mut v0: u8 = (match (32u32 % 8u32) { 2u32 => ((((a_f32) as u8) >> (a_i32 & 7i32)) >> ((91u32 >> a_i64) & 7u32)), 0u32..=6u32 => ((59u8 >> (-57i32)) - (17u8).max(55u8)), 5u32..=6u32 => ((((a_u32) as u8) << (46u16 & 7u16)) * (95u8).max(80u8)), _ => (if matches!((a_u32 % 8u32), 6u32) { (63u8 - ((a_i32) as u8)) } else { ((a_i32) as u8) }) });
+        if (!(!matches!((31u32 % 8u32), 3u32))) {
+            v0 = ((a_f32) as u8);
+        } else {
+            v0 = (82u8).saturating_mul(((a_u32) as u8));
         }
-        let v2: u8 = (!(if matches!((a_u32 % 8u32), 6u32) { (63u8 - ((a_i32) as u8)) } else { ((a_i32) as u8) }));
-        oi[i] = (((if (16i16 <= 66i16) { (if ((-42i8) == 7i8) { a_i32 } else { (-43i32) }) } else { (-a_i32) }) << (match (31u32 % 8u32) { 0u32 => (98u64).saturating_mul(99u64), 2u32 => (if false { 11u64 } else { a_u64 }), _ => (a_u64).max(a_u64) }))) as u64;
-        of[i] = ((-(-((a_f32) as f64)))) as f64;
+        let mut v1: u64 = ((match (11u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
+        for j0 in (0u32..=(((4111998316u32 + 1u32)) % 4u32)).rev() {
+            v1 = ((a_u64 & a_u64) % (a_u64 | 1u64));
+        }
+        let mut v2: i8 = (!(!(-15i8)));
+        if (((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) >= ((a_i64) as i16)) {
+            v2 = ((if ((-3i16) <= (-94i16)) { v2 } else { ((a_i64) as i8) }) - (match (2944047551u32 % 8u32) { 5u32 | 2u32 => ((a_i64) as i8), 1u32..=3u32 => v2, 6u32..=6u32 => ((a_i64) as i8), _ => v2 }));
+        } else {
+            v2 = (((((-11i16)) as u64)) as i8);
+        }
+        assert!((((a_u32 % 256u32) != 7u32) || matches!((44u32 % 8u32), 3u32..=3u32)));
+        let mut v3: u16 = 65535u16;
+        for j1 in 0u32..((a_u32) % 4u32) {
+            v3 = ((v3 + (((a_u32) as u16) % (((a_i32) as u16) | 1u16))) >> ((1i32 << j1) ^ (1i32 & (-90i32))));
+        }
+        let mut v4: u64 = (if false { 63u64 } else { v1 });
+        for j2 in 0u32..((4294967295u32) % 4u32) {
+            v4 = (match (32u32 % 8u32) { 2u32 => v4, 2u32 | 4u32 => a_u64, _ => 49u64 });
+        }
+        oi[i] = (((a_u32) as u8)) as u64;
+        of[i] = ((11.25f32 - ((a_f32 / a_f32) * a_f32))) as f64;
     }
 }
 
 // seed 0x673a11ebbb0e0f29
 #[gpu_kernel(fmad = false, overflow_checks = false)]
-pub fn diff_150(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f32], xf64: &[f64], oi: &mut [u64], of: &mut [f64]) {
+pub fn diff_150<const K: u32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f32], xf64: &[f64], oi: &mut [u64], of: &mut [f64]) {
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
@@ -4629,39 +4559,29 @@ pub fn diff_150(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut t0: [u8; 3] = [((if (!true) { ((49i64) as u8) } else { (28u8 & ((a_i64) as u8)) })).min(((a_f32) as u8)); 3];
-        t0[1] = (!((((a_i64) as u8)) as u8));
-        t0[2] = (((92u8 << (7u32 & 7u32)) / ((24u8).saturating_add(1u8) | 1u8)) << (33i16 & 7i16));
-        let mut v0: u8 = (72u8 << (if ((-56i8) < 50i8) { (a_i64 >> 31u32) } else { (51i64 - 96i64) }));
-        for &v1 in t0.iter().step_by(2) {
-            v0 = ((a_i32) as u8);
-        }
-        let mut v2: f64 = ((a_f64 - 9007199254740992.0f64) + 0.0f64);
-        'l2: for j0 in 0u32..(((a_u32 | 32u32)) % 3u32) {
-            for j1 in 0u32..(((a_u32 / (47u32 | 1u32))) % 3u32) {
-                if (1i32 != 85i32) {
-                    break 'l2;
-                }
-                if (((a_u32) as u8) != v0) {
-                    continue 'l2;
-                }
-                v2 = a_f64;
+        let v0: f32 = (((-a_f32) + (a_f32).sqrt()) - ((-a_f32) - (-a_f32)));
+        assert!((((19u32 % 256u32) != 7u32) || (((12u64) as f32) < (a_f32).abs())));
+        let mut c1: u32 = 0u32;
+        let v1: i16 = loop {
+            if c1 >= ((((match (K % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32) {
+                break ((((a_u32) as i16) | (-98i16)));
             }
-        }
-        let mut v3: f64 = ((a_i32) as f64);
-        if ((89u32 == a_u32) && ((-68i8) < 127i8)) {
-            v3 = (if (58u32 < a_u32) { v3 } else { a_f64 });
+            c1 += 1u32;
+        };
+        let mut v2: f32 = a_f32;
+        if ((15i16 + ((a_i32) as i16)) >= ((-56i16) >> 65i64)) {
+            v2 = (-11.25f32);
         } else {
-            v3 = (a_f64 + a_f64);
+            v2 = a_f32;
         }
-        oi[i] = (((-1i16)).abs()) as u64;
-        of[i] = ((((0i64 | DiffPair { a: (if true { a_i64 } else { a_i64 }), b: ((((a_u32) as i8)) as i64) }.mixed())) as f32)) as f64;
+        oi[i] = ((((60i64 % ((-97i64) | 1i64)) + (-72i64))).saturating_sub((0i64 | DiffPair::new((0i64 | DiffPair { a: a_i64, b: (-96i64) }.mixed()), (43i64 << ((a_u32) as u8))).b))) as u64;
+        of[i] = (((((((a_i32) as i8) | ((a_i32) as i8))).abs()) as f64)) as f64;
     }
 }
 
 // seed 0x673a11ebbb0e18fe
 #[gpu_kernel(fmad = false, overflow_checks = false)]
-pub fn diff_151(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f32], xf64: &[f64], oi: &mut [u64], of: &mut [f64]) {
+pub fn diff_151<const K: i8>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f32], xf64: &[f64], oi: &mut [u64], of: &mut [f64]) {
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
@@ -4670,46 +4590,15 @@ pub fn diff_151(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: f64 = a_f64;
-        if (8.375f32 <= (0.0f32 * a_f32)) {
-            v0 = ((((51i64) as f64) - (if (98i64 <= 93i64) { (-3.5f64) } else { a_f64 }))).sqrt();
-        } else {
-            v0 = (0.0f64 * ((-a_f64) + (9.625f64 + a_f64)));
+        let mut t0: [f32; 3] = [(a_f32 - 8.375f32); 3];
+        t0[1] = (0.0f32 * a_f32);
+        t0[2] = (a_f32).sqrt();
+        let mut v0: f32 = (a_f32 - 6.375f32);
+        for &v1 in t0.iter().step_by(2) {
+            v0 = (a_f32).sqrt();
         }
-        let mut v1: u16 = ((84u16).min((28u16 + 19u16))).saturating_sub((41u16).saturating_sub((if true { 1u16 } else { 71u16 })));
-        if false {
-            v1 = (((!(!((a_i64) as i16)))) as u16);
-        } else {
-            v1 = (match (a_u32 % 8u32) { 1u32..=6u32 => ((a_i32) as u16), 0u32..=4u32 => ((((a_f32) as u16)).saturating_add(15u16) & (((a_i32) as u16) & 32u16)), 7u32 => v1, _ => ((if false { 32266u16 } else { ((a_i32) as u16) })).max((((a_f32) as u16) + v1)) });
-        }
-        let mut t2: [f32; 3] = [(6.0f32 + (((v0).abs()) as f32)); 3];
-        t2[1] = (((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)) as f32)).sqrt();
-        t2[2] = ((((match (41u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)) as f32);
-        let mut v2: f32 = (if ((false && (73u8 > 77u8)) || (63u32 < a_u32)) { 3.375f32 } else { (((0.1f64) as f32) / ((-0.875f32) * 4.375f32)) });
-        for &v3 in t2.iter() {
-            v2 = (-((((-76i16) | ((a_i32) as i16))) as f32));
-        }
-        let mut v4: u16 = (match (a_u32 % 8u32) { 5u32 | 5u32 => ((a_u32) as u16), 2u32 | 2u32 => 28u16, _ => ((a_i32) as u16) });
-        'l4: for j0 in 0u32..(((match (83u32 % 8u32) { 1u32 => a_u32, _ => 33u32 })) % 3u32) {
-            for j1 in 0u32..(((match (a_u32 % 8u32) { 0u32..=2u32 => 83u32, 5u32..=7u32 => j0, _ => 37u32 })) % 3u32) {
-                if (a_i32 <= (-74i32)) {
-                    break 'l4;
-                }
-                if (255u8 < ((a_u32) as u8)) {
-                    continue 'l4;
-                }
-                v4 = (!v1);
-            }
-        }
-        let mut t5: [u32; 3] = [((match (71u32 % 8u32) { 5u32 => 56u32, 4u32..=7u32 => 80u32, _ => 81u32 })).min(44u32); 3];
-        t5[1] = (match (66u32 % 8u32) { 4u32 => a_u32, 1u32..=6u32 => (!29u32), 0u32..=1u32 => (match (a_u32 % 8u32) { 1u32 => a_u32, 1u32 | 4u32 => a_u32, 2u32 => 61u32, _ => 91u32 }), _ => (a_u32).saturating_add(42u32) });
-        t5[2] = ((((v2) as i16)) as u32);
-        let mut v5: u32 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
-        for &v6 in t5.iter().step_by(2) {
-            v5 = ((match (a_u32 % 8u32) { 3u32 | 2u32 => v5, 1u32 | 2u32 => v5, _ => a_u32 }) / ((match (69u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32));
-        }
-        oi[i] = ((((match (a_u32 % 8u32) { 3u32..=4u32 => (a_u32 >> (a_u32 & 31u32)), 3u32 | 2u32 => v5, 1u32..=5u32 => ((match (v5 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32), _ => a_u32 })) as u64)) as u64;
-        of[i] = ((((11.875f64 - v0)).sqrt() - (if (false && matches!((v5 % 8u32), 5u32 | 0u32)) { ((((a_u32) as u16)) as f64) } else { 6.625f64 }))) as f64;
+        oi[i] = ((match (a_u32 % 8u32) { 5u32 | 5u32 => (0i64 | DiffPair::new((match (21u32 % 8u32) { 5u32 | 4u32 => a_i64, _ => a_i64 }), (0i64 - 100i64)).b), 6u32 | 7u32 => (((a_i32 >> (((a_u32) as u8) & 31u8))) as i64), _ => (!(a_i64).abs()) })) as u64;
+        of[i] = (((((v0) as f64) - (-a_f64))).sqrt()) as f64;
     }
 }
 
@@ -4724,34 +4613,17 @@ pub fn diff_152(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i64 = (if true { (-((-92i64) % (a_i64 | 1i64))) } else { ((a_i64 >> (((a_u32) as u8) & 63u8)) << ((70u32).max(a_u32) & 63u32)) });
-        'l0: for j0 in 0u32..(((a_u32 + a_u32)) % 3u32) {
-            for j1 in 0u32..((j0) % 3u32) {
-                if ((((a_i32) as i16) != ((a_i32) as i16)) && (a_u64 == a_u64)) {
-                    break 'l0;
-                }
-                if matches!((a_u32 % 8u32), 4u32..=6u32) {
-                    continue 'l0;
-                }
-                v0 = ((match (62u32 % 8u32) { 2u32..=4u32 => (0i64 | DiffPair::new(v0, a_i64).b), 2u32..=2u32 => (-a_i64), 4u32 | 6u32 => (63i64 & a_i64), _ => ((51u16) as i64) }) | (-65i64));
+        let mut c0: u32 = 0u32;
+        let v0: f64 = loop {
+            if c0 >= (((if true { a_u32 } else { 27u32 })) % 4u32) {
+                break (((match (a_u32 % 8u32) { 2u32 => (-4.75f64), _ => (-8.75f64) }) - 5.5f64));
             }
-        }
-        let mut t1: [f64; 3] = [a_f64; 3];
-        t1[1] = (a_f64 + 5e-324f64);
-        t1[2] = (-a_f64);
-        let mut v1: f64 = (((-7.25f64)) as f64);
-        for &v2 in t1.iter().skip(1) {
-            v1 = (a_f64).abs();
-        }
-        let mut v3: u32 = ((((a_i64) as f64)) as u32);
-        for j2 in (u32::MAX - ((17u32) % 4u32))..=u32::MAX {
-            v3 = (((match (v3 % 8u32) { 3u32 | 4u32 => (58u32 << (a_i64 & 31i64)), _ => (j2 << (((a_i64) as u8) & 31u8)) })) as u32);
-        }
-        let v4: i8 = (((((a_i32) as i16)) as i8) - ((-25i8) * ((a_u32) as i8)));
-        assert!((((83u32 % 256u32) != 7u32) || ((43u8 - ((a_i32) as u8)) > (23u8).saturating_mul(((a_u32) as u8)))));
-        let v5: u16 = ((a_u32) as u16);
-        oi[i] = (((((a_f32) as u8) >> (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) & 7u32)) ^ (match (32u32 % 8u32) { 1u32 | 2u32 => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8), 2u32..=5u32 => 91u8, 2u32..=3u32 => (1u8 ^ 23u8), _ => (85u8 * ((a_u32) as u8)) }))) as u64;
-        of[i] = ((((2.375f32 - a_f32) + (-11.625f32)) + (((match (v3 % 8u32) { 3u32..=4u32 => 3u32, 1u32 | 4u32 => a_u32, _ => a_u32 })) as f32))) as f64;
+            c0 += 1u32;
+        };
+        let v1: f32 = ((((if (a_u64 < 51u64) { 78u32 } else { a_u32 })) as f32) / (((if false { a_u32 } else { a_u32 })) as f32));
+        assert!((((4294967295u32 % 256u32) != 7u32) || (!((-0.375f32) <= a_f32))));
+        oi[i] = ((((a_u32 - 1u32) & ((match (51u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) >> 2u64)) as u64;
+        of[i] = (((85u16) as f32)) as f64;
     }
 }
 
@@ -4760,13 +4632,13 @@ pub const KERNELS: [(u64, Launch); 153] = [
     (0xd1ff0000, |x, oi, of, g, b| launch!(diff_0[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
     (0xd1ff0001, |x, oi, of, g, b| launch!(diff_1[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
     (0xd1ff0002, |x, oi, of, g, b| launch!(diff_2[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
-    (0xd1ff0003, |x, oi, of, g, b| launch!(diff_3[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
-    (0xd1ff0004, |x, oi, of, g, b| launch!(diff_4[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
-    (0xd1ff0005, |x, oi, of, g, b| launch!(diff_5[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
-    (0xd1ff0006, |x, oi, of, g, b| launch!(diff_6[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
+    (0xd1ff0003, |x, oi, of, g, b| launch!(diff_3::<{ -128i8 }>[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
+    (0xd1ff0004, |x, oi, of, g, b| launch!(diff_4::<{ -79i32 }>[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
+    (0xd1ff0005, |x, oi, of, g, b| launch!(diff_5::<{ -93i16 }>[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
+    (0xd1ff0006, |x, oi, of, g, b| launch!(diff_6::<7i16>[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
     (0xd1ff0007, |x, oi, of, g, b| launch!(diff_7[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
     (0xd1ff0008, |x, oi, of, g, b| launch!(diff_8[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
-    (0xd1ff0009, |x, oi, of, g, b| launch!(diff_9[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
+    (0xd1ff0009, |x, oi, of, g, b| launch!(diff_9::<33u64>[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
     (0xd1ff000a, |x, oi, of, g, b| launch!(diff_10[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
     (0xd1ff000b, |x, oi, of, g, b| launch!(diff_11[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
     (0xd1ff000c, |x, oi, of, g, b| launch!(diff_12[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
@@ -4774,116 +4646,116 @@ pub const KERNELS: [(u64, Launch); 153] = [
     (0xd1ff000e, |x, oi, of, g, b| launch!(diff_14[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
     (0xd1ff000f, |x, oi, of, g, b| launch!(diff_15[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
     (0xd1ff0010, |x, oi, of, g, b| launch!(diff_16[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
-    (0xd1ff0011, |x, oi, of, g, b| launch!(diff_17[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
+    (0xd1ff0011, |x, oi, of, g, b| launch!(diff_17::<14i16>[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
     (0xd1ff0012, |x, oi, of, g, b| launch!(diff_18[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
-    (0xd1ff0013, |x, oi, of, g, b| launch!(diff_19[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
+    (0xd1ff0013, |x, oi, of, g, b| launch!(diff_19::<0u8>[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
     (0xd1ff0014, |x, oi, of, g, b| launch!(diff_20[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
     (0xd1ff0015, |x, oi, of, g, b| launch!(diff_21[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
     (0xd1ff0016, |x, oi, of, g, b| launch!(diff_22[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
     (0xd1ff0017, |x, oi, of, g, b| launch!(diff_23[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
-    (0xd1ff0018, |x, oi, of, g, b| launch!(diff_24[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
+    (0xd1ff0018, |x, oi, of, g, b| launch!(diff_24::<8u8>[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
     (0xd1ff0019, |x, oi, of, g, b| launch!(diff_25[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
     (0xd1ff001a, |x, oi, of, g, b| launch!(diff_26[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
     (0xd1ff001b, |x, oi, of, g, b| launch!(diff_27[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
     (0xd1ff001c, |x, oi, of, g, b| launch!(diff_28[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
-    (0xd1ff001d, |x, oi, of, g, b| launch!(diff_29[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
+    (0xd1ff001d, |x, oi, of, g, b| launch!(diff_29::<{ -44i32 }>[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
     (0xd1ff001e, |x, oi, of, g, b| launch!(diff_30[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
     (0xd1ff001f, |x, oi, of, g, b| launch!(diff_31[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
     (0xd1ff0020, |x, oi, of, g, b| launch!(diff_32[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
-    (0xd1ff0021, |x, oi, of, g, b| launch!(diff_33[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
+    (0xd1ff0021, |x, oi, of, g, b| launch!(diff_33::<66u64>[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
     (0xd1ff0022, |x, oi, of, g, b| launch!(diff_34[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
-    (0xd1ff0023, |x, oi, of, g, b| launch!(diff_35[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
-    (0xd1ff0024, |x, oi, of, g, b| launch!(diff_36[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
+    (0xd1ff0023, |x, oi, of, g, b| launch!(diff_35::<{ -16i16 }>[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
+    (0xd1ff0024, |x, oi, of, g, b| launch!(diff_36::<{ -2i64 }>[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
     (0xd1ff0025, |x, oi, of, g, b| launch!(diff_37[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
-    (0xd1ff0026, |x, oi, of, g, b| launch!(diff_38[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
+    (0xd1ff0026, |x, oi, of, g, b| launch!(diff_38::<{ -63i32 }>[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
     (0xd1ff0027, |x, oi, of, g, b| launch!(diff_39[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
     (0xd1ff0028, |x, oi, of, g, b| launch!(diff_40[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
     (0xd1ff0029, |x, oi, of, g, b| launch!(diff_41[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
     (0xd1ff002a, |x, oi, of, g, b| launch!(diff_42[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
-    (0xd1ff002b, |x, oi, of, g, b| launch!(diff_43[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
+    (0xd1ff002b, |x, oi, of, g, b| launch!(diff_43::<69i32>[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
     (0xd1ff002c, |x, oi, of, g, b| launch!(diff_44[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
     (0xd1ff002d, |x, oi, of, g, b| launch!(diff_45[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
-    (0xd1ff002e, |x, oi, of, g, b| launch!(diff_46[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
+    (0xd1ff002e, |x, oi, of, g, b| launch!(diff_46::<34i32>[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
     (0xd1ff002f, |x, oi, of, g, b| launch!(diff_47[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
     (0xd1ff0030, |x, oi, of, g, b| launch!(diff_48[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
     (0xd1ff0031, |x, oi, of, g, b| launch!(diff_49[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
     (0xd1ff0032, |x, oi, of, g, b| launch!(diff_50[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
     (0xd1ff0033, |x, oi, of, g, b| launch!(diff_51[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
-    (0xd1ff0034, |x, oi, of, g, b| launch!(diff_52[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
+    (0xd1ff0034, |x, oi, of, g, b| launch!(diff_52::<73i64>[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
     (0xd1ff0035, |x, oi, of, g, b| launch!(diff_53[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
     (0xd1ff0036, |x, oi, of, g, b| launch!(diff_54[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
     (0xd1ff0037, |x, oi, of, g, b| launch!(diff_55[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
     (0xd1ff0038, |x, oi, of, g, b| launch!(diff_56[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
-    (0xd1ff0039, |x, oi, of, g, b| launch!(diff_57[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
+    (0xd1ff0039, |x, oi, of, g, b| launch!(diff_57::<12i8>[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
     (0xd1ff003a, |x, oi, of, g, b| launch!(diff_58[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
     (0xd1ff003b, |x, oi, of, g, b| launch!(diff_59[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
-    (0xd1ff003c, |x, oi, of, g, b| launch!(diff_60[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
+    (0xd1ff003c, |x, oi, of, g, b| launch!(diff_60::<{ -1i16 }>[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
     (0xd1ff003d, |x, oi, of, g, b| launch!(diff_61[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
-    (0xd1ff003e, |x, oi, of, g, b| launch!(diff_62[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
+    (0xd1ff003e, |x, oi, of, g, b| launch!(diff_62::<{ -37i64 }>[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
     (0xd1ff003f, |x, oi, of, g, b| launch!(diff_63[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
-    (0xd1ff0040, |x, oi, of, g, b| launch!(diff_64[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
+    (0xd1ff0040, |x, oi, of, g, b| launch!(diff_64::<{ -20i32 }>[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
     (0xd1ff0041, |x, oi, of, g, b| launch!(diff_65[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
     (0xd1ff0042, |x, oi, of, g, b| launch!(diff_66[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
     (0xd1ff0043, |x, oi, of, g, b| launch!(diff_67[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
-    (0xd1ff0044, |x, oi, of, g, b| launch!(diff_68[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
-    (0xd1ff0045, |x, oi, of, g, b| launch!(diff_69[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
+    (0xd1ff0044, |x, oi, of, g, b| launch!(diff_68::<54u8>[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
+    (0xd1ff0045, |x, oi, of, g, b| launch!(diff_69::<{ -36i16 }>[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
     (0xd1ff0046, |x, oi, of, g, b| launch!(diff_70[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
-    (0xd1ff0047, |x, oi, of, g, b| launch!(diff_71[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
+    (0xd1ff0047, |x, oi, of, g, b| launch!(diff_71::<73u32>[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
     (0xd1ff0048, |x, oi, of, g, b| launch!(diff_72[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
     (0xd1ff0049, |x, oi, of, g, b| launch!(diff_73[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
-    (0xd1ff004a, |x, oi, of, g, b| launch!(diff_74[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
+    (0xd1ff004a, |x, oi, of, g, b| launch!(diff_74::<{ -9i32 }>[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
     (0xd1ff004b, |x, oi, of, g, b| launch!(diff_75[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
-    (0xd1ff004c, |x, oi, of, g, b| launch!(diff_76[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
-    (0xd1ff004d, |x, oi, of, g, b| launch!(diff_77[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
+    (0xd1ff004c, |x, oi, of, g, b| launch!(diff_76::<93u8>[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
+    (0xd1ff004d, |x, oi, of, g, b| launch!(diff_77::<37u32>[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
     (0xd1ff004e, |x, oi, of, g, b| launch!(diff_78[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
-    (0xd1ff004f, |x, oi, of, g, b| launch!(diff_79[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
+    (0xd1ff004f, |x, oi, of, g, b| launch!(diff_79::<25u32>[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
     (0xd1ff0050, |x, oi, of, g, b| launch!(diff_80[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
     (0xd1ff0051, |x, oi, of, g, b| launch!(diff_81[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
     (0xd1ff0052, |x, oi, of, g, b| launch!(diff_82[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
     (0xd1ff0053, |x, oi, of, g, b| launch!(diff_83[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
     (0xd1ff0054, |x, oi, of, g, b| launch!(diff_84[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
-    (0xd1ff0055, |x, oi, of, g, b| launch!(diff_85[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
-    (0xd1ff0056, |x, oi, of, g, b| launch!(diff_86[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
-    (0xd1ff0057, |x, oi, of, g, b| launch!(diff_87[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
+    (0xd1ff0055, |x, oi, of, g, b| launch!(diff_85::<52u8>[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
+    (0xd1ff0056, |x, oi, of, g, b| launch!(diff_86::<{ -1i16 }>[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
+    (0xd1ff0057, |x, oi, of, g, b| launch!(diff_87::<26u32>[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
     (0xd1ff0058, |x, oi, of, g, b| launch!(diff_88[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
     (0xd1ff0059, |x, oi, of, g, b| launch!(diff_89[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
-    (0xd1ff005a, |x, oi, of, g, b| launch!(diff_90[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
-    (0xd1ff005b, |x, oi, of, g, b| launch!(diff_91[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
+    (0xd1ff005a, |x, oi, of, g, b| launch!(diff_90::<6u8>[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
+    (0xd1ff005b, |x, oi, of, g, b| launch!(diff_91::<{ -26i64 }>[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
     (0xd1ff005c, |x, oi, of, g, b| launch!(diff_92[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
     (0xd1ff005d, |x, oi, of, g, b| launch!(diff_93[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
     (0xd1ff005e, |x, oi, of, g, b| launch!(diff_94[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
     (0xd1ff005f, |x, oi, of, g, b| launch!(diff_95[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
     (0xd1ff0060, |x, oi, of, g, b| launch!(diff_96[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
-    (0xd1ff0061, |x, oi, of, g, b| launch!(diff_97[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
-    (0xd1ff0062, |x, oi, of, g, b| launch!(diff_98[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
+    (0xd1ff0061, |x, oi, of, g, b| launch!(diff_97::<3i32>[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
+    (0xd1ff0062, |x, oi, of, g, b| launch!(diff_98::<1u32>[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
     (0xd1ff0063, |x, oi, of, g, b| launch!(diff_99[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
-    (0xd1ff0064, |x, oi, of, g, b| launch!(diff_100[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
+    (0xd1ff0064, |x, oi, of, g, b| launch!(diff_100::<{ -68i64 }>[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
     (0xd1ff0065, |x, oi, of, g, b| launch!(diff_101[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
     (0xd1ff0066, |x, oi, of, g, b| launch!(diff_102[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
-    (0xd1ff0067, |x, oi, of, g, b| launch!(diff_103[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
-    (0xd1ff0068, |x, oi, of, g, b| launch!(diff_104[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
-    (0xd1ff0069, |x, oi, of, g, b| launch!(diff_105[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
+    (0xd1ff0067, |x, oi, of, g, b| launch!(diff_103::<0u32>[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
+    (0xd1ff0068, |x, oi, of, g, b| launch!(diff_104::<68i8>[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
+    (0xd1ff0069, |x, oi, of, g, b| launch!(diff_105::<0i32>[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
     (0xd1ff006a, |x, oi, of, g, b| launch!(diff_106[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
     (0xd1ff006b, |x, oi, of, g, b| launch!(diff_107[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
     (0xd1ff006c, |x, oi, of, g, b| launch!(diff_108[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
     (0xd1ff006d, |x, oi, of, g, b| launch!(diff_109[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
-    (0xd1ff006e, |x, oi, of, g, b| launch!(diff_110[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
+    (0xd1ff006e, |x, oi, of, g, b| launch!(diff_110::<32u32>[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
     (0xd1ff006f, |x, oi, of, g, b| launch!(diff_111[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
     (0xd1ff0070, |x, oi, of, g, b| launch!(diff_112[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
     (0xd1ff0071, |x, oi, of, g, b| launch!(diff_113[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
     (0xd1ff0072, |x, oi, of, g, b| launch!(diff_114[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
     (0xd1ff0073, |x, oi, of, g, b| launch!(diff_115[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
-    (0xd1ff0074, |x, oi, of, g, b| launch!(diff_116[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
+    (0xd1ff0074, |x, oi, of, g, b| launch!(diff_116::<73i16>[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
     (0xd1ff0075, |x, oi, of, g, b| launch!(diff_117[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
-    (0xd1ff0076, |x, oi, of, g, b| launch!(diff_118[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
-    (0xd1ff0077, |x, oi, of, g, b| launch!(diff_119[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
+    (0xd1ff0076, |x, oi, of, g, b| launch!(diff_118::<38i32>[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
+    (0xd1ff0077, |x, oi, of, g, b| launch!(diff_119::<87u32>[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
     (0xd1ff0078, |x, oi, of, g, b| launch!(diff_120[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
-    (0xd1ff0079, |x, oi, of, g, b| launch!(diff_121[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
+    (0xd1ff0079, |x, oi, of, g, b| launch!(diff_121::<16i16>[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
     (0xd1ff007a, |x, oi, of, g, b| launch!(diff_122[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
     (0xd1ff007b, |x, oi, of, g, b| launch!(diff_123[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
     (0xd1ff007c, |x, oi, of, g, b| launch!(diff_124[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
     (0xd1ff007d, |x, oi, of, g, b| launch!(diff_125[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
-    (0xd1ff007e, |x, oi, of, g, b| launch!(diff_126[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
+    (0xd1ff007e, |x, oi, of, g, b| launch!(diff_126::<27i8>[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
     (0xd1ff007f, |x, oi, of, g, b| launch!(diff_127[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
     (0xd1ff0080, |x, oi, of, g, b| launch!(diff_128[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
     (0xd1ff0081, |x, oi, of, g, b| launch!(diff_129[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
@@ -4893,7 +4765,7 @@ pub const KERNELS: [(u64, Launch); 153] = [
     (0xd1ff0085, |x, oi, of, g, b| launch!(diff_133[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
     (0xd1ff0086, |x, oi, of, g, b| launch!(diff_134[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
     (0xd1ff0087, |x, oi, of, g, b| launch!(diff_135[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
-    (0xd1ff0088, |x, oi, of, g, b| launch!(diff_136[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
+    (0xd1ff0088, |x, oi, of, g, b| launch!(diff_136::<16u16>[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
     (0xd1ff0089, |x, oi, of, g, b| launch!(diff_137[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
     (0xd1ff008a, |x, oi, of, g, b| launch!(diff_138[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
     (0xd1ff008b, |x, oi, of, g, b| launch!(diff_139[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
@@ -4902,13 +4774,13 @@ pub const KERNELS: [(u64, Launch); 153] = [
     (0xd1ff008e, |x, oi, of, g, b| launch!(diff_142[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
     (0xd1ff008f, |x, oi, of, g, b| launch!(diff_143[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
     (0xd1ff0090, |x, oi, of, g, b| launch!(diff_144[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
-    (0xd1ff0091, |x, oi, of, g, b| launch!(diff_145[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
-    (0xd1ff0092, |x, oi, of, g, b| launch!(diff_146[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
-    (0xd1ff0093, |x, oi, of, g, b| launch!(diff_147[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
-    (0xd1ff0094, |x, oi, of, g, b| launch!(diff_148[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
+    (0xd1ff0091, |x, oi, of, g, b| launch!(diff_145::<53u32>[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
+    (0xd1ff0092, |x, oi, of, g, b| launch!(diff_146::<{ -74i8 }>[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
+    (0xd1ff0093, |x, oi, of, g, b| launch!(diff_147::<{ -42i16 }>[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
+    (0xd1ff0094, |x, oi, of, g, b| launch!(diff_148::<{ -5i8 }>[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
     (0xd1ff0095, |x, oi, of, g, b| launch!(diff_149[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
-    (0x673a11ebbb0e0f29, |x, oi, of, g, b| launch!(diff_150[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
-    (0x673a11ebbb0e18fe, |x, oi, of, g, b| launch!(diff_151[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
+    (0x673a11ebbb0e0f29, |x, oi, of, g, b| launch!(diff_150::<67u32>[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
+    (0x673a11ebbb0e18fe, |x, oi, of, g, b| launch!(diff_151::<{ -5i8 }>[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
     (0x673a11ebbb0e11e1, |x, oi, of, g, b| launch!(diff_152[g, b](&x.i32, &x.i64, &x.u32, &x.u64, &x.f32, &x.f64, oi, of))),
 ];
 
@@ -4917,13 +4789,13 @@ pub const DEFINITIONS: [fn() -> &'static gpu_runtime::def::KernelDef; 153] = [
     diff_0::definition,
     diff_1::definition,
     diff_2::definition,
-    diff_3::definition,
-    diff_4::definition,
-    diff_5::definition,
-    diff_6::definition,
+    || diff_3::definition::<{ -128i8 }>(),
+    || diff_4::definition::<{ -79i32 }>(),
+    || diff_5::definition::<{ -93i16 }>(),
+    || diff_6::definition::<7i16>(),
     diff_7::definition,
     diff_8::definition,
-    diff_9::definition,
+    || diff_9::definition::<33u64>(),
     diff_10::definition,
     diff_11::definition,
     diff_12::definition,
@@ -4931,116 +4803,116 @@ pub const DEFINITIONS: [fn() -> &'static gpu_runtime::def::KernelDef; 153] = [
     diff_14::definition,
     diff_15::definition,
     diff_16::definition,
-    diff_17::definition,
+    || diff_17::definition::<14i16>(),
     diff_18::definition,
-    diff_19::definition,
+    || diff_19::definition::<0u8>(),
     diff_20::definition,
     diff_21::definition,
     diff_22::definition,
     diff_23::definition,
-    diff_24::definition,
+    || diff_24::definition::<8u8>(),
     diff_25::definition,
     diff_26::definition,
     diff_27::definition,
     diff_28::definition,
-    diff_29::definition,
+    || diff_29::definition::<{ -44i32 }>(),
     diff_30::definition,
     diff_31::definition,
     diff_32::definition,
-    diff_33::definition,
+    || diff_33::definition::<66u64>(),
     diff_34::definition,
-    diff_35::definition,
-    diff_36::definition,
+    || diff_35::definition::<{ -16i16 }>(),
+    || diff_36::definition::<{ -2i64 }>(),
     diff_37::definition,
-    diff_38::definition,
+    || diff_38::definition::<{ -63i32 }>(),
     diff_39::definition,
     diff_40::definition,
     diff_41::definition,
     diff_42::definition,
-    diff_43::definition,
+    || diff_43::definition::<69i32>(),
     diff_44::definition,
     diff_45::definition,
-    diff_46::definition,
+    || diff_46::definition::<34i32>(),
     diff_47::definition,
     diff_48::definition,
     diff_49::definition,
     diff_50::definition,
     diff_51::definition,
-    diff_52::definition,
+    || diff_52::definition::<73i64>(),
     diff_53::definition,
     diff_54::definition,
     diff_55::definition,
     diff_56::definition,
-    diff_57::definition,
+    || diff_57::definition::<12i8>(),
     diff_58::definition,
     diff_59::definition,
-    diff_60::definition,
+    || diff_60::definition::<{ -1i16 }>(),
     diff_61::definition,
-    diff_62::definition,
+    || diff_62::definition::<{ -37i64 }>(),
     diff_63::definition,
-    diff_64::definition,
+    || diff_64::definition::<{ -20i32 }>(),
     diff_65::definition,
     diff_66::definition,
     diff_67::definition,
-    diff_68::definition,
-    diff_69::definition,
+    || diff_68::definition::<54u8>(),
+    || diff_69::definition::<{ -36i16 }>(),
     diff_70::definition,
-    diff_71::definition,
+    || diff_71::definition::<73u32>(),
     diff_72::definition,
     diff_73::definition,
-    diff_74::definition,
+    || diff_74::definition::<{ -9i32 }>(),
     diff_75::definition,
-    diff_76::definition,
-    diff_77::definition,
+    || diff_76::definition::<93u8>(),
+    || diff_77::definition::<37u32>(),
     diff_78::definition,
-    diff_79::definition,
+    || diff_79::definition::<25u32>(),
     diff_80::definition,
     diff_81::definition,
     diff_82::definition,
     diff_83::definition,
     diff_84::definition,
-    diff_85::definition,
-    diff_86::definition,
-    diff_87::definition,
+    || diff_85::definition::<52u8>(),
+    || diff_86::definition::<{ -1i16 }>(),
+    || diff_87::definition::<26u32>(),
     diff_88::definition,
     diff_89::definition,
-    diff_90::definition,
-    diff_91::definition,
+    || diff_90::definition::<6u8>(),
+    || diff_91::definition::<{ -26i64 }>(),
     diff_92::definition,
     diff_93::definition,
     diff_94::definition,
     diff_95::definition,
     diff_96::definition,
-    diff_97::definition,
-    diff_98::definition,
+    || diff_97::definition::<3i32>(),
+    || diff_98::definition::<1u32>(),
     diff_99::definition,
-    diff_100::definition,
+    || diff_100::definition::<{ -68i64 }>(),
     diff_101::definition,
     diff_102::definition,
-    diff_103::definition,
-    diff_104::definition,
-    diff_105::definition,
+    || diff_103::definition::<0u32>(),
+    || diff_104::definition::<68i8>(),
+    || diff_105::definition::<0i32>(),
     diff_106::definition,
     diff_107::definition,
     diff_108::definition,
     diff_109::definition,
-    diff_110::definition,
+    || diff_110::definition::<32u32>(),
     diff_111::definition,
     diff_112::definition,
     diff_113::definition,
     diff_114::definition,
     diff_115::definition,
-    diff_116::definition,
+    || diff_116::definition::<73i16>(),
     diff_117::definition,
-    diff_118::definition,
-    diff_119::definition,
+    || diff_118::definition::<38i32>(),
+    || diff_119::definition::<87u32>(),
     diff_120::definition,
-    diff_121::definition,
+    || diff_121::definition::<16i16>(),
     diff_122::definition,
     diff_123::definition,
     diff_124::definition,
     diff_125::definition,
-    diff_126::definition,
+    || diff_126::definition::<27i8>(),
     diff_127::definition,
     diff_128::definition,
     diff_129::definition,
@@ -5050,7 +4922,7 @@ pub const DEFINITIONS: [fn() -> &'static gpu_runtime::def::KernelDef; 153] = [
     diff_133::definition,
     diff_134::definition,
     diff_135::definition,
-    diff_136::definition,
+    || diff_136::definition::<16u16>(),
     diff_137::definition,
     diff_138::definition,
     diff_139::definition,
@@ -5059,12 +4931,12 @@ pub const DEFINITIONS: [fn() -> &'static gpu_runtime::def::KernelDef; 153] = [
     diff_142::definition,
     diff_143::definition,
     diff_144::definition,
-    diff_145::definition,
-    diff_146::definition,
-    diff_147::definition,
-    diff_148::definition,
+    || diff_145::definition::<53u32>(),
+    || diff_146::definition::<{ -74i8 }>(),
+    || diff_147::definition::<{ -42i16 }>(),
+    || diff_148::definition::<{ -5i8 }>(),
     diff_149::definition,
-    diff_150::definition,
-    diff_151::definition,
+    || diff_150::definition::<67u32>(),
+    || diff_151::definition::<{ -5i8 }>(),
     diff_152::definition,
 ];

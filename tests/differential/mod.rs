@@ -22,7 +22,7 @@ use std::str::FromStr;
 use gpu_runtime::def::KernelDef;
 use gpu_runtime::prelude::*;
 use gpu_runtime::{DeviceArray, GpuError};
-use program::{Inputs, Program};
+use program::{Inputs, Program, Value};
 
 /// Launches a compiled kernel: `(inputs, integer results, float results, grid, block)`.
 pub type Launch = fn(
@@ -110,10 +110,15 @@ pub fn kernels_source() -> String {
         "/// Each kernel's seed and launcher.\npub const KERNELS: [(u64, Launch); {}] = [\n",
         seeds.len()
     ));
-    for (k, seed) in seeds.iter().enumerate() {
+    let programs: Vec<Program> = seeds
+        .iter()
+        .map(|&seed| Program::generate_compiled(seed))
+        .collect();
+    for (k, (seed, p)) in seeds.iter().zip(&programs).enumerate() {
         s.push_str(&format!(
-            "    ({seed:#x}, |x, oi, of, g, b| launch!(diff_{k}[g, b](&x.i32, &x.i64, &x.u32, \
-             &x.u64, &x.f32, &x.f64, oi, of))),\n"
+            "    ({seed:#x}, |x, oi, of, g, b| launch!(diff_{k}{}[g, b](&x.i32, &x.i64, &x.u32, \
+             &x.u64, &x.f32, &x.f64, oi, of))),\n",
+            p.const_args()
         ));
     }
     s.push_str("];\n\n");
@@ -121,8 +126,14 @@ pub fn kernels_source() -> String {
         "/// Each kernel's definition (for compiling them through NVRTC without a GPU).\npub const DEFINITIONS: [fn() -> &'static gpu_runtime::def::KernelDef; {}] = [\n",
         seeds.len()
     ));
-    for k in 0..seeds.len() {
-        s.push_str(&format!("    diff_{k}::definition,\n"));
+    for (k, p) in programs.iter().enumerate() {
+        match p.konst {
+            Some(_) => s.push_str(&format!(
+                "    || diff_{k}::definition{}(),\n",
+                p.const_args()
+            )),
+            None => s.push_str(&format!("    diff_{k}::definition,\n")),
+        }
     }
     s.push_str("];\n");
     s
@@ -226,8 +237,13 @@ pub fn translated_definition(p: &Program, name: &str) -> Result<&'static KernelD
         fast_path_fn: None,
         vector_params: &[],
         signature_slots: Box::leak(Box::new([AtomicU32::new(0)])),
-        constants: &[],
+        constants: Box::leak(constants(p, &t.consts)?.into_boxed_slice()),
         structs: &[],
+        // The const parameter's value is one of the constants: this definition is that
+        // instance, as `definition::<K>()` makes it.
+        const_params: &[],
+        const_args: &[],
+        instances: None,
     };
     // SAFETY: every part is the translator's for this kernel, laid out as the attribute
     // lays them out: the source defines the entry `c_name` (and, with a fast path, its
@@ -238,6 +254,42 @@ pub fn translated_definition(p: &Program, name: &str) -> Result<&'static KernelD
     Ok(Box::leak(Box::new(unsafe {
         KernelDef::__from_parts(parts)
     })))
+}
+
+/// The values of the constants the translator found (`(text, C name, type)`): the const
+/// parameter `K`, alone or cast (`K as i64`), with the program's value of it.
+fn constants(
+    p: &Program,
+    consts: &[(String, String, String)],
+) -> Result<Vec<gpu_runtime::__private::ConstValue>, String> {
+    use gpu_runtime::__private::ConstValue;
+    consts
+        .iter()
+        .map(|(text, c_name, ty)| {
+            let k = p
+                .konst
+                .ok_or_else(|| format!("a constant `{text}` without `K`"))?;
+            if text != "K" && !text.starts_with("K as ") {
+                return Err(format!("a constant `{text}` that is not `K`"));
+            }
+            let c_name = leak(c_name);
+            Ok(
+                match k.cast_to_name(ty).ok_or(format!("`{text}` of type {ty}"))? {
+                    Value::I32(v) => ConstValue::i32(c_name, v),
+                    Value::I64(v) => ConstValue::i64(c_name, v),
+                    Value::U32(v) => ConstValue::u32(c_name, v),
+                    Value::U64(v) => ConstValue::u64(c_name, v),
+                    Value::F32(v) => ConstValue::f32(c_name, v),
+                    Value::F64(v) => ConstValue::f64(c_name, v),
+                    Value::Bool(v) => ConstValue::bool(c_name, v),
+                    Value::U8(v) => ConstValue::u8(c_name, v),
+                    Value::I8(v) => ConstValue::i8(c_name, v),
+                    Value::U16(v) => ConstValue::u16(c_name, v),
+                    Value::I16(v) => ConstValue::i16(c_name, v),
+                },
+            )
+        })
+        .collect()
 }
 
 /// Launch a translated definition on `dev` (through the runtime's checked launch, as a

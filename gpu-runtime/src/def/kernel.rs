@@ -29,7 +29,7 @@ pub struct KernelDef {
 
 /// The parts of a [`KernelDef`], as the attribute emits them. Not a public API.
 #[doc(hidden)]
-#[derive(Debug)]
+#[derive(Clone, Copy, Debug)]
 pub struct KernelParts {
     pub name: &'static str,
     pub c_name: &'static str,
@@ -57,6 +57,24 @@ pub struct KernelParts {
     pub constants: &'static [ConstValue],
     /// The `#[gpu_struct]`s its signature and body name.
     pub structs: &'static [&'static gpu_contract::StructLayout],
+    /// Its const parameters (`const BM: usize`).
+    pub const_params: &'static [ConstParam],
+    /// An instance's values of `const_params`, each as [`ConstValue`] bits; empty on a
+    /// kernel without const parameters and on such a kernel's generic definition.
+    pub const_args: &'static [u64],
+    /// The instances of a kernel with const parameters, on its generic definition.
+    pub instances: Option<&'static super::instances::Instances>,
+}
+
+/// A kernel's const parameter, such as `const BM: usize`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ConstParam {
+    /// The Rust name.
+    pub name: &'static str,
+    /// Its type: an integer type or `bool`.
+    pub kind: DtypeKind,
+    /// Its place among all the kernel's generic parameters (dtype ones included).
+    pub position: u8,
 }
 
 /// Which of a kernel's entries a compilation holds. A kernel with a fast path has two: the
@@ -91,6 +109,11 @@ impl KernelDef {
     #[doc(hidden)]
     pub const unsafe fn __from_parts(parts: KernelParts) -> KernelDef {
         KernelDef { parts }
+    }
+
+    /// The parts, for the instances of a kernel with const parameters.
+    pub(super) fn parts(&self) -> &KernelParts {
+        &self.parts
     }
 
     /// The Rust name of the kernel.
@@ -229,18 +252,54 @@ impl KernelDef {
         found.unwrap_or("an array")
     }
 
-    /// The signature's display form, such as `vec_add::<f32>`.
+    /// The signature's display form, such as `vec_add::<f32>` or, for an instance of a
+    /// kernel with const parameters, `tiled::<f32, 64>`.
     pub fn signature(&self, dtypes: &[DtypeKind]) -> String {
-        if dtypes.is_empty() {
+        let mut names: Vec<String> = dtypes.iter().map(|d| d.rust_name().to_owned()).collect();
+        for (p, &bits) in self.parts.const_params.iter().zip(self.parts.const_args) {
+            let at = usize::from(p.position).min(names.len());
+            names.insert(at, const_display(p.kind, bits));
+        }
+        if names.is_empty() {
             return self.name().to_owned();
         }
-        let names: Vec<&str> = dtypes.iter().map(|d| d.rust_name()).collect();
         format!("{}::<{}>", self.name(), names.join(", "))
+    }
+
+    /// The kernel's const parameters (`const BM: usize`), in declaration order.
+    pub fn const_params(&self) -> &'static [ConstParam] {
+        self.parts.const_params
+    }
+
+    /// An instance's values of its const parameters (`[64]` for `tiled::<f32, 64>`), as
+    /// [`const_params`](Self::const_params) orders them; empty for a kernel without
+    /// const parameters and for such a kernel's generic definition, which cannot compile.
+    pub fn const_values(&self) -> Vec<i128> {
+        self.parts
+            .const_params
+            .iter()
+            .zip(self.parts.const_args)
+            .map(|(p, &bits)| const_int(p.kind, bits))
+            .collect()
     }
 
     /// Check that `dtypes` is a signature of this kernel: one dtype per dtype parameter,
     /// each within its bound.
     pub(crate) fn check_dtypes(&self, dtypes: &[DtypeKind]) -> Result<(), GpuError> {
+        if self.parts.const_args.len() != self.parts.const_params.len() {
+            let names: Vec<String> = self
+                .parts
+                .const_params
+                .iter()
+                .map(|p| format!("`{}: {}`", p.name, p.kind.rust_name()))
+                .collect();
+            return Err(GpuError::InvalidArgument(format!(
+                "kernel `{0}` has const parameters ({1}): this is its generic definition; \
+                 compile or inspect an instance, `{0}::definition::<..>()` with their values",
+                self.name(),
+                names.join(", ")
+            )));
+        }
         let generics = self.generics();
         if dtypes.len() != generics.len() {
             return Err(GpuError::InvalidArgument(format!(
@@ -344,5 +403,25 @@ impl KernelDef {
                 .map(|s| s.to_vec())
                 .collect()
         }
+    }
+}
+
+/// A const parameter's value as an integer (`bool`: 0 or 1).
+fn const_int(kind: DtypeKind, bits: u64) -> i128 {
+    match kind.int_bits() {
+        b @ 1..=63 if kind.is_signed() => {
+            let shift = 64 - b;
+            i128::from(((bits << shift) as i64) >> shift)
+        }
+        64 if kind.is_signed() => i128::from(bits as i64),
+        _ => i128::from(bits),
+    }
+}
+
+/// A const parameter's value as Rust writes it.
+fn const_display(kind: DtypeKind, bits: u64) -> String {
+    match kind {
+        DtypeKind::Bool => (bits != 0).to_string(),
+        _ => const_int(kind, bits).to_string(),
     }
 }

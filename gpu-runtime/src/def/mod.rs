@@ -10,6 +10,7 @@
 //! `#[gpu_struct]` layouts); they are shared with the translator, through `gpu-contract`.
 
 pub(crate) mod device_fn;
+pub(crate) mod instances;
 pub(crate) mod kernel;
 pub(crate) mod module_const;
 
@@ -18,4 +19,4 @@ pub use device_fn::DeviceFnDef;
 pub use gpu_contract::{
     Bound, ElemKind, FieldLayout, GenericParam, KernelOptions, ParamDef, ParamKind, StructLayout,
 };
-pub use kernel::KernelDef;
+pub use kernel::{ConstParam, KernelDef};

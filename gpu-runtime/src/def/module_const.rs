@@ -60,7 +60,7 @@ impl ConstValue {
     }
 
     /// The bits, zero-extended to 64.
-    pub fn bits(&self) -> u64 {
+    pub const fn bits(&self) -> u64 {
         self.bits
     }
 

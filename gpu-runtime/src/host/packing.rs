@@ -482,6 +482,9 @@ mod tests {
             signature_slots: Box::leak(Box::new([const { AtomicU32::new(0) }; 64])),
             constants: &[],
             structs: &[],
+            const_params: &[],
+            const_args: &[],
+            instances: None,
         };
         // SAFETY: never compiled or launched: the test only packs arguments.
         Box::leak(Box::new(unsafe { KernelDef::__from_parts(parts) }))

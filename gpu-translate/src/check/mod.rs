@@ -8,7 +8,7 @@
 //! they cannot fail.
 
 mod ops;
-pub(crate) use ops::SHARED_BYTES_MAX;
+pub(crate) use ops::{LOCAL_BYTES_MAX, SHARED_BYTES_MAX};
 mod prove;
 mod resolve;
 

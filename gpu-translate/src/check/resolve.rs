@@ -182,6 +182,7 @@ impl Resolver<'_> {
             text: c.text,
             c_name: c.c_name,
             span: c.span,
+            generic: c.generic,
         }
     }
 

@@ -642,10 +642,12 @@ impl Emitter<'_> {
                     let mut access = name;
                     let mut loops = String::new();
                     for (k, &d) in arr.dims.iter().enumerate() {
-                        // Local arrays have literal lengths.
-                        let d = d.literal().unwrap_or(0);
+                        let (i, d) = match d {
+                            Dim::Lit(n) => ("int", n.to_string()),
+                            Dim::Const(_) => ("unsigned long long", self.k.dim_c(d)),
+                        };
                         loops
-                            .push_str(&format!("for (int gt_i{k} = 0; gt_i{k} < {d}; ++gt_i{k}) "));
+                            .push_str(&format!("for ({i} gt_i{k} = 0; gt_i{k} < {d}; ++gt_i{k}) "));
                         access.push_str(&format!("[gt_i{k}]"));
                     }
                     self.line(format!("{loops}{access} = {v};"));

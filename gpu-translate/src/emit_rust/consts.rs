@@ -11,7 +11,7 @@
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 
-use crate::check::SHARED_BYTES_MAX;
+use crate::check::{LOCAL_BYTES_MAX, SHARED_BYTES_MAX};
 use crate::ir::{Dim, Kernel, Prim, RTy, Space};
 use crate::parse::signature::KernelSignature;
 
@@ -25,6 +25,12 @@ pub struct ConstItems {
     pub table: TokenStream,
     /// Each constant's text and its generated constant, for the simulator's body.
     pub renames: Vec<(String, syn::Ident)>,
+    /// For a kernel with const parameters: every constant in order, those of the const
+    /// parameters (`BM`, `BM as u32`) by their expressions, for a function generic over
+    /// them (`definition::<BM>()`, one level down); and the assertions that its arrays
+    /// fit, which need the values. Empty otherwise.
+    pub generic_table: TokenStream,
+    pub generic_checks: TokenStream,
 }
 
 impl ConstItems {
@@ -50,14 +56,22 @@ pub fn const_items(
     }
     let mut items = TokenStream::new();
     let mut values = Vec::new();
+    let mut all = Vec::new();
     let mut renames = Vec::new();
     for (i, c) in k.consts.iter().enumerate() {
         let RTy::Prim(p) = c.ty else {
             continue;
         };
+        let ctor = format_ident!("{}", p.rust_name());
+        let c_name = &c.c_name;
+        let rust = &c.rust;
+        if c.generic {
+            // Its value is the instance's: the simulator's body names it as written.
+            all.push(quote!(#krate::__private::ConstValue::#ctor(#c_name, #rust)));
+            continue;
+        }
         let name = format_ident!("__gpu_const_{}_{}", item, i);
         let ty = format_ident!("{}", p.rust_name());
-        let rust = &c.rust;
         let span = c.span;
         renames.push((c.text.clone(), name.clone()));
         items.extend(quote_spanned! {span=>
@@ -65,60 +79,108 @@ pub fn const_items(
             #[allow(non_upper_case_globals)]
             const #name: ::core::primitive::#ty = #rust;
         });
-        let ctor = format_ident!("{}", p.rust_name());
-        let c_name = &c.c_name;
-        values.push(quote!(#krate::__private::ConstValue::#ctor(#c_name, super::#name)));
+        let value = quote!(#krate::__private::ConstValue::#ctor(#c_name, super::#name));
+        values.push(value.clone());
+        all.push(value);
     }
-    items.extend(shared_check(k, sig, item, krate));
+    let generic = !sig.const_generics.is_empty();
+    let checks = array_checks(k, sig, item, krate);
+    let (generic_table, generic_checks) = if generic {
+        (quote!(&[#(#all),*]), checks)
+    } else {
+        items.extend(checks);
+        (TokenStream::new(), TokenStream::new())
+    };
     ConstItems {
         items,
-        table: quote!(&[#(#values),*]),
+        table: if generic {
+            quote!(&[])
+        } else {
+            quote!(&[#(#values),*])
+        },
         renames,
+        generic_table,
+        generic_checks,
     }
 }
 
-/// `const _: () = assert!(..)` that the static shared arrays fit in a block, when a
-/// constant sizes one (literal sizes are checked by the translator).
-fn shared_check(
+/// The assertions that the arrays sized by constants fit: the static shared arrays in
+/// the 48 KB of a block, the local ones in a thread's 512 KB (literal sizes are checked
+/// by the translator). `const _: () = assert!(..)` beside the function; for a kernel with
+/// const parameters, `const { assert!(..) }` statements for its generic `definition`,
+/// where the values are known.
+fn array_checks(
     k: &Kernel<RTy>,
     sig: &KernelSignature,
     item: &str,
     krate: &syn::Path,
 ) -> TokenStream {
-    let shared: Vec<_> = k
-        .arrays
-        .iter()
-        .filter(|a| a.space == Space::Shared)
-        .collect();
-    let Some(first) = shared
-        .iter()
-        .find(|a| a.dims.iter().any(|d| matches!(d, Dim::Const(_))))
-    else {
-        return TokenStream::new();
-    };
-    let arrays = shared.iter().map(|a| {
-        let elem = elem_size(a.elem, sig);
-        let dims = a.dims.iter().map(|d| match *d {
-            Dim::Lit(n) => quote!(#n),
-            Dim::Const(c) => {
-                let name = format_ident!("__gpu_const_{}_{}", item, c);
-                quote!(#name as u64)
-            }
+    let generic = !sig.const_generics.is_empty();
+    let mut out = TokenStream::new();
+    for (local, limit, what, instead) in [
+        (
+            false,
+            SHARED_BYTES_MAX,
+            "static shared arrays",
+            "or use `dynamic_shared_array::<T>()`",
+        ),
+        (
+            true,
+            LOCAL_BYTES_MAX,
+            "local arrays",
+            "or keep the data in an array parameter",
+        ),
+    ] {
+        let arrays: Vec<_> = k
+            .arrays
+            .iter()
+            .filter(|a| {
+                if local {
+                    a.space == Space::Local
+                } else {
+                    a.space == Space::Shared
+                }
+            })
+            .collect();
+        let Some(first) = arrays
+            .iter()
+            .find(|a| a.dims.iter().any(|d| matches!(d, Dim::Const(_))))
+        else {
+            continue;
+        };
+        let sizes = arrays.iter().map(|a| {
+            let elem = elem_size(a.elem, sig);
+            let dims = a.dims.iter().map(|d| match *d {
+                Dim::Lit(n) => quote!(#n),
+                Dim::Const(c) if k.consts[c].generic => {
+                    let rust = &k.consts[c].rust;
+                    quote!((#rust) as u64)
+                }
+                Dim::Const(c) => {
+                    let name = format_ident!("__gpu_const_{}_{}", item, c);
+                    if generic {
+                        quote!(super::#name as u64)
+                    } else {
+                        quote!(#name as u64)
+                    }
+                }
+            });
+            quote!((#elem, &[#(#dims),*]))
         });
-        quote!((#elem, &[#(#dims),*]))
-    });
-    let message = format!(
-        "with these constants' values the shared arrays of `{item}` have an extent of 0 or \
-         take more than the {SHARED_BYTES_MAX} bytes of static shared memory a GPU block can \
-         have; make them smaller, or use `dynamic_shared_array::<T>()`"
-    );
-    let span = first.span;
-    quote_spanned! {span=>
-        const _: () = ::core::assert!(
-            #krate::__private::static_shared_fits(&[#(#arrays),*]),
-            #message
+        let message = format!(
+            "with these constants' values the {what} of `{item}` have an extent of 0 or take \
+             more than the {limit} bytes a GPU {} can have; make them smaller, {instead}",
+            if local { "thread" } else { "block" }
         );
+        let span = first.span;
+        let fits = quote!(#krate::__private::arrays_fit(&[#(#sizes),*], #limit));
+        out.extend(if generic {
+            quote_spanned! {span=> const { ::core::assert!(#fits, #message) }; }
+        } else {
+            quote_spanned! {span=> const _: () = ::core::assert!(#fits, #message); }
+        });
     }
+    out
 }
 
 /// The bytes of an element: its dtype's, or the largest its bound allows.

@@ -8,11 +8,11 @@ use quote::{format_ident, quote};
 
 use super::params::{self, fresh_name, param_code};
 use super::{
-    device_fn_refs, generic_decls, options_tokens, overflow_checks_expr, sim_body, sim_semantics,
-    struct_layouts, CalleeRefs, KernelItems, Translation,
+    device_fn_refs, generic_decls, generic_idents, options_tokens, overflow_checks_expr, sim_body,
+    sim_semantics, struct_layouts, CalleeRefs, KernelItems, Translation,
 };
 use crate::parse::attr::Attr;
-use crate::parse::signature::{KernelSignature, ParamShape};
+use crate::parse::signature::{GenericSlot, KernelSignature, ParamShape};
 
 /// The kernel's launcher, module and simulated body.
 pub fn emit_kernel(parts: KernelItems<'_>) -> TokenStream {
@@ -118,12 +118,13 @@ impl<'a> KernelRust<'a> {
         let sim_params = codes.iter().map(|c| &c.sim_param);
         let n_generics = self.sig.generics.len();
         let dtypes = &self.dtypes;
-        let generic_idents: Vec<&syn::Ident> = self.sig.generics.iter().map(|g| &g.ident).collect();
+        let generic_idents = generic_idents(self.sig);
         let turbofish = if generic_idents.is_empty() {
             quote!()
         } else {
             quote!(::<#(#generic_idents),*>)
         };
+        let const_turbofish = self.const_turbofish();
         let body = self.sim_body();
         let launch_cuda = self.cuda_launch();
         let unchecked = self.attr.options.unchecked;
@@ -168,7 +169,7 @@ impl<'a> KernelRust<'a> {
                 )]
                 fn __gpu_sim<#(#generic_decls),*>(#(#sim_params),*) #body
 
-                let __gpu_def: &'static #k::def::KernelDef = &#name::__DEF;
+                let __gpu_def: &'static #k::def::KernelDef = #name::definition #const_turbofish ();
                 #(#binds)*
                 let __gpu_device = #k::__private::launch_device(
                     __gpu_def,
@@ -191,6 +192,61 @@ impl<'a> KernelRust<'a> {
                             __gpu_sim #turbofish (#(#sim_args),*)
                         })
                     }
+                }
+            }
+        }
+    }
+
+    /// `::<BM, BN>`: the kernel's const parameters, as its `definition` takes them
+    /// (nothing for a kernel without any).
+    fn const_turbofish(&self) -> TokenStream {
+        let idents = self.sig.const_generics.iter().map(|c| &c.ident);
+        if self.sig.const_generics.is_empty() {
+            quote!()
+        } else {
+            quote!(::<#(#idents),*>)
+        }
+    }
+
+    /// The module's `definition()`: the kernel's definition; for a kernel with const
+    /// parameters, generic over them, the instance of their values.
+    fn definition_fn(&self) -> TokenStream {
+        let k = self.k;
+        if self.sig.const_generics.is_empty() {
+            return quote! {
+                /// The kernel's definition: its name, parameters and translated CUDA C.
+                #[inline]
+                pub fn definition() -> &'static #k::def::KernelDef {
+                    &__DEF
+                }
+            };
+        }
+        let decls = self.sig.const_generics.iter().map(|c| {
+            let (ident, ty) = (&c.ident, format_ident!("{}", c.prim.rust_name()));
+            quote!(const #ident: ::core::primitive::#ty)
+        });
+        let args = self.sig.const_generics.iter().map(|c| {
+            let (ident, ctor) = (&c.ident, format_ident!("{}", c.prim.rust_name()));
+            quote!(#k::__private::ConstValue::#ctor("", #ident).bits())
+        });
+        let table = &self.tr.consts.generic_table;
+        let table = if table.is_empty() {
+            quote!(&[])
+        } else {
+            table.clone()
+        };
+        let checks = &self.tr.consts.generic_checks;
+        quote! {
+            /// The kernel's definition for the values of its const parameters given as
+            /// const arguments (`definition::<64>()`): its name, parameters and translated
+            /// CUDA C, compiled and cached apart from the other values'.
+            #[inline]
+            pub fn definition<#(#decls),*>() -> &'static #k::def::KernelDef {
+                #checks
+                // SAFETY: the constants are the kernel's, in the order its source numbers
+                // them, the const parameters' among them with these values.
+                unsafe {
+                    __DEF.__instance(const { &[#(#args),*] }, const { #table })
                 }
             }
         }
@@ -305,6 +361,15 @@ impl<'a> KernelRust<'a> {
         let n_generics = self.sig.generics.len();
         let dtypes = &self.dtypes;
         let param_bytes = self.param_bytes_check();
+        let definition_fn = self.definition_fn();
+        let const_turbofish = self.const_turbofish();
+        let instances = if self.sig.const_generics.is_empty() {
+            quote!()
+        } else {
+            quote! {
+                static __INSTANCES: #k::__private::Instances = #k::__private::Instances::new();
+            }
+        };
         quote! {
             #[doc = #module_doc]
             #[allow(non_snake_case, unused_imports)]
@@ -315,6 +380,7 @@ impl<'a> KernelRust<'a> {
 
                 static __SLOTS: [#k::__private::AtomicU32; #slot_count] =
                     [const { #k::__private::AtomicU32::new(0) }; #slot_count];
+                #instances
 
                 #[doc(hidden)]
                 // SAFETY: the source, its C name and the parameters were made together by the
@@ -324,10 +390,7 @@ impl<'a> KernelRust<'a> {
                     #k::def::KernelDef::__from_parts(#parts)
                 };
 
-                /// The kernel's definition: its name, parameters and translated CUDA C.
-                pub fn definition() -> &'static #k::def::KernelDef {
-                    &__DEF
-                }
+                #definition_fn
 
                 /// The CUDA C the attribute translated the kernel into (before specialisation).
                 pub fn cuda_source() -> &'static str {
@@ -341,7 +404,7 @@ impl<'a> KernelRust<'a> {
                     device: &#k::Device,
                 ) -> #k::Result<#k::FunctionAttributes> {
                     let dtypes: [#k::__private::DtypeKind; #n_generics] = [#(#dtypes),*];
-                    #k::__private::function_attributes(&__DEF, device, &dtypes)
+                    #k::__private::function_attributes(definition #const_turbofish (), device, &dtypes)
                 }
             }
         }
@@ -371,6 +434,29 @@ impl<'a> KernelRust<'a> {
         let vector_params = &tr.vector_params;
         let const_table = tr.consts.table_or_empty();
         let structs = struct_layouts(Some(sig), k);
+        let const_params = sig
+            .generic_order
+            .iter()
+            .enumerate()
+            .filter_map(|(at, slot)| {
+                let GenericSlot::Const(i) = *slot else {
+                    return None;
+                };
+                let c = &sig.const_generics[i];
+                let name = crate::names::unraw(&c.ident);
+                let kind = format_ident!("{}", c.prim.variant_name());
+                let at = Literal::u8_unsuffixed(at as u8);
+                Some(quote!(#k::def::ConstParam {
+                    name: #name,
+                    kind: #k::__private::DtypeKind::#kind,
+                    position: #at,
+                }))
+            });
+        let instances = if sig.const_generics.is_empty() {
+            quote!(::core::option::Option::None)
+        } else {
+            quote!(::core::option::Option::Some(&__INSTANCES))
+        };
         let fast_path = if tr.fast_path.is_empty() {
             quote!(&[])
         } else {
@@ -401,6 +487,9 @@ impl<'a> KernelRust<'a> {
                 signature_slots: &__SLOTS,
                 constants: #const_table,
                 structs: #structs,
+                const_params: &[#(#const_params),*],
+                const_args: &[],
+                instances: #instances,
             }
         }
     }

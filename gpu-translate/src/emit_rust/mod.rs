@@ -63,7 +63,7 @@ use quote::{format_ident, quote};
 
 use crate::ir::Bound;
 use crate::parse::attr::Attr;
-use crate::parse::signature::KernelSignature;
+use crate::parse::signature::{GenericSlot, KernelSignature};
 
 /// What the generated code needs to know about where it lives.
 #[derive(Clone, Debug)]
@@ -143,12 +143,30 @@ pub(crate) fn struct_layouts(sig: Option<&KernelSignature>, k: &syn::Path) -> To
 }
 
 pub(crate) fn generic_decls(sig: &KernelSignature, krate: &syn::Path) -> Vec<TokenStream> {
-    sig.generics
+    sig.generic_order
         .iter()
-        .map(|g| {
-            let ident = &g.ident;
-            let bound = bound_path(g.bound, krate);
-            quote!(#ident: #bound)
+        .map(|slot| match *slot {
+            GenericSlot::Dtype(i) => {
+                let ident = &sig.generics[i].ident;
+                let bound = bound_path(sig.generics[i].bound, krate);
+                quote!(#ident: #bound)
+            }
+            GenericSlot::Const(i) => {
+                let ident = &sig.const_generics[i].ident;
+                let ty = format_ident!("{}", sig.const_generics[i].prim.rust_name());
+                quote!(const #ident: ::core::primitive::#ty)
+            }
+        })
+        .collect()
+}
+
+/// The generic parameters' names, in the written order: a turbofish's arguments.
+pub(crate) fn generic_idents(sig: &KernelSignature) -> Vec<&proc_macro2::Ident> {
+    sig.generic_order
+        .iter()
+        .map(|slot| match *slot {
+            GenericSlot::Dtype(i) => &sig.generics[i].ident,
+            GenericSlot::Const(i) => &sig.const_generics[i].ident,
         })
         .collect()
 }

@@ -83,6 +83,9 @@ pub struct ModuleConst<T> {
     pub ty: T,
     /// Its first use.
     pub span: Span,
+    /// Whether it is (or is cast from) a kernel's const parameter (`BM`, `BM as u32`),
+    /// whose value each instance of the kernel gives.
+    pub generic: bool,
 }
 
 /// An extent of an array declared in the body.

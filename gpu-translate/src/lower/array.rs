@@ -159,9 +159,11 @@ impl Lowerer<'_> {
                 _ => {
                     self.err(
                         a.span(),
-                        "a shared array's size must be an integer literal greater than 0 or a \
-                         `usize` constant (`const TPB: usize = 16;`); for a size known only at \
-                         launch use `dynamic_shared_array::<T>()`",
+                        "a shared array's size must be an integer literal greater than 0, a \
+                         `usize` constant (`const TPB: usize = 16;`) or a kernel's `const N: \
+                         usize` (a size computed from one, `{ N + 1 }`, is another const \
+                         parameter); for a size known only at launch use \
+                         `dynamic_shared_array::<T>()`",
                     );
                     return None;
                 }
@@ -256,13 +258,27 @@ impl Lowerer<'_> {
         let mut dims = Vec::new();
         let mut e = strip_parens(init);
         while let syn::Expr::Repeat(r) = e {
+            // `[v; TPB]`, `[v; BM]`: a module constant or a const parameter, whose size
+            // rustc checks once it is known (`emit_rust::consts`).
+            if let syn::Expr::Path(p) = strip_parens(&r.len) {
+                if self.names_module_const(p) {
+                    let c = self.module_const_id(p, None);
+                    self.unify(self.k.consts[c].ty, Ty::Prim(Prim::Usize), r.len.span());
+                    dims.push(Dim::Const(c));
+                    e = strip_parens(&r.expr);
+                    continue;
+                }
+            }
             match const_usize(&r.len) {
                 Some(n) if n > 0 && n <= LOCAL_AXIS_MAX => dims.push(Dim::Lit(n)),
                 _ => {
                     self.err(
                         r.len.span(),
                         format!(
-                            "a local array's length must be an integer literal from 1 to {LOCAL_AXIS_MAX}"
+                            "a local array's length must be an integer literal from 1 to \
+                             {LOCAL_AXIS_MAX}, a `usize` constant (`TILE`) or a kernel's \
+                             `const N: usize` (a length computed from one, `N * 2`, is another \
+                             const parameter, as in Rust)"
                         ),
                     );
                     return None;

@@ -362,10 +362,14 @@ impl Lowerer<'_> {
                 .chars()
                 .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_');
         let names: Vec<String> = segs.iter().map(|s| s.ident.to_string()).collect();
+        let local = segs.len() == 1 && self.lookup(&last).is_some();
+        if segs.len() == 1 && !local && self.const_generic(&last).is_some() {
+            return true;
+        }
         upper
             && first.ident != "Self"
             && !self.sig.generics.iter().any(|g| g.ident == first.ident)
-            && !(segs.len() == 1 && (self.lookup(&last).is_some() || last == "WARP_SIZE"))
+            && !(local || (segs.len() == 1 && last == "WARP_SIZE"))
             && constant(&names).is_none()
     }
 
@@ -407,9 +411,13 @@ impl Lowerer<'_> {
         if let Some(i) = self.k.consts.iter().position(|c| c.text == text) {
             return i;
         }
-        let ty = match target {
-            Some(t) => Ty::Prim(t),
-            None => self.types.fresh(VarKind::Any),
+        let generic = match path.as_slice() {
+            [name] if p.path.leading_colon.is_none() => self.const_generic(name),
+            _ => None,
+        };
+        let ty = match (target, generic) {
+            (Some(t), _) | (None, Some(t)) => Ty::Prim(t),
+            (None, None) => self.types.fresh(VarKind::Any),
         };
         // Unique in the whole program: the function's C name is (kernels and device
         // functions never share one), the number ends at the first `_`, and no name the
@@ -426,8 +434,18 @@ impl Lowerer<'_> {
             c_name,
             ty,
             span,
+            generic: generic.is_some(),
         });
         self.k.consts.len() - 1
+    }
+
+    /// The type of the kernel's const parameter `name`, if it is one.
+    pub(super) fn const_generic(&self, name: &str) -> Option<Prim> {
+        self.sig
+            .const_generics
+            .iter()
+            .find(|c| crate::names::unraw(&c.ident) == name)
+            .map(|c| c.prim)
     }
 
     fn unary(&mut self, u: &syn::ExprUnary) -> Option<Expr> {

@@ -21,6 +21,22 @@ pub struct GenericDecl {
     pub bound: Bound,
 }
 
+/// A const generic parameter of a kernel: `const BM: usize`, of an integer type or `bool`.
+pub struct ConstGenericDecl {
+    pub ident: Ident,
+    pub prim: Prim,
+}
+
+/// One of a kernel's generic parameters, in the order the user wrote them (which the
+/// launcher keeps, so `k::<_, 64>` means what it says).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GenericSlot {
+    /// `generics[i]`.
+    Dtype(usize),
+    /// `const_generics[i]`.
+    Const(usize),
+}
+
 pub enum ParamShape {
     /// `&[T]` (rank 1), `&DeviceArray2<T>` (2) or `&DeviceArray3<T>` (3), and their `&mut` forms.
     Slice {
@@ -44,6 +60,10 @@ pub struct ParamDecl {
 pub struct KernelSignature {
     pub ident: Ident,
     pub generics: Vec<GenericDecl>,
+    /// A kernel's const generic parameters (`const BM: usize`).
+    pub const_generics: Vec<ConstGenericDecl>,
+    /// Every generic parameter, in the written order.
+    pub generic_order: Vec<GenericSlot>,
     pub params: Vec<ParamDecl>,
     /// A device function's return type; kernels return nothing.
     pub ret: Option<Ty>,
@@ -90,7 +110,11 @@ pub(crate) fn parse_signature_of(
     let mut receiver_by_ref = false;
     check_form(sig, device, diags);
     let before_params = diags.len();
-    let generics = parse_generics(sig, diags);
+    let Generics {
+        dtypes: generics,
+        consts: const_generics,
+        order: generic_order,
+    } = parse_generics(sig, device, diags);
 
     let mut params = Vec::new();
     for input in &sig.inputs {
@@ -122,6 +146,8 @@ pub(crate) fn parse_signature_of(
     Some(KernelSignature {
         ident: sig.ident.clone(),
         generics,
+        const_generics,
+        generic_order,
         params,
         ret,
         ret_tuple,
@@ -194,9 +220,16 @@ fn check_form(sig: &syn::Signature, device: bool, diags: &mut Diagnostics) {
     }
 }
 
+/// A signature's generic parameters.
+struct Generics {
+    dtypes: Vec<GenericDecl>,
+    consts: Vec<ConstGenericDecl>,
+    order: Vec<GenericSlot>,
+}
+
 /// The dtype parameters with their bounds, those written in a `where` clause (reported)
-/// included, so the rest is checked as the user meant it.
-fn parse_generics(sig: &syn::Signature, diags: &mut Diagnostics) -> Vec<GenericDecl> {
+/// included, so the rest is checked as the user meant it, and a kernel's const parameters.
+fn parse_generics(sig: &syn::Signature, device: bool, diags: &mut Diagnostics) -> Generics {
     // Bounds written in a `where` clause (reported above) still count, so the rest of
     // the kernel is checked as the user meant it.
     let where_bounds: Vec<(String, syn::TypeParamBound)> = sig
@@ -219,6 +252,8 @@ fn parse_generics(sig: &syn::Signature, diags: &mut Diagnostics) -> Vec<GenericD
         })
         .collect();
     let mut generics = Vec::new();
+    let mut consts = Vec::new();
+    let mut order = Vec::new();
     for param in &sig.generics.params {
         match param {
             syn::GenericParam::Type(tp) => {
@@ -228,16 +263,19 @@ fn parse_generics(sig: &syn::Signature, diags: &mut Diagnostics) -> Vec<GenericD
                         tp.bounds.push(b.clone());
                     }
                 }
+                order.push(GenericSlot::Dtype(generics.len()));
                 generics.push(parse_generic(&tp, diags));
             }
             syn::GenericParam::Lifetime(l) => diags.error(
                 l.span(),
                 "kernels take no lifetime parameters; slice parameters need none",
             ),
-            syn::GenericParam::Const(c) => diags.error(
-                c.span(),
-                "const generic parameters are not supported on kernels yet; pass the value as a scalar parameter",
-            ),
+            syn::GenericParam::Const(c) => {
+                if let Some(decl) = const_generic(c, device, diags) {
+                    order.push(GenericSlot::Const(consts.len()));
+                    consts.push(decl);
+                }
+            }
         }
     }
     if generics.len() > MAX_GENERICS {
@@ -246,7 +284,64 @@ fn parse_generics(sig: &syn::Signature, diags: &mut Diagnostics) -> Vec<GenericD
             format!("a kernel may have at most {MAX_GENERICS} dtype parameters"),
         );
     }
-    generics
+    if consts.len() > MAX_CONST_GENERICS {
+        diags.error(
+            sig.generics.span(),
+            format!("a kernel may have at most {MAX_CONST_GENERICS} const parameters"),
+        );
+    }
+    Generics {
+        dtypes: generics,
+        consts,
+        order,
+    }
+}
+
+/// The most const parameters a kernel may have.
+pub const MAX_CONST_GENERICS: usize = 8;
+
+/// A kernel's `const N: usize`: of an integer type or `bool`, without a default. Device
+/// functions take none (their C is not a template).
+fn const_generic(
+    c: &syn::ConstParam,
+    device: bool,
+    diags: &mut Diagnostics,
+) -> Option<ConstGenericDecl> {
+    if device {
+        diags.error(
+            c.span(),
+            "device functions take no const generic parameters; pass the value as a \
+             parameter (the kernel's `const` parameter or a module constant), or write the \
+             loop in the kernel",
+        );
+        return None;
+    }
+    if let Some(d) = &c.default {
+        diags.error(
+            d.span(),
+            "a kernel's const parameter takes no default; give its value at the launch: \
+             `launch!(k::<64>[grid, block](args))`",
+        );
+    }
+    let prim = match &c.ty {
+        syn::Type::Path(t) if t.qself.is_none() => t
+            .path
+            .get_ident()
+            .and_then(|i| Prim::from_rust_name(&i.to_string()))
+            .filter(|p| p.is_int() || *p == Prim::Bool),
+        _ => None,
+    };
+    let Some(prim) = prim else {
+        diags.error(
+            c.ty.span(),
+            "a kernel's const parameter is an integer or a `bool`: `const BM: usize`",
+        );
+        return None;
+    };
+    Some(ConstGenericDecl {
+        ident: c.ident.clone(),
+        prim,
+    })
 }
 
 /// A device function's return type: nothing, a value, or a tuple of 2 to [`MAX_TUPLE`]

@@ -162,7 +162,7 @@ impl Eval<'_> {
             }
             Kind::Var(v) => self.vars[*v].unwrap_or(Value::Bool(false)),
             Kind::LoopVar(j) => Value::U32(self.loop_vars[*j]),
-            Kind::Lit(v) => *v,
+            Kind::Lit(v) | Kind::ConstParam(v) => *v,
             Kind::Bin(op, a, b) => {
                 let (a, b) = (self.expr(a), self.expr(b));
                 self.bin(*op, a, b)

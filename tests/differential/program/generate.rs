@@ -9,6 +9,8 @@ pub(super) struct Gen<'a> {
     pub(super) loop_vars: Vec<usize>,
     /// Whether the program may use the items beside compiled kernels (`ITEMS`).
     pub(super) items: bool,
+    /// The value of the kernel's const parameter, if it has one.
+    pub(super) konst: Option<Value>,
 }
 
 impl Gen<'_> {
@@ -74,6 +76,9 @@ impl Gen<'_> {
             4..=6 if !vars.is_empty() => Kind::Var(self.r.pick(&vars)),
             7 if ty == Ty::U32 && !self.loop_vars.is_empty() => {
                 Kind::LoopVar(self.r.pick(&self.loop_vars))
+            }
+            7 | 8 if self.konst.is_some_and(|k| k.ty() == ty) => {
+                Kind::ConstParam(self.konst.unwrap_or(Value::Bool(false)))
             }
             _ if ty == Ty::Bool => {
                 return self.expr(Ty::Bool, 1);

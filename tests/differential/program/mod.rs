@@ -223,6 +223,15 @@ impl Value {
         }
     }
 
+    /// `self as t`, with `t` named as Rust names it (`None` for another name).
+    pub fn cast_to_name(self, name: &str) -> Option<Value> {
+        let ty = ALL_NUMS
+            .into_iter()
+            .chain([Ty::Bool])
+            .find(|t| t.name() == name)?;
+        Some(if ty == self.ty() { self } else { self.cast(ty) })
+    }
+
     /// `self as ty`, as Rust defines `as`.
     fn cast(self, ty: Ty) -> Value {
         macro_rules! to {
@@ -305,6 +314,8 @@ pub enum Kind {
     Var(usize),
     LoopVar(usize),
     Lit(Value),
+    /// The kernel's const parameter `K` (with its value: [`Program::konst`]).
+    ConstParam(Value),
     Bin(Bin, Box<Expr>, Box<Expr>),
     /// `<<` (true) or `>>`; the amount may be of any integer type.
     Shift(bool, Box<Expr>, Box<Expr>),
@@ -529,6 +540,8 @@ pub struct Program {
     pub out_int: Expr,
     pub out_float: Expr,
     loops: usize,
+    /// The value of the kernel's const parameter `const K: T`, if it has one.
+    pub konst: Option<Value>,
 }
 
 /// The operation Rust panics with, as its message.
@@ -562,7 +575,13 @@ impl Program {
             scope: Vec::new(),
             loop_vars: Vec::new(),
             items,
+            konst: None,
         };
+        // A const parameter, in a third of the programs.
+        if g.r.chance(33) {
+            let ty = g.r.pick(&INTS);
+            g.konst = Some(g.literal(ty));
+        }
         let mut vars = Vec::new();
         let mut stmts = Vec::new();
         let mut loops = 0;
@@ -714,6 +733,7 @@ impl Program {
         let float_ty = g.r.pick(&[Ty::F32, Ty::F64]);
         let out_int = g.expr(int_ty, 3);
         let out_float = g.expr(float_ty, 3);
+        let konst = g.konst;
         Program {
             checks,
             stmts,
@@ -721,6 +741,7 @@ impl Program {
             out_int,
             out_float,
             loops,
+            konst,
         }
     }
 

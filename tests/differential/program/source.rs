@@ -18,9 +18,13 @@ impl Program {
             .iter()
             .map(|t| format!("x{0}: &[{0}]", t.name()))
             .collect();
+        let generics = match self.konst {
+            Some(k) => format!("<const K: {}>", k.ty().name()),
+            None => String::new(),
+        };
         let _ = writeln!(
             s,
-            "pub fn {name}({}, oi: &mut [u64], of: &mut [f64]) {{",
+            "pub fn {name}{generics}({}, oi: &mut [u64], of: &mut [f64]) {{",
             params.join(", ")
         );
         s.push_str("    let i = grid_1d();\n    if i < oi.len() {\n");
@@ -144,6 +148,19 @@ impl Program {
     }
 
     /// The whole item, attribute included.
+    /// The turbofish that gives the const parameter its value: `::<7u32>`,
+    /// `::<{ -7i32 }>`, or nothing.
+    pub fn const_args(&self) -> String {
+        let Some(k) = self.konst else {
+            return String::new();
+        };
+        let lit = k.literal();
+        match lit.strip_prefix('(').and_then(|l| l.strip_suffix(')')) {
+            Some(negative) => format!("::<{{ {negative} }}>"),
+            None => format!("::<{lit}>"),
+        }
+    }
+
     pub fn item(&self, name: &str) -> String {
         format!(
             "#[gpu_kernel({})]\n{}",
@@ -161,6 +178,7 @@ fn show(e: &Expr) -> String {
         Kind::Var(v) => format!("v{v}"),
         Kind::LoopVar(j) => format!("j{j}"),
         Kind::Lit(v) => v.literal(),
+        Kind::ConstParam(_) => "K".to_owned(),
         Kind::Bin(op, a, b) => {
             let (a, b) = (show(a), show(b));
             match op {

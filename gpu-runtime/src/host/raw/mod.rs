@@ -347,6 +347,9 @@ impl RawModule {
                     signature_slots: Box::leak(Box::new([AtomicU32::new(0)])),
                     constants: &[],
                     structs: &[],
+                    const_params: &[],
+                    const_args: &[],
+                    instances: None,
                 };
                 // SAFETY: the C parameters were checked against `P` above, and the caller
                 // promises what the check cannot see (see `# Safety`); the slot is this

@@ -111,7 +111,7 @@ macro_rules! for_each_case {
             fast_matmul: "Numba's fast_matmul with TPB a module constant (shared-array sizes, loop bound)",
                 1e-5, module_consts::case_fast_matmul, [module_consts::fast_matmul];
             const_tiles: "a tiled matmul generic over its tile (const TILE: usize), two instances and two dtypes",
-                1e-12, const_params::case_tiled_matmul,
+                1e-5, const_params::case_tiled_matmul,
                 [const_params::tiled_8, const_params::tiled_16];
             const_param_kinds: "const parameters of three types among a dtype one: a local array's length, a factor, a switch",
                 0.0, const_params::case_const_param_kinds,

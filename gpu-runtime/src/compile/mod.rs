@@ -526,7 +526,12 @@ fn dump(
     else {
         return;
     };
-    let names: Vec<&str> = dtypes.iter().map(|d| d.rust_name()).collect();
+    // Each instance of a kernel with const parameters apart: `tiled-f32-8-sm_90`.
+    let names: Vec<String> = dtypes
+        .iter()
+        .map(|d| d.rust_name().to_owned())
+        .chain(def.const_values().iter().map(|v| v.to_string()))
+        .collect();
     let suffix = if unit == Unit::Checked {
         "-checked"
     } else {

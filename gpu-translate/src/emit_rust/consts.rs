@@ -59,8 +59,10 @@ pub fn const_items(
     let mut all = Vec::new();
     let mut renames = Vec::new();
     for (i, c) in k.consts.iter().enumerate() {
+        // The check pass gives every constant a primitive type; skipping one would shift
+        // the fast path's numbering of the rest.
         let RTy::Prim(p) = c.ty else {
-            continue;
+            unreachable!("constant `{}` resolved to a non-primitive type", c.text);
         };
         let ctor = format_ident!("{}", p.rust_name());
         let c_name = &c.c_name;

@@ -310,9 +310,25 @@ fn const_generic(
     if device {
         diags.error(
             c.span(),
-            "device functions take no const generic parameters; pass the value as a \
-             parameter (the kernel's `const` parameter or a module constant), or write the \
-             loop in the kernel",
+            "device functions (and `#[gpu_elementwise]`, `#[gpu_reduce]` functions) take no \
+             const generic parameters; pass the value as a parameter (the kernel's `const` \
+             parameter or a module constant)",
+        );
+        return None;
+    }
+    // Upper case, as Rust names constants: the generated code's own names (the launcher's
+    // `config`, `__DEF`) are lower case or start with `__`, so none can collide, and
+    // `WARP_SIZE` stays the language's.
+    let name = crate::names::unraw(&c.ident);
+    let upper = name.starts_with(|ch: char| ch.is_ascii_uppercase())
+        && name
+            .chars()
+            .all(|ch| ch.is_ascii_uppercase() || ch.is_ascii_digit() || ch == '_');
+    if !upper || name == "WARP_SIZE" {
+        diags.error(
+            c.ident.span(),
+            "name a kernel's const parameter in upper case, as Rust names constants, and \
+             not `WARP_SIZE` (the language's): `const BM: usize`",
         );
         return None;
     }

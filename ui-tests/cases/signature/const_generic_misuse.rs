@@ -9,6 +9,12 @@ fn char_param<const C: char>(out: &mut [f32]) {
     }
 }
 
+// Named as a local would be, or as the language's constant.
+#[gpu_kernel]
+fn lower_case<const config: usize, const WARP_SIZE: u32>(out: &mut [f32]) {
+    out[0] = config as f32 + WARP_SIZE as f32;
+}
+
 // Device functions are not templates.
 #[gpu_device]
 fn helper<const N: usize>(x: f32) -> f32 {

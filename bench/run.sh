@@ -27,6 +27,10 @@ GPU_RUNTIME_CACHE_DIR=$cold1 ./gpu-bench first-launch-phases | tee -a "$out"
 ./gpu-bench launch-overhead | tee -a "$out"
 ./gpu-bench bandwidth | tee -a "$out"
 ./gpu-bench matmul | tee -a "$out"
+./gpu-bench tc-gemm | tee -a "$out"
+if [ -f peers_tc.py ]; then
+  PYTHONUNBUFFERED=1 python3 peers_tc.py 2>&1 | grep -E '^torch_' | tee -a "$out"
+fi
 ./gpu-bench reduce | tee -a "$out"
 ./gpu-bench check-cost | tee -a "$out"
 ./gpu-bench rng | tee -a "$out"
@@ -91,6 +95,12 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else
 printf '%-4s %-58s %-12s %s\n' P6 "tiled matmul 4096^3 f32 / Numba fast_matmul" ">= 1.1" "$(ratio "$tm" "$nm") ($tm vs ${nm:-n/a} GFLOP/s)"
 vg=$(get sgemm_vectors_gflops)
 printf '%-4s %-58s %-12s %s\n' P6b "SGEMM in our language (shared load4, 2 buffers) / cuBLAS" ">= 0.75" "$(ratio "$vg" "$cb") ($vg vs ${cb:-n/a} GFLOP/s; scalar shared reads, 1 buffer: $rg)"
+for s in 4096 8192; do
+  for d in bf16 f16; do
+    ot=$(get tc_gemm_${d}_${s}_tflops); tt=$(get torch_${d}_${s}_tflops)
+    printf '%-4s %-58s %-12s %s\n' P13 "mma.sync GEMM ${s}^3 $d (our language) / torch.matmul" "-" "$(ratio "$ot" "$tt") ($ot vs ${tt:-n/a} TFLOP/s)"
+  done
+done
 printf '%-4s %-58s %-12s %s\n' P7 "sum 2^28 f32 / cp.sum" ">= 1.0" "$(ratio "$rd" "$cs") ($rd vs ${cs:-n/a} GB/s)"
 gr=$(get gpu_reduce_gbps)
 printf '%-4s %-58s %-12s %s\n' P7b "#[gpu_reduce] sum 2^28 f32 (reduce_into) / cp.sum" ">= 1.0" "$(ratio "$gr" "$cs") ($gr vs ${cs:-n/a} GB/s; its two kernels without reduce_into's allocation: $(get gpu_reduce_kept_partials_gbps))"

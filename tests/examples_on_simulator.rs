@@ -18,6 +18,7 @@ example!(vec_add, "../examples/vec_add.rs");
 example!(saxpy, "../examples/saxpy.rs");
 example!(matmul, "../examples/matmul.rs");
 example!(fast_matmul, "../examples/fast_matmul.rs");
+example!(tc_gemm, "../examples/tc_gemm.rs");
 example!(monte_carlo_pi, "../examples/monte_carlo_pi.rs");
 example!(debug_print, "../examples/debug_print.rs");
 example!(reduce, "../examples/reduce.rs");

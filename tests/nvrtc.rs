@@ -154,3 +154,42 @@ fn a_raw_kernel_compiles_and_a_rejected_one_reports_its_own_lines() {
         other => panic!("expected a compile error, got {other:?}"),
     }
 }
+
+/// The tensor cores' operations reach their instructions: `ldmatrix` (plain and
+/// transposed) and `mma.sync` m16n8k16 with the operands' dtype, `copy_tile`'s 16-byte
+/// copies and `copy_tile_async`'s `cp.async` with its wait.
+#[test]
+fn tensor_core_operations_reach_their_instructions() {
+    if !gpu_runtime::__private::nvrtc_or_skip("tensor_core_operations_reach_their_instructions")
+        .expect("NVRTC")
+    {
+        return;
+    }
+    for (def, dtype, copies) in [
+        (
+            cases::tensor_cores::tc_gemm_bf16::definition(),
+            "bf16",
+            ["ld.global.v4", "st.shared.v4"],
+        ),
+        (
+            cases::tensor_cores::tc_gemm_f16::definition(),
+            "f16",
+            ["cp.async.cg.shared.global", "cp.async.wait_group 2"],
+        ),
+    ] {
+        let ptx = def.ptx(&[], "sm_90").unwrap();
+        for needle in [
+            format!("mma.sync.aligned.m16n8k16.row.col.f32.{dtype}.{dtype}.f32"),
+            "ldmatrix.sync.aligned.m8n8.x4.shared.b16".to_owned(),
+            "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16".to_owned(),
+            copies[0].to_owned(),
+            copies[1].to_owned(),
+        ] {
+            assert!(
+                ptx.contains(&needle),
+                "{}: no `{needle}` in its PTX",
+                def.name()
+            );
+        }
+    }
+}

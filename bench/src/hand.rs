@@ -39,6 +39,7 @@ macro_rules! hand_kernel {
                     device_fns: &[],
                     waits: false,
                     cooperative: false,
+                    tensor_cores: false,
                     fast_path: &[],
                     fast_path_fn: None,
                     vector_params: &[],

@@ -14,6 +14,9 @@
 //! the same algorithm hand-written in CUDA C, compiled through the same NVRTC path (P2).
 //! `gpu-bench matmul`: 4096^3 f32 matmul, Numba's `fast_matmul` algorithm (16 x 16 shared
 //! tiles) and a register-tiled SGEMM, both in our kernel language (P6, P6b).
+//! `gpu-bench tc-gemm`: a tensor-core GEMM in our kernel language, bf16 and f16 with f32
+//! accumulation at 4096^3 and 8192^3 (P13's `mma.sync` figure; `torch.matmul` is
+//! `peers_tc.py`'s).
 //! `gpu-bench reduce`: sum of 2^28 f32, block reduction with shared memory and warp
 //! shuffles, two passes (P7).
 //! `gpu-bench check-cost`: every benchmark kernel as written (indices checked) against the
@@ -41,6 +44,7 @@ mod check_cost;
 mod collectives;
 mod hand;
 mod kernels;
+mod tensor_cores;
 // Numba's `compute_pi` and its Philox form, as the example has them.
 #[allow(dead_code)]
 #[path = "../../examples/monte_carlo_pi.rs"]
@@ -79,6 +83,7 @@ fn main() {
         "launch-overhead" => launch_overhead(),
         "bandwidth" => bandwidth(),
         "matmul" => matmul(),
+        "tc-gemm" => tensor_cores::tc_gemm(),
         "reduce" => reduce(),
         "check-cost" => check_cost::run(),
         "rng" => rng(),
@@ -88,7 +93,7 @@ fn main() {
         "precompile" => precompile(std::env::args().nth(2).unwrap_or_else(|| "sm_90".into())),
         "cubins" => cubins(std::env::args().nth(2).unwrap_or_else(|| ".".into())),
         _ => {
-            eprintln!("usage: gpu-bench first-launch | first-launch-phases | launch-overhead | bandwidth | matmul | reduce | check-cost | rng | graph | allreduce | source <kernel> | precompile <arch> | cubins <dir>");
+            eprintln!("usage: gpu-bench first-launch | first-launch-phases | launch-overhead | bandwidth | matmul | tc-gemm | reduce | check-cost | rng | graph | allreduce | source <kernel> | precompile <arch> | cubins <dir>");
             std::process::exit(2);
         }
     };

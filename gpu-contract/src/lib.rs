@@ -15,6 +15,7 @@ pub mod fast_path;
 pub mod fault;
 pub mod kernel;
 pub mod language;
+pub mod mma;
 pub mod options;
 pub mod struct_layout;
 

@@ -233,6 +233,7 @@ pub fn translated_definition(p: &Program, name: &str) -> Result<&'static KernelD
         device_fns: &[],
         waits: t.waits,
         cooperative: false,
+        tensor_cores: false,
         fast_path: Box::leak(fast_path.into_boxed_slice()),
         fast_path_fn: None,
         vector_params: &[],

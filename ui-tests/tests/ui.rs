@@ -16,5 +16,6 @@ fn diagnostics() {
     t.compile_fail("cases/structs/*.rs");
     t.compile_fail("cases/methods/*.rs");
     t.compile_fail("cases/enums/*.rs");
+    t.compile_fail("cases/tensor_cores/*.rs");
     t.pass("cases/pass/*.rs");
 }

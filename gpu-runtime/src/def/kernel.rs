@@ -44,6 +44,9 @@ pub struct KernelParts {
     pub device_fns: &'static [&'static DeviceFnDef],
     pub waits: bool,
     pub cooperative: bool,
+    /// Whether the body has a tensor-core accumulator (`mma_acc`), spread over exactly the
+    /// `launch_bounds` threads of a block: a launch with another block size is refused.
+    pub tensor_cores: bool,
     /// The fast path's conditions: when there are any, the source has a second, fully
     /// checked entry ([`gpu_contract::kernel::checked_entry`]) for launches that fail them.
     pub fast_path: &'static [gpu_contract::fast_path::FastCondition],
@@ -214,6 +217,26 @@ impl KernelDef {
     /// resident at once.
     pub fn cooperative(&self) -> bool {
         self.parts.cooperative
+    }
+
+    /// Refuse a block of another size than a kernel with a tensor-core accumulator is made
+    /// for (its `launch_bounds` threads): its warps would not cover the accumulator, or
+    /// would read past the tiles.
+    pub(crate) fn check_block(&self, block: crate::launch::dims::Dim3) -> Result<(), GpuError> {
+        if !self.parts.tensor_cores {
+            return Ok(());
+        }
+        let want = self.parts.options.launch_bounds.map_or(0, |(t, _)| t);
+        let got = block.volume();
+        if got == u64::from(want) {
+            return Ok(());
+        }
+        Err(GpuError::InvalidLaunch {
+            kernel: self.name(),
+            reason: format!(
+                "its tensor-core accumulator (`mma_acc`) is spread over exactly {want} threads                  a block (`launch_bounds({want})`), but this block has {got}: launch blocks of                  {want} threads"
+            ),
+        })
     }
 
     /// The `#[gpu_struct]`s its signature and body name.

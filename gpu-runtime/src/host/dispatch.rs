@@ -106,6 +106,7 @@ fn quick_launch<'s, 'o>(
     }
     let pointers = quick_pack(kernel.quick.as_ref()?, device, args, out)?;
     let valid = cfg.explicit_within(&cuda.limits)?;
+    def.check_block(valid.block).ok()?;
     let fits = |e: &Entry| valid.fits(e.attributes.max_threads_per_block, e.max_dynamic_shared);
     // The general path validates against the main entry before it chooses.
     if !fits(&kernel.main) {
@@ -203,6 +204,7 @@ pub(crate) unsafe fn launch_packed(
     let Some(mut valid) = validate(&kernel.main)? else {
         return Ok(());
     };
+    def.check_block(valid.block)?;
     // With a fast path, the main entry runs only when this launch's values prove its
     // left-out checks redundant; otherwise the checked entry runs (without the
     // conditions, always).
@@ -400,6 +402,7 @@ pub(crate) fn run_sim(
     else {
         return Ok(());
     };
+    def.check_block(valid.block)?;
     crate::backend::sim::run(def, &valid, thread).map_err(|e| match e {
         // The simulator names the kernel; the signature is the launch's.
         GpuError::IntegerFault {

@@ -207,13 +207,15 @@ impl Recording {
         refuse_cooperative(def)?;
         // What the launch itself would refuse is refused now, as on the GPU.
         let limits = crate::launch::dims::DeviceLimits::simulator();
-        cfg.validate(
+        if let Some(valid) = cfg.validate(
             def.name(),
             &limits,
             limits.max_threads_per_block,
             256,
             limits.max_shared_mem_optin,
-        )?;
+        )? {
+            def.check_block(valid.block)?;
+        }
         state.kept.extend(owners.iter().map(|o| o.keep_alive()));
         state.unchecked |= def.options().unchecked;
         state.sim.push(SimNode {

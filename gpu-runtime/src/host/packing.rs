@@ -476,6 +476,7 @@ mod tests {
             device_fns: &[],
             waits: false,
             cooperative: false,
+            tensor_cores: false,
             fast_path: &[],
             fast_path_fn: None,
             vector_params: &["v"],

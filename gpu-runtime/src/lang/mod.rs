@@ -1,6 +1,7 @@
 //! The kernel language's built-in functions: thread geometry, shared memory, barriers
-//! and fences, warp functions, atomics, and vector loads and stores (the prelude
-//! re-exports them all; random numbers are [`crate::random`]'s).
+//! and fences, warp functions, atomics, vector loads and stores, and the tensor cores'
+//! block-level matrix product (the prelude re-exports them all; random numbers are
+//! [`crate::random`]'s).
 //!
 //! On the GPU each becomes the CUDA C the attribute writes for it (the guide's language
 //! reference says what); these Rust definitions are what rustc type-checks a kernel body
@@ -10,6 +11,7 @@
 pub(crate) mod atomic;
 pub(crate) mod barrier;
 pub(crate) mod geometry;
+pub(crate) mod mma;
 pub(crate) mod print;
 pub(crate) mod shared;
 pub(crate) mod vector;
@@ -26,6 +28,9 @@ pub use barrier::{
 pub use geometry::{
     block_dim, block_idx, grid_1d, grid_2d, grid_3d, grid_dim, gridsize_1d, gridsize_2d,
     gridsize_3d, thread_idx,
+};
+pub use mma::{
+    copy_tile, copy_tile_async, mma, mma_acc, wait_tiles, MmaAcc, MmaOperand, TileSource,
 };
 pub use shared::{dynamic_shared_array, shared_array, shared_array_2d};
 pub use vector::{load4, store4, VectorSource, VectorTarget};

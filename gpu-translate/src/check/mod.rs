@@ -11,6 +11,8 @@ mod ops;
 pub(crate) use ops::{LOCAL_BYTES_MAX, SHARED_BYTES_MAX};
 mod prove;
 mod resolve;
+mod tile;
+mod uniform;
 
 use crate::diagnostics::Diagnostics;
 use crate::ir::{Bound, Kernel, Prim, RTy};
@@ -121,6 +123,7 @@ pub fn check(
         diags,
     }
     .run();
+    uniform::check_tile_uniformity(&kernel, diags);
     if diags.len() > before {
         return None;
     }

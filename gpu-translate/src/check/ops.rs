@@ -26,7 +26,7 @@ pub(super) struct Validator<'a> {
 }
 
 impl Validator<'_> {
-    fn class(&mut self, t: RTy, span: Span) -> Option<Class> {
+    pub(super) fn class(&mut self, t: RTy, span: Span) -> Option<Class> {
         let c = Class::of(t, self.sig);
         if c.is_none() {
             self.diags.error(
@@ -38,7 +38,7 @@ impl Validator<'_> {
         c
     }
 
-    fn describe(&self, t: RTy) -> String {
+    pub(super) fn describe(&self, t: RTy) -> String {
         match t {
             RTy::Prim(p) => p.rust_name().to_owned(),
             RTy::Generic(i) => {
@@ -109,7 +109,7 @@ impl Validator<'_> {
             let elem = Class::max_size(a.elem, self.sig);
             // A size that is a module constant is checked by rustc, in the generated code,
             // once its value is known (`emit_rust::consts`).
-            let Some(dims) = a
+            let Some(mut dims) = a
                 .dims
                 .iter()
                 .map(|d| d.literal())
@@ -117,6 +117,10 @@ impl Validator<'_> {
             else {
                 continue;
             };
+            // An `mma` operand's C rows are padded.
+            if let Some(last) = dims.last_mut() {
+                *last += a.padding();
+            }
             let bytes = dims
                 .iter()
                 .try_fold(elem, |acc, &d| acc.checked_mul(d))
@@ -219,6 +223,7 @@ impl Validator<'_> {
                     }
                 }
             }
+            Stmt::Tile(op) => self.tile_op(op),
             Stmt::Store4(target, index, values) => {
                 self.vector_in_device(*target, index.expr.span, "store4");
                 let elem = self.elem(*target);
@@ -536,7 +541,7 @@ impl Validator<'_> {
         }
     }
 
-    fn expr(&mut self, e: &Expr<RTy>) {
+    pub(super) fn expr(&mut self, e: &Expr<RTy>) {
         match &e.kind {
             ExprKind::Lit(l) => self.literal(l, e.ty, e.span),
             ExprKind::Local(_)
@@ -552,6 +557,7 @@ impl Validator<'_> {
                 self.place(p);
             }
             ExprKind::Load4(target, index) => self.load4(target, index, e),
+            ExprKind::MmaCoord(_, _, index) => self.expr(index),
             ExprKind::RandomDraw(_, _, index) => self.expr(&index.expr),
             ExprKind::Atomic(op, t, index, args) => {
                 index.iter().for_each(|i| self.expr(&i.expr));

@@ -10,7 +10,7 @@ use crate::diagnostics::Diagnostics;
 use crate::infer::TypeTable;
 use crate::ir::{
     ArrayVar, Block, Expr, ExprKind, FieldIndex, FieldStep, ForLoop, Index, Kernel, Local,
-    ModuleConst, Place, Prim, PrintPiece, RTy, SliceParam, Stmt, Ty, VarKind,
+    ModuleConst, Place, Prim, PrintPiece, RTy, SliceParam, Stmt, TileOp, Ty, VarKind,
 };
 
 /// Resolves types, reporting what cannot be resolved.
@@ -84,6 +84,7 @@ impl Resolver<'_> {
             body: self.block(k.body),
             waits: k.waits,
             cooperative: k.cooperative,
+            tensor_cores: k.tensor_cores,
             check_names: k.check_names,
             fast_path: k.fast_path,
         }
@@ -100,6 +101,7 @@ impl Resolver<'_> {
             site: a.site,
             check_id: a.check_id,
             span: a.span,
+            tile: a.tile,
         }
     }
 
@@ -249,6 +251,25 @@ impl Resolver<'_> {
             Stmt::DeclareArray(a, init) => Stmt::DeclareArray(a, init.map(|e| self.expr(e))),
             Stmt::Eval(e) => Stmt::Eval(self.expr(e)),
             Stmt::Store4(s, i, vals) => Stmt::Store4(s, self.index(i), self.exprs(vals)),
+            Stmt::Tile(op) => Stmt::Tile(Box::new(match *op {
+                TileOp::Mma { acc, a, b, span } => TileOp::Mma { acc, a, b, span },
+                TileOp::Wait(n) => TileOp::Wait(n),
+                TileOp::Copy {
+                    asynchronous,
+                    dst,
+                    src,
+                    row,
+                    col,
+                    span,
+                } => TileOp::Copy {
+                    asynchronous,
+                    dst,
+                    src,
+                    row: self.expr(row),
+                    col: self.expr(col),
+                    span,
+                },
+            })),
             Stmt::Assign(p, op, v) => {
                 let p = self.place(p, v.span);
                 Stmt::Assign(p, op, self.expr(v))
@@ -332,6 +353,7 @@ impl Resolver<'_> {
             ExprKind::WholeArray(t) => ExprKind::WholeArray(t),
             ExprKind::Receiver(p, m) => ExprKind::Receiver(Box::new(self.place(*p, e.span)), m),
             ExprKind::Load4(s, i) => ExprKind::Load4(s, Box::new(self.index(*i))),
+            ExprKind::MmaCoord(a, axis, i) => ExprKind::MmaCoord(a, axis, self.boxed(i)),
             ExprKind::RandomDraw(d, s, i) => ExprKind::RandomDraw(d, s, Box::new(self.index(*i))),
             ExprKind::Atomic(op, t, i, a) => {
                 ExprKind::Atomic(op, t, self.indices(i), self.exprs(a))

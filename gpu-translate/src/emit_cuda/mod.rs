@@ -10,6 +10,7 @@ mod access;
 mod expr;
 mod messages;
 mod sequence;
+mod tile;
 
 use crate::check::Class;
 use crate::ir::{
@@ -411,6 +412,7 @@ impl Emitter<'_> {
                 let vals: Vec<String> = values.iter().map(|v| self.expr(v)).collect();
                 self.store4(*s, index, &vals);
             }
+            Stmt::Tile(op) => self.tile_op(op),
             Stmt::Eval(e) => {
                 let v = self.expr(e);
                 self.line(format!("{v};"));
@@ -585,19 +587,26 @@ impl Emitter<'_> {
         let arr = &self.k.arrays[a];
         let ty = self.c_type(arr.elem);
         let name = arr.c_name.clone();
+        let last = arr.dims.len().saturating_sub(1);
         let dims: String = arr
             .dims
             .iter()
-            .map(|&d| match d {
-                Dim::Lit(n) => format!("[{n}]"),
-                Dim::Const(_) => format!("[{}]", self.k.dim_c(d)),
+            .enumerate()
+            .map(|(k, &d)| match (d, k == last && arr.padding() > 0) {
+                (Dim::Lit(n), false) => format!("[{n}]"),
+                (Dim::Lit(n), true) => format!("[{}]", n + arr.padding()),
+                (Dim::Const(_), false) => format!("[{}]", self.k.dim_c(d)),
+                (Dim::Const(_), true) => format!("[{} + {}]", self.k.dim_c(d), arr.padding()),
             })
             .collect();
-        // An array read or written four elements at a time starts on 16 bytes.
-        let align = if self
-            .k
-            .vector_targets()
-            .contains(&crate::ir::Target::Array(a))
+        // An array read or written four elements at a time, or by the tensor cores'
+        // operations, starts on 16 bytes.
+        let align = if arr.tile.operand
+            || arr.tile.copied
+            || self
+                .k
+                .vector_targets()
+                .contains(&crate::ir::Target::Array(a))
         {
             "__align__(16) "
         } else {

@@ -93,6 +93,7 @@ fn operands(e: &Expr<RTy>) -> Option<Vec<&Expr<RTy>>> {
         ExprKind::Unary(_, a)
         | ExprKind::Convert(_, a)
         | ExprKind::TuplePart(a, _)
+        | ExprKind::MmaCoord(_, _, a)
         | ExprKind::Field(a, _) => vec![&**a],
         ExprKind::FieldIndex(a, _, i) => vec![&**a, &i.index.expr],
         ExprKind::Index(_, idx) => idx.iter().map(|i| &i.expr).collect(),
@@ -174,6 +175,11 @@ impl Emitter<'_> {
             Stmt::Store4(_, i, values) => {
                 let group: Vec<&Expr<RTy>> = std::iter::once(&i.expr).chain(values).collect();
                 self.order_group(&group);
+            }
+            Stmt::Tile(op) => {
+                if let crate::ir::TileOp::Copy { row, col, .. } = &**op {
+                    self.order_group(&[row, col]);
+                }
             }
             Stmt::Panic(p) => {
                 let group: Vec<&Expr<RTy>> = p.values.iter().collect();

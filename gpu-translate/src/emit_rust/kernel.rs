@@ -430,7 +430,7 @@ impl<'a> KernelRust<'a> {
         });
         let (source, c_name, check_names) = (&tr.source, &tr.c_name, &tr.check_names);
         let checked_at = tr.checked_at;
-        let (waits, cooperative) = (tr.waits, tr.cooperative);
+        let (waits, cooperative, tensor_cores) = (tr.waits, tr.cooperative, tr.tensor_cores);
         let vector_params = &tr.vector_params;
         let const_table = tr.consts.table_or_empty();
         let structs = struct_layouts(Some(sig), k);
@@ -481,6 +481,7 @@ impl<'a> KernelRust<'a> {
                 device_fns: &[#(#device_fns),*],
                 waits: #waits,
                 cooperative: #cooperative,
+                tensor_cores: #tensor_cores,
                 fast_path: #fast_path,
                 fast_path_fn: #fast_path_fn,
                 vector_params: &[#(#vector_params),*],

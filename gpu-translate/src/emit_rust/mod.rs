@@ -99,6 +99,9 @@ pub struct Translation {
     pub waits: bool,
     /// Whether it calls `sync_grid()`.
     pub cooperative: bool,
+    /// Whether it has a tensor-core accumulator: its blocks have exactly `launch_bounds`
+    /// threads.
+    pub tensor_cores: bool,
     /// The fast path's conditions, as the definition's data (`&[]` when there are none).
     pub fast_path: TokenStream,
     /// `Some(fn)` computing the same conditions, or `None`.

@@ -133,6 +133,7 @@ pub(crate) fn expand_kernel_with(
         device_calls: k.device_calls,
         waits: k.waits,
         cooperative: k.cooperative,
+        tensor_cores: k.tensor_cores,
     });
     let translation = translation.filter(|_| diags.is_empty());
     let errors = diags.to_compile_errors();
@@ -391,11 +392,17 @@ fn translate(
     diags: &mut Diagnostics,
 ) -> Option<(Kernel<RTy>, CudaSource, Proofs)> {
     let before = diags.len();
-    let lowered = lower(sig, &item.block, attr.options.unchecked, diags);
+    let launch_threads = attr.options.launch_bounds.map(|(t, _)| t);
+    let lowered = lower(
+        sig,
+        &item.block,
+        attr.options.unchecked,
+        launch_threads,
+        diags,
+    );
     if diags.len() > before {
         return None;
     }
-    let launch_threads = attr.options.launch_bounds.map(|(t, _)| t);
     let (kernel, proven) = check(lowered, sig, launch_threads, diags)?;
     let span = sig.ident.span();
     let origin = Some((span.file(), span.start().line as u32))

@@ -217,6 +217,9 @@ pub enum ExprKind<T> {
     /// An element of an array field of a struct value: `p.hist[k]`, `ps[i].pos[2]` (the
     /// expression's type is the element's).
     FieldIndex(Box<Expr<T>>, FieldName, Box<FieldIndex<T>>),
+    /// `acc.row(e)` (axis 0) or `acc.col(e)` (axis 1) of a tensor-core accumulator: the
+    /// tile position of this thread's element `e`.
+    MmaCoord(ArrayId, usize, Box<Expr<T>>),
     /// The value of an array field in a struct literal: `[a, b, c]`, or `[v; N]` with `v`
     /// written out `N` times (it has no effects); the expression's type is the elements'.
     FieldArray(Vec<Expr<T>>),
@@ -391,6 +394,45 @@ pub enum Stmt<T> {
     Print(usize, Vec<PrintPiece<T>>),
     /// A panic (desugared `assert!`, `panic!`, ..): the fault the launch reports.
     Panic(Box<Panic<T>>),
+    /// A tensor-core operation, which every thread of the block performs together.
+    Tile(Box<TileOp<T>>),
+}
+
+/// The tensor cores' block-wide operations (`lower/mma.rs`).
+#[derive(Clone, Debug)]
+pub enum TileOp<T> {
+    /// `mma(&mut acc, &a, &b)`: `acc += a * b` for shared tiles `a` (`BM x BK`) and `b`
+    /// (`BK x BN`) of 16-bit floats.
+    Mma {
+        /// The accumulator.
+        acc: ArrayId,
+        /// The left tile.
+        a: ArrayId,
+        /// The right tile.
+        b: ArrayId,
+        /// The call.
+        span: Span,
+    },
+    /// `copy_tile(&mut dst, src, row, col)`: the shared 2-D `dst` from the 2-D array
+    /// parameter `src` at (`row`, `col`), zero past its edge; `copy_tile_async` when
+    /// `asynchronous` (its bytes arrive by a later `wait_tiles`).
+    Copy {
+        /// Whether it is `copy_tile_async`.
+        asynchronous: bool,
+        /// The shared tile.
+        dst: ArrayId,
+        /// The array parameter.
+        src: SliceId,
+        /// The first row.
+        row: Expr<T>,
+        /// The first column.
+        col: Expr<T>,
+        /// The call.
+        span: Span,
+    },
+    /// `wait_tiles(n)`: until at most `n` of this thread's asynchronous copies are still in
+    /// flight (per thread: no collective).
+    Wait(u32),
 }
 
 /// A panic's site and message.

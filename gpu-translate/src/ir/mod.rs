@@ -141,6 +141,32 @@ pub struct ArrayVar<T> {
     pub check_id: usize,
     /// Its declaration, for errors about its size.
     pub span: Span,
+    /// What the tensor cores' operations make of it.
+    pub tile: TileUse,
+}
+
+/// How an array takes part in the tensor cores' operations (`lower/mma.rs`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TileUse {
+    /// `mma_acc::<BM, BN>()`: this thread's part of a block's accumulator, spread so.
+    pub acc: Option<gpu_contract::mma::WarpGrid>,
+    /// A shared tile `mma` reads: its C rows are padded by
+    /// [`gpu_contract::mma::OPERAND_PAD`] elements and it starts on 16 bytes.
+    pub operand: bool,
+    /// A shared tile `copy_tile` writes: it starts on 16 bytes.
+    pub copied: bool,
+}
+
+impl<T> ArrayVar<T> {
+    /// The C row length of a 2-D shared array: its columns, plus the padding of an `mma`
+    /// operand.
+    pub fn padding(&self) -> u64 {
+        if self.tile.operand {
+            gpu_contract::mma::OPERAND_PAD as u64
+        } else {
+            0
+        }
+    }
 }
 
 /// What can be indexed.
@@ -338,6 +364,9 @@ pub struct Kernel<T> {
     pub waits: bool,
     /// Whether the body calls `sync_grid()`: a cooperative launch.
     pub cooperative: bool,
+    /// Whether the body has a tensor-core accumulator (`mma_acc`): a launch's block must
+    /// have exactly the kernel's `launch_bounds` threads.
+    pub tensor_cores: bool,
     /// The name of each bounds check, by id: what an error reports.
     pub check_names: Vec<String>,
     /// When every condition holds for a launch, the checks marked [`Check::Fast`] cannot

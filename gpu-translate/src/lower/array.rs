@@ -30,6 +30,9 @@ impl Lowerer<'_> {
         let rust_name = unraw(&pi.ident);
         let declared = match strip_parens(init) {
             syn::Expr::Call(c) if call_name(c).as_deref() == Some("load4") => self.vector_load(c),
+            syn::Expr::Call(c) if call_name(c).as_deref() == Some("mma_acc") => {
+                self.mma_acc_declaration(c)
+            }
             syn::Expr::Call(c) => self.shared_declaration(c),
             syn::Expr::Repeat(_) => self.local_array(init),
             other => {
@@ -300,7 +303,7 @@ impl Lowerer<'_> {
 
 impl ArrayVar<Ty> {
     /// An array as declared, before the lowerer names it.
-    fn declared(elem: Ty, dims: Vec<Dim>, space: Space) -> Self {
+    pub(super) fn declared(elem: Ty, dims: Vec<Dim>, space: Space) -> Self {
         ArrayVar {
             rust_name: String::new(),
             c_name: String::new(),
@@ -311,6 +314,7 @@ impl ArrayVar<Ty> {
             site: 0,
             check_id: 0,
             span: proc_macro2::Span::call_site(),
+            tile: crate::ir::TileUse::default(),
         }
     }
 }

@@ -32,6 +32,9 @@ impl Lowerer<'_> {
             let recv = self.receiver_expr(&m.receiver)?;
             return self.struct_method(m, recv, s);
         }
+        if let Some(coord) = self.mma_coord(m) {
+            return coord;
+        }
         if name == "get_unchecked" {
             let (target, index) = self.unchecked_access(m)?;
             let ty = self.target_elem(target);
@@ -218,7 +221,7 @@ impl Lowerer<'_> {
     }
 
     /// What the receiver of `m` names, if it is a plain name.
-    fn receiver_binding(&self, m: &syn::ExprMethodCall) -> Option<Binding> {
+    pub(super) fn receiver_binding(&self, m: &syn::ExprMethodCall) -> Option<Binding> {
         match strip_parens(&m.receiver) {
             syn::Expr::Path(p) => self.lookup(&unraw(p.path.get_ident()?)),
             _ => None,

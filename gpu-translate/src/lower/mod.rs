@@ -10,7 +10,7 @@
 //! numbers' constructors, methods and fields (`complex.rs`), the methods and associated
 //! functions of structs (`methods.rs`), standard functions called by path
 //! (`std_paths.rs`: `f32::max(a, b)`, `cmp::min`, `f64::from`), array declarations
-//! (`array.rs`), the language's fixed names (`tables.rs`), and what to write instead of a
+//! (`array.rs`), the tensor cores' operations (`mma.rs`), the language's fixed names (`tables.rs`), and what to write instead of a
 //! method kernels lack (`advice.rs`).
 
 mod advice;
@@ -21,6 +21,7 @@ mod complex;
 mod control;
 mod expr;
 mod methods;
+mod mma;
 mod place;
 mod print;
 mod std_paths;
@@ -85,6 +86,8 @@ struct Lowerer<'a> {
     poisoned: Vec<VarId>,
     /// Whether the kernel is `unchecked`: every access is.
     unchecked: bool,
+    /// The block size `launch_bounds` fixes, which a tensor-core accumulator is spread over.
+    launch_threads: Option<u32>,
     /// The dtype parameters' names, for messages.
     generic_names: Vec<String>,
     /// How many shared arrays have been declared (each gets its own site).
@@ -101,6 +104,7 @@ pub fn lower(
     sig: &KernelSignature,
     body: &syn::Block,
     unchecked: bool,
+    launch_threads: Option<u32>,
     diags: &mut Diagnostics,
 ) -> Lowered {
     let mut names = NameAllocator::default();
@@ -138,6 +142,7 @@ pub fn lower(
             body: Block::default(),
             waits: false,
             cooperative: false,
+            tensor_cores: false,
             check_names: Vec::new(),
             fast_path: Vec::new(),
         },
@@ -146,6 +151,7 @@ pub fn lower(
         labels: Vec::new(),
         poisoned: Vec::new(),
         unchecked,
+        launch_threads,
         generic_names: sig.generics.iter().map(|g| g.ident.to_string()).collect(),
         shared_sites: 0,
         self_value: false,

@@ -206,7 +206,8 @@ pub(crate) fn constant(segs: &[String]) -> Option<(Prim, Lit)> {
     Some((prim, lit))
 }
 
-/// Whether `e` declares an array: a shared-array call, `load4(..)` or `[v; N]`.
+/// Whether `e` declares an array: a shared-array call, `load4(..)`, `mma_acc::<..>()` or
+/// `[v; N]`.
 pub(crate) fn is_array_init(e: &syn::Expr) -> bool {
     match strip_parens(e) {
         syn::Expr::Repeat(_) => true,
@@ -214,7 +215,11 @@ pub(crate) fn is_array_init(e: &syn::Expr) -> bool {
             syn::Expr::Path(p) => p.path.segments.last().is_some_and(|s| {
                 matches!(
                     s.ident.to_string().as_str(),
-                    "shared_array" | "shared_array_2d" | "dynamic_shared_array" | "load4"
+                    "shared_array"
+                        | "shared_array_2d"
+                        | "dynamic_shared_array"
+                        | "load4"
+                        | "mma_acc"
                 )
             }),
             _ => false,
@@ -291,9 +296,10 @@ pub(crate) fn has_effects<T>(e: &Expr<T>) -> bool {
         | ExprKind::Extent(..)
         | ExprKind::Geometry(..) => false,
         ExprKind::Index(_, idx) => idx.iter().any(|i| has_effects(&i.expr)),
-        ExprKind::Unary(_, a) | ExprKind::Convert(_, a) | ExprKind::TuplePart(a, _) => {
-            has_effects(a)
-        }
+        ExprKind::Unary(_, a)
+        | ExprKind::Convert(_, a)
+        | ExprKind::TuplePart(a, _)
+        | ExprKind::MmaCoord(_, _, a) => has_effects(a),
         ExprKind::Tuple(args) | ExprKind::StructLit(_, args) | ExprKind::FieldArray(args) => {
             args.iter().any(has_effects)
         }

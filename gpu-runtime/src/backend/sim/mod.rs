@@ -79,33 +79,66 @@ pub(crate) fn shared_out_of_bounds(name: &'static str, index: usize, len: usize)
     }))
 }
 
+/// A thread's own array, as the simulator indexes it: a Rust array, or a tensor-core
+/// accumulator's part (`mma_acc`), whose length the block size fixes.
+pub trait LocalArray {
+    /// The element type.
+    type Elem;
+    /// The elements.
+    fn elems(&self) -> &[Self::Elem];
+    /// The elements, writable.
+    fn elems_mut(&mut self) -> &mut [Self::Elem];
+}
+
+impl<T, const N: usize> LocalArray for [T; N] {
+    type Elem = T;
+    #[inline]
+    fn elems(&self) -> &[T] {
+        self
+    }
+    #[inline]
+    fn elems_mut(&mut self) -> &mut [T] {
+        self
+    }
+}
+
 /// Element `i` of a thread's local array, checked: out of range, it is reported as the
 /// GPU reports it (`name` is `acc (local array)`), or, outside a simulated kernel (a
 /// device function called from the host), panics as an array index does.
 #[inline]
-pub fn local_ref<'a, T, const N: usize>(a: &'a [T; N], i: usize, name: &'static str) -> &'a T {
-    match a.get(i) {
+pub fn local_ref<'a, A: LocalArray + ?Sized>(
+    a: &'a A,
+    i: usize,
+    name: &'static str,
+) -> &'a A::Elem {
+    let elems = a.elems();
+    match elems.get(i) {
         Some(v) => v,
-        None => local_out_of_bounds(name, i, N),
+        None => local_out_of_bounds(name, i, elems.len()),
     }
 }
 
 /// As [`local_ref`], the element's value.
 #[inline]
-pub fn local_get<T: Copy, const N: usize>(a: &[T; N], i: usize, name: &'static str) -> T {
+pub fn local_get<A: LocalArray + ?Sized>(a: &A, i: usize, name: &'static str) -> A::Elem
+where
+    A::Elem: Copy,
+{
     *local_ref(a, i, name)
 }
 
 /// As [`local_ref`], writable.
 #[inline]
-pub fn local_mut<'a, T, const N: usize>(
-    a: &'a mut [T; N],
+pub fn local_mut<'a, A: LocalArray + ?Sized>(
+    a: &'a mut A,
     i: usize,
     name: &'static str,
-) -> &'a mut T {
-    match a.get_mut(i) {
+) -> &'a mut A::Elem {
+    let elems = a.elems_mut();
+    let len = elems.len();
+    match elems.get_mut(i) {
         Some(v) => v,
-        None => local_out_of_bounds(name, i, N),
+        None => local_out_of_bounds(name, i, len),
     }
 }
 
@@ -129,7 +162,7 @@ pub fn panic_fault(location: &'static str, message: std::fmt::Arguments<'_>) -> 
 
 #[cold]
 #[inline(never)]
-fn local_out_of_bounds(name: &'static str, index: usize, len: usize) -> ! {
+pub(crate) fn local_out_of_bounds(name: &'static str, index: usize, len: usize) -> ! {
     match block::current_kernel() {
         Some(kernel) => std::panic::resume_unwind(Box::new(SimFault::OutOfBounds {
             kernel,

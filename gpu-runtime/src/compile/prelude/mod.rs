@@ -25,6 +25,7 @@ const COMPLEX: &str = include_str!("complex.cuh");
 const RANDOM: &str = include_str!("random.cuh");
 const METHODS: &str = include_str!("methods.cuh");
 const STD_METHODS: &str = include_str!("std_methods.cuh");
+const MMA: &str = include_str!("mma.cuh");
 
 /// The names that call for the integer section.
 const INTEGER_MARKERS: [&str; 10] = [
@@ -33,7 +34,7 @@ const INTEGER_MARKERS: [&str; 10] = [
 ];
 
 /// Each optional section with the names whose use in a kernel's source calls for it.
-const SECTIONS: [(&str, &[&str]); 12] = [
+const SECTIONS: [(&str, &[&str]); 13] = [
     // First: the others use its note and sink (the integer section's declarations too,
     // also where only `gt_step_next` is called, which notes nothing).
     (
@@ -54,7 +55,18 @@ const SECTIONS: [(&str, &[&str]); 12] = [
             "gt_step",
         ],
     ),
-    (HALF, &["gt_f16", "gt_bf16"]),
+    // Also for the tensor cores' section, whose instructions take 16-bit operands.
+    (
+        HALF,
+        &[
+            "gt_f16",
+            "gt_bf16",
+            "gt_mma",
+            "gt_copy_tile",
+            "gt_wait_tiles",
+        ],
+    ),
+    (MMA, &["gt_mma", "gt_copy_tile", "gt_wait_tiles"]),
     // Every complex value is of a parameter's or local's type, or made by a constructor.
     (
         COMPLEX,
@@ -171,6 +183,9 @@ mod tests {
         assert!(with.contains(STD_METHODS) && with.contains(MATH));
         assert!(prelude_for(&["gt_atomic_add(&c[0], (unsigned char)1);"]).contains(MATH));
         assert!(prelude_for(&["gt_f16 h = a[i];"]).contains(MATH));
+        let tc = prelude_for(&["gt_mma<gt_bf16, 64, 64, 32, 2, 2, 40, 72>(acc, sa, sb);"]);
+        assert!(tc.contains(MMA) && tc.contains(HALF));
+        assert!(!prelude_for(&["gt_f16 h = a[i];"]).contains(MMA));
         // A name that merely ends like one of the math section's is not one of them.
         assert!(!prelude_for(&["int v_gpu_t = 0; int xgt_sqrt = 1;"]).contains(MATH));
         let plain = prelude_for(&["c[i] = gt_sqrt(a[i]);"]);

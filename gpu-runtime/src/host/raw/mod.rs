@@ -341,6 +341,7 @@ impl RawModule {
                     device_fns: &[],
                     waits: false,
                     cooperative: false,
+                    tensor_cores: false,
                     fast_path: &[],
                     fast_path_fn: None,
                     vector_params: &[],

@@ -227,6 +227,13 @@ impl<'a> Prover<'a> {
                 }
             }
             Stmt::Eval(e) | Stmt::ReturnValue(e) => self.expr(e),
+            // `mma` writes only its accumulator, whose elements the prover does not follow.
+            Stmt::Tile(op) => {
+                if let crate::ir::TileOp::Copy { row, col, .. } = &mut **op {
+                    self.expr(row);
+                    self.expr(col);
+                }
+            }
             Stmt::Store4(t, i, vals) => {
                 let t = *t;
                 vals.iter_mut().for_each(|v| self.expr(v));
@@ -331,6 +338,7 @@ impl<'a> Prover<'a> {
                 self.vector(t, i, 4);
             }
             ExprKind::Receiver(p, _) => self.written_place(p),
+            ExprKind::MmaCoord(_, _, i) => self.expr(i),
             ExprKind::RandomDraw(_, s, i) => {
                 let s = *s;
                 self.vector(Target::Slice(s), i, 2);

@@ -556,7 +556,8 @@ fn is_local_array(e: &syn::Expr) -> bool {
     match strip(e) {
         syn::Expr::Repeat(_) => true,
         syn::Expr::Call(c) => {
-            matches!(&*c.func, syn::Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "load4"))
+            // `load4(..)`, and a tensor-core accumulator's part (`mma_acc::<BM, BN>()`).
+            matches!(&*c.func, syn::Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "load4" || s.ident == "mma_acc"))
         }
         _ => false,
     }

@@ -1,0 +1,58 @@
+//! The tensor cores' operations once types are final: which dtypes their tiles may hold.
+
+use super::ops::Validator;
+use super::Class;
+use crate::ir::{Prim, RTy, TileOp};
+
+impl Validator<'_> {
+    pub(super) fn tile_op(&mut self, op: &TileOp<RTy>) {
+        match op {
+            TileOp::Mma { a, span, .. } => {
+                let elem = self.k.arrays[*a].elem;
+                match elem {
+                    RTy::Prim(Prim::F16 | Prim::Bf16) => {}
+                    RTy::Prim(Prim::F32) => self.diags.error(
+                        *span,
+                        "`mma` multiplies bf16 or f16 tiles; f32 tiles would go through tf32, \
+                         which is not supported yet: hold the tiles (and the matrices they \
+                         come from) as bf16 or f16",
+                    ),
+                    RTy::Generic(_) => self.diags.error(
+                        *span,
+                        "`mma`'s tiles are bf16 or f16, named as such: a dtype parameter \
+                         cannot be a tensor-core operand yet (write the kernel for bf16, or \
+                         one kernel per dtype)",
+                    ),
+                    other => {
+                        let d = self.describe(other);
+                        self.diags.error(
+                            *span,
+                            format!("`mma` multiplies bf16 or f16 tiles, not {d}"),
+                        );
+                    }
+                }
+            }
+            TileOp::Wait(_) => {}
+            TileOp::Copy {
+                dst,
+                row,
+                col,
+                span,
+                ..
+            } => {
+                self.expr(row);
+                self.expr(col);
+                let elem = self.k.arrays[*dst].elem;
+                if let Some(Class::Bool | Class::Complex | Class::Struct | Class::Enum) =
+                    self.class(elem, *span)
+                {
+                    let d = self.describe(elem);
+                    self.diags.error(
+                        *span,
+                        format!("`copy_tile` copies tiles of real numbers, not {d}"),
+                    );
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,405 @@
+//! Which values every thread of a block shares, and where every thread arrives: the rule
+//! that keeps the tensor cores' block-wide operations sound.
+//!
+//! `mma.sync` and `ldmatrix` are undefined unless every lane of the warp executes them
+//! together, and `copy_tile` fills a tile only when every thread of the block takes its
+//! share. So a tile operation ([`Stmt::Tile`]) may not sit under a branch or loop whose
+//! condition may differ between threads, nor after (or in a loop around) a point where
+//! some threads may have left: a `return`, a panic (a kernel's thread stops there), a
+//! `break` or `continue` under such a condition.
+//!
+//! A value is uniform when it comes only from literals, constants, scalar parameters,
+//! `block_idx()`, `block_dim()`, `grid_dim()`, array lengths and uniform locals, through
+//! operators and math; a local is uniform when every value it is given is uniform and
+//! given where every thread arrives. Memory reads, device calls, `thread_idx()` and the
+//! warp functions are not uniform. The analysis is flow-insensitive over locals (a local
+//! assigned a thread-dependent value anywhere is never uniform), which only refuses more.
+
+use proc_macro2::Span;
+
+use crate::diagnostics::Diagnostics;
+use crate::ir::{Block, Expr, ExprKind, Geometry, Intrinsic, Kernel, Place, RTy, Stmt, TileOp};
+
+/// Report every tile operation some thread of the block may not reach with the others.
+pub(super) fn check_tile_uniformity(k: &Kernel<RTy>, diags: &mut Diagnostics) {
+    if !has_tile_ops(&k.body) {
+        return;
+    }
+    let mut u = Uniformity {
+        varying: vec![false; k.locals.len()],
+        changed: true,
+    };
+    while u.changed {
+        u.changed = false;
+        u.assignments(&k.body, false);
+    }
+    let mut walk = Walk {
+        u: &u,
+        left: None,
+        diags,
+    };
+    walk.block(&k.body, None);
+}
+
+struct Uniformity {
+    /// Per local: whether threads may hold different values in it.
+    varying: Vec<bool>,
+    changed: bool,
+}
+
+impl Uniformity {
+    fn mark(&mut self, v: usize) {
+        if !self.varying[v] {
+            self.varying[v] = true;
+            self.changed = true;
+        }
+    }
+
+    /// Mark the locals given a value that may differ between threads.
+    fn assignments(&mut self, b: &Block<RTy>, divergent: bool) {
+        for s in &b.stmts {
+            self.stmt(s, divergent);
+        }
+        if let Some(t) = &b.tail {
+            self.expr_effects(t, divergent);
+        }
+    }
+
+    fn stmt(&mut self, s: &Stmt<RTy>, divergent: bool) {
+        match s {
+            Stmt::Let(v, init) => {
+                if divergent || init.as_ref().is_some_and(|e| !self.uniform(e)) {
+                    self.mark(*v);
+                }
+                if let Some(e) = init {
+                    self.expr_effects(e, divergent);
+                }
+            }
+            Stmt::Assign(place, _, value) => {
+                if let Place::Local(v) | Place::LocalField(v, ..) = place {
+                    if divergent || !self.uniform(value) {
+                        self.mark(*v);
+                    }
+                }
+                self.expr_effects(value, divergent);
+            }
+            Stmt::If(c, t, e) => {
+                let d = divergent || !self.uniform(c);
+                self.expr_effects(c, divergent);
+                self.assignments(t, d);
+                if let Some(e) = e {
+                    self.assignments(e, d);
+                }
+            }
+            Stmt::While(c, b) => {
+                let d = divergent || !self.uniform(c) || exits_divergently(b, self);
+                self.assignments(b, d);
+            }
+            Stmt::Loop(b) => {
+                let d = divergent || exits_divergently(b, self);
+                self.assignments(b, d);
+            }
+            Stmt::For(f) => {
+                let d = divergent
+                    || !self.uniform(&f.start)
+                    || !self.uniform(&f.end)
+                    || f.step.as_ref().is_some_and(|s| !self.uniform(s))
+                    || exits_divergently(&f.body, self);
+                if d {
+                    self.mark(f.var);
+                }
+                self.assignments(&f.body, d);
+            }
+            Stmt::Block(b) => self.assignments(b, divergent),
+            Stmt::Labelled(_, inner) => self.stmt(inner, divergent),
+            Stmt::Eval(e) | Stmt::ReturnValue(e) => self.expr_effects(e, divergent),
+            _ => {}
+        }
+    }
+
+    /// The assignments inside `e`'s value blocks, and its method calls: a method called on
+    /// a local may change it (`p.bump()`), which then varies.
+    fn expr_effects(&mut self, e: &Expr<RTy>, divergent: bool) {
+        match &e.kind {
+            ExprKind::If(c, t, f) => {
+                self.expr_effects(c, divergent);
+                let d = divergent || !self.uniform(c);
+                self.assignments(t, d);
+                self.assignments(f, d);
+            }
+            ExprKind::Block(b) => self.assignments(b, divergent),
+            ExprKind::Receiver(p, _) => {
+                if let Place::Local(v) | Place::LocalField(v, ..) = **p {
+                    self.mark(v);
+                }
+            }
+            _ => children(e, &mut |x| self.expr_effects(x, divergent)),
+        }
+    }
+
+    /// Whether every thread computes the same value for `e`.
+    fn uniform(&self, e: &Expr<RTy>) -> bool {
+        let block =
+            |b: &Block<RTy>| b.stmts.is_empty() && b.tail.as_ref().is_some_and(|t| self.uniform(t));
+        match &e.kind {
+            ExprKind::Lit(_) | ExprKind::Const(_) | ExprKind::Len(_) | ExprKind::Extent(..) => true,
+            ExprKind::Local(v) => !self.varying[*v],
+            ExprKind::Geometry(g, _) => matches!(
+                g,
+                Geometry::BlockIdx | Geometry::BlockDim | Geometry::GridDim | Geometry::GridSize
+            ),
+            ExprKind::Intrinsic(Intrinsic::WarpSize, _) => true,
+            ExprKind::Unary(_, x) | ExprKind::Convert(_, x) | ExprKind::Field(x, _) => {
+                self.uniform(x)
+            }
+            ExprKind::TuplePart(x, _) => self.uniform(x),
+            ExprKind::Binary(_, a, b) => self.uniform(a) && self.uniform(b),
+            ExprKind::Math(_, args) | ExprKind::StructLit(_, args) | ExprKind::FieldArray(args) => {
+                args.iter().all(|a| self.uniform(a))
+            }
+            ExprKind::FieldIndex(x, _, i) => self.uniform(x) && self.uniform(&i.index.expr),
+            ExprKind::If(c, t, f) => self.uniform(c) && block(t) && block(f),
+            ExprKind::Block(b) => block(b),
+            _ => false,
+        }
+    }
+}
+
+/// Whether some thread may leave `b` (or the loop it is the body of) before the others: a
+/// `return`, a panic, a `break` or `continue` under a condition that may differ between
+/// threads, or inside a loop whose trip count may.
+fn exits_divergently(b: &Block<RTy>, u: &Uniformity) -> bool {
+    fn block(b: &Block<RTy>, u: &Uniformity, divergent: bool) -> bool {
+        b.stmts.iter().any(|s| stmt(s, u, divergent))
+    }
+    fn stmt(s: &Stmt<RTy>, u: &Uniformity, divergent: bool) -> bool {
+        match s {
+            Stmt::Return
+            | Stmt::ReturnValue(_)
+            | Stmt::Panic(_)
+            | Stmt::Break(_)
+            | Stmt::Continue(_) => divergent,
+            Stmt::If(c, t, e) => {
+                let d = divergent || !u.uniform(c);
+                block(t, u, d) || e.as_ref().is_some_and(|e| block(e, u, d))
+            }
+            Stmt::While(c, b) => block(b, u, divergent || !u.uniform(c)),
+            Stmt::Loop(b) | Stmt::Block(b) => block(b, u, divergent),
+            Stmt::For(f) => block(
+                &f.body,
+                u,
+                divergent
+                    || !u.uniform(&f.start)
+                    || !u.uniform(&f.end)
+                    || f.step.as_ref().is_some_and(|s| !u.uniform(s)),
+            ),
+            Stmt::Labelled(_, inner) => stmt(inner, u, divergent),
+            _ => false,
+        }
+    }
+    block(b, u, false)
+}
+
+/// The walk that reports: tile operations under thread-dependent control, or after some
+/// threads may have left.
+struct Walk<'a, 'd> {
+    u: &'a Uniformity,
+    /// Where some threads may have left the kernel (a `return` or panic under a
+    /// thread-dependent condition), once one has been met.
+    left: Option<Span>,
+    diags: &'d mut Diagnostics,
+}
+
+impl Walk<'_, '_> {
+    /// `why`: the reason the code here may run on only some threads, if any.
+    fn block(&mut self, b: &Block<RTy>, why: Option<&'static str>) {
+        for s in &b.stmts {
+            self.stmt(s, why);
+        }
+    }
+
+    fn stmt(&mut self, s: &Stmt<RTy>, why: Option<&'static str>) {
+        let thread_cond = "it is under a condition or loop bound that may differ between \
+                           the block's threads (it depends on `thread_idx()`, a memory read, \
+                           a device call, or a local given such a value)";
+        let exits = "it is in a loop that some threads may leave early (a `break`, \
+                     `continue`, `return` or panic under a thread-dependent condition)";
+        match s {
+            Stmt::Tile(op) => {
+                let span = match &**op {
+                    TileOp::Mma { span, .. } | TileOp::Copy { span, .. } => *span,
+                    // Each thread waits for its own copies.
+                    TileOp::Wait(_) => return,
+                };
+                let reason = why.or(self.left.map(|_| {
+                    "some threads may have left the kernel before it (a `return` or panic under \
+                     a thread-dependent condition: an `assert!` on data is one)"
+                }));
+                if let Some(reason) = reason {
+                    let what = match &**op {
+                        TileOp::Mma { .. } => "`mma`",
+                        TileOp::Copy {
+                            asynchronous: false,
+                            ..
+                        } => "`copy_tile`",
+                        _ => "`copy_tile_async`",
+                    };
+                    self.diags.error(
+                        span,
+                        format!(
+                            "every thread of the block must reach {what} together, but {reason}; \
+                             keep it where every thread arrives (guard the loads and stores \
+                             around it instead: `copy_tile` masks the matrix's edge itself)"
+                        ),
+                    );
+                }
+            }
+            Stmt::If(c, t, e) => {
+                let w = why.or((!self.u.uniform(c)).then_some(thread_cond));
+                self.block(t, w);
+                if let Some(e) = e {
+                    self.block(e, w);
+                }
+            }
+            Stmt::While(c, b) => {
+                let w = why
+                    .or((!self.u.uniform(c)).then_some(thread_cond))
+                    .or(exits_divergently(b, self.u).then_some(exits));
+                self.block(b, w);
+            }
+            Stmt::Loop(b) => {
+                let w = why.or(exits_divergently(b, self.u).then_some(exits));
+                self.block(b, w);
+            }
+            Stmt::For(f) => {
+                let bounds = !self.u.uniform(&f.start)
+                    || !self.u.uniform(&f.end)
+                    || f.step.as_ref().is_some_and(|s| !self.u.uniform(s));
+                let w = why
+                    .or(bounds.then_some(thread_cond))
+                    .or(exits_divergently(&f.body, self.u).then_some(exits));
+                self.block(&f.body, w);
+            }
+            Stmt::Block(b) => self.block(b, why),
+            Stmt::Labelled(_, inner) => self.stmt(inner, why),
+            Stmt::Return | Stmt::Panic(_) if why.is_some() => {
+                self.left.get_or_insert(Span::call_site());
+            }
+            _ => {}
+        }
+        // A value block holding a tile operation (`let v = { mma(..); 1 };`).
+        for_each_expr(s, &mut |e| {
+            if let Some(span) = tile_in_expr(e) {
+                self.diags.error(
+                    span,
+                    "a tensor-core operation is a statement of its own, where every thread of                      the block arrives: move it out of this expression",
+                );
+            }
+        });
+    }
+}
+
+/// The span of a tile operation inside `e`'s value blocks.
+fn tile_in_expr(e: &Expr<RTy>) -> Option<Span> {
+    let mut found = None;
+    let mut look = |b: &Block<RTy>| {
+        if found.is_none() && b.stmts.iter().any(stmt_has_tile) {
+            found = Some(e.span);
+        }
+    };
+    match &e.kind {
+        ExprKind::If(_, t, f) => {
+            look(t);
+            look(f);
+        }
+        ExprKind::Block(b) => look(b),
+        _ => {}
+    }
+    if found.is_none() {
+        children(e, &mut |x| {
+            if found.is_none() {
+                found = tile_in_expr(x);
+            }
+        });
+    }
+    found
+}
+
+/// Calls `f` on each expression a statement holds directly (not those of its blocks'
+/// statements).
+fn for_each_expr(s: &Stmt<RTy>, f: &mut impl FnMut(&Expr<RTy>)) {
+    match s {
+        Stmt::Let(_, Some(e))
+        | Stmt::DeclareArray(_, Some(e))
+        | Stmt::Eval(e)
+        | Stmt::ReturnValue(e)
+        | Stmt::Assign(_, _, e)
+        | Stmt::If(e, ..)
+        | Stmt::While(e, _) => f(e),
+        Stmt::For(l) => {
+            f(&l.start);
+            f(&l.end);
+            if let Some(s) = &l.step {
+                f(s);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Whether the body has a tile operation (in statement position).
+fn has_tile_ops(b: &Block<RTy>) -> bool {
+    b.stmts.iter().any(stmt_has_tile)
+}
+
+fn stmt_has_tile(s: &Stmt<RTy>) -> bool {
+    match s {
+        Stmt::Tile(_) => true,
+        Stmt::If(_, t, e) => has_tile_ops(t) || e.as_ref().is_some_and(has_tile_ops),
+        Stmt::While(_, b) | Stmt::Loop(b) | Stmt::Block(b) => has_tile_ops(b),
+        Stmt::For(f) => has_tile_ops(&f.body),
+        Stmt::Labelled(_, inner) => stmt_has_tile(inner),
+        _ => false,
+    }
+}
+
+/// Calls `f` on each direct operand of `e`; value blocks' tails are operands, their
+/// statements are not.
+fn children(e: &Expr<RTy>, f: &mut impl FnMut(&Expr<RTy>)) {
+    match &e.kind {
+        ExprKind::Unary(_, x)
+        | ExprKind::Convert(_, x)
+        | ExprKind::Field(x, _)
+        | ExprKind::TuplePart(x, _)
+        | ExprKind::MmaCoord(_, _, x) => f(x),
+        ExprKind::Binary(_, a, b) => {
+            f(a);
+            f(b);
+        }
+        ExprKind::Math(_, args)
+        | ExprKind::StructLit(_, args)
+        | ExprKind::FieldArray(args)
+        | ExprKind::DeviceCall(_, _, args)
+        | ExprKind::Intrinsic(_, args)
+        | ExprKind::Tuple(args) => args.iter().for_each(f),
+        ExprKind::Index(_, idx) => idx.iter().for_each(|i| f(&i.expr)),
+        ExprKind::FieldIndex(x, _, i) => {
+            f(x);
+            f(&i.index.expr);
+        }
+        ExprKind::If(c, t, e) => {
+            f(c);
+            for b in [t, e] {
+                if let Some(x) = &b.tail {
+                    f(x);
+                }
+            }
+        }
+        ExprKind::Block(b) => {
+            if let Some(x) = &b.tail {
+                f(x);
+            }
+        }
+        _ => {}
+    }
+}

@@ -1,0 +1,87 @@
+//! The tensor cores' operations in C: calls of the prelude's `mma.cuh` templates, with the
+//! shapes, warp grid and row strides (padding included) as template arguments.
+
+use super::Emitter;
+use crate::ir::{ArrayId, Expr, RTy, TileOp};
+
+impl Emitter<'_> {
+    pub(super) fn tile_op(&mut self, op: &TileOp<RTy>) {
+        match op {
+            TileOp::Mma { acc, a, b, .. } => {
+                let grid = self.k.arrays[*acc]
+                    .tile
+                    .acc
+                    .expect("lowering made `acc` an accumulator");
+                let (sa, sb) = (&self.k.arrays[*a], &self.k.arrays[*b]);
+                let ty = self.c_type(sa.elem);
+                let bk = format!("(int){}", self.k.dim_c(sa.dims[1]));
+                let line = format!(
+                    "gt_mma<{ty}, {}, {}, {bk}, {}, {}, {}, {}>({}, &{}[0][0], &{}[0][0]);",
+                    grid.bm,
+                    grid.bn,
+                    grid.warps_m,
+                    grid.warps_n,
+                    self.row_stride(*a),
+                    self.row_stride(*b),
+                    self.k.arrays[*acc].c_name,
+                    sa.c_name,
+                    sb.c_name,
+                );
+                self.line(line);
+            }
+            TileOp::Wait(n) => self.line(format!("gt_wait_tiles<{n}>();")),
+            TileOp::Copy {
+                asynchronous,
+                dst,
+                src,
+                row,
+                col,
+                ..
+            } => {
+                let (r, c) = (self.expr(row), self.expr(col));
+                let d = &self.k.arrays[*dst];
+                let s = &self.k.slices[*src];
+                let line = format!(
+                    "gt_copy_tile<{}, (int){}, (int){}, {}, {asynchronous}>(&{}[0][0], {}, {}, {}, {r}, {c});",
+                    self.c_type(d.elem),
+                    self.k.dim_c(d.dims[0]),
+                    self.k.dim_c(d.dims[1]),
+                    self.row_stride(*dst),
+                    d.c_name,
+                    s.c_name,
+                    s.extents[0],
+                    s.extents[1],
+                );
+                self.line(line);
+            }
+        }
+    }
+
+    /// `acc.row(e)` / `acc.col(e)`.
+    pub(super) fn mma_coord(&mut self, a: ArrayId, axis: usize, e: &Expr<RTy>) -> String {
+        let grid = self.k.arrays[a]
+            .tile
+            .acc
+            .expect("lowering made `acc` an accumulator");
+        let f = if axis == 0 {
+            "gt_mma_row"
+        } else {
+            "gt_mma_col"
+        };
+        let e = self.expr(e);
+        format!(
+            "{f}<{}, {}, {}, {}>({e})",
+            grid.bm, grid.bn, grid.warps_m, grid.warps_n
+        )
+    }
+
+    /// The C row length of a 2-D shared tile: its columns and padding.
+    fn row_stride(&self, a: ArrayId) -> String {
+        let arr = &self.k.arrays[a];
+        let cols = self.k.dim_c(arr.dims[1]);
+        match arr.padding() {
+            0 => format!("(int){cols}"),
+            p => format!("(int)({cols} + {p})"),
+        }
+    }
+}

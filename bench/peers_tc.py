@@ -1,5 +1,5 @@
 """torch.matmul at 4096^3 and 8192^3 in bf16 and f16 (f16/bf16 out, f32 accumulate inside
-cuBLAS), the peer of `gpu-bench tc-gemm`: random inputs, median of 5 interleaved repetitions of
+cuBLAS) and f32 with TF32 allowed, the peer of `gpu-bench tc-gemm`: random inputs, median of 5 interleaved repetitions of
 event-timed batches. Prints `torch_<dtype>_<size>_tflops <value>` lines."""
 import statistics
 
@@ -11,7 +11,8 @@ def main():
     for s in (4096, 8192):
         flops = 2.0 * s ** 3
         mats = {}
-        for name, dt in (("bf16", torch.bfloat16), ("f16", torch.float16)):
+        torch.backends.cuda.matmul.allow_tf32 = True
+        for name, dt in (("bf16", torch.bfloat16), ("f16", torch.float16), ("tf32", torch.float32)):
             a = torch.randn(s, s, device="cuda").to(dt)
             b = torch.randn(s, s, device="cuda").to(dt)
             ref = a.double() @ b.double()

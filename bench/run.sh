@@ -96,9 +96,9 @@ printf '%-4s %-58s %-12s %s\n' P6 "tiled matmul 4096^3 f32 / Numba fast_matmul" 
 vg=$(get sgemm_vectors_gflops)
 printf '%-4s %-58s %-12s %s\n' P6b "SGEMM in our language (shared load4, 2 buffers) / cuBLAS" ">= 0.75" "$(ratio "$vg" "$cb") ($vg vs ${cb:-n/a} GFLOP/s; scalar shared reads, 1 buffer: $rg)"
 for s in 4096 8192; do
-  for d in bf16 f16; do
-    ot=$(get tc_gemm_${d}_${s}_tflops); tt=$(get torch_${d}_${s}_tflops)
-    printf '%-4s %-58s %-12s %s\n' P13 "mma.sync GEMM ${s}^3 $d (our language) / torch.matmul" "-" "$(ratio "$ot" "$tt") ($ot vs ${tt:-n/a} TFLOP/s)"
+  for d in bf16 f16 tf32; do
+    ot=$(get tc_gemm_piped_${d}_${s}_tflops); tt=$(get torch_${d}_${s}_tflops)
+    printf '%-4s %-58s %-12s %s\n' P13 "mma.sync GEMM ${s}^3 $d, 2 buffers (ours) / torch.matmul" "-" "$(ratio "$ot" "$tt") ($ot vs ${tt:-n/a} TFLOP/s; 1 buffer: $(get tc_gemm_${d}_${s}_tflops))"
   done
 done
 printf '%-4s %-58s %-12s %s\n' P7 "sum 2^28 f32 / cp.sum" ">= 1.0" "$(ratio "$rd" "$cs") ($rd vs ${cs:-n/a} GB/s)"

@@ -178,6 +178,20 @@ fn tensor_core_operations_reach_their_instructions() {
         ),
     ] {
         let ptx = def.ptx(&[], "sm_90").unwrap();
+        if dtype == "bf16" {
+            let tf32 = cases::tensor_cores::tc_gemm_tf32::definition()
+                .ptx(&[], "sm_90")
+                .unwrap();
+            for needle in [
+                "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32",
+                "cvt.rna.tf32.f32",
+            ] {
+                assert!(
+                    tf32.contains(needle),
+                    "tc_gemm_tf32: no `{needle}` in its PTX"
+                );
+            }
+        }
         for needle in [
             format!("mma.sync.aligned.m16n8k16.row.col.f32.{dtype}.{dtype}.f32"),
             "ldmatrix.sync.aligned.m8n8.x4.shared.b16".to_owned(),

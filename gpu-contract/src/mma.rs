@@ -15,9 +15,15 @@ pub const FRAGMENT: (usize, usize, usize) = (16, 8, 16);
 /// The accumulator elements one lane holds per fragment.
 pub const PER_LANE: usize = 4;
 
-/// Elements a shared operand tile's rows are padded by in CUDA C (16 bytes of 16-bit
-/// values), so the eight rows one `ldmatrix` reads fall in distinct banks.
-pub const OPERAND_PAD: usize = 8;
+/// Bytes a shared operand tile's rows are padded by in CUDA C, so the eight rows one
+/// `ldmatrix` reads fall in distinct banks.
+pub const OPERAND_PAD_BYTES: usize = 16;
+
+/// The depth of one `mma.sync` step through tf32 (m16n8k8), for `f32` tiles.
+pub const TF32_DEPTH: usize = 8;
+
+/// The longest side of an accumulator (its tiles must fit a block's shared memory).
+pub const MAX_SIDE: usize = 1024;
 
 /// How a block's warps share a `bm x bn` accumulator.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -45,6 +51,12 @@ impl WarpGrid {
         }
         let warps = threads / 32;
         let (fm, fn_) = (FRAGMENT.0, FRAGMENT.1);
+        if bm > MAX_SIDE || bn > MAX_SIDE {
+            return Err(format!(
+                "an accumulator of {bm} x {bn}: each side is at most {MAX_SIDE} (a block's \
+                 tiles live in its shared memory)"
+            ));
+        }
         if bm == 0 || bn == 0 || !bm.is_multiple_of(fm) || !bn.is_multiple_of(2 * fn_) {
             return Err(format!(
                 "an accumulator of {bm} x {bn}: its rows must be a multiple of {fm} and its \
@@ -137,5 +149,6 @@ mod tests {
         assert!(WarpGrid::new(64, 64, 100).is_err());
         assert!(WarpGrid::new(24, 64, 128).is_err());
         assert!(WarpGrid::new(16, 16, 256).is_err());
+        assert!(WarpGrid::new(1 << 32, 1 << 32, 128).is_err());
     }
 }

@@ -219,6 +219,16 @@ impl KernelDef {
         self.parts.cooperative
     }
 
+    /// The block size a kernel with a tensor-core accumulator is made for (its
+    /// `launch_bounds` threads), which `forall` then uses on both backends.
+    pub(crate) fn exact_block(&self) -> Option<u32> {
+        if self.parts.tensor_cores {
+            self.parts.options.launch_bounds.map(|(t, _)| t)
+        } else {
+            None
+        }
+    }
+
     /// Refuse a block of another size than a kernel with a tensor-core accumulator is made
     /// for (its `launch_bounds` threads): its warps would not cover the accumulator, or
     /// would read past the tiles.
@@ -234,7 +244,9 @@ impl KernelDef {
         Err(GpuError::InvalidLaunch {
             kernel: self.name(),
             reason: format!(
-                "its tensor-core accumulator (`mma_acc`) is spread over exactly {want} threads                  a block (`launch_bounds({want})`), but this block has {got}: launch blocks of                  {want} threads"
+                "its tensor-core accumulator (`mma_acc`) is spread over exactly {want} threads \
+                 a block (`launch_bounds({want})`), but this block has {got}: launch blocks of \
+                 {want} threads"
             ),
         })
     }

@@ -189,9 +189,10 @@ pub(crate) unsafe fn launch_packed(
         }
     };
     let validate = |entry: &Entry| {
-        let forall_block = match cfg.shape {
-            Shape::ForAll(_) => entry.forall_block()?,
-            Shape::Explicit { .. } => 0,
+        let forall_block = match (cfg.shape, def.exact_block()) {
+            (Shape::ForAll(_), Some(t)) => t,
+            (Shape::ForAll(_), None) => entry.forall_block()?,
+            (Shape::Explicit { .. }, _) => 0,
         };
         cfg.validate(
             def.name(),
@@ -221,6 +222,7 @@ pub(crate) unsafe fn launch_packed(
                 return Ok(());
             };
             valid = v;
+            def.check_block(valid.block)?;
         }
     }
     if valid.shared_mem_bytes > entry.dynamic_shared_allowed.load(Ordering::Relaxed) {
@@ -396,7 +398,8 @@ pub(crate) fn run_sim(
         def.name(),
         &limits,
         bound,
-        crate::backend::sim::SIM_FORALL_BLOCK.min(bound),
+        def.exact_block()
+            .unwrap_or(crate::backend::sim::SIM_FORALL_BLOCK.min(bound)),
         limits.max_shared_mem_optin,
     )?
     else {

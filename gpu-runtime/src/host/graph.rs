@@ -211,7 +211,7 @@ impl Recording {
             def.name(),
             &limits,
             limits.max_threads_per_block,
-            256,
+            def.exact_block().unwrap_or(256),
             limits.max_shared_mem_optin,
         )? {
             def.check_block(valid.block)?;

@@ -30,7 +30,7 @@
 //! [`gpu_contract::mma::WarpGrid`]'s layout on both backends (`acc.row(e)`, `acc.col(e)`);
 //! kernels should not depend on it beyond those two methods.
 
-use gpu_contract::mma::{WarpGrid, FRAGMENT};
+use gpu_contract::mma::{WarpGrid, FRAGMENT, TF32_DEPTH};
 
 use crate::backend::sim::views::{SimArray2, SimArray2Mut};
 use crate::backend::sim::LocalArray;
@@ -168,6 +168,40 @@ pub fn mma<T: MmaOperand, const BM: usize, const BN: usize, const BK: usize>(
         }
         acc.vals[e] = v;
     }
+}
+
+/// `acc += a * b` for `f32` tiles through the tensor cores' tf32 format: each value of `a`
+/// and `b` rounded to tf32 first ([`round_tf32`]: 10 bits of mantissa), then multiplied
+/// (exactly) and added in `f32` as [`mma`] does, one 8-deep step at a time; `BK` a
+/// multiple of 8. Asked for by name, since tf32 keeps fewer bits than `f32`.
+pub fn mma_tf32<const BM: usize, const BN: usize, const BK: usize>(
+    acc: &mut MmaAcc<BM, BN>,
+    a: &SharedArray2<f32, BM, BK>,
+    b: &SharedArray2<f32, BK, BN>,
+) {
+    for e in 0..acc.vals.len() {
+        let (r, c) = acc.grid.position(acc.thread, e);
+        let mut v = acc.vals[e];
+        for k0 in (0..BK).step_by(TF32_DEPTH) {
+            let step: f64 = (k0..(k0 + TF32_DEPTH).min(BK))
+                .map(|k| {
+                    f64::from(round_tf32(a.get((r, k)))) * f64::from(round_tf32(b.get((k, c))))
+                })
+                .sum();
+            v = (f64::from(v) + step) as f32;
+        }
+        acc.vals[e] = v;
+    }
+}
+
+/// `x` rounded to tf32, as the GPU's `cvt.rna.tf32.f32` rounds it: to the nearest value
+/// with 10 bits of mantissa, ties away from zero, kept in an `f32` (NaN and infinities
+/// as they are). What `mma_tf32` multiplies; for a host reference of its results.
+pub fn round_tf32(x: f32) -> f32 {
+    if !x.is_finite() {
+        return x;
+    }
+    f32::from_bits(x.to_bits().wrapping_add(0x1000) & !0x1fff)
 }
 
 /// A two-dimensional array a tile is copied from: an array parameter of the kernel.

@@ -30,7 +30,7 @@ pub use geometry::{
     gridsize_3d, thread_idx,
 };
 pub use mma::{
-    copy_tile, copy_tile_async, mma, mma_acc, wait_tiles, MmaAcc, MmaOperand, TileSource,
+    copy_tile, copy_tile_async, mma, mma_acc, mma_tf32, wait_tiles, MmaAcc, MmaOperand, TileSource,
 };
 pub use shared::{dynamic_shared_array, shared_array, shared_array_2d};
 pub use vector::{load4, store4, VectorSource, VectorTarget};

@@ -252,7 +252,19 @@ impl Resolver<'_> {
             Stmt::Eval(e) => Stmt::Eval(self.expr(e)),
             Stmt::Store4(s, i, vals) => Stmt::Store4(s, self.index(i), self.exprs(vals)),
             Stmt::Tile(op) => Stmt::Tile(Box::new(match *op {
-                TileOp::Mma { acc, a, b, span } => TileOp::Mma { acc, a, b, span },
+                TileOp::Mma {
+                    tf32,
+                    acc,
+                    a,
+                    b,
+                    span,
+                } => TileOp::Mma {
+                    tf32,
+                    acc,
+                    a,
+                    b,
+                    span,
+                },
                 TileOp::Wait(n) => TileOp::Wait(n),
                 TileOp::Copy {
                     asynchronous,

@@ -7,15 +7,33 @@ use crate::ir::{Prim, RTy, TileOp};
 impl Validator<'_> {
     pub(super) fn tile_op(&mut self, op: &TileOp<RTy>) {
         match op {
+            TileOp::Mma {
+                tf32: true,
+                a,
+                span,
+                ..
+            } => {
+                let elem = self.k.arrays[*a].elem;
+                if elem != RTy::Prim(Prim::F32) {
+                    let d = self.describe(elem);
+                    self.diags.error(
+                        *span,
+                        format!(
+                            "`mma_tf32` multiplies f32 tiles (through tf32), not {d}; \
+                             bf16 and f16 tiles go through `mma`"
+                        ),
+                    );
+                }
+            }
             TileOp::Mma { a, span, .. } => {
                 let elem = self.k.arrays[*a].elem;
                 match elem {
                     RTy::Prim(Prim::F16 | Prim::Bf16) => {}
                     RTy::Prim(Prim::F32) => self.diags.error(
                         *span,
-                        "`mma` multiplies bf16 or f16 tiles; f32 tiles would go through tf32, \
-                         which is not supported yet: hold the tiles (and the matrices they \
-                         come from) as bf16 or f16",
+                        "`mma` multiplies bf16 or f16 tiles; f32 tiles go through the tensor \
+                         cores as tf32 (10 bits of mantissa, products within the README's \
+                         bound), only when asked: write `mma_tf32(&mut acc, &sa, &sb)`",
                     ),
                     RTy::Generic(_) => self.diags.error(
                         *span,

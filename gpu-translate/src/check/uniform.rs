@@ -18,7 +18,9 @@
 use proc_macro2::Span;
 
 use crate::diagnostics::Diagnostics;
-use crate::ir::{Block, Expr, ExprKind, Geometry, Intrinsic, Kernel, Place, RTy, Stmt, TileOp};
+use crate::ir::{
+    Block, Expr, ExprKind, FieldStep, Geometry, Intrinsic, Kernel, Place, RTy, Stmt, TileOp,
+};
 
 /// Report every tile operation some thread of the block may not reach with the others.
 pub(super) fn check_tile_uniformity(k: &Kernel<RTy>, diags: &mut Diagnostics) {
@@ -76,8 +78,17 @@ impl Uniformity {
                 }
             }
             Stmt::Assign(place, _, value) => {
+                // A field written at an index that may differ between threads
+                // (`s.m[t] = 1`) leaves the struct varying, whatever the value.
+                let varying_index = match place {
+                    Place::LocalField(_, steps, _) => steps.iter().any(|s| match s {
+                        FieldStep::Index(i) => !self.uniform(&i.index.expr),
+                        FieldStep::Field(_) => false,
+                    }),
+                    _ => false,
+                };
                 if let Place::Local(v) | Place::LocalField(v, ..) = place {
-                    if divergent || !self.uniform(value) {
+                    if divergent || varying_index || !self.uniform(value) {
                         self.mark(*v);
                     }
                 }
@@ -173,6 +184,16 @@ fn exits_divergently(b: &Block<RTy>, u: &Uniformity) -> bool {
         b.stmts.iter().any(|s| stmt(s, u, divergent))
     }
     fn stmt(s: &Stmt<RTy>, u: &Uniformity, divergent: bool) -> bool {
+        // A `break` or `return` inside a value block (`let x = { if c { break; } 1 };`).
+        let mut inside = false;
+        for_each_expr(s, &mut |e| {
+            value_blocks(e, u, divergent, &mut |b, d| {
+                inside = inside || block(b, u, d)
+            });
+        });
+        if inside {
+            return true;
+        }
         match s {
             Stmt::Return
             | Stmt::ReturnValue(_)
@@ -231,13 +252,27 @@ impl Walk<'_, '_> {
                     // Each thread waits for its own copies.
                     TileOp::Wait(_) => return,
                 };
-                let reason = why.or(self.left.map(|_| {
+                // The block shares one copy: every thread must name the same corner.
+                let corner = match &**op {
+                    TileOp::Copy { row, col, .. }
+                        if !self.u.uniform(row) || !self.u.uniform(col) =>
+                    {
+                        Some(
+                            "its first row and column may differ between threads (they come \
+                             from `thread_idx()`, a memory read, a device call, or a local \
+                             given such a value), and the block copies one tile",
+                        )
+                    }
+                    _ => None,
+                };
+                let reason = why.or(corner).or(self.left.map(|_| {
                     "some threads may have left the kernel before it (a `return` or panic under \
                      a thread-dependent condition: an `assert!` on data is one)"
                 }));
                 if let Some(reason) = reason {
                     let what = match &**op {
-                        TileOp::Mma { .. } => "`mma`",
+                        TileOp::Mma { tf32: false, .. } => "`mma`",
+                        TileOp::Mma { tf32: true, .. } => "`mma_tf32`",
                         TileOp::Copy {
                             asynchronous: false,
                             ..
@@ -287,47 +322,43 @@ impl Walk<'_, '_> {
             }
             _ => {}
         }
-        // A value block holding a tile operation (`let v = { mma(..); 1 };`).
+        // The statements of value blocks (`let x = { if c { return; } 1 };`), under their
+        // conditions.
+        let u = self.u;
+        let mut blocks = Vec::new();
         for_each_expr(s, &mut |e| {
-            if let Some(span) = tile_in_expr(e) {
-                self.diags.error(
-                    span,
-                    "a tensor-core operation is a statement of its own, where every thread of                      the block arrives: move it out of this expression",
-                );
-            }
+            value_blocks(e, u, false, &mut |b, d| blocks.push((b, d)));
         });
+        for (b, divergent) in blocks {
+            self.block(b, why.or(divergent.then_some(thread_cond)));
+        }
     }
 }
 
-/// The span of a tile operation inside `e`'s value blocks.
-fn tile_in_expr(e: &Expr<RTy>) -> Option<Span> {
-    let mut found = None;
-    let mut look = |b: &Block<RTy>| {
-        if found.is_none() && b.stmts.iter().any(stmt_has_tile) {
-            found = Some(e.span);
-        }
-    };
+/// Calls `f` on each value block inside `e` (an `if` value's branches, a block value) with
+/// whether threads may disagree on reaching it (`divergent`, or a condition on the way that
+/// may differ between threads).
+fn value_blocks<'e>(
+    e: &'e Expr<RTy>,
+    u: &Uniformity,
+    divergent: bool,
+    f: &mut impl FnMut(&'e Block<RTy>, bool),
+) {
     match &e.kind {
-        ExprKind::If(_, t, f) => {
-            look(t);
-            look(f);
+        ExprKind::If(c, t, x) => {
+            value_blocks(c, u, divergent, f);
+            let d = divergent || !u.uniform(c);
+            f(t, d);
+            f(x, d);
         }
-        ExprKind::Block(b) => look(b),
-        _ => {}
+        ExprKind::Block(b) => f(b, divergent),
+        _ => children(e, &mut |x| value_blocks(x, u, divergent, f)),
     }
-    if found.is_none() {
-        children(e, &mut |x| {
-            if found.is_none() {
-                found = tile_in_expr(x);
-            }
-        });
-    }
-    found
 }
 
 /// Calls `f` on each expression a statement holds directly (not those of its blocks'
 /// statements).
-fn for_each_expr(s: &Stmt<RTy>, f: &mut impl FnMut(&Expr<RTy>)) {
+fn for_each_expr<'s>(s: &'s Stmt<RTy>, f: &mut impl FnMut(&'s Expr<RTy>)) {
     match s {
         Stmt::Let(_, Some(e))
         | Stmt::DeclareArray(_, Some(e))
@@ -365,7 +396,7 @@ fn stmt_has_tile(s: &Stmt<RTy>) -> bool {
 
 /// Calls `f` on each direct operand of `e`; value blocks' tails are operands, their
 /// statements are not.
-fn children(e: &Expr<RTy>, f: &mut impl FnMut(&Expr<RTy>)) {
+fn children<'e>(e: &'e Expr<RTy>, f: &mut impl FnMut(&'e Expr<RTy>)) {
     match &e.kind {
         ExprKind::Unary(_, x)
         | ExprKind::Convert(_, x)

@@ -7,7 +7,9 @@ use crate::ir::{ArrayId, Expr, RTy, TileOp};
 impl Emitter<'_> {
     pub(super) fn tile_op(&mut self, op: &TileOp<RTy>) {
         match op {
-            TileOp::Mma { acc, a, b, .. } => {
+            TileOp::Mma {
+                tf32, acc, a, b, ..
+            } => {
                 let grid = self.k.arrays[*acc]
                     .tile
                     .acc
@@ -15,8 +17,9 @@ impl Emitter<'_> {
                 let (sa, sb) = (&self.k.arrays[*a], &self.k.arrays[*b]);
                 let ty = self.c_type(sa.elem);
                 let bk = format!("(int){}", self.k.dim_c(sa.dims[1]));
+                let f = if *tf32 { "gt_mma_tf32" } else { "gt_mma" };
                 let line = format!(
-                    "gt_mma<{ty}, {}, {}, {bk}, {}, {}, {}, {}>({}, &{}[0][0], &{}[0][0]);",
+                    "{f}<{ty}, {}, {}, {bk}, {}, {}, {}, {}>({}, &{}[0][0], &{}[0][0]);",
                     grid.bm,
                     grid.bn,
                     grid.warps_m,

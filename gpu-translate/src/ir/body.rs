@@ -402,8 +402,10 @@ pub enum Stmt<T> {
 #[derive(Clone, Debug)]
 pub enum TileOp<T> {
     /// `mma(&mut acc, &a, &b)`: `acc += a * b` for shared tiles `a` (`BM x BK`) and `b`
-    /// (`BK x BN`) of 16-bit floats.
+    /// (`BK x BN`) of 16-bit floats; `mma_tf32` for `f32` tiles, through tf32.
     Mma {
+        /// Whether it is `mma_tf32`.
+        tf32: bool,
         /// The accumulator.
         acc: ArrayId,
         /// The left tile.

@@ -151,18 +151,23 @@ pub struct TileUse {
     /// `mma_acc::<BM, BN>()`: this thread's part of a block's accumulator, spread so.
     pub acc: Option<gpu_contract::mma::WarpGrid>,
     /// A shared tile `mma` reads: its C rows are padded by
-    /// [`gpu_contract::mma::OPERAND_PAD`] elements and it starts on 16 bytes.
+    /// [`gpu_contract::mma::OPERAND_PAD_BYTES`] and it starts on 16 bytes.
     pub operand: bool,
     /// A shared tile `copy_tile` writes: it starts on 16 bytes.
     pub copied: bool,
 }
 
-impl<T> ArrayVar<T> {
-    /// The C row length of a 2-D shared array: its columns, plus the padding of an `mma`
-    /// operand.
+impl ArrayVar<RTy> {
+    /// The elements a 2-D shared array's C rows are longer than its columns: the padding
+    /// of an `mma` operand (whose elements are `bf16`, `f16` or `f32`; anything else is
+    /// refused).
     pub fn padding(&self) -> u64 {
+        let size = match self.elem {
+            RTy::Prim(p) => p.size().max(1),
+            _ => 2,
+        };
         if self.tile.operand {
-            gpu_contract::mma::OPERAND_PAD as u64
+            (gpu_contract::mma::OPERAND_PAD_BYTES / size) as u64
         } else {
             0
         }
@@ -481,7 +486,8 @@ impl<T> Kernel<T> {
 }
 
 /// Whether `name` is one of the kernel language's functions (thread geometry, shared arrays,
-/// barriers, warp functions, atomics, vector loads and stores, random draws): a call of it
+/// barriers, warp functions, atomics, vector loads and stores, random draws, the tensor
+/// cores' operations): a call of it
 /// is the language's on both backends, so no `#[gpu_device]` function or method may take
 /// the name.
 pub(crate) fn is_language_function(name: &str) -> bool {
@@ -501,6 +507,12 @@ pub(crate) fn is_language_function(name: &str) -> bool {
         "dynamic_shared_array",
         "load4",
         "store4",
+        "mma_acc",
+        "mma",
+        "mma_tf32",
+        "copy_tile",
+        "copy_tile_async",
+        "wait_tiles",
     ];
     gpu_contract::language::INTRINSICS
         .iter()

@@ -8,7 +8,7 @@
 //! dtypes the tiles may have is checked once types are final (`check::ops`), and that
 //! every thread of the block reaches each operation by `check::uniform`.
 
-use gpu_contract::mma::{WarpGrid, FRAGMENT};
+use gpu_contract::mma::{WarpGrid, FRAGMENT, TF32_DEPTH};
 use syn::spanned::Spanned;
 
 use super::tables::const_usize;
@@ -121,13 +121,16 @@ impl Lowerer<'_> {
         }))
     }
 
-    /// `mma(&mut acc, &a, &b)`.
-    pub(super) fn mma_stmt(&mut self, c: &syn::ExprCall) -> Option<Stmt> {
+    /// `mma(&mut acc, &a, &b)`, or `mma_tf32`.
+    pub(super) fn mma_stmt(&mut self, c: &syn::ExprCall, tf32: bool) -> Option<Stmt> {
+        let name = if tf32 { "mma_tf32" } else { "mma" };
         if c.args.len() != 3 {
             self.err(
                 c.span(),
-                "`mma` takes (&mut accumulator, &left tile, &right tile): \
-                 `mma(&mut acc, &sa, &sb)`",
+                format!(
+                    "`{name}` takes (&mut accumulator, &left tile, &right tile): \
+                     `{name}(&mut acc, &sa, &sb)`"
+                ),
             );
             return None;
         }
@@ -137,19 +140,22 @@ impl Lowerer<'_> {
         let Some(grid) = self.k.arrays[acc].tile.acc else {
             self.err(
                 c.args[0].span(),
-                "`mma` adds into an accumulator declared with `let mut acc = \
-                 mma_acc::<BM, BN>();`",
+                format!(
+                    "`{name}` adds into an accumulator declared with `let mut acc = \
+                     mma_acc::<BM, BN>();`"
+                ),
             );
             return None;
         };
         let (am, ak) = self.tile_shape(a, &c.args[1])?;
         let (bk, bn) = self.tile_shape(b, &c.args[2])?;
+        let depth = if tf32 { TF32_DEPTH } else { FRAGMENT.2 } as u64;
         let want = format!(
-            "`mma` multiplies a {} x K tile by a K x {} tile (the accumulator's shape), K a \
-             multiple of {}",
-            grid.bm, grid.bn, FRAGMENT.2
+            "`{name}` multiplies a {} x K tile by a K x {} tile (the accumulator's shape), K a \
+             multiple of {depth}",
+            grid.bm, grid.bn
         );
-        if am != grid.bm as u64 || bn != grid.bn as u64 || ak != bk || ak % FRAGMENT.2 as u64 != 0 {
+        if am != grid.bm as u64 || bn != grid.bn as u64 || ak != bk || ak % depth != 0 {
             self.err(
                 c.span(),
                 format!("{want}; these tiles are {am} x {ak} and {bk} x {bn}"),
@@ -162,6 +168,7 @@ impl Lowerer<'_> {
             self.k.arrays[t].tile.operand = true;
         }
         Some(Stmt::Tile(Box::new(TileOp::Mma {
+            tf32,
             acc,
             a,
             b,
@@ -182,6 +189,16 @@ impl Lowerer<'_> {
                 format!(
                     "`{name}` takes (&mut shared tile, 2-D array parameter, first row, first \
                      column): `{name}(&mut sa, a, row0, k0)`"
+                ),
+            );
+            return None;
+        }
+        if self.sig.device {
+            self.err(
+                c.span(),
+                format!(
+                    "`{name}` is shared by every thread of the block, which only the kernel \
+                     can see arrive: call it in the #[gpu_kernel], not in a device function"
                 ),
             );
             return None;

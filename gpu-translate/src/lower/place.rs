@@ -147,7 +147,8 @@ impl Lowerer<'_> {
                 self.err(
                     m.receiver.span(),
                     format!(
-                        "`{name}` applies to array parameters and shared arrays; a local array                          is a Rust array, indexed `t[i]`"
+                        "`{name}` applies to array parameters and shared arrays; a local array \
+                         is a Rust array, indexed `t[i]`"
                     ),
                 );
                 return None;

@@ -330,7 +330,10 @@ impl Lowerer<'_> {
                 self.intrinsic_call(&name, c, true).map(Stmt::Eval)
             }
             syn::Expr::Call(c) if call_name(c).as_deref() == Some("store4") => self.vector_store(c),
-            syn::Expr::Call(c) if call_name(c).as_deref() == Some("mma") => self.mma_stmt(c),
+            syn::Expr::Call(c) if call_name(c).as_deref() == Some("mma") => self.mma_stmt(c, false),
+            syn::Expr::Call(c) if call_name(c).as_deref() == Some("mma_tf32") => {
+                self.mma_stmt(c, true)
+            }
             syn::Expr::Call(c) if call_name(c).as_deref() == Some("copy_tile") => {
                 self.copy_tile_stmt(c, false)
             }

@@ -34,4 +34,76 @@ fn after_an_exit(a: &DeviceArray2<bf16>, b: &DeviceArray2<bf16>, c: &mut [f32]) 
     c[0] = acc[0];
 }
 
+// A `return` and an `assert!` inside value blocks: threads may have left before `mma`.
+#[gpu_kernel(launch_bounds(32))]
+fn exits_in_values(a: &DeviceArray2<bf16>, c: &mut DeviceArray2<f32>) {
+    let mut sa = shared_array_2d::<bf16, 16, 16>();
+    let mut acc = mma_acc::<16, 16>();
+    let _g: u32 = {
+        if thread_idx().x % 2 == 1 {
+            return;
+        }
+        0
+    };
+    copy_tile(&mut sa, a, 0, 0);
+    sync_threads();
+    mma(&mut acc, &sa, &sa);
+    c[(0, 0)] = acc[0];
+}
+
+#[gpu_kernel(launch_bounds(32))]
+fn break_in_a_value(a: &DeviceArray2<bf16>, c: &mut DeviceArray2<f32>) {
+    let mut sa = shared_array_2d::<bf16, 16, 16>();
+    let mut acc = mma_acc::<16, 16>();
+    for k in 0..a.rows() {
+        let _x: u32 = {
+            if c[(k, 0)] > 0.0 {
+                break;
+            }
+            0
+        };
+        mma(&mut acc, &sa, &sa);
+    }
+    copy_tile(&mut sa, a, 0, 0);
+    c[(0, 0)] = acc[0];
+}
+
+// A struct's array field written at a thread-dependent index varies between threads.
+#[gpu_struct]
+#[derive(Clone, Copy)]
+pub struct Marks {
+    pub m: [u32; 2],
+}
+
+#[gpu_kernel(launch_bounds(32))]
+fn varying_field(c: &mut DeviceArray2<f32>) {
+    let sa = shared_array_2d::<bf16, 16, 16>();
+    let mut acc = mma_acc::<16, 16>();
+    let mut s = Marks { m: [0, 0] };
+    s.m[(thread_idx().x % 2) as usize] = 1;
+    if s.m[0] == 1 {
+        mma(&mut acc, &sa, &sa);
+    }
+    c[(0, 0)] = acc[0];
+}
+
+// Every thread names the same corner of the copy.
+#[gpu_kernel(launch_bounds(32))]
+fn varying_corner(a: &DeviceArray2<bf16>, c: &mut DeviceArray2<f32>) {
+    let mut sa = shared_array_2d::<bf16, 16, 16>();
+    copy_tile(&mut sa, a, (thread_idx().x / 8) as usize, 0);
+    c[(0, 0)] = sa[(0, 0)].to_f64() as f32;
+}
+
+// A device function cannot see every thread arrive.
+#[gpu_device]
+fn load(a: &DeviceArray2<bf16>, t: u32) -> f32 {
+    let mut s = shared_array_2d::<bf16, 16, 16>();
+    if t < 8 {
+        copy_tile(&mut s, a, 0, 0);
+    }
+    sync_threads();
+    s[(15, 15)].to_f64() as f32
+}
+
 fn main() {}

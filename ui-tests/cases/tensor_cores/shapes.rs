@@ -47,6 +47,19 @@ fn not_an_accumulator(c: &mut [f32]) {
     c[0] = acc[0] + real[0];
 }
 
+// Sides past what a block's shared memory could feed.
+#[gpu_kernel(launch_bounds(128))]
+fn huge_acc(c: &mut [f32]) {
+    let acc = mma_acc::<4294967296, 4294967296>();
+    c[0] = acc[0];
+}
+
+// The language's names cannot be taken by device functions.
+#[gpu_device]
+fn wait_tiles(n: u32) -> u32 {
+    n
+}
+
 // Accumulators belong to kernels.
 #[gpu_device]
 fn in_device() -> f32 {

@@ -62,6 +62,51 @@ static __device__ __forceinline__ void gt_mma(float* acc, const T* sa, const T* 
       for (int j = 0; j < FN; ++j) gt_mma_16816(acc + (i * FN + j) * 4, a[i], b[j], T());
   }
 }
+// f32 operands through tf32 (m16n8k8): each value rounded to tf32 (to nearest, ties away
+// from zero), as cvt.rna does. A's fragments come by ldmatrix (each 16-byte row piece is
+// four f32s, so its b16 layout is the tf32 one), B's element by element.
+static __device__ __forceinline__ unsigned gt_tf32(unsigned bits) {
+  unsigned r;
+  asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(__uint_as_float(bits)));
+  return r;
+}
+static __device__ __forceinline__ void gt_mma_1688(float* d, const unsigned* a, const unsigned* b) {
+  asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, "
+               "{%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+template <class T, int BM, int BN, int BK, int WM, int WN, int LDA, int LDB>
+static __device__ __forceinline__ void gt_mma_tf32(float* acc, const float* sa, const float* sb) {
+  constexpr int TM = BM / WM, TN = BN / WN, FM = TM / 16, FN = TN / 8;
+  static_assert(BK % 8 == 0, "mma_tf32: the operands' depth is a multiple of 8");
+  const unsigned tid = gt_block_thread();
+  const unsigned lane = tid % 32u, warp = tid / 32u;
+  const unsigned wm = warp / WN, wn = warp % WN, g = lane >> 2, t = lane & 3u;
+  const unsigned a0 = gt_smem(sa);
+#pragma unroll
+  for (int kk = 0; kk < BK; kk += 8) {
+    unsigned a[FM][4];
+    unsigned b[FN][2];
+#pragma unroll
+    for (int i = 0; i < FM; ++i) {
+      const unsigned r = wm * TM + i * 16 + (lane & 15u), c = kk + (lane >> 4) * 4u;
+      gt_ldsm_x4(a[i], a0 + (r * LDA + c) * 4u);
+#pragma unroll
+      for (int q = 0; q < 4; ++q) a[i][q] = gt_tf32(a[i][q]);
+    }
+#pragma unroll
+    for (int j = 0; j < FN; ++j) {
+      const unsigned n = wn * TN + j * 8 + g;
+      b[j][0] = gt_tf32(__float_as_uint(sb[(kk + t) * LDB + n]));
+      b[j][1] = gt_tf32(__float_as_uint(sb[(kk + t + 4) * LDB + n]));
+    }
+#pragma unroll
+    for (int i = 0; i < FM; ++i)
+#pragma unroll
+      for (int j = 0; j < FN; ++j) gt_mma_1688(acc + (i * FN + j) * 4, a[i], b[j]);
+  }
+}
 // The row and column of element e of this thread's part of a BM x BN accumulator.
 template <int BM, int BN, int WM, int WN>
 static __device__ __forceinline__ unsigned long long gt_mma_row(unsigned long long e) {

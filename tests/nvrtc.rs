@@ -165,19 +165,28 @@ fn tensor_core_operations_reach_their_instructions() {
     {
         return;
     }
-    for (def, dtype, copies) in [
+    use gpu_runtime::def::DtypeKind;
+    for (def, dtypes, dtype, copies) in [
         (
-            cases::tensor_cores::tc_gemm_bf16::definition(),
+            cases::tensor_cores::tc_gemm_16::definition(),
+            &[DtypeKind::Bf16][..],
             "bf16",
             ["ld.global.v4", "st.shared.v4"],
         ),
         (
+            cases::tensor_cores::tc_gemm_16::definition(),
+            &[DtypeKind::F16][..],
+            "f16",
+            ["ld.global.v4", "st.shared.v4"],
+        ),
+        (
             cases::tensor_cores::tc_gemm_f16::definition(),
+            &[][..],
             "f16",
             ["cp.async.cg.shared.global", "cp.async.wait_group 2"],
         ),
     ] {
-        let ptx = def.ptx(&[], "sm_90").unwrap();
+        let ptx = def.ptx(dtypes, "sm_90").unwrap();
         if dtype == "bf16" {
             let tf32 = cases::tensor_cores::tc_gemm_tf32::definition()
                 .ptx(&[], "sm_90")

@@ -293,6 +293,7 @@ impl DtypeKind {
             Bound::Float => self.is_float(),
             Bound::Int => self.is_int(),
             Bound::Num => !matches!(self, DtypeKind::Bool) && !self.is_complex(),
+            Bound::MmaOperand => matches!(self, DtypeKind::F16 | DtypeKind::Bf16),
         }
     }
 }
@@ -312,11 +313,13 @@ pub enum Bound {
     Int,
     /// `Num`: any real number.
     Num,
+    /// `MmaOperand`: what the tensor cores' `mma` multiplies, `f16` and `bf16`.
+    MmaOperand,
 }
 
 impl Bound {
     /// Every bound.
-    pub const ALL: [Bound; 3] = [Bound::Float, Bound::Int, Bound::Num];
+    pub const ALL: [Bound; 4] = [Bound::Float, Bound::Int, Bound::Num, Bound::MmaOperand];
 
     /// The trait's name, as written in a bound.
     pub const fn name(self) -> &'static str {
@@ -324,6 +327,7 @@ impl Bound {
             Bound::Float => "Float",
             Bound::Int => "Int",
             Bound::Num => "Num",
+            Bound::MmaOperand => "MmaOperand",
         }
     }
 

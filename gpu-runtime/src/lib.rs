@@ -81,7 +81,7 @@ pub use host::raw;
 pub use host::stream::Stream;
 pub use host::timing::Timing;
 pub use host::view::{DeviceSlice, DeviceSliceMut};
-pub use lang::mma::round_tf32;
+pub use lang::mma::{round_tf32, MmaOperand};
 pub use launch::dims::Dim3;
 /// Complex numbers for kernels: num-complex's types (`Complex32` is `Complex<f32>`),
 /// re-exported so a kernel's and its caller's are the same crate's.

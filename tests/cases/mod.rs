@@ -116,7 +116,7 @@ macro_rules! for_each_case {
                 [const_params::tiled_8, const_params::tiled_16];
             tc_gemm: "tensor cores: mma_acc, copy_tile(_async), mma in bf16 and f16, mma_tf32 on f32, on ragged sizes, exact on small integers, within the bound on random inputs; other block sizes refused",
                 0.0, tensor_cores::case_tc_gemm,
-                [tensor_cores::tc_gemm_bf16, tensor_cores::tc_gemm_f16, tensor_cores::tc_gemm_tf32];
+                [tensor_cores::tc_gemm_16, tensor_cores::tc_gemm_f16, tensor_cores::tc_gemm_tf32];
             const_param_kinds: "const parameters of three types among a dtype one: a local array's length, a factor, a switch",
                 0.0, const_params::case_const_param_kinds,
                 [const_params::windows_3, const_params::windows_5, const_params::windows_chosen];

@@ -8,11 +8,16 @@ use rand::Rng;
 
 use super::support::*;
 
-/// `c = a * b` (f32) from bf16 matrices: 64 x 64 tiles of C, four warps, k 32 at a time.
+/// `c = a * b` (f32) from bf16 or f16 matrices: 64 x 64 tiles of C, four warps, k 32 at
+/// a time.
 #[gpu_kernel(launch_bounds(128))]
-pub fn tc_gemm_bf16(a: &DeviceArray2<bf16>, b: &DeviceArray2<bf16>, c: &mut DeviceArray2<f32>) {
-    let mut sa = shared_array_2d::<bf16, 64, 32>();
-    let mut sb = shared_array_2d::<bf16, 32, 64>();
+pub fn tc_gemm_16<T: MmaOperand>(
+    a: &DeviceArray2<T>,
+    b: &DeviceArray2<T>,
+    c: &mut DeviceArray2<f32>,
+) {
+    let mut sa = shared_array_2d::<T, 64, 32>();
+    let mut sb = shared_array_2d::<T, 32, 64>();
     let mut acc = mma_acc::<64, 64>();
     let row0 = block_idx().y as usize * 64;
     let col0 = block_idx().x as usize * 64;
@@ -174,7 +179,7 @@ pub fn case_tc_gemm(dev: &Device, seed: u64) -> CaseResult {
         let (want, mag) = reference(&af, &bf, (m, k, n));
         let (da, db) = (dev.to_device_2d(&a, (m, k))?, dev.to_device_2d(&b, (k, n))?);
         let mut c = dev.to_device_2d(&vec![f32::NAN; m * n], (m, n))?;
-        launch!(tc_gemm_bf16[(n.div_ceil(64), m.div_ceil(64)), 128](&da, &db, &mut c))?;
+        launch!(tc_gemm_16[(n.div_ceil(64), m.div_ceil(64)), 128](&da, &db, &mut c))?;
         let got = c.to_host()?;
         let (name, rel) = if small {
             ("bf16_small", 0.0)
@@ -198,6 +203,20 @@ pub fn case_tc_gemm(dev: &Device, seed: u64) -> CaseResult {
         }
         let (da, db) = (dev.to_device_2d(&a, (m, k))?, dev.to_device_2d(&b, (k, n))?);
         let dbias = dev.to_device(&bias)?;
+        // The generic kernel's f16 instance, without the bias.
+        let mut plain = dev.to_device_2d(&vec![f32::NAN; m * n], (m, n))?;
+        launch!(tc_gemm_16[(n.div_ceil(64), m.div_ceil(64)), 128](&da, &db, &mut plain))?;
+        let unbiased: Vec<f64> = want
+            .iter()
+            .enumerate()
+            .map(|(i, w)| w - f64::from(bias[i % n]))
+            .collect();
+        let (gname, grel) = if small {
+            ("f16_generic_small", 0.0)
+        } else {
+            ("f16_generic_uniform", tc_bound(k))
+        };
+        within(gname, &plain.to_host()?, &unbiased, &mag, grel)?;
         let mut c = dev.to_device_2d(&vec![f32::NAN; m * n], (m, n))?;
         launch!(tc_gemm_f16[(n.div_ceil(64), m.div_ceil(32)), 64](&da, &db, &dbias, &mut c))?;
         let got = c.to_host()?;
@@ -270,7 +289,7 @@ pub fn case_tc_gemm(dev: &Device, seed: u64) -> CaseResult {
     );
     let mut c = dev.to_device_2d(&[0.0f32; 64], (8, 8))?;
     for block in [64usize, 96] {
-        match launch!(tc_gemm_bf16[1, block](&da, &db, &mut c)) {
+        match launch!(tc_gemm_16[1, block](&da, &db, &mut c)) {
             Err(GpuError::InvalidLaunch { reason, .. })
                 if reason.contains("launch_bounds(128)") => {}
             other => return Err(format!("a block of {block} threads gave {other:?}").into()),

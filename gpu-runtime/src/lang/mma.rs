@@ -45,13 +45,14 @@ mod sealed {
 }
 
 /// The dtypes the tensor cores multiply: `f16` and `bf16` (products exact in `f32`,
-/// accumulated in `f32`).
+/// accumulated in `f32`); also the bound of a kernel generic over them
+/// (`fn gemm<T: MmaOperand>(a: &DeviceArray2<T>, ..)`), whose `T` computes as a `Float`.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a tensor-core operand dtype",
     label = "`mma` multiplies `f16` or `bf16` tiles",
     note = "convert the tiles' elements to `bf16` or `f16` (an `f32` product through tf32 is not supported yet)"
 )]
-pub trait MmaOperand: Num + sealed::Sealed {}
+pub trait MmaOperand: crate::dtype::Float + sealed::Sealed {}
 impl MmaOperand for half::f16 {}
 impl MmaOperand for half::bf16 {}
 

@@ -24,7 +24,7 @@ use crate::parse::signature::KernelSignature;
 pub(crate) enum Class {
     /// `bool`
     Bool,
-    /// `f32 f64 f16 bf16`, or `T: Float`.
+    /// `f32 f64 f16 bf16`, or `T: Float` (or `T: MmaOperand`).
     Float,
     /// `i8 i16 i32 i64 isize`
     SignedInt,
@@ -52,7 +52,7 @@ impl Class {
             RTy::Prim(p) if p.is_signed() => Class::SignedInt,
             RTy::Prim(_) => Class::UnsignedInt,
             RTy::Generic(i) => match sig.generics[i].bound {
-                Bound::Float => Class::Float,
+                Bound::Float | Bound::MmaOperand => Class::Float,
                 Bound::Int => Class::AnyInt,
                 Bound::Num => Class::AnyNum,
             },

@@ -2,7 +2,7 @@
 
 use super::ops::Validator;
 use super::Class;
-use crate::ir::{Prim, RTy, TileOp};
+use crate::ir::{Bound, Prim, RTy, TileOp};
 
 impl Validator<'_> {
     pub(super) fn tile_op(&mut self, op: &TileOp<RTy>) {
@@ -29,18 +29,26 @@ impl Validator<'_> {
                 let elem = self.k.arrays[*a].elem;
                 match elem {
                     RTy::Prim(Prim::F16 | Prim::Bf16) => {}
+                    RTy::Generic(i) if self.sig.generics[i].bound == Bound::MmaOperand => {}
                     RTy::Prim(Prim::F32) => self.diags.error(
                         *span,
                         "`mma` multiplies bf16 or f16 tiles; f32 tiles go through the tensor \
                          cores as tf32 (10 bits of mantissa, products within the README's \
                          bound), only when asked: write `mma_tf32(&mut acc, &sa, &sb)`",
                     ),
-                    RTy::Generic(_) => self.diags.error(
-                        *span,
-                        "`mma`'s tiles are bf16 or f16, named as such: a dtype parameter \
-                         cannot be a tensor-core operand yet (write the kernel for bf16, or \
-                         one kernel per dtype)",
-                    ),
+                    RTy::Generic(i) => {
+                        let g = &self.sig.generics[i];
+                        self.diags.error(
+                            *span,
+                            format!(
+                                "`mma` multiplies bf16 or f16 tiles, but `{}: {}` admits other \
+                                 dtypes: bound it `{}: MmaOperand` (f16 and bf16)",
+                                g.ident,
+                                g.bound.name(),
+                                g.ident
+                            ),
+                        );
+                    }
                     other => {
                         let d = self.describe(other);
                         self.diags.error(

@@ -408,7 +408,8 @@ fn parse_generic(tp: &syn::TypeParam, diags: &mut Diagnostics) -> GenericDecl {
 }
 
 fn checked_generic(tp: &syn::TypeParam, diags: &mut Diagnostics) -> Option<GenericDecl> {
-    const HELP: &str = "a dtype parameter takes exactly one bound: `Float`, `Int` or `Num`";
+    const HELP: &str = "a dtype parameter takes exactly one bound: `Float`, `Int`, `Num` or \
+                        `MmaOperand` (f16 and bf16, the tensor cores' operands)";
     if let Some(d) = &tp.default {
         diags.error(d.span(), "dtype parameters cannot have defaults");
         return None;

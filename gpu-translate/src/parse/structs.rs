@@ -98,6 +98,7 @@ const NOT_STRUCTS: &[&str] = &[
     "Float",
     "Int",
     "Num",
+    "MmaOperand",
     "Dtype",
     "Element",
     "Default",

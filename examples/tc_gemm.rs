@@ -31,6 +31,7 @@ pub fn gemm_bias_gelu<T: MmaOperand>(
         mma(&mut acc, &sa, &sb);
         sync_threads();
     }
+    #[unroll]
     for e in 0..acc.len() {
         let r = row0 + acc.row(e);
         let c = col0 + acc.col(e);

@@ -24,6 +24,7 @@ macro_rules! tc_gemm {
                 mma(&mut acc, &sa, &sb);
                 sync_threads();
             }
+            #[unroll]
             for e in 0..acc.len() {
                 let r = row0 + acc.row(e);
                 let col = col0 + acc.col(e);
@@ -70,6 +71,7 @@ macro_rules! tc_gemm {
                 }
                 sync_threads();
             }
+            #[unroll]
             for e in 0..acc.len() {
                 let r = row0 + acc.row(e);
                 let col = col0 + acc.col(e);
@@ -116,6 +118,7 @@ pub fn tc_gemm_piped_tf32(a: &DeviceArray2<f32>, b: &DeviceArray2<f32>, c: &mut 
         }
         sync_threads();
     }
+    #[unroll]
     for e in 0..acc.len() {
         let r = row0 + acc.row(e);
         let col = col0 + acc.col(e);

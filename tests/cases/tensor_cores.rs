@@ -28,6 +28,7 @@ pub fn tc_gemm_16<T: MmaOperand>(
         mma(&mut acc, &sa, &sb);
         sync_threads();
     }
+    #[unroll]
     for e in 0..acc.len() {
         let r = row0 + acc.row(e);
         let col = col0 + acc.col(e);
@@ -78,6 +79,7 @@ pub fn tc_gemm_f16(
         }
         sync_threads();
     }
+    #[unroll]
     for e in 0..acc.len() {
         let (r, col) = (row0 + acc.row(e), col0 + acc.col(e));
         if r < c.rows() && col < c.cols() && col < bias.len() {
@@ -101,6 +103,7 @@ pub fn tc_gemm_tf32(a: &DeviceArray2<f32>, b: &DeviceArray2<f32>, c: &mut Device
         mma_tf32(&mut acc, &sa, &sb);
         sync_threads();
     }
+    #[unroll]
     for e in 0..acc.len() {
         let (r, col) = (row0 + acc.row(e), col0 + acc.col(e));
         if r < c.rows() && col < c.cols() {

@@ -15,6 +15,7 @@
 //!         mma(&mut acc, &sa, &sb);
 //!         sync_threads();
 //!     }
+//!     #[unroll]
 //!     for e in 0..acc.len() {
 //!         let (r, col) = (row0 + acc.row(e), col0 + acc.col(e));
 //!         if r < c.rows() && col < c.cols() {

@@ -1628,3 +1628,50 @@ fn attributes_on_statements_are_lints_or_unroll() {
     });
     assert!(src.contains("float s = 2.0f;"), "{src}");
 }
+
+#[test]
+fn tensor_core_operations_become_the_preludes_templates() {
+    let src = gpu_translate::translate_kernel(
+        quote!(launch_bounds(128)),
+        quote! {
+            fn k(a: &DeviceArray2<bf16>, b: &DeviceArray2<bf16>, c: &mut DeviceArray2<f32>) {
+                let mut sa = shared_array_2d::<bf16, 64, 32>();
+                let mut sb = shared_array_2d::<bf16, 32, 64>();
+                let mut acc = mma_acc::<64, 64>();
+                copy_tile(&mut sa, a, 0, 0);
+                copy_tile_async(&mut sb, b, 0, 0);
+                wait_tiles(0);
+                sync_threads();
+                mma(&mut acc, &sa, &sb);
+                for e in 0..acc.len() {
+                    if acc.row(e) < c.rows() && acc.col(e) < c.cols() {
+                        c[(acc.row(e), acc.col(e))] = acc[e];
+                    }
+                }
+            }
+        },
+    )
+    .unwrap_or_else(|e| panic!("{:?}", e.messages()))
+    .c;
+    // Operand tiles padded by 16 bytes a row and aligned; the accumulator a thread's part.
+    assert!(
+        src.contains("__shared__ __align__(16) gt_bf16 sa[64][40];"),
+        "{src}"
+    );
+    assert!(
+        src.contains("__shared__ __align__(16) gt_bf16 sb[32][72];"),
+        "{src}"
+    );
+    assert!(src.contains("float acc[32];"), "{src}");
+    assert!(src.contains("gt_copy_tile<gt_bf16, (int)64ull, (int)32ull, (int)(32ull + 8), false>(&sa[0][0], a, a_rows, a_cols, 0ull, 0ull);"), "{src}");
+    assert!(
+        src.contains(", true>(&sb[0][0], b, b_rows, b_cols, 0ull, 0ull);"),
+        "{src}"
+    );
+    assert!(src.contains("gt_wait_tiles<0>();"), "{src}");
+    // Four warps as 2 x 2 over the 64 x 64 tile.
+    assert!(src.contains("gt_mma<gt_bf16, 64, 64, (int)32ull, 2, 2, (int)(32ull + 8), (int)(64ull + 8)>(acc, &sa[0][0], &sb[0][0]);"), "{src}");
+    assert!(src.contains("gt_mma_row<64, 64, 2, 2>(e)"), "{src}");
+    // The loop over the accumulator's elements is unrolled, though the body did not ask.
+    assert!(src.contains("#pragma unroll\n"), "{src}");
+}

@@ -464,8 +464,16 @@ impl Emitter<'_> {
         let i = local.c_name.clone();
         let (s, e) = (self.expr(&f.start), self.expr(&f.end));
         let end = &f.end_c_name;
+        // A loop over a tensor-core accumulator's elements (`for e in 0..acc.len()`) is
+        // unrolled unless the body says otherwise: a dynamic index would move the whole
+        // accumulator out of registers. Results do not change.
+        let over_acc = matches!(
+            f.end.kind,
+            crate::ir::ExprKind::Len(crate::ir::Target::Array(a)) if self.k.arrays[a].tile.acc.is_some()
+        ) && f.step.is_none();
+        let unroll = f.unroll.or(over_acc.then_some(None));
         // A directive starts its own line, right before the loop.
-        let pragma = f.unroll.map(|by| match by {
+        let pragma = unroll.map(|by| match by {
             None => "#pragma unroll\n".to_owned(),
             Some(n) => format!("#pragma unroll {n}\n"),
         });

@@ -242,6 +242,19 @@ pub(crate) unsafe fn launch_packed(
 /// one, so a bad configuration costs no compilation.
 #[cold]
 fn precheck(cuda: &CudaDevice, def: &'static KernelDef, cfg: &LaunchConfig<'_>) -> Result<()> {
+    // The tensor cores' instructions (`mma.sync` on 16-bit floats and tf32, `ldmatrix`,
+    // `cp.async`) exist from compute capability 8.0: say so, rather than NVRTC's log.
+    if def.exact_block().is_some() && cuda.compute_capability < (8, 0) {
+        let (major, minor) = cuda.compute_capability;
+        return Err(GpuError::InvalidLaunch {
+            kernel: def.name(),
+            reason: format!(
+                "it uses the tensor cores (`mma_acc`), which need compute capability 8.0 or \
+                 later (sm_80: A100, H100, ...), and this device is {major}.{minor}; run it on \
+                 the simulator or a newer GPU"
+            ),
+        });
+    }
     if let Shape::Explicit { .. } = cfg.shape {
         cfg.validate(
             def.name(),

@@ -45,6 +45,15 @@ pub(super) fn method_advice(name: &str) -> String {
         "sin_cos" => Some("call both: `let (s, c) = (x.sin(), x.cos());`"),
         "pow" => Some("integers: multiply in a loop; floats: `x.powi(n)` or `x.powf(y)`"),
         "abs_diff" => Some("write `if a > b { a - b } else { b - a }`"),
+        "div_ceil" => Some(
+            "write `(a + b - 1) / b`, or `a / b + (a % b != 0) as u32` (of `a`'s type) where \
+             `a + b` could overflow",
+        ),
+        "next_multiple_of" => Some("write `(a + b - 1) / b * b`"),
+        "ilog2" => Some(
+            "write `31 - x.leading_zeros()` for a `u32` (63 for a `u64`; `x` above 0, as Rust \
+             asks)",
+        ),
         "checked_add" | "checked_sub" | "checked_mul" | "checked_div" => Some(
             "kernels have no `Option` yet: test the operands first, or use \
              `saturating_add`/`wrapping_add` and their relatives",

@@ -249,3 +249,33 @@ fn compiled_fast_path_conditions_decide_as_their_data() {
         "held {held}, failed {failed}: the draws decide too little"
     );
 }
+
+/// An asynchronous tile copy lands at the `wait_tiles` that retires it, not before: the
+/// simulator takes the latest order the GPU may, so a kernel that reads a tile before
+/// waiting sees the old contents (here the zeros a simulated block's shared memory starts
+/// with), and after the wait and a barrier the copy.
+#[gpu_kernel(launch_bounds(32))]
+fn read_before_and_after_the_wait(a: &DeviceArray2<f32>, out: &mut [f32]) {
+    let mut tile = shared_array_2d::<f32, 4, 4>();
+    copy_tile_async(&mut tile, a, 0, 0);
+    sync_threads();
+    let before = tile[(1, 2)];
+    sync_threads();
+    wait_tiles(0);
+    sync_threads();
+    let t = thread_idx().x as usize;
+    if t == 0 {
+        out[0] = before;
+        out[1] = tile[(1, 2)];
+    }
+}
+
+#[test]
+fn asynchronous_copies_land_at_their_wait() {
+    let dev = Device::simulator();
+    let a: Vec<f32> = (1..=16).map(|v| v as f32).collect();
+    let da = dev.to_device_2d(&a, (4, 4)).unwrap();
+    let mut out = dev.to_device(&[f32::NAN; 2]).unwrap();
+    launch!(read_before_and_after_the_wait[1, 32](&da, &mut out)).unwrap();
+    assert_eq!(out.to_host().unwrap(), [0.0, 7.0]);
+}

@@ -34,7 +34,7 @@
 use gpu_contract::mma::{WarpGrid, FRAGMENT, TF32_DEPTH};
 
 use crate::backend::sim::views::{SimArray2, SimArray2Mut};
-use crate::backend::sim::LocalArray;
+use crate::backend::sim::{with_block, LocalArray};
 use crate::dtype::{Element, Num};
 use crate::lang::geometry::{block_dim, thread_idx};
 use crate::lang::shared::SharedArray2;
@@ -260,20 +260,51 @@ pub fn copy_tile<T: Num, S: TileSource<T>, const R: usize, const C: usize>(
 /// [`copy_tile`], asynchronous on the GPU: the copy is issued (`cp.async`, 16 bytes at a
 /// time) and its bytes arrive by this thread's [`wait_tiles`]; meanwhile the thread goes on
 /// (with the product of the tiles copied before, for a pipeline of several buffers). The
-/// tile is read only after `wait_tiles` and a barrier. Here in the simulator the copy is
-/// made at once, which is one of the orders the GPU may take.
+/// tile is read only after `wait_tiles` and a barrier. The simulator reads the source now
+/// and writes the tile at the `wait_tiles` that retires this copy (never, if none does),
+/// so a kernel that reads a tile before waiting for it sees the old contents here too.
 pub fn copy_tile_async<T: Num, S: TileSource<T>, const R: usize, const C: usize>(
     dst: &mut SharedArray2<T, R, C>,
     src: S,
     row0: usize,
     col0: usize,
 ) {
-    copy_tile(dst, src, row0, col0);
+    let (rows, cols) = src.shape();
+    let rows_left = rows.saturating_sub(row0);
+    let cols_left = cols.saturating_sub(col0);
+    let (t, n) = block_thread();
+    let values: Vec<(usize, usize, T)> = (t..R * C)
+        .step_by(n.max(1))
+        .map(|idx| {
+            let (r, c) = (idx / C, idx % C);
+            let v = if r < rows_left && c < cols_left {
+                src.at(row0 + r, col0 + c)
+            } else {
+                T::zero()
+            };
+            (r, c, v)
+        })
+        .collect();
+    let tile = *dst;
+    with_block(|b| {
+        b.push_async_copy(
+            t,
+            Box::new(move || {
+                for (r, c, v) in values {
+                    tile.set((r, c), v);
+                }
+            }),
+        )
+    });
 }
 
 /// Wait until at most `pending` (an integer literal from 0 to 7) of this thread's
 /// [`copy_tile_async`] copies are still in flight (`cp.async.wait_group`); a barrier
 /// after it makes every thread's copies visible to the block.
 pub fn wait_tiles(pending: u32) {
-    let _ = pending;
+    let (t, _) = block_thread();
+    let landed = with_block(|b| b.retire_async_copies(t, pending as usize));
+    for copy in landed {
+        copy();
+    }
 }

@@ -304,9 +304,35 @@ pub(crate) struct BlockContext {
     pub concurrent: bool,
     /// The kernel's name, for errors.
     pub kernel: &'static str,
+    /// Each thread's (by its index in the block) `copy_tile_async` groups not yet waited
+    /// for, oldest first: their writes land at the `wait_tiles` that retires them, and
+    /// never when none does (one of the orders the GPU may take).
+    pub async_copies: RefCell<HashMap<usize, std::collections::VecDeque<PendingCopy>>>,
 }
 
+/// The writes of one asynchronous tile copy, its source already read.
+pub(crate) type PendingCopy = Box<dyn FnOnce()>;
+
 impl BlockContext {
+    /// Queue thread `thread`'s asynchronous copy.
+    pub(crate) fn push_async_copy(&self, thread: usize, copy: PendingCopy) {
+        self.async_copies
+            .borrow_mut()
+            .entry(thread)
+            .or_default()
+            .push_back(copy);
+    }
+
+    /// Thread `thread`'s oldest copies beyond the `pending` it may leave in flight.
+    pub(crate) fn retire_async_copies(&self, thread: usize, pending: usize) -> Vec<PendingCopy> {
+        let mut all = self.async_copies.borrow_mut();
+        let Some(queue) = all.get_mut(&thread) else {
+            return Vec::new();
+        };
+        let n = queue.len().saturating_sub(pending);
+        queue.drain(..n).collect()
+    }
+
     pub(crate) fn new(
         kernel: &'static str,
         threads: usize,
@@ -324,6 +350,7 @@ impl BlockContext {
             dynamic_shared_bytes,
             concurrent,
             kernel,
+            async_copies: RefCell::new(HashMap::new()),
         }
     }
 

@@ -1669,6 +1669,8 @@ fn tensor_core_operations_become_the_preludes_templates() {
         "{src}"
     );
     assert!(src.contains("gt_wait_tiles<0>();"), "{src}");
+    // And once more at the end: no thread leaves with copies in flight.
+    assert_eq!(src.matches("gt_wait_tiles<0>();").count(), 2, "{src}");
     // Four warps as 2 x 2 over the 64 x 64 tile.
     assert!(src.contains("gt_mma<gt_bf16, 64, 64, (int)32ull, 2, 2, (int)(32ull + 8), (int)(64ull + 8)>(acc, &sa[0][0], &sb[0][0]);"), "{src}");
     assert!(src.contains("gt_mma_row<64, 64, 2, 2>(e)"), "{src}");

@@ -173,6 +173,11 @@ impl Emitter<'_> {
         if self.returns {
             body.push_str("gt_exit:;\n");
         }
+        // No thread leaves with its asynchronous tile copies still writing its block's
+        // shared memory.
+        if tile::has_async_copies(&self.k.body) {
+            body.push_str("    gt_wait_tiles<0>();\n");
+        }
         if self.uses_note {
             body.push_str("    gt_report(gt_note);\n");
         }

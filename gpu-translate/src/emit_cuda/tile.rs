@@ -2,7 +2,7 @@
 //! shapes, warp grid and row strides (padding included) as template arguments.
 
 use super::Emitter;
-use crate::ir::{ArrayId, Expr, RTy, TileOp};
+use crate::ir::{ArrayId, Block, Expr, RTy, Stmt, TileOp};
 
 impl Emitter<'_> {
     pub(super) fn tile_op(&mut self, op: &TileOp<RTy>) {
@@ -87,4 +87,33 @@ impl Emitter<'_> {
             p => format!("(int)({cols} + {p})"),
         }
     }
+}
+
+/// Whether `b` issues an asynchronous tile copy anywhere (value blocks included).
+pub(super) fn has_async_copies(b: &Block<RTy>) -> bool {
+    fn stmt(s: &Stmt<RTy>) -> bool {
+        match s {
+            Stmt::Tile(op) => matches!(
+                **op,
+                TileOp::Copy {
+                    asynchronous: true,
+                    ..
+                }
+            ),
+            Stmt::If(_, t, e) => has_async_copies(t) || e.as_ref().is_some_and(has_async_copies),
+            Stmt::While(_, b) | Stmt::Loop(b) | Stmt::Block(b) => has_async_copies(b),
+            Stmt::For(f) => has_async_copies(&f.body),
+            Stmt::Labelled(_, inner) => stmt(inner),
+            Stmt::Let(_, Some(e)) | Stmt::Assign(_, _, e) | Stmt::Eval(e) => expr(e),
+            _ => false,
+        }
+    }
+    fn expr(e: &Expr<RTy>) -> bool {
+        match &e.kind {
+            crate::ir::ExprKind::If(_, t, f) => has_async_copies(t) || has_async_copies(f),
+            crate::ir::ExprKind::Block(b) => has_async_copies(b),
+            _ => false,
+        }
+    }
+    b.stmts.iter().any(stmt)
 }

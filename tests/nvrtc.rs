@@ -166,6 +166,14 @@ fn tensor_core_operations_reach_their_instructions() {
         return;
     }
     use gpu_runtime::def::DtypeKind;
+    // Asynchronous copies alone compile before sm_80 (made at once there), and are cp.async
+    // from sm_80 on.
+    let staged = cases::tensor_cores::staged_sum::definition();
+    assert!(!staged.ptx(&[], "sm_75").unwrap().contains("cp.async"));
+    assert!(staged
+        .ptx(&[], "sm_80")
+        .unwrap()
+        .contains("cp.async.wait_group 0"));
     for (def, dtypes, dtype, copies) in [
         (
             cases::tensor_cores::tc_gemm_16::definition(),

@@ -307,3 +307,21 @@ pub fn case_tc_gemm(dev: &Device, seed: u64) -> CaseResult {
 pub fn tc_bound(k: usize) -> f64 {
     (k / 16 + 2) as f64 * 2f64.powi(-22)
 }
+
+/// A tile staged asynchronously with no tensor-core product: it compiles for GPUs before
+/// sm_80 too (where the copy is made at once), which the NVRTC suite checks.
+#[gpu_kernel]
+pub fn staged_sum(a: &DeviceArray2<f32>, out: &mut [f32]) {
+    let mut tile = shared_array_2d::<f32, 8, 8>();
+    copy_tile_async(&mut tile, a, 0, 0);
+    wait_tiles(0);
+    sync_threads();
+    let t = thread_idx().x as usize;
+    if t < 8 && t < out.len() {
+        let mut s = 0.0f32;
+        for c in 0..8 {
+            s += tile[(t, c)];
+        }
+        out[t] = s;
+    }
+}

@@ -31,6 +31,11 @@ pub(super) fn check_tile_uniformity(k: &Kernel<RTy>, diags: &mut Diagnostics) {
         varying: vec![false; k.locals.len()],
         changed: true,
     };
+    let mut called_on = Vec::new();
+    receivers(&k.body, &mut called_on);
+    for v in called_on {
+        u.varying[v] = true;
+    }
     while u.changed {
         u.changed = false;
         u.assignments(&k.body, false);
@@ -342,16 +347,24 @@ fn value_blocks<'e>(
     e: &'e Expr<RTy>,
     u: &Uniformity,
     divergent: bool,
-    f: &mut impl FnMut(&'e Block<RTy>, bool),
+    f: &mut dyn FnMut(&'e Block<RTy>, bool),
 ) {
+    // A block's tail holds the blocks after it (`else if` chains and lowered `match`es
+    // end in an `if` value): under the block's own condition.
+    let block = |b: &'e Block<RTy>, d: bool, f: &mut dyn FnMut(&'e Block<RTy>, bool)| {
+        f(b, d);
+        if let Some(tail) = &b.tail {
+            value_blocks(tail, u, d, f);
+        }
+    };
     match &e.kind {
         ExprKind::If(c, t, x) => {
             value_blocks(c, u, divergent, f);
             let d = divergent || !u.uniform(c);
-            f(t, d);
-            f(x, d);
+            block(t, d, f);
+            block(x, d, f);
         }
-        ExprKind::Block(b) => f(b, divergent),
+        ExprKind::Block(b) => block(b, divergent, f),
         _ => children(e, &mut |x| value_blocks(x, u, divergent, f)),
     }
 }
@@ -378,19 +391,110 @@ fn for_each_expr<'s>(s: &'s Stmt<RTy>, f: &mut impl FnMut(&'s Expr<RTy>)) {
     }
 }
 
-/// Whether the body has a tile operation (in statement position).
+/// Whether the body has a tile operation anywhere, value blocks included.
 fn has_tile_ops(b: &Block<RTy>) -> bool {
-    b.stmts.iter().any(stmt_has_tile)
+    b.stmts.iter().any(stmt_has_tile) || b.tail.as_ref().is_some_and(expr_has_tile)
 }
 
 fn stmt_has_tile(s: &Stmt<RTy>) -> bool {
-    match s {
-        Stmt::Tile(_) => true,
-        Stmt::If(_, t, e) => has_tile_ops(t) || e.as_ref().is_some_and(has_tile_ops),
-        Stmt::While(_, b) | Stmt::Loop(b) | Stmt::Block(b) => has_tile_ops(b),
-        Stmt::For(f) => has_tile_ops(&f.body),
-        Stmt::Labelled(_, inner) => stmt_has_tile(inner),
-        _ => false,
+    let mut inside = false;
+    for_each_expr(s, &mut |e| inside = inside || expr_has_tile(e));
+    inside
+        || match s {
+            Stmt::Tile(_) => true,
+            Stmt::If(_, t, e) => has_tile_ops(t) || e.as_ref().is_some_and(has_tile_ops),
+            Stmt::While(_, b) | Stmt::Loop(b) | Stmt::Block(b) => has_tile_ops(b),
+            Stmt::For(f) => has_tile_ops(&f.body),
+            Stmt::Labelled(_, inner) => stmt_has_tile(inner),
+            _ => false,
+        }
+}
+
+fn expr_has_tile(e: &Expr<RTy>) -> bool {
+    match &e.kind {
+        ExprKind::If(c, t, x) => expr_has_tile(c) || has_tile_ops(t) || has_tile_ops(x),
+        ExprKind::Block(b) => has_tile_ops(b),
+        _ => {
+            let mut found = false;
+            children(e, &mut |x| found = found || expr_has_tile(x));
+            found
+        }
+    }
+}
+
+/// Every local a method is called on anywhere in `b` (`p.bump()`): the method may change
+/// it, so it is never taken for uniform.
+fn receivers(b: &Block<RTy>, out: &mut Vec<usize>) {
+    fn expr(e: &Expr<RTy>, out: &mut Vec<usize>) {
+        match &e.kind {
+            ExprKind::Receiver(p, _) => {
+                if let Place::Local(v) | Place::LocalField(v, ..) = **p {
+                    out.push(v);
+                }
+                place(p, out);
+            }
+            ExprKind::If(c, t, x) => {
+                expr(c, out);
+                receivers(t, out);
+                receivers(x, out);
+            }
+            ExprKind::Block(b) => receivers(b, out),
+            _ => children(e, &mut |x| expr(x, out)),
+        }
+    }
+    fn place(p: &Place<RTy>, out: &mut Vec<usize>) {
+        match p {
+            Place::Local(_) => {}
+            Place::LocalField(_, steps, _) | Place::IndexField(_, _, steps, _) => {
+                for s in steps {
+                    if let FieldStep::Index(i) = s {
+                        expr(&i.index.expr, out);
+                    }
+                }
+                if let Place::IndexField(_, idx, ..) = p {
+                    idx.iter().for_each(|i| expr(&i.expr, out));
+                }
+            }
+            Place::Index(_, idx) => idx.iter().for_each(|i| expr(&i.expr, out)),
+        }
+    }
+    fn stmt(s: &Stmt<RTy>, out: &mut Vec<usize>) {
+        for_each_expr(s, &mut |e| expr(e, out));
+        match s {
+            Stmt::Assign(p, ..) => place(p, out),
+            Stmt::Store4(_, i, vals) => {
+                expr(&i.expr, out);
+                vals.iter().for_each(|v| expr(v, out));
+            }
+            Stmt::Panic(p) => p.values.iter().for_each(|v| expr(v, out)),
+            Stmt::Print(_, pieces) => {
+                for p in pieces {
+                    if let crate::ir::PrintPiece::Value(v, _) = p {
+                        expr(v, out);
+                    }
+                }
+            }
+            Stmt::Tile(op) => {
+                if let TileOp::Copy { row, col, .. } = &**op {
+                    expr(row, out);
+                    expr(col, out);
+                }
+            }
+            Stmt::If(_, t, e) => {
+                receivers(t, out);
+                if let Some(e) = e {
+                    receivers(e, out);
+                }
+            }
+            Stmt::While(_, b) | Stmt::Loop(b) | Stmt::Block(b) => receivers(b, out),
+            Stmt::For(f) => receivers(&f.body, out),
+            Stmt::Labelled(_, inner) => stmt(inner, out),
+            _ => {}
+        }
+    }
+    b.stmts.iter().for_each(|s| stmt(s, out));
+    if let Some(t) = &b.tail {
+        expr(t, out);
     }
 }
 
@@ -414,6 +518,11 @@ fn children<'e>(e: &'e Expr<RTy>, f: &mut impl FnMut(&'e Expr<RTy>)) {
         | ExprKind::Intrinsic(_, args)
         | ExprKind::Tuple(args) => args.iter().for_each(f),
         ExprKind::Index(_, idx) => idx.iter().for_each(|i| f(&i.expr)),
+        ExprKind::Atomic(_, _, idx, args) => {
+            idx.iter().for_each(|i| f(&i.expr));
+            args.iter().for_each(f);
+        }
+        ExprKind::Load4(_, i) | ExprKind::RandomDraw(_, _, i) => f(&i.expr),
         ExprKind::FieldIndex(x, _, i) => {
             f(x);
             f(&i.index.expr);

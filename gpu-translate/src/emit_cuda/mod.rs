@@ -471,10 +471,13 @@ impl Emitter<'_> {
         let end = &f.end_c_name;
         // A loop over a tensor-core accumulator's elements (`for e in 0..acc.len()`) is
         // unrolled unless the body says otherwise: a dynamic index would move the whole
-        // accumulator out of registers. Results do not change.
+        // accumulator out of registers. Results do not change. Not past 256 elements a
+        // thread, which registers cannot hold anyway (and whose unrolling would only cost
+        // compile time).
         let over_acc = matches!(
             f.end.kind,
-            crate::ir::ExprKind::Len(crate::ir::Target::Array(a)) if self.k.arrays[a].tile.acc.is_some()
+            crate::ir::ExprKind::Len(crate::ir::Target::Array(a))
+                if self.k.arrays[a].tile.acc.is_some_and(|g| g.per_thread() <= 256)
         ) && f.step.is_none();
         let unroll = f.unroll.or(over_acc.then_some(None));
         // A directive starts its own line, right before the loop.

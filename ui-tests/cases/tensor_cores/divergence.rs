@@ -95,6 +95,56 @@ fn varying_corner(a: &DeviceArray2<bf16>, c: &mut DeviceArray2<f32>) {
     c[(0, 0)] = sa[(0, 0)].to_f64() as f32;
 }
 
+// In the later arms of a value `else if` chain and of a value `match`.
+#[gpu_kernel(launch_bounds(32))]
+fn in_later_arms(c: &mut [f32]) {
+    let sa = shared_array_2d::<bf16, 16, 16>();
+    let mut acc = mma_acc::<16, 16>();
+    let _v: u32 = if thread_idx().x % 2 == 0 {
+        0
+    } else if true {
+        mma(&mut acc, &sa, &sa);
+        1
+    } else {
+        2
+    };
+    let _w: u32 = match thread_idx().x % 2 {
+        0 => 0,
+        _ => {
+            mma(&mut acc, &sa, &sa);
+            1
+        }
+    };
+    c[0] = acc[0];
+}
+
+// A method that changes a local, called in a loop's condition.
+#[gpu_struct]
+#[derive(Clone, Copy)]
+pub struct Lane {
+    pub v: u32,
+}
+
+#[gpu_device]
+impl Lane {
+    fn take(&mut self) -> bool {
+        self.v = thread_idx().x;
+        false
+    }
+}
+
+#[gpu_kernel(launch_bounds(32))]
+fn changed_by_a_method(c: &mut [f32]) {
+    let sa = shared_array_2d::<bf16, 16, 16>();
+    let mut acc = mma_acc::<16, 16>();
+    let mut l = Lane { v: 0 };
+    while l.take() {}
+    if l.v % 2 == 0 {
+        mma(&mut acc, &sa, &sa);
+    }
+    c[0] = acc[0];
+}
+
 // A device function cannot see every thread arrive.
 #[gpu_device]
 fn load(a: &DeviceArray2<bf16>, t: u32) -> f32 {

@@ -125,13 +125,16 @@ static __device__ __forceinline__ unsigned long long gt_mma_col(unsigned long lo
 // by the copy reading no byte (src-size 0).
 template <bool ASYNC>
 static __device__ __forceinline__ void gt_copy16(void* d, const void* s, bool inside) {
+#if __CUDA_ARCH__ >= 800
   if (ASYNC) {
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(gt_smem(d)), "l"(s),
                  "r"(inside ? 16 : 0)
                  : "memory");
-  } else {
-    *(uint4*)d = inside ? *(const uint4*)s : make_uint4(0u, 0u, 0u, 0u);
+    return;
   }
+#endif
+  // Before sm_80 (no cp.async) an asynchronous copy is made at once.
+  *(uint4*)d = inside ? *(const uint4*)s : make_uint4(0u, 0u, 0u, 0u);
 }
 // dst (R x C, row stride LD) = src[r0.., c0..] of a rows x cols row-major array, elements
 // past its edge zero; the block's threads share the work. 16-byte pieces go whole where
@@ -168,10 +171,14 @@ static __device__ __forceinline__ void gt_copy_tile(T* dst, const T* src, unsign
       dst[r * LD + c] = (r < rows_left && c < cols_left) ? src[(r0 + r) * cols + c0 + c] : T(0);
     }
   }
+#if __CUDA_ARCH__ >= 800
   if (ASYNC) asm volatile("cp.async.commit_group;");
+#endif
 }
 // Wait until at most N of this thread's asynchronous tile copies are still in flight.
 template <int N>
 static __device__ __forceinline__ void gt_wait_tiles() {
+#if __CUDA_ARCH__ >= 800
   asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
+#endif
 }

@@ -21,6 +21,7 @@ use quote::{format_ident, quote};
 use syn::spanned::Spanned;
 use syn::visit_mut::{self, VisitMut};
 
+mod tile_paths;
 mod writes;
 
 use writes::compound_to_binary;
@@ -427,6 +428,7 @@ impl VisitMut for Rewriter {
             *e = syn::parse_quote!(#c);
             return;
         }
+        tile_paths::qualify(e, &self.krate);
         match e {
             syn::Expr::Assign(a) => {
                 if let Some(write) = self.assign(a) {

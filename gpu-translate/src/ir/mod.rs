@@ -485,6 +485,16 @@ impl<T> Kernel<T> {
     }
 }
 
+/// The tensor cores' operations (`lower/mma.rs`).
+pub(crate) const TILE_FUNCTIONS: &[&str] = &[
+    "mma_acc",
+    "mma",
+    "mma_tf32",
+    "copy_tile",
+    "copy_tile_async",
+    "wait_tiles",
+];
+
 /// Whether `name` is one of the kernel language's functions (thread geometry, shared arrays,
 /// barriers, warp functions, atomics, vector loads and stores, random draws, the tensor
 /// cores' operations): a call of it
@@ -507,17 +517,12 @@ pub(crate) fn is_language_function(name: &str) -> bool {
         "dynamic_shared_array",
         "load4",
         "store4",
-        "mma_acc",
-        "mma",
-        "mma_tf32",
-        "copy_tile",
-        "copy_tile_async",
-        "wait_tiles",
     ];
     gpu_contract::language::INTRINSICS
         .iter()
         .any(|s| s.name == name)
         || OTHERS.contains(&name)
+        || TILE_FUNCTIONS.contains(&name)
         || AtomicOp::from_fn_name(name).is_some()
         || RandomDraw::from_fn_name(name).is_some()
 }

@@ -2,15 +2,7 @@
 //! path (`gpu_runtime::lang::mma`), so the simulator runs what the GPU runs whatever else
 //! the kernel's module names `mma` (a plain function, a `use`).
 
-/// The tile operations' names.
-const TILE_FUNCTIONS: &[&str] = &[
-    "mma_acc",
-    "mma",
-    "mma_tf32",
-    "copy_tile",
-    "copy_tile_async",
-    "wait_tiles",
-];
+use crate::ir::TILE_FUNCTIONS;
 
 /// `mma(..)` as `krate::lang::mma(..)` (turbofish kept); any other expression unchanged.
 pub(super) fn qualify(e: &mut syn::Expr, krate: &syn::Path) {

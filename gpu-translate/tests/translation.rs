@@ -1677,3 +1677,34 @@ fn tensor_core_operations_become_the_preludes_templates() {
     // The loop over the accumulator's elements is unrolled, though the body did not ask.
     assert!(src.contains("#pragma unroll\n"), "{src}");
 }
+
+#[test]
+fn tf32_tiles_go_through_mma_tf32_with_their_own_padding() {
+    let src = gpu_translate::translate_kernel(
+        quote!(launch_bounds(128)),
+        quote! {
+            fn k(a: &DeviceArray2<f32>, b: &DeviceArray2<f32>, c: &mut [f32]) {
+                let mut sa = shared_array_2d::<f32, 64, 16>();
+                let mut sb = shared_array_2d::<f32, 16, 64>();
+                let mut acc = mma_acc::<64, 64>();
+                copy_tile(&mut sa, a, 0, 0);
+                copy_tile(&mut sb, b, 0, 0);
+                sync_threads();
+                mma_tf32(&mut acc, &sa, &sb);
+                c[0] = acc[0];
+            }
+        },
+    )
+    .unwrap_or_else(|e| panic!("{:?}", e.messages()))
+    .c;
+    // A: 16 bytes of padding for `ldmatrix`; B, read element by element: 32.
+    assert!(
+        src.contains("__shared__ __align__(16) float sa[64][20];"),
+        "{src}"
+    );
+    assert!(
+        src.contains("__shared__ __align__(16) float sb[16][72];"),
+        "{src}"
+    );
+    assert!(src.contains("gt_mma_tf32<float, 64, 64, (int)16ull, 2, 2, (int)(16ull + 4), (int)(64ull + 8)>(acc, &sa[0][0], &sb[0][0]);"), "{src}");
+}

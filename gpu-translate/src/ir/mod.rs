@@ -155,6 +155,9 @@ pub struct TileUse {
     pub operand: bool,
     /// A shared tile `copy_tile` writes: it starts on 16 bytes.
     pub copied: bool,
+    /// The right operand (`b`) of an `mma_tf32`: its `f32` rows are read element by
+    /// element, four rows a warp, which 32 bytes of padding put in distinct banks.
+    pub right_f32: bool,
 }
 
 impl ArrayVar<RTy> {
@@ -166,10 +169,10 @@ impl ArrayVar<RTy> {
             RTy::Prim(p) => p.size().max(1),
             _ => 2,
         };
-        if self.tile.operand {
-            (gpu_contract::mma::OPERAND_PAD_BYTES / size) as u64
-        } else {
-            0
+        match (self.tile.operand, self.tile.right_f32) {
+            (true, true) => (2 * gpu_contract::mma::OPERAND_PAD_BYTES / size) as u64,
+            (true, false) => (gpu_contract::mma::OPERAND_PAD_BYTES / size) as u64,
+            _ => 0,
         }
     }
 }

@@ -167,6 +167,7 @@ impl Lowerer<'_> {
         for t in [a, b] {
             self.k.arrays[t].tile.operand = true;
         }
+        self.k.arrays[b].tile.right_f32 |= tf32;
         Some(Stmt::Tile(Box::new(TileOp::Mma {
             tf32,
             acc,

@@ -171,10 +171,12 @@ pub fn case_tc_gemm(dev: &Device, seed: u64) -> CaseResult {
     let big = matches!(dev.backend(), gpu_runtime::Backend::Cuda);
     let span = if big { 150..400 } else { 40..140 };
     for small in [true, false] {
+        // K and N a multiple of 8 for the small inputs (`copy_tile` moves whole 16-byte
+        // pieces), 3 past one for the uniform ones (the element-wise edge path).
         let (m, k, n) = (
             r.random_range(span.clone()),
-            r.random_range(span.clone()),
-            r.random_range(span.clone()),
+            r.random_range(span.clone()) / 8 * 8 + if small { 8 } else { 3 },
+            r.random_range(span.clone()) / 8 * 8 + if small { 8 } else { 3 },
         );
         // bf16, 64 x 64 tiles.
         let (a, af) = operands(&mut r, m * k, small, bf16::from_f64, bf16::to_f64);
@@ -239,10 +241,12 @@ pub fn case_tc_gemm(dev: &Device, seed: u64) -> CaseResult {
     // f32 through tf32: the host rounds the inputs as the tensor cores do, then the same
     // bound with 8-deep steps. Values with more bits than tf32 keeps show the rounding.
     for small in [true, false] {
+        // K and N a multiple of 8 for the small inputs (`copy_tile` moves whole 16-byte
+        // pieces), 3 past one for the uniform ones (the element-wise edge path).
         let (m, k, n) = (
             r.random_range(span.clone()),
-            r.random_range(span.clone()),
-            r.random_range(span.clone()),
+            r.random_range(span.clone()) / 8 * 8 + if small { 8 } else { 3 },
+            r.random_range(span.clone()) / 8 * 8 + if small { 8 } else { 3 },
         );
         let a: Vec<f32> = (0..m * k)
             .map(|_| {

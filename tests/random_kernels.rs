@@ -3,7 +3,8 @@
 //! it rejects carries an error located on the user's tokens.
 //!
 //! Two sources of cases: a generator of kernels in the language (typed expressions,
-//! statements, nesting, casts, loops, atomics) that should mostly be accepted, and a
+//! statements, nesting, casts, loops, atomics; one in ten on the tensor cores) that should
+//! mostly be accepted, and a
 //! mutator that deletes, repeats, swaps and replaces tokens of generated kernels, which
 //! mostly produces mistakes. Seeded and reproducible: `GPU_FUZZ_SEED` picks the seed,
 //! `GPU_FUZZ_CASES` the number of cases (10,000 by default; more for a longer run).
@@ -84,6 +85,54 @@ struct Generator<'r> {
 }
 
 impl Generator<'_> {
+    /// A kernel on the tensor cores, with its `launch_bounds` attribute: the tile
+    /// operations where every thread arrives, a random shape, synchronous or asynchronous
+    /// copies, and random statements after the product.
+    fn tile_kernel(&mut self, name: &str) -> (String, String) {
+        let (bm, bn, threads) = *self.rng.pick(&[
+            (16, 16, 32),
+            (32, 32, 64),
+            (64, 64, 128),
+            (128, 64, 128),
+            (64, 128, 256),
+        ]);
+        let bk = *self.rng.pick(&[16, 32]);
+        let (dtype, op) = *self
+            .rng
+            .pick(&[("bf16", "mma"), ("f16", "mma"), ("f32", "mma_tf32")]);
+        let copy = *self.rng.pick(&["copy_tile", "copy_tile_async"]);
+        let wait = if copy == "copy_tile_async" {
+            "        wait_tiles(0);\n"
+        } else {
+            ""
+        };
+        self.vars = vec![
+            ("i".into(), Ty::Usize, false),
+            ("n".into(), Ty::I32, false),
+            ("x".into(), Ty::F64, false),
+            ("s".into(), Ty::F32, false),
+        ];
+        let mut out = format!(
+            "fn {name}(ta: &DeviceArray2<{dtype}>, tb: &DeviceArray2<{dtype}>, a: &[f32], \
+             b: &mut [f32], d: &[f64], u: &mut [u32], n: i32, x: f64, s: f32) {{\n    \
+             let i = grid_1d();\n    \
+             let mut sa = shared_array_2d::<{dtype}, {bm}, {bk}>();\n    \
+             let mut sb = shared_array_2d::<{dtype}, {bk}, {bn}>();\n    \
+             let mut acc = mma_acc::<{bm}, {bn}>();\n    \
+             for k0 in (0..ta.cols()).step_by({bk}) {{\n        \
+             {copy}(&mut sa, ta, block_idx().y as usize * {bm}, k0);\n        \
+             {copy}(&mut sb, tb, k0, block_idx().x as usize * {bn});\n{wait}        \
+             sync_threads();\n        {op}(&mut acc, &sa, &sb);\n        sync_threads();\n    }}\n"
+        );
+        let count = 1 + self.rng.below(4);
+        out.push_str(&self.stmts(count));
+        out.push_str(
+            "    for e in 0..acc.len() {\n        if i < b.len() {\n            \
+             b[i] += acc[e] * (acc.row(e) + acc.col(e)) as f32;\n        }\n    }\n}\n",
+        );
+        (out, format!("launch_bounds({threads})"))
+    }
+
     fn kernel(&mut self, name: &str) -> String {
         self.vars = vec![
             ("i".into(), Ty::Usize, false),
@@ -531,7 +580,8 @@ struct Tally {
 
 /// Translates one case: panics become test failures naming the case, errors must be
 /// located inside the source, and accepted kernels are kept for NVRTC.
-fn run_case(src: &str, name: &str, tally: &mut Tally) {
+fn run_case(src: &str, attr: &str, name: &str, tally: &mut Tally) {
+    let attr = TokenStream::from_str(attr).expect("the generator's attributes lex");
     let Ok(tokens) = TokenStream::from_str(src) else {
         // Unbalanced delimiters and the like never reach a macro: rustc's lexer stops them.
         tally.unlexable += 1;
@@ -540,8 +590,15 @@ fn run_case(src: &str, name: &str, tally: &mut Tally) {
     let lines = src.lines().count();
     let both = catch_unwind(AssertUnwindSafe(|| {
         (
-            translate_kernel(TokenStream::new(), tokens.clone()),
-            translate_kernel(quote!(unchecked), tokens),
+            translate_kernel(attr.clone(), tokens.clone()),
+            translate_kernel(
+                if attr.is_empty() {
+                    quote!(unchecked)
+                } else {
+                    quote!(#attr, unchecked)
+                },
+                tokens,
+            ),
         )
     }));
     let result = both.map(|(checked, unchecked)| match (checked, unchecked) {
@@ -676,23 +733,28 @@ fn random_kernels_are_accepted_and_compile_or_rejected_with_located_errors() {
     while translated < cases {
         k += 1;
         let name = format!("k{k}");
-        let src = Generator {
+        let mut g = Generator {
             rng: &mut rng,
             vars: Vec::new(),
             fresh: 0,
             depth: 0,
-        }
-        .kernel(&name);
+        };
+        // One kernel in ten on the tensor cores.
+        let (src, attr) = if k % 10 < 2 {
+            g.tile_kernel(&name)
+        } else {
+            (g.kernel(&name), String::new())
+        };
         // Half the cases are generated kernels as they are, half are mutations of them.
         if k % 2 == 0 {
-            run_case(&src, &name, &mut generated);
+            run_case(&src, &attr, &name, &mut generated);
             translated += 1;
         } else {
             // Mutate until the result lexes (unbalanced delimiters never reach a macro).
             for _ in 0..20 {
                 let mutated = mutate(&mut rng, &src);
                 let before = tally.unlexable;
-                run_case(&mutated, &name, &mut tally);
+                run_case(&mutated, &attr, &name, &mut tally);
                 if tally.unlexable == before {
                     translated += 1;
                     break;

@@ -255,12 +255,14 @@ impl Resolver<'_> {
                 TileOp::Mma {
                     tf32,
                     acc,
+                    grid,
                     a,
                     b,
                     span,
                 } => TileOp::Mma {
                     tf32,
                     acc,
+                    grid,
                     a,
                     b,
                     span,
@@ -365,7 +367,7 @@ impl Resolver<'_> {
             ExprKind::WholeArray(t) => ExprKind::WholeArray(t),
             ExprKind::Receiver(p, m) => ExprKind::Receiver(Box::new(self.place(*p, e.span)), m),
             ExprKind::Load4(s, i) => ExprKind::Load4(s, Box::new(self.index(*i))),
-            ExprKind::MmaCoord(a, axis, i) => ExprKind::MmaCoord(a, axis, self.boxed(i)),
+            ExprKind::MmaCoord(g, axis, i) => ExprKind::MmaCoord(g, axis, self.boxed(i)),
             ExprKind::RandomDraw(d, s, i) => ExprKind::RandomDraw(d, s, Box::new(self.index(*i))),
             ExprKind::Atomic(op, t, i, a) => {
                 ExprKind::Atomic(op, t, self.indices(i), self.exprs(a))

@@ -122,7 +122,7 @@ impl Emitter<'_> {
                 }
             }
             ExprKind::Extent(s, k) => self.k.slices[*s].extents[*k].clone(),
-            ExprKind::MmaCoord(a, axis, e) => self.mma_coord(*a, *axis, e),
+            ExprKind::MmaCoord(grid, axis, e) => self.mma_coord(*grid, *axis, e),
             ExprKind::Len(Target::Array(a)) => {
                 let arr = &self.k.arrays[*a];
                 match arr.dims.first() {

@@ -2,18 +2,21 @@
 //! shapes, warp grid and row strides (padding included) as template arguments.
 
 use super::Emitter;
+use gpu_contract::mma::WarpGrid;
+
 use crate::ir::{ArrayId, Block, Expr, RTy, Stmt, TileOp};
 
 impl Emitter<'_> {
     pub(super) fn tile_op(&mut self, op: &TileOp<RTy>) {
         match op {
             TileOp::Mma {
-                tf32, acc, a, b, ..
+                tf32,
+                acc,
+                grid,
+                a,
+                b,
+                ..
             } => {
-                let grid = self.k.arrays[*acc]
-                    .tile
-                    .acc
-                    .expect("lowering made `acc` an accumulator");
                 let (sa, sb) = (&self.k.arrays[*a], &self.k.arrays[*b]);
                 let ty = self.c_type(sa.elem);
                 let bk = format!("(int){}", self.k.dim_c(sa.dims[1]));
@@ -61,11 +64,7 @@ impl Emitter<'_> {
     }
 
     /// `acc.row(e)` / `acc.col(e)`.
-    pub(super) fn mma_coord(&mut self, a: ArrayId, axis: usize, e: &Expr<RTy>) -> String {
-        let grid = self.k.arrays[a]
-            .tile
-            .acc
-            .expect("lowering made `acc` an accumulator");
+    pub(super) fn mma_coord(&mut self, grid: WarpGrid, axis: usize, e: &Expr<RTy>) -> String {
         let f = if axis == 0 {
             "gt_mma_row"
         } else {

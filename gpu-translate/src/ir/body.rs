@@ -217,9 +217,9 @@ pub enum ExprKind<T> {
     /// An element of an array field of a struct value: `p.hist[k]`, `ps[i].pos[2]` (the
     /// expression's type is the element's).
     FieldIndex(Box<Expr<T>>, FieldName, Box<FieldIndex<T>>),
-    /// `acc.row(e)` (axis 0) or `acc.col(e)` (axis 1) of a tensor-core accumulator: the
-    /// tile position of this thread's element `e`.
-    MmaCoord(ArrayId, usize, Box<Expr<T>>),
+    /// `acc.row(e)` (axis 0) or `acc.col(e)` (axis 1) of a tensor-core accumulator spread
+    /// so: the tile position of this thread's element `e`.
+    MmaCoord(gpu_contract::mma::WarpGrid, usize, Box<Expr<T>>),
     /// The value of an array field in a struct literal: `[a, b, c]`, or `[v; N]` with `v`
     /// written out `N` times (it has no effects); the expression's type is the elements'.
     FieldArray(Vec<Expr<T>>),
@@ -408,6 +408,8 @@ pub enum TileOp<T> {
         tf32: bool,
         /// The accumulator.
         acc: ArrayId,
+        /// How the accumulator is spread over the block.
+        grid: gpu_contract::mma::WarpGrid,
         /// The left tile.
         a: ArrayId,
         /// The right tile.

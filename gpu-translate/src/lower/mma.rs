@@ -102,7 +102,7 @@ impl Lowerer<'_> {
         let Some(Binding::Array(a)) = self.receiver_binding(m) else {
             return None;
         };
-        self.k.arrays[a].tile.acc?;
+        let grid = self.k.arrays[a].tile.acc?;
         if m.args.len() != 1 {
             self.err(
                 m.span(),
@@ -115,7 +115,7 @@ impl Lowerer<'_> {
         };
         self.unify(e.ty, Ty::Prim(Prim::Usize), e.span);
         Some(Some(Expr {
-            kind: ExprKind::MmaCoord(a, axis, Box::new(e)),
+            kind: ExprKind::MmaCoord(grid, axis, Box::new(e)),
             ty: Ty::Prim(Prim::Usize),
             span: m.span(),
         }))
@@ -171,6 +171,7 @@ impl Lowerer<'_> {
         Some(Stmt::Tile(Box::new(TileOp::Mma {
             tf32,
             acc,
+            grid,
             a,
             b,
             span: c.span(),

@@ -242,19 +242,32 @@ pub fn copy_tile<T: Num, S: TileSource<T>, const R: usize, const C: usize>(
     row0: usize,
     col0: usize,
 ) {
+    for (r, c, v) in this_threads_share::<T, S, C>(src, row0, col0, R * C) {
+        dst.set((r, c), v);
+    }
+}
+
+/// This thread's share of a copy of `elements` elements of a `C`-column tile from `src` at
+/// (`row0`, `col0`): each element's place and value, zero past `src`'s edge.
+fn this_threads_share<T: Num, S: TileSource<T>, const C: usize>(
+    src: S,
+    row0: usize,
+    col0: usize,
+    elements: usize,
+) -> impl Iterator<Item = (usize, usize, T)> {
     let (rows, cols) = src.shape();
     let rows_left = rows.saturating_sub(row0);
     let cols_left = cols.saturating_sub(col0);
     let (t, n) = block_thread();
-    for idx in (t..R * C).step_by(n.max(1)) {
+    (t..elements).step_by(n.max(1)).map(move |idx| {
         let (r, c) = (idx / C, idx % C);
         let v = if r < rows_left && c < cols_left {
             src.at(row0 + r, col0 + c)
         } else {
             T::zero()
         };
-        dst.set((r, c), v);
-    }
+        (r, c, v)
+    })
 }
 
 /// [`copy_tile`], asynchronous on the GPU: the copy is issued (`cp.async`, 16 bytes at a
@@ -269,22 +282,10 @@ pub fn copy_tile_async<T: Num, S: TileSource<T>, const R: usize, const C: usize>
     row0: usize,
     col0: usize,
 ) {
-    let (rows, cols) = src.shape();
-    let rows_left = rows.saturating_sub(row0);
-    let cols_left = cols.saturating_sub(col0);
-    let (t, n) = block_thread();
-    let values: Vec<(usize, usize, T)> = (t..R * C)
-        .step_by(n.max(1))
-        .map(|idx| {
-            let (r, c) = (idx / C, idx % C);
-            let v = if r < rows_left && c < cols_left {
-                src.at(row0 + r, col0 + c)
-            } else {
-                T::zero()
-            };
-            (r, c, v)
-        })
-        .collect();
+    // Read now, as the GPU may; written at the wait.
+    let values: Vec<(usize, usize, T)> =
+        this_threads_share::<T, S, C>(src, row0, col0, R * C).collect();
+    let (t, _) = block_thread();
     let tile = *dst;
     with_block(|b| {
         b.push_async_copy(

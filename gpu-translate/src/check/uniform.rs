@@ -133,8 +133,7 @@ impl Uniformity {
         }
     }
 
-    /// The assignments inside `e`'s value blocks, and its method calls: a method called on
-    /// a local may change it (`p.bump()`), which then varies.
+    /// The assignments inside `e`'s value blocks.
     fn expr_effects(&mut self, e: &Expr<RTy>, divergent: bool) {
         match &e.kind {
             ExprKind::If(c, t, f) => {
@@ -144,11 +143,7 @@ impl Uniformity {
                 self.assignments(f, d);
             }
             ExprKind::Block(b) => self.assignments(b, divergent),
-            ExprKind::Receiver(p, _) => {
-                if let Place::Local(v) | Place::LocalField(v, ..) = **p {
-                    self.mark(v);
-                }
-            }
+            // A local a method is called on was marked before the fixpoint (`receivers`).
             _ => children(e, &mut |x| self.expr_effects(x, divergent)),
         }
     }

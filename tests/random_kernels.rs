@@ -407,8 +407,9 @@ impl Generator<'_> {
                     "ln_1p",
                     "asinh",
                 ];
-                match self.rng.below(4) {
+                match self.rng.below(5) {
                     0 => format!("{}.{}()", self.paren(ty), self.rng.pick(&unary)),
+                    3 => format!("{}::from_bits({}.to_bits() ^ 1)", ty.name(), self.paren(ty)),
                     1 => {
                         let m = self.rng.pick(&[
                             "min",
@@ -430,12 +431,26 @@ impl Generator<'_> {
                     ),
                 }
             }
-            4 => {
-                let m = self
-                    .rng
-                    .pick(&["min", "max", "saturating_add", "saturating_sub"]);
-                format!("{}.{m}({})", self.paren(ty), self.expr(ty))
-            }
+            4 => match self.rng.below(3) {
+                0 => format!("{}.pow(({}) as u32 & 7)", self.paren(ty), self.expr(ty)),
+                1 => format!(
+                    "({}.abs_diff({}) as {})",
+                    self.paren(ty),
+                    self.expr(ty),
+                    ty.name()
+                ),
+                _ => {
+                    let m = self.rng.pick(&[
+                        "min",
+                        "max",
+                        "saturating_add",
+                        "saturating_sub",
+                        "rem_euclid",
+                        "div_euclid",
+                    ]);
+                    format!("{}.{m}({})", self.paren(ty), self.expr(ty))
+                }
+            },
             _ if matches!(ty, Ty::F32 | Ty::F64 | Ty::I32) => format!("(-{})", self.expr(ty)),
             _ => self.leaf(ty),
         }

@@ -266,6 +266,22 @@ impl DtypeKind {
         }
     }
 
+    /// The unsigned integer type of the same width, for an integer (`abs_diff`'s result)
+    /// or a float (`to_bits`'s result: `u32` for `f32`, `u16` for `f16` and `bf16`);
+    /// `None` for `bool` and complex numbers.
+    pub const fn unsigned_of_width(self) -> Option<DtypeKind> {
+        match self {
+            DtypeKind::U8 | DtypeKind::I8 => Some(DtypeKind::U8),
+            DtypeKind::U16 | DtypeKind::I16 | DtypeKind::F16 | DtypeKind::Bf16 => {
+                Some(DtypeKind::U16)
+            }
+            DtypeKind::U32 | DtypeKind::I32 | DtypeKind::F32 => Some(DtypeKind::U32),
+            DtypeKind::U64 | DtypeKind::I64 | DtypeKind::F64 => Some(DtypeKind::U64),
+            DtypeKind::Usize | DtypeKind::Isize => Some(DtypeKind::Usize),
+            DtypeKind::Bool | DtypeKind::C32 | DtypeKind::C64 => None,
+        }
+    }
+
     /// The smallest and largest value of an integer type, as `i128`.
     pub const fn int_range(self) -> Option<(i128, i128)> {
         match self {

@@ -336,6 +336,8 @@ pub enum MathResult {
     Bool,
     /// `u32`: `n.count_ones()`.
     U32,
+    /// The unsigned integer of the receiver's width: `a.abs_diff(b)` of two `i32` is a `u32`.
+    UnsignedTwin,
 }
 
 /// How the GPU's result relates to the host's, for the semantics contract.
@@ -456,8 +458,9 @@ pub const MATH: &[MathSpec] = &[
     math("fract", Unary, F, "", "", Exact),
     math("to_radians", Unary, F, "", "", Exact),
     math("to_degrees", Unary, F, "", "", Exact),
-    math("rem_euclid", Binary, F, "", "", Exact),
-    math("div_euclid", Binary, F, "", "", Exact),
+    // (On integers too: there, as `%` and `/`, a zero divisor and `MIN` by -1 fault.)
+    math("rem_euclid", Binary, Number, "", "", Exact),
+    math("div_euclid", Binary, Number, "", "", Exact),
     // CUDA's functions where Rust calls the platform's libm (or composes its own).
     math("exp_m1", Unary, F, "expm1f", "expm1", ulp(1, 1)),
     math("ln_1p", Unary, F, "log1pf", "log1p", ulp(1, 1)),
@@ -489,6 +492,13 @@ pub const MATH: &[MathSpec] = &[
     math("saturating_sub", Binary, Int, "", "", Exact),
     math("saturating_mul", Binary, Int, "", "", Exact),
     math("swap_bytes", Unary, Int, "", "", Exact),
+    math_to(
+        math("abs_diff", Binary, Int, "", "", Exact),
+        MathResult::UnsignedTwin,
+    ),
+    // Integer power by squaring, Rust's algorithm: an overflowing step faults as `*` does
+    // where overflow is checked, and wraps where it is not.
+    math("pow", Amount, Int, "", "", Exact),
     math("reverse_bits", Unary, Int, "", "", Exact),
     math_to(
         math("count_ones", Unary, Int, "", "", Exact),

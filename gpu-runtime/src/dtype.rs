@@ -139,7 +139,7 @@ pub trait Num:
     label = "a `Float` dtype is required here",
     note = "`Float` dtypes are f32 and f64"
 )]
-pub trait Float: Num + Neg<Output = Self> + arith::ArithNeg {
+pub trait Float: Num + Neg<Output = Self> + arith::ArithNeg + arith::ArithEuclid {
     /// Square root.
     fn sqrt(self) -> Self;
     /// `1 / sqrt(self)`.
@@ -262,6 +262,8 @@ pub trait Int:
     + Shr<u32, Output = Self>
     + arith::ArithShift
     + arith::ShiftAmount
+    + arith::ArithEuclid
+    + arith::ArithPow
 {
     /// `self + other`, wrapping at the type's bounds.
     fn wrapping_add(self, other: Self) -> Self;
@@ -291,6 +293,12 @@ pub trait Int:
     fn leading_zeros(self) -> u32;
     /// How many 0 bits follow the lowest 1.
     fn trailing_zeros(self) -> u32;
+    /// `self` to the power `exp`; overflow panics where overflow is checked, wraps where not.
+    fn pow(self, exp: u32) -> Self;
+    /// The least non-negative remainder of `self / rhs`; panics if `rhs` is 0.
+    fn rem_euclid(self, rhs: Self) -> Self;
+    /// The quotient of Euclidean division; panics if `rhs` is 0.
+    fn div_euclid(self, rhs: Self) -> Self;
 }
 
 macro_rules! impl_int {
@@ -351,6 +359,18 @@ macro_rules! impl_int {
             #[inline]
             fn trailing_zeros(self) -> u32 {
                 <$t>::trailing_zeros(self)
+            }
+            #[inline]
+            fn pow(self, exp: u32) -> Self {
+                <$t>::pow(self, exp)
+            }
+            #[inline]
+            fn rem_euclid(self, rhs: Self) -> Self {
+                <$t>::rem_euclid(self, rhs)
+            }
+            #[inline]
+            fn div_euclid(self, rhs: Self) -> Self {
+                <$t>::div_euclid(self, rhs)
             }
         }
     )*};

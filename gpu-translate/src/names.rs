@@ -240,6 +240,11 @@ const RESERVED: &[&str] = &[
     "clamp",
 ];
 
+/// The segments of `path` as written (`std::mem::swap` is `["std", "mem", "swap"]`).
+pub(crate) fn path_segments(path: &syn::Path) -> Vec<String> {
+    path.segments.iter().map(|s| s.ident.to_string()).collect()
+}
+
 /// Hands out unique, legal C identifiers.
 #[derive(Default)]
 pub struct NameAllocator {

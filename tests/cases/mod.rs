@@ -39,6 +39,7 @@ pub mod reduce;
 pub mod scalar;
 pub mod semantics;
 pub mod shared_memory;
+pub mod std_forms;
 pub mod std_methods;
 pub mod structs;
 pub mod support;
@@ -92,6 +93,13 @@ macro_rules! for_each_case {
             std_methods: "saturating_*, swap_bytes, reverse_bits, bit counts on every integer dtype; signum, fract, degrees, Euclidean division, classification on every float dtype; f32::max(a, b), cmp::min, f64::from: bit for bit",
                 0.0, std_methods::case_std_methods,
                 [std_methods::int_bits, std_methods::float_core, std_methods::path_forms];
+            std_forms: "integer pow, abs_diff, rem_euclid, div_euclid on every integer dtype; to_bits/from_bits, sin_cos, slice swap, mem::swap: bit for bit",
+                0.0, std_forms::case_std_forms,
+                [std_forms::int_powers, std_forms::abs_diffs, std_forms::bits_and_swaps];
+            struct_named_methods: "a struct's own pow, abs and rem_euclid beside the numbers' on both backends",
+                0.0, std_forms::case_struct_named_methods, [std_forms::struct_named_methods];
+            std_form_faults: "pow overflow, rem_euclid/div_euclid by zero and MIN by -1: IntegerFault with Rust's message, then the device works",
+                0.0, std_forms::case_std_form_faults, [std_forms::std_form_faults];
             clamp: "clamp on floats (NaN stays NaN) and integers, bit for bit; bounds the wrong way round or NaN: Rust's panic message",
                 0.0, std_methods::case_clamp, [std_methods::clamps];
             int_methods: "wrapping_add/sub/mul, rotate_left/right on every integer dtype, bit for bit",

@@ -53,7 +53,7 @@ pub fn diff_0(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
         }
         let mut c1: u32 = 0u32;
         let v1: i32 = loop {
-            if c1 >= (((v0).saturating_sub(v0)) % 4u32) {
+            if c1 >= (((v0).saturating_mul(v0)) % 4u32) {
                 break (((a_i32 >> (a_i64 & 31i64)) ^ (((-9.375f64)) as i32)));
             }
             c1 += 1u32;
@@ -76,7 +76,7 @@ pub fn diff_1(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: i16 = ((-65i16)).min((((a_f32) as i16)).max(0i16));
-        let mut v1: u32 = ((56u32 / (a_u32 | 1u32))).saturating_add(((match (4294967295u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32));
+        let mut v1: u32 = ((56u32 / (a_u32 | 1u32))).rem_euclid(((match (4294967295u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32));
         if matches!((a_u32 % 8u32), 0u32..=6u32) {
             v1 = ((if (a_f32 == 16777216.0f32) { 93u32 } else { v1 }) - (v1 / (a_u32 | 1u32)));
         } else {
@@ -134,7 +134,7 @@ pub fn diff_3<const K: i8>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64
         let a_f64: f64 = xf64[i];
         let mut v0: u64 = ((match (3851469389u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
         for j0 in ((((if true { 72u32 } else { a_u32 })) % 8u32)..(((64u32).min(a_u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v0 = ((match (a_u32 % 8u32) { 1u32..=7u32 => a_u64, _ => 0u64 })).saturating_add(1u64);
+            v0 = ((match (a_u32 % 8u32) { 1u32..=7u32 => a_u64, _ => 0u64 })).pow((1u64) as u32 & 7);
         }
         let mut v1: u32 = (!(match (43u32 % 8u32) { 7u32 => a_u32, 4u32..=7u32 => a_u32, _ => a_u32 }));
         'l1: for j1 in 0u32..(((0u32 * 0u32)) % 3u32) {
@@ -149,7 +149,7 @@ pub fn diff_3<const K: i8>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64
             }
         }
         let v2: u16 = (((a_i64) as u16) >> (73u8 & 15u8));
-        oi[i] = (((((94u8 >> ((a_f32) as u8)) >> (((-6i32)).saturating_sub(a_i32) & 7i32))) as i8)) as u64;
+        oi[i] = (((((94u8 >> ((a_f32) as u8)) >> ((((-6i32)).abs_diff(a_i32) as i32) & 7i32))) as i8)) as u64;
         of[i] = ((-7.125f32)) as f64;
     }
 }
@@ -187,7 +187,7 @@ pub fn diff_5<const K: i16>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u6
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i8 = (match (a_u32 % 8u32) { 0u32..=4u32 => (match (a_u32 % 8u32) { 1u32 | 0u32 => 18i8, 2u32 => 29i8, _ => 127i8 }), 0u32 => ((-62i8) | (-24i8)), 5u32 | 1u32 => ((-65i8) * ((a_i32) as i8)), _ => (((a_f32) as i8)).saturating_add(74i8) });
+        let mut v0: i8 = (match (a_u32 % 8u32) { 0u32..=4u32 => (match (a_u32 % 8u32) { 1u32 | 0u32 => 18i8, 2u32 => 29i8, _ => 127i8 }), 0u32 => ((-62i8) | (-24i8)), 5u32 | 1u32 => ((-65i8) * ((a_i32) as i8)), _ => (((a_f32) as i8)).saturating_sub(74i8) });
         if (0.0f32 > (a_f32 + 1.75f32)) {
             v0 = ((a_i32) as i8);
         } else {
@@ -367,7 +367,7 @@ pub fn diff_11(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         for &v3 in t2.iter().skip(1) {
             v2 = (16u8 << (9u8 & 7u8));
         }
-        let mut v4: i16 = ((-32768i16) % ((((19u32) as i16)).saturating_mul(((a_i32) as i16)) | 1i16));
+        let mut v4: i16 = ((-32768i16) % ((((19u32) as i16)).rem_euclid(((a_i32) as i16)) | 1i16));
         if (!(a_u64 <= 8u64)) {
             v4 = ((matches!((72u32 % 8u32), 4u32)) as i16);
         } else {
@@ -423,7 +423,7 @@ pub fn diff_13(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
             v3 = (a_f64).abs();
         }
         let v4: i16 = (32767i16 ^ ((a_u32) as i16));
-        assert!((((36u32 % 256u32) != 7u32) || (((-2i64)).saturating_mul(47i64) < (9223372036854775807i64 >> (v0 & 63u16)))));
+        assert!((((36u32 % 256u32) != 7u32) || ((((-2i64)).abs_diff(47i64) as i64) < (9223372036854775807i64 >> (v0 & 63u16)))));
         oi[i] = (((a_f32) as u16)) as u64;
         of[i] = (a_f64) as f64;
     }
@@ -465,7 +465,7 @@ pub fn diff_15(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let mut t0: [i32; 3] = [(-3i32); 3];
         t0[1] = ((match (32u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
         t0[2] = ((match (a_u32 % 8u32) { 1u32 | 1u32 => ((-90i32) * (-61i32)), _ => (95i32 << (65535u16 & 31u16)) }) - a_i32);
-        let mut v0: i32 = (a_i32).saturating_sub(((11i32 - 1i32)).abs());
+        let mut v0: i32 = (a_i32).pow((((11i32 - 1i32)).abs()) as u32 & 7);
         for &v1 in t0.iter().rev() {
             v0 = ((!(-v1)) / (a_i32 | 1i32));
         }
@@ -473,7 +473,7 @@ pub fn diff_15(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let mut t3: [u64; 3] = [(42u64 & a_u64); 3];
         t3[1] = ((((false) as u64) | (match (0u32 % 8u32) { 0u32 => 70u64, 6u32 | 5u32 => a_u64, _ => a_u64 })) << (((3u32) as i8) & 63i8));
         t3[2] = 18u64;
-        let mut v3: u64 = ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)).saturating_mul((29u64 + 22u64)) / ((6906877045695516508u64).min(85u64) << (if false { ((a_f32) as i16) } else { ((a_i32) as i16) })));
+        let mut v3: u64 = ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)).saturating_add((29u64 + 22u64)) / ((6906877045695516508u64).min(85u64) << (if false { ((a_f32) as i16) } else { ((a_i32) as i16) })));
         for &v4 in t3.iter().step_by(2) {
             v3 = 16u64;
         }
@@ -528,9 +528,9 @@ pub fn diff_17<const K: i16>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i64 = ((!91i64) * ((-5i64)).saturating_sub(a_i64));
+        let mut v0: i64 = ((!91i64) * ((-5i64)).pow((a_i64) as u32 & 7));
         if true {
-            v0 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64)).saturating_sub((a_i64 << (3u16 & 63u16)));
+            v0 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64)).saturating_mul((a_i64 << (3u16 & 63u16)));
         } else {
             v0 = (((52u16).min(7u16)) as i64);
         }
@@ -557,7 +557,7 @@ pub fn diff_18(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let v0: u16 = ((a_i64) as u16);
         let v1: u32 = a_u32;
         assert!((((a_u32 % 256u32) != 7u32) || false));
-        let mut v2: i16 = ((if false { (-67i16) } else { 96i16 }) + ((-40i16)).saturating_add(25i16));
+        let mut v2: i16 = ((if false { (-67i16) } else { 96i16 }) + ((-40i16)).rem_euclid(25i16));
         if (((a_f32) as u8) == (255u8).max(81u8)) {
             v2 = (((a_i64 - 9223372036854775807i64)) as i16);
         } else {
@@ -586,7 +586,7 @@ pub fn diff_19<const K: u8>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u6
         let mut c1: u32 = 0u32;
         let v1: i8 = loop {
             if c1 >= ((((72i64) as u32)) % 4u32) {
-                break (((((a_i64) as i8)).saturating_mul((((a_f32) as i8) << (((a_f32) as u16) & 7u16))) ^ ((((a_u32) as i8)).min(((a_i64) as i8)) >> ((-a_i64) & 7i64))));
+                break ((((((a_i64) as i8)).abs_diff((((a_f32) as i8) << (((a_f32) as u16) & 7u16))) as i8) ^ ((((a_u32) as i8)).min(((a_i64) as i8)) >> ((-a_i64) & 7i64))));
             }
             c1 += 1u32;
         };
@@ -932,7 +932,7 @@ pub fn diff_31(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         t0[2] = a_u64;
         let mut v0: u64 = ((match (45u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
         for &v1 in t0.iter() {
-            v0 = ((18446744073709551615u64 << ((if true { a_i32 } else { (-64i32) }) & 63i32))).min((((65535u16).saturating_sub(86u16)) as u64));
+            v0 = ((18446744073709551615u64 << ((if true { a_i32 } else { (-64i32) }) & 63i32))).min((((65535u16).pow((86u16) as u32 & 7)) as u64));
         }
         let mut v2: i16 = (((match (70u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) << ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64));
         for j0 in (((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 8u32)..(((!0u32)) % 16u32)).step_by(((27u32) % 3u32) as usize) {
@@ -971,7 +971,7 @@ pub fn diff_32(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
                 if (!false) {
                     continue 'l2;
                 }
-                v2 = ((((0u64 + a_u64)).saturating_mul((a_u64).max(a_u64))) as f64);
+                v2 = ((((0u64 + a_u64)).rem_euclid((a_u64).max(a_u64))) as f64);
             }
         }
         oi[i] = ((match (32u32 % 8u32) { 7u32 => ((-((a_i64) as i16)) % (38i16 | 1i16)), 2u32..=3u32 => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16), 5u32 => ((((a_i32) as i16) >> (a_u64 & 15u64)) + ((32u32) as i16)), _ => ((((a_i32) as i16) - (-1i16)) >> (match (82u32 % 8u32) { 5u32..=6u32 => a_u32, _ => 82u32 })) })) as u64;
@@ -1017,9 +1017,9 @@ pub fn diff_34(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         if ((((a_f32) as i16) >> ((-51i32) & 15i32)) >= (27i16 - (-1i16))) {
             v0 = (match (4294967295u32 % 8u32) { 2u32 | 0u32 => ((-1i32) * a_i32), _ => (-75i32) });
         } else {
-            v0 = (-((-83i32)).saturating_add(a_i32));
+            v0 = (-((-83i32)).rem_euclid(a_i32));
         }
-        let mut v1: u8 = (match (25u32 % 8u32) { 3u32 | 4u32 => ((((a_i64) as u8)).max(((a_u32) as u8))).saturating_add(52u8), 0u32 | 0u32 => (match (1u32 % 8u32) { 7u32 | 3u32 => ((0u32) as u8), 0u32 | 2u32 => ((a_u32) as u8), _ => (99u8 - 128u8) }), 5u32 | 2u32 => (8u8 + ((a_u64) as u8)), _ => ((13u8 * 88u8) | (7u8 + ((a_f32) as u8))) });
+        let mut v1: u8 = (match (25u32 % 8u32) { 3u32 | 4u32 => ((((a_i64) as u8)).max(((a_u32) as u8))).div_euclid(52u8), 0u32 | 0u32 => (match (1u32 % 8u32) { 7u32 | 3u32 => ((0u32) as u8), 0u32 | 2u32 => ((a_u32) as u8), _ => (99u8 - 128u8) }), 5u32 | 2u32 => (8u8 + ((a_u64) as u8)), _ => ((13u8 * 88u8) | (7u8 + ((a_f32) as u8))) });
         if (((7u8) as u16) == (((a_u32) as u16) >> 0i8)) {
             v1 = ((a_i64) as u8);
         } else {
@@ -1110,7 +1110,7 @@ pub fn diff_37(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         if (v0 != (((a_u32) as i8) ^ 7i8)) {
             v2 = v2;
         } else {
-            v2 = (((if false { v2 } else { 72u8 }) % (44u8 | 1u8))).saturating_mul((match (1u32 % 8u32) { 0u32..=5u32 => (!((a_i32) as u8)), 6u32 => (141u8 * ((a_i64) as u8)), _ => (match (142644625u32 % 8u32) { 5u32 | 7u32 => ((a_i32) as u8), _ => v2 }) }));
+            v2 = (((if false { v2 } else { 72u8 }) % (44u8 | 1u8))).rem_euclid((match (1u32 % 8u32) { 0u32..=5u32 => (!((a_i32) as u8)), 6u32 => (141u8 * ((a_i64) as u8)), _ => (match (142644625u32 % 8u32) { 5u32 | 7u32 => ((a_i32) as u8), _ => v2 }) }));
         }
         let mut v3: i32 = ((match (17u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
         for j0 in (0u32..=(((a_u32 / a_u32)) % 4u32)).rev() {
@@ -1281,7 +1281,7 @@ pub fn diff_42(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
             v1 = 12.25f32;
         }
         oi[i] = (55i32) as u64;
-        of[i] = ((if (!true) { (((4294967295u32).saturating_mul(a_u32)) as f64) } else { ((a_f64).sqrt() * (match (11u32 % 8u32) { 0u32..=5u32 => a_f64, 4u32..=7u32 => a_f64, _ => 7.0f64 })) })) as f64;
+        of[i] = ((if (!true) { (((4294967295u32).div_euclid(a_u32)) as f64) } else { ((a_f64).sqrt() * (match (11u32 % 8u32) { 0u32..=5u32 => a_f64, 4u32..=7u32 => a_f64, _ => 7.0f64 })) })) as f64;
     }
 }
 
@@ -1345,7 +1345,7 @@ pub fn diff_44(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let v2: u64 = (76u64 | 3u64);
         let mut v3: u8 = (if (!(79u16 == ((a_f32) as u16))) { ((a_f64) as u8) } else { ((a_i32) as u8) });
         if ((a_f32).abs() > (match (a_u32 % 8u32) { 7u32 | 4u32 => a_f32, _ => (-8.75f32) })) {
-            v3 = ((62u8 ^ ((a_u32) as u8))).saturating_mul((v3 | 32u8));
+            v3 = ((62u8 ^ ((a_u32) as u8))).rem_euclid((v3 | 32u8));
         } else {
             v3 = (0u8 << ((0i64 | DiffPair::new(a_i64, 23i64).b) & 7i64));
         }
@@ -1356,7 +1356,7 @@ pub fn diff_44(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         for &v5 in t4.iter().rev() {
             v4 = (16i32).min(v4);
         }
-        oi[i] = ((((a_u32).min(a_u32) & ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32))).max((((95u16) as u32)).saturating_sub((1u32 - 66u32)))) as u64;
+        oi[i] = ((((a_u32).min(a_u32) & ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32))).max((((95u16) as u32)).saturating_mul((1u32 - 66u32)))) as u64;
         of[i] = ((-1.125f64)) as f64;
     }
 }
@@ -1378,7 +1378,7 @@ pub fn diff_45(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         } else {
             v0 = (-46i8);
         }
-        let v1: u32 = (((98u32 >> 46u8) & (a_u32 << (37u8 & 31u8))) & (((58u32).saturating_sub(57u32)) as u32));
+        let v1: u32 = (((98u32 >> 46u8) & (a_u32 << (37u8 & 31u8))) & (((58u32).saturating_add(57u32)) as u32));
         oi[i] = ((-((a_i32) as i8))) as u64;
         of[i] = (((((-1.25f32) + 6.625f32) / (-a_f32)) - (-(match (v1 % 8u32) { 0u32..=6u32 => a_f32, 0u32..=7u32 => a_f32, _ => (-5.875f32) })))) as f64;
     }
@@ -1479,7 +1479,7 @@ pub fn diff_49(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let v0: i16 = (48i16 % (((a_u32) as i16) | 1i16));
         let v1: u16 = 0u16;
         let mut v2: u32 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)).max(48u32);
-        if ((65u16).saturating_add(((a_i64) as u16)) != ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)) {
+        if ((65u16).pow((((a_i64) as u16)) as u32 & 7) != ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)) {
             v2 = ((match (85u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
         } else {
             v2 = (((a_u32 * v2) * ((((a_f32) as i16)) as u32)) - ((75u32 / (a_u32 | 1u32))).min(v2));
@@ -1544,8 +1544,8 @@ pub fn diff_52<const K: i64>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i32 = ((match (a_u32 % 8u32) { 4u32 | 3u32 => (a_i32).saturating_mul((-33i32)), _ => (-33i32) }) * ((match (35u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32));
-        oi[i] = (((48u16).saturating_add((((a_i32) as u16) - 36u16)) / 65535u16)) as u64;
+        let v0: i32 = ((match (a_u32 % 8u32) { 4u32 | 3u32 => (a_i32).rem_euclid((-33i32)), _ => (-33i32) }) * ((match (35u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32));
+        oi[i] = (((48u16).div_euclid((((a_i32) as u16) - 36u16)) / 65535u16)) as u64;
         of[i] = ((((((-32768i16)).min((-99i16))) as f32) * 11.75f32)) as f64;
     }
 }
@@ -1573,10 +1573,10 @@ pub fn diff_53(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
             v2 = ((41i64) as i32);
         }
         let mut t3: [u16; 3] = [((1u16).min((1u16 | ((a_i32) as u16))) + (((a_i32) as u16) >> (((match (357917002u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) & 15i32))); 3];
-        t3[1] = ((!((a_i32) as u16)) + ((76u16).max(((a_i32) as u16))).saturating_sub((((a_u32) as u16) << (((a_u32) as i16) & 15i16))));
+        t3[1] = ((!((a_i32) as u16)) + (((76u16).max(((a_i32) as u16))).abs_diff((((a_u32) as u16) << (((a_u32) as i16) & 15i16))) as u16));
         t3[2] = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
         let v3: u16 = t3.iter().copied().fold(((if (a_i64 == a_i64) { (((-11.25f64)) as u16) } else { ((a_u32) as u16) }) >> (((5u32 / (4294967295u32 | 1u32)) >> (35u16 & 31u16)) & 15u32)), |v3, v4| (match (a_u32 % 8u32) { 0u32..=2u32 => ((v4 >> (v3 & 15u16)) * (((a_i32) as u16) + v3)), _ => ((4u16 - 0u16) | ((match (54u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)) }));
-        oi[i] = ((((a_i64) as u16) + (((match (72u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)).saturating_mul(((a_u32) as u16)))) as u64;
+        oi[i] = ((((a_i64) as u16) + (((match (72u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)).pow((((a_u32) as u16)) as u32 & 7))) as u64;
         of[i] = (((((100u8 / ((a_i64) as u8)) | 39u8)) as f32)) as f64;
     }
 }
@@ -1592,7 +1592,7 @@ pub fn diff_54(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u32 = ((a_u32).saturating_add(a_u32)).min((if true { 3u32 } else { a_u32 }));
+        let mut v0: u32 = ((a_u32).saturating_mul(a_u32)).min((if true { 3u32 } else { a_u32 }));
         for j0 in ((((a_u32 + a_u32)) % 8u32)..(((82u32).max(16u32)) % 16u32)).step_by(((95u32) % 3u32) as usize) {
             v0 = ((((2.875f64) as u32) + (1u32 + j0)) + (((0u64 | a_u64)) as u32));
         }
@@ -1651,9 +1651,9 @@ pub fn diff_56(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         }
         let mut v2: u16 = v0;
         for j1 in ((((a_u32 / (71u32 | 1u32))) % 8u32)..(((10u32 ^ a_u32)) % 16u32)).step_by(((33u32) % 3u32) as usize) {
-            v2 = ((((7.125f64 + a_f64)) as u16)).max(((7u16).min(((a_i64) as u16))).saturating_add(((a_u32) as u16)));
+            v2 = ((((7.125f64 + a_f64)) as u16)).max(((7u16).min(((a_i64) as u16))).saturating_mul(((a_u32) as u16)));
         }
-        let v3: u32 = ((63u32).saturating_add(a_u32)).min((50u32 >> (v1 & 31i32)));
+        let v3: u32 = (((63u32).abs_diff(a_u32) as u32)).min((50u32 >> (v1 & 31i32)));
         oi[i] = (((((a_u32) as i8) + (if (v2 != v2) { ((a_u32) as i8) } else { 7i8 })) % (((a_i64) as i8) | 1i8))) as u64;
         of[i] = ((if true { ((a_f64 + 11.75f64)).sqrt() } else { (if (false && true) { ((v2) as f64) } else { (a_f64 / a_f64) }) })) as f64;
     }
@@ -1821,7 +1821,7 @@ pub fn diff_62<const K: i64>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
             v1 = ((a_i32) as u8);
         }
         let mut v2: i64 = ((((98i32) as i64) % ((a_i64 >> v0) | 1i64))).min((match (37u32 % 8u32) { 6u32 => (a_i64 / (K | 1i64)), 4u32 => (-50i64), _ => (a_i64).max(23i64) }));
-        for j0 in ((((31u32).saturating_add(2u32)) % 8u32)..((1u32) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+        for j0 in ((((31u32).saturating_sub(2u32)) % 8u32)..((1u32) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
             v2 = ((((-17i64) | v2) * a_i64) & ((0i64 | DiffPair { a: a_i64, b: v2 }.mixed())).min(((90u32) as i64)));
         }
         oi[i] = (((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)) as u64;
@@ -1842,7 +1842,7 @@ pub fn diff_63(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f64: f64 = xf64[i];
         let mut v0: f64 = (-5.125f64);
         'l0: for j0 in 0u32..(((a_u32 / (a_u32 | 1u32))) % 3u32) {
-            for j1 in 0u32..(((27u32).saturating_mul(a_u32)) % 3u32) {
+            for j1 in 0u32..((((27u32).abs_diff(a_u32) as u32)) % 3u32) {
                 if (!(58i64 != 57i64)) {
                     break 'l0;
                 }
@@ -1937,7 +1937,7 @@ pub fn diff_65(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         } else {
             v4 = v4;
         }
-        oi[i] = ((((a_f32) as i8)).saturating_sub(((7i8 & (-54i8)) >> (((a_i64) as i16)).min((-19i16))))) as u64;
+        oi[i] = ((((a_f32) as i8)).saturating_mul(((7i8 & (-54i8)) >> (((a_i64) as i16)).min((-19i16))))) as u64;
         of[i] = (a_f32) as f64;
     }
 }
@@ -2073,7 +2073,7 @@ pub fn diff_70(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
             c2 += 1u32;
         };
         let mut t3: [i8; 3] = [((((match (64u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)).min((91i8 << ((a_i64) as u16))) % (((-v0) >> (!54i8)) | 1i8)); 3];
-        t3[1] = ((((v0 - ((a_i64) as i8))).saturating_add(v0)) as i8);
+        t3[1] = ((((v0 - ((a_i64) as i8))).pow((v0) as u32 & 7)) as i8);
         t3[2] = ((match (86u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
         let mut v3: i8 = ((a_f32) as i8);
         for &v4 in t3.iter().step_by(2) {
@@ -2243,7 +2243,7 @@ pub fn diff_75(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         } else {
             v2 = (((if (false && false) { (((a_i32) as u16) ^ 0u16) } else { ((match (12u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) })) as u16);
         }
-        oi[i] = ((match (v0 % 8u32) { 0u32 => 76i8, 0u32..=6u32 => (((-1i8) << (67u8 & 7u8))).saturating_mul((((a_i64) as i8) ^ (-87i8))), 3u32 | 3u32 => ((((a_i32) as i8) >> (2147483647i32 & 7i32)) >> ((((-96i16)) as i8) & 7i8)), _ => (!((-62i8) >> (9223372036854775807i64 & 7i64))) })) as u64;
+        oi[i] = ((match (v0 % 8u32) { 0u32 => 76i8, 0u32..=6u32 => (((-1i8) << (67u8 & 7u8))).rem_euclid((((a_i64) as i8) ^ (-87i8))), 3u32 | 3u32 => ((((a_i32) as i8) >> (2147483647i32 & 7i32)) >> ((((-96i16)) as i8) & 7i8)), _ => (!((-62i8) >> (9223372036854775807i64 & 7i64))) })) as u64;
         of[i] = (((a_f32 * (10.625f32 / 9.0f32)) + ((-a_f32) / (match (a_u32 % 8u32) { 2u32 => 3.4e38f32, 2u32..=3u32 => (-9.125f32), _ => 1e-40f32 })))) as f64;
     }
 }
@@ -2278,7 +2278,7 @@ pub fn diff_76<const K: u8>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u6
         }
         let mut v3: u32 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
         for j3 in ((((a_u32 % (v2 | 1u32))) % 8u32)..(((match (a_u32 % 8u32) { 5u32 => a_u32, _ => a_u32 })) % 16u32)).step_by(((8u32) % 3u32) as usize) {
-            v3 = (86u32).saturating_mul(v3);
+            v3 = ((86u32).abs_diff(v3) as u32);
         }
         let mut v4: i16 = (((a_f32) as i16) | ((a_i32) as i16));
         if ((a_u32 | a_u32) != (a_u32 >> (-21i8))) {
@@ -2287,7 +2287,7 @@ pub fn diff_76<const K: u8>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u6
             v4 = (15i16 ^ v4);
         }
         assert!((((a_u32 % 256u32) != 7u32) || ((a_u32 << 46i8) != v3)));
-        oi[i] = (((54u16).saturating_add((65535u16).max(50u16)) * (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) >> (((a_f32) as u8) & 15u8)))) as u64;
+        oi[i] = (((54u16).div_euclid((65535u16).max(50u16)) * (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) >> (((a_f32) as u8) & 15u8)))) as u64;
         of[i] = ((-((a_f32 + a_f32) - (a_f32 / (-10.875f32))))) as f64;
     }
 }
@@ -2315,7 +2315,7 @@ pub fn diff_77<const K: u32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         let mut c4: u32 = 0u32;
         let v4: i8 = loop {
             if c4 >= (((98u32 % (1u32 | 1u32))) % 4u32) {
-                break (((((match (11u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) / ((if matches!((31u32 % 8u32), 1u32) { 7i8 } else { ((a_u32) as i8) }) | 1i8)) << (((a_u32 & 32u32)).saturating_mul((86u32).saturating_mul(K)) & 7u32)));
+                break (((((match (11u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) / ((if matches!((31u32 % 8u32), 1u32) { 7i8 } else { ((a_u32) as i8) }) | 1i8)) << (((a_u32 & 32u32)).rem_euclid(((86u32).abs_diff(K) as u32)) & 7u32)));
             }
             c4 += 1u32;
         };
@@ -2388,7 +2388,7 @@ pub fn diff_80(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: u8 = ((a_u32) as u8);
-        let mut v1: i8 = ((if true { (-84i8) } else { (-1i8) })).saturating_add(((-94i8) << (a_u64 & 7u64)));
+        let mut v1: i8 = ((if true { (-84i8) } else { (-1i8) })).saturating_mul(((-94i8) << (a_u64 & 7u64)));
         for j0 in (0u32..((((30i32) as u32)) % 4u32)).rev() {
             v1 = (((-93i8) / (v1 | 1i8)) - ((-78i8) ^ v1));
         }
@@ -2415,7 +2415,7 @@ pub fn diff_81(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         assert!((((a_u32 % 256u32) != 7u32) || ((((a_u32) as i16) >> (((a_u32) as u16) & 15u16)) != 20i16)));
         let v1: f32 = (-(a_f32 / (((-4.0f32)) as f32)));
         let mut v2: f32 = (-(-(a_f32 - a_f32)));
-        for j1 in (0u32..(((a_u32).saturating_add(a_u32)) % 4u32)).rev() {
+        for j1 in (0u32..(((a_u32).rem_euclid(a_u32)) % 4u32)).rev() {
             v2 = ((0i16) as f32);
         }
         let mut v3: u16 = ((26u16).max(0u16) << ((!33u32) & 15u32));
@@ -2480,7 +2480,7 @@ pub fn diff_83(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
             }
             c1 += 1u32;
         };
-        let mut v2: u8 = (((63u8 >> (64i64 & 7i64)) ^ (32u8 >> (60u16 & 7u16))) * ((((a_i32) as u8)).saturating_sub(31u8) / ((((a_f32) as u8) >> (148u8 & 7u8)) | 1u8)));
+        let mut v2: u8 = (((63u8 >> (64i64 & 7i64)) ^ (32u8 >> (60u16 & 7u16))) * (((((a_i32) as u8)).abs_diff(31u8) as u8) / ((((a_f32) as u8) >> (148u8 & 7u8)) | 1u8)));
         for j1 in ((((match (a_u32 % 8u32) { 6u32 | 2u32 => 42u32, _ => 81u32 })) % 8u32)..(((!77u32)) % 16u32)).step_by(((92u32) % 3u32) as usize) {
             v2 = ((!((16u16) as u8)) - (if matches!((a_u32 % 8u32), 4u32 | 5u32) { (v2 << 1u64) } else { (if (0.0f32 == a_f32) { ((a_f32) as u8) } else { ((a_i64) as u8) }) }));
         }
@@ -2503,7 +2503,7 @@ pub fn diff_84(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let mut v0: i8 = ((((-a_f64) * (1.7e308f64 - a_f64))) as i8);
-        for j0 in ((((93u32).saturating_mul(56u32)) % 8u32)..(((30u32 - 31u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+        for j0 in ((((93u32).saturating_sub(56u32)) % 8u32)..(((30u32 - 31u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
             v0 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
         }
         let mut c1: u32 = 0u32;
@@ -2539,7 +2539,7 @@ pub fn diff_85<const K: u8>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u6
         let v2: u8 = (if (64u64 > a_u64) { 0u8 } else { ((a_f32) as u8) });
         let v3: i8 = ((-2i8) | ((a_f32) as i8));
         assert!((((a_u32 % 256u32) != 7u32) || ((!v2) >= v2)));
-        oi[i] = (((K | v2)).saturating_mul((((v0 >> (((a_f32) as i8) & 63i8))) as u8))) as u64;
+        oi[i] = (((K | v2)).saturating_add((((v0 >> (((a_f32) as i8) & 63i8))) as u8))) as u64;
         of[i] = ((((a_f64 * v1) / (v1 - (-0.125f64))) * ((1.7e308f64 / a_f64) + (v1 - v1)))) as f64;
     }
 }
@@ -2564,7 +2564,7 @@ pub fn diff_86<const K: i16>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         let v1: i8 = ((2i8 >> (a_i64 & 7i64)) - ((a_i64) as i8));
         let mut c2: u32 = 0u32;
         let v2: f32 = loop {
-            if c2 >= (((a_u32).saturating_sub(62u32)) % 4u32) {
+            if c2 >= ((((a_u32).abs_diff(62u32) as u32)) % 4u32) {
                 break ((-0.0f32));
             }
             c2 += 1u32;
@@ -2728,7 +2728,7 @@ pub fn diff_92(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i32 = (a_i32).saturating_sub(58i32);
+        let mut v0: i32 = (a_i32).div_euclid(58i32);
         for j0 in (u32::MAX - (((!39u32)) % 4u32))..=u32::MAX {
             v0 = (if false { v0 } else { (-22i32) });
         }
@@ -2758,9 +2758,9 @@ pub fn diff_93(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i16 = ((((-2i16)).saturating_mul((-41i16)) | (48i16 | 46i16)) % (((((a_i64) as i16)) as i16) | 1i16));
+        let mut v0: i16 = ((((-2i16)).saturating_sub((-41i16)) | (48i16 | 46i16)) % (((((a_i64) as i16)) as i16) | 1i16));
         'l0: for j0 in 0u32..(((if ((-94i32) <= 84i32) { 11u32 } else { 85u32 })) % 3u32) {
-            for j1 in 0u32..(((32u32).saturating_sub(30u32)) % 3u32) {
+            for j1 in 0u32..(((32u32).div_euclid(30u32)) % 3u32) {
                 if true {
                     break 'l0;
                 }
@@ -2885,7 +2885,7 @@ pub fn diff_97<const K: i32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         let a_f64: f64 = xf64[i];
         let mut t0: [u64; 3] = [((match (53u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64); 3];
         t0[1] = ((match (100u32 % 8u32) { 6u32..=7u32 => 35u64, 0u32..=2u32 => 35u64, 1u32 | 0u32 => a_u64, _ => 51u64 })).min((match (a_u32 % 8u32) { 5u32 => a_u64, 0u32 => a_u64, _ => 65u64 }));
-        t0[2] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)).saturating_mul(((K) as u64));
+        t0[2] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)).rem_euclid(((K) as u64));
         let mut v0: u64 = ((match (93u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
         for &v1 in t0.iter().rev() {
             v0 = 37u64;
@@ -2899,7 +2899,7 @@ pub fn diff_97<const K: i32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
                 if (true && (((a_i64) as u8) > 81u8)) {
                     continue 'l2;
                 }
-                v2 = (((if (((a_u32) as u8) == ((a_u32) as u8)) { v2 } else { 43u64 })).saturating_mul((v2 & v0)) + 0u64);
+                v2 = (((if (((a_u32) as u8) == ((a_u32) as u8)) { v2 } else { 43u64 })).saturating_add((v2 & v0)) + 0u64);
             }
         }
         let mut c3: u32 = 0u32;
@@ -2933,7 +2933,7 @@ pub fn diff_98<const K: u32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut t0: [u8; 3] = [((((a_i32) as u8) * 15u8)).saturating_mul(10u8); 3];
+        let mut t0: [u8; 3] = [((((a_i32) as u8) * 15u8)).saturating_sub(10u8); 3];
         t0[1] = ((70u8 >> (31i32 & 7i32)) << (((a_f32) as i8) & 7i8));
         t0[2] = (!((a_u32) as u8));
         let mut v0: u8 = ((a_i64) as u8);
@@ -2956,7 +2956,7 @@ pub fn diff_99(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u32 = (a_u32).saturating_add(a_u32);
+        let v0: u32 = (a_u32).pow((a_u32) as u32 & 7);
         let mut v1: f32 = (((1.5f32 * a_f32) + 3.625f32) / ((1e-40f32 - a_f32) + ((-0.875f32) + 0.1f32)));
         'l1: for j0 in 0u32..((a_u32) % 3u32) {
             for j1 in 0u32..((a_u32) % 3u32) {
@@ -3002,7 +3002,7 @@ pub fn diff_100<const K: i64>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[
         }
         let mut v3: u16 = ((1u16 | ((a_i64) as u16)) - ((a_i64) as u16));
         if matches!((a_u32 % 8u32), 0u32 | 2u32) {
-            v3 = ((((a_i64) as u16)).saturating_sub(v3) & 96u16);
+            v3 = ((((a_i64) as u16)).rem_euclid(v3) & 96u16);
         } else {
             v3 = ((match (4294967295u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
         }
@@ -3022,13 +3022,13 @@ pub fn diff_101(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u8 = (if (!true) { (((a_f32) as u8) >> a_u32) } else { (58u8).saturating_mul(123u8) });
+        let v0: u8 = (if (!true) { (((a_f32) as u8) >> a_u32) } else { (58u8).pow((123u8) as u32 & 7) });
         let mut v1: f64 = (((((match (a_u32 % 8u32) { 4u32 => 1u8, 0u32 | 2u32 => 35u8, 6u32..=7u32 => v0, _ => v0 })) as i8)) as f64);
-        for j0 in (0u32..=(((a_u32).saturating_sub(a_u32)) % 4u32)).rev() {
+        for j0 in (0u32..=(((a_u32).pow((a_u32) as u32 & 7)) % 4u32)).rev() {
             v1 = (((v1 + (-3.5f64))).sqrt() * (v1 - (v1).abs()));
         }
         let v2: f64 = (((((a_f32) as u16)) as f64) / a_f64);
-        oi[i] = ((((!50u16) % (18u16 | 1u16))).saturating_mul(((a_u32) as u16))) as u64;
+        oi[i] = ((((!50u16) % (18u16 | 1u16))).div_euclid(((a_u32) as u16))) as u64;
         of[i] = ((((((-5.375f64)) as f32) / (a_f32 / a_f32)) / (-9.5f32))) as f64;
     }
 }
@@ -3061,7 +3061,7 @@ pub fn diff_102(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         } else {
             v3 = ((match (52u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
         }
-        let mut v4: i32 = ((((53i64 | (-63i64))) as i32)).saturating_add(((((2.875f64) as u32)) as i32));
+        let mut v4: i32 = ((((53i64 | (-63i64))) as i32)).pow((((((2.875f64) as u32)) as i32)) as u32 & 7);
         'l4: for j1 in 0u32..((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 3u32) {
             for j2 in 0u32..(((a_u32 ^ 46u32)) % 3u32) {
                 if (87u64 <= 72u64) {
@@ -3070,7 +3070,7 @@ pub fn diff_102(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
                 if (a_f64 > a_f64) {
                     continue 'l4;
                 }
-                v4 = ((-16i32)).saturating_mul(((v4 | (-12i32))).max((match (a_u32 % 8u32) { 5u32..=5u32 => 53i32, _ => a_i32 })));
+                v4 = ((-16i32)).div_euclid(((v4 | (-12i32))).max((match (a_u32 % 8u32) { 5u32..=5u32 => 53i32, _ => a_i32 })));
             }
         }
         oi[i] = ((if ((a_i32 >> ((-94i16) & 31i16)) >= (2147483647i32 * v4)) { ((-((a_u32) as i8)) >> ((v2 / (v1 | 1u16)) & 7u16)) } else { ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) })) as u64;
@@ -3133,7 +3133,7 @@ pub fn diff_104<const K: i8>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         let mut c2: u32 = 0u32;
         let v2: i8 = loop {
             if c2 >= ((a_u32) % 4u32) {
-                break (((((match (59u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) * ((match (4294967295u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) ^ (((-60i8)).max(((a_i32) as i8)) >> ((a_i64).saturating_mul(a_i64) & 7i64))));
+                break (((((match (59u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) * ((match (4294967295u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) ^ (((-60i8)).max(((a_i32) as i8)) >> (((a_i64).abs_diff(a_i64) as i64) & 7i64))));
             }
             c2 += 1u32;
         };
@@ -3203,7 +3203,7 @@ pub fn diff_106(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let v2: i16 = (((if false { 1u32 } else { 41u32 })) as i16);
         let v3: u64 = a_u64;
         oi[i] = (((a_u32).min(a_u32) & (((match (32u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) - a_u32))) as u64;
-        of[i] = (((((((((a_i64) as u8) > ((a_f32) as u8))) as i32)).saturating_mul((-51i32))) as f64)) as f64;
+        of[i] = (((((((((a_i64) as u8) > ((a_f32) as u8))) as i32)).pow(((-51i32)) as u32 & 7)) as f64)) as f64;
     }
 }
 
@@ -3246,7 +3246,7 @@ pub fn diff_108(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         if (((-40i64)).max(46i64) != (match (63u32 % 8u32) { 2u32 => a_i64, 7u32 | 7u32 => 83i64, _ => 3i64 })) {
             v0 = (((((a_u32) as u8)).min(v0)).min((v0 / (((a_u32) as u8) | 1u8))) & ((a_u32) as u8));
         } else {
-            v0 = ((if (42u8 == 7u8) { (((a_i32) as u8)).saturating_sub(((a_f32) as u8)) } else { 8u8 })).max(((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8));
+            v0 = ((if (42u8 == 7u8) { (((a_i32) as u8)).saturating_add(((a_f32) as u8)) } else { 8u8 })).max(((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8));
         }
         oi[i] = (44i16) as u64;
         of[i] = ((((((1e-40f32 - 11.5f32)) as i8)) as f64)) as f64;
@@ -3295,8 +3295,8 @@ pub fn diff_110<const K: u32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[
             c3 += 1u32;
         };
         let mut v4: i64 = (!(match (K % 8u32) { 0u32 => (a_i64 & a_i64), 6u32 => (a_i64 & a_i64), _ => (match (44u32 % 8u32) { 0u32..=2u32 => a_i64, _ => v1 }) }));
-        for j0 in ((((32u32).saturating_add(a_u32)) % 8u32)..((((17i8) as u32)) % 16u32)).step_by(((31u32) % 3u32) as usize) {
-            v4 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64)).saturating_add(0i64);
+        for j0 in (((((32u32).abs_diff(a_u32) as u32)) % 8u32)..((((17i8) as u32)) % 16u32)).step_by(((31u32) % 3u32) as usize) {
+            v4 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64)).rem_euclid(0i64);
         }
         oi[i] = ((!((67i16 ^ 35i16) >> (46u16 & 15u16)))) as u64;
         of[i] = ((((4.25f32 / 4.0f32) * (a_f32 + a_f32)) / (-(a_f32 - a_f32)))) as f64;
@@ -3338,7 +3338,7 @@ pub fn diff_111(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         for j0 in (u32::MAX - ((0u32) % 4u32))..=u32::MAX {
             v3 = (((a_u32) as u16) & ((a_i32) as u16));
         }
-        oi[i] = ((((a_u64).saturating_mul(34u64) << ((42u16).max(((a_i32) as u16)) & 63u16)) * ((((a_u32) as u8)) as u64))) as u64;
+        oi[i] = ((((a_u64).rem_euclid(34u64) << ((42u16).max(((a_i32) as u16)) & 63u16)) * ((((a_u32) as u8)) as u64))) as u64;
         of[i] = ((((((30i64 << (v1 & 63u32))) as u32)) as f64)) as f64;
     }
 }
@@ -3391,7 +3391,7 @@ pub fn diff_113(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         for j2 in (0u32..=(((v1 << (((a_i64) as u16) & 31u16))) % 4u32)).rev() {
             v3 = v3;
         }
-        let v4: i32 = ((32i32 ^ (!a_i32))).saturating_add(14i32);
+        let v4: i32 = (((32i32 ^ (!a_i32))).abs_diff(14i32) as i32);
         assert!((((v1 % 256u32) != 7u32) || false));
         let mut v5: f64 = ((-a_f64) + (a_f64 - (-9.5f64)));
         for j3 in (((a_u32) % 8u32)..((((a_i32) as u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
@@ -3414,7 +3414,7 @@ pub fn diff_114(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let mut t0: [u64; 3] = [((80u64).min(81u64) | a_u64); 3];
-        t0[1] = (!(21u64).saturating_add(a_u64));
+        t0[1] = (!(21u64).pow((a_u64) as u32 & 7));
         t0[2] = 88u64;
         let mut v0: u64 = 61u64;
         for &v1 in t0.iter().skip(1) {
@@ -3622,7 +3622,7 @@ pub fn diff_120(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let v2: i16 = ((33i16 >> 63u64) + ((32767i16 & (-75i16)) % (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) | 1i16)));
         let mut v3: u16 = ((match (38u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
         if true {
-            v3 = (v3).saturating_mul(((a_i32) as u16));
+            v3 = (v3).saturating_add(((a_i32) as u16));
         } else {
             v3 = ((match (29u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
         }
@@ -3644,11 +3644,11 @@ pub fn diff_121<const K: i16>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u32 = (a_u32 << ((((-51i64) * a_i64)).saturating_add(a_i64) & 31i64));
+        let mut v0: u32 = (a_u32 << ((((-51i64) * a_i64)).div_euclid(a_i64) & 31i64));
         if (63u64 > (if false { 1u64 } else { a_u64 })) {
             v0 = (match (v0 % 8u32) { 2u32 | 2u32 => (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) << (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) & 31i16)), 0u32..=4u32 => (!(a_u32 / (81u32 | 1u32))), _ => (if (!true) { ((35u64) as u32) } else { (a_u32 >> (29u16 & 31u16)) }) });
         } else {
-            v0 = ((((a_u64).min(a_u64)) as u32) >> (((a_i64).max(a_i64)).saturating_sub((0i64 | DiffPair { a: 63i64, b: (-63i64) }.mixed())) & 31i64));
+            v0 = ((((a_u64).min(a_u64)) as u32) >> (((a_i64).max(a_i64)).saturating_mul((0i64 | DiffPair { a: 63i64, b: (-63i64) }.mixed())) & 31i64));
         }
         assert!((((a_u32 % 256u32) != 7u32) || ((9u32 * a_u32) != (!v0))));
         let mut t1: [i64; 3] = [((match (v0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64); 3];
@@ -3666,7 +3666,7 @@ pub fn diff_121<const K: i16>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[
         if matches!((89u32 % 8u32), 5u32) {
             v4 = (a_u32 >> 1u64);
         } else {
-            v4 = (12u32).saturating_mul(a_u32);
+            v4 = ((12u32).abs_diff(a_u32) as u32);
         }
         assert!((((99u32 % 256u32) != 7u32) || matches!((v4 % 8u32), 4u32 | 3u32)));
         oi[i] = ((((if ((-11.0f64) != a_f64) { ((match (v0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) } else { (match (v4 % 8u32) { 5u32 | 7u32 => ((a_f32) as i8), _ => 7i8 }) })) as i32)) as u64;
@@ -3685,7 +3685,7 @@ pub fn diff_122(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u32 = ((a_u32 * 31u32)).saturating_add((24u32 << (((a_f32) as u16) & 31u16)));
+        let mut v0: u32 = ((a_u32 * 31u32)).saturating_sub((24u32 << (((a_f32) as u16) & 31u16)));
         for j0 in (u32::MAX - (((51u32).min(a_u32)) % 4u32))..=u32::MAX {
             v0 = (match (88u32 % 8u32) { 3u32 | 5u32 => 1u32, _ => a_u32 });
         }
@@ -3701,7 +3701,7 @@ pub fn diff_122(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
                 v1 = 52u8;
             }
         }
-        let v2: i32 = ((-1i32)).saturating_sub(a_i32);
+        let v2: i32 = ((-1i32)).pow((a_i32) as u32 & 7);
         oi[i] = (1u8) as u64;
         of[i] = (((((a_u64 * a_u64)) as f64) * (-(-a_f64)))) as f64;
     }
@@ -3722,7 +3722,7 @@ pub fn diff_123(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         assert!((((0u32 % 256u32) != 7u32) || ((a_f64 >= 0.1f64) && matches!((88u32 % 8u32), 2u32))));
         let mut v1: i8 = (((a_f32) as i8) + (((-100i8) * ((a_u32) as i8)) & (((a_f32) as i8) << (32u8 & 7u8))));
         for j0 in ((((a_u32).max(35u32)) % 8u32)..(((a_u32 >> ((-97i8) & 31i8))) % 16u32)).step_by(((79u32) % 3u32) as usize) {
-            v1 = (((-((a_f32) as i8))).saturating_mul((7i8 & ((a_i32) as i8))) << (((255u8 << (9u8 & 7u8)) ^ (8u8 << (17u8 & 7u8))) & 7u8));
+            v1 = (((-((a_f32) as i8))).pow(((7i8 & ((a_i32) as i8))) as u32 & 7) << (((255u8 << (9u8 & 7u8)) ^ (8u8 << (17u8 & 7u8))) & 7u8));
         }
         assert!((((96u32 % 256u32) != 7u32) || true));
         let mut v2: f32 = (if true { (((-3.25f32) + 3.4e38f32) / (a_f32 - 6.0f32)) } else { a_f32 });
@@ -3838,7 +3838,7 @@ pub fn diff_126<const K: i8>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         }
         let v5: u16 = ((match (18u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
         let v6: i64 = ((match (a_u32 % 8u32) { 4u32 | 1u32 => ((a_f64) as i64), 0u32..=3u32 => (36i64).max(a_i64), 0u32..=5u32 => a_i64, _ => (a_i64 >> a_i64) }) - (0i64 | DiffPair::new(((((a_u32) as i16)) as i64), (a_i64).min((-98i64))).b));
-        oi[i] = ((-((!a_i64)).saturating_mul((a_i64 % v6)))) as u64;
+        oi[i] = ((-((!a_i64)).saturating_sub((a_i64 % v6)))) as u64;
         of[i] = (((((((a_i64) as i16) / ((-57i16) | 1i16)) ^ ((-59i16) % ((a_i32) as i16)))) as f64)) as f64;
     }
 }
@@ -4009,7 +4009,7 @@ pub fn diff_132(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
                 if ((-34i32) >= a_i32) {
                     continue 'l1;
                 }
-                v1 = (((!a_i64)).max((0i64 | DiffPair::new(a_i64, (-9223372036854775808i64)).b))).saturating_add(((-a_i64) / (((72i16) as i64) | 1i64)));
+                v1 = (((!a_i64)).max((0i64 | DiffPair::new(a_i64, (-9223372036854775808i64)).b))).saturating_sub(((-a_i64) / (((72i16) as i64) | 1i64)));
             }
         }
         let v2: i32 = (((46i16 >> (a_i32 & 15i32))) as i32);
@@ -4180,7 +4180,7 @@ pub fn diff_137(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         }
         let mut v5: u32 = ((v2 >> (((-1i32) << ((-95i32) & 31i32)) & 31i32))).max((a_u32 - 50u32));
         if ((-a_i64) != (if true { 35i64 } else { (-61i64) })) {
-            v5 = ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) >> ((6i32 / ((-9i32) | 1i32)) & 31i32)) << (((((-63i16)) as u64)).saturating_sub((match (a_u32 % 8u32) { 0u32..=4u32 => 78u64, _ => 2u64 })) & 31u64));
+            v5 = ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) >> ((6i32 / ((-9i32) | 1i32)) & 31i32)) << (((((-63i16)) as u64)).saturating_add((match (a_u32 % 8u32) { 0u32..=4u32 => 78u64, _ => 2u64 })) & 31u64));
         } else {
             v5 = 32u32;
         }
@@ -4209,10 +4209,10 @@ pub fn diff_138(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         }
         let mut t2: [i8; 3] = [(if matches!((a_u32 % 8u32), 0u32) { ((((a_f32) as i8) >> ((-45i64) & 7i64))).saturating_add((-((a_i64) as i8))) } else { (-59i8) }); 3];
         t2[1] = 92i8;
-        t2[2] = ((((match (31u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)).saturating_mul(((match (71u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8))).saturating_add((-52i8));
+        t2[2] = ((((match (31u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)).saturating_sub(((match (71u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8))).pow(((-52i8)) as u32 & 7);
         let mut v2: i8 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
         for &v3 in t2.iter().rev() {
-            v2 = ((((32i32) as i8) - v3) % (((match (65u32 % 8u32) { 0u32..=3u32 => 52i8, _ => ((a_f32) as i8) })).saturating_add((-((a_f32) as i8))) | 1i8));
+            v2 = ((((32i32) as i8) - v3) % (((match (65u32 % 8u32) { 0u32..=3u32 => 52i8, _ => ((a_f32) as i8) })).saturating_sub((-((a_f32) as i8))) | 1i8));
         }
         oi[i] = (53u16) as u64;
         of[i] = (((((v2 / (((a_f32) as i8) | 1i8))).abs()) as f64)) as f64;
@@ -4266,7 +4266,7 @@ pub fn diff_140(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let v2: i8 = (if ((((a_u32) as u8) > ((a_u32) as u8)) && true) { ((-73i8) * ((a_u32) as i8)) } else { (-v0) });
         assert!((((a_u32 % 256u32) != 7u32) || ((a_u64 % (0u64 | 1u64)) > (match (72u32 % 8u32) { 0u32 => 23u64, _ => a_u64 }))));
         let v3: f32 = ((-5.125f32) / (-11.25f32));
-        let mut v4: i64 = (64i64).saturating_mul((2i64 ^ (-39i64)));
+        let mut v4: i64 = (64i64).div_euclid((2i64 ^ (-39i64)));
         if (34i8 > (((-7i16)) as i8)) {
             v4 = ((((-5i16)) as i64) << (((a_f64) as u16) & 63u16));
         } else {
@@ -4336,7 +4336,7 @@ pub fn diff_143(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         }
         let mut v1: i64 = a_i64;
         if false {
-            v1 = (match (45u32 % 8u32) { 0u32 => (((72u64).saturating_sub(42u64)) as i64), 1u32 => (((-8i64) + 13i64) << (((a_i32) as u16) & 63u16)), 6u32 => ((if (a_i64 == a_i64) { a_i64 } else { (-78i64) })).min((if true { (-72i64) } else { a_i64 })), _ => (0i64 | DiffPair::new((-35i64), (a_i64).saturating_add(a_i64)).b) });
+            v1 = (match (45u32 % 8u32) { 0u32 => (((72u64).saturating_mul(42u64)) as i64), 1u32 => (((-8i64) + 13i64) << (((a_i32) as u16) & 63u16)), 6u32 => ((if (a_i64 == a_i64) { a_i64 } else { (-78i64) })).min((if true { (-72i64) } else { a_i64 })), _ => (0i64 | DiffPair::new((-35i64), (a_i64).pow((a_i64) as u32 & 7)).b) });
         } else {
             v1 = v1;
         }
@@ -4370,7 +4370,7 @@ pub fn diff_144(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_f64: f64 = xf64[i];
         let mut v0: i8 = (((16u8 * 97u8)) as i8);
         if ((((a_u32) as i8) & ((a_i64) as i8)) >= ((-29i8) >> (((a_f32) as u8) & 7u8))) {
-            v0 = (((a_f32) as i8)).saturating_sub(((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8));
+            v0 = ((((a_f32) as i8)).abs_diff(((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) as i8);
         } else {
             v0 = v0;
         }
@@ -4435,7 +4435,7 @@ pub fn diff_146<const K: i8>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         for &v2 in t1.iter().step_by(2) {
             v1 = 32u32;
         }
-        oi[i] = ((((6u16).saturating_mul(((a_i64) as u16)) + (42u16).min(87u16)) + (!(((a_f32) as u16) + ((a_i64) as u16))))) as u64;
+        oi[i] = ((((6u16).pow((((a_i64) as u16)) as u32 & 7) + (42u16).min(87u16)) + (!(((a_f32) as u16) + ((a_i64) as u16))))) as u64;
         of[i] = (((((-7.125f32) + (-3.5f32))).sqrt() / (((0.1f64 - (-11.25f64))) as f32))) as f64;
     }
 }
@@ -4522,7 +4522,7 @@ pub fn diff_149(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         if (!(!matches!((31u32 % 8u32), 3u32))) {
             v0 = ((a_f32) as u8);
         } else {
-            v0 = (82u8).saturating_mul(((a_u32) as u8));
+            v0 = (82u8).rem_euclid(((a_u32) as u8));
         }
         let mut v1: u64 = ((match (11u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
         for j0 in (0u32..=(((4111998316u32 + 1u32)) % 4u32)).rev() {
@@ -4574,7 +4574,7 @@ pub fn diff_150<const K: u32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[
         } else {
             v2 = a_f32;
         }
-        oi[i] = ((((60i64 % ((-97i64) | 1i64)) + (-72i64))).saturating_sub((0i64 | DiffPair::new((0i64 | DiffPair { a: a_i64, b: (-96i64) }.mixed()), (43i64 << ((a_u32) as u8))).b))) as u64;
+        oi[i] = ((((60i64 % ((-97i64) | 1i64)) + (-72i64))).pow(((0i64 | DiffPair::new((0i64 | DiffPair { a: a_i64, b: (-96i64) }.mixed()), (43i64 << ((a_u32) as u8))).b)) as u32 & 7)) as u64;
         of[i] = (((((((a_i32) as i8) | ((a_i32) as i8))).abs()) as f64)) as f64;
     }
 }

@@ -80,6 +80,23 @@ pub trait ArithShift: Copy {
     fn __shr<const CHECKED: bool>(self, b: u64) -> Self;
 }
 
+/// A number with Euclidean division (`rem_euclid`, `div_euclid`): an integer's faults as
+/// `%` and `/` do, a float's is Rust's.
+#[doc(hidden)]
+pub trait ArithEuclid: Copy {
+    /// `a.rem_euclid(b)`.
+    fn __rem_euclid(self, b: Self) -> Self;
+    /// `a.div_euclid(b)`.
+    fn __div_euclid(self, b: Self) -> Self;
+}
+
+/// An integer with `pow`.
+#[doc(hidden)]
+pub trait ArithPow: Copy {
+    /// `a.pow(e)`: an overflowing step faults as `*` does where overflow is checked.
+    fn __pow<const CHECKED: bool>(self, e: u32) -> Self;
+}
+
 /// An integer shift amount, as the 64-bit pattern Rust compares with the width (a
 /// negative amount is a huge one).
 #[doc(hidden)]
@@ -163,6 +180,34 @@ macro_rules! ints {
                 self.wrapping_shr(b as u32)
             }
         }
+        impl ArithEuclid for $t {
+            #[inline]
+            fn __rem_euclid(self, b: Self) -> Self {
+                if b == 0 {
+                    fault(IntOp::RemByZero)
+                }
+                self.checked_rem_euclid(b).unwrap_or_else(|| fault(IntOp::RemOverflow))
+            }
+            #[inline]
+            fn __div_euclid(self, b: Self) -> Self {
+                if b == 0 {
+                    fault(IntOp::DivByZero)
+                }
+                self.checked_div_euclid(b).unwrap_or_else(|| fault(IntOp::DivOverflow))
+            }
+        }
+        impl ArithPow for $t {
+            #[inline]
+            fn __pow<const CHECKED: bool>(self, e: u32) -> Self {
+                // `checked_pow` fails exactly where a step of `pow`'s squaring overflows,
+                // which is where `pow` panics (with the multiplication's message).
+                if CHECKED {
+                    self.checked_pow(e).unwrap_or_else(|| fault(IntOp::Mul))
+                } else {
+                    self.wrapping_pow(e)
+                }
+            }
+        }
         impl ShiftAmount for $t {
             #[inline]
             fn __amount(self) -> u64 {
@@ -229,6 +274,39 @@ macro_rules! float_abs {
 }
 float_abs!(f32, f64, half::f16, half::bf16);
 
+macro_rules! float_euclid {
+    ($($t:ty),*) => {$(
+        impl ArithEuclid for $t {
+            #[inline]
+            fn __rem_euclid(self, b: Self) -> Self {
+                self.rem_euclid(b)
+            }
+            #[inline]
+            fn __div_euclid(self, b: Self) -> Self {
+                self.div_euclid(b)
+            }
+        }
+    )*};
+}
+float_euclid!(f32, f64);
+
+/// The 16-bit floats compute in `f32` and round once, as their `Float` methods do.
+macro_rules! half_euclid {
+    ($($t:ty),*) => {$(
+        impl ArithEuclid for $t {
+            #[inline]
+            fn __rem_euclid(self, b: Self) -> Self {
+                <$t>::from_f32(self.to_f32().rem_euclid(b.to_f32()))
+            }
+            #[inline]
+            fn __div_euclid(self, b: Self) -> Self {
+                <$t>::from_f32(self.to_f32().div_euclid(b.to_f32()))
+            }
+        }
+    )*};
+}
+half_euclid!(half::f16, half::bf16);
+
 /// `a + b` in a kernel.
 #[inline]
 pub fn add<const CHECKED: bool, T: Arith>(a: T, b: T) -> T {
@@ -269,6 +347,72 @@ pub fn neg<const CHECKED: bool, T: ArithNeg>(a: T) -> T {
 #[inline]
 pub fn abs<const CHECKED: bool, T: ArithAbs>(a: T) -> T {
     a.__abs::<CHECKED>()
+}
+
+/// The simulator's `x.abs()`, `x.pow(n)`, `x.rem_euclid(y)` and `x.div_euclid(y)`, called
+/// as `(&x).abs()` with the traits of [`checked_methods`] or [`wrapping_methods`] in scope
+/// (as the kernel checks overflow): on a number, the reference's trait method is found
+/// before the number's own, and faults as the GPU does; on a `#[gpu_struct]` with a method
+/// of that name, whose type implements none of the bounds, the struct's own is found, as
+/// the translator finds it.
+macro_rules! sim_methods {
+    ($checked:literal) => {
+        use super::{ArithAbs, ArithEuclid, ArithPow};
+
+        /// `(&x).abs()`.
+        pub trait SimAbs<T> {
+            /// `x.abs()`, faulting on `MIN` where checked.
+            fn abs(self) -> T;
+        }
+        impl<T: ArithAbs> SimAbs<T> for &T {
+            #[inline]
+            fn abs(self) -> T {
+                self.__abs::<$checked>()
+            }
+        }
+
+        /// `(&x).pow(n)`.
+        pub trait SimPow<T> {
+            /// `x.pow(n)`, faulting on overflow where checked.
+            fn pow(self, n: u32) -> T;
+        }
+        impl<T: ArithPow> SimPow<T> for &T {
+            #[inline]
+            fn pow(self, n: u32) -> T {
+                self.__pow::<$checked>(n)
+            }
+        }
+
+        /// `(&x).rem_euclid(y)` and `(&x).div_euclid(y)`.
+        pub trait SimEuclid<T> {
+            /// `x.rem_euclid(y)`.
+            fn rem_euclid(self, y: T) -> T;
+            /// `x.div_euclid(y)`.
+            fn div_euclid(self, y: T) -> T;
+        }
+        impl<T: ArithEuclid> SimEuclid<T> for &T {
+            #[inline]
+            fn rem_euclid(self, y: T) -> T {
+                self.__rem_euclid(y)
+            }
+            #[inline]
+            fn div_euclid(self, y: T) -> T {
+                self.__div_euclid(y)
+            }
+        }
+    };
+}
+
+/// The methods of a kernel that checks overflow (see `sim_methods!`).
+#[doc(hidden)]
+pub mod checked_methods {
+    sim_methods!(true);
+}
+
+/// The methods of a kernel that does not check overflow (see `sim_methods!`).
+#[doc(hidden)]
+pub mod wrapping_methods {
+    sim_methods!(false);
 }
 
 /// `a << b` in a kernel.

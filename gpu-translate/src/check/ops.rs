@@ -504,6 +504,10 @@ impl Validator<'_> {
                 }
                 MathDomain::Signed => "floats and signed integers",
                 MathDomain::Number => "numbers",
+                MathDomain::Int if spec.name == "pow" => {
+                    "integers (`i8` to `u64`, `T: Int`); on floats write `x.powi(n)` or \
+                     `x.powf(y)`"
+                }
                 MathDomain::Int => "integers (`i8` to `u64`, `T: Int`)",
                 MathDomain::Unsigned => "unsigned integers; cast first: `(x as u32)`",
                 MathDomain::Complex => "complex numbers",

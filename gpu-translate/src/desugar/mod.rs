@@ -11,6 +11,8 @@
 //! - `matching.rs` turns `match` and `matches!` into tests (`if` chains).
 //! - `panics.rs` turns `assert!` and its relatives, `panic!`, `unreachable!`, `todo!` and
 //!   `unimplemented!` into tests and the core's panic call.
+//! - `std_forms.rs` writes out `a.swap(i, j)`, `mem::swap(&mut p, &mut q)` and
+//!   `x.sin_cos()`.
 //!
 //! The rewritten code carries the user's spans, so errors and source lines point at what
 //! the user wrote. The names it introduces start with `__gpu_`; user code may not use
@@ -21,6 +23,7 @@ mod chain;
 mod loops;
 mod matching;
 mod panics;
+mod std_forms;
 
 use proc_macro2::Span;
 use syn::spanned::Spanned;
@@ -39,12 +42,14 @@ pub(crate) const RESERVED_PREFIX: &str = "__gpu_";
 pub(crate) fn desugar_body(
     body: &syn::Block,
     enums: &[(String, Vec<String>)],
+    array_params: &[String],
     diags: &mut Diagnostics,
 ) -> syn::Block {
     let mut d = Desugarer {
         diags,
         fresh: 0,
         enums,
+        arrays: array_params.to_vec(),
     };
     let mut body = body.clone();
     d.visit_block_mut(&mut body);
@@ -60,6 +65,9 @@ pub(crate) struct Desugarer<'a> {
     /// The `#[gpu_enum]`s the function knows, with their variants: a `match` naming every
     /// variant of one covers every value.
     enums: &'a [(String, Vec<String>)],
+    /// The names of the 1-D arrays in scope (array parameters, local and shared arrays
+    /// declared so far), whose `swap(i, j)` is the slice's.
+    arrays: Vec<String>,
 }
 
 impl Desugarer<'_> {
@@ -93,7 +101,32 @@ impl VisitMut for Desugarer<'_> {
         }
     }
 
+    fn visit_block_mut(&mut self, b: &mut syn::Block) {
+        let mut stmts = Vec::with_capacity(b.stmts.len());
+        for mut s in std::mem::take(&mut b.stmts) {
+            self.visit_stmt_mut(&mut s);
+            match &s {
+                syn::Stmt::Local(local) => {
+                    self.note_array(local);
+                    match self.sin_cos_let(local) {
+                        Some(expanded) => stmts.extend(expanded),
+                        None => stmts.push(s),
+                    }
+                }
+                _ => stmts.push(s),
+            }
+        }
+        b.stmts = stmts;
+    }
+
     fn visit_stmt_mut(&mut self, s: &mut syn::Stmt) {
+        if let syn::Stmt::Expr(e, Some(_)) = s {
+            self.visit_expr_mut(e);
+            if let Some(new) = self.swap_statement(e) {
+                *e = new;
+            }
+            return;
+        }
         // `matches!(..);` as a statement parses as a statement macro: make it an expression
         // statement, which the expression visitor rewrites.
         if let syn::Stmt::Macro(m) = s {
@@ -138,15 +171,40 @@ impl VisitMut for Desugarer<'_> {
     }
 }
 
+impl Desugarer<'_> {
+    /// Follows which names are 1-D arrays: a `let` of an array value or a shared array
+    /// adds its name; any other `let` of the name hides it.
+    fn note_array(&mut self, local: &syn::Local) {
+        let syn::Pat::Ident(pi) = strip_type(&local.pat) else {
+            return;
+        };
+        let name = unraw(&pi.ident);
+        self.arrays.retain(|a| *a != name);
+        let is_array = local.init.as_ref().is_some_and(|i| match &*i.expr {
+            syn::Expr::Repeat(_) | syn::Expr::Array(_) => true,
+            syn::Expr::Call(c) => matches!(&*c.func, syn::Expr::Path(p)
+                if p.path.segments.last().is_some_and(|s|
+                    s.ident == "shared_array" || s.ident == "dynamic_shared_array")),
+            _ => false,
+        });
+        if is_array {
+            self.arrays.push(name);
+        }
+    }
+}
+
+/// A pattern without its type annotation (`x: [f32; 4]` is `x`).
+fn strip_type(p: &syn::Pat) -> &syn::Pat {
+    match p {
+        syn::Pat::Type(t) => &t.pat,
+        p => p,
+    }
+}
+
 /// The name of a macro of the standard library's, as written (`assert`, `std::assert`,
 /// `core::assert`); `None` for a path of any other form.
 fn std_macro_name(mac: &syn::Macro) -> Option<String> {
-    let segs: Vec<String> = mac
-        .path
-        .segments
-        .iter()
-        .map(|s| s.ident.to_string())
-        .collect();
+    let segs = crate::names::path_segments(&mac.path);
     match segs.as_slice() {
         [n] => Some(n.clone()),
         [root, n] if root == "std" || root == "core" => Some(n.clone()),

@@ -174,18 +174,7 @@ impl Emitter<'_> {
                 let v = self.expr(inner);
                 self.conversion(*conv, inner.ty, e.ty, v)
             }
-            ExprKind::Math(spec, args) => {
-                let vals: Vec<String> = args.iter().map(|a| self.expr(a)).collect();
-                // `abs` of a signed integer: `MIN.abs()` overflows.
-                if spec.name == "abs"
-                    && matches!(self.class(args[0].ty), Class::SignedInt | Class::AnyInt)
-                {
-                    self.uses_note = true;
-                    let ck = self.overflow_checks();
-                    return format!("gt_iabs<{ck}>({}, gt_note)", vals[0]);
-                }
-                format!("gt_{}({})", spec.name, vals.join(", "))
-            }
+            ExprKind::Math(spec, args) => self.math_call(spec, args),
             ExprKind::Geometry(g, axis) => geometry(*g, *axis),
             ExprKind::If(c, then, els) => {
                 let c = self.expr(c);
@@ -250,9 +239,38 @@ impl Emitter<'_> {
 
     /// `v` (of type `from`) converted to `to`, as Rust's `as` and `T::from_*` do (the
     /// prelude's `gt_as`).
-    fn conversion(&self, _conv: Conversion, from: RTy, to: RTy, v: String) -> String {
+    /// A math method's call: the prelude's `gt_<name>` overload, or, where an integer's
+    /// can fault (`abs` of `MIN`, `pow`, Euclidean division), its checked operation.
+    fn math_call(&mut self, spec: &gpu_contract::language::MathSpec, args: &[Expr<RTy>]) -> String {
+        let vals: Vec<String> = args.iter().map(|a| self.expr(a)).collect();
+        // `abs` of a signed integer: `MIN.abs()` overflows.
+        if spec.name == "abs" && matches!(self.class(args[0].ty), Class::SignedInt | Class::AnyInt)
+        {
+            self.uses_note = true;
+            let ck = self.overflow_checks();
+            return format!("gt_iabs<{ck}>({}, gt_note)", vals[0]);
+        }
+        // Integer `pow` and Euclidean division: they fault as `*`, `/` and `%` do.
+        let int = self.class(args[0].ty).is_int();
+        if int && matches!(spec.name, "pow" | "rem_euclid" | "div_euclid") {
+            self.uses_note = true;
+            let ck = self.overflow_checks();
+            let f = match spec.name {
+                "pow" => "gt_ipow",
+                "rem_euclid" => "gt_irem_euclid",
+                _ => "gt_idiv_euclid",
+            };
+            return format!("{f}<{ck}>({}, {}, gt_note)", vals[0], vals[1]);
+        }
+        format!("gt_{}({})", spec.name, vals.join(", "))
+    }
+
+    fn conversion(&self, conv: Conversion, from: RTy, to: RTy, v: String) -> String {
         if from == to {
             return v;
+        }
+        if conv == Conversion::Bits {
+            return format!("gt_bit_cast<{}>({v})", self.c_type(to));
         }
         format!("gt_as<{}>({v})", self.c_type(to))
     }

@@ -108,7 +108,7 @@ pub fn device_parts(
             };
             *f.block = sim_body::rewrite(&f.block, &names, k);
             // A device function checks overflow as its crate's build does.
-            super::sim_semantics::rewrite(&mut f.block, quote!(::core::cfg!(debug_assertions)), k);
+            super::sim_semantics::rewrite(&mut f.block, None, k);
         }
         // Keep the function for its callers, but not its body: checked as host Rust
         // against a signature the language refused, it would only add errors.

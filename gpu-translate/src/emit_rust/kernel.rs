@@ -8,8 +8,8 @@ use quote::{format_ident, quote};
 
 use super::params::{self, fresh_name, param_code};
 use super::{
-    device_fn_refs, generic_decls, generic_idents, options_tokens, overflow_checks_expr, sim_body,
-    sim_semantics, struct_layouts, CalleeRefs, KernelItems, Translation,
+    device_fn_refs, generic_decls, generic_idents, options_tokens, sim_body, sim_semantics,
+    struct_layouts, CalleeRefs, KernelItems, Translation,
 };
 use crate::parse::attr::Attr;
 use crate::parse::signature::{GenericSlot, KernelSignature, ParamShape};
@@ -309,7 +309,7 @@ impl<'a> KernelRust<'a> {
             prints: &self.tr.prints,
         };
         let mut b = sim_body::rewrite(&self.item.block, &names, self.k);
-        sim_semantics::rewrite(&mut b, overflow_checks_expr(self.attr), self.k);
+        sim_semantics::rewrite(&mut b, self.attr.overflow_checks, self.k);
         quote!(#b)
     }
 

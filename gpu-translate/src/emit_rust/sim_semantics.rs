@@ -1,11 +1,14 @@
 //! What the simulator runs for the body's operators and language calls, so it computes
 //! what the GPU computes:
 //!
-//! - `+ - * / % << >>`, their compound assignments, unary `-` and `.abs()` become calls of
-//!   the runtime's `__private::arith`, which check overflow exactly when the kernel does
+//! - `+ - * / % << >>`, their compound assignments and unary `-` become calls of the
+//!   runtime's `__private::arith`, which check overflow exactly when the kernel does
 //!   on the GPU (`__GPU_OVERFLOW`, a constant the body starts with) instead of as the
-//!   profile that compiled the body would; `f16::from_f64` rounds once, as on the GPU; a
-//!   `step_by(0)` is a fault, as on the GPU.
+//!   profile that compiled the body would; `.abs()`, `.pow(n)`, `.rem_euclid(y)` and
+//!   `.div_euclid(y)` are called on a reference (`(&x).pow(n)`), which finds the
+//!   runtime's faulting method on a number and a struct's own method of the name on a
+//!   struct; `f16::from_f64` rounds once, as on the GPU; a `step_by(0)` is a fault, as on
+//!   the GPU.
 //! - A call of a language function (`sync_threads()`, `shared_array::<f32, 256>()`,
 //!   `atomic_add(..)`, `grid_1d()`, ...) names the runtime's function by its full path:
 //!   the translator recognises these by name, so the simulator must not run a function of
@@ -22,11 +25,53 @@ use syn::spanned::Spanned;
 use syn::visit_mut::{self, VisitMut};
 
 /// Rewrite the arithmetic of `body`, which starts by defining `__GPU_OVERFLOW` as
-/// `checks` (a `bool` expression).
-pub fn rewrite(body: &mut syn::Block, checks: TokenStream, krate: &syn::Path) {
+/// `checks` (`None`: as the crate's build, `cfg!(debug_assertions)`) and bringing the
+/// number methods of that choice into scope.
+pub fn rewrite(body: &mut syn::Block, checks: Option<bool>, krate: &syn::Path) {
     ArithRewriter { krate }.visit_block_mut(body);
+    let methods = |checked: bool| -> syn::Path {
+        let m = if checked {
+            quote::format_ident!("checked_methods")
+        } else {
+            quote::format_ident!("wrapping_methods")
+        };
+        syn::parse_quote!(#krate::__private::arith::#m)
+    };
+    let (value, uses): (TokenStream, Vec<syn::Stmt>) = match checks {
+        Some(b) => {
+            let m = methods(b);
+            (
+                quote::quote!(#b),
+                vec![syn::parse_quote!(
+                    #[allow(unused_imports)]
+                    use #m::{SimAbs as _, SimEuclid as _, SimPow as _};
+                )],
+            )
+        }
+        None => {
+            let (c, w) = (methods(true), methods(false));
+            (
+                quote::quote!(::core::cfg!(debug_assertions)),
+                vec![
+                    syn::parse_quote!(
+                        #[cfg(debug_assertions)]
+                        #[allow(unused_imports)]
+                        use #c::{SimAbs as _, SimEuclid as _, SimPow as _};
+                    ),
+                    syn::parse_quote!(
+                        #[cfg(not(debug_assertions))]
+                        #[allow(unused_imports)]
+                        use #w::{SimAbs as _, SimEuclid as _, SimPow as _};
+                    ),
+                ],
+            )
+        }
+    };
     body.stmts
-        .insert(0, syn::parse_quote!(const __GPU_OVERFLOW: bool = #checks;));
+        .insert(0, syn::parse_quote!(const __GPU_OVERFLOW: bool = #value;));
+    for (k, u) in uses.into_iter().enumerate() {
+        body.stmts.insert(1 + k, u);
+    }
 }
 
 struct ArithRewriter<'a> {
@@ -88,17 +133,33 @@ fn from_f64_of_half(f: &syn::Expr) -> Option<&'static str> {
     let syn::Expr::Path(p) = f else {
         return None;
     };
-    let segs: Vec<String> = p
-        .path
-        .segments
-        .iter()
-        .map(|s| s.ident.to_string())
-        .collect();
+    let segs = crate::names::path_segments(&p.path);
     match segs.iter().map(String::as_str).collect::<Vec<_>>()[..] {
         ["f16", "from_f64"] => Some("f16"),
         ["bf16", "from_f64"] => Some("bf16"),
         _ => None,
     }
+}
+
+/// Whether `m` with `args` arguments after the receiver is a number's method that faults
+/// on the GPU where Rust panics: `abs` (of `MIN`), integer `pow`, `rem_euclid` and
+/// `div_euclid` (floats' compute as Rust's).
+fn number_method(m: &syn::Ident, args: usize) -> bool {
+    (m == "abs" && args == 0)
+        || ((m == "pow" || m == "rem_euclid" || m == "div_euclid") && args == 1)
+}
+
+/// Whether a path's owner segment names a number type or, written in capitals only as
+/// Rust names type parameters (`T`, `F2`), a dtype parameter: not a struct (`Point`).
+fn number_owner(owner: &syn::Ident) -> bool {
+    let s = owner.to_string();
+    const NUMBERS: &[&str] = &[
+        "i8", "i16", "i32", "i64", "isize", "u8", "u16", "u32", "u64", "usize", "f32", "f64",
+        "f16", "bf16",
+    ];
+    NUMBERS.contains(&s.as_str())
+        || s.chars()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit())
 }
 
 /// `e` without the parentheses around it.
@@ -192,25 +253,38 @@ impl VisitMut for ArithRewriter<'_> {
                 let s = &m.args[0];
                 m.args[0] = syn::parse_quote_spanned!(span=> #k::__private::arith::step(#s));
             }
-            // `i32::abs(x)`, `T::abs(x)`: as `x.abs()` below (the translator lowers both alike).
-            syn::Expr::Call(c)
-                if c.args.len() == 1
-                    && matches!(&*c.func, syn::Expr::Path(p) if p.path.segments.len() >= 2
-                        && p.path.segments.last().is_some_and(|s| s.ident == "abs")) =>
-            {
-                let span = c.func.span();
-                let a = unparen(&c.args[0]);
-                *e = syn::parse_quote_spanned!(span=>
-                    #k::__private::arith::abs::<__GPU_OVERFLOW, _>(#a)
-                );
-            }
-            // `x.abs()`: `MIN.abs()` overflows.
-            syn::Expr::MethodCall(m) if m.method == "abs" && m.args.is_empty() => {
+            // `x.abs()`, `x.pow(n)`, `x.rem_euclid(y)`, `x.div_euclid(y)`: a number's fault
+            // as `-`, `*`, `%` and `/` do, not as Rust's panic. Called on a reference, so a
+            // number finds the runtime's trait method first and a struct its own method
+            // of the name (see `arith::checked_methods`).
+            syn::Expr::MethodCall(m) if number_method(&m.method, m.args.len()) => {
                 let span = m.method.span();
-                let a = unparen(&m.receiver);
-                *e = syn::parse_quote_spanned!(span=>
-                    #k::__private::arith::abs::<__GPU_OVERFLOW, _>(#a)
-                );
+                let recv = unparen(&m.receiver).clone();
+                *m.receiver = syn::parse_quote_spanned!(span=> (&(#recv)));
+            }
+            // Their path forms on a number type or a dtype parameter (`i32::pow(x, 3)`,
+            // `T::abs(x)`): the receiver bound with the owner's type, then as above. A
+            // struct's own function of the name (`Point::abs(p)`) is left alone.
+            syn::Expr::Call(c) if !c.args.is_empty() => {
+                let syn::Expr::Path(p) = &*c.func else {
+                    return;
+                };
+                let n = p.path.segments.len();
+                if n < 2 || p.qself.is_some() || !number_owner(&p.path.segments[n - 2].ident) {
+                    return;
+                }
+                let name = p.path.segments[n - 1].ident.clone();
+                if !number_method(&name, c.args.len() - 1) {
+                    return;
+                }
+                let owner = &p.path.segments[n - 2].ident;
+                let span = name.span();
+                let recv = unparen(&c.args[0]);
+                let rest = c.args.iter().skip(1);
+                *e = syn::parse_quote_spanned!(span=> {
+                    let __gpu_receiver: #owner = #recv;
+                    (&__gpu_receiver).#name(#(#rest),*)
+                });
             }
             _ => {}
         }

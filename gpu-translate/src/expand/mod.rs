@@ -22,7 +22,7 @@ use crate::emit_rust::{
 use crate::ir::{Kernel, RTy};
 use crate::lower::lower;
 use crate::parse::attr::{parse_attr, Attr};
-use crate::parse::signature::{parse_signature, KernelSignature};
+use crate::parse::signature::{parse_signature, KernelSignature, ParamShape};
 
 /// The options `#[gpu_kernel]` takes: all of them.
 const KERNEL_OPTIONS: &[OptionKey] = OptionKey::ALL;
@@ -371,7 +371,18 @@ fn desugared(mut item: syn::ItemFn, sig: &KernelSignature, diags: &mut Diagnosti
             )
         })
         .collect();
-    item.block = Box::new(crate::desugar::desugar_body(&item.block, &enums, diags));
+    let arrays: Vec<String> = sig
+        .params
+        .iter()
+        .filter(|p| matches!(p.shape, ParamShape::Slice { rank: 1, .. }))
+        .map(|p| crate::names::unraw(&p.ident))
+        .collect();
+    item.block = Box::new(crate::desugar::desugar_body(
+        &item.block,
+        &enums,
+        &arrays,
+        diags,
+    ));
     item
 }
 

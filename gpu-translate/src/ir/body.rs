@@ -128,6 +128,9 @@ pub enum Conversion {
     /// `T::one()`: the dtype traits' conversions, which follow `as` for primitives and
     /// round once for the 16-bit floats.
     Num,
+    /// `x.to_bits()` and `f32::from_bits(u)`: the same bits, between a float and the
+    /// unsigned integer of its width.
+    Bits,
 }
 
 /// One index of an access, and whether it is checked.

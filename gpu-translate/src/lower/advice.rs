@@ -42,9 +42,7 @@ pub(super) fn is_iterator_call(m: &syn::ExprMethodCall) -> bool {
 /// uses often, else the nearest name the language has, else where the list is.
 pub(super) fn method_advice(name: &str) -> String {
     let fixed = match name {
-        "sin_cos" => Some("call both: `let (s, c) = (x.sin(), x.cos());`"),
-        "pow" => Some("integers: multiply in a loop; floats: `x.powi(n)` or `x.powf(y)`"),
-        "abs_diff" => Some("write `if a > b { a - b } else { b - a }`"),
+        "sin_cos" => Some("take both at once in a `let`: `let (s, c) = x.sin_cos();`"),
         "div_ceil" => Some(
             "write `(a + b - 1) / b`, or `a / b + (a % b != 0) as u32` (of `a`'s type) where \
              `a + b` could overflow",

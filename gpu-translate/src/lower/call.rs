@@ -4,7 +4,7 @@
 //! calls of `#[gpu_device]` functions.
 
 use crate::names::unraw;
-use gpu_contract::language::{complex_fn, intrinsic, math_fn, ArgKind, MathArgs, RetKind};
+use gpu_contract::language::{complex_fn, intrinsic, math_fn, ArgKind, RetKind};
 use syn::spanned::Spanned;
 
 use super::advice::{is_iterator_call, method_advice};
@@ -69,6 +69,9 @@ impl Lowerer<'_> {
                 ty: Ty::Prim(Prim::F64),
                 span,
             });
+        }
+        if name == "to_bits" {
+            return self.float_to_bits(m);
         }
         let complex = complex_fn(&name).is_some();
         let spec = math_fn(&name);
@@ -173,53 +176,6 @@ impl Lowerer<'_> {
         None
     }
 
-    /// A math method of a number: `x.sqrt()`, `x.powi(n)`, ..., with `recv` its receiver.
-    fn math_method(
-        &mut self,
-        m: &syn::ExprMethodCall,
-        spec: &'static crate::ir::MathSpec,
-        recv: Expr,
-        name: &str,
-    ) -> Option<Expr> {
-        let span = m.span();
-        let arity = match spec.args {
-            MathArgs::Unary => 0,
-            MathArgs::Binary | MathArgs::IntExponent | MathArgs::Amount | MathArgs::Part => 1,
-            MathArgs::Ternary => 2,
-        };
-        if m.args.len() != arity {
-            self.err(span, format!("`{name}` takes {arity} argument(s)"));
-            return None;
-        }
-        let mut args = vec![recv];
-        for a in &m.args {
-            args.push(self.expr(a, Position::Operand)?);
-        }
-        let ty = args[0].ty;
-        if spec.args == MathArgs::IntExponent {
-            self.unify(args[1].ty, Ty::Prim(Prim::I32), args[1].span);
-        } else if spec.args == MathArgs::Amount {
-            self.unify(args[1].ty, Ty::Prim(Prim::U32), args[1].span);
-        } else {
-            let others: Vec<(Ty, proc_macro2::Span)> =
-                args[1..].iter().map(|a| (a.ty, a.span)).collect();
-            for (at, asp) in others {
-                self.unify(ty, at, asp);
-            }
-        }
-        // Whether the receiver may be an integer is checked once types are final.
-        let ty = match spec.result {
-            gpu_contract::language::MathResult::Same => ty,
-            gpu_contract::language::MathResult::Bool => Ty::Prim(Prim::Bool),
-            gpu_contract::language::MathResult::U32 => Ty::Prim(Prim::U32),
-        };
-        Some(Expr {
-            kind: ExprKind::Math(spec, args),
-            ty,
-            span,
-        })
-    }
-
     /// What the receiver of `m` names, if it is a plain name.
     pub(super) fn receiver_binding(&self, m: &syn::ExprMethodCall) -> Option<Binding> {
         match strip_parens(&m.receiver) {
@@ -237,12 +193,7 @@ impl Lowerer<'_> {
             );
             return None;
         };
-        let segs: Vec<String> = p
-            .path
-            .segments
-            .iter()
-            .map(|s| s.ident.to_string())
-            .collect();
+        let segs = crate::names::path_segments(&p.path);
         let last = segs.last().cloned().unwrap_or_default();
         if let Some(ident) = p.path.get_ident() {
             if let Some(Binding::Local(v)) = self.lookup(&unraw(ident)) {

@@ -316,12 +316,7 @@ impl Lowerer<'_> {
             return Some(warp_size());
         }
         // Associated constants: `f32::MAX`, `u32::MAX`, `core::f32::consts::PI`, ...
-        let segs: Vec<String> = p
-            .path
-            .segments
-            .iter()
-            .map(|s| s.ident.to_string())
-            .collect();
+        let segs = crate::names::path_segments(&p.path);
         if let Some((ty, value)) = constant(&segs) {
             return Some(Expr {
                 kind: ExprKind::Lit(value),
@@ -657,6 +652,16 @@ impl Lowerer<'_> {
                         span,
                     });
                 }
+            }
+        }
+        if let syn::Expr::MethodCall(m) = strip_parens(&f.base) {
+            if m.method == "sin_cos" {
+                self.err(
+                    m.method.span(),
+                    "take both parts of `sin_cos` in a `let`: `let (s, c) = x.sin_cos();` (or \
+                     call `x.sin()` alone)",
+                );
+                return None;
             }
         }
         self.err(

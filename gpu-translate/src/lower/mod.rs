@@ -20,6 +20,7 @@ mod cast;
 mod complex;
 mod control;
 mod expr;
+mod math;
 mod methods;
 mod mma;
 mod place;

@@ -37,9 +37,12 @@ impl Lowerer<'_> {
         if name == "from" {
             return Some(self.lossless_cast(c, owner_ty));
         }
+        if name == "from_bits" {
+            return Some(self.float_from_bits(c, owner_ty, last));
+        }
         // Methods of numbers called by path that the language lacks or takes only in the
         // method form: what to write, not the dtype conversions' list they would reach.
-        if matches!(name.as_str(), "clamp" | "pow" | "sin_cos" | "abs_diff") {
+        if matches!(name.as_str(), "clamp" | "sin_cos") {
             let advice = match name.as_str() {
                 "clamp" => "write the method form, as a `let`'s value: `let c = x.clamp(lo, hi);`"
                     .to_owned(),
@@ -153,6 +156,23 @@ impl Lowerer<'_> {
 
     /// `f64::from(x)`: the value converted (rustc, checking the simulator's body, allows
     /// only the lossless conversions `From` has, where it equals `as`).
+    /// `f32::from_bits(u)`: the float with the bits of `u`, the unsigned integer of its
+    /// width.
+    fn float_from_bits(&mut self, c: &syn::ExprCall, to: Ty, name: &syn::Ident) -> Option<Expr> {
+        if c.args.len() != 1 {
+            self.err(c.span(), "`from_bits` takes one argument");
+            return None;
+        }
+        let bits = self.bits_type(to, name.span(), "from_bits")?;
+        let inner = self.expr(&c.args[0], Position::Operand)?;
+        self.unify(inner.ty, Ty::Prim(bits), inner.span);
+        Some(Expr {
+            kind: ExprKind::Convert(Conversion::Bits, Box::new(inner)),
+            ty: to,
+            span: c.span(),
+        })
+    }
+
     fn lossless_cast(&mut self, c: &syn::ExprCall, to: Ty) -> Option<Expr> {
         if c.args.len() != 1 {
             self.err(c.span(), "`from` takes one argument");

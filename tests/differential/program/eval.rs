@@ -317,6 +317,28 @@ impl Eval<'_> {
                     Bin::SatAdd => x.saturating_add(y),
                     Bin::SatSub => x.saturating_sub(y),
                     Bin::SatMul => x.saturating_mul(y),
+                    // As `%` and `/`, with the GPU's values after a fault.
+                    Bin::RemEuclid if y == 0 => {
+                        self.fault(REM0);
+                        0
+                    }
+                    Bin::RemEuclid => x.checked_rem_euclid(y).unwrap_or_else(|| {
+                        self.fault(REMO);
+                        0
+                    }),
+                    Bin::DivEuclid if y == 0 => {
+                        self.fault(DIV0);
+                        0
+                    }
+                    Bin::DivEuclid => x.checked_div_euclid(y).unwrap_or_else(|| {
+                        self.fault(DIVO);
+                        x
+                    }),
+                    Bin::Pow => {
+                        let e = (y as u32) & 7;
+                        overflow(self, x.checked_pow(e), x.wrapping_pow(e), MUL)
+                    }
+                    Bin::AbsDiff => x.abs_diff(y) as _,
                 })
             }};
         }

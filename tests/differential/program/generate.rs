@@ -251,7 +251,15 @@ impl Gen<'_> {
         let b = |e: Expr| Box::new(e);
         let kind = match self.r.below(4) {
             3 => {
-                let op = self.r.pick(&[Bin::SatAdd, Bin::SatSub, Bin::SatMul]);
+                let op = self.r.pick(&[
+                    Bin::SatAdd,
+                    Bin::SatSub,
+                    Bin::SatMul,
+                    Bin::RemEuclid,
+                    Bin::DivEuclid,
+                    Bin::Pow,
+                    Bin::AbsDiff,
+                ]);
                 Kind::Bin(op, b(self.expr(ty, d)), b(self.expr(ty, d)))
             }
             1 if ty == Ty::I64 => {

@@ -295,6 +295,13 @@ pub enum Bin {
     SatAdd,
     SatSub,
     SatMul,
+    /// `rem_euclid`, `div_euclid` (integers: they fault as `%` and `/`).
+    RemEuclid,
+    DivEuclid,
+    /// `a.pow(b as u32 & 7)` (integers: a step that overflows faults as `*`).
+    Pow,
+    /// `a.abs_diff(b) as T`, back to the operands' type.
+    AbsDiff,
 }
 
 #[derive(Clone, Copy, Debug)]

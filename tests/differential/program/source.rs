@@ -187,6 +187,10 @@ fn show(e: &Expr) -> String {
                 Bin::SatAdd => format!("({a}).saturating_add({b})"),
                 Bin::SatSub => format!("({a}).saturating_sub({b})"),
                 Bin::SatMul => format!("({a}).saturating_mul({b})"),
+                Bin::RemEuclid => format!("({a}).rem_euclid({b})"),
+                Bin::DivEuclid => format!("({a}).div_euclid({b})"),
+                Bin::Pow => format!("({a}).pow(({b}) as u32 & 7)"),
+                Bin::AbsDiff => format!("(({a}).abs_diff({b}) as {t})"),
                 _ => {
                     let o = match op {
                         Bin::Add => "+",

@@ -10,8 +10,8 @@ fn k(a: &mut [i32], f: &mut [f32], u: &mut [u32]) {
         let p = a[i].is_power_of_two();
         // `count_ones` is integers'.
         u[i] = f[i].count_ones();
-        // `rem_euclid` is floats' in kernels.
-        a[i] = a[i].rem_euclid(3);
+        // `pow` is integers' (floats have `powi` and `powf`).
+        f[i] = f[i].pow(3);
         if p {
             f[i] = 0.0;
         }

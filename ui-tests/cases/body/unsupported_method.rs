@@ -1,11 +1,11 @@
 use gpu_runtime::prelude::*;
 
 #[gpu_kernel]
-fn k(a: &mut [f32]) {
+fn k(a: &mut [u32]) {
     let i = grid_1d();
     if i < a.len() {
-        let (s, c) = a[i].sin_cos();
-        a[i] = s + c;
+        let (v, wrapped) = a[i].overflowing_add(1);
+        a[i] = v + u32::from(wrapped);
     }
 }
 

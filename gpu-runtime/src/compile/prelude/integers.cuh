@@ -128,6 +128,36 @@ template <bool C, typename T> static __device__ __forceinline__ T gt_imul(T a, T
 template <bool C, typename T> static __device__ __forceinline__ T gt_idiv(T a, T b, gt_note_t&) { return a / b; }
 template <bool C, typename T> static __device__ __forceinline__ T gt_irem(T a, T b, gt_note_t&) { return gt_rem(a, b); }
 template <bool C, typename T> static __device__ __forceinline__ T gt_ineg(T a, gt_note_t&) { return -a; }
+// Rust's `pow`, `rem_euclid` and `div_euclid` of integers, built on the operations above:
+// `pow` squares and multiplies in Rust's order, so a step that overflows faults as `*`
+// does where overflow is checked; a zero divisor and `MIN` by -1 fault as `/` and `%` do.
+template <bool C, typename T> static __device__ __forceinline__ T gt_ipow(T base, unsigned int exp, gt_note_t& n) {
+  if (exp == 0u) return (T)1;
+  T acc = (T)1;
+  for (;;) {
+    if ((exp & 1u) != 0u) {
+      acc = gt_imul<C>(acc, base, n);
+      if (exp == 1u) return acc;
+    }
+    exp /= 2u;
+    base = gt_imul<C>(base, base, n);
+  }
+}
+#define GT_EUCLID_UNSIGNED(T) \
+  template <bool C> static __device__ __forceinline__ T gt_irem_euclid(T a, T b, gt_note_t& n) { return gt_irem<C>(a, b, n); } \
+  template <bool C> static __device__ __forceinline__ T gt_idiv_euclid(T a, T b, gt_note_t& n) { return gt_idiv<C>(a, b, n); }
+#define GT_EUCLID_SIGNED(T) \
+  template <bool C> static __device__ __forceinline__ T gt_irem_euclid(T a, T b, gt_note_t& n) { \
+    const T r = gt_irem<C>(a, b, n); return r < 0 ? (T)(b < 0 ? r - b : r + b) : r; } \
+  template <bool C> static __device__ __forceinline__ T gt_idiv_euclid(T a, T b, gt_note_t& n) { \
+    const T q = gt_idiv<C>(a, b, n); \
+    if (b == 0 || b == (T)-1) return q; \
+    return (T)(a % b) < 0 ? (T)(b > 0 ? q - 1 : q + 1) : q; }
+GT_EUCLID_UNSIGNED(unsigned char) GT_EUCLID_UNSIGNED(unsigned short)
+GT_EUCLID_UNSIGNED(unsigned int) GT_EUCLID_UNSIGNED(unsigned long long)
+GT_EUCLID_SIGNED(signed char) GT_EUCLID_SIGNED(short) GT_EUCLID_SIGNED(int) GT_EUCLID_SIGNED(long long)
+#undef GT_EUCLID_UNSIGNED
+#undef GT_EUCLID_SIGNED
 // `for i in (a..b).step_by(s)`: a zero step faults (Rust panics) and the loop runs no
 // iteration; the next index is `end` once the step would reach or pass it, so it never
 // wraps. The distance and the sum are taken in the unsigned type (exact, as `i < end`),

@@ -153,6 +153,14 @@ GT_FTOI_NARROW(double, short, "s16.f64", "d")
 template <typename To, typename From> static __device__ __forceinline__ To gt_as(From x) {
   return gt_cast<To, From>::run(x);
 }
+// `x.to_bits()` and `f32::from_bits(u)`: the same bytes seen as the other type (both of one
+// size, as the translator pairs them).
+template <typename To, typename From> static __device__ __forceinline__ To gt_bit_cast(From x) {
+  static_assert(sizeof(To) == sizeof(From), "to_bits/from_bits pair types of one width");
+  To r;
+  memcpy(&r, &x, sizeof(To));
+  return r;
+}
 #undef GT_F1
 #undef GT_F2
 #undef GT_INT

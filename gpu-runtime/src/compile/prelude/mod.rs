@@ -28,9 +28,9 @@ const STD_METHODS: &str = include_str!("std_methods.cuh");
 const MMA: &str = include_str!("mma.cuh");
 
 /// The names that call for the integer section.
-const INTEGER_MARKERS: [&str; 10] = [
+const INTEGER_MARKERS: [&str; 11] = [
     "gt_iadd", "gt_isub", "gt_imul", "gt_idiv", "gt_irem", "gt_ineg", "gt_iabs", "gt_ishl",
-    "gt_ishr", "gt_step",
+    "gt_ishr", "gt_step", "gt_ipow",
 ];
 
 /// Each optional section with the names whose use in a kernel's source calls for it.
@@ -53,6 +53,7 @@ const SECTIONS: [(&str, &[&str]); 13] = [
             "gt_ishl",
             "gt_ishr",
             "gt_step",
+            "gt_ipow",
         ],
     ),
     // Also for the tensor cores' section, whose instructions take 16-bit operands.
@@ -98,6 +99,7 @@ const SECTIONS: [(&str, &[&str]); 13] = [
             "gt_acosh(",
             "gt_atanh(",
             "gt_saturating_",
+            "gt_abs_diff(",
             "gt_swap_bytes(",
             "gt_reverse_bits(",
             "gt_count_",

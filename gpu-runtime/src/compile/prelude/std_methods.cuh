@@ -70,6 +70,15 @@ GT_INT_BITS(int, unsigned int, unsigned int, 32u, __popc, __clz, __ffs, __brev)
 GT_INT_BITS(unsigned long long, unsigned long long, unsigned long long, 64u, __popcll, __clzll, __ffsll, __brevll)
 GT_INT_BITS(long long, unsigned long long, unsigned long long, 64u, __popcll, __clzll, __ffsll, __brevll)
 #undef GT_INT_BITS
+// `a.abs_diff(b)`: the distance in the unsigned type of the same width, which holds it
+// whatever the signs (the difference taken modulo 2^BITS).
+#define GT_ABS_DIFF(T, U) \
+  static __device__ __forceinline__ U gt_abs_diff(T a, T b) { return a > b ? (U)((U)a - (U)b) : (U)((U)b - (U)a); }
+GT_ABS_DIFF(unsigned char, unsigned char) GT_ABS_DIFF(signed char, unsigned char)
+GT_ABS_DIFF(unsigned short, unsigned short) GT_ABS_DIFF(short, unsigned short)
+GT_ABS_DIFF(unsigned int, unsigned int) GT_ABS_DIFF(int, unsigned int)
+GT_ABS_DIFF(unsigned long long, unsigned long long) GT_ABS_DIFF(long long, unsigned long long)
+#undef GT_ABS_DIFF
 // Byte order reversed (a byte's is itself).
 static __device__ __forceinline__ unsigned char gt_swap_bytes(unsigned char x) { return x; }
 static __device__ __forceinline__ signed char gt_swap_bytes(signed char x) { return x; }

@@ -175,7 +175,7 @@ impl Generator<'_> {
 
     fn stmt(&mut self) -> String {
         let nested = self.depth < 3;
-        match self.rng.below(if nested { 9 } else { 4 }) {
+        match self.rng.below(if nested { 10 } else { 4 }) {
             0 | 1 => {
                 let ty = if self.rng.chance(15) {
                     Ty::Bool
@@ -247,6 +247,28 @@ impl Generator<'_> {
                     .rng
                     .pick(&["atomic_add", "atomic_max", "atomic_min", "atomic_or"]);
                 format!("if i < u.len() {{ {op}(u, i, {value}); }}")
+            }
+            // `Option`: a checked operation read by `match`, `if let` or `let .. else`.
+            8 => {
+                let o = self.fresh("o");
+                let s = self.fresh("s");
+                let ty = *self.rng.pick(&[Ty::I32, Ty::U32, Ty::Usize]);
+                let op = self.rng.pick(&["add", "sub", "mul", "div", "rem"]);
+                let (x, y) = (self.expr(ty), self.expr(ty));
+                let value = self.expr(Ty::F32);
+                let read = match self.rng.below(3) {
+                    0 => format!(
+                        "match {o} {{ Some({s}) if {s} > 3 => {{ if i < b.len() {{ b[i] = {s} as f32; }} }} \
+                         Some(_) => {{}} None => {{ if i < b.len() {{ b[i] = {value}; }} }} }}"
+                    ),
+                    1 => format!(
+                        "if let Some({s}) = {o} {{ if i < b.len() {{ b[i] = {s} as f32 + {value}; }} }}"
+                    ),
+                    _ => format!(
+                        "let Some({s}) = {o} else {{ return; }};\nif i < b.len() {{ b[i] = {s} as f32; }}"
+                    ),
+                };
+                format!("let {o} = ({x}).checked_{op}({y});\n{read}")
             }
             7 => {
                 let w = self.fresh("w");

@@ -299,6 +299,16 @@ pub trait Int:
     fn rem_euclid(self, rhs: Self) -> Self;
     /// The quotient of Euclidean division; panics if `rhs` is 0.
     fn div_euclid(self, rhs: Self) -> Self;
+    /// `self + rhs`, or `None` where it overflows.
+    fn checked_add(self, rhs: Self) -> Option<Self>;
+    /// `self - rhs`, or `None` where it overflows.
+    fn checked_sub(self, rhs: Self) -> Option<Self>;
+    /// `self * rhs`, or `None` where it overflows.
+    fn checked_mul(self, rhs: Self) -> Option<Self>;
+    /// `self / rhs`, or `None` for a zero divisor or an overflow (`MIN / -1`).
+    fn checked_div(self, rhs: Self) -> Option<Self>;
+    /// `self % rhs`, or `None` for a zero divisor or an overflow (`MIN % -1`).
+    fn checked_rem(self, rhs: Self) -> Option<Self>;
 }
 
 macro_rules! impl_int {
@@ -371,6 +381,26 @@ macro_rules! impl_int {
             #[inline]
             fn div_euclid(self, rhs: Self) -> Self {
                 <$t>::div_euclid(self, rhs)
+            }
+            #[inline]
+            fn checked_add(self, rhs: Self) -> Option<Self> {
+                <$t>::checked_add(self, rhs)
+            }
+            #[inline]
+            fn checked_sub(self, rhs: Self) -> Option<Self> {
+                <$t>::checked_sub(self, rhs)
+            }
+            #[inline]
+            fn checked_mul(self, rhs: Self) -> Option<Self> {
+                <$t>::checked_mul(self, rhs)
+            }
+            #[inline]
+            fn checked_div(self, rhs: Self) -> Option<Self> {
+                <$t>::checked_div(self, rhs)
+            }
+            #[inline]
+            fn checked_rem(self, rhs: Self) -> Option<Self> {
+                <$t>::checked_rem(self, rhs)
             }
         }
     )*};

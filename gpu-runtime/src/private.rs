@@ -330,6 +330,24 @@ pub fn never() -> ! {
     unreachable!("a kernel's panic stops its thread before this")
 }
 
+/// The value of an `Option` a desugared `match` has tested with `is_some()` (`Some(x)`
+/// patterns, `if let`, `unwrap_or`, ..).
+#[inline]
+pub fn some_value<T>(o: Option<T>) -> T {
+    match o {
+        Some(v) => v,
+        None => {
+            unreachable!("a desugared `Some(..)` pattern reads the value only after `is_some()`")
+        }
+    }
+}
+
+/// An item of a desugared `max()`/`min()`, which Rust asks to be `Ord` (so not a float).
+#[inline]
+pub fn require_ord<T: Ord>(x: T) -> T {
+    x
+}
+
 /// Where a desugared `sum` starts: `-0.0` for floats (as Rust's float `Sum` does, so the
 /// sum of nothing, or of `-0.0`s, is `-0.0`), `0` for integers.
 pub fn sum_start<T: crate::dtype::Num>() -> T {

@@ -33,6 +33,7 @@ pub mod math;
 pub mod methods;
 pub mod module_consts;
 pub mod narrow;
+pub mod options;
 pub mod panics;
 pub mod random;
 pub mod reduce;
@@ -93,6 +94,10 @@ macro_rules! for_each_case {
             std_methods: "saturating_*, swap_bytes, reverse_bits, bit counts on every integer dtype; signum, fract, degrees, Euclidean division, classification on every float dtype; f32::max(a, b), cmp::min, f64::from: bit for bit",
                 0.0, std_methods::case_std_methods,
                 [std_methods::int_bits, std_methods::float_core, std_methods::path_forms];
+            options: "Option: checked_*, Some(x) patterns with guards, if let, while let, let else, unwrap_or, map, and_then, a device function's Option: as Rust",
+                0.0, options::case_options, [options::options];
+            option_extremes: "Option: iterator max/min, generic checked_add, let else; unwrap and expect of None panic with Rust's message",
+                0.0, options::case_option_extremes, [options::option_extremes];
             std_forms: "integer pow, abs_diff, rem_euclid, div_euclid on every integer dtype; to_bits/from_bits, sin_cos, slice swap, mem::swap: bit for bit",
                 0.0, std_forms::case_std_forms,
                 [std_forms::int_powers, std_forms::abs_diffs, std_forms::bits_and_swaps];

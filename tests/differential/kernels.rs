@@ -59,8 +59,8 @@ pub fn diff_0(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
             c1 += 1u32;
         };
         let v2: f64 = (((-0.5f64) + 1.375f64) - (a_f64 / a_f64));
-        oi[i] = (((if (((a_i32) as i16) == ((a_f32) as i16)) { ((-2i32) << (15i16 & 31i16)) } else { ((match (31u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) }) ^ v1)) as u64;
-        of[i] = ((v2 + ((-6.0f64) / (-v2)))) as f64;
+        oi[i] = (((if (((a_i32) as i16) == ((a_f32) as i16)) { ((-2i32) << (15i16 & 31i16)) } else { (a_i32).checked_div(a_i32).unwrap_or(a_i32) }) ^ a_i32)) as u64;
+        of[i] = (((v2 + ((-0.0f64) / a_f64)) / ((v2 - v2)).abs())) as f64;
     }
 }
 
@@ -82,13 +82,13 @@ pub fn diff_1(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
         } else {
             v1 = ((match (41u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
         }
-        let v2: u8 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
-        let mut v3: u16 = ((50u16).min(((a_f32) as u16)) - (15u16 ^ 56u16));
-        for j0 in ((((v1 * 1953393165u32)) % 8u32)..(((match (v1 % 8u32) { 5u32..=6u32 => a_u32, _ => 67u32 })) % 16u32)).step_by(((31u32) % 3u32) as usize) {
-            v3 = (((a_u64) as u16) << (-((a_i32) as i16)));
+        let v2: u8 = (92u8).checked_mul(((a_u32) as u8)).unwrap_or(((a_f32) as u8));
+        let mut v3: i64 = (0i64 << (v1 & 63u32));
+        for j0 in ((((32u32 ^ v1)) % 8u32)..((((9.625f64) as u32)) % 16u32)).step_by(((v1) % 3u32) as usize) {
+            v3 = ((-67i64)).abs();
         }
-        oi[i] = (((((match (a_u32 % 8u32) { 6u32 => 77u16, 4u32..=6u32 => ((a_i64) as u16), _ => 15u16 }) * ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16))) as i8)) as u64;
-        of[i] = ((-a_f32)) as f64;
+        oi[i] = ((match (22u32 % 8u32) { 3u32 => a_i64, 7u32 => 14i64, _ => (match (v1 % 8u32) { 4u32..=7u32 => (!(-64i64)), 4u32..=6u32 => (0i64 * v3), _ => (match (a_u32 % 8u32) { 1u32 | 2u32 => (-44i64), _ => a_i64 }) }) })) as u64;
+        of[i] = (((((64i64 << (54u16 & 63u16))) as f32)).sqrt()) as f64;
     }
 }
 
@@ -132,25 +132,20 @@ pub fn diff_3<const K: i8>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u64 = ((match (3851469389u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
-        for j0 in ((((if true { 72u32 } else { a_u32 })) % 8u32)..(((64u32).min(a_u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v0 = ((match (a_u32 % 8u32) { 1u32..=7u32 => a_u64, _ => 0u64 })).pow((1u64) as u32 & 7);
+        let mut v0: u64 = (a_u64).checked_rem(a_u64).unwrap_or(a_u64);
+        for j0 in (((0u32) % 8u32)..(((59u32).saturating_add(a_u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v0 = 0u64;
         }
-        let mut v1: u32 = (!(match (43u32 % 8u32) { 7u32 => a_u32, 4u32..=7u32 => a_u32, _ => a_u32 }));
-        'l1: for j1 in 0u32..(((0u32 * 0u32)) % 3u32) {
-            for j2 in 0u32..((((a_f64) as u32)) % 3u32) {
-                if true {
-                    break 'l1;
-                }
-                if (true && false) {
-                    continue 'l1;
-                }
-                v1 = (a_u32 >> (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) & 31u16));
-            }
+        assert!((((49u32 % 256u32) != 7u32) || ((!false) || (((a_f32) as u16) > 58545u16))));
+        let mut v1: u16 = (if true { ((a_i32) as u16) } else { 18u16 });
+        if ((255u8).checked_mul(72u8).unwrap_or(255u8) >= ((((a_i64) as u16)) as u8)) {
+            v1 = ((match (32u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
+        } else {
+            v1 = (v1).checked_rem(0u16).unwrap_or(v1);
         }
-        let v2: u16 = (((a_i64) as u16) >> (73u8 & 15u8));
-        oi[i] = (((((94u8 >> ((a_f32) as u8)) >> ((((-6i32)).abs_diff(a_i32) as i32) & 7i32))) as i8)) as u64;
-        of[i] = ((-7.125f32)) as f64;
+        let v2: f32 = a_f32;
+        oi[i] = ((-73i32)) as u64;
+        of[i] = (((a_f32) as f32)) as f64;
     }
 }
 
@@ -169,10 +164,10 @@ pub fn diff_4<const K: i32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u6
         if matches!((a_u32 % 8u32), 3u32..=4u32) {
             v0 = ((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
         } else {
-            v0 = ((match (89u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
+            v0 = (25u16).checked_mul(v0).unwrap_or(v0);
         }
-        oi[i] = (((-72i16) >> ((255u8).max((match (70u32 % 8u32) { 4u32 => 8u8, _ => 36u8 })) & 15u8))) as u64;
-        of[i] = ((((-((15i16) as f32))) as f64)) as f64;
+        oi[i] = ((((((((a_u32) as u8)) as u64)) as u16) << ((((a_i64) as f32)) as u32))) as u64;
+        of[i] = (((((((a_u32) as f32)) as u8)) as f32)) as f64;
     }
 }
 
@@ -191,18 +186,27 @@ pub fn diff_5<const K: i16>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u6
         if (0.0f32 > (a_f32 + 1.75f32)) {
             v0 = ((a_i32) as i8);
         } else {
-            v0 = ((match (1313410985u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
+            v0 = (((a_f32) as i8)).checked_sub(((a_f32) as i8)).unwrap_or(v0);
         }
-        let mut v1: i8 = (((5i64 - a_i64)) as i8);
-        for j0 in (0u32..((64u32) % 4u32)).rev() {
-            v1 = ((127i8 << (((a_i64) as u8) & 7u8)) & (72i8).abs());
+        assert!((((52u32 % 256u32) != 7u32) || ((match (5u32 % 8u32) { 4u32 | 3u32 => v0, _ => ((a_u32) as i8) }) <= (v0 ^ (-27i8)))));
+        let mut t1: [u16; 3] = [29u16; 3];
+        t1[1] = ((((a_i64) as u16) & ((a_u32) as u16)) * (0u16 >> (18446744073709551615u64 & 15u64)));
+        t1[2] = (!(((a_f32) as u16) >> (-89i16)));
+        let mut v1: u16 = 15u16;
+        for &v2 in t1.iter() {
+            v1 = ((v2 | v1) - (15u16 >> (((a_i32) as i8) & 15i8)));
         }
-        let v2: u32 = (0u32 >> (18446744073709551615u64 & 31u64));
-        let v3: u32 = (((15u16).max(3u16)) as u32);
-        let v4: u8 = (match (24u32 % 8u32) { 5u32 => 13u8, 7u32 => 0u8, 0u32 | 1u32 => 128u8, _ => ((a_u32) as u8) });
-        assert!((((37u32 % 256u32) != 7u32) || false));
-        oi[i] = ((68u64).max((a_u64 + (!a_u64)))) as u64;
-        of[i] = (((((27u64) as f32) / (-a_f32)) * (-(1e-40f32 / (-9.125f32))))) as f64;
+        let mut v3: u16 = (((57u16 >> (31i32 & 15i32))).saturating_sub((v1 << (34u64 & 15u64)))).saturating_sub(((v1 / (v1 | 1u16)) % ((if true { ((a_i64) as u16) } else { ((a_i64) as u16) }) | 1u16)));
+        for j0 in (0u32..=((a_u32) % 4u32)).rev() {
+            v3 = (match (1u32 % 8u32) { 3u32 => ((((a_u32) as u16) ^ v3) % (!v3)), _ => (((((a_u32) as u16) >> (-2147483648i32))).abs_diff((v3 % 15u16)) as u16) });
+        }
+        let mut v4: f64 = (((-a_f64) / ((34i32) as f64)) / ((a_f64 + (-3.75f64)) * (1.7e308f64 - (-1.75f64))));
+        for j1 in ((((36785591u32).saturating_sub(a_u32)) % 8u32)..((((match (27u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v4 = ((v4).abs() / ((-v4)).sqrt());
+        }
+        let v5: u8 = ((a_f32) as u8);
+        oi[i] = (((((7.5f32 + 0.0f32) * (a_f32 / 7.75f32))) as u8)) as u64;
+        of[i] = (a_f64) as f64;
     }
 }
 
@@ -219,10 +223,10 @@ pub fn diff_6<const K: i16>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u6
         let a_f64: f64 = xf64[i];
         let mut v0: u32 = (((!(!41i16))) as u32);
         for j0 in ((((18u32 & a_u32)) % 8u32)..(((a_u32).min(a_u32)) % 16u32)).step_by(((4294967295u32) % 3u32) as usize) {
-            v0 = (((!((match (v0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32))) as u32);
+            v0 = (((!(a_u32).checked_sub(v0).unwrap_or(v0))) as u32);
         }
-        oi[i] = ((((match (61u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) << (10u64 & 15u64))) as u64;
-        of[i] = ((match (a_u32 % 8u32) { 4u32..=5u32 => (if (!((-9223372036854775808i64) > a_i64)) { (a_f64 * (-0.0f64)) } else { (a_f64 / 1.25f64) }), _ => (-(match (v0 % 8u32) { 4u32 => 1.75f64, 0u32..=3u32 => a_f64, 3u32 => 0.1f64, _ => 3.0f64 })) })) as f64;
+        oi[i] = ((match (56u32 % 8u32) { 2u32 => ((a_u64 / (51u64 | 1u64)) ^ ((a_i64) as u64)), 7u32 => (((!8i8)) as u64), 7u32..=7u32 => (match (a_u32 % 8u32) { 1u32 | 3u32 => (match (v0 % 8u32) { 3u32 => a_u64, 4u32 => 99u64, _ => a_u64 }), 3u32 => (match (v0 % 8u32) { 6u32 | 0u32 => a_u64, 5u32..=6u32 => 58u64, 3u32..=6u32 => a_u64, _ => 41u64 }), 0u32 | 6u32 => (if true { a_u64 } else { 77u64 }), _ => (a_u64).checked_mul(64u64).unwrap_or(0u64) }), _ => ((a_u64 / (a_u64 | 1u64)) % (87u64 | 1u64)) })) as u64;
+        of[i] = ((a_f64 * ((a_f64 + a_f64)).sqrt())) as f64;
     }
 }
 
@@ -237,12 +241,12 @@ pub fn diff_7(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u16 = (match (a_u32 % 8u32) { 1u32 | 4u32 => ((21u16 / 92u16) << (((a_i64) as u8) & 15u8)), 1u32 => ((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16), 6u32 | 5u32 => (match (a_u32 % 8u32) { 1u32 | 7u32 => (match (20u32 % 8u32) { 3u32 | 7u32 => ((a_f32) as u16), 7u32 => 25u16, _ => 50u16 }), _ => (if true { 100u16 } else { ((a_f32) as u16) }) }), _ => 96u16 });
-        for j0 in (0u32..=(((!a_u32)) % 4u32)).rev() {
-            v0 = v0;
+        let mut v0: u16 = (match (a_u32 % 8u32) { 1u32 | 4u32 => ((21u16 / 92u16) << (((a_i64) as u8) & 15u8)), 1u32 => (48u16).checked_rem(32u16).unwrap_or(((a_f32) as u16)), 1u32..=1u32 => (((a_i64) as u16) & 8u16), _ => (((2u64) as u16) >> ((36i32 | 0i32) & 15i32)) });
+        for j0 in (((52u32) % 8u32)..(((!a_u32)) % 16u32)).step_by(((4294967295u32) % 3u32) as usize) {
+            v0 = (if ((31u8 ^ ((a_f32) as u8)) < (!98u8)) { ((((a_u32) as u16)).checked_add(75u16).unwrap_or(((a_i32) as u16))).saturating_mul((v0 % (((a_i32) as u16) | 1u16))) } else { 85u16 });
         }
-        oi[i] = ((if false { (v0 << 25u64) } else { (match (97u32 % 8u32) { 0u32..=7u32 => ((match (60u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16), _ => (85u16).max(v0) }) })) as u64;
-        of[i] = (((((!19i8)) as f64) / (-4.75f64))) as f64;
+        oi[i] = (2670711060u32) as u64;
+        of[i] = (((-4.75f64) + (a_f64 + ((a_i64) as f64)))) as f64;
     }
 }
 
@@ -297,13 +301,13 @@ pub fn diff_9<const K: u64>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u6
         let v2: u64 = (a_u64 >> 70u64);
         let mut t3: [u64; 3] = [70u64; 3];
         t3[1] = (((a_i64).abs()) as u64);
-        t3[2] = (!((match (59u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64));
-        let mut v3: u64 = ((match (12u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
-        for &v4 in t3.iter().skip(1) {
-            v3 = (!((match (31u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64));
+        t3[2] = (!(a_u64).checked_mul(63u64).unwrap_or(a_u64));
+        let mut v3: u64 = K;
+        for &v4 in t3.iter() {
+            v3 = (a_u64 << ((!(-37i8)) & 63i8));
         }
-        oi[i] = ((!34u16)) as u64;
-        of[i] = (((match (v1 % 8u32) { 7u32 | 5u32 => (-8.25f32), _ => (a_f32 - 1.0f32) }) + ((((-1i8)) as f32) + (a_f32 * (-5.0f32))))) as f64;
+        oi[i] = (((match (v0 % 8u32) { 3u32..=7u32 => (70i16 ^ ((a_i64) as i16)), 1u32..=1u32 => (if true { ((a_i64) as i16) } else { (-28i16) }), _ => ((-90i16)).abs() }) % (((((a_i32) as i16) % ((a_u32) as i16)) << ((v2 + v3) & 15u64)) | 1i16))) as u64;
+        of[i] = (((-0.0f32) + (11.25f32 + 9.75f32))) as f64;
     }
 }
 
@@ -354,27 +358,41 @@ pub fn diff_11(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f64: f64 = xf64[i];
         let mut v0: u16 = 65535u16;
         for j0 in (0u32..((a_u32) % 4u32)).rev() {
-            v0 = ((match (j0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
+            v0 = (96u16).checked_mul(v0).unwrap_or(((a_f32) as u16));
         }
-        let mut v1: i32 = ((!(-2147483648i32)) ^ (!a_i32));
-        for j1 in (0u32..((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32)).rev() {
-            v1 = (!a_i32);
+        let mut v1: i64 = ((-46i64)).min(a_i64);
+        'l1: for j1 in 0u32..(((a_u32).checked_sub(59u32).unwrap_or(31u32)) % 3u32) {
+            for j2 in 0u32..(((a_u32 - 16u32)) % 3u32) {
+                if matches!((26u32 % 8u32), 0u32..=2u32) {
+                    break 'l1;
+                }
+                if matches!((j1 % 8u32), 3u32) {
+                    continue 'l1;
+                }
+                v1 = (a_i64 << (a_u64 & 63u64));
+            }
         }
-        let mut t2: [u8; 3] = [((a_i32) as u8); 3];
-        t2[1] = (72u8 + 51u8);
-        t2[2] = (1u8 % (255u8 | 1u8));
-        let mut v2: u8 = (((a_f32) as u8)).saturating_sub(((a_f32) as u8));
+        let mut t2: [u16; 3] = [(match (a_u32 % 8u32) { 3u32 => (16u16 << (9u8 & 15u8)), 7u32 | 7u32 => (65535u16 % (v0 | 1u16)), 0u32 | 2u32 => (40u16 >> 38i8), _ => (v0 | ((a_f32) as u16)) }); 3];
+        t2[1] = (56u16 >> ((v1 ^ a_i64) & 15i64));
+        t2[2] = ((a_u32) as u16);
+        let mut v2: u16 = ((a_f32) as u16);
         for &v3 in t2.iter().skip(1) {
-            v2 = (16u8 << (9u8 & 7u8));
+            v2 = (v0).checked_add(v3).unwrap_or(31u16);
         }
-        let mut v4: i16 = ((-32768i16) % ((((19u32) as i16)).rem_euclid(((a_i32) as i16)) | 1i16));
-        if (!(a_u64 <= 8u64)) {
-            v4 = ((matches!((72u32 % 8u32), 4u32)) as i16);
-        } else {
-            v4 = ((((-1i16)).max(v4) >> ((76u8) as u16)) % (((((-29i16) | v4)) as i16) | 1i16));
+        let mut v4: f64 = ((((29u8) as f64)).abs() - ((5e-324f64 / (-6.0f64)) * 5.0f64));
+        'l4: for j3 in 0u32..(((match (44u32 % 8u32) { 3u32 => a_u32, 6u32 | 7u32 => 83u32, _ => a_u32 })) % 3u32) {
+            for j4 in 0u32..((a_u32) % 3u32) {
+                if false {
+                    break 'l4;
+                }
+                if (!true) {
+                    continue 'l4;
+                }
+                v4 = v4;
+            }
         }
-        oi[i] = ((((((match (93u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) >> (((v4) as i16) & 7i16))) as u64)) as u64;
-        of[i] = ((match (a_u32 % 8u32) { 6u32 | 7u32 => (((a_u32) as f32) - (a_f32 + a_f32)), 7u32 => (((!24u64)) as f32), _ => (-a_f32) })) as f64;
+        oi[i] = (((((((a_u32) as u16)) as i32) ^ (match (72u32 % 8u32) { 2u32 => 39i32, _ => 1i32 })) >> (((((match (18u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)) as i64) & 31i64))) as u64;
+        of[i] = ((((50u64) as f32) * ((((a_i64) as u64)) as f32))) as f64;
     }
 }
 
@@ -411,21 +429,23 @@ pub fn diff_13(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: u16 = (((!31u8)) as u16);
-        let v1: i32 = ((86i32 << 4u8) / ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32));
-        let mut v2: f64 = ((-12.125f64) - (-3.0f64));
-        if matches!((a_u32 % 8u32), 1u32) {
-            v2 = ((v0) as f64);
-        } else {
-            v2 = ((1i32) as f64);
+        let v1: i32 = ((86i32 << 4u8) / (((-35i32)).checked_add(35i32).unwrap_or((-38i32)) | 1i32));
+        let mut v2: u16 = (v0).checked_sub(v0).unwrap_or(v0);
+        'l2: for j0 in 0u32..((31u32) % 3u32) {
+            for j1 in 0u32..(((match (a_u32 % 8u32) { 1u32 => a_u32, 2u32 | 7u32 => j0, 5u32 => j0, _ => 2861709286u32 })) % 3u32) {
+                if matches!((a_u32 % 8u32), 3u32..=7u32) {
+                    break 'l2;
+                }
+                if true {
+                    continue 'l2;
+                }
+                v2 = ((65u16 & ((a_u32) as u16))).max(((a_i64) as u16));
+            }
         }
-        let mut v3: f64 = ((a_i32) as f64);
-        for j0 in (u32::MAX - (((match (22u32 % 8u32) { 1u32..=3u32 => a_u32, 6u32 | 1u32 => a_u32, _ => a_u32 })) % 4u32))..=u32::MAX {
-            v3 = (a_f64).abs();
-        }
-        let v4: i16 = (32767i16 ^ ((a_u32) as i16));
-        assert!((((36u32 % 256u32) != 7u32) || ((((-2i64)).abs_diff(47i64) as i64) < (9223372036854775807i64 >> (v0 & 63u16)))));
-        oi[i] = (((a_f32) as u16)) as u64;
-        of[i] = (a_f64) as f64;
+        let v3: i64 = (-a_i64);
+        let v4: i8 = (((a_i64) as i8) << (98u64 & 7u64));
+        oi[i] = ((((!((a_u32) as i8)) << (((match (100u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) & 7u8)) + (((-37i8) >> (a_u64 & 7u64)) / ((match (4294967295u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)))) as u64;
+        of[i] = (((((1e-40f32) as f32)) as f32)) as f64;
     }
 }
 
@@ -446,8 +466,8 @@ pub fn diff_14(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         } else {
             v0 = (!((a_u32) as u16));
         }
-        oi[i] = ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) % ((((a_i32) as i8)).min(((99i8) as i8)) | 1i8))) as u64;
-        of[i] = (8.125f32) as f64;
+        oi[i] = ((((-95i8)).checked_mul(58i8).unwrap_or((-94i8)) % (if (v0 >= ((a_i32) as u16)) { ((-39i8) >> (((a_u32) as i16) & 7i16)) } else { (89i8 - (-90i8)) }))) as u64;
+        of[i] = ((-a_f32)) as f64;
     }
 }
 
@@ -463,22 +483,22 @@ pub fn diff_15(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let mut t0: [i32; 3] = [(-3i32); 3];
-        t0[1] = ((match (32u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
-        t0[2] = ((match (a_u32 % 8u32) { 1u32 | 1u32 => ((-90i32) * (-61i32)), _ => (95i32 << (65535u16 & 31u16)) }) - a_i32);
-        let mut v0: i32 = (a_i32).pow((((11i32 - 1i32)).abs()) as u32 & 7);
-        for &v1 in t0.iter().rev() {
-            v0 = ((!(-v1)) / (a_i32 | 1i32));
+        t0[1] = ((-73i32)).checked_div(a_i32).unwrap_or(1i32);
+        t0[2] = (((a_i32 >> (a_i32 & 31i32)) >> ((match (32u32 % 8u32) { 3u32 => 53u32, 0u32 | 7u32 => 17u32, 5u32 | 0u32 => a_u32, _ => 60u32 }) & 31u32)) >> (((-97i64) << ((64u64).checked_sub(52u64).unwrap_or(a_u64) & 63u64)) & 31i64));
+        let mut v0: i32 = 14i32;
+        for &v1 in t0.iter().skip(1) {
+            v0 = ((((3.25f32) as i32)).abs() << (((a_i32).saturating_mul(33i32) ^ (!v1)) & 31i32));
         }
-        let v2: i32 = (((a_i64 << (78i32 & 63i32))) as i32);
-        let mut t3: [u64; 3] = [(42u64 & a_u64); 3];
-        t3[1] = ((((false) as u64) | (match (0u32 % 8u32) { 0u32 => 70u64, 6u32 | 5u32 => a_u64, _ => a_u64 })) << (((3u32) as i8) & 63i8));
-        t3[2] = 18u64;
-        let mut v3: u64 = ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)).saturating_add((29u64 + 22u64)) / ((6906877045695516508u64).min(85u64) << (if false { ((a_f32) as i16) } else { ((a_i32) as i16) })));
-        for &v4 in t3.iter().step_by(2) {
-            v3 = 16u64;
+        let mut v2: f64 = ((((-0.5f64)).abs() - (a_f64).sqrt())).abs();
+        for j0 in 0u32..(((85u32 ^ 0u32)) % 4u32) {
+            v2 = ((a_u64) as f64);
         }
-        oi[i] = ((((((1.5f64) as i32)).min(((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32))) as u32)) as u64;
-        of[i] = (((45u32) as f64)) as f64;
+        let mut v3: u8 = (match (87u32 % 8u32) { 5u32 | 2u32 => (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) % ((((a_f32) as u8)).saturating_sub(22u8) | 1u8)), 1u32 => 46u8, 7u32 | 7u32 => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8), _ => (((a_u32) as u8) % ((((a_f32) as u8)).checked_sub(((a_i32) as u8)).unwrap_or(8u8) | 1u8)) });
+        for j1 in (0u32..=(((!39u32)) % 4u32)).rev() {
+            v3 = (match (j1 % 8u32) { 7u32 => (v3).checked_add(91u8).unwrap_or(((a_i64) as u8)), 2u32 | 2u32 => ((match (256886521u32 % 8u32) { 4u32 | 3u32 => 98u8, 7u32..=7u32 => ((a_i32) as u8), _ => ((a_i32) as u8) })).min((if true { 1u8 } else { 12u8 })), _ => ((((1u32) as u16)) as u8) });
+        }
+        oi[i] = (0i32) as u64;
+        of[i] = ((if ((a_f32 < a_f32) || ((-1i16) != (-1i16))) { (((9.75f64) as f64) / (8.375f64).sqrt()) } else { (-(a_f64).abs()) })) as f64;
     }
 }
 
@@ -493,23 +513,11 @@ pub fn diff_16(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u8 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
-        assert!((((a_u32 % 256u32) != 7u32) || matches!((a_u32 % 8u32), 2u32 | 0u32)));
-        let mut v1: i16 = ((-48i16) / (47i16 | 1i16));
-        'l1: for j0 in 0u32..(((if matches!((3u32 % 8u32), 4u32..=5u32) { 32u32 } else { 57u32 })) % 3u32) {
-            for j1 in 0u32..(((!a_u32)) % 3u32) {
-                if matches!((97u32 % 8u32), 5u32) {
-                    break 'l1;
-                }
-                if false {
-                    continue 'l1;
-                }
-                v1 = ((a_i32) as i16);
-            }
-        }
+        let v0: u8 = (7u8).checked_div(35u8).unwrap_or(8u8);
+        let v1: i8 = (if (2.25f64 >= (-2.875f64)) { (57i8).checked_rem(34i8).unwrap_or(8i8) } else { (11i8).max((-17i8)) });
         let v2: i64 = (!(!a_i64));
         let mut v3: i16 = ((true) as i16);
-        for j2 in (0u32..=(((if (((a_i32) as u16) == 33u16) { 32u32 } else { 27u32 })) % 4u32)).rev() {
+        for j0 in (0u32..=(((if (((a_i32) as u16) == 33u16) { 32u32 } else { 27u32 })) % 4u32)).rev() {
             v3 = (!19i16);
         }
         oi[i] = ((!a_u64)) as u64;
@@ -563,8 +571,8 @@ pub fn diff_18(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         } else {
             v2 = (((-45i16) | ((a_u32) as i16)) << ((if true { 74u16 } else { ((a_f32) as u16) }) & 15u16));
         }
-        oi[i] = ((62u64).max(((match (v1 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64))) as u64;
-        of[i] = (a_f64) as f64;
+        oi[i] = ((62u64).max((90u64).checked_add(86u64).unwrap_or(a_u64))) as u64;
+        of[i] = (5.0f64) as f64;
     }
 }
 
@@ -631,24 +639,29 @@ pub fn diff_21(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f64: f64 = xf64[i];
         let mut v0: u8 = (((true && (97i16 <= ((a_i64) as i16)))) as u8);
         for j0 in ((((3073715622u32 % (28u32 | 1u32))) % 8u32)..(((a_u32).min(3u32)) % 16u32)).step_by(((5u32) % 3u32) as usize) {
-            v0 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
+            v0 = (((a_i64) as u8)).checked_mul(v0).unwrap_or(v0);
         }
-        let v1: i32 = 32i32;
-        let mut v2: i8 = (((!88i8) >> ((49u64).saturating_sub(63u64) & 7u64)) ^ ((42i8 | (-45i8)) << 65535u16));
-        if (((a_i64) as i32) > (a_i32).abs()) {
-            v2 = (-((8i8 & ((a_i64) as i8)) & (v2 << ((-86i64) & 7i64))));
-        } else {
-            v2 = (if matches!((57u32 % 8u32), 1u32) { (((match (66u32 % 8u32) { 3u32..=6u32 => ((a_f32) as u8), 7u32 => v0, 7u32 => 84u8, _ => ((a_i32) as u8) })) as i8) } else { (((a_i64 & 45i64)) as i8) });
+        let mut t1: [i8; 3] = [(match (97u32 % 8u32) { 5u32 | 2u32 => (((a_f32) as i8) ^ 83i8), _ => (!43i8) }); 3];
+        t1[1] = ((88i8).abs() ^ (((a_i64) as i8) << (((a_f32) as u16) & 7u16)));
+        t1[2] = ((42i8 | (-45i8)) / (((a_i32) as i8) | 1i8));
+        let mut v1: i8 = (-(((a_i32) as i8)).abs());
+        for &v2 in t1.iter().rev() {
+            v1 = ((((a_i64) as i8) << (5u16 & 7u16))).max((v2 << ((-86i64) & 7i64)));
         }
-        let v3: u32 = (82u32).min(a_u32);
-        let mut v4: u16 = (((a_u32) as u16) >> v2);
-        if (!(71u16 <= 81u16)) {
-            v4 = (v4 % 13u16);
-        } else {
-            v4 = ((match (v3 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
+        let mut c3: u32 = 0u32;
+        let v3: i8 = loop {
+            if c3 >= (((14u32 >> (-57i64))) % 4u32) {
+                break (v1);
+            }
+            c3 += 1u32;
+        };
+        let mut v4: u32 = 50u32;
+        for j1 in 0u32..(((a_u32 >> ((-55i16) & 31i16))) % 4u32) {
+            v4 = (a_u32 | v4);
         }
-        oi[i] = (((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)).min((((14i16 != ((a_i64) as i16))) as i16))).max((!((a_i64) as i16)))) as u64;
-        of[i] = ((((((-1.5f64) + a_f64)) as f64) / ((v2) as f64))) as f64;
+        let v5: u32 = (v4).min(a_u32);
+        oi[i] = (a_u32) as u64;
+        of[i] = ((-2.0f32)) as f64;
     }
 }
 
@@ -665,34 +678,16 @@ pub fn diff_22(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f64: f64 = xf64[i];
         let mut v0: i32 = ((match (a_u32 % 8u32) { 4u32 => (!(-24i32)), 5u32 | 7u32 => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32), 0u32..=1u32 => ((a_i32) as i32), _ => (88i32 * 2147483647i32) }) & (((a_f32).abs()) as i32));
         for j0 in (0u32..=(((a_u32 + 15u32)) % 4u32)).rev() {
-            v0 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
+            v0 = (a_i32).checked_add(a_i32).unwrap_or(a_i32);
         }
-        let mut v1: u32 = 58u32;
-        'l1: for j1 in 0u32..((67u32) % 3u32) {
-            for j2 in 0u32..(((37u32 & a_u32)) % 3u32) {
-                if false {
-                    break 'l1;
-                }
-                if (!false) {
-                    continue 'l1;
-                }
-                v1 = (3950607344u32).max(((a_i64) as u32));
-            }
+        let mut v1: u16 = (((79u16).min(38u16) * ((456550500541863929u64) as u16)) % (((23u16).max(20u16) | ((a_i64) as u16)) | 1u16));
+        for j1 in 0u32..((((43u32) as u32)) % 4u32) {
+            v1 = v1;
         }
-        let mut v2: f64 = (if (!(a_f64 <= a_f64)) { ((if true { a_f64 } else { a_f64 }) + (-a_f64)) } else { (((a_f64 * 0.0f64)) as f64) });
-        'l2: for j3 in 0u32..(((a_u32 >> (a_u64 & 31u64))) % 3u32) {
-            for j4 in 0u32..((j3) % 3u32) {
-                if (!matches!((a_u32 % 8u32), 1u32..=3u32)) {
-                    break 'l2;
-                }
-                if (a_f32 == (-6.625f32)) {
-                    continue 'l2;
-                }
-                v2 = (((11.375f64 + 9007199254740992.0f64) + ((-10.625f64) * (-0.0f64))) * (((14u16) as f64) * a_f64));
-            }
-        }
-        oi[i] = ((20u16 << (((match (v1 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) & 15u32))) as u64;
-        of[i] = ((if (((-32i8) / (-70i8)) != (7i8 - ((a_i64) as i8))) { (((14u16) as f64) / a_f64) } else { (-(((-96i32)) as f64)) })) as f64;
+        assert!((((a_u32 % 256u32) != 7u32) || ((!(-57i64)) >= (match (95u32 % 8u32) { 2u32..=2u32 => a_i64, 6u32 => 63i64, 4u32 | 5u32 => a_i64, _ => (-99i64) }))));
+        let v2: i16 = (!(-53i16));
+        oi[i] = (((match (32u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) as u64;
+        of[i] = (((((79u16).max(((a_i64) as u16)) % ((v1).min(42u16) | 1u16))) as f64)) as f64;
     }
 }
 
@@ -708,31 +703,32 @@ pub fn diff_23(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let mut t0: [i16; 3] = [((23i16 << (((a_f32) as u16) & 15u16)) + ((a_f32) as i16)); 3];
-        t0[1] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)).max((if false { (-98i16) } else { (-59i16) }));
-        t0[2] = ((a_i32) as i16);
-        let mut v0: i16 = (match (82u32 % 8u32) { 4u32..=5u32 => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16), 1u32 | 7u32 => (((a_u32) as i16) / (((a_f32) as i16) | 1i16)), _ => (if false { 32767i16 } else { ((a_u32) as i16) }) });
-        for &v1 in t0.iter().skip(1) {
-            v0 = ((((a_i32) as i16) >> a_u32) + 15i16);
+        t0[1] = ((((a_i64) as i16)).checked_div(((a_f32) as i16)).unwrap_or(92i16)).max((((a_i32) as i16) % ((-42i16) | 1i16)));
+        t0[2] = ((a_f32) as i16);
+        let mut v0: i16 = 95i16;
+        for &v1 in t0.iter().rev() {
+            v0 = (((53i16) as i16) >> ((((a_i64) as u8)).checked_mul(27u8).unwrap_or(((a_f32) as u8)) & 15u8));
         }
-        let mut v2: i16 = ((((a_i32) as i16) & 10i16)).min(((a_u64) as i16));
-        for j0 in ((((51u32 % (a_u32 | 1u32))) % 8u32)..((((match (39u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 16u32)).step_by(((2269094832u32) % 3u32) as usize) {
-            v2 = ((((a_u32) as i16)).min(((a_i32) as i16))).abs();
-        }
-        let mut v3: u16 = (match (4294967295u32 % 8u32) { 3u32 => ((a_u32) as u16), _ => ((a_f32) as u16) });
-        'l3: for j1 in 0u32..((((match (60u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 3u32) {
-            for j2 in 0u32..(((a_u32 << 26i64)) % 3u32) {
-                if (matches!((a_u32 % 8u32), 3u32 | 0u32) || true) {
-                    break 'l3;
-                }
-                if matches!((a_u32 % 8u32), 7u32) {
-                    continue 'l3;
-                }
-                v3 = ((90u16).min(v3) >> ((a_u64 % (a_u64 | 1u64)) & 15u64));
+        let mut c2: u32 = 0u32;
+        let v2: i8 = loop {
+            if c2 >= ((a_u32) % 4u32) {
+                break ((25i8 - 45i8));
             }
+            c2 += 1u32;
+        };
+        let mut v3: i32 = (21i32).checked_mul(a_i32).unwrap_or(32i32);
+        for j0 in (u32::MAX - (((a_u32 >> a_u32)) % 4u32))..=u32::MAX {
+            v3 = (v3 + v3);
         }
-        let v4: i16 = ((((11.25f64 - 8.0f64) + (match (74u32 % 8u32) { 5u32 => (-9.625f64), 7u32 => a_f64, 4u32 | 6u32 => 8.0f64, _ => a_f64 }))) as i16);
-        oi[i] = ((8u8).max(((match (45u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8))) as u64;
-        of[i] = (((match (a_u32 % 8u32) { 3u32..=4u32 => (6.625f64 * (-11.875f64)), 4u32 => a_f64, 5u32 | 6u32 => (7.875f64 / 6.125f64), _ => 0.625f64 }) + (if ((-32768i16) <= ((a_i64) as i16)) { (-a_f64) } else { (-3.375f64) }))) as f64;
+        let mut t4: [i64; 3] = [(0i64 | DiffPair::new(39i64, 64i64).b); 3];
+        t4[1] = (if false { a_i64 } else { a_i64 });
+        t4[2] = (if false { (-9223372036854775808i64) } else { a_i64 });
+        let mut v4: i64 = ((((a_i64) as u16)) as i64);
+        for &v5 in t4.iter().step_by(2) {
+            v4 = a_i64;
+        }
+        oi[i] = ((0i64 | DiffPair::new(a_i64, ((match (20u32 % 8u32) { 7u32 => (-19i64), 0u32..=7u32 => 3i64, 1u32 => (-31i64), _ => a_i64 }) - (v4 + a_i64))).b)) as u64;
+        of[i] = (((a_f64) as f64)) as f64;
     }
 }
 
@@ -821,24 +817,16 @@ pub fn diff_27(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f64: f64 = xf64[i];
         let mut v0: i32 = (((((match (32u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) | (a_u32 & a_u32))) as i32);
         for j0 in (0u32..=(((match (a_u32 % 8u32) { 4u32..=7u32 => 92u32, 1u32 | 2u32 => a_u32, 6u32..=6u32 => a_u32, _ => a_u32 })) % 4u32)).rev() {
-            v0 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
+            v0 = (a_i32).checked_sub(55i32).unwrap_or(84i32);
         }
-        let v1: i16 = ((-(((a_i32) as i16) | 2i16)) * (if false { ((a_u32) as i16) } else { ((a_i64) as i16) }));
-        assert!((((a_u32 % 256u32) != 7u32) || ((a_u64 < 18446744073709551615u64) || (!(((a_u32) as u8) <= 78u8)))));
-        let mut v2: i64 = ((match (61u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64);
-        'l2: for j1 in 0u32..((26u32) % 3u32) {
-            for j2 in 0u32..(((0u32 & a_u32)) % 3u32) {
-                if (a_i32 < a_i32) {
-                    break 'l2;
-                }
-                if true {
-                    continue 'l2;
-                }
-                v2 = ((-((-3i64) + v2)) + ((match (24u32 % 8u32) { 7u32 => a_i64, _ => a_i64 }) >> ((a_f64) as i32)));
-            }
+        let v1: i8 = (((((if false { ((a_i64) as i16) } else { ((a_u32) as i16) })) as u64)) as i8);
+        let mut v2: i32 = (((match (15u32 % 8u32) { 6u32 => (a_i32 >> (0u16 & 31u16)), _ => ((-2i32)).abs() })).abs_diff((if false { (v0).checked_sub(v0).unwrap_or(a_i32) } else { (a_i32).min(a_i32) })) as i32);
+        for j1 in (((((((a_u32) as u16)) as u32)) % 8u32)..(((0u32 | 88u32)) % 16u32)).step_by(((3u32) % 3u32) as usize) {
+            v2 = (((match (a_u32 % 8u32) { 3u32..=7u32 => a_i32, 0u32 => (-40i32), _ => a_i32 }) / ((-v2) | 1i32)) - (((-26i32) << 25u16) / ((-84i32) | 1i32)));
         }
-        oi[i] = ((((if false { (((a_u32) as u8) - 26u8) } else { 84u8 })) as u32)) as u64;
-        of[i] = ((-6.125f64)) as f64;
+        assert!((((a_u32 % 256u32) != 7u32) || (((-24i16)).abs() >= (99i16 + (-39i16)))));
+        oi[i] = (((((-61i32) ^ 89i32) << ((a_u64 * 81u64) & 31u64)) % (((-59i32) * (v2 >> ((a_u32) as u8))) | 1i32))) as u64;
+        of[i] = ((if ((((a_u32) as i16) > (-1i16)) && ((-66i16) > ((a_f32) as i16))) { (((8.875f32 + a_f32)) as f32) } else { ((match (63u32 % 8u32) { 1u32..=2u32 => a_f32, _ => (-6.375f32) }) + (a_f32).sqrt()) })) as f64;
     }
 }
 
@@ -880,8 +868,8 @@ pub fn diff_29<const K: i32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         for j0 in (((((K) as u32)) % 8u32)..((a_u32) % 16u32)).step_by(((37u32) % 3u32) as usize) {
             v0 = (-2.75f64);
         }
-        oi[i] = (((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)) as u64;
-        of[i] = (((((90i64 | (-49i64)) << (12u64 & 63u64))) as f64)) as f64;
+        oi[i] = ((a_u64).checked_div(a_u64).unwrap_or(72u64)) as u64;
+        of[i] = (((((!30i8) << ((!K) & 7i32))) as f64)) as f64;
     }
 }
 
@@ -928,22 +916,28 @@ pub fn diff_31(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let mut t0: [u64; 3] = [a_u64; 3];
-        t0[1] = ((match (26u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
-        t0[2] = a_u64;
-        let mut v0: u64 = ((match (45u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
-        for &v1 in t0.iter() {
-            v0 = ((18446744073709551615u64 << ((if true { a_i32 } else { (-64i32) }) & 63i32))).min((((65535u16).pow((86u16) as u32 & 7)) as u64));
+        t0[1] = (14u64).checked_rem(18446744073709551615u64).unwrap_or(69u64);
+        t0[2] = ((18446744073709551615u64 << ((if true { a_i32 } else { (-64i32) }) & 63i32))).min((((65535u16).pow((86u16) as u32 & 7)) as u64));
+        let v0: u64 = t0.iter().copied().fold(64u64, |v0, v1| ((((70u32).checked_rem(87u32).unwrap_or(94u32)) as u64)).min((v1).checked_rem(a_u64).unwrap_or(v1)));
+        let v2: f32 = (if (a_u64 <= v0) { (-3.5f32) } else { (-12.5f32) });
+        let mut v3: f64 = ((((match (59u32 % 8u32) { 4u32..=4u32 => 57i64, 1u32..=2u32 => a_i64, 0u32..=3u32 => (-9223372036854775808i64), _ => a_i64 }) - ((((a_f32) as u8)) as i64))) as f64);
+        'l3: for j0 in 0u32..((a_u32) % 3u32) {
+            for j1 in 0u32..((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 3u32) {
+                if (((a_i32) as u16) > ((a_i32) as u16)) {
+                    break 'l3;
+                }
+                if false {
+                    continue 'l3;
+                }
+                v3 = (((match (a_u32 % 8u32) { 0u32..=4u32 => a_f64, _ => v3 }) / (a_f64).sqrt()) * ((match (96u32 % 8u32) { 1u32..=6u32 => 5.25f64, 5u32 => 5.875f64, _ => a_f64 }) + (-v3)));
+            }
         }
-        let mut v2: i16 = (((match (70u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) << ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64));
-        for j0 in (((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 8u32)..(((!0u32)) % 16u32)).step_by(((27u32) % 3u32) as usize) {
-            v2 = ((((a_i64) as i16) << ((-66i32) & 15i32)) + (68i16 << (100i8 & 15i8)));
+        let mut v4: f32 = (v2 * a_f32);
+        for j2 in 0u32..(((74u32 * 39u32)) % 4u32) {
+            v4 = (-5.5f32);
         }
-        assert!((((25u32 % 256u32) != 7u32) || (v0 != (57u64 & a_u64))));
-        let v3: i32 = ((a_u32) as i32);
-        let v4: i64 = ((0i64 | DiffPair { a: 63i64, b: (23i64 ^ 27i64) }.mixed()) % ((a_i64 >> (((a_u32) as u16) & 63u16)) % (!63i64)));
-        assert!((((44u32 % 256u32) != 7u32) || (47u16 >= (82u16 % (((a_i64) as u16) | 1u16)))));
-        oi[i] = ((if (((((a_u32) as i16)) as i8) > (((a_i32) as i8)).max(((a_i64) as i8))) { (!(a_u32).max(a_u32)) } else { (((((a_f32) as i16)) as u32) << (a_u32 >> (8u8 & 31u8))) })) as u64;
-        of[i] = ((-5.875f32)) as f64;
+        oi[i] = (((a_i64) as i16)) as u64;
+        of[i] = ((match (a_u32 % 8u32) { 4u32 | 6u32 => ((a_f64 - a_f64) + v3), 0u32 => ((v3 - a_f64) * (if true { 12.125f64 } else { v3 })), 7u32 | 5u32 => (((39u8).checked_rem(43u8).unwrap_or(8u8)) as f64), _ => (-(a_f64 * v3)) })) as f64;
     }
 }
 
@@ -974,8 +968,8 @@ pub fn diff_32(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
                 v2 = ((((0u64 + a_u64)).rem_euclid((a_u64).max(a_u64))) as f64);
             }
         }
-        oi[i] = ((match (32u32 % 8u32) { 7u32 => ((-((a_i64) as i16)) % (38i16 | 1i16)), 2u32..=3u32 => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16), 5u32 => ((((a_i32) as i16) >> (a_u64 & 15u64)) + ((32u32) as i16)), _ => ((((a_i32) as i16) - (-1i16)) >> (match (82u32 % 8u32) { 5u32..=6u32 => a_u32, _ => 82u32 })) })) as u64;
-        of[i] = (((-(match (62u32 % 8u32) { 3u32..=7u32 => a_f32, _ => 7.625f32 }))).abs()) as f64;
+        oi[i] = ((match (32u32 % 8u32) { 7u32 => ((-((a_i64) as i16)) % (38i16 | 1i16)), 2u32..=3u32 => ((-1i16)).checked_div(((a_i32) as i16)).unwrap_or(((a_f32) as i16)), 2u32..=6u32 => ((if false { (-61i16) } else { 82i16 })).max(((-91i16)).min(((a_u32) as i16))), _ => (-1i16) })) as u64;
+        of[i] = (((-10.75f32) / (-(match (62u32 % 8u32) { 3u32..=7u32 => a_f32, _ => 7.625f32 })))) as f64;
     }
 }
 
@@ -1028,12 +1022,12 @@ pub fn diff_34(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let v2: i16 = (((!a_i64)) as i16);
         let v3: u16 = (16u16 ^ 15u16);
         assert!((((0u32 % 256u32) != 7u32) || (a_u64 < (!33u64))));
-        let mut v4: u16 = ((v3 + 1u16) - ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16));
-        for j0 in 0u32..((((a_f64) as u32)) % 4u32) {
-            v4 = (15u16 + 23u16);
+        let mut v4: u16 = ((v3 + 1u16) - (((a_u32) as u16)).checked_sub(15u16).unwrap_or(((a_u32) as u16)));
+        for j0 in ((((23u32 << 31u32)) % 8u32)..(((14u32 - 86u32)) % 16u32)).step_by(((1u32) % 3u32) as usize) {
+            v4 = ((1u16 + 29u16) ^ (v3 << (51i8 & 15i8)));
         }
-        oi[i] = (((match (86u32 % 8u32) { 4u32 | 6u32 => (90u16 - 1u16), 0u32..=6u32 => (if true { v3 } else { v3 }), 3u32 => 29u16, _ => (((a_i32) as u16) >> v0) }) / ((60u16).max(((a_i32) as u16)) | 1u16))) as u64;
-        of[i] = ((((-3.5f64) / (a_f64 / a_f64)) / (-7.75f64))) as f64;
+        oi[i] = (29i64) as u64;
+        of[i] = ((-a_f32)) as f64;
     }
 }
 
@@ -1049,8 +1043,8 @@ pub fn diff_35<const K: i16>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: i16 = ((((a_u32) as i16) ^ ((a_f32) as i16)) << ((match (a_u32 % 8u32) { 4u32 | 7u32 => ((a_f32) as u8), _ => ((a_i64) as u8) }) & 15u8));
-        oi[i] = (((match (16u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) as u64;
-        of[i] = ((((((((a_u32) as u16)) as u16)) as f32)).abs()) as f64;
+        oi[i] = ((a_u32).checked_sub(31u32).unwrap_or(4294967295u32)) as u64;
+        of[i] = (((((if matches!((58u32 % 8u32), 5u32 | 1u32) { 99u16 } else { 2u16 }) % ((5191u16 * ((a_i32) as u16)) | 1u16))) as f32)) as f64;
     }
 }
 
@@ -1075,16 +1069,11 @@ pub fn diff_36<const K: i64>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         if ((-a_f32) == (-a_f32)) {
             v1 = v1;
         } else {
-            v1 = ((a_u32 >> (a_u32 & 31u32)) & ((match (v1 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32));
+            v1 = ((a_u32 >> (a_u32 & 31u32)) & (v1).checked_add(a_u32).unwrap_or(a_u32));
         }
-        let mut v2: i32 = (-31i32);
-        if ((((a_i64) as i16)).abs() >= (0i16 % ((a_u32) as i16))) {
-            v2 = (!(if true { (!v2) } else { (if false { v2 } else { v2 }) }));
-        } else {
-            v2 = (a_i32 % (((match (a_u32 % 8u32) { 7u32 => v2, 3u32..=4u32 => (-68i32), 5u32..=6u32 => a_i32, _ => (-95i32) })).max((a_i32 >> (a_u32 & 31u32))) | 1i32));
-        }
-        oi[i] = (a_i32) as u64;
-        of[i] = ((((a_f64) as f32)).sqrt()) as f64;
+        let v2: i64 = ((((-128i8)) as i64)).saturating_sub(((-99i64)).min(a_i64));
+        oi[i] = (((if true { (!(-34i16)) } else { ((-32768i16) << (((a_i32) as i16) & 15i16)) }) | (match (a_u32 % 8u32) { 0u32 => (match (a_u32 % 8u32) { 7u32 => (-93i16), 1u32 | 3u32 => ((a_i64) as i16), 5u32..=6u32 => ((a_i64) as i16), _ => ((a_i32) as i16) }), _ => (55i16 & ((a_i32) as i16)) }))) as u64;
+        of[i] = (((a_f64 / ((-9.25f64)).sqrt()) + ((5e-324f64 * a_f64) + (-a_f64)))) as f64;
     }
 }
 
@@ -1112,16 +1101,19 @@ pub fn diff_37(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         } else {
             v2 = (((if false { v2 } else { 72u8 }) % (44u8 | 1u8))).rem_euclid((match (1u32 % 8u32) { 0u32..=5u32 => (!((a_i32) as u8)), 6u32 => (141u8 * ((a_i64) as u8)), _ => (match (142644625u32 % 8u32) { 5u32 | 7u32 => ((a_i32) as u8), _ => v2 }) }));
         }
-        let mut v3: i32 = ((match (17u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
-        for j0 in (0u32..=(((a_u32 / a_u32)) % 4u32)).rev() {
-            v3 = ((0i32) as i32);
+        let mut v3: i32 = (a_i32).checked_add(9i32).unwrap_or(a_i32);
+        for j0 in 0u32..((49u32) % 4u32) {
+            v3 = a_i32;
         }
-        let mut v4: u16 = ((a_i32) as u16);
-        for j1 in (u32::MAX - (((a_u32).min(35u32)) % 4u32))..=u32::MAX {
-            v4 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
+        let mut t4: [i64; 3] = [((-55i64) & (-45i64)); 3];
+        t4[1] = 83i64;
+        t4[2] = (0i64 | DiffPair { a: a_i64, b: a_i64 }.mixed());
+        let mut v4: i64 = a_i64;
+        for &v5 in t4.iter().step_by(2) {
+            v4 = (a_i64).max(a_i64);
         }
-        oi[i] = (((-(v0 ^ ((a_i32) as i8)))).min((match (0u32 % 8u32) { 7u32 | 3u32 => (((a_i64) as i8) << (a_i32 & 7i32)), 0u32..=3u32 => (!v0), _ => (((a_i32) as i8) ^ v0) }))) as u64;
-        of[i] = ((((((-7.5f32)) as f64) / ((v3) as f64)) - ((a_f64 * a_f64) / ((-7.75f64) * 7.375f64)))) as f64;
+        oi[i] = (((a_i32) as u16)) as u64;
+        of[i] = ((-(match (a_u32 % 8u32) { 5u32..=6u32 => (match (14u32 % 8u32) { 7u32 => (-7.75f64), 2u32..=4u32 => 2.0f64, _ => a_f64 }), 4u32..=6u32 => ((-0.0f64) - a_f64), _ => (-3.0f64) }))) as f64;
     }
 }
 
@@ -1146,19 +1138,19 @@ pub fn diff_38<const K: i32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
                 if (false && (a_i64 <= 40i64)) {
                     continue 'l1;
                 }
-                v1 = (if false { (((match (12u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) ^ (if matches!((31u32 % 8u32), 1u32) { v1 } else { v1 })) } else { ((match (31u32 % 8u32) { 2u32..=3u32 => ((a_f32) as i8), 7u32 | 6u32 => v1, 7u32 => v1, _ => (-4i8) }) + ((((a_i32) as u16)) as i8)) });
+                v1 = (if false { ((v1).checked_div(v1).unwrap_or((-128i8)) ^ (((a_i64) as i8)).checked_sub(((a_f32) as i8)).unwrap_or(v1)) } else { (((-35i8) << (12i64 & 7i64)) | (!v1)) });
             }
         }
-        let mut c2: u32 = 0u32;
-        let v2: i64 = loop {
-            if c2 >= ((((((a_i64) as i16)) as u32)) % 4u32) {
-                break (((match (11u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64));
-            }
-            c2 += 1u32;
-        };
-        let v3: u16 = (!(((a_i32) as u16) - 1u16));
-        oi[i] = ((((28i8 * ((a_u32) as i8)) << ((25u64 / (24u64 | 1u64)) & 7u64)) >> ((5i32 & a_i32)).max(K))) as u64;
-        of[i] = ((((5.125f64 - (-0.375f64)) / ((-10.25f64) * a_f64)) * ((-a_f64)).sqrt())) as f64;
+        let mut v2: i64 = (((((a_i32) as u16)) as i64)).max((a_i64 >> (a_i32 & 63i32)));
+        for j2 in ((((11u32 + 96u32)) % 8u32)..(((a_u32).checked_div(a_u32).unwrap_or(a_u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v2 = ((v2 << (((a_u32) as u8) & 63u8)) % (((1i32) as i64) | 1i64));
+        }
+        let mut v3: u8 = 89u8;
+        for j3 in (0u32..=(((24u32 & 1u32)) % 4u32)).rev() {
+            v3 = ((a_i32) as u8);
+        }
+        oi[i] = (17u16) as u64;
+        of[i] = (((-6.75f32) - ((2.875f32 - a_f32) + (3.4e38f32 / 0.0f32)))) as f64;
     }
 }
 
@@ -1208,22 +1200,31 @@ pub fn diff_40(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let v0: f64 = 10.875f64;
         let mut v1: i16 = ((((a_u64 - 84u64)) as i16) ^ ((72i16 % ((-16i16) | 1i16)) + (((a_f32) as i16)).abs()));
         for j0 in ((((if (a_f32 != a_f32) { 64u32 } else { 0u32 })) % 8u32)..(((32u32).min(1u32)) % 16u32)).step_by(((5u32) % 3u32) as usize) {
-            v1 = ((-(v1 & v1)) / (((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) | 1i16));
+            v1 = ((-(v1 & v1)) / (v1).checked_div(97i16).unwrap_or(v1));
         }
-        let mut t2: [i64; 3] = [((64i64 * (-63i64))).max((0i64 | DiffPair::new((-89i64), a_i64).b)); 3];
-        t2[1] = ((9i64 << (7i32 & 63i32)) / ((((a_f64 >= v0)) as i64) | 1i64));
-        t2[2] = (((-9223372036854775808i64) * a_i64) >> (((-81i64) + (-15i64)) & 63i64));
-        let mut v2: i64 = (match (39u32 % 8u32) { 2u32..=6u32 => ((-1i64) ^ a_i64), _ => (0i64 | DiffPair::new(17i64, (-1i64)).b) });
+        assert!((((a_u32 % 256u32) != 7u32) || ((!false) && (v0 > a_f64))));
+        let mut t2: [u32; 3] = [((a_u32 | a_u32) << (88i32 & 31i32)); 3];
+        t2[1] = ((match (a_u32 % 8u32) { 1u32 | 5u32 => 34u32, 2u32..=3u32 => 61u32, _ => a_u32 }) | (a_u32).checked_rem(40u32).unwrap_or(76u32));
+        t2[2] = (match (39u32 % 8u32) { 2u32..=6u32 => (1u32 ^ a_u32), _ => (a_u32).checked_rem(35u32).unwrap_or(32u32) });
+        let mut v2: u32 = (a_u32 % (a_u32 + 16u32));
         for &v3 in t2.iter() {
-            v2 = ((((a_f64) as u8)) as i64);
+            v2 = ((v3).min(a_u32)).max(31u32);
         }
-        let v4: u8 = 18u8;
-        let mut v5: u16 = 31u16;
-        for j1 in 0u32..((a_u32) % 4u32) {
-            v5 = ((6.375f64) as u16);
+        let v4: i64 = (!((((-24i8) ^ 77i8)) as i64));
+        let mut v5: i32 = (match (72u32 % 8u32) { 1u32..=7u32 => ((-1i32) >> a_i32), 0u32 | 5u32 => (-3i32), 6u32 => ((-94i32)).min((-94i32)), _ => ((((a_f32) as u8)) as i32) });
+        'l5: for j1 in 0u32..(((29u32).checked_div(a_u32).unwrap_or(v2)) % 3u32) {
+            for j2 in 0u32..(((j1).saturating_add(a_u32)) % 3u32) {
+                if ((32u8 != ((a_f32) as u8)) && true) {
+                    break 'l5;
+                }
+                if (((a_i64) as i8) > ((a_u32) as i8)) {
+                    continue 'l5;
+                }
+                v5 = ((((1u64) as u32)) as i32);
+            }
         }
-        oi[i] = (((if (v0 == a_f64) { (match (72u32 % 8u32) { 1u32..=7u32 => v2, 0u32 => v2, 0u32 => a_i64, _ => v2 }) } else { (v2).abs() }) % (((a_i64).min(v2) << ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)) | 1i64))) as u64;
-        of[i] = (((((-((a_i32) as i8))) as f64) / (((-7.875f64) + (-12.375f64)) + ((a_i64) as f64)))) as f64;
+        oi[i] = ((match (a_u32 % 8u32) { 0u32..=6u32 => (((((a_f32) as u16) | ((a_i32) as u16))) as i16), _ => (if matches!((v2 % 8u32), 1u32..=4u32) { ((-2i16)).checked_add(((a_i32) as i16)).unwrap_or(((a_u32) as i16)) } else { (v1 >> (v5 & 15i32)) }) })) as u64;
+        of[i] = (((match (v2 % 8u32) { 6u32 => ((((a_i32) as u8)) as f32), 3u32 => (a_f32 / a_f32), _ => (a_f32 * (-9.5f32)) }) * (((8.625f32) as f32) * (3.125f32 + 0.1f32)))) as f64;
     }
 }
 
@@ -1238,27 +1239,21 @@ pub fn diff_41(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i32 = ((match (51u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
-        if false {
-            v0 = ((match (73u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
+        let mut v0: i32 = ((-57i32)).checked_div(31i32).unwrap_or(a_i32);
+        if ((11.875f64).abs() == ((82u8) as f64)) {
+            v0 = (if ((a_u64 > 95u64) && (((a_i64) as i8) <= 86i8)) { ((67i16) as i32) } else { (!56i32) });
         } else {
-            v0 = (v0 * 32i32);
+            v0 = ((!v0) & (if ((-45i8) > (-128i8)) { v0 } else { v0 }));
         }
-        assert!((((61u32 % 256u32) != 7u32) || ((66i16 * (-1i16)) < ((67i16) as i16))));
-        let mut v1: i8 = ((!39i8) & ((9.25f64) as i8));
-        if ((!65517u16) <= (((a_f32) as u16) % (65535u16 | 1u16))) {
-            v1 = (-1i8);
-        } else {
-            v1 = v1;
-        }
+        let v1: f32 = (1e-40f32 - (a_f32 - (-6.125f32)));
         let mut v2: i16 = (!(match (a_u32 % 8u32) { 6u32 => ((-44i16) << ((-26i16) & 15i16)), 5u32 => (0i16 >> (255u8 & 15u8)), 1u32..=4u32 => ((-32768i16) - ((a_i64) as i16)), _ => (if true { 16i16 } else { (-71i16) }) }));
-        if (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) < a_u64) {
-            v2 = (((match (56u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) >> (((((a_i64) as u16) - 65535u16) ^ 88u16) & 15u16));
+        if ((a_u64).checked_add(a_u64).unwrap_or(a_u64) < (63u64 >> (((a_i64) as u16) & 63u16))) {
+            v2 = v2;
         } else {
-            v2 = ((match (47u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
+            v2 = v2;
         }
-        oi[i] = (((match (35u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)) as u64;
-        of[i] = ((((((match (69u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)) as f32) * (((1e-40f32 / 0.375f32)) as f32))) as f64;
+        oi[i] = (((0i64 | DiffPair::new(a_i64, 20i64).b) << (((match (0u32 % 8u32) { 4u32 => v0, 0u32 | 7u32 => v0, 2u32 | 7u32 => a_i32, _ => v0 }) | 31i32) & 63i32))) as u64;
+        of[i] = (a_f64) as f64;
     }
 }
 
@@ -1273,15 +1268,21 @@ pub fn diff_42(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u8 = ((((-a_i32) / (((match (30u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) | 1i32))) as u8);
-        let mut v1: f32 = ((((-55i64)) as f32) + (-a_f32));
-        if ((((a_i32) as u16) - 95u16) >= (50u16 | ((a_f32) as u16))) {
-            v1 = (-(2.125f32 + a_f32));
-        } else {
-            v1 = 12.25f32;
+        let v0: u8 = ((((-a_i32) / ((a_i32).checked_mul((-27i32)).unwrap_or(36i32) | 1i32))) as u8);
+        let mut v1: u32 = (if ((match (a_u32 % 8u32) { 3u32 => (-32768i16), _ => (-95i16) }) <= (50i16 | ((a_f32) as i16))) { ((13u32 - a_u32) + (!a_u32)) } else { 2u32 });
+        'l1: for j0 in 0u32..((a_u32) % 3u32) {
+            for j1 in 0u32..(((a_u32 % (a_u32 | 1u32))) % 3u32) {
+                if ((((a_u32) as i8) >= (-34i8)) && false) {
+                    break 'l1;
+                }
+                if (!matches!((v1 % 8u32), 7u32 | 0u32)) {
+                    continue 'l1;
+                }
+                v1 = (v1).checked_mul(a_u32).unwrap_or(a_u32);
+            }
         }
-        oi[i] = (55i32) as u64;
-        of[i] = ((if (!true) { (((4294967295u32).div_euclid(a_u32)) as f64) } else { ((a_f64).sqrt() * (match (11u32 % 8u32) { 0u32..=5u32 => a_f64, 4u32..=7u32 => a_f64, _ => 7.0f64 })) })) as f64;
+        oi[i] = (((((-a_f32) + ((-9.5f32) - (-8.5f32)))) as i32)) as u64;
+        of[i] = (((12.375f64) as f32)) as f64;
     }
 }
 
@@ -1332,32 +1333,24 @@ pub fn diff_44(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let mut c0: u32 = 0u32;
         let v0: u16 = loop {
             if c0 >= (((31u32 % (a_u32 | 1u32))) % 4u32) {
-                break ((match (31u32 % 8u32) { 6u32 => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16), 0u32 | 6u32 => (96u16).min((((a_i64) as u16) + 0u16)), _ => (if ((-68i32) == 86i32) { (84u16 ^ 15u16) } else { ((32767i16) as u16) }) }));
+                break ((match (31u32 % 8u32) { 6u32 => (((a_i64) as u16)).checked_sub(7u16).unwrap_or(21u16), 3u32 => ((a_i64) as u16), _ => (match (a_u32 % 8u32) { 1u32..=1u32 => (48u16 + 79u16), _ => (28u16 & 92u16) }) }));
             }
             c0 += 1u32;
         };
-        let mut v1: i32 = 23i32;
-        if ((-27i16) != (53i16).max(90i16)) {
-            v1 = ((-79i32) & a_i32);
-        } else {
-            v1 = (a_i32 * v1);
-        }
-        let v2: u64 = (76u64 | 3u64);
-        let mut v3: u8 = (if (!(79u16 == ((a_f32) as u16))) { ((a_f64) as u8) } else { ((a_i32) as u8) });
+        let mut t1: [i64; 3] = [(9223372036854775807i64).saturating_add(a_i64); 3];
+        t1[1] = (if false { a_i64 } else { 22i64 });
+        t1[2] = ((-43i64) >> (53u8 & 63u8));
+        let v1: i64 = t1.iter().copied().fold(((76i16) as i64), |v1, v2| (!a_i64));
+        let v3: i8 = (-((a_f32) as i8));
+        let v4: u8 = 3u8;
+        let mut v5: u8 = (if (!(79u16 == ((a_f32) as u16))) { ((a_f64) as u8) } else { ((a_i32) as u8) });
         if ((a_f32).abs() > (match (a_u32 % 8u32) { 7u32 | 4u32 => a_f32, _ => (-8.75f32) })) {
-            v3 = ((62u8 ^ ((a_u32) as u8))).rem_euclid((v3 | 32u8));
+            v5 = ((62u8 ^ ((a_u32) as u8))).rem_euclid((v5 | 32u8));
         } else {
-            v3 = (0u8 << ((0i64 | DiffPair::new(a_i64, 23i64).b) & 7i64));
+            v5 = (v4 >> ((0i64 | DiffPair::new(a_i64, v1).b) & 7i64));
         }
-        let mut t4: [i32; 3] = [(match (27u32 % 8u32) { 5u32 | 7u32 => a_i32, 1u32 | 2u32 => a_i32, _ => a_i32 }); 3];
-        t4[1] = ((64i64) as i32);
-        t4[2] = (a_i32 << (((a_u32) as u16) & 31u16));
-        let mut v4: i32 = 91i32;
-        for &v5 in t4.iter().rev() {
-            v4 = (16i32).min(v4);
-        }
-        oi[i] = ((((a_u32).min(a_u32) & ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32))).max((((95u16) as u32)).saturating_mul((1u32 - 66u32)))) as u64;
-        of[i] = ((-1.125f64)) as f64;
+        oi[i] = ((((a_i32) as u16)).checked_mul(((a_u32) as u16)).unwrap_or(((a_u32) as u16))) as u64;
+        of[i] = ((-((-a_f64) - (if true { 10.125f64 } else { a_f64 })))) as f64;
     }
 }
 
@@ -1406,8 +1399,8 @@ pub fn diff_46<const K: i32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         };
         let mut t2: [i16; 3] = [(((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)).abs(); 3];
         t2[1] = ((((57u64) as i16)).min((-((a_f32) as i16))) << (((23i16) as i16) >> ((-80i8) & 15i8)));
-        t2[2] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) / ((((K) as i16) / ((!24i16) | 1i16)) | 1i16));
-        let mut v2: i16 = (((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)) as i16) | (((a_u32) as i16)).abs());
+        t2[2] = ((21i16).checked_mul(14i16).unwrap_or((-1i16)) / ((((a_i64) as i16)).checked_mul((-72i16)).unwrap_or((-51i16)) | 1i16));
+        let mut v2: i16 = ((a_u32) as i16);
         for &v3 in t2.iter().rev() {
             v2 = (!((v2 & v3) / ((!13i16) | 1i16)));
         }
@@ -1435,8 +1428,8 @@ pub fn diff_47(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         for j0 in (((73u32) % 8u32)..(((a_u32 >> (9u8 & 31u8))) % 16u32)).step_by(((85u32) % 3u32) as usize) {
             v3 = (1u64 / (v3 | 1u64));
         }
-        oi[i] = ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) + (((70u16) as i16) << (((-53i32) + 97i32) & 15i32)))) as u64;
-        of[i] = ((-1.5f64)) as f64;
+        oi[i] = ((((-91i16)).checked_mul(v0).unwrap_or(v0) + ((v3) as i16))) as u64;
+        of[i] = (a_f64) as f64;
     }
 }
 
@@ -1478,17 +1471,19 @@ pub fn diff_49(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f64: f64 = xf64[i];
         let v0: i16 = (48i16 % (((a_u32) as i16) | 1i16));
         let v1: u16 = 0u16;
-        let mut v2: u32 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)).max(48u32);
-        if ((65u16).pow((((a_i64) as u16)) as u32 & 7) != ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)) {
-            v2 = ((match (85u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
+        let mut v2: u32 = ((a_u32).checked_sub(a_u32).unwrap_or(48u32)).max((32u32).min((!a_u32)));
+        if (((-10.625f32) + 11.5f32) != ((1u32) as f32)) {
+            v2 = (!(((((a_i64) as i16)).max(((a_i64) as i16))) as u32));
         } else {
-            v2 = (((a_u32 * v2) * ((((a_f32) as i16)) as u32)) - ((75u32 / (a_u32 | 1u32))).min(v2));
+            v2 = ((match (a_u32 % 8u32) { 4u32 | 2u32 => (95u32).min(v2), _ => (v2 >> ((a_i64) as u16)) }) + (match (4294967295u32 % 8u32) { 1u32..=7u32 => v2, 4u32 | 5u32 => 0u32, _ => (v2 | v2) }));
         }
-        assert!((((95u32 % 256u32) != 7u32) || ((if true { 64i64 } else { 53i64 }) >= (-1i64))));
-        let v3: f64 = (-(((-9.5f64) + a_f64) / ((-3.75f64) * a_f64)));
-        let v4: i32 = (78i32).min(a_i32);
-        oi[i] = ((((((a_i64) as u8) >> (v4 & 7i32))) as u16)) as u64;
-        of[i] = ((-(-(match (a_u32 % 8u32) { 3u32 | 0u32 => a_f32, 1u32..=5u32 => 0.1f32, _ => a_f32 })))) as f64;
+        let mut v3: i32 = (a_i32 / (86i32 | 1i32));
+        for j0 in 0u32..(((!65u32)) % 4u32) {
+            v3 = v3;
+        }
+        let v4: u16 = v1;
+        oi[i] = ((((a_u32 << 45i8)).saturating_mul((52u32).max(v2))).min((match (a_u32 % 8u32) { 1u32 => (!v2), _ => (30u32 * v2) }))) as u64;
+        of[i] = (((((9i64).abs() << ((36u8).max(5u8) & 63u8))) as f64)) as f64;
     }
 }
 
@@ -1528,8 +1523,8 @@ pub fn diff_51(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         for &v1 in t0.iter().step_by(2) {
             v0 = (a_u64 + a_u64);
         }
-        oi[i] = (((match (12u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)) as u64;
-        of[i] = ((((a_f32 + a_f32) - (5.125f32 * 2.125f32)) - ((if true { a_f32 } else { (-0.0f32) }) - (match (a_u32 % 8u32) { 1u32 | 7u32 => (-8.375f32), 7u32 | 7u32 => a_f32, _ => (-11.0f32) })))) as f64;
+        oi[i] = ((19i32).checked_mul((-62i32)).unwrap_or((-85i32))) as u64;
+        of[i] = ((7.875f32 - ((a_i32) as f32))) as f64;
     }
 }
 
@@ -1544,9 +1539,9 @@ pub fn diff_52<const K: i64>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i32 = ((match (a_u32 % 8u32) { 4u32 | 3u32 => (a_i32).rem_euclid((-33i32)), _ => (-33i32) }) * ((match (35u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32));
-        oi[i] = (((48u16).div_euclid((((a_i32) as u16) - 36u16)) / 65535u16)) as u64;
-        of[i] = ((((((-32768i16)).min((-99i16))) as f32) * 11.75f32)) as f64;
+        let v0: i32 = ((match (a_u32 % 8u32) { 4u32 | 3u32 => (a_i32).rem_euclid((-33i32)), _ => (-33i32) }) * (2147483647i32).checked_sub(94i32).unwrap_or(a_i32));
+        oi[i] = (((((a_i32) as i8) ^ ((-17i8)).pow(((-97i8)) as u32 & 7)) + (((match (75u32 % 8u32) { 6u32 => v0, _ => a_i32 })) as i8))) as u64;
+        of[i] = (((((16i16) as f64) / ((-0.0f64) + 9007199254740992.0f64)) + a_f64)) as f64;
     }
 }
 
@@ -1572,12 +1567,15 @@ pub fn diff_53(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         } else {
             v2 = ((41i64) as i32);
         }
-        let mut t3: [u16; 3] = [((1u16).min((1u16 | ((a_i32) as u16))) + (((a_i32) as u16) >> (((match (357917002u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) & 15i32))); 3];
-        t3[1] = ((!((a_i32) as u16)) + (((76u16).max(((a_i32) as u16))).abs_diff((((a_u32) as u16) << (((a_u32) as i16) & 15i16))) as u16));
-        t3[2] = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
-        let v3: u16 = t3.iter().copied().fold(((if (a_i64 == a_i64) { (((-11.25f64)) as u16) } else { ((a_u32) as u16) }) >> (((5u32 / (4294967295u32 | 1u32)) >> (35u16 & 31u16)) & 15u32)), |v3, v4| (match (a_u32 % 8u32) { 0u32..=2u32 => ((v4 >> (v3 & 15u16)) * (((a_i32) as u16) + v3)), _ => ((4u16 - 0u16) | ((match (54u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)) }));
-        oi[i] = ((((a_i64) as u16) + (((match (72u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)).pow((((a_u32) as u16)) as u32 & 7))) as u64;
-        of[i] = (((((100u8 / ((a_i64) as u8)) | 39u8)) as f32)) as f64;
+        let mut t3: [u16; 3] = [((1u16).min((1u16 | ((a_i32) as u16))) + (62u16 << ((v0).checked_mul(v2).unwrap_or(v0) & 15i32))); 3];
+        t3[1] = ((!((((a_f32) as u16)).abs_diff(49u16) as u16)) + ((((a_u32) as u16) << (((a_u32) as i16) & 15i16)) | ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)));
+        t3[2] = ((if (a_i64 == a_i64) { (((-11.25f64)) as u16) } else { ((a_u32) as u16) }) >> (((5u32 / (4294967295u32 | 1u32)) >> (35u16 & 31u16)) & 15u32));
+        let mut v3: u16 = (((a_f32) as u16)).checked_mul(((a_i32) as u16)).unwrap_or(((a_i64) as u16));
+        for &v4 in t3.iter().rev() {
+            v3 = ((a_i64) as u16);
+        }
+        oi[i] = ((((68u8 % (98u8 | 1u8))).max((226u8 | 89u8)) | ((a_i64) as u8))) as u64;
+        of[i] = ((((a_f32 / 2.5f32) / ((7i8) as f32)) - (-((v3) as f32)))) as f64;
     }
 }
 
@@ -1619,17 +1617,14 @@ pub fn diff_55(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
             }
             c0 += 1u32;
         };
-        let mut v1: i16 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)).min((!100i16));
-        for j0 in 0u32..(((1u32 - a_u32)) % 4u32) {
-            v1 = (match (42u32 % 8u32) { 5u32 | 7u32 => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16), 1u32 => (16i16).abs(), 0u32 => ((match (j0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16), _ => (-82i16) });
+        let mut v1: i16 = ((15i16).checked_sub(((a_i64) as i16)).unwrap_or(((a_u32) as i16))).min((((a_i64) as i16) ^ ((a_f32) as i16)));
+        for j0 in ((((42u32 & 100u32)) % 8u32)..(((a_u32 - 64u32)) % 16u32)).step_by(((3919356324u32) % 3u32) as usize) {
+            v1 = ((((a_u32) as i16) % ((-82i16) | 1i16))).min((-30i16));
         }
-        assert!((((84u32 % 256u32) != 7u32) || true));
-        let mut v2: f64 = (((((31i32) as f64) / (match (44u32 % 8u32) { 1u32 | 0u32 => 5.5f64, _ => a_f64 }))) as f64);
-        for j1 in (((a_u32) % 8u32)..(((4294967295u32 & 32u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v2 = a_f64;
-        }
-        oi[i] = (((match (59u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)) as u64;
-        of[i] = (6.75f32) as f64;
+        assert!((((12u32 % 256u32) != 7u32) || (v0 > (44u16 << 31i32))));
+        let v2: u16 = (if (8.0f64 > 0.0f64) { (((a_f32) as u16) >> (((a_i64) as u16) & 15u16)) } else { (v0 % (v0 | 1u16)) });
+        oi[i] = ((63i64 * (if ((-41i16) > ((a_f32) as i16)) { (a_i64).rem_euclid(2i64) } else { (a_i64).min(a_i64) }))) as u64;
+        of[i] = (((((((a_f32) as u16) / (v2 | 1u16)) << ((((-92i32)) as i32) & 15i32))) as f32)) as f64;
     }
 }
 
@@ -1682,16 +1677,16 @@ pub fn diff_57<const K: i8>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u6
                 v0 = (a_f32 + ((a_f32 + a_f32)).sqrt());
             }
         }
-        let mut v1: i32 = ((((-2147483648i32)) as i32) ^ ((match (24u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32));
-        for j2 in ((((62u32 / (a_u32 | 1u32))) % 8u32)..(((a_u32 - a_u32)) % 16u32)).step_by(((61u32) % 3u32) as usize) {
+        let mut v1: i32 = ((((-2147483648i32)) as i32) ^ ((-67i32)).checked_sub(a_i32).unwrap_or(a_i32));
+        for j2 in (((((((a_u32) as i16)) as u32)) % 8u32)..((((match (54u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 16u32)).step_by(((61u32) % 3u32) as usize) {
             v1 = (if (false && (0.1f32 < (-10.125f32))) { ((-83i32) >> (14u32 & 31u32)) } else { (12i32 & v1) });
         }
         assert!((((70u32 % 256u32) != 7u32) || false));
         let v2: u32 = (if (matches!((36u32 % 8u32), 4u32) || true) { 7u32 } else { (37u32 - 10u32) });
         let v3: u8 = (!((((a_i64) as u8) ^ ((a_u32) as u8))).max((match (a_u32 % 8u32) { 4u32 => ((a_u32) as u8), 4u32 | 1u32 => 57u8, 7u32 | 5u32 => 38u8, _ => 255u8 })));
         assert!((((a_u32 % 256u32) != 7u32) || false));
-        oi[i] = ((((((match (v2 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) - (a_i32 - a_i32))) as u64)) as u64;
-        of[i] = ((match (19u32 % 8u32) { 1u32..=2u32 => ((-7.625f64) - (a_f64 + (-9.0f64))), 7u32..=7u32 => (match (v2 % 8u32) { 1u32 | 2u32 => (match (a_u32 % 8u32) { 7u32 => a_f64, _ => (-1.25f64) }), 4u32 | 7u32 => (12.5f64).sqrt(), _ => (12.375f64 + 7.0f64) }), 5u32 | 1u32 => ((1.125f64).abs()).abs(), _ => ((match (a_u32 % 8u32) { 6u32 => 2.375f64, 0u32..=2u32 => a_f64, _ => 5.0f64 }) / ((v3) as f64)) })) as f64;
+        oi[i] = (((((a_i32).checked_add(v1).unwrap_or(a_i32) - (!(-49i32)))) as u64)) as u64;
+        of[i] = (11.0f64) as f64;
     }
 }
 
@@ -1713,8 +1708,8 @@ pub fn diff_58(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
             }
             c0 += 1u32;
         };
-        oi[i] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)) as u64;
-        of[i] = (((((-10.375f64) + (-4.75f64)) / a_f64) + (if (((-2.5f64) != a_f64) || (43u32 == a_u32)) { (-a_f64) } else { ((((a_i32) as i16)) as f64) }))) as f64;
+        oi[i] = ((((a_i32) as u8)).checked_sub(45u8).unwrap_or(83u8)) as u64;
+        of[i] = (0.0f64) as f64;
     }
 }
 
@@ -1729,15 +1724,15 @@ pub fn diff_59(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u32 = ((match (31u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
-        if ((-34i8) > (-((a_f32) as i8))) {
-            v0 = a_u32;
+        let mut v0: u32 = (17u32).checked_sub(a_u32).unwrap_or(61u32);
+        if ((-a_i64) >= ((-9223372036854775808i64) >> a_u64)) {
+            v0 = (if true { a_u32 } else { v0 });
         } else {
-            v0 = (if false { 59u32 } else { 84u32 });
+            v0 = (((-5.75f64)) as u32);
         }
-        let v1: u16 = (!((a_i64) as u16));
-        oi[i] = (((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) / a_i32) << ((if (a_u32 == a_u32) { ((67i64) as u32) } else { (62u32 & a_u32) }) & 31u32))) as u64;
-        of[i] = ((-(0.75f64 - (3.375f64 / 12.25f64)))) as f64;
+        let v1: u16 = ((((a_f32) as u16) * ((a_i64) as u16)) * (((a_i64) as u16)).min(((a_i64) as u16)));
+        oi[i] = (((((a_f32).abs() * ((255u8) as f32))) as i8)) as u64;
+        of[i] = (((0.75f64 - (3.375f64 / 12.25f64)) / (match (27u32 % 8u32) { 4u32 | 5u32 => (a_f64 / (-10.625f64)), _ => ((((a_f32) as u16)) as f64) }))) as f64;
     }
 }
 
@@ -1755,12 +1750,18 @@ pub fn diff_60<const K: i16>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         let v0: f32 = (a_f32 * 1.625f32);
         assert!((((a_u32 % 256u32) != 7u32) || (!true)));
         let mut v1: f64 = ((0.0f64 + a_f64) + ((96i8) as f64));
-        for j0 in (((((match (22u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 8u32)..((14u32) % 16u32)).step_by(((32u32) % 3u32) as usize) {
-            v1 = ((match (a_u32 % 8u32) { 3u32 => v1, 3u32..=4u32 => (-9.375f64), 0u32..=6u32 => a_f64, _ => a_f64 }) + (2.375f64 / 4.75f64));
+        for j0 in ((((56u32).checked_div(1u32).unwrap_or(a_u32)) % 8u32)..((78u32) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v1 = ((a_f64 / v1) + (v1).abs());
         }
-        let v2: f32 = (-a_f32);
-        oi[i] = ((-69i8)) as u64;
-        of[i] = (16777216.0f32) as f64;
+        let mut t2: [u8; 3] = [((((a_f32) as i8)) as u8); 3];
+        t2[1] = (if true { ((a_i32) as u8) } else { 48u8 });
+        t2[2] = (match (a_u32 % 8u32) { 5u32 => ((a_i32) as u8), _ => ((a_i64) as u8) });
+        let mut v2: u8 = 0u8;
+        for &v3 in t2.iter() {
+            v2 = (match (4294967295u32 % 8u32) { 1u32 | 1u32 => v3, 2u32..=3u32 => ((a_i64) as u8), _ => 82u8 });
+        }
+        oi[i] = (31u32) as u64;
+        of[i] = ((((((-31i8)) as f64) * a_f64) - ((((35i32) as u16)) as f64))) as f64;
     }
 }
 
@@ -1779,26 +1780,22 @@ pub fn diff_61(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         for j0 in (0u32..=(((8u32).max(31u32)) % 4u32)).rev() {
             v0 = v0;
         }
-        let v1: u8 = (if (matches!((a_u32 % 8u32), 4u32 | 4u32) || ((-8.25f32) >= (-3.75f32))) { ((if ((-13i16) > (-5i16)) { v0 } else { v0 }) << ((((a_f32) as i8) | (-34i8)) & 7i8)) } else { (((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) << (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) & 7i32)) });
-        assert!((((97u32 % 256u32) != 7u32) || (!((a_f64 > (-10.375f64)) && matches!((90u32 % 8u32), 7u32 | 1u32)))));
-        let mut t2: [u16; 3] = [((((a_f64 + a_f64)) as u16) % ((((-a_f64)) as u16) | 1u16)); 3];
-        t2[1] = ((((match (89u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)).min(2u16) << ((((31i16) as i8) | ((8u8) as i8)) & 15i8));
-        t2[2] = (((match (93u32 % 8u32) { 1u32..=4u32 => a_u32, 5u32 | 3u32 => (38u32 - 25u32), _ => ((0u16) as u32) })) as u16);
-        let mut v2: u16 = ((((a_i32) as u16) / ((a_i32) as u16)) << (((a_u64 ^ 18446744073709551615u64)).max(((a_u32) as u64)) & 15u64));
-        for &v3 in t2.iter() {
-            v2 = (!v2);
-        }
-        let v4: f32 = (if (((a_i32) as i8) != ((a_i32) as i8)) { ((-1.0f32) + (-2.875f32)) } else { (match (29u32 % 8u32) { 1u32..=3u32 => (-7.625f32), 6u32..=6u32 => a_f32, 5u32..=6u32 => a_f32, _ => a_f32 }) });
-        assert!((((a_u32 % 256u32) != 7u32) || ((true && (0u64 < 95u64)) || (!(a_f64 != (-2.125f64))))));
-        let mut v5: f32 = v4;
-        if matches!((a_u32 % 8u32), 3u32 | 7u32) {
-            v5 = (v5 - a_f32);
+        let v1: u8 = (if (matches!((a_u32 % 8u32), 4u32 | 4u32) || ((-8.25f32) >= (-3.75f32))) { ((if ((-13i16) > (-5i16)) { v0 } else { v0 }) << ((((a_f32) as i8) | (-34i8)) & 7i8)) } else { ((91u8 & v0) << ((a_i32).checked_div((-46i32)).unwrap_or(a_i32) & 7i32)) });
+        let mut v2: i16 = (((a_u32) as i16)).max(((a_u32) as i16));
+        if (a_i64 == ((-9223372036854775808i64) - a_i64)) {
+            v2 = (v2 >> a_u32);
         } else {
-            v5 = (-v5);
+            v2 = (v2 + 32767i16);
         }
-        assert!((((a_u32 % 256u32) != 7u32) || ((a_f32 - a_f32) == ((-3.0f32) - a_f32))));
-        oi[i] = (((match (a_u32 % 8u32) { 7u32 => (match (54u32 % 8u32) { 7u32..=7u32 => 34u32, 0u32..=2u32 => a_u32, _ => 88u32 }), _ => (78u32 * 67u32) })).max(40u32)) as u64;
-        of[i] = (a_f64) as f64;
+        let mut v3: u8 = (((a_f32) as u8) >> v1);
+        if matches!((1u32 % 8u32), 3u32..=5u32) {
+            v3 = ((match (41u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
+        } else {
+            v3 = (((a_u32) as u8)).pow((v3) as u32 & 7);
+        }
+        let v4: u16 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
+        oi[i] = (((((((-0.0f64) / 4.625f64)) as i32)) as i16)) as u64;
+        of[i] = ((match (a_u32 % 8u32) { 0u32..=1u32 => ((17u64) as f64), 6u32 | 3u32 => (((a_f64) as f64) - (10.875f64 / 0.1f64)), _ => ((if true { 4.5f64 } else { 9007199254740992.0f64 }) + 11.375f64) })) as f64;
     }
 }
 
@@ -1814,18 +1811,26 @@ pub fn diff_62<const K: i64>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: u64 = 64u64;
-        let mut v1: u8 = ((((if false { 9007199254740992.0f64 } else { (-0.5f64) })) as u8) >> (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) & 7i8));
-        if ((-1i64) != a_i64) {
-            v1 = 14u8;
+        let mut v1: u8 = ((if (12u16 >= ((a_u32) as u16)) { ((a_i64) as u8) } else { (match (45u32 % 8u32) { 0u32 => ((a_i64) as u8), 0u32..=1u32 => 0u8, _ => 48u8 }) }) >> (((a_f32) as i8)).checked_add((-128i8)).unwrap_or((-88i8)));
+        if ((if false { a_u32 } else { 71u32 }) == (70u32 / (99u32 | 1u32))) {
+            v1 = v1;
         } else {
-            v1 = ((a_i32) as u8);
+            v1 = (match (98u32 % 8u32) { 6u32 | 0u32 => ((((a_i32) as u8)).max(((a_i32) as u8))).min((29u8 / (89u8 | 1u8))), _ => (match (a_u32 % 8u32) { 0u32..=6u32 => (!((a_i64) as u8)), 3u32..=4u32 => (v1 * v1), _ => ((9u16) as u8) }) });
         }
-        let mut v2: i64 = ((((98i32) as i64) % ((a_i64 >> v0) | 1i64))).min((match (37u32 % 8u32) { 6u32 => (a_i64 / (K | 1i64)), 4u32 => (-50i64), _ => (a_i64).max(23i64) }));
-        for j0 in ((((31u32).saturating_sub(2u32)) % 8u32)..((1u32) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v2 = ((((-17i64) | v2) * a_i64) & ((0i64 | DiffPair { a: a_i64, b: v2 }.mixed())).min(((90u32) as i64)));
+        let mut v2: f64 = ((((32767i16) as f64) * (-a_f64)) + (((-10.375f64) * a_f64) / ((-0.0f64) * a_f64)));
+        'l2: for j0 in 0u32..(((!a_u32)) % 3u32) {
+            for j1 in 0u32..(((!a_u32)) % 3u32) {
+                if (12.125f32 > a_f32) {
+                    break 'l2;
+                }
+                if ((a_u32 == 32u32) || true) {
+                    continue 'l2;
+                }
+                v2 = (((-(-((a_u32) as i8)))) as f64);
+            }
         }
-        oi[i] = (((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)) as u64;
-        of[i] = ((((-10.0f64)).sqrt() + ((-a_f64) + (a_f64 * (-2.875f64))))) as f64;
+        oi[i] = ((((((a_u32) as u8) << (38u16 & 7u16)) ^ 84u8) << ((0.0f64) as i32))) as u64;
+        of[i] = (((((!a_i32)) as f64) * v2)) as f64;
     }
 }
 
@@ -1855,25 +1860,24 @@ pub fn diff_63(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let v1: f32 = (-a_f32);
         let mut v2: i8 = (if (!(63u64 == 95u64)) { (-1i8) } else { (((a_f64) as i8)).min((7i8 << (((a_f32) as u16) & 7u16))) });
         'l2: for j2 in 0u32..((((match (19u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 3u32) {
-            for j3 in 0u32..((((match (j2 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 3u32) {
-                if (91u8 > 64u8) {
+            for j3 in 0u32..(((15u32).checked_mul(a_u32).unwrap_or(91u32)) % 3u32) {
+                if (36u64 != 67u64) {
                     break 'l2;
                 }
-                if (!(((a_i64) as u8) < ((a_i64) as u8))) {
+                if (a_f32 == a_f32) {
                     continue 'l2;
                 }
-                v2 = ((a_u32) as i8);
+                v2 = ((if (true || true) { ((match (58u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) } else { (((a_i32) as i8) - 79i8) }) % (48i8 | 1i8));
             }
         }
-        let mut v3: i8 = (!v2);
-        if false {
-            v3 = (-128i8);
+        let mut v3: u64 = (a_u64 ^ 8u64);
+        if (11.25f64 == a_f64) {
+            v3 = (!a_u64);
         } else {
-            v3 = ((match (49u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
+            v3 = a_u64;
         }
-        assert!((((a_u32 % 256u32) != 7u32) || false));
-        oi[i] = ((((1u16 | (((a_u32) as u16) * 72u16))) as i8)) as u64;
-        of[i] = ((if (!(((a_i64) as i16) == ((a_f32) as i16))) { (((89i8 ^ v3)) as f64) } else { (((a_f64) as f64)).sqrt() })) as f64;
+        oi[i] = ((v2).min(((a_u32) as i8))) as u64;
+        of[i] = (a_f32) as f64;
     }
 }
 
@@ -1953,8 +1957,8 @@ pub fn diff_66(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u8 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
-        if (((a_f64 == (-0.0f64)) || false) || ((-1.875f32) <= (-0.0f32))) {
+        let mut v0: u8 = (49u8).checked_sub(40u8).unwrap_or(30u8);
+        if (true && (0u32 < 0u32)) {
             v0 = (if (!(!true)) { (((a_f32) as u8)).saturating_mul(v0) } else { 62u8 });
         } else {
             v0 = (((a_f32) as u8) | ((if true { v0 } else { 128u8 })).max((v0 ^ ((a_u32) as u8))));
@@ -1965,18 +1969,25 @@ pub fn diff_66(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         } else {
             v1 = (((((a_i32) as u16)) as f32) - (a_f32 / v1));
         }
-        let mut v2: i16 = ((match (61u32 % 8u32) { 4u32 | 5u32 => (92i16 >> ((-65i64) & 15i64)), 3u32 => (32767i16 | 96i16), 0u32..=5u32 => (((a_f32) as i16) * ((a_i64) as i16)), _ => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) }) & ((86i16 - ((a_f32) as i16))).abs());
-        if true {
-            v2 = (!25i16);
+        let mut v2: i16 = ((match (61u32 % 8u32) { 4u32 | 5u32 => (92i16 >> ((-65i64) & 15i64)), 3u32 => (32767i16 | 96i16), 0u32..=5u32 => (((a_f32) as i16) * ((a_i64) as i16)), _ => (27i16).checked_mul((-9i16)).unwrap_or(((a_u32) as i16)) }) & (((a_i32) as i16) / ((((a_u32) as i16)).min(25i16) | 1i16)));
+        if ((true && false) || (!(1u16 >= 57u16))) {
+            v2 = ((a_u32) as i16);
         } else {
-            v2 = ((((!a_u64)) as i16) >> (((a_i64 | a_i64) << ((a_i64) as i16)) & 15i64));
+            v2 = (!(((a_f32) as i16)).checked_add(v2).unwrap_or(v2));
         }
-        assert!((((66u32 % 256u32) != 7u32) || (((a_u32) as i16) == (!((a_i64) as i16)))));
-        let v3: f64 = (-6.25f64);
-        assert!((((a_u32 % 256u32) != 7u32) || (!(52u32 >= a_u32))));
-        let v4: u16 = (((24124u16 << (82i32 & 15i32)) / (5u16 & 37u16)) + (!7u16));
-        oi[i] = (((((true || true)) as u16) >> ((match (a_u32 % 8u32) { 6u32 => (v0 & 85u8), _ => (42u8 | v0) }) & 15u8))) as u64;
-        of[i] = (a_f64) as f64;
+        assert!((((a_u32 % 256u32) != 7u32) || false));
+        let mut t3: [i64; 3] = [(if false { a_i64 } else { a_i64 }); 3];
+        t3[1] = (79i64 + a_i64);
+        t3[2] = (a_i64).min(9223372036854775807i64);
+        let v3: i64 = t3.iter().copied().fold(((match (20u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64), |v3, v4| (v3 ^ 66i64));
+        let mut v5: u16 = (match (a_u32 % 8u32) { 4u32 => (match (a_u32 % 8u32) { 6u32 => 48u16, _ => 1u16 }), 2u32..=7u32 => (((a_i64) as u16)).max(20u16), 4u32 | 5u32 => ((true) as u16), _ => (65535u16).max(((a_i64) as u16)) });
+        if ((if true { 5.375f32 } else { a_f32 }) != ((-0.875f32) + 3.875f32)) {
+            v5 = (((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) * (26u16 | ((a_u32) as u16)));
+        } else {
+            v5 = 65535u16;
+        }
+        oi[i] = (a_i32) as u64;
+        of[i] = (((match (a_u32 % 8u32) { 5u32 | 0u32 => (6.5f64 / 0.1f64), 3u32..=5u32 => 10.0f64, _ => ((((a_i64) as i8)) as f64) })).abs()) as f64;
     }
 }
 
@@ -2068,23 +2079,20 @@ pub fn diff_70(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let mut c2: u32 = 0u32;
         let v2: u16 = loop {
             if c2 >= (((match (a_u32 % 8u32) { 1u32 | 5u32 => 81u32, 1u32 | 0u32 => 3u32, 2u32..=7u32 => a_u32, _ => a_u32 })) % 4u32) {
-                break ((((match (79u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) << (((38u64).min(62u64)).max(88u64) & 15u64)));
+                break (((84u16).checked_div(92u16).unwrap_or(((a_f32) as u16)) << (((38u64).min(62u64)).max(88u64) & 15u64)));
             }
             c2 += 1u32;
         };
-        let mut t3: [i8; 3] = [((((match (64u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)).min((91i8 << ((a_i64) as u16))) % (((-v0) >> (!54i8)) | 1i8)); 3];
-        t3[1] = ((((v0 - ((a_i64) as i8))).pow((v0) as u32 & 7)) as i8);
-        t3[2] = ((match (86u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
-        let mut v3: i8 = ((a_f32) as i8);
-        for &v4 in t3.iter().step_by(2) {
-            v3 = (-17i8);
+        let mut t3: [f32; 3] = [8.0f32; 3];
+        t3[1] = (((((-98i64)) as f32) - (match (a_u32 % 8u32) { 5u32 | 2u32 => a_f32, _ => 7.625f32 })) + (-(match (15u32 % 8u32) { 0u32 | 4u32 => a_f32, 5u32 | 3u32 => (-5.0f32), _ => a_f32 })));
+        t3[2] = ((((a_f32) as u8)) as f32);
+        let mut v3: f32 = (match (a_u32 % 8u32) { 1u32 | 3u32 => ((5.375f32 - 5.125f32) * ((-3.625f32) / a_f32)), 4u32 | 3u32 => (match (a_u32 % 8u32) { 3u32 => (-a_f32), 2u32..=2u32 => a_f32, _ => (-12.5f32) }), 5u32 | 0u32 => ((3.0f32 - a_f32) / ((((a_u32) as u8)) as f32)), _ => (((68u32) as f32) / (-11.625f32)) });
+        for &v4 in t3.iter().rev() {
+            v3 = v3;
         }
-        let mut v5: u32 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
-        for j0 in (((((a_f64) as u32)) % 8u32)..(((a_u32 ^ a_u32)) % 16u32)).step_by(((1u32) % 3u32) as usize) {
-            v5 = ((match (59u32 % 8u32) { 1u32..=6u32 => a_u32, _ => a_u32 }) % ((a_u32 + v5) | 1u32));
-        }
-        oi[i] = (38i64) as u64;
-        of[i] = ((((match (6u32 % 8u32) { 0u32 => ((((a_i32) as u16)) as f32), 0u32 => 5.0f32, 0u32..=3u32 => 11.25f32, _ => 0.1f32 })) as f32)) as f64;
+        let v5: u64 = 0u64;
+        oi[i] = (((0u32 << ((match (67u32 % 8u32) { 2u32 => a_u64, _ => a_u64 }) & 31u64)) ^ (((a_f32) as u32) >> ((-73i8) & 31i8)))) as u64;
+        of[i] = (((v3 / (a_f32 * a_f32))).sqrt()) as f64;
     }
 }
 
@@ -2229,22 +2237,19 @@ pub fn diff_75(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u32 = ((match (58u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
-        let mut c1: u32 = 0u32;
-        let v1: u64 = loop {
-            if c1 >= (((v0).max(a_u32)) % 4u32) {
-                break (((a_i64) as u64));
-            }
-            c1 += 1u32;
-        };
-        let mut v2: u16 = 65535u16;
-        if ((10.0f32 * a_f32) >= (-0.0f32)) {
-            v2 = ((match (76u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
+        let v0: u32 = (a_u32).checked_div(48u32).unwrap_or(91u32);
+        let mut v1: u8 = ((match (4294967295u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
+        if ((3.4e38f32).abs() > (10.0f32 * a_f32)) {
+            v1 = (((v1 ^ ((a_i32) as u8)) << ((a_u64).checked_div(1u64).unwrap_or(88u64) & 7u64)) | ((70u8 >> 0u32) << a_u32));
         } else {
-            v2 = (((if (false && false) { (((a_i32) as u16) ^ 0u16) } else { ((match (12u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) })) as u16);
+            v1 = (v1).checked_div(15u8).unwrap_or(((a_u32) as u8));
         }
-        oi[i] = ((match (v0 % 8u32) { 0u32 => 76i8, 0u32..=6u32 => (((-1i8) << (67u8 & 7u8))).rem_euclid((((a_i64) as i8) ^ (-87i8))), 3u32 | 3u32 => ((((a_i32) as i8) >> (2147483647i32 & 7i32)) >> ((((-96i16)) as i8) & 7i8)), _ => (!((-62i8) >> (9223372036854775807i64 & 7i64))) })) as u64;
-        of[i] = (((a_f32 * (10.625f32 / 9.0f32)) + ((-a_f32) / (match (a_u32 % 8u32) { 2u32 => 3.4e38f32, 2u32..=3u32 => (-9.125f32), _ => 1e-40f32 })))) as f64;
+        let mut v2: u16 = (((((a_i32) as u16) + ((a_f32) as u16)) >> ((255u8 + v1) & 15u8))).rem_euclid(59u16);
+        for j0 in 0u32..(((71u32 & v0)) % 4u32) {
+            v2 = ((!(v2 >> (9223372036854775807i64 & 15i64))) >> (94u64 & 15u64));
+        }
+        oi[i] = (((a_u32) as i64)) as u64;
+        of[i] = ((-a_f64)) as f64;
     }
 }
 
@@ -2260,35 +2265,25 @@ pub fn diff_76<const K: u8>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u6
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let mut v0: i64 = (-a_i64);
-        for j0 in ((((0u32 - 1u32)) % 8u32)..((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 16u32)).step_by(((88u32) % 3u32) as usize) {
-            v0 = (23i64).min((9i64 << (((a_i64) as i8) & 63i8)));
+        for j0 in ((((0u32 - 1u32)) % 8u32)..(((88u32).checked_mul(18u32).unwrap_or(32u32)) % 16u32)).step_by(((8u32) % 3u32) as usize) {
+            v0 = (match (a_u32 % 8u32) { 6u32 | 7u32 => 59i64, 4u32 => (-a_i64), 3u32 | 3u32 => a_i64, _ => (if true { a_i64 } else { 62i64 }) });
         }
-        let v1: f64 = ((a_u32) as f64);
-        let mut v2: u32 = ((a_u32).min(a_u32) | 62u32);
-        'l2: for j1 in 0u32..(((46u32 + a_u32)) % 3u32) {
-            for j2 in 0u32..(((a_u32 >> K)) % 3u32) {
-                if (!true) {
-                    break 'l2;
-                }
-                if (matches!((a_u32 % 8u32), 7u32) || matches!((v2 % 8u32), 5u32..=7u32)) {
-                    continue 'l2;
-                }
-                v2 = (if matches!((a_u32 % 8u32), 0u32) { (match (j2 % 8u32) { 7u32 | 1u32 => a_u32, 1u32 | 6u32 => (a_u32 % (a_u32 | 1u32)), _ => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) }) } else { ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) });
-            }
-        }
-        let mut v3: u32 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
-        for j3 in ((((a_u32 % (v2 | 1u32))) % 8u32)..(((match (a_u32 % 8u32) { 5u32 => a_u32, _ => a_u32 })) % 16u32)).step_by(((8u32) % 3u32) as usize) {
-            v3 = ((86u32).abs_diff(v3) as u32);
-        }
-        let mut v4: i16 = (((a_f32) as i16) | ((a_i32) as i16));
-        if ((a_u32 | a_u32) != (a_u32 >> (-21i8))) {
-            v4 = (((a_i32) as i16) % (66i16 | 1i16));
+        let mut v1: i32 = ((match (31u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
+        if (a_i32 == (-31i32)) {
+            v1 = (match (31u32 % 8u32) { 2u32 => ((-2147483648i32) << (a_i32 & 31i32)), 7u32 | 1u32 => a_i32, _ => (v1).max(v1) });
         } else {
-            v4 = (15i16 ^ v4);
+            v1 = 63i32;
         }
-        assert!((((a_u32 % 256u32) != 7u32) || ((a_u32 << 46i8) != v3)));
-        oi[i] = (((54u16).div_euclid((65535u16).max(50u16)) * (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) >> (((a_f32) as u8) & 15u8)))) as u64;
-        of[i] = ((-((a_f32 + a_f32) - (a_f32 / (-10.875f32))))) as f64;
+        let mut v2: u64 = ((true) as u64);
+        if false {
+            v2 = ((a_f64) as u64);
+        } else {
+            v2 = (31u64).checked_div(18446744073709551615u64).unwrap_or(v2);
+        }
+        let v3: i16 = (!(((a_f32) as i16) | ((a_i32) as i16)));
+        let v4: u16 = 78u16;
+        oi[i] = (a_u64) as u64;
+        of[i] = ((((a_f32).sqrt() + ((((a_i32) as i16)) as f32))).abs()) as f64;
     }
 }
 
@@ -2304,23 +2299,20 @@ pub fn diff_77<const K: u32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: i8 = (((a_i32) as i8) + (-92i8));
-        let v1: u16 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
-        let mut t2: [u64; 3] = [((a_u64 * (if ((-45i32) == 16i32) { 47u64 } else { a_u64 })) >> (a_i32 & 63i32)); 3];
-        t2[1] = ((95u64 >> ((v0 << 17u16) & 63i8)) | 37u64);
-        t2[2] = 32u64;
-        let mut v2: u64 = (90u64 >> (52u64 & 63u64));
-        for &v3 in t2.iter() {
-            v2 = ((match (K % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
+        let v1: u16 = (((a_u32) as u16)).checked_add(96u16).unwrap_or(12u16);
+        let mut t2: [i64; 3] = [(!a_i64); 3];
+        t2[1] = (34i64).saturating_mul((-45i64));
+        t2[2] = (a_i64 % (47i64 | 1i64));
+        let mut v2: i64 = (57i64 | (-54i64));
+        for &v3 in t2.iter().skip(1) {
+            v2 = (a_i64 >> (31u32 & 63u32));
         }
-        let mut c4: u32 = 0u32;
-        let v4: i8 = loop {
-            if c4 >= (((98u32 % (1u32 | 1u32))) % 4u32) {
-                break (((((match (11u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) / ((if matches!((31u32 % 8u32), 1u32) { 7i8 } else { ((a_u32) as i8) }) | 1i8)) << (((a_u32 & 32u32)).rem_euclid(((86u32).abs_diff(K) as u32)) & 7u32)));
-            }
-            c4 += 1u32;
-        };
-        oi[i] = (((match (40u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)) as u64;
-        of[i] = ((-(((-0.125f64) + a_f64) - ((-0.0f64)).abs()))) as f64;
+        let mut v4: i16 = (((-4.0f32)) as i16);
+        for j0 in ((((K << 63u64)) % 8u32)..(((K << 87u8)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v4 = ((!(v4 >> v2)) % ((a_f32) as i16));
+        }
+        oi[i] = ((match (4294967295u32 % 8u32) { 7u32 => 37u64, 7u32 | 3u32 => ((63u64 - 63u64) | 67u64), _ => (48u64 << ((((-5.0f32)) as i32) & 63i32)) })) as u64;
+        of[i] = (((((match (a_u32 % 8u32) { 4u32..=6u32 => 91u32, _ => 70u32 }) >> ((-21i32) & 31i32))) as f64)) as f64;
     }
 }
 
@@ -2338,19 +2330,23 @@ pub fn diff_78(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let mut t0: [u8; 3] = [70u8; 3];
         t0[1] = ((match (0u32 % 8u32) { 7u32 | 6u32 => (!((a_i64) as u8)), _ => (((a_f32) as u8) % (0u8 | 1u8)) }) % (((1u8) as u8) | 1u8));
         t0[2] = ((a_i64) as u8);
-        let v0: u8 = t0.iter().copied().fold((((a_i32) as u8) ^ (!(((a_f32) as u8)).min(8u8))), |v0, v1| ((64u8 >> (-((a_i64) as i16)))).min(((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)) as u8)));
-        let mut v2: u32 = (a_u32 | a_u32);
+        let v0: u8 = t0.iter().copied().fold((((a_i32) as u8) ^ (!(((a_f32) as u8)).min(8u8))), |v0, v1| ((64u8 >> (-((a_i64) as i16)))).min((((((a_i64) as u8)).checked_mul(v0).unwrap_or(93u8)) as u8)));
+        let mut v2: u8 = ((a_i64) as u8);
         if true {
-            v2 = (a_u32 / (a_u32 | 1u32));
+            v2 = v0;
         } else {
-            v2 = (if true { a_u32 } else { v2 });
+            v2 = (match (a_u32 % 8u32) { 4u32 => (((17i16).abs()) as u8), 1u32 | 7u32 => (((72u64) as u8) | (match (a_u32 % 8u32) { 1u32..=2u32 => ((a_u32) as u8), _ => 16u8 })), _ => (((a_i64 << (a_u64 & 63u64))) as u8) });
         }
-        let mut v3: i32 = (match (a_u32 % 8u32) { 1u32 | 7u32 => a_i32, 4u32 | 4u32 => (-74i32), 4u32 => a_i32, _ => a_i32 });
-        for j0 in (((57u32) % 8u32)..(((a_u32 / (a_u32 | 1u32))) % 16u32)).step_by(((2u32) % 3u32) as usize) {
-            v3 = (-a_i32);
+        assert!((((a_u32 % 256u32) != 7u32) || ((((a_i32) as u16) > 61u16) || (16i16 != (-53i16)))));
+        let mut t3: [u16; 3] = [(!((((a_i64) as i16)) as u16)); 3];
+        t3[1] = ((a_i32) as u16);
+        t3[2] = 25u16;
+        let mut v3: u16 = ((((((a_i32) as u8) >> 18446744073709551615u64) ^ (v2 ^ 80u8))) as u16);
+        for &v4 in t3.iter().step_by(2) {
+            v3 = (((v3).checked_sub(3572u16).unwrap_or(((a_i64) as u16))).max((if matches!((a_u32 % 8u32), 1u32) { 19u16 } else { 1u16 }))).min(93u16);
         }
-        oi[i] = (((((!true)) as u64) << (((42i32 << (61325u16 & 31u16)) + (!a_i32)) & 63i32))) as u64;
-        of[i] = ((((-83i8)) as f32)) as f64;
+        oi[i] = ((((match (68u32 % 8u32) { 4u32 => 96u16, _ => (13u16 << a_u64) })) as u32)) as u64;
+        of[i] = ((match (a_u32 % 8u32) { 0u32..=6u32 => ((a_u64) as f64), _ => ((5e-324f64 + 7.375f64) / (5e-324f64).sqrt()) })) as f64;
     }
 }
 
@@ -2410,27 +2406,24 @@ pub fn diff_81(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f64: f64 = xf64[i];
         let mut v0: i32 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
         for j0 in (u32::MAX - ((68u32) % 4u32))..=u32::MAX {
-            v0 = ((match (93u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
+            v0 = (a_i32).checked_rem(0i32).unwrap_or((-18i32));
         }
-        assert!((((a_u32 % 256u32) != 7u32) || ((((a_u32) as i16) >> (((a_u32) as u16) & 15u16)) != 20i16)));
-        let v1: f32 = (-(a_f32 / (((-4.0f32)) as f32)));
-        let mut v2: f32 = (-(-(a_f32 - a_f32)));
-        for j1 in (0u32..(((a_u32).rem_euclid(a_u32)) % 4u32)).rev() {
-            v2 = ((0i16) as f32);
+        let v1: u16 = (match (11u32 % 8u32) { 4u32 => (15u16 / (54u16 | 1u16)), 0u32..=7u32 => ((a_f32) as u16), 3u32..=7u32 => ((a_i64) as u16), _ => (((a_i64) as u16)).rem_euclid(2u16) });
+        let v2: u16 = ((44u16).max(20u16) / ((v1 * v1) | 1u16));
+        let mut v3: u16 = (((a_u32) as u16) ^ 16u16);
+        if (((a_f32) as u8) >= (37u8).div_euclid(((a_f32) as u8))) {
+            v3 = (((a_f32) as u16) << (64u8 & 15u8));
+        } else {
+            v3 = (v2 * ((a_u32) as u16));
         }
-        let mut v3: u16 = ((26u16).max(0u16) << ((!33u32) & 15u32));
-        for j2 in ((((a_u32 * 32u32)) % 8u32)..(((37u32 << ((-9223372036854775808i64) & 31i64))) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v3 = ((v3 | v3) << (((a_i32) as u8) & 15u8));
+        let mut v4: u8 = (match (53u32 % 8u32) { 3u32..=4u32 => (((a_f32) as u8) >> v0), _ => (91u8 >> (((a_i64) as u16) & 7u16)) });
+        if (((match (54u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64) > 95i64) {
+            v4 = ((v4 * v4) << ((41u16 % ((a_u32) as u16)) & 7u16));
+        } else {
+            v4 = (((if ((-12i8) >= 81i8) { 67u8 } else { 76u8 })).abs_diff(88u8) as u8);
         }
-        let mut c4: u32 = 0u32;
-        let v4: u64 = loop {
-            if c4 >= ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32) {
-                break ((!(match (53u32 % 8u32) { 3u32..=4u32 => (a_u64 >> v0), _ => 15u64 })));
-            }
-            c4 += 1u32;
-        };
-        oi[i] = ((if (!(a_i64 > 79i64)) { (((-98i64) % (a_i64 | 1i64)) << (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64) & 63i64)) } else { 9223372036854775807i64 })) as u64;
-        of[i] = (((9.375f64 + ((-0.75f64) + 8.625f64)) * (-(((-67i16)) as f64)))) as f64;
+        oi[i] = ((((match (56u32 % 8u32) { 5u32 | 7u32 => (-39i16), 3u32 => (-32768i16), 2u32 | 5u32 => (-60i16), _ => ((a_i64) as i16) }) - (((a_u32) as i16) >> (v0 & 15i32))) << ((!(a_i64 / ((-54i64) | 1i64))) & 15i64))) as u64;
+        of[i] = (10.875f64) as f64;
     }
 }
 
@@ -2453,8 +2446,8 @@ pub fn diff_82(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
             }
             c1 += 1u32;
         };
-        oi[i] = ((((match (a_u32 % 8u32) { 7u32 | 2u32 => 1u32, _ => a_u32 }) * 21u32) - ((45u32 * 100u32) / (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) | 1u32)))) as u64;
-        of[i] = (((-(a_f64 + a_f64)) + (a_f64 * (8.375f64 * (-4.125f64))))) as f64;
+        oi[i] = ((((match (a_u32 % 8u32) { 7u32 | 2u32 => 1u32, _ => a_u32 }) * 21u32) - ((45u32 * 100u32) / ((a_u32).checked_add(51u32).unwrap_or(a_u32) | 1u32)))) as u64;
+        of[i] = ((-10.375f64)) as f64;
     }
 }
 
@@ -2484,10 +2477,13 @@ pub fn diff_83(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         for j1 in ((((match (a_u32 % 8u32) { 6u32 | 2u32 => 42u32, _ => 81u32 })) % 8u32)..(((!77u32)) % 16u32)).step_by(((92u32) % 3u32) as usize) {
             v2 = ((!((16u16) as u8)) - (if matches!((a_u32 % 8u32), 4u32 | 5u32) { (v2 << 1u64) } else { (if (0.0f32 == a_f32) { ((a_f32) as u8) } else { ((a_i64) as u8) }) }));
         }
-        let v3: i32 = (match (86u32 % 8u32) { 4u32 | 7u32 => ((((-0.375f32) - a_f32)) as i32), 5u32 => (!((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)), _ => (-2147483648i32) });
-        let v4: u16 = (21u16 ^ ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16));
-        oi[i] = (a_u64) as u64;
-        of[i] = (((((a_f32) as u16)) as f64)) as f64;
+        let v3: i32 = (match (86u32 % 8u32) { 4u32 | 7u32 => ((((-0.375f32) - a_f32)) as i32), 5u32 => (!(a_i32).checked_div((-88i32)).unwrap_or(31i32)), _ => (((-19i32) / (a_i32 | 1i32)) ^ (match (a_u32 % 8u32) { 7u32 => a_i32, _ => a_i32 })) });
+        let mut v4: u32 = ((false) as u32);
+        for j2 in (u32::MAX - ((79u32) % 4u32))..=u32::MAX {
+            v4 = (v4 % (42u32 | 1u32));
+        }
+        oi[i] = (((-(if false { ((a_i32) as i8) } else { ((a_u32) as i8) })) >> (((match (v4 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) & 7u16))) as u64;
+        of[i] = ((((v0 - v0) - a_f64) * (a_f64 * (-a_f64)))) as f64;
     }
 }
 
@@ -2504,17 +2500,14 @@ pub fn diff_84(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f64: f64 = xf64[i];
         let mut v0: i8 = ((((-a_f64) * (1.7e308f64 - a_f64))) as i8);
         for j0 in ((((93u32).saturating_sub(56u32)) % 8u32)..(((30u32 - 31u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v0 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
+            v0 = (v0).checked_sub(71i8).unwrap_or(((a_i32) as i8));
         }
-        let mut c1: u32 = 0u32;
-        let v1: i8 = loop {
-            if c1 >= ((a_u32) % 4u32) {
-                break ((!((a_f32) as i8)));
-            }
-            c1 += 1u32;
-        };
-        oi[i] = (((((-1i64) + a_i64) - (58i64 + 0i64))).max((((((a_f32) as u16)) as i64) << (((a_i32) as i64) & 63i64)))) as u64;
-        of[i] = ((((!(15i16 >> (((a_i32) as i16) & 15i16)))) as f64)) as f64;
+        let mut v1: u32 = ((4294967295u32 - 47u32)).max((!58u32));
+        for j1 in (u32::MAX - ((15u32) % 4u32))..=u32::MAX {
+            v1 = (((-a_i32)) as u32);
+        }
+        oi[i] = ((!((a_i64).max(a_i64) >> ((0i16 >> ((-2i32) & 15i32)) & 63i16)))) as u64;
+        of[i] = (((-(a_f64 - (-0.25f64))) / 1.7e308f64)) as f64;
     }
 }
 
@@ -2531,16 +2524,33 @@ pub fn diff_85<const K: u8>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u6
         let a_f64: f64 = xf64[i];
         let mut v0: u64 = a_u64;
         if false {
-            v0 = ((match (62u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
+            v0 = (a_u64).checked_rem(93u64).unwrap_or(v0);
         } else {
-            v0 = ((((match (77u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)) as u64);
+            v0 = (!(0u64 + a_u64));
         }
-        let v1: f64 = (((1u8 << (a_i32 & 7i32))) as f64);
-        let v2: u8 = (if (64u64 > a_u64) { 0u8 } else { ((a_f32) as u8) });
-        let v3: i8 = ((-2i8) | ((a_f32) as i8));
-        assert!((((a_u32 % 256u32) != 7u32) || ((!v2) >= v2)));
-        oi[i] = (((K | v2)).saturating_add((((v0 >> (((a_f32) as i8) & 63i8))) as u8))) as u64;
-        of[i] = ((((a_f64 * v1) / (v1 - (-0.125f64))) * ((1.7e308f64 / a_f64) + (v1 - v1)))) as f64;
+        let mut t1: [u64; 3] = [(((!64u64) << (((-79i32)).min(4i32) & 63i32))).max((((((a_f32) as u8) + 40u8)) as u64)); 3];
+        t1[1] = a_u64;
+        t1[2] = ((!((((a_u32) as i8)) as u64)) | ((if false { 47u64 } else { v0 }) << ((36i8 | ((a_f32) as i8)) & 63i8)));
+        let mut v1: u64 = (((1u64 >> (((a_i32) as i8)).abs())) as u64);
+        for &v2 in t1.iter() {
+            v1 = ((((-9.125f64)).sqrt()) as u64);
+        }
+        let mut t3: [i8; 3] = [(((a_u32) as i8)).checked_div(85i8).unwrap_or(127i8); 3];
+        t3[1] = (81i8).abs();
+        t3[2] = (-5i8);
+        let mut v3: i8 = (-((a_u32) as i8));
+        for &v4 in t3.iter().skip(1) {
+            v3 = (match (a_u32 % 8u32) { 0u32..=3u32 => 127i8, _ => v4 });
+        }
+        let mut c5: u32 = 0u32;
+        let v5: i32 = loop {
+            if c5 >= (((27u32).max(15u32)) % 4u32) {
+                break ((!a_i32));
+            }
+            c5 += 1u32;
+        };
+        oi[i] = ((match (67u32 % 8u32) { 7u32 | 0u32 => (0u32).checked_div(86u32).unwrap_or(6u32), 5u32 | 0u32 => a_u32, _ => ((33u32 / (60u32 | 1u32)) >> ((a_i64 ^ a_i64) & 31i64)) })) as u64;
+        of[i] = (((((v3 << (((a_i64) as i8) & 7i8))) as f64)).abs()) as f64;
     }
 }
 
@@ -2594,24 +2604,20 @@ pub fn diff_87<const K: u32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         }
         let mut v2: u8 = (((255u8).max(128u8) % (((false) as u8) | 1u8)) << ((a_u32 & (a_u32 >> 45507u16)) & 7u32));
         if false {
-            v2 = (((v2).min(((a_i32) as u8)) % (((48u64) as u8) | 1u8)) << (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) & 7u32));
+            v2 = ((v2).checked_sub(v2).unwrap_or(v2) >> ((99u32).checked_mul(49u32).unwrap_or(7u32) & 7u32));
         } else {
-            v2 = (!((((a_i32) as u8) >> 94u8) - (17u8 & 77u8)));
+            v2 = (((v2 + ((a_i32) as u8))).min((17u8 & 77u8)) ^ (((21u64 ^ a_u64)) as u8));
         }
-        let mut v3: f32 = ((-2.25f32) + ((((a_i32) as f32)) as f32));
-        'l3: for j0 in 0u32..((((a_f64) as u32)) % 3u32) {
-            for j1 in 0u32..(((a_u32 * 61u32)) % 3u32) {
-                if (((a_f32) as u16) != ((a_f32) as u16)) {
-                    break 'l3;
-                }
-                if ((-52i64) == 97i64) {
-                    continue 'l3;
-                }
-                v3 = (((((((a_u32) as u8)) as u64)) as f32)).sqrt();
+        assert!((((34u32 % 256u32) != 7u32) || ((!false) && (K > 36u32))));
+        let mut c3: u32 = 0u32;
+        let v3: f64 = loop {
+            if c3 >= (((48u32 ^ 74u32)) % 4u32) {
+                break (((match (a_u32 % 8u32) { 3u32 => a_f64, _ => (-9.875f64) }) - (a_f64).abs()));
             }
-        }
-        oi[i] = (((30i64 >> (((a_f64) as i16) & 63i16)) >> ((-87i16) & 63i16))) as u64;
-        of[i] = ((((-4.25f32)) as f32)) as f64;
+            c3 += 1u32;
+        };
+        oi[i] = (((a_i32) as i16)) as u64;
+        of[i] = ((-(match (1507243694u32 % 8u32) { 0u32 => (v3 - (-4.25f64)), 3u32 => (match (K % 8u32) { 3u32 => v3, 3u32..=6u32 => v3, _ => 1.7e308f64 }), 7u32 | 2u32 => (v3 * 6.125f64), _ => ((1402999476507428050u64) as f64) }))) as f64;
     }
 }
 
@@ -2634,8 +2640,8 @@ pub fn diff_88(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
             c0 += 1u32;
         };
         let v1: i64 = (a_i64 / (64i64 | 1i64));
-        oi[i] = ((!((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8))) as u64;
-        of[i] = ((-(a_f64 - (v0 / (-4.625f64))))) as f64;
+        oi[i] = ((!(((a_f32) as u8)).checked_div(((a_u32) as u8)).unwrap_or(((a_i32) as u8)))) as u64;
+        of[i] = (((((a_i32) as f64) / (a_f64 * (-10.25f64))) - (((a_u64) as f64) + v0))) as f64;
     }
 }
 
@@ -2651,17 +2657,21 @@ pub fn diff_89(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: i64 = 36i64;
-        let mut t1: [i16; 3] = [((match (15u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16); 3];
-        t1[1] = (((if (6i8 == ((a_f32) as i8)) { 84i16 } else { 40i16 }) >> ((0i64 | DiffPair::new((-40i64), (-56i64)).b) & 15i64)) * ((if true { ((a_u32) as i16) } else { ((a_i64) as i16) }) / ((((a_i64) as i16) * (-20i16)) | 1i16)));
-        t1[2] = (((((7i8) as i32)).max((if false { a_i32 } else { (-18i32) }))) as i16);
-        let v1: i16 = t1.iter().copied().fold(((((71u64 & a_u64) << (((-53i16) << (70u16 & 15u16)) & 63i16))) as i16), |v1, v2| (-60i16));
-        let mut v3: u64 = (a_u64 >> 24u64);
-        for j0 in 0u32..((25u32) % 4u32) {
-            v3 = a_u64;
+        let mut t1: [i16; 3] = [(((a_i64) as i16)).checked_rem(69i16).unwrap_or(((a_u32) as i16)); 3];
+        t1[1] = ((match (71u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
+        t1[2] = (((88i16 % (6i16 | 1i16)) % ((!((a_u32) as i16)) | 1i16))).abs();
+        let mut v1: i16 = (52i16).min((if ((v0 >= v0) && (39i16 != ((a_f32) as i16))) { (((a_i32) as i16)).max(65i16) } else { (51i16 + 41i16) }));
+        for &v2 in t1.iter().step_by(2) {
+            v1 = ((a_i64) as i16);
         }
-        assert!((((32u32 % 256u32) != 7u32) || matches!((93u32 % 8u32), 5u32)));
-        oi[i] = (a_u64) as u64;
-        of[i] = ((-((8.5f64 - 11.25f64) * (1.7e308f64 - a_f64)))) as f64;
+        let mut v3: i8 = ((((((a_u32) as u16)) as i8)).abs() | (-(71i8 & ((a_i64) as i8))));
+        if ((((a_f32) as u16) >> (a_u64 & 15u64)) <= (((a_f32) as u16) >> 24u64)) {
+            v3 = ((((a_i64) as i8)).min((((a_i32) as i8)).saturating_add(((a_i64) as i8))) | (-128i8));
+        } else {
+            v3 = (((48i8).checked_sub((-58i8)).unwrap_or(v3) / (((3.75f32) as i8) | 1i8)) - (((((a_i32) as i16)) as i8) % (((a_i64) as i8) | 1i8)));
+        }
+        oi[i] = (((((-67i32)).min(0i32)).min(((-65i32) - 56i32)) % ((((true) as i32) << (8u64).max(a_u64)) | 1i32))) as u64;
+        of[i] = ((-a_f64)) as f64;
     }
 }
 
@@ -2676,22 +2686,22 @@ pub fn diff_90<const K: u8>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u6
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i8 = (if ((32767i16 >= (-94i16)) || matches!((66u32 % 8u32), 2u32)) { (if (false || false) { (62i8 + (-4i8)) } else { (26i8 ^ 4i8) }) } else { (((match (25u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)).abs() });
-        for j0 in 0u32..((((match (79u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32) {
-            v0 = (((8i8).abs() << ((v0 & v0) & 7i8)) | (((-93i8) * ((a_i32) as i8)) % (!(-79i8))));
+        let mut v0: i8 = (if ((32767i16 >= (-94i16)) || matches!((66u32 % 8u32), 2u32)) { (if (false || false) { (62i8 + (-4i8)) } else { (26i8 ^ 4i8) }) } else { (((-29i8)).checked_add(((a_i64) as i8)).unwrap_or((-3i8))).abs() });
+        for j0 in (((a_u32) % 8u32)..(((86u32 >> ((-59i8) & 31i8))) % 16u32)).step_by(((32u32) % 3u32) as usize) {
+            v0 = 80i8;
         }
-        let v1: u64 = (if (false || (24u8 < K)) { 42u64 } else { (((-a_f32)) as u64) });
+        let v1: u16 = (!(match (18u32 % 8u32) { 1u32 => 95u16, 3u32..=3u32 => 71u16, 3u32..=4u32 => 72u16, _ => ((a_i32) as u16) }));
         let mut c2: u32 = 0u32;
-        let v2: u32 = loop {
-            if c2 >= (((match (7u32 % 8u32) { 5u32 => 32u32, 5u32 => a_u32, 7u32 => a_u32, _ => a_u32 })) % 4u32) {
-                break ((((-3.0f64)) as u32));
+        let v2: i8 = loop {
+            if c2 >= (((75u32 / (31u32 | 1u32))) % 4u32) {
+                break (((a_i32) as i8));
             }
             c2 += 1u32;
         };
-        let v3: f32 = (((((a_f32) as i64) << ((match (a_u32 % 8u32) { 0u32 | 1u32 => ((a_u32) as i8), 0u32 | 3u32 => ((a_i64) as i8), _ => v0 }) & 63i8))) as f32);
-        let v4: i8 = (-79i8);
-        oi[i] = (((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) as u64;
-        of[i] = (((match (a_u32 % 8u32) { 1u32 => ((a_u32) as f32), _ => ((v1) as f32) })).sqrt()) as f64;
+        let v3: u16 = (((if (1u32 >= a_u32) { (24u32 << (a_u32 & 31u32)) } else { (24u32).checked_sub(a_u32).unwrap_or(94u32) })) as u16);
+        let v4: i32 = 82i32;
+        oi[i] = (((v2 >> ((16i8 << (a_u32 & 7u32)) & 7i8)) / ((((a_i64) as i8) >> (((a_i64) as u16) & 7u16)) << (((-48i32)).checked_rem(a_i32).unwrap_or(a_i32) & 7i32)))) as u64;
+        of[i] = ((((-((match (4294967295u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8))) as f64)) as f64;
     }
 }
 
@@ -2711,9 +2721,9 @@ pub fn diff_91<const K: i64>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
             v0 = (-9.0f32);
         }
         let v1: u64 = ((if true { a_u64 } else { a_u64 })).max((54u64 * 96u64));
-        assert!((((16u32 % 256u32) != 7u32) || ((!a_u64) >= ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64))));
-        oi[i] = (49u64) as u64;
-        of[i] = ((((((1u32) as f64) / (((-12i8)) as f64))) as f64)) as f64;
+        assert!((((16u32 % 256u32) != 7u32) || ((!a_u64) >= (86u64).checked_add(49u64).unwrap_or(75u64))));
+        oi[i] = (((((16i32) as i16)) as u16)) as u64;
+        of[i] = ((((a_i32) as f32) / (-(-a_f32)))) as f64;
     }
 }
 
@@ -2736,14 +2746,16 @@ pub fn diff_92(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         if false {
             v1 = ((((((a_i32) as i8)) as u32)) as i8);
         } else {
-            v1 = (if (((a_i32) as u8) >= 8u8) { ((match (49u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) } else { ((-38i8) << (31u32 & 7u32)) });
+            v1 = (if (((a_i32) as u8) >= 8u8) { (((a_i64) as i8)).checked_sub(((a_i32) as i8)).unwrap_or(22i8) } else { v1 });
         }
-        let mut v2: u32 = a_u32;
-        for j1 in (u32::MAX - (((a_u32 / (76u32 | 1u32))) % 4u32))..=u32::MAX {
-            v2 = ((a_u32 & 0u32)).max((if (33u8 == ((a_f32) as u8)) { a_u32 } else { 53u32 }));
+        let mut v2: i16 = ((a_i32) as i16);
+        if ((a_i64 / (76i64 | 1i64)) >= a_i64) {
+            v2 = ((32767i16).checked_mul(v2).unwrap_or(70i16) + v2);
+        } else {
+            v2 = ((((a_f32) as i16) ^ (if false { v2 } else { 53i16 }))).abs();
         }
-        oi[i] = ((if ((((a_f32) as i16) > 32767i16) || (89u8 != ((a_u32) as u8))) { (match (a_u32 % 8u32) { 5u32 | 7u32 => 73u64, 3u32..=7u32 => 89u64, _ => (63u64 >> (71u16 & 63u16)) }) } else { 100u64 })) as u64;
-        of[i] = ((((-a_f64)).sqrt() / 5e-324f64)) as f64;
+        oi[i] = (v2) as u64;
+        of[i] = (11.875f64) as f64;
     }
 }
 
@@ -2772,8 +2784,8 @@ pub fn diff_93(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         }
         let v1: f64 = (((a_f64 / (-3.75f64)) - (-a_f64)) * ((-2.125f64) / a_f64));
         assert!((((74u32 % 256u32) != 7u32) || true));
-        oi[i] = (((if (true || (a_u32 == 42u32)) { (!a_u64) } else { 34u64 }) - ((match (74u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64))) as u64;
-        of[i] = (((((58u32 << (7u8 & 31u8)) << ((if false { 42u16 } else { 5u16 }) & 31u16))) as f64)) as f64;
+        oi[i] = (((if (true || (a_u32 == 42u32)) { (!a_u64) } else { 34u64 }) - (a_u64).checked_rem(a_u64).unwrap_or(1u64))) as u64;
+        of[i] = (((((2u64).min(1u64)) as f64) - ((((-14i64)) as f64) - (1.7e308f64 * v1)))) as f64;
     }
 }
 
@@ -2791,24 +2803,22 @@ pub fn diff_94(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let v0: f32 = a_f32;
         let mut v1: i64 = 64i64;
         'l1: for j0 in 0u32..((60u32) % 3u32) {
-            for j1 in 0u32..((((match (64u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 3u32) {
-                if matches!((a_u32 % 8u32), 4u32) {
+            for j1 in 0u32..(((57u32).checked_rem(a_u32).unwrap_or(j0)) % 3u32) {
+                if (31u32 <= 15u32) {
                     break 'l1;
                 }
-                if matches!((43u32 % 8u32), 4u32..=7u32) {
+                if matches!((66u32 % 8u32), 6u32..=7u32) {
                     continue 'l1;
                 }
-                v1 = (!((((a_i64) as i16)) as i64));
+                v1 = a_i64;
             }
         }
-        let mut v2: i8 = ((match (a_u32 % 8u32) { 6u32..=7u32 => 97i8, 3u32 | 6u32 => (-10i8), 5u32..=7u32 => (84i8 << (((a_i32) as u16) & 7u16)), _ => (match (10u32 % 8u32) { 0u32..=6u32 => ((a_i32) as i8), 1u32 | 6u32 => 42i8, _ => (-12i8) }) }) % ((match (22u32 % 8u32) { 3u32..=6u32 => ((a_f32) as i8), 6u32 | 6u32 => (-68i8), _ => (-16i8) }) + (if false { ((a_i64) as i8) } else { ((a_i64) as i8) })));
-        if ((matches!((a_u32 % 8u32), 5u32) && false) || ((a_u64 != 50u64) || false)) {
-            v2 = ((((a_i64 << (3u64 & 63u64)) - ((match (77u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64))) as i8);
-        } else {
-            v2 = ((!(-v2))).abs();
+        let mut v2: f32 = (((a_f32 * a_f32)).abs() * (-(a_f32 - (-0.0f32))));
+        for j2 in (0u32..((((((a_u32) as i16)) as u32)) % 4u32)).rev() {
+            v2 = ((((((a_f32) as i16)).max((-10i16))) as f32)).abs();
         }
-        oi[i] = (0u32) as u64;
-        of[i] = (((((((a_i32) as i16) << (((a_i32) as i8) & 15i8))) as f32)).abs()) as f64;
+        oi[i] = (((a_i32 - (match (a_u32 % 8u32) { 5u32 => a_i32, 0u32 => 56i32, _ => a_i32 })) | (-(24i32 | (-1i32))))) as u64;
+        of[i] = (((-(v0 - v2))).sqrt()) as f64;
     }
 }
 
@@ -2845,13 +2855,13 @@ pub fn diff_95(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         }
         let mut c3: u32 = 0u32;
         let v3: u32 = loop {
-            if c3 >= ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32) {
-                break (((((7u8 % (7u8 | 1u8))) as u32)).max(((a_u32 - a_u32) - (if (v2 > v2) { 18u32 } else { 14u32 }))));
+            if c3 >= (((37u32).checked_div(a_u32).unwrap_or(1u32)) % 4u32) {
+                break (((match (14u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32));
             }
             c3 += 1u32;
         };
-        oi[i] = (v3) as u64;
-        of[i] = ((((16777216.0f32 + (-9.625f32)) * (3.4e38f32 - 5.0f32)) + a_f32)) as f64;
+        oi[i] = (1i8) as u64;
+        of[i] = (((-(a_f32 / a_f32)) / ((16777216.0f32 * a_f32) - ((-2.75f32)).abs()))) as f64;
     }
 }
 
@@ -2883,42 +2893,24 @@ pub fn diff_97<const K: i32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut t0: [u64; 3] = [((match (53u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64); 3];
-        t0[1] = ((match (100u32 % 8u32) { 6u32..=7u32 => 35u64, 0u32..=2u32 => 35u64, 1u32 | 0u32 => a_u64, _ => 51u64 })).min((match (a_u32 % 8u32) { 5u32 => a_u64, 0u32 => a_u64, _ => 65u64 }));
-        t0[2] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)).rem_euclid(((K) as u64));
-        let mut v0: u64 = ((match (93u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
-        for &v1 in t0.iter().rev() {
-            v0 = 37u64;
+        let mut t0: [u64; 3] = [(18446744073709551615u64).checked_add(87u64).unwrap_or(a_u64); 3];
+        t0[1] = (!(match (6u32 % 8u32) { 5u32 => a_u64, _ => 35u64 }));
+        t0[2] = 83u64;
+        let mut v0: u64 = (match (a_u32 % 8u32) { 2u32 => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64), 0u32 => a_u64, 0u32 | 3u32 => (if matches!((31u32 % 8u32), 0u32) { 93u64 } else { 18446744073709551615u64 }), _ => a_u64 });
+        for &v1 in t0.iter().skip(1) {
+            v0 = ((!a_u64) >> (a_u64 & 63u64));
         }
-        let mut v2: u64 = (if false { ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) } else { (v0 / (30u64 | 1u64)) });
-        'l2: for j0 in 0u32..(((13u32 % (73u32 | 1u32))) % 3u32) {
-            for j1 in 0u32..((((93u32) as u32)) % 3u32) {
-                if (5.375f32 < 1e-40f32) {
-                    break 'l2;
-                }
-                if (true && (((a_i64) as u8) > 81u8)) {
-                    continue 'l2;
-                }
-                v2 = (((if (((a_u32) as u8) == ((a_u32) as u8)) { v2 } else { 43u64 })).saturating_add((v2 & v0)) + 0u64);
-            }
+        let v2: f32 = (-(10.0f32 - 10.25f32));
+        let v3: f32 = (-7.5f32);
+        let v4: u8 = (((a_u32) as u8) << (43u8 & 7u8));
+        let mut v5: u32 = (a_u32 - a_u32);
+        if ((a_i64 << ((-24i32) & 63i32)) < (if false { a_i64 } else { a_i64 })) {
+            v5 = (v5 >> (43i8 & 31i8));
+        } else {
+            v5 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
         }
-        let mut c3: u32 = 0u32;
-        let v3: u64 = loop {
-            if c3 >= (((match (61u32 % 8u32) { 0u32..=1u32 => a_u32, 2u32..=7u32 => 57u32, 0u32 => a_u32, _ => a_u32 })) % 4u32) {
-                break (v2);
-            }
-            c3 += 1u32;
-        };
-        let v4: u32 = (match (9u32 % 8u32) { 3u32..=5u32 => (a_u32 >> ((-1i32) & 31i32)), 0u32..=1u32 => (a_u32 | a_u32), 1u32..=6u32 => (1u32 << (30u8 & 31u8)), _ => (82u32 + a_u32) });
-        let mut t5: [i64; 3] = [(!(match (v4 % 8u32) { 1u32 => 68i64, 7u32 | 6u32 => a_i64, _ => a_i64 })); 3];
-        t5[1] = ((if matches!((a_u32 % 8u32), 1u32..=5u32) { (-1i64) } else { a_i64 }) - (a_i64 << (a_u32 & 63u32)));
-        t5[2] = (-(if false { a_i64 } else { a_i64 }));
-        let mut v5: i64 = (0i64 | DiffPair::new(((a_f64) as i64), (a_i64 + (-91i64))).b);
-        for &v6 in t5.iter() {
-            v5 = (match (v4 % 8u32) { 4u32..=7u32 => (match (82u32 % 8u32) { 1u32..=6u32 => 10i64, 1u32..=1u32 => a_i64, _ => v6 }), 1u32 | 0u32 => (42i64 << (v0 & 63u64)), 4u32 => ((a_u64) as i64), _ => (a_i64 * v5) });
-        }
-        oi[i] = (((((v0 * v2) + ((match (v4 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64))) as i8)) as u64;
-        of[i] = (((((((a_i32) as u8)).max(40u8)) as f32) / (if (12u16 > 16u16) { 10.375f32 } else { (a_f32 - (-0.125f32)) }))) as f64;
+        oi[i] = ((((matches!((v5 % 8u32), 1u32) || (v3 >= v3))) as u64)) as u64;
+        of[i] = ((-7.125f64)) as f64;
     }
 }
 
@@ -2973,8 +2965,8 @@ pub fn diff_99(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         for j2 in ((((v0 >> 77u64)) % 8u32)..(((98u32 | a_u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
             v2 = (10.25f32 * v2);
         }
-        oi[i] = ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) - (match (v0 % 8u32) { 3u32..=7u32 => (41u64 << ((-63i16) & 63i16)), 4u32 | 7u32 => ((match (18u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64), _ => (1u64 - a_u64) }))) as u64;
-        of[i] = ((-10.0f64)) as f64;
+        oi[i] = (((64u64).checked_div(a_u64).unwrap_or(75u64) - ((64u64 >> (71u32 & 63u32)) * a_u64))) as u64;
+        of[i] = (((((match (11u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)) as f64)) as f64;
     }
 }
 
@@ -3004,10 +2996,10 @@ pub fn diff_100<const K: i64>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[
         if matches!((a_u32 % 8u32), 0u32 | 2u32) {
             v3 = ((((a_i64) as u16)).rem_euclid(v3) & 96u16);
         } else {
-            v3 = ((match (4294967295u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
+            v3 = (((a_i64) as u16)).checked_rem(98u16).unwrap_or(((a_i32) as u16));
         }
-        oi[i] = (((!(((a_i64) as i16) >> (((a_i32) as u8) & 15u8))) << ((-39i32) & 15i32))) as u64;
-        of[i] = (((((match (0u32 % 8u32) { 3u32 => (-80i32), 0u32 | 7u32 => v1, 3u32 | 3u32 => a_i32, _ => 92i32 })) as f64) - ((-a_f64) * (-a_f64)))) as f64;
+        oi[i] = ((-1i32)) as u64;
+        of[i] = ((((((v3 | ((a_i64) as u16))) as u32)) as f32)) as f64;
     }
 }
 
@@ -3055,26 +3047,16 @@ pub fn diff_102(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         } else {
             v2 = ((a_u32) as u16);
         }
-        let mut v3: u8 = (((46u16) as u8) & ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8));
-        if matches!((85u32 % 8u32), 2u32..=4u32) {
-            v3 = ((((-64i64) << ((-16i32) & 63i32))) as u8);
+        let mut v3: u8 = (((46u16) as u8) & (((a_i64) as u8)).checked_mul(60u8).unwrap_or(70u8));
+        if ((31u32 < a_u32) && (!false)) {
+            v3 = (((a_f32) as u8) << ((32i64).saturating_mul((-26i64)) & 7i64));
         } else {
-            v3 = ((match (52u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
+            v3 = 0u8;
         }
-        let mut v4: i32 = ((((53i64 | (-63i64))) as i32)).pow((((((2.875f64) as u32)) as i32)) as u32 & 7);
-        'l4: for j1 in 0u32..((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 3u32) {
-            for j2 in 0u32..(((a_u32 ^ 46u32)) % 3u32) {
-                if (87u64 <= 72u64) {
-                    break 'l4;
-                }
-                if (a_f64 > a_f64) {
-                    continue 'l4;
-                }
-                v4 = ((-16i32)).div_euclid(((v4 | (-12i32))).max((match (a_u32 % 8u32) { 5u32..=5u32 => 53i32, _ => a_i32 })));
-            }
-        }
-        oi[i] = ((if ((a_i32 >> ((-94i16) & 31i16)) >= (2147483647i32 * v4)) { ((-((a_u32) as i8)) >> ((v2 / (v1 | 1u16)) & 7u16)) } else { ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) })) as u64;
-        of[i] = (((if (((-4.25f64) != (-9.375f64)) && matches!((a_u32 % 8u32), 2u32)) { ((-7.5f32) / a_f32) } else { ((-7.125f32) - (-9.5f32)) }) - ((a_f32 / a_f32) + a_f32))) as f64;
+        assert!((((a_u32 % 256u32) != 7u32) || (!matches!((13u32 % 8u32), 5u32 | 4u32))));
+        let v4: u8 = (10u8).checked_mul(((a_i32) as u8)).unwrap_or(((a_i64) as u8));
+        oi[i] = (v3) as u64;
+        of[i] = ((((0u16) as f64) - ((((((a_i32) as i16)) as u8)) as f64))) as f64;
     }
 }
 
@@ -3089,25 +3071,27 @@ pub fn diff_103<const K: u32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i8 = ((match (a_u32 % 8u32) { 2u32 | 3u32 => (((a_f32) as i8) / (((a_u32) as i8) | 1i8)), 3u32..=7u32 => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8), 2u32 | 0u32 => (((-1i64)) as i8), _ => (-((a_f32) as i8)) }) - (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) % ((36i8 + 53i8) | 1i8)));
-        let v1: f64 = (((-2.0f64) / (-0.625f64)) + ((K) as f64));
-        let v2: u8 = ((!71u8) ^ (((a_i32) as u8) ^ 22u8));
-        assert!((((a_u32 % 256u32) != 7u32) || (matches!((K % 8u32), 7u32) && ((-95i16) != ((a_u32) as i16)))));
-        let v3: u64 = 0u64;
-        let mut v4: u16 = (((a_i32) as u16) & (!((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)));
-        'l4: for j0 in 0u32..((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 3u32) {
-            for j1 in 0u32..(((a_u32 >> (a_i32 & 31i32))) % 3u32) {
-                if (v4 < v4) {
-                    break 'l4;
-                }
-                if matches!((91u32 % 8u32), 3u32) {
-                    continue 'l4;
-                }
-                v4 = 15u16;
-            }
+        let v0: i8 = ((match (a_u32 % 8u32) { 2u32 | 3u32 => (((a_f32) as i8) / (((a_u32) as i8) | 1i8)), 3u32..=7u32 => ((-128i8)).checked_sub((-24i8)).unwrap_or(((a_i32) as i8)), 3u32 | 3u32 => ((-128i8) << (100u16 & 7u16)), _ => ((((a_u32) as i16)) as i8) }) - 127i8);
+        let v1: u64 = ((43u8) as u64);
+        let mut v2: i32 = (match (31u32 % 8u32) { 2u32..=3u32 => (a_i32 << (K & 31u32)), 4u32 => 32i32, _ => (a_i32).saturating_mul((-77i32)) });
+        if ((match (K % 8u32) { 6u32 | 3u32 => v1, _ => 90u64 }) == (18u64).saturating_add(v1)) {
+            v2 = (45i32 - (2147483647i32 + a_i32));
+        } else {
+            v2 = a_i32;
         }
-        oi[i] = (((match (K % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)) as u64;
-        of[i] = (v1) as f64;
+        let mut v3: u64 = ((16i16) as u64);
+        if (((-2.0f64) * (-4.25f64)) <= (-11.75f64)) {
+            v3 = (!v3);
+        } else {
+            v3 = (if true { 0u64 } else { a_u64 });
+        }
+        let mut v4: u8 = (38u8 >> (((a_u32 - K) << (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) & 31i32)) & 7u32));
+        for j0 in (u32::MAX - (((40u32 / (98u32 | 1u32))) % 4u32))..=u32::MAX {
+            v4 = ((((128u8 / (((a_i64) as u8) | 1u8))) as u8) ^ (((a_i32) as u8)).checked_mul(64u8).unwrap_or(((a_f32) as u8)));
+        }
+        assert!((((6u32 % 256u32) != 7u32) || true));
+        oi[i] = ((if ((6.125f32 < 3.75f32) && ((-55i64) == a_i64)) { ((-95i16) % ((((a_f32) as i16) / (((a_i32) as i16) | 1i16)) | 1i16)) } else { ((((-90i32)).checked_sub((-97i32)).unwrap_or(a_i32)) as i16) })) as u64;
+        of[i] = ((((-11.5f64) * (1.7e308f64 / (-7.25f64)))).abs()) as f64;
     }
 }
 
@@ -3133,12 +3117,12 @@ pub fn diff_104<const K: i8>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         let mut c2: u32 = 0u32;
         let v2: i8 = loop {
             if c2 >= ((a_u32) % 4u32) {
-                break (((((match (59u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) * ((match (4294967295u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) ^ (((-60i8)).max(((a_i32) as i8)) >> (((a_i64).abs_diff(a_i64) as i64) & 7i64))));
+                break ((((K).checked_div(((a_u32) as i8)).unwrap_or(((a_i32) as i8)) * (((a_i64) as i8) * K)) ^ ((a_f32) as i8)));
             }
             c2 += 1u32;
         };
-        oi[i] = (1u8) as u64;
-        of[i] = ((-(((-6.875f64) / (-8.625f64)) / (-4.5f64)))) as f64;
+        oi[i] = (((65535u16).max((!((a_i32) as u16))) & ((match (4294967295u32 % 8u32) { 1u32 => 18u16, _ => 36u16 })).max(((a_f32) as u16)))) as u64;
+        of[i] = ((match (a_u32 % 8u32) { 2u32 => ((if true { (-2.375f64) } else { 6.0f64 }) / (a_f64 / (-2.0f64))), _ => ((a_f64 / (-4.625f64)) / (((-35i16)) as f64)) })) as f64;
     }
 }
 
@@ -3171,19 +3155,19 @@ pub fn diff_105<const K: i32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[
         }
         let mut v2: u8 = (((71u8 / (((a_i64) as u8) | 1u8)) + (128u8 << (51u16 & 7u16))) >> (((8i16 / (16i16 | 1i16)) ^ (79i16 + 35i16)) & 7i16));
         if ((!59u32) == 87u32) {
-            v2 = ((match (v0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
+            v2 = (((a_u32) as u8)).checked_rem(85u8).unwrap_or(v2);
         } else {
-            v2 = ((match (v0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
+            v2 = ((match (a_u32 % 8u32) { 1u32 | 1u32 => ((match (v0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8), _ => ((a_i64) as u8) }) >> ((K) as u8));
         }
-        let mut t3: [f64; 3] = [((a_f64 + 9.125f64) + (0.875f64 / a_f64)); 3];
-        t3[1] = (((a_u64) as f64)).abs();
-        t3[2] = (((14i64) as f64)).abs();
-        let mut v3: f64 = (((30u32 << a_i64)) as f64);
-        for &v4 in t3.iter().rev() {
-            v3 = (-(-v3));
-        }
-        oi[i] = (v2) as u64;
-        of[i] = (((-((-0.0f32)).abs()) + ((-8.75f32) / ((83u8) as f32)))) as f64;
+        let mut c3: u32 = 0u32;
+        let v3: i64 = loop {
+            if c3 >= (((a_u32 ^ a_u32)) % 4u32) {
+                break (a_i64);
+            }
+            c3 += 1u32;
+        };
+        oi[i] = ((match (v0 % 8u32) { 3u32..=7u32 => ((-85i8)).min(((-50i8) << (0u64 & 7u64))), _ => (-89i8) })) as u64;
+        of[i] = ((-2.625f64)) as f64;
     }
 }
 
@@ -3202,8 +3186,8 @@ pub fn diff_106(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let v1: u64 = (a_u64 >> (-128i8));
         let v2: i16 = (((if false { 1u32 } else { 41u32 })) as i16);
         let v3: u64 = a_u64;
-        oi[i] = (((a_u32).min(a_u32) & (((match (32u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) - a_u32))) as u64;
-        of[i] = (((((((((a_i64) as u8) > ((a_f32) as u8))) as i32)).pow(((-51i32)) as u32 & 7)) as f64)) as f64;
+        oi[i] = (((a_u32).min(a_u32) & ((a_u32).checked_div(a_u32).unwrap_or(39u32) - (a_u32 + a_u32)))) as u64;
+        of[i] = (((((48u32 << (-15i32))) as f64) - ((if true { 11.125f64 } else { a_f64 }) + a_f64))) as f64;
     }
 }
 
@@ -3246,10 +3230,10 @@ pub fn diff_108(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         if (((-40i64)).max(46i64) != (match (63u32 % 8u32) { 2u32 => a_i64, 7u32 | 7u32 => 83i64, _ => 3i64 })) {
             v0 = (((((a_u32) as u8)).min(v0)).min((v0 / (((a_u32) as u8) | 1u8))) & ((a_u32) as u8));
         } else {
-            v0 = ((if (42u8 == 7u8) { (((a_i32) as u8)).saturating_add(((a_f32) as u8)) } else { 8u8 })).max(((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8));
+            v0 = ((if (42u8 == 7u8) { (((a_i32) as u8)).saturating_add(((a_f32) as u8)) } else { 8u8 })).max((51u8).checked_sub(1u8).unwrap_or(((a_f32) as u8)));
         }
-        oi[i] = (44i16) as u64;
-        of[i] = ((((((1e-40f32 - 11.5f32)) as i8)) as f64)) as f64;
+        oi[i] = (v0) as u64;
+        of[i] = (((((((a_f32) as u8)) as f64) / ((a_u32) as f64)) / (((a_f64 - (-0.625f64))) as f64))) as f64;
     }
 }
 
@@ -3266,10 +3250,11 @@ pub fn diff_109(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_f64: f64 = xf64[i];
         let mut v0: f32 = (((a_f32 - a_f32) * (if true { a_f32 } else { (-12.125f32) })) + ((((-3.875f32)) as f32) / ((-10.875f32)).abs()));
         for j0 in (((75u32) % 8u32)..((((18i16) as u32)) % 16u32)).step_by(((95u32) % 3u32) as usize) {
-            v0 = (v0 * ((((match (72u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)) as f32));
+            v0 = (v0 * (((49u8).checked_sub(44u8).unwrap_or(8u8)) as f32));
         }
-        oi[i] = (((4.75f64) as u64)) as u64;
-        of[i] = (((match (18u32 % 8u32) { 1u32..=5u32 => (a_f32).abs(), 7u32 | 4u32 => 9.375f32, 4u32 | 5u32 => (match (94u32 % 8u32) { 5u32 | 5u32 => (-0.0f32), _ => a_f32 }), _ => (9.5f32).sqrt() }) * (-a_f32))) as f64;
+        assert!((((37u32 % 256u32) != 7u32) || ((28u16 << (((a_i32) as i8) & 15i8)) <= (((a_i32) as u16)).saturating_add(65535u16))));
+        oi[i] = (((match (0u32 % 8u32) { 0u32 | 7u32 => (((a_u32) as i8) << (8i8 & 7i8)), 5u32 | 2u32 => ((-128i8) / 0i8), _ => (-80i8) })).abs()) as u64;
+        of[i] = ((10.75f64 * ((a_f64 - (-8.75f64)) + (a_f64).sqrt()))) as f64;
     }
 }
 
@@ -3383,22 +3368,21 @@ pub fn diff_113(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
                 v0 = ((11.75f32) as u16);
             }
         }
-        let mut t1: [u32; 3] = [((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32); 3];
-        t1[1] = ((51725u16) as u32);
-        t1[2] = (a_u32 >> (15u32 & 31u32));
-        let v1: u32 = t1.iter().copied().fold(0u32, |v1, v2| (a_u32).saturating_sub(v2));
-        let mut v3: f64 = ((((!a_u32) ^ (!11u32))) as f64);
-        for j2 in (0u32..=(((v1 << (((a_i64) as u16) & 31u16))) % 4u32)).rev() {
-            v3 = v3;
+        let mut t1: [u32; 3] = [(a_u32).checked_sub(a_u32).unwrap_or(a_u32); 3];
+        t1[1] = (92u32).checked_rem(a_u32).unwrap_or(15u32);
+        t1[2] = (8u32 - 21u32);
+        let v1: u32 = t1.iter().copied().fold((1u32 * a_u32), |v1, v2| (v2 >> (v2 & 31u32)));
+        let v3: f32 = (((-((a_i32) as i8))) as f32);
+        assert!((((a_u32 % 256u32) != 7u32) || ((((a_i32) as u8)).saturating_sub(97u8) == ((a_u32) as u8))));
+        let mut v4: i8 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
+        if (v0 <= (((a_i32) as u16) - ((a_u32) as u16))) {
+            v4 = ((((match (60u32 % 8u32) { 2u32..=5u32 => ((a_f32) as i16), _ => 1i16 }) * (match (v1 % 8u32) { 1u32 | 1u32 => 2i16, 1u32..=6u32 => 32767i16, 6u32..=6u32 => ((a_u32) as i16), _ => ((a_i64) as i16) }))) as i8);
+        } else {
+            v4 = v4;
         }
-        let v4: i32 = (((32i32 ^ (!a_i32))).abs_diff(14i32) as i32);
-        assert!((((v1 % 256u32) != 7u32) || false));
-        let mut v5: f64 = ((-a_f64) + (a_f64 - (-9.5f64)));
-        for j3 in (((a_u32) % 8u32)..((((a_i32) as u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v5 = (match (a_u32 % 8u32) { 1u32 | 1u32 => ((-8.625f64) * 8.125f64), 5u32 | 0u32 => ((69i16) as f64), _ => ((((a_i32) as i8)) as f64) });
-        }
-        oi[i] = (((100u64 | a_u64) * ((((-5.875f32)).abs()) as u64))) as u64;
-        of[i] = ((((((((a_i32) as u8) % (7u8 | 1u8))) as u8)) as f64)) as f64;
+        let v5: f32 = ((-a_f32) - ((a_f32) as f32));
+        oi[i] = ((((!(74i8).min(v4))) as i32)) as u64;
+        of[i] = ((-5.75f32)) as f64;
     }
 }
 
@@ -3439,25 +3423,35 @@ pub fn diff_115(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i64 = (0i64 | DiffPair { a: ((match (69u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64), b: ((a_i64 | a_i64) >> (((match (61u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) & 63i16)) }.mixed());
-        for j0 in (u32::MAX - ((a_u32) % 4u32))..=u32::MAX {
-            v0 = (if ((37u32 >> (a_i64 & 31i64)) <= ((match (81u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) { ((match (j0 % 8u32) { 0u32 | 4u32 => (-48i64), _ => a_i64 })).min((match (0u32 % 8u32) { 2u32 => (-9223372036854775808i64), 3u32..=5u32 => a_i64, 0u32..=7u32 => 60i64, _ => 30i64 })) } else { (0i64 | DiffPair { a: (if false { a_i64 } else { 44i64 }), b: v0 }.mixed()) });
+        let mut v0: i64 = (0i64 | DiffPair { a: ((match (69u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64), b: (a_i64 >> (((a_f32) as i16)).checked_mul(((a_i32) as i16)).unwrap_or((-56i16))) }.mixed());
+        for j0 in (((a_u32) % 8u32)..(((37u32 >> (1u16 & 31u16))) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v0 = (match (a_u32 % 8u32) { 6u32 => (match (j0 % 8u32) { 0u32 | 4u32 => v0, _ => (9223372036854775807i64).abs() }), 2u32 => ((a_i64).saturating_add(9223372036854775807i64) % (a_i64 | 1i64)), _ => ((!a_i64) ^ ((53i8) as i64)) });
         }
-        let v1: i32 = (((((a_i32) as u16)).min(82u16)) as i32);
-        let v2: i16 = (-50i16);
-        let mut c3: u32 = 0u32;
-        let v3: u64 = loop {
-            if c3 >= (((1u32 | 75u32)) % 4u32) {
-                break (((!89u64) + (1u64 * a_u64)));
-            }
-            c3 += 1u32;
-        };
-        let mut v4: i32 = (match (10u32 % 8u32) { 4u32 => (v1 >> (a_u32 & 31u32)), 1u32 | 3u32 => (match (90u32 % 8u32) { 1u32 => v1, 6u32 => (-35i32), 2u32..=7u32 => v1, _ => a_i32 }), 4u32 | 2u32 => ((v2) as i32), _ => (!a_i32) });
-        for j1 in (0u32..((100u32) % 4u32)).rev() {
-            v4 = (((match (j1 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) / 91i32);
+        let mut v1: u64 = 88u64;
+        if ((1.0f64 * (-5.375f64)) >= ((-10.5f64) * a_f64)) {
+            v1 = (match (7u32 % 8u32) { 1u32..=2u32 => a_u64, 4u32 | 2u32 => 9u64, 4u32 | 2u32 => v1, _ => a_u64 });
+        } else {
+            v1 = ((a_i64) as u64);
         }
-        oi[i] = ((match (a_u32 % 8u32) { 2u32..=7u32 => (((((a_i64) as i16) * ((a_i32) as i16))) as i32), 0u32..=0u32 => (a_i32 & a_i32), 1u32 | 5u32 => (!((a_f32) as i32)), _ => a_i32 })) as u64;
-        of[i] = (((-3.0f64) - ((a_f64 - 11.875f64)).sqrt())) as f64;
+        let mut v2: u32 = (if (a_i32 > a_i32) { 60u32 } else { (match (10u32 % 8u32) { 4u32 => a_u32, 1u32 => a_u32, 6u32 => a_u32, _ => 55u32 }) });
+        if (!(false || true)) {
+            v2 = (match (50u32 % 8u32) { 2u32 => (v2 | v2), 7u32 | 1u32 => (match (v2 % 8u32) { 6u32 | 3u32 => 56u32, _ => v2 }), _ => ((a_i32) as u32) });
+        } else {
+            v2 = (if (a_i64 <= v0) { a_u32 } else { (a_u32 << 34i16) });
+        }
+        assert!((((a_u32 % 256u32) != 7u32) || ((a_f64).sqrt() == a_f64)));
+        let mut v3: u64 = ((v1) as u64);
+        for j1 in (0u32..=((a_u32) % 4u32)).rev() {
+            v3 = (if (45u64 < v3) { v1 } else { v3 });
+        }
+        let mut v4: u16 = (((a_u64).min(v3)) as u16);
+        if ((((a_i32) as u16) * ((a_i32) as u16)) != (if (91u32 >= a_u32) { ((a_f32) as u16) } else { 64u16 })) {
+            v4 = ((((a_i32) as u16)).checked_mul(v4).unwrap_or(((a_i32) as u16)) * (match (14u32 % 8u32) { 1u32 | 4u32 => ((a_f32) as u16), 7u32 | 6u32 => 60u16, _ => v4 }));
+        } else {
+            v4 = ((a_f32) as u16);
+        }
+        oi[i] = (270854631u32) as u64;
+        of[i] = ((((!(69i16).checked_mul((-33i16)).unwrap_or((-26i16)))) as f64)) as f64;
     }
 }
 
@@ -3501,31 +3495,34 @@ pub fn diff_117(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
                 if ((-95i64) == 63i64) {
                     continue 'l0;
                 }
-                v0 = ((match (79u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
+                v0 = (92u64).checked_div(22u64).unwrap_or(a_u64);
             }
         }
-        let v1: i32 = ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)) as i32);
-        let mut v2: f64 = (0.1f64 * 1.7e308f64);
-        'l2: for j2 in 0u32..(((67u32 & 38u32)) % 3u32) {
-            for j3 in 0u32..((j2) % 3u32) {
-                if (32u32 > a_u32) {
-                    break 'l2;
+        let mut v1: u32 = 86u32;
+        'l1: for j2 in 0u32..((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 3u32) {
+            for j3 in 0u32..((((3185706799u32) as u32)) % 3u32) {
+                if (true && true) {
+                    break 'l1;
                 }
-                if ((-60i16) < 98i16) {
-                    continue 'l2;
+                if (((a_i64) as i16) > 15i16) {
+                    continue 'l1;
                 }
-                v2 = (a_f64 / a_f64);
+                v1 = v1;
             }
         }
-        let mut t3: [u64; 3] = [a_u64; 3];
-        t3[1] = (60u64 | (if false { v0 } else { a_u64 }));
-        t3[2] = ((!a_u64)).min((!v0));
-        let mut v3: u64 = (a_u64 << ((match (31u32 % 8u32) { 2u32 => 4i32, 5u32..=7u32 => 66i32, 5u32 => 5i32, _ => a_i32 }) & 63i32));
-        for &v4 in t3.iter() {
-            v3 = (88u64 - (50u64).max(v0));
+        let mut c2: u32 = 0u32;
+        let v2: i32 = loop {
+            if c2 >= (((v1 ^ a_u32)) % 4u32) {
+                break ((match (a_u32 % 8u32) { 3u32 | 2u32 => (11i32 / (31i32 | 1i32)), 3u32 => ((-77i32)).min(a_i32), _ => ((false) as i32) }));
+            }
+            c2 += 1u32;
+        };
+        let mut v3: f64 = (-a_f64);
+        for j4 in (u32::MAX - ((79u32) % 4u32))..=u32::MAX {
+            v3 = (a_f64 / 8.25f64);
         }
-        oi[i] = ((match (70u32 % 8u32) { 2u32..=4u32 => (a_i32 % (v1 + a_i32)), 7u32 => (match (a_u32 % 8u32) { 2u32..=4u32 => (if false { v1 } else { 1i32 }), 4u32 => (12i32 - v1), 1u32 | 7u32 => a_i32, _ => (89i32 / (1i32 | 1i32)) }), _ => ((match (59u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) })) as u64;
-        of[i] = ((match (83u32 % 8u32) { 6u32 => ((v2 / a_f64) - ((a_i32) as f64)), 1u32..=6u32 => ((if ((-97i64) > a_i64) { (-3.125f64) } else { a_f64 }) + (-a_f64)), _ => ((v3) as f64) })) as f64;
+        oi[i] = (a_u32) as u64;
+        of[i] = ((((a_f64 / v3) + (a_f64 / a_f64)) / v3)) as f64;
     }
 }
 
@@ -3540,7 +3537,7 @@ pub fn diff_118<const K: i32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u32 = ((match (9u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
+        let mut v0: u32 = (a_u32).checked_rem(a_u32).unwrap_or(a_u32);
         'l0: for j0 in 0u32..((46u32) % 3u32) {
             for j1 in 0u32..(((if true { 86u32 } else { j0 })) % 3u32) {
                 if (a_u32 >= a_u32) {
@@ -3620,16 +3617,24 @@ pub fn diff_120(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         t0[2] = (((a_i32).min(a_i32) << ((41u16 >> (a_i32 & 15i32)) & 31u16)) >> (((match (27u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64) & 31i64));
         let v0: i32 = t0.iter().copied().fold(((!(61i32 % ((-8i32) | 1i32))) >> ((-22i16) & 31i16)), |v0, v1| (((-v1)).abs() % (((a_i64) as i32) | 1i32)));
         let v2: i16 = ((33i16 >> 63u64) + ((32767i16 & (-75i16)) % (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) | 1i16)));
-        let mut v3: u16 = ((match (38u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
-        if true {
-            v3 = (v3).saturating_add(((a_i32) as u16));
+        let mut v3: u16 = (7399u16).checked_div(((a_i64) as u16)).unwrap_or(((a_u32) as u16));
+        if matches!((55u32 % 8u32), 7u32 | 3u32) {
+            v3 = 100u16;
         } else {
-            v3 = ((match (29u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
+            v3 = (v3).max(v3);
         }
-        let v4: f64 = ((((61u8 << (((a_u32) as u16) & 7u16))) as f64)).abs();
-        let v5: i64 = (8i64 << (0u64 & 63u64));
-        oi[i] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) as u64;
-        of[i] = (((((((a_f32) as i8) % (((a_u32) as i8) | 1i8))) as f32) / ((0.1f32 / (-12.25f32)) * (a_f32 - 0.0f32)))) as f64;
+        let mut v4: u32 = 9u32;
+        if false {
+            v4 = ((!v4) << (128u8 & 31u8));
+        } else {
+            v4 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) + (match (20u32 % 8u32) { 5u32 | 7u32 => a_u32, 6u32..=6u32 => a_u32, 3u32 => v4, _ => v4 }));
+        }
+        let mut v5: u32 = (((45u32 | 31u32) >> (a_i32 & 31i32)) % (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) | 1u32));
+        for j0 in (((((8i8) as u32)) % 8u32)..((27u32) % 16u32)).step_by(((v4) % 3u32) as usize) {
+            v5 = ((((0u64) as u32)).min((!a_u32)) + (((!63u8)) as u32));
+        }
+        oi[i] = (((match (v4 % 8u32) { 1u32..=5u32 => (!59i8), 1u32 => (-5i8), 5u32 => ((2196646662342714154u64) as i8), _ => (((a_f32) as i8) << ((-81i64) & 7i64)) }) ^ ((match (52u32 % 8u32) { 0u32 | 5u32 => (-56i8), 0u32..=1u32 => ((a_i32) as i8), _ => (-95i8) })).div_euclid((-30i8)))) as u64;
+        of[i] = ((((a_f64 + 2.875f64) / ((-10.875f64) * 5e-324f64)) * (((9007199254740992.0f64).sqrt()) as f64))) as f64;
     }
 }
 
@@ -3646,31 +3651,30 @@ pub fn diff_121<const K: i16>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[
         let a_f64: f64 = xf64[i];
         let mut v0: u32 = (a_u32 << ((((-51i64) * a_i64)).div_euclid(a_i64) & 31i64));
         if (63u64 > (if false { 1u64 } else { a_u64 })) {
-            v0 = (match (v0 % 8u32) { 2u32 | 2u32 => (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) << (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) & 31i16)), 0u32..=4u32 => (!(a_u32 / (81u32 | 1u32))), _ => (if (!true) { ((35u64) as u32) } else { (a_u32 >> (29u16 & 31u16)) }) });
+            v0 = (match (v0 % 8u32) { 2u32 | 2u32 => ((4294967295u32).max(v0) << ((0i16).checked_mul(3i16).unwrap_or(((a_i64) as i16)) & 31i16)), 0u32..=6u32 => (((35u64) as u32) / (a_u32 >> (29u16 & 31u16))), _ => a_u32 });
         } else {
-            v0 = ((((a_u64).min(a_u64)) as u32) >> (((a_i64).max(a_i64)).saturating_mul((0i64 | DiffPair { a: 63i64, b: (-63i64) }.mixed())) & 31i64));
+            v0 = (((!a_u32) + ((((a_i32) as i8)) as u32)) & a_u32);
         }
-        assert!((((a_u32 % 256u32) != 7u32) || ((9u32 * a_u32) != (!v0))));
-        let mut t1: [i64; 3] = [((match (v0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64); 3];
-        t1[1] = 27i64;
-        t1[2] = ((-20i64) >> (1i32 & 63i32));
-        let mut v1: i64 = (a_i64 & a_i64);
-        for &v2 in t1.iter().skip(1) {
-            v1 = (match (32u32 % 8u32) { 2u32 => (-25i64), _ => v2 });
+        assert!((((a_u32 % 256u32) != 7u32) || ((((a_i64) as i16)).min((-54i16)) < (((a_i64) as i16) % (K | 1i16)))));
+        let mut v1: i16 = ((16i16 & K) % (!22i16));
+        for j0 in 0u32..(((a_u32 * v0)) % 4u32) {
+            v1 = ((((a_u32) as i16) & ((a_i64) as i16)) * ((-11i16)).checked_sub(((a_f32) as i16)).unwrap_or(((a_i64) as i16)));
         }
-        let mut v3: i16 = (K - ((match (v0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16));
-        for j0 in (u32::MAX - (((((-10i8)) as u32)) % 4u32))..=u32::MAX {
-            v3 = (v3 ^ (match (v0 % 8u32) { 4u32 | 4u32 => K, 4u32 => ((a_u32) as i16), 6u32 | 2u32 => ((a_u32) as i16), _ => K }));
+        let v2: u16 = (((((-90i8)) as u16) % (((a_i32) as u16)).checked_add(((a_u32) as u16)).unwrap_or(38u16)) << (((4u32).checked_rem(v0).unwrap_or(46u32) ^ (4294967295u32 << a_u64)) & 15u32));
+        let mut v3: u8 = ((30u8 / 50u8) | (((a_f32) as u8)).max(7u8));
+        'l3: for j1 in 0u32..(((12u32 << (a_u32 & 31u32))) % 3u32) {
+            for j2 in 0u32..(((a_u32).min(a_u32)) % 3u32) {
+                if matches!((a_u32 % 8u32), 4u32..=4u32) {
+                    break 'l3;
+                }
+                if true {
+                    continue 'l3;
+                }
+                v3 = ((((-6.25f64) + a_f64)) as u8);
+            }
         }
-        let mut v4: u32 = (31u32 & 30u32);
-        if matches!((89u32 % 8u32), 5u32) {
-            v4 = (a_u32 >> 1u64);
-        } else {
-            v4 = ((12u32).abs_diff(a_u32) as u32);
-        }
-        assert!((((99u32 % 256u32) != 7u32) || matches!((v4 % 8u32), 4u32 | 3u32)));
-        oi[i] = ((((if ((-11.0f64) != a_f64) { ((match (v0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) } else { (match (v4 % 8u32) { 5u32 | 7u32 => ((a_f32) as i8), _ => 7i8 }) })) as i32)) as u64;
-        of[i] = (((if false { (((-38i32)) as f64) } else { (a_f64 + a_f64) }) * 1.7e308f64)) as f64;
+        oi[i] = (((match (v0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) as u64;
+        of[i] = ((((-4.875f32) - (if (((a_i64) as u16) == ((a_u32) as u16)) { (-8.875f32) } else { a_f32 })) / ((a_f32).abs() * (match (82u32 % 8u32) { 1u32 => a_f32, 1u32 | 1u32 => a_f32, _ => a_f32 })))) as f64;
     }
 }
 
@@ -3755,13 +3759,13 @@ pub fn diff_124(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_f64: f64 = xf64[i];
         let v0: i8 = (if (96u64 == 18u64) { (-57i8) } else { (-34i8) });
         let mut v1: u8 = ((a_f32) as u8);
-        if (13u8 >= ((match (96u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)) {
-            v1 = ((63i8) as u8);
+        if (13u8 >= (40u8).checked_rem(24u8).unwrap_or(9u8)) {
+            v1 = ((13u16) as u8);
         } else {
-            v1 = (((a_i64) as u8) >> v1);
+            v1 = (0u8 + v1);
         }
-        oi[i] = (((((-15i16)) as u16) ^ 32212u16)) as u64;
-        of[i] = ((if ((1.75f64 * 9.25f64) < ((-11.625f64)).abs()) { (-4.875f32) } else { ((a_f32 + 3.4e38f32)).sqrt() })) as f64;
+        oi[i] = (46i32) as u64;
+        of[i] = (((9.125f64 / (1.75f64 * 9.25f64)) + (((a_f64) as f64)).abs())) as f64;
     }
 }
 
@@ -3787,21 +3791,15 @@ pub fn diff_125(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         }
         let mut v3: u32 = ((match (42u32 % 8u32) { 4u32 => 3324669299u32, 0u32..=6u32 => 88u32, _ => 88u32 }) ^ (match (a_u32 % 8u32) { 4u32 => 18u32, 5u32 | 2u32 => 32u32, _ => 31u32 }));
         for j0 in (0u32..=(((a_u32 * 22u32)) % 4u32)).rev() {
-            v3 = (((match (15u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)).max((a_u32 | 68u32));
+            v3 = ((a_u32).checked_div(52u32).unwrap_or(v3)).max(a_u32);
         }
-        let mut t4: [f32; 3] = [((-9.875f32) * a_f32); 3];
-        t4[1] = (-a_f32);
-        t4[2] = (1.25f32 * a_f32);
-        let mut v4: f32 = a_f32;
-        for &v5 in t4.iter().step_by(2) {
-            v4 = (match (v3 % 8u32) { 7u32 => a_f32, 3u32..=7u32 => a_f32, 5u32 | 7u32 => 2.25f32, _ => (-11.375f32) });
+        let mut v4: i64 = (0i64 | DiffPair::new((-79i64), a_i64).b);
+        for j1 in 0u32..(((89u32).max(a_u32)) % 4u32) {
+            v4 = (v4 >> ((a_u32) as i16));
         }
-        let mut v6: f64 = (-((11.875f64 - (-4.25f64)) / (a_f64).sqrt()));
-        for j1 in ((((a_u32).min(4073611562u32)) % 8u32)..(((a_u32 & a_u32)) % 16u32)).step_by(((v3) % 3u32) as usize) {
-            v6 = (((v6 + v6) - ((-3.625f64)).sqrt())).abs();
-        }
-        oi[i] = (((if (!false) { ((73i8) as u16) } else { (((a_i64) as u16) << (a_i32 & 15i32)) }) + 26u16)) as u64;
-        of[i] = ((-((-1.875f64) - (match (41u32 % 8u32) { 3u32 | 1u32 => v6, _ => a_f64 })))) as f64;
+        let v5: i32 = (-((42i32).min(48i32) << (8u64 * 86u64)));
+        oi[i] = (((((((((a_f32) as i16)) as f32)) as u64)) as u8)) as u64;
+        of[i] = (((((0i64 >> (a_i64 & 63i64))) as f64) / (((-3.625f64)).sqrt() - v1))) as f64;
     }
 }
 
@@ -3832,14 +3830,22 @@ pub fn diff_126<const K: i8>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         }
         let mut v4: i8 = ((-((a_i32) as i8)) ^ 67i8);
         if (((-55i8)).saturating_sub(((a_i32) as i8)) > ((a_i64) as i8)) {
-            v4 = (((match (14u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)).min(v4);
+            v4 = ((((a_f32) as i8)).checked_rem(((a_f32) as i8)).unwrap_or(K)).min((v4 << (K & 7i8)));
         } else {
-            v4 = ((a_i32) as i8);
+            v4 = (((0i64) as i8)).div_euclid((K * K));
         }
-        let v5: u16 = ((match (18u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
-        let v6: i64 = ((match (a_u32 % 8u32) { 4u32 | 1u32 => ((a_f64) as i64), 0u32..=3u32 => (36i64).max(a_i64), 0u32..=5u32 => a_i64, _ => (a_i64 >> a_i64) }) - (0i64 | DiffPair::new(((((a_u32) as i16)) as i64), (a_i64).min((-98i64))).b));
-        oi[i] = ((-((!a_i64)).saturating_sub((a_i64 % v6)))) as u64;
-        of[i] = (((((((a_i64) as i16) / ((-57i16) | 1i16)) ^ ((-59i16) % ((a_i32) as i16)))) as f64)) as f64;
+        let mut v5: i64 = (match (a_u32 % 8u32) { 2u32..=2u32 => (0i64 | DiffPair::new((63i64 & (-1i64)), (!0i64)).b), 3u32 => (match (39u32 % 8u32) { 0u32..=1u32 => (0i64 | DiffPair::new((-98i64), (-43i64)).b), 3u32..=3u32 => ((-71i64) ^ (-1i64)), 1u32..=6u32 => ((-9223372036854775808i64) - (-79i64)), _ => ((-59i64) % (a_i64 | 1i64)) }), _ => (((-98i64) - 83i64) << ((!a_u32) & 63u32)) });
+        for j0 in ((((a_u32).div_euclid(a_u32)) % 8u32)..((37u32) % 16u32)).step_by(((31u32) % 3u32) as usize) {
+            v5 = (9223372036854775807i64 >> ((match (a_u32 % 8u32) { 1u32..=5u32 => (if (73u32 == 47u32) { ((a_f32) as i16) } else { ((a_f32) as i16) }), 4u32 | 6u32 => (16i16).rem_euclid(((a_f32) as i16)), _ => (-92i16) }) & 63i16));
+        }
+        let mut v6: f32 = (a_f32 - 11.25f32);
+        if true {
+            v6 = (5.5f32 - (-4.75f32));
+        } else {
+            v6 = (a_f32 + v6);
+        }
+        oi[i] = ((!((((a_u32) as u8) ^ ((a_f32) as u8))).min(((((a_i32) as i8)) as u8)))) as u64;
+        of[i] = ((a_f64 + ((v0).sqrt() + (4.375f64 - a_f64)))) as f64;
     }
 }
 
@@ -3891,26 +3897,29 @@ pub fn diff_128(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: u16 = (((a_i64) as u16) | 14u16);
-        let v1: i32 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
-        let mut v2: u8 = 49u8;
-        if ((((-128i8)) as f32) != ((2i32) as f32)) {
-            v2 = ((((a_u32) as u8) + v2) << (((a_i32) as i8) + 7i8));
-        } else {
-            v2 = ((a_u32) as u8);
+        let v1: i32 = ((-2147483648i32)).checked_sub((-17i32)).unwrap_or((-49i32));
+        let mut t2: [i16; 3] = [(((16i16).checked_add(((a_f32) as i16)).unwrap_or(((a_u32) as i16)) & ((((a_u32) as u8)) as i16)) * ((((a_u32) as i16) + 57i16)).min(((a_u32) as i16))); 3];
+        t2[1] = ((!(-97i16)) << ((((a_f32) as i8)).abs() & 15i8));
+        t2[2] = ((((v1 >> (((a_i64) as i16) & 31i16))).abs()) as i16);
+        let mut v2: i16 = ((((a_u32).checked_rem(57u32).unwrap_or(a_u32) << ((!31u32) & 31u32))) as i16);
+        for &v3 in t2.iter().skip(1) {
+            v2 = ((((-39i16)).min(v3) * v2)).max((((a_i32) as i16)).max((0i16).checked_mul(((a_i32) as i16)).unwrap_or(v3)));
         }
-        let mut v3: i8 = ((match (a_u32 % 8u32) { 2u32..=5u32 => ((1u64) as i8), 3u32..=6u32 => (3i8 >> (((a_i64) as i16) & 7i16)), 5u32..=7u32 => ((true) as i8), _ => ((match (49u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) }) & ((if true { 96i8 } else { 7i8 }) - ((-92i8) + ((a_i64) as i8))));
-        for j0 in 0u32..(((a_u32 & 31u32)) % 4u32) {
-            v3 = ((-((-93i8)).abs())).min((if (!(11u64 <= 8u64)) { ((((a_i32) as i16)) as i8) } else { (((a_f32) as i8) | ((a_i32) as i8)) }));
+        let mut v4: u16 = 24u16;
+        'l4: for j0 in 0u32..(((a_u32 >> (((a_i32) as u16) & 31u16))) % 3u32) {
+            for j1 in 0u32..(((32u32).min(a_u32)) % 3u32) {
+                if (v4 == v0) {
+                    break 'l4;
+                }
+                if (a_i64 == a_i64) {
+                    continue 'l4;
+                }
+                v4 = ((a_f32) as u16);
+            }
         }
-        assert!((((a_u32 % 256u32) != 7u32) || (((-8i16) == (-44i16)) || (true || ((-72i8) == ((a_u32) as i8))))));
-        let mut v4: f32 = (-((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) as f32));
-        if ((if ((-78i16) == ((a_f32) as i16)) { 42i64 } else { 8i64 }) != (a_i64 << (92u32 & 63u32))) {
-            v4 = (-a_f32);
-        } else {
-            v4 = (match (a_u32 % 8u32) { 4u32 | 3u32 => ((v4 / v4) - (12.5f32 + 11.75f32)), _ => ((7.0f32 / a_f32) + (a_f32 + (-1.625f32))) });
-        }
-        oi[i] = ((((-(5.375f64 - 0.1f64))) as u32)) as u64;
-        of[i] = (a_f64) as f64;
+        let v5: i32 = (((if (true || ((-72i8) == ((a_u32) as i8))) { (-24i32) } else { (if true { a_i32 } else { v1 }) })) as i32);
+        oi[i] = ((-78i8)) as u64;
+        of[i] = (((((!a_i64)).min((46i64).min(30i64))) as f64)) as f64;
     }
 }
 
@@ -3927,16 +3936,11 @@ pub fn diff_129(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_f64: f64 = xf64[i];
         let v0: u64 = ((8.75f64) as u64);
         assert!((((53u32 % 256u32) != 7u32) || (((-0.125f64) > 10.125f64) || true)));
-        let v1: u8 = ((match (82u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
-        let mut t2: [f32; 3] = [((if (a_u64 <= 12u64) { (-5.875f32) } else { 0.125f32 }) - ((-7.875f32) * 9.625f32)); 3];
-        t2[1] = (if (!false) { ((0u16) as f32) } else { (a_f32 / 3.4e38f32) });
-        t2[2] = (-6.125f32);
-        let mut v2: f32 = (match (a_u32 % 8u32) { 1u32 => (7.375f32 + (-12.125f32)), 0u32 => (a_f32 * 10.625f32), _ => (a_f32 - (-0.0f32)) });
-        for &v3 in t2.iter().step_by(2) {
-            v2 = ((v2 + (-10.0f32)) + ((16u16) as f32));
-        }
-        oi[i] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) as u64;
-        of[i] = (((((((-72i32)) as i64)) as f32) / (((-11.875f32)).sqrt() * (a_f32 / v2)))) as f64;
+        let v1: u8 = (90u8).checked_rem(18u8).unwrap_or(((a_i64) as u8));
+        assert!((((a_u32 % 256u32) != 7u32) || ((-a_f64) >= (7.125f64 * a_f64))));
+        let v2: f32 = ((-(9.625f32).abs()) - (if (!false) { ((0u16) as f32) } else { (a_f32 / 3.4e38f32) }));
+        oi[i] = (a_u64) as u64;
+        of[i] = ((a_f32 - a_f32)) as f64;
     }
 }
 
@@ -3957,10 +3961,10 @@ pub fn diff_130(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         if ((-0.0f64) == ((73u16) as f64)) {
             v2 = ((a_i32) as i32);
         } else {
-            v2 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) - (-(if (v2 <= v2) { v2 } else { a_i32 })));
+            v2 = ((a_i32).checked_mul(v2).unwrap_or(a_i32) - v2);
         }
-        oi[i] = ((((-a_i64) % ((-36i64) | 1i64)) >> 40i8)) as u64;
-        of[i] = (((((8i8).max(((a_i64) as i8))) as f64) - ((-a_f64)).sqrt())) as f64;
+        oi[i] = ((((-(-v0))) as i32)) as u64;
+        of[i] = (a_f64) as f64;
     }
 }
 
@@ -4035,20 +4039,27 @@ pub fn diff_133(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
             v0 = (if true { ((a_u32) as u16) } else { 64u16 });
         }
         assert!((((32u32 % 256u32) != 7u32) || ((if false { (-56i8) } else { 25i8 }) > (!((a_i64) as i8)))));
-        let mut v1: u8 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
-        for j1 in ((((25u32 << (93i32 & 31i32))) % 8u32)..(((34u32 ^ 80u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v1 = (if false { (((a_f32) as u8) | ((2.5f32) as u8)) } else { ((v1 & 7u8) + ((a_u32) as u8)) });
+        let mut v1: u8 = (((a_i32) as u8)).checked_add(86u8).unwrap_or(72u8);
+        for j1 in ((((58u32).min(34u32)) % 8u32)..((99u32) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v1 = (v1).checked_div(v1).unwrap_or(v1);
         }
-        let v2: i16 = (65i16 * 6i16);
-        let v3: i64 = a_i64;
-        let mut v4: u16 = (((a_i32) as u16)).min(0u16);
-        if (((1e-40f32) as f64) >= (1.7e308f64 - a_f64)) {
-            v4 = (61u16 >> ((-38i8) & 15i8));
-        } else {
-            v4 = (((a_i64) as u16)).min(20u16);
+        let mut t2: [i64; 3] = [a_i64; 3];
+        t2[1] = ((-a_i64) & (match (11u32 % 8u32) { 5u32 => (-98i64), _ => a_i64 }));
+        t2[2] = (65i64 * 6i64);
+        let mut v2: i64 = (a_i64 << (18u16 % (((a_i32) as u16) | 1u16)));
+        for &v3 in t2.iter().step_by(2) {
+            v2 = ((0i64 | DiffPair::new(v3, a_i64).b) % ((a_i64 & v2) | 1i64));
         }
-        oi[i] = ((((a_u32) as i16) - ((((a_u32) as i16) - v2) >> ((9223372036854775807i64 + a_i64) & 15i64)))) as u64;
-        of[i] = (((-((((a_i64) as i8)) as f32)) / (-8.75f32))) as f64;
+        let mut c4: u32 = 0u32;
+        let v4: i32 = loop {
+            if c4 >= (((31u32 ^ a_u32)) % 4u32) {
+                break (((20i32).checked_sub(a_i32).unwrap_or(a_i32) << ((84i8 % (((a_i32) as i8) | 1i8)) & 31i8)));
+            }
+            c4 += 1u32;
+        };
+        let v5: u8 = (((13u32) as u8) >> (v4 & 7i32));
+        oi[i] = ((-88i8)) as u64;
+        of[i] = ((-((2i8) as f64))) as f64;
     }
 }
 
@@ -4081,51 +4092,52 @@ pub fn diff_135(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u16 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
-        'l0: for j0 in 0u32..((((16i16) as u32)) % 3u32) {
-            for j1 in 0u32..(((a_u32 | 52u32)) % 3u32) {
-                if (!false) {
+        let mut v0: u16 = (15u16).checked_mul(27u16).unwrap_or(81u16);
+        'l0: for j0 in 0u32..(((a_u32).max(40u32)) % 3u32) {
+            for j1 in 0u32..((a_u32) % 3u32) {
+                if false {
                     break 'l0;
                 }
-                if false {
+                if (false && (j0 != a_u32)) {
                     continue 'l0;
                 }
-                v0 = (91u16 >> (410557127u32 & 15u32));
+                v0 = ((a_i64) as u16);
             }
         }
-        let mut v1: f32 = a_f32;
-        if matches!((1u32 % 8u32), 1u32 | 6u32) {
-            v1 = ((a_f32).sqrt() * (v1).abs());
-        } else {
-            v1 = (((if true { ((a_u32) as u8) } else { 71u8 })) as f32);
-        }
-        let mut v2: u8 = ((a_i64) as u8);
-        'l2: for j2 in 0u32..((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 3u32) {
-            for j3 in 0u32..(((60u32 % a_u32)) % 3u32) {
-                if (false || false) {
-                    break 'l2;
-                }
-                if true {
-                    continue 'l2;
-                }
-                v2 = ((v2) as u8);
+        let mut c1: u32 = 0u32;
+        let v1: f64 = loop {
+            if c1 >= (((if false { a_u32 } else { 79u32 })) % 4u32) {
+                break ((((-9.5f64)).sqrt()).sqrt());
             }
-        }
-        let mut v3: u8 = (if (!(!true)) { ((match (46u32 % 8u32) { 2u32 => v2, _ => v2 }) & (((a_f32) as u8) << a_u32)) } else { (((2u64) as u8) - v2) });
-        'l3: for j4 in 0u32..(((81u32 >> 32i32)) % 3u32) {
-            for j5 in 0u32..(((!65u32)) % 3u32) {
-                if (!false) {
+            c1 += 1u32;
+        };
+        let v2: f32 = 8.875f32;
+        let mut v3: u8 = ((a_i64) as u8);
+        'l3: for j2 in 0u32..(((100u32).checked_mul(97u32).unwrap_or(59u32)) % 3u32) {
+            for j3 in 0u32..(((j2 * a_u32)) % 3u32) {
+                if (48u32 == a_u32) {
                     break 'l3;
                 }
-                if (((a_i32) as u8) <= v3) {
+                if (a_i64 != a_i64) {
                     continue 'l3;
                 }
-                v3 = ((v2 % ((((a_u32) as u8) << a_i64) | 1u8)) - ((if matches!((90u32 % 8u32), 5u32 | 5u32) { ((a_u32) as u8) } else { 60u8 }) ^ ((matches!((4294967295u32 % 8u32), 1u32..=7u32)) as u8)));
+                v3 = v3;
             }
         }
-        let v4: u8 = ((match (10u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
-        oi[i] = ((85i8).max(((a_f32) as i8))) as u64;
-        of[i] = ((((-44i16)) as f32)) as f64;
+        let mut v4: u8 = (if (!(!true)) { ((match (46u32 % 8u32) { 2u32 => v3, _ => v3 }) & (((a_f32) as u8) << a_u32)) } else { (((2u64) as u8) - v3) });
+        'l4: for j4 in 0u32..(((81u32 >> 32i32)) % 3u32) {
+            for j5 in 0u32..(((!65u32)) % 3u32) {
+                if (!false) {
+                    break 'l4;
+                }
+                if (((a_i32) as u8) <= v4) {
+                    continue 'l4;
+                }
+                v4 = ((v3 % ((((a_u32) as u8) << a_i64) | 1u8)) - ((if matches!((90u32 % 8u32), 5u32 | 5u32) { ((a_u32) as u8) } else { 60u8 }) ^ ((matches!((4294967295u32 % 8u32), 1u32..=7u32)) as u8)));
+            }
+        }
+        oi[i] = ((a_i32 - (((-1i32)).max(0i32) - a_i32))) as u64;
+        of[i] = (((((match (0u32 % 8u32) { 5u32..=7u32 => a_u64, _ => 55u64 })) as f64) - (-(-a_f64)))) as f64;
     }
 }
 
@@ -4165,27 +4177,28 @@ pub fn diff_137(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut t0: [i16; 3] = [(match (88u32 % 8u32) { 3u32 | 3u32 => ((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16), _ => (0i16 - 32767i16) }); 3];
-        t0[1] = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
-        t0[2] = (((a_i64) as i16) % ((((a_u32) as i16)).max(32767i16) | 1i16));
-        let v0: i16 = t0.iter().copied().fold(66i16, |v0, v1| ((if true { v0 } else { 85i16 }) << (45i32 / ((-46i32) | 1i32))));
-        let mut v2: u32 = (19u32 >> (40u16 ^ 56u16));
-        for j0 in ((((33u32 ^ 62u32)) % 8u32)..(((0u32 >> (a_i32 & 31i32))) % 16u32)).step_by(((0u32) % 3u32) as usize) {
-            v2 = ((a_u32 & a_u32) - a_u32);
+        let mut t0: [i16; 3] = [(match (88u32 % 8u32) { 3u32 | 3u32 => ((-34i16)).checked_mul(((a_f32) as i16)).unwrap_or(((a_f32) as i16)), _ => (26i16).max(32767i16) }); 3];
+        t0[1] = (((a_i64) as i16) % ((((a_u32) as i16)).max(32767i16) | 1i16));
+        t0[2] = 66i16;
+        let mut v0: i16 = ((-31i16) & (15i16 >> (4294967295u32 & 15u32)));
+        for &v1 in t0.iter().step_by(2) {
+            v0 = ((((a_f32) as i16) >> (38u16 & 15u16))).min((if (41i8 >= ((a_u32) as i8)) { ((a_u32) as i16) } else { v0 }));
         }
-        let v3: u16 = ((match (a_u32 % 8u32) { 2u32 | 2u32 => ((match (78u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16), 0u32..=2u32 => 19u16, _ => (if (62i32 >= a_i32) { 16u16 } else { 1u16 }) }) - 36u16);
-        let mut v4: u8 = (((if false { ((a_f32) as u16) } else { ((a_i64) as u16) })) as u8);
-        for j1 in (((a_u32) % 8u32)..(((a_u32).max(39u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v4 = 64u8;
-        }
-        let mut v5: u32 = ((v2 >> (((-1i32) << ((-95i32) & 31i32)) & 31i32))).max((a_u32 - 50u32));
-        if ((-a_i64) != (if true { 35i64 } else { (-61i64) })) {
-            v5 = ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) >> ((6i32 / ((-9i32) | 1i32)) & 31i32)) << (((((-63i16)) as u64)).saturating_add((match (a_u32 % 8u32) { 0u32..=4u32 => 78u64, _ => 2u64 })) & 31u64));
+        let mut v2: i32 = (1i32).checked_mul(31i32).unwrap_or(39i32);
+        if (matches!((56u32 % 8u32), 1u32 | 3u32) && ((-1i64) == a_i64)) {
+            v2 = (match (32u32 % 8u32) { 1u32 | 3u32 => (match (17u32 % 8u32) { 7u32 => 78i32, _ => a_i32 }), 0u32..=0u32 => (v2 + (-54i32)), 0u32..=7u32 => (-a_i32), _ => (v2 + v2) });
         } else {
-            v5 = 32u32;
+            v2 = (if (((a_i64) as u8) <= 98u8) { (a_i32 << (a_i32 & 31i32)) } else { (if false { a_i32 } else { 1i32 }) });
         }
-        oi[i] = (((((match (v5 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) | (if (7i8 == ((a_i32) as i8)) { ((a_u32) as u16) } else { 61u16 })) | (((!a_u64)) as u16))) as u64;
-        of[i] = (((-0.0f32) - (((match (28u32 % 8u32) { 1u32..=1u32 => (-9i64), 5u32..=5u32 => 39i64, 6u32 | 5u32 => 71i64, _ => 28i64 })) as f32))) as f64;
+        let v3: i32 = (match (a_u32 % 8u32) { 1u32 | 2u32 => 64i32, _ => 31i32 });
+        let v4: u32 = (28u32).checked_rem(a_u32).unwrap_or(1u32);
+        let mut v5: u32 = ((((if (a_i64 != 63i64) { a_u32 } else { v4 })).abs_diff((v4 << (42i64 & 31i64))) as u32) ^ (a_u32).checked_mul(61u32).unwrap_or(2415924932u32));
+        for j0 in (0u32..=((a_u32) % 4u32)).rev() {
+            v5 = (if matches!((a_u32 % 8u32), 2u32) { (39u32).min((46u32 - v5)) } else { (9u32).checked_sub(a_u32).unwrap_or(69u32) });
+        }
+        assert!((((a_u32 % 256u32) != 7u32) || (!(33i64 > a_i64))));
+        oi[i] = ((((((a_u32) as u16) << 99u8) + (55u16 * ((a_i64) as u16))) ^ ((((a_u32) as u16) % 65535u16) % ((20u16 - ((a_i64) as u16)) | 1u16)))) as u64;
+        of[i] = (((a_f64 / (0.0f64 - a_f64)) - ((if matches!((v4 % 8u32), 2u32 | 1u32) { a_f64 } else { a_f64 }) - (-a_f64)))) as f64;
     }
 }
 
@@ -4209,13 +4222,13 @@ pub fn diff_138(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         }
         let mut t2: [i8; 3] = [(if matches!((a_u32 % 8u32), 0u32) { ((((a_f32) as i8) >> ((-45i64) & 7i64))).saturating_add((-((a_i64) as i8))) } else { (-59i8) }); 3];
         t2[1] = 92i8;
-        t2[2] = ((((match (31u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)).saturating_sub(((match (71u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8))).pow(((-52i8)) as u32 & 7);
-        let mut v2: i8 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
+        t2[2] = ((((-74i8)).checked_add(7i8).unwrap_or(49i8)).saturating_sub(34i8)).pow(((32i8 ^ (-68i8))) as u32 & 7);
+        let mut v2: i8 = (-128i8);
         for &v3 in t2.iter().rev() {
-            v2 = ((((32i32) as i8) - v3) % (((match (65u32 % 8u32) { 0u32..=3u32 => 52i8, _ => ((a_f32) as i8) })).saturating_sub((-((a_f32) as i8))) | 1i8));
+            v2 = ((a_i64) as i8);
         }
-        oi[i] = (53u16) as u64;
-        of[i] = (((((v2 / (((a_f32) as i8) | 1i8))).abs()) as f64)) as f64;
+        oi[i] = ((match (9u32 % 8u32) { 3u32..=5u32 => (match (a_u32 % 8u32) { 3u32 | 2u32 => 41u64, 4u32 => (63u64 / (92u64 | 1u64)), 2u32 | 3u32 => (a_u64 << (a_i32 & 63i32)), _ => a_u64 }), _ => (if (!matches!((a_u32 % 8u32), 2u32 | 3u32)) { (match (4294967295u32 % 8u32) { 1u32 | 7u32 => 50u64, 4u32..=5u32 => 63u64, 1u32 | 4u32 => a_u64, _ => 18446744073709551615u64 }) } else { (!18u64) }) })) as u64;
+        of[i] = ((((((true) as u64)) as f32) * (-(if true { a_f32 } else { v0 })))) as f64;
     }
 }
 
@@ -4240,8 +4253,8 @@ pub fn diff_139(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         } else {
             v3 = (match (4294967295u32 % 8u32) { 3u32 | 4u32 => (match (245842143u32 % 8u32) { 4u32 => a_f64, 7u32..=7u32 => v3, 0u32 | 6u32 => 8.375f64, _ => 12.5f64 }), 0u32..=4u32 => (a_f64 / a_f64), _ => (v3 * (-5.5f64)) });
         }
-        oi[i] = ((match (87u32 % 8u32) { 7u32 | 6u32 => 46u16, 5u32 | 4u32 => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16), 1u32..=3u32 => ((match (97u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16), _ => (((((a_u32) as u8)) as u16) * (((a_i32) as u16) << (18u8 & 15u8))) })) as u64;
-        of[i] = ((((if (true && (75i32 >= a_i32)) { ((match (20u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) } else { (-88i8) })) as f32)) as f64;
+        oi[i] = ((match (87u32 % 8u32) { 7u32 | 6u32 => 46u16, 5u32 | 4u32 => (((a_u32) as u16)).checked_sub(53u16).unwrap_or(15u16), 6u32 | 4u32 => 692u16, _ => (((60u8 + ((a_f32) as u8))) as u16) })) as u64;
+        of[i] = ((((if (a_i64 > 64i64) { a_f32 } else { a_f32 }) + ((-1.0f32)).sqrt()) + (((12.375f32 / 10.75f32)) as f32))) as f64;
     }
 }
 
@@ -4346,14 +4359,14 @@ pub fn diff_143(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         t3[2] = (!(((v2 << ((-48i16) & 31i16))) as i16));
         let mut v3: i16 = (-((a_i32) as i16));
         for &v4 in t3.iter().skip(1) {
-            v3 = ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) << ((match (29u32 % 8u32) { 1u32..=6u32 => ((a_u32) as i16), _ => v3 }) & 15i16))).abs();
+            v3 = (((v4).checked_sub(((a_i64) as i16)).unwrap_or(v4) << ((match (29u32 % 8u32) { 1u32..=6u32 => ((a_u32) as i16), _ => v3 }) & 15i16))).abs();
         }
-        let mut v5: f64 = ((a_f64).abs() * (-a_f64));
-        for j0 in ((((a_u32 | a_u32)) % 8u32)..(((!a_u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v5 = ((v5 + a_f64) * (v5 + 5.5f64));
+        let mut v5: i64 = 14i64;
+        for j0 in (u32::MAX - ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32))..=u32::MAX {
+            v5 = (!v1);
         }
-        oi[i] = ((if matches!((a_u32 % 8u32), 2u32) { v3 } else { (match (59u32 % 8u32) { 0u32 | 5u32 => (((a_f32) as i16) >> ((-11i8) & 15i8)), 2u32..=4u32 => (match (8u32 % 8u32) { 6u32 | 6u32 => (-84i16), _ => ((a_i32) as i16) }), _ => (v3 << ((-50i8) & 15i8)) }) })) as u64;
-        of[i] = (((-(-a_f64))).sqrt()) as f64;
+        oi[i] = ((((match (25u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) * (if (44i64 >= a_i64) { ((0u16) as u16) } else { (15u16 >> (61u32 & 15u32)) }))) as u64;
+        of[i] = ((a_f32 * (-((-4.5f32)).abs()))) as f64;
     }
 }
 
@@ -4370,13 +4383,19 @@ pub fn diff_144(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_f64: f64 = xf64[i];
         let mut v0: i8 = (((16u8 * 97u8)) as i8);
         if ((((a_u32) as i8) & ((a_i64) as i8)) >= ((-29i8) >> (((a_f32) as u8) & 7u8))) {
-            v0 = ((((a_f32) as i8)).abs_diff(((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) as i8);
+            v0 = ((((a_f32) as i8)).abs_diff((v0).checked_div(v0).unwrap_or(((a_i64) as i8))) as i8);
         } else {
-            v0 = v0;
+            v0 = ((((((a_i64) as i16)) as u32)) as i8);
         }
-        let v1: u8 = (((match (a_u32 % 8u32) { 3u32 => 80u8, 7u32 => 62u8, 7u32..=7u32 => 18u8, _ => ((a_f32) as u8) }) % (((a_i32) as u8) | 1u8)) << ((((match (39u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) << ((match (88u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)) & 7u32));
-        oi[i] = ((((((match (2177803099u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)).max((match (7u32 % 8u32) { 2u32..=5u32 => (-32768i16), _ => (-68i16) }))) as u32)) as u64;
-        of[i] = ((((10u64 - (0u64 / 3u64))) as f32)) as f64;
+        let mut c1: u32 = 0u32;
+        let v1: f32 = loop {
+            if c1 >= ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32) {
+                break ((((match (a_u32 % 8u32) { 2u32 => ((-7.875f32) + (-7.125f32)), 3u32 => (if true { (-12.25f32) } else { a_f32 }), _ => (-a_f32) })) as f32));
+            }
+            c1 += 1u32;
+        };
+        oi[i] = (a_i64) as u64;
+        of[i] = ((((((a_f32) as u16)) as f64) * (match (31u32 % 8u32) { 3u32 => (a_f64 + 1.7e308f64), 3u32..=7u32 => (a_f64).sqrt(), 6u32 => (a_f64 - 1.7e308f64), _ => ((93u8) as f64) }))) as f64;
     }
 }
 
@@ -4405,13 +4424,13 @@ pub fn diff_145<const K: u32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[
         }
         let mut c1: u32 = 0u32;
         let v1: f64 = loop {
-            if c1 >= ((((match (1214872725u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32) {
-                break ((if (a_u64 == 41u64) { (a_f64 * 5e-324f64) } else { (a_f64).abs() }));
+            if c1 >= (((a_u32).checked_sub(45u32).unwrap_or(83u32)) % 4u32) {
+                break ((((37u16) as f64) - (5.5f64 / v0)));
             }
             c1 += 1u32;
         };
-        oi[i] = ((!((K).min(a_u32) | (match (25u32 % 8u32) { 2u32..=6u32 => a_u32, 5u32..=5u32 => a_u32, _ => a_u32 })))) as u64;
-        of[i] = (a_f32) as f64;
+        oi[i] = (((match (20u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)) as u64;
+        of[i] = ((-8.5f32)) as f64;
     }
 }
 
@@ -4485,25 +4504,17 @@ pub fn diff_148<const K: i8>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         let mut c2: u32 = 0u32;
         let v2: i16 = loop {
             if c2 >= (((if true { 48u32 } else { a_u32 })) % 4u32) {
-                break (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16));
+                break ((9i16).checked_mul((-44i16)).unwrap_or((-76i16)));
             }
             c2 += 1u32;
         };
-        let v3: u8 = (!(1u8).max(62u8));
-        let mut v4: u32 = ((17u32).max(18u32) >> (46843u16 & 31u16));
-        'l4: for j0 in 0u32..(((0u32 * a_u32)) % 3u32) {
-            for j1 in 0u32..(((a_u32).max(a_u32)) % 3u32) {
-                if (!(((a_f32) as i16) == ((a_i32) as i16))) {
-                    break 'l4;
-                }
-                if (v3 <= ((a_i32) as u8)) {
-                    continue 'l4;
-                }
-                v4 = (!(j1 << (45u32 & 31u32)));
-            }
+        let mut v3: u16 = (if (!matches!((a_u32 % 8u32), 5u32)) { (((a_i32) as u16) >> (((11.0f32) as u32) & 15u32)) } else { (match (22u32 % 8u32) { 0u32 => ((match (40u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16), 3u32 | 5u32 => (!39u16), 1u32..=7u32 => 10u16, _ => ((99i16) as u16) }) });
+        for j0 in (0u32..((((((a_f32) as i16)) as u32)) % 4u32)).rev() {
+            v3 = ((a_i32) as u16);
         }
-        oi[i] = (86u16) as u64;
-        of[i] = (1e-40f32) as f64;
+        let v4: i32 = (if matches!((98u32 % 8u32), 7u32) { a_i32 } else { a_i32 });
+        oi[i] = ((67u32 << (!(89u64 - 77u64)))) as u64;
+        of[i] = (((((2u32) as f64) / (a_f64 * 5e-324f64)) + (((84u8) as f64) / (v0 - (-7.375f64))))) as f64;
     }
 }
 

@@ -17,5 +17,6 @@ fn diagnostics() {
     t.compile_fail("cases/methods/*.rs");
     t.compile_fail("cases/enums/*.rs");
     t.compile_fail("cases/tensor_cores/*.rs");
+    t.compile_fail("cases/options/*.rs");
     t.pass("cases/pass/*.rs");
 }

@@ -32,10 +32,14 @@ impl Resolver<'_> {
         match self.types.resolve(t) {
             Some(r) => r,
             None => {
-                self.diags.error(
-                    span,
-                    "cannot infer the type of this value; annotate it, as in `let x: f32 = ...`",
-                );
+                // After another error, a value left untyped is most often its follow-on (a
+                // local whose `let` failed): the first error is the one to fix.
+                if self.diags.is_empty() {
+                    self.diags.error(
+                        span,
+                        "cannot infer the type of this value; annotate it, as in `let x: f32 = ...`",
+                    );
+                }
                 RTy::Prim(Prim::Bool)
             }
         }

@@ -18,22 +18,14 @@ use super::{reported, strip_derefs, Desugarer};
 /// The reductions, with what a kernel writes for those it lacks.
 const REFUSED_REDUCTIONS: &[(&str, &str)] = &[
     (
-        "max",
-        "`.max()` returns an `Option`, which kernels do not have yet; fold from the first \
-         element: `a.iter().skip(1).fold(a[0], |m, &x| m.max(x))`",
-    ),
-    (
-        "min",
-        "`.min()` returns an `Option`, which kernels do not have yet; fold from the first \
-         element: `a.iter().skip(1).fold(a[0], |m, &x| m.min(x))`",
-    ),
-    (
         "max_by",
-        "`.max_by(..)` returns an `Option`; write a `fold` that keeps the larger value",
+        "`.max_by(..)` is not supported in kernels; write a `fold` that keeps the larger \
+         value, or `.map(..)` to the key and `.max()`",
     ),
     (
         "min_by",
-        "`.min_by(..)` returns an `Option`; write a `fold` that keeps the smaller value",
+        "`.min_by(..)` is not supported in kernels; write a `fold` that keeps the smaller \
+         value, or `.map(..)` to the key and `.min()`",
     ),
     (
         "position",
@@ -223,7 +215,9 @@ impl Desugarer<'_> {
     /// block; `None` when `m` is not one.
     pub(super) fn reduction(&mut self, m: &syn::ExprMethodCall) -> Option<syn::Expr> {
         let name = m.method.to_string();
-        const REDUCTIONS: &[&str] = &["sum", "product", "fold", "count", "any", "all", "for_each"];
+        const REDUCTIONS: &[&str] = &[
+            "sum", "product", "fold", "count", "any", "all", "for_each", "max", "min",
+        ];
         let refused = REFUSED_REDUCTIONS.iter().find(|(n, _)| *n == name);
         if !REDUCTIONS.contains(&name.as_str()) && refused.is_none() {
             return None;
@@ -288,8 +282,6 @@ impl Desugarer<'_> {
                 return Err(());
             }
         };
-        type Each<'a, 'b> =
-            Box<dyn FnOnce(&mut Desugarer<'b>, Item) -> Result<Vec<syn::Stmt>, ()> + 'a>;
         let a = acc.clone();
         let (init, each): (syn::Stmt, Each<'_, '_>) = match name {
             "sum" | "product" => {
@@ -309,6 +301,7 @@ impl Desugarer<'_> {
                     }),
                 )
             }
+            "max" | "min" => extremum(name, &m.method, &a, &x, span),
             "count" => (
                 syn::parse_quote_spanned!(span=> let mut #a = 0usize;),
                 Box::new(move |d: &mut Desugarer<'_>, item: Item| {
@@ -391,6 +384,68 @@ impl Desugarer<'_> {
             #result
         }))
     }
+}
+
+/// What a reduction does with each item: statements.
+type Each<'a, 'b> = Box<dyn FnOnce(&mut Desugarer<'b>, Item) -> Result<Vec<syn::Stmt>, ()> + 'a>;
+
+/// `max()` / `min()`: an `Option` of the items, which must be values
+/// (`a.iter().copied().max()`, a range, a `map`): Rust's `max` of `a.iter()` is an `Option`
+/// of a reference, which kernels do not have. Rust's `max` keeps the last of equal maxima,
+/// `min` the first of equal minima. Rust asks the items to be `Ord` (not floats):
+/// `__gpu_require_ord` keeps that check. The accumulator `acc` starts `None`.
+fn extremum<'b>(
+    name: &str,
+    method: &syn::Ident,
+    acc: &syn::Ident,
+    x: &syn::Ident,
+    span: proc_macro2::Span,
+) -> (syn::Stmt, Each<'static, 'b>) {
+    let keep = if name == "max" {
+        quote::quote_spanned!(span=> >)
+    } else {
+        quote::quote_spanned!(span=> <=)
+    };
+    let (method, a, x) = (method.clone(), acc.clone(), x.clone());
+    let init = syn::parse_quote_spanned!(span=> let mut #a = None;);
+    let each: Each<'static, 'b> = Box::new(move |d: &mut Desugarer<'_>, item: Item| {
+        let v = match item {
+            Item::Value {
+                by_ref: false,
+                expr,
+            } => expr,
+            Item::Value { by_ref: true, .. } => {
+                d.err(
+                    method.span(),
+                    format!(
+                        "`.{method}()` of `a.iter()` gives a reference, which kernels do not \
+                         have: take the values first, `a.iter().copied().{method}()`"
+                    ),
+                );
+                return Err(());
+            }
+            Item::Tuple(_) => {
+                d.err(
+                    method.span(),
+                    format!(
+                        "`{method}` needs single values and these items are pairs; map them \
+                         first: `.map(|(a, b)| a * b).{method}()`"
+                    ),
+                );
+                return Err(());
+            }
+        };
+        let at = method.span();
+        Ok(vec![
+            syn::parse_quote_spanned!(at=> let #x = __gpu_require_ord(#v);),
+            syn::parse_quote_spanned!(span=>
+                if !(#a.is_some() && __gpu_some_value(#a) #keep #x) {
+                    #a = Some(#x);
+                }
+            ),
+        ])
+    });
+    (init, each)
 }
 
 /// Rewrites each `break v` that leaves the loop being rewritten into `{ r = v; break 'l; }`.

@@ -27,15 +27,15 @@ pub(super) fn is_matches_macro(mac: &syn::Macro) -> bool {
 
 /// A scrutinee: one value (a plain name or literal, or the local it was bound to), or a
 /// tuple written out.
-enum Scrutinee {
+pub(super) enum Scrutinee {
     One(Box<syn::Expr>),
     Tuple(Vec<Scrutinee>),
 }
 
 /// What a pattern asks of a scrutinee.
-struct Tested {
+pub(super) struct Tested {
     /// The test; `None` when every value matches.
-    test: Option<syn::Expr>,
+    pub(super) test: Option<syn::Expr>,
     /// Whether `test` is `None` because the pattern binds a name (not only `_`).
     binds_all: bool,
 }
@@ -161,7 +161,7 @@ impl Desugarer<'_> {
     }
 
     /// The test `pat` makes of `s`, the names it binds into `binds`.
-    fn pattern(
+    pub(super) fn pattern(
         &mut self,
         pat: &syn::Pat,
         s: &Scrutinee,
@@ -193,6 +193,7 @@ impl Desugarer<'_> {
             }
             (syn::Pat::Range(r), Scrutinee::One(v)) => Ok(range_test(r, v)),
             (syn::Pat::Or(o), _) => self.or_pattern(o, s, binds),
+            (_, Scrutinee::One(v)) if option_pattern(pat) => self.option_pattern(pat, v, binds),
             (syn::Pat::Ident(pi), _) if pi.by_ref.is_some() => {
                 self.err(
                     pi.by_ref.span(),
@@ -242,8 +243,9 @@ impl Desugarer<'_> {
             (syn::Pat::Struct(_) | syn::Pat::TupleStruct(_), _) => {
                 self.err(
                     span,
-                    "patterns with fields (`Some(x)`, `P { x, .. }`) are not supported in \
-                     kernels yet; compare the fields with `if`",
+                    "patterns with fields other than `Some(x)` (`P { x, .. }`, an enum \
+                     variant's data) are not supported in kernels yet; compare the fields \
+                     with `if`",
                 );
                 Err(())
             }
@@ -263,6 +265,35 @@ impl Desugarer<'_> {
                 Err(())
             }
         }
+    }
+
+    /// `None` and `Some(p)` (see [`option_pattern`]): a test of `is_none()` / `is_some()`,
+    /// then `p` on the value.
+    fn option_pattern(
+        &mut self,
+        pat: &syn::Pat,
+        v: &syn::Expr,
+        binds: &mut Vec<(syn::PatIdent, syn::Expr)>,
+    ) -> Result<Tested, ()> {
+        let span = pat.span();
+        let syn::Pat::TupleStruct(ts) = pat else {
+            return Ok(Tested {
+                test: Some(syn::parse_quote_spanned!(span=> #v.is_none())),
+                binds_all: false,
+            });
+        };
+        if ts.elems.len() != 1 {
+            self.err(ts.span(), "`Some` holds one value: `Some(x)`");
+            return Err(());
+        }
+        let span = ts.path.span();
+        let value: syn::Expr = syn::parse_quote_spanned!(span=> __gpu_some_value(#v));
+        let inner = self.pattern(&ts.elems[0], &Scrutinee::One(Box::new(value)), binds)?;
+        let is_some: syn::Expr = syn::parse_quote_spanned!(span=> #v.is_some());
+        Ok(Tested {
+            test: and(Some(is_some), inner.test),
+            binds_all: false,
+        })
     }
 
     /// `a | b | ..`: any alternative's test; no names bound inside.
@@ -353,6 +384,7 @@ impl Desugarer<'_> {
         // Each arm: its test (with its guard) and its block.
         let mut arms: Vec<(Option<syn::Expr>, syn::Expr, Span)> = Vec::new();
         let mut bools = (false, false);
+        let mut options = (false, false);
         let mut variants: Vec<(String, String)> = Vec::new();
         let mut failed = false;
         for (i, arm) in m.arms.iter().enumerate() {
@@ -367,6 +399,7 @@ impl Desugarer<'_> {
             if arm.guard.is_none() {
                 if let Scrutinee::One(_) = s {
                     collect_bools(&arm.pat, &mut bools);
+                    collect_options(&arm.pat, &mut options);
                     collect_variants(&arm.pat, &mut variants);
                 }
             }
@@ -407,6 +440,7 @@ impl Desugarer<'_> {
                 .all(|v| variants.iter().any(|(o, w)| o == name && w == v))
         });
         let exhaustive = bools == (true, true)
+            || options == (true, true)
             || every_variant
             || arms.last().is_some_and(|(t, _, _)| t.is_none());
         let Some((_, last, _)) = arms.pop() else {
@@ -417,7 +451,8 @@ impl Desugarer<'_> {
             self.err(
                 span,
                 "this `match` does not cover every value; end it with an arm that does \
-                 (`_ => ..`) or, on an enum, name every variant, as Rust requires",
+                 (`_ => ..`) or name every variant (of an enum; of an `Option`, `Some(x)` and \
+                 `None`), as Rust requires",
             );
             return reported(span);
         }
@@ -494,15 +529,25 @@ impl Desugarer<'_> {
     }
 }
 
-/// Whether evaluating `e` again, or not at all, cannot be told apart: names, literals,
-/// fields, casts, comparisons, bitwise operators, and `%` or `/` by a literal other than 0
-/// and 1 (nothing that reads memory, calls, or can fault, as an index or an overflow can).
-fn infallible(e: &syn::Expr) -> bool {
+/// Whether evaluating `e` again, or not at all, cannot be told apart: names, literals (a
+/// negative one too), fields, casts, comparisons, bitwise operators, `%` or `/` by a
+/// literal other than 0 and 1, and `checked_*` of these (nothing that reads memory, calls,
+/// or can fault, as an index or an overflow can).
+pub(super) fn infallible(e: &syn::Expr) -> bool {
     use syn::BinOp::*;
     match e {
         syn::Expr::Path(_) | syn::Expr::Lit(_) => true,
         syn::Expr::Paren(p) => infallible(&p.expr),
+        syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => {
+            matches!(strip_parens(&u.expr), syn::Expr::Lit(_))
+        }
         syn::Expr::Unary(u) => matches!(u.op, syn::UnOp::Not(_)) && infallible(&u.expr),
+        syn::Expr::MethodCall(m) => {
+            m.method.to_string().starts_with("checked_")
+                && m.args.len() == 1
+                && infallible(&m.receiver)
+                && infallible(&m.args[0])
+        }
         syn::Expr::Binary(b) => {
             let op_ok = match b.op {
                 BitAnd(_) | BitOr(_) | BitXor(_) | Eq(_) | Ne(_) | Lt(_) | Le(_) | Gt(_)
@@ -535,6 +580,52 @@ fn collect_variants(pat: &syn::Pat, seen: &mut Vec<(String, String)>) {
         }
         syn::Pat::Or(o) => o.cases.iter().for_each(|c| collect_variants(c, seen)),
         syn::Pat::Paren(p) => collect_variants(&p.pat, seen),
+        _ => {}
+    }
+}
+
+/// Whether `pat` is `None` or `Some(..)`, as Rust's prelude names the variants.
+fn option_pattern(pat: &syn::Pat) -> bool {
+    is_none_pattern(pat) || matches!(pat, syn::Pat::TupleStruct(ts) if ts.path.is_ident("Some"))
+}
+
+/// Whether `pat` is `None`, as Rust's prelude names the variant.
+fn is_none_pattern(pat: &syn::Pat) -> bool {
+    match pat {
+        syn::Pat::Ident(pi) => {
+            pi.ident == "None"
+                && pi.subpat.is_none()
+                && pi.by_ref.is_none()
+                && pi.mutability.is_none()
+        }
+        syn::Pat::Path(p) => p.qself.is_none() && p.path.is_ident("None"),
+        _ => false,
+    }
+}
+
+/// Whether `pat` matches every value: `_`, or a name that binds (not a constant's).
+fn irrefutable(pat: &syn::Pat) -> bool {
+    match pat {
+        syn::Pat::Wild(_) => true,
+        syn::Pat::Ident(pi) => {
+            pi.subpat.is_none() && !constant_case(&unraw(&pi.ident)) && !is_none_pattern(pat)
+        }
+        syn::Pat::Reference(r) => irrefutable(&r.pat),
+        syn::Pat::Paren(p) => irrefutable(&p.pat),
+        syn::Pat::Type(t) => irrefutable(&t.pat),
+        _ => false,
+    }
+}
+
+/// Notes whether `pat` matches every `Some` value and whether it matches `None`.
+fn collect_options(pat: &syn::Pat, seen: &mut (bool, bool)) {
+    match pat {
+        syn::Pat::TupleStruct(ts) if ts.path.is_ident("Some") && ts.elems.len() == 1 => {
+            seen.0 |= irrefutable(&ts.elems[0]);
+        }
+        p if is_none_pattern(p) => seen.1 = true,
+        syn::Pat::Or(o) => o.cases.iter().for_each(|c| collect_options(c, seen)),
+        syn::Pat::Paren(p) => collect_options(&p.pat, seen),
         _ => {}
     }
 }

@@ -11,6 +11,8 @@
 //! - `matching.rs` turns `match` and `matches!` into tests (`if` chains).
 //! - `panics.rs` turns `assert!` and its relatives, `panic!`, `unreachable!`, `todo!` and
 //!   `unimplemented!` into tests and the core's panic call.
+//! - `options.rs` turns `if let`, `while let`, `let .. else` and `Option`'s methods
+//!   (`unwrap_or`, `map`, ..) into `match`.
 //! - `std_forms.rs` writes out `a.swap(i, j)`, `mem::swap(&mut p, &mut q)` and
 //!   `x.sin_cos()`.
 //!
@@ -22,6 +24,7 @@ mod bind;
 mod chain;
 mod loops;
 mod matching;
+mod options;
 mod panics;
 mod std_forms;
 
@@ -108,7 +111,7 @@ impl VisitMut for Desugarer<'_> {
             match &s {
                 syn::Stmt::Local(local) => {
                     self.note_array(local);
-                    match self.sin_cos_let(local) {
+                    match self.sin_cos_let(local).or_else(|| self.let_else(local)) {
                         Some(expanded) => stmts.extend(expanded),
                         None => stmts.push(s),
                     }
@@ -161,8 +164,10 @@ impl VisitMut for Desugarer<'_> {
         let new = match e {
             syn::Expr::ForLoop(f) => self.for_loop(f),
             syn::Expr::Match(m) => Some(self.match_expr(m)),
-            syn::Expr::MethodCall(m) => self.reduction(m),
+            syn::Expr::MethodCall(m) => self.reduction(m).or_else(|| self.option_method(m)),
             syn::Expr::Loop(l) => self.loop_value(l),
+            syn::Expr::If(i) => self.if_let(i),
+            syn::Expr::While(w) => self.while_let(w),
             _ => None,
         };
         if let Some(new) = new {

@@ -458,7 +458,9 @@ impl Emitter<'_> {
                 let v = self.expr(e);
                 self.line(format!("{ty} {name} = {v};"));
             }
-            None => self.line(format!("{ty} {name};")),
+            // Value-initialised (zero for numbers), so a local read before any assignment
+            // (an `Option`'s value where it is `None`) is never indeterminate.
+            None => self.line(format!("{ty} {name}{{}};")),
         }
     }
 

@@ -52,13 +52,16 @@ pub(super) fn method_advice(name: &str) -> String {
             "write `31 - x.leading_zeros()` for a `u32` (63 for a `u64`; `x` above 0, as Rust \
              asks)",
         ),
-        "checked_add" | "checked_sub" | "checked_mul" | "checked_div" => Some(
-            "kernels have no `Option` yet: test the operands first, or use \
-             `saturating_add`/`wrapping_add` and their relatives",
+        "checked_neg" | "checked_pow" | "checked_shl" | "checked_shr" | "checked_abs" => Some(
+            "kernels have `checked_add`, `checked_sub`, `checked_mul`, `checked_div` and \
+             `checked_rem`; test the operand for the others (`if x != i32::MIN { Some(-x) } \
+             else { None }`)",
         ),
-        "unwrap" | "expect" | "unwrap_or" | "is_some" | "is_none" => {
-            Some("kernels have no `Option` yet; keep a flag beside the value")
-        }
+        "unwrap" | "expect" | "unwrap_or" | "is_some" | "is_none" => Some(
+            "`Option`'s methods apply to an `Option` local, `Some(x)`, `None` or \
+             `a.checked_add(b)`: bind the value to a local first (`let o: Option<f32> = \
+             f(x);`)",
+        ),
         "to_string" | "to_owned" | "clone" | "into" | "to_vec" => {
             Some("kernel values are copied as they are: drop the call (or `as`-cast a number)")
         }

@@ -35,6 +35,15 @@ impl Lowerer<'_> {
         if let Some(coord) = self.mma_coord(m) {
             return coord;
         }
+        if let Some(test) = self.option_test(m) {
+            return test;
+        }
+        // A local whose `let` failed was reported there; its methods are not again.
+        if let Some(Binding::Local(v)) = self.receiver_binding(m) {
+            if self.poisoned.contains(&v) {
+                return None;
+            }
+        }
         if name == "get_unchecked" {
             let (target, index) = self.unchecked_access(m)?;
             let ty = self.target_elem(target);
@@ -204,6 +213,11 @@ impl Lowerer<'_> {
                     );
                 }
                 return None;
+            }
+        }
+        if segs.len() == 1 {
+            if let Some(e) = self.option_internal_call(&last, c) {
+                return e;
             }
         }
         if segs.len() == 1 && last.starts_with(crate::desugar::RESERVED_PREFIX) {

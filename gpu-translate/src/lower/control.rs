@@ -266,6 +266,16 @@ impl Lowerer<'_> {
 
     /// A `return`, of a value, a tuple or nothing, as the function's signature says.
     pub(super) fn return_stmt(&mut self, r: &syn::ExprReturn) -> Option<Stmt> {
+        if self.sig.ret_option {
+            let Some(v) = &r.expr else {
+                self.err(
+                    r.span(),
+                    "this device function returns an `Option`: `return None;`",
+                );
+                return None;
+            };
+            return Some(self.return_option(v));
+        }
         if !self.sig.ret_tuple.is_empty() {
             return match &r.expr {
                 Some(v) => self.return_tuple(v),

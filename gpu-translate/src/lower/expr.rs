@@ -285,6 +285,10 @@ impl Lowerer<'_> {
                     ty: self.k.locals[v].ty,
                     span,
                 }),
+                Some(Binding::Option(..)) => {
+                    self.option_as_value(span, &unraw(ident));
+                    None
+                }
                 Some(Binding::Slice(_) | Binding::Array(_)) => {
                     self.err(
                         span,

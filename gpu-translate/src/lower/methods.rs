@@ -48,7 +48,7 @@ impl Lowerer<'_> {
                 let elem = match self.lookup(&unraw(p.path.get_ident()?))? {
                     Binding::Slice(s) => self.k.slices[s].elem,
                     Binding::Array(a) => self.k.arrays[a].elem,
-                    Binding::Local(_) => return None,
+                    Binding::Local(_) | Binding::Option(..) => return None,
                 };
                 self.struct_type(elem)
             }
@@ -199,6 +199,15 @@ impl Lowerer<'_> {
     /// The error for `.name()` on a value whose type the function cannot see (a device
     /// function's or a method's result), which may be a struct's.
     pub(super) fn unseen_type(&mut self, m: &syn::ExprMethodCall, name: &str) {
+        // `is_some`/`is_none` come from `Option`'s methods and patterns, desugared.
+        if name == "is_some" || name == "is_none" {
+            self.err(
+                m.receiver.span(),
+                "this value comes from a device function, whose type the kernel does not see; \
+                 to read it as an `Option`, name its type first: `let v: Option<f32> = f(x);`",
+            );
+            return;
+        }
         self.err(
             m.receiver.span(),
             format!(

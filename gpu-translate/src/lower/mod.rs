@@ -23,6 +23,7 @@ mod expr;
 mod math;
 mod methods;
 mod mma;
+mod option;
 mod place;
 mod print;
 mod std_paths;
@@ -62,6 +63,8 @@ enum Binding {
     Local(VarId),
     Slice(ir::SliceId),
     Array(ir::ArrayId),
+    /// An `Option` local (`option.rs`): its flag and its value.
+    Option(VarId, VarId),
 }
 
 /// What a value expression may be: at the top of a `let`, an assignment or a value block

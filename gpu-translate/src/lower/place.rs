@@ -28,6 +28,10 @@ impl Lowerer<'_> {
                         None
                     }
                     Some(Binding::Local(v)) => Some(Place::Local(v)),
+                    Some(Binding::Option(..)) => {
+                        self.option_as_value(ident.span(), &unraw(ident));
+                        None
+                    }
                     Some(Binding::Slice(_) | Binding::Array(_)) => {
                         self.err(
                             ident.span(),
@@ -195,6 +199,10 @@ impl Lowerer<'_> {
                         format!("`{ident}` is a number and cannot be indexed"),
                     );
                 }
+                None
+            }
+            Some(Binding::Option(..)) => {
+                self.option_as_value(ident.span(), &unraw(&ident));
                 None
             }
             None => {

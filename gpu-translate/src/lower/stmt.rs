@@ -33,8 +33,9 @@ impl Lowerer<'_> {
         if pos == Position::Operand && !init.is_empty() {
             self.err(
                 b.span(),
-                "a block with statements can only be the value of a `let` or an assignment; \
-                 move the statements before this expression",
+                "this needs statements (a block's, a panic's as in `unwrap()`, or a `match` \
+                 arm's bindings), which only a `let`'s or an assignment's value may have: \
+                 give it a `let` of its own (`let v = ..;`) and use `v` here",
             );
             return None;
         }
@@ -56,7 +57,7 @@ impl Lowerer<'_> {
         ))
     }
 
-    fn stmt(&mut self, s: &syn::Stmt, out: &mut Vec<Stmt>) {
+    pub(super) fn stmt(&mut self, s: &syn::Stmt, out: &mut Vec<Stmt>) {
         let line = s.span().start().line;
         if line > 0 {
             out.push(Stmt::Line(line as u32));
@@ -220,6 +221,27 @@ impl Lowerer<'_> {
             }
             return;
         }
+        // `let o = Some(x);`, `let o: Option<f32> = f(x);`: an `Option` local (`option.rs`).
+        if let syn::Pat::Ident(pi) = pat {
+            let element = annotation.and_then(super::option::option_element);
+            let init = local.init.as_ref().map(|i| &*i.expr);
+            if element.is_some() || init.is_some_and(|e| self.is_option_expr(e)) {
+                let elem = match element {
+                    Some(t) => {
+                        match scalar_type(t, &self.sig.generics, &self.sig.structs, self.diags) {
+                            Some(ty) => Some(ty),
+                            None => {
+                                self.poison_pattern(pat);
+                                return;
+                            }
+                        }
+                    }
+                    None => None,
+                };
+                self.option_let(pi, elem, init, out);
+                return;
+            }
+        }
         let annotated = match annotation {
             Some(t) => match scalar_type(t, &self.sig.generics, &self.sig.structs, self.diags) {
                 Some(ty) => Some(ty),
@@ -280,6 +302,9 @@ impl Lowerer<'_> {
     fn stmt_expr(&mut self, e: &syn::Expr) -> Option<Stmt> {
         match e {
             syn::Expr::Assign(a) => {
+                if let Some(s) = self.option_assign(&a.left, &a.right) {
+                    return Some(s);
+                }
                 let value = self.expr(&a.right, Position::Top);
                 let place = self.place(&a.left);
                 let (place, value) = (place?, value?);

@@ -186,18 +186,8 @@ impl Lowerer<'_> {
             match elem {
                 syn::Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => {
                     let ty = self.types.fresh_opaque();
-                    let part = Expr {
-                        kind: ExprKind::TuplePart(
-                            Box::new(Expr {
-                                kind: ExprKind::Local(holder),
-                                ty: holder_ty,
-                                span,
-                            }),
-                            k,
-                        ),
-                        ty,
-                        span: pi.span(),
-                    };
+                    let mut part = tuple_part(holder, holder_ty, k, ty, span);
+                    part.span = pi.span();
                     let var = self.declare(
                         &unraw(&pi.ident),
                         ty,
@@ -297,5 +287,27 @@ impl Lowerer<'_> {
             syn::Pat::Type(t) => self.poison_pattern(&t.pat),
             _ => {}
         }
+    }
+}
+
+/// Element `k` (of type `ty`) of the tuple in local `holder` (of type `holder_ty`).
+pub(super) fn tuple_part(
+    holder: crate::ir::VarId,
+    holder_ty: Ty,
+    k: usize,
+    ty: Ty,
+    span: proc_macro2::Span,
+) -> Expr {
+    Expr {
+        kind: ExprKind::TuplePart(
+            Box::new(Expr {
+                kind: ExprKind::Local(holder),
+                ty: holder_ty,
+                span,
+            }),
+            k,
+        ),
+        ty,
+        span,
     }
 }

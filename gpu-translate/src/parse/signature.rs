@@ -68,8 +68,10 @@ pub struct KernelSignature {
     /// A device function's return type; kernels return nothing.
     pub ret: Option<Ty>,
     /// A device function's tuple return type (`-> (f32, u32)`): its elements; `ret` is
-    /// then `None`.
+    /// then `None`. An `Option<T>` result is the pair `[bool, T]`, with `ret_option` set.
     pub ret_tuple: Vec<Ty>,
+    /// Whether the device function returns `Option<T>` (as the pair in `ret_tuple`).
+    pub ret_option: bool,
     /// Whether this is a `#[gpu_device]` function rather than a kernel.
     pub device: bool,
     /// The structs it names, with their fields ([`Ty::Struct`] indexes them).
@@ -143,6 +145,8 @@ pub(crate) fn parse_signature_of(
         return None;
     }
     let (ret, ret_tuple) = return_type(sig, device, &generics, &structs, diags)?;
+    let ret_option =
+        device && matches!(&sig.output, syn::ReturnType::Type(_, t) if option_element(t).is_some());
     Some(KernelSignature {
         ident: sig.ident.clone(),
         generics,
@@ -151,6 +155,7 @@ pub(crate) fn parse_signature_of(
         params,
         ret,
         ret_tuple,
+        ret_option,
         device,
         structs,
         method_of,
@@ -389,10 +394,33 @@ fn return_type(
                 );
                 return None;
             }
+            t if option_element(t).is_some() => {
+                let elem = option_element(t).expect("checked above");
+                let elem = scalar_type(elem, generics, structs, diags)?;
+                (None, vec![Ty::Prim(crate::ir::Prim::Bool), elem])
+            }
             _ => (Some(scalar_type(ty, generics, structs, diags)?), Vec::new()),
         },
         _ => (None, Vec::new()),
     })
+}
+
+/// The element type of an `Option<T>` type, if `t` is one.
+pub(crate) fn option_element(t: &syn::Type) -> Option<&syn::Type> {
+    let syn::Type::Path(p) = t else {
+        return None;
+    };
+    let last = p.path.segments.last()?;
+    if last.ident != "Option" || p.qself.is_some() {
+        return None;
+    }
+    match &last.arguments {
+        syn::PathArguments::AngleBracketed(a) if a.args.len() == 1 => match &a.args[0] {
+            syn::GenericArgument::Type(t) => Some(t),
+            _ => None,
+        },
+        _ => None,
+    }
 }
 
 /// The parameter with its bound; after an error, with `Num` so the rest still checks.

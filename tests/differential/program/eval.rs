@@ -238,6 +238,10 @@ impl Eval<'_> {
                     None => self.expr(default),
                 }
             }
+            Kind::CheckedOr(op, a, b, d) => {
+                let (a, b, d) = (self.expr(a), self.expr(b), self.expr(d));
+                super::checked(*op, a, b).unwrap_or(d)
+            }
             // An enum's `as` casts its value, of its repr (`i16`).
             Kind::Tri(s) => {
                 let Value::U32(v) = self.expr(s) else {

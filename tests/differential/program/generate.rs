@@ -266,6 +266,12 @@ impl Gen<'_> {
                 Kind::PairMixed(b(self.expr(Ty::I64, d)), b(self.expr(Ty::I64, d)))
             }
             2 if ty == Ty::I64 => Kind::PairNew(b(self.expr(Ty::I64, d)), b(self.expr(Ty::I64, d))),
+            1 | 2 => {
+                let op = self
+                    .r
+                    .pick(&[Bin::Add, Bin::Sub, Bin::Mul, Bin::Div, Bin::Rem]);
+                Kind::CheckedOr(op, b(self.leaf(ty)), b(self.leaf(ty)), b(self.leaf(ty)))
+            }
             // A plain selector, as `match_kind`'s: a scrutinee with effects would need a
             // statement to hold it, which an operand cannot have.
             _ => Kind::Tri(b(self.leaf(Ty::U32))),

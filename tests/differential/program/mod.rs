@@ -350,6 +350,9 @@ pub enum Kind {
     PairNew(Box<Expr>, Box<Expr>),
     /// `matches!(s % 8, p)`: a `bool` (compiled programs only).
     Matches(Box<Expr>, Pat),
+    /// `a.checked_add(b).unwrap_or(d)` (`Bin::Add`, `Sub`, `Mul`, `Div`, `Rem`) of leaves:
+    /// an `Option` read in an operand (compiled programs only).
+    CheckedOr(Bin, Box<Expr>, Box<Expr>, Box<Expr>),
 }
 
 /// The values of `DiffTri`'s variants, in order.
@@ -780,5 +783,34 @@ impl Program {
             float_bits: float.stored_bits(),
             faults: e.faults,
         }
+    }
+}
+
+/// `a.checked_<op>(b)` of two integers of one type: `None` where the exact result does not
+/// fit (or the divisor is 0, or -1 under `MIN`).
+pub fn checked(op: Bin, a: Value, b: Value) -> Option<Value> {
+    macro_rules! int {
+        ($variant:ident, $x:expr, $y:expr) => {{
+            let (x, y) = ($x, $y);
+            match op {
+                Bin::Add => x.checked_add(y),
+                Bin::Sub => x.checked_sub(y),
+                Bin::Mul => x.checked_mul(y),
+                Bin::Div => x.checked_div(y),
+                _ => x.checked_rem(y),
+            }
+            .map(Value::$variant)
+        }};
+    }
+    match (a, b) {
+        (Value::I32(x), Value::I32(y)) => int!(I32, x, y),
+        (Value::I64(x), Value::I64(y)) => int!(I64, x, y),
+        (Value::U32(x), Value::U32(y)) => int!(U32, x, y),
+        (Value::U64(x), Value::U64(y)) => int!(U64, x, y),
+        (Value::U8(x), Value::U8(y)) => int!(U8, x, y),
+        (Value::I8(x), Value::I8(y)) => int!(I8, x, y),
+        (Value::U16(x), Value::U16(y)) => int!(U16, x, y),
+        (Value::I16(x), Value::I16(y)) => int!(I16, x, y),
+        _ => unreachable!("checked arithmetic of two integers of one type"),
     }
 }

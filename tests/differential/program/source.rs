@@ -246,6 +246,21 @@ fn show(e: &Expr) -> String {
                 .collect();
             format!("(match {} {{ {arms}_ => {} }})", show(s), show(default))
         }
+        Kind::CheckedOr(op, a, b, d) => {
+            let name = match op {
+                Bin::Add => "add",
+                Bin::Sub => "sub",
+                Bin::Mul => "mul",
+                Bin::Div => "div",
+                _ => "rem",
+            };
+            format!(
+                "({}).checked_{name}({}).unwrap_or({})",
+                show(a),
+                show(b),
+                show(d)
+            )
+        }
         Kind::Tri(s) => format!(
             "((match ({} % 3u32) {{ 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => \
              DiffTri::High }}) as {t})",

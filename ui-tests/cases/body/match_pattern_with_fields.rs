@@ -5,7 +5,7 @@ fn k(a: &mut [u32]) {
     let i = grid_1d();
     if i < a.len() {
         a[i] = match a[i] {
-            Some(x) => x,
+            Ok(x) => x,
             _ => 2,
         };
     }

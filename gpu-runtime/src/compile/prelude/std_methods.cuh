@@ -79,6 +79,46 @@ GT_ABS_DIFF(unsigned short, unsigned short) GT_ABS_DIFF(short, unsigned short)
 GT_ABS_DIFF(unsigned int, unsigned int) GT_ABS_DIFF(int, unsigned int)
 GT_ABS_DIFF(unsigned long long, unsigned long long) GT_ABS_DIFF(long long, unsigned long long)
 #undef GT_ABS_DIFF
+// `checked_*`'s tests: whether the operation's exact result fits the type (8-, 16- and
+// 32-bit types compute it exactly in 64 bits; 64-bit ones test the overflow), and for
+// `/` and `%` whether the divisor is neither 0 nor -1 under `MIN`.
+#define GT_FITS_EXACT(T, W, MIN, MAX) \
+  static __device__ __forceinline__ bool gt_fits_in(W r, T) { return r >= (W)(MIN) && r <= (W)(MAX); } \
+  static __device__ __forceinline__ bool gt_fits_add(T a, T b) { return gt_fits_in((W)a + (W)b, a); } \
+  static __device__ __forceinline__ bool gt_fits_sub(T a, T b) { return gt_fits_in((W)a - (W)b, a); } \
+  static __device__ __forceinline__ bool gt_fits_mul(T a, T b) { return gt_fits_in((W)a * (W)b, a); }
+#define GT_FITS_DIV_SIGNED(T, MIN) \
+  static __device__ __forceinline__ bool gt_fits_div(T a, T b) { return b != 0 && !(b == (T)-1 && a == (T)(MIN)); } \
+  static __device__ __forceinline__ bool gt_fits_rem(T a, T b) { return gt_fits_div(a, b); }
+#define GT_FITS_DIV_UNSIGNED(T) \
+  static __device__ __forceinline__ bool gt_fits_div(T, T b) { return b != 0; } \
+  static __device__ __forceinline__ bool gt_fits_rem(T, T b) { return b != 0; }
+GT_FITS_EXACT(unsigned char, long long, 0, 255) GT_FITS_DIV_UNSIGNED(unsigned char)
+GT_FITS_EXACT(signed char, long long, -128, 127) GT_FITS_DIV_SIGNED(signed char, -128)
+GT_FITS_EXACT(unsigned short, long long, 0, 65535) GT_FITS_DIV_UNSIGNED(unsigned short)
+GT_FITS_EXACT(short, long long, -32768, 32767) GT_FITS_DIV_SIGNED(short, -32768)
+GT_FITS_EXACT(int, long long, -2147483648LL, 2147483647LL) GT_FITS_DIV_SIGNED(int, -2147483647 - 1)
+GT_FITS_EXACT(unsigned int, unsigned long long, 0ull, 4294967295ull) GT_FITS_DIV_UNSIGNED(unsigned int)
+GT_FITS_DIV_UNSIGNED(unsigned long long)
+GT_FITS_DIV_SIGNED(long long, -9223372036854775807LL - 1)
+#undef GT_FITS_EXACT
+#undef GT_FITS_DIV_SIGNED
+#undef GT_FITS_DIV_UNSIGNED
+static __device__ __forceinline__ bool gt_fits_add(unsigned long long a, unsigned long long b) { return a + b >= a; }
+static __device__ __forceinline__ bool gt_fits_sub(unsigned long long a, unsigned long long b) { return a >= b; }
+static __device__ __forceinline__ bool gt_fits_mul(unsigned long long a, unsigned long long b) { return __umul64hi(a, b) == 0ull; }
+static __device__ __forceinline__ bool gt_fits_add(long long a, long long b) {
+  const long long r = (long long)((unsigned long long)a + (unsigned long long)b);
+  return ((a ^ r) & (b ^ r)) >= 0;
+}
+static __device__ __forceinline__ bool gt_fits_sub(long long a, long long b) {
+  const long long r = (long long)((unsigned long long)a - (unsigned long long)b);
+  return ((a ^ b) & (a ^ r)) >= 0;
+}
+static __device__ __forceinline__ bool gt_fits_mul(long long a, long long b) {
+  const long long lo = (long long)((unsigned long long)a * (unsigned long long)b);
+  return __mul64hi(a, b) == (lo >> 63);
+}
 // Byte order reversed (a byte's is itself).
 static __device__ __forceinline__ unsigned char gt_swap_bytes(unsigned char x) { return x; }
 static __device__ __forceinline__ signed char gt_swap_bytes(signed char x) { return x; }

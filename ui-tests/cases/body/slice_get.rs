@@ -1,5 +1,7 @@
 use gpu_runtime::prelude::*;
 
+// `get` gives an `Option` of a reference, which kernels do not have: index the array.
+
 #[gpu_kernel]
 fn k(a: &mut [f32]) {
     let i = grid_1d();

@@ -1,0 +1,274 @@
+//! `Option` in kernels and device functions: `Some`/`None`, `checked_*`, `match` with
+//! `Some(x)` patterns and guards, `if let`, `while let`, `let .. else`, `unwrap_or`, `map`,
+//! `and_then`, `is_some`, `unwrap` (a panic on `None`), a device function's `Option`
+//! result, iterator `min`/`max`. Each against the same Rust on the host.
+
+use gpu_runtime::prelude::*;
+use rand::Rng;
+
+use super::support::*;
+use super::Outputs;
+
+/// The first negative element at or after `from`.
+#[gpu_device]
+pub fn first_negative(a: &[i32], from: usize) -> Option<usize> {
+    let mut k = from;
+    while k < a.len() {
+        if a[k] < 0 {
+            return Some(k);
+        }
+        k += 1;
+    }
+    None
+}
+
+/// Half of an even number.
+#[gpu_device]
+pub fn halve_even(x: i32) -> Option<i32> {
+    if x % 2 == 0 {
+        Some(x / 2)
+    } else {
+        None
+    }
+}
+
+/// The eight results of `options` for one element, as the host computes them (in the
+/// kernel's forms, which clippy would shorten).
+#[allow(clippy::manual_unwrap_or, clippy::manual_unwrap_or_default)]
+pub fn option_results(a: &[i32], b: &[i32], i: usize) -> [i32; 8] {
+    let (ai, bi) = (a[i], b[i]);
+    let r0 = ai.checked_add(bi).unwrap_or(-1) % 1000 + i32::from(ai.checked_sub(bi).is_none());
+    let r1 = match a[i].checked_mul(b[i]) {
+        Some(p) => p % 1000,
+        None => -2,
+    };
+    let r2 = if let Some(q) = a[i].checked_div(b[i]) {
+        q
+    } else {
+        -3
+    };
+    let found: Option<usize> = first_negative(a, i);
+    let r3 = match found {
+        Some(k) if k == i => 0,
+        Some(k) => (k - i) as i32,
+        None => -4,
+    };
+    let h: Option<i32> = halve_even(a[i]);
+    let plus: Option<i32> = h.map(|v| v + 1);
+    let r4 = plus.unwrap_or(0) + i32::from(h.is_some()) * 10 + i32::from(h.is_none()) * 20;
+    let q = h.and_then(|v| v.checked_sub(5));
+    let r5 = q.unwrap_or(7);
+    let mut x = Some(b[i]);
+    let mut steps = 0;
+    while let Some(v) = x {
+        steps += 1;
+        x = if v != 0 && v % 2 == 0 {
+            Some(v / 2)
+        } else {
+            None
+        };
+    }
+    let r6 = steps;
+    let Some(r7) = b[i].checked_rem(7) else {
+        return [r0, r1, r2, r3, r4, r5, r6, -5];
+    };
+    [r0, r1, r2, r3, r4, r5, r6, r7]
+}
+
+#[gpu_kernel]
+pub fn options(a: &[i32], b: &[i32], out: &mut [i32]) {
+    let i = grid_1d();
+    if i < a.len() && i < b.len() && 8 * i + 7 < out.len() {
+        let (ai, bi) = (a[i], b[i]);
+        out[8 * i] =
+            ai.checked_add(bi).unwrap_or(-1) % 1000 + i32::from(ai.checked_sub(bi).is_none());
+        out[8 * i + 1] = match a[i].checked_mul(b[i]) {
+            Some(p) => p % 1000,
+            None => -2,
+        };
+        out[8 * i + 2] = if let Some(q) = a[i].checked_div(b[i]) {
+            q
+        } else {
+            -3
+        };
+        let found: Option<usize> = first_negative(a, i);
+        out[8 * i + 3] = match found {
+            Some(k) if k == i => 0,
+            Some(k) => (k - i) as i32,
+            None => -4,
+        };
+        let h: Option<i32> = halve_even(a[i]);
+        let plus = h.map(|v| v + 1);
+        let r4 = plus.unwrap_or(0);
+        out[8 * i + 4] = r4 + i32::from(h.is_some()) * 10 + i32::from(h.is_none()) * 20;
+        let q = h.and_then(|v| v.checked_sub(5));
+        out[8 * i + 5] = q.unwrap_or(7);
+        let mut x = Some(b[i]);
+        let mut steps = 0;
+        while let Some(v) = x {
+            steps += 1;
+            x = if v != 0 && v % 2 == 0 {
+                Some(v / 2)
+            } else {
+                None
+            };
+        }
+        out[8 * i + 6] = steps;
+        let Some(r) = b[i].checked_rem(7) else {
+            out[8 * i + 7] = -5;
+            return;
+        };
+        out[8 * i + 7] = r;
+    }
+}
+
+pub fn case_options(dev: &Device, seed: u64) -> CaseResult {
+    let mut r = rng(seed);
+    let len = r.random_range(300..900);
+    let pick = |r: &mut rand::rngs::StdRng| match r.random_range(0..4) {
+        0 => [0, -1, 1, i32::MIN, i32::MAX, 2, -2][r.random_range(0..7)],
+        1 => r.random_range(-100..100),
+        _ => r.random(),
+    };
+    let a: Vec<i32> = (0..len).map(|_| pick(&mut r)).collect();
+    let b: Vec<i32> = (0..len).map(|_| pick(&mut r)).collect();
+    let (da, db) = (dev.to_device(&a)?, dev.to_device(&b)?);
+    let mut dout = poisoned(dev, 8 * len, 0x5A5A_i32)?;
+    launch!(options[blocks(len, 64), 64](&da, &db, &mut dout))?;
+    let got = dout.to_host()?;
+    for i in 0..len {
+        let want = option_results(&a, &b, i);
+        if got[8 * i..8 * i + 8] != want {
+            return Err(format!(
+                "options at {i}: a = {}, b = {}: got {:?}, want {want:?}",
+                a[i],
+                b[i],
+                &got[8 * i..8 * i + 8]
+            )
+            .into());
+        }
+    }
+    Ok(vec![(
+        "options",
+        got.iter().map(|&v| f64::from(v)).collect(),
+    )])
+}
+
+/// Extremes of a row through `Option`, generic checked arithmetic, and `unwrap`/`expect`
+/// on a value chosen by `fail` (1: `unwrap` of `None`, 2: `expect` of `None`).
+#[gpu_kernel]
+pub fn option_extremes<T: Int>(
+    rows: &DeviceArray2<u32>,
+    x: &[T],
+    fail: u32,
+    out: &mut [u64],
+    sums: &mut [T],
+) {
+    let r = grid_1d();
+    if r < rows.rows() && r < x.len() && 2 * r + 1 < out.len() && r < sums.len() {
+        let mut row = [0u32; 8];
+        for c in 0..8 {
+            row[c] = if c < rows.cols() { rows[(r, c)] } else { 0 };
+        }
+        let hi = row.iter().copied().max().unwrap_or(0);
+        let lo = match row.iter().copied().skip(1).min() {
+            Some(m) => m,
+            None => 7,
+        };
+        out[2 * r] = u64::from(hi) << 32 | u64::from(lo);
+        let v = x[r];
+        let doubled = v.checked_add(v);
+        let Some(d) = doubled else {
+            sums[r] = T::zero();
+            out[2 * r + 1] = 99;
+            return;
+        };
+        sums[r] = d;
+        let tripled: Option<T> = d.checked_add(v);
+        out[2 * r + 1] = u64::from(tripled.is_some());
+        if fail == 1 && r == 3 {
+            let none: Option<u32> = None;
+            let v = none.unwrap();
+            out[2 * r] = u64::from(v);
+        }
+        if fail == 2 && r == 5 {
+            let h: Option<i32> = halve_even(1);
+            let half = h.expect("an odd number has no half {here}");
+            out[2 * r] = half as u64;
+        }
+    }
+}
+
+fn check_extremes<T: Int + gpu_runtime::Dtype + std::fmt::Debug>(
+    dev: &Device,
+    r: &mut rand::rngs::StdRng,
+    out: &mut Outputs,
+    name: &'static str,
+) -> CaseResult<()>
+where
+    rand::distr::StandardUniform: rand::distr::Distribution<T>,
+{
+    let rows = r.random_range(40..200);
+    let cols = r.random_range(1..9);
+    let m: Vec<u32> = (0..rows * cols).map(|_| r.random_range(0..50)).collect();
+    let x: Vec<T> = (0..rows).map(|_| r.random()).collect();
+    let dm = dev.to_device_2d(&m, (rows, cols))?;
+    let dx = dev.to_device(&x)?;
+    let mut dout = poisoned(dev, 2 * rows, 0xDEAD_u64)?;
+    let mut dsums = poisoned(dev, rows, T::from_i32(0x5A))?;
+    launch!(option_extremes[blocks(rows, 64), 64](&dm, &dx, 0, &mut dout, &mut dsums))?;
+    let (got, sums) = (dout.to_host()?, dsums.to_host()?);
+    for k in 0..rows {
+        let row: Vec<u32> = (0..8)
+            .map(|c| if c < cols { m[k * cols + c] } else { 0 })
+            .collect();
+        let hi = row.iter().max().copied().unwrap_or(0);
+        let lo = row.iter().skip(1).min().copied().unwrap_or(7);
+        let want0 = u64::from(hi) << 32 | u64::from(lo);
+        let (want1, want_sum) = match x[k].checked_add(x[k]) {
+            Some(d) => (u64::from(d.checked_add(x[k]).is_some()), d),
+            None => (99, T::zero()),
+        };
+        if got[2 * k] != want0 || got[2 * k + 1] != want1 || sums[k] != want_sum {
+            return Err(format!(
+                "{name} extremes at {k}: row {row:?}, x = {:?}: got {:#x} {} {:?}, want {want0:#x} {want1} {want_sum:?}",
+                x[k],
+                got[2 * k],
+                got[2 * k + 1],
+                sums[k]
+            )
+            .into());
+        }
+    }
+    out.push((name, got.iter().map(|&v| v as f64).collect()));
+    Ok(())
+}
+
+pub fn case_option_extremes(dev: &Device, seed: u64) -> CaseResult {
+    let mut r = rng(seed);
+    let mut out = Outputs::new();
+    check_extremes::<i32>(dev, &mut r, &mut out, "i32")?;
+    check_extremes::<u8>(dev, &mut r, &mut out, "u8")?;
+    check_extremes::<i64>(dev, &mut r, &mut out, "i64")?;
+    // `unwrap` and `expect` of `None`: Rust's panic, with its message and the call's line.
+    let m: Vec<u32> = vec![1; 64];
+    let dm = dev.to_device_2d(&m, (8, 8))?;
+    let dx = dev.to_device(&[1i32; 8])?;
+    let mut dout = poisoned(dev, 16, 0u64)?;
+    let mut dsums = poisoned(dev, 8, 0i32)?;
+    for (fail, message) in [
+        (1, "called `Option::unwrap()` on a `None` value"),
+        (2, "an odd number has no half {here}"),
+    ] {
+        let err = launch!(option_extremes[1, 8](&dm, &dx, fail, &mut dout, &mut dsums))
+            .and_then(|()| dev.synchronize());
+        let text = match err {
+            Err(e @ (GpuError::Panic { .. } | GpuError::SimulatorPanic { .. })) => e.to_string(),
+            other => return Err(format!("fail = {fail}: got {other:?}").into()),
+        };
+        if !text.contains(message) || !text.contains("options.rs") {
+            return Err(format!("fail = {fail}: the message is {text}").into());
+        }
+    }
+    Ok(out)
+}

@@ -175,7 +175,7 @@ impl Generator<'_> {
 
     fn stmt(&mut self) -> String {
         let nested = self.depth < 3;
-        match self.rng.below(if nested { 10 } else { 4 }) {
+        match self.rng.below(if nested { 11 } else { 4 }) {
             0 | 1 => {
                 let ty = if self.rng.chance(15) {
                     Ty::Bool
@@ -247,6 +247,19 @@ impl Generator<'_> {
                     .rng
                     .pick(&["atomic_add", "atomic_max", "atomic_min", "atomic_or"]);
                 format!("if i < u.len() {{ {op}(u, i, {value}); }}")
+            }
+            // A closure bound to a local, capturing what the body reads, called twice.
+            9 => {
+                let c = self.fresh("c");
+                let t = self.fresh("t");
+                let r = self.fresh("r");
+                let inside = self.expr(Ty::F32);
+                let x = self.expr(Ty::F32);
+                format!(
+                    "let {c} = |{t}: f32| {t} * ({inside}) + 1.0;\n\
+                     let {r} = {c}({x});\n\
+                     if i < b.len() {{ b[i] = {r} - {c}(s); }}"
+                )
             }
             // `Option`: a checked operation read by `match`, `if let` or `let .. else`.
             8 => {

@@ -274,6 +274,7 @@ fn every_unsupported_construct_is_reported_once_each() {
     let e = errors(quote! {
         fn k(a: &mut [f32]) {
             let f = |x: f32| x;
+            let g = f;
             dbg!(1);
             let v = vec![1.0];
             let r = &a;

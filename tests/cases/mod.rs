@@ -16,6 +16,7 @@
 pub mod arrays;
 pub mod atomics;
 pub mod checks;
+pub mod closures;
 pub mod collectives;
 pub mod complex;
 pub mod const_params;
@@ -94,6 +95,8 @@ macro_rules! for_each_case {
             std_methods: "saturating_*, swap_bytes, reverse_bits, bit counts on every integer dtype; signum, fract, degrees, Euclidean division, classification on every float dtype; f32::max(a, b), cmp::min, f64::from: bit for bit",
                 0.0, std_methods::case_std_methods,
                 [std_methods::int_bits, std_methods::float_core, std_methods::path_forms];
+            closures: "closures bound to locals: Fn captures as made, FnMut changing a local, typed parameters, nested, move: as Rust",
+                0.0, closures::case_closures, [closures::closures];
             options: "Option: checked_*, Some(x) patterns with guards, if let, while let, let else, unwrap_or, map, and_then, a device function's Option: as Rust",
                 0.0, options::case_options, [options::options];
             option_extremes: "Option: iterator max/min, generic checked_add, let else; unwrap and expect of None panic with Rust's message",

@@ -34,10 +34,21 @@ pub fn halve_even(x: i32) -> Option<i32> {
 
 /// The eight results of `options` for one element, as the host computes them (in the
 /// kernel's forms, which clippy would shorten).
-#[allow(clippy::manual_unwrap_or, clippy::manual_unwrap_or_default)]
+#[allow(
+    clippy::manual_unwrap_or,
+    clippy::manual_unwrap_or_default,
+    clippy::let_and_return
+)]
 pub fn option_results(a: &[i32], b: &[i32], i: usize) -> [i32; 8] {
     let (ai, bi) = (a[i], b[i]);
-    let r0 = ai.checked_add(bi).unwrap_or(-1) % 1000 + i32::from(ai.checked_sub(bi).is_none());
+    let sum = {
+        let s = ai.checked_add(bi);
+        let s = s.unwrap_or(-1);
+        s
+    };
+    let r0 = sum % 1000
+        + i32::from(ai.checked_sub(bi).is_none())
+        + (ai.checked_add(bi).unwrap_or(-1) - sum);
     let r1 = match a[i].checked_mul(b[i]) {
         Some(p) => p % 1000,
         None => -2,
@@ -80,8 +91,16 @@ pub fn options(a: &[i32], b: &[i32], out: &mut [i32]) {
     let i = grid_1d();
     if i < a.len() && i < b.len() && 8 * i + 7 < out.len() {
         let (ai, bi) = (a[i], b[i]);
-        out[8 * i] =
-            ai.checked_add(bi).unwrap_or(-1) % 1000 + i32::from(ai.checked_sub(bi).is_none());
+        // A block whose last `let` of `s` is a number (an earlier one, shadowed, an Option),
+        // and the same sum as an operand.
+        let sum = {
+            let s = ai.checked_add(bi);
+            let s = s.unwrap_or(-1);
+            s
+        };
+        out[8 * i] = sum % 1000
+            + i32::from(ai.checked_sub(bi).is_none())
+            + (ai.checked_add(bi).unwrap_or(-1) - sum);
         out[8 * i + 1] = match a[i].checked_mul(b[i]) {
             Some(p) => p % 1000,
             None => -2,

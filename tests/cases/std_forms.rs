@@ -12,13 +12,13 @@ use super::Outputs;
 
 /// Integer powers and Euclidean division, wrapping (random operands overflow `pow`).
 #[gpu_kernel(overflow_checks = false)]
-pub fn int_powers<T: Int>(a: &[T], b: &[T], e: &[u32], out: &mut [T]) {
+pub fn int_powers<Elem: Int>(a: &[Elem], b: &[Elem], e: &[u32], out: &mut [Elem]) {
     let i = grid_1d();
     if i < a.len() && i < b.len() && i < e.len() && 4 * i + 3 < out.len() {
         out[4 * i] = a[i].pow(e[i]);
         out[4 * i + 1] = a[i].rem_euclid(b[i]);
         out[4 * i + 2] = a[i].div_euclid(b[i]);
-        out[4 * i + 3] = T::pow(b[i], 3);
+        out[4 * i + 3] = Elem::pow(b[i], 3);
     }
 }
 
@@ -216,6 +216,10 @@ pub fn bits_and_swaps(
         // Each thread swaps its own pair of `pairs`, a local array's ends and two locals.
         if 2 * i + 1 < pairs.len() {
             pairs.swap(2 * i, 2 * i + 1);
+            // A swap as a block's value (no `;`), which never runs here (|x| <= 50).
+            if x[i] > 1000.0 {
+                pairs.swap(2 * i, 2 * i + 1)
+            }
             let mut local = [1.0f32; 4];
             local[0] = x[i];
             local[3] = -x[i];

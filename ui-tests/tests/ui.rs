@@ -18,5 +18,6 @@ fn diagnostics() {
     t.compile_fail("cases/enums/*.rs");
     t.compile_fail("cases/tensor_cores/*.rs");
     t.compile_fail("cases/options/*.rs");
+    t.compile_fail("cases/closures/*.rs");
     t.pass("cases/pass/*.rs");
 }

@@ -512,12 +512,14 @@ impl Validator<'_> {
                 MathDomain::Unsigned => "unsigned integers; cast first: `(x as u32)`",
                 MathDomain::Complex => "complex numbers",
             };
+            // `checked_add` is lowered to its test, `fits_add`: name what the user wrote.
+            let name = match spec.name.strip_prefix("fits_") {
+                Some(op) => format!("checked_{op}"),
+                None => spec.name.to_owned(),
+            };
             self.diags.error(
                 e.span,
-                format!(
-                    "`.{}()` is not available on {d}: it applies to {applies}",
-                    spec.name
-                ),
+                format!("`.{name}()` is not available on {d}: it applies to {applies}"),
             );
         }
         if matches!(spec.args, MathArgs::IntExponent | MathArgs::Amount) {

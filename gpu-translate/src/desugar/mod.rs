@@ -8,6 +8,8 @@
 //!   `a.iter().zip(b.iter()).map(..)`) into its source, its adapters and its item;
 //!   `loops.rs` turns a `for` over a chain, and a chain's reduction (`sum`, `fold`,
 //!   `any`, ..), into an index loop over a range or a counted `while`.
+//! - `closures.rs` inlines closures bound to locals (`let f = |x| ..; f(a)`) at their
+//!   calls, their captures copied where Rust's closure reads them.
 //! - `matching.rs` turns `match` and `matches!` into tests (`if` chains).
 //! - `panics.rs` turns `assert!` and its relatives, `panic!`, `unreachable!`, `todo!` and
 //!   `unimplemented!` into tests and the core's panic call.
@@ -22,6 +24,7 @@
 
 mod bind;
 mod chain;
+mod closures;
 mod loops;
 mod matching;
 mod options;
@@ -45,14 +48,25 @@ pub(crate) const RESERVED_PREFIX: &str = "__gpu_";
 pub(crate) fn desugar_body(
     body: &syn::Block,
     enums: &[(String, Vec<String>)],
-    array_params: &[String],
+    params: &[Param],
     diags: &mut Diagnostics,
 ) -> syn::Block {
     let mut d = Desugarer {
         diags,
         fresh: 0,
         enums,
-        arrays: array_params.to_vec(),
+        arrays: params
+            .iter()
+            .filter(|p| p.rank == 1)
+            .map(|p| p.name.clone())
+            .collect(),
+        all_arrays: params
+            .iter()
+            .filter(|p| p.rank > 0)
+            .map(|p| p.name.clone())
+            .collect(),
+        locals: params.iter().map(|p| p.name.clone()).collect(),
+        closures: Vec::new(),
     };
     let mut body = body.clone();
     d.visit_block_mut(&mut body);
@@ -60,6 +74,12 @@ pub(crate) fn desugar_body(
         eprintln!("{}", quote::quote!(#body));
     }
     body
+}
+
+/// A parameter of the function being desugared: its name, and its rank (0 for a scalar).
+pub(crate) struct Param {
+    pub name: String,
+    pub rank: usize,
 }
 
 pub(crate) struct Desugarer<'a> {
@@ -71,6 +91,12 @@ pub(crate) struct Desugarer<'a> {
     /// The names of the 1-D arrays in scope (array parameters, local and shared arrays
     /// declared so far), whose `swap(i, j)` is the slice's.
     arrays: Vec<String>,
+    /// Every array name (parameters of any rank, local and shared arrays).
+    all_arrays: Vec<String>,
+    /// The parameters and the locals declared so far in the blocks being visited.
+    locals: Vec<String>,
+    /// The closure locals in scope (`closures.rs`).
+    closures: Vec<closures::ClosureLocal>,
 }
 
 impl Desugarer<'_> {
@@ -105,13 +131,23 @@ impl VisitMut for Desugarer<'_> {
     }
 
     fn visit_block_mut(&mut self, b: &mut syn::Block) {
+        let scope = (
+            self.locals.len(),
+            self.closures.len(),
+            self.all_arrays.len(),
+        );
         let mut stmts = Vec::with_capacity(b.stmts.len());
         for mut s in std::mem::take(&mut b.stmts) {
             self.visit_stmt_mut(&mut s);
             match &s {
                 syn::Stmt::Local(local) => {
                     self.note_array(local);
-                    match self.sin_cos_let(local).or_else(|| self.let_else(local)) {
+                    let expanded = self
+                        .closure_let(local)
+                        .or_else(|| self.sin_cos_let(local))
+                        .or_else(|| self.let_else(local));
+                    self.note_locals(&local.pat);
+                    match expanded {
                         Some(expanded) => stmts.extend(expanded),
                         None => stmts.push(s),
                     }
@@ -120,16 +156,12 @@ impl VisitMut for Desugarer<'_> {
             }
         }
         b.stmts = stmts;
+        self.locals.truncate(scope.0);
+        self.closures.truncate(scope.1);
+        self.all_arrays.truncate(scope.2);
     }
 
     fn visit_stmt_mut(&mut self, s: &mut syn::Stmt) {
-        if let syn::Stmt::Expr(e, Some(_)) = s {
-            self.visit_expr_mut(e);
-            if let Some(new) = self.swap_statement(e) {
-                *e = new;
-            }
-            return;
-        }
         // `matches!(..);` as a statement parses as a statement macro: make it an expression
         // statement, which the expression visitor rewrites.
         if let syn::Stmt::Macro(m) = s {
@@ -149,6 +181,26 @@ impl VisitMut for Desugarer<'_> {
     }
 
     fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
+        // A closure local's call: its arguments, then its body (desugared where it was
+        // made) inlined; the closure's name elsewhere is an error.
+        if let syn::Expr::Call(c) = e {
+            if matches!(&*c.func, syn::Expr::Path(p) if p.path.get_ident().is_some_and(|i| self.closures.iter().any(|f| i == &f.name)))
+            {
+                for a in c.args.iter_mut() {
+                    self.visit_expr_mut(a);
+                }
+                if let Some(new) = self.closure_call(c) {
+                    *e = new;
+                }
+                return;
+            }
+        }
+        if let syn::Expr::Path(p) = e {
+            if let Some(new) = self.closure_as_value(p) {
+                *e = new;
+                return;
+            }
+        }
         // Inner constructs first: the rewrite of this one then sees only the core inside.
         if let syn::Expr::Macro(m) = e {
             if matching::is_matches_macro(&m.mac) {
@@ -170,6 +222,7 @@ impl VisitMut for Desugarer<'_> {
             syn::Expr::While(w) => self.while_let(w),
             _ => None,
         };
+        let new = new.or_else(|| self.swap(e));
         if let Some(new) = new {
             *e = new;
         }
@@ -177,6 +230,18 @@ impl VisitMut for Desugarer<'_> {
 }
 
 impl Desugarer<'_> {
+    /// Notes the names `pat` binds as locals in scope (a closure's captures are among them).
+    fn note_locals(&mut self, pat: &syn::Pat) {
+        struct Bound<'a>(&'a mut Vec<String>);
+        impl<'ast> syn::visit::Visit<'ast> for Bound<'_> {
+            fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
+                self.0.push(unraw(&p.ident));
+                syn::visit::visit_pat_ident(self, p);
+            }
+        }
+        syn::visit::Visit::visit_pat(&mut Bound(&mut self.locals), pat);
+    }
+
     /// Follows which names are 1-D arrays: a `let` of an array value or a shared array
     /// adds its name; any other `let` of the name hides it.
     fn note_array(&mut self, local: &syn::Local) {
@@ -185,15 +250,25 @@ impl Desugarer<'_> {
         };
         let name = unraw(&pi.ident);
         self.arrays.retain(|a| *a != name);
-        let is_array = local.init.as_ref().is_some_and(|i| match &*i.expr {
-            syn::Expr::Repeat(_) | syn::Expr::Array(_) => true,
-            syn::Expr::Call(c) => matches!(&*c.func, syn::Expr::Path(p)
-                if p.path.segments.last().is_some_and(|s|
-                    s.ident == "shared_array" || s.ident == "dynamic_shared_array")),
-            _ => false,
-        });
-        if is_array {
-            self.arrays.push(name);
+        let array_call = |names: &[&str]| {
+            local.init.as_ref().is_some_and(|i| match &*i.expr {
+                syn::Expr::Repeat(_) | syn::Expr::Array(_) => true,
+                syn::Expr::Call(c) => matches!(&*c.func, syn::Expr::Path(p)
+                    if p.path.segments.last().is_some_and(|s| names.iter().any(|n| s.ident == n))),
+                _ => false,
+            })
+        };
+        if array_call(&["shared_array", "dynamic_shared_array"]) {
+            self.arrays.push(name.clone());
+        }
+        if array_call(&[
+            "shared_array",
+            "dynamic_shared_array",
+            "shared_array_2d",
+            "mma_acc",
+            "load4",
+        ]) {
+            self.all_arrays.push(name);
         }
     }
 }

@@ -6,8 +6,10 @@
 //!   `let P = e else { D };` is the test of `P`, `D` where it fails, then its bindings.
 //! - `o.unwrap()`, `o.expect("m")` panic on `None` with Rust's message (the panic path:
 //!   `GpuError::Panic`); `o.unwrap_or(d)`, `o.unwrap_or_else(|| d)`, `o.map(|x| ..)`,
-//!   `o.and_then(|x| ..)`, `o.is_some_and(|x| ..)`, `o.is_none_or(|x| ..)`, `o.or(p)` are
-//!   the `match` Rust's `core` writes for each, operands evaluated in Rust's order.
+//!   `o.and_then(|x| ..)`, `o.is_some_and(|x| ..)`, `o.is_none_or(|x| ..)` are the `match`
+//!   Rust's `core` writes for each, operands evaluated in Rust's order. (Desugaring sees no
+//!   types: a `#[gpu_struct]` method of one of these names is called by path,
+//!   `Mask::map(m, ..)`.)
 //!
 //! A method of these names on an iterator chain (`a.iter().map(..)`) is the iterator's
 //! (`loops.rs`), not `Option`'s.
@@ -27,7 +29,6 @@ const OPTION_METHODS: &[(&str, usize)] = &[
     ("and_then", 1),
     ("is_some_and", 1),
     ("is_none_or", 1),
-    ("or", 1),
 ];
 
 /// Whether `e` is an iterator chain (a range, or a method chain through an iterator
@@ -99,14 +100,9 @@ impl Desugarer<'_> {
                 let none = self.panic_macro(&mac, "panic", true);
                 return Some(with_pre(pre, unwrapped(&o, none, span), span));
             }
-            "unwrap_or" | "or" => {
+            "unwrap_or" => {
                 let d = self.evaluated_once(&m.args[0], "default", &mut pre);
-                let e: syn::Expr = if name == "or" {
-                    syn::parse_quote_spanned!(span=> if #o.is_some() { #o } else { #d })
-                } else {
-                    unwrapped(&o, d, span)
-                };
-                return Some(with_pre(pre, e, span));
+                return Some(with_pre(pre, unwrapped(&o, d, span), span));
             }
             "unwrap_or_else" => {
                 let Ok(f) = self.func(&m.args[0], 0) else {
@@ -205,8 +201,19 @@ impl Desugarer<'_> {
     /// then `P`'s bindings; `None` for a `let` without `else`.
     pub(super) fn let_else(&mut self, local: &syn::Local) -> Option<Vec<syn::Stmt>> {
         let init = local.init.as_ref()?;
-        let (_, diverge) = init.diverge.as_ref()?;
+        let (else_token, diverge) = init.diverge.as_ref()?;
         let span = local.let_token.span;
+        if !diverges(diverge) {
+            self.err(
+                else_token.span,
+                "the `else` of `let .. else` must leave: end it with `return`, `break`, \
+                 `continue` or a panic, as Rust requires",
+            );
+            return Some(vec![syn::Stmt::Expr(
+                reported(span),
+                Some(Default::default()),
+            )]);
+        }
         let mut out = Vec::new();
         let scrutinee = self.evaluated_once(&init.expr, "scrutinee", &mut out);
         let s = super::matching::Scrutinee::One(Box::new(scrutinee));
@@ -251,4 +258,57 @@ fn with_pre(pre: Vec<syn::Stmt>, e: syn::Expr, span: proc_macro2::Span) -> syn::
     } else {
         syn::parse_quote_spanned!(span=> { #(#pre)* #e })
     }
+}
+
+/// Whether `e` (a `let .. else`'s `else` block) always leaves: its last statement or
+/// value is `return`, `break`, `continue`, a panicking macro, a `loop` without `break`, or
+/// an `if`/`else` or block whose every way out does. (Rust asks this of the block; the
+/// check here keeps a block rustc would refuse from reaching the C.)
+fn diverges(e: &syn::Expr) -> bool {
+    match strip_parens(e) {
+        syn::Expr::Return(_) | syn::Expr::Break(_) | syn::Expr::Continue(_) => true,
+        syn::Expr::Macro(m) => super::panics::panic_macro(&m.mac).is_some_and(|n| {
+            matches!(
+                n.as_str(),
+                "panic" | "unreachable" | "todo" | "unimplemented"
+            )
+        }),
+        syn::Expr::Block(b) => block_diverges(&b.block),
+        syn::Expr::Unsafe(u) => block_diverges(&u.block),
+        syn::Expr::If(i) => {
+            block_diverges(&i.then_branch)
+                && i.else_branch.as_ref().is_some_and(|(_, e)| diverges(e))
+        }
+        syn::Expr::Loop(l) => !contains_break(&l.body),
+        // A panic already desugared (the block was visited first), or one reported.
+        syn::Expr::Call(c) => matches!(&*c.func, syn::Expr::Path(p)
+            if ["__gpu_panic", "__gpu_never", "__gpu_reported"].iter().any(|n| p.path.is_ident(n))),
+        _ => false,
+    }
+}
+
+fn block_diverges(b: &syn::Block) -> bool {
+    match b.stmts.last() {
+        Some(syn::Stmt::Expr(e, _)) => diverges(e),
+        Some(syn::Stmt::Macro(m)) => super::panics::panic_macro(&m.mac).is_some_and(|n| {
+            matches!(
+                n.as_str(),
+                "panic" | "unreachable" | "todo" | "unimplemented"
+            )
+        }),
+        _ => false,
+    }
+}
+
+/// Whether a loop body has a `break` (that could leave it).
+fn contains_break(b: &syn::Block) -> bool {
+    struct Find(bool);
+    impl<'ast> syn::visit::Visit<'ast> for Find {
+        fn visit_expr_break(&mut self, _: &'ast syn::ExprBreak) {
+            self.0 = true;
+        }
+    }
+    let mut f = Find(false);
+    syn::visit::Visit::visit_block(&mut f, b);
+    f.0
 }

@@ -1,9 +1,9 @@
 //! Standard library forms written out in the core: `a.swap(i, j)` on a 1-D array,
 //! `std::mem::swap(&mut x, &mut y)` and `let (s, c) = x.sin_cos();`.
 //!
-//! - `a.swap(i, j)` reads both indices once, then both elements, then writes both, so an
-//!   index out of range faults (as every index does) before anything is written, where
-//!   Rust panics.
+//! - `a.swap(i, j)` reads both indices once, then both elements, then writes both: an
+//!   index out of range faults as every index does (where Rust panics before writing; on
+//!   the GPU, as after any fault, what the thread then writes is unspecified).
 //! - `mem::swap(&mut p, &mut q)` of two places is `let t = p; p = q; q = t;`: each place is
 //!   named twice, so its indices must be free of effects (plain names, literals and
 //!   arithmetic on them), as `a[i]`, `p.x`, `tile[(r, c)]`; Rust's borrow rules already
@@ -17,9 +17,9 @@ use syn::spanned::Spanned;
 use super::{is_plain, reported, Desugarer};
 
 impl Desugarer<'_> {
-    /// The rewrite of an expression statement's expression `e` if it is a swap; `None`
-    /// for anything else.
-    pub(super) fn swap_statement(&mut self, e: &syn::Expr) -> Option<syn::Expr> {
+    /// The rewrite of `e` if it is a swap (a `()` value, so it stands wherever a statement
+    /// or a unit value does); `None` for anything else.
+    pub(super) fn swap(&mut self, e: &syn::Expr) -> Option<syn::Expr> {
         match e {
             syn::Expr::MethodCall(m) if m.method == "swap" && m.args.len() == 2 => {
                 let syn::Expr::Path(p) = &*m.receiver else {
@@ -31,7 +31,7 @@ impl Desugarer<'_> {
                 }
                 Some(self.slice_swap(name, &m.args[0], &m.args[1], m.method.span()))
             }
-            syn::Expr::Call(c) if is_mem_swap(&c.func) => Some(self.mem_swap(c)),
+            syn::Expr::Call(c) if is_mem_swap(&c.func) || is_bare_swap(c) => Some(self.mem_swap(c)),
             _ => None,
         }
     }
@@ -142,6 +142,14 @@ fn is_mem_swap(f: &syn::Expr) -> bool {
             .as_slice(),
         ["mem", "swap"] | ["std" | "core", "mem", "swap"]
     )
+}
+
+/// Whether `c` is a bare `swap(&mut p, &mut q)` (after `use std::mem::swap;`): with two
+/// `&mut` arguments it can only be std's, since a device function takes no references.
+fn is_bare_swap(c: &syn::ExprCall) -> bool {
+    matches!(&*c.func, syn::Expr::Path(p) if p.path.is_ident("swap"))
+        && c.args.len() == 2
+        && c.args.iter().all(|a| mut_place(a).is_some())
 }
 
 /// The place of a `&mut place` argument.

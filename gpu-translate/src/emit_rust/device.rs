@@ -108,7 +108,15 @@ pub fn device_parts(
             };
             *f.block = sim_body::rewrite(&f.block, &names, k);
             // A device function checks overflow as its crate's build does.
-            super::sim_semantics::rewrite(&mut f.block, None, k);
+            let generics: Vec<String> = sig
+                .map(|s| {
+                    s.generics
+                        .iter()
+                        .map(|g| crate::names::unraw(&g.ident))
+                        .collect()
+                })
+                .unwrap_or_default();
+            super::sim_semantics::rewrite(&mut f.block, None, &generics, k);
         }
         // Keep the function for its callers, but not its body: checked as host Rust
         // against a signature the language refused, it would only add errors.

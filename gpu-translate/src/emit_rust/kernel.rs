@@ -309,7 +309,13 @@ impl<'a> KernelRust<'a> {
             prints: &self.tr.prints,
         };
         let mut b = sim_body::rewrite(&self.item.block, &names, self.k);
-        sim_semantics::rewrite(&mut b, self.attr.overflow_checks, self.k);
+        let generics: Vec<String> = self
+            .sig
+            .generics
+            .iter()
+            .map(|g| crate::names::unraw(&g.ident))
+            .collect();
+        sim_semantics::rewrite(&mut b, self.attr.overflow_checks, &generics, self.k);
         quote!(#b)
     }
 

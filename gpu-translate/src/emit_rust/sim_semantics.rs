@@ -27,8 +27,13 @@ use syn::visit_mut::{self, VisitMut};
 /// Rewrite the arithmetic of `body`, which starts by defining `__GPU_OVERFLOW` as
 /// `checks` (`None`: as the crate's build, `cfg!(debug_assertions)`) and bringing the
 /// number methods of that choice into scope.
-pub fn rewrite(body: &mut syn::Block, checks: Option<bool>, krate: &syn::Path) {
-    ArithRewriter { krate }.visit_block_mut(body);
+pub fn rewrite(
+    body: &mut syn::Block,
+    checks: Option<bool>,
+    generics: &[String],
+    krate: &syn::Path,
+) {
+    ArithRewriter { krate, generics }.visit_block_mut(body);
     let methods = |checked: bool| -> syn::Path {
         let m = if checked {
             quote::format_ident!("checked_methods")
@@ -76,6 +81,8 @@ pub fn rewrite(body: &mut syn::Block, checks: Option<bool>, krate: &syn::Path) {
 
 struct ArithRewriter<'a> {
     krate: &'a syn::Path,
+    /// The function's dtype parameters' names (`T::pow(x, 3)` is a number's).
+    generics: &'a [String],
 }
 
 /// The `arith` function of a binary operator, and whether it is a shift (two types).
@@ -141,6 +148,38 @@ fn from_f64_of_half(f: &syn::Expr) -> Option<&'static str> {
     }
 }
 
+impl ArithRewriter<'_> {
+    /// `i32::pow(x, 3)`, `T::abs(x)` (a number type or a dtype parameter owning one of
+    /// [`number_method`]'s): the receiver bound with the owner's type, then called on a
+    /// reference as the method form is. `None` for any other call (a struct's own function
+    /// of the name, `Point::abs(p)`, is left alone).
+    fn number_path_call(&self, c: &syn::ExprCall) -> Option<syn::Expr> {
+        let syn::Expr::Path(p) = &*c.func else {
+            return None;
+        };
+        let n = p.path.segments.len();
+        if n < 2 || p.qself.is_some() {
+            return None;
+        }
+        let owner = &p.path.segments[n - 2].ident;
+        let generic = self.generics.iter().any(|g| owner == g);
+        if !(generic || number_owner(owner)) {
+            return None;
+        }
+        let name = p.path.segments[n - 1].ident.clone();
+        if !number_method(&name, c.args.len() - 1) {
+            return None;
+        }
+        let span = name.span();
+        let recv = unparen(&c.args[0]);
+        let rest = c.args.iter().skip(1);
+        Some(syn::parse_quote_spanned!(span=> {
+            let __gpu_receiver: #owner = #recv;
+            (&__gpu_receiver).#name(#(#rest),*)
+        }))
+    }
+}
+
 /// Whether `m` with `args` arguments after the receiver is a number's method that faults
 /// on the GPU where Rust panics: `abs` (of `MIN`), integer `pow`, `rem_euclid` and
 /// `div_euclid` (floats' compute as Rust's).
@@ -149,17 +188,14 @@ fn number_method(m: &syn::Ident, args: usize) -> bool {
         || ((m == "pow" || m == "rem_euclid" || m == "div_euclid") && args == 1)
 }
 
-/// Whether a path's owner segment names a number type or, written in capitals only as
-/// Rust names type parameters (`T`, `F2`), a dtype parameter: not a struct (`Point`).
+/// Whether a path's owner segment names a number type (a dtype parameter is looked up in
+/// the signature): not a struct (`Point`).
 fn number_owner(owner: &syn::Ident) -> bool {
-    let s = owner.to_string();
     const NUMBERS: &[&str] = &[
         "i8", "i16", "i32", "i64", "isize", "u8", "u16", "u32", "u64", "usize", "f32", "f64",
         "f16", "bf16",
     ];
-    NUMBERS.contains(&s.as_str())
-        || s.chars()
-            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit())
+    NUMBERS.contains(&owner.to_string().as_str())
 }
 
 /// `e` without the parentheses around it.
@@ -263,28 +299,11 @@ impl VisitMut for ArithRewriter<'_> {
                 *m.receiver = syn::parse_quote_spanned!(span=> (&(#recv)));
             }
             // Their path forms on a number type or a dtype parameter (`i32::pow(x, 3)`,
-            // `T::abs(x)`): the receiver bound with the owner's type, then as above. A
-            // struct's own function of the name (`Point::abs(p)`) is left alone.
+            // `T::abs(x)`): see `number_path_call`.
             syn::Expr::Call(c) if !c.args.is_empty() => {
-                let syn::Expr::Path(p) = &*c.func else {
-                    return;
-                };
-                let n = p.path.segments.len();
-                if n < 2 || p.qself.is_some() || !number_owner(&p.path.segments[n - 2].ident) {
-                    return;
+                if let Some(new) = self.number_path_call(c) {
+                    *e = new;
                 }
-                let name = p.path.segments[n - 1].ident.clone();
-                if !number_method(&name, c.args.len() - 1) {
-                    return;
-                }
-                let owner = &p.path.segments[n - 2].ident;
-                let span = name.span();
-                let recv = unparen(&c.args[0]);
-                let rest = c.args.iter().skip(1);
-                *e = syn::parse_quote_spanned!(span=> {
-                    let __gpu_receiver: #owner = #recv;
-                    (&__gpu_receiver).#name(#(#rest),*)
-                });
             }
             _ => {}
         }

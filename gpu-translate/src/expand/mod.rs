@@ -371,16 +371,21 @@ fn desugared(mut item: syn::ItemFn, sig: &KernelSignature, diags: &mut Diagnosti
             )
         })
         .collect();
-    let arrays: Vec<String> = sig
+    let params: Vec<crate::desugar::Param> = sig
         .params
         .iter()
-        .filter(|p| matches!(p.shape, ParamShape::Slice { rank: 1, .. }))
-        .map(|p| crate::names::unraw(&p.ident))
+        .map(|p| crate::desugar::Param {
+            name: crate::names::unraw(&p.ident),
+            rank: match p.shape {
+                ParamShape::Slice { rank, .. } => rank,
+                ParamShape::Scalar { .. } => 0,
+            },
+        })
         .collect();
     item.block = Box::new(crate::desugar::desugar_body(
         &item.block,
         &enums,
-        &arrays,
+        &params,
         diags,
     ));
     item

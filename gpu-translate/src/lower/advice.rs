@@ -68,7 +68,10 @@ pub(super) fn method_advice(name: &str) -> String {
         "get" | "get_mut" | "first" | "last" => {
             Some("index the array: `a[i]` (checked), `a[0]`, `a[a.len() - 1]`")
         }
-        "swap" => Some("swap through a local: `let t = a[i]; a[i] = a[j]; a[j] = t;`"),
+        "swap" => Some(
+            "`a.swap(i, j)` swaps two elements of a 1-D array parameter or a local or shared \
+             array; swap other places with `std::mem::swap(&mut p, &mut q)`",
+        ),
         "as_ptr" | "as_mut_ptr" => Some(
             "kernels have no pointers: index the array (`a[i]`), or write the kernel in CUDA C \
              (`RawKernel`)",

@@ -64,11 +64,7 @@ impl Lowerer<'_> {
                 mk(ExprKind::Block(Box::new(block)), ty)
             }
             syn::Expr::Closure(c) => {
-                self.err(
-                    c.span(),
-                    "closures are not supported in kernels; compute the value inline or in a \
-                     `#[gpu_device]` function",
-                );
+                self.err(c.span(), CLOSURE_ADVICE);
                 None
             }
             syn::Expr::Macro(m) => {
@@ -677,6 +673,11 @@ impl Lowerer<'_> {
         None
     }
 }
+
+/// What to write instead of a closure where kernels take none.
+const CLOSURE_ADVICE: &str = "a closure in a kernel is bound to a local and called there \
+                              (`let f = |x| x * 2.0; f(a[i])`), or given to an iterator \
+                              adapter; elsewhere, write a `#[gpu_device]` function";
 
 /// Whether `e` is `self`.
 pub(super) fn is_self(e: &syn::Expr) -> bool {

@@ -75,19 +75,22 @@ impl Lowerer<'_> {
         let Some(name) = p.path.get_ident() else {
             return false;
         };
-        b.stmts.iter().rev().any(|s| match s {
+        // The last `let` of the name (an earlier one is shadowed).
+        let last = b.stmts.iter().rev().find_map(|s| match s {
             syn::Stmt::Local(l) => {
                 let (pat, ty) = match &l.pat {
                     syn::Pat::Type(t) => (&*t.pat, Some(&*t.ty)),
                     p => (p, None),
                 };
-                matches!(pat, syn::Pat::Ident(pi) if pi.ident == *name)
-                    && (ty.is_some_and(|t| option_element(t).is_some())
-                        || l.init
-                            .as_ref()
-                            .is_some_and(|i| self.is_option_expr(&i.expr)))
+                matches!(pat, syn::Pat::Ident(pi) if pi.ident == *name).then_some((l, ty))
             }
-            _ => false,
+            _ => None,
+        });
+        last.is_some_and(|(l, ty)| {
+            ty.is_some_and(|t| option_element(t).is_some())
+                || l.init
+                    .as_ref()
+                    .is_some_and(|i| self.is_option_expr(&i.expr))
         })
     }
 
@@ -389,17 +392,19 @@ impl Lowerer<'_> {
     /// `__gpu_require_ord(x)`: `x`, which rustc checks is `Ord` on the simulator's side.
     fn ord_item(&mut self, c: &syn::ExprCall, span: proc_macro2::Span) -> Option<Expr> {
         let x = self.expr(&c.args[0], Position::Operand)?;
-        let float = match self.types.shallow(x.ty) {
-            Ty::Prim(p) => p.is_float(),
-            Ty::Generic(g) => self.sig.generics[g].bound == gpu_contract::Bound::Float,
-            _ => false,
+        // Integers and `bool` are `Ord`; a type still open is rustc's to check.
+        let ordered = match self.types.shallow(x.ty) {
+            Ty::Prim(p) => p.is_int() || p == Prim::Bool,
+            Ty::Generic(g) => self.sig.generics[g].bound == gpu_contract::Bound::Int,
+            Ty::Struct(_) => false,
+            Ty::Var(_) => self.types.var_kind(x.ty) != Some(VarKind::Float),
         };
-        if float {
+        if !ordered {
             self.err(
                 span,
-                "`max()` and `min()` need items Rust can order totally (`Ord`), which \
-                 floats are not: fold instead, `.fold(f32::NEG_INFINITY, f32::max)` \
-                 (or `f32::INFINITY, f32::min`)",
+                "`max()` and `min()` need items Rust can order totally (`Ord`: integers, \
+                 `T: Int`), which floats and other values are not: fold instead, \
+                 `.fold(f32::NEG_INFINITY, f32::max)` (or `f32::INFINITY, f32::min`)",
             );
             return None;
         }

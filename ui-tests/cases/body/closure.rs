@@ -1,11 +1,17 @@
 use gpu_runtime::prelude::*;
 
+#[gpu_device]
+fn twice(x: f32) -> f32 {
+    x * 2.0
+}
+
+// A closure bound to a local is called where it is; passing it to a function is refused.
 #[gpu_kernel]
 fn k(a: &mut [f32]) {
     let i = grid_1d();
     let double = |x: f32| x * 2.0;
     if i < a.len() {
-        a[i] = double(a[i]);
+        a[i] = twice(double);
     }
 }
 

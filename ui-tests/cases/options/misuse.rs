@@ -33,6 +33,11 @@ fn k(a: &[i32], out: &mut [i32]) {
             Some(x) => x,
             _ => 2,
         };
+        // The `else` of `let .. else` must leave.
+        let Some(v) = o else {
+            out[i] = -1;
+        };
+        out[i] = v;
         // `checked_neg` is not among the checked operations.
         let n = a[i].checked_neg();
         out[i] = n.unwrap_or(0);

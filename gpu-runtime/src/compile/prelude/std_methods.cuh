@@ -71,9 +71,15 @@ GT_INT_BITS(unsigned long long, unsigned long long, unsigned long long, 64u, __p
 GT_INT_BITS(long long, unsigned long long, unsigned long long, 64u, __popcll, __clzll, __ffsll, __brevll)
 #undef GT_INT_BITS
 // `a.abs_diff(b)`: the distance in the unsigned type of the same width, which holds it
-// whatever the signs (the difference taken modulo 2^BITS).
+// whatever the signs (the difference taken modulo 2^BITS; an 8- or 16-bit one through
+// `gt_narrow`, as every narrow wrapping result is: see math.cuh).
+template <typename U> struct gt_wide { typedef U type; };
+template <> struct gt_wide<unsigned char> { typedef unsigned int type; };
+template <> struct gt_wide<unsigned short> { typedef unsigned int type; };
 #define GT_ABS_DIFF(T, U) \
-  static __device__ __forceinline__ U gt_abs_diff(T a, T b) { return a > b ? (U)((U)a - (U)b) : (U)((U)b - (U)a); }
+  static __device__ __forceinline__ U gt_abs_diff(T a, T b) { \
+    typedef typename gt_wide<U>::type W; \
+    return gt_from_bits<U>::run(a > b ? (W)((W)(U)a - (W)(U)b) : (W)((W)(U)b - (W)(U)a)); }
 GT_ABS_DIFF(unsigned char, unsigned char) GT_ABS_DIFF(signed char, unsigned char)
 GT_ABS_DIFF(unsigned short, unsigned short) GT_ABS_DIFF(short, unsigned short)
 GT_ABS_DIFF(unsigned int, unsigned int) GT_ABS_DIFF(int, unsigned int)

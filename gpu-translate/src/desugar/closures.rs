@@ -1,0 +1,390 @@
+//! Closures bound to locals, `let f = |x| x * k;`, inlined at each call `f(a)` as a block
+//! binding the parameters, then the body (as adapters' closures are). The `let` goes.
+//!
+//! Captures are Rust's: a captured local the closure only reads is read as it was when the
+//! closure was made, so its value is copied into a new local there (Rust's borrow rules
+//! forbid changing it while the closure lives); a later `let` of the same name does not
+//! change what the closure sees. A captured local the closure assigns (`|| count += 1`)
+//! is the caller's, so the body names it, unless the closure is `move`: then the closure
+//! owns a copy, made there, that keeps its value from call to call while the caller's
+//! stays. Arrays are named directly.
+//!
+//! A closure is only called: naming it otherwise (passing it on, copying it) is an error
+//! that says what to write.
+
+use std::collections::BTreeSet;
+
+use syn::spanned::Spanned;
+use syn::visit::Visit;
+use syn::visit_mut::VisitMut;
+
+use super::chain::{strip_parens, Func, Item};
+use super::{reported, Desugarer};
+use crate::names::unraw;
+
+/// A closure local: its name and the closure, with captures already replaced.
+#[derive(Clone)]
+pub(super) struct ClosureLocal {
+    pub name: String,
+    pub closure: syn::ExprClosure,
+}
+
+/// The single names an expression reads or writes (`x`, not `a::b`), and whether each is
+/// assigned (`x = ..`, `x += ..`) or bound inside (`let x`, a closure parameter).
+#[derive(Default)]
+struct Names {
+    used: BTreeSet<String>,
+    assigned: BTreeSet<String>,
+    bound: BTreeSet<String>,
+}
+
+impl<'ast> Visit<'ast> for Names {
+    fn visit_expr_path(&mut self, p: &'ast syn::ExprPath) {
+        if let Some(i) = p.path.get_ident() {
+            self.used.insert(unraw(i));
+        }
+    }
+    fn visit_expr_assign(&mut self, a: &'ast syn::ExprAssign) {
+        if let syn::Expr::Path(p) = strip_parens(&a.left) {
+            if let Some(i) = p.path.get_ident() {
+                self.assigned.insert(unraw(i));
+            }
+        }
+        syn::visit::visit_expr_assign(self, a);
+    }
+    fn visit_expr_binary(&mut self, b: &'ast syn::ExprBinary) {
+        if is_compound_assign(&b.op) {
+            if let syn::Expr::Path(p) = strip_parens(&b.left) {
+                if let Some(i) = p.path.get_ident() {
+                    self.assigned.insert(unraw(i));
+                }
+            }
+        }
+        syn::visit::visit_expr_binary(self, b);
+    }
+    fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
+        self.bound.insert(unraw(&p.ident));
+        syn::visit::visit_pat_ident(self, p);
+    }
+}
+
+/// Renames single names in a closure's body: each captured local to the copy made for it.
+struct Rename<'a> {
+    map: &'a [(String, syn::Ident)],
+}
+
+impl VisitMut for Rename<'_> {
+    fn visit_expr_path_mut(&mut self, p: &mut syn::ExprPath) {
+        if let Some(i) = p.path.get_ident() {
+            let name = unraw(i);
+            if let Some((_, to)) = self.map.iter().find(|(n, _)| *n == name) {
+                let span = i.span();
+                let mut to = to.clone();
+                to.set_span(span);
+                p.path = to.into();
+            }
+        }
+    }
+}
+
+impl Desugarer<'_> {
+    /// `let f = |x| ..;` (a plain name, maybe `mut`): the statements that replace it (the
+    /// copies of its captures) after recording the closure; `None` for any other `let`.
+    pub(super) fn closure_let(&mut self, local: &syn::Local) -> Option<Vec<syn::Stmt>> {
+        let init = local.init.as_ref()?;
+        let syn::Expr::Closure(c) = strip_parens(&init.expr) else {
+            return None;
+        };
+        let syn::Pat::Ident(pi) = &local.pat else {
+            self.err(
+                local.pat.span(),
+                "bind a closure to a plain name: `let f = |x| ..;`",
+            );
+            return Some(Vec::new());
+        };
+        let span = pi.ident.span();
+        if let Some(m) = &c.movability {
+            self.err(m.span(), "`static` closures are not supported in kernels");
+            return Some(Vec::new());
+        }
+        if c.asyncness.is_some() {
+            self.err(c.span(), "`async` closures are not supported in kernels");
+            return Some(Vec::new());
+        }
+        if !self.closure_body_ok(&c.body) {
+            return Some(Vec::new());
+        }
+        let mut names = Names::default();
+        names.visit_expr(&c.body);
+        let mut params = Names::default();
+        for p in &c.inputs {
+            params.visit_pat(p);
+        }
+        // Each captured local: read-only ones are copied now (what the closure reads);
+        // one the closure assigns is the caller's (an `FnMut`), unless the closure is
+        // `move`, which owns a copy that lives from call to call.
+        let owns = c.capture.is_some();
+        let mut closure = c.clone();
+        let mut out = Vec::new();
+        let mut map = Vec::new();
+        for n in &names.used {
+            let captured = !params.bound.contains(n)
+                && !names.bound.contains(n)
+                && self.in_scope(n)
+                && !self.is_array_name(n)
+                && !self.closures.iter().any(|f| f.name == *n);
+            let assigned = names.assigned.contains(n);
+            if captured && (owns || !assigned) {
+                let copy = self.fresh("capture", span);
+                let from = syn::Ident::new(n, span);
+                out.push(if assigned {
+                    syn::parse_quote_spanned!(span=> let mut #copy = #from;)
+                } else {
+                    syn::parse_quote_spanned!(span=> let #copy = #from;)
+                });
+                map.push((n.clone(), copy));
+            }
+        }
+        Rename { map: &map }.visit_expr_mut(&mut closure.body);
+        self.closures.push(ClosureLocal {
+            name: unraw(&pi.ident),
+            closure,
+        });
+        Some(out)
+    }
+
+    /// The closure local `name` refers to, if it names one in scope.
+    fn closure_named(&self, name: &str) -> Option<&ClosureLocal> {
+        self.closures.iter().rev().find(|f| f.name == name)
+    }
+
+    /// `f(a, b)` of a closure local: its body with the parameters bound to the arguments;
+    /// `None` for any other call.
+    pub(super) fn closure_call(&mut self, c: &syn::ExprCall) -> Option<syn::Expr> {
+        let syn::Expr::Path(p) = &*c.func else {
+            return None;
+        };
+        let name = unraw(p.path.get_ident()?);
+        let f = self.closure_named(&name)?.closure.clone();
+        let span = c.span();
+        if f.inputs.len() != c.args.len() {
+            self.err(
+                span,
+                format!(
+                    "`{name}` takes {} argument(s), as its closure's parameters say",
+                    f.inputs.len()
+                ),
+            );
+            return Some(reported(span));
+        }
+        if let Some(e) = substituted(&f, &c.args) {
+            return Some(e);
+        }
+        let args: Vec<Item> = c.args.iter().map(|a| Item::value(a.clone())).collect();
+        match self.apply(&Func::Closure(f), &args) {
+            Ok(e) => Some(e),
+            Err(()) => Some(reported(span)),
+        }
+    }
+
+    /// A closure local named where it is not called: an error; `None` for any other name.
+    pub(super) fn closure_as_value(&mut self, p: &syn::ExprPath) -> Option<syn::Expr> {
+        let name = unraw(p.path.get_ident()?);
+        self.closure_named(&name)?;
+        let span = p.span();
+        self.err(
+            span,
+            format!(
+                "a closure in a kernel is called where it is (`{name}(x)`), not passed on or \
+                 copied; to hand code to a device function, write a `#[gpu_device]` function"
+            ),
+        );
+        Some(reported(span))
+    }
+
+    /// Whether `name` is a parameter or a local declared so far.
+    fn in_scope(&self, name: &str) -> bool {
+        self.locals.iter().any(|n| n == name)
+    }
+
+    /// Whether `name` is an array (a parameter, or a local or shared array).
+    fn is_array_name(&self, name: &str) -> bool {
+        self.all_arrays.iter().any(|n| n == name)
+    }
+}
+
+/// Whether `op` assigns (`+=`, `<<=`, ..).
+fn is_compound_assign(op: &syn::BinOp) -> bool {
+    use syn::BinOp as B;
+    matches!(
+        op,
+        B::AddAssign(_)
+            | B::SubAssign(_)
+            | B::MulAssign(_)
+            | B::DivAssign(_)
+            | B::RemAssign(_)
+            | B::BitXorAssign(_)
+            | B::BitAndAssign(_)
+            | B::BitOrAssign(_)
+            | B::ShlAssign(_)
+            | B::ShrAssign(_)
+    )
+}
+
+/// The call of closure `f` on `args` as its body with each parameter replaced by its
+/// argument, when that is the same as binding them first, so the call stays an
+/// expression: every parameter is a name (maybe typed), and each argument is free of
+/// effects and faults (a name, a literal: see `matching::infallible`), or is read exactly
+/// once by a body that runs straight through (no branch, loop or call that could skip or
+/// repeat it) and has no effect of its own. A literal given to a typed parameter takes
+/// the type as its suffix (`7` for `v: i32` is `7i32`). `None` where it is not the same.
+fn substituted(
+    f: &syn::ExprClosure,
+    args: &syn::punctuated::Punctuated<syn::Expr, syn::Token![,]>,
+) -> Option<syn::Expr> {
+    let mut map = Vec::new();
+    let mut uses = Names::default();
+    uses.visit_expr(&f.body);
+    for (p, a) in f.inputs.iter().zip(args) {
+        let (name, ty) = match p {
+            syn::Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => (&pi.ident, None),
+            syn::Pat::Type(pt) => match &*pt.pat {
+                syn::Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => {
+                    (&pi.ident, Some(&*pt.ty))
+                }
+                _ => return None,
+            },
+            _ => return None,
+        };
+        let arg = typed_literal(a, ty)?;
+        let once = count_uses(&f.body, &unraw(name)) == 1 && straight(&f.body) && effect_free(a);
+        if !(super::matching::infallible(a) || once) {
+            return None;
+        }
+        map.push((unraw(name), arg));
+    }
+    let mut body = (*f.body).clone();
+    SubstituteExprs { map: &map }.visit_expr_mut(&mut body);
+    // Parenthesised where it is an operand's worth of operators, so it binds as the call
+    // did; an assignment stays a statement.
+    let assignment = matches!(&body, syn::Expr::Assign(_))
+        || matches!(&body, syn::Expr::Binary(b) if is_compound_assign(&b.op));
+    if assignment
+        || !matches!(
+            body,
+            syn::Expr::Binary(_) | syn::Expr::Cast(_) | syn::Expr::Unary(_)
+        )
+    {
+        return Some(body);
+    }
+    let span = f.body.span();
+    Some(syn::parse_quote_spanned!(span=> (#body)))
+}
+
+/// `a`, or for an unsuffixed literal given to a parameter of primitive type `ty`, the
+/// literal with that suffix; `None` for a literal whose type cannot be written so.
+fn typed_literal(a: &syn::Expr, ty: Option<&syn::Type>) -> Option<syn::Expr> {
+    let (Some(ty), syn::Expr::Lit(l)) = (ty, strip_parens(a)) else {
+        return Some(a.clone());
+    };
+    let suffix = match ty {
+        syn::Type::Path(p) if p.qself.is_none() => p.path.get_ident()?.to_string(),
+        _ => return None,
+    };
+    const PRIMITIVES: &[&str] = &[
+        "i8", "i16", "i32", "i64", "isize", "u8", "u16", "u32", "u64", "usize", "f32", "f64",
+    ];
+    if !PRIMITIVES.contains(&suffix.as_str()) {
+        return None;
+    }
+    let span = l.span();
+    let lit = match &l.lit {
+        syn::Lit::Int(i) if i.suffix().is_empty() => {
+            let text = format!("{}{suffix}", i.base10_digits());
+            if suffix.starts_with('f') {
+                syn::Lit::Float(syn::LitFloat::new(
+                    &format!("{}.0{suffix}", i.base10_digits()),
+                    span,
+                ))
+            } else {
+                syn::Lit::Int(syn::LitInt::new(&text, span))
+            }
+        }
+        syn::Lit::Float(x) if x.suffix().is_empty() && suffix.starts_with('f') => syn::Lit::Float(
+            syn::LitFloat::new(&format!("{}{suffix}", x.base10_digits()), span),
+        ),
+        syn::Lit::Int(_) | syn::Lit::Float(_) => l.lit.clone(),
+        _ => return Some(a.clone()),
+    };
+    Some(syn::Expr::Lit(syn::ExprLit {
+        attrs: Vec::new(),
+        lit,
+    }))
+}
+
+/// How many times `body` names `name`.
+fn count_uses(body: &syn::Expr, name: &str) -> usize {
+    struct Count<'a>(&'a str, usize);
+    impl<'ast> Visit<'ast> for Count<'_> {
+        fn visit_expr_path(&mut self, p: &'ast syn::ExprPath) {
+            if p.path.get_ident().is_some_and(|i| unraw(i) == self.0) {
+                self.1 += 1;
+            }
+        }
+    }
+    let mut c = Count(name, 0);
+    c.visit_expr(body);
+    c.1
+}
+
+/// Whether `e` runs straight through: operators (not `&&`/`||`), casts, indexing, fields,
+/// literals, names and math methods; no branch, loop, block, call or assignment.
+fn straight(e: &syn::Expr) -> bool {
+    match e {
+        syn::Expr::Path(_) | syn::Expr::Lit(_) => true,
+        syn::Expr::Paren(p) => straight(&p.expr),
+        syn::Expr::Unary(u) => straight(&u.expr),
+        syn::Expr::Cast(c) => straight(&c.expr),
+        syn::Expr::Field(f) => straight(&f.base),
+        syn::Expr::Index(i) => straight(&i.expr) && straight(&i.index),
+        syn::Expr::Binary(b) => {
+            !matches!(b.op, syn::BinOp::And(_) | syn::BinOp::Or(_))
+                && !is_compound_assign(&b.op)
+                && straight(&b.left)
+                && straight(&b.right)
+        }
+        syn::Expr::MethodCall(m) => {
+            gpu_contract::language::math_fn(&m.method.to_string()).is_some()
+                && straight(&m.receiver)
+                && m.args.iter().all(straight)
+        }
+        _ => false,
+    }
+}
+
+/// Whether evaluating `e` has no effect beyond its value (it may still fault, as an index
+/// or an overflow can): [`straight`] code.
+fn effect_free(e: &syn::Expr) -> bool {
+    straight(e)
+}
+
+/// Replaces single names in an expression by expressions (parenthesised).
+struct SubstituteExprs<'a> {
+    map: &'a [(String, syn::Expr)],
+}
+
+impl VisitMut for SubstituteExprs<'_> {
+    fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
+        if let syn::Expr::Path(p) = e {
+            if let Some(i) = p.path.get_ident() {
+                let name = unraw(i);
+                if let Some((_, to)) = self.map.iter().find(|(n, _)| *n == name) {
+                    let span = i.span();
+                    *e = syn::parse_quote_spanned!(span=> (#to));
+                    return;
+                }
+            }
+        }
+        syn::visit_mut::visit_expr_mut(self, e);
+    }
+}

@@ -79,7 +79,22 @@ pub fn option_results(a: &[i32], b: &[i32], i: usize) -> [i32; 8] {
             None
         };
     }
-    let r6 = steps;
+    // A search loop breaking with an `Option`.
+    let mut k = i;
+    let found2 = loop {
+        if k >= b.len() || k > i + 4 {
+            break None;
+        }
+        if b[k] > 0 {
+            break Some(k);
+        }
+        k += 1;
+    };
+    let r6 = steps
+        + match found2 {
+            Some(k) => (k - i) as i32 * 100,
+            None => -100,
+        };
     let Some(r7) = b[i].checked_rem(7) else {
         return [r0, r1, r2, r3, r4, r5, r6, -5];
     };
@@ -132,7 +147,21 @@ pub fn options(a: &[i32], b: &[i32], out: &mut [i32]) {
                 None
             };
         }
-        out[8 * i + 6] = steps;
+        let mut k = i;
+        let found2 = loop {
+            if k >= b.len() || k > i + 4 {
+                break None;
+            }
+            if b[k] > 0 {
+                break Some(k);
+            }
+            k += 1;
+        };
+        let far = match found2 {
+            Some(k) => (k - i) as i32 * 100,
+            None => -100,
+        };
+        out[8 * i + 6] = steps + far;
         let Some(r) = b[i].checked_rem(7) else {
             out[8 * i + 7] = -5;
             return;

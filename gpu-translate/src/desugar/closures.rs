@@ -215,7 +215,20 @@ impl Desugarer<'_> {
 
 /// Whether `op` assigns (`+=`, `<<=`, ..).
 fn is_compound_assign(op: &syn::BinOp) -> bool {
-    crate::lower::tables::compound_op(op).is_some()
+    use syn::BinOp as B;
+    matches!(
+        op,
+        B::AddAssign(_)
+            | B::SubAssign(_)
+            | B::MulAssign(_)
+            | B::DivAssign(_)
+            | B::RemAssign(_)
+            | B::BitXorAssign(_)
+            | B::BitAndAssign(_)
+            | B::BitOrAssign(_)
+            | B::ShlAssign(_)
+            | B::ShrAssign(_)
+    )
 }
 
 /// The call of closure `f` on `args` as its body with each parameter replaced by its

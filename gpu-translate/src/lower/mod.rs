@@ -101,6 +101,10 @@ struct Lowerer<'a> {
     /// Whether `self` may be read whole here, in a method taking `&mut self`: as a method's
     /// receiver, a field's base or `*self`.
     self_value: bool,
+    /// Locals declared without a value (`let mut r;`) that a later assignment in their block
+    /// gives an `Option` (`r = Some(i);`, as a `loop`'s `break Some(i)` desugars): they are
+    /// declared as `Option` locals (`option.rs`).
+    late_options: Vec<String>,
 }
 
 /// Lower the body of the function whose signature is `sig`.
@@ -160,6 +164,7 @@ pub fn lower(
         shared_sites: 0,
         self_value: false,
         unsafe_depth: 0,
+        late_options: Vec::new(),
     };
     l.declare_params();
     l.k.body = l.lower_body(body);

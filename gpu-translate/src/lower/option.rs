@@ -91,7 +91,42 @@ impl Lowerer<'_> {
                 || l.init
                     .as_ref()
                     .is_some_and(|i| self.is_option_expr(&i.expr))
+                || (l.init.is_none() && self.assigned_option(&b.stmts, &unraw(name)))
         })
+    }
+
+    /// Notes the locals of `stmts` declared without a value (`let mut r;`) that a later
+    /// statement assigns an `Option` (`r = Some(i);`, anywhere inside); returns the length
+    /// of [`Lowerer::late_options`] before, to restore after the block.
+    pub(super) fn note_late_options(&mut self, stmts: &[syn::Stmt]) -> usize {
+        let before = self.late_options.len();
+        for (k, s) in stmts.iter().enumerate() {
+            let syn::Stmt::Local(l) = s else { continue };
+            let syn::Pat::Ident(pi) = &l.pat else {
+                continue;
+            };
+            if l.init.is_some() {
+                continue;
+            }
+            let name = unraw(&pi.ident);
+            if self.assigned_option(&stmts[k + 1..], &name) {
+                self.late_options.push(name);
+            }
+        }
+        before
+    }
+
+    /// Whether a statement of `stmts` (anywhere inside) assigns `name` an `Option`.
+    fn assigned_option(&self, stmts: &[syn::Stmt], name: &str) -> bool {
+        let mut finder = OptionAssignments {
+            name,
+            lowerer: self,
+            found: false,
+        };
+        for s in stmts {
+            syn::visit::Visit::visit_stmt(&mut finder, s);
+        }
+        finder.found
     }
 
     /// `let o = e;` (or `let o: Option<T> = e;`, `let mut o = None;`) of an `Option`.
@@ -207,6 +242,7 @@ impl Lowerer<'_> {
     /// A block ending in an `Option`: its statements, then its tail into `dst`.
     fn option_block(&mut self, b: &syn::Block, dst: (VarId, VarId)) -> Block {
         self.scopes.push(Vec::new());
+        let late = self.note_late_options(&b.stmts);
         let mut stmts = Vec::new();
         match b.stmts.split_last() {
             Some((syn::Stmt::Expr(tail, None), init)) => {
@@ -220,6 +256,7 @@ impl Lowerer<'_> {
                 "this block must end in an `Option` (`Some(x)` or `None`)",
             ),
         }
+        self.late_options.truncate(late);
         self.scopes.pop();
         block(stmts)
     }
@@ -518,4 +555,24 @@ fn bool_lit(b: bool, span: proc_macro2::Span) -> Expr {
 
 fn block(stmts: Vec<Stmt>) -> Block {
     Block { stmts, tail: None }
+}
+
+/// Finds an assignment `name = e` whose `e` makes an `Option`.
+struct OptionAssignments<'a, 'b> {
+    name: &'a str,
+    lowerer: &'a Lowerer<'b>,
+    found: bool,
+}
+
+impl<'ast> syn::visit::Visit<'ast> for OptionAssignments<'_, '_> {
+    fn visit_expr_assign(&mut self, a: &'ast syn::ExprAssign) {
+        if let syn::Expr::Path(p) = strip_parens(&a.left) {
+            if p.path.get_ident().is_some_and(|i| unraw(i) == self.name)
+                && self.lowerer.is_option_expr(&a.right)
+            {
+                self.found = true;
+            }
+        }
+        syn::visit::visit_expr_assign(self, a);
+    }
 }

@@ -13,10 +13,12 @@ impl Lowerer<'_> {
     /// A block whose value is not used.
     pub(super) fn unit_block(&mut self, b: &syn::Block) -> Block {
         self.scopes.push(Vec::new());
+        let late = self.note_late_options(&b.stmts);
         let mut stmts = Vec::new();
         for s in &b.stmts {
             self.stmt(s, &mut stmts);
         }
+        self.late_options.truncate(late);
         self.scopes.pop();
         Block { stmts, tail: None }
     }
@@ -40,11 +42,13 @@ impl Lowerer<'_> {
             return None;
         }
         self.scopes.push(Vec::new());
+        let late = self.note_late_options(&b.stmts);
         let mut stmts = Vec::new();
         for s in init {
             self.stmt(s, &mut stmts);
         }
         let tail = self.expr(tail, pos);
+        self.late_options.truncate(late);
         self.scopes.pop();
         let tail = tail?;
         let ty = tail.ty;
@@ -225,7 +229,8 @@ impl Lowerer<'_> {
         if let syn::Pat::Ident(pi) = pat {
             let element = annotation.and_then(super::option::option_element);
             let init = local.init.as_ref().map(|i| &*i.expr);
-            if element.is_some() || init.is_some_and(|e| self.is_option_expr(e)) {
+            let late = init.is_none() && self.late_options.contains(&unraw(&pi.ident));
+            if element.is_some() || late || init.is_some_and(|e| self.is_option_expr(e)) {
                 let elem = match element {
                     Some(t) => {
                         match scalar_type(t, &self.sig.generics, &self.sig.structs, self.diags) {

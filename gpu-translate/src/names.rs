@@ -240,6 +240,17 @@ const RESERVED: &[&str] = &[
     "clamp",
 ];
 
+/// Whether `path` names `Option`'s variant `variant` (`Some` or `None`): bare, as the
+/// prelude brings it, or as `Option::Some`, `std::option::Option::Some` (`core::` too).
+pub(crate) fn is_option_variant(path: &syn::Path, variant: &str) -> bool {
+    let segs = path_segments(path);
+    let segs: Vec<&str> = segs.iter().map(String::as_str).collect();
+    match segs.as_slice() {
+        [v] | ["Option", v] | ["std" | "core", "option", "Option", v] => *v == variant,
+        _ => false,
+    }
+}
+
 /// The segments of `path` as written (`std::mem::swap` is `["std", "mem", "swap"]`).
 pub(crate) fn path_segments(path: &syn::Path) -> Vec<String> {
     path.segments.iter().map(|s| s.ident.to_string()).collect()

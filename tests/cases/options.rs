@@ -26,9 +26,9 @@ pub fn first_negative(a: &[i32], from: usize) -> Option<usize> {
 #[gpu_device]
 pub fn halve_even(x: i32) -> Option<i32> {
     if x % 2 == 0 {
-        Some(x / 2)
+        Option::Some(x / 2)
     } else {
-        None
+        Option::None
     }
 }
 
@@ -128,8 +128,8 @@ pub fn options(a: &[i32], b: &[i32], out: &mut [i32]) {
         let found: Option<usize> = first_negative(a, i);
         out[8 * i + 3] = match found {
             Some(k) if k == i => 0,
-            Some(k) => (k - i) as i32,
-            None => -4,
+            Option::Some(k) => (k - i) as i32,
+            Option::None => -4,
         };
         let h: Option<i32> = halve_even(a[i]);
         let plus = h.map(|v| v + 1);

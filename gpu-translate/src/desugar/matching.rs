@@ -586,7 +586,8 @@ fn collect_variants(pat: &syn::Pat, seen: &mut Vec<(String, String)>) {
 
 /// Whether `pat` is `None` or `Some(..)`, as Rust's prelude names the variants.
 fn option_pattern(pat: &syn::Pat) -> bool {
-    is_none_pattern(pat) || matches!(pat, syn::Pat::TupleStruct(ts) if ts.path.is_ident("Some"))
+    is_none_pattern(pat)
+        || matches!(pat, syn::Pat::TupleStruct(ts) if crate::names::is_option_variant(&ts.path, "Some"))
 }
 
 /// Whether `pat` is `None`, as Rust's prelude names the variant.
@@ -598,7 +599,7 @@ fn is_none_pattern(pat: &syn::Pat) -> bool {
                 && pi.by_ref.is_none()
                 && pi.mutability.is_none()
         }
-        syn::Pat::Path(p) => p.qself.is_none() && p.path.is_ident("None"),
+        syn::Pat::Path(p) => p.qself.is_none() && crate::names::is_option_variant(&p.path, "None"),
         _ => false,
     }
 }
@@ -620,7 +621,9 @@ fn irrefutable(pat: &syn::Pat) -> bool {
 /// Notes whether `pat` matches every `Some` value and whether it matches `None`.
 fn collect_options(pat: &syn::Pat, seen: &mut (bool, bool)) {
     match pat {
-        syn::Pat::TupleStruct(ts) if ts.path.is_ident("Some") && ts.elems.len() == 1 => {
+        syn::Pat::TupleStruct(ts)
+            if crate::names::is_option_variant(&ts.path, "Some") && ts.elems.len() == 1 =>
+        {
             seen.0 |= irrefutable(&ts.elems[0]);
         }
         p if is_none_pattern(p) => seen.1 = true,

@@ -37,9 +37,11 @@ impl Lowerer<'_> {
     /// it declares an `Option` local).
     pub(super) fn is_option_expr(&self, e: &syn::Expr) -> bool {
         match strip_parens(e) {
-            syn::Expr::Call(c) => matches!(&*c.func, syn::Expr::Path(p) if p.path.is_ident("Some")),
+            syn::Expr::Call(c) => {
+                matches!(&*c.func, syn::Expr::Path(p) if crate::names::is_option_variant(&p.path, "Some"))
+            }
             syn::Expr::Path(p) => {
-                p.path.is_ident("None")
+                crate::names::is_option_variant(&p.path, "None")
                     || p.path.get_ident().is_some_and(|i| {
                         matches!(self.lookup(&unraw(i)), Some(Binding::Option(..)))
                     })
@@ -176,7 +178,7 @@ impl Lowerer<'_> {
         let (some, value) = dst;
         let span = e.span();
         match strip_parens(e) {
-            syn::Expr::Call(c) if matches!(&*c.func, syn::Expr::Path(p) if p.path.is_ident("Some")) =>
+            syn::Expr::Call(c) if matches!(&*c.func, syn::Expr::Path(p) if crate::names::is_option_variant(&p.path, "Some")) =>
             {
                 if c.args.len() != 1 {
                     self.err(span, "`Some` holds one value: `Some(x)`");
@@ -189,7 +191,7 @@ impl Lowerer<'_> {
                 out.push(assign(value, x));
                 out.push(assign(some, bool_lit(true, span)));
             }
-            syn::Expr::Path(p) if p.path.is_ident("None") => {
+            syn::Expr::Path(p) if crate::names::is_option_variant(&p.path, "None") => {
                 out.push(assign(some, bool_lit(false, span)));
             }
             syn::Expr::Path(p) if p.path.get_ident().is_some() => {
@@ -366,7 +368,9 @@ impl Lowerer<'_> {
         }
         let span = m.span();
         let flag = match strip_parens(&m.receiver) {
-            syn::Expr::Path(p) if p.path.is_ident("None") => bool_lit(false, span),
+            syn::Expr::Path(p) if crate::names::is_option_variant(&p.path, "None") => {
+                bool_lit(false, span)
+            }
             syn::Expr::Path(p) => {
                 let name = unraw(p.path.get_ident()?);
                 let Some(Binding::Option(some, _)) = self.lookup(&name) else {

@@ -95,7 +95,7 @@ pub fn option_results(a: &[i32], b: &[i32], i: usize) -> [i32; 8] {
             Some(k) => (k - i) as i32 * 100,
             None => -100,
         };
-    let Some(r7) = b[i].checked_rem(7) else {
+    let (Some(r7), Some(_)) = (b[i].checked_rem(7), a[i].checked_add(1)) else {
         return [r0, r1, r2, r3, r4, r5, r6, -5];
     };
     [r0, r1, r2, r3, r4, r5, r6, r7]
@@ -162,7 +162,7 @@ pub fn options(a: &[i32], b: &[i32], out: &mut [i32]) {
             None => -100,
         };
         out[8 * i + 6] = steps + far;
-        let Some(r) = b[i].checked_rem(7) else {
+        let (Some(r), Some(_)) = (b[i].checked_rem(7), a[i].checked_add(1)) else {
             out[8 * i + 7] = -5;
             return;
         };

@@ -126,7 +126,12 @@ impl Desugarer<'_> {
     /// The scrutinee's parts, each bound to a local in `pre` unless plain (or, `inline`,
     /// free of effects: then each test reads it again, so a `matches!` stays an
     /// expression).
-    fn scrutinee(&mut self, e: &syn::Expr, pre: &mut Vec<syn::Stmt>, inline: bool) -> Scrutinee {
+    pub(super) fn scrutinee(
+        &mut self,
+        e: &syn::Expr,
+        pre: &mut Vec<syn::Stmt>,
+        inline: bool,
+    ) -> Scrutinee {
         match strip_parens(e) {
             // A tuple's parts are all evaluated, in order, before any test, as Rust builds
             // the tuple: each into a local (a pattern's names then read the locals, never a

@@ -215,8 +215,9 @@ impl Desugarer<'_> {
             )]);
         }
         let mut out = Vec::new();
-        let scrutinee = self.evaluated_once(&init.expr, "scrutinee", &mut out);
-        let s = super::matching::Scrutinee::One(Box::new(scrutinee));
+        // A tuple written out (`let (Some(a), Some(b)) = (x, y) else ..`) is taken apart,
+        // as `match` takes it; anything else is evaluated once.
+        let s = self.scrutinee(&init.expr, &mut out, false);
         let mut binds = Vec::new();
         let Ok(tested) = self.pattern(&local.pat, &s, &mut binds) else {
             return Some(vec![syn::Stmt::Expr(

@@ -68,25 +68,6 @@ impl<'ast> Visit<'ast> for Names {
     }
 }
 
-/// Renames single names in a closure's body: each captured local to the copy made for it.
-struct Rename<'a> {
-    map: &'a [(String, syn::Ident)],
-}
-
-impl VisitMut for Rename<'_> {
-    fn visit_expr_path_mut(&mut self, p: &mut syn::ExprPath) {
-        if let Some(i) = p.path.get_ident() {
-            let name = unraw(i);
-            if let Some((_, to)) = self.map.iter().find(|(n, _)| *n == name) {
-                let span = i.span();
-                let mut to = to.clone();
-                to.set_span(span);
-                p.path = to.into();
-            }
-        }
-    }
-}
-
 impl Desugarer<'_> {
     /// `let f = |x| ..;` (a plain name, maybe `mut`): the statements that replace it (the
     /// copies of its captures) after recording the closure; `None` for any other `let`.
@@ -142,10 +123,10 @@ impl Desugarer<'_> {
                 } else {
                     syn::parse_quote_spanned!(span=> let #copy = #from;)
                 });
-                map.push((n.clone(), copy));
+                map.push((n.clone(), syn::parse_quote_spanned!(span=> #copy)));
             }
         }
-        Rename { map: &map }.visit_expr_mut(&mut closure.body);
+        SubstituteExprs { map: &map }.visit_expr_mut(&mut closure.body);
         self.closures.push(ClosureLocal {
             name: unraw(&pi.ident),
             closure,
@@ -243,8 +224,6 @@ fn substituted(
     args: &syn::punctuated::Punctuated<syn::Expr, syn::Token![,]>,
 ) -> Option<syn::Expr> {
     let mut map = Vec::new();
-    let mut uses = Names::default();
-    uses.visit_expr(&f.body);
     for (p, a) in f.inputs.iter().zip(args) {
         let (name, ty) = match p {
             syn::Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => (&pi.ident, None),
@@ -257,7 +236,7 @@ fn substituted(
             _ => return None,
         };
         let arg = typed_literal(a, ty)?;
-        let once = count_uses(&f.body, &unraw(name)) == 1 && straight(&f.body) && effect_free(a);
+        let once = count_uses(&f.body, &unraw(name)) == 1 && straight(&f.body) && straight(a);
         if !(super::matching::infallible(a) || once) {
             return None;
         }
@@ -360,12 +339,6 @@ fn straight(e: &syn::Expr) -> bool {
         }
         _ => false,
     }
-}
-
-/// Whether evaluating `e` has no effect beyond its value (it may still fault, as an index
-/// or an overflow can): [`straight`] code.
-fn effect_free(e: &syn::Expr) -> bool {
-    straight(e)
 }
 
 /// Replaces single names in an expression by expressions (parenthesised).

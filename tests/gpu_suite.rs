@@ -427,6 +427,10 @@ fn main() {
     rows.push(check("RawKernel: the seed's CUDA C = cpu ref", || {
         cases::host_api::raw_kernel(&gpu, seed)
     }));
+    rows.push(check(
+        "a kernel over a GPU thread's 512 KB of local memory: an error in words",
+        || cases::host_api::raw_kernel_over_local_memory(&gpu),
+    ));
     rows.push(check("cudarc CudaSlice and raw pointer, in place", || {
         cases::host_api::cudarc_round_trip(&gpu, seed)
     }));

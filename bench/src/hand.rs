@@ -49,6 +49,7 @@ macro_rules! hand_kernel {
                     const_params: &[],
                     const_args: &[],
                     instances: None,
+                    local_bytes: 0,
                 })
             }
         };

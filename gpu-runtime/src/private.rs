@@ -16,6 +16,7 @@ pub use crate::def::device_fn::DeviceFnDef;
 pub use crate::def::instances::Instances;
 pub use crate::def::kernel::{ConstParam, KernelParts};
 pub use crate::def::module_const::ConstValue;
+pub use crate::def::stack::{array_bytes, check_kernel, kernel_bytes, largest_return};
 pub use crate::dtype::arith;
 pub use crate::dtype::{bf16_from_f64, f16_from_f64, Dtype, GpuStruct};
 pub use crate::host::args::{
@@ -144,23 +145,19 @@ pub fn is_cuda(device: &Device) -> bool {
 /// parameters (static shared arrays against a block's 48 KB, local ones against a
 /// thread's 512 KB).
 pub const fn arrays_fit(arrays: &[(u64, &[u64])], limit: u64) -> bool {
-    let mut total: u64 = 0;
     let mut i = 0;
     while i < arrays.len() {
-        let (elem, dims) = arrays[i];
-        let mut bytes = elem;
+        let dims = arrays[i].1;
         let mut j = 0;
         while j < dims.len() {
             if dims[j] == 0 {
                 return false;
             }
-            bytes = bytes.saturating_mul(dims[j]);
             j += 1;
         }
-        total = total.saturating_add(bytes);
         i += 1;
     }
-    total <= limit
+    crate::def::stack::array_bytes(arrays) <= limit
 }
 
 /// Launch on a GPU. Every argument is checked against the kernel's parameters and

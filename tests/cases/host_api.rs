@@ -62,6 +62,41 @@ pub fn pinned_two_streams(dev: &Device, seed: u64) -> CaseResult<String> {
 }
 
 /// The seed's CUDA C string gives the same bits as the attribute's `vec_add`.
+/// A raw kernel whose chain of non-inlined functions holds 4 x 480 KB of local arrays per
+/// thread, over the 512 KB a GPU thread may have: the driver refuses it with "invalid
+/// argument" (or ptxas at compile time); either way the error says so in words.
+pub fn raw_kernel_over_local_memory(dev: &Device) -> CaseResult<String> {
+    const SOURCE: &str = r#"
+#define LEVEL(name, next) \
+__device__ __noinline__ float name(int k) { \
+    volatile float a[122880]; \
+    for (int i = 0; i < 122880; i += 4099) a[i] = (float)(i + k); \
+    return a[k % 122880] + next; \
+}
+LEVEL(l3, 0.0f)
+LEVEL(l2, l3(k + 1))
+LEVEL(l1, l2(k + 1))
+LEVEL(l0, l1(k + 1))
+extern "C" __global__ void deep(float* out, int k) {
+    out[0] = l0(k);
+}"#;
+    // SAFETY: one thread writes out[0] of a one-element array.
+    let k = unsafe { RawKernel::<(PtrMut<f32>, i32)>::new(SOURCE, "deep") }?;
+    let mut out = dev.zeros::<f32>(1)?;
+    // SAFETY: as above.
+    let launched = unsafe { k.launch(LaunchConfig::new(1, 1), &mut out, 5) };
+    match launched {
+        Err(GpuError::InvalidLaunch { reason, .. }) if reason.contains("bytes of local memory") => {
+            Ok(format!("refused at launch: \"{reason}\""))
+        }
+        Err(GpuError::Compile { log, .. }) if log.contains("local") => Ok(format!(
+            "refused by the compiler: {}",
+            log.lines().next().unwrap_or("")
+        )),
+        other => Err(format!("expected an error naming local memory, got {other:?}").into()),
+    }
+}
+
 pub fn raw_kernel(dev: &Device, seed: u64) -> CaseResult<String> {
     const SOURCE: &str = r#"
 extern "C" __global__ void vec_add(const float* a, const float* b, float* c, int n) {

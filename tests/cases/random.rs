@@ -234,7 +234,7 @@ pub fn case_xoroshiro(dev: &Device, seed: u64) -> CaseResult {
     let mut r = rng(seed);
     let mut out = Outputs::new();
     let n = r.random_range(100..600);
-    let host = xoroshiro128p_states(n, r.random(), r.random_range(0..3));
+    let host = xoroshiro128p_states(n, r.random(), r.random_range(0..3))?;
     let mut states = dev.to_device(&host)?;
     let mut bits = poisoned(dev, n, 0u64)?;
     let (mut f, mut d) = (poisoned(dev, n, f32::NAN)?, poisoned(dev, n, f64::NAN)?);
@@ -370,7 +370,7 @@ pub fn draw_order_forms(
 /// `draw_order_forms` against Rust's order on the host.
 pub fn case_draw_order_forms(dev: &Device, seed: u64) -> CaseResult {
     let mut r = rng(seed);
-    let host = xoroshiro128p_states(1, r.random(), 0);
+    let host = xoroshiro128p_states(1, r.random(), 0)?;
     let mut states = dev.to_device(&host)?;
     let mut a = poisoned(dev, 2, 0u64)?;
     let h0: Vec<u64> = (0..4).map(|_| r.random_range(0..1000)).collect();
@@ -420,7 +420,7 @@ pub fn case_draw_order_forms(dev: &Device, seed: u64) -> CaseResult {
 pub fn case_draw_order(dev: &Device, seed: u64) -> CaseResult {
     let mut r = rng(seed);
     let n = r.random_range(64..300);
-    let host = xoroshiro128p_states(n, r.random(), 0);
+    let host = xoroshiro128p_states(n, r.random(), 0)?;
     let mut states = dev.to_device(&host)?;
     let mut d = poisoned(dev, n, f32::NAN)?;
     let mut h = dev.to_device(&[0u32; 4])?;

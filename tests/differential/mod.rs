@@ -245,6 +245,7 @@ pub fn translated_definition(p: &Program, name: &str) -> Result<&'static KernelD
         const_params: &[],
         const_args: &[],
         instances: None,
+        local_bytes: 0,
     };
     // SAFETY: every part is the translator's for this kernel, laid out as the attribute
     // lays them out: the source defines the entry `c_name` (and, with a fast path, its

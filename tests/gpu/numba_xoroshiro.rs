@@ -128,7 +128,7 @@ pub fn run(gpu: &Device, sim: &Device, seed: u64) -> CaseResult<String> {
     let numba_nd = read(&dir, "nf64.bin", f64::from_le_bytes, 8)?;
     let _ = std::fs::remove_dir_all(&dir);
 
-    let ours = xoroshiro128p_states(n, numba_seed, 0);
+    let ours = xoroshiro128p_states(n, numba_seed, 0)?;
     if ours != numba_states {
         let i = (0..ours.len())
             .find(|&i| ours[i] != numba_states[i])

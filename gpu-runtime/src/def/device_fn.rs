@@ -20,6 +20,10 @@ pub struct DeviceFnDef {
     pub(crate) constants: &'static [ConstValue],
     /// The `#[gpu_struct]`s its signature and body name.
     pub(crate) structs: &'static [&'static gpu_contract::StructLayout],
+    /// The bytes of its own locals and local arrays per thread (`def/stack.rs`).
+    pub(crate) local_bytes: u64,
+    /// The bytes of its result (`size_of` its return type, dtypes as the largest).
+    pub(crate) ret_bytes: u64,
 }
 
 impl DeviceFnDef {
@@ -30,6 +34,21 @@ impl DeviceFnDef {
         structs: &'static [&'static gpu_contract::StructLayout],
     ) -> DeviceFnDef {
         DeviceFnDef { structs, ..self }
+    }
+
+    /// Not a public API: the definition, with the bytes of its result.
+    #[doc(hidden)]
+    pub const fn with_ret_bytes(self, ret_bytes: u64) -> DeviceFnDef {
+        DeviceFnDef { ret_bytes, ..self }
+    }
+
+    /// Not a public API: the definition, with the bytes of its own locals.
+    #[doc(hidden)]
+    pub const fn with_local_bytes(self, local_bytes: u64) -> DeviceFnDef {
+        DeviceFnDef {
+            local_bytes,
+            ..self
+        }
     }
 
     /// Not a public API: what `#[gpu_device]` emits.
@@ -62,6 +81,8 @@ impl DeviceFnDef {
             overflow_checks,
             constants,
             structs: &[],
+            local_bytes: 0,
+            ret_bytes: 0,
         }
     }
 

@@ -65,6 +65,7 @@ impl KernelDef {
     /// the order the kernel's source numbers them). Not a public API: what a launcher of a
     /// kernel with const parameters calls.
     ///
+    /// `local_bytes` is the instance's bound on a thread's local memory (`def/stack.rs`).
     /// A definition without const parameters is its own instance.
     ///
     /// # Safety
@@ -77,6 +78,7 @@ impl KernelDef {
         &'static self,
         args: &'static [u64],
         constants: &'static [ConstValue],
+        local_bytes: u64,
     ) -> &'static KernelDef {
         let Some(instances) = self.parts().instances else {
             return self;
@@ -84,7 +86,7 @@ impl KernelDef {
         match instances.find_fast(args) {
             Some(def) => def,
             // SAFETY: passed on from this function's caller.
-            None => unsafe { self.make_instance(instances, args, constants) },
+            None => unsafe { self.make_instance(instances, args, constants, local_bytes) },
         }
     }
 
@@ -97,6 +99,7 @@ impl KernelDef {
         instances: &'static Instances,
         args: &'static [u64],
         constants: &'static [ConstValue],
+        local_bytes: u64,
     ) -> &'static KernelDef {
         // A poisoned lock holds a complete list: a panic cannot leave it half-updated.
         let mut all = instances.all.lock().unwrap_or_else(|e| e.into_inner());
@@ -114,6 +117,7 @@ impl KernelDef {
             constants,
             const_args: args,
             instances: None,
+            local_bytes,
             ..*base
         };
         // SAFETY: the parts are the generic definition's (made by the attribute, so they

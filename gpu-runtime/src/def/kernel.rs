@@ -67,6 +67,10 @@ pub struct KernelParts {
     pub const_args: &'static [u64],
     /// The instances of a kernel with const parameters, on its generic definition.
     pub instances: Option<&'static super::instances::Instances>,
+    /// The most local memory a thread uses, in bytes: its locals' and those of its
+    /// deepest chain of device functions (`def/stack.rs`); an instance's on a kernel with
+    /// const parameters (0 on their generic definition).
+    pub local_bytes: u64,
 }
 
 /// A kernel's const parameter, such as `const BM: usize`.
@@ -117,6 +121,15 @@ impl KernelDef {
     /// The parts, for the instances of a kernel with const parameters.
     pub(super) fn parts(&self) -> &KernelParts {
         &self.parts
+    }
+
+    /// The most local memory one thread of the kernel uses, in bytes, as the attribute
+    /// bounds it: the `size_of` of every local and local array of the kernel and of the
+    /// deepest chain of device functions it calls, a dtype parameter's elements counted
+    /// at the largest dtype its bound allows. At most 512 KB (a larger kernel does not
+    /// compile); the simulator sizes its stacks by it.
+    pub fn local_bytes(&self) -> u64 {
+        self.parts.local_bytes
     }
 
     /// The Rust name of the kernel.

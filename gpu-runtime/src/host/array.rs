@@ -51,6 +51,23 @@ impl<T: Element> fmt::Debug for DeviceArray<T> {
 }
 
 impl<T: Element> DeviceArray<T> {
+    /// An array of `host`'s elements: on the simulator the vector itself becomes its
+    /// memory (no copy), on a GPU it is copied up.
+    pub(crate) fn from_host_vec(device: &Device, host: Vec<T>) -> Result<Self> {
+        match &*device.inner {
+            DeviceInner::Sim(_) => {
+                crate::host::graph::forbid("a copy to a new array")?;
+                let len = host.len();
+                Ok(DeviceArray {
+                    device: device.clone(),
+                    storage: Storage::Sim(SimBuffer::new(host)),
+                    len,
+                })
+            }
+            DeviceInner::Cuda(_) => DeviceArray::from_host(device, &host),
+        }
+    }
+
     pub(crate) fn from_host(device: &Device, host: &[T]) -> Result<Self> {
         crate::host::graph::forbid("a copy to a new array")?;
         let storage = match &*device.inner {
@@ -111,11 +128,7 @@ impl<T: Element> DeviceArray<T> {
                 )?;
                 Storage::Cuda(CudaBuffer::new(slice))
             }
-            DeviceInner::Sim(_) => {
-                let mut v = reserve(device, len)?;
-                v.resize(len, crate::dtype::zeroed::<T>());
-                Storage::Sim(SimBuffer::new(v))
-            }
+            DeviceInner::Sim(_) => Storage::Sim(SimBuffer::new(zeroed_vec(device, len)?)),
         };
         Ok(DeviceArray {
             device: device.clone(),
@@ -328,6 +341,28 @@ fn out_of_memory<T>(device: &Device, len: usize) -> GpuError {
             .checked_mul(std::mem::size_of::<T>())
             .map_or(u64::MAX, |b| b as u64),
     }
+}
+
+/// `len` zeros, for the simulator's memory: allocated zeroed (`calloc`), so the system
+/// hands out pages of zeros as they are first touched and a large array costs no time
+/// until used; a request the host cannot meet is an error, not an abort.
+pub(crate) fn zeroed_vec<T: Element>(device: &Device, len: usize) -> Result<Vec<T>> {
+    if len == 0 || std::mem::size_of::<T>() == 0 {
+        let mut v = Vec::new();
+        v.resize(len, crate::dtype::zeroed::<T>());
+        return Ok(v);
+    }
+    let layout =
+        std::alloc::Layout::array::<T>(len).map_err(|_| out_of_memory::<T>(device, len))?;
+    // SAFETY: the layout's size is not zero (`len` and the element size are not).
+    let ptr = unsafe { std::alloc::alloc_zeroed(layout) }.cast::<T>();
+    if ptr.is_null() {
+        return Err(out_of_memory::<T>(device, len));
+    }
+    // SAFETY: `ptr` comes from the global allocator with the layout of `len` elements of
+    // `T`, as `Vec` allocates them, so capacity and length are both `len`; all-zero bytes
+    // are a valid `T` (`Element`'s contract), so every element is initialised.
+    Ok(unsafe { Vec::from_raw_parts(ptr, len, len) })
 }
 
 /// An empty `Vec` with room for `len` elements, for the simulator's memory: reserved

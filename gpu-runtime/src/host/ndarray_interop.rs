@@ -63,14 +63,72 @@ fn row_major<'a, T: Element, D: ndarray::Dimension>(
     }
     let mut out = Vec::new();
     out.try_reserve_exact(len).map_err(|_| out_of_memory())?;
-    out.extend(view.iter().copied());
+    gather(&mut out, view.view().into_dyn());
     Ok(std::borrow::Cow::Owned(out))
+}
+
+/// The elements as a device array: a gathered copy becomes the simulator's memory as it
+/// is, without a second copy.
+fn upload<T: Element>(device: &Device, elems: std::borrow::Cow<'_, [T]>) -> Result<DeviceArray<T>> {
+    match elems {
+        std::borrow::Cow::Borrowed(s) => device.to_device(s),
+        std::borrow::Cow::Owned(v) => DeviceArray::from_host_vec(device, v),
+    }
+}
+
+/// Push the elements of `view` in row-major order onto `out`. An axis of stride 0 (a
+/// broadcast) is gathered once and its block repeated by doubling copies, and a
+/// contiguous last axis is copied as a slice, so a broadcast view costs its copies, not a
+/// step per element.
+fn gather<T: Copy>(out: &mut Vec<T>, view: ndarray::ArrayViewD<'_, T>) {
+    use ndarray::Axis;
+    match view.ndim() {
+        0 => out.extend(view.iter().copied()),
+        1 => match (view.as_slice(), view.strides()[0]) {
+            (Some(s), _) => out.extend_from_slice(s),
+            (None, 0) if !view.is_empty() => {
+                let start = out.len();
+                out.push(view[0]);
+                repeat_block(out, start, 1, view.len());
+            }
+            _ => out.extend(view.iter().copied()),
+        },
+        _ => {
+            let n = view.len_of(Axis(0));
+            if n == 0 {
+                return;
+            }
+            if view.strides()[0] == 0 || n == 1 {
+                let start = out.len();
+                gather(out, view.index_axis(Axis(0), 0));
+                let block = out.len() - start;
+                if block > 0 {
+                    repeat_block(out, start, block, n);
+                }
+            } else {
+                for i in 0..n {
+                    gather(out, view.index_axis(Axis(0), i));
+                }
+            }
+        }
+    }
+}
+
+/// `out[start..]` holds one block of `block` elements: extend it to `times` blocks by
+/// doubling copies.
+fn repeat_block<T: Copy>(out: &mut Vec<T>, start: usize, block: usize, times: usize) {
+    let total = block * times;
+    while out.len() - start < total {
+        let have = out.len() - start;
+        let take = have.min(total - have);
+        out.extend_from_within(start..start + take);
+    }
 }
 
 impl<T: Element> DeviceArray<T> {
     /// A device array with the elements of `host`, in order.
     pub fn from_ndarray(device: &Device, host: ArrayView1<'_, T>) -> Result<Self> {
-        device.to_device(&row_major(device, &host)?)
+        upload(device, row_major(device, &host)?)
     }
 
     /// The array as an `ndarray::Array1`.
@@ -82,8 +140,7 @@ impl<T: Element> DeviceArray<T> {
 impl<T: Element> DeviceArray2<T> {
     /// A `rows x cols` device array with the elements of `host` (any layout), row-major.
     pub fn from_ndarray(device: &Device, host: ArrayView2<'_, T>) -> Result<Self> {
-        let (rows, cols) = host.dim();
-        device.to_device_2d(&row_major(device, &host)?, (rows, cols))
+        DeviceArray2::from_parts(upload(device, row_major(device, &host)?)?, host.dim())
     }
 
     /// The array as an `ndarray::Array2` of the same shape.
@@ -95,8 +152,7 @@ impl<T: Element> DeviceArray2<T> {
 impl<T: Element> DeviceArray3<T> {
     /// A device array of `host`'s shape with its elements (any layout), row-major.
     pub fn from_ndarray(device: &Device, host: ArrayView3<'_, T>) -> Result<Self> {
-        let shape = host.dim();
-        device.to_device_3d(&row_major(device, &host)?, shape)
+        DeviceArray3::from_parts(upload(device, row_major(device, &host)?)?, host.dim())
     }
 
     /// The array as an `ndarray::Array3` of the same shape.

@@ -486,6 +486,7 @@ mod tests {
             const_params: &[],
             const_args: &[],
             instances: None,
+            local_bytes: 0,
         };
         // SAFETY: never compiled or launched: the test only packs arguments.
         Box::leak(Box::new(unsafe { KernelDef::__from_parts(parts) }))

@@ -63,13 +63,12 @@ impl Device {
             }
             DeviceInner::Cuda(_) => (std::ptr::NonNull::dangling().as_ptr(), None, Vec::new()),
             DeviceInner::Sim(_) => {
-                let mut v = Vec::new();
-                v.try_reserve_exact(len)
-                    .map_err(|_| GpuError::OutOfMemory {
+                let mut v = crate::host::array::zeroed_vec::<T>(self, len).map_err(|_| {
+                    GpuError::OutOfMemory {
                         device: "host".to_owned(),
                         bytes: bytes as u64,
-                    })?;
-                v.resize(len, crate::dtype::zeroed::<T>());
+                    }
+                })?;
                 (v.as_mut_ptr(), None, v)
             }
         };

@@ -249,14 +249,21 @@ impl Xoroshiro128p {
 /// `subsequence_start` times, each next one the previous one jumped once (Numba's
 /// `init_xoroshiro128p_states`).
 ///
-/// # Panics
-///
-/// If `2 n` words cannot be allocated, as `Vec` does; [`create_xoroshiro128p_states`]
-/// returns an error instead.
-pub fn xoroshiro128p_states(n: usize, seed: u64, subsequence_start: u64) -> Vec<u64> {
-    let mut out = Vec::with_capacity(n.checked_mul(2).expect("capacity overflow"));
+/// `2 n` words the host cannot hold are [`GpuError::OutOfMemory`].
+pub fn xoroshiro128p_states(
+    n: usize,
+    seed: u64,
+    subsequence_start: u64,
+) -> Result<Vec<u64>, GpuError> {
+    let out_of_memory = || GpuError::OutOfMemory {
+        device: "host".to_owned(),
+        bytes: (n as u64).saturating_mul(16),
+    };
+    let words = n.checked_mul(2).ok_or_else(out_of_memory)?;
+    let mut out = Vec::new();
+    out.try_reserve_exact(words).map_err(|_| out_of_memory())?;
     fill_states(&mut out, n, seed, subsequence_start);
-    out
+    Ok(out)
 }
 
 /// Push `n` states onto `out` (see [`xoroshiro128p_states`]).
@@ -293,7 +300,7 @@ pub fn create_xoroshiro128p_states(
     // A reservation that fails is an error, not an abort.
     let mut host = crate::host::array::reserve::<u64>(device, words)?;
     fill_states(&mut host, n, seed, 0);
-    device.to_device(&host)
+    crate::host::array::DeviceArray::from_host_vec(device, host)
 }
 
 #[cfg(test)]
@@ -347,13 +354,13 @@ mod tests {
         b.next_u64();
         b.jump();
         assert_eq!(a, b);
-        let states = xoroshiro128p_states(3, 42, 1);
+        let states = xoroshiro128p_states(3, 42, 1).unwrap();
         let mut g = Xoroshiro128p::from_seed(42);
         g.jump();
         assert_eq!(states[..2], [g.s0, g.s1]);
         g.jump();
         assert_eq!(states[2..4], [g.s0, g.s1]);
-        assert!(xoroshiro128p_states(0, 1, 0).is_empty());
+        assert!(xoroshiro128p_states(0, 1, 0).unwrap().is_empty());
     }
 
     #[test]

@@ -144,7 +144,7 @@ impl Uniformity {
             }
             ExprKind::Block(b) => self.assignments(b, divergent),
             // A local a method is called on was marked before the fixpoint (`receivers`).
-            _ => children(e, &mut |x| self.expr_effects(x, divergent)),
+            _ => e.children(&mut |x| self.expr_effects(x, divergent)),
         }
     }
 
@@ -360,7 +360,7 @@ fn value_blocks<'e>(
             block(x, d, f);
         }
         ExprKind::Block(b) => block(b, divergent, f),
-        _ => children(e, &mut |x| value_blocks(x, u, divergent, f)),
+        _ => e.children(&mut |x| value_blocks(x, u, divergent, f)),
     }
 }
 
@@ -411,7 +411,7 @@ fn expr_has_tile(e: &Expr<RTy>) -> bool {
         ExprKind::Block(b) => has_tile_ops(b),
         _ => {
             let mut found = false;
-            children(e, &mut |x| found = found || expr_has_tile(x));
+            e.children(&mut |x| found = found || expr_has_tile(x));
             found
         }
     }
@@ -434,7 +434,7 @@ fn receivers(b: &Block<RTy>, out: &mut Vec<usize>) {
                 receivers(x, out);
             }
             ExprKind::Block(b) => receivers(b, out),
-            _ => children(e, &mut |x| expr(x, out)),
+            _ => e.children(&mut |x| expr(x, out)),
         }
     }
     fn place(p: &Place<RTy>, out: &mut Vec<usize>) {
@@ -490,51 +490,5 @@ fn receivers(b: &Block<RTy>, out: &mut Vec<usize>) {
     b.stmts.iter().for_each(|s| stmt(s, out));
     if let Some(t) = &b.tail {
         expr(t, out);
-    }
-}
-
-/// Calls `f` on each direct operand of `e`; value blocks' tails are operands, their
-/// statements are not.
-fn children<'e>(e: &'e Expr<RTy>, f: &mut impl FnMut(&'e Expr<RTy>)) {
-    match &e.kind {
-        ExprKind::Unary(_, x)
-        | ExprKind::Convert(_, x)
-        | ExprKind::Field(x, _)
-        | ExprKind::TuplePart(x, _)
-        | ExprKind::MmaCoord(_, _, x) => f(x),
-        ExprKind::Binary(_, a, b) => {
-            f(a);
-            f(b);
-        }
-        ExprKind::Math(_, args)
-        | ExprKind::StructLit(_, args)
-        | ExprKind::FieldArray(args)
-        | ExprKind::DeviceCall(_, _, args)
-        | ExprKind::Intrinsic(_, args)
-        | ExprKind::Tuple(args) => args.iter().for_each(f),
-        ExprKind::Index(_, idx) => idx.iter().for_each(|i| f(&i.expr)),
-        ExprKind::Atomic(_, _, idx, args) => {
-            idx.iter().for_each(|i| f(&i.expr));
-            args.iter().for_each(f);
-        }
-        ExprKind::Load4(_, i) | ExprKind::RandomDraw(_, _, i) => f(&i.expr),
-        ExprKind::FieldIndex(x, _, i) => {
-            f(x);
-            f(&i.index.expr);
-        }
-        ExprKind::If(c, t, e) => {
-            f(c);
-            for b in [t, e] {
-                if let Some(x) = &b.tail {
-                    f(x);
-                }
-            }
-        }
-        ExprKind::Block(b) => {
-            if let Some(x) = &b.tail {
-                f(x);
-            }
-        }
-        _ => {}
     }
 }

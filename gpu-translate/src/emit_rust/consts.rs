@@ -152,21 +152,7 @@ fn array_checks(
         };
         let sizes = arrays.iter().map(|a| {
             let elem = elem_size(a.elem, sig);
-            let dims = a.dims.iter().map(|d| match *d {
-                Dim::Lit(n) => quote!(#n),
-                Dim::Const(c) if k.consts[c].generic => {
-                    let rust = &k.consts[c].rust;
-                    quote!((#rust) as u64)
-                }
-                Dim::Const(c) => {
-                    let name = format_ident!("__gpu_const_{}_{}", item, c);
-                    if generic {
-                        quote!(super::#name as u64)
-                    } else {
-                        quote!(#name as u64)
-                    }
-                }
-            });
+            let dims = a.dims.iter().map(|&d| dim_tokens(k, d, item, generic));
             quote!((#elem, &[#(#dims),*]))
         });
         let message = format!(
@@ -185,8 +171,29 @@ fn array_checks(
     out
 }
 
+/// An array extent as a `u64` constant expression: a literal, a const parameter, or the
+/// constant made for a module constant (`super::` when `one_level_down`, in the
+/// function's module).
+pub(super) fn dim_tokens(k: &Kernel<RTy>, d: Dim, item: &str, one_level_down: bool) -> TokenStream {
+    match d {
+        Dim::Lit(n) => quote!(#n),
+        Dim::Const(c) if k.consts[c].generic => {
+            let rust = &k.consts[c].rust;
+            quote!((#rust) as u64)
+        }
+        Dim::Const(c) => {
+            let name = format_ident!("__gpu_const_{}_{}", item, c);
+            if one_level_down {
+                quote!(super::#name as u64)
+            } else {
+                quote!(#name as u64)
+            }
+        }
+    }
+}
+
 /// The bytes of an element: its dtype's, or the largest its bound allows.
-fn elem_size(t: RTy, sig: &KernelSignature) -> u64 {
+pub(super) fn elem_size(t: RTy, sig: &KernelSignature) -> u64 {
     match t {
         RTy::Prim(p) => p.size() as u64,
         RTy::Generic(i) => Prim::ALL

@@ -25,6 +25,8 @@ pub struct DeviceTranslation {
     pub consts: super::ConstItems,
     /// Each print's `printf` format and conversions, by number.
     pub prints: Vec<(String, Vec<crate::print_format::PrintConv>)>,
+    /// The bytes of its own locals per thread (`stack.rs`).
+    pub local_bytes: super::stack::OwnBytes,
 }
 
 /// The function and its module; `extra` goes into the module (the elementwise items).
@@ -136,6 +138,8 @@ pub fn device_parts(
     let (c_name, source, check_names, waits) = (&tr.c_name, &tr.source, &tr.check_names, tr.waits);
     let (const_items, const_table) = (&tr.consts.items, tr.consts.table_or_empty());
     let structs = super::struct_layouts(sig, k);
+    let local_bytes = tr.local_bytes.total(k, &deps);
+    let ret_bytes = return_bytes(item, sig);
     let module = quote! {
             use super::*;
             #callee_items
@@ -153,6 +157,8 @@ pub fn device_parts(
                     #const_table,
                 )
                 .with_structs(#structs)
+                .with_local_bytes(#local_bytes)
+                .with_ret_bytes(#ret_bytes)
             };
             /// The definition, as its callers reach it (see `device_fn_refs`).
             pub const fn __gpu_device<T>() -> &'static #k::__private::DeviceFnDef {
@@ -172,6 +178,40 @@ pub fn device_parts(
         function: f,
         module,
     }
+}
+
+/// The bytes of a device function's result, a `u64` constant expression: `size_of` its
+/// return type, with each dtype parameter as `u64` (the largest dtype), so a value that
+/// nothing types in a caller is counted at no less than its size.
+fn return_bytes(item: &syn::ItemFn, sig: Option<&KernelSignature>) -> TokenStream {
+    let syn::ReturnType::Type(_, ty) = &item.sig.output else {
+        return quote!(0);
+    };
+    let generics: Vec<String> = sig
+        .map(|s| s.generics.iter().map(|g| g.ident.to_string()).collect())
+        .unwrap_or_default();
+    let ty = replace_idents(quote!(#ty), &generics);
+    quote!(::core::mem::size_of::<#ty>() as u64)
+}
+
+/// `tokens` with each of `names` as `u64`.
+fn replace_idents(tokens: TokenStream, names: &[String]) -> TokenStream {
+    use proc_macro2::TokenTree;
+    tokens
+        .into_iter()
+        .map(|t| match t {
+            TokenTree::Ident(i) if names.iter().any(|n| i == n) => {
+                TokenTree::Ident(syn::Ident::new("u64", i.span()))
+            }
+            TokenTree::Group(g) => {
+                let mut inner =
+                    proc_macro2::Group::new(g.delimiter(), replace_idents(g.stream(), names));
+                inner.set_span(g.span());
+                TokenTree::Group(inner)
+            }
+            other => other,
+        })
+        .collect()
 }
 
 /// A device function's `a: &[T]` becomes `a: impl DeviceFnArray<'x, T>` (`&mut [T]`:

@@ -236,6 +236,11 @@ impl<'a> KernelRust<'a> {
             table.clone()
         };
         let checks = &self.tr.consts.generic_checks;
+        let CalleeRefs {
+            refs: device_fns, ..
+        } = device_fn_refs(&self.tr.device_calls, k);
+        let local_check = self.local_bytes_check(&device_fns);
+        let local_bytes = self.local_bytes(&device_fns);
         quote! {
             /// The kernel's definition for the values of its const parameters given as
             /// const arguments (`definition::<64>()`): its name, parameters and translated
@@ -243,10 +248,15 @@ impl<'a> KernelRust<'a> {
             #[inline]
             pub fn definition<#(#decls),*>() -> &'static #k::def::KernelDef {
                 #checks
+                #local_check
                 // SAFETY: the constants are the kernel's, in the order its source numbers
                 // them, the const parameters' among them with these values.
                 unsafe {
-                    __DEF.__instance(const { &[#(#args),*] }, const { #table })
+                    __DEF.__instance(
+                        const { &[#(#args),*] },
+                        const { #table },
+                        const { #local_bytes },
+                    )
                 }
             }
         }
@@ -319,6 +329,34 @@ impl<'a> KernelRust<'a> {
         quote!(#b)
     }
 
+    /// The kernel's bound on a thread's local memory: its own locals' bytes and its
+    /// deepest chain of device functions' (`gpu-runtime`'s `def/stack.rs`), a constant
+    /// expression in the kernel's module.
+    fn local_bytes(&self, device_fns: &[TokenStream]) -> TokenStream {
+        let k = self.k;
+        let own = self.tr.local_bytes.total(k, device_fns);
+        quote!(#k::__private::kernel_bytes(#own, &[#(#device_fns),*]))
+    }
+
+    /// The assertion that the bound fits a GPU thread's 512 KB, on both backends; its
+    /// message names the deepest chain. For a kernel with const parameters, a `const`
+    /// block in its generic `definition`, evaluated for each instance.
+    fn local_bytes_check(&self, device_fns: &[TokenStream]) -> TokenStream {
+        let k = self.k;
+        let arrays = self.tr.local_bytes.arrays();
+        let structs = self.tr.local_bytes.beside_arrays(k, device_fns);
+        let name = &self.name_str;
+        let span = self.sig.ident.span();
+        let check = quote::quote_spanned! {span=>
+            #k::__private::check_kernel(#name, #arrays, #structs, &[#(#device_fns),*])
+        };
+        if self.sig.const_generics.is_empty() {
+            quote::quote_spanned! {span=> const _: () = #check; }
+        } else {
+            quote::quote_spanned! {span=> const { #check }; }
+        }
+    }
+
     /// The assertion that the kernel's C parameters fit CUDA's 32,764 bytes (CUDA 12.1 and
     /// later, compute capability 7.0 and later), on both backends: each parameter counted
     /// in 8-byte units (an array: its pointer and extents; a scalar: `size_of` of its type,
@@ -363,6 +401,12 @@ impl<'a> KernelRust<'a> {
         let slot_count =
             Literal::usize_unsuffixed(gpu_contract::dtype::slot_count(self.sig.generics.len()));
         let parts = self.definition(&device_fns);
+        // A kernel with const parameters checks each instance (`definition_fn`).
+        let local_check = if self.sig.const_generics.is_empty() {
+            self.local_bytes_check(&device_fns)
+        } else {
+            TokenStream::new()
+        };
         let generic_decls = &self.generic_decls;
         let n_generics = self.sig.generics.len();
         let dtypes = &self.dtypes;
@@ -383,6 +427,7 @@ impl<'a> KernelRust<'a> {
                 use super::*;
                 #callee_items
                 #param_bytes
+                #local_check
 
                 static __SLOTS: [#k::__private::AtomicU32; #slot_count] =
                     [const { #k::__private::AtomicU32::new(0) }; #slot_count];
@@ -463,6 +508,12 @@ impl<'a> KernelRust<'a> {
         } else {
             quote!(::core::option::Option::Some(&__INSTANCES))
         };
+        // A kernel with const parameters has its bound per instance (`definition_fn`).
+        let local_bytes = if sig.const_generics.is_empty() {
+            self.local_bytes(device_fns)
+        } else {
+            quote!(0)
+        };
         let fast_path = if tr.fast_path.is_empty() {
             quote!(&[])
         } else {
@@ -497,6 +548,7 @@ impl<'a> KernelRust<'a> {
                 const_params: &[#(#const_params),*],
                 const_args: &[],
                 instances: #instances,
+                local_bytes: #local_bytes,
             }
         }
     }

@@ -24,12 +24,14 @@ mod params;
 mod reduce;
 mod sim_body;
 pub(crate) mod sim_semantics;
+mod stack;
 
 pub use consts::{const_items, ConstItems};
 pub use device::{device_parts, emit_device, DeviceParts, DeviceTranslation};
 pub use elementwise::elementwise_items;
 pub use kernel::emit_kernel;
 pub use reduce::reduce_items;
+pub use stack::own_local_bytes;
 
 /// A kernel's fast-path conditions as its definition holds them.
 pub fn fast_path_data(k: &crate::ir::Kernel<crate::ir::RTy>, krate: &syn::Path) -> TokenStream {
@@ -112,6 +114,8 @@ pub struct Translation {
     pub consts: ConstItems,
     /// Each print's `printf` format and conversions, by number.
     pub prints: Vec<(String, Vec<crate::print_format::PrintConv>)>,
+    /// The bytes of its own locals per thread (`stack.rs`).
+    pub local_bytes: stack::OwnBytes,
 }
 
 /// Everything the kernel's items are made from.

@@ -120,6 +120,7 @@ pub(crate) fn expand_kernel_with(
         fast_path_fn: crate::emit_rust::fast_path_function(&k, &ctx.krate),
         consts: const_items(&k, &sig, &name, &ctx.krate),
         prints: crate::print_format::prints(&k),
+        local_bytes: crate::emit_rust::own_local_bytes(&k, &sig, &name, &ctx.krate),
         vector_params: k
             .vector_slices()
             .into_iter()
@@ -344,6 +345,7 @@ pub(crate) fn translate_device_fn(
     let translation = translated.map(|(k, source, _)| DeviceTranslation {
         consts: const_items(&k, &sig, &name, &ctx.krate),
         prints: crate::print_format::prints(&k),
+        local_bytes: crate::emit_rust::own_local_bytes(&k, &sig, &name, &ctx.krate),
         c_name: k.c_name,
         source: source.text,
         check_names: k.check_names,

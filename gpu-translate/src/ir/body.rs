@@ -490,3 +490,51 @@ pub enum PrintSpec {
         upper: bool,
     },
 }
+
+impl<T> Expr<T> {
+    /// Calls `f` on each direct operand; value blocks' tails are operands, their
+    /// statements are not.
+    pub fn children<'e>(&'e self, f: &mut impl FnMut(&'e Expr<T>)) {
+        match &self.kind {
+            ExprKind::Unary(_, x)
+            | ExprKind::Convert(_, x)
+            | ExprKind::Field(x, _)
+            | ExprKind::TuplePart(x, _)
+            | ExprKind::MmaCoord(_, _, x) => f(x),
+            ExprKind::Binary(_, a, b) => {
+                f(a);
+                f(b);
+            }
+            ExprKind::Math(_, args)
+            | ExprKind::StructLit(_, args)
+            | ExprKind::FieldArray(args)
+            | ExprKind::DeviceCall(_, _, args)
+            | ExprKind::Intrinsic(_, args)
+            | ExprKind::Tuple(args) => args.iter().for_each(f),
+            ExprKind::Index(_, idx) => idx.iter().for_each(|i| f(&i.expr)),
+            ExprKind::Atomic(_, _, idx, args) => {
+                idx.iter().for_each(|i| f(&i.expr));
+                args.iter().for_each(f);
+            }
+            ExprKind::Load4(_, i) | ExprKind::RandomDraw(_, _, i) => f(&i.expr),
+            ExprKind::FieldIndex(x, _, i) => {
+                f(x);
+                f(&i.index.expr);
+            }
+            ExprKind::If(c, t, e) => {
+                f(c);
+                for b in [t, e] {
+                    if let Some(x) = &b.tail {
+                        f(x);
+                    }
+                }
+            }
+            ExprKind::Block(b) => {
+                if let Some(x) = &b.tail {
+                    f(x);
+                }
+            }
+            _ => {}
+        }
+    }
+}

@@ -46,7 +46,7 @@ impl CudaDevice {
         dtypes: &[DtypeKind],
     ) -> Result<()> {
         let def = kernel.def;
-        let launch_err = |source| self.launch_error(def, dtypes, source);
+        let launch_err = |source| self.launch_error(def, dtypes, entry, source);
         self.make_current().map_err(launch_err)?;
         self.note_launch(kernel);
         let _range = nvtx::launch_range(|| kernel.signature.clone());
@@ -91,16 +91,38 @@ impl CudaDevice {
         Ok(())
     }
 
-    /// A launch the driver refused: a fault of the context, or a launch error.
+    /// A launch the driver refused: a fault of the context, a kernel whose local memory
+    /// per thread is over a GPU thread's (said in words: the driver says only "invalid
+    /// argument"), or another launch error.
     #[cold]
     fn launch_error(
         &self,
         def: &'static KernelDef,
         dtypes: &[DtypeKind],
+        entry: &Entry,
         source: cudarc::driver::DriverError,
     ) -> GpuError {
+        use cudarc::driver::sys::CUresult;
         if fault::is_sticky(source.0) {
             return self.fault(source);
+        }
+        let local = u64::from(entry.attributes.local_bytes_per_thread);
+        let refused = matches!(
+            source.0,
+            CUresult::CUDA_ERROR_INVALID_VALUE | CUresult::CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES
+        );
+        if refused && local > crate::def::stack::LOCAL_BYTES_PER_THREAD {
+            return GpuError::InvalidLaunch {
+                kernel: def.name(),
+                reason: format!(
+                    "compiled for {}, it needs {local} bytes of local memory per thread (the \
+                     driver's figure: local arrays, call frames and register spills), more \
+                     than the {} (512 KB) a GPU thread may have; the driver refused the \
+                     launch ({source})",
+                    def.signature(dtypes),
+                    crate::def::stack::LOCAL_BYTES_PER_THREAD
+                ),
+            };
         }
         GpuError::Launch {
             kernel: def.name(),
@@ -190,7 +212,7 @@ impl CudaDevice {
             )
         }
         .result()
-        .map_err(|source| self.launch_error(def, dtypes, source))?;
+        .map_err(|source| self.launch_error(def, dtypes, entry, source))?;
         let event = OwnedEvent::record(&self.ctx, stream)
             .map_err(self.driver_error("ordering cooperative launches"))?;
         *last = Some((StreamHandle(stream), event));

@@ -42,9 +42,10 @@ impl Wait {
     }
 }
 
-/// Each fiber's stack: room for a kernel and device functions with the 512 KB of local
-/// arrays the GPU allows each. Only the pages a thread touches take memory.
-const STACK_BYTES: usize = 4 * 1024 * 1024;
+/// Each fiber's stack: room for the largest kernel a GPU thread can run (512 KB of locals
+/// over its chain of device functions; `stack.rs` asserts it). Only the pages a thread
+/// touches take memory.
+pub(crate) const STACK_BYTES: usize = 4 * 1024 * 1024;
 
 /// Stacks kept for reuse by the next block on this OS thread.
 const POOLED_STACKS: usize = 1024;

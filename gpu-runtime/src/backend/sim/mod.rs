@@ -24,6 +24,7 @@ mod fiber;
 pub(crate) mod memory;
 mod parts;
 pub(crate) mod position;
+mod stack;
 pub(crate) mod views;
 
 use std::cell::RefCell;
@@ -177,10 +178,6 @@ pub(crate) fn local_out_of_bounds(name: &'static str, index: usize, len: usize) 
 /// The block size of a `forall` launch on the simulator.
 pub(crate) const SIM_FORALL_BLOCK: u32 = 256;
 
-/// Stack of each OS thread that runs blocks, as a main thread's: the kernel body of a
-/// block run in order runs on it.
-const WORKER_STACK_BYTES: usize = 8 * 1024 * 1024;
-
 /// Threads of a launch per OS thread that runs its blocks: a smaller launch runs on the
 /// launching thread alone, where starting another would cost more than it saves.
 const THREADS_PER_WORKER: u64 = 8192;
@@ -243,14 +240,21 @@ pub(crate) fn run(
         fiber::trim_stacks();
         r
     } else if def.waits() {
-        let most = (FIBER_STACKS_AT_ONCE / threads.len()).max(1);
-        let r = run_blocks(grid, threads.len(), most, &|b| {
+        let most = (FIBER_STACKS_AT_ONCE / threads.len())
+            .min(stack::fiber_blocks_at_once(
+                def.name(),
+                threads.len(),
+                def.local_bytes(),
+            )?)
+            .max(1);
+        let r = run_blocks(def, grid, threads.len(), most, true, &|b| {
             launch.run_block_as_fibers(b)
         });
         fiber::trim_stacks();
         r
     } else {
-        run_blocks(grid, threads.len(), MAX_WORKERS, &|b| {
+        let here = stack::fits_here(stack::allowance(def.local_bytes()));
+        run_blocks(def, grid, threads.len(), MAX_WORKERS, here, &|b| {
             launch.run_block_in_order(b)
         })
     }
@@ -266,23 +270,30 @@ fn block_at(grid: Dim3, i: u64) -> Dim3 {
     )
 }
 
-/// Run `block` for every block of `grid`, on as many OS threads as the launch is worth.
-/// The error reported is the one of the lowest-numbered failing block, the one a run of
-/// the blocks in order would report: blocks are handed out in order, every block below a
-/// failing one runs to its end, and no block above the lowest failure starts afterwards.
+/// Run `block` for every block of `grid`, on as many OS threads as the launch is worth;
+/// on the calling thread too when `here` (its stack has room for the kernel's threads:
+/// `stack.rs`), else on workers alone. The error reported is the one of the
+/// lowest-numbered failing block, the one a run of the blocks in order would report:
+/// blocks are handed out in order, every block below a failing one runs to its end, and
+/// no block above the lowest failure starts afterwards.
 fn run_blocks(
+    def: &'static KernelDef,
     grid: Dim3,
     threads_per_block: usize,
     most_workers: usize,
+    here: bool,
     block: &(dyn Fn(Dim3) -> Result<()> + Sync),
 ) -> Result<()> {
     let total = grid.volume();
     let workers = (total.saturating_mul(threads_per_block as u64) / THREADS_PER_WORKER)
         .clamp(1, worker_limit().min(most_workers) as u64)
         .min(total) as usize;
-    if workers <= 1 {
+    if workers <= 1 && here {
         return (0..total).try_for_each(|i| block(block_at(grid, i)));
     }
+    let worker_stack = stack::allowance(def.local_bytes()).max(stack::WORKER_STACK_BYTES);
+    // Without the calling thread, one more worker.
+    let spawned = if here { workers - 1 } else { workers };
     let next = AtomicU64::new(0);
     let lowest_failure = AtomicU64::new(u64::MAX);
     let failure: Mutex<Option<(u64, GpuError)>> = Mutex::new(None);
@@ -304,23 +315,40 @@ fn run_blocks(
         }
     };
     let deadline = deadline::current();
-    std::thread::scope(|s| {
-        for _ in 1..workers {
+    let started = std::thread::scope(|s| {
+        let mut started = 0;
+        for _ in 0..spawned {
             let worker = || {
                 deadline::inherit(deadline);
                 work();
             };
             // A thread that cannot start leaves its share to the others.
             if std::thread::Builder::new()
-                .stack_size(WORKER_STACK_BYTES)
+                .stack_size(worker_stack)
                 .spawn_scoped(s, worker)
                 .is_err()
             {
                 break;
             }
+            started += 1;
         }
-        work();
+        if here {
+            work();
+        }
+        started
     });
+    if started == 0 && !here {
+        return Err(GpuError::InvalidLaunch {
+            kernel: def.name(),
+            reason: format!(
+                "its threads need {} bytes of stack on the simulator ({} bytes of locals), \
+                 more than the launching thread has left, and no thread with that stack \
+                 could be started",
+                stack::allowance(def.local_bytes()),
+                def.local_bytes()
+            ),
+        });
+    }
     match failure.into_inner().unwrap_or_else(|p| p.into_inner()) {
         Some((_, e)) => Err(e),
         None => Ok(()),
@@ -469,9 +497,12 @@ impl Launch<'_> {
                 Err(GpuError::InvalidLaunch {
                     kernel: self.def.name(),
                     reason: format!(
-                        "the simulator could not make a stack for thread {:?} of block {:?}: {e}",
+                        "the simulator could not make a stack of {} bytes for thread {:?} of \
+                         block {:?} (its threads have up to {} bytes of locals): {e}",
+                        fiber::STACK_BYTES,
                         t.tuple(),
-                        b.tuple()
+                        b.tuple(),
+                        self.def.local_bytes()
                     ),
                 })
             }

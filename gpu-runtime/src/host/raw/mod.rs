@@ -351,6 +351,8 @@ impl RawModule {
                     const_params: &[],
                     const_args: &[],
                     instances: None,
+                    // Unknown for foreign C: the driver's figure is checked at load.
+                    local_bytes: 0,
                 };
                 // SAFETY: the C parameters were checked against `P` above, and the caller
                 // promises what the check cannot see (see `# Safety`); the slot is this

@@ -295,8 +295,34 @@ impl Generator<'_> {
                 let acc = self.fresh("acc");
                 let len = 1 + self.rng.below(4);
                 let value = self.expr(Ty::F32);
+                // A literal (its elements any expressions, one or two dimensions) or a
+                // repeated value.
+                let declared = match self.rng.below(3) {
+                    0 => format!("[0.0f32; {len}]"),
+                    1 => {
+                        let elems: Vec<String> = (0..len).map(|_| self.expr(Ty::F32)).collect();
+                        format!("[{}]", elems.join(", "))
+                    }
+                    _ => {
+                        let rows: Vec<String> = (0..2)
+                            .map(|_| {
+                                let row: Vec<String> =
+                                    (0..len).map(|_| self.expr(Ty::F32)).collect();
+                                format!("[{}]", row.join(", "))
+                            })
+                            .collect();
+                        let row = self.rng.below(2);
+                        return format!(
+                            "let mut {acc} = [{}];\n{acc}[{row}][{}] = {value};\n\
+                             if i < b.len() {{ b[i] = {acc}[1][0] + {acc}[0][{}]; }}",
+                            rows.join(", "),
+                            self.rng.below(len),
+                            self.rng.below(len)
+                        );
+                    }
+                };
                 format!(
-                    "let mut {acc} = [0.0f32; {len}];\n{acc}[{}] = {value};\n\
+                    "let mut {acc} = {declared};\n{acc}[{}] = {value};\n\
                      if i < b.len() {{ b[i] = {acc}[0]; }}",
                     self.rng.below(len)
                 )

@@ -13,6 +13,7 @@
 // CPU references mirror the kernels line by line, in the kernel language's idioms.
 #![allow(clippy::neg_cmp_op_on_partial_ord, clippy::manual_is_multiple_of)]
 
+pub mod array_literals;
 pub mod arrays;
 pub mod atomics;
 pub mod checks;
@@ -95,6 +96,8 @@ macro_rules! for_each_case {
             std_methods: "saturating_*, swap_bytes, reverse_bits, bit counts on every integer dtype; signum, fract, degrees, Euclidean division, classification on every float dtype; f32::max(a, b), cmp::min, f64::from: bit for bit",
                 0.0, std_methods::case_std_methods,
                 [std_methods::int_bits, std_methods::float_core, std_methods::path_forms];
+            array_literals: "array literals of 1 to 3 dimensions (annotated, changed after, indexed at run time), byte literals: as Rust",
+                0.0, array_literals::case_array_literals, [array_literals::array_literals];
             closures: "closures bound to locals: Fn captures as made, FnMut changing a local, typed parameters, nested, move: as Rust",
                 0.0, closures::case_closures, [closures::closures];
             options: "Option: checked_*, Some(x) patterns with guards, if let, while let, let else, unwrap_or, map, and_then, a device function's Option: as Rust",

@@ -111,9 +111,7 @@ pub fn diff_2(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
         for &v2 in t1.iter() {
             v1 = ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)) as f32);
         }
-        let mut t3: [f32; 3] = [a_f32; 3];
-        t3[1] = (a_f32).abs();
-        t3[2] = (((!(-39i8))) as f32);
+        let t3: [f32; 3] = [a_f32, (a_f32).abs(), (((!(-39i8))) as f32)];
         let v3: f32 = t3.iter().copied().fold((if matches!((25u32 % 8u32), 5u32) { (v0 * a_f32) } else { (a_f32 / 1.25f32) }), |v3, v4| (((100i8) as f32)).abs());
         let v5: f64 = (-a_f64);
         oi[i] = (17u32) as u64;
@@ -266,9 +264,7 @@ pub fn diff_8(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
         for j0 in 0u32..(((v0 % (44u32 | 1u32))) % 4u32) {
             v1 = 75u32;
         }
-        let mut t2: [i32; 3] = [(!a_i32); 3];
-        t2[1] = ((-99i32) * a_i32);
-        t2[2] = ((match (30u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
+        let t2: [i32; 3] = [(!a_i32), ((-99i32) * a_i32), ((match (30u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)];
         let v2: i32 = t2.iter().copied().fold((if (65i16 > ((a_u32) as i16)) { 5i32 } else { 29i32 }), |v2, v3| (a_i32).min(a_i32));
         let mut c4: u32 = 0u32;
         let v4: i64 = loop {
@@ -915,9 +911,7 @@ pub fn diff_31(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut t0: [u64; 3] = [a_u64; 3];
-        t0[1] = (14u64).checked_rem(18446744073709551615u64).unwrap_or(69u64);
-        t0[2] = ((18446744073709551615u64 << ((if true { a_i32 } else { (-64i32) }) & 63i32))).min((((65535u16).pow((86u16) as u32 & 7)) as u64));
+        let t0: [u64; 3] = [a_u64, (14u64).checked_rem(18446744073709551615u64).unwrap_or(69u64), ((18446744073709551615u64 << ((if true { a_i32 } else { (-64i32) }) & 63i32))).min((((65535u16).pow((86u16) as u32 & 7)) as u64))];
         let v0: u64 = t0.iter().copied().fold(64u64, |v0, v1| ((((70u32).checked_rem(87u32).unwrap_or(94u32)) as u64)).min((v1).checked_rem(a_u64).unwrap_or(v1)));
         let v2: f32 = (if (a_u64 <= v0) { (-3.5f32) } else { (-12.5f32) });
         let mut v3: f64 = ((((match (59u32 % 8u32) { 4u32..=4u32 => 57i64, 1u32..=2u32 => a_i64, 0u32..=3u32 => (-9223372036854775808i64), _ => a_i64 }) - ((((a_f32) as u8)) as i64))) as f64);
@@ -952,9 +946,7 @@ pub fn diff_32(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut t0: [f64; 3] = [((7.5f64 - 9007199254740992.0f64)).sqrt(); 3];
-        t0[1] = ((9.875f64 - (-2.125f64)) + (match (a_u32 % 8u32) { 6u32..=6u32 => 5.0f64, 0u32..=1u32 => a_f64, _ => (-2.0f64) }));
-        t0[2] = a_f64;
+        let t0: [f64; 3] = [((7.5f64 - 9007199254740992.0f64)).sqrt(), ((9.875f64 - (-2.125f64)) + (match (a_u32 % 8u32) { 6u32..=6u32 => 5.0f64, 0u32..=1u32 => a_f64, _ => (-2.0f64) })), a_f64];
         let v0: f64 = t0.iter().copied().fold((((43i16) as f64)).abs(), |v0, v1| (((if (10.125f64 >= a_f64) { 50u32 } else { a_u32 })) as f64));
         let mut v2: f64 = a_f64;
         'l2: for j0 in 0u32..((((v0) as u32)) % 3u32) {
@@ -1337,9 +1329,7 @@ pub fn diff_44(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
             }
             c0 += 1u32;
         };
-        let mut t1: [i64; 3] = [(9223372036854775807i64).saturating_add(a_i64); 3];
-        t1[1] = (if false { a_i64 } else { 22i64 });
-        t1[2] = ((-43i64) >> (53u8 & 63u8));
+        let t1: [i64; 3] = [(9223372036854775807i64).saturating_add(a_i64), (if false { a_i64 } else { 22i64 }), ((-43i64) >> (53u8 & 63u8))];
         let v1: i64 = t1.iter().copied().fold(((76i16) as i64), |v1, v2| (!a_i64));
         let v3: i8 = (-((a_f32) as i8));
         let v4: u8 = 3u8;
@@ -1976,9 +1966,7 @@ pub fn diff_66(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
             v2 = (!(((a_f32) as i16)).checked_add(v2).unwrap_or(v2));
         }
         assert!((((a_u32 % 256u32) != 7u32) || false));
-        let mut t3: [i64; 3] = [(if false { a_i64 } else { a_i64 }); 3];
-        t3[1] = (79i64 + a_i64);
-        t3[2] = (a_i64).min(9223372036854775807i64);
+        let t3: [i64; 3] = [(if false { a_i64 } else { a_i64 }), (79i64 + a_i64), (a_i64).min(9223372036854775807i64)];
         let v3: i64 = t3.iter().copied().fold(((match (20u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64), |v3, v4| (v3 ^ 66i64));
         let mut v5: u16 = (match (a_u32 % 8u32) { 4u32 => (match (a_u32 % 8u32) { 6u32 => 48u16, _ => 1u16 }), 2u32..=7u32 => (((a_i64) as u16)).max(20u16), 4u32 | 5u32 => ((true) as u16), _ => (65535u16).max(((a_i64) as u16)) });
         if ((if true { 5.375f32 } else { a_f32 }) != ((-0.875f32) + 3.875f32)) {
@@ -2327,9 +2315,7 @@ pub fn diff_78(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut t0: [u8; 3] = [70u8; 3];
-        t0[1] = ((match (0u32 % 8u32) { 7u32 | 6u32 => (!((a_i64) as u8)), _ => (((a_f32) as u8) % (0u8 | 1u8)) }) % (((1u8) as u8) | 1u8));
-        t0[2] = ((a_i64) as u8);
+        let t0: [u8; 3] = [70u8, ((match (0u32 % 8u32) { 7u32 | 6u32 => (!((a_i64) as u8)), _ => (((a_f32) as u8) % (0u8 | 1u8)) }) % (((1u8) as u8) | 1u8)), ((a_i64) as u8)];
         let v0: u8 = t0.iter().copied().fold((((a_i32) as u8) ^ (!(((a_f32) as u8)).min(8u8))), |v0, v1| ((64u8 >> (-((a_i64) as i16)))).min((((((a_i64) as u8)).checked_mul(v0).unwrap_or(93u8)) as u8)));
         let mut v2: u8 = ((a_i64) as u8);
         if true {
@@ -3368,9 +3354,7 @@ pub fn diff_113(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
                 v0 = ((11.75f32) as u16);
             }
         }
-        let mut t1: [u32; 3] = [(a_u32).checked_sub(a_u32).unwrap_or(a_u32); 3];
-        t1[1] = (92u32).checked_rem(a_u32).unwrap_or(15u32);
-        t1[2] = (8u32 - 21u32);
+        let t1: [u32; 3] = [(a_u32).checked_sub(a_u32).unwrap_or(a_u32), (92u32).checked_rem(a_u32).unwrap_or(15u32), (8u32 - 21u32)];
         let v1: u32 = t1.iter().copied().fold((1u32 * a_u32), |v1, v2| (v2 >> (v2 & 31u32)));
         let v3: f32 = (((-((a_i32) as i8))) as f32);
         assert!((((a_u32 % 256u32) != 7u32) || ((((a_i32) as u8)).saturating_sub(97u8) == ((a_u32) as u8))));
@@ -3612,9 +3596,7 @@ pub fn diff_120(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut t0: [i32; 3] = [((25i32) as i32); 3];
-        t0[1] = (match (28u32 % 8u32) { 2u32..=3u32 => (((-33i32) >> a_i32) % a_i32), 5u32 | 1u32 => (-20i32), _ => ((((a_f32) as i8)) as i32) });
-        t0[2] = (((a_i32).min(a_i32) << ((41u16 >> (a_i32 & 15i32)) & 31u16)) >> (((match (27u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64) & 31i64));
+        let t0: [i32; 3] = [((25i32) as i32), (match (28u32 % 8u32) { 2u32..=3u32 => (((-33i32) >> a_i32) % a_i32), 5u32 | 1u32 => (-20i32), _ => ((((a_f32) as i8)) as i32) }), (((a_i32).min(a_i32) << ((41u16 >> (a_i32 & 15i32)) & 31u16)) >> (((match (27u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64) & 31i64))];
         let v0: i32 = t0.iter().copied().fold(((!(61i32 % ((-8i32) | 1i32))) >> ((-22i16) & 31i16)), |v0, v1| (((-v1)).abs() % (((a_i64) as i32) | 1i32)));
         let v2: i16 = ((33i16 >> 63u64) + ((32767i16 & (-75i16)) % (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) | 1i16)));
         let mut v3: u16 = (7399u16).checked_div(((a_i64) as u16)).unwrap_or(((a_u32) as u16));

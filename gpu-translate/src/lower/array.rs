@@ -27,6 +27,10 @@ impl Lowerer<'_> {
         annotation: Option<&syn::Type>,
         out: &mut Vec<Stmt>,
     ) {
+        if let syn::Expr::Array(a) = strip_parens(init) {
+            self.array_literal(pi, a, annotation, out);
+            return;
+        }
         let rust_name = unraw(&pi.ident);
         let declared = match strip_parens(init) {
             syn::Expr::Call(c) if call_name(c).as_deref() == Some("load4") => self.vector_load(c),
@@ -254,6 +258,117 @@ impl Lowerer<'_> {
             values.push(v);
         }
         Some(Stmt::Store4(target, index, values))
+    }
+
+    /// `let v = [a, b, c];` (`[[a, b], [c, d]]`, up to 3 dimensions): the array declared
+    /// as `[[a; 2]; 2]`, then each other element assigned in order, so the elements are
+    /// computed once each, left to right, as in Rust.
+    fn array_literal(
+        &mut self,
+        pi: &syn::PatIdent,
+        a: &syn::ExprArray,
+        annotation: Option<&syn::Type>,
+        out: &mut Vec<Stmt>,
+    ) {
+        let mut dims = Vec::new();
+        let mut leaves = Vec::new();
+        if !self.literal_shape(a, 0, &mut dims, &mut Vec::new(), &mut leaves) {
+            self.declare_poisoned(&unraw(&pi.ident), pi.ident.span());
+            return;
+        }
+        let Some((_, first)) = leaves.first() else {
+            return;
+        };
+        let mut seed: syn::Expr = (*first).clone();
+        for &n in dims.iter().rev() {
+            let n = proc_macro2::Literal::u64_unsuffixed(n);
+            seed = syn::parse_quote_spanned!(a.span()=> [#seed; #n]);
+        }
+        self.let_array(pi, &seed, annotation, out);
+        let name = &pi.ident;
+        for (at, leaf) in leaves.iter().skip(1) {
+            let idx = at.iter().map(|&i| proc_macro2::Literal::u64_unsuffixed(i));
+            let s: syn::Stmt = syn::parse_quote_spanned!(leaf.span()=> #name #([#idx])* = #leaf;);
+            self.stmt(&s, out);
+        }
+    }
+
+    /// Reads the shape of a (nested) array literal at `depth` into `dims`, and its
+    /// elements with their indices into `leaves`; false (reported) when it is empty, too
+    /// deep, ragged, or too long.
+    fn literal_shape<'e>(
+        &mut self,
+        a: &'e syn::ExprArray,
+        depth: usize,
+        dims: &mut Vec<u64>,
+        at: &mut Vec<u64>,
+        leaves: &mut Vec<(Vec<u64>, &'e syn::Expr)>,
+    ) -> bool {
+        let n = a.elems.len() as u64;
+        if n == 0 {
+            self.err(
+                a.span(),
+                "an empty array has no element to give its type; a local array has 1 to \
+                 65536 elements on each axis",
+            );
+            return false;
+        }
+        if n > LOCAL_AXIS_MAX || depth >= 3 {
+            self.err(
+                a.span(),
+                format!(
+                    "an array literal in a kernel has at most 3 dimensions of at most \
+                     {LOCAL_AXIS_MAX} elements; for more, declare `[value; N]` and fill it"
+                ),
+            );
+            return false;
+        }
+        match dims.get(depth) {
+            None => dims.push(n),
+            Some(&d) if d == n => {}
+            Some(&d) => {
+                self.err(
+                    a.span(),
+                    format!(
+                        "this row has {n} element{} where the first has {d}: the rows of an \
+                         array have one length",
+                        if n == 1 { "" } else { "s" }
+                    ),
+                );
+                return false;
+            }
+        }
+        for (i, e) in a.elems.iter().enumerate() {
+            // Rows below: the first element of the whole literal decides how deep it goes.
+            let nested = dims.len() > depth + 1;
+            at.push(i as u64);
+            let ok = match strip_parens(e) {
+                syn::Expr::Array(inner) if nested || i == 0 && leaves.is_empty() => {
+                    self.literal_shape(inner, depth + 1, dims, at, leaves)
+                }
+                syn::Expr::Array(_) | syn::Expr::Repeat(_) => {
+                    self.err(
+                        e.span(),
+                        "the elements of an array literal are all arrays of one length or \
+                         all values: write each row out (`[[1, 2], [3, 4]]`)",
+                    );
+                    false
+                }
+                _ if nested => {
+                    self.err(e.span(), "this element should be a row like the first one");
+                    false
+                }
+                _ => {
+                    leaves.push((at.clone(), e));
+                    true
+                }
+            };
+            at.pop();
+            if !ok {
+                return false;
+            }
+        }
+        true
     }
 
     /// `[v; N]` or `[[v; C]; R]`.

@@ -89,8 +89,9 @@ impl Lowerer<'_> {
             syn::Expr::Array(_) | syn::Expr::Repeat(_) => {
                 self.err(
                     span,
-                    "array values are only supported as a local array's declaration: \
-                     `let mut t = [0.0f32; 8];`",
+                    "an array value in a kernel is a local array's declaration: bind it with \
+                     `let` first (`let v = [a, b, c];`, `let mut t = [0.0f32; 8];`) and use \
+                     the name",
                 );
                 None
             }
@@ -242,10 +243,28 @@ impl Lowerer<'_> {
                 };
                 (Lit::Float(v, single), ty)
             }
+            // `b'a'`: a `u8`, as in Rust.
+            syn::Lit::Byte(b) => (Lit::Int(i128::from(b.value())), Ty::Prim(Prim::U8)),
+            syn::Lit::Char(_) => {
+                self.err(
+                    span,
+                    "`char` is not a kernel type; write a byte literal (`b'a'`, a `u8`) or the \
+                     code point as an integer (`'a' as u32` is `97u32`)",
+                );
+                return None;
+            }
+            syn::Lit::Str(_) | syn::Lit::ByteStr(_) | syn::Lit::CStr(_) => {
+                self.err(
+                    span,
+                    "strings are not values in kernels; text goes into `println!`, bytes into \
+                     an array (`let s = [b'h', b'i'];`)",
+                );
+                return None;
+            }
             _ => {
                 self.err(
                     span,
-                    "only number and `bool` literals are supported in kernels",
+                    "only number, byte and `bool` literals are supported in kernels",
                 );
                 return None;
             }

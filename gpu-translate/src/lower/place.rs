@@ -181,6 +181,13 @@ impl Lowerer<'_> {
     pub(super) fn target(&mut self, e: &syn::Expr) -> Option<Target> {
         let ident = match strip_parens(e) {
             syn::Expr::Path(p) if p.path.get_ident().is_some() => p.path.get_ident()?.clone(),
+            other @ (syn::Expr::Array(_) | syn::Expr::Repeat(_)) => {
+                self.err(
+                    other.span(),
+                    "bind the array to a name first and index the name: `let v = [a, b]; v[i]`",
+                );
+                return None;
+            }
             other => {
                 self.err(
                     other.span(),

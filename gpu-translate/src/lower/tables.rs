@@ -206,11 +206,11 @@ pub(crate) fn constant(segs: &[String]) -> Option<(Prim, Lit)> {
     Some((prim, lit))
 }
 
-/// Whether `e` declares an array: a shared-array call, `load4(..)`, `mma_acc::<..>()` or
-/// `[v; N]`.
+/// Whether `e` declares an array: a shared-array call, `load4(..)`, `mma_acc::<..>()`,
+/// `[v; N]` or `[a, b, c]`.
 pub(crate) fn is_array_init(e: &syn::Expr) -> bool {
     match strip_parens(e) {
-        syn::Expr::Repeat(_) => true,
+        syn::Expr::Repeat(_) | syn::Expr::Array(_) => true,
         syn::Expr::Call(c) => match &*c.func {
             syn::Expr::Path(p) => p.path.segments.last().is_some_and(|s| {
                 matches!(

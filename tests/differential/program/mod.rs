@@ -461,8 +461,8 @@ pub enum Stmt {
     /// programs only).
     Assert(Expr),
     /// `let mut tN: [T; 3] = [a; 3]; tN[1] = b; tN[2] = c; let mut vN: T = init; for &vE in
-    /// tN.iter()<how> { vN = body; }`: an iterator loop over a local array (compiled
-    /// programs only).
+    /// tN.iter()<how> { vN = body; }`: an iterator loop over a local array; a fold reads
+    /// an array literal instead, `let tN: [T; 3] = [a, b, c];` (compiled programs only).
     LetIter {
         var: usize,
         elems: [Expr; 3],

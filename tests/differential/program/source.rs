@@ -74,7 +74,7 @@ impl Program {
                 how: IterHow::Fold,
                 body,
             } => format!(
-                "        let mut t{var}: [{ty}; 3] = [{}; 3];\n        t{var}[1] = {};\n        t{var}[2] = {};\n        let v{var}: {ty} = t{var}.iter().copied().fold({}, |v{var}, v{elem}| {});\n",
+                "        let t{var}: [{ty}; 3] = [{}, {}, {}];\n        let v{var}: {ty} = t{var}.iter().copied().fold({}, |v{var}, v{elem}| {});\n",
                 show(&elems[0]),
                 show(&elems[1]),
                 show(&elems[2]),

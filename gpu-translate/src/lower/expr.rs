@@ -245,27 +245,8 @@ impl Lowerer<'_> {
             }
             // `b'a'`: a `u8`, as in Rust.
             syn::Lit::Byte(b) => (Lit::Int(i128::from(b.value())), Ty::Prim(Prim::U8)),
-            syn::Lit::Char(_) => {
-                self.err(
-                    span,
-                    "`char` is not a kernel type; write a byte literal (`b'a'`, a `u8`) or the \
-                     code point as an integer (`'a' as u32` is `97u32`)",
-                );
-                return None;
-            }
-            syn::Lit::Str(_) | syn::Lit::ByteStr(_) | syn::Lit::CStr(_) => {
-                self.err(
-                    span,
-                    "strings are not values in kernels; text goes into `println!`, bytes into \
-                     an array (`let s = [b'h', b'i'];`)",
-                );
-                return None;
-            }
-            _ => {
-                self.err(
-                    span,
-                    "only number, byte and `bool` literals are supported in kernels",
-                );
+            other => {
+                self.err(span, super::tables::unsupported_literal(other));
                 return None;
             }
         };

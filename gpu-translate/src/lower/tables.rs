@@ -206,6 +206,21 @@ pub(crate) fn constant(segs: &[String]) -> Option<(Prim, Lit)> {
     Some((prim, lit))
 }
 
+/// Why a literal that is not a number, a byte or a `bool` is refused, and what to write.
+pub(crate) fn unsupported_literal(lit: &syn::Lit) -> &'static str {
+    match lit {
+        syn::Lit::Char(_) => {
+            "`char` is not a kernel type; write a byte literal (`b'a'`, a `u8`) or the code \
+             point as an integer (`'a' as u32` is `97u32`)"
+        }
+        syn::Lit::Str(_) | syn::Lit::ByteStr(_) | syn::Lit::CStr(_) => {
+            "strings are not values in kernels; text goes into `println!`, bytes into an \
+             array (`let s = [b'h', b'i'];`)"
+        }
+        _ => "only number, byte and `bool` literals are supported in kernels",
+    }
+}
+
 /// Whether `e` declares an array: a shared-array call, `load4(..)`, `mma_acc::<..>()`,
 /// `[v; N]` or `[a, b, c]`.
 pub(crate) fn is_array_init(e: &syn::Expr) -> bool {

@@ -1,7 +1,8 @@
 //! Closures bound to locals: called in the kernel, capturing as Rust does (an `Fn` reads
 //! its captures as they were when it was made, even after a later `let` of the same name;
 //! an `FnMut` changes the caller's local), typed parameters, a closure calling another,
-//! `move` closures. Each against the same Rust on the host.
+//! `move` closures. Each against the same Rust on the host (no `a * b + c`, which the GPU
+//! may contract into one rounding unless `fmad = false`).
 
 use gpu_runtime::prelude::*;
 use rand::Rng;
@@ -11,7 +12,7 @@ use super::support::*;
 /// The five results of `closures` for one element, as the host computes them.
 pub fn closure_results(x: f32, k: i32) -> [f32; 5] {
     let scale = 2.5f32;
-    let affine = |v: f32| v * scale + 1.0;
+    let affine = |v: f32| v / scale + 1.0;
     let scale = 100.0f32; // a later `let` of the name: the closure still reads 2.5
     let r0 = affine(x) + scale * 0.0;
     let mut count = 0i32;
@@ -41,7 +42,7 @@ pub fn closures(xs: &[f32], ks: &[i32], out: &mut [f32]) {
     if i < xs.len() && i < ks.len() && 5 * i + 4 < out.len() {
         let (x, k) = (xs[i], ks[i]);
         let scale = 2.5f32;
-        let affine = |v: f32| v * scale + 1.0;
+        let affine = |v: f32| v / scale + 1.0;
         let scale = 100.0f32;
         out[5 * i] = affine(x) + scale * 0.0;
         let mut count = 0i32;

@@ -5,4 +5,5 @@
 
 pub(crate) mod cuda;
 pub(crate) mod sim;
+pub(crate) mod stack_room;
 pub(crate) mod store;

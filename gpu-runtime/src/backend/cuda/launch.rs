@@ -111,6 +111,20 @@ impl CudaDevice {
             source.0,
             CUresult::CUDA_ERROR_INVALID_VALUE | CUresult::CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES
         );
+        if source.0 == CUresult::CUDA_ERROR_OUT_OF_MEMORY && local > 0 {
+            return GpuError::InvalidLaunch {
+                kernel: def.name(),
+                reason: format!(
+                    "compiled for {}, it needs {local} bytes of local memory per thread (the \
+                     driver's figure), which the driver reserves for every thread {} can hold \
+                     at once ({} multiprocessors), and that much device memory is not free: \
+                     use less local memory per thread (smaller local arrays; {source})",
+                    def.signature(dtypes),
+                    self.limits.device_name,
+                    self.limits.multiprocessors,
+                ),
+            };
+        }
         if refused && local > crate::def::stack::LOCAL_BYTES_PER_THREAD {
             return GpuError::InvalidLaunch {
                 kernel: def.name(),

@@ -182,10 +182,16 @@ impl Generator<'_> {
                 } else {
                     *self.rng.pick(&NUMERIC)
                 };
-                let value = self.expr(ty);
                 let name = self.fresh("v");
                 let mutable = self.rng.chance(50);
-                let annotation = if self.rng.chance(50) {
+                // `let v: f64 = x.into();` of an `f32`: the annotation gives `into` its type.
+                let widened = ty == Ty::F64 && self.rng.chance(25);
+                let value = if widened {
+                    format!("({}).into()", self.expr(Ty::F32))
+                } else {
+                    self.expr(ty)
+                };
+                let annotation = if widened || self.rng.chance(50) {
                     format!(": {}", ty.name())
                 } else {
                     String::new()

@@ -1,8 +1,8 @@
 //! The standard numeric methods beyond the first list: integer bit counts, byte and bit
 //! reversal and saturating arithmetic on every integer dtype; float sign, fraction, degree
 //! and Euclidean methods and classification on every float dtype; and the path forms
-//! (`f32::max(a, b)`, `cmp::min`, `f64::from`). Each against Rust's own method on the
-//! host, bit for bit (a NaN is any NaN: its payload is left open).
+//! (`f32::max(a, b)`, `cmp::min`, `f64::from`, `let y: f64 = x.into()`). Each against
+//! Rust's own method on the host, bit for bit (a NaN is any NaN: its payload is left open).
 
 use gpu_runtime::prelude::*;
 use gpu_runtime::Dtype;
@@ -230,7 +230,9 @@ pub fn path_forms<T: Float>(x: &[f32], k: &[i32], h: &[u8], t: &[T], out: &mut [
         out[8 * i + 2] = f64::from(i32::count_ones(k[i]));
         out[8 * i + 3] = f64::from(std::cmp::min(k[i], j));
         out[8 * i + 4] = f64::from(core::cmp::max(k[i], j));
-        out[8 * i + 5] = f64::from(x[i]);
+        let via_into: f64 = x[i].into();
+        let wide: i64 = k[i].into();
+        out[8 * i + 5] = via_into + wide as f64;
         out[8 * i + 6] = f64::from(u32::from(h[i]) + 1) + f64::from(h[i] > 100);
         out[8 * i + 7] = T::abs(t[i]).to_f64();
     }
@@ -259,7 +261,7 @@ fn check_path_forms(dev: &Device, r: &mut rand::rngs::StdRng, out: &mut Outputs)
             f64::from(k[i].count_ones()),
             f64::from(k[i].min(j)),
             f64::from(k[i].max(j)),
-            f64::from(x[i]),
+            f64::from(x[i]) + i64::from(k[i]) as f64,
             f64::from(u32::from(h[i]) + 1) + f64::from(h[i] > 100),
             t[i].abs(),
         ];

@@ -227,7 +227,7 @@ impl VisitMut for Desugarer<'_> {
         };
         let new = new
             .or_else(|| self.swap(e))
-            .or_else(|| self.into_elsewhere(e));
+            .or_else(|| self.untyped_into(e));
         if let Some(new) = new {
             *e = new;
         }

@@ -156,7 +156,7 @@ pub(super) fn into_let(local: &mut syn::Local) {
 
 impl Desugarer<'_> {
     /// `.into()` anywhere but a `let` with a type: refused, saying what to write.
-    pub(super) fn into_elsewhere(&mut self, e: &syn::Expr) -> Option<syn::Expr> {
+    pub(super) fn untyped_into(&mut self, e: &syn::Expr) -> Option<syn::Expr> {
         let syn::Expr::MethodCall(m) = e else {
             return None;
         };

@@ -1,6 +1,6 @@
 //! Arrays as Rust writes them: array literals of 1 to 3 dimensions (elements computed
 //! once each, left to right), with a type annotation, changed after, indexed at run
-//! time; byte literals. Each against the same Rust on the host.
+//! time, an element naming an outer binding of the array's own name; byte literals. Each against the same Rust on the host.
 
 use gpu_runtime::prelude::*;
 use rand::Rng;
@@ -16,13 +16,15 @@ pub fn literal_results(x: f32, k: u32) -> [f32; 6] {
     m[1][0] += v[(k % 4) as usize];
     let bytes = [b'G', b'P', b'U', b'0' + (k % 10) as u8];
     let j = (k % 3) as usize;
+    let shadow = x * 0.5;
+    let shadow = [shadow, shadow + 1.0];
     [
         v[0] + v[1] + v[2] + v[3],
         (w[0][j] + w[1][j]) as f32,
         cube[(k % 2) as usize][1][(k / 2 % 2) as usize] as f32,
         m[0][0] + m[1][0] + m[1][1],
         (bytes[0] as u32 + bytes[(k % 4) as usize] as u32) as f32,
-        b'z' as f32,
+        b'z' as f32 + shadow[1],
     ]
 }
 
@@ -43,7 +45,9 @@ pub fn array_literals(xs: &[f32], ks: &[u32], out: &mut [f32]) {
         out[6 * i + 2] = cube[(k % 2) as usize][1][(k / 2 % 2) as usize] as f32;
         out[6 * i + 3] = m[0][0] + m[1][0] + m[1][1];
         out[6 * i + 4] = (bytes[0] as u32 + bytes[(k % 4) as usize] as u32) as f32;
-        out[6 * i + 5] = b'z' as f32;
+        let shadow = x * 0.5;
+        let shadow = [shadow, shadow + 1.0];
+        out[6 * i + 5] = b'z' as f32 + shadow[1];
     }
 }
 

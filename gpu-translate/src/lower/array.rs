@@ -260,9 +260,9 @@ impl Lowerer<'_> {
         Some(Stmt::Store4(target, index, values))
     }
 
-    /// `let v = [a, b, c];` (`[[a, b], [c, d]]`, up to 3 dimensions): the array declared
-    /// as `[[a; 2]; 2]`, then each other element assigned in order, so the elements are
-    /// computed once each, left to right, as in Rust.
+    /// `let v = [a, b, c];` (`[[a, b], [c, d]]`, up to 3 dimensions): each element
+    /// computed once into a temporary, left to right, as in Rust; the array declared as
+    /// the first repeated, then each other element assigned.
     fn array_literal(
         &mut self,
         pi: &syn::PatIdent,
@@ -276,19 +276,30 @@ impl Lowerer<'_> {
             self.declare_poisoned(&unraw(&pi.ident), pi.ident.span());
             return;
         }
-        let Some((_, first)) = leaves.first() else {
+        if leaves.is_empty() {
             return;
-        };
-        let mut seed: syn::Expr = (*first).clone();
+        }
+        // Each element into a temporary first, in order, then the array from them: an
+        // element that names an outer binding of the array's own name (`let v = [v, 1.0];`)
+        // reads it, as in Rust, before the name is the array's.
+        let name = &pi.ident;
+        let temps: Vec<syn::Ident> = (0..leaves.len())
+            .map(|k| syn::Ident::new(&format!("__gpu_lit_{}_{k}", unraw(name)), name.span()))
+            .collect();
+        for ((_, leaf), t) in leaves.iter().zip(&temps) {
+            let s: syn::Stmt = syn::parse_quote_spanned!(leaf.span()=> let #t = #leaf;);
+            self.stmt(&s, out);
+        }
+        let first = &temps[0];
+        let mut seed: syn::Expr = syn::parse_quote_spanned!(a.span()=> #first);
         for &n in dims.iter().rev() {
             let n = proc_macro2::Literal::u64_unsuffixed(n);
             seed = syn::parse_quote_spanned!(a.span()=> [#seed; #n]);
         }
         self.let_array(pi, &seed, annotation, out);
-        let name = &pi.ident;
-        for (at, leaf) in leaves.iter().skip(1) {
+        for ((at, leaf), t) in leaves.iter().zip(&temps).skip(1) {
             let idx = at.iter().map(|&i| proc_macro2::Literal::u64_unsuffixed(i));
-            let s: syn::Stmt = syn::parse_quote_spanned!(leaf.span()=> #name #([#idx])* = #leaf;);
+            let s: syn::Stmt = syn::parse_quote_spanned!(leaf.span()=> #name #([#idx])* = #t;);
             self.stmt(&s, out);
         }
     }

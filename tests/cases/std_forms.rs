@@ -381,7 +381,7 @@ pub fn case_std_form_faults(dev: &Device, seed: u64) -> CaseResult {
 }
 
 /// A struct whose own methods are named as the number methods the simulator rewrites
-/// (`abs`, `pow`, `rem_euclid`): its own are called, on both backends.
+/// (`abs`, `pow`, `rem_euclid`) and as `Into::into`: its own are called, on both backends.
 #[gpu_struct]
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Modular {
@@ -403,6 +403,10 @@ impl Modular {
     fn rem_euclid(self, m: u32) -> u32 {
         self.v % m + 1
     }
+    #[allow(clippy::wrong_self_convention)]
+    fn into(self) -> u32 {
+        self.v * 2
+    }
 }
 
 #[gpu_kernel]
@@ -411,7 +415,8 @@ pub fn struct_named_methods(a: &[Modular], e: &[u32], out: &mut [u32]) {
     if i < a.len() && i < e.len() && 3 * i + 2 < out.len() {
         let p = a[i];
         let q: Modular = p.pow(e[i]);
-        out[3 * i] = q.abs();
+        let twice: u32 = p.into();
+        out[3 * i] = q.abs() + twice;
         out[3 * i + 1] = p.rem_euclid(10);
         out[3 * i + 2] = (e[i] as i32 - 3).pow(2) as u32 + i32::abs(-(e[i] as i32)) as u32;
     }
@@ -433,7 +438,11 @@ pub fn case_struct_named_methods(dev: &Device, seed: u64) -> CaseResult {
     for i in 0..len {
         let power = (0..e[i]).fold(1u32, |acc, _| acc * a[i].v % 1009);
         let k = e[i] as i32;
-        let want = [power, a[i].v % 10 + 1, ((k - 3).pow(2) + k) as u32];
+        let want = [
+            power + a[i].v * 2,
+            a[i].v % 10 + 1,
+            ((k - 3).pow(2) + k) as u32,
+        ];
         if got[3 * i..3 * i + 3] != want {
             return Err(format!(
                 "struct methods at {i}: a = {:?}, e = {}: got {:?}, want {want:?}",

@@ -138,9 +138,6 @@ impl VisitMut for Desugarer<'_> {
         );
         let mut stmts = Vec::with_capacity(b.stmts.len());
         for mut s in std::mem::take(&mut b.stmts) {
-            if let syn::Stmt::Local(local) = &mut s {
-                std_forms::into_let(local);
-            }
             self.visit_stmt_mut(&mut s);
             match &s {
                 syn::Stmt::Local(local) => {
@@ -225,9 +222,7 @@ impl VisitMut for Desugarer<'_> {
             syn::Expr::While(w) => self.while_let(w),
             _ => None,
         };
-        let new = new
-            .or_else(|| self.swap(e))
-            .or_else(|| self.untyped_into(e));
+        let new = new.or_else(|| self.swap(e));
         if let Some(new) = new {
             *e = new;
         }

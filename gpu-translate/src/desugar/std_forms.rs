@@ -10,9 +10,6 @@
 //!   keep the two places apart.
 //! - `let (s, c) = x.sin_cos();` (or `f32::sin_cos(x)`) is `(x.sin(), x.cos())`, which is
 //!   how Rust defines it, the receiver read once.
-//! - `let y: f64 = x.into();` is `let y: f64 = f64::from(x);`, which is what `Into` calls:
-//!   the annotation names the target. Elsewhere `.into()` has no type to go to here, and
-//!   the error says to write `T::from(x)`.
 
 use proc_macro2::Span;
 use syn::spanned::Spanned;
@@ -129,46 +126,6 @@ impl Desugarer<'_> {
         }
         out.push(syn::Stmt::Local(local));
         Some(out)
-    }
-}
-
-/// `let y: T = x.into();` becomes `let y: T = T::from(x);`.
-pub(super) fn into_let(local: &mut syn::Local) {
-    let syn::Pat::Type(pt) = &local.pat else {
-        return;
-    };
-    let syn::Type::Path(ty) = &*pt.ty else {
-        return;
-    };
-    let Some(init) = &mut local.init else {
-        return;
-    };
-    let syn::Expr::MethodCall(m) = &*init.expr else {
-        return;
-    };
-    if m.method != "into" || !m.args.is_empty() || m.turbofish.is_some() {
-        return;
-    }
-    let (recv, span) = (&m.receiver, m.method.span());
-    let from = syn::Ident::new("from", span);
-    *init.expr = syn::parse_quote_spanned!(span=> #ty::#from(#recv));
-}
-
-impl Desugarer<'_> {
-    /// `.into()` anywhere but a `let` with a type: refused, saying what to write.
-    pub(super) fn untyped_into(&mut self, e: &syn::Expr) -> Option<syn::Expr> {
-        let syn::Expr::MethodCall(m) = e else {
-            return None;
-        };
-        if m.method != "into" || !m.args.is_empty() {
-            return None;
-        }
-        self.err(
-            m.method.span(),
-            "`.into()` converts to the type the place asks for, which a kernel sees only in \
-             `let y: f64 = x.into();`: write the conversion out, `f64::from(x)`",
-        );
-        Some(reported(m.method.span()))
     }
 }
 

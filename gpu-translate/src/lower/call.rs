@@ -32,6 +32,9 @@ impl Lowerer<'_> {
             let recv = self.receiver_expr(&m.receiver)?;
             return self.struct_method(m, recv, s);
         }
+        if name == "into" && m.args.is_empty() {
+            return self.untyped_into(m);
+        }
         if let Some(coord) = self.mma_coord(m) {
             return coord;
         }
@@ -660,5 +663,17 @@ impl Lowerer<'_> {
             ty,
             span,
         })
+    }
+}
+
+impl Lowerer<'_> {
+    /// `.into()` outside `let y: T = x.into();`: refused, saying what to write.
+    fn untyped_into(&mut self, m: &syn::ExprMethodCall) -> Option<Expr> {
+        self.err(
+            m.method.span(),
+            "`.into()` converts to the type the place asks for, which a kernel sees only in \
+             `let y: f64 = x.into();`: write the conversion out, `f64::from(x)`",
+        );
+        None
     }
 }

@@ -133,7 +133,10 @@ impl Lowerer<'_> {
 
     fn stmt_inner(&mut self, s: &syn::Stmt, out: &mut Vec<Stmt>) {
         match s {
-            syn::Stmt::Local(local) => self.let_stmt(local, out),
+            syn::Stmt::Local(local) => match self.written_out_into(local) {
+                Some(local) => self.let_stmt(&local, out),
+                None => self.let_stmt(local, out),
+            },
             syn::Stmt::Item(item) => self.err(
                 item.span(),
                 "items (functions, structs, `use`, ...) cannot be declared inside a kernel; \
@@ -180,6 +183,42 @@ impl Lowerer<'_> {
                  `debug_` forms, `panic!`, `unreachable!`, `todo!` and `unimplemented!`"
             ),
         );
+    }
+
+    /// `let y: f64 = x.into();` of a number as `let y: f64 = f64::from(x);`, what `Into`
+    /// calls (a struct's own `into` is its method, as in Rust); `None` for other `let`s.
+    fn written_out_into(&mut self, local: &syn::Local) -> Option<syn::Local> {
+        let syn::Pat::Type(pt) = &local.pat else {
+            return None;
+        };
+        let init = local.init.as_ref()?;
+        let from = self.number_from_call(&pt.ty, &init.expr)?;
+        let mut local = local.clone();
+        if let Some(init) = &mut local.init {
+            *init.expr = from;
+        }
+        Some(local)
+    }
+
+    /// `T::from(x)` for `x.into()` where `T` is a number type and `x` not a struct.
+    fn number_from_call(&mut self, ty: &syn::Type, init: &syn::Expr) -> Option<syn::Expr> {
+        let syn::Expr::MethodCall(m) = init else {
+            return None;
+        };
+        if m.method != "into" || !m.args.is_empty() || m.turbofish.is_some() {
+            return None;
+        }
+        let syn::Type::Path(p) = ty else {
+            return None;
+        };
+        let t = p.path.get_ident().filter(|_| p.qself.is_none())?;
+        crate::ir::Prim::from_rust_name(&t.to_string()).filter(|p| p.is_primitive())?;
+        if self.apparent_struct(&m.receiver).is_some() {
+            return None;
+        }
+        let (recv, span) = (&m.receiver, m.method.span());
+        let from = syn::Ident::new("from", span);
+        Some(syn::parse_quote_spanned!(span=> #t::#from(#recv)))
     }
 
     fn let_stmt(&mut self, local: &syn::Local, out: &mut Vec<Stmt>) {

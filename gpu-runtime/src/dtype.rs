@@ -65,6 +65,18 @@ pub trait GpuStruct: Element {
     const LAYOUT: &'static StructLayout;
 }
 
+/// A type declared with `#[gpu_struct]` or `#[gpu_enum]`, whether the attribute accepted it
+/// or refused it (said at its definition): what a kernel that names the type asks, so a
+/// refused struct's error stands alone. Carries nothing; the attributes implement it.
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is used in a kernel but is not a `#[gpu_struct]`",
+    label = "not a `#[gpu_struct]`",
+    note = "put `#[gpu_struct]` on its definition (fields of dtypes or other #[gpu_struct]s), \
+            and import it where the kernel is: `use path::{Self};`"
+)]
+pub trait GpuStructDeclared {}
+
 /// A type that can live in a [`DeviceArray`](crate::DeviceArray) and cross into a kernel as
 /// an element or a scalar, and be a generic kernel's `T`.
 ///

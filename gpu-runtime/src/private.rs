@@ -18,7 +18,7 @@ pub use crate::def::kernel::{ConstParam, KernelParts};
 pub use crate::def::module_const::ConstValue;
 pub use crate::def::stack::{array_bytes, check_kernel, kernel_bytes, largest_return};
 pub use crate::dtype::arith;
-pub use crate::dtype::{bf16_from_f64, f16_from_f64, Dtype, GpuStruct};
+pub use crate::dtype::{bf16_from_f64, f16_from_f64, Dtype, GpuStruct, GpuStructDeclared};
 pub use crate::host::args::{
     array2, array2_mut, array3, array3_mut, Arg, ArrayParts, ArrayPartsMut,
 };

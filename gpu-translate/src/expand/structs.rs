@@ -25,8 +25,12 @@ pub fn expand_struct(attr: TokenStream, item: TokenStream) -> TokenStream {
             return quote!(#err #item);
         }
         Err(NotTranslated::Invalid(s)) => {
+            // The carrier still answers, saying the struct was refused, so the kernels
+            // that use it add no errors of their own about it.
             let errors = diags.to_compile_errors();
-            return quote!(#errors #s);
+            let krate: syn::Path = syn::parse_quote!(::gpu_runtime);
+            let carrier = refused_carrier(&s, &krate);
+            return quote!(#errors #s #carrier);
         }
     };
     let GpuStructDef {
@@ -46,6 +50,25 @@ pub fn expand_struct(attr: TokenStream, item: TokenStream) -> TokenStream {
         #s
         #impls
         #carrier
+    }
+}
+
+/// The carrier of a refused struct: it hands `struct Name;` on, which the kernels that use
+/// the struct take as "already reported".
+fn refused_carrier(s: &syn::ItemStruct, krate: &syn::Path) -> TokenStream {
+    let name = &s.ident;
+    let (generics, args, bounds) = s.generics.split_for_impl();
+    let macro_name = format_ident!("__gpu_struct_fields_{}", crate::names::unraw(name));
+    let with = quote!(#krate::__private::__gpu_with_structs);
+    quote! {
+        #[doc(hidden)]
+        macro_rules! #macro_name {
+            ($($state:tt)*) => { #with! { $($state)* struct #name; } };
+        }
+        #[doc(hidden)]
+        #[allow(unused_imports)]
+        pub(crate) use #macro_name as #name;
+        impl #generics #krate::__private::GpuStructDeclared for #name #args #bounds {}
     }
 }
 
@@ -139,7 +162,7 @@ fn struct_impls(s: &syn::ItemStruct, krate: &syn::Path, carried: &Carried) -> To
     impls
 }
 
-/// `impl GpuStruct for name`: its layout in rustc's numbers, with `fields` (`FieldLayout`s)
+/// `impl GpuStruct for name` (and the marker `GpuStructDeclared`): its layout in rustc's numbers, with `fields` (`FieldLayout`s)
 /// and, for a C-like enum, its `variants`' values.
 pub(crate) fn layout_impl(
     name: &syn::Ident,
@@ -162,6 +185,7 @@ pub(crate) fn layout_impl(
                 variants: &[#variants],
             };
         }
+        impl #private::GpuStructDeclared for #name {}
     }
 }
 
@@ -224,7 +248,7 @@ fn fetch_missing(
     Some(quote_spanned! {path.span()=>
         #path! { #which (#attr) { #item } #carried }
         const _: () = {
-            fn __gpu_struct_needed<T: #krate::__private::GpuStruct>() {}
+            fn __gpu_struct_needed<T: #krate::__private::GpuStructDeclared>() {}
             let _ = __gpu_struct_needed::<#path>;
         };
     })
@@ -276,6 +300,15 @@ pub fn expand_with_structs(input: TokenStream) -> TokenStream {
     if let Some(fetch) = fetch_missing(&which, &cb.attr, &cb.item, &fns, &cb.structs) {
         return fetch;
     }
+    // A struct that was refused: its error stands alone. The function is kept so its name
+    // resolves (a kernel without its body, as for a refused signature).
+    if cb
+        .structs
+        .iter()
+        .any(|c| c.fields.is_empty() && c.variants.is_empty())
+    {
+        return kept_after_refusal(&which, cb.item);
+    }
     let mut diags = Diagnostics::default();
     let structs = resolve_carried(&cb.structs, &mut diags);
     if !diags.is_empty() {
@@ -326,4 +359,17 @@ pub(crate) fn carried_tokens(structs: &[Carried]) -> TokenStream {
             quote!(struct #name { #(#fields),* })
         })
         .collect()
+}
+
+/// A function or impl that uses a refused struct, as plain Rust: a kernel without its body
+/// (its launcher cannot be made), a device function or impl as written.
+fn kept_after_refusal(which: &str, item: TokenStream) -> TokenStream {
+    match (which, syn::parse2::<syn::ItemFn>(item.clone())) {
+        ("kernel" | "elementwise", Ok(mut f)) => {
+            f.attrs.retain(|a| a.path().is_ident("doc"));
+            f.block = syn::parse_quote!({ ::core::unreachable!() });
+            quote!(#[allow(dead_code, unused)] #f)
+        }
+        _ => quote!(#[allow(dead_code, unused)] #item),
+    }
 }

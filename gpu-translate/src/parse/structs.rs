@@ -326,6 +326,15 @@ impl Parse for Carried {
         }
         input.parse::<syn::Token![struct]>()?;
         let name: syn::Ident = input.parse()?;
+        // `struct Name;`: a `#[gpu_struct]` that was refused (its error already reported):
+        // no fields, which a valid one never has.
+        if input.parse::<Option<syn::Token![;]>>()?.is_some() {
+            return Ok(Carried {
+                name,
+                fields: Vec::new(),
+                variants: Vec::new(),
+            });
+        }
         let body;
         syn::braced!(body in input);
         let fields =
@@ -508,7 +517,8 @@ pub(crate) fn parse_gpu_struct(
     let syn::Fields::Named(named) = &s.fields else {
         diags.error(
             s.fields.span(),
-            "a #[gpu_struct] has named fields: `struct Particle { x: f32, y: f32 }`",
+            "a #[gpu_struct] has named fields (tuple and unit structs are not supported \
+             yet): `struct Particle { x: f32, y: f32 }`",
         );
         return Err(NotTranslated::Invalid(Box::new(s)));
     };

@@ -635,11 +635,15 @@ fn device_functions_take_whole_arrays_as_pointer_and_length() {
     for (body, want) in [
         (
             quote! { fn k(y: &mut [f32]) { let s = [0.0f32; 4]; let v: f32 = dot(s, y, 0); } },
-            "a local array (a value in Rust, so the function would get a copy)",
+            "1-D local arrays lent as Rust lends them (`f(&v)`",
         ),
         (
             quote! { fn k(y: &mut [f32]) { let s = shared_array_2d::<f32, 4, 4>(); let v: f32 = dot(s, y, 0); } },
-            "or a 2-D shared array cannot be passed",
+            "a 2-D local or shared array cannot be passed yet",
+        ),
+        (
+            quote! { fn k(y: &mut [f32]) { let s = [[0.0f32; 4]; 4]; let v: f32 = dot(&s, y, 0); } },
+            "a 2-D local or shared array cannot be passed yet",
         ),
     ] {
         let e = errors(body);

@@ -81,3 +81,71 @@ pub fn case_array_literals(dev: &Device, seed: u64) -> CaseResult {
         got.iter().map(|&v| f64::from(v)).collect(),
     )])
 }
+
+#[gpu_device]
+fn sum_all(a: &[f32]) -> f32 {
+    let mut s = 0.0f32;
+    for j in 0..a.len() {
+        s += a[j];
+    }
+    s
+}
+
+#[gpu_device]
+fn add_to_each(a: &mut [f32], by: f32) {
+    for j in 0..a.len() {
+        a[j] += by;
+    }
+}
+
+/// What `local_arrays_lent` writes for one element, as the host computes it.
+pub fn lent_result(x: f32, k: u32) -> f32 {
+    let mut v = [x, 2.0, k as f32, -x];
+    let by = (k % 5) as f32;
+    for e in v.iter_mut() {
+        *e += by;
+    }
+    let mut s = 0.0f32;
+    for e in v {
+        s += e;
+    }
+    s + v[2]
+}
+
+/// 1-D local arrays lent to device functions (`f(&v)`, `f(&mut v)`), as Rust lends them.
+#[gpu_kernel]
+pub fn local_arrays_lent(xs: &[f32], ks: &[u32], out: &mut [f32]) {
+    let i = grid_1d();
+    if i < xs.len() && i < ks.len() && i < out.len() {
+        let (x, k) = (xs[i], ks[i]);
+        let mut v = [x, 2.0, k as f32, -x];
+        add_to_each(&mut v, (k % 5) as f32);
+        let s: f32 = sum_all(&v);
+        out[i] = s + v[2];
+    }
+}
+
+pub fn case_local_arrays_lent(dev: &Device, seed: u64) -> CaseResult {
+    let mut r = rng(seed);
+    let len = r.random_range(200..700);
+    let xs = uniform_f32(&mut r, len, -100.0, 100.0);
+    let ks: Vec<u32> = (0..len).map(|_| r.random_range(0..1000)).collect();
+    let (dx, dk) = (dev.to_device(&xs)?, dev.to_device(&ks)?);
+    let mut dout = poisoned(dev, len, f32::NAN)?;
+    launch!(local_arrays_lent[blocks(len, 64), 64](&dx, &dk, &mut dout))?;
+    let got = dout.to_host()?;
+    for i in 0..len {
+        let want = lent_result(xs[i], ks[i]);
+        if got[i].to_bits() != want.to_bits() {
+            return Err(format!(
+                "local arrays lent at {i}: x = {}, k = {}: got {}, want {want}",
+                xs[i], ks[i], got[i]
+            )
+            .into());
+        }
+    }
+    Ok(vec![(
+        "local_arrays_lent",
+        got.iter().map(|&v| f64::from(v)).collect(),
+    )])
+}

@@ -98,6 +98,8 @@ macro_rules! for_each_case {
                 [std_methods::int_bits, std_methods::float_core, std_methods::path_forms];
             array_literals: "array literals of 1 to 3 dimensions (annotated, changed after, indexed at run time), byte literals: as Rust",
                 0.0, array_literals::case_array_literals, [array_literals::array_literals];
+            local_arrays_lent: "1-D local arrays lent to device functions, &v and &mut v: as Rust",
+                0.0, array_literals::case_local_arrays_lent, [array_literals::local_arrays_lent];
             closures: "closures bound to locals: Fn captures as made, FnMut changing a local, typed parameters, nested, move: as Rust",
                 0.0, closures::case_closures, [closures::closures];
             options: "Option: checked_*, Some(x) patterns with guards, if let, while let, let else, unwrap_or, map, and_then, a device function's Option: as Rust",

@@ -412,6 +412,30 @@ impl Lowerer<'_> {
     /// 3-D) or 1-D shared array passed whole (`dot(a, b, i)`), which becomes its pointer
     /// and extents.
     pub(super) fn device_arg(&mut self, a: &syn::Expr) -> Option<Expr> {
+        // `&v` / `&mut v` of a 1-D local array: its pointer and length, as Rust lends it.
+        if let syn::Expr::Reference(r) = strip_parens(a) {
+            if let syn::Expr::Path(p) = strip_parens(&r.expr) {
+                let arr = p
+                    .path
+                    .get_ident()
+                    .and_then(|i| match self.lookup(&unraw(i)) {
+                        Some(Binding::Array(arr)) => Some(arr),
+                        _ => None,
+                    });
+                if let Some(arr) = arr {
+                    let array = &self.k.arrays[arr];
+                    if array.space != Space::Local || array.dims.len() != 1 {
+                        self.err(a.span(), ARRAY_ARG_ADVICE);
+                        return None;
+                    }
+                    return Some(Expr {
+                        kind: ExprKind::WholeArray(Target::Array(arr)),
+                        ty: self.types.fresh_opaque(),
+                        span: a.span(),
+                    });
+                }
+            }
+        }
         if let syn::Expr::Path(p) = strip_parens(a) {
             if let Some(ident) = p.path.get_ident() {
                 match self.lookup(&unraw(ident)) {
@@ -434,13 +458,7 @@ impl Lowerer<'_> {
                         });
                     }
                     Some(Binding::Array(_)) => {
-                        self.err(
-                            a.span(),
-                            "device functions take the kernel's array parameters and 1-D \
-                             shared arrays; a local array (a value in Rust, so the function \
-                             would get a copy) or a 2-D shared array cannot be passed, pass \
-                             its elements",
-                        );
+                        self.err(a.span(), ARRAY_ARG_ADVICE);
                         return None;
                     }
                     _ => {}
@@ -666,14 +684,7 @@ impl Lowerer<'_> {
     }
 }
 
-impl Lowerer<'_> {
-    /// `.into()` outside `let y: T = x.into();`: refused, saying what to write.
-    fn untyped_into(&mut self, m: &syn::ExprMethodCall) -> Option<Expr> {
-        self.err(
-            m.method.span(),
-            "`.into()` converts to the type the place asks for, which a kernel sees only in \
-             `let y: f64 = x.into();`: write the conversion out, `f64::from(x)`",
-        );
-        None
-    }
-}
+/// What a device function may be passed of the body's arrays.
+const ARRAY_ARG_ADVICE: &str = "device functions take the kernel's array parameters, 1-D \
+     shared arrays (`f(tile)`) and 1-D local arrays lent as Rust lends them (`f(&v)`, \
+     `f(&mut v)`); a 2-D local or shared array cannot be passed yet: pass its elements";

@@ -187,3 +187,15 @@ impl Lowerer<'_> {
         })
     }
 }
+
+impl Lowerer<'_> {
+    /// `.into()` outside `let y: T = x.into();`: refused, saying what to write.
+    pub(super) fn untyped_into(&mut self, m: &syn::ExprMethodCall) -> Option<Expr> {
+        self.err(
+            m.method.span(),
+            "`.into()` converts to the type the place asks for, which a kernel sees only in \
+             `let y: f64 = x.into();`: write the conversion out, `f64::from(x)`",
+        );
+        None
+    }
+}

@@ -77,6 +77,24 @@ fn struct_temporaries(t: &[Big], out: &mut [u64]) {
     out[0] = first(t[0]) + first(t[1]) + first(t[2]) + first(t[3]) + first(a) + first(b);
 }
 
+/// A local array sized by a const parameter: each instance has its own bound.
+#[gpu_kernel]
+fn sized<const N: usize>(out: &mut [u64]) {
+    let mut a = [1u64; N];
+    a[N - 1] = N as u64;
+    out[0] = a[0] + a[N - 1];
+}
+
+#[test]
+fn each_instance_of_a_kernel_with_const_parameters_has_its_own_bound() {
+    assert_eq!(sized::definition::<10>().local_bytes(), 80);
+    assert_eq!(sized::definition::<4096>().local_bytes(), 32_768);
+    let dev = Device::simulator();
+    let mut out = dev.zeros::<u64>(1).expect("an array");
+    launch!(sized::<4096>[1, 1](&mut out)).expect("launch");
+    assert_eq!(out.to_host().expect("copy"), [4097]);
+}
+
 #[cfg(target_os = "linux")]
 mod measure {
     /// This thread's stack: (lowest address, highest).

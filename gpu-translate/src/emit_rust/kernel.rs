@@ -209,8 +209,9 @@ impl<'a> KernelRust<'a> {
     }
 
     /// The module's `definition()`: the kernel's definition; for a kernel with const
-    /// parameters, generic over them, the instance of their values.
-    fn definition_fn(&self) -> TokenStream {
+    /// parameters, generic over them, the instance of their values, its local-memory bound
+    /// over `device_fns` (the module's references to its callees).
+    fn definition_fn(&self, device_fns: &[TokenStream]) -> TokenStream {
         let k = self.k;
         if self.sig.const_generics.is_empty() {
             return quote! {
@@ -236,11 +237,8 @@ impl<'a> KernelRust<'a> {
             table.clone()
         };
         let checks = &self.tr.consts.generic_checks;
-        let CalleeRefs {
-            refs: device_fns, ..
-        } = device_fn_refs(&self.tr.device_calls, k);
-        let local_check = self.local_bytes_check(&device_fns);
-        let local_bytes = self.local_bytes(&device_fns);
+        let local_check = self.local_bytes_check(device_fns);
+        let local_bytes = self.local_bytes(device_fns);
         quote! {
             /// The kernel's definition for the values of its const parameters given as
             /// const arguments (`definition::<64>()`): its name, parameters and translated
@@ -411,7 +409,7 @@ impl<'a> KernelRust<'a> {
         let n_generics = self.sig.generics.len();
         let dtypes = &self.dtypes;
         let param_bytes = self.param_bytes_check();
-        let definition_fn = self.definition_fn();
+        let definition_fn = self.definition_fn(&device_fns);
         let const_turbofish = self.const_turbofish();
         let instances = if self.sig.const_generics.is_empty() {
             quote!()

@@ -26,6 +26,11 @@ pub fn local_array(name: &str) -> String {
     format!("{name} (local array)")
 }
 
+/// The name of a module `const` or `static` array (`tables::LUT`) a kernel indexes.
+pub fn const_table(path: &str) -> String {
+    format!("{path} (constant array)")
+}
+
 /// The name of an array field `field` of a struct (`p.hist[k]`); the struct is not
 /// named, since the simulator knows only the field's name where it checks.
 pub fn array_field(field: &str) -> String {

@@ -15,7 +15,7 @@ pub use crate::compile::prelude::{full_prelude, prelude_for};
 pub use crate::def::device_fn::DeviceFnDef;
 pub use crate::def::instances::Instances;
 pub use crate::def::kernel::{ConstParam, KernelParts};
-pub use crate::def::module_const::ConstValue;
+pub use crate::def::module_const::{ConstValue, TableData};
 pub use crate::def::stack::{array_bytes, check_kernel, kernel_bytes, largest_return};
 pub use crate::dtype::arith;
 pub use crate::dtype::{bf16_from_f64, f16_from_f64, Dtype, GpuStruct, GpuStructDeclared};

@@ -338,6 +338,17 @@ pub fn method_key(method: &str) -> u64 {
     })
 }
 
+/// A path as the body writes it: `LUT`, `tables::LUT`, `::dep::LUT`.
+pub fn path_text(p: &syn::ExprPath) -> String {
+    let segs: Vec<String> = p.path.segments.iter().map(|s| unraw(&s.ident)).collect();
+    let root = if p.path.leading_colon.is_some() {
+        "::"
+    } else {
+        ""
+    };
+    format!("{root}{}", segs.join("::"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

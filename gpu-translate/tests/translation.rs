@@ -1713,3 +1713,41 @@ fn tf32_tiles_go_through_mma_tf32_with_their_own_padding() {
     );
     assert!(src.contains("gt_mma_tf32<float, 64, 64, (int)16ull, 2, 2, (int)(16ull + 4), (int)(64ull + 8)>(acc, &sa[0][0], &sb[0][0]);"), "{src}");
 }
+
+#[test]
+fn module_arrays_are_the_programs_data_indexed_with_checks() {
+    let t = checked(quote! {
+        fn k(i: usize, out: &mut [f32]) {
+            if i < out.len() {
+                let w: f32 = LUT[i];
+                out[i] = w * tables::GRID[i][1] + LUT.len() as f32;
+            }
+        }
+    });
+    // The fast path proves the indices in range once (`i < LUT.len()`, ...); the checked
+    // entry checks each against the array's extents.
+    let (fast, checked) = support::entries(&t);
+    assert!(fast.contains("float w = gt_t0_k[i];"), "{fast}");
+    let entry = checked.expect("a checked entry");
+    assert!(entry.contains("float w = gt_t0_k[gt_ix<gt_c0_k>(i, "), "{entry}");
+    assert!(
+        entry.contains("gt_t1_k[gt_ix<gt_c1_k>(i, ") && entry.contains("[gt_ix<gt_c2_k>(1ull, "),
+        "{entry}"
+    );
+    // Declared by the runtime at the program's top, not in the function.
+    assert!(!entry.contains("float gt_t0_k"), "{entry}");
+}
+
+#[test]
+fn writes_into_module_arrays_are_refused_with_what_to_write() {
+    let errs = errors(quote! {
+        fn k(i: usize, out: &mut [f32]) {
+            LUT[i] = out[0];
+        }
+    });
+    assert!(
+        errs.iter().any(|e| e.contains("`LUT` is a module constant array and cannot be written")
+            && e.contains("copy what changes into a local array")),
+        "{errs:?}"
+    );
+}

@@ -20,6 +20,7 @@ pub mod checks;
 pub mod closures;
 pub mod collectives;
 pub mod complex;
+pub mod const_arrays;
 pub mod const_params;
 pub mod control;
 pub mod cooperative;
@@ -98,6 +99,8 @@ macro_rules! for_each_case {
                 [std_methods::int_bits, std_methods::float_core, std_methods::path_forms];
             array_literals: "array literals of 1 to 3 dimensions (annotated, changed after, indexed at run time), byte literals: as Rust",
                 0.0, array_literals::case_array_literals, [array_literals::array_literals];
+            const_arrays: "module const and static arrays, 1-D to 3-D, of floats (special values), integers and bool, in kernels and device functions, len() and .iter(); one read past the end: bit for bit",
+                0.0, const_arrays::case_const_arrays, [const_arrays::const_arrays, const_arrays::const_array_past_end];
             local_arrays_lent: "1-D local arrays lent to device functions, &v and &mut v: as Rust",
                 0.0, array_literals::case_local_arrays_lent, [array_literals::local_arrays_lent];
             closures: "closures bound to locals: Fn captures as made, FnMut changing a local, typed parameters, nested, move: as Rust",

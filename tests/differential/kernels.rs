@@ -34,6 +34,17 @@ impl DiffPair {
     }
 }
 
+pub const DIFF_TABLE_I32: [i32; 6] = [0i32, 1i32, (-1i32), (-2147483648i32), 2147483647i32, 7i32];
+pub const DIFF_TABLE_I64: [i64; 6] = [0i64, 1i64, (-1i64), (-9223372036854775808i64), 9223372036854775807i64, 7i64];
+pub const DIFF_TABLE_U32: [u32; 6] = [0u32, 1u32, 2u32, 4294967295u32, 4294967294u32, 7u32];
+pub const DIFF_TABLE_U64: [u64; 6] = [0u64, 1u64, 2u64, 18446744073709551615u64, 18446744073709551614u64, 7u64];
+pub const DIFF_TABLE_F32: [f32; 6] = [f32::from_bits(0x80000000), f32::from_bits(0x3fc00000), f32::from_bits(0x1), f32::from_bits(0x7f800000), f32::from_bits(0x7fc00000), f32::from_bits(0xc0500000)];
+pub const DIFF_TABLE_F64: [f64; 6] = [f64::from_bits(0x8000000000000000), f64::from_bits(0x3ff8000000000000), f64::from_bits(0x1), f64::from_bits(0xfff0000000000000), f64::from_bits(0x7ff8000000000000), f64::from_bits(0x7e37e43c8800759c)];
+pub const DIFF_TABLE_U8: [u8; 6] = [0u8, 1u8, 2u8, 255u8, 128u8, 7u8];
+pub const DIFF_TABLE_I8: [i8; 6] = [0i8, 1i8, (-1i8), (-128i8), 127i8, 7i8];
+pub const DIFF_TABLE_U16: [u16; 6] = [0u16, 1u16, 2u16, 65535u16, 32768u16, 7u16];
+pub const DIFF_TABLE_I16: [i16; 6] = [0i16, 1i16, (-1i16), (-32768i16), 32767i16, 7i16];
+
 // seed 0xd1ff0000
 #[gpu_kernel(fmad = false, overflow_checks = false)]
 pub fn diff_0(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f32], xf64: &[f64], oi: &mut [u64], of: &mut [f64]) {
@@ -58,9 +69,9 @@ pub fn diff_0(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
             }
             c1 += 1u32;
         };
-        let v2: f64 = (((-0.5f64) + 1.375f64) - (a_f64 / a_f64));
+        let v2: f64 = (((10480570u32 + 1u32)) as f64);
         oi[i] = (((if (((a_i32) as i16) == ((a_f32) as i16)) { ((-2i32) << (15i16 & 31i16)) } else { (a_i32).checked_div(a_i32).unwrap_or(a_i32) }) ^ a_i32)) as u64;
-        of[i] = (((v2 + ((-0.0f64) / a_f64)) / ((v2 - v2)).abs())) as f64;
+        of[i] = ((v2 * (if (!(37i64 > a_i64)) { ((a_f32) as f64) } else { a_f64 }))) as f64;
     }
 }
 
@@ -76,19 +87,16 @@ pub fn diff_1(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: i16 = ((-65i16)).min((((a_f32) as i16)).max(0i16));
-        let mut v1: u32 = ((56u32 / (a_u32 | 1u32))).rem_euclid(((match (4294967295u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32));
-        if matches!((a_u32 % 8u32), 0u32..=6u32) {
-            v1 = ((if (a_f32 == 16777216.0f32) { 93u32 } else { v1 }) - (v1 / (a_u32 | 1u32)));
+        let mut v1: u32 = (a_u32).checked_rem(a_u32).unwrap_or(a_u32);
+        if matches!((a_u32 % 8u32), 5u32 | 4u32) {
+            v1 = 86u32;
         } else {
-            v1 = ((match (41u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
+            v1 = ((if (a_f32 == 16777216.0f32) { 93u32 } else { v1 }) >> ((a_i64).min(a_i64) & 31i64));
         }
-        let v2: u8 = (92u8).checked_mul(((a_u32) as u8)).unwrap_or(((a_f32) as u8));
-        let mut v3: i64 = (0i64 << (v1 & 63u32));
-        for j0 in ((((32u32 ^ v1)) % 8u32)..((((9.625f64) as u32)) % 16u32)).step_by(((v1) % 3u32) as usize) {
-            v3 = ((-67i64)).abs();
-        }
-        oi[i] = ((match (22u32 % 8u32) { 3u32 => a_i64, 7u32 => 14i64, _ => (match (v1 % 8u32) { 4u32..=7u32 => (!(-64i64)), 4u32..=6u32 => (0i64 * v3), _ => (match (a_u32 % 8u32) { 1u32 | 2u32 => (-44i64), _ => a_i64 }) }) })) as u64;
-        of[i] = (((((64i64 << (54u16 & 63u16))) as f32)).sqrt()) as f64;
+        let v2: u64 = (DIFF_TABLE_U64[((41u32) % 6u32) as usize] * 1u64);
+        let v3: u8 = (92u8).checked_mul(((a_u32) as u8)).unwrap_or(((a_f32) as u8));
+        oi[i] = ((if false { ((match (v1 % 8u32) { 0u32 => 7i8, _ => (-39i8) }) ^ 77i8) } else { (((a_f64) as i8) << (((a_f32) as u16) & 7u16)) })) as u64;
+        of[i] = ((((-a_f64) / 10.25f64) - ((a_u32) as f64))) as f64;
     }
 }
 
@@ -103,19 +111,24 @@ pub fn diff_2(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: f32 = (7.625f32).sqrt();
-        let mut t1: [f32; 3] = [(-7.0f32); 3];
-        t1[1] = a_f32;
-        t1[2] = ((((a_i64) as i16)) as f32);
-        let mut v1: f32 = (((a_f32 + 0.625f32)) as f32);
+        let v0: f32 = 7.625f32;
+        let mut t1: [f32; 3] = [(DIFF_TABLE_F32[((56u32) % 6u32) as usize] * 1.0f32); 3];
+        t1[1] = ((a_f32 + a_f32) - (a_f32 * a_f32));
+        t1[2] = a_f32;
+        let mut v1: f32 = (-(v0 / v0));
         for &v2 in t1.iter() {
-            v1 = ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)) as f32);
+            v1 = v2;
         }
-        let t3: [f32; 3] = [a_f32, (a_f32).abs(), (((!(-39i8))) as f32)];
-        let v3: f32 = t3.iter().copied().fold((if matches!((25u32 % 8u32), 5u32) { (v0 * a_f32) } else { (a_f32 / 1.25f32) }), |v3, v4| (((100i8) as f32)).abs());
-        let v5: f64 = (-a_f64);
-        oi[i] = (17u32) as u64;
-        of[i] = ((match (32u32 % 8u32) { 4u32 => (((((a_u32) as u16) << (a_u64 & 15u64))) as f64), 6u32 => a_f64, 4u32 => ((a_f64).sqrt()).sqrt(), _ => (if true { (a_f64 * a_f64) } else { ((17u8) as f64) }) })) as f64;
+        let v3: i32 = (!(-39i32));
+        let mut t4: [f64; 3] = [(5.125f64 / a_f64); 3];
+        t4[1] = (a_f64 / 1.25f64);
+        t4[2] = (2.625f64).abs();
+        let mut v4: f64 = (10.375f64 - a_f64);
+        for &v5 in t4.iter().rev() {
+            v4 = (0.125f64 / a_f64);
+        }
+        oi[i] = ((((DIFF_TABLE_U8[((a_u32) % 6u32) as usize] * 1u8) | (7u8 >> (a_u32 & 7u32))) << ((match (a_u32 % 8u32) { 3u32..=4u32 => ((((a_u32) as u8)) as u8), _ => (((a_f32) as u8) ^ ((a_f32) as u8)) }) & 7u8))) as u64;
+        of[i] = ((if ((a_i64 < (-87i64)) && (a_i32 > a_i32)) { (((-10.0f32) / a_f32) * (v1 - v0)) } else { (if true { (-v0) } else { (v1 / v0) }) })) as f64;
     }
 }
 
@@ -130,20 +143,26 @@ pub fn diff_3<const K: i8>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u64 = (a_u64).checked_rem(a_u64).unwrap_or(a_u64);
-        for j0 in (((0u32) % 8u32)..(((59u32).saturating_add(a_u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v0 = 0u64;
+        let mut v0: u64 = (DIFF_TABLE_U64[((3851469389u32) % 6u32) as usize] * 1u64);
+        for j0 in ((((if true { 72u32 } else { a_u32 })) % 8u32)..(((64u32).min(a_u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v0 = (DIFF_TABLE_U64[((59u32) % 6u32) as usize] * 1u64);
         }
-        assert!((((49u32 % 256u32) != 7u32) || ((!false) || (((a_f32) as u16) > 58545u16))));
-        let mut v1: u16 = (if true { ((a_i32) as u16) } else { 18u16 });
-        if ((255u8).checked_mul(72u8).unwrap_or(255u8) >= ((((a_i64) as u16)) as u8)) {
-            v1 = ((match (32u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
-        } else {
-            v1 = (v1).checked_rem(0u16).unwrap_or(v1);
+        let mut t1: [i8; 3] = [(((a_f32) as i8)).max(8i8); 3];
+        t1[1] = (-((a_i64) as i8));
+        t1[2] = (!((a_i64) as i8));
+        let mut v1: i8 = (((a_i32) as i8) >> (-1i16));
+        for &v2 in t1.iter().rev() {
+            v1 = (if matches!((0u32 % 8u32), 1u32..=6u32) { v2 } else { (-27i8) });
         }
-        let v2: f32 = a_f32;
-        oi[i] = ((-73i32)) as u64;
-        of[i] = (((a_f32) as f32)) as f64;
+        let mut c3: u32 = 0u32;
+        let v3: f32 = loop {
+            if c3 >= ((((((a_i64) as u16)) as u32)) % 4u32) {
+                break (16777216.0f32);
+            }
+            c3 += 1u32;
+        };
+        oi[i] = ((((69u8).checked_mul(39u8).unwrap_or(((a_i64) as u8))) as i16)) as u64;
+        of[i] = (a_f32) as f64;
     }
 }
 
@@ -160,12 +179,12 @@ pub fn diff_4<const K: i32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u6
         let a_f64: f64 = xf64[i];
         let mut v0: u16 = 9u16;
         if matches!((a_u32 % 8u32), 3u32..=4u32) {
-            v0 = ((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
+            v0 = (v0).checked_sub(15u16).unwrap_or(25u16);
         } else {
-            v0 = (25u16).checked_mul(v0).unwrap_or(v0);
+            v0 = ((((-a_f64)) as u16) | (DIFF_TABLE_U16[((a_u32) % 6u32) as usize] * 1u16));
         }
-        oi[i] = ((((((((a_u32) as u8)) as u64)) as u16) << ((((a_i64) as f32)) as u32))) as u64;
-        of[i] = (((((((a_u32) as f32)) as u8)) as f32)) as f64;
+        oi[i] = ((((((2u8 + ((a_i32) as u8))) as u64)) as i16)) as u64;
+        of[i] = ((((-72i64)) as f64)) as f64;
     }
 }
 
@@ -180,31 +199,24 @@ pub fn diff_5<const K: i16>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u6
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i8 = (match (a_u32 % 8u32) { 0u32..=4u32 => (match (a_u32 % 8u32) { 1u32 | 0u32 => 18i8, 2u32 => 29i8, _ => 127i8 }), 0u32 => ((-62i8) | (-24i8)), 5u32 | 1u32 => ((-65i8) * ((a_i32) as i8)), _ => (((a_f32) as i8)).saturating_sub(74i8) });
-        if (0.0f32 > (a_f32 + 1.75f32)) {
-            v0 = ((a_i32) as i8);
+        let mut v0: i8 = (match (a_u32 % 8u32) { 0u32..=4u32 => (match (a_u32 % 8u32) { 1u32 | 0u32 => 18i8, 2u32 => 29i8, _ => 127i8 }), 0u32 => ((-62i8) | (-24i8)), 5u32 | 1u32 => ((-65i8) * ((a_i32) as i8)), _ => (DIFF_TABLE_I8[((a_u32) % 6u32) as usize] * 1i8) });
+        if matches!((a_u32 % 8u32), 7u32) {
+            v0 = (if (65535u16 < ((a_i32) as u16)) { ((a_f32) as i8) } else { (((a_i32) as i8)).saturating_mul(((a_i64) as i8)) });
         } else {
-            v0 = (((a_f32) as i8)).checked_sub(((a_f32) as i8)).unwrap_or(v0);
+            v0 = ((72i8 | 52i8) / ((((a_i32) as i8) >> (((a_u32) as i16) & 7i16)) | 1i8));
         }
-        assert!((((52u32 % 256u32) != 7u32) || ((match (5u32 % 8u32) { 4u32 | 3u32 => v0, _ => ((a_u32) as i8) }) <= (v0 ^ (-27i8)))));
-        let mut t1: [u16; 3] = [29u16; 3];
-        t1[1] = ((((a_i64) as u16) & ((a_u32) as u16)) * (0u16 >> (18446744073709551615u64 & 15u64)));
-        t1[2] = (!(((a_f32) as u16) >> (-89i16)));
-        let mut v1: u16 = 15u16;
-        for &v2 in t1.iter() {
-            v1 = ((v2 | v1) - (15u16 >> (((a_i32) as i8) & 15i8)));
+        let mut v1: f64 = (a_f64 - (-3.375f64));
+        if (!(!matches!((a_u32 % 8u32), 7u32))) {
+            v1 = ((-7.0f64) * v1);
+        } else {
+            v1 = (a_f64 - v1);
         }
-        let mut v3: u16 = (((57u16 >> (31i32 & 15i32))).saturating_sub((v1 << (34u64 & 15u64)))).saturating_sub(((v1 / (v1 | 1u16)) % ((if true { ((a_i64) as u16) } else { ((a_i64) as u16) }) | 1u16)));
-        for j0 in (0u32..=((a_u32) % 4u32)).rev() {
-            v3 = (match (1u32 % 8u32) { 3u32 => ((((a_u32) as u16) ^ v3) % (!v3)), _ => (((((a_u32) as u16) >> (-2147483648i32))).abs_diff((v3 % 15u16)) as u16) });
-        }
-        let mut v4: f64 = (((-a_f64) / ((34i32) as f64)) / ((a_f64 + (-3.75f64)) * (1.7e308f64 - (-1.75f64))));
-        for j1 in ((((36785591u32).saturating_sub(a_u32)) % 8u32)..((((match (27u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v4 = ((v4).abs() / ((-v4)).sqrt());
-        }
-        let v5: u8 = ((a_f32) as u8);
-        oi[i] = (((((7.5f32 + 0.0f32) * (a_f32 / 7.75f32))) as u8)) as u64;
-        of[i] = (a_f64) as f64;
+        let v2: i32 = ((((a_f32) as u16)) as i32);
+        let v3: u32 = (((15u16).max(3u16)) as u32);
+        let v4: u8 = (match (24u32 % 8u32) { 5u32 => 13u8, 7u32 => 0u8, 0u32 | 1u32 => 128u8, _ => ((a_u32) as u8) });
+        assert!((((37u32 % 256u32) != 7u32) || false));
+        oi[i] = ((68u64).max((a_u64 + (!a_u64)))) as u64;
+        of[i] = ((((((match (a_u32 % 8u32) { 3u32..=7u32 => a_u64, 7u32 | 4u32 => a_u64, _ => 17511997860718674891u64 })) as f32)) as f32)) as f64;
     }
 }
 
@@ -221,10 +233,11 @@ pub fn diff_6<const K: i16>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u6
         let a_f64: f64 = xf64[i];
         let mut v0: u32 = (((!(!41i16))) as u32);
         for j0 in ((((18u32 & a_u32)) % 8u32)..(((a_u32).min(a_u32)) % 16u32)).step_by(((4294967295u32) % 3u32) as usize) {
-            v0 = (((!(a_u32).checked_sub(v0).unwrap_or(v0))) as u32);
+            v0 = (((!(a_u32).div_euclid(v0))) as u32);
         }
-        oi[i] = ((match (56u32 % 8u32) { 2u32 => ((a_u64 / (51u64 | 1u64)) ^ ((a_i64) as u64)), 7u32 => (((!8i8)) as u64), 7u32..=7u32 => (match (a_u32 % 8u32) { 1u32 | 3u32 => (match (v0 % 8u32) { 3u32 => a_u64, 4u32 => 99u64, _ => a_u64 }), 3u32 => (match (v0 % 8u32) { 6u32 | 0u32 => a_u64, 5u32..=6u32 => 58u64, 3u32..=6u32 => a_u64, _ => 41u64 }), 0u32 | 6u32 => (if true { a_u64 } else { 77u64 }), _ => (a_u64).checked_mul(64u64).unwrap_or(0u64) }), _ => ((a_u64 / (a_u64 | 1u64)) % (87u64 | 1u64)) })) as u64;
-        of[i] = ((a_f64 * ((a_f64 + a_f64)).sqrt())) as f64;
+        assert!((((a_u32 % 256u32) != 7u32) || (((-32i64) << (70u8 & 63u8)) == ((-51i64)).abs())));
+        oi[i] = ((((((((a_i64) as i8)) as u64)) as i32) - ((a_i32 << ((a_u32) as i16)) * (42i32).checked_mul((-66i32)).unwrap_or((-55i32))))) as u64;
+        of[i] = (((-(-a_f64)) / (((24i8).checked_sub((-13i8)).unwrap_or(18i8)) as f64))) as f64;
     }
 }
 
@@ -241,10 +254,10 @@ pub fn diff_7(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
         let a_f64: f64 = xf64[i];
         let mut v0: u16 = (match (a_u32 % 8u32) { 1u32 | 4u32 => ((21u16 / 92u16) << (((a_i64) as u8) & 15u8)), 1u32 => (48u16).checked_rem(32u16).unwrap_or(((a_f32) as u16)), 1u32..=1u32 => (((a_i64) as u16) & 8u16), _ => (((2u64) as u16) >> ((36i32 | 0i32) & 15i32)) });
         for j0 in (((52u32) % 8u32)..(((!a_u32)) % 16u32)).step_by(((4294967295u32) % 3u32) as usize) {
-            v0 = (if ((31u8 ^ ((a_f32) as u8)) < (!98u8)) { ((((a_u32) as u16)).checked_add(75u16).unwrap_or(((a_i32) as u16))).saturating_mul((v0 % (((a_i32) as u16) | 1u16))) } else { 85u16 });
+            v0 = (if ((31u8 ^ ((a_f32) as u8)) < (!98u8)) { ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) } else { (DIFF_TABLE_U16[((44u32) % 6u32) as usize] * 1u16) });
         }
-        oi[i] = (2670711060u32) as u64;
-        of[i] = (((-4.75f64) + (a_f64 + ((a_i64) as f64)))) as f64;
+        oi[i] = (((DIFF_TABLE_I16[((100u32) % 6u32) as usize] * 1i16) >> ((DIFF_TABLE_I64[((60u32) % 6u32) as usize] * 1i64) & 15i64))) as u64;
+        of[i] = ((((((-1.5f64)).sqrt()) as f64) / ((a_f64 - (-6.875f64)) + ((-10.5f64) + 1.7e308f64)))) as f64;
     }
 }
 
@@ -264,17 +277,16 @@ pub fn diff_8(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
         for j0 in 0u32..(((v0 % (44u32 | 1u32))) % 4u32) {
             v1 = 75u32;
         }
-        let t2: [i32; 3] = [(!a_i32), ((-99i32) * a_i32), ((match (30u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)];
-        let v2: i32 = t2.iter().copied().fold((if (65i16 > ((a_u32) as i16)) { 5i32 } else { 29i32 }), |v2, v3| (a_i32).min(a_i32));
-        let mut c4: u32 = 0u32;
-        let v4: i64 = loop {
-            if c4 >= (((60u32 % (v0 | 1u32))) % 4u32) {
-                break ((((v2 / 48i32)) as i64));
-            }
-            c4 += 1u32;
-        };
-        oi[i] = ((((((-68i32) - v2)) as i16) + 0i16)) as u64;
-        of[i] = (((((match (32u32 % 8u32) { 3u32..=7u32 => ((a_f32) as u16), 3u32..=7u32 => ((a_i32) as u16), _ => ((a_i32) as u16) })) as f32) - ((a_f32 / a_f32) - (8.25f32 / a_f32)))) as f64;
+        let mut t2: [i32; 3] = [(!a_i32); 3];
+        t2[1] = ((-99i32) * a_i32);
+        t2[2] = (70i32).checked_div(80i32).unwrap_or((-91i32));
+        let mut v2: i32 = (-14i32);
+        for &v3 in t2.iter().rev() {
+            v2 = (a_i32).max(v2);
+        }
+        let v4: i8 = ((-33i8)).checked_mul(7i8).unwrap_or((-25i8));
+        oi[i] = (((((7i8).checked_div(v4).unwrap_or(((a_i32) as i8)) << ((match (v0 % 8u32) { 2u32..=5u32 => 67i16, 0u32..=7u32 => (-89i16), _ => 16i16 }) & 7i16))) as u16)) as u64;
+        of[i] = ((((9.375f64 + a_f64) + (8.25f64 / a_f64)) / (((((a_f32) as u8) >> (78i16 & 7i16))) as f64))) as f64;
     }
 }
 
@@ -290,20 +302,26 @@ pub fn diff_9<const K: u64>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u6
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: u32 = (match (a_u32 % 8u32) { 1u32..=6u32 => (a_u32 % ((if false { a_u32 } else { 74u32 }) | 1u32)), 1u32 => (((false) as u32) >> (27i8 & 31i8)), 5u32 => 1577903989u32, _ => (!(3944012904u32 + 82u32)) });
-        let mut v1: u32 = (((-a_f64)) as u32);
-        for j0 in (0u32..((((false) as u32)) % 4u32)).rev() {
-            v1 = ((match (v1 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
+        let mut v1: u32 = (((-11.0f64)) as u32);
+        for j0 in 0u32..(((a_u32 & a_u32)) % 4u32) {
+            v1 = a_u32;
         }
-        let v2: u64 = (a_u64 >> 70u64);
-        let mut t3: [u64; 3] = [70u64; 3];
-        t3[1] = (((a_i64).abs()) as u64);
-        t3[2] = (!(a_u64).checked_mul(63u64).unwrap_or(a_u64));
-        let mut v3: u64 = K;
-        for &v4 in t3.iter() {
-            v3 = (a_u64 << ((!(-37i8)) & 63i8));
+        assert!((((v0 % 256u32) != 7u32) || ((a_u64 | 86u64) >= (a_u64 >> (((a_i32) as i8) & 63i8)))));
+        let mut v2: f64 = ((a_f64 - a_f64) - (a_f64).sqrt());
+        'l2: for j1 in 0u32..(((a_u32 | 4294967295u32)) % 3u32) {
+            for j2 in 0u32..(((a_u32).checked_rem(a_u32).unwrap_or(30u32)) % 3u32) {
+                if matches!((v1 % 8u32), 5u32 | 0u32) {
+                    break 'l2;
+                }
+                if (a_u32 == a_u32) {
+                    continue 'l2;
+                }
+                v2 = (-(v2 - v2));
+            }
         }
-        oi[i] = (((match (v0 % 8u32) { 3u32..=7u32 => (70i16 ^ ((a_i64) as i16)), 1u32..=1u32 => (if true { ((a_i64) as i16) } else { (-28i16) }), _ => ((-90i16)).abs() }) % (((((a_i32) as i16) % ((a_u32) as i16)) << ((v2 + v3) & 15u64)) | 1i16))) as u64;
-        of[i] = (((-0.0f32) + (11.25f32 + 9.75f32))) as f64;
+        let v3: u8 = ((!0u8) | (74u8 * 94u8));
+        oi[i] = ((match (v1 % 8u32) { 2u32 | 0u32 => ((a_u32 >> (23u16 & 31u16)) << ((18u64 + a_u64) & 31u64)), _ => a_u32 })) as u64;
+        of[i] = ((DIFF_TABLE_F64[((v1) % 6u32) as usize] * 1.0f64)) as f64;
     }
 }
 
@@ -330,14 +348,16 @@ pub fn diff_10(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
                 v0 = (if false { (-83i8) } else { ((a_u32) as i8) });
             }
         }
-        let mut v1: f32 = (((8u8) as f32) * (if false { a_f32 } else { a_f32 }));
-        for j2 in ((((if matches!((2440156101u32 % 8u32), 3u32 | 0u32) { a_u32 } else { a_u32 })) % 8u32)..((((4u8) as u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v1 = 9.75f32;
+        let mut v1: f32 = ((if true { (-0.0f32) } else { a_f32 }) * ((-11.375f32) + a_f32));
+        for j2 in ((((DIFF_TABLE_U32[((31u32) % 6u32) as usize] * 1u32)) % 8u32)..((a_u32) % 16u32)).step_by(((2u32) % 3u32) as usize) {
+            v1 = 1e-40f32;
         }
-        assert!((((a_u32 % 256u32) != 7u32) || ((83u32).min(a_u32) != (94u32 | 2u32))));
-        let v2: f64 = (((match (99u32 % 8u32) { 3u32 => 42i32, 2u32..=6u32 => (-2147483648i32), _ => (-25i32) })) as f64);
-        oi[i] = ((if ((false && false) || ((58u16 == ((a_u32) as u16)) || matches!((a_u32 % 8u32), 0u32..=3u32))) { (((match (60u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)).min((!((a_u32) as u8))) } else { ((((a_i32) as u8) + 53u8) & (16u8 - ((a_f32) as u8))) })) as u64;
-        of[i] = ((-a_f64)) as f64;
+        let mut v2: u32 = (match (a_u32 % 8u32) { 1u32..=7u32 => ((a_u32 >> ((a_u32) as u16)) << ((!31i32) & 31i32)), _ => (a_u32 % ((match (81u32 % 8u32) { 1u32..=1u32 => 57u32, 2u32 | 2u32 => a_u32, _ => 44u32 }) | 1u32)) });
+        for j3 in (((a_u32) % 8u32)..((((a_i64) as u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v2 = ((((a_i32) as u32) << ((-55i16) << (a_i64 & 15i64))) + (if true { (!a_u32) } else { (!a_u32) }));
+        }
+        oi[i] = (((((a_i64 - 95i64)).saturating_mul(((a_f32) as i64))) as u32)) as u64;
+        of[i] = ((-(((31i32 / (a_i32 | 1i32))) as f64))) as f64;
     }
 }
 
@@ -357,38 +377,30 @@ pub fn diff_11(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
             v0 = (96u16).checked_mul(v0).unwrap_or(((a_f32) as u16));
         }
         let mut v1: i64 = ((-46i64)).min(a_i64);
-        'l1: for j1 in 0u32..(((a_u32).checked_sub(59u32).unwrap_or(31u32)) % 3u32) {
-            for j2 in 0u32..(((a_u32 - 16u32)) % 3u32) {
-                if matches!((26u32 % 8u32), 0u32..=2u32) {
+        'l1: for j1 in 0u32..((((a_u32).abs_diff(59u32) as u32)) % 3u32) {
+            for j2 in 0u32..(((!a_u32)) % 3u32) {
+                if (false || false) {
                     break 'l1;
                 }
-                if matches!((j1 % 8u32), 3u32) {
+                if (77u16 == v0) {
                     continue 'l1;
                 }
-                v1 = (a_i64 << (a_u64 & 63u64));
+                v1 = (-v1);
             }
         }
-        let mut t2: [u16; 3] = [(match (a_u32 % 8u32) { 3u32 => (16u16 << (9u8 & 15u8)), 7u32 | 7u32 => (65535u16 % (v0 | 1u16)), 0u32 | 2u32 => (40u16 >> 38i8), _ => (v0 | ((a_f32) as u16)) }); 3];
-        t2[1] = (56u16 >> ((v1 ^ a_i64) & 15i64));
-        t2[2] = ((a_u32) as u16);
-        let mut v2: u16 = ((a_f32) as u16);
-        for &v3 in t2.iter().skip(1) {
-            v2 = (v0).checked_add(v3).unwrap_or(31u16);
-        }
-        let mut v4: f64 = ((((29u8) as f64)).abs() - ((5e-324f64 / (-6.0f64)) * 5.0f64));
-        'l4: for j3 in 0u32..(((match (44u32 % 8u32) { 3u32 => a_u32, 6u32 | 7u32 => 83u32, _ => a_u32 })) % 3u32) {
-            for j4 in 0u32..((a_u32) % 3u32) {
-                if false {
-                    break 'l4;
-                }
-                if (!true) {
-                    continue 'l4;
-                }
-                v4 = v4;
+        let mut c2: u32 = 0u32;
+        let v2: i32 = loop {
+            if c2 >= ((((match (82u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32) {
+                break (((!(30i32).max(a_i32)) - (DIFF_TABLE_I32[((89u32) % 6u32) as usize] * 1i32)));
             }
+            c2 += 1u32;
+        };
+        let mut v3: u16 = ((match (a_u32 % 8u32) { 2u32 => (v0).max(((a_i32) as u16)), 2u32 | 1u32 => (v0 << (0i32 & 15i32)), 4u32..=6u32 => ((a_i32) as u16), _ => (56u16).max(((a_i32) as u16)) }) | ((1u16).max(v0) >> ((76u8) as u16)));
+        for j3 in (0u32..=((((16i16) as u32)) % 4u32)).rev() {
+            v3 = (65535u16).checked_add(((a_u32) as u16)).unwrap_or(((a_f32) as u16));
         }
-        oi[i] = (((((((a_u32) as u16)) as i32) ^ (match (72u32 % 8u32) { 2u32 => 39i32, _ => 1i32 })) >> (((((match (18u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)) as i64) & 31i64))) as u64;
-        of[i] = ((((50u64) as f32) * ((((a_i64) as u64)) as f32))) as f64;
+        oi[i] = (((match (44u32 % 8u32) { 3u32 => (74u8).checked_add(((a_u32) as u8)).unwrap_or(36u8), 7u32 => ((76u8).abs_diff(0u8) as u8), _ => 8u8 }) | (!(85u8).saturating_sub(25u8)))) as u64;
+        of[i] = (((((47u8).checked_rem(25u8).unwrap_or(7u8)) as f32) + 0.5f32)) as f64;
     }
 }
 
@@ -403,13 +415,13 @@ pub fn diff_12(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: f64 = (0.0f64 + (-10.375f64));
-        let mut v1: f32 = ((a_f32 - (-a_f32))).sqrt();
-        for j0 in (u32::MAX - ((0u32) % 4u32))..=u32::MAX {
-            v1 = (((-v1) / (((-41i8)) as f32)) + ((v1 * 7.0f32) + 0.1f32));
+        let v0: f64 = ((-6.875f64) * (-10.375f64));
+        let mut v1: f32 = 3.125f32;
+        for j0 in (0u32..=((a_u32) % 4u32)).rev() {
+            v1 = a_f32;
         }
-        oi[i] = ((if ((a_u64 & a_u64) <= (20u64).max(35u64)) { ((!95u32) - (a_u32 / (20u32 | 1u32))) } else { ((38u32 >> (a_i32 & 31i32)) << (((true) as u32) & 31u32)) })) as u64;
-        of[i] = (((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) as f32)) as f64;
+        oi[i] = (((((if false { (-32768i16) } else { ((a_f32) as i16) })) as i32) >> ((((-41i8) ^ (-128i8))).abs() & 31i8))) as u64;
+        of[i] = ((-(DIFF_TABLE_F64[((a_u32) % 6u32) as usize] * 1.0f64))) as f64;
     }
 }
 
@@ -426,8 +438,8 @@ pub fn diff_13(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f64: f64 = xf64[i];
         let v0: u16 = (((!31u8)) as u16);
         let v1: i32 = ((86i32 << 4u8) / (((-35i32)).checked_add(35i32).unwrap_or((-38i32)) | 1i32));
-        let mut v2: u16 = (v0).checked_sub(v0).unwrap_or(v0);
-        'l2: for j0 in 0u32..((31u32) % 3u32) {
+        let mut v2: u16 = ((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
+        'l2: for j0 in 0u32..(((a_u32).min(31u32)) % 3u32) {
             for j1 in 0u32..(((match (a_u32 % 8u32) { 1u32 => a_u32, 2u32 | 7u32 => j0, 5u32 => j0, _ => 2861709286u32 })) % 3u32) {
                 if matches!((a_u32 % 8u32), 3u32..=7u32) {
                     break 'l2;
@@ -440,8 +452,8 @@ pub fn diff_13(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         }
         let v3: i64 = (-a_i64);
         let v4: i8 = (((a_i64) as i8) << (98u64 & 7u64));
-        oi[i] = ((((!((a_u32) as i8)) << (((match (100u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) & 7u8)) + (((-37i8) >> (a_u64 & 7u64)) / ((match (4294967295u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)))) as u64;
-        of[i] = (((((1e-40f32) as f32)) as f32)) as f64;
+        oi[i] = (((((a_u64) as i8) << ((((a_f32) as u8)).checked_mul(0u8).unwrap_or(((a_u32) as u8)) & 7u8)) + ((DIFF_TABLE_I8[((a_u32) % 6u32) as usize] * 1i8) ^ ((-128i8)).min(((a_u32) as i8))))) as u64;
+        of[i] = ((((-(-a_f32))) as f32)) as f64;
     }
 }
 
@@ -463,7 +475,7 @@ pub fn diff_14(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
             v0 = (!((a_u32) as u16));
         }
         oi[i] = ((((-95i8)).checked_mul(58i8).unwrap_or((-94i8)) % (if (v0 >= ((a_i32) as u16)) { ((-39i8) >> (((a_u32) as i16) & 7i16)) } else { (89i8 - (-90i8)) }))) as u64;
-        of[i] = ((-a_f32)) as f64;
+        of[i] = (0.1f32) as f64;
     }
 }
 
@@ -479,22 +491,22 @@ pub fn diff_15(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let mut t0: [i32; 3] = [(-3i32); 3];
-        t0[1] = ((-73i32)).checked_div(a_i32).unwrap_or(1i32);
-        t0[2] = (((a_i32 >> (a_i32 & 31i32)) >> ((match (32u32 % 8u32) { 3u32 => 53u32, 0u32 | 7u32 => 17u32, 5u32 | 0u32 => a_u32, _ => 60u32 }) & 31u32)) >> (((-97i64) << ((64u64).checked_sub(52u64).unwrap_or(a_u64) & 63u64)) & 31i64));
-        let mut v0: i32 = 14i32;
-        for &v1 in t0.iter().skip(1) {
-            v0 = ((((3.25f32) as i32)).abs() << (((a_i32).saturating_mul(33i32) ^ (!v1)) & 31i32));
+        t0[1] = ((match (32u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
+        t0[2] = ((match (a_u32 % 8u32) { 1u32 | 1u32 => ((-90i32) * (-61i32)), _ => (95i32 << (65535u16 & 31u16)) }) - a_i32);
+        let mut v0: i32 = ((match (3112434070u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
+        for &v1 in t0.iter().step_by(2) {
+            v0 = ((v0 << ((match (1670977189u32 % 8u32) { 0u32 => (-60i8), 4u32 | 5u32 => ((a_i32) as i8), _ => ((a_i32) as i8) }) & 31i8)) ^ (((a_i64 << (78i32 & 63i32))) as i32));
         }
-        let mut v2: f64 = ((((-0.5f64)).abs() - (a_f64).sqrt())).abs();
-        for j0 in 0u32..(((85u32 ^ 0u32)) % 4u32) {
-            v2 = ((a_u64) as f64);
+        let mut v2: i16 = ((-((a_i64) as i16)) & (!91i16));
+        if ((((-32768i16)) as i8) > ((false) as i8)) {
+            v2 = (match (0u32 % 8u32) { 0u32 => (((a_i64) as i16)).abs(), 5u32 | 3u32 => (match (31u32 % 8u32) { 4u32 => ((a_i64) as i16), 7u32 => 16i16, _ => ((a_f32) as i16) }), _ => (v2 << ((a_u32) as i16)) });
+        } else {
+            v2 = ((((((a_f32) as i16)) as i8)) as i16);
         }
-        let mut v3: u8 = (match (87u32 % 8u32) { 5u32 | 2u32 => (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) % ((((a_f32) as u8)).saturating_sub(22u8) | 1u8)), 1u32 => 46u8, 7u32 | 7u32 => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8), _ => (((a_u32) as u8) % ((((a_f32) as u8)).checked_sub(((a_i32) as u8)).unwrap_or(8u8) | 1u8)) });
-        for j1 in (0u32..=(((!39u32)) % 4u32)).rev() {
-            v3 = (match (j1 % 8u32) { 7u32 => (v3).checked_add(91u8).unwrap_or(((a_i64) as u8)), 2u32 | 2u32 => ((match (256886521u32 % 8u32) { 4u32 | 3u32 => 98u8, 7u32..=7u32 => ((a_i32) as u8), _ => ((a_i32) as u8) })).min((if true { 1u8 } else { 12u8 })), _ => ((((1u32) as u16)) as u8) });
-        }
-        oi[i] = (0i32) as u64;
-        of[i] = ((if ((a_f32 < a_f32) || ((-1i16) != (-1i16))) { (((9.75f64) as f64) / (8.375f64).sqrt()) } else { (-(a_f64).abs()) })) as f64;
+        assert!((((32u32 % 256u32) != 7u32) || true));
+        let v3: u8 = 16u8;
+        oi[i] = ((((((-12.5f64) - 0.1f64) / (a_f64 + a_f64))) as u64)) as u64;
+        of[i] = (((-((0.1f64) as f64)) * ((-a_f64)).sqrt())) as f64;
     }
 }
 
@@ -509,15 +521,27 @@ pub fn diff_16(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u8 = (7u8).checked_div(35u8).unwrap_or(8u8);
-        let v1: i8 = (if (2.25f64 >= (-2.875f64)) { (57i8).checked_rem(34i8).unwrap_or(8i8) } else { (11i8).max((-17i8)) });
+        let v0: u8 = (DIFF_TABLE_U8[((a_u32) % 6u32) as usize] * 1u8);
+        assert!((((a_u32 % 256u32) != 7u32) || matches!((a_u32 % 8u32), 2u32 | 0u32)));
+        let mut v1: i16 = ((-48i16) / (47i16 | 1i16));
+        'l1: for j0 in 0u32..(((if matches!((3u32 % 8u32), 4u32..=5u32) { 32u32 } else { 57u32 })) % 3u32) {
+            for j1 in 0u32..(((!a_u32)) % 3u32) {
+                if matches!((97u32 % 8u32), 5u32) {
+                    break 'l1;
+                }
+                if false {
+                    continue 'l1;
+                }
+                v1 = ((a_i32) as i16);
+            }
+        }
         let v2: i64 = (!(!a_i64));
         let mut v3: i16 = ((true) as i16);
-        for j0 in (0u32..=(((if (((a_i32) as u16) == 33u16) { 32u32 } else { 27u32 })) % 4u32)).rev() {
+        for j2 in (0u32..=(((if (((a_i32) as u16) == 33u16) { 32u32 } else { 27u32 })) % 4u32)).rev() {
             v3 = (!19i16);
         }
         oi[i] = ((!a_u64)) as u64;
-        of[i] = ((((((-6i64) / (45i64 | 1i64)) << (33i16 + v3))) as f64)) as f64;
+        of[i] = (((-(if true { (-1.0f64) } else { a_f64 })) - (-((-1.5f64) * 11.375f64)))) as f64;
     }
 }
 
@@ -534,16 +558,27 @@ pub fn diff_17<const K: i16>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         let a_f64: f64 = xf64[i];
         let mut v0: i64 = ((!91i64) * ((-5i64)).pow((a_i64) as u32 & 7));
         if true {
-            v0 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64)).saturating_mul((a_i64 << (3u16 & 63u16)));
+            v0 = (0i64 | DiffPair { a: (a_i64 + 63i64), b: (-a_i64) }.mixed());
         } else {
-            v0 = (((52u16).min(7u16)) as i64);
+            v0 = a_i64;
         }
-        let v1: u8 = 48u8;
-        let v2: u8 = ((((a_f32 * (-2.0f32))).abs()) as u8);
-        let v3: f64 = 11.25f64;
-        let v4: i8 = ((((a_f32) as i8) % ((a_f32) as i8))).abs();
-        oi[i] = (79i8) as u64;
-        of[i] = (((2.125f64) as f64)) as f64;
+        let mut t1: [f64; 3] = [(-0.875f64); 3];
+        t1[1] = ((10.625f64 - 6.5f64) / (match (a_u32 % 8u32) { 0u32 | 1u32 => (-0.625f64), _ => 1.7e308f64 }));
+        t1[2] = (((-1.375f64) + a_f64)).sqrt();
+        let mut v1: f64 = 1.7e308f64;
+        for &v2 in t1.iter() {
+            v1 = (-5.25f64);
+        }
+        let v3: f32 = ((79u64) as f32);
+        let v4: f64 = (if (((a_u32) as u16) < ((a_i64) as u16)) { 9.5f64 } else { a_f64 });
+        let mut v5: f32 = ((-3.5f32) / a_f32);
+        if ((a_i64 / 76i64) <= ((5.0f64) as i64)) {
+            v5 = (match (72u32 % 8u32) { 1u32..=6u32 => a_f32, _ => 8.25f32 });
+        } else {
+            v5 = (v5 - v3);
+        }
+        oi[i] = (((a_u64).checked_mul(33u64).unwrap_or(a_u64) >> (((-36i32) >> ((-128i8) & 31i8)) & 63i32))) as u64;
+        of[i] = ((match (41u32 % 8u32) { 3u32..=6u32 => (((a_i32 + a_i32)) as f32), 1u32 => ((DIFF_TABLE_F32[((71u32) % 6u32) as usize] * 1.0f32) * (-a_f32)), 2u32 | 3u32 => ((DIFF_TABLE_F32[((14u32) % 6u32) as usize] * 1.0f32) / (v3 * (-5.5f32))), _ => a_f32 })) as f64;
     }
 }
 
@@ -561,14 +596,15 @@ pub fn diff_18(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let v0: u16 = ((a_i64) as u16);
         let v1: u32 = a_u32;
         assert!((((a_u32 % 256u32) != 7u32) || false));
-        let mut v2: i16 = ((if false { (-67i16) } else { 96i16 }) + ((-40i16)).rem_euclid(25i16));
-        if (((a_f32) as u8) == (255u8).max(81u8)) {
-            v2 = (((a_i64 - 9223372036854775807i64)) as i16);
+        let mut v2: i16 = ((if false { (-67i16) } else { 96i16 }) + ((-40i16)).checked_sub(25i16).unwrap_or(((a_i32) as i16)));
+        if (!(a_i32 >= 35i32)) {
+            v2 = (DIFF_TABLE_I16[((a_u32) % 6u32) as usize] * 1i16);
         } else {
-            v2 = (((-45i16) | ((a_u32) as i16)) << ((if true { 74u16 } else { ((a_f32) as u16) }) & 15u16));
+            v2 = (-100i16);
         }
-        oi[i] = ((62u64).max((90u64).checked_add(86u64).unwrap_or(a_u64))) as u64;
-        of[i] = (5.0f64) as f64;
+        assert!((((v1 % 256u32) != 7u32) || true));
+        oi[i] = ((((match (a_u32 % 8u32) { 1u32 | 5u32 => 26u64, 0u32..=1u32 => 7u64, _ => 1u64 }) - ((((a_u32) as u16)) as u64)) & 62u64)) as u64;
+        of[i] = ((DIFF_TABLE_F32[((29u32) % 6u32) as usize] * 1.0f32)) as f64;
     }
 }
 
@@ -590,12 +626,12 @@ pub fn diff_19<const K: u8>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u6
         let mut c1: u32 = 0u32;
         let v1: i8 = loop {
             if c1 >= ((((72i64) as u32)) % 4u32) {
-                break ((((((a_i64) as i8)).abs_diff((((a_f32) as i8) << (((a_f32) as u16) & 7u16))) as i8) ^ ((((a_u32) as i8)).min(((a_i64) as i8)) >> ((-a_i64) & 7i64))));
+                break (((((a_i64) as i8)).checked_add(((a_i64) as i8)).unwrap_or(((a_i32) as i8)) ^ 8i8));
             }
             c1 += 1u32;
         };
-        oi[i] = ((((v0).min(a_i32) * (((-51i8)) as i32)) << (((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)) as i8) & 31i8))) as u64;
-        of[i] = (((((0i64 | DiffPair { a: a_i64, b: a_i64 }.mixed())) as f64) + (((-0.0f64) * 5.625f64)).abs())) as f64;
+        oi[i] = ((((83u16).min(((a_i64) as u16)) << (((((a_u32) as u8)).abs_diff(((a_i32) as u8)) as u8) & 15u8)) >> (((a_u64 >> (a_i64 & 63i64)) << (v0 & 63i32)) & 15u64))) as u64;
+        of[i] = (16777216.0f32) as f64;
     }
 }
 
@@ -618,7 +654,7 @@ pub fn diff_20(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
             v1 = (match (89u32 % 8u32) { 7u32 | 0u32 => 56i64, 1u32..=7u32 => v1, 7u32 | 7u32 => (a_i64 >> a_i32), _ => (v1).max(a_i64) });
         }
         oi[i] = (((!51u8) | (!(if matches!((52u32 % 8u32), 7u32 | 7u32) { 67u8 } else { 82u8 })))) as u64;
-        of[i] = ((((a_f32 / 0.0f32) / (3.4e38f32 - a_f32)) * (-6.375f32))) as f64;
+        of[i] = (((((9.5f64 + a_f64) / a_f64)) as f32)) as f64;
     }
 }
 
@@ -635,29 +671,25 @@ pub fn diff_21(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f64: f64 = xf64[i];
         let mut v0: u8 = (((true && (97i16 <= ((a_i64) as i16)))) as u8);
         for j0 in ((((3073715622u32 % (28u32 | 1u32))) % 8u32)..(((a_u32).min(3u32)) % 16u32)).step_by(((5u32) % 3u32) as usize) {
-            v0 = (((a_i64) as u8)).checked_mul(v0).unwrap_or(v0);
+            v0 = (DIFF_TABLE_U8[((a_u32) % 6u32) as usize] * 1u8);
         }
-        let mut t1: [i8; 3] = [(match (97u32 % 8u32) { 5u32 | 2u32 => (((a_f32) as i8) ^ 83i8), _ => (!43i8) }); 3];
-        t1[1] = ((88i8).abs() ^ (((a_i64) as i8) << (((a_f32) as u16) & 7u16)));
-        t1[2] = ((42i8 | (-45i8)) / (((a_i32) as i8) | 1i8));
-        let mut v1: i8 = (-(((a_i32) as i8)).abs());
-        for &v2 in t1.iter().rev() {
-            v1 = ((((a_i64) as i8) << (5u16 & 7u16))).max((v2 << ((-86i64) & 7i64)));
+        let v1: i32 = 32i32;
+        let mut v2: i8 = (((match (a_u32 % 8u32) { 6u32 | 2u32 => (-128i8), 3u32 => ((a_i64) as i8), _ => 42i8 }) >> ((49u64).checked_add(63u64).unwrap_or(21u64) & 7u64)) ^ (match (a_u32 % 8u32) { 2u32..=6u32 => (83i8 & (-68i8)), 3u32 => (((a_i64) as i8) << (5u16 & 7u16)), _ => (16i8 << ((-86i64) & 7i64)) }));
+        if matches!((57u32 % 8u32), 1u32) {
+            v2 = (((match (66u32 % 8u32) { 3u32..=6u32 => 11u8, 7u32..=7u32 => (((a_i64) as u8) >> ((-55i16) & 7i16)), 4u32 | 5u32 => (((a_i32) as u8) % (((a_i32) as u8) | 1u8)), _ => (v0).min(44u8) })) as i8);
+        } else {
+            v2 = (!88i8);
         }
-        let mut c3: u32 = 0u32;
-        let v3: i8 = loop {
-            if c3 >= (((14u32 >> (-57i64))) % 4u32) {
-                break (v1);
-            }
-            c3 += 1u32;
-        };
-        let mut v4: u32 = 50u32;
-        for j1 in 0u32..(((a_u32 >> ((-55i16) & 31i16))) % 4u32) {
-            v4 = (a_u32 | v4);
+        let mut v3: i32 = (-71i32);
+        for j1 in (u32::MAX - (((71u32 - 81u32)) % 4u32))..=u32::MAX {
+            v3 = ((-13i32) & v1);
         }
-        let v5: u32 = (v4).min(a_u32);
-        oi[i] = (a_u32) as u64;
-        of[i] = ((-2.0f32)) as f64;
+        let mut v4: u8 = (v0 >> 63i64);
+        for j2 in (0u32..=(((DIFF_TABLE_U32[((40u32) % 6u32) as usize] * 1u32)) % 4u32)).rev() {
+            v4 = (!19u8);
+        }
+        oi[i] = (((((!a_u32) - (21u32 & 32u32))) as u64)) as u64;
+        of[i] = ((((-64i16)) as f64)) as f64;
     }
 }
 
@@ -672,18 +704,21 @@ pub fn diff_22(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i32 = ((match (a_u32 % 8u32) { 4u32 => (!(-24i32)), 5u32 | 7u32 => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32), 0u32..=1u32 => ((a_i32) as i32), _ => (88i32 * 2147483647i32) }) & (((a_f32).abs()) as i32));
-        for j0 in (0u32..=(((a_u32 + 15u32)) % 4u32)).rev() {
-            v0 = (a_i32).checked_add(a_i32).unwrap_or(a_i32);
+        let mut v0: i32 = ((match (a_u32 % 8u32) { 4u32 => (!(-24i32)), 5u32 | 7u32 => (DIFF_TABLE_I32[((a_u32) % 6u32) as usize] * 1i32), 0u32..=1u32 => ((a_i32) as i32), _ => (88i32 * 2147483647i32) }) & ((((-3.375f32) / (-1.875f32))) as i32));
+        for j0 in (0u32..((a_u32) % 4u32)).rev() {
+            v0 = (if (24u16 > 94u16) { (v0).abs() } else { a_i32 });
         }
-        let mut v1: u16 = (((79u16).min(38u16) * ((456550500541863929u64) as u16)) % (((23u16).max(20u16) | ((a_i64) as u16)) | 1u16));
-        for j1 in 0u32..((((43u32) as u32)) % 4u32) {
-            v1 = v1;
-        }
-        assert!((((a_u32 % 256u32) != 7u32) || ((!(-57i64)) >= (match (95u32 % 8u32) { 2u32..=2u32 => a_i64, 6u32 => 63i64, 4u32 | 5u32 => a_i64, _ => (-99i64) }))));
-        let v2: i16 = (!(-53i16));
-        oi[i] = (((match (32u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) as u64;
-        of[i] = (((((79u16).max(((a_i64) as u16)) % ((v1).min(42u16) | 1u16))) as f64)) as f64;
+        assert!((((a_u32 % 256u32) != 7u32) || (!true)));
+        let v1: u64 = (if matches!((a_u32 % 8u32), 0u32..=1u32) { (((43u32) as u64) * (21u64 % a_u64)) } else { a_u64 });
+        let mut c2: u32 = 0u32;
+        let v2: i32 = loop {
+            if c2 >= (((a_u32 / (95u32 | 1u32))) % 4u32) {
+                break ((!(-(v0).max(a_i32))));
+            }
+            c2 += 1u32;
+        };
+        oi[i] = ((a_u32 + 91u32)) as u64;
+        of[i] = (((-6.625f32) * ((DIFF_TABLE_F32[((a_u32) % 6u32) as usize] * 1.0f32) - (match (21u32 % 8u32) { 4u32 => (-0.5f32), 4u32..=7u32 => 0.0f32, _ => a_f32 })))) as f64;
     }
 }
 
@@ -703,28 +738,38 @@ pub fn diff_23(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         t0[2] = ((a_f32) as i16);
         let mut v0: i16 = 95i16;
         for &v1 in t0.iter().rev() {
-            v0 = (((53i16) as i16) >> ((((a_i64) as u8)).checked_mul(27u8).unwrap_or(((a_f32) as u8)) & 15u8));
+            v0 = (((-32768i16) ^ v0) >> ((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8));
         }
-        let mut c2: u32 = 0u32;
-        let v2: i8 = loop {
-            if c2 >= ((a_u32) % 4u32) {
-                break ((25i8 - 45i8));
+        let mut v2: u32 = a_u32;
+        'l2: for j0 in 0u32..(((25u32 - 45u32)) % 3u32) {
+            for j1 in 0u32..(((a_u32 << (((a_u32) as i8) & 31i8))) % 3u32) {
+                if (85u8 <= ((a_i32) as u8)) {
+                    break 'l2;
+                }
+                if false {
+                    continue 'l2;
+                }
+                v2 = 1u32;
             }
-            c2 += 1u32;
-        };
-        let mut v3: i32 = (21i32).checked_mul(a_i32).unwrap_or(32i32);
-        for j0 in (u32::MAX - (((a_u32 >> a_u32)) % 4u32))..=u32::MAX {
-            v3 = (v3 + v3);
         }
-        let mut t4: [i64; 3] = [(0i64 | DiffPair::new(39i64, 64i64).b); 3];
-        t4[1] = (if false { a_i64 } else { a_i64 });
-        t4[2] = (if false { (-9223372036854775808i64) } else { a_i64 });
-        let mut v4: i64 = ((((a_i64) as u16)) as i64);
-        for &v5 in t4.iter().step_by(2) {
-            v4 = a_i64;
+        let mut v3: f32 = (((0i8 + (-19i8))) as f32);
+        'l3: for j2 in 0u32..(((a_u32 + a_u32)) % 3u32) {
+            for j3 in 0u32..((j2) % 3u32) {
+                if false {
+                    break 'l3;
+                }
+                if (!matches!((31u32 % 8u32), 3u32..=7u32)) {
+                    continue 'l3;
+                }
+                v3 = (-5.0f32);
+            }
         }
-        oi[i] = ((0i64 | DiffPair::new(a_i64, ((match (20u32 % 8u32) { 7u32 => (-19i64), 0u32..=7u32 => 3i64, 1u32 => (-31i64), _ => a_i64 }) - (v4 + a_i64))).b)) as u64;
-        of[i] = (((a_f64) as f64)) as f64;
+        let mut v4: i16 = (((a_i32) as i16)).min(v0);
+        for j4 in 0u32..(((match (v2 % 8u32) { 3u32..=7u32 => v2, _ => 19u32 })) % 4u32) {
+            v4 = (((a_i64) as i16) - v4);
+        }
+        oi[i] = ((match (a_u32 % 8u32) { 4u32 | 4u32 => (v2).checked_add(a_u32).unwrap_or(a_u32), _ => ((match (v2 % 8u32) { 1u32 | 6u32 => 69u32, _ => a_u32 }) ^ (a_u32 << (77u64 & 31u64))) })) as u64;
+        of[i] = ((((match (40u32 % 8u32) { 0u32 | 5u32 => 11.875f64, 6u32..=6u32 => (-4.625f64), 2u32 => a_f64, _ => 6.125f64 }) - (0.1f64 * a_f64)) / ((match (a_u32 % 8u32) { 3u32..=4u32 => (-12.125f64), 5u32 => a_f64, 0u32 => 0.625f64, _ => (-0.0f64) }) + (-a_f64)))) as f64;
     }
 }
 
@@ -741,7 +786,7 @@ pub fn diff_24<const K: u8>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u6
         let a_f64: f64 = xf64[i];
         let v0: u8 = 235u8;
         oi[i] = ((-(!(-40i8)))) as u64;
-        of[i] = (0.0f64) as f64;
+        of[i] = ((((a_f64 / a_f64) * ((50u16) as f64)) / (-0.0f64))) as f64;
     }
 }
 
@@ -759,7 +804,7 @@ pub fn diff_25(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let v0: i64 = ((match (65u32 % 8u32) { 2u32 => 64i64, _ => (-35i64) })).max((-11i64));
         let mut v1: i16 = (((a_f32) as i16)).max((-74i16));
         'l1: for j0 in 0u32..(((if false { 59u32 } else { 72u32 })) % 3u32) {
-            for j1 in 0u32..((((match (j0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 3u32) {
+            for j1 in 0u32..(((DIFF_TABLE_U32[((j0) % 6u32) as usize] * 1u32)) % 3u32) {
                 if (false || true) {
                     break 'l1;
                 }
@@ -773,7 +818,7 @@ pub fn diff_25(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let v3: u16 = ((((a_f32) as u16)).min(30u16) << ((a_u64 ^ a_u64) & 15u64));
         let v4: u64 = (((a_f32) as u64) ^ 55u64);
         oi[i] = (56i8) as u64;
-        of[i] = ((((a_f64 + 0.0f64) * ((-1.125f64)).abs()) + (-((a_f64) as f64)))) as f64;
+        of[i] = ((-2.5f64)) as f64;
     }
 }
 
@@ -796,7 +841,7 @@ pub fn diff_26(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
             c0 += 1u32;
         };
         oi[i] = ((((a_i64).max((-77i64))) as i32)) as u64;
-        of[i] = ((((a_f64 + (-10.875f64))).abs() + ((a_f64).sqrt() + (match (a_u32 % 8u32) { 1u32..=4u32 => 9007199254740992.0f64, _ => a_f64 })))) as f64;
+        of[i] = ((((a_f64).abs() + (5e-324f64 + a_f64)) + 4.875f64)) as f64;
     }
 }
 
@@ -811,18 +856,17 @@ pub fn diff_27(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i32 = (((((match (32u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) | (a_u32 & a_u32))) as i32);
+        let mut v0: i32 = ((((DIFF_TABLE_U32[((32u32) % 6u32) as usize] * 1u32) | (a_u32 & a_u32))) as i32);
         for j0 in (0u32..=(((match (a_u32 % 8u32) { 4u32..=7u32 => 92u32, 1u32 | 2u32 => a_u32, 6u32..=6u32 => a_u32, _ => a_u32 })) % 4u32)).rev() {
             v0 = (a_i32).checked_sub(55i32).unwrap_or(84i32);
         }
         let v1: i8 = (((((if false { ((a_i64) as i16) } else { ((a_u32) as i16) })) as u64)) as i8);
-        let mut v2: i32 = (((match (15u32 % 8u32) { 6u32 => (a_i32 >> (0u16 & 31u16)), _ => ((-2i32)).abs() })).abs_diff((if false { (v0).checked_sub(v0).unwrap_or(a_i32) } else { (a_i32).min(a_i32) })) as i32);
-        for j1 in (((((((a_u32) as u16)) as u32)) % 8u32)..(((0u32 | 88u32)) % 16u32)).step_by(((3u32) % 3u32) as usize) {
-            v2 = (((match (a_u32 % 8u32) { 3u32..=7u32 => a_i32, 0u32 => (-40i32), _ => a_i32 }) / ((-v2) | 1i32)) - (((-26i32) << 25u16) / ((-84i32) | 1i32)));
+        let mut v2: i32 = (a_i32).checked_mul(a_i32).unwrap_or(v0);
+        for j1 in (0u32..=(((match (a_u32 % 8u32) { 2u32..=6u32 => 100u32, 0u32..=1u32 => a_u32, _ => a_u32 })) % 4u32)).rev() {
+            v2 = ((((match (a_u32 % 8u32) { 3u32..=4u32 => 84u64, _ => 15u64 })) as i32) << ((1u64).checked_div(26u64).unwrap_or(54u64) & 31u64));
         }
-        assert!((((a_u32 % 256u32) != 7u32) || (((-24i16)).abs() >= (99i16 + (-39i16)))));
-        oi[i] = (((((-61i32) ^ 89i32) << ((a_u64 * 81u64) & 31u64)) % (((-59i32) * (v2 >> ((a_u32) as u8))) | 1i32))) as u64;
-        of[i] = ((if ((((a_u32) as i16) > (-1i16)) && ((-66i16) > ((a_f32) as i16))) { (((8.875f32 + a_f32)) as f32) } else { ((match (63u32 % 8u32) { 1u32..=2u32 => a_f32, _ => (-6.375f32) }) + (a_f32).sqrt()) })) as f64;
+        oi[i] = (((match (a_u32 % 8u32) { 1u32 | 5u32 => 96u64, 3u32 => (!a_u64), _ => a_u64 }) + ((59u64 % (a_u64 | 1u64)) * (a_u64 ^ 78u64)))) as u64;
+        of[i] = ((DIFF_TABLE_F32[((a_u32) % 6u32) as usize] * 1.0f32)) as f64;
     }
 }
 
@@ -837,15 +881,15 @@ pub fn diff_28(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: f32 = (((-a_f32)) as f32);
-        let mut v1: i32 = (-a_i32);
-        if matches!((91u32 % 8u32), 3u32 | 4u32) {
-            v1 = (!a_i32);
+        let v0: f32 = (((-11.0f32) / a_f32) / (16777216.0f32 * a_f32));
+        let mut v1: f32 = (((a_f32 / v0) / (a_f32 + a_f32)) / (DIFF_TABLE_F32[((a_u32) % 6u32) as usize] * 1.0f32));
+        if (a_f64 >= (a_f64 + 10.5f64)) {
+            v1 = (-((v1 / 3.4e38f32) * ((-4.25f32)).abs()));
         } else {
-            v1 = (!a_i32);
+            v1 = (((-a_f32) * (a_f32).sqrt()) - (-(v1 + a_f32)));
         }
-        oi[i] = ((a_u32 - a_u32)) as u64;
-        of[i] = ((11.125f64 * ((a_f64 + 10.5f64) * (-4.0f64)))) as f64;
+        oi[i] = ((DIFF_TABLE_I64[((a_u32) % 6u32) as usize] * 1i64)) as u64;
+        of[i] = (((a_f64 / (4.25f64 / (-0.0f64))) / (((-0.0f64)).sqrt() - (10.625f64 + a_f64)))) as f64;
     }
 }
 
@@ -860,12 +904,12 @@ pub fn diff_29<const K: i32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: f64 = a_f64;
-        for j0 in (((((K) as u32)) % 8u32)..((a_u32) % 16u32)).step_by(((37u32) % 3u32) as usize) {
-            v0 = (-2.75f64);
+        let mut v0: f64 = ((-(3.75f64).sqrt()) * (((33u64) as f64) + ((-0.0f64)).sqrt()));
+        for j0 in ((((63u32 / (12u32 | 1u32))) % 8u32)..(((90u32 | 49u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v0 = (((match (16u32 % 8u32) { 2u32..=6u32 => (((a_f32) as i16) << (K & 15i32)), 0u32..=0u32 => (((a_u32) as i16) - ((a_u32) as i16)), _ => (53i16 - 44i16) })) as f64);
         }
-        oi[i] = ((a_u64).checked_div(a_u64).unwrap_or(72u64)) as u64;
-        of[i] = (((((!30i8) << ((!K) & 7i32))) as f64)) as f64;
+        oi[i] = ((((if (((a_i32) as i16) <= 32767i16) { (51u32 * 0u32) } else { (a_u32).max(78u32) })) as u8)) as u64;
+        of[i] = (((((-0.25f32) / 16777216.0f32) - ((a_f64) as f32))).abs()) as f64;
     }
 }
 
@@ -895,8 +939,8 @@ pub fn diff_30(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
             }
         }
         let v2: i16 = ((a_f32) as i16);
-        oi[i] = (((match (v0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)) as u64;
-        of[i] = ((((5e-324f64 * a_f64) * a_f64) - ((a_f64 * (-6.0f64)) + (0.0f64 - a_f64)))) as f64;
+        oi[i] = ((1u8).checked_sub(255u8).unwrap_or(86u8)) as u64;
+        of[i] = (((((25u32) as f64) * a_f64) + 5e-324f64)) as f64;
     }
 }
 
@@ -912,26 +956,25 @@ pub fn diff_31(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let t0: [u64; 3] = [a_u64, (14u64).checked_rem(18446744073709551615u64).unwrap_or(69u64), ((18446744073709551615u64 << ((if true { a_i32 } else { (-64i32) }) & 63i32))).min((((65535u16).pow((86u16) as u32 & 7)) as u64))];
-        let v0: u64 = t0.iter().copied().fold(64u64, |v0, v1| ((((70u32).checked_rem(87u32).unwrap_or(94u32)) as u64)).min((v1).checked_rem(a_u64).unwrap_or(v1)));
-        let v2: f32 = (if (a_u64 <= v0) { (-3.5f32) } else { (-12.5f32) });
-        let mut v3: f64 = ((((match (59u32 % 8u32) { 4u32..=4u32 => 57i64, 1u32..=2u32 => a_i64, 0u32..=3u32 => (-9223372036854775808i64), _ => a_i64 }) - ((((a_f32) as u8)) as i64))) as f64);
-        'l3: for j0 in 0u32..((a_u32) % 3u32) {
-            for j1 in 0u32..((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 3u32) {
-                if (((a_i32) as u16) > ((a_i32) as u16)) {
-                    break 'l3;
-                }
-                if false {
-                    continue 'l3;
-                }
-                v3 = (((match (a_u32 % 8u32) { 0u32..=4u32 => a_f64, _ => v3 }) / (a_f64).sqrt()) * ((match (96u32 % 8u32) { 1u32..=6u32 => 5.25f64, 5u32 => 5.875f64, _ => a_f64 }) + (-v3)));
-            }
+        let v0: u64 = t0.iter().copied().fold(64u64, |v0, v1| ((((DIFF_TABLE_U32[((1u32) % 6u32) as usize] * 1u32)) as u64)).min((a_u64).saturating_mul(a_u64)));
+        let mut v2: f64 = ((v0) as f64);
+        if ((match (a_u32 % 8u32) { 3u32 => 100i16, _ => ((a_u32) as i16) }) > (match (a_u32 % 8u32) { 5u32 => (-43i16), 7u32 | 3u32 => 73i16, 1u32..=4u32 => ((a_i32) as i16), _ => (-88i16) })) {
+            v2 = ((0.0f64 - a_f64) / (-a_f64));
+        } else {
+            v2 = (((DIFF_TABLE_I32[((a_u32) % 6u32) as usize] * 1i32)) as f64);
         }
-        let mut v4: f32 = (v2 * a_f32);
-        for j2 in 0u32..(((74u32 * 39u32)) % 4u32) {
-            v4 = (-5.5f32);
+        let mut v3: u16 = (match (a_u32 % 8u32) { 4u32 => ((a_i64) as u16), _ => ((a_f32) as u16) });
+        if ((a_i32 >> (((a_u32) as u16) & 31u16)) < (!0i32)) {
+            v3 = (v3 / (v3 | 1u16));
+        } else {
+            v3 = (!v3);
         }
-        oi[i] = (((a_i64) as i16)) as u64;
-        of[i] = ((match (a_u32 % 8u32) { 4u32 | 6u32 => ((a_f64 - a_f64) + v3), 0u32 => ((v3 - a_f64) * (if true { 12.125f64 } else { v3 })), 7u32 | 5u32 => (((39u8).checked_rem(43u8).unwrap_or(8u8)) as f64), _ => (-(a_f64 * v3)) })) as f64;
+        let mut v4: i16 = (29i16 << (93u8 & 15u8));
+        for j0 in 0u32..(((74u32 * 39u32)) % 4u32) {
+            v4 = (((a_i32) as i16) | ((a_f32) as i16));
+        }
+        oi[i] = (74u32) as u64;
+        of[i] = ((((a_f32).abs() * (if false { 0.0f32 } else { (-11.375f32) })) - (((-8.625f32) - (-12.5f32)) + (0.0f32).sqrt()))) as f64;
     }
 }
 
@@ -946,22 +989,16 @@ pub fn diff_32(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let t0: [f64; 3] = [((7.5f64 - 9007199254740992.0f64)).sqrt(), ((9.875f64 - (-2.125f64)) + (match (a_u32 % 8u32) { 6u32..=6u32 => 5.0f64, 0u32..=1u32 => a_f64, _ => (-2.0f64) })), a_f64];
-        let v0: f64 = t0.iter().copied().fold((((43i16) as f64)).abs(), |v0, v1| (((if (10.125f64 >= a_f64) { 50u32 } else { a_u32 })) as f64));
-        let mut v2: f64 = a_f64;
-        'l2: for j0 in 0u32..((((v0) as u32)) % 3u32) {
-            for j1 in 0u32..(((a_u32 * 39u32)) % 3u32) {
-                if true {
-                    break 'l2;
-                }
-                if (!false) {
-                    continue 'l2;
-                }
-                v2 = ((((0u64 + a_u64)).rem_euclid((a_u64).max(a_u64))) as f64);
-            }
+        let mut t0: [f64; 3] = [((((-11i32)) as f64) - (DIFF_TABLE_F64[((a_u32) % 6u32) as usize] * 1.0f64)); 3];
+        t0[1] = (((-4.0f64) / 10.5f64) + ((a_f64) as f64));
+        t0[2] = 5.0f64;
+        let mut v0: f64 = (DIFF_TABLE_F64[((84u32) % 6u32) as usize] * 1.0f64);
+        for &v1 in t0.iter().rev() {
+            v0 = ((a_f64).abs()).abs();
         }
-        oi[i] = ((match (32u32 % 8u32) { 7u32 => ((-((a_i64) as i16)) % (38i16 | 1i16)), 2u32..=3u32 => ((-1i16)).checked_div(((a_i32) as i16)).unwrap_or(((a_f32) as i16)), 2u32..=6u32 => ((if false { (-61i16) } else { 82i16 })).max(((-91i16)).min(((a_u32) as i16))), _ => (-1i16) })) as u64;
-        of[i] = (((-10.75f32) / (-(match (62u32 % 8u32) { 3u32..=7u32 => a_f32, _ => 7.625f32 })))) as f64;
+        let v2: i16 = ((49u64) as i16);
+        oi[i] = ((((((-1i16) & ((a_u32) as i16)) ^ (v2 << (((a_f32) as i16) & 15i16)))) as i64)) as u64;
+        of[i] = ((((((26u8) as f64) * (v0 + a_f64))) as f64)) as f64;
     }
 }
 
@@ -976,15 +1013,15 @@ pub fn diff_33<const K: u64>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut t0: [f64; 3] = [((0.1f64 / a_f64) + (-5.125f64)); 3];
-        t0[1] = (((K) as f64) - (9.625f64 - (-7.5f64)));
-        t0[2] = 0.75f64;
-        let mut v0: f64 = (((-11.875f64) - a_f64) * 3.875f64);
+        let mut t0: [f64; 3] = [3.125f64; 3];
+        t0[1] = ((-5.125f64) - (-0.0f64));
+        t0[2] = a_f64;
+        let mut v0: f64 = 0.1f64;
         for &v1 in t0.iter().skip(1) {
-            v0 = ((if true { a_f64 } else { a_f64 }) / (v0 + a_f64));
+            v0 = ((v1 - (-4.875f64))).sqrt();
         }
-        oi[i] = ((if ((((a_f32) as u16) << (79u8 & 15u8)) != ((K) as u16)) { ((if (((a_u32) as u16) <= ((a_f32) as u16)) { 4294967295u32 } else { 36u32 }) * (a_u32 ^ 12u32)) } else { (36u32 << (67u8 & 31u8)) })) as u64;
-        of[i] = (((((a_f64 - 11.0f64)) as f32) - (if (57u32 < 31u32) { (1e-40f32 / 7.0f32) } else { (2.125f32 / (-6.25f32)) }))) as f64;
+        oi[i] = ((if (((a_u32) as i8) != (if true { ((a_f32) as i8) } else { ((a_i64) as i8) })) { (if (49u16 != ((a_i64) as u16)) { ((a_i64) as u8) } else { (71u8 * 69u8) }) } else { ((a_u32) as u8) })) as u64;
+        of[i] = (((((95u32) as f32) * (a_f32 / (-10.375f32))) * (if (((a_i32) as u16) >= 38u16) { ((a_i64) as f32) } else { (((-1i64)) as f32) }))) as f64;
     }
 }
 
@@ -1003,23 +1040,30 @@ pub fn diff_34(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         if ((((a_f32) as i16) >> ((-51i32) & 15i32)) >= (27i16 - (-1i16))) {
             v0 = (match (4294967295u32 % 8u32) { 2u32 | 0u32 => ((-1i32) * a_i32), _ => (-75i32) });
         } else {
-            v0 = (-((-83i32)).rem_euclid(a_i32));
+            v0 = (-((-83i32)).checked_add(a_i32).unwrap_or(1i32));
         }
-        let mut v1: u8 = (match (25u32 % 8u32) { 3u32 | 4u32 => ((((a_i64) as u8)).max(((a_u32) as u8))).div_euclid(52u8), 0u32 | 0u32 => (match (1u32 % 8u32) { 7u32 | 3u32 => ((0u32) as u8), 0u32 | 2u32 => ((a_u32) as u8), _ => (99u8 - 128u8) }), 5u32 | 2u32 => (8u8 + ((a_u64) as u8)), _ => ((13u8 * 88u8) | (7u8 + ((a_f32) as u8))) });
-        if (((7u8) as u16) == (((a_u32) as u16) >> 0i8)) {
-            v1 = ((a_i64) as u8);
+        let mut v1: i8 = (((-34i8)).min(127i8) - (52i8).div_euclid(83i8));
+        for j0 in (0u32..(((match (0u32 % 8u32) { 7u32 | 2u32 => 39u32, _ => 39u32 })) % 4u32)).rev() {
+            v1 = (match (j0 % 8u32) { 5u32..=5u32 => (!v1), 6u32..=6u32 => (DIFF_TABLE_I8[((79u32) % 6u32) as usize] * 1i8), _ => v1 });
+        }
+        assert!((((4294967295u32 % 256u32) != 7u32) || (!(!false))));
+        let v2: f64 = ((DIFF_TABLE_F64[((a_u32) % 6u32) as usize] * 1.0f64) - ((match (32u32 % 8u32) { 0u32..=6u32 => a_f64, 1u32..=4u32 => 1.7e308f64, _ => 8.0f64 }) / (((-50i64)) as f64)));
+        assert!((((91u32 % 256u32) != 7u32) || ((a_f64 <= a_f64) && (40u8 <= 32u8))));
+        let mut c3: u32 = 0u32;
+        let v3: u16 = loop {
+            if c3 >= (((!a_u32)) % 4u32) {
+                break ((15u16 << ((a_i32) as u8)));
+            }
+            c3 += 1u32;
+        };
+        let mut v4: i32 = ((v0 / (61i32 | 1i32)) * (((-70i16)) as i32));
+        if ((98i32).abs() != (a_i32 - 15i32)) {
+            v4 = (2147483647i32 + (-a_i32));
         } else {
-            v1 = (((match (62u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) + 255u8);
+            v4 = ((v4 - a_i32) % v0);
         }
-        let v2: i16 = (((!a_i64)) as i16);
-        let v3: u16 = (16u16 ^ 15u16);
-        assert!((((0u32 % 256u32) != 7u32) || (a_u64 < (!33u64))));
-        let mut v4: u16 = ((v3 + 1u16) - (((a_u32) as u16)).checked_sub(15u16).unwrap_or(((a_u32) as u16)));
-        for j0 in ((((23u32 << 31u32)) % 8u32)..(((14u32 - 86u32)) % 16u32)).step_by(((1u32) % 3u32) as usize) {
-            v4 = ((1u16 + 29u16) ^ (v3 << (51i8 & 15i8)));
-        }
-        oi[i] = (29i64) as u64;
-        of[i] = ((-a_f32)) as f64;
+        oi[i] = (((((((a_f32) as u16) <= 65535u16) || (!true))) as u8)) as u64;
+        of[i] = (((((((a_f32) as i8)) as f32) + (-a_f32)) + (((15u16 * v3)) as f32))) as f64;
     }
 }
 
@@ -1035,8 +1079,8 @@ pub fn diff_35<const K: i16>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: i16 = ((((a_u32) as i16) ^ ((a_f32) as i16)) << ((match (a_u32 % 8u32) { 4u32 | 7u32 => ((a_f32) as u8), _ => ((a_i64) as u8) }) & 15u8));
-        oi[i] = ((a_u32).checked_sub(31u32).unwrap_or(4294967295u32)) as u64;
-        of[i] = (((((if matches!((58u32 % 8u32), 5u32 | 1u32) { 99u16 } else { 2u16 }) % ((5191u16 * ((a_i32) as u16)) | 1u16))) as f32)) as f64;
+        oi[i] = ((DIFF_TABLE_U32[((16u32) % 6u32) as usize] * 1u32)) as u64;
+        of[i] = (((a_f32 + ((-3.375f32) / (-7.625f32)))).abs()) as f64;
     }
 }
 
@@ -1058,14 +1102,20 @@ pub fn diff_36<const K: i64>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
             v0 = v0;
         }
         let mut v1: u32 = ((21u64) as u32);
-        if ((-a_f32) == (-a_f32)) {
-            v1 = v1;
+        if ((((-10.5f32)) as f32) == (9.125f32 + 3.5f32)) {
+            v1 = (((((a_i64) as i16)) as u32) >> ((a_u32 + a_u32) & 31u32));
         } else {
-            v1 = ((a_u32 >> (a_u32 & 31u32)) & (v1).checked_add(a_u32).unwrap_or(a_u32));
+            v1 = a_u32;
         }
-        let v2: i64 = ((((-128i8)) as i64)).saturating_sub(((-99i64)).min(a_i64));
-        oi[i] = (((if true { (!(-34i16)) } else { ((-32768i16) << (((a_i32) as i16) & 15i16)) }) | (match (a_u32 % 8u32) { 0u32 => (match (a_u32 % 8u32) { 7u32 => (-93i16), 1u32 | 3u32 => ((a_i64) as i16), 5u32..=6u32 => ((a_i64) as i16), _ => ((a_i32) as i16) }), _ => (55i16 & ((a_i32) as i16)) }))) as u64;
-        of[i] = (((a_f64 / ((-9.25f64)).sqrt()) + ((5e-324f64 * a_f64) + (-a_f64)))) as f64;
+        let mut c2: u32 = 0u32;
+        let v2: f32 = loop {
+            if c2 >= ((44u32) % 4u32) {
+                break ((((2.75f32 * a_f32) / a_f32) / (if true { (((-6.75f32)) as f32) } else { (-a_f32) })));
+            }
+            c2 += 1u32;
+        };
+        oi[i] = ((DIFF_TABLE_U8[((v1) % 6u32) as usize] * 1u8)) as u64;
+        of[i] = ((((-a_f32) * (match (a_u32 % 8u32) { 0u32..=3u32 => a_f32, 3u32..=4u32 => v2, 5u32 => (-11.875f32), _ => (-7.5f32) })) + (match (v1 % 8u32) { 2u32 => (v2).sqrt(), 1u32 => (v2 * 1.5f32), 1u32..=3u32 => (match (v1 % 8u32) { 7u32 => a_f32, _ => v2 }), _ => ((((a_f32) as u16)) as f32) }))) as f64;
     }
 }
 
@@ -1091,21 +1141,17 @@ pub fn diff_37(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         if (v0 != (((a_u32) as i8) ^ 7i8)) {
             v2 = v2;
         } else {
-            v2 = (((if false { v2 } else { 72u8 }) % (44u8 | 1u8))).rem_euclid((match (1u32 % 8u32) { 0u32..=5u32 => (!((a_i32) as u8)), 6u32 => (141u8 * ((a_i64) as u8)), _ => (match (142644625u32 % 8u32) { 5u32 | 7u32 => ((a_i32) as u8), _ => v2 }) }));
+            v2 = (v2).checked_div(v2).unwrap_or(((a_i64) as u8));
         }
-        let mut v3: i32 = (a_i32).checked_add(9i32).unwrap_or(a_i32);
-        for j0 in 0u32..((49u32) % 4u32) {
-            v3 = a_i32;
+        let v3: u32 = (((((a_f32) as u8) >= ((a_f32) as u8))) as u32);
+        let mut v4: u64 = ((a_u64).min(43u64) + (64u64 * a_u64));
+        if (((((a_i32) as i16)) as i16) >= (match (a_u32 % 8u32) { 4u32 => (-15i16), _ => (-1i16) })) {
+            v4 = (v4 + (v4).checked_div(98u64).unwrap_or(6544713299285809958u64));
+        } else {
+            v4 = ((a_u64).min(35u64) << (((match (3u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) & 63i8));
         }
-        let mut t4: [i64; 3] = [((-55i64) & (-45i64)); 3];
-        t4[1] = 83i64;
-        t4[2] = (0i64 | DiffPair { a: a_i64, b: a_i64 }.mixed());
-        let mut v4: i64 = a_i64;
-        for &v5 in t4.iter().step_by(2) {
-            v4 = (a_i64).max(a_i64);
-        }
-        oi[i] = (((a_i32) as u16)) as u64;
-        of[i] = ((-(match (a_u32 % 8u32) { 5u32..=6u32 => (match (14u32 % 8u32) { 7u32 => (-7.75f64), 2u32..=4u32 => 2.0f64, _ => a_f64 }), 4u32..=6u32 => ((-0.0f64) - a_f64), _ => (-3.0f64) }))) as f64;
+        oi[i] = (a_i64) as u64;
+        of[i] = (((((match (v3 % 8u32) { 2u32 => a_f64, _ => 0.0f64 })) as f32) - (DIFF_TABLE_F32[((31u32) % 6u32) as usize] * 1.0f32))) as f64;
     }
 }
 
@@ -1120,7 +1166,7 @@ pub fn diff_38<const K: i32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u64 = ((match (38u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
+        let v0: u64 = (DIFF_TABLE_U64[((38u32) % 6u32) as usize] * 1u64);
         let mut v1: i8 = (match (a_u32 % 8u32) { 1u32..=6u32 => (((a_i32) as i8) >> ((a_u32 / a_u32) & 7u32)), 5u32 | 1u32 => (match (16u32 % 8u32) { 2u32..=7u32 => (((a_f32) as i8)).abs(), 0u32 => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8), 1u32..=1u32 => (((a_i64) as i8) + (-14i8)), _ => (((a_i32) as i8)).abs() }), _ => (match (49u32 % 8u32) { 2u32 => (86i8 + ((a_i32) as i8)), 4u32 => ((a_i32) as i8), 1u32 => ((a_i32) as i8), _ => (((a_i32) as i8) - 8i8) }) });
         'l1: for j0 in 0u32..(((31u32 << (74i64 & 31i64))) % 3u32) {
             for j1 in 0u32..((56u32) % 3u32) {
@@ -1130,19 +1176,19 @@ pub fn diff_38<const K: i32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
                 if (false && (a_i64 <= 40i64)) {
                     continue 'l1;
                 }
-                v1 = (if false { ((v1).checked_div(v1).unwrap_or((-128i8)) ^ (((a_i64) as i8)).checked_sub(((a_f32) as i8)).unwrap_or(v1)) } else { (((-35i8) << (12i64 & 7i64)) | (!v1)) });
+                v1 = (if false { ((DIFF_TABLE_I8[((12u32) % 6u32) as usize] * 1i8) ^ (if matches!((31u32 % 8u32), 1u32) { v1 } else { v1 })) } else { ((match (31u32 % 8u32) { 2u32..=3u32 => ((a_f32) as i8), 7u32 | 6u32 => v1, 7u32 => v1, _ => (-4i8) }) + ((((a_i32) as u16)) as i8)) });
             }
         }
-        let mut v2: i64 = (((((a_i32) as u16)) as i64)).max((a_i64 >> (a_i32 & 63i32)));
-        for j2 in ((((11u32 + 96u32)) % 8u32)..(((a_u32).checked_div(a_u32).unwrap_or(a_u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v2 = ((v2 << (((a_u32) as u8) & 63u8)) % (((1i32) as i64) | 1i64));
-        }
-        let mut v3: u8 = 89u8;
-        for j3 in (0u32..=(((24u32 & 1u32)) % 4u32)).rev() {
-            v3 = ((a_i32) as u8);
-        }
-        oi[i] = (17u16) as u64;
-        of[i] = (((-6.75f32) - ((2.875f32 - a_f32) + (3.4e38f32 / 0.0f32)))) as f64;
+        let mut c2: u32 = 0u32;
+        let v2: i64 = loop {
+            if c2 >= ((((((a_i64) as i16)) as u32)) % 4u32) {
+                break (((match (11u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64));
+            }
+            c2 += 1u32;
+        };
+        let v3: u16 = (!(((a_i32) as u16) - 1u16));
+        oi[i] = ((((28i8 * ((a_u32) as i8)) << ((25u64 / (24u64 | 1u64)) & 7u64)) >> ((5i32 & a_i32)).max(K))) as u64;
+        of[i] = ((((9007199254740992.0f64 - (-0.625f64)) - (match (18u32 % 8u32) { 0u32..=1u32 => a_f64, _ => a_f64 })) * (((-4.125f64) * 4.25f64) + ((-7.25f64) - 6.875f64)))) as f64;
     }
 }
 
@@ -1157,24 +1203,14 @@ pub fn diff_39(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: f32 = (-a_f32);
-        for j0 in (((((65u64) as u32)) % 8u32)..(((31u32 | a_u32)) % 16u32)).step_by(((1u32) % 3u32) as usize) {
-            v0 = ((66u16) as f32);
+        let mut v0: f32 = (-3.125f32);
+        for j0 in (0u32..(((50u32).max(31u32)) % 4u32)).rev() {
+            v0 = (-a_f32);
         }
-        let mut v1: i32 = ((((((-10.25f64)) as f32)) as i32) % ((1i32 / ((3i32).max(85i32) | 1i32)) | 1i32));
-        'l1: for j1 in 0u32..(((17u32 << (9223372036854775807i64 & 31i64))) % 3u32) {
-            for j2 in 0u32..(((2u32 + a_u32)) % 3u32) {
-                if (90u16 <= 1u16) {
-                    break 'l1;
-                }
-                if (a_u64 <= 59u64) {
-                    continue 'l1;
-                }
-                v1 = a_i32;
-            }
-        }
-        oi[i] = ((!((((a_i64) as u16) >> ((-46i16) & 15i16)) - ((a_i32) as u16)))) as u64;
-        of[i] = (((((!30u64) << (70u8 / 82u8))) as f32)) as f64;
+        let t1: [u64; 3] = [34u64, (64u64).pow((0u64) as u32 & 7), (a_u64 / 28u64)];
+        let v1: u64 = t1.iter().copied().fold(a_u64, |v1, v2| 98u64);
+        oi[i] = (12u64) as u64;
+        of[i] = ((((-2.25f32) / (a_f32 * v0)) * (-8.625f32))) as f64;
     }
 }
 
@@ -1189,34 +1225,27 @@ pub fn diff_40(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: f64 = 10.875f64;
-        let mut v1: i16 = ((((a_u64 - 84u64)) as i16) ^ ((72i16 % ((-16i16) | 1i16)) + (((a_f32) as i16)).abs()));
-        for j0 in ((((if (a_f32 != a_f32) { 64u32 } else { 0u32 })) % 8u32)..(((32u32).min(1u32)) % 16u32)).step_by(((5u32) % 3u32) as usize) {
-            v1 = ((-(v1 & v1)) / (v1).checked_div(97i16).unwrap_or(v1));
-        }
-        assert!((((a_u32 % 256u32) != 7u32) || ((!false) && (v0 > a_f64))));
-        let mut t2: [u32; 3] = [((a_u32 | a_u32) << (88i32 & 31i32)); 3];
-        t2[1] = ((match (a_u32 % 8u32) { 1u32 | 5u32 => 34u32, 2u32..=3u32 => 61u32, _ => a_u32 }) | (a_u32).checked_rem(40u32).unwrap_or(76u32));
-        t2[2] = (match (39u32 % 8u32) { 2u32..=6u32 => (1u32 ^ a_u32), _ => (a_u32).checked_rem(35u32).unwrap_or(32u32) });
-        let mut v2: u32 = (a_u32 % (a_u32 + 16u32));
-        for &v3 in t2.iter() {
-            v2 = ((v3).min(a_u32)).max(31u32);
-        }
-        let v4: i64 = (!((((-24i8) ^ 77i8)) as i64));
-        let mut v5: i32 = (match (72u32 % 8u32) { 1u32..=7u32 => ((-1i32) >> a_i32), 0u32 | 5u32 => (-3i32), 6u32 => ((-94i32)).min((-94i32)), _ => ((((a_f32) as u8)) as i32) });
-        'l5: for j1 in 0u32..(((29u32).checked_div(a_u32).unwrap_or(v2)) % 3u32) {
-            for j2 in 0u32..(((j1).saturating_add(a_u32)) % 3u32) {
-                if ((32u8 != ((a_f32) as u8)) && true) {
-                    break 'l5;
+        let v0: f64 = a_f64;
+        let v1: u64 = (match (65u32 % 8u32) { 1u32 => (!(a_u64 | 1u64)), 0u32..=3u32 => (((64u64 / (a_u64 | 1u64))) as u64), 6u32..=6u32 => ((DIFF_TABLE_U64[((26u32) % 6u32) as usize] * 1u64) / ((49u64 + 18446744073709551615u64) | 1u64)), _ => ((5u64 & 0u64) + (5219439890888630986u64 - a_u64)) });
+        let mut v2: u16 = ((DIFF_TABLE_U16[((31u32) % 6u32) as usize] * 1u16) - ((61u16 / (0u16 | 1u16)) * ((a_i32) as u16)));
+        'l2: for j0 in 0u32..((94u32) % 3u32) {
+            for j1 in 0u32..((((match (32u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 3u32) {
+                if (!false) {
+                    break 'l2;
                 }
-                if (((a_i64) as i8) > ((a_u32) as i8)) {
-                    continue 'l5;
+                if (a_f32 != a_f32) {
+                    continue 'l2;
                 }
-                v5 = ((((1u64) as u32)) as i32);
+                v2 = v2;
             }
         }
-        oi[i] = ((match (a_u32 % 8u32) { 0u32..=6u32 => (((((a_f32) as u16) | ((a_i32) as u16))) as i16), _ => (if matches!((v2 % 8u32), 1u32..=4u32) { ((-2i16)).checked_add(((a_i32) as i16)).unwrap_or(((a_u32) as i16)) } else { (v1 >> (v5 & 15i32)) }) })) as u64;
-        of[i] = (((match (v2 % 8u32) { 6u32 => ((((a_i32) as u8)) as f32), 3u32 => (a_f32 / a_f32), _ => (a_f32 * (-9.5f32)) }) * (((8.625f32) as f32) * (3.125f32 + 0.1f32)))) as f64;
+        let v3: i32 = (a_i32 >> (((a_f32) as i8) & 31i8));
+        let mut v4: u16 = v2;
+        for j2 in (0u32..(((0u32 * 1u32)) % 4u32)).rev() {
+            v4 = (1u16 - v4);
+        }
+        oi[i] = ((if ((v3 & (-32i32)) <= (!v3)) { (match (a_u32 % 8u32) { 7u32 | 0u32 => ((a_f32) as i8), 0u32..=1u32 => ((8.875f64) as i8), 1u32..=1u32 => (((a_u32) as i8)).checked_div(84i8).unwrap_or(((a_i32) as i8)), _ => ((a_u64) as i8) }) } else { ((((a_u32) as u32)) as i8) })) as u64;
+        of[i] = ((-((-1.25f32) - ((-0.375f32) - 1e-40f32)))) as f64;
     }
 }
 
@@ -1231,21 +1260,27 @@ pub fn diff_41(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i32 = ((-57i32)).checked_div(31i32).unwrap_or(a_i32);
-        if ((11.875f64).abs() == ((82u8) as f64)) {
-            v0 = (if ((a_u64 > 95u64) && (((a_i64) as i8) <= 86i8)) { ((67i16) as i32) } else { (!56i32) });
+        let mut v0: i32 = (DIFF_TABLE_I32[((51u32) % 6u32) as usize] * 1i32);
+        if false {
+            v0 = ((match (73u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
         } else {
-            v0 = ((!v0) & (if ((-45i8) > (-128i8)) { v0 } else { v0 }));
+            v0 = (v0 * 32i32);
         }
-        let v1: f32 = (1e-40f32 - (a_f32 - (-6.125f32)));
+        assert!((((61u32 % 256u32) != 7u32) || ((66i16 * (-1i16)) < ((67i16) as i16))));
+        let mut v1: i8 = ((!39i8) & ((9.25f64) as i8));
+        if ((!65517u16) <= (((a_f32) as u16) % (65535u16 | 1u16))) {
+            v1 = (-1i8);
+        } else {
+            v1 = v1;
+        }
         let mut v2: i16 = (!(match (a_u32 % 8u32) { 6u32 => ((-44i16) << ((-26i16) & 15i16)), 5u32 => (0i16 >> (255u8 & 15u8)), 1u32..=4u32 => ((-32768i16) - ((a_i64) as i16)), _ => (if true { 16i16 } else { (-71i16) }) }));
-        if ((a_u64).checked_add(a_u64).unwrap_or(a_u64) < (63u64 >> (((a_i64) as u16) & 63u16))) {
-            v2 = v2;
+        if ((DIFF_TABLE_U64[((a_u32) % 6u32) as usize] * 1u64) < a_u64) {
+            v2 = (((match (56u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) >> (((((a_i64) as u16) - 65535u16) ^ 88u16) & 15u16));
         } else {
-            v2 = v2;
+            v2 = (DIFF_TABLE_I16[((47u32) % 6u32) as usize] * 1i16);
         }
-        oi[i] = (((0i64 | DiffPair::new(a_i64, 20i64).b) << (((match (0u32 % 8u32) { 4u32 => v0, 0u32 | 7u32 => v0, 2u32 | 7u32 => a_i32, _ => v0 }) | 31i32) & 63i32))) as u64;
-        of[i] = (a_f64) as f64;
+        oi[i] = ((DIFF_TABLE_U8[((35u32) % 6u32) as usize] * 1u8)) as u64;
+        of[i] = ((((match (69u32 % 8u32) { 0u32 | 3u32 => (a_f32 - a_f32), _ => (a_f32 / a_f32) })) as f32)) as f64;
     }
 }
 
@@ -1260,21 +1295,16 @@ pub fn diff_42(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u8 = ((((-a_i32) / ((a_i32).checked_mul((-27i32)).unwrap_or(36i32) | 1i32))) as u8);
-        let mut v1: u32 = (if ((match (a_u32 % 8u32) { 3u32 => (-32768i16), _ => (-95i16) }) <= (50i16 | ((a_f32) as i16))) { ((13u32 - a_u32) + (!a_u32)) } else { 2u32 });
-        'l1: for j0 in 0u32..((a_u32) % 3u32) {
-            for j1 in 0u32..(((a_u32 % (a_u32 | 1u32))) % 3u32) {
-                if ((((a_u32) as i8) >= (-34i8)) && false) {
-                    break 'l1;
-                }
-                if (!matches!((v1 % 8u32), 7u32 | 0u32)) {
-                    continue 'l1;
-                }
-                v1 = (v1).checked_mul(a_u32).unwrap_or(a_u32);
-            }
+        let v0: u8 = ((((-a_i32) / (((match (30u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) | 1i32))) as u8);
+        let mut v1: f32 = ((DIFF_TABLE_F32[((55u32) % 6u32) as usize] * 1.0f32)).sqrt();
+        if (((a_i64) as u8) <= (((a_i64) as u8) % 7u8)) {
+            v1 = (((a_f32) as f32) + (-a_f32));
+        } else {
+            v1 = (((31u32) as f32) * (a_f32 / v1));
         }
-        oi[i] = (((((-a_f32) + ((-9.5f32) - (-8.5f32)))) as i32)) as u64;
-        of[i] = (((12.375f64) as f32)) as f64;
+        assert!((((a_u32 % 256u32) != 7u32) || (!true)));
+        oi[i] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) as u64;
+        of[i] = ((((((match (35u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) / (255u8 | 1u8))) as f32)) as f64;
     }
 }
 
@@ -1290,24 +1320,26 @@ pub fn diff_43<const K: i32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: i32 = (-90i32);
-        let mut v1: f64 = (5e-324f64 + 1.7e308f64);
-        for j0 in ((((a_u32 / 93u32)) % 8u32)..((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 16u32)).step_by(((1u32) % 3u32) as usize) {
-            v1 = (a_f64 * v1);
+        let mut v1: f64 = (9007199254740992.0f64).sqrt();
+        for j0 in (u32::MAX - (((a_u32 >> a_i64)) % 4u32))..=u32::MAX {
+            v1 = a_f64;
         }
-        let mut v2: i64 = 22i64;
-        for j1 in (((87u32) % 8u32)..(((a_u32 % 7u32)) % 16u32)).step_by(((6u32) % 3u32) as usize) {
-            v2 = (v2).abs();
+        let v2: u32 = (a_u32).saturating_sub(81u32);
+        let v3: u64 = 73u64;
+        let mut v4: i32 = (!((match (69u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32));
+        'l4: for j1 in 0u32..(((DIFF_TABLE_U32[((v2) % 6u32) as usize] * 1u32)) % 3u32) {
+            for j2 in 0u32..((((((a_i64) as u8)) as u32)) % 3u32) {
+                if true {
+                    break 'l4;
+                }
+                if (!false) {
+                    continue 'l4;
+                }
+                v4 = v4;
+            }
         }
-        let v3: f64 = 10.25f64;
-        let mut t4: [u64; 3] = [(match (0u32 % 8u32) { 0u32..=3u32 => 1u64, 1u32..=7u32 => 0u64, 7u32 | 2u32 => 18446744073709551615u64, _ => 82u64 }); 3];
-        t4[1] = (a_u64 * 1u64);
-        t4[2] = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
-        let mut v4: u64 = (a_u64 >> ((a_u32) as u8));
-        for &v5 in t4.iter().rev() {
-            v4 = (match (32u32 % 8u32) { 3u32 => 92u64, _ => a_u64 });
-        }
-        oi[i] = (((((-71i16) / ((-46i16) | 1i16)) - ((-76i16) / 53i16)) >> (((!0u64) ^ ((66u8) as u64)) & 15u64))) as u64;
-        of[i] = ((v3 + 6.5f64)) as f64;
+        oi[i] = ((-(match (v2 % 8u32) { 6u32 | 5u32 => (((a_i32) as i8) << (K & 7i32)), 1u32..=7u32 => (DIFF_TABLE_I8[((v2) % 6u32) as usize] * 1i8), _ => (((a_u32) as i8)).checked_mul(((a_u32) as i8)).unwrap_or(((a_i64) as i8)) }))) as u64;
+        of[i] = (((((88u16) as f32) / (a_f32).abs()) * (a_f32 / (if false { (-7.0f32) } else { 11.5f32 })))) as f64;
     }
 }
 
@@ -1325,22 +1357,32 @@ pub fn diff_44(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let mut c0: u32 = 0u32;
         let v0: u16 = loop {
             if c0 >= (((31u32 % (a_u32 | 1u32))) % 4u32) {
-                break ((match (31u32 % 8u32) { 6u32 => (((a_i64) as u16)).checked_sub(7u16).unwrap_or(21u16), 3u32 => ((a_i64) as u16), _ => (match (a_u32 % 8u32) { 1u32..=1u32 => (48u16 + 79u16), _ => (28u16 & 92u16) }) }));
+                break ((match (31u32 % 8u32) { 6u32 => (DIFF_TABLE_U16[((a_u32) % 6u32) as usize] * 1u16), 0u32 | 6u32 => (96u16).min((((a_i64) as u16) + 0u16)), _ => (if ((-68i32) == 86i32) { (84u16 ^ 15u16) } else { ((32767i16) as u16) }) }));
             }
             c0 += 1u32;
         };
-        let t1: [i64; 3] = [(9223372036854775807i64).saturating_add(a_i64), (if false { a_i64 } else { 22i64 }), ((-43i64) >> (53u8 & 63u8))];
-        let v1: i64 = t1.iter().copied().fold(((76i16) as i64), |v1, v2| (!a_i64));
-        let v3: i8 = (-((a_f32) as i8));
-        let v4: u8 = 3u8;
-        let mut v5: u8 = (if (!(79u16 == ((a_f32) as u16))) { ((a_f64) as u8) } else { ((a_i32) as u8) });
-        if ((a_f32).abs() > (match (a_u32 % 8u32) { 7u32 | 4u32 => a_f32, _ => (-8.75f32) })) {
-            v5 = ((62u8 ^ ((a_u32) as u8))).rem_euclid((v5 | 32u8));
+        let mut v1: i32 = 23i32;
+        if ((-27i16) != (53i16).max(90i16)) {
+            v1 = ((-79i32) & a_i32);
         } else {
-            v5 = (v4 >> ((0i64 | DiffPair::new(a_i64, v1).b) & 7i64));
+            v1 = (a_i32 * v1);
         }
-        oi[i] = ((((a_i32) as u16)).checked_mul(((a_u32) as u16)).unwrap_or(((a_u32) as u16))) as u64;
-        of[i] = ((-((-a_f64) - (if true { 10.125f64 } else { a_f64 })))) as f64;
+        let v2: u64 = (76u64 | 3u64);
+        let mut v3: u8 = (if (!(79u16 == ((a_f32) as u16))) { ((a_f64) as u8) } else { ((a_i32) as u8) });
+        if ((DIFF_TABLE_F32[((2u32) % 6u32) as usize] * 1.0f32) > ((((a_u32) as i16)) as f32)) {
+            v3 = ((89u8 - 6u8) & (!17u8));
+        } else {
+            v3 = 32u8;
+        }
+        let mut c4: u32 = 0u32;
+        let v4: f32 = loop {
+            if c4 >= (((32u32 & 34u32)) % 4u32) {
+                break ((match (4294967295u32 % 8u32) { 3u32..=5u32 => (-6.625f32), 7u32 | 3u32 => (((!a_u32)) as f32), 1u32..=5u32 => ((a_f32 - a_f32) / (a_f32 - (-9.125f32))), _ => ((-a_f32) * ((((a_i32) as u8)) as f32)) }));
+            }
+            c4 += 1u32;
+        };
+        oi[i] = ((((((a_u32) as i16)).min((-1i16))).min(((a_u32) as i16)) & (((-72i16) / (16i16 | 1i16)) ^ (match (0u32 % 8u32) { 0u32 => (-88i16), _ => ((a_f32) as i16) })))) as u64;
+        of[i] = (((((a_u32) as u16)) as f64)) as f64;
     }
 }
 
@@ -1361,9 +1403,9 @@ pub fn diff_45(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         } else {
             v0 = (-46i8);
         }
-        let v1: u32 = (((98u32 >> 46u8) & (a_u32 << (37u8 & 31u8))) & (((58u32).saturating_add(57u32)) as u32));
-        oi[i] = ((-((a_i32) as i8))) as u64;
-        of[i] = (((((-1.25f32) + 6.625f32) / (-a_f32)) - (-(match (v1 % 8u32) { 0u32..=6u32 => a_f32, 0u32..=7u32 => a_f32, _ => (-5.875f32) })))) as f64;
+        let v1: u32 = (((98u32 >> 46u8) & (a_u32 << (37u8 & 31u8))) & ((((match (32u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) as u32));
+        oi[i] = ((match (v1 % 8u32) { 5u32 => 70u64, 0u32 | 4u32 => ((DIFF_TABLE_U64[((a_u32) % 6u32) as usize] * 1u64) * 53u64), _ => (match (v1 % 8u32) { 3u32..=6u32 => (if true { 47u64 } else { a_u64 }), _ => (25u64 << (v1 & 63u32)) }) })) as u64;
+        of[i] = (3.625f32) as f64;
     }
 }
 
@@ -1378,25 +1420,24 @@ pub fn diff_46<const K: i32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: f32 = ((((a_f32) as u16)) as f32);
-        assert!((((5u32 % 256u32) != 7u32) || ((!8i8) != ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8))));
-        let mut c1: u32 = 0u32;
-        let v1: u32 = loop {
-            if c1 >= ((a_u32) % 4u32) {
-                break ((a_u32 << (((a_u32 / (56u32 | 1u32))) as i64)));
-            }
-            c1 += 1u32;
-        };
-        let mut t2: [i16; 3] = [(((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)).abs(); 3];
-        t2[1] = ((((57u64) as i16)).min((-((a_f32) as i16))) << (((23i16) as i16) >> ((-80i8) & 15i8)));
-        t2[2] = ((21i16).checked_mul(14i16).unwrap_or((-1i16)) / ((((a_i64) as i16)).checked_mul((-72i16)).unwrap_or((-51i16)) | 1i16));
-        let mut v2: i16 = ((a_u32) as i16);
-        for &v3 in t2.iter().rev() {
-            v2 = (!((v2 & v3) / ((!13i16) | 1i16)));
+        let v0: f32 = (16777216.0f32 / (DIFF_TABLE_F32[((13u32) % 6u32) as usize] * 1.0f32));
+        let mut v1: u8 = (((a_f32) as u8)).saturating_mul(((a_u32) as u8));
+        for j0 in (u32::MAX - (((!a_u32)) % 4u32))..=u32::MAX {
+            v1 = ((a_u32) as u8);
         }
-        let v4: u8 = (((a_u32) as u8) % ((!(((a_f32) as u8)).max(0u8)) | 1u8));
-        oi[i] = ((((-24i16)) as i8)) as u64;
-        of[i] = (((4.375f64 - ((100u64) as f64)) / (((-0.0f64) * 5e-324f64) * (a_f64 / (-8.0f64))))) as f64;
+        let mut v2: u64 = (a_u64 & 63u64);
+        if ((51u32 << (74i16 & 31i16)) < (70u32 & 94u32)) {
+            v2 = (if (((0u32) as i8) < (((a_i64) as i8) / ((a_f32) as i8))) { v2 } else { 1u64 });
+        } else {
+            v2 = ((match (98u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
+        }
+        let mut v3: i64 = (((-11i64) >> (7u8 & 63u8))).min(((-52i64) << (13u32 & 63u32)));
+        for j1 in (0u32..=((a_u32) % 4u32)).rev() {
+            v3 = ((!a_i64) & (DIFF_TABLE_I64[((a_u32) % 6u32) as usize] * 1i64));
+        }
+        assert!((((4294967295u32 % 256u32) != 7u32) || (((((a_i64) as i16)) as u64) != (v2 >> (v2 & 63u64)))));
+        oi[i] = ((((match (a_u32 % 8u32) { 5u32 | 3u32 => a_u32, _ => 410600911u32 }) << (a_u32 & 31u32)) | (!(!19u32)))) as u64;
+        of[i] = (((-(5e-324f64 - a_f64))).abs()) as f64;
     }
 }
 
@@ -1412,14 +1453,11 @@ pub fn diff_47(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: i16 = (match (a_u32 % 8u32) { 4u32 | 7u32 => (((a_u32) as i16) - ((a_f32) as i16)), _ => (match (31u32 % 8u32) { 0u32 => 42i16, _ => 32767i16 }) });
-        let v1: f32 = a_f32;
-        let v2: u16 = (((-81i64)) as u16);
-        let mut v3: u64 = (match (a_u32 % 8u32) { 5u32 => a_u64, 2u32 => 43u64, _ => a_u64 });
-        for j0 in (((73u32) % 8u32)..(((a_u32 >> (9u8 & 31u8))) % 16u32)).step_by(((85u32) % 3u32) as usize) {
-            v3 = (1u64 / (v3 | 1u64));
-        }
-        oi[i] = ((((-91i16)).checked_mul(v0).unwrap_or(v0) + ((v3) as i16))) as u64;
-        of[i] = (a_f64) as f64;
+        let v1: f32 = (-5.625f32);
+        let v2: u16 = ((match (a_u32 % 8u32) { 1u32 => (match (a_u32 % 8u32) { 1u32..=6u32 => 94u16, _ => ((a_i64) as u16) }), 0u32..=1u32 => ((a_f32) as u16), _ => (65535u16 << (((a_i32) as i16) & 15i16)) })).max((85u16).checked_mul(((a_i32) as u16)).unwrap_or(((a_f32) as u16)));
+        let v3: u64 = ((a_u64) as u64);
+        oi[i] = (((((70u16) as i16) << (((-53i32) + 97i32) & 15i32))).pow(((-((a_i32) as i16))) as u32 & 7)) as u64;
+        of[i] = ((DIFF_TABLE_F32[((32u32) % 6u32) as usize] * 1.0f32)) as f64;
     }
 }
 
@@ -1444,7 +1482,7 @@ pub fn diff_48(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         };
         let v2: u32 = 89u32;
         oi[i] = (((a_i32) as u16)) as u64;
-        of[i] = ((match (a_u32 % 8u32) { 3u32 => (-(-a_f64)), 4u32..=7u32 => (((((a_i64) as i16)) as f64) / ((-0.0f64) - a_f64)), _ => (((38u8) as f64) + ((a_i32) as f64)) })) as f64;
+        of[i] = ((DIFF_TABLE_F64[((v2) % 6u32) as usize] * 1.0f64)) as f64;
     }
 }
 
@@ -1461,19 +1499,21 @@ pub fn diff_49(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f64: f64 = xf64[i];
         let v0: i16 = (48i16 % (((a_u32) as i16) | 1i16));
         let v1: u16 = 0u16;
-        let mut v2: u32 = ((a_u32).checked_sub(a_u32).unwrap_or(48u32)).max((32u32).min((!a_u32)));
-        if (((-10.625f32) + 11.5f32) != ((1u32) as f32)) {
-            v2 = (!(((((a_i64) as i16)).max(((a_i64) as i16))) as u32));
+        let mut v2: u32 = ((DIFF_TABLE_U32[((a_u32) % 6u32) as usize] * 1u32)).max(48u32);
+        if ((65u16).checked_rem(((a_i64) as u16)).unwrap_or(((a_i32) as u16)) != ((a_i32) as u16)) {
+            v2 = (match (v2 % 8u32) { 1u32 => (match (v2 % 8u32) { 0u32 => (85u32 - a_u32), _ => (match (75u32 % 8u32) { 2u32 => v2, 7u32 | 4u32 => v2, 0u32 | 7u32 => a_u32, _ => a_u32 }) }), _ => 47u32 });
         } else {
-            v2 = ((match (a_u32 % 8u32) { 4u32 | 2u32 => (95u32).min(v2), _ => (v2 >> ((a_i64) as u16)) }) + (match (4294967295u32 % 8u32) { 1u32..=7u32 => v2, 4u32 | 5u32 => 0u32, _ => (v2 | v2) }));
+            v2 = (!85u32);
         }
-        let mut v3: i32 = (a_i32 / (86i32 | 1i32));
-        for j0 in 0u32..(((!65u32)) % 4u32) {
-            v3 = v3;
+        let mut v3: i16 = (((1u8).checked_div(55u8).unwrap_or(((a_i64) as u8))) as i16);
+        if (48i32 >= (a_i32).checked_rem(29i32).unwrap_or(1i32)) {
+            v3 = ((((73u64).min(56u64) | 41u64)) as i16);
+        } else {
+            v3 = ((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
         }
-        let v4: u16 = v1;
-        oi[i] = ((((a_u32 << 45i8)).saturating_mul((52u32).max(v2))).min((match (a_u32 % 8u32) { 1u32 => (!v2), _ => (30u32 * v2) }))) as u64;
-        of[i] = (((((9i64).abs() << ((36u8).max(5u8) & 63u8))) as f64)) as f64;
+        let v4: u8 = ((if false { 3u8 } else { ((a_f32) as u8) }) >> (if false { v1 } else { v1 }));
+        oi[i] = ((DIFF_TABLE_U8[((v2) % 6u32) as usize] * 1u8)) as u64;
+        of[i] = ((a_f32 + ((a_f32 - 1e-40f32) / (if matches!((v2 % 8u32), 3u32) { (-11.875f32) } else { (-6.5f32) })))) as f64;
     }
 }
 
@@ -1489,9 +1529,10 @@ pub fn diff_50(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: u8 = ((a_i64) as u8);
-        let v1: f64 = (((a_f64).sqrt()) as f64);
-        oi[i] = (((a_i64) as i16)) as u64;
-        of[i] = ((-(((17u16) as f64)).sqrt())) as f64;
+        let v1: f64 = 1.7e308f64;
+        assert!((((a_u32 % 256u32) != 7u32) || false));
+        oi[i] = ((((((a_u32) as u16)).max(39u16) >> ((0u16 ^ 13u16) & 15u16)) / ((DIFF_TABLE_U16[((32u32) % 6u32) as usize] * 1u16) | 1u16))) as u64;
+        of[i] = ((DIFF_TABLE_F32[((1u32) % 6u32) as usize] * 1.0f32)) as f64;
     }
 }
 
@@ -1513,8 +1554,8 @@ pub fn diff_51(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         for &v1 in t0.iter().step_by(2) {
             v0 = (a_u64 + a_u64);
         }
-        oi[i] = ((19i32).checked_mul((-62i32)).unwrap_or((-85i32))) as u64;
-        of[i] = ((7.875f32 - ((a_i32) as f32))) as f64;
+        oi[i] = ((((a_i32).checked_mul(83i32).unwrap_or((-25i32)) + (a_i32).max((-42i32)))).pow(((((-1i32) << (0i16 & 31i16)) << ((((-11.5f32)) as i64) & 31i64))) as u32 & 7)) as u64;
+        of[i] = (((((-a_f32)) as f32) / (((if (90u64 < a_u64) { (-20i16) } else { ((a_i32) as i16) })) as f32))) as f64;
     }
 }
 
@@ -1529,9 +1570,9 @@ pub fn diff_52<const K: i64>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i32 = ((match (a_u32 % 8u32) { 4u32 | 3u32 => (a_i32).rem_euclid((-33i32)), _ => (-33i32) }) * (2147483647i32).checked_sub(94i32).unwrap_or(a_i32));
-        oi[i] = (((((a_i32) as i8) ^ ((-17i8)).pow(((-97i8)) as u32 & 7)) + (((match (75u32 % 8u32) { 6u32 => v0, _ => a_i32 })) as i8))) as u64;
-        of[i] = (((((16i16) as f64) / ((-0.0f64) + 9007199254740992.0f64)) + a_f64)) as f64;
+        let v0: i32 = ((match (a_u32 % 8u32) { 4u32 | 3u32 => (DIFF_TABLE_I32[((57u32) % 6u32) as usize] * 1i32), _ => (a_i32 | (-33i32)) }) * (DIFF_TABLE_I32[((35u32) % 6u32) as usize] * 1i32));
+        oi[i] = (((((a_i64) as u16)).checked_div(48u16).unwrap_or(1u16) / (DIFF_TABLE_U16[((a_u32) % 6u32) as usize] * 1u16))) as u64;
+        of[i] = ((if ((93u8 < 49u8) || (a_f64 <= a_f64)) { ((-a_f32) / (a_f32 + (-1.375f32))) } else { (match (a_u32 % 8u32) { 3u32 => (5.0f32 - 2.5f32), 3u32..=3u32 => ((-10.25f32) - (-4.625f32)), _ => ((v0) as f32) }) })) as f64;
     }
 }
 
@@ -1557,15 +1598,15 @@ pub fn diff_53(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         } else {
             v2 = ((41i64) as i32);
         }
-        let mut t3: [u16; 3] = [((1u16).min((1u16 | ((a_i32) as u16))) + (62u16 << ((v0).checked_mul(v2).unwrap_or(v0) & 15i32))); 3];
-        t3[1] = ((!((((a_f32) as u16)).abs_diff(49u16) as u16)) + ((((a_u32) as u16) << (((a_u32) as i16) & 15i16)) | ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)));
-        t3[2] = ((if (a_i64 == a_i64) { (((-11.25f64)) as u16) } else { ((a_u32) as u16) }) >> (((5u32 / (4294967295u32 | 1u32)) >> (35u16 & 31u16)) & 15u32));
-        let mut v3: u16 = (((a_f32) as u16)).checked_mul(((a_i32) as u16)).unwrap_or(((a_i64) as u16));
-        for &v4 in t3.iter().rev() {
-            v3 = ((a_i64) as u16);
+        let mut t3: [u16; 3] = [((1u16).min((1u16 | ((a_i32) as u16))) + (((a_i32) as u16) >> (((match (357917002u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) & 15i32))); 3];
+        t3[1] = ((!((a_i32) as u16)) + (DIFF_TABLE_U16[((61u32) % 6u32) as usize] * 1u16));
+        t3[2] = ((a_i32) as u16);
+        let mut v3: u16 = (65535u16).checked_mul(65535u16).unwrap_or(((a_i64) as u16));
+        for &v4 in t3.iter().skip(1) {
+            v3 = 39u16;
         }
-        oi[i] = ((((68u8 % (98u8 | 1u8))).max((226u8 | 89u8)) | ((a_i64) as u8))) as u64;
-        of[i] = ((((a_f32 / 2.5f32) / ((7i8) as f32)) - (-((v3) as f32)))) as f64;
+        oi[i] = ((((((a_f32) as i8) ^ 18i8)) as i64)) as u64;
+        of[i] = ((((((a_i64) as u16)) as f64) - ((a_f64).abs()).abs())) as f64;
     }
 }
 
@@ -1580,12 +1621,12 @@ pub fn diff_54(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u32 = ((a_u32).saturating_mul(a_u32)).min((if true { 3u32 } else { a_u32 }));
-        for j0 in ((((a_u32 + a_u32)) % 8u32)..(((82u32).max(16u32)) % 16u32)).step_by(((95u32) % 3u32) as usize) {
-            v0 = ((((2.875f64) as u32) + (1u32 + j0)) + (((0u64 | a_u64)) as u32));
+        let mut v0: u32 = (((match (83u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)).min(a_u32);
+        for j0 in (0u32..(((if true { 75u32 } else { 2u32 })) % 4u32)).rev() {
+            v0 = a_u32;
         }
-        oi[i] = (66u16) as u64;
-        of[i] = ((if (!((a_i32 < (-91i32)) && (v0 >= a_u32))) { (match (v0 % 8u32) { 4u32 => (a_f32 * a_f32), 7u32..=7u32 => (if false { a_f32 } else { (-10.75f32) }), _ => ((48u64) as f32) }) } else { (((((a_i32) as i8) >> (a_i32 & 7i32))) as f32) })) as f64;
+        oi[i] = ((((((94i16 - ((a_u32) as i16))) as u16)) as i16)) as u64;
+        of[i] = ((-((a_f32 + 2.875f32) - (1e-40f32 + 0.0f32)))) as f64;
     }
 }
 
@@ -1607,14 +1648,17 @@ pub fn diff_55(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
             }
             c0 += 1u32;
         };
-        let mut v1: i16 = ((15i16).checked_sub(((a_i64) as i16)).unwrap_or(((a_u32) as i16))).min((((a_i64) as i16) ^ ((a_f32) as i16)));
-        for j0 in ((((42u32 & 100u32)) % 8u32)..(((a_u32 - 64u32)) % 16u32)).step_by(((3919356324u32) % 3u32) as usize) {
-            v1 = ((((a_u32) as i16) % ((-82i16) | 1i16))).min((-30i16));
+        let mut v1: i16 = ((DIFF_TABLE_I16[((a_u32) % 6u32) as usize] * 1i16)).min((!100i16));
+        for j0 in 0u32..(((1u32 - a_u32)) % 4u32) {
+            v1 = (match (42u32 % 8u32) { 5u32 | 7u32 => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16), 1u32 => (16i16).abs(), 0u32 => (DIFF_TABLE_I16[((j0) % 6u32) as usize] * 1i16), _ => (-82i16) });
         }
-        assert!((((12u32 % 256u32) != 7u32) || (v0 > (44u16 << 31i32))));
-        let v2: u16 = (if (8.0f64 > 0.0f64) { (((a_f32) as u16) >> (((a_i64) as u16) & 15u16)) } else { (v0 % (v0 | 1u16)) });
-        oi[i] = ((63i64 * (if ((-41i16) > ((a_f32) as i16)) { (a_i64).rem_euclid(2i64) } else { (a_i64).min(a_i64) }))) as u64;
-        of[i] = (((((((a_f32) as u16) / (v2 | 1u16)) << ((((-92i32)) as i32) & 15i32))) as f32)) as f64;
+        assert!((((84u32 % 256u32) != 7u32) || true));
+        let mut v2: f64 = (DIFF_TABLE_F64[((45u32) % 6u32) as usize] * 1.0f64);
+        for j1 in (u32::MAX - (((if true { 44u32 } else { 93u32 })) % 4u32))..=u32::MAX {
+            v2 = ((if (65535u16 <= v0) { (DIFF_TABLE_F64[((a_u32) % 6u32) as usize] * 1.0f64) } else { ((((a_f32) as i8)) as f64) }) + (((DIFF_TABLE_F32[((2u32) % 6u32) as usize] * 1.0f32)) as f64));
+        }
+        oi[i] = ((63i64 * (if ((-41i16) > ((a_f32) as i16)) { ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64) } else { (35i64).max(63i64) }))) as u64;
+        of[i] = (((((-4.875f32) - 2.125f32) / (match (85u32 % 8u32) { 4u32 | 3u32 => (-8.75f32), 6u32 | 0u32 => a_f32, _ => 6.25f32 }))).sqrt()) as f64;
     }
 }
 
@@ -1636,11 +1680,16 @@ pub fn diff_56(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         }
         let mut v2: u16 = v0;
         for j1 in ((((a_u32 / (71u32 | 1u32))) % 8u32)..(((10u32 ^ a_u32)) % 16u32)).step_by(((33u32) % 3u32) as usize) {
-            v2 = ((((7.125f64 + a_f64)) as u16)).max(((7u16).min(((a_i64) as u16))).saturating_mul(((a_u32) as u16)));
+            v2 = (((((-10.5f64)).abs()) as u16)).max(((match (88u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16));
         }
-        let v3: u32 = (((63u32).abs_diff(a_u32) as u32)).min((50u32 >> (v1 & 31i32)));
-        oi[i] = (((((a_u32) as i8) + (if (v2 != v2) { ((a_u32) as i8) } else { 7i8 })) % (((a_i64) as i8) | 1i8))) as u64;
-        of[i] = ((if true { ((a_f64 + 11.75f64)).sqrt() } else { (if (false && true) { ((v2) as f64) } else { (a_f64 / a_f64) }) })) as f64;
+        let mut v3: i8 = ((!(match (89u32 % 8u32) { 0u32 => (-77i8), 7u32 => ((a_i32) as i8), 2u32 => ((a_i32) as i8), _ => ((a_u32) as i8) })) ^ (16i8).checked_rem(((a_i32) as i8)).unwrap_or(((a_f32) as i8)));
+        if ((a_i64 >> (85i32 & 63i32)) > ((-1i64)).saturating_add(a_i64)) {
+            v3 = ((((8.0f32 + a_f32)) as i8)).abs();
+        } else {
+            v3 = (((a_u32) as i8)).max((((v2).checked_add(((a_f32) as u16)).unwrap_or(((a_f32) as u16))) as i8));
+        }
+        oi[i] = (29u64) as u64;
+        of[i] = (((((a_i64) as f32) / (a_f32).abs())).sqrt()) as f64;
     }
 }
 
@@ -1655,28 +1704,40 @@ pub fn diff_57<const K: i8>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u6
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: f32 = (((-9.625f32) * a_f32) * (-a_f32));
-        'l0: for j0 in 0u32..((((46u16) as u32)) % 3u32) {
-            for j1 in 0u32..((27u32) % 3u32) {
-                if false {
+        let mut v0: f32 = (((-9.625f64)) as f32);
+        'l0: for j0 in 0u32..((86u32) % 3u32) {
+            for j1 in 0u32..((a_u32) % 3u32) {
+                if (a_f32 >= a_f32) {
                     break 'l0;
                 }
-                if (!((-11.875f64) == 11.125f64)) {
+                if (!(0i16 != (-1i16))) {
                     continue 'l0;
                 }
-                v0 = (a_f32 + ((a_f32 + a_f32)).sqrt());
+                v0 = (((a_f32 - 1e-40f32) / (a_f32 + a_f32)) - (-a_f32));
             }
         }
-        let mut v1: i32 = ((((-2147483648i32)) as i32) ^ ((-67i32)).checked_sub(a_i32).unwrap_or(a_i32));
-        for j2 in (((((((a_u32) as i16)) as u32)) % 8u32)..((((match (54u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 16u32)).step_by(((61u32) % 3u32) as usize) {
-            v1 = (if (false && (0.1f32 < (-10.125f32))) { ((-83i32) >> (14u32 & 31u32)) } else { (12i32 & v1) });
+        let mut v1: f64 = ((9007199254740992.0f64 * (-8.375f64))).sqrt();
+        'l1: for j2 in 0u32..(((30u32).max(34u32)) % 3u32) {
+            for j3 in 0u32..(((61u32 / a_u32)) % 3u32) {
+                if (9223372036854775807i64 > 4i64) {
+                    break 'l1;
+                }
+                if (matches!((3u32 % 8u32), 0u32..=7u32) && true) {
+                    continue 'l1;
+                }
+                v1 = (DIFF_TABLE_F64[((5u32) % 6u32) as usize] * 1.0f64);
+            }
         }
-        assert!((((70u32 % 256u32) != 7u32) || false));
-        let v2: u32 = (if (matches!((36u32 % 8u32), 4u32) || true) { 7u32 } else { (37u32 - 10u32) });
-        let v3: u8 = (!((((a_i64) as u8) ^ ((a_u32) as u8))).max((match (a_u32 % 8u32) { 4u32 => ((a_u32) as u8), 4u32 | 1u32 => 57u8, 7u32 | 5u32 => 38u8, _ => 255u8 })));
-        assert!((((a_u32 % 256u32) != 7u32) || false));
-        oi[i] = (((((a_i32).checked_add(v1).unwrap_or(a_i32) - (!(-49i32)))) as u64)) as u64;
-        of[i] = (11.0f64) as f64;
+        let t2: [u64; 3] = [(8377701081166153934u64 ^ a_u64), 96u64, (64u64 ^ a_u64)];
+        let v2: u64 = t2.iter().copied().fold((75u64 + 36u64), |v2, v3| (v3 << 97u16));
+        let mut v4: i16 = (((-23i16)) as i16);
+        if ((!(-18i64)) != a_i64) {
+            v4 = (((-v4) << ((a_i64 % (a_i64 | 1i64)) & 15i64))).max((((2426521274u32) as i16)).min(((a_i64) as i16)));
+        } else {
+            v4 = v4;
+        }
+        oi[i] = ((((((match (93u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) - ((-49i32)).pow((0i32) as u32 & 7))) as u64)) as u64;
+        of[i] = (((DIFF_TABLE_F64[((61u32) % 6u32) as usize] * 1.0f64) - a_f64)) as f64;
     }
 }
 
@@ -1698,8 +1759,8 @@ pub fn diff_58(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
             }
             c0 += 1u32;
         };
-        oi[i] = ((((a_i32) as u8)).checked_sub(45u8).unwrap_or(83u8)) as u64;
-        of[i] = (0.0f64) as f64;
+        oi[i] = ((DIFF_TABLE_U8[((a_u32) % 6u32) as usize] * 1u8)) as u64;
+        of[i] = ((((a_f64).sqrt() + (a_f64 - a_f64))).sqrt()) as f64;
     }
 }
 
@@ -1721,8 +1782,8 @@ pub fn diff_59(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
             v0 = (((-5.75f64)) as u32);
         }
         let v1: u16 = ((((a_f32) as u16) * ((a_i64) as u16)) * (((a_i64) as u16)).min(((a_i64) as u16)));
-        oi[i] = (((((a_f32).abs() * ((255u8) as f32))) as i8)) as u64;
-        of[i] = (((0.75f64 - (3.375f64 / 12.25f64)) / (match (27u32 % 8u32) { 4u32 | 5u32 => (a_f64 / (-10.625f64)), _ => ((((a_f32) as u16)) as f64) }))) as f64;
+        oi[i] = ((((((v1 / (((a_u32) as u16) | 1u16))) as f32)) as i8)) as u64;
+        of[i] = ((((-10.5f64) + (a_f64 - 12.25f64)) / (-a_f64))) as f64;
     }
 }
 
@@ -1737,21 +1798,11 @@ pub fn diff_60<const K: i16>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: f32 = (a_f32 * 1.625f32);
-        assert!((((a_u32 % 256u32) != 7u32) || (!true)));
-        let mut v1: f64 = ((0.0f64 + a_f64) + ((96i8) as f64));
-        for j0 in ((((56u32).checked_div(1u32).unwrap_or(a_u32)) % 8u32)..((78u32) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v1 = ((a_f64 / v1) + (v1).abs());
-        }
-        let mut t2: [u8; 3] = [((((a_f32) as i8)) as u8); 3];
-        t2[1] = (if true { ((a_i32) as u8) } else { 48u8 });
-        t2[2] = (match (a_u32 % 8u32) { 5u32 => ((a_i32) as u8), _ => ((a_i64) as u8) });
-        let mut v2: u8 = 0u8;
-        for &v3 in t2.iter() {
-            v2 = (match (4294967295u32 % 8u32) { 1u32 | 1u32 => v3, 2u32..=3u32 => ((a_i64) as u8), _ => 82u8 });
-        }
-        oi[i] = (31u32) as u64;
-        of[i] = ((((((-31i8)) as f64) * a_f64) - ((((35i32) as u16)) as f64))) as f64;
+        let v0: f32 = (1.625f32 + (-2.375f32));
+        let v1: u64 = (97u64 - (DIFF_TABLE_U64[((a_u32) % 6u32) as usize] * 1u64));
+        let v2: f32 = ((((if matches!((4294967295u32 % 8u32), 0u32..=7u32) { ((a_i32) as i16) } else { ((a_i32) as i16) })) as f32) / (v0 / v0));
+        oi[i] = ((67u8 << ((if matches!((a_u32 % 8u32), 4u32..=7u32) { (60i32 % (37i32 | 1i32)) } else { ((-71i32) << 15u8) }) & 7i32))) as u64;
+        of[i] = ((a_f32 / (DIFF_TABLE_F32[((84u32) % 6u32) as usize] * 1.0f32))) as f64;
     }
 }
 
@@ -1779,13 +1830,19 @@ pub fn diff_61(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         }
         let mut v3: u8 = (((a_f32) as u8) >> v1);
         if matches!((1u32 % 8u32), 3u32..=5u32) {
-            v3 = ((match (41u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
+            v3 = (65u8).checked_add(v1).unwrap_or(((a_u32) as u8));
         } else {
-            v3 = (((a_u32) as u8)).pow((v3) as u32 & 7);
+            v3 = (((a_i32) as u8) >> ((-93i16) & 7i16));
         }
-        let v4: u16 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
-        oi[i] = (((((((-0.0f64) / 4.625f64)) as i32)) as i16)) as u64;
-        of[i] = ((match (a_u32 % 8u32) { 0u32..=1u32 => ((17u64) as f64), 6u32 | 3u32 => (((a_f64) as f64) - (10.875f64 / 0.1f64)), _ => ((if true { 4.5f64 } else { 9007199254740992.0f64 }) + 11.375f64) })) as f64;
+        let mut c4: u32 = 0u32;
+        let v4: u16 = loop {
+            if c4 >= ((((2147483647i32) as u32)) % 4u32) {
+                break ((if matches!((4294967295u32 % 8u32), 2u32..=3u32) { ((87u64) as u16) } else { 17u16 }));
+            }
+            c4 += 1u32;
+        };
+        oi[i] = ((((16u16 & ((a_f32) as u16)) + ((1.375f64) as u16)) ^ v4)) as u64;
+        of[i] = ((((((a_i32) as i64) << (77u8).min(v0))) as f64)) as f64;
     }
 }
 
@@ -1801,26 +1858,20 @@ pub fn diff_62<const K: i64>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: u64 = 64u64;
-        let mut v1: u8 = ((if (12u16 >= ((a_u32) as u16)) { ((a_i64) as u8) } else { (match (45u32 % 8u32) { 0u32 => ((a_i64) as u8), 0u32..=1u32 => 0u8, _ => 48u8 }) }) >> (((a_f32) as i8)).checked_add((-128i8)).unwrap_or((-88i8)));
-        if ((if false { a_u32 } else { 71u32 }) == (70u32 / (99u32 | 1u32))) {
+        let mut v1: u8 = ((((-11.0f64)) as u8) >> ((DIFF_TABLE_I8[((a_u32) % 6u32) as usize] * 1i8) & 7i8));
+        if (65535u16 < (!((a_f32) as u16))) {
             v1 = v1;
         } else {
-            v1 = (match (98u32 % 8u32) { 6u32 | 0u32 => ((((a_i32) as u8)).max(((a_i32) as u8))).min((29u8 / (89u8 | 1u8))), _ => (match (a_u32 % 8u32) { 0u32..=6u32 => (!((a_i64) as u8)), 3u32..=4u32 => (v1 * v1), _ => ((9u16) as u8) }) });
+            v1 = v1;
         }
-        let mut v2: f64 = ((((32767i16) as f64) * (-a_f64)) + (((-10.375f64) * a_f64) / ((-0.0f64) * a_f64)));
-        'l2: for j0 in 0u32..(((!a_u32)) % 3u32) {
-            for j1 in 0u32..(((!a_u32)) % 3u32) {
-                if (12.125f32 > a_f32) {
-                    break 'l2;
-                }
-                if ((a_u32 == 32u32) || true) {
-                    continue 'l2;
-                }
-                v2 = (((-(-((a_u32) as i8)))) as f64);
-            }
+        let mut v2: i32 = a_i32;
+        if ((9223372036854775807i64 >> (43u32 & 63u32)) != (-50i64)) {
+            v2 = (-9i32);
+        } else {
+            v2 = (match (37u32 % 8u32) { 6u32 => v2, 3u32..=7u32 => (-89i32), _ => v2 });
         }
-        oi[i] = ((((((a_u32) as u8) << (38u16 & 7u16)) ^ 84u8) << ((0.0f64) as i32))) as u64;
-        of[i] = (((((!a_i32)) as f64) * v2)) as f64;
+        oi[i] = ((DIFF_TABLE_I8[((a_u32) % 6u32) as usize] * 1i8)) as u64;
+        of[i] = ((match (a_u32 % 8u32) { 0u32 | 6u32 => (((v2 ^ 0i32)) as f32), 0u32..=6u32 => ((DIFF_TABLE_F32[((44u32) % 6u32) as usize] * 1.0f32) + ((a_f64) as f32)), 6u32 | 3u32 => ((a_f32 - (-5.125f32))).sqrt(), _ => ((DIFF_TABLE_F32[((a_u32) % 6u32) as usize] * 1.0f32)).abs() })) as f64;
     }
 }
 
@@ -1835,39 +1886,39 @@ pub fn diff_63(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: f64 = (-5.125f64);
-        'l0: for j0 in 0u32..(((a_u32 / (a_u32 | 1u32))) % 3u32) {
-            for j1 in 0u32..((((27u32).abs_diff(a_u32) as u32)) % 3u32) {
-                if (!(58i64 != 57i64)) {
+        let mut v0: f64 = a_f64;
+        'l0: for j0 in 0u32..(((31u32 & a_u32)) % 3u32) {
+            for j1 in 0u32..(((a_u32 & j0)) % 3u32) {
+                if false {
                     break 'l0;
                 }
-                if false {
+                if matches!((a_u32 % 8u32), 6u32 | 5u32) {
                     continue 'l0;
                 }
-                v0 = (a_f64 * a_f64);
+                v0 = ((17u64) as f64);
             }
         }
-        let v1: f32 = (-a_f32);
-        let mut v2: i8 = (if (!(63u64 == 95u64)) { (-1i8) } else { (((a_f64) as i8)).min((7i8 << (((a_f32) as u16) & 7u16))) });
-        'l2: for j2 in 0u32..((((match (19u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 3u32) {
-            for j3 in 0u32..(((15u32).checked_mul(a_u32).unwrap_or(91u32)) % 3u32) {
-                if (36u64 != 67u64) {
-                    break 'l2;
+        let mut v1: u16 = (15u16).saturating_mul(((a_f32) as u16));
+        'l1: for j2 in 0u32..(((36u32 | 45u32)) % 3u32) {
+            for j3 in 0u32..(((a_u32 << (30u16 & 31u16))) % 3u32) {
+                if ((1u64 < 26u64) && false) {
+                    break 'l1;
                 }
-                if (a_f32 == a_f32) {
-                    continue 'l2;
+                if (15i16 >= ((a_i32) as i16)) {
+                    continue 'l1;
                 }
-                v2 = ((if (true || true) { ((match (58u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) } else { (((a_i32) as i8) - 79i8) }) % (48i8 | 1i8));
+                v1 = (match (a_u32 % 8u32) { 6u32 | 1u32 => 15u16, 4u32 | 1u32 => v1, 7u32 => ((a_u32) as u16), _ => v1 });
             }
         }
-        let mut v3: u64 = (a_u64 ^ 8u64);
-        if (11.25f64 == a_f64) {
-            v3 = (!a_u64);
-        } else {
+        let v2: i64 = (DIFF_TABLE_I64[((a_u32) % 6u32) as usize] * 1i64);
+        let mut v3: u64 = (18446744073709551615u64 >> 16u32);
+        if matches!((0u32 % 8u32), 0u32 | 6u32) {
             v3 = a_u64;
+        } else {
+            v3 = 48u64;
         }
-        oi[i] = ((v2).min(((a_u32) as i8))) as u64;
-        of[i] = (a_f32) as f64;
+        oi[i] = (((!(13i64).abs()) >> (((72i32 << (((a_i64) as i8) & 31i8)) ^ (!(-42i32))) & 63i32))) as u64;
+        of[i] = ((((match (a_u32 % 8u32) { 2u32..=5u32 => ((43u8).abs_diff(128u8) as u8), 0u32..=6u32 => (47u8 % (7u8 | 1u8)), 2u32..=4u32 => (if true { 14u8 } else { 28u8 }), _ => (((a_i64) as u8) % (((a_i64) as u8) | 1u8)) })) as f64)) as f64;
     }
 }
 
@@ -1892,12 +1943,12 @@ pub fn diff_64<const K: i32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         let mut c2: u32 = 0u32;
         let v2: f64 = loop {
             if c2 >= (((a_u32 << (49u8 & 31u8))) % 4u32) {
-                break (10.625f64);
+                break ((DIFF_TABLE_F64[((85u32) % 6u32) as usize] * 1.0f64));
             }
             c2 += 1u32;
         };
         oi[i] = (14u16) as u64;
-        of[i] = (((((48i8 + 66i8) << ((0i16).abs() & 7i16))) as f64)) as f64;
+        of[i] = ((if matches!((a_u32 % 8u32), 7u32 | 1u32) { (((7.5f32 + 6.0f32)) as f64) } else { (((((-1i16)) as f32)) as f64) })) as f64;
     }
 }
 
@@ -1917,22 +1968,23 @@ pub fn diff_65(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
             v0 = ((if (68u64 == a_u64) { (a_i64 + a_i64) } else { v0 }) >> ((!((-14i8)).abs()) & 63i8));
         }
         let v1: u64 = ((match (a_u32 % 8u32) { 0u32..=1u32 => ((((a_u32) as u16)) as u64), 0u32..=6u32 => (16u64 << (32767i16 & 63i16)), _ => (a_u64 << (37u16 & 63u16)) }) ^ ((18446744073709551615u64 | 46u64) % ((a_u32) as u64)));
-        let mut v2: f64 = (a_f64 / a_f64);
-        for j1 in 0u32..((43u32) % 4u32) {
-            v2 = (-a_f64);
+        let mut v2: f64 = (-a_f64);
+        for j1 in (u32::MAX - (((43u32).checked_mul(75u32).unwrap_or(30u32)) % 4u32))..=u32::MAX {
+            v2 = (12.375f64 / 8.75f64);
         }
-        let mut v3: i32 = ((-(65i32 >> (a_i32 & 31i32)))).min((((v1 << (83u8 & 63u8))) as i32));
-        for j2 in (((59u32) % 8u32)..(((1u32 >> (v1 & 31u64))) % 16u32)).step_by(((984835360u32) % 3u32) as usize) {
-            v3 = a_i32;
+        let mut t3: [u8; 3] = [(((v1 << (83u8 & 63u8))) as u8); 3];
+        t3[1] = 59u8;
+        t3[2] = (((a_i32) as u8)).checked_mul(80u8).unwrap_or(63u8);
+        let mut v3: u8 = 66u8;
+        for &v4 in t3.iter().rev() {
+            v3 = ((v3 ^ v4) << (96i16 & 7i16));
         }
-        let mut v4: i8 = (((a_u32) as i8) >> 65535u16);
-        if ((a_f64 * a_f64) > (v2 / 11.25f64)) {
-            v4 = (if (!matches!((10u32 % 8u32), 1u32)) { (v4 >> (83u32 & 7u32)) } else { ((a_f32) as i8) });
-        } else {
-            v4 = v4;
+        let mut v5: f32 = ((a_i32) as f32);
+        for j2 in (0u32..=(((a_u32 / (a_u32 | 1u32))) % 4u32)).rev() {
+            v5 = (((((-9.5f64)) as f32) - ((v2) as f32)) / ((a_i32) as f32));
         }
-        oi[i] = ((((a_f32) as i8)).saturating_mul(((7i8 & (-54i8)) >> (((a_i64) as i16)).min((-19i16))))) as u64;
-        of[i] = (a_f32) as f64;
+        oi[i] = (((-31i8)).abs()) as u64;
+        of[i] = ((-(-((33u64) as f32)))) as f64;
     }
 }
 
@@ -1947,35 +1999,32 @@ pub fn diff_66(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u8 = (49u8).checked_sub(40u8).unwrap_or(30u8);
-        if (true && (0u32 < 0u32)) {
-            v0 = (if (!(!true)) { (((a_f32) as u8)).saturating_mul(v0) } else { 62u8 });
+        let mut v0: u8 = (((a_f32) as u8)).saturating_add(((((a_i32) as u8) >> (-14i8)) << (((((a_i32) as i16)) as i32) & 7i32)));
+        if (((-7.0f32) * a_f32) <= ((-0.0f32) + 0.1f32)) {
+            v0 = ((a_f32) as u8);
         } else {
-            v0 = (((a_f32) as u8) | ((if true { v0 } else { 128u8 })).max((v0 ^ ((a_u32) as u8))));
+            v0 = v0;
         }
-        let mut v1: f32 = (-(16777216.0f32 + 4.375f32));
-        if ((-6.75f64) < (a_f64 + (-2.125f64))) {
-            v1 = v1;
+        let mut v1: u32 = 47u32;
+        for j0 in (0u32..(((20u32).max(a_u32)) % 4u32)).rev() {
+            v1 = (((11.875f64) as u32)).min((a_u32 - a_u32));
+        }
+        let mut v2: f32 = (((-0.375f32) / (-0.0f32)) + (-6.75f32));
+        if (((a_f64) as u32) != (a_u32 << ((-48i16) & 31i16))) {
+            v2 = ((3.4e38f32 + a_f32) - 11.625f32);
         } else {
-            v1 = (((((a_i32) as u16)) as f32) - (a_f32 / v1));
+            v2 = ((v2).sqrt()).sqrt();
         }
-        let mut v2: i16 = ((match (61u32 % 8u32) { 4u32 | 5u32 => (92i16 >> ((-65i64) & 15i64)), 3u32 => (32767i16 | 96i16), 0u32..=5u32 => (((a_f32) as i16) * ((a_i64) as i16)), _ => (27i16).checked_mul((-9i16)).unwrap_or(((a_u32) as i16)) }) & (((a_i32) as i16) / ((((a_u32) as i16)).min(25i16) | 1i16)));
-        if ((true && false) || (!(1u16 >= 57u16))) {
-            v2 = ((a_u32) as i16);
-        } else {
-            v2 = (!(((a_f32) as i16)).checked_add(v2).unwrap_or(v2));
-        }
-        assert!((((a_u32 % 256u32) != 7u32) || false));
-        let t3: [i64; 3] = [(if false { a_i64 } else { a_i64 }), (79i64 + a_i64), (a_i64).min(9223372036854775807i64)];
-        let v3: i64 = t3.iter().copied().fold(((match (20u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64), |v3, v4| (v3 ^ 66i64));
-        let mut v5: u16 = (match (a_u32 % 8u32) { 4u32 => (match (a_u32 % 8u32) { 6u32 => 48u16, _ => 1u16 }), 2u32..=7u32 => (((a_i64) as u16)).max(20u16), 4u32 | 5u32 => ((true) as u16), _ => (65535u16).max(((a_i64) as u16)) });
-        if ((if true { 5.375f32 } else { a_f32 }) != ((-0.875f32) + 3.875f32)) {
-            v5 = (((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) * (26u16 | ((a_u32) as u16)));
-        } else {
-            v5 = 65535u16;
-        }
-        oi[i] = (a_i32) as u64;
-        of[i] = (((match (a_u32 % 8u32) { 5u32 | 0u32 => (6.5f64 / 0.1f64), 3u32..=5u32 => 10.0f64, _ => ((((a_i64) as i8)) as f64) })).abs()) as f64;
+        let mut c3: u32 = 0u32;
+        let v3: i32 = loop {
+            if c3 >= ((92u32) % 4u32) {
+                break (((((99i64) as i32) | ((-42i32) & a_i32))).max((-(DIFF_TABLE_I32[((61u32) % 6u32) as usize] * 1i32))));
+            }
+            c3 += 1u32;
+        };
+        let v4: i32 = ((a_i32).abs() / ((a_i32 & 74i32) | 1i32));
+        oi[i] = (4u64) as u64;
+        of[i] = ((((((((a_i32) as u8) + 3u8)) as i32)) as f64)) as f64;
     }
 }
 
@@ -1995,8 +2044,8 @@ pub fn diff_67(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         for j0 in (u32::MAX - (((a_u32 & 95u32)) % 4u32))..=u32::MAX {
             v1 = 4u64;
         }
-        oi[i] = ((((((match (92u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64) - (0i64 & a_i64))) as u16)) as u64;
-        of[i] = (((a_f64 - (7.375f64 + 8.625f64)) * ((-a_f64) + (-a_f64)))) as f64;
+        oi[i] = (((((0i64 | DiffPair::new((-92i64), a_i64).b) - (57i64).min(a_i64))) as u16)) as u64;
+        of[i] = (((DIFF_TABLE_F64[((a_u32) % 6u32) as usize] * 1.0f64) / (a_f64 + a_f64))) as f64;
     }
 }
 
@@ -2011,21 +2060,29 @@ pub fn diff_68<const K: u8>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u6
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: f32 = (((a_f32) as f32) + (1.375f32 * a_f32));
-        let v1: f32 = ((-4.75f32) + (v0 + v0));
-        let mut v2: u32 = ((a_u32 >> ((-48i16) & 31i16)) + (a_u32 >> (a_u64 & 31u64)));
-        for j0 in ((((a_u32 << (98i64 & 31i64))) % 8u32)..(((48u32 - 65u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v2 = ((a_u32).min(a_u32) & v2);
+        let v0: f32 = (-1.625f32);
+        let mut t1: [f64; 3] = [(a_f64 - (-7.625f64)); 3];
+        t1[1] = (-4.75f64);
+        t1[2] = (a_f64 + 9.625f64);
+        let mut v1: f64 = 2.125f64;
+        for &v2 in t1.iter() {
+            v1 = (a_f64 + v1);
         }
-        let mut t3: [i16; 3] = [(15i16 ^ ((a_i64) as i16)); 3];
-        t3[1] = (if (46u16 == 16u16) { ((a_u32) as i16) } else { 84i16 });
-        t3[2] = (((a_f32) as i16) - ((a_i64) as i16));
-        let mut v3: i16 = (73i16).abs();
-        for &v4 in t3.iter().rev() {
-            v3 = (!((a_f32) as i16));
+        let mut v3: i32 = (-(!(-a_i32)));
+        if false {
+            v3 = (match (48u32 % 8u32) { 2u32..=2u32 => (((-60i32) & 20i32)).abs(), _ => ((((-1i16)) as i32) | (DIFF_TABLE_I32[((52u32) % 6u32) as usize] * 1i32)) });
+        } else {
+            v3 = (57i32).checked_mul(v3).unwrap_or(v3);
         }
-        oi[i] = (((a_i32) as i64)) as u64;
-        of[i] = (v0) as f64;
+        let mut c4: u32 = 0u32;
+        let v4: u64 = loop {
+            if c4 >= (((a_u32 * 31u32)) % 4u32) {
+                break ((75u64).min(((38i8) as u64)));
+            }
+            c4 += 1u32;
+        };
+        oi[i] = ((8u8).checked_rem(((a_f32) as u8)).unwrap_or(K)) as u64;
+        of[i] = (0.0f64) as f64;
     }
 }
 
@@ -2042,7 +2099,7 @@ pub fn diff_69<const K: i16>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         let a_f64: f64 = xf64[i];
         let v0: u64 = ((!a_u64) >> (match (a_u32 % 8u32) { 0u32..=1u32 => 16i16, _ => (-78i16) }));
         oi[i] = ((match (0u32 % 8u32) { 0u32 => 5u32, _ => a_u32 })) as u64;
-        of[i] = ((((if (a_u64 != v0) { (-6.375f32) } else { 12.25f32 }) / (-2.125f32)) * ((a_f32 - 8.75f32) / ((51u8) as f32)))) as f64;
+        of[i] = ((((if (a_u64 != v0) { (DIFF_TABLE_F32[((87u32) % 6u32) as usize] * 1.0f32) } else { (((-43i64)) as f32) })) as f32)) as f64;
     }
 }
 
@@ -2067,20 +2124,21 @@ pub fn diff_70(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let mut c2: u32 = 0u32;
         let v2: u16 = loop {
             if c2 >= (((match (a_u32 % 8u32) { 1u32 | 5u32 => 81u32, 1u32 | 0u32 => 3u32, 2u32..=7u32 => a_u32, _ => a_u32 })) % 4u32) {
-                break (((84u16).checked_div(92u16).unwrap_or(((a_f32) as u16)) << (((38u64).min(62u64)).max(88u64) & 15u64)));
+                break (((46u16).div_euclid(((a_f32) as u16)) << (((38u64).min(62u64)).max(88u64) & 15u64)));
             }
             c2 += 1u32;
         };
-        let mut t3: [f32; 3] = [8.0f32; 3];
-        t3[1] = (((((-98i64)) as f32) - (match (a_u32 % 8u32) { 5u32 | 2u32 => a_f32, _ => 7.625f32 })) + (-(match (15u32 % 8u32) { 0u32 | 4u32 => a_f32, 5u32 | 3u32 => (-5.0f32), _ => a_f32 })));
-        t3[2] = ((((a_f32) as u8)) as f32);
-        let mut v3: f32 = (match (a_u32 % 8u32) { 1u32 | 3u32 => ((5.375f32 - 5.125f32) * ((-3.625f32) / a_f32)), 4u32 | 3u32 => (match (a_u32 % 8u32) { 3u32 => (-a_f32), 2u32..=2u32 => a_f32, _ => (-12.5f32) }), 5u32 | 0u32 => ((3.0f32 - a_f32) / ((((a_u32) as u8)) as f32)), _ => (((68u32) as f32) / (-11.625f32)) });
-        for &v4 in t3.iter().rev() {
-            v3 = v3;
+        let mut t3: [f32; 3] = [(((1e-40f32 - 10.625f32) + (6.75f32 * (-9.125f32))) / (((-4.375f32) - a_f32)).sqrt()); 3];
+        t3[1] = (match (32u32 % 8u32) { 2u32..=3u32 => (match (a_u32 % 8u32) { 1u32 | 3u32 => ((-2.125f32) * a_f32), 1u32..=5u32 => ((-3.625f32) / a_f32), 4u32 | 3u32 => ((a_i32) as f32), _ => (1e-40f32 + 7.375f32) }), 7u32 => a_f32, _ => ((match (a_u32 % 8u32) { 1u32 | 3u32 => a_f32, 2u32..=6u32 => 4.75f32, _ => a_f32 })).abs() });
+        t3[2] = (match (6u32 % 8u32) { 0u32 => (a_f32 - 5.0f32), 0u32..=3u32 => (((3155839153u32 ^ 67u32)) as f32), 5u32 => (((-6.125f32) / (-2.25f32)) * (-7.625f32)), _ => ((a_f32).abs() * a_f32) });
+        let mut v3: f32 = 11.75f32;
+        for &v4 in t3.iter() {
+            v3 = (DIFF_TABLE_F32[((0u32) % 6u32) as usize] * 1.0f32);
         }
-        let v5: u64 = 0u64;
-        oi[i] = (((0u32 << ((match (67u32 % 8u32) { 2u32 => a_u64, _ => a_u64 }) & 31u64)) ^ (((a_f32) as u32) >> ((-73i8) & 31i8)))) as u64;
-        of[i] = (((v3 / (a_f32 * a_f32))).sqrt()) as f64;
+        let v5: i64 = ((a_i64 + a_i64)).min((if (33i16 >= 56i16) { (-8i64) } else { (-47i64) }));
+        assert!((((1u32 % 256u32) != 7u32) || ((match (71u32 % 8u32) { 2u32 | 3u32 => 64u64, 0u32 => a_u64, 6u32 | 4u32 => a_u64, _ => a_u64 }) <= (63u64 ^ 64u64))));
+        oi[i] = (((((a_u64 >= a_u64)) as i32) >> (((42u32 / (31u32 | 1u32)) & 32u32) & 31u32))) as u64;
+        of[i] = (((DIFF_TABLE_F64[((2384734653u32) % 6u32) as usize] * 1.0f64) + (match (14u32 % 8u32) { 2u32..=5u32 => ((1i32) as f64), 0u32 => ((-11.125f64) * 5.375f64), 0u32 => (5.0f64).sqrt(), _ => (a_f64 - a_f64) }))) as f64;
     }
 }
 
@@ -2097,8 +2155,8 @@ pub fn diff_71<const K: u32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         let a_f64: f64 = xf64[i];
         let mut c0: u32 = 0u32;
         let v0: i8 = loop {
-            if c0 >= ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32) {
-                break ((((a_i64) as i8)).abs());
+            if c0 >= (((K).checked_div(a_u32).unwrap_or(a_u32)) % 4u32) {
+                break (((a_i64) as i8));
             }
             c0 += 1u32;
         };
@@ -2114,8 +2172,8 @@ pub fn diff_71<const K: u32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
                 v1 = (v1 & (v1 ^ ((a_u32) as u16)));
             }
         }
-        oi[i] = ((if ((a_f32 * (-12.5f32)) == (match (a_u32 % 8u32) { 2u32 | 2u32 => a_f32, _ => 4.25f32 })) { ((((a_i32) as i8) * v0) - (-47i8)) } else { ((a_f32) as i8) })) as u64;
-        of[i] = (a_f32) as f64;
+        oi[i] = ((if (((-12.5f32) + 0.0f32) == (4.25f32 - 1e-40f32)) { (-(-v0)) } else { v0 })) as u64;
+        of[i] = (((((a_i32) as i8)) as f32)) as f64;
     }
 }
 
@@ -2131,7 +2189,7 @@ pub fn diff_72(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let mut v0: u8 = 9u8;
-        if ((((a_u32) as i8) >> (58u32 & 7u32)) < ((match (168285186u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) {
+        if ((((a_u32) as i8) >> (58u32 & 7u32)) < (DIFF_TABLE_I8[((168285186u32) % 6u32) as usize] * 1i8)) {
             v0 = (8u8 % (v0 | 1u8));
         } else {
             v0 = (((a_f32) as u8) - ((a_i64) as u8));
@@ -2143,14 +2201,26 @@ pub fn diff_72(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
             v1 = ((22u64 - a_u64) << (100u8 & 20u8));
         }
         assert!((((83u32 % 256u32) != 7u32) || ((15u16 ^ ((a_u32) as u16)) > (52u16 * 33u16))));
-        let v2: f32 = (8.25f32 + (((-7.5f32)) as f32));
-        let mut v3: u64 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
-        for j0 in ((((if (76i32 > 97i32) { 87u32 } else { 2659235452u32 })) % 8u32)..((a_u32) % 16u32)).step_by(((3u32) % 3u32) as usize) {
-            v3 = (((v0 + ((a_i64) as u8))) as u64);
+        let v2: f32 = ((-a_f32) - (9.25f32).sqrt());
+        let mut v3: i64 = (!(-31i64));
+        for j0 in ((((a_u32 % (53u32 | 1u32))) % 8u32)..((82u32) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v3 = (match (75u32 % 8u32) { 0u32..=3u32 => (if false { v3 } else { v3 }), 6u32 | 2u32 => (v3 ^ a_i64), _ => (!0i64) });
         }
-        let v4: f32 = (((-a_f32) * ((15u16) as f32)) * (match (0u32 % 8u32) { 1u32..=3u32 => ((a_u64) as f32), _ => (match (a_u32 % 8u32) { 5u32 | 4u32 => 0.0f32, _ => (-0.625f32) }) }));
-        oi[i] = (((if (true && matches!((a_u32 % 8u32), 5u32 | 4u32)) { 71u16 } else { (match (30u32 % 8u32) { 3u32..=5u32 => ((a_i64) as u16), 1u32 | 4u32 => 85u16, 5u32..=7u32 => 65u16, _ => ((a_f32) as u16) }) })).max((((a_u64) as u16) / ((4u16 << (-83i64)) | 1u16)))) as u64;
-        of[i] = ((((-(30i8 / (-78i8)))) as f64)) as f64;
+        assert!((((67u32 % 256u32) != 7u32) || ((((a_u32) as u16) - 15u16) != ((((a_i64) as u8)) as u16))));
+        let mut v4: f64 = ((-2.75f64) / 1.7e308f64);
+        'l4: for j1 in 0u32..(((if true { a_u32 } else { a_u32 })) % 3u32) {
+            for j2 in 0u32..((((a_i64) as u32)) % 3u32) {
+                if matches!((2512715992u32 % 8u32), 5u32) {
+                    break 'l4;
+                }
+                if false {
+                    continue 'l4;
+                }
+                v4 = ((a_f32) as f64);
+            }
+        }
+        oi[i] = ((!(((a_i64) as i8)).rem_euclid((127i8 / (((a_f32) as i8) | 1i8))))) as u64;
+        of[i] = ((DIFF_TABLE_F64[((83u32) % 6u32) as usize] * 1.0f64)) as f64;
     }
 }
 
@@ -2165,25 +2235,31 @@ pub fn diff_73(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: f64 = (-3.625f64);
-        let v1: f64 = ((a_f64 + a_f64)).abs();
+        let v0: f64 = (-(-(a_f64 - a_f64)));
+        let v1: f64 = (DIFF_TABLE_F64[((a_u32) % 6u32) as usize] * 1.0f64);
         let mut v2: u8 = (if true { 51u8 } else { ((a_i64) as u8) });
         if ((-a_i64) < ((-9223372036854775808i64) & a_i64)) {
             v2 = (v2 % v2);
         } else {
             v2 = (!((a_f32) as u8));
         }
-        assert!((((a_u32 % 256u32) != 7u32) || ((a_f32 / (-1.625f32)) >= ((-10.625f32) / 5.5f32))));
-        let mut c3: u32 = 0u32;
-        let v3: i64 = loop {
-            if c3 >= (((19u32 ^ 85u32)) % 4u32) {
-                break (((a_u32) as i64));
-            }
-            c3 += 1u32;
-        };
-        let v4: i16 = ((-77i16)).abs();
-        oi[i] = (((a_u32) as i8)) as u64;
-        of[i] = ((((a_f32 + a_f32) / (a_f32 * a_f32)) - ((16777216.0f32 * 1e-40f32) / ((-0.75f32) - (-0.875f32))))) as f64;
+        assert!((((a_u32 % 256u32) != 7u32) || ((if true { (-10.625f32) } else { 5.5f32 }) >= (a_f32 * a_f32))));
+        let mut v3: i8 = (match (1u32 % 8u32) { 0u32 | 4u32 => (-92i8), _ => (-1i8) });
+        if false {
+            v3 = (match (4294967295u32 % 8u32) { 3u32 => ((a_f32) as i8), _ => ((a_f32) as i8) });
+        } else {
+            v3 = v3;
+        }
+        assert!((((93u32 % 256u32) != 7u32) || false));
+        let mut t4: [u8; 3] = [(if matches!((a_u32 % 8u32), 1u32) { (((((a_f32) as u8)) as u8) << ((-44i64) & 7i64)) } else { ((a_i64) as u8) }); 3];
+        t4[1] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) ^ ((match (a_u32 % 8u32) { 2u32..=4u32 => 85u8, 7u32 | 6u32 => 64u8, 0u32..=4u32 => 59u8, _ => v2 }) >> ((a_f32) as u16)));
+        t4[2] = (if (((a_u32) as i16) <= ((27u32) as i16)) { ((24u8 - ((a_u32) as u8))).div_euclid((v2).div_euclid(v2)) } else { (match (a_u32 % 8u32) { 0u32 => (128u8).max(((a_f32) as u8)), 0u32..=7u32 => (if false { 15u8 } else { ((a_i32) as u8) }), 7u32 | 5u32 => (12u8).pow((((a_i64) as u8)) as u32 & 7), _ => ((false) as u8) }) });
+        let mut v4: u8 = ((93u8).checked_mul(v2).unwrap_or(v2)).max((!(84u8 + ((a_u32) as u8))));
+        for &v5 in t4.iter().step_by(2) {
+            v4 = (DIFF_TABLE_U8[((29u32) % 6u32) as usize] * 1u8);
+        }
+        oi[i] = ((((match (a_u32 % 8u32) { 7u32 => (7i8 + v3), 4u32 => ((a_f32) as i8), _ => (!v3) })) as i8)) as u64;
+        of[i] = ((a_f64 / ((a_f64 * a_f64) / ((43i64) as f64)))) as f64;
     }
 }
 
@@ -2198,19 +2274,19 @@ pub fn diff_74<const K: i32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: f32 = (4.875f32 - 1e-40f32);
-        for j0 in (0u32..((((K) as u32)) % 4u32)).rev() {
-            v0 = a_f32;
+        let mut v0: f32 = ((33u8) as f32);
+        for j0 in ((((a_u32 >> (53u64 & 31u64))) % 8u32)..(((if matches!((a_u32 % 8u32), 7u32 | 1u32) { 4294967295u32 } else { 43u32 })) % 16u32)).step_by(((4294967295u32) % 3u32) as usize) {
+            v0 = 8.625f32;
         }
-        let mut t1: [i16; 3] = [(!((-43i16) % ((-32768i16) | 1i16))); 3];
-        t1[1] = ((((a_i64) as f64)) as i16);
-        t1[2] = ((-((a_f32) as i16)) << a_u32);
-        let mut v1: i16 = (if ((51u64 < 64u64) || false) { (16i16 << (a_u32 & 15u32)) } else { (((a_i64) as i16)).max(34i16) });
-        for &v2 in t1.iter().skip(1) {
-            v1 = v1;
+        let mut t1: [f64; 3] = [(((69u64).min(13u64)) as f64); 3];
+        t1[1] = (match (a_u32 % 8u32) { 2u32 | 2u32 => (if true { a_f64 } else { a_f64 }), _ => (a_f64).abs() });
+        t1[2] = (-((-1.0f64) + 0.1f64));
+        let mut v1: f64 = (if (a_f32 > a_f32) { (((-12.25f64)) as f64) } else { (a_f64 * a_f64) });
+        for &v2 in t1.iter() {
+            v1 = (-(if false { 8.75f64 } else { (-9.125f64) }));
         }
-        oi[i] = (((9.0f64) as u32)) as u64;
-        of[i] = (((((127i8) as f64) - ((a_i32) as f64)) * (((a_f32 + a_f32)) as f64))) as f64;
+        oi[i] = (a_u32) as u64;
+        of[i] = ((DIFF_TABLE_F64[((0u32) % 6u32) as usize] * 1.0f64)) as f64;
     }
 }
 
@@ -2226,18 +2302,18 @@ pub fn diff_75(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: u32 = (a_u32).checked_div(48u32).unwrap_or(91u32);
-        let mut v1: u8 = ((match (4294967295u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
-        if ((3.4e38f32).abs() > (10.0f32 * a_f32)) {
-            v1 = (((v1 ^ ((a_i32) as u8)) << ((a_u64).checked_div(1u64).unwrap_or(88u64) & 7u64)) | ((70u8 >> 0u32) << a_u32));
+        let mut v1: u8 = (((a_i64) as u8)).saturating_add(8u8);
+        if ((0.0f32 * (-0.0f32)) >= ((((a_f32) as u16)) as f32)) {
+            v1 = (((-(DIFF_TABLE_F64[((31u32) % 6u32) as usize] * 1.0f64))) as u8);
         } else {
-            v1 = (v1).checked_div(15u8).unwrap_or(((a_u32) as u8));
+            v1 = (48u8).checked_add(v1).unwrap_or(v1);
         }
-        let mut v2: u16 = (((((a_i32) as u16) + ((a_f32) as u16)) >> ((255u8 + v1) & 15u8))).rem_euclid(59u16);
-        for j0 in 0u32..(((71u32 & v0)) % 4u32) {
-            v2 = ((!(v2 >> (9223372036854775807i64 & 15i64))) >> (94u64 & 15u64));
+        let mut v2: i8 = (((a_i64 >> (70u32 & 63u32))) as i8);
+        for j0 in ((((a_u32).max(v0)) % 8u32)..((((true) as u32)) % 16u32)).step_by(((10u32) % 3u32) as usize) {
+            v2 = (((v1) as i8) + (-((a_u32) as i8)));
         }
-        oi[i] = (((a_u32) as i64)) as u64;
-        of[i] = ((-a_f64)) as f64;
+        oi[i] = ((if ((a_i64 * a_i64) <= (0i64 | DiffPair::new((-96i64), 62i64).b)) { ((a_i32) as u8) } else { (((a_u64) as u8)).saturating_mul((match (a_u32 % 8u32) { 0u32 => v1, 3u32 | 2u32 => v1, _ => ((a_f32) as u8) })) })) as u64;
+        of[i] = ((((-7.125f32) / ((-7.5f32)).sqrt()) * (((64u64) as f32) + (0.0f32 / (-6.875f32))))) as f64;
     }
 }
 
@@ -2256,22 +2332,29 @@ pub fn diff_76<const K: u8>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u6
         for j0 in ((((0u32 - 1u32)) % 8u32)..(((88u32).checked_mul(18u32).unwrap_or(32u32)) % 16u32)).step_by(((8u32) % 3u32) as usize) {
             v0 = (match (a_u32 % 8u32) { 6u32 | 7u32 => 59i64, 4u32 => (-a_i64), 3u32 | 3u32 => a_i64, _ => (if true { a_i64 } else { 62i64 }) });
         }
-        let mut v1: i32 = ((match (31u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
-        if (a_i32 == (-31i32)) {
-            v1 = (match (31u32 % 8u32) { 2u32 => ((-2147483648i32) << (a_i32 & 31i32)), 7u32 | 1u32 => a_i32, _ => (v1).max(v1) });
+        let mut v1: i32 = ((-66i32)).checked_mul(a_i32).unwrap_or(a_i32);
+        if (!(!false)) {
+            v1 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
         } else {
-            v1 = 63i32;
+            v1 = ((v1 + v1) & ((-84i32)).checked_sub(51i32).unwrap_or((-2i32)));
         }
-        let mut v2: u64 = ((true) as u64);
-        if false {
-            v2 = ((a_f64) as u64);
-        } else {
-            v2 = (31u64).checked_div(18446744073709551615u64).unwrap_or(v2);
+        assert!((((a_u32 % 256u32) != 7u32) || false));
+        let mut v2: i64 = (a_i64 % (a_i64 | 1i64));
+        'l2: for j1 in 0u32..((0u32) % 3u32) {
+            for j2 in 0u32..(((a_u32 % 48u32)) % 3u32) {
+                if ((-1i16) <= 31i16) {
+                    break 'l2;
+                }
+                if matches!((52u32 % 8u32), 7u32) {
+                    continue 'l2;
+                }
+                v2 = (a_i64).max(v2);
+            }
         }
-        let v3: i16 = (!(((a_f32) as i16) | ((a_i32) as i16)));
-        let v4: u16 = 78u16;
-        oi[i] = (a_u64) as u64;
-        of[i] = ((((a_f32).sqrt() + ((((a_i32) as i16)) as f32))).abs()) as f64;
+        let v3: u32 = 800654534u32;
+        let v4: u16 = ((1u8) as u16);
+        oi[i] = ((!a_i32)) as u64;
+        of[i] = ((a_f32 - (-a_f32))) as f64;
     }
 }
 
@@ -2287,20 +2370,22 @@ pub fn diff_77<const K: u32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: i8 = (((a_i32) as i8) + (-92i8));
-        let v1: u16 = (((a_u32) as u16)).checked_add(96u16).unwrap_or(12u16);
-        let mut t2: [i64; 3] = [(!a_i64); 3];
-        t2[1] = (34i64).saturating_mul((-45i64));
-        t2[2] = (a_i64 % (47i64 | 1i64));
-        let mut v2: i64 = (57i64 | (-54i64));
-        for &v3 in t2.iter().skip(1) {
-            v2 = (a_i64 >> (31u32 & 63u32));
+        let v1: u16 = (((a_u32) as u16)).rem_euclid(96u16);
+        let v2: u16 = (((((a_u32) as u16) * v1) << (78u8).min(((a_f32) as u8))) << ((!(1u64 << ((-41i16) & 63i16))) & 15u64));
+        let mut v3: i16 = (!37i16);
+        'l3: for j0 in 0u32..((K) % 3u32) {
+            for j1 in 0u32..(((!a_u32)) % 3u32) {
+                if matches!((a_u32 % 8u32), 3u32 | 5u32) {
+                    break 'l3;
+                }
+                if false {
+                    continue 'l3;
+                }
+                v3 = ((-77i16) ^ ((a_u32) as i16));
+            }
         }
-        let mut v4: i16 = (((-4.0f32)) as i16);
-        for j0 in ((((K << 63u64)) % 8u32)..(((K << 87u8)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v4 = ((!(v4 >> v2)) % ((a_f32) as i16));
-        }
-        oi[i] = ((match (4294967295u32 % 8u32) { 7u32 => 37u64, 7u32 | 3u32 => ((63u64 - 63u64) | 67u64), _ => (48u64 << ((((-5.0f32)) as i32) & 63i32)) })) as u64;
-        of[i] = (((((match (a_u32 % 8u32) { 4u32..=6u32 => 91u32, _ => 70u32 }) >> ((-21i32) & 31i32))) as f64)) as f64;
+        oi[i] = (((match (K % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)) as u64;
+        of[i] = ((match (K % 8u32) { 4u32 | 7u32 => (((if (v3 < (-59i16)) { 11.5f64 } else { a_f64 })) as f32), _ => (((match (86u32 % 8u32) { 2u32 => ((a_f32) as u16), 7u32 => v1, _ => ((a_u32) as u16) })) as f32) })) as f64;
     }
 }
 
@@ -2316,23 +2401,19 @@ pub fn diff_78(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let t0: [u8; 3] = [70u8, ((match (0u32 % 8u32) { 7u32 | 6u32 => (!((a_i64) as u8)), _ => (((a_f32) as u8) % (0u8 | 1u8)) }) % (((1u8) as u8) | 1u8)), ((a_i64) as u8)];
-        let v0: u8 = t0.iter().copied().fold((((a_i32) as u8) ^ (!(((a_f32) as u8)).min(8u8))), |v0, v1| ((64u8 >> (-((a_i64) as i16)))).min((((((a_i64) as u8)).checked_mul(v0).unwrap_or(93u8)) as u8)));
-        let mut v2: u8 = ((a_i64) as u8);
+        let v0: u8 = t0.iter().copied().fold((((a_i32) as u8) ^ (!(((a_f32) as u8)).min(8u8))), |v0, v1| ((64u8 >> (-((a_i64) as i16)))).min((((DIFF_TABLE_U8[((a_u32) % 6u32) as usize] * 1u8)) as u8)));
+        let mut v2: u32 = (a_u32 | a_u32);
         if true {
-            v2 = v0;
+            v2 = (a_u32 / (a_u32 | 1u32));
         } else {
-            v2 = (match (a_u32 % 8u32) { 4u32 => (((17i16).abs()) as u8), 1u32 | 7u32 => (((72u64) as u8) | (match (a_u32 % 8u32) { 1u32..=2u32 => ((a_u32) as u8), _ => 16u8 })), _ => (((a_i64 << (a_u64 & 63u64))) as u8) });
+            v2 = (if true { a_u32 } else { v2 });
         }
-        assert!((((a_u32 % 256u32) != 7u32) || ((((a_i32) as u16) > 61u16) || (16i16 != (-53i16)))));
-        let mut t3: [u16; 3] = [(!((((a_i64) as i16)) as u16)); 3];
-        t3[1] = ((a_i32) as u16);
-        t3[2] = 25u16;
-        let mut v3: u16 = ((((((a_i32) as u8) >> 18446744073709551615u64) ^ (v2 ^ 80u8))) as u16);
-        for &v4 in t3.iter().step_by(2) {
-            v3 = (((v3).checked_sub(3572u16).unwrap_or(((a_i64) as u16))).max((if matches!((a_u32 % 8u32), 1u32) { 19u16 } else { 1u16 }))).min(93u16);
+        let mut v3: i32 = (match (a_u32 % 8u32) { 1u32 | 7u32 => a_i32, 4u32 | 4u32 => (-74i32), 4u32 => a_i32, _ => a_i32 });
+        for j0 in (((57u32) % 8u32)..(((a_u32 / (a_u32 | 1u32))) % 16u32)).step_by(((2u32) % 3u32) as usize) {
+            v3 = (-a_i32);
         }
-        oi[i] = ((((match (68u32 % 8u32) { 4u32 => 96u16, _ => (13u16 << a_u64) })) as u32)) as u64;
-        of[i] = ((match (a_u32 % 8u32) { 0u32..=6u32 => ((a_u64) as f64), _ => ((5e-324f64 + 7.375f64) / (5e-324f64).sqrt()) })) as f64;
+        oi[i] = (((((!true)) as u64) << (((42i32 << (61325u16 & 31u16)) + (!a_i32)) & 63i32))) as u64;
+        of[i] = (((DIFF_TABLE_F32[((v2) % 6u32) as usize] * 1.0f32) / a_f32)) as f64;
     }
 }
 
@@ -2354,7 +2435,7 @@ pub fn diff_79<const K: u32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         let v1: u64 = ((if (a_i32 >= 35i32) { 95u64 } else { a_u64 }) * 81u64);
         let v2: u64 = (38u64).max(v1);
         oi[i] = (70u16) as u64;
-        of[i] = (((-(1e-40f32 + a_f32)) + (((48i8) as f32) - (-8.5f32)))) as f64;
+        of[i] = ((((3.4e38f32).abs()).sqrt()).sqrt()) as f64;
     }
 }
 
@@ -2370,12 +2451,12 @@ pub fn diff_80(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: u8 = ((a_u32) as u8);
-        let mut v1: i8 = ((if true { (-84i8) } else { (-1i8) })).saturating_mul(((-94i8) << (a_u64 & 7u64)));
-        for j0 in (0u32..((((30i32) as u32)) % 4u32)).rev() {
-            v1 = (((-93i8) / (v1 | 1i8)) - ((-78i8) ^ v1));
+        let mut v1: i8 = (57i8).checked_mul(((a_i32) as i8)).unwrap_or(127i8);
+        for j0 in (0u32..(((a_u32 - 14u32)) % 4u32)).rev() {
+            v1 = (36i8 / (((((a_i64) as i16)) as i8) | 1i8));
         }
-        oi[i] = ((!(((a_i32).min(32i32)) as i16))) as u64;
-        of[i] = ((match (31u32 % 8u32) { 4u32 => (((0.1f64) as f64) - ((2u64) as f64)), 0u32..=1u32 => ((match (a_u32 % 8u32) { 3u32..=5u32 => (-1.0f64), 1u32 | 6u32 => a_f64, _ => (-12.125f64) }) / (a_f64 / 1.7e308f64)), 0u32 => (9.375f64 + (11.5f64 / a_f64)), _ => 1.7e308f64 })) as f64;
+        oi[i] = ((((71i64 ^ (-1i64)) << ((((a_u32) as u8) % (96u8 | 1u8)) & 63u8))).abs()) as u64;
+        of[i] = (((a_f32 / (-a_f32)) * ((a_f32 - 9.0f32) - (3.375f32 / a_f32)))) as f64;
     }
 }
 
@@ -2390,26 +2471,38 @@ pub fn diff_81(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i32 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
+        let mut v0: i32 = (DIFF_TABLE_I32[((a_u32) % 6u32) as usize] * 1i32);
         for j0 in (u32::MAX - ((68u32) % 4u32))..=u32::MAX {
-            v0 = (a_i32).checked_rem(0i32).unwrap_or((-18i32));
+            v0 = (a_i32).saturating_mul(0i32);
         }
-        let v1: u16 = (match (11u32 % 8u32) { 4u32 => (15u16 / (54u16 | 1u16)), 0u32..=7u32 => ((a_f32) as u16), 3u32..=7u32 => ((a_i64) as u16), _ => (((a_i64) as u16)).rem_euclid(2u16) });
-        let v2: u16 = ((44u16).max(20u16) / ((v1 * v1) | 1u16));
-        let mut v3: u16 = (((a_u32) as u16) ^ 16u16);
-        if (((a_f32) as u8) >= (37u8).div_euclid(((a_f32) as u8))) {
-            v3 = (((a_f32) as u16) << (64u8 & 15u8));
+        assert!((((79u32 % 256u32) != 7u32) || (!(!true))));
+        let mut v1: i32 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
+        'l1: for j1 in 0u32..((31u32) % 3u32) {
+            for j2 in 0u32..(((a_u32).min(44u32)) % 3u32) {
+                if (false || matches!((j2 % 8u32), 5u32)) {
+                    break 'l1;
+                }
+                if false {
+                    continue 'l1;
+                }
+                v1 = (((-1i16)) as i32);
+            }
+        }
+        let mut v2: u64 = (!33u64);
+        if matches!((59u32 % 8u32), 7u32 | 1u32) {
+            v2 = (v2 * v2);
         } else {
-            v3 = (v2 * ((a_u32) as u16));
+            v2 = ((63i64) as u64);
         }
-        let mut v4: u8 = (match (53u32 % 8u32) { 3u32..=4u32 => (((a_f32) as u8) >> v0), _ => (91u8 >> (((a_i64) as u16) & 7u16)) });
-        if (((match (54u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64) > 95i64) {
-            v4 = ((v4 * v4) << ((41u16 % ((a_u32) as u16)) & 7u16));
+        let v3: f32 = (a_f32 / (-4.625f32));
+        let mut v4: i16 = ((match (53u32 % 8u32) { 3u32..=4u32 => (((a_f32) as i16) >> v1), _ => ((-91i16) >> (((a_i64) as u16) & 15u16)) }) << ((((-72i64) * 9223372036854775807i64)).abs() & 15i64));
+        if ((DIFF_TABLE_I64[((54u32) % 6u32) as usize] * 1i64) > 95i64) {
+            v4 = (((a_u32) as i16) << ((((a_i64) as u16) % 0u16) & 15u16));
         } else {
-            v4 = (((if ((-12i8) >= 81i8) { 67u8 } else { 76u8 })).abs_diff(88u8) as u8);
+            v4 = v4;
         }
-        oi[i] = ((((match (56u32 % 8u32) { 5u32 | 7u32 => (-39i16), 3u32 => (-32768i16), 2u32 | 5u32 => (-60i16), _ => ((a_i64) as i16) }) - (((a_u32) as i16) >> (v0 & 15i32))) << ((!(a_i64 / ((-54i64) | 1i64))) & 15i64))) as u64;
-        of[i] = (10.875f64) as f64;
+        oi[i] = (v2) as u64;
+        of[i] = (((((-1.75f64) / (-11.0f64)) * (if false { 9007199254740992.0f64 } else { a_f64 })) * (-0.75f64))) as f64;
     }
 }
 
@@ -2432,8 +2525,8 @@ pub fn diff_82(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
             }
             c1 += 1u32;
         };
-        oi[i] = ((((match (a_u32 % 8u32) { 7u32 | 2u32 => 1u32, _ => a_u32 }) * 21u32) - ((45u32 * 100u32) / ((a_u32).checked_add(51u32).unwrap_or(a_u32) | 1u32)))) as u64;
-        of[i] = ((-10.375f64)) as f64;
+        oi[i] = ((((match (a_u32 % 8u32) { 7u32 | 2u32 => 1u32, _ => a_u32 }) * 21u32) - ((45u32 * 100u32) / (((a_u32).abs_diff(51u32) as u32) | 1u32)))) as u64;
+        of[i] = ((DIFF_TABLE_F64[((a_u32) % 6u32) as usize] * 1.0f64)) as f64;
     }
 }
 
@@ -2448,28 +2541,21 @@ pub fn diff_83(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: f64 = a_f64;
-        for j0 in ((((32u32 ^ 32u32)) % 8u32)..(((match (a_u32 % 8u32) { 4u32..=6u32 => 89u32, 5u32..=6u32 => 34u32, 6u32 => a_u32, _ => 21u32 })) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v0 = ((a_f64 / a_f64) + ((-6.25f64) * 11.5f64));
+        let mut v0: f64 = ((128u8) as f64);
+        for j0 in (u32::MAX - ((((1.7e308f64) as u32)) % 4u32))..=u32::MAX {
+            v0 = ((8.125f64 * v0) - (v0 * a_f64));
         }
-        let mut c1: u32 = 0u32;
-        let v1: i64 = loop {
-            if c1 >= ((((match (35u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32) {
-                break ((a_i64).abs());
-            }
-            c1 += 1u32;
-        };
-        let mut v2: u8 = (((63u8 >> (64i64 & 7i64)) ^ (32u8 >> (60u16 & 7u16))) * (((((a_i32) as u8)).abs_diff(31u8) as u8) / ((((a_f32) as u8) >> (148u8 & 7u8)) | 1u8)));
-        for j1 in ((((match (a_u32 % 8u32) { 6u32 | 2u32 => 42u32, _ => 81u32 })) % 8u32)..(((!77u32)) % 16u32)).step_by(((92u32) % 3u32) as usize) {
-            v2 = ((!((16u16) as u8)) - (if matches!((a_u32 % 8u32), 4u32 | 5u32) { (v2 << 1u64) } else { (if (0.0f32 == a_f32) { ((a_f32) as u8) } else { ((a_i64) as u8) }) }));
+        let mut v1: u8 = ((a_i32) as u8);
+        if (true && (1u64 >= a_u64)) {
+            v1 = ((a_f32) as u8);
+        } else {
+            v1 = ((a_i64) as u8);
         }
-        let v3: i32 = (match (86u32 % 8u32) { 4u32 | 7u32 => ((((-0.375f32) - a_f32)) as i32), 5u32 => (!(a_i32).checked_div((-88i32)).unwrap_or(31i32)), _ => (((-19i32) / (a_i32 | 1i32)) ^ (match (a_u32 % 8u32) { 7u32 => a_i32, _ => a_i32 })) });
-        let mut v4: u32 = ((false) as u32);
-        for j2 in (u32::MAX - ((79u32) % 4u32))..=u32::MAX {
-            v4 = (v4 % (42u32 | 1u32));
-        }
-        oi[i] = (((-(if false { ((a_i32) as i8) } else { ((a_u32) as i8) })) >> (((match (v4 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) & 7u16))) as u64;
-        of[i] = ((((v0 - v0) - a_f64) * (a_f64 * (-a_f64)))) as f64;
+        let v2: i8 = ((((0.1f32) as f32)) as i8);
+        let v3: i64 = (if false { 32i64 } else { a_i64 });
+        let v4: u64 = ((v0) as u64);
+        oi[i] = ((a_i64 + (a_i64 >> ((match (28u32 % 8u32) { 5u32..=6u32 => ((a_f32) as i16), 2u32..=5u32 => 93i16, _ => ((a_i32) as i16) }) & 63i16)))) as u64;
+        of[i] = ((((((32u32) as u64)) as f64) / (DIFF_TABLE_F64[((1u32) % 6u32) as usize] * 1.0f64))) as f64;
     }
 }
 
@@ -2484,16 +2570,19 @@ pub fn diff_84(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i8 = ((((-a_f64) * (1.7e308f64 - a_f64))) as i8);
-        for j0 in ((((93u32).saturating_sub(56u32)) % 8u32)..(((30u32 - 31u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v0 = (v0).checked_sub(71i8).unwrap_or(((a_i32) as i8));
+        let mut v0: i8 = ((((a_f64 / (-10.375f64)) / 0.1f64)) as i8);
+        for j0 in ((((a_u32 + 56u32)) % 8u32)..(((30u32 - 31u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v0 = (DIFF_TABLE_I8[((a_u32) % 6u32) as usize] * 1i8);
         }
-        let mut v1: u32 = ((4294967295u32 - 47u32)).max((!58u32));
-        for j1 in (u32::MAX - ((15u32) % 4u32))..=u32::MAX {
-            v1 = (((-a_i32)) as u32);
-        }
-        oi[i] = ((!((a_i64).max(a_i64) >> ((0i16 >> ((-2i32) & 15i32)) & 63i16)))) as u64;
-        of[i] = (((-(a_f64 - (-0.25f64))) / 1.7e308f64)) as f64;
+        let mut c1: u32 = 0u32;
+        let v1: i8 = loop {
+            if c1 >= ((a_u32) % 4u32) {
+                break ((!((a_f32) as i8)));
+            }
+            c1 += 1u32;
+        };
+        oi[i] = (((((-1i64) + a_i64) - (58i64 + 0i64))).max((((((a_f32) as u16)) as i64) << (((a_i32) as i64) & 63i64)))) as u64;
+        of[i] = (((((255u8 % (((a_i64) as u8) | 1u8)) * (DIFF_TABLE_U8[((a_u32) % 6u32) as usize] * 1u8))) as f64)) as f64;
     }
 }
 
@@ -2510,33 +2599,21 @@ pub fn diff_85<const K: u8>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u6
         let a_f64: f64 = xf64[i];
         let mut v0: u64 = a_u64;
         if false {
-            v0 = (a_u64).checked_rem(93u64).unwrap_or(v0);
+            v0 = ((match (62u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
         } else {
-            v0 = (!(0u64 + a_u64));
+            v0 = ((((match (77u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)) as u64);
         }
-        let mut t1: [u64; 3] = [(((!64u64) << (((-79i32)).min(4i32) & 63i32))).max((((((a_f32) as u8) + 40u8)) as u64)); 3];
-        t1[1] = a_u64;
-        t1[2] = ((!((((a_u32) as i8)) as u64)) | ((if false { 47u64 } else { v0 }) << ((36i8 | ((a_f32) as i8)) & 63i8)));
-        let mut v1: u64 = (((1u64 >> (((a_i32) as i8)).abs())) as u64);
-        for &v2 in t1.iter() {
-            v1 = ((((-9.125f64)).sqrt()) as u64);
+        let v1: f64 = (a_f64).abs();
+        let mut v2: i16 = ((a_i32) as i16);
+        for j0 in (0u32..((a_u32) % 4u32)).rev() {
+            v2 = (((if (a_u64 == v0) { ((a_u32) as i8) } else { ((a_u32) as i8) })) as i16);
         }
-        let mut t3: [i8; 3] = [(((a_u32) as i8)).checked_div(85i8).unwrap_or(127i8); 3];
-        t3[1] = (81i8).abs();
-        t3[2] = (-5i8);
-        let mut v3: i8 = (-((a_u32) as i8));
-        for &v4 in t3.iter().skip(1) {
-            v3 = (match (a_u32 % 8u32) { 0u32..=3u32 => 127i8, _ => v4 });
+        let mut v3: u8 = (if true { ((a_f32) as u8) } else { ((a_i64) as u8) });
+        for j1 in ((((53u32 | 11u32)) % 8u32)..((((a_u32) as u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v3 = (K * K);
         }
-        let mut c5: u32 = 0u32;
-        let v5: i32 = loop {
-            if c5 >= (((27u32).max(15u32)) % 4u32) {
-                break ((!a_i32));
-            }
-            c5 += 1u32;
-        };
-        oi[i] = ((match (67u32 % 8u32) { 7u32 | 0u32 => (0u32).checked_div(86u32).unwrap_or(6u32), 5u32 | 0u32 => a_u32, _ => ((33u32 / (60u32 | 1u32)) >> ((a_i64 ^ a_i64) & 31i64)) })) as u64;
-        of[i] = (((((v3 << (((a_i64) as i8) & 7i8))) as f64)).abs()) as f64;
+        oi[i] = ((((!(44i64 * 0i64))) as u32)) as u64;
+        of[i] = ((a_f32 - 0.0f32)) as f64;
     }
 }
 
@@ -2551,22 +2628,21 @@ pub fn diff_86<const K: i16>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: f64 = (match (74u32 % 8u32) { 5u32..=7u32 => (-11.75f64), 4u32 => a_f64, _ => a_f64 });
-        if ((0.1f64 - a_f64) != ((a_f32) as f64)) {
-            v0 = ((-2.125f64) + v0);
+        let mut v0: f64 = (a_f64 * (-8.625f64));
+        if (!(true && (a_f64 != a_f64))) {
+            v0 = v0;
         } else {
-            v0 = (a_f64 / (-0.0f64));
+            v0 = (((-3.0f32)) as f64);
         }
-        let v1: i8 = ((2i8 >> (a_i64 & 7i64)) - ((a_i64) as i8));
-        let mut c2: u32 = 0u32;
-        let v2: f32 = loop {
-            if c2 >= ((((a_u32).abs_diff(62u32) as u32)) % 4u32) {
-                break ((-0.0f32));
-            }
-            c2 += 1u32;
-        };
-        oi[i] = (((((20u32) as u64)) as u32)) as u64;
-        of[i] = ((((((0u16) as f32) - (a_f32 * a_f32))) as f32)) as f64;
+        let v1: u8 = (((a_i32) as u8)).checked_rem(1u8).unwrap_or(92u8);
+        let mut v2: i8 = (((false) as i8) ^ (!((a_f32) as i8)));
+        if (((-0.0f32) - a_f32) < (0.0f32 + a_f32)) {
+            v2 = ((!v2)).min(((false) as i8));
+        } else {
+            v2 = ((((a_i64) as i8) / (((a_u32) as i8) | 1i8)) >> (((4u64) as i16) & 7i16));
+        }
+        oi[i] = ((((((98i64) as f32)) as u64) >> (((a_i64) as i8) & 63i8))) as u64;
+        of[i] = (((a_f64 / ((-10.625f64) * a_f64)) * v0)) as f64;
     }
 }
 
@@ -2586,24 +2662,18 @@ pub fn diff_87<const K: u32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         t0[2] = 14i32;
         let mut v0: i32 = 15i32;
         for &v1 in t0.iter().skip(1) {
-            v0 = (v0).saturating_add(56i32);
+            v0 = (v0).checked_div(56i32).unwrap_or(v0);
         }
-        let mut v2: u8 = (((255u8).max(128u8) % (((false) as u8) | 1u8)) << ((a_u32 & (a_u32 >> 45507u16)) & 7u32));
-        if false {
-            v2 = ((v2).checked_sub(v2).unwrap_or(v2) >> ((99u32).checked_mul(49u32).unwrap_or(7u32) & 7u32));
+        let v2: u8 = ((match (a_u32 % 8u32) { 2u32 | 5u32 => 7u8, _ => 81u8 }) << (a_u64 - 69u64));
+        assert!((((a_u32 % 256u32) != 7u32) || ((a_i32 << (33u8 & 31u8)) >= ((-17i32)).saturating_add((-9i32)))));
+        let mut v3: f32 = (-11.5f32);
+        if (!(((a_u32) as u16) <= 28u16)) {
+            v3 = ((64i64) as f32);
         } else {
-            v2 = (((v2 + ((a_i32) as u8))).min((17u8 & 77u8)) ^ (((21u64 ^ a_u64)) as u8));
+            v3 = v3;
         }
-        assert!((((34u32 % 256u32) != 7u32) || ((!false) && (K > 36u32))));
-        let mut c3: u32 = 0u32;
-        let v3: f64 = loop {
-            if c3 >= (((48u32 ^ 74u32)) % 4u32) {
-                break (((match (a_u32 % 8u32) { 3u32 => a_f64, _ => (-9.875f64) }) - (a_f64).abs()));
-            }
-            c3 += 1u32;
-        };
-        oi[i] = (((a_i32) as i16)) as u64;
-        of[i] = ((-(match (1507243694u32 % 8u32) { 0u32 => (v3 - (-4.25f64)), 3u32 => (match (K % 8u32) { 3u32 => v3, 3u32..=6u32 => v3, _ => 1.7e308f64 }), 7u32 | 2u32 => (v3 * 6.125f64), _ => ((1402999476507428050u64) as f64) }))) as f64;
+        oi[i] = ((match (K % 8u32) { 2u32..=3u32 => (((8u64) as i32) / (v0 | 1i32)), 0u32..=5u32 => a_i32, 3u32..=4u32 => ((a_i32 & v0) * (a_i32 << (((a_f32) as i8) & 31i8))), _ => ((-52i32)).checked_rem(97i32).unwrap_or(a_i32) })) as u64;
+        of[i] = (((((15u8) as u64)) as f32)) as f64;
     }
 }
 
@@ -2625,9 +2695,12 @@ pub fn diff_88(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
             }
             c0 += 1u32;
         };
-        let v1: i64 = (a_i64 / (64i64 | 1i64));
-        oi[i] = ((!(((a_f32) as u8)).checked_div(((a_u32) as u8)).unwrap_or(((a_i32) as u8)))) as u64;
-        of[i] = (((((a_i32) as f64) / (a_f64 * (-10.25f64))) - (((a_u64) as f64) + v0))) as f64;
+        let mut v1: i64 = ((-(0i64 | DiffPair::new(a_i64, a_i64).b)) * ((if (a_u64 >= 98u64) { 63i64 } else { a_i64 }) ^ (if true { (-16i64) } else { a_i64 })));
+        for j0 in ((((68u32 & 15u32)) % 8u32)..(((!a_u32)) % 16u32)).step_by(((84u32) % 3u32) as usize) {
+            v1 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64) & (a_i64 << (((((a_u32) as u8)) as i32) & 63i32)));
+        }
+        oi[i] = (((((if matches!((31u32 % 8u32), 0u32) { 37u16 } else { ((a_f32) as u16) })) as u16)).saturating_mul(15u16)) as u64;
+        of[i] = ((((((7u8) as u16)).max((46u16 >> (a_u64 & 15u64)))) as f32)) as f64;
     }
 }
 
@@ -2652,12 +2725,12 @@ pub fn diff_89(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         }
         let mut v3: i8 = ((((((a_u32) as u16)) as i8)).abs() | (-(71i8 & ((a_i64) as i8))));
         if ((((a_f32) as u16) >> (a_u64 & 15u64)) <= (((a_f32) as u16) >> 24u64)) {
-            v3 = ((((a_i64) as i8)).min((((a_i32) as i8)).saturating_add(((a_i64) as i8))) | (-128i8));
+            v3 = ((((a_i64) as i8)).min(((match (32u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) | (-128i8));
         } else {
             v3 = (((48i8).checked_sub((-58i8)).unwrap_or(v3) / (((3.75f32) as i8) | 1i8)) - (((((a_i32) as i16)) as i8) % (((a_i64) as i8) | 1i8)));
         }
         oi[i] = (((((-67i32)).min(0i32)).min(((-65i32) - 56i32)) % ((((true) as i32) << (8u64).max(a_u64)) | 1i32))) as u64;
-        of[i] = ((-a_f64)) as f64;
+        of[i] = (0.0f64) as f64;
     }
 }
 
@@ -2686,8 +2759,8 @@ pub fn diff_90<const K: u8>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u6
         };
         let v3: u16 = (((if (1u32 >= a_u32) { (24u32 << (a_u32 & 31u32)) } else { (24u32).checked_sub(a_u32).unwrap_or(94u32) })) as u16);
         let v4: i32 = 82i32;
-        oi[i] = (((v2 >> ((16i8 << (a_u32 & 7u32)) & 7i8)) / ((((a_i64) as i8) >> (((a_i64) as u16) & 7u16)) << (((-48i32)).checked_rem(a_i32).unwrap_or(a_i32) & 7i32)))) as u64;
-        of[i] = ((((-((match (4294967295u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8))) as f64)) as f64;
+        oi[i] = (((v2 >> ((16i8 << (a_u32 & 7u32)) & 7i8)) / ((7i8).checked_rem(((a_i64) as i8)).unwrap_or(((a_i64) as i8)) >> ((DIFF_TABLE_I32[((16u32) % 6u32) as usize] * 1i32) & 7i32)))) as u64;
+        of[i] = (((((a_u32).checked_mul(a_u32).unwrap_or(2u32)).min((71u32 << (((a_i64) as u16) & 31u16)))) as f64)) as f64;
     }
 }
 
@@ -2702,14 +2775,18 @@ pub fn diff_91<const K: i64>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: f32 = (-7.25f32);
-        for j0 in (u32::MAX - (((1u32 >> (((a_f32) as i16) & 31i16))) % 4u32))..=u32::MAX {
-            v0 = (-9.0f32);
+        let mut v0: f32 = ((-1.5f32) + a_f32);
+        for j0 in ((((44u32).pow((64u32) as u32 & 7)) % 8u32)..((a_u32) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v0 = ((((a_i32) as u16)) as f32);
         }
-        let v1: u64 = ((if true { a_u64 } else { a_u64 })).max((54u64 * 96u64));
-        assert!((((16u32 % 256u32) != 7u32) || ((!a_u64) >= (86u64).checked_add(49u64).unwrap_or(75u64))));
-        oi[i] = (((((16i32) as i16)) as u16)) as u64;
-        of[i] = ((((a_i32) as f32) / (-(-a_f32)))) as f64;
+        let mut v1: f32 = a_f32;
+        if (matches!((54u32 % 8u32), 0u32) || (20u32 > 59u32)) {
+            v1 = a_f32;
+        } else {
+            v1 = (a_f32 * (-10.75f32));
+        }
+        oi[i] = ((((((a_i64) as u16) + (((-20i32)) as u16))) as i32)) as u64;
+        of[i] = ((((a_i32) as f32) - (-((-8.875f32) * v1)))) as f64;
     }
 }
 
@@ -2724,24 +2801,15 @@ pub fn diff_92(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i32 = (a_i32).div_euclid(58i32);
-        for j0 in (u32::MAX - (((!39u32)) % 4u32))..=u32::MAX {
-            v0 = (if false { v0 } else { (-22i32) });
+        let mut v0: i32 = (a_i32).checked_add(58i32).unwrap_or(a_i32);
+        for j0 in 0u32..((((match (23u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32) {
+            v0 = (DIFF_TABLE_I32[((4294967295u32) % 6u32) as usize] * 1i32);
         }
-        let mut v1: i8 = ((a_i64) as i8);
-        if false {
-            v1 = ((((((a_i32) as i8)) as u32)) as i8);
-        } else {
-            v1 = (if (((a_i32) as u8) >= 8u8) { (((a_i64) as i8)).checked_sub(((a_i32) as i8)).unwrap_or(22i8) } else { v1 });
-        }
-        let mut v2: i16 = ((a_i32) as i16);
-        if ((a_i64 / (76i64 | 1i64)) >= a_i64) {
-            v2 = ((32767i16).checked_mul(v2).unwrap_or(70i16) + v2);
-        } else {
-            v2 = ((((a_f32) as i16) ^ (if false { v2 } else { 53i16 }))).abs();
-        }
-        oi[i] = (v2) as u64;
-        of[i] = (11.875f64) as f64;
+        let v1: f64 = ((-(a_f64 - 5.0f64)) + (DIFF_TABLE_F64[((28u32) % 6u32) as usize] * 1.0f64));
+        assert!((((10u32 % 256u32) != 7u32) || false));
+        let v2: f64 = ((2.75f64 * (11.375f64 - a_f64)) * ((a_u32) as f64));
+        oi[i] = ((((!50u64)).pow((a_u64) as u32 & 7)).max(28u64)) as u64;
+        of[i] = ((-11.25f32)) as f64;
     }
 }
 
@@ -2758,20 +2826,25 @@ pub fn diff_93(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f64: f64 = xf64[i];
         let mut v0: i16 = ((((-2i16)).saturating_sub((-41i16)) | (48i16 | 46i16)) % (((((a_i64) as i16)) as i16) | 1i16));
         'l0: for j0 in 0u32..(((if ((-94i32) <= 84i32) { 11u32 } else { 85u32 })) % 3u32) {
-            for j1 in 0u32..(((32u32).div_euclid(30u32)) % 3u32) {
-                if true {
+            for j1 in 0u32..(((DIFF_TABLE_U32[((a_u32) % 6u32) as usize] * 1u32)) % 3u32) {
+                if (!matches!((a_u32 % 8u32), 1u32 | 0u32)) {
                     break 'l0;
                 }
-                if (a_i32 <= 2147483647i32) {
+                if (((a_i32) as u8) != ((a_f32) as u8)) {
                     continue 'l0;
                 }
-                v0 = (((v0 | ((a_i32) as i16))).max((-((a_i64) as i16))) % (((match (a_u32 % 8u32) { 1u32..=6u32 => v0, 5u32 | 2u32 => ((a_i32) as i16), 5u32 => v0, _ => v0 })).min((((a_u32) as i16) + v0)) | 1i16));
+                v0 = (match (a_u32 % 8u32) { 3u32 => ((v0 % (16i16 | 1i16)) * ((((a_i64) as i16)) as i16)), 5u32 | 6u32 => ((DIFF_TABLE_I16[((j1) % 6u32) as usize] * 1i16) >> ((if false { ((a_i64) as u8) } else { 205u8 }) & 15u8)), _ => ((((a_u32) as i16)).checked_mul((-19i16)).unwrap_or(v0) / (v0 | 1i16)) });
             }
         }
-        let v1: f64 = (((a_f64 / (-3.75f64)) - (-a_f64)) * ((-2.125f64) / a_f64));
-        assert!((((74u32 % 256u32) != 7u32) || true));
-        oi[i] = (((if (true || (a_u32 == 42u32)) { (!a_u64) } else { 34u64 }) - (a_u64).checked_rem(a_u64).unwrap_or(1u64))) as u64;
-        of[i] = (((((2u64).min(1u64)) as f64) - ((((-14i64)) as f64) - (1.7e308f64 * v1)))) as f64;
+        let mut c1: u32 = 0u32;
+        let v1: u32 = loop {
+            if c1 >= (((a_u32 / 7u32)) % 4u32) {
+                break (((if (3393185495u32 == 46u32) { (match (a_u32 % 8u32) { 5u32 => 4294967295u32, 0u32..=1u32 => a_u32, 2u32 | 4u32 => a_u32, _ => 29u32 }) } else { (34u32 - 50u32) }) | (33u32 >> (((-17i8)).checked_add((-128i8)).unwrap_or((-42i8)) & 31i8))));
+            }
+            c1 += 1u32;
+        };
+        oi[i] = (((match (78u32 % 8u32) { 7u32 => (match (21u32 % 8u32) { 5u32 => 88u8, _ => 12u8 }), 2u32..=3u32 => (if false { ((a_i32) as u8) } else { 8u8 }), 0u32..=3u32 => (match (98u32 % 8u32) { 5u32 | 2u32 => ((a_u32) as u8), 4u32 | 0u32 => ((a_i64) as u8), _ => 58u8 }), _ => (97u8 >> (v1 & 7u32)) })).min(((65u8).min(((a_i32) as u8)) >> 93i8))) as u64;
+        of[i] = ((((((87u64).checked_sub(18u64).unwrap_or(6u64)) as i32)) as f64)) as f64;
     }
 }
 
@@ -2786,25 +2859,17 @@ pub fn diff_94(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: f32 = a_f32;
-        let mut v1: i64 = 64i64;
-        'l1: for j0 in 0u32..((60u32) % 3u32) {
-            for j1 in 0u32..(((57u32).checked_rem(a_u32).unwrap_or(j0)) % 3u32) {
-                if (31u32 <= 15u32) {
-                    break 'l1;
-                }
-                if matches!((66u32 % 8u32), 6u32..=7u32) {
-                    continue 'l1;
-                }
-                v1 = a_i64;
-            }
+        let v0: f32 = (((!a_u64)) as f32);
+        let v1: u8 = 23u8;
+        let mut t2: [f32; 3] = [(if (31u32 <= 15u32) { v0 } else { (-9.75f32) }); 3];
+        t2[1] = (a_f32 * a_f32);
+        t2[2] = (a_f32).sqrt();
+        let mut v2: f32 = (-a_f32);
+        for &v3 in t2.iter() {
+            v2 = v3;
         }
-        let mut v2: f32 = (((a_f32 * a_f32)).abs() * (-(a_f32 - (-0.0f32))));
-        for j2 in (0u32..((((((a_u32) as i16)) as u32)) % 4u32)).rev() {
-            v2 = ((((((a_f32) as i16)).max((-10i16))) as f32)).abs();
-        }
-        oi[i] = (((a_i32 - (match (a_u32 % 8u32) { 5u32 => a_i32, 0u32 => 56i32, _ => a_i32 })) | (-(24i32 | (-1i32))))) as u64;
-        of[i] = (((-(v0 - v2))).sqrt()) as f64;
+        oi[i] = ((10u64).max((((84i16 << (((a_i32) as u16) & 15u16))) as u64))) as u64;
+        of[i] = ((((5e-324f64 * a_f64) * ((10i32) as f64)) - ((2.75f64).abs()).abs())) as f64;
     }
 }
 
@@ -2828,26 +2893,24 @@ pub fn diff_95(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         };
         let v1: u8 = (16u8).min(98u8);
         let mut v2: u64 = (!a_u64);
-        'l2: for j0 in 0u32..((((match (71u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 3u32) {
-            for j1 in 0u32..((((0.0f64) as u32)) % 3u32) {
-                if (20u16 >= ((a_u32) as u16)) {
+        'l2: for j0 in 0u32..(((a_u32).pow((25u32) as u32 & 7)) % 3u32) {
+            for j1 in 0u32..(((a_u32 * 62u32)) % 3u32) {
+                if false {
                     break 'l2;
                 }
-                if (v0 <= ((a_i64) as i16)) {
+                if ((((a_i64) as u8) >= ((a_i32) as u8)) && (a_u64 != v2)) {
                     continue 'l2;
                 }
-                v2 = 42u64;
+                v2 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
             }
         }
-        let mut c3: u32 = 0u32;
-        let v3: u32 = loop {
-            if c3 >= (((37u32).checked_div(a_u32).unwrap_or(1u32)) % 4u32) {
-                break (((match (14u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32));
-            }
-            c3 += 1u32;
-        };
-        oi[i] = (1i8) as u64;
-        of[i] = (((-(a_f32 / a_f32)) / ((16777216.0f32 * a_f32) - ((-2.75f32)).abs()))) as f64;
+        let mut v3: i16 = (16i16 % (32767i16 | 1i16));
+        for j2 in ((((71u32 - a_u32)) % 8u32)..((a_u32) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v3 = ((-22i16) << ((-32i64) & 15i64));
+        }
+        assert!((((12u32 % 256u32) != 7u32) || (((((a_f32) as u16)) as i32) < ((a_u64) as i32))));
+        oi[i] = ((((8i32).saturating_add((-15i32))).max((if ((-3.125f32) <= (-7.25f32)) { 31i32 } else { a_i32 }))).max((((match (2135573965u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)).max((2i32 >> (((a_i32) as i16) & 31i16))))) as u64;
+        of[i] = ((if ((a_i64 * 35i64) < (((-1i64)) as i64)) { (match (9u32 % 8u32) { 0u32 => ((10i32) as f32), _ => (-a_f32) }) } else { (match (a_u32 % 8u32) { 4u32 => ((15i16) as f32), 3u32..=5u32 => ((((a_u32) as u16)) as f32), _ => ((0i64) as f32) }) })) as f64;
     }
 }
 
@@ -2864,7 +2927,7 @@ pub fn diff_96(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f64: f64 = xf64[i];
         let v0: i64 = ((1i64 & a_i64) << ((a_u64 % a_u64) & 63u64));
         oi[i] = (((-92i64)).max((((v0).min(v0)) as i64))) as u64;
-        of[i] = ((((-1.0f32) * (if (a_f32 >= 3.4e38f32) { a_f32 } else { 4.375f32 }))).sqrt()) as f64;
+        of[i] = ((((-8i32)) as f32)) as f64;
     }
 }
 
@@ -2886,17 +2949,18 @@ pub fn diff_97<const K: i32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         for &v1 in t0.iter().skip(1) {
             v0 = ((!a_u64) >> (a_u64 & 63u64));
         }
-        let v2: f32 = (-(10.0f32 - 10.25f32));
-        let v3: f32 = (-7.5f32);
-        let v4: u8 = (((a_u32) as u8) << (43u8 & 7u8));
-        let mut v5: u32 = (a_u32 - a_u32);
-        if ((a_i64 << ((-24i32) & 63i32)) < (if false { a_i64 } else { a_i64 })) {
-            v5 = (v5 >> (43i8 & 31i8));
-        } else {
-            v5 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
-        }
-        oi[i] = ((((matches!((v5 % 8u32), 1u32) || (v3 >= v3))) as u64)) as u64;
-        of[i] = ((-7.125f64)) as f64;
+        let v2: f32 = ((((-43i16)) as f32) - (((-1.625f32)) as f32));
+        let v3: u32 = ((match (a_u32 % 8u32) { 0u32 => (match (a_u32 % 8u32) { 6u32 | 1u32 => 80u32, 1u32..=3u32 => 0u32, _ => 4294967295u32 }), _ => ((match (24u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) }) % (((if false { a_u32 } else { a_u32 }) / ((4294967295u32 >> (43i8 & 31i8)) | 1u32)) | 1u32));
+        let mut c4: u32 = 0u32;
+        let v4: i16 = loop {
+            if c4 >= (((v3 - 1u32)) % 4u32) {
+                break (96i16);
+            }
+            c4 += 1u32;
+        };
+        let v5: i64 = ((93i64).abs() ^ (9223372036854775807i64 | 36i64));
+        oi[i] = ((v0 << (a_i32 & 63i32))) as u64;
+        of[i] = (((((-11.25f32) + a_f32) + (-a_f32)) / ((if false { 12.125f32 } else { v2 }) - v2))) as f64;
     }
 }
 
@@ -2916,10 +2980,10 @@ pub fn diff_98<const K: u32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         t0[2] = (!((a_u32) as u8));
         let mut v0: u8 = ((a_i64) as u8);
         for &v1 in t0.iter() {
-            v0 = ((!v1) - ((match (83u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8));
+            v0 = ((!v1) - (((a_i32) as u8)).checked_rem(38u8).unwrap_or(((a_u32) as u8)));
         }
-        oi[i] = (70u64) as u64;
-        of[i] = (a_f64) as f64;
+        oi[i] = ((((5.75f64 - (12.25f64 - 9.125f64))) as u8)) as u64;
+        of[i] = ((DIFF_TABLE_F64[((a_u32) % 6u32) as usize] * 1.0f64)) as f64;
     }
 }
 
@@ -2935,24 +2999,25 @@ pub fn diff_99(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: u32 = (a_u32).pow((a_u32) as u32 & 7);
-        let mut v1: f32 = (((1.5f32 * a_f32) + 3.625f32) / ((1e-40f32 - a_f32) + ((-0.875f32) + 0.1f32)));
-        'l1: for j0 in 0u32..((a_u32) % 3u32) {
-            for j1 in 0u32..((a_u32) % 3u32) {
-                if ((-0.875f32) != 2.875f32) {
+        let mut v1: f32 = (-((9.625f32 / 3.625f32)).sqrt());
+        'l1: for j0 in 0u32..(((DIFF_TABLE_U32[((v0) % 6u32) as usize] * 1u32)) % 3u32) {
+            for j1 in 0u32..(((match (v0 % 8u32) { 2u32 => v0, 0u32 | 2u32 => 68u32, 0u32 => a_u32, _ => 31u32 })) % 3u32) {
+                if false {
                     break 'l1;
                 }
-                if (a_i64 >= (-33i64)) {
+                if ((v1 != (-4.125f32)) || false) {
                     continue 'l1;
                 }
-                v1 = (((if true { a_f32 } else { 12.375f32 }) + v1) - (((((a_u32) as i16) << ((-1i64) & 15i64))) as f32));
+                v1 = ((((-7.625f32) - (-0.0f32)) + v1) + (DIFF_TABLE_F32[((a_u32) % 6u32) as usize] * 1.0f32));
             }
         }
-        let mut v2: f32 = ((16i32) as f32);
-        for j2 in ((((v0 >> 77u64)) % 8u32)..(((98u32 | a_u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v2 = (10.25f32 * v2);
+        let mut v2: f64 = (-a_f64);
+        for j2 in ((((16u32 + a_u32)) % 8u32)..(((100u32 & v0)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v2 = (8.375f64 + a_f64);
         }
-        oi[i] = (((64u64).checked_div(a_u64).unwrap_or(75u64) - ((64u64 >> (71u32 & 63u32)) * a_u64))) as u64;
-        of[i] = (((((match (11u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)) as f64)) as f64;
+        assert!((((v0 % 256u32) != 7u32) || ((((a_f32) as u8)).min(((a_u32) as u8)) >= (((a_f32) as u8) * 1u8))));
+        oi[i] = (((!((-11i16)).checked_div(((a_u32) as i16)).unwrap_or((-80i16))) >> ((!(15i16 >> (71u32 & 15u32))) & 15i16))) as u64;
+        of[i] = (((DIFF_TABLE_F64[((a_u32) % 6u32) as usize] * 1.0f64) + (a_f64 + (match (v0 % 8u32) { 4u32..=5u32 => (-3.25f64), _ => v2 })))) as f64;
     }
 }
 
@@ -2976,16 +3041,12 @@ pub fn diff_100<const K: i64>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[
         let v1: i32 = ((-45i32) << (71u8 & 31u8));
         let mut v2: u8 = ((((-76i64)) as u8) - 1u8);
         for j0 in (0u32..=(((!a_u32)) % 4u32)).rev() {
-            v2 = ((((a_f64 + 10.625f64) + ((v2) as f64))) as u8);
+            v2 = ((((a_f64).sqrt() + (((-37i64)) as f64))) as u8);
         }
-        let mut v3: u16 = ((1u16 | ((a_i64) as u16)) - ((a_i64) as u16));
-        if matches!((a_u32 % 8u32), 0u32 | 2u32) {
-            v3 = ((((a_i64) as u16)).rem_euclid(v3) & 96u16);
-        } else {
-            v3 = (((a_i64) as u16)).checked_rem(98u16).unwrap_or(((a_i32) as u16));
-        }
-        oi[i] = ((-1i32)) as u64;
-        of[i] = ((((((v3 | ((a_i64) as u16))) as u32)) as f32)) as f64;
+        let v3: u64 = ((((-38i8)) as u64) ^ (!34u64));
+        assert!((((a_u32 % 256u32) != 7u32) || (((a_f32) as i32) > a_i32)));
+        oi[i] = (96u64) as u64;
+        of[i] = ((DIFF_TABLE_F64[((84u32) % 6u32) as usize] * 1.0f64)) as f64;
     }
 }
 
@@ -3001,13 +3062,18 @@ pub fn diff_101(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: u8 = (if (!true) { (((a_f32) as u8) >> a_u32) } else { (58u8).pow((123u8) as u32 & 7) });
-        let mut v1: f64 = (((((match (a_u32 % 8u32) { 4u32 => 1u8, 0u32 | 2u32 => 35u8, 6u32..=7u32 => v0, _ => v0 })) as i8)) as f64);
-        for j0 in (0u32..=(((a_u32).pow((a_u32) as u32 & 7)) % 4u32)).rev() {
-            v1 = (((v1 + (-3.5f64))).sqrt() * (v1 - (v1).abs()));
+        let mut v1: f64 = (if ((((a_i64) as u16) | 1u16) >= (!15u16)) { (DIFF_TABLE_F64[((a_u32) % 6u32) as usize] * 1.0f64) } else { ((6.0f64 / 5e-324f64) + ((-12.125f64) + 7.25f64)) });
+        for j0 in (((91u32) % 8u32)..((32u32) % 16u32)).step_by(((1u32) % 3u32) as usize) {
+            v1 = 0.25f64;
         }
-        let v2: f64 = (((((a_f32) as u16)) as f64) / a_f64);
-        oi[i] = ((((!50u16) % (18u16 | 1u16))).div_euclid(((a_u32) as u16))) as u64;
-        of[i] = ((((((-5.375f64)) as f32) / (a_f32 / a_f32)) / (-9.5f32))) as f64;
+        let mut v2: f32 = ((-a_f32)).sqrt();
+        if ((0i64 | DiffPair { a: (-37i64), b: a_i64 }.mixed()) > (60i64 + 64i64)) {
+            v2 = ((a_f32 + 5.25f32) - (a_f32 / v2));
+        } else {
+            v2 = (-(a_f32 * a_f32));
+        }
+        oi[i] = (((((((-59i8)) as u8)) as u64) << ((-((((a_i64) as u8)) as i16)) & 63i16))) as u64;
+        of[i] = ((-((DIFF_TABLE_F64[((32u32) % 6u32) as usize] * 1.0f64) * (a_f64 + 0.0f64)))) as f64;
     }
 }
 
@@ -3033,16 +3099,15 @@ pub fn diff_102(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         } else {
             v2 = ((a_u32) as u16);
         }
-        let mut v3: u8 = (((46u16) as u8) & (((a_i64) as u8)).checked_mul(60u8).unwrap_or(70u8));
-        if ((31u32 < a_u32) && (!false)) {
-            v3 = (((a_f32) as u8) << ((32i64).saturating_mul((-26i64)) & 7i64));
+        let mut v3: u8 = (((46u16) as u8) & ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8));
+        if matches!((85u32 % 8u32), 2u32..=4u32) {
+            v3 = ((((-64i64) << ((-16i32) & 63i32))) as u8);
         } else {
-            v3 = 0u8;
+            v3 = (((a_i32) as u8)).checked_add(7u8).unwrap_or(73u8);
         }
-        assert!((((a_u32 % 256u32) != 7u32) || (!matches!((13u32 % 8u32), 5u32 | 4u32))));
-        let v4: u8 = (10u8).checked_mul(((a_i32) as u8)).unwrap_or(((a_i64) as u8));
-        oi[i] = (v3) as u64;
-        of[i] = ((((0u16) as f64) - ((((((a_i32) as i16)) as u8)) as f64))) as f64;
+        let v4: u32 = a_u32;
+        oi[i] = (65535u16) as u64;
+        of[i] = (5e-324f64) as f64;
     }
 }
 
@@ -3059,25 +3124,21 @@ pub fn diff_103<const K: u32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[
         let a_f64: f64 = xf64[i];
         let v0: i8 = ((match (a_u32 % 8u32) { 2u32 | 3u32 => (((a_f32) as i8) / (((a_u32) as i8) | 1i8)), 3u32..=7u32 => ((-128i8)).checked_sub((-24i8)).unwrap_or(((a_i32) as i8)), 3u32 | 3u32 => ((-128i8) << (100u16 & 7u16)), _ => ((((a_u32) as i16)) as i8) }) - 127i8);
         let v1: u64 = ((43u8) as u64);
-        let mut v2: i32 = (match (31u32 % 8u32) { 2u32..=3u32 => (a_i32 << (K & 31u32)), 4u32 => 32i32, _ => (a_i32).saturating_mul((-77i32)) });
-        if ((match (K % 8u32) { 6u32 | 3u32 => v1, _ => 90u64 }) == (18u64).saturating_add(v1)) {
-            v2 = (45i32 - (2147483647i32 + a_i32));
+        let mut v2: i32 = (match (31u32 % 8u32) { 2u32..=3u32 => (a_i32 << (K & 31u32)), 4u32 => 32i32, _ => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) });
+        if ((if true { (-8.5f64) } else { (-12.375f64) }) <= 3.0f64) {
+            v2 = (((a_i32 & a_i32)) as i32);
         } else {
-            v2 = a_i32;
+            v2 = (((!4294967295u32)) as i32);
         }
-        let mut v3: u64 = ((16i16) as u64);
-        if (((-2.0f64) * (-4.25f64)) <= (-11.75f64)) {
-            v3 = (!v3);
+        let mut v3: f32 = (-((0.0f32 * 9.875f32) / 9.0f32));
+        if ((-0.0f64) < ((((a_f32) as u8)) as f64)) {
+            v3 = (a_f32 - (DIFF_TABLE_F32[((K) % 6u32) as usize] * 1.0f32));
         } else {
-            v3 = (if true { 0u64 } else { a_u64 });
+            v3 = (((a_f32 - a_f32) - (v3 - 1e-40f32)) * ((if false { 16777216.0f32 } else { a_f32 })).sqrt());
         }
-        let mut v4: u8 = (38u8 >> (((a_u32 - K) << (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) & 31i32)) & 7u32));
-        for j0 in (u32::MAX - (((40u32 / (98u32 | 1u32))) % 4u32))..=u32::MAX {
-            v4 = ((((128u8 / (((a_i64) as u8) | 1u8))) as u8) ^ (((a_i32) as u8)).checked_mul(64u8).unwrap_or(((a_f32) as u8)));
-        }
-        assert!((((6u32 % 256u32) != 7u32) || true));
-        oi[i] = ((if ((6.125f32 < 3.75f32) && ((-55i64) == a_i64)) { ((-95i16) % ((((a_f32) as i16) / (((a_i32) as i16) | 1i16)) | 1i16)) } else { ((((-90i32)).checked_sub((-97i32)).unwrap_or(a_i32)) as i16) })) as u64;
-        of[i] = ((((-11.5f64) * (1.7e308f64 / (-7.25f64)))).abs()) as f64;
+        let v4: u8 = 62u8;
+        oi[i] = ((((match (6u32 % 8u32) { 6u32 => (-24i16), _ => ((a_u32) as i16) }) + 6i16) / (((-35i16)).min(((-67i16) & ((a_f32) as i16))) | 1i16))) as u64;
+        of[i] = (((18i16) as f64)) as f64;
     }
 }
 
@@ -3099,16 +3160,14 @@ pub fn diff_104<const K: i8>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
             }
             c0 += 1u32;
         };
-        let v1: u64 = (5u64).min((if (false || true) { (64u64 / a_u64) } else { ((match (98u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) }));
-        let mut c2: u32 = 0u32;
-        let v2: i8 = loop {
-            if c2 >= ((a_u32) % 4u32) {
-                break ((((K).checked_div(((a_u32) as i8)).unwrap_or(((a_i32) as i8)) * (((a_i64) as i8) * K)) ^ ((a_f32) as i8)));
-            }
-            c2 += 1u32;
-        };
-        oi[i] = (((65535u16).max((!((a_i32) as u16))) & ((match (4294967295u32 % 8u32) { 1u32 => 18u16, _ => 36u16 })).max(((a_f32) as u16)))) as u64;
-        of[i] = ((match (a_u32 % 8u32) { 2u32 => ((if true { (-2.375f64) } else { 6.0f64 }) / (a_f64 / (-2.0f64))), _ => ((a_f64 / (-4.625f64)) / (((-35i16)) as f64)) })) as f64;
+        let v1: u64 = (5u64).min((if (false || true) { (64u64 / a_u64) } else { ((68u64).abs_diff(1u64) as u64) }));
+        assert!((((a_u32 % 256u32) != 7u32) || (matches!((59u32 % 8u32), 0u32) || matches!((a_u32 % 8u32), 0u32..=4u32))));
+        let mut v2: i64 = (if true { 63i64 } else { a_i64 });
+        for j0 in (((((6.625f32) as u32)) % 8u32)..(((4294967295u32 & a_u32)) % 16u32)).step_by(((99u32) % 3u32) as usize) {
+            v2 = v0;
+        }
+        oi[i] = (((match (a_u32 % 8u32) { 2u32 => (((a_i64) as i8) & (-75i8)), _ => ((a_u32) as i8) }) / (K).min((((a_u32) as i8)).abs()))) as u64;
+        of[i] = ((DIFF_TABLE_F32[((a_u32) % 6u32) as usize] * 1.0f32)) as f64;
     }
 }
 
@@ -3132,28 +3191,20 @@ pub fn diff_105<const K: i32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[
                 if (((a_f32) as u16) != 77u16) {
                     continue 'l0;
                 }
-                v0 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
+                v0 = ((v0).checked_add(a_u32).unwrap_or(j1)).saturating_mul((a_u32).checked_sub(j1).unwrap_or(v0));
             }
         }
-        let mut v1: u16 = (((((a_i64) as u16) % 59u16) / ((a_f64) as u16)) & ((69u16 & ((a_f32) as u16)) << ((-73i32) & 15i32)));
-        for j2 in (0u32..=(((a_u32 + 81u32)) % 4u32)).rev() {
-            v1 = (!(if ((12.25f64 != a_f64) || false) { (((a_f32) as u16) / (((a_i32) as u16) | 1u16)) } else { (match (9u32 % 8u32) { 3u32 => 33u16, _ => v1 }) }));
-        }
-        let mut v2: u8 = (((71u8 / (((a_i64) as u8) | 1u8)) + (128u8 << (51u16 & 7u16))) >> (((8i16 / (16i16 | 1i16)) ^ (79i16 + 35i16)) & 7i16));
-        if ((!59u32) == 87u32) {
-            v2 = (((a_u32) as u8)).checked_rem(85u8).unwrap_or(v2);
-        } else {
-            v2 = ((match (a_u32 % 8u32) { 1u32 | 1u32 => ((match (v0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8), _ => ((a_i64) as u8) }) >> ((K) as u8));
-        }
-        let mut c3: u32 = 0u32;
-        let v3: i64 = loop {
-            if c3 >= (((a_u32 ^ a_u32)) % 4u32) {
-                break (a_i64);
+        let v1: u32 = (((a_f64 * 0.25f64)) as u32);
+        let mut c2: u32 = 0u32;
+        let v2: f32 = loop {
+            if c2 >= (((!v1)) % 4u32) {
+                break ((0.1f32 - a_f32));
             }
-            c3 += 1u32;
+            c2 += 1u32;
         };
-        oi[i] = ((match (v0 % 8u32) { 3u32..=7u32 => ((-85i8)).min(((-50i8) << (0u64 & 7u64))), _ => (-89i8) })) as u64;
-        of[i] = ((-2.625f64)) as f64;
+        let v3: i32 = K;
+        oi[i] = ((!(if false { ((93u16).abs_diff(53u16) as u16) } else { (64u16 + 42u16) }))) as u64;
+        of[i] = (((((!15u16)) as f64) * (0.1f64 * ((-10.875f64) * a_f64)))) as f64;
     }
 }
 
@@ -3172,8 +3223,8 @@ pub fn diff_106(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let v1: u64 = (a_u64 >> (-128i8));
         let v2: i16 = (((if false { 1u32 } else { 41u32 })) as i16);
         let v3: u64 = a_u64;
-        oi[i] = (((a_u32).min(a_u32) & ((a_u32).checked_div(a_u32).unwrap_or(39u32) - (a_u32 + a_u32)))) as u64;
-        of[i] = (((((48u32 << (-15i32))) as f64) - ((if true { 11.125f64 } else { a_f64 }) + a_f64))) as f64;
+        oi[i] = (((a_u32).min(a_u32) & ((DIFF_TABLE_U32[((32u32) % 6u32) as usize] * 1u32) - a_u32))) as u64;
+        of[i] = (a_f64) as f64;
     }
 }
 
@@ -3194,10 +3245,13 @@ pub fn diff_107(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         } else {
             v0 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) - (!v0));
         }
-        let v1: f64 = 0.0f64;
-        let v2: i32 = (!a_i32);
-        oi[i] = ((!((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8))) as u64;
-        of[i] = ((-((v1 - v1) - ((a_u64) as f64)))) as f64;
+        let v1: f64 = a_f64;
+        let mut v2: u64 = 95u64;
+        for j0 in ((((4294967295u32 ^ 0u32)) % 8u32)..(((13u32).min(a_u32)) % 16u32)).step_by(((32u32) % 3u32) as usize) {
+            v2 = (match (46u32 % 8u32) { 0u32 | 0u32 => 46u64, 3u32..=4u32 => a_u64, 1u32..=7u32 => v0, _ => v0 });
+        }
+        oi[i] = (((if (a_i64 != (-82i64)) { (!((a_i32) as u8)) } else { (1u8 / (((a_u32) as u8) | 1u8)) }) / ((((9.375f32 >= a_f32)) as u8) | 1u8))) as u64;
+        of[i] = ((((((-58i16) - ((a_i64) as i16))) as f64) * (a_f64).sqrt())) as f64;
     }
 }
 
@@ -3216,10 +3270,10 @@ pub fn diff_108(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         if (((-40i64)).max(46i64) != (match (63u32 % 8u32) { 2u32 => a_i64, 7u32 | 7u32 => 83i64, _ => 3i64 })) {
             v0 = (((((a_u32) as u8)).min(v0)).min((v0 / (((a_u32) as u8) | 1u8))) & ((a_u32) as u8));
         } else {
-            v0 = ((if (42u8 == 7u8) { (((a_i32) as u8)).saturating_add(((a_f32) as u8)) } else { 8u8 })).max((51u8).checked_sub(1u8).unwrap_or(((a_f32) as u8)));
+            v0 = ((if (42u8 == 7u8) { (((a_i32) as u8)).saturating_add(((a_f32) as u8)) } else { 8u8 })).max(((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8));
         }
-        oi[i] = (v0) as u64;
-        of[i] = (((((((a_f32) as u8)) as f64) / ((a_u32) as f64)) / (((a_f64 - (-0.625f64))) as f64))) as f64;
+        oi[i] = (44i16) as u64;
+        of[i] = ((if (((-4.75f32) > (-2.375f32)) && (5.25f32 >= a_f32)) { a_f64 } else { ((5e-324f64 + (-0.0f64)) * ((-5.625f64) * a_f64)) })) as f64;
     }
 }
 
@@ -3234,13 +3288,12 @@ pub fn diff_109(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: f32 = (((a_f32 - a_f32) * (if true { a_f32 } else { (-12.125f32) })) + ((((-3.875f32)) as f32) / ((-10.875f32)).abs()));
-        for j0 in (((75u32) % 8u32)..((((18i16) as u32)) % 16u32)).step_by(((95u32) % 3u32) as usize) {
-            v0 = (v0 * (((49u8).checked_sub(44u8).unwrap_or(8u8)) as f32));
+        let mut v0: f32 = (((DIFF_TABLE_F32[((a_u32) % 6u32) as usize] * 1.0f32) - (a_f32 * a_f32)) - a_f32);
+        for j0 in (0u32..=(((match (a_u32 % 8u32) { 4u32 => a_u32, 6u32 => 3178579316u32, _ => a_u32 })) % 4u32)).rev() {
+            v0 = ((-9.875f32)).sqrt();
         }
-        assert!((((37u32 % 256u32) != 7u32) || ((28u16 << (((a_i32) as i8) & 15i8)) <= (((a_i32) as u16)).saturating_add(65535u16))));
-        oi[i] = (((match (0u32 % 8u32) { 0u32 | 7u32 => (((a_u32) as i8) << (8i8 & 7i8)), 5u32 | 2u32 => ((-128i8) / 0i8), _ => (-80i8) })).abs()) as u64;
-        of[i] = ((10.75f64 * ((a_f64 - (-8.75f64)) + (a_f64).sqrt()))) as f64;
+        oi[i] = (((if (65u64 > 17u64) { ((31i8) as i64) } else { (38i64 / (37i64 | 1i64)) })).max(((28i64 << (((a_i32) as i8) & 63i8)) ^ (a_i64).saturating_add(a_i64)))) as u64;
+        of[i] = (((((29u64) as f64) - (a_f64 / a_f64))).abs()) as f64;
     }
 }
 
@@ -3266,11 +3319,11 @@ pub fn diff_110<const K: u32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[
             c3 += 1u32;
         };
         let mut v4: i64 = (!(match (K % 8u32) { 0u32 => (a_i64 & a_i64), 6u32 => (a_i64 & a_i64), _ => (match (44u32 % 8u32) { 0u32..=2u32 => a_i64, _ => v1 }) }));
-        for j0 in (((((32u32).abs_diff(a_u32) as u32)) % 8u32)..((((17i8) as u32)) % 16u32)).step_by(((31u32) % 3u32) as usize) {
-            v4 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64)).rem_euclid(0i64);
+        for j0 in ((((32u32).checked_add(a_u32).unwrap_or(4294967295u32)) % 8u32)..(((100u32 % 4294967295u32)) % 16u32)).step_by(((K) % 3u32) as usize) {
+            v4 = (match (j0 % 8u32) { 0u32..=7u32 => (!((-45i64) << 34u16)), _ => ((v1 << (66u8 & 63u8)) * (a_i64 >> (((a_i32) as i16) & 63i16))) });
         }
-        oi[i] = ((!((67i16 ^ 35i16) >> (46u16 & 15u16)))) as u64;
-        of[i] = ((((4.25f32 / 4.0f32) * (a_f32 + a_f32)) / (-(a_f32 - a_f32)))) as f64;
+        oi[i] = ((((a_u32) as u8)).checked_rem(((a_f32) as u8)).unwrap_or(v3)) as u64;
+        of[i] = (((((32i16 & 95i16)) as f32) + ((a_f32).abs() / ((-1.25f32) * a_f32)))) as f64;
     }
 }
 
@@ -3285,32 +3338,46 @@ pub fn diff_111(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: f64 = (if true { (-2.75f64) } else { 9007199254740992.0f64 });
-        if false {
-            v0 = v0;
+        let mut v0: f64 = ((908115410u32) as f64);
+        if ((-((a_i32) as i8)) >= ((a_u32) as i8)) {
+            v0 = ((30i16) as f64);
         } else {
-            v0 = (match (a_u32 % 8u32) { 3u32..=3u32 => a_f64, _ => a_f64 });
+            v0 = a_f64;
         }
-        assert!((((17u32 % 256u32) != 7u32) || ((((a_i64) as u16) * 16u16) <= 33u16)));
-        let mut c1: u32 = 0u32;
-        let v1: u32 = loop {
-            if c1 >= (((38u32 - 0u32)) % 4u32) {
-                break ((((v0 * a_f64)) as u32));
+        assert!((((50u32 % 256u32) != 7u32) || ((((a_i32) as i8) <= ((a_i32) as i8)) || (a_f64 == (-11.625f64)))));
+        let mut v1: u64 = (38u64 - 0u64);
+        'l1: for j0 in 0u32..(((((-6.0f64)) as u32)) % 3u32) {
+            for j1 in 0u32..((((((a_i64) as i8)) as u32)) % 3u32) {
+                if (!true) {
+                    break 'l1;
+                }
+                if (((-21i8) != ((a_u32) as i8)) || false) {
+                    continue 'l1;
+                }
+                v1 = (DIFF_TABLE_U64[((93u32) % 6u32) as usize] * 1u64);
             }
-            c1 += 1u32;
-        };
-        let mut v2: i64 = (match (a_u32 % 8u32) { 1u32..=7u32 => ((match (4209231467u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64), _ => ((63i64 >> (((a_f32) as u8) & 63u8)) * (63i64).min(33i64)) });
-        if (43u16 < (if false { 10u16 } else { 37u16 })) {
-            v2 = ((v2 >> ((v2 ^ a_i64) & 63i64)) << (((((a_f32) as u8) - ((a_f32) as u8))).max(36u8) & 63u8));
-        } else {
-            v2 = ((-a_i64) & (match (v1 % 8u32) { 5u32..=7u32 => ((-100i64)).max(64i64), _ => (a_i64 ^ v2) }));
         }
-        let mut v3: u16 = (1u16 >> 71i8);
-        for j0 in (u32::MAX - ((0u32) % 4u32))..=u32::MAX {
-            v3 = (((a_u32) as u16) & ((a_i32) as u16));
+        let mut v2: u16 = (((-1.5f32)) as u16);
+        'l2: for j2 in 0u32..(((a_u32 >> 98u8)) % 3u32) {
+            for j3 in 0u32..((((a_u64) as u32)) % 3u32) {
+                if (((a_f32) as i16) < ((a_u32) as i16)) {
+                    break 'l2;
+                }
+                if (false || true) {
+                    continue 'l2;
+                }
+                v2 = (36u16 + 17u16);
+            }
         }
-        oi[i] = ((((a_u64).rem_euclid(34u64) << ((42u16).max(((a_i32) as u16)) & 63u16)) * ((((a_u32) as u8)) as u64))) as u64;
-        of[i] = ((((((30i64 << (v1 & 63u32))) as u32)) as f64)) as f64;
+        let mut t3: [f64; 3] = [((v0 - a_f64) * (((-60i64)) as f64)); 3];
+        t3[1] = ((DIFF_TABLE_F64[((4294967295u32) % 6u32) as usize] * 1.0f64) / (a_f64 + v0));
+        t3[2] = (10.625f64 + (a_f64 / v0));
+        let mut v3: f64 = (((71i16 >> (((a_f32) as u8) & 15u8))) as f64);
+        for &v4 in t3.iter().skip(1) {
+            v3 = ((if false { 9.25f64 } else { 5.5f64 })).abs();
+        }
+        oi[i] = ((((a_i32 << (((a_u32) as u16) & 31u16)) * (!a_i32))).abs()) as u64;
+        of[i] = ((((DIFF_TABLE_I16[((a_u32) % 6u32) as usize] * 1i16)) as f32)) as f64;
     }
 }
 
@@ -3327,7 +3394,7 @@ pub fn diff_112(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_f64: f64 = xf64[i];
         let v0: i16 = (((48i16 << (0u64 & 15u64)) & ((-42i16) & ((a_i64) as i16))) / ((((a_i64) as i16) << ((match (94u32 % 8u32) { 1u32 | 1u32 => ((a_i64) as u8), _ => 37u8 }) & 15u8)) | 1i16));
         oi[i] = (((((if (43u16 <= ((a_i64) as u16)) { (-30i8) } else { 6i8 }) >> (228u8 & 7u8))) as u16)) as u64;
-        of[i] = ((a_f64 + (((-3.625f64)).sqrt()).abs())) as f64;
+        of[i] = (((((((a_u32) as i8)) as f64)).abs()).sqrt()) as f64;
     }
 }
 
@@ -3354,19 +3421,25 @@ pub fn diff_113(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
                 v0 = ((11.75f32) as u16);
             }
         }
-        let t1: [u32; 3] = [(a_u32).checked_sub(a_u32).unwrap_or(a_u32), (92u32).checked_rem(a_u32).unwrap_or(15u32), (8u32 - 21u32)];
-        let v1: u32 = t1.iter().copied().fold((1u32 * a_u32), |v1, v2| (v2 >> (v2 & 31u32)));
-        let v3: f32 = (((-((a_i32) as i8))) as f32);
-        assert!((((a_u32 % 256u32) != 7u32) || ((((a_i32) as u8)).saturating_sub(97u8) == ((a_u32) as u8))));
-        let mut v4: i8 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
-        if (v0 <= (((a_i32) as u16) - ((a_u32) as u16))) {
-            v4 = ((((match (60u32 % 8u32) { 2u32..=5u32 => ((a_f32) as i16), _ => 1i16 }) * (match (v1 % 8u32) { 1u32 | 1u32 => 2i16, 1u32..=6u32 => 32767i16, 6u32..=6u32 => ((a_u32) as i16), _ => ((a_i64) as i16) }))) as i8);
-        } else {
-            v4 = v4;
+        let mut t1: [u32; 3] = [(a_u32).checked_sub(a_u32).unwrap_or(a_u32); 3];
+        t1[1] = ((match (89u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
+        t1[2] = (!15u32);
+        let mut v1: u32 = (8u32 - 21u32);
+        for &v2 in t1.iter() {
+            v1 = v2;
         }
-        let v5: f32 = ((-a_f32) - ((a_f32) as f32));
-        oi[i] = ((((!(74i8).min(v4))) as i32)) as u64;
-        of[i] = ((-5.75f32)) as f64;
+        let mut v3: f64 = (((11.125f64 * (-0.0f64)) / (7.625f64 * a_f64)) + ((a_f64).abs()).abs());
+        for j2 in ((((30u32 >> (32u8 & 31u8))) % 8u32)..(((if matches!((14u32 % 8u32), 4u32..=6u32) { v1 } else { a_u32 })) % 16u32)).step_by(((v1) % 3u32) as usize) {
+            v3 = (2.0f64 * ((a_f64 * a_f64)).abs());
+        }
+        assert!((((a_u32 % 256u32) != 7u32) || (false && (true || (v1 == a_u32)))));
+        let mut v4: i16 = ((((a_u32) as i16)).checked_sub(((a_u32) as i16)).unwrap_or(53i16) >> (v1 & 15u32));
+        for j3 in 0u32..(((a_u32 % (v1 | 1u32))) % 4u32) {
+            v4 = (!((0.1f32) as i16));
+        }
+        let v5: u8 = (!((a_i32) as u8));
+        oi[i] = ((((((((a_u32) as u16)) as i64) | (16i64 % (14i64 | 1i64)))) as u16)) as u64;
+        of[i] = (((((-a_i32)) as f32) * ((a_f32 * a_f32) + ((-2.5f32) * (-7.375f32))))) as f64;
     }
 }
 
@@ -3381,18 +3454,24 @@ pub fn diff_114(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut t0: [u64; 3] = [((80u64).min(81u64) | a_u64); 3];
-        t0[1] = (!(21u64).pow((a_u64) as u32 & 7));
-        t0[2] = 88u64;
-        let mut v0: u64 = 61u64;
-        for &v1 in t0.iter().skip(1) {
-            v0 = ((a_u64 + v0) / ((match (0u32 % 8u32) { 2u32..=7u32 => a_u64, _ => a_u64 }) | 1u64));
+        let t0: [u64; 3] = [((80u64).min(81u64) | a_u64), (!(21u64).checked_add(a_u64).unwrap_or(83u64)), (if (((a_i32) as i16) >= ((a_f32) as i16)) { (a_u64).pow((a_u64) as u32 & 7) } else { 0u64 })];
+        let v0: u64 = t0.iter().copied().fold((DIFF_TABLE_U64[((a_u32) % 6u32) as usize] * 1u64), |v0, v1| (v1 - (if false { 40u64 } else { v0 })));
+        let mut v2: f64 = (0.1f64 / a_f64);
+        if (!false) {
+            v2 = (v2 + a_f64);
+        } else {
+            v2 = (DIFF_TABLE_F64[((28u32) % 6u32) as usize] * 1.0f64);
         }
-        let v2: u64 = (a_u64 >> (((-128i8) >> 63u16) & 63i8));
-        let v3: i32 = a_i32;
-        let v4: u8 = (8u8 >> ((-18i64) & 7i64));
-        oi[i] = (a_u64) as u64;
-        of[i] = (a_f64) as f64;
+        let v3: u8 = 8u8;
+        let mut t4: [f64; 3] = [(if ((DIFF_TABLE_I8[((a_u32) % 6u32) as usize] * 1i8) > 127i8) { ((a_f64 / 5e-324f64) / (1.7e308f64 + a_f64)) } else { (((-7.125f64) - 5.25f64) * (DIFF_TABLE_F64[((a_u32) % 6u32) as usize] * 1.0f64)) }); 3];
+        t4[1] = v2;
+        t4[2] = (-9.75f64);
+        let mut v4: f64 = ((((match (70u32 % 8u32) { 4u32 => a_f32, 2u32..=4u32 => a_f32, _ => a_f32 })) as f64) * (-((v0) as f64)));
+        for &v5 in t4.iter().rev() {
+            v4 = (match (1u32 % 8u32) { 7u32 | 4u32 => ((a_f64).sqrt() * (a_f64 / v5)), _ => (((13i32).min(a_i32)) as f64) });
+        }
+        oi[i] = ((-8i64)) as u64;
+        of[i] = (((((a_i32).pow((a_i32) as u32 & 7)) as f32)).sqrt()) as f64;
     }
 }
 
@@ -3407,35 +3486,21 @@ pub fn diff_115(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i64 = (0i64 | DiffPair { a: ((match (69u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64), b: (a_i64 >> (((a_f32) as i16)).checked_mul(((a_i32) as i16)).unwrap_or((-56i16))) }.mixed());
-        for j0 in (((a_u32) % 8u32)..(((37u32 >> (1u16 & 31u16))) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v0 = (match (a_u32 % 8u32) { 6u32 => (match (j0 % 8u32) { 0u32 | 4u32 => v0, _ => (9223372036854775807i64).abs() }), 2u32 => ((a_i64).saturating_add(9223372036854775807i64) % (a_i64 | 1i64)), _ => ((!a_i64) ^ ((53i8) as i64)) });
+        let mut v0: i64 = (DIFF_TABLE_I64[((a_u32) % 6u32) as usize] * 1i64);
+        for j0 in (u32::MAX - ((a_u32) % 4u32))..=u32::MAX {
+            v0 = (((!v0) >> a_u64) << (((match (j0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) & 63i16));
         }
-        let mut v1: u64 = 88u64;
-        if ((1.0f64 * (-5.375f64)) >= ((-10.5f64) * a_f64)) {
-            v1 = (match (7u32 % 8u32) { 1u32..=2u32 => a_u64, 4u32 | 2u32 => 9u64, 4u32 | 2u32 => v1, _ => a_u64 });
+        let v1: f32 = (DIFF_TABLE_F32[((a_u32) % 6u32) as usize] * 1.0f32);
+        let v2: i16 = (((a_i64) as i16)).saturating_mul(((a_i64) as i16));
+        let v3: u16 = (48u16 / (((a_f32) as u16) | 1u16));
+        let mut v4: f32 = ((52i8) as f32);
+        if ((60i8 <= 30i8) || matches!((53u32 % 8u32), 1u32 | 4u32)) {
+            v4 = (5.5f32 * (-9.875f32));
         } else {
-            v1 = ((a_i64) as u64);
+            v4 = ((-0.875f32) - a_f32);
         }
-        let mut v2: u32 = (if (a_i32 > a_i32) { 60u32 } else { (match (10u32 % 8u32) { 4u32 => a_u32, 1u32 => a_u32, 6u32 => a_u32, _ => 55u32 }) });
-        if (!(false || true)) {
-            v2 = (match (50u32 % 8u32) { 2u32 => (v2 | v2), 7u32 | 1u32 => (match (v2 % 8u32) { 6u32 | 3u32 => 56u32, _ => v2 }), _ => ((a_i32) as u32) });
-        } else {
-            v2 = (if (a_i64 <= v0) { a_u32 } else { (a_u32 << 34i16) });
-        }
-        assert!((((a_u32 % 256u32) != 7u32) || ((a_f64).sqrt() == a_f64)));
-        let mut v3: u64 = ((v1) as u64);
-        for j1 in (0u32..=((a_u32) % 4u32)).rev() {
-            v3 = (if (45u64 < v3) { v1 } else { v3 });
-        }
-        let mut v4: u16 = (((a_u64).min(v3)) as u16);
-        if ((((a_i32) as u16) * ((a_i32) as u16)) != (if (91u32 >= a_u32) { ((a_f32) as u16) } else { 64u16 })) {
-            v4 = ((((a_i32) as u16)).checked_mul(v4).unwrap_or(((a_i32) as u16)) * (match (14u32 % 8u32) { 1u32 | 4u32 => ((a_f32) as u16), 7u32 | 6u32 => 60u16, _ => v4 }));
-        } else {
-            v4 = ((a_f32) as u16);
-        }
-        oi[i] = (270854631u32) as u64;
-        of[i] = ((((!(69i16).checked_mul((-33i16)).unwrap_or((-26i16)))) as f64)) as f64;
+        oi[i] = ((((9i32 >> (((a_i32) as i16) & 31i16)) >> (v3 << (29u8 & 15u8)))).rem_euclid((!a_i32))) as u64;
+        of[i] = (((((v4) as f32)).abs()).abs()) as f64;
     }
 }
 
@@ -3450,12 +3515,12 @@ pub fn diff_116<const K: i16>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u64 = ((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
-        for j0 in ((((a_u32 + a_u32)) % 8u32)..(((31u32 * 4u32)) % 16u32)).step_by(((41u32) % 3u32) as usize) {
+        let mut v0: u64 = (33u64).checked_div(a_u64).unwrap_or(1u64);
+        for j0 in ((((31u32 * 4u32)) % 8u32)..((a_u32) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
             v0 = a_u64;
         }
-        oi[i] = (69u8) as u64;
-        of[i] = ((((a_f64 / a_f64) / (a_f64 - a_f64)) / 1.7e308f64)) as f64;
+        oi[i] = (((match (65u32 % 8u32) { 3u32 => ((a_i32) as i16), 1u32 => (((a_u32) as i16) << ((-20i16) & 15i16)), 1u32 => (!63i16), _ => (((a_u32) as i16) << (a_i32 & 15i32)) })).max(((!(-27i16)) / ((20i16 / (88i16 | 1i16)) | 1i16)))) as u64;
+        of[i] = (((((8.625f64 - (-11.0f64))).sqrt()) as f64)) as f64;
     }
 }
 
@@ -3501,12 +3566,12 @@ pub fn diff_117(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
             }
             c2 += 1u32;
         };
-        let mut v3: f64 = (-a_f64);
-        for j4 in (u32::MAX - ((79u32) % 4u32))..=u32::MAX {
-            v3 = (a_f64 / 8.25f64);
+        let mut v3: f64 = (5.875f64 - (-9.875f64));
+        for j4 in (u32::MAX - ((74u32) % 4u32))..=u32::MAX {
+            v3 = ((18u16) as f64);
         }
-        oi[i] = (a_u32) as u64;
-        of[i] = ((((a_f64 / v3) + (a_f64 / a_f64)) / v3)) as f64;
+        oi[i] = ((((a_f32) as i16)).checked_mul(((a_i64) as i16)).unwrap_or(((a_i64) as i16))) as u64;
+        of[i] = (v3) as f64;
     }
 }
 
@@ -3521,40 +3586,26 @@ pub fn diff_118<const K: i32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u32 = (a_u32).checked_rem(a_u32).unwrap_or(a_u32);
-        'l0: for j0 in 0u32..((46u32) % 3u32) {
-            for j1 in 0u32..(((if true { 86u32 } else { j0 })) % 3u32) {
-                if (a_u32 >= a_u32) {
+        let mut v0: u32 = ((if ((-21i16) <= ((a_f32) as i16)) { 69u32 } else { a_u32 })).saturating_mul(3346950319u32);
+        'l0: for j0 in 0u32..((((a_f32) as u32)) % 3u32) {
+            for j1 in 0u32..((((a_u64) as u32)) % 3u32) {
+                if ((-0.0f32) == 1e-40f32) {
                     break 'l0;
                 }
-                if false {
+                if (a_u64 > a_u64) {
                     continue 'l0;
                 }
-                v0 = (if (false && false) { a_u32 } else { (v0 - j0) });
+                v0 = a_u32;
             }
         }
-        let mut c1: u32 = 0u32;
-        let v1: i16 = loop {
-            if c1 >= (((!a_u32)) % 4u32) {
-                break ((((a_u64 << (((a_i64) as i8) & 63i8))) as i16));
-            }
-            c1 += 1u32;
-        };
-        let v2: u64 = (55u64 | a_u64);
-        let mut v3: i16 = (!((v1 | v1) & ((a_i64) as i16)));
-        'l3: for j2 in 0u32..(((a_u32 & 4294967295u32)) % 3u32) {
-            for j3 in 0u32..(((a_u32 + a_u32)) % 3u32) {
-                if (87u16 <= 40u16) {
-                    break 'l3;
-                }
-                if (v2 != a_u64) {
-                    continue 'l3;
-                }
-                v3 = (((match (a_u32 % 8u32) { 0u32 => ((a_i64) as i16), 6u32 | 2u32 => 80i16, _ => 72i16 }) << (128u8 & 15u8)) | (((!22u16)) as i16));
-            }
+        let v1: f64 = ((-7.875f64) / 7.75f64);
+        let v2: u64 = 83u64;
+        let mut v3: u8 = 8u8;
+        for j2 in (0u32..(((v0 - a_u32)) % 4u32)).rev() {
+            v3 = (if (!((-0.0f32) == 4.875f32)) { ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) } else { (v3).saturating_add((((a_i64) as u8)).max(20u8)) });
         }
-        oi[i] = ((K).max(85i32)) as u64;
-        of[i] = ((((12.5f64 + (-6.625f64)) - (a_f64 / (-2.75f64))) - ((a_f64 / 0.0f64) + (match (43u32 % 8u32) { 2u32 => a_f64, 4u32 => 1.7e308f64, 4u32 => a_f64, _ => (-6.125f64) })))) as f64;
+        oi[i] = ((DIFF_TABLE_I32[((v0) % 6u32) as usize] * 1i32)) as u64;
+        of[i] = (a_f32) as f64;
     }
 }
 
@@ -3580,8 +3631,8 @@ pub fn diff_119<const K: u32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[
             }
             c1 += 1u32;
         };
-        oi[i] = (((match (48u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)) as u64;
-        of[i] = (7.0f64) as f64;
+        oi[i] = ((DIFF_TABLE_U64[((48u32) % 6u32) as usize] * 1u64)) as u64;
+        of[i] = (((7.625f32) as f64)) as f64;
     }
 }
 
@@ -3596,27 +3647,25 @@ pub fn diff_120(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let t0: [i32; 3] = [((25i32) as i32), (match (28u32 % 8u32) { 2u32..=3u32 => (((-33i32) >> a_i32) % a_i32), 5u32 | 1u32 => (-20i32), _ => ((((a_f32) as i8)) as i32) }), (((a_i32).min(a_i32) << ((41u16 >> (a_i32 & 15i32)) & 31u16)) >> (((match (27u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64) & 31i64))];
-        let v0: i32 = t0.iter().copied().fold(((!(61i32 % ((-8i32) | 1i32))) >> ((-22i16) & 31i16)), |v0, v1| (((-v1)).abs() % (((a_i64) as i32) | 1i32)));
-        let v2: i16 = ((33i16 >> 63u64) + ((32767i16 & (-75i16)) % (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) | 1i16)));
-        let mut v3: u16 = (7399u16).checked_div(((a_i64) as u16)).unwrap_or(((a_u32) as u16));
-        if matches!((55u32 % 8u32), 7u32 | 3u32) {
-            v3 = 100u16;
-        } else {
-            v3 = (v3).max(v3);
+        let mut t0: [i32; 3] = [((25i32) as i32); 3];
+        t0[1] = (match (28u32 % 8u32) { 2u32..=3u32 => (((-33i32) >> a_i32) % a_i32), 5u32 | 1u32 => (-20i32), _ => ((((a_f32) as i8)) as i32) });
+        t0[2] = ((62i32).checked_div(26i32).unwrap_or((-22i32)) << (((a_i64 >> (87u64 & 63u64))).saturating_mul(((2.375f64) as i64)) & 31i64));
+        let mut v0: i32 = ((-17i32)).abs();
+        for &v1 in t0.iter().skip(1) {
+            v0 = (((((-63i8)) as i32) - (v0).min(v0)) >> ((match (1u32 % 8u32) { 3u32 => (5u64).saturating_add(33u64), _ => 99u64 }) & 31u64));
         }
-        let mut v4: u32 = 9u32;
-        if false {
-            v4 = ((!v4) << (128u8 & 31u8));
-        } else {
-            v4 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) + (match (20u32 % 8u32) { 5u32 | 7u32 => a_u32, 6u32..=6u32 => a_u32, 3u32 => v4, _ => v4 }));
+        let mut v2: i64 = (match (85u32 % 8u32) { 3u32 => a_i64, 0u32 => 63i64, 5u32 => 14i64, _ => (-60i64) });
+        for j0 in ((((if true { 55u32 } else { a_u32 })) % 8u32)..(((if true { 2u32 } else { a_u32 })) % 16u32)).step_by(((32u32) % 3u32) as usize) {
+            v2 = (a_i64).max(68i64);
         }
-        let mut v5: u32 = (((45u32 | 31u32) >> (a_i32 & 31i32)) % (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) | 1u32));
-        for j0 in (((((8i8) as u32)) % 8u32)..((27u32) % 16u32)).step_by(((v4) % 3u32) as usize) {
-            v5 = ((((0u64) as u32)).min((!a_u32)) + (((!63u8)) as u32));
+        let v3: f32 = (a_f32 - 0.0f32);
+        let mut v4: u8 = (match (a_u32 % 8u32) { 1u32..=5u32 => (1u8 << ((a_i32) as i8)), 3u32 | 1u32 => (!((v0) as u8)), _ => (if (((a_u32) as i16) < 28i16) { 74u8 } else { (((a_i32) as u8)).div_euclid(((a_i64) as u8)) }) });
+        for j1 in (((((8i8) as u32)) % 8u32)..((27u32) % 16u32)).step_by(((32u32) % 3u32) as usize) {
+            v4 = (((88u64) as u8)).min(((a_i32) as u8));
         }
-        oi[i] = (((match (v4 % 8u32) { 1u32..=5u32 => (!59i8), 1u32 => (-5i8), 5u32 => ((2196646662342714154u64) as i8), _ => (((a_f32) as i8) << ((-81i64) & 7i64)) }) ^ ((match (52u32 % 8u32) { 0u32 | 5u32 => (-56i8), 0u32..=1u32 => ((a_i32) as i8), _ => (-95i8) })).div_euclid((-30i8)))) as u64;
-        of[i] = ((((a_f64 + 2.875f64) / ((-10.875f64) * 5e-324f64)) * (((9007199254740992.0f64).sqrt()) as f64))) as f64;
+        let v5: u32 = (((57i64 ^ v2)) as u32);
+        oi[i] = ((a_u32).max(91u32)) as u64;
+        of[i] = (((((64u8) as f32) + (v3).abs()) - (-0.875f32))) as f64;
     }
 }
 
@@ -3633,30 +3682,25 @@ pub fn diff_121<const K: i16>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[
         let a_f64: f64 = xf64[i];
         let mut v0: u32 = (a_u32 << ((((-51i64) * a_i64)).div_euclid(a_i64) & 31i64));
         if (63u64 > (if false { 1u64 } else { a_u64 })) {
-            v0 = (match (v0 % 8u32) { 2u32 | 2u32 => ((4294967295u32).max(v0) << ((0i16).checked_mul(3i16).unwrap_or(((a_i64) as i16)) & 31i16)), 0u32..=6u32 => (((35u64) as u32) / (a_u32 >> (29u16 & 31u16))), _ => a_u32 });
+            v0 = (match (v0 % 8u32) { 2u32 | 2u32 => ((DIFF_TABLE_U32[((a_u32) % 6u32) as usize] * 1u32) << ((DIFF_TABLE_I16[((a_u32) % 6u32) as usize] * 1i16) & 31i16)), 0u32..=4u32 => (!(a_u32 / (81u32 | 1u32))), _ => (if (!true) { ((35u64) as u32) } else { (a_u32 >> (29u16 & 31u16)) }) });
         } else {
-            v0 = (((!a_u32) + ((((a_i32) as i8)) as u32)) & a_u32);
+            v0 = (a_u32 >> ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64));
         }
-        assert!((((a_u32 % 256u32) != 7u32) || ((((a_i64) as i16)).min((-54i16)) < (((a_i64) as i16) % (K | 1i16)))));
-        let mut v1: i16 = ((16i16 & K) % (!22i16));
-        for j0 in 0u32..(((a_u32 * v0)) % 4u32) {
-            v1 = ((((a_u32) as i16) & ((a_i64) as i16)) * ((-11i16)).checked_sub(((a_f32) as i16)).unwrap_or(((a_i64) as i16)));
-        }
-        let v2: u16 = (((((-90i8)) as u16) % (((a_i32) as u16)).checked_add(((a_u32) as u16)).unwrap_or(38u16)) << (((4u32).checked_rem(v0).unwrap_or(46u32) ^ (4294967295u32 << a_u64)) & 15u32));
-        let mut v3: u8 = ((30u8 / 50u8) | (((a_f32) as u8)).max(7u8));
-        'l3: for j1 in 0u32..(((12u32 << (a_u32 & 31u32))) % 3u32) {
-            for j2 in 0u32..(((a_u32).min(a_u32)) % 3u32) {
-                if matches!((a_u32 % 8u32), 4u32..=4u32) {
-                    break 'l3;
-                }
-                if true {
-                    continue 'l3;
-                }
-                v3 = ((((-6.25f64) + a_f64)) as u8);
+        assert!((((a_u32 % 256u32) != 7u32) || (!(1u16 != 84u16))));
+        let mut c1: u32 = 0u32;
+        let v1: i32 = loop {
+            if c1 >= ((a_u32) % 4u32) {
+                break (((-71i32) * 9i32));
             }
+            c1 += 1u32;
+        };
+        let v2: u32 = 0u32;
+        let mut v3: f64 = ((a_f64 * (-2.25f64)) + (5.0f64 + a_f64));
+        for j0 in (0u32..=(((32u32 - a_u32)) % 4u32)).rev() {
+            v3 = ((((-43i32) | a_i32)) as f64);
         }
-        oi[i] = (((match (v0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) as u64;
-        of[i] = ((((-4.875f32) - (if (((a_i64) as u16) == ((a_u32) as u16)) { (-8.875f32) } else { a_f32 })) / ((a_f32).abs() * (match (82u32 % 8u32) { 1u32 => a_f32, 1u32 | 1u32 => a_f32, _ => a_f32 })))) as f64;
+        oi[i] = (((match (v0 % 8u32) { 4u32 | 4u32 => ((a_f64) as u64), 7u32 | 1u32 => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64), 5u32 => a_u64, _ => (!1u64) }) >> (((((a_u32) as u16) % (21u16 | 1u16))).max(((43i8) as u16)) & 63u16))) as u64;
+        of[i] = ((-((v3 * 3.25f64) * 6.875f64))) as f64;
     }
 }
 
@@ -3671,25 +3715,20 @@ pub fn diff_122(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u32 = ((a_u32 * 31u32)).saturating_sub((24u32 << (((a_f32) as u16) & 31u16)));
-        for j0 in (u32::MAX - (((51u32).min(a_u32)) % 4u32))..=u32::MAX {
-            v0 = (match (88u32 % 8u32) { 3u32 | 5u32 => 1u32, _ => a_u32 });
+        let mut v0: u32 = (a_u32).checked_div(89u32).unwrap_or(86u32);
+        for j0 in (0u32..(((24u32 << (((a_f32) as u16) & 31u16))) % 4u32)).rev() {
+            v0 = (DIFF_TABLE_U32[((a_u32) % 6u32) as usize] * 1u32);
         }
-        let mut v1: u8 = (((a_f32) as u8) << (a_i32 & 7i32));
-        'l1: for j1 in 0u32..((v0) % 3u32) {
-            for j2 in 0u32..((v0) % 3u32) {
-                if false {
-                    break 'l1;
-                }
-                if (a_f64 > 5e-324f64) {
-                    continue 'l1;
-                }
-                v1 = 52u8;
-            }
+        let mut v1: i64 = (if false { 0i64 } else { a_i64 });
+        for j1 in (((a_u32) % 8u32)..(((56u32).checked_div(a_u32).unwrap_or(a_u32)) % 16u32)).step_by(((v0) % 3u32) as usize) {
+            v1 = v1;
         }
-        let v2: i32 = ((-1i32)).pow((a_i32) as u32 & 7);
-        oi[i] = (1u8) as u64;
-        of[i] = (((((a_u64 * a_u64)) as f64) * (-(-a_f64)))) as f64;
+        let mut v2: i64 = (v1).max(v1);
+        for j2 in 0u32..((10u32) % 4u32) {
+            v2 = (0i64 | DiffPair { a: v1, b: a_i64 }.mixed());
+        }
+        oi[i] = (((if false { ((0i8) as i64) } else { (a_i64 >> 91u16) }) + (0i64 | DiffPair::new((match (a_u32 % 8u32) { 6u32 => a_i64, 0u32 => 23i64, _ => a_i64 }), (-9223372036854775808i64)).b))) as u64;
+        of[i] = ((7.5f64 / 7.5f64)) as f64;
     }
 }
 
@@ -3704,27 +3743,18 @@ pub fn diff_123(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u64 = (((10i8) as u64) ^ ((match (4294967295u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64));
+        let v0: u64 = (((10i8) as u64) ^ (DIFF_TABLE_U64[((4294967295u32) % 6u32) as usize] * 1u64));
         assert!((((0u32 % 256u32) != 7u32) || ((a_f64 >= 0.1f64) && matches!((88u32 % 8u32), 2u32))));
         let mut v1: i8 = (((a_f32) as i8) + (((-100i8) * ((a_u32) as i8)) & (((a_f32) as i8) << (32u8 & 7u8))));
         for j0 in ((((a_u32).max(35u32)) % 8u32)..(((a_u32 >> ((-97i8) & 31i8))) % 16u32)).step_by(((79u32) % 3u32) as usize) {
-            v1 = (((-((a_f32) as i8))).pow(((7i8 & ((a_i32) as i8))) as u32 & 7) << (((255u8 << (9u8 & 7u8)) ^ (8u8 << (17u8 & 7u8))) & 7u8));
+            v1 = (((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) << (((255u8 << (9u8 & 7u8)) ^ (8u8 << (17u8 & 7u8))) & 7u8));
         }
-        assert!((((96u32 % 256u32) != 7u32) || true));
-        let mut v2: f32 = (if true { (((-3.25f32) + 3.4e38f32) / (a_f32 - 6.0f32)) } else { a_f32 });
-        'l2: for j1 in 0u32..((a_u32) % 3u32) {
-            for j2 in 0u32..((((v0) as u32)) % 3u32) {
-                if (14u8 >= 15u8) {
-                    break 'l2;
-                }
-                if (v1 < (-128i8)) {
-                    continue 'l2;
-                }
-                v2 = ((if (!(54u8 >= ((a_i32) as u8))) { (if false { a_f32 } else { (-4.75f32) }) } else { (-a_f32) }) * (3.875f32 * (-a_f32)));
-            }
+        let mut v2: i32 = (((a_i32).checked_div(a_i32).unwrap_or(a_i32) << (((a_u64) as u8) & 31u8)) >> (if ((-12.375f64) < 1.7e308f64) { (if true { a_u64 } else { v0 }) } else { (!63u64) }));
+        for j1 in (((a_u32) % 8u32)..(((a_u32 % (a_u32 | 1u32))) % 16u32)).step_by(((56u32) % 3u32) as usize) {
+            v2 = (((v2).checked_rem(32i32).unwrap_or(a_i32) & (match (a_u32 % 8u32) { 0u32..=3u32 => v2, _ => v2 })) + ((match (0u32 % 8u32) { 0u32 | 4u32 => a_i32, 2u32..=4u32 => 2i32, _ => (-45i32) }) / (a_i32 | 1i32)));
         }
-        oi[i] = ((((match (99u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) >> (-(a_i64 - a_i64)))) as u64;
-        of[i] = ((-(a_f64).abs())) as f64;
+        oi[i] = (((0i8 << ((-a_i64) & 7i64)) / ((-1i8)).checked_add(v1).unwrap_or(v1))) as u64;
+        of[i] = (((((-78i8) | ((a_f32) as i8))) as f32)) as f64;
     }
 }
 
@@ -3741,13 +3771,13 @@ pub fn diff_124(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_f64: f64 = xf64[i];
         let v0: i8 = (if (96u64 == 18u64) { (-57i8) } else { (-34i8) });
         let mut v1: u8 = ((a_f32) as u8);
-        if (13u8 >= (40u8).checked_rem(24u8).unwrap_or(9u8)) {
-            v1 = ((13u16) as u8);
+        if (13u8 >= ((match (96u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)) {
+            v1 = ((63i8) as u8);
         } else {
-            v1 = (0u8 + v1);
+            v1 = (((a_i64) as u8) >> v1);
         }
-        oi[i] = (46i32) as u64;
-        of[i] = (((9.125f64 / (1.75f64 * 9.25f64)) + (((a_f64) as f64)).abs())) as f64;
+        oi[i] = (((((-15i16)) as u16) ^ 32212u16)) as u64;
+        of[i] = (9.125f32) as f64;
     }
 }
 
@@ -3763,25 +3793,24 @@ pub fn diff_125(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: i8 = ((((a_f32) as i8)).max(((a_i32) as i8))).abs();
-        assert!((((a_u32 % 256u32) != 7u32) || ((a_f64 - a_f64) == 6.875f64)));
-        let mut t1: [f64; 3] = [((a_f64 + a_f64) - ((31i32) as f64)); 3];
-        t1[1] = ((a_i64) as f64);
-        t1[2] = 3.875f64;
-        let mut v1: f64 = 0.0f64;
-        for &v2 in t1.iter().step_by(2) {
-            v1 = ((a_f64 + a_f64) + v1);
+        assert!((((a_u32 % 256u32) != 7u32) || (((a_i32) as f64) == (2.0f64 * a_f64))));
+        let v1: u32 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
+        let mut c2: u32 = 0u32;
+        let v2: u16 = loop {
+            if c2 >= (((60u32 << (((a_i32) as i8) & 31i8))) % 4u32) {
+                break (((((-12i32) - a_i32)) as u16));
+            }
+            c2 += 1u32;
+        };
+        let mut v3: u8 = (match (v1 % 8u32) { 3u32 | 4u32 => (if (true || (a_i64 <= 47i64)) { (88u8 % (((a_f32) as u8) | 1u8)) } else { (DIFF_TABLE_U8[((v1) % 6u32) as usize] * 1u8) }), 2u32 | 4u32 => (((match (31u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)).saturating_sub(19u8), 2u32 => (if (true && (54i64 != a_i64)) { (match (v1 % 8u32) { 6u32 | 3u32 => ((a_u32) as u8), _ => 97u8 }) } else { (89u8).max(((a_i64) as u8)) }), _ => ((v1) as u8) });
+        if true {
+            v3 = ((match (v1 % 8u32) { 0u32 | 3u32 => (((a_i64) as u8) << 31i16), 7u32..=7u32 => (if (v0 < 55i8) { ((a_i32) as u8) } else { ((a_i64) as u8) }), _ => (98u8).checked_sub(v3).unwrap_or(((a_i64) as u8)) }) * ((v3 ^ ((a_u32) as u8)) >> ((v3).max(v3) & 7u8)));
+        } else {
+            v3 = ((!(if false { ((a_u32) as u8) } else { v3 })) * ((if (a_u32 <= a_u32) { ((a_i64) as u8) } else { v3 })).min((117u8 - 15u8)));
         }
-        let mut v3: u32 = ((match (42u32 % 8u32) { 4u32 => 3324669299u32, 0u32..=6u32 => 88u32, _ => 88u32 }) ^ (match (a_u32 % 8u32) { 4u32 => 18u32, 5u32 | 2u32 => 32u32, _ => 31u32 }));
-        for j0 in (0u32..=(((a_u32 * 22u32)) % 4u32)).rev() {
-            v3 = ((a_u32).checked_div(52u32).unwrap_or(v3)).max(a_u32);
-        }
-        let mut v4: i64 = (0i64 | DiffPair::new((-79i64), a_i64).b);
-        for j1 in 0u32..(((89u32).max(a_u32)) % 4u32) {
-            v4 = (v4 >> ((a_u32) as i16));
-        }
-        let v5: i32 = (-((42i32).min(48i32) << (8u64 * 86u64)));
-        oi[i] = (((((((((a_f32) as i16)) as f32)) as u64)) as u8)) as u64;
-        of[i] = (((((0i64 >> (a_i64 & 63i64))) as f64) / (((-3.625f64)).sqrt() - v1))) as f64;
+        let v4: u32 = v1;
+        oi[i] = ((a_u64 / ((a_u64 & 55u64)).rem_euclid(((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)))) as u64;
+        of[i] = ((-a_f32)) as f64;
     }
 }
 
@@ -3796,38 +3825,30 @@ pub fn diff_126<const K: i8>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut t0: [f64; 3] = [(match (20u32 % 8u32) { 6u32..=6u32 => ((-12.25f64) / 9.0f64), 7u32 | 3u32 => a_f64, 1u32 => a_f64, _ => 1.125f64 }); 3];
-        t0[1] = (a_f64 + ((-11.0f64) * a_f64));
-        t0[2] = (-(a_f64 - a_f64));
+        let mut t0: [f64; 3] = [((12.0f64 / a_f64) / (match (70u32 % 8u32) { 5u32 => a_f64, 0u32 | 0u32 => (-9.875f64), _ => a_f64 })); 3];
+        t0[1] = 0.0f64;
+        t0[2] = (6.875f64 * a_f64);
         let mut v0: f64 = (-6.875f64);
         for &v1 in t0.iter().skip(1) {
-            v0 = (a_f64 - ((64u64) as f64));
+            v0 = (((64u8 / (((a_i64) as u8) | 1u8))) as f64);
         }
-        let mut t2: [u64; 3] = [(a_u64 ^ a_u64); 3];
-        t2[1] = (a_u64 >> 67u64);
-        t2[2] = 68u64;
-        let mut v2: u64 = 72u64;
-        for &v3 in t2.iter().rev() {
-            v2 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
-        }
-        let mut v4: i8 = ((-((a_i32) as i8)) ^ 67i8);
-        if (((-55i8)).saturating_sub(((a_i32) as i8)) > ((a_i64) as i8)) {
-            v4 = ((((a_f32) as i8)).checked_rem(((a_f32) as i8)).unwrap_or(K)).min((v4 << (K & 7i8)));
+        let mut v2: u8 = (((match (90u32 % 8u32) { 1u32..=7u32 => 2u8, 6u32 | 3u32 => 66u8, _ => 72u8 }) & 50u8) + ((29u32) as u8));
+        if ((a_f32 / (-6.875f32)) >= (a_f32).abs()) {
+            v2 = ((!(((a_f32) as u8)).saturating_sub(((a_f32) as u8)))).div_euclid(((a_u64) as u8));
         } else {
-            v4 = (((0i64) as i8)).div_euclid((K * K));
+            v2 = ((DIFF_TABLE_U8[((44u32) % 6u32) as usize] * 1u8)).min((((a_f32) as u8) << ((a_u64 ^ a_u64) & 7u64)));
         }
-        let mut v5: i64 = (match (a_u32 % 8u32) { 2u32..=2u32 => (0i64 | DiffPair::new((63i64 & (-1i64)), (!0i64)).b), 3u32 => (match (39u32 % 8u32) { 0u32..=1u32 => (0i64 | DiffPair::new((-98i64), (-43i64)).b), 3u32..=3u32 => ((-71i64) ^ (-1i64)), 1u32..=6u32 => ((-9223372036854775808i64) - (-79i64)), _ => ((-59i64) % (a_i64 | 1i64)) }), _ => (((-98i64) - 83i64) << ((!a_u32) & 63u32)) });
-        for j0 in ((((a_u32).div_euclid(a_u32)) % 8u32)..((37u32) % 16u32)).step_by(((31u32) % 3u32) as usize) {
-            v5 = (9223372036854775807i64 >> ((match (a_u32 % 8u32) { 1u32..=5u32 => (if (73u32 == 47u32) { ((a_f32) as i16) } else { ((a_f32) as i16) }), 4u32 | 6u32 => (16i16).rem_euclid(((a_f32) as i16)), _ => (-92i16) }) & 63i16));
-        }
-        let mut v6: f32 = (a_f32 - 11.25f32);
-        if true {
-            v6 = (5.5f32 - (-4.75f32));
-        } else {
-            v6 = (a_f32 + v6);
-        }
-        oi[i] = ((!((((a_u32) as u8) ^ ((a_f32) as u8))).min(((((a_i32) as i8)) as u8)))) as u64;
-        of[i] = ((a_f64 + ((v0).sqrt() + (4.375f64 - a_f64)))) as f64;
+        let v3: f32 = (a_f32 + a_f32);
+        let v4: f64 = (match (a_u32 % 8u32) { 0u32..=4u32 => a_f64, 0u32 | 1u32 => (a_f64 + v0), 5u32 | 5u32 => ((-0.0f64)).abs(), _ => (if false { 10.5f64 } else { a_f64 }) });
+        let mut c5: u32 = 0u32;
+        let v5: f32 = loop {
+            if c5 >= (((33u32 | a_u32)) % 4u32) {
+                break (a_f32);
+            }
+            c5 += 1u32;
+        };
+        oi[i] = (40u32) as u64;
+        of[i] = (((-(v3).sqrt()) + ((-a_f32) * (match (95u32 % 8u32) { 3u32..=4u32 => 16777216.0f32, _ => (-9.625f32) })))) as f64;
     }
 }
 
@@ -3855,15 +3876,16 @@ pub fn diff_127(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         } else {
             v1 = (match (a_u32 % 8u32) { 0u32..=1u32 => (-48i32), 6u32 | 1u32 => v1, 0u32..=6u32 => 6i32, _ => v1 });
         }
-        let v2: u16 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
-        assert!((((a_u32 % 256u32) != 7u32) || (((-5.0f64) * 1.7e308f64) != 10.375f64)));
-        let mut v3: i64 = (-55i64);
-        for j0 in 0u32..((41u32) % 4u32) {
-            v3 = ((((33u32 << ((-88i16) & 31i16))) as i64) >> (((match (22u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) ^ (((a_i32) as u8)).max(((a_i64) as u8))));
+        let v2: u16 = (((a_u32) as u16)).checked_sub(((a_f32) as u16)).unwrap_or(43u16);
+        let v3: u16 = ((DIFF_TABLE_U16[((42u32) % 6u32) as usize] * 1u16) >> (if (a_i64 > (-7i64)) { 66i8 } else { (DIFF_TABLE_I8[((76u32) % 6u32) as usize] * 1i8) }));
+        let mut v4: i16 = ((!((false) as i16)) << (((if false { 32i32 } else { v1 })).rem_euclid(v1) & 15i32));
+        if false {
+            v4 = ((if (!false) { (50i16 >> (a_u64 & 15u64)) } else { (((a_f32) as i16)).saturating_mul(((a_f32) as i16)) }) * (-10i16));
+        } else {
+            v4 = (((if matches!((71u32 % 8u32), 6u32) { ((a_u32) as i16) } else { (-100i16) }) * (match (31u32 % 8u32) { 7u32 => 47i16, 1u32..=2u32 => 15i16, 5u32 | 4u32 => v4, _ => 14i16 })) & ((((a_i64) as i16) * (-100i16)) - ((a_u32) as i16)));
         }
-        let v4: i8 = (!((-8i8) >> (a_i64 & 7i64)));
-        oi[i] = ((((10u32 + a_u32) * (match (a_u32 % 8u32) { 6u32 | 2u32 => a_u32, 6u32 => 71u32, 5u32 | 1u32 => 25u32, _ => a_u32 })) >> (((23u8 ^ 39u8) + 58u8) & 31u8))) as u64;
-        of[i] = (0.1f32) as f64;
+        oi[i] = ((((a_u32 / (51u32 | 1u32)) & 96u32) >> (((match (89u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) & 31u16))) as u64;
+        of[i] = ((if (!(((a_i64) as u16) > v2)) { (((!20i64)) as f64) } else { ((match (a_u32 % 8u32) { 3u32 | 5u32 => a_f64, 3u32..=4u32 => (-5.125f64), _ => (-4.25f64) }) / ((-3.25f64) / a_f64)) })) as f64;
     }
 }
 
@@ -3879,29 +3901,22 @@ pub fn diff_128(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: u16 = (((a_i64) as u16) | 14u16);
-        let v1: i32 = ((-2147483648i32)).checked_sub((-17i32)).unwrap_or((-49i32));
-        let mut t2: [i16; 3] = [(((16i16).checked_add(((a_f32) as i16)).unwrap_or(((a_u32) as i16)) & ((((a_u32) as u8)) as i16)) * ((((a_u32) as i16) + 57i16)).min(((a_u32) as i16))); 3];
-        t2[1] = ((!(-97i16)) << ((((a_f32) as i8)).abs() & 15i8));
-        t2[2] = ((((v1 >> (((a_i64) as i16) & 31i16))).abs()) as i16);
-        let mut v2: i16 = ((((a_u32).checked_rem(57u32).unwrap_or(a_u32) << ((!31u32) & 31u32))) as i16);
-        for &v3 in t2.iter().skip(1) {
-            v2 = ((((-39i16)).min(v3) * v2)).max((((a_i32) as i16)).max((0i16).checked_mul(((a_i32) as i16)).unwrap_or(v3)));
+        let v1: i32 = ((-2147483648i32)).pow(((-17i32)) as u32 & 7);
+        let v2: u32 = 40u32;
+        let mut v3: i32 = (v1 % ((-58i32) | 1i32));
+        if (127i8 == (if true { ((a_u32) as i8) } else { 69i8 })) {
+            v3 = a_i32;
+        } else {
+            v3 = (match (a_u32 % 8u32) { 2u32 => (-97i32), 4u32 | 4u32 => v3, 1u32..=7u32 => v1, _ => (-22i32) });
         }
-        let mut v4: u16 = 24u16;
-        'l4: for j0 in 0u32..(((a_u32 >> (((a_i32) as u16) & 31u16))) % 3u32) {
-            for j1 in 0u32..(((32u32).min(a_u32)) % 3u32) {
-                if (v4 == v0) {
-                    break 'l4;
-                }
-                if (a_i64 == a_i64) {
-                    continue 'l4;
-                }
-                v4 = ((a_f32) as u16);
-            }
+        let mut v4: i32 = (!(a_i32 / (1i32 | 1i32)));
+        if ((((a_u32) as i8)).checked_sub(0i8).unwrap_or(96i8) != ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) {
+            v4 = v4;
+        } else {
+            v4 = (a_i32).max((a_i32 & (-2147483648i32)));
         }
-        let v5: i32 = (((if (true || ((-72i8) == ((a_u32) as i8))) { (-24i32) } else { (if true { a_i32 } else { v1 }) })) as i32);
-        oi[i] = ((-78i8)) as u64;
-        of[i] = (((((!a_i64)).min((46i64).min(30i64))) as f64)) as f64;
+        oi[i] = ((if ((-93i8) != (if true { (-11i8) } else { (-8i8) })) { (((((a_f32) as i16) >> (48i64 & 15i64))) as u8) } else { ((a_f32) as u8) })) as u64;
+        of[i] = ((if (2i16 == (8i16 + 0i16)) { (((7.25f32) as f32) / (-a_f32)) } else { ((match (a_u32 % 8u32) { 0u32..=7u32 => a_f32, 1u32..=7u32 => a_f32, _ => 5.25f32 }) / (((-0.75f32)) as f32)) })) as f64;
     }
 }
 
@@ -3918,11 +3933,16 @@ pub fn diff_129(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_f64: f64 = xf64[i];
         let v0: u64 = ((8.75f64) as u64);
         assert!((((53u32 % 256u32) != 7u32) || (((-0.125f64) > 10.125f64) || true)));
-        let v1: u8 = (90u8).checked_rem(18u8).unwrap_or(((a_i64) as u8));
-        assert!((((a_u32 % 256u32) != 7u32) || ((-a_f64) >= (7.125f64 * a_f64))));
-        let v2: f32 = ((-(9.625f32).abs()) - (if (!false) { ((0u16) as f32) } else { (a_f32 / 3.4e38f32) }));
-        oi[i] = (a_u64) as u64;
-        of[i] = ((a_f32 - a_f32)) as f64;
+        let v1: u8 = (DIFF_TABLE_U8[((82u32) % 6u32) as usize] * 1u8);
+        let mut t2: [f32; 3] = [a_f32; 3];
+        t2[1] = ((-a_f32) - ((((a_i64) as u16)) as f32));
+        t2[2] = ((a_f32 - 1e-40f32) * ((-1.5f32)).sqrt());
+        let mut v2: f32 = (((a_i32) as f32) + ((0u16) as f32));
+        for &v3 in t2.iter() {
+            v2 = ((-a_f32) / ((96u64) as f32));
+        }
+        oi[i] = (((50u32) as u8)) as u64;
+        of[i] = ((DIFF_TABLE_F32[((85u32) % 6u32) as usize] * 1.0f32)) as f64;
     }
 }
 
@@ -3937,15 +3957,15 @@ pub fn diff_130(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: f32 = ((-3.75f32) - 16777216.0f32);
+        let v0: f32 = ((-10.375f32) / (-1.75f32));
         let v1: u32 = (a_u32 << (a_i32 & 31i32));
-        let mut v2: i32 = (((37i32 + (-20i32)) >> (97u16 & 31u16)) & ((a_i32).saturating_add((-12i32)) / (a_i32 >> (a_u32 & 31u32))));
-        if ((-0.0f64) == ((73u16) as f64)) {
+        let mut v2: i32 = (((37i32 + (-20i32)) >> (97u16 & 31u16)) & (((match (v1 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) / ((a_i32 >> 6u8) | 1i32)));
+        if (0u64 != 73u64) {
             v2 = ((a_i32) as i32);
         } else {
             v2 = ((a_i32).checked_mul(v2).unwrap_or(a_i32) - v2);
         }
-        oi[i] = ((((-(-v0))) as i32)) as u64;
+        oi[i] = ((((DIFF_TABLE_F32[((a_u32) % 6u32) as usize] * 1.0f32)) as i32)) as u64;
         of[i] = (a_f64) as f64;
     }
 }
@@ -3969,7 +3989,7 @@ pub fn diff_131(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
             c0 += 1u32;
         };
         oi[i] = ((v0 * (match (a_u32 % 8u32) { 1u32..=1u32 => (((a_f32) as u16) | v0), 2u32 => (16u16 >> ((-31i32) & 15i32)), 3u32..=5u32 => (1u16 >> (64i64 & 15i64)), _ => ((a_i64) as u16) }))) as u64;
-        of[i] = (((((-0.0f64) * (-0.25f64)) - (a_f64 + (-2.875f64))) - 1.7e308f64)) as f64;
+        of[i] = ((((-a_f64) * (a_f64 + 10.5f64)) + ((a_f64).abs()).abs())) as f64;
     }
 }
 
@@ -3985,23 +4005,29 @@ pub fn diff_132(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: u8 = 57u8;
-        assert!((((a_u32 % 256u32) != 7u32) || ((match (29u32 % 8u32) { 6u32 | 0u32 => 1.5f64, 6u32..=6u32 => a_f64, 2u32 | 7u32 => 1.5f64, _ => (-7.0f64) }) <= (a_f64 / (-9.125f64)))));
-        let mut v1: i64 = (((match (29u32 % 8u32) { 5u32..=6u32 => (-16i64), _ => 63i64 }) - (a_i64 / ((-40i64) | 1i64))) / (((v0 & 67u8)) as i64));
-        'l1: for j0 in 0u32..((((((a_i64) as i16)) as u32)) % 3u32) {
-            for j1 in 0u32..(((49u32).min(31u32)) % 3u32) {
-                if (10.625f64 < a_f64) {
-                    break 'l1;
+        assert!((((a_u32 % 256u32) != 7u32) || ((a_f64 * (-9.75f64)) <= (if false { a_f64 } else { a_f64 }))));
+        let mut v1: i16 = (!(((96u8 >= ((a_i64) as u8))) as i16));
+        for j0 in ((((0u32 / (29u32 | 1u32))) % 8u32)..(((31u32 % (a_u32 | 1u32))) % 16u32)).step_by(((78u32) % 3u32) as usize) {
+            v1 = v1;
+        }
+        let mut v2: u8 = 67u8;
+        for j1 in ((((98u32 >> 127i8)) % 8u32)..((4294967295u32) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v2 = (((a_i64) as u8) * ((a_i32) as u8));
+        }
+        let mut v3: i64 = (((((97u16 + 30u16)) as u8)) as i64);
+        'l3: for j2 in 0u32..((((a_i32) as u32)) % 3u32) {
+            for j3 in 0u32..(((if false { 43u32 } else { j2 })) % 3u32) {
+                if true {
+                    break 'l3;
                 }
-                if ((-34i32) >= a_i32) {
-                    continue 'l1;
+                if (a_i64 >= v3) {
+                    continue 'l3;
                 }
-                v1 = (((!a_i64)).max((0i64 | DiffPair::new(a_i64, (-9223372036854775808i64)).b))).saturating_sub(((-a_i64) / (((72i16) as i64) | 1i64)));
+                v3 = (v3).min(((45i64 << (((a_f32) as u16) & 63u16)) | (a_i64).saturating_add(a_i64)));
             }
         }
-        let v2: i32 = (((46i16 >> (a_i32 & 15i32))) as i32);
-        let v3: u8 = v0;
-        oi[i] = ((((match (31u32 % 8u32) { 1u32..=2u32 => 45u64, 0u32 | 6u32 => a_u64, _ => a_u64 }) >> ((a_f32) as u16)) - 0u64)) as u64;
-        of[i] = ((((((40u16 >> (38u32 & 15u32))) as f32)) as f32)) as f64;
+        oi[i] = ((match (31u32 % 8u32) { 1u32..=2u32 => (!((v3) as u32)), 6u32 | 5u32 => (if (!(v1 < v1)) { ((57u32) as u32) } else { (59u32 << (79u32 & 31u32)) }), _ => (if (false || (((a_u32) as u8) > v0)) { 45u32 } else { (a_u32).checked_div(4294967295u32).unwrap_or(91u32) }) })) as u64;
+        of[i] = ((a_f32 - (if matches!((a_u32 % 8u32), 2u32..=4u32) { a_f32 } else { (8.875f32).abs() }))) as f64;
     }
 }
 
@@ -4021,27 +4047,20 @@ pub fn diff_133(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
             v0 = (if true { ((a_u32) as u16) } else { 64u16 });
         }
         assert!((((32u32 % 256u32) != 7u32) || ((if false { (-56i8) } else { 25i8 }) > (!((a_i64) as i8)))));
-        let mut v1: u8 = (((a_i32) as u8)).checked_add(86u8).unwrap_or(72u8);
-        for j1 in ((((58u32).min(34u32)) % 8u32)..((99u32) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v1 = (v1).checked_div(v1).unwrap_or(v1);
+        let mut v1: u8 = (DIFF_TABLE_U8[((a_u32) % 6u32) as usize] * 1u8);
+        for j1 in ((((25u32 << (93i32 & 31i32))) % 8u32)..(((34u32 ^ 80u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v1 = (if false { (((a_f32) as u8) | ((2.5f32) as u8)) } else { ((v1 & 7u8) + ((a_u32) as u8)) });
         }
-        let mut t2: [i64; 3] = [a_i64; 3];
-        t2[1] = ((-a_i64) & (match (11u32 % 8u32) { 5u32 => (-98i64), _ => a_i64 }));
-        t2[2] = (65i64 * 6i64);
-        let mut v2: i64 = (a_i64 << (18u16 % (((a_i32) as u16) | 1u16)));
-        for &v3 in t2.iter().step_by(2) {
-            v2 = ((0i64 | DiffPair::new(v3, a_i64).b) % ((a_i64 & v2) | 1i64));
+        let v2: i16 = (65i16 * 6i16);
+        let v3: i64 = a_i64;
+        let mut v4: u16 = (((a_i32) as u16)).min(0u16);
+        if ((a_f64 + a_f64) >= (DIFF_TABLE_F64[((66u32) % 6u32) as usize] * 1.0f64)) {
+            v4 = (66u16 << (v2 & 15i16));
+        } else {
+            v4 = (61u16 * 65535u16);
         }
-        let mut c4: u32 = 0u32;
-        let v4: i32 = loop {
-            if c4 >= (((31u32 ^ a_u32)) % 4u32) {
-                break (((20i32).checked_sub(a_i32).unwrap_or(a_i32) << ((84i8 % (((a_i32) as i8) | 1i8)) & 31i8)));
-            }
-            c4 += 1u32;
-        };
-        let v5: u8 = (((13u32) as u8) >> (v4 & 7i32));
-        oi[i] = ((-88i8)) as u64;
-        of[i] = ((-((2i8) as f64))) as f64;
+        oi[i] = (a_u32) as u64;
+        of[i] = (((((((a_i32) as i8) << (a_i32 & 7i32)) | ((72i32) as i8))) as f32)) as f64;
     }
 }
 
@@ -4056,10 +4075,16 @@ pub fn diff_134(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: f64 = (((2.125f64 + a_f64) / (a_f64 + 1.7e308f64)) - (-0.0f64));
-        let v1: u16 = (30u16).min(3u16);
-        oi[i] = (((match (83u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)) as u64;
-        of[i] = ((((v0 * a_f64) / (-v0)) / ((a_u64) as f64))) as f64;
+        let v0: f64 = ((((-128i8) | ((a_u32) as i8))) as f64);
+        let mut t1: [i64; 3] = [(((-30i64) << (80u32 & 63u32)) / ((DIFF_TABLE_I64[((26u32) % 6u32) as usize] * 1i64) | 1i64)); 3];
+        t1[1] = ((match (83u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64);
+        t1[2] = (((41i16) as i64) % ((a_i64).abs() | 1i64));
+        let mut v1: i64 = (-77i64);
+        for &v2 in t1.iter().rev() {
+            v1 = ((v2 >> (98u32 & 63u32)) / ((if true { a_i64 } else { v2 }) | 1i64));
+        }
+        oi[i] = ((-8i8)) as u64;
+        of[i] = ((-8.625f64)) as f64;
     }
 }
 
@@ -4074,52 +4099,40 @@ pub fn diff_135(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u16 = (15u16).checked_mul(27u16).unwrap_or(81u16);
-        'l0: for j0 in 0u32..(((a_u32).max(40u32)) % 3u32) {
-            for j1 in 0u32..((a_u32) % 3u32) {
-                if false {
+        let mut v0: u16 = (DIFF_TABLE_U16[((a_u32) % 6u32) as usize] * 1u16);
+        'l0: for j0 in 0u32..((((16i16) as u32)) % 3u32) {
+            for j1 in 0u32..(((a_u32 | 52u32)) % 3u32) {
+                if (!false) {
                     break 'l0;
                 }
-                if (false && (j0 != a_u32)) {
+                if false {
                     continue 'l0;
                 }
-                v0 = ((a_i64) as u16);
+                v0 = (91u16 >> (410557127u32 & 15u32));
             }
         }
-        let mut c1: u32 = 0u32;
-        let v1: f64 = loop {
-            if c1 >= (((if false { a_u32 } else { 79u32 })) % 4u32) {
-                break ((((-9.5f64)).sqrt()).sqrt());
-            }
-            c1 += 1u32;
-        };
-        let v2: f32 = 8.875f32;
-        let mut v3: u8 = ((a_i64) as u8);
-        'l3: for j2 in 0u32..(((100u32).checked_mul(97u32).unwrap_or(59u32)) % 3u32) {
-            for j3 in 0u32..(((j2 * a_u32)) % 3u32) {
-                if (48u32 == a_u32) {
-                    break 'l3;
-                }
-                if (a_i64 != a_i64) {
-                    continue 'l3;
-                }
-                v3 = v3;
-            }
+        let mut v1: f32 = (((1u16) as f32) - ((67u16) as f32));
+        if ((if true { ((a_u32) as i16) } else { 71i16 }) == (if false { 74i16 } else { 100i16 })) {
+            v1 = ((a_f32).sqrt() / (a_f32 / 9.125f32));
+        } else {
+            v1 = ((-v1) + (a_f32 * v1));
         }
-        let mut v4: u8 = (if (!(!true)) { ((match (46u32 % 8u32) { 2u32 => v3, _ => v3 }) & (((a_f32) as u8) << a_u32)) } else { (((2u64) as u8) - v3) });
-        'l4: for j4 in 0u32..(((81u32 >> 32i32)) % 3u32) {
-            for j5 in 0u32..(((!65u32)) % 3u32) {
-                if (!false) {
-                    break 'l4;
-                }
-                if (((a_i32) as u8) <= v4) {
-                    continue 'l4;
-                }
-                v4 = ((v3 % ((((a_u32) as u8) << a_i64) | 1u8)) - ((if matches!((90u32 % 8u32), 5u32 | 5u32) { ((a_u32) as u8) } else { 60u8 }) ^ ((matches!((4294967295u32 % 8u32), 1u32..=7u32)) as u8)));
-            }
+        let mut v2: u64 = (13u64 * a_u64);
+        for j2 in 0u32..(((match (13u32 % 8u32) { 4u32 => 96u32, 3u32 => a_u32, _ => 32u32 })) % 4u32) {
+            v2 = (if true { a_u64 } else { v2 });
         }
-        oi[i] = ((a_i32 - (((-1i32)).max(0i32) - a_i32))) as u64;
-        of[i] = (((((match (0u32 % 8u32) { 5u32..=7u32 => a_u64, _ => 55u64 })) as f64) - (-(-a_f64)))) as f64;
+        let mut v3: u16 = (v0 * v0);
+        if ((true && matches!((a_u32 % 8u32), 6u32 | 5u32)) && (5e-324f64 > a_f64)) {
+            v3 = (((-43i8)) as u16);
+        } else {
+            v3 = (13u16 % (((a_u32) as u16) | 1u16));
+        }
+        let mut v4: i8 = (93i8 - (-86i8));
+        for j3 in (u32::MAX - (((60u32 & 0u32)) % 4u32))..=u32::MAX {
+            v4 = (((a_i32) as i8) | v4);
+        }
+        oi[i] = (((a_i32) as i16)) as u64;
+        of[i] = (10.125f64) as f64;
     }
 }
 
@@ -4135,16 +4148,19 @@ pub fn diff_136<const K: u16>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: i8 = (((a_i64) as i8)).max(32i8);
-        let mut t1: [f32; 3] = [(((-52i32)) as f32); 3];
+        let mut t1: [f32; 3] = [(a_f32 + a_f32); 3];
         t1[1] = ((32767i16) as f32);
-        t1[2] = (match (8u32 % 8u32) { 2u32..=3u32 => (-0.0f32), _ => 11.125f32 });
-        let mut v1: f32 = (((-2.125f64)) as f32);
-        for &v2 in t1.iter().step_by(2) {
-            v1 = ((9223372036854775807i64) as f32);
+        t1[2] = ((1.75f32) as f32);
+        let mut v1: f32 = ((-0.0f32) / 11.125f32);
+        for &v2 in t1.iter().skip(1) {
+            v1 = v2;
         }
-        let v3: i8 = ((4i8 << (55i16 & 7i16)) + (v0).saturating_add(((a_i32) as i8)));
-        oi[i] = ((((-88i64) & ((84u64) as i64)) * (if (((a_i64) as u16) <= K) { (a_i64 << 52u16) } else { (!(-16i64)) }))) as u64;
-        of[i] = ((((v0) as f32) + (-0.625f32))) as f64;
+        let mut v3: f64 = (6.375f64 / a_f64);
+        for j0 in (0u32..=(((55u32 << (((a_i32) as i8) & 31i8))) % 4u32)).rev() {
+            v3 = (v3).sqrt();
+        }
+        oi[i] = ((!(!(21u8 ^ 98u8)))) as u64;
+        of[i] = ((match (a_u32 % 8u32) { 0u32..=5u32 => 16777216.0f32, 3u32..=7u32 => ((a_f32 * a_f32) + ((31i32) as f32)), _ => ((1.875f32 + (-0.625f32)) + (10.625f32 / 5.0f32)) })) as f64;
     }
 }
 
@@ -4159,28 +4175,26 @@ pub fn diff_137(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut t0: [i16; 3] = [(match (88u32 % 8u32) { 3u32 | 3u32 => ((-34i16)).checked_mul(((a_f32) as i16)).unwrap_or(((a_f32) as i16)), _ => (26i16).max(32767i16) }); 3];
-        t0[1] = (((a_i64) as i16) % ((((a_u32) as i16)).max(32767i16) | 1i16));
-        t0[2] = 66i16;
-        let mut v0: i16 = ((-31i16) & (15i16 >> (4294967295u32 & 15u32)));
-        for &v1 in t0.iter().step_by(2) {
-            v0 = ((((a_f32) as i16) >> (38u16 & 15u16))).min((if (41i8 >= ((a_u32) as i8)) { ((a_u32) as i16) } else { v0 }));
+        let t0: [i16; 3] = [(match (88u32 % 8u32) { 3u32 | 3u32 => ((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16), _ => (0i16 - 32767i16) }), (DIFF_TABLE_I16[((a_u32) % 6u32) as usize] * 1i16), (((a_i64) as i16) % ((((a_u32) as i16)).max(32767i16) | 1i16))];
+        let v0: i16 = t0.iter().copied().fold(66i16, |v0, v1| ((if true { v0 } else { 85i16 }) << (45i32 / ((-46i32) | 1i32))));
+        let mut v2: u32 = (19u32 >> (40u16 ^ 56u16));
+        for j0 in ((((33u32 ^ 62u32)) % 8u32)..(((0u32 >> (a_i32 & 31i32))) % 16u32)).step_by(((0u32) % 3u32) as usize) {
+            v2 = ((a_u32 & a_u32) - a_u32);
         }
-        let mut v2: i32 = (1i32).checked_mul(31i32).unwrap_or(39i32);
-        if (matches!((56u32 % 8u32), 1u32 | 3u32) && ((-1i64) == a_i64)) {
-            v2 = (match (32u32 % 8u32) { 1u32 | 3u32 => (match (17u32 % 8u32) { 7u32 => 78i32, _ => a_i32 }), 0u32..=0u32 => (v2 + (-54i32)), 0u32..=7u32 => (-a_i32), _ => (v2 + v2) });
+        let v3: u16 = ((match (a_u32 % 8u32) { 2u32 | 2u32 => (((a_u32) as u16)).checked_rem(0u16).unwrap_or(((a_u32) as u16)), 6u32 => (if (62i32 >= a_i32) { 16u16 } else { 1u16 }), _ => 36u16 }) - (if (((a_i64) as i8) > ((a_i64) as i8)) { (if false { ((a_f32) as u16) } else { ((a_i64) as u16) }) } else { ((a_i64) as u16) }));
+        let mut v4: u16 = (64u16 & v3);
+        for j1 in ((((match (a_u32 % 8u32) { 7u32 | 5u32 => 85u32, 0u32 | 6u32 => 32u32, _ => 79u32 })) % 8u32)..((((0.1f32) as u32)) % 16u32)).step_by(((v2) % 3u32) as usize) {
+            v4 = 50u16;
+        }
+        let mut v5: f32 = (a_f32).sqrt();
+        if (!(false || false)) {
+            v5 = (-v5);
         } else {
-            v2 = (if (((a_i64) as u8) <= 98u8) { (a_i32 << (a_i32 & 31i32)) } else { (if false { a_i32 } else { 1i32 }) });
+            v5 = ((2u64) as f32);
         }
-        let v3: i32 = (match (a_u32 % 8u32) { 1u32 | 2u32 => 64i32, _ => 31i32 });
-        let v4: u32 = (28u32).checked_rem(a_u32).unwrap_or(1u32);
-        let mut v5: u32 = ((((if (a_i64 != 63i64) { a_u32 } else { v4 })).abs_diff((v4 << (42i64 & 31i64))) as u32) ^ (a_u32).checked_mul(61u32).unwrap_or(2415924932u32));
-        for j0 in (0u32..=((a_u32) % 4u32)).rev() {
-            v5 = (if matches!((a_u32 % 8u32), 2u32) { (39u32).min((46u32 - v5)) } else { (9u32).checked_sub(a_u32).unwrap_or(69u32) });
-        }
-        assert!((((a_u32 % 256u32) != 7u32) || (!(33i64 > a_i64))));
-        oi[i] = ((((((a_u32) as u16) << 99u8) + (55u16 * ((a_i64) as u16))) ^ ((((a_u32) as u16) % 65535u16) % ((20u16 - ((a_i64) as u16)) | 1u16)))) as u64;
-        of[i] = (((a_f64 / (0.0f64 - a_f64)) - ((if matches!((v4 % 8u32), 2u32 | 1u32) { a_f64 } else { a_f64 }) - (-a_f64)))) as f64;
+        assert!((((a_u32 % 256u32) != 7u32) || ((!true) || (!true))));
+        oi[i] = ((DIFF_TABLE_U32[((a_u32) % 6u32) as usize] * 1u32)) as u64;
+        of[i] = ((((if matches!((18u32 % 8u32), 1u32..=6u32) { 4.125f64 } else { a_f64 }) - (-a_f64)) * ((7.0f64 - a_f64) - (a_f64 * 6.875f64)))) as f64;
     }
 }
 
@@ -4195,22 +4209,16 @@ pub fn diff_138(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut t0: [f32; 3] = [(((((a_i32) as u16)) as f32) + ((-10.625f32)).sqrt()); 3];
-        t0[1] = (match (a_u32 % 8u32) { 1u32..=5u32 => (if false { 0.1f32 } else { (-0.125f32) }), 4u32 => (((-4.625f64)) as f32), 0u32..=1u32 => ((-3.625f32) / a_f32), _ => ((a_i64) as f32) });
-        t0[2] = ((16777216.0f32 + a_f32) + ((-9.375f32) / a_f32));
-        let mut v0: f32 = (((-1.25f32) - 1.75f32)).abs();
-        for &v1 in t0.iter() {
-            v0 = ((v0).sqrt() + ((41u16) as f32));
+        let mut t0: [f32; 3] = [11.75f32; 3];
+        t0[1] = ((a_f32 - a_f32) / (a_f32 - (-4.75f32)));
+        t0[2] = (((-3.125f32) / (-0.125f32)) - ((((a_f32) as i8)) as f32));
+        let mut v0: f32 = (DIFF_TABLE_F32[((a_u32) % 6u32) as usize] * 1.0f32);
+        for &v1 in t0.iter().skip(1) {
+            v0 = a_f32;
         }
-        let mut t2: [i8; 3] = [(if matches!((a_u32 % 8u32), 0u32) { ((((a_f32) as i8) >> ((-45i64) & 7i64))).saturating_add((-((a_i64) as i8))) } else { (-59i8) }); 3];
-        t2[1] = 92i8;
-        t2[2] = ((((-74i8)).checked_add(7i8).unwrap_or(49i8)).saturating_sub(34i8)).pow(((32i8 ^ (-68i8))) as u32 & 7);
-        let mut v2: i8 = (-128i8);
-        for &v3 in t2.iter().rev() {
-            v2 = ((a_i64) as i8);
-        }
-        oi[i] = ((match (9u32 % 8u32) { 3u32..=5u32 => (match (a_u32 % 8u32) { 3u32 | 2u32 => 41u64, 4u32 => (63u64 / (92u64 | 1u64)), 2u32 | 3u32 => (a_u64 << (a_i32 & 63i32)), _ => a_u64 }), _ => (if (!matches!((a_u32 % 8u32), 2u32 | 3u32)) { (match (4294967295u32 % 8u32) { 1u32 | 7u32 => 50u64, 4u32..=5u32 => 63u64, 1u32 | 4u32 => a_u64, _ => 18446744073709551615u64 }) } else { (!18u64) }) })) as u64;
-        of[i] = ((((((true) as u64)) as f32) * (-(if true { a_f32 } else { v0 })))) as f64;
+        let v2: u32 = 91u32;
+        oi[i] = ((if matches!((v2 % 8u32), 2u32..=7u32) { ((match (v2 % 8u32) { 5u32 => (-78i16), _ => 44i16 })).abs() } else { ((a_i32) as i16) })) as u64;
+        of[i] = (((75u16) as f32)) as f64;
     }
 }
 
@@ -4226,17 +4234,17 @@ pub fn diff_139(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: i16 = (-78i16);
-        let v1: f64 = ((46u32) as f64);
-        assert!((((a_u32 % 256u32) != 7u32) || (a_i32 == ((match (32u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32))));
-        let v2: i32 = 70i32;
-        let mut v3: f64 = (a_f64 + (a_f64 + 0.0f64));
-        if (!false) {
-            v3 = v1;
+        let v1: f64 = (a_f64 * a_f64);
+        let v2: u32 = a_u32;
+        assert!((((214601605u32 % 256u32) != 7u32) || (!(!(8.75f32 > a_f32)))));
+        let mut v3: f64 = ((a_f64 + 0.0f64) + ((a_i64) as f64));
+        if ((DIFF_TABLE_I64[((94u32) % 6u32) as usize] * 1i64) < (39i64 - 10i64)) {
+            v3 = (((match (v2 % 8u32) { 7u32..=7u32 => v3, 0u32 | 6u32 => 8.375f64, _ => 12.5f64 })) as f64);
         } else {
-            v3 = (match (4294967295u32 % 8u32) { 3u32 | 4u32 => (match (245842143u32 % 8u32) { 4u32 => a_f64, 7u32..=7u32 => v3, 0u32 | 6u32 => 8.375f64, _ => 12.5f64 }), 0u32..=4u32 => (a_f64 / a_f64), _ => (v3 * (-5.5f64)) });
+            v3 = ((match (a_u32 % 8u32) { 2u32 | 7u32 => (-5.5f64), _ => v1 }) + (v1 / v3));
         }
-        oi[i] = ((match (87u32 % 8u32) { 7u32 | 6u32 => 46u16, 5u32 | 4u32 => (((a_u32) as u16)).checked_sub(53u16).unwrap_or(15u16), 6u32 | 4u32 => 692u16, _ => (((60u8 + ((a_f32) as u8))) as u16) })) as u64;
-        of[i] = ((((if (a_i64 > 64i64) { a_f32 } else { a_f32 }) + ((-1.0f32)).sqrt()) + (((12.375f32 / 10.75f32)) as f32))) as f64;
+        oi[i] = (((a_u32) as i16)) as u64;
+        of[i] = ((if (!(a_f64 <= 0.1f64)) { ((a_f32 * 11.875f32) - ((-2.25f32) + (-4.125f32))) } else { (((match (a_u32 % 8u32) { 0u32 | 0u32 => 1u16, _ => ((a_f32) as u16) })) as f32) })) as f64;
     }
 }
 
@@ -4260,15 +4268,11 @@ pub fn diff_140(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         }
         let v2: i8 = (if ((((a_u32) as u8) > ((a_u32) as u8)) && true) { ((-73i8) * ((a_u32) as i8)) } else { (-v0) });
         assert!((((a_u32 % 256u32) != 7u32) || ((a_u64 % (0u64 | 1u64)) > (match (72u32 % 8u32) { 0u32 => 23u64, _ => a_u64 }))));
-        let v3: f32 = ((-5.125f32) / (-11.25f32));
-        let mut v4: i64 = (64i64).div_euclid((2i64 ^ (-39i64)));
-        if (34i8 > (((-7i16)) as i8)) {
-            v4 = ((((-5i16)) as i64) << (((a_f64) as u16) & 63u16));
-        } else {
-            v4 = ((-a_i64) >> ((a_u64).min(0u64) & 63u64));
-        }
-        oi[i] = (((((-7i64)).abs() & (match (a_u32 % 8u32) { 2u32 | 6u32 => v4, 0u32..=2u32 => 63i64, 6u32 | 5u32 => a_i64, _ => (-75i64) })) & v4)) as u64;
-        of[i] = (((((match (15u32 % 8u32) { 1u32 => a_i64, 3u32 => (-9223372036854775808i64), _ => v4 })).abs()) as f64)) as f64;
+        let v3: f32 = (match (a_u32 % 8u32) { 4u32..=6u32 => 12.375f32, 0u32..=5u32 => 0.1f32, _ => 6.625f32 });
+        assert!((((a_u32 % 256u32) != 7u32) || (!(false && (((a_f32) as i8) != v2)))));
+        let v4: u64 = (if (!(((a_i32) as u16) >= ((a_i64) as u16))) { (53u64 >> ((-128i8) & 63i8)) } else { a_u64 });
+        oi[i] = ((!48u32)) as u64;
+        of[i] = ((((-a_f64) * (DIFF_TABLE_F64[((2u32) % 6u32) as usize] * 1.0f64)) - ((if (v3 > a_f32) { 10.5f64 } else { (-7.875f64) }) + ((-9.375f64)).abs()))) as f64;
     }
 }
 
@@ -4286,12 +4290,12 @@ pub fn diff_141(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let mut c0: u32 = 0u32;
         let v0: f32 = loop {
             if c0 >= ((a_u32) % 4u32) {
-                break (9.75f32);
+                break ((a_f32 + (-4.625f32)));
             }
             c0 += 1u32;
         };
-        oi[i] = ((((!13i64)).abs() ^ (if matches!((a_u32 % 8u32), 0u32 | 1u32) { ((-35i64)).abs() } else { (a_i64 >> (((a_f32) as i16) & 63i16)) }))) as u64;
-        of[i] = (((if (a_f32 > a_f32) { (match (7u32 % 8u32) { 7u32 => a_f32, 1u32 => 5.75f32, _ => 7.0f32 }) } else { (v0 - a_f32) }) / ((a_f32 - a_f32)).sqrt())) as f64;
+        oi[i] = (94u8) as u64;
+        of[i] = ((match (0u32 % 8u32) { 7u32 | 2u32 => (a_f64 - (-a_f64)), 3u32..=7u32 => (((59i32) as f64) / (match (7u32 % 8u32) { 7u32 => a_f64, 1u32 => 5.75f64, _ => 7.0f64 })), 3u32 | 1u32 => ((a_f64 - a_f64) + (9007199254740992.0f64).sqrt()), _ => ((((((a_i32) as u16)) as f64)) as f64) })) as f64;
     }
 }
 
@@ -4308,7 +4312,7 @@ pub fn diff_142(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_f64: f64 = xf64[i];
         let v0: i64 = (77i64 - a_i64);
         oi[i] = ((match (98u32 % 8u32) { 3u32 => 49u64, 2u32 | 4u32 => (((61i8 >> (1u8 & 7u8))) as u64), _ => (((a_i32) as u64) << ((if false { a_i64 } else { a_i64 }) & 63i64)) })) as u64;
-        of[i] = ((((((0i16) as f32)) as f32) + ((11.25f32 - (-0.0f32)) / (a_f32 + a_f32)))) as f64;
+        of[i] = ((-11.875f32)) as f64;
     }
 }
 
@@ -4323,32 +4327,34 @@ pub fn diff_143(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: f32 = (a_f32 / 2.25f32);
-        if (!(8i32 > 85i32)) {
-            v0 = ((-a_f32)).sqrt();
+        let mut v0: f32 = ((DIFF_TABLE_F32[((0u32) % 6u32) as usize] * 1.0f32) + (((-33i16)) as f32));
+        if (((a_i32) as i16) <= (16i16).abs()) {
+            v0 = ((if true { a_f32 } else { a_f32 }) + (v0).sqrt());
         } else {
-            v0 = (-(((-92i16)) as f32));
+            v0 = (1.0f32).abs();
         }
-        let mut v1: i64 = a_i64;
-        if false {
-            v1 = (match (45u32 % 8u32) { 0u32 => (((72u64).saturating_mul(42u64)) as i64), 1u32 => (((-8i64) + 13i64) << (((a_i32) as u16) & 63u16)), 6u32 => ((if (a_i64 == a_i64) { a_i64 } else { (-78i64) })).min((if true { (-72i64) } else { a_i64 })), _ => (0i64 | DiffPair::new((-35i64), (a_i64).pow((a_i64) as u32 & 7)).b) });
+        let mut c1: u32 = 0u32;
+        let v1: i8 = loop {
+            if c1 >= (((a_u32 % (a_u32 | 1u32))) % 4u32) {
+                break ((((a_u32) as i8) + 53i8));
+            }
+            c1 += 1u32;
+        };
+        let v2: i32 = ((match (a_u32 % 8u32) { 2u32 | 1u32 => (14i32 | (-9i32)), 0u32..=5u32 => ((78u32) as i32), _ => (if true { (-72i32) } else { a_i32 }) }) / ((a_i32).checked_mul((-35i32)).unwrap_or((-80i32)) | 1i32));
+        let mut v3: u8 = ((match (1u32 % 8u32) { 7u32 | 3u32 => ((a_i32) as u8), 4u32..=5u32 => ((a_i64) as u8), 4u32 | 5u32 => 87u8, _ => 255u8 })).min((((-9.5f64)) as u8));
+        if ((6.125f32 / a_f32) < (v0).sqrt()) {
+            v3 = ((((a_f32) as u8) & 23u8) % (24u8 | 1u8));
         } else {
-            v1 = v1;
+            v3 = ((((a_i32) as u8) << ((-53i64) & 7i64)) << (((-84i32)) as i8));
         }
-        let v2: i32 = (-2147483648i32);
-        let mut t3: [i16; 3] = [(match (a_u32 % 8u32) { 4u32 | 5u32 => (!15i16), 6u32 => ((0i16 + 49i16)).abs(), _ => ((!((a_i32) as i16))).min(((-32768i16) << 89u16)) }); 3];
-        t3[1] = ((((71u8) as i16) % ((-((a_i64) as i16)) | 1i16)) & (((-7i16)).min(((a_f32) as i16)) - (((a_f32) as i16) >> 72u32)));
-        t3[2] = (!(((v2 << ((-48i16) & 31i16))) as i16));
-        let mut v3: i16 = (-((a_i32) as i16));
-        for &v4 in t3.iter().skip(1) {
-            v3 = (((v4).checked_sub(((a_i64) as i16)).unwrap_or(v4) << ((match (29u32 % 8u32) { 1u32..=6u32 => ((a_u32) as i16), _ => v3 }) & 15i16))).abs();
+        let mut v4: u16 = (((a_f32) as u16)).checked_rem(((a_i32) as u16)).unwrap_or(((a_i32) as u16));
+        if ((if (((a_u32) as i8) >= v1) { 99u64 } else { 35u64 }) < a_u64) {
+            v4 = (29u16 << (0i64 & 15i64));
+        } else {
+            v4 = (DIFF_TABLE_U16[((a_u32) % 6u32) as usize] * 1u16);
         }
-        let mut v5: i64 = 14i64;
-        for j0 in (u32::MAX - ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32))..=u32::MAX {
-            v5 = (!v1);
-        }
-        oi[i] = ((((match (25u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) * (if (44i64 >= a_i64) { ((0u16) as u16) } else { (15u16 >> (61u32 & 15u32)) }))) as u64;
-        of[i] = ((a_f32 * (-((-4.5f32)).abs()))) as f64;
+        oi[i] = (((-((((a_i64) as i16)) as i16)) | ((((a_f32) as i16) & (-1i16)) - (((a_u32) as i16) | (-53i16))))) as u64;
+        of[i] = ((((-a_f64) + ((-5.625f64)).abs()) * ((DIFF_TABLE_F64[((a_u32) % 6u32) as usize] * 1.0f64) / a_f64))) as f64;
     }
 }
 
@@ -4365,19 +4371,24 @@ pub fn diff_144(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_f64: f64 = xf64[i];
         let mut v0: i8 = (((16u8 * 97u8)) as i8);
         if ((((a_u32) as i8) & ((a_i64) as i8)) >= ((-29i8) >> (((a_f32) as u8) & 7u8))) {
-            v0 = ((((a_f32) as i8)).abs_diff((v0).checked_div(v0).unwrap_or(((a_i64) as i8))) as i8);
+            v0 = (((a_i32) as i8)).checked_mul(((a_f32) as i8)).unwrap_or((-82i8));
         } else {
-            v0 = ((((((a_i64) as i16)) as u32)) as i8);
+            v0 = ((v0 & ((a_i32) as i8)) << ((if false { a_i64 } else { (-89i64) }) & 7i64));
         }
-        let mut c1: u32 = 0u32;
-        let v1: f32 = loop {
-            if c1 >= ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32) {
-                break ((((match (a_u32 % 8u32) { 2u32 => ((-7.875f32) + (-7.125f32)), 3u32 => (if true { (-12.25f32) } else { a_f32 }), _ => (-a_f32) })) as f32));
+        let mut v1: u8 = (57u8 | (match (28u32 % 8u32) { 7u32 => 62u8, _ => 78u8 }));
+        'l1: for j0 in 0u32..(((a_u32 - a_u32)) % 3u32) {
+            for j1 in 0u32..((a_u32) % 3u32) {
+                if (22i32 > (-65i32)) {
+                    break 'l1;
+                }
+                if true {
+                    continue 'l1;
+                }
+                v1 = (match (7u32 % 8u32) { 2u32..=5u32 => ((match (53u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8), _ => (v1).min(255u8) });
             }
-            c1 += 1u32;
-        };
-        oi[i] = (a_i64) as u64;
-        of[i] = ((((((a_f32) as u16)) as f64) * (match (31u32 % 8u32) { 3u32 => (a_f64 + 1.7e308f64), 3u32..=7u32 => (a_f64).sqrt(), 6u32 => (a_f64 - 1.7e308f64), _ => ((93u8) as f64) }))) as f64;
+        }
+        oi[i] = (((match (0u32 % 8u32) { 3u32..=6u32 => (if true { a_u32 } else { a_u32 }), _ => a_u32 }) ^ (((-62i32)) as u32))) as u64;
+        of[i] = ((((7.125f32 - 0.0f32) / (2.875f32 / a_f32)) * (DIFF_TABLE_F32[((a_u32) % 6u32) as usize] * 1.0f32))) as f64;
     }
 }
 
@@ -4392,27 +4403,27 @@ pub fn diff_145<const K: u32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: f64 = ((42u64) as f64);
-        'l0: for j0 in 0u32..((1593824227u32) % 3u32) {
-            for j1 in 0u32..(((a_u32 + a_u32)) % 3u32) {
-                if ((99u64 < a_u64) || false) {
+        let mut v0: f64 = (1.875f64 / 1.375f64);
+        'l0: for j0 in 0u32..((a_u32) % 3u32) {
+            for j1 in 0u32..(((a_u32 + j0)) % 3u32) {
+                if (false || false) {
                     break 'l0;
                 }
-                if (((a_i64) as i8) < (-36i8)) {
+                if false {
                     continue 'l0;
                 }
-                v0 = (a_f64 + v0);
+                v0 = ((-7.625f64) - a_f64);
             }
         }
-        let mut c1: u32 = 0u32;
-        let v1: f64 = loop {
-            if c1 >= (((a_u32).checked_sub(45u32).unwrap_or(83u32)) % 4u32) {
-                break ((((37u16) as f64) - (5.5f64 / v0)));
-            }
-            c1 += 1u32;
-        };
-        oi[i] = (((match (20u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)) as u64;
-        of[i] = ((-8.5f32)) as f64;
+        let mut t1: [f32; 3] = [(((a_u64) as f32) * (match (K % 8u32) { 1u32..=4u32 => (-0.375f32), 6u32 => 5.5f32, 0u32..=6u32 => 3.5f32, _ => a_f32 })); 3];
+        t1[1] = ((a_f32).abs() + (a_f32 + 0.625f32));
+        t1[2] = (11.5f32 / (a_f32 - a_f32));
+        let mut v1: f32 = ((5.125f32 * a_f32)).sqrt();
+        for &v2 in t1.iter().skip(1) {
+            v1 = ((a_f32 * a_f32) - a_f32);
+        }
+        oi[i] = (((match (49u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64)) as u64;
+        of[i] = ((((((-48i8)) as f64)).abs() * (((-v0)) as f64))) as f64;
     }
 }
 
@@ -4432,12 +4443,12 @@ pub fn diff_146<const K: i8>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         let mut t1: [u32; 3] = [((match (84u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32); 3];
         t1[1] = ((38u32 >> ((-7i16) & 31i16)) >> (((a_f32) as u8) & 31u8));
         t1[2] = ((a_u32 * 58u32) / ((94u32 >> (a_u32 & 31u32)) | 1u32));
-        let mut v1: u32 = ((match (32u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
+        let mut v1: u32 = (DIFF_TABLE_U32[((32u32) % 6u32) as usize] * 1u32);
         for &v2 in t1.iter().step_by(2) {
             v1 = 32u32;
         }
-        oi[i] = ((((6u16).pow((((a_i64) as u16)) as u32 & 7) + (42u16).min(87u16)) + (!(((a_f32) as u16) + ((a_i64) as u16))))) as u64;
-        of[i] = (((((-7.125f32) + (-3.5f32))).sqrt() / (((0.1f64 - (-11.25f64))) as f32))) as f64;
+        oi[i] = ((((DIFF_TABLE_U16[((a_u32) % 6u32) as usize] * 1u16) + 37u16) + (81u16).min((((-55i16)) as u16)))) as u64;
+        of[i] = ((((a_f32 * (-7.125f32)) / ((-9.75f32) * (-0.75f32))) * (if true { 0.125f32 } else { (a_f32).sqrt() }))) as f64;
     }
 }
 
@@ -4459,8 +4470,8 @@ pub fn diff_147<const K: i16>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[
             }
             c0 += 1u32;
         };
-        oi[i] = ((!(((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) & (if (((a_i32) as i8) != 8i8) { 7u8 } else { 255u8 })))) as u64;
-        of[i] = ((((if false { a_f64 } else { 1.7e308f64 }) - (if (99u64 >= 98u64) { a_f64 } else { a_f64 })) / ((-a_f64) - (a_f64).sqrt()))) as f64;
+        oi[i] = ((!((DIFF_TABLE_U8[((a_u32) % 6u32) as usize] * 1u8) & (if (((a_i32) as i8) != 8i8) { 7u8 } else { 255u8 })))) as u64;
+        of[i] = ((-a_f64)) as f64;
     }
 }
 
@@ -4478,25 +4489,25 @@ pub fn diff_148<const K: i8>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         let mut c0: u32 = 0u32;
         let v0: f64 = loop {
             if c0 >= (((if true { a_u32 } else { a_u32 })) % 4u32) {
-                break (((a_f64 * a_f64) + (if true { a_f64 } else { a_f64 })));
+                break ((a_f64 + (2.75f64).abs()));
             }
             c0 += 1u32;
         };
-        let v1: i64 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64);
-        let mut c2: u32 = 0u32;
-        let v2: i16 = loop {
-            if c2 >= (((if true { 48u32 } else { a_u32 })) % 4u32) {
-                break ((9i16).checked_mul((-44i16)).unwrap_or((-76i16)));
-            }
-            c2 += 1u32;
-        };
-        let mut v3: u16 = (if (!matches!((a_u32 % 8u32), 5u32)) { (((a_i32) as u16) >> (((11.0f32) as u32) & 15u32)) } else { (match (22u32 % 8u32) { 0u32 => ((match (40u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16), 3u32 | 5u32 => (!39u16), 1u32..=7u32 => 10u16, _ => ((99i16) as u16) }) });
-        for j0 in (0u32..((((((a_f32) as i16)) as u32)) % 4u32)).rev() {
-            v3 = ((a_i32) as u16);
+        let v1: i8 = (if (a_i32 > 0i32) { ((a_u32) as i8) } else { ((a_u32) as i8) });
+        let mut v2: i32 = (9i32).checked_mul((-44i32)).unwrap_or((-76i32));
+        if true {
+            v2 = (if true { a_i32 } else { v2 });
+        } else {
+            v2 = (match (a_u32 % 8u32) { 1u32..=3u32 => v2, _ => a_i32 });
         }
-        let v4: i32 = (if matches!((98u32 % 8u32), 7u32) { a_i32 } else { a_i32 });
-        oi[i] = ((67u32 << (!(89u64 - 77u64)))) as u64;
-        of[i] = (((((2u32) as f64) / (a_f64 * 5e-324f64)) + (((84u8) as f64) / (v0 - (-7.375f64))))) as f64;
+        let mut v3: u8 = (match (31u32 % 8u32) { 0u32 | 3u32 => ((match (78u32 % 8u32) { 1u32..=2u32 => ((a_i32) as u8), _ => 57u8 })).max((match (a_u32 % 8u32) { 4u32 | 2u32 => 7u8, _ => ((a_u32) as u8) })), 1u32..=6u32 => (((((a_i32) as i16) & ((a_i32) as i16))) as u8), _ => ((a_i32) as u8) });
+        for j0 in (u32::MAX - (((61u32 ^ a_u32)) % 4u32))..=u32::MAX {
+            v3 = (v3 << (!(89u64 - 77u64)));
+        }
+        let v4: i16 = ((!((a_f32) as i16)) - ((a_i64) as i16));
+        assert!((((36u32 % 256u32) != 7u32) || ((if true { v4 } else { v4 }) > (v4 / ((a_i32) as i16)))));
+        oi[i] = ((((((-0.0f64) - a_f64)) as i16) << ((15u16).checked_mul(36u16).unwrap_or(32u16) & 15u16))) as u64;
+        of[i] = ((((a_f32 - a_f32) + ((85u16) as f32)) - (((v1) as f32) * (1e-40f32).abs()))) as f64;
     }
 }
 
@@ -4515,29 +4526,24 @@ pub fn diff_149(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         if (!(!matches!((31u32 % 8u32), 3u32))) {
             v0 = ((a_f32) as u8);
         } else {
-            v0 = (82u8).rem_euclid(((a_u32) as u8));
+            v0 = ((match (25u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
         }
-        let mut v1: u64 = ((match (11u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
-        for j0 in (0u32..=(((4111998316u32 + 1u32)) % 4u32)).rev() {
-            v1 = ((a_u64 & a_u64) % (a_u64 | 1u64));
-        }
-        let mut v2: i8 = (!(!(-15i8)));
-        if (((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) >= ((a_i64) as i16)) {
-            v2 = ((if ((-3i16) <= (-94i16)) { v2 } else { ((a_i64) as i8) }) - (match (2944047551u32 % 8u32) { 5u32 | 2u32 => ((a_i64) as i8), 1u32..=3u32 => v2, 6u32..=6u32 => ((a_i64) as i8), _ => v2 }));
+        assert!((((99u32 % 256u32) != 7u32) || ((1u32 + 1u32) <= (a_u32 / (65u32 | 1u32)))));
+        let v1: u8 = (((a_i64) as u8) & 1u8);
+        let mut v2: f32 = ((15u32) as f32);
+        if ((((a_u32) as i16)).checked_sub(((a_f32) as i16)).unwrap_or(15i16) >= (((a_i64) as i16) - ((a_i32) as i16))) {
+            v2 = (-0.375f32);
         } else {
-            v2 = (((((-11i16)) as u64)) as i8);
+            v2 = v2;
         }
+        let v3: f32 = ((match (a_u32 % 8u32) { 2u32 | 2u32 => a_f32, 7u32 | 2u32 => v2, 5u32 => v2, _ => 0.0f32 }) / (v2).abs());
         assert!((((a_u32 % 256u32) != 7u32) || matches!((44u32 % 8u32), 3u32..=3u32)));
-        let mut v3: u16 = 65535u16;
-        for j1 in 0u32..((a_u32) % 4u32) {
-            v3 = ((v3 + (((a_u32) as u16) % (((a_i32) as u16) | 1u16))) >> ((1i32 << j1) ^ (1i32 & (-90i32))));
+        let mut v4: u16 = 65535u16;
+        for j0 in 0u32..((a_u32) % 4u32) {
+            v4 = ((v4 + (((a_u32) as u16) % (((a_i32) as u16) | 1u16))) >> ((1i32 << j0) ^ (1i32 & (-90i32))));
         }
-        let mut v4: u64 = (if false { 63u64 } else { v1 });
-        for j2 in 0u32..((4294967295u32) % 4u32) {
-            v4 = (match (32u32 % 8u32) { 2u32 => v4, 2u32 | 4u32 => a_u64, _ => 49u64 });
-        }
-        oi[i] = (((a_u32) as u8)) as u64;
-        of[i] = ((11.25f32 - ((a_f32 / a_f32) * a_f32))) as f64;
+        oi[i] = ((((if ((31u32 < 86u32) || false) { a_u64 } else { a_u64 })) as i64)) as u64;
+        of[i] = (((((match (a_u32 % 8u32) { 1u32..=5u32 => ((a_i32) as i8), 2u32 | 5u32 => 88i8, 1u32 => (-14i8), _ => 8i8 }) - ((a_f32) as i8))) as f32)) as f64;
     }
 }
 
@@ -4552,23 +4558,16 @@ pub fn diff_150<const K: u32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: f32 = (((-a_f32) + (a_f32).sqrt()) - ((-a_f32) - (-a_f32)));
-        assert!((((19u32 % 256u32) != 7u32) || (((12u64) as f32) < (a_f32).abs())));
-        let mut c1: u32 = 0u32;
-        let v1: i16 = loop {
-            if c1 >= ((((match (K % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32) {
-                break ((((a_u32) as i16) | (-98i16)));
-            }
-            c1 += 1u32;
-        };
-        let mut v2: f32 = a_f32;
-        if ((15i16 + ((a_i32) as i16)) >= ((-56i16) >> 65i64)) {
-            v2 = (-11.25f32);
+        let v0: f32 = (((29u16 % (((a_u64) as u16) | 1u16))) as f32);
+        let v1: i64 = ((!((12u8) as i64)) / ((((-98i64) / (78i64 | 1i64)) << (33i16 & 63i16)) | 1i64));
+        let mut v2: i64 = 63i64;
+        if (!false) {
+            v2 = (((((a_u32) as i8)).abs()) as i64);
         } else {
-            v2 = a_f32;
+            v2 = ((a_i64 >> 31u32) + (v1 - a_i64));
         }
-        oi[i] = ((((60i64 % ((-97i64) | 1i64)) + (-72i64))).pow(((0i64 | DiffPair::new((0i64 | DiffPair { a: a_i64, b: (-96i64) }.mixed()), (43i64 << ((a_u32) as u8))).b)) as u32 & 7)) as u64;
-        of[i] = (((((((a_i32) as i8) | ((a_i32) as i8))).abs()) as f64)) as f64;
+        oi[i] = (K) as u64;
+        of[i] = ((-(((23u64) as f32) - (-a_f32)))) as f64;
     }
 }
 
@@ -4583,15 +4582,15 @@ pub fn diff_151<const K: i8>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut t0: [f32; 3] = [(a_f32 - 8.375f32); 3];
-        t0[1] = (0.0f32 * a_f32);
+        let mut t0: [f32; 3] = [a_f32; 3];
+        t0[1] = (a_f32 - 2.375f32);
         t0[2] = (a_f32).sqrt();
-        let mut v0: f32 = (a_f32 - 6.375f32);
-        for &v1 in t0.iter().step_by(2) {
-            v0 = (a_f32).sqrt();
+        let mut v0: f32 = (DIFF_TABLE_F32[((69u32) % 6u32) as usize] * 1.0f32);
+        for &v1 in t0.iter().rev() {
+            v0 = (-a_f32);
         }
-        oi[i] = ((match (a_u32 % 8u32) { 5u32 | 5u32 => (0i64 | DiffPair::new((match (21u32 % 8u32) { 5u32 | 4u32 => a_i64, _ => a_i64 }), (0i64 - 100i64)).b), 6u32 | 7u32 => (((a_i32 >> (((a_u32) as u8) & 31u8))) as i64), _ => (!(a_i64).abs()) })) as u64;
-        of[i] = (((((v0) as f64) - (-a_f64))).sqrt()) as f64;
+        oi[i] = (98i16) as u64;
+        of[i] = (a_f32) as f64;
     }
 }
 
@@ -4609,14 +4608,19 @@ pub fn diff_152(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let mut c0: u32 = 0u32;
         let v0: f64 = loop {
             if c0 >= (((if true { a_u32 } else { 27u32 })) % 4u32) {
-                break (((match (a_u32 % 8u32) { 2u32 => (-4.75f64), _ => (-8.75f64) }) - 5.5f64));
+                break ((a_f64 / (-a_f64)));
             }
             c0 += 1u32;
         };
-        let v1: f32 = ((((if (a_u64 < 51u64) { 78u32 } else { a_u32 })) as f32) / (((if false { a_u32 } else { a_u32 })) as f32));
-        assert!((((4294967295u32 % 256u32) != 7u32) || (!((-0.375f32) <= a_f32))));
-        oi[i] = ((((a_u32 - 1u32) & ((match (51u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) >> 2u64)) as u64;
-        of[i] = (((85u16) as f32)) as f64;
+        let mut t1: [i16; 3] = [(-96i16); 3];
+        t1[1] = (((a_u32) as i16)).checked_sub(16i16).unwrap_or(((a_i32) as i16));
+        t1[2] = (match (a_u32 % 8u32) { 2u32..=5u32 => ((64i16 * ((a_i64) as i16)) + (DIFF_TABLE_I16[((1191675193u32) % 6u32) as usize] * 1i16)), _ => ((((a_i64) as i16) - 6i16)).max(((a_i32) as i16)) });
+        let mut v1: i16 = (!((15i16 & ((a_f32) as i16)) >> 2u64));
+        for &v2 in t1.iter() {
+            v1 = (((63u64) as i16)).rem_euclid((((((a_f32) as i8) >> (46u32 & 7u32))) as i16));
+        }
+        oi[i] = ((((a_f32) as u8)).checked_mul(58u8).unwrap_or(((a_i32) as u8))) as u64;
+        of[i] = ((DIFF_TABLE_F64[((a_u32) % 6u32) as usize] * 1.0f64)) as f64;
     }
 }
 

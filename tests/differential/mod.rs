@@ -100,6 +100,8 @@ pub fn kernels_source() -> String {
     );
     s.push_str(program::ITEMS);
     s.push('\n');
+    s.push_str(&program::tables_source());
+    s.push('\n');
     let seeds = compiled_seeds();
     for (k, seed) in seeds.iter().enumerate() {
         s.push_str(&format!("// seed {seed:#x}\n"));

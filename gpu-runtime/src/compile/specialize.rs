@@ -6,6 +6,7 @@
 use crate::compile::prelude::prelude_for;
 use crate::def::device_fn::DeviceFnDef;
 use crate::def::kernel::{KernelDef, Unit};
+use crate::def::module_const::{ConstValue, TableSpace};
 use crate::dtype::DtypeKind;
 use crate::error::GpuError;
 
@@ -43,13 +44,18 @@ impl KernelDef {
         out.push_str(&prelude_for(&code));
         out.push_str(&typedefs);
         out.push_str(&structs);
-        // Module constants, each under its function's own prefix.
-        for c in device_fns
-            .iter()
-            .flat_map(|f| f.constants)
-            .chain(self.constants())
-        {
-            out.push_str(&c.c_definition());
+        // Module constants, each under its function's own prefix; their arrays in constant
+        // memory while they fit there together.
+        let constants = || {
+            device_fns
+                .iter()
+                .flat_map(|f| f.constants)
+                .chain(self.constants())
+        };
+        let table_bytes = constants().map(ConstValue::table_bytes).sum();
+        let space = TableSpace::for_bytes(table_bytes);
+        for c in constants() {
+            out.push_str(&c.c_definition(space));
         }
         for f in device_fns {
             out.push_str(f.source);

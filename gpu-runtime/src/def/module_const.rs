@@ -11,12 +11,80 @@ use crate::dtype::DtypeKind;
 
 /// A module constant's C name, dtype and bits. Made by the attribute; not a public API.
 #[doc(hidden)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ConstValue {
     c_name: &'static str,
     kind: DtypeKind,
-    /// The value's bits, zero-extended (a `bool` is 0 or 1).
+    /// The value's bits, zero-extended (a `bool` is 0 or 1); 0 for an array.
     bits: u64,
+    /// A module array's elements (`const LUT: [f32; 4]`), row-major, and its extents.
+    table: Option<(TableData, &'static [usize])>,
+}
+
+/// The elements of a module `const` or `static` array, as rustc gave them.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum TableData {
+    Bool(&'static [bool]),
+    I8(&'static [i8]),
+    I16(&'static [i16]),
+    I32(&'static [i32]),
+    I64(&'static [i64]),
+    Isize(&'static [isize]),
+    U8(&'static [u8]),
+    U16(&'static [u16]),
+    U32(&'static [u32]),
+    U64(&'static [u64]),
+    Usize(&'static [usize]),
+    F32(&'static [f32]),
+    F64(&'static [f64]),
+}
+
+impl TableData {
+    /// The dtype and each element's bits, zero-extended as a scalar constant's are.
+    fn elements(&self) -> (DtypeKind, Vec<u64>) {
+        fn bits<T: Copy>(v: &[T], f: impl Fn(T) -> u64) -> Vec<u64> {
+            v.iter().map(|&x| f(x)).collect()
+        }
+        match *self {
+            TableData::Bool(v) => (DtypeKind::Bool, bits(v, u64::from)),
+            TableData::I8(v) => (DtypeKind::I8, bits(v, |x| x as u8 as u64)),
+            TableData::I16(v) => (DtypeKind::I16, bits(v, |x| x as u16 as u64)),
+            TableData::I32(v) => (DtypeKind::I32, bits(v, |x| x as u32 as u64)),
+            TableData::I64(v) => (DtypeKind::I64, bits(v, |x| x as u64)),
+            TableData::Isize(v) => (DtypeKind::Isize, bits(v, |x| x as i64 as u64)),
+            TableData::U8(v) => (DtypeKind::U8, bits(v, u64::from)),
+            TableData::U16(v) => (DtypeKind::U16, bits(v, u64::from)),
+            TableData::U32(v) => (DtypeKind::U32, bits(v, u64::from)),
+            TableData::U64(v) => (DtypeKind::U64, bits(v, |x| x)),
+            TableData::Usize(v) => (DtypeKind::Usize, bits(v, |x| x as u64)),
+            TableData::F32(v) => (DtypeKind::F32, bits(v, |x| u64::from(x.to_bits()))),
+            TableData::F64(v) => (DtypeKind::F64, bits(v, f64::to_bits)),
+        }
+    }
+}
+
+/// Where the runtime places the program's module arrays: in constant memory while they
+/// fit in it together (64 KB a module; what CUDA's `__constant__` gives, and Numba's
+/// `cuda.const.array_like`), else in global memory as read-only data.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum TableSpace {
+    Constant,
+    Global,
+}
+
+impl TableSpace {
+    /// Constant memory's size: what every module's arrays share.
+    pub(crate) const CONSTANT_BYTES: usize = 64 * 1024;
+
+    /// The space for arrays of `bytes` together.
+    pub(crate) fn for_bytes(bytes: usize) -> TableSpace {
+        if bytes <= Self::CONSTANT_BYTES {
+            TableSpace::Constant
+        } else {
+            TableSpace::Global
+        }
+    }
 }
 
 macro_rules! constructors {
@@ -25,7 +93,7 @@ macro_rules! constructors {
             $(
                 #[doc = concat!("A `", stringify!($t), "` constant.")]
                 pub const fn $name(c_name: &'static str, $v: $t) -> ConstValue {
-                    ConstValue { c_name, kind: DtypeKind::$kind, bits: $bits }
+                    ConstValue { c_name, kind: DtypeKind::$kind, bits: $bits, table: None }
                 }
             )*
         }
@@ -49,6 +117,25 @@ constructors! {
 }
 
 impl ConstValue {
+    /// A module array: its elements row-major and its extents (`&[rows, cols]`), whose
+    /// product is the elements' count (the generated code takes both from one array).
+    pub const fn table(c_name: &'static str, data: TableData, dims: &'static [usize]) -> Self {
+        ConstValue {
+            c_name,
+            kind: DtypeKind::U8,
+            bits: 0,
+            table: Some((data, dims)),
+        }
+    }
+
+    /// The bytes of a module array's elements; 0 for a scalar.
+    pub(crate) fn table_bytes(&self) -> usize {
+        self.table.map_or(0, |(data, _)| {
+            let (kind, values) = data.elements();
+            kind.size() * values.len()
+        })
+    }
+
     /// The C name the kernel's source uses.
     pub fn c_name(&self) -> &'static str {
         self.c_name
@@ -67,17 +154,43 @@ impl ConstValue {
     /// The C++ definition: `static constexpr unsigned long long gt_c0_k = ...;`, the exact
     /// bits for every dtype (floats through `__builtin_bit_cast`, so NaN payloads and
     /// signed zeros survive).
-    pub fn c_definition(&self) -> String {
-        let ty = self.kind.c_name();
-        let value = match self.kind {
-            DtypeKind::Bool => (self.bits != 0).to_string(),
-            // The 8- and 16-bit integers: their bits as an `unsigned int` converted to the
-            // type, which keeps them (modulo 2^8 or 2^16).
-            k if k.size() <= 2 => format!("(({ty}){:#x}u)", self.bits),
-            k if k.size() == 4 => format!("__builtin_bit_cast({ty}, {:#010x}u)", self.bits as u32),
-            _ => format!("__builtin_bit_cast({ty}, {:#018x}ull)", self.bits),
+    ///
+    /// A module array is a `__constant__` (or, in [`TableSpace::Global`], a `__device__
+    /// const`) array of its extents with every element's exact bits; an extent of 0 is
+    /// declared as 1 (C has no empty arrays), which the kernel's checks never read.
+    pub(crate) fn c_definition(&self, space: TableSpace) -> String {
+        let Some((data, dims)) = self.table else {
+            let ty = self.kind.c_name();
+            let value = c_value(self.kind, self.bits);
+            return format!("static constexpr {ty} {} = {value};\n", self.c_name);
         };
-        format!("static constexpr {ty} {} = {value};\n", self.c_name)
+        let (kind, values) = data.elements();
+        let ty = kind.c_name();
+        let extents: String = dims.iter().map(|d| format!("[{}]", d.max(&1))).collect();
+        let elements: Vec<String> = values.iter().map(|&b| c_value(kind, b)).collect();
+        let space = match space {
+            TableSpace::Constant => "__constant__",
+            TableSpace::Global => "__device__ const",
+        };
+        format!(
+            "{space} {ty} {}{extents} = {{{}}};\n",
+            self.c_name,
+            elements.join(", ")
+        )
+    }
+}
+
+/// A value of `kind` with `bits` as a C constant expression: the exact bits for every
+/// dtype (floats through `__builtin_bit_cast`, so NaN payloads and signed zeros survive).
+fn c_value(kind: DtypeKind, bits: u64) -> String {
+    let ty = kind.c_name();
+    match kind {
+        DtypeKind::Bool => (bits != 0).to_string(),
+        // The 8- and 16-bit integers: their bits as an `unsigned int` converted to the
+        // type, which keeps them (modulo 2^8 or 2^16).
+        k if k.size() <= 2 => format!("(({ty}){bits:#x}u)"),
+        k if k.size() == 4 => format!("__builtin_bit_cast({ty}, {:#010x}u)", bits as u32),
+        _ => format!("__builtin_bit_cast({ty}, {bits:#018x}ull)"),
     }
 }
 
@@ -88,27 +201,42 @@ mod tests {
     #[test]
     fn definitions_carry_the_exact_bits() {
         assert_eq!(
-            ConstValue::usize("gt_c0_k", 16).c_definition(),
+            ConstValue::usize("gt_c0_k", 16).c_definition(TableSpace::Constant),
             "static constexpr unsigned long long gt_c0_k = \
              __builtin_bit_cast(unsigned long long, 0x0000000000000010ull);\n"
         );
         assert_eq!(
-            ConstValue::i32("k_M", -1).c_definition(),
+            ConstValue::i32("k_M", -1).c_definition(TableSpace::Constant),
             "static constexpr int k_M = __builtin_bit_cast(int, 0xffffffffu);\n"
         );
         assert_eq!(
-            ConstValue::f32("k_X", -0.0).c_definition(),
+            ConstValue::f32("k_X", -0.0).c_definition(TableSpace::Constant),
             "static constexpr float k_X = __builtin_bit_cast(float, 0x80000000u);\n"
         );
         assert_eq!(
-            ConstValue::bool("k_B", true).c_definition(),
+            ConstValue::bool("k_B", true).c_definition(TableSpace::Constant),
             "static constexpr bool k_B = true;\n"
         );
         assert_eq!(
-            ConstValue::i8("k_N", -2).c_definition(),
+            ConstValue::i8("k_N", -2).c_definition(TableSpace::Constant),
             "static constexpr signed char k_N = ((signed char)0xfeu);\n"
         );
         assert_eq!(ConstValue::isize("k_I", -2).bits(), u64::MAX - 1);
+        assert_eq!(
+            ConstValue::table("gt_t0_k", TableData::F32(&[1.0, -0.0, 0.5, 2.0]), &[2, 2])
+                .c_definition(TableSpace::Constant),
+            "__constant__ float gt_t0_k[2][2] = {__builtin_bit_cast(float, 0x3f800000u), \
+             __builtin_bit_cast(float, 0x80000000u), __builtin_bit_cast(float, 0x3f000000u), \
+             __builtin_bit_cast(float, 0x40000000u)};\n"
+        );
+        assert_eq!(
+            ConstValue::table("gt_t1_k", TableData::I8(&[]), &[0]).c_definition(TableSpace::Global),
+            "__device__ const signed char gt_t1_k[1] = {};\n"
+        );
+        assert_eq!(
+            ConstValue::table("gt_t2_k", TableData::U16(&[1, 2, 3]), &[3]).table_bytes(),
+            6
+        );
         assert_eq!(ConstValue::f64("k_D", 1.5).bits(), 1.5f64.to_bits());
     }
 }

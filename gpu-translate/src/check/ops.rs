@@ -71,7 +71,8 @@ impl Validator<'_> {
         for a in &self.k.arrays {
             // Shared memory starts uninitialised on the GPU, and a byte that is not 0 or 1
             // is no `bool`.
-            if let (true, RTy::Struct(id)) = (a.space != Space::Local, a.elem) {
+            let in_shared = matches!(a.space, Space::Shared | Space::DynamicShared);
+            if let (true, RTy::Struct(id)) = (in_shared, a.elem) {
                 if struct_has_bool(&self.sig.structs, id) {
                     self.diags.error(
                         a.span,
@@ -86,7 +87,7 @@ impl Validator<'_> {
                     );
                 }
             }
-            if a.space != Space::Local && a.elem == RTy::Prim(Prim::Bool) {
+            if in_shared && a.elem == RTy::Prim(Prim::Bool) {
                 self.diags.error(
                     a.span,
                     "shared arrays cannot hold `bool` (shared memory starts uninitialised on \

@@ -69,11 +69,13 @@ impl Resolver<'_> {
         let sig_span = Span::call_site();
         // Constants first: a constant of unknown type is reported once, on the constant.
         let consts = k.consts.into_iter().map(|c| self.module_const(c)).collect();
+        // So are module arrays, whose element type is known only from their uses too.
+        let arrays = k.arrays.into_iter().map(|a| self.array(a)).collect();
         Kernel {
             c_name: k.c_name,
             generic_c_names: k.generic_c_names,
             device_calls: k.device_calls,
-            arrays: k.arrays.into_iter().map(|a| self.array(a)).collect(),
+            arrays,
             locals: k.locals.into_iter().map(|l| self.local(l)).collect(),
             slices: k.slices.into_iter().map(|s| self.slice(s)).collect(),
             consts,
@@ -95,8 +97,14 @@ impl Resolver<'_> {
     }
 
     fn array(&mut self, a: ArrayVar<Ty>) -> ArrayVar<RTy> {
+        let elem = if a.space == crate::ir::Space::Table {
+            self.const_type(a.elem, a.span, &a.rust_name, a.dims.len())
+                .unwrap_or(RTy::Prim(Prim::Bool))
+        } else {
+            self.ty(a.elem, a.span)
+        };
         ArrayVar {
-            elem: self.ty(a.elem, a.span),
+            elem,
             rust_name: a.rust_name,
             c_name: a.c_name,
             len_c_name: a.len_c_name,
@@ -123,11 +131,37 @@ impl Resolver<'_> {
     /// declaration, so a literal's fallback (`i32`, `f64`) would be a guess. rustc checks
     /// the type found against the declaration (`emit_rust::consts`).
     fn module_const(&mut self, c: ModuleConst<Ty>) -> ModuleConst<RTy> {
-        let fixed = match self.types.shallow(c.ty) {
+        let fixed = self.const_type(c.ty, c.span, &c.text, 0);
+        ModuleConst {
+            ty: fixed.unwrap_or(RTy::Prim(Prim::Bool)),
+            rust: c.rust,
+            text: c.text,
+            c_name: c.c_name,
+            span: c.span,
+            generic: c.generic,
+        }
+    }
+
+    /// The type of module constant `text` (of its elements, for an array of `rank` > 0),
+    /// from its uses alone; an error when they give none or one a constant cannot have.
+    fn const_type(&mut self, ty: Ty, span: Span, text: &str, rank: usize) -> Option<RTy> {
+        let array = rank > 0;
+        match self.types.shallow(ty) {
             Ty::Prim(p) if p.is_primitive() => Some(RTy::Prim(p)),
+            Ty::Struct(_) if array => {
+                self.diags.error(
+                    span,
+                    format!(
+                        "a module constant array of `#[gpu_struct]` values is not supported \
+                         yet; keep one array per field (`{text}_X[i]`, `{text}_Y[i]`) and build \
+                         the struct in the body"
+                    ),
+                );
+                None
+            }
             Ty::Struct(_) => {
                 self.diags.error(
-                    c.span,
+                    span,
                     "a module constant of a struct type is not supported; build the struct in \
                      the body from constants of its fields",
                 );
@@ -135,7 +169,7 @@ impl Resolver<'_> {
             }
             Ty::Prim(p) if p.is_complex() => {
                 self.diags.error(
-                    c.span,
+                    span,
                     format!(
                         "a module constant used as {p} is not supported; make it from real \
                          constants: `{p}::new(RE, IM)`"
@@ -145,50 +179,50 @@ impl Resolver<'_> {
             }
             Ty::Prim(p) => {
                 self.diags.error(
-                    c.span,
+                    span,
                     format!(
                         "a module constant used as {} is not supported; use an `f32` or `f64` \
                          constant and convert it: `{}::from_f64({})`",
                         p.rust_name(),
                         p.rust_name(),
-                        c.text
+                        text
                     ),
                 );
                 None
             }
             Ty::Generic(_) => {
                 self.diags.error(
-                    c.span,
+                    span,
                     format!(
                         "`{}` is a module constant, and has one type, not a dtype parameter; \
                          convert it: `T::from_f64({})` (or `T::from_usize`, `T::from_i32`)",
-                        c.text, c.text
+                        text, text
                     ),
                 );
                 None
             }
             Ty::Var(_) => {
+                let (what, example) = if array {
+                    let index = ["[i]", "[j]", "[k]"][..rank.min(3)].concat();
+                    (
+                        "elements of the constant array",
+                        format!("let w: f32 = {text}{index};"),
+                    )
+                } else {
+                    ("constant", format!("let n: usize = {text};"))
+                };
                 self.diags.error(
-                    c.span,
+                    span,
                     format!(
-                        "the kernel cannot see the type of the constant `{}` here (it sees only \
-                         its own item); give the type where it is used: `let n: usize = {};`, \
-                         or compare or combine it with a typed value",
-                        c.text, c.text
+                        "the kernel cannot see the type of the {what} `{text}` here (it sees \
+                         only its own item); give the type where it is used: `{example}`, or \
+                         compare or combine it with a typed value"
                     ),
                 );
                 // Reported: the values computed from it are not reported again.
-                let _ = self.types.unify(c.ty, Ty::Prim(Prim::Bool));
+                let _ = self.types.unify(ty, Ty::Prim(Prim::Bool));
                 None
             }
-        };
-        ModuleConst {
-            ty: fixed.unwrap_or(RTy::Prim(Prim::Bool)),
-            rust: c.rust,
-            text: c.text,
-            c_name: c.c_name,
-            span: c.span,
-            generic: c.generic,
         }
     }
 

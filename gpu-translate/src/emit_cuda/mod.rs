@@ -647,6 +647,8 @@ impl Emitter<'_> {
                     "const unsigned long long {len} = gt_dynamic_smem_bytes() / sizeof({ty});"
                 ));
             }
+            // Declared by the runtime, at the program's top, with rustc's values.
+            Space::Table => {}
             Space::Local => {
                 self.line(format!("{ty} {name}{dims};"));
                 if let Some(Expr {

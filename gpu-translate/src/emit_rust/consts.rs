@@ -25,6 +25,8 @@ pub struct ConstItems {
     pub table: TokenStream,
     /// Each constant's text and its generated constant, for the simulator's body.
     pub renames: Vec<(String, syn::Ident)>,
+    /// Each module array's text and its generated constant (a slice of its rows).
+    pub tables: Vec<(String, syn::Ident)>,
     /// For a kernel with const parameters: every constant in order, those of the const
     /// parameters (`BM`, `BM as u32`) by their expressions, for a function generic over
     /// them (`definition::<BM>()`, one level down); and the assertions that its arrays
@@ -85,6 +87,10 @@ pub fn const_items(
         values.push(value.clone());
         all.push(value);
     }
+    let tables = tables(k, item, krate);
+    items.extend(tables.items);
+    values.extend(tables.values.iter().cloned());
+    all.extend(tables.values);
     let generic = !sig.const_generics.is_empty();
     let checks = array_checks(k, sig, item, krate);
     let (generic_table, generic_checks) = if generic {
@@ -101,9 +107,80 @@ pub fn const_items(
             quote!(&[#(#values),*])
         },
         renames,
+        tables: tables.renames,
         generic_table,
         generic_checks,
     }
+}
+
+/// The module arrays' items, values and names for the simulator.
+struct Tables {
+    items: TokenStream,
+    values: Vec<TokenStream>,
+    renames: Vec<(String, syn::Ident)>,
+}
+
+/// For each module array `k` indexes (`Space::Table`): `const __gpu_table_<fn>_<i>:
+/// &[[f32; C]] = &LUT;`, spanned on its first use, so rustc checks the element type and
+/// rank the uses imply against the declaration (and reads a `static` as a `const`); and
+/// its [`ConstValue`](../../gpu_runtime) table of elements row-major and extents, which
+/// the runtime writes into the C source.
+fn tables(k: &Kernel<RTy>, item: &str, krate: &syn::Path) -> Tables {
+    let mut out = Tables {
+        items: TokenStream::new(),
+        values: Vec::new(),
+        renames: Vec::new(),
+    };
+    for (i, a) in k.arrays.iter().enumerate() {
+        // An element type a constant cannot have is reported by the check pass.
+        let (Space::Table, RTy::Prim(p)) = (a.space, a.elem) else {
+            continue;
+        };
+        let extents: Vec<syn::Ident> = a
+            .dims
+            .iter()
+            .map(|&d| match d {
+                Dim::Const(c) => format_ident!("__gpu_const_{}_{}", item, c),
+                Dim::Lit(_) => unreachable!("a module array's extents are its constants"),
+            })
+            .collect();
+        let Some(Dim::Const(len)) = a.dims.first() else {
+            continue;
+        };
+        // The array's path, as written: the receiver of its length's `LUT.len()`.
+        let syn::Expr::MethodCall(len) = &k.consts[*len].rust else {
+            unreachable!("a module array's length is `path.len()`");
+        };
+        let path = &len.receiver;
+        let prim = format_ident!("{}", p.rust_name());
+        let mut ty = quote!(::core::primitive::#prim);
+        for n in extents[1..].iter().rev() {
+            ty = quote!([#ty; #n]);
+        }
+        let name = format_ident!("__gpu_table_{}_{}", item, i);
+        let span = a.span;
+        out.items.extend(quote_spanned! {span=>
+            #[doc(hidden)]
+            #[allow(non_upper_case_globals)]
+            const #name: &[#ty] = &#path;
+        });
+        let mut flat = quote!(super::#name);
+        for _ in 1..a.dims.len() {
+            flat = quote!(#flat.as_flattened());
+        }
+        let variant = {
+            let n = p.rust_name();
+            format_ident!("{}{}", n[..1].to_uppercase(), &n[1..])
+        };
+        let c_name = &a.c_name;
+        out.values.push(quote!(#krate::__private::ConstValue::table(
+            #c_name,
+            #krate::__private::TableData::#variant(#flat),
+            &[#(super::#extents),*],
+        )));
+        out.renames.push((a.rust_name.clone(), name));
+    }
+    out
 }
 
 /// The assertions that the arrays sized by constants fit: the static shared arrays in

@@ -106,6 +106,7 @@ pub fn device_parts(
                 views: &views,
                 scalars: &scalars,
                 consts: &tr.consts.renames,
+                tables: &tr.consts.tables,
                 prints: &tr.prints,
             };
             *f.block = sim_body::rewrite(&f.block, &names, k);

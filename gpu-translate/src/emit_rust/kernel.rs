@@ -314,6 +314,7 @@ impl<'a> KernelRust<'a> {
             views: &views,
             scalars: &scalars,
             consts: &self.tr.consts.renames,
+            tables: &self.tr.consts.tables,
             prints: &self.tr.prints,
         };
         let mut b = sim_body::rewrite(&self.item.block, &names, self.k);

@@ -116,6 +116,11 @@ pub enum Space {
     DynamicShared,
     /// `[v; N]`, `[[v; C]; R]`, `load4(..)`: per-thread local memory.
     Local,
+    /// A module `const` or `static` array the body indexes (`WEIGHTS[k]`, `tables::LUT[i][j]`):
+    /// read-only data of the whole program, its values rustc's, written into the C source
+    /// by the runtime (`ConstValue`'s tables); its extents are module constants
+    /// (`WEIGHTS.len()`).
+    Table,
 }
 
 /// An array declared in the body.

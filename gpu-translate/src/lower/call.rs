@@ -168,7 +168,8 @@ impl Lowerer<'_> {
         let target = match self.receiver_binding(m) {
             Some(Binding::Slice(s)) => Some(Target::Slice(s)),
             Some(Binding::Array(a))
-                if self.k.arrays[a].dims.len() <= 1 || self.k.arrays[a].space == Space::Local =>
+                if self.k.arrays[a].dims.len() <= 1
+                    || matches!(self.k.arrays[a].space, Space::Local | Space::Table) =>
             {
                 Some(Target::Array(a))
             }
@@ -191,7 +192,7 @@ impl Lowerer<'_> {
     /// What the receiver of `m` names, if it is a plain name.
     pub(super) fn receiver_binding(&self, m: &syn::ExprMethodCall) -> Option<Binding> {
         match strip_parens(&m.receiver) {
-            syn::Expr::Path(p) => self.lookup(&unraw(p.path.get_ident()?)),
+            syn::Expr::Path(p) => self.path_binding(p),
             _ => None,
         }
     }
@@ -415,16 +416,19 @@ impl Lowerer<'_> {
         // `&v` / `&mut v` of a 1-D local array: its pointer and length, as Rust lends it.
         if let syn::Expr::Reference(r) = strip_parens(a) {
             if let syn::Expr::Path(p) = strip_parens(&r.expr) {
-                let arr = p
-                    .path
-                    .get_ident()
-                    .and_then(|i| match self.lookup(&unraw(i)) {
-                        Some(Binding::Array(arr)) => Some(arr),
-                        _ => None,
-                    });
+                let arr = match self.path_binding(p) {
+                    Some(Binding::Array(arr)) => Some(arr),
+                    _ => None,
+                };
                 if let Some(arr) = arr {
                     let array = &self.k.arrays[arr];
-                    if array.space != Space::Local || array.dims.len() != 1 {
+                    if array.space == Space::Table && r.mutability.is_some() {
+                        let name = array.rust_name.clone();
+                        self.err(p.span(), super::place::table_is_read_only(&name));
+                        return None;
+                    }
+                    if !matches!(array.space, Space::Local | Space::Table) || array.dims.len() != 1
+                    {
                         self.err(a.span(), ARRAY_ARG_ADVICE);
                         return None;
                     }
@@ -553,6 +557,11 @@ impl Lowerer<'_> {
                     c.args[0].span(),
                     format!("`{n}` is a `&[T]` parameter; atomics need a `&mut [T]` parameter or a shared array"),
                 );
+                return None;
+            }
+            Target::Array(a) if self.k.arrays[a].space == Space::Table => {
+                let name = self.k.arrays[a].rust_name.clone();
+                self.err(c.args[0].span(), super::place::table_is_read_only(&name));
                 return None;
             }
             Target::Array(a) if self.k.arrays[a].space == Space::Local => {

@@ -18,6 +18,7 @@ mod array;
 mod call;
 mod cast;
 mod complex;
+mod const_arrays;
 mod control;
 mod expr;
 mod math;
@@ -167,6 +168,7 @@ pub fn lower(
         late_options: Vec::new(),
     };
     l.declare_params();
+    l.declare_tables(body);
     l.k.body = l.lower_body(body);
     Lowered {
         kernel: l.k,
@@ -388,13 +390,17 @@ impl Lowerer<'_> {
         if array.space == ir::Space::DynamicShared {
             array.len_c_name = self.names.fresh(&format!("{rust_name}_len"));
         }
-        if array.space != ir::Space::Local {
+        if array.space == ir::Space::Table {
+            // Data of the whole program: unique among every function's names.
+            array.c_name = format!("gt_t{}_{}", self.k.arrays.len(), self.k.c_name);
+        } else if array.space != ir::Space::Local {
             array.site = self.shared_sites;
             self.shared_sites += 1;
         }
         array.check_id = self.k.check_names.len();
         self.k.check_names.push(match array.space {
             ir::Space::Local => check_names::local_array(rust_name),
+            ir::Space::Table => check_names::const_table(rust_name),
             _ => check_names::shared_array(rust_name),
         });
         self.k.arrays.push(array);

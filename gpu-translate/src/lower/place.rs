@@ -106,6 +106,12 @@ impl Lowerer<'_> {
 
     /// An error unless `target` can be written.
     pub(super) fn check_writable(&mut self, target: Target, base: &syn::Expr) -> Option<()> {
+        if let Target::Array(a) = target {
+            if self.k.arrays[a].space == Space::Table {
+                self.err(base.span(), table_is_read_only(&self.k.arrays[a].rust_name));
+                return None;
+            }
+        }
         if let Target::Slice(slice) = target {
             if !self.k.slices[slice].mutable {
                 let name = self.k.slices[slice].rust_name.clone();
@@ -180,7 +186,18 @@ impl Lowerer<'_> {
     /// Resolve the name of something indexable.
     pub(super) fn target(&mut self, e: &syn::Expr) -> Option<Target> {
         let ident = match strip_parens(e) {
-            syn::Expr::Path(p) if p.path.get_ident().is_some() => p.path.get_ident()?.clone(),
+            syn::Expr::Path(p) if p.path.get_ident().is_none() => {
+                if let Some(Binding::Array(a)) = self.path_binding(p) {
+                    return Some(Target::Array(a));
+                }
+                self.err(
+                    p.span(),
+                    "only array parameters, arrays declared in the kernel and module \
+                     constant arrays (`LUT[i]`) can be indexed",
+                );
+                return None;
+            }
+            syn::Expr::Path(p) => p.path.get_ident()?.clone(),
             other @ (syn::Expr::Array(_) | syn::Expr::Repeat(_)) => {
                 self.err(
                     other.span(),
@@ -213,10 +230,17 @@ impl Lowerer<'_> {
                 None
             }
             None => {
-                self.err(
-                    ident.span(),
-                    format!("cannot find `{ident}` in this kernel"),
-                );
+                let upper = ident.to_string().chars().all(|c| !c.is_ascii_lowercase());
+                let msg = if upper {
+                    format!(
+                        "`{ident}` is not an array of this kernel; a module constant array is \
+                         read element by element (`{ident}[i]`), and what a kernel writes or \
+                         updates atomically is a `&mut [T]` parameter or a shared array"
+                    )
+                } else {
+                    format!("cannot find `{ident}` in this kernel")
+                };
+                self.err(ident.span(), msg);
                 None
             }
         }
@@ -232,7 +256,7 @@ impl Lowerer<'_> {
                 match arr.space {
                     Space::DynamicShared => (1, false),
                     Space::Shared => (arr.dims.len(), arr.dims.len() > 1),
-                    Space::Local => (arr.dims.len(), false),
+                    Space::Local | Space::Table => (arr.dims.len(), false),
                 }
             }
         }
@@ -342,4 +366,12 @@ impl Lowerer<'_> {
             chain.iter().map(|e| self.usize_index(e, check)).collect();
         Some((target, indices.into_iter().collect::<Option<Vec<_>>>()?))
     }
+}
+
+/// The error for a write into a module constant array.
+pub(super) fn table_is_read_only(name: &str) -> String {
+    format!(
+        "`{name}` is a module constant array and cannot be written; copy what changes into \
+         a local array (`let mut t = [0.0f32; 4]; t[k] = {name}[k];`) or pass an array parameter"
+    )
 }

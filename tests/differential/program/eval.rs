@@ -249,6 +249,12 @@ impl Eval<'_> {
                 };
                 Value::I16(super::TRI[(v % 3) as usize]).cast(e.ty)
             }
+            Kind::Table(s) => {
+                let Value::U32(v) = self.expr(s) else {
+                    unreachable!("a table's index is a u32");
+                };
+                super::table_value(e.ty, (v % 6) as usize)
+            }
             Kind::PairMixed(a, b) => match (self.expr(a), self.expr(b)) {
                 (Value::I64(a), Value::I64(b)) => Value::I64((a ^ b) & 4294967295),
                 _ => unreachable!("a DiffPair holds i64s"),

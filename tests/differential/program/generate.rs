@@ -217,6 +217,13 @@ impl Gen<'_> {
                 _ => return self.leaf(ty),
             }
         } else {
+            // Drawn only where items may be used, so the core programs stay as they were.
+            if self.items && self.r.chance(6) {
+                return Expr {
+                    ty,
+                    kind: Kind::Table(b(self.leaf(Ty::U32))),
+                };
+            }
             match self.r.below(12) {
                 0 | 1 => return self.leaf(ty),
                 2..=6 => {
@@ -249,7 +256,8 @@ impl Gen<'_> {
     /// An expression of `ty` (an integer) through the items beside compiled kernels.
     fn item_expr(&mut self, ty: Ty, d: usize) -> Expr {
         let b = |e: Expr| Box::new(e);
-        let kind = match self.r.below(4) {
+        let kind = match self.r.below(5) {
+            4 => Kind::Table(b(self.leaf(Ty::U32))),
             3 => {
                 let op = self.r.pick(&[
                     Bin::SatAdd,

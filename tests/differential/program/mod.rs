@@ -353,6 +353,65 @@ pub enum Kind {
     /// `a.checked_add(b).unwrap_or(d)` (`Bin::Add`, `Sub`, `Mul`, `Div`, `Rem`) of leaves:
     /// an `Option` read in an operand (compiled programs only).
     CheckedOr(Bin, Box<Expr>, Box<Expr>, Box<Expr>),
+    /// `(DIFF_TABLE_T[(s % 6u32) as usize] * 1T)`: an element of a module `const` array of
+    /// the expression's type ([`table_value`]), chosen by a `u32` (the `* 1` gives the
+    /// element its type where the kernel uses it; compiled programs only).
+    Table(Box<Expr>),
+}
+
+/// The elements of each module array [`Kind::Table`] reads: edge values of the type.
+pub fn table_value(ty: Ty, i: usize) -> Value {
+    let f32s = [
+        -0.0f32,
+        1.5,
+        f32::from_bits(1),
+        f32::INFINITY,
+        f32::NAN,
+        -3.25,
+    ];
+    let f64s = [
+        -0.0f64,
+        1.5,
+        f64::from_bits(1),
+        f64::NEG_INFINITY,
+        f64::NAN,
+        1e300,
+    ];
+    match ty {
+        Ty::I32 => Value::I32([0, 1, -1, i32::MIN, i32::MAX, 7][i]),
+        Ty::I64 => Value::I64([0, 1, -1, i64::MIN, i64::MAX, 7][i]),
+        Ty::U32 => Value::U32([0, 1, 2, u32::MAX, u32::MAX - 1, 7][i]),
+        Ty::U64 => Value::U64([0, 1, 2, u64::MAX, u64::MAX - 1, 7][i]),
+        Ty::U8 => Value::U8([0, 1, 2, u8::MAX, 128, 7][i]),
+        Ty::I8 => Value::I8([0, 1, -1, i8::MIN, i8::MAX, 7][i]),
+        Ty::U16 => Value::U16([0, 1, 2, u16::MAX, 32768, 7][i]),
+        Ty::I16 => Value::I16([0, 1, -1, i16::MIN, i16::MAX, 7][i]),
+        Ty::F32 => Value::F32(f32s[i]),
+        Ty::F64 => Value::F64(f64s[i]),
+        Ty::Bool => Value::Bool(i % 2 == 1),
+    }
+}
+
+/// The module arrays of [`Kind::Table`], as `kernels.rs` declares them (floats by their
+/// bits, so every special value is the one [`table_value`] gives).
+pub fn tables_source() -> String {
+    let mut s = String::new();
+    for ty in ALL_NUMS {
+        let elems: Vec<String> = (0..6)
+            .map(|i| match table_value(ty, i) {
+                Value::F32(v) => format!("f32::from_bits({:#x})", v.to_bits()),
+                Value::F64(v) => format!("f64::from_bits({:#x})", v.to_bits()),
+                v => v.literal(),
+            })
+            .collect();
+        let name = ty.name();
+        s.push_str(&format!(
+            "pub const DIFF_TABLE_{}: [{name}; 6] = [{}];\n",
+            name.to_uppercase(),
+            elems.join(", ")
+        ));
+    }
+    s
 }
 
 /// The values of `DiffTri`'s variants, in order.

@@ -275,5 +275,11 @@ fn show(e: &Expr) -> String {
         }
         Kind::PairNew(a, b) => format!("(0i64 | DiffPair::new({}, {}).b)", show(a), show(b)),
         Kind::Matches(s, p) => format!("matches!(({} % 8u32), {})", show(s), p.source()),
+        Kind::Table(s) => format!(
+            "(DIFF_TABLE_{}[(({}) % 6u32) as usize] * {})",
+            t.to_uppercase(),
+            show(s),
+            super::Value::U64(1).cast(e.ty).literal()
+        ),
     }
 }

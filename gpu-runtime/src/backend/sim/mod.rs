@@ -91,6 +91,19 @@ pub trait LocalArray {
     fn elems_mut(&mut self) -> &mut [Self::Elem];
 }
 
+/// A module array's rows (`emit_rust::consts` makes each a `&'static [T]`), never written.
+impl<T> LocalArray for [T] {
+    type Elem = T;
+    #[inline]
+    fn elems(&self) -> &[T] {
+        self
+    }
+    #[inline]
+    fn elems_mut(&mut self) -> &mut [T] {
+        self
+    }
+}
+
 impl<T, const N: usize> LocalArray for [T; N] {
     type Elem = T;
     #[inline]

@@ -35,6 +35,9 @@ pub struct Names<'a> {
     /// Each module constant's text (`TPB`, `TPB as u32`) and the generated constant that
     /// holds its value with the type the kernel computes with (`emit_rust::consts`).
     pub consts: &'a [(String, syn::Ident)],
+    /// Each module array's text (`LUT`, `tables::LUT`) and its generated constant: a slice
+    /// of its rows (`emit_rust::consts`).
+    pub tables: &'a [(String, syn::Ident)],
     /// Each `println!`/`print!` by its number in source order: its `printf` format and
     /// how each value is passed (`crate::print_format`).
     pub prints: &'a [(String, Vec<crate::print_format::PrintConv>)],
@@ -54,6 +57,7 @@ pub fn rewrite(body: &syn::Block, names: &Names<'_>, krate: &syn::Path) -> syn::
         scopes: vec![params],
         krate: krate.clone(),
         consts: names.consts.to_vec(),
+        tables: names.tables.to_vec(),
         prints: names.prints.to_vec(),
         next_print: 0,
         next_shared: 0,
@@ -80,6 +84,8 @@ struct Rewriter {
     krate: syn::Path,
     /// Module constants by text, with their generated constants.
     consts: Vec<(String, syn::Ident)>,
+    /// Module arrays by text, with their generated constants (slices of their rows).
+    tables: Vec<(String, syn::Ident)>,
     /// The prints' formats, and the number of the next one met.
     prints: Vec<(String, Vec<crate::print_format::PrintConv>)>,
     next_print: usize,
@@ -186,6 +192,22 @@ impl Rewriter {
         Some(syn::Ident::new(&ident.to_string(), e.span()))
     }
 
+    /// The module array `e` names, if it is one no local shadows: its text and generated
+    /// constant.
+    fn table(&self, e: &syn::Expr) -> Option<(String, syn::Ident)> {
+        let syn::Expr::Path(p) = e else {
+            return None;
+        };
+        if let Some(ident) = p.path.get_ident() {
+            let name = crate::names::unraw(ident);
+            if self.scopes.iter().flatten().any(|(n, _)| *n == name) {
+                return None;
+            }
+        }
+        let text = crate::names::path_text(p);
+        self.tables.iter().find(|(t, _)| *t == text).cloned()
+    }
+
     fn kind(&self, name: &str) -> Kind {
         self.scopes
             .iter()
@@ -237,15 +259,23 @@ impl Rewriter {
         if chain.is_empty() {
             return None;
         }
-        let name = self.name_of(base, Kind::Local)?;
-        let label = gpu_contract::check_names::local_array(&crate::names::unraw(&name));
-        let k = self.krate.clone();
         let span = e.span();
-        let mut access: syn::Expr = if write {
-            syn::parse_quote_spanned!(span=> &mut #name)
-        } else {
-            syn::parse_quote_spanned!(span=> &#name)
-        };
+        let (mut access, label): (syn::Expr, String) =
+            if let Some(name) = self.name_of(base, Kind::Local) {
+                let label = gpu_contract::check_names::local_array(&crate::names::unraw(&name));
+                if write {
+                    (syn::parse_quote_spanned!(span=> &mut #name), label)
+                } else {
+                    (syn::parse_quote_spanned!(span=> &#name), label)
+                }
+            } else {
+                // A module array: its generated constant, a slice of its rows.
+                let (text, table) = self.table(base)?;
+                let table = syn::Ident::new(&table.to_string(), base.span());
+                let label = gpu_contract::check_names::const_table(&text);
+                (syn::parse_quote_spanned!(span=> #table), label)
+            };
+        let k = self.krate.clone();
         let last = chain.len() - 1;
         for (n, mut index) in chain.into_iter().rev().enumerate() {
             self.visit_expr_mut(&mut index);
@@ -582,102 +612,4 @@ fn is_shared_declaration(e: &syn::Expr) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use proc_macro2::TokenStream;
-
-    fn rewritten(body: TokenStream, views: &[&str]) -> String {
-        let block: syn::Block = syn::parse2(body).unwrap();
-        let views: Vec<String> = views.iter().map(|s| s.to_string()).collect();
-        let consts = [
-            ("TPB".to_owned(), syn::parse_quote!(__gpu_const_k_0)),
-            ("TPB as u32".to_owned(), syn::parse_quote!(__gpu_const_k_1)),
-        ];
-        let names = Names {
-            views: &views,
-            scalars: &["N".to_owned()],
-            consts: &consts,
-            prints: &[],
-        };
-        let out = rewrite(&block, &names, &syn::parse_quote!(::gpu_runtime));
-        quote!(#out).to_string()
-    }
-
-    #[test]
-    fn module_constants_become_their_generated_constants_unless_shadowed() {
-        let out = rewritten(
-            quote!({
-                let a = TPB + N;
-                let b = TPB as u32;
-                let TPB = 3;
-                let c = TPB;
-            }),
-            &[],
-        );
-        assert_eq!(
-            out,
-            "{ let a = __gpu_const_k_0 + N ; let b = __gpu_const_k_1 ; let TPB = 3 ; let c = \
-             TPB ; }"
-        );
-    }
-
-    #[test]
-    fn accesses_to_views_become_calls_and_locals_stay_rust() {
-        let out = rewritten(
-            quote!({
-                let mut t = [0.0f32; 4];
-                t[0] = a[i];
-                c[i] += t[0];
-                let a = 3;
-                t[a] = 1.0;
-            }),
-            &["a", "c"],
-        );
-        assert!(out.contains("let __gpu_value = a . get (i)"), "{out}");
-        assert!(
-            out.contains("local_mut (& mut t , 0 , \"t (local array)\")"),
-            "{out}"
-        );
-        assert!(
-            out.contains("c . set (__gpu_index , c . get (__gpu_index) + __gpu_value)"),
-            "{out}"
-        );
-        // `a` is shadowed by a number: no longer a view, and it indexes `t`.
-        assert!(out.contains("local_mut (& mut t , a ,"), "{out}");
-    }
-
-    #[test]
-    fn shared_arrays_are_views_and_loops_tick() {
-        let out = rewritten(
-            quote!({
-                let mut s = shared_array::<f32, 4>();
-                for k in 0..4 {
-                    s[k] = 1.0;
-                }
-            }),
-            &[],
-        );
-        assert!(out.contains("s . set (k , __gpu_value)"), "{out}");
-        assert!(out.contains("sim_tick"), "{out}");
-    }
-
-    #[test]
-    fn unchecked_accesses_keep_their_unsafe_methods() {
-        let out = rewritten(
-            quote!({
-                unsafe {
-                    *c.get_unchecked_mut(i) = *a.get_unchecked(i);
-                }
-            }),
-            &["a", "c"],
-        );
-        assert!(
-            out.contains("c . get_unchecked_mut (i) . set (__gpu_value)"),
-            "{out}"
-        );
-        assert!(
-            out.contains("let __gpu_value = a . get_unchecked (i)"),
-            "{out}"
-        );
-    }
-}
+mod tests;

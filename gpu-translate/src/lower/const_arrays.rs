@@ -1,0 +1,180 @@
+//! Module `const` and `static` arrays a body indexes: `WEIGHTS[k]`, `tables::LUT[i][j]`,
+//! `WEIGHTS.len()`, `for w in WEIGHTS.iter()` (after desugaring, an index loop).
+//!
+//! A proc macro sees only its own item, so the translator knows such an array by its uses:
+//! a path written as Rust names constants (see [`Lowerer::names_module_const`]) that is
+//! indexed, asked its length or lent to a function (`f(&LUT)`). Before the body is lowered, each one is declared as an
+//! array of [`Space::Table`] in the function's outermost scope, so every form that takes an
+//! array (indexing, `len`, the prover's ranges) takes it as it takes a local array. Its
+//! rank is the deepest chain of indices the body applies to it; its extents are module
+//! constants (`WEIGHTS.len()`, the length of its first row), its element type comes from
+//! its uses, and rustc checks both against the declaration (`emit_rust::consts`), which the
+//! runtime writes into the C source with rustc's values.
+
+use syn::spanned::Spanned;
+use syn::visit::Visit;
+
+use super::tables::strip_parens;
+use super::{Binding, Lowerer};
+use crate::ir::{ArrayVar, Dim, Prim, Space, Ty, VarKind};
+use crate::names::path_text;
+
+/// The most indices a table takes, as a local array.
+const MAX_RANK: usize = 3;
+
+impl Lowerer<'_> {
+    /// Declare every module array `body` indexes or measures, in the outermost scope.
+    pub(super) fn declare_tables(&mut self, body: &syn::Block) {
+        let mut uses = TableUses::default();
+        uses.visit_block(body);
+        for (path, rank) in uses.found {
+            let text = path_text(&path);
+            if uses.locals.contains(&text)
+                || self.lookup(&text).is_some()
+                || !self.names_module_const(&path)
+            {
+                continue;
+            }
+            if rank > MAX_RANK {
+                self.err(
+                    path.span(),
+                    format!(
+                        "`{text}` is indexed {rank} times deep; a constant array has at most \
+                         {MAX_RANK} dimensions in kernels"
+                    ),
+                );
+                continue;
+            }
+            self.declare_table(&path, &text, rank.max(1));
+        }
+    }
+
+    fn declare_table(&mut self, path: &syn::ExprPath, text: &str, rank: usize) {
+        // Each extent is a module constant rustc evaluates from the array's type (so an
+        // empty array has extents too): `LUT.len()`, then the inner lengths through a const
+        // fn generic over them, which indexes nothing.
+        let span = path.span();
+        let mut dims = Vec::with_capacity(rank);
+        for axis in 0..rank {
+            let len: syn::Expr = match axis {
+                0 => syn::parse_quote_spanned!(span=> #path.len()),
+                1 => syn::parse_quote_spanned!(span=> {
+                    const fn extent<T, const R: usize, const C: usize>(_: &[[T; C]; R]) -> usize {
+                        C
+                    }
+                    extent(&#path)
+                }),
+                _ => syn::parse_quote_spanned!(span=> {
+                    const fn extent<T, const A: usize, const B: usize, const C: usize>(
+                        _: &[[[T; C]; B]; A],
+                    ) -> usize {
+                        C
+                    }
+                    extent(&#path)
+                }),
+            };
+            let len_text = format!("{text}{}.len()", "[0]".repeat(axis));
+            dims.push(Dim::Const(self.derived_const(len, len_text, span)));
+        }
+        let elem = self.types.fresh(VarKind::Any);
+        let mut array = ArrayVar::declared(elem, dims, Space::Table);
+        array.span = span;
+        let id = self.add_array(text, array);
+        if let Some(outer) = self.scopes.first_mut() {
+            outer.push((text.to_owned(), Binding::Array(id)));
+        }
+    }
+
+    /// A `usize` module constant computed from others (an extent of a table), entered
+    /// under `text`.
+    fn derived_const(
+        &mut self,
+        rust: syn::Expr,
+        text: String,
+        span: proc_macro2::Span,
+    ) -> crate::ir::ConstId {
+        if let Some(i) = self.k.consts.iter().position(|c| c.text == text) {
+            return i;
+        }
+        let c_name = format!("gt_c{}_{}", self.k.consts.len(), self.k.c_name);
+        self.k.consts.push(crate::ir::ModuleConst {
+            rust,
+            text,
+            c_name,
+            ty: Ty::Prim(Prim::Usize),
+            span,
+            generic: false,
+        });
+        self.k.consts.len() - 1
+    }
+
+    /// What a path names in the body's scopes: a plain name, or a table by its whole path
+    /// (`tables::LUT`).
+    pub(super) fn path_binding(&self, p: &syn::ExprPath) -> Option<Binding> {
+        match p.path.get_ident() {
+            Some(ident) => self.lookup(&crate::names::unraw(ident)),
+            None if p.qself.is_none() => self.lookup(&path_text(p)),
+            None => None,
+        }
+    }
+}
+
+/// The paths the body indexes or asks `len()` of, with the deepest chain of indices on
+/// each, in the order first met; and the names the body binds (an upper-case local array
+/// is the local's, not a module's).
+#[derive(Default)]
+struct TableUses {
+    found: Vec<(syn::ExprPath, usize)>,
+    locals: Vec<String>,
+}
+
+impl TableUses {
+    fn note(&mut self, p: &syn::ExprPath, rank: usize) {
+        let text = path_text(p);
+        match self.found.iter_mut().find(|(q, _)| path_text(q) == text) {
+            Some((_, r)) => *r = (*r).max(rank),
+            None => self.found.push((p.clone(), rank)),
+        }
+    }
+}
+
+impl<'ast> Visit<'ast> for TableUses {
+    fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
+        self.locals.push(crate::names::unraw(&p.ident));
+        syn::visit::visit_pat_ident(self, p);
+    }
+
+    fn visit_expr_index(&mut self, ix: &'ast syn::ExprIndex) {
+        let mut rank = 1;
+        let mut base = strip_parens(&ix.expr);
+        while let syn::Expr::Index(inner) = base {
+            rank += 1;
+            base = strip_parens(&inner.expr);
+        }
+        if let syn::Expr::Path(p) = base {
+            self.note(p, rank);
+        }
+        syn::visit::visit_expr_index(self, ix);
+    }
+
+    /// `f(&LUT)`: an array lent to a device function.
+    fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
+        for a in &c.args {
+            if let syn::Expr::Reference(r) = strip_parens(a) {
+                if let syn::Expr::Path(p) = strip_parens(&r.expr) {
+                    self.note(p, 1);
+                }
+            }
+        }
+        syn::visit::visit_expr_call(self, c);
+    }
+
+    fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
+        if m.method == "len" && m.args.is_empty() {
+            if let syn::Expr::Path(p) = strip_parens(&m.receiver) {
+                self.note(p, 0);
+            }
+        }
+        syn::visit::visit_expr_method_call(self, m);
+    }
+}

@@ -1,0 +1,161 @@
+//! Module `const` and `static` arrays indexed in kernels and device functions: 1-D to 3-D,
+//! from this module and another, of floats with special values (bit for bit), signed and
+//! unsigned integers and `bool`; read in loops over their `len()`, through `.iter()`, at
+//! indices computed at run time; and an index past the end, reported under the array's
+//! name. Each against the same Rust on the host.
+
+use gpu_runtime::prelude::*;
+use rand::Rng;
+
+use super::checks::expect_violation;
+use super::support::*;
+
+/// A 5-tap smoothing filter.
+pub const WEIGHTS: [f32; 5] = [0.0625, 0.25, 0.375, 0.25, 0.0625];
+
+/// Values whose bits a decimal round trip would lose: -0.0, a subnormal, infinity, NaN
+/// with a payload.
+pub static SPECIAL: [f64; 4] = [
+    -0.0,
+    1e-310,
+    f64::INFINITY,
+    f64::from_bits(0x7ff8_0000_dead_beef),
+];
+
+const MIX: [[i32; 3]; 2] = [[1, -2, 3], [-4, 5, i32::MIN]];
+
+const ODD: [bool; 4] = [false, true, false, true];
+
+const CUBE: [[[u16; 2]; 3]; 2] = [[[1, 2], [3, 4], [5, 6]], [[7, 8], [9, 10], [11, u16::MAX]]];
+
+pub mod tables {
+    /// A byte lookup table: the population count of a nibble.
+    pub static NIBBLE_BITS: [u8; 16] = [0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4];
+}
+
+/// The filter at `i` of `x`, clamped at the edges, as a device function reads it.
+#[gpu_device]
+fn smooth_at(x: &[f32], i: usize) -> f32 {
+    let mut s = 0.0f32;
+    for t in 0..WEIGHTS.len() {
+        let j = (i + t).saturating_sub(2).min(x.len() - 1);
+        s += WEIGHTS[t] * x[j];
+    }
+    s
+}
+
+/// The sum of `w`'s elements: a module array lent as `&WEIGHTS`.
+#[gpu_device]
+fn sum_of(w: &[f32]) -> f32 {
+    let mut s = 0.0f32;
+    for j in 0..w.len() {
+        s += w[j];
+    }
+    s
+}
+
+/// What `const_arrays` writes for element `i`, as the host computes it.
+pub fn const_array_results(x: &[f32], k: &[u32], i: usize) -> [f64; 6] {
+    let mut total = 0.0f32;
+    for w in WEIGHTS.iter() {
+        total += *w;
+    }
+    for w in WEIGHTS {
+        total += w * 2.0;
+    }
+    total += sum_of(&WEIGHTS);
+    let ki = k[i];
+    let r = (ki % 2) as usize;
+    let c = (ki / 2 % 3) as usize;
+    let odd = if ODD[(ki % 4) as usize] { 1.0 } else { 0.0 };
+    let cube = CUBE[r][c][(ki / 8 % 2) as usize];
+    [
+        f64::from(smooth_at(x, i)),
+        SPECIAL[(ki % 4) as usize],
+        f64::from(MIX[r][c]),
+        f64::from(
+            tables::NIBBLE_BITS[(ki % 16) as usize] + tables::NIBBLE_BITS[(ki / 16 % 16) as usize],
+        ),
+        odd + f64::from(cube),
+        f64::from(total) + MIX.len() as f64,
+    ]
+}
+
+#[gpu_kernel]
+pub fn const_arrays(x: &[f32], k: &[u32], out: &mut [f64]) {
+    let i = grid_1d();
+    if i < x.len() && i < k.len() && 6 * i + 5 < out.len() {
+        let mut total = 0.0f32;
+        for w in WEIGHTS.iter() {
+            total += *w;
+        }
+        for w in WEIGHTS {
+            total += w * 2.0;
+        }
+        let lent: f32 = sum_of(&WEIGHTS);
+        total += lent;
+        let ki = k[i];
+        let r = (ki % 2) as usize;
+        let c = (ki / 2 % 3) as usize;
+        let odd = if ODD[(ki % 4) as usize] { 1.0 } else { 0.0 };
+        let cube: u16 = CUBE[r][c][(ki / 8 % 2) as usize];
+        let smooth: f32 = smooth_at(x, i);
+        out[6 * i] = smooth as f64;
+        out[6 * i + 1] = SPECIAL[(ki % 4) as usize];
+        let m: i32 = MIX[r][c];
+        out[6 * i + 2] = m as f64;
+        let low: u8 = tables::NIBBLE_BITS[(ki % 16) as usize];
+        out[6 * i + 3] = (low + tables::NIBBLE_BITS[(ki / 16 % 16) as usize]) as f64;
+        out[6 * i + 4] = odd + cube as f64;
+        out[6 * i + 5] = total as f64 + MIX.len() as f64;
+    }
+}
+
+/// Reads `WEIGHTS[at]`, which is out of range for `at >= 5`.
+#[gpu_kernel]
+pub fn const_array_past_end(at: usize, out: &mut [f32]) {
+    if grid_1d() == 0 && out.len() > 0 {
+        out[0] = WEIGHTS[at];
+    }
+}
+
+pub fn case_const_arrays(dev: &Device, seed: u64) -> CaseResult {
+    let mut r = rng(seed);
+    let len = r.random_range(200..700);
+    let x = uniform_f32(&mut r, len, -100.0, 100.0);
+    let k: Vec<u32> = (0..len).map(|_| r.random()).collect();
+    let (dx, dk) = (dev.to_device(&x)?, dev.to_device(&k)?);
+    let mut dout = poisoned(dev, 6 * len, f64::from_bits(0x7ff4_0000_0000_0001))?;
+    launch!(const_arrays[blocks(len, 64), 64](&dx, &dk, &mut dout))?;
+    let got = dout.to_host()?;
+    for i in 0..len {
+        let want = const_array_results(&x, &k, i);
+        let same = got[6 * i..6 * i + 6]
+            .iter()
+            .zip(&want)
+            .all(|(g, w)| g.to_bits() == w.to_bits());
+        if !same {
+            return Err(format!(
+                "const arrays at {i}: k = {}: got {:?}, want {want:?}",
+                k[i],
+                &got[6 * i..6 * i + 6]
+            )
+            .into());
+        }
+    }
+    // One past the end, then the device still works.
+    let mut one = poisoned(dev, 1, f32::NAN)?;
+    let past = r.random_range(5..1000);
+    let bad = launch!(const_array_past_end[1, 32](past, &mut one)).and_then(|()| dev.synchronize());
+    expect_violation(
+        bad,
+        "const_array_past_end",
+        ("WEIGHTS (constant array)", past, 5),
+    )?;
+    let at = r.random_range(0..5);
+    launch!(const_array_past_end[1, 32](at, &mut one))?;
+    if one.to_host()?[0].to_bits() != WEIGHTS[at].to_bits() {
+        return Err(format!("WEIGHTS[{at}] after the fault: got {:?}", one.to_host()?).into());
+    }
+    Ok(vec![("const_arrays", got)])
+}

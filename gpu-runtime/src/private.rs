@@ -8,8 +8,8 @@
 //! access elements by value, atomically.
 
 pub use crate::backend::sim::{
-    local_get, local_mut, local_ref, panic_fault, sim_tick, DeviceFnArray, DeviceFnArrayMut,
-    SimArray2, SimArray2Mut, SimArray3, SimArray3Mut, SimSlice, SimSliceMut,
+    lent, lent_mut, local_get, local_mut, local_ref, panic_fault, sim_tick, DeviceFnArray,
+    DeviceFnArrayMut, SimArray2, SimArray2Mut, SimArray3, SimArray3Mut, SimSlice, SimSliceMut,
 };
 pub use crate::compile::prelude::{full_prelude, prelude_for};
 pub use crate::def::device_fn::DeviceFnDef;

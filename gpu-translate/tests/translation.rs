@@ -1729,7 +1729,10 @@ fn module_arrays_are_the_programs_data_indexed_with_checks() {
     let (fast, checked) = support::entries(&t);
     assert!(fast.contains("float w = gt_t0_k[i];"), "{fast}");
     let entry = checked.expect("a checked entry");
-    assert!(entry.contains("float w = gt_t0_k[gt_ix<gt_c0_k>(i, "), "{entry}");
+    assert!(
+        entry.contains("float w = gt_t0_k[gt_ix<gt_c0_k>(i, "),
+        "{entry}"
+    );
     assert!(
         entry.contains("gt_t1_k[gt_ix<gt_c1_k>(i, ") && entry.contains("[gt_ix<gt_c2_k>(1ull, "),
         "{entry}"
@@ -1746,8 +1749,10 @@ fn writes_into_module_arrays_are_refused_with_what_to_write() {
         }
     });
     assert!(
-        errs.iter().any(|e| e.contains("`LUT` is a module constant array and cannot be written")
-            && e.contains("copy what changes into a local array")),
+        errs.iter().any(
+            |e| e.contains("`LUT` is a module constant array and cannot be written")
+                && e.contains("copy what changes into a local array")
+        ),
         "{errs:?}"
     );
 }

@@ -119,6 +119,30 @@ pub fn const_array_past_end(at: usize, out: &mut [f32]) {
     }
 }
 
+#[gpu_device]
+fn element_of(w: &[f32], j: usize) -> f32 {
+    w[j]
+}
+
+/// Reads element `j` of a module array lent to a device function (`which == 0`), of a
+/// local array lent so (1), or of an array literal's local directly (2).
+#[gpu_kernel]
+pub fn lent_past_end(j: usize, which: u32, out: &mut [f32]) {
+    if grid_1d() == 0 && out.len() > 0 {
+        let v = [1.5f32, 2.5];
+        let first: f32 = WEIGHTS[0];
+        if which == 0 {
+            let w: f32 = element_of(&WEIGHTS, j);
+            out[0] = w + first;
+        } else if which == 1 {
+            let w: f32 = element_of(&v, j);
+            out[0] = w;
+        } else {
+            out[0] = v[j];
+        }
+    }
+}
+
 pub fn case_const_arrays(dev: &Device, seed: u64) -> CaseResult {
     let mut r = rng(seed);
     let len = r.random_range(200..700);
@@ -157,5 +181,26 @@ pub fn case_const_arrays(dev: &Device, seed: u64) -> CaseResult {
     if one.to_host()?[0].to_bits() != WEIGHTS[at].to_bits() {
         return Err(format!("WEIGHTS[{at}] after the fault: got {:?}", one.to_host()?).into());
     }
+    // Past the end of an array lent to a device function: the kernel's fault, under the
+    // array's name, on every backend.
+    let j = r.random_range(5..1000);
+    let lent = |which: u32, one: &mut DeviceArray<f32>| {
+        launch!(lent_past_end[1, 32](j, which, one)).and_then(|()| dev.synchronize())
+    };
+    expect_violation(
+        lent(0, &mut one),
+        "lent_past_end",
+        ("WEIGHTS (constant array)", j, 5),
+    )?;
+    expect_violation(
+        lent(1, &mut one),
+        "lent_past_end",
+        ("v (local array)", j, 2),
+    )?;
+    expect_violation(
+        lent(2, &mut one),
+        "lent_past_end",
+        ("v (local array)", j, 2),
+    )?;
     Ok(vec![("const_arrays", got)])
 }

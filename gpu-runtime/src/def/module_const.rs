@@ -128,11 +128,13 @@ impl ConstValue {
         }
     }
 
-    /// The bytes of a module array's elements; 0 for a scalar.
+    /// The bytes a module array may take in constant memory, rounded up to 16 so that
+    /// padding between arrays is counted (an empty one is declared with one element); 0
+    /// for a scalar.
     pub(crate) fn table_bytes(&self) -> usize {
         self.table.map_or(0, |(data, _)| {
             let (kind, values) = data.elements();
-            kind.size() * values.len()
+            (kind.size() * values.len().max(1)).next_multiple_of(16)
         })
     }
 
@@ -235,8 +237,13 @@ mod tests {
         );
         assert_eq!(
             ConstValue::table("gt_t2_k", TableData::U16(&[1, 2, 3]), &[3]).table_bytes(),
-            6
+            16
         );
+        assert_eq!(
+            ConstValue::table("gt_t3_k", TableData::F64(&[]), &[0]).table_bytes(),
+            16
+        );
+        assert_eq!(ConstValue::f32("k_X", 1.0).table_bytes(), 0);
         assert_eq!(ConstValue::f64("k_D", 1.5).bits(), 1.5f64.to_bits());
     }
 }

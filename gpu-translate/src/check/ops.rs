@@ -558,6 +558,10 @@ impl Validator<'_> {
             | ExprKind::WholeArray(_)
             | ExprKind::Geometry(..) => {}
             ExprKind::Index(_, idx) => idx.iter().for_each(|i| self.expr(&i.expr)),
+            ExprKind::SubSlice(_, a, b, _) => {
+                self.expr(a);
+                self.expr(b);
+            }
             ExprKind::Intrinsic(which, args) => self.intrinsic(which, args),
             ExprKind::DeviceCall(_, _, args) => args.iter().for_each(|a| self.expr(a)),
             ExprKind::Receiver(p, _) => {

@@ -403,6 +403,9 @@ impl Resolver<'_> {
                 ExprKind::DeviceCall(n, c, self.exprs(a))
             }
             ExprKind::WholeArray(t) => ExprKind::WholeArray(t),
+            ExprKind::SubSlice(s, a, b, incl) => {
+                ExprKind::SubSlice(s, self.boxed(a), self.boxed(b), incl)
+            }
             ExprKind::Receiver(p, m) => ExprKind::Receiver(Box::new(self.place(*p, e.span)), m),
             ExprKind::Load4(s, i) => ExprKind::Load4(s, Box::new(self.index(*i))),
             ExprKind::MmaCoord(g, axis, i) => ExprKind::MmaCoord(g, axis, self.boxed(i)),

@@ -12,7 +12,7 @@
 use gpu_contract::fault::{function_hash, Site};
 
 use super::Emitter;
-use crate::ir::{Check, FieldIndex, FieldStep, Index, Place, RTy, SliceId, Space, Target};
+use crate::ir::{Check, Expr, FieldIndex, FieldStep, Index, Place, RTy, SliceId, Space, Target};
 
 impl Emitter<'_> {
     pub(super) fn place(&mut self, p: &Place<RTy>) -> String {
@@ -247,6 +247,30 @@ impl Emitter<'_> {
             _ => base,
         };
         format!("{base}, {}, {}", extents.join(", "), self.site(t, 0))
+    }
+
+    /// `&a[start..end]` passed to a device function: the pointer to its first element, its
+    /// length and the array's check site, the range checked as Rust checks it (an `end`
+    /// past the length is a fault at `end`, a `start` past `end` one at `start` against
+    /// `end`; the slice is then empty). Its bounds have no effects (the lowering asks), so
+    /// each is written twice.
+    pub(super) fn sub_slice(
+        &mut self,
+        s: SliceId,
+        start: &Expr<RTy>,
+        end: &Expr<RTy>,
+        inclusive: bool,
+    ) -> String {
+        self.uses_note = true;
+        let (a, b) = (self.expr(start), self.expr(end));
+        let sp = &self.k.slices[s];
+        let (base, len) = (sp.c_name.clone(), sp.extents[0].clone());
+        let site = self.site(Target::Slice(s), 0);
+        let incl = if inclusive { "true" } else { "false" };
+        format!(
+            "{base} + gt_sub_start<{incl}>({a}, {b}, {len}, {site}, gt_note), \
+             gt_sub_len<{incl}>({a}, {b}, {len}), {site}"
+        )
     }
 
     /// `let v = load4(a, i);` into the local array `dst`: checked, the vector index is

@@ -108,6 +108,7 @@ fn operands(e: &Expr<RTy>) -> Option<Vec<&Expr<RTy>>> {
         | ExprKind::Tuple(args)
         | ExprKind::StructLit(_, args)
         | ExprKind::FieldArray(args) => args.iter().collect(),
+        ExprKind::SubSlice(_, a, b, _) => vec![&**a, &**b],
         ExprKind::Lit(_)
         | ExprKind::Local(_)
         | ExprKind::Const(_)

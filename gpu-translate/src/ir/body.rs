@@ -179,6 +179,11 @@ pub enum ExprKind<T> {
     Receiver(Box<Place<T>>, String),
     /// A 1-D array parameter or shared array passed whole to a device function.
     WholeArray(Target),
+    /// `&a[start..end]` (`..=end` when the flag is set) of a 1-D array parameter, passed to
+    /// a device function: the elements from `start`, checked as Rust checks a range
+    /// (`end` within the length, `start` not past `end`). The bounds have no effects, so
+    /// each may be evaluated more than once.
+    SubSlice(SliceId, Box<Expr<T>>, Box<Expr<T>>, bool),
     /// `load4(array, vector)`: four elements as one access; only as a local array's value.
     /// The index counts vectors of four. The array is a 1-D array parameter or a 1-D
     /// shared array.

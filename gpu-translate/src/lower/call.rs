@@ -409,69 +409,6 @@ impl Lowerer<'_> {
         })
     }
 
-    /// An argument of a device function call: a value, or an array parameter (1-D, 2-D or
-    /// 3-D) or 1-D shared array passed whole (`dot(a, b, i)`), which becomes its pointer
-    /// and extents.
-    pub(super) fn device_arg(&mut self, a: &syn::Expr) -> Option<Expr> {
-        // `&v` / `&mut v` of a 1-D local array: its pointer and length, as Rust lends it.
-        if let syn::Expr::Reference(r) = strip_parens(a) {
-            if let syn::Expr::Path(p) = strip_parens(&r.expr) {
-                let arr = match self.path_binding(p) {
-                    Some(Binding::Array(arr)) => Some(arr),
-                    _ => None,
-                };
-                if let Some(arr) = arr {
-                    let array = &self.k.arrays[arr];
-                    if array.space == Space::Table && r.mutability.is_some() {
-                        let name = array.rust_name.clone();
-                        self.err(p.span(), super::place::table_is_read_only(&name));
-                        return None;
-                    }
-                    if !matches!(array.space, Space::Local | Space::Table) || array.dims.len() != 1
-                    {
-                        self.err(a.span(), ARRAY_ARG_ADVICE);
-                        return None;
-                    }
-                    return Some(Expr {
-                        kind: ExprKind::WholeArray(Target::Array(arr)),
-                        ty: self.types.fresh_opaque(),
-                        span: a.span(),
-                    });
-                }
-            }
-        }
-        if let syn::Expr::Path(p) = strip_parens(a) {
-            if let Some(ident) = p.path.get_ident() {
-                match self.lookup(&unraw(ident)) {
-                    Some(Binding::Slice(s)) => {
-                        return Some(Expr {
-                            kind: ExprKind::WholeArray(Target::Slice(s)),
-                            ty: self.types.fresh_opaque(),
-                            span: a.span(),
-                        });
-                    }
-                    Some(Binding::Array(arr))
-                        if self.k.arrays[arr].space == Space::DynamicShared
-                            || self.k.arrays[arr].space == Space::Shared
-                                && self.k.arrays[arr].dims.len() == 1 =>
-                    {
-                        return Some(Expr {
-                            kind: ExprKind::WholeArray(Target::Array(arr)),
-                            ty: self.types.fresh_opaque(),
-                            span: a.span(),
-                        });
-                    }
-                    Some(Binding::Array(_)) => {
-                        self.err(a.span(), ARRAY_ARG_ADVICE);
-                        return None;
-                    }
-                    _ => {}
-                }
-            }
-        }
-        self.expr(a, Position::Operand)
-    }
-
     /// A barrier, fence or warp function. Those that return nothing are statements.
     pub(super) fn intrinsic_call(
         &mut self,
@@ -692,8 +629,3 @@ impl Lowerer<'_> {
         })
     }
 }
-
-/// What a device function may be passed of the body's arrays.
-const ARRAY_ARG_ADVICE: &str = "device functions take the kernel's array parameters, 1-D \
-     shared arrays (`f(tile)`) and 1-D local arrays lent as Rust lends them (`f(&v)`, \
-     `f(&mut v)`); a 2-D local or shared array cannot be passed yet: pass its elements";

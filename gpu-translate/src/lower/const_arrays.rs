@@ -30,6 +30,7 @@ impl Lowerer<'_> {
         for (path, rank) in uses.found {
             let text = path_text(&path);
             if uses.locals.contains(&text)
+                || self.const_generic(&text).is_some()
                 || self.lookup(&text).is_some()
                 || !self.names_module_const(&path)
             {

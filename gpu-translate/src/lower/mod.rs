@@ -21,6 +21,7 @@ mod complex;
 mod const_arrays;
 mod control;
 mod expr;
+mod lend;
 mod math;
 mod methods;
 mod mma;

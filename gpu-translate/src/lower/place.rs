@@ -267,7 +267,8 @@ impl Lowerer<'_> {
         if let syn::Expr::Range(r) = e {
             self.err(
                 r.span(),
-                "sub-slices `a[i..j]` are not supported in kernels; index elements `a[i]`",
+                "a sub-slice is passed to a device function, `f(&a[i..j])`, `g(&mut b[i..])`; \
+                 elsewhere index the elements, `a[i]`",
             );
             return None;
         }

@@ -311,6 +311,7 @@ pub(crate) fn has_effects<T>(e: &Expr<T>) -> bool {
         | ExprKind::Extent(..)
         | ExprKind::Geometry(..) => false,
         ExprKind::Index(_, idx) => idx.iter().any(|i| has_effects(&i.expr)),
+        ExprKind::SubSlice(_, a, b, _) => has_effects(a) || has_effects(b),
         ExprKind::Unary(_, a)
         | ExprKind::Convert(_, a)
         | ExprKind::TuplePart(a, _)

@@ -33,6 +33,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
 pub use deadline::sim_tick;
+pub use views::{lent, lent_mut};
 pub use views::{
     DeviceFnArray, DeviceFnArray2, DeviceFnArray2Mut, DeviceFnArray3, DeviceFnArray3Mut,
     DeviceFnArrayMut, SimArray2, SimArray2Mut, SimArray3, SimArray3Mut, SimSlice, SimSliceMut,

@@ -16,6 +16,7 @@ pub(crate) use super::parts::{call_on_element, field_offset, load, store, store_
 use super::SimFault;
 use crate::dtype::Element;
 use std::marker::PhantomData;
+use std::ops::{Bound, RangeBounds};
 
 /// An index past an extent: a simulator error naming the kernel and the array, or, for a
 /// view of a host slice (no kernel), a panic like a slice's.
@@ -351,7 +352,71 @@ constructors!(SimSliceMut, 1, *mut T);
 constructors!(SimArray2Mut, 2, *mut T);
 constructors!(SimArray3Mut, 3, *mut T);
 
+/// The elements `range` names in an array of `len`, checked as Rust checks `a[range]`
+/// and as the GPU's `gt_sub_start` reports it: an end past the length is a fault at the
+/// end, a start past the end one at the start against the end.
+fn sub_range(
+    range: impl RangeBounds<usize>,
+    len: usize,
+    kernel: &'static str,
+    name: &'static str,
+) -> (usize, usize) {
+    let (written, end) = match range.end_bound() {
+        Bound::Included(&e) => (e, e.checked_add(1)),
+        Bound::Excluded(&e) => (e, Some(e)),
+        Bound::Unbounded => (len, Some(len)),
+    };
+    let start = match range.start_bound() {
+        Bound::Included(&s) => s,
+        // No range expression makes this bound.
+        Bound::Excluded(&s) => s.saturating_add(1),
+        Bound::Unbounded => 0,
+    };
+    match end {
+        Some(end) if end <= len && start <= end => (start, end),
+        Some(end) if end <= len => out_of_bounds(kernel, name, start, end),
+        _ => out_of_bounds(kernel, name, written, len),
+    }
+}
+
+/// `&v` of a kernel's local or module array, lent to a device function: a view named
+/// `name` (`v (local array)`, `LUT (constant array)`), so an index past it inside the
+/// function is the kernel's fault under that name, as on the GPU.
+pub fn lent<'a, T>(data: &'a [T], name: &'static str) -> SimSlice<'a, T> {
+    SimSlice {
+        ptr: data.as_ptr(),
+        extents: [data.len()],
+        kernel: super::block::current_kernel().unwrap_or(""),
+        names: [name],
+        _borrow: PhantomData,
+    }
+}
+
+/// `&mut v` of a kernel's local array, lent to a device function (see [`lent`]).
+pub fn lent_mut<'a, T>(data: &'a mut [T], name: &'static str) -> SimSliceMut<'a, T> {
+    SimSliceMut {
+        ptr: data.as_mut_ptr(),
+        extents: [data.len()],
+        kernel: super::block::current_kernel().unwrap_or(""),
+        names: [name],
+        _borrow: PhantomData,
+    }
+}
+
 impl<'a, T> SimSlice<'a, T> {
+    /// `&a[range]` passed to a device function: a view of those elements, reported under
+    /// the array's name (an index past it is relative to its start, as on the GPU).
+    pub fn sub(&self, range: impl RangeBounds<usize>) -> SimSlice<'a, T> {
+        let (start, end) = sub_range(range, self.extents[0], self.kernel, self.names[0]);
+        SimSlice {
+            ptr: self.ptr.wrapping_add(start),
+            extents: [end - start],
+            kernel: self.kernel,
+            names: self.names,
+            _borrow: PhantomData,
+        }
+    }
+
     /// A view of a host slice (a device function called from the host).
     pub(crate) fn from_host(data: &'a [T]) -> Self {
         SimSlice {
@@ -365,6 +430,24 @@ impl<'a, T> SimSlice<'a, T> {
 }
 
 impl<'a, T> SimSliceMut<'a, T> {
+    /// `&a[range]` of a writable array, passed to a device function: a read-only view of
+    /// those elements (see [`SimSlice::sub`]).
+    pub fn sub(&self, range: impl RangeBounds<usize>) -> SimSlice<'a, T> {
+        self.read_only().sub(range)
+    }
+
+    /// `&mut a[range]` passed to a device function: a writable view of those elements.
+    pub fn sub_mut(&self, range: impl RangeBounds<usize>) -> SimSliceMut<'a, T> {
+        let (start, end) = sub_range(range, self.extents[0], self.kernel, self.names[0]);
+        SimSliceMut {
+            ptr: self.ptr.wrapping_add(start),
+            extents: [end - start],
+            kernel: self.kernel,
+            names: self.names,
+            _borrow: PhantomData,
+        }
+    }
+
     /// A writable view of a host slice.
     pub(crate) fn from_host(data: &'a mut [T]) -> Self {
         SimSliceMut {

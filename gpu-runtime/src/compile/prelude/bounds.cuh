@@ -64,6 +64,25 @@ static __device__ __forceinline__ unsigned long long gt_ix(unsigned long long i,
   if (!ok) gt_note_fault(note, 1u, site, i, N);
   return ok ? i : 0ull;
 }
+// A sub-slice `a[s..e]` (`s..=e` when I) of an array of n elements, as Rust checks it: an
+// end past the length is a fault at the end, a start past the end one at the start
+// against the end, `..=usize::MAX` one at the end; the slice is then empty at the start.
+template <bool I>
+static __device__ __forceinline__ bool gt_sub_ok(unsigned long long s, unsigned long long e, unsigned long long n) {
+  return !(I && e == ~0ull) && e + (I ? 1ull : 0ull) <= n && s <= e + (I ? 1ull : 0ull);
+}
+template <bool I>
+static __device__ __forceinline__ unsigned long long gt_sub_start(unsigned long long s, unsigned long long e, unsigned long long n, unsigned int site, gt_note_t& note) {
+  if (gt_sub_ok<I>(s, e, n)) return s;
+  const unsigned long long end = e + (I ? 1ull : 0ull);
+  if ((I && e == ~0ull) || end > n) gt_note_fault(note, 1u, site, e, n);
+  else gt_note_fault(note, 1u, site, s, end);
+  return 0ull;
+}
+template <bool I>
+static __device__ __forceinline__ unsigned long long gt_sub_len(unsigned long long s, unsigned long long e, unsigned long long n) {
+  return gt_sub_ok<I>(s, e, n) ? e + (I ? 1ull : 0ull) - s : 0ull;
+}
 // Arrays whose extents are known at run time only (and may be 0): element `i`, or the
 // sink. Two and three indices are row-major, each against its own extent; an axis whose
 // flag is false was proven in range and is not checked.

@@ -339,6 +339,10 @@ impl<'a> Prover<'a> {
             }
             ExprKind::Receiver(p, _) => self.written_place(p),
             ExprKind::MmaCoord(_, _, i) => self.expr(i),
+            ExprKind::SubSlice(_, a, b, _) => {
+                self.expr(a);
+                self.expr(b);
+            }
             ExprKind::RandomDraw(_, s, i) => {
                 let s = *s;
                 self.vector(Target::Slice(s), i, 2);

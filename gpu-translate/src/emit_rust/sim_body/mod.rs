@@ -208,6 +208,80 @@ impl Rewriter {
         self.tables.iter().find(|(t, _)| *t == text).cloned()
     }
 
+    /// `&a[range]` / `&mut a[range]` of a view (a device function's argument): the view of
+    /// those elements, `a.sub(range)` / `a.sub_mut(range)`, checked as the GPU checks it.
+    fn sub_slice(&mut self, e: &syn::Expr) -> Option<syn::Expr> {
+        let syn::Expr::Reference(r) = strip(e) else {
+            return None;
+        };
+        let syn::Expr::Index(ix) = strip(&r.expr) else {
+            return None;
+        };
+        let syn::Expr::Range(range) = strip(&ix.index) else {
+            return None;
+        };
+        let view = self.view_name(&ix.expr)?;
+        let mut range = range.clone();
+        for bound in [&mut range.start, &mut range.end].into_iter().flatten() {
+            self.visit_expr_mut(bound);
+        }
+        let span = e.span();
+        Some(if r.mutability.is_some() {
+            syn::parse_quote_spanned!(span=> #view.sub_mut(#range))
+        } else {
+            syn::parse_quote_spanned!(span=> #view.sub(#range))
+        })
+    }
+
+    /// What `e` becomes as a whole, with nothing inside it visited again: a print, a
+    /// module constant, a sub-slice. The language's tile paths are qualified on the way.
+    fn replaced(&mut self, e: &mut syn::Expr) -> Option<syn::Expr> {
+        if let syn::Expr::Macro(m) = e {
+            if let Some(call) = self.print(&m.mac) {
+                return Some(call);
+            }
+        }
+        if let Some(c) = self.module_const(e) {
+            return Some(syn::parse_quote!(#c));
+        }
+        tile_paths::qualify(e, &self.krate);
+        self.sub_slice(e)
+    }
+
+    /// A call of a device function: its arguments rewritten, local and module arrays lent
+    /// as views (not visited again: a view's name is the array's).
+    fn device_call(&mut self, c: &mut syn::ExprCall) {
+        self.visit_expr_mut(&mut c.func);
+        for a in c.args.iter_mut() {
+            match strip(a) {
+                syn::Expr::Reference(r) if self.lent(r).is_some() => {
+                    if let Some(lent) = self.lent(r) {
+                        *a = lent;
+                    }
+                }
+                _ => self.visit_expr_mut(a),
+            }
+        }
+    }
+
+    /// `&v` / `&mut v` of a local array, `&LUT` of a module array: lent to a device
+    /// function as a view named as the GPU's checks name it.
+    fn lent(&self, r: &syn::ExprReference) -> Option<syn::Expr> {
+        let (k, span) = (&self.krate, r.span());
+        if let Some(name) = self.name_of(&r.expr, Kind::Local) {
+            let label = gpu_contract::check_names::local_array(&crate::names::unraw(&name));
+            return Some(if r.mutability.is_some() {
+                syn::parse_quote_spanned!(span=> #k::__private::lent_mut(&mut #name, #label))
+            } else {
+                syn::parse_quote_spanned!(span=> #k::__private::lent(&#name, #label))
+            });
+        }
+        let (text, table) = self.table(strip(&r.expr))?;
+        let table = syn::Ident::new(&table.to_string(), span);
+        let label = gpu_contract::check_names::const_table(&text);
+        Some(syn::parse_quote_spanned!(span=> #k::__private::lent(#table, #label)))
+    }
+
     fn kind(&self, name: &str) -> Kind {
         self.scopes
             .iter()
@@ -448,17 +522,10 @@ impl VisitMut for Rewriter {
     }
 
     fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
-        if let syn::Expr::Macro(m) = e {
-            if let Some(call) = self.print(&m.mac) {
-                *e = call;
-                return;
-            }
-        }
-        if let Some(c) = self.module_const(e) {
-            *e = syn::parse_quote!(#c);
+        if let Some(whole) = self.replaced(e) {
+            *e = whole;
             return;
         }
-        tile_paths::qualify(e, &self.krate);
         match e {
             syn::Expr::Assign(a) => {
                 if let Some(write) = self.assign(a) {
@@ -531,6 +598,15 @@ impl VisitMut for Rewriter {
                 let span = c.func.span();
                 *e = syn::parse_quote_spanned!(span=> ::core::cfg!(debug_assertions));
             }
+            // A call of a device function (the language's tile operations take the
+            // accumulator and tiles themselves): local and module arrays lent as views.
+            syn::Expr::Call(c)
+                if internal_function(c).is_none()
+                    && !matches!(&*c.func, syn::Expr::Path(p) if p.path.segments.last().is_some_and(
+                        |s| crate::ir::is_language_function(&s.ident.to_string()))) =>
+            {
+                self.device_call(c)
+            }
             syn::Expr::Call(c) if internal_function(c).is_some() => {
                 if let Some(name) = internal_function(c) {
                     let k = &self.krate;
@@ -586,7 +662,7 @@ fn pattern_name(p: &syn::Pat) -> Option<String> {
 /// Whether `e` declares a local array: `[v; N]` or `load4(..)`.
 fn is_local_array(e: &syn::Expr) -> bool {
     match strip(e) {
-        syn::Expr::Repeat(_) => true,
+        syn::Expr::Repeat(_) | syn::Expr::Array(_) => true,
         syn::Expr::Call(c) => {
             // `load4(..)`, and a tensor-core accumulator's part (`mma_acc::<BM, BN>()`).
             matches!(&*c.func, syn::Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "load4" || s.ident == "mma_acc"))

@@ -1,0 +1,155 @@
+//! Arrays passed to device functions: array parameters and 1-D shared arrays whole
+//! (`dot(a, b, i)`), 1-D local and module arrays lent (`sum(&v)`, `scale(&mut v, s)`,
+//! `sum(&WEIGHTS)`), and sub-slices of 1-D array parameters (`f(&a[i..j])`,
+//! `g(&mut b[i..])`, `h(&a[..=k])`).
+//!
+//! A 1-D array parameter's range becomes [`ExprKind::SubSlice`]: the C passes a pointer to
+//! its first element and its length, the simulator a view of those elements (its
+//! `sub`/`sub_mut`), both checking the range as Rust does and reporting a bad one under the
+//! array's name.
+
+use syn::spanned::Spanned;
+
+use super::tables::strip_parens;
+use super::{Binding, Expr, Lowerer, Position};
+use crate::ir::{ExprKind, Lit, Prim, Space, Target, Ty};
+use crate::names::unraw;
+
+impl Lowerer<'_> {
+    /// An argument of a device function call: a value, or an array parameter (1-D, 2-D or
+    /// 3-D) or 1-D shared array passed whole (`dot(a, b, i)`), which becomes its pointer
+    /// and extents.
+    pub(super) fn device_arg(&mut self, a: &syn::Expr) -> Option<Expr> {
+        // `&v` / `&mut v` of a 1-D local array: its pointer and length, as Rust lends it.
+        if let syn::Expr::Reference(r) = strip_parens(a) {
+            if let syn::Expr::Index(ix) = strip_parens(&r.expr) {
+                if let syn::Expr::Range(range) = strip_parens(&ix.index) {
+                    return self.sub_slice(r, ix, range);
+                }
+            }
+            if let syn::Expr::Path(p) = strip_parens(&r.expr) {
+                let arr = match self.path_binding(p) {
+                    Some(Binding::Array(arr)) => Some(arr),
+                    _ => None,
+                };
+                if let Some(arr) = arr {
+                    let array = &self.k.arrays[arr];
+                    if array.space == Space::Table && r.mutability.is_some() {
+                        let name = array.rust_name.clone();
+                        self.err(p.span(), super::place::table_is_read_only(&name));
+                        return None;
+                    }
+                    if !matches!(array.space, Space::Local | Space::Table) || array.dims.len() != 1
+                    {
+                        self.err(a.span(), ARRAY_ARG_ADVICE);
+                        return None;
+                    }
+                    return Some(Expr {
+                        kind: ExprKind::WholeArray(Target::Array(arr)),
+                        ty: self.types.fresh_opaque(),
+                        span: a.span(),
+                    });
+                }
+            }
+        }
+        if let syn::Expr::Path(p) = strip_parens(a) {
+            if let Some(ident) = p.path.get_ident() {
+                match self.lookup(&unraw(ident)) {
+                    Some(Binding::Slice(s)) => {
+                        return Some(Expr {
+                            kind: ExprKind::WholeArray(Target::Slice(s)),
+                            ty: self.types.fresh_opaque(),
+                            span: a.span(),
+                        });
+                    }
+                    Some(Binding::Array(arr))
+                        if self.k.arrays[arr].space == Space::DynamicShared
+                            || self.k.arrays[arr].space == Space::Shared
+                                && self.k.arrays[arr].dims.len() == 1 =>
+                    {
+                        return Some(Expr {
+                            kind: ExprKind::WholeArray(Target::Array(arr)),
+                            ty: self.types.fresh_opaque(),
+                            span: a.span(),
+                        });
+                    }
+                    Some(Binding::Array(_)) => {
+                        self.err(a.span(), ARRAY_ARG_ADVICE);
+                        return None;
+                    }
+                    _ => {}
+                }
+            }
+        }
+        self.expr(a, Position::Operand)
+    }
+
+    /// `&a[start..end]` / `&mut a[start..]` of a 1-D array parameter, passed to a device
+    /// function: the range's bounds (0 and the length where omitted) as `usize`s without
+    /// effects, checked at the call as Rust checks the range.
+    pub(super) fn sub_slice(
+        &mut self,
+        r: &syn::ExprReference,
+        ix: &syn::ExprIndex,
+        range: &syn::ExprRange,
+    ) -> Option<Expr> {
+        let span = r.span();
+        let s = match strip_parens(&ix.expr) {
+            syn::Expr::Path(p) => match self.path_binding(p) {
+                Some(Binding::Slice(s)) if self.k.slices[s].rank() == 1 => Some(s),
+                _ => None,
+            },
+            _ => None,
+        };
+        let Some(s) = s else {
+            self.err(
+                ix.expr.span(),
+                "a sub-slice `&a[i..j]` is taken of a 1-D array parameter (`&[T]`, `&mut [T]`); \
+                 pass a local or shared array whole, `f(&v)`, or its elements",
+            );
+            return None;
+        };
+        if r.mutability.is_some() {
+            self.check_writable(Target::Slice(s), &ix.expr)?;
+        }
+        let inclusive = matches!(range.limits, syn::RangeLimits::Closed(_));
+        let bound = |l: &mut Self, e: Option<&syn::Expr>, default: ExprKind<Ty>| -> Option<Expr> {
+            let Some(e) = e else {
+                return Some(Expr {
+                    kind: default,
+                    ty: Ty::Prim(Prim::Usize),
+                    span,
+                });
+            };
+            let value = l.expr(e, Position::Operand)?;
+            if l.types.unify(value.ty, Ty::Prim(Prim::Usize)).is_err() {
+                let found = l.describe(value.ty);
+                l.err(
+                    value.span,
+                    format!("a range's bounds are `usize`, but this one is `{found}`; convert it with `as usize`"),
+                );
+            }
+            if super::tables::has_effects(&value) {
+                l.err(
+                    value.span,
+                    "a sub-slice's bound may not have effects (a call, an atomic): bind it to \
+                     a local first (`let end = f(x); g(&a[..end])`)",
+                );
+                return None;
+            }
+            Some(value)
+        };
+        let start = bound(self, range.start.as_deref(), ExprKind::Lit(Lit::Int(0)))?;
+        let end = bound(self, range.end.as_deref(), ExprKind::Len(Target::Slice(s)))?;
+        Some(Expr {
+            kind: ExprKind::SubSlice(s, Box::new(start), Box::new(end), inclusive),
+            ty: self.types.fresh_opaque(),
+            span,
+        })
+    }
+}
+
+/// What a device function may be passed of the body's arrays.
+const ARRAY_ARG_ADVICE: &str = "device functions take the kernel's array parameters, 1-D \
+     shared arrays (`f(tile)`) and 1-D local arrays lent as Rust lends them (`f(&v)`, \
+     `f(&mut v)`); a 2-D local or shared array cannot be passed yet: pass its elements";

@@ -63,6 +63,9 @@ pub fn const_array_results(x: &[f32], k: &[u32], i: usize) -> [f64; 6] {
     for w in WEIGHTS {
         total += w * 2.0;
     }
+    for n in tables::NIBBLE_BITS.iter() {
+        total += *n as f32;
+    }
     total += sum_of(&WEIGHTS);
     let ki = k[i];
     let r = (ki % 2) as usize;
@@ -91,6 +94,9 @@ pub fn const_arrays(x: &[f32], k: &[u32], out: &mut [f64]) {
         }
         for w in WEIGHTS {
             total += w * 2.0;
+        }
+        for n in tables::NIBBLE_BITS.iter() {
+            total += *n as f32;
         }
         let lent: f32 = sum_of(&WEIGHTS);
         total += lent;

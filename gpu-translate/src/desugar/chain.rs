@@ -227,11 +227,19 @@ impl Desugarer<'_> {
         Ok(Some(chain))
     }
 
-    /// The array an `.iter()` is called on: a name or a field of one (`a`, `p.hist`).
+    /// The array an `.iter()` is called on: a name or a field of one (`a`, `p.hist`), or a
+    /// module array's path (`tables::LUT`, its last segment in upper case).
     fn array_receiver(&mut self, r: &syn::Expr) -> Result<syn::Expr, ()> {
         let r = strip_parens(r);
         let named = |e: &syn::Expr| match e {
-            syn::Expr::Path(p) => p.path.get_ident().is_some(),
+            syn::Expr::Path(p) => {
+                p.path.get_ident().is_some()
+                    || p.qself.is_none()
+                        && p.path.segments.last().is_some_and(|s| {
+                            s.arguments.is_none()
+                                && s.ident.to_string().chars().all(|c| !c.is_ascii_lowercase())
+                        })
+            }
             _ => false,
         };
         match r {

@@ -113,6 +113,10 @@ pub fn const_items(
     }
 }
 
+/// The most bytes a module array may have: its elements are written into the kernel's C
+/// source (about 40 characters each), which NVRTC compiles at the first launch.
+const TABLE_BYTES_MAX: usize = 1 << 20;
+
 /// The module arrays' items, values and names for the simulator.
 struct Tables {
     items: TokenStream,
@@ -159,10 +163,20 @@ fn tables(k: &Kernel<RTy>, item: &str, krate: &syn::Path) -> Tables {
         }
         let name = format_ident!("__gpu_table_{}_{}", item, i);
         let span = a.span;
+        let message = format!(
+            "`{}` is over the {TABLE_BYTES_MAX} bytes a module array may have in a kernel (its \
+             values are written into the kernel's source); copy it to the device once and pass \
+             it as an array parameter: `let lut = dev.to_device(&{})?;`",
+            a.rust_name, a.rust_name
+        );
         out.items.extend(quote_spanned! {span=>
             #[doc(hidden)]
             #[allow(non_upper_case_globals)]
             const #name: &[#ty] = &#path;
+            const _: () = ::core::assert!(
+                ::core::mem::size_of_val(#name) <= #TABLE_BYTES_MAX,
+                #message
+            );
         });
         let mut flat = quote!(super::#name);
         for _ in 1..a.dims.len() {

@@ -125,6 +125,26 @@ pub fn const_array_past_end(at: usize, out: &mut [f32]) {
     }
 }
 
+/// 80 KB: past constant memory's 64 KB, so in global memory (`__device__ const`).
+static RAMP: [u32; 20_000] = {
+    let mut r = [0u32; 20_000];
+    let mut i = 0;
+    while i < r.len() {
+        r[i] = (i as u32).wrapping_mul(2_654_435_761);
+        i += 1;
+    }
+    r
+};
+
+/// `out[i] = RAMP[i % RAMP.len()]`: a module array too large for constant memory.
+#[gpu_kernel]
+pub fn large_const_array(out: &mut [u32]) {
+    let i = grid_1d();
+    if i < out.len() {
+        out[i] = RAMP[i % RAMP.len()];
+    }
+}
+
 #[gpu_device]
 fn element_of(w: &[f32], j: usize) -> f32 {
     w[j]
@@ -186,6 +206,19 @@ pub fn case_const_arrays(dev: &Device, seed: u64) -> CaseResult {
     launch!(const_array_past_end[1, 32](at, &mut one))?;
     if one.to_host()?[0].to_bits() != WEIGHTS[at].to_bits() {
         return Err(format!("WEIGHTS[{at}] after the fault: got {:?}", one.to_host()?).into());
+    }
+    // A module array in global memory.
+    let n = r.random_range(20_000..50_000);
+    let mut big = poisoned(dev, n, u32::MAX)?;
+    launch!(large_const_array[blocks(n, 256), 256](&mut big))?;
+    let got_big = big.to_host()?;
+    if let Some(i) = (0..n).find(|&i| got_big[i] != RAMP[i % RAMP.len()]) {
+        return Err(format!(
+            "RAMP at {i}: got {}, want {}",
+            got_big[i],
+            RAMP[i % RAMP.len()]
+        )
+        .into());
     }
     // Past the end of an array lent to a device function: the kernel's fault, under the
     // array's name, on every backend.

@@ -101,7 +101,7 @@ macro_rules! for_each_case {
             array_literals: "array literals of 1 to 3 dimensions (annotated, changed after, indexed at run time), byte literals: as Rust",
                 0.0, array_literals::case_array_literals, [array_literals::array_literals];
             const_arrays: "module const and static arrays, 1-D to 3-D, of floats (special values), integers and bool, in kernels and device functions, len() and .iter(); one read past the end: bit for bit",
-                0.0, const_arrays::case_const_arrays, [const_arrays::const_arrays, const_arrays::const_array_past_end, const_arrays::lent_past_end];
+                0.0, const_arrays::case_const_arrays, [const_arrays::const_arrays, const_arrays::const_array_past_end, const_arrays::lent_past_end, const_arrays::large_const_array];
             sub_slices: "sub-slices of array parameters passed to device functions, a..b, a.., ..=b, .., &mut: as Rust; ranges Rust refuses and an index past a sub-slice fault under the array's name",
                 0.0, sub_slices::case_sub_slices, [sub_slices::sub_slices, sub_slices::sub_slice_fault];
             local_arrays_lent: "1-D local arrays lent to device functions, &v and &mut v: as Rust",

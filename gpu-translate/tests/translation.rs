@@ -1756,3 +1756,45 @@ fn writes_into_module_arrays_are_refused_with_what_to_write() {
         "{errs:?}"
     );
 }
+
+#[test]
+fn a_local_lent_as_mut_is_checked_again_after() {
+    let t = checked(quote! {
+        fn k(a: &mut [f32], by: usize) {
+            let i = grid_1d();
+            if i < a.len() {
+                let mut k = i;
+                a[k] = 2.0;
+                push_past(&mut k, by);
+                a[k] = 1.0;
+            }
+        }
+    });
+    let (main, _) = support::entries(&t);
+    // `k` is `i` until the call, which may move it: the write after the call is checked.
+    let after = main
+        .split_once("gt_dev_push_past(k_1, by, gt_note);")
+        .map(|(_, rest)| rest)
+        .expect("the call, with `k` passed by reference");
+    assert!(
+        after.trim_start().starts_with("(*gt_at(a, k_1, a_len, "),
+        "{main}"
+    );
+}
+
+#[test]
+fn reference_parameters_are_cpp_references() {
+    let src = device(quote! {
+        fn widen(v: f32, lo: &mut f32, by: &f32) {
+            if v < *lo {
+                *lo = v + *by;
+            }
+        }
+    })
+    .expect("translates");
+    assert!(
+        src.contains("float v, float& lo, const float& by, gt_note_t& gt_note)"),
+        "{src}"
+    );
+    assert!(src.contains("lo = (v + by);"), "{src}");
+}

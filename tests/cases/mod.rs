@@ -40,6 +40,7 @@ pub mod options;
 pub mod panics;
 pub mod random;
 pub mod reduce;
+pub mod references;
 pub mod scalar;
 pub mod semantics;
 pub mod shared_memory;
@@ -104,6 +105,8 @@ macro_rules! for_each_case {
                 0.0, const_arrays::case_const_arrays, [const_arrays::const_arrays, const_arrays::const_array_past_end, const_arrays::lent_past_end, const_arrays::large_const_array];
             sub_slices: "sub-slices of array parameters passed to device functions, a..b, a.., ..=b, .., &mut: as Rust; ranges Rust refuses and an index past a sub-slice fault under the array's name",
                 0.0, sub_slices::case_sub_slices, [sub_slices::sub_slices, sub_slices::sub_slice_fault];
+            references: "references to locals: out-parameters &mut f32, &mut struct, &T generic, passed on, let r = &mut acc; a lent index checked again: as Rust",
+                0.0, references::case_references, [references::references, references::lent_index];
             local_arrays_lent: "1-D local arrays lent to device functions, &v and &mut v: as Rust",
                 0.0, array_literals::case_local_arrays_lent, [array_literals::local_arrays_lent];
             closures: "closures bound to locals: Fn captures as made, FnMut changing a local, typed parameters, nested, move: as Rust",

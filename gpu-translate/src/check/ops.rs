@@ -564,7 +564,7 @@ impl Validator<'_> {
             }
             ExprKind::Intrinsic(which, args) => self.intrinsic(which, args),
             ExprKind::DeviceCall(_, _, args) => args.iter().for_each(|a| self.expr(a)),
-            ExprKind::Receiver(p, _) => {
+            ExprKind::Receiver(p, _) | ExprKind::Borrow(p, _) => {
                 self.place(p);
             }
             ExprKind::Load4(target, index) => self.load4(target, index, e),

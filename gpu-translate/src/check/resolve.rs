@@ -407,6 +407,7 @@ impl Resolver<'_> {
                 ExprKind::SubSlice(s, self.boxed(a), self.boxed(b), incl)
             }
             ExprKind::Receiver(p, m) => ExprKind::Receiver(Box::new(self.place(*p, e.span)), m),
+            ExprKind::Borrow(p, m) => ExprKind::Borrow(Box::new(self.place(*p, e.span)), m),
             ExprKind::Load4(s, i) => ExprKind::Load4(s, Box::new(self.index(*i))),
             ExprKind::MmaCoord(g, axis, i) => ExprKind::MmaCoord(g, axis, self.boxed(i)),
             ExprKind::RandomDraw(d, s, i) => ExprKind::RandomDraw(d, s, Box::new(self.index(*i))),

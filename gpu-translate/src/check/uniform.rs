@@ -417,12 +417,13 @@ fn expr_has_tile(e: &Expr<RTy>) -> bool {
     }
 }
 
-/// Every local a method is called on anywhere in `b` (`p.bump()`): the method may change
-/// it, so it is never taken for uniform.
+/// Every local a method is called on anywhere in `b` (`p.bump()`), or lent as `&mut` to a
+/// device function (`f(&mut k)`): the function may change it, so it is never taken for
+/// uniform.
 fn receivers(b: &Block<RTy>, out: &mut Vec<usize>) {
     fn expr(e: &Expr<RTy>, out: &mut Vec<usize>) {
         match &e.kind {
-            ExprKind::Receiver(p, _) => {
+            ExprKind::Receiver(p, _) | ExprKind::Borrow(p, true) => {
                 if let Place::Local(v) | Place::LocalField(v, ..) = **p {
                     out.push(v);
                 }

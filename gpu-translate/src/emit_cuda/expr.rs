@@ -135,6 +135,7 @@ impl Emitter<'_> {
             ExprKind::WholeArray(t) => self.whole_array(*t),
             ExprKind::SubSlice(s, a, b, inclusive) => self.sub_slice(*s, a, b, *inclusive),
             ExprKind::Receiver(p, _) => self.receiver_place(p),
+            ExprKind::Borrow(p, _) => self.place(p),
             ExprKind::DeviceCall(callee, name, args) => self.device_call(*callee, name, args),
             // The check pass allows `load4` only as a local array's value.
             ExprKind::Load4(..) => String::new(),

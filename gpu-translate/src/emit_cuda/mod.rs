@@ -9,6 +9,7 @@
 mod access;
 mod expr;
 mod messages;
+mod params;
 mod sequence;
 mod tile;
 
@@ -252,54 +253,6 @@ impl Emitter<'_> {
     /// a class matters; `AnyNum` stands in otherwise).
     fn class(&self, t: RTy) -> Class {
         Class::of(t, self.sig).unwrap_or(Class::AnyNum)
-    }
-
-    /// The parameter list, `(const float* __restrict__ a, ...)`.
-    fn params(&mut self) -> String {
-        let mut parts = Vec::new();
-        for (k, p) in self.k.params.iter().enumerate() {
-            match *p {
-                // `&mut self`: the method changes the caller's value in place.
-                Param::Scalar(var) if k == 0 && self.sig.receiver_by_ref => {
-                    let local = &self.k.locals[var];
-                    parts.push(format!("{}& {}", self.c_type(local.ty), local.c_name));
-                }
-                Param::Slice(s) => {
-                    let sp = &self.k.slices[s];
-                    let elem = self.c_type(sp.elem);
-                    let constness = if sp.mutable { "" } else { "const " };
-                    // A kernel's arrays are distinct (the launch borrows them so); a device
-                    // function may be handed the same array twice.
-                    let restrict = if self.sig.device { "" } else { " __restrict__" };
-                    parts.push(format!("{constness}{elem}*{restrict} {}", sp.c_name));
-                    for e in &sp.extents {
-                        parts.push(format!("const unsigned long long {e}"));
-                    }
-                    if self.sig.device {
-                        parts.push(format!("const unsigned int {}", sp.site_c_name));
-                    }
-                }
-                Param::Scalar(var) => {
-                    let local = &self.k.locals[var];
-                    let ty = self.c_type(local.ty);
-                    let constness = if local.mutable { "" } else { "const " };
-                    match complex_parts(local.ty) {
-                        // A kernel's complex scalar arrives as its two parts (the launch
-                        // packs one word per C parameter); the body starts by joining them.
-                        Some(part) if !self.sig.device => {
-                            let [re, im] = part_names(&local.c_name);
-                            parts.push(format!("const {part} {re}"));
-                            parts.push(format!("const {part} {im}"));
-                        }
-                        _ => parts.push(format!("{constness}{ty} {}", local.c_name)),
-                    }
-                }
-            }
-        }
-        if self.sig.device {
-            parts.push("gt_note_t& gt_note".to_owned());
-        }
-        format!("({})", parts.join(", "))
     }
 
     fn line(&mut self, text: impl AsRef<str>) {

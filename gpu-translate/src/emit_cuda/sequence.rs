@@ -101,7 +101,7 @@ fn operands(e: &Expr<RTy>) -> Option<Vec<&Expr<RTy>>> {
         ExprKind::Atomic(_, _, idx, args) => {
             idx.iter().map(|i| &i.expr).chain(args.iter()).collect()
         }
-        ExprKind::Receiver(p, _) => place_operands(p),
+        ExprKind::Receiver(p, _) | ExprKind::Borrow(p, _) => place_operands(p),
         ExprKind::DeviceCall(_, _, args)
         | ExprKind::Math(_, args)
         | ExprKind::Intrinsic(_, args)
@@ -259,7 +259,10 @@ impl Emitter<'_> {
         }
         let v = self.expr(e);
         let name = self.temporary();
-        if let ExprKind::Receiver(_, method) = &e.kind {
+        if let ExprKind::Borrow(..) = &e.kind {
+            // A borrowed place, named now (its indices evaluated now) as Rust does.
+            self.line(format!("auto&& {name} = {v};"));
+        } else if let ExprKind::Receiver(_, method) = &e.kind {
             // A method's receiver, evaluated first as Rust does: for `&mut self` the place
             // (its indices evaluated and checked now, the method changes it later), for
             // `self` and `&self` its value now (`gt_recv_of` picks by the method's flag).

@@ -231,7 +231,8 @@ pub(super) fn param_code(
                 def,
             }
         }
-        ParamShape::Scalar { mutable, ty: t } => {
+        // A kernel takes no reference parameters (the signature's parser refuses them).
+        ParamShape::Scalar { mutable, ty: t, .. } => {
             let ty = canonical_type(t, sig, k, span);
             let m = mutable.then(|| quote!(mut));
             let cuda_arg = match t {

@@ -100,7 +100,7 @@ pub fn own_local_bytes(
 fn names_a_place(e: &Expr<RTy>) -> bool {
     matches!(
         e.kind,
-        ExprKind::Local(_) | ExprKind::Field(..) | ExprKind::Receiver(..)
+        ExprKind::Local(_) | ExprKind::Field(..) | ExprKind::Receiver(..) | ExprKind::Borrow(..)
     )
 }
 

@@ -179,6 +179,9 @@ pub enum ExprKind<T> {
     Receiver(Box<Place<T>>, String),
     /// A 1-D array parameter or shared array passed whole to a device function.
     WholeArray(Target),
+    /// `&x` / `&mut x` (the flag) of a local, passed to a device function's reference
+    /// parameter (`x: &mut f32`): the place itself. Its type is the place's.
+    Borrow(Box<Place<T>>, bool),
     /// `&a[start..end]` (`..=end` when the flag is set) of a 1-D array parameter, passed to
     /// a device function: the elements from `start`, checked as Rust checks a range
     /// (`end` within the length, `start` not past `end`). The bounds have no effects, so
@@ -522,6 +525,10 @@ impl<T> Expr<T> {
                 args.iter().for_each(f);
             }
             ExprKind::Load4(_, i) | ExprKind::RandomDraw(_, _, i) => f(&i.expr),
+            ExprKind::SubSlice(_, a, b, _) => {
+                f(a);
+                f(b);
+            }
             ExprKind::FieldIndex(x, _, i) => {
                 f(x);
                 f(&i.index.expr);

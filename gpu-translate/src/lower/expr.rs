@@ -493,14 +493,18 @@ impl Lowerer<'_> {
                         return self.method_call(m);
                     }
                 }
-                let inner = self.expr(&u.expr, Position::Operand);
-                let poisoned = inner.is_some_and(
-                    |e| matches!(e.kind, ExprKind::Local(v) if self.poisoned.contains(&v)),
-                );
+                let inner = self.expr(&u.expr, Position::Operand)?;
+                // `*x` of a reference (`x: &mut f32`, `let r = &mut acc;`): the place it names.
+                if matches!(inner.kind, ExprKind::Local(v) if self.references.contains(&v)) {
+                    return Some(inner);
+                }
+                let poisoned =
+                    matches!(inner.kind, ExprKind::Local(v) if self.poisoned.contains(&v));
                 if !poisoned {
                     self.err(
                         t.span,
-                        "dereferencing is not supported in kernels: there are no references",
+                        "only references are dereferenced in kernels: a device function's \
+                         `x: &mut f32` parameter or a `let r = &mut acc;`",
                     );
                 }
                 None

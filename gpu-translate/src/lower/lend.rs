@@ -11,7 +11,7 @@
 use syn::spanned::Spanned;
 
 use super::tables::strip_parens;
-use super::{Binding, Expr, Lowerer, Position};
+use super::{Binding, Expr, Lowerer, Place, Position};
 use crate::ir::{ExprKind, Lit, Prim, Space, Target, Ty};
 use crate::names::unraw;
 
@@ -52,6 +52,9 @@ impl Lowerer<'_> {
                 }
             }
         }
+        if let Some(borrow) = self.borrow(a) {
+            return borrow;
+        }
         if let syn::Expr::Path(p) = strip_parens(a) {
             if let Some(ident) = p.path.get_ident() {
                 match self.lookup(&unraw(ident)) {
@@ -82,6 +85,88 @@ impl Lowerer<'_> {
             }
         }
         self.expr(a, Position::Operand)
+    }
+
+    /// `&mut x` / `&x` of a local (a number, `bool` or struct), or a reference passed on
+    /// (`x` of `x: &mut f32`, `r` of `let r = &mut acc;`): a device function's reference
+    /// parameter gets the place. `Some(None)` after an error; `None` when `a` is none of
+    /// these.
+    fn borrow(&mut self, a: &syn::Expr) -> Option<Option<Expr>> {
+        let span = a.span();
+        let (inner, mutable) = match strip_parens(a) {
+            syn::Expr::Reference(r) => (&*r.expr, r.mutability.is_some()),
+            syn::Expr::Path(p) => {
+                let v = match self.path_binding(p) {
+                    Some(Binding::Local(v)) if self.references.contains(&v) => v,
+                    _ => return None,
+                };
+                let mutable = self.k.locals[v].mutable;
+                return Some(Some(self.borrowed(Place::Local(v), mutable, span)));
+            }
+            _ => return None,
+        };
+        match strip_parens(inner) {
+            syn::Expr::Path(p) => match self.path_binding(p) {
+                Some(Binding::Local(v)) if !mutable => {
+                    Some(Some(self.borrowed(Place::Local(v), false, span)))
+                }
+                Some(Binding::Local(_)) => {
+                    let place = self.place(inner);
+                    Some(place.map(|place| self.borrowed(place, true, span)))
+                }
+                _ => None,
+            },
+            syn::Expr::Index(_) | syn::Expr::Field(_) => {
+                self.err(
+                    inner.span(),
+                    "a device function borrows a local (`f(&mut acc)`); copy an element or a \
+                     field to one first and back after: `let mut e = a[i]; f(&mut e); a[i] = e;`",
+                );
+                Some(None)
+            }
+            _ => None,
+        }
+    }
+
+    fn borrowed(&mut self, place: Place, mutable: bool, span: proc_macro2::Span) -> Expr {
+        let ty = self.place_ty(&place);
+        Expr {
+            kind: ExprKind::Borrow(Box::new(place), mutable),
+            ty,
+            span,
+        }
+    }
+
+    /// `let r = &mut x;` / `let r = &x;` of a local: `r` names `x` (`*r` is `x`), so a write
+    /// through it is a write of `x` everywhere a write of `x` counts (the prover's ranges).
+    pub(super) fn let_reference(&mut self, pi: &syn::PatIdent, r: &syn::ExprReference) {
+        let target = match strip_parens(&r.expr) {
+            syn::Expr::Path(p) => match self.path_binding(p) {
+                Some(Binding::Local(v)) => Some(v),
+                _ => None,
+            },
+            _ => None,
+        };
+        let Some(v) = target else {
+            self.err(
+                r.span(),
+                "a reference in a kernel names a local (`let r = &mut acc;`); copy an element \
+                 or a field to a local first",
+            );
+            self.poison_pattern(&syn::Pat::Ident(pi.clone()));
+            return;
+        };
+        if r.mutability.is_some() && !self.k.locals[v].mutable {
+            let name = self.k.locals[v].rust_name.clone();
+            self.err(
+                r.expr.span(),
+                format!("`{name}` is not `mut` and cannot be borrowed as `&mut`; declare it `let mut {name}`"),
+            );
+        }
+        if !self.references.contains(&v) {
+            self.references.push(v);
+        }
+        self.bind(unraw(&pi.ident), Binding::Local(v));
     }
 
     /// `&a[start..end]` / `&mut a[start..]` of a 1-D array parameter, passed to a device

@@ -107,6 +107,9 @@ struct Lowerer<'a> {
     /// gives an `Option` (`r = Some(i);`, as a `loop`'s `break Some(i)` desugars): they are
     /// declared as `Option` locals (`option.rs`).
     late_options: Vec<String>,
+    /// Locals that are references (`x: &mut f32` parameters, `let r = &mut acc;` names of
+    /// another local): `*x` is the local itself.
+    references: Vec<VarId>,
 }
 
 /// Lower the body of the function whose signature is `sig`.
@@ -167,6 +170,7 @@ pub fn lower(
         self_value: false,
         unsafe_depth: 0,
         late_options: Vec::new(),
+        references: Vec::new(),
     };
     l.declare_params();
     l.declare_tables(body);
@@ -227,8 +231,15 @@ impl Lowerer<'_> {
                     self.bind(rust_name, Binding::Slice(id));
                     self.k.params.push(Param::Slice(id));
                 }
-                ParamShape::Scalar { ty, mutable } => {
+                ParamShape::Scalar {
+                    ty,
+                    mutable,
+                    by_ref,
+                } => {
                     let var = self.declare(&rust_name, ty, p.ident.span(), mutable);
+                    if by_ref {
+                        self.references.push(var);
+                    }
                     self.k.params.push(Param::Scalar(var));
                 }
             }

@@ -69,6 +69,27 @@ impl Lowerer<'_> {
                         _ => None,
                     }
                 }
+                // `*x = v` through a reference: the local it names, if writable.
+                syn::Expr::Path(p) if p.path.get_ident().is_some_and(|i| {
+                    matches!(self.lookup(&unraw(i)), Some(Binding::Local(v)) if self.references.contains(&v))
+                }) =>
+                {
+                    let ident = p.path.get_ident()?;
+                    let Some(Binding::Local(v)) = self.lookup(&unraw(ident)) else {
+                        return None;
+                    };
+                    if !self.k.locals[v].mutable {
+                        self.err(
+                            ident.span(),
+                            format!(
+                                "`{ident}` is a `&` reference and cannot be written through; \
+                                 take `&mut`"
+                            ),
+                        );
+                        return None;
+                    }
+                    Some(Place::Local(v))
+                }
                 syn::Expr::MethodCall(m) if m.method == "get_unchecked_mut" => {
                     let (target, index) = self.unchecked_access(m)?;
                     self.check_writable(target, &m.receiver)?;
@@ -77,8 +98,9 @@ impl Lowerer<'_> {
                 other => {
                     self.err(
                         other.span(),
-                        "the only place written through `*` in kernels is \
-                         `*a.get_unchecked_mut(i)` (inside `unsafe`); write `a[i] = ...`",
+                        "the places written through `*` in kernels are references (`*x = v` of \
+                         `x: &mut f32`, `let r = &mut acc;`) and `*a.get_unchecked_mut(i)` \
+                         (inside `unsafe`); write `a[i] = ...`",
                     );
                     None
                 }

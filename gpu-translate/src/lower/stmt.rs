@@ -221,6 +221,37 @@ impl Lowerer<'_> {
         Some(syn::parse_quote_spanned!(span=> #t::#from(#recv)))
     }
 
+    /// `let (a, b): (f32, u32) = ...;`
+    fn let_annotated_tuple(
+        &mut self,
+        local: &syn::Local,
+        tuple: &syn::PatTuple,
+        types: &syn::TypeTuple,
+        out: &mut Vec<Stmt>,
+    ) {
+        let tys: Option<Vec<Ty>> = types
+            .elems
+            .iter()
+            .map(|t| scalar_type(t, &self.sig.generics, &self.sig.structs, self.diags))
+            .collect();
+        let pat = syn::Pat::Tuple(tuple.clone());
+        match tys {
+            Some(tys) if tys.len() == tuple.elems.len() => {
+                let start = out.len();
+                self.let_tuple(tuple, local, out);
+                self.annotate_tuple(&out[start..], tuple, &tys);
+            }
+            Some(_) => {
+                self.err(
+                    types.span(),
+                    "the annotation and the pattern have different lengths",
+                );
+                self.poison_pattern(&pat);
+            }
+            None => self.poison_pattern(&pat),
+        }
+    }
+
     fn let_stmt(&mut self, local: &syn::Local, out: &mut Vec<Stmt>) {
         if let Some(init) = &local.init {
             if let Some((_, diverge)) = &init.diverge {
@@ -233,6 +264,10 @@ impl Lowerer<'_> {
             p => (p, None),
         };
         if let (syn::Pat::Ident(pi), Some(init)) = (pat, &local.init) {
+            if let syn::Expr::Reference(r) = super::tables::strip_parens(&init.expr) {
+                self.let_reference(pi, r);
+                return;
+            }
             if is_array_init(&init.expr)
                 || annotation.is_some_and(|t| matches!(t, syn::Type::Array(_)))
             {
@@ -242,26 +277,7 @@ impl Lowerer<'_> {
         }
         // `let (a, b): (f32, u32) = ...;`
         if let (syn::Pat::Tuple(tuple), Some(syn::Type::Tuple(types))) = (pat, annotation) {
-            let types: Option<Vec<Ty>> = types
-                .elems
-                .iter()
-                .map(|t| scalar_type(t, &self.sig.generics, &self.sig.structs, self.diags))
-                .collect();
-            match types {
-                Some(types) if types.len() == tuple.elems.len() => {
-                    let start = out.len();
-                    self.let_tuple(tuple, local, out);
-                    self.annotate_tuple(&out[start..], tuple, &types);
-                }
-                Some(_) => {
-                    self.err(
-                        annotation.map_or(tuple.span(), |a| a.span()),
-                        "the annotation and the pattern have different lengths",
-                    );
-                    self.poison_pattern(pat);
-                }
-                None => self.poison_pattern(pat),
-            }
+            self.let_annotated_tuple(local, tuple, types, out);
             return;
         }
         // `let o = Some(x);`, `let o: Option<f32> = f(x);`: an `Option` local (`option.rs`).

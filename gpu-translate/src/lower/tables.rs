@@ -303,6 +303,8 @@ pub(crate) fn has_effects<T>(e: &Expr<T>) -> bool {
         ExprKind::Atomic(..) | ExprKind::Intrinsic(..) | ExprKind::DeviceCall(..) => true,
         // Only inside a method call, which the method may change.
         ExprKind::Receiver(..) => true,
+        // Only a local (`lend.rs`), which the callee may change.
+        ExprKind::Borrow(_, mutable) => *mutable,
         ExprKind::Lit(_)
         | ExprKind::Local(_)
         | ExprKind::Const(_)

@@ -44,10 +44,9 @@ pub enum ParamShape {
         elem: Ty,
         rank: usize,
     },
-    Scalar {
-        ty: Ty,
-        mutable: bool,
-    },
+    /// A number, `bool`, struct or dtype parameter: by value, or (a device function's
+    /// `x: &mut f32`, `p: &Point`) by reference, `mutable` then telling `&mut` from `&`.
+    Scalar { ty: Ty, mutable: bool, by_ref: bool },
 }
 
 pub struct ParamDecl {
@@ -132,7 +131,7 @@ pub(crate) fn parse_signature_of(
                 ),
             },
             syn::FnArg::Typed(pt) => {
-                if let Some(p) = parse_param(pt, &generics, &structs, diags) {
+                if let Some(p) = parse_param(pt, device, &generics, &structs, diags) {
                     params.push(p);
                 }
             }
@@ -173,6 +172,7 @@ fn receiver_param(r: &syn::Receiver, s: usize, name: &str) -> ParamDecl {
         shape: ParamShape::Scalar {
             ty: Ty::Struct(s),
             mutable: r.mutability.is_some(),
+            by_ref: false,
         },
         ty_tokens: syn::parse_quote!(#ty_ident),
     }
@@ -480,6 +480,7 @@ fn checked_generic(tp: &syn::TypeParam, diags: &mut Diagnostics) -> Option<Gener
 
 fn parse_param(
     pt: &syn::PatType,
+    device: bool,
     generics: &[GenericDecl],
     structs: &[StructDef],
     diags: &mut Diagnostics,
@@ -512,6 +513,28 @@ fn parse_param(
             }
             let (elem_ty, rank) = match &*r.elem {
                 syn::Type::Slice(s) => ((*s.elem).clone(), 1),
+                // `acc: &mut f32`, `p: &Point`: a device function's out-parameter or borrowed
+                // value, a C++ reference.
+                scalar if device && resolve_type_name(scalar, generics, structs).is_some() => {
+                    let ty = scalar_type(scalar, generics, structs, diags)?;
+                    if pat_mut {
+                        diags.error(
+                            ident.span(),
+                            "a reference parameter cannot be `mut`; write through it with \
+                             `*x = v`",
+                        );
+                        return None;
+                    }
+                    return Some(ParamDecl {
+                        ident,
+                        shape: ParamShape::Scalar {
+                            ty,
+                            mutable: r.mutability.is_some(),
+                            by_ref: true,
+                        },
+                        ty_tokens: (*r.elem).clone(),
+                    });
+                }
                 syn::Type::Path(p) if array_elem(p).is_some() => array_elem(p)?,
                 syn::Type::Path(p) if retired_array_name(p).is_some() => {
                     let (old, new) = retired_array_name(p)?;
@@ -522,6 +545,15 @@ fn parse_param(
                              (`{old}` is ndarray's name, and a file that imports both preludes \
                              would mean two types by it)"
                         ),
+                    );
+                    return None;
+                }
+                scalar if resolve_type_name(scalar, generics, structs).is_some() => {
+                    diags.error(
+                        r.span(),
+                        "a kernel takes numbers and structs by value (`s: f32`); to give one \
+                         back, write it into a `&mut [T]` array (a device function may take \
+                         `&mut f32`)",
                     );
                     return None;
                 }
@@ -555,6 +587,7 @@ fn parse_param(
                 shape: ParamShape::Scalar {
                     ty,
                     mutable: pat_mut,
+                    by_ref: false,
                 },
                 ty_tokens: other.clone(),
             })

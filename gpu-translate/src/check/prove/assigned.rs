@@ -101,6 +101,12 @@ fn visit_expr(e: &Expr<RTy>, f: &mut dyn FnMut(&Stmt<RTy>)) {
         }
         ExprKind::Index(_, idx) => idx.iter().for_each(|i| visit_expr(&i.expr, f)),
         ExprKind::Load4(_, i) | ExprKind::RandomDraw(_, _, i) => visit_expr(&i.expr, f),
+        ExprKind::SubSlice(_, a, b, _) => {
+            visit_expr(a, f);
+            visit_expr(b, f);
+        }
+        // `f(&mut k)`: the function may write `k` anything, as an assignment would.
+        ExprKind::Borrow(p, true) => f(&Stmt::Assign((**p).clone(), None, e.clone())),
         _ => {}
     }
 }

@@ -337,7 +337,7 @@ impl<'a> Prover<'a> {
                 let t = *t;
                 self.vector(t, i, 4);
             }
-            ExprKind::Receiver(p, _) => self.written_place(p),
+            ExprKind::Receiver(p, _) | ExprKind::Borrow(p, true) => self.written_place(p),
             ExprKind::MmaCoord(_, _, i) => self.expr(i),
             ExprKind::SubSlice(_, a, b, _) => {
                 self.expr(a);
@@ -390,6 +390,7 @@ impl<'a> Prover<'a> {
             | ExprKind::Len(_)
             | ExprKind::Extent(..)
             | ExprKind::WholeArray(_)
+            | ExprKind::Borrow(_, false)
             | ExprKind::Geometry(..) => {}
         }
     }

@@ -60,22 +60,7 @@ pub fn case_array_literals(dev: &Device, seed: u64) -> CaseResult {
     let mut dout = poisoned(dev, 6 * len, f32::NAN)?;
     launch!(array_literals[blocks(len, 64), 64](&dx, &dk, &mut dout))?;
     let got = dout.to_host()?;
-    for i in 0..len {
-        let want = literal_results(xs[i], ks[i]);
-        let same = got[6 * i..6 * i + 6]
-            .iter()
-            .zip(&want)
-            .all(|(g, w)| g.to_bits() == w.to_bits());
-        if !same {
-            return Err(format!(
-                "array literals at {i}: x = {}, k = {}: got {:?}, want {want:?}",
-                xs[i],
-                ks[i],
-                &got[6 * i..6 * i + 6]
-            )
-            .into());
-        }
-    }
+    rows_bitwise("array literals", &got, |i| literal_results(xs[i], ks[i]))?;
     Ok(vec![(
         "array_literals",
         got.iter().map(|&v| f64::from(v)).collect(),

@@ -178,21 +178,7 @@ pub fn case_const_arrays(dev: &Device, seed: u64) -> CaseResult {
     let mut dout = poisoned(dev, 6 * len, f64::from_bits(0x7ff4_0000_0000_0001))?;
     launch!(const_arrays[blocks(len, 64), 64](&dx, &dk, &mut dout))?;
     let got = dout.to_host()?;
-    for i in 0..len {
-        let want = const_array_results(&x, &k, i);
-        let same = got[6 * i..6 * i + 6]
-            .iter()
-            .zip(&want)
-            .all(|(g, w)| g.to_bits() == w.to_bits());
-        if !same {
-            return Err(format!(
-                "const arrays at {i}: k = {}: got {:?}, want {want:?}",
-                k[i],
-                &got[6 * i..6 * i + 6]
-            )
-            .into());
-        }
-    }
+    rows_bitwise("const arrays", &got, |i| const_array_results(&x, &k, i))?;
     // One past the end, then the device still works.
     let mut one = poisoned(dev, 1, f32::NAN)?;
     let past = r.random_range(5..1000);

@@ -130,20 +130,7 @@ pub fn case_references(dev: &Device, seed: u64) -> CaseResult {
     let mut dout = poisoned(dev, 5 * len, f32::NAN)?;
     launch!(references[blocks(len, 64), 64](&dx, &mut dout))?;
     let got = dout.to_host()?;
-    for i in 0..len {
-        let want = reference_results(&x, i);
-        let same = got[5 * i..5 * i + 5]
-            .iter()
-            .zip(&want)
-            .all(|(g, w)| g.to_bits() == w.to_bits());
-        if !same {
-            return Err(format!(
-                "references at {i}: got {:?}, want {want:?}",
-                &got[5 * i..5 * i + 5]
-            )
-            .into());
-        }
-    }
+    rows_bitwise("references", &got, |i| reference_results(&x, i))?;
     // One thread moves its index past the end: its write there faults.
     let n = r.random_range(1..200);
     let mut a = poisoned(dev, n, f32::NAN)?;

@@ -89,23 +89,10 @@ pub fn case_sub_slices(dev: &Device, seed: u64) -> CaseResult {
     let mut dramps = poisoned(dev, 3 * len, f32::NAN)?;
     launch!(sub_slices[blocks(len, 64), 64](&dx, &dk, &mut dout, &mut dramps))?;
     let (got, ramps) = (dout.to_host()?, dramps.to_host()?);
-    for i in 0..len {
-        let want = sub_slice_results(&x, ks[i]);
-        let ramp = [i as f32, i as f32 + 1.0, i as f32 + 2.0];
-        let same = got[4 * i..4 * i + 4]
-            .iter()
-            .zip(&want)
-            .all(|(g, w)| g.to_bits() == w.to_bits());
-        if !same || ramps[3 * i..3 * i + 3] != ramp {
-            return Err(format!(
-                "sub-slices at {i}: k = {}: got {:?} and ramp {:?}, want {want:?} and {ramp:?}",
-                ks[i],
-                &got[4 * i..4 * i + 4],
-                &ramps[3 * i..3 * i + 3]
-            )
-            .into());
-        }
-    }
+    rows_bitwise("sub-slices", &got, |i| sub_slice_results(&x, ks[i]))?;
+    rows_bitwise("ramps written through &mut y[a..b]", &ramps, |i| {
+        [i as f32, i as f32 + 1.0, i as f32 + 2.0]
+    })?;
     // Each range Rust refuses, and an index past a sub-slice; then the device still works.
     let mut one = poisoned(dev, 1, f32::NAN)?;
     let mut fault = |a: usize, b: usize, j: usize, inclusive: bool| {

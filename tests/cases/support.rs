@@ -90,3 +90,24 @@ pub fn check_either<T: Copy + Into<f64> + PartialEq + std::fmt::Debug>(
     out.push((name, f64s(got)));
     Ok(())
 }
+
+/// Row `i` of `got` (`width` elements from `width * i`) must equal `want(i)` bit for bit
+/// (as `f64`s, which keep every `f32` apart), for every row; the error names the first
+/// row that differs, with both.
+pub fn rows_bitwise<T: Copy + Into<f64> + std::fmt::Debug, const W: usize>(
+    what: &str,
+    got: &[T],
+    want: impl Fn(usize) -> [T; W],
+) -> Result<(), String> {
+    for (i, row) in got.chunks_exact(W).enumerate() {
+        let w = want(i);
+        let same = row
+            .iter()
+            .zip(&w)
+            .all(|(&g, &x)| g.into().to_bits() == x.into().to_bits());
+        if !same {
+            return Err(format!("{what} at {i}: got {row:?}, want {w:?}"));
+        }
+    }
+    Ok(())
+}

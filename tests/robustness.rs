@@ -121,7 +121,17 @@ fn run_child(exe: &std::path::Path, case: &Case) -> Outcome {
             Ok(None) if started.elapsed() > Duration::from_secs(case.limit_s) => {
                 let _ = child.kill();
                 let _ = child.wait();
-                return Err(format!("still running after {} s: killed", case.limit_s));
+                // Where it was: the last steps it wrote.
+                let mut stderr = String::new();
+                if let Some(mut e) = child.stderr.take() {
+                    let _ = std::io::Read::read_to_string(&mut e, &mut stderr);
+                }
+                let last: Vec<&str> = stderr.lines().rev().take(3).collect();
+                return Err(format!(
+                    "still running after {} s: killed; its last steps: {}",
+                    case.limit_s,
+                    last.into_iter().rev().collect::<Vec<_>>().join(" | ")
+                ));
             }
             Ok(None) => std::thread::sleep(Duration::from_millis(20)),
             Err(e) => return Err(format!("waiting for the child: {e}")),
@@ -229,11 +239,15 @@ fn at_the_limit(place: Where) -> Outcome {
         return Err(format!("the kernel's bound is {bound} bytes, not 448000"));
     }
     let run = || -> Outcome {
+        // Each step on stderr: a child that dies shows where.
+        eprintln!("step: the device");
         let dev = device();
         let n = 300;
+        eprintln!("step: to_device");
         let mut out = dev
             .to_device(&vec![u64::MAX; n])
             .map_err(|e| e.to_string())?;
+        eprintln!("step: the launch");
         if let Some(refused) = refused_in_words(launch!(chain_at_the_limit[3, 100](&mut out)))? {
             return Ok(refused);
         }
@@ -399,12 +413,15 @@ mod sizes {
         let mut t = Tally::default();
         let mut a = dev.zeros::<u32>(64).map_err(|e| e.to_string())?;
         for n in EDGES {
+            // Each step on stderr: a child killed past its limit shows where it was.
+            eprintln!("step: n = {n}: simulators, timed");
             t.see("Device::simulators", Device::simulators(n))?;
             t.see("timed(n, 1)", dev.timed(n.min(3), 1, || Ok(())))?;
             t.see("timed(0, n)", dev.timed(0, n, || Ok(())))?;
             // 2^31 and 2^32 states are requests a large host meets, in minutes (each state
             // is 128 steps of the generator): only the sizes that must be refused.
             if !(1 << 31..=1 << 32).contains(&n) {
+                eprintln!("step: n = {n}: random states");
                 t.see(
                     "create_xoroshiro128p_states",
                     create_xoroshiro128p_states(&dev, n, 7),
@@ -416,6 +433,7 @@ mod sizes {
             if dev.backend() == Backend::Cuda && (1 << 31..=1 << 32).contains(&n) {
                 continue;
             }
+            eprintln!("step: n = {n}: launch shapes");
             t.see("forall(n)", launch!(fill_ones.forall(n)(&mut a)))?;
             let grid = n.min(u32::MAX as usize + 1);
             t.see("grid n", launch!(fill_ones[grid, 32](&mut a)))?;

@@ -84,7 +84,7 @@ pub fn const_array_results(x: &[f32], k: &[u32], i: usize) -> [f64; 6] {
     ]
 }
 
-#[gpu_kernel]
+#[gpu_kernel(fmad = false)]
 pub fn const_arrays(x: &[f32], k: &[u32], out: &mut [f64]) {
     let i = grid_1d();
     if i < x.len() && i < k.len() && 6 * i + 5 < out.len() {
@@ -118,7 +118,7 @@ pub fn const_arrays(x: &[f32], k: &[u32], out: &mut [f64]) {
 }
 
 /// Reads `WEIGHTS[at]`, which is out of range for `at >= 5`.
-#[gpu_kernel]
+#[gpu_kernel(fmad = false)]
 pub fn const_array_past_end(at: usize, out: &mut [f32]) {
     if grid_1d() == 0 && out.len() > 0 {
         out[0] = WEIGHTS[at];
@@ -137,7 +137,7 @@ static RAMP: [u32; 20_000] = {
 };
 
 /// `out[i] = RAMP[i % RAMP.len()]`: a module array too large for constant memory.
-#[gpu_kernel]
+#[gpu_kernel(fmad = false)]
 pub fn large_const_array(out: &mut [u32]) {
     let i = grid_1d();
     if i < out.len() {
@@ -152,7 +152,7 @@ fn element_of(w: &[f32], j: usize) -> f32 {
 
 /// Reads element `j` of a module array lent to a device function (`which == 0`), of a
 /// local array lent so (1), or of an array literal's local directly (2).
-#[gpu_kernel]
+#[gpu_kernel(fmad = false)]
 pub fn lent_past_end(j: usize, which: u32, out: &mut [f32]) {
     if grid_1d() == 0 && out.len() > 0 {
         let v = [1.5f32, 2.5];

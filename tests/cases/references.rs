@@ -2,7 +2,7 @@
 //! `lo: &mut f32`, `p: &mut Vec3`, `by: &T`), a reference passed on to another device
 //! function, `let r = &mut acc; *r += v;`; and a local whose `&mut` was lent, whose index
 //! the prover had proven in range before, checked again after. Each against the same Rust
-//! on the host.
+//! on the host, bit for bit (`fmad = false`: no contraction).
 
 use gpu_runtime::prelude::*;
 use rand::Rng;
@@ -70,7 +70,7 @@ pub fn reference_results(x: &[f32], i: usize) -> [f32; 5] {
     [acc, lo, hi, c, p.x + p.z]
 }
 
-#[gpu_kernel]
+#[gpu_kernel(fmad = false)]
 pub fn references(x: &[f32], out: &mut [f32]) {
     let i = grid_1d();
     let n = x.len();
@@ -111,7 +111,7 @@ pub fn push_past(k: &mut usize, by: usize) {
 
 /// `a[k] = 1.0` with `k` proven below `a.len()`, then lent as `&mut k` to a function that
 /// moves it: the write is checked again.
-#[gpu_kernel]
+#[gpu_kernel(fmad = false)]
 pub fn lent_index(a: &mut [f32], by: usize) {
     let i = grid_1d();
     if i < a.len() {

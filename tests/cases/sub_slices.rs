@@ -44,7 +44,7 @@ pub fn sub_slice_results(x: &[f32], k: u32) -> [f32; 4] {
     ]
 }
 
-#[gpu_kernel]
+#[gpu_kernel(fmad = false)]
 pub fn sub_slices(x: &[f32], ks: &[u32], out: &mut [f32], ramps: &mut [f32]) {
     let i = grid_1d();
     if i < ks.len() && 4 * i + 3 < out.len() && x.len() >= 16 {
@@ -65,7 +65,7 @@ pub fn sub_slices(x: &[f32], ks: &[u32], out: &mut [f32], ramps: &mut [f32]) {
 }
 
 /// `pick(&x[a..b], j)`, or with `..=b` where `inclusive`.
-#[gpu_kernel]
+#[gpu_kernel(fmad = false)]
 pub fn sub_slice_fault(x: &[f32], a: usize, b: usize, j: usize, inclusive: bool, out: &mut [f32]) {
     if grid_1d() == 0 && out.len() > 0 {
         if inclusive {

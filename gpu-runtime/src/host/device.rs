@@ -77,6 +77,10 @@ pub struct MemoryInfo {
 /// table of compiled kernels.
 static CUDA_DEVICES: Mutex<Vec<Weak<DeviceInner>>> = Mutex::new(Vec::new());
 
+/// The stack the CUDA driver's start and a context's creation are given at least (a
+/// thread with less calls them on one with a main thread's).
+const DRIVER_STACK_BYTES: usize = 1024 * 1024;
+
 impl Device {
     /// The first GPU where there is one, otherwise the simulator; logs which (and why),
     /// once per process. Honours `GPU_RUNTIME_BACKEND=cuda|sim|auto`. An error where
@@ -128,7 +132,18 @@ impl Device {
             }
             return Ok(Device { inner });
         }
-        let device = CudaDevice::open(ordinal, crate::compile::prefetch)?;
+        // The driver's start and a context's creation take more stack than a small thread
+        // has: without the room, they run on a thread with it.
+        let open = || CudaDevice::open(ordinal, crate::compile::prefetch);
+        let device =
+            crate::backend::stack_room::with_room(DRIVER_STACK_BYTES, open).map_err(|e| {
+                GpuError::NoDevice {
+                    detail: format!(
+                    "this thread has less than {DRIVER_STACK_BYTES} bytes of stack left to start \
+                     the CUDA driver, and no thread with more could be started: {e}"
+                ),
+                }
+            })??;
         let inner = Arc::new(DeviceInner::Cuda(device));
         if live.len() <= ordinal {
             live.resize(ordinal + 1, Weak::new());

@@ -42,10 +42,15 @@ pub(crate) fn device_count() -> usize {
     if libraries::require_driver().is_err() {
         return 0;
     }
-    if cudarc::driver::result::init().is_err() {
-        return 0;
-    }
-    cudarc::driver::result::device::get_count().map_or(0, |n| n.max(0) as usize)
+    // `cuInit` takes more stack than a small thread has (see `Device::cuda`).
+    let count = || {
+        cudarc::driver::result::init().ok()?;
+        cudarc::driver::result::device::get_count().ok()
+    };
+    crate::backend::stack_room::with_room(1024 * 1024, count)
+        .ok()
+        .flatten()
+        .map_or(0, |n| n.max(0) as usize)
 }
 
 impl CudaDevice {

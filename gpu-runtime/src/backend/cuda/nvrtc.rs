@@ -53,29 +53,19 @@ pub(crate) fn compile_program(
 ) -> Result<Vec<Vec<u8>>, CompileFailure> {
     // NVRTC's compiler recurses deeply: on a thread without the room (a small spawned
     // thread's stack), it runs on one with it.
-    if crate::backend::stack_room::remaining().is_none_or(|left| left < NVRTC_STACK_BYTES) {
-        let run = || compile_here(source, program_name, arch, extra_options, outputs);
-        return std::thread::scope(|s| {
-            match std::thread::Builder::new()
-                .name("nvrtc".to_owned())
-                .stack_size(NVRTC_STACK_BYTES + NVRTC_STACK_BYTES / 2)
-                .spawn_scoped(s, run)
-            {
-                Ok(t) => t.join().unwrap_or_else(|p| std::panic::resume_unwind(p)),
-                Err(e) => Err(CompileFailure::Rejected {
-                    log: format!(
-                        "this thread has less than {NVRTC_STACK_BYTES} bytes of stack left for \
-                         NVRTC, and no thread with that stack could be started: {e}"
-                    ),
-                }),
-            }
-        });
-    }
-    compile_here(source, program_name, arch, extra_options, outputs)
+    let run = || compile_here(source, program_name, arch, extra_options, outputs);
+    crate::backend::stack_room::with_room(NVRTC_STACK_BYTES, run).unwrap_or_else(|e| {
+        Err(CompileFailure::Rejected {
+            log: format!(
+                "this thread has less than {NVRTC_STACK_BYTES} bytes of stack left for NVRTC, \
+                 and no thread with that stack could be started: {e}"
+            ),
+        })
+    })
 }
 
 /// The stack NVRTC is given: a main thread's (8 MB).
-const NVRTC_STACK_BYTES: usize = 8 * 1024 * 1024;
+const NVRTC_STACK_BYTES: usize = crate::backend::stack_room::ROOMY_STACK_BYTES;
 
 /// [`compile_program`] on the calling thread.
 fn compile_here(

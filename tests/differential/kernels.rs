@@ -34,6 +34,11 @@ impl DiffPair {
     }
 }
 
+#[gpu_device]
+pub fn diff_xor_into<T: Int>(acc: &mut T, v: T) {
+    *acc = *acc ^ v;
+}
+
 pub const DIFF_TABLE_I32: [i32; 6] = [0i32, 1i32, (-1i32), (-2147483648i32), 2147483647i32, 7i32];
 pub const DIFF_TABLE_I64: [i64; 6] = [0i64, 1i64, (-1i64), (-9223372036854775808i64), 9223372036854775807i64, 7i64];
 pub const DIFF_TABLE_U32: [u32; 6] = [0u32, 1u32, 2u32, 4294967295u32, 4294967294u32, 7u32];
@@ -56,22 +61,28 @@ pub fn diff_0(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u32 = (((46u32 * 31u32) - (12u32 % (a_u32 | 1u32))) - 36u32);
-        if false {
-            v0 = v0;
-        } else {
-            v0 = ((!(match (a_u32 % 8u32) { 6u32 => 3u32, 0u32..=6u32 => 93u32, 5u32 | 7u32 => 5u32, _ => v0 })) + (((false && false)) as u32));
+        let mut v0: u32 = (a_u32).checked_sub(a_u32).unwrap_or(1099391896u32);
+        for j0 in (0u32..(((10u32 >> (a_i64 & 31i64))) % 4u32)).rev() {
+            v0 = a_u32;
         }
-        let mut c1: u32 = 0u32;
-        let v1: i32 = loop {
-            if c1 >= (((v0).saturating_mul(v0)) % 4u32) {
-                break (((a_i32 >> (a_i64 & 31i64)) ^ (((-9.375f64)) as i32)));
+        let mut v1: u32 = ((a_u32).max(63u32) * (!v0));
+        'l1: for j1 in 0u32..(((match (a_u32 % 8u32) { 6u32 => 3u32, 0u32..=6u32 => 93u32, 5u32 | 7u32 => 5u32, _ => v0 })) % 3u32) {
+            for j2 in 0u32..((((true) as u32)) % 3u32) {
+                if (((a_u32) as i16) != ((a_i32) as i16)) {
+                    break 'l1;
+                }
+                if ((((a_u32) as i8) >= (-51i8)) || true) {
+                    continue 'l1;
+                }
+                v1 = (0u32).checked_sub(a_u32).unwrap_or(95u32);
             }
-            c1 += 1u32;
-        };
-        let v2: f64 = (((10480570u32 + 1u32)) as f64);
-        oi[i] = (((if (((a_i32) as i16) == ((a_f32) as i16)) { ((-2i32) << (15i16 & 31i16)) } else { (a_i32).checked_div(a_i32).unwrap_or(a_i32) }) ^ a_i32)) as u64;
-        of[i] = ((v2 * (if (!(37i64 > a_i64)) { ((a_f32) as f64) } else { a_f64 }))) as f64;
+        }
+        let mut v2: i32 = ((((a_i32 << (v1 & 31u32)) <= (1i32).checked_sub((-99i32)).unwrap_or((-2147483648i32)))) as i32);
+        diff_xor_into(&mut v2, (if ((!true) && false) { (((-48i32)).max(a_i32) >> 9223372036854775807i64) } else { ((match (v0 % 8u32) { 1u32 | 2u32 => (-47i32), 1u32..=5u32 => (-67i32), _ => a_i32 }) >> (!((a_u32) as i8))) }));
+        let r2 = &mut v2;
+        *r2 ^= (match (58u32 % 8u32) { 3u32 | 5u32 => a_i32, _ => (-32i32) });
+        oi[i] = (((a_f32) as u16)) as u64;
+        of[i] = ((if (false || ((v2 < a_i32) && false)) { (DIFF_TABLE_F32[((7u32) % 6u32) as usize] * 1.0f32) } else { ((a_f32 * a_f32) / (match (a_u32 % 8u32) { 0u32..=3u32 => 9.625f32, 0u32..=7u32 => (-4.75f32), _ => a_f32 })) })) as f64;
     }
 }
 
@@ -86,17 +97,14 @@ pub fn diff_1(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i16 = ((-65i16)).min((((a_f32) as i16)).max(0i16));
-        let mut v1: u32 = (a_u32).checked_rem(a_u32).unwrap_or(a_u32);
-        if matches!((a_u32 % 8u32), 5u32 | 4u32) {
-            v1 = 86u32;
-        } else {
-            v1 = ((if (a_f32 == 16777216.0f32) { 93u32 } else { v1 }) >> ((a_i64).min(a_i64) & 31i64));
-        }
-        let v2: u64 = (DIFF_TABLE_U64[((41u32) % 6u32) as usize] * 1u64);
-        let v3: u8 = (92u8).checked_mul(((a_u32) as u8)).unwrap_or(((a_f32) as u8));
-        oi[i] = ((if false { ((match (v1 % 8u32) { 0u32 => 7i8, _ => (-39i8) }) ^ 77i8) } else { (((a_f64) as i8) << (((a_f32) as u16) & 7u16)) })) as u64;
-        of[i] = ((((-a_f64) / 10.25f64) - ((a_u32) as f64))) as f64;
+        let v0: i16 = (((a_i32) as i16)).pow((32767i16) as u32 & 7);
+        let v1: u64 = (!(!(a_u64 - a_u64)));
+        assert!((((a_u32 % 256u32) != 7u32) || ((a_i32).pow((a_i32) as u32 & 7) != (a_i32 >> (a_i64 & 31i64)))));
+        let v2: u64 = (64u64).checked_sub(93u64).unwrap_or(v1);
+        let v3: u64 = (((v0).max(5i16)) as u64);
+        assert!((((15u32 % 256u32) != 7u32) || false));
+        oi[i] = (((-(!59i8))).min((match (54u32 % 8u32) { 7u32 | 0u32 => (!(-44i8)), 0u32 | 5u32 => (((-20i8)) as i8), 3u32..=5u32 => (match (17u32 % 8u32) { 7u32 | 7u32 => 49i8, 3u32 => ((a_u32) as i8), _ => ((a_f32) as i8) }), _ => (((a_u32) as i8) / (127i8 | 1i8)) }))) as u64;
+        of[i] = (((((-12.0f64) * 5e-324f64) * ((-0.0f64) - a_f64)) / ((a_f64 + 9007199254740992.0f64) * (a_f64 - 6.75f64)))) as f64;
     }
 }
 
@@ -119,16 +127,16 @@ pub fn diff_2(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
         for &v2 in t1.iter() {
             v1 = v2;
         }
-        let v3: i32 = (!(-39i32));
-        let mut t4: [f64; 3] = [(5.125f64 / a_f64); 3];
-        t4[1] = (a_f64 / 1.25f64);
-        t4[2] = (2.625f64).abs();
-        let mut v4: f64 = (10.375f64 - a_f64);
-        for &v5 in t4.iter().rev() {
-            v4 = (0.125f64 / a_f64);
-        }
-        oi[i] = ((((DIFF_TABLE_U8[((a_u32) % 6u32) as usize] * 1u8) | (7u8 >> (a_u32 & 7u32))) << ((match (a_u32 % 8u32) { 3u32..=4u32 => ((((a_u32) as u8)) as u8), _ => (((a_f32) as u8) ^ ((a_f32) as u8)) }) & 7u8))) as u64;
-        of[i] = ((if ((a_i64 < (-87i64)) && (a_i32 > a_i32)) { (((-10.0f32) / a_f32) * (v1 - v0)) } else { (if true { (-v0) } else { (v1 / v0) }) })) as f64;
+        let v3: i32 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
+        let mut c4: u32 = 0u32;
+        let v4: u64 = loop {
+            if c4 >= (((!83u32)) % 4u32) {
+                break ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) | ((a_u64 >> (a_u64 & 63u64)) - (83u64 >> (((a_i64) as i16) & 63i16)))));
+            }
+            c4 += 1u32;
+        };
+        oi[i] = ((((((24u8) as u32) & (match (a_u32 % 8u32) { 3u32..=4u32 => 7u32, _ => 64u32 }))) as i8)) as u64;
+        of[i] = (((((-5.375f64) + 5.125f64) / (1.7e308f64 - a_f64)) * (a_f64).abs())) as f64;
     }
 }
 
@@ -143,25 +151,27 @@ pub fn diff_3<const K: i8>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u64 = (DIFF_TABLE_U64[((3851469389u32) % 6u32) as usize] * 1u64);
-        for j0 in ((((if true { 72u32 } else { a_u32 })) % 8u32)..(((64u32).min(a_u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v0 = (DIFF_TABLE_U64[((59u32) % 6u32) as usize] * 1u64);
+        let mut v0: u64 = a_u64;
+        if matches!((0u32 % 8u32), 5u32) {
+            v0 = ((a_u64 % (a_u64 | 1u64)) & v0);
+        } else {
+            v0 = ((DIFF_TABLE_U64[((38u32) % 6u32) as usize] * 1u64) - (65u64 & 0u64));
         }
-        let mut t1: [i8; 3] = [(((a_f32) as i8)).max(8i8); 3];
-        t1[1] = (-((a_i64) as i8));
-        t1[2] = (!((a_i64) as i8));
-        let mut v1: i8 = (((a_i32) as i8) >> (-1i16));
-        for &v2 in t1.iter().rev() {
-            v1 = (if matches!((0u32 % 8u32), 1u32..=6u32) { v2 } else { (-27i8) });
-        }
-        let mut c3: u32 = 0u32;
-        let v3: f32 = loop {
-            if c3 >= ((((((a_i64) as u16)) as u32)) % 4u32) {
-                break (16777216.0f32);
+        let mut c1: u32 = 0u32;
+        let v1: u8 = loop {
+            if c1 >= ((((a_u32) as u32)) % 4u32) {
+                break (((!(match (43u32 % 8u32) { 7u32 => ((a_f32) as u8), 1u32..=4u32 => ((a_i32) as u8), _ => 26u8 }))).min((255u8).checked_mul(72u8).unwrap_or(255u8)));
             }
-            c3 += 1u32;
+            c1 += 1u32;
         };
-        oi[i] = ((((69u8).checked_mul(39u8).unwrap_or(((a_i64) as u8))) as i16)) as u64;
+        let mut t2: [u64; 3] = [(v0).max(v0); 3];
+        t2[1] = (a_u64 << (K & 63i8));
+        t2[2] = (match (39u32 % 8u32) { 4u32..=7u32 => a_u64, _ => 64u64 });
+        let mut v2: u64 = 73u64;
+        for &v3 in t2.iter() {
+            v2 = (a_u64 + v2);
+        }
+        oi[i] = (((((if (a_f32 != a_f32) { ((a_f32) as u8) } else { 63u8 }) >> ((DIFF_TABLE_I32[((a_u32) % 6u32) as usize] * 1i32) & 7i32))) as i8)) as u64;
         of[i] = (a_f32) as f64;
     }
 }
@@ -177,14 +187,9 @@ pub fn diff_4<const K: i32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u6
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u16 = 9u16;
-        if matches!((a_u32 % 8u32), 3u32..=4u32) {
-            v0 = (v0).checked_sub(15u16).unwrap_or(25u16);
-        } else {
-            v0 = ((((-a_f64)) as u16) | (DIFF_TABLE_U16[((a_u32) % 6u32) as usize] * 1u16));
-        }
-        oi[i] = ((((((2u8 + ((a_i32) as u8))) as u64)) as i16)) as u64;
-        of[i] = ((((-72i64)) as f64)) as f64;
+        let v0: u16 = ((a_i64) as u16);
+        oi[i] = (((a_f32) as i16)) as u64;
+        of[i] = ((((3.125f64 - (-7.375f64)) - (5.25f64 + a_f64)) * (DIFF_TABLE_F64[((57u32) % 6u32) as usize] * 1.0f64))) as f64;
     }
 }
 
@@ -199,24 +204,35 @@ pub fn diff_5<const K: i16>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u6
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i8 = (match (a_u32 % 8u32) { 0u32..=4u32 => (match (a_u32 % 8u32) { 1u32 | 0u32 => 18i8, 2u32 => 29i8, _ => 127i8 }), 0u32 => ((-62i8) | (-24i8)), 5u32 | 1u32 => ((-65i8) * ((a_i32) as i8)), _ => (DIFF_TABLE_I8[((a_u32) % 6u32) as usize] * 1i8) });
-        if matches!((a_u32 % 8u32), 7u32) {
-            v0 = (if (65535u16 < ((a_i32) as u16)) { ((a_f32) as i8) } else { (((a_i32) as i8)).saturating_mul(((a_i64) as i8)) });
-        } else {
-            v0 = ((72i8 | 52i8) / ((((a_i32) as i8) >> (((a_u32) as i16) & 7i16)) | 1i8));
+        let mut t0: [i8; 3] = [(match (a_u32 % 8u32) { 0u32..=4u32 => (match (a_u32 % 8u32) { 1u32 | 0u32 => 18i8, 2u32 => 29i8, _ => 127i8 }), 0u32 => ((-62i8) | (-24i8)), 5u32 | 1u32 => ((-65i8) * ((a_i32) as i8)), _ => (DIFF_TABLE_I8[((a_u32) % 6u32) as usize] * 1i8) }); 3];
+        t0[1] = ((match (74u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
+        t0[2] = (!((-128i8) + ((a_i32) as i8)));
+        let mut v0: i8 = ((a_f32) as i8);
+        for &v1 in t0.iter() {
+            v0 = ((a_i32) as i8);
         }
-        let mut v1: f64 = (a_f64 - (-3.375f64));
-        if (!(!matches!((a_u32 % 8u32), 7u32))) {
-            v1 = ((-7.0f64) * v1);
-        } else {
-            v1 = (a_f64 - v1);
+        let mut c2: u32 = 0u32;
+        let v2: u64 = loop {
+            if c2 >= (((49u32 >> ((-32768i16) & 31i16))) % 4u32) {
+                break ((match (5u32 % 8u32) { 4u32 | 3u32 => (!((71u64) as u64)), _ => (((9223372036854775807i64).pow(((-29i64)) as u32 & 7)) as u64) }));
+            }
+            c2 += 1u32;
+        };
+        let mut v3: u16 = ((a_i64) as u16);
+        for j0 in (((4294967295u32) % 8u32)..(((a_u32 << (((a_i64) as u8) & 31u8))) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v3 = (((((a_f32) as i16) != 4i16)) as u16);
         }
-        let v2: i32 = ((((a_f32) as u16)) as i32);
-        let v3: u32 = (((15u16).max(3u16)) as u32);
-        let v4: u8 = (match (24u32 % 8u32) { 5u32 => 13u8, 7u32 => 0u8, 0u32 | 1u32 => 128u8, _ => ((a_u32) as u8) });
-        assert!((((37u32 % 256u32) != 7u32) || false));
-        oi[i] = ((68u64).max((a_u64 + (!a_u64)))) as u64;
-        of[i] = ((((((match (a_u32 % 8u32) { 3u32..=7u32 => a_u64, 7u32 | 4u32 => a_u64, _ => 17511997860718674891u64 })) as f32)) as f32)) as f64;
+        assert!((((a_u32 % 256u32) != 7u32) || true));
+        let mut v4: u8 = ((8u8 >> (((a_i32) as i8) & 7i8))).min(((a_i32) as u8));
+        diff_xor_into(&mut v4, ((54u8 + 8u8) * (match (79u32 % 8u32) { 1u32 | 0u32 => 34u8, 3u32 => ((a_u32) as u8), 0u32..=4u32 => 67u8, _ => 13u8 })));
+        let r4 = &mut v4;
+        *r4 ^= (((a_i32) as u8)).div_euclid(67u8);
+        let mut v5: u64 = a_u64;
+        for j1 in (u32::MAX - (((2475262923u32).checked_mul(a_u32).unwrap_or(0u32)) % 4u32))..=u32::MAX {
+            v5 = (v2 - v5);
+        }
+        oi[i] = ((((K + 15i16) ^ (52i16 >> 0i8)) / (((if ((-88i8) == v0) { ((a_f32) as i16) } else { ((a_i64) as i16) }) / (((a_i32) as i16) | 1i16)) | 1i16))) as u64;
+        of[i] = (((((match (14u32 % 8u32) { 5u32..=7u32 => v4, _ => ((a_f32) as u8) })) as f64) - ((-a_f64) * (a_f64 + a_f64)))) as f64;
     }
 }
 
@@ -231,13 +247,14 @@ pub fn diff_6<const K: i16>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u6
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u32 = (((!(!41i16))) as u32);
-        for j0 in ((((18u32 & a_u32)) % 8u32)..(((a_u32).min(a_u32)) % 16u32)).step_by(((4294967295u32) % 3u32) as usize) {
-            v0 = (((!(a_u32).div_euclid(v0))) as u32);
+        let mut v0: u32 = (DIFF_TABLE_U32[((72u32) % 6u32) as usize] * 1u32);
+        if ((-a_f32) == (((-1i32)) as f32)) {
+            v0 = ((!((128u8) as u32))).min((if (a_f64 > a_f64) { v0 } else { (if false { 31u32 } else { a_u32 }) }));
+        } else {
+            v0 = (((a_f64 - ((-4.625f64)).abs())) as u32);
         }
-        assert!((((a_u32 % 256u32) != 7u32) || (((-32i64) << (70u8 & 63u8)) == ((-51i64)).abs())));
-        oi[i] = ((((((((a_i64) as i8)) as u64)) as i32) - ((a_i32 << ((a_u32) as i16)) * (42i32).checked_mul((-66i32)).unwrap_or((-55i32))))) as u64;
-        of[i] = (((-(-a_f64)) / (((24i8).checked_sub((-13i8)).unwrap_or(18i8)) as f64))) as f64;
+        oi[i] = ((((((a_f32) as u8)).checked_sub(((a_i32) as u8)).unwrap_or(7u8)) as i16)) as u64;
+        of[i] = (a_f32) as f64;
     }
 }
 
@@ -252,12 +269,13 @@ pub fn diff_7(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u16 = (match (a_u32 % 8u32) { 1u32 | 4u32 => ((21u16 / 92u16) << (((a_i64) as u8) & 15u8)), 1u32 => (48u16).checked_rem(32u16).unwrap_or(((a_f32) as u16)), 1u32..=1u32 => (((a_i64) as u16) & 8u16), _ => (((2u64) as u16) >> ((36i32 | 0i32) & 15i32)) });
-        for j0 in (((52u32) % 8u32)..(((!a_u32)) % 16u32)).step_by(((4294967295u32) % 3u32) as usize) {
-            v0 = (if ((31u8 ^ ((a_f32) as u8)) < (!98u8)) { ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) } else { (DIFF_TABLE_U16[((44u32) % 6u32) as usize] * 1u16) });
+        let mut v0: u16 = (match (a_u32 % 8u32) { 4u32 => (((a_i32).min(100i32)) as u16), 4u32 | 5u32 => (DIFF_TABLE_U16[((a_u32) % 6u32) as usize] * 1u16), _ => (((if true { 64u32 } else { 80u32 })) as u16) });
+        for j0 in ((((29u32).saturating_add(0u32)) % 8u32)..(((!2592328792u32)) % 16u32)).step_by(((94u32) % 3u32) as usize) {
+            v0 = (((DIFF_TABLE_U16[((j0) % 6u32) as usize] * 1u16) & (v0 ^ v0))).min((DIFF_TABLE_U16[((j0) % 6u32) as usize] * 1u16));
         }
-        oi[i] = (((DIFF_TABLE_I16[((100u32) % 6u32) as usize] * 1i16) >> ((DIFF_TABLE_I64[((60u32) % 6u32) as usize] * 1i64) & 15i64))) as u64;
-        of[i] = ((((((-1.5f64)).sqrt()) as f64) / ((a_f64 - (-6.875f64)) + ((-10.5f64) + 1.7e308f64)))) as f64;
+        assert!((((a_u32 % 256u32) != 7u32) || ((1e-40f32 + 12.25f32) <= (0.1f32 * 3.125f32))));
+        oi[i] = ((-90i8)) as u64;
+        of[i] = (((a_i64) as f32)) as f64;
     }
 }
 
@@ -272,21 +290,34 @@ pub fn diff_8(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u32 = (27u32 * 52u32);
-        let mut v1: u32 = (match (a_u32 % 8u32) { 0u32..=4u32 => 83u32, 5u32 => v0, _ => ((v0).min(a_u32) ^ 69u32) });
-        for j0 in 0u32..(((v0 % (44u32 | 1u32))) % 4u32) {
-            v1 = 75u32;
+        let mut t0: [u32; 3] = [(27u32 * 52u32); 3];
+        t0[1] = (a_u32 ^ 36u32);
+        t0[2] = (82u32).min(0u32);
+        let mut v0: u32 = (62u32 % a_u32);
+        for &v1 in t0.iter().skip(1) {
+            v0 = (v1).min(a_u32);
         }
-        let mut t2: [i32; 3] = [(!a_i32); 3];
-        t2[1] = ((-99i32) * a_i32);
-        t2[2] = (70i32).checked_div(80i32).unwrap_or((-91i32));
-        let mut v2: i32 = (-14i32);
-        for &v3 in t2.iter().rev() {
-            v2 = (a_i32).max(v2);
+        let v2: i32 = ((11.0f64) as i32);
+        let mut v3: u64 = (a_u64 >> (((a_u32) as u8) & 63u8));
+        if ((0i64 | DiffPair::new((-99i64), a_i64).b) < (0i64 | DiffPair { a: (-30i64), b: 6i64 }.mixed())) {
+            v3 = (54u64).max(v3);
+        } else {
+            v3 = (v3 | 92u64);
         }
-        let v4: i8 = ((-33i8)).checked_mul(7i8).unwrap_or((-25i8));
-        oi[i] = (((((7i8).checked_div(v4).unwrap_or(((a_i32) as i8)) << ((match (v0 % 8u32) { 2u32..=5u32 => 67i16, 0u32..=7u32 => (-89i16), _ => 16i16 }) & 7i16))) as u16)) as u64;
-        of[i] = ((((9.375f64 + a_f64) + (8.25f64 / a_f64)) / (((((a_f32) as u8) >> (78i16 & 7i16))) as f64))) as f64;
+        let mut v4: u16 = (33u16).checked_mul(16u16).unwrap_or(25u16);
+        'l4: for j0 in 0u32..(((if (54i64 >= 2i64) { 3u32 } else { a_u32 })) % 3u32) {
+            for j1 in 0u32..((a_u32) % 3u32) {
+                if (!true) {
+                    break 'l4;
+                }
+                if (false && true) {
+                    continue 'l4;
+                }
+                v4 = ((match (a_u32 % 8u32) { 4u32 | 0u32 => ((a_i64) as u16), 3u32 => (DIFF_TABLE_U16[((v0) % 6u32) as usize] * 1u16), _ => (v4 / v4) }) - (if ((60u64 >= v3) || (v4 != 22u16)) { ((5.375f32) as u16) } else { (!((a_i32) as u16)) }));
+            }
+        }
+        oi[i] = (((a_u64 / (((((a_i64) as u16)) as u64) | 1u64)) >> ((34u16 - (((a_u32) as u16) / (((a_i64) as u16) | 1u16))) & 63u16))) as u64;
+        of[i] = (((if (a_u32 < v0) { (a_f32 - a_f32) } else { a_f32 }) * ((a_f32 / 3.4e38f32)).abs())) as f64;
     }
 }
 
@@ -301,27 +332,22 @@ pub fn diff_9<const K: u64>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u6
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u32 = (match (a_u32 % 8u32) { 1u32..=6u32 => (a_u32 % ((if false { a_u32 } else { 74u32 }) | 1u32)), 1u32 => (((false) as u32) >> (27i8 & 31i8)), 5u32 => 1577903989u32, _ => (!(3944012904u32 + 82u32)) });
-        let mut v1: u32 = (((-11.0f64)) as u32);
-        for j0 in 0u32..(((a_u32 & a_u32)) % 4u32) {
-            v1 = a_u32;
+        let mut v0: u32 = ((a_u32 >> ((a_i64 % (a_i64 | 1i64)) & 31i64)) | (DIFF_TABLE_U32[((a_u32) % 6u32) as usize] * 1u32));
+        if (!(!false)) {
+            v0 = ((((53i16).abs() % ((44i16 / (((a_i64) as i16) | 1i16)) | 1i16))) as u32);
+        } else {
+            v0 = (((a_u32).div_euclid(v0) | (v0 >> (82i64 & 31i64)))).max((DIFF_TABLE_U32[((v0) % 6u32) as usize] * 1u32));
         }
-        assert!((((v0 % 256u32) != 7u32) || ((a_u64 | 86u64) >= (a_u64 >> (((a_i32) as i8) & 63i8)))));
-        let mut v2: f64 = ((a_f64 - a_f64) - (a_f64).sqrt());
-        'l2: for j1 in 0u32..(((a_u32 | 4294967295u32)) % 3u32) {
-            for j2 in 0u32..(((a_u32).checked_rem(a_u32).unwrap_or(30u32)) % 3u32) {
-                if matches!((v1 % 8u32), 5u32 | 0u32) {
-                    break 'l2;
-                }
-                if (a_u32 == a_u32) {
-                    continue 'l2;
-                }
-                v2 = (-(v2 - v2));
-            }
+        let v1: i32 = (((88i16) as i32) & (a_i32).checked_rem(a_i32).unwrap_or(a_i32));
+        assert!((((v0 % 256u32) != 7u32) || (!(a_f64 != 7.0f64))));
+        let v2: i32 = 70i32;
+        let mut v3: i32 = (59i32).max(a_i32);
+        for j0 in (u32::MAX - ((a_u32) % 4u32))..=u32::MAX {
+            v3 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
         }
-        let v3: u8 = ((!0u8) | (74u8 * 94u8));
-        oi[i] = ((match (v1 % 8u32) { 2u32 | 0u32 => ((a_u32 >> (23u16 & 31u16)) << ((18u64 + a_u64) & 31u64)), _ => a_u32 })) as u64;
-        of[i] = ((DIFF_TABLE_F64[((v1) % 6u32) as usize] * 1.0f64)) as f64;
+        assert!((((v0 % 256u32) != 7u32) || (a_u64 >= a_u64)));
+        oi[i] = (((match (v0 % 8u32) { 3u32..=7u32 => (70i16 ^ ((a_i64) as i16)), 1u32..=1u32 => (if true { ((a_i64) as i16) } else { (-28i16) }), _ => ((-90i16)).abs() }) % (((((a_i32) as i16) >> (23u16 & 15u16)) << ((18u64 + a_u64) & 15u64)) | 1i16))) as u64;
+        of[i] = (((((v2) as f32) + ((-10.875f32) * 3.4e38f32)) / (((5i16).checked_add((-44i16)).unwrap_or((-17i16))) as f32))) as f64;
     }
 }
 
@@ -336,28 +362,26 @@ pub fn diff_10(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i8 = ((match (58u32 % 8u32) { 5u32..=7u32 => 47i8, 7u32 | 2u32 => (-14i8), 1u32 | 0u32 => ((a_i64) as i8), _ => (-1i8) }) - ((-81i8) << (((a_f32) as u8) & 7u8)));
-        'l0: for j0 in 0u32..(((7u32).min(24u32)) % 3u32) {
-            for j1 in 0u32..(((if (a_i64 <= (-11i64)) { 31u32 } else { 39u32 })) % 3u32) {
-                if (0i32 <= a_i32) {
-                    break 'l0;
-                }
-                if ((-9223372036854775808i64) <= 61i64) {
-                    continue 'l0;
-                }
-                v0 = (if false { (-83i8) } else { ((a_u32) as i8) });
+        let mut v0: i8 = (match (58u32 % 8u32) { 5u32..=7u32 => (86i8).div_euclid((-14i8)), 1u32 | 0u32 => ((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8), 5u32 => (((a_i32) as i8) + 38i8), _ => (-7i8) });
+        for j0 in (0u32..=(((((a_u32 < a_u32)) as u32)) % 4u32)).rev() {
+            v0 = ((v0 / (v0 | 1i8)) >> (((match (33u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) & 7u16));
+        }
+        assert!((((96u32 % 256u32) != 7u32) || ((a_u64 ^ 61u64) == (if false { a_u64 } else { a_u64 }))));
+        let mut v1: i8 = (((54213u16) as i8) << (((68u64).checked_div(65u64).unwrap_or(91u64)).max((DIFF_TABLE_U64[((a_u32) % 6u32) as usize] * 1u64)) & 7u64));
+        if (4i64 >= (78i64).min(a_i64)) {
+            v1 = ((v0 ^ ((-1i8)).min(((a_u32) as i8))) << ((match (61u32 % 8u32) { 7u32 => ((-94i64) | 2i64), 5u32..=5u32 => ((39i16) as i64), 7u32 => 49i64, _ => (((-39i8)) as i64) }) & 7i64));
+        } else {
+            v1 = (((if (a_i32 > (-65i32)) { (64i64 % 97i64) } else { (!a_i64) })) as i8);
+        }
+        let mut c2: u32 = 0u32;
+        let v2: f64 = loop {
+            if c2 >= ((((match (8u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32) {
+                break ((match (a_u32 % 8u32) { 3u32 | 4u32 => (DIFF_TABLE_F64[((a_u32) % 6u32) as usize] * 1.0f64), 4u32 | 7u32 => ((-2.0f64) * (5.625f64 / a_f64)), _ => 11.875f64 }));
             }
-        }
-        let mut v1: f32 = ((if true { (-0.0f32) } else { a_f32 }) * ((-11.375f32) + a_f32));
-        for j2 in ((((DIFF_TABLE_U32[((31u32) % 6u32) as usize] * 1u32)) % 8u32)..((a_u32) % 16u32)).step_by(((2u32) % 3u32) as usize) {
-            v1 = 1e-40f32;
-        }
-        let mut v2: u32 = (match (a_u32 % 8u32) { 1u32..=7u32 => ((a_u32 >> ((a_u32) as u16)) << ((!31i32) & 31i32)), _ => (a_u32 % ((match (81u32 % 8u32) { 1u32..=1u32 => 57u32, 2u32 | 2u32 => a_u32, _ => 44u32 }) | 1u32)) });
-        for j3 in (((a_u32) % 8u32)..((((a_i64) as u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v2 = ((((a_i32) as u32) << ((-55i16) << (a_i64 & 15i64))) + (if true { (!a_u32) } else { (!a_u32) }));
-        }
-        oi[i] = (((((a_i64 - 95i64)).saturating_mul(((a_f32) as i64))) as u32)) as u64;
-        of[i] = ((-(((31i32 / (a_i32 | 1i32))) as f64))) as f64;
+            c2 += 1u32;
+        };
+        oi[i] = (((!(66u32 >> (v1 & 31i8))) << (((true) as i8) - 8i8))) as u64;
+        of[i] = (((((31i32) as f64) / a_f64) - ((a_i64) as f64))) as f64;
     }
 }
 
@@ -372,35 +396,27 @@ pub fn diff_11(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u16 = 65535u16;
-        for j0 in (0u32..((a_u32) % 4u32)).rev() {
-            v0 = (96u16).checked_mul(v0).unwrap_or(((a_f32) as u16));
+        let mut v0: u16 = (DIFF_TABLE_U16[((a_u32) % 6u32) as usize] * 1u16);
+        if ((a_u32).saturating_sub(38u32) == ((4i64) as u32)) {
+            v0 = ((!(46u16).min(((a_i32) as u16))) ^ ((a_i64) as u16));
+        } else {
+            v0 = (!((a_u32) as u16));
         }
-        let mut v1: i64 = ((-46i64)).min(a_i64);
-        'l1: for j1 in 0u32..((((a_u32).abs_diff(59u32) as u32)) % 3u32) {
-            for j2 in 0u32..(((!a_u32)) % 3u32) {
-                if (false || false) {
-                    break 'l1;
-                }
-                if (77u16 == v0) {
-                    continue 'l1;
-                }
-                v1 = (-v1);
+        let mut c1: u32 = 0u32;
+        let v1: i64 = loop {
+            if c1 >= ((a_u32) % 4u32) {
+                break (((((a_i64) as i16)) as i64));
             }
-        }
-        let mut c2: u32 = 0u32;
-        let v2: i32 = loop {
-            if c2 >= ((((match (82u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32) {
-                break (((!(30i32).max(a_i32)) - (DIFF_TABLE_I32[((89u32) % 6u32) as usize] * 1i32)));
-            }
-            c2 += 1u32;
+            c1 += 1u32;
         };
-        let mut v3: u16 = ((match (a_u32 % 8u32) { 2u32 => (v0).max(((a_i32) as u16)), 2u32 | 1u32 => (v0 << (0i32 & 15i32)), 4u32..=6u32 => ((a_i32) as u16), _ => (56u16).max(((a_i32) as u16)) }) | ((1u16).max(v0) >> ((76u8) as u16)));
-        for j3 in (0u32..=((((16i16) as u32)) % 4u32)).rev() {
-            v3 = (65535u16).checked_add(((a_u32) as u16)).unwrap_or(((a_f32) as u16));
+        let t2: [i16; 3] = [((a_u32) as i16), (!32767i16), ((a_i32) as i16)];
+        let v2: i16 = t2.iter().copied().fold((if (a_u64 != a_u64) { ((a_i64) as i16) } else { 87i16 }), |v2, v3| (0i16 >> ((-16i8) & 15i8)));
+        let mut v4: f64 = ((DIFF_TABLE_F64[((41u32) % 6u32) as usize] * 1.0f64)).abs();
+        for j0 in ((((if false { a_u32 } else { 11u32 })) % 8u32)..(((8u32 - 63u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v4 = (-(v4 - ((a_i32) as f64)));
         }
-        oi[i] = (((match (44u32 % 8u32) { 3u32 => (74u8).checked_add(((a_u32) as u8)).unwrap_or(36u8), 7u32 => ((76u8).abs_diff(0u8) as u8), _ => 8u8 }) | (!(85u8).saturating_sub(25u8)))) as u64;
-        of[i] = (((((47u8).checked_rem(25u8).unwrap_or(7u8)) as f32) + 0.5f32)) as f64;
+        oi[i] = ((((!(-27i64)) & ((-29i64) | v1)) << (a_i32 & 63i32))) as u64;
+        of[i] = ((-(((a_f32 - (-10.25f32))) as f32))) as f64;
     }
 }
 
@@ -436,24 +452,39 @@ pub fn diff_13(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u16 = (((!31u8)) as u16);
-        let v1: i32 = ((86i32 << 4u8) / (((-35i32)).checked_add(35i32).unwrap_or((-38i32)) | 1i32));
-        let mut v2: u16 = ((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
-        'l2: for j0 in 0u32..(((a_u32).min(31u32)) % 3u32) {
-            for j1 in 0u32..(((match (a_u32 % 8u32) { 1u32 => a_u32, 2u32 | 7u32 => j0, 5u32 => j0, _ => 2861709286u32 })) % 3u32) {
-                if matches!((a_u32 % 8u32), 3u32..=7u32) {
-                    break 'l2;
-                }
-                if true {
-                    continue 'l2;
-                }
-                v2 = ((65u16 & ((a_u32) as u16))).max(((a_i64) as u16));
-            }
+        let mut t0: [u16; 3] = [(((!31u8)) as u16); 3];
+        t0[1] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) >> ((32767i16) as i16));
+        t0[2] = 2u16;
+        let mut v0: u16 = (if matches!((28u32 % 8u32), 6u32 | 0u32) { (if true { 24u16 } else { 1u16 }) } else { (if matches!((a_u32 % 8u32), 3u32..=4u32) { 15u16 } else { ((a_f32) as u16) }) });
+        for &v1 in t0.iter().rev() {
+            v0 = (v0 >> ((((a_u32) as u8)).saturating_add(14u8) & 15u8));
         }
-        let v3: i64 = (-a_i64);
-        let v4: i8 = (((a_i64) as i8) << (98u64 & 7u64));
-        oi[i] = (((((a_u64) as i8) << ((((a_f32) as u8)).checked_mul(0u8).unwrap_or(((a_u32) as u8)) & 7u8)) + ((DIFF_TABLE_I8[((a_u32) % 6u32) as usize] * 1i8) ^ ((-128i8)).min(((a_u32) as i8))))) as u64;
-        of[i] = ((((-(-a_f32))) as f32)) as f64;
+        let mut v2: u8 = (13u8 & (DIFF_TABLE_U8[((81u32) % 6u32) as usize] * 1u8));
+        diff_xor_into(&mut v2, 255u8);
+        let r2 = &mut v2;
+        *r2 ^= ((a_i64) as u8);
+        let mut v3: i64 = (((-2i64)).abs_diff(47i64) as i64);
+        if ((-12.125f32) > (-a_f32)) {
+            v3 = (a_i64 + 64i64);
+        } else {
+            v3 = (0i64 | DiffPair { a: v3, b: v3 }.mixed());
+        }
+        assert!((((a_u32 % 256u32) != 7u32) || (((-37i16) >> (a_u64 & 15u64)) >= ((-13i16)).saturating_add(((a_u32) as i16)))));
+        let mut c4: u32 = 0u32;
+        let v4: f32 = loop {
+            if c4 >= ((a_u32) % 4u32) {
+                break ((-(a_f32 + (-10.0f32))));
+            }
+            c4 += 1u32;
+        };
+        let mut v5: u64 = ((a_u64 ^ a_u64)).rem_euclid((if matches!((a_u32 % 8u32), 3u32) { 63u64 } else { a_u64 }));
+        if (true || matches!((a_u32 % 8u32), 0u32)) {
+            v5 = ((v5 << (a_i32 & 63i32)) << (match (a_u32 % 8u32) { 5u32 => a_u64, 1u32 => v5, _ => 18u64 }));
+        } else {
+            v5 = (if (!true) { (a_u64 >> (((a_f32) as i16) & 63i16)) } else { (a_u64 | 36u64) });
+        }
+        oi[i] = ((!((39i64).abs() >> ((a_i64).max((-9223372036854775808i64)) & 63i64)))) as u64;
+        of[i] = (v4) as f64;
     }
 }
 
@@ -468,14 +499,15 @@ pub fn diff_14(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u16 = 55u16;
-        if (((-17i32) >= 59i32) && ((-3.125f32) == 6.125f32)) {
-            v0 = (65535u16 & ((a_i64) as u16));
-        } else {
-            v0 = (!((a_u32) as u16));
+        let mut t0: [u16; 3] = [55u16; 3];
+        t0[1] = ((a_u32) as u16);
+        t0[2] = (!45u16);
+        let mut v0: u16 = (match (67u32 % 8u32) { 2u32 | 6u32 => 60u16, _ => 65535u16 });
+        for &v1 in t0.iter() {
+            v0 = (v0).max(((a_i64) as u16));
         }
-        oi[i] = ((((-95i8)).checked_mul(58i8).unwrap_or((-94i8)) % (if (v0 >= ((a_i32) as u16)) { ((-39i8) >> (((a_u32) as i16) & 7i16)) } else { (89i8 - (-90i8)) }))) as u64;
-        of[i] = (0.1f32) as f64;
+        oi[i] = (((((3.25f32 / 16777216.0f32) * (12.375f32).sqrt())) as u64)) as u64;
+        of[i] = (8.125f32) as f64;
     }
 }
 
@@ -490,23 +522,14 @@ pub fn diff_15(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut t0: [i32; 3] = [(-3i32); 3];
-        t0[1] = ((match (32u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
-        t0[2] = ((match (a_u32 % 8u32) { 1u32 | 1u32 => ((-90i32) * (-61i32)), _ => (95i32 << (65535u16 & 31u16)) }) - a_i32);
-        let mut v0: i32 = ((match (3112434070u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
-        for &v1 in t0.iter().step_by(2) {
-            v0 = ((v0 << ((match (1670977189u32 % 8u32) { 0u32 => (-60i8), 4u32 | 5u32 => ((a_i32) as i8), _ => ((a_i32) as i8) }) & 31i8)) ^ (((a_i64 << (78i32 & 63i32))) as i32));
+        let v0: i32 = (match (a_u32 % 8u32) { 3u32..=6u32 => (((match (31u32 % 8u32) { 1u32 | 1u32 => (-2147483648i32), _ => 64i32 })).abs_diff((a_i32 % (a_i32 | 1i32))) as i32), _ => ((-97i32)).checked_div(25i32).unwrap_or(a_i32) });
+        let mut v1: u64 = (53u64).checked_add(24u64).unwrap_or(18446744073709551615u64);
+        for j0 in 0u32..((((43u32).abs_diff(70u32) as u32)) % 4u32) {
+            v1 = (v1 >> a_u32);
         }
-        let mut v2: i16 = ((-((a_i64) as i16)) & (!91i16));
-        if ((((-32768i16)) as i8) > ((false) as i8)) {
-            v2 = (match (0u32 % 8u32) { 0u32 => (((a_i64) as i16)).abs(), 5u32 | 3u32 => (match (31u32 % 8u32) { 4u32 => ((a_i64) as i16), 7u32 => 16i16, _ => ((a_f32) as i16) }), _ => (v2 << ((a_u32) as i16)) });
-        } else {
-            v2 = ((((((a_f32) as i16)) as i8)) as i16);
-        }
-        assert!((((32u32 % 256u32) != 7u32) || true));
-        let v3: u8 = 16u8;
-        oi[i] = ((((((-12.5f64) - 0.1f64) / (a_f64 + a_f64))) as u64)) as u64;
-        of[i] = (((-((0.1f64) as f64)) * ((-a_f64)).sqrt())) as f64;
+        let v2: i64 = (if (a_u64 > 70u64) { (-56i64) } else { 14i64 });
+        oi[i] = (((if (true && matches!((a_u32 % 8u32), 2u32 | 2u32)) { ((-40i8)).checked_div(5i8).unwrap_or((-96i8)) } else { (((a_u32) as i8) % (((a_i64) as i8) | 1i8)) }) ^ (((-87i8)).abs() + ((((a_i64) as i8)) as i8)))) as u64;
+        of[i] = ((DIFF_TABLE_F32[((16u32) % 6u32) as usize] * 1.0f32)) as f64;
     }
 }
 
@@ -521,27 +544,37 @@ pub fn diff_16(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u8 = (DIFF_TABLE_U8[((a_u32) % 6u32) as usize] * 1u8);
-        assert!((((a_u32 % 256u32) != 7u32) || matches!((a_u32 % 8u32), 2u32 | 0u32)));
-        let mut v1: i16 = ((-48i16) / (47i16 | 1i16));
-        'l1: for j0 in 0u32..(((if matches!((3u32 % 8u32), 4u32..=5u32) { 32u32 } else { 57u32 })) % 3u32) {
-            for j1 in 0u32..(((!a_u32)) % 3u32) {
-                if matches!((97u32 % 8u32), 5u32) {
-                    break 'l1;
+        let mut t0: [u8; 3] = [(DIFF_TABLE_U8[((a_u32) % 6u32) as usize] * 1u8); 3];
+        t0[1] = (13u8).checked_mul(11u8).unwrap_or(((a_i32) as u8));
+        t0[2] = (DIFF_TABLE_U8[((90u32) % 6u32) as usize] * 1u8);
+        let mut v0: u8 = (((-12.125f32)) as u8);
+        for &v1 in t0.iter().rev() {
+            v0 = ((5e-324f64) as u8);
+        }
+        let mut v2: u64 = (12u64).max((a_u64 - 32u64));
+        'l2: for j0 in 0u32..(((match (a_u32 % 8u32) { 4u32 => a_u32, 3u32..=6u32 => a_u32, _ => 19u32 })) % 3u32) {
+            for j1 in 0u32..((94u32) % 3u32) {
+                if true {
+                    break 'l2;
                 }
-                if false {
-                    continue 'l1;
+                if (a_f32 > (-10.0f32)) {
+                    continue 'l2;
                 }
-                v1 = ((a_i32) as i16);
+                v2 = ((v2 << a_i64) - (DIFF_TABLE_U64[((j0) % 6u32) as usize] * 1u64));
             }
         }
-        let v2: i64 = (!(!a_i64));
-        let mut v3: i16 = ((true) as i16);
-        for j2 in (0u32..=(((if (((a_i32) as u16) == 33u16) { 32u32 } else { 27u32 })) % 4u32)).rev() {
-            v3 = (!19i16);
+        let mut v3: u8 = v0;
+        for j2 in (u32::MAX - ((45u32) % 4u32))..=u32::MAX {
+            v3 = v3;
         }
-        oi[i] = ((!a_u64)) as u64;
-        of[i] = (((-(if true { (-1.0f64) } else { a_f64 })) - (-((-1.5f64) * 11.375f64)))) as f64;
+        let mut v4: u64 = (((match (a_u32 % 8u32) { 1u32..=2u32 => 56u64, _ => 15u64 }) / (v2 | 1u64))).max((match (a_u32 % 8u32) { 0u32 | 3u32 => (a_u64 + 57u64), 6u32 => (76u64 % (a_u64 | 1u64)), 2u32 => (v2 + a_u64), _ => ((((a_i32) as u16)) as u64) }));
+        if (((10.875f32 <= 1.875f32) || matches!((a_u32 % 8u32), 2u32..=3u32)) && (true && (v3 < v0))) {
+            v4 = a_u64;
+        } else {
+            v4 = v4;
+        }
+        oi[i] = (a_i32) as u64;
+        of[i] = ((((-a_f32) / ((15u16) as f32)) / (match (a_u32 % 8u32) { 4u32 | 6u32 => ((-11.25f32) * 4.125f32), 7u32 => (-a_f32), 0u32 => ((-0.0f32) * (-7.25f32)), _ => ((-5.875f32) - a_f32) }))) as f64;
     }
 }
 
@@ -556,29 +589,26 @@ pub fn diff_17<const K: i16>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i64 = ((!91i64) * ((-5i64)).pow((a_i64) as u32 & 7));
-        if true {
-            v0 = (0i64 | DiffPair { a: (a_i64 + 63i64), b: (-a_i64) }.mixed());
-        } else {
+        let mut v0: i64 = (if (((a_u32) as i16) != (-58i16)) { (-10i64) } else { (a_i64 << ((a_i64) as i8)) });
+        for j0 in (0u32..=((32u32) % 4u32)).rev() {
             v0 = a_i64;
         }
-        let mut t1: [f64; 3] = [(-0.875f64); 3];
-        t1[1] = ((10.625f64 - 6.5f64) / (match (a_u32 % 8u32) { 0u32 | 1u32 => (-0.625f64), _ => 1.7e308f64 }));
-        t1[2] = (((-1.375f64) + a_f64)).sqrt();
-        let mut v1: f64 = 1.7e308f64;
-        for &v2 in t1.iter() {
-            v1 = (-5.25f64);
+        let t1: [u32; 3] = [(7u32).checked_div(19u32).unwrap_or(a_u32), ((((-12.5f32) / a_f32)) as u32), ((a_f32) as u32)];
+        let v1: u32 = t1.iter().copied().fold(((match (31u32 % 8u32) { 4u32 | 2u32 => ((a_u32) as u32), 1u32..=4u32 => (DIFF_TABLE_U32[((64u32) % 6u32) as usize] * 1u32), 3u32 => (a_u32 >> (a_u64 & 31u64)), _ => (84u32 / (73u32 | 1u32)) }) % ((a_u32 / (76u32 | 1u32)) >> 86u64)), |v1, v2| (DIFF_TABLE_U32[((79u32) % 6u32) as usize] * 1u32));
+        let mut v3: i64 = a_i64;
+        for j1 in (0u32..=(((match (47u32 % 8u32) { 3u32 => 1u32, 0u32..=1u32 => 88u32, 7u32 => 61u32, _ => 66u32 })) % 4u32)).rev() {
+            v3 = (match (31u32 % 8u32) { 6u32 | 1u32 => a_i64, 1u32 => (-1i64), _ => a_i64 });
         }
-        let v3: f32 = ((79u64) as f32);
-        let v4: f64 = (if (((a_u32) as u16) < ((a_i64) as u16)) { 9.5f64 } else { a_f64 });
-        let mut v5: f32 = ((-3.5f32) / a_f32);
-        if ((a_i64 / 76i64) <= ((5.0f64) as i64)) {
-            v5 = (match (72u32 % 8u32) { 1u32..=6u32 => a_f32, _ => 8.25f32 });
+        let mut v4: f64 = ((45u8) as f64);
+        if (!(false || (a_u32 != v1))) {
+            v4 = a_f64;
         } else {
-            v5 = (v5 - v3);
+            v4 = a_f64;
         }
-        oi[i] = (((a_u64).checked_mul(33u64).unwrap_or(a_u64) >> (((-36i32) >> ((-128i8) & 31i8)) & 63i32))) as u64;
-        of[i] = ((match (41u32 % 8u32) { 3u32..=6u32 => (((a_i32 + a_i32)) as f32), 1u32 => ((DIFF_TABLE_F32[((71u32) % 6u32) as usize] * 1.0f32) * (-a_f32)), 2u32 | 3u32 => ((DIFF_TABLE_F32[((14u32) % 6u32) as usize] * 1.0f32) / (v3 * (-5.5f32))), _ => a_f32 })) as f64;
+        assert!((((a_u32 % 256u32) != 7u32) || ((a_u32).checked_add(v1).unwrap_or(a_u32) == (if (((a_i64) as u16) <= 65535u16) { a_u32 } else { a_u32 }))));
+        let v5: f64 = (10.375f64 / 11.625f64);
+        oi[i] = (((((a_u64) as i16)).max((((a_u32) as i16) & 25i16)) >> ((((52i32) as u32) & (match (29u32 % 8u32) { 0u32 | 5u32 => a_u32, 0u32 | 4u32 => v1, _ => a_u32 })) & 15u32))) as u64;
+        of[i] = ((((27i64) as f32)).abs()) as f64;
     }
 }
 
@@ -593,18 +623,28 @@ pub fn diff_18(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u16 = ((a_i64) as u16);
-        let v1: u32 = a_u32;
-        assert!((((a_u32 % 256u32) != 7u32) || false));
-        let mut v2: i16 = ((if false { (-67i16) } else { 96i16 }) + ((-40i16)).checked_sub(25i16).unwrap_or(((a_i32) as i16)));
-        if (!(a_i32 >= 35i32)) {
-            v2 = (DIFF_TABLE_I16[((a_u32) % 6u32) as usize] * 1i16);
-        } else {
-            v2 = (-100i16);
+        let v0: u16 = 57096u16;
+        let mut t1: [u8; 3] = [(((((a_u32) as u8) ^ ((a_i64) as u8)) - (79u8 + 98u8)) & (if (((a_u32) as i8) == (-94i8)) { (if (((a_u32) as i16) > (-78i16)) { 84u8 } else { 35u8 }) } else { (DIFF_TABLE_U8[((a_u32) % 6u32) as usize] * 1u8) })); 3];
+        t1[1] = 100u8;
+        t1[2] = (((a_f32) as u8)).checked_rem(255u8).unwrap_or(0u8);
+        let mut v1: u8 = ((match (a_u32 % 8u32) { 1u32 | 5u32 => 58u8, 5u32 => (!1u8), _ => ((((a_u32) as u16)) as u8) }) - 62u8);
+        for &v2 in t1.iter() {
+            v1 = (v1 | ((a_f32) as u8));
         }
-        assert!((((v1 % 256u32) != 7u32) || true));
-        oi[i] = ((((match (a_u32 % 8u32) { 1u32 | 5u32 => 26u64, 0u32..=1u32 => 7u64, _ => 1u64 }) - ((((a_u32) as u16)) as u64)) & 62u64)) as u64;
-        of[i] = ((DIFF_TABLE_F32[((29u32) % 6u32) as usize] * 1.0f32)) as f64;
+        let mut v3: i16 = ((((((a_f32) as u16) >> (a_i32 & 15i32))) as i16) >> (a_u64 ^ (37u64 / a_u64)));
+        'l3: for j0 in 0u32..((((50u32) as u32)) % 3u32) {
+            for j1 in 0u32..(((match (88u32 % 8u32) { 3u32 | 3u32 => a_u32, _ => 63u32 })) % 3u32) {
+                if ((-15i16) <= (-1i16)) {
+                    break 'l3;
+                }
+                if false {
+                    continue 'l3;
+                }
+                v3 = (-25i16);
+            }
+        }
+        oi[i] = ((!(if (0.0f32 <= 12.25f32) { v3 } else { ((-3i16) ^ ((a_u32) as i16)) }))) as u64;
+        of[i] = ((((((!((a_f32) as u8))) as u16)) as f32)) as f64;
     }
 }
 
@@ -619,19 +659,15 @@ pub fn diff_19<const K: u8>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u6
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i32 = (-30i32);
-        for j0 in 0u32..((((a_u64) as u32)) % 4u32) {
-            v0 = ((matches!((57u32 % 8u32), 0u32..=0u32)) as i32);
+        let mut v0: i32 = ((((68u32 * a_u32)).max(((match (21u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32))) as i32);
+        for j0 in 0u32..(((31u32 << (15i16 & 31i16))) % 4u32) {
+            v0 = (-(a_i32).checked_add(v0).unwrap_or(a_i32));
         }
-        let mut c1: u32 = 0u32;
-        let v1: i8 = loop {
-            if c1 >= ((((72i64) as u32)) % 4u32) {
-                break (((((a_i64) as i8)).checked_add(((a_i64) as i8)).unwrap_or(((a_i32) as i8)) ^ 8i8));
-            }
-            c1 += 1u32;
-        };
-        oi[i] = ((((83u16).min(((a_i64) as u16)) << (((((a_u32) as u8)).abs_diff(((a_i32) as u8)) as u8) & 15u8)) >> (((a_u64 >> (a_i64 & 63i64)) << (v0 & 63i32)) & 15u64))) as u64;
-        of[i] = (16777216.0f32) as f64;
+        assert!((((83u32 % 256u32) != 7u32) || (((-77i16) & 16i16) < (((a_u32) as i16) % (94i16 | 1i16)))));
+        let v1: f32 = ((-(a_f32 - a_f32)) * (((match (a_u32 % 8u32) { 4u32 => 62u16, 0u32 | 1u32 => 0u16, 1u32..=3u32 => ((a_i64) as u16), _ => 61u16 })) as f32));
+        assert!((((a_u32 % 256u32) != 7u32) || ((if false { 86u16 } else { ((a_i64) as u16) }) != (DIFF_TABLE_U16[((a_u32) % 6u32) as usize] * 1u16))));
+        oi[i] = ((((a_u64).checked_mul(a_u64).unwrap_or(47u64) | (a_u64).pow((0u64) as u32 & 7)) >> ((if (!(v1 >= 7.25f32)) { (((a_u32) as i16)).abs() } else { (60i16 ^ ((a_i64) as i16)) }) & 63i16))) as u64;
+        of[i] = (2.375f32) as f64;
     }
 }
 
@@ -646,15 +682,11 @@ pub fn diff_20(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i16 = (((a_u32) as i16) + 11i16);
-        let mut v1: i64 = ((match (82u32 % 8u32) { 7u32 | 7u32 => a_i64, 1u32 => a_i64, 5u32 | 4u32 => 85i64, _ => (-3i64) }) + ((-1i64) ^ (-7i64)));
-        if (22u8 < (if (68u32 >= 86u32) { 128u8 } else { ((a_i64) as u8) })) {
-            v1 = a_i64;
-        } else {
-            v1 = (match (89u32 % 8u32) { 7u32 | 0u32 => 56i64, 1u32..=7u32 => v1, 7u32 | 7u32 => (a_i64 >> a_i32), _ => (v1).max(a_i64) });
-        }
-        oi[i] = (((!51u8) | (!(if matches!((52u32 % 8u32), 7u32 | 7u32) { 67u8 } else { 82u8 })))) as u64;
-        of[i] = (((((9.5f64 + a_f64) / a_f64)) as f32)) as f64;
+        let t0: [i16; 3] = [(((a_u32) as i16) + 11i16), (match (78u32 % 8u32) { 1u32 => ((a_f32) as i16), _ => 82i16 }), ((-4i16) - 81i16)];
+        let v0: i16 = t0.iter().copied().fold((((a_i32) as i16) >> (a_i32 & 15i32)), |v0, v1| ((-1i16) ^ v1));
+        let v2: i32 = (a_i32).checked_add((-20i32)).unwrap_or(a_i32);
+        oi[i] = ((if ((5.25f32 >= a_f32) || (true && (31u32 > 1u32))) { (-52i64) } else { (if ((-10i64) == 22i64) { (a_i64).min((-79i64)) } else { (a_i64).abs() }) })) as u64;
+        of[i] = ((match (a_u32 % 8u32) { 6u32 => (a_f32 / ((-10.75f32) / (-9.875f32))), 3u32..=7u32 => (((-2.375f32) + a_f32) + ((a_u64) as f32)), _ => (-((10.75f32) as f32)) })) as f64;
     }
 }
 
@@ -669,27 +701,38 @@ pub fn diff_21(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u8 = (((true && (97i16 <= ((a_i64) as i16)))) as u8);
-        for j0 in ((((3073715622u32 % (28u32 | 1u32))) % 8u32)..(((a_u32).min(3u32)) % 16u32)).step_by(((5u32) % 3u32) as usize) {
-            v0 = (DIFF_TABLE_U8[((a_u32) % 6u32) as usize] * 1u8);
-        }
-        let v1: i32 = 32i32;
-        let mut v2: i8 = (((match (a_u32 % 8u32) { 6u32 | 2u32 => (-128i8), 3u32 => ((a_i64) as i8), _ => 42i8 }) >> ((49u64).checked_add(63u64).unwrap_or(21u64) & 7u64)) ^ (match (a_u32 % 8u32) { 2u32..=6u32 => (83i8 & (-68i8)), 3u32 => (((a_i64) as i8) << (5u16 & 7u16)), _ => (16i8 << ((-86i64) & 7i64)) }));
-        if matches!((57u32 % 8u32), 1u32) {
-            v2 = (((match (66u32 % 8u32) { 3u32..=6u32 => 11u8, 7u32..=7u32 => (((a_i64) as u8) >> ((-55i16) & 7i16)), 4u32 | 5u32 => (((a_i32) as u8) % (((a_i32) as u8) | 1u8)), _ => (v0).min(44u8) })) as i8);
+        let mut v0: u8 = ((11u8).abs_diff(81u8) as u8);
+        if (!(15718u16 <= 65535u16)) {
+            v0 = (((v0).checked_mul(5u8).unwrap_or(((a_f32) as u8))).min(((a_i64) as u8)) ^ (if (!true) { (match (97u32 % 8u32) { 5u32 | 2u32 => 7u8, _ => v0 }) } else { (17u8).min(((a_i32) as u8)) }));
         } else {
-            v2 = (!88i8);
+            v0 = ((!(if ((-23i32) <= (-84i32)) { 39u8 } else { v0 })) + (((match (a_u32 % 8u32) { 2u32..=6u32 => 100u16, 7u32 | 7u32 => 68u16, _ => ((a_i64) as u16) })) as u8));
         }
-        let mut v3: i32 = (-71i32);
-        for j1 in (u32::MAX - (((71u32 - 81u32)) % 4u32))..=u32::MAX {
-            v3 = ((-13i32) & v1);
+        let mut v1: f64 = (-(DIFF_TABLE_F64[((a_u32) % 6u32) as usize] * 1.0f64));
+        if ((32i32 << (v0 & 31u8)) >= (31i32 >> (((a_i32) as i16) & 31i16))) {
+            v1 = (((if matches!((11u32 % 8u32), 0u32 | 7u32) { (match (a_u32 % 8u32) { 1u32 => ((a_u32) as u8), _ => v0 }) } else { ((a_i32) as u8) })) as f64);
+        } else {
+            v1 = (if (((-32i64) >> (a_i64 & 63i64)) < (!a_i64)) { ((if false { a_f64 } else { a_f64 }) * (((-78i8)) as f64)) } else { (-8.875f64) });
         }
-        let mut v4: u8 = (v0 >> 63i64);
-        for j2 in (0u32..=(((DIFF_TABLE_U32[((40u32) % 6u32) as usize] * 1u32)) % 4u32)).rev() {
-            v4 = (!19u8);
+        let mut t2: [i64; 3] = [(((-128i8)) as i64); 3];
+        t2[1] = (((-1i64) * (-75i64))).max(a_i64);
+        t2[2] = ((if false { 34i64 } else { a_i64 }) >> ((a_i32).abs() & 63i32));
+        let mut v2: i64 = (!(!22i64));
+        for &v3 in t2.iter() {
+            v2 = ((((-49i8) % ((-18i8) | 1i8))) as i64);
         }
-        oi[i] = (((((!a_u32) - (21u32 & 32u32))) as u64)) as u64;
-        of[i] = ((((-64i16)) as f64)) as f64;
+        let mut c4: u32 = 0u32;
+        let v4: i32 = loop {
+            if c4 >= (((a_u32 * 26u32)) % 4u32) {
+                break ((-8i32));
+            }
+            c4 += 1u32;
+        };
+        let mut v5: u64 = (if false { a_u64 } else { 50u64 });
+        for j0 in (0u32..((1u32) % 4u32)).rev() {
+            v5 = a_u64;
+        }
+        oi[i] = ((if ((98u32).saturating_add(83u32) <= (!85u32)) { ((67i8 << (a_i32 & 7i32)) % (((a_i32) as i8) << (a_u32 & 7u32))) } else { (13i8).max((((a_i64) as i8) % (((a_u32) as i8) | 1i8))) })) as u64;
+        of[i] = ((((-a_f64) * v1) + (((a_u32) as f64) * v1))) as f64;
     }
 }
 
@@ -704,21 +747,25 @@ pub fn diff_22(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i32 = ((match (a_u32 % 8u32) { 4u32 => (!(-24i32)), 5u32 | 7u32 => (DIFF_TABLE_I32[((a_u32) % 6u32) as usize] * 1i32), 0u32..=1u32 => ((a_i32) as i32), _ => (88i32 * 2147483647i32) }) & ((((-3.375f32) / (-1.875f32))) as i32));
-        for j0 in (0u32..((a_u32) % 4u32)).rev() {
-            v0 = (if (24u16 > 94u16) { (v0).abs() } else { a_i32 });
+        let mut v0: i32 = ((((100u16 ^ 18u16)) as i32)).abs();
+        for j0 in ((((a_u32 >> a_i32)) % 8u32)..((a_u32) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v0 = a_i32;
         }
-        assert!((((a_u32 % 256u32) != 7u32) || (!true)));
-        let v1: u64 = (if matches!((a_u32 % 8u32), 0u32..=1u32) { (((43u32) as u64) * (21u64 % a_u64)) } else { a_u64 });
-        let mut c2: u32 = 0u32;
-        let v2: i32 = loop {
-            if c2 >= (((a_u32 / (95u32 | 1u32))) % 4u32) {
-                break ((!(-(v0).max(a_i32))));
+        let mut v1: i64 = (64i64 * a_i64);
+        'l1: for j1 in 0u32..(((a_u32).max(100u32)) % 3u32) {
+            for j2 in 0u32..(((a_u32).checked_add(a_u32).unwrap_or(a_u32)) % 3u32) {
+                if (!false) {
+                    break 'l1;
+                }
+                if (!false) {
+                    continue 'l1;
+                }
+                v1 = v1;
             }
-            c2 += 1u32;
-        };
-        oi[i] = ((a_u32 + 91u32)) as u64;
-        of[i] = (((-6.625f32) * ((DIFF_TABLE_F32[((a_u32) % 6u32) as usize] * 1.0f32) - (match (21u32 % 8u32) { 4u32 => (-0.5f32), 4u32..=7u32 => 0.0f32, _ => a_f32 })))) as f64;
+        }
+        let v2: f64 = (-((((a_i64) as i16)) as f64));
+        oi[i] = ((!((-21i8) >> ((93u16).checked_mul(((a_i64) as u16)).unwrap_or(29483u16) & 7u16)))) as u64;
+        of[i] = (((((DIFF_TABLE_U16[((1335763091u32) % 6u32) as usize] * 1u16)) as f64) + ((a_f64 * 0.0f64) * (a_f64 / a_f64)))) as f64;
     }
 }
 
@@ -733,43 +780,36 @@ pub fn diff_23(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut t0: [i16; 3] = [((23i16 << (((a_f32) as u16) & 15u16)) + ((a_f32) as i16)); 3];
-        t0[1] = ((((a_i64) as i16)).checked_div(((a_f32) as i16)).unwrap_or(92i16)).max((((a_i32) as i16) % ((-42i16) | 1i16)));
-        t0[2] = ((a_f32) as i16);
-        let mut v0: i16 = 95i16;
-        for &v1 in t0.iter().rev() {
-            v0 = (((-32768i16) ^ v0) >> ((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8));
-        }
-        let mut v2: u32 = a_u32;
-        'l2: for j0 in 0u32..(((25u32 - 45u32)) % 3u32) {
-            for j1 in 0u32..(((a_u32 << (((a_u32) as i8) & 31i8))) % 3u32) {
-                if (85u8 <= ((a_i32) as u8)) {
-                    break 'l2;
+        let mut v0: i16 = ((23i16 << (((a_f32) as u16) & 15u16)) + ((a_f32) as i16));
+        'l0: for j0 in 0u32..(((38u32).max(67u32)) % 3u32) {
+            for j1 in 0u32..(((98u32).min(59u32)) % 3u32) {
+                if (!false) {
+                    break 'l0;
                 }
-                if false {
-                    continue 'l2;
+                if ((-2147483648i32) != (-45i32)) {
+                    continue 'l0;
                 }
-                v2 = 1u32;
+                v0 = (match (a_u32 % 8u32) { 0u32 => (if false { 32767i16 } else { ((a_u32) as i16) }), _ => (((a_u32) as i16)).max(v0) });
             }
         }
-        let mut v3: f32 = (((0i8 + (-19i8))) as f32);
-        'l3: for j2 in 0u32..(((a_u32 + a_u32)) % 3u32) {
-            for j3 in 0u32..((j2) % 3u32) {
-                if false {
+        let t1: [u32; 3] = [((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) as u32), a_u32, ((31u32).min(a_u32) ^ (!a_u32))];
+        let v1: u32 = t1.iter().copied().fold(0u32, |v1, v2| (14u32).checked_sub(v1).unwrap_or(v2));
+        let mut v3: i8 = (((a_f32) as i8) + (-128i8));
+        'l3: for j2 in 0u32..(((match (v1 % 8u32) { 4u32..=6u32 => 66u32, _ => v1 })) % 3u32) {
+            for j3 in 0u32..(((59u32 << (62u64 & 31u64))) % 3u32) {
+                if matches!((a_u32 % 8u32), 2u32..=4u32) {
                     break 'l3;
                 }
-                if (!matches!((31u32 % 8u32), 3u32..=7u32)) {
+                if true {
                     continue 'l3;
                 }
-                v3 = (-5.0f32);
+                v3 = (((-9.75f32)) as i8);
             }
         }
-        let mut v4: i16 = (((a_i32) as i16)).min(v0);
-        for j4 in 0u32..(((match (v2 % 8u32) { 3u32..=7u32 => v2, _ => 19u32 })) % 4u32) {
-            v4 = (((a_i64) as i16) - v4);
-        }
-        oi[i] = ((match (a_u32 % 8u32) { 4u32 | 4u32 => (v2).checked_add(a_u32).unwrap_or(a_u32), _ => ((match (v2 % 8u32) { 1u32 | 6u32 => 69u32, _ => a_u32 }) ^ (a_u32 << (77u64 & 31u64))) })) as u64;
-        of[i] = ((((match (40u32 % 8u32) { 0u32 | 5u32 => 11.875f64, 6u32..=6u32 => (-4.625f64), 2u32 => a_f64, _ => 6.125f64 }) - (0.1f64 * a_f64)) / ((match (a_u32 % 8u32) { 3u32..=4u32 => (-12.125f64), 5u32 => a_f64, 0u32 => 0.625f64, _ => (-0.0f64) }) + (-a_f64)))) as f64;
+        let t4: [i8; 3] = [(((a_i64) as i8) - v3), (!((a_i64) as i8)), (((a_i64) as i8) >> (a_u64 & 7u64))];
+        let v4: i8 = t4.iter().copied().fold((((a_f32) as i8)).max(8i8), |v4, v5| (((a_u32) as i8) >> ((-44i64) & 7i64)));
+        oi[i] = (((a_i32).checked_mul((-51i32)).unwrap_or(a_i32) << ((((-a_f32)) as i16) & 31i16))) as u64;
+        of[i] = ((-(((-4.625f64) - a_f64) + (6.125f64 * 9007199254740992.0f64)))) as f64;
     }
 }
 
@@ -784,9 +824,15 @@ pub fn diff_24<const K: u8>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u6
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u8 = 235u8;
-        oi[i] = ((-(!(-40i8)))) as u64;
-        of[i] = ((((a_f64 / a_f64) * ((50u16) as f64)) / (-0.0f64))) as f64;
+        let mut t0: [u8; 3] = [235u8; 3];
+        t0[1] = (K / (K | 1u8));
+        t0[2] = (!85u8);
+        let mut v0: u8 = (match (36u32 % 8u32) { 6u32 | 7u32 => K, 2u32 | 2u32 => 90u8, _ => ((a_f32) as u8) });
+        for &v1 in t0.iter() {
+            v0 = (v0 / ((a_f32) as u8));
+        }
+        oi[i] = ((DIFF_TABLE_I16[((2308458918u32) % 6u32) as usize] * 1i16)) as u64;
+        of[i] = (((((7i8).checked_sub(((a_u32) as i8)).unwrap_or(((a_f32) as i8))) as f32)).sqrt()) as f64;
     }
 }
 
@@ -801,24 +847,41 @@ pub fn diff_25(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i64 = ((match (65u32 % 8u32) { 2u32 => 64i64, _ => (-35i64) })).max((-11i64));
-        let mut v1: i16 = (((a_f32) as i16)).max((-74i16));
-        'l1: for j0 in 0u32..(((if false { 59u32 } else { 72u32 })) % 3u32) {
-            for j1 in 0u32..(((DIFF_TABLE_U32[((j0) % 6u32) as usize] * 1u32)) % 3u32) {
-                if (false || true) {
-                    break 'l1;
+        let mut v0: i64 = (DIFF_TABLE_I64[((a_u32) % 6u32) as usize] * 1i64);
+        if (!(3.4e38f32 < (-11.875f32))) {
+            v0 = (match (24u32 % 8u32) { 7u32 | 3u32 => (v0 | v0), 3u32..=7u32 => v0, 6u32 | 2u32 => 64i64, _ => (a_i64 % (a_i64 | 1i64)) });
+        } else {
+            v0 = a_i64;
+        }
+        let mut t1: [u64; 3] = [a_u64; 3];
+        t1[1] = (((!27u64)).max((63u64 / (a_u64 | 1u64)))).pow(((DIFF_TABLE_U64[((a_u32) % 6u32) as usize] * 1u64)) as u32 & 7);
+        t1[2] = a_u64;
+        let mut v1: u64 = (a_u64 | a_u64);
+        for &v2 in t1.iter().skip(1) {
+            v1 = (v2 / (a_u64 | 1u64));
+        }
+        let mut v3: i8 = 7i8;
+        if ((true || false) || (!false)) {
+            v3 = ((a_f32) as i8);
+        } else {
+            v3 = (v3 << (((a_i32) as u16) & 7u16));
+        }
+        assert!((((71u32 % 256u32) != 7u32) || ((-a_f32) <= 1e-40f32)));
+        let mut v4: f64 = ((((-7.75f64) - a_f64)) as f64);
+        'l4: for j0 in 0u32..((((1466913905u32) as u32)) % 3u32) {
+            for j1 in 0u32..(((a_u32 >> (2147483647i32 & 31i32))) % 3u32) {
+                if true {
+                    break 'l4;
                 }
-                if (!(76u8 != 7u8)) {
-                    continue 'l1;
+                if (false || false) {
+                    continue 'l4;
                 }
-                v1 = (v1 - v1);
+                v4 = ((v4 / a_f64) * (if true { 5.375f64 } else { (-0.0f64) }));
             }
         }
-        let v2: i64 = v0;
-        let v3: u16 = ((((a_f32) as u16)).min(30u16) << ((a_u64 ^ a_u64) & 15u64));
-        let v4: u64 = (((a_f32) as u64) ^ 55u64);
-        oi[i] = (56i8) as u64;
-        of[i] = ((-2.5f64)) as f64;
+        let v5: i8 = (16i8 % (v3 | 1i8));
+        oi[i] = (((if (17u16 != 49u16) { v1 } else { (v1 % (v1 | 1u64)) }) / (((!v1)).saturating_sub((!a_u64)) | 1u64))) as u64;
+        of[i] = ((-((8.875f32) as f64))) as f64;
     }
 }
 
@@ -833,15 +896,12 @@ pub fn diff_26(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut c0: u32 = 0u32;
-        let v0: i16 = loop {
-            if c0 >= (((20u32 % (a_u32 | 1u32))) % 4u32) {
-                break ((!((a_i64) as i16)));
-            }
-            c0 += 1u32;
-        };
-        oi[i] = ((((a_i64).max((-77i64))) as i32)) as u64;
-        of[i] = ((((a_f64).abs() + (5e-324f64 + a_f64)) + 4.875f64)) as f64;
+        let mut v0: i16 = ((((a_f32) as i16) | ((a_i64) as i16)) % ((((a_i64) as i16)).max((-66i16)) | 1i16));
+        diff_xor_into(&mut v0, (((a_i32) as i16)).max((!15i16)));
+        let r0 = &mut v0;
+        *r0 ^= ((-97i16) & ((a_f32) as i16));
+        oi[i] = (((39u16 * 78u16)).saturating_mul(((((a_i64) as u16) ^ 70u16) / (92u16 | 1u16)))) as u64;
+        of[i] = (a_f32) as f64;
     }
 }
 
@@ -856,17 +916,26 @@ pub fn diff_27(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i32 = ((((DIFF_TABLE_U32[((32u32) % 6u32) as usize] * 1u32) | (a_u32 & a_u32))) as i32);
-        for j0 in (0u32..=(((match (a_u32 % 8u32) { 4u32..=7u32 => 92u32, 1u32 | 2u32 => a_u32, 6u32..=6u32 => a_u32, _ => a_u32 })) % 4u32)).rev() {
-            v0 = (a_i32).checked_sub(55i32).unwrap_or(84i32);
+        let mut v0: i32 = (((-87i32) + (a_i32 & a_i32)) | (match (a_u32 % 8u32) { 4u32..=7u32 => (-59i32), 0u32..=5u32 => (!a_i32), 3u32 => (a_i32).checked_sub(55i32).unwrap_or(84i32), _ => (match (a_u32 % 8u32) { 1u32..=3u32 => a_i32, _ => a_i32 }) }));
+        for j0 in (0u32..(((!a_u32)) % 4u32)).rev() {
+            v0 = a_i32;
         }
-        let v1: i8 = (((((if false { ((a_i64) as i16) } else { ((a_u32) as i16) })) as u64)) as i8);
-        let mut v2: i32 = (a_i32).checked_mul(a_i32).unwrap_or(v0);
-        for j1 in (0u32..=(((match (a_u32 % 8u32) { 2u32..=6u32 => 100u32, 0u32..=1u32 => a_u32, _ => a_u32 })) % 4u32)).rev() {
-            v2 = ((((match (a_u32 % 8u32) { 3u32..=4u32 => 84u64, _ => 15u64 })) as i32) << ((1u64).checked_div(26u64).unwrap_or(54u64) & 31u64));
+        assert!((((a_u32 % 256u32) != 7u32) || matches!((a_u32 % 8u32), 5u32)));
+        let mut t1: [i8; 3] = [((!(match (15u32 % 8u32) { 6u32 => (-53i8), _ => ((a_i32) as i8) })) / (((-1i8) - (-61i8)) / ((-26i8) | 1i8))); 3];
+        t1[1] = 61i8;
+        t1[2] = ((a_i64) as i8);
+        let mut v1: i8 = ((((0u16 | 88u16) | (match (a_u32 % 8u32) { 1u32 | 5u32 => ((a_i32) as u16), 7u32 | 5u32 => ((a_f32) as u16), _ => 92u16 }))) as i8);
+        for &v2 in t1.iter().rev() {
+            v1 = (-((59i8 % (((a_i64) as i8) | 1i8)) * (v1 / (((a_f32) as i8) | 1i8))));
         }
-        oi[i] = (((match (a_u32 % 8u32) { 1u32 | 5u32 => 96u64, 3u32 => (!a_u64), _ => a_u64 }) + ((59u64 % (a_u64 | 1u64)) * (a_u64 ^ 78u64)))) as u64;
-        of[i] = ((DIFF_TABLE_F32[((a_u32) % 6u32) as usize] * 1.0f32)) as f64;
+        let mut v3: u32 = (((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) as u32) / (42u32 | 1u32));
+        if true {
+            v3 = (((((!v3)) as i64)) as u32);
+        } else {
+            v3 = (((61u32 ^ 89u32) << ((a_u64 * 81u64) & 31u64)) % ((59u32 * (v3 >> ((a_u32) as u8))) | 1u32));
+        }
+        oi[i] = ((((((-88i16) / (9i16 | 1i16))) as u16) >> ((DIFF_TABLE_U8[((a_u32) % 6u32) as usize] * 1u8) & 15u8))) as u64;
+        of[i] = (((DIFF_TABLE_F64[((71u32) % 6u32) as usize] * 1.0f64)).sqrt()) as f64;
     }
 }
 
@@ -924,23 +993,22 @@ pub fn diff_30(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u32 = ((match (a_u32 % 8u32) { 5u32 | 5u32 => 0u32, _ => 1u32 }) % (((a_i32) as u32) | 1u32));
-        assert!((((a_u32 % 256u32) != 7u32) || (127i8 == (((a_i32) as i8) / ((-15i8) | 1i8)))));
-        let mut v1: i64 = ((-1i64) << (16u16 & 63u16));
-        'l1: for j0 in 0u32..((39u32) % 3u32) {
-            for j1 in 0u32..(((v0 | a_u32)) % 3u32) {
-                if (!true) {
+        let v0: u32 = 44u32;
+        let mut v1: i64 = (9223372036854775807i64 >> ((!(a_u64 << ((-1i32) & 63i32))) & 63u64));
+        'l1: for j0 in 0u32..(((a_u32 / 88u32)) % 3u32) {
+            for j1 in 0u32..(((v0 >> (((a_i64) as i16) & 31i16))) % 3u32) {
+                if (a_u32 == a_u32) {
                     break 'l1;
                 }
-                if (((a_i64) as i8) == 92i8) {
+                if (127i8 < ((a_i64) as i8)) {
                     continue 'l1;
                 }
-                v1 = (match (v0 % 8u32) { 7u32 => v1, 0u32 => a_i64, 6u32 | 2u32 => 63i64, _ => a_i64 });
+                v1 = (((0i64 >> 127i8) - (v1).min(v1)) | ((v1 << (((a_u32) as i16) & 63i16))).min((-7i64)));
             }
         }
-        let v2: i16 = ((a_f32) as i16);
-        oi[i] = ((1u8).checked_sub(255u8).unwrap_or(86u8)) as u64;
-        of[i] = (((((25u32) as f64) * a_f64) + 5e-324f64)) as f64;
+        let v2: u32 = a_u32;
+        oi[i] = ((((v1).min(v1)).max(((match (v0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64)) | ((25i64 >> (((a_i32) as u16) & 63u16)) % (((51i16) as i64) | 1i64)))) as u64;
+        of[i] = ((((2.5f32).abs() * ((-6.75f32) + a_f32))).sqrt()) as f64;
     }
 }
 
@@ -955,26 +1023,19 @@ pub fn diff_31(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let t0: [u64; 3] = [a_u64, (14u64).checked_rem(18446744073709551615u64).unwrap_or(69u64), ((18446744073709551615u64 << ((if true { a_i32 } else { (-64i32) }) & 63i32))).min((((65535u16).pow((86u16) as u32 & 7)) as u64))];
-        let v0: u64 = t0.iter().copied().fold(64u64, |v0, v1| ((((DIFF_TABLE_U32[((1u32) % 6u32) as usize] * 1u32)) as u64)).min((a_u64).saturating_mul(a_u64)));
-        let mut v2: f64 = ((v0) as f64);
-        if ((match (a_u32 % 8u32) { 3u32 => 100i16, _ => ((a_u32) as i16) }) > (match (a_u32 % 8u32) { 5u32 => (-43i16), 7u32 | 3u32 => 73i16, 1u32..=4u32 => ((a_i32) as i16), _ => (-88i16) })) {
-            v2 = ((0.0f64 - a_f64) / (-a_f64));
+        let v0: u64 = a_u64;
+        let v1: i16 = ((-43i16)).checked_mul(15i16).unwrap_or(((a_i64) as i16));
+        assert!((((a_u32 % 256u32) != 7u32) || (((true) as i16) > (if matches!((32u32 % 8u32), 3u32) { v1 } else { ((a_i64) as i16) }))));
+        let v2: i32 = (!(0i32 % (a_i32 | 1i32)));
+        assert!((((1u32 % 256u32) != 7u32) || matches!((94u32 % 8u32), 5u32)));
+        let mut v3: i64 = (!((-85i64) * 0i64));
+        if true {
+            v3 = ((match (31u32 % 8u32) { 2u32 | 4u32 => a_i64, _ => a_i64 }) / ((v3 << (v3 & 63i64)) | 1i64));
         } else {
-            v2 = (((DIFF_TABLE_I32[((a_u32) % 6u32) as usize] * 1i32)) as f64);
+            v3 = (-(a_i64 * a_i64));
         }
-        let mut v3: u16 = (match (a_u32 % 8u32) { 4u32 => ((a_i64) as u16), _ => ((a_f32) as u16) });
-        if ((a_i32 >> (((a_u32) as u16) & 31u16)) < (!0i32)) {
-            v3 = (v3 / (v3 | 1u16));
-        } else {
-            v3 = (!v3);
-        }
-        let mut v4: i16 = (29i16 << (93u8 & 15u8));
-        for j0 in 0u32..(((74u32 * 39u32)) % 4u32) {
-            v4 = (((a_i32) as i16) | ((a_f32) as i16));
-        }
-        oi[i] = (74u32) as u64;
-        of[i] = ((((a_f32).abs() * (if false { 0.0f32 } else { (-11.375f32) })) - (((-8.625f32) - (-12.5f32)) + (0.0f32).sqrt()))) as f64;
+        oi[i] = (((((v1).max(v1)) as u8) >> (if (v0 <= a_u64) { (DIFF_TABLE_U32[((a_u32) % 6u32) as usize] * 1u32) } else { (21u32 >> (v2 & 31i32)) }))) as u64;
+        of[i] = (((((if matches!((43u32 % 8u32), 1u32..=2u32) { (-36i32) } else { 0i32 }) >> ((32u32) as u8))) as f64)) as f64;
     }
 }
 
@@ -996,7 +1057,7 @@ pub fn diff_32(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         for &v1 in t0.iter().rev() {
             v0 = ((a_f64).abs()).abs();
         }
-        let v2: i16 = ((49u64) as i16);
+        let v2: i16 = 49i16;
         oi[i] = ((((((-1i16) & ((a_u32) as i16)) ^ (v2 << (((a_f32) as i16) & 15i16)))) as i64)) as u64;
         of[i] = ((((((26u8) as f64) * (v0 + a_f64))) as f64)) as f64;
     }
@@ -1036,34 +1097,40 @@ pub fn diff_34(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i32 = (!(0i32 >> ((-94i8) & 31i8)));
-        if ((((a_f32) as i16) >> ((-51i32) & 15i32)) >= (27i16 - (-1i16))) {
-            v0 = (match (4294967295u32 % 8u32) { 2u32 | 0u32 => ((-1i32) * a_i32), _ => (-75i32) });
+        let mut v0: i32 = (((9223372036854775807i64 << 54u16)) as i32);
+        if ((!false) && (false || (46u8 >= ((a_i64) as u8)))) {
+            v0 = ((v0 >> ((a_u32) as i16)) + (match (a_u32 % 8u32) { 2u32..=7u32 => (-86i32), _ => a_i32 }));
         } else {
-            v0 = (-((-83i32)).checked_add(a_i32).unwrap_or(1i32));
+            v0 = ((-83i32)).checked_add(a_i32).unwrap_or(1i32);
         }
-        let mut v1: i8 = (((-34i8)).min(127i8) - (52i8).div_euclid(83i8));
-        for j0 in (0u32..(((match (0u32 % 8u32) { 7u32 | 2u32 => 39u32, _ => 39u32 })) % 4u32)).rev() {
-            v1 = (match (j0 % 8u32) { 5u32..=5u32 => (!v1), 6u32..=6u32 => (DIFF_TABLE_I8[((79u32) % 6u32) as usize] * 1i8), _ => v1 });
-        }
-        assert!((((4294967295u32 % 256u32) != 7u32) || (!(!false))));
-        let v2: f64 = ((DIFF_TABLE_F64[((a_u32) % 6u32) as usize] * 1.0f64) - ((match (32u32 % 8u32) { 0u32..=6u32 => a_f64, 1u32..=4u32 => 1.7e308f64, _ => 8.0f64 }) / (((-50i64)) as f64)));
-        assert!((((91u32 % 256u32) != 7u32) || ((a_f64 <= a_f64) && (40u8 <= 32u8))));
-        let mut c3: u32 = 0u32;
-        let v3: u16 = loop {
-            if c3 >= (((!a_u32)) % 4u32) {
-                break ((15u16 << ((a_i32) as u8)));
+        let v1: i8 = ((8i8 & ((a_i64) as i8)) - ((a_i64) as i8));
+        let mut v2: u32 = (match (32u32 % 8u32) { 7u32 | 3u32 => 20u32, 4u32 | 0u32 => 87u32, _ => a_u32 });
+        'l2: for j0 in 0u32..(((match (31u32 % 8u32) { 5u32 | 2u32 => 0u32, 2u32 => a_u32, _ => a_u32 })) % 3u32) {
+            for j1 in 0u32..((31u32) % 3u32) {
+                if ((-5.375f32) >= (-11.25f32)) {
+                    break 'l2;
+                }
+                if ((-44i16) != ((a_u32) as i16)) {
+                    continue 'l2;
+                }
+                v2 = (v2).checked_rem(j1).unwrap_or(v2);
             }
-            c3 += 1u32;
-        };
-        let mut v4: i32 = ((v0 / (61i32 | 1i32)) * (((-70i16)) as i32));
-        if ((98i32).abs() != (a_i32 - 15i32)) {
-            v4 = (2147483647i32 + (-a_i32));
-        } else {
-            v4 = ((v4 - a_i32) % v0);
         }
-        oi[i] = (((((((a_f32) as u16) <= 65535u16) || (!true))) as u8)) as u64;
-        of[i] = (((((((a_f32) as i8)) as f32) + (-a_f32)) + (((15u16 * v3)) as f32))) as f64;
+        let mut v3: u32 = ((20u32).max(((17i64) as u32))).min(15u32);
+        if ((!6u64) < (24u64 | 7u64)) {
+            v3 = ((((((a_f32) as u16)) as u32) << ((47u32 % (a_u32 | 1u32)) & 31u32)) << (((match (v3 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) & 31u16));
+        } else {
+            v3 = (a_u32).pow(((!(79u32 & v2))) as u32 & 7);
+        }
+        let mut t4: [u64; 3] = [1u64; 3];
+        t4[1] = (a_u64).checked_sub(a_u64).unwrap_or(15u64);
+        t4[2] = (a_u64 + 21u64);
+        let mut v4: u64 = (96u64 << (23u8 & 63u8));
+        for &v5 in t4.iter().step_by(2) {
+            v4 = (match (86u32 % 8u32) { 4u32 | 6u32 => a_u64, 5u32 => a_u64, 3u32 | 6u32 => v5, _ => v4 });
+        }
+        oi[i] = (9u16) as u64;
+        of[i] = ((DIFF_TABLE_F32[((a_u32) % 6u32) as usize] * 1.0f32)) as f64;
     }
 }
 
@@ -1078,9 +1145,14 @@ pub fn diff_35<const K: i16>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i16 = ((((a_u32) as i16) ^ ((a_f32) as i16)) << ((match (a_u32 % 8u32) { 4u32 | 7u32 => ((a_f32) as u8), _ => ((a_i64) as u8) }) & 15u8));
-        oi[i] = ((DIFF_TABLE_U32[((16u32) % 6u32) as usize] * 1u32)) as u64;
-        of[i] = (((a_f32 + ((-3.375f32) / (-7.625f32)))).abs()) as f64;
+        let mut v0: i16 = (((!22u64)) as i16);
+        if ((64i64 * a_i64) < (!a_i64)) {
+            v0 = ((((-5.25f32)) as i16) >> (((-1i8) & ((a_i32) as i8)) & 15i8));
+        } else {
+            v0 = ((match (86u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
+        }
+        oi[i] = (8u32) as u64;
+        of[i] = (((match (1u32 % 8u32) { 2u32 => a_f64, 5u32 | 6u32 => (a_f64 - a_f64), _ => ((-5.625f64)).sqrt() }) * (((-4.375f64) / a_f64) * (a_f64 - a_f64)))) as f64;
     }
 }
 
@@ -1095,27 +1167,22 @@ pub fn diff_36<const K: i64>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u8 = (!((10u8 % (61u8 | 1u8)) << ((((-67i16)) as u8) & 7u8)));
-        if (((a_u64) as u64) != 59u64) {
+        let mut v0: u8 = (((match (a_u32 % 8u32) { 2u32 | 6u32 => 58u8, 1u32 | 6u32 => 32u8, _ => 59u8 }) >> ((((a_i32) as i8) ^ (-2i8)) & 7i8)) + 28u8);
+        if ((!false) && (23i8 <= (-49i8))) {
             v0 = v0;
         } else {
-            v0 = v0;
+            v0 = (((!((a_i32) as u8)) << (4u16 & 7u16)) | ((a_u32) as u8));
         }
-        let mut v1: u32 = ((21u64) as u32);
-        if ((((-10.5f32)) as f32) == (9.125f32 + 3.5f32)) {
-            v1 = (((((a_i64) as i16)) as u32) >> ((a_u32 + a_u32) & 31u32));
-        } else {
-            v1 = a_u32;
+        let v1: f64 = (((10.125f64 + 10.625f64)).abs() - ((a_f64).abs() * (-a_f64)));
+        let mut t2: [u32; 3] = [(if (v1 == a_f64) { (93u32 * 72u32) } else { (24u32 % (22u32 | 1u32)) }); 3];
+        t2[1] = (match (a_u32 % 8u32) { 0u32 => (95u32 << (744564548354632230u64 & 31u64)), _ => (a_u32 >> (a_u32 & 31u32)) });
+        t2[2] = 1331348704u32;
+        let mut v2: u32 = (a_u32 & (60u32 - 73u32));
+        for &v3 in t2.iter().skip(1) {
+            v2 = ((v3 >> (47u64 & 31u64))).max((a_u32 / (v3 | 1u32)));
         }
-        let mut c2: u32 = 0u32;
-        let v2: f32 = loop {
-            if c2 >= ((44u32) % 4u32) {
-                break ((((2.75f32 * a_f32) / a_f32) / (if true { (((-6.75f32)) as f32) } else { (-a_f32) })));
-            }
-            c2 += 1u32;
-        };
-        oi[i] = ((DIFF_TABLE_U8[((v1) % 6u32) as usize] * 1u8)) as u64;
-        of[i] = ((((-a_f32) * (match (a_u32 % 8u32) { 0u32..=3u32 => a_f32, 3u32..=4u32 => v2, 5u32 => (-11.875f32), _ => (-7.5f32) })) + (match (v1 % 8u32) { 2u32 => (v2).sqrt(), 1u32 => (v2 * 1.5f32), 1u32..=3u32 => (match (v1 % 8u32) { 7u32 => a_f32, _ => v2 }), _ => ((((a_f32) as u16)) as f32) }))) as f64;
+        oi[i] = (((v0 << ((91u32 + 21u32) & 7u32)) << (((79u64) as u8) & v0))) as u64;
+        of[i] = (((-(a_f32).abs())).abs()) as f64;
     }
 }
 
@@ -1130,28 +1197,27 @@ pub fn diff_37(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut t0: [i8; 3] = [(match (97u32 % 8u32) { 1u32 | 4u32 => (((a_i64) as i8) / (7i8 | 1i8)), 0u32..=1u32 => (((((a_f64 <= a_f64)) as u32)) as i8), _ => (-90i8) }); 3];
-        t0[1] = ((-(!((a_u32) as i8))) + ((-128i8)).max((0i8 * ((a_f32) as i8))));
-        t0[2] = (-((match (4u32 % 8u32) { 5u32 | 0u32 => ((a_u32) as i8), 6u32 => ((a_i32) as i8), 3u32..=5u32 => 70i8, _ => 7i8 }) << ((((a_i64) as u16) ^ 0u16) & 7u16)));
-        let mut v0: i8 = ((-76i8) + (54i8 + ((1u8) as i8)));
-        for &v1 in t0.iter() {
-            v0 = v0;
+        let mut v0: i8 = (((((a_f32) as i8) * ((a_i64) as i8)) - (53i8 - (-27i8))) ^ ((match (a_u32 % 8u32) { 6u32 | 5u32 => (-1i8), 1u32..=2u32 => (-48i8), _ => ((a_i32) as i8) })).saturating_sub(((a_i64) as i8)));
+        for j0 in ((((a_u32).checked_add(48u32).unwrap_or(a_u32)) % 8u32)..(((4294967295u32 % (a_u32 | 1u32))) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v0 = (-((match (4u32 % 8u32) { 5u32 | 0u32 => ((a_u32) as i8), 6u32 => ((a_i32) as i8), 3u32..=5u32 => v0, _ => (-35i8) }) << ((((a_i64) as u16) ^ 0u16) & 7u16)));
         }
-        let mut v2: u8 = ((((match (a_u32 % 8u32) { 3u32 => ((a_i64) as i16), 2u32..=4u32 => (-31i16), _ => 74i16 }) / ((if true { (-31i16) } else { 52i16 }) | 1i16))) as u8);
-        if (v0 != (((a_u32) as i8) ^ 7i8)) {
-            v2 = v2;
+        assert!((((a_u32 % 256u32) != 7u32) || (76u64 > (a_u64 + a_u64))));
+        let v1: f32 = ((DIFF_TABLE_F32[((a_u32) % 6u32) as usize] * 1.0f32) + ((((a_f32) as u16)) as f32));
+        assert!((((20u32 % 256u32) != 7u32) || ((a_u32).rem_euclid(61u32) <= ((match (83u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32))));
+        let mut v2: u32 = a_u32;
+        if (42i8 < (10i8 << (31u32 & 7u32))) {
+            v2 = ((((a_f32 != v1)) as u32) % ((a_u32).max(1u32) | 1u32));
         } else {
-            v2 = (v2).checked_div(v2).unwrap_or(((a_i64) as u8));
+            v2 = ((73u32 / (a_u32 | 1u32))).pow(((((-5.5f32)) as u32)) as u32 & 7);
         }
-        let v3: u32 = (((((a_f32) as u8) >= ((a_f32) as u8))) as u32);
-        let mut v4: u64 = ((a_u64).min(43u64) + (64u64 * a_u64));
-        if (((((a_i32) as i16)) as i16) >= (match (a_u32 % 8u32) { 4u32 => (-15i16), _ => (-1i16) })) {
-            v4 = (v4 + (v4).checked_div(98u64).unwrap_or(6544713299285809958u64));
+        let mut v3: f32 = (a_f32 - a_f32);
+        if (!(!(14i32 > a_i32))) {
+            v3 = ((9i64) as f32);
         } else {
-            v4 = ((a_u64).min(35u64) << (((match (3u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) & 63i8));
+            v3 = (a_f32 - 11.75f32);
         }
-        oi[i] = (a_i64) as u64;
-        of[i] = (((((match (v3 % 8u32) { 2u32 => a_f64, _ => 0.0f64 })) as f32) - (DIFF_TABLE_F32[((31u32) % 6u32) as usize] * 1.0f32))) as f64;
+        oi[i] = (((a_f32) as u8)) as u64;
+        of[i] = ((if false { (DIFF_TABLE_F32[((v2) % 6u32) as usize] * 1.0f32) } else { (DIFF_TABLE_F32[((a_u32) % 6u32) as usize] * 1.0f32) })) as f64;
     }
 }
 
@@ -1166,29 +1232,26 @@ pub fn diff_38<const K: i32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u64 = (DIFF_TABLE_U64[((38u32) % 6u32) as usize] * 1u64);
-        let mut v1: i8 = (match (a_u32 % 8u32) { 1u32..=6u32 => (((a_i32) as i8) >> ((a_u32 / a_u32) & 7u32)), 5u32 | 1u32 => (match (16u32 % 8u32) { 2u32..=7u32 => (((a_f32) as i8)).abs(), 0u32 => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8), 1u32..=1u32 => (((a_i64) as i8) + (-14i8)), _ => (((a_i32) as i8)).abs() }), _ => (match (49u32 % 8u32) { 2u32 => (86i8 + ((a_i32) as i8)), 4u32 => ((a_i32) as i8), 1u32 => ((a_i32) as i8), _ => (((a_i32) as i8) - 8i8) }) });
-        'l1: for j0 in 0u32..(((31u32 << (74i64 & 31i64))) % 3u32) {
-            for j1 in 0u32..((56u32) % 3u32) {
-                if (!(a_u64 >= 64u64)) {
-                    break 'l1;
-                }
-                if (false && (a_i64 <= 40i64)) {
-                    continue 'l1;
-                }
-                v1 = (if false { ((DIFF_TABLE_I8[((12u32) % 6u32) as usize] * 1i8) ^ (if matches!((31u32 % 8u32), 1u32) { v1 } else { v1 })) } else { ((match (31u32 % 8u32) { 2u32..=3u32 => ((a_f32) as i8), 7u32 | 6u32 => v1, 7u32 => v1, _ => (-4i8) }) + ((((a_i32) as u16)) as i8)) });
-            }
+        let mut t0: [u64; 3] = [(DIFF_TABLE_U64[((38u32) % 6u32) as usize] * 1u64); 3];
+        t0[1] = (63u64 + a_u64);
+        t0[2] = (if false { a_u64 } else { a_u64 });
+        let mut v0: u64 = ((a_i64) as u64);
+        for &v1 in t0.iter().skip(1) {
+            v0 = ((0i32) as u64);
         }
-        let mut c2: u32 = 0u32;
-        let v2: i64 = loop {
-            if c2 >= ((((((a_i64) as i16)) as u32)) % 4u32) {
-                break (((match (11u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64));
-            }
-            c2 += 1u32;
-        };
-        let v3: u16 = (!(((a_i32) as u16) - 1u16));
-        oi[i] = ((((28i8 * ((a_u32) as i8)) << ((25u64 / (24u64 | 1u64)) & 7u64)) >> ((5i32 & a_i32)).max(K))) as u64;
-        of[i] = ((((9007199254740992.0f64 - (-0.625f64)) - (match (18u32 % 8u32) { 0u32..=1u32 => a_f64, _ => a_f64 })) * (((-4.125f64) * 4.25f64) + ((-7.25f64) - 6.875f64)))) as f64;
+        let mut v2: i8 = ((-77i8) >> (((a_i32) as i8) & 7i8));
+        if (matches!((a_u32 % 8u32), 1u32..=2u32) && (!false)) {
+            v2 = ((-1i8) + v2);
+        } else {
+            v2 = 8i8;
+        }
+        let v3: u16 = ((1i32) as u16);
+        let mut v4: u8 = ((255u8 << (74i64 & 7i64))).max(56u8);
+        for j0 in (0u32..=((26u32) % 4u32)).rev() {
+            v4 = ((((a_i64) as u8)).rem_euclid(((a_u32) as u8)) * v4);
+        }
+        oi[i] = ((if (((5e-324f64) as u16) <= (65535u16 << ((-21i32) & 15i32))) { ((match (99u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) } else { (((((a_i64) as i16)) as i16) << ((((a_u32) as i16) | 16i16) & 15i16)) })) as u64;
+        of[i] = (((((a_f32 / a_f32) * a_f32)) as f64)) as f64;
     }
 }
 
@@ -1207,10 +1270,20 @@ pub fn diff_39(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         for j0 in (0u32..(((50u32).max(31u32)) % 4u32)).rev() {
             v0 = (-a_f32);
         }
-        let t1: [u64; 3] = [34u64, (64u64).pow((0u64) as u32 & 7), (a_u64 / 28u64)];
-        let v1: u64 = t1.iter().copied().fold(a_u64, |v1, v2| 98u64);
-        oi[i] = (12u64) as u64;
-        of[i] = ((((-2.25f32) / (a_f32 * v0)) * (-8.625f32))) as f64;
+        let mut v1: u64 = 34u64;
+        'l1: for j1 in 0u32..(((32u32).pow((0u32) as u32 & 7)) % 3u32) {
+            for j2 in 0u32..(((a_u32 / 28u32)) % 3u32) {
+                if (3i32 <= 85i32) {
+                    break 'l1;
+                }
+                if (!true) {
+                    continue 'l1;
+                }
+                v1 = 94u64;
+            }
+        }
+        oi[i] = ((((a_u32) as u8) + (!(90u8).rem_euclid(0u8)))) as u64;
+        of[i] = ((-(DIFF_TABLE_F32[((a_u32) % 6u32) as usize] * 1.0f32))) as f64;
     }
 }
 
@@ -1226,26 +1299,23 @@ pub fn diff_40(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: f64 = a_f64;
-        let v1: u64 = (match (65u32 % 8u32) { 1u32 => (!(a_u64 | 1u64)), 0u32..=3u32 => (((64u64 / (a_u64 | 1u64))) as u64), 6u32..=6u32 => ((DIFF_TABLE_U64[((26u32) % 6u32) as usize] * 1u64) / ((49u64 + 18446744073709551615u64) | 1u64)), _ => ((5u64 & 0u64) + (5219439890888630986u64 - a_u64)) });
-        let mut v2: u16 = ((DIFF_TABLE_U16[((31u32) % 6u32) as usize] * 1u16) - ((61u16 / (0u16 | 1u16)) * ((a_i32) as u16)));
-        'l2: for j0 in 0u32..((94u32) % 3u32) {
-            for j1 in 0u32..((((match (32u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 3u32) {
-                if (!false) {
-                    break 'l2;
-                }
-                if (a_f32 != a_f32) {
-                    continue 'l2;
-                }
-                v2 = v2;
-            }
+        let v1: u64 = (((72u64 % (16u64 | 1u64)) << ((((a_i64) as i8) % ((-84i8) | 1i8)) & 63i8)) & 12u64);
+        assert!((((a_u32 % 256u32) != 7u32) || (!matches!((26u32 % 8u32), 3u32))));
+        let mut v2: i32 = (!72i32);
+        diff_xor_into(&mut v2, ((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32));
+        let r2 = &mut v2;
+        *r2 ^= ((-5i32)).checked_mul(a_i32).unwrap_or(2147483647i32);
+        let t3: [i16; 3] = [(match (a_u32 % 8u32) { 6u32 | 0u32 => (((a_i32) as i16)).checked_sub((-1i16)).unwrap_or(39i16), _ => (61i16 / (32767i16 | 1i16)) }), ((a_i32) as i16), 94i16];
+        let v3: i16 = t3.iter().copied().fold(((match (32u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16), |v3, v4| ((v4 | ((a_i64) as i16)) - (34i16 / ((a_f32) as i16))));
+        let mut t5: [i8; 3] = [((((-1i8) ^ ((a_i64) as i8)) << ((if true { 6u32 } else { a_u32 }) & 7u32)) / ((-1i8) - 52i8)); 3];
+        t5[1] = (if ((v2 & (-32i32)) <= (!v2)) { (match (a_u32 % 8u32) { 7u32 | 0u32 => ((a_f32) as i8), 0u32..=1u32 => ((8.875f64) as i8), 1u32..=1u32 => (((a_u32) as i8)).checked_div(84i8).unwrap_or(((a_i32) as i8)), _ => ((a_u64) as i8) }) } else { ((((a_u32) as u32)) as i8) });
+        t5[2] = (((a_u32) as i8) + (-45i8));
+        let mut v5: i8 = (((197u8) as i8) >> (((a_i32).min(v2) << (DIFF_TABLE_U16[((a_u32) % 6u32) as usize] * 1u16)) & 7i32));
+        for &v6 in t5.iter().rev() {
+            v5 = ((((a_f64 + a_f64)) as i8) | (if (32u8 != ((a_f32) as u8)) { ((52u64) as i8) } else { ((a_f32) as i8) }));
         }
-        let v3: i32 = (a_i32 >> (((a_f32) as i8) & 31i8));
-        let mut v4: u16 = v2;
-        for j2 in (0u32..(((0u32 * 1u32)) % 4u32)).rev() {
-            v4 = (1u16 - v4);
-        }
-        oi[i] = ((if ((v3 & (-32i32)) <= (!v3)) { (match (a_u32 % 8u32) { 7u32 | 0u32 => ((a_f32) as i8), 0u32..=1u32 => ((8.875f64) as i8), 1u32..=1u32 => (((a_u32) as i8)).checked_div(84i8).unwrap_or(((a_i32) as i8)), _ => ((a_u64) as i8) }) } else { ((((a_u32) as u32)) as i8) })) as u64;
-        of[i] = ((-((-1.25f32) - ((-0.375f32) - 1e-40f32)))) as f64;
+        oi[i] = ((((25u32).checked_mul(41u32).unwrap_or(a_u32) >> ((((a_i32) as u8) % (23u8 | 1u8)) & 31u8)) ^ ((DIFF_TABLE_U32[((a_u32) % 6u32) as usize] * 1u32) * (46u32 >> (-18i8))))) as u64;
+        of[i] = ((((2.875f32 + a_f32) / (5.625f32 / 9.375f32)) - ((a_f32).sqrt() - ((-3.0f32)).abs()))) as f64;
     }
 }
 
@@ -1260,27 +1330,17 @@ pub fn diff_41(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i32 = (DIFF_TABLE_I32[((51u32) % 6u32) as usize] * 1i32);
-        if false {
-            v0 = ((match (73u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
+        let mut v0: i32 = (-57i32);
+        if true {
+            v0 = (a_i32 & (a_i32).max(v0));
         } else {
-            v0 = (v0 * 32i32);
+            v0 = 32i32;
         }
         assert!((((61u32 % 256u32) != 7u32) || ((66i16 * (-1i16)) < ((67i16) as i16))));
-        let mut v1: i8 = ((!39i8) & ((9.25f64) as i8));
-        if ((!65517u16) <= (((a_f32) as u16) % (65535u16 | 1u16))) {
-            v1 = (-1i8);
-        } else {
-            v1 = v1;
-        }
-        let mut v2: i16 = (!(match (a_u32 % 8u32) { 6u32 => ((-44i16) << ((-26i16) & 15i16)), 5u32 => (0i16 >> (255u8 & 15u8)), 1u32..=4u32 => ((-32768i16) - ((a_i64) as i16)), _ => (if true { 16i16 } else { (-71i16) }) }));
-        if ((DIFF_TABLE_U64[((a_u32) % 6u32) as usize] * 1u64) < a_u64) {
-            v2 = (((match (56u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) >> (((((a_i64) as u16) - 65535u16) ^ 88u16) & 15u16));
-        } else {
-            v2 = (DIFF_TABLE_I16[((47u32) % 6u32) as usize] * 1i16);
-        }
-        oi[i] = ((DIFF_TABLE_U8[((35u32) % 6u32) as usize] * 1u8)) as u64;
-        of[i] = ((((match (69u32 % 8u32) { 0u32 | 3u32 => (a_f32 - a_f32), _ => (a_f32 / a_f32) })) as f32)) as f64;
+        let v1: i8 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
+        let v2: f32 = ((0.0f32 / 0.1f32)).sqrt();
+        oi[i] = ((((94u64) as u64) % (((if false { 2u64 } else { 67u64 })).min((75u64 - 57u64)) | 1u64))) as u64;
+        of[i] = ((if (((9007199254740992.0f64 == 10.125f64) && true) || (a_i32 < v0)) { (if true { (DIFF_TABLE_F32[((a_u32) % 6u32) as usize] * 1.0f32) } else { (v2 + a_f32) }) } else { (if matches!((a_u32 % 8u32), 4u32..=6u32) { (DIFF_TABLE_F32[((55u32) % 6u32) as usize] * 1.0f32) } else { (v2 / a_f32) }) })) as f64;
     }
 }
 
@@ -1295,16 +1355,16 @@ pub fn diff_42(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u8 = ((((-a_i32) / (((match (30u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) | 1i32))) as u8);
-        let mut v1: f32 = ((DIFF_TABLE_F32[((55u32) % 6u32) as usize] * 1.0f32)).sqrt();
-        if (((a_i64) as u8) <= (((a_i64) as u8) % 7u8)) {
-            v1 = (((a_f32) as f32) + (-a_f32));
+        let v0: u8 = (((((a_i64) as u8) >> (0u16 & 7u16)) | (if (a_f32 != 0.0f32) { 85u8 } else { 25u8 })) >> (((if false { a_i32 } else { (-2147483648i32) })).abs() & 7i32));
+        assert!((((80u32 % 256u32) != 7u32) || true));
+        let mut v1: u32 = (0u32 / (4294967295u32 | 1u32));
+        if matches!((4294967295u32 % 8u32), 5u32) {
+            v1 = (v1 / (v1 | 1u32));
         } else {
-            v1 = (((31u32) as f32) * (a_f32 / v1));
+            v1 = (4294967295u32 % (66u32 | 1u32));
         }
-        assert!((((a_u32 % 256u32) != 7u32) || (!true)));
-        oi[i] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) as u64;
-        of[i] = ((((((match (35u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) / (255u8 | 1u8))) as f32)) as f64;
+        oi[i] = ((-24i32)) as u64;
+        of[i] = (a_f32) as f64;
     }
 }
 
@@ -1319,27 +1379,47 @@ pub fn diff_43<const K: i32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i32 = (-90i32);
-        let mut v1: f64 = (9007199254740992.0f64).sqrt();
-        for j0 in (u32::MAX - (((a_u32 >> a_i64)) % 4u32))..=u32::MAX {
-            v1 = a_f64;
+        let mut t0: [i32; 3] = [(-90i32); 3];
+        t0[1] = ((((-2i32) << (7u8 & 31u8))).min(a_i32)).max((if (22u32 < a_u32) { (a_i32).saturating_sub(81i32) } else { ((61u8) as i32) }));
+        t0[2] = (-73i32);
+        let mut v0: i32 = (((!(-37i32)) & (K >> (47i64 & 31i64))) - ((32i32 * (-55i32))).abs());
+        for &v1 in t0.iter().rev() {
+            v0 = ((((128u8).checked_div(24u8).unwrap_or(8u8) - (7u8).rem_euclid(((a_i64) as u8)))) as i32);
         }
-        let v2: u32 = (a_u32).saturating_sub(81u32);
-        let v3: u64 = 73u64;
-        let mut v4: i32 = (!((match (69u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32));
-        'l4: for j1 in 0u32..(((DIFF_TABLE_U32[((v2) % 6u32) as usize] * 1u32)) % 3u32) {
-            for j2 in 0u32..((((((a_i64) as u8)) as u32)) % 3u32) {
-                if true {
+        let mut c2: u32 = 0u32;
+        let v2: i64 = loop {
+            if c2 >= (((!82u32)) % 4u32) {
+                break (((a_i64 >> (7u8 & 63u8)) * ((-77i64) & 39i64)));
+            }
+            c2 += 1u32;
+        };
+        let mut v3: u16 = ((a_u32) as u16);
+        if ((a_f64 / 9007199254740992.0f64) >= 9007199254740992.0f64) {
+            v3 = (match (a_u32 % 8u32) { 7u32 => ((64u16 + 65u16) / ((v3).checked_mul(53u16).unwrap_or(((a_f32) as u16)) | 1u16)), 1u32..=1u32 => ((16i16) as u16), 1u32 => ((v3).max(((a_f32) as u16)) >> (255u8 % (2u8 | 1u8))), _ => (v3 >> ((13845954225284978306u64 % (a_u64 | 1u64)) & 15u64)) });
+        } else {
+            v3 = ((a_u32) as u16);
+        }
+        let mut v4: i8 = (match (84u32 % 8u32) { 0u32 => ((((a_i32) as i8) + 6i8) % (((a_f32) as i8) | 1i8)), 3u32 | 3u32 => ((match (2637589565u32 % 8u32) { 0u32..=1u32 => (-43i8), _ => (-7i8) }) % (((12u32) as i8) | 1i8)), _ => (if ((-128i8) >= 78i8) { 58i8 } else { ((a_f32) as i8) }) });
+        'l4: for j0 in 0u32..((((v3) as u32)) % 3u32) {
+            for j1 in 0u32..(((a_u32 << 82i8)) % 3u32) {
+                if (a_i64 > a_i64) {
                     break 'l4;
                 }
-                if (!false) {
+                if (((a_u32) as u16) < v3) {
                     continue 'l4;
                 }
-                v4 = v4;
+                v4 = ((match (49u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
             }
         }
-        oi[i] = ((-(match (v2 % 8u32) { 6u32 | 5u32 => (((a_i32) as i8) << (K & 7i32)), 1u32..=7u32 => (DIFF_TABLE_I8[((v2) % 6u32) as usize] * 1i8), _ => (((a_u32) as i8)).checked_mul(((a_u32) as i8)).unwrap_or(((a_i64) as i8)) }))) as u64;
-        of[i] = (((((88u16) as f32) / (a_f32).abs()) * (a_f32 / (if false { (-7.0f32) } else { 11.5f32 })))) as f64;
+        let mut t5: [i32; 3] = [(a_i32).checked_add(a_i32).unwrap_or(74i32); 3];
+        t5[1] = ((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
+        t5[2] = (-a_i32);
+        let mut v5: i32 = (v0 * v0);
+        for &v6 in t5.iter().skip(1) {
+            v5 = (match (a_u32 % 8u32) { 4u32..=6u32 => 0i32, 7u32 | 3u32 => a_i32, 5u32 | 1u32 => v5, _ => v0 });
+        }
+        oi[i] = ((DIFF_TABLE_U32[((a_u32) % 6u32) as usize] * 1u32)) as u64;
+        of[i] = (((((8u16) as f32) / a_f32)).abs()) as f64;
     }
 }
 
@@ -1354,35 +1434,22 @@ pub fn diff_44(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut c0: u32 = 0u32;
-        let v0: u16 = loop {
-            if c0 >= (((31u32 % (a_u32 | 1u32))) % 4u32) {
-                break ((match (31u32 % 8u32) { 6u32 => (DIFF_TABLE_U16[((a_u32) % 6u32) as usize] * 1u16), 0u32 | 6u32 => (96u16).min((((a_i64) as u16) + 0u16)), _ => (if ((-68i32) == 86i32) { (84u16 ^ 15u16) } else { ((32767i16) as u16) }) }));
-            }
-            c0 += 1u32;
-        };
-        let mut v1: i32 = 23i32;
-        if ((-27i16) != (53i16).max(90i16)) {
-            v1 = ((-79i32) & a_i32);
-        } else {
-            v1 = (a_i32 * v1);
+        let mut v0: u16 = (((((a_f32) as u16) * ((a_f32) as u16)) - ((45u8) as u16)) % (((96u16 >> (7u16 & 15u16)) % (((a_i64) as u16) + 0u16)) | 1u16));
+        diff_xor_into(&mut v0, (((a_f32) as u16) + ((a_f32) as u16)));
+        let r0 = &mut v0;
+        *r0 ^= (28u16 & 92u16);
+        let mut t1: [i64; 3] = [((44u8) as i64); 3];
+        t1[1] = (a_i64 << (v0 & 63u16));
+        t1[2] = ((-83i64)).min((-27i64));
+        let mut v1: i64 = (53i64).max(90i64);
+        for &v2 in t1.iter() {
+            v1 = ((match (79u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64);
         }
-        let v2: u64 = (76u64 | 3u64);
-        let mut v3: u8 = (if (!(79u16 == ((a_f32) as u16))) { ((a_f64) as u8) } else { ((a_i32) as u8) });
-        if ((DIFF_TABLE_F32[((2u32) % 6u32) as usize] * 1.0f32) > ((((a_u32) as i16)) as f32)) {
-            v3 = ((89u8 - 6u8) & (!17u8));
-        } else {
-            v3 = 32u8;
-        }
-        let mut c4: u32 = 0u32;
-        let v4: f32 = loop {
-            if c4 >= (((32u32 & 34u32)) % 4u32) {
-                break ((match (4294967295u32 % 8u32) { 3u32..=5u32 => (-6.625f32), 7u32 | 3u32 => (((!a_u32)) as f32), 1u32..=5u32 => ((a_f32 - a_f32) / (a_f32 - (-9.125f32))), _ => ((-a_f32) * ((((a_i32) as u8)) as f32)) }));
-            }
-            c4 += 1u32;
-        };
-        oi[i] = ((((((a_u32) as i16)).min((-1i16))).min(((a_u32) as i16)) & (((-72i16) / (16i16 | 1i16)) ^ (match (0u32 % 8u32) { 0u32 => (-88i16), _ => ((a_f32) as i16) })))) as u64;
-        of[i] = (((((a_u32) as u16)) as f64)) as f64;
+        let v3: u64 = 48u64;
+        let v4: f32 = (((-a_f32) * (a_f32 * 2.5f32)) / ((((-13i32) & 39i32)) as f32));
+        let v5: i64 = (a_i64 - (a_i64).max(v1));
+        oi[i] = ((!(93u16 ^ (v0 | 32u16)))) as u64;
+        of[i] = (a_f64) as f64;
     }
 }
 
@@ -1397,15 +1464,15 @@ pub fn diff_45(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i8 = ((((a_u32) as i8) * ((a_i32) as i8)) * (((a_i32) as i8) << (51u16 & 7u16)));
-        if true {
-            v0 = (((-128i8) | 8i8) | (v0 & v0));
+        let mut v0: i8 = (((-128i8) / (((a_u32) as i8) | 1i8)) % (6i8 | 1i8));
+        if (((-0.0f32) + a_f32) < (0.1f32 * 11.875f32)) {
+            v0 = (-((a_u32) as i8));
         } else {
-            v0 = (-46i8);
+            v0 = ((a_u32) as i8);
         }
-        let v1: u32 = (((98u32 >> 46u8) & (a_u32 << (37u8 & 31u8))) & ((((match (32u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) as u32));
-        oi[i] = ((match (v1 % 8u32) { 5u32 => 70u64, 0u32 | 4u32 => ((DIFF_TABLE_U64[((a_u32) % 6u32) as usize] * 1u64) * 53u64), _ => (match (v1 % 8u32) { 3u32..=6u32 => (if true { 47u64 } else { a_u64 }), _ => (25u64 << (v1 & 63u32)) }) })) as u64;
-        of[i] = (3.625f32) as f64;
+        let v1: i16 = ((((-90i16) >> (17i8 & 15i8)) << ((DIFF_TABLE_I16[((a_u32) % 6u32) as usize] * 1i16) & 15i16)) >> (27u8).checked_rem(255u8).unwrap_or(27u8));
+        oi[i] = (((((DIFF_TABLE_F32[((a_u32) % 6u32) as usize] * 1.0f32) + ((-1.25f32) + 6.625f32))) as i32)) as u64;
+        of[i] = ((-(match (38u32 % 8u32) { 1u32 => a_f32, 0u32 => ((-9.875f32)).sqrt(), 0u32..=1u32 => (if (((a_i64) as i8) < v0) { 8.125f32 } else { (-10.75f32) }), _ => (a_f32 * (-10.625f32)) }))) as f64;
     }
 }
 
@@ -1421,23 +1488,19 @@ pub fn diff_46<const K: i32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: f32 = (16777216.0f32 / (DIFF_TABLE_F32[((13u32) % 6u32) as usize] * 1.0f32));
-        let mut v1: u8 = (((a_f32) as u8)).saturating_mul(((a_u32) as u8));
-        for j0 in (u32::MAX - (((!a_u32)) % 4u32))..=u32::MAX {
-            v1 = ((a_u32) as u8);
-        }
-        let mut v2: u64 = (a_u64 & 63u64);
-        if ((51u32 << (74i16 & 31i16)) < (70u32 & 94u32)) {
-            v2 = (if (((0u32) as i8) < (((a_i64) as i8) / ((a_f32) as i8))) { v2 } else { 1u64 });
+        let mut v1: u8 = ((a_f32) as u8);
+        if matches!((a_u32 % 8u32), 1u32..=2u32) {
+            v1 = 63u8;
         } else {
-            v2 = ((match (98u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
+            v1 = ((56i64) as u8);
         }
-        let mut v3: i64 = (((-11i64) >> (7u8 & 63u8))).min(((-52i64) << (13u32 & 63u32)));
-        for j1 in (0u32..=((a_u32) % 4u32)).rev() {
-            v3 = ((!a_i64) & (DIFF_TABLE_I64[((a_u32) % 6u32) as usize] * 1i64));
+        let mut v2: i8 = ((((-86i8)).checked_mul(((a_u32) as i8)).unwrap_or(((a_i64) as i8))).abs()).min(((88i8).abs()).abs());
+        for j0 in (0u32..=(((26u32 >> (51i32 & 31i32))) % 4u32)).rev() {
+            v2 = (-((v2 / 21i8)).abs());
         }
-        assert!((((4294967295u32 % 256u32) != 7u32) || (((((a_i64) as i16)) as u64) != (v2 >> (v2 & 63u64)))));
-        oi[i] = ((((match (a_u32 % 8u32) { 5u32 | 3u32 => a_u32, _ => 410600911u32 }) << (a_u32 & 31u32)) | (!(!19u32)))) as u64;
-        of[i] = (((-(5e-324f64 - a_f64))).abs()) as f64;
+        let v3: u16 = ((match (98u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
+        oi[i] = ((if (((-73i32) != 19i32) || false) { ((61u64 % (a_u64 | 1u64)) & (59u64 % (a_u64 | 1u64))) } else { ((78u64 | a_u64)).max((a_u64 / (a_u64 | 1u64))) })) as u64;
+        of[i] = (((-(3.75f64 / a_f64)) / (((8u8 << a_u32)) as f64))) as f64;
     }
 }
 
@@ -1452,12 +1515,40 @@ pub fn diff_47(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i16 = (match (a_u32 % 8u32) { 4u32 | 7u32 => (((a_u32) as i16) - ((a_f32) as i16)), _ => (match (31u32 % 8u32) { 0u32 => 42i16, _ => 32767i16 }) });
-        let v1: f32 = (-5.625f32);
-        let v2: u16 = ((match (a_u32 % 8u32) { 1u32 => (match (a_u32 % 8u32) { 1u32..=6u32 => 94u16, _ => ((a_i64) as u16) }), 0u32..=1u32 => ((a_f32) as u16), _ => (65535u16 << (((a_i32) as i16) & 15i16)) })).max((85u16).checked_mul(((a_i32) as u16)).unwrap_or(((a_f32) as u16)));
-        let v3: u64 = ((a_u64) as u64);
-        oi[i] = (((((70u16) as i16) << (((-53i32) + 97i32) & 15i32))).pow(((-((a_i32) as i16))) as u32 & 7)) as u64;
-        of[i] = ((DIFF_TABLE_F32[((32u32) % 6u32) as usize] * 1.0f32)) as f64;
+        let v0: i16 = (((match (52u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) >> ((31u32 - 0u32) & 15u32));
+        let mut t1: [f32; 3] = [((match (a_u32 % 8u32) { 5u32..=6u32 => (-12.375f32), _ => a_f32 }) + (-a_f32)); 3];
+        t1[1] = ((-a_f32) - a_f32);
+        t1[2] = ((-a_f32) * ((-12.0f32) * a_f32));
+        let mut v1: f32 = (a_f32 + ((-9.125f32)).abs());
+        for &v2 in t1.iter().rev() {
+            v1 = ((-v1) + (DIFF_TABLE_F32[((31u32) % 6u32) as usize] * 1.0f32));
+        }
+        let mut v3: f64 = (((((v0) as u64) | 64u64)) as f64);
+        'l3: for j0 in 0u32..(((53u32 >> (a_i32 & 31i32))) % 3u32) {
+            for j1 in 0u32..((a_u32) % 3u32) {
+                if (a_f64 >= a_f64) {
+                    break 'l3;
+                }
+                if (a_u64 < 12u64) {
+                    continue 'l3;
+                }
+                v3 = (v3 / (-(-v3)));
+            }
+        }
+        let mut v4: f64 = ((a_f64 - v3) - (((-74i8)) as f64));
+        'l4: for j2 in 0u32..(((a_u32).min(31u32)) % 3u32) {
+            for j3 in 0u32..(((match (61u32 % 8u32) { 6u32 | 3u32 => 83u32, 6u32 => a_u32, 3u32..=7u32 => 31u32, _ => 36u32 })) % 3u32) {
+                if ((-79i32) >= a_i32) {
+                    break 'l4;
+                }
+                if matches!((a_u32 % 8u32), 2u32..=7u32) {
+                    continue 'l4;
+                }
+                v4 = ((-v3)).sqrt();
+            }
+        }
+        oi[i] = ((((((2.875f64) as u8)) as u32) * (62u32).checked_add(52u32).unwrap_or(39u32))) as u64;
+        of[i] = (((a_f32) as f64)) as f64;
     }
 }
 
@@ -1472,17 +1563,33 @@ pub fn diff_48(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u64 = 86u64;
-        let mut c1: u32 = 0u32;
-        let v1: i8 = loop {
-            if c1 >= (((match (94u32 % 8u32) { 7u32 | 3u32 => a_u32, 3u32 => 32u32, 6u32 | 7u32 => 26u32, _ => a_u32 })) % 4u32) {
-                break ((if (!(a_f64 != 9.5f64)) { ((a_f32) as i8) } else { ((a_i64) as i8) }));
+        let v0: u64 = (26u64 % (10u64 | 1u64));
+        let mut v1: i32 = (47i32).checked_div((-1i32)).unwrap_or((-41i32));
+        'l1: for j0 in 0u32..((5u32) % 3u32) {
+            for j1 in 0u32..((1u32) % 3u32) {
+                if (a_f64 < (-12.5f64)) {
+                    break 'l1;
+                }
+                if matches!((12u32 % 8u32), 6u32) {
+                    continue 'l1;
+                }
+                v1 = ((if ((-128i8) > ((a_u32) as i8)) { (-52i32) } else { a_i32 })).max((match (66u32 % 8u32) { 1u32 | 4u32 => v1, _ => (-2147483648i32) }));
             }
-            c1 += 1u32;
-        };
-        let v2: u32 = 89u32;
-        oi[i] = (((a_i32) as u16)) as u64;
-        of[i] = ((DIFF_TABLE_F64[((v2) % 6u32) as usize] * 1.0f64)) as f64;
+        }
+        let mut v2: i32 = (a_i32 << ((a_u32) as u8));
+        'l2: for j2 in 0u32..(((!76u32)) % 3u32) {
+            for j3 in 0u32..((((false) as u32)) % 3u32) {
+                if (91i8 != ((a_i64) as i8)) {
+                    break 'l2;
+                }
+                if ((-2.625f64) >= a_f64) {
+                    continue 'l2;
+                }
+                v2 = v1;
+            }
+        }
+        oi[i] = (64u64) as u64;
+        of[i] = ((((match (a_u32 % 8u32) { 1u32 => (-3.75f64), 7u32 => ((-10.375f64) / a_f64), _ => ((-10.125f64) - (-5.875f64)) })) as f64)) as f64;
     }
 }
 
@@ -1497,23 +1604,25 @@ pub fn diff_49(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i16 = (48i16 % (((a_u32) as i16) | 1i16));
-        let v1: u16 = 0u16;
-        let mut v2: u32 = ((DIFF_TABLE_U32[((a_u32) % 6u32) as usize] * 1u32)).max(48u32);
-        if ((65u16).checked_rem(((a_i64) as u16)).unwrap_or(((a_i32) as u16)) != ((a_i32) as u16)) {
-            v2 = (match (v2 % 8u32) { 1u32 => (match (v2 % 8u32) { 0u32 => (85u32 - a_u32), _ => (match (75u32 % 8u32) { 2u32 => v2, 7u32 | 4u32 => v2, 0u32 | 7u32 => a_u32, _ => a_u32 }) }), _ => 47u32 });
-        } else {
-            v2 = (!85u32);
+        let mut v0: i16 = 48i16;
+        for j0 in (((a_u32) % 8u32)..((((((a_i64) as i16)) as u32)) % 16u32)).step_by(((539115242u32) % 3u32) as usize) {
+            v0 = (((a_i32) as i16)).min(83i16);
         }
-        let mut v3: i16 = (((1u8).checked_div(55u8).unwrap_or(((a_i64) as u8))) as i16);
-        if (48i32 >= (a_i32).checked_rem(29i32).unwrap_or(1i32)) {
-            v3 = ((((73u64).min(56u64) | 41u64)) as i16);
-        } else {
-            v3 = ((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
+        let mut v1: u64 = (((a_u64).checked_div(a_u64).unwrap_or(99u64) >> ((if (89u16 != ((a_f32) as u16)) { 86u64 } else { 1u64 }) & 63u64)) * (a_u64 % (85u64 | 1u64)));
+        diff_xor_into(&mut v1, (match (75u32 % 8u32) { 2u32 => ((match (100u32 % 8u32) { 1u32..=1u32 => a_u64, 6u32 => 84u64, 3u32 | 4u32 => 53u64, _ => 51u64 }) - (64u64).checked_div(a_u64).unwrap_or(a_u64)), 6u32 | 3u32 => (!(a_u64 >> (((a_i64) as u16) & 63u16))), 1u32..=4u32 => (a_u64 / ((a_u64 >> 66u64) | 1u64)), _ => 54u64 }));
+        let r1 = &mut v1;
+        *r1 ^= (match (31u32 % 8u32) { 5u32 | 7u32 => 41u64, 7u32 | 7u32 => a_u64, _ => a_u64 });
+        let v2: f64 = 0.1f64;
+        let mut v3: i32 = ((!(-1i32))).min((-32i32));
+        for j1 in ((((0u32).max(36u32)) % 8u32)..(((a_u32 << 89u16)) % 16u32)).step_by(((1u32) % 3u32) as usize) {
+            v3 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) << (49u32 | a_u32));
         }
-        let v4: u8 = ((if false { 3u8 } else { ((a_f32) as u8) }) >> (if false { v1 } else { v1 }));
-        oi[i] = ((DIFF_TABLE_U8[((v2) % 6u32) as usize] * 1u8)) as u64;
-        of[i] = ((a_f32 + ((a_f32 - 1e-40f32) / (if matches!((v2 % 8u32), 3u32) { (-11.875f32) } else { (-6.5f32) })))) as f64;
+        let mut v4: i32 = v3;
+        for j2 in ((((a_u32 ^ 58u32)) % 8u32)..(((28u32 >> (((a_f32) as i16) & 31i16))) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v4 = (((v0 ^ (-45i16))) as i32);
+        }
+        oi[i] = ((((v0 << ((-16i8) & 15i8)) / ((((a_f32) as i16) + (-19i16)) | 1i16)) >> (((if true { (-27i32) } else { a_i32 }) * (v3).max(v4)) & 15i32))) as u64;
+        of[i] = (((v0) as f32)) as f64;
     }
 }
 
@@ -1528,11 +1637,16 @@ pub fn diff_50(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u8 = ((a_i64) as u8);
-        let v1: f64 = 1.7e308f64;
-        assert!((((a_u32 % 256u32) != 7u32) || false));
-        oi[i] = ((((((a_u32) as u16)).max(39u16) >> ((0u16 ^ 13u16) & 15u16)) / ((DIFF_TABLE_U16[((32u32) % 6u32) as usize] * 1u16) | 1u16))) as u64;
-        of[i] = ((DIFF_TABLE_F32[((1u32) % 6u32) as usize] * 1.0f32)) as f64;
+        let v0: u8 = ((((a_i32) as u8) + 72u8) >> ((15u16 << (-56i8)) & 7u16));
+        let mut t1: [u64; 3] = [(!a_u64); 3];
+        t1[1] = (13u64).checked_div(a_u64).unwrap_or(a_u64);
+        t1[2] = (a_u64).max(21u64);
+        let mut v1: u64 = (32u64).max(a_u64);
+        for &v2 in t1.iter().rev() {
+            v1 = (v2 & 36u64);
+        }
+        oi[i] = ((a_u32 | (4294967295u32).rem_euclid((69u32 | a_u32)))) as u64;
+        of[i] = ((DIFF_TABLE_F32[((52u32) % 6u32) as usize] * 1.0f32)) as f64;
     }
 }
 
@@ -1547,15 +1661,20 @@ pub fn diff_51(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut t0: [u64; 3] = [((a_i32) as u64); 3];
-        t0[1] = 27u64;
-        t0[2] = (76u64 % (69u64 | 1u64));
-        let mut v0: u64 = ((1u16) as u64);
-        for &v1 in t0.iter().step_by(2) {
-            v0 = (a_u64 + a_u64);
+        let mut v0: u64 = ((a_i32) as u64);
+        'l0: for j0 in 0u32..((27u32) % 3u32) {
+            for j1 in 0u32..(((j0 % 89u32)) % 3u32) {
+                if (true && false) {
+                    break 'l0;
+                }
+                if (a_f32 == (-1.5f32)) {
+                    continue 'l0;
+                }
+                v0 = (a_u64).checked_mul(83u64).unwrap_or(v0);
+            }
         }
-        oi[i] = ((((a_i32).checked_mul(83i32).unwrap_or((-25i32)) + (a_i32).max((-42i32)))).pow(((((-1i32) << (0i16 & 31i16)) << ((((-11.5f32)) as i64) & 31i64))) as u32 & 7)) as u64;
-        of[i] = (((((-a_f32)) as f32) / (((if (90u64 < a_u64) { (-20i16) } else { ((a_i32) as i16) })) as f32))) as f64;
+        oi[i] = (((if (false && true) { (0i64 << (0i16 & 63i16)) } else { (9223372036854775807i64).max(a_i64) })).max((!(0i64 | DiffPair { a: a_i64, b: (-15i64) }.mixed())))) as u64;
+        of[i] = ((((-((((a_i32) as i8)) as i64))) as f32)) as f64;
     }
 }
 
@@ -1570,9 +1689,14 @@ pub fn diff_52<const K: i64>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i32 = ((match (a_u32 % 8u32) { 4u32 | 3u32 => (DIFF_TABLE_I32[((57u32) % 6u32) as usize] * 1i32), _ => (a_i32 | (-33i32)) }) * (DIFF_TABLE_I32[((35u32) % 6u32) as usize] * 1i32));
-        oi[i] = (((((a_i64) as u16)).checked_div(48u16).unwrap_or(1u16) / (DIFF_TABLE_U16[((a_u32) % 6u32) as usize] * 1u16))) as u64;
-        of[i] = ((if ((93u8 < 49u8) || (a_f64 <= a_f64)) { ((-a_f32) / (a_f32 + (-1.375f32))) } else { (match (a_u32 % 8u32) { 3u32 => (5.0f32 - 2.5f32), 3u32..=3u32 => ((-10.25f32) - (-4.625f32)), _ => ((v0) as f32) }) })) as f64;
+        let mut v0: i32 = ((a_i32) as i32);
+        if true {
+            v0 = (((((128u8).checked_div(0u8).unwrap_or(94u8)) as f32)) as i32);
+        } else {
+            v0 = (a_i32).checked_div(v0).unwrap_or(a_i32);
+        }
+        oi[i] = (a_u64) as u64;
+        of[i] = ((((-12.125f64) - ((-11.625f64) * 6.125f64)) / (-12.375f64))) as f64;
     }
 }
 
@@ -1587,26 +1711,26 @@ pub fn diff_53(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i32 = (-2147483648i32);
-        for j0 in (((a_u32) % 8u32)..((a_u32) % 16u32)).step_by(((32u32) % 3u32) as usize) {
-            v0 = (match (a_u32 % 8u32) { 0u32..=2u32 => ((-75i32) >> ((a_i64 << (v0 & 63i32)) & 31i64)), _ => ((v0 ^ a_i32) % 84i32) });
-        }
-        let v1: i64 = (-16i64);
-        let mut v2: i32 = (5i32).max(a_i32);
-        if ((true || matches!((24u32 % 8u32), 2u32 | 1u32)) && ((-12.125f64) == (-11.5f64))) {
-            v2 = (71i32 & v2);
+        let mut v0: i32 = ((match (51u32 % 8u32) { 0u32 | 0u32 => (match (a_u32 % 8u32) { 3u32 | 3u32 => a_i32, _ => (-93i32) }), 0u32..=6u32 => (a_i32 << ((-84i32) & 31i32)), 0u32..=1u32 => (DIFF_TABLE_I32[((a_u32) % 6u32) as usize] * 1i32), _ => ((-81i32) % (100i32 | 1i32)) })).pow((((-90i32) >> (((a_i32) as u8) - ((a_u32) as u8)))) as u32 & 7);
+        if ((11u16 + 4u16) != (14u16).min(15u16)) {
+            v0 = v0;
         } else {
-            v2 = ((41i64) as i32);
+            v0 = (((-83i32)).checked_sub(v0).unwrap_or(a_i32) >> ((((-38i64) | 68i64) & (a_i64).rem_euclid(9223372036854775807i64)) & 31i64));
         }
-        let mut t3: [u16; 3] = [((1u16).min((1u16 | ((a_i32) as u16))) + (((a_i32) as u16) >> (((match (357917002u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) & 15i32))); 3];
-        t3[1] = ((!((a_i32) as u16)) + (DIFF_TABLE_U16[((61u32) % 6u32) as usize] * 1u16));
-        t3[2] = ((a_i32) as u16);
-        let mut v3: u16 = (65535u16).checked_mul(65535u16).unwrap_or(((a_i64) as u16));
-        for &v4 in t3.iter().skip(1) {
-            v3 = 39u16;
+        let mut v1: i32 = (a_i32 + v0);
+        for j0 in ((((0u32 ^ a_u32)) % 8u32)..(((match (53u32 % 8u32) { 0u32 => 11u32, 4u32 | 1u32 => a_u32, _ => a_u32 })) % 16u32)).step_by(((32u32) % 3u32) as usize) {
+            v1 = (a_i32 % (a_i32 | 1i32));
         }
-        oi[i] = ((((((a_f32) as i8) ^ 18i8)) as i64)) as u64;
-        of[i] = ((((((a_i64) as u16)) as f64) - ((a_f64).abs()).abs())) as f64;
+        assert!((((31u32 % 256u32) != 7u32) || (43u8 == 39u8)));
+        let mut v2: f64 = (0.625f64 - 0.0f64);
+        if ((!(-5i64)) != (a_i64 >> (7i8 & 63i8))) {
+            v2 = a_f64;
+        } else {
+            v2 = (a_f64 / a_f64);
+        }
+        let v3: u8 = (if ((-1i8) == ((a_u32) as i8)) { ((((a_u32) as i8)) as u8) } else { (89u8 << ((-79i16) & 7i16)) });
+        oi[i] = ((if ((!20u64) < (a_u64 >> (a_u64 & 63u64))) { (-100i64) } else { (if false { (!21i64) } else { ((((a_u32) as i8)) as i64) }) })) as u64;
+        of[i] = ((((a_f32 - 1.625f32) * (if false { a_f32 } else { a_f32 }))).sqrt()) as f64;
     }
 }
 
@@ -1621,12 +1745,9 @@ pub fn diff_54(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u32 = (((match (83u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)).min(a_u32);
-        for j0 in (0u32..(((if true { 75u32 } else { 2u32 })) % 4u32)).rev() {
-            v0 = a_u32;
-        }
-        oi[i] = ((((((94i16 - ((a_u32) as i16))) as u16)) as i16)) as u64;
-        of[i] = ((-((a_f32 + 2.875f32) - (1e-40f32 + 0.0f32)))) as f64;
+        let v0: u32 = ((!a_u32) ^ a_u32);
+        oi[i] = (((if (19i32 <= 82i32) { (94u16 - ((a_u32) as u16)) } else { (66u16 + 73u16) }) << ((!3u8) & 15u8))) as u64;
+        of[i] = ((((0u16 >> (((127i8) as i32) & 15i32))) as f64)) as f64;
     }
 }
 
@@ -1641,24 +1762,22 @@ pub fn diff_55(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut c0: u32 = 0u32;
-        let v0: u16 = loop {
-            if c0 >= (((1u32 >> ((-92i8) & 31i8))) % 4u32) {
-                break ((!100u16));
-            }
-            c0 += 1u32;
-        };
-        let mut v1: i16 = ((DIFF_TABLE_I16[((a_u32) % 6u32) as usize] * 1i16)).min((!100i16));
-        for j0 in 0u32..(((1u32 - a_u32)) % 4u32) {
-            v1 = (match (42u32 % 8u32) { 5u32 | 7u32 => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16), 1u32 => (16i16).abs(), 0u32 => (DIFF_TABLE_I16[((j0) % 6u32) as usize] * 1i16), _ => (-82i16) });
+        let mut v0: u16 = (1u16 >> ((-92i8) & 15i8));
+        diff_xor_into(&mut v0, (!100u16));
+        let r0 = &mut v0;
+        *r0 ^= (65535u16 | 47u16);
+        let mut v1: f32 = ((-8.25f32)).abs();
+        for j0 in 0u32..(((9u32 >> (77i8 & 31i8))) % 4u32) {
+            v1 = ((if true { a_f32 } else { 1e-40f32 }) / (12.5f32 * 10.5f32));
         }
-        assert!((((84u32 % 256u32) != 7u32) || true));
-        let mut v2: f64 = (DIFF_TABLE_F64[((45u32) % 6u32) as usize] * 1.0f64);
-        for j1 in (u32::MAX - (((if true { 44u32 } else { 93u32 })) % 4u32))..=u32::MAX {
-            v2 = ((if (65535u16 <= v0) { (DIFF_TABLE_F64[((a_u32) % 6u32) as usize] * 1.0f64) } else { ((((a_f32) as i8)) as f64) }) + (((DIFF_TABLE_F32[((2u32) % 6u32) as usize] * 1.0f32)) as f64));
+        let mut v2: i8 = (!(45i8 * ((a_i64) as i8)));
+        if (!((-44i64) > 93i64)) {
+            v2 = (((0u16 >> (v0 & 15u16))) as i8);
+        } else {
+            v2 = (v2).checked_add(((a_f32) as i8)).unwrap_or(v2);
         }
-        oi[i] = ((63i64 * (if ((-41i16) > ((a_f32) as i16)) { ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64) } else { (35i64).max(63i64) }))) as u64;
-        of[i] = (((((-4.875f32) - 2.125f32) / (match (85u32 % 8u32) { 4u32 | 3u32 => (-8.75f32), 6u32 | 0u32 => a_f32, _ => 6.25f32 }))).sqrt()) as f64;
+        oi[i] = ((((16i32 ^ a_i32)).div_euclid(2147483647i32) % ((if ((-41i16) > ((a_f32) as i16)) { ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) } else { (35i32).max(0i32) }) | 1i32))) as u64;
+        of[i] = ((((-4.875f64) / (a_f64 * 0.1f64))).abs()) as f64;
     }
 }
 
@@ -1673,23 +1792,18 @@ pub fn diff_56(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u16 = (96u16 % ((((a_f32) as u16) << ((-98i32) & 15i32)) | 1u16));
-        let mut v1: i32 = ((-61i32) | a_i32);
-        for j0 in ((((0u32 | a_u32)) % 8u32)..(((10u32).max(a_u32)) % 16u32)).step_by(((4294967295u32) % 3u32) as usize) {
-            v1 = (a_i32 % ((-28i32) | 1i32));
+        let v0: u16 = (85u16 >> (((55u64) as i64) & 15i64));
+        let mut v1: u32 = (DIFF_TABLE_U32[((100u32) % 6u32) as usize] * 1u32);
+        diff_xor_into(&mut v1, ((a_u32).checked_mul(36u32).unwrap_or(0u32) | a_u32));
+        let r1 = &mut v1;
+        *r1 ^= ((4.25f64) as u32);
+        let v2: u16 = 28u16;
+        let mut v3: i32 = (-(67i32 >> (((a_i64) as u16) & 31u16)));
+        for j0 in (u32::MAX - (((v1 ^ 52u32)) % 4u32))..=u32::MAX {
+            v3 = (((37i32).abs()) as i32);
         }
-        let mut v2: u16 = v0;
-        for j1 in ((((a_u32 / (71u32 | 1u32))) % 8u32)..(((10u32 ^ a_u32)) % 16u32)).step_by(((33u32) % 3u32) as usize) {
-            v2 = (((((-10.5f64)).abs()) as u16)).max(((match (88u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16));
-        }
-        let mut v3: i8 = ((!(match (89u32 % 8u32) { 0u32 => (-77i8), 7u32 => ((a_i32) as i8), 2u32 => ((a_i32) as i8), _ => ((a_u32) as i8) })) ^ (16i8).checked_rem(((a_i32) as i8)).unwrap_or(((a_f32) as i8)));
-        if ((a_i64 >> (85i32 & 63i32)) > ((-1i64)).saturating_add(a_i64)) {
-            v3 = ((((8.0f32 + a_f32)) as i8)).abs();
-        } else {
-            v3 = (((a_u32) as i8)).max((((v2).checked_add(((a_f32) as u16)).unwrap_or(((a_f32) as u16))) as i8));
-        }
-        oi[i] = (29u64) as u64;
-        of[i] = (((((a_i64) as f32) / (a_f32).abs())).sqrt()) as f64;
+        oi[i] = (((-((a_u32) as i8)) * (!(((a_i64) as i8) ^ (-44i8))))) as u64;
+        of[i] = (0.0f32) as f64;
     }
 }
 
@@ -1728,14 +1842,20 @@ pub fn diff_57<const K: i8>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u6
                 v1 = (DIFF_TABLE_F64[((5u32) % 6u32) as usize] * 1.0f64);
             }
         }
-        let t2: [u64; 3] = [(8377701081166153934u64 ^ a_u64), 96u64, (64u64 ^ a_u64)];
-        let v2: u64 = t2.iter().copied().fold((75u64 + 36u64), |v2, v3| (v3 << 97u16));
-        let mut v4: i16 = (((-23i16)) as i16);
-        if ((!(-18i64)) != a_i64) {
-            v4 = (((-v4) << ((a_i64 % (a_i64 | 1i64)) & 15i64))).max((((2426521274u32) as i16)).min(((a_i64) as i16)));
-        } else {
-            v4 = v4;
+        let mut v2: u64 = (8377701081166153934u64 ^ a_u64);
+        'l2: for j4 in 0u32..((96u32) % 3u32) {
+            for j5 in 0u32..(((32u32 ^ a_u32)) % 3u32) {
+                if (matches!((36u32 % 8u32), 4u32) || true) {
+                    break 'l2;
+                }
+                if true {
+                    continue 'l2;
+                }
+                v2 = (37u64 - 10u64);
+            }
         }
+        let v3: u8 = (!((((a_i64) as u8) ^ ((a_u32) as u8))).max((match (a_u32 % 8u32) { 4u32 => ((a_u32) as u8), 4u32 | 1u32 => 57u8, 7u32 | 5u32 => 38u8, _ => 255u8 })));
+        assert!((((a_u32 % 256u32) != 7u32) || false));
         oi[i] = ((((((match (93u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) - ((-49i32)).pow((0i32) as u32 & 7))) as u64)) as u64;
         of[i] = (((DIFF_TABLE_F64[((61u32) % 6u32) as usize] * 1.0f64) - a_f64)) as f64;
     }
@@ -1752,15 +1872,12 @@ pub fn diff_58(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut c0: u32 = 0u32;
-        let v0: i64 = loop {
-            if c0 >= ((a_u32) % 4u32) {
-                break ((((-19i64)).max((-51i64)) >> ((if true { 4u32 } else { a_u32 }) & 63u32)));
-            }
-            c0 += 1u32;
-        };
-        oi[i] = ((DIFF_TABLE_U8[((a_u32) % 6u32) as usize] * 1u8)) as u64;
-        of[i] = ((((a_f64).sqrt() + (a_f64 - a_f64))).sqrt()) as f64;
+        let mut v0: i64 = a_i64;
+        diff_xor_into(&mut v0, (((-19i64)).max((-51i64)) >> ((if true { 4u32 } else { a_u32 }) & 63u32)));
+        let r0 = &mut v0;
+        *r0 ^= (57i64 * 45i64);
+        oi[i] = ((((a_u32) as i16) ^ (((-63i16) | (-20i16)) | (((a_f32) as i16) >> (((a_i32) as u16) & 15u16))))) as u64;
+        of[i] = ((DIFF_TABLE_F32[((a_u32) % 6u32) as usize] * 1.0f32)) as f64;
     }
 }
 
@@ -1775,15 +1892,24 @@ pub fn diff_59(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u32 = (17u32).checked_sub(a_u32).unwrap_or(61u32);
-        if ((-a_i64) >= ((-9223372036854775808i64) >> a_u64)) {
-            v0 = (if true { a_u32 } else { v0 });
-        } else {
-            v0 = (((-5.75f64)) as u32);
+        let mut v0: u32 = 17u32;
+        for j0 in ((((a_u32 | a_u32)) % 8u32)..((a_u32) % 16u32)).step_by(((13u32) % 3u32) as usize) {
+            v0 = (match (v0 % 8u32) { 3u32..=6u32 => 1991565912u32, _ => v0 });
         }
-        let v1: u16 = ((((a_f32) as u16) * ((a_i64) as u16)) * (((a_i64) as u16)).min(((a_i64) as u16)));
-        oi[i] = ((((((v1 / (((a_u32) as u16) | 1u16))) as f32)) as i8)) as u64;
-        of[i] = ((((-10.5f64) + (a_f64 - 12.25f64)) / (-a_f64))) as f64;
+        let mut v1: u16 = (((((a_i32 != a_i32)) as i8)) as u16);
+        'l1: for j1 in 0u32..(((a_u32 << (a_i32 & 31i32))) % 3u32) {
+            for j2 in 0u32..(((if (a_u32 == a_u32) { 11u32 } else { a_u32 })) % 3u32) {
+                if ((13i8 < (-34i8)) || matches!((v0 % 8u32), 0u32 | 5u32)) {
+                    break 'l1;
+                }
+                if (55i8 != (-22i8)) {
+                    continue 'l1;
+                }
+                v1 = (((match (v0 % 8u32) { 3u32 => ((a_u32) as u16), 2u32 => ((a_i32) as u16), _ => ((a_u32) as u16) }) / (!65535u16)) - 16u16);
+            }
+        }
+        oi[i] = ((((a_i32 >> ((-1i16) & 31i16)) >> ((v1).checked_add(0u16).unwrap_or(v1) & 31u16)) >> (((match (v0 % 8u32) { 2u32..=3u32 => ((a_i64) as u8), _ => ((a_f32) as u8) }) | ((true) as u8)) & 31u8))) as u64;
+        of[i] = ((((match (v0 % 8u32) { 6u32 | 4u32 => 7.25f32, _ => a_f32 }) / ((81i16) as f32)) + (((47i32) as f32) - (((-43i16)) as f32)))) as f64;
     }
 }
 
@@ -1799,10 +1925,13 @@ pub fn diff_60<const K: i16>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: f32 = (1.625f32 + (-2.375f32));
-        let v1: u64 = (97u64 - (DIFF_TABLE_U64[((a_u32) % 6u32) as usize] * 1u64));
-        let v2: f32 = ((((if matches!((4294967295u32 % 8u32), 0u32..=7u32) { ((a_i32) as i16) } else { ((a_i32) as i16) })) as f32) / (v0 / v0));
-        oi[i] = ((67u8 << ((if matches!((a_u32 % 8u32), 4u32..=7u32) { (60i32 % (37i32 | 1i32)) } else { ((-71i32) << 15u8) }) & 7i32))) as u64;
-        of[i] = ((a_f32 / (DIFF_TABLE_F32[((84u32) % 6u32) as usize] * 1.0f32))) as f64;
+        let v1: u64 = ((24u16) as u64);
+        let mut v2: i64 = a_i64;
+        for j0 in ((((56u32).checked_div(1u32).unwrap_or(a_u32)) % 8u32)..((78u32) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v2 = ((v2 | a_i64) % ((v2 ^ v2) | 1i64));
+        }
+        oi[i] = (((if (((a_f32) as i16) >= (-1i16)) { (match (a_u32 % 8u32) { 5u32 => ((a_i32) as u8), _ => ((a_i64) as u8) }) } else { 0u8 }) ^ (((a_i64) as u8) / ((7u8).checked_add(((a_i32) as u8)).unwrap_or(((a_i64) as u8)) | 1u8)))) as u64;
+        of[i] = (((((DIFF_TABLE_F64[((31u32) % 6u32) as usize] * 1.0f64) - ((-3.125f64) + a_f64))) as f64)) as f64;
     }
 }
 
@@ -1817,32 +1946,31 @@ pub fn diff_61(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u8 = (match (99u32 % 8u32) { 3u32 => ((a_i64) as u8), 1u32..=5u32 => 235u8, 3u32 => ((a_f32) as u8), _ => 73u8 });
-        for j0 in (0u32..=(((8u32).max(31u32)) % 4u32)).rev() {
-            v0 = v0;
-        }
-        let v1: u8 = (if (matches!((a_u32 % 8u32), 4u32 | 4u32) || ((-8.25f32) >= (-3.75f32))) { ((if ((-13i16) > (-5i16)) { v0 } else { v0 }) << ((((a_f32) as i8) | (-34i8)) & 7i8)) } else { ((91u8 & v0) << ((a_i32).checked_div((-46i32)).unwrap_or(a_i32) & 7i32)) });
-        let mut v2: i16 = (((a_u32) as i16)).max(((a_u32) as i16));
-        if (a_i64 == ((-9223372036854775808i64) - a_i64)) {
-            v2 = (v2 >> a_u32);
-        } else {
-            v2 = (v2 + 32767i16);
-        }
-        let mut v3: u8 = (((a_f32) as u8) >> v1);
-        if matches!((1u32 % 8u32), 3u32..=5u32) {
-            v3 = (65u8).checked_add(v1).unwrap_or(((a_u32) as u8));
-        } else {
-            v3 = (((a_i32) as u8) >> ((-93i16) & 7i16));
-        }
-        let mut c4: u32 = 0u32;
-        let v4: u16 = loop {
-            if c4 >= ((((2147483647i32) as u32)) % 4u32) {
-                break ((if matches!((4294967295u32 % 8u32), 2u32..=3u32) { ((87u64) as u16) } else { 17u16 }));
+        let v0: u8 = ((a_i32) as u8);
+        let mut c1: u32 = 0u32;
+        let v1: i32 = loop {
+            if c1 >= (((4294967295u32 & 42u32)) % 4u32) {
+                break (((DIFF_TABLE_I32[((74u32) % 6u32) as usize] * 1i32)).abs());
             }
-            c4 += 1u32;
+            c1 += 1u32;
         };
-        oi[i] = ((((16u16 & ((a_f32) as u16)) + ((1.375f64) as u16)) ^ v4)) as u64;
-        of[i] = ((((((a_i32) as i64) << (77u8).min(v0))) as f64)) as f64;
+        let mut v2: i16 = (17i16 << (((((a_f32) as i16) >> (v0 & 15u8)) % (((false) as i16) | 1i16)) & 15i16));
+        if ((!(-30i8)) >= ((-34i8)).max(((a_f32) as i8))) {
+            v2 = (if (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) > (!(-54i16))) { (if (a_f64 == (-11.75f64)) { ((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) } else { ((match (91u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) }) } else { (((1.25f32) as i16) - ((-32768i16) + ((a_i32) as i16))) });
+        } else {
+            v2 = ((a_u32) as i16);
+        }
+        let v3: i64 = (30i64 >> a_u32);
+        assert!((((1u32 % 256u32) != 7u32) || (((31i16) as i32) > ((8u8) as i32))));
+        let mut t4: [i64; 3] = [((-65i64) ^ (match (a_u32 % 8u32) { 2u32 => (v3 & a_i64), _ => (DIFF_TABLE_I64[((a_u32) % 6u32) as usize] * 1i64) })); 3];
+        t4[1] = (match (a_u32 % 8u32) { 4u32..=5u32 => (match (82u32 % 8u32) { 2u32..=3u32 => (0i64 | DiffPair { a: 9223372036854775807i64, b: v3 }.mixed()), 1u32..=3u32 => (-17i64), 6u32 | 3u32 => (v3 ^ a_i64), _ => (a_i64 ^ (-3i64)) }), 1u32..=3u32 => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64), _ => (!v3) });
+        t4[2] = a_i64;
+        let mut v4: i64 = (((a_i64 ^ (-61i64))).max((a_i64).min(a_i64)) << ((((a_u32) as u8)).min((if false { ((a_u32) as u8) } else { 100u8 })) & 63u8));
+        for &v5 in t4.iter().rev() {
+            v4 = (if ((true || matches!((1688915791u32 % 8u32), 6u32 | 3u32)) && (a_u64 <= 99u64)) { ((0i64 | DiffPair::new((-17i64), v3).b) & ((-60i64) - a_i64)) } else { ((0i64 | DiffPair::new(a_i64, v5).b) & ((-70i64)).saturating_mul(a_i64)) });
+        }
+        oi[i] = (((if ((11u16 != ((a_f32) as u16)) && (10i8 == ((a_i32) as i8))) { (46u8).min(((a_u32) as u8)) } else { ((92i8) as u8) }) >> ((((7u8) as u16) ^ (26u16 * 89u16)) & 7u16))) as u64;
+        of[i] = (((((match (58u32 % 8u32) { 6u32 | 6u32 => 73u32, _ => a_u32 }) + ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32))) as f32)) as f64;
     }
 }
 
@@ -1857,21 +1985,23 @@ pub fn diff_62<const K: i64>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u64 = 64u64;
-        let mut v1: u8 = ((((-11.0f64)) as u8) >> ((DIFF_TABLE_I8[((a_u32) % 6u32) as usize] * 1i8) & 7i8));
-        if (65535u16 < (!((a_f32) as u16))) {
-            v1 = v1;
-        } else {
-            v1 = v1;
+        let mut v0: u64 = ((a_u64 * 23u64) / ((64u64 % a_u64) | 1u64));
+        for j0 in (0u32..((0u32) % 4u32)).rev() {
+            v0 = (18446744073709551615u64).min((!a_u64));
         }
-        let mut v2: i32 = a_i32;
-        if ((9223372036854775807i64 >> (43u32 & 63u32)) != (-50i64)) {
-            v2 = (-9i32);
-        } else {
-            v2 = (match (37u32 % 8u32) { 6u32 => v2, 3u32..=7u32 => (-89i32), _ => v2 });
-        }
-        oi[i] = ((DIFF_TABLE_I8[((a_u32) % 6u32) as usize] * 1i8)) as u64;
-        of[i] = ((match (a_u32 % 8u32) { 0u32 | 6u32 => (((v2 ^ 0i32)) as f32), 0u32..=6u32 => ((DIFF_TABLE_F32[((44u32) % 6u32) as usize] * 1.0f32) + ((a_f64) as f32)), 6u32 | 3u32 => ((a_f32 - (-5.125f32))).sqrt(), _ => ((DIFF_TABLE_F32[((a_u32) % 6u32) as usize] * 1.0f32)).abs() })) as f64;
+        let mut v1: i32 = (match (45u32 % 8u32) { 0u32 => (!a_i32), 4u32..=6u32 => (((-1i32) % (a_i32 | 1i32)) | 92i32), _ => ((-80i32)).abs() });
+        diff_xor_into(&mut v1, ((((76u16).max(98u16)) as i32) & (if (80i16 == ((a_i32) as i16)) { (((-5i16)) as i32) } else { ((79u16) as i32) })));
+        let r1 = &mut v1;
+        *r1 ^= (match (a_u32 % 8u32) { 0u32..=6u32 => (-17i32), 3u32..=4u32 => a_i32, _ => a_i32 });
+        let mut c2: u32 = 0u32;
+        let v2: u32 = loop {
+            if c2 >= ((25u32) % 4u32) {
+                break (a_u32);
+            }
+            c2 += 1u32;
+        };
+        oi[i] = ((v0 << ((((v2) as i64) * (K >> (v0 & 63u64))) & 63i64))) as u64;
+        of[i] = ((-(((-11.625f64) * a_f64) * a_f64))) as f64;
     }
 }
 
@@ -1898,27 +2028,20 @@ pub fn diff_63(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
                 v0 = ((17u64) as f64);
             }
         }
-        let mut v1: u16 = (15u16).saturating_mul(((a_f32) as u16));
-        'l1: for j2 in 0u32..(((36u32 | 45u32)) % 3u32) {
-            for j3 in 0u32..(((a_u32 << (30u16 & 31u16))) % 3u32) {
-                if ((1u64 < 26u64) && false) {
-                    break 'l1;
-                }
-                if (15i16 >= ((a_i32) as i16)) {
-                    continue 'l1;
-                }
-                v1 = (match (a_u32 % 8u32) { 6u32 | 1u32 => 15u16, 4u32 | 1u32 => v1, 7u32 => ((a_u32) as u16), _ => v1 });
+        let mut c1: u32 = 0u32;
+        let v1: u16 = loop {
+            if c1 >= (((31u32).saturating_mul(a_u32)) % 4u32) {
+                break ((64u16 ^ ((a_u32) as u16)));
             }
-        }
-        let v2: i64 = (DIFF_TABLE_I64[((a_u32) % 6u32) as usize] * 1i64);
-        let mut v3: u64 = (18446744073709551615u64 >> 16u32);
-        if matches!((0u32 % 8u32), 0u32 | 6u32) {
-            v3 = a_u64;
-        } else {
-            v3 = 48u64;
-        }
-        oi[i] = (((!(13i64).abs()) >> (((72i32 << (((a_i64) as i8) & 31i8)) ^ (!(-42i32))) & 63i32))) as u64;
-        of[i] = ((((match (a_u32 % 8u32) { 2u32..=5u32 => ((43u8).abs_diff(128u8) as u8), 0u32..=6u32 => (47u8 % (7u8 | 1u8)), 2u32..=4u32 => (if true { 14u8 } else { 28u8 }), _ => (((a_i64) as u8) % (((a_i64) as u8) | 1u8)) })) as f64)) as f64;
+            c1 += 1u32;
+        };
+        let mut v2: i8 = (((19i8 * (-78i8)) << (88u16 & 7u16)) << (((v1).min(40u16) << ((37u8 << (a_u32 & 7u32)) & 15u8)) & 7u16));
+        diff_xor_into(&mut v2, (if ((a_f64 / a_f64) != ((33u8) as f64)) { (!(if true { (-64i8) } else { (-25i8) })) } else { ((((a_i32) as i8)).checked_div((-128i8)).unwrap_or(16i8)).max((match (a_u32 % 8u32) { 5u32..=7u32 => ((a_f32) as i8), _ => (-89i8) })) }));
+        let r2 = &mut v2;
+        *r2 ^= ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
+        let v3: i64 = (72i64 << (((a_i64) as i8) & 63i8));
+        oi[i] = (((42u32 ^ ((match (31u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) << (!(!((a_f32) as u8))))) as u64;
+        of[i] = (((-12.0f32) / (0.875f32).sqrt())) as f64;
     }
 }
 
@@ -1933,22 +2056,10 @@ pub fn diff_64<const K: i32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut t0: [u64; 3] = [(((((4294967295u32 | 84u32)) as u16)) as u64); 3];
-        t0[1] = 44u64;
-        t0[2] = ((((75u32) as u64) + 35u64) * (!(((-7i16)) as u64)));
-        let mut v0: u64 = (((!84u64) >> (50u64 & 63u64)) | 51u64);
-        for &v1 in t0.iter().rev() {
-            v0 = 96u64;
-        }
-        let mut c2: u32 = 0u32;
-        let v2: f64 = loop {
-            if c2 >= (((a_u32 << (49u8 & 31u8))) % 4u32) {
-                break ((DIFF_TABLE_F64[((85u32) % 6u32) as usize] * 1.0f64));
-            }
-            c2 += 1u32;
-        };
-        oi[i] = (14u16) as u64;
-        of[i] = ((if matches!((a_u32 % 8u32), 7u32 | 1u32) { (((7.5f32 + 6.0f32)) as f64) } else { (((((-1i16)) as f32)) as f64) })) as f64;
+        let v0: u64 = (((84u64 >> (a_i64 & 63i64))).max(44u64) ^ ((0u64 + a_u64) * (35u64).checked_rem(a_u64).unwrap_or(a_u64)));
+        let v1: u64 = (43u64).checked_div(v0).unwrap_or(v0);
+        oi[i] = ((((70u32 + a_u32) - (24u32 & a_u32)) << (((a_u32 << (49u8 & 31u8)) << ((70i16 >> ((-54i8) & 15i8)) & 31i16)) & 31u32))) as u64;
+        of[i] = ((((a_f32 + 10.875f32)) as f32)) as f64;
     }
 }
 
@@ -1963,28 +2074,25 @@ pub fn diff_65(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i64 = (((a_i64 - a_i64) / ((if true { a_i64 } else { 64i64 }) | 1i64))).abs();
-        for j0 in 0u32..(((32u32 % (32u32 | 1u32))) % 4u32) {
-            v0 = ((if (68u64 == a_u64) { (a_i64 + a_i64) } else { v0 }) >> ((!((-14i8)).abs()) & 63i8));
+        let v0: i64 = (match (1u32 % 8u32) { 1u32 | 2u32 => (if true { (0i64 | DiffPair::new(55i64, 65i64).b) } else { ((-75i64) / (-91i64)) }), 4u32 => (((-14i64)).abs() + (a_i64 & (-77i64))), 1u32 | 6u32 => (-72i64), _ => 95i64 });
+        assert!((((a_u32 % 256u32) != 7u32) || (true || (!true))));
+        let v1: i64 = (((-39i64) << (a_u64 & 63u64)) ^ (if true { a_i64 } else { 98i64 }));
+        let v2: u8 = (((((8u32 ^ a_u32)) as u32)) as u8);
+        let mut v3: f32 = (match (16u32 % 8u32) { 3u32 => (if ((-1i8) >= 70i8) { (-1.0f32) } else { (-2.0f32) }), 4u32..=7u32 => (-1.75f32), _ => ((-10.5f32) * a_f32) });
+        'l3: for j0 in 0u32..(((4294967295u32 | a_u32)) % 3u32) {
+            for j1 in 0u32..(((if ((-0.0f32) == a_f32) { a_u32 } else { a_u32 })) % 3u32) {
+                if true {
+                    break 'l3;
+                }
+                if ((-94i32) > (-47i32)) {
+                    continue 'l3;
+                }
+                v3 = (if true { (a_f32 - a_f32) } else { a_f32 });
+            }
         }
-        let v1: u64 = ((match (a_u32 % 8u32) { 0u32..=1u32 => ((((a_u32) as u16)) as u64), 0u32..=6u32 => (16u64 << (32767i16 & 63i16)), _ => (a_u64 << (37u16 & 63u16)) }) ^ ((18446744073709551615u64 | 46u64) % ((a_u32) as u64)));
-        let mut v2: f64 = (-a_f64);
-        for j1 in (u32::MAX - (((43u32).checked_mul(75u32).unwrap_or(30u32)) % 4u32))..=u32::MAX {
-            v2 = (12.375f64 / 8.75f64);
-        }
-        let mut t3: [u8; 3] = [(((v1 << (83u8 & 63u8))) as u8); 3];
-        t3[1] = 59u8;
-        t3[2] = (((a_i32) as u8)).checked_mul(80u8).unwrap_or(63u8);
-        let mut v3: u8 = 66u8;
-        for &v4 in t3.iter().rev() {
-            v3 = ((v3 ^ v4) << (96i16 & 7i16));
-        }
-        let mut v5: f32 = ((a_i32) as f32);
-        for j2 in (0u32..=(((a_u32 / (a_u32 | 1u32))) % 4u32)).rev() {
-            v5 = (((((-9.5f64)) as f32) - ((v2) as f32)) / ((a_i32) as f32));
-        }
-        oi[i] = (((-31i8)).abs()) as u64;
-        of[i] = ((-(-((33u64) as f32)))) as f64;
+        let v4: i8 = ((match (10u32 % 8u32) { 1u32..=2u32 => (-47i8), _ => ((a_i64) as i8) }) & (((a_f32) as i8) * (-100i8)));
+        oi[i] = (((match (16u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) as u64;
+        of[i] = ((-((2.375f32 + 9.375f32) / (v3 - (-1.5f32))))) as f64;
     }
 }
 
@@ -1999,32 +2107,19 @@ pub fn diff_66(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u8 = (((a_f32) as u8)).saturating_add(((((a_i32) as u8) >> (-14i8)) << (((((a_i32) as i16)) as i32) & 7i32)));
-        if (((-7.0f32) * a_f32) <= ((-0.0f32) + 0.1f32)) {
-            v0 = ((a_f32) as u8);
-        } else {
-            v0 = v0;
+        let v0: u8 = 49u8;
+        let v1: f64 = (a_f64 - (match (56u32 % 8u32) { 1u32..=4u32 => (-0.0f64), _ => (a_f64 + a_f64) }));
+        let mut t2: [u64; 3] = [(DIFF_TABLE_U64[((87u32) % 6u32) as usize] * 1u64); 3];
+        t2[1] = (73u64).min(62u64);
+        t2[2] = (47u64 | 88u64);
+        let mut v2: u64 = (match (3u32 % 8u32) { 4u32 | 4u32 => 63u64, 5u32 | 3u32 => 63u64, 2u32..=6u32 => 57u64, _ => 42u64 });
+        for &v3 in t2.iter().rev() {
+            v2 = (DIFF_TABLE_U64[((a_u32) % 6u32) as usize] * 1u64);
         }
-        let mut v1: u32 = 47u32;
-        for j0 in (0u32..(((20u32).max(a_u32)) % 4u32)).rev() {
-            v1 = (((11.875f64) as u32)).min((a_u32 - a_u32));
-        }
-        let mut v2: f32 = (((-0.375f32) / (-0.0f32)) + (-6.75f32));
-        if (((a_f64) as u32) != (a_u32 << ((-48i16) & 31i16))) {
-            v2 = ((3.4e38f32 + a_f32) - 11.625f32);
-        } else {
-            v2 = ((v2).sqrt()).sqrt();
-        }
-        let mut c3: u32 = 0u32;
-        let v3: i32 = loop {
-            if c3 >= ((92u32) % 4u32) {
-                break (((((99i64) as i32) | ((-42i32) & a_i32))).max((-(DIFF_TABLE_I32[((61u32) % 6u32) as usize] * 1i32))));
-            }
-            c3 += 1u32;
-        };
-        let v4: i32 = ((a_i32).abs() / ((a_i32 & 74i32) | 1i32));
-        oi[i] = (4u64) as u64;
-        of[i] = ((((((((a_i32) as u8) + 3u8)) as i32)) as f64)) as f64;
+        let v4: i16 = ((-17i16) << 24i64);
+        let v5: u8 = (((a_i64) as u8) / (v0 | 1u8));
+        oi[i] = ((if ((8i8 != ((a_i64) as i8)) || true) { 92u8 } else { ((0u8 | v5)).max((v5 & 7u8)) })) as u64;
+        of[i] = ((((((-1.125f32) * a_f32) * (-a_f32))) as f32)) as f64;
     }
 }
 
@@ -2039,13 +2134,16 @@ pub fn diff_67(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u8 = ((61u8 << (a_i64 & 7i64))).min(((84i64) as u8));
-        let mut v1: u64 = a_u64;
-        for j0 in (u32::MAX - (((a_u32 & 95u32)) % 4u32))..=u32::MAX {
-            v1 = 4u64;
+        let mut v0: u8 = ((a_u32) as u8);
+        if (((match (62u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64) > ((-78i64) ^ 0i64)) {
+            v0 = ((a_i32) as u8);
+        } else {
+            v0 = (((62u8) as u8) << (30i16 - 34i16));
         }
-        oi[i] = (((((0i64 | DiffPair::new((-92i64), a_i64).b) - (57i64).min(a_i64))) as u16)) as u64;
-        of[i] = (((DIFF_TABLE_F64[((a_u32) % 6u32) as usize] * 1.0f64) / (a_f64 + a_f64))) as f64;
+        assert!((((40u32 % 256u32) != 7u32) || (57u64 < 18446744073709551615u64)));
+        let v1: f32 = ((a_f32) as f32);
+        oi[i] = (((((((a_i64) as i8) << a_u32)) as u8) >> (((97u8).max(((a_u32) as u8)) % (v0 | 1u8)) & 7u8))) as u64;
+        of[i] = ((4.5f64 * (DIFF_TABLE_F64[((a_u32) % 6u32) as usize] * 1.0f64))) as f64;
     }
 }
 
@@ -2068,21 +2166,15 @@ pub fn diff_68<const K: u8>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u6
         for &v2 in t1.iter() {
             v1 = (a_f64 + v1);
         }
-        let mut v3: i32 = (-(!(-a_i32)));
-        if false {
-            v3 = (match (48u32 % 8u32) { 2u32..=2u32 => (((-60i32) & 20i32)).abs(), _ => ((((-1i16)) as i32) | (DIFF_TABLE_I32[((52u32) % 6u32) as usize] * 1i32)) });
+        let v3: i32 = (14i32).checked_rem((-4i32)).unwrap_or(a_i32);
+        let mut v4: i16 = (!32i16);
+        if ((true || true) && (((a_u32) as u16) >= 16u16)) {
+            v4 = (!v4);
         } else {
-            v3 = (57i32).checked_mul(v3).unwrap_or(v3);
+            v4 = (v4).min(((a_i64) as i16));
         }
-        let mut c4: u32 = 0u32;
-        let v4: u64 = loop {
-            if c4 >= (((a_u32 * 31u32)) % 4u32) {
-                break ((75u64).min(((38i8) as u64)));
-            }
-            c4 += 1u32;
-        };
-        oi[i] = ((8u8).checked_rem(((a_f32) as u8)).unwrap_or(K)) as u64;
-        of[i] = (0.0f64) as f64;
+        oi[i] = ((((match (31u32 % 8u32) { 7u32 | 6u32 => ((a_i32) as i8), _ => 73i8 })).div_euclid((if true { 95i8 } else { ((a_i32) as i8) })) * ((match (62u32 % 8u32) { 6u32 | 2u32 => (-90i8), 3u32 | 6u32 => ((a_f32) as i8), _ => (-128i8) }) * (((a_i64) as i8) >> (v3 & 7i32))))) as u64;
+        of[i] = (((((match (4294967295u32 % 8u32) { 4u32 | 7u32 => a_f32, 2u32 | 4u32 => v0, _ => 10.0f32 }) + ((v0) as f32))) as f64)) as f64;
     }
 }
 
@@ -2097,9 +2189,12 @@ pub fn diff_69<const K: i16>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u64 = ((!a_u64) >> (match (a_u32 % 8u32) { 0u32..=1u32 => 16i16, _ => (-78i16) }));
-        oi[i] = ((match (0u32 % 8u32) { 0u32 => 5u32, _ => a_u32 })) as u64;
-        of[i] = ((((if (a_u64 != v0) { (DIFF_TABLE_F32[((87u32) % 6u32) as usize] * 1.0f32) } else { (((-43i64)) as f32) })) as f32)) as f64;
+        let mut v0: u64 = (a_u64).checked_sub(a_u64).unwrap_or(3u64);
+        for j0 in (0u32..(((a_u32 << (-53i64))) % 4u32)).rev() {
+            v0 = (a_u64 ^ (match (a_u32 % 8u32) { 6u32 => a_u64, _ => a_u64 }));
+        }
+        oi[i] = (72i64) as u64;
+        of[i] = (((-((2.0f64) as f32)) * (11.0f32 - (-2.125f32)))) as f64;
     }
 }
 
@@ -2114,31 +2209,32 @@ pub fn diff_70(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut t0: [i8; 3] = [((5e-324f64) as i8); 3];
-        t0[1] = ((-1i8) | ((a_u32) as i8));
-        t0[2] = 78i8;
-        let mut v0: i8 = (66i8 << (a_u32 & 7u32));
-        for &v1 in t0.iter().rev() {
-            v0 = (v0 >> (a_u64 & 7u64));
-        }
-        let mut c2: u32 = 0u32;
-        let v2: u16 = loop {
-            if c2 >= (((match (a_u32 % 8u32) { 1u32 | 5u32 => 81u32, 1u32 | 0u32 => 3u32, 2u32..=7u32 => a_u32, _ => a_u32 })) % 4u32) {
-                break (((46u16).div_euclid(((a_f32) as u16)) << (((38u64).min(62u64)).max(88u64) & 15u64)));
+        let mut v0: i8 = ((5e-324f64) as i8);
+        'l0: for j0 in 0u32..(((1u32 | a_u32)) % 3u32) {
+            for j1 in 0u32..(((78u32 & j0)) % 3u32) {
+                if (8.25f32 >= a_f32) {
+                    break 'l0;
+                }
+                if (false || true) {
+                    continue 'l0;
+                }
+                v0 = ((false) as i8);
             }
-            c2 += 1u32;
-        };
-        let mut t3: [f32; 3] = [(((1e-40f32 - 10.625f32) + (6.75f32 * (-9.125f32))) / (((-4.375f32) - a_f32)).sqrt()); 3];
-        t3[1] = (match (32u32 % 8u32) { 2u32..=3u32 => (match (a_u32 % 8u32) { 1u32 | 3u32 => ((-2.125f32) * a_f32), 1u32..=5u32 => ((-3.625f32) / a_f32), 4u32 | 3u32 => ((a_i32) as f32), _ => (1e-40f32 + 7.375f32) }), 7u32 => a_f32, _ => ((match (a_u32 % 8u32) { 1u32 | 3u32 => a_f32, 2u32..=6u32 => 4.75f32, _ => a_f32 })).abs() });
-        t3[2] = (match (6u32 % 8u32) { 0u32 => (a_f32 - 5.0f32), 0u32..=3u32 => (((3155839153u32 ^ 67u32)) as f32), 5u32 => (((-6.125f32) / (-2.25f32)) * (-7.625f32)), _ => ((a_f32).abs() * a_f32) });
-        let mut v3: f32 = 11.75f32;
-        for &v4 in t3.iter() {
-            v3 = (DIFF_TABLE_F32[((0u32) % 6u32) as usize] * 1.0f32);
         }
-        let v5: i64 = ((a_i64 + a_i64)).min((if (33i16 >= 56i16) { (-8i64) } else { (-47i64) }));
-        assert!((((1u32 % 256u32) != 7u32) || ((match (71u32 % 8u32) { 2u32 | 3u32 => 64u64, 0u32 => a_u64, 6u32 | 4u32 => a_u64, _ => a_u64 }) <= (63u64 ^ 64u64))));
-        oi[i] = (((((a_u64 >= a_u64)) as i32) >> (((42u32 / (31u32 | 1u32)) & 32u32) & 31u32))) as u64;
-        of[i] = (((DIFF_TABLE_F64[((2384734653u32) % 6u32) as usize] * 1.0f64) + (match (14u32 % 8u32) { 2u32..=5u32 => ((1i32) as f64), 0u32 => ((-11.125f64) * 5.375f64), 0u32 => (5.0f64).sqrt(), _ => (a_f64 - a_f64) }))) as f64;
+        let mut v1: f64 = (-a_f64);
+        if ((((a_u32) as u8)).min(62u8) > 88u8) {
+            v1 = ((((92u32 ^ a_u32)).max((DIFF_TABLE_U32[((0u32) % 6u32) as usize] * 1u32))) as f64);
+        } else {
+            v1 = (match (9u32 % 8u32) { 6u32 | 1u32 => ((a_f64 + 0.875f64) - (a_f64 + (-5.875f64))), 7u32 | 6u32 => ((8.375f64 - a_f64) + a_f64), 0u32 | 3u32 => (-a_f64), _ => ((a_f64 * (-2.125f64)) / a_f64) });
+        }
+        let mut v2: u32 = (match (28u32 % 8u32) { 3u32 => a_u32, _ => a_u32 });
+        diff_xor_into(&mut v2, 81u32);
+        let r2 = &mut v2;
+        *r2 ^= (12u32 % (a_u32 | 1u32));
+        let v3: f32 = (match (a_u32 % 8u32) { 1u32 | 3u32 => ((((a_u32) as u8)) as f32), 2u32..=7u32 => ((-0.0f32)).abs(), _ => 9.625f32 });
+        assert!((((a_u32 % 256u32) != 7u32) || (!(0u16 > 16u16))));
+        oi[i] = ((((a_i64 & a_i64) | ((((a_i32) as u8)) as i64)) ^ 9223372036854775807i64)) as u64;
+        of[i] = ((((-73i8)) as f32)) as f64;
     }
 }
 
@@ -2153,27 +2249,18 @@ pub fn diff_71<const K: u32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut c0: u32 = 0u32;
-        let v0: i8 = loop {
-            if c0 >= (((K).checked_div(a_u32).unwrap_or(a_u32)) % 4u32) {
-                break (((a_i64) as i8));
-            }
-            c0 += 1u32;
-        };
-        let mut v1: u16 = ((((a_f32) as u16) << ((a_i64) as i16)) | ((a_i64) as u16));
-        'l1: for j0 in 0u32..((((4.5f64) as u32)) % 3u32) {
-            for j1 in 0u32..((a_u32) % 3u32) {
-                if (127i8 <= 1i8) {
-                    break 'l1;
-                }
-                if (!false) {
-                    continue 'l1;
-                }
-                v1 = (v1 & (v1 ^ ((a_u32) as u16)));
-            }
+        let mut v0: i8 = (95i8).checked_div(((a_u32) as i8)).unwrap_or(((a_i32) as i8));
+        diff_xor_into(&mut v0, (56i8).checked_rem(((a_f32) as i8)).unwrap_or(((a_i64) as i8)));
+        let r0 = &mut v0;
+        *r0 ^= ((a_f32) as i8);
+        let mut v1: i64 = ((a_i64).abs()).abs();
+        if ((v0 ^ 1i8) <= ((73u16) as i8)) {
+            v1 = (-22i64);
+        } else {
+            v1 = (match (55u32 % 8u32) { 3u32..=5u32 => (if true { a_i64 } else { a_i64 }), 7u32 => (match (a_u32 % 8u32) { 1u32 | 2u32 => (-61i64), 2u32 | 2u32 => v1, 2u32 => a_i64, _ => a_i64 }), _ => (-v1) });
         }
-        oi[i] = ((if (((-12.5f32) + 0.0f32) == (4.25f32 - 1e-40f32)) { (-(-v0)) } else { v0 })) as u64;
-        of[i] = (((((a_i32) as i8)) as f32)) as f64;
+        oi[i] = (a_u32) as u64;
+        of[i] = (a_f64) as f64;
     }
 }
 
@@ -2188,39 +2275,40 @@ pub fn diff_72(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u8 = 9u8;
-        if ((((a_u32) as i8) >> (58u32 & 7u32)) < (DIFF_TABLE_I8[((168285186u32) % 6u32) as usize] * 1i8)) {
-            v0 = (8u8 % (v0 | 1u8));
-        } else {
-            v0 = (((a_f32) as u8) - ((a_i64) as u8));
-        }
-        let mut v1: u64 = 48u64;
-        if (((-31i8) >= (-74i8)) || (a_u32 > a_u32)) {
-            v1 = (v1 * (78u64 & a_u64));
-        } else {
-            v1 = ((22u64 - a_u64) << (100u8 & 20u8));
-        }
-        assert!((((83u32 % 256u32) != 7u32) || ((15u16 ^ ((a_u32) as u16)) > (52u16 * 33u16))));
-        let v2: f32 = ((-a_f32) - (9.25f32).sqrt());
-        let mut v3: i64 = (!(-31i64));
-        for j0 in ((((a_u32 % (53u32 | 1u32))) % 8u32)..((82u32) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v3 = (match (75u32 % 8u32) { 0u32..=3u32 => (if false { v3 } else { v3 }), 6u32 | 2u32 => (v3 ^ a_i64), _ => (!0i64) });
-        }
-        assert!((((67u32 % 256u32) != 7u32) || ((((a_u32) as u16) - 15u16) != ((((a_i64) as u8)) as u16))));
-        let mut v4: f64 = ((-2.75f64) / 1.7e308f64);
-        'l4: for j1 in 0u32..(((if true { a_u32 } else { a_u32 })) % 3u32) {
-            for j2 in 0u32..((((a_i64) as u32)) % 3u32) {
-                if matches!((2512715992u32 % 8u32), 5u32) {
-                    break 'l4;
+        let t0: [u8; 3] = [9u8, 77u8, ((a_f32) as u8)];
+        let v0: u8 = t0.iter().copied().fold((if (57i16 < ((a_u32) as i16)) { 80u8 } else { 47u8 }), |v0, v1| (8u8).saturating_add(v1));
+        let v2: u64 = ((!9166849046365261247u64) >> ((match (53u32 % 8u32) { 3u32..=7u32 => a_u64, 5u32 | 5u32 => 87u64, 2u32 | 0u32 => a_u64, _ => a_u64 }) & 63u64));
+        assert!((((78u32 % 256u32) != 7u32) || (matches!((100u32 % 8u32), 7u32) || ((((a_u32) as u16) > 22u16) || ((-128i8) > 0i8)))));
+        let mut v3: u8 = (((a_u32) as u8) / (128u8 | 1u8));
+        'l3: for j0 in 0u32..(((!a_u32)) % 3u32) {
+            for j1 in 0u32..(((match (a_u32 % 8u32) { 0u32..=2u32 => 66u32, _ => 42u32 })) % 3u32) {
+                if ((-0.0f32) >= 16777216.0f32) {
+                    break 'l3;
                 }
-                if false {
-                    continue 'l4;
+                if (76i32 > 97i32) {
+                    continue 'l3;
                 }
-                v4 = ((a_f32) as f64);
+                v3 = (v0 << (a_u64 & 7u64));
             }
         }
-        oi[i] = ((!(((a_i64) as i8)).rem_euclid((127i8 / (((a_f32) as i8) | 1i8))))) as u64;
-        of[i] = ((DIFF_TABLE_F64[((83u32) % 6u32) as usize] * 1.0f64)) as f64;
+        let mut v4: f64 = ((-9.625f64)).sqrt();
+        for j2 in (u32::MAX - (((if false { 39u32 } else { 84u32 })) % 4u32))..=u32::MAX {
+            v4 = ((8.875f64 / a_f64) - ((((a_i64) as u8)) as f64));
+        }
+        let mut v5: u16 = 15u16;
+        'l5: for j3 in 0u32..((((((a_i64) as u8)) as u32)) % 3u32) {
+            for j4 in 0u32..(((!5u32)) % 3u32) {
+                if (80i8 >= (-52i8)) {
+                    break 'l5;
+                }
+                if (!matches!((a_u32 % 8u32), 3u32..=4u32)) {
+                    continue 'l5;
+                }
+                v5 = ((a_i32) as u16);
+            }
+        }
+        oi[i] = (((if (a_f64 > 3.75f64) { (80u32 % (a_u32 | 1u32)) } else { (70u32 >> (1u32 & 31u32)) }) << ((match (30u32 % 8u32) { 3u32..=5u32 => ((a_i32) as i8), 2u32 | 5u32 => (!1i8), 2u32..=2u32 => (127i8 / (((a_f32) as i8) | 1i8)), _ => (68i8).saturating_sub(4i8) }) & 31i8))) as u64;
+        of[i] = (((-a_f64) - (((a_f32) as f64) * a_f64))) as f64;
     }
 }
 
@@ -2237,29 +2325,17 @@ pub fn diff_73(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f64: f64 = xf64[i];
         let v0: f64 = (-(-(a_f64 - a_f64)));
         let v1: f64 = (DIFF_TABLE_F64[((a_u32) % 6u32) as usize] * 1.0f64);
-        let mut v2: u8 = (if true { 51u8 } else { ((a_i64) as u8) });
-        if ((-a_i64) < ((-9223372036854775808i64) & a_i64)) {
-            v2 = (v2 % v2);
+        let v2: u8 = 56u8;
+        let v3: u16 = (((a_f32) as u16)).checked_rem(((a_i64) as u16)).unwrap_or(65535u16);
+        assert!((((4u32 % 256u32) != 7u32) || (!(!(4294967295u32 > a_u32)))));
+        let mut v4: u32 = 31u32;
+        if true {
+            v4 = (if matches!((v4 % 8u32), 5u32..=7u32) { ((match (1u32 % 8u32) { 0u32 | 4u32 => 92u32, _ => v4 }) % ((4u32 % (a_u32 | 1u32)) | 1u32)) } else { (((((a_f32) as u8) + 26u8)) as u32) });
         } else {
-            v2 = (!((a_f32) as u8));
+            v4 = (match (59u32 % 8u32) { 1u32 | 4u32 => (a_u32 & ((1u16) as u32)), 1u32 | 1u32 => (if (!false) { (v4 << 51i16) } else { (v4 << (195u8 & 31u8)) }), _ => ((a_u32 & v4) % ((17u32).max(v4) | 1u32)) });
         }
-        assert!((((a_u32 % 256u32) != 7u32) || ((if true { (-10.625f32) } else { 5.5f32 }) >= (a_f32 * a_f32))));
-        let mut v3: i8 = (match (1u32 % 8u32) { 0u32 | 4u32 => (-92i8), _ => (-1i8) });
-        if false {
-            v3 = (match (4294967295u32 % 8u32) { 3u32 => ((a_f32) as i8), _ => ((a_f32) as i8) });
-        } else {
-            v3 = v3;
-        }
-        assert!((((93u32 % 256u32) != 7u32) || false));
-        let mut t4: [u8; 3] = [(if matches!((a_u32 % 8u32), 1u32) { (((((a_f32) as u8)) as u8) << ((-44i64) & 7i64)) } else { ((a_i64) as u8) }); 3];
-        t4[1] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) ^ ((match (a_u32 % 8u32) { 2u32..=4u32 => 85u8, 7u32 | 6u32 => 64u8, 0u32..=4u32 => 59u8, _ => v2 }) >> ((a_f32) as u16)));
-        t4[2] = (if (((a_u32) as i16) <= ((27u32) as i16)) { ((24u8 - ((a_u32) as u8))).div_euclid((v2).div_euclid(v2)) } else { (match (a_u32 % 8u32) { 0u32 => (128u8).max(((a_f32) as u8)), 0u32..=7u32 => (if false { 15u8 } else { ((a_i32) as u8) }), 7u32 | 5u32 => (12u8).pow((((a_i64) as u8)) as u32 & 7), _ => ((false) as u8) }) });
-        let mut v4: u8 = ((93u8).checked_mul(v2).unwrap_or(v2)).max((!(84u8 + ((a_u32) as u8))));
-        for &v5 in t4.iter().step_by(2) {
-            v4 = (DIFF_TABLE_U8[((29u32) % 6u32) as usize] * 1u8);
-        }
-        oi[i] = ((((match (a_u32 % 8u32) { 7u32 => (7i8 + v3), 4u32 => ((a_f32) as i8), _ => (!v3) })) as i8)) as u64;
-        of[i] = ((a_f64 / ((a_f64 * a_f64) / ((43i64) as f64)))) as f64;
+        oi[i] = (v2) as u64;
+        of[i] = ((-((a_f32 - 3.375f32) - (a_f32 + (-3.0f32))))) as f64;
     }
 }
 
@@ -2301,19 +2377,26 @@ pub fn diff_75(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u32 = (a_u32).checked_div(48u32).unwrap_or(91u32);
-        let mut v1: u8 = (((a_i64) as u8)).saturating_add(8u8);
-        if ((0.0f32 * (-0.0f32)) >= ((((a_f32) as u16)) as f32)) {
-            v1 = (((-(DIFF_TABLE_F64[((31u32) % 6u32) as usize] * 1.0f64))) as u8);
-        } else {
-            v1 = (48u8).checked_add(v1).unwrap_or(v1);
+        let mut t0: [u32; 3] = [(a_u32).checked_div(48u32).unwrap_or(91u32); 3];
+        t0[1] = (if (!true) { a_u32 } else { 27u32 });
+        t0[2] = (((DIFF_TABLE_I32[((47u32) % 6u32) as usize] * 1i32)) as u32);
+        let mut v0: u32 = ((DIFF_TABLE_U32[((0u32) % 6u32) as usize] * 1u32) ^ (DIFF_TABLE_U32[((76u32) % 6u32) as usize] * 1u32));
+        for &v1 in t0.iter().skip(1) {
+            v0 = (((a_u32).abs_diff(v1) as u32) & (48u32).checked_add(v0).unwrap_or(v0));
         }
-        let mut v2: i8 = (((a_i64 >> (70u32 & 63u32))) as i8);
-        for j0 in ((((a_u32).max(v0)) % 8u32)..((((true) as u32)) % 16u32)).step_by(((10u32) % 3u32) as usize) {
-            v2 = (((v1) as i8) + (-((a_u32) as i8)));
+        let mut v2: i64 = ((a_i64) as i64);
+        for j0 in (((70u32) % 8u32)..(((match (v0 % 8u32) { 0u32 => a_u32, 1u32 | 4u32 => v0, 0u32..=6u32 => a_u32, _ => 10u32 })) % 16u32)).step_by(((v0) % 3u32) as usize) {
+            v2 = (-a_i64);
         }
-        oi[i] = ((if ((a_i64 * a_i64) <= (0i64 | DiffPair::new((-96i64), 62i64).b)) { ((a_i32) as u8) } else { (((a_u64) as u8)).saturating_mul((match (a_u32 % 8u32) { 0u32 => v1, 3u32 | 2u32 => v1, _ => ((a_f32) as u8) })) })) as u64;
-        of[i] = ((((-7.125f32) / ((-7.5f32)).sqrt()) * (((64u64) as f32) + (0.0f32 / (-6.875f32))))) as f64;
+        let mut c3: u32 = 0u32;
+        let v3: f32 = loop {
+            if c3 >= (((93u32 ^ a_u32)) % 4u32) {
+                break (((a_f32 + a_f32)).sqrt());
+            }
+            c3 += 1u32;
+        };
+        oi[i] = ((62u64 - a_u64)) as u64;
+        of[i] = (((((((a_i32) as u16)).min(57u16) - (52u16 << (4305857881277387644u64 & 15u64)))) as f64)) as f64;
     }
 }
 
@@ -2328,33 +2411,23 @@ pub fn diff_76<const K: u8>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u6
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i64 = (-a_i64);
-        for j0 in ((((0u32 - 1u32)) % 8u32)..(((88u32).checked_mul(18u32).unwrap_or(32u32)) % 16u32)).step_by(((8u32) % 3u32) as usize) {
-            v0 = (match (a_u32 % 8u32) { 6u32 | 7u32 => 59i64, 4u32 => (-a_i64), 3u32 | 3u32 => a_i64, _ => (if true { a_i64 } else { 62i64 }) });
-        }
-        let mut v1: i32 = ((-66i32)).checked_mul(a_i32).unwrap_or(a_i32);
-        if (!(!false)) {
-            v1 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
-        } else {
-            v1 = ((v1 + v1) & ((-84i32)).checked_sub(51i32).unwrap_or((-2i32)));
-        }
-        assert!((((a_u32 % 256u32) != 7u32) || false));
-        let mut v2: i64 = (a_i64 % (a_i64 | 1i64));
-        'l2: for j1 in 0u32..((0u32) % 3u32) {
-            for j2 in 0u32..(((a_u32 % 48u32)) % 3u32) {
-                if ((-1i16) <= 31i16) {
-                    break 'l2;
-                }
-                if matches!((52u32 % 8u32), 7u32) {
-                    continue 'l2;
-                }
-                v2 = (a_i64).max(v2);
+        let v0: i64 = a_i64;
+        let mut v1: u8 = (!(255u8 - K));
+        diff_xor_into(&mut v1, 73u8);
+        let r1 = &mut v1;
+        *r1 ^= (2u8 >> (a_i64 & 7i64));
+        let v2: u16 = ((((v0).min(59i64)) as u16) % ((!((a_i64) as u16)) | 1u16));
+        assert!((((a_u32 % 256u32) != 7u32) || (((a_i64) as i8) != ((a_f32) as i8))));
+        let v3: u16 = ((a_i32) as u16);
+        let mut c4: u32 = 0u32;
+        let v4: u64 = loop {
+            if c4 >= (((a_u32 >> K)) % 4u32) {
+                break ((if true { 31u64 } else { 80u64 }));
             }
-        }
-        let v3: u32 = 800654534u32;
-        let v4: u16 = ((1u8) as u16);
-        oi[i] = ((!a_i32)) as u64;
-        of[i] = ((a_f32 - (-a_f32))) as f64;
+            c4 += 1u32;
+        };
+        oi[i] = (((match (15u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) as u64;
+        of[i] = ((DIFF_TABLE_F64[((a_u32) % 6u32) as usize] * 1.0f64)) as f64;
     }
 }
 
@@ -2369,23 +2442,25 @@ pub fn diff_77<const K: u32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i8 = (((a_i32) as i8) + (-92i8));
-        let v1: u16 = (((a_u32) as u16)).rem_euclid(96u16);
-        let v2: u16 = (((((a_u32) as u16) * v1) << (78u8).min(((a_f32) as u8))) << ((!(1u64 << ((-41i16) & 63i16))) & 15u64));
-        let mut v3: i16 = (!37i16);
-        'l3: for j0 in 0u32..((K) % 3u32) {
-            for j1 in 0u32..(((!a_u32)) % 3u32) {
-                if matches!((a_u32 % 8u32), 3u32 | 5u32) {
-                    break 'l3;
-                }
-                if false {
-                    continue 'l3;
-                }
-                v3 = ((-77i16) ^ ((a_u32) as i16));
-            }
+        let mut t0: [i8; 3] = [(((a_i32) as i8) + (-92i8)); 3];
+        t0[1] = ((((a_u32) as u16)) as i8);
+        t0[2] = (((a_i32) as i8) * ((a_u32) as i8));
+        let mut v0: i8 = (30i8 & (-34i8));
+        for &v1 in t0.iter().rev() {
+            v0 = (((a_f32) as i8) * ((a_f32) as i8));
         }
-        oi[i] = (((match (K % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)) as u64;
-        of[i] = ((match (K % 8u32) { 4u32 | 7u32 => (((if (v3 < (-59i16)) { 11.5f64 } else { a_f64 })) as f32), _ => (((match (86u32 % 8u32) { 2u32 => ((a_f32) as u16), 7u32 => v1, _ => ((a_u32) as u16) })) as f32) })) as f64;
+        let v2: f32 = (-(-(5.875f32 * a_f32)));
+        let mut c3: u32 = 0u32;
+        let v3: u16 = loop {
+            if c3 >= ((K) % 4u32) {
+                break (((a_i64) as u16));
+            }
+            c3 += 1u32;
+        };
+        let t4: [u64; 3] = [a_u64, (!(6u64 & 5u64)), (((34i64 == (-46i64))) as u64)];
+        let v4: u64 = t4.iter().copied().fold(((41u64).min(25u64) >> ((((a_i64) as u8) + 51u8) & 63u8)), |v4, v5| a_u64);
+        oi[i] = (((match (4294967295u32 % 8u32) { 7u32 => 37i16, 7u32 | 3u32 => (((a_f32) as i16) | ((a_i64) as i16)), _ => (((a_u32) as i16)).checked_rem(15i16).unwrap_or((-14i16)) }) & ((a_i32) as i16))) as u64;
+        of[i] = ((-4.75f32)) as f64;
     }
 }
 
@@ -2400,20 +2475,38 @@ pub fn diff_78(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let t0: [u8; 3] = [70u8, ((match (0u32 % 8u32) { 7u32 | 6u32 => (!((a_i64) as u8)), _ => (((a_f32) as u8) % (0u8 | 1u8)) }) % (((1u8) as u8) | 1u8)), ((a_i64) as u8)];
-        let v0: u8 = t0.iter().copied().fold((((a_i32) as u8) ^ (!(((a_f32) as u8)).min(8u8))), |v0, v1| ((64u8 >> (-((a_i64) as i16)))).min((((DIFF_TABLE_U8[((a_u32) % 6u32) as usize] * 1u8)) as u8)));
-        let mut v2: u32 = (a_u32 | a_u32);
-        if true {
-            v2 = (a_u32 / (a_u32 | 1u32));
+        let mut v0: u8 = 70u8;
+        'l0: for j0 in 0u32..(((a_u32 % (68u32 | 1u32))) % 3u32) {
+            for j1 in 0u32..(((7u32).max(a_u32)) % 3u32) {
+                if (true || false) {
+                    break 'l0;
+                }
+                if (4i8 > (-45i8)) {
+                    continue 'l0;
+                }
+                v0 = (((a_i32) as u8) ^ (!(((a_f32) as u8)).min(v0)));
+            }
+        }
+        let mut v1: i16 = ((-((a_i32) as i16)) >> (-((a_i64) as i16)));
+        if (((-88i16)).checked_add(78i16).unwrap_or(((a_u32) as i16)) > (((a_i64) as i16) << a_u64)) {
+            v1 = ((30i64) as i16);
         } else {
-            v2 = (if true { a_u32 } else { v2 });
+            v1 = (v1).checked_sub(((a_u32) as i16)).unwrap_or(((a_i64) as i16));
         }
-        let mut v3: i32 = (match (a_u32 % 8u32) { 1u32 | 7u32 => a_i32, 4u32 | 4u32 => (-74i32), 4u32 => a_i32, _ => a_i32 });
-        for j0 in (((57u32) % 8u32)..(((a_u32 / (a_u32 | 1u32))) % 16u32)).step_by(((2u32) % 3u32) as usize) {
-            v3 = (-a_i32);
+        let mut v2: i64 = ((94i64 | a_i64)).min((a_i64 ^ a_i64));
+        'l2: for j2 in 0u32..((57u32) % 3u32) {
+            for j3 in 0u32..(((a_u32).max(a_u32)) % 3u32) {
+                if (((a_i64) as i16) != v1) {
+                    break 'l2;
+                }
+                if (72i32 == (-50i32)) {
+                    continue 'l2;
+                }
+                v2 = ((v2 << (v1 & 63i16)) >> (61u16 & 42u16));
+            }
         }
-        oi[i] = (((((!true)) as u64) << (((42i32 << (61325u16 & 31u16)) + (!a_i32)) & 63i32))) as u64;
-        of[i] = (((DIFF_TABLE_F32[((v2) % 6u32) as usize] * 1.0f32) / a_f32)) as f64;
+        oi[i] = (((a_i64) as u8)) as u64;
+        of[i] = ((match (83u32 % 8u32) { 4u32..=7u32 => ((a_f64 / 8.625f64) - ((-7.625f64) * a_f64)), 7u32 | 2u32 => ((DIFF_TABLE_F64[((0u32) % 6u32) as usize] * 1.0f64)).sqrt(), 3u32 => ((if false { 6.75f64 } else { (-1.25f64) }) * (a_f64 * (-7.25f64))), _ => (((a_i64 % a_i64)) as f64) })) as f64;
     }
 }
 
@@ -2428,14 +2521,21 @@ pub fn diff_79<const K: u32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u8 = (97u8).max(50u8);
-        for j0 in (u32::MAX - (((match (100u32 % 8u32) { 2u32..=4u32 => a_u32, 4u32..=5u32 => K, _ => K })) % 4u32))..=u32::MAX {
-            v0 = (v0 >> (-1i32));
+        let v0: u8 = ((a_f64) as u8);
+        let mut v1: f64 = ((((a_f64) as u8)) as f64);
+        if (!((-0.375f64) == (-3.875f64))) {
+            v1 = ((v1).sqrt() - (9007199254740992.0f64 / v1));
+        } else {
+            v1 = ((a_f64).abs() / a_f64);
         }
-        let v1: u64 = ((if (a_i32 >= 35i32) { 95u64 } else { a_u64 }) * 81u64);
-        let v2: u64 = (38u64).max(v1);
-        oi[i] = (70u16) as u64;
-        of[i] = ((((3.4e38f32).abs()).sqrt()).sqrt()) as f64;
+        let mut v2: u16 = (97u16 % 68u16);
+        if ((!false) && (false && (((a_u32) as i8) != 0i8))) {
+            v2 = (v2).min(v2);
+        } else {
+            v2 = v2;
+        }
+        oi[i] = (((!((matches!((8u32 % 8u32), 2u32 | 5u32)) as u64)) * (a_u64 / ((a_u64 % (18u64 | 1u64)) | 1u64)))) as u64;
+        of[i] = (8.5f64) as f64;
     }
 }
 
@@ -2450,13 +2550,15 @@ pub fn diff_80(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u8 = ((a_u32) as u8);
-        let mut v1: i8 = (57i8).checked_mul(((a_i32) as i8)).unwrap_or(127i8);
-        for j0 in (0u32..(((a_u32 - 14u32)) % 4u32)).rev() {
-            v1 = (36i8 / (((((a_i64) as i16)) as i8) | 1i8));
+        let v0: u8 = (match (a_u32 % 8u32) { 3u32 | 0u32 => (if false { 100u8 } else { 1u8 }), _ => (((a_u32) as u8) - ((a_u32) as u8)) });
+        let mut v1: u32 = (((((-93i32) / ((-1i32) | 1i32)) >> (((a_i32) as u8) & 31u8))) as u32);
+        if ((v0 * 71u8) != ((a_i64) as u8)) {
+            v1 = ((((!31u32)).abs_diff(((v1) as u32)) as u32)).min(((67u32).max(2u32)).saturating_mul(a_u32));
+        } else {
+            v1 = ((42u32).checked_rem(a_u32).unwrap_or(v1) ^ (a_u32 - (a_u32 << ((-89i32) & 31i32))));
         }
-        oi[i] = ((((71i64 ^ (-1i64)) << ((((a_u32) as u8) % (96u8 | 1u8)) & 63u8))).abs()) as u64;
-        of[i] = (((a_f32 / (-a_f32)) * ((a_f32 - 9.0f32) - (3.375f32 / a_f32)))) as f64;
+        oi[i] = (59u16) as u64;
+        of[i] = ((((3.4e38f32 - 0.0f32) - (a_f32 * a_f32)) / ((85u32) as f32))) as f64;
     }
 }
 
@@ -2471,38 +2573,31 @@ pub fn diff_81(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i32 = (DIFF_TABLE_I32[((a_u32) % 6u32) as usize] * 1i32);
-        for j0 in (u32::MAX - ((68u32) % 4u32))..=u32::MAX {
-            v0 = (a_i32).saturating_mul(0i32);
-        }
-        assert!((((79u32 % 256u32) != 7u32) || (!(!true))));
-        let mut v1: i32 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
-        'l1: for j1 in 0u32..((31u32) % 3u32) {
-            for j2 in 0u32..(((a_u32).min(44u32)) % 3u32) {
-                if (false || matches!((j2 % 8u32), 5u32)) {
+        let v0: i32 = ((a_f32) as i32);
+        assert!((((a_u32 % 256u32) != 7u32) || true));
+        let mut v1: i16 = ((((a_i64) as i16)).abs() >> (60u64 >> a_i32));
+        'l1: for j0 in 0u32..(((a_u32).div_euclid(90u32)) % 3u32) {
+            for j1 in 0u32..(((54u32 - 44u32)) % 3u32) {
+                if (false || matches!((j1 % 8u32), 5u32)) {
                     break 'l1;
                 }
                 if false {
                     continue 'l1;
                 }
-                v1 = (((-1i16)) as i32);
+                v1 = (((-1i16)) as i16);
             }
         }
-        let mut v2: u64 = (!33u64);
-        if matches!((59u32 % 8u32), 7u32 | 1u32) {
-            v2 = (v2 * v2);
-        } else {
-            v2 = ((63i64) as u64);
+        let mut v2: u64 = (a_u64).max(62u64);
+        for j2 in ((((5u32).min(a_u32)) % 8u32)..((a_u32) % 16u32)).step_by(((4294967295u32) % 3u32) as usize) {
+            v2 = (if (75u8 >= 7u8) { 64u64 } else { v2 });
         }
-        let v3: f32 = (a_f32 / (-4.625f32));
-        let mut v4: i16 = ((match (53u32 % 8u32) { 3u32..=4u32 => (((a_f32) as i16) >> v1), _ => ((-91i16) >> (((a_i64) as u16) & 15u16)) }) << ((((-72i64) * 9223372036854775807i64)).abs() & 15i64));
-        if ((DIFF_TABLE_I64[((54u32) % 6u32) as usize] * 1i64) > 95i64) {
-            v4 = (((a_u32) as i16) << ((((a_i64) as u16) % 0u16) & 15u16));
-        } else {
-            v4 = v4;
-        }
-        oi[i] = (v2) as u64;
-        of[i] = (((((-1.75f64) / (-11.0f64)) * (if false { 9007199254740992.0f64 } else { a_f64 })) * (-0.75f64))) as f64;
+        let v3: i64 = (0i64 | DiffPair::new((0i64 | DiffPair { a: a_i64, b: a_i64 }.mixed()), (!a_i64)).b);
+        let mut v4: i64 = (match (53u32 % 8u32) { 3u32..=4u32 => v3, _ => v3 });
+        diff_xor_into(&mut v4, v3);
+        let r4 = &mut v4;
+        *r4 ^= 15i64;
+        oi[i] = ((if (!(a_i64 > v4)) { (!(a_i64 >> (95i64 & 63i64))) } else { (a_i64 % ((9223372036854775807i64).max(a_i64) | 1i64)) })) as u64;
+        of[i] = (a_f64) as f64;
     }
 }
 
@@ -2517,16 +2612,16 @@ pub fn diff_82(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i64 = (((((a_i64) as i16)) as i64) + (63i64 << ((-99i8) & 63i8)));
-        let mut c1: u32 = 0u32;
-        let v1: i32 = loop {
-            if c1 >= (((match (1u32 % 8u32) { 5u32 => a_u32, 6u32 | 7u32 => 92u32, _ => 55u32 })) % 4u32) {
-                break (a_i32);
-            }
-            c1 += 1u32;
-        };
-        oi[i] = ((((match (a_u32 % 8u32) { 7u32 | 2u32 => 1u32, _ => a_u32 }) * 21u32) - ((45u32 * 100u32) / (((a_u32).abs_diff(51u32) as u32) | 1u32)))) as u64;
-        of[i] = ((DIFF_TABLE_F64[((a_u32) % 6u32) as usize] * 1.0f64)) as f64;
+        let mut v0: i64 = a_i64;
+        for j0 in (((a_u32) % 8u32)..(((32u32 << ((-99i8) & 31i8))) % 16u32)).step_by(((80u32) % 3u32) as usize) {
+            v0 = a_i64;
+        }
+        let mut v1: u16 = (match (a_u32 % 8u32) { 0u32 | 4u32 => (((DIFF_TABLE_F32[((a_u32) % 6u32) as usize] * 1.0f32)) as u16), 1u32 | 7u32 => (match (81u32 % 8u32) { 5u32 => (((a_i32) as u16)).checked_div(((a_u32) as u16)).unwrap_or(2245u16), 6u32 => 82u16, _ => (54u16 & ((a_f32) as u16)) }), _ => ((15u16).abs_diff((!65535u16)) as u16) });
+        for j1 in (u32::MAX - (((46u32 << (19u64 & 31u64))) % 4u32))..=u32::MAX {
+            v1 = ((!37u16)).max(((a_i32) as u16));
+        }
+        oi[i] = (((((DIFF_TABLE_F64[((58u32) % 6u32) as usize] * 1.0f64)) as u64) << (((a_u32).saturating_sub(32u32) % (((57i8) as u32) | 1u32)) & 63u32))) as u64;
+        of[i] = (((a_i32) as f32)) as f64;
     }
 }
 
@@ -2545,17 +2640,35 @@ pub fn diff_83(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         for j0 in (u32::MAX - ((((1.7e308f64) as u32)) % 4u32))..=u32::MAX {
             v0 = ((8.125f64 * v0) - (v0 * a_f64));
         }
-        let mut v1: u8 = ((a_i32) as u8);
-        if (true && (1u64 >= a_u64)) {
-            v1 = ((a_f32) as u8);
-        } else {
+        let mut t1: [u8; 3] = [((a_i32) as u8); 3];
+        t1[1] = (match (0u32 % 8u32) { 3u32..=5u32 => 8u8, 2u32 => 52u8, _ => ((35u8 >> 88u64) & ((a_f32) as u8)) });
+        t1[2] = (38u8 ^ ((a_u32) as u8));
+        let mut v1: u8 = (((((a_f32) as u8) / (((a_f32) as u8) | 1u8)) ^ (((-11.75f64)) as u8)) % (((match (28u32 % 8u32) { 5u32..=6u32 => ((a_f32) as u8), 2u32..=5u32 => 93u8, _ => ((a_i32) as u8) }) >> ((((a_u32) as i8) + ((a_f32) as i8)) & 7i8)) | 1u8));
+        for &v2 in t1.iter().skip(1) {
             v1 = ((a_i64) as u8);
         }
-        let v2: i8 = ((((0.1f32) as f32)) as i8);
-        let v3: i64 = (if false { 32i64 } else { a_i64 });
-        let v4: u64 = ((v0) as u64);
-        oi[i] = ((a_i64 + (a_i64 >> ((match (28u32 % 8u32) { 5u32..=6u32 => ((a_f32) as i16), 2u32..=5u32 => 93i16, _ => ((a_i32) as i16) }) & 63i16)))) as u64;
-        of[i] = ((((((32u32) as u64)) as f64) / (DIFF_TABLE_F64[((1u32) % 6u32) as usize] * 1.0f64))) as f64;
+        let v3: i64 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64);
+        let mut c4: u32 = 0u32;
+        let v4: f64 = loop {
+            if c4 >= (((a_u32 - a_u32)) % 4u32) {
+                break ((if false { (match (0u32 % 8u32) { 0u32 => a_f64, 4u32 => a_f64, 0u32 | 6u32 => 1.7e308f64, _ => v0 }) } else { (a_f64 / a_f64) }));
+            }
+            c4 += 1u32;
+        };
+        let mut v5: u64 = (((if (true || true) { (67u32 | 47u32) } else { (21u32).checked_mul(a_u32).unwrap_or(a_u32) })) as u64);
+        'l5: for j1 in 0u32..(((a_u32 / a_u32)) % 3u32) {
+            for j2 in 0u32..(((if (a_u64 != 36u64) { 3u32 } else { 4294967295u32 })) % 3u32) {
+                if ((-22i8) >= (-96i8)) {
+                    break 'l5;
+                }
+                if (0u32 >= a_u32) {
+                    continue 'l5;
+                }
+                v5 = ((a_u64).abs_diff(((90u64 % v5)).saturating_add(0u64)) as u64);
+            }
+        }
+        oi[i] = ((((if ((a_i32 == a_i32) || (a_f64 >= 0.1f64)) { ((((a_i64) as u16)) as i8) } else { ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) })) as i64)) as u64;
+        of[i] = ((((if (0.0f64 > a_f64) { (-11.875f32) } else { 11.5f32 }) - (DIFF_TABLE_F32[((a_u32) % 6u32) as usize] * 1.0f32)) - (a_f32 + 8.5f32))) as f64;
     }
 }
 
@@ -2570,19 +2683,13 @@ pub fn diff_84(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i8 = ((((a_f64 / (-10.375f64)) / 0.1f64)) as i8);
-        for j0 in ((((a_u32 + 56u32)) % 8u32)..(((30u32 - 31u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v0 = (DIFF_TABLE_I8[((a_u32) % 6u32) as usize] * 1i8);
-        }
-        let mut c1: u32 = 0u32;
-        let v1: i8 = loop {
-            if c1 >= ((a_u32) % 4u32) {
-                break ((!((a_f32) as i8)));
-            }
-            c1 += 1u32;
-        };
-        oi[i] = (((((-1i64) + a_i64) - (58i64 + 0i64))).max((((((a_f32) as u16)) as i64) << (((a_i32) as i64) & 63i64)))) as u64;
-        of[i] = (((((255u8 % (((a_i64) as u8) | 1u8)) * (DIFF_TABLE_U8[((a_u32) % 6u32) as usize] * 1u8))) as f64)) as f64;
+        let v0: i8 = (((0i64 | DiffPair { a: (a_i64).abs(), b: ((((a_i32) as i16)) as i64) }.mixed())) as i8);
+        let mut v1: i8 = (DIFF_TABLE_I8[((93u32) % 6u32) as usize] * 1i8);
+        diff_xor_into(&mut v1, ((a_u64) as i8));
+        let r1 = &mut v1;
+        *r1 ^= (((a_i32) as i8)).checked_add(v0).unwrap_or(((a_i32) as i8));
+        oi[i] = ((((!65535u16) % (((a_i32) as u16) | 1u16)) + ((55u16 - 65535u16) - ((35i32) as u16)))) as u64;
+        of[i] = ((((a_f64 + 0.0f64)).abs() - 3.75f64)) as f64;
     }
 }
 
@@ -2597,23 +2704,20 @@ pub fn diff_85<const K: u8>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u6
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u64 = a_u64;
-        if false {
-            v0 = ((match (62u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
+        let v0: u64 = ((a_u64).max(a_u64)).min(((match (62u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64));
+        let mut v1: u32 = (!(0u32 + a_u32));
+        diff_xor_into(&mut v1, (((1u8 << (a_i32 & 7i32))) as u32));
+        let r1 = &mut v1;
+        *r1 ^= a_u32;
+        let mut v2: f32 = ((a_f32 - a_f32)).sqrt();
+        if (((a_i32) as f32) == (a_f32).abs()) {
+            v2 = a_f32;
         } else {
-            v0 = ((((match (77u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)) as u64);
+            v2 = ((v2 * a_f32) / ((v1) as f32));
         }
-        let v1: f64 = (a_f64).abs();
-        let mut v2: i16 = ((a_i32) as i16);
-        for j0 in (0u32..((a_u32) % 4u32)).rev() {
-            v2 = (((if (a_u64 == v0) { ((a_u32) as i8) } else { ((a_u32) as i8) })) as i16);
-        }
-        let mut v3: u8 = (if true { ((a_f32) as u8) } else { ((a_i64) as u8) });
-        for j1 in ((((53u32 | 11u32)) % 8u32)..((((a_u32) as u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v3 = (K * K);
-        }
-        oi[i] = ((((!(44i64 * 0i64))) as u32)) as u64;
-        of[i] = ((a_f32 - 0.0f32)) as f64;
+        let v3: i16 = 16i16;
+        oi[i] = (6u64) as u64;
+        of[i] = (a_f32) as f64;
     }
 }
 
@@ -2634,15 +2738,19 @@ pub fn diff_86<const K: i16>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         } else {
             v0 = (((-3.0f32)) as f64);
         }
-        let v1: u8 = (((a_i32) as u8)).checked_rem(1u8).unwrap_or(92u8);
-        let mut v2: i8 = (((false) as i8) ^ (!((a_f32) as i8)));
-        if (((-0.0f32) - a_f32) < (0.0f32 + a_f32)) {
-            v2 = ((!v2)).min(((false) as i8));
-        } else {
-            v2 = ((((a_i64) as i8) / (((a_u32) as i8) | 1i8)) >> (((4u64) as i16) & 7i16));
+        let mut v1: u8 = ((((a_f32) as u8) ^ ((a_i64) as u8)) + ((a_u32) as u8));
+        for j0 in ((((a_u32 + 0u32)) % 8u32)..(((a_u32 ^ a_u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v1 = (((((a_i32) as u8)).abs_diff(v1) as u8) | 128u8);
         }
-        oi[i] = ((((((98i64) as f32)) as u64) >> (((a_i64) as i8) & 63i8))) as u64;
-        of[i] = (((a_f64 / ((-10.625f64) * a_f64)) * v0)) as f64;
+        let mut t2: [u16; 3] = [(if (((7.625f32) as f64) == ((18u16) as f64)) { (4u16 ^ (match (4294967295u32 % 8u32) { 1u32 => ((a_u32) as u16), _ => 65535u16 })) } else { (!(20u16 & ((a_u32) as u16))) }); 3];
+        t2[1] = (match (6u32 % 8u32) { 2u32 | 7u32 => ((((37i8) as f32)) as u16), _ => ((((a_i64) as u8)) as u16) });
+        t2[2] = ((!((a_f32) as u16)) / ((((a_f32) as u16) >> (a_u32 & 15u32)) << (((a_i32) as u8) & 15u8)));
+        let mut v2: u16 = ((match (a_u32 % 8u32) { 4u32..=7u32 => (100u16 & ((a_f32) as u16)), 5u32 => (((-38i8)) as u16), 2u32..=6u32 => (!80u16), _ => (((a_i32) as u16) * ((a_i64) as u16)) }) | ((27u16).min(74u16) - (((a_i32) as u16) ^ 58u16)));
+        for &v3 in t2.iter() {
+            v2 = 94u16;
+        }
+        oi[i] = (22u64) as u64;
+        of[i] = ((2.375f32).abs()) as f64;
     }
 }
 
@@ -2657,23 +2765,23 @@ pub fn diff_87<const K: u32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut t0: [i32; 3] = [(if false { a_i32 } else { 54i32 }); 3];
-        t0[1] = (a_i32 << 7u8);
-        t0[2] = 14i32;
-        let mut v0: i32 = 15i32;
-        for &v1 in t0.iter().skip(1) {
-            v0 = (v0).checked_div(56i32).unwrap_or(v0);
-        }
-        let v2: u8 = ((match (a_u32 % 8u32) { 2u32 | 5u32 => 7u8, _ => 81u8 }) << (a_u64 - 69u64));
-        assert!((((a_u32 % 256u32) != 7u32) || ((a_i32 << (33u8 & 31u8)) >= ((-17i32)).saturating_add((-9i32)))));
-        let mut v3: f32 = (-11.5f32);
-        if (!(((a_u32) as u16) <= 28u16)) {
-            v3 = ((64i64) as f32);
+        let mut v0: i32 = ((-66i32) >> (56u8 & 31u8));
+        if (matches!((6u32 % 8u32), 5u32 | 6u32) && ((-1i16) != (-42i16))) {
+            v0 = (a_i32 << (a_u32 & 31u32));
         } else {
-            v3 = v3;
+            v0 = (!v0);
         }
-        oi[i] = ((match (K % 8u32) { 2u32..=3u32 => (((8u64) as i32) / (v0 | 1i32)), 0u32..=5u32 => a_i32, 3u32..=4u32 => ((a_i32 & v0) * (a_i32 << (((a_f32) as i8) & 31i8))), _ => ((-52i32)).checked_rem(97i32).unwrap_or(a_i32) })) as u64;
-        of[i] = (((((15u8) as u64)) as f32)) as f64;
+        let mut c1: u32 = 0u32;
+        let v1: i8 = loop {
+            if c1 >= (((a_u32 >> (23u64 & 31u64))) % 4u32) {
+                break (((match (a_u32 % 8u32) { 2u32 | 5u32 => ((-63i8) % (-128i8)), _ => (((a_i32) as i8)).pow((33i8) as u32 & 7) })).saturating_sub(((matches!((88u32 % 8u32), 6u32)) as i8)));
+            }
+            c1 += 1u32;
+        };
+        let v2: u8 = (74u8 % 71u8);
+        assert!((((48u32 % 256u32) != 7u32) || ((a_f32 - a_f32) >= (if matches!((a_u32 % 8u32), 0u32 | 7u32) { 12.0f32 } else { 4.25f32 }))));
+        oi[i] = ((64u64).checked_rem(4687581012436599280u64).unwrap_or(34u64)) as u64;
+        of[i] = (((((95u16 << (61i16 & 15i16))) as f64) + ((((-6.5f32)) as f64) / ((-1.375f64)).abs()))) as f64;
     }
 }
 
@@ -2695,12 +2803,12 @@ pub fn diff_88(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
             }
             c0 += 1u32;
         };
-        let mut v1: i64 = ((-(0i64 | DiffPair::new(a_i64, a_i64).b)) * ((if (a_u64 >= 98u64) { 63i64 } else { a_i64 }) ^ (if true { (-16i64) } else { a_i64 })));
-        for j0 in ((((68u32 & 15u32)) % 8u32)..(((!a_u32)) % 16u32)).step_by(((84u32) % 3u32) as usize) {
-            v1 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64) & (a_i64 << (((((a_u32) as u8)) as i32) & 63i32)));
+        let mut v1: i64 = (!(-(0i64 | DiffPair::new(a_i64, a_i64).b)));
+        for j0 in (u32::MAX - (((a_u32 ^ 80u32)) % 4u32))..=u32::MAX {
+            v1 = ((((a_i64).abs_diff(v1) as i64) - ((1.7e308f64) as i64)) + ((68i64 & (-15i64)) * (!a_i64)));
         }
-        oi[i] = (((((if matches!((31u32 % 8u32), 0u32) { 37u16 } else { ((a_f32) as u16) })) as u16)).saturating_mul(15u16)) as u64;
-        of[i] = ((((((7u8) as u16)).max((46u16 >> (a_u64 & 15u64)))) as f32)) as f64;
+        oi[i] = (((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) & (((a_u32) as u8) << ((-91i32) & 7i32))) % ((((1u16) as u8) >> (DIFF_TABLE_U64[((a_u32) % 6u32) as usize] * 1u64)) | 1u8))) as u64;
+        of[i] = ((-a_f32)) as f64;
     }
 }
 
@@ -2715,22 +2823,31 @@ pub fn diff_89(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i64 = 36i64;
-        let mut t1: [i16; 3] = [(((a_i64) as i16)).checked_rem(69i16).unwrap_or(((a_u32) as i16)); 3];
-        t1[1] = ((match (71u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
-        t1[2] = (((88i16 % (6i16 | 1i16)) % ((!((a_u32) as i16)) | 1i16))).abs();
-        let mut v1: i16 = (52i16).min((if ((v0 >= v0) && (39i16 != ((a_f32) as i16))) { (((a_i32) as i16)).max(65i16) } else { (51i16 + 41i16) }));
-        for &v2 in t1.iter().step_by(2) {
-            v1 = ((a_i64) as i16);
-        }
-        let mut v3: i8 = ((((((a_u32) as u16)) as i8)).abs() | (-(71i8 & ((a_i64) as i8))));
-        if ((((a_f32) as u16) >> (a_u64 & 15u64)) <= (((a_f32) as u16) >> 24u64)) {
-            v3 = ((((a_i64) as i8)).min(((match (32u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) | (-128i8));
+        let mut v0: i64 = 23i64;
+        if true {
+            v0 = (match (a_u32 % 8u32) { 7u32 | 4u32 => ((-40i64) >> (a_i64 & 63i64)), 3u32..=6u32 => 44i64, 1u32..=6u32 => (match (4294967295u32 % 8u32) { 5u32 | 5u32 => 41i64, 7u32 => 71i64, _ => a_i64 }), _ => (a_i64 + a_i64) });
         } else {
-            v3 = (((48i8).checked_sub((-58i8)).unwrap_or(v3) / (((3.75f32) as i8) | 1i8)) - (((((a_i32) as i16)) as i8) % (((a_i64) as i8) | 1i8)));
+            v0 = ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)) as i64);
         }
-        oi[i] = (((((-67i32)).min(0i32)).min(((-65i32) - 56i32)) % ((((true) as i32) << (8u64).max(a_u64)) | 1i32))) as u64;
-        of[i] = (0.0f64) as f64;
+        let mut v1: i8 = (((a_i32) as i8)).max(65i8);
+        for j0 in ((((51u32 + 41u32)) % 8u32)..((a_u32) % 16u32)).step_by(((45u32) % 3u32) as usize) {
+            v1 = (if false { ((a_u32) as i8) } else { (-53i8) });
+        }
+        assert!((((29u32 % 256u32) != 7u32) || (false && (a_i32 <= a_i32))));
+        let mut v2: u16 = ((a_f32) as u16);
+        'l2: for j1 in 0u32..(((!42u32)) % 3u32) {
+            for j2 in 0u32..(((!26u32)) % 3u32) {
+                if (32u32 > a_u32) {
+                    break 'l2;
+                }
+                if (!false) {
+                    continue 'l2;
+                }
+                v2 = (((-a_f64)) as u16);
+            }
+        }
+        oi[i] = ((((match (a_u32 % 8u32) { 4u32 | 4u32 => a_u32, _ => 51u32 }) << (71u32 & 31u32)) / a_u32)) as u64;
+        of[i] = ((((match (50u32 % 8u32) { 1u32..=5u32 => 3.4e38f32, 2u32 | 7u32 => (-8.125f32), 5u32 => a_f32, _ => 6.125f32 })).abs() + (-1.0f32))) as f64;
     }
 }
 
@@ -2745,22 +2862,35 @@ pub fn diff_90<const K: u8>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u6
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i8 = (if ((32767i16 >= (-94i16)) || matches!((66u32 % 8u32), 2u32)) { (if (false || false) { (62i8 + (-4i8)) } else { (26i8 ^ 4i8) }) } else { (((-29i8)).checked_add(((a_i64) as i8)).unwrap_or((-3i8))).abs() });
-        for j0 in (((a_u32) % 8u32)..(((86u32 >> ((-59i8) & 31i8))) % 16u32)).step_by(((32u32) % 3u32) as usize) {
-            v0 = 80i8;
+        let mut v0: i8 = (if (K <= (((a_i32) as u8) << (a_u64 & 7u64))) { (DIFF_TABLE_I8[((a_u32) % 6u32) as usize] * 1i8) } else { (((((a_u32) as u16)) as i8) * (!0i8)) });
+        if ((!a_u64) == a_u64) {
+            v0 = 54i8;
+        } else {
+            v0 = (match (31u32 % 8u32) { 7u32 => ((((-61i8)).abs()) as i8), _ => (((a_i64) as i8) >> K) });
         }
-        let v1: u16 = (!(match (18u32 % 8u32) { 1u32 => 95u16, 3u32..=3u32 => 71u16, 3u32..=4u32 => 72u16, _ => ((a_i32) as u16) }));
-        let mut c2: u32 = 0u32;
-        let v2: i8 = loop {
-            if c2 >= (((75u32 / (31u32 | 1u32))) % 4u32) {
-                break (((a_i32) as i8));
+        let v1: f32 = (-4.125f32);
+        let mut t2: [f64; 3] = [(match (80u32 % 8u32) { 0u32..=7u32 => ((3196092975u32) as f64), 4u32 | 1u32 => (4.625f64 / (-9.625f64)), _ => ((-10.5f64) + 9.0f64) }); 3];
+        t2[1] = ((5.25f64).abs() + ((255u8) as f64));
+        t2[2] = ((-6.25f64) + ((-9.0f64) - 0.1f64));
+        let mut v2: f64 = (DIFF_TABLE_F64[((a_u32) % 6u32) as usize] * 1.0f64);
+        for &v3 in t2.iter().step_by(2) {
+            v2 = ((v3 - 3.0f64) + (-v2));
+        }
+        let mut v4: u8 = (95u8 - 90u8);
+        if (v1 != ((62i16) as f32)) {
+            v4 = (((a_i64) as u8) << (85u32 & 7u32));
+        } else {
+            v4 = (v4).checked_mul(v4).unwrap_or(K);
+        }
+        let mut c5: u32 = 0u32;
+        let v5: i64 = loop {
+            if c5 >= (((98u32 ^ a_u32)) % 4u32) {
+                break (((-87i64) * a_i64));
             }
-            c2 += 1u32;
+            c5 += 1u32;
         };
-        let v3: u16 = (((if (1u32 >= a_u32) { (24u32 << (a_u32 & 31u32)) } else { (24u32).checked_sub(a_u32).unwrap_or(94u32) })) as u16);
-        let v4: i32 = 82i32;
-        oi[i] = (((v2 >> ((16i8 << (a_u32 & 7u32)) & 7i8)) / ((7i8).checked_rem(((a_i64) as i8)).unwrap_or(((a_i64) as i8)) >> ((DIFF_TABLE_I32[((16u32) % 6u32) as usize] * 1i32) & 7i32)))) as u64;
-        of[i] = (((((a_u32).checked_mul(a_u32).unwrap_or(2u32)).min((71u32 << (((a_i64) as u16) & 31u16)))) as f64)) as f64;
+        oi[i] = ((((a_i64) as i8)).checked_mul(2i8).unwrap_or(((a_u32) as i8))) as u64;
+        of[i] = ((((-v1) / (a_f32 + a_f32)) * (((-0.0f32)).sqrt()).sqrt())) as f64;
     }
 }
 
@@ -2801,15 +2931,23 @@ pub fn diff_92(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i32 = (a_i32).checked_add(58i32).unwrap_or(a_i32);
-        for j0 in 0u32..((((match (23u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32) {
-            v0 = (DIFF_TABLE_I32[((4294967295u32) % 6u32) as usize] * 1i32);
+        let mut v0: i32 = (58i32 - a_i32);
+        if ((((-97i16)) as f64) < (DIFF_TABLE_F64[((35u32) % 6u32) as usize] * 1.0f64)) {
+            v0 = (-v0);
+        } else {
+            v0 = (match (a_u32 % 8u32) { 7u32 => 58i32, 0u32 | 5u32 => a_i32, _ => (-28i32) });
         }
-        let v1: f64 = ((-(a_f64 - 5.0f64)) + (DIFF_TABLE_F64[((28u32) % 6u32) as usize] * 1.0f64));
         assert!((((10u32 % 256u32) != 7u32) || false));
-        let v2: f64 = ((2.75f64 * (11.375f64 - a_f64)) * ((a_u32) as f64));
-        oi[i] = ((((!50u64)).pow((a_u64) as u32 & 7)).max(28u64)) as u64;
-        of[i] = ((-11.25f32)) as f64;
+        let v1: f64 = ((2.75f64 * (11.375f64 - a_f64)) * ((a_u32) as f64));
+        let mut t2: [i8; 3] = [76i8; 3];
+        t2[1] = (-29i8);
+        t2[2] = ((!((-1i8)).checked_div((-66i8)).unwrap_or(42i8)) & ((((a_f32) as i8) % ((a_i64) as i8))).max((!1i8)));
+        let mut v2: i8 = (-((DIFF_TABLE_I8[((a_u32) % 6u32) as usize] * 1i8) ^ (8i8).abs()));
+        for &v3 in t2.iter().skip(1) {
+            v2 = ((v3 + (90i8 ^ v2))).abs();
+        }
+        oi[i] = ((((match (4294967295u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) << ((15u16).checked_div(27u16).unwrap_or(((a_i32) as u16))).max(((a_u32) as u16)))) as u64;
+        of[i] = ((DIFF_TABLE_F32[((a_u32) % 6u32) as usize] * 1.0f32)) as f64;
     }
 }
 
@@ -2824,27 +2962,19 @@ pub fn diff_93(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i16 = ((((-2i16)).saturating_sub((-41i16)) | (48i16 | 46i16)) % (((((a_i64) as i16)) as i16) | 1i16));
-        'l0: for j0 in 0u32..(((if ((-94i32) <= 84i32) { 11u32 } else { 85u32 })) % 3u32) {
-            for j1 in 0u32..(((DIFF_TABLE_U32[((a_u32) % 6u32) as usize] * 1u32)) % 3u32) {
-                if (!matches!((a_u32 % 8u32), 1u32 | 0u32)) {
-                    break 'l0;
-                }
-                if (((a_i32) as u8) != ((a_f32) as u8)) {
-                    continue 'l0;
-                }
-                v0 = (match (a_u32 % 8u32) { 3u32 => ((v0 % (16i16 | 1i16)) * ((((a_i64) as i16)) as i16)), 5u32 | 6u32 => ((DIFF_TABLE_I16[((j1) % 6u32) as usize] * 1i16) >> ((if false { ((a_i64) as u8) } else { 205u8 }) & 15u8)), _ => ((((a_u32) as i16)).checked_mul((-19i16)).unwrap_or(v0) / (v0 | 1i16)) });
+        let mut c0: u32 = 0u32;
+        let v0: i16 = loop {
+            if c0 >= (((a_u32 % (a_u32 | 1u32))) % 4u32) {
+                break ((((match (43u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)).saturating_sub((((a_u32 % (55u32 | 1u32))) as i16)));
             }
-        }
-        let mut c1: u32 = 0u32;
-        let v1: u32 = loop {
-            if c1 >= (((a_u32 / 7u32)) % 4u32) {
-                break (((if (3393185495u32 == 46u32) { (match (a_u32 % 8u32) { 5u32 => 4294967295u32, 0u32..=1u32 => a_u32, 2u32 | 4u32 => a_u32, _ => 29u32 }) } else { (34u32 - 50u32) }) | (33u32 >> (((-17i8)).checked_add((-128i8)).unwrap_or((-42i8)) & 31i8))));
-            }
-            c1 += 1u32;
+            c0 += 1u32;
         };
-        oi[i] = (((match (78u32 % 8u32) { 7u32 => (match (21u32 % 8u32) { 5u32 => 88u8, _ => 12u8 }), 2u32..=3u32 => (if false { ((a_i32) as u8) } else { 8u8 }), 0u32..=3u32 => (match (98u32 % 8u32) { 5u32 | 2u32 => ((a_u32) as u8), 4u32 | 0u32 => ((a_i64) as u8), _ => 58u8 }), _ => (97u8 >> (v1 & 7u32)) })).min(((65u8).min(((a_i32) as u8)) >> 93i8))) as u64;
-        of[i] = ((((((87u64).checked_sub(18u64).unwrap_or(6u64)) as i32)) as f64)) as f64;
+        let mut v1: i16 = (((a_i64) as i16) % (((a_i64) as i16) | 1i16));
+        diff_xor_into(&mut v1, ((a_f32) as i16));
+        let r1 = &mut v1;
+        *r1 ^= (-77i16);
+        oi[i] = ((((((-21i32) / (13i32 | 1i32))).min(64i32)) as u16)) as u64;
+        of[i] = ((if (!(false || (32i32 >= a_i32))) { ((a_f64 * 6.75f64) / (6.375f64 - a_f64)) } else { (5.125f64 + (-a_f64)) })) as f64;
     }
 }
 
@@ -2860,16 +2990,16 @@ pub fn diff_94(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: f32 = (((!a_u64)) as f32);
-        let v1: u8 = 23u8;
-        let mut t2: [f32; 3] = [(if (31u32 <= 15u32) { v0 } else { (-9.75f32) }); 3];
-        t2[1] = (a_f32 * a_f32);
-        t2[2] = (a_f32).sqrt();
-        let mut v2: f32 = (-a_f32);
-        for &v3 in t2.iter() {
-            v2 = v3;
-        }
-        oi[i] = ((10u64).max((((84i16 << (((a_i32) as u16) & 15u16))) as u64))) as u64;
-        of[i] = ((((5e-324f64 * a_f64) * ((10i32) as f64)) - ((2.75f64).abs()).abs())) as f64;
+        let v1: u8 = (100u8 & 57u8);
+        let mut c2: u32 = 0u32;
+        let v2: i8 = loop {
+            if c2 >= (((match (31u32 % 8u32) { 2u32 | 2u32 => 33u32, 1u32..=3u32 => a_u32, _ => 71u32 })) % 4u32) {
+                break ((match (a_u32 % 8u32) { 6u32..=7u32 => ((a_u32) as i8), 7u32 => ((a_f32) as i8), 6u32 | 5u32 => 127i8, _ => ((a_u32) as i8) }));
+            }
+            c2 += 1u32;
+        };
+        oi[i] = ((if (a_f64 == ((-1.25f64) / 9.375f64)) { ((a_i64) as u8) } else { ((((a_f32) as i8)) as u8) })) as u64;
+        of[i] = ((((!(match (22u32 % 8u32) { 3u32..=6u32 => ((a_f32) as u8), 6u32 | 6u32 => v1, _ => 50u8 }))) as f32)) as f64;
     }
 }
 
@@ -2884,33 +3014,24 @@ pub fn diff_95(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut c0: u32 = 0u32;
-        let v0: i16 = loop {
-            if c0 >= (((a_u32 + a_u32)) % 4u32) {
-                break (((((a_i32) as i16) & (-78i16)) >> (((a_i32) as i8) % ((-59i8) | 1i8))));
+        let mut v0: i16 = ((39i16 >> (2u32 & 15u32)) + (!16i16));
+        diff_xor_into(&mut v0, (DIFF_TABLE_I16[((78u32) % 6u32) as usize] * 1i16));
+        let r0 = &mut v0;
+        *r0 ^= ((a_i32) as i16);
+        let v1: i32 = (((match (82u32 % 8u32) { 5u32..=7u32 => a_u64, 1u32 | 7u32 => 15753578491575714694u64, _ => 4u64 })) as i32);
+        let mut v2: i64 = a_i64;
+        for j0 in (0u32..(((a_u32 & 39u32)) % 4u32)).rev() {
+            v2 = 42i64;
+        }
+        let mut c3: u32 = 0u32;
+        let v3: f64 = loop {
+            if c3 >= (((a_u32).max(36u32)) % 4u32) {
+                break ((2.625f64 + (0.125f64 + (-a_f64))));
             }
-            c0 += 1u32;
+            c3 += 1u32;
         };
-        let v1: u8 = (16u8).min(98u8);
-        let mut v2: u64 = (!a_u64);
-        'l2: for j0 in 0u32..(((a_u32).pow((25u32) as u32 & 7)) % 3u32) {
-            for j1 in 0u32..(((a_u32 * 62u32)) % 3u32) {
-                if false {
-                    break 'l2;
-                }
-                if ((((a_i64) as u8) >= ((a_i32) as u8)) && (a_u64 != v2)) {
-                    continue 'l2;
-                }
-                v2 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
-            }
-        }
-        let mut v3: i16 = (16i16 % (32767i16 | 1i16));
-        for j2 in ((((71u32 - a_u32)) % 8u32)..((a_u32) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v3 = ((-22i16) << ((-32i64) & 15i64));
-        }
-        assert!((((12u32 % 256u32) != 7u32) || (((((a_f32) as u16)) as i32) < ((a_u64) as i32))));
-        oi[i] = ((((8i32).saturating_add((-15i32))).max((if ((-3.125f32) <= (-7.25f32)) { 31i32 } else { a_i32 }))).max((((match (2135573965u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)).max((2i32 >> (((a_i32) as i16) & 31i16))))) as u64;
-        of[i] = ((if ((a_i64 * 35i64) < (((-1i64)) as i64)) { (match (9u32 % 8u32) { 0u32 => ((10i32) as f32), _ => (-a_f32) }) } else { (match (a_u32 % 8u32) { 4u32 => ((15i16) as f32), 3u32..=5u32 => ((((a_u32) as u16)) as f32), _ => ((0i64) as f32) }) })) as f64;
+        oi[i] = (a_u64) as u64;
+        of[i] = (((((a_i64) as f64) / (-7.5f64)) * ((a_f64 + a_f64) * 9007199254740992.0f64))) as f64;
     }
 }
 
@@ -2925,9 +3046,12 @@ pub fn diff_96(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i64 = ((1i64 & a_i64) << ((a_u64 % a_u64) & 63u64));
-        oi[i] = (((-92i64)).max((((v0).min(v0)) as i64))) as u64;
-        of[i] = ((((-8i32)) as f32)) as f64;
+        let mut v0: i64 = (((-89i64) << a_i64)).abs();
+        for j0 in ((((a_u32).checked_add(a_u32).unwrap_or(a_u32)) % 8u32)..(((match (31u32 % 8u32) { 6u32 => 39u32, 2u32 | 4u32 => 41u32, 0u32 => 8u32, _ => 44u32 })) % 16u32)).step_by(((89u32) % 3u32) as usize) {
+            v0 = (0i64 | DiffPair { a: (-a_i64), b: (v0 ^ v0) }.mixed());
+        }
+        oi[i] = ((a_u64 >> ((((((-41i32)) as f64)) as i32) & 63i32))) as u64;
+        of[i] = ((((DIFF_TABLE_F64[((a_u32) % 6u32) as usize] * 1.0f64)).sqrt() * ((a_f64 - 8.625f64) / ((a_i32) as f64)))) as f64;
     }
 }
 
@@ -2942,25 +3066,36 @@ pub fn diff_97<const K: i32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut t0: [u64; 3] = [(18446744073709551615u64).checked_add(87u64).unwrap_or(a_u64); 3];
-        t0[1] = (!(match (6u32 % 8u32) { 5u32 => a_u64, _ => 35u64 }));
-        t0[2] = 83u64;
-        let mut v0: u64 = (match (a_u32 % 8u32) { 2u32 => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64), 0u32 => a_u64, 0u32 | 3u32 => (if matches!((31u32 % 8u32), 0u32) { 93u64 } else { 18446744073709551615u64 }), _ => a_u64 });
-        for &v1 in t0.iter().skip(1) {
-            v0 = ((!a_u64) >> (a_u64 & 63u64));
+        let mut t0: [u64; 3] = [((match (4294967295u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64); 3];
+        t0[1] = (a_u64 ^ (6u64 ^ 12u64));
+        t0[2] = ((((-4.0f32)) as u64) & ((a_u64) as u64));
+        let mut v0: u64 = (!((a_u32) as u64));
+        for &v1 in t0.iter().rev() {
+            v0 = ((((a_i32) as u8)) as u64);
         }
-        let v2: f32 = ((((-43i16)) as f32) - (((-1.625f32)) as f32));
-        let v3: u32 = ((match (a_u32 % 8u32) { 0u32 => (match (a_u32 % 8u32) { 6u32 | 1u32 => 80u32, 1u32..=3u32 => 0u32, _ => 4294967295u32 }), _ => ((match (24u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) }) % (((if false { a_u32 } else { a_u32 }) / ((4294967295u32 >> (43i8 & 31i8)) | 1u32)) | 1u32));
-        let mut c4: u32 = 0u32;
-        let v4: i16 = loop {
-            if c4 >= (((v3 - 1u32)) % 4u32) {
-                break (96i16);
+        let mut v2: i16 = ((((v0).checked_add(6u64).unwrap_or(37u64)).min(v0)) as i16);
+        'l2: for j0 in 0u32..(((if false { a_u32 } else { 78u32 })) % 3u32) {
+            for j1 in 0u32..((((0u32) as u32)) % 3u32) {
+                if (15u16 == 77u16) {
+                    break 'l2;
+                }
+                if (!(93u8 == ((a_i32) as u8))) {
+                    continue 'l2;
+                }
+                v2 = (((match (a_u32 % 8u32) { 6u32 | 1u32 => (if (a_f64 >= (-0.0f64)) { 2147483647i32 } else { K }), 0u32..=1u32 => (a_i32 + a_i32), _ => (if false { a_i32 } else { a_i32 }) })) as i16);
             }
-            c4 += 1u32;
-        };
-        let v5: i64 = ((93i64).abs() ^ (9223372036854775807i64 | 36i64));
-        oi[i] = ((v0 << (a_i32 & 63i32))) as u64;
-        of[i] = (((((-11.25f32) + a_f32) + (-a_f32)) / ((if false { 12.125f32 } else { v2 }) - v2))) as f64;
+        }
+        let mut v3: i8 = ((-69i8) & 55i8);
+        for j2 in (0u32..=(((a_u32 / (a_u32 | 1u32))) % 4u32)).rev() {
+            v3 = (DIFF_TABLE_I8[((j2) % 6u32) as usize] * 1i8);
+        }
+        let mut v4: f32 = ((-6.625f32) * (-11.25f32));
+        for j3 in 0u32..((((((a_i32) as u16)) as u32)) % 4u32) {
+            v4 = (-6.0f32);
+        }
+        let v5: f64 = (DIFF_TABLE_F64[((a_u32) % 6u32) as usize] * 1.0f64);
+        oi[i] = ((((1u32 << (((a_f32) as u16) & 31u16)) >> (((-88i64) / a_i64) & 31i64))).rem_euclid((11u32 + (a_u32 << (18446744073709551615u64 & 31u64))))) as u64;
+        of[i] = (((2.375f32 * (DIFF_TABLE_F32[((a_u32) % 6u32) as usize] * 1.0f32)) * (-(7.375f32 * 1e-40f32)))) as f64;
     }
 }
 
@@ -2975,15 +3110,20 @@ pub fn diff_98<const K: u32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut t0: [u8; 3] = [((((a_i32) as u8) * 15u8)).saturating_sub(10u8); 3];
-        t0[1] = ((70u8 >> (31i32 & 7i32)) << (((a_f32) as i8) & 7i8));
-        t0[2] = (!((a_u32) as u8));
-        let mut v0: u8 = ((a_i64) as u8);
-        for &v1 in t0.iter() {
-            v0 = ((!v1) - (((a_i32) as u8)).checked_rem(38u8).unwrap_or(((a_u32) as u8)));
+        let mut v0: u8 = ((((a_i32) as u8) * 15u8)).saturating_sub(10u8);
+        'l0: for j0 in 0u32..(((K << (((a_u32) as i8) & 31i8))) % 3u32) {
+            for j1 in 0u32..(((K ^ 4294967295u32)) % 3u32) {
+                if true {
+                    break 'l0;
+                }
+                if (a_i32 == a_i32) {
+                    continue 'l0;
+                }
+                v0 = ((a_i64) as u8);
+            }
         }
-        oi[i] = ((((5.75f64 - (12.25f64 - 9.125f64))) as u8)) as u64;
-        of[i] = ((DIFF_TABLE_F64[((a_u32) % 6u32) as usize] * 1.0f64)) as f64;
+        oi[i] = (58i16) as u64;
+        of[i] = (((DIFF_TABLE_F64[((a_u32) % 6u32) as usize] * 1.0f64) - (((-9.0f64) - a_f64) - (a_f64 - (-2.25f64))))) as f64;
     }
 }
 
@@ -2998,26 +3138,17 @@ pub fn diff_99(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u32 = (a_u32).pow((a_u32) as u32 & 7);
-        let mut v1: f32 = (-((9.625f32 / 3.625f32)).sqrt());
-        'l1: for j0 in 0u32..(((DIFF_TABLE_U32[((v0) % 6u32) as usize] * 1u32)) % 3u32) {
-            for j1 in 0u32..(((match (v0 % 8u32) { 2u32 => v0, 0u32 | 2u32 => 68u32, 0u32 => a_u32, _ => 31u32 })) % 3u32) {
-                if false {
-                    break 'l1;
-                }
-                if ((v1 != (-4.125f32)) || false) {
-                    continue 'l1;
-                }
-                v1 = ((((-7.625f32) - (-0.0f32)) + v1) + (DIFF_TABLE_F32[((a_u32) % 6u32) as usize] * 1.0f32));
-            }
+        let v0: u32 = (if true { 86u32 } else { 0u32 });
+        let mut v1: f64 = (((a_f64 / a_f64) - (-0.875f64)) + ((if true { a_f64 } else { 0.875f64 })).abs());
+        for j0 in 0u32..(((v0).min(a_u32)) % 4u32) {
+            v1 = (((if ((((a_i64) as u16) != 1u16) || matches!((j0 % 8u32), 4u32..=6u32)) { (if true { (-1i64) } else { 41i64 }) } else { (a_i64 ^ a_i64) })) as f64);
         }
-        let mut v2: f64 = (-a_f64);
-        for j2 in ((((16u32 + a_u32)) % 8u32)..(((100u32 & v0)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v2 = (8.375f64 + a_f64);
+        let mut v2: u32 = ((match (77u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
+        for j1 in (0u32..=(((8u32 & v0)) % 4u32)).rev() {
+            v2 = (j1 >> ((-33i64) & 31i64));
         }
-        assert!((((v0 % 256u32) != 7u32) || ((((a_f32) as u8)).min(((a_u32) as u8)) >= (((a_f32) as u8) * 1u8))));
-        oi[i] = (((!((-11i16)).checked_div(((a_u32) as i16)).unwrap_or((-80i16))) >> ((!(15i16 >> (71u32 & 15u32))) & 15i16))) as u64;
-        of[i] = (((DIFF_TABLE_F64[((a_u32) % 6u32) as usize] * 1.0f64) + (a_f64 + (match (v0 % 8u32) { 4u32..=5u32 => (-3.25f64), _ => v2 })))) as f64;
+        oi[i] = ((((a_f32) as u16)).checked_sub(((a_f32) as u16)).unwrap_or(16u16)) as u64;
+        of[i] = ((-(a_f64).abs())) as f64;
     }
 }
 
@@ -3032,21 +3163,24 @@ pub fn diff_100<const K: i64>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
+        let mut t0: [u16; 3] = [((a_f32) as u16); 3];
+        t0[1] = 75u16;
+        t0[2] = ((6u16 >> ((a_i64) as u8)) + ((a_i64) as u16));
         let mut v0: u16 = ((a_f32) as u16);
-        if true {
-            v0 = ((v0 >> ((a_i64) as u8)) + (match (a_u32 % 8u32) { 1u32..=2u32 => ((a_i64) as u16), _ => 54u16 }));
+        for &v1 in t0.iter().step_by(2) {
+            v0 = ((65535u16 / (((a_i32) as u16) | 1u16)) ^ (!v0));
+        }
+        let v2: u16 = ((((-76i64)) as u16) << ((((45u8 & 91u8)).abs_diff(((a_f32) as u8)) as u8) & 15u8));
+        assert!((((32u32 % 256u32) != 7u32) || true));
+        let v3: i32 = (!56i32);
+        let mut v4: i8 = ((((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) | ((a_u32) as i8)) - ((-31i8) >> ((v3 + v3) & 7i32)));
+        if (!((-9223372036854775808i64) != 96i64)) {
+            v4 = ((((v2 | ((a_i64) as u16))) as i8) >> (1u8 & 7u8));
         } else {
-            v0 = ((!v0) << (((a_i32) as u8) - ((a_f32) as u8)));
+            v4 = (((((a_i64) as i8) >> (6i32 & 7i32)) * (!v4)) >> ((a_u32).saturating_sub(14u32) & 7u32));
         }
-        let v1: i32 = ((-45i32) << (71u8 & 31u8));
-        let mut v2: u8 = ((((-76i64)) as u8) - 1u8);
-        for j0 in (0u32..=(((!a_u32)) % 4u32)).rev() {
-            v2 = ((((a_f64).sqrt() + (((-37i64)) as f64))) as u8);
-        }
-        let v3: u64 = ((((-38i8)) as u64) ^ (!34u64));
-        assert!((((a_u32 % 256u32) != 7u32) || (((a_f32) as i32) > a_i32)));
-        oi[i] = (96u64) as u64;
-        of[i] = ((DIFF_TABLE_F64[((84u32) % 6u32) as usize] * 1.0f64)) as f64;
+        oi[i] = (v0) as u64;
+        of[i] = ((if (true && (48u64 != 64u64)) { ((a_f32 / a_f32) * a_f32) } else { (-8.75f32) })) as f64;
     }
 }
 
@@ -3061,19 +3195,19 @@ pub fn diff_101(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u8 = (if (!true) { (((a_f32) as u8) >> a_u32) } else { (58u8).pow((123u8) as u32 & 7) });
-        let mut v1: f64 = (if ((((a_i64) as u16) | 1u16) >= (!15u16)) { (DIFF_TABLE_F64[((a_u32) % 6u32) as usize] * 1.0f64) } else { ((6.0f64 / 5e-324f64) + ((-12.125f64) + 7.25f64)) });
-        for j0 in (((91u32) % 8u32)..((32u32) % 16u32)).step_by(((1u32) % 3u32) as usize) {
-            v1 = 0.25f64;
-        }
-        let mut v2: f32 = ((-a_f32)).sqrt();
-        if ((0i64 | DiffPair { a: (-37i64), b: a_i64 }.mixed()) > (60i64 + 64i64)) {
-            v2 = ((a_f32 + 5.25f32) - (a_f32 / v2));
+        let mut v0: u8 = (((a_u32) as u8) * ((a_i32) as u8));
+        if (false || (32u32 <= a_u32)) {
+            v0 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) + (v0).max(13u8));
         } else {
-            v2 = (-(a_f32 * a_f32));
+            v0 = (!(match (86u32 % 8u32) { 4u32 => 8u8, 4u32 => v0, 3u32 | 2u32 => ((a_i32) as u8), _ => 44u8 }));
         }
-        oi[i] = (((((((-59i8)) as u8)) as u64) << ((-((((a_i64) as u8)) as i16)) & 63i16))) as u64;
-        of[i] = ((-((DIFF_TABLE_F64[((32u32) % 6u32) as usize] * 1.0f64) * (a_f64 + 0.0f64)))) as f64;
+        let v1: u32 = (91u32 ^ (!78u32));
+        let mut v2: u16 = (((a_i64) as u16) << (a_u32 & 15u32));
+        for j0 in ((((8u32 % (v1 | 1u32))) % 8u32)..(((v1 - a_u32)) % 16u32)).step_by(((37u32) % 3u32) as usize) {
+            v2 = (v2 + 84u16);
+        }
+        oi[i] = ((((63u64 | a_u64) << ((a_i32 << (a_i32 & 31i32)) & 63i32))).max(0u64)) as u64;
+        of[i] = ((((((-22i8)) as f64) - ((17u16) as f64)) + ((-a_f64) * (a_f64 + 0.0f64)))) as f64;
     }
 }
 
@@ -3088,26 +3222,37 @@ pub fn diff_102(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i16 = (if matches!((1u32 % 8u32), 7u32) { ((a_i64) as i16) } else { 32767i16 });
-        let mut v1: u16 = ((a_i64) as u16);
-        for j0 in (((76u32) % 8u32)..((a_u32) % 16u32)).step_by(((54u32) % 3u32) as usize) {
-            v1 = ((((a_u32) as u8)) as u16);
+        let mut v0: i16 = ((match (89u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
+        for j0 in (0u32..=(((a_u32).checked_sub(a_u32).unwrap_or(a_u32)) % 4u32)).rev() {
+            v0 = ((-47i16)).abs();
         }
-        let mut v2: u16 = ((a_i32) as u16);
-        if (((a_u32) as u8) == (if matches!((4u32 % 8u32), 2u32) { 128u8 } else { 8u8 })) {
-            v2 = v1;
+        let mut v1: i16 = v0;
+        for j1 in (((((70u64) as u32)) % 8u32)..((((29u8) as u32)) % 16u32)).step_by(((31u32) % 3u32) as usize) {
+            v1 = (-52i16);
+        }
+        assert!((((1u32 % 256u32) != 7u32) || ((((a_f32) as u8) << 4u16) <= (((a_f32) as u8)).min(((a_u32) as u8)))));
+        let mut t2: [u16; 3] = [((match (18u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16); 3];
+        t2[1] = 68u16;
+        t2[2] = (((a_i64).abs()) as u16);
+        let mut v2: u16 = ((a_i64) as u16);
+        for &v3 in t2.iter().step_by(2) {
+            v2 = (16u16 << (a_i64 ^ (-1i64)));
+        }
+        let mut c4: u32 = 0u32;
+        let v4: u16 = loop {
+            if c4 >= (((a_u32 * 31u32)) % 4u32) {
+                break (((v2).max(v2) * ((a_f32) as u16)));
+            }
+            c4 += 1u32;
+        };
+        let mut v5: i8 = ((-92i8)).checked_sub((-89i8)).unwrap_or((-46i8));
+        if ((a_u64 >> (v0 & 63i16)) <= (a_u64 & a_u64)) {
+            v5 = v5;
         } else {
-            v2 = ((a_u32) as u16);
+            v5 = (-16i8);
         }
-        let mut v3: u8 = (((46u16) as u8) & ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8));
-        if matches!((85u32 % 8u32), 2u32..=4u32) {
-            v3 = ((((-64i64) << ((-16i32) & 63i32))) as u8);
-        } else {
-            v3 = (((a_i32) as u8)).checked_add(7u8).unwrap_or(73u8);
-        }
-        let v4: u32 = a_u32;
-        oi[i] = (65535u16) as u64;
-        of[i] = (5e-324f64) as f64;
+        oi[i] = (((match (12u32 % 8u32) { 7u32 => ((53i8) as i8), 4u32 => (if false { 127i8 } else { ((a_f32) as i8) }), _ => (v5 << (((a_i64) as u16) & 7u16)) }) | (!(((a_u32) as i8) << (((a_f32) as u16) & 7u16))))) as u64;
+        of[i] = ((((a_f64 * a_f64) / ((0.875f32) as f64)) / (((-7.875f64) - a_f64) - ((((a_i32) as i8)) as f64)))) as f64;
     }
 }
 
@@ -3122,23 +3267,33 @@ pub fn diff_103<const K: u32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i8 = ((match (a_u32 % 8u32) { 2u32 | 3u32 => (((a_f32) as i8) / (((a_u32) as i8) | 1i8)), 3u32..=7u32 => ((-128i8)).checked_sub((-24i8)).unwrap_or(((a_i32) as i8)), 3u32 | 3u32 => ((-128i8) << (100u16 & 7u16)), _ => ((((a_u32) as i16)) as i8) }) - 127i8);
-        let v1: u64 = ((43u8) as u64);
-        let mut v2: i32 = (match (31u32 % 8u32) { 2u32..=3u32 => (a_i32 << (K & 31u32)), 4u32 => 32i32, _ => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) });
-        if ((if true { (-8.5f64) } else { (-12.375f64) }) <= 3.0f64) {
-            v2 = (((a_i32 & a_i32)) as i32);
+        let mut v0: i8 = (((-((a_u32) as i8)) * (((a_f64 != 0.0f64)) as i8)) ^ (6i8 & ((-128i8) << (100u16 & 7u16))));
+        if (!(16i16 >= ((a_f32) as i16))) {
+            v0 = (!(match (a_u32 % 8u32) { 3u32 => ((-128i8) & (-53i8)), 7u32 | 7u32 => (!36i8), _ => (((a_f32) as i8) * ((a_f32) as i8)) }));
         } else {
-            v2 = (((!4294967295u32)) as i32);
+            v0 = (((DIFF_TABLE_U64[((a_u32) % 6u32) as usize] * 1u64)) as i8);
         }
-        let mut v3: f32 = (-((0.0f32 * 9.875f32) / 9.0f32));
-        if ((-0.0f64) < ((((a_f32) as u8)) as f64)) {
-            v3 = (a_f32 - (DIFF_TABLE_F32[((K) % 6u32) as usize] * 1.0f32));
+        assert!((((a_u32 % 256u32) != 7u32) || (matches!((K % 8u32), 7u32) && ((-95i16) != ((a_u32) as i16)))));
+        let v1: u64 = ((DIFF_TABLE_U64[((43u32) % 6u32) as usize] * 1u64) + 1u64);
+        let mut v2: u16 = (((16i16) as u16) >> ((93u16).checked_add(((a_i32) as u16)).unwrap_or(((a_f32) as u16)) & 15u16));
+        if (((((a_f32) as i8)) as f64) <= ((8i32) as f64)) {
+            v2 = (DIFF_TABLE_U16[((87u32) % 6u32) as usize] * 1u16);
         } else {
-            v3 = (((a_f32 - a_f32) - (v3 - 1e-40f32)) * ((if false { 16777216.0f32 } else { a_f32 })).sqrt());
+            v2 = ((DIFF_TABLE_U16[((a_u32) % 6u32) as usize] * 1u16)).min(((0u64) as u16));
         }
-        let v4: u8 = 62u8;
-        oi[i] = ((((match (6u32 % 8u32) { 6u32 => (-24i16), _ => ((a_u32) as i16) }) + 6i16) / (((-35i16)).min(((-67i16) & ((a_f32) as i16))) | 1i16))) as u64;
-        of[i] = (((18i16) as f64)) as f64;
+        let mut v3: i8 = ((match (a_u32 % 8u32) { 0u32..=7u32 => ((a_f32) as i8), 5u32 => 21i8, 2u32 => v0, _ => v0 }) >> ((K >> (a_i32 & 31i32)) & 7u32));
+        for j0 in (0u32..=(((80u32 >> (-90i64))) % 4u32)).rev() {
+            v3 = ((v3 << a_i64) / ((((a_f32) as i8) / (((a_i32) as i8) | 1i8)) | 1i8));
+        }
+        let mut v4: f64 = (((((25u32) as f64)) as f64) - ((18i16) as f64));
+        if (((-37i8)).checked_sub((-95i8)).unwrap_or((-26i8)) < (-1i8)) {
+            v4 = ((-11.125f64) - (((-3.625f64)).abs() / (a_f64 - (-0.625f64))));
+        } else {
+            v4 = ((((if false { (-78i16) } else { ((a_i64) as i16) }) / ((0i16 & 66i16) | 1i16))) as f64);
+        }
+        assert!((((K % 256u32) != 7u32) || ((v2 < v2) || true)));
+        oi[i] = ((42u8).checked_add(39u8).unwrap_or(((a_i32) as u8))) as u64;
+        of[i] = ((((a_f32 / 10.0f32) * ((-7.0f32) / (-10.875f32)))).abs()) as f64;
     }
 }
 
@@ -3153,21 +3308,28 @@ pub fn diff_104<const K: i8>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut c0: u32 = 0u32;
-        let v0: i64 = loop {
-            if c0 >= (((a_u32 + 46u32)) % 4u32) {
-                break (a_i64);
-            }
-            c0 += 1u32;
-        };
-        let v1: u64 = (5u64).min((if (false || true) { (64u64 / a_u64) } else { ((68u64).abs_diff(1u64) as u64) }));
-        assert!((((a_u32 % 256u32) != 7u32) || (matches!((59u32 % 8u32), 0u32) || matches!((a_u32 % 8u32), 0u32..=4u32))));
-        let mut v2: i64 = (if true { 63i64 } else { a_i64 });
-        for j0 in (((((6.625f32) as u32)) % 8u32)..(((4294967295u32 & a_u32)) % 16u32)).step_by(((99u32) % 3u32) as usize) {
-            v2 = v0;
+        let mut v0: i64 = (((K) as i64) + (a_i64).saturating_add(a_i64));
+        diff_xor_into(&mut v0, (match (10u32 % 8u32) { 2u32 | 0u32 => (((-66i64)).abs_diff(0i64) as i64), _ => (a_i64 >> (7i8 & 63i8)) }));
+        let r0 = &mut v0;
+        *r0 ^= (a_i64 | (-39i64));
+        let mut v1: u16 = ((((a_u64 + a_u64)) as u16) - ((((a_i32) as u16)).checked_mul(65535u16).unwrap_or(39u16)).saturating_sub((if true { 16u16 } else { ((a_i32) as u16) })));
+        for j0 in (((53u32) % 8u32)..(((4294967295u32 & a_u32)) % 16u32)).step_by(((99u32) % 3u32) as usize) {
+            v1 = v1;
         }
-        oi[i] = (((match (a_u32 % 8u32) { 2u32 => (((a_i64) as i8) & (-75i8)), _ => ((a_u32) as i8) }) / (K).min((((a_u32) as i8)).abs()))) as u64;
-        of[i] = ((DIFF_TABLE_F32[((a_u32) % 6u32) as usize] * 1.0f32)) as f64;
+        let mut v2: i16 = (match (a_u32 % 8u32) { 2u32 => ((-75i16) & ((a_u32) as i16)), _ => ((-72i16)).min((85i16 & ((a_f32) as i16))) });
+        'l2: for j1 in 0u32..((a_u32) % 3u32) {
+            for j2 in 0u32..(((match (35u32 % 8u32) { 2u32 | 1u32 => 31u32, 4u32 | 4u32 => 23u32, 1u32 | 6u32 => a_u32, _ => j1 })) % 3u32) {
+                if true {
+                    break 'l2;
+                }
+                if (!true) {
+                    continue 'l2;
+                }
+                v2 = ((if (matches!((a_u32 % 8u32), 0u32..=3u32) || true) { (if true { ((a_i64) as i16) } else { ((a_u32) as i16) }) } else { ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) })).pow((v2) as u32 & 7);
+            }
+        }
+        oi[i] = (((!(((a_i64) as i16) % (98i16 | 1i16))) * ((35u16) as i16))) as u64;
+        of[i] = (((v2) as f32)) as f64;
     }
 }
 
@@ -3182,29 +3344,33 @@ pub fn diff_105<const K: i32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u32 = a_u32;
-        'l0: for j0 in 0u32..(((97u32 << 2147483647i32)) % 3u32) {
-            for j1 in 0u32..(((match (a_u32 % 8u32) { 3u32 | 7u32 => 98u32, _ => 94u32 })) % 3u32) {
-                if (((a_f32) as u16) == 15u16) {
-                    break 'l0;
+        let mut v0: u32 = (((!94u32) | ((((a_i64) as u16)) as u32)) << (((((-97i16) <= 50i16)) as i32) & 31i32));
+        if (matches!((13u32 % 8u32), 3u32) && ((-43i16) <= (-20i16))) {
+            v0 = (((match (v0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) ^ 45u32);
+        } else {
+            v0 = (((v0 / (a_u32 | 1u32)) & (!a_u32)) << ((73u16 >> ((a_u32 + a_u32) & 15u32)) & 31u16));
+        }
+        let mut v1: u8 = (if ((12.25f64 != a_f64) || false) { (((a_f32) as u8) / (((a_i32) as u8) | 1u8)) } else { (match (9u32 % 8u32) { 3u32 => 33u8, _ => 71u8 }) });
+        if ((64i64 < (-19i64)) && (((a_f32) as u16) != 81u16)) {
+            v1 = (match (31u32 % 8u32) { 5u32 | 2u32 => (((a_f32) as u8) + ((a_u32) as u8)), 0u32..=6u32 => (((a_i32) as u8) | ((a_f32) as u8)), _ => (!255u8) });
+        } else {
+            v1 = (((a_i32) as u8)).checked_sub(((a_i64) as u8)).unwrap_or(v1);
+        }
+        let v2: u64 = a_u64;
+        let mut v3: f32 = ((-a_f32)).abs();
+        'l3: for j0 in 0u32..(((if false { v0 } else { v0 })) % 3u32) {
+            for j1 in 0u32..(((a_u32 + a_u32)) % 3u32) {
+                if (14u8 != 21u8) {
+                    break 'l3;
                 }
-                if (((a_f32) as u16) != 77u16) {
-                    continue 'l0;
+                if (30i64 >= (-39i64)) {
+                    continue 'l3;
                 }
-                v0 = ((v0).checked_add(a_u32).unwrap_or(j1)).saturating_mul((a_u32).checked_sub(j1).unwrap_or(v0));
+                v3 = ((((a_f64 + a_f64)) as f32)).sqrt();
             }
         }
-        let v1: u32 = (((a_f64 * 0.25f64)) as u32);
-        let mut c2: u32 = 0u32;
-        let v2: f32 = loop {
-            if c2 >= (((!v1)) % 4u32) {
-                break ((0.1f32 - a_f32));
-            }
-            c2 += 1u32;
-        };
-        let v3: i32 = K;
-        oi[i] = ((!(if false { ((93u16).abs_diff(53u16) as u16) } else { (64u16 + 42u16) }))) as u64;
-        of[i] = (((((!15u16)) as f64) * (0.1f64 * ((-10.875f64) * a_f64)))) as f64;
+        oi[i] = ((1u64).checked_div(v2).unwrap_or(a_u64)) as u64;
+        of[i] = ((((-a_f64) + (a_f64 - a_f64)) - (-((-8.625f64) + (-7.125f64))))) as f64;
     }
 }
 
@@ -3219,12 +3385,22 @@ pub fn diff_106(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i16 = (!(-70i16));
-        let v1: u64 = (a_u64 >> (-128i8));
-        let v2: i16 = (((if false { 1u32 } else { 41u32 })) as i16);
-        let v3: u64 = a_u64;
-        oi[i] = (((a_u32).min(a_u32) & ((DIFF_TABLE_U32[((32u32) % 6u32) as usize] * 1u32) - a_u32))) as u64;
-        of[i] = (a_f64) as f64;
+        let v0: i16 = (((a_i32) as i16) * ((a_u32) as i16));
+        assert!((((a_u32 % 256u32) != 7u32) || false));
+        let v1: i8 = 39i8;
+        let mut v2: f64 = (((2.75f64 / a_f64) / ((-6.125f64) - 0.0f64)) / ((47i64) as f64));
+        if ((!a_i32) == (2147483647i32).max(43i32)) {
+            v2 = (((v2 - a_f64) - ((a_u64) as f64)) / (-a_f64));
+        } else {
+            v2 = (if ((((a_u32) as i8) < 95i8) || (a_i64 >= a_i64)) { v2 } else { ((DIFF_TABLE_F64[((23u32) % 6u32) as usize] * 1.0f64) / ((0.1f32) as f64)) });
+        }
+        assert!((((89u32 % 256u32) != 7u32) || (((-1i64) & 79i64) >= (a_i64 >> (v0 & 63i16)))));
+        let mut v3: u8 = (((a_i32) as u8) & ((a_u32) as u8));
+        for j0 in ((((a_u32 * a_u32)) % 8u32)..(((72u32).checked_mul(93u32).unwrap_or(3571798062u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v3 = v3;
+        }
+        oi[i] = (38u64) as u64;
+        of[i] = ((((a_i64) as f64) * (((31u32) as f64) + ((a_f64) as f64)))) as f64;
     }
 }
 
@@ -3239,19 +3415,23 @@ pub fn diff_107(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
+        let mut t0: [u64; 3] = [a_u64; 3];
+        t0[1] = ((DIFF_TABLE_U64[((a_u32) % 6u32) as usize] * 1u64) / ((match (65u32 % 8u32) { 5u32 => a_u64, 2u32..=5u32 => 74u64, _ => a_u64 }) | 1u64));
+        t0[2] = (((a_u64 << (a_u64 & 63u64))) as u64);
         let mut v0: u64 = a_u64;
-        if (!matches!((a_u32 % 8u32), 4u32..=7u32)) {
-            v0 = ((if (25i64 < (-9223372036854775808i64)) { v0 } else { a_u64 }) >> (((64u8) as i64) & 63i64));
-        } else {
-            v0 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) - (!v0));
+        for &v1 in t0.iter().rev() {
+            v0 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
         }
-        let v1: f64 = a_f64;
-        let mut v2: u64 = 95u64;
-        for j0 in ((((4294967295u32 ^ 0u32)) % 8u32)..(((13u32).min(a_u32)) % 16u32)).step_by(((32u32) % 3u32) as usize) {
-            v2 = (match (46u32 % 8u32) { 0u32 | 0u32 => 46u64, 3u32..=4u32 => a_u64, 1u32..=7u32 => v0, _ => v0 });
+        let mut v2: u16 = (((a_u32) as u16) / (65535u16 | 1u16));
+        for j0 in (0u32..((23u32) % 4u32)).rev() {
+            v2 = (87u16 - ((a_i32) as u16));
         }
-        oi[i] = (((if (a_i64 != (-82i64)) { (!((a_i32) as u8)) } else { (1u8 / (((a_u32) as u8) | 1u8)) }) / ((((9.375f32 >= a_f32)) as u8) | 1u8))) as u64;
-        of[i] = ((((((-58i16) - ((a_i64) as i16))) as f64) * (a_f64).sqrt())) as f64;
+        let mut v3: u32 = (if (v2 == ((a_i64) as u16)) { (!a_u32) } else { (DIFF_TABLE_U32[((a_u32) % 6u32) as usize] * 1u32) });
+        for j1 in (((((29u32) as u32)) % 8u32)..(((86u32 << (42u8 & 31u8))) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v3 = ((a_u32 << (v2 & 31u16))).div_euclid((a_u32).max(a_u32));
+        }
+        oi[i] = (((((-54i16) / (0i16 | 1i16)) % ((((a_i32) as i16)).saturating_add(((a_i64) as i16)) | 1i16)) / ((if (!(90i8 >= 55i8)) { (!(-32768i16)) } else { (43i16).checked_div(((a_i32) as i16)).unwrap_or(((a_i32) as i16)) }) | 1i16))) as u64;
+        of[i] = ((8.625f32 / (((a_i64) as f32) * (0.0f32 - (-6.75f32))))) as f64;
     }
 }
 
@@ -3266,8 +3446,8 @@ pub fn diff_108(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u8 = (!((((a_u32) as u16)) as u8));
-        if (((-40i64)).max(46i64) != (match (63u32 % 8u32) { 2u32 => a_i64, 7u32 | 7u32 => 83i64, _ => 3i64 })) {
+        let mut v0: u8 = 57u8;
+        if ((match (23u32 % 8u32) { 1u32 | 3u32 => a_f64, 3u32 | 4u32 => (-7.875f64), _ => (-0.0f64) }) > (10.375f64 / 0.375f64)) {
             v0 = (((((a_u32) as u8)).min(v0)).min((v0 / (((a_u32) as u8) | 1u8))) & ((a_u32) as u8));
         } else {
             v0 = ((if (42u8 == 7u8) { (((a_i32) as u8)).saturating_add(((a_f32) as u8)) } else { 8u8 })).max(((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8));
@@ -3308,22 +3488,21 @@ pub fn diff_110<const K: u32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i8 = 0i8;
-        let v1: i64 = a_i64;
-        let v2: i64 = (((-81i64) >> (a_i32 & 63i32)) + (match (a_u32 % 8u32) { 0u32..=5u32 => (-26i64), 2u32..=7u32 => a_i64, 0u32 | 0u32 => 64i64, _ => a_i64 }));
-        let mut c3: u32 = 0u32;
-        let v3: u8 = loop {
-            if c3 >= ((15u32) % 4u32) {
-                break ((!((a_f32) as u8)));
-            }
-            c3 += 1u32;
-        };
-        let mut v4: i64 = (!(match (K % 8u32) { 0u32 => (a_i64 & a_i64), 6u32 => (a_i64 & a_i64), _ => (match (44u32 % 8u32) { 0u32..=2u32 => a_i64, _ => v1 }) }));
-        for j0 in ((((32u32).checked_add(a_u32).unwrap_or(4294967295u32)) % 8u32)..(((100u32 % 4294967295u32)) % 16u32)).step_by(((K) % 3u32) as usize) {
-            v4 = (match (j0 % 8u32) { 0u32..=7u32 => (!((-45i64) << 34u16)), _ => ((v1 << (66u8 & 63u8)) * (a_i64 >> (((a_i32) as i16) & 63i16))) });
+        let v0: i8 = (DIFF_TABLE_I8[((0u32) % 6u32) as usize] * 1i8);
+        let mut t1: [i64; 3] = [a_i64; 3];
+        t1[1] = ((((((a_u32) as u16)) as i64) >> 53i16) / (((a_i64 ^ (-38i64)) & (!12i64)) | 1i64));
+        t1[2] = ((0i64 | DiffPair { a: (0i64 ^ (-15i64)), b: (!a_i64) }.mixed()) / (a_i64 | 1i64));
+        let mut v1: i64 = ((!(match (K % 8u32) { 0u32 => a_i64, 7u32 => a_i64, _ => (-75i64) })) - ((44i64).pow(((-34i64)) as u32 & 7) * (64i64 % ((-15i64) | 1i64))));
+        for &v2 in t1.iter() {
+            v1 = (((match (K % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64) >> (((if (10u8 != 22u8) { 63u64 } else { a_u64 }) % (!a_u64)) & 63u64));
         }
-        oi[i] = ((((a_u32) as u8)).checked_rem(((a_f32) as u8)).unwrap_or(v3)) as u64;
-        of[i] = (((((32i16 & 95i16)) as f32) + ((a_f32).abs() / ((-1.25f32) * a_f32)))) as f64;
+        let v3: u16 = (0u16).checked_div(((a_f32) as u16)).unwrap_or(((a_i64) as u16));
+        assert!((((22u32 % 256u32) != 7u32) || (!(a_f64 == a_f64))));
+        let v4: u32 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
+        assert!((((a_u32 % 256u32) != 7u32) || false));
+        let v5: u8 = ((a_i64) as u8);
+        oi[i] = ((if ((63u64 >> (7u8 & 63u8)) >= 73u64) { ((((a_i64) as u8)).max(211u8) - (v5 ^ 27u8)) } else { (((a_i32) as u8)).saturating_sub((v5).min(63u8)) })) as u64;
+        of[i] = ((-11.5f64)) as f64;
     }
 }
 
@@ -3345,39 +3524,25 @@ pub fn diff_111(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
             v0 = a_f64;
         }
         assert!((((50u32 % 256u32) != 7u32) || ((((a_i32) as i8) <= ((a_i32) as i8)) || (a_f64 == (-11.625f64)))));
-        let mut v1: u64 = (38u64 - 0u64);
-        'l1: for j0 in 0u32..(((((-6.0f64)) as u32)) % 3u32) {
-            for j1 in 0u32..((((((a_i64) as i8)) as u32)) % 3u32) {
-                if (!true) {
-                    break 'l1;
-                }
-                if (((-21i8) != ((a_u32) as i8)) || false) {
-                    continue 'l1;
-                }
-                v1 = (DIFF_TABLE_U64[((93u32) % 6u32) as usize] * 1u64);
+        let mut c1: u32 = 0u32;
+        let v1: u64 = loop {
+            if c1 >= (((38u32 - 0u32)) % 4u32) {
+                break ((((-6.0f64)) as u64));
             }
+            c1 += 1u32;
+        };
+        let mut v2: u64 = (match (a_u32 % 8u32) { 1u32..=7u32 => (DIFF_TABLE_U64[((4209231467u32) % 6u32) as usize] * 1u64), _ => ((v1 >> (((a_f32) as u8) & 63u8)) * (v1).min(28u64)) });
+        if (!(10u8 < 98u8)) {
+            v2 = (((true) as u64) >> ((((!15u64)) as u32) & 63u32));
+        } else {
+            v2 = (!(match (a_u32 % 8u32) { 4u32 | 3u32 => v2, 1u32 => (89u64 >> ((-56i64) & 63i64)), 0u32..=6u32 => ((60u32) as u64), _ => (a_u64 ^ 18446744073709551615u64) }));
         }
-        let mut v2: u16 = (((-1.5f32)) as u16);
-        'l2: for j2 in 0u32..(((a_u32 >> 98u8)) % 3u32) {
-            for j3 in 0u32..((((a_u64) as u32)) % 3u32) {
-                if (((a_f32) as i16) < ((a_u32) as i16)) {
-                    break 'l2;
-                }
-                if (false || true) {
-                    continue 'l2;
-                }
-                v2 = (36u16 + 17u16);
-            }
+        let mut v3: i16 = ((((a_f32) as i16) % (((a_f32) as i16) | 1i16))).min(((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16));
+        for j0 in ((((a_u32 | a_u32)) % 8u32)..(((1u32 >> 71i8)) % 16u32)).step_by(((98u32) % 3u32) as usize) {
+            v3 = ((match (44u32 % 8u32) { 4u32..=4u32 => ((a_f32) as i16), _ => (-48i16) }) + ((-78i16) - v3));
         }
-        let mut t3: [f64; 3] = [((v0 - a_f64) * (((-60i64)) as f64)); 3];
-        t3[1] = ((DIFF_TABLE_F64[((4294967295u32) % 6u32) as usize] * 1.0f64) / (a_f64 + v0));
-        t3[2] = (10.625f64 + (a_f64 / v0));
-        let mut v3: f64 = (((71i16 >> (((a_f32) as u8) & 15u8))) as f64);
-        for &v4 in t3.iter().skip(1) {
-            v3 = ((if false { 9.25f64 } else { 5.5f64 })).abs();
-        }
-        oi[i] = ((((a_i32 << (((a_u32) as u16) & 31u16)) * (!a_i32))).abs()) as u64;
-        of[i] = ((((DIFF_TABLE_I16[((a_u32) % 6u32) as usize] * 1i16)) as f32)) as f64;
+        oi[i] = ((DIFF_TABLE_I64[((a_u32) % 6u32) as usize] * 1i64)) as u64;
+        of[i] = (((((v1 << (1u16 & 63u16))) as f64) * (((3.75f32 * a_f32)) as f64))) as f64;
     }
 }
 
@@ -3392,9 +3557,9 @@ pub fn diff_112(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i16 = (((48i16 << (0u64 & 15u64)) & ((-42i16) & ((a_i64) as i16))) / ((((a_i64) as i16) << ((match (94u32 % 8u32) { 1u32 | 1u32 => ((a_i64) as u8), _ => 37u8 }) & 15u8)) | 1i16));
-        oi[i] = (((((if (43u16 <= ((a_i64) as u16)) { (-30i8) } else { 6i8 }) >> (228u8 & 7u8))) as u16)) as u64;
-        of[i] = (((((((a_u32) as i8)) as f64)).abs()).sqrt()) as f64;
+        let v0: i16 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) ^ ((32767i16 & ((a_f32) as i16))).min(((-42i16) & ((a_i64) as i16))));
+        oi[i] = ((match (94u32 % 8u32) { 1u32 | 1u32 => 37i64, _ => ((45i64 << (((a_u32) as u16) & 63u16))).abs() })) as u64;
+        of[i] = (((((-0.25f32) / 2.625f32) - (1.75f32 + 9.0f32)) * ((((a_i64) as u8)) as f32))) as f64;
     }
 }
 
@@ -3409,37 +3574,30 @@ pub fn diff_113(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u16 = (match (32u32 % 8u32) { 6u32 => 89u16, _ => 60u16 });
-        'l0: for j0 in 0u32..(((52u32 >> 21u16)) % 3u32) {
-            for j1 in 0u32..(((23u32 ^ 0u32)) % 3u32) {
-                if true {
-                    break 'l0;
-                }
-                if (a_u64 < 97u64) {
-                    continue 'l0;
-                }
-                v0 = ((11.75f32) as u16);
+        let mut c0: u32 = 0u32;
+        let v0: u16 = loop {
+            if c0 >= (((match (32u32 % 8u32) { 6u32 => 89u32, _ => 60u32 })) % 4u32) {
+                break ((52u16 >> 21u16));
             }
+            c0 += 1u32;
+        };
+        let mut c1: u32 = 0u32;
+        let v1: u64 = loop {
+            if c1 >= ((a_u32) % 4u32) {
+                break ((a_u64).checked_add(1u64).unwrap_or(a_u64));
+            }
+            c1 += 1u32;
+        };
+        let mut v2: i32 = ((a_i32 << (82u8 & 31u8)) & (a_i32 + (-86i32)));
+        if ((true || true) || ((-43i16) <= ((a_f32) as i16))) {
+            v2 = ((if (7.625f32 < a_f32) { v2 } else { v2 }) >> ((if true { 63i64 } else { 89i64 }) & 31i64));
+        } else {
+            v2 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
         }
-        let mut t1: [u32; 3] = [(a_u32).checked_sub(a_u32).unwrap_or(a_u32); 3];
-        t1[1] = ((match (89u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
-        t1[2] = (!15u32);
-        let mut v1: u32 = (8u32 - 21u32);
-        for &v2 in t1.iter() {
-            v1 = v2;
-        }
-        let mut v3: f64 = (((11.125f64 * (-0.0f64)) / (7.625f64 * a_f64)) + ((a_f64).abs()).abs());
-        for j2 in ((((30u32 >> (32u8 & 31u8))) % 8u32)..(((if matches!((14u32 % 8u32), 4u32..=6u32) { v1 } else { a_u32 })) % 16u32)).step_by(((v1) % 3u32) as usize) {
-            v3 = (2.0f64 * ((a_f64 * a_f64)).abs());
-        }
-        assert!((((a_u32 % 256u32) != 7u32) || (false && (true || (v1 == a_u32)))));
-        let mut v4: i16 = ((((a_u32) as i16)).checked_sub(((a_u32) as i16)).unwrap_or(53i16) >> (v1 & 15u32));
-        for j3 in 0u32..(((a_u32 % (v1 | 1u32))) % 4u32) {
-            v4 = (!((0.1f32) as i16));
-        }
-        let v5: u8 = (!((a_i32) as u8));
-        oi[i] = ((((((((a_u32) as u16)) as i64) | (16i64 % (14i64 | 1i64)))) as u16)) as u64;
-        of[i] = (((((-a_i32)) as f32) * ((a_f32 * a_f32) + ((-2.5f32) * (-7.375f32))))) as f64;
+        let v3: u16 = 15u16;
+        let v4: u8 = 87u8;
+        oi[i] = (a_i32) as u64;
+        of[i] = ((match (0u32 % 8u32) { 2u32 => (((-((a_f32) as i16))) as f32), 1u32..=2u32 => ((a_u64) as f32), _ => (a_f32 - (a_f32 + 0.0f32)) })) as f64;
     }
 }
 
@@ -3454,24 +3612,22 @@ pub fn diff_114(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let t0: [u64; 3] = [((80u64).min(81u64) | a_u64), (!(21u64).checked_add(a_u64).unwrap_or(83u64)), (if (((a_i32) as i16) >= ((a_f32) as i16)) { (a_u64).pow((a_u64) as u32 & 7) } else { 0u64 })];
-        let v0: u64 = t0.iter().copied().fold((DIFF_TABLE_U64[((a_u32) % 6u32) as usize] * 1u64), |v0, v1| (v1 - (if false { 40u64 } else { v0 })));
-        let mut v2: f64 = (0.1f64 / a_f64);
-        if (!false) {
-            v2 = (v2 + a_f64);
-        } else {
-            v2 = (DIFF_TABLE_F64[((28u32) % 6u32) as usize] * 1.0f64);
+        let v0: u64 = (match (4294967295u32 % 8u32) { 0u32 | 4u32 => a_u64, 1u32..=4u32 => (21u64).checked_add(a_u64).unwrap_or(83u64), 1u32 | 6u32 => (match (a_u32 % 8u32) { 0u32 | 6u32 => a_u64, 7u32 | 0u32 => a_u64, 5u32 | 2u32 => 68u64, _ => 64u64 }), _ => (match (a_u32 % 8u32) { 1u32..=4u32 => a_u64, _ => a_u64 }) });
+        let mut t1: [u8; 3] = [((match (86u32 % 8u32) { 5u32 => (((a_u32) as u8) | ((a_i32) as u8)), _ => (62u8 ^ ((a_i64) as u8)) }) % ((28u8 & (((a_f32) as u8)).min(((a_u32) as u8))) | 1u8)); 3];
+        t1[1] = (((((-1.75f32)) as u8) + (((a_i64) as u8) >> (7u8 & 7u8))) << ((-a_i32) * (2147483647i32 >> (31i32 & 31i32))));
+        t1[2] = ((a_i64) as u8);
+        let mut v1: u8 = ((a_u32) as u8);
+        for &v2 in t1.iter().step_by(2) {
+            v1 = ((match (98u32 % 8u32) { 2u32 | 0u32 => v1, 1u32 | 6u32 => (match (a_u32 % 8u32) { 6u32 | 7u32 => ((a_i32) as u8), 0u32..=4u32 => v1, _ => ((a_i32) as u8) }), _ => (69u8).checked_rem(11u8).unwrap_or(((a_i64) as u8)) }) - 55u8);
         }
-        let v3: u8 = 8u8;
-        let mut t4: [f64; 3] = [(if ((DIFF_TABLE_I8[((a_u32) % 6u32) as usize] * 1i8) > 127i8) { ((a_f64 / 5e-324f64) / (1.7e308f64 + a_f64)) } else { (((-7.125f64) - 5.25f64) * (DIFF_TABLE_F64[((a_u32) % 6u32) as usize] * 1.0f64)) }); 3];
-        t4[1] = v2;
-        t4[2] = (-9.75f64);
-        let mut v4: f64 = ((((match (70u32 % 8u32) { 4u32 => a_f32, 2u32..=4u32 => a_f32, _ => a_f32 })) as f64) * (-((v0) as f64)));
-        for &v5 in t4.iter().rev() {
-            v4 = (match (1u32 % 8u32) { 7u32 | 4u32 => ((a_f64).sqrt() * (a_f64 / v5)), _ => (((13i32).min(a_i32)) as f64) });
+        let v3: f32 = (1e-40f32 / 0.1f32);
+        assert!((((13u32 % 256u32) != 7u32) || false));
+        let mut v4: i32 = ((((a_u64) as f64)) as i32);
+        for j0 in (0u32..=(((a_u32 - 3428747939u32)) % 4u32)).rev() {
+            v4 = ((55i32 + v4)).saturating_mul((-9i32));
         }
-        oi[i] = ((-8i64)) as u64;
-        of[i] = (((((a_i32).pow((a_i32) as u32 & 7)) as f32)).sqrt()) as f64;
+        oi[i] = ((((v4 & a_i32) | ((false) as i32)) % (((a_i32 - a_i32) << (85u32 * 46u32)) | 1i32))) as u64;
+        of[i] = (((match (a_u32 % 8u32) { 3u32..=7u32 => (v3 - 10.375f32), 2u32..=6u32 => (0.0f32 - v3), 1u32..=2u32 => (v3 - (-6.0f32)), _ => (a_f32 - v3) }) + (1e-40f32).sqrt())) as f64;
     }
 }
 
@@ -3486,21 +3642,32 @@ pub fn diff_115(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i64 = (DIFF_TABLE_I64[((a_u32) % 6u32) as usize] * 1i64);
-        for j0 in (u32::MAX - ((a_u32) % 4u32))..=u32::MAX {
-            v0 = (((!v0) >> a_u64) << (((match (j0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) & 63i16));
-        }
-        let v1: f32 = (DIFF_TABLE_F32[((a_u32) % 6u32) as usize] * 1.0f32);
-        let v2: i16 = (((a_i64) as i16)).saturating_mul(((a_i64) as i16));
-        let v3: u16 = (48u16 / (((a_f32) as u16) | 1u16));
-        let mut v4: f32 = ((52i8) as f32);
-        if ((60i8 <= 30i8) || matches!((53u32 % 8u32), 1u32 | 4u32)) {
-            v4 = (5.5f32 * (-9.875f32));
+        let v0: i64 = ((-42i64)).abs();
+        let v1: i8 = ((if (0.1f32 > a_f32) { (((a_u32) as i8) / (((a_f32) as i8) | 1i8)) } else { 0i8 }) ^ ((((a_f32) as i8)).min((-19i8)) - ((-85i8) ^ ((a_f32) as i8))));
+        let mut v2: f32 = ((v1) as f32);
+        if ((30i64 << ((-93i32) & 63i32)) >= ((-74i64)).pow((a_i64) as u32 & 7)) {
+            v2 = (5.5f32 * (-9.875f32));
         } else {
-            v4 = ((-0.875f32) - a_f32);
+            v2 = ((-0.875f32) - a_f32);
         }
-        oi[i] = ((((9i32 >> (((a_i32) as i16) & 31i16)) >> (v3 << (29u8 & 15u8)))).rem_euclid((!a_i32))) as u64;
-        of[i] = (((((v4) as f32)).abs()).abs()) as f64;
+        let mut v3: u8 = ((((((a_i64) as u16)).max(53u16) % ((((a_i32) as u16) >> a_i64) | 1u16))) as u8);
+        diff_xor_into(&mut v3, (((((a_f32) as u8) >> a_i32) * ((a_i64) as u8)) | 7u8));
+        let r3 = &mut v3;
+        *r3 ^= (80u8 + 33u8);
+        let mut v4: i64 = (!(a_i64).div_euclid(a_i64));
+        'l4: for j0 in 0u32..(((a_u32).checked_sub(31u32).unwrap_or(32u32)) % 3u32) {
+            for j1 in 0u32..(((match (a_u32 % 8u32) { 1u32..=5u32 => 43u32, 3u32 | 2u32 => a_u32, _ => a_u32 })) % 3u32) {
+                if (a_f64 <= (-4.125f64)) {
+                    break 'l4;
+                }
+                if (92u8 < ((a_u32) as u8)) {
+                    continue 'l4;
+                }
+                v4 = (match (78u32 % 8u32) { 3u32 | 4u32 => (a_i64 & 91i64), 1u32 => a_i64, 0u32..=7u32 => (a_i64).abs(), _ => (a_i64).max(a_i64) });
+            }
+        }
+        oi[i] = (((match (90u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)) as u64;
+        of[i] = ((DIFF_TABLE_F64[((88u32) % 6u32) as usize] * 1.0f64)) as f64;
     }
 }
 
@@ -3515,12 +3682,14 @@ pub fn diff_116<const K: i16>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u64 = (33u64).checked_div(a_u64).unwrap_or(1u64);
-        for j0 in ((((31u32 * 4u32)) % 8u32)..((a_u32) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v0 = a_u64;
+        let mut v0: u64 = 33u64;
+        if (false && matches!((a_u32 % 8u32), 6u32)) {
+            v0 = (((((a_f32) as i8)).checked_mul(((a_i64) as i8)).unwrap_or((-92i8))) as u64);
+        } else {
+            v0 = (((match (a_u32 % 8u32) { 4u32 | 1u32 => v0, 1u32 | 7u32 => a_u64, _ => v0 }) << (v0 - a_u64)) / ((a_u64 % a_u64) << (((a_u32) as i8) << (-70i64))));
         }
-        oi[i] = (((match (65u32 % 8u32) { 3u32 => ((a_i32) as i16), 1u32 => (((a_u32) as i16) << ((-20i16) & 15i16)), 1u32 => (!63i16), _ => (((a_u32) as i16) << (a_i32 & 15i32)) })).max(((!(-27i16)) / ((20i16 / (88i16 | 1i16)) | 1i16)))) as u64;
-        of[i] = (((((8.625f64 - (-11.0f64))).sqrt()) as f64)) as f64;
+        oi[i] = ((((((-74i64) * a_i64)).max((a_i64 >> (-1i64)))) as u16)) as u64;
+        of[i] = ((-8.25f32)) as f64;
     }
 }
 
@@ -3535,43 +3704,28 @@ pub fn diff_117(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u64 = 62u64;
-        'l0: for j0 in 0u32..((((a_f64) as u32)) % 3u32) {
-            for j1 in 0u32..((1u32) % 3u32) {
-                if (3.4e38f32 != a_f32) {
-                    break 'l0;
-                }
-                if ((-95i64) == 63i64) {
-                    continue 'l0;
-                }
-                v0 = (92u64).checked_div(22u64).unwrap_or(a_u64);
+        let mut c0: u32 = 0u32;
+        let v0: u64 = loop {
+            if c0 >= ((62u32) % 4u32) {
+                break (((9.5f64) as u64));
             }
-        }
-        let mut v1: u32 = 86u32;
-        'l1: for j2 in 0u32..((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 3u32) {
-            for j3 in 0u32..((((3185706799u32) as u32)) % 3u32) {
-                if (true && true) {
-                    break 'l1;
-                }
-                if (((a_i64) as i16) > 15i16) {
-                    continue 'l1;
-                }
-                v1 = v1;
-            }
-        }
+            c0 += 1u32;
+        };
+        let v1: u16 = (((-a_f64)) as u16);
+        assert!((((95u32 % 256u32) != 7u32) || ((9.875f64 - a_f64) > (a_f64 - a_f64))));
         let mut c2: u32 = 0u32;
-        let v2: i32 = loop {
-            if c2 >= (((v1 ^ a_u32)) % 4u32) {
-                break ((match (a_u32 % 8u32) { 3u32 | 2u32 => (11i32 / (31i32 | 1i32)), 3u32 => ((-77i32)).min(a_i32), _ => ((false) as i32) }));
+        let v2: u32 = loop {
+            if c2 >= ((86u32) % 4u32) {
+                break (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32));
             }
             c2 += 1u32;
         };
-        let mut v3: f64 = (5.875f64 - (-9.875f64));
-        for j4 in (u32::MAX - ((74u32) % 4u32))..=u32::MAX {
-            v3 = ((18u16) as f64);
+        let mut v3: i16 = (((a_f32) as i16)).max((-95i16));
+        for j0 in (u32::MAX - (((v2 % (a_u32 | 1u32))) % 4u32))..=u32::MAX {
+            v3 = ((a_i64) as i16);
         }
-        oi[i] = ((((a_f32) as i16)).checked_mul(((a_i64) as i16)).unwrap_or(((a_i64) as i16))) as u64;
-        of[i] = (v3) as f64;
+        oi[i] = ((0i64 | DiffPair::new(65i64, (0i64 | DiffPair { a: ((-73i64) % (a_i64 | 1i64)), b: (!64i64) }.mixed())).b)) as u64;
+        of[i] = ((match (v2 % 8u32) { 3u32 => (((-9.625f32) + a_f32) * ((9.875f64) as f32)), _ => ((((-1.5f32)) as f32) - (a_f32 - a_f32)) })) as f64;
     }
 }
 
@@ -3586,9 +3740,9 @@ pub fn diff_118<const K: i32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u32 = ((if ((-21i16) <= ((a_f32) as i16)) { 69u32 } else { a_u32 })).saturating_mul(3346950319u32);
-        'l0: for j0 in 0u32..((((a_f32) as u32)) % 3u32) {
-            for j1 in 0u32..((((a_u64) as u32)) % 3u32) {
+        let mut v0: u32 = a_u32;
+        'l0: for j0 in 0u32..(((match (0u32 % 8u32) { 5u32..=6u32 => 69u32, 2u32 | 0u32 => 3346950319u32, 6u32 => a_u32, _ => a_u32 })) % 3u32) {
+            for j1 in 0u32..((a_u32) % 3u32) {
                 if ((-0.0f32) == 1e-40f32) {
                     break 'l0;
                 }
@@ -3599,13 +3753,21 @@ pub fn diff_118<const K: i32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[
             }
         }
         let v1: f64 = ((-7.875f64) / 7.75f64);
-        let v2: u64 = 83u64;
-        let mut v3: u8 = 8u8;
-        for j2 in (0u32..(((v0 - a_u32)) % 4u32)).rev() {
-            v3 = (if (!((-0.0f32) == 4.875f32)) { ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) } else { (v3).saturating_add((((a_i64) as u8)).max(20u8)) });
+        let mut t2: [u64; 3] = [83u64; 3];
+        t2[1] = (a_u64 | ((a_u64 % (85u64 | 1u64)) * (64u64 | a_u64)));
+        t2[2] = (if (v1 >= (-v1)) { a_u64 } else { ((!18446744073709551615u64)).div_euclid((if true { 63u64 } else { 14u64 })) });
+        let mut v2: u64 = ((((-a_f32) != 4.0f32)) as u64);
+        for &v3 in t2.iter().rev() {
+            v2 = (((v2).checked_div(a_u64).unwrap_or(a_u64) - (!22u64))).max(a_u64);
         }
-        oi[i] = ((DIFF_TABLE_I32[((v0) % 6u32) as usize] * 1i32)) as u64;
-        of[i] = (a_f32) as f64;
+        let mut v4: u8 = (13u8 ^ 86u8);
+        if false {
+            v4 = (41u8 >> (((a_f32) as i16) & 7i16));
+        } else {
+            v4 = (v4).checked_rem(((a_i64) as u8)).unwrap_or(((a_i64) as u8));
+        }
+        oi[i] = ((if ((85i16 << (15u16 & 15u16)) == ((((a_f32) as i8)) as i16)) { ((DIFF_TABLE_I32[((a_u32) % 6u32) as usize] * 1i32) << ((((a_i32) as i16) << (((a_i64) as i16) & 15i16)) & 31i16)) } else { ((38i32 - (-46i32)) + (78i32 ^ K)) })) as u64;
+        of[i] = ((((0i64 | DiffPair { a: ((-14i64) % (a_i64 | 1i64)), b: (if (19u64 == v2) { 9223372036854775807i64 } else { a_i64 }) }.mixed())) as f64)) as f64;
     }
 }
 
@@ -3620,19 +3782,13 @@ pub fn diff_119<const K: u32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i32 = (42i32 * a_i32);
-        for j0 in (((K) % 8u32)..((0u32) % 16u32)).step_by(((30u32) % 3u32) as usize) {
-            v0 = (v0 >> (((a_u32) as i8) & 31i8));
+        let mut v0: i32 = (25i32).checked_div(a_i32).unwrap_or(a_i32);
+        for j0 in (u32::MAX - (((if ((-0.25f64) >= a_f64) { a_u32 } else { K })) % 4u32))..=u32::MAX {
+            v0 = (a_i32).checked_div((-3i32)).unwrap_or(a_i32);
         }
-        let mut c1: u32 = 0u32;
-        let v1: i16 = loop {
-            if c1 >= ((a_u32) % 4u32) {
-                break (((-51i16) << (((a_i32) as i8) & 15i8)));
-            }
-            c1 += 1u32;
-        };
-        oi[i] = ((DIFF_TABLE_U64[((48u32) % 6u32) as usize] * 1u64)) as u64;
-        of[i] = (((7.625f32) as f64)) as f64;
+        let v1: u64 = ((51u16) as u64);
+        oi[i] = (((match (a_u32 % 8u32) { 6u32 => (v1 >> (a_u32 & 63u32)), _ => (a_u64).max(a_u64) }) % (94u64 | 1u64))) as u64;
+        of[i] = ((-0.0f32)) as f64;
     }
 }
 
@@ -3647,25 +3803,38 @@ pub fn diff_120(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut t0: [i32; 3] = [((25i32) as i32); 3];
-        t0[1] = (match (28u32 % 8u32) { 2u32..=3u32 => (((-33i32) >> a_i32) % a_i32), 5u32 | 1u32 => (-20i32), _ => ((((a_f32) as i8)) as i32) });
-        t0[2] = ((62i32).checked_div(26i32).unwrap_or((-22i32)) << (((a_i64 >> (87u64 & 63u64))).saturating_mul(((2.375f64) as i64)) & 31i64));
-        let mut v0: i32 = ((-17i32)).abs();
-        for &v1 in t0.iter().skip(1) {
-            v0 = (((((-63i8)) as i32) - (v0).min(v0)) >> ((match (1u32 % 8u32) { 3u32 => (5u64).saturating_add(33u64), _ => 99u64 }) & 31u64));
+        let mut v0: i32 = ((25i32) as i32);
+        'l0: for j0 in 0u32..(((match (28u32 % 8u32) { 2u32..=3u32 => 37u32, 0u32..=1u32 => 82u32, _ => a_u32 })) % 3u32) {
+            for j1 in 0u32..(((match (a_u32 % 8u32) { 5u32 => j0, 1u32 | 0u32 => 49u32, _ => a_u32 })) % 3u32) {
+                if ((-1i64) <= 27i64) {
+                    break 'l0;
+                }
+                if matches!((a_u32 % 8u32), 0u32..=7u32) {
+                    continue 'l0;
+                }
+                v0 = ((!(v0 % ((-15i32) | 1i32))) >> (((if false { 62i32 } else { v0 })).max((-22i32)) & 31i32));
+            }
         }
-        let mut v2: i64 = (match (85u32 % 8u32) { 3u32 => a_i64, 0u32 => 63i64, 5u32 => 14i64, _ => (-60i64) });
-        for j0 in ((((if true { 55u32 } else { a_u32 })) % 8u32)..(((if true { 2u32 } else { a_u32 })) % 16u32)).step_by(((32u32) % 3u32) as usize) {
-            v2 = (a_i64).max(68i64);
+        let v1: i16 = (!(-(match (3u32 % 8u32) { 2u32..=2u32 => 60i16, 0u32..=1u32 => ((a_i64) as i16), _ => ((a_f32) as i16) })));
+        let mut v2: u8 = 33u8;
+        if ((true && (63u32 == 31u32)) || (7399u16 > ((a_i64) as u16))) {
+            v2 = (((a_i32) as u8) << (v0 & 7i32));
+        } else {
+            v2 = (100u8).checked_sub(v2).unwrap_or(20u8);
         }
-        let v3: f32 = (a_f32 - 0.0f32);
-        let mut v4: u8 = (match (a_u32 % 8u32) { 1u32..=5u32 => (1u8 << ((a_i32) as i8)), 3u32 | 1u32 => (!((v0) as u8)), _ => (if (((a_u32) as i16) < 28i16) { 74u8 } else { (((a_i32) as u8)).div_euclid(((a_i64) as u8)) }) });
-        for j1 in (((((8i8) as u32)) % 8u32)..((27u32) % 16u32)).step_by(((32u32) % 3u32) as usize) {
-            v4 = (((88u64) as u8)).min(((a_i32) as u8));
-        }
-        let v5: u32 = (((57i64 ^ v2)) as u32);
-        oi[i] = ((a_u32).max(91u32)) as u64;
-        of[i] = (((((64u8) as f32) + (v3).abs()) - (-0.875f32))) as f64;
+        let mut v3: i16 = (((v2) as i16) >> (((9u64) as u16) & 15u16));
+        diff_xor_into(&mut v3, (((a_f32) as i16) * v1));
+        let r3 = &mut v3;
+        *r3 ^= (!v1);
+        let mut c4: u32 = 0u32;
+        let v4: i64 = loop {
+            if c4 >= (((match (a_u32 % 8u32) { 1u32..=5u32 => 8u32, 1u32..=5u32 => 42u32, _ => 3283564058u32 })) % 4u32) {
+                break (a_i64);
+            }
+            c4 += 1u32;
+        };
+        oi[i] = (((((v0 << (14i32 & 31i32)) % (74i32 | 1i32))) as i8)) as u64;
+        of[i] = (((if (v3 <= v3) { (-a_f32) } else { (-a_f32) }) / (a_f32).abs())) as f64;
     }
 }
 
@@ -3680,27 +3849,17 @@ pub fn diff_121<const K: i16>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u32 = (a_u32 << ((((-51i64) * a_i64)).div_euclid(a_i64) & 31i64));
-        if (63u64 > (if false { 1u64 } else { a_u64 })) {
-            v0 = (match (v0 % 8u32) { 2u32 | 2u32 => ((DIFF_TABLE_U32[((a_u32) % 6u32) as usize] * 1u32) << ((DIFF_TABLE_I16[((a_u32) % 6u32) as usize] * 1i16) & 31i16)), 0u32..=4u32 => (!(a_u32 / (81u32 | 1u32))), _ => (if (!true) { ((35u64) as u32) } else { (a_u32 >> (29u16 & 31u16)) }) });
+        let v0: u32 = ((63u32 << (((a_u32) as u8) | 1u8)) >> ((((!K)) as u32) & 31u32));
+        let v1: f32 = ((-9.0f32) / a_f32);
+        let mut v2: f32 = ((DIFF_TABLE_F32[((v0) % 6u32) as usize] * 1.0f32)).sqrt();
+        if (!matches!((33u32 % 8u32), 4u32)) {
+            v2 = ((((match (a_u32 % 8u32) { 4u32..=6u32 => (-9i16), 5u32 => K, 5u32 => ((a_i64) as i16), _ => ((a_u32) as i16) })) as f32) / ((a_f32 / a_f32) - (a_f32 - v1)));
         } else {
-            v0 = (a_u32 >> ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64));
+            v2 = (a_f32).abs();
         }
-        assert!((((a_u32 % 256u32) != 7u32) || (!(1u16 != 84u16))));
-        let mut c1: u32 = 0u32;
-        let v1: i32 = loop {
-            if c1 >= ((a_u32) % 4u32) {
-                break (((-71i32) * 9i32));
-            }
-            c1 += 1u32;
-        };
-        let v2: u32 = 0u32;
-        let mut v3: f64 = ((a_f64 * (-2.25f64)) + (5.0f64 + a_f64));
-        for j0 in (0u32..=(((32u32 - a_u32)) % 4u32)).rev() {
-            v3 = ((((-43i32) | a_i32)) as f64);
-        }
-        oi[i] = (((match (v0 % 8u32) { 4u32 | 4u32 => ((a_f64) as u64), 7u32 | 1u32 => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64), 5u32 => a_u64, _ => (!1u64) }) >> (((((a_u32) as u16) % (21u16 | 1u16))).max(((43i8) as u16)) & 63u16))) as u64;
-        of[i] = ((-((v3 * 3.25f64) * 6.875f64))) as f64;
+        let v3: i16 = ((a_i32) as i16);
+        oi[i] = (((((a_f32) as i8)).checked_add(((a_i32) as i8)).unwrap_or((-71i8))).min(((DIFF_TABLE_I8[((1u32) % 6u32) as usize] * 1i8) << (((a_i64) as i8) & 7i8)))) as u64;
+        of[i] = ((DIFF_TABLE_F32[((v0) % 6u32) as usize] * 1.0f32)) as f64;
     }
 }
 
@@ -3715,20 +3874,22 @@ pub fn diff_122(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u32 = (a_u32).checked_div(89u32).unwrap_or(86u32);
-        for j0 in (0u32..(((24u32 << (((a_f32) as u16) & 31u16))) % 4u32)).rev() {
-            v0 = (DIFF_TABLE_U32[((a_u32) % 6u32) as usize] * 1u32);
+        let v0: u32 = a_u32;
+        let mut v1: u32 = (((v0 % v0) + v0) * ((a_u32 | 88u32) - ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)));
+        'l1: for j0 in 0u32..(((match (99u32 % 8u32) { 7u32 | 1u32 => v0, _ => a_u32 })) % 3u32) {
+            for j1 in 0u32..((v0) % 3u32) {
+                if (!true) {
+                    break 'l1;
+                }
+                if (true && false) {
+                    continue 'l1;
+                }
+                v1 = (((v0 & 73u32) & (1u32).max(a_u32)) << (!((-77i32) >> v0)));
+            }
         }
-        let mut v1: i64 = (if false { 0i64 } else { a_i64 });
-        for j1 in (((a_u32) % 8u32)..(((56u32).checked_div(a_u32).unwrap_or(a_u32)) % 16u32)).step_by(((v0) % 3u32) as usize) {
-            v1 = v1;
-        }
-        let mut v2: i64 = (v1).max(v1);
-        for j2 in 0u32..((10u32) % 4u32) {
-            v2 = (0i64 | DiffPair { a: v1, b: a_i64 }.mixed());
-        }
-        oi[i] = (((if false { ((0i8) as i64) } else { (a_i64 >> 91u16) }) + (0i64 | DiffPair::new((match (a_u32 % 8u32) { 6u32 => a_i64, 0u32 => 23i64, _ => a_i64 }), (-9223372036854775808i64)).b))) as u64;
-        of[i] = ((7.5f64 / 7.5f64)) as f64;
+        let v2: f32 = (1e-40f32 / a_f32);
+        oi[i] = ((if ((!(-91i8)) < ((34i64) as i8)) { (((60u8) as i64) & (-a_i64)) } else { ((((a_i64) as u8)) as i64) })) as u64;
+        of[i] = (((-(v2 - (-5.625f32))) / (((match (v1 % 8u32) { 7u32..=7u32 => (-31i8), 0u32..=3u32 => 84i8, 7u32 => ((a_u32) as i8), _ => ((a_i32) as i8) })) as f32))) as f64;
     }
 }
 
@@ -3743,18 +3904,15 @@ pub fn diff_123(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u64 = (((10i8) as u64) ^ (DIFF_TABLE_U64[((4294967295u32) % 6u32) as usize] * 1u64));
-        assert!((((0u32 % 256u32) != 7u32) || ((a_f64 >= 0.1f64) && matches!((88u32 % 8u32), 2u32))));
-        let mut v1: i8 = (((a_f32) as i8) + (((-100i8) * ((a_u32) as i8)) & (((a_f32) as i8) << (32u8 & 7u8))));
-        for j0 in ((((a_u32).max(35u32)) % 8u32)..(((a_u32 >> ((-97i8) & 31i8))) % 16u32)).step_by(((79u32) % 3u32) as usize) {
-            v1 = (((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) << (((255u8 << (9u8 & 7u8)) ^ (8u8 << (17u8 & 7u8))) & 7u8));
+        let v0: u64 = ((if false { (a_u64 - a_u64) } else { (50u64).min(18122499000068926381u64) }) << (16i16 & 63i16));
+        assert!((((a_u32 % 256u32) != 7u32) || ((v0 >= 78u64) || (!true))));
+        let mut v1: f64 = (a_f64).abs();
+        for j0 in (((a_u32) % 8u32)..((a_u32) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v1 = ((-a_f64) / (((-97i64)) as f64));
         }
-        let mut v2: i32 = (((a_i32).checked_div(a_i32).unwrap_or(a_i32) << (((a_u64) as u8) & 31u8)) >> (if ((-12.375f64) < 1.7e308f64) { (if true { a_u64 } else { v0 }) } else { (!63u64) }));
-        for j1 in (((a_u32) % 8u32)..(((a_u32 % (a_u32 | 1u32))) % 16u32)).step_by(((56u32) % 3u32) as usize) {
-            v2 = (((v2).checked_rem(32i32).unwrap_or(a_i32) & (match (a_u32 % 8u32) { 0u32..=3u32 => v2, _ => v2 })) + ((match (0u32 % 8u32) { 0u32 | 4u32 => a_i32, 2u32..=4u32 => 2i32, _ => (-45i32) }) / (a_i32 | 1i32)));
-        }
-        oi[i] = (((0i8 << ((-a_i64) & 7i64)) / ((-1i8)).checked_add(v1).unwrap_or(v1))) as u64;
-        of[i] = (((((-78i8) | ((a_f32) as i8))) as f32)) as f64;
+        let v2: i8 = (((-97i8) << (((a_u32) as i8) & 7i8)) << ((1u8 ^ ((a_i32) as u8)) & 7u8));
+        oi[i] = ((63u64).min(a_u64)) as u64;
+        of[i] = ((-(((v2 - ((a_f32) as i8))) as f64))) as f64;
     }
 }
 
@@ -3769,15 +3927,10 @@ pub fn diff_124(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i8 = (if (96u64 == 18u64) { (-57i8) } else { (-34i8) });
-        let mut v1: u8 = ((a_f32) as u8);
-        if (13u8 >= ((match (96u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)) {
-            v1 = ((63i8) as u8);
-        } else {
-            v1 = (((a_i64) as u8) >> v1);
-        }
-        oi[i] = (((((-15i16)) as u16) ^ 32212u16)) as u64;
-        of[i] = (9.125f32) as f64;
+        let v0: i8 = (if matches!((41u32 % 8u32), 5u32) { (-84i8) } else { (-31i8) });
+        let v1: i16 = (if (35i64 >= (-94i64)) { ((-63i16) * ((a_f32) as i16)) } else { (((a_f32) as i16) >> (255u8 & 15u8)) });
+        oi[i] = (((((v1) as i8) ^ (v0 & (-83i8))) + (-51i8))) as u64;
+        of[i] = (1e-40f32) as f64;
     }
 }
 
@@ -3792,25 +3945,23 @@ pub fn diff_125(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i8 = ((((a_f32) as i8)).max(((a_i32) as i8))).abs();
-        assert!((((a_u32 % 256u32) != 7u32) || (((a_i32) as f64) == (2.0f64 * a_f64))));
-        let v1: u32 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
-        let mut c2: u32 = 0u32;
-        let v2: u16 = loop {
-            if c2 >= (((60u32 << (((a_i32) as i8) & 31i8))) % 4u32) {
-                break (((((-12i32) - a_i32)) as u16));
-            }
-            c2 += 1u32;
-        };
-        let mut v3: u8 = (match (v1 % 8u32) { 3u32 | 4u32 => (if (true || (a_i64 <= 47i64)) { (88u8 % (((a_f32) as u8) | 1u8)) } else { (DIFF_TABLE_U8[((v1) % 6u32) as usize] * 1u8) }), 2u32 | 4u32 => (((match (31u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)).saturating_sub(19u8), 2u32 => (if (true && (54i64 != a_i64)) { (match (v1 % 8u32) { 6u32 | 3u32 => ((a_u32) as u8), _ => 97u8 }) } else { (89u8).max(((a_i64) as u8)) }), _ => ((v1) as u8) });
+        let mut v0: i8 = (((a_f32) as i8) / (((-1i8) >> (a_u64 & 7u64)) | 1i8));
         if true {
-            v3 = ((match (v1 % 8u32) { 0u32 | 3u32 => (((a_i64) as u8) << 31i16), 7u32..=7u32 => (if (v0 < 55i8) { ((a_i32) as u8) } else { ((a_i64) as u8) }), _ => (98u8).checked_sub(v3).unwrap_or(((a_i64) as u8)) }) * ((v3 ^ ((a_u32) as u8)) >> ((v3).max(v3) & 7u8)));
+            v0 = ((a_i64) as i8);
         } else {
-            v3 = ((!(if false { ((a_u32) as u8) } else { v3 })) * ((if (a_u32 <= a_u32) { ((a_i64) as u8) } else { v3 })).min((117u8 - 15u8)));
+            v0 = (((a_f64 + a_f64)) as i8);
         }
-        let v4: u32 = v1;
-        oi[i] = ((a_u64 / ((a_u64 & 55u64)).rem_euclid(((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)))) as u64;
-        of[i] = ((-a_f32)) as f64;
+        let v1: i32 = (31i32 ^ 10i32);
+        let v2: u8 = (95u8 << ((!a_i64) & 7i64));
+        let mut v3: i16 = (DIFF_TABLE_I16[((4294967295u32) % 6u32) as usize] * 1i16);
+        if ((((a_i64) as u8)).min(v2) != v2) {
+            v3 = v3;
+        } else {
+            v3 = ((0i16).abs() / (-v3));
+        }
+        let v4: u16 = (DIFF_TABLE_U16[((59u32) % 6u32) as usize] * 1u16);
+        oi[i] = (((-68i32)).checked_div(a_i32).unwrap_or(v1)) as u64;
+        of[i] = (((((0i16 >> (a_i32 & 15i32))) as f64) / (a_f64 + a_f64))) as f64;
     }
 }
 
@@ -3832,23 +3983,18 @@ pub fn diff_126<const K: i8>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         for &v1 in t0.iter().skip(1) {
             v0 = (((64u8 / (((a_i64) as u8) | 1u8))) as f64);
         }
-        let mut v2: u8 = (((match (90u32 % 8u32) { 1u32..=7u32 => 2u8, 6u32 | 3u32 => 66u8, _ => 72u8 }) & 50u8) + ((29u32) as u8));
-        if ((a_f32 / (-6.875f32)) >= (a_f32).abs()) {
-            v2 = ((!(((a_f32) as u8)).saturating_sub(((a_f32) as u8)))).div_euclid(((a_u64) as u8));
+        let mut v2: u8 = (28u8 >> (((((a_i64) as u16)) as u64) & 7u64));
+        if (!(13u8 == 89u8)) {
+            v2 = (((a_f32) as u8) ^ v2);
         } else {
-            v2 = ((DIFF_TABLE_U8[((44u32) % 6u32) as usize] * 1u8)).min((((a_f32) as u8) << ((a_u64 ^ a_u64) & 7u64)));
+            v2 = ((a_i64) as u8);
         }
-        let v3: f32 = (a_f32 + a_f32);
-        let v4: f64 = (match (a_u32 % 8u32) { 0u32..=4u32 => a_f64, 0u32 | 1u32 => (a_f64 + v0), 5u32 | 5u32 => ((-0.0f64)).abs(), _ => (if false { 10.5f64 } else { a_f64 }) });
-        let mut c5: u32 = 0u32;
-        let v5: f32 = loop {
-            if c5 >= (((33u32 | a_u32)) % 4u32) {
-                break (a_f32);
-            }
-            c5 += 1u32;
-        };
-        oi[i] = (40u32) as u64;
-        of[i] = (((-(v3).sqrt()) + ((-a_f32) * (match (95u32 % 8u32) { 3u32..=4u32 => 16777216.0f32, _ => (-9.625f32) })))) as f64;
+        assert!((((0u32 % 256u32) != 7u32) || ((a_u32 < a_u32) || (((a_i64) as i16) < (-14i16)))));
+        let v3: i16 = ((DIFF_TABLE_I16[((44u32) % 6u32) as usize] * 1i16)).min((((a_f32) as i16) << ((a_u64 ^ a_u64) & 15u64)));
+        let v4: f32 = (a_f32 + a_f32);
+        let v5: f64 = (match (a_u32 % 8u32) { 0u32..=4u32 => a_f64, 0u32 | 1u32 => (a_f64 + v0), 5u32 | 5u32 => ((-0.0f64)).abs(), _ => (if false { 10.5f64 } else { a_f64 }) });
+        oi[i] = ((DIFF_TABLE_U32[((36u32) % 6u32) as usize] * 1u32)) as u64;
+        of[i] = ((a_f64 - ((if false { v5 } else { (-5.625f64) }) * (0.1f64 * (-12.25f64))))) as f64;
     }
 }
 
@@ -3863,29 +4009,28 @@ pub fn diff_127(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut c0: u32 = 0u32;
-        let v0: u8 = loop {
-            if c0 >= ((a_u32) % 4u32) {
-                break ((((if false { 78u64 } else { a_u64 })) as u8));
-            }
-            c0 += 1u32;
-        };
-        let mut v1: i32 = ((84u64) as i32);
-        if ((!false) || (((a_i32) as u8) == ((a_u32) as u8))) {
-            v1 = v1;
+        let mut v0: u8 = ((a_f32) as u8);
+        diff_xor_into(&mut v0, (69u8).max((((a_i32) as u8)).max(((a_i64) as u8))));
+        let r0 = &mut v0;
+        *r0 ^= (((a_i64) as u8) % (58u8 | 1u8));
+        let v1: f32 = (6.5f32 * (-0.0f32));
+        assert!((((a_u32 % 256u32) != 7u32) || ((a_f64 != a_f64) || (6i8 != (-59i8)))));
+        let mut v2: i32 = (!2i32);
+        if (matches!((a_u32 % 8u32), 4u32 | 3u32) && ((-10.25f64) != (-1.375f64))) {
+            v2 = (if (a_f64 < (-2.5f64)) { v2 } else { (-16i32) });
         } else {
-            v1 = (match (a_u32 % 8u32) { 0u32..=1u32 => (-48i32), 6u32 | 1u32 => v1, 0u32..=6u32 => 6i32, _ => v1 });
+            v2 = a_i32;
         }
-        let v2: u16 = (((a_u32) as u16)).checked_sub(((a_f32) as u16)).unwrap_or(43u16);
-        let v3: u16 = ((DIFF_TABLE_U16[((42u32) % 6u32) as usize] * 1u16) >> (if (a_i64 > (-7i64)) { 66i8 } else { (DIFF_TABLE_I8[((76u32) % 6u32) as usize] * 1i8) }));
-        let mut v4: i16 = ((!((false) as i16)) << (((if false { 32i32 } else { v1 })).rem_euclid(v1) & 15i32));
-        if false {
-            v4 = ((if (!false) { (50i16 >> (a_u64 & 15u64)) } else { (((a_f32) as i16)).saturating_mul(((a_f32) as i16)) }) * (-10i16));
+        let v3: i32 = ((if true { a_i32 } else { 74i32 }) >> (65u8 ^ 45u8));
+        let mut v4: i16 = (((a_i32) as i16)).abs();
+        if (!(matches!((23u32 % 8u32), 4u32 | 6u32) || true)) {
+            v4 = ((a_u32) as i16);
         } else {
-            v4 = (((if matches!((71u32 % 8u32), 6u32) { ((a_u32) as i16) } else { (-100i16) }) * (match (31u32 % 8u32) { 7u32 => 47i16, 1u32..=2u32 => 15i16, 5u32 | 4u32 => v4, _ => 14i16 })) & ((((a_i64) as i16) * (-100i16)) - ((a_u32) as i16)));
+            v4 = (((match (70u32 % 8u32) { 5u32..=5u32 => a_f32, 2u32 => v1, _ => a_f32 })) as i16);
         }
-        oi[i] = ((((a_u32 / (51u32 | 1u32)) & 96u32) >> (((match (89u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) & 31u16))) as u64;
-        of[i] = ((if (!(((a_i64) as u16) > v2)) { (((!20i64)) as f64) } else { ((match (a_u32 % 8u32) { 3u32 | 5u32 => a_f64, 3u32..=4u32 => (-5.125f64), _ => (-4.25f64) }) / ((-3.25f64) / a_f64)) })) as f64;
+        assert!((((a_u32 % 256u32) != 7u32) || ((((a_f32) as i16) <= ((a_i64) as i16)) || (!(a_u64 <= a_u64)))));
+        oi[i] = ((!(!(match (a_u32 % 8u32) { 2u32..=7u32 => a_u64, 7u32..=7u32 => a_u64, _ => 47u64 })))) as u64;
+        of[i] = (((-(DIFF_TABLE_F64[((78u32) % 6u32) as usize] * 1.0f64)) * (((a_f64 * 5e-324f64)) as f64))) as f64;
     }
 }
 
@@ -3900,23 +4045,35 @@ pub fn diff_128(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u16 = (((a_i64) as u16) | 14u16);
-        let v1: i32 = ((-2147483648i32)).pow(((-17i32)) as u32 & 7);
-        let v2: u32 = 40u32;
-        let mut v3: i32 = (v1 % ((-58i32) | 1i32));
-        if (127i8 == (if true { ((a_u32) as i8) } else { 69i8 })) {
-            v3 = a_i32;
-        } else {
-            v3 = (match (a_u32 % 8u32) { 2u32 => (-97i32), 4u32 | 4u32 => v3, 1u32..=7u32 => v1, _ => (-22i32) });
+        let v0: u16 = (((a_f32) as u16) - ((a_i64) as u16));
+        let mut c1: u32 = 0u32;
+        let v1: f32 = loop {
+            if c1 >= (((61u32 + 2898525398u32)) % 4u32) {
+                break (((DIFF_TABLE_F32[((49u32) % 6u32) as usize] * 1.0f32) * 9.875f32));
+            }
+            c1 += 1u32;
+        };
+        let mut v2: u16 = 2u16;
+        'l2: for j0 in 0u32..(((76u32 >> (((a_f32) as i8) & 31i8))) % 3u32) {
+            for j1 in 0u32..(((1u32).max(a_u32)) % 3u32) {
+                if matches!((a_u32 % 8u32), 2u32 | 6u32) {
+                    break 'l2;
+                }
+                if (true && false) {
+                    continue 'l2;
+                }
+                v2 = (46u16).checked_div(1u16).unwrap_or(v2);
+            }
         }
-        let mut v4: i32 = (!(a_i32 / (1i32 | 1i32)));
-        if ((((a_u32) as i8)).checked_sub(0i8).unwrap_or(96i8) != ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) {
-            v4 = v4;
+        let mut v3: f64 = (DIFF_TABLE_F64[((a_u32) % 6u32) as usize] * 1.0f64);
+        if ((54i32 * a_i32) == (49i32 >> (a_i32 & 31i32))) {
+            v3 = (match (2u32 % 8u32) { 4u32 => v3, 6u32 => a_f64, _ => v3 });
         } else {
-            v4 = (a_i32).max((a_i32 & (-2147483648i32)));
+            v3 = (a_f64 + v3);
         }
-        oi[i] = ((if ((-93i8) != (if true { (-11i8) } else { (-8i8) })) { (((((a_f32) as i16) >> (48i64 & 15i64))) as u8) } else { ((a_f32) as u8) })) as u64;
-        of[i] = ((if (2i16 == (8i16 + 0i16)) { (((7.25f32) as f32) / (-a_f32)) } else { ((match (a_u32 % 8u32) { 0u32..=7u32 => a_f32, 1u32..=7u32 => a_f32, _ => 5.25f32 }) / (((-0.75f32)) as f32)) })) as f64;
+        let v4: u16 = (DIFF_TABLE_U16[((84u32) % 6u32) as usize] * 1u16);
+        oi[i] = (((if (!(11u64 <= 8u64)) { ((((a_i32) as i16)) as u8) } else { (((a_f32) as u8) | ((a_i32) as u8)) }) >> ((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64))) as u64;
+        of[i] = ((DIFF_TABLE_F64[((a_u32) % 6u32) as usize] * 1.0f64)) as f64;
     }
 }
 
@@ -3931,18 +4088,24 @@ pub fn diff_129(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u64 = ((8.75f64) as u64);
-        assert!((((53u32 % 256u32) != 7u32) || (((-0.125f64) > 10.125f64) || true)));
-        let v1: u8 = (DIFF_TABLE_U8[((82u32) % 6u32) as usize] * 1u8);
-        let mut t2: [f32; 3] = [a_f32; 3];
-        t2[1] = ((-a_f32) - ((((a_i64) as u16)) as f32));
-        t2[2] = ((a_f32 - 1e-40f32) * ((-1.5f32)).sqrt());
-        let mut v2: f32 = (((a_i32) as f32) + ((0u16) as f32));
-        for &v3 in t2.iter() {
-            v2 = ((-a_f32) / ((96u64) as f32));
+        let mut t0: [u64; 3] = [((8.75f64) as u64); 3];
+        t0[1] = (DIFF_TABLE_U64[((31u32) % 6u32) as usize] * 1u64);
+        t0[2] = (if matches!((1u32 % 8u32), 1u32) { 67u64 } else { 77u64 });
+        let mut v0: u64 = a_u64;
+        for &v1 in t0.iter() {
+            v0 = (v1).min(82u64);
         }
-        oi[i] = (((50u32) as u8)) as u64;
-        of[i] = ((DIFF_TABLE_F32[((85u32) % 6u32) as usize] * 1.0f32)) as f64;
+        let mut t2: [u64; 3] = [(a_u64 << (((a_i64) as i16) & 63i16)); 3];
+        t2[1] = (if true { v0 } else { a_u64 });
+        t2[2] = v0;
+        let mut v2: u64 = ((match (60u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
+        for &v3 in t2.iter().rev() {
+            v2 = (a_u64 + v0);
+        }
+        let v4: f32 = (10.375f32 * 5.125f32);
+        assert!((((4294967295u32 % 256u32) != 7u32) || ((a_f64 != a_f64) && ((-9.5f64) >= (-6.375f64)))));
+        oi[i] = (((-(!a_i64)) >> ((!(!90u64)) & 63u64))) as u64;
+        of[i] = ((-10.0f64)) as f64;
     }
 }
 
@@ -3958,15 +4121,16 @@ pub fn diff_130(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: f32 = ((-10.375f32) / (-1.75f32));
-        let v1: u32 = (a_u32 << (a_i32 & 31i32));
-        let mut v2: i32 = (((37i32 + (-20i32)) >> (97u16 & 31u16)) & (((match (v1 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) / ((a_i32 >> 6u8) | 1i32)));
-        if (0u64 != 73u64) {
-            v2 = ((a_i32) as i32);
-        } else {
-            v2 = ((a_i32).checked_mul(v2).unwrap_or(a_i32) - v2);
+        let mut v1: u32 = (69u32).div_euclid(a_u32);
+        for j0 in (((((false) as u32)) % 8u32)..(((97u32).checked_mul(89u32).unwrap_or(a_u32)) % 16u32)).step_by(((37u32) % 3u32) as usize) {
+            v1 = (!a_u32);
         }
-        oi[i] = ((((DIFF_TABLE_F32[((a_u32) % 6u32) as usize] * 1.0f32)) as i32)) as u64;
-        of[i] = (a_f64) as f64;
+        let mut v2: u64 = (((((99i16) as u8) >> ((a_i64) as u8))) as u64);
+        diff_xor_into(&mut v2, (62u64 >> ((v1 - v1) & 63u32)));
+        let r2 = &mut v2;
+        *r2 ^= (if true { 98u64 } else { 0u64 });
+        oi[i] = (((((99i8 >> (76u64 & 7u64))).min(37i8)) as i16)) as u64;
+        of[i] = ((-6.625f32)) as f64;
     }
 }
 
@@ -3981,15 +4145,12 @@ pub fn diff_131(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut c0: u32 = 0u32;
-        let v0: u16 = loop {
-            if c0 >= (((a_u32 - a_u32)) % 4u32) {
-                break ((17u16 & 65535u16));
-            }
-            c0 += 1u32;
-        };
-        oi[i] = ((v0 * (match (a_u32 % 8u32) { 1u32..=1u32 => (((a_f32) as u16) | v0), 2u32 => (16u16 >> ((-31i32) & 15i32)), 3u32..=5u32 => (1u16 >> (64i64 & 15i64)), _ => ((a_i64) as u16) }))) as u64;
-        of[i] = ((((-a_f64) * (a_f64 + 10.5f64)) + ((a_f64).abs()).abs())) as f64;
+        let mut v0: u16 = (((a_f32) as u16) - 80u16);
+        diff_xor_into(&mut v0, 93u16);
+        let r0 = &mut v0;
+        *r0 ^= 1u16;
+        oi[i] = ((if (((-80i8) >= ((a_f32) as i8)) || true) { 31u32 } else { ((if true { 22u32 } else { a_u32 }) >> ((if false { a_u64 } else { a_u64 }) & 31u64)) })) as u64;
+        of[i] = (((((0i16 << (66i16 & 15i16))) as f64) - ((((-1.875f32)) as f64) + (if false { 4.0f64 } else { 0.0f64 })))) as f64;
     }
 }
 
@@ -4004,30 +4165,15 @@ pub fn diff_132(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: u8 = 57u8;
-        assert!((((a_u32 % 256u32) != 7u32) || ((a_f64 * (-9.75f64)) <= (if false { a_f64 } else { a_f64 }))));
-        let mut v1: i16 = (!(((96u8 >= ((a_i64) as u8))) as i16));
-        for j0 in ((((0u32 / (29u32 | 1u32))) % 8u32)..(((31u32 % (a_u32 | 1u32))) % 16u32)).step_by(((78u32) % 3u32) as usize) {
-            v1 = v1;
-        }
-        let mut v2: u8 = 67u8;
-        for j1 in ((((98u32 >> 127i8)) % 8u32)..((4294967295u32) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v2 = (((a_i64) as u8) * ((a_i32) as u8));
-        }
-        let mut v3: i64 = (((((97u16 + 30u16)) as u8)) as i64);
-        'l3: for j2 in 0u32..((((a_i32) as u32)) % 3u32) {
-            for j3 in 0u32..(((if false { 43u32 } else { j2 })) % 3u32) {
-                if true {
-                    break 'l3;
-                }
-                if (a_i64 >= v3) {
-                    continue 'l3;
-                }
-                v3 = (v3).min(((45i64 << (((a_f32) as u16) & 63u16)) | (a_i64).saturating_add(a_i64)));
-            }
-        }
-        oi[i] = ((match (31u32 % 8u32) { 1u32..=2u32 => (!((v3) as u32)), 6u32 | 5u32 => (if (!(v1 < v1)) { ((57u32) as u32) } else { (59u32 << (79u32 & 31u32)) }), _ => (if (false || (((a_u32) as u8) > v0)) { 45u32 } else { (a_u32).checked_div(4294967295u32).unwrap_or(91u32) }) })) as u64;
-        of[i] = ((a_f32 - (if matches!((a_u32 % 8u32), 2u32..=4u32) { a_f32 } else { (8.875f32).abs() }))) as f64;
+        let t0: [u8; 3] = [57u8, ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8), 40u8];
+        let v0: u8 = t0.iter().copied().fold((((match (29u32 % 8u32) { 1u32 => 255u8, _ => ((a_i32) as u8) }) | 2u8) ^ (match (96u32 % 8u32) { 2u32..=7u32 => 4u8, 0u32 | 7u32 => (match (a_u32 % 8u32) { 3u32 => ((a_i32) as u8), _ => 128u8 }), _ => (((a_i64) as u8) / (((a_u32) as u8) | 1u8)) })), |v0, v1| (((67u8 & (v1 >> 127i8))) as u8));
+        let t2: [f32; 3] = [0.0f32, a_f32, ((0.0f32 / a_f32) / (3.4e38f32 - 0.0f32))];
+        let v2: f32 = t2.iter().copied().fold((-(0.875f32 / 16777216.0f32)), |v2, v3| (-(match (98u32 % 8u32) { 0u32..=1u32 => 2.375f32, 4u32..=6u32 => v3, _ => v3 })));
+        let t4: [u16; 3] = [(((((a_f32) as u16) >> 17u16) - (match (32u32 % 8u32) { 2u32 => 89u16, 6u32 => ((a_i32) as u16), 1u32 | 6u32 => ((a_f32) as u16), _ => 97u16 })) % ((((57u32) as u16) + (59u16 << (79u32 & 15u32))) | 1u16)), ((2.75f64) as u16), ((!(DIFF_TABLE_U16[((66u32) % 6u32) as usize] * 1u16)) - ((((-69i64)) as u16) >> ((97i32 * a_i32) & 15i32)))];
+        let v4: u16 = t4.iter().copied().fold(((match (4294967295u32 % 8u32) { 5u32 | 0u32 => (((-1i32)) as u16), 7u32 => (((a_i32) as u16)).checked_div(((a_i64) as u16)).unwrap_or(((a_f32) as u16)), _ => (5u16 << (98i8 & 15i8)) }) << (64u64 & 15u64)), |v4, v5| (((((a_i32) as u16) & v5) / ((v0) as u16)) & ((a_i32) as u16)));
+        let v6: i16 = (-32768i16);
+        oi[i] = ((if (false && (!((-8i16) < ((a_f32) as i16)))) { ((!68i8) ^ (((-60i64)) as i8)) } else { (match (3u32 % 8u32) { 0u32 => ((-33i8) + 87i8), 1u32..=7u32 => (-((a_u32) as i8)), 2u32..=2u32 => (((a_i64) as i8) & 15i8), _ => ((a_u32) as i8) }) })) as u64;
+        of[i] = ((((if (false && true) { ((32u32) as f32) } else { (-a_f32) })) as f64)) as f64;
     }
 }
 
@@ -4042,23 +4188,31 @@ pub fn diff_133(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u16 = (((a_i32) as u16) << (a_u32 & 15u32));
-        for j0 in (0u32..=(((31u32 | a_u32)) % 4u32)).rev() {
-            v0 = (if true { ((a_u32) as u16) } else { 64u16 });
-        }
-        assert!((((32u32 % 256u32) != 7u32) || ((if false { (-56i8) } else { 25i8 }) > (!((a_i64) as i8)))));
-        let mut v1: u8 = (DIFF_TABLE_U8[((a_u32) % 6u32) as usize] * 1u8);
-        for j1 in ((((25u32 << (93i32 & 31i32))) % 8u32)..(((34u32 ^ 80u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v1 = (if false { (((a_f32) as u8) | ((2.5f32) as u8)) } else { ((v1 & 7u8) + ((a_u32) as u8)) });
-        }
-        let v2: i16 = (65i16 * 6i16);
-        let v3: i64 = a_i64;
-        let mut v4: u16 = (((a_i32) as u16)).min(0u16);
-        if ((a_f64 + a_f64) >= (DIFF_TABLE_F64[((66u32) % 6u32) as usize] * 1.0f64)) {
-            v4 = (66u16 << (v2 & 15i16));
+        let mut v0: u16 = (!((a_i64) as u16));
+        if ((!(-1i32)) <= (44i32 ^ a_i32)) {
+            v0 = ((a_u32) as u16);
         } else {
-            v4 = (61u16 * 65535u16);
+            v0 = (DIFF_TABLE_U16[((a_u32) % 6u32) as usize] * 1u16);
         }
+        let mut v1: i32 = (a_i32 % (a_i32 | 1i32));
+        if (!(65u32 < 78u32)) {
+            v1 = (a_i32 >> v0);
+        } else {
+            v1 = (DIFF_TABLE_I32[((32u32) % 6u32) as usize] * 1i32);
+        }
+        assert!((((56u32 % 256u32) != 7u32) || ((((a_f32) as i8) | 34i8) <= 56i8)));
+        let mut c2: u32 = 0u32;
+        let v2: u32 = loop {
+            if c2 >= (((39u32 % (78u32 | 1u32))) % 4u32) {
+                break ((match (20u32 % 8u32) { 0u32..=5u32 => a_u32, _ => 31u32 }));
+            }
+            c2 += 1u32;
+        };
+        let v3: u8 = (!41u8);
+        let mut v4: i32 = ((-83i32) * (((match (a_u32 % 8u32) { 3u32 | 7u32 => 18u16, 6u32 => ((a_f32) as u16), 2u32..=4u32 => ((a_i64) as u16), _ => ((a_i32) as u16) })) as i32));
+        diff_xor_into(&mut v4, ((a_i32).max((!v1))).saturating_mul(((32i32).min(a_i32)).min(((-95i32) & a_i32))));
+        let r4 = &mut v4;
+        *r4 ^= (54i32 << (a_i32 & 31i32));
         oi[i] = (a_u32) as u64;
         of[i] = (((((((a_i32) as i8) << (a_i32 & 7i32)) | ((72i32) as i8))) as f32)) as f64;
     }
@@ -4076,15 +4230,10 @@ pub fn diff_134(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: f64 = ((((-128i8) | ((a_u32) as i8))) as f64);
-        let mut t1: [i64; 3] = [(((-30i64) << (80u32 & 63u32)) / ((DIFF_TABLE_I64[((26u32) % 6u32) as usize] * 1i64) | 1i64)); 3];
-        t1[1] = ((match (83u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64);
-        t1[2] = (((41i16) as i64) % ((a_i64).abs() | 1i64));
-        let mut v1: i64 = (-77i64);
-        for &v2 in t1.iter().rev() {
-            v1 = ((v2 >> (98u32 & 63u32)) / ((if true { a_i64 } else { v2 }) | 1i64));
-        }
-        oi[i] = ((-8i8)) as u64;
-        of[i] = ((-8.625f64)) as f64;
+        let v1: i64 = (if (((a_f32) as u8) >= ((a_i64) as u8)) { ((-81i64) ^ a_i64) } else { ((-35i64) << (((a_i32) as i8) & 63i8)) });
+        assert!((((a_u32 % 256u32) != 7u32) || (!(matches!((a_u32 % 8u32), 3u32..=6u32) || (a_u64 != a_u64)))));
+        oi[i] = (((((a_f32) as u16) << (6u32 << (((a_u32) as i8) & 31i8))) / (44u16 >> ((((-1i8)) as u32) & 15u32)))) as u64;
+        of[i] = (((((14u32 / (a_u32 | 1u32)) % ((if false { 55u32 } else { 67u32 }) | 1u32))) as f32)) as f64;
     }
 }
 
@@ -4099,40 +4248,36 @@ pub fn diff_135(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u16 = (DIFF_TABLE_U16[((a_u32) % 6u32) as usize] * 1u16);
-        'l0: for j0 in 0u32..((((16i16) as u32)) % 3u32) {
-            for j1 in 0u32..(((a_u32 | 52u32)) % 3u32) {
-                if (!false) {
-                    break 'l0;
-                }
-                if false {
-                    continue 'l0;
-                }
-                v0 = (91u16 >> (410557127u32 & 15u32));
+        let mut c0: u32 = 0u32;
+        let v0: u16 = loop {
+            if c0 >= (((DIFF_TABLE_U32[((a_u32) % 6u32) as usize] * 1u32)) % 4u32) {
+                break (((16i16) as u16));
             }
-        }
-        let mut v1: f32 = (((1u16) as f32) - ((67u16) as f32));
-        if ((if true { ((a_u32) as i16) } else { 71i16 }) == (if false { 74i16 } else { 100i16 })) {
-            v1 = ((a_f32).sqrt() / (a_f32 / 9.125f32));
+            c0 += 1u32;
+        };
+        let v1: u8 = (((a_i32) as u8)).checked_div(((a_f32) as u8)).unwrap_or(25u8);
+        let mut v2: u32 = a_u32;
+        if true {
+            v2 = a_u32;
         } else {
-            v1 = ((-v1) + (a_f32 * v1));
+            v2 = a_u32;
         }
-        let mut v2: u64 = (13u64 * a_u64);
-        for j2 in 0u32..(((match (13u32 % 8u32) { 4u32 => 96u32, 3u32 => a_u32, _ => 32u32 })) % 4u32) {
-            v2 = (if true { a_u64 } else { v2 });
-        }
-        let mut v3: u16 = (v0 * v0);
-        if ((true && matches!((a_u32 % 8u32), 6u32 | 5u32)) && (5e-324f64 > a_f64)) {
-            v3 = (((-43i8)) as u16);
-        } else {
-            v3 = (13u16 % (((a_u32) as u16) | 1u16));
-        }
-        let mut v4: i8 = (93i8 - (-86i8));
-        for j3 in (u32::MAX - (((60u32 & 0u32)) % 4u32))..=u32::MAX {
-            v4 = (((a_i32) as i8) | v4);
-        }
-        oi[i] = (((a_i32) as i16)) as u64;
-        of[i] = (10.125f64) as f64;
+        let mut c3: u32 = 0u32;
+        let v3: f64 = loop {
+            if c3 >= (((if false { a_u32 } else { 79u32 })) % 4u32) {
+                break (3.625f64);
+            }
+            c3 += 1u32;
+        };
+        let mut c4: u32 = 0u32;
+        let v4: u8 = loop {
+            if c4 >= (((a_u32 + a_u32)) % 4u32) {
+                break ((((a_i32) as u8) * v1));
+            }
+            c4 += 1u32;
+        };
+        oi[i] = (((a_i64) as i8)) as u64;
+        of[i] = ((DIFF_TABLE_F32[((v2) % 6u32) as usize] * 1.0f32)) as f64;
     }
 }
 
@@ -4147,20 +4292,16 @@ pub fn diff_136<const K: u16>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i8 = (((a_i64) as i8)).max(32i8);
-        let mut t1: [f32; 3] = [(a_f32 + a_f32); 3];
-        t1[1] = ((32767i16) as f32);
-        t1[2] = ((1.75f32) as f32);
-        let mut v1: f32 = ((-0.0f32) / 11.125f32);
-        for &v2 in t1.iter().skip(1) {
-            v1 = v2;
+        let mut v0: i8 = (((-2.625f64)) as i8);
+        if (((-2.5f32)).abs() >= (-a_f32)) {
+            v0 = (if false { ((a_u32) as i8) } else { v0 });
+        } else {
+            v0 = (89i8 << (a_u32 & 7u32));
         }
-        let mut v3: f64 = (6.375f64 / a_f64);
-        for j0 in (0u32..=(((55u32 << (((a_i32) as i8) & 31i8))) % 4u32)).rev() {
-            v3 = (v3).sqrt();
-        }
-        oi[i] = ((!(!(21u8 ^ 98u8)))) as u64;
-        of[i] = ((match (a_u32 % 8u32) { 0u32..=5u32 => 16777216.0f32, 3u32..=7u32 => ((a_f32 * a_f32) + ((31i32) as f32)), _ => ((1.875f32 + (-0.625f32)) + (10.625f32 / 5.0f32)) })) as f64;
+        let v1: f64 = (-0.0f64);
+        let v2: i64 = a_i64;
+        oi[i] = ((((a_i32 << ((-2147483648i32) & 31i32)) << ((v2 & a_i64) & 31i64)) >> (((92u64 % (a_u64 | 1u64)) + 95u64) & 31u64))) as u64;
+        of[i] = (((((v0) as f32) * ((((a_i32) as i16)) as f32)) + ((1.875f32 + (-0.625f32)) + (10.625f32 / 5.0f32)))) as f64;
     }
 }
 
@@ -4175,26 +4316,30 @@ pub fn diff_137(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let t0: [i16; 3] = [(match (88u32 % 8u32) { 3u32 | 3u32 => ((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16), _ => (0i16 - 32767i16) }), (DIFF_TABLE_I16[((a_u32) % 6u32) as usize] * 1i16), (((a_i64) as i16) % ((((a_u32) as i16)).max(32767i16) | 1i16))];
-        let v0: i16 = t0.iter().copied().fold(66i16, |v0, v1| ((if true { v0 } else { 85i16 }) << (45i32 / ((-46i32) | 1i32))));
-        let mut v2: u32 = (19u32 >> (40u16 ^ 56u16));
-        for j0 in ((((33u32 ^ 62u32)) % 8u32)..(((0u32 >> (a_i32 & 31i32))) % 16u32)).step_by(((0u32) % 3u32) as usize) {
-            v2 = ((a_u32 & a_u32) - a_u32);
+        let mut v0: i16 = ((32767i16 / ((-34i16) | 1i16)) / ((12i16).checked_add(32767i16).unwrap_or((-58i16)) | 1i16));
+        for j0 in (u32::MAX - (((a_u32).min(96u32)) % 4u32))..=u32::MAX {
+            v0 = (((-32768i16) / (57i16 | 1i16)) / ((45i16 / (v0 | 1i16)) | 1i16));
         }
-        let v3: u16 = ((match (a_u32 % 8u32) { 2u32 | 2u32 => (((a_u32) as u16)).checked_rem(0u16).unwrap_or(((a_u32) as u16)), 6u32 => (if (62i32 >= a_i32) { 16u16 } else { 1u16 }), _ => 36u16 }) - (if (((a_i64) as i8) > ((a_i64) as i8)) { (if false { ((a_f32) as u16) } else { ((a_i64) as u16) }) } else { ((a_i64) as u16) }));
-        let mut v4: u16 = (64u16 & v3);
-        for j1 in ((((match (a_u32 % 8u32) { 7u32 | 5u32 => 85u32, 0u32 | 6u32 => 32u32, _ => 79u32 })) % 8u32)..((((0.1f32) as u32)) % 16u32)).step_by(((v2) % 3u32) as usize) {
-            v4 = 50u16;
+        let v1: f32 = (5.5f32 + (a_f32 / 0.125f32));
+        let mut v2: u8 = (66u8 * 26u8);
+        for j1 in 0u32..(((if matches!((3826513346u32 % 8u32), 1u32..=1u32) { a_u32 } else { 0u32 })) % 4u32) {
+            v2 = (v2 >> v0);
         }
-        let mut v5: f32 = (a_f32).sqrt();
-        if (!(false || false)) {
-            v5 = (-v5);
-        } else {
-            v5 = ((2u64) as f32);
+        let v3: u32 = (((84u32 - a_u32) << (((a_u32) as i16) & 31i16)) | (a_u32 - (a_u32 * a_u32)));
+        let mut v4: i64 = (if (62i32 >= a_i32) { 63i64 } else { (-1i64) });
+        'l4: for j2 in 0u32..((v3) % 3u32) {
+            for j3 in 0u32..((v3) % 3u32) {
+                if (((a_i64) as i8) > ((a_i64) as i8)) {
+                    break 'l4;
+                }
+                if (!false) {
+                    continue 'l4;
+                }
+                v4 = ((-35i64) / (a_i64 | 1i64));
+            }
         }
-        assert!((((a_u32 % 256u32) != 7u32) || ((!true) || (!true))));
-        oi[i] = ((DIFF_TABLE_U32[((a_u32) % 6u32) as usize] * 1u32)) as u64;
-        of[i] = ((((if matches!((18u32 % 8u32), 1u32..=6u32) { 4.125f64 } else { a_f64 }) - (-a_f64)) * ((7.0f64 - a_f64) - (a_f64 * 6.875f64)))) as f64;
+        oi[i] = ((((a_i64 << (!((a_u32) as u16)))) as u16)) as u64;
+        of[i] = ((DIFF_TABLE_F64[((v3) % 6u32) as usize] * 1.0f64)) as f64;
     }
 }
 
@@ -4216,9 +4361,9 @@ pub fn diff_138(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         for &v1 in t0.iter().skip(1) {
             v0 = a_f32;
         }
-        let v2: u32 = 91u32;
-        oi[i] = ((if matches!((v2 % 8u32), 2u32..=7u32) { ((match (v2 % 8u32) { 5u32 => (-78i16), _ => 44i16 })).abs() } else { ((a_i32) as i16) })) as u64;
-        of[i] = (((75u16) as f32)) as f64;
+        let v2: u32 = ((match (a_u32 % 8u32) { 4u32 => (a_u32).div_euclid(25u32), _ => (72u32 / (10u32 | 1u32)) }) - (DIFF_TABLE_U32[((3u32) % 6u32) as usize] * 1u32));
+        oi[i] = (50u16) as u64;
+        of[i] = ((((0.125f32 + a_f32)).abs() * (((DIFF_TABLE_F64[((41u32) % 6u32) as usize] * 1.0f64)) as f32))) as f64;
     }
 }
 
@@ -4233,18 +4378,32 @@ pub fn diff_139(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i16 = (-78i16);
-        let v1: f64 = (a_f64 * a_f64);
-        let v2: u32 = a_u32;
-        assert!((((214601605u32 % 256u32) != 7u32) || (!(!(8.75f32 > a_f32)))));
-        let mut v3: f64 = ((a_f64 + 0.0f64) + ((a_i64) as f64));
-        if ((DIFF_TABLE_I64[((94u32) % 6u32) as usize] * 1i64) < (39i64 - 10i64)) {
-            v3 = (((match (v2 % 8u32) { 7u32..=7u32 => v3, 0u32 | 6u32 => 8.375f64, _ => 12.5f64 })) as f64);
-        } else {
-            v3 = ((match (a_u32 % 8u32) { 2u32 | 7u32 => (-5.5f64), _ => v1 }) + (v1 / v3));
+        let v0: i16 = ((if false { ((a_u32) as i16) } else { ((a_i64) as i16) }) * (((a_f32) as i16)).abs());
+        let mut v1: i64 = (a_i64).rem_euclid((!(-59i64)));
+        'l1: for j0 in 0u32..(((70u32 % a_u32)) % 3u32) {
+            for j1 in 0u32..((32u32) % 3u32) {
+                if (!true) {
+                    break 'l1;
+                }
+                if (((a_u32) as u8) == 112u8) {
+                    continue 'l1;
+                }
+                v1 = (((a_i32 + a_i32)) as i64);
+            }
         }
-        oi[i] = (((a_u32) as i16)) as u64;
-        of[i] = ((if (!(a_f64 <= 0.1f64)) { ((a_f32 * 11.875f32) - ((-2.25f32) + (-4.125f32))) } else { (((match (a_u32 % 8u32) { 0u32 | 0u32 => 1u16, _ => ((a_f32) as u16) })) as f32) })) as f64;
+        let mut v2: f32 = 1.5f32;
+        for j2 in ((((a_u32 % a_u32)) % 8u32)..(((a_u32 - a_u32)) % 16u32)).step_by(((75u32) % 3u32) as usize) {
+            v2 = ((v2 + a_f32)).sqrt();
+        }
+        let mut t3: [u64; 3] = [(80u64 / (a_u64 | 1u64)); 3];
+        t3[1] = (match (a_u32 % 8u32) { 7u32 | 6u32 => 39u64, 3u32 => 0u64, 1u32..=3u32 => 23u64, _ => 66u64 });
+        t3[2] = (18u64).min(10142049113407232566u64);
+        let mut v3: u64 = (a_u64).checked_mul(60u64).unwrap_or(a_u64);
+        for &v4 in t3.iter() {
+            v3 = (v3 >> (70i32 & 63i32));
+        }
+        oi[i] = ((a_u64).checked_rem(a_u64).unwrap_or(v3)) as u64;
+        of[i] = (((((-a_f32)) as f64)).sqrt()) as f64;
     }
 }
 
@@ -4259,20 +4418,42 @@ pub fn diff_140(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut t0: [i8; 3] = [((!((a_f32) as i8)) << ((((-1.625f64)) as i8) & 7i8)); 3];
-        t0[1] = (-(!((a_i32) as i8)));
-        t0[2] = ((a_i32) as i8);
-        let mut v0: i8 = ((((a_i64) as i8) >> (14u64 & 7u64)) % ((if true { (-12i8) } else { 0i8 }) | 1i8));
-        for &v1 in t0.iter() {
-            v0 = 21i8;
+        let mut v0: i8 = ((!((a_f32) as i8)) << ((((-1.625f64)) as i8) & 7i8));
+        'l0: for j0 in 0u32..((a_u32) % 3u32) {
+            for j1 in 0u32..(((!a_u32)) % 3u32) {
+                if false {
+                    break 'l0;
+                }
+                if ((-69i16) <= 32i16) {
+                    continue 'l0;
+                }
+                v0 = ((((a_u32) as i8) % ((a_u32) as i8)) % (127i8).min(((a_u32) as i8)));
+            }
         }
-        let v2: i8 = (if ((((a_u32) as u8) > ((a_u32) as u8)) && true) { ((-73i8) * ((a_u32) as i8)) } else { (-v0) });
-        assert!((((a_u32 % 256u32) != 7u32) || ((a_u64 % (0u64 | 1u64)) > (match (72u32 % 8u32) { 0u32 => 23u64, _ => a_u64 }))));
-        let v3: f32 = (match (a_u32 % 8u32) { 4u32..=6u32 => 12.375f32, 0u32..=5u32 => 0.1f32, _ => 6.625f32 });
-        assert!((((a_u32 % 256u32) != 7u32) || (!(false && (((a_f32) as i8) != v2)))));
-        let v4: u64 = (if (!(((a_i32) as u16) >= ((a_i64) as u16))) { (53u64 >> ((-128i8) & 63i8)) } else { a_u64 });
-        oi[i] = ((!48u32)) as u64;
-        of[i] = ((((-a_f64) * (DIFF_TABLE_F64[((2u32) % 6u32) as usize] * 1.0f64)) - ((if (v3 > a_f32) { 10.5f64 } else { (-7.875f64) }) + ((-9.375f64)).abs()))) as f64;
+        let mut v1: u64 = 29u64;
+        for j2 in 0u32..((90u32) % 4u32) {
+            v1 = (79u64 >> (((-24i32) * (-73i32)) & 63i32));
+        }
+        let mut v2: i32 = ((match (24u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
+        if ((v1 | 10u64) > a_u64) {
+            v2 = ((-38i32)).checked_add(v2).unwrap_or(a_i32);
+        } else {
+            v2 = ((-19i32)).min(a_i32);
+        }
+        let mut v3: i32 = ((a_i32).max(a_i32) % (v2 | 1i32));
+        'l3: for j3 in 0u32..(((50u32 << (39u16 & 31u16))) % 3u32) {
+            for j4 in 0u32..(((a_u32 >> (a_i32 & 31i32))) % 3u32) {
+                if (0i32 == a_i32) {
+                    break 'l3;
+                }
+                if (!true) {
+                    continue 'l3;
+                }
+                v3 = a_i32;
+            }
+        }
+        oi[i] = (((-a_i32)).min((!(-a_i32)))) as u64;
+        of[i] = ((-0.0f64)) as f64;
     }
 }
 
@@ -4310,9 +4491,9 @@ pub fn diff_142(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i64 = (77i64 - a_i64);
-        oi[i] = ((match (98u32 % 8u32) { 3u32 => 49u64, 2u32 | 4u32 => (((61i8 >> (1u8 & 7u8))) as u64), _ => (((a_i32) as u64) << ((if false { a_i64 } else { a_i64 }) & 63i64)) })) as u64;
-        of[i] = ((-11.875f32)) as f64;
+        let v0: i64 = ((-19i64) ^ 0i64);
+        oi[i] = (((-32768i16)).checked_rem((-11i16)).unwrap_or(((a_i32) as i16))) as u64;
+        of[i] = ((-10.625f64)) as f64;
     }
 }
 
@@ -4333,28 +4514,22 @@ pub fn diff_143(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         } else {
             v0 = (1.0f32).abs();
         }
-        let mut c1: u32 = 0u32;
-        let v1: i8 = loop {
-            if c1 >= (((a_u32 % (a_u32 | 1u32))) % 4u32) {
-                break ((((a_u32) as i8) + 53i8));
-            }
-            c1 += 1u32;
-        };
-        let v2: i32 = ((match (a_u32 % 8u32) { 2u32 | 1u32 => (14i32 | (-9i32)), 0u32..=5u32 => ((78u32) as i32), _ => (if true { (-72i32) } else { a_i32 }) }) / ((a_i32).checked_mul((-35i32)).unwrap_or((-80i32)) | 1i32));
-        let mut v3: u8 = ((match (1u32 % 8u32) { 7u32 | 3u32 => ((a_i32) as u8), 4u32..=5u32 => ((a_i64) as u8), 4u32 | 5u32 => 87u8, _ => 255u8 })).min((((-9.5f64)) as u8));
-        if ((6.125f32 / a_f32) < (v0).sqrt()) {
-            v3 = ((((a_f32) as u8) & 23u8) % (24u8 | 1u8));
+        let mut v1: i8 = (((a_i32) as i8) % ((a_i32) as i8));
+        diff_xor_into(&mut v1, ((-128i8) >> (53i64 & 7i64)));
+        let r1 = &mut v1;
+        *r1 ^= ((-8i8) + 13i8);
+        let v2: u8 = (match (88u32 % 8u32) { 4u32..=7u32 => 6u8, 6u32 | 1u32 => 71u8, _ => 94u8 });
+        assert!((((a_u32 % 256u32) != 7u32) || (!true)));
+        let mut v3: u32 = (1u32 << (91u16 & 31u16));
+        if ((31u16).max(50u16) >= 16u16) {
+            v3 = (((-9.5f64)) as u32);
         } else {
-            v3 = ((((a_i32) as u8) << ((-53i64) & 7i64)) << (((-84i32)) as i8));
+            v3 = v3;
         }
-        let mut v4: u16 = (((a_f32) as u16)).checked_rem(((a_i32) as u16)).unwrap_or(((a_i32) as u16));
-        if ((if (((a_u32) as i8) >= v1) { 99u64 } else { 35u64 }) < a_u64) {
-            v4 = (29u16 << (0i64 & 15i64));
-        } else {
-            v4 = (DIFF_TABLE_U16[((a_u32) % 6u32) as usize] * 1u16);
-        }
-        oi[i] = (((-((((a_i64) as i16)) as i16)) | ((((a_f32) as i16) & (-1i16)) - (((a_u32) as i16) | (-53i16))))) as u64;
-        of[i] = ((((-a_f64) + ((-5.625f64)).abs()) * ((DIFF_TABLE_F64[((a_u32) % 6u32) as usize] * 1.0f64) / a_f64))) as f64;
+        assert!((((v3 % 256u32) != 7u32) || matches!((a_u32 % 8u32), 5u32 | 7u32)));
+        let v4: u32 = (if ((v2 <= 29u8) && (0i64 == a_i64)) { (match (v3 % 8u32) { 0u32 | 1u32 => (v3).checked_mul(a_u32).unwrap_or(a_u32), 6u32 => (DIFF_TABLE_U32[((a_u32) % 6u32) as usize] * 1u32), 6u32..=7u32 => (!72u32), _ => a_u32 }) } else { v3 });
+        oi[i] = ((match (48u32 % 8u32) { 7u32 => a_u32, 3u32 | 0u32 => ((v4 | 50u32) >> ((if true { 9223372036854775807i64 } else { a_i64 }) & 31i64)), _ => (((127i8 - (-1i8))) as u32) })) as u64;
+        of[i] = ((((((a_i32) as f64)) as f64) + (5e-324f64 * ((v1) as f64)))) as f64;
     }
 }
 
@@ -4369,26 +4544,11 @@ pub fn diff_144(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: i8 = (((16u8 * 97u8)) as i8);
-        if ((((a_u32) as i8) & ((a_i64) as i8)) >= ((-29i8) >> (((a_f32) as u8) & 7u8))) {
-            v0 = (((a_i32) as i8)).checked_mul(((a_f32) as i8)).unwrap_or((-82i8));
-        } else {
-            v0 = ((v0 & ((a_i32) as i8)) << ((if false { a_i64 } else { (-89i64) }) & 7i64));
-        }
-        let mut v1: u8 = (57u8 | (match (28u32 % 8u32) { 7u32 => 62u8, _ => 78u8 }));
-        'l1: for j0 in 0u32..(((a_u32 - a_u32)) % 3u32) {
-            for j1 in 0u32..((a_u32) % 3u32) {
-                if (22i32 > (-65i32)) {
-                    break 'l1;
-                }
-                if true {
-                    continue 'l1;
-                }
-                v1 = (match (7u32 % 8u32) { 2u32..=5u32 => ((match (53u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8), _ => (v1).min(255u8) });
-            }
-        }
-        oi[i] = (((match (0u32 % 8u32) { 3u32..=6u32 => (if true { a_u32 } else { a_u32 }), _ => a_u32 }) ^ (((-62i32)) as u32))) as u64;
-        of[i] = ((((7.125f32 - 0.0f32) / (2.875f32 / a_f32)) * (DIFF_TABLE_F32[((a_u32) % 6u32) as usize] * 1.0f32))) as f64;
+        let v0: i8 = (!((-16i8) * 97i8));
+        let v1: u8 = (0u8).checked_sub(((a_u32) as u8)).unwrap_or(29u8);
+        assert!((((4294967295u32 % 256u32) != 7u32) || matches!((11u32 % 8u32), 1u32)));
+        oi[i] = ((((((!92i16)) as u32)) as u32)) as u64;
+        of[i] = ((DIFF_TABLE_F32[((88u32) % 6u32) as usize] * 1.0f32)) as f64;
     }
 }
 
@@ -4438,17 +4598,24 @@ pub fn diff_146<const K: i8>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let v0: i16 = ((((a_i64) as i16) << (64u8 & 15u8)) / (match (76u32 % 8u32) { 0u32 => 32767i16, 3u32 => (-77i16), 7u32 | 6u32 => (-95i16), _ => (-32768i16) }));
-        assert!((((88u32 % 256u32) != 7u32) || (!(!((-6.25f64) > a_f64)))));
-        let mut t1: [u32; 3] = [((match (84u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32); 3];
-        t1[1] = ((38u32 >> ((-7i16) & 31i16)) >> (((a_f32) as u8) & 31u8));
-        t1[2] = ((a_u32 * 58u32) / ((94u32 >> (a_u32 & 31u32)) | 1u32));
-        let mut v1: u32 = (DIFF_TABLE_U32[((32u32) % 6u32) as usize] * 1u32);
-        for &v2 in t1.iter().step_by(2) {
-            v1 = 32u32;
+        let mut v0: i16 = ((((a_f32) as i16)).min(24i16)).saturating_add((98i16 >> (76i16 & 15i16)));
+        for j0 in ((((a_u32 & 86u32)) % 8u32)..(((a_u32 % (95u32 | 1u32))) % 16u32)).step_by(((41u32) % 3u32) as usize) {
+            v0 = ((v0 & ((a_i32) as i16))).pow(((v0 + (-14i16))) as u32 & 7);
         }
-        oi[i] = ((((DIFF_TABLE_U16[((a_u32) % 6u32) as usize] * 1u16) + 37u16) + (81u16).min((((-55i16)) as u16)))) as u64;
-        of[i] = ((((a_f32 * (-7.125f32)) / ((-9.75f32) * (-0.75f32))) * (if true { 0.125f32 } else { (a_f32).sqrt() }))) as f64;
+        let mut v1: f32 = (2.25f32 + (a_f32 / (-10.625f32)));
+        'l1: for j1 in 0u32..(((a_u32 / (70u32 | 1u32))) % 3u32) {
+            for j2 in 0u32..(((a_u32).saturating_mul(1u32)) % 3u32) {
+                if (20u16 == 44u16) {
+                    break 'l1;
+                }
+                if ((-32i32) > 0i32) {
+                    continue 'l1;
+                }
+                v1 = (-(a_f32 * a_f32));
+            }
+        }
+        oi[i] = (((((((a_i64) as u16)).abs_diff(34u16) as u16) % ((8u16 << (-87i16)) | 1u16)) & ((17u16).saturating_sub(96u16) | 16u16))) as u64;
+        of[i] = ((a_f64 - ((-a_f64) - (1.7e308f64 + a_f64)))) as f64;
     }
 }
 
@@ -4463,15 +4630,12 @@ pub fn diff_147<const K: i16>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut c0: u32 = 0u32;
-        let v0: u32 = loop {
-            if c0 >= ((56u32) % 4u32) {
-                break ((((-8i16)) as u32));
-            }
-            c0 += 1u32;
-        };
-        oi[i] = ((!((DIFF_TABLE_U8[((a_u32) % 6u32) as usize] * 1u8) & (if (((a_i32) as i8) != 8i8) { 7u8 } else { 255u8 })))) as u64;
-        of[i] = ((-a_f64)) as f64;
+        let mut v0: u32 = 56u32;
+        diff_xor_into(&mut v0, (((-8i16)) as u32));
+        let r0 = &mut v0;
+        *r0 ^= (21u32 * 41u32);
+        oi[i] = ((((a_i32) as u16)).checked_add(46156u16).unwrap_or(7u16)) as u64;
+        of[i] = ((((8.375f64 - (-10.875f64)) - (match (v0 % 8u32) { 3u32 => (-0.0f64), _ => 8.375f64 })) + ((DIFF_TABLE_F64[((67u32) % 6u32) as usize] * 1.0f64)).abs())) as f64;
     }
 }
 
@@ -4493,21 +4657,19 @@ pub fn diff_148<const K: i8>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
             }
             c0 += 1u32;
         };
-        let v1: i8 = (if (a_i32 > 0i32) { ((a_u32) as i8) } else { ((a_u32) as i8) });
-        let mut v2: i32 = (9i32).checked_mul((-44i32)).unwrap_or((-76i32));
-        if true {
-            v2 = (if true { a_i32 } else { v2 });
-        } else {
-            v2 = (match (a_u32 % 8u32) { 1u32..=3u32 => v2, _ => a_i32 });
+        let v1: i8 = (((a_i64) as i8) ^ ((a_u32) as i8));
+        let v2: f32 = (match (48u32 % 8u32) { 3u32 => (-(a_f32).abs()), 0u32..=2u32 => ((a_f32 + 7.75f32) - (a_f32 + a_f32)), _ => ((a_f32 / (-4.5f32)) * ((-6.25f32) / 8.125f32)) });
+        let mut t3: [u16; 3] = [((a_f32) as u16); 3];
+        t3[1] = ((a_f32) as u16);
+        t3[2] = (!((66u64) as u16));
+        let mut v3: u16 = (98u16).checked_rem(99u16).unwrap_or(63u16);
+        for &v4 in t3.iter().step_by(2) {
+            v3 = (if ((-86i32) > (0i32 % ((-94i32) | 1i32))) { 78u16 } else { (!(v3 - v3)) });
         }
-        let mut v3: u8 = (match (31u32 % 8u32) { 0u32 | 3u32 => ((match (78u32 % 8u32) { 1u32..=2u32 => ((a_i32) as u8), _ => 57u8 })).max((match (a_u32 % 8u32) { 4u32 | 2u32 => 7u8, _ => ((a_u32) as u8) })), 1u32..=6u32 => (((((a_i32) as i16) & ((a_i32) as i16))) as u8), _ => ((a_i32) as u8) });
-        for j0 in (u32::MAX - (((61u32 ^ a_u32)) % 4u32))..=u32::MAX {
-            v3 = (v3 << (!(89u64 - 77u64)));
-        }
-        let v4: i16 = ((!((a_f32) as i16)) - ((a_i64) as i16));
-        assert!((((36u32 % 256u32) != 7u32) || ((if true { v4 } else { v4 }) > (v4 / ((a_i32) as i16)))));
-        oi[i] = ((((((-0.0f64) - a_f64)) as i16) << ((15u16).checked_mul(36u16).unwrap_or(32u16) & 15u16))) as u64;
-        of[i] = ((((a_f32 - a_f32) + ((85u16) as f32)) - (((v1) as f32) * (1e-40f32).abs()))) as f64;
+        let t5: [i16; 3] = [67i16, ((-52i16)).min(((a_f32) as i16)), ((match (2623217300u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)];
+        let v5: i16 = t5.iter().copied().fold((if false { ((a_u32) as i16) } else { ((a_u32) as i16) }), |v5, v6| ((128u8) as i16));
+        oi[i] = (((match (a_u32 % 8u32) { 3u32..=7u32 => (((a_f32) as u16) << ((a_i32) as u16)), _ => v3 }) / ((v3 & (89u16).max(0u16)) | 1u16))) as u64;
+        of[i] = ((((a_f64 - a_f64) + ((85u16) as f64)) - (((v1) as f64) * (v0).abs()))) as f64;
     }
 }
 
@@ -4522,28 +4684,22 @@ pub fn diff_149(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_u64: u64 = xu64[i];
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
-        let mut v0: u8 = (match (32u32 % 8u32) { 2u32 => ((((a_f32) as u8) >> (a_i32 & 7i32)) >> ((91u32 >> a_i64) & 7u32)), 0u32..=6u32 => ((59u8 >> (-57i32)) - (17u8).max(55u8)), 5u32..=6u32 => ((((a_u32) as u8) << (46u16 & 7u16)) * (95u8).max(80u8)), _ => (if matches!((a_u32 % 8u32), 6u32) { (63u8 - ((a_i32) as u8)) } else { ((a_i32) as u8) }) });
-        if (!(!matches!((31u32 % 8u32), 3u32))) {
-            v0 = ((a_f32) as u8);
+        let mut v0: u8 = ((((a_i64) as u8)).checked_sub(((a_i64) as u8)).unwrap_or(63u8) % ((a_u32) as u8));
+        for j0 in (u32::MAX - ((10u32) % 4u32))..=u32::MAX {
+            v0 = (((a_i32) as u8) & ((a_f32) as u8));
+        }
+        let mut v1: i8 = (((17i8).max(55i8)).saturating_sub((0i8 & 60i8)) | ((-52i8)).rem_euclid(((80i8) as i8)));
+        if (!matches!((a_u32 % 8u32), 6u32)) {
+            v1 = ((((a_f32) as i8)).checked_rem(v1).unwrap_or(73i8) - ((DIFF_TABLE_I8[((a_u32) % 6u32) as usize] * 1i8) * (((a_i32) as i8) >> (a_u64 & 7u64))));
         } else {
-            v0 = ((match (25u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
+            v1 = (-((match (a_u32 % 8u32) { 3u32 => ((a_u32) as i8), 0u32..=5u32 => 0i8, 7u32 | 0u32 => (-1i8), _ => ((a_u32) as i8) }) | ((match (65u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)));
         }
-        assert!((((99u32 % 256u32) != 7u32) || ((1u32 + 1u32) <= (a_u32 / (65u32 | 1u32)))));
-        let v1: u8 = (((a_i64) as u8) & 1u8);
-        let mut v2: f32 = ((15u32) as f32);
-        if ((((a_u32) as i16)).checked_sub(((a_f32) as i16)).unwrap_or(15i16) >= (((a_i64) as i16) - ((a_i32) as i16))) {
-            v2 = (-0.375f32);
-        } else {
-            v2 = v2;
-        }
-        let v3: f32 = ((match (a_u32 % 8u32) { 2u32 | 2u32 => a_f32, 7u32 | 2u32 => v2, 5u32 => v2, _ => 0.0f32 }) / (v2).abs());
-        assert!((((a_u32 % 256u32) != 7u32) || matches!((44u32 % 8u32), 3u32..=3u32)));
-        let mut v4: u16 = 65535u16;
-        for j0 in 0u32..((a_u32) % 4u32) {
-            v4 = ((v4 + (((a_u32) as u16) % (((a_i32) as u16) | 1u16))) >> ((1i32 << j0) ^ (1i32 & (-90i32))));
-        }
-        oi[i] = ((((if ((31u32 < 86u32) || false) { a_u64 } else { a_u64 })) as i64)) as u64;
-        of[i] = (((((match (a_u32 % 8u32) { 1u32..=5u32 => ((a_i32) as i8), 2u32 | 5u32 => 88i8, 1u32 => (-14i8), _ => 8i8 }) - ((a_f32) as i8))) as f32)) as f64;
+        let v2: u8 = ((a_i64) as u8);
+        let v3: u8 = ((!((a_i64) as u8)) % ((46u8 >> (((a_i64) as u16) & 7u16)) | 1u8));
+        assert!((((a_u32 % 256u32) != 7u32) || (!(a_f32 >= a_f32))));
+        let v4: u64 = 0u64;
+        oi[i] = ((if (true || (66i32 > 32i32)) { (((a_u64) as i16)).abs() } else { (-(0i16).abs()) })) as u64;
+        of[i] = ((((((a_f32 - 6.125f32)) as i16)) as f32)) as f64;
     }
 }
 
@@ -4559,15 +4715,10 @@ pub fn diff_150<const K: u32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[
         let a_f32: f32 = xf32[i];
         let a_f64: f64 = xf64[i];
         let v0: f32 = (((29u16 % (((a_u64) as u16) | 1u16))) as f32);
-        let v1: i64 = ((!((12u8) as i64)) / ((((-98i64) / (78i64 | 1i64)) << (33i16 & 63i16)) | 1i64));
-        let mut v2: i64 = 63i64;
-        if (!false) {
-            v2 = (((((a_u32) as i8)).abs()) as i64);
-        } else {
-            v2 = ((a_i64 >> 31u32) + (v1 - a_i64));
-        }
-        oi[i] = (K) as u64;
-        of[i] = ((-(((23u64) as f32) - (-a_f32)))) as f64;
+        let v1: i64 = (match (0u32 % 8u32) { 2u32 => (((-98i64) / (78i64 | 1i64)) << (33i16 & 63i16)), _ => (47i64 - ((-45i64) | a_i64)) });
+        let v2: u64 = (50u64).max((a_u64 >> 31u32));
+        oi[i] = ((((a_i32) as u16) << (97u8 & 15u8))) as u64;
+        of[i] = ((if ((DIFF_TABLE_I32[((31u32) % 6u32) as usize] * 1i32) <= 1i32) { ((a_f64 * 7.5f64) + (DIFF_TABLE_F64[((45u32) % 6u32) as usize] * 1.0f64)) } else { ((if false { a_f64 } else { a_f64 }) + (-a_f64)) })) as f64;
     }
 }
 
@@ -4612,15 +4763,20 @@ pub fn diff_152(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
             }
             c0 += 1u32;
         };
-        let mut t1: [i16; 3] = [(-96i16); 3];
-        t1[1] = (((a_u32) as i16)).checked_sub(16i16).unwrap_or(((a_i32) as i16));
-        t1[2] = (match (a_u32 % 8u32) { 2u32..=5u32 => ((64i16 * ((a_i64) as i16)) + (DIFF_TABLE_I16[((1191675193u32) % 6u32) as usize] * 1i16)), _ => ((((a_i64) as i16) - 6i16)).max(((a_i32) as i16)) });
-        let mut v1: i16 = (!((15i16 & ((a_f32) as i16)) >> 2u64));
-        for &v2 in t1.iter() {
-            v1 = (((63u64) as i16)).rem_euclid((((((a_f32) as i8) >> (46u32 & 7u32))) as i16));
+        let mut v1: i16 = (-96i16);
+        'l1: for j0 in 0u32..(((a_u32).checked_sub(a_u32).unwrap_or(772166358u32)) % 3u32) {
+            for j1 in 0u32..((j0) % 3u32) {
+                if ((((a_i32) as i16) != ((a_i32) as i16)) && (a_u64 == a_u64)) {
+                    break 'l1;
+                }
+                if matches!((a_u32 % 8u32), 4u32..=6u32) {
+                    continue 'l1;
+                }
+                v1 = ((match (62u32 % 8u32) { 2u32..=4u32 => ((((a_i32) as i16)).abs_diff(v1) as i16), 2u32 | 0u32 => (-2i16), 6u32 => (v1).max(((a_i64) as i16)), _ => (-((a_i32) as i16)) }) | v1);
+            }
         }
-        oi[i] = ((((a_f32) as u8)).checked_mul(58u8).unwrap_or(((a_i32) as u8))) as u64;
-        of[i] = ((DIFF_TABLE_F64[((a_u32) % 6u32) as usize] * 1.0f64)) as f64;
+        oi[i] = ((64i64 * a_i64)) as u64;
+        of[i] = ((((a_f32 + a_f32)).sqrt() * (match (31u32 % 8u32) { 4u32..=6u32 => (a_f32 + 3.4e38f32), 5u32 => (-5.5f32), 3u32 => (a_f32).sqrt(), _ => (((-10.875f32)) as f32) }))) as f64;
     }
 }
 

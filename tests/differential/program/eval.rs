@@ -74,6 +74,18 @@ impl Eval<'_> {
                     }
                 }
             }
+            Stmt::LetLent {
+                var,
+                init,
+                value,
+                more,
+            } => {
+                let v = self.expr(init);
+                let x = self.expr(value);
+                let v = self.bin(Bin::Xor, v, x);
+                let m = self.expr(more);
+                self.vars[*var] = Some(self.bin(Bin::Xor, v, m));
+            }
             Stmt::LetLoopValue { var, count, value } => {
                 let mut c = 0u32;
                 let v = loop {

@@ -444,6 +444,11 @@ impl DiffPair {
         (self.a ^ self.b) & 4294967295
     }
 }
+
+#[gpu_device]
+pub fn diff_xor_into<T: Int>(acc: &mut T, v: T) {
+    *acc = *acc ^ v;
+}
 ";
 
 /// A pattern of a [`Kind::Match`] arm on a `u32`.
@@ -540,6 +545,15 @@ pub enum Stmt {
         var: usize,
         count: Expr,
         value: Expr,
+    },
+    /// `let mut vN: T = init; diff_xor_into(&mut vN, value); let rN = &mut vN; *rN ^=
+    /// more;`: a local lent to a device function's `&mut T` and written through a
+    /// reference (an integer type; compiled programs only).
+    LetLent {
+        var: usize,
+        init: Expr,
+        value: Expr,
+        more: Expr,
     },
 }
 
@@ -659,6 +673,21 @@ impl Program {
             let ty = g.r.pick(&ALL_NUMS);
             let var = vars.len();
             let depth = 1 + g.r.below(3);
+            // A local lent by reference (drawn only where items may be used).
+            if g.items && ty.is_int() && g.r.chance(8) {
+                let init = g.expr(ty, depth);
+                let value = g.expr(ty, depth);
+                let more = g.expr(ty, 1);
+                stmts.push(Stmt::LetLent {
+                    var,
+                    init,
+                    value,
+                    more,
+                });
+                vars.push(ty);
+                g.scope.push((var, ty));
+                continue;
+            }
             // A `loop` with a value (drawn only where items may be used).
             if g.items && g.r.chance(8) {
                 let count = g.expr(Ty::U32, 1);

@@ -47,6 +47,18 @@ impl Program {
                 format!("        let v{var}: {} = {};\n", t(*var), show(value))
             }
             Stmt::Assert(cond) => format!("        assert!({});\n", show(cond)),
+            Stmt::LetLent {
+                var,
+                init,
+                value,
+                more,
+            } => format!(
+                "        let mut v{var}: {ty} = {};\n        diff_xor_into(&mut v{var}, {});\n        let r{var} = &mut v{var};\n        *r{var} ^= {};\n",
+                show(init),
+                show(value),
+                show(more),
+                ty = t(*var),
+            ),
             Stmt::LetLoopValue { var, count, value } => format!(
                 "        let mut c{var}: u32 = 0u32;\n        let v{var}: {ty} = loop {{\n            if c{var} >= (({}) % 4u32) {{\n                break ({});\n            }}\n            c{var} += 1u32;\n        }};\n",
                 show(count),

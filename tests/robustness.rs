@@ -429,8 +429,10 @@ mod sizes {
                 t.see("xoroshiro128p_states", xoroshiro128p_states(n, 7, 0))?;
             }
             // On a GPU a grid of 2^31 threads and more is a legal launch that runs to its
-            // end (the deadline is the simulator's): only the sizes it must refuse.
-            if dev.backend() == Backend::Cuda && (1 << 31..=1 << 32).contains(&n) {
+            // end (the deadline is the simulator's; issue 46 brings the GPU's): only the
+            // sizes it must refuse. `forall(2^40)` is legal too (2^30 blocks of 1,024), and
+            // took the H100 past the case's 60 s.
+            if dev.backend() == Backend::Cuda && (1 << 31..=1 << 40).contains(&n) {
                 continue;
             }
             eprintln!("step: n = {n}: launch shapes");

@@ -1798,3 +1798,25 @@ fn reference_parameters_are_cpp_references() {
     );
     assert!(src.contains("lo = (v + by);"), "{src}");
 }
+
+#[test]
+fn a_local_lent_in_a_loop_step_is_checked_again_after() {
+    // The walk that finds assignments once missed a `for` loop's step, a print's values,
+    // struct literals and fields.
+    let t = checked(quote! {
+        fn k(out: &mut [f32], by: usize) {
+            let mut t = [0.0f32; 8];
+            let mut k = 7usize;
+            for j in (0..8).step_by(skip(&mut k, by)) {
+                t[j] = 1.0;
+            }
+            t[k] = 2.0;
+            let i = grid_1d();
+            if i < out.len() {
+                out[i] = t[7];
+            }
+        }
+    });
+    let (main, _) = support::entries(&t);
+    assert!(main.contains("t[gt_ix<8ull>(k"), "{main}");
+}

@@ -37,6 +37,14 @@ pub fn accumulate_twice(acc: &mut f32, v: f32) {
     accumulate(acc, v + 1.0);
 }
 
+/// A reference named again and lent on (`&mut *acc`), as Rust reborrows it.
+#[gpu_device]
+pub fn accumulate_again(acc: &mut f32, v: f32) {
+    let again = &mut *acc;
+    accumulate(again, v);
+    accumulate(&mut *acc, 1.0f32);
+}
+
 #[gpu_device]
 pub fn stretch(p: &mut Vec3, s: f32) {
     p.x *= s;
@@ -58,6 +66,7 @@ pub fn reference_results(x: &[f32], i: usize) -> [f32; 5] {
     let by = 0.5f32;
     bump(&mut c, &by);
     accumulate_twice(&mut c, x[i]);
+    accumulate_again(&mut c, x[(i + 2) % n]);
     let r = &mut acc;
     *r += 1.0;
     *r *= 2.0;
@@ -87,6 +96,7 @@ pub fn references(x: &[f32], out: &mut [f32]) {
         let by = 0.5f32;
         bump(&mut c, &by);
         accumulate_twice(&mut c, x[i]);
+        accumulate_again(&mut c, x[(i + 2) % n]);
         let r = &mut acc;
         *r += 1.0;
         *r *= 2.0;

@@ -7,6 +7,7 @@
 //! meet the kernel's fast-path conditions [`Check::Fast`](crate::ir::Check::Fast). The emitters take only that output, so
 //! they cannot fail.
 
+mod loans;
 mod ops;
 pub(crate) use ops::{LOCAL_BYTES_MAX, SHARED_BYTES_MAX};
 mod prove;
@@ -124,6 +125,7 @@ pub fn check(
     }
     .run();
     uniform::check_tile_uniformity(&kernel, diags);
+    loans::check_loans(&kernel, diags);
     if diags.len() > before {
         return None;
     }

@@ -33,6 +33,17 @@ pub fn elementwise_items(
     if let Some(p) = sig
         .params
         .iter()
+        .find(|p| matches!(p.shape, ParamShape::Scalar { by_ref: true, .. }))
+    {
+        diags.error(
+            p.ident.span(),
+            "an elementwise function takes its inputs by value (`x: f32`), not by reference",
+        );
+        return TokenStream::new();
+    }
+    if let Some(p) = sig
+        .params
+        .iter()
         .find(|p| matches!(p.shape, ParamShape::Slice { .. }))
     {
         diags.error(

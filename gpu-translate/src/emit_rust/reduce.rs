@@ -59,6 +59,14 @@ fn reducer_type<'f>(
     if let Some(p) = sig
         .params
         .iter()
+        .find(|p| matches!(p.shape, ParamShape::Scalar { by_ref: true, .. }))
+    {
+        diags.error(p.ident.span(), "a #[gpu_reduce] function takes its two values by value (`a: f32, b: f32`), not by reference");
+        return None;
+    }
+    if let Some(p) = sig
+        .params
+        .iter()
         .find(|p| matches!(p.shape, ParamShape::Slice { .. }))
     {
         diags.error(

@@ -550,3 +550,64 @@ impl<T> Expr<T> {
         }
     }
 }
+
+impl<T> Stmt<T> {
+    /// The expressions of the statement itself, not of the blocks it holds: a `let`'s
+    /// value, an assignment's indices and value, an `if`'s or `while`'s condition, a
+    /// `for`'s range and step, a print's or panic's values, a `store4`'s index and values.
+    pub fn own_exprs<'s>(&'s self, f: &mut impl FnMut(&'s Expr<T>)) {
+        match self {
+            Stmt::Let(_, Some(e))
+            | Stmt::DeclareArray(_, Some(e))
+            | Stmt::Eval(e)
+            | Stmt::ReturnValue(e)
+            | Stmt::If(e, ..)
+            | Stmt::While(e, _) => f(e),
+            Stmt::Assign(p, _, e) => {
+                p.index_exprs(f);
+                f(e);
+            }
+            Stmt::Store4(_, i, vals) => {
+                f(&i.expr);
+                vals.iter().for_each(f);
+            }
+            Stmt::For(l) => {
+                f(&l.start);
+                f(&l.end);
+                if let Some(s) = &l.step {
+                    f(s);
+                }
+            }
+            Stmt::Print(_, pieces) => {
+                for p in pieces {
+                    if let PrintPiece::Value(v, _) = p {
+                        f(v);
+                    }
+                }
+            }
+            Stmt::Panic(p) => p.values.iter().for_each(f),
+            Stmt::Labelled(_, s) => s.own_exprs(f),
+            _ => {}
+        }
+    }
+}
+
+impl<T> Place<T> {
+    /// The index expressions of the place (`a[i]`'s `i`, `p.m[k]`'s `k`).
+    pub fn index_exprs<'s>(&'s self, f: &mut impl FnMut(&'s Expr<T>)) {
+        match self {
+            Place::Local(_) => {}
+            Place::Index(_, idx) => idx.iter().for_each(|i| f(&i.expr)),
+            Place::LocalField(_, steps, _) | Place::IndexField(_, _, steps, _) => {
+                if let Place::IndexField(_, idx, ..) = self {
+                    idx.iter().for_each(|i| f(&i.expr));
+                }
+                for s in steps {
+                    if let FieldStep::Index(i) = s {
+                        f(&i.index.expr);
+                    }
+                }
+            }
+        }
+    }
+}

@@ -74,8 +74,9 @@ impl Lowerer<'_> {
             syn::Expr::Reference(r) => {
                 self.err(
                     r.and_token.span,
-                    "references cannot be taken in kernels; values are copied, and arrays are \
-                     passed as parameters",
+                    "a reference in a kernel is taken of a local, as a device function's argument \
+                     or a `let` (`f(&mut acc)`, `let r = &x;`), or of an array passed to one \
+                     (`f(&v)`, `f(&a[i..j])`); bind this value to a local first",
                 );
                 None
             }
@@ -493,11 +494,16 @@ impl Lowerer<'_> {
                         return self.method_call(m);
                     }
                 }
-                let inner = self.expr(&u.expr, Position::Operand)?;
                 // `*x` of a reference (`x: &mut f32`, `let r = &mut acc;`): the place it names.
-                if matches!(inner.kind, ExprKind::Local(v) if self.references.contains(&v)) {
-                    return Some(inner);
+                if let syn::Expr::Path(p) = strip_parens(&u.expr) {
+                    if p.path
+                        .get_ident()
+                        .is_some_and(|i| self.reference(&unraw(i)).is_some())
+                    {
+                        return self.expr(&u.expr, Position::Operand);
+                    }
                 }
+                let inner = self.expr(&u.expr, Position::Operand)?;
                 let poisoned =
                     matches!(inner.kind, ExprKind::Local(v) if self.poisoned.contains(&v));
                 if !poisoned {

@@ -96,8 +96,8 @@ impl Lowerer<'_> {
         let (inner, mutable) = match strip_parens(a) {
             syn::Expr::Reference(r) => (&*r.expr, r.mutability.is_some()),
             syn::Expr::Path(p) => {
-                let v = match self.path_binding(p) {
-                    Some(Binding::Local(v)) if self.references.contains(&v) => v,
+                let v = match p.path.get_ident().map(|i| self.reference(&unraw(i))) {
+                    Some(Some(v)) => v,
                     _ => return None,
                 };
                 let mutable = self.k.locals[v].mutable;
@@ -105,6 +105,17 @@ impl Lowerer<'_> {
             }
             _ => return None,
         };
+        if let Some(v) = self.reborrowed(inner) {
+            // `f(&mut *x)`: the reference `x` lent again.
+            if mutable && !self.k.locals[v].mutable {
+                self.err(
+                    inner.span(),
+                    "this is a `&` reference; it cannot be lent as `&mut`",
+                );
+                return Some(None);
+            }
+            return Some(Some(self.borrowed(Place::Local(v), mutable, span)));
+        }
         match strip_parens(inner) {
             syn::Expr::Path(p) => match self.path_binding(p) {
                 Some(Binding::Local(v)) if !mutable => {
@@ -128,12 +139,59 @@ impl Lowerer<'_> {
         }
     }
 
+    /// The local `*x` names, where `x` is a reference.
+    fn reborrowed(&self, e: &syn::Expr) -> Option<crate::ir::VarId> {
+        let syn::Expr::Unary(u) = strip_parens(e) else {
+            return None;
+        };
+        let (syn::UnOp::Deref(_), syn::Expr::Path(p)) = (&u.op, strip_parens(&u.expr)) else {
+            return None;
+        };
+        self.reference(&unraw(p.path.get_ident()?))
+    }
+
     fn borrowed(&mut self, place: Place, mutable: bool, span: proc_macro2::Span) -> Expr {
         let ty = self.place_ty(&place);
         Expr {
             kind: ExprKind::Borrow(Box::new(place), mutable),
             ty,
             span,
+        }
+    }
+
+    /// `let r = &mut x;`, or a refused `let a = acc;` of a reference: whether `init` was
+    /// one of them (and is done).
+    pub(super) fn let_of_reference(
+        &mut self,
+        pi: &syn::PatIdent,
+        init: &syn::Expr,
+        pat: &syn::Pat,
+    ) -> bool {
+        match super::tables::strip_parens(init) {
+            syn::Expr::Reference(r) => {
+                self.let_reference(pi, r);
+                true
+            }
+            // `let a = acc;` of a reference: in Rust `a` is the reference moved; in C it
+            // would be a copy, so the two would write different places.
+            syn::Expr::Path(p)
+                if p.path
+                    .get_ident()
+                    .is_some_and(|i| self.reference(&unraw(i)).is_some()) =>
+            {
+                let name = p.path.get_ident().map(unraw).unwrap_or_default();
+                self.err(
+                    p.span(),
+                    format!(
+                        "`{name}` is a reference: pass it on as it is (`f({name})`), name \
+                     it again with `let r = &mut *{name};`, or copy its value with \
+                     `let v = *{name};`"
+                    ),
+                );
+                self.poison_pattern(pat);
+                true
+            }
+            _ => false,
         }
     }
 
@@ -145,7 +203,7 @@ impl Lowerer<'_> {
                 Some(Binding::Local(v)) => Some(v),
                 _ => None,
             },
-            _ => None,
+            other => self.reborrowed(other),
         };
         let Some(v) = target else {
             self.err(
@@ -163,10 +221,9 @@ impl Lowerer<'_> {
                 format!("`{name}` is not `mut` and cannot be borrowed as `&mut`; declare it `let mut {name}`"),
             );
         }
-        if !self.references.contains(&v) {
-            self.references.push(v);
-        }
-        self.bind(unraw(&pi.ident), Binding::Local(v));
+        let name = unraw(&pi.ident);
+        self.references.push((name.clone(), v));
+        self.bind(name, Binding::Local(v));
     }
 
     /// `&a[start..end]` / `&mut a[start..]` of a 1-D array parameter, passed to a device
@@ -214,11 +271,14 @@ impl Lowerer<'_> {
                     format!("a range's bounds are `usize`, but this one is `{found}`; convert it with `as usize`"),
                 );
             }
-            if super::tables::has_effects(&value) {
+            // Each bound is written twice in the C (for the start and the length): only
+            // values that read no memory and do nothing.
+            if !plain_value(&value) {
                 l.err(
                     value.span,
-                    "a sub-slice's bound may not have effects (a call, an atomic): bind it to \
-                     a local first (`let end = f(x); g(&a[..end])`)",
+                    "a sub-slice's bound is a local, a constant, a length or arithmetic on \
+                     them; bind anything else to a local first (`let end = f(x); \
+                     g(&a[..end])`, `let k = idx[i] as usize; g(&a[k..])`)",
                 );
                 return None;
             }
@@ -238,3 +298,19 @@ impl Lowerer<'_> {
 const ARRAY_ARG_ADVICE: &str = "device functions take the kernel's array parameters, 1-D \
      shared arrays (`f(tile)`) and 1-D local arrays lent as Rust lends them (`f(&v)`, \
      `f(&mut v)`); a 2-D local or shared array cannot be passed yet: pass its elements";
+
+/// Whether `e` reads no memory and does nothing: locals, constants, lengths, the thread's
+/// position, and arithmetic and conversions of them.
+fn plain_value(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Lit(_)
+        | ExprKind::Local(_)
+        | ExprKind::Const(_)
+        | ExprKind::Len(_)
+        | ExprKind::Extent(..)
+        | ExprKind::Geometry(..) => true,
+        ExprKind::Binary(_, a, b) => plain_value(a) && plain_value(b),
+        ExprKind::Unary(_, a) | ExprKind::Convert(_, a) => plain_value(a),
+        _ => false,
+    }
+}

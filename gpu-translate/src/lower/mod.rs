@@ -107,9 +107,9 @@ struct Lowerer<'a> {
     /// gives an `Option` (`r = Some(i);`, as a `loop`'s `break Some(i)` desugars): they are
     /// declared as `Option` locals (`option.rs`).
     late_options: Vec<String>,
-    /// Locals that are references (`x: &mut f32` parameters, `let r = &mut acc;` names of
-    /// another local): `*x` is the local itself.
-    references: Vec<VarId>,
+    /// The names that are references (`x: &mut f32` parameters, `r` of `let r = &mut acc;`)
+    /// and the local each names: `*x` is that local, and `x` passed on lends it again.
+    references: Vec<(String, VarId)>,
 }
 
 /// Lower the body of the function whose signature is `sig`.
@@ -238,7 +238,7 @@ impl Lowerer<'_> {
                 } => {
                     let var = self.declare(&rust_name, ty, p.ident.span(), mutable);
                     if by_ref {
-                        self.references.push(var);
+                        self.references.push((rust_name.clone(), var));
                     }
                     self.k.params.push(Param::Scalar(var));
                 }
@@ -369,6 +369,19 @@ impl Lowerer<'_> {
         let ty = self.types.fresh(VarKind::Any);
         let var = self.declare(name, ty, span, true);
         self.poisoned.push(var);
+    }
+
+    /// The local the reference named `name` names, where `name` is one in scope here (not a
+    /// later binding of the same name).
+    fn reference(&self, name: &str) -> Option<VarId> {
+        let Some(Binding::Local(v)) = self.lookup(name) else {
+            return None;
+        };
+        self.references
+            .iter()
+            .rev()
+            .find(|(n, _)| n == name)
+            .and_then(|&(_, w)| (w == v).then_some(v))
     }
 
     fn lookup(&self, name: &str) -> Option<Binding> {

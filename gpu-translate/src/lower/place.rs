@@ -70,30 +70,21 @@ impl Lowerer<'_> {
                     }
                 }
                 // `*x = v` through a reference: the local it names, if writable.
-                syn::Expr::Path(p) if p.path.get_ident().is_some_and(|i| {
-                    matches!(self.lookup(&unraw(i)), Some(Binding::Local(v)) if self.references.contains(&v))
-                }) =>
-                {
-                    let ident = p.path.get_ident()?;
-                    let Some(Binding::Local(v)) = self.lookup(&unraw(ident)) else {
-                        return None;
-                    };
-                    if !self.k.locals[v].mutable {
-                        self.err(
-                            ident.span(),
-                            format!(
-                                "`{ident}` is a `&` reference and cannot be written through; \
-                                 take `&mut`"
-                            ),
-                        );
-                        return None;
-                    }
-                    Some(Place::Local(v))
+                syn::Expr::Path(p) if p.path.get_ident().is_some_and(|i| self.reference(&unraw(i)).is_some()) => {
+                    self.reference_place(p)
                 }
                 syn::Expr::MethodCall(m) if m.method == "get_unchecked_mut" => {
                     let (target, index) = self.unchecked_access(m)?;
                     self.check_writable(target, &m.receiver)?;
                     Some(Place::Index(target, index))
+                }
+                // A name already reported (its `let` was refused): nothing more to say.
+                syn::Expr::Path(p)
+                    if p.path.get_ident().is_some_and(|i| {
+                        matches!(self.lookup(&unraw(i)), Some(Binding::Local(v)) if self.poisoned.contains(&v))
+                    }) =>
+                {
+                    None
                 }
                 other => {
                     self.err(
@@ -397,4 +388,25 @@ pub(super) fn table_is_read_only(name: &str) -> String {
         "`{name}` is a module constant array and cannot be written; copy what changes into \
          a local array (`let mut t = [0.0f32; 4]; t[k] = {name}[k];`) or pass an array parameter"
     )
+}
+
+impl Lowerer<'_> {
+    /// `*x` written, where `x` is a reference: the local it names, if `&mut`.
+    fn reference_place(&mut self, p: &syn::ExprPath) -> Option<Place> {
+        let ident = p.path.get_ident()?;
+        let Some(Binding::Local(v)) = self.lookup(&unraw(ident)) else {
+            return None;
+        };
+        if !self.k.locals[v].mutable {
+            self.err(
+                ident.span(),
+                format!(
+                    "`{ident}` is a `&` reference and cannot be written through; \
+                     take `&mut`"
+                ),
+            );
+            return None;
+        }
+        Some(Place::Local(v))
+    }
 }

@@ -264,8 +264,7 @@ impl Lowerer<'_> {
             p => (p, None),
         };
         if let (syn::Pat::Ident(pi), Some(init)) = (pat, &local.init) {
-            if let syn::Expr::Reference(r) = super::tables::strip_parens(&init.expr) {
-                self.let_reference(pi, r);
+            if self.let_of_reference(pi, &init.expr, pat) {
                 return;
             }
             if is_array_init(&init.expr)

@@ -33,49 +33,39 @@ pub(super) fn mark_assigned(b: &Block<RTy>, assigned: &mut [bool]) {
 }
 
 /// Calls `f` on every statement of `b`, nested ones included (blocks inside expressions
-/// too: `let x = if c { .. } else { .. };`).
+/// too: `let x = if c { .. } else { .. };`), and, as an assignment of its local, on every
+/// `&mut k` lent to a device function anywhere in them.
 fn visit_stmts(b: &Block<RTy>, f: &mut dyn FnMut(&Stmt<RTy>)) {
     for s in &b.stmts {
-        f(s);
-        match s {
-            Stmt::If(c, t, e) => {
-                visit_expr(c, f);
-                visit_stmts(t, f);
-                if let Some(e) = e {
-                    visit_stmts(e, f);
-                }
-            }
-            Stmt::While(c, body) => {
-                visit_expr(c, f);
-                visit_stmts(body, f);
-            }
-            Stmt::Loop(body) | Stmt::Block(body) => visit_stmts(body, f),
-            Stmt::Labelled(_, s) => visit_stmts(
-                &Block {
-                    stmts: vec![(**s).clone()],
-                    tail: None,
-                },
-                f,
-            ),
-            Stmt::For(l) => {
-                visit_expr(&l.start, f);
-                visit_expr(&l.end, f);
-                visit_stmts(&l.body, f);
-            }
-            Stmt::Let(_, Some(e))
-            | Stmt::DeclareArray(_, Some(e))
-            | Stmt::Eval(e)
-            | Stmt::ReturnValue(e)
-            | Stmt::Assign(_, _, e) => visit_expr(e, f),
-            _ => {}
-        }
+        visit_stmt(s, f);
     }
     if let Some(t) = &b.tail {
         visit_expr(t, f);
     }
 }
 
-/// The statements inside blocks of an expression.
+fn visit_stmt(s: &Stmt<RTy>, f: &mut dyn FnMut(&Stmt<RTy>)) {
+    f(s);
+    s.own_exprs(&mut |e| visit_expr(e, f));
+    match s {
+        Stmt::If(_, t, e) => {
+            visit_stmts(t, f);
+            if let Some(e) = e {
+                visit_stmts(e, f);
+            }
+        }
+        Stmt::While(_, body) | Stmt::Loop(body) | Stmt::Block(body) => visit_stmts(body, f),
+        Stmt::For(l) => visit_stmts(&l.body, f),
+        Stmt::Labelled(_, inner) => match &**inner {
+            Stmt::While(_, body) | Stmt::Loop(body) | Stmt::Block(body) => visit_stmts(body, f),
+            Stmt::For(l) => visit_stmts(&l.body, f),
+            _ => {}
+        },
+        _ => {}
+    }
+}
+
+/// The statements inside blocks of an expression, and its `&mut k` loans, at any depth.
 fn visit_expr(e: &Expr<RTy>, f: &mut dyn FnMut(&Stmt<RTy>)) {
     match &e.kind {
         ExprKind::If(c, t, el) => {
@@ -84,29 +74,9 @@ fn visit_expr(e: &Expr<RTy>, f: &mut dyn FnMut(&Stmt<RTy>)) {
             visit_stmts(el, f);
         }
         ExprKind::Block(b) => visit_stmts(b, f),
-        ExprKind::Unary(_, a) | ExprKind::Convert(_, a) | ExprKind::TuplePart(a, _) => {
-            visit_expr(a, f)
-        }
-        ExprKind::Binary(_, a, b) => {
-            visit_expr(a, f);
-            visit_expr(b, f);
-        }
-        ExprKind::Intrinsic(_, args)
-        | ExprKind::DeviceCall(_, _, args)
-        | ExprKind::Math(_, args)
-        | ExprKind::Tuple(args) => args.iter().for_each(|a| visit_expr(a, f)),
-        ExprKind::Atomic(_, _, idx, args) => {
-            idx.iter().for_each(|i| visit_expr(&i.expr, f));
-            args.iter().for_each(|a| visit_expr(a, f));
-        }
-        ExprKind::Index(_, idx) => idx.iter().for_each(|i| visit_expr(&i.expr, f)),
-        ExprKind::Load4(_, i) | ExprKind::RandomDraw(_, _, i) => visit_expr(&i.expr, f),
-        ExprKind::SubSlice(_, a, b, _) => {
-            visit_expr(a, f);
-            visit_expr(b, f);
-        }
         // `f(&mut k)`: the function may write `k` anything, as an assignment would.
         ExprKind::Borrow(p, true) => f(&Stmt::Assign((**p).clone(), None, e.clone())),
-        _ => {}
+        ExprKind::Receiver(p, _) => p.index_exprs(&mut |i| visit_expr(i, f)),
+        _ => e.children(&mut |c| visit_expr(c, f)),
     }
 }

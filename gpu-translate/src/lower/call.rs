@@ -398,7 +398,7 @@ impl Lowerer<'_> {
             );
             return None;
         }
-        let args: Vec<Option<Expr>> = c.args.iter().map(|a| self.device_arg(a)).collect();
+        let args: Vec<Option<Expr>> = self.device_args(&c.args);
         let args: Vec<Expr> = args.into_iter().collect::<Option<_>>()?;
         let index = self.callee(crate::ir::Callee::Function(p.path.clone()));
         let ty = self.types.fresh_opaque();

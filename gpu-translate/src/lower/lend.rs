@@ -19,6 +19,55 @@ impl Lowerer<'_> {
     /// An argument of a device function call: a value, or an array parameter (1-D, 2-D or
     /// 3-D) or 1-D shared array passed whole (`dot(a, b, i)`), which becomes its pointer
     /// and extents.
+    /// A device function's arguments, each lowered by [`Self::device_arg`]; an array lent
+    /// as `&mut` (`&mut y[a..b]`, `&mut v`) that another argument also names is refused,
+    /// as Rust refuses it (the simulator's views would not see the overlap).
+    pub(super) fn device_args(
+        &mut self,
+        args: &syn::punctuated::Punctuated<syn::Expr, syn::Token![,]>,
+    ) -> Vec<Option<Expr>> {
+        for (k, a) in args.iter().enumerate() {
+            let syn::Expr::Reference(r) = strip_parens(a) else {
+                continue;
+            };
+            if r.mutability.is_none() {
+                continue;
+            }
+            let base = match strip_parens(&r.expr) {
+                syn::Expr::Index(ix) => strip_parens(&ix.expr),
+                other => other,
+            };
+            let syn::Expr::Path(p) = base else {
+                continue;
+            };
+            let Some(name) = p.path.get_ident().map(unraw) else {
+                continue;
+            };
+            // A local number lent and read is the loan rule's (`check/loans.rs`).
+            if !matches!(
+                self.lookup(&name),
+                Some(Binding::Slice(_) | Binding::Array(_))
+            ) {
+                continue;
+            }
+            let named_again = args
+                .iter()
+                .enumerate()
+                .any(|(j, other)| j != k && names(other, &name));
+            if named_again {
+                self.err(
+                    a.span(),
+                    format!(
+                        "`{name}` is lent as `&mut` to this call and named by another of its \
+                         arguments, which Rust refuses; copy what the other argument needs \
+                         first (`let w = {name}[j];`), or make two calls"
+                    ),
+                );
+            }
+        }
+        args.iter().map(|a| self.device_arg(a)).collect()
+    }
+
     pub(super) fn device_arg(&mut self, a: &syn::Expr) -> Option<Expr> {
         // `&v` / `&mut v` of a 1-D local array: its pointer and length, as Rust lends it.
         if let syn::Expr::Reference(r) = strip_parens(a) {
@@ -313,4 +362,22 @@ fn plain_value(e: &Expr) -> bool {
         ExprKind::Unary(_, a) | ExprKind::Convert(_, a) => plain_value(a),
         _ => false,
     }
+}
+
+/// Whether `e` names the local or array `name` anywhere.
+fn names(e: &syn::Expr, name: &str) -> bool {
+    struct Finder<'n> {
+        name: &'n str,
+        found: bool,
+    }
+    impl<'ast> syn::visit::Visit<'ast> for Finder<'_> {
+        fn visit_expr_path(&mut self, p: &'ast syn::ExprPath) {
+            if p.path.get_ident().is_some_and(|i| unraw(i) == self.name) {
+                self.found = true;
+            }
+        }
+    }
+    let mut f = Finder { name, found: false };
+    syn::visit::Visit::visit_expr(&mut f, e);
+    f.found
 }

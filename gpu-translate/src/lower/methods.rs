@@ -132,7 +132,7 @@ impl Lowerer<'_> {
         let method = unraw(&m.method);
         let ty = respanned(self.struct_path(s, m.method.span()), m.method.span());
         let c_name = crate::names::method_c_name(&struct_name, &method);
-        let args: Vec<Option<Expr>> = m.args.iter().map(|a| self.device_arg(a)).collect();
+        let args: Vec<Option<Expr>> = self.device_args(&m.args);
         let mut args: Vec<Expr> = args.into_iter().collect::<Option<_>>()?;
         args.insert(0, receiver(recv, &c_name));
         let index = self.callee(Callee::Method {
@@ -175,7 +175,7 @@ impl Lowerer<'_> {
         let mut ty = p.path.clone();
         ty.segments.pop();
         ty.segments.pop_punct();
-        let args: Vec<Option<Expr>> = c.args.iter().map(|a| self.device_arg(a)).collect();
+        let args: Vec<Option<Expr>> = self.device_args(&c.args);
         let Some(args) = args.into_iter().collect::<Option<Vec<Expr>>>() else {
             return Some(None);
         };

@@ -21,4 +21,14 @@ fn k(x: &[f32], n: u32, out: &mut [f32]) {
     out[0] = a + b + c;
 }
 
+#[gpu_device]
+fn copy_into(dst: &mut [f32], src: &[f32]) {
+    dst[0] = src[0];
+}
+
+#[gpu_kernel]
+fn overlap(y: &mut [f32]) {
+    copy_into(&mut y[0..4], &y[2..6]);
+}
+
 fn main() {}

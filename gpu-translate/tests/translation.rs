@@ -1820,3 +1820,27 @@ fn a_local_lent_in_a_loop_step_is_checked_again_after() {
     let (main, _) = support::entries(&t);
     assert!(main.contains("t[gt_ix<8ull>(k"), "{main}");
 }
+
+#[test]
+fn a_module_array_read_only_in_a_print_is_one() {
+    let errs = errors(quote! {
+        fn k(i: usize) {
+            println!("{}", LUT[i]);
+        }
+    });
+    assert!(
+        errs.iter()
+            .any(|e| e.contains("cannot see the type of the elements of the constant array `LUT`")),
+        "{errs:?}"
+    );
+    let src = c(quote! {
+        fn k(i: usize) {
+            let w: f32 = LUT[i];
+            println!("{} {}", w, LUT[i + 1]);
+        }
+    });
+    assert!(
+        src.contains("gt_t0_k[gt_iadd<GT_OVERFLOW_CHECKS>(i, 1ull, gt_note)]"),
+        "{src}"
+    );
+}

@@ -170,6 +170,23 @@ impl<'ast> Visit<'ast> for TableUses {
         syn::visit::visit_expr_call(self, c);
     }
 
+    /// `println!("{}", LUT[i])`: a print's values are expressions too.
+    fn visit_macro(&mut self, m: &'ast syn::Macro) {
+        let printing = m
+            .path
+            .segments
+            .last()
+            .is_some_and(|s| s.ident == "println" || s.ident == "print");
+        if printing {
+            let parser = syn::punctuated::Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated;
+            if let Ok(args) = syn::parse::Parser::parse2(parser, m.tokens.clone()) {
+                for a in &args {
+                    self.visit_expr(a);
+                }
+            }
+        }
+    }
+
     fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
         if m.method == "len" && m.args.is_empty() {
             if let syn::Expr::Path(p) = strip_parens(&m.receiver) {

@@ -2,7 +2,7 @@
 //! form of the differential programs. Do not edit.
 
 // Every operation is parenthesised, as the generator prints it.
-#![allow(unused_parens, unused_assignments, unused_comparisons)]
+#![allow(unused_parens, unused_assignments, unused_comparisons, unused_variables)]
 
 use gpu_runtime::prelude::*;
 
@@ -39,6 +39,11 @@ pub fn diff_xor_into<T: Int>(acc: &mut T, v: T) {
     *acc = *acc ^ v;
 }
 
+#[gpu_device]
+pub fn diff_first<T: Num>(w: &[T]) -> T {
+    w[0]
+}
+
 pub const DIFF_TABLE_I32: [i32; 6] = [0i32, 1i32, (-1i32), (-2147483648i32), 2147483647i32, 7i32];
 pub const DIFF_TABLE_I64: [i64; 6] = [0i64, 1i64, (-1i64), (-9223372036854775808i64), 9223372036854775807i64, 7i64];
 pub const DIFF_TABLE_U32: [u32; 6] = [0u32, 1u32, 2u32, 4294967295u32, 4294967294u32, 7u32];
@@ -56,33 +61,36 @@ pub fn diff_0(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
-        let mut v0: u32 = (a_u32).checked_sub(a_u32).unwrap_or(1099391896u32);
-        for j0 in (0u32..(((10u32 >> (a_i64 & 31i64))) % 4u32)).rev() {
-            v0 = a_u32;
+        let b_f64: f64 = diff_first(&xf64[i..]);
+        let mut v0: u32 = (a_u32).checked_sub(1099391896u32).unwrap_or(36u32);
+        for j0 in ((((if false { a_u32 } else { a_u32 })) % 8u32)..(((a_u32 >> (a_i32 & 31i32))) % 16u32)).step_by(((96u32) % 3u32) as usize) {
+            v0 = ((!(match (a_u32 % 8u32) { 2u32 => a_u32, 5u32 => v0, _ => a_u32 })) + (a_u32 / v0));
         }
-        let mut v1: u32 = ((a_u32).max(63u32) * (!v0));
-        'l1: for j1 in 0u32..(((match (a_u32 % 8u32) { 6u32 => 3u32, 0u32..=6u32 => 93u32, 5u32 | 7u32 => 5u32, _ => v0 })) % 3u32) {
-            for j2 in 0u32..((((true) as u32)) % 3u32) {
-                if (((a_u32) as i16) != ((a_i32) as i16)) {
-                    break 'l1;
-                }
-                if ((((a_u32) as i8) >= (-51i8)) || true) {
-                    continue 'l1;
-                }
-                v1 = (0u32).checked_sub(a_u32).unwrap_or(95u32);
-            }
+        let mut v1: u8 = 82u8;
+        if ((a_f64).abs() == (a_f64 / (-7.25f64))) {
+            v1 = (61u8 + ((a_i64) as u8));
+        } else {
+            v1 = (v1 << (84u16 & 7u16));
         }
-        let mut v2: i32 = ((((a_i32 << (v1 & 31u32)) <= (1i32).checked_sub((-99i32)).unwrap_or((-2147483648i32)))) as i32);
-        diff_xor_into(&mut v2, (if ((!true) && false) { (((-48i32)).max(a_i32) >> 9223372036854775807i64) } else { ((match (v0 % 8u32) { 1u32 | 2u32 => (-47i32), 1u32..=5u32 => (-67i32), _ => a_i32 }) >> (!((a_u32) as i8))) }));
-        let r2 = &mut v2;
-        *r2 ^= (match (58u32 % 8u32) { 3u32 | 5u32 => a_i32, _ => (-32i32) });
-        oi[i] = (((a_f32) as u16)) as u64;
-        of[i] = ((if (false || ((v2 < a_i32) && false)) { (DIFF_TABLE_F32[((7u32) % 6u32) as usize] * 1.0f32) } else { ((a_f32 * a_f32) / (match (a_u32 % 8u32) { 0u32..=3u32 => 9.625f32, 0u32..=7u32 => (-4.75f32), _ => a_f32 })) })) as f64;
+        let mut t2: [u8; 3] = [(1u8 << (-21i16)); 3];
+        t2[1] = (if (((a_i32) as i16) == ((a_f32) as i16)) { v1 } else { ((a_i32) as u8) });
+        t2[2] = (7u8 + v1);
+        let mut v2: u8 = (((a_f32) as u8)).checked_div(((a_u32) as u8)).unwrap_or(((a_u32) as u8));
+        for &v3 in t2.iter() {
+            v2 = v2;
+        }
+        oi[i] = ((v0).max((((((a_u32) as u8) % (v1 | 1u8))) as u32))) as u64;
+        of[i] = (a_f64) as f64;
     }
 }
 
@@ -92,19 +100,29 @@ pub fn diff_1(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let v0: i16 = (((a_i32) as i16)).pow((32767i16) as u32 & 7);
-        let v1: u64 = (!(!(a_u64 - a_u64)));
-        assert!((((a_u32 % 256u32) != 7u32) || ((a_i32).pow((a_i32) as u32 & 7) != (a_i32 >> (a_i64 & 31i64)))));
-        let v2: u64 = (64u64).checked_sub(93u64).unwrap_or(v1);
-        let v3: u64 = (((v0).max(5i16)) as u64);
-        assert!((((15u32 % 256u32) != 7u32) || false));
-        oi[i] = (((-(!59i8))).min((match (54u32 % 8u32) { 7u32 | 0u32 => (!(-44i8)), 0u32 | 5u32 => (((-20i8)) as i8), 3u32..=5u32 => (match (17u32 % 8u32) { 7u32 | 7u32 => 49i8, 3u32 => ((a_u32) as i8), _ => ((a_f32) as i8) }), _ => (((a_u32) as i8) / (127i8 | 1i8)) }))) as u64;
-        of[i] = (((((-12.0f64) * 5e-324f64) * ((-0.0f64) - a_f64)) / ((a_f64 + 9007199254740992.0f64) * (a_f64 - 6.75f64)))) as f64;
+        let v1: u64 = (!(!(a_u64 - 56u64)));
+        let mut c2: u32 = 0u32;
+        let v2: i16 = loop {
+            if c2 >= ((a_u32) % 4u32) {
+                break (((match (93u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16));
+            }
+            c2 += 1u32;
+        };
+        let v3: i16 = ((match (69u32 % 8u32) { 5u32..=6u32 => (v0 / (((a_i32) as i16) | 1i16)), _ => ((((a_i64) as i16)) as i16) })).max((((a_u32) as i16) >> (((-63i32)) as u32)));
+        oi[i] = (((-45i16)).checked_add(v0).unwrap_or(v0)) as u64;
+        of[i] = (((1.7e308f64 * (0.1f64 + 9.625f64)) - 4.75f64)) as f64;
     }
 }
 
@@ -114,29 +132,35 @@ pub fn diff_2(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let v0: f32 = 7.625f32;
         let mut t1: [f32; 3] = [(DIFF_TABLE_F32[((56u32) % 6u32) as usize] * 1.0f32); 3];
-        t1[1] = ((a_f32 + a_f32) - (a_f32 * a_f32));
-        t1[2] = a_f32;
-        let mut v1: f32 = (-(v0 / v0));
-        for &v2 in t1.iter() {
-            v1 = v2;
+        t1[1] = ((b_f32 + a_f32) - (0.625f32).sqrt());
+        t1[2] = (((DIFF_TABLE_I16[((a_u32) % 6u32) as usize] * 1i16)) as f32);
+        let mut v1: f32 = (a_f32 + a_f32);
+        for &v2 in t1.iter().skip(1) {
+            v1 = (((9007199254740992.0f64 - 10.375f64)) as f32);
         }
-        let v3: i32 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
-        let mut c4: u32 = 0u32;
-        let v4: u64 = loop {
-            if c4 >= (((!83u32)) % 4u32) {
-                break ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) | ((a_u64 >> (a_u64 & 63u64)) - (83u64 >> (((a_i64) as i16) & 63i16)))));
+        let mut c3: u32 = 0u32;
+        let v3: i8 = loop {
+            if c3 >= (((a_u32).checked_rem(10u32).unwrap_or(0u32)) % 4u32) {
+                break (((a_u32) as i8));
             }
-            c4 += 1u32;
+            c3 += 1u32;
         };
-        oi[i] = ((((((24u8) as u32) & (match (a_u32 % 8u32) { 3u32..=4u32 => 7u32, _ => 64u32 }))) as i8)) as u64;
-        of[i] = (((((-5.375f64) + 5.125f64) / (1.7e308f64 - a_f64)) * (a_f64).abs())) as f64;
+        let v4: f64 = 3.0f64;
+        oi[i] = (17u32) as u64;
+        of[i] = ((if ((64u8 + ((a_f32) as u8)) == (((a_u32) as u8)).checked_rem(((a_i32) as u8)).unwrap_or(43u8)) { ((a_f64).sqrt() + (0.0f64 / 4.0f64)) } else { (v4 * (a_f64).sqrt()) })) as f64;
     }
 }
 
@@ -146,32 +170,40 @@ pub fn diff_3<const K: i8>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
-        let mut v0: u64 = a_u64;
-        if matches!((0u32 % 8u32), 5u32) {
-            v0 = ((a_u64 % (a_u64 | 1u64)) & v0);
+        let b_f64: f64 = diff_first(&xf64[i..]);
+        let mut v0: u64 = b_u64;
+        if true {
+            v0 = ((((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)) as u64);
         } else {
-            v0 = ((DIFF_TABLE_U64[((38u32) % 6u32) as usize] * 1u64) - (65u64 & 0u64));
+            v0 = (0u64).min((DIFF_TABLE_U64[((59u32) % 6u32) as usize] * 1u64));
         }
-        let mut c1: u32 = 0u32;
-        let v1: u8 = loop {
-            if c1 >= ((((a_u32) as u32)) % 4u32) {
-                break (((!(match (43u32 % 8u32) { 7u32 => ((a_f32) as u8), 1u32..=4u32 => ((a_i32) as u8), _ => 26u8 }))).min((255u8).checked_mul(72u8).unwrap_or(255u8)));
+        let mut v1: i8 = (((a_f32) as i8)).max(8i8);
+        'l1: for j0 in 0u32..((a_u32) % 3u32) {
+            for j1 in 0u32..(((a_u32 ^ j0)) % 3u32) {
+                if (!true) {
+                    break 'l1;
+                }
+                if (((a_i32) as i8) == v1) {
+                    continue 'l1;
+                }
+                v1 = ((a_u32) as i8);
             }
-            c1 += 1u32;
-        };
-        let mut t2: [u64; 3] = [(v0).max(v0); 3];
-        t2[1] = (a_u64 << (K & 63i8));
-        t2[2] = (match (39u32 % 8u32) { 4u32..=7u32 => a_u64, _ => 64u64 });
-        let mut v2: u64 = 73u64;
-        for &v3 in t2.iter() {
-            v2 = (a_u64 + v2);
         }
-        oi[i] = (((((if (a_f32 != a_f32) { ((a_f32) as u8) } else { 63u8 }) >> ((DIFF_TABLE_I32[((a_u32) % 6u32) as usize] * 1i32) & 7i32))) as i8)) as u64;
+        let mut v2: i8 = ((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
+        diff_xor_into(&mut v2, (K % (v1 | 1i8)));
+        let r2 = &mut v2;
+        *r2 ^= (v1 + 7i8);
+        oi[i] = ((((69u8).checked_mul(39u8).unwrap_or(((a_i64) as u8))) as i16)) as u64;
         of[i] = (a_f32) as f64;
     }
 }
@@ -182,14 +214,20 @@ pub fn diff_4<const K: i32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u6
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let v0: u16 = ((a_i64) as u16);
         oi[i] = (((a_f32) as i16)) as u64;
-        of[i] = ((((3.125f64 - (-7.375f64)) - (5.25f64 + a_f64)) * (DIFF_TABLE_F64[((57u32) % 6u32) as usize] * 1.0f64))) as f64;
+        of[i] = ((((3.125f64 - (-7.375f64)) - (5.25f64 + b_f64)) * (-(-a_f64)))) as f64;
     }
 }
 
@@ -199,14 +237,20 @@ pub fn diff_5<const K: i16>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u6
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
-        let mut t0: [i8; 3] = [(match (a_u32 % 8u32) { 0u32..=4u32 => (match (a_u32 % 8u32) { 1u32 | 0u32 => 18i8, 2u32 => 29i8, _ => 127i8 }), 0u32 => ((-62i8) | (-24i8)), 5u32 | 1u32 => ((-65i8) * ((a_i32) as i8)), _ => (DIFF_TABLE_I8[((a_u32) % 6u32) as usize] * 1i8) }); 3];
-        t0[1] = ((match (74u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
-        t0[2] = (!((-128i8) + ((a_i32) as i8)));
+        let b_f64: f64 = diff_first(&xf64[i..]);
+        let mut t0: [i8; 3] = [(match (a_u32 % 8u32) { 4u32 | 3u32 => (3i8 + ((a_f32) as i8)), 4u32 => (!1i8), 1u32 | 6u32 => ((a_u32) as i8), _ => ((-62i8) | (-24i8)) }); 3];
+        t0[1] = ((55i8 >> (K & 7i16)) >> (((-65i8) * ((a_i32) as i8)) & 7i8));
+        t0[2] = ((((match (73u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)) as i8);
         let mut v0: i8 = ((a_f32) as i8);
         for &v1 in t0.iter() {
             v0 = ((a_i32) as i8);
@@ -220,19 +264,19 @@ pub fn diff_5<const K: i16>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u6
         };
         let mut v3: u16 = ((a_i64) as u16);
         for j0 in (((4294967295u32) % 8u32)..(((a_u32 << (((a_i64) as u8) & 31u8))) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v3 = (((((a_f32) as i16) != 4i16)) as u16);
+            v3 = (((a_f32) as u16) ^ v3);
         }
-        assert!((((a_u32 % 256u32) != 7u32) || true));
-        let mut v4: u8 = ((8u8 >> (((a_i32) as i8) & 7i8))).min(((a_i32) as u8));
-        diff_xor_into(&mut v4, ((54u8 + 8u8) * (match (79u32 % 8u32) { 1u32 | 0u32 => 34u8, 3u32 => ((a_u32) as u8), 0u32..=4u32 => 67u8, _ => 13u8 })));
-        let r4 = &mut v4;
-        *r4 ^= (((a_i32) as u8)).div_euclid(67u8);
-        let mut v5: u64 = a_u64;
-        for j1 in (u32::MAX - (((2475262923u32).checked_mul(a_u32).unwrap_or(0u32)) % 4u32))..=u32::MAX {
-            v5 = (v2 - v5);
+        assert!((((a_u32 % 256u32) != 7u32) || (((128u8) as f32) <= ((-3.0f32) / (-7.75f32)))));
+        let mut v4: u16 = ((if (((a_f32) as u16) < ((a_i32) as u16)) { 57u16 } else { (v3 << (34u64 & 15u64)) }) + ((v3 / (v3 | 1u16)) % ((if true { ((a_i64) as u16) } else { ((a_i64) as u16) }) | 1u16)));
+        if (!((((a_f32) as u16) > ((a_i64) as u16)) || true)) {
+            v4 = (((DIFF_TABLE_U16[((46u32) % 6u32) as usize] * 1u16) >> (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) & 15u8)) ^ (((15i16).min((-1i16))) as u16));
+        } else {
+            v4 = (if false { (((K + K)) as u16) } else { 88u16 });
         }
-        oi[i] = ((((K + 15i16) ^ (52i16 >> 0i8)) / (((if ((-88i8) == v0) { ((a_f32) as i16) } else { ((a_i64) as i16) }) / (((a_i32) as i16) | 1i16)) | 1i16))) as u64;
-        of[i] = (((((match (14u32 % 8u32) { 5u32..=7u32 => v4, _ => ((a_f32) as u8) })) as f64) - ((-a_f64) * (a_f64 + a_f64)))) as f64;
+        assert!((((a_u32 % 256u32) != 7u32) || matches!((a_u32 % 8u32), 3u32)));
+        let v5: u16 = ((85u64) as u16);
+        oi[i] = (((-20i8)).checked_sub(((a_f32) as i8)).unwrap_or(((a_f32) as i8))) as u64;
+        of[i] = (a_f32) as f64;
     }
 }
 
@@ -242,19 +286,26 @@ pub fn diff_6<const K: i16>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u6
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let mut v0: u32 = (DIFF_TABLE_U32[((72u32) % 6u32) as usize] * 1u32);
-        if ((-a_f32) == (((-1i32)) as f32)) {
-            v0 = ((!((128u8) as u32))).min((if (a_f64 > a_f64) { v0 } else { (if false { 31u32 } else { a_u32 }) }));
+        if ((-a_f32) == 16777216.0f32) {
+            v0 = ((!((128u8) as u32))).min((if (a_f64 > a_f64) { (32u32 << (70u8 & 31u8)) } else { a_u32 }));
         } else {
-            v0 = (((a_f64 - ((-4.625f64)).abs())) as u32);
+            v0 = ((a_u32 | (if matches!((1993005341u32 % 8u32), 0u32..=6u32) { a_u32 } else { a_u32 }))).max((1558664915u32).checked_div(v0).unwrap_or(a_u32));
         }
-        oi[i] = ((((((a_f32) as u8)).checked_sub(((a_i32) as u8)).unwrap_or(7u8)) as i16)) as u64;
-        of[i] = (a_f32) as f64;
+        assert!((((v0 % 256u32) != 7u32) || ((DIFF_TABLE_U64[((56u32) % 6u32) as usize] * 1u64) >= (19u64 ^ 63u64))));
+        oi[i] = ((((a_f32) as i8)).checked_rem(((a_f32) as i8)).unwrap_or((-41i8))) as u64;
+        of[i] = ((((if true { ((a_u32) as u16) } else { (match (a_u32 % 8u32) { 4u32..=5u32 => ((a_i32) as u16), 0u32..=2u32 => ((a_f32) as u16), _ => 77u16 }) })) as f32)) as f64;
     }
 }
 
@@ -264,18 +315,23 @@ pub fn diff_7(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
-        let mut v0: u16 = (match (a_u32 % 8u32) { 4u32 => (((a_i32).min(100i32)) as u16), 4u32 | 5u32 => (DIFF_TABLE_U16[((a_u32) % 6u32) as usize] * 1u16), _ => (((if true { 64u32 } else { 80u32 })) as u16) });
-        for j0 in ((((29u32).saturating_add(0u32)) % 8u32)..(((!2592328792u32)) % 16u32)).step_by(((94u32) % 3u32) as usize) {
-            v0 = (((DIFF_TABLE_U16[((j0) % 6u32) as usize] * 1u16) & (v0 ^ v0))).min((DIFF_TABLE_U16[((j0) % 6u32) as usize] * 1u16));
+        let b_f64: f64 = diff_first(&xf64[i..]);
+        let mut v0: u16 = (match (a_u32 % 8u32) { 5u32 => ((a_f32) as u16), 2u32 | 0u32 => ((41u16).max(28u16) / ((1u16 | 32u16) | 1u16)), 1u32..=7u32 => (((127i8) as u16) | (!52312u16)), _ => (((true) as u16)).min(((100i64) as u16)) });
+        for j0 in ((((match (10u32 % 8u32) { 1u32..=3u32 => a_u32, 3u32 | 1u32 => 96u32, 3u32 | 0u32 => 85u32, _ => 31u32 })) % 8u32)..((25u32) % 16u32)).step_by(((69u32) % 3u32) as usize) {
+            v0 = (((((a_i32) as i16) - (60i16 % (((a_i64) as i16) | 1i16)))) as u16);
         }
-        assert!((((a_u32 % 256u32) != 7u32) || ((1e-40f32 + 12.25f32) <= (0.1f32 * 3.125f32))));
-        oi[i] = ((-90i8)) as u64;
-        of[i] = (((a_i64) as f32)) as f64;
+        oi[i] = (((match (85u32 % 8u32) { 1u32..=2u32 => (!2147483647i32), 5u32 => (0i32).checked_sub(1i32).unwrap_or(a_i32), 6u32 => ((-1i32)).checked_add((-89i32)).unwrap_or(a_i32), _ => (!a_i32) }) | (((62u64) as i32)).abs())) as u64;
+        of[i] = ((((((((a_u32) as i8)) as f32)) as f64) * ((a_f64 / a_f64)).abs())) as f64;
     }
 }
 
@@ -285,39 +341,30 @@ pub fn diff_8(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
-        let mut t0: [u32; 3] = [(27u32 * 52u32); 3];
-        t0[1] = (a_u32 ^ 36u32);
-        t0[2] = (82u32).min(0u32);
-        let mut v0: u32 = (62u32 % a_u32);
-        for &v1 in t0.iter().skip(1) {
-            v0 = (v1).min(a_u32);
-        }
-        let v2: i32 = ((11.0f64) as i32);
-        let mut v3: u64 = (a_u64 >> (((a_u32) as u8) & 63u8));
-        if ((0i64 | DiffPair::new((-99i64), a_i64).b) < (0i64 | DiffPair { a: (-30i64), b: 6i64 }.mixed())) {
-            v3 = (54u64).max(v3);
+        let b_f64: f64 = diff_first(&xf64[i..]);
+        let t0: [u32; 3] = [(27u32 * 52u32), (a_u32 ^ a_u32), (match (b_u32 % 8u32) { 0u32 => 0u32, 5u32 => 62u32, 1u32 => 6u32, _ => 97u32 })];
+        let v0: u32 = t0.iter().copied().fold((!63u32), |v0, v1| (a_u32).checked_rem(a_u32).unwrap_or(v0));
+        let v2: u8 = ((a_i32) as u8);
+        assert!((((5u32 % 256u32) != 7u32) || matches!((4294967295u32 % 8u32), 3u32..=4u32)));
+        let mut v3: u16 = 91u16;
+        if (11.75f64 != (11.5f64 + b_f64)) {
+            v3 = (v3).checked_mul(((a_i64) as u16)).unwrap_or(v3);
         } else {
-            v3 = (v3 | 92u64);
+            v3 = (DIFF_TABLE_U16[((v0) % 6u32) as usize] * 1u16);
         }
-        let mut v4: u16 = (33u16).checked_mul(16u16).unwrap_or(25u16);
-        'l4: for j0 in 0u32..(((if (54i64 >= 2i64) { 3u32 } else { a_u32 })) % 3u32) {
-            for j1 in 0u32..((a_u32) % 3u32) {
-                if (!true) {
-                    break 'l4;
-                }
-                if (false && true) {
-                    continue 'l4;
-                }
-                v4 = ((match (a_u32 % 8u32) { 4u32 | 0u32 => ((a_i64) as u16), 3u32 => (DIFF_TABLE_U16[((v0) % 6u32) as usize] * 1u16), _ => (v4 / v4) }) - (if ((60u64 >= v3) || (v4 != 22u16)) { ((5.375f32) as u16) } else { (!((a_i32) as u16)) }));
-            }
-        }
-        oi[i] = (((a_u64 / (((((a_i64) as u16)) as u64) | 1u64)) >> ((34u16 - (((a_u32) as u16) / (((a_i64) as u16) | 1u16))) & 63u16))) as u64;
-        of[i] = (((if (a_u32 < v0) { (a_f32 - a_f32) } else { a_f32 }) * ((a_f32 / 3.4e38f32)).abs())) as f64;
+        let v4: u8 = (if false { ((a_u32) as u8) } else { v2 });
+        oi[i] = ((match (a_u32 % 8u32) { 1u32 | 0u32 => ((((a_i32) as i16) ^ 22i16)).max(((-16i16)).rem_euclid(((a_f32) as i16))), 3u32..=7u32 => (93i16 >> (a_u32 & 15u32)), 6u32..=7u32 => 72i16, _ => 85i16 })) as u64;
+        of[i] = ((if true { (match (a_u32 % 8u32) { 2u32 | 3u32 => (5e-324f64 - a_f64), 3u32 => ((((a_u32) as i8)) as f64), 0u32..=1u32 => (((-8.125f32)) as f64), _ => 1.7e308f64 }) } else { (0.5f64 / ((((a_i64) as i16)) as f64)) })) as f64;
     }
 }
 
@@ -327,27 +374,38 @@ pub fn diff_9<const K: u64>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u6
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
-        let mut v0: u32 = ((a_u32 >> ((a_i64 % (a_i64 | 1i64)) & 31i64)) | (DIFF_TABLE_U32[((a_u32) % 6u32) as usize] * 1u32));
-        if (!(!false)) {
-            v0 = ((((53i16).abs() % ((44i16 / (((a_i64) as i16) | 1i16)) | 1i16))) as u32);
+        let b_f64: f64 = diff_first(&xf64[i..]);
+        let mut v0: u32 = (((match (59u32 % 8u32) { 1u32..=6u32 => a_u32, 3u32 => 32u32, 1u32 => 53u32, _ => b_u32 }) >> (a_i64 % (a_i64 | 1i64))) | (!(a_u32).checked_div(13u32).unwrap_or(44u32)));
+        if matches!((3944012904u32 % 8u32), 7u32) {
+            v0 = ((((((a_f32) as i16) << (v0 & 15u32)) * ((-82i16) | 15i16))) as u32);
         } else {
-            v0 = (((a_u32).div_euclid(v0) | (v0 >> (82i64 & 31i64)))).max((DIFF_TABLE_U32[((v0) % 6u32) as usize] * 1u32));
+            v0 = b_u32;
         }
-        let v1: i32 = (((88i16) as i32) & (a_i32).checked_rem(a_i32).unwrap_or(a_i32));
-        assert!((((v0 % 256u32) != 7u32) || (!(a_f64 != 7.0f64))));
-        let v2: i32 = 70i32;
-        let mut v3: i32 = (59i32).max(a_i32);
-        for j0 in (u32::MAX - ((a_u32) % 4u32))..=u32::MAX {
-            v3 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
-        }
-        assert!((((v0 % 256u32) != 7u32) || (a_u64 >= a_u64)));
-        oi[i] = (((match (v0 % 8u32) { 3u32..=7u32 => (70i16 ^ ((a_i64) as i16)), 1u32..=1u32 => (if true { ((a_i64) as i16) } else { (-28i16) }), _ => ((-90i16)).abs() }) % (((((a_i32) as i16) >> (23u16 & 15u16)) << ((18u64 + a_u64) & 15u64)) | 1i16))) as u64;
-        of[i] = (((((v2) as f32) + ((-10.875f32) * 3.4e38f32)) / (((5i16).checked_add((-44i16)).unwrap_or((-17i16))) as f32))) as f64;
+        let t1: [f32; 3] = [(match (a_u32 % 8u32) { 3u32 => ((37i32) as f32), _ => ((8.875f32 * 4.625f32) + (match (a_u32 % 8u32) { 1u32 => a_f32, 3u32 => 3.75f32, 0u32 | 5u32 => b_f32, _ => a_f32 })) }), (((a_f32).sqrt() / (match (v0 % 8u32) { 7u32 | 5u32 => a_f32, _ => 8.75f32 })) + (((a_i32) as f32) - 1e-40f32)), (((0.1f32 * 5.5f32) / a_f32) - ((DIFF_TABLE_F32[((a_u32) % 6u32) as usize] * 1.0f32) * (DIFF_TABLE_F32[((4294967295u32) % 6u32) as usize] * 1.0f32)))];
+        let v1: f32 = t1.iter().copied().fold(((DIFF_TABLE_F32[((v0) % 6u32) as usize] * 1.0f32) / ((((-11.75f64)) as f32)).abs()), |v1, v2| 4.125f32);
+        let mut c3: u32 = 0u32;
+        let v3: i32 = loop {
+            if c3 >= ((b_u32) % 4u32) {
+                break ((b_i32).checked_add(a_i32).unwrap_or((-44i32)));
+            }
+            c3 += 1u32;
+        };
+        let mut v4: u32 = (39u32).checked_mul(78u32).unwrap_or(91u32);
+        diff_xor_into(&mut v4, 41u32);
+        let r4 = &mut v4;
+        *r4 ^= v0;
+        oi[i] = ((!((11u16) as u8))) as u64;
+        of[i] = (((((-10i16)).max(((v1) as i16))) as f64)) as f64;
     }
 }
 
@@ -357,31 +415,36 @@ pub fn diff_10(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let mut v0: i8 = (match (58u32 % 8u32) { 5u32..=7u32 => (86i8).div_euclid((-14i8)), 1u32 | 0u32 => ((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8), 5u32 => (((a_i32) as i8) + 38i8), _ => (-7i8) });
-        for j0 in (0u32..=(((((a_u32 < a_u32)) as u32)) % 4u32)).rev() {
-            v0 = ((v0 / (v0 | 1i8)) >> (((match (33u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) & 7u16));
+        for j0 in ((((((a_u32 < 32u32)) as u32)) % 8u32)..((((match (33u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 16u32)).step_by(((39u32) % 3u32) as usize) {
+            v0 = (71i8 & (if (1e-40f32 <= b_f32) { ((a_i64) as i8) } else { ((a_u32) as i8) }));
         }
-        assert!((((96u32 % 256u32) != 7u32) || ((a_u64 ^ 61u64) == (if false { a_u64 } else { a_u64 }))));
-        let mut v1: i8 = (((54213u16) as i8) << (((68u64).checked_div(65u64).unwrap_or(91u64)).max((DIFF_TABLE_U64[((a_u32) % 6u32) as usize] * 1u64)) & 7u64));
-        if (4i64 >= (78i64).min(a_i64)) {
-            v1 = ((v0 ^ ((-1i8)).min(((a_u32) as i8))) << ((match (61u32 % 8u32) { 7u32 => ((-94i64) | 2i64), 5u32..=5u32 => ((39i16) as i64), 7u32 => 49i64, _ => (((-39i8)) as i64) }) & 7i64));
-        } else {
-            v1 = (((if (a_i32 > (-65i32)) { (64i64 % 97i64) } else { (!a_i64) })) as i8);
+        assert!((((85u32 % 256u32) != 7u32) || ((a_i32 < 63i32) || (v0 < 8i8))));
+        let mut v1: f64 = (DIFF_TABLE_F64[((36u32) % 6u32) as usize] * 1.0f64);
+        for j1 in (((((62u16) as u32)) % 8u32)..(((a_u32 << (((a_f32) as u8) & 31u8))) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v1 = (5e-324f64 + ((-7.625f64) / v1));
         }
-        let mut c2: u32 = 0u32;
-        let v2: f64 = loop {
-            if c2 >= ((((match (8u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32) {
-                break ((match (a_u32 % 8u32) { 3u32 | 4u32 => (DIFF_TABLE_F64[((a_u32) % 6u32) as usize] * 1.0f64), 4u32 | 7u32 => ((-2.0f64) * (5.625f64 / a_f64)), _ => 11.875f64 }));
-            }
-            c2 += 1u32;
-        };
-        oi[i] = (((!(66u32 >> (v1 & 31i8))) << (((true) as i8) - 8i8))) as u64;
-        of[i] = (((((31i32) as f64) / a_f64) - ((a_i64) as f64))) as f64;
+        assert!((((a_u32 % 256u32) != 7u32) || (!((((a_u32) as i8) >= v0) || false))));
+        let mut t2: [i64; 3] = [a_i64; 3];
+        t2[1] = ((127i8) as i64);
+        t2[2] = ((!88i64) | (-54i64));
+        let mut v2: i64 = (match (a_u32 % 8u32) { 6u32 | 0u32 => (49i64 >> (v0 & 63i8)), _ => (63i64 & 98i64) });
+        for &v3 in t2.iter().skip(1) {
+            v2 = (-1i64);
+        }
+        oi[i] = ((!((((match (4294967295u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64)) as u32))) as u64;
+        of[i] = ((if (!((-12.0f32) >= a_f32)) { (-0.375f32) } else { (((!a_i64)) as f32) })) as f64;
     }
 }
 
@@ -391,32 +454,36 @@ pub fn diff_11(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let mut v0: u16 = (DIFF_TABLE_U16[((a_u32) % 6u32) as usize] * 1u16);
-        if ((a_u32).saturating_sub(38u32) == ((4i64) as u32)) {
-            v0 = ((!(46u16).min(((a_i32) as u16))) ^ ((a_i64) as u16));
+        if ((38u8 + ((a_i32) as u8)) <= (((a_f32) as u8)).checked_div(76u8).unwrap_or(0u8)) {
+            v0 = 49729u16;
         } else {
-            v0 = (!((a_u32) as u16));
+            v0 = (if (((((a_i64) as u8)) as f32) > ((-2.0f32) - a_f32)) { 26u16 } else { (DIFF_TABLE_U16[((a_u32) % 6u32) as usize] * 1u16) });
         }
-        let mut c1: u32 = 0u32;
-        let v1: i64 = loop {
-            if c1 >= ((a_u32) % 4u32) {
-                break (((((a_i64) as i16)) as i64));
-            }
-            c1 += 1u32;
-        };
-        let t2: [i16; 3] = [((a_u32) as i16), (!32767i16), ((a_i32) as i16)];
-        let v2: i16 = t2.iter().copied().fold((if (a_u64 != a_u64) { ((a_i64) as i16) } else { 87i16 }), |v2, v3| (0i16 >> ((-16i8) & 15i8)));
-        let mut v4: f64 = ((DIFF_TABLE_F64[((41u32) % 6u32) as usize] * 1.0f64)).abs();
-        for j0 in ((((if false { a_u32 } else { 11u32 })) % 8u32)..(((8u32 - 63u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v4 = (-(v4 - ((a_i32) as f64)));
+        let t1: [f32; 3] = [b_f32, (DIFF_TABLE_F32[((a_u32) % 6u32) as usize] * 1.0f32), (match (a_u32 % 8u32) { 3u32 | 4u32 => 10.875f32, _ => 3.4e38f32 })];
+        let v1: f32 = t1.iter().copied().fold(((-11.125f32) * (-11.125f32)), |v1, v2| (4.625f32 * a_f32));
+        let mut t3: [u64; 3] = [(!40u64); 3];
+        t3[1] = (63u64 | 8u64);
+        t3[2] = ((matches!((72u32 % 8u32), 4u32)) as u64);
+        let mut v3: u64 = (a_u64 % (63u64 | 1u64));
+        for &v4 in t3.iter() {
+            v3 = (DIFF_TABLE_U64[((79u32) % 6u32) as usize] * 1u64);
         }
-        oi[i] = ((((!(-27i64)) & ((-29i64) | v1)) << (a_i32 & 63i32))) as u64;
-        of[i] = ((-(((a_f32 - (-10.25f32))) as f32))) as f64;
+        let v5: i16 = (((((-90i16)).max((-32768i16)) | ((-82i16) + (-52i16)))) as i16);
+        assert!((((44u32 % 256u32) != 7u32) || true));
+        oi[i] = (((-36i16) / (((((-76i8)).abs_diff(7i8) as i8)) as i16))) as u64;
+        of[i] = (2.0f64) as f64;
     }
 }
 
@@ -426,18 +493,24 @@ pub fn diff_12(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let v0: f64 = ((-6.875f64) * (-10.375f64));
         let mut v1: f32 = 3.125f32;
-        for j0 in (0u32..=((a_u32) % 4u32)).rev() {
-            v1 = a_f32;
+        for j0 in (((a_u32) % 8u32)..(((a_u32 + 26u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v1 = ((((a_u32) as i8)) as f32);
         }
-        oi[i] = (((((if false { (-32768i16) } else { ((a_f32) as i16) })) as i32) >> ((((-41i8) ^ (-128i8))).abs() & 31i8))) as u64;
-        of[i] = ((-(DIFF_TABLE_F64[((a_u32) % 6u32) as usize] * 1.0f64))) as f64;
+        oi[i] = ((!((31i32).abs() * (!32i32)))) as u64;
+        of[i] = ((-(-(DIFF_TABLE_F32[((a_u32) % 6u32) as usize] * 1.0f32)))) as f64;
     }
 }
 
@@ -447,44 +520,48 @@ pub fn diff_13(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let mut t0: [u16; 3] = [(((!31u8)) as u16); 3];
         t0[1] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) >> ((32767i16) as i16));
-        t0[2] = 2u16;
-        let mut v0: u16 = (if matches!((28u32 % 8u32), 6u32 | 0u32) { (if true { 24u16 } else { 1u16 }) } else { (if matches!((a_u32 % 8u32), 3u32..=4u32) { 15u16 } else { ((a_f32) as u16) }) });
+        t0[2] = ((!1u16)).max((match (4294967295u32 % 8u32) { 1u32 => 48u16, 1u32..=2u32 => 16u16, 3u32..=4u32 => 16u16, _ => ((a_u32) as u16) }));
+        let mut v0: u16 = (match (a_u32 % 8u32) { 4u32 => (match (b_u32 % 8u32) { 5u32 => 65535u16, _ => 15u16 }), 7u32 | 1u32 => 1u16, 5u32 => 0u16, _ => ((a_i64) as u16) });
         for &v1 in t0.iter().rev() {
-            v0 = (v0 >> ((((a_u32) as u8)).saturating_add(14u8) & 15u8));
+            v0 = ((a_u32) as u16);
         }
-        let mut v2: u8 = (13u8 & (DIFF_TABLE_U8[((81u32) % 6u32) as usize] * 1u8));
-        diff_xor_into(&mut v2, 255u8);
+        let mut v2: i64 = (a_i64 | (-5i64));
+        diff_xor_into(&mut v2, ((34u8) as i64));
         let r2 = &mut v2;
-        *r2 ^= ((a_i64) as u8);
-        let mut v3: i64 = (((-2i64)).abs_diff(47i64) as i64);
-        if ((-12.125f32) > (-a_f32)) {
-            v3 = (a_i64 + 64i64);
-        } else {
-            v3 = (0i64 | DiffPair { a: v3, b: v3 }.mixed());
-        }
-        assert!((((a_u32 % 256u32) != 7u32) || (((-37i16) >> (a_u64 & 15u64)) >= ((-13i16)).saturating_add(((a_u32) as i16)))));
-        let mut c4: u32 = 0u32;
-        let v4: f32 = loop {
-            if c4 >= ((a_u32) % 4u32) {
-                break ((-(a_f32 + (-10.0f32))));
+        *r2 ^= 5i64;
+        let mut c3: u32 = 0u32;
+        let v3: u8 = loop {
+            if c3 >= (((a_u32 + 30u32)) % 4u32) {
+                break ((90u8).checked_add(((a_u32) as u8)).unwrap_or(((a_f32) as u8)));
             }
-            c4 += 1u32;
+            c3 += 1u32;
         };
-        let mut v5: u64 = ((a_u64 ^ a_u64)).rem_euclid((if matches!((a_u32 % 8u32), 3u32) { 63u64 } else { a_u64 }));
-        if (true || matches!((a_u32 % 8u32), 0u32)) {
-            v5 = ((v5 << (a_i32 & 63i32)) << (match (a_u32 % 8u32) { 5u32 => a_u64, 1u32 => v5, _ => 18u64 }));
-        } else {
-            v5 = (if (!true) { (a_u64 >> (((a_f32) as i16) & 63i16)) } else { (a_u64 | 36u64) });
+        let mut t4: [u64; 3] = [(match (42u32 % 8u32) { 0u32 => 44u64, 6u32 | 2u32 => 30u64, _ => 46u64 }); 3];
+        t4[1] = (71u64 ^ 4u64);
+        t4[2] = (b_u64 << (v2 & 63i64));
+        let mut v4: u64 = (if matches!((a_u32 % 8u32), 3u32) { 0u64 } else { 58u64 });
+        for &v5 in t4.iter() {
+            v4 = (!0u64);
         }
-        oi[i] = ((!((39i64).abs() >> ((a_i64).max((-9223372036854775808i64)) & 63i64)))) as u64;
-        of[i] = (v4) as f64;
+        let mut v6: i32 = a_i32;
+        for j0 in 0u32..((3032277380u32) % 4u32) {
+            v6 = (((a_i32 | v6)) as i32);
+        }
+        oi[i] = (((27u64 | a_u64)).div_euclid((((match (36u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) / (a_u64 << (3i32 & 63i32))))) as u64;
+        of[i] = ((-(((-2.625f64) * (-7.875f64)) * (8.5f64 + a_f64)))) as f64;
     }
 }
 
@@ -494,11 +571,17 @@ pub fn diff_14(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let mut t0: [u16; 3] = [55u16; 3];
         t0[1] = ((a_u32) as u16);
         t0[2] = (!45u16);
@@ -517,19 +600,28 @@ pub fn diff_15(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
-        let v0: i32 = (match (a_u32 % 8u32) { 3u32..=6u32 => (((match (31u32 % 8u32) { 1u32 | 1u32 => (-2147483648i32), _ => 64i32 })).abs_diff((a_i32 % (a_i32 | 1i32))) as i32), _ => ((-97i32)).checked_div(25i32).unwrap_or(a_i32) });
-        let mut v1: u64 = (53u64).checked_add(24u64).unwrap_or(18446744073709551615u64);
-        for j0 in 0u32..((((43u32).abs_diff(70u32) as u32)) % 4u32) {
-            v1 = (v1 >> a_u32);
-        }
-        let v2: i64 = (if (a_u64 > 70u64) { (-56i64) } else { 14i64 });
-        oi[i] = (((if (true && matches!((a_u32 % 8u32), 2u32 | 2u32)) { ((-40i8)).checked_div(5i8).unwrap_or((-96i8)) } else { (((a_u32) as i8) % (((a_i64) as i8) | 1i8)) }) ^ (((-87i8)).abs() + ((((a_i64) as i8)) as i8)))) as u64;
-        of[i] = ((DIFF_TABLE_F32[((16u32) % 6u32) as usize] * 1.0f32)) as f64;
+        let b_f64: f64 = diff_first(&xf64[i..]);
+        let v0: i32 = (match (a_u32 % 8u32) { 6u32 => ((match (30u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32), _ => (match (a_u32 % 8u32) { 1u32 => (if (61u16 > 15u16) { a_i32 } else { (-97i32) }), _ => ((-57i32)).checked_sub(32i32).unwrap_or(46i32) }) });
+        let v1: i64 = (((55i64 << (a_i32 & 63i32)) >> ((((a_f32) as i8)).abs() & 63i8)) & (((a_i64 << (78i32 & 63i32))) as i64));
+        let mut c2: u32 = 0u32;
+        let v2: u32 = loop {
+            if c2 >= (((4294967295u32 & 23u32)) % 4u32) {
+                break ((((77u8) as u32) >> (((91u32) as i8) & 31i8)));
+            }
+            c2 += 1u32;
+        };
+        oi[i] = ((((a_i32 % (a_i32 | 1i32)) << (6u16 & 31u16)) ^ (((-87i32)).abs() + ((((a_i64) as i8)) as i32)))) as u64;
+        of[i] = ((DIFF_TABLE_F64[((v2) % 6u32) as usize] * 1.0f64)) as f64;
     }
 }
 
@@ -539,42 +631,45 @@ pub fn diff_16(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
-        let mut t0: [u8; 3] = [(DIFF_TABLE_U8[((a_u32) % 6u32) as usize] * 1u8); 3];
-        t0[1] = (13u8).checked_mul(11u8).unwrap_or(((a_i32) as u8));
-        t0[2] = (DIFF_TABLE_U8[((90u32) % 6u32) as usize] * 1u8);
-        let mut v0: u8 = (((-12.125f32)) as u8);
+        let b_f64: f64 = diff_first(&xf64[i..]);
+        let mut t0: [u8; 3] = [(DIFF_TABLE_U8[((b_u32) % 6u32) as usize] * 1u8); 3];
+        t0[1] = (((a_i64) as u8) | ((a_f32) as u8));
+        t0[2] = (match (a_u32 % 8u32) { 2u32..=7u32 => 42u8, _ => 96u8 });
+        let mut v0: u8 = ((a_i32) as u8);
         for &v1 in t0.iter().rev() {
-            v0 = ((5e-324f64) as u8);
+            v0 = (v0 << a_i64);
         }
-        let mut v2: u64 = (12u64).max((a_u64 - 32u64));
-        'l2: for j0 in 0u32..(((match (a_u32 % 8u32) { 4u32 => a_u32, 3u32..=6u32 => a_u32, _ => 19u32 })) % 3u32) {
-            for j1 in 0u32..((94u32) % 3u32) {
-                if true {
-                    break 'l2;
-                }
-                if (a_f32 > (-10.0f32)) {
-                    continue 'l2;
-                }
-                v2 = ((v2 << a_i64) - (DIFF_TABLE_U64[((j0) % 6u32) as usize] * 1u64));
-            }
-        }
-        let mut v3: u8 = v0;
-        for j2 in (u32::MAX - ((45u32) % 4u32))..=u32::MAX {
-            v3 = v3;
-        }
-        let mut v4: u64 = (((match (a_u32 % 8u32) { 1u32..=2u32 => 56u64, _ => 15u64 }) / (v2 | 1u64))).max((match (a_u32 % 8u32) { 0u32 | 3u32 => (a_u64 + 57u64), 6u32 => (76u64 % (a_u64 | 1u64)), 2u32 => (v2 + a_u64), _ => ((((a_i32) as u16)) as u64) }));
-        if (((10.875f32 <= 1.875f32) || matches!((a_u32 % 8u32), 2u32..=3u32)) && (true && (v3 < v0))) {
-            v4 = a_u64;
+        let mut v2: f64 = ((((-1.25f64) * 1.375f64)) as f64);
+        if ((a_u64 * a_u64) < (!70u64)) {
+            v2 = 1.375f64;
         } else {
-            v4 = v4;
+            v2 = a_f64;
         }
-        oi[i] = (a_i32) as u64;
-        of[i] = ((((-a_f32) / ((15u16) as f32)) / (match (a_u32 % 8u32) { 4u32 | 6u32 => ((-11.25f32) * 4.125f32), 7u32 => (-a_f32), 0u32 => ((-0.0f32) * (-7.25f32)), _ => ((-5.875f32) - a_f32) }))) as f64;
+        let mut t3: [u8; 3] = [(((((a_i32) as i16)).abs()) as u8); 3];
+        t3[1] = ((a_u32) as u8);
+        t3[2] = (v0).checked_add(((a_f32) as u8)).unwrap_or(v0);
+        let mut v3: u8 = (match (48u32 % 8u32) { 7u32 | 2u32 => (!(v0 - 14u8)), 6u32..=6u32 => ((match (45u32 % 8u32) { 0u32..=7u32 => 7u8, 2u32..=4u32 => ((a_f32) as u8), 5u32 | 5u32 => 89u8, _ => ((a_i32) as u8) }) >> v0), _ => ((((a_f32) as u8)).div_euclid(((a_i64) as u8)) & (7u8).max(90u8)) });
+        for &v4 in t3.iter().rev() {
+            v3 = (v3 >> (((((((a_f32) as i16)) as i8)) as i32) & 7i32));
+        }
+        let mut v5: f64 = ((match (a_u32 % 8u32) { 7u32 => a_f64, _ => v2 }) - (v2).sqrt());
+        if matches!((4294967295u32 % 8u32), 6u32) {
+            v5 = (DIFF_TABLE_F64[((87u32) % 6u32) as usize] * 1.0f64);
+        } else {
+            v5 = (((match (46u32 % 8u32) { 7u32 | 2u32 => 78u64, 0u32 => 31u64, _ => 17u64 })) as f64);
+        }
+        oi[i] = ((DIFF_TABLE_U32[((90u32) % 6u32) as usize] * 1u32)) as u64;
+        of[i] = ((((11.5f64 / 8.875f64) * (2.25f64 - (-7.25f64))) + ((a_f64).abs() - (if (((a_u32) as i8) == 47i8) { 1.5f64 } else { v2 })))) as f64;
     }
 }
 
@@ -584,31 +679,31 @@ pub fn diff_17<const K: i16>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let mut v0: i64 = (if (((a_u32) as i16) != (-58i16)) { (-10i64) } else { (a_i64 << ((a_i64) as i8)) });
-        for j0 in (0u32..=((32u32) % 4u32)).rev() {
-            v0 = a_i64;
+        for j0 in 0u32..(((3979844009u32 + 39u32)) % 4u32) {
+            v0 = ((a_i64).abs()).min(a_i64);
         }
-        let t1: [u32; 3] = [(7u32).checked_div(19u32).unwrap_or(a_u32), ((((-12.5f32) / a_f32)) as u32), ((a_f32) as u32)];
-        let v1: u32 = t1.iter().copied().fold(((match (31u32 % 8u32) { 4u32 | 2u32 => ((a_u32) as u32), 1u32..=4u32 => (DIFF_TABLE_U32[((64u32) % 6u32) as usize] * 1u32), 3u32 => (a_u32 >> (a_u64 & 31u64)), _ => (84u32 / (73u32 | 1u32)) }) % ((a_u32 / (76u32 | 1u32)) >> 86u64)), |v1, v2| (DIFF_TABLE_U32[((79u32) % 6u32) as usize] * 1u32));
-        let mut v3: i64 = a_i64;
-        for j1 in (0u32..=(((match (47u32 % 8u32) { 3u32 => 1u32, 0u32..=1u32 => 88u32, 7u32 => 61u32, _ => 66u32 })) % 4u32)).rev() {
-            v3 = (match (31u32 % 8u32) { 6u32 | 1u32 => a_i64, 1u32 => (-1i64), _ => a_i64 });
+        let v1: i64 = (-a_i64);
+        let v2: i8 = (((16u16 / 58u16)) as i8);
+        let v3: u16 = 82u16;
+        let mut v4: i16 = (((-84i16) / ((-73i16) | 1i16)) + (((a_f32) as i16) >> (a_u64 & 15u64)));
+        for j1 in 0u32..(((70u32 - a_u32)) % 4u32) {
+            v4 = (if matches!((1u32 % 8u32), 1u32) { (((a_f32) as i16) / (((a_i64) as i16) | 1i16)) } else { (match (j1 % 8u32) { 5u32..=5u32 => ((a_i64) as i16), 3u32..=4u32 => K, 0u32 => ((a_f32) as i16), _ => ((a_f32) as i16) }) });
         }
-        let mut v4: f64 = ((45u8) as f64);
-        if (!(false || (a_u32 != v1))) {
-            v4 = a_f64;
-        } else {
-            v4 = a_f64;
-        }
-        assert!((((a_u32 % 256u32) != 7u32) || ((a_u32).checked_add(v1).unwrap_or(a_u32) == (if (((a_i64) as u16) <= 65535u16) { a_u32 } else { a_u32 }))));
-        let v5: f64 = (10.375f64 / 11.625f64);
-        oi[i] = (((((a_u64) as i16)).max((((a_u32) as i16) & 25i16)) >> ((((52i32) as u32) & (match (29u32 % 8u32) { 0u32 | 5u32 => a_u32, 0u32 | 4u32 => v1, _ => a_u32 })) & 15u32))) as u64;
-        of[i] = ((((27i64) as f32)).abs()) as f64;
+        assert!((((a_u32 % 256u32) != 7u32) || (14u64 == 17u64)));
+        oi[i] = ((if (((0.0f32) as i32) >= (-a_i32)) { (!(v0 | 18i64)) } else { ((match (28u32 % 8u32) { 2u32 | 6u32 => a_i64, _ => v0 }) + (a_i64 + a_i64)) })) as u64;
+        of[i] = (((((27u8 | ((a_i64) as u8))) as f64) * (-(b_f64 - 1.75f64)))) as f64;
     }
 }
 
@@ -618,33 +713,39 @@ pub fn diff_18(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let v0: u16 = 57096u16;
         let mut t1: [u8; 3] = [(((((a_u32) as u8) ^ ((a_i64) as u8)) - (79u8 + 98u8)) & (if (((a_u32) as i8) == (-94i8)) { (if (((a_u32) as i16) > (-78i16)) { 84u8 } else { 35u8 }) } else { (DIFF_TABLE_U8[((a_u32) % 6u32) as usize] * 1u8) })); 3];
-        t1[1] = 100u8;
-        t1[2] = (((a_f32) as u8)).checked_rem(255u8).unwrap_or(0u8);
-        let mut v1: u8 = ((match (a_u32 % 8u32) { 1u32 | 5u32 => 58u8, 5u32 => (!1u8), _ => ((((a_u32) as u16)) as u8) }) - 62u8);
+        t1[1] = ((((a_i64 - a_i64)) as u8) ^ ((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8));
+        t1[2] = ((match (a_u32 % 8u32) { 3u32..=5u32 => 48u8, _ => (((a_f32) as u8)).saturating_sub(((a_u32) as u8)) }) - 10u8);
+        let mut v1: u8 = 62u8;
         for &v2 in t1.iter() {
             v1 = (v1 | ((a_f32) as u8));
         }
-        let mut v3: i16 = ((((((a_f32) as u16) >> (a_i32 & 15i32))) as i16) >> (a_u64 ^ (37u64 / a_u64)));
-        'l3: for j0 in 0u32..((((50u32) as u32)) % 3u32) {
-            for j1 in 0u32..(((match (88u32 % 8u32) { 3u32 | 3u32 => a_u32, _ => 63u32 })) % 3u32) {
-                if ((-15i16) <= (-1i16)) {
+        let mut v3: i16 = ((((!4294967295u32)) as i16) << ((a_u64 ^ (match (37u32 % 8u32) { 1u32 => 54u64, _ => 64u64 })) & 15u64));
+        'l3: for j0 in 0u32..(((a_u32 >> (65u64 & 31u64))) % 3u32) {
+            for j1 in 0u32..(((93u32).checked_mul(26u32).unwrap_or(1557751574u32)) % 3u32) {
+                if true {
                     break 'l3;
                 }
-                if false {
+                if (false && (a_i32 > b_i32)) {
                     continue 'l3;
                 }
-                v3 = (-25i16);
+                v3 = (((v1) as i16) % (((((a_u32) as i16) ^ v3) ^ (((a_i64) as i16) >> (-41i8))) | 1i16));
             }
         }
-        oi[i] = ((!(if (0.0f32 <= 12.25f32) { v3 } else { ((-3i16) ^ ((a_u32) as i16)) }))) as u64;
-        of[i] = ((((((!((a_f32) as u8))) as u16)) as f32)) as f64;
+        oi[i] = ((((!a_u64)) as i16)) as u64;
+        of[i] = (a_f64) as f64;
     }
 }
 
@@ -654,20 +755,24 @@ pub fn diff_19<const K: u8>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u6
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
-        let mut v0: i32 = ((((68u32 * a_u32)).max(((match (21u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32))) as i32);
-        for j0 in 0u32..(((31u32 << (15i16 & 31i16))) % 4u32) {
-            v0 = (-(a_i32).checked_add(v0).unwrap_or(a_i32));
+        let b_f64: f64 = diff_first(&xf64[i..]);
+        let mut v0: i32 = ((((68u32 * b_u32)).max(1u32)) as i32);
+        for j0 in ((((3917160163u32 >> (20u64 & 31u64))) % 8u32)..((b_u32) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v0 = (if ((7i8 % ((-28i8) | 1i8)) != (((a_i64) as i8) >> (K & 7u8))) { 94i32 } else { ((v0).min(a_i32) << ((-((a_i32) as i16)) & 31i16)) });
         }
-        assert!((((83u32 % 256u32) != 7u32) || (((-77i16) & 16i16) < (((a_u32) as i16) % (94i16 | 1i16)))));
-        let v1: f32 = ((-(a_f32 - a_f32)) * (((match (a_u32 % 8u32) { 4u32 => 62u16, 0u32 | 1u32 => 0u16, 1u32..=3u32 => ((a_i64) as u16), _ => 61u16 })) as f32));
-        assert!((((a_u32 % 256u32) != 7u32) || ((if false { 86u16 } else { ((a_i64) as u16) }) != (DIFF_TABLE_U16[((a_u32) % 6u32) as usize] * 1u16))));
-        oi[i] = ((((a_u64).checked_mul(a_u64).unwrap_or(47u64) | (a_u64).pow((0u64) as u32 & 7)) >> ((if (!(v1 >= 7.25f32)) { (((a_u32) as i16)).abs() } else { (60i16 ^ ((a_i64) as i16)) }) & 63i16))) as u64;
-        of[i] = (2.375f32) as f64;
+        let v1: u32 = ((b_u32).checked_sub(77u32).unwrap_or(b_u32) | ((match (31u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32));
+        oi[i] = ((if (!(((a_i32) as u16) == ((a_i32) as u16))) { (if true { (a_i64 - (-55i64)) } else { (if (9.625f32 >= a_f32) { 59i64 } else { 51i64 }) }) } else { ((0i64 | DiffPair { a: a_i64, b: 63i64 }.mixed()) & ((a_u64) as i64)) })) as u64;
+        of[i] = (((DIFF_TABLE_F32[((5u32) % 6u32) as usize] * 1.0f32) * ((match (19u32 % 8u32) { 3u32 | 2u32 => 1e-40f32, 7u32 | 3u32 => (-0.5f32), _ => 3.25f32 }) * ((-11.625f32) / 8.5f32)))) as f64;
     }
 }
 
@@ -677,16 +782,32 @@ pub fn diff_20(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
-        let t0: [i16; 3] = [(((a_u32) as i16) + 11i16), (match (78u32 % 8u32) { 1u32 => ((a_f32) as i16), _ => 82i16 }), ((-4i16) - 81i16)];
-        let v0: i16 = t0.iter().copied().fold((((a_i32) as i16) >> (a_i32 & 15i32)), |v0, v1| ((-1i16) ^ v1));
-        let v2: i32 = (a_i32).checked_add((-20i32)).unwrap_or(a_i32);
-        oi[i] = ((if ((5.25f32 >= a_f32) || (true && (31u32 > 1u32))) { (-52i64) } else { (if ((-10i64) == 22i64) { (a_i64).min((-79i64)) } else { (a_i64).abs() }) })) as u64;
-        of[i] = ((match (a_u32 % 8u32) { 6u32 => (a_f32 / ((-10.75f32) / (-9.875f32))), 3u32..=7u32 => (((-2.375f32) + a_f32) + ((a_u64) as f32)), _ => (-((10.75f32) as f32)) })) as f64;
+        let b_f64: f64 = diff_first(&xf64[i..]);
+        let mut t0: [i16; 3] = [(((a_u32) as i16) + 11i16); 3];
+        t0[1] = (match (78u32 % 8u32) { 1u32 => ((a_f32) as i16), _ => 82i16 });
+        t0[2] = ((-4i16) - 81i16);
+        let mut v0: i16 = (31i16 << (a_i32 & 15i32));
+        for &v1 in t0.iter().skip(1) {
+            v0 = (((a_i32) as i16) / (v1 | 1i16));
+        }
+        let mut v2: u64 = (!a_u64);
+        if (((((a_i64) as u16)) as f32) > ((a_u64) as f32)) {
+            v2 = (v2 % (a_u64 | 1u64));
+        } else {
+            v2 = (v2).max(a_u64);
+        }
+        oi[i] = ((if (((v2 == v2) || true) && (17u32 < a_u32)) { ((match (b_u32 % 8u32) { 0u32 | 1u32 => a_u32, 2u32 | 7u32 => 10u32, 1u32 => 1u32, _ => 76u32 }) << (((-67i64) >> ((-65i8) & 63i8)) & 31i64)) } else { (12u32 / ((72u32 % (b_u32 | 1u32)) | 1u32)) })) as u64;
+        of[i] = (((-(4.875f64 / a_f64)) - (match (52u32 % 8u32) { 6u32 => ((v2) as f64), _ => ((-1.125f64) / b_f64) }))) as f64;
     }
 }
 
@@ -696,43 +817,54 @@ pub fn diff_21(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let mut v0: u8 = ((11u8).abs_diff(81u8) as u8);
         if (!(15718u16 <= 65535u16)) {
             v0 = (((v0).checked_mul(5u8).unwrap_or(((a_f32) as u8))).min(((a_i64) as u8)) ^ (if (!true) { (match (97u32 % 8u32) { 5u32 | 2u32 => 7u8, _ => v0 }) } else { (17u8).min(((a_i32) as u8)) }));
         } else {
-            v0 = ((!(if ((-23i32) <= (-84i32)) { 39u8 } else { v0 })) + (((match (a_u32 % 8u32) { 2u32..=6u32 => 100u16, 7u32 | 7u32 => 68u16, _ => ((a_i64) as u16) })) as u8));
+            v0 = ((!(if ((-23i32) <= (-84i32)) { 39u8 } else { v0 })) + (((match (a_u32 % 8u32) { 2u32 | 4u32 => 39u16, 7u32 | 3u32 => ((a_i32) as u16), _ => ((a_f32) as u16) })) as u8));
         }
-        let mut v1: f64 = (-(DIFF_TABLE_F64[((a_u32) % 6u32) as usize] * 1.0f64));
-        if ((32i32 << (v0 & 31u8)) >= (31i32 >> (((a_i32) as i16) & 31i16))) {
-            v1 = (((if matches!((11u32 % 8u32), 0u32 | 7u32) { (match (a_u32 % 8u32) { 1u32 => ((a_u32) as u8), _ => v0 }) } else { ((a_i32) as u8) })) as f64);
+        let mut v1: i16 = (((a_i64) as i16)).checked_sub(76i16).unwrap_or(73i16);
+        if ((((a_u32) as i16)).checked_mul((-57i16)).unwrap_or(16i16) <= (15i16 % (((a_f32) as i16) | 1i16))) {
+            v1 = (11i16).abs();
         } else {
-            v1 = (if (((-32i64) >> (a_i64 & 63i64)) < (!a_i64)) { ((if false { a_f64 } else { a_f64 }) * (((-78i8)) as f64)) } else { (-8.875f64) });
+            v1 = (((a_u32) as i16) ^ v1);
         }
-        let mut t2: [i64; 3] = [(((-128i8)) as i64); 3];
-        t2[1] = (((-1i64) * (-75i64))).max(a_i64);
-        t2[2] = ((if false { 34i64 } else { a_i64 }) >> ((a_i32).abs() & 63i32));
-        let mut v2: i64 = (!(!22i64));
-        for &v3 in t2.iter() {
-            v2 = ((((-49i8) % ((-18i8) | 1i8))) as i64);
+        let mut v2: u32 = (((65u32 | 12u32) << ((-32i64)).min((-9223372036854775808i64))) + (44u32).checked_mul(a_u32).unwrap_or(0u32));
+        if (((-1.625f64) <= (-3.625f64)) && (v1 != (-1i16))) {
+            v2 = ((true) as u32);
+        } else {
+            v2 = ((((a_i64) as u16)) as u32);
         }
-        let mut c4: u32 = 0u32;
-        let v4: i32 = loop {
-            if c4 >= (((a_u32 * 26u32)) % 4u32) {
-                break ((-8i32));
+        let mut v3: u16 = (!(12u16 + ((a_i64) as u16)));
+        'l3: for j0 in 0u32..(((((-23i32)) as u32)) % 3u32) {
+            for j1 in 0u32..(((!a_u32)) % 3u32) {
+                if (false && false) {
+                    break 'l3;
+                }
+                if false {
+                    continue 'l3;
+                }
+                v3 = 8u16;
             }
-            c4 += 1u32;
-        };
-        let mut v5: u64 = (if false { a_u64 } else { 50u64 });
-        for j0 in (0u32..((1u32) % 4u32)).rev() {
-            v5 = a_u64;
         }
-        oi[i] = ((if ((98u32).saturating_add(83u32) <= (!85u32)) { ((67i8 << (a_i32 & 7i32)) % (((a_i32) as i8) << (a_u32 & 7u32))) } else { (13i8).max((((a_i64) as i8) % (((a_u32) as i8) | 1i8))) })) as u64;
-        of[i] = ((((-a_f64) * v1) + (((a_u32) as f64) * v1))) as f64;
+        let mut v4: u64 = (if false { a_u64 } else { 73u64 });
+        for j2 in (0u32..=((((31i32) as u32)) % 4u32)).rev() {
+            v4 = 0u64;
+        }
+        assert!((((a_u32 % 256u32) != 7u32) || (false || ((-85i8) > (-128i8)))));
+        oi[i] = ((if (((-70i8) >> (b_u32 & 7u32)) > 7i8) { ((a_i32 + b_i32) % ((25i32).max(a_i32) | 1i32)) } else { (match (a_u32 % 8u32) { 5u32 | 4u32 => ((match (v2 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32), 0u32 | 1u32 => (a_i32).checked_rem((-15i32)).unwrap_or(a_i32), 5u32 => (83i32 << (a_u32 & 31u32)), _ => (68i32 / (b_i32 | 1i32)) }) })) as u64;
+        of[i] = (((((a_u64 / (a_u64 | 1u64))) as f32) * ((10.375f32) as f32))) as f64;
     }
 }
 
@@ -742,30 +874,41 @@ pub fn diff_22(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let mut v0: i32 = ((((100u16 ^ 18u16)) as i32)).abs();
-        for j0 in ((((a_u32 >> a_i32)) % 8u32)..((a_u32) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+        for j0 in (0u32..=(((7u32 >> (a_i32 & 31i32))) % 4u32)).rev() {
             v0 = a_i32;
         }
-        let mut v1: i64 = (64i64 * a_i64);
-        'l1: for j1 in 0u32..(((a_u32).max(100u32)) % 3u32) {
-            for j2 in 0u32..(((a_u32).checked_add(a_u32).unwrap_or(a_u32)) % 3u32) {
-                if (!false) {
+        let mut v1: f64 = ((a_f64).abs() + (DIFF_TABLE_F64[((a_u32) % 6u32) as usize] * 1.0f64));
+        'l1: for j1 in 0u32..((100u32) % 3u32) {
+            for j2 in 0u32..(((b_u32).checked_add(a_u32).unwrap_or(98u32)) % 3u32) {
+                if (96u32 > a_u32) {
                     break 'l1;
                 }
-                if (!false) {
+                if true {
                     continue 'l1;
                 }
-                v1 = v1;
+                v1 = (((3872593913u32) as f64) - (-v1));
             }
         }
-        let v2: f64 = (-((((a_i64) as i16)) as f64));
-        oi[i] = ((!((-21i8) >> ((93u16).checked_mul(((a_i64) as u16)).unwrap_or(29483u16) & 7u16)))) as u64;
-        of[i] = (((((DIFF_TABLE_U16[((1335763091u32) % 6u32) as usize] * 1u16)) as f64) + ((a_f64 * 0.0f64) * (a_f64 / a_f64)))) as f64;
+        let mut v2: u64 = (93u64).checked_mul(a_u64).unwrap_or(2142937567951876907u64);
+        if ((-a_f32) > (a_f32 + 8.5f32)) {
+            v2 = (b_u64 / (a_u64 | 1u64));
+        } else {
+            v2 = a_u64;
+        }
+        oi[i] = (65535u16) as u64;
+        of[i] = ((if (!(!matches!((a_u32 % 8u32), 1u32..=3u32))) { (((2.625f32 * b_f32)) as f64) } else { 11.375f64 })) as f64;
     }
 }
 
@@ -775,11 +918,17 @@ pub fn diff_23(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let mut v0: i16 = ((23i16 << (((a_f32) as u16) & 15u16)) + ((a_f32) as i16));
         'l0: for j0 in 0u32..(((38u32).max(67u32)) % 3u32) {
             for j1 in 0u32..(((98u32).min(59u32)) % 3u32) {
@@ -789,27 +938,15 @@ pub fn diff_23(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
                 if ((-2147483648i32) != (-45i32)) {
                     continue 'l0;
                 }
-                v0 = (match (a_u32 % 8u32) { 0u32 => (if false { 32767i16 } else { ((a_u32) as i16) }), _ => (((a_u32) as i16)).max(v0) });
+                v0 = (match (a_u32 % 8u32) { 3u32 => ((53i16) as i16), 3u32..=5u32 => ((a_u32) as i16), 7u32 => (v0 & (-51i16)), _ => 15i16 });
             }
         }
-        let t1: [u32; 3] = [((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) as u32), a_u32, ((31u32).min(a_u32) ^ (!a_u32))];
-        let v1: u32 = t1.iter().copied().fold(0u32, |v1, v2| (14u32).checked_sub(v1).unwrap_or(v2));
-        let mut v3: i8 = (((a_f32) as i8) + (-128i8));
-        'l3: for j2 in 0u32..(((match (v1 % 8u32) { 4u32..=6u32 => 66u32, _ => v1 })) % 3u32) {
-            for j3 in 0u32..(((59u32 << (62u64 & 31u64))) % 3u32) {
-                if matches!((a_u32 % 8u32), 2u32..=4u32) {
-                    break 'l3;
-                }
-                if true {
-                    continue 'l3;
-                }
-                v3 = (((-9.75f32)) as i8);
-            }
-        }
-        let t4: [i8; 3] = [(((a_i64) as i8) - v3), (!((a_i64) as i8)), (((a_i64) as i8) >> (a_u64 & 7u64))];
-        let v4: i8 = t4.iter().copied().fold((((a_f32) as i8)).max(8i8), |v4, v5| (((a_u32) as i8) >> ((-44i64) & 7i64)));
-        oi[i] = (((a_i32).checked_mul((-51i32)).unwrap_or(a_i32) << ((((-a_f32)) as i16) & 31i16))) as u64;
-        of[i] = ((-(((-4.625f64) - a_f64) + (6.125f64 * 9007199254740992.0f64)))) as f64;
+        let v1: i16 = ((((-1i16) >> a_u32)).abs_diff((51i16 % (((a_i32) as i16) | 1i16))) as i16);
+        assert!((((9u32 % 256u32) != 7u32) || ((a_i32 + 2147483647i32) == (match (90u32 % 8u32) { 1u32..=3u32 => 2147483647i32, 1u32 => (-40i32), _ => 62i32 }))));
+        let v2: u64 = ((a_u64 ^ 1u64) >> ((a_i64 >> (7i8 & 63i8)) & 63i64));
+        let v3: i32 = (93i32).checked_add((-1i32)).unwrap_or((-59i32));
+        oi[i] = ((((70u8 & ((a_f32) as u8)) | (74u8 + ((a_u32) as u8))) ^ 77u8)) as u64;
+        of[i] = ((-(((-4.625f32) - a_f32) + (1e-40f32 - 0.1f32)))) as f64;
     }
 }
 
@@ -819,11 +956,17 @@ pub fn diff_24<const K: u8>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u6
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let mut t0: [u8; 3] = [235u8; 3];
         t0[1] = (K / (K | 1u8));
         t0[2] = (!85u8);
@@ -842,46 +985,37 @@ pub fn diff_25(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let mut v0: i64 = (DIFF_TABLE_I64[((a_u32) % 6u32) as usize] * 1i64);
-        if (!(3.4e38f32 < (-11.875f32))) {
-            v0 = (match (24u32 % 8u32) { 7u32 | 3u32 => (v0 | v0), 3u32..=7u32 => v0, 6u32 | 2u32 => 64i64, _ => (a_i64 % (a_i64 | 1i64)) });
+        if ((a_f32 == a_f32) || false) {
+            v0 = v0;
         } else {
-            v0 = a_i64;
+            v0 = ((v0 | v0)).abs();
         }
-        let mut t1: [u64; 3] = [a_u64; 3];
-        t1[1] = (((!27u64)).max((63u64 / (a_u64 | 1u64)))).pow(((DIFF_TABLE_U64[((a_u32) % 6u32) as usize] * 1u64)) as u32 & 7);
-        t1[2] = a_u64;
-        let mut v1: u64 = (a_u64 | a_u64);
-        for &v2 in t1.iter().skip(1) {
-            v1 = (v2 / (a_u64 | 1u64));
-        }
-        let mut v3: i8 = 7i8;
-        if ((true || false) || (!false)) {
-            v3 = ((a_f32) as i8);
+        let mut v1: u64 = 22u64;
+        if true {
+            v1 = (a_u64 ^ (a_u64 << (1i32 & 63i32)));
         } else {
-            v3 = (v3 << (((a_i32) as u16) & 7u16));
+            v1 = ((!27u64)).max((v1 / (a_u64 | 1u64)));
         }
-        assert!((((71u32 % 256u32) != 7u32) || ((-a_f32) <= 1e-40f32)));
-        let mut v4: f64 = ((((-7.75f64) - a_f64)) as f64);
-        'l4: for j0 in 0u32..((((1466913905u32) as u32)) % 3u32) {
-            for j1 in 0u32..(((a_u32 >> (2147483647i32 & 31i32))) % 3u32) {
-                if true {
-                    break 'l4;
-                }
-                if (false || false) {
-                    continue 'l4;
-                }
-                v4 = ((v4 / a_f64) * (if true { 5.375f64 } else { (-0.0f64) }));
-            }
+        let v2: i64 = (a_i64 | a_i64);
+        let mut v3: u64 = (a_u64 ^ 14u64);
+        for j0 in (u32::MAX - ((32u32) % 4u32))..=u32::MAX {
+            v3 = (32u64 - 11436126817811153957u64);
         }
-        let v5: i8 = (16i8 % (v3 | 1i8));
-        oi[i] = (((if (17u16 != 49u16) { v1 } else { (v1 % (v1 | 1u64)) }) / (((!v1)).saturating_sub((!a_u64)) | 1u64))) as u64;
-        of[i] = ((-((8.875f32) as f64))) as f64;
+        let v4: f32 = (DIFF_TABLE_F32[((a_u32) % 6u32) as usize] * 1.0f32);
+        oi[i] = (((((a_u64 & 51u64) >> (65535u16 - 19u16))) as i32)) as u64;
+        of[i] = (((-(DIFF_TABLE_F32[((b_u32) % 6u32) as usize] * 1.0f32))).sqrt()) as f64;
     }
 }
 
@@ -891,11 +1025,17 @@ pub fn diff_26(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let mut v0: i16 = ((((a_f32) as i16) | ((a_i64) as i16)) % ((((a_i64) as i16)).max((-66i16)) | 1i16));
         diff_xor_into(&mut v0, (((a_i32) as i16)).max((!15i16)));
         let r0 = &mut v0;
@@ -911,31 +1051,33 @@ pub fn diff_27(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
-        let mut v0: i32 = (((-87i32) + (a_i32 & a_i32)) | (match (a_u32 % 8u32) { 4u32..=7u32 => (-59i32), 0u32..=5u32 => (!a_i32), 3u32 => (a_i32).checked_sub(55i32).unwrap_or(84i32), _ => (match (a_u32 % 8u32) { 1u32..=3u32 => a_i32, _ => a_i32 }) }));
-        for j0 in (0u32..(((!a_u32)) % 4u32)).rev() {
-            v0 = a_i32;
+        let b_f64: f64 = diff_first(&xf64[i..]);
+        let mut v0: i32 = (((-87i32) + (b_i32 & (-60i32))) | (match (a_u32 % 8u32) { 7u32 => (a_i32).saturating_mul(a_i32), _ => (match (b_u32 % 8u32) { 0u32..=3u32 => (-57i32), _ => 2147483647i32 }) }));
+        for j0 in (((a_u32) % 8u32)..((((67u64) as u32)) % 16u32)).step_by(((31u32) % 3u32) as usize) {
+            v0 = (if ((78u32 >= j0) && (255u8 <= 7u8)) { (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) >> ((match (a_u32 % 8u32) { 3u32 => a_i64, 4u32 | 1u32 => (-17i64), 0u32..=4u32 => 54i64, _ => 61i64 }) & 31i64)) } else { 84i32 });
         }
-        assert!((((a_u32 % 256u32) != 7u32) || matches!((a_u32 % 8u32), 5u32)));
-        let mut t1: [i8; 3] = [((!(match (15u32 % 8u32) { 6u32 => (-53i8), _ => ((a_i32) as i8) })) / (((-1i8) - (-61i8)) / ((-26i8) | 1i8))); 3];
-        t1[1] = 61i8;
-        t1[2] = ((a_i64) as i8);
-        let mut v1: i8 = ((((0u16 | 88u16) | (match (a_u32 % 8u32) { 1u32 | 5u32 => ((a_i32) as u16), 7u32 | 5u32 => ((a_f32) as u16), _ => 92u16 }))) as i8);
-        for &v2 in t1.iter().rev() {
-            v1 = (-((59i8 % (((a_i64) as i8) | 1i8)) * (v1 / (((a_f32) as i8) | 1i8))));
-        }
-        let mut v3: u32 = (((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) as u32) / (42u32 | 1u32));
-        if true {
-            v3 = (((((!v3)) as i64)) as u32);
+        let mut v1: i16 = (((-32768i16) - 96i16)).min((-((a_f32) as i16)));
+        if ((59i16 % (((a_i64) as i16) | 1i16)) < ((-78i16) / (((a_i64) as i16) | 1i16))) {
+            v1 = (((a_u32) as i16) + v1);
         } else {
-            v3 = (((61u32 ^ 89u32) << ((a_u64 * 81u64) & 31u64)) % ((59u32 * (v3 >> ((a_u32) as u8))) | 1u32));
+            v1 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
         }
-        oi[i] = ((((((-88i16) / (9i16 | 1i16))) as u16) >> ((DIFF_TABLE_U8[((a_u32) % 6u32) as usize] * 1u8) & 15u8))) as u64;
-        of[i] = (((DIFF_TABLE_F64[((71u32) % 6u32) as usize] * 1.0f64)).sqrt()) as f64;
+        let mut v2: i16 = ((((-42i16)).checked_div(((a_i64) as i16)).unwrap_or(v1)) as i16);
+        for j1 in ((((a_u32 % (94u32 | 1u32))) % 8u32)..(((4u32 << ((a_u32) as i8))) % 16u32)).step_by(((35u32) % 3u32) as usize) {
+            v2 = ((-59i16) * (v2 >> ((a_u32) as u8)));
+        }
+        oi[i] = (((82u32) as u64)) as u64;
+        of[i] = (((((66u32) as f32)).sqrt()).abs()) as f64;
     }
 }
 
@@ -945,20 +1087,32 @@ pub fn diff_28(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
-        let v0: f32 = (((-11.0f32) / a_f32) / (16777216.0f32 * a_f32));
-        let mut v1: f32 = (((a_f32 / v0) / (a_f32 + a_f32)) / (DIFF_TABLE_F32[((a_u32) % 6u32) as usize] * 1.0f32));
-        if (a_f64 >= (a_f64 + 10.5f64)) {
-            v1 = (-((v1 / 3.4e38f32) * ((-4.25f32)).abs()));
-        } else {
-            v1 = (((-a_f32) * (a_f32).sqrt()) - (-(v1 + a_f32)));
+        let b_f64: f64 = diff_first(&xf64[i..]);
+        let v0: f32 = (((-11.0f32) / a_f32) / (a_f32 * 1e-40f32));
+        let mut v1: f64 = (a_f64 / a_f64);
+        'l1: for j0 in 0u32..(((1u32).checked_div(a_u32).unwrap_or(b_u32)) % 3u32) {
+            for j1 in 0u32..(((!a_u32)) % 3u32) {
+                if (a_i32 < a_i32) {
+                    break 'l1;
+                }
+                if ((-63i16) >= ((a_i64) as i16)) {
+                    continue 'l1;
+                }
+                v1 = (if false { a_f64 } else { a_f64 });
+            }
         }
-        oi[i] = ((DIFF_TABLE_I64[((a_u32) % 6u32) as usize] * 1i64)) as u64;
-        of[i] = (((a_f64 / (4.25f64 / (-0.0f64))) / (((-0.0f64)).sqrt() - (10.625f64 + a_f64)))) as f64;
+        oi[i] = ((match (21u32 % 8u32) { 2u32 => ((if true { ((a_i64) as u16) } else { 31u16 }) << ((match (93u32 % 8u32) { 5u32 | 3u32 => 0i16, 1u32 => (-78i16), 5u32 => (-28i16), _ => (-32768i16) }) & 15i16)), 4u32 => (((56365u16 * 49u16)).abs_diff(78u16) as u16), _ => (DIFF_TABLE_U16[((95u32) % 6u32) as usize] * 1u16) })) as u64;
+        of[i] = ((((0.1f32 - v0) / (a_f32 * a_f32)) * a_f32)) as f64;
     }
 }
 
@@ -968,17 +1122,23 @@ pub fn diff_29<const K: i32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let mut v0: f64 = ((-(3.75f64).sqrt()) * (((33u64) as f64) + ((-0.0f64)).sqrt()));
         for j0 in ((((63u32 / (12u32 | 1u32))) % 8u32)..(((90u32 | 49u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v0 = (((match (16u32 % 8u32) { 2u32..=6u32 => (((a_f32) as i16) << (K & 15i32)), 0u32..=0u32 => (((a_u32) as i16) - ((a_u32) as i16)), _ => (53i16 - 44i16) })) as f64);
+            v0 = (-(match (1u32 % 8u32) { 0u32..=2u32 => a_f64, 0u32 => (-v0), 1u32 | 5u32 => ((1u8) as f64), _ => 3.125f64 }));
         }
-        oi[i] = ((((if (((a_i32) as i16) <= 32767i16) { (51u32 * 0u32) } else { (a_u32).max(78u32) })) as u8)) as u64;
-        of[i] = (((((-0.25f32) / 16777216.0f32) - ((a_f64) as f32))).abs()) as f64;
+        oi[i] = ((match (7u32 % 8u32) { 1u32 | 7u32 => (((a_f32) as u16)).checked_rem(16u16).unwrap_or(0u16), 4u32 => (DIFF_TABLE_U16[((a_u32) % 6u32) as usize] * 1u16), 2u32 => ((a_i64) as u16), _ => ((((-28i32)).abs()) as u16) })) as u64;
+        of[i] = (b_f64) as f64;
     }
 }
 
@@ -988,27 +1148,36 @@ pub fn diff_30(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let v0: u32 = 44u32;
-        let mut v1: i64 = (9223372036854775807i64 >> ((!(a_u64 << ((-1i32) & 63i32))) & 63u64));
-        'l1: for j0 in 0u32..(((a_u32 / 88u32)) % 3u32) {
-            for j1 in 0u32..(((v0 >> (((a_i64) as i16) & 31i16))) % 3u32) {
-                if (a_u32 == a_u32) {
+        let mut v1: i64 = (((DIFF_TABLE_I64[((6u32) % 6u32) as usize] * 1i64)).max((-15i64)) << ((!(a_u64 << ((-1i32) & 63i32))) & 63u64));
+        'l1: for j0 in 0u32..(((v0 >> (((a_i64) as i16) & 31i16))) % 3u32) {
+            for j1 in 0u32..(((v0 * a_u32)) % 3u32) {
+                if true {
                     break 'l1;
                 }
-                if (127i8 < ((a_i64) as i8)) {
+                if (v1 > v1) {
                     continue 'l1;
                 }
-                v1 = (((0i64 >> 127i8) - (v1).min(v1)) | ((v1 << (((a_u32) as i16) & 63i16))).min((-7i64)));
+                v1 = a_i64;
             }
         }
-        let v2: u32 = a_u32;
-        oi[i] = ((((v1).min(v1)).max(((match (v0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64)) | ((25i64 >> (((a_i32) as u16) & 63u16)) % (((51i16) as i64) | 1i64)))) as u64;
-        of[i] = ((((2.5f32).abs() * ((-6.75f32) + a_f32))).sqrt()) as f64;
+        let mut v2: i64 = (92i64 << (62i16 & 63i16));
+        diff_xor_into(&mut v2, (match (v0 % 8u32) { 7u32 => v1, 0u32 => a_i64, 2u32 | 2u32 => (-7i64), _ => a_i64 }));
+        let r2 = &mut v2;
+        *r2 ^= (a_i64 + v1);
+        oi[i] = (((v0).checked_sub(10u32).unwrap_or(b_u32) ^ (((((a_i32) as i16)) as u32) & (25u32 >> (((a_i32) as u16) & 31u16))))) as u64;
+        of[i] = (a_f64) as f64;
     }
 }
 
@@ -1018,24 +1187,35 @@ pub fn diff_31(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let v0: u64 = a_u64;
-        let v1: i16 = ((-43i16)).checked_mul(15i16).unwrap_or(((a_i64) as i16));
-        assert!((((a_u32 % 256u32) != 7u32) || (((true) as i16) > (if matches!((32u32 % 8u32), 3u32) { v1 } else { ((a_i64) as i16) }))));
-        let v2: i32 = (!(0i32 % (a_i32 | 1i32)));
-        assert!((((1u32 % 256u32) != 7u32) || matches!((94u32 % 8u32), 5u32)));
-        let mut v3: i64 = (!((-85i64) * 0i64));
-        if true {
-            v3 = ((match (31u32 % 8u32) { 2u32 | 4u32 => a_i64, _ => a_i64 }) / ((v3 << (v3 & 63i64)) | 1i64));
+        let t1: [u32; 3] = [(43u32).checked_mul(32u32).unwrap_or(a_u32), (((match (a_u32 % 8u32) { 4u32 => (0.0f64).abs(), _ => (a_f64 + a_f64) })) as u32), (a_u32).checked_sub(27u32).unwrap_or(a_u32)];
+        let v1: u32 = t1.iter().copied().fold((((32u32 >> (a_u64 & 31u64)) >> ((b_u64).checked_sub(97u64).unwrap_or(18446744073709551615u64) & 31u64))).max(((a_u32 << (((a_f32) as i16) & 31i16)) * 28u32)), |v1, v2| ((match (a_u32 % 8u32) { 1u32..=5u32 => (a_u32 * v2), _ => (v2).min(57u32) }) / (v1 | 1u32)));
+        let mut v3: u64 = (if (v0 <= b_u64) { (49u64).checked_add(v0).unwrap_or(21u64) } else { a_u64 });
+        if (!true) {
+            v3 = ((7u64 >> ((a_u32) as u8)) + (v3 / (v3 | 1u64)));
         } else {
-            v3 = (-(a_i64 * a_i64));
+            v3 = (!(v0 << (47u64 & 63u64)));
         }
-        oi[i] = (((((v1).max(v1)) as u8) >> (if (v0 <= a_u64) { (DIFF_TABLE_U32[((a_u32) % 6u32) as usize] * 1u32) } else { (21u32 >> (v2 & 31i32)) }))) as u64;
-        of[i] = (((((if matches!((43u32 % 8u32), 1u32..=2u32) { (-36i32) } else { 0i32 }) >> ((32u32) as u8))) as f64)) as f64;
+        let mut t4: [i16; 3] = [((((a_i32) as i16)).max(((a_i64) as i16)) >> ((((a_i32) as u16) ^ ((a_i32) as u16)) & 15u16)); 3];
+        t4[1] = (!(((a_i64) as i16)).max((-1i16)));
+        t4[2] = ((a_i64) as i16);
+        let mut v4: i16 = ((((a_u32) as i16) + 4i16)).min((((a_f32) as i16) >> (23u16 & 15u16)));
+        for &v5 in t4.iter() {
+            v4 = ((((a_u32) as i16)).saturating_sub(v4) & ((-1i16)).max(v4));
+        }
+        oi[i] = ((match (v1 % 8u32) { 1u32..=4u32 => ((27483u16).pow((63u16) as u32 & 7) % (((9.625f32) as u16) | 1u16)), _ => (if (a_i32 < b_i32) { (!14u16) } else { (15u16).max(((a_f32) as u16)) }) })) as u64;
+        of[i] = ((((a_f64 * a_f64)).sqrt() / (((-8.875f64) - b_f64) / (a_f64).abs()))) as f64;
     }
 }
 
@@ -1045,21 +1225,27 @@ pub fn diff_32(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let mut t0: [f64; 3] = [((((-11i32)) as f64) - (DIFF_TABLE_F64[((a_u32) % 6u32) as usize] * 1.0f64)); 3];
-        t0[1] = (((-4.0f64) / 10.5f64) + ((a_f64) as f64));
-        t0[2] = 5.0f64;
-        let mut v0: f64 = (DIFF_TABLE_F64[((84u32) % 6u32) as usize] * 1.0f64);
+        t0[1] = a_f64;
+        t0[2] = (((0i16) as f64) - ((-9.375f64) * b_f64));
+        let mut v0: f64 = a_f64;
         for &v1 in t0.iter().rev() {
             v0 = ((a_f64).abs()).abs();
         }
-        let v2: i16 = 49i16;
-        oi[i] = ((((((-1i16) & ((a_u32) as i16)) ^ (v2 << (((a_f32) as i16) & 15i16)))) as i64)) as u64;
-        of[i] = ((((((26u8) as f64) * (v0 + a_f64))) as f64)) as f64;
+        let v2: u8 = (if ((-v0) >= ((-3.25f64) - 5e-324f64)) { (((match (85u32 % 8u32) { 1u32 | 6u32 => v0, 2u32..=4u32 => v0, _ => 8.125f64 })) as u8) } else { ((!17u8) & ((81u16) as u8)) });
+        oi[i] = ((((((-69i32)).checked_mul((-67i32)).unwrap_or(65i32)).max((53i32 - 38i32))) as u16)) as u64;
+        of[i] = (((-(-a_f64)) * (((((a_i32) as u16)) as f64) / ((32u32) as f64)))) as f64;
     }
 }
 
@@ -1069,20 +1255,26 @@ pub fn diff_33<const K: u64>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let mut t0: [f64; 3] = [3.125f64; 3];
         t0[1] = ((-5.125f64) - (-0.0f64));
         t0[2] = a_f64;
-        let mut v0: f64 = 0.1f64;
+        let mut v0: f64 = (0.75f64 * (11.5f64 + 5e-324f64));
         for &v1 in t0.iter().skip(1) {
-            v0 = ((v1 - (-4.875f64))).sqrt();
+            v0 = ((if true { a_f64 } else { a_f64 }) * (a_f64).sqrt());
         }
-        oi[i] = ((if (((a_u32) as i8) != (if true { ((a_f32) as i8) } else { ((a_i64) as i8) })) { (if (49u16 != ((a_i64) as u16)) { ((a_i64) as u8) } else { (71u8 * 69u8) }) } else { ((a_u32) as u8) })) as u64;
-        of[i] = (((((95u32) as f32) * (a_f32 / (-10.375f32))) * (if (((a_i32) as u16) >= 38u16) { ((a_i64) as f32) } else { (((-1i64)) as f32) }))) as f64;
+        oi[i] = ((((match (a_u32 % 8u32) { 5u32 | 4u32 => 0i16, _ => (-7i16) }) % ((0i16 - 34i16) | 1i16))).min(((12i16 << (K & 15u64)) * (((a_i32) as i16) << (15u8 & 15u8))))) as u64;
+        of[i] = ((((((63u64) as f64) * (-a_f64))) as f32)) as f64;
     }
 }
 
@@ -1092,45 +1284,49 @@ pub fn diff_34(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let mut v0: i32 = (((9223372036854775807i64 << 54u16)) as i32);
         if ((!false) && (false || (46u8 >= ((a_i64) as u8)))) {
-            v0 = ((v0 >> ((a_u32) as i16)) + (match (a_u32 % 8u32) { 2u32..=7u32 => (-86i32), _ => a_i32 }));
+            v0 = ((v0 >> ((a_u32) as i16)) + (match (a_u32 % 8u32) { 7u32 => (-21i32), 2u32 => (-83i32), _ => a_i32 }));
         } else {
-            v0 = ((-83i32)).checked_add(a_i32).unwrap_or(1i32);
+            v0 = ((match (87u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
         }
-        let v1: i8 = ((8i8 & ((a_i64) as i8)) - ((a_i64) as i8));
-        let mut v2: u32 = (match (32u32 % 8u32) { 7u32 | 3u32 => 20u32, 4u32 | 0u32 => 87u32, _ => a_u32 });
-        'l2: for j0 in 0u32..(((match (31u32 % 8u32) { 5u32 | 2u32 => 0u32, 2u32 => a_u32, _ => a_u32 })) % 3u32) {
-            for j1 in 0u32..((31u32) % 3u32) {
-                if ((-5.375f32) >= (-11.25f32)) {
-                    break 'l2;
+        let mut v1: i16 = ((DIFF_TABLE_I16[((a_u32) % 6u32) as usize] * 1i16) & (if (a_i64 > a_i64) { 0i16 } else { 15i16 }));
+        for j0 in (u32::MAX - (((match (34u32 % 8u32) { 1u32 => 39u32, _ => 97u32 })) % 4u32))..=u32::MAX {
+            v1 = (((a_u32) as i16)).checked_add(v1).unwrap_or(32767i16);
+        }
+        let mut c2: u32 = 0u32;
+        let v2: u8 = loop {
+            if c2 >= ((31u32) % 4u32) {
+                break (((a_u64) as u8));
+            }
+            c2 += 1u32;
+        };
+        let mut v3: u64 = (if (v1 != 97i16) { (100u64).checked_rem(35u64).unwrap_or(a_u64) } else { (51u64 << (64u16 & 63u16)) });
+        'l3: for j1 in 0u32..(((match (a_u32 % 8u32) { 1u32..=3u32 => 56u32, 4u32 | 0u32 => 31u32, _ => a_u32 })) % 3u32) {
+            for j2 in 0u32..(((81u32 * 40u32)) % 3u32) {
+                if matches!((32u32 % 8u32), 1u32 | 2u32) {
+                    break 'l3;
                 }
-                if ((-44i16) != ((a_u32) as i16)) {
-                    continue 'l2;
+                if (j1 == a_u32) {
+                    continue 'l3;
                 }
-                v2 = (v2).checked_rem(j1).unwrap_or(v2);
+                v3 = ((a_u64 >> (((a_i32) as i8) & 63i8)) % (v3 | 1u64));
             }
         }
-        let mut v3: u32 = ((20u32).max(((17i64) as u32))).min(15u32);
-        if ((!6u64) < (24u64 | 7u64)) {
-            v3 = ((((((a_f32) as u16)) as u32) << ((47u32 % (a_u32 | 1u32)) & 31u32)) << (((match (v3 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) & 31u16));
-        } else {
-            v3 = (a_u32).pow(((!(79u32 & v2))) as u32 & 7);
-        }
-        let mut t4: [u64; 3] = [1u64; 3];
-        t4[1] = (a_u64).checked_sub(a_u64).unwrap_or(15u64);
-        t4[2] = (a_u64 + 21u64);
-        let mut v4: u64 = (96u64 << (23u8 & 63u8));
-        for &v5 in t4.iter().step_by(2) {
-            v4 = (match (86u32 % 8u32) { 4u32 | 6u32 => a_u64, 5u32 => a_u64, 3u32 | 6u32 => v5, _ => v4 });
-        }
-        oi[i] = (9u16) as u64;
-        of[i] = ((DIFF_TABLE_F32[((a_u32) % 6u32) as usize] * 1.0f32)) as f64;
+        let v4: u32 = (match (32u32 % 8u32) { 5u32 | 3u32 => 4294967295u32, 3u32..=5u32 => a_u32, 1u32..=2u32 => a_u32, _ => 15u32 });
+        oi[i] = (0i8) as u64;
+        of[i] = ((match (a_u32 % 8u32) { 2u32..=6u32 => a_f32, _ => 11.625f32 })) as f64;
     }
 }
 
@@ -1140,19 +1336,25 @@ pub fn diff_35<const K: i16>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let mut v0: i16 = (((!22u64)) as i16);
-        if ((64i64 * a_i64) < (!a_i64)) {
-            v0 = ((((-5.25f32)) as i16) >> (((-1i8) & ((a_i32) as i8)) & 15i8));
+        if ((64i64 * a_i64) < (!(-1i64))) {
+            v0 = (-(((a_i32) as i16) >> (b_i32 & 15i32)));
         } else {
-            v0 = ((match (86u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
+            v0 = ((if matches!((58u32 % 8u32), 5u32 | 1u32) { K } else { K }) % (match (2u32 % 8u32) { 6u32 | 0u32 => ((a_u32) as i16), 3u32..=7u32 => K, _ => 75i16 }));
         }
-        oi[i] = (8u32) as u64;
-        of[i] = (((match (1u32 % 8u32) { 2u32 => a_f64, 5u32 | 6u32 => (a_f64 - a_f64), _ => ((-5.625f64)).sqrt() }) * (((-4.375f64) / a_f64) * (a_f64 - a_f64)))) as f64;
+        oi[i] = (96u8) as u64;
+        of[i] = ((((((a_f32) as u8) >> (((((a_i64) as u16)) as u64) & 7u64))) as f64)) as f64;
     }
 }
 
@@ -1162,27 +1364,27 @@ pub fn diff_36<const K: i64>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
-        let mut v0: u8 = (((match (a_u32 % 8u32) { 2u32 | 6u32 => 58u8, 1u32 | 6u32 => 32u8, _ => 59u8 }) >> ((((a_i32) as i8) ^ (-2i8)) & 7i8)) + 28u8);
-        if ((!false) && (23i8 <= (-49i8))) {
-            v0 = v0;
+        let b_f64: f64 = diff_first(&xf64[i..]);
+        let mut v0: u8 = (((match (a_u32 % 8u32) { 6u32..=6u32 => 59u8, 6u32 | 5u32 => ((a_i64) as u8), 2u32 => ((a_f32) as u8), _ => 39u8 }) >> ((((a_i32) as i8) ^ (-2i8)) & 7i8)) + 26u8);
+        if ((!29u32) == (44u32).min(57u32)) {
+            v0 = (!((v0 >> (18u16 & 7u16)) | (!((a_i32) as u8))));
         } else {
-            v0 = (((!((a_i32) as u8)) << (4u16 & 7u16)) | ((a_u32) as u8));
+            v0 = ((a_u32) as u8);
         }
-        let v1: f64 = (((10.125f64 + 10.625f64)).abs() - ((a_f64).abs() * (-a_f64)));
-        let mut t2: [u32; 3] = [(if (v1 == a_f64) { (93u32 * 72u32) } else { (24u32 % (22u32 | 1u32)) }); 3];
-        t2[1] = (match (a_u32 % 8u32) { 0u32 => (95u32 << (744564548354632230u64 & 31u64)), _ => (a_u32 >> (a_u32 & 31u32)) });
-        t2[2] = 1331348704u32;
-        let mut v2: u32 = (a_u32 & (60u32 - 73u32));
-        for &v3 in t2.iter().skip(1) {
-            v2 = ((v3 >> (47u64 & 31u64))).max((a_u32 / (v3 | 1u32)));
-        }
-        oi[i] = (((v0 << ((91u32 + 21u32) & 7u32)) << (((79u64) as u8) & v0))) as u64;
-        of[i] = (((-(a_f32).abs())).abs()) as f64;
+        let v1: f64 = (((10.125f64 + 10.625f64)).abs() - ((a_f64).abs() * (a_f64 - a_f64)));
+        let v2: f64 = ((a_f64 + a_f64) + (v1 * b_f64));
+        oi[i] = ((-22i16)) as u64;
+        of[i] = (((((DIFF_TABLE_F32[((1u32) % 6u32) as usize] * 1.0f32)) as f32) / (((95u32) as f32) * 6.875f32))) as f64;
     }
 }
 
@@ -1192,32 +1394,48 @@ pub fn diff_37(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
-        let mut v0: i8 = (((((a_f32) as i8) * ((a_i64) as i8)) - (53i8 - (-27i8))) ^ ((match (a_u32 % 8u32) { 6u32 | 5u32 => (-1i8), 1u32..=2u32 => (-48i8), _ => ((a_i32) as i8) })).saturating_sub(((a_i64) as i8)));
-        for j0 in ((((a_u32).checked_add(48u32).unwrap_or(a_u32)) % 8u32)..(((4294967295u32 % (a_u32 | 1u32))) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v0 = (-((match (4u32 % 8u32) { 5u32 | 0u32 => ((a_u32) as i8), 6u32 => ((a_i32) as i8), 3u32..=5u32 => v0, _ => (-35i8) }) << ((((a_i64) as u16) ^ 0u16) & 7u16)));
+        let b_f64: f64 = diff_first(&xf64[i..]);
+        let mut v0: i8 = (((((a_f32) as i8) * ((a_i64) as i8)) - (53i8 - (-27i8))) ^ ((match (a_u32 % 8u32) { 5u32 | 4u32 => 8i8, 2u32 => 29i8, 4u32 | 3u32 => ((a_i64) as i8), _ => ((a_u32) as i8) })).saturating_sub((35i8).max(((a_f32) as i8))));
+        for j0 in (0u32..=((4294967295u32) % 4u32)).rev() {
+            v0 = (match (j0 % 8u32) { 0u32..=4u32 => (127i8 ^ (((a_i32) as i8) ^ ((a_i64) as i8))), _ => (((a_i32) as i8)).checked_div(((a_u32) as i8)).unwrap_or(((a_i32) as i8)) });
         }
-        assert!((((a_u32 % 256u32) != 7u32) || (76u64 > (a_u64 + a_u64))));
-        let v1: f32 = ((DIFF_TABLE_F32[((a_u32) % 6u32) as usize] * 1.0f32) + ((((a_f32) as u16)) as f32));
-        assert!((((20u32 % 256u32) != 7u32) || ((a_u32).rem_euclid(61u32) <= ((match (83u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32))));
-        let mut v2: u32 = a_u32;
-        if (42i8 < (10i8 << (31u32 & 7u32))) {
-            v2 = ((((a_f32 != v1)) as u32) % ((a_u32).max(1u32) | 1u32));
-        } else {
-            v2 = ((73u32 / (a_u32 | 1u32))).pow(((((-5.5f32)) as u32)) as u32 & 7);
+        assert!((((a_u32 % 256u32) != 7u32) || matches!((a_u32 % 8u32), 3u32..=7u32)));
+        let mut v1: u16 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
+        for j1 in 0u32..(((33u32 ^ a_u32)) % 4u32) {
+            v1 = (((-13i64)) as u16);
         }
-        let mut v3: f32 = (a_f32 - a_f32);
-        if (!(!(14i32 > a_i32))) {
-            v3 = ((9i64) as f32);
-        } else {
-            v3 = (a_f32 - 11.75f32);
+        assert!((((a_u32 % 256u32) != 7u32) || (!false)));
+        let mut t2: [i8; 3] = [((match (a_u32 % 8u32) { 5u32 | 1u32 => ((18095295541120380395u64) as i8), _ => (((a_i32) as i8) ^ v0) }) / ((match (50u32 % 8u32) { 0u32..=6u32 => 89i8, _ => (((a_i64) as i8) / (57i8 | 1i8)) }) | 1i8)); 3];
+        t2[1] = ((a_f32) as i8);
+        t2[2] = (((86i8 << (a_i32 & 7i32)) * ((-5i8) << (((a_i32) as u16) & 7u16)))).rem_euclid((match (a_u32 % 8u32) { 5u32..=7u32 => ((a_i32) as i8), 0u32..=5u32 => (!((a_i32) as i8)), _ => (v0 + ((a_u32) as i8)) }));
+        let mut v2: i8 = (((((0.0f32 - 1e-40f32)) as f64)) as i8);
+        for &v3 in t2.iter().rev() {
+            v2 = ((a_f32) as i8);
         }
-        oi[i] = (((a_f32) as u8)) as u64;
-        of[i] = ((if false { (DIFF_TABLE_F32[((v2) % 6u32) as usize] * 1.0f32) } else { (DIFF_TABLE_F32[((a_u32) % 6u32) as usize] * 1.0f32) })) as f64;
+        let mut v4: i32 = (((a_i32 - 67i32)).abs() + (((-1i32) - a_i32) + ((-7i32) << (a_i64 & 31i64))));
+        'l4: for j2 in 0u32..((((b_u64) as u32)) % 3u32) {
+            for j3 in 0u32..((a_u32) % 3u32) {
+                if (false || false) {
+                    break 'l4;
+                }
+                if true {
+                    continue 'l4;
+                }
+                v4 = ((DIFF_TABLE_I32[((39u32) % 6u32) as usize] * 1i32) / (((if true { v4 } else { a_i32 }) >> (a_u32).min(88u32)) | 1i32));
+            }
+        }
+        oi[i] = ((((((24u16) as f64) * (-6.875f64))) as u16)) as u64;
+        of[i] = (((((v0 << (64i64 & 7i64)) ^ (v0).checked_add(((a_f32) as i8)).unwrap_or((-128i8)))) as f32)) as f64;
     }
 }
 
@@ -1227,31 +1445,32 @@ pub fn diff_38<const K: i32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let mut t0: [u64; 3] = [(DIFF_TABLE_U64[((38u32) % 6u32) as usize] * 1u64); 3];
         t0[1] = (63u64 + a_u64);
-        t0[2] = (if false { a_u64 } else { a_u64 });
-        let mut v0: u64 = ((a_i64) as u64);
+        t0[2] = ((match (74u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
+        let mut v0: u64 = (a_u64 >> (a_i64 & 63i64));
         for &v1 in t0.iter().skip(1) {
-            v0 = ((0i32) as u64);
+            v0 = (60u64).max(v1);
         }
-        let mut v2: i8 = ((-77i8) >> (((a_i32) as i8) & 7i8));
-        if (matches!((a_u32 % 8u32), 1u32..=2u32) && (!false)) {
-            v2 = ((-1i8) + v2);
-        } else {
-            v2 = 8i8;
-        }
-        let v3: u16 = ((1i32) as u16);
-        let mut v4: u8 = ((255u8 << (74i64 & 7i64))).max(56u8);
-        for j0 in (0u32..=((26u32) % 4u32)).rev() {
-            v4 = ((((a_i64) as u8)).rem_euclid(((a_u32) as u8)) * v4);
-        }
-        oi[i] = ((if (((5e-324f64) as u16) <= (65535u16 << ((-21i32) & 15i32))) { ((match (99u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) } else { (((((a_i64) as i16)) as i16) << ((((a_u32) as i16) | 16i16) & 15i16)) })) as u64;
-        of[i] = (((((a_f32 / a_f32) * a_f32)) as f64)) as f64;
+        let mut v2: i64 = ((((-72i64)).abs() & ((match (86u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64)) << ((69i8 & ((a_f32) as i8)) >> ((b_u32 >> (3903987823u32 & 31u32)) & 7u32)));
+        diff_xor_into(&mut v2, ((((44i8).abs() >> ((-b_i32) & 7i32))) as i64));
+        let r2 = &mut v2;
+        *r2 ^= (match (65u32 % 8u32) { 2u32 => (-51i64), _ => (-79i64) });
+        let v3: u8 = ((match (60u32 % 8u32) { 1u32 => (((a_i64) as u8) << (36u8 & 7u8)), 3u32 => (if false { 36u8 } else { 21u8 }), 0u32 => (((a_u32) as u8)).saturating_sub(((a_i64) as u8)), _ => (13u8).checked_add(((a_i32) as u8)).unwrap_or(((a_u32) as u8)) })).max(((match (a_u32 % 8u32) { 5u32 => 1u8, 0u32 | 2u32 => 0u8, _ => 8u8 }) * (((a_i32) as u8) >> (a_i32 & 7i32))));
+        let v4: f64 = (((DIFF_TABLE_U32[((55u32) % 6u32) as usize] * 1u32)) as f64);
+        oi[i] = ((((((74i16) as i32)) as u8) & ((v3).checked_mul(v3).unwrap_or(73u8) & v3))) as u64;
+        of[i] = (((((0u16 << (31i32 & 15i32))) as f32) * ((5.125f32 - (-0.375f32)) * (7.5f32 + 2.25f32)))) as f64;
     }
 }
 
@@ -1261,29 +1480,30 @@ pub fn diff_39(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let mut v0: f32 = (-3.125f32);
         for j0 in (0u32..(((50u32).max(31u32)) % 4u32)).rev() {
             v0 = (-a_f32);
         }
-        let mut v1: u64 = 34u64;
-        'l1: for j1 in 0u32..(((32u32).pow((0u32) as u32 & 7)) % 3u32) {
-            for j2 in 0u32..(((a_u32 / 28u32)) % 3u32) {
-                if (3i32 <= 85i32) {
-                    break 'l1;
-                }
-                if (!true) {
-                    continue 'l1;
-                }
-                v1 = 94u64;
+        let mut c1: u32 = 0u32;
+        let v1: i8 = loop {
+            if c1 >= ((34u32) % 4u32) {
+                break ((((-30i8)).saturating_add((-128i8))).pow(((96i8 << (64i64 & 7i64))) as u32 & 7));
             }
-        }
-        oi[i] = ((((a_u32) as u8) + (!(90u8).rem_euclid(0u8)))) as u64;
-        of[i] = ((-(DIFF_TABLE_F32[((a_u32) % 6u32) as usize] * 1.0f32))) as f64;
+            c1 += 1u32;
+        };
+        oi[i] = ((-((a_u32) as i16))) as u64;
+        of[i] = ((((DIFF_TABLE_I64[((17u32) % 6u32) as usize] * 1i64)) as f64)) as f64;
     }
 }
 
@@ -1293,29 +1513,37 @@ pub fn diff_40(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let v0: f64 = a_f64;
-        let v1: u64 = (((72u64 % (16u64 | 1u64)) << ((((a_i64) as i8) % ((-84i8) | 1i8)) & 63i8)) & 12u64);
-        assert!((((a_u32 % 256u32) != 7u32) || (!matches!((26u32 % 8u32), 3u32))));
-        let mut v2: i32 = (!72i32);
-        diff_xor_into(&mut v2, ((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32));
-        let r2 = &mut v2;
-        *r2 ^= ((-5i32)).checked_mul(a_i32).unwrap_or(2147483647i32);
-        let t3: [i16; 3] = [(match (a_u32 % 8u32) { 6u32 | 0u32 => (((a_i32) as i16)).checked_sub((-1i16)).unwrap_or(39i16), _ => (61i16 / (32767i16 | 1i16)) }), ((a_i32) as i16), 94i16];
-        let v3: i16 = t3.iter().copied().fold(((match (32u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16), |v3, v4| ((v4 | ((a_i64) as i16)) - (34i16 / ((a_f32) as i16))));
-        let mut t5: [i8; 3] = [((((-1i8) ^ ((a_i64) as i8)) << ((if true { 6u32 } else { a_u32 }) & 7u32)) / ((-1i8) - 52i8)); 3];
-        t5[1] = (if ((v2 & (-32i32)) <= (!v2)) { (match (a_u32 % 8u32) { 7u32 | 0u32 => ((a_f32) as i8), 0u32..=1u32 => ((8.875f64) as i8), 1u32..=1u32 => (((a_u32) as i8)).checked_div(84i8).unwrap_or(((a_i32) as i8)), _ => ((a_u64) as i8) }) } else { ((((a_u32) as u32)) as i8) });
-        t5[2] = (((a_u32) as i8) + (-45i8));
-        let mut v5: i8 = (((197u8) as i8) >> (((a_i32).min(v2) << (DIFF_TABLE_U16[((a_u32) % 6u32) as usize] * 1u16)) & 7i32));
-        for &v6 in t5.iter().rev() {
-            v5 = ((((a_f64 + a_f64)) as i8) | (if (32u8 != ((a_f32) as u8)) { ((52u64) as i8) } else { ((a_f32) as i8) }));
+        assert!((((a_u32 % 256u32) != 7u32) || (!(8i8 != (-1i8)))));
+        let mut t1: [u64; 3] = [((if ((86u64 == a_u64) || true) { (DIFF_TABLE_U64[((26u32) % 6u32) as usize] * 1u64) } else { (49u64 + 18446744073709551615u64) }) % (((5u64).checked_mul(a_u64).unwrap_or(a_u64) * 21u64) | 1u64)); 3];
+        t1[1] = (a_u64).checked_add(1u64).unwrap_or(a_u64);
+        t1[2] = (DIFF_TABLE_U64[((1u32) % 6u32) as usize] * 1u64);
+        let mut v1: u64 = (((((-63i64)).div_euclid(b_i64)).min((24i64 * a_i64))) as u64);
+        for &v2 in t1.iter().rev() {
+            v1 = 88u64;
         }
-        oi[i] = ((((25u32).checked_mul(41u32).unwrap_or(a_u32) >> ((((a_i32) as u8) % (23u8 | 1u8)) & 31u8)) ^ ((DIFF_TABLE_U32[((a_u32) % 6u32) as usize] * 1u32) * (46u32 >> (-18i8))))) as u64;
-        of[i] = ((((2.875f32 + a_f32) / (5.625f32 / 9.375f32)) - ((a_f32).sqrt() - ((-3.0f32)).abs()))) as f64;
+        let v3: u64 = ((match (a_u32 % 8u32) { 5u32..=7u32 => (if false { 15u64 } else { a_u64 }), 3u32 | 3u32 => (v1 << 29u16), 1u32 | 5u32 => (match (81u32 % 8u32) { 1u32 | 2u32 => b_u64, 6u32 => 35u64, _ => 64u64 }), _ => (56u64 % 67u64) }) | v1);
+        let v4: i64 = (match (a_u32 % 8u32) { 0u32 => (51i64 << (((a_u32) as i16) & 63i16)), 7u32 | 1u32 => (77i64 % (84i64 | 1i64)), 4u32 | 7u32 => (38i64 % ((-9223372036854775808i64) | 1i64)), _ => ((-96i64) >> ((-10i8) & 63i8)) });
+        let mut v5: f32 = (((36u16 >> (((a_u32) as i16) & 15i16))) as f32);
+        if ((-((a_f32) as i16)) >= ((-32768i16) >> (v1 & 15u64))) {
+            v5 = ((((52u64) as u64)) as f32);
+        } else {
+            v5 = b_f32;
+        }
+        assert!((((a_u32 % 256u32) != 7u32) || (((v4) as i64) != (if (((a_f32) as i8) <= ((a_i64) as i8)) { a_i64 } else { a_i64 }))));
+        oi[i] = (32i32) as u64;
+        of[i] = ((DIFF_TABLE_F32[((4u32) % 6u32) as usize] * 1.0f32)) as f64;
     }
 }
 
@@ -1325,22 +1553,33 @@ pub fn diff_41(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let mut v0: i32 = (-57i32);
         if true {
-            v0 = (a_i32 & (a_i32).max(v0));
+            v0 = (a_i32 & (a_i32 >> (-46i64)));
         } else {
-            v0 = 32i32;
+            v0 = (a_i32).min((v0).abs());
         }
-        assert!((((61u32 % 256u32) != 7u32) || ((66i16 * (-1i16)) < ((67i16) as i16))));
-        let v1: i8 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
-        let v2: f32 = ((0.0f32 / 0.1f32)).sqrt();
-        oi[i] = ((((94u64) as u64) % (((if false { 2u64 } else { 67u64 })).min((75u64 - 57u64)) | 1u64))) as u64;
-        of[i] = ((if (((9007199254740992.0f64 == 10.125f64) && true) || (a_i32 < v0)) { (if true { (DIFF_TABLE_F32[((a_u32) % 6u32) as usize] * 1.0f32) } else { (v2 + a_f32) }) } else { (if matches!((a_u32 % 8u32), 4u32..=6u32) { (DIFF_TABLE_F32[((55u32) % 6u32) as usize] * 1.0f32) } else { (v2 / a_f32) }) })) as f64;
+        let mut c1: u32 = 0u32;
+        let v1: u16 = loop {
+            if c1 >= ((94u32) % 4u32) {
+                break ((34u16 | ((79u16) as u16)));
+            }
+            c1 += 1u32;
+        };
+        let v2: u16 = ((v1 & v1) >> ((!26u32) & 15u32));
+        oi[i] = ((((-1.75f64)) as u64)) as u64;
+        of[i] = (a_f64) as f64;
     }
 }
 
@@ -1350,12 +1589,18 @@ pub fn diff_42(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
-        let v0: u8 = (((((a_i64) as u8) >> (0u16 & 7u16)) | (if (a_f32 != 0.0f32) { 85u8 } else { 25u8 })) >> (((if false { a_i32 } else { (-2147483648i32) })).abs() & 7i32));
+        let b_f64: f64 = diff_first(&xf64[i..]);
+        let v0: u8 = (((((a_i64) as u8) >> (0u16 & 7u16)) | (if (b_f32 != (-11.875f32)) { 85u8 } else { 25u8 })) >> (((if false { a_i32 } else { 74i32 })).abs() & 7i32));
         assert!((((80u32 % 256u32) != 7u32) || true));
         let mut v1: u32 = (0u32 / (4294967295u32 | 1u32));
         if matches!((4294967295u32 % 8u32), 5u32) {
@@ -1374,52 +1619,43 @@ pub fn diff_43<const K: i32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let mut t0: [i32; 3] = [(-90i32); 3];
-        t0[1] = ((((-2i32) << (7u8 & 31u8))).min(a_i32)).max((if (22u32 < a_u32) { (a_i32).saturating_sub(81i32) } else { ((61u8) as i32) }));
-        t0[2] = (-73i32);
-        let mut v0: i32 = (((!(-37i32)) & (K >> (47i64 & 31i64))) - ((32i32 * (-55i32))).abs());
+        t0[1] = ((((-2i32) << (7u8 & 31u8))).min(a_i32)).max(((!K) * (match (1u32 % 8u32) { 2u32..=6u32 => 48i32, 2u32 => (-44i32), _ => 22i32 })));
+        t0[2] = (-((match (74u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32));
+        let mut v0: i32 = ((DIFF_TABLE_I32[((47u32) % 6u32) as usize] * 1i32) % ((((-37i32)).abs()).min((if true { 32i32 } else { a_i32 })) | 1i32));
         for &v1 in t0.iter().rev() {
-            v0 = ((((128u8).checked_div(24u8).unwrap_or(8u8) - (7u8).rem_euclid(((a_i64) as u8)))) as i32);
+            v0 = (((v1 | a_i32) ^ (v0 << (((a_i32) as i16) & 31i16))) | (a_i32).checked_mul(b_i32).unwrap_or(a_i32));
         }
-        let mut c2: u32 = 0u32;
-        let v2: i64 = loop {
-            if c2 >= (((!82u32)) % 4u32) {
-                break (((a_i64 >> (7u8 & 63u8)) * ((-77i64) & 39i64)));
+        let mut t2: [f32; 3] = [a_f32; 3];
+        t2[1] = (1e-40f32 + a_f32);
+        t2[2] = (-9.625f32);
+        let mut v2: f32 = (-a_f32);
+        for &v3 in t2.iter().step_by(2) {
+            v2 = (v2 - 7.125f32);
+        }
+        let t4: [f64; 3] = [(0.0f64 * 9007199254740992.0f64), (-a_f64), (((-41i64)) as f64)];
+        let v4: f64 = t4.iter().copied().fold(((-5.75f64) + a_f64), |v4, v5| (DIFF_TABLE_F64[((76u32) % 6u32) as usize] * 1.0f64));
+        let v6: u16 = 0u16;
+        let mut c7: u32 = 0u32;
+        let v7: f32 = loop {
+            if c7 >= (((47u32 & 4294967295u32)) % 4u32) {
+                break (((b_f32 * 12.25f32) + (match (28u32 % 8u32) { 3u32..=4u32 => v2, 5u32 | 3u32 => (-10.25f32), 2u32 | 7u32 => v2, _ => v2 })));
             }
-            c2 += 1u32;
+            c7 += 1u32;
         };
-        let mut v3: u16 = ((a_u32) as u16);
-        if ((a_f64 / 9007199254740992.0f64) >= 9007199254740992.0f64) {
-            v3 = (match (a_u32 % 8u32) { 7u32 => ((64u16 + 65u16) / ((v3).checked_mul(53u16).unwrap_or(((a_f32) as u16)) | 1u16)), 1u32..=1u32 => ((16i16) as u16), 1u32 => ((v3).max(((a_f32) as u16)) >> (255u8 % (2u8 | 1u8))), _ => (v3 >> ((13845954225284978306u64 % (a_u64 | 1u64)) & 15u64)) });
-        } else {
-            v3 = ((a_u32) as u16);
-        }
-        let mut v4: i8 = (match (84u32 % 8u32) { 0u32 => ((((a_i32) as i8) + 6i8) % (((a_f32) as i8) | 1i8)), 3u32 | 3u32 => ((match (2637589565u32 % 8u32) { 0u32..=1u32 => (-43i8), _ => (-7i8) }) % (((12u32) as i8) | 1i8)), _ => (if ((-128i8) >= 78i8) { 58i8 } else { ((a_f32) as i8) }) });
-        'l4: for j0 in 0u32..((((v3) as u32)) % 3u32) {
-            for j1 in 0u32..(((a_u32 << 82i8)) % 3u32) {
-                if (a_i64 > a_i64) {
-                    break 'l4;
-                }
-                if (((a_u32) as u16) < v3) {
-                    continue 'l4;
-                }
-                v4 = ((match (49u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
-            }
-        }
-        let mut t5: [i32; 3] = [(a_i32).checked_add(a_i32).unwrap_or(74i32); 3];
-        t5[1] = ((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
-        t5[2] = (-a_i32);
-        let mut v5: i32 = (v0 * v0);
-        for &v6 in t5.iter().skip(1) {
-            v5 = (match (a_u32 % 8u32) { 4u32..=6u32 => 0i32, 7u32 | 3u32 => a_i32, 5u32 | 1u32 => v5, _ => v0 });
-        }
-        oi[i] = ((DIFF_TABLE_U32[((a_u32) % 6u32) as usize] * 1u32)) as u64;
-        of[i] = (((((8u16) as f32) / a_f32)).abs()) as f64;
+        oi[i] = ((((match (84u32 % 8u32) { 0u32 => 41u8, 2u32..=7u32 => 86u8, _ => 128u8 })).max((64u8 / (((a_f32) as u8) | 1u8))) - (((47i16) as u8) << ((0i8).checked_div(0i8).unwrap_or((-29i8)) & 7i8)))) as u64;
+        of[i] = ((v4 / ((85u64) as f64))) as f64;
     }
 }
 
@@ -1429,27 +1665,29 @@ pub fn diff_44(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let mut v0: u16 = (((((a_f32) as u16) * ((a_f32) as u16)) - ((45u8) as u16)) % (((96u16 >> (7u16 & 15u16)) % (((a_i64) as u16) + 0u16)) | 1u16));
         diff_xor_into(&mut v0, (((a_f32) as u16) + ((a_f32) as u16)));
         let r0 = &mut v0;
         *r0 ^= (28u16 & 92u16);
-        let mut t1: [i64; 3] = [((44u8) as i64); 3];
-        t1[1] = (a_i64 << (v0 & 63u16));
-        t1[2] = ((-83i64)).min((-27i64));
-        let mut v1: i64 = (53i64).max(90i64);
-        for &v2 in t1.iter() {
-            v1 = ((match (79u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64);
-        }
-        let v3: u64 = 48u64;
-        let v4: f32 = (((-a_f32) * (a_f32 * 2.5f32)) / ((((-13i32) & 39i32)) as f32));
-        let v5: i64 = (a_i64 - (a_i64).max(v1));
-        oi[i] = ((!(93u16 ^ (v0 | 32u16)))) as u64;
-        of[i] = (a_f64) as f64;
+        let t1: [i64; 3] = [((44u8) as i64), (a_i64 << (v0 & 63u16)), (!(-83i64))];
+        let v1: i64 = t1.iter().copied().fold((((-21i16)) as i64), |v1, v2| ((match (88u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64));
+        let v3: i64 = ((((-48i16) >> v1)) as i64);
+        let v4: f32 = (((-a_f32) * ((20i32) as f32)) / ((((-13i32) & 39i32)) as f32));
+        let v5: i64 = (a_i64 - ((70u64) as i64));
+        assert!((((89u32 % 256u32) != 7u32) || (!(17u64 == 99u64))));
+        oi[i] = ((((a_u32 >> (0u64 & 31u64)) + (match (1u32 % 8u32) { 1u32..=5u32 => 44u32, 1u32..=1u32 => a_u32, 6u32 => 73u32, _ => 0u32 })) >> ((0i64 | DiffPair::new((-32i64), (DIFF_TABLE_I64[((57u32) % 6u32) as usize] * 1i64)).b) & 31i64))) as u64;
+        of[i] = (((((!((a_i32) as u16)) % ((a_i32) as u16))) as f32)) as f64;
     }
 }
 
@@ -1459,20 +1697,26 @@ pub fn diff_45(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let mut v0: i8 = (((-128i8) / (((a_u32) as i8) | 1i8)) % (6i8 | 1i8));
-        if (((-0.0f32) + a_f32) < (0.1f32 * 11.875f32)) {
+        if (((-0.0f32) + a_f32) < (2.75f32 - 11.875f32)) {
             v0 = (-((a_u32) as i8));
         } else {
             v0 = ((a_u32) as i8);
         }
-        let v1: i16 = ((((-90i16) >> (17i8 & 15i8)) << ((DIFF_TABLE_I16[((a_u32) % 6u32) as usize] * 1i16) & 15i16)) >> (27u8).checked_rem(255u8).unwrap_or(27u8));
-        oi[i] = (((((DIFF_TABLE_F32[((a_u32) % 6u32) as usize] * 1.0f32) + ((-1.25f32) + 6.625f32))) as i32)) as u64;
-        of[i] = ((-(match (38u32 % 8u32) { 1u32 => a_f32, 0u32 => ((-9.875f32)).sqrt(), 0u32..=1u32 => (if (((a_i64) as i8) < v0) { 8.125f32 } else { (-10.75f32) }), _ => (a_f32 * (-10.625f32)) }))) as f64;
+        let v1: i16 = ((((-57i16)).max(87i16) << ((DIFF_TABLE_I16[((a_u32) % 6u32) as usize] * 1i16) & 15i16)) >> (27u8).checked_rem(255u8).unwrap_or(27u8));
+        oi[i] = (a_u64) as u64;
+        of[i] = (((DIFF_TABLE_F32[((a_u32) % 6u32) as usize] * 1.0f32) + ((6.625f32 - 0.0f32)).sqrt())) as f64;
     }
 }
 
@@ -1482,25 +1726,31 @@ pub fn diff_46<const K: i32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let v0: f32 = (16777216.0f32 / (DIFF_TABLE_F32[((13u32) % 6u32) as usize] * 1.0f32));
         let mut v1: u8 = ((a_f32) as u8);
         if matches!((a_u32 % 8u32), 1u32..=2u32) {
-            v1 = 63u8;
+            v1 = (40u8 & ((a_u32) as u8));
         } else {
-            v1 = ((56i64) as u8);
+            v1 = (84u8).div_euclid(((a_i64) as u8));
         }
-        let mut v2: i8 = ((((-86i8)).checked_mul(((a_u32) as i8)).unwrap_or(((a_i64) as i8))).abs()).min(((88i8).abs()).abs());
-        for j0 in (0u32..=(((26u32 >> (51i32 & 31i32))) % 4u32)).rev() {
-            v2 = (-((v2 / 21i8)).abs());
-        }
-        let v3: u16 = ((match (98u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
-        oi[i] = ((if (((-73i32) != 19i32) || false) { ((61u64 % (a_u64 | 1u64)) & (59u64 % (a_u64 | 1u64))) } else { ((78u64 | a_u64)).max((a_u64 / (a_u64 | 1u64))) })) as u64;
-        of[i] = (((-(3.75f64 / a_f64)) / (((8u8 << a_u32)) as f64))) as f64;
+        let v2: i64 = (0i64 | DiffPair::new((match (53u32 % 8u32) { 5u32 | 2u32 => (-51i64), 2u32 | 3u32 => 70i64, _ => (-94i64) }), (if false { 58i64 } else { a_i64 })).b);
+        let mut v3: i16 = (if (!false) { ((0i64) as i16) } else { (!(-72i16)) });
+        diff_xor_into(&mut v3, (if (((-73i32) != 19i32) || false) { (((a_f32) as i16) & (-20i16)) } else { ((-29i16) ^ ((a_i64) as i16)) }));
+        let r3 = &mut v3;
+        *r3 ^= ((((a_i64) as u8)) as i16);
+        oi[i] = (((-46i8)).checked_sub(75i8).unwrap_or(((a_i64) as i8))) as u64;
+        of[i] = (((-(3.75f64 / a_f64)) / (DIFF_TABLE_F64[((87u32) % 6u32) as usize] * 1.0f64))) as f64;
     }
 }
 
@@ -1510,45 +1760,40 @@ pub fn diff_47(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let v0: i16 = (((match (52u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) >> ((31u32 - 0u32) & 15u32));
-        let mut t1: [f32; 3] = [((match (a_u32 % 8u32) { 5u32..=6u32 => (-12.375f32), _ => a_f32 }) + (-a_f32)); 3];
-        t1[1] = ((-a_f32) - a_f32);
-        t1[2] = ((-a_f32) * ((-12.0f32) * a_f32));
-        let mut v1: f32 = (a_f32 + ((-9.125f32)).abs());
-        for &v2 in t1.iter().rev() {
-            v1 = ((-v1) + (DIFF_TABLE_F32[((31u32) % 6u32) as usize] * 1.0f32));
+        let mut t1: [f32; 3] = [((match (a_u32 % 8u32) { 6u32 => a_f32, _ => (-8.125f32) }) + (a_f32 + 11.875f32)); 3];
+        t1[1] = (if (true || (((a_i64) as u16) >= ((a_i64) as u16))) { (a_f32 - a_f32) } else { a_f32 });
+        t1[2] = ((-a_f32)).abs();
+        let mut v1: f32 = (-0.0f32);
+        for &v2 in t1.iter().step_by(2) {
+            v1 = ((a_f32 + v2) + ((((a_i64) as i8)) as f32));
         }
-        let mut v3: f64 = (((((v0) as u64) | 64u64)) as f64);
-        'l3: for j0 in 0u32..(((53u32 >> (a_i32 & 31i32))) % 3u32) {
-            for j1 in 0u32..((a_u32) % 3u32) {
-                if (a_f64 >= a_f64) {
-                    break 'l3;
-                }
-                if (a_u64 < 12u64) {
-                    continue 'l3;
-                }
-                v3 = (v3 / (-(-v3)));
-            }
+        let mut v3: u16 = ((((a_i32) as u16) >> (((a_f32) as i8) & 15i8)) << (((a_u64) as u8) & 15u8));
+        if (!(!true)) {
+            v3 = (DIFF_TABLE_U16[((100u32) % 6u32) as usize] * 1u16);
+        } else {
+            v3 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
         }
-        let mut v4: f64 = ((a_f64 - v3) - (((-74i8)) as f64));
-        'l4: for j2 in 0u32..(((a_u32).min(31u32)) % 3u32) {
-            for j3 in 0u32..(((match (61u32 % 8u32) { 6u32 | 3u32 => 83u32, 6u32 => a_u32, 3u32..=7u32 => 31u32, _ => 36u32 })) % 3u32) {
-                if ((-79i32) >= a_i32) {
-                    break 'l4;
-                }
-                if matches!((a_u32 % 8u32), 2u32..=7u32) {
-                    continue 'l4;
-                }
-                v4 = ((-v3)).sqrt();
-            }
+        assert!((((59u32 % 256u32) != 7u32) || matches!((a_u32 % 8u32), 1u32 | 1u32)));
+        let mut v4: f64 = (if false { (-10.5f64) } else { (-8.25f64) });
+        if (27u8 < 90u8) {
+            v4 = ((((a_i32) as i16)) as f64);
+        } else {
+            v4 = ((((a_f32) as i16)) as f64);
         }
-        oi[i] = ((((((2.875f64) as u8)) as u32) * (62u32).checked_add(52u32).unwrap_or(39u32))) as u64;
-        of[i] = (((a_f32) as f64)) as f64;
+        oi[i] = ((!(56u64).checked_sub(64u64).unwrap_or(26u64))) as u64;
+        of[i] = ((DIFF_TABLE_F32[((a_u32) % 6u32) as usize] * 1.0f32)) as f64;
     }
 }
 
@@ -1558,38 +1803,33 @@ pub fn diff_48(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let v0: u64 = (26u64 % (10u64 | 1u64));
         let mut v1: i32 = (47i32).checked_div((-1i32)).unwrap_or((-41i32));
         'l1: for j0 in 0u32..((5u32) % 3u32) {
             for j1 in 0u32..((1u32) % 3u32) {
-                if (a_f64 < (-12.5f64)) {
+                if (a_f64 < a_f64) {
                     break 'l1;
                 }
-                if matches!((12u32 % 8u32), 6u32) {
+                if (a_u32 >= a_u32) {
                     continue 'l1;
                 }
-                v1 = ((if ((-128i8) > ((a_u32) as i8)) { (-52i32) } else { a_i32 })).max((match (66u32 % 8u32) { 1u32 | 4u32 => v1, _ => (-2147483648i32) }));
+                v1 = 89i32;
             }
         }
-        let mut v2: i32 = (a_i32 << ((a_u32) as u8));
-        'l2: for j2 in 0u32..(((!76u32)) % 3u32) {
-            for j3 in 0u32..((((false) as u32)) % 3u32) {
-                if (91i8 != ((a_i64) as i8)) {
-                    break 'l2;
-                }
-                if ((-2.625f64) >= a_f64) {
-                    continue 'l2;
-                }
-                v2 = v1;
-            }
-        }
-        oi[i] = (64u64) as u64;
-        of[i] = ((((match (a_u32 % 8u32) { 1u32 => (-3.75f64), 7u32 => ((-10.375f64) / a_f64), _ => ((-10.125f64) - (-5.875f64)) })) as f64)) as f64;
+        let v2: i32 = (0i32).checked_mul(a_i32).unwrap_or(2147483647i32);
+        oi[i] = (((0i64).min((a_i64 + (-27i64))) << (0i64 | DiffPair { a: (a_i64 ^ a_i64), b: (DIFF_TABLE_I64[((90u32) % 6u32) as usize] * 1i64) }.mixed()))) as u64;
+        of[i] = ((((((47u8 >> (4294967295u32 & 7u32))) as u32)) as f32)) as f64;
     }
 }
 
@@ -1599,30 +1839,40 @@ pub fn diff_49(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let mut v0: i16 = 48i16;
-        for j0 in (((a_u32) % 8u32)..((((((a_i64) as i16)) as u32)) % 16u32)).step_by(((539115242u32) % 3u32) as usize) {
-            v0 = (((a_i32) as i16)).min(83i16);
+        for j0 in 0u32..((a_u32) % 4u32) {
+            v0 = v0;
         }
-        let mut v1: u64 = (((a_u64).checked_div(a_u64).unwrap_or(99u64) >> ((if (89u16 != ((a_f32) as u16)) { 86u64 } else { 1u64 }) & 63u64)) * (a_u64 % (85u64 | 1u64)));
-        diff_xor_into(&mut v1, (match (75u32 % 8u32) { 2u32 => ((match (100u32 % 8u32) { 1u32..=1u32 => a_u64, 6u32 => 84u64, 3u32 | 4u32 => 53u64, _ => 51u64 }) - (64u64).checked_div(a_u64).unwrap_or(a_u64)), 6u32 | 3u32 => (!(a_u64 >> (((a_i64) as u16) & 63u16))), 1u32..=4u32 => (a_u64 / ((a_u64 >> 66u64) | 1u64)), _ => 54u64 }));
-        let r1 = &mut v1;
-        *r1 ^= (match (31u32 % 8u32) { 5u32 | 7u32 => 41u64, 7u32 | 7u32 => a_u64, _ => a_u64 });
-        let v2: f64 = 0.1f64;
-        let mut v3: i32 = ((!(-1i32))).min((-32i32));
-        for j1 in ((((0u32).max(36u32)) % 8u32)..(((a_u32 << 89u16)) % 16u32)).step_by(((1u32) % 3u32) as usize) {
-            v3 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) << (49u32 | a_u32));
+        let mut c1: u32 = 0u32;
+        let v1: u16 = loop {
+            if c1 >= (((a_u32).min(83u32)) % 4u32) {
+                break (((DIFF_TABLE_U16[((a_u32) % 6u32) as usize] * 1u16)).max((65535u16 << a_u64)));
+            }
+            c1 += 1u32;
+        };
+        let v2: i16 = (0i16).div_euclid(((((a_i64) as i16) - v0) >> ((match (4294967295u32 % 8u32) { 4u32 | 6u32 => 85i8, _ => ((a_i64) as i8) }) & 15i8)));
+        assert!((((77u32 % 256u32) != 7u32) || (a_i32 <= (31i32 - 56i32))));
+        let mut v3: f64 = ((92u8) as f64);
+        if ((55u8 <= ((a_i64) as u8)) || (a_i32 >= 48i32)) {
+            v3 = (DIFF_TABLE_F64[((a_u32) % 6u32) as usize] * 1.0f64);
+        } else {
+            v3 = (v3 + v3);
         }
-        let mut v4: i32 = v3;
-        for j2 in ((((a_u32 ^ 58u32)) % 8u32)..(((28u32 >> (((a_f32) as i16) & 31i16))) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v4 = (((v0 ^ (-45i16))) as i32);
-        }
-        oi[i] = ((((v0 << ((-16i8) & 15i8)) / ((((a_f32) as i16) + (-19i16)) | 1i16)) >> (((if true { (-27i32) } else { a_i32 }) * (v3).max(v4)) & 15i32))) as u64;
-        of[i] = (((v0) as f32)) as f64;
+        assert!((((26u32 % 256u32) != 7u32) || true));
+        let v4: u16 = (v1 ^ v1);
+        oi[i] = (((a_u32) as i16)) as u64;
+        of[i] = (((((6u64 & a_u64)) as f64) * ((v3 - v3) / (7.75f64 * v3)))) as f64;
     }
 }
 
@@ -1632,21 +1882,22 @@ pub fn diff_50(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let v0: u8 = ((((a_i32) as u8) + 72u8) >> ((15u16 << (-56i8)) & 7u16));
-        let mut t1: [u64; 3] = [(!a_u64); 3];
-        t1[1] = (13u64).checked_div(a_u64).unwrap_or(a_u64);
-        t1[2] = (a_u64).max(21u64);
-        let mut v1: u64 = (32u64).max(a_u64);
-        for &v2 in t1.iter().rev() {
-            v1 = (v2 & 36u64);
-        }
-        oi[i] = ((a_u32 | (4294967295u32).rem_euclid((69u32 | a_u32)))) as u64;
-        of[i] = ((DIFF_TABLE_F32[((52u32) % 6u32) as usize] * 1.0f32)) as f64;
+        let t1: [u64; 3] = [(!b_u64), (a_u64).min(a_u64), (18u64 & 84u64)];
+        let v1: u64 = t1.iter().copied().fold((1u64 << (((a_i32) as i16) & 63i16)), |v1, v2| (a_u64).min(a_u64));
+        oi[i] = (((a_f32) as u16)) as u64;
+        of[i] = ((match (a_u32 % 8u32) { 0u32 => (a_f32 * 6.5f32), 2u32..=6u32 => ((a_f32 - a_f32) - ((-12.5f32) + 9.25f32)), 7u32 => ((match (a_u32 % 8u32) { 3u32..=5u32 => (-4.125f32), _ => 0.1f32 }) + (-a_f32)), _ => (((((a_f32) as u16)) as f32) - (a_f32).abs()) })) as f64;
     }
 }
 
@@ -1656,25 +1907,31 @@ pub fn diff_51(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let mut v0: u64 = ((a_i32) as u64);
-        'l0: for j0 in 0u32..((27u32) % 3u32) {
-            for j1 in 0u32..(((j0 % 89u32)) % 3u32) {
-                if (true && false) {
+        'l0: for j0 in 0u32..(((((3.4e38f32 == (-8.625f32))) as u32)) % 3u32) {
+            for j1 in 0u32..(((a_u32 << ((-33i8) & 31i8))) % 3u32) {
+                if (v0 != a_u64) {
                     break 'l0;
                 }
-                if (a_f32 == (-1.5f32)) {
+                if (!false) {
                     continue 'l0;
                 }
-                v0 = (a_u64).checked_mul(83u64).unwrap_or(v0);
+                v0 = (a_u64 + v0);
             }
         }
-        oi[i] = (((if (false && true) { (0i64 << (0i16 & 63i16)) } else { (9223372036854775807i64).max(a_i64) })).max((!(0i64 | DiffPair { a: a_i64, b: (-15i64) }.mixed())))) as u64;
-        of[i] = ((((-((((a_i32) as i8)) as i64))) as f32)) as f64;
+        oi[i] = (((-92i32) >> ((!a_u64) & 31u64))) as u64;
+        of[i] = ((-a_f64)) as f64;
     }
 }
 
@@ -1684,19 +1941,25 @@ pub fn diff_52<const K: i64>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let mut v0: i32 = ((a_i32) as i32);
-        if true {
-            v0 = (((((128u8).checked_div(0u8).unwrap_or(94u8)) as f32)) as i32);
+        if false {
+            v0 = (((-33i32)).checked_mul(v0).unwrap_or(v0) ^ (!(v0).min(b_i32)));
         } else {
-            v0 = (a_i32).checked_div(v0).unwrap_or(a_i32);
+            v0 = (((a_i32 ^ a_i32) + (DIFF_TABLE_I32[((a_u32) % 6u32) as usize] * 1i32)) / (((v0 ^ v0)).abs() | 1i32));
         }
-        oi[i] = (a_u64) as u64;
-        of[i] = ((((-12.125f64) - ((-11.625f64) * 6.125f64)) / (-12.375f64))) as f64;
+        oi[i] = ((((K).min(K) << ((-b_i32) & 63i32))).min(((K * K)).min((if false { 35i64 } else { 64i64 })))) as u64;
+        of[i] = ((((((49u16) as u64)).div_euclid(90u64)) as f64)) as f64;
     }
 }
 
@@ -1706,31 +1969,33 @@ pub fn diff_53(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
-        let mut v0: i32 = ((match (51u32 % 8u32) { 0u32 | 0u32 => (match (a_u32 % 8u32) { 3u32 | 3u32 => a_i32, _ => (-93i32) }), 0u32..=6u32 => (a_i32 << ((-84i32) & 31i32)), 0u32..=1u32 => (DIFF_TABLE_I32[((a_u32) % 6u32) as usize] * 1i32), _ => ((-81i32) % (100i32 | 1i32)) })).pow((((-90i32) >> (((a_i32) as u8) - ((a_u32) as u8)))) as u32 & 7);
-        if ((11u16 + 4u16) != (14u16).min(15u16)) {
-            v0 = v0;
+        let b_f64: f64 = diff_first(&xf64[i..]);
+        let mut v0: i32 = ((match (51u32 % 8u32) { 0u32 | 0u32 => (match (a_u32 % 8u32) { 3u32..=7u32 => (-93i32), _ => 92i32 }), 0u32..=1u32 => (b_i32 / a_i32), 5u32 | 7u32 => (a_i32 >> (20u16 & 31u16)), _ => (b_i32 & 1i32) })).pow((a_i32) as u32 & 7);
+        if ((a_f64 * a_f64) <= (-1.375f64)) {
+            v0 = ((match (a_u32 % 8u32) { 1u32 => (50i32 / (v0 | 1i32)), _ => 0i32 }) + ((55i32 ^ 71i32)).saturating_sub(((67i8) as i32)));
         } else {
-            v0 = (((-83i32)).checked_sub(v0).unwrap_or(a_i32) >> ((((-38i64) | 68i64) & (a_i64).rem_euclid(9223372036854775807i64)) & 31i64));
+            v0 = (if ((2.25f32 * 7.75f32) <= (a_f32 + (-6.625f32))) { ((v0 >> (a_i32 & 31i32)) + (a_i32 >> (-70i32))) } else { ((!a_i32) + (v0 << (49u64 & 31u64))) });
         }
-        let mut v1: i32 = (a_i32 + v0);
-        for j0 in ((((0u32 ^ a_u32)) % 8u32)..(((match (53u32 % 8u32) { 0u32 => 11u32, 4u32 | 1u32 => a_u32, _ => a_u32 })) % 16u32)).step_by(((32u32) % 3u32) as usize) {
-            v1 = (a_i32 % (a_i32 | 1i32));
-        }
-        assert!((((31u32 % 256u32) != 7u32) || (43u8 == 39u8)));
-        let mut v2: f64 = (0.625f64 - 0.0f64);
-        if ((!(-5i64)) != (a_i64 >> (7i8 & 63i8))) {
-            v2 = a_f64;
+        let v1: u64 = (a_u64).saturating_mul(98u64);
+        let mut v2: u32 = (60u32 / ((5u32).checked_sub(5u32).unwrap_or(a_u32) | 1u32));
+        if ((v0 == a_i32) || matches!((a_u32 % 8u32), 6u32)) {
+            v2 = (1u32 | (0u32 | v2));
         } else {
-            v2 = (a_f64 / a_f64);
+            v2 = ((!a_u32) - (v2 << ((-79i16) & 31i16)));
         }
-        let v3: u8 = (if ((-1i8) == ((a_u32) as i8)) { ((((a_u32) as i8)) as u8) } else { (89u8 << ((-79i16) & 7i16)) });
-        oi[i] = ((if ((!20u64) < (a_u64 >> (a_u64 & 63u64))) { (-100i64) } else { (if false { (!21i64) } else { ((((a_u32) as i8)) as i64) }) })) as u64;
-        of[i] = ((((a_f32 - 1.625f32) * (if false { a_f32 } else { a_f32 }))).sqrt()) as f64;
+        let v3: u8 = 73u8;
+        oi[i] = (((((((a_i64) as i8) >> (a_i64 & 7i64))) as u32) >> (((match (v2 % 8u32) { 3u32..=4u32 => v1, _ => b_u64 })).max((a_u64 - v1)) & 31u64))) as u64;
+        of[i] = ((((8.5f64 / 3.5f64)).sqrt() * ((((match (57u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64)) as f64))) as f64;
     }
 }
 
@@ -1740,14 +2005,20 @@ pub fn diff_54(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
-        let v0: u32 = ((!a_u32) ^ a_u32);
-        oi[i] = (((if (19i32 <= 82i32) { (94u16 - ((a_u32) as u16)) } else { (66u16 + 73u16) }) << ((!3u8) & 15u8))) as u64;
-        of[i] = ((((0u16 >> (((127i8) as i32) & 15i32))) as f64)) as f64;
+        let b_f64: f64 = diff_first(&xf64[i..]);
+        let v0: u32 = ((!a_u32) ^ 74u32);
+        oi[i] = (((((18u16) as u8) >> ((a_i32).min(4i32) & 7i32)) - ((((a_i64) as u8) >> (a_i64 & 7i64)) % (!255u8)))) as u64;
+        of[i] = ((((DIFF_TABLE_F32[((71u32) % 6u32) as usize] * 1.0f32) + (-0.0f32)) / (((v0 / (14u32 | 1u32))) as f32))) as f64;
     }
 }
 
@@ -1757,18 +2028,24 @@ pub fn diff_55(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let mut v0: u16 = (1u16 >> ((-92i8) & 15i8));
         diff_xor_into(&mut v0, (!100u16));
         let r0 = &mut v0;
         *r0 ^= (65535u16 | 47u16);
         let mut v1: f32 = ((-8.25f32)).abs();
         for j0 in 0u32..(((9u32 >> (77i8 & 31i8))) % 4u32) {
-            v1 = ((if true { a_f32 } else { 1e-40f32 }) / (12.5f32 * 10.5f32));
+            v1 = ((if true { a_f32 } else { 2.625f32 }) / (12.5f32 * 10.5f32));
         }
         let mut v2: i8 = (!(45i8 * ((a_i64) as i8)));
         if (!((-44i64) > 93i64)) {
@@ -1776,8 +2053,8 @@ pub fn diff_55(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         } else {
             v2 = (v2).checked_add(((a_f32) as i8)).unwrap_or(v2);
         }
-        oi[i] = ((((16i32 ^ a_i32)).div_euclid(2147483647i32) % ((if ((-41i16) > ((a_f32) as i16)) { ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) } else { (35i32).max(0i32) }) | 1i32))) as u64;
-        of[i] = ((((-4.875f64) / (a_f64 * 0.1f64))).abs()) as f64;
+        oi[i] = ((((16i32 ^ a_i32)).div_euclid(b_i32) % ((((-56i32) - (-47i32)) / ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)) | 1i32))) as u64;
+        of[i] = ((((DIFF_TABLE_F64[((93u32) % 6u32) as usize] * 1.0f64) * ((3u64) as f64)) - a_f64)) as f64;
     }
 }
 
@@ -1787,16 +2064,22 @@ pub fn diff_56(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let v0: u16 = (85u16 >> (((55u64) as i64) & 15i64));
         let mut v1: u32 = (DIFF_TABLE_U32[((100u32) % 6u32) as usize] * 1u32);
-        diff_xor_into(&mut v1, ((a_u32).checked_mul(36u32).unwrap_or(0u32) | a_u32));
+        diff_xor_into(&mut v1, ((a_u32).checked_mul(a_u32).unwrap_or(0u32) | 84u32));
         let r1 = &mut v1;
-        *r1 ^= ((4.25f64) as u32);
+        *r1 ^= ((a_i64) as u32);
         let v2: u16 = 28u16;
         let mut v3: i32 = (-(67i32 >> (((a_i64) as u16) & 31u16)));
         for j0 in (u32::MAX - (((v1 ^ 52u32)) % 4u32))..=u32::MAX {
@@ -1813,51 +2096,46 @@ pub fn diff_57<const K: i8>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u6
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let mut v0: f32 = (((-9.625f64)) as f32);
         'l0: for j0 in 0u32..((86u32) % 3u32) {
             for j1 in 0u32..((a_u32) % 3u32) {
-                if (a_f32 >= a_f32) {
+                if (!false) {
                     break 'l0;
                 }
-                if (!(0i16 != (-1i16))) {
+                if (14730429013964961723u64 != 39u64) {
                     continue 'l0;
                 }
-                v0 = (((a_f32 - 1e-40f32) / (a_f32 + a_f32)) - (-a_f32));
+                v0 = (((a_f32 - a_f32) / (a_f32).sqrt()) - a_f32);
             }
         }
-        let mut v1: f64 = ((9007199254740992.0f64 * (-8.375f64))).sqrt();
-        'l1: for j2 in 0u32..(((30u32).max(34u32)) % 3u32) {
-            for j3 in 0u32..(((61u32 / a_u32)) % 3u32) {
-                if (9223372036854775807i64 > 4i64) {
-                    break 'l1;
-                }
-                if (matches!((3u32 % 8u32), 0u32..=7u32) && true) {
-                    continue 'l1;
-                }
-                v1 = (DIFF_TABLE_F64[((5u32) % 6u32) as usize] * 1.0f64);
-            }
+        let mut v1: u16 = (((-2147483648i32)) as u16);
+        for j2 in ((((67u32).checked_sub(b_u32).unwrap_or(62u32)) % 8u32)..(((((-54i16)) as u32)) % 16u32)).step_by(((61u32) % 3u32) as usize) {
+            v1 = (if true { v1 } else { v1 });
         }
-        let mut v2: u64 = (8377701081166153934u64 ^ a_u64);
-        'l2: for j4 in 0u32..((96u32) % 3u32) {
-            for j5 in 0u32..(((32u32 ^ a_u32)) % 3u32) {
-                if (matches!((36u32 % 8u32), 4u32) || true) {
-                    break 'l2;
-                }
-                if true {
-                    continue 'l2;
-                }
-                v2 = (37u64 - 10u64);
-            }
+        let mut t2: [f32; 3] = [(if (a_f64 == 1.75f64) { a_f32 } else { (-10.375f32) }); 3];
+        t2[1] = (-v0);
+        t2[2] = (v0 - v0);
+        let mut v2: f32 = v0;
+        for &v3 in t2.iter() {
+            v2 = (((-98i16)) as f32);
         }
-        let v3: u8 = (!((((a_i64) as u8) ^ ((a_u32) as u8))).max((match (a_u32 % 8u32) { 4u32 => ((a_u32) as u8), 4u32 | 1u32 => 57u8, 7u32 | 5u32 => 38u8, _ => 255u8 })));
-        assert!((((a_u32 % 256u32) != 7u32) || false));
-        oi[i] = ((((((match (93u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) - ((-49i32)).pow((0i32) as u32 & 7))) as u64)) as u64;
-        of[i] = (((DIFF_TABLE_F64[((61u32) % 6u32) as usize] * 1.0f64) - a_f64)) as f64;
+        let mut v4: i16 = (!67i16);
+        for j3 in (u32::MAX - (((80u32 ^ 97u32)) % 4u32))..=u32::MAX {
+            v4 = (((a_u32) as i16)).max((-37i16));
+        }
+        oi[i] = (19i64) as u64;
+        of[i] = ((-1.75f64)) as f64;
     }
 }
 
@@ -1867,17 +2145,23 @@ pub fn diff_58(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let mut v0: i64 = a_i64;
-        diff_xor_into(&mut v0, (((-19i64)).max((-51i64)) >> ((if true { 4u32 } else { a_u32 }) & 63u32)));
+        diff_xor_into(&mut v0, a_i64);
         let r0 = &mut v0;
-        *r0 ^= (57i64 * 45i64);
-        oi[i] = ((((a_u32) as i16) ^ (((-63i16) | (-20i16)) | (((a_f32) as i16) >> (((a_i32) as u16) & 15u16))))) as u64;
-        of[i] = ((DIFF_TABLE_F32[((a_u32) % 6u32) as usize] * 1.0f32)) as f64;
+        *r0 ^= ((-25i64) + a_i64);
+        oi[i] = ((((((-51i64)).rem_euclid(v0)) as i32) % ((DIFF_TABLE_I32[((a_u32) % 6u32) as usize] * 1i32) | 1i32))) as u64;
+        of[i] = ((-a_f64)) as f64;
     }
 }
 
@@ -1887,29 +2171,27 @@ pub fn diff_59(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let mut v0: u32 = 17u32;
-        for j0 in ((((a_u32 | a_u32)) % 8u32)..((a_u32) % 16u32)).step_by(((13u32) % 3u32) as usize) {
-            v0 = (match (v0 % 8u32) { 3u32..=6u32 => 1991565912u32, _ => v0 });
+        for j0 in (0u32..=(((a_u32 | 34u32)) % 4u32)).rev() {
+            v0 = a_u32;
         }
-        let mut v1: u16 = (((((a_i32 != a_i32)) as i8)) as u16);
-        'l1: for j1 in 0u32..(((a_u32 << (a_i32 & 31i32))) % 3u32) {
-            for j2 in 0u32..(((if (a_u32 == a_u32) { 11u32 } else { a_u32 })) % 3u32) {
-                if ((13i8 < (-34i8)) || matches!((v0 % 8u32), 0u32 | 5u32)) {
-                    break 'l1;
-                }
-                if (55i8 != (-22i8)) {
-                    continue 'l1;
-                }
-                v1 = (((match (v0 % 8u32) { 3u32 => ((a_u32) as u16), 2u32 => ((a_i32) as u16), _ => ((a_u32) as u16) }) / (!65535u16)) - 16u16);
-            }
+        let mut v1: f32 = ((match (99u32 % 8u32) { 1u32 | 4u32 => (DIFF_TABLE_F32[((v0) % 6u32) as usize] * 1.0f32), 4u32 => b_f32, _ => ((a_f32) as f32) }) + (((if (a_u32 == 11u32) { a_i32 } else { a_i32 })) as f32));
+        for j1 in 0u32..(((v0 ^ v0)) % 4u32) {
+            v1 = b_f32;
         }
-        oi[i] = ((((a_i32 >> ((-1i16) & 31i16)) >> ((v1).checked_add(0u16).unwrap_or(v1) & 31u16)) >> (((match (v0 % 8u32) { 2u32..=3u32 => ((a_i64) as u8), _ => ((a_f32) as u8) }) | ((true) as u8)) & 31u8))) as u64;
-        of[i] = ((((match (v0 % 8u32) { 6u32 | 4u32 => 7.25f32, _ => a_f32 }) / ((81i16) as f32)) + (((47i32) as f32) - (((-43i16)) as f32)))) as f64;
+        oi[i] = (((a_f32) as i8)) as u64;
+        of[i] = (((-10.5f64) + ((a_f64 / a_f64) - (-2.625f64)))) as f64;
     }
 }
 
@@ -1919,19 +2201,25 @@ pub fn diff_60<const K: i16>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let v0: f32 = (1.625f32 + (-2.375f32));
         let v1: u64 = ((24u16) as u64);
-        let mut v2: i64 = a_i64;
-        for j0 in ((((56u32).checked_div(1u32).unwrap_or(a_u32)) % 8u32)..((78u32) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v2 = ((v2 | a_i64) % ((v2 ^ v2) | 1i64));
+        let mut v2: i64 = b_i64;
+        for j0 in ((((!56u32)) % 8u32)..((((32i32) as u32)) % 16u32)).step_by(((78u32) % 3u32) as usize) {
+            v2 = ((v2).abs() * (a_i64 % v2));
         }
-        oi[i] = (((if (((a_f32) as i16) >= (-1i16)) { (match (a_u32 % 8u32) { 5u32 => ((a_i32) as u8), _ => ((a_i64) as u8) }) } else { 0u8 }) ^ (((a_i64) as u8) / ((7u8).checked_add(((a_i32) as u8)).unwrap_or(((a_i64) as u8)) | 1u8)))) as u64;
-        of[i] = (((((DIFF_TABLE_F64[((31u32) % 6u32) as usize] * 1.0f64) - ((-3.125f64) + a_f64))) as f64)) as f64;
+        oi[i] = ((((((65535u16) as f64) * (a_f64 - 9.625f64))) as i32)) as u64;
+        of[i] = (a_f64) as f64;
     }
 }
 
@@ -1941,36 +2229,35 @@ pub fn diff_61(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let v0: u8 = ((a_i32) as u8);
-        let mut c1: u32 = 0u32;
-        let v1: i32 = loop {
-            if c1 >= (((4294967295u32 & 42u32)) % 4u32) {
-                break (((DIFF_TABLE_I32[((74u32) % 6u32) as usize] * 1i32)).abs());
+        assert!((((1u32 % 256u32) != 7u32) || true));
+        let mut v1: f64 = ((a_f64).sqrt()).sqrt();
+        for j0 in ((((42u32).checked_div(a_u32).unwrap_or(90u32)) % 8u32)..(((75u32 << (20u32 & 31u32))) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v1 = ((17u32) as f64);
+        }
+        let v2: u16 = ((match (34u32 % 8u32) { 3u32 => ((a_f32) as u16), 2u32..=3u32 => ((a_i32) as u16), _ => 79u16 }) | (94u16 << (-55i32)));
+        assert!((((a_u32 % 256u32) != 7u32) || matches!((21u32 % 8u32), 3u32 | 1u32)));
+        let v3: u64 = 48u64;
+        let mut c4: u32 = 0u32;
+        let v4: i32 = loop {
+            if c4 >= (((!a_u32)) % 4u32) {
+                break (a_i32);
             }
-            c1 += 1u32;
+            c4 += 1u32;
         };
-        let mut v2: i16 = (17i16 << (((((a_f32) as i16) >> (v0 & 15u8)) % (((false) as i16) | 1i16)) & 15i16));
-        if ((!(-30i8)) >= ((-34i8)).max(((a_f32) as i8))) {
-            v2 = (if (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) > (!(-54i16))) { (if (a_f64 == (-11.75f64)) { ((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) } else { ((match (91u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) }) } else { (((1.25f32) as i16) - ((-32768i16) + ((a_i32) as i16))) });
-        } else {
-            v2 = ((a_u32) as i16);
-        }
-        let v3: i64 = (30i64 >> a_u32);
-        assert!((((1u32 % 256u32) != 7u32) || (((31i16) as i32) > ((8u8) as i32))));
-        let mut t4: [i64; 3] = [((-65i64) ^ (match (a_u32 % 8u32) { 2u32 => (v3 & a_i64), _ => (DIFF_TABLE_I64[((a_u32) % 6u32) as usize] * 1i64) })); 3];
-        t4[1] = (match (a_u32 % 8u32) { 4u32..=5u32 => (match (82u32 % 8u32) { 2u32..=3u32 => (0i64 | DiffPair { a: 9223372036854775807i64, b: v3 }.mixed()), 1u32..=3u32 => (-17i64), 6u32 | 3u32 => (v3 ^ a_i64), _ => (a_i64 ^ (-3i64)) }), 1u32..=3u32 => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64), _ => (!v3) });
-        t4[2] = a_i64;
-        let mut v4: i64 = (((a_i64 ^ (-61i64))).max((a_i64).min(a_i64)) << ((((a_u32) as u8)).min((if false { ((a_u32) as u8) } else { 100u8 })) & 63u8));
-        for &v5 in t4.iter().rev() {
-            v4 = (if ((true || matches!((1688915791u32 % 8u32), 6u32 | 3u32)) && (a_u64 <= 99u64)) { ((0i64 | DiffPair::new((-17i64), v3).b) & ((-60i64) - a_i64)) } else { ((0i64 | DiffPair::new(a_i64, v5).b) & ((-70i64)).saturating_mul(a_i64)) });
-        }
-        oi[i] = (((if ((11u16 != ((a_f32) as u16)) && (10i8 == ((a_i32) as i8))) { (46u8).min(((a_u32) as u8)) } else { ((92i8) as u8) }) >> ((((7u8) as u16) ^ (26u16 * 89u16)) & 7u16))) as u64;
-        of[i] = (((((match (58u32 % 8u32) { 6u32 | 6u32 => 73u32, _ => a_u32 }) + ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32))) as f32)) as f64;
+        oi[i] = (((((a_f64 * v1)) as i16) % ((if (!false) { (((a_u32) as i16) | 53i16) } else { ((31i32) as i16) }) | 1i16))) as u64;
+        of[i] = ((DIFF_TABLE_F64[((a_u32) % 6u32) as usize] * 1.0f64)) as f64;
     }
 }
 
@@ -1980,28 +2267,36 @@ pub fn diff_62<const K: i64>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
-        let mut v0: u64 = ((a_u64 * 23u64) / ((64u64 % a_u64) | 1u64));
-        for j0 in (0u32..((0u32) % 4u32)).rev() {
-            v0 = (18446744073709551615u64).min((!a_u64));
+        let b_f64: f64 = diff_first(&xf64[i..]);
+        let mut v0: u64 = ((a_u64 * a_u64) / (if true { a_u64 } else { a_u64 }));
+        for j0 in 0u32..(((match (a_u32 % 8u32) { 5u32..=5u32 => 49u32, _ => 15u32 })) % 4u32) {
+            v0 = (!(b_u64 + 13506996461329452325u64));
         }
-        let mut v1: i32 = (match (45u32 % 8u32) { 0u32 => (!a_i32), 4u32..=6u32 => (((-1i32) % (a_i32 | 1i32)) | 92i32), _ => ((-80i32)).abs() });
-        diff_xor_into(&mut v1, ((((76u16).max(98u16)) as i32) & (if (80i16 == ((a_i32) as i16)) { (((-5i16)) as i32) } else { ((79u16) as i32) })));
-        let r1 = &mut v1;
-        *r1 ^= (match (a_u32 % 8u32) { 0u32..=6u32 => (-17i32), 3u32..=4u32 => a_i32, _ => a_i32 });
-        let mut c2: u32 = 0u32;
-        let v2: u32 = loop {
-            if c2 >= ((25u32) % 4u32) {
-                break (a_u32);
+        let v1: i32 = (((-0.375f32)) as i32);
+        let mut v2: u8 = ((((!v1)) as u8) % (((((a_f32) as u8) & ((a_f32) as u8)) >> 9u64) | 1u8));
+        'l2: for j1 in 0u32..(((a_u32 / 89u32)) % 3u32) {
+            for j2 in 0u32..((((b_i64) as u32)) % 3u32) {
+                if (23i16 != (-5i16)) {
+                    break 'l2;
+                }
+                if (true && false) {
+                    continue 'l2;
+                }
+                v2 = ((a_f32) as u8);
             }
-            c2 += 1u32;
-        };
-        oi[i] = ((v0 << ((((v2) as i64) * (K >> (v0 & 63u64))) & 63i64))) as u64;
-        of[i] = ((-(((-11.625f64) * a_f64) * a_f64))) as f64;
+        }
+        oi[i] = (((v2 | (48u8 << a_i64)) * ((((a_i64) as u8) | 109u8) / ((a_f32) as u8)))) as u64;
+        of[i] = (((-((-0.0f64) * a_f64)) + (((match (0u32 % 8u32) { 1u32..=5u32 => ((a_f32) as i8), _ => ((a_f32) as i8) })) as f64))) as f64;
     }
 }
 
@@ -2011,37 +2306,51 @@ pub fn diff_63(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let mut v0: f64 = a_f64;
-        'l0: for j0 in 0u32..(((31u32 & a_u32)) % 3u32) {
-            for j1 in 0u32..(((a_u32 & j0)) % 3u32) {
-                if false {
+        'l0: for j0 in 0u32..(((a_u32 << (((a_u32) as i8) & 31i8))) % 3u32) {
+            for j1 in 0u32..(((j0 + a_u32)) % 3u32) {
+                if (9u64 != a_u64) {
                     break 'l0;
                 }
-                if matches!((a_u32 % 8u32), 6u32 | 5u32) {
+                if false {
                     continue 'l0;
                 }
-                v0 = ((17u64) as f64);
+                v0 = (b_f64 * b_f64);
             }
         }
-        let mut c1: u32 = 0u32;
-        let v1: u16 = loop {
-            if c1 >= (((31u32).saturating_mul(a_u32)) % 4u32) {
-                break ((64u16 ^ ((a_u32) as u16)));
+        let v1: f32 = (if true { 16777216.0f32 } else { a_f32 });
+        let mut v2: f32 = (((-37i8)) as f32);
+        'l2: for j2 in 0u32..(((40u32 >> (a_u64 & 31u64))) % 3u32) {
+            for j3 in 0u32..(((21u32).saturating_mul(88u32)) % 3u32) {
+                if (a_i32 >= 93i32) {
+                    break 'l2;
+                }
+                if true {
+                    continue 'l2;
+                }
+                v2 = ((30u64) as f32);
             }
-            c1 += 1u32;
-        };
-        let mut v2: i8 = (((19i8 * (-78i8)) << (88u16 & 7u16)) << (((v1).min(40u16) << ((37u8 << (a_u32 & 7u32)) & 15u8)) & 7u16));
-        diff_xor_into(&mut v2, (if ((a_f64 / a_f64) != ((33u8) as f64)) { (!(if true { (-64i8) } else { (-25i8) })) } else { ((((a_i32) as i8)).checked_div((-128i8)).unwrap_or(16i8)).max((match (a_u32 % 8u32) { 5u32..=7u32 => ((a_f32) as i8), _ => (-89i8) })) }));
-        let r2 = &mut v2;
-        *r2 ^= ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
-        let v3: i64 = (72i64 << (((a_i64) as i8) & 63i8));
-        oi[i] = (((42u32 ^ ((match (31u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) << (!(!((a_f32) as u8))))) as u64;
-        of[i] = (((-12.0f32) / (0.875f32).sqrt())) as f64;
+        }
+        let mut t3: [u64; 3] = [(a_u64 + ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)); 3];
+        t3[1] = (if ((16u16 + 98u16) >= (1u16 + ((a_f32) as u16))) { (79u64).checked_add(63u64).unwrap_or(a_u64) } else { (1u64 | (a_u64 * 72u64)) });
+        t3[2] = (!a_u64);
+        let mut v3: u64 = (!(!54u64));
+        for &v4 in t3.iter().skip(1) {
+            v3 = v3;
+        }
+        oi[i] = (((match (31u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)) as u64;
+        of[i] = ((v0 / (5.875f64 * a_f64))) as f64;
     }
 }
 
@@ -2051,15 +2360,21 @@ pub fn diff_64<const K: i32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
-        let v0: u64 = (((84u64 >> (a_i64 & 63i64))).max(44u64) ^ ((0u64 + a_u64) * (35u64).checked_rem(a_u64).unwrap_or(a_u64)));
-        let v1: u64 = (43u64).checked_div(v0).unwrap_or(v0);
-        oi[i] = ((((70u32 + a_u32) - (24u32 & a_u32)) << (((a_u32 << (49u8 & 31u8)) << ((70i16 >> ((-54i8) & 15i8)) & 31i16)) & 31u32))) as u64;
-        of[i] = ((((a_f32 + 10.875f32)) as f32)) as f64;
+        let b_f64: f64 = diff_first(&xf64[i..]);
+        let v0: u64 = (((18u64 << a_i64)).max((match (48u32 % 8u32) { 0u32 | 6u32 => a_u64, _ => 36u64 })) ^ a_u64);
+        let v1: i32 = K;
+        oi[i] = ((43i8).checked_div((-50i8)).unwrap_or(127i8)) as u64;
+        of[i] = ((((a_f64 + a_f64) + (9007199254740992.0f64 * 9.0f64)) - (10.625f64 / (match (70u32 % 8u32) { 1u32..=3u32 => 3.0f64, _ => a_f64 })))) as f64;
     }
 }
 
@@ -2069,30 +2384,45 @@ pub fn diff_65(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
-        let v0: i64 = (match (1u32 % 8u32) { 1u32 | 2u32 => (if true { (0i64 | DiffPair::new(55i64, 65i64).b) } else { ((-75i64) / (-91i64)) }), 4u32 => (((-14i64)).abs() + (a_i64 & (-77i64))), 1u32 | 6u32 => (-72i64), _ => 95i64 });
-        assert!((((a_u32 % 256u32) != 7u32) || (true || (!true))));
-        let v1: i64 = (((-39i64) << (a_u64 & 63u64)) ^ (if true { a_i64 } else { 98i64 }));
-        let v2: u8 = (((((8u32 ^ a_u32)) as u32)) as u8);
-        let mut v3: f32 = (match (16u32 % 8u32) { 3u32 => (if ((-1i8) >= 70i8) { (-1.0f32) } else { (-2.0f32) }), 4u32..=7u32 => (-1.75f32), _ => ((-10.5f32) * a_f32) });
-        'l3: for j0 in 0u32..(((4294967295u32 | a_u32)) % 3u32) {
-            for j1 in 0u32..(((if ((-0.0f32) == a_f32) { a_u32 } else { a_u32 })) % 3u32) {
-                if true {
+        let b_f64: f64 = diff_first(&xf64[i..]);
+        let v0: i64 = (match (1u32 % 8u32) { 1u32 | 2u32 => (if true { (0i64 | DiffPair::new(55i64, 65i64).b) } else { ((-75i64) / (-91i64)) }), 4u32 => (((-14i64)).abs() + (a_i64 & a_i64)), 6u32 => ((a_i64 + (-8i64)) + ((-20i64) << ((-94i8) & 63i8))), _ => 51i64 });
+        let v1: i64 = ((a_i64 >> (a_u64 & 63u64)) ^ (a_i64 << (37u16 & 63u16)));
+        let mut v2: f32 = (5.75f32 + a_f32);
+        if ((37i32 / (a_i32 | 1i32)) >= (-a_i32)) {
+            v2 = (a_f32 * a_f32);
+        } else {
+            v2 = (if true { a_f32 } else { a_f32 });
+        }
+        let mut v3: f64 = (10.125f64 / (-1.75f64));
+        'l3: for j0 in 0u32..(((84u32 * a_u32)) % 3u32) {
+            for j1 in 0u32..(((a_u32).checked_mul(j0).unwrap_or(a_u32)) % 3u32) {
+                if (8i8 > ((a_f32) as i8)) {
                     break 'l3;
                 }
-                if ((-94i32) > (-47i32)) {
+                if (28i16 != (-32768i16)) {
                     continue 'l3;
                 }
-                v3 = (if true { (a_f32 - a_f32) } else { a_f32 });
+                v3 = (v3 * v3);
             }
         }
-        let v4: i8 = ((match (10u32 % 8u32) { 1u32..=2u32 => (-47i8), _ => ((a_i64) as i8) }) & (((a_f32) as i8) * (-100i8)));
-        oi[i] = (((match (16u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) as u64;
-        of[i] = ((-((2.375f32 + 9.375f32) / (v3 - (-1.5f32))))) as f64;
+        let mut v4: i64 = a_i64;
+        if ((a_u32 ^ 69u32) >= (76u32 & 22u32)) {
+            v4 = ((match (47u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64);
+        } else {
+            v4 = 21i64;
+        }
+        oi[i] = ((!(((match (16u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)).min((a_u64 * 55u64)))) as u64;
+        of[i] = (a_f32) as f64;
     }
 }
 
@@ -2102,24 +2432,33 @@ pub fn diff_66(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let v0: u8 = 49u8;
-        let v1: f64 = (a_f64 - (match (56u32 % 8u32) { 1u32..=4u32 => (-0.0f64), _ => (a_f64 + a_f64) }));
-        let mut t2: [u64; 3] = [(DIFF_TABLE_U64[((87u32) % 6u32) as usize] * 1u64); 3];
-        t2[1] = (73u64).min(62u64);
-        t2[2] = (47u64 | 88u64);
-        let mut v2: u64 = (match (3u32 % 8u32) { 4u32 | 4u32 => 63u64, 5u32 | 3u32 => 63u64, 2u32..=6u32 => 57u64, _ => 42u64 });
-        for &v3 in t2.iter().rev() {
-            v2 = (DIFF_TABLE_U64[((a_u32) % 6u32) as usize] * 1u64);
+        let v1: f64 = (a_f64 - (a_f64 / 2.25f64));
+        let v2: f32 = (5.25f32).sqrt();
+        assert!((((28u32 % 256u32) != 7u32) || true));
+        let mut v3: i16 = (-47i16);
+        for j0 in (0u32..=(((20u32).max(a_u32)) % 4u32)).rev() {
+            v3 = ((63u32) as i16);
         }
-        let v4: i16 = ((-17i16) << 24i64);
-        let v5: u8 = (((a_i64) as u8) / (v0 | 1u8));
-        oi[i] = ((if ((8i8 != ((a_i64) as i8)) || true) { 92u8 } else { ((0u8 | v5)).max((v5 & 7u8)) })) as u64;
-        of[i] = ((((((-1.125f32) * a_f32) * (-a_f32))) as f32)) as f64;
+        let mut v4: i16 = ((false) as i16);
+        if true {
+            v4 = (!3i16);
+        } else {
+            v4 = ((a_u32) as i16);
+        }
+        oi[i] = ((if true { (if (false && (((a_i64) as u16) == 41u16)) { (-78i32) } else { (((-39i64)) as i32) }) } else { ((92u16) as i32) })) as u64;
+        of[i] = ((((((99i64) as u8)) as f32) - (0.1f32 - ((7.625f32) as f32)))) as f64;
     }
 }
 
@@ -2129,11 +2468,17 @@ pub fn diff_67(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let mut v0: u8 = ((a_u32) as u8);
         if (((match (62u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64) > ((-78i64) ^ 0i64)) {
             v0 = ((a_i32) as u8);
@@ -2142,8 +2487,8 @@ pub fn diff_67(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         }
         assert!((((40u32 % 256u32) != 7u32) || (57u64 < 18446744073709551615u64)));
         let v1: f32 = ((a_f32) as f32);
-        oi[i] = (((((((a_i64) as i8) << a_u32)) as u8) >> (((97u8).max(((a_u32) as u8)) % (v0 | 1u8)) & 7u8))) as u64;
-        of[i] = ((4.5f64 * (DIFF_TABLE_F64[((a_u32) % 6u32) as usize] * 1.0f64))) as f64;
+        oi[i] = (((((a_i64).min((-28i64)) % ((match (16u32 % 8u32) { 5u32 => (-85i64), _ => a_i64 }) | 1i64))) as u64)) as u64;
+        of[i] = ((v1 * ((v1 / 6.375f32) + (match (32u32 % 8u32) { 1u32..=3u32 => a_f32, 3u32 | 0u32 => 3.625f32, _ => v1 })))) as f64;
     }
 }
 
@@ -2153,28 +2498,32 @@ pub fn diff_68<const K: u8>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u6
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let v0: f32 = (-1.625f32);
-        let mut t1: [f64; 3] = [(a_f64 - (-7.625f64)); 3];
-        t1[1] = (-4.75f64);
-        t1[2] = (a_f64 + 9.625f64);
-        let mut v1: f64 = 2.125f64;
+        let mut t1: [f64; 3] = [(a_f64 - a_f64); 3];
+        t1[1] = ((-4.75f64)).sqrt();
+        t1[2] = (a_f64 + a_f64);
+        let mut v1: f64 = ((17i32) as f64);
         for &v2 in t1.iter() {
-            v1 = (a_f64 + v1);
+            v1 = (a_f64 + a_f64);
         }
-        let v3: i32 = (14i32).checked_rem((-4i32)).unwrap_or(a_i32);
-        let mut v4: i16 = (!32i16);
-        if ((true || true) && (((a_u32) as u16) >= 16u16)) {
-            v4 = (!v4);
-        } else {
-            v4 = (v4).min(((a_i64) as i16));
+        let v3: f64 = (DIFF_TABLE_F64[((a_u32) % 6u32) as usize] * 1.0f64);
+        let mut v4: i32 = (((42i32).max((-70i32)) << (match (48u32 % 8u32) { 2u32..=2u32 => a_i32, _ => 11i32 }))).max((32i32).checked_div((-52i32)).unwrap_or(1i32));
+        for j0 in (u32::MAX - ((a_u32) % 4u32))..=u32::MAX {
+            v4 = ((((a_i64) as i16)) as i32);
         }
-        oi[i] = ((((match (31u32 % 8u32) { 7u32 | 6u32 => ((a_i32) as i8), _ => 73i8 })).div_euclid((if true { 95i8 } else { ((a_i32) as i8) })) * ((match (62u32 % 8u32) { 6u32 | 2u32 => (-90i8), 3u32 | 6u32 => ((a_f32) as i8), _ => (-128i8) }) * (((a_i64) as i8) >> (v3 & 7i32))))) as u64;
-        of[i] = (((((match (4294967295u32 % 8u32) { 4u32 | 7u32 => a_f32, 2u32 | 4u32 => v0, _ => 10.0f32 }) + ((v0) as f32))) as f64)) as f64;
+        oi[i] = (((DIFF_TABLE_I16[((a_u32) % 6u32) as usize] * 1i16) - (((a_f64) as i16)).abs())) as u64;
+        of[i] = ((((a_f32) as f32) + (((-11.25f32) + 0.0f32) + ((-5.75f32) * a_f32)))) as f64;
     }
 }
 
@@ -2184,14 +2533,20 @@ pub fn diff_69<const K: i16>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
-        let mut v0: u64 = (a_u64).checked_sub(a_u64).unwrap_or(3u64);
-        for j0 in (0u32..(((a_u32 << (-53i64))) % 4u32)).rev() {
-            v0 = (a_u64 ^ (match (a_u32 % 8u32) { 6u32 => a_u64, _ => a_u64 }));
+        let b_f64: f64 = diff_first(&xf64[i..]);
+        let mut v0: u64 = (a_u64).checked_sub(3u64).unwrap_or(2468509057914261649u64);
+        for j0 in (0u32..=(((a_u32 ^ a_u32)) % 4u32)).rev() {
+            v0 = (!(v0).checked_sub(28u64).unwrap_or(a_u64));
         }
         oi[i] = (72i64) as u64;
         of[i] = (((-((2.0f64) as f32)) * (11.0f32 - (-2.125f32)))) as f64;
@@ -2204,37 +2559,44 @@ pub fn diff_70(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let mut v0: i8 = ((5e-324f64) as i8);
         'l0: for j0 in 0u32..(((1u32 | a_u32)) % 3u32) {
-            for j1 in 0u32..(((78u32 & j0)) % 3u32) {
-                if (8.25f32 >= a_f32) {
+            for j1 in 0u32..((78u32) % 3u32) {
+                if (95u32 > a_u32) {
                     break 'l0;
                 }
-                if (false || true) {
+                if (!(97u32 != 1u32)) {
                     continue 'l0;
                 }
-                v0 = ((false) as i8);
+                v0 = (DIFF_TABLE_I8[((62u32) % 6u32) as usize] * 1i8);
             }
         }
-        let mut v1: f64 = (-a_f64);
-        if ((((a_u32) as u8)).min(62u8) > 88u8) {
-            v1 = ((((92u32 ^ a_u32)).max((DIFF_TABLE_U32[((0u32) % 6u32) as usize] * 1u32))) as f64);
-        } else {
-            v1 = (match (9u32 % 8u32) { 6u32 | 1u32 => ((a_f64 + 0.875f64) - (a_f64 + (-5.875f64))), 7u32 | 6u32 => ((8.375f64 - a_f64) + a_f64), 0u32 | 3u32 => (-a_f64), _ => ((a_f64 * (-2.125f64)) / a_f64) });
-        }
-        let mut v2: u32 = (match (28u32 % 8u32) { 3u32 => a_u32, _ => a_u32 });
-        diff_xor_into(&mut v2, 81u32);
+        let v1: i32 = ((match (4294967295u32 % 8u32) { 4u32..=6u32 => (-14i32), _ => 14i32 }) & (a_i32 >> (73u32 & 31u32)));
+        assert!((((7u32 % 256u32) != 7u32) || ((a_f64 <= (-0.0f64)) || true)));
+        let mut v2: u8 = 91u8;
+        diff_xor_into(&mut v2, ((match (74u32 % 8u32) { 7u32 => (match (40u32 % 8u32) { 2u32 | 0u32 => ((a_u32) as u8), 3u32..=3u32 => ((a_i64) as u8), _ => ((a_f32) as u8) }), 7u32 => 43u8, 1u32..=5u32 => (29u8 ^ ((a_i32) as u8)), _ => ((a_u32) as u8) }) << ((!(((a_i32) as i8)).min(((a_f32) as i8))) & 7i8)));
         let r2 = &mut v2;
-        *r2 ^= (12u32 % (a_u32 | 1u32));
-        let v3: f32 = (match (a_u32 % 8u32) { 1u32 | 3u32 => ((((a_u32) as u8)) as f32), 2u32..=7u32 => ((-0.0f32)).abs(), _ => 9.625f32 });
-        assert!((((a_u32 % 256u32) != 7u32) || (!(0u16 > 16u16))));
-        oi[i] = ((((a_i64 & a_i64) | ((((a_i32) as u8)) as i64)) ^ 9223372036854775807i64)) as u64;
-        of[i] = ((((-73i8)) as f32)) as f64;
+        *r2 ^= (((a_i32) as u8)).max(0u8);
+        let mut t3: [f32; 3] = [(5.0f32 * a_f32); 3];
+        t3[1] = (3.0f32 - a_f32);
+        t3[2] = (3.25f32 - (-8.5f32));
+        let mut v3: f32 = a_f32;
+        for &v4 in t3.iter().step_by(2) {
+            v3 = v3;
+        }
+        oi[i] = ((((((a_u32) as i8) & (-21i8)) | (match (49u32 % 8u32) { 3u32 => 14i8, 7u32 | 3u32 => ((a_i64) as i8), _ => ((a_i32) as i8) })) >> (((!v2) * (v2 >> (a_u32 & 7u32))) & 7u8))) as u64;
+        of[i] = ((DIFF_TABLE_F32[((a_u32) % 6u32) as usize] * 1.0f32)) as f64;
     }
 }
 
@@ -2244,23 +2606,29 @@ pub fn diff_71<const K: u32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let mut v0: i8 = (95i8).checked_div(((a_u32) as i8)).unwrap_or(((a_i32) as i8));
         diff_xor_into(&mut v0, (56i8).checked_rem(((a_f32) as i8)).unwrap_or(((a_i64) as i8)));
         let r0 = &mut v0;
         *r0 ^= ((a_f32) as i8);
         let mut v1: i64 = ((a_i64).abs()).abs();
-        if ((v0 ^ 1i8) <= ((73u16) as i8)) {
-            v1 = (-22i64);
+        if true {
+            v1 = (match (K % 8u32) { 4u32 => ((89u32) as i64), 0u32 => (-v1), 5u32 => (-a_i64), _ => (if (3.4e38f32 == a_f32) { (-9223372036854775808i64) } else { a_i64 }) });
         } else {
-            v1 = (match (55u32 % 8u32) { 3u32..=5u32 => (if true { a_i64 } else { a_i64 }), 7u32 => (match (a_u32 % 8u32) { 1u32 | 2u32 => (-61i64), 2u32 | 2u32 => v1, 2u32 => a_i64, _ => a_i64 }), _ => (-v1) });
+            v1 = (((!1u64)) as i64);
         }
-        oi[i] = (a_u32) as u64;
-        of[i] = (a_f64) as f64;
+        oi[i] = (18446744073709551615u64) as u64;
+        of[i] = ((DIFF_TABLE_F32[((K) % 6u32) as usize] * 1.0f32)) as f64;
     }
 }
 
@@ -2270,45 +2638,32 @@ pub fn diff_72(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let t0: [u8; 3] = [9u8, 77u8, ((a_f32) as u8)];
         let v0: u8 = t0.iter().copied().fold((if (57i16 < ((a_u32) as i16)) { 80u8 } else { 47u8 }), |v0, v1| (8u8).saturating_add(v1));
-        let v2: u64 = ((!9166849046365261247u64) >> ((match (53u32 % 8u32) { 3u32..=7u32 => a_u64, 5u32 | 5u32 => 87u64, 2u32 | 0u32 => a_u64, _ => a_u64 }) & 63u64));
-        assert!((((78u32 % 256u32) != 7u32) || (matches!((100u32 % 8u32), 7u32) || ((((a_u32) as u16) > 22u16) || ((-128i8) > 0i8)))));
-        let mut v3: u8 = (((a_u32) as u8) / (128u8 | 1u8));
-        'l3: for j0 in 0u32..(((!a_u32)) % 3u32) {
-            for j1 in 0u32..(((match (a_u32 % 8u32) { 0u32..=2u32 => 66u32, _ => 42u32 })) % 3u32) {
-                if ((-0.0f32) >= 16777216.0f32) {
-                    break 'l3;
-                }
-                if (76i32 > 97i32) {
-                    continue 'l3;
-                }
-                v3 = (v0 << (a_u64 & 7u64));
-            }
+        let v2: u64 = (((v0) as u64) << ((match (53u32 % 8u32) { 3u32..=7u32 => a_u64, 5u32 | 3u32 => a_u64, 7u32 => 3u64, _ => a_u64 }) & 63u64));
+        assert!((((a_u32 % 256u32) != 7u32) || false));
+        let v3: i32 = (!18i32);
+        assert!((((a_u32 % 256u32) != 7u32) || matches!((b_u32 % 8u32), 4u32..=7u32)));
+        let mut v4: f32 = (DIFF_TABLE_F32[((1u32) % 6u32) as usize] * 1.0f32);
+        if matches!((a_u32 % 8u32), 5u32 | 7u32) {
+            v4 = (-6.5f32);
+        } else {
+            v4 = (((match (1340365841u32 % 8u32) { 0u32..=1u32 => v4, 0u32 => v4, _ => (-0.0f32) }) + a_f32) * ((v4).abs() - ((a_f32) as f32)));
         }
-        let mut v4: f64 = ((-9.625f64)).sqrt();
-        for j2 in (u32::MAX - (((if false { 39u32 } else { 84u32 })) % 4u32))..=u32::MAX {
-            v4 = ((8.875f64 / a_f64) - ((((a_i64) as u8)) as f64));
-        }
-        let mut v5: u16 = 15u16;
-        'l5: for j3 in 0u32..((((((a_i64) as u8)) as u32)) % 3u32) {
-            for j4 in 0u32..(((!5u32)) % 3u32) {
-                if (80i8 >= (-52i8)) {
-                    break 'l5;
-                }
-                if (!matches!((a_u32 % 8u32), 3u32..=4u32)) {
-                    continue 'l5;
-                }
-                v5 = ((a_i32) as u16);
-            }
-        }
-        oi[i] = (((if (a_f64 > 3.75f64) { (80u32 % (a_u32 | 1u32)) } else { (70u32 >> (1u32 & 31u32)) }) << ((match (30u32 % 8u32) { 3u32..=5u32 => ((a_i32) as i8), 2u32 | 5u32 => (!1i8), 2u32..=2u32 => (127i8 / (((a_f32) as i8) | 1i8)), _ => (68i8).saturating_sub(4i8) }) & 31i8))) as u64;
-        of[i] = (((-a_f64) - (((a_f32) as f64) * a_f64))) as f64;
+        let v5: i32 = a_i32;
+        oi[i] = (v2) as u64;
+        of[i] = (((DIFF_TABLE_F64[((a_u32) % 6u32) as usize] * 1.0f64)).abs()) as f64;
     }
 }
 
@@ -2318,24 +2673,49 @@ pub fn diff_73(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
-        let v0: f64 = (-(-(a_f64 - a_f64)));
-        let v1: f64 = (DIFF_TABLE_F64[((a_u32) % 6u32) as usize] * 1.0f64);
-        let v2: u8 = 56u8;
-        let v3: u16 = (((a_f32) as u16)).checked_rem(((a_i64) as u16)).unwrap_or(65535u16);
-        assert!((((4u32 % 256u32) != 7u32) || (!(!(4294967295u32 > a_u32)))));
-        let mut v4: u32 = 31u32;
-        if true {
-            v4 = (if matches!((v4 % 8u32), 5u32..=7u32) { ((match (1u32 % 8u32) { 0u32 | 4u32 => 92u32, _ => v4 }) % ((4u32 % (a_u32 | 1u32)) | 1u32)) } else { (((((a_f32) as u8) + 26u8)) as u32) });
+        let b_f64: f64 = diff_first(&xf64[i..]);
+        let v0: f64 = (-(-(a_f64 - (-2.125f64))));
+        let mut c1: u32 = 0u32;
+        let v1: f32 = loop {
+            if c1 >= (((4294967295u32 | a_u32)) % 4u32) {
+                break ((((((-20i32) | (-76i32)) >> ((if (b_i64 > b_i64) { ((a_f32) as i8) } else { ((a_i64) as i8) }) & 31i8))) as f32));
+            }
+            c1 += 1u32;
+        };
+        let mut v2: f32 = (-a_f32);
+        if ((if true { v1 } else { (-4.375f32) }) >= a_f32) {
+            v2 = (DIFF_TABLE_F32[((a_u32) % 6u32) as usize] * 1.0f32);
         } else {
-            v4 = (match (59u32 % 8u32) { 1u32 | 4u32 => (a_u32 & ((1u16) as u32)), 1u32 | 1u32 => (if (!false) { (v4 << 51i16) } else { (v4 << (195u8 & 31u8)) }), _ => ((a_u32 & v4) % ((17u32).max(v4) | 1u32)) });
+            v2 = v1;
         }
-        oi[i] = (v2) as u64;
-        of[i] = ((-((a_f32 - 3.375f32) - (a_f32 + (-3.0f32))))) as f64;
+        let mut v3: f32 = v1;
+        'l3: for j0 in 0u32..((a_u32) % 3u32) {
+            for j1 in 0u32..((6u32) % 3u32) {
+                if (a_f32 <= a_f32) {
+                    break 'l3;
+                }
+                if (a_f64 <= 1.375f64) {
+                    continue 'l3;
+                }
+                v3 = ((DIFF_TABLE_F32[((a_u32) % 6u32) as usize] * 1.0f32) - ((2.0f32 - v3) + ((v0) as f32)));
+            }
+        }
+        let mut v4: u16 = (if matches!((a_u32 % 8u32), 1u32) { 51u16 } else { ((((a_u32) as u16)).checked_sub(40u16).unwrap_or(71u16)).max(((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)) });
+        diff_xor_into(&mut v4, ((match (a_u32 % 8u32) { 4u32 => (!48141u16), 1u32 | 7u32 => (((a_i64) as u16) ^ 45u16), 5u32 => ((a_i64) as u16), _ => 63015u16 }) % ((((0u32 % a_u32)) as u16) | 1u16)));
+        let r4 = &mut v4;
+        *r4 ^= (72u16 / (15u16 | 1u16));
+        oi[i] = ((match (44u32 % 8u32) { 5u32 => 0u64, 6u32 => (((0u64 % (a_u64 | 1u64))).abs_diff((a_u64 << (-39i64))) as u64), _ => 84u64 })) as u64;
+        of[i] = (((DIFF_TABLE_F32[((58u32) % 6u32) as usize] * 1.0f32) / ((((-93i16)) as f32)).sqrt())) as f64;
     }
 }
 
@@ -2345,24 +2725,25 @@ pub fn diff_74<const K: i32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let mut v0: f32 = ((33u8) as f32);
-        for j0 in ((((a_u32 >> (53u64 & 31u64))) % 8u32)..(((if matches!((a_u32 % 8u32), 7u32 | 1u32) { 4294967295u32 } else { 43u32 })) % 16u32)).step_by(((4294967295u32) % 3u32) as usize) {
-            v0 = 8.625f32;
+        for j0 in (0u32..(((a_u32 >> (53u64 & 31u64))) % 4u32)).rev() {
+            v0 = (-v0);
         }
-        let mut t1: [f64; 3] = [(((69u64).min(13u64)) as f64); 3];
-        t1[1] = (match (a_u32 % 8u32) { 2u32 | 2u32 => (if true { a_f64 } else { a_f64 }), _ => (a_f64).abs() });
-        t1[2] = (-((-1.0f64) + 0.1f64));
-        let mut v1: f64 = (if (a_f32 > a_f32) { (((-12.25f64)) as f64) } else { (a_f64 * a_f64) });
-        for &v2 in t1.iter() {
-            v1 = (-(if false { 8.75f64 } else { (-9.125f64) }));
-        }
-        oi[i] = (a_u32) as u64;
-        of[i] = ((DIFF_TABLE_F64[((0u32) % 6u32) as usize] * 1.0f64)) as f64;
+        assert!((((4294967295u32 % 256u32) != 7u32) || ((b_u64 < a_u64) || ((v0 >= 0.375f32) || true))));
+        let v1: f64 = (match (a_u32 % 8u32) { 2u32 | 1u32 => (0.0f64 - a_f64), _ => (a_f64).abs() });
+        oi[i] = ((DIFF_TABLE_U32[((a_u32) % 6u32) as usize] * 1u32)) as u64;
+        of[i] = ((-((((-1i64)) as f32) * ((-10.75f32) + a_f32)))) as f64;
     }
 }
 
@@ -2372,31 +2753,33 @@ pub fn diff_75(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
-        let mut t0: [u32; 3] = [(a_u32).checked_div(48u32).unwrap_or(91u32); 3];
-        t0[1] = (if (!true) { a_u32 } else { 27u32 });
-        t0[2] = (((DIFF_TABLE_I32[((47u32) % 6u32) as usize] * 1i32)) as u32);
-        let mut v0: u32 = ((DIFF_TABLE_U32[((0u32) % 6u32) as usize] * 1u32) ^ (DIFF_TABLE_U32[((76u32) % 6u32) as usize] * 1u32));
-        for &v1 in t0.iter().skip(1) {
-            v0 = (((a_u32).abs_diff(v1) as u32) & (48u32).checked_add(v0).unwrap_or(v0));
+        let b_f64: f64 = diff_first(&xf64[i..]);
+        let mut t0: [u32; 3] = [(a_u32).checked_div(78u32).unwrap_or(a_u32); 3];
+        t0[1] = (match (4294967295u32 % 8u32) { 2u32 | 0u32 => a_u32, 1u32..=2u32 => 35u32, 0u32 => (!4294967295u32), _ => (45u32 << (65535u16 & 31u16)) });
+        t0[2] = (if (false && false) { (a_u32 ^ 0u32) } else { (0u32).checked_div(a_u32).unwrap_or(a_u32) });
+        let mut v0: u32 = a_u32;
+        for &v1 in t0.iter() {
+            v0 = v0;
         }
-        let mut v2: i64 = ((a_i64) as i64);
-        for j0 in (((70u32) % 8u32)..(((match (v0 % 8u32) { 0u32 => a_u32, 1u32 | 4u32 => v0, 0u32..=6u32 => a_u32, _ => 10u32 })) % 16u32)).step_by(((v0) % 3u32) as usize) {
-            v2 = (-a_i64);
+        let mut v2: f32 = ((a_f32 + 0.0f32)).abs();
+        if ((((a_i32) as u8) + ((a_f32) as u8)) != 59u8) {
+            v2 = (a_f32 - (a_f32 + 0.625f32));
+        } else {
+            v2 = (DIFF_TABLE_F32[((95u32) % 6u32) as usize] * 1.0f32);
         }
-        let mut c3: u32 = 0u32;
-        let v3: f32 = loop {
-            if c3 >= (((93u32 ^ a_u32)) % 4u32) {
-                break (((a_f32 + a_f32)).sqrt());
-            }
-            c3 += 1u32;
-        };
-        oi[i] = ((62u64 - a_u64)) as u64;
-        of[i] = (((((((a_i32) as u16)).min(57u16) - (52u16 << (4305857881277387644u64 & 15u64)))) as f64)) as f64;
+        let v3: u64 = (20u64).checked_add(64u64).unwrap_or(6u64);
+        oi[i] = ((!(a_i32).min(((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)))) as u64;
+        of[i] = (((a_u64) as f32)) as f64;
     }
 }
 
@@ -2406,28 +2789,37 @@ pub fn diff_76<const K: u8>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u6
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let v0: i64 = a_i64;
-        let mut v1: u8 = (!(255u8 - K));
-        diff_xor_into(&mut v1, 73u8);
-        let r1 = &mut v1;
-        *r1 ^= (2u8 >> (a_i64 & 7i64));
-        let v2: u16 = ((((v0).min(59i64)) as u16) % ((!((a_i64) as u16)) | 1u16));
-        assert!((((a_u32 % 256u32) != 7u32) || (((a_i64) as i8) != ((a_f32) as i8))));
-        let v3: u16 = ((a_i32) as u16);
-        let mut c4: u32 = 0u32;
-        let v4: u64 = loop {
-            if c4 >= (((a_u32 >> K)) % 4u32) {
-                break ((if true { 31u64 } else { 80u64 }));
-            }
-            c4 += 1u32;
-        };
-        oi[i] = (((match (15u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) as u64;
-        of[i] = ((DIFF_TABLE_F64[((a_u32) % 6u32) as usize] * 1.0f64)) as f64;
+        let mut v1: i32 = (if matches!((87u32 % 8u32), 1u32..=2u32) { ((-89i32) >> (b_u32 & 31u32)) } else { ((2.875f64) as i32) });
+        for j0 in (u32::MAX - (((9u32 << (((a_i64) as i8) & 31i8))) % 4u32))..=u32::MAX {
+            v1 = ((match (24u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
+        }
+        assert!((((1u32 % 256u32) != 7u32) || ((if (80u16 > ((a_f32) as u16)) { a_u64 } else { 53u64 }) >= ((a_i32) as u64))));
+        let v2: u8 = ((25u8 << (((a_f32) as i16) & 7i16)) >> ((!0u16) & 7u16));
+        let mut v3: u8 = (((a_u32) as u8) << ((((-a_f64)) as i32) & 7i32));
+        diff_xor_into(&mut v3, (((DIFF_TABLE_I32[((a_u32) % 6u32) as usize] * 1i32)) as u8));
+        let r3 = &mut v3;
+        *r3 ^= (((a_f32) as u8) % (v2 | 1u8));
+        let mut t4: [i32; 3] = [(match (a_u32 % 8u32) { 0u32..=4u32 => 95i32, 5u32 => ((match (8u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32), 4u32 | 1u32 => v1, _ => (1i32).max(a_i32) }); 3];
+        t4[1] = (-75i32);
+        t4[2] = (((10.5f64 - a_f64)) as i32);
+        let mut v4: i32 = (((match (31u32 % 8u32) { 0u32..=0u32 => a_f32, _ => 10.375f32 })) as i32);
+        for &v5 in t4.iter().skip(1) {
+            v4 = (a_i32).checked_add(b_i32).unwrap_or(a_i32);
+        }
+        oi[i] = ((((if (7u8 <= 81u8) { 32767i16 } else { (0i16 << (97u32 & 15u32)) })) as u32)) as u64;
+        of[i] = ((((((127i8 ^ 57i8)) as u8)) as f32)) as f64;
     }
 }
 
@@ -2437,11 +2829,17 @@ pub fn diff_77<const K: u32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let mut t0: [i8; 3] = [(((a_i32) as i8) + (-92i8)); 3];
         t0[1] = ((((a_u32) as u16)) as i8);
         t0[2] = (((a_i32) as i8) * ((a_u32) as i8));
@@ -2450,17 +2848,17 @@ pub fn diff_77<const K: u32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
             v0 = (((a_f32) as i8) * ((a_f32) as i8));
         }
         let v2: f32 = (-(-(5.875f32 * a_f32)));
-        let mut c3: u32 = 0u32;
-        let v3: u16 = loop {
-            if c3 >= ((K) % 4u32) {
-                break (((a_i64) as u16));
-            }
-            c3 += 1u32;
-        };
-        let t4: [u64; 3] = [a_u64, (!(6u64 & 5u64)), (((34i64 == (-46i64))) as u64)];
-        let v4: u64 = t4.iter().copied().fold(((41u64).min(25u64) >> ((((a_i64) as u8) + 51u8) & 63u8)), |v4, v5| a_u64);
-        oi[i] = (((match (4294967295u32 % 8u32) { 7u32 => 37i16, 7u32 | 3u32 => (((a_f32) as i16) | ((a_i64) as i16)), _ => (((a_u32) as i16)).checked_rem(15i16).unwrap_or((-14i16)) }) & ((a_i32) as i16))) as u64;
-        of[i] = ((-4.75f32)) as f64;
+        let mut v3: u8 = 54u8;
+        diff_xor_into(&mut v3, ((a_i64) as u8));
+        let r3 = &mut v3;
+        *r3 ^= 8u8;
+        let mut v4: u32 = (((v2 / a_f32)) as u32);
+        for j0 in ((((DIFF_TABLE_U32[((K) % 6u32) as usize] * 1u32)) % 8u32)..((46u32) % 16u32)).step_by(((K) % 3u32) as usize) {
+            v4 = (DIFF_TABLE_U32[((v4) % 6u32) as usize] * 1u32);
+        }
+        assert!((((a_u32 % 256u32) != 7u32) || false));
+        oi[i] = ((((a_i32) as i16) >> ((((1e-40f32) as i64)).max((a_i64 & (-9223372036854775808i64))) & 15i64))) as u64;
+        of[i] = ((match (a_u32 % 8u32) { 6u32 | 4u32 => ((-a_f32) - ((63i16) as f32)), _ => (((v4 << (b_i32 & 31i32))) as f32) })) as f64;
     }
 }
 
@@ -2470,43 +2868,36 @@ pub fn diff_78(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let mut v0: u8 = 70u8;
-        'l0: for j0 in 0u32..(((a_u32 % (68u32 | 1u32))) % 3u32) {
-            for j1 in 0u32..(((7u32).max(a_u32)) % 3u32) {
-                if (true || false) {
+        'l0: for j0 in 0u32..(((a_u32 % (0u32 | 1u32))) % 3u32) {
+            for j1 in 0u32..(((if true { 12u32 } else { j0 })) % 3u32) {
+                if (true || (46i8 != ((a_i64) as i8))) {
                     break 'l0;
                 }
-                if (4i8 > (-45i8)) {
+                if (62i8 >= ((a_u32) as i8)) {
                     continue 'l0;
                 }
-                v0 = (((a_i32) as u8) ^ (!(((a_f32) as u8)).min(v0)));
+                v0 = ((a_i64) as u8);
             }
         }
-        let mut v1: i16 = ((-((a_i32) as i16)) >> (-((a_i64) as i16)));
-        if (((-88i16)).checked_add(78i16).unwrap_or(((a_u32) as i16)) > (((a_i64) as i16) << a_u64)) {
-            v1 = ((30i64) as i16);
-        } else {
-            v1 = (v1).checked_sub(((a_u32) as i16)).unwrap_or(((a_i64) as i16));
+        let mut v1: i64 = ((a_i64 + (-1i64))).abs();
+        for j2 in ((((if (64i32 <= a_i32) { 4294967295u32 } else { a_u32 })) % 8u32)..((55u32) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v1 = ((if false { v1 } else { a_i64 }) << ((a_u64 | b_u64) & 63u64));
         }
-        let mut v2: i64 = ((94i64 | a_i64)).min((a_i64 ^ a_i64));
-        'l2: for j2 in 0u32..((57u32) % 3u32) {
-            for j3 in 0u32..(((a_u32).max(a_u32)) % 3u32) {
-                if (((a_i64) as i16) != v1) {
-                    break 'l2;
-                }
-                if (72i32 == (-50i32)) {
-                    continue 'l2;
-                }
-                v2 = ((v2 << (v1 & 63i16)) >> (61u16 & 42u16));
-            }
-        }
-        oi[i] = (((a_i64) as u8)) as u64;
-        of[i] = ((match (83u32 % 8u32) { 4u32..=7u32 => ((a_f64 / 8.625f64) - ((-7.625f64) * a_f64)), 7u32 | 2u32 => ((DIFF_TABLE_F64[((0u32) % 6u32) as usize] * 1.0f64)).sqrt(), 3u32 => ((if false { 6.75f64 } else { (-1.25f64) }) * (a_f64 * (-7.25f64))), _ => (((a_i64 % a_i64)) as f64) })) as f64;
+        let v2: i32 = (a_i32).min(64i32);
+        oi[i] = ((((0i64 | DiffPair::new(a_i64, (-16i64)).b)).pow(((((-2i64)) as i64)) as u32 & 7) / ((a_i64 - (match (18u32 % 8u32) { 1u32..=2u32 => 64i64, _ => 64i64 })) | 1i64))) as u64;
+        of[i] = (((match (b_u32 % 8u32) { 2u32 => (if matches!((a_u32 % 8u32), 6u32 | 1u32) { (-0.0f32) } else { (-0.0f32) }), 6u32 => (-a_f32), 0u32..=1u32 => ((-10.75f32) / (-0.375f32)), _ => 8.75f32 }) + ((if false { 6.75f32 } else { (-1.25f32) }) * (a_f32 * (-5.5f32))))) as f64;
     }
 }
 
@@ -2516,26 +2907,28 @@ pub fn diff_79<const K: u32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let v0: u8 = ((a_f64) as u8);
-        let mut v1: f64 = ((((a_f64) as u8)) as f64);
-        if (!((-0.375f64) == (-3.875f64))) {
-            v1 = ((v1).sqrt() - (9007199254740992.0f64 / v1));
-        } else {
-            v1 = ((a_f64).abs() / a_f64);
-        }
-        let mut v2: u16 = (97u16 % 68u16);
+        assert!((((50u32 % 256u32) != 7u32) || (((a_f64) as i16) < (32767i16 % ((-1i16) | 1i16)))));
+        let v1: u32 = a_u32;
+        let mut v2: i64 = (((-97i64) % (-68i64)) >> ((22i32).saturating_mul((-7i32)) & 63i32));
         if ((!false) && (false && (((a_u32) as i8) != 0i8))) {
             v2 = (v2).min(v2);
         } else {
-            v2 = v2;
+            v2 = ((a_i64 * v2)).abs();
         }
-        oi[i] = (((!((matches!((8u32 % 8u32), 2u32 | 5u32)) as u64)) * (a_u64 / ((a_u64 % (18u64 | 1u64)) | 1u64)))) as u64;
-        of[i] = (8.5f64) as f64;
+        oi[i] = (8u64) as u64;
+        of[i] = (((a_u64) as f32)) as f64;
     }
 }
 
@@ -2545,20 +2938,26 @@ pub fn diff_80(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
-        let v0: u8 = (match (a_u32 % 8u32) { 3u32 | 0u32 => (if false { 100u8 } else { 1u8 }), _ => (((a_u32) as u8) - ((a_u32) as u8)) });
-        let mut v1: u32 = (((((-93i32) / ((-1i32) | 1i32)) >> (((a_i32) as u8) & 31u8))) as u32);
-        if ((v0 * 71u8) != ((a_i64) as u8)) {
-            v1 = ((((!31u32)).abs_diff(((v1) as u32)) as u32)).min(((67u32).max(2u32)).saturating_mul(a_u32));
+        let b_f64: f64 = diff_first(&xf64[i..]);
+        let v0: u8 = (match (a_u32 % 8u32) { 0u32 | 7u32 => (match (a_u32 % 8u32) { 2u32 | 6u32 => 84u8, _ => 4u8 }), _ => (((a_u32) as u8) - ((a_u32) as u8)) });
+        let mut v1: u32 = ((((a_i32).abs() << ((a_i32) as u8))) as u32);
+        if (((-78i8) ^ 76i8) > ((a_i32) as i8)) {
+            v1 = v1;
         } else {
-            v1 = ((42u32).checked_rem(a_u32).unwrap_or(v1) ^ (a_u32 - (a_u32 << ((-89i32) & 31i32))));
+            v1 = (a_u32).min((!(98u32 | 31u32)));
         }
-        oi[i] = (59u16) as u64;
-        of[i] = ((((3.4e38f32 - 0.0f32) - (a_f32 * a_f32)) / ((85u32) as f32))) as f64;
+        oi[i] = (a_i64) as u64;
+        of[i] = (((-((-5.125f32) + a_f32)) / (-((-5.75f32) - a_f32)))) as f64;
     }
 }
 
@@ -2568,36 +2967,37 @@ pub fn diff_81(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
-        let v0: i32 = ((a_f32) as i32);
-        assert!((((a_u32 % 256u32) != 7u32) || true));
-        let mut v1: i16 = ((((a_i64) as i16)).abs() >> (60u64 >> a_i32));
-        'l1: for j0 in 0u32..(((a_u32).div_euclid(90u32)) % 3u32) {
-            for j1 in 0u32..(((54u32 - 44u32)) % 3u32) {
-                if (false || matches!((j1 % 8u32), 5u32)) {
-                    break 'l1;
-                }
-                if false {
-                    continue 'l1;
-                }
-                v1 = (((-1i16)) as i16);
-            }
+        let b_f64: f64 = diff_first(&xf64[i..]);
+        let v0: i32 = ((b_f32) as i32);
+        let t1: [f32; 3] = [(((match (17u32 % 8u32) { 0u32..=1u32 => (a_u32 & a_u32), 7u32 => (71u32 | 90u32), _ => (54u32 - 44u32) })) as f32), (((a_f32 - 16777216.0f32) / (8.0f32 * 12.375f32)) * (((-5.5f32) - 2.5f32) / (1e-40f32 * 0.625f32))), a_f32];
+        let v1: f32 = t1.iter().copied().fold(((DIFF_TABLE_F32[((32u32) % 6u32) as usize] * 1.0f32) + ((a_f32 - a_f32) + ((5e-324f64) as f32))), |v1, v2| a_f32);
+        let v3: u16 = (!((a_i32) as u16));
+        assert!((((a_u32 % 256u32) != 7u32) || (false && true)));
+        let mut v4: f32 = 1.875f32;
+        if ((!(9007199254740992.0f64 <= a_f64)) && true) {
+            v4 = a_f32;
+        } else {
+            v4 = ((if (true || matches!((1u32 % 8u32), 4u32..=5u32)) { a_f32 } else { ((v4) as f32) })).sqrt();
         }
-        let mut v2: u64 = (a_u64).max(62u64);
-        for j2 in ((((5u32).min(a_u32)) % 8u32)..((a_u32) % 16u32)).step_by(((4294967295u32) % 3u32) as usize) {
-            v2 = (if (75u8 >= 7u8) { 64u64 } else { v2 });
+        let mut t5: [i16; 3] = [((-38i16)).abs(); 3];
+        t5[1] = (!98i16);
+        t5[2] = ((-54i16) << (35i64 & 15i64));
+        let mut v5: i16 = (match (a_u32 % 8u32) { 1u32 | 1u32 => (-56i16), _ => (-58i16) });
+        for &v6 in t5.iter().step_by(2) {
+            v5 = ((69u16) as i16);
         }
-        let v3: i64 = (0i64 | DiffPair::new((0i64 | DiffPair { a: a_i64, b: a_i64 }.mixed()), (!a_i64)).b);
-        let mut v4: i64 = (match (53u32 % 8u32) { 3u32..=4u32 => v3, _ => v3 });
-        diff_xor_into(&mut v4, v3);
-        let r4 = &mut v4;
-        *r4 ^= 15i64;
-        oi[i] = ((if (!(a_i64 > v4)) { (!(a_i64 >> (95i64 & 63i64))) } else { (a_i64 % ((9223372036854775807i64).max(a_i64) | 1i64)) })) as u64;
-        of[i] = (a_f64) as f64;
+        oi[i] = ((((match (60u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64) | a_i64)) as u64;
+        of[i] = ((-1.25f64)) as f64;
     }
 }
 
@@ -2607,21 +3007,30 @@ pub fn diff_82(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let mut v0: i64 = a_i64;
-        for j0 in (((a_u32) % 8u32)..(((32u32 << ((-99i8) & 31i8))) % 16u32)).step_by(((80u32) % 3u32) as usize) {
+        for j0 in (u32::MAX - (((!a_u32)) % 4u32))..=u32::MAX {
             v0 = a_i64;
         }
-        let mut v1: u16 = (match (a_u32 % 8u32) { 0u32 | 4u32 => (((DIFF_TABLE_F32[((a_u32) % 6u32) as usize] * 1.0f32)) as u16), 1u32 | 7u32 => (match (81u32 % 8u32) { 5u32 => (((a_i32) as u16)).checked_div(((a_u32) as u16)).unwrap_or(2245u16), 6u32 => 82u16, _ => (54u16 & ((a_f32) as u16)) }), _ => ((15u16).abs_diff((!65535u16)) as u16) });
-        for j1 in (u32::MAX - (((46u32 << (19u64 & 31u64))) % 4u32))..=u32::MAX {
-            v1 = ((!37u16)).max(((a_i32) as u16));
-        }
-        oi[i] = (((((DIFF_TABLE_F64[((58u32) % 6u32) as usize] * 1.0f64)) as u64) << (((a_u32).saturating_sub(32u32) % (((57i8) as u32) | 1u32)) & 63u32))) as u64;
-        of[i] = (((a_i32) as f32)) as f64;
+        let mut c1: u32 = 0u32;
+        let v1: i16 = loop {
+            if c1 >= (((if (3.0f64 != a_f64) { 75u32 } else { 1675877423u32 })) % 4u32) {
+                break (49i16);
+            }
+            c1 += 1u32;
+        };
+        oi[i] = (a_i64) as u64;
+        of[i] = ((match (a_u32 % 8u32) { 4u32..=5u32 => ((b_f32 + 0.1f32) / 3.375f32), 1u32..=7u32 => (if (((a_f32) as i8) < ((a_u32) as i8)) { 6.375f32 } else { ((-10.375f32) - 4.75f32) }), _ => ((if matches!((7u32 % 8u32), 7u32..=7u32) { a_f32 } else { a_f32 }) * 4.625f32) })) as f64;
     }
 }
 
@@ -2631,44 +3040,50 @@ pub fn diff_83(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let mut v0: f64 = ((128u8) as f64);
         for j0 in (u32::MAX - ((((1.7e308f64) as u32)) % 4u32))..=u32::MAX {
             v0 = ((8.125f64 * v0) - (v0 * a_f64));
         }
-        let mut t1: [u8; 3] = [((a_i32) as u8); 3];
-        t1[1] = (match (0u32 % 8u32) { 3u32..=5u32 => 8u8, 2u32 => 52u8, _ => ((35u8 >> 88u64) & ((a_f32) as u8)) });
-        t1[2] = (38u8 ^ ((a_u32) as u8));
-        let mut v1: u8 = (((((a_f32) as u8) / (((a_f32) as u8) | 1u8)) ^ (((-11.75f64)) as u8)) % (((match (28u32 % 8u32) { 5u32..=6u32 => ((a_f32) as u8), 2u32..=5u32 => 93u8, _ => ((a_i32) as u8) }) >> ((((a_u32) as i8) + ((a_f32) as i8)) & 7i8)) | 1u8));
+        let mut t1: [f64; 3] = [(a_f64 / (-1.0f64)); 3];
+        t1[1] = (-a_f64);
+        t1[2] = (v0 * v0);
+        let mut v1: f64 = (10.375f64 * a_f64);
         for &v2 in t1.iter().skip(1) {
-            v1 = ((a_i64) as u8);
+            v1 = (v0 + 11.375f64);
         }
-        let v3: i64 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64);
-        let mut c4: u32 = 0u32;
-        let v4: f64 = loop {
-            if c4 >= (((a_u32 - a_u32)) % 4u32) {
-                break ((if false { (match (0u32 % 8u32) { 0u32 => a_f64, 4u32 => a_f64, 0u32 | 6u32 => 1.7e308f64, _ => v0 }) } else { (a_f64 / a_f64) }));
-            }
-            c4 += 1u32;
-        };
-        let mut v5: u64 = (((if (true || true) { (67u32 | 47u32) } else { (21u32).checked_mul(a_u32).unwrap_or(a_u32) })) as u64);
-        'l5: for j1 in 0u32..(((a_u32 / a_u32)) % 3u32) {
-            for j2 in 0u32..(((if (a_u64 != 36u64) { 3u32 } else { 4294967295u32 })) % 3u32) {
-                if ((-22i8) >= (-96i8)) {
-                    break 'l5;
+        let mut v3: i8 = ((a_f32) as i8);
+        'l3: for j1 in 0u32..(((42u32 ^ 87u32)) % 3u32) {
+            for j2 in 0u32..((((9223372036854775807i64) as u32)) % 3u32) {
+                if (63u64 > a_u64) {
+                    break 'l3;
                 }
-                if (0u32 >= a_u32) {
-                    continue 'l5;
+                if (3.4e38f32 < a_f32) {
+                    continue 'l3;
                 }
-                v5 = ((a_u64).abs_diff(((90u64 % v5)).saturating_add(0u64)) as u64);
+                v3 = ((match (a_u32 % 8u32) { 0u32..=2u32 => ((v3) as i8), _ => (48i8 * ((a_u32) as i8)) })).pow(((((a_i64) as i8) * ((match (32u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8))) as u32 & 7);
             }
         }
-        oi[i] = ((((if ((a_i32 == a_i32) || (a_f64 >= 0.1f64)) { ((((a_i64) as u16)) as i8) } else { ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) })) as i64)) as u64;
-        of[i] = ((((if (0.0f64 > a_f64) { (-11.875f32) } else { 11.5f32 }) - (DIFF_TABLE_F32[((a_u32) % 6u32) as usize] * 1.0f32)) - (a_f32 + 8.5f32))) as f64;
+        let mut v4: i8 = ((((31i32 * b_i32)) as i8) >> ((!(((a_i64) as i16) - (-62i16))) & 7i16));
+        diff_xor_into(&mut v4, ((-((a_u32) as i8)) / (((0i8 >> 100u32) << (((10.75f64) as u32) & 7u32)) | 1i8)));
+        let r4 = &mut v4;
+        *r4 ^= (!v3);
+        let mut v5: u64 = (18u64).checked_div(92u64).unwrap_or(a_u64);
+        for j3 in ((((17u32).min(a_u32)) % 8u32)..((b_u32) % 16u32)).step_by(((51u32) % 3u32) as usize) {
+            v5 = ((false) as u64);
+        }
+        oi[i] = ((((((96u16 & ((a_i64) as u16))) as i32)) as u64)) as u64;
+        of[i] = (((a_f64) as f32)) as f64;
     }
 }
 
@@ -2678,18 +3093,21 @@ pub fn diff_84(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
-        let v0: i8 = (((0i64 | DiffPair { a: (a_i64).abs(), b: ((((a_i32) as i16)) as i64) }.mixed())) as i8);
-        let mut v1: i8 = (DIFF_TABLE_I8[((93u32) % 6u32) as usize] * 1i8);
-        diff_xor_into(&mut v1, ((a_u64) as i8));
-        let r1 = &mut v1;
-        *r1 ^= (((a_i32) as i8)).checked_add(v0).unwrap_or(((a_i32) as i8));
-        oi[i] = ((((!65535u16) % (((a_i32) as u16) | 1u16)) + ((55u16 - 65535u16) - ((35i32) as u16)))) as u64;
-        of[i] = ((((a_f64 + 0.0f64)).abs() - 3.75f64)) as f64;
+        let b_f64: f64 = diff_first(&xf64[i..]);
+        let v0: i8 = (((0i64 | DiffPair { a: (a_i64).abs(), b: (0i64 | DiffPair { a: a_i64, b: b_i64 }.mixed()) }.mixed())) as i8);
+        let v1: u8 = (((75u64).checked_mul(58u64).unwrap_or(75u64)) as u8);
+        oi[i] = ((!(if matches!((5u32 % 8u32), 0u32 | 2u32) { ((-1i16) - ((a_f32) as i16)) } else { ((-1i16) + ((a_u32) as i16)) }))) as u64;
+        of[i] = ((((a_f32).abs() - (2.125f32 - 11.625f32)) * (((((a_i64) as i16) | ((a_f32) as i16))) as f32))) as f64;
     }
 }
 
@@ -2699,25 +3117,36 @@ pub fn diff_85<const K: u8>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u6
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
-        let v0: u64 = ((a_u64).max(a_u64)).min(((match (62u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64));
-        let mut v1: u32 = (!(0u32 + a_u32));
-        diff_xor_into(&mut v1, (((1u8 << (a_i32 & 7i32))) as u32));
-        let r1 = &mut v1;
-        *r1 ^= a_u32;
-        let mut v2: f32 = ((a_f32 - a_f32)).sqrt();
-        if (((a_i32) as f32) == (a_f32).abs()) {
-            v2 = a_f32;
+        let b_f64: f64 = diff_first(&xf64[i..]);
+        let v0: u64 = ((a_u64).max(2u64)).min(((((a_i64) as u8)) as u64));
+        assert!((((a_u32 % 256u32) != 7u32) || true));
+        let mut v1: i16 = ((-21i16) >> (1u8 & 15u8));
+        if ((if (a_u64 == v0) { a_i32 } else { a_i32 }) >= (89i32).abs()) {
+            v1 = ((!v1) | (((a_i32) as i16) - v1));
         } else {
-            v2 = ((v2 * a_f32) / ((v1) as f32));
+            v1 = v1;
         }
-        let v3: i16 = 16i16;
-        oi[i] = (6u64) as u64;
-        of[i] = (a_f32) as f64;
+        let v2: f64 = (-(((6u16) as f64) / a_f64));
+        assert!((((54u32 % 256u32) != 7u32) || ((1e-40f32 * (-10.625f32)) != ((-9.125f32) + (-10.625f32)))));
+        let mut c3: u32 = 0u32;
+        let v3: u64 = loop {
+            if c3 >= (((a_u32 & 50u32)) % 4u32) {
+                break (((!a_u64) << (81u16 & 63u16)));
+            }
+            c3 += 1u32;
+        };
+        oi[i] = ((match (a_u32 % 8u32) { 1u32 | 7u32 => 92u16, _ => (((((a_i64) as i8)) as u16) % (27u16 | 1u16)) })) as u64;
+        of[i] = (((-((((a_i64) as u8)) as f64)) * (-0.0f64))) as f64;
     }
 }
 
@@ -2727,30 +3156,45 @@ pub fn diff_86<const K: i16>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
-        let mut v0: f64 = (a_f64 * (-8.625f64));
-        if (!(true && (a_f64 != a_f64))) {
-            v0 = v0;
+        let b_f64: f64 = diff_first(&xf64[i..]);
+        let mut v0: f64 = (a_f64 * (-6.375f64));
+        if (!(!true)) {
+            v0 = (-v0);
         } else {
-            v0 = (((-3.0f32)) as f64);
+            v0 = ((((a_i64) as i8)) as f64);
         }
-        let mut v1: u8 = ((((a_f32) as u8) ^ ((a_i64) as u8)) + ((a_u32) as u8));
-        for j0 in ((((a_u32 + 0u32)) % 8u32)..(((a_u32 ^ a_u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v1 = (((((a_i32) as u8)).abs_diff(v1) as u8) | 128u8);
+        assert!((((a_u32 % 256u32) != 7u32) || (!true)));
+        let mut v1: i8 = ((((a_f32) as i8) ^ ((a_i64) as i8)) + ((-11i8)).abs());
+        'l1: for j0 in 0u32..(((25u32 << (a_u32 & 31u32))) % 3u32) {
+            for j1 in 0u32..(((31u32).checked_div(49u32).unwrap_or(0u32)) % 3u32) {
+                if (!false) {
+                    break 'l1;
+                }
+                if true {
+                    continue 'l1;
+                }
+                v1 = (((DIFF_TABLE_I16[((61u32) % 6u32) as usize] * 1i16)) as i8);
+            }
         }
-        let mut t2: [u16; 3] = [(if (((7.625f32) as f64) == ((18u16) as f64)) { (4u16 ^ (match (4294967295u32 % 8u32) { 1u32 => ((a_u32) as u16), _ => 65535u16 })) } else { (!(20u16 & ((a_u32) as u16))) }); 3];
-        t2[1] = (match (6u32 % 8u32) { 2u32 | 7u32 => ((((37i8) as f32)) as u16), _ => ((((a_i64) as u8)) as u16) });
-        t2[2] = ((!((a_f32) as u16)) / ((((a_f32) as u16) >> (a_u32 & 15u32)) << (((a_i32) as u8) & 15u8)));
-        let mut v2: u16 = ((match (a_u32 % 8u32) { 4u32..=7u32 => (100u16 & ((a_f32) as u16)), 5u32 => (((-38i8)) as u16), 2u32..=6u32 => (!80u16), _ => (((a_i32) as u16) * ((a_i64) as u16)) }) | ((27u16).min(74u16) - (((a_i32) as u16) ^ 58u16)));
-        for &v3 in t2.iter() {
-            v2 = 94u16;
-        }
-        oi[i] = (22u64) as u64;
-        of[i] = ((2.375f32).abs()) as f64;
+        let mut c2: u32 = 0u32;
+        let v2: u8 = loop {
+            if c2 >= (((a_u32).checked_rem(31u32).unwrap_or(31u32)) % 4u32) {
+                break ((match (a_u32 % 8u32) { 1u32 => (((a_u32) as u8) % (((a_i64) as u8) | 1u8)), _ => (255u8).checked_add(((a_u32) as u8)).unwrap_or(15u8) }));
+            }
+            c2 += 1u32;
+        };
+        oi[i] = (((a_f32) as i16)) as u64;
+        of[i] = (((((((a_i64) as i8) - ((a_f32) as i8))) as f32)).sqrt()) as f64;
     }
 }
 
@@ -2760,28 +3204,49 @@ pub fn diff_87<const K: u32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let mut v0: i32 = ((-66i32) >> (56u8 & 31u8));
         if (matches!((6u32 % 8u32), 5u32 | 6u32) && ((-1i16) != (-42i16))) {
-            v0 = (a_i32 << (a_u32 & 31u32));
+            v0 = (a_i32 >> (a_u32 & 31u32));
         } else {
-            v0 = (!v0);
+            v0 = ((-41i32) % (1i32 | 1i32));
         }
-        let mut c1: u32 = 0u32;
-        let v1: i8 = loop {
-            if c1 >= (((a_u32 >> (23u64 & 31u64))) % 4u32) {
-                break (((match (a_u32 % 8u32) { 2u32 | 5u32 => ((-63i8) % (-128i8)), _ => (((a_i32) as i8)).pow((33i8) as u32 & 7) })).saturating_sub(((matches!((88u32 % 8u32), 6u32)) as i8)));
+        let mut v1: f32 = ((a_f32 - a_f32) / (a_f32 / 1e-40f32));
+        'l1: for j0 in 0u32..(((K >> (a_u32 & 31u32))) % 3u32) {
+            for j1 in 0u32..(((match (72u32 % 8u32) { 6u32 => 88u32, 0u32 | 2u32 => 32u32, 5u32 | 6u32 => 74u32, _ => 71u32 })) % 3u32) {
+                if ((-3.25f64) <= (-6.125f64)) {
+                    break 'l1;
+                }
+                if false {
+                    continue 'l1;
+                }
+                v1 = (DIFF_TABLE_F32[((10u32) % 6u32) as usize] * 1.0f32);
             }
-            c1 += 1u32;
-        };
-        let v2: u8 = (74u8 % 71u8);
-        assert!((((48u32 % 256u32) != 7u32) || ((a_f32 - a_f32) >= (if matches!((a_u32 % 8u32), 0u32 | 7u32) { 12.0f32 } else { 4.25f32 }))));
-        oi[i] = ((64u64).checked_rem(4687581012436599280u64).unwrap_or(34u64)) as u64;
-        of[i] = (((((95u16 << (61i16 & 15i16))) as f64) + ((((-6.5f32)) as f64) / ((-1.375f64)).abs()))) as f64;
+        }
+        let mut v2: f32 = ((if matches!((8u32 % 8u32), 6u32 | 4u32) { 0.1f32 } else { 4.25f32 }) / (v1 + 5.5f32));
+        'l2: for j2 in 0u32..(((76u32 * 36u32)) % 3u32) {
+            for j3 in 0u32..(((a_u32 ^ j2)) % 3u32) {
+                if ((92i8 > ((a_i64) as i8)) && ((-79i16) == (-23i16))) {
+                    break 'l2;
+                }
+                if false {
+                    continue 'l2;
+                }
+                v2 = ((-8.5f32) * (a_f32 - 11.75f32));
+            }
+        }
+        oi[i] = (((match (15u32 % 8u32) { 3u32..=3u32 => 61u64, 6u32 | 5u32 => (26u64 << (1u16 & 63u16)), _ => ((match (K % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) })).max(((57u64 << a_i32) >> ((if ((-11.375f64) > 10.0f64) { a_u64 } else { b_u64 }) & 63u64)))) as u64;
+        of[i] = (1.75f64) as f64;
     }
 }
 
@@ -2791,24 +3256,27 @@ pub fn diff_88(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let mut c0: u32 = 0u32;
         let v0: f64 = loop {
             if c0 >= (((match (15u32 % 8u32) { 0u32..=6u32 => 46u32, _ => a_u32 })) % 4u32) {
-                break (a_f64);
+                break ((match (100u32 % 8u32) { 3u32 => (match (a_u32 % 8u32) { 1u32 => (-0.0f64), 3u32..=7u32 => 12.25f64, _ => 9007199254740992.0f64 }), 1u32 => ((31u32) as f64), 1u32 => (-a_f64), _ => (-a_f64) }));
             }
             c0 += 1u32;
         };
-        let mut v1: i64 = (!(-(0i64 | DiffPair::new(a_i64, a_i64).b)));
-        for j0 in (u32::MAX - (((a_u32 ^ 80u32)) % 4u32))..=u32::MAX {
-            v1 = ((((a_i64).abs_diff(v1) as i64) - ((1.7e308f64) as i64)) + ((68i64 & (-15i64)) * (!a_i64)));
-        }
-        oi[i] = (((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) & (((a_u32) as u8) << ((-91i32) & 7i32))) % ((((1u16) as u8) >> (DIFF_TABLE_U64[((a_u32) % 6u32) as usize] * 1u64)) | 1u8))) as u64;
-        of[i] = ((-a_f32)) as f64;
+        let v1: u8 = ((28u8).saturating_mul(((a_i64) as u8)) << ((if false { 255u8 } else { ((a_f32) as u8) }) & 7u8));
+        oi[i] = ((((a_u32 % a_u32) % (4294967295u32 | 1u32)) * ((71u32).checked_sub(59u32).unwrap_or(98u32) & 61u32))) as u64;
+        of[i] = (((((-0.125f32) - 0.1f32) + (0.0f32 - a_f32)) - ((((-77i32) + (-2147483648i32))) as f32))) as f64;
     }
 }
 
@@ -2818,36 +3286,33 @@ pub fn diff_89(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let mut v0: i64 = 23i64;
         if true {
-            v0 = (match (a_u32 % 8u32) { 7u32 | 4u32 => ((-40i64) >> (a_i64 & 63i64)), 3u32..=6u32 => 44i64, 1u32..=6u32 => (match (4294967295u32 % 8u32) { 5u32 | 5u32 => 41i64, 7u32 => 71i64, _ => a_i64 }), _ => (a_i64 + a_i64) });
+            v0 = (match (a_u32 % 8u32) { 4u32 | 7u32 => (a_i64 >> (a_i64 & 63i64)), _ => (v0 % (44i64 | 1i64)) });
         } else {
-            v0 = ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)) as i64);
+            v0 = (if (((a_f32) as u16) <= 84u16) { (a_i64).min(52i64) } else { (if true { a_i64 } else { a_i64 }) });
         }
-        let mut v1: i8 = (((a_i32) as i8)).max(65i8);
-        for j0 in ((((51u32 + 41u32)) % 8u32)..((a_u32) % 16u32)).step_by(((45u32) % 3u32) as usize) {
-            v1 = (if false { ((a_u32) as i8) } else { (-53i8) });
+        assert!((((b_u32 % 256u32) != 7u32) || false));
+        let v1: i64 = a_i64;
+        let mut v2: i32 = (((a_f32) as i32) / (((((a_f32) as u8)) as i32) | 1i32));
+        if (((a_u32) as u8) >= 8u8) {
+            v2 = ((((match (77u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)) as i32);
+        } else {
+            v2 = (if (a_i32 <= (-15i32)) { (DIFF_TABLE_I32[((24u32) % 6u32) as usize] * 1i32) } else { ((-2147483648i32) - 35i32) });
         }
-        assert!((((29u32 % 256u32) != 7u32) || (false && (a_i32 <= a_i32))));
-        let mut v2: u16 = ((a_f32) as u16);
-        'l2: for j1 in 0u32..(((!42u32)) % 3u32) {
-            for j2 in 0u32..(((!26u32)) % 3u32) {
-                if (32u32 > a_u32) {
-                    break 'l2;
-                }
-                if (!false) {
-                    continue 'l2;
-                }
-                v2 = (((-a_f64)) as u16);
-            }
-        }
-        oi[i] = ((((match (a_u32 % 8u32) { 4u32 | 4u32 => a_u32, _ => 51u32 }) << (71u32 & 31u32)) / a_u32)) as u64;
-        of[i] = ((((match (50u32 % 8u32) { 1u32..=5u32 => 3.4e38f32, 2u32 | 7u32 => (-8.125f32), 5u32 => a_f32, _ => 6.125f32 })).abs() + (-1.0f32))) as f64;
+        oi[i] = (((if matches!((93u32 % 8u32), 5u32) { (((a_i32) as u16) - ((a_i64) as u16)) } else { (68u16).checked_mul(90u16).unwrap_or(((a_u32) as u16)) }) + ((67u16).min(15u16) >> ((match (a_u32 % 8u32) { 4u32 => v1, 1u32 | 0u32 => (-91i64), 6u32 => v1, _ => v1 }) & 15i64)))) as u64;
+        of[i] = ((if ((a_f32 * a_f32) == (((-8i16)) as f32)) { 10.375f32 } else { ((-a_f32) / 0.0f32) })) as f64;
     }
 }
 
@@ -2857,40 +3322,33 @@ pub fn diff_90<const K: u8>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u6
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
-        let mut v0: i8 = (if (K <= (((a_i32) as u8) << (a_u64 & 7u64))) { (DIFF_TABLE_I8[((a_u32) % 6u32) as usize] * 1i8) } else { (((((a_u32) as u16)) as i8) * (!0i8)) });
-        if ((!a_u64) == a_u64) {
-            v0 = 54i8;
+        let b_f64: f64 = diff_first(&xf64[i..]);
+        let mut v0: i8 = (if (K <= (13u8 << (a_u64 & 7u64))) { (((((a_u32) as u16)) as i8) * (!0i8)) } else { (!(((a_f32) as i8) & (-12i8))) });
+        if matches!((4u32 % 8u32), 1u32 | 2u32) {
+            v0 = (((a_u64) as i8) ^ ((((-25i32) ^ (-64i32))) as i8));
         } else {
-            v0 = (match (31u32 % 8u32) { 7u32 => ((((-61i8)).abs()) as i8), _ => (((a_i64) as i8) >> K) });
+            v0 = (((a_i64) as i8) + ((8i8).abs() << ((v0 & v0) & 7i8)));
         }
-        let v1: f32 = (-4.125f32);
-        let mut t2: [f64; 3] = [(match (80u32 % 8u32) { 0u32..=7u32 => ((3196092975u32) as f64), 4u32 | 1u32 => (4.625f64 / (-9.625f64)), _ => ((-10.5f64) + 9.0f64) }); 3];
-        t2[1] = ((5.25f64).abs() + ((255u8) as f64));
-        t2[2] = ((-6.25f64) + ((-9.0f64) - 0.1f64));
-        let mut v2: f64 = (DIFF_TABLE_F64[((a_u32) % 6u32) as usize] * 1.0f64);
-        for &v3 in t2.iter().step_by(2) {
-            v2 = ((v3 - 3.0f64) + (-v2));
+        let mut v1: u16 = ((a_i32) as u16);
+        for j0 in (0u32..(((!79u32)) % 4u32)).rev() {
+            v1 = 7u16;
         }
-        let mut v4: u8 = (95u8 - 90u8);
-        if (v1 != ((62i16) as f32)) {
-            v4 = (((a_i64) as u8) << (85u32 & 7u32));
-        } else {
-            v4 = (v4).checked_mul(v4).unwrap_or(K);
-        }
-        let mut c5: u32 = 0u32;
-        let v5: i64 = loop {
-            if c5 >= (((98u32 ^ a_u32)) % 4u32) {
-                break (((-87i64) * a_i64));
-            }
-            c5 += 1u32;
-        };
-        oi[i] = ((((a_i64) as i8)).checked_mul(2i8).unwrap_or(((a_u32) as i8))) as u64;
-        of[i] = ((((-v1) / (a_f32 + a_f32)) * (((-0.0f32)).sqrt()).sqrt())) as f64;
+        let v2: f32 = ((((v1 >> (a_u32 & 15u32))) as f32) / (-((((a_i32) as i8)) as f32)));
+        let v3: f64 = ((if false { a_f64 } else { 0.1f64 }) + (DIFF_TABLE_F64[((a_u32) % 6u32) as usize] * 1.0f64));
+        assert!((((53u32 % 256u32) != 7u32) || ((v0 >> (31i32 & 7i32)) <= (if true { ((a_u32) as i8) } else { ((a_f32) as i8) }))));
+        let v4: i8 = ((((a_f32 + 2.0f32) - (a_f32 / 3.4e38f32))) as i8);
+        oi[i] = ((match (a_u32 % 8u32) { 1u32 => ((a_u64 % (87u64 | 1u64)) * ((v1) as u64)), _ => (!(match (a_u32 % 8u32) { 1u32 => a_u64, 7u32 | 3u32 => b_u64, _ => a_u64 })) })) as u64;
+        of[i] = (((DIFF_TABLE_F32[((a_u32) % 6u32) as usize] * 1.0f32)).sqrt()) as f64;
     }
 }
 
@@ -2900,23 +3358,27 @@ pub fn diff_91<const K: i64>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let mut v0: f32 = ((-1.5f32) + a_f32);
-        for j0 in ((((44u32).pow((64u32) as u32 & 7)) % 8u32)..((a_u32) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v0 = ((((a_i32) as u16)) as f32);
+        for j0 in (0u32..((((match (44u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32)).rev() {
+            v0 = v0;
         }
-        let mut v1: f32 = a_f32;
-        if (matches!((54u32 % 8u32), 0u32) || (20u32 > 59u32)) {
-            v1 = a_f32;
-        } else {
-            v1 = (a_f32 * (-10.75f32));
+        let mut v1: u64 = ((((a_u32) as i16)) as u64);
+        for j1 in ((((if true { b_u32 } else { a_u32 })) % 8u32)..(((if false { 20u32 } else { 59u32 })) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v1 = (a_u64 % (v1 | 1u64));
         }
         oi[i] = ((((((a_i64) as u16) + (((-20i32)) as u16))) as i32)) as u64;
-        of[i] = ((((a_i32) as f32) - (-((-8.875f32) * v1)))) as f64;
+        of[i] = ((((a_i32) as f32) - (((DIFF_TABLE_I16[((a_u32) % 6u32) as usize] * 1i16)) as f32))) as f64;
     }
 }
 
@@ -2926,28 +3388,27 @@ pub fn diff_92(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let mut v0: i32 = (58i32 - a_i32);
-        if ((((-97i16)) as f64) < (DIFF_TABLE_F64[((35u32) % 6u32) as usize] * 1.0f64)) {
+        if (((((a_f32) as i16)) as u8) == 35u8) {
             v0 = (-v0);
         } else {
-            v0 = (match (a_u32 % 8u32) { 7u32 => 58i32, 0u32 | 5u32 => a_i32, _ => (-28i32) });
+            v0 = (match (a_u32 % 8u32) { 7u32 | 6u32 => v0, 6u32 | 0u32 => v0, 6u32..=6u32 => v0, _ => 10i32 });
         }
-        assert!((((10u32 % 256u32) != 7u32) || false));
-        let v1: f64 = ((2.75f64 * (11.375f64 - a_f64)) * ((a_u32) as f64));
-        let mut t2: [i8; 3] = [76i8; 3];
-        t2[1] = (-29i8);
-        t2[2] = ((!((-1i8)).checked_div((-66i8)).unwrap_or(42i8)) & ((((a_f32) as i8) % ((a_i64) as i8))).max((!1i8)));
-        let mut v2: i8 = (-((DIFF_TABLE_I8[((a_u32) % 6u32) as usize] * 1i8) ^ (8i8).abs()));
-        for &v3 in t2.iter().skip(1) {
-            v2 = ((v3 + (90i8 ^ v2))).abs();
-        }
-        oi[i] = ((((match (4294967295u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) << ((15u16).checked_div(27u16).unwrap_or(((a_i32) as u16))).max(((a_u32) as u16)))) as u64;
-        of[i] = ((DIFF_TABLE_F32[((a_u32) % 6u32) as usize] * 1.0f32)) as f64;
+        let v1: i8 = ((-((18446744073709551615u64) as i8)) >> ((!(((a_i64) as i16)).checked_sub(((a_i32) as i16)).unwrap_or(22i16)) & 7i16));
+        let v2: u16 = 76u16;
+        oi[i] = ((((!81u32) & (if (33u8 == ((a_f32) as u8)) { a_u32 } else { 23u32 }))).max((95u32 + b_u32))) as u64;
+        of[i] = (((-a_f64) * (-(a_f64 / 9007199254740992.0f64)))) as f64;
     }
 }
 
@@ -2957,24 +3418,27 @@ pub fn diff_93(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let mut c0: u32 = 0u32;
         let v0: i16 = loop {
-            if c0 >= (((a_u32 % (a_u32 | 1u32))) % 4u32) {
-                break ((((match (43u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)).saturating_sub((((a_u32 % (55u32 | 1u32))) as i16)));
+            if c0 >= (((a_u32 % (32u32 | 1u32))) % 4u32) {
+                break ((if false { ((a_i32) as i16) } else { ((93i16 * (-94i16)) << ((((a_i64) as u8) & ((a_i32) as u8)) & 15u8)) }));
             }
             c0 += 1u32;
         };
-        let mut v1: i16 = (((a_i64) as i16) % (((a_i64) as i16) | 1i16));
-        diff_xor_into(&mut v1, ((a_f32) as i16));
-        let r1 = &mut v1;
-        *r1 ^= (-77i16);
-        oi[i] = ((((((-21i32) / (13i32 | 1i32))).min(64i32)) as u16)) as u64;
-        of[i] = ((if (!(false || (32i32 >= a_i32))) { ((a_f64 * 6.75f64) / (6.375f64 - a_f64)) } else { (5.125f64 + (-a_f64)) })) as f64;
+        let v1: i8 = (((-21i8) / (13i8 | 1i8))).min(64i8);
+        oi[i] = (((match (19u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)) as u64;
+        of[i] = (a_f64) as f64;
     }
 }
 
@@ -2984,22 +3448,27 @@ pub fn diff_94(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let v0: f32 = (((!a_u64)) as f32);
-        let v1: u8 = (100u8 & 57u8);
-        let mut c2: u32 = 0u32;
-        let v2: i8 = loop {
-            if c2 >= (((match (31u32 % 8u32) { 2u32 | 2u32 => 33u32, 1u32..=3u32 => a_u32, _ => 71u32 })) % 4u32) {
-                break ((match (a_u32 % 8u32) { 6u32..=7u32 => ((a_u32) as i8), 7u32 => ((a_f32) as i8), 6u32 | 5u32 => 127i8, _ => ((a_u32) as i8) }));
-            }
-            c2 += 1u32;
-        };
-        oi[i] = ((if (a_f64 == ((-1.25f64) / 9.375f64)) { ((a_i64) as u8) } else { ((((a_f32) as i8)) as u8) })) as u64;
-        of[i] = ((((!(match (22u32 % 8u32) { 3u32..=6u32 => ((a_f32) as u8), 6u32 | 6u32 => v1, _ => 50u8 }))) as f32)) as f64;
+        let v1: f32 = (((-10.625f64)) as f32);
+        let mut v2: f64 = (-a_f64);
+        if (!false) {
+            v2 = (-a_f64);
+        } else {
+            v2 = (match (0u32 % 8u32) { 2u32..=4u32 => v2, _ => a_f64 });
+        }
+        oi[i] = (10u16) as u64;
+        of[i] = ((((a_f64).abs() * 6.125f64) + ((5e-324f64 * a_f64) * (v2 + a_f64)))) as f64;
     }
 }
 
@@ -3009,29 +3478,34 @@ pub fn diff_95(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let mut v0: i16 = ((39i16 >> (2u32 & 15u32)) + (!16i16));
         diff_xor_into(&mut v0, (DIFF_TABLE_I16[((78u32) % 6u32) as usize] * 1i16));
         let r0 = &mut v0;
         *r0 ^= ((a_i32) as i16);
-        let v1: i32 = (((match (82u32 % 8u32) { 5u32..=7u32 => a_u64, 1u32 | 7u32 => 15753578491575714694u64, _ => 4u64 })) as i32);
+        let v1: i32 = (((match (82u32 % 8u32) { 5u32..=7u32 => a_u64, 7u32 | 1u32 => 71u64, _ => 4u64 })) as i32);
         let mut v2: i64 = a_i64;
-        for j0 in (0u32..(((a_u32 & 39u32)) % 4u32)).rev() {
-            v2 = 42i64;
+        for j0 in ((((match (a_u32 % 8u32) { 0u32 => a_u32, 0u32..=5u32 => a_u32, _ => a_u32 })) % 8u32)..((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v2 = (v2 & 64i64);
         }
-        let mut c3: u32 = 0u32;
-        let v3: f64 = loop {
-            if c3 >= (((a_u32).max(36u32)) % 4u32) {
-                break ((2.625f64 + (0.125f64 + (-a_f64))));
-            }
-            c3 += 1u32;
-        };
+        let mut v3: u64 = (match (a_u32 % 8u32) { 3u32 => (!(if false { a_u64 } else { 14u64 })), 2u32 | 0u32 => 34u64, _ => (64u64).checked_add(77u64).unwrap_or(12u64) });
+        if matches!((31u32 % 8u32), 3u32) {
+            v3 = ((!v3) / (((!v3)).min(((22u16) as u64)) | 1u64));
+        } else {
+            v3 = (((a_u64).min(a_u64) << ((((-54i32)) as i32) & 63i32))).max(((10u64 ^ v3) << ((63u16) as u16)));
+        }
         oi[i] = (a_u64) as u64;
-        of[i] = (((((a_i64) as f64) / (-7.5f64)) * ((a_f64 + a_f64) * 9007199254740992.0f64))) as f64;
+        of[i] = ((DIFF_TABLE_F32[((31u32) % 6u32) as usize] * 1.0f32)) as f64;
     }
 }
 
@@ -3041,17 +3515,23 @@ pub fn diff_96(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
-        let mut v0: i64 = (((-89i64) << a_i64)).abs();
-        for j0 in ((((a_u32).checked_add(a_u32).unwrap_or(a_u32)) % 8u32)..(((match (31u32 % 8u32) { 6u32 => 39u32, 2u32 | 4u32 => 41u32, 0u32 => 8u32, _ => 44u32 })) % 16u32)).step_by(((89u32) % 3u32) as usize) {
-            v0 = (0i64 | DiffPair { a: (-a_i64), b: (v0 ^ v0) }.mixed());
+        let b_f64: f64 = diff_first(&xf64[i..]);
+        let mut v0: i64 = ((a_i64 << (a_i64 & 63i64))).abs();
+        for j0 in ((((((-8.0f64)) as u32)) % 8u32)..(((match (31u32 % 8u32) { 6u32 => 39u32, 2u32 | 4u32 => 41u32, 0u32 => 8u32, _ => 44u32 })) % 16u32)).step_by(((89u32) % 3u32) as usize) {
+            v0 = (0i64 | DiffPair { a: (-a_i64), b: (22i64 >> ((a_f32) as u16)) }.mixed());
         }
-        oi[i] = ((a_u64 >> ((((((-41i32)) as f64)) as i32) & 63i32))) as u64;
-        of[i] = ((((DIFF_TABLE_F64[((a_u32) % 6u32) as usize] * 1.0f64)).sqrt() * ((a_f64 - 8.625f64) / ((a_i32) as f64)))) as f64;
+        oi[i] = ((((29i32 >> (a_u32 & 31u32))).min((a_i32 + a_i32)) / a_i32)) as u64;
+        of[i] = ((if (!(24u64 < 15214386171496900826u64)) { ((0.0f64 / (-8.75f64)) - (if (23u8 > 8u8) { (-7.875f64) } else { 2.25f64 })) } else { (((a_i32 >> (127i8 & 31i8))) as f64) })) as f64;
     }
 }
 
@@ -3061,41 +3541,41 @@ pub fn diff_97<const K: i32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let mut t0: [u64; 3] = [((match (4294967295u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64); 3];
-        t0[1] = (a_u64 ^ (6u64 ^ 12u64));
-        t0[2] = ((((-4.0f32)) as u64) & ((a_u64) as u64));
-        let mut v0: u64 = (!((a_u32) as u64));
+        t0[1] = (a_u64 ^ (match (6u32 % 8u32) { 5u32 => a_u64, _ => 1u64 }));
+        t0[2] = 51u64;
+        let mut v0: u64 = (match (a_u32 % 8u32) { 0u32 | 0u32 => ((((a_f32) as u8)) as u64), _ => 0u64 });
         for &v1 in t0.iter().rev() {
-            v0 = ((((a_i32) as u8)) as u64);
+            v0 = 63u64;
         }
-        let mut v2: i16 = ((((v0).checked_add(6u64).unwrap_or(37u64)).min(v0)) as i16);
-        'l2: for j0 in 0u32..(((if false { a_u32 } else { 78u32 })) % 3u32) {
-            for j1 in 0u32..((((0u32) as u32)) % 3u32) {
-                if (15u16 == 77u16) {
-                    break 'l2;
-                }
-                if (!(93u8 == ((a_i32) as u8))) {
-                    continue 'l2;
-                }
-                v2 = (((match (a_u32 % 8u32) { 6u32 | 1u32 => (if (a_f64 >= (-0.0f64)) { 2147483647i32 } else { K }), 0u32..=1u32 => (a_i32 + a_i32), _ => (if false { a_i32 } else { a_i32 }) })) as i16);
-            }
+        let v2: f64 = (DIFF_TABLE_F64[((37u32) % 6u32) as usize] * 1.0f64);
+        let mut v3: u32 = (if false { a_u32 } else { a_u32 });
+        diff_xor_into(&mut v3, (43u32 << (85u8 & 31u8)));
+        let r3 = &mut v3;
+        *r3 ^= (13u32 % (73u32 | 1u32));
+        let mut v4: i32 = (-2147483648i32);
+        for j0 in (0u32..((((((a_u32) as u8)) as u32)) % 4u32)).rev() {
+            v4 = (a_i32 & K);
         }
-        let mut v3: i8 = ((-69i8) & 55i8);
-        for j2 in (0u32..=(((a_u32 / (a_u32 | 1u32))) % 4u32)).rev() {
-            v3 = (DIFF_TABLE_I8[((j2) % 6u32) as usize] * 1i8);
+        let mut v5: i64 = (((-75i64) + a_i64) << ((a_i32).saturating_sub(b_i32) & 63i32));
+        if false {
+            v5 = ((a_i64 | a_i64) & ((true) as i64));
+        } else {
+            v5 = (DIFF_TABLE_I64[((20u32) % 6u32) as usize] * 1i64);
         }
-        let mut v4: f32 = ((-6.625f32) * (-11.25f32));
-        for j3 in 0u32..((((((a_i32) as u16)) as u32)) % 4u32) {
-            v4 = (-6.0f32);
-        }
-        let v5: f64 = (DIFF_TABLE_F64[((a_u32) % 6u32) as usize] * 1.0f64);
-        oi[i] = ((((1u32 << (((a_f32) as u16) & 31u16)) >> (((-88i64) / a_i64) & 31i64))).rem_euclid((11u32 + (a_u32 << (18446744073709551615u64 & 31u64))))) as u64;
-        of[i] = (((2.375f32 * (DIFF_TABLE_F32[((a_u32) % 6u32) as usize] * 1.0f32)) * (-(7.375f32 * 1e-40f32)))) as f64;
+        oi[i] = ((((94u16 << ((-90i16) & 15i16)) % (((a_i64) as u16) | 1u16)) / (39421u16 | 1u16))) as u64;
+        of[i] = ((((DIFF_TABLE_F64[((a_u32) % 6u32) as usize] * 1.0f64) * v2) + ((a_f64).abs() + ((-3.75f64) + a_f64)))) as f64;
     }
 }
 
@@ -3105,11 +3585,17 @@ pub fn diff_98<const K: u32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let mut v0: u8 = ((((a_i32) as u8) * 15u8)).saturating_sub(10u8);
         'l0: for j0 in 0u32..(((K << (((a_u32) as i8) & 31i8))) % 3u32) {
             for j1 in 0u32..(((K ^ 4294967295u32)) % 3u32) {
@@ -3119,11 +3605,11 @@ pub fn diff_98<const K: u32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
                 if (a_i32 == a_i32) {
                     continue 'l0;
                 }
-                v0 = ((a_i64) as u8);
+                v0 = v0;
             }
         }
-        oi[i] = (58i16) as u64;
-        of[i] = (((DIFF_TABLE_F64[((a_u32) % 6u32) as usize] * 1.0f64) - (((-9.0f64) - a_f64) - (a_f64 - (-2.25f64))))) as f64;
+        oi[i] = ((!((((a_i64) as i16) | 32767i16) << ((a_u64 + 59u64) & 15u64)))) as u64;
+        of[i] = ((-a_f64)) as f64;
     }
 }
 
@@ -3133,22 +3619,25 @@ pub fn diff_99(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let v0: u32 = (if true { 86u32 } else { 0u32 });
-        let mut v1: f64 = (((a_f64 / a_f64) - (-0.875f64)) + ((if true { a_f64 } else { 0.875f64 })).abs());
-        for j0 in 0u32..(((v0).min(a_u32)) % 4u32) {
-            v1 = (((if ((((a_i64) as u16) != 1u16) || matches!((j0 % 8u32), 4u32..=6u32)) { (if true { (-1i64) } else { 41i64 }) } else { (a_i64 ^ a_i64) })) as f64);
+        let mut v1: f64 = (((a_f64 / 2.5f64) - (8.5f64 + (-3.875f64))) + (((DIFF_TABLE_I8[((a_u32) % 6u32) as usize] * 1i8)) as f64));
+        for j0 in (u32::MAX - (((match (31u32 % 8u32) { 0u32 => a_u32, 6u32 => 82u32, 3u32 | 5u32 => 1u32, _ => 21u32 })) % 4u32))..=u32::MAX {
+            v1 = (((((((a_u32) as i8)) as u16) << (((match (v0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) & 15u16))) as f64);
         }
-        let mut v2: u32 = ((match (77u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
-        for j1 in (0u32..=(((8u32 & v0)) % 4u32)).rev() {
-            v2 = (j1 >> ((-33i64) & 31i64));
-        }
-        oi[i] = ((((a_f32) as u16)).checked_sub(((a_f32) as u16)).unwrap_or(16u16)) as u64;
-        of[i] = ((-(a_f64).abs())) as f64;
+        let v2: i64 = a_i64;
+        oi[i] = (((match (100u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)) as u64;
+        of[i] = ((((9007199254740992.0f64 / a_f64) * (v1 - 0.1f64)) - (-(if (a_u32 == a_u32) { 12.125f64 } else { v1 })))) as f64;
     }
 }
 
@@ -3158,11 +3647,17 @@ pub fn diff_100<const K: i64>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let mut t0: [u16; 3] = [((a_f32) as u16); 3];
         t0[1] = 75u16;
         t0[2] = ((6u16 >> ((a_i64) as u8)) + ((a_i64) as u16));
@@ -3177,10 +3672,11 @@ pub fn diff_100<const K: i64>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[
         if (!((-9223372036854775808i64) != 96i64)) {
             v4 = ((((v2 | ((a_i64) as u16))) as i8) >> (1u8 & 7u8));
         } else {
-            v4 = (((((a_i64) as i8) >> (6i32 & 7i32)) * (!v4)) >> ((a_u32).saturating_sub(14u32) & 7u32));
+            v4 = ((((v3 ^ a_i32)) as i8) << ((a_u32).saturating_sub(a_u32) & 7u32));
         }
-        oi[i] = (v0) as u64;
-        of[i] = ((if (true && (48u64 != 64u64)) { ((a_f32 / a_f32) * a_f32) } else { (-8.75f32) })) as f64;
+        assert!((((a_u32 % 256u32) != 7u32) || (!((-11.25f32) <= 0.1f32))));
+        oi[i] = (((((((-1.5f32) / a_f32)) as u32)) as u64)) as u64;
+        of[i] = ((((if false { ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) } else { (match (39u32 % 8u32) { 3u32..=4u32 => ((a_i64) as u8), _ => 92u8 }) })) as f32)) as f64;
     }
 }
 
@@ -3190,24 +3686,33 @@ pub fn diff_101(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let mut v0: u8 = (((a_u32) as u8) * ((a_i32) as u8));
         if (false || (32u32 <= a_u32)) {
-            v0 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) + (v0).max(13u8));
+            v0 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
         } else {
-            v0 = (!(match (86u32 % 8u32) { 4u32 => 8u8, 4u32 => v0, 3u32 | 2u32 => ((a_i32) as u8), _ => 44u8 }));
+            v0 = ((((13u8) as u8)) as u8);
         }
-        let v1: u32 = (91u32 ^ (!78u32));
-        let mut v2: u16 = (((a_i64) as u16) << (a_u32 & 15u32));
-        for j0 in ((((8u32 % (v1 | 1u32))) % 8u32)..(((v1 - a_u32)) % 16u32)).step_by(((37u32) % 3u32) as usize) {
-            v2 = (v2 + 84u16);
-        }
-        oi[i] = ((((63u64 | a_u64) << ((a_i32 << (a_i32 & 31i32)) & 63i32))).max(0u64)) as u64;
-        of[i] = ((((((-22i8)) as f64) - ((17u16) as f64)) + ((-a_f64) * (a_f64 + 0.0f64)))) as f64;
+        let v1: u32 = ((true) as u32);
+        let mut c2: u32 = 0u32;
+        let v2: u32 = loop {
+            if c2 >= ((a_u32) % 4u32) {
+                break ((v1).min(v1));
+            }
+            c2 += 1u32;
+        };
+        oi[i] = (((if (91u16 != 4u16) { ((43u32) as u8) } else { (((a_u32) as u8)).max(2u8) }) & ((if false { ((a_f32) as u8) } else { 18u8 }) % ((((a_u32) as u8)).checked_rem(v0).unwrap_or(v0) | 1u8)))) as u64;
+        of[i] = ((-10.5f32)) as f64;
     }
 }
 
@@ -3217,42 +3722,45 @@ pub fn diff_102(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let mut v0: i16 = ((match (89u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
-        for j0 in (0u32..=(((a_u32).checked_sub(a_u32).unwrap_or(a_u32)) % 4u32)).rev() {
-            v0 = ((-47i16)).abs();
+        for j0 in ((((a_u32).checked_sub(a_u32).unwrap_or(0u32)) % 8u32)..(((match (73u32 % 8u32) { 0u32 => 4294967295u32, _ => 31u32 })) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v0 = ((-59i16) >> ((-128i8) & 15i8));
         }
-        let mut v1: i16 = v0;
-        for j1 in (((((70u64) as u32)) % 8u32)..((((29u8) as u32)) % 16u32)).step_by(((31u32) % 3u32) as usize) {
-            v1 = (-52i16);
-        }
-        assert!((((1u32 % 256u32) != 7u32) || ((((a_f32) as u8) << 4u16) <= (((a_f32) as u8)).min(((a_u32) as u8)))));
-        let mut t2: [u16; 3] = [((match (18u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16); 3];
-        t2[1] = 68u16;
-        t2[2] = (((a_i64).abs()) as u16);
-        let mut v2: u16 = ((a_i64) as u16);
-        for &v3 in t2.iter().step_by(2) {
-            v2 = (16u16 << (a_i64 ^ (-1i64)));
-        }
-        let mut c4: u32 = 0u32;
-        let v4: u16 = loop {
-            if c4 >= (((a_u32 * 31u32)) % 4u32) {
-                break (((v2).max(v2) * ((a_f32) as u16)));
+        let mut c1: u32 = 0u32;
+        let v1: u64 = loop {
+            if c1 >= (((DIFF_TABLE_U32[((4294967295u32) % 6u32) as usize] * 1u32)) % 4u32) {
+                break ((((63u64).checked_sub(0u64).unwrap_or(62u64)).max(b_u64) * ((((-1i8) >> 10u8)) as u64)));
             }
-            c4 += 1u32;
+            c1 += 1u32;
         };
-        let mut v5: i8 = ((-92i8)).checked_sub((-89i8)).unwrap_or((-46i8));
-        if ((a_u64 >> (v0 & 63i16)) <= (a_u64 & a_u64)) {
-            v5 = v5;
-        } else {
-            v5 = (-16i8);
-        }
-        oi[i] = (((match (12u32 % 8u32) { 7u32 => ((53i8) as i8), 4u32 => (if false { 127i8 } else { ((a_f32) as i8) }), _ => (v5 << (((a_i64) as u16) & 7u16)) }) | (!(((a_u32) as i8) << (((a_f32) as u16) & 7u16))))) as u64;
-        of[i] = ((((a_f64 * a_f64) / ((0.875f32) as f64)) / (((-7.875f64) - a_f64) - ((((a_i32) as i8)) as f64)))) as f64;
+        let mut c2: u32 = 0u32;
+        let v2: u32 = loop {
+            if c2 >= (((85u32).rem_euclid(31u32)) % 4u32) {
+                break ((64u32 << (a_u32 & 31u32)));
+            }
+            c2 += 1u32;
+        };
+        let mut c3: u32 = 0u32;
+        let v3: u16 = loop {
+            if c3 >= (((a_u32 * b_u32)) % 4u32) {
+                break ((DIFF_TABLE_U16[((v2) % 6u32) as usize] * 1u16));
+            }
+            c3 += 1u32;
+        };
+        let v4: u32 = ((((a_f32) as i8)) as u32);
+        oi[i] = ((match (1u32 % 8u32) { 4u32 | 5u32 => ((b_u64 >> a_u32) ^ (a_u64 >> (v0 & 63i16))), 6u32 | 7u32 => a_u64, _ => ((v1 | 76u64) - (12u64 & 73u64)) })) as u64;
+        of[i] = ((-12.125f64)) as f64;
     }
 }
 
@@ -3262,38 +3770,40 @@ pub fn diff_103<const K: u32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
-        let mut v0: i8 = (((-((a_u32) as i8)) * (((a_f64 != 0.0f64)) as i8)) ^ (6i8 & ((-128i8) << (100u16 & 7u16))));
+        let b_f64: f64 = diff_first(&xf64[i..]);
+        let mut v0: i8 = (((-((a_u32) as i8)) * (((a_f64 != 12.125f64)) as i8)) ^ (6i8 & ((-128i8) << (100u16 & 7u16))));
         if (!(16i16 >= ((a_f32) as i16))) {
-            v0 = (!(match (a_u32 % 8u32) { 3u32 => ((-128i8) & (-53i8)), 7u32 | 7u32 => (!36i8), _ => (((a_f32) as i8) * ((a_f32) as i8)) }));
+            v0 = (!(match (a_u32 % 8u32) { 3u32..=4u32 => (37i8 ^ (-53i8)), 7u32 | 7u32 => (!36i8), _ => (((a_f32) as i8) * ((a_f32) as i8)) }));
         } else {
-            v0 = (((DIFF_TABLE_U64[((a_u32) % 6u32) as usize] * 1u64)) as i8);
+            v0 = (((DIFF_TABLE_U64[((b_u32) % 6u32) as usize] * 1u64)) as i8);
         }
-        assert!((((a_u32 % 256u32) != 7u32) || (matches!((K % 8u32), 7u32) && ((-95i16) != ((a_u32) as i16)))));
-        let v1: u64 = ((DIFF_TABLE_U64[((43u32) % 6u32) as usize] * 1u64) + 1u64);
-        let mut v2: u16 = (((16i16) as u16) >> ((93u16).checked_add(((a_i32) as u16)).unwrap_or(((a_f32) as u16)) & 15u16));
-        if (((((a_f32) as i8)) as f64) <= ((8i32) as f64)) {
-            v2 = (DIFF_TABLE_U16[((87u32) % 6u32) as usize] * 1u16);
+        let v1: u32 = (match (3165632589u32 % 8u32) { 6u32 | 7u32 => a_u32, 3u32 | 7u32 => 99u32, _ => b_u32 });
+        let mut v2: f64 = (a_f64 / a_f64);
+        if ((!2147483647i32) > (a_i32 >> a_u32)) {
+            v2 = (v2 * v2);
         } else {
-            v2 = ((DIFF_TABLE_U16[((a_u32) % 6u32) as usize] * 1u16)).min(((0u64) as u16));
+            v2 = (a_f64).sqrt();
         }
-        let mut v3: i8 = ((match (a_u32 % 8u32) { 0u32..=7u32 => ((a_f32) as i8), 5u32 => 21i8, 2u32 => v0, _ => v0 }) >> ((K >> (a_i32 & 31i32)) & 7u32));
-        for j0 in (0u32..=(((80u32 >> (-90i64))) % 4u32)).rev() {
-            v3 = ((v3 << a_i64) / ((((a_f32) as i8) / (((a_i32) as i8) | 1i8)) | 1i8));
+        let mut v3: i16 = ((match (K % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
+        for j0 in 0u32..((((96u32) as u32)) % 4u32) {
+            v3 = ((DIFF_TABLE_I16[((a_u32) % 6u32) as usize] * 1i16)).min((((a_f32) as i16)).abs());
         }
-        let mut v4: f64 = (((((25u32) as f64)) as f64) - ((18i16) as f64));
-        if (((-37i8)).checked_sub((-95i8)).unwrap_or((-26i8)) < (-1i8)) {
-            v4 = ((-11.125f64) - (((-3.625f64)).abs() / (a_f64 - (-0.625f64))));
-        } else {
-            v4 = ((((if false { (-78i16) } else { ((a_i64) as i16) }) / ((0i16 & 66i16) | 1i16))) as f64);
+        let mut v4: i8 = (((a_f32) as i8) >> ((v1 >> (b_i32 & 31i32)) & 7u32));
+        for j1 in 0u32..((38u32) % 4u32) {
+            v4 = (!(if (94u16 == 90u16) { v0 } else { v4 }));
         }
-        assert!((((K % 256u32) != 7u32) || ((v2 < v2) || true)));
-        oi[i] = ((42u8).checked_add(39u8).unwrap_or(((a_i32) as u8))) as u64;
-        of[i] = ((((a_f32 / 10.0f32) * ((-7.0f32) / (-10.875f32)))).abs()) as f64;
+        oi[i] = ((match (6u32 % 8u32) { 6u32 => ((a_i32) as u8), _ => ((a_i32) as u8) })) as u64;
+        of[i] = (((a_f32 / (9.75f32 - (-0.0f32))) / (-(DIFF_TABLE_F32[((30u32) % 6u32) as usize] * 1.0f32)))) as f64;
     }
 }
 
@@ -3303,33 +3813,41 @@ pub fn diff_104<const K: i8>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let mut v0: i64 = (((K) as i64) + (a_i64).saturating_add(a_i64));
-        diff_xor_into(&mut v0, (match (10u32 % 8u32) { 2u32 | 0u32 => (((-66i64)).abs_diff(0i64) as i64), _ => (a_i64 >> (7i8 & 63i8)) }));
+        diff_xor_into(&mut v0, a_i64);
         let r0 = &mut v0;
-        *r0 ^= (a_i64 | (-39i64));
-        let mut v1: u16 = ((((a_u64 + a_u64)) as u16) - ((((a_i32) as u16)).checked_mul(65535u16).unwrap_or(39u16)).saturating_sub((if true { 16u16 } else { ((a_i32) as u16) })));
-        for j0 in (((53u32) % 8u32)..(((4294967295u32 & a_u32)) % 16u32)).step_by(((99u32) % 3u32) as usize) {
-            v1 = v1;
+        *r0 ^= (-9223372036854775808i64);
+        let mut v1: u16 = ((((a_i64) as u64)) as u16);
+        if (!matches!((64u32 % 8u32), 4u32)) {
+            v1 = ((a_i32) as u16);
+        } else {
+            v1 = ((15496u16 >> ((-32768i16) & 15i16)) + (!22u16));
         }
-        let mut v2: i16 = (match (a_u32 % 8u32) { 2u32 => ((-75i16) & ((a_u32) as i16)), _ => ((-72i16)).min((85i16 & ((a_f32) as i16))) });
-        'l2: for j1 in 0u32..((a_u32) % 3u32) {
-            for j2 in 0u32..(((match (35u32 % 8u32) { 2u32 | 1u32 => 31u32, 4u32 | 4u32 => 23u32, 1u32 | 6u32 => a_u32, _ => j1 })) % 3u32) {
-                if true {
+        let mut v2: f32 = a_f32;
+        'l2: for j0 in 0u32..((((match (3292106500u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 3u32) {
+            for j1 in 0u32..(((60u32).max(a_u32)) % 3u32) {
+                if (v1 < ((a_f32) as u16)) {
                     break 'l2;
                 }
-                if (!true) {
+                if (((a_f32) as u16) >= v1) {
                     continue 'l2;
                 }
-                v2 = ((if (matches!((a_u32 % 8u32), 0u32..=3u32) || true) { (if true { ((a_i64) as i16) } else { ((a_u32) as i16) }) } else { ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) })).pow((v2) as u32 & 7);
+                v2 = ((v2 + 3.125f32) - (16777216.0f32 / (-1.25f32)));
             }
         }
-        oi[i] = (((!(((a_i64) as i16) % (98i16 | 1i16))) * ((35u16) as i16))) as u64;
-        of[i] = (((v2) as f32)) as f64;
+        oi[i] = ((((85i16 & ((a_f32) as i16)) >> (a_i64 ^ 9223372036854775807i64)) & ((a_i64) as i16))) as u64;
+        of[i] = (((((0i32) as f32) - (-9.875f32)) + (((((a_i64) as u16) << (85i16 & 15i16))) as f32))) as f64;
     }
 }
 
@@ -3339,38 +3857,40 @@ pub fn diff_105<const K: i32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let mut v0: u32 = (((!94u32) | ((((a_i64) as u16)) as u32)) << (((((-97i16) <= 50i16)) as i32) & 31i32));
         if (matches!((13u32 % 8u32), 3u32) && ((-43i16) <= (-20i16))) {
             v0 = (((match (v0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) ^ 45u32);
         } else {
-            v0 = (((v0 / (a_u32 | 1u32)) & (!a_u32)) << ((73u16 >> ((a_u32 + a_u32) & 15u32)) & 31u16));
+            v0 = ((!(a_u32).checked_sub(v0).unwrap_or(0u32)) >> (((1u16 % (1u16 | 1u16)) >> ((a_u32 + a_u32) & 15u32)) & 31u16));
         }
-        let mut v1: u8 = (if ((12.25f64 != a_f64) || false) { (((a_f32) as u8) / (((a_i32) as u8) | 1u8)) } else { (match (9u32 % 8u32) { 3u32 => 33u8, _ => 71u8 }) });
-        if ((64i64 < (-19i64)) && (((a_f32) as u16) != 81u16)) {
-            v1 = (match (31u32 % 8u32) { 5u32 | 2u32 => (((a_f32) as u8) + ((a_u32) as u8)), 0u32..=6u32 => (((a_i32) as u8) | ((a_f32) as u8)), _ => (!255u8) });
-        } else {
-            v1 = (((a_i32) as u8)).checked_sub(((a_i64) as u8)).unwrap_or(v1);
+        let mut v1: f32 = ((11.625f32 / 6.625f32) * a_f32);
+        for j0 in 0u32..(((match (9u32 % 8u32) { 3u32 => 33u32, _ => v0 })) % 4u32) {
+            v1 = ((v1 / v1) * (a_f32 + v1));
         }
-        let v2: u64 = a_u64;
-        let mut v3: f32 = ((-a_f32)).abs();
-        'l3: for j0 in 0u32..(((if false { v0 } else { v0 })) % 3u32) {
-            for j1 in 0u32..(((a_u32 + a_u32)) % 3u32) {
-                if (14u8 != 21u8) {
-                    break 'l3;
-                }
-                if (30i64 >= (-39i64)) {
-                    continue 'l3;
-                }
-                v3 = ((((a_f64 + a_f64)) as f32)).sqrt();
-            }
+        let mut v2: u16 = 61u16;
+        diff_xor_into(&mut v2, (((match (42u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) ^ 28u16));
+        let r2 = &mut v2;
+        *r2 ^= (16u16 >> 21i32);
+        let mut t3: [u16; 3] = [(v2 - ((v2).min(v2) / ((v2 / (77u16 | 1u16)) | 1u16))); 3];
+        t3[1] = ((match (56u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
+        t3[2] = ((a_u64) as u16);
+        let mut v3: u16 = v2;
+        for &v4 in t3.iter().skip(1) {
+            v3 = ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)) as u16);
         }
-        oi[i] = ((1u64).checked_div(v2).unwrap_or(a_u64)) as u64;
-        of[i] = ((((-a_f64) + (a_f64 - a_f64)) - (-((-8.625f64) + (-7.125f64))))) as f64;
+        oi[i] = ((match (14u32 % 8u32) { 2u32 | 4u32 => (if (false || true) { (match (v0 % 8u32) { 0u32 | 3u32 => a_i32, 4u32 => b_i32, _ => K }) } else { ((-21i32) >> (75i64 & 31i64)) }), _ => ((if false { a_i32 } else { K }) / ((61i32).min(K) | 1i32)) })) as u64;
+        of[i] = (a_f32) as f64;
     }
 }
 
@@ -3380,27 +3900,38 @@ pub fn diff_106(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let v0: i16 = (((a_i32) as i16) * ((a_u32) as i16));
-        assert!((((a_u32 % 256u32) != 7u32) || false));
-        let v1: i8 = 39i8;
-        let mut v2: f64 = (((2.75f64 / a_f64) / ((-6.125f64) - 0.0f64)) / ((47i64) as f64));
-        if ((!a_i32) == (2147483647i32).max(43i32)) {
-            v2 = (((v2 - a_f64) - ((a_u64) as f64)) / (-a_f64));
-        } else {
-            v2 = (if ((((a_u32) as i8) < 95i8) || (a_i64 >= a_i64)) { v2 } else { ((DIFF_TABLE_F64[((23u32) % 6u32) as usize] * 1.0f64) / ((0.1f32) as f64)) });
+        assert!((((a_u32 % 256u32) != 7u32) || (!(a_f64 != a_f64))));
+        let mut v1: i32 = ((if (v0 < v0) { (31i32 / (a_i32 | 1i32)) } else { ((true) as i32) }) >> ((((if false { 1u32 } else { 41u32 })) as i8) & 31i8));
+        for j0 in ((((match (85u32 % 8u32) { 0u32..=4u32 => a_u32, 5u32 => 4294967295u32, _ => a_u32 })) % 8u32)..(((37u32 & 0u32)) % 16u32)).step_by(((93u32) % 3u32) as usize) {
+            v1 = ((match (2607361759u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
         }
-        assert!((((89u32 % 256u32) != 7u32) || (((-1i64) & 79i64) >= (a_i64 >> (v0 & 63i16)))));
-        let mut v3: u8 = (((a_i32) as u8) & ((a_u32) as u8));
-        for j0 in ((((a_u32 * a_u32)) % 8u32)..(((72u32).checked_mul(93u32).unwrap_or(3571798062u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v3 = v3;
+        let v2: u64 = ((((-5.875f32)) as u64) & (a_u64 << (2619072975u32 & 63u32)));
+        let mut v3: u64 = (((((if true { ((a_f32) as i8) } else { 47i8 })) as f32)) as u64);
+        'l3: for j1 in 0u32..(((32u32 - a_u32)) % 3u32) {
+            for j2 in 0u32..(((a_u32 * a_u32)) % 3u32) {
+                if true {
+                    break 'l3;
+                }
+                if (8i8 < ((a_f32) as i8)) {
+                    continue 'l3;
+                }
+                v3 = v3;
+            }
         }
-        oi[i] = (38u64) as u64;
-        of[i] = ((((a_i64) as f64) * (((31u32) as f64) + ((a_f64) as f64)))) as f64;
+        oi[i] = ((((v1).min((!a_i32))) as i8)) as u64;
+        of[i] = ((DIFF_TABLE_F64[((a_u32) % 6u32) as usize] * 1.0f64)) as f64;
     }
 }
 
@@ -3410,28 +3941,38 @@ pub fn diff_107(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let mut t0: [u64; 3] = [a_u64; 3];
-        t0[1] = ((DIFF_TABLE_U64[((a_u32) % 6u32) as usize] * 1u64) / ((match (65u32 % 8u32) { 5u32 => a_u64, 2u32..=5u32 => 74u64, _ => a_u64 }) | 1u64));
-        t0[2] = (((a_u64 << (a_u64 & 63u64))) as u64);
-        let mut v0: u64 = a_u64;
-        for &v1 in t0.iter().rev() {
-            v0 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
+        t0[1] = (a_u64 / (a_u64 | 1u64));
+        t0[2] = ((!a_u64) & (a_u64 << (((a_i64) as u8) & 63u8)));
+        let mut v0: u64 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) >> ((!46u64) & 63u64));
+        for &v1 in t0.iter().step_by(2) {
+            v0 = ((match (70u32 % 8u32) { 5u32 => a_u64, 4u32 => 23u64, _ => 31u64 }) & (v1).max(a_u64));
         }
-        let mut v2: u16 = (((a_u32) as u16) / (65535u16 | 1u16));
-        for j0 in (0u32..((23u32) % 4u32)).rev() {
-            v2 = (87u16 - ((a_i32) as u16));
+        let mut v2: f64 = (-((a_u64) as f64));
+        if (!(((a_f32) as u16) == ((a_i32) as u16))) {
+            v2 = ((a_f32) as f64);
+        } else {
+            v2 = ((v2).sqrt() / (v2 / v2));
         }
-        let mut v3: u32 = (if (v2 == ((a_i64) as u16)) { (!a_u32) } else { (DIFF_TABLE_U32[((a_u32) % 6u32) as usize] * 1u32) });
-        for j1 in (((((29u32) as u32)) % 8u32)..(((86u32 << (42u8 & 31u8))) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v3 = ((a_u32 << (v2 & 31u16))).div_euclid((a_u32).max(a_u32));
+        let mut v3: u16 = (((a_u32) as u16) - 82u16);
+        if ((64i64 / (a_i64 | 1i64)) < (((9.375f32 >= a_f32)) as i64)) {
+            v3 = ((a_i64) as u16);
+        } else {
+            v3 = ((v3) as u16);
         }
-        oi[i] = (((((-54i16) / (0i16 | 1i16)) % ((((a_i32) as i16)).saturating_add(((a_i64) as i16)) | 1i16)) / ((if (!(90i8 >= 55i8)) { (!(-32768i16)) } else { (43i16).checked_div(((a_i32) as i16)).unwrap_or(((a_i32) as i16)) }) | 1i16))) as u64;
-        of[i] = ((8.625f32 / (((a_i64) as f32) * (0.0f32 - (-6.75f32))))) as f64;
+        oi[i] = (((-43i16) << (((a_u32) as u16) & 15u16))) as u64;
+        of[i] = ((DIFF_TABLE_F64[((a_u32) % 6u32) as usize] * 1.0f64)) as f64;
     }
 }
 
@@ -3441,19 +3982,25 @@ pub fn diff_108(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let mut v0: u8 = 57u8;
-        if ((match (23u32 % 8u32) { 1u32 | 3u32 => a_f64, 3u32 | 4u32 => (-7.875f64), _ => (-0.0f64) }) > (10.375f64 / 0.375f64)) {
-            v0 = (((((a_u32) as u8)).min(v0)).min((v0 / (((a_u32) as u8) | 1u8))) & ((a_u32) as u8));
+        if ((match (23u32 % 8u32) { 1u32 | 3u32 => a_f64, 4u32..=7u32 => a_f64, _ => b_f64 }) > ((((a_f32) as i16)) as f64)) {
+            v0 = (match (83u32 % 8u32) { 1u32 => ((73u8).min(((a_i32) as u8)) & v0), _ => ((v0).max(v0) - (DIFF_TABLE_U8[((33u32) % 6u32) as usize] * 1u8)) });
         } else {
-            v0 = ((if (42u8 == 7u8) { (((a_i32) as u8)).saturating_add(((a_f32) as u8)) } else { 8u8 })).max(((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8));
+            v0 = 42u8;
         }
-        oi[i] = (44i16) as u64;
-        of[i] = ((if (((-4.75f32) > (-2.375f32)) && (5.25f32 >= a_f32)) { a_f64 } else { ((5e-324f64 + (-0.0f64)) * ((-5.625f64) * a_f64)) })) as f64;
+        oi[i] = (a_u64) as u64;
+        of[i] = ((-((-b_f32) / (3.4e38f32 / (-2.75f32))))) as f64;
     }
 }
 
@@ -3463,17 +4010,23 @@ pub fn diff_109(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
-        let mut v0: f32 = (((DIFF_TABLE_F32[((a_u32) % 6u32) as usize] * 1.0f32) - (a_f32 * a_f32)) - a_f32);
-        for j0 in (0u32..=(((match (a_u32 % 8u32) { 4u32 => a_u32, 6u32 => 3178579316u32, _ => a_u32 })) % 4u32)).rev() {
-            v0 = ((-9.875f32)).sqrt();
+        let b_f64: f64 = diff_first(&xf64[i..]);
+        let mut v0: f32 = (((DIFF_TABLE_F32[((a_u32) % 6u32) as usize] * 1.0f32) - (a_f32 / a_f32)) - (-((b_u32) as f32)));
+        for j0 in ((((a_u32 & b_u32)) % 8u32)..(((93u32 ^ 1u32)) % 16u32)).step_by(((2u32) % 3u32) as usize) {
+            v0 = (((v0 + a_f32) + ((49u8) as f32)) + ((4.75f32 - v0)).sqrt());
         }
-        oi[i] = (((if (65u64 > 17u64) { ((31i8) as i64) } else { (38i64 / (37i64 | 1i64)) })).max(((28i64 << (((a_i32) as i8) & 63i8)) ^ (a_i64).saturating_add(a_i64)))) as u64;
-        of[i] = (((((29u64) as f64) - (a_f64 / a_f64))).abs()) as f64;
+        oi[i] = (((31u32 << (((-15i8) >> (a_i32 & 7i32)) & 31i8)) ^ 29u32)) as u64;
+        of[i] = (((-(a_f64 * a_f64)) / ((match (a_u32 % 8u32) { 2u32..=4u32 => 1.7e308f64, 4u32 | 6u32 => a_f64, 5u32 => a_f64, _ => (-10.0f64) }) + (10.75f64 + a_f64)))) as f64;
     }
 }
 
@@ -3483,26 +4036,49 @@ pub fn diff_110<const K: u32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let v0: i8 = (DIFF_TABLE_I8[((0u32) % 6u32) as usize] * 1i8);
         let mut t1: [i64; 3] = [a_i64; 3];
-        t1[1] = ((((((a_u32) as u16)) as i64) >> 53i16) / (((a_i64 ^ (-38i64)) & (!12i64)) | 1i64));
-        t1[2] = ((0i64 | DiffPair { a: (0i64 ^ (-15i64)), b: (!a_i64) }.mixed()) / (a_i64 | 1i64));
-        let mut v1: i64 = ((!(match (K % 8u32) { 0u32 => a_i64, 7u32 => a_i64, _ => (-75i64) })) - ((44i64).pow(((-34i64)) as u32 & 7) * (64i64 % ((-15i64) | 1i64))));
-        for &v2 in t1.iter() {
-            v1 = (((match (K % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64) >> (((if (10u8 != 22u8) { 63u64 } else { a_u64 }) % (!a_u64)) & 63u64));
+        t1[1] = (-(match (a_u32 % 8u32) { 4u32 | 7u32 => (a_i64 * a_i64), _ => (a_i64 & (-37i64)) }));
+        t1[2] = ((match (a_u32 % 8u32) { 0u32..=7u32 => (match (a_u32 % 8u32) { 1u32 => (-75i64), 5u32 => a_i64, _ => (-59i64) }), 1u32 => a_i64, 6u32 | 0u32 => (0i64 | DiffPair { a: (-33i64), b: (-9223372036854775808i64) }.mixed()), _ => ((match (12u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64) }) >> ((match (a_u32 % 8u32) { 0u32 | 1u32 => (if true { ((a_u32) as u16) } else { 56u16 }), _ => (((a_f32) as u16) | ((a_f32) as u16)) }) & 63u16));
+        let mut v1: i64 = (if matches!((a_u32 % 8u32), 7u32) { 0i64 } else { ((!a_i64) + (0i64 | DiffPair { a: (-58i64), b: (-12i64) }.mixed())) });
+        for &v2 in t1.iter().step_by(2) {
+            v1 = (((0i64 | DiffPair { a: v2, b: v2 }.mixed()) >> ((match (K % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)) * ((!a_i64) << ((a_i32 >> (0u64 & 31u64)) & 63i32)));
         }
-        let v3: u16 = (0u16).checked_div(((a_f32) as u16)).unwrap_or(((a_i64) as u16));
-        assert!((((22u32 % 256u32) != 7u32) || (!(a_f64 == a_f64))));
-        let v4: u32 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
-        assert!((((a_u32 % 256u32) != 7u32) || false));
-        let v5: u8 = ((a_i64) as u8);
-        oi[i] = ((if ((63u64 >> (7u8 & 63u8)) >= 73u64) { ((((a_i64) as u8)).max(211u8) - (v5 ^ 27u8)) } else { (((a_i32) as u8)).saturating_sub((v5).min(63u8)) })) as u64;
-        of[i] = ((-11.5f64)) as f64;
+        let mut v3: i8 = (((v0 * ((a_u32) as i8)) << ((a_i64) as i8))).min(((((a_f32) as i8)).saturating_add(v0) >> ((1u8 ^ ((a_i32) as u8)) & 7u8)));
+        if ((!1u64) != (61u64 ^ a_u64)) {
+            v3 = ((-((-85i8) ^ ((a_f32) as i8)))).saturating_sub(((a_i32) as i8));
+        } else {
+            v3 = ((((a_f32 / a_f32)).sqrt()) as i8);
+        }
+        let mut v4: i32 = (DIFF_TABLE_I32[((a_u32) % 6u32) as usize] * 1i32);
+        'l4: for j0 in 0u32..(((!78u32)) % 3u32) {
+            for j1 in 0u32..(((a_u32).checked_sub(a_u32).unwrap_or(a_u32)) % 3u32) {
+                if matches!((4294967295u32 % 8u32), 5u32) {
+                    break 'l4;
+                }
+                if false {
+                    continue 'l4;
+                }
+                v4 = (if (((93u16) as f64) < 0.0f64) { ((a_i32 >> (j0 & 31u32)) | 0i32) } else { ((19i32 + 31i32) + (a_i32).abs()) });
+            }
+        }
+        let mut v5: f32 = ((((-a_f64) - (-9.875f64))) as f32);
+        for j2 in 0u32..(((82u32).min(21u32)) % 4u32) {
+            v5 = v5;
+        }
+        oi[i] = ((match (a_u32 % 8u32) { 6u32 => ((((a_u32) as i16) - (-48i16))).abs(), 0u32 | 1u32 => (((match (31u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) << ((65535u16 + 68u16) & 15u16)), _ => ((16777216.0f32) as i16) })) as u64;
+        of[i] = (v5) as f64;
     }
 }
 
@@ -3512,37 +4088,44 @@ pub fn diff_111(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let mut v0: f64 = ((908115410u32) as f64);
         if ((-((a_i32) as i8)) >= ((a_u32) as i8)) {
             v0 = ((30i16) as f64);
         } else {
-            v0 = a_f64;
+            v0 = b_f64;
         }
-        assert!((((50u32 % 256u32) != 7u32) || ((((a_i32) as i8) <= ((a_i32) as i8)) || (a_f64 == (-11.625f64)))));
-        let mut c1: u32 = 0u32;
-        let v1: u64 = loop {
-            if c1 >= (((38u32 - 0u32)) % 4u32) {
-                break ((((-6.0f64)) as u64));
+        assert!((((17u32 % 256u32) != 7u32) || ((((a_i64) as u16) * 16u16) <= 33u16)));
+        let mut v1: u32 = ((match (48u32 % 8u32) { 1u32 | 5u32 => a_u32, 5u32..=6u32 => 97u32, _ => a_u32 }) - 79u32);
+        diff_xor_into(&mut v1, (match (83u32 % 8u32) { 1u32 | 3u32 => (a_u32 * a_u32), 3u32..=7u32 => (93u32 % (28u32 | 1u32)), _ => (31u32 ^ 4294967295u32) }));
+        let r1 = &mut v1;
+        *r1 ^= (a_u32).min(96u32);
+        let mut c2: u32 = 0u32;
+        let v2: i8 = loop {
+            if c2 >= (((v1 << (47i8 & 31i8))) % 4u32) {
+                break ((!(match (a_u32 % 8u32) { 3u32..=3u32 => (-36i8), _ => 17i8 })));
             }
-            c1 += 1u32;
+            c2 += 1u32;
         };
-        let mut v2: u64 = (match (a_u32 % 8u32) { 1u32..=7u32 => (DIFF_TABLE_U64[((4209231467u32) % 6u32) as usize] * 1u64), _ => ((v1 >> (((a_f32) as u8) & 63u8)) * (v1).min(28u64)) });
-        if (!(10u8 < 98u8)) {
-            v2 = (((true) as u64) >> ((((!15u64)) as u32) & 63u32));
-        } else {
-            v2 = (!(match (a_u32 % 8u32) { 4u32 | 3u32 => v2, 1u32 => (89u64 >> ((-56i64) & 63i64)), 0u32..=6u32 => ((60u32) as u64), _ => (a_u64 ^ 18446744073709551615u64) }));
+        let mut t3: [f64; 3] = [((v0 - a_f64) * (if true { a_f64 } else { a_f64 })); 3];
+        t3[1] = v0;
+        t3[2] = (((0.1f32).sqrt()) as f64);
+        let mut v3: f64 = ((v0 - a_f64) / (a_f64 - a_f64));
+        for &v4 in t3.iter().rev() {
+            v3 = ((DIFF_TABLE_F64[((a_u32) % 6u32) as usize] * 1.0f64) * (-v4));
         }
-        let mut v3: i16 = ((((a_f32) as i16) % (((a_f32) as i16) | 1i16))).min(((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16));
-        for j0 in ((((a_u32 | a_u32)) % 8u32)..(((1u32 >> 71i8)) % 16u32)).step_by(((98u32) % 3u32) as usize) {
-            v3 = ((match (44u32 % 8u32) { 4u32..=4u32 => ((a_f32) as i16), _ => (-48i16) }) + ((-78i16) - v3));
-        }
-        oi[i] = ((DIFF_TABLE_I64[((a_u32) % 6u32) as usize] * 1i64)) as u64;
-        of[i] = (((((v1 << (1u16 & 63u16))) as f64) * (((3.75f32 * a_f32)) as f64))) as f64;
+        oi[i] = (((a_f32) as u16)) as u64;
+        of[i] = ((-a_f64)) as f64;
     }
 }
 
@@ -3552,14 +4135,20 @@ pub fn diff_112(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
-        let v0: i16 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) ^ ((32767i16 & ((a_f32) as i16))).min(((-42i16) & ((a_i64) as i16))));
-        oi[i] = ((match (94u32 % 8u32) { 1u32 | 1u32 => 37i64, _ => ((45i64 << (((a_u32) as u16) & 63u16))).abs() })) as u64;
-        of[i] = (((((-0.25f32) / 2.625f32) - (1.75f32 + 9.0f32)) * ((((a_i64) as u8)) as f32))) as f64;
+        let b_f64: f64 = diff_first(&xf64[i..]);
+        let v0: i16 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) ^ ((a_f32) as i16));
+        oi[i] = ((DIFF_TABLE_I64[((31u32) % 6u32) as usize] * 1i64)) as u64;
+        of[i] = ((-5.25f64)) as f64;
     }
 }
 
@@ -3569,11 +4158,17 @@ pub fn diff_113(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let mut c0: u32 = 0u32;
         let v0: u16 = loop {
             if c0 >= (((match (32u32 % 8u32) { 6u32 => 89u32, _ => 60u32 })) % 4u32) {
@@ -3583,21 +4178,28 @@ pub fn diff_113(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         };
         let mut c1: u32 = 0u32;
         let v1: u64 = loop {
-            if c1 >= ((a_u32) % 4u32) {
-                break ((a_u64).checked_add(1u64).unwrap_or(a_u64));
+            if c1 >= ((b_u32) % 4u32) {
+                break ((((91u8 & ((a_u32) as u8))) as u64));
             }
             c1 += 1u32;
         };
-        let mut v2: i32 = ((a_i32 << (82u8 & 31u8)) & (a_i32 + (-86i32)));
-        if ((true || true) || ((-43i16) <= ((a_f32) as i16))) {
-            v2 = ((if (7.625f32 < a_f32) { v2 } else { v2 }) >> ((if true { 63i64 } else { 89i64 }) & 31i64));
-        } else {
-            v2 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
-        }
-        let v3: u16 = 15u16;
-        let v4: u8 = 87u8;
-        oi[i] = (a_i32) as u64;
-        of[i] = ((match (0u32 % 8u32) { 2u32 => (((-((a_f32) as i16))) as f32), 1u32..=2u32 => ((a_u64) as f32), _ => (a_f32 - (a_f32 + 0.0f32)) })) as f64;
+        let v2: u64 = ((11.75f32) as u64);
+        let mut c3: u32 = 0u32;
+        let v3: u64 = loop {
+            if c3 >= (((a_u32).checked_sub(b_u32).unwrap_or(21u32)) % 4u32) {
+                break (((v2 << (0i32 & 63i32)) >> (a_u32 & 63u32)));
+            }
+            c3 += 1u32;
+        };
+        let mut c4: u32 = 0u32;
+        let v4: u32 = loop {
+            if c4 >= (((100u32 << v0)) % 4u32) {
+                break ((((((a_u32) as u16) | ((a_i64) as u16))) as u32));
+            }
+            c4 += 1u32;
+        };
+        oi[i] = (((((v4).min(a_u32) * (a_u32).checked_rem(1u32).unwrap_or(v4))) as u16)) as u64;
+        of[i] = ((((12.375f32 - (-4.0f32)) * (a_f32 - a_f32)) * (4.375f32 + ((((a_f32) as i16)) as f32)))) as f64;
     }
 }
 
@@ -3607,27 +4209,34 @@ pub fn diff_114(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
-        let v0: u64 = (match (4294967295u32 % 8u32) { 0u32 | 4u32 => a_u64, 1u32..=4u32 => (21u64).checked_add(a_u64).unwrap_or(83u64), 1u32 | 6u32 => (match (a_u32 % 8u32) { 0u32 | 6u32 => a_u64, 7u32 | 0u32 => a_u64, 5u32 | 2u32 => 68u64, _ => 64u64 }), _ => (match (a_u32 % 8u32) { 1u32..=4u32 => a_u64, _ => a_u64 }) });
-        let mut t1: [u8; 3] = [((match (86u32 % 8u32) { 5u32 => (((a_u32) as u8) | ((a_i32) as u8)), _ => (62u8 ^ ((a_i64) as u8)) }) % ((28u8 & (((a_f32) as u8)).min(((a_u32) as u8))) | 1u8)); 3];
-        t1[1] = (((((-1.75f32)) as u8) + (((a_i64) as u8) >> (7u8 & 7u8))) << ((-a_i32) * (2147483647i32 >> (31i32 & 31i32))));
-        t1[2] = ((a_i64) as u8);
-        let mut v1: u8 = ((a_u32) as u8);
-        for &v2 in t1.iter().step_by(2) {
-            v1 = ((match (98u32 % 8u32) { 2u32 | 0u32 => v1, 1u32 | 6u32 => (match (a_u32 % 8u32) { 6u32 | 7u32 => ((a_i32) as u8), 0u32..=4u32 => v1, _ => ((a_i32) as u8) }), _ => (69u8).checked_rem(11u8).unwrap_or(((a_i64) as u8)) }) - 55u8);
+        let b_f64: f64 = diff_first(&xf64[i..]);
+        let v0: u64 = (match (4294967295u32 % 8u32) { 0u32 | 4u32 => b_u64, 1u32..=2u32 => (if true { 44u64 } else { a_u64 }), 3u32 => a_u64, _ => (a_u64).pow((a_u64) as u32 & 7) });
+        let mut t1: [f64; 3] = [(-((a_i64) as f64)); 3];
+        t1[1] = (((match (94u32 % 8u32) { 0u32 => (!88u32), _ => (if true { a_u32 } else { a_u32 }) })) as f64);
+        t1[2] = (((a_f64).sqrt() - ((-3.5f64) - 0.1f64)) / 1.7e308f64);
+        let mut v1: f64 = ((((31i32 >> (((a_u32) as i8) & 31i8)) & 2147483647i32)) as f64);
+        for &v2 in t1.iter().rev() {
+            v1 = ((match (1u32 % 8u32) { 0u32 => (DIFF_TABLE_F64[((a_u32) % 6u32) as usize] * 1.0f64), _ => v1 }) / ((a_f64 * 5.25f64)).sqrt());
         }
-        let v3: f32 = (1e-40f32 / 0.1f32);
-        assert!((((13u32 % 256u32) != 7u32) || false));
-        let mut v4: i32 = ((((a_u64) as f64)) as i32);
-        for j0 in (0u32..=(((a_u32 - 3428747939u32)) % 4u32)).rev() {
-            v4 = ((55i32 + v4)).saturating_mul((-9i32));
+        let mut v3: i64 = ((16i64).min((-72i64))).saturating_add(((-90i64) - a_i64));
+        if matches!((a_u32 % 8u32), 2u32) {
+            v3 = ((-9223372036854775808i64) >> ((!11u16) & 63u16));
+        } else {
+            v3 = ((v3).min(a_i64) << ((if false { b_i64 } else { a_i64 }) & 63i64));
         }
-        oi[i] = ((((v4 & a_i32) | ((false) as i32)) % (((a_i32 - a_i32) << (85u32 * 46u32)) | 1i32))) as u64;
-        of[i] = (((match (a_u32 % 8u32) { 3u32..=7u32 => (v3 - 10.375f32), 2u32..=6u32 => (0.0f32 - v3), 1u32..=2u32 => (v3 - (-6.0f32)), _ => (a_f32 - v3) }) + (1e-40f32).sqrt())) as f64;
+        let v4: u64 = a_u64;
+        oi[i] = (((a_u32 + (match (28u32 % 8u32) { 2u32 => a_u32, 3u32 | 5u32 => 31u32, 7u32 | 1u32 => a_u32, _ => 68u32 }))).pow((((((0i16) as i32)) as u32)) as u32 & 7)) as u64;
+        of[i] = ((((!6u16)) as f32)) as f64;
     }
 }
 
@@ -3637,37 +4246,35 @@ pub fn diff_115(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let v0: i64 = ((-42i64)).abs();
-        let v1: i8 = ((if (0.1f32 > a_f32) { (((a_u32) as i8) / (((a_f32) as i8) | 1i8)) } else { 0i8 }) ^ ((((a_f32) as i8)).min((-19i8)) - ((-85i8) ^ ((a_f32) as i8))));
+        let v1: i8 = ((if (0.1f32 > a_f32) { ((a_u32) as i8) } else { ((-37i8) % (((a_i64) as i8) | 1i8)) }) ^ ((((a_f32) as i8)).min((-19i8)) - ((-85i8) ^ ((a_f32) as i8))));
         let mut v2: f32 = ((v1) as f32);
         if ((30i64 << ((-93i32) & 63i32)) >= ((-74i64)).pow((a_i64) as u32 & 7)) {
-            v2 = (5.5f32 * (-9.875f32));
+            v2 = ((-11.5f32) * a_f32);
         } else {
-            v2 = ((-0.875f32) - a_f32);
+            v2 = (match (58u32 % 8u32) { 2u32 => b_f32, 6u32 => v2, _ => v2 });
         }
-        let mut v3: u8 = ((((((a_i64) as u16)).max(53u16) % ((((a_i32) as u16) >> a_i64) | 1u16))) as u8);
-        diff_xor_into(&mut v3, (((((a_f32) as u8) >> a_i32) * ((a_i64) as u8)) | 7u8));
-        let r3 = &mut v3;
-        *r3 ^= (80u8 + 33u8);
-        let mut v4: i64 = (!(a_i64).div_euclid(a_i64));
-        'l4: for j0 in 0u32..(((a_u32).checked_sub(31u32).unwrap_or(32u32)) % 3u32) {
-            for j1 in 0u32..(((match (a_u32 % 8u32) { 1u32..=5u32 => 43u32, 3u32 | 2u32 => a_u32, _ => a_u32 })) % 3u32) {
-                if (a_f64 <= (-4.125f64)) {
-                    break 'l4;
-                }
-                if (92u8 < ((a_u32) as u8)) {
-                    continue 'l4;
-                }
-                v4 = (match (78u32 % 8u32) { 3u32 | 4u32 => (a_i64 & 91i64), 1u32 => a_i64, 0u32..=7u32 => (a_i64).abs(), _ => (a_i64).max(a_i64) });
-            }
+        let mut v3: i16 = ((!(if (a_i32 > b_i32) { 60i16 } else { 64i16 })) << (((a_i64 << ((a_f32) as u8)) >> ((((a_f32) as i16) * (-1i16)) & 63i16)) & 15i64));
+        if ((v0 << ((a_i64) as u8)) == (63i64).pow((a_i64) as u32 & 7)) {
+            v3 = ((!(!((a_f32) as i16))) >> (((a_f64) as i64) >> (35u8 / (((a_f32) as u8) | 1u8))));
+        } else {
+            v3 = (((((b_f64 / 3.75f64)) as u16)) as i16);
         }
-        oi[i] = (((match (90u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)) as u64;
-        of[i] = ((DIFF_TABLE_F64[((88u32) % 6u32) as usize] * 1.0f64)) as f64;
+        assert!((((91u32 % 256u32) != 7u32) || ((match (a_u32 % 8u32) { 7u32 => a_i32, 7u32 | 3u32 => a_i32, _ => b_i32 }) <= a_i32)));
+        let v4: i64 = 25i64;
+        oi[i] = (((!(v1 << (45u32 & 7u32))) >> a_i64)) as u64;
+        of[i] = ((((0i64 | DiffPair { a: (v0 + v4), b: (a_i64).min(78i64) }.mixed())) as f32)) as f64;
     }
 }
 
@@ -3677,19 +4284,25 @@ pub fn diff_116<const K: i16>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let mut v0: u64 = 33u64;
         if (false && matches!((a_u32 % 8u32), 6u32)) {
-            v0 = (((((a_f32) as i8)).checked_mul(((a_i64) as i8)).unwrap_or((-92i8))) as u64);
+            v0 = (DIFF_TABLE_U64[((a_u32) % 6u32) as usize] * 1u64);
         } else {
-            v0 = (((match (a_u32 % 8u32) { 4u32 | 1u32 => v0, 1u32 | 7u32 => a_u64, _ => v0 }) << (v0 - a_u64)) / ((a_u64 % a_u64) << (((a_u32) as i8) << (-70i64))));
+            v0 = a_u64;
         }
-        oi[i] = ((((((-74i64) * a_i64)).max((a_i64 >> (-1i64)))) as u16)) as u64;
-        of[i] = ((-8.25f32)) as f64;
+        oi[i] = (((-(-b_i32)) & (a_i32 / (((a_i64) as i32) | 1i32)))) as u64;
+        of[i] = (((((a_i64 >> 5i64)) as f32) + ((match (a_u32 % 8u32) { 3u32 | 1u32 => a_f32, _ => 5.5f32 })).abs())) as f64;
     }
 }
 
@@ -3699,11 +4312,17 @@ pub fn diff_117(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let mut c0: u32 = 0u32;
         let v0: u64 = loop {
             if c0 >= ((62u32) % 4u32) {
@@ -3711,21 +4330,28 @@ pub fn diff_117(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
             }
             c0 += 1u32;
         };
-        let v1: u16 = (((-a_f64)) as u16);
-        assert!((((95u32 % 256u32) != 7u32) || ((9.875f64 - a_f64) > (a_f64 - a_f64))));
-        let mut c2: u32 = 0u32;
-        let v2: u32 = loop {
-            if c2 >= ((86u32) % 4u32) {
-                break (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32));
-            }
-            c2 += 1u32;
-        };
-        let mut v3: i16 = (((a_f32) as i16)).max((-95i16));
-        for j0 in (u32::MAX - (((v2 % (a_u32 | 1u32))) % 4u32))..=u32::MAX {
-            v3 = ((a_i64) as i16);
+        let v1: u16 = (((-b_f64)) as u16);
+        let mut t2: [u32; 3] = [(a_u32).checked_div(92u32).unwrap_or(22u32); 3];
+        t2[1] = (if (((a_u32) as i8) <= 29i8) { a_u32 } else { 1880917941u32 });
+        t2[2] = (match (a_u32 % 8u32) { 4u32 | 7u32 => 67u32, _ => 38u32 });
+        let mut v2: u32 = 93u32;
+        for &v3 in t2.iter().skip(1) {
+            v2 = (a_u32 >> (-1i64));
         }
-        oi[i] = ((0i64 | DiffPair::new(65i64, (0i64 | DiffPair { a: ((-73i64) % (a_i64 | 1i64)), b: (!64i64) }.mixed())).b)) as u64;
-        of[i] = ((match (v2 % 8u32) { 3u32 => (((-9.625f32) + a_f32) * ((9.875f64) as f32)), _ => ((((-1.5f32)) as f32) - (a_f32 - a_f32)) })) as f64;
+        let mut v4: u32 = (32u32).min(v2);
+        'l4: for j0 in 0u32..(((a_u32).div_euclid(a_u32)) % 3u32) {
+            for j1 in 0u32..((60u32) % 3u32) {
+                if (10i16 != 8i16) {
+                    break 'l4;
+                }
+                if (((a_i32) as i8) == ((a_u32) as i8)) {
+                    continue 'l4;
+                }
+                v4 = ((match (v2 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
+            }
+        }
+        oi[i] = (47i16) as u64;
+        of[i] = (((((match (a_u32 % 8u32) { 1u32 => 53i8, 5u32 | 0u32 => ((a_i32) as i8), _ => ((a_f32) as i8) })) as f64) - (DIFF_TABLE_F64[((v2) % 6u32) as usize] * 1.0f64))) as f64;
     }
 }
 
@@ -3735,39 +4361,41 @@ pub fn diff_118<const K: i32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let mut v0: u32 = a_u32;
-        'l0: for j0 in 0u32..(((match (0u32 % 8u32) { 5u32..=6u32 => 69u32, 2u32 | 0u32 => 3346950319u32, 6u32 => a_u32, _ => a_u32 })) % 3u32) {
-            for j1 in 0u32..((a_u32) % 3u32) {
-                if ((-0.0f32) == 1e-40f32) {
+        'l0: for j0 in 0u32..((1u32) % 3u32) {
+            for j1 in 0u32..(((if true { 86u32 } else { j0 })) % 3u32) {
+                if (a_u32 >= a_u32) {
                     break 'l0;
                 }
-                if (a_u64 > a_u64) {
+                if true {
                     continue 'l0;
                 }
-                v0 = a_u32;
+                v0 = ((v0) as u32);
             }
         }
-        let v1: f64 = ((-7.875f64) / 7.75f64);
-        let mut t2: [u64; 3] = [83u64; 3];
-        t2[1] = (a_u64 | ((a_u64 % (85u64 | 1u64)) * (64u64 | a_u64)));
-        t2[2] = (if (v1 >= (-v1)) { a_u64 } else { ((!18446744073709551615u64)).div_euclid((if true { 63u64 } else { 14u64 })) });
-        let mut v2: u64 = ((((-a_f32) != 4.0f32)) as u64);
-        for &v3 in t2.iter().rev() {
-            v2 = (((v2).checked_div(a_u64).unwrap_or(a_u64) - (!22u64))).max(a_u64);
-        }
-        let mut v4: u8 = (13u8 ^ 86u8);
-        if false {
-            v4 = (41u8 >> (((a_f32) as i16) & 7i16));
-        } else {
-            v4 = (v4).checked_rem(((a_i64) as u8)).unwrap_or(((a_i64) as u8));
-        }
-        oi[i] = ((if ((85i16 << (15u16 & 15u16)) == ((((a_f32) as i8)) as i16)) { ((DIFF_TABLE_I32[((a_u32) % 6u32) as usize] * 1i32) << ((((a_i32) as i16) << (((a_i64) as i16) & 15i16)) & 31i16)) } else { ((38i32 - (-46i32)) + (78i32 ^ K)) })) as u64;
-        of[i] = ((((0i64 | DiffPair { a: ((-14i64) % (a_i64 | 1i64)), b: (if (19u64 == v2) { 9223372036854775807i64 } else { a_i64 }) }.mixed())) as f64)) as f64;
+        let v1: i64 = (((((-7.625f32) - (-7.875f32)) / a_f32)) as i64);
+        let t2: [u64; 3] = [83u64, (a_u64 | 18446744073709551615u64), (((!85u64) * (!78u64)) - (DIFF_TABLE_U64[((73u32) % 6u32) as usize] * 1u64))];
+        let v2: u64 = t2.iter().copied().fold((b_u64 + 87u64), |v2, v3| 20u64);
+        let mut c4: u32 = 0u32;
+        let v4: i8 = loop {
+            if c4 >= (((a_u32 | a_u32)) % 4u32) {
+                break ((((a_f32) as i8) << 7u8));
+            }
+            c4 += 1u32;
+        };
+        oi[i] = (((!((((a_u32) as i16)) as i32)) + (34i32).checked_div((-2147483648i32)).unwrap_or((-100i32)))) as u64;
+        of[i] = (((((79i8 * v4) % 100i8)) as f64)) as f64;
     }
 }
 
@@ -3777,18 +4405,35 @@ pub fn diff_119<const K: u32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
-        let mut v0: i32 = (25i32).checked_div(a_i32).unwrap_or(a_i32);
-        for j0 in (u32::MAX - (((if ((-0.25f64) >= a_f64) { a_u32 } else { K })) % 4u32))..=u32::MAX {
-            v0 = (a_i32).checked_div((-3i32)).unwrap_or(a_i32);
+        let b_f64: f64 = diff_first(&xf64[i..]);
+        let mut v0: i32 = (25i32).checked_div(a_i32).unwrap_or((-1i32));
+        for j0 in (0u32..=((a_u32) % 4u32)).rev() {
+            v0 = (v0 | (-1i32));
         }
-        let v1: u64 = ((51u16) as u64);
-        oi[i] = (((match (a_u32 % 8u32) { 6u32 => (v1 >> (a_u32 & 63u32)), _ => (a_u64).max(a_u64) }) % (94u64 | 1u64))) as u64;
-        of[i] = ((-0.0f32)) as f64;
+        let mut v1: i32 = (-a_i32);
+        'l1: for j1 in 0u32..((K) % 3u32) {
+            for j2 in 0u32..(((j1).pow((a_u32) as u32 & 7)) % 3u32) {
+                if (!(v1 >= v1)) {
+                    break 'l1;
+                }
+                if (0i64 <= 66i64) {
+                    continue 'l1;
+                }
+                v1 = (v0 << (36u64 & 31u64));
+            }
+        }
+        oi[i] = (((v1).checked_rem(a_i32).unwrap_or((-93i32)) << ((((match (a_u32 % 8u32) { 1u32..=7u32 => (-95i64), 0u32 | 6u32 => a_i64, _ => a_i64 })) as u16) & 31u16))) as u64;
+        of[i] = ((((0.0f64 / (-4.75f64)) * ((67u32) as f64)) - (if (!false) { (if (10.375f32 < 6.375f32) { a_f64 } else { 8.375f64 }) } else { (match (a_u32 % 8u32) { 1u32 => b_f64, _ => 4.0f64 }) }))) as f64;
     }
 }
 
@@ -3798,43 +4443,42 @@ pub fn diff_120(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let mut v0: i32 = ((25i32) as i32);
         'l0: for j0 in 0u32..(((match (28u32 % 8u32) { 2u32..=3u32 => 37u32, 0u32..=1u32 => 82u32, _ => a_u32 })) % 3u32) {
-            for j1 in 0u32..(((match (a_u32 % 8u32) { 5u32 => j0, 1u32 | 0u32 => 49u32, _ => a_u32 })) % 3u32) {
-                if ((-1i64) <= 27i64) {
+            for j1 in 0u32..((a_u32) % 3u32) {
+                if (false && true) {
                     break 'l0;
                 }
-                if matches!((a_u32 % 8u32), 0u32..=7u32) {
+                if (!(27u64 > 87u64)) {
                     continue 'l0;
                 }
-                v0 = ((!(v0 % ((-15i32) | 1i32))) >> (((if false { 62i32 } else { v0 })).max((-22i32)) & 31i32));
+                v0 = (((((-12.125f64) * a_f64)) as i32) / (((-63i32)).checked_mul(a_i32).unwrap_or(a_i32) | 1i32));
             }
         }
-        let v1: i16 = (!(-(match (3u32 % 8u32) { 2u32..=2u32 => 60i16, 0u32..=1u32 => ((a_i64) as i16), _ => ((a_f32) as i16) })));
-        let mut v2: u8 = 33u8;
-        if ((true && (63u32 == 31u32)) || (7399u16 > ((a_i64) as u16))) {
-            v2 = (((a_i32) as u8) << (v0 & 7i32));
-        } else {
-            v2 = (100u8).checked_sub(v2).unwrap_or(20u8);
+        let v1: f64 = ((-1.0f64) / (a_f64).abs());
+        assert!((((44u32 % 256u32) != 7u32) || ((!true) || (a_u64 > a_u64))));
+        let v2: f32 = ((0.1f32 + a_f32)).sqrt();
+        let mut t3: [u64; 3] = [75u64; 3];
+        t3[1] = (a_u64).rem_euclid(63u64);
+        t3[2] = (a_u64 >> 38u32);
+        let mut v3: u64 = (a_u64 << (v0 & 63i32));
+        for &v4 in t3.iter() {
+            v3 = 100u64;
         }
-        let mut v3: i16 = (((v2) as i16) >> (((9u64) as u16) & 15u16));
-        diff_xor_into(&mut v3, (((a_f32) as i16) * v1));
-        let r3 = &mut v3;
-        *r3 ^= (!v1);
-        let mut c4: u32 = 0u32;
-        let v4: i64 = loop {
-            if c4 >= (((match (a_u32 % 8u32) { 1u32..=5u32 => 8u32, 1u32..=5u32 => 42u32, _ => 3283564058u32 })) % 4u32) {
-                break (a_i64);
-            }
-            c4 += 1u32;
-        };
-        oi[i] = (((((v0 << (14i32 & 31i32)) % (74i32 | 1i32))) as i8)) as u64;
-        of[i] = (((if (v3 <= v3) { (-a_f32) } else { (-a_f32) }) / (a_f32).abs())) as f64;
+        let v5: f64 = ((((!4294967295u32)).saturating_sub((a_u32 & 50u32))) as f64);
+        oi[i] = ((v0 / ((!a_i32) | 1i32))) as u64;
+        of[i] = (((-((-1.0f64) + a_f64)) / ((match (a_u32 % 8u32) { 3u32 | 3u32 => a_f64, 2u32 => v1, 4u32 => a_f64, _ => 1.75f64 }) * (v5 * v5)))) as f64;
     }
 }
 
@@ -3844,22 +4488,30 @@ pub fn diff_121<const K: i16>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let v0: u32 = ((63u32 << (((a_u32) as u8) | 1u8)) >> ((((!K)) as u32) & 31u32));
         let v1: f32 = ((-9.0f32) / a_f32);
-        let mut v2: f32 = ((DIFF_TABLE_F32[((v0) % 6u32) as usize] * 1.0f32)).sqrt();
-        if (!matches!((33u32 % 8u32), 4u32)) {
-            v2 = ((((match (a_u32 % 8u32) { 4u32..=6u32 => (-9i16), 5u32 => K, 5u32 => ((a_i64) as i16), _ => ((a_u32) as i16) })) as f32) / ((a_f32 / a_f32) - (a_f32 - v1)));
-        } else {
-            v2 = (a_f32).abs();
-        }
-        let v3: i16 = ((a_i32) as i16);
-        oi[i] = (((((a_f32) as i8)).checked_add(((a_i32) as i8)).unwrap_or((-71i8))).min(((DIFF_TABLE_I8[((1u32) % 6u32) as usize] * 1i8) << (((a_i64) as i8) & 7i8)))) as u64;
-        of[i] = ((DIFF_TABLE_F32[((v0) % 6u32) as usize] * 1.0f32)) as f64;
+        let v2: u16 = 84u16;
+        assert!((((v0 % 256u32) != 7u32) || (!(v0 > b_u32))));
+        let mut c3: u32 = 0u32;
+        let v3: i16 = loop {
+            if c3 >= (((if false { a_u32 } else { 4294967295u32 })) % 4u32) {
+                break (((a_u32) as i16));
+            }
+            c3 += 1u32;
+        };
+        oi[i] = ((if matches!((a_u32 % 8u32), 3u32..=4u32) { v2 } else { (((a_u32) as u16)).max(((((a_i32) as i8)) as u16)) })) as u64;
+        of[i] = (((DIFF_TABLE_F32[((a_u32) % 6u32) as usize] * 1.0f32) + a_f32)) as f64;
     }
 }
 
@@ -3869,27 +4521,28 @@ pub fn diff_122(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let v0: u32 = a_u32;
-        let mut v1: u32 = (((v0 % v0) + v0) * ((a_u32 | 88u32) - ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)));
-        'l1: for j0 in 0u32..(((match (99u32 % 8u32) { 7u32 | 1u32 => v0, _ => a_u32 })) % 3u32) {
-            for j1 in 0u32..((v0) % 3u32) {
-                if (!true) {
-                    break 'l1;
-                }
-                if (true && false) {
-                    continue 'l1;
-                }
-                v1 = (((v0 & 73u32) & (1u32).max(a_u32)) << (!((-77i32) >> v0)));
+        let v1: u32 = ((v0 % (v0).min(a_u32)) + (24u32 | (v0 ^ 1u32)));
+        let mut c2: u32 = 0u32;
+        let v2: i8 = loop {
+            if c2 >= (((if matches!((a_u32 % 8u32), 3u32) { v1 } else { a_u32 })) % 4u32) {
+                break ((15i8 & (((-83i8) | (-10i8)) - 52i8)));
             }
-        }
-        let v2: f32 = (1e-40f32 / a_f32);
-        oi[i] = ((if ((!(-91i8)) < ((34i64) as i8)) { (((60u8) as i64) & (-a_i64)) } else { ((((a_i64) as u8)) as i64) })) as u64;
-        of[i] = (((-(v2 - (-5.625f32))) / (((match (v1 % 8u32) { 7u32..=7u32 => (-31i8), 0u32..=3u32 => 84i8, 7u32 => ((a_u32) as i8), _ => ((a_i32) as i8) })) as f32))) as f64;
+            c2 += 1u32;
+        };
+        oi[i] = ((match (v0 % 8u32) { 3u32..=6u32 => ((a_i32) as u16), 1u32..=1u32 => (((a_f32) as u16)).max((if false { ((a_u32) as u16) } else { 0u16 })), _ => (if matches!((v0 % 8u32), 3u32) { 79u16 } else { 50u16 }) })) as u64;
+        of[i] = ((7.5f64 / 7.5f64)) as f64;
     }
 }
 
@@ -3899,20 +4552,29 @@ pub fn diff_123(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
-        let v0: u64 = ((if false { (a_u64 - a_u64) } else { (50u64).min(18122499000068926381u64) }) << (16i16 & 63i16));
-        assert!((((a_u32 % 256u32) != 7u32) || ((v0 >= 78u64) || (!true))));
+        let b_f64: f64 = diff_first(&xf64[i..]);
+        let v0: u64 = ((if false { (a_u64 - a_u64) } else { 92u64 }) << (16i16 & 63i16));
+        assert!((((32u32 % 256u32) != 7u32) || ((v0 >= 78u64) || (!true))));
         let mut v1: f64 = (a_f64).abs();
-        for j0 in (((a_u32) % 8u32)..((a_u32) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v1 = ((-a_f64) / (((-97i64)) as f64));
+        for j0 in (0u32..=(((79u32).max(6u32)) % 4u32)).rev() {
+            v1 = (((a_u32).saturating_sub(a_u32)) as f64);
         }
-        let v2: i8 = (((-97i8) << (((a_u32) as i8) & 7i8)) << ((1u8 ^ ((a_i32) as u8)) & 7u8));
-        oi[i] = ((63u64).min(a_u64)) as u64;
-        of[i] = ((-(((v2 - ((a_f32) as i8))) as f64))) as f64;
+        let mut v2: i16 = (if ((-25i8) < (-9i8)) { 32767i16 } else { (0i16 << (17u8 & 15u8)) });
+        for j1 in 0u32..((a_u32) % 4u32) {
+            v2 = ((if true { ((a_f32) as i16) } else { ((a_i64) as i16) }) ^ v2);
+        }
+        oi[i] = (((0i64 | DiffPair { a: a_i64, b: ((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64) }.mixed()) ^ ((33i64 << ((-26i32) & 63i32))).min((a_i64).saturating_sub(a_i64)))) as u64;
+        of[i] = (((DIFF_TABLE_F64[((9u32) % 6u32) as usize] * 1.0f64) / (DIFF_TABLE_F64[((a_u32) % 6u32) as usize] * 1.0f64))) as f64;
     }
 }
 
@@ -3922,11 +4584,17 @@ pub fn diff_124(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let v0: i8 = (if matches!((41u32 % 8u32), 5u32) { (-84i8) } else { (-31i8) });
         let v1: i16 = (if (35i64 >= (-94i64)) { ((-63i16) * ((a_f32) as i16)) } else { (((a_f32) as i16) >> (255u8 & 15u8)) });
         oi[i] = (((((v1) as i8) ^ (v0 & (-83i8))) + (-51i8))) as u64;
@@ -3940,28 +4608,45 @@ pub fn diff_125(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
-        let mut v0: i8 = (((a_f32) as i8) / (((-1i8) >> (a_u64 & 7u64)) | 1i8));
+        let b_f64: f64 = diff_first(&xf64[i..]);
+        let mut v0: i8 = (((a_f32) as i8) / ((((a_i64) as i8) >> a_u64) | 1i8));
+        if (((-6i16) != ((a_f32) as i16)) || (!true)) {
+            v0 = ((-((a_f32) as i8)) >> ((a_u64 - a_u64) & 7u64));
+        } else {
+            v0 = (((255u8) as i8) * (v0 >> (63i64 & 7i64)));
+        }
+        let mut v1: u8 = ((((a_u32) as i8)) as u8);
+        for j0 in 0u32..(((4294967295u32).max(a_u32)) % 4u32) {
+            v1 = (if false { 19u8 } else { ((a_i32) as u8) });
+        }
+        assert!((((31u32 % 256u32) != 7u32) || true));
+        let mut t2: [i16; 3] = [((15u32) as i16); 3];
+        t2[1] = (((a_i64) as i16) | ((a_u32) as i16));
+        t2[2] = (match (23u32 % 8u32) { 2u32..=5u32 => 97i16, _ => (-94i16) });
+        let mut v2: i16 = ((((a_i64) as u16)) as i16);
+        for &v3 in t2.iter().step_by(2) {
+            v2 = (v2 >> ((a_u32) as i16));
+        }
+        let v4: f64 = (2.25f64 / (-11.375f64));
+        let mut v5: u64 = (95u64).max(34u64);
         if true {
-            v0 = ((a_i64) as i8);
+            v5 = (!a_u64);
         } else {
-            v0 = (((a_f64 + a_f64)) as i8);
+            v5 = (DIFF_TABLE_U64[((a_u32) % 6u32) as usize] * 1u64);
         }
-        let v1: i32 = (31i32 ^ 10i32);
-        let v2: u8 = (95u8 << ((!a_i64) & 7i64));
-        let mut v3: i16 = (DIFF_TABLE_I16[((4294967295u32) % 6u32) as usize] * 1i16);
-        if ((((a_i64) as u8)).min(v2) != v2) {
-            v3 = v3;
-        } else {
-            v3 = ((0i16).abs() / (-v3));
-        }
-        let v4: u16 = (DIFF_TABLE_U16[((59u32) % 6u32) as usize] * 1u16);
-        oi[i] = (((-68i32)).checked_div(a_i32).unwrap_or(v1)) as u64;
-        of[i] = (((((0i16 >> (a_i32 & 15i32))) as f64) / (a_f64 + a_f64))) as f64;
+        assert!((((33u32 % 256u32) != 7u32) || (((88u32) as u32) < 0u32)));
+        oi[i] = ((0i64 | DiffPair::new((!(if false { a_i64 } else { (-76i64) })), 9223372036854775807i64).b)) as u64;
+        of[i] = (((DIFF_TABLE_F32[((77u32) % 6u32) as usize] * 1.0f32) / ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)) as f32))) as f64;
     }
 }
 
@@ -3971,30 +4656,46 @@ pub fn diff_126<const K: i8>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
-        let mut t0: [f64; 3] = [((12.0f64 / a_f64) / (match (70u32 % 8u32) { 5u32 => a_f64, 0u32 | 0u32 => (-9.875f64), _ => a_f64 })); 3];
-        t0[1] = 0.0f64;
-        t0[2] = (6.875f64 * a_f64);
-        let mut v0: f64 = (-6.875f64);
+        let b_f64: f64 = diff_first(&xf64[i..]);
+        let mut t0: [f64; 3] = [((12.0f64 / a_f64) / (2.25f64).sqrt()); 3];
+        t0[1] = (-(a_f64 + (-9.875f64)));
+        t0[2] = (-(11.625f64 + a_f64));
+        let mut v0: f64 = 6.875f64;
         for &v1 in t0.iter().skip(1) {
-            v0 = (((64u8 / (((a_i64) as u8) | 1u8))) as f64);
+            v0 = ((a_i64) as f64);
         }
-        let mut v2: u8 = (28u8 >> (((((a_i64) as u16)) as u64) & 7u64));
-        if (!(13u8 == 89u8)) {
-            v2 = (((a_f32) as u8) ^ v2);
+        let mut v2: i64 = (-(a_i64 / ((-47i64) | 1i64)));
+        if ((((a_f32) as i16) & (-90i16)) > (match (27u32 % 8u32) { 7u32 | 6u32 => 0i16, 2u32..=5u32 => 0i16, _ => (-37i16) })) {
+            v2 = (((if (v2 < (-73i64)) { 55u32 } else { a_u32 })) as i64);
         } else {
-            v2 = ((a_i64) as u8);
+            v2 = a_i64;
         }
-        assert!((((0u32 % 256u32) != 7u32) || ((a_u32 < a_u32) || (((a_i64) as i16) < (-14i16)))));
-        let v3: i16 = ((DIFF_TABLE_I16[((44u32) % 6u32) as usize] * 1i16)).min((((a_f32) as i16) << ((a_u64 ^ a_u64) & 15u64)));
-        let v4: f32 = (a_f32 + a_f32);
-        let v5: f64 = (match (a_u32 % 8u32) { 0u32..=4u32 => a_f64, 0u32 | 1u32 => (a_f64 + v0), 5u32 | 5u32 => ((-0.0f64)).abs(), _ => (if false { 10.5f64 } else { a_f64 }) });
-        oi[i] = ((DIFF_TABLE_U32[((36u32) % 6u32) as usize] * 1u32)) as u64;
-        of[i] = ((a_f64 - ((if false { v5 } else { (-5.625f64) }) * (0.1f64 * (-12.25f64))))) as f64;
+        let mut v3: i16 = ((-22i16) >> a_u64);
+        diff_xor_into(&mut v3, (-1i16));
+        let r3 = &mut v3;
+        *r3 ^= ((v2) as i16);
+        let mut v4: i64 = (((match (a_u32 % 8u32) { 1u32 => 0i64, _ => v2 }) - (a_i64).abs()) - (((31u32).min(a_u32)) as i64));
+        if (((((a_u32) as i16)) as u64) == (a_u64).min(12u64)) {
+            v4 = (((v2 ^ a_i64) | (28i64 | 22i64))).abs();
+        } else {
+            v4 = (((a_i64 * a_i64) << ((87u16 - ((a_i64) as u16)) & 63u16)) >> ((if (((-59i8) > ((a_i32) as i8)) || (a_i32 <= 1i32)) { (16i16).checked_sub(((a_f32) as i16)).unwrap_or(((a_i64) as i16)) } else { (((a_f32) as i16) ^ ((a_i32) as i16)) }) & 63i16));
+        }
+        let mut v5: i64 = (((31i32) as i64) - (v4 & 56i64));
+        for j0 in (0u32..=((23u32) % 4u32)).rev() {
+            v5 = ((((-10i8)) as i64) - (!27i64));
+        }
+        oi[i] = ((((a_i64) as u16)).checked_sub(((a_u32) as u16)).unwrap_or(44u16)) as u64;
+        of[i] = ((((a_f32 / a_f32) + ((-5.75f32) + a_f32))).sqrt()) as f64;
     }
 }
 
@@ -4004,33 +4705,31 @@ pub fn diff_127(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let mut v0: u8 = ((a_f32) as u8);
         diff_xor_into(&mut v0, (69u8).max((((a_i32) as u8)).max(((a_i64) as u8))));
         let r0 = &mut v0;
         *r0 ^= (((a_i64) as u8) % (58u8 | 1u8));
         let v1: f32 = (6.5f32 * (-0.0f32));
-        assert!((((a_u32 % 256u32) != 7u32) || ((a_f64 != a_f64) || (6i8 != (-59i8)))));
-        let mut v2: i32 = (!2i32);
-        if (matches!((a_u32 % 8u32), 4u32 | 3u32) && ((-10.25f64) != (-1.375f64))) {
-            v2 = (if (a_f64 < (-2.5f64)) { v2 } else { (-16i32) });
-        } else {
-            v2 = a_i32;
+        assert!((((a_u32 % 256u32) != 7u32) || ((if (48u16 <= 73u16) { (-0.25f64) } else { 0.75f64 }) < (1.625f64 + 0.1f64))));
+        let mut v2: u32 = ((12u32 >> (a_u64 & 31u64))).min((a_u32 >> (((a_f32) as u16) & 31u16)));
+        for j0 in ((((if true { 20u32 } else { b_u32 })) % 8u32)..(((65u32 ^ 45u32)) % 16u32)).step_by(((24u32) % 3u32) as usize) {
+            v2 = (a_u32 % ((match (32u32 % 8u32) { 0u32 | 7u32 => v2, _ => a_u32 }) | 1u32));
         }
-        let v3: i32 = ((if true { a_i32 } else { 74i32 }) >> (65u8 ^ 45u8));
-        let mut v4: i16 = (((a_i32) as i16)).abs();
-        if (!(matches!((23u32 % 8u32), 4u32 | 6u32) || true)) {
-            v4 = ((a_u32) as i16);
-        } else {
-            v4 = (((match (70u32 % 8u32) { 5u32..=5u32 => a_f32, 2u32 => v1, _ => a_f32 })) as i16);
-        }
-        assert!((((a_u32 % 256u32) != 7u32) || ((((a_f32) as i16) <= ((a_i64) as i16)) || (!(a_u64 <= a_u64)))));
-        oi[i] = ((!(!(match (a_u32 % 8u32) { 2u32..=7u32 => a_u64, 7u32..=7u32 => a_u64, _ => 47u64 })))) as u64;
-        of[i] = (((-(DIFF_TABLE_F64[((78u32) % 6u32) as usize] * 1.0f64)) * (((a_f64 * 5e-324f64)) as f64))) as f64;
+        let v3: f32 = (DIFF_TABLE_F32[((v2) % 6u32) as usize] * 1.0f32);
+        let v4: f64 = a_f64;
+        oi[i] = ((match (23u32 % 8u32) { 3u32 | 4u32 => 58u32, _ => (if false { (v2 + 54u32) } else { v2 }) })) as u64;
+        of[i] = (a_f32) as f64;
     }
 }
 
@@ -4040,11 +4739,17 @@ pub fn diff_128(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let v0: u16 = (((a_f32) as u16) - ((a_i64) as u16));
         let mut c1: u32 = 0u32;
         let v1: f32 = loop {
@@ -4055,25 +4760,24 @@ pub fn diff_128(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         };
         let mut v2: u16 = 2u16;
         'l2: for j0 in 0u32..(((76u32 >> (((a_f32) as i8) & 31i8))) % 3u32) {
-            for j1 in 0u32..(((1u32).max(a_u32)) % 3u32) {
-                if matches!((a_u32 % 8u32), 2u32 | 6u32) {
+            for j1 in 0u32..(((1u32).max(b_u32)) % 3u32) {
+                if (!true) {
                     break 'l2;
                 }
-                if (true && false) {
+                if false {
                     continue 'l2;
                 }
-                v2 = (46u16).checked_div(1u16).unwrap_or(v2);
+                v2 = ((a_f32) as u16);
             }
         }
-        let mut v3: f64 = (DIFF_TABLE_F64[((a_u32) % 6u32) as usize] * 1.0f64);
-        if ((54i32 * a_i32) == (49i32 >> (a_i32 & 31i32))) {
-            v3 = (match (2u32 % 8u32) { 4u32 => v3, 6u32 => a_f64, _ => v3 });
-        } else {
-            v3 = (a_f64 + v3);
+        let v3: i64 = a_i64;
+        let mut v4: i32 = (if matches!((a_u32 % 8u32), 1u32..=7u32) { (((true) as i32) * (a_i32).checked_rem(a_i32).unwrap_or(64i32)) } else { ((50i32 * 41i32) << ((if false { ((a_f32) as i16) } else { ((a_i32) as i16) }) & 31i16)) });
+        for j2 in ((((DIFF_TABLE_U32[((84u32) % 6u32) as usize] * 1u32)) % 8u32)..(((a_u32).min(0u32)) % 16u32)).step_by(((47u32) % 3u32) as usize) {
+            v4 = (((-v3)) as i32);
         }
-        let v4: u16 = (DIFF_TABLE_U16[((84u32) % 6u32) as usize] * 1u16);
-        oi[i] = (((if (!(11u64 <= 8u64)) { ((((a_i32) as i16)) as u8) } else { (((a_f32) as u8) | ((a_i32) as u8)) }) >> ((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64))) as u64;
-        of[i] = ((DIFF_TABLE_F64[((a_u32) % 6u32) as usize] * 1.0f64)) as f64;
+        assert!((((63u32 % 256u32) != 7u32) || ((a_i32 | a_i32) < ((50i32).abs_diff((-99i32)) as i32))));
+        oi[i] = (2i64) as u64;
+        of[i] = ((((((-1i16) + (-1i16))) as f32) * 1e-40f32)) as f64;
     }
 }
 
@@ -4083,29 +4787,33 @@ pub fn diff_129(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let mut t0: [u64; 3] = [((8.75f64) as u64); 3];
         t0[1] = (DIFF_TABLE_U64[((31u32) % 6u32) as usize] * 1u64);
         t0[2] = (if matches!((1u32 % 8u32), 1u32) { 67u64 } else { 77u64 });
         let mut v0: u64 = a_u64;
-        for &v1 in t0.iter() {
-            v0 = (v1).min(82u64);
+        for &v1 in t0.iter().rev() {
+            v0 = v1;
         }
-        let mut t2: [u64; 3] = [(a_u64 << (((a_i64) as i16) & 63i16)); 3];
-        t2[1] = (if true { v0 } else { a_u64 });
-        t2[2] = v0;
-        let mut v2: u64 = ((match (60u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
-        for &v3 in t2.iter().rev() {
-            v2 = (a_u64 + v0);
+        let v2: i16 = ((((if false { a_u32 } else { 1u32 }) << ((((a_f32) as i16) & ((a_i64) as i16)) & 31i16))) as i16);
+        let mut v3: f32 = (1.375f32 + a_f32);
+        if false {
+            v3 = (3.4e38f32 * 4.0f32);
+        } else {
+            v3 = (match (a_u32 % 8u32) { 4u32..=4u32 => 1.0f32, 1u32 => v3, 0u32 => a_f32, _ => a_f32 });
         }
-        let v4: f32 = (10.375f32 * 5.125f32);
-        assert!((((4294967295u32 % 256u32) != 7u32) || ((a_f64 != a_f64) && ((-9.5f64) >= (-6.375f64)))));
-        oi[i] = (((-(!a_i64)) >> ((!(!90u64)) & 63u64))) as u64;
-        of[i] = ((-10.0f64)) as f64;
+        oi[i] = ((65u32 >> (71u16 & 31u16))) as u64;
+        of[i] = (((a_f32 / ((((a_i64) as u8)) as f32)) * (((((-72i32)) as i64)) as f32))) as f64;
     }
 }
 
@@ -4115,22 +4823,31 @@ pub fn diff_130(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let v0: f32 = ((-10.375f32) / (-1.75f32));
         let mut v1: u32 = (69u32).div_euclid(a_u32);
-        for j0 in (((((false) as u32)) % 8u32)..(((97u32).checked_mul(89u32).unwrap_or(a_u32)) % 16u32)).step_by(((37u32) % 3u32) as usize) {
-            v1 = (!a_u32);
+        for j0 in 0u32..(((!0u32)) % 4u32) {
+            v1 = (j0).checked_mul(v1).unwrap_or(89u32);
         }
-        let mut v2: u64 = (((((99i16) as u8) >> ((a_i64) as u8))) as u64);
-        diff_xor_into(&mut v2, (62u64 >> ((v1 - v1) & 63u32)));
-        let r2 = &mut v2;
-        *r2 ^= (if true { 98u64 } else { 0u64 });
-        oi[i] = (((((99i8 >> (76u64 & 7u64))).min(37i8)) as i16)) as u64;
-        of[i] = ((-6.625f32)) as f64;
+        let mut v2: i8 = ((a_u32) as i8);
+        if matches!((12u32 % 8u32), 3u32 | 4u32) {
+            v2 = (((((a_f32) as i8)).checked_mul(v2).unwrap_or(((a_i64) as i8)) - (((a_i64) as i8) << ((-61i16) & 7i16))) >> (((match (a_u32 % 8u32) { 2u32 => 51u32, _ => a_u32 }) << ((DIFF_TABLE_U16[((99u32) % 6u32) as usize] * 1u16) & 31u16)) & 7u32));
+        } else {
+            v2 = ((((v2 >> (76u64 & 7u64))).min((((a_f32) as i8)).abs())) as i8);
+        }
+        assert!((((v1 % 256u32) != 7u32) || ((127i8 >> (78i64 & 7i64)) > (v2).pow((((a_u32) as i8)) as u32 & 7))));
+        oi[i] = (((18u8).checked_mul(74u8).unwrap_or(((a_i32) as u8)) & 0u8)) as u64;
+        of[i] = ((-7.5f32)) as f64;
     }
 }
 
@@ -4140,17 +4857,23 @@ pub fn diff_131(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let mut v0: u16 = (((a_f32) as u16) - 80u16);
         diff_xor_into(&mut v0, 93u16);
         let r0 = &mut v0;
         *r0 ^= 1u16;
-        oi[i] = ((if (((-80i8) >= ((a_f32) as i8)) || true) { 31u32 } else { ((if true { 22u32 } else { a_u32 }) >> ((if false { a_u64 } else { a_u64 }) & 31u64)) })) as u64;
-        of[i] = (((((0i16 << (66i16 & 15i16))) as f64) - ((((-1.875f32)) as f64) + (if false { 4.0f64 } else { 0.0f64 })))) as f64;
+        oi[i] = ((if (((-80i8) >= ((a_f32) as i8)) || true) { 31u32 } else { ((22u32 - a_u32) >> ((if false { a_u64 } else { 155999749634007070u64 }) & 31u64)) })) as u64;
+        of[i] = ((((-a_f64) * b_f64) + (DIFF_TABLE_F64[((23u32) % 6u32) as usize] * 1.0f64))) as f64;
     }
 }
 
@@ -4160,20 +4883,41 @@ pub fn diff_132(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
-        let t0: [u8; 3] = [57u8, ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8), 40u8];
-        let v0: u8 = t0.iter().copied().fold((((match (29u32 % 8u32) { 1u32 => 255u8, _ => ((a_i32) as u8) }) | 2u8) ^ (match (96u32 % 8u32) { 2u32..=7u32 => 4u8, 0u32 | 7u32 => (match (a_u32 % 8u32) { 3u32 => ((a_i32) as u8), _ => 128u8 }), _ => (((a_i64) as u8) / (((a_u32) as u8) | 1u8)) })), |v0, v1| (((67u8 & (v1 >> 127i8))) as u8));
-        let t2: [f32; 3] = [0.0f32, a_f32, ((0.0f32 / a_f32) / (3.4e38f32 - 0.0f32))];
-        let v2: f32 = t2.iter().copied().fold((-(0.875f32 / 16777216.0f32)), |v2, v3| (-(match (98u32 % 8u32) { 0u32..=1u32 => 2.375f32, 4u32..=6u32 => v3, _ => v3 })));
-        let t4: [u16; 3] = [(((((a_f32) as u16) >> 17u16) - (match (32u32 % 8u32) { 2u32 => 89u16, 6u32 => ((a_i32) as u16), 1u32 | 6u32 => ((a_f32) as u16), _ => 97u16 })) % ((((57u32) as u16) + (59u16 << (79u32 & 15u32))) | 1u16)), ((2.75f64) as u16), ((!(DIFF_TABLE_U16[((66u32) % 6u32) as usize] * 1u16)) - ((((-69i64)) as u16) >> ((97i32 * a_i32) & 15i32)))];
-        let v4: u16 = t4.iter().copied().fold(((match (4294967295u32 % 8u32) { 5u32 | 0u32 => (((-1i32)) as u16), 7u32 => (((a_i32) as u16)).checked_div(((a_i64) as u16)).unwrap_or(((a_f32) as u16)), _ => (5u16 << (98i8 & 15i8)) }) << (64u64 & 15u64)), |v4, v5| (((((a_i32) as u16) & v5) / ((v0) as u16)) & ((a_i32) as u16)));
-        let v6: i16 = (-32768i16);
-        oi[i] = ((if (false && (!((-8i16) < ((a_f32) as i16)))) { ((!68i8) ^ (((-60i64)) as i8)) } else { (match (3u32 % 8u32) { 0u32 => ((-33i8) + 87i8), 1u32..=7u32 => (-((a_u32) as i8)), 2u32..=2u32 => (((a_i64) as i8) & 15i8), _ => ((a_u32) as i8) }) })) as u64;
-        of[i] = ((((if (false && true) { ((32u32) as f32) } else { (-a_f32) })) as f64)) as f64;
+        let b_f64: f64 = diff_first(&xf64[i..]);
+        let mut t0: [u8; 3] = [57u8; 3];
+        t0[1] = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
+        t0[2] = 70u8;
+        let mut v0: u8 = (match (23u32 % 8u32) { 2u32..=4u32 => (if ((((a_f32) as u8) <= 56u8) || true) { 8u8 } else { 4u8 }), 0u32 | 7u32 => (match (a_u32 % 8u32) { 2u32 | 7u32 => (((a_i32) as u8)).checked_rem(78u8).unwrap_or(((a_i64) as u8)), 0u32..=1u32 => (16u8 * 28u8), _ => (91u8 ^ ((a_i64) as u8)) }), 0u32..=3u32 => 48u8, _ => (0u8).checked_sub(((a_i32) as u8)).unwrap_or(((a_i32) as u8)) });
+        for &v1 in t0.iter() {
+            v0 = (((((a_f32) as u8)).max(((a_i64) as u8)) + (v1 / (v0 | 1u8))) >> ((!79u64) & 7u64));
+        }
+        let v2: f64 = (-8.625f64);
+        assert!((((9u32 % 256u32) != 7u32) || ((13i64 + a_i64) >= ((-4i64) / (a_i64 | 1i64)))));
+        let mut t3: [f32; 3] = [(DIFF_TABLE_F32[((17u32) % 6u32) as usize] * 1.0f32); 3];
+        t3[1] = ((-5.25f32) * (-2.0f32));
+        t3[2] = ((89u16) as f32);
+        let mut v3: f32 = (a_f32).sqrt();
+        for &v4 in t3.iter() {
+            v3 = (9.0f32 * v3);
+        }
+        let mut v5: f32 = (-(-v3));
+        if true {
+            v5 = (((((a_f32) as u16)) as f32) / v5);
+        } else {
+            v5 = a_f32;
+        }
+        oi[i] = ((DIFF_TABLE_I32[((66u32) % 6u32) as usize] * 1i32)) as u64;
+        of[i] = ((a_f32 + (match (a_u32 % 8u32) { 0u32 => 3.125f32, _ => (v3 / a_f32) }))) as f64;
     }
 }
 
@@ -4183,38 +4927,46 @@ pub fn diff_133(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let mut v0: u16 = (!((a_i64) as u16));
         if ((!(-1i32)) <= (44i32 ^ a_i32)) {
-            v0 = ((a_u32) as u16);
+            v0 = (((a_i64) as u16) << (a_i64 & 15i64));
         } else {
-            v0 = (DIFF_TABLE_U16[((a_u32) % 6u32) as usize] * 1u16);
+            v0 = (((a_u32) as u16) >> (74u64 & 15u64));
         }
-        let mut v1: i32 = (a_i32 % (a_i32 | 1i32));
-        if (!(65u32 < 78u32)) {
-            v1 = (a_i32 >> v0);
-        } else {
-            v1 = (DIFF_TABLE_I32[((32u32) % 6u32) as usize] * 1i32);
+        let mut v1: u32 = (!(!1u32));
+        for j0 in (u32::MAX - (((match (22u32 % 8u32) { 4u32..=6u32 => 1u32, 3u32 => 25u32, 0u32..=3u32 => 66u32, _ => a_u32 })) % 4u32))..=u32::MAX {
+            v1 = (if (!matches!((68u32 % 8u32), 3u32 | 7u32)) { ((85i32) as u32) } else { (match (v1 % 8u32) { 4u32 => a_u32, 3u32 | 1u32 => 78u32, _ => v1 }) });
         }
-        assert!((((56u32 % 256u32) != 7u32) || ((((a_f32) as i8) | 34i8) <= 56i8)));
-        let mut c2: u32 = 0u32;
-        let v2: u32 = loop {
-            if c2 >= (((39u32 % (78u32 | 1u32))) % 4u32) {
-                break ((match (20u32 % 8u32) { 0u32..=5u32 => a_u32, _ => 31u32 }));
+        let mut v2: i16 = ((-87i16) + ((a_f32) as i16));
+        for j1 in (0u32..((v1) % 4u32)).rev() {
+            v2 = (match (v1 % 8u32) { 6u32 => v2, 6u32 | 0u32 => ((a_i32) as i16), 0u32..=6u32 => v2, _ => ((a_f32) as i16) });
+        }
+        let mut v3: u64 = (a_u64).max(a_u64);
+        'l3: for j2 in 0u32..(((32u32).div_euclid(1u32)) % 3u32) {
+            for j3 in 0u32..(((v1 ^ a_u32)) % 3u32) {
+                if (65535u16 > 20u16) {
+                    break 'l3;
+                }
+                if ((0i64 == a_i64) || (((a_u32) as u16) >= 13u16)) {
+                    continue 'l3;
+                }
+                v3 = (v3 - ((a_u64 / (v3 | 1u64)) / 10u64));
             }
-            c2 += 1u32;
-        };
-        let v3: u8 = (!41u8);
-        let mut v4: i32 = ((-83i32) * (((match (a_u32 % 8u32) { 3u32 | 7u32 => 18u16, 6u32 => ((a_f32) as u16), 2u32..=4u32 => ((a_i64) as u16), _ => ((a_i32) as u16) })) as i32));
-        diff_xor_into(&mut v4, ((a_i32).max((!v1))).saturating_mul(((32i32).min(a_i32)).min(((-95i32) & a_i32))));
-        let r4 = &mut v4;
-        *r4 ^= (54i32 << (a_i32 & 31i32));
-        oi[i] = (a_u32) as u64;
-        of[i] = (((((((a_i32) as i8) << (a_i32 & 7i32)) | ((72i32) as i8))) as f32)) as f64;
+        }
+        let v4: i8 = ((DIFF_TABLE_I8[((a_u32) % 6u32) as usize] * 1i8) % ((((a_i64) as i8) ^ 39i8) | 1i8));
+        oi[i] = ((((((a_i32) as i16) % (((a_u32) as i16) | 1i16)) << (93u8 & 15u8))).abs()) as u64;
+        of[i] = (b_f32) as f64;
     }
 }
 
@@ -4224,16 +4976,21 @@ pub fn diff_134(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let v0: f64 = ((((-128i8) | ((a_u32) as i8))) as f64);
-        let v1: i64 = (if (((a_f32) as u8) >= ((a_i64) as u8)) { ((-81i64) ^ a_i64) } else { ((-35i64) << (((a_i32) as i8) & 63i8)) });
-        assert!((((a_u32 % 256u32) != 7u32) || (!(matches!((a_u32 % 8u32), 3u32..=6u32) || (a_u64 != a_u64)))));
-        oi[i] = (((((a_f32) as u16) << (6u32 << (((a_u32) as i8) & 31i8))) / (44u16 >> ((((-1i8)) as u32) & 15u32)))) as u64;
-        of[i] = (((((14u32 / (a_u32 | 1u32)) % ((if false { 55u32 } else { 67u32 }) | 1u32))) as f32)) as f64;
+        let v1: i64 = (if (((a_f32) as u8) >= ((a_i64) as u8)) { ((-81i64) ^ a_i64) } else { (a_i64 - (-56i64)) });
+        oi[i] = (41u16) as u64;
+        of[i] = ((-(match (a_u32 % 8u32) { 0u32 => ((((a_i32) as i16)) as f64), 0u32 | 2u32 => (v0 * v0), 4u32 => ((-12.25f64) * 0.5f64), _ => ((((a_f32) as i8)) as f64) }))) as f64;
     }
 }
 
@@ -4243,41 +5000,52 @@ pub fn diff_135(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let mut c0: u32 = 0u32;
         let v0: u16 = loop {
             if c0 >= (((DIFF_TABLE_U32[((a_u32) % 6u32) as usize] * 1u32)) % 4u32) {
-                break (((16i16) as u16));
+                break ((!33921u16));
             }
             c0 += 1u32;
         };
         let v1: u8 = (((a_i32) as u8)).checked_div(((a_f32) as u8)).unwrap_or(25u8);
         let mut v2: u32 = a_u32;
-        if true {
+        if (((a_u64) as i8) > (7i8).abs()) {
             v2 = a_u32;
         } else {
-            v2 = a_u32;
+            v2 = (79u32 * 99u32);
         }
-        let mut c3: u32 = 0u32;
-        let v3: f64 = loop {
-            if c3 >= (((if false { a_u32 } else { 79u32 })) % 4u32) {
-                break (3.625f64);
+        let mut v3: u16 = ((((a_i32) as u16)).saturating_add((!42u16)) + (!((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)));
+        'l3: for j0 in 0u32..(((a_u32 >> 97u8)) % 3u32) {
+            for j1 in 0u32..(((j0 * a_u32)) % 3u32) {
+                if (!false) {
+                    break 'l3;
+                }
+                if (a_i64 != a_i64) {
+                    continue 'l3;
+                }
+                v3 = (if false { v0 } else { (match (v2 % 8u32) { 1u32 => (v3).max(52u16), 0u32 => (v0 | 9u16), _ => (match (48u32 % 8u32) { 3u32 => v3, 5u32 => 29u16, 2u32 => 97u16, _ => v0 }) }) });
             }
-            c3 += 1u32;
-        };
-        let mut c4: u32 = 0u32;
-        let v4: u8 = loop {
-            if c4 >= (((a_u32 + a_u32)) % 4u32) {
-                break ((((a_i32) as u8) * v1));
-            }
-            c4 += 1u32;
-        };
-        oi[i] = (((a_i64) as i8)) as u64;
-        of[i] = ((DIFF_TABLE_F32[((v2) % 6u32) as usize] * 1.0f32)) as f64;
+        }
+        let mut t4: [i64; 3] = [(a_i64 / (-78i64)); 3];
+        t4[1] = (a_i64).abs();
+        t4[2] = (DIFF_TABLE_I64[((43u32) % 6u32) as usize] * 1i64);
+        let mut v4: i64 = ((-13i64) % (b_i64 | 1i64));
+        for &v5 in t4.iter().rev() {
+            v4 = (9223372036854775807i64 - a_i64);
+        }
+        oi[i] = (((((((match (60u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)) as u32)) as i64)) as u64;
+        of[i] = (((-3.0f64)).abs()) as f64;
     }
 }
 
@@ -4287,21 +5055,39 @@ pub fn diff_136<const K: u16>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let mut v0: i8 = (((-2.625f64)) as i8);
         if (((-2.5f32)).abs() >= (-a_f32)) {
-            v0 = (if false { ((a_u32) as i8) } else { v0 });
+            v0 = (((a_u32) as i8) >> (((a_i64) as i16) & 7i16));
         } else {
-            v0 = (89i8 << (a_u32 & 7u32));
+            v0 = (v0).abs();
         }
-        let v1: f64 = (-0.0f64);
-        let v2: i64 = a_i64;
-        oi[i] = ((((a_i32 << ((-2147483648i32) & 31i32)) << ((v2 & a_i64) & 31i64)) >> (((92u64 % (a_u64 | 1u64)) + 95u64) & 31u64))) as u64;
-        of[i] = (((((v0) as f32) * ((((a_i32) as i16)) as f32)) + ((1.875f32 + (-0.625f32)) + (10.625f32 / 5.0f32)))) as f64;
+        assert!((((a_u32 % 256u32) != 7u32) || ((false || (a_i64 > 51i64)) || (!(a_i32 > 55i32)))));
+        let mut t1: [u64; 3] = [(DIFF_TABLE_U64[((a_u32) % 6u32) as usize] * 1u64); 3];
+        t1[1] = (!(!36u64));
+        t1[2] = (if ((-11.0f32) <= b_f32) { (59u64 & 27u64) } else { (89u64 ^ a_u64) });
+        let mut v1: u64 = ((((16u64) as i32)) as u64);
+        for &v2 in t1.iter().step_by(2) {
+            v1 = (if (!false) { (match (46u32 % 8u32) { 5u32 | 2u32 => v1, 7u32..=7u32 => 56u64, 7u32 => a_u64, _ => 40u64 }) } else { (match (62u32 % 8u32) { 2u32 | 2u32 => b_u64, 0u32 | 2u32 => 59u64, _ => 4u64 }) });
+        }
+        let mut v3: i32 = (-2147483648i32);
+        if (!(a_i64 != b_i64)) {
+            v3 = (-a_i32);
+        } else {
+            v3 = (a_i32 >> ((-36i64) & 31i64));
+        }
+        oi[i] = ((a_u32 * 72u32)) as u64;
+        of[i] = ((3.125f32).abs()) as f64;
     }
 }
 
@@ -4311,35 +5097,45 @@ pub fn diff_137(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let mut v0: i16 = ((32767i16 / ((-34i16) | 1i16)) / ((12i16).checked_add(32767i16).unwrap_or((-58i16)) | 1i16));
-        for j0 in (u32::MAX - (((a_u32).min(96u32)) % 4u32))..=u32::MAX {
-            v0 = (((-32768i16) / (57i16 | 1i16)) / ((45i16 / (v0 | 1i16)) | 1i16));
+        for j0 in (u32::MAX - (((a_u32).min(5u32)) % 4u32))..=u32::MAX {
+            v0 = ((v0 >> (-21i8)) * v0);
         }
-        let v1: f32 = (5.5f32 + (a_f32 / 0.125f32));
-        let mut v2: u8 = (66u8 * 26u8);
-        for j1 in 0u32..(((if matches!((3826513346u32 % 8u32), 1u32..=1u32) { a_u32 } else { 0u32 })) % 4u32) {
-            v2 = (v2 >> v0);
-        }
-        let v3: u32 = (((84u32 - a_u32) << (((a_u32) as i16) & 31i16)) | (a_u32 - (a_u32 * a_u32)));
-        let mut v4: i64 = (if (62i32 >= a_i32) { 63i64 } else { (-1i64) });
-        'l4: for j2 in 0u32..((v3) % 3u32) {
-            for j3 in 0u32..((v3) % 3u32) {
-                if (((a_i64) as i8) > ((a_i64) as i8)) {
-                    break 'l4;
+        let mut v1: u32 = 32u32;
+        'l1: for j1 in 0u32..((((a_f32) as u32)) % 3u32) {
+            for j2 in 0u32..(((j1).min(a_u32)) % 3u32) {
+                if (a_i32 < a_i32) {
+                    break 'l1;
                 }
-                if (!false) {
-                    continue 'l4;
+                if (false && false) {
+                    continue 'l1;
                 }
-                v4 = ((-35i64) / (a_i64 | 1i64));
+                v1 = v1;
             }
         }
-        oi[i] = ((((a_i64 << (!((a_u32) as u16)))) as u16)) as u64;
-        of[i] = ((DIFF_TABLE_F64[((v3) % 6u32) as usize] * 1.0f64)) as f64;
+        let mut v2: i16 = (-1i16);
+        diff_xor_into(&mut v2, (((((match (32u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) >> (((-0.0f32)) as i32))) as i16));
+        let r2 = &mut v2;
+        *r2 ^= (((a_i32) as i16) << (v0 & 15i16));
+        let v3: i8 = (84i8 - ((a_i64) as i8));
+        assert!((((a_u32 % 256u32) != 7u32) || (!(a_u32 < a_u32))));
+        let mut v4: i32 = (if ((a_i32).abs() >= (45i32 + a_i32)) { (((-98i32) + a_i32) | (-a_i32)) } else { (if (64i64 != (-35i64)) { (-1i32) } else { (a_i32 << 45u16) }) });
+        diff_xor_into(&mut v4, 100i32);
+        let r4 = &mut v4;
+        *r4 ^= ((-2147483648i32)).max((-28i32));
+        oi[i] = ((if ((((-1.0f64)) as f64) == (match (0u32 % 8u32) { 0u32..=1u32 => 4.75f64, 3u32 | 6u32 => 12.5f64, 6u32 => (-3.0f64), _ => 4.375f64 })) { ((if matches!((a_u32 % 8u32), 2u32) { v1 } else { v1 }) >> ((56i32 | v4) & 31i32)) } else { 2u32 })) as u64;
+        of[i] = ((-((match (6u32 % 8u32) { 0u32 => (-7.75f32), 1u32..=6u32 => 2.25f32, 7u32 | 2u32 => (-7.125f32), _ => 1e-40f32 }) + (a_f32 - a_f32)))) as f64;
     }
 }
 
@@ -4349,21 +5145,22 @@ pub fn diff_138(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
-        let mut t0: [f32; 3] = [11.75f32; 3];
-        t0[1] = ((a_f32 - a_f32) / (a_f32 - (-4.75f32)));
-        t0[2] = (((-3.125f32) / (-0.125f32)) - ((((a_f32) as i8)) as f32));
-        let mut v0: f32 = (DIFF_TABLE_F32[((a_u32) % 6u32) as usize] * 1.0f32);
-        for &v1 in t0.iter().skip(1) {
-            v0 = a_f32;
-        }
-        let v2: u32 = ((match (a_u32 % 8u32) { 4u32 => (a_u32).div_euclid(25u32), _ => (72u32 / (10u32 | 1u32)) }) - (DIFF_TABLE_U32[((3u32) % 6u32) as usize] * 1u32));
-        oi[i] = (50u16) as u64;
-        of[i] = ((((0.125f32 + a_f32)).abs() * (((DIFF_TABLE_F64[((41u32) % 6u32) as usize] * 1.0f64)) as f32))) as f64;
+        let b_f64: f64 = diff_first(&xf64[i..]);
+        let t0: [f32; 3] = [11.75f32, ((a_f32 - a_f32) / (-4.75f32)), (((-3.125f32) / (-0.125f32)) - ((((a_f32) as i8)) as f32))];
+        let v0: f32 = t0.iter().copied().fold((DIFF_TABLE_F32[((a_u32) % 6u32) as usize] * 1.0f32), |v0, v1| ((-a_f32)).abs());
+        let v2: i8 = (if matches!((25u32 % 8u32), 2u32..=7u32) { (-94i8) } else { (-88i8) });
+        oi[i] = ((((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) % (50i16 | 1i16))) as u64;
+        of[i] = (((match (b_u32 % 8u32) { 3u32 | 4u32 => (DIFF_TABLE_F64[((a_u32) % 6u32) as usize] * 1.0f64), 1u32 | 1u32 => (a_f64 / (-12.375f64)), _ => 1.125f64 }) * ((a_f64 - 2.125f64)).abs())) as f64;
     }
 }
 
@@ -4373,37 +5170,43 @@ pub fn diff_139(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let v0: i16 = ((if false { ((a_u32) as i16) } else { ((a_i64) as i16) }) * (((a_f32) as i16)).abs());
-        let mut v1: i64 = (a_i64).rem_euclid((!(-59i64)));
-        'l1: for j0 in 0u32..(((70u32 % a_u32)) % 3u32) {
-            for j1 in 0u32..((32u32) % 3u32) {
-                if (!true) {
+        let mut v1: i64 = (a_i64).rem_euclid((9i64 % 78i64));
+        'l1: for j0 in 0u32..(((match (a_u32 % 8u32) { 2u32 => a_u32, 6u32 => a_u32, _ => 85u32 })) % 3u32) {
+            for j1 in 0u32..(((a_u32 - b_u32)) % 3u32) {
+                if ((-10.375f32) < a_f32) {
                     break 'l1;
                 }
-                if (((a_u32) as u8) == 112u8) {
+                if matches!((10u32 % 8u32), 0u32..=3u32) {
                     continue 'l1;
                 }
-                v1 = (((a_i32 + a_i32)) as i64);
+                v1 = v1;
             }
         }
-        let mut v2: f32 = 1.5f32;
-        for j2 in ((((a_u32 % a_u32)) % 8u32)..(((a_u32 - a_u32)) % 16u32)).step_by(((75u32) % 3u32) as usize) {
-            v2 = ((v2 + a_f32)).sqrt();
+        let mut v2: i64 = (a_i64 - v1);
+        for j2 in 0u32..((((100i64) as u32)) % 4u32) {
+            v2 = (!a_i64);
         }
-        let mut t3: [u64; 3] = [(80u64 / (a_u64 | 1u64)); 3];
-        t3[1] = (match (a_u32 % 8u32) { 7u32 | 6u32 => 39u64, 3u32 => 0u64, 1u32..=3u32 => 23u64, _ => 66u64 });
-        t3[2] = (18u64).min(10142049113407232566u64);
-        let mut v3: u64 = (a_u64).checked_mul(60u64).unwrap_or(a_u64);
-        for &v4 in t3.iter() {
-            v3 = (v3 >> (70i32 & 63i32));
+        let mut t3: [f64; 3] = [((a_f64 * 10.875f64) - (-a_f64)); 3];
+        t3[1] = (if (!(a_f64 <= 6.625f64)) { (11.875f64 - 11.875f64) } else { ((-2.25f64) + (-4.125f64)) });
+        t3[2] = (((match (a_u32 % 8u32) { 0u32..=3u32 => ((a_i64) as u16), 0u32..=7u32 => 23048u16, _ => ((a_i32) as u16) })) as f64);
+        let mut v3: f64 = (-1.0f64);
+        for &v4 in t3.iter().skip(1) {
+            v3 = (DIFF_TABLE_F64[((a_u32) % 6u32) as usize] * 1.0f64);
         }
-        oi[i] = ((a_u64).checked_rem(a_u64).unwrap_or(v3)) as u64;
-        of[i] = (((((-a_f32)) as f64)).sqrt()) as f64;
+        oi[i] = (((DIFF_TABLE_I8[((a_u32) % 6u32) as usize] * 1i8) % (((!((a_u32) as i8)) / (((a_f32) as i8) % ((-28i8) | 1i8))) | 1i8))) as u64;
+        of[i] = (((((((-55i64)).abs()) as u8)) as f64)) as f64;
     }
 }
 
@@ -4413,47 +5216,43 @@ pub fn diff_140(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let mut v0: i8 = ((!((a_f32) as i8)) << ((((-1.625f64)) as i8) & 7i8));
         'l0: for j0 in 0u32..((a_u32) % 3u32) {
-            for j1 in 0u32..(((!a_u32)) % 3u32) {
-                if false {
+            for j1 in 0u32..((1u32) % 3u32) {
+                if (!false) {
                     break 'l0;
                 }
-                if ((-69i16) <= 32i16) {
+                if (!(a_i32 < (-1i32))) {
                     continue 'l0;
                 }
-                v0 = ((((a_u32) as i8) % ((a_u32) as i8)) % (127i8).min(((a_u32) as i8)));
+                v0 = (DIFF_TABLE_I8[((0u32) % 6u32) as usize] * 1i8);
             }
         }
-        let mut v1: u64 = 29u64;
-        for j2 in 0u32..((90u32) % 4u32) {
-            v1 = (79u64 >> (((-24i32) * (-73i32)) & 63i32));
-        }
-        let mut v2: i32 = ((match (24u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
-        if ((v1 | 10u64) > a_u64) {
-            v2 = ((-38i32)).checked_add(v2).unwrap_or(a_i32);
+        let v1: i16 = (48i16).abs();
+        let mut v2: u64 = (if false { a_u64 } else { 24u64 });
+        if (((a_u32) as u16) < 79u16) {
+            v2 = (!a_u64);
         } else {
-            v2 = ((-19i32)).min(a_i32);
+            v2 = 0u64;
         }
-        let mut v3: i32 = ((a_i32).max(a_i32) % (v2 | 1i32));
-        'l3: for j3 in 0u32..(((50u32 << (39u16 & 31u16))) % 3u32) {
-            for j4 in 0u32..(((a_u32 >> (a_i32 & 31i32))) % 3u32) {
-                if (0i32 == a_i32) {
-                    break 'l3;
-                }
-                if (!true) {
-                    continue 'l3;
-                }
-                v3 = a_i32;
-            }
+        let mut v3: u32 = (((match (0u32 % 8u32) { 4u32 => 38u16, 3u32 | 0u32 => ((a_i64) as u16), 4u32 => 52u16, _ => ((a_f32) as u16) })) as u32);
+        for j2 in (0u32..=(((74u32).max(600230832u32)) % 4u32)).rev() {
+            v3 = ((32u32 >> (((a_i32) as u16) & 31u16)) >> ((if true { (-50i32) } else { 34i32 }) & 31i32));
         }
-        oi[i] = (((-a_i32)).min((!(-a_i32)))) as u64;
-        of[i] = ((-0.0f64)) as f64;
+        assert!((((a_u32 % 256u32) != 7u32) || (matches!((a_u32 % 8u32), 5u32 | 0u32) || true)));
+        oi[i] = (a_i64) as u64;
+        of[i] = (((match (b_u32 % 8u32) { 3u32 => ((-0.25f32) - a_f32), 0u32 | 4u32 => (0.0f32 * 10.5f32), _ => ((-3.375f32) + (-9.375f32)) }) + (-0.0f32))) as f64;
     }
 }
 
@@ -4463,20 +5262,26 @@ pub fn diff_141(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let mut c0: u32 = 0u32;
         let v0: f32 = loop {
             if c0 >= ((a_u32) % 4u32) {
-                break ((a_f32 + (-4.625f32)));
+                break (((-4.625f32) / 5.875f32));
             }
             c0 += 1u32;
         };
-        oi[i] = (94u8) as u64;
-        of[i] = ((match (0u32 % 8u32) { 7u32 | 2u32 => (a_f64 - (-a_f64)), 3u32..=7u32 => (((59i32) as f64) / (match (7u32 % 8u32) { 7u32 => a_f64, 1u32 => 5.75f64, _ => 7.0f64 })), 3u32 | 1u32 => ((a_f64 - a_f64) + (9007199254740992.0f64).sqrt()), _ => ((((((a_i32) as u16)) as f64)) as f64) })) as f64;
+        oi[i] = (((if (v0 > a_f32) { (77u64 | 66u64) } else { (21u64 - a_u64) }) ^ (((-((a_f32) as i8))) as u64))) as u64;
+        of[i] = (a_f32) as f64;
     }
 }
 
@@ -4486,11 +5291,17 @@ pub fn diff_142(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let v0: i64 = ((-19i64) ^ 0i64);
         oi[i] = (((-32768i16)).checked_rem((-11i16)).unwrap_or(((a_i32) as i16))) as u64;
         of[i] = ((-10.625f64)) as f64;
@@ -4503,33 +5314,35 @@ pub fn diff_143(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let mut v0: f32 = ((DIFF_TABLE_F32[((0u32) % 6u32) as usize] * 1.0f32) + (((-33i16)) as f32));
         if (((a_i32) as i16) <= (16i16).abs()) {
-            v0 = ((if true { a_f32 } else { a_f32 }) + (v0).sqrt());
+            v0 = ((if true { a_f32 } else { v0 }) + v0);
         } else {
-            v0 = (1.0f32).abs();
+            v0 = (((-2.375f32) + (-8.25f32)) / ((a_i32) as f32));
         }
-        let mut v1: i8 = (((a_i32) as i8) % ((a_i32) as i8));
-        diff_xor_into(&mut v1, ((-128i8) >> (53i64 & 7i64)));
-        let r1 = &mut v1;
-        *r1 ^= ((-8i8) + 13i8);
-        let v2: u8 = (match (88u32 % 8u32) { 4u32..=7u32 => 6u8, 6u32 | 1u32 => 71u8, _ => 94u8 });
-        assert!((((a_u32 % 256u32) != 7u32) || (!true)));
-        let mut v3: u32 = (1u32 << (91u16 & 31u16));
-        if ((31u16).max(50u16) >= 16u16) {
-            v3 = (((-9.5f64)) as u32);
-        } else {
-            v3 = v3;
+        let v1: i32 = (a_i32).max(a_i32);
+        let v2: u64 = (95u64).div_euclid(39u64);
+        let v3: f32 = (-(-(v0 * v0)));
+        let mut t4: [i8; 3] = [((20i8 >> (83u64 & 7u64)) + ((-1i8) << (91u16 & 7u16))); 3];
+        t4[1] = ((-72i8)).abs();
+        t4[2] = ((((-66i16) | 16i16)) as i8);
+        let mut v4: i8 = (((15u16 << ((a_i32) as u8))) as i8);
+        for &v5 in t4.iter().step_by(2) {
+            v4 = ((!((a_i32) as i8))).min((v5 << 89u16));
         }
-        assert!((((v3 % 256u32) != 7u32) || matches!((a_u32 % 8u32), 5u32 | 7u32)));
-        let v4: u32 = (if ((v2 <= 29u8) && (0i64 == a_i64)) { (match (v3 % 8u32) { 0u32 | 1u32 => (v3).checked_mul(a_u32).unwrap_or(a_u32), 6u32 => (DIFF_TABLE_U32[((a_u32) % 6u32) as usize] * 1u32), 6u32..=7u32 => (!72u32), _ => a_u32 }) } else { v3 });
-        oi[i] = ((match (48u32 % 8u32) { 7u32 => a_u32, 3u32 | 0u32 => ((v4 | 50u32) >> ((if true { 9223372036854775807i64 } else { a_i64 }) & 31i64)), _ => (((127i8 - (-1i8))) as u32) })) as u64;
-        of[i] = ((((((a_i32) as f64)) as f64) + (5e-324f64 * ((v1) as f64)))) as f64;
+        oi[i] = ((0i64 | DiffPair::new((-(63i64 >> (4i8 & 63i8))), ((50i64).abs_diff((-7i64)) as i64)).b)) as u64;
+        of[i] = ((-(((a_u32) as f64)).sqrt())) as f64;
     }
 }
 
@@ -4539,11 +5352,17 @@ pub fn diff_144(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let v0: i8 = (!((-16i8) * 97i8));
         let v1: u8 = (0u8).checked_sub(((a_u32) as u8)).unwrap_or(29u8);
         assert!((((4294967295u32 % 256u32) != 7u32) || matches!((11u32 % 8u32), 1u32)));
@@ -4558,32 +5377,38 @@ pub fn diff_145<const K: u32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let mut v0: f64 = (1.875f64 / 1.375f64);
         'l0: for j0 in 0u32..((a_u32) % 3u32) {
-            for j1 in 0u32..(((a_u32 + j0)) % 3u32) {
-                if (false || false) {
+            for j1 in 0u32..(((j0 / j0)) % 3u32) {
+                if (((a_i64) as u16) <= ((a_i64) as u16)) {
                     break 'l0;
                 }
-                if false {
+                if (true && true) {
                     continue 'l0;
                 }
-                v0 = ((-7.625f64) - a_f64);
+                v0 = (v0).sqrt();
             }
         }
-        let mut t1: [f32; 3] = [(((a_u64) as f32) * (match (K % 8u32) { 1u32..=4u32 => (-0.375f32), 6u32 => 5.5f32, 0u32..=6u32 => 3.5f32, _ => a_f32 })); 3];
-        t1[1] = ((a_f32).abs() + (a_f32 + 0.625f32));
-        t1[2] = (11.5f32 / (a_f32 - a_f32));
-        let mut v1: f32 = ((5.125f32 * a_f32)).sqrt();
-        for &v2 in t1.iter().skip(1) {
-            v1 = ((a_f32 * a_f32) - a_f32);
-        }
-        oi[i] = (((match (49u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64)) as u64;
-        of[i] = ((((((-48i8)) as f64)).abs() * (((-v0)) as f64))) as f64;
+        let mut c1: u32 = 0u32;
+        let v1: f64 = loop {
+            if c1 >= (((b_u32).div_euclid(a_u32)) % 4u32) {
+                break ((match (K % 8u32) { 1u32..=4u32 => v0, 6u32 => (0.125f64 + 3.5f64), 3u32 => (-4.875f64), _ => (0.625f64).abs() }));
+            }
+            c1 += 1u32;
+        };
+        oi[i] = (((match (a_u32 % 8u32) { 1u32..=5u32 => (match (a_u32 % 8u32) { 7u32 | 6u32 => K, 5u32 => K, _ => K }), 2u32 => (!a_u32), 4u32..=5u32 => (K << (76i8 & 31i8)), _ => 44u32 })).max(((if false { 58u32 } else { a_u32 }) << ((if true { ((a_u32) as u8) } else { ((a_i64) as u8) }) & 31u8)))) as u64;
+        of[i] = (b_f32) as f64;
     }
 }
 
@@ -4593,29 +5418,35 @@ pub fn diff_146<const K: i8>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let mut v0: i16 = ((((a_f32) as i16)).min(24i16)).saturating_add((98i16 >> (76i16 & 15i16)));
-        for j0 in ((((a_u32 & 86u32)) % 8u32)..(((a_u32 % (95u32 | 1u32))) % 16u32)).step_by(((41u32) % 3u32) as usize) {
-            v0 = ((v0 & ((a_i32) as i16))).pow(((v0 + (-14i16))) as u32 & 7);
+        for j0 in ((((a_u32 & a_u32)) % 8u32)..(((1u32 / (a_u32 | 1u32))) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v0 = ((v0).checked_mul(v0).unwrap_or((-14i16)) << (((a_f32) as u16) & 15u16));
         }
-        let mut v1: f32 = (2.25f32 + (a_f32 / (-10.625f32)));
-        'l1: for j1 in 0u32..(((a_u32 / (70u32 | 1u32))) % 3u32) {
-            for j2 in 0u32..(((a_u32).saturating_mul(1u32)) % 3u32) {
-                if (20u16 == 44u16) {
+        let mut v1: f32 = (2.25f32 + (a_f32 / a_f32));
+        'l1: for j1 in 0u32..(((a_u32 - 70u32)) % 3u32) {
+            for j2 in 0u32..(((!a_u32)) % 3u32) {
+                if (a_f64 == (-12.0f64)) {
                     break 'l1;
                 }
-                if ((-32i32) > 0i32) {
+                if ((-44i32) == 2147483647i32) {
                     continue 'l1;
                 }
-                v1 = (-(a_f32 * a_f32));
+                v1 = ((16777216.0f32 / (-12.5f32)) + (b_f32 / (-10.75f32)));
             }
         }
-        oi[i] = (((((((a_i64) as u16)).abs_diff(34u16) as u16) % ((8u16 << (-87i16)) | 1u16)) & ((17u16).saturating_sub(96u16) | 16u16))) as u64;
-        of[i] = ((a_f64 - ((-a_f64) - (1.7e308f64 + a_f64)))) as f64;
+        oi[i] = (34u32) as u64;
+        of[i] = ((-9.25f32)) as f64;
     }
 }
 
@@ -4625,11 +5456,17 @@ pub fn diff_147<const K: i16>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let mut v0: u32 = 56u32;
         diff_xor_into(&mut v0, (((-8i16)) as u32));
         let r0 = &mut v0;
@@ -4645,31 +5482,53 @@ pub fn diff_148<const K: i8>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let mut c0: u32 = 0u32;
         let v0: f64 = loop {
             if c0 >= (((if true { a_u32 } else { a_u32 })) % 4u32) {
-                break ((a_f64 + (2.75f64).abs()));
+                break (((if true { a_f64 } else { a_f64 }) + ((((a_f32) as u8)) as f64)));
             }
             c0 += 1u32;
         };
-        let v1: i8 = (((a_i64) as i8) ^ ((a_u32) as i8));
-        let v2: f32 = (match (48u32 % 8u32) { 3u32 => (-(a_f32).abs()), 0u32..=2u32 => ((a_f32 + 7.75f32) - (a_f32 + a_f32)), _ => ((a_f32 / (-4.5f32)) * ((-6.25f32) / 8.125f32)) });
-        let mut t3: [u16; 3] = [((a_f32) as u16); 3];
-        t3[1] = ((a_f32) as u16);
-        t3[2] = (!((66u64) as u16));
-        let mut v3: u16 = (98u16).checked_rem(99u16).unwrap_or(63u16);
-        for &v4 in t3.iter().step_by(2) {
-            v3 = (if ((-86i32) > (0i32 % ((-94i32) | 1i32))) { 78u16 } else { (!(v3 - v3)) });
+        let mut t1: [i32; 3] = [(if (false || (!matches!((a_u32 % 8u32), 1u32 | 2u32))) { ((!(-76i32)) - ((-6i32) >> (((a_i32) as u8) & 31u8))) } else { 40i32 }); 3];
+        t1[1] = (match (b_u32 % 8u32) { 1u32..=1u32 => ((65i32).min(a_i32)).max((a_i32 << (((a_u32) as i8) & 31i8))), 3u32..=4u32 => (-2147483648i32), _ => (10i32 * ((99i16) as i32)) });
+        t1[2] = (((match (a_u32 % 8u32) { 3u32 | 6u32 => (-86i16), 5u32 | 4u32 => (((a_i64) as i16)).checked_div((-94i16)).unwrap_or(((a_i64) as i16)), 2u32..=5u32 => (-((a_i64) as i16)), _ => (-89i16) })) as i32);
+        let mut v1: i32 = a_i32;
+        for &v2 in t1.iter().step_by(2) {
+            v1 = (DIFF_TABLE_I32[((60u32) % 6u32) as usize] * 1i32);
         }
-        let t5: [i16; 3] = [67i16, ((-52i16)).min(((a_f32) as i16)), ((match (2623217300u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)];
-        let v5: i16 = t5.iter().copied().fold((if false { ((a_u32) as i16) } else { ((a_u32) as i16) }), |v5, v6| ((128u8) as i16));
-        oi[i] = (((match (a_u32 % 8u32) { 3u32..=7u32 => (((a_f32) as u16) << ((a_i32) as u16)), _ => v3 }) / ((v3 & (89u16).max(0u16)) | 1u16))) as u64;
-        of[i] = ((((a_f64 - a_f64) + ((85u16) as f64)) - (((v1) as f64) * (v0).abs()))) as f64;
+        let mut v3: i16 = ((((match (2623217300u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)) as i16);
+        if (((v0) as f32) >= (3.5f32 - 1e-40f32)) {
+            v3 = ((((90u32) as i16)).div_euclid((((a_u32) as i16) - v3)) + (DIFF_TABLE_I16[((a_u32) % 6u32) as usize] * 1i16));
+        } else {
+            v3 = (((a_i64) as i16) >> (((v3 >> ((-1i64) & 15i64)) & (((-9223372036854775808i64)) as i16)) & 15i16));
+        }
+        let mut t4: [u16; 3] = [((a_i32) as u16); 3];
+        t4[1] = ((((if true { a_f32 } else { (-2.375f32) }) + 5.5f32)) as u16);
+        t4[2] = ((a_i64) as u16);
+        let mut v4: u16 = (((!(((a_f32) as u8) < 128u8))) as u16);
+        for &v5 in t4.iter().step_by(2) {
+            v4 = (match (0u32 % 8u32) { 3u32..=7u32 => (91u16 % ((match (31u32 % 8u32) { 1u32..=6u32 => 13u16, _ => v4 }) | 1u16)), _ => (v5).max((if true { v5 } else { ((a_i32) as u16) })) });
+        }
+        let mut c6: u32 = 0u32;
+        let v6: i16 = loop {
+            if c6 >= (((if true { 91u32 } else { a_u32 })) % 4u32) {
+                break (((-36i16)).checked_mul(15i16).unwrap_or(((a_i64) as i16)));
+            }
+            c6 += 1u32;
+        };
+        oi[i] = (((v3).checked_add(v3).unwrap_or(0i16) & ((((a_i64) as i16) + (-37i16)) * (!((a_f32) as i16))))) as u64;
+        of[i] = ((((12.0f32 / (-0.75f32))).abs() / (DIFF_TABLE_F32[((a_u32) % 6u32) as usize] * 1.0f32))) as f64;
     }
 }
 
@@ -4679,27 +5538,37 @@ pub fn diff_149(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let mut v0: u8 = ((((a_i64) as u8)).checked_sub(((a_i64) as u8)).unwrap_or(63u8) % ((a_u32) as u8));
         for j0 in (u32::MAX - ((10u32) % 4u32))..=u32::MAX {
             v0 = (((a_i32) as u8) & ((a_f32) as u8));
         }
         let mut v1: i8 = (((17i8).max(55i8)).saturating_sub((0i8 & 60i8)) | ((-52i8)).rem_euclid(((80i8) as i8)));
         if (!matches!((a_u32 % 8u32), 6u32)) {
-            v1 = ((((a_f32) as i8)).checked_rem(v1).unwrap_or(73i8) - ((DIFF_TABLE_I8[((a_u32) % 6u32) as usize] * 1i8) * (((a_i32) as i8) >> (a_u64 & 7u64))));
+            v1 = ((match (a_u32 % 8u32) { 7u32 | 5u32 => ((a_f32) as i8), 0u32..=4u32 => (match (31u32 % 8u32) { 0u32 => (-36i8), 0u32 => v1, _ => ((a_i64) as i8) }), 2u32 => (if false { (-11i8) } else { ((a_i32) as i8) }), _ => (((a_i32) as i8) / ((a_u32) as i8)) })).min((((a_i64) as i8) << (((27i64) as i64) & 7i64)));
         } else {
-            v1 = (-((match (a_u32 % 8u32) { 3u32 => ((a_u32) as i8), 0u32..=5u32 => 0i8, 7u32 | 0u32 => (-1i8), _ => ((a_u32) as i8) }) | ((match (65u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)));
+            v1 = (match (5u32 % 8u32) { 2u32..=6u32 => ((a_i64) as i8), 4u32 => (-(((a_f32) as i8) / (((a_i64) as i8) | 1i8))), 1u32 => ((36i8).saturating_add(((a_f32) as i8)) / ((7i8 & (-40i8)) | 1i8)), _ => 66i8 });
         }
-        let v2: u8 = ((a_i64) as u8);
-        let v3: u8 = ((!((a_i64) as u8)) % ((46u8 >> (((a_i64) as u16) & 7u16)) | 1u8));
-        assert!((((a_u32 % 256u32) != 7u32) || (!(a_f32 >= a_f32))));
-        let v4: u64 = 0u64;
-        oi[i] = ((if (true || (66i32 > 32i32)) { (((a_u64) as i16)).abs() } else { (-(0i16).abs()) })) as u64;
-        of[i] = ((((((a_f32 - 6.125f32)) as i16)) as f32)) as f64;
+        let mut v2: u16 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
+        if true {
+            v2 = 11u16;
+        } else {
+            v2 = ((match (31u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
+        }
+        let v3: f64 = (-a_f64);
+        let v4: u16 = ((a_u32) as u16);
+        oi[i] = (((if (a_i64 > 63i64) { 70i32 } else { (if true { 33i32 } else { 24i32 }) })).rem_euclid(22i32)) as u64;
+        of[i] = (((((if true { 86u64 } else { 18446744073709551615u64 })) as f32) * (((((a_i64) as u16)) as f32)).sqrt())) as f64;
     }
 }
 
@@ -4709,16 +5578,29 @@ pub fn diff_150<const K: u32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let v0: f32 = (((29u16 % (((a_u64) as u16) | 1u16))) as f32);
-        let v1: i64 = (match (0u32 % 8u32) { 2u32 => (((-98i64) / (78i64 | 1i64)) << (33i16 & 63i16)), _ => (47i64 - ((-45i64) | a_i64)) });
-        let v2: u64 = (50u64).max((a_u64 >> 31u32));
-        oi[i] = ((((a_i32) as u16) << (97u8 & 15u8))) as u64;
-        of[i] = ((if ((DIFF_TABLE_I32[((31u32) % 6u32) as usize] * 1i32) <= 1i32) { ((a_f64 * 7.5f64) + (DIFF_TABLE_F64[((45u32) % 6u32) as usize] * 1.0f64)) } else { ((if false { a_f64 } else { a_f64 }) + (-a_f64)) })) as f64;
+        let mut v1: i16 = (-82i16);
+        for j0 in 0u32..((a_u32) % 4u32) {
+            v1 = (DIFF_TABLE_I16[((b_u32) % 6u32) as usize] * 1i16);
+        }
+        assert!((((K % 256u32) != 7u32) || false));
+        let mut v2: u16 = (if ((DIFF_TABLE_I64[((K) % 6u32) as usize] * 1i64) == (63i64 + b_i64)) { (0u16 >> ((if true { (-46i64) } else { a_i64 }) & 15i64)) } else { ((60u16 % (97u16 | 1u16)) + 72u16) });
+        for j1 in ((((DIFF_TABLE_U32[((a_u32) % 6u32) as usize] * 1u32)) % 8u32)..((32u32) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v2 = v2;
+        }
+        oi[i] = (((b_i64 | 49i64)).abs()) as u64;
+        of[i] = ((DIFF_TABLE_F64[((a_u32) % 6u32) as usize] * 1.0f64)) as f64;
     }
 }
 
@@ -4728,20 +5610,21 @@ pub fn diff_151<const K: i8>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
-        let mut t0: [f32; 3] = [a_f32; 3];
-        t0[1] = (a_f32 - 2.375f32);
-        t0[2] = (a_f32).sqrt();
-        let mut v0: f32 = (DIFF_TABLE_F32[((69u32) % 6u32) as usize] * 1.0f32);
-        for &v1 in t0.iter().rev() {
-            v0 = (-a_f32);
-        }
-        oi[i] = (98i16) as u64;
-        of[i] = (a_f32) as f64;
+        let b_f64: f64 = diff_first(&xf64[i..]);
+        let t0: [f32; 3] = [a_f32, ((19i64) as f32), (b_f32).sqrt()];
+        let v0: f32 = t0.iter().copied().fold(((-2.5f32) - (-5.625f32)), |v0, v1| (v1 - b_f32));
+        oi[i] = (((match (21u32 % 8u32) { 5u32 | 4u32 => (((a_f32) as i8)).max(K), _ => (86i8 >> (((a_i64) as i16) & 7i16)) })).abs()) as u64;
+        of[i] = ((9007199254740992.0f64 * ((84u16) as f64))) as f64;
     }
 }
 
@@ -4751,32 +5634,27 @@ pub fn diff_152(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
     let i = grid_1d();
     if i < oi.len() {
         let a_i32: i32 = xi32[i];
+        let b_i32: i32 = diff_first(&xi32[i..]);
         let a_i64: i64 = xi64[i];
+        let b_i64: i64 = diff_first(&xi64[i..]);
         let a_u32: u32 = xu32[i];
+        let b_u32: u32 = diff_first(&xu32[i..]);
         let a_u64: u64 = xu64[i];
+        let b_u64: u64 = diff_first(&xu64[i..]);
         let a_f32: f32 = xf32[i];
+        let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
+        let b_f64: f64 = diff_first(&xf64[i..]);
         let mut c0: u32 = 0u32;
         let v0: f64 = loop {
-            if c0 >= (((if true { a_u32 } else { 27u32 })) % 4u32) {
-                break ((a_f64 / (-a_f64)));
+            if c0 >= (((if true { a_u32 } else { 88u32 })) % 4u32) {
+                break ((DIFF_TABLE_F64[((95u32) % 6u32) as usize] * 1.0f64));
             }
             c0 += 1u32;
         };
-        let mut v1: i16 = (-96i16);
-        'l1: for j0 in 0u32..(((a_u32).checked_sub(a_u32).unwrap_or(772166358u32)) % 3u32) {
-            for j1 in 0u32..((j0) % 3u32) {
-                if ((((a_i32) as i16) != ((a_i32) as i16)) && (a_u64 == a_u64)) {
-                    break 'l1;
-                }
-                if matches!((a_u32 % 8u32), 4u32..=6u32) {
-                    continue 'l1;
-                }
-                v1 = ((match (62u32 % 8u32) { 2u32..=4u32 => ((((a_i32) as i16)).abs_diff(v1) as i16), 2u32 | 0u32 => (-2i16), 6u32 => (v1).max(((a_i64) as i16)), _ => (-((a_i32) as i16)) }) | v1);
-            }
-        }
-        oi[i] = ((64i64 * a_i64)) as u64;
-        of[i] = ((((a_f32 + a_f32)).sqrt() * (match (31u32 % 8u32) { 4u32..=6u32 => (a_f32 + 3.4e38f32), 5u32 => (-5.5f32), 3u32 => (a_f32).sqrt(), _ => (((-10.875f32)) as f32) }))) as f64;
+        let v1: u8 = 8u8;
+        oi[i] = ((a_i32).checked_sub(31i32).unwrap_or(a_i32)) as u64;
+        of[i] = ((-(3.4e38f32 * ((a_u32) as f32)))) as f64;
     }
 }
 

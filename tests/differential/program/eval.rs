@@ -168,7 +168,7 @@ impl Eval<'_> {
 
     pub(super) fn expr(&mut self, e: &Expr) -> Value {
         match &e.kind {
-            Kind::Input => {
+            Kind::Input | Kind::SubInput => {
                 let k = INPUTS.iter().position(|t| *t == e.ty).unwrap_or(0);
                 self.inputs[k]
             }

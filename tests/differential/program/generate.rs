@@ -59,6 +59,10 @@ impl Gen<'_> {
                 ty: from,
                 kind: Kind::Input,
             }))
+        } else if self.items && self.r.chance(10) {
+            // Through a sub-slice lent to a device function (drawn only where items may
+            // be used, so the core programs stay as they were).
+            Kind::SubInput
         } else {
             Kind::Input
         }

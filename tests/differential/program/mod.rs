@@ -357,6 +357,9 @@ pub enum Kind {
     /// the expression's type ([`table_value`]), chosen by a `u32` (the `* 1` gives the
     /// element its type where the kernel uses it; compiled programs only).
     Table(Box<Expr>),
+    /// `b_T`, the thread's input of the expression's type read again through a sub-slice
+    /// lent to a device function ([`Program::sub_inputs`]; compiled programs only).
+    SubInput,
 }
 
 /// The elements of each module array [`Kind::Table`] reads: edge values of the type.
@@ -448,6 +451,11 @@ impl DiffPair {
 #[gpu_device]
 pub fn diff_xor_into<T: Int>(acc: &mut T, v: T) {
     *acc = *acc ^ v;
+}
+
+#[gpu_device]
+pub fn diff_first<T: Num>(w: &[T]) -> T {
+    w[0]
 }
 ";
 
@@ -625,6 +633,10 @@ pub struct Program {
     loops: usize,
     /// The value of the kernel's const parameter `const K: T`, if it has one.
     pub konst: Option<Value>,
+    /// Whether the kernel reads its inputs again through sub-slices lent to a device
+    /// function (`let b_T: T = diff_first(&xT[i..]);`, read by [`Kind::SubInput`]):
+    /// compiled programs only.
+    pub sub_inputs: bool,
 }
 
 /// The operation Rust panics with, as its message.
@@ -840,6 +852,7 @@ impl Program {
             out_float,
             loops,
             konst,
+            sub_inputs: items,
         }
     }
 

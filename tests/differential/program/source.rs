@@ -30,6 +30,13 @@ impl Program {
         s.push_str("    let i = grid_1d();\n    if i < oi.len() {\n");
         for t in INPUTS {
             let _ = writeln!(s, "        let a_{0}: {0} = x{0}[i];", t.name());
+            if self.sub_inputs {
+                let _ = writeln!(
+                    s,
+                    "        let b_{0}: {0} = diff_first(&x{0}[i..]);",
+                    t.name()
+                );
+            }
         }
         for stmt in &self.stmts {
             s.push_str(&self.stmt_source(stmt));
@@ -187,6 +194,7 @@ fn show(e: &Expr) -> String {
     let t = e.ty.name();
     match &e.kind {
         Kind::Input => format!("a_{t}"),
+        Kind::SubInput => format!("b_{t}"),
         Kind::Var(v) => format!("v{v}"),
         Kind::LoopVar(j) => format!("j{j}"),
         Kind::Lit(v) => v.literal(),

@@ -16,9 +16,6 @@ use crate::ir::{ExprKind, Lit, Prim, Space, Target, Ty};
 use crate::names::unraw;
 
 impl Lowerer<'_> {
-    /// An argument of a device function call: a value, or an array parameter (1-D, 2-D or
-    /// 3-D) or 1-D shared array passed whole (`dot(a, b, i)`), which becomes its pointer
-    /// and extents.
     /// A device function's arguments, each lowered by [`Self::device_arg`]; an array lent
     /// as `&mut` (`&mut y[a..b]`, `&mut v`) that another argument also names is refused,
     /// as Rust refuses it (the simulator's views would not see the overlap).
@@ -68,6 +65,9 @@ impl Lowerer<'_> {
         args.iter().map(|a| self.device_arg(a)).collect()
     }
 
+    /// An argument of a device function call: a value, an array parameter (1-D, 2-D or
+    /// 3-D) or 1-D shared array passed whole (`dot(a, b, i)`), which becomes its pointer
+    /// and extents, a lent local or module array, a sub-slice, or a borrowed local.
     pub(super) fn device_arg(&mut self, a: &syn::Expr) -> Option<Expr> {
         // `&v` / `&mut v` of a 1-D local array: its pointer and length, as Rust lends it.
         if let syn::Expr::Reference(r) = strip_parens(a) {
@@ -93,11 +93,7 @@ impl Lowerer<'_> {
                         self.err(a.span(), ARRAY_ARG_ADVICE);
                         return None;
                     }
-                    return Some(Expr {
-                        kind: ExprKind::WholeArray(Target::Array(arr)),
-                        ty: self.types.fresh_opaque(),
-                        span: a.span(),
-                    });
+                    return Some(self.whole(Target::Array(arr), a.span()));
                 }
             }
         }
@@ -105,35 +101,32 @@ impl Lowerer<'_> {
             return borrow;
         }
         if let syn::Expr::Path(p) = strip_parens(a) {
-            if let Some(ident) = p.path.get_ident() {
-                match self.lookup(&unraw(ident)) {
-                    Some(Binding::Slice(s)) => {
-                        return Some(Expr {
-                            kind: ExprKind::WholeArray(Target::Slice(s)),
-                            ty: self.types.fresh_opaque(),
-                            span: a.span(),
-                        });
-                    }
-                    Some(Binding::Array(arr))
-                        if self.k.arrays[arr].space == Space::DynamicShared
-                            || self.k.arrays[arr].space == Space::Shared
-                                && self.k.arrays[arr].dims.len() == 1 =>
-                    {
-                        return Some(Expr {
-                            kind: ExprKind::WholeArray(Target::Array(arr)),
-                            ty: self.types.fresh_opaque(),
-                            span: a.span(),
-                        });
-                    }
-                    Some(Binding::Array(_)) => {
-                        self.err(a.span(), ARRAY_ARG_ADVICE);
-                        return None;
-                    }
-                    _ => {}
+            match self.path_binding(p) {
+                Some(Binding::Slice(s)) => return Some(self.whole(Target::Slice(s), a.span())),
+                Some(Binding::Array(arr))
+                    if self.k.arrays[arr].space == Space::DynamicShared
+                        || self.k.arrays[arr].space == Space::Shared
+                            && self.k.arrays[arr].dims.len() == 1 =>
+                {
+                    return Some(self.whole(Target::Array(arr), a.span()));
                 }
+                Some(Binding::Array(_)) => {
+                    self.err(a.span(), ARRAY_ARG_ADVICE);
+                    return None;
+                }
+                _ => {}
             }
         }
         self.expr(a, Position::Operand)
+    }
+
+    /// An array passed whole (its pointer and extents in the C).
+    fn whole(&mut self, t: Target, span: proc_macro2::Span) -> Expr {
+        Expr {
+            kind: ExprKind::WholeArray(t),
+            ty: self.types.fresh_opaque(),
+            span,
+        }
     }
 
     /// `&mut x` / `&x` of a local (a number, `bool` or struct), or a reference passed on

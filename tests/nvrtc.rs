@@ -155,6 +155,80 @@ fn a_raw_kernel_compiles_and_a_rejected_one_reports_its_own_lines() {
     }
 }
 
+/// A raw module's headers: one from an include directory (and one it includes from a
+/// folder below), one given by name that declares the kernel; a header changed on disk
+/// compiles the module again through the disk cache rather than loading the old code,
+/// and a header that is nowhere is NVRTC's error naming it.
+#[test]
+fn a_raw_module_includes_headers_from_a_directory_and_by_name() {
+    if !gpu_runtime::__private::nvrtc_or_skip(
+        "a_raw_module_includes_headers_from_a_directory_and_by_name",
+    )
+    .expect("NVRTC")
+    {
+        return;
+    }
+    use gpu_runtime::raw::{PtrMut, RawModule};
+    assert!(
+        gpu_runtime::cache::DiskCache::from_env().is_some(),
+        "this test needs the disk cache on, to show a changed header is not served from it"
+    );
+    let root = std::env::temp_dir().join(format!("gt-raw-headers-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    let dir = root.as_path();
+    std::fs::create_dir_all(dir.join("more")).unwrap();
+    std::fs::write(
+        dir.join("scale.cuh"),
+        "#include \"more/offset.cuh\"\n#define SCALE 3.0f\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("more/offset.cuh"), "#define OFFSET 0.25f\n").unwrap();
+    let kernel_h = "extern \"C\" __global__ void scaled(float* x) {\n\
+                    x[threadIdx.x] = x[threadIdx.x] * SCALE + OFFSET;\n}\n";
+    let source = "#include \"scale.cuh\"\n#include \"kernel.cuh\"\n";
+    let module = RawModule::new(source)
+        .include_dir(dir)
+        .unwrap()
+        .header("kernel.cuh", kernel_h);
+    // SAFETY: compiled only, never launched.
+    let k = unsafe { module.kernel::<(PtrMut<f32>,)>("scaled") }.unwrap();
+    let first = k.definition().cubin(&[], "sm_90").unwrap();
+    assert_eq!(&first[..4], b"\x7fELF");
+    assert!(k
+        .definition()
+        .ptx(&[], "sm_90")
+        .unwrap()
+        .contains("0f40400000"));
+
+    std::fs::write(
+        dir.join("scale.cuh"),
+        "#include \"more/offset.cuh\"\n#define SCALE 5.0f\n",
+    )
+    .unwrap();
+    let second = k.definition().cubin(&[], "sm_90").unwrap();
+    assert_ne!(first, second, "the changed header was not compiled");
+    assert!(k
+        .definition()
+        .ptx(&[], "sm_90")
+        .unwrap()
+        .contains("0f40A00000"));
+
+    let e = RawModule::new("x").include_dir(dir.join("nowhere"));
+    assert!(
+        matches!(&e, Err(GpuError::InvalidArgument(m)) if m.contains("nowhere")),
+        "{e:?}"
+    );
+    let missing =
+        RawModule::new("#include \"absent.cuh\"\nextern \"C\" __global__ void k(float* x) {}\n");
+    // SAFETY: compiled only.
+    let k = unsafe { missing.kernel::<(PtrMut<f32>,)>("k") }.unwrap();
+    match k.definition().compile_uncached(&[], "sm_90") {
+        Err(GpuError::Compile { log, .. }) => assert!(log.contains("absent.cuh"), "{log}"),
+        other => panic!("expected a compile error, got {other:?}"),
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
 /// The tensor cores' operations reach their instructions: `ldmatrix` (plain and
 /// transposed) and `mma.sync` m16n8k16 with the operands' dtype, `copy_tile`'s 16-byte
 /// copies and `copy_tile_async`'s `cp.async` with its wait.

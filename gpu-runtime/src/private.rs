@@ -67,12 +67,19 @@ pub fn nvrtc_accepts(source: &str, arch: &str) -> std::result::Result<(), String
     use crate::backend::cuda::nvrtc::{compile_program, CompileFailure, Output};
     let virtual_arch = arch.replacen("sm_", "compute_", 1);
     let fastest = ["--Ofast-compile=max"];
-    compile_program(source, "check.cu", &virtual_arch, &fastest, &[Output::Ptx])
-        .map(drop)
-        .map_err(|e| match e {
-            CompileFailure::Environment(e) => format!("no NVRTC: {e}"),
-            CompileFailure::Rejected { log } => log,
-        })
+    compile_program(
+        source,
+        "check.cu",
+        &virtual_arch,
+        &fastest,
+        &[],
+        &[Output::Ptx],
+    )
+    .map(drop)
+    .map_err(|e| match e {
+        CompileFailure::Environment(e) => format!("no NVRTC: {e}"),
+        CompileFailure::Rejected { log } => log,
+    })
 }
 
 pub use crate::env::REQUIRE_NVRTC_ENV;

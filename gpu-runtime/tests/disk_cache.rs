@@ -26,6 +26,7 @@ fn inputs<'a>(
         options,
         arch,
         crate_version: version,
+        headers: "",
     }
 }
 
@@ -83,6 +84,10 @@ fn the_key_changes_with_every_input() {
         CacheKey::of(&inputs("src", &other_opts, "sm_90", "0.1.0")),
         CacheKey::of(&inputs("src", &opts, "sm_80", "0.1.0")),
         CacheKey::of(&inputs("src", &opts, "sm_90", "0.1.1")),
+        CacheKey::of(&CacheInputs {
+            headers: "digest",
+            ..inputs("src", &opts, "sm_90", "0.1.0")
+        }),
     ];
     for (i, v) in variants.iter().enumerate() {
         assert_ne!(*v, base, "variant {i} has the same key");

@@ -45,6 +45,9 @@ pub struct CacheInputs<'a> {
     pub arch: &'a str,
     /// This crate's version.
     pub crate_version: &'a str,
+    /// The digest of the headers a raw module includes (every named header and every file
+    /// under its include directories); empty for a module without any.
+    pub headers: &'a str,
 }
 
 /// A cache key: the SHA-256 of every [`CacheInputs`] field, each length-prefixed.
@@ -67,6 +70,11 @@ impl CacheKey {
             field(o.as_bytes());
         }
         field(inputs.source.as_bytes());
+        // Only where there are headers, so the keys of everything else stay as they were.
+        if !inputs.headers.is_empty() {
+            field(b"headers");
+            field(inputs.headers.as_bytes());
+        }
         CacheKey(h.finalize().into())
     }
 

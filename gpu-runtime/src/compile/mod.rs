@@ -11,6 +11,7 @@
 //! hits too.
 
 pub mod cache;
+pub(crate) mod headers;
 pub(crate) mod prelude;
 mod specialize;
 
@@ -226,6 +227,7 @@ fn warm_up() {
         options: &options,
         arch: "warm-up",
         crate_version: CRATE_VERSION,
+        headers: "",
     });
     if let Some(cache) = DiskCache::from_env() {
         let _ = cache.load(&key);
@@ -275,6 +277,8 @@ struct Job<'a> {
     arch: String,
     unit: Unit,
     cache: Option<&'static DiskCache>,
+    /// The SHA-256 of a raw module's headers as read now (empty when it has none).
+    headers_digest: String,
 }
 
 impl<'a> Job<'a> {
@@ -291,7 +295,11 @@ impl<'a> Job<'a> {
             )));
         }
         let source = def.specialize_unit(dtypes, unit)?;
-        let options = def.options().nvrtc_flags();
+        let options = nvrtc_options(def);
+        let headers_digest = match def.headers() {
+            Some(h) => headers::snapshot(h)?.digest,
+            None => String::new(),
+        };
         Ok(Job {
             def,
             dtypes,
@@ -301,6 +309,7 @@ impl<'a> Job<'a> {
             source,
             options,
             cache: DiskCache::from_env(),
+            headers_digest,
         })
     }
 
@@ -311,6 +320,7 @@ impl<'a> Job<'a> {
             options: &self.options,
             arch,
             crate_version: CRATE_VERSION,
+            headers: &self.headers_digest,
         })
     }
 
@@ -454,7 +464,7 @@ pub(crate) fn compile_uncached(
     arch: &str,
 ) -> Result<Vec<u8>, GpuError> {
     let source = def.specialize(dtypes)?;
-    let options = def.options().nvrtc_flags();
+    let options = nvrtc_options(def);
     let mut images = run_nvrtc(def, dtypes, arch, &source, &options, &[Output::Cubin])?;
     Ok(images.pop().unwrap_or_default())
 }
@@ -466,7 +476,7 @@ pub(crate) fn compile_ptx(
     arch: &str,
 ) -> Result<String, GpuError> {
     let source = def.specialize(dtypes)?;
-    let options = def.options().nvrtc_flags();
+    let options = nvrtc_options(def);
     let virtual_arch = arch.replacen("sm_", "compute_", 1);
     let mut images = run_nvrtc(
         def,
@@ -480,6 +490,25 @@ pub(crate) fn compile_ptx(
     Ok(String::from_utf8_lossy(&ptx)
         .trim_end_matches('\0')
         .to_owned())
+}
+
+/// The NVRTC options of `def`: its kernel options' flags, and a raw module's include
+/// directories (`--include-path`).
+fn nvrtc_options(def: &KernelDef) -> Vec<String> {
+    let mut options = def.options().nvrtc_flags();
+    if let Some(h) = def.headers() {
+        options.extend(
+            h.dirs()
+                .iter()
+                .map(|d| format!("--include-path={}", d.display())),
+        );
+    }
+    options
+}
+
+/// A raw module's named headers, as NVRTC takes them.
+fn named_headers(def: &KernelDef) -> &[(String, String)] {
+    def.headers().map_or(&[], |h| h.named())
 }
 
 fn run_nvrtc(
@@ -496,6 +525,7 @@ fn run_nvrtc(
         &format!("{}.cu", def.name()),
         arch,
         &options,
+        named_headers(def),
         outputs,
     )
     .map_err(|failure| match failure {
@@ -552,6 +582,7 @@ fn dump(
         &format!("{}.cu", def.name()),
         &virtual_arch,
         &opts,
+        named_headers(def),
         &[Output::Ptx],
     ) {
         Ok(images) => images.iter().for_each(|ptx| write("ptx", ptx)),

@@ -13,6 +13,7 @@ use gpu_contract::fault::{function_hash, Site};
 use gpu_contract::{GenericParam, KernelOptions, ParamDef};
 
 use super::device_fn::DeviceFnDef;
+use super::headers::Headers;
 use super::module_const::ConstValue;
 use crate::dtype::DtypeKind;
 use crate::error::GpuError;
@@ -25,6 +26,8 @@ use crate::error::GpuError;
 #[derive(Debug)]
 pub struct KernelDef {
     parts: KernelParts,
+    /// The headers a raw module's source includes.
+    headers: Option<&'static Headers>,
 }
 
 /// The parts of a [`KernelDef`], as the attribute emits them. Not a public API.
@@ -115,7 +118,23 @@ impl KernelDef {
     /// exactly what `gpu_contract::fast_path::holds` computes from `parts.fast_path`.
     #[doc(hidden)]
     pub const unsafe fn __from_parts(parts: KernelParts) -> KernelDef {
-        KernelDef { parts }
+        KernelDef {
+            parts,
+            headers: None,
+        }
+    }
+
+    /// The definition of a raw module's kernel whose source includes `headers`.
+    pub(crate) fn with_headers(self, headers: &'static Headers) -> KernelDef {
+        KernelDef {
+            headers: (!headers.is_empty()).then_some(headers),
+            ..self
+        }
+    }
+
+    /// The headers its source includes (a raw module's), if any.
+    pub fn headers(&self) -> Option<&'static Headers> {
+        self.headers
     }
 
     /// The parts, for the instances of a kernel with const parameters.

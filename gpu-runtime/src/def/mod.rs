@@ -10,6 +10,7 @@
 //! `#[gpu_struct]` layouts); they are shared with the translator, through `gpu-contract`.
 
 pub(crate) mod device_fn;
+pub(crate) mod headers;
 pub(crate) mod instances;
 pub(crate) mod kernel;
 pub(crate) mod module_const;
@@ -20,4 +21,5 @@ pub use device_fn::DeviceFnDef;
 pub use gpu_contract::{
     Bound, ElemKind, FieldLayout, GenericParam, KernelOptions, ParamDef, ParamKind, StructLayout,
 };
+pub use headers::Headers;
 pub use kernel::{ConstParam, KernelDef};

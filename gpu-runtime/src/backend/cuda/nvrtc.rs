@@ -43,17 +43,19 @@ type GetFn = unsafe fn(sys::nvrtcProgram, *mut c_char) -> sys::nvrtcResult;
 /// Compile `source` for `arch` with NVRTC and take each of `outputs` from the result, in
 /// order. A compilation for a real architecture (`sm_90`) has its PTX as well as its CUBIN,
 /// so asking for both costs one compilation. Outputs after the first are optional: one
-/// NVRTC cannot give is empty.
+/// NVRTC cannot give is empty. `headers` are `(name, text)`: what `#include "name"` finds
+/// before it searches a directory.
 pub(crate) fn compile_program(
     source: &str,
     program_name: &str,
     arch: &str,
     extra_options: &[&str],
+    headers: &[(String, String)],
     outputs: &[Output],
 ) -> Result<Vec<Vec<u8>>, CompileFailure> {
     // NVRTC's compiler recurses deeply: on a thread without the room (a small spawned
     // thread's stack), it runs on one with it.
-    let run = || compile_here(source, program_name, arch, extra_options, outputs);
+    let run = || compile_here(source, program_name, arch, extra_options, headers, outputs);
     crate::backend::stack_room::with_room(NVRTC_STACK_BYTES, run).unwrap_or_else(|e| {
         Err(CompileFailure::Rejected {
             log: format!(
@@ -73,16 +75,12 @@ fn compile_here(
     program_name: &str,
     arch: &str,
     extra_options: &[&str],
+    headers: &[(String, String)],
     outputs: &[Output],
 ) -> Result<Vec<Vec<u8>>, CompileFailure> {
     require_nvrtc().map_err(CompileFailure::Environment)?;
     let rejected = |log: String| CompileFailure::Rejected { log };
-    let src =
-        CString::new(source).map_err(|_| rejected("the source contains a NUL byte".into()))?;
-    let name = CString::new(program_name).map_err(|_| rejected("bad program name".into()))?;
-    let program = result::create_program(&src, Some(&name))
-        .map_err(|e| rejected(format!("nvrtcCreateProgram failed: {e:?}")))?;
-    let program = Program(program);
+    let program = create_program(source, program_name, headers).map_err(rejected)?;
 
     let mut options = vec![
         format!("--gpu-architecture={arch}"),
@@ -112,6 +110,46 @@ fn compile_here(
         }
     }
     Ok(images)
+}
+
+/// An NVRTC program of `source` with `headers` (`(name, text)`).
+fn create_program(
+    source: &str,
+    program_name: &str,
+    headers: &[(String, String)],
+) -> Result<Program, String> {
+    let c = |what: &str, s: &str| {
+        CString::new(s).map_err(|_| format!("{what} `{}` contains a NUL byte", s.escape_debug()))
+    };
+    let src = CString::new(source).map_err(|_| "the source contains a NUL byte".to_owned())?;
+    let name = c("the program name", program_name)?;
+    let mut names = Vec::with_capacity(headers.len());
+    let mut texts = Vec::with_capacity(headers.len());
+    for (n, t) in headers {
+        names.push(c("the header name", n)?);
+        let text = CString::new(t.as_str());
+        texts.push(text.map_err(|_| format!("the header `{n}` contains a NUL byte"))?);
+    }
+    let name_ptrs: Vec<*const c_char> = names.iter().map(|n| n.as_ptr()).collect();
+    let text_ptrs: Vec<*const c_char> = texts.iter().map(|t| t.as_ptr()).collect();
+    let count = i32::try_from(headers.len()).map_err(|_| "too many headers".to_owned())?;
+    let mut program = std::mem::MaybeUninit::uninit();
+    // SAFETY: every pointer is to a NUL-terminated string that outlives the call, the two
+    // header arrays hold `count` entries each, and NVRTC copies what it keeps.
+    unsafe {
+        sys::nvrtcCreateProgram(
+            program.as_mut_ptr(),
+            src.as_ptr(),
+            name.as_ptr(),
+            count,
+            text_ptrs.as_ptr(),
+            name_ptrs.as_ptr(),
+        )
+    }
+    .result()
+    .map_err(|e| format!("nvrtcCreateProgram failed: {e:?}"))?;
+    // SAFETY: nvrtcCreateProgram succeeded, so it wrote the program.
+    Ok(Program(unsafe { program.assume_init() }))
 }
 
 /// One output of a compiled program.

@@ -33,14 +33,12 @@
 //! A raw kernel runs only on a GPU (the simulator runs the Rust body of a `#[gpu_kernel]`,
 //! and there is none here): launching one on the simulator is an error that says so.
 
-use std::collections::HashMap;
 use std::ffi::c_void;
 use std::fmt;
 use std::marker::PhantomData;
-use std::sync::atomic::AtomicU32;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
-use crate::def::kernel::{KernelDef, KernelParts};
+use crate::def::kernel::KernelDef;
 use crate::dtype::{Dtype, DtypeKind};
 use crate::error::{GpuError, Result};
 use crate::host::array::DeviceArray;
@@ -48,12 +46,14 @@ use crate::host::device::Device;
 use crate::host::device::DeviceInner;
 use crate::host::launch_config::LaunchConfig;
 use crate::keep_alive::KeepAlive;
-use gpu_contract::{KernelOptions, ParamDef, ParamKind};
+use gpu_contract::ParamKind;
 
 mod c_decl;
+mod module;
 
 pub use c_decl::{c_parameters, CParam};
 use c_decl::{c_spelling, same_c_type};
+pub use module::RawModule;
 
 /// A read-only array parameter, `const T*` in C; launched with a `&DeviceArray<T>`.
 #[derive(Debug)]
@@ -216,167 +216,6 @@ pub trait RawParams {
     fn params() -> Vec<DeclaredParam>;
     /// The launcher of `def`.
     fn launcher(def: &'static KernelDef) -> Arc<Self::Launcher>;
-}
-
-/// CUDA C compiled once per device and architecture through NVRTC and the disk cache.
-/// Holds one or more `extern "C" __global__` kernels; take each with
-/// [`RawModule::kernel`].
-///
-/// Sources and kernel definitions are kept for the life of the process (they back the
-/// same lookup tables as `#[gpu_kernel]`s, which allow 65,536 signatures in all): make
-/// modules from fixed sources, once, rather than from text generated per call.
-#[derive(Clone, Copy)]
-pub struct RawModule {
-    source: &'static str,
-    options: KernelOptions,
-}
-
-impl fmt::Debug for RawModule {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "RawModule({} bytes of CUDA C)", self.source.len())
-    }
-}
-
-/// Definitions made for raw kernels, so the same source and name share one (and its
-/// compiled functions) however often they are created.
-/// Source, kernel name and options.
-type DefinitionKey = (String, String, String);
-
-static DEFINITIONS: Mutex<Option<HashMap<DefinitionKey, &'static KernelDef>>> = Mutex::new(None);
-
-impl RawModule {
-    /// A module of `source`. The source is kept for the rest of the process, as are the
-    /// definitions of the kernels taken from it: make modules once, not per launch.
-    pub fn new(source: &str) -> RawModule {
-        RawModule {
-            source: with_line_directive(source),
-            options: KernelOptions::default(),
-        }
-    }
-
-    /// A module compiled with `options` (`fast_math`, `max_registers`, `line_info`,
-    /// `debug`, `fmad`); `launch_bounds` is an error, since it applies to C the crate
-    /// writes, not to yours (write `__launch_bounds__` in the source).
-    pub fn with_options(source: &str, options: KernelOptions) -> Result<RawModule> {
-        if options.launch_bounds.is_some() {
-            return Err(GpuError::InvalidArgument(
-                "`launch_bounds` applies to #[gpu_kernel] code, not to CUDA C written by hand \
-                 (write __launch_bounds__ in the source)"
-                    .to_owned(),
-            ));
-        }
-        Ok(RawModule {
-            source: with_line_directive(source),
-            options,
-        })
-    }
-
-    /// The kernel `name`, with parameters `P`: checked against the C parameter list, so a
-    /// missing `extern "C"`, a wrong count, a different dtype or a writable pointer
-    /// declared read-only is an error here rather than wrong results later.
-    ///
-    /// # Safety
-    ///
-    /// The kernel NVRTC compiles takes exactly the parameters `P` declares (the check
-    /// reads the declaration as written: it cannot see through `#if`, macros or typedefs),
-    /// and writes only through its `PtrMut` parameters. What each launch passes is promised
-    /// at the launch (`RawKernel::launch`).
-    pub unsafe fn kernel<P: RawParams>(&self, name: &str) -> Result<RawKernel<P>> {
-        let declared = P::params();
-        let invalid =
-            |why: String| GpuError::InvalidArgument(format!("raw kernel `{name}`: {why}"));
-        let c = c_parameters(self.source, name).map_err(invalid)?;
-        if c.len() != declared.len() {
-            return Err(invalid(format!(
-                "the CUDA source has {} parameter(s), the Rust signature declares {}",
-                c.len(),
-                declared.len()
-            )));
-        }
-        for (k, (cp, d)) in c.iter().zip(&declared).enumerate() {
-            if let Some(why) = (d.mismatch)(cp) {
-                return Err(invalid(format!("parameter {} `{}` {why}", k + 1, cp.name)));
-            }
-        }
-        let key = (
-            self.source.to_owned(),
-            name.to_owned(),
-            format!("{:?}", self.options),
-        );
-        let mut defs = DEFINITIONS.lock().unwrap_or_else(|p| p.into_inner());
-        let def = *defs
-            .get_or_insert_with(HashMap::new)
-            .entry(key)
-            .or_insert_with(|| {
-                let params: Vec<ParamDef> = c
-                    .iter()
-                    .zip(&declared)
-                    .enumerate()
-                    .map(|(k, (cp, d))| ParamDef {
-                        name: if cp.name.is_empty() {
-                            intern(&format!("parameter {}", k + 1))
-                        } else {
-                            intern(&cp.name)
-                        },
-                        kind: d.kind,
-                    })
-                    .collect();
-                let name = intern(name);
-                let parts = KernelParts {
-                    name,
-                    c_name: name,
-                    source: self.source,
-                    checked_at: self.source.len(),
-                    check_names: &[],
-                    generics: &[],
-                    params: Box::leak(params.into_boxed_slice()),
-                    // Raw C checks no index: only the typed launcher, whose contract the
-                    // caller accepted when the kernel was made, launches it (a safe
-                    // launch through its definition is refused).
-                    options: KernelOptions {
-                        unchecked: true,
-                        ..self.options
-                    },
-                    signatures: &[],
-                    device_fns: &[],
-                    waits: false,
-                    cooperative: false,
-                    tensor_cores: false,
-                    fast_path: &[],
-                    fast_path_fn: None,
-                    vector_params: &[],
-                    signature_slots: Box::leak(Box::new([AtomicU32::new(0)])),
-                    constants: &[],
-                    structs: &[],
-                    const_params: &[],
-                    const_args: &[],
-                    instances: None,
-                    // Unknown for foreign C: the driver's figure is checked at load.
-                    local_bytes: 0,
-                };
-                // SAFETY: the C parameters were checked against `P` above, and the caller
-                // promises what the check cannot see (see `# Safety`); the slot is this
-                // definition's alone.
-                &*Box::leak(Box::new(unsafe { KernelDef::__from_parts(parts) }))
-            });
-        Ok(RawKernel::from_def(def))
-    }
-}
-
-/// `source` behind a `#line` directive, so NVRTC's messages count lines from its start
-/// rather than from the prelude's; kept for the rest of the process.
-fn with_line_directive(source: &str) -> &'static str {
-    intern(&format!("#line 1 \"raw_module.cu\"\n{source}"))
-}
-
-/// A string kept for the rest of the process.
-fn intern(s: &str) -> &'static str {
-    static STRINGS: Mutex<Option<HashMap<String, &'static str>>> = Mutex::new(None);
-    let mut strings = STRINGS.lock().unwrap_or_else(|p| p.into_inner());
-    strings
-        .get_or_insert_with(HashMap::new)
-        .entry(s.to_owned())
-        .or_insert_with(|| Box::leak(s.to_owned().into_boxed_str()))
 }
 
 /// One `extern "C" __global__` kernel of CUDA C, with its parameters declared as `P`.

@@ -118,7 +118,10 @@ pub mod prelude {
 /// `launch!(kernel[grid, block, &stream, bytes](args...))`. With
 /// `launch!(kernel.forall(n)(args...))` (or `.forall(n, &stream)`) the runtime picks the
 /// block size for the compiled kernel and launches at least `n` threads, as Numba's
-/// `kernel.forall(n)`. `kernel` is the path of a `#[gpu_kernel]` (`kernels::add`); a
+/// `kernel.forall(n)`. With `launch!(kernel.cooperative(block)(args...))` (or
+/// `.cooperative(block, &stream)`, `.cooperative(block, &stream, bytes)`) the grid is as
+/// many blocks of `block` threads as the device holds at once for the compiled kernel,
+/// the largest a kernel that calls `sync_grid()` may have. `kernel` is the path of a `#[gpu_kernel]` (`kernels::add`); a
 /// [`RawKernel`](raw::RawKernel) is launched with its own method, inside `unsafe`:
 /// `unsafe { raw.launch(LaunchConfig::new(grid, block), args...) }`. A kernel with const
 /// parameters takes their values as the path's generic arguments, dtypes inferred where
@@ -138,6 +141,18 @@ macro_rules! launch {
     };
     ($($kernel:ident)::+ $(::<$($g:tt),+ $(,)?>)? . forall ($n:expr, $stream:expr $(,)?) ($($arg:expr),* $(,)?)) => {
         $($kernel)::+ $(::<$($g),+>)? ($crate::LaunchConfig::forall($n).on_stream($stream), $($arg),*)
+    };
+    ($($kernel:ident)::+ $(::<$($g:tt),+ $(,)?>)? . cooperative ($block:expr $(,)?) ($($arg:expr),* $(,)?)) => {
+        $($kernel)::+ $(::<$($g),+>)? ($crate::LaunchConfig::cooperative($block), $($arg),*)
+    };
+    ($($kernel:ident)::+ $(::<$($g:tt),+ $(,)?>)? . cooperative ($block:expr, $stream:expr $(,)?) ($($arg:expr),* $(,)?)) => {
+        $($kernel)::+ $(::<$($g),+>)? ($crate::LaunchConfig::cooperative($block).on_stream($stream), $($arg),*)
+    };
+    ($($kernel:ident)::+ $(::<$($g:tt),+ $(,)?>)? . cooperative ($block:expr, $stream:expr, $shared:expr $(,)?) ($($arg:expr),* $(,)?)) => {
+        $($kernel)::+ $(::<$($g),+>)? (
+            $crate::LaunchConfig::cooperative($block).on_stream($stream).with_shared_mem($shared),
+            $($arg),*
+        )
     };
     ($kernel:path [$grid:expr, $block:expr $(,)?] ($($arg:expr),* $(,)?)) => {
         $kernel($crate::LaunchConfig::new($grid, $block), $($arg),*)
@@ -159,7 +174,8 @@ macro_rules! launch {
     ($kernel:path [$($config:tt)*] $($rest:tt)*) => {
         ::core::compile_error!(
             "launch! takes `kernel[grid, block](args)`, optionally with `, &stream` and then \
-             `, shared_bytes` after the block size, or `kernel.forall(n)(args)`"
+             `, shared_bytes` after the block size, `kernel.forall(n)(args)`, or \
+             `kernel.cooperative(block)(args)` (then `, &stream` and `, shared_bytes`)"
         )
     };
 }

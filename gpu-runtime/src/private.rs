@@ -247,6 +247,20 @@ pub fn function_attributes(
     }
 }
 
+/// The blocks a `cooperative(block)` launch of `def`'s `dtypes` signature with
+/// `shared_bytes` of dynamic shared memory has on `device` (what a kernel module's
+/// `max_cooperative_blocks` answers).
+pub fn max_cooperative_blocks(
+    def: &'static KernelDef,
+    device: &Device,
+    dtypes: &[DtypeKind],
+    block: impl crate::host::launch_config::IntoExtents,
+    shared_bytes: impl crate::host::launch_config::Extent,
+) -> Result<u32> {
+    let cfg = LaunchConfig::cooperative(block).with_shared_mem(shared_bytes);
+    dispatch::max_cooperative_blocks(def, device, dtypes, cfg)
+}
+
 /// Run on the simulator: `thread` runs the kernel body for the current thread. On the
 /// stream of a graph capture the launch is recorded instead, with `owners` (the owners of
 /// its arrays' memory), and runs at each replay.

@@ -186,6 +186,9 @@ macro_rules! for_each_case {
                  structs::advance::map_kernel, structs::norm2::map_kernel];
             cooperative: "cooperative launch: sync_grid, reused; oversized grids refused",
                 0.0, cooperative::case_cooperative, [cooperative::grid_mirror];
+            cooperative_limit: "max_cooperative_blocks (Numba's sequential_rows), one block more refused, cooperative(block) launches exactly that many",
+                0.0, cooperative::case_cooperative_limit,
+                [cooperative::sequential_rows, cooperative::mirror_strided];
             array3: "3-D array parameters: a[(i, j, k)], shape(), a 3-D grid",
                 0.0, arrays::case_array3, [arrays::diff3d];
             array2: "2-D array parameters: a[(i, j)], rows(), cols(), 2-D atomics",

@@ -192,8 +192,9 @@ pub(crate) unsafe fn launch_packed(
         let forall_block = match (cfg.shape, def.exact_block()) {
             (Shape::ForAll(_), Some(t)) => t,
             (Shape::ForAll(_), None) => entry.forall_block()?,
-            (Shape::Explicit { .. }, _) => 0,
+            (Shape::Explicit { .. } | Shape::Cooperative(_), _) => 0,
         };
+        let cfg = resolve_cooperative(cuda, def, entry, *cfg)?;
         cfg.validate(
             def.name(),
             &cuda.limits,
@@ -236,6 +237,23 @@ pub(crate) unsafe fn launch_packed(
     // SAFETY: the caller's contract; `entry` is the one the fast path's conditions
     // chose, and the launch was validated against it.
     unsafe { cuda.enqueue(kernel, entry, &valid, stream, args, dtypes) }
+}
+
+/// `cfg` with the grid of a `cooperative(block)` launch made explicit: as many blocks as
+/// `entry` has resident at once on `cuda`.
+fn resolve_cooperative<'s>(
+    cuda: &CudaDevice,
+    def: &'static KernelDef,
+    entry: &Entry,
+    cfg: LaunchConfig<'s>,
+) -> Result<LaunchConfig<'s>> {
+    cfg.resolve_cooperative(
+        def.name(),
+        &cuda.limits,
+        entry.attributes.max_threads_per_block,
+        entry.max_dynamic_shared,
+        |threads, shared| entry.resident_blocks(threads, shared, cuda.limits.multiprocessors),
+    )
 }
 
 /// Launch checks that need no compiled kernel, made before a first launch compiles
@@ -398,27 +416,9 @@ pub(crate) fn run_sim(
     cfg: &LaunchConfig<'_>,
     thread: &(dyn Fn() + Sync),
 ) -> Result<()> {
-    let limits = DeviceLimits::simulator();
-    // The kernel's `launch_bounds(t)` holds here as on the GPU: a larger block is refused,
-    // and `forall` picks at most `t` threads per block.
-    let bound = def
-        .options()
-        .launch_bounds
-        .map_or(limits.max_threads_per_block, |(t, _)| {
-            t.min(limits.max_threads_per_block)
-        });
-    let Some(valid) = cfg.validate(
-        def.name(),
-        &limits,
-        bound,
-        def.exact_block()
-            .unwrap_or(crate::backend::sim::SIM_FORALL_BLOCK.min(bound)),
-        limits.max_shared_mem_optin,
-    )?
-    else {
+    let Some(valid) = sim_validate(def, cfg)? else {
         return Ok(());
     };
-    def.check_block(valid.block)?;
     crate::backend::sim::run(def, &valid, thread).map_err(|e| match e {
         // The simulator names the kernel; the signature is the launch's.
         GpuError::IntegerFault {
@@ -430,4 +430,77 @@ pub(crate) fn run_sim(
         },
         e => e,
     })
+}
+
+/// `cfg` checked against the simulator's limits and the kernel's `launch_bounds` (a
+/// `cooperative(block)` grid made explicit first); `None` for a `forall(0)`.
+fn sim_validate(def: &'static KernelDef, cfg: &LaunchConfig<'_>) -> Result<Option<ValidLaunch>> {
+    let limits = DeviceLimits::simulator();
+    // The kernel's `launch_bounds(t)` holds here as on the GPU: a larger block is refused,
+    // and `forall` picks at most `t` threads per block.
+    let bound = def
+        .options()
+        .launch_bounds
+        .map_or(limits.max_threads_per_block, |(t, _)| {
+            t.min(limits.max_threads_per_block)
+        });
+    let cfg = cfg.resolve_cooperative(
+        def.name(),
+        &limits,
+        bound,
+        limits.max_shared_mem_optin,
+        |threads, _| Ok(crate::backend::sim::cooperative_blocks(threads)),
+    )?;
+    let valid = cfg.validate(
+        def.name(),
+        &limits,
+        bound,
+        def.exact_block()
+            .unwrap_or(crate::backend::sim::SIM_FORALL_BLOCK.min(bound)),
+        limits.max_shared_mem_optin,
+    )?;
+    if let Some(v) = &valid {
+        def.check_block(v.block)?;
+    }
+    Ok(valid)
+}
+
+/// The grid of a `cooperative(block)` launch of `def`'s `dtypes` signature with
+/// `dynamic_shared` bytes on `device`: the blocks the device holds at once (on a GPU, the
+/// fewer of a kernel's two entries when it has a fast path, so either may run).
+pub(crate) fn max_cooperative_blocks(
+    def: &'static KernelDef,
+    device: &Device,
+    dtypes: &[DtypeKind],
+    cfg: LaunchConfig<'_>,
+) -> Result<u32> {
+    let grid = |v: Option<ValidLaunch>| v.map_or(0, |v| v.grid.x);
+    match &*device.inner {
+        DeviceInner::Sim(_) => {
+            def.check_dtypes(dtypes)?;
+            Ok(grid(sim_validate(def, &cfg)?))
+        }
+        DeviceInner::Cuda(cuda) => {
+            let kernel = loaded(cuda, def, dtypes)?;
+            let blocks = |entry: &Entry| -> Result<u32> {
+                let cfg = resolve_cooperative(cuda, def, entry, cfg)?;
+                let valid = cfg.validate(
+                    def.name(),
+                    &cuda.limits,
+                    entry.attributes.max_threads_per_block,
+                    0,
+                    entry.max_dynamic_shared,
+                )?;
+                if let Some(v) = &valid {
+                    def.check_block(v.block)?;
+                }
+                Ok(grid(valid))
+            };
+            let main = blocks(&kernel.main)?;
+            match &kernel.checked {
+                Some(_) => Ok(main.min(blocks(load_checked(cuda, kernel, dtypes)?)?)),
+                None => Ok(main),
+            }
+        }
+    }
 }

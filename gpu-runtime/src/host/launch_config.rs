@@ -119,6 +119,9 @@ pub(crate) enum Shape {
     /// At least this many threads along x (`None` if a negative count was given), in
     /// blocks of the size the runtime picks for the compiled kernel (Numba's `forall`).
     ForAll(Option<u64>),
+    /// Blocks of this many threads, as many as the device holds at once for the compiled
+    /// kernel (what a cooperative launch may have).
+    Cooperative(Extents),
 }
 
 impl<'s> LaunchConfig<'s> {
@@ -142,6 +145,23 @@ impl<'s> LaunchConfig<'s> {
     pub fn forall(n: impl Extent) -> LaunchConfig<'static> {
         LaunchConfig {
             shape: Shape::ForAll(n.to_extent()),
+            shared_mem_bytes: Some(0),
+            stream: None,
+        }
+    }
+
+    /// A configuration with blocks of `block` threads, as many of them as the device holds
+    /// resident at once for the compiled kernel, its block size and dynamic shared memory:
+    /// the largest grid a cooperative kernel (one that calls `sync_grid()`) may have, which
+    /// the kernel module's `max_cooperative_blocks` tells ahead (Numba's
+    /// `max_cooperative_grid_blocks`). Any kernel may be launched so (a persistent kernel
+    /// whose threads stride over the data); the grid is one-dimensional. On the simulator,
+    /// which runs every thread of a cooperative grid at once, the grid is
+    /// 4096 threads' worth of blocks (4096 / threads per block).
+    #[inline]
+    pub fn cooperative(block: impl IntoExtents) -> LaunchConfig<'static> {
+        LaunchConfig {
+            shape: Shape::Cooperative(block.into_extents()),
             shared_mem_bytes: Some(0),
             stream: None,
         }
@@ -196,7 +216,7 @@ impl<'s> LaunchConfig<'s> {
     pub(crate) fn explicit_within(&self, limits: &DeviceLimits) -> Option<ValidLaunch> {
         match self.shape {
             Shape::Explicit { grid, block } => self.within(grid, block, limits),
-            Shape::ForAll(_) => None,
+            Shape::ForAll(_) | Shape::Cooperative(_) => None,
         }
     }
 
@@ -228,6 +248,8 @@ impl<'s> LaunchConfig<'s> {
             Shape::ForAll(None) => return Err(fail("forall(n) with a negative n".to_owned())),
             Shape::ForAll(Some(0)) => return Ok(None),
             Shape::ForAll(Some(n)) => forall_shape(n, auto_block),
+            // Never here: `resolve_cooperative` makes the grid explicit first.
+            Shape::Cooperative(block) => (Extents([Some(1), Some(1), Some(1)]), block),
         };
         let grid = dims("grid", grid, limits.max_grid).map_err(fail)?;
         let block = dims("block", block, limits.max_block).map_err(fail)?;
@@ -263,6 +285,52 @@ impl<'s> LaunchConfig<'s> {
             block,
             shared_mem_bytes,
         }))
+    }
+}
+
+/// A `cooperative(block)` configuration made explicit; any other as it is.
+impl LaunchConfig<'_> {
+    /// The grid of a `cooperative(block)` configuration, from `resident(threads,
+    /// dynamic_shared)`, the blocks of that size the device holds at once for the kernel; a
+    /// block or shared size that is not valid for it (below `max_threads` and
+    /// `max_dynamic_shared`, within the device's axes) keeps a grid of 1, for
+    /// [`LaunchConfig::validate`] to explain. Not one block resident is
+    /// [`GpuError::InvalidLaunch`].
+    pub(crate) fn resolve_cooperative(
+        self,
+        kernel: &'static str,
+        limits: &DeviceLimits,
+        max_threads: u32,
+        max_dynamic_shared: u32,
+        resident: impl FnOnce(u32, u32) -> Result<u64>,
+    ) -> Result<Self> {
+        let Shape::Cooperative(block) = self.shape else {
+            return Ok(self);
+        };
+        let explicit = |grid: u64| Self {
+            shape: Shape::Explicit {
+                grid: Extents([Some(grid), Some(1), Some(1)]),
+                block,
+            },
+            ..self
+        };
+        let Some(valid) = self.within(Extents([Some(1), Some(1), Some(1)]), block, limits) else {
+            return Ok(explicit(1));
+        };
+        if !valid.fits(max_threads, max_dynamic_shared) {
+            return Ok(explicit(1));
+        }
+        let threads = valid.block.volume() as u32;
+        match resident(threads, valid.shared_mem_bytes)? {
+            0 => Err(GpuError::InvalidLaunch {
+                kernel,
+                reason: format!(
+                    "not one block of {threads} threads with {} bytes of dynamic shared memory                      can be resident on {} (the kernel's registers or shared memory take too                      much); use smaller blocks",
+                    valid.shared_mem_bytes, limits.device_name
+                ),
+            }),
+            n => Ok(explicit(n.min(u64::from(limits.max_grid[0])))),
+        }
     }
 }
 

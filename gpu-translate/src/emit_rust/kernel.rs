@@ -456,6 +456,23 @@ impl<'a> KernelRust<'a> {
                     let dtypes: [#k::__private::DtypeKind; #n_generics] = [#(#dtypes),*];
                     #k::__private::function_attributes(definition #const_turbofish (), device, &dtypes)
                 }
+
+                /// How many blocks of `block` threads with `shared_bytes` of dynamic shared
+                /// memory the device holds at once for the kernel compiled for the dtypes
+                /// given as type arguments: the largest grid a cooperative launch
+                /// (`sync_grid()`) may have, which `LaunchConfig::cooperative(block)` (or
+                /// `launch!(kernel.cooperative(block)(..))`) launches. Compiles and loads that
+                /// signature if no launch has yet. On the simulator, 4096 / threads per block.
+                pub fn max_cooperative_blocks<#(#generic_decls),*>(
+                    device: &#k::Device,
+                    block: impl #k::IntoExtents,
+                    shared_bytes: impl #k::Extent,
+                ) -> #k::Result<u32> {
+                    let dtypes: [#k::__private::DtypeKind; #n_generics] = [#(#dtypes),*];
+                    #k::__private::max_cooperative_blocks(
+                        definition #const_turbofish (), device, &dtypes, block, shared_bytes,
+                    )
+                }
             }
         }
     }

@@ -163,20 +163,9 @@ impl CudaDevice {
     ) -> Result<()> {
         let def = kernel.def;
         let f = entry.function.cu_function();
-        let threads = valid.block.volume() as i32;
-        let mut per_sm = 0i32;
-        // SAFETY: `f` is a live function handle; `per_sm` is valid for writes.
-        unsafe {
-            cudarc::driver::sys::cuOccupancyMaxActiveBlocksPerMultiprocessor(
-                &mut per_sm,
-                f,
-                threads,
-                valid.shared_mem_bytes as usize,
-            )
-        }
-        .result()
-        .map_err(GpuError::driver("occupancy query"))?;
-        let fit = per_sm.max(0) as u64 * self.limits.multiprocessors as u64;
+        let threads = valid.block.volume() as u32;
+        let per_sm = blocks_per_multiprocessor(f, threads, valid.shared_mem_bytes)?;
+        let fit = per_sm * u64::from(self.limits.multiprocessors);
         if valid.grid.volume() > fit {
             return Err(GpuError::InvalidLaunch {
                 kernel: def.name(),
@@ -250,6 +239,41 @@ impl Entry {
             b => Ok(b),
         }
     }
+
+    /// How many blocks of `threads` threads with `shared` bytes of dynamic shared memory
+    /// the device holds resident at once for this entry, over its `multiprocessors`: the
+    /// largest grid of a cooperative launch.
+    pub(crate) fn resident_blocks(
+        &self,
+        threads: u32,
+        shared: u32,
+        multiprocessors: u32,
+    ) -> Result<u64> {
+        let per_sm = blocks_per_multiprocessor(self.function.cu_function(), threads, shared)?;
+        Ok(per_sm * u64::from(multiprocessors))
+    }
+}
+
+/// The driver's count of blocks of `threads` threads with `shared` bytes of dynamic shared
+/// memory one multiprocessor holds at once for `f`.
+fn blocks_per_multiprocessor(
+    f: cudarc::driver::sys::CUfunction,
+    threads: u32,
+    shared: u32,
+) -> Result<u64> {
+    let mut blocks = 0i32;
+    // SAFETY: `f` is a live function handle; `blocks` is valid for writes.
+    unsafe {
+        cudarc::driver::sys::cuOccupancyMaxActiveBlocksPerMultiprocessor(
+            &mut blocks,
+            f,
+            threads as i32,
+            shared as usize,
+        )
+    }
+    .result()
+    .map_err(GpuError::driver("occupancy query"))?;
+    Ok(blocks.max(0) as u64)
 }
 
 /// The block size for `forall` launches of `f`: the smallest of 256, 512 and 1024 threads
@@ -259,19 +283,7 @@ impl Entry {
 /// among equals we prefer 256.
 fn forall_block_size(f: cudarc::driver::sys::CUfunction, max_threads: u32) -> Result<u32> {
     let occupancy = |block: u32| -> Result<u64> {
-        let mut blocks = 0i32;
-        // SAFETY: `f` is a live function handle; `blocks` is valid for writes.
-        unsafe {
-            cudarc::driver::sys::cuOccupancyMaxActiveBlocksPerMultiprocessor(
-                &mut blocks,
-                f,
-                block as i32,
-                0,
-            )
-        }
-        .result()
-        .map_err(GpuError::driver("occupancy query"))?;
-        Ok(blocks.max(0) as u64 * block as u64)
+        Ok(blocks_per_multiprocessor(f, block, 0)? * u64::from(block))
     };
     let candidates: Vec<u32> = [256, 512, 1024, 128, 64, 32]
         .into_iter()

@@ -571,6 +571,11 @@ fn describe_waits(stuck: &[(usize, fiber::Wait)], at: &dyn Fn(usize) -> (Dim3, D
 /// once (one fiber each, on one OS thread).
 pub(crate) const SIM_COOPERATIVE_THREADS: usize = 4096;
 
+/// The blocks of `threads` threads a cooperative launch may have on the simulator.
+pub(crate) fn cooperative_blocks(threads: u32) -> u64 {
+    SIM_COOPERATIVE_THREADS as u64 / u64::from(threads.max(1))
+}
+
 fn to_error(
     def: &'static KernelDef,
     at: &ThreadPosition,

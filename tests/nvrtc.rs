@@ -298,3 +298,66 @@ fn tensor_core_operations_reach_their_instructions() {
         }
     }
 }
+
+/// Declarations of foreign CUDA C that do not match the C: a parameter of another kind, a
+/// parameter too few, a result of another size.
+mod mismatched_foreign {
+    use gpu_runtime::prelude::*;
+
+    #[gpu_extern(source = "__device__ float twice(float x) { return 2.0f * x; }
+                           __device__ int add3(int a, int b, int c) { return a + b + c; }
+                           __device__ long long widen(int x) { return x; }")]
+    unsafe extern "C" {
+        pub fn twice(x: f64) -> f32;
+        pub fn add3(a: i32, b: i32) -> i32;
+        pub fn widen(x: i32) -> i32;
+    }
+
+    #[gpu_kernel]
+    pub fn uses_twice(out: &mut [f32]) {
+        out[0] = unsafe { twice(1.0f64) };
+    }
+
+    #[gpu_kernel]
+    pub fn uses_add3(out: &mut [i32]) {
+        out[0] = unsafe { add3(1i32, 2i32) };
+    }
+
+    #[gpu_kernel]
+    pub fn uses_widen(out: &mut [i32]) {
+        out[0] = unsafe { widen(1i32) };
+    }
+}
+
+#[test]
+fn a_foreign_declaration_that_does_not_match_the_c_is_a_compile_error_naming_it() {
+    if !gpu_runtime::__private::nvrtc_or_skip(
+        "a_foreign_declaration_that_does_not_match_the_c_is_a_compile_error_naming_it",
+    )
+    .expect("NVRTC")
+    {
+        return;
+    }
+    for (def, declaration) in [
+        (
+            mismatched_foreign::uses_twice::definition(),
+            "'fn twice(x: f64) -> f32'",
+        ),
+        (
+            mismatched_foreign::uses_add3::definition(),
+            "'fn add3(a: i32, b: i32) -> i32'",
+        ),
+        (
+            mismatched_foreign::uses_widen::definition(),
+            "'fn widen(x: i32) -> i32'",
+        ),
+    ] {
+        match def.compile_uncached(&[], "sm_90") {
+            Err(GpuError::Compile { log, .. }) => assert!(
+                log.contains(declaration) && log.contains("does not match the CUDA C function"),
+                "{log}"
+            ),
+            other => panic!("{}: {other:?}", def.name()),
+        }
+    }
+}

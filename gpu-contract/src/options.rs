@@ -185,7 +185,9 @@ pub struct KernelOptions {
     pub fmad: bool,
     /// Whether integer overflow is reported rather than wrapped.
     pub overflow_checks: bool,
-    /// `unchecked`: indices are not checked on the GPU.
+    /// Whether the kernel is launched only through `unsafe`: `unchecked` (indices are not
+    /// checked on the GPU), raw CUDA C, or a kernel that calls foreign CUDA C
+    /// (`#[gpu_extern]`) inside `unsafe { }`.
     pub unchecked: bool,
 }
 

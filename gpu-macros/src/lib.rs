@@ -79,6 +79,19 @@ pub fn gpu_enum(
     gpu_translate::expand_enum(attr.into(), item.into()).into()
 }
 
+/// Declare foreign CUDA C device functions, Numba's `cuda.declare_device`: on an
+/// `unsafe extern "C" { fn mul_add(a: f32, b: f32, c: f32) -> f32; }` block, with the C as
+/// `file = "functions.cu"` (relative to this file) or `source = "..."`. Kernels call them
+/// inside `unsafe { }`, which makes the kernel's launch `unsafe`; `#[simulator(path)]` on a
+/// declaration names the Rust function the simulator runs for it.
+#[proc_macro_attribute]
+pub fn gpu_extern(
+    attr: proc_macro::TokenStream,
+    item: proc_macro::TokenStream,
+) -> proc_macro::TokenStream {
+    gpu_translate::expand_extern(attr.into(), item.into()).into()
+}
+
 /// Not a public API: `#[gpu_kernel]` and `#[gpu_device]` again, once the fields of the
 /// structs they use have been fetched from each struct's definition.
 #[doc(hidden)]

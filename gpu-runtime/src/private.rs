@@ -377,6 +377,13 @@ pub fn product_start<T: crate::dtype::Num>() -> T {
     T::from_f64(1.0)
 }
 
+/// What a `#[gpu_extern]` function without a Rust function for the simulator does there:
+/// the launch fails, naming it.
+#[cold]
+pub fn foreign_on_simulator(name: &'static str) -> ! {
+    crate::backend::sim::foreign_on_simulator(name)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

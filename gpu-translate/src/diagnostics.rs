@@ -15,6 +15,11 @@ impl Diagnostics {
         self.errors.push(syn::Error::new(span, message));
     }
 
+    /// Report `message` on every token of `tokens` (a type, an item), not only its first.
+    pub fn error_on(&mut self, tokens: impl quote::ToTokens, message: impl std::fmt::Display) {
+        self.errors.push(syn::Error::new_spanned(tokens, message));
+    }
+
     /// How many errors so far.
     pub fn len(&self) -> usize {
         self.errors.len()

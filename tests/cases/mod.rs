@@ -26,6 +26,7 @@ pub mod control;
 pub mod cooperative;
 pub mod device;
 pub mod enums;
+pub mod foreign;
 pub mod geometry;
 pub mod graphs;
 pub mod half;
@@ -186,6 +187,9 @@ macro_rules! for_each_case {
                  structs::advance::map_kernel, structs::norm2::map_kernel];
             cooperative: "cooperative launch: sync_grid, reused; oversized grids refused",
                 0.0, cooperative::case_cooperative, [cooperative::grid_mirror];
+            foreign: "#[gpu_extern] foreign CUDA C from a file (Numba's declare_device): f32 and long parameters, two calls of one block, the simulator's Rust functions, and its error without one",
+                0.0, foreign::case_foreign,
+                [foreign::multiply_vectors, foreign::clamped_sums, foreign::on_gpu_only];
             cooperative_limit: "max_cooperative_blocks (Numba's sequential_rows), one block more refused, cooperative(block) launches exactly that many",
                 0.0, cooperative::case_cooperative_limit,
                 [cooperative::sequential_rows, cooperative::mirror_strided];

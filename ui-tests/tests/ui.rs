@@ -19,5 +19,6 @@ fn diagnostics() {
     t.compile_fail("cases/tensor_cores/*.rs");
     t.compile_fail("cases/options/*.rs");
     t.compile_fail("cases/closures/*.rs");
+    t.compile_fail("cases/foreign/*.rs");
     t.pass("cases/pass/*.rs");
 }

@@ -24,6 +24,8 @@ pub struct DeviceFnDef {
     pub(crate) local_bytes: u64,
     /// The bytes of its result (`size_of` its return type, dtypes as the largest).
     pub(crate) ret_bytes: u64,
+    /// Whether it is foreign CUDA C (`#[gpu_extern]`): its C is the user's, unchecked.
+    pub(crate) foreign: bool,
 }
 
 impl DeviceFnDef {
@@ -83,7 +85,55 @@ impl DeviceFnDef {
             structs: &[],
             local_bytes: 0,
             ret_bytes: 0,
+            foreign: false,
         }
+    }
+
+    /// Not a public API: a foreign CUDA C function declared in a `#[gpu_extern]` block,
+    /// `source` its wrapper `c_name` (which checks the declaration against the C), `deps`
+    /// the block's C source.
+    ///
+    /// # Safety
+    ///
+    /// `source` must define a device function `c_name` taking the declaration's
+    /// parameters as C scalars of their types and returning its result's; whatever else
+    /// the C does is the promise of the `unsafe` block that calls it.
+    #[doc(hidden)]
+    pub const unsafe fn foreign(
+        name: &'static str,
+        c_name: &'static str,
+        source: &'static str,
+        deps: &'static [&'static DeviceFnDef],
+        ret_bytes: u64,
+    ) -> DeviceFnDef {
+        DeviceFnDef {
+            name,
+            c_name,
+            source,
+            check_names: &[],
+            deps,
+            waits: false,
+            overflow_checks: false,
+            constants: &[],
+            structs: &[],
+            local_bytes: 0,
+            ret_bytes,
+            foreign: true,
+        }
+    }
+
+    /// Whether it calls a foreign CUDA C function itself (evaluated at compile time by
+    /// each `#[gpu_device]`: only kernels, whose launch is `unsafe`, may).
+    #[doc(hidden)]
+    pub const fn __calls_foreign(&self) -> bool {
+        let mut i = 0;
+        while i < self.deps.len() {
+            if self.deps[i].foreign {
+                return true;
+            }
+            i += 1;
+        }
+        false
     }
 
     /// The Rust name.

@@ -90,6 +90,7 @@ impl Resolver<'_> {
             body: self.block(k.body),
             waits: k.waits,
             cooperative: k.cooperative,
+            unsafe_calls: k.unsafe_calls,
             tensor_cores: k.tensor_cores,
             check_names: k.check_names,
             fast_path: k.fast_path,

@@ -172,6 +172,13 @@ pub fn device_parts(
                 "device functions call each other in a cycle: recursion cannot run on the GPU; \
                  write a loop"
             );
+            // Foreign CUDA C runs only from a kernel, whose launch is then `unsafe`.
+            const _: () = ::core::assert!(
+                !__GPU_DEVICE.__calls_foreign(),
+                "a device function cannot call foreign CUDA C (a `#[gpu_extern]` function): \
+                 call it from the kernel, inside `unsafe {{ }}`, which makes the kernel's launch \
+                 `unsafe`"
+            );
             #extra
     };
     DeviceParts {

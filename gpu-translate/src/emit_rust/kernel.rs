@@ -128,7 +128,18 @@ impl<'a> KernelRust<'a> {
         let body = self.sim_body();
         let launch_cuda = self.cuda_launch();
         let unchecked = self.attr.options.unchecked;
-        let unsafety = unchecked.then(|| quote!(unsafe));
+        let unsafety = (unchecked || self.tr.unsafe_calls).then(|| quote!(unsafe));
+        let foreign_doc = (!unchecked && self.tr.unsafe_calls).then(|| {
+            quote! {
+                #[doc = ""]
+                #[doc = "# Safety"]
+                #[doc = ""]
+                #[doc = "The kernel calls functions inside `unsafe { }` (foreign CUDA C from a \
+                         `#[gpu_extern]` block): whatever they do for these arguments and this \
+                         launch configuration must be sound, since nothing checks C code (its \
+                         own indices included)."]
+            }
+        });
         let safety_doc = unchecked.then(|| {
             quote! {
                 #[doc = ""]
@@ -149,6 +160,7 @@ impl<'a> KernelRust<'a> {
             #[doc = ""]
             #[doc = #launch_doc]
             #safety_doc
+            #foreign_doc
             #[allow(clippy::too_many_arguments, non_snake_case)]
             #[inline]
             #vis #unsafety fn #name<#(#generic_decls),*>(
@@ -265,7 +277,7 @@ impl<'a> KernelRust<'a> {
     fn cuda_launch(&self) -> TokenStream {
         let (k, config) = (self.k, &self.config);
         let cuda_args: Vec<&TokenStream> = self.codes.iter().map(|c| &c.cuda_arg).collect();
-        if self.attr.options.unchecked {
+        if self.attr.options.unchecked || self.tr.unsafe_calls {
             quote! {
                 // SAFETY: this launcher is `unsafe`; its caller promises what its `# Safety`
                 // says, which is what an unchecked kernel's launch asks.
@@ -487,7 +499,7 @@ impl<'a> KernelRust<'a> {
             quote!(#k::__private::GenericParam { name: #n, c_name: #c, bound: #k::__private::Bound::#bound })
         });
         let param_defs = self.codes.iter().map(|c| &c.def);
-        let options = options_tokens(self.attr, k);
+        let options = options_tokens(self.attr, self.tr.unsafe_calls, k);
         let signatures = self.attr.signatures.iter().map(|(_, dtypes)| {
             let kinds = dtypes.iter().map(|(p, _)| {
                 let v = format_ident!("{}", p.variant_name());

@@ -101,6 +101,8 @@ pub struct Translation {
     pub waits: bool,
     /// Whether it calls `sync_grid()`.
     pub cooperative: bool,
+    /// Whether it calls a function inside `unsafe { }`: its launcher is `unsafe`.
+    pub unsafe_calls: bool,
     /// Whether it has a tensor-core accumulator: its blocks have exactly `launch_bounds`
     /// threads.
     pub tensor_cores: bool,
@@ -272,11 +274,13 @@ fn one_level_down(p: &syn::Path) -> syn::Path {
     p
 }
 
-/// The `KernelOptions { .. }` the attribute's options give.
-fn options_tokens(attr: &Attr, k: &syn::Path) -> TokenStream {
+/// The `KernelOptions { .. }` the attribute's options give; a kernel that calls functions
+/// inside `unsafe { }` (`unsafe_calls`) is launched only through `unsafe`, as an
+/// `unchecked` one.
+fn options_tokens(attr: &Attr, unsafe_calls: bool, k: &syn::Path) -> TokenStream {
     let o = &attr.options;
-    let (fast_math, line_info, debug, fmad, unchecked) =
-        (o.fast_math, o.line_info, o.debug, o.fmad, o.unchecked);
+    let (fast_math, line_info, debug, fmad) = (o.fast_math, o.line_info, o.debug, o.fmad);
+    let unchecked = o.unchecked || unsafe_calls;
     let max_registers = match o.max_registers {
         Some(n) => quote!(::core::option::Option::Some(#n)),
         None => quote!(::core::option::Option::None),

@@ -2,6 +2,7 @@
 //! error and emitting them beside items of the right shape.
 
 pub(crate) mod enums;
+pub(crate) mod foreign;
 pub(crate) mod impls;
 pub(crate) mod structs;
 
@@ -134,6 +135,7 @@ pub(crate) fn expand_kernel_with(
         device_calls: k.device_calls,
         waits: k.waits,
         cooperative: k.cooperative,
+        unsafe_calls: k.unsafe_calls,
         tensor_cores: k.tensor_cores,
     });
     let translation = translation.filter(|_| diags.is_empty());

@@ -377,6 +377,9 @@ pub struct Kernel<T> {
     pub waits: bool,
     /// Whether the body calls `sync_grid()`: a cooperative launch.
     pub cooperative: bool,
+    /// Whether the body calls a function inside `unsafe { }` (foreign CUDA C is only
+    /// callable so): a kernel's launcher is then `unsafe`.
+    pub unsafe_calls: bool,
     /// Whether the body has a tensor-core accumulator (`mma_acc`): a launch's block must
     /// have exactly the kernel's `launch_bounds` threads.
     pub tensor_cores: bool,

@@ -401,6 +401,10 @@ impl Lowerer<'_> {
         let args: Vec<Option<Expr>> = self.device_args(&c.args);
         let args: Vec<Expr> = args.into_iter().collect::<Option<_>>()?;
         let index = self.callee(crate::ir::Callee::Function(p.path.clone()));
+        // Foreign CUDA C is an `unsafe fn`, called only inside `unsafe { }`.
+        if self.unsafe_depth > 0 {
+            self.k.unsafe_calls = true;
+        }
         let ty = self.types.fresh_opaque();
         Some(Expr {
             kind: ExprKind::DeviceCall(index, device_c_name(&name), args),

@@ -155,6 +155,7 @@ pub fn lower(
             body: Block::default(),
             waits: false,
             cooperative: false,
+            unsafe_calls: false,
             tensor_cores: false,
             check_names: Vec::new(),
             fast_path: Vec::new(),

@@ -65,6 +65,12 @@ pub(crate) enum SimFault {
     },
     /// The launch ran past the simulator's deadline.
     Timeout { kernel: &'static str, seconds: f64 },
+    /// The kernel did what the simulator cannot run (foreign CUDA C without a Rust
+    /// function for it).
+    Unsupported {
+        kernel: &'static str,
+        reason: String,
+    },
     /// A lower-numbered block failed: this block's outcome no longer matters.
     Cancelled,
 }
@@ -79,6 +85,23 @@ pub(crate) fn shared_out_of_bounds(name: &'static str, index: usize, len: usize)
         index,
         len,
     }))
+}
+
+/// A call of foreign CUDA C that has no Rust function for the simulator: the launch fails
+/// with [`GpuError::InvalidLaunch`] naming it (outside a simulated kernel, a panic).
+#[cold]
+pub(crate) fn foreign_on_simulator(name: &'static str) -> ! {
+    let reason = format!(
+        "it calls the foreign CUDA C function `{name}`, which runs only on a GPU; give the \
+         simulator a Rust function for it: `#[simulator(path)]` on its declaration in the \
+         `#[gpu_extern]` block"
+    );
+    match block::current_kernel() {
+        Some(kernel) => {
+            std::panic::resume_unwind(Box::new(SimFault::Unsupported { kernel, reason }))
+        }
+        None => panic!("`{name}` is foreign CUDA C, callable only from kernels: {reason}"),
+    }
 }
 
 /// A thread's own array, as the simulator indexes it: a Rust array, or a tensor-core
@@ -602,6 +625,10 @@ fn to_error(
                 len,
             },
             SimFault::Timeout { kernel, seconds } => GpuError::Timeout { kernel, seconds },
+            SimFault::Unsupported { kernel, ref reason } => GpuError::InvalidLaunch {
+                kernel,
+                reason: reason.clone(),
+            },
             SimFault::Panic {
                 kernel,
                 location,

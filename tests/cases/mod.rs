@@ -119,6 +119,8 @@ macro_rules! for_each_case {
             std_forms: "integer pow, abs_diff, rem_euclid, div_euclid on every integer dtype; to_bits/from_bits, sin_cos, slice swap, mem::swap: bit for bit",
                 0.0, std_forms::case_std_forms,
                 [std_forms::int_powers, std_forms::abs_diffs, std_forms::bits_and_swaps];
+            element_options: "a.get(i).copied(), .cloned(), first() and last() of parameters, local and shared arrays, in and past range, empty arrays: Rust's values",
+                0.0, std_forms::case_element_options, [std_forms::element_options];
             struct_named_methods: "a struct's own pow, abs and rem_euclid beside the numbers' on both backends",
                 0.0, std_forms::case_struct_named_methods, [std_forms::struct_named_methods];
             std_form_faults: "pow overflow, rem_euclid/div_euclid by zero and MIN by -1: IntegerFault with Rust's message, then the device works",

@@ -458,3 +458,66 @@ pub fn case_struct_named_methods(dev: &Device, seed: u64) -> CaseResult {
         got.iter().map(|&v| f64::from(v)).collect(),
     )])
 }
+
+/// `get(i).copied()`, `first().copied()` and `last().copied()` of a parameter, a local and
+/// a shared array, in and past range, read with `unwrap_or` and `match`.
+#[gpu_kernel]
+pub fn element_options(x: &[f32], out: &mut [f32], ends: &mut [f32]) {
+    let i = grid_1d();
+    let tile = shared_array::<f32, 64>();
+    let t = thread_idx().x as usize;
+    tile[t] = t as f32 * 0.5;
+    sync_threads();
+    if i < out.len() {
+        let right = x.get(i + 1).copied().unwrap_or(-1.0);
+        let far = match x.get(i * 3).cloned() {
+            Some(v) => v,
+            None => -5.0,
+        };
+        let local = [1.5f32, 2.5, 3.5];
+        let l = local.get(i % 5).copied().unwrap_or(-2.0);
+        let s = tile.get(t + 60).copied().unwrap_or(-3.0);
+        out[i] = right + far * 2.0 + l * 4.0 + s * 8.0;
+    }
+    if i == 0 {
+        ends[0] = x.first().copied().unwrap_or(-7.0);
+        ends[1] = x.last().copied().unwrap_or(-7.0);
+    }
+}
+
+pub fn case_element_options(dev: &Device, seed: u64) -> CaseResult {
+    let mut r = rng(seed);
+    let mut out = Outputs::new();
+    for n in [0usize, 1, 200] {
+        let x: Vec<f32> = (0..n).map(|_| r.random_range(-8.0..8.0f32)).collect();
+        let dx = dev.to_device(&x)?;
+        let m = 256;
+        let mut d = poisoned(dev, m, f32::NAN)?;
+        let mut ends = poisoned(dev, 2, f32::NAN)?;
+        launch!(element_options[m / 64, 64](&dx, &mut d, &mut ends))?;
+        let want: Vec<f32> = (0..m)
+            .map(|i| {
+                let t = i % 64;
+                let right = x.get(i + 1).copied().unwrap_or(-1.0);
+                let far = x.get(i * 3).copied().unwrap_or(-5.0);
+                let l = [1.5f32, 2.5, 3.5].get(i % 5).copied().unwrap_or(-2.0);
+                let s = if t + 60 < 64 {
+                    (t + 60) as f32 * 0.5
+                } else {
+                    -3.0
+                };
+                right + far * 2.0 + l * 4.0 + s * 8.0
+            })
+            .collect();
+        let ends_want = [
+            x.first().copied().unwrap_or(-7.0),
+            x.last().copied().unwrap_or(-7.0),
+        ];
+        let k = [0, 1, 200].iter().position(|&v| v == n).unwrap_or(2);
+        let values = ["values (empty x)", "values (one x)", "values"];
+        let firsts = ["ends (empty x)", "ends (one x)", "ends"];
+        check(&mut out, values[k], &d.to_host()?, &want, 0.0)?;
+        check(&mut out, firsts[k], &ends.to_host()?, &ends_want, 0.0)?;
+    }
+    Ok(out)
+}

@@ -144,23 +144,20 @@ pub fn diff_2(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
         let v0: f32 = 7.625f32;
-        let mut t1: [f32; 3] = [(DIFF_TABLE_F32[((56u32) % 6u32) as usize] * 1.0f32); 3];
-        t1[1] = ((b_f32 + a_f32) - (0.625f32).sqrt());
-        t1[2] = (((DIFF_TABLE_I16[((a_u32) % 6u32) as usize] * 1i16)) as f32);
-        let mut v1: f32 = (a_f32 + a_f32);
-        for &v2 in t1.iter().skip(1) {
-            v1 = (((9007199254740992.0f64 - 10.375f64)) as f32);
+        let t1: [f32; 3] = [(DIFF_TABLE_F32[((1u32) % 6u32) as usize] * 1.0f32), (a_f32 * (a_f32 + a_f32)), (-(v0 / v0))];
+        let v1: f32 = t1.iter().copied().fold(((match (71u32 % 8u32) { 1u32..=2u32 => a_f32, 5u32 => a_f32, 2u32 => (-9.625f32), _ => v0 }) + DIFF_TABLE_F32.get(((3910093683u32) % 8u32) as usize).copied().unwrap_or(v0)), |v1, v2| (((((a_u32) as i8) + 4i8)) as f32));
+        let mut v3: f32 = (((24u8) as f32) - (match (32u32 % 8u32) { 4u32 => (-0.25f32), 3u32 | 2u32 => (-4.0f32), 4u32 => a_f32, _ => v0 }));
+        for j0 in (0u32..(((!40u32)) % 4u32)).rev() {
+            v3 = ((v1).abs() * ((17u8) as f32));
         }
-        let mut c3: u32 = 0u32;
-        let v3: i8 = loop {
-            if c3 >= (((a_u32).checked_rem(10u32).unwrap_or(0u32)) % 4u32) {
-                break (((a_u32) as i8));
-            }
-            c3 += 1u32;
-        };
-        let v4: f64 = 3.0f64;
-        oi[i] = (17u32) as u64;
-        of[i] = ((if ((64u8 + ((a_f32) as u8)) == (((a_u32) as u8)).checked_rem(((a_i32) as u8)).unwrap_or(43u8)) { ((a_f64).sqrt() + (0.0f64 / 4.0f64)) } else { (v4 * (a_f64).sqrt()) })) as f64;
+        let mut v4: i32 = (((a_i32).min(2147483647i32) * (70i32).abs())).max(((if true { 20i32 } else { a_i32 })).pow((((-1i32) - 2i32)) as u32 & 7));
+        if matches!((26u32 % 8u32), 4u32) {
+            v4 = ((a_i32 ^ (b_i32 >> (92u64 & 31u64))) * (!(!32i32)));
+        } else {
+            v4 = a_i32;
+        }
+        oi[i] = (59u64) as u64;
+        of[i] = ((-0.125f32)) as f64;
     }
 }
 
@@ -391,21 +388,21 @@ pub fn diff_9<const K: u64>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u6
         } else {
             v0 = b_u32;
         }
-        let t1: [f32; 3] = [(match (a_u32 % 8u32) { 3u32 => ((37i32) as f32), _ => ((8.875f32 * 4.625f32) + (match (a_u32 % 8u32) { 1u32 => a_f32, 3u32 => 3.75f32, 0u32 | 5u32 => b_f32, _ => a_f32 })) }), (((a_f32).sqrt() / (match (v0 % 8u32) { 7u32 | 5u32 => a_f32, _ => 8.75f32 })) + (((a_i32) as f32) - 1e-40f32)), (((0.1f32 * 5.5f32) / a_f32) - ((DIFF_TABLE_F32[((a_u32) % 6u32) as usize] * 1.0f32) * (DIFF_TABLE_F32[((4294967295u32) % 6u32) as usize] * 1.0f32)))];
-        let v1: f32 = t1.iter().copied().fold(((DIFF_TABLE_F32[((v0) % 6u32) as usize] * 1.0f32) / ((((-11.75f64)) as f32)).abs()), |v1, v2| 4.125f32);
-        let mut c3: u32 = 0u32;
-        let v3: i32 = loop {
-            if c3 >= ((b_u32) % 4u32) {
-                break ((b_i32).checked_add(a_i32).unwrap_or((-44i32)));
-            }
-            c3 += 1u32;
-        };
-        let mut v4: u32 = (39u32).checked_mul(78u32).unwrap_or(91u32);
-        diff_xor_into(&mut v4, 41u32);
-        let r4 = &mut v4;
-        *r4 ^= v0;
-        oi[i] = ((!((11u16) as u8))) as u64;
-        of[i] = (((((-10i16)).max(((v1) as i16))) as f64)) as f64;
+        let t1: [f32; 3] = [(match (a_u32 % 8u32) { 3u32 => ((37i32) as f32), _ => ((8.875f32 * 4.625f32) + (match (a_u32 % 8u32) { 1u32 => a_f32, 3u32 => 3.75f32, 0u32 | 5u32 => b_f32, _ => a_f32 })) }), (((a_f32).sqrt() / (match (v0 % 8u32) { 7u32 | 5u32 => a_f32, _ => 8.75f32 })) + (((a_i32) as f32) - 1e-40f32)), (((0.1f32 * 5.5f32) / a_f32) - (DIFF_TABLE_F32.get(((v0) % 8u32) as usize).copied().unwrap_or(0.0f32) * (a_f32 / 3.4e38f32)))];
+        let v1: f32 = t1.iter().copied().fold((-a_f32), |v1, v2| (((DIFF_TABLE_F32[((31u32) % 6u32) as usize] * 1.0f32) - (match (a_u32 % 8u32) { 4u32 | 4u32 => a_f32, 1u32 | 2u32 => a_f32, 7u32 | 4u32 => 9.75f32, _ => (-11.375f32) })) + (((65535u16) as f32)).sqrt()));
+        let mut t3: [u64; 3] = [11u64; 3];
+        t3[1] = (!(12u64 & (a_u64 & K)));
+        t3[2] = (((match (99u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) + ((if false { 42u64 } else { 63u64 }) | (a_u64 >> (((a_u32) as u8) & 63u8))));
+        let mut v3: u64 = ((((((a_i64) as i8)) as u16)) as u64);
+        for &v4 in t3.iter().rev() {
+            v3 = a_u64;
+        }
+        let mut v5: i8 = ((K) as i8);
+        for j0 in (0u32..((((a_u32) as u32)) % 4u32)).rev() {
+            v5 = (17i8 & 95i8);
+        }
+        oi[i] = (((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) & ((0i16).abs_diff(((a_u32) as i16)) as i16)) << (((((a_i64) as i8) | (-90i8)) | (((a_f32) as i8) & v5)) & 15i8))) as u64;
+        of[i] = ((a_f32 + ((match (100u32 % 8u32) { 4u32 => a_f32, _ => (-10.5f32) })).abs())) as f64;
     }
 }
 
@@ -431,17 +428,21 @@ pub fn diff_10(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
             v0 = (71i8 & (if (1e-40f32 <= b_f32) { ((a_i64) as i8) } else { ((a_u32) as i8) }));
         }
         assert!((((85u32 % 256u32) != 7u32) || ((a_i32 < 63i32) || (v0 < 8i8))));
-        let mut v1: f64 = (DIFF_TABLE_F64[((36u32) % 6u32) as usize] * 1.0f64);
-        for j1 in (((((62u16) as u32)) % 8u32)..(((a_u32 << (((a_f32) as u8) & 31u8))) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v1 = (5e-324f64 + ((-7.625f64) / v1));
+        let mut v1: f64 = DIFF_TABLE_F64.get(((a_u32) % 8u32) as usize).copied().unwrap_or(0.0f64);
+        for j1 in 0u32..(((a_u32 << a_i32)) % 4u32) {
+            v1 = a_f64;
         }
-        assert!((((a_u32 % 256u32) != 7u32) || (!((((a_u32) as i8) >= v0) || false))));
-        let mut t2: [i64; 3] = [a_i64; 3];
-        t2[1] = ((127i8) as i64);
-        t2[2] = ((!88i64) | (-54i64));
-        let mut v2: i64 = (match (a_u32 % 8u32) { 6u32 | 0u32 => (49i64 >> (v0 & 63i8)), _ => (63i64 & 98i64) });
-        for &v3 in t2.iter().skip(1) {
-            v2 = (-1i64);
+        let mut v2: u32 = ((((87u16) as u32)).min((((-4.375f32)) as u32)) << ((99u8).saturating_mul(36u8) << (match (61u32 % 8u32) { 7u32 => a_i64, 4u32 => a_i64, 2u32 => a_i64, _ => (-63i64) })));
+        'l2: for j2 in 0u32..(((if true { a_u32 } else { a_u32 })) % 3u32) {
+            for j3 in 0u32..(((DIFF_TABLE_U32[((1778615173u32) % 6u32) as usize] * 1u32)) % 3u32) {
+                if false {
+                    break 'l2;
+                }
+                if (!true) {
+                    continue 'l2;
+                }
+                v2 = (v2).checked_mul(a_u32).unwrap_or(32u32);
+            }
         }
         oi[i] = ((!((((match (4294967295u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64)) as u32))) as u64;
         of[i] = ((if (!((-12.0f32) >= a_f32)) { (-0.375f32) } else { (((!a_i64)) as f32) })) as f64;
@@ -471,19 +472,21 @@ pub fn diff_11(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         } else {
             v0 = (if (((((a_i64) as u8)) as f32) > ((-2.0f32) - a_f32)) { 26u16 } else { (DIFF_TABLE_U16[((a_u32) % 6u32) as usize] * 1u16) });
         }
-        let t1: [f32; 3] = [b_f32, (DIFF_TABLE_F32[((a_u32) % 6u32) as usize] * 1.0f32), (match (a_u32 % 8u32) { 3u32 | 4u32 => 10.875f32, _ => 3.4e38f32 })];
-        let v1: f32 = t1.iter().copied().fold(((-11.125f32) * (-11.125f32)), |v1, v2| (4.625f32 * a_f32));
-        let mut t3: [u64; 3] = [(!40u64); 3];
-        t3[1] = (63u64 | 8u64);
-        t3[2] = ((matches!((72u32 % 8u32), 4u32)) as u64);
-        let mut v3: u64 = (a_u64 % (63u64 | 1u64));
-        for &v4 in t3.iter() {
-            v3 = (DIFF_TABLE_U64[((79u32) % 6u32) as usize] * 1u64);
+        let t1: [f32; 3] = [b_f32, (DIFF_TABLE_F32[((0u32) % 6u32) as usize] * 1.0f32), (a_f32 / 10.875f32)];
+        let v1: f32 = t1.iter().copied().fold(a_f32, |v1, v2| ((-11.125f32) * v1));
+        let mut v3: i16 = 91i16;
+        for j0 in (((((19u32) as u32)) % 8u32)..((a_u32) % 16u32)).step_by(((31u32) % 3u32) as usize) {
+            v3 = ((-v3) >> ((63i64 ^ a_i64) & 15i64));
         }
-        let v5: i16 = (((((-90i16)).max((-32768i16)) | ((-82i16) + (-52i16)))) as i16);
-        assert!((((44u32 % 256u32) != 7u32) || true));
-        oi[i] = (((-36i16) / (((((-76i8)).abs_diff(7i8) as i8)) as i16))) as u64;
-        of[i] = (2.0f64) as f64;
+        let mut t4: [u16; 3] = [(((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) << (a_i32 & 15i32)); 3];
+        t4[1] = v0;
+        t4[2] = (((a_u32) as u16)).max((if false { v0 } else { v0 }));
+        let mut v4: u16 = v0;
+        for &v5 in t4.iter().step_by(2) {
+            v4 = v4;
+        }
+        oi[i] = ((match (32u32 % 8u32) { 2u32..=5u32 => a_u64, _ => (((((-76i8)).abs_diff(7i8) as i8)) as u64) })) as u64;
+        of[i] = ((-0.0f32)) as f64;
     }
 }
 
@@ -621,7 +624,7 @@ pub fn diff_15(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
             c2 += 1u32;
         };
         oi[i] = ((((a_i32 % (a_i32 | 1i32)) << (6u16 & 31u16)) ^ (((-87i32)).abs() + ((((a_i64) as i8)) as i32)))) as u64;
-        of[i] = ((DIFF_TABLE_F64[((v2) % 6u32) as usize] * 1.0f64)) as f64;
+        of[i] = (DIFF_TABLE_F64.get(((a_u32) % 8u32) as usize).copied().unwrap_or(a_f64)) as f64;
     }
 }
 
@@ -664,12 +667,12 @@ pub fn diff_16(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         }
         let mut v5: f64 = ((match (a_u32 % 8u32) { 7u32 => a_f64, _ => v2 }) - (v2).sqrt());
         if matches!((4294967295u32 % 8u32), 6u32) {
-            v5 = (DIFF_TABLE_F64[((87u32) % 6u32) as usize] * 1.0f64);
+            v5 = (DIFF_TABLE_F64[((88u32) % 6u32) as usize] * 1.0f64);
         } else {
-            v5 = (((match (46u32 % 8u32) { 7u32 | 2u32 => 78u64, 0u32 => 31u64, _ => 17u64 })) as f64);
+            v5 = ((7.625f64 - 3.125f64) / (v2 + v5));
         }
-        oi[i] = ((DIFF_TABLE_U32[((90u32) % 6u32) as usize] * 1u32)) as u64;
-        of[i] = ((((11.5f64 / 8.875f64) * (2.25f64 - (-7.25f64))) + ((a_f64).abs() - (if (((a_u32) as i8) == 47i8) { 1.5f64 } else { v2 })))) as f64;
+        oi[i] = ((((!(!9u64))) as i16)) as u64;
+        of[i] = (((((8i8 * 71i8)) as f64) + ((1.7e308f64 / 6.375f64) - (-a_f64)))) as f64;
     }
 }
 
@@ -772,7 +775,7 @@ pub fn diff_19<const K: u8>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u6
         }
         let v1: u32 = ((b_u32).checked_sub(77u32).unwrap_or(b_u32) | ((match (31u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32));
         oi[i] = ((if (!(((a_i32) as u16) == ((a_i32) as u16))) { (if true { (a_i64 - (-55i64)) } else { (if (9.625f32 >= a_f32) { 59i64 } else { 51i64 }) }) } else { ((0i64 | DiffPair { a: a_i64, b: 63i64 }.mixed()) & ((a_u64) as i64)) })) as u64;
-        of[i] = (((DIFF_TABLE_F32[((5u32) % 6u32) as usize] * 1.0f32) * ((match (19u32 % 8u32) { 3u32 | 2u32 => 1e-40f32, 7u32 | 3u32 => (-0.5f32), _ => 3.25f32 }) * ((-11.625f32) / 8.5f32)))) as f64;
+        of[i] = (((DIFF_TABLE_F32[((v1) % 6u32) as usize] * 1.0f32) * ((-a_f32) * (match (18u32 % 8u32) { 7u32 | 0u32 => 0.1f32, 0u32 | 4u32 => a_f32, 4u32..=5u32 => b_f32, _ => 16777216.0f32 })))) as f64;
     }
 }
 
@@ -889,26 +892,24 @@ pub fn diff_22(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         for j0 in (0u32..=(((7u32 >> (a_i32 & 31i32))) % 4u32)).rev() {
             v0 = a_i32;
         }
-        let mut v1: f64 = ((a_f64).abs() + (DIFF_TABLE_F64[((a_u32) % 6u32) as usize] * 1.0f64));
-        'l1: for j1 in 0u32..((100u32) % 3u32) {
-            for j2 in 0u32..(((b_u32).checked_add(a_u32).unwrap_or(98u32)) % 3u32) {
-                if (96u32 > a_u32) {
+        let mut v1: f64 = ((a_f64).abs() + DIFF_TABLE_F64.get(((a_u32) % 8u32) as usize).copied().unwrap_or(a_f64));
+        'l1: for j1 in 0u32..((6u32) % 3u32) {
+            for j2 in 0u32..(((if (((a_i64) as u16) > 24u16) { 96u32 } else { a_u32 })) % 3u32) {
+                if true {
                     break 'l1;
                 }
-                if true {
+                if (true && false) {
                     continue 'l1;
                 }
-                v1 = (((3872593913u32) as f64) - (-v1));
+                v1 = (((20u16) as f64) / (a_f64 * a_f64));
             }
         }
-        let mut v2: u64 = (93u64).checked_mul(a_u64).unwrap_or(2142937567951876907u64);
-        if ((-a_f32) > (a_f32 + 8.5f32)) {
-            v2 = (b_u64 / (a_u64 | 1u64));
-        } else {
-            v2 = a_u64;
-        }
-        oi[i] = (65535u16) as u64;
-        of[i] = ((if (!(!matches!((a_u32 % 8u32), 1u32..=3u32))) { (((2.625f32 * b_f32)) as f64) } else { 11.375f64 })) as f64;
+        let mut v2: u64 = (21u64 & (if false { (a_u64).pow((95u64) as u32 & 7) } else { a_u64 }));
+        diff_xor_into(&mut v2, (18446744073709551615u64).max((a_u64 + (70u64).checked_rem(1u64).unwrap_or(21u64))));
+        let r2 = &mut v2;
+        *r2 ^= (99u64 << (0u8 & 63u8));
+        oi[i] = ((if (!matches!((23u32 % 8u32), 2u32..=6u32)) { (((a_i32) as u16)).checked_sub(((a_i64) as u16)).unwrap_or(21u16) } else { (((a_u32) as u16)).checked_add(((a_u32) as u16)).unwrap_or(19u16) })) as u64;
+        of[i] = ((if (((-32i8) / (-70i8)) != (7i8 - ((a_i64) as i8))) { (match (31u32 % 8u32) { 3u32..=7u32 => v1, _ => (a_f64 / a_f64) }) } else { DIFF_TABLE_F64.get(((a_u32) % 8u32) as usize).copied().unwrap_or(a_f64) })) as f64;
     }
 }
 
@@ -1013,9 +1014,9 @@ pub fn diff_25(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         for j0 in (u32::MAX - ((32u32) % 4u32))..=u32::MAX {
             v3 = (32u64 - 11436126817811153957u64);
         }
-        let v4: f32 = (DIFF_TABLE_F32[((a_u32) % 6u32) as usize] * 1.0f32);
-        oi[i] = (((((a_u64 & 51u64) >> (65535u16 - 19u16))) as i32)) as u64;
-        of[i] = (((-(DIFF_TABLE_F32[((b_u32) % 6u32) as usize] * 1.0f32))).sqrt()) as f64;
+        let v4: f32 = DIFF_TABLE_F32.get(((1u32) % 8u32) as usize).copied().unwrap_or(11.625f32);
+        oi[i] = ((1u16).checked_rem(((a_u32) as u16)).unwrap_or(32u16)) as u64;
+        of[i] = ((-((v4).abs() - ((((a_f32) as i8)) as f32)))) as f64;
     }
 }
 
@@ -1236,16 +1237,20 @@ pub fn diff_32(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
-        let mut t0: [f64; 3] = [((((-11i32)) as f64) - (DIFF_TABLE_F64[((a_u32) % 6u32) as usize] * 1.0f64)); 3];
-        t0[1] = a_f64;
-        t0[2] = (((0i16) as f64) - ((-9.375f64) * b_f64));
-        let mut v0: f64 = a_f64;
-        for &v1 in t0.iter().rev() {
-            v0 = ((a_f64).abs()).abs();
+        let mut t0: [f64; 3] = [((((-11i32)) as f64) - (DIFF_TABLE_F64[((76u32) % 6u32) as usize] * 1.0f64)); 3];
+        t0[1] = (-((-2.125f64) + (-10.25f64)));
+        t0[2] = ((b_f64 * (-10.5f64)) - ((a_u32) as f64));
+        let mut v0: f64 = ((a_f64 - (-2.75f64)) * (0.0f64 - a_f64));
+        for &v1 in t0.iter().step_by(2) {
+            v0 = (-(if (a_i32 <= 40i32) { a_f64 } else { a_f64 }));
         }
-        let v2: u8 = (if ((-v0) >= ((-3.25f64) - 5e-324f64)) { (((match (85u32 % 8u32) { 1u32 | 6u32 => v0, 2u32..=4u32 => v0, _ => 8.125f64 })) as u8) } else { ((!17u8) & ((81u16) as u8)) });
-        oi[i] = ((((((-69i32)).checked_mul((-67i32)).unwrap_or(65i32)).max((53i32 - 38i32))) as u16)) as u64;
-        of[i] = (((-(-a_f64)) * (((((a_i32) as u16)) as f64) / ((32u32) as f64)))) as f64;
+        let mut v2: f32 = ((((65u16) as f32)) as f32);
+        for j0 in (u32::MAX - (((b_u32 & 17u32)) % 4u32))..=u32::MAX {
+            v2 = (((72u8) as f32) + v2);
+        }
+        assert!((((b_u32 % 256u32) != 7u32) || (!true)));
+        oi[i] = (((((38i16 * ((a_f32) as i16))).max((((a_f32) as i16) - (-1i16)))) as i32)) as u64;
+        of[i] = (a_f64) as f64;
     }
 }
 
@@ -1384,7 +1389,7 @@ pub fn diff_36<const K: i64>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         let v1: f64 = (((10.125f64 + 10.625f64)).abs() - ((a_f64).abs() * (a_f64 - a_f64)));
         let v2: f64 = ((a_f64 + a_f64) + (v1 * b_f64));
         oi[i] = ((-22i16)) as u64;
-        of[i] = (((((DIFF_TABLE_F32[((1u32) % 6u32) as usize] * 1.0f32)) as f32) / (((95u32) as f32) * 6.875f32))) as f64;
+        of[i] = ((((DIFF_TABLE_F32.get(((69u32) % 8u32) as usize).copied().unwrap_or(b_f32)) as f32) / ((7.5f32 + 6.875f32) * (0.1f32).sqrt()))) as f64;
     }
 }
 
@@ -1543,7 +1548,7 @@ pub fn diff_40(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         }
         assert!((((a_u32 % 256u32) != 7u32) || (((v4) as i64) != (if (((a_f32) as i8) <= ((a_i64) as i8)) { a_i64 } else { a_i64 }))));
         oi[i] = (32i32) as u64;
-        of[i] = ((DIFF_TABLE_F32[((4u32) % 6u32) as usize] * 1.0f32)) as f64;
+        of[i] = ((DIFF_TABLE_F32[((a_u32) % 6u32) as usize] * 1.0f32)) as f64;
     }
 }
 
@@ -1645,17 +1650,15 @@ pub fn diff_43<const K: i32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
             v2 = (v2 - 7.125f32);
         }
         let t4: [f64; 3] = [(0.0f64 * 9007199254740992.0f64), (-a_f64), (((-41i64)) as f64)];
-        let v4: f64 = t4.iter().copied().fold(((-5.75f64) + a_f64), |v4, v5| (DIFF_TABLE_F64[((76u32) % 6u32) as usize] * 1.0f64));
-        let v6: u16 = 0u16;
-        let mut c7: u32 = 0u32;
-        let v7: f32 = loop {
-            if c7 >= (((47u32 & 4294967295u32)) % 4u32) {
-                break (((b_f32 * 12.25f32) + (match (28u32 % 8u32) { 3u32..=4u32 => v2, 5u32 | 3u32 => (-10.25f32), 2u32 | 7u32 => v2, _ => v2 })));
-            }
-            c7 += 1u32;
-        };
-        oi[i] = ((((match (84u32 % 8u32) { 0u32 => 41u8, 2u32..=7u32 => 86u8, _ => 128u8 })).max((64u8 / (((a_f32) as u8) | 1u8))) - (((47i16) as u8) << ((0i8).checked_div(0i8).unwrap_or((-29i8)) & 7i8)))) as u64;
-        of[i] = ((v4 / ((85u64) as f64))) as f64;
+        let v4: f64 = t4.iter().copied().fold(((-5.75f64) + a_f64), |v4, v5| DIFF_TABLE_F64.get(((93u32) % 8u32) as usize).copied().unwrap_or(v5));
+        let v6: f64 = 6.5f64;
+        let mut v7: i32 = (((b_i32 - (-82i32)) * (match (0u32 % 8u32) { 5u32 | 2u32 => a_i32, _ => 90i32 })) >> ((60u8 % ((98u8 + 7u8) | 1u8)) & 31u8));
+        for j0 in 0u32..(((4294967295u32 / (41u32 | 1u32))) % 4u32) {
+            v7 = (((((2u16).checked_mul(0u16).unwrap_or(27709u16)) as i32)) as i32);
+        }
+        assert!((((25u32 % 256u32) != 7u32) || ((((a_i32) as u8) & ((a_u32) as u8)) == ((47i16) as u8))));
+        oi[i] = ((match (32u32 % 8u32) { 6u32 | 3u32 => (((v4 * a_f64)) as i16), 4u32 | 1u32 => ((a_u32) as i16), _ => (((((a_i32) as u8)) as i16) + (-((a_f32) as i16))) })) as u64;
+        of[i] = ((-((a_f64 * v4) * (v6 + v6)))) as f64;
     }
 }
 
@@ -1716,7 +1719,7 @@ pub fn diff_45(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         }
         let v1: i16 = ((((-57i16)).max(87i16) << ((DIFF_TABLE_I16[((a_u32) % 6u32) as usize] * 1i16) & 15i16)) >> (27u8).checked_rem(255u8).unwrap_or(27u8));
         oi[i] = (a_u64) as u64;
-        of[i] = (((DIFF_TABLE_F32[((a_u32) % 6u32) as usize] * 1.0f32) + ((6.625f32 - 0.0f32)).sqrt())) as f64;
+        of[i] = ((DIFF_TABLE_F32.get(((4294967295u32) % 8u32) as usize).copied().unwrap_or((-8.25f32)) + 0.0f32)) as f64;
     }
 }
 
@@ -1737,20 +1740,29 @@ pub fn diff_46<const K: i32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
-        let v0: f32 = (16777216.0f32 / (DIFF_TABLE_F32[((13u32) % 6u32) as usize] * 1.0f32));
-        let mut v1: u8 = ((a_f32) as u8);
-        if matches!((a_u32 % 8u32), 1u32..=2u32) {
-            v1 = (40u8 & ((a_u32) as u8));
+        let v0: f32 = (16777216.0f32 / DIFF_TABLE_F32.get(((4294967295u32) % 8u32) as usize).copied().unwrap_or(0.1f32));
+        assert!((((56u32 % 256u32) != 7u32) || matches!((a_u32 % 8u32), 1u32..=2u32)));
+        let mut v1: f64 = (a_f64 - 1.125f64);
+        if ((K).checked_rem(71i32).unwrap_or(a_i32) >= ((-51i32) << (74i16 & 31i16))) {
+            v1 = (-v1);
         } else {
-            v1 = (84u8).div_euclid(((a_i64) as u8));
+            v1 = ((v0) as f64);
         }
-        let v2: i64 = (0i64 | DiffPair::new((match (53u32 % 8u32) { 5u32 | 2u32 => (-51i64), 2u32 | 3u32 => 70i64, _ => (-94i64) }), (if false { 58i64 } else { a_i64 })).b);
-        let mut v3: i16 = (if (!false) { ((0i64) as i16) } else { (!(-72i16)) });
-        diff_xor_into(&mut v3, (if (((-73i32) != 19i32) || false) { (((a_f32) as i16) & (-20i16)) } else { ((-29i16) ^ ((a_i64) as i16)) }));
-        let r3 = &mut v3;
-        *r3 ^= ((((a_i64) as u8)) as i16);
-        oi[i] = (((-46i8)).checked_sub(75i8).unwrap_or(((a_i64) as i8))) as u64;
-        of[i] = (((-(3.75f64 / a_f64)) / (DIFF_TABLE_F64[((87u32) % 6u32) as usize] * 1.0f64))) as f64;
+        let v2: f32 = ((58u8) as f32);
+        let mut v3: i64 = (if (!false) { ((0i64) as i64) } else { (!(-72i64)) });
+        'l3: for j0 in 0u32..(((if false { 78u32 } else { 34u32 })) % 3u32) {
+            for j1 in 0u32..(((84u32 & a_u32)) % 3u32) {
+                if false {
+                    break 'l3;
+                }
+                if ((v3 > a_i64) || true) {
+                    continue 'l3;
+                }
+                v3 = (0i64 | DiffPair { a: v3, b: (a_i64 / (a_i64 | 1i64)) }.mixed());
+            }
+        }
+        oi[i] = (58u32) as u64;
+        of[i] = (4.375f64) as f64;
     }
 }
 
@@ -1793,7 +1805,7 @@ pub fn diff_47(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
             v4 = ((((a_f32) as i16)) as f64);
         }
         oi[i] = ((!(56u64).checked_sub(64u64).unwrap_or(26u64))) as u64;
-        of[i] = ((DIFF_TABLE_F32[((a_u32) % 6u32) as usize] * 1.0f32)) as f64;
+        of[i] = ((DIFF_TABLE_F32[((20u32) % 6u32) as usize] * 1.0f32)) as f64;
     }
 }
 
@@ -1865,14 +1877,18 @@ pub fn diff_49(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         assert!((((77u32 % 256u32) != 7u32) || (a_i32 <= (31i32 - 56i32))));
         let mut v3: f64 = ((92u8) as f64);
         if ((55u8 <= ((a_i64) as u8)) || (a_i32 >= 48i32)) {
-            v3 = (DIFF_TABLE_F64[((a_u32) % 6u32) as usize] * 1.0f64);
+            v3 = (DIFF_TABLE_F64[((86u32) % 6u32) as usize] * 1.0f64);
         } else {
-            v3 = (v3 + v3);
+            v3 = (((-8.125f32)) as f64);
         }
-        assert!((((26u32 % 256u32) != 7u32) || true));
-        let v4: u16 = (v1 ^ v1);
-        oi[i] = (((a_u32) as i16)) as u64;
-        of[i] = (((((6u64 & a_u64)) as f64) * ((v3 - v3) / (7.75f64 * v3)))) as f64;
+        let mut v4: u16 = (match (31u32 % 8u32) { 5u32 | 7u32 => 41u16, 7u32 | 7u32 => ((a_i32) as u16), _ => v1 });
+        if ((((-1i8)) as i64) >= (0i64 | DiffPair { a: a_i64, b: 16i64 }.mixed())) {
+            v4 = (30u16 >> ((-17i16) & 15i16));
+        } else {
+            v4 = ((a_i64) as u16);
+        }
+        oi[i] = ((DIFF_TABLE_U8[((36u32) % 6u32) as usize] * 1u8)) as u64;
+        of[i] = ((DIFF_TABLE_F32[((a_u32) % 6u32) as usize] * 1.0f32)) as f64;
     }
 }
 
@@ -2018,7 +2034,7 @@ pub fn diff_54(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let b_f64: f64 = diff_first(&xf64[i..]);
         let v0: u32 = ((!a_u32) ^ 74u32);
         oi[i] = (((((18u16) as u8) >> ((a_i32).min(4i32) & 7i32)) - ((((a_i64) as u8) >> (a_i64 & 7i64)) % (!255u8)))) as u64;
-        of[i] = ((((DIFF_TABLE_F32[((71u32) % 6u32) as usize] * 1.0f32) + (-0.0f32)) / (((v0 / (14u32 | 1u32))) as f32))) as f64;
+        of[i] = (((DIFF_TABLE_F32.get(((v0) % 8u32) as usize).copied().unwrap_or(7.375f32) + ((7u8) as f32)) / ((match (v0 % 8u32) { 6u32 => a_f32, _ => (-0.0f32) }) * (DIFF_TABLE_F32[((b_u32) % 6u32) as usize] * 1.0f32)))) as f64;
     }
 }
 
@@ -2054,7 +2070,7 @@ pub fn diff_55(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
             v2 = (v2).checked_add(((a_f32) as i8)).unwrap_or(v2);
         }
         oi[i] = ((((16i32 ^ a_i32)).div_euclid(b_i32) % ((((-56i32) - (-47i32)) / ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)) | 1i32))) as u64;
-        of[i] = ((((DIFF_TABLE_F64[((93u32) % 6u32) as usize] * 1.0f64) * ((3u64) as f64)) - a_f64)) as f64;
+        of[i] = ((((DIFF_TABLE_F64[((95u32) % 6u32) as usize] * 1.0f64) * ((-11.5f64) / a_f64)) - ((-a_f64)).sqrt())) as f64;
     }
 }
 
@@ -2186,12 +2202,12 @@ pub fn diff_59(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         for j0 in (0u32..=(((a_u32 | 34u32)) % 4u32)).rev() {
             v0 = a_u32;
         }
-        let mut v1: f32 = ((match (99u32 % 8u32) { 1u32 | 4u32 => (DIFF_TABLE_F32[((v0) % 6u32) as usize] * 1.0f32), 4u32 => b_f32, _ => ((a_f32) as f32) }) + (((if (a_u32 == 11u32) { a_i32 } else { a_i32 })) as f32));
-        for j1 in 0u32..(((v0 ^ v0)) % 4u32) {
-            v1 = b_f32;
+        let mut v1: f32 = ((match (99u32 % 8u32) { 1u32 | 4u32 => (DIFF_TABLE_F32[((26u32) % 6u32) as usize] * 1.0f32), 2u32 | 0u32 => (DIFF_TABLE_F32[((6u32) % 6u32) as usize] * 1.0f32), _ => ((a_i32) as f32) }) + ((match (11u32 % 8u32) { 2u32..=7u32 => 1.125f32, 4u32 => 3.4e38f32, 6u32 => a_f32, _ => a_f32 })).abs());
+        for j1 in (u32::MAX - ((79u32) % 4u32))..=u32::MAX {
+            v1 = (-((a_f32 / a_f32) - v1));
         }
-        oi[i] = (((a_f32) as i8)) as u64;
-        of[i] = (((-10.5f64) + ((a_f64 / a_f64) - (-2.625f64)))) as f64;
+        oi[i] = (((a_f32) as u8)) as u64;
+        of[i] = (10.625f64) as f64;
     }
 }
 
@@ -2257,7 +2273,7 @@ pub fn diff_61(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
             c4 += 1u32;
         };
         oi[i] = (((((a_f64 * v1)) as i16) % ((if (!false) { (((a_u32) as i16) | 53i16) } else { ((31i32) as i16) }) | 1i16))) as u64;
-        of[i] = ((DIFF_TABLE_F64[((a_u32) % 6u32) as usize] * 1.0f64)) as f64;
+        of[i] = (DIFF_TABLE_F64.get(((31u32) % 8u32) as usize).copied().unwrap_or(a_f64)) as f64;
     }
 }
 
@@ -2517,13 +2533,10 @@ pub fn diff_68<const K: u8>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u6
         for &v2 in t1.iter() {
             v1 = (a_f64 + a_f64);
         }
-        let v3: f64 = (DIFF_TABLE_F64[((a_u32) % 6u32) as usize] * 1.0f64);
-        let mut v4: i32 = (((42i32).max((-70i32)) << (match (48u32 % 8u32) { 2u32..=2u32 => a_i32, _ => 11i32 }))).max((32i32).checked_div((-52i32)).unwrap_or(1i32));
-        for j0 in (u32::MAX - ((a_u32) % 4u32))..=u32::MAX {
-            v4 = ((((a_i64) as i16)) as i32);
-        }
-        oi[i] = (((DIFF_TABLE_I16[((a_u32) % 6u32) as usize] * 1i16) - (((a_f64) as i16)).abs())) as u64;
-        of[i] = ((((a_f32) as f32) + (((-11.25f32) + 0.0f32) + ((-5.75f32) * a_f32)))) as f64;
+        let v3: f64 = (DIFF_TABLE_F64[((64u32) % 6u32) as usize] * 1.0f64);
+        let v4: i8 = (65i8 >> ((-33i32) & 7i32));
+        oi[i] = ((a_u64 & 73u64)) as u64;
+        of[i] = ((((a_u64) as f64)).abs()) as f64;
     }
 }
 
@@ -2596,7 +2609,7 @@ pub fn diff_70(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
             v3 = v3;
         }
         oi[i] = ((((((a_u32) as i8) & (-21i8)) | (match (49u32 % 8u32) { 3u32 => 14i8, 7u32 | 3u32 => ((a_i64) as i8), _ => ((a_i32) as i8) })) >> (((!v2) * (v2 >> (a_u32 & 7u32))) & 7u8))) as u64;
-        of[i] = ((DIFF_TABLE_F32[((a_u32) % 6u32) as usize] * 1.0f32)) as f64;
+        of[i] = (DIFF_TABLE_F32.get(((4294967295u32) % 8u32) as usize).copied().unwrap_or(v3)) as f64;
     }
 }
 
@@ -2628,7 +2641,7 @@ pub fn diff_71<const K: u32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
             v1 = (((!1u64)) as i64);
         }
         oi[i] = (18446744073709551615u64) as u64;
-        of[i] = ((DIFF_TABLE_F32[((K) % 6u32) as usize] * 1.0f32)) as f64;
+        of[i] = ((DIFF_TABLE_F32[((4294967295u32) % 6u32) as usize] * 1.0f32)) as f64;
     }
 }
 
@@ -2655,15 +2668,20 @@ pub fn diff_72(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         assert!((((a_u32 % 256u32) != 7u32) || false));
         let v3: i32 = (!18i32);
         assert!((((a_u32 % 256u32) != 7u32) || matches!((b_u32 % 8u32), 4u32..=7u32)));
-        let mut v4: f32 = (DIFF_TABLE_F32[((1u32) % 6u32) as usize] * 1.0f32);
-        if matches!((a_u32 % 8u32), 5u32 | 7u32) {
-            v4 = (-6.5f32);
+        let mut v4: f32 = (DIFF_TABLE_F32[((b_u32) % 6u32) as usize] * 1.0f32);
+        if ((if (52u64 < v2) { ((a_i64) as i8) } else { 12i8 }) >= ((((a_u32) as u8)) as i8)) {
+            v4 = (-((-a_f32) * ((-0.0f32) - 16777216.0f32)));
         } else {
-            v4 = (((match (1340365841u32 % 8u32) { 0u32..=1u32 => v4, 0u32 => v4, _ => (-0.0f32) }) + a_f32) * ((v4).abs() - ((a_f32) as f32)));
+            v4 = a_f32;
         }
-        let v5: i32 = a_i32;
-        oi[i] = (v2) as u64;
-        of[i] = (((DIFF_TABLE_F64[((a_u32) % 6u32) as usize] * 1.0f64)).abs()) as f64;
+        let mut v5: f64 = ((match (a_u32 % 8u32) { 3u32 | 0u32 => (a_f64 / 5e-324f64), 3u32 | 7u32 => (-a_f64), _ => ((-4.875f64) * (-10.5f64)) }) + 0.0f64);
+        if ((match (0u32 % 8u32) { 1u32..=3u32 => a_f32, _ => a_f32 }) <= (16777216.0f32).abs()) {
+            v5 = a_f64;
+        } else {
+            v5 = (DIFF_TABLE_F64[((31u32) % 6u32) as usize] * 1.0f64);
+        }
+        oi[i] = ((((if (!matches!((a_u32 % 8u32), 3u32..=4u32)) { ((b_i64) as i8) } else { (((a_u32) as i8) << (8i8 & 7i8)) })) as u64)) as u64;
+        of[i] = (((DIFF_TABLE_F64[((a_u32) % 6u32) as usize] * 1.0f64) * 3.5f64)) as f64;
     }
 }
 
@@ -2696,26 +2714,16 @@ pub fn diff_73(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         if ((if true { v1 } else { (-4.375f32) }) >= a_f32) {
             v2 = (DIFF_TABLE_F32[((a_u32) % 6u32) as usize] * 1.0f32);
         } else {
-            v2 = v1;
+            v2 = DIFF_TABLE_F32.get(((73u32) % 8u32) as usize).copied().unwrap_or(7.375f32);
         }
-        let mut v3: f32 = v1;
-        'l3: for j0 in 0u32..((a_u32) % 3u32) {
-            for j1 in 0u32..((6u32) % 3u32) {
-                if (a_f32 <= a_f32) {
-                    break 'l3;
-                }
-                if (a_f64 <= 1.375f64) {
-                    continue 'l3;
-                }
-                v3 = ((DIFF_TABLE_F32[((a_u32) % 6u32) as usize] * 1.0f32) - ((2.0f32 - v3) + ((v0) as f32)));
-            }
+        let v3: u32 = 1u32;
+        let mut v4: i64 = (-34i64);
+        for j0 in ((((b_u32).checked_add(a_u32).unwrap_or(59u32)) % 8u32)..(((v3).min(v3)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v4 = ((b_i64 * v4)).min((if true { a_i64 } else { a_i64 }));
         }
-        let mut v4: u16 = (if matches!((a_u32 % 8u32), 1u32) { 51u16 } else { ((((a_u32) as u16)).checked_sub(40u16).unwrap_or(71u16)).max(((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)) });
-        diff_xor_into(&mut v4, ((match (a_u32 % 8u32) { 4u32 => (!48141u16), 1u32 | 7u32 => (((a_i64) as u16) ^ 45u16), 5u32 => ((a_i64) as u16), _ => 63015u16 }) % ((((0u32 % a_u32)) as u16) | 1u16)));
-        let r4 = &mut v4;
-        *r4 ^= (72u16 / (15u16 | 1u16));
-        oi[i] = ((match (44u32 % 8u32) { 5u32 => 0u64, 6u32 => (((0u64 % (a_u64 | 1u64))).abs_diff((a_u64 << (-39i64))) as u64), _ => 84u64 })) as u64;
-        of[i] = (((DIFF_TABLE_F32[((58u32) % 6u32) as usize] * 1.0f32) / ((((-93i16)) as f32)).sqrt())) as f64;
+        assert!((((51u32 % 256u32) != 7u32) || (b_f64 != a_f64)));
+        oi[i] = (a_i64) as u64;
+        of[i] = (((v2 + ((-6.25f32) - (-7.875f32)))).sqrt()) as f64;
     }
 }
 
@@ -2775,11 +2783,11 @@ pub fn diff_75(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         if ((((a_i32) as u8) + ((a_f32) as u8)) != 59u8) {
             v2 = (a_f32 - (a_f32 + 0.625f32));
         } else {
-            v2 = (DIFF_TABLE_F32[((95u32) % 6u32) as usize] * 1.0f32);
+            v2 = (DIFF_TABLE_F32[((a_u32) % 6u32) as usize] * 1.0f32);
         }
-        let v3: u64 = (20u64).checked_add(64u64).unwrap_or(6u64);
-        oi[i] = ((!(a_i32).min(((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)))) as u64;
-        of[i] = (((a_u64) as f32)) as f64;
+        let v3: f32 = (v2 * (a_f32).abs());
+        oi[i] = (((a_f32) as u8)) as u64;
+        of[i] = ((8.375f32 * (-DIFF_TABLE_F32.get(((a_u32) % 8u32) as usize).copied().unwrap_or((-5.25f32))))) as f64;
     }
 }
 
@@ -2979,25 +2987,29 @@ pub fn diff_81(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
         let v0: i32 = ((b_f32) as i32);
-        let t1: [f32; 3] = [(((match (17u32 % 8u32) { 0u32..=1u32 => (a_u32 & a_u32), 7u32 => (71u32 | 90u32), _ => (54u32 - 44u32) })) as f32), (((a_f32 - 16777216.0f32) / (8.0f32 * 12.375f32)) * (((-5.5f32) - 2.5f32) / (1e-40f32 * 0.625f32))), a_f32];
-        let v1: f32 = t1.iter().copied().fold(((DIFF_TABLE_F32[((32u32) % 6u32) as usize] * 1.0f32) + ((a_f32 - a_f32) + ((5e-324f64) as f32))), |v1, v2| a_f32);
-        let v3: u16 = (!((a_i32) as u16));
-        assert!((((a_u32 % 256u32) != 7u32) || (false && true)));
-        let mut v4: f32 = 1.875f32;
-        if ((!(9007199254740992.0f64 <= a_f64)) && true) {
-            v4 = a_f32;
+        let mut t1: [f32; 3] = [(((match (17u32 % 8u32) { 0u32..=1u32 => (a_u32 & a_u32), 7u32 => (71u32 | 90u32), _ => (54u32 - 44u32) })) as f32); 3];
+        t1[1] = (((a_f32 - 16777216.0f32) / (8.0f32 * 12.375f32)) * (((-5.5f32) - 2.5f32) / (1e-40f32 * 0.625f32)));
+        t1[2] = a_f32;
+        let mut v1: f32 = (DIFF_TABLE_F32.get(((10u32) % 8u32) as usize).copied().unwrap_or(0.1f32) + (DIFF_TABLE_F32.get(((b_u32) % 8u32) as usize).copied().unwrap_or(8.0f32) / (8.875f32).abs()));
+        for &v2 in t1.iter().step_by(2) {
+            v1 = a_f32;
+        }
+        let mut c3: u32 = 0u32;
+        let v3: u8 = loop {
+            if c3 >= ((a_u32) % 4u32) {
+                break ((((a_f32) as u8)).checked_mul(((a_u32) as u8)).unwrap_or(31u8));
+            }
+            c3 += 1u32;
+        };
+        let v4: u64 = a_u64;
+        let mut v5: u32 = 91u32;
+        if ((DIFF_TABLE_I64[((54u32) % 6u32) as usize] * 1i64) > 95i64) {
+            v5 = (v5 >> 37u16);
         } else {
-            v4 = ((if (true || matches!((1u32 % 8u32), 4u32..=5u32)) { a_f32 } else { ((v4) as f32) })).sqrt();
+            v5 = v5;
         }
-        let mut t5: [i16; 3] = [((-38i16)).abs(); 3];
-        t5[1] = (!98i16);
-        t5[2] = ((-54i16) << (35i64 & 15i64));
-        let mut v5: i16 = (match (a_u32 % 8u32) { 1u32 | 1u32 => (-56i16), _ => (-58i16) });
-        for &v6 in t5.iter().step_by(2) {
-            v5 = ((69u16) as i16);
-        }
-        oi[i] = ((((match (60u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64) | a_i64)) as u64;
-        of[i] = ((-1.25f64)) as f64;
+        oi[i] = ((((-1i16) >> ((32767i16 | 69i16) & 15i16))).saturating_add(((!(-41i16))).abs())) as u64;
+        of[i] = (0.1f32) as f64;
     }
 }
 
@@ -3230,23 +3242,15 @@ pub fn diff_87<const K: u32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
                 if false {
                     continue 'l1;
                 }
-                v1 = (DIFF_TABLE_F32[((10u32) % 6u32) as usize] * 1.0f32);
+                v1 = DIFF_TABLE_F32.get(((a_u32) % 8u32) as usize).copied().unwrap_or(a_f32);
             }
         }
-        let mut v2: f32 = ((if matches!((8u32 % 8u32), 6u32 | 4u32) { 0.1f32 } else { 4.25f32 }) / (v1 + 5.5f32));
-        'l2: for j2 in 0u32..(((76u32 * 36u32)) % 3u32) {
-            for j3 in 0u32..(((a_u32 ^ j2)) % 3u32) {
-                if ((92i8 > ((a_i64) as i8)) && ((-79i16) == (-23i16))) {
-                    break 'l2;
-                }
-                if false {
-                    continue 'l2;
-                }
-                v2 = ((-8.5f32) * (a_f32 - 11.75f32));
-            }
+        let mut v2: f64 = (if matches!((8u32 % 8u32), 6u32 | 4u32) { 5e-324f64 } else { ((-12.0f64)).abs() });
+        for j2 in (0u32..=(((match (61u32 % 8u32) { 4u32 | 0u32 => a_u32, _ => a_u32 })) % 4u32)).rev() {
+            v2 = ((((((-1.375f64)).abs()) as i8)) as f64);
         }
-        oi[i] = (((match (15u32 % 8u32) { 3u32..=3u32 => 61u64, 6u32 | 5u32 => (26u64 << (1u16 & 63u16)), _ => ((match (K % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) })).max(((57u64 << a_i32) >> ((if ((-11.375f64) > 10.0f64) { a_u64 } else { b_u64 }) & 63u64)))) as u64;
-        of[i] = (1.75f64) as f64;
+        oi[i] = (((36u32).checked_mul(87u32).unwrap_or(K) & (!(1u32 - K)))) as u64;
+        of[i] = ((((-4.25f64) - (if false { (-4.5f64) } else { v2 })) / (((((a_f32) as i16) * 52i16)) as f64))) as f64;
     }
 }
 
@@ -3345,10 +3349,12 @@ pub fn diff_90<const K: u8>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u6
         }
         let v2: f32 = ((((v1 >> (a_u32 & 15u32))) as f32) / (-((((a_i32) as i8)) as f32)));
         let v3: f64 = ((if false { a_f64 } else { 0.1f64 }) + (DIFF_TABLE_F64[((a_u32) % 6u32) as usize] * 1.0f64));
-        assert!((((53u32 % 256u32) != 7u32) || ((v0 >> (31i32 & 7i32)) <= (if true { ((a_u32) as i8) } else { ((a_f32) as i8) }))));
-        let v4: i8 = ((((a_f32 + 2.0f32) - (a_f32 / 3.4e38f32))) as i8);
-        oi[i] = ((match (a_u32 % 8u32) { 1u32 => ((a_u64 % (87u64 | 1u64)) * ((v1) as u64)), _ => (!(match (a_u32 % 8u32) { 1u32 => a_u64, 7u32 | 3u32 => b_u64, _ => a_u64 })) })) as u64;
-        of[i] = (((DIFF_TABLE_F32[((a_u32) % 6u32) as usize] * 1.0f32)).sqrt()) as f64;
+        let mut v4: u32 = ((match (a_u32 % 8u32) { 1u32 => 81u32, 6u32 | 2u32 => (25u32 >> (a_u64 & 31u64)), _ => (40u32 * a_u32) }) << ((match (24u32 % 8u32) { 3u32 => (match (a_u32 % 8u32) { 1u32 | 4u32 => (-90i32), 2u32 => (-69i32), _ => a_i32 }), 1u32 => a_i32, 0u32 | 2u32 => (match (44u32 % 8u32) { 1u32..=2u32 => (-88i32), 4u32 | 7u32 => a_i32, 1u32..=7u32 => 31i32, _ => a_i32 }), _ => (a_i32).checked_div(a_i32).unwrap_or(1i32) }) & 31i32));
+        for j1 in (0u32..=(((a_u32).saturating_add(87u32)) % 4u32)).rev() {
+            v4 = (((match (v4 % 8u32) { 1u32..=3u32 => j1, 6u32..=7u32 => a_u32, _ => a_u32 }) ^ (!a_u32)) & b_u32);
+        }
+        oi[i] = ((((if (((a_i64) as u16) < v1) { ((a_i64) as i8) } else { ((a_i64) as i8) }) >> (if true { ((a_u32) as u16) } else { ((a_i64) as u16) })) | ((a_i64) as i8))) as u64;
+        of[i] = ((if (!(!false)) { ((v3 + 9007199254740992.0f64) - DIFF_TABLE_F64.get(((97u32) % 8u32) as usize).copied().unwrap_or(a_f64)) } else { (((match (a_u32 % 8u32) { 2u32..=6u32 => a_i64, 0u32 | 3u32 => (-21i64), _ => 63i64 })) as f64) })) as f64;
     }
 }
 
@@ -3505,7 +3511,7 @@ pub fn diff_95(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
             v3 = (((a_u64).min(a_u64) << ((((-54i32)) as i32) & 63i32))).max(((10u64 ^ v3) << ((63u16) as u16)));
         }
         oi[i] = (a_u64) as u64;
-        of[i] = ((DIFF_TABLE_F32[((31u32) % 6u32) as usize] * 1.0f32)) as f64;
+        of[i] = (DIFF_TABLE_F32.get(((53u32) % 8u32) as usize).copied().unwrap_or(a_f32)) as f64;
     }
 }
 
@@ -3559,23 +3565,23 @@ pub fn diff_97<const K: i32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         for &v1 in t0.iter().rev() {
             v0 = 63u64;
         }
-        let v2: f64 = (DIFF_TABLE_F64[((37u32) % 6u32) as usize] * 1.0f64);
-        let mut v3: u32 = (if false { a_u32 } else { a_u32 });
-        diff_xor_into(&mut v3, (43u32 << (85u8 & 31u8)));
-        let r3 = &mut v3;
-        *r3 ^= (13u32 % (73u32 | 1u32));
-        let mut v4: i32 = (-2147483648i32);
-        for j0 in (0u32..((((((a_u32) as u8)) as u32)) % 4u32)).rev() {
-            v4 = (a_i32 & K);
+        let v2: f64 = (DIFF_TABLE_F64[((1u32) % 6u32) as usize] * 1.0f64);
+        let mut v3: i32 = (!(DIFF_TABLE_I32[((a_u32) % 6u32) as usize] * 1i32));
+        for j0 in (u32::MAX - (((43u32 << (85u8 & 31u8))) % 4u32))..=u32::MAX {
+            v3 = (!(v3).abs());
         }
-        let mut v5: i64 = (((-75i64) + a_i64) << ((a_i32).saturating_sub(b_i32) & 63i32));
+        let mut v4: i32 = (match (a_u32 % 8u32) { 4u32 | 3u32 => ((a_i32 >> (80i8 & 31i8)) ^ (a_i32 / (a_i32 | 1i32))), 4u32 => ((if true { a_i32 } else { v3 })).saturating_sub((match (809055241u32 % 8u32) { 7u32 => v3, 5u32 => v3, _ => 2147483647i32 })), 3u32..=7u32 => (match (61u32 % 8u32) { 0u32..=1u32 => a_i32, 6u32 | 6u32 => (v3 << ((-90i16) & 31i16)), 4u32 => (a_i32).min(v3), _ => (K ^ v3) }), _ => (v3).checked_add(a_i32).unwrap_or(62i32) });
         if false {
-            v5 = ((a_i64 | a_i64) & ((true) as i64));
+            v4 = (((DIFF_TABLE_I32[((31u32) % 6u32) as usize] * 1i32) << ((if (1u32 > 1u32) { 11u8 } else { ((a_u32) as u8) }) & 31u8))).min((K >> (1u32 + b_u32)));
         } else {
-            v5 = (DIFF_TABLE_I64[((20u32) % 6u32) as usize] * 1i64);
+            v4 = ((-46i32)).checked_add(a_i32).unwrap_or(v4);
         }
-        oi[i] = ((((94u16 << ((-90i16) & 15i16)) % (((a_i64) as u16) | 1u16)) / (39421u16 | 1u16))) as u64;
-        of[i] = ((((DIFF_TABLE_F64[((a_u32) % 6u32) as usize] * 1.0f64) * v2) + ((a_f64).abs() + ((-3.75f64) + a_f64)))) as f64;
+        let mut v5: i32 = ((-v3)).abs();
+        diff_xor_into(&mut v5, ((v3 >> (((a_i64) as u16) & 31u16)) + ((((a_i64) as u8)) as i32)));
+        let r5 = &mut v5;
+        *r5 ^= (!K);
+        oi[i] = (((a_i64) as i8)) as u64;
+        of[i] = (((((b_i64 % (a_i64 | 1i64))) as f64)).abs()) as f64;
     }
 }
 
@@ -3803,7 +3809,7 @@ pub fn diff_103<const K: u32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[
             v4 = (!(if (94u16 == 90u16) { v0 } else { v4 }));
         }
         oi[i] = ((match (6u32 % 8u32) { 6u32 => ((a_i32) as u8), _ => ((a_i32) as u8) })) as u64;
-        of[i] = (((a_f32 / (9.75f32 - (-0.0f32))) / (-(DIFF_TABLE_F32[((30u32) % 6u32) as usize] * 1.0f32)))) as f64;
+        of[i] = (((a_f32 / (9.75f32 - (-0.0f32))) / (-DIFF_TABLE_F32.get(((a_u32) % 8u32) as usize).copied().unwrap_or(2.25f32)))) as f64;
     }
 }
 
@@ -3931,7 +3937,7 @@ pub fn diff_106(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
             }
         }
         oi[i] = ((((v1).min((!a_i32))) as i8)) as u64;
-        of[i] = ((DIFF_TABLE_F64[((a_u32) % 6u32) as usize] * 1.0f64)) as f64;
+        of[i] = ((DIFF_TABLE_F64[((31u32) % 6u32) as usize] * 1.0f64)) as f64;
     }
 }
 
@@ -3972,7 +3978,7 @@ pub fn diff_107(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
             v3 = ((v3) as u16);
         }
         oi[i] = (((-43i16) << (((a_u32) as u16) & 15u16))) as u64;
-        of[i] = ((DIFF_TABLE_F64[((a_u32) % 6u32) as usize] * 1.0f64)) as f64;
+        of[i] = (DIFF_TABLE_F64.get(((a_u32) % 8u32) as usize).copied().unwrap_or(a_f64)) as f64;
     }
 }
 
@@ -4021,12 +4027,12 @@ pub fn diff_109(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
-        let mut v0: f32 = (((DIFF_TABLE_F32[((a_u32) % 6u32) as usize] * 1.0f32) - (a_f32 / a_f32)) - (-((b_u32) as f32)));
-        for j0 in ((((a_u32 & b_u32)) % 8u32)..(((93u32 ^ 1u32)) % 16u32)).step_by(((2u32) % 3u32) as usize) {
-            v0 = (((v0 + a_f32) + ((49u8) as f32)) + ((4.75f32 - v0)).sqrt());
+        let mut v0: f32 = ((DIFF_TABLE_F32.get(((a_u32) % 8u32) as usize).copied().unwrap_or((-0.125f32)) - (((-97i32)) as f32)) - ((-a_f32) - ((-10.875f32)).abs()));
+        for j0 in (((75u32) % 8u32)..((((18i16) as u32)) % 16u32)).step_by(((95u32) % 3u32) as usize) {
+            v0 = (a_f32 + ((((31i8) as u8)) as f32));
         }
-        oi[i] = (((31u32 << (((-15i8) >> (a_i32 & 7i32)) & 31i8)) ^ 29u32)) as u64;
-        of[i] = (((-(a_f64 * a_f64)) / ((match (a_u32 % 8u32) { 2u32..=4u32 => 1.7e308f64, 4u32 | 6u32 => a_f64, 5u32 => a_f64, _ => (-10.0f64) }) + (10.75f64 + a_f64)))) as f64;
+        oi[i] = ((match (33u32 % 8u32) { 2u32..=3u32 => (match (56u32 % 8u32) { 0u32 | 5u32 => (-15i8), 7u32 => ((match (23u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8), 3u32..=6u32 => (match (0u32 % 8u32) { 0u32 | 7u32 => ((a_u32) as i8), 5u32 => ((a_i32) as i8), _ => 67i8 }), _ => (90i8 * (-128i8)) }), 3u32 => ((-80i8) / ((!90i8) | 1i8)), 4u32 | 0u32 => (((((a_f32) as i16) > (-32768i16))) as i8), _ => ((((a_i64) as i8) & 9i8)).max((((a_u32) as i8) / (((a_f32) as i8) | 1i8))) })) as u64;
+        of[i] = ((a_f64 + (((97u64) as f64) / ((((a_i64) as u16)) as f64)))) as f64;
     }
 }
 
@@ -4122,10 +4128,10 @@ pub fn diff_111(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         t3[2] = (((0.1f32).sqrt()) as f64);
         let mut v3: f64 = ((v0 - a_f64) / (a_f64 - a_f64));
         for &v4 in t3.iter().rev() {
-            v3 = ((DIFF_TABLE_F64[((a_u32) % 6u32) as usize] * 1.0f64) * (-v4));
+            v3 = (DIFF_TABLE_F64.get(((a_u32) % 8u32) as usize).copied().unwrap_or(9.875f64) * (b_f64 * a_f64));
         }
-        oi[i] = (((a_f32) as u16)) as u64;
-        of[i] = ((-a_f64)) as f64;
+        oi[i] = ((((a_i32) as u16) & ((a_f32) as u16))) as u64;
+        of[i] = ((((42u8 / ((68u8 - ((a_i64) as u8)) | 1u8))) as f64)) as f64;
     }
 }
 
@@ -4226,17 +4232,18 @@ pub fn diff_114(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         t1[2] = (((a_f64).sqrt() - ((-3.5f64) - 0.1f64)) / 1.7e308f64);
         let mut v1: f64 = ((((31i32 >> (((a_u32) as i8) & 31i8)) & 2147483647i32)) as f64);
         for &v2 in t1.iter().rev() {
-            v1 = ((match (1u32 % 8u32) { 0u32 => (DIFF_TABLE_F64[((a_u32) % 6u32) as usize] * 1.0f64), _ => v1 }) / ((a_f64 * 5.25f64)).sqrt());
+            v1 = ((match (1u32 % 8u32) { 0u32 => (DIFF_TABLE_F64[((1u32) % 6u32) as usize] * 1.0f64), _ => (a_f64).sqrt() }) / (match (42u32 % 8u32) { 0u32..=7u32 => ((-0.0f64) * (-8.25f64)), 2u32..=6u32 => v1, _ => (v1 / a_f64) }));
         }
-        let mut v3: i64 = ((16i64).min((-72i64))).saturating_add(((-90i64) - a_i64));
-        if matches!((a_u32 % 8u32), 2u32) {
-            v3 = ((-9223372036854775808i64) >> ((!11u16) & 63u16));
-        } else {
-            v3 = ((v3).min(a_i64) << ((if false { b_i64 } else { a_i64 }) & 63i64));
+        let mut t3: [f32; 3] = [(-((v0) as f32)); 3];
+        t3[1] = ((a_u64) as f32);
+        t3[2] = (11.125f32).abs();
+        let mut v3: f32 = ((-a_f32)).sqrt();
+        for &v4 in t3.iter() {
+            v3 = (DIFF_TABLE_F32[((76u32) % 6u32) as usize] * 1.0f32);
         }
-        let v4: u64 = a_u64;
-        oi[i] = (((a_u32 + (match (28u32 % 8u32) { 2u32 => a_u32, 3u32 | 5u32 => 31u32, 7u32 | 1u32 => a_u32, _ => 68u32 }))).pow((((((0i16) as i32)) as u32)) as u32 & 7)) as u64;
-        of[i] = ((((!6u16)) as f32)) as f64;
+        let v5: i32 = a_i32;
+        oi[i] = ((!(((false) as i32)).rem_euclid((b_i32).checked_div(a_i32).unwrap_or(v5)))) as u64;
+        of[i] = (((((!35i16) & ((68u8) as i16))) as f64)) as f64;
     }
 }
 
@@ -4351,7 +4358,7 @@ pub fn diff_117(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
             }
         }
         oi[i] = (47i16) as u64;
-        of[i] = (((((match (a_u32 % 8u32) { 1u32 => 53i8, 5u32 | 0u32 => ((a_i32) as i8), _ => ((a_f32) as i8) })) as f64) - (DIFF_TABLE_F64[((v2) % 6u32) as usize] * 1.0f64))) as f64;
+        of[i] = (((((match (a_u32 % 8u32) { 1u32 => 53i8, 5u32 | 0u32 => ((a_i32) as i8), _ => ((a_f32) as i8) })) as f64) - DIFF_TABLE_F64.get(((a_u32) % 8u32) as usize).copied().unwrap_or(a_f64))) as f64;
     }
 }
 
@@ -4511,7 +4518,7 @@ pub fn diff_121<const K: i16>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[
             c3 += 1u32;
         };
         oi[i] = ((if matches!((a_u32 % 8u32), 3u32..=4u32) { v2 } else { (((a_u32) as u16)).max(((((a_i32) as i8)) as u16)) })) as u64;
-        of[i] = (((DIFF_TABLE_F32[((a_u32) % 6u32) as usize] * 1.0f32) + a_f32)) as f64;
+        of[i] = ((DIFF_TABLE_F32.get(((v0) % 8u32) as usize).copied().unwrap_or((-9.125f32)) + (DIFF_TABLE_F32.get(((a_u32) % 8u32) as usize).copied().unwrap_or(a_f32) * (-a_f32)))) as f64;
     }
 }
 
@@ -4574,7 +4581,7 @@ pub fn diff_123(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
             v2 = ((if true { ((a_f32) as i16) } else { ((a_i64) as i16) }) ^ v2);
         }
         oi[i] = (((0i64 | DiffPair { a: a_i64, b: ((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64) }.mixed()) ^ ((33i64 << ((-26i32) & 63i32))).min((a_i64).saturating_sub(a_i64)))) as u64;
-        of[i] = (((DIFF_TABLE_F64[((9u32) % 6u32) as usize] * 1.0f64) / (DIFF_TABLE_F64[((a_u32) % 6u32) as usize] * 1.0f64))) as f64;
+        of[i] = (((DIFF_TABLE_F64[((a_u32) % 6u32) as usize] * 1.0f64) / ((((-14i16)) as f64) * (v1 + a_f64)))) as f64;
     }
 }
 
@@ -4646,7 +4653,7 @@ pub fn diff_125(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         }
         assert!((((33u32 % 256u32) != 7u32) || (((88u32) as u32) < 0u32)));
         oi[i] = ((0i64 | DiffPair::new((!(if false { a_i64 } else { (-76i64) })), 9223372036854775807i64).b)) as u64;
-        of[i] = (((DIFF_TABLE_F32[((77u32) % 6u32) as usize] * 1.0f32) / ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)) as f32))) as f64;
+        of[i] = ((DIFF_TABLE_F32.get(((a_u32) % 8u32) as usize).copied().unwrap_or(2.75f32) / DIFF_TABLE_F32.get(((a_u32) % 8u32) as usize).copied().unwrap_or(a_f32))) as f64;
     }
 }
 
@@ -4726,10 +4733,15 @@ pub fn diff_127(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         for j0 in ((((if true { 20u32 } else { b_u32 })) % 8u32)..(((65u32 ^ 45u32)) % 16u32)).step_by(((24u32) % 3u32) as usize) {
             v2 = (a_u32 % ((match (32u32 % 8u32) { 0u32 | 7u32 => v2, _ => a_u32 }) | 1u32));
         }
-        let v3: f32 = (DIFF_TABLE_F32[((v2) % 6u32) as usize] * 1.0f32);
-        let v4: f64 = a_f64;
-        oi[i] = ((match (23u32 % 8u32) { 3u32 | 4u32 => 58u32, _ => (if false { (v2 + 54u32) } else { v2 }) })) as u64;
-        of[i] = (a_f32) as f64;
+        let v3: f32 = DIFF_TABLE_F32.get(((a_u32) % 8u32) as usize).copied().unwrap_or(v1);
+        let mut v4: i64 = a_i64;
+        if true {
+            v4 = ((7.25f32) as i64);
+        } else {
+            v4 = (if false { (v4 + (-54i64)) } else { v4 });
+        }
+        oi[i] = (((a_i64 - (match (v2 % 8u32) { 1u32 | 1u32 => 27i64, _ => v4 })) * (!(if (1.125f64 < 2.75f64) { (-18i64) } else { a_i64 })))) as u64;
+        of[i] = (((((a_i32).min(a_i32)) as f64) + (((8i32 + (-31i32))) as f64))) as f64;
     }
 }
 
@@ -4754,7 +4766,7 @@ pub fn diff_128(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let mut c1: u32 = 0u32;
         let v1: f32 = loop {
             if c1 >= (((61u32 + 2898525398u32)) % 4u32) {
-                break (((DIFF_TABLE_F32[((49u32) % 6u32) as usize] * 1.0f32) * 9.875f32));
+                break ((DIFF_TABLE_F32.get(((a_u32) % 8u32) as usize).copied().unwrap_or(a_f32) * (b_f32).abs()));
             }
             c1 += 1u32;
         };
@@ -4903,21 +4915,14 @@ pub fn diff_132(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         }
         let v2: f64 = (-8.625f64);
         assert!((((9u32 % 256u32) != 7u32) || ((13i64 + a_i64) >= ((-4i64) / (a_i64 | 1i64)))));
-        let mut t3: [f32; 3] = [(DIFF_TABLE_F32[((17u32) % 6u32) as usize] * 1.0f32); 3];
-        t3[1] = ((-5.25f32) * (-2.0f32));
-        t3[2] = ((89u16) as f32);
-        let mut v3: f32 = (a_f32).sqrt();
-        for &v4 in t3.iter() {
-            v3 = (9.0f32 * v3);
+        let t3: [f32; 3] = [(DIFF_TABLE_F32[((97u32) % 6u32) as usize] * 1.0f32), ((0i16) as f32), (3.4e38f32 * a_f32)];
+        let v3: f32 = t3.iter().copied().fold((a_f32 - (-0.0f32)), |v3, v4| ((39u16) as f32));
+        let mut v5: f64 = ((((-76i16)) as f64) - 7.0f64);
+        for j0 in (0u32..=((22u32) % 4u32)).rev() {
+            v5 = b_f64;
         }
-        let mut v5: f32 = (-(-v3));
-        if true {
-            v5 = (((((a_f32) as u16)) as f32) / v5);
-        } else {
-            v5 = a_f32;
-        }
-        oi[i] = ((DIFF_TABLE_I32[((66u32) % 6u32) as usize] * 1i32)) as u64;
-        of[i] = ((a_f32 + (match (a_u32 % 8u32) { 0u32 => 3.125f32, _ => (v3 / a_f32) }))) as f64;
+        oi[i] = (45u32) as u64;
+        of[i] = ((DIFF_TABLE_F32[((97u32) % 6u32) as usize] * 1.0f32)) as f64;
     }
 }
 
@@ -5156,11 +5161,16 @@ pub fn diff_138(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
-        let t0: [f32; 3] = [11.75f32, ((a_f32 - a_f32) / (-4.75f32)), (((-3.125f32) / (-0.125f32)) - ((((a_f32) as i8)) as f32))];
-        let v0: f32 = t0.iter().copied().fold((DIFF_TABLE_F32[((a_u32) % 6u32) as usize] * 1.0f32), |v0, v1| ((-a_f32)).abs());
+        let mut t0: [f32; 3] = [11.75f32; 3];
+        t0[1] = ((a_f32 - a_f32) / (-4.75f32));
+        t0[2] = (((-3.125f32) / (-0.125f32)) - ((((a_f32) as i8)) as f32));
+        let mut v0: f32 = (DIFF_TABLE_F32[((52u32) % 6u32) as usize] * 1.0f32);
+        for &v1 in t0.iter().skip(1) {
+            v0 = (-(a_f32).abs());
+        }
         let v2: i8 = (if matches!((25u32 % 8u32), 2u32..=7u32) { (-94i8) } else { (-88i8) });
         oi[i] = ((((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) % (50i16 | 1i16))) as u64;
-        of[i] = (((match (b_u32 % 8u32) { 3u32 | 4u32 => (DIFF_TABLE_F64[((a_u32) % 6u32) as usize] * 1.0f64), 1u32 | 1u32 => (a_f64 / (-12.375f64)), _ => 1.125f64 }) * ((a_f64 - 2.125f64)).abs())) as f64;
+        of[i] = (((match (b_u32 % 8u32) { 3u32 | 4u32 => DIFF_TABLE_F64.get(((a_u32) % 8u32) as usize).copied().unwrap_or(a_f64), 0u32 | 4u32 => ((a_f32) as f64), _ => (match (9u32 % 8u32) { 4u32 => 8.875f64, 2u32 => a_f64, 4u32 => (-3.375f64), _ => (-9.5f64) }) }) * (((((a_i32) as u8)).div_euclid(((a_i32) as u8))) as f64))) as f64;
     }
 }
 
@@ -5203,10 +5213,10 @@ pub fn diff_139(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         t3[2] = (((match (a_u32 % 8u32) { 0u32..=3u32 => ((a_i64) as u16), 0u32..=7u32 => 23048u16, _ => ((a_i32) as u16) })) as f64);
         let mut v3: f64 = (-1.0f64);
         for &v4 in t3.iter().skip(1) {
-            v3 = (DIFF_TABLE_F64[((a_u32) % 6u32) as usize] * 1.0f64);
+            v3 = DIFF_TABLE_F64.get(((3818355580u32) % 8u32) as usize).copied().unwrap_or(v3);
         }
-        oi[i] = (((DIFF_TABLE_I8[((a_u32) % 6u32) as usize] * 1i8) % (((!((a_u32) as i8)) / (((a_f32) as i8) % ((-28i8) | 1i8))) | 1i8))) as u64;
-        of[i] = (((((((-55i64)).abs()) as u8)) as f64)) as f64;
+        oi[i] = ((((!(((a_f32) as u16) >> ((-46i8) & 15i8)))) as i8)) as u64;
+        of[i] = ((DIFF_TABLE_F32[((22u32) % 6u32) as usize] * 1.0f32)) as f64;
     }
 }
 
@@ -5325,24 +5335,34 @@ pub fn diff_143(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
-        let mut v0: f32 = ((DIFF_TABLE_F32[((0u32) % 6u32) as usize] * 1.0f32) + (((-33i16)) as f32));
-        if (((a_i32) as i16) <= (16i16).abs()) {
-            v0 = ((if true { a_f32 } else { v0 }) + v0);
+        let mut v0: f32 = (DIFF_TABLE_F32.get(((18u32) % 8u32) as usize).copied().unwrap_or(a_f32) + (-a_f32));
+        if (matches!((a_u32 % 8u32), 1u32 | 3u32) || (4294967295u32 <= 33u32)) {
+            v0 = (((((a_f32) as i16) % ((a_i32) as i16))) as f32);
         } else {
-            v0 = (((-2.375f32) + (-8.25f32)) / ((a_i32) as f32));
+            v0 = v0;
         }
-        let v1: i32 = (a_i32).max(a_i32);
-        let v2: u64 = (95u64).div_euclid(39u64);
-        let v3: f32 = (-(-(v0 * v0)));
-        let mut t4: [i8; 3] = [((20i8 >> (83u64 & 7u64)) + ((-1i8) << (91u16 & 7u16))); 3];
-        t4[1] = ((-72i8)).abs();
-        t4[2] = ((((-66i16) | 16i16)) as i8);
-        let mut v4: i8 = (((15u16 << ((a_i32) as u8))) as i8);
-        for &v5 in t4.iter().step_by(2) {
-            v4 = ((!((a_i32) as i8))).min((v5 << 89u16));
+        let mut v1: i32 = ((((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)) as i32);
+        if ((90i32 ^ 31i32) < ((-8i32) + 13i32)) {
+            v1 = (((if (a_i64 == a_i64) { v1 } else { a_i32 })).min((if false { 94i32 } else { v1 }))).abs();
+        } else {
+            v1 = (-35i32);
         }
-        oi[i] = ((0i64 | DiffPair::new((-(63i64 >> (4i8 & 63i8))), ((50i64).abs_diff((-7i64)) as i64)).b)) as u64;
-        of[i] = ((-(((a_u32) as f64)).sqrt())) as f64;
+        assert!((((4294967295u32 % 256u32) != 7u32) || (!(v1 == 32i32))));
+        let mut v2: u64 = 72u64;
+        if (((((a_i32) as i8)) as f64) > 0.0f64) {
+            v2 = a_u64;
+        } else {
+            v2 = v2;
+        }
+        assert!((((31u32 % 256u32) != 7u32) || ((!a_u32) > (4294967295u32 << 89u16))));
+        let v3: i8 = (((1i32 ^ v1)) as i8);
+        assert!((((a_u32 % 256u32) != 7u32) || ((-7i64) > (match (a_u32 % 8u32) { 3u32 | 2u32 => a_i64, 1u32 | 4u32 => a_i64, 6u32 | 5u32 => (-70i64), _ => 9223372036854775807i64 }))));
+        let mut v4: f64 = (12.125f64 + a_f64);
+        for j0 in (((66u32) % 8u32)..(((DIFF_TABLE_U32[((a_u32) % 6u32) as usize] * 1u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v4 = ((-6.25f64) / 1.7e308f64);
+        }
+        oi[i] = (13u16) as u64;
+        of[i] = ((a_f32 - (DIFF_TABLE_F32[((4294967295u32) % 6u32) as usize] * 1.0f32))) as f64;
     }
 }
 
@@ -5367,7 +5387,7 @@ pub fn diff_144(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let v1: u8 = (0u8).checked_sub(((a_u32) as u8)).unwrap_or(29u8);
         assert!((((4294967295u32 % 256u32) != 7u32) || matches!((11u32 % 8u32), 1u32)));
         oi[i] = ((((((!92i16)) as u32)) as u32)) as u64;
-        of[i] = ((DIFF_TABLE_F32[((88u32) % 6u32) as usize] * 1.0f32)) as f64;
+        of[i] = (DIFF_TABLE_F32.get(((a_u32) % 8u32) as usize).copied().unwrap_or(16777216.0f32)) as f64;
     }
 }
 
@@ -5472,7 +5492,7 @@ pub fn diff_147<const K: i16>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[
         let r0 = &mut v0;
         *r0 ^= (21u32 * 41u32);
         oi[i] = ((((a_i32) as u16)).checked_add(46156u16).unwrap_or(7u16)) as u64;
-        of[i] = ((((8.375f64 - (-10.875f64)) - (match (v0 % 8u32) { 3u32 => (-0.0f64), _ => 8.375f64 })) + ((DIFF_TABLE_F64[((67u32) % 6u32) as usize] * 1.0f64)).abs())) as f64;
+        of[i] = ((((8.375f64 - (-10.875f64)) - (match (v0 % 8u32) { 3u32 => (-0.0f64), _ => 8.375f64 })) + (DIFF_TABLE_F64.get(((87u32) % 8u32) as usize).copied().unwrap_or((-1.25f64))).abs())) as f64;
     }
 }
 
@@ -5528,7 +5548,7 @@ pub fn diff_148<const K: i8>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
             c6 += 1u32;
         };
         oi[i] = (((v3).checked_add(v3).unwrap_or(0i16) & ((((a_i64) as i16) + (-37i16)) * (!((a_f32) as i16))))) as u64;
-        of[i] = ((((12.0f32 / (-0.75f32))).abs() / (DIFF_TABLE_F32[((a_u32) % 6u32) as usize] * 1.0f32))) as f64;
+        of[i] = ((((12.0f32 / (-0.75f32))).abs() / DIFF_TABLE_F32.get(((94u32) % 8u32) as usize).copied().unwrap_or(7.625f32))) as f64;
     }
 }
 
@@ -5600,7 +5620,7 @@ pub fn diff_150<const K: u32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[
             v2 = v2;
         }
         oi[i] = (((b_i64 | 49i64)).abs()) as u64;
-        of[i] = ((DIFF_TABLE_F64[((a_u32) % 6u32) as usize] * 1.0f64)) as f64;
+        of[i] = (DIFF_TABLE_F64.get(((23u32) % 8u32) as usize).copied().unwrap_or(7.0f64)) as f64;
     }
 }
 
@@ -5648,13 +5668,24 @@ pub fn diff_152(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let mut c0: u32 = 0u32;
         let v0: f64 = loop {
             if c0 >= (((if true { a_u32 } else { 88u32 })) % 4u32) {
-                break ((DIFF_TABLE_F64[((95u32) % 6u32) as usize] * 1.0f64));
+                break (DIFF_TABLE_F64.get(((0u32) % 8u32) as usize).copied().unwrap_or(4.5f64));
             }
             c0 += 1u32;
         };
-        let v1: u8 = 8u8;
-        oi[i] = ((a_i32).checked_sub(31i32).unwrap_or(a_i32)) as u64;
-        of[i] = ((-(3.4e38f32 * ((a_u32) as f32)))) as f64;
+        let mut v1: i16 = (-96i16);
+        'l1: for j0 in 0u32..(((a_u32).checked_sub(772166358u32).unwrap_or(a_u32)) % 3u32) {
+            for j1 in 0u32..(((match (a_u32 % 8u32) { 5u32..=5u32 => 78u32, 0u32 | 1u32 => a_u32, _ => a_u32 })) % 3u32) {
+                if matches!((a_u32 % 8u32), 4u32..=6u32) {
+                    break 'l1;
+                }
+                if matches!((62u32 % 8u32), 0u32 | 4u32) {
+                    continue 'l1;
+                }
+                v1 = ((((match (a_u32 % 8u32) { 2u32 | 0u32 => v1, 1u32 | 1u32 => ((a_i64) as i16), 5u32 | 6u32 => v1, _ => v1 })).min((!((a_f32) as i16)))) as i16);
+            }
+        }
+        oi[i] = ((DIFF_TABLE_I8[((51u32) % 6u32) as usize] * 1i8)) as u64;
+        of[i] = ((((a_f32 * a_f32) - (a_f32).sqrt()) + (-(a_f32 + a_f32)))) as f64;
     }
 }
 

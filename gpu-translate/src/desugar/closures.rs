@@ -184,7 +184,7 @@ impl Desugarer<'_> {
     }
 
     /// Whether `name` is a parameter or a local declared so far.
-    fn in_scope(&self, name: &str) -> bool {
+    pub(super) fn in_scope(&self, name: &str) -> bool {
         self.locals.iter().any(|n| n == name)
     }
 

@@ -216,7 +216,10 @@ impl VisitMut for Desugarer<'_> {
         let new = match e {
             syn::Expr::ForLoop(f) => self.for_loop(f),
             syn::Expr::Match(m) => Some(self.match_expr(m)),
-            syn::Expr::MethodCall(m) => self.reduction(m).or_else(|| self.option_method(m)),
+            syn::Expr::MethodCall(m) => self
+                .reduction(m)
+                .or_else(|| self.slice_get(m))
+                .or_else(|| self.option_method(m)),
             syn::Expr::Loop(l) => self.loop_value(l),
             syn::Expr::If(i) => self.if_let(i),
             syn::Expr::While(w) => self.while_let(w),

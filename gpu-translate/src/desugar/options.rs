@@ -101,6 +101,11 @@ impl Desugarer<'_> {
                 return Some(with_pre(pre, unwrapped(&o, none, span), span));
             }
             "unwrap_or" => {
+                // `a.get(i).copied().unwrap_or(d)` of a plain index and default (as
+                // `slice_get` writes it): the element or `d`, still an expression.
+                if let Some(e) = element_or(&m.receiver, &m.args[0]) {
+                    return Some(e);
+                }
                 let d = self.evaluated_once(&m.args[0], "default", &mut pre);
                 return Some(with_pre(pre, unwrapped(&o, d, span), span));
             }
@@ -248,6 +253,38 @@ impl Desugarer<'_> {
 
 /// `if o.is_some() { value of o } else { other }`, `o` a name or an expression free of
 /// effects.
+/// `if c { x } else { d }` for `o` = `if c { Some(x) } else { None }` and a default `d`
+/// that reading or not cannot be told apart; `None` for anything else.
+fn element_or(o: &syn::Expr, d: &syn::Expr) -> Option<syn::Expr> {
+    if !(is_plain(d) || super::matching::infallible(d)) {
+        return None;
+    }
+    let syn::Expr::If(i) = strip_parens(o) else {
+        return None;
+    };
+    let [syn::Stmt::Expr(syn::Expr::Call(some), None)] = &i.then_branch.stmts[..] else {
+        return None;
+    };
+    let (_, other) = i.else_branch.as_ref()?;
+    let syn::Expr::Block(none) = &**other else {
+        return None;
+    };
+    let [syn::Stmt::Expr(syn::Expr::Path(none), None)] = &none.block.stmts[..] else {
+        return None;
+    };
+    let syn::Expr::Path(f) = &*some.func else {
+        return None;
+    };
+    if !crate::names::is_option_variant(&f.path, "Some")
+        || !crate::names::is_option_variant(&none.path, "None")
+        || some.args.len() != 1
+    {
+        return None;
+    }
+    let (cond, x) = (&i.cond, &some.args[0]);
+    Some(syn::parse_quote_spanned!(i.if_token.span=> if #cond { #x } else { #d }))
+}
+
 fn unwrapped(o: &syn::Expr, other: syn::Expr, span: proc_macro2::Span) -> syn::Expr {
     syn::parse_quote_spanned!(span=> if #o.is_some() { __gpu_some_value(#o) } else { #other })
 }

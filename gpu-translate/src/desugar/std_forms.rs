@@ -10,6 +10,11 @@
 //!   keep the two places apart.
 //! - `let (s, c) = x.sin_cos();` (or `f32::sin_cos(x)`) is `(x.sin(), x.cos())`, which is
 //!   how Rust defines it, the receiver read once.
+//! - `a.get(i).copied()` (or `.cloned()`) of a 1-D array is
+//!   `{ let k: usize = i; if k < a.len() { Some(a[k]) } else { None } }`, an `Option` of the
+//!   element's value (kernels' `Option`s hold values, not references); `a.first()` and
+//!   `a.last()` (`if 0 < a.len() { Some(a[a.len() - 1]) } else { None }`) likewise; also of a
+//!   module array (`LUT.get(i).copied()`).
 
 use proc_macro2::Span;
 use syn::spanned::Spanned;
@@ -34,6 +39,70 @@ impl Desugarer<'_> {
             syn::Expr::Call(c) if is_mem_swap(&c.func) || is_bare_swap(c) => Some(self.mem_swap(c)),
             _ => None,
         }
+    }
+
+    /// The rewrite of `m` if it is `a.get(i).copied()`, `a.first().copied()` or
+    /// `a.last().copied()` (or `.cloned()`) of a 1-D array `a`; `None` for anything else.
+    pub(super) fn slice_get(&mut self, m: &syn::ExprMethodCall) -> Option<syn::Expr> {
+        if !(m.method == "copied" || m.method == "cloned") || !m.args.is_empty() {
+            return None;
+        }
+        let syn::Expr::MethodCall(get) = &*m.receiver else {
+            return None;
+        };
+        let syn::Expr::Path(p) = &*get.receiver else {
+            return None;
+        };
+        if !(self.names_1d_array(p) || self.is_module_array(p)) {
+            return None;
+        }
+        let a = &p.path;
+        let span = get.method.span();
+        let index: syn::Expr = match (get.method.to_string().as_str(), get.args.len()) {
+            ("get", 1) => get.args[0].clone(),
+            ("first", 0) => syn::parse_quote_spanned!(span=> 0usize),
+            // Past the test, `len - 1` cannot wrap.
+            ("last", 0) => {
+                return Some(syn::parse_quote_spanned!(span=>
+                    if 0 < #a.len() { Some(#a[#a.len() - 1]) } else { None }))
+            }
+            _ => return None,
+        };
+        // An index that reading twice cannot be told from reading once stays an
+        // expression, so `LUT.get(s % 8).copied().unwrap_or(d)` is one too.
+        if is_plain(&index) || super::matching::infallible(&index) {
+            return Some(syn::parse_quote_spanned!(span=>
+                if (#index) < #a.len() { Some(#a[#index]) } else { None }));
+        }
+        let k = self.fresh("k", span);
+        Some(syn::parse_quote_spanned!(span=> {
+            let #k: usize = #index;
+            if #k < #a.len() { Some(#a[#k]) } else { None }
+        }))
+    }
+
+    /// Whether `p` names a 1-D array in scope.
+    fn names_1d_array(&self, p: &syn::ExprPath) -> bool {
+        p.path
+            .get_ident()
+            .is_some_and(|a| self.arrays.iter().any(|x| a == x))
+    }
+
+    /// Whether `p` reads as a module `const` or `static` array (`LUT`, `tables::LUT`): a
+    /// name in upper case that no local takes (the lowering then knows it by its uses).
+    fn is_module_array(&self, p: &syn::ExprPath) -> bool {
+        let Some(last) = p.path.segments.last() else {
+            return false;
+        };
+        let name = crate::names::unraw(&last.ident);
+        p.qself.is_none()
+            && p.path.segments.iter().all(|s| s.arguments.is_none())
+            && p.path.segments[0].ident != "Self"
+            && name.chars().any(|c| c.is_ascii_uppercase())
+            && name
+                .chars()
+                .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+            && !(p.path.segments.len() == 1 && self.in_scope(&name))
     }
 
     /// `a.swap(i, j)` of a 1-D array `a`.

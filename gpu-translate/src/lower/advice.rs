@@ -65,8 +65,13 @@ pub(super) fn method_advice(name: &str) -> String {
         "to_string" | "to_owned" | "clone" | "into" | "to_vec" => {
             Some("kernel values are copied as they are: drop the call (or `as`-cast a number)")
         }
-        "get" | "get_mut" | "first" | "last" => {
-            Some("index the array: `a[i]` (checked), `a[0]`, `a[a.len() - 1]`")
+        "get" | "first" | "last" => Some(
+            "`a.get(i).copied()` is an `Option` of the element (`None` past the end; kernels' \
+             `Option`s hold values, not references), as are `a.first().copied()` and \
+             `a.last().copied()`; or index the array: `a[i]` (checked)",
+        ),
+        "get_mut" | "first_mut" | "last_mut" => {
+            Some("test the index and write the element: `if i < a.len() { a[i] = v; }`")
         }
         "swap" => Some(
             "`a.swap(i, j)` swaps two elements of a 1-D array parameter or a local or shared \

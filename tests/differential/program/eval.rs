@@ -267,6 +267,17 @@ impl Eval<'_> {
                 };
                 super::table_value(e.ty, (v % 6) as usize)
             }
+            // The index is read first, then the default, as Rust evaluates the chain.
+            Kind::TableGet(s, d) => {
+                let Value::U32(v) = self.expr(s) else {
+                    unreachable!("a table's index is a u32");
+                };
+                let d = self.expr(d);
+                match (v % 8) as usize {
+                    k if k < 6 => super::table_value(e.ty, k),
+                    _ => d,
+                }
+            }
             Kind::PairMixed(a, b) => match (self.expr(a), self.expr(b)) {
                 (Value::I64(a), Value::I64(b)) => Value::I64((a ^ b) & 4294967295),
                 _ => unreachable!("a DiffPair holds i64s"),

@@ -223,10 +223,12 @@ impl Gen<'_> {
         } else {
             // Drawn only where items may be used, so the core programs stay as they were.
             if self.items && self.r.chance(6) {
-                return Expr {
-                    ty,
-                    kind: Kind::Table(b(self.leaf(Ty::U32))),
+                let kind = if self.r.chance(50) {
+                    Kind::Table(b(self.leaf(Ty::U32)))
+                } else {
+                    Kind::TableGet(b(self.leaf(Ty::U32)), b(self.leaf(ty)))
                 };
+                return Expr { ty, kind };
             }
             match self.r.below(12) {
                 0 | 1 => return self.leaf(ty),

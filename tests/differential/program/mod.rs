@@ -357,6 +357,9 @@ pub enum Kind {
     /// the expression's type ([`table_value`]), chosen by a `u32` (the `* 1` gives the
     /// element its type where the kernel uses it; compiled programs only).
     Table(Box<Expr>),
+    /// `DIFF_TABLE_T.get(((s) % 8u32) as usize).copied().unwrap_or(d)`: an element of the
+    /// same module array, or `d` past its six (compiled programs only).
+    TableGet(Box<Expr>, Box<Expr>),
     /// `b_T`, the thread's input of the expression's type read again through a sub-slice
     /// lent to a device function ([`Program::sub_inputs`]; compiled programs only).
     SubInput,

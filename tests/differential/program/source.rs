@@ -295,6 +295,12 @@ fn show(e: &Expr) -> String {
         }
         Kind::PairNew(a, b) => format!("(0i64 | DiffPair::new({}, {}).b)", show(a), show(b)),
         Kind::Matches(s, p) => format!("matches!(({} % 8u32), {})", show(s), p.source()),
+        Kind::TableGet(s, d) => format!(
+            "DIFF_TABLE_{}.get((({}) % 8u32) as usize).copied().unwrap_or({})",
+            t.to_uppercase(),
+            show(s),
+            show(d)
+        ),
         Kind::Table(s) => format!(
             "(DIFF_TABLE_{}[(({}) % 6u32) as usize] * {})",
             t.to_uppercase(),

@@ -17,6 +17,18 @@ unsafe extern "C" {
     fn gpu_only(x: i32) -> i32;
 }
 
+/// The same file declared again, in another module: a kernel that calls through both
+/// compiles the C once.
+pub mod again {
+    use gpu_runtime::prelude::*;
+
+    #[gpu_extern(file = "foreign/functions.cu")]
+    unsafe extern "C" {
+        #[simulator(super::mul_on_cpu)]
+        pub fn mul_f32_f32(x: f32, y: f32) -> f32;
+    }
+}
+
 fn mul_on_cpu(x: f32, y: f32) -> f32 {
     x * y
 }
@@ -31,6 +43,16 @@ pub fn multiply_vectors(r: &mut [f32], x: &[f32], y: &[f32]) {
     let i = grid_1d();
     if i < r.len() {
         r[i] = unsafe { mul_f32_f32(x[i], y[i]) };
+    }
+}
+
+/// `x * y * y`, through both declarations of one file.
+#[gpu_kernel]
+pub fn through_two_blocks(r: &mut [f32], x: &[f32], y: &[f32]) {
+    let i = grid_1d();
+    if i < r.len() {
+        let p = unsafe { mul_f32_f32(x[i], y[i]) };
+        r[i] = unsafe { again::mul_f32_f32(p, y[i]) };
     }
 }
 
@@ -64,6 +86,11 @@ pub fn case_foreign(dev: &Device, seed: u64) -> CaseResult {
     unsafe { launch!(multiply_vectors[blocks(n, 128), 128](&mut d, &dx, &dy)) }?;
     let want: Vec<f32> = x.iter().zip(&y).map(|(a, b)| a * b).collect();
     check(&mut out, "multiply_vectors", &d.to_host()?, &want, 0.0)?;
+    let mut d2 = poisoned(dev, n, f32::NAN)?;
+    // SAFETY: as above, twice.
+    unsafe { launch!(through_two_blocks[blocks(n, 128), 128](&mut d2, &dx, &dy)) }?;
+    let want: Vec<f32> = x.iter().zip(&y).map(|(a, b)| a * b * b).collect();
+    check(&mut out, "through_two_blocks", &d2.to_host()?, &want, 0.0)?;
 
     let limit = 1_000_000i64;
     let a: Vec<i64> = (0..n).map(|_| r.random_range(-limit..limit)).collect();

@@ -191,7 +191,8 @@ macro_rules! for_each_case {
                 0.0, cooperative::case_cooperative, [cooperative::grid_mirror];
             foreign: "#[gpu_extern] foreign CUDA C from a file (Numba's declare_device): f32 and long parameters, two calls of one block, the simulator's Rust functions, and its error without one",
                 0.0, foreign::case_foreign,
-                [foreign::multiply_vectors, foreign::clamped_sums, foreign::on_gpu_only];
+                [foreign::multiply_vectors, foreign::through_two_blocks, foreign::clamped_sums,
+                 foreign::on_gpu_only];
             cooperative_limit: "max_cooperative_blocks (Numba's sequential_rows), one block more refused, cooperative(block) launches exactly that many",
                 0.0, cooperative::case_cooperative_limit,
                 [cooperative::sequential_rows, cooperative::mirror_strided];

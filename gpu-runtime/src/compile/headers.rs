@@ -1,6 +1,9 @@
 //! What a raw module's include directories hold when it is compiled: every regular file
-//! under each directory, read for the disk-cache key, so a changed header (or a new one)
-//! compiles the module again instead of loading the code of the old one.
+//! under each directory (through symbolic links), read for the disk-cache key, so a changed
+//! header (or a new one) compiles the module again instead of loading the code of the old
+//! one. Files outside the directories that a header reaches (`#include "../x.cuh"`, an
+//! absolute path) are not part of the key: keep every header a module includes under its
+//! directories. A header that changes while NVRTC compiles leaves nothing in the cache.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -44,10 +47,11 @@ pub(crate) fn snapshot(headers: &Headers) -> Result<Snapshot, GpuError> {
         field(b"dir");
         field(dir.as_os_str().as_encoded_bytes());
         let mut found = Vec::new();
-        walk(dir, dir, &mut found, &mut budget)?;
+        let mut seen = Vec::new();
+        walk(dir, dir, &mut found, &mut budget, &mut seen)?;
         found.sort();
         for (relative, path) in found {
-            let bytes = std::fs::read(&path).map_err(|e| unreadable(&path, &e))?;
+            let bytes = read_within(&path, MAX_BYTES.saturating_sub(budget.bytes))?;
             budget.bytes += bytes.len() as u64;
             budget.check(dir)?;
             field(relative.as_bytes());
@@ -84,26 +88,46 @@ impl Budget {
     }
 }
 
-/// Each regular file under `at` (symbolic links to files followed, to directories not,
-/// so no cycle), as (its path below `root` with `/` between parts, its path).
+/// The bytes of the file at `path`, refused past `room` bytes without reading more.
+fn read_within(path: &Path, room: u64) -> Result<Vec<u8>, GpuError> {
+    use std::io::Read as _;
+    let file = std::fs::File::open(path).map_err(|e| unreadable(path, &e))?;
+    let mut bytes = Vec::new();
+    file.take(room.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(|e| unreadable(path, &e))?;
+    Ok(bytes)
+}
+
+/// Each regular file under `at`, as (its path below `root` with `/` between parts, its
+/// path). Symbolic links are followed, to files and to directories (as NVRTC follows
+/// them), each directory walked once (`seen`, by its canonical path), so a link cycle ends.
 fn walk(
     root: &Path,
     at: &Path,
     out: &mut Vec<(String, PathBuf)>,
     budget: &mut Budget,
+    seen: &mut Vec<PathBuf>,
 ) -> Result<(), GpuError> {
+    let canonical = std::fs::canonicalize(at).map_err(|e| unreadable(at, &e))?;
+    if seen.contains(&canonical) {
+        return Ok(());
+    }
+    seen.push(canonical);
     let entries = std::fs::read_dir(at).map_err(|e| unreadable(at, &e))?;
     for entry in entries {
         let entry = entry.map_err(|e| unreadable(at, &e))?;
         let path = entry.path();
-        let kind = entry.file_type().map_err(|e| unreadable(&path, &e))?;
-        if kind.is_dir() {
-            walk(root, &path, out, budget)?;
+        // The target's kind: a link to a directory is walked, to a file read.
+        let Ok(meta) = std::fs::metadata(&path) else {
+            continue; // a dangling link names nothing NVRTC could read
+        };
+        if meta.is_dir() {
+            walk(root, &path, out, budget, seen)?;
             continue;
         }
         // A FIFO or a device is no header, and reading one could block.
-        let is_file = std::fs::metadata(&path).is_ok_and(|m| m.is_file());
-        if !is_file {
+        if !meta.is_file() {
             continue;
         }
         budget.files += 1;
@@ -193,6 +217,41 @@ mod tests {
         }
         let s = snapshot(&headers(&dir)).unwrap();
         assert_eq!(s.files.len(), 1, "{:?}", s.files);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A directory reached through a symbolic link is part of the digest (NVRTC follows
+    /// the link), and a link back up the tree ends the walk instead of looping.
+    #[cfg(unix)]
+    #[test]
+    fn linked_directories_are_followed_once() {
+        let base = std::env::temp_dir().join(format!("gt-headers-link-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&base);
+        let (dir, vendor) = (base.join("include"), base.join("vendor"));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::create_dir_all(&vendor).unwrap();
+        std::fs::write(vendor.join("x.cuh"), "#define X 1\n").unwrap();
+        std::os::unix::fs::symlink(&vendor, dir.join("lib")).unwrap();
+        std::os::unix::fs::symlink(&dir, dir.join("again")).unwrap();
+        let before = snapshot(&headers(&dir)).unwrap();
+        assert_eq!(before.files.len(), 1, "{:?}", before.files);
+        std::fs::write(vendor.join("x.cuh"), "#define X 2\n").unwrap();
+        let after = snapshot(&headers(&dir)).unwrap();
+        assert_ne!(before.digest, after.digest);
+        std::fs::remove_dir_all(&base).unwrap();
+    }
+
+    /// A file past the byte cap is refused without being read whole.
+    #[test]
+    fn a_file_past_the_cap_is_refused() {
+        let dir = std::env::temp_dir().join(format!("gt-headers-big-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = std::fs::File::create(dir.join("data.bin")).unwrap();
+        // Sparse: no disk is used for the hole.
+        file.set_len(MAX_BYTES + 1).unwrap();
+        let e = snapshot(&headers(&dir)).unwrap_err().to_string();
+        assert!(e.contains("MiB"), "{e}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -109,8 +109,9 @@ impl Job<'_> {
             },
             t.elapsed().as_secs_f64() * 1e3
         );
-        if let Some(cache) = self.cache {
-            // SAFETY: the entry's CUBIN is what NVRTC just compiled from the inputs of the key.
+        if let Some(cache) = self.cache.filter(|_| self.headers_unchanged()) {
+            // SAFETY: the entry's CUBIN is what NVRTC just compiled from the inputs of the key
+            // (the headers read the same after the compilation as before it).
             unsafe { cache.store(&self.key(arch), &entry(&compiled_by, &cubin)) };
             self.store_ptx(&compiled_by, &ptx);
         }
@@ -322,6 +323,26 @@ impl<'a> Job<'a> {
             crate_version: CRATE_VERSION,
             headers: &self.headers_digest,
         })
+    }
+
+    /// Whether the module's headers read now as they did when the key was made: NVRTC reads
+    /// them itself, so a header changed in between would file new code under the old
+    /// headers' key (then the result is used, not kept).
+    fn headers_unchanged(&self) -> bool {
+        match self.def.headers() {
+            None => true,
+            Some(h) => {
+                let same = headers::snapshot(h).is_ok_and(|s| s.digest == self.headers_digest);
+                if !same {
+                    log::warn!(
+                        "the headers of `{}` changed while it compiled: not kept in the kernel \
+                         cache",
+                        self.signature
+                    );
+                }
+                same
+            }
+        }
     }
 
     /// The key of the PTX entry for `target` (`sm_80`).

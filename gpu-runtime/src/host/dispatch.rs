@@ -188,13 +188,21 @@ pub(crate) unsafe fn launch_packed(
             load(cuda, def, sig, dtypes)?
         }
     };
+    // A `cooperative(block)` grid is the same whichever entry then runs.
+    let cooperative;
+    let cfg = match cfg.shape {
+        Shape::Cooperative(_) => {
+            cooperative = cooperative_config(cuda, def, kernel, dtypes, *cfg)?;
+            &cooperative
+        }
+        _ => cfg,
+    };
     let validate = |entry: &Entry| {
         let forall_block = match (cfg.shape, def.exact_block()) {
             (Shape::ForAll(_), Some(t)) => t,
             (Shape::ForAll(_), None) => entry.forall_block()?,
             (Shape::Explicit { .. } | Shape::Cooperative(_), _) => 0,
         };
-        let cfg = resolve_cooperative(cuda, def, entry, *cfg)?;
         cfg.validate(
             def.name(),
             &cuda.limits,
@@ -239,8 +247,32 @@ pub(crate) unsafe fn launch_packed(
     unsafe { cuda.enqueue(kernel, entry, &valid, stream, args, dtypes) }
 }
 
+/// `cfg` with the grid of a `cooperative(block)` launch of `kernel` made explicit: as many
+/// blocks as are resident at once on `cuda`, for the fewer of its two entries when it has a
+/// fast path (so the grid, and `max_cooperative_blocks`, do not depend on which runs).
+fn cooperative_config<'s>(
+    cuda: &CudaDevice,
+    def: &'static KernelDef,
+    kernel: &LoadedKernel,
+    dtypes: &[DtypeKind],
+    cfg: LaunchConfig<'s>,
+) -> Result<LaunchConfig<'s>> {
+    let main = resolve_cooperative(cuda, def, &kernel.main, cfg)?;
+    if kernel.checked.is_none() {
+        return Ok(main);
+    }
+    let checked = resolve_cooperative(cuda, def, load_checked(cuda, kernel, dtypes)?, cfg)?;
+    Ok(if checked.grid_x() < main.grid_x() {
+        checked
+    } else {
+        main
+    })
+}
+
 /// `cfg` with the grid of a `cooperative(block)` launch made explicit: as many blocks as
-/// `entry` has resident at once on `cuda`.
+/// `entry` has resident at once on `cuda`. The entry's dynamic shared memory is raised to
+/// the launch's first, as the launch would, since the driver counts no block resident
+/// past it.
 fn resolve_cooperative<'s>(
     cuda: &CudaDevice,
     def: &'static KernelDef,
@@ -252,7 +284,12 @@ fn resolve_cooperative<'s>(
         &cuda.limits,
         entry.attributes.max_threads_per_block,
         entry.max_dynamic_shared,
-        |threads, shared| entry.resident_blocks(threads, shared, cuda.limits.multiprocessors),
+        |threads, shared| {
+            if shared > entry.dynamic_shared_allowed.load(Ordering::Relaxed) {
+                cuda.allow_dynamic_shared(entry, shared)?;
+            }
+            entry.resident_blocks(threads, shared, cuda.limits.multiprocessors)
+        },
     )
 }
 
@@ -482,25 +519,18 @@ pub(crate) fn max_cooperative_blocks(
         }
         DeviceInner::Cuda(cuda) => {
             let kernel = loaded(cuda, def, dtypes)?;
-            let blocks = |entry: &Entry| -> Result<u32> {
-                let cfg = resolve_cooperative(cuda, def, entry, cfg)?;
-                let valid = cfg.validate(
-                    def.name(),
-                    &cuda.limits,
-                    entry.attributes.max_threads_per_block,
-                    0,
-                    entry.max_dynamic_shared,
-                )?;
-                if let Some(v) = &valid {
-                    def.check_block(v.block)?;
-                }
-                Ok(grid(valid))
-            };
-            let main = blocks(&kernel.main)?;
-            match &kernel.checked {
-                Some(_) => Ok(main.min(blocks(load_checked(cuda, kernel, dtypes)?)?)),
-                None => Ok(main),
+            let cfg = cooperative_config(cuda, def, kernel, dtypes, cfg)?;
+            let valid = cfg.validate(
+                def.name(),
+                &cuda.limits,
+                kernel.main.attributes.max_threads_per_block,
+                0,
+                kernel.main.max_dynamic_shared,
+            )?;
+            if let Some(v) = &valid {
+                def.check_block(v.block)?;
             }
+            Ok(grid(valid))
         }
     }
 }

@@ -248,7 +248,8 @@ impl<'s> LaunchConfig<'s> {
             Shape::ForAll(None) => return Err(fail("forall(n) with a negative n".to_owned())),
             Shape::ForAll(Some(0)) => return Ok(None),
             Shape::ForAll(Some(n)) => forall_shape(n, auto_block),
-            // Never here: `resolve_cooperative` makes the grid explicit first.
+            // A launch resolves the grid first; a graph's recording (checked again at its
+            // launch) validates the block alone.
             Shape::Cooperative(block) => (Extents([Some(1), Some(1), Some(1)]), block),
         };
         let grid = dims("grid", grid, limits.max_grid).map_err(fail)?;
@@ -290,6 +291,15 @@ impl<'s> LaunchConfig<'s> {
 
 /// A `cooperative(block)` configuration made explicit; any other as it is.
 impl LaunchConfig<'_> {
+    /// The grid's x extent of an explicit configuration (0 for any other, or a negative
+    /// one).
+    pub(crate) fn grid_x(&self) -> u64 {
+        match self.shape {
+            Shape::Explicit { grid, .. } => grid.0[0].unwrap_or(0),
+            _ => 0,
+        }
+    }
+
     /// The grid of a `cooperative(block)` configuration, from `resident(threads,
     /// dynamic_shared)`, the blocks of that size the device holds at once for the kernel; a
     /// block or shared size that is not valid for it (below `max_threads` and
@@ -325,7 +335,9 @@ impl LaunchConfig<'_> {
             0 => Err(GpuError::InvalidLaunch {
                 kernel,
                 reason: format!(
-                    "not one block of {threads} threads with {} bytes of dynamic shared memory                      can be resident on {} (the kernel's registers or shared memory take too                      much); use smaller blocks",
+                    "not one block of {threads} threads with {} bytes of dynamic shared memory \
+                     can be resident on {} (the kernel's registers or shared memory take too \
+                     much); use smaller blocks",
                     valid.shared_mem_bytes, limits.device_name
                 ),
             }),

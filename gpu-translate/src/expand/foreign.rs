@@ -77,7 +77,7 @@ pub fn expand_extern(attr: TokenStream, item: TokenStream) -> TokenStream {
     let k = options
         .krate
         .unwrap_or_else(|| syn::parse_quote!(::gpu_runtime));
-    emit(&k, &source, &fns)
+    emit(&k, &source, &options.spec, &fns)
 }
 
 /// What the attribute's options say.
@@ -85,6 +85,9 @@ pub fn expand_extern(attr: TokenStream, item: TokenStream) -> TokenStream {
 struct Options {
     /// The C, as an expression of type `&'static str`.
     source: Option<TokenStream>,
+    /// The C as the attribute names it (the file's path, or the text), which names the
+    /// block's C unit: two blocks of one file share it, so a kernel compiles it once.
+    spec: String,
     /// `crate = "path"`.
     krate: Option<syn::Path>,
 }
@@ -122,6 +125,9 @@ fn parse_options(attr: TokenStream, diags: &mut Diagnostics) -> Options {
                 continue;
             }
         };
+        if name == "file" || name == "source" {
+            out.spec = format!("{name}={}", text.value());
+        }
         let given = match name.as_str() {
             "file" => out
                 .source
@@ -188,6 +194,16 @@ fn scalar(ty: &syn::Type, diags: &mut Diagnostics) -> Option<Prim> {
 fn declaration(f: &syn::ForeignItemFn, diags: &mut Diagnostics) -> Option<Declaration> {
     let errors = diags.len();
     let sig = &f.sig;
+    let name = crate::names::unraw(&sig.ident);
+    if crate::ir::is_language_function(&name) {
+        diags.error(
+            sig.ident.span(),
+            format!(
+                "`{name}` is a kernel-language function, which a call by that name (any path to \
+                 it) means on the GPU and the simulator alike: give the C function another name"
+            ),
+        );
+    }
     if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
         diags.error(
             sig.generics.span(),
@@ -306,7 +322,7 @@ template <> struct gt_foreign_kind<bool> { static constexpr int value = 1; };\n\
 template <> struct gt_foreign_kind<float> { static constexpr int value = 2; };\n\
 template <> struct gt_foreign_kind<double> { static constexpr int value = 3; };\n\
 template <> struct gt_foreign_kind<signed char> { static constexpr int value = 4; };\n\
-template <> struct gt_foreign_kind<char> { static constexpr int value = 4; };\n\
+template <> struct gt_foreign_kind<char> { static constexpr int value = (char)-1 < 0 ? 4 : 8; };\n\
 template <> struct gt_foreign_kind<short> { static constexpr int value = 5; };\n\
 template <> struct gt_foreign_kind<int> { static constexpr int value = 6; };\n\
 template <> struct gt_foreign_kind<long> { static constexpr int value = sizeof(long) == 8 ? 7 : 6; };\n\
@@ -329,11 +345,14 @@ template <class R2, class... P, class R, class... A> struct gt_foreign_matches<R
 
 /// The items of the block: one `unsafe fn` and one module per declaration, and the module
 /// of the block's C.
-fn emit(k: &syn::Path, source: &TokenStream, fns: &[Declaration]) -> TokenStream {
+fn emit(k: &syn::Path, source: &TokenStream, spec: &str, fns: &[Declaration]) -> TokenStream {
     let first = crate::names::unraw(&fns[0].f.sig.ident);
     let unit_mod = format_ident!("__gpu_extern_{}", first);
-    let unit_c_name = format!("gt_extern_{first}");
-    let unit_name = format!("the #[gpu_extern] block of `{first}`");
+    let unit_c_name = format!("gt_extern_{:016x}", crate::names::method_key(spec));
+    let unit_name = match spec.strip_prefix("file=") {
+        Some(file) => format!("the #[gpu_extern] C of `{file}`"),
+        None => format!("the #[gpu_extern] C declaring `{first}`"),
+    };
     let items = fns.iter().map(|d| {
         let f = &d.f;
         let (vis, ident) = (&f.vis, &f.sig.ident);

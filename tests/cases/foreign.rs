@@ -133,7 +133,8 @@ pub fn case_foreign(dev: &Device, seed: u64) -> CaseResult {
     } else {
         launched?;
         let want: Vec<i32> = xi.iter().map(|v| v * 3 + 1).collect();
-        check(&mut out, "on_gpu_only", &di.to_host()?, &want, 0.0)?;
+        // Not among the outputs both backends give.
+        compare("on_gpu_only", &f64s(&di.to_host()?), &f64s(&want), 0.0)?;
     }
     Ok(out)
 }

@@ -260,10 +260,32 @@ pub fn xoroshiro128p_states(
         bytes: (n as u64).saturating_mul(16),
     };
     let words = n.checked_mul(2).ok_or_else(out_of_memory)?;
+    if !host_can_hold(words) {
+        return Err(out_of_memory());
+    }
     let mut out = Vec::new();
     out.try_reserve_exact(words).map_err(|_| out_of_memory())?;
     fill_states(&mut out, n, seed, subsequence_start);
     Ok(out)
+}
+
+/// Whether `words` of states fit in the host's physical memory: every state is written,
+/// so a reservation the system grants lazily (overcommit) would otherwise be filled for
+/// hours before it failed.
+fn host_can_hold(words: usize) -> bool {
+    let bytes = (words as u64).saturating_mul(8);
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: `sysinfo` is plain integers, for which all-zero bytes are a value.
+        let mut info: libc::sysinfo = unsafe { std::mem::zeroed() };
+        // SAFETY: `info` is a valid out-pointer for `sysinfo`, read only when it succeeds.
+        if unsafe { libc::sysinfo(&mut info) } == 0 {
+            let total = (info.totalram as u64).saturating_mul(u64::from(info.mem_unit.max(1)));
+            return bytes <= total;
+        }
+    }
+    let _ = bytes;
+    true
 }
 
 /// Push `n` states onto `out` (see [`xoroshiro128p_states`]).
@@ -297,6 +319,18 @@ pub fn create_xoroshiro128p_states(
             "{n} xoroshiro128+ states do not fit in memory"
         )));
     };
+    // The states are made on the host and copied: refused before any is made when they
+    // cannot fit on the device (or, on the simulator, in the host's memory).
+    let fits = match device.memory_info()? {
+        Some(m) => (words as u64).saturating_mul(8) <= m.total,
+        None => host_can_hold(words),
+    };
+    if !fits {
+        return Err(GpuError::OutOfMemory {
+            device: device.name().to_owned(),
+            bytes: (n as u64).saturating_mul(16),
+        });
+    }
     // A reservation that fails is an error, not an abort.
     let mut host = crate::host::array::reserve::<u64>(device, words)?;
     fill_states(&mut host, n, seed, 0);

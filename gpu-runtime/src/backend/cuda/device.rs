@@ -28,6 +28,9 @@ pub(crate) struct CudaDevice {
     pub(super) functions: FunctionTable<LoadedKernel>,
     /// The kernel launched last, for naming it in a fault (see `fault.rs`).
     pub(super) last_launch: AtomicPtr<LoadedKernel>,
+    /// The most local memory per thread of a kernel launched so far: a launch that needs
+    /// more makes the driver grow its reservation, deep in its own stack (`launch.rs`).
+    pub(super) local_launched: std::sync::atomic::AtomicU32,
     /// The first sticky error, once the context has faulted.
     pub(super) first_fault: OnceLock<String>,
     /// Where checked kernels record their first fault.
@@ -126,6 +129,7 @@ impl CudaDevice {
             limits,
             functions: FunctionTable::new(),
             last_launch: AtomicPtr::new(std::ptr::null_mut()),
+            local_launched: std::sync::atomic::AtomicU32::new(0),
             first_fault: OnceLock::new(),
             faults,
             synchronous: crate::env::flag(crate::env::SYNC_ENV),

@@ -18,6 +18,10 @@ use crate::dtype::DtypeKind;
 use crate::error::{GpuError, Result};
 use crate::launch::dims::ValidLaunch;
 
+/// The stack a launch that grows the driver's local-memory reservation runs with (see
+/// `enqueue_growing_local`).
+const LAUNCH_GROWTH_STACK_BYTES: usize = 1024 * 1024;
+
 /// A stream's raw handle, compared and waited on but never owned.
 pub(super) struct StreamHandle(pub(super) cudarc::driver::sys::CUstream);
 
@@ -37,6 +41,77 @@ impl CudaDevice {
     /// values, and `valid` within its limits.
     #[inline]
     pub(crate) unsafe fn enqueue(
+        &self,
+        kernel: &LoadedKernel,
+        entry: &Entry,
+        valid: &ValidLaunch,
+        stream: cudarc::driver::sys::CUstream,
+        args: &mut [*mut c_void],
+        dtypes: &[DtypeKind],
+    ) -> Result<()> {
+        if entry.attributes.local_bytes_per_thread > self.local_launched.load(Ordering::Relaxed) {
+            // SAFETY: the caller's contract, passed on.
+            return unsafe {
+                self.enqueue_growing_local(kernel, entry, valid, stream, args, dtypes)
+            };
+        }
+        // SAFETY: the caller's contract.
+        unsafe { self.enqueue_here(kernel, entry, valid, stream, args, dtypes) }
+    }
+
+    /// [`CudaDevice::enqueue`] of a kernel that needs more local memory per thread than
+    /// any launched before: the driver grows its reservation inside the launch, which takes
+    /// more stack than a small thread has (a 64 KB thread overflowed in it on an H100), so
+    /// the launch runs on a thread with room when the caller lacks it.
+    ///
+    /// # Safety
+    ///
+    /// As for [`CudaDevice::enqueue`].
+    #[cold]
+    unsafe fn enqueue_growing_local(
+        &self,
+        kernel: &LoadedKernel,
+        entry: &Entry,
+        valid: &ValidLaunch,
+        stream: cudarc::driver::sys::CUstream,
+        args: &mut [*mut c_void],
+        dtypes: &[DtypeKind],
+    ) -> Result<()> {
+        /// The launch's raw handles, taken to the other thread, which the caller waits for.
+        struct Raw(cudarc::driver::sys::CUstream, *mut [*mut c_void]);
+        // SAFETY: the stream handle and the argument pointers may be used from any
+        // thread; `with_room` returns only after the thread using them has ended, while
+        // they are still the caller's.
+        unsafe impl Send for Raw {}
+        let raw = Raw(stream, args as *mut [*mut c_void]);
+        let launch = move || {
+            let raw = raw;
+            // SAFETY: `raw.1` is the caller's `args`, borrowed for this call; the caller's
+            // contract holds for the launch (the context is made current in it).
+            unsafe { self.enqueue_here(kernel, entry, valid, raw.0, &mut *raw.1, dtypes) }
+        };
+        let r = crate::backend::stack_room::with_room(LAUNCH_GROWTH_STACK_BYTES, launch)
+            .unwrap_or_else(|e| {
+                Err(GpuError::InvalidArgument(format!(
+                    "launching `{}` needs a thread with more stack than this one has, and none \
+                     could be started: {e}",
+                    kernel.def.name()
+                )))
+            });
+        if r.is_ok() {
+            self.local_launched
+                .fetch_max(entry.attributes.local_bytes_per_thread, Ordering::Relaxed);
+        }
+        r
+    }
+
+    /// [`CudaDevice::enqueue`] on this thread.
+    ///
+    /// # Safety
+    ///
+    /// As for [`CudaDevice::enqueue`].
+    #[inline]
+    unsafe fn enqueue_here(
         &self,
         kernel: &LoadedKernel,
         entry: &Entry,

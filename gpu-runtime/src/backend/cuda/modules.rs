@@ -21,6 +21,11 @@ use crate::error::{GpuError, Result};
 use crate::launch::codes::ParamCodes;
 
 /// A kernel signature loaded on a device.
+/// The stack a first launch's module load needs (it runs on a thread of its own, with a
+/// main thread's stack, when the caller has less: a 64 KB thread overflowed in it on an
+/// H100); NVRTC asks for its own room inside.
+const LOAD_STACK_BYTES: usize = 1024 * 1024;
+
 pub(crate) struct LoadedKernel {
     pub def: &'static KernelDef,
     /// Its display form, such as `vec_add::<f32>`.
@@ -99,7 +104,7 @@ impl CudaDevice {
         sig: usize,
         dtypes: &[DtypeKind],
         capturing: bool,
-        compile: impl FnOnce(&str) -> Result<Vec<u8>>,
+        compile: impl FnOnce(&str) -> Result<Vec<u8>> + Send,
     ) -> Result<&LoadedKernel> {
         let id = signature_id(&def.signature_slots()[sig])?;
         self.functions
@@ -113,7 +118,7 @@ impl CudaDevice {
         id: u32,
         dtypes: &[DtypeKind],
         capturing: bool,
-        compile: impl FnOnce(&str) -> Result<Vec<u8>>,
+        compile: impl FnOnce(&str) -> Result<Vec<u8>> + Send,
     ) -> Result<LoadedKernel> {
         let main = self.load_entry(id, def.c_name(), capturing, compile)?;
         Ok(LoadedKernel {
@@ -135,7 +140,7 @@ impl CudaDevice {
         &self,
         kernel: &'k LoadedKernel,
         capturing: bool,
-        compile: impl FnOnce(&str) -> Result<Vec<u8>>,
+        compile: impl FnOnce(&str) -> Result<Vec<u8>> + Send,
     ) -> Result<&'k Entry> {
         match &kernel.checked {
             None => Ok(&kernel.main),
@@ -154,7 +159,7 @@ impl CudaDevice {
         id: u32,
         name: &str,
         capturing: bool,
-        compile: impl FnOnce(&str) -> Result<Vec<u8>>,
+        compile: impl FnOnce(&str) -> Result<Vec<u8>> + Send,
     ) -> Result<Entry> {
         if self.has_faulted() {
             return Err(self.lost());
@@ -162,10 +167,22 @@ impl CudaDevice {
         // A first launch inside a capture's closure loads the module and sets its fault
         // context: calls the capture mode of the thread would refuse, and which the
         // capture does not record (they run now, outside the capture's stream).
-        let _relaxed = capturing.then(graph::relax_capture_mode);
-        let image = compile(&self.arch())?;
-        let module = self.load_module(image, id)?;
-        self.entry(&module, name)
+        // NVRTC and the driver's module load take more stack than a small thread has:
+        // on a thread of their own then (the capture mode is relaxed there, where the calls
+        // run).
+        let arch = self.arch();
+        let load = move || {
+            let _relaxed = capturing.then(graph::relax_capture_mode);
+            let image = compile(&arch)?;
+            let module = self.load_module(image, id)?;
+            self.entry(&module, name)
+        };
+        crate::backend::stack_room::with_room(LOAD_STACK_BYTES, load).unwrap_or_else(|e| {
+            Err(GpuError::InvalidArgument(format!(
+                "loading kernel `{name}` needs a thread with more stack than this one has, and \
+                 none could be started: {e}"
+            )))
+        })
     }
 
     /// Load a compiled module of signature `id` and point its fault context, if it has

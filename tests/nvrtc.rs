@@ -226,6 +226,23 @@ fn a_raw_module_includes_headers_from_a_directory_and_by_name() {
         Err(GpuError::Compile { log, .. }) => assert!(log.contains("absent.cuh"), "{log}"),
         other => panic!("expected a compile error, got {other:?}"),
     }
+    // Two headers declaring the kernel differently: which one NVRTC reads depends on the
+    // includes, so the declaration check refuses rather than guess.
+    std::fs::create_dir_all(dir.join("v2")).unwrap();
+    std::fs::write(
+        dir.join("v2/kernel.cuh"),
+        "extern \"C\" __global__ void scaled(double* x) {}\n",
+    )
+    .unwrap();
+    let two = RawModule::new(source)
+        .include_dir(dir)
+        .unwrap()
+        .header("kernel.cuh", kernel_h);
+    // SAFETY: refused before anything is compiled.
+    match unsafe { two.kernel::<(PtrMut<f32>,)>("scaled") } {
+        Err(e) => assert!(e.to_string().contains("declared differently"), "{e}"),
+        Ok(_) => panic!("two different declarations were accepted"),
+    }
     std::fs::remove_dir_all(dir).unwrap();
 }
 

@@ -204,22 +204,42 @@ impl RawModule {
         Ok(RawKernel::from_def(def))
     }
 
-    /// The C parameters of the kernel `name`, declared in the source or else in one of its
-    /// headers (named ones first, then the files under the directories).
+    /// The C parameters of the kernel `name`, declared in the source or else in its headers
+    /// (named ones, then the files under the directories). Headers that declare it
+    /// differently are an error: which one NVRTC reads depends on the `#include`s, which
+    /// this check does not follow.
     fn c_parameters(&self, name: &str) -> std::result::Result<Vec<CParam>, String> {
         let in_source = c_parameters(self.source, name);
         if in_source.is_ok() || self.headers.is_empty() {
             return in_source;
         }
-        let named = self.headers.named.iter().map(|(_, text)| text.clone());
+        let named = self
+            .headers
+            .named
+            .iter()
+            .map(|(n, text)| (n.clone(), text.clone()));
         let files = crate::compile::headers::snapshot(self.headers)
             .map(|s| s.files)
             .map_err(|e| e.to_string())?;
-        let in_files = files.into_iter().map(|(_, text)| text);
-        named
+        let in_files = files
+            .into_iter()
+            .map(|(path, text)| (path.display().to_string(), text));
+        let found: Vec<(String, Vec<CParam>)> = named
             .chain(in_files)
-            .find_map(|text| c_parameters(&text, name).ok())
-            .ok_or_else(|| in_source.unwrap_err())
+            .filter_map(|(origin, text)| c_parameters(&text, name).ok().map(|p| (origin, p)))
+            .collect();
+        match found.split_first() {
+            None => in_source,
+            Some(((_, first), rest)) if rest.iter().all(|(_, p)| p == first) => Ok(first.clone()),
+            Some(((a, _), rest)) => {
+                let b = rest.iter().map(|(o, _)| o.as_str()).next().unwrap_or("");
+                Err(format!(
+                    "`{name}` is declared differently in the headers `{a}` and `{b}`, and which \
+                     one NVRTC compiles depends on the source's `#include`s: declare the kernel \
+                     in the source"
+                ))
+            }
+        }
     }
 }
 

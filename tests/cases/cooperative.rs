@@ -124,7 +124,7 @@ pub fn case_cooperative_limit(dev: &Device, seed: u64) -> CaseResult {
     }
     // `cooperative(block)` launches exactly that many blocks, over more elements than
     // threads (the same count on both backends, whose grids differ).
-    let n = 300_007;
+    let n = 1_000_003;
     let x = uniform_f32(&mut r, n, -100.0, 100.0);
     let dx = dev.to_device(&x)?;
     let mut scratch = dev.zeros::<f32>(n)?;

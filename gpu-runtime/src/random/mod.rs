@@ -319,13 +319,15 @@ pub fn create_xoroshiro128p_states(
             "{n} xoroshiro128+ states do not fit in memory"
         )));
     };
+    // Refused in a capture's closure before any driver call, as the copy would be.
+    crate::host::graph::forbid("making random states (a copy to a new array)")?;
     // The states are made on the host and copied: refused before any is made when they
-    // cannot fit on the device (or, on the simulator, in the host's memory).
-    let fits = match device.memory_info()? {
+    // cannot fit in the host's memory or on the device.
+    let on_device = match device.memory_info()? {
         Some(m) => (words as u64).saturating_mul(8) <= m.total,
-        None => host_can_hold(words),
+        None => true,
     };
-    if !fits {
+    if !(on_device && host_can_hold(words)) {
         return Err(GpuError::OutOfMemory {
             device: device.name().to_owned(),
             bytes: (n as u64).saturating_mul(16),

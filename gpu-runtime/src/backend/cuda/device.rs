@@ -184,16 +184,24 @@ impl CudaDevice {
         self.finish_synchronously(stream)
     }
 
-    #[cold]
-    fn finish_synchronously(&self, stream: cudarc::driver::sys::CUstream) -> Result<()> {
+    /// Whether a capture is recording `stream` (a live stream) now.
+    pub(super) fn is_capturing(
+        &self,
+        stream: cudarc::driver::sys::CUstream,
+        operation: &'static str,
+    ) -> Result<bool> {
         use cudarc::driver::sys::CUstreamCaptureStatus;
         let mut status = CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE;
-        // SAFETY: the stream is live for the launch that was just queued on it; `status`
-        // is valid for writes.
+        // SAFETY: the caller's stream is live; `status` is valid for writes.
         unsafe { cudarc::driver::sys::cuStreamIsCapturing(stream, &mut status) }
             .result()
-            .map_err(self.driver_error("synchronous launch"))?;
-        if status != CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE {
+            .map_err(self.driver_error(operation))?;
+        Ok(status != CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE)
+    }
+
+    #[cold]
+    fn finish_synchronously(&self, stream: cudarc::driver::sys::CUstream) -> Result<()> {
+        if self.is_capturing(stream, "synchronous launch")? {
             // A launch a capture records has not run: there is nothing to wait for.
             return Ok(());
         }

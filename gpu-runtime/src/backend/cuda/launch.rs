@@ -98,7 +98,9 @@ impl CudaDevice {
                     kernel.def.name()
                 )))
             });
-        if r.is_ok() {
+        // A launch a capture records grows nothing: the next launch that runs must still
+        // take this path.
+        if r.is_ok() && !self.is_capturing(stream, "a launch")? {
             self.local_launched
                 .fetch_max(entry.attributes.local_bytes_per_thread, Ordering::Relaxed);
         }

@@ -122,18 +122,11 @@ impl DeviceFnDef {
         }
     }
 
-    /// Whether it calls a foreign CUDA C function itself (evaluated at compile time by
-    /// each `#[gpu_device]`: only kernels, whose launch is `unsafe`, may).
+    /// Whether it is foreign CUDA C (evaluated at compile time for each callee of a
+    /// `#[gpu_device]`: only kernels, whose launch is `unsafe`, may call one).
     #[doc(hidden)]
-    pub const fn __calls_foreign(&self) -> bool {
-        let mut i = 0;
-        while i < self.deps.len() {
-            if self.deps[i].foreign {
-                return true;
-            }
-            i += 1;
-        }
-        false
+    pub const fn __is_foreign(&self) -> bool {
+        self.foreign
     }
 
     /// The Rust name.

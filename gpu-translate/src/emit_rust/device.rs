@@ -140,26 +140,7 @@ pub fn device_parts(
     let (const_items, const_table) = (&tr.consts.items, tr.consts.table_or_empty());
     let structs = super::struct_layouts(sig, k);
     let local_bytes = tr.local_bytes.total(k, &deps);
-    // Foreign CUDA C runs only from a kernel, whose launch is then `unsafe`: checked per
-    // callee, so the error is on the call.
-    let foreign_checks = deps.iter().map(|dep| {
-        // The reference's punctuation carries the call's span (its first token, the
-        // callee's alias, is the attribute's).
-        let mut tokens = dep.clone().into_iter();
-        let first = tokens.next();
-        let span = tokens
-            .next()
-            .or(first)
-            .map_or_else(proc_macro2::Span::call_site, |t| t.span());
-        quote::quote_spanned! {span=>
-            const _: () = ::core::assert!(
-                !#dep.__is_foreign(),
-                "a device function cannot call foreign CUDA C (a `#[gpu_extern]` function): \
-                 call it from the kernel, inside `unsafe {{ }}`, which makes the kernel's launch \
-                 `unsafe`"
-            );
-        }
-    });
+    let foreign_checks = foreign_checks(&deps);
     let ret_bytes = return_bytes(item, sig);
     let module = quote! {
             use super::*;
@@ -200,6 +181,31 @@ pub fn device_parts(
         function: f,
         module,
     }
+}
+
+/// Foreign CUDA C runs only from a kernel, whose launch is then `unsafe`: one assertion per
+/// callee of a device function (`deps`, its references), so the error is on the call.
+fn foreign_checks(deps: &[TokenStream]) -> Vec<TokenStream> {
+    deps.iter()
+        .map(|dep| {
+            // The reference's punctuation carries the call's span (its first token, the
+            // callee's alias, is the attribute's).
+            let mut tokens = dep.clone().into_iter();
+            let first = tokens.next();
+            let span = tokens
+                .next()
+                .or(first)
+                .map_or_else(proc_macro2::Span::call_site, |t| t.span());
+            quote::quote_spanned! {span=>
+                const _: () = ::core::assert!(
+                    !#dep.__is_foreign(),
+                    "a device function cannot call foreign CUDA C (a `#[gpu_extern]` function): \
+                     call it from the kernel, inside `unsafe {{ }}`, which makes the kernel's \
+                     launch `unsafe`"
+                );
+            }
+        })
+        .collect()
 }
 
 /// The bytes of a device function's result, a `u64` constant expression: `size_of` its

@@ -90,6 +90,10 @@ impl Drop for OwnedGraph {
     }
 }
 
+/// The stack a graph's instantiation and replay run with when the caller has less: the
+/// driver may grow its local-memory reservation inside them.
+const DRIVER_GROWTH_STACK_BYTES: usize = 1024 * 1024;
+
 /// An executable graph, destroyed when dropped (the driver finishes a replay in flight
 /// first).
 pub(crate) struct Executable {
@@ -102,17 +106,31 @@ pub(crate) struct Executable {
 unsafe impl Send for Executable {}
 
 impl Executable {
-    /// Instantiate `graph`.
+    /// Instantiate `graph`, on a thread with room when the caller has little (the driver
+    /// may grow its local-memory reservation for the graph's kernels here, deep in its own
+    /// stack, as a first launch does).
     pub(crate) fn instantiate(graph: &OwnedGraph) -> Result<Executable, DriverError> {
-        graph.ctx.bind_to_thread()?;
-        // SAFETY: the graph is live; the new executable graph is owned by the result.
-        let raw = unsafe {
-            cudarc::driver::result::graph::instantiate(graph.raw, sys::CUgraphInstantiate_flags(0))
-        }?;
-        Ok(Executable {
-            raw,
-            ctx: graph.ctx.clone(),
-        })
+        /// The graph's handle, taken to the other thread, which the caller waits for.
+        struct Raw(sys::CUgraph);
+        // SAFETY: a graph handle may be used from any thread; the caller keeps the graph
+        // alive and waits for the thread (`with_room`).
+        unsafe impl Send for Raw {}
+        let (ctx, raw_graph) = (graph.ctx.clone(), Raw(graph.raw));
+        let make = move || {
+            let raw_graph = raw_graph;
+            ctx.bind_to_thread()?;
+            // SAFETY: the graph is live; the new executable graph is owned by the result.
+            unsafe {
+                cudarc::driver::result::graph::instantiate(
+                    raw_graph.0,
+                    sys::CUgraphInstantiate_flags(0),
+                )
+            }
+            .map(|raw| Executable { raw, ctx })
+        };
+        // No thread could be started: as the driver says when memory runs out.
+        crate::backend::stack_room::with_room(DRIVER_GROWTH_STACK_BYTES, make)
+            .unwrap_or(Err(DriverError(CUresult::CUDA_ERROR_OUT_OF_MEMORY)))
     }
 
     /// Give the executable graph the parameters of `graph`, which must have the same
@@ -134,12 +152,25 @@ impl Executable {
         }
     }
 
-    /// Queue a replay on `stream`.
+    /// Queue a replay on `stream`, on a thread with room when the caller has little (as
+    /// [`Executable::instantiate`]).
     pub(crate) fn launch(&self, stream: CUstream) -> Result<(), DriverError> {
-        self.ctx.bind_to_thread()?;
-        // SAFETY: the executable graph and the stream are live; what its kernels use is
-        // kept alive by the host API's graph.
-        unsafe { cudarc::driver::result::graph::launch(self.raw, stream) }
+        /// The handles, taken to the other thread, which the caller waits for.
+        struct Raw(sys::CUgraphExec, CUstream);
+        // SAFETY: both handles may be used from any thread; the caller keeps them alive and
+        // waits for the thread (`with_room`).
+        unsafe impl Send for Raw {}
+        let (ctx, raw) = (&self.ctx, Raw(self.raw, stream));
+        let replay = move || {
+            let raw = raw;
+            ctx.bind_to_thread()?;
+            // SAFETY: the executable graph and the stream are live; what its kernels use
+            // is kept alive by the host API's graph.
+            unsafe { cudarc::driver::result::graph::launch(raw.0, raw.1) }
+        };
+        // No thread could be started: as the driver says when memory runs out.
+        crate::backend::stack_room::with_room(DRIVER_GROWTH_STACK_BYTES, replay)
+            .unwrap_or(Err(DriverError(CUresult::CUDA_ERROR_OUT_OF_MEMORY)))
     }
 }
 

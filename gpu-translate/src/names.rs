@@ -331,6 +331,15 @@ pub fn method_c_name(ty: &str, method: &str) -> String {
     format!("gt_m{}{ty}_{method}", ty.len())
 }
 
+/// Whether `name` is written as Rust writes constants: upper case, digits and `_`, with a
+/// letter among them.
+pub fn constant_case(name: &str) -> bool {
+    name.chars().any(|c| c.is_ascii_uppercase())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+}
+
 /// The number a method's name is known by in `GpuMethod<NAME>` (FNV-1a, 64 bits).
 pub fn method_key(method: &str) -> u64 {
     method.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {

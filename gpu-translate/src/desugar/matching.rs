@@ -40,14 +40,6 @@ pub(super) struct Tested {
     binds_all: bool,
 }
 
-/// Whether `name` is written as Rust writes constants: upper case, digits and `_`.
-fn constant_case(name: &str) -> bool {
-    name.chars().any(|c| c.is_ascii_uppercase())
-        && name
-            .chars()
-            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
-}
-
 /// `a && b`, either of which may be absent (true).
 fn and(a: Option<syn::Expr>, b: Option<syn::Expr>) -> Option<syn::Expr> {
     match (a, b) {
@@ -208,7 +200,7 @@ impl Desugarer<'_> {
             }
             (syn::Pat::Ident(pi), Scrutinee::One(v))
                 if pi.subpat.is_none()
-                    && constant_case(&unraw(&pi.ident))
+                    && crate::names::constant_case(&unraw(&pi.ident))
                     && pi.mutability.is_none() =>
             {
                 let name = &pi.ident;
@@ -614,7 +606,9 @@ fn irrefutable(pat: &syn::Pat) -> bool {
     match pat {
         syn::Pat::Wild(_) => true,
         syn::Pat::Ident(pi) => {
-            pi.subpat.is_none() && !constant_case(&unraw(&pi.ident)) && !is_none_pattern(pat)
+            pi.subpat.is_none()
+                && !crate::names::constant_case(&unraw(&pi.ident))
+                && !is_none_pattern(pat)
         }
         syn::Pat::Reference(r) => irrefutable(&r.pat),
         syn::Pat::Paren(p) => irrefutable(&p.pat),

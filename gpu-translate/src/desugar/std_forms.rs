@@ -98,10 +98,7 @@ impl Desugarer<'_> {
         p.qself.is_none()
             && p.path.segments.iter().all(|s| s.arguments.is_none())
             && p.path.segments[0].ident != "Self"
-            && name.chars().any(|c| c.is_ascii_uppercase())
-            && name
-                .chars()
-                .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+            && crate::names::constant_case(&name)
             && !(p.path.segments.len() == 1 && self.in_scope(&name))
     }
 

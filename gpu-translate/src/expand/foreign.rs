@@ -348,6 +348,7 @@ template <class R2, class... P, class R, class... A> struct gt_foreign_matches<R
 fn emit(k: &syn::Path, source: &TokenStream, spec: &str, fns: &[Declaration]) -> TokenStream {
     let first = crate::names::unraw(&fns[0].f.sig.ident);
     let unit_mod = format_ident!("__gpu_extern_{}", first);
+    // Named by the FNV-1a hash of how the attribute names the C (`method_key` is that hash).
     let unit_c_name = format!("gt_extern_{:016x}", crate::names::method_key(spec));
     let unit_name = match spec.strip_prefix("file=") {
         Some(file) => format!("the #[gpu_extern] C of `{file}`"),

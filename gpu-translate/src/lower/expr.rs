@@ -353,10 +353,7 @@ impl Lowerer<'_> {
             return false;
         };
         let last = unraw(&last.ident);
-        let upper = last.chars().any(|c| c.is_ascii_uppercase())
-            && last
-                .chars()
-                .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_');
+        let upper = crate::names::constant_case(&last);
         let names: Vec<String> = segs.iter().map(|s| s.ident.to_string()).collect();
         let local = segs.len() == 1 && self.lookup(&last).is_some();
         if segs.len() == 1 && !local && self.const_generic(&last).is_some() {

@@ -378,3 +378,40 @@ fn a_foreign_declaration_that_does_not_match_the_c_is_a_compile_error_naming_it(
         }
     }
 }
+
+/// A `#[gpu_global]` is a module-scope pointer the runtime sets at load (no initialiser in
+/// the PTX: its elements live in the device's copy), a `#[gpu_global(constant)]` an
+/// uninitialised array in constant memory; a kernel that only reads a global declares it
+/// as one that writes it does.
+#[test]
+fn device_globals_are_module_symbols_the_runtime_fills() {
+    use cases::device_globals::{apply_taps, copy_global, count_into_global};
+    gpu_runtime::nvrtc_version().unwrap_or_else(|e| panic!("{e}"));
+    let ptx = |def: &'static KernelDef| def.ptx(&[], "sm_90").unwrap_or_else(|e| panic!("{e}"));
+    for def in [count_into_global::definition(), copy_global::definition()] {
+        let text = ptx(def);
+        let declared = text
+            .lines()
+            .find(|l| l.contains(".global .align 8 .u64 gt_t"))
+            .unwrap_or_else(|| panic!("{}: no pointer symbol in\n{text}", def.name()));
+        assert!(
+            !declared.contains('='),
+            "{declared}: an initialised pointer"
+        );
+    }
+    let text = ptx(apply_taps::definition());
+    let declared = text
+        .lines()
+        .find(|l| l.contains(".const .align 4 .b8 gt_t") && l.contains("[16]"))
+        .unwrap_or_else(|| panic!("apply_taps: no 16-byte constant array in\n{text}"));
+    assert!(
+        !declared.contains('='),
+        "{declared}: an initialised constant global"
+    );
+    // The atomic goes through the pointer the module holds.
+    let text = ptx(count_into_global::definition());
+    assert!(
+        text.contains("ld.global.u64") && text.contains("atom.add.u32"),
+        "{text}"
+    );
+}

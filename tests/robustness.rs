@@ -248,10 +248,14 @@ fn at_the_limit(place: Where) -> Outcome {
             .to_device(&vec![u64::MAX; n])
             .map_err(|e| e.to_string())?;
         eprintln!("step: the launch");
-        if let Some(refused) = refused_in_words(launch!(chain_at_the_limit[3, 100](&mut out)))? {
+        let launched = launch!(chain_at_the_limit[3, 100](&mut out));
+        eprintln!("step: the launch returned");
+        if let Some(refused) = refused_in_words(launched)? {
+            eprintln!("step: the thread ends");
             return Ok(refused);
         }
         let got = out.to_host().map_err(|e| e.to_string())?;
+        eprintln!("step: the thread ends");
         match (0..n).find(|&i| got[i] != chain_want(i)) {
             Some(i) => Err(format!("out[{i}] = {}, want {}", got[i], chain_want(i))),
             None => Ok(format!("{n} threads = cpu ref on {}", dev.describe())),

@@ -31,6 +31,11 @@ pub fn const_table(path: &str) -> String {
     format!("{path} (constant array)")
 }
 
+/// The name of a `#[gpu_global]` array (`HIST`) a kernel writes.
+pub fn device_global(path: &str) -> String {
+    format!("{path} (device global)")
+}
+
 /// The name of an array field `field` of a struct (`p.hist[k]`); the struct is not
 /// named, since the simulator knows only the field's name where it checks.
 pub fn array_field(field: &str) -> String {

@@ -92,6 +92,20 @@ pub fn gpu_extern(
     gpu_translate::expand_extern(attr.into(), item.into()).into()
 }
 
+/// `#[gpu_global]` on a `static` one-dimensional array of numbers or `bool`: device memory
+/// that kernels read and write by its name (`HIST[b] += 1`, `atomic_add(HIST, b, 1)`) and
+/// the host reads and writes between launches (`HIST.read(&dev)?`, `HIST.write(&dev,
+/// &v)?`), one copy per device, made from the initialiser at its first use there.
+/// `#[gpu_global(constant)]` puts it in constant memory (at most 64 KB), read-only in
+/// kernels. See `gpu_runtime::DeviceGlobal`.
+#[proc_macro_attribute]
+pub fn gpu_global(
+    attr: proc_macro::TokenStream,
+    item: proc_macro::TokenStream,
+) -> proc_macro::TokenStream {
+    gpu_translate::expand_global(attr.into(), item.into()).into()
+}
+
 /// Not a public API: `#[gpu_kernel]` and `#[gpu_device]` again, once the fields of the
 /// structs they use have been fetched from each struct's definition.
 #[doc(hidden)]

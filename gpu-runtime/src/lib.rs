@@ -64,10 +64,12 @@ pub mod collective {
 pub use backend::cuda::nvrtc::nvrtc_version;
 pub use backend::cuda::FunctionAttributes;
 pub use compile::cache;
+pub use def::module_array::DeviceGlobal;
 pub use dtype::{Dtype, Element, Float, Int, Num};
 pub use error::{GpuError, Result};
 pub use gpu_macros::{
-    gpu_device, gpu_elementwise, gpu_enum, gpu_extern, gpu_kernel, gpu_reduce, gpu_struct,
+    gpu_device, gpu_elementwise, gpu_enum, gpu_extern, gpu_global, gpu_kernel, gpu_reduce,
+    gpu_struct,
 };
 pub use half::{bf16, f16};
 pub use host::args::{SliceArg, SliceArgMut};
@@ -103,9 +105,9 @@ pub mod prelude {
         xoroshiro128p_normal_f64, xoroshiro128p_uniform_f32, xoroshiro128p_uniform_f64,
     };
     pub use crate::{
-        gpu_device, gpu_elementwise, gpu_enum, gpu_extern, gpu_kernel, gpu_reduce, gpu_struct,
-        launch, Device, DeviceArray, DeviceArray2, DeviceArray3, Dim3, Float, GpuError, Int,
-        LaunchConfig, Num, Stream, Timing,
+        gpu_device, gpu_elementwise, gpu_enum, gpu_extern, gpu_global, gpu_kernel, gpu_reduce,
+        gpu_struct, launch, Device, DeviceArray, DeviceArray2, DeviceArray3, Dim3, Float, GpuError,
+        Int, LaunchConfig, Num, Stream, Timing,
     };
     pub use half::{bf16, f16};
     #[cfg(feature = "complex")]

@@ -7,6 +7,7 @@
 //! state); views of arrays are made only from arrays borrowed for their lifetime and
 //! access elements by value, atomically.
 
+pub use crate::backend::sim::globals::SimRows;
 pub use crate::backend::sim::{
     lent, lent_mut, local_get, local_mut, local_ref, panic_fault, sim_tick, DeviceFnArray,
     DeviceFnArrayMut, SimArray2, SimArray2Mut, SimArray3, SimArray3Mut, SimSlice, SimSliceMut,
@@ -15,6 +16,12 @@ pub use crate::compile::prelude::{full_prelude, prelude_for};
 pub use crate::def::device_fn::DeviceFnDef;
 pub use crate::def::instances::Instances;
 pub use crate::def::kernel::{ConstParam, KernelParts};
+/// What the generated code names module arrays through (tables and device globals).
+pub mod module_array {
+    pub use crate::def::module_array::{
+        dyn_of, is_global, is_writable_global, module_bytes, ModuleArray,
+    };
+}
 pub use crate::def::module_const::{ConstValue, TableData};
 pub use crate::def::stack::{array_bytes, check_kernel, kernel_bytes, largest_return};
 pub use crate::dtype::arith;
@@ -261,7 +268,7 @@ pub fn max_cooperative_blocks(
     dispatch::max_cooperative_blocks(def, device, dtypes, cfg)
 }
 
-/// Run on the simulator: `thread` runs the kernel body for the current thread. On the
+/// Run on the simulator `device`: `thread` runs the kernel body for the current thread. On the
 /// stream of a graph capture the launch is recorded instead, with `owners` (the owners of
 /// its arrays' memory), and runs at each replay.
 ///
@@ -274,6 +281,7 @@ pub fn max_cooperative_blocks(
 /// views of the launch's arrays and values (no reference to the launcher's locals); and
 /// `owners` must hold the owner of every array it has a view of.
 pub unsafe fn launch_sim<F: Fn() + Send + Sync>(
+    device: &Device,
     def: &'static KernelDef,
     dtypes: &[DtypeKind],
     cfg: &LaunchConfig<'_>,
@@ -281,7 +289,7 @@ pub unsafe fn launch_sim<F: Fn() + Send + Sync>(
     thread: F,
 ) -> Result<()> {
     match crate::host::graph::recording_of(def, cfg)? {
-        None => dispatch::run_sim(def, dtypes, cfg, &thread),
+        None => dispatch::run_sim(device.sim_number(), def, dtypes, cfg, &thread),
         Some(recording) => {
             let thread: Box<dyn Fn() + Send + Sync + '_> = Box::new(thread);
             // SAFETY: the closure borrows nothing (the caller's contract): its views point

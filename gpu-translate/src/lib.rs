@@ -36,6 +36,7 @@ mod print_format;
 pub use diagnostics::Diagnostics;
 pub use expand::enums::expand_enum;
 pub use expand::foreign::expand_extern;
+pub use expand::globals::expand_global;
 pub use expand::structs::{expand_struct, expand_with_structs};
 pub use expand::{
     expand_device, expand_elementwise, expand_kernel, expand_reduce, translate_device,

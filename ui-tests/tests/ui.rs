@@ -20,5 +20,6 @@ fn diagnostics() {
     t.compile_fail("cases/options/*.rs");
     t.compile_fail("cases/closures/*.rs");
     t.compile_fail("cases/foreign/*.rs");
+    t.compile_fail("cases/globals/*.rs");
     t.pass("cases/pass/*.rs");
 }

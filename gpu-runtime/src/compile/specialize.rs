@@ -52,8 +52,21 @@ impl KernelDef {
                 .flat_map(|f| f.constants)
                 .chain(self.constants())
         };
-        let table_bytes = constants().map(ConstValue::table_bytes).sum();
-        let space = TableSpace::for_bytes(table_bytes);
+        // Constant globals stay in constant memory; the tables join them while they fit.
+        let constant_globals: usize = constants().map(ConstValue::constant_global_bytes).sum();
+        if constant_globals > TableSpace::CONSTANT_BYTES {
+            return Err(GpuError::InvalidLaunch {
+                kernel: self.name(),
+                reason: format!(
+                    "its #[gpu_global(constant)] arrays take {constant_globals} bytes together, \
+                     over the {} bytes of constant memory a kernel has; drop `constant` from \
+                     some (device memory)",
+                    TableSpace::CONSTANT_BYTES
+                ),
+            });
+        }
+        let table_bytes: usize = constants().map(ConstValue::table_bytes).sum();
+        let space = TableSpace::for_bytes(table_bytes + constant_globals);
         for c in constants() {
             out.push_str(&c.c_definition(space));
         }

@@ -14,6 +14,7 @@ use gpu_contract::{GenericParam, KernelOptions, ParamDef};
 
 use super::device_fn::DeviceFnDef;
 use super::headers::Headers;
+use super::module_array::GlobalSymbol;
 use super::module_const::ConstValue;
 use crate::dtype::DtypeKind;
 use crate::error::GpuError;
@@ -200,6 +201,30 @@ impl KernelDef {
     #[doc(hidden)]
     pub fn constants(&self) -> &'static [ConstValue] {
         self.parts.constants
+    }
+
+    /// The device globals (`#[gpu_global]`) the kernel and the device functions it reaches
+    /// name, each C symbol once (none when the device functions call each other in a
+    /// cycle, which no compile accepts).
+    pub(crate) fn global_symbols(&self) -> Vec<GlobalSymbol> {
+        let device_fns = self.reachable_device_fns().unwrap_or_default();
+        let mut out: Vec<GlobalSymbol> = Vec::new();
+        let all = device_fns
+            .iter()
+            .flat_map(|f| f.constants)
+            .chain(self.constants());
+        for c in all {
+            if let Some((info, array)) = c.global() {
+                if !out.iter().any(|s| s.c_name == c.c_name()) {
+                    out.push(GlobalSymbol {
+                        c_name: c.c_name(),
+                        array,
+                        info,
+                    });
+                }
+            }
+        }
+        out
     }
 
     /// The translated CUDA C, with the generic dtype parameters left as type names that

@@ -13,6 +13,7 @@ pub(crate) mod device_fn;
 pub(crate) mod headers;
 pub(crate) mod instances;
 pub(crate) mod kernel;
+pub(crate) mod module_array;
 pub(crate) mod module_const;
 pub(crate) mod stack;
 

@@ -7,42 +7,84 @@
 //! definition; the runtime writes each one into the C source as a `constexpr` when it
 //! specialises the kernel, and reads the unsigned ones when it evaluates the fast path.
 
+use super::module_array::{GlobalInfo, ModuleArrayDyn};
 use crate::dtype::DtypeKind;
 
 /// A module constant's C name, dtype and bits. Made by the attribute; not a public API.
 #[doc(hidden)]
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy)]
 pub struct ConstValue {
     c_name: &'static str,
     kind: DtypeKind,
     /// The value's bits, zero-extended (a `bool` is 0 or 1); 0 for an array.
     bits: u64,
-    /// A module array's elements (`const LUT: [f32; 4]`), row-major, and its extents.
-    table: Option<(TableData, &'static [usize])>,
+    /// A module array (`const LUT: [f32; 4]`, a `#[gpu_global]`) and its extents.
+    table: Option<(&'static dyn ModuleArrayDyn, &'static [usize])>,
 }
 
-/// The elements of a module `const` or `static` array, as rustc gave them.
+impl std::fmt::Debug for ConstValue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut d = f.debug_struct("ConstValue");
+        d.field("c_name", &self.c_name);
+        match self.table {
+            None => d.field("kind", &self.kind).field("bits", &self.bits),
+            Some((array, dims)) => d
+                .field("elements", &array.elements())
+                .field("global", &array.global())
+                .field("dims", &dims),
+        };
+        d.finish()
+    }
+}
+
+impl PartialEq for ConstValue {
+    fn eq(&self, other: &Self) -> bool {
+        let same_array = match (self.table, other.table) {
+            (None, None) => true,
+            (Some((a, x)), Some((b, y))) => {
+                a.elements() == b.elements() && a.global() == b.global() && x == y
+            }
+            _ => false,
+        };
+        self.c_name == other.c_name
+            && self.kind == other.kind
+            && self.bits == other.bits
+            && same_array
+    }
+}
+
+/// The elements of a module array, as rustc gave them.
 #[doc(hidden)]
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub enum TableData {
-    Bool(&'static [bool]),
-    I8(&'static [i8]),
-    I16(&'static [i16]),
-    I32(&'static [i32]),
-    I64(&'static [i64]),
-    Isize(&'static [isize]),
-    U8(&'static [u8]),
-    U16(&'static [u16]),
-    U32(&'static [u32]),
-    U64(&'static [u64]),
-    Usize(&'static [usize]),
-    F32(&'static [f32]),
-    F64(&'static [f64]),
+pub enum TableData<'a> {
+    Bool(&'a [bool]),
+    I8(&'a [i8]),
+    I16(&'a [i16]),
+    I32(&'a [i32]),
+    I64(&'a [i64]),
+    Isize(&'a [isize]),
+    U8(&'a [u8]),
+    U16(&'a [u16]),
+    U32(&'a [u32]),
+    U64(&'a [u64]),
+    Usize(&'a [usize]),
+    F32(&'a [f32]),
+    F64(&'a [f64]),
 }
 
-impl TableData {
+impl TableData<'_> {
+    /// The elements' bytes, little-endian as the GPU lays them out.
+    pub(crate) fn bytes(&self) -> Vec<u8> {
+        let (kind, values) = self.elements();
+        let size = kind.size();
+        values
+            .iter()
+            .flat_map(|v| v.to_le_bytes().into_iter().take(size))
+            .collect()
+    }
+
     /// The dtype and each element's bits, zero-extended as a scalar constant's are.
-    fn elements(&self) -> (DtypeKind, Vec<u64>) {
+    pub(crate) fn elements(&self) -> (DtypeKind, Vec<u64>) {
         fn bits<T: Copy>(v: &[T], f: impl Fn(T) -> u64) -> Vec<u64> {
             v.iter().map(|&x| f(x)).collect()
         }
@@ -117,25 +159,51 @@ constructors! {
 }
 
 impl ConstValue {
-    /// A module array: its elements row-major and its extents (`&[rows, cols]`), whose
-    /// product is the elements' count (the generated code takes both from one array).
-    pub const fn table(c_name: &'static str, data: TableData, dims: &'static [usize]) -> Self {
+    /// A module array (a table or a `#[gpu_global]`) and its extents (`&[rows, cols]`),
+    /// whose product is its elements' count (the generated code takes both from one
+    /// array).
+    pub const fn table(
+        c_name: &'static str,
+        array: &'static dyn ModuleArrayDyn,
+        dims: &'static [usize],
+    ) -> Self {
         ConstValue {
             c_name,
             kind: DtypeKind::U8,
             bits: 0,
-            table: Some((data, dims)),
+            table: Some((array, dims)),
         }
     }
 
-    /// The bytes a module array may take in constant memory, rounded up to 16 so that
-    /// padding between arrays is counted (an empty one is declared with one element); 0
-    /// for a scalar.
+    /// The bytes a table may take in constant memory, rounded up to 16 so that padding
+    /// between arrays is counted (an empty one is declared with one element); 0 for a
+    /// scalar and a device global (a pointer; see [`constant_global_bytes`](Self::constant_global_bytes)).
     pub(crate) fn table_bytes(&self) -> usize {
-        self.table.map_or(0, |(data, _)| {
-            let (kind, values) = data.elements();
-            (kind.size() * values.len().max(1)).next_multiple_of(16)
-        })
+        match self.table {
+            Some((array, _)) if array.global().is_none() => {
+                let (kind, values) = array.elements().elements();
+                (kind.size() * values.len().max(1)).next_multiple_of(16)
+            }
+            _ => 0,
+        }
+    }
+
+    /// The bytes a `#[gpu_global(constant)]` takes in constant memory (as
+    /// [`table_bytes`](Self::table_bytes) rounds); 0 for anything else.
+    pub(crate) fn constant_global_bytes(&self) -> usize {
+        match self.table {
+            Some((array, _)) if array.global().is_some_and(|g| g.constant) => {
+                let (kind, values) = array.elements().elements();
+                (kind.size() * values.len().max(1)).next_multiple_of(16)
+            }
+            _ => 0,
+        }
+    }
+
+    /// The device global this names, if it names one.
+    pub(crate) fn global(&self) -> Option<(GlobalInfo, &'static dyn ModuleArrayDyn)> {
+        let (array, _) = self.table?;
+        Some((array.global()?, array))
     }
 
     /// The C name the kernel's source uses.
@@ -157,18 +225,31 @@ impl ConstValue {
     /// bits for every dtype (floats through `__builtin_bit_cast`, so NaN payloads and
     /// signed zeros survive).
     ///
-    /// A module array is a `__constant__` (or, in [`TableSpace::Global`], a `__device__
-    /// const`) array of its extents with every element's exact bits; an extent of 0 is
-    /// declared as 1 (C has no empty arrays), which the kernel's checks never read.
+    /// A table is a `__constant__` (or, in [`TableSpace::Global`], a `__device__ const`)
+    /// array of its extents with every element's exact bits; an extent of 0 is declared as
+    /// 1 (C has no empty arrays), which the kernel's checks never read. A device global is
+    /// a pointer the runtime sets at load (`__device__ T* name;`), a constant one a
+    /// `__constant__` array the runtime fills.
     pub(crate) fn c_definition(&self, space: TableSpace) -> String {
-        let Some((data, dims)) = self.table else {
+        let Some((array, dims)) = self.table else {
             let ty = self.kind.c_name();
             let value = c_value(self.kind, self.bits);
             return format!("static constexpr {ty} {} = {value};\n", self.c_name);
         };
-        let (kind, values) = data.elements();
+        let (kind, values) = array.elements().elements();
         let ty = kind.c_name();
         let extents: String = dims.iter().map(|d| format!("[{}]", d.max(&1))).collect();
+        match array.global() {
+            // Constant memory the runtime fills from the global's device copy before a
+            // launch that reads it (`gpu_contract::kernel::global_symbol`).
+            Some(g) if g.constant => {
+                return format!("__constant__ {ty} {}{extents};\n", self.c_name);
+            }
+            // A pointer the runtime sets, when it loads the module on a device, to that
+            // device's copy (one-dimensional).
+            Some(_) => return format!("__device__ {ty}* {};\n", self.c_name),
+            None => {}
+        }
         let elements: Vec<String> = values.iter().map(|&b| c_value(kind, b)).collect();
         let space = match space {
             TableSpace::Constant => "__constant__",
@@ -199,6 +280,7 @@ fn c_value(kind: DtypeKind, bits: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::def::module_array::DeviceGlobal;
 
     #[test]
     fn definitions_carry_the_exact_bits() {
@@ -225,23 +307,46 @@ mod tests {
         );
         assert_eq!(ConstValue::isize("k_I", -2).bits(), u64::MAX - 1);
         assert_eq!(
-            ConstValue::table("gt_t0_k", TableData::F32(&[1.0, -0.0, 0.5, 2.0]), &[2, 2])
+            ConstValue::table("gt_t0_k", &[[1.0f32, -0.0], [0.5, 2.0]], &[2, 2])
                 .c_definition(TableSpace::Constant),
             "__constant__ float gt_t0_k[2][2] = {__builtin_bit_cast(float, 0x3f800000u), \
              __builtin_bit_cast(float, 0x80000000u), __builtin_bit_cast(float, 0x3f000000u), \
              __builtin_bit_cast(float, 0x40000000u)};\n"
         );
         assert_eq!(
-            ConstValue::table("gt_t1_k", TableData::I8(&[]), &[0]).c_definition(TableSpace::Global),
+            ConstValue::table("gt_t1_k", &[0i8; 0], &[0]).c_definition(TableSpace::Global),
             "__device__ const signed char gt_t1_k[1] = {};\n"
         );
         assert_eq!(
-            ConstValue::table("gt_t2_k", TableData::U16(&[1, 2, 3]), &[3]).table_bytes(),
+            ConstValue::table("gt_t2_k", &[1u16, 2, 3], &[3]).table_bytes(),
             16
         );
         assert_eq!(
-            ConstValue::table("gt_t3_k", TableData::F64(&[]), &[0]).table_bytes(),
+            ConstValue::table("gt_t3_k", &[0f64; 0], &[0]).table_bytes(),
             16
+        );
+        // Device globals: a pointer the runtime sets, constant memory it fills; neither
+        // counts as a table, and their initial values are not in the source.
+        static HIST: DeviceGlobal<[u32; 5]> = DeviceGlobal::__new([7; 5], "HIST");
+        static TAPS: DeviceGlobal<[f32; 3], true> = DeviceGlobal::__new([1.0; 3], "TAPS");
+        let hist = ConstValue::table("gt_t4_k", &HIST, &[5]);
+        assert_eq!(
+            hist.c_definition(TableSpace::Constant),
+            "__device__ unsigned int* gt_t4_k;\n"
+        );
+        assert_eq!((hist.table_bytes(), hist.constant_global_bytes()), (0, 0));
+        let taps = ConstValue::table("gt_t5_k", &TAPS, &[3]);
+        assert_eq!(
+            taps.c_definition(TableSpace::Global),
+            "__constant__ float gt_t5_k[3];\n"
+        );
+        assert_eq!((taps.table_bytes(), taps.constant_global_bytes()), (0, 16));
+        assert_eq!(
+            HIST.elements().bytes(),
+            [7u32; 5]
+                .iter()
+                .flat_map(|v| v.to_le_bytes())
+                .collect::<Vec<u8>>()
         );
         assert_eq!(ConstValue::f32("k_X", 1.0).table_bytes(), 0);
         assert_eq!(ConstValue::f64("k_D", 1.5).bits(), 1.5f64.to_bits());

@@ -210,6 +210,14 @@ impl Device {
         .clone()
     }
 
+    /// The simulated device's number (0 for a GPU, which has no simulated state).
+    pub(crate) fn sim_number(&self) -> usize {
+        match &*self.inner {
+            DeviceInner::Sim(n) => *n,
+            DeviceInner::Cuda(_) => 0,
+        }
+    }
+
     /// Which backend this device is.
     pub fn backend(&self) -> Backend {
         match &*self.inner {

@@ -448,6 +448,7 @@ pub(crate) fn launch_device_of<'a>(
 /// Run `thread` on the simulator now, for every thread of `cfg`'s grid, validated against
 /// the simulator's limits (a `forall(0)` runs nothing).
 pub(crate) fn run_sim(
+    device: usize,
     def: &'static KernelDef,
     dtypes: &[DtypeKind],
     cfg: &LaunchConfig<'_>,
@@ -456,7 +457,22 @@ pub(crate) fn run_sim(
     let Some(valid) = sim_validate(def, cfg)? else {
         return Ok(());
     };
-    crate::backend::sim::run(def, &valid, thread).map_err(|e| match e {
+    // The device globals the kernel names, each held (in one order: by key) while it runs,
+    // so launches on one global run one at a time.
+    let mut symbols = def.global_symbols();
+    symbols.sort_by_key(|g| g.key());
+    symbols.dedup_by_key(|g| g.key());
+    let copies: Vec<_> = symbols
+        .iter()
+        .map(|g| crate::backend::sim::globals::copy_of(device, g.key(), g.array))
+        .collect();
+    let _held: Vec<_> = copies.iter().map(|c| c.hold()).collect();
+    let slots: Vec<_> = copies
+        .iter()
+        .zip(&symbols)
+        .map(|(c, g)| c.slot(g.key()))
+        .collect();
+    crate::backend::sim::run(def, &valid, &slots, thread).map_err(|e| match e {
         // The simulator names the kernel; the signature is the launch's.
         GpuError::IntegerFault {
             kernel, operation, ..

@@ -162,7 +162,7 @@ impl Recording {
         queue: impl FnOnce() -> Result<()>,
     ) -> Result<()> {
         let mut state = self.open(def)?;
-        refuse_cooperative(def)?;
+        refuse_unrecordable(def)?;
         // Kept before the launch is queued: an error after the driver recorded it must
         // not leave a node whose memory nothing keeps (an extra owner is harmless).
         for a in args {
@@ -204,7 +204,7 @@ impl Recording {
         thread: Box<dyn Fn() + Send + Sync>,
     ) -> Result<()> {
         let mut state = self.open(def)?;
-        refuse_cooperative(def)?;
+        refuse_unrecordable(def)?;
         // What the launch itself would refuse is refused now, as on the GPU.
         let limits = crate::launch::dims::DeviceLimits::simulator();
         if let Some(valid) = cfg.validate(
@@ -233,8 +233,19 @@ impl Recording {
     }
 }
 
-/// Cooperative launches (`sync_grid()`) are not recorded, on either backend.
-fn refuse_cooperative(def: &'static KernelDef) -> Result<()> {
+/// Cooperative launches (`sync_grid()`) and launches of kernels that name device globals
+/// (ordered by events across streams) are not recorded, on either backend.
+fn refuse_unrecordable(def: &'static KernelDef) -> Result<()> {
+    if let Some(g) = def.global_symbols().first() {
+        return Err(GpuError::Capture {
+            operation: format!("a launch of kernel `{}`", def.name()),
+            reason: format!(
+                "the kernel names the #[gpu_global] `{}`, whose launches are ordered across \
+                 streams, which a graph cannot record; launch it on a stream",
+                g.info.name
+            ),
+        });
+    }
     if def.cooperative() {
         return Err(GpuError::Capture {
             operation: format!("a launch of kernel `{}`", def.name()),
@@ -260,7 +271,9 @@ struct SimNode {
 /// holds `memory::replay_lock`.
 fn replay_sim(nodes: &[SimNode]) -> Result<()> {
     for node in nodes {
-        run_sim(node.def, &node.dtypes, &node.cfg, &*node.thread)?;
+        // A recorded kernel names no device global (see `refuse_unrecordable`), so the
+        // simulated device's number matters to nothing it runs.
+        run_sim(0, node.def, &node.dtypes, &node.cfg, &*node.thread)?;
     }
     Ok(())
 }

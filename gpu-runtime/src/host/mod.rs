@@ -11,6 +11,7 @@ pub(crate) mod collective;
 pub(crate) mod device;
 pub(crate) mod dispatch;
 pub(crate) mod event;
+pub(crate) mod globals;
 pub(crate) mod graph;
 pub(crate) mod interop;
 pub(crate) mod launch_config;

@@ -98,7 +98,7 @@ impl Resolver<'_> {
     }
 
     fn array(&mut self, a: ArrayVar<Ty>) -> ArrayVar<RTy> {
-        let elem = if a.space == crate::ir::Space::Table {
+        let elem = if matches!(a.space, crate::ir::Space::Table | crate::ir::Space::Global) {
             self.const_type(a.elem, a.span, &a.rust_name, a.dims.len())
                 .unwrap_or(RTy::Prim(Prim::Bool))
         } else {
@@ -206,8 +206,8 @@ impl Resolver<'_> {
                 let (what, example) = if array {
                     let index = ["[i]", "[j]", "[k]"][..rank.min(3)].concat();
                     (
-                        "elements of the constant array",
-                        format!("let w: f32 = {text}{index};"),
+                        "elements of the module array",
+                        format!("let w: f32 = {text}{index};` or a typed literal: `{text}{index} += 1u32;"),
                     )
                 } else {
                     ("constant", format!("let n: usize = {text};"))

@@ -156,8 +156,11 @@ impl Emitter<'_> {
         self.uses_note = true;
         if let Target::Array(a) = t {
             let arr = &self.k.arrays[a];
-            if arr.space != Space::DynamicShared {
-                // Constant extents: each checked index is clamped into its axis.
+            // A device global outlives the launch: a faulting write must not land in it, so
+            // it goes to the sink as a parameter's does (below).
+            if !matches!(arr.space, Space::DynamicShared | Space::Global) {
+                // Constant extents: each checked index is clamped into its axis (the
+                // array is the thread's or the block's, gone with the faulted launch).
                 let idx: Vec<String> = idx
                     .iter()
                     .zip(&checked)
@@ -173,12 +176,14 @@ impl Emitter<'_> {
                     .collect();
                 return self.plain_element(t, &idx);
             }
-            let (base, extents) = self.base_and_extents(t);
-            let site = self.site(t, 0);
-            return format!(
-                "(*gt_at_shared({base}, {}, {}, {site}, gt_note))",
-                idx[0], extents[0]
-            );
+            if arr.space == Space::DynamicShared {
+                let (base, extents) = self.base_and_extents(t);
+                let site = self.site(t, 0);
+                return format!(
+                    "(*gt_at_shared({base}, {}, {}, {site}, gt_note))",
+                    idx[0], extents[0]
+                );
+            }
         }
         let (base, extents) = self.base_and_extents(t);
         let mut args = vec![base];
@@ -204,8 +209,8 @@ impl Emitter<'_> {
     /// redirected read can never produce, say, a `bool` that is neither 0 nor 1.
     pub(super) fn element_value(&mut self, t: Target, index: &[Index<RTy>]) -> String {
         let checked: Vec<bool> = index.iter().map(|i| self.checks(i.check)).collect();
-        let constant_extents =
-            matches!(t, Target::Array(a) if self.k.arrays[a].space != Space::DynamicShared);
+        let constant_extents = matches!(t, Target::Array(a)
+            if !matches!(self.k.arrays[a].space, Space::DynamicShared | Space::Global));
         if !checked.contains(&true) || constant_extents {
             return self.element(t, index);
         }

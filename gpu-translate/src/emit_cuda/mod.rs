@@ -601,7 +601,7 @@ impl Emitter<'_> {
                 ));
             }
             // Declared by the runtime, at the program's top, with rustc's values.
-            Space::Table => {}
+            Space::Table | Space::Global => {}
             Space::Local => {
                 self.line(format!("{ty} {name}{dims};"));
                 if let Some(Expr {

@@ -25,8 +25,9 @@ pub struct ConstItems {
     pub table: TokenStream,
     /// Each constant's text and its generated constant, for the simulator's body.
     pub renames: Vec<(String, syn::Ident)>,
-    /// Each module array's text and its generated constant (a slice of its rows).
-    pub tables: Vec<(String, syn::Ident)>,
+    /// Each module array's text, the generated function that gives it as the simulator
+    /// reads it, and whether the kernel writes it (a `#[gpu_global]`).
+    pub tables: Vec<(String, syn::Ident, bool)>,
     /// For a kernel with const parameters: every constant in order, those of the const
     /// parameters (`BM`, `BM as u32`) by their expressions, for a function generic over
     /// them (`definition::<BM>()`, one level down); and the assertions that its arrays
@@ -121,14 +122,15 @@ const TABLE_BYTES_MAX: usize = 1 << 20;
 struct Tables {
     items: TokenStream,
     values: Vec<TokenStream>,
-    renames: Vec<(String, syn::Ident)>,
+    renames: Vec<(String, syn::Ident, bool)>,
 }
 
-/// For each module array `k` indexes (`Space::Table`): `const __gpu_table_<fn>_<i>:
-/// &[[f32; C]] = &LUT;`, spanned on its first use, so rustc checks the element type and
-/// rank the uses imply against the declaration (and reads a `static` as a `const`); and
-/// its [`ConstValue`](../../gpu_runtime) table of elements row-major and extents, which
-/// the runtime writes into the C source.
+/// For each module array `k` names (`Space::Table`, `Space::Global`): assertions, spanned
+/// on its first use, that its rows have the element type and rank the uses imply (rustc
+/// checks them against the declaration, through the runtime's `ModuleArray`), that a
+/// table fits in a kernel's source, and that one the kernel writes is a writable
+/// `#[gpu_global]`; and its [`ConstValue`](../../gpu_runtime), which the runtime turns into
+/// the C declaration (a table's values, or a global's pointer or constant memory).
 fn tables(k: &Kernel<RTy>, item: &str, krate: &syn::Path) -> Tables {
     let mut out = Tables {
         items: TokenStream::new(),
@@ -137,7 +139,7 @@ fn tables(k: &Kernel<RTy>, item: &str, krate: &syn::Path) -> Tables {
     };
     for (i, a) in k.arrays.iter().enumerate() {
         // An element type a constant cannot have is reported by the check pass.
-        let (Space::Table, RTy::Prim(p)) = (a.space, a.elem) else {
+        let (Space::Table | Space::Global, RTy::Prim(p)) = (a.space, a.elem) else {
             continue;
         };
         let extents: Vec<syn::Ident> = a
@@ -163,36 +165,46 @@ fn tables(k: &Kernel<RTy>, item: &str, krate: &syn::Path) -> Tables {
         }
         let name = format_ident!("__gpu_table_{}_{}", item, i);
         let span = a.span;
-        let message = format!(
+        let too_large = format!(
             "`{}` is over the {TABLE_BYTES_MAX} bytes a module array may have in a kernel (its \
              values are written into the kernel's source); copy it to the device once and pass \
-             it as an array parameter: `let lut = dev.to_device(&{})?;`",
+             it as an array parameter (`let lut = dev.to_device(&{})?;`), or make it device \
+             memory: `#[gpu_global] static`",
             a.rust_name, a.rust_name
         );
+        let m = quote!(#krate::__private::module_array);
         out.items.extend(quote_spanned! {span=>
             #[doc(hidden)]
-            #[allow(non_upper_case_globals)]
-            const #name: &[#ty] = &#path;
+            #[allow(non_snake_case)]
+            fn #name() -> &'static dyn #krate::__private::SimRows<#ty> {
+                &#path
+            }
             const _: () = ::core::assert!(
-                ::core::mem::size_of_val(#name) <= #TABLE_BYTES_MAX,
-                #message
+                #m::is_global(&#path)
+                    || #m::module_bytes(&#path) <= #TABLE_BYTES_MAX,
+                #too_large
             );
         });
-        let mut flat = quote!(super::#name);
-        for _ in 1..a.dims.len() {
-            flat = quote!(#flat.as_flattened());
+        if a.space == Space::Global {
+            let read_only = format!(
+                "`{0}` is written here, so it must be device memory kernels write: \
+                 `#[gpu_global] static {0}: [T; N] = ..;` (a `const` or `static` array, and a \
+                 `#[gpu_global(constant)]`, are read-only in kernels; copy what changes into a \
+                 local array or pass an array parameter)",
+                a.rust_name
+            );
+            out.items.extend(quote_spanned! {span=>
+                const _: () = ::core::assert!(#m::is_writable_global(&#path), #read_only);
+            });
         }
-        let variant = {
-            let n = p.rust_name();
-            format_ident!("{}{}", n[..1].to_uppercase(), &n[1..])
-        };
         let c_name = &a.c_name;
         out.values.push(quote!(#krate::__private::ConstValue::table(
             #c_name,
-            #krate::__private::TableData::#variant(#flat),
+            #m::dyn_of(&#path),
             &[#(super::#extents),*],
         )));
-        out.renames.push((a.rust_name.clone(), name));
+        out.renames
+            .push((a.rust_name.clone(), name, a.space == Space::Global));
     }
     out
 }

@@ -200,7 +200,7 @@ impl<'a> KernelRust<'a> {
                     // (language functions by the runtime's paths), and nothing else; it moves in
                     // the views of the arrays whose owners are `__gpu_owners`, and values.
                     unsafe {
-                        #k::__private::launch_sim(__gpu_def, &__gpu_dtypes, &#config, &__gpu_owners, move || {
+                        #k::__private::launch_sim(__gpu_device, __gpu_def, &__gpu_dtypes, &#config, &__gpu_owners, move || {
                             __gpu_sim #turbofish (#(#sim_args),*)
                         })
                     }

@@ -3,6 +3,7 @@
 
 pub(crate) mod enums;
 pub(crate) mod foreign;
+pub(crate) mod globals;
 pub(crate) mod impls;
 pub(crate) mod structs;
 

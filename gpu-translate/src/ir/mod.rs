@@ -119,8 +119,13 @@ pub enum Space {
     /// A module `const` or `static` array the body indexes (`WEIGHTS[k]`, `tables::LUT[i][j]`):
     /// read-only data of the whole program, its values rustc's, written into the C source
     /// by the runtime (`ConstValue`'s tables); its extents are module constants
-    /// (`WEIGHTS.len()`).
+    /// (`WEIGHTS.len()`). Or a `#[gpu_global]` the body only reads: rustc tells which
+    /// (the runtime's `ModuleArray`), and the runtime declares either in the C.
     Table,
+    /// A module array the body writes (`HIST[b] += 1`, an atomic, `&mut HIST`): a
+    /// `#[gpu_global]` static (rustc asserts it), one-dimensional device memory the runtime
+    /// points the kernel's module at.
+    Global,
 }
 
 /// An array declared in the body.

@@ -193,7 +193,7 @@ impl Lowerer<'_> {
                 match arr.space {
                     Space::Shared => arr.dims.len() == 1,
                     Space::DynamicShared => true,
-                    Space::Local | Space::Table => false,
+                    Space::Local | Space::Table | Space::Global => false,
                 }
             }
         };

@@ -169,7 +169,10 @@ impl Lowerer<'_> {
             Some(Binding::Slice(s)) => Some(Target::Slice(s)),
             Some(Binding::Array(a))
                 if self.k.arrays[a].dims.len() <= 1
-                    || matches!(self.k.arrays[a].space, Space::Local | Space::Table) =>
+                    || matches!(
+                        self.k.arrays[a].space,
+                        Space::Local | Space::Table | Space::Global
+                    ) =>
             {
                 Some(Target::Array(a))
             }

@@ -27,7 +27,7 @@ impl Lowerer<'_> {
     pub(super) fn declare_tables(&mut self, body: &syn::Block) {
         let mut uses = TableUses::default();
         uses.visit_block(body);
-        for (path, rank) in uses.found {
+        for (path, rank) in uses.found.clone() {
             let text = path_text(&path);
             if uses.locals.contains(&text)
                 || self.const_generic(&text).is_some()
@@ -46,11 +46,16 @@ impl Lowerer<'_> {
                 );
                 continue;
             }
-            self.declare_table(&path, &text, rank.max(1));
+            let space = if uses.written.contains(&text) {
+                Space::Global
+            } else {
+                Space::Table
+            };
+            self.declare_table(&path, &text, rank.max(1), space);
         }
     }
 
-    fn declare_table(&mut self, path: &syn::ExprPath, text: &str, rank: usize) {
+    fn declare_table(&mut self, path: &syn::ExprPath, text: &str, rank: usize, space: Space) {
         // Each extent is a module constant rustc evaluates from the array's type (so an
         // empty array has extents too): `LUT.len()`, then the inner lengths through a const
         // fn generic over them, which indexes nothing.
@@ -78,7 +83,7 @@ impl Lowerer<'_> {
             dims.push(Dim::Const(self.derived_const(len, len_text, span)));
         }
         let elem = self.types.fresh(VarKind::Any);
-        let mut array = ArrayVar::declared(elem, dims, Space::Table);
+        let mut array = ArrayVar::declared(elem, dims, space);
         array.span = span;
         let id = self.add_array(text, array);
         if let Some(outer) = self.scopes.first_mut() {
@@ -121,15 +126,36 @@ impl Lowerer<'_> {
 }
 
 /// The paths the body indexes or asks `len()` of, with the deepest chain of indices on
-/// each, in the order first met; and the names the body binds (an upper-case local array
-/// is the local's, not a module's).
+/// each, in the order first met; those it writes (a `#[gpu_global]`'s uses); and the
+/// names the body binds (an upper-case local array is the local's, not a module's).
 #[derive(Default)]
 struct TableUses {
     found: Vec<(syn::ExprPath, usize)>,
+    written: Vec<String>,
     locals: Vec<String>,
 }
 
+/// The path an element, a field of one or a reference to either is rooted at: `HIST` of
+/// `HIST[i]`, `&mut HIST[i].x`, `&mut HIST`.
+fn root_path(e: &syn::Expr) -> Option<&syn::ExprPath> {
+    match strip_parens(e) {
+        syn::Expr::Path(p) => Some(p),
+        syn::Expr::Index(ix) => root_path(&ix.expr),
+        syn::Expr::Field(f) => root_path(&f.base),
+        syn::Expr::Reference(r) => root_path(&r.expr),
+        _ => None,
+    }
+}
+
 impl TableUses {
+    /// `e`'s root path is written.
+    fn write(&mut self, e: &syn::Expr) {
+        if let Some(p) = root_path(e) {
+            self.note(p, 0);
+            self.written.push(path_text(p));
+        }
+    }
+
     fn note(&mut self, p: &syn::ExprPath, rank: usize) {
         let text = path_text(p);
         match self.found.iter_mut().find(|(q, _)| path_text(q) == text) {
@@ -158,8 +184,53 @@ impl<'ast> Visit<'ast> for TableUses {
         syn::visit::visit_expr_index(self, ix);
     }
 
-    /// `f(&LUT)`: an array lent to a device function.
+    fn visit_expr_assign(&mut self, a: &'ast syn::ExprAssign) {
+        self.write(&a.left);
+        syn::visit::visit_expr_assign(self, a);
+    }
+
+    /// `HIST[b] += 1`.
+    fn visit_expr_binary(&mut self, b: &'ast syn::ExprBinary) {
+        use syn::BinOp::*;
+        if matches!(
+            b.op,
+            AddAssign(_)
+                | SubAssign(_)
+                | MulAssign(_)
+                | DivAssign(_)
+                | RemAssign(_)
+                | BitXorAssign(_)
+                | BitAndAssign(_)
+                | BitOrAssign(_)
+                | ShlAssign(_)
+                | ShrAssign(_)
+        ) {
+            self.write(&b.left);
+        }
+        syn::visit::visit_expr_binary(self, b);
+    }
+
+    /// `&mut HIST`, `&mut HIST[i]`: lent to be written.
+    fn visit_expr_reference(&mut self, r: &'ast syn::ExprReference) {
+        if r.mutability.is_some() {
+            self.write(&r.expr);
+        }
+        syn::visit::visit_expr_reference(self, r);
+    }
+
+    /// `f(&LUT)`: an array lent to a device function; `atomic_add(HIST, b, 1)`: written.
     fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
+        let atomic = match strip_parens(&c.func) {
+            syn::Expr::Path(f) => f
+                .path
+                .segments
+                .last()
+                .is_some_and(|s| s.ident.to_string().starts_with("atomic_")),
+            _ => false,
+        };
+        if let (true, Some(first)) = (atomic, c.args.first()) {
+            self.write(first);
+        }
         for a in &c.args {
             if let syn::Expr::Reference(r) = strip_parens(a) {
                 if let syn::Expr::Path(p) = strip_parens(&r.expr) {
@@ -188,6 +259,9 @@ impl<'ast> Visit<'ast> for TableUses {
     }
 
     fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
+        if m.method == "swap" {
+            self.write(&m.receiver);
+        }
         if m.method == "len" && m.args.is_empty() {
             if let syn::Expr::Path(p) = strip_parens(&m.receiver) {
                 self.note(p, 0);

@@ -88,7 +88,8 @@ impl Lowerer<'_> {
                         self.err(p.span(), super::place::table_is_read_only(&name));
                         return None;
                     }
-                    if !matches!(array.space, Space::Local | Space::Table) || array.dims.len() != 1
+                    if !matches!(array.space, Space::Local | Space::Table | Space::Global)
+                        || array.dims.len() != 1
                     {
                         self.err(a.span(), ARRAY_ARG_ADVICE);
                         return None;

@@ -416,7 +416,7 @@ impl Lowerer<'_> {
         if array.space == ir::Space::DynamicShared {
             array.len_c_name = self.names.fresh(&format!("{rust_name}_len"));
         }
-        if array.space == ir::Space::Table {
+        if matches!(array.space, ir::Space::Table | ir::Space::Global) {
             // Data of the whole program: unique among every function's names.
             array.c_name = format!("gt_t{}_{}", self.k.arrays.len(), self.k.c_name);
         } else if array.space != ir::Space::Local {
@@ -427,6 +427,7 @@ impl Lowerer<'_> {
         self.k.check_names.push(match array.space {
             ir::Space::Local => check_names::local_array(rust_name),
             ir::Space::Table => check_names::const_table(rust_name),
+            ir::Space::Global => check_names::device_global(rust_name),
             _ => check_names::shared_array(rust_name),
         });
         self.k.arrays.push(array);

@@ -269,7 +269,7 @@ impl Lowerer<'_> {
                 match arr.space {
                     Space::DynamicShared => (1, false),
                     Space::Shared => (arr.dims.len(), arr.dims.len() > 1),
-                    Space::Local | Space::Table => (arr.dims.len(), false),
+                    Space::Local | Space::Table | Space::Global => (arr.dims.len(), false),
                 }
             }
         }
@@ -386,7 +386,8 @@ impl Lowerer<'_> {
 pub(super) fn table_is_read_only(name: &str) -> String {
     format!(
         "`{name}` is a module constant array and cannot be written; copy what changes into \
-         a local array (`let mut t = [0.0f32; 4]; t[k] = {name}[k];`) or pass an array parameter"
+         a local array (`let mut t = [0.0f32; 4]; t[k] = {name}[k];`), pass an array parameter, \
+         or declare device memory kernels write as `#[gpu_global] static {name}: [u32; N] = ..;`"
     )
 }
 

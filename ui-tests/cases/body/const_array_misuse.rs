@@ -10,7 +10,7 @@ fn total(a: &[f32]) -> f32 {
 
 #[gpu_kernel]
 fn k(i: usize, out: &mut [f32]) {
-    LUT[i] = 1.0;
+    LUT[i] = 1.0f32;
     atomic_add(COUNTS, 0, 1u32);
     let lent: f32 = total(&mut LUT);
     out[0] = lent;

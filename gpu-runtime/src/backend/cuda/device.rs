@@ -38,6 +38,8 @@ pub(crate) struct CudaDevice {
     /// Whether every launch waits for its kernel and reports its fault (the debugging
     /// switch [`SYNC_ENV`](crate::env::SYNC_ENV)).
     pub(super) synchronous: bool,
+    /// The device's copies of the `#[gpu_global]`s its modules name.
+    pub(super) globals: super::globals::CudaGlobals,
 }
 
 /// How many CUDA devices there are: 0 without a driver or a device.
@@ -133,6 +135,7 @@ impl CudaDevice {
             first_fault: OnceLock::new(),
             faults,
             synchronous: crate::env::flag(crate::env::SYNC_ENV),
+            globals: Default::default(),
         })
     }
 

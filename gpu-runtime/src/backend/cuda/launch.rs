@@ -28,6 +28,34 @@ pub(super) struct StreamHandle(pub(super) cudarc::driver::sys::CUstream);
 // SAFETY: a CUstream handle may be used from any thread; this one is only compared.
 unsafe impl Send for StreamHandle {}
 
+/// `cuLaunchKernel` of `entry` on `stream` with `args`, as validated.
+///
+/// # Safety
+///
+/// `args` must hold one valid pointer per C parameter of the entry, to a value of that
+/// parameter's type, and the arrays behind them must stay allocated until the kernel has
+/// run (the launch orders their frees after it); `valid` must be within the entry's limits.
+#[inline]
+unsafe fn launch_plain(
+    entry: &Entry,
+    valid: &ValidLaunch,
+    stream: cudarc::driver::sys::CUstream,
+    args: &mut [*mut c_void],
+) -> std::result::Result<(), cudarc::driver::DriverError> {
+    // SAFETY: the caller's contract; the function handle is live (its module is held by
+    // `entry`).
+    unsafe {
+        cudarc::driver::result::launch_kernel(
+            entry.function.cu_function(),
+            valid.grid.tuple(),
+            valid.block.tuple(),
+            valid.shared_mem_bytes,
+            stream,
+            args,
+        )
+    }
+}
+
 impl CudaDevice {
     /// Queue `entry` of `kernel` on `stream` with `args`, as validated: what every launch
     /// ends with.
@@ -127,26 +155,49 @@ impl CudaDevice {
         self.make_current().map_err(launch_err)?;
         self.note_launch(kernel);
         let _range = nvtx::launch_range(|| kernel.signature.clone());
-        if def.cooperative() {
+        if kernel.ordered {
             // SAFETY: the caller's contract.
-            unsafe { self.launch_cooperative(kernel, entry, valid, stream, args, dtypes)? };
+            unsafe { self.launch_ordered(kernel, entry, valid, stream, args, dtypes)? };
             return self.finish(stream);
         }
-        // SAFETY: the caller's contract: one valid pointer per C parameter; the arrays
-        // behind them outlive the launch's enqueueing and their frees are ordered after
-        // it on the stream.
-        unsafe {
-            cudarc::driver::result::launch_kernel(
-                entry.function.cu_function(),
-                valid.grid.tuple(),
-                valid.block.tuple(),
-                valid.shared_mem_bytes,
-                stream,
-                args,
-            )
-        }
-        .map_err(launch_err)?;
+        // SAFETY: the caller's contract.
+        unsafe { launch_plain(entry, valid, stream, args) }.map_err(launch_err)?;
         self.finish(stream)
+    }
+
+    /// A launch ordered after others: of a cooperative kernel (one at a time), or of one
+    /// that names device globals (after the last launch that named each).
+    ///
+    /// # Safety
+    ///
+    /// As for [`CudaDevice::enqueue`].
+    #[cold]
+    unsafe fn launch_ordered(
+        &self,
+        kernel: &LoadedKernel,
+        entry: &Entry,
+        valid: &ValidLaunch,
+        stream: cudarc::driver::sys::CUstream,
+        args: &mut [*mut c_void],
+        dtypes: &[DtypeKind],
+    ) -> Result<()> {
+        let def = kernel.def;
+        let mut queue = || {
+            if def.cooperative() {
+                // SAFETY: the caller's contract.
+                return unsafe {
+                    self.launch_cooperative(kernel, entry, valid, stream, args, dtypes)
+                };
+            }
+            // SAFETY: the caller's contract.
+            unsafe { launch_plain(entry, valid, stream, args) }
+                .map_err(|source| self.launch_error(def, dtypes, entry, source))
+        };
+        if kernel.globals.is_empty() {
+            queue()
+        } else {
+            self.launch_on_globals(def.name(), &kernel.globals, stream, queue)
+        }
     }
 
     /// Let `kernel` take `bytes` of dynamic shared memory per block: more than the default

@@ -8,7 +8,8 @@
 //! `function_table.rs` finds a loaded kernel without hashing or locking; `fault.rs` turns
 //! the driver's sticky errors into [`GpuError::DeviceFault`](crate::GpuError::DeviceFault);
 //! `fault_record.rs` is the device-wide record checked kernels report their first fault in;
-//! `handles.rs`, `buffer.rs`, `graph.rs` and `peer.rs` are the driver calls of streams and
+//! `globals.rs` keeps each device's copies of the `#[gpu_global]`s and orders the launches
+//! that name them; `handles.rs`, `buffer.rs`, `graph.rs` and `peer.rs` are the driver calls of streams and
 //! events, memory, graphs and peer copies; `libraries.rs` finds and loads the driver,
 //! NVRTC and NVTX; `nvrtc.rs` compiles with NVRTC; `nvtx.rs` makes NVTX's calls; `nccl.rs`
 //! binds NCCL, `nccl_comm.rs` watches one rank's communicator, `nccl_close.rs` closes it, and
@@ -19,6 +20,7 @@ mod device;
 mod fault;
 mod fault_record;
 mod function_table;
+mod globals;
 pub(crate) mod graph;
 pub(crate) mod handles;
 mod launch;

@@ -46,6 +46,12 @@ pub(crate) struct LoadedKernel {
     /// of one cooperative kernel share its grid barrier's counters (module globals), so
     /// each waits for the one before, on whichever stream it ran.
     pub(super) cooperative_last: std::sync::Mutex<Option<(StreamHandle, OwnedEvent)>>,
+    /// The device globals it names (the keys of their copies, each once): its launches
+    /// are ordered on them (`globals.rs`).
+    pub(super) globals: Box<[usize]>,
+    /// Whether a launch takes the ordered path: the kernel is cooperative or names
+    /// device globals.
+    pub(super) ordered: bool,
 }
 
 /// One `__global__` function of a loaded kernel.
@@ -120,15 +126,21 @@ impl CudaDevice {
         capturing: bool,
         compile: impl FnOnce(&str) -> Result<Vec<u8>> + Send,
     ) -> Result<LoadedKernel> {
-        let main = self.load_entry(id, def.c_name(), capturing, compile)?;
+        let main = self.load_entry(def, id, def.c_name(), capturing, compile)?;
+        let mut globals: Vec<usize> = def.global_symbols().iter().map(|g| g.key()).collect();
+        globals.sort_unstable();
+        globals.dedup();
         Ok(LoadedKernel {
             def,
             signature: def.signature(dtypes),
             main,
             checked: def.has_fast_path().then(once_cell::sync::OnceCell::new),
             id,
-            quick: ParamCodes::new(def, dtypes),
+            // A launch that names a global is ordered on it: never the quick path.
+            quick: ParamCodes::new(def, dtypes).filter(|_| globals.is_empty()),
             cooperative_last: std::sync::Mutex::new(None),
+            ordered: def.cooperative() || !globals.is_empty(),
+            globals: globals.into_boxed_slice(),
         })
     }
 
@@ -146,16 +158,18 @@ impl CudaDevice {
             None => Ok(&kernel.main),
             Some(checked) => checked.get_or_try_init(|| {
                 let name = gpu_contract::kernel::checked_entry(kernel.def.c_name());
-                self.load_entry(kernel.id, &name, capturing, compile)
+                self.load_entry(kernel.def, kernel.id, &name, capturing, compile)
             }),
         }
     }
 
     /// The `__global__` function `name` of signature `id`'s module, which `compile` makes
-    /// (given the device's architecture), loaded with its fault context set.
+    /// (given the device's architecture), loaded with its fault context set and its device
+    /// globals bound.
     #[cold]
     fn load_entry(
         &self,
+        def: &'static KernelDef,
         id: u32,
         name: &str,
         capturing: bool,
@@ -175,6 +189,7 @@ impl CudaDevice {
             let _relaxed = capturing.then(graph::relax_capture_mode);
             let image = compile(&arch)?;
             let module = self.load_module(image, id)?;
+            self.bind_globals(&module, &def.global_symbols())?;
             self.entry(&module, name)
         };
         crate::backend::stack_room::with_room(LOAD_STACK_BYTES, load).unwrap_or_else(|e| {

@@ -308,6 +308,9 @@ pub(crate) struct BlockContext {
     /// for, oldest first: their writes land at the `wait_tiles` that retires them, and
     /// never when none does (one of the orders the GPU may take).
     pub async_copies: RefCell<HashMap<usize, std::collections::VecDeque<PendingCopy>>>,
+    /// The device globals the launch holds (`globals.rs`): valid while it runs, which
+    /// the block's context does not outlive.
+    pub globals: *const [super::globals::GlobalSlot],
 }
 
 /// The writes of one asynchronous tile copy, its source already read.
@@ -338,6 +341,7 @@ impl BlockContext {
         threads: usize,
         dynamic_shared_bytes: usize,
         concurrent: bool,
+        globals: &[super::globals::GlobalSlot],
     ) -> BlockContext {
         // Threads run one after another never meet in a warp function.
         let warps = if concurrent { threads.div_ceil(32) } else { 0 };
@@ -351,6 +355,7 @@ impl BlockContext {
             concurrent,
             kernel,
             async_copies: RefCell::new(HashMap::new()),
+            globals,
         }
     }
 
@@ -424,6 +429,14 @@ pub(crate) fn current_kernel() -> Option<&'static str> {
     let ptr = BLOCK.with(|c| c.get());
     // SAFETY: as in `with_block`.
     (!ptr.is_null()).then(|| unsafe { (*ptr).kernel })
+}
+
+/// The device globals the running launch holds; `None` outside a launch.
+pub(crate) fn current_globals() -> Option<&'static [super::globals::GlobalSlot]> {
+    let ptr = BLOCK.with(|c| c.get());
+    // SAFETY: as in `with_block`; the launch holds its globals while its blocks run, and
+    // the slice is read only while the calling thread runs one of them.
+    (!ptr.is_null()).then(|| unsafe { &*(*ptr).globals })
 }
 
 /// Whether an unwind payload is an abort caused by another thread's failure.

@@ -21,6 +21,7 @@ mod block;
 pub(crate) mod comm;
 mod deadline;
 mod fiber;
+pub(crate) mod globals;
 pub(crate) mod memory;
 mod parts;
 pub(crate) mod position;
@@ -240,6 +241,7 @@ fn worker_limit() -> usize {
 pub(crate) fn run(
     def: &'static KernelDef,
     valid: &ValidLaunch,
+    globals: &[globals::GlobalSlot],
     thread: &(dyn Fn() + Sync),
 ) -> Result<()> {
     let (grid, block) = (valid.grid, valid.block);
@@ -260,6 +262,7 @@ pub(crate) fn run(
         shared_bytes,
         position: &position,
         thread,
+        globals,
     };
     if def.cooperative() {
         let total = grid.volume().saturating_mul(block.volume());
@@ -411,6 +414,7 @@ struct Launch<'a> {
     shared_bytes: usize,
     position: &'a (dyn Fn(Dim3, Dim3) -> ThreadPosition + Sync),
     thread: &'a (dyn Fn() + Sync),
+    globals: &'a [globals::GlobalSlot],
 }
 
 impl Launch<'_> {
@@ -422,6 +426,7 @@ impl Launch<'_> {
             self.threads.len(),
             self.shared_bytes,
             false,
+            self.globals,
         );
         set_block(&ctx);
         let mut current = (self.position)(b, Dim3::new(0, 0, 0));
@@ -445,7 +450,7 @@ impl Launch<'_> {
             return Err(GpuError::Timeout { kernel, seconds });
         }
         let n = self.threads.len();
-        let ctx = BlockContext::new(self.def.name(), n, self.shared_bytes, true);
+        let ctx = BlockContext::new(self.def.name(), n, self.shared_bytes, true, self.globals);
         let _clear = ClearThreadState;
         let failure: RefCell<Option<GpuError>> = RefCell::new(None);
         let body = |i: usize| {
@@ -468,7 +473,7 @@ impl Launch<'_> {
         let n = self.threads.len();
         let contexts: Vec<BlockContext> = blocks
             .iter()
-            .map(|_| BlockContext::new(self.def.name(), n, self.shared_bytes, true))
+            .map(|_| BlockContext::new(self.def.name(), n, self.shared_bytes, true, self.globals))
             .collect();
         let grid = SimBarrier::for_grid(blocks.len() * n);
         let _clear = ClearThreadState;

@@ -21,6 +21,7 @@ use quote::{format_ident, quote};
 use syn::spanned::Spanned;
 use syn::visit_mut::{self, VisitMut};
 
+mod module_arrays;
 mod tile_paths;
 mod writes;
 
@@ -35,9 +36,10 @@ pub struct Names<'a> {
     /// Each module constant's text (`TPB`, `TPB as u32`) and the generated constant that
     /// holds its value with the type the kernel computes with (`emit_rust::consts`).
     pub consts: &'a [(String, syn::Ident)],
-    /// Each module array's text (`LUT`, `tables::LUT`) and its generated constant: a slice
-    /// of its rows (`emit_rust::consts`).
-    pub tables: &'a [(String, syn::Ident)],
+    /// Each module array's text (`LUT`, `tables::LUT`, `HIST`), the generated function that
+    /// gives it as the runtime's `SimRows` of the row type the uses imply, and whether the
+    /// body writes it (a `#[gpu_global]`, reached through the running launch's view).
+    pub tables: &'a [(String, syn::Ident, bool)],
     /// Each `println!`/`print!` by its number in source order: its `printf` format and
     /// how each value is passed (`crate::print_format`).
     pub prints: &'a [(String, Vec<crate::print_format::PrintConv>)],
@@ -64,6 +66,7 @@ pub fn rewrite(body: &syn::Block, names: &Names<'_>, krate: &syn::Path) -> syn::
     };
     let mut body = body.clone();
     r.visit_block_mut(&mut body);
+    body.stmts.splice(0..0, r.global_views());
     body
 }
 
@@ -84,8 +87,9 @@ struct Rewriter {
     krate: syn::Path,
     /// Module constants by text, with their generated constants.
     consts: Vec<(String, syn::Ident)>,
-    /// Module arrays by text, with their generated constants (slices of their rows).
-    tables: Vec<(String, syn::Ident)>,
+    /// Module arrays by text, with their generated functions, and whether the body
+    /// writes each (a global's view).
+    tables: Vec<(String, syn::Ident, bool)>,
     /// The prints' formats, and the number of the next one met.
     prints: Vec<(String, Vec<crate::print_format::PrintConv>)>,
     next_print: usize,
@@ -192,22 +196,6 @@ impl Rewriter {
         Some(syn::Ident::new(&ident.to_string(), e.span()))
     }
 
-    /// The module array `e` names, if it is one no local shadows: its text and generated
-    /// constant.
-    fn table(&self, e: &syn::Expr) -> Option<(String, syn::Ident)> {
-        let syn::Expr::Path(p) = e else {
-            return None;
-        };
-        if let Some(ident) = p.path.get_ident() {
-            let name = crate::names::unraw(ident);
-            if self.scopes.iter().flatten().any(|(n, _)| *n == name) {
-                return None;
-            }
-        }
-        let text = crate::names::path_text(p);
-        self.tables.iter().find(|(t, _)| *t == text).cloned()
-    }
-
     /// `&a[range]` / `&mut a[range]` of a view (a device function's argument): the view of
     /// those elements, `a.sub(range)` / `a.sub_mut(range)`, checked as the GPU checks it.
     fn sub_slice(&mut self, e: &syn::Expr) -> Option<syn::Expr> {
@@ -244,6 +232,10 @@ impl Rewriter {
         if let Some(c) = self.module_const(e) {
             return Some(syn::parse_quote!(#c));
         }
+        // A written global named whole (`atomic_add(HIST, b, 1)`, `HIST.len()`): its view.
+        if let Some(view) = self.global_view(e) {
+            return Some(syn::parse_quote!(#view));
+        }
         tile_paths::qualify(e, &self.krate);
         self.sub_slice(e)
     }
@@ -276,10 +268,7 @@ impl Rewriter {
                 syn::parse_quote_spanned!(span=> #k::__private::lent(&#name, #label))
             });
         }
-        let (text, table) = self.table(strip(&r.expr))?;
-        let table = syn::Ident::new(&table.to_string(), span);
-        let label = gpu_contract::check_names::const_table(&text);
-        Some(syn::parse_quote_spanned!(span=> #k::__private::lent(#table, #label)))
+        self.lent_module_array(r)
     }
 
     fn kind(&self, name: &str) -> Kind {
@@ -316,9 +305,9 @@ impl Rewriter {
         }
     }
 
-    /// The view `e` names, if it is a plain name bound to one.
+    /// The view `e` names, if it is a plain name bound to one or a written global.
     fn view_name(&self, e: &syn::Expr) -> Option<syn::Ident> {
-        self.name_of(e, Kind::View)
+        self.name_of(e, Kind::View).or_else(|| self.global_view(e))
     }
 
     /// `t[i]`, `t[i][j]`, ... of a local array `t`: the access, checked, as a reference
@@ -334,6 +323,9 @@ impl Rewriter {
             return None;
         }
         let span = e.span();
+        let k = self.krate.clone();
+        let last = chain.len() - 1;
+        let mut chain = chain.into_iter().rev();
         let (mut access, label): (syn::Expr, String) =
             if let Some(name) = self.name_of(base, Kind::Local) {
                 let label = gpu_contract::check_names::local_array(&crate::names::unraw(&name));
@@ -343,15 +335,15 @@ impl Rewriter {
                     (syn::parse_quote_spanned!(span=> &#name), label)
                 }
             } else {
-                // A module array: its generated constant, a slice of its rows.
-                let (text, table) = self.table(base)?;
-                let table = syn::Ident::new(&table.to_string(), base.span());
-                let label = gpu_contract::check_names::const_table(&text);
-                (syn::parse_quote_spanned!(span=> #table), label)
+                let (access, label) = self.module_array_first(base, chain.next()?, last == 0)?;
+                if last == 0 {
+                    return Some(access);
+                }
+                (access, label)
             };
-        let k = self.krate.clone();
-        let last = chain.len() - 1;
-        for (n, mut index) in chain.into_iter().rev().enumerate() {
+        let skipped = usize::from(self.name_of(base, Kind::Local).is_none());
+        for (n, mut index) in chain.enumerate() {
+            let n = n + skipped;
             self.visit_expr_mut(&mut index);
             access = match (write, n == last) {
                 (true, _) => syn::parse_quote_spanned!(span=>

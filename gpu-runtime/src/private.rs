@@ -19,7 +19,7 @@ pub use crate::def::kernel::{ConstParam, KernelParts};
 /// What the generated code names module arrays through (tables and device globals).
 pub mod module_array {
     pub use crate::def::module_array::{
-        dyn_of, is_global, is_writable_global, module_bytes, ModuleArray,
+        dyn_of, is_global, is_writable_global, module_bytes, ModuleArray, ModuleArrayDyn,
     };
 }
 pub use crate::def::module_const::{ConstValue, TableData};

@@ -62,6 +62,112 @@ pub fn apply_taps(x: &[f32], out: &mut [f32]) {
     }
 }
 
+/// An empty global, only read: every index is past its end.
+#[gpu_global]
+static EMPTY: [u32; 0] = [];
+
+/// Reads `EMPTY[at]`: always out of range.
+#[gpu_kernel]
+pub fn read_empty_global(at: usize, out: &mut [u32]) {
+    if grid_1d() == 0 && out.len() > 0 {
+        out[0] = EMPTY[at];
+    }
+}
+
+pub mod inner {
+    use gpu_runtime::prelude::*;
+
+    /// Another module's global named like the outer one, of another type and length.
+    #[gpu_global]
+    pub static BINS: [u8; 1] = [0];
+
+    /// Adds one to the outer module's `BINS[at]` (`super::BINS`, not this module's).
+    #[gpu_kernel]
+    pub fn bump_outer(at: usize) {
+        if grid_1d() == 0 {
+            super::BINS[at] += 1u32;
+        }
+    }
+
+    pub mod left {
+        use gpu_runtime::prelude::*;
+
+        #[gpu_global]
+        pub static TALLY: [u32; 4] = [0; 4];
+
+        /// Counts into this module's `TALLY`.
+        #[gpu_device]
+        pub fn tally(i: usize) {
+            TALLY[i] += 1u32;
+        }
+    }
+
+    pub mod right {
+        use gpu_runtime::prelude::*;
+
+        #[gpu_global]
+        pub static TALLY: [u32; 4] = [0; 4];
+
+        /// The same text as `left::tally`, counting into this module's `TALLY`.
+        #[gpu_device]
+        pub fn tally(i: usize) {
+            TALLY[i] += 1u32;
+        }
+    }
+
+    /// Calls two device functions of one name and text that name two globals.
+    #[gpu_kernel]
+    pub fn two_tallies(out: &mut [u32]) {
+        if grid_1d() == 0 && out.len() > 0 {
+            left::tally(0);
+            right::tally(1);
+            out[0] = 1;
+        }
+    }
+}
+
+/// The review's findings, each a launch or call that once went wrong: a global named as
+/// `super::BINS` beside another module's `BINS`, an empty global read, two device
+/// functions of one name and text naming two modules' globals, a read inside a capture,
+/// a read after a faulting launch.
+fn review_regressions(
+    dev: &Device,
+    r: &mut rand::rngs::StdRng,
+    want: &mut [u32],
+) -> CaseResult<()> {
+    let other = dev.new_stream()?;
+    let at = r.random_range(0..64);
+    launch!(inner::bump_outer[1, 32, &other](at))?;
+    want[at] += 1;
+    if BINS.read(dev)? != want || inner::BINS.read(dev)? != [0] {
+        return Err(format!("super::BINS[{at}] += 1 reached another global").into());
+    }
+    let mut one = poisoned(dev, 1, 7u32)?;
+    let past = r.random_range(0..100);
+    let bad = launch!(read_empty_global[1, 32](past, &mut one)).and_then(|()| dev.synchronize());
+    expect_violation(
+        bad,
+        "read_empty_global",
+        ("EMPTY (constant array)", past, 0),
+    )?;
+    launch!(copy_global[1, 64](&mut poisoned(dev, 64, 0u32)?))?;
+    match launch!(inner::two_tallies[1, 32](&mut one)).and_then(|()| dev.synchronize()) {
+        Err(GpuError::InvalidLaunch { reason, .. })
+            if reason.contains("two different device functions named `tally`") => {}
+        other => return Err(format!("two_tallies: {other:?}").into()),
+    }
+    match dev.capture(|_| BINS.read(dev).map(|_| ())) {
+        Err(GpuError::Capture { operation, .. }) if operation.contains("BINS.read") => {}
+        other => return Err(format!("BINS.read inside a capture: {other:?}").into()),
+    }
+    // A fault of a launch that names the global is reported by the next read at the
+    // latest (the simulator reports it at the launch).
+    let past = r.random_range(64..1000);
+    let bad = launch!(bump_global[1, 32, &other](past)).and_then(|()| BINS.read(dev).map(|_| ()));
+    expect_violation(bad, "bump_global", ("BINS (device global)", past, 64))?;
+    Ok(())
+}
+
 pub fn case_device_globals(dev: &Device, seed: u64) -> CaseResult {
     let mut r = rng(seed);
     let n = r.random_range(1000..5000);
@@ -102,6 +208,7 @@ pub fn case_device_globals(dev: &Device, seed: u64) -> CaseResult {
     if BINS.read(dev)? != want {
         return Err("BINS changed by a launch that faulted before writing".into());
     }
+    review_regressions(dev, &mut r, &mut want)?;
     // A length other than the global's is refused.
     match BINS.write(dev, &[0; 3]) {
         Err(GpuError::InvalidArgument(m)) if m.contains("BINS") => {}

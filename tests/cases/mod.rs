@@ -105,9 +105,10 @@ macro_rules! for_each_case {
                 0.0, array_literals::case_array_literals, [array_literals::array_literals];
             const_arrays: "module const and static arrays, 1-D to 3-D, of floats (special values), integers and bool, in kernels and device functions, len() and .iter(); one read past the end: bit for bit",
                 0.0, const_arrays::case_const_arrays, [const_arrays::const_arrays, const_arrays::const_array_past_end, const_arrays::lent_past_end, const_arrays::large_const_array];
-            device_globals: "#[gpu_global] arrays: atomics into one, read by the host and by a kernel on another stream, written plainly and through a device function, an index past the end; a #[gpu_global(constant)] the host writes between launches: as Rust",
+            device_globals: "#[gpu_global] arrays: atomics into one, read by the host and by a kernel on another stream, written plainly and through a device function, an index past the end, an empty one, one named as super::X beside another X, two device functions of one name naming two globals, read inside a capture; a #[gpu_global(constant)] the host writes between launches: as Rust",
                 0.0, device_globals::case_device_globals,
-                [device_globals::count_into_global, device_globals::copy_global, device_globals::bump_global, device_globals::apply_taps];
+                [device_globals::count_into_global, device_globals::copy_global, device_globals::bump_global, device_globals::apply_taps,
+                 device_globals::read_empty_global, device_globals::inner::bump_outer];
             sub_slices: "sub-slices of array parameters passed to device functions, a..b, a.., ..=b, .., &mut: as Rust; ranges Rust refuses and an index past a sub-slice fault under the array's name",
                 0.0, sub_slices::case_sub_slices, [sub_slices::sub_slices, sub_slices::sub_slice_fault];
             references: "references to locals: out-parameters &mut f32, &mut struct, &T generic, passed on, let r = &mut acc; a lent index checked again: as Rust",

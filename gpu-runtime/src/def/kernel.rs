@@ -204,10 +204,10 @@ impl KernelDef {
     }
 
     /// The device globals (`#[gpu_global]`) the kernel and the device functions it reaches
-    /// name, each C symbol once (none when the device functions call each other in a
-    /// cycle, which no compile accepts).
-    pub(crate) fn global_symbols(&self) -> Vec<GlobalSymbol> {
-        let device_fns = self.reachable_device_fns().unwrap_or_default();
+    /// name, each C symbol once; the error of device functions no compile accepts (a
+    /// cycle, two of one name).
+    pub(crate) fn global_symbols(&self) -> Result<Vec<GlobalSymbol>, GpuError> {
+        let device_fns = self.reachable_device_fns()?;
         let mut out: Vec<GlobalSymbol> = Vec::new();
         let all = device_fns
             .iter()
@@ -224,7 +224,7 @@ impl KernelDef {
                 }
             }
         }
-        out
+        Ok(out)
     }
 
     /// The translated CUDA C, with the generic dtype parameters left as type names that
@@ -434,14 +434,16 @@ impl KernelDef {
                 ));
             }
             if let Some(other) = out.iter().find(|g| g.c_name == f.c_name) {
-                // The same text under the same name is the same C (one file's
-                // `#[gpu_extern]` blocks, say): compiled once.
-                if other.source == f.source {
+                // The same text under the same name, naming the same module arrays, is
+                // the same C (one file's `#[gpu_extern]` blocks, say): compiled once.
+                // Two modules' functions of one name and text may name two modules'
+                // arrays (a `#[gpu_global]` each): those differ.
+                if other.source == f.source && other.constants == f.constants {
                     return Ok(());
                 }
                 return Err(format!(
-                    "two different device functions named `{}` are reached ({} bytes and {} bytes \
-                     of source); rename one",
+                    "two different device functions named `{}` are reached (from two modules, or \
+                     with different sources: {} and {} bytes); rename one",
                     f.name,
                     other.source.len(),
                     f.source.len()

@@ -41,8 +41,14 @@ impl PartialEq for ConstValue {
     fn eq(&self, other: &Self) -> bool {
         let same_array = match (self.table, other.table) {
             (None, None) => true,
+            // A global is itself (its address), a table its values.
             (Some((a, x)), Some((b, y))) => {
-                a.elements() == b.elements() && a.global() == b.global() && x == y
+                x == y
+                    && match (a.global(), b.global()) {
+                        (Some(_), Some(_)) => std::ptr::addr_eq(a, b),
+                        (None, None) => a.elements() == b.elements(),
+                        _ => false,
+                    }
             }
             _ => false,
         };
@@ -72,36 +78,74 @@ pub enum TableData<'a> {
     F64(&'a [f64]),
 }
 
+/// Each variant's slice, by the same name: `$body` with `$v` bound to it.
+macro_rules! each_table {
+    ($data:expr, |$v:ident| $body:expr) => {
+        match $data {
+            TableData::Bool($v) => $body,
+            TableData::I8($v) => $body,
+            TableData::I16($v) => $body,
+            TableData::I32($v) => $body,
+            TableData::I64($v) => $body,
+            TableData::Isize($v) => $body,
+            TableData::U8($v) => $body,
+            TableData::U16($v) => $body,
+            TableData::U32($v) => $body,
+            TableData::U64($v) => $body,
+            TableData::Usize($v) => $body,
+            TableData::F32($v) => $body,
+            TableData::F64($v) => $body,
+        }
+    };
+}
+
 impl TableData<'_> {
-    /// The elements' bytes, little-endian as the GPU lays them out.
+    /// The elements' bytes, as the host (and the GPU, little-endian as it) lays them out:
+    /// one copy, with no other buffer.
     pub(crate) fn bytes(&self) -> Vec<u8> {
-        let (kind, values) = self.elements();
-        let size = kind.size();
-        values
-            .iter()
-            .flat_map(|v| v.to_le_bytes().into_iter().take(size))
-            .collect()
+        // SAFETY: numbers and `bool`s have no padding; the slice's bytes are initialised
+        // and readable for its borrow.
+        each_table!(*self, |v| unsafe {
+            std::slice::from_raw_parts(v.as_ptr().cast::<u8>(), std::mem::size_of_val(v))
+        })
+        .to_vec()
+    }
+
+    /// The element count.
+    pub(crate) fn len(&self) -> usize {
+        each_table!(*self, |v| v.len())
+    }
+
+    /// The elements' dtype.
+    pub(crate) fn kind(&self) -> DtypeKind {
+        self.elements_of(false).0
     }
 
     /// The dtype and each element's bits, zero-extended as a scalar constant's are.
     pub(crate) fn elements(&self) -> (DtypeKind, Vec<u64>) {
-        fn bits<T: Copy>(v: &[T], f: impl Fn(T) -> u64) -> Vec<u64> {
-            v.iter().map(|&x| f(x)).collect()
+        self.elements_of(true)
+    }
+
+    /// The dtype and, when `all`, each element's bits (none otherwise: the dtype alone).
+    fn elements_of(&self, all: bool) -> (DtypeKind, Vec<u64>) {
+        fn bits<T: Copy>(v: &[T], all: bool, f: impl Fn(T) -> u64) -> Vec<u64> {
+            let n = if all { v.len() } else { 0 };
+            v[..n].iter().map(|&x| f(x)).collect()
         }
         match *self {
-            TableData::Bool(v) => (DtypeKind::Bool, bits(v, u64::from)),
-            TableData::I8(v) => (DtypeKind::I8, bits(v, |x| x as u8 as u64)),
-            TableData::I16(v) => (DtypeKind::I16, bits(v, |x| x as u16 as u64)),
-            TableData::I32(v) => (DtypeKind::I32, bits(v, |x| x as u32 as u64)),
-            TableData::I64(v) => (DtypeKind::I64, bits(v, |x| x as u64)),
-            TableData::Isize(v) => (DtypeKind::Isize, bits(v, |x| x as i64 as u64)),
-            TableData::U8(v) => (DtypeKind::U8, bits(v, u64::from)),
-            TableData::U16(v) => (DtypeKind::U16, bits(v, u64::from)),
-            TableData::U32(v) => (DtypeKind::U32, bits(v, u64::from)),
-            TableData::U64(v) => (DtypeKind::U64, bits(v, |x| x)),
-            TableData::Usize(v) => (DtypeKind::Usize, bits(v, |x| x as u64)),
-            TableData::F32(v) => (DtypeKind::F32, bits(v, |x| u64::from(x.to_bits()))),
-            TableData::F64(v) => (DtypeKind::F64, bits(v, f64::to_bits)),
+            TableData::Bool(v) => (DtypeKind::Bool, bits(v, all, u64::from)),
+            TableData::I8(v) => (DtypeKind::I8, bits(v, all, |x| x as u8 as u64)),
+            TableData::I16(v) => (DtypeKind::I16, bits(v, all, |x| x as u16 as u64)),
+            TableData::I32(v) => (DtypeKind::I32, bits(v, all, |x| x as u32 as u64)),
+            TableData::I64(v) => (DtypeKind::I64, bits(v, all, |x| x as u64)),
+            TableData::Isize(v) => (DtypeKind::Isize, bits(v, all, |x| x as i64 as u64)),
+            TableData::U8(v) => (DtypeKind::U8, bits(v, all, u64::from)),
+            TableData::U16(v) => (DtypeKind::U16, bits(v, all, u64::from)),
+            TableData::U32(v) => (DtypeKind::U32, bits(v, all, u64::from)),
+            TableData::U64(v) => (DtypeKind::U64, bits(v, all, |x| x)),
+            TableData::Usize(v) => (DtypeKind::Usize, bits(v, all, |x| x as u64)),
+            TableData::F32(v) => (DtypeKind::F32, bits(v, all, |x| u64::from(x.to_bits()))),
+            TableData::F64(v) => (DtypeKind::F64, bits(v, all, f64::to_bits)),
         }
     }
 }
@@ -181,8 +225,8 @@ impl ConstValue {
     pub(crate) fn table_bytes(&self) -> usize {
         match self.table {
             Some((array, _)) if array.global().is_none() => {
-                let (kind, values) = array.elements().elements();
-                (kind.size() * values.len().max(1)).next_multiple_of(16)
+                let data = array.elements();
+                (data.kind().size() * data.len().max(1)).next_multiple_of(16)
             }
             _ => 0,
         }
@@ -193,8 +237,8 @@ impl ConstValue {
     pub(crate) fn constant_global_bytes(&self) -> usize {
         match self.table {
             Some((array, _)) if array.global().is_some_and(|g| g.constant) => {
-                let (kind, values) = array.elements().elements();
-                (kind.size() * values.len().max(1)).next_multiple_of(16)
+                let data = array.elements();
+                (data.kind().size() * data.len().max(1)).next_multiple_of(16)
             }
             _ => 0,
         }
@@ -236,12 +280,11 @@ impl ConstValue {
             let value = c_value(self.kind, self.bits);
             return format!("static constexpr {ty} {} = {value};\n", self.c_name);
         };
-        let (kind, values) = array.elements().elements();
-        let ty = kind.c_name();
+        let ty = array.elements().kind().c_name();
         let extents: String = dims.iter().map(|d| format!("[{}]", d.max(&1))).collect();
         match array.global() {
-            // Constant memory the runtime fills from the global's device copy before a
-            // launch that reads it (`gpu_contract::kernel::global_symbol`).
+            // Constant memory the runtime fills from the global's device copy when it
+            // loads the module, and again at every host write.
             Some(g) if g.constant => {
                 return format!("__constant__ {ty} {}{extents};\n", self.c_name);
             }
@@ -250,6 +293,7 @@ impl ConstValue {
             Some(_) => return format!("__device__ {ty}* {};\n", self.c_name),
             None => {}
         }
+        let (kind, values) = array.elements().elements();
         let elements: Vec<String> = values.iter().map(|&b| c_value(kind, b)).collect();
         let space = match space {
             TableSpace::Constant => "__constant__",

@@ -459,7 +459,7 @@ pub(crate) fn run_sim(
     };
     // The device globals the kernel names, each held (in one order: by key) while it runs,
     // so launches on one global run one at a time.
-    let mut symbols = def.global_symbols();
+    let mut symbols = def.global_symbols()?;
     symbols.sort_by_key(|g| g.key());
     symbols.dedup_by_key(|g| g.key());
     let copies: Vec<_> = symbols

@@ -11,6 +11,7 @@ impl<T: TableElem + Element, const N: usize, const C: bool> DeviceGlobal<[T; N],
     /// The elements of `device`'s copy, after every launch queued before that names the
     /// global (the call waits for them). A device's copy starts as the initialiser.
     pub fn read(&'static self, device: &Device) -> Result<Vec<T>> {
+        crate::host::graph::forbid(&format!("`{}.read`", self.name()))?;
         let symbol = self.symbol();
         let mut bytes = match &*device.inner {
             DeviceInner::Cuda(cuda) => cuda.read_global(&symbol)?,
@@ -38,6 +39,7 @@ impl<T: TableElem + Element, const N: usize, const C: bool> DeviceGlobal<[T; N],
                 values.len()
             )));
         }
+        crate::host::graph::forbid(&format!("`{}.write`", self.name()))?;
         let symbol = self.symbol();
         let bytes = bytes_of(values);
         match &*device.inner {

@@ -236,7 +236,7 @@ impl Recording {
 /// Cooperative launches (`sync_grid()`) and launches of kernels that name device globals
 /// (ordered by events across streams) are not recorded, on either backend.
 fn refuse_unrecordable(def: &'static KernelDef) -> Result<()> {
-    if let Some(g) = def.global_symbols().first() {
+    if let Some(g) = def.global_symbols()?.first() {
         return Err(GpuError::Capture {
             operation: format!("a launch of kernel `{}`", def.name()),
             reason: format!(

@@ -173,12 +173,18 @@ fn tables(k: &Kernel<RTy>, item: &str, krate: &syn::Path) -> Tables {
             a.rust_name, a.rust_name
         );
         let m = quote!(#krate::__private::module_array);
+        // The array as the runtime handles it, named here, beside the kernel, where the
+        // path resolves as the user wrote it (the definition, one module down, names this).
+        let array = format_ident!("__gpu_array_{}_{}", item, i);
         out.items.extend(quote_spanned! {span=>
             #[doc(hidden)]
             #[allow(non_snake_case)]
             fn #name() -> &'static dyn #krate::__private::SimRows<#ty> {
                 &#path
             }
+            #[doc(hidden)]
+            #[allow(non_upper_case_globals)]
+            const #array: &'static dyn #m::ModuleArrayDyn = #m::dyn_of(&#path);
             const _: () = ::core::assert!(
                 #m::is_global(&#path)
                     || #m::module_bytes(&#path) <= #TABLE_BYTES_MAX,
@@ -200,7 +206,7 @@ fn tables(k: &Kernel<RTy>, item: &str, krate: &syn::Path) -> Tables {
         let c_name = &a.c_name;
         out.values.push(quote!(#krate::__private::ConstValue::table(
             #c_name,
-            #m::dyn_of(&#path),
+            super::#array,
             &[#(super::#extents),*],
         )));
         out.renames

@@ -29,12 +29,16 @@ pub(crate) struct CudaGlobals {
 /// One global's copy on a device.
 struct CudaGlobal {
     name: &'static str,
+    /// An allocation of at least 16 zeroed bytes, never null: a kernel that only reads
+    /// an empty global reads its element 0 (a clamped index) before it faults.
     ptr: CUdeviceptr,
+    /// The global's bytes (the allocation's first ones).
     bytes: usize,
-    /// After the last launch that named it.
+    /// After the last launch or copy that used it.
     last: Option<Arc<OwnedEvent>>,
-    /// The `__constant__` arrays of the modules that read it (a constant global).
-    constants: Vec<CUdeviceptr>,
+    /// The `__constant__` arrays of the modules that read it (a constant global), each
+    /// with its module, kept loaded while the address is here.
+    constants: Vec<(CUdeviceptr, Arc<cudarc::driver::CudaModule>)>,
     ctx: Arc<cudarc::driver::CudaContext>,
 }
 
@@ -44,14 +48,14 @@ unsafe impl Send for CudaGlobal {}
 
 impl Drop for CudaGlobal {
     fn drop(&mut self) {
-        if self.bytes > 0 {
-            // SAFETY: allocated by `malloc_sync` in `copy_of`, freed once, after the work
-            // that used it (the device drops its globals after its modules and streams).
-            let _ = self
-                .ctx
-                .bind_to_thread()
-                .and_then(|()| unsafe { cudarc::driver::result::free_sync(self.ptr) });
-        }
+        // The last launch or copy that used it has finished first.
+        let _ = self.settle();
+        // SAFETY: allocated by `malloc_sync` in `copy_of`, freed once, after the work that
+        // used it (above; `cuMemFree` waits for the device besides).
+        let _ = self
+            .ctx
+            .bind_to_thread()
+            .and_then(|()| unsafe { cudarc::driver::result::free_sync(self.ptr) });
     }
 }
 
@@ -76,35 +80,46 @@ impl CudaDevice {
         match copies.entry(g.key()) {
             Entry::Occupied(e) => Ok(e.into_mut()),
             Entry::Vacant(v) => {
-                let init = g.array.elements().bytes();
-                let op = |e| self.driver_error("allocating a device global")(e);
+                let mut init = g.array.elements().bytes();
+                let bytes = init.len();
+                init.resize(bytes.max(16), 0);
+                let op = |e| self.driver_error("setting a device global")(e);
                 self.ctx.bind_to_thread().map_err(&op)?;
-                let ptr = if init.is_empty() {
-                    0
-                } else {
-                    // SAFETY: a fresh allocation of `init.len()` bytes in the bound context,
-                    // filled from `init` before anything reads it.
-                    unsafe {
-                        let ptr = cudarc::driver::result::malloc_sync(init.len()).map_err(&op)?;
-                        cudarc::driver::result::memcpy_htod_sync(ptr, &init).map_err(&op)?;
-                        ptr
-                    }
-                };
-                Ok(v.insert(CudaGlobal {
+                // SAFETY: an allocation of `init.len()` bytes in the bound context.
+                let ptr = unsafe { cudarc::driver::result::malloc_sync(init.len()) }.map_err(
+                    self.allocation_error(
+                        "device",
+                        init.len() as u64,
+                        "allocating a device global",
+                    ),
+                )?;
+                let copy = v.insert(CudaGlobal {
                     name: g.info.name,
                     ptr,
-                    bytes: init.len(),
+                    bytes,
                     last: None,
                     constants: Vec::new(),
                     ctx: self.ctx.clone(),
-                }))
+                });
+                // SAFETY: the allocation holds `init.len()` bytes; nothing reads it yet.
+                unsafe { cudarc::driver::result::memcpy_htod_sync(ptr, &init) }.map_err(&op)?;
+                copy.last = Some(self.after_copies().map_err(&op)?);
+                Ok(copy)
             }
         }
     }
 
+    /// An event after the copies queued on the legacy default stream so far (a copy from
+    /// pageable host memory, or between device buffers, may return before it is done):
+    /// the next launch that names the global waits for it.
+    fn after_copies(&self) -> std::result::Result<Arc<OwnedEvent>, cudarc::driver::DriverError> {
+        OwnedEvent::record(&self.ctx, std::ptr::null_mut()).map(Arc::new)
+    }
+
     /// Point a freshly loaded module's symbols at the device's copies of the globals it
-    /// names (a constant global's array filled from the copy, and refilled at each host
-    /// write).
+    /// names: a pointer symbol to the copy, a constant global's array filled from it (and
+    /// refilled at each host write, for as long as the device lives: the module is kept
+    /// loaded for it). A symbol whose size is not the global's is an error, never a copy.
     pub(super) fn bind_globals(
         &self,
         module: &Arc<cudarc::driver::CudaModule>,
@@ -115,38 +130,54 @@ impl CudaDevice {
             .copies
             .lock()
             .unwrap_or_else(|p| p.into_inner());
+        let op = |e| self.driver_error("setting a device global")(e);
+        // Registered only once every symbol is bound.
+        let mut constants = Vec::new();
         for g in symbols {
-            let symbol = match module.get_global(g.c_name, &self.stream) {
+            let (symbol, symbol_bytes) = match module.get_global(g.c_name, &self.stream) {
                 Ok(view) => {
                     use cudarc::driver::DevicePtr;
+                    let len = view.len();
                     let (ptr, _record) = view.device_ptr(&self.stream);
-                    ptr
+                    (ptr, len)
                 }
                 // A module that does not use the symbol may have lost it.
                 Err(e) if e.0 == cudarc::driver::sys::CUresult::CUDA_ERROR_NOT_FOUND => continue,
                 Err(e) => return Err(self.driver_error("device global lookup")(e)),
             };
             let copy = self.copy_of(&mut copies, g)?;
-            let op = |e| self.driver_error("setting a device global")(e);
+            let fits = if g.info.constant {
+                symbol_bytes >= copy.bytes
+            } else {
+                symbol_bytes == std::mem::size_of::<CUdeviceptr>()
+            };
+            if !fits {
+                return Err(GpuError::InvalidArgument(format!(
+                    "the module's symbol `{}` of `{}` has {symbol_bytes} bytes, which do not \
+                     hold the global's {}",
+                    g.c_name, copy.name, copy.bytes
+                )));
+            }
             copy.settle().map_err(&op)?;
-            // SAFETY: `symbol` is the module's (a pointer, or an array of the global's
-            // bytes: the C declares it from the same global); the copy holds `bytes`.
+            // SAFETY: `symbol` is the module's, checked above to hold the copy's bytes (a
+            // constant array) or a pointer; the copy holds `bytes` bytes.
             unsafe {
                 if g.info.constant {
                     if copy.bytes > 0 {
                         cudarc::driver::result::memcpy_dtod_sync(symbol, copy.ptr, copy.bytes)
                             .map_err(&op)?;
-                        // Queued on the legacy default stream: the module's first launch
-                        // waits for it.
-                        copy.last = Some(Arc::new(
-                            OwnedEvent::record(&self.ctx, std::ptr::null_mut()).map_err(&op)?,
-                        ));
                     }
-                    copy.constants.push(symbol);
+                    constants.push((g.key(), symbol));
                 } else {
                     cudarc::driver::result::memcpy_htod_sync(symbol, &copy.ptr.to_le_bytes()[..])
                         .map_err(&op)?;
                 }
+            }
+            copy.last = Some(self.after_copies().map_err(&op)?);
+        }
+        for (key, symbol) in constants {
+            if let Some(copy) = copies.get_mut(&key) {
+                copy.constants.push((symbol, module.clone()));
             }
         }
         Ok(())
@@ -201,7 +232,9 @@ impl CudaDevice {
     }
 
     /// Run `f` on `g`'s copy (made if none is) once every launch queued before that names
-    /// it has finished, with the device's globals locked, so none starts meanwhile.
+    /// it has finished, with the device's globals locked, so none starts meanwhile. A
+    /// fault one of those launches recorded is the error, as a copy of an array reports
+    /// it.
     fn with_settled_copy<R>(
         &self,
         g: &GlobalSymbol,
@@ -215,6 +248,7 @@ impl CudaDevice {
             .unwrap_or_else(|p| p.into_inner());
         let copy = self.copy_of(&mut copies, g)?;
         copy.settle().map_err(self.driver_error(operation))?;
+        self.check_faults()?;
         f(copy)
     }
 
@@ -256,20 +290,17 @@ impl CudaDevice {
             return Ok(());
         }
         self.ctx.bind_to_thread().map_err(&op)?;
-        // SAFETY: the copy and each constant array hold `bytes` bytes; no launch that
-        // names the global is running, and none starts while the lock is held.
+        // SAFETY: the copy holds `bytes` bytes, and each constant array at least as many
+        // (`bind_globals` checked), its module kept loaded beside it; no launch that names
+        // the global is running, and none starts while the lock is held.
         unsafe {
             cudarc::driver::result::memcpy_htod_sync(copy.ptr, bytes).map_err(&op)?;
-            for &symbol in &copy.constants {
-                cudarc::driver::result::memcpy_dtod_sync(symbol, copy.ptr, copy.bytes)
+            for (symbol, _module) in &copy.constants {
+                cudarc::driver::result::memcpy_dtod_sync(*symbol, copy.ptr, copy.bytes)
                     .map_err(&op)?;
             }
         }
-        // The copies are queued on the legacy default stream (a device-to-device copy
-        // returns before it is done): the next launch that names the global waits for them.
-        copy.last = Some(Arc::new(
-            OwnedEvent::record(&self.ctx, std::ptr::null_mut()).map_err(&op)?,
-        ));
+        copy.last = Some(self.after_copies().map_err(&op)?);
         Ok(())
     }
 }

@@ -127,7 +127,7 @@ impl CudaDevice {
         compile: impl FnOnce(&str) -> Result<Vec<u8>> + Send,
     ) -> Result<LoadedKernel> {
         let main = self.load_entry(def, id, def.c_name(), capturing, compile)?;
-        let mut globals: Vec<usize> = def.global_symbols().iter().map(|g| g.key()).collect();
+        let mut globals: Vec<usize> = def.global_symbols()?.iter().map(|g| g.key()).collect();
         globals.sort_unstable();
         globals.dedup();
         Ok(LoadedKernel {
@@ -189,7 +189,7 @@ impl CudaDevice {
             let _relaxed = capturing.then(graph::relax_capture_mode);
             let image = compile(&arch)?;
             let module = self.load_module(image, id)?;
-            self.bind_globals(&module, &def.global_symbols())?;
+            self.bind_globals(&module, &def.global_symbols()?)?;
             self.entry(&module, name)
         };
         crate::backend::stack_room::with_room(LOAD_STACK_BYTES, load).unwrap_or_else(|e| {

@@ -289,7 +289,23 @@ fn signature_rules() {
     let e = errors(quote! { fn k(a: &[f32]) -> f32 { a[0] } });
     assert!(e[0].contains("cannot return a value"), "{e:?}");
     let e = errors(quote! { fn k<T: Clone>(a: &[T]) {} });
-    assert!(e[0].contains("exactly one bound"), "{e:?}");
+    assert!(e[0].contains("takes one dtype bound"), "{e:?}");
+    // Standard traits the dtype trait gives are accepted beside it, inline or in `where`;
+    // one it does not give is refused, naming it.
+    let inline = support::c(quote! { fn k<T: Float + PartialOrd + Copy>(a: &[T]) {} });
+    assert!(inline.contains("__global__ void k(const T*"), "{inline}");
+    let in_where = support::c(quote! {
+        fn k<T>(a: &[T]) where T: Int + Ord + core::ops::Not<Output = T> {}
+    });
+    assert!(
+        in_where.contains("__global__ void k(const T*"),
+        "{in_where}"
+    );
+    let e = errors(quote! { fn k<T: Num + Neg<Output = T>>(a: &[T]) {} });
+    assert!(
+        e[0].contains("`T: Neg<Output = T>` adds to what `Num` gives"),
+        "{e:?}"
+    );
     let e = errors(quote! { fn k<'a>(a: &'a [f32]) {} });
     assert!(e.iter().any(|m| m.contains("lifetime")), "{e:?}");
     let e = errors(quote! { fn k(a: &[f32], __gpu_x: u32) {} });

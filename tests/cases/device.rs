@@ -538,3 +538,57 @@ pub fn case_device_tuples(dev: &Device, seed: u64) -> CaseResult {
     check(&mut out, "q", &q.to_host()?, &want_q, 0.0)?;
     Ok(out)
 }
+
+/// The larger of `a` and `b`, written against Rust's traits beside the dtype bound.
+#[gpu_device]
+pub fn larger<T: Num + PartialOrd + Copy + core::fmt::Debug>(a: T, b: T) -> T {
+    if a > b {
+        a
+    } else {
+        b
+    }
+}
+
+/// `a * b + a` through `Mul<Output = T>` and `Add<Output = T>` bounds in a `where` clause.
+#[gpu_device]
+pub fn scaled_sum<T>(a: T, b: T) -> T
+where
+    T: Num + core::ops::Mul<Output = T> + std::ops::Add<Output = T> + Clone,
+{
+    a * b + a
+}
+
+/// `out[i] = larger(x[i], y[i]) + scaled_sum(x[i], y[i])` and `k[i] = larger(m[i], 7)`,
+/// for every float and integer dtype; the bounds in a `where` clause.
+#[gpu_kernel(fmad = false)]
+pub fn standard_bounds<T, I>(x: &[T], y: &[T], m: &[I], out: &mut [T], k: &mut [I])
+where
+    T: Float + PartialOrd + Copy + Send + Sync + 'static,
+    I: Int + Ord + Eq + core::ops::BitXor<Output = I>,
+{
+    let i = grid_1d();
+    if i < x.len() && i < y.len() && i < out.len() && i < m.len() && i < k.len() {
+        out[i] = larger(x[i], y[i]) + scaled_sum(x[i], y[i]);
+        k[i] = larger(m[i], I::from_i32(7)) ^ I::from_i32(1);
+    }
+}
+
+pub fn case_standard_bounds(dev: &Device, seed: u64) -> CaseResult {
+    let mut r = rng(seed);
+    let mut out = Outputs::new();
+    let len = r.random_range(1..3000);
+    let x: Vec<f64> = (0..len).map(|_| r.random_range(-10.0..10.0)).collect();
+    let y: Vec<f64> = (0..len).map(|_| r.random_range(-10.0..10.0)).collect();
+    let m: Vec<i16> = (0..len).map(|_| r.random_range(-100..100)).collect();
+    let (dx, dy, dm) = (dev.to_device(&x)?, dev.to_device(&y)?, dev.to_device(&m)?);
+    let mut got = poisoned(dev, len, f64::NAN)?;
+    let mut k = poisoned(dev, len, i16::MIN)?;
+    launch!(standard_bounds[blocks(len, 128), 128](&dx, &dy, &dm, &mut got, &mut k))?;
+    let want: Vec<f64> = (0..len)
+        .map(|i| larger(x[i], y[i]) + scaled_sum(x[i], y[i]))
+        .collect();
+    let want_k: Vec<i16> = (0..len).map(|i| larger(m[i], 7) ^ 1).collect();
+    check(&mut out, "out", &got.to_host()?, &want, 0.0)?;
+    check(&mut out, "k", &k.to_host()?, &want_k, 0.0)?;
+    Ok(out)
+}

@@ -217,6 +217,8 @@ macro_rules! for_each_case {
                 [device::grids_via_device, device::grid_window];
             device_fn_tuples: "device functions returning tuples: let (a, b) = f(..), f(..).1, passed on, generic",
                 0.0, device::case_device_tuples, [device::tuples_from_device];
+            standard_bounds: "dtype parameters with standard bounds beside the dtype trait (PartialOrd, Copy, Debug, Add<Output = T>, Ord, BitXor<..>) inline and in where clauses, kernels and device functions: as Rust",
+                0.0, device::case_standard_bounds, [device::standard_bounds];
             vec_add: "vec_add f32/f64 (slices, grid_1d, a proven and two checked indices)",
                 0.0, scalar::case_vec_add, [scalar::vec_add];
             forall: "forall(n): automatic block size, forall(0), empty arrays",

@@ -5,6 +5,7 @@
 use proc_macro2::TokenStream;
 
 pub mod attr;
+pub(crate) mod bounds;
 pub mod signature;
 pub mod structs;
 

@@ -2,9 +2,10 @@
 //! what a kernel may take.
 //!
 //! Rule: every parameter is a plain identifier typed `&[T]`, `&mut [T]` or a scalar
-//! dtype, and every generic parameter is a type with exactly one bound among `Float`,
-//! `Int` and `Num`. Anything else is an error on the offending tokens that says what is
-//! supported instead.
+//! dtype, and every generic parameter is a type with one dtype bound among `Float`, `Int`,
+//! `Num` and `MmaOperand`, beside which only the standard traits that bound implies may
+//! be written, inline or in a `where` clause (`parse/bounds.rs`). Anything else is an error
+//! on the offending tokens that says what is supported instead.
 
 use proc_macro2::Ident;
 use syn::spanned::Spanned;
@@ -179,7 +180,8 @@ fn receiver_param(r: &syn::Receiver, s: usize, name: &str) -> ParamDecl {
 }
 
 /// What a kernel's or device function's signature may not be: `const`, `async`,
-/// `unsafe`, of an ABI, variadic, with a `where` clause; a kernel returns nothing.
+/// `unsafe`, of an ABI, variadic, with a `where` clause on anything but its dtype
+/// parameters; a kernel returns nothing.
 fn check_form(sig: &syn::Signature, device: bool, diags: &mut Diagnostics) {
     if let Some(t) = &sig.constness {
         diags.error(t.span, "a kernel cannot be `const`");
@@ -217,11 +219,36 @@ fn check_form(sig: &syn::Signature, device: bool, diags: &mut Diagnostics) {
             "a kernel cannot return a value; write results into a `&mut [T]` parameter",
         );
     }
-    if let Some(w) = &sig.generics.where_clause {
-        diags.error(
-            w.span(),
-            "`where` clauses are not supported on kernels; write the bound inline: `<T: Float>`",
-        );
+    // `where T: ..` bounds a dtype parameter as an inline bound does (`parse_generics`
+    // merges them); anything else is not a dtype parameter's bound.
+    let dtype_names: Vec<String> = sig
+        .generics
+        .params
+        .iter()
+        .filter_map(|p| match p {
+            syn::GenericParam::Type(t) => Some(t.ident.to_string()),
+            _ => None,
+        })
+        .collect();
+    for p in sig.generics.where_clause.iter().flat_map(|w| &w.predicates) {
+        let bounds_a_dtype = match p {
+            syn::WherePredicate::Type(t) => match &t.bounded_ty {
+                syn::Type::Path(tp) => tp
+                    .path
+                    .get_ident()
+                    .is_some_and(|i| dtype_names.contains(&i.to_string())),
+                _ => false,
+            },
+            _ => false,
+        };
+        if !bounds_a_dtype {
+            diags.error(
+                p.span(),
+                "a `where` clause here bounds the function's dtype parameters only (`where T: \
+                 Float + PartialOrd`); write other bounds inside the function's body, or drop \
+                 them",
+            );
+        }
     }
 }
 
@@ -232,11 +259,10 @@ struct Generics {
     order: Vec<GenericSlot>,
 }
 
-/// The dtype parameters with their bounds, those written in a `where` clause (reported)
-/// included, so the rest is checked as the user meant it, and a kernel's const parameters.
+/// The dtype parameters with their bounds, those written in a `where` clause included,
+/// and a kernel's const parameters.
 fn parse_generics(sig: &syn::Signature, device: bool, diags: &mut Diagnostics) -> Generics {
-    // Bounds written in a `where` clause (reported above) still count, so the rest of
-    // the kernel is checked as the user meant it.
+    // Bounds written in a `where` clause count as inline ones.
     let where_bounds: Vec<(String, syn::TypeParamBound)> = sig
         .generics
         .where_clause
@@ -269,7 +295,7 @@ fn parse_generics(sig: &syn::Signature, device: bool, diags: &mut Diagnostics) -
                     }
                 }
                 order.push(GenericSlot::Dtype(generics.len()));
-                generics.push(parse_generic(&tp, diags));
+                generics.push(super::bounds::parse_generic(&tp, diags));
             }
             syn::GenericParam::Lifetime(l) => diags.error(
                 l.span(),
@@ -420,61 +446,6 @@ pub(crate) fn option_element(t: &syn::Type) -> Option<&syn::Type> {
             _ => None,
         },
         _ => None,
-    }
-}
-
-/// The parameter with its bound; after an error, with `Num` so the rest still checks.
-fn parse_generic(tp: &syn::TypeParam, diags: &mut Diagnostics) -> GenericDecl {
-    let fallback = GenericDecl {
-        ident: tp.ident.clone(),
-        bound: Bound::Num,
-    };
-    match checked_generic(tp, diags) {
-        Some(g) => g,
-        None => fallback,
-    }
-}
-
-fn checked_generic(tp: &syn::TypeParam, diags: &mut Diagnostics) -> Option<GenericDecl> {
-    const HELP: &str = "a dtype parameter takes exactly one bound: `Float`, `Int`, `Num` or \
-                        `MmaOperand` (f16 and bf16, the tensor cores' operands)";
-    if let Some(d) = &tp.default {
-        diags.error(d.span(), "dtype parameters cannot have defaults");
-        return None;
-    }
-    let mut bounds = tp.bounds.iter();
-    let (Some(first), None) = (bounds.next(), bounds.next()) else {
-        let span = if tp.bounds.is_empty() {
-            tp.ident.span()
-        } else {
-            tp.bounds.span()
-        };
-        diags.error(span, format!("{HELP}, as in `{}: Float`", tp.ident));
-        return None;
-    };
-    let bound = match first {
-        syn::TypeParamBound::Trait(t)
-            if t.path
-                .segments
-                .last()
-                .is_some_and(|s| s.arguments.is_none()) =>
-        {
-            t.path
-                .segments
-                .last()
-                .and_then(|s| Bound::from_name(&s.ident.to_string()))
-        }
-        _ => None,
-    };
-    match bound {
-        Some(bound) => Some(GenericDecl {
-            ident: tp.ident.clone(),
-            bound,
-        }),
-        None => {
-            diags.error(first.span(), format!("unsupported bound; {HELP}"));
-            None
-        }
     }
 }
 

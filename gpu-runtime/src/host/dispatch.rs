@@ -130,10 +130,43 @@ fn quick_launch<'s, 'o>(
     })
 }
 
+/// The stack below which a launch that is not quick runs on a thread with room (a first
+/// launch compiles, loads and may grow the driver's local memory: a 64 KB thread
+/// overflowed in it on an H100 even with those steps on threads of their own).
+const GENERAL_LAUNCH_STACK_BYTES: usize = 256 * 1024;
+
 /// Every launch that is not quick: each argument checked against its parameter (and
-/// a mismatch explained), and the launch configuration in full.
+/// a mismatch explained), and the launch configuration in full; on a thread with room
+/// when the caller has little stack and no capture is open here (a capture is this
+/// thread's).
 #[inline(never)]
 fn launch_general(
+    device: &Device,
+    cuda: &CudaDevice,
+    def: &'static KernelDef,
+    dtypes: &[DtypeKind],
+    cfg: &LaunchConfig<'_>,
+    args: &[Arg<'_>],
+) -> Result<()> {
+    let small = crate::backend::stack_room::remaining()
+        .is_some_and(|left| left < GENERAL_LAUNCH_STACK_BYTES);
+    if !small || capturing_here() {
+        return launch_general_here(device, cuda, def, dtypes, cfg, args);
+    }
+    let here = || launch_general_here(device, cuda, def, dtypes, cfg, args);
+    crate::backend::stack_room::with_room(4 * GENERAL_LAUNCH_STACK_BYTES, here).unwrap_or_else(
+        |e| {
+            Err(GpuError::InvalidArgument(format!(
+                "launching `{}` needs a thread with more stack than this one has, and none could \
+             be started: {e}",
+                def.name()
+            )))
+        },
+    )
+}
+
+/// [`launch_general`] on this thread.
+fn launch_general_here(
     device: &Device,
     cuda: &CudaDevice,
     def: &'static KernelDef,

@@ -209,6 +209,12 @@ pub fn case_device_globals(dev: &Device, seed: u64) -> CaseResult {
         return Err("BINS changed by a launch that faulted before writing".into());
     }
     review_regressions(dev, &mut r, &mut want)?;
+    // A device that never used the globals starts from their initialisers (the first of
+    // `simulators` is `Device::simulator()`, which has).
+    let fresh = Device::simulators(2)?.remove(1);
+    if TAPS.read(&fresh)? != [1.0, 0.5, 0.25, 0.125] || BINS.read(&fresh)? != [0; 64] {
+        return Err("a fresh simulated device's copies are not the initialisers".into());
+    }
     // A length other than the global's is refused.
     match BINS.write(dev, &[0; 3]) {
         Err(GpuError::InvalidArgument(m)) if m.contains("BINS") => {}

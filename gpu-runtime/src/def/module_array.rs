@@ -56,10 +56,6 @@ where
 /// What a kernel names a module array through: a `const`/`static` array of numbers or
 /// `bool` (1-D to 3-D), or a [`DeviceGlobal`]. Used by the generated code.
 pub trait ModuleArray: ModuleArrayDyn + Sync + 'static {
-    /// The outermost axis's element: the element of a 1-D array, a row of a 2-D one.
-    type Row: Copy + 'static;
-    /// Its length (the outermost extent).
-    const LEN: usize;
     /// The bytes of its elements.
     const BYTES: usize;
     /// Whether it is a `#[gpu_global]` (device memory) rather than a table.
@@ -89,8 +85,6 @@ impl<R: TableRow, const N: usize> ModuleArray for [R; N]
 where
     [R; N]: Copy,
 {
-    type Row = R;
-    const LEN: usize = N;
     const BYTES: usize = std::mem::size_of::<[R; N]>();
     const GLOBAL: bool = false;
     const CONSTANT: bool = false;
@@ -166,8 +160,6 @@ impl<T: TableElem, const N: usize, const CONSTANT: bool> DeviceGlobal<[T; N], CO
 }
 
 impl<T: TableElem, const N: usize, const C: bool> ModuleArray for DeviceGlobal<[T; N], C> {
-    type Row = T;
-    const LEN: usize = N;
     const BYTES: usize = std::mem::size_of::<[T; N]>();
     const GLOBAL: bool = true;
     const CONSTANT: bool = C;

@@ -224,10 +224,7 @@ impl ConstValue {
     /// scalar and a device global (a pointer; see [`constant_global_bytes`](Self::constant_global_bytes)).
     pub(crate) fn table_bytes(&self) -> usize {
         match self.table {
-            Some((array, _)) if array.global().is_none() => {
-                let data = array.elements();
-                (data.kind().size() * data.len().max(1)).next_multiple_of(16)
-            }
+            Some((array, _)) if array.global().is_none() => constant_bytes(array),
             _ => 0,
         }
     }
@@ -236,10 +233,7 @@ impl ConstValue {
     /// [`table_bytes`](Self::table_bytes) rounds); 0 for anything else.
     pub(crate) fn constant_global_bytes(&self) -> usize {
         match self.table {
-            Some((array, _)) if array.global().is_some_and(|g| g.constant) => {
-                let data = array.elements();
-                (data.kind().size() * data.len().max(1)).next_multiple_of(16)
-            }
+            Some((array, _)) if array.global().is_some_and(|g| g.constant) => constant_bytes(array),
             _ => 0,
         }
     }
@@ -305,6 +299,13 @@ impl ConstValue {
             elements.join(", ")
         )
     }
+}
+
+/// The bytes `array` takes in constant memory, rounded up to 16 so that padding between
+/// arrays is counted (an empty one is declared with one element).
+fn constant_bytes(array: &dyn ModuleArrayDyn) -> usize {
+    let data = array.elements();
+    (data.kind().size() * data.len().max(1)).next_multiple_of(16)
 }
 
 /// A value of `kind` with `bits` as a C constant expression: the exact bits for every

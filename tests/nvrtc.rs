@@ -415,3 +415,36 @@ fn device_globals_are_module_symbols_the_runtime_fills() {
         "{text}"
     );
 }
+
+/// A kernel generic over `T: Num + Step` (a `#[gpu_device] trait` implemented for `f32`,
+/// `f64` and `i32`) has exactly those signatures; a dtype without the trait is refused by
+/// name; each specialisation calls the overload its dtype picks.
+#[test]
+fn a_user_trait_bound_admits_the_dtypes_that_implement_it() {
+    use gpu_runtime::def::DtypeKind;
+    let def = cases::traits::trait_calls::definition();
+    assert_eq!(
+        def.signatures(),
+        vec![
+            vec![DtypeKind::I32],
+            vec![DtypeKind::F32],
+            vec![DtypeKind::F64]
+        ]
+    );
+    let e = def.specialize(&[DtypeKind::U32]).unwrap_err().to_string();
+    assert!(
+        e.contains("u32 does not implement the traits T is bounded by"),
+        "{e}"
+    );
+    let c = def.specialize(&[DtypeKind::F64]).unwrap();
+    for wanted in [
+        "gt_trm_step(gt_self<T>()",
+        "gt_trm_unit(gt_self<T>()",
+        "gt_trm_step(gt_self<double>, const double self",
+        "gt_trm_step(gt_self<float>()",
+        "gt_m4Rect_area(",
+    ] {
+        assert!(c.contains(wanted), "no `{wanted}` in:\n{c}");
+    }
+    assert_eq!(compile_all(&[def]), 3);
+}

@@ -50,6 +50,7 @@ macro_rules! hand_kernel {
                     const_args: &[],
                     instances: None,
                     local_bytes: 0,
+                    trait_impls: &[],
                 })
             }
         };

@@ -331,6 +331,14 @@ pub fn method_c_name(ty: &str, method: &str) -> String {
     format!("gt_m{}{ty}_{method}", ty.len())
 }
 
+/// The C name of the overloads that implement a user trait's method `method` for dtypes
+/// (`gt_trm_sq(gt_self<float>, float self)`): one name for every dtype, so a generic
+/// function's template calls the one its instantiation picks. The function of one dtype's
+/// implementation is known to the runtime by its [`method_c_name`].
+pub fn trait_method_c_name(method: &str) -> String {
+    format!("gt_trm_{method}")
+}
+
 /// Whether `name` is written as Rust writes constants: upper case, digits and `_`, with a
 /// letter among them.
 pub fn constant_case(name: &str) -> bool {

@@ -52,6 +52,7 @@ pub mod structs;
 pub mod sub_slices;
 pub mod support;
 pub mod tensor_cores;
+pub mod traits;
 pub mod warp;
 
 /// What a case produced: named outputs as `f64`, for comparison across backends.
@@ -217,6 +218,8 @@ macro_rules! for_each_case {
                 [device::grids_via_device, device::grid_window];
             device_fn_tuples: "device functions returning tuples: let (a, b) = f(..), f(..).1, passed on, generic",
                 0.0, device::case_device_tuples, [device::tuples_from_device];
+            user_traits: "#[gpu_device] traits for dtypes and structs: x.step(k), T::step(x, 1), T::unit(), r.area(), a generic device function over T: Num + Step (f32, f64, i32 implement it)",
+                0.0, traits::case_user_traits, [traits::trait_calls];
             standard_bounds: "dtype parameters with standard bounds beside the dtype trait (PartialOrd, Copy, Debug, Add<Output = T>, Ord, BitXor<..>) inline and in where clauses, kernels and device functions: as Rust",
                 0.0, device::case_standard_bounds, [device::standard_bounds];
             vec_add: "vec_add f32/f64 (slices, grid_1d, a proven and two checked indices)",

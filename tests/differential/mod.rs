@@ -248,6 +248,7 @@ pub fn translated_definition(p: &Program, name: &str) -> Result<&'static KernelD
         const_args: &[],
         instances: None,
         local_bytes: 0,
+        trait_impls: &[],
     };
     // SAFETY: every part is the translator's for this kernel, laid out as the attribute
     // lays them out: the source defines the entry `c_name` (and, with a fast path, its

@@ -26,6 +26,8 @@ pub struct DeviceFnDef {
     pub(crate) ret_bytes: u64,
     /// Whether it is foreign CUDA C (`#[gpu_extern]`): its C is the user's, unchecked.
     pub(crate) foreign: bool,
+    /// The user-trait methods it calls on its dtype parameters, found at run time.
+    pub(crate) trait_impls: &'static [super::trait_impls::TraitImpls],
 }
 
 impl DeviceFnDef {
@@ -36,6 +38,19 @@ impl DeviceFnDef {
         structs: &'static [&'static gpu_contract::StructLayout],
     ) -> DeviceFnDef {
         DeviceFnDef { structs, ..self }
+    }
+
+    /// Not a public API: the definition, with the user-trait methods it calls on its
+    /// dtype parameters.
+    #[doc(hidden)]
+    pub const fn with_trait_impls(
+        self,
+        trait_impls: &'static [super::trait_impls::TraitImpls],
+    ) -> DeviceFnDef {
+        DeviceFnDef {
+            trait_impls,
+            ..self
+        }
     }
 
     /// Not a public API: the definition, with the bytes of its result.
@@ -86,6 +101,7 @@ impl DeviceFnDef {
             local_bytes: 0,
             ret_bytes: 0,
             foreign: false,
+            trait_impls: &[],
         }
     }
 
@@ -119,6 +135,7 @@ impl DeviceFnDef {
             local_bytes: 0,
             ret_bytes,
             foreign: true,
+            trait_impls: &[],
         }
     }
 

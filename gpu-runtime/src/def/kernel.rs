@@ -75,6 +75,9 @@ pub struct KernelParts {
     /// deepest chain of device functions (`def/stack.rs`); an instance's on a kernel with
     /// const parameters (0 on their generic definition).
     pub local_bytes: u64,
+    /// The user-trait methods it calls on its dtype parameters, found at run time
+    /// (`def/trait_impls.rs`).
+    pub trait_impls: &'static [super::trait_impls::TraitImpls],
 }
 
 /// A kernel's const parameter, such as `const BM: usize`.
@@ -148,8 +151,21 @@ impl KernelDef {
     /// deepest chain of device functions it calls, a dtype parameter's elements counted
     /// at the largest dtype its bound allows. At most 512 KB (a larger kernel does not
     /// compile); the simulator sizes its stacks by it.
+    ///
+    /// Methods of user traits called on a dtype parameter (`x.sq()` with `T: Sq`) are
+    /// found at run time, so their locals are added here, not at compile time.
     pub fn local_bytes(&self) -> u64 {
-        self.parts.local_bytes
+        use super::trait_impls::{any_found, runtime_bound};
+        let (deps, probes) = (self.parts.device_fns, self.parts.trait_impls);
+        if !any_found(deps, probes) {
+            return self.parts.local_bytes;
+        }
+        // The attribute's bound is the kernel's own bytes plus its deepest static chain.
+        let own = self
+            .parts
+            .local_bytes
+            .saturating_sub(super::stack::chain_bytes(deps).0);
+        runtime_bound(own, deps, probes).max(self.parts.local_bytes)
     }
 
     /// The Rust name of the kernel.
@@ -412,6 +428,18 @@ impl KernelDef {
                 )));
             }
         }
+        for t in self.parts.trait_impls {
+            let (Some(g), Some(&d)) = (generics.get(t.param), dtypes.get(t.param)) else {
+                continue;
+            };
+            if !t.admits(d) {
+                return Err(GpuError::InvalidArgument(format!(
+                    "kernel `{}`: {d} does not implement the traits {} is bounded by",
+                    self.name(),
+                    g.name,
+                )));
+            }
+        }
         Ok(())
     }
 
@@ -453,12 +481,16 @@ impl KernelDef {
             for d in f.deps {
                 visit(d, path, out)?;
             }
+            for d in f.trait_impls.iter().flat_map(|t| t.functions()) {
+                visit(d, path, out)?;
+            }
             path.pop();
             out.push(f);
             Ok(())
         }
         let mut out = Vec::new();
-        for f in self.parts.device_fns {
+        let found = self.parts.trait_impls.iter().flat_map(|t| t.functions());
+        for f in self.parts.device_fns.iter().copied().chain(found) {
             visit(f, &mut Vec::new(), &mut out).map_err(|reason| GpuError::InvalidLaunch {
                 kernel: self.name(),
                 reason,
@@ -470,10 +502,17 @@ impl KernelDef {
     /// Every dtype signature the bounds allow, such as `[[F32], [F64], ...]` for `T: Float`.
     pub(crate) fn all_signatures(&self) -> Vec<Vec<DtypeKind>> {
         let mut out: Vec<Vec<DtypeKind>> = vec![Vec::new()];
-        for g in self.generics() {
+        for (i, g) in self.generics().iter().enumerate() {
+            // A user trait bound admits the dtypes that implement it.
+            let traits: Vec<_> = self
+                .parts
+                .trait_impls
+                .iter()
+                .filter(|t| t.param == i)
+                .collect();
             let choices: Vec<DtypeKind> = DtypeKind::ALL
                 .into_iter()
-                .filter(|d| d.satisfies(g.bound))
+                .filter(|d| d.satisfies(g.bound) && traits.iter().all(|t| t.admits(*d)))
                 .collect();
             out = out
                 .into_iter()

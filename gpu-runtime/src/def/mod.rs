@@ -16,6 +16,7 @@ pub(crate) mod kernel;
 pub(crate) mod module_array;
 pub(crate) mod module_const;
 pub(crate) mod stack;
+pub(crate) mod trait_impls;
 
 pub use crate::dtype::DtypeKind;
 pub use device_fn::DeviceFnDef;

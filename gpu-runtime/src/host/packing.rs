@@ -487,6 +487,7 @@ mod tests {
             const_args: &[],
             instances: None,
             local_bytes: 0,
+            trait_impls: &[],
         };
         // SAFETY: never compiled or launched: the test only packs arguments.
         Box::leak(Box::new(unsafe { KernelDef::__from_parts(parts) }))

@@ -412,6 +412,14 @@ impl Emitter<'_> {
             let ty = self.c_type(args[0].ty);
             vals[0] = format!("gt_rv({ty}({}))", vals[0]);
         }
+        // A user trait's method: the overload of its type.
+        if let crate::ir::Callee::Trait { self_ty, .. } = &self.k.device_calls[callee] {
+            let ty = match self_ty {
+                crate::ir::TraitSelf::Dtype(p) => self.c_type(RTy::Prim(*p)),
+                crate::ir::TraitSelf::Generic(g) => self.c_type(RTy::Generic(*g)),
+            };
+            vals.insert(0, format!("gt_self<{ty}>()"));
+        }
         vals.push("gt_note".to_owned());
         format!("{name}({})", vals.join(", "))
     }

@@ -95,9 +95,23 @@ pub fn emit_cuda(k: &Kernel<RTy>, sig: &KernelSignature, ctx: &EmitContext) -> C
             ),
             None => String::new(),
         };
+        // A user trait's method for a dtype: an overload its dtype's tag picks.
+        let (name, params) = match sig.self_dtype {
+            Some(p) => {
+                let tag = format!("gt_self<{}>", e.c_type(RTy::Prim(p)));
+                let rest = params.strip_prefix('(').unwrap_or(&params);
+                let sep = if rest.starts_with(')') { "" } else { ", " };
+                let method = crate::names::unraw(&sig.ident);
+                (
+                    crate::names::trait_method_c_name(&method),
+                    format!("({tag}{sep}{rest}"),
+                )
+            }
+            None => (k.c_name.clone(), params),
+        };
         return whole(format!(
-            "{line}{by_ref}{template}static __device__ __forceinline__ {ret} {}{params} {{\n{}}}\n",
-            k.c_name, e.out
+            "{line}{by_ref}{template}static __device__ __forceinline__ {ret} {name}{params} {{\n{}}}\n",
+            e.out
         ));
     }
     let bounds = match ctx.launch_bounds {

@@ -142,6 +142,8 @@ pub fn device_parts(
     let local_bytes = tr.local_bytes.total(k, &deps);
     let foreign_checks = foreign_checks(&deps);
     let ret_bytes = return_bytes(item, sig);
+    let generics = sig.map(|s| &s.generics[..]).unwrap_or_default();
+    let trait_impls = super::trait_impls::finders(&tr.device_calls, generics, k);
     let module = quote! {
             use super::*;
             #callee_items
@@ -161,6 +163,7 @@ pub fn device_parts(
                 .with_structs(#structs)
                 .with_local_bytes(#local_bytes)
                 .with_ret_bytes(#ret_bytes)
+                .with_trait_impls(#trait_impls)
             };
             /// The definition, as its callers reach it (see `device_fn_refs`).
             pub const fn __gpu_device<T>() -> &'static #k::__private::DeviceFnDef {

@@ -418,7 +418,7 @@ impl<'a> KernelRust<'a> {
         } else {
             TokenStream::new()
         };
-        let generic_decls = &self.generic_decls;
+        let generic_decls = &super::generic_decls_below(self.sig, k);
         let n_generics = self.sig.generics.len();
         let dtypes = &self.dtypes;
         let param_bytes = self.param_bytes_check();
@@ -552,6 +552,7 @@ impl<'a> KernelRust<'a> {
         } else {
             tr.fast_path_fn.clone()
         };
+        let trait_impls = super::trait_impls::finders(&self.tr.device_calls, &self.sig.generics, k);
         quote! {
             #k::__private::KernelParts {
                 name: #name_str,
@@ -577,6 +578,7 @@ impl<'a> KernelRust<'a> {
                 const_args: &[],
                 instances: #instances,
                 local_bytes: #local_bytes,
+                trait_impls: #trait_impls,
             }
         }
     }

@@ -25,6 +25,7 @@ mod reduce;
 mod sim_body;
 pub(crate) mod sim_semantics;
 mod stack;
+pub(crate) mod trait_impls;
 
 pub use consts::{const_items, ConstItems};
 pub use device::{device_parts, emit_device, DeviceParts, DeviceTranslation};
@@ -151,14 +152,30 @@ pub(crate) fn struct_layouts(sig: Option<&KernelSignature>, k: &syn::Path) -> To
     quote!(&[#(#layouts),*])
 }
 
+/// The generic parameters with their bounds (a dtype parameter's user traits included,
+/// as written for the function's own module).
 pub(crate) fn generic_decls(sig: &KernelSignature, krate: &syn::Path) -> Vec<TokenStream> {
+    decls(sig, krate, |p| p.clone())
+}
+
+/// [`generic_decls`] for a module one level below the function's.
+pub(crate) fn generic_decls_below(sig: &KernelSignature, krate: &syn::Path) -> Vec<TokenStream> {
+    decls(sig, krate, one_level_down)
+}
+
+fn decls(
+    sig: &KernelSignature,
+    krate: &syn::Path,
+    place: impl Fn(&syn::Path) -> syn::Path,
+) -> Vec<TokenStream> {
     sig.generic_order
         .iter()
         .map(|slot| match *slot {
             GenericSlot::Dtype(i) => {
                 let ident = &sig.generics[i].ident;
                 let bound = bound_path(sig.generics[i].bound, krate);
-                quote!(#ident: #bound)
+                let traits = sig.generics[i].user_traits.iter().map(&place);
+                quote!(#ident: #bound #(+ #traits)*)
             }
             GenericSlot::Const(i) => {
                 let ident = &sig.const_generics[i].ident;
@@ -202,6 +219,17 @@ pub(crate) fn device_fn_refs(calls: &[crate::ir::Callee], k: &syn::Path) -> Call
     for (i, callee) in calls.iter().enumerate() {
         let p = match callee {
             crate::ir::Callee::Function(p) => p,
+            crate::ir::Callee::Trait { self_ty, name } => {
+                // A dtype's implementation, through the trait in scope (rustc finds it as it
+                // finds the method); a dtype parameter's are found at run time
+                // (`trait_impls.rs`).
+                if let crate::ir::TraitSelf::Dtype(p) = self_ty {
+                    let ty = syn::Ident::new(p.rust_name(), name.span());
+                    let found_by = crate::expand::traits::device_const(&crate::names::unraw(name));
+                    refs.push(quote::quote_spanned!(name.span()=> <#ty>::#found_by));
+                }
+                continue;
+            }
             crate::ir::Callee::Method { ty, name, .. } => {
                 // Found through the trait the struct's `#[gpu_device] impl` implements; its
                 // `on_unimplemented` says what to write where there is none.

@@ -118,13 +118,14 @@ pub(crate) fn method_outside_impl(f: &syn::ItemFn, what: &str) -> Option<TokenSt
 
 /// What an impl may not be, reported on its tokens.
 fn check_impl(imp: &syn::ItemImpl, diags: &mut Diagnostics) -> Option<syn::Path> {
-    if let Some((_, t, _)) = &imp.trait_ {
-        diags.error(
-            t.span(),
-            "`#[gpu_device]` applies to a struct's own `impl` (`#[gpu_device] impl P { .. }`); \
-             trait impls are not part of the kernel language yet: write the methods in the \
-             struct's own impl",
-        );
+    if let Some((bang, t, _)) = &imp.trait_ {
+        if bang.is_some() || t.segments.iter().any(|s| !s.arguments.is_none()) {
+            diags.error(
+                t.span(),
+                "`#[gpu_device]` implements a `#[gpu_device] trait` named by a plain path \
+                 (`#[gpu_device] impl Shape for Square { .. }`), without generic arguments",
+            );
+        }
     }
     if !imp.generics.params.is_empty() {
         diags.error(
@@ -150,8 +151,29 @@ fn check_impl(imp: &syn::ItemImpl, diags: &mut Diagnostics) -> Option<syn::Path>
         diags.error(
             imp.self_ty.span(),
             "`#[gpu_device] impl` applies to a `#[gpu_struct]` named by its path: \
-             `#[gpu_device] impl Particle { .. }`",
+             `#[gpu_device] impl Particle { .. }`, or, for a `#[gpu_device] trait`, to a \
+             dtype too: `#[gpu_device] impl Shape for f32 { .. }`",
         );
+    }
+    let dtype = path
+        .as_ref()
+        .and_then(|p| p.get_ident())
+        .and_then(|i| crate::ir::Prim::from_rust_name(&i.to_string()));
+    match (dtype, &imp.trait_) {
+        (Some(p), None) => diags.error(
+            imp.self_ty.span(),
+            format!(
+                "Rust allows no inherent `impl` of `{}`: declare a `#[gpu_device] trait` and \
+                 implement it (`#[gpu_device] impl Shape for {0} {{ .. }}`)",
+                p.rust_name()
+            ),
+        ),
+        (Some(p), Some(_)) if p.is_complex() => diags.error(
+            imp.self_ty.span(),
+            "a `#[gpu_device] trait` is implemented for real dtypes and `#[gpu_struct]`s; not \
+             for complex numbers yet",
+        ),
+        _ => {}
     }
     path
 }
@@ -176,6 +198,9 @@ pub(crate) fn expand_impl_with_structs(
         .map(|s| unraw(&s.ident))
         .unwrap_or_default();
     let k = &ctx.krate;
+    let dtype = ty
+        .get_ident()
+        .is_some_and(|i| crate::ir::Prim::from_rust_name(&i.to_string()).is_some());
     let mut out_impl = imp.clone();
     let mut beside = TokenStream::new();
     for (f, at) in methods(&imp, &ty) {
@@ -198,7 +223,14 @@ pub(crate) fn expand_impl_with_structs(
             m.sig = function.sig;
             m.block = *function.block;
         }
-        let module_name = format_ident!("__gpu_m{}{}_{}", name.len(), name, method);
+        // Two traits may give one type a method of one name: the trait names the module.
+        let trait_name = imp
+            .trait_
+            .as_ref()
+            .and_then(|(_, t, _)| t.segments.last())
+            .map(|s| format!("_{}", unraw(&s.ident)))
+            .unwrap_or_default();
+        let module_name = format_ident!("__gpu_m{}{}_{}{}", name.len(), name, method, trait_name);
         let key = crate::names::method_key(&method);
         beside.extend(quote! {
             #consts
@@ -207,11 +239,24 @@ pub(crate) fn expand_impl_with_structs(
             mod #module_name {
                 #module
             }
-            #[diagnostic::do_not_recommend]
-            impl #k::__private::GpuMethod<#key> for #ty {
-                const DEF: &'static #k::__private::DeviceFnDef = &#module_name::__GPU_DEVICE;
-            }
         });
+        // A struct's methods are found through `GpuMethod`, which a dtype, not being this
+        // crate's, cannot implement; a trait's through its hidden constant.
+        if !dtype {
+            beside.extend(quote! {
+                #[diagnostic::do_not_recommend]
+                impl #k::__private::GpuMethod<#key> for #ty {
+                    const DEF: &'static #k::__private::DeviceFnDef = &#module_name::__GPU_DEVICE;
+                }
+            });
+        }
+        if out_impl.trait_.is_some() {
+            let found_by = super::traits::device_const(&method);
+            out_impl.items.push(syn::parse_quote! {
+                #[allow(non_upper_case_globals)]
+                const #found_by: &'static #k::__private::DeviceFnDef = &#module_name::__GPU_DEVICE;
+            });
+        }
     }
     let errors = diags.to_compile_errors();
     quote! {

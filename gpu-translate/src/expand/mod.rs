@@ -6,6 +6,7 @@ pub(crate) mod foreign;
 pub(crate) mod globals;
 pub(crate) mod impls;
 pub(crate) mod structs;
+pub(crate) mod traits;
 
 use gpu_contract::fast_path::SymOp;
 use gpu_contract::options::OptionKey;
@@ -273,6 +274,9 @@ fn expand_device_with(
     if what == "#[gpu_device]" {
         if let Ok(i) = syn::parse2::<syn::ItemImpl>(item.clone()) {
             return impls::expand_impl_with_structs(attr, i, structs);
+        }
+        if let Ok(t) = syn::parse2::<syn::ItemTrait>(item.clone()) {
+            return traits::expand_trait(attr, t);
         }
     }
     let item = match function_or_error(item, &message) {

@@ -348,6 +348,25 @@ pub enum Callee {
         /// Whether the first argument is the receiver.
         receiver: bool,
     },
+    /// A method or associated function of a `#[gpu_device] trait` for a dtype (`x.sq()` on
+    /// an `f32`, `T::zero()`): an overload of `gt_trm_<name>` chosen by the C's first
+    /// argument, `gt_self<type>()`.
+    Trait {
+        /// The type it is called for.
+        self_ty: TraitSelf,
+        /// The method's name, spanned on the call.
+        name: syn::Ident,
+    },
+}
+
+/// The type a user trait's method is called for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TraitSelf {
+    /// A dtype: the implementation is found at compile time (`<f32>::__GPU_DEVICE_sq`).
+    Dtype(Prim),
+    /// The function's dtype parameter number `i`: the implementations are found at run
+    /// time, for every dtype that has them (`TraitImpls` in the runtime).
+    Generic(usize),
 }
 
 /// A lowered kernel or device function: its tables and its body.

@@ -41,7 +41,29 @@ pub(super) fn is_iterator_call(m: &syn::ExprMethodCall) -> bool {
 /// What to write instead of a method kernels lack: the form for the ones numeric Rust
 /// uses often, else the nearest name the language has, else where the list is.
 pub(super) fn method_advice(name: &str) -> String {
-    let fixed = match name {
+    if let Some(f) = fixed_method_advice(name) {
+        return f.to_owned();
+    }
+    let known = MATH
+        .iter()
+        .map(|m| m.name)
+        .chain(["len", "to_f64", "rows", "cols"]);
+    let nearest = known
+        .map(|k| (edit_distance(name, k), k))
+        .filter(|(d, k)| *d <= 2 && *d < k.len())
+        .min();
+    match nearest {
+        Some((_, k)) => format!("did you mean `.{k}()`?"),
+        None => "kernels call math methods on numbers (`x.sqrt()`, `x.abs()`, `x.max(y)`, .. \
+                 the README's language reference lists them), `.len()` on arrays, `.to_f64()`, \
+                 complex numbers' methods, and the methods of `#[gpu_device] trait`s"
+            .to_owned(),
+    }
+}
+
+/// What to write instead of `.name()`, for the standard methods the language refuses.
+pub(super) fn fixed_method_advice(name: &str) -> Option<&'static str> {
+    match name {
         "sin_cos" => Some("take both at once in a `let`: `let (s, c) = x.sin_cos();`"),
         "div_ceil" => Some(
             "write `(a + b - 1) / b`, or `a / b + (a % b != 0) as u32` (of `a`'s type) where \
@@ -82,24 +104,6 @@ pub(super) fn method_advice(name: &str) -> String {
              (`RawKernel`)",
         ),
         _ => None,
-    };
-    if let Some(f) = fixed {
-        return f.to_owned();
-    }
-    let known = MATH
-        .iter()
-        .map(|m| m.name)
-        .chain(["len", "to_f64", "rows", "cols"]);
-    let nearest = known
-        .map(|k| (edit_distance(name, k), k))
-        .filter(|(d, k)| *d <= 2 && *d < k.len())
-        .min();
-    match nearest {
-        Some((_, k)) => format!("did you mean `.{k}()`?"),
-        None => "kernels call math methods on numbers (`x.sqrt()`, `x.abs()`, `x.max(y)`, .. \
-                 the README's language reference lists them), `.len()` on arrays, `.to_f64()`, \
-                 and complex numbers' methods"
-            .to_owned(),
     }
 }
 

@@ -93,10 +93,29 @@ impl Lowerer<'_> {
         );
         if spec.is_none() && !complex {
             if !is_iterator_call(m) && !array {
-                // Not the language's: a method of the receiver's struct, if it is one.
+                // Not the language's: a method of the receiver's struct, if it is one, or of
+                // a user trait for a dtype.
                 let recv = self.receiver_expr(&m.receiver)?;
                 if let Some(s) = self.struct_type(recv.ty) {
                     return self.struct_method(m, recv, s);
+                }
+                if super::advice::fixed_method_advice(&name).is_none() {
+                    if let Some(call) = self.trait_method(m, &recv) {
+                        return call;
+                    }
+                    if matches!(
+                        self.types.var_kind(recv.ty),
+                        Some(VarKind::Float | VarKind::Int)
+                    ) {
+                        self.err(
+                            m.receiver.span(),
+                            format!(
+                                "the type of this number is not known where `.{name}()` is \
+                                 called, as in Rust: give it one (`2.0f32`, `let v: f32 = ..;`)"
+                            ),
+                        );
+                        return None;
+                    }
                 }
                 if self.types.opaque_kind(recv.ty) == Some(crate::ir::VarKind::Any) {
                     self.unseen_type(m, &name);
@@ -266,6 +285,12 @@ impl Lowerer<'_> {
                 .map(Ty::Generic)
                 .or_else(|| Prim::from_rust_name(&segs[0]).map(Ty::Prim));
             if let Some(ty) = ty {
+                let dtype_fn = ["zero", "one", "from_f64", "from_i32", "from_usize"];
+                if !dtype_fn.contains(&last.as_str()) {
+                    if let Some(call) = self.trait_function(ty, &p.path.segments[1].ident, c) {
+                        return call;
+                    }
+                }
                 return self.conversion(ty, &last, c);
             }
         }

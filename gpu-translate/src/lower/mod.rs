@@ -32,6 +32,7 @@ mod std_paths;
 mod stmt;
 mod structs;
 pub(crate) mod tables;
+mod traits;
 mod tuple;
 
 use crate::names::unraw;
@@ -130,6 +131,8 @@ pub fn lower(
     // keeps them clear of locals, builtins and each other's parameters.
     let c_name = if let Some(s) = sig.method_of {
         crate::names::method_c_name(&sig.structs[s].name, &unraw(&sig.ident))
+    } else if let Some(p) = sig.self_dtype {
+        crate::names::method_c_name(p.rust_name(), &unraw(&sig.ident))
     } else if sig.device {
         device_c_name(&unraw(&sig.ident))
     } else {

@@ -1,9 +1,10 @@
 //! A dtype parameter and its bounds: one dtype trait (`Float`, `Int`, `Num`, `MmaOperand`),
-//! and beside it only the standard bounds the trait
-//! already gives (`T: Float + PartialOrd + Copy`, `where T: Num + Add<Output = T>`), so
-//! that a generic function written for Rust's traits reads as written and the kernel is
-//! still compiled for every dtype the dtype trait admits. Anything else would narrow the
-//! dtypes or ask for what the GPU's C does not have, and is refused.
+//! and beside it the standard bounds the trait already gives (`T: Float + PartialOrd +
+//! Copy`, `where T: Num + Add<Output = T>`), so that a generic function written for Rust's
+//! traits reads as written, and user traits (`T: Float + Sq`, a `#[gpu_device] trait`),
+//! whose methods the function may call and which admit the dtypes that implement them.
+//! Other standard traits would narrow the dtypes or ask for what the GPU's C does not
+//! have, and are refused.
 
 use syn::spanned::Spanned;
 
@@ -134,6 +135,7 @@ pub(super) fn parse_generic(tp: &syn::TypeParam, diags: &mut Diagnostics) -> Gen
     let fallback = GenericDecl {
         ident: tp.ident.clone(),
         bound: Bound::Num,
+        user_traits: Vec::new(),
     };
     match checked_generic(tp, diags) {
         Some(g) => g,
@@ -170,7 +172,12 @@ fn checked_generic(tp: &syn::TypeParam, diags: &mut Diagnostics) -> Option<Gener
     // The other bounds must add nothing the dtype bound does not give: the kernel is
     // compiled for each dtype the bound admits.
     let mut ok = true;
+    let mut user_traits = Vec::new();
     for b in tp.bounds.iter().filter(|b| dtype_bound(b).is_none()) {
+        if let Some(path) = user_trait(b) {
+            user_traits.push(path);
+            continue;
+        }
         if !implied(b, bound, &tp.ident) {
             diags.error(
                 b.span(),
@@ -189,5 +196,70 @@ fn checked_generic(tp: &syn::TypeParam, diags: &mut Diagnostics) -> Option<Gener
     ok.then(|| GenericDecl {
         ident: tp.ident.clone(),
         bound,
+        user_traits,
     })
+}
+
+/// Standard traits a dtype bound does not imply, by name: not user traits.
+const STANDARD: &[&str] = &[
+    "Display",
+    "Hash",
+    "Fn",
+    "FnMut",
+    "FnOnce",
+    "Iterator",
+    "IntoIterator",
+    "From",
+    "Into",
+    "TryFrom",
+    "TryInto",
+    "AsRef",
+    "AsMut",
+    "Borrow",
+    "ToString",
+    "Any",
+    "Error",
+    "Sum",
+    "Product",
+    "FromStr",
+    "Drop",
+    "Deref",
+    "DerefMut",
+    "Index",
+    "IndexMut",
+    "Shl",
+    "Shr",
+    "ShlAssign",
+    "ShrAssign",
+    "Octal",
+    "LowerHex",
+    "UpperHex",
+    "Binary",
+    "LowerExp",
+    "UpperExp",
+    "Pointer",
+    "Write",
+    "Read",
+];
+
+/// The path of `b` when it names a user trait: a plain path (no arguments, no `?`,
+/// `for<..>` or parentheses), not through `std`/`core`/`alloc`, whose name is none of the
+/// standard traits (those a dtype trait implies included, whose misuse says what they
+/// give).
+fn user_trait(b: &syn::TypeParamBound) -> Option<syn::Path> {
+    let syn::TypeParamBound::Trait(t) = b else {
+        return None;
+    };
+    let plain = t.lifetimes.is_none()
+        && matches!(t.modifier, syn::TraitBoundModifier::None)
+        && t.path.segments.iter().all(|s| s.arguments.is_none());
+    let first = t.path.segments.first()?.ident.to_string();
+    let last = t.path.segments.last()?.ident.to_string();
+    let standard = ["std", "core", "alloc"].contains(&first.as_str())
+        || STANDARD.contains(&last.as_str())
+        || [ANY, NUM, FLOAT, INT]
+            .iter()
+            .any(|l| l.contains(&last.as_str()))
+        || Bound::from_name(&last).is_some();
+    (plain && !standard).then(|| t.path.clone())
 }

@@ -20,6 +20,9 @@ use crate::parse::structs::{struct_named, StructDef, Structs};
 pub struct GenericDecl {
     pub ident: Ident,
     pub bound: Bound,
+    /// Its bounds that are user traits (`#[gpu_device] trait Sq`), as written: the dtypes
+    /// that implement them all are the parameter's.
+    pub user_traits: Vec<syn::Path>,
 }
 
 /// A const generic parameter of a kernel: `const BM: usize`, of an integer type or `bool`.
@@ -81,6 +84,10 @@ pub struct KernelSignature {
     pub method_of: Option<usize>,
     /// Whether the receiver is `&mut self`: the C takes it by reference.
     pub receiver_by_ref: bool,
+    /// For a method of a `#[gpu_device] impl Tr for f32` (a user trait's, for a dtype):
+    /// the dtype. Its C is an overload chosen by `gt_self<float>` (`def/trait_impls.rs`
+    /// in the runtime), and its receiver, `self` or `&self`, a value.
+    pub self_dtype: Option<Prim>,
 }
 
 /// The most values a device function's tuple may hold (the prelude's `gt_tuple4`).
@@ -109,6 +116,7 @@ pub(crate) fn parse_signature_of(
 ) -> Option<KernelSignature> {
     let sig = &f.sig;
     let method_of = self_ty.and_then(|n| structs.iter().position(|s| s.name == n));
+    let self_dtype = self_ty.and_then(Prim::from_rust_name);
     let mut receiver_by_ref = false;
     check_form(sig, device, diags);
     let before_params = diags.len();
@@ -121,12 +129,24 @@ pub(crate) fn parse_signature_of(
     let mut params = Vec::new();
     for input in &sig.inputs {
         match input {
-            syn::FnArg::Receiver(r) => match method_of {
-                Some(s) => {
+            syn::FnArg::Receiver(r) => match (method_of, self_dtype) {
+                (Some(s), _) => {
                     receiver_by_ref = r.reference.is_some() && r.mutability.is_some();
-                    params.push(receiver_param(r, s, &structs[s].name));
+                    params.push(receiver_param(r, Ty::Struct(s), &structs[s].name));
                 }
-                None => diags.error(
+                (None, Some(p)) if r.reference.is_some() && r.mutability.is_some() => {
+                    diags.error(
+                        r.span(),
+                        format!(
+                            "a method of `{0}` in a kernel takes `self` or `&self`, not `&mut \
+                             self`: return the new value (`fn bumped(self) -> {0}`) and assign \
+                             it",
+                            p.rust_name()
+                        ),
+                    );
+                }
+                (None, Some(p)) => params.push(receiver_param(r, Ty::Prim(p), p.rust_name())),
+                (None, None) => diags.error(
                     r.span(),
                     "a kernel is a free function; it cannot take `self`",
                 ),
@@ -160,18 +180,19 @@ pub(crate) fn parse_signature_of(
         structs,
         method_of,
         receiver_by_ref,
+        self_dtype,
     })
 }
 
 /// A method's receiver as its first parameter: `self`, of the struct's type, mutable
 /// where the method may change it (`mut self`, `&mut self`).
-fn receiver_param(r: &syn::Receiver, s: usize, name: &str) -> ParamDecl {
+fn receiver_param(r: &syn::Receiver, ty: Ty, name: &str) -> ParamDecl {
     let ident = Ident::new("self", r.self_token.span);
     let ty_ident = Ident::new(name, r.self_token.span);
     ParamDecl {
         ident,
         shape: ParamShape::Scalar {
-            ty: Ty::Struct(s),
+            ty,
             mutable: r.mutability.is_some(),
             by_ref: false,
         },

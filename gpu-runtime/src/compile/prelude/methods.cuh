@@ -22,3 +22,9 @@ static __device__ __forceinline__ T& gt_rat(T* p, Z&& zero) {
     if (p == gt_sink<T>()) return zero;
     return *p;
 }
+
+// The type a user trait's method is called for (`x.sq()` on a `float`, `T::zero()`): each
+// `#[gpu_device] impl Tr for f32` defines its methods as overloads whose first parameter
+// is `gt_self<float>`, so one call in a generic function's template reaches the
+// implementation of whichever dtype instantiates it.
+template <typename S> struct gt_self {};

@@ -81,7 +81,7 @@ const SECTIONS: [(&str, &[&str]); 13] = [
     (VECTOR, &["gt_load4", "gt_store4"]),
     (GRID_BARRIER, &["gt_sync_grid"]),
     (RANDOM, &["gt_xoro_"]),
-    (METHODS, &["gt_rv(", "gt_recv_of<", "gt_rat("]),
+    (METHODS, &["gt_rv(", "gt_recv_of<", "gt_rat(", "gt_self<"]),
     // After the 16-bit floats, whose overloads it adds where they are there.
     (
         STD_METHODS,

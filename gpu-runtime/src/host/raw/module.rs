@@ -194,6 +194,7 @@ impl RawModule {
                     instances: None,
                     // Unknown for foreign C: the driver's figure is checked at load.
                     local_bytes: 0,
+                    trait_impls: &[],
                 };
                 // SAFETY: the C parameters were checked against `P` above, and the caller
                 // promises what the check cannot see (see `# Safety`); the slot is this

@@ -339,6 +339,12 @@ pub fn trait_method_c_name(method: &str) -> String {
     format!("gt_trm_{method}")
 }
 
+/// The hidden constant of a `#[gpu_device] trait` that its method `method`'s device
+/// function is found by (`<f32>::__GPU_DEVICE_sq`).
+pub fn trait_device_const(method: &str) -> syn::Ident {
+    quote::format_ident!("__GPU_DEVICE_{}", method)
+}
+
 /// Whether `name` is written as Rust writes constants: upper case, digits and `_`, with a
 /// letter among them.
 pub fn constant_case(name: &str) -> bool {

@@ -225,7 +225,7 @@ pub(crate) fn device_fn_refs(calls: &[crate::ir::Callee], k: &syn::Path) -> Call
                 // (`trait_impls.rs`).
                 if let crate::ir::TraitSelf::Dtype(p) = self_ty {
                     let ty = syn::Ident::new(p.rust_name(), name.span());
-                    let found_by = crate::expand::traits::device_const(&crate::names::unraw(name));
+                    let found_by = crate::names::trait_device_const(&crate::names::unraw(name));
                     refs.push(quote::quote_spanned!(name.span()=> <#ty>::#found_by));
                 }
                 continue;

@@ -38,7 +38,7 @@ pub(crate) fn finders(calls: &[Callee], generics: &[GenericDecl], k: &syn::Path)
                     Callee::Trait {
                         self_ty: TraitSelf::Generic(j),
                         name,
-                    } if *j == i => Some(crate::expand::traits::device_const(
+                    } if *j == i => Some(crate::names::trait_device_const(
                         &crate::names::unraw(name),
                     )),
                     _ => None,

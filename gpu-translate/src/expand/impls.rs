@@ -251,7 +251,7 @@ pub(crate) fn expand_impl_with_structs(
             });
         }
         if out_impl.trait_.is_some() {
-            let found_by = super::traits::device_const(&method);
+            let found_by = crate::names::trait_device_const(&method);
             out_impl.items.push(syn::parse_quote! {
                 #[allow(non_upper_case_globals)]
                 const #found_by: &'static #k::__private::DeviceFnDef = &#module_name::__GPU_DEVICE;

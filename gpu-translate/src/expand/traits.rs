@@ -12,18 +12,13 @@
 //! not marked.
 
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote};
+use quote::quote;
 use syn::spanned::Spanned;
 
 use super::{ctx_of, DEVICE_OPTIONS};
 use crate::diagnostics::Diagnostics;
 use crate::names::unraw;
 use crate::parse::attr::parse_attr;
-
-/// The hidden constant a trait's method `method` is found by.
-pub(crate) fn device_const(method: &str) -> syn::Ident {
-    format_ident!("__GPU_DEVICE_{}", method)
-}
 
 /// `#[gpu_device] trait Tr { .. }`.
 pub(crate) fn expand_trait(attr: TokenStream, mut t: syn::ItemTrait) -> TokenStream {
@@ -36,7 +31,9 @@ pub(crate) fn expand_trait(attr: TokenStream, mut t: syn::ItemTrait) -> TokenStr
             .items
             .iter()
             .filter_map(|item| match item {
-                syn::TraitItem::Fn(f) => Some(device_const(&unraw(&f.sig.ident))),
+                syn::TraitItem::Fn(f) => {
+                    Some(crate::names::trait_device_const(&unraw(&f.sig.ident)))
+                }
                 _ => None,
             })
             .map(|name| {

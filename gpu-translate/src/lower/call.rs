@@ -71,16 +71,7 @@ impl Lowerer<'_> {
             return self.len_method(m);
         }
         if name == "to_f64" {
-            if !m.args.is_empty() {
-                self.err(span, "`to_f64` takes no arguments");
-                return None;
-            }
-            let recv = self.receiver_expr(&m.receiver)?;
-            return Some(Expr {
-                kind: ExprKind::Convert(Conversion::Num, Box::new(recv)),
-                ty: Ty::Prim(Prim::F64),
-                span,
-            });
+            return self.to_f64_method(m);
         }
         if name == "to_bits" {
             return self.float_to_bits(m);
@@ -99,27 +90,11 @@ impl Lowerer<'_> {
                 if let Some(s) = self.struct_type(recv.ty) {
                     return self.struct_method(m, recv, s);
                 }
-                if super::advice::fixed_method_advice(&name).is_none() {
-                    if let Some(call) = self.trait_method(m, &recv) {
-                        return call;
-                    }
-                    if matches!(
-                        self.types.var_kind(recv.ty),
-                        Some(VarKind::Float | VarKind::Int)
-                    ) {
-                        self.err(
-                            m.receiver.span(),
-                            format!(
-                                "the type of this number is not known where `.{name}()` is \
-                                 called, as in Rust: give it one (`2.0f32`, `let v: f32 = ..;`)"
-                            ),
-                        );
-                        return None;
-                    }
+                if let Some(call) = self.trait_method(m, &recv) {
+                    return call;
                 }
                 if self.types.opaque_kind(recv.ty) == Some(crate::ir::VarKind::Any) {
-                    self.unseen_type(m, &name);
-                    return None;
+                    return self.unseen_type(m, &name);
                 }
             } else if is_iterator_call(m) {
                 self.err(
@@ -146,8 +121,7 @@ impl Lowerer<'_> {
         }
         let Some(spec) = spec else {
             if self.types.opaque_kind(recv.ty) == Some(crate::ir::VarKind::Any) {
-                self.unseen_type(m, &name);
-                return None;
+                return self.unseen_type(m, &name);
             }
             let d = self.describe(recv.ty);
             self.err(
@@ -157,6 +131,21 @@ impl Lowerer<'_> {
             return None;
         };
         self.math_method(m, spec, recv, &name)
+    }
+
+    /// `x.to_f64()`: the number as an `f64`.
+    fn to_f64_method(&mut self, m: &syn::ExprMethodCall) -> Option<Expr> {
+        let span = m.span();
+        if !m.args.is_empty() {
+            self.err(span, "`to_f64` takes no arguments");
+            return None;
+        }
+        let recv = self.receiver_expr(&m.receiver)?;
+        Some(Expr {
+            kind: ExprKind::Convert(Conversion::Num, Box::new(recv)),
+            ty: Ty::Prim(Prim::F64),
+            span,
+        })
     }
 
     /// `m.rows()` or `m.cols()` of a `DeviceArray2<T>` parameter.

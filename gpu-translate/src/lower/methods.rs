@@ -198,7 +198,7 @@ impl Lowerer<'_> {
 
     /// The error for `.name()` on a value whose type the function cannot see (a device
     /// function's or a method's result), which may be a struct's.
-    pub(super) fn unseen_type(&mut self, m: &syn::ExprMethodCall, name: &str) {
+    pub(super) fn unseen_type(&mut self, m: &syn::ExprMethodCall, name: &str) -> Option<Expr> {
         // `is_some`/`is_none` come from `Option`'s methods and patterns, desugared.
         if name == "is_some" || name == "is_none" {
             self.err(
@@ -206,7 +206,7 @@ impl Lowerer<'_> {
                 "this value comes from a device function, whose type the kernel does not see; \
                  to read it as an `Option`, name its type first: `let v: Option<f32> = f(x);`",
             );
-            return;
+            return None;
         }
         self.err(
             m.receiver.span(),
@@ -216,6 +216,7 @@ impl Lowerer<'_> {
                  `let v: Point = Point::new(x, y); v.{name}(..)`"
             ),
         );
+        None
     }
 
     /// `Op::Add` of a `#[gpu_enum]` `Op`: its value, of the enum's type. `None` (nothing

@@ -462,8 +462,7 @@ impl Lowerer<'_> {
             }
         }
         if self.types.opaque_kind(recv.ty) == Some(VarKind::Any) {
-            self.unseen_type(m, &m.method.to_string());
-            return None;
+            return self.unseen_type(m, &m.method.to_string());
         }
         let d = self.describe(recv.ty);
         self.err(

@@ -9,7 +9,7 @@
 use syn::spanned::Spanned;
 
 use super::{Expr, Lowerer};
-use crate::ir::{Callee, ExprKind, TraitSelf, Ty};
+use crate::ir::{Callee, ExprKind, TraitSelf, Ty, VarKind};
 use crate::names::unraw;
 
 impl Lowerer<'_> {
@@ -24,13 +24,31 @@ impl Lowerer<'_> {
     }
 
     /// `recv.name(args)`, `recv` (lowered) a number the language has no method `name` for:
-    /// a user trait's method. `None` (nothing reported) when `recv` is of no dtype or dtype
-    /// parameter, or is a dtype parameter without user-trait bounds.
+    /// a user trait's method. `None` (nothing reported) when `name` is a standard method the
+    /// language refuses (its advice says what to write), when `recv` is of no dtype or
+    /// dtype parameter, or is a dtype parameter without user-trait bounds.
     pub(super) fn trait_method(
         &mut self,
         m: &syn::ExprMethodCall,
         recv: &Expr,
     ) -> Option<Option<Expr>> {
+        let name = unraw(&m.method);
+        super::advice::fixed_method_advice(&name)
+            .is_none()
+            .then_some(())?;
+        if matches!(
+            self.types.var_kind(recv.ty),
+            Some(VarKind::Float | VarKind::Int)
+        ) {
+            self.err(
+                m.receiver.span(),
+                format!(
+                    "the type of this number is not known where `.{name}()` is called, as in \
+                     Rust: give it one (`2.0f32`, `let v: f32 = ..;`)"
+                ),
+            );
+            return Some(None);
+        }
         let self_ty = self.trait_self(recv.ty)?;
         if !self.has_user_traits(&self_ty) {
             return None;

@@ -71,7 +71,7 @@ impl Lowerer<'_> {
             return self.len_method(m);
         }
         if name == "to_f64" {
-            return self.to_f64_method(m);
+            return self.f64_conversion_method(m);
         }
         if name == "to_bits" {
             return self.float_to_bits(m);
@@ -134,7 +134,7 @@ impl Lowerer<'_> {
     }
 
     /// `x.to_f64()`: the number as an `f64`.
-    fn to_f64_method(&mut self, m: &syn::ExprMethodCall) -> Option<Expr> {
+    fn f64_conversion_method(&mut self, m: &syn::ExprMethodCall) -> Option<Expr> {
         let span = m.span();
         if !m.args.is_empty() {
             self.err(span, "`to_f64` takes no arguments");

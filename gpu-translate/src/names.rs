@@ -340,9 +340,11 @@ pub fn trait_method_c_name(method: &str) -> String {
 }
 
 /// The hidden constant of a `#[gpu_device] trait` that its method `method`'s device
-/// function is found by (`<f32>::__GPU_DEVICE_sq`).
+/// function is found by (`<f32>::gpu_device_trait_method_sq`). Named for the errors that
+/// name it where a trait lacks the attribute: "const `gpu_device_trait_method_norm` is
+/// not a member of trait `Norm`".
 pub fn trait_device_const(method: &str) -> syn::Ident {
-    quote::format_ident!("__GPU_DEVICE_{}", method)
+    quote::format_ident!("gpu_device_trait_method_{}", method)
 }
 
 /// Whether `name` is written as Rust writes constants: upper case, digits and `_`, with a

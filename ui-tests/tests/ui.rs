@@ -21,5 +21,6 @@ fn diagnostics() {
     t.compile_fail("cases/closures/*.rs");
     t.compile_fail("cases/foreign/*.rs");
     t.compile_fail("cases/globals/*.rs");
+    t.compile_fail("cases/traits/*.rs");
     t.pass("cases/pass/*.rs");
 }

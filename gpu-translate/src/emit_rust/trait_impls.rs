@@ -38,9 +38,11 @@ pub(crate) fn finders(calls: &[Callee], generics: &[GenericDecl], k: &syn::Path)
                     Callee::Trait {
                         self_ty: TraitSelf::Generic(j),
                         name,
-                    } if *j == i => Some(crate::names::trait_device_const(
-                        &crate::names::unraw(name),
-                    )),
+                    } if *j == i => {
+                        // Spanned on the call: where a trait without the attribute is named.
+                        let c = crate::names::trait_device_const(&crate::names::unraw(name));
+                        Some(syn::Ident::new(&c.to_string(), name.span()))
+                    }
                     _ => None,
                 })
                 .collect();

@@ -8,7 +8,7 @@
 //! holds its C, and `GpuMethod<key>` for the struct points a caller at it wherever the
 //! caller is (the lowering of calls is `lower/methods.rs`).
 
-use proc_macro2::TokenStream;
+use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote};
 use syn::spanned::Spanned;
 use syn::visit_mut::VisitMut;
@@ -251,8 +251,14 @@ pub(crate) fn expand_impl_with_structs(
             });
         }
         if out_impl.trait_.is_some() {
+            // Spanned on the trait: where it lacks the attribute, the error is there.
+            let span = out_impl
+                .trait_
+                .as_ref()
+                .map_or_else(Span::call_site, |(_, t, _)| t.span());
             let found_by = crate::names::trait_device_const(&method);
-            out_impl.items.push(syn::parse_quote! {
+            let found_by = syn::Ident::new(&found_by.to_string(), span);
+            out_impl.items.push(syn::parse_quote_spanned! {span=>
                 #[allow(non_upper_case_globals)]
                 const #found_by: &'static #k::__private::DeviceFnDef = &#module_name::__GPU_DEVICE;
             });

@@ -4,9 +4,9 @@
 //! Float + Tr>`), which is static dispatch as Rust's: the C of each implementation is a
 //! device function, and a call reaches the one of its receiver's type.
 //!
-//! The trait gains one hidden associated constant per method, `__GPU_DEVICE_m`: each
+//! The trait gains one hidden associated constant per method, `gpu_device_trait_method_m`: each
 //! `#[gpu_device] impl` sets it to the method's device function, and a kernel finds an
-//! implementation through it (`<f32>::__GPU_DEVICE_m`, or for a dtype parameter through
+//! implementation through it (`<f32>::gpu_device_trait_method_m`, or for a dtype parameter through
 //! its bounds at run time: `def/trait_impls.rs` in the runtime). Its default fails to
 //! evaluate, with a message saying to mark the impl, where a kernel needs an impl that is
 //! not marked.

@@ -362,7 +362,7 @@ pub enum Callee {
 /// The type a user trait's method is called for.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum TraitSelf {
-    /// A dtype: the implementation is found at compile time (`<f32>::__GPU_DEVICE_sq`).
+    /// A dtype: the implementation is found at compile time (`<f32>::gpu_device_trait_method_sq`).
     Dtype(Prim),
     /// The function's dtype parameter number `i`: the implementations are found at run
     /// time, for every dtype that has them (`TraitImpls` in the runtime).

@@ -105,7 +105,7 @@ impl Lowerer<'_> {
                 );
                 return None;
             }
-            let advice = method_advice(&name);
+            let advice = self.method_advice_for(&name);
             self.err(
                 m.method.span(),
                 format!("method `{name}` is not part of the kernel language; {advice}"),
@@ -131,6 +131,20 @@ impl Lowerer<'_> {
             return None;
         };
         self.math_method(m, spec, recv, &name)
+    }
+
+    /// What to write instead of `.name()`; in a function with dtype parameters, a user
+    /// trait is a way to give them methods.
+    fn method_advice_for(&self, name: &str) -> String {
+        let advice = method_advice(name);
+        match self.sig.generics.first() {
+            Some(g) if super::advice::fixed_method_advice(name).is_none() => format!(
+                "to call a method of your own on a `{t}` value, declare it in a `#[gpu_device] \
+                 trait` and bound the parameter by it (`{t}: Float + MyTrait`); or {advice}",
+                t = g.ident
+            ),
+            _ => advice,
+        }
     }
 
     /// `x.to_f64()`: the number as an `f64`.

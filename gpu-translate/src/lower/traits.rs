@@ -33,9 +33,8 @@ impl Lowerer<'_> {
         recv: &Expr,
     ) -> Option<Option<Expr>> {
         let name = unraw(&m.method);
-        super::advice::fixed_method_advice(&name)
-            .is_none()
-            .then_some(())?;
+        let standard = super::advice::fixed_method_advice(&name).is_some();
+        (!standard && !super::advice::near_language_method(&name)).then_some(())?;
         if matches!(
             self.types.var_kind(recv.ty),
             Some(VarKind::Float | VarKind::Int)

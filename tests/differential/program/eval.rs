@@ -255,6 +255,12 @@ impl Eval<'_> {
                 super::checked(*op, a, b).unwrap_or(d)
             }
             // An enum's `as` casts its value, of its repr (`i16`).
+            // The value first, then `k`, as the call's arguments are evaluated.
+            Kind::TraitMix(x, k, _) => {
+                let x = self.expr(x);
+                let k = self.expr(k).cast(e.ty);
+                self.bin(Bin::Xor, x, k)
+            }
             Kind::Tri(s) => {
                 let Value::U32(v) = self.expr(s) else {
                     unreachable!("the variant's selector is a u32");

@@ -262,7 +262,11 @@ impl Gen<'_> {
     /// An expression of `ty` (an integer) through the items beside compiled kernels.
     fn item_expr(&mut self, ty: Ty, d: usize) -> Expr {
         let b = |e: Expr| Box::new(e);
-        let kind = match self.r.below(5) {
+        let kind = match self.r.below(6) {
+            5 => {
+                let generic = self.r.below(2) == 0;
+                Kind::TraitMix(b(self.expr(ty, d)), b(self.leaf(Ty::U32)), generic)
+            }
             4 => Kind::Table(b(self.leaf(Ty::U32))),
             3 => {
                 let op = self.r.pick(&[

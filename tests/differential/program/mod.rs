@@ -348,6 +348,11 @@ pub enum Kind {
     /// `0i64 | DiffPair::new(a, b).b`, an associated function's result (`i64` only;
     /// compiled programs only).
     PairNew(Box<Expr>, Box<Expr>),
+    /// `(0T | (x).diff_mix(k))`, or through a generic device function, `diff_mixed(x, k)`
+    /// (`true`): a `#[gpu_device] trait`'s method on an integer, `x ^ (k as T)`, found at
+    /// compile time for the dtype or at run time for the generic one (compiled programs
+    /// only).
+    TraitMix(Box<Expr>, Box<Expr>, bool),
     /// `matches!(s % 8, p)`: a `bool` (compiled programs only).
     Matches(Box<Expr>, Pat),
     /// `a.checked_add(b).unwrap_or(d)` (`Bin::Add`, `Sub`, `Mul`, `Div`, `Rem`) of leaves:
@@ -424,7 +429,7 @@ pub fn tables_source() -> String {
 pub const TRI: [i16; 3] = [0, 5, -300];
 
 /// The items compiled programs use beside their kernels ([`Kind::Tri`],
-/// [`Kind::PairMixed`], [`Kind::PairNew`]).
+/// [`Kind::PairMixed`], [`Kind::PairNew`], [`Kind::TraitMix`]).
 pub const ITEMS: &str = "#[gpu_enum]
 #[derive(Clone, Copy, PartialEq)]
 #[repr(i16)]
@@ -449,6 +454,72 @@ impl DiffPair {
     pub fn mixed(&self) -> i64 {
         (self.a ^ self.b) & 4294967295
     }
+}
+
+#[gpu_device]
+pub trait DiffMix {
+    fn diff_mix(self, k: u32) -> Self;
+}
+
+#[gpu_device]
+impl DiffMix for i32 {
+    fn diff_mix(self, k: u32) -> i32 {
+        self ^ (k as i32)
+    }
+}
+
+#[gpu_device]
+impl DiffMix for i64 {
+    fn diff_mix(self, k: u32) -> i64 {
+        self ^ (k as i64)
+    }
+}
+
+#[gpu_device]
+impl DiffMix for u32 {
+    fn diff_mix(self, k: u32) -> u32 {
+        self ^ (k as u32)
+    }
+}
+
+#[gpu_device]
+impl DiffMix for u64 {
+    fn diff_mix(self, k: u32) -> u64 {
+        self ^ (k as u64)
+    }
+}
+
+#[gpu_device]
+impl DiffMix for i8 {
+    fn diff_mix(self, k: u32) -> i8 {
+        self ^ (k as i8)
+    }
+}
+
+#[gpu_device]
+impl DiffMix for i16 {
+    fn diff_mix(self, k: u32) -> i16 {
+        self ^ (k as i16)
+    }
+}
+
+#[gpu_device]
+impl DiffMix for u8 {
+    fn diff_mix(self, k: u32) -> u8 {
+        self ^ (k as u8)
+    }
+}
+
+#[gpu_device]
+impl DiffMix for u16 {
+    fn diff_mix(self, k: u32) -> u16 {
+        self ^ (k as u16)
+    }
+}
+
+#[gpu_device]
+pub fn diff_mixed<T: Int + DiffMix>(v: T, k: u32) -> T {
+    v.diff_mix(k)
 }
 
 #[gpu_device]

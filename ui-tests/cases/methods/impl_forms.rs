@@ -1,4 +1,5 @@
-// What a `#[gpu_device] impl` may not be: a trait impl, generic, holding constants, or
+// What a `#[gpu_device] impl` may not be: of a trait without `#[gpu_device]`, generic,
+// holding constants, or
 // for a type that is not a path.
 use gpu_runtime::prelude::*;
 

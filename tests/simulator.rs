@@ -279,3 +279,144 @@ fn asynchronous_copies_land_at_their_wait() {
     launch!(read_before_and_after_the_wait[1, 32](&da, &mut out)).unwrap();
     assert_eq!(out.to_host().unwrap(), [0.0, 7.0]);
 }
+
+/// User traits' rules that hold at the launch, on both backends: a kernel whose module
+/// would hold two implementations of one C type, or one a hidden constant set by hand
+/// points elsewhere, or whose locals with the implementations found at run time are over
+/// a GPU thread's 512 KB, is an `Err` (the GPU suite's `user_traits` case runs the
+/// working forms).
+mod user_traits {
+    use gpu_runtime::def::DtypeKind;
+    use gpu_runtime::prelude::*;
+
+    #[gpu_device]
+    pub trait Flip {
+        fn flip(self) -> Self;
+    }
+
+    #[gpu_device]
+    impl Flip for u64 {
+        fn flip(self) -> u64 {
+            self ^ 1
+        }
+    }
+
+    #[gpu_device]
+    impl Flip for usize {
+        fn flip(self) -> usize {
+            self ^ 2
+        }
+    }
+
+    #[gpu_kernel]
+    pub fn flipped<T: Int + Flip>(x: &mut [T]) {
+        let i = grid_1d();
+        if i < x.len() {
+            let v: T = x[i].flip();
+            x[i] = v;
+        }
+    }
+
+    #[test]
+    fn one_trait_for_u64_and_usize_is_refused_on_both_backends() {
+        let e = flipped::definition()
+            .specialize(&[DtypeKind::U64])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("implemented for both u64 and usize"), "{e}");
+        let dev = Device::simulator();
+        let mut x = dev.to_device(&[5u64, 6]).unwrap();
+        let e = launch!(flipped[1, 2](&mut x)).unwrap_err().to_string();
+        assert!(e.contains("implemented for both u64 and usize"), "{e}");
+    }
+
+    #[gpu_device]
+    pub trait Twice {
+        fn twice(self) -> Self;
+    }
+
+    #[gpu_device]
+    impl Twice for f32 {
+        fn twice(self) -> f32 {
+            self * 2.0
+        }
+    }
+
+    // The hidden constant set by hand to `f32`'s implementation.
+    impl Twice for f64 {
+        fn twice(self) -> f64 {
+            self * 2.0
+        }
+        #[allow(non_upper_case_globals)]
+        const gpu_device_trait_method_twice: &'static gpu_runtime::def::DeviceFnDef =
+            <f32 as Twice>::gpu_device_trait_method_twice;
+    }
+
+    #[gpu_kernel]
+    pub fn doubled<T: Float + Twice>(x: &mut [T]) {
+        let i = grid_1d();
+        if i < x.len() {
+            let v: T = x[i].twice();
+            x[i] = v;
+        }
+    }
+
+    #[test]
+    fn a_hidden_constant_set_by_hand_is_refused() {
+        let e = doubled::definition()
+            .specialize(&[DtypeKind::F64])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("set by hand"), "{e}");
+        let mut x = Device::simulator().to_device(&[1.5f64]).unwrap();
+        let e = launch!(doubled[1, 1](&mut x)).unwrap_err().to_string();
+        assert!(e.contains("set by hand"), "{e}");
+    }
+
+    #[gpu_device]
+    pub trait Deep {
+        fn deep(self, i: usize) -> Self;
+    }
+
+    const DEEP: usize = 100_000;
+    const VIA: usize = 40_000;
+
+    // 400,000 bytes of locals.
+    #[gpu_device]
+    impl Deep for f32 {
+        fn deep(self, i: usize) -> f32 {
+            let a = [self; DEEP];
+            a[i % DEEP]
+        }
+    }
+
+    /// 320,000 bytes of its own (a `T: Float` element counted as an `f64`), and `deep`'s.
+    #[gpu_device]
+    pub fn via<T: Float + Deep>(x: T, i: usize) -> T {
+        let b = [x; VIA];
+        b[i % VIA].deep(i)
+    }
+
+    #[gpu_kernel]
+    pub fn deep_calls<T: Float + Deep>(x: &mut [T]) {
+        let i = grid_1d();
+        if i < x.len() {
+            let v: T = via(x[i], i);
+            x[i] = v;
+        }
+    }
+
+    #[test]
+    fn locals_over_the_limit_with_implementations_found_at_run_time_are_an_err() {
+        let def = deep_calls::definition();
+        assert!(def.local_bytes() >= 720_000, "{}", def.local_bytes());
+        let mut x = Device::simulator().to_device(&[1.5f32; 4]).unwrap();
+        let e = launch!(deep_calls[1, 4](&mut x)).unwrap_err().to_string();
+        assert!(
+            e.contains("found at run time") && e.contains("512 KB"),
+            "{e}"
+        );
+        let e = def.specialize(&[DtypeKind::F32]).unwrap_err().to_string();
+        assert!(e.contains("found at run time"), "{e}");
+    }
+}

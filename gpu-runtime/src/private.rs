@@ -16,7 +16,7 @@ pub use crate::compile::prelude::{full_prelude, prelude_for};
 pub use crate::def::device_fn::DeviceFnDef;
 pub use crate::def::instances::Instances;
 pub use crate::def::kernel::{ConstParam, KernelParts};
-pub use crate::def::trait_impls::{unmarked_impl, TraitImpls};
+pub use crate::def::trait_impls::{trait_method, unmarked_impl, TraitImpls};
 /// What the generated code names module arrays through (tables and device globals).
 pub mod module_array {
     pub use crate::def::module_array::{

@@ -2,6 +2,7 @@
 //! its checks and the device functions it calls.
 
 use super::module_const::ConstValue;
+use crate::dtype::DtypeKind;
 
 /// A `#[gpu_device]` function: its C++, its checks and the device functions it calls.
 /// Made by the attribute; a kernel's source pulls in exactly the device functions it
@@ -28,6 +29,9 @@ pub struct DeviceFnDef {
     pub(crate) foreign: bool,
     /// The user-trait methods it calls on its dtype parameters, found at run time.
     pub(crate) trait_impls: &'static [super::trait_impls::TraitImpls],
+    /// For a user trait's method of a dtype (`impl Sq for f32 { fn sq .. }`): the dtype and
+    /// the method's name, which what finds it checks.
+    pub(crate) trait_self: Option<(DtypeKind, &'static str)>,
 }
 
 impl DeviceFnDef {
@@ -49,6 +53,15 @@ impl DeviceFnDef {
     ) -> DeviceFnDef {
         DeviceFnDef {
             trait_impls,
+            ..self
+        }
+    }
+
+    /// Not a public API: the definition, as user trait's method `method` for `dtype`.
+    #[doc(hidden)]
+    pub const fn for_trait_self(self, dtype: DtypeKind, method: &'static str) -> DeviceFnDef {
+        DeviceFnDef {
+            trait_self: Some((dtype, method)),
             ..self
         }
     }
@@ -102,6 +115,7 @@ impl DeviceFnDef {
             ret_bytes: 0,
             foreign: false,
             trait_impls: &[],
+            trait_self: None,
         }
     }
 
@@ -136,6 +150,7 @@ impl DeviceFnDef {
             ret_bytes,
             foreign: true,
             trait_impls: &[],
+            trait_self: None,
         }
     }
 

@@ -168,6 +168,36 @@ impl KernelDef {
         runtime_bound(own, deps, probes).max(self.parts.local_bytes)
     }
 
+    /// What a kernel that calls user-trait methods found at run time must be, on both
+    /// backends: its module as the GPU's would be (each implementation the method it is
+    /// found for, no two of one C type, no cycle), and its local memory per thread, those
+    /// methods' included, within what a GPU thread has (without them the attribute's bound
+    /// is within it, or the kernel did not compile).
+    pub(crate) fn check_local_bound(&self) -> Result<(), GpuError> {
+        if !super::trait_impls::any_found(self.parts.device_fns, self.parts.trait_impls) {
+            return Ok(());
+        }
+        self.reachable_device_fns()?;
+        let bytes = self.local_bytes();
+        if bytes <= super::stack::LOCAL_BYTES_PER_THREAD {
+            return Ok(());
+        }
+        Err(GpuError::InvalidLaunch {
+            kernel: self.name(),
+            reason: format!(
+                "with the user-trait methods it calls (found at run time) it needs {} bytes of \
+                 local memory per thread, more than the {} (512 KB) a GPU thread has: make \
+                 their local arrays smaller",
+                if bytes == u64::MAX {
+                    "too many".to_owned()
+                } else {
+                    bytes.to_string()
+                },
+                super::stack::LOCAL_BYTES_PER_THREAD
+            ),
+        })
+    }
+
     /// The Rust name of the kernel.
     pub fn name(&self) -> &'static str {
         self.parts.name
@@ -469,6 +499,15 @@ impl KernelDef {
                 if other.source == f.source && other.constants == f.constants {
                     return Ok(());
                 }
+                // `u64` and `usize` (`i64` and `isize`) are one type in CUDA C.
+                if let (Some((a, m)), Some((b, _))) = (other.trait_self, f.trait_self) {
+                    return Err(format!(
+                        "the method `{m}` of a user trait is implemented for both {a} and {b}, \
+                         one type in CUDA C ({}), and a kernel can reach one of them only: \
+                         implement it for one of the two",
+                        a.c_name()
+                    ));
+                }
                 return Err(format!(
                     "two different device functions named `{}` are reached (from two modules, or \
                      with different sources: {} and {} bytes); rename one",
@@ -481,20 +520,26 @@ impl KernelDef {
             for d in f.deps {
                 visit(d, path, out)?;
             }
-            for d in f.trait_impls.iter().flat_map(|t| t.functions()) {
-                visit(d, path, out)?;
+            for t in f.trait_impls {
+                for d in t.functions()? {
+                    visit(d, path, out)?;
+                }
             }
             path.pop();
             out.push(f);
             Ok(())
         }
+        let fail = |reason| GpuError::InvalidLaunch {
+            kernel: self.name(),
+            reason,
+        };
         let mut out = Vec::new();
-        let found = self.parts.trait_impls.iter().flat_map(|t| t.functions());
+        let mut found = Vec::new();
+        for t in self.parts.trait_impls {
+            found.extend(t.functions().map_err(fail)?);
+        }
         for f in self.parts.device_fns.iter().copied().chain(found) {
-            visit(f, &mut Vec::new(), &mut out).map_err(|reason| GpuError::InvalidLaunch {
-                kernel: self.name(),
-                reason,
-            })?;
+            visit(f, &mut Vec::new(), &mut out).map_err(fail)?;
         }
         Ok(out)
     }

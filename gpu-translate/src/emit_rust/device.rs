@@ -144,6 +144,7 @@ pub fn device_parts(
     let ret_bytes = return_bytes(item, sig);
     let generics = sig.map(|s| &s.generics[..]).unwrap_or_default();
     let trait_impls = super::trait_impls::finders(&tr.device_calls, generics, k);
+    let trait_self = super::trait_impls::trait_self(sig, k);
     let module = quote! {
             use super::*;
             #callee_items
@@ -164,6 +165,7 @@ pub fn device_parts(
                 .with_local_bytes(#local_bytes)
                 .with_ret_bytes(#ret_bytes)
                 .with_trait_impls(#trait_impls)
+                #trait_self
             };
             /// The definition, as its callers reach it (see `device_fn_refs`).
             pub const fn __gpu_device<T>() -> &'static #k::__private::DeviceFnDef {

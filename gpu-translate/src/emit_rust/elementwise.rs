@@ -6,7 +6,7 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::{generic_decls, Ctx};
+use super::{generic_decls_below, Ctx};
 use crate::diagnostics::Diagnostics;
 use crate::parse::attr::Attr;
 use crate::parse::signature::{KernelSignature, ParamShape};
@@ -57,7 +57,8 @@ pub fn elementwise_items(
     let krate_str = quote!(#k).to_string().replace(' ', "");
     let name = &f.sig.ident;
     let name_str = name.to_string();
-    let generics = generic_decls(sig, k);
+    // The items go into the function's module, one level below it.
+    let generics = generic_decls_below(sig, k);
     let inputs: Vec<&syn::Ident> = sig.params.iter().map(|p| &p.ident).collect();
     let input_tys: Vec<&syn::Type> = sig.params.iter().map(|p| &p.ty_tokens).collect();
     // Names of the generated kernel's own: clear of the inputs'.

@@ -224,9 +224,18 @@ pub(crate) fn device_fn_refs(calls: &[crate::ir::Callee], k: &syn::Path) -> Call
                 // finds the method); a dtype parameter's are found at run time
                 // (`trait_impls.rs`).
                 if let crate::ir::TraitSelf::Dtype(p) = self_ty {
-                    let ty = syn::Ident::new(p.rust_name(), name.span());
-                    let found_by = crate::names::trait_device_const(&crate::names::unraw(name));
-                    refs.push(quote::quote_spanned!(name.span()=> <#ty>::#found_by));
+                    let ty = trait_impls::dtype_type(*p, k, name.span());
+                    let method = crate::names::unraw(name);
+                    // Spanned on the call, where a method no trait gives is reported.
+                    let found_by = crate::names::trait_device_const(&method);
+                    let found_by = syn::Ident::new(&found_by.to_string(), name.span());
+                    let kind = format_ident!("{}", p.variant_name());
+                    refs.push(quote::quote_spanned!(name.span()=>
+                    #k::__private::trait_method(
+                        <#ty>::#found_by,
+                        #k::__private::DtypeKind::#kind,
+                        #method,
+                    )));
                 }
                 continue;
             }
@@ -288,7 +297,7 @@ pub(crate) fn device_fn_refs(calls: &[crate::ir::Callee], k: &syn::Path) -> Call
 
 /// `p` as written for a module one level down: `self::` becomes `super::`, `super::`
 /// becomes `super::super::`.
-fn one_level_down(p: &syn::Path) -> syn::Path {
+pub(crate) fn one_level_down(p: &syn::Path) -> syn::Path {
     let mut p = p.clone();
     if p.leading_colon.is_none() {
         if let Some(first) = p.segments.first_mut() {

@@ -17,7 +17,7 @@
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-use super::{generic_decls, Ctx};
+use super::{generic_decls_below, Ctx};
 use crate::diagnostics::Diagnostics;
 use crate::ir::Ty;
 use crate::parse::signature::{KernelSignature, ParamShape};
@@ -165,7 +165,8 @@ impl<'a> Reduction<'a> {
             name_str: name.to_string(),
             with,
             ret,
-            generics: generic_decls(sig, k),
+            // Its items go into the function's module, one level below it.
+            generics: generic_decls_below(sig, k),
             generic_idents: sig.generics.iter().map(|g| &g.ident).collect(),
             init: fresh("init"),
             partial: fresh("partial"),

@@ -13,7 +13,7 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
 use crate::ir::{Callee, Prim, TraitSelf};
-use crate::parse::signature::GenericDecl;
+use crate::parse::signature::{GenericDecl, KernelSignature};
 
 /// The Rust type of dtype `p`, as any module can name it.
 pub(crate) fn dtype_type(p: Prim, k: &syn::Path, span: proc_macro2::Span) -> TokenStream {
@@ -32,6 +32,16 @@ pub(crate) fn finders(calls: &[Callee], generics: &[GenericDecl], k: &syn::Path)
         .enumerate()
         .filter(|(_, g)| !g.user_traits.is_empty())
         .map(|(i, g)| {
+            let names: Vec<String> = calls
+                .iter()
+                .filter_map(|c| match c {
+                    Callee::Trait {
+                        self_ty: TraitSelf::Generic(j),
+                        name,
+                    } if *j == i => Some(crate::names::unraw(name)),
+                    _ => None,
+                })
+                .collect();
             let methods: Vec<syn::Ident> = calls
                 .iter()
                 .filter_map(|c| match c {
@@ -64,6 +74,7 @@ pub(crate) fn finders(calls: &[Callee], generics: &[GenericDecl], k: &syn::Path)
             quote! {
                 #k::__private::TraitImpls {
                     param: #i,
+                    methods: &[#(#names),*],
                     find: {
                         #[allow(non_camel_case_types, clippy::needless_borrow)]
                         fn find() -> ::std::vec::Vec<(
@@ -101,4 +112,14 @@ pub(crate) fn finders(calls: &[Callee], generics: &[GenericDecl], k: &syn::Path)
             }
         });
     quote!(&[#(#each),*])
+}
+
+/// `.for_trait_self(DtypeKind::F32, "sq")` for a user trait's method of a dtype (what finds
+/// it checks that it is that method), nothing otherwise.
+pub(crate) fn trait_self(sig: Option<&KernelSignature>, k: &syn::Path) -> Option<TokenStream> {
+    let sig = sig?;
+    let p = sig.self_dtype?;
+    let method = crate::names::unraw(&sig.ident);
+    let kind = format_ident!("{}", p.variant_name());
+    Some(quote!(.for_trait_self(#k::__private::DtypeKind::#kind, #method)))
 }

@@ -155,10 +155,25 @@ fn check_impl(imp: &syn::ItemImpl, diags: &mut Diagnostics) -> Option<syn::Path>
              dtype too: `#[gpu_device] impl Shape for f32 { .. }`",
         );
     }
+    let last = path
+        .as_ref()
+        .and_then(|p| p.segments.last())
+        .map(|s| unraw(&s.ident));
+    if let (Some(p), Some(n)) = (&path, &last) {
+        if p.segments.len() > 1 && crate::ir::Prim::from_rust_name(n).is_some() {
+            diags.error(
+                imp.self_ty.span(),
+                format!("name the dtype as `{n}` (imported), not by a path"),
+            );
+        }
+    }
     let dtype = path
         .as_ref()
         .and_then(|p| p.get_ident())
         .and_then(|i| crate::ir::Prim::from_rust_name(&i.to_string()));
+    if let (Some(p), Some(_)) = (dtype, &imp.trait_) {
+        check_dtype_methods(imp, p, diags);
+    }
     match (dtype, &imp.trait_) {
         (Some(p), None) => diags.error(
             imp.self_ty.span(),
@@ -176,6 +191,28 @@ fn check_impl(imp: &syn::ItemImpl, diags: &mut Diagnostics) -> Option<syn::Path>
         _ => {}
     }
     path
+}
+
+/// What a dtype's methods may not be: named as numbers' own methods are (Rust's or the
+/// language's, which a call would reach instead).
+fn check_dtype_methods(imp: &syn::ItemImpl, p: crate::ir::Prim, diags: &mut Diagnostics) {
+    for item in &imp.items {
+        let syn::ImplItem::Fn(f) = item else {
+            continue;
+        };
+        let name = unraw(&f.sig.ident);
+        if crate::names::number_method(&name) {
+            diags.error(
+                f.sig.ident.span(),
+                format!(
+                    "`{}` already has a method `{name}` in kernels (Rust's or the kernel \
+                     language's), which a call `x.{name}()` reaches instead of this one: name \
+                     the trait's method otherwise",
+                    p.rust_name()
+                ),
+            );
+        }
+    }
 }
 
 /// `#[gpu_device] impl S { .. }` once the fields of every struct it names are known.
@@ -224,19 +261,26 @@ pub(crate) fn expand_impl_with_structs(
             m.block = *function.block;
         }
         // Two traits may give one type a method of one name: the trait names the module.
-        let trait_name = imp
+        let trait_name: String = imp
             .trait_
-            .as_ref()
-            .and_then(|(_, t, _)| t.segments.last())
+            .iter()
+            .flat_map(|(_, t, _)| &t.segments)
             .map(|s| format!("_{}", unraw(&s.ident)))
-            .unwrap_or_default();
+            .collect();
         let module_name = format_ident!("__gpu_m{}{}_{}{}", name.len(), name, method, trait_name);
         let key = crate::names::method_key(&method);
+        // Inside its own impl, a trait's methods are in scope without an import; the
+        // method's module imports the trait for the calls its body makes (`Self::unit()`).
+        let trait_in_scope = imp.trait_.as_ref().map(|(_, t, _)| {
+            let t = crate::emit_rust::one_level_down(t);
+            quote!(use #t as _;)
+        });
         beside.extend(quote! {
             #consts
             #[doc(hidden)]
             #[allow(non_snake_case, unused_imports, dead_code)]
             mod #module_name {
+                #trait_in_scope
                 #module
             }
         });

@@ -79,6 +79,18 @@ fn check_trait(t: &syn::ItemTrait, diags: &mut Diagnostics) {
     for item in &t.items {
         match item {
             syn::TraitItem::Fn(f) => {
+                for input in &f.sig.inputs {
+                    if let syn::FnArg::Typed(t) = input {
+                        if array_type(&t.ty) {
+                            diags.error(
+                                t.ty.span(),
+                                "a `#[gpu_device] trait`'s methods take numbers, \
+                                 `#[gpu_struct]`s and references to them, not arrays: pass the \
+                                 element, or write a `#[gpu_device]` function for the array",
+                            );
+                        }
+                    }
+                }
                 if let Some(body) = &f.default {
                     diags.error(
                         body.brace_token.span.join(),
@@ -93,5 +105,19 @@ fn check_trait(t: &syn::ItemTrait, diags: &mut Diagnostics) {
                  (`const SCALE: f32 = 2.0;`), where kernels read them",
             ),
         }
+    }
+}
+
+/// Whether `ty` is an array parameter's type (`&[T]`, `&mut [T]`, `&[T; N]`, a
+/// `DeviceArray2`/`3` view), which device functions take in a form of their own.
+fn array_type(ty: &syn::Type) -> bool {
+    match ty {
+        syn::Type::Reference(r) => matches!(&*r.elem, syn::Type::Slice(_) | syn::Type::Array(_)),
+        syn::Type::Path(tp) => tp
+            .path
+            .segments
+            .last()
+            .is_some_and(|s| s.ident.to_string().starts_with("DeviceArray")),
+        _ => false,
     }
 }

@@ -61,17 +61,6 @@ pub(super) fn method_advice(name: &str) -> String {
     }
 }
 
-/// Whether `name` is one edit from a method the language has (`sqr`, `sine`): a typo,
-/// reported with the method it is near, rather than a user trait's method.
-pub(super) fn near_language_method(name: &str) -> bool {
-    name.len() >= 3
-        && MATH
-            .iter()
-            .map(|m| m.name)
-            .chain(["len", "to_f64", "rows", "cols"])
-            .any(|k| edit_distance(name, k) == 1)
-}
-
 /// What to write instead of `.name()`, for the standard methods the language refuses.
 pub(super) fn fixed_method_advice(name: &str) -> Option<&'static str> {
     match name {

@@ -132,7 +132,9 @@ pub fn lower(
     let c_name = if let Some(s) = sig.method_of {
         crate::names::method_c_name(&sig.structs[s].name, &unraw(&sig.ident))
     } else if let Some(p) = sig.self_dtype {
-        crate::names::method_c_name(p.rust_name(), &unraw(&sig.ident))
+        // Named by its C type: `u64`'s and `usize`'s are one function in C, which the
+        // runtime refuses to hold twice.
+        crate::names::method_c_name(&p.c_name().replace(' ', "_"), &unraw(&sig.ident))
     } else if sig.device {
         device_c_name(&unraw(&sig.ident))
     } else {

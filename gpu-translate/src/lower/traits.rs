@@ -33,8 +33,9 @@ impl Lowerer<'_> {
         recv: &Expr,
     ) -> Option<Option<Expr>> {
         let name = unraw(&m.method);
+        // Numbers' own methods are refused (with what to write) by the caller.
         let standard = super::advice::fixed_method_advice(&name).is_some();
-        (!standard && !super::advice::near_language_method(&name)).then_some(())?;
+        (!standard && !crate::names::number_method(&name)).then_some(())?;
         if matches!(
             self.types.var_kind(recv.ty),
             Some(VarKind::Float | VarKind::Int)
@@ -68,6 +69,9 @@ impl Lowerer<'_> {
         name: &syn::Ident,
         c: &syn::ExprCall,
     ) -> Option<Option<Expr>> {
+        if crate::names::number_method(&unraw(name)) {
+            return None;
+        }
         let self_ty = self.trait_self(ty)?;
         if !self.has_user_traits(&self_ty) {
             return None;

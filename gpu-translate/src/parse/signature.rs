@@ -129,6 +129,13 @@ pub(crate) fn parse_signature_of(
     let mut params = Vec::new();
     for input in &sig.inputs {
         match input {
+            // `self: &mut Self` reads as `self` to syn (its reference is in the type):
+            // refused, so the receiver's form is always the one written.
+            syn::FnArg::Receiver(r) if r.colon_token.is_some() => diags.error(
+                r.span(),
+                "write the receiver as `self`, `&self`, `&mut self` or `mut self`; a typed \
+                 receiver (`self: &mut Self`) is not part of the kernel language",
+            ),
             syn::FnArg::Receiver(r) => match (method_of, self_dtype) {
                 (Some(s), _) => {
                     receiver_by_ref = r.reference.is_some() && r.mutability.is_some();

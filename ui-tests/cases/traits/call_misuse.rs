@@ -1,6 +1,7 @@
 // Calls of user traits that cannot be translated, each said on its tokens: a number whose
 // type is not known (as in Rust), a method on a dtype parameter with no user-trait bound,
-// an impl without `#[gpu_device]`, a trait without it, a standard trait a dtype bound does not imply.
+// an impl without `#[gpu_device]`, a trait without it, a method of Rust's numbers the
+// language lacks (its own refusal, not a trait's), a standard trait a dtype bound does not imply.
 use gpu_runtime::prelude::*;
 
 #[gpu_device]
@@ -61,6 +62,14 @@ fn unmarked_trait<T: Float + Plain>(x: &[T], out: &mut [T]) {
     let i = grid_1d();
     if i < x.len() && i < out.len() {
         out[i] = x[i].plain();
+    }
+}
+
+#[gpu_kernel]
+fn rust_method(x: &[i32], out: &mut [i32]) {
+    let i = grid_1d();
+    if i < x.len() && i < out.len() {
+        out[i] = x[i].is_positive() as i32;
     }
 }
 

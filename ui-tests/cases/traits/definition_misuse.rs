@@ -1,6 +1,7 @@
 // What a `#[gpu_device] trait` and its impls may not be, each said on its tokens: a default
-// body, a constant, generic parameters, a supertrait; `&mut self` on a dtype; an inherent
-// impl of a dtype; complex numbers.
+// body, a constant, generic parameters, a supertrait, arrays as parameters; `&mut self` on a
+// dtype, a typed receiver; an inherent impl of a dtype; complex numbers; a method a
+// dtype already has; a dtype named by a path.
 use gpu_runtime::prelude::*;
 
 #[gpu_device]
@@ -57,6 +58,50 @@ pub trait Conj {
 #[gpu_device]
 impl Conj for Complex32 {
     fn conj2(self) -> Complex32 {
+        self
+    }
+}
+
+#[gpu_device]
+pub trait Sums {
+    fn sum_into(self, out: &mut [f32]);
+}
+
+#[gpu_device]
+pub trait Grow {
+    fn grow(self) -> Self;
+}
+
+#[gpu_device]
+impl Grow for f32 {
+    fn grow(mut self: Self) -> f32 {
+        self += 1.0;
+        self
+    }
+}
+
+#[gpu_device]
+pub trait Widen {
+    fn to_f64(self) -> f64;
+    fn halved(self) -> Self;
+}
+
+#[gpu_device]
+impl Widen for f32 {
+    fn to_f64(self) -> f64 {
+        self as f64 * 2.0
+    }
+    fn halved(self) -> f32 {
+        self / 2.0
+    }
+}
+
+#[gpu_device]
+impl Widen for gpu_runtime::f16 {
+    fn to_f64(self) -> f64 {
+        0.0
+    }
+    fn halved(self) -> gpu_runtime::f16 {
         self
     }
 }

@@ -244,6 +244,7 @@ pub(crate) fn run(
     globals: &[globals::GlobalSlot],
     thread: &(dyn Fn() + Sync),
 ) -> Result<()> {
+    def.check_local_bound()?;
     let (grid, block) = (valid.grid, valid.block);
     let shared_bytes = valid.shared_mem_bytes as usize;
     let threads: Vec<Dim3> = (0..block.z)

@@ -122,6 +122,8 @@ macro_rules! for_each_case {
                 0.0, options::case_options, [options::options];
             option_extremes: "Option: iterator max/min, generic checked_add, let else; unwrap and expect of None panic with Rust's message",
                 0.0, options::case_option_extremes, [options::option_extremes];
+            option_params: "Option parameters of device functions: a local, Some(x), None, checked_mul, an if, passed on, generic with None",
+                0.0, options::case_option_params, [options::option_params];
             std_forms: "integer pow, abs_diff, rem_euclid, div_euclid on every integer dtype; to_bits/from_bits, sin_cos, slice swap, mem::swap: bit for bit",
                 0.0, std_forms::case_std_forms,
                 [std_forms::int_powers, std_forms::abs_diffs, std_forms::bits_and_swaps];

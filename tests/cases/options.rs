@@ -320,3 +320,81 @@ pub fn case_option_extremes(dev: &Device, seed: u64) -> CaseResult {
     }
     Ok(out)
 }
+
+/// `o`'s value plus `k`, or `d` where it is `None`: an `Option` parameter read by `match`.
+#[gpu_device]
+pub fn or_bumped(o: Option<i32>, d: i32, k: i32) -> i32 {
+    match o {
+        Some(v) => v + k,
+        None => d,
+    }
+}
+
+/// The value squared, or `zero`: a generic `Option` parameter read by `if let`.
+#[gpu_device]
+pub fn squared_or<T: Float>(o: Option<T>, zero: T) -> T {
+    if let Some(v) = o {
+        v * v
+    } else {
+        zero
+    }
+}
+
+/// An `Option` parameter passed on to another device function.
+#[gpu_device]
+pub fn relay(o: Option<i32>) -> i32 {
+    or_bumped(o, -1i32, 100i32)
+}
+
+/// `Option` arguments of every form: a local (made by `if`, `checked_mul`), `Some(x)`,
+/// `None`, passed on, and `None` for a generic parameter whose `T` the other argument
+/// gives.
+#[gpu_kernel(fmad = false)]
+pub fn option_params(x: &[i32], y: &[f32], out: &mut [i32], outf: &mut [f32]) {
+    let i = grid_1d();
+    if i < x.len() && i < out.len() && i < y.len() && i < outf.len() {
+        let o: Option<i32> = if x[i] % 3 == 0 { None } else { Some(x[i]) };
+        let a: i32 = or_bumped(o, 7i32, 1i32);
+        let b: i32 = or_bumped(Some(x[i]), 0i32, 2i32);
+        let c: i32 = or_bumped(None, 5i32, 3i32);
+        let m = x[i].checked_mul(1000);
+        let d: i32 = or_bumped(m, -9i32, 0i32);
+        let e: i32 = relay(o);
+        out[i] = a ^ b ^ c ^ d ^ e;
+        let p: Option<f32> = if y[i] > 0.0 { Some(y[i]) } else { None };
+        let f: f32 = squared_or(p, 0.0f32);
+        let g: f32 = squared_or(None, y[i]);
+        outf[i] = f + g;
+    }
+}
+
+pub fn case_option_params(dev: &Device, seed: u64) -> CaseResult {
+    let mut r = rng(seed);
+    let mut out = Outputs::new();
+    let len = r.random_range(1..3000);
+    let x: Vec<i32> = (0..len)
+        .map(|_| r.random_range(-4_000_000..4_000_000))
+        .collect();
+    let y = uniform_f32(&mut r, len, -10.0, 10.0);
+    let (dx, dy) = (dev.to_device(&x)?, dev.to_device(&y)?);
+    let mut got = poisoned(dev, len, i32::MIN)?;
+    let mut gotf = poisoned(dev, len, f32::NAN)?;
+    launch!(option_params[blocks(len, 128), 128](&dx, &dy, &mut got, &mut gotf))?;
+    let want: Vec<i32> = x
+        .iter()
+        .map(|&v| {
+            let o = if v % 3 == 0 { None } else { Some(v) };
+            let a = o.map_or(7, |v| v + 1);
+            let d = v.checked_mul(1000).unwrap_or(-9);
+            let e = o.map_or(-1, |v| v + 100);
+            a ^ (v + 2) ^ 5 ^ d ^ e
+        })
+        .collect();
+    let wantf: Vec<f32> = y
+        .iter()
+        .map(|&v| (if v > 0.0 { v * v } else { 0.0 }) + v)
+        .collect();
+    check(&mut out, "out", &got.to_host()?, &want, 0.0)?;
+    check(&mut out, "outf", &gotf.to_host()?, &wantf, 0.0)?;
+    Ok(out)
+}

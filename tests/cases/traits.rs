@@ -117,7 +117,8 @@ where
     let poison = T::from_i32(-99);
     let mut got = poisoned(dev, len, poison)?;
     let mut areas = poisoned(dev, rects.len(), f32::NAN)?;
-    launch!(trait_calls[blocks(len, 128), 128](&dx, &dr, &mut got, &mut areas))?;
+    let threads = len.max(rects.len());
+    launch!(trait_calls[blocks(threads, 128), 128](&dx, &dr, &mut got, &mut areas))?;
     let expect: Vec<T> = (0..len).map(|i| want(i, x[i])).collect();
     check(out, names[0], &got.to_host()?, &expect, 0.0)?;
     // 1.5 stepped by 3 as f32's `step` does, and f32's unit.

@@ -3,6 +3,7 @@
 
 // Every operation is parenthesised, as the generator prints it.
 #![allow(unused_parens, unused_assignments, unused_comparisons, unused_variables)]
+#![allow(clippy::unnecessary_cast)]
 
 use gpu_runtime::prelude::*;
 
@@ -101,6 +102,11 @@ pub fn diff_mixed<T: Int + DiffMix>(v: T, k: u32) -> T {
 }
 
 #[gpu_device]
+pub fn diff_or<T: Int>(o: Option<T>, d: T) -> T {
+    o.unwrap_or(d)
+}
+
+#[gpu_device]
 pub fn diff_xor_into<T: Int>(acc: &mut T, v: T) {
     *acc = *acc ^ v;
 }
@@ -151,7 +157,7 @@ pub fn diff_0(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
         let mut t2: [u8; 3] = [(1u8 << (-21i16)); 3];
         t2[1] = (if (((a_i32) as i16) == ((a_f32) as i16)) { v1 } else { ((a_i32) as u8) });
         t2[2] = (7u8 + v1);
-        let mut v2: u8 = (DIFF_TABLE_U8[((31u32) % 6u32) as usize] * 1u8);
+        let mut v2: u8 = (((a_f32) as u8)).rem_euclid(((a_u32) as u8));
         for &v3 in t2.iter().skip(1) {
             v2 = (((a_i32) as u8) / 80u8);
         }
@@ -180,14 +186,23 @@ pub fn diff_1(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
         let v0: i16 = (32767i16).checked_mul(35i16).unwrap_or((-78i16));
         let mut v1: i8 = (!(((a_f32) as i8) - 56i8));
         if false {
-            v1 = (((80u32).checked_sub(a_u32).unwrap_or(33u32)) as i8);
+            v1 = (((0u32 | diff_or(Some(80u32), a_u32))) as i8);
         } else {
-            v1 = ((match (69u32 % 8u32) { 5u32..=6u32 => v1, _ => ((a_u32) as i8) })).max(64i8);
+            v1 = ((7i8).checked_sub((-93i8)).unwrap_or(v1) / ((v1 / (((a_i32) as i8) | 1i8)) | 1i8));
         }
-        let v2: i32 = (((-15i32)) as i32);
-        let v3: i8 = ((-(!v1))).min((match (31u32 % 8u32) { 5u32 | 7u32 => (v1 * 8i8), _ => ((v1) as i8) }));
-        oi[i] = ((if ((8i8 == 84i8) && (v1 != 5i8)) { ((a_i64) as u16) } else { ((match (a_u32 % 8u32) { 2u32 => 96u16, _ => 1u16 }) * (0u16 & ((a_u32) as u16))) })) as u64;
-        of[i] = ((((a_f64 + a_f64)).sqrt() + ((((a_i32) as i16)) as f64))) as f64;
+        let mut v2: i32 = (-a_i32);
+        for j0 in (0u32..(((a_u32 / (b_u32 | 1u32))) % 4u32)).rev() {
+            v2 = (-v2);
+        }
+        let mut t3: [u8; 3] = [(8u8 | ((a_i32) as u8)); 3];
+        t3[1] = (15u8 << (a_u64 & 7u64));
+        t3[2] = (if ((-32i32) != 12i32) { 22u8 } else { ((a_f32) as u8) });
+        let mut v3: u8 = (82u8 + 5u8);
+        for &v4 in t3.iter().rev() {
+            v3 = ((76u16) as u8);
+        }
+        oi[i] = (((-96i16) | ((-95i16) + ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)))) as u64;
+        of[i] = ((((DIFF_TABLE_I64[((44u32) % 6u32) as usize] * 1i64)) as f32)) as f64;
     }
 }
 
@@ -215,14 +230,14 @@ pub fn diff_2(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
         for j0 in (0u32..(((!40u32)) % 4u32)).rev() {
             v3 = ((v1).abs() * ((17u8) as f32));
         }
-        let mut v4: i32 = (((a_i32).min(2147483647i32) * (70i32).abs())).max(((match (44u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32));
-        if true {
-            v4 = (-v4);
+        let mut v4: i32 = (((a_i32).min(2147483647i32) * (70i32).abs())).max((0i32 | ((if true { 20i32 } else { a_i32 })).diff_mix(21u32)));
+        if ((50u64).rem_euclid(a_u64) != ((match (99u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)) {
+            v4 = (a_i32 ^ ((match (a_u32 % 8u32) { 1u32 | 0u32 => a_i32, 3u32 | 3u32 => a_i32, 4u32 | 1u32 => a_i32, _ => a_i32 }) >> ((match (80u32 % 8u32) { 5u32 => 37u64, 1u32..=2u32 => b_u64, _ => a_u64 }) & 31u64)));
         } else {
-            v4 = (((((50u32) as f32) / a_f32)) as i32);
+            v4 = v4;
         }
-        oi[i] = (71u32) as u64;
-        of[i] = ((((a_f32 * b_f32) - (a_f32 * b_f32)) + (-((a_i64) as f32)))) as f64;
+        oi[i] = ((((31u32 / (6u32 | 1u32)) & 16u32) * (((((a_u64 <= a_u64)) as u32)) as u32))) as u64;
+        of[i] = ((((match (1u32 % 8u32) { 1u32..=2u32 => (((a_i32) as u16) - ((a_i64) as u16)), _ => ((a_i64) as u16) })) as f32)) as f64;
     }
 }
 
@@ -245,31 +260,18 @@ pub fn diff_3<const K: i8>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64
         let b_f64: f64 = diff_first(&xf64[i..]);
         let mut v0: u64 = b_u64;
         if true {
-            v0 = (((0i16 | (59i16).diff_mix(a_u32))) as u64);
+            v0 = (((59i16).checked_mul(((a_u32) as i16)).unwrap_or(35i16)) as u64);
         } else {
-            v0 = ((b_u64 - v0) / (a_u64 | 1u64));
+            v0 = b_u64;
         }
-        let mut c1: u32 = 0u32;
-        let v1: i16 = loop {
-            if c1 >= (((a_u32).max(439706846u32)) % 4u32) {
-                break ((-((-7i16)).min((-43i16))));
-            }
-            c1 += 1u32;
-        };
-        let mut v2: i32 = ((if (b_u32 < a_u32) { ((-2147483648i32) >> ((-69i8) & 31i8)) } else { ((((a_i64) as u16)) as i32) }) ^ ((match (32u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32));
-        'l2: for j0 in 0u32..(((DIFF_TABLE_U32[((79u32) % 6u32) as usize] * 1u32)) % 3u32) {
-            for j1 in 0u32..(((!69u32)) % 3u32) {
-                if (!false) {
-                    break 'l2;
-                }
-                if ((-11.125f32) == (-1.125f32)) {
-                    continue 'l2;
-                }
-                v2 = a_i32;
-            }
+        assert!((((49u32 % 256u32) != 7u32) || ((!false) || (((a_f32) as u16) > 58545u16))));
+        let mut v1: u16 = (90u16 + ((a_i32) as u16));
+        for j0 in (0u32..((a_u32) % 4u32)).rev() {
+            v1 = ((a_u32) as u16);
         }
-        oi[i] = (((-((match (75u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)) ^ (if (a_f32 != a_f32) { (v1 >> (-82i64)) } else { (((a_f32) as i16) << (v0 & 15u64)) }))) as u64;
-        of[i] = ((-11.125f64)) as f64;
+        let v2: i16 = (((34u8) as i16) ^ (if matches!((63u32 % 8u32), 0u32..=3u32) { ((a_i32) as i16) } else { (-32768i16) }));
+        oi[i] = (((((-89i16) << a_i64) / ((v2 & ((a_u32) as i16)) | 1i16)) % (((((1u8) as i16)) as i16) | 1i16))) as u64;
+        of[i] = ((((b_f32 + a_f32) - (16777216.0f32 / 12.25f32)) - 0.1f32)) as f64;
     }
 }
 
@@ -315,49 +317,29 @@ pub fn diff_5<const K: i16>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u6
         let b_f64: f64 = diff_first(&xf64[i..]);
         let mut t0: [i8; 3] = [(match (a_u32 % 8u32) { 4u32 | 3u32 => (3i8 + ((a_f32) as i8)), 4u32 => (!1i8), 1u32 | 6u32 => ((a_u32) as i8), _ => ((-62i8) | (-24i8)) }); 3];
         t0[1] = ((55i8 >> (K & 7i16)) >> (((-65i8) * ((a_i32) as i8)) & 7i8));
-        t0[2] = (((DIFF_TABLE_U8[((73u32) % 6u32) as usize] * 1u8)) as i8);
-        let mut v0: i8 = ((a_f32) as i8);
-        for &v1 in t0.iter() {
-            v0 = ((a_i32) as i8);
+        t0[2] = (((0u8 | (((a_i64) as u8)).diff_mix(53u32))) as i8);
+        let mut v0: i8 = ((if (a_i32 < a_i32) { (-128i8) } else { 52i8 })).min((((a_i32) as i8) >> (((a_u32) as i16) & 7i16)));
+        for &v1 in t0.iter().rev() {
+            v0 = ((((a_i32) as i8) / (67i8 | 1i8)) % ((-60i8) | 1i8));
         }
-        let mut c2: u32 = 0u32;
-        let v2: u64 = loop {
-            if c2 >= (((49u32 >> ((-32768i16) & 31i16))) % 4u32) {
-                break ((match (5u32 % 8u32) { 4u32 | 3u32 => (!((71u64) as u64)), _ => (((0i64 | DiffPair::new((-95i64), a_i64).b)) as u64) }));
-            }
-            c2 += 1u32;
-        };
-        let mut v3: f64 = (((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) & (0u32 >> (18446744073709551615u64 & 31u64)))) as f64);
-        'l3: for j0 in 0u32..(((!a_u32)) % 3u32) {
-            for j1 in 0u32..(((((((a_f32) as i16) != 4i16)) as u32)) % 3u32) {
-                if (!true) {
-                    break 'l3;
-                }
-                if (!matches!((a_u32 % 8u32), 5u32..=6u32)) {
-                    continue 'l3;
-                }
-                v3 = (if (true || (!true)) { (((a_u32 >> (a_u32 & 31u32))) as f64) } else { (((-10.875f64) + v3) + (0.375f64 / (-8.375f64))) });
-            }
+        let mut t2: [u64; 3] = [((a_u64 & a_u64) * (0u64 >> (18446744073709551615u64 & 63u64))); 3];
+        t2[1] = (!(a_u64 >> (-89i16)));
+        t2[2] = 63u64;
+        let mut v2: u64 = 3u64;
+        for &v3 in t2.iter().rev() {
+            v2 = (1326433222267784429u64).checked_rem(24u64).unwrap_or(v3);
         }
-        let mut v4: u8 = (!(((a_u64 % (v2 | 1u64))) as u8));
-        'l4: for j2 in 0u32..(((a_u32 & 1u32)) % 3u32) {
-            for j3 in 0u32..(((a_u32).div_euclid(a_u32)) % 3u32) {
-                if (((a_i32) as i8) >= ((a_u32) as i8)) {
-                    break 'l4;
-                }
-                if false {
-                    continue 'l4;
-                }
-                v4 = (((14u8 + ((a_i64) as u8)) ^ (v4 >> 0i8)) / ((match (74u32 % 8u32) { 7u32 | 3u32 => v4, _ => ((a_i32) as u8) }) | 1u8));
-            }
+        let mut v4: u16 = 16u16;
+        for j0 in 0u32..(((57u32 >> (31i32 & 31i32))) % 4u32) {
+            v4 = (v4).max(66u16);
         }
-        let mut v5: u64 = (if (93u16 >= 85u16) { (v2 % (a_u64 | 1u64)) } else { (!a_u64) });
-        for j4 in ((((match (a_u32 % 8u32) { 4u32 | 3u32 => 1u32, _ => 1u32 })) % 8u32)..((89u32) % 16u32)).step_by(((45u32) % 3u32) as usize) {
-            v5 = (!(v2 + a_u64));
+        let v5: i32 = ((-12i32) | a_i32);
+        let mut v6: f32 = ((-a_f32) / (0.1f32 * a_f32));
+        for j1 in 0u32..((36u32) % 4u32) {
+            v6 = (DIFF_TABLE_F32[((a_u32) % 6u32) as usize] * 1.0f32);
         }
-        assert!((((81u32 % 256u32) != 7u32) || false));
-        oi[i] = (((0u32 | diff_mixed((!16u32), 3598755989u32)) * (match (a_u32 % 8u32) { 1u32 | 7u32 => (94u32 | a_u32), _ => (a_u32 + 49u32) }))) as u64;
-        of[i] = (a_f32) as f64;
+        oi[i] = (((-32768i16) - ((0i16 | diff_or(Some((-1i16)), ((a_i64) as i16)))).abs())) as u64;
+        of[i] = ((DIFF_TABLE_F64.get(((a_u32) % 8u32) as usize).copied().unwrap_or((-9.25f64)) / (-(if false { b_f64 } else { a_f64 })))) as f64;
     }
 }
 
@@ -378,15 +360,14 @@ pub fn diff_6<const K: i16>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u6
         let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
-        let mut v0: u32 = (DIFF_TABLE_U32[((72u32) % 6u32) as usize] * 1u32);
-        if ((-a_f32) == 16777216.0f32) {
-            v0 = ((!((128u8) as u32))).min((if (a_f64 > a_f64) { (32u32 << (70u8 & 31u8)) } else { a_u32 }));
+        let mut v0: u32 = (0u32 | diff_mixed((!(match (0u32 % 8u32) { 1u32 | 0u32 => a_u32, 4u32..=7u32 => 51u32, 0u32..=3u32 => a_u32, _ => 59u32 })), b_u32));
+        if (!(((a_i32) as i8) != ((a_f32) as i8))) {
+            v0 = (match (56u32 % 8u32) { 2u32 => ((a_u32 / (a_u32 | 1u32)) ^ (v0 | a_u32)), 2u32 => ((0u32 * a_u32) * (7u32 ^ v0)), 3u32 | 3u32 => (a_u32).checked_sub(v0).unwrap_or(v0), _ => ((v0 ^ a_u32) - (if true { a_u32 } else { a_u32 })) });
         } else {
-            v0 = ((a_u32 | (if matches!((1993005341u32 % 8u32), 0u32..=6u32) { a_u32 } else { a_u32 }))).max((1558664915u32).checked_div(v0).unwrap_or(a_u32));
+            v0 = (match (41u32 % 8u32) { 6u32 | 0u32 => b_u32, 5u32 => a_u32, _ => (match (a_u32 % 8u32) { 4u32..=5u32 => (v0 >> (39u32 & 31u32)), 5u32..=5u32 => v0, _ => (v0 - v0) }) });
         }
-        assert!((((v0 % 256u32) != 7u32) || (((match (56u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) >= (19u64 ^ 63u64))));
-        oi[i] = ((((a_f32) as i8)).checked_rem(((a_f32) as i8)).unwrap_or((-41i8))) as u64;
-        of[i] = ((((if true { ((a_u32) as u16) } else { (match (a_u32 % 8u32) { 4u32..=5u32 => ((a_i32) as u16), 0u32..=2u32 => ((a_f32) as u16), _ => 77u16 }) })) as f32)) as f64;
+        oi[i] = (68u8) as u64;
+        of[i] = (a_f32) as f64;
     }
 }
 
@@ -411,8 +392,8 @@ pub fn diff_7(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
         for j0 in ((((match (10u32 % 8u32) { 1u32..=3u32 => a_u32, 3u32 | 1u32 => 96u32, 3u32 | 0u32 => 85u32, _ => 31u32 })) % 8u32)..((25u32) % 16u32)).step_by(((69u32) % 3u32) as usize) {
             v0 = (((((a_i32) as i16) - (60i16 % (((a_i64) as i16) | 1i16)))) as u16);
         }
-        oi[i] = (((match (85u32 % 8u32) { 1u32..=2u32 => (!2147483647i32), 5u32 => ((0i32).abs_diff(1i32) as i32), 3u32 | 5u32 => (a_i32 - (-1i32)), _ => (match (a_u32 % 8u32) { 2u32 | 0u32 => a_i32, _ => (-1i32) }) }) | ((-20i32)).checked_add((-46i32)).unwrap_or((-1i32)))) as u64;
-        of[i] = ((((!(56u32 - a_u32))) as f64)) as f64;
+        oi[i] = (((match (85u32 % 8u32) { 1u32..=2u32 => (!2147483647i32), 5u32 => ((0i32).abs_diff(1i32) as i32), 3u32 | 5u32 => (a_i32 - (-1i32)), _ => (match (a_u32 % 8u32) { 2u32 | 0u32 => a_i32, _ => (-1i32) }) }) | (0i32 | diff_or(None, (if true { (-1i32) } else { (-54i32) }))))) as u64;
+        of[i] = (((10.25f64 / (a_f64 * 6.5f64))).abs()) as f64;
     }
 }
 
@@ -434,22 +415,23 @@ pub fn diff_8(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
         let t0: [u32; 3] = [(27u32 * 52u32), (a_u32 ^ a_u32), (match (b_u32 % 8u32) { 0u32 => 0u32, 5u32 => 62u32, 1u32 => 6u32, _ => 97u32 })];
-        let v0: u32 = t0.iter().copied().fold((!63u32), |v0, v1| (a_u32).checked_rem(a_u32).unwrap_or(v0));
-        let v2: u8 = ((a_i32) as u8);
-        assert!((((5u32 % 256u32) != 7u32) || matches!((4294967295u32 % 8u32), 3u32..=4u32)));
-        let mut v3: u16 = 91u16;
-        if (11.75f64 != (11.5f64 + b_f64)) {
-            v3 = (v3).checked_mul(((a_i64) as u16)).unwrap_or(v3);
-        } else {
-            v3 = (25u16).checked_rem(((a_i64) as u16)).unwrap_or(((a_u32) as u16));
+        let v0: u32 = t0.iter().copied().fold((!63u32), |v0, v1| (0u32 | diff_or(None, a_u32)));
+        let mut t2: [u8; 3] = [((167u8 << (((a_i32) as u8) & 7u8)) << (((a_i32) as u8) & 7u8)); 3];
+        t2[1] = (match (a_u32 % 8u32) { 6u32..=6u32 => (54u8).max(14u8), _ => (92u8 + 92u8) });
+        t2[2] = ((60u8 % (15u8 | 1u8)) ^ (((a_i64) as u8) + ((a_u32) as u8)));
+        let mut v2: u8 = (0u8 | diff_mixed((2u8 | 3u8), a_u32));
+        for &v3 in t2.iter().skip(1) {
+            v2 = ((((a_f32) as u8) << 8i8) << (v2 & 7u8));
         }
-        assert!((((11u32 % 256u32) != 7u32) || ((!false) || ((0i16 > 16i16) && true))));
-        let mut v4: f64 = (-a_f64);
-        for j0 in (0u32..((v0) % 4u32)).rev() {
-            v4 = (a_f64 * v4);
+        let mut v4: u8 = ((((a_i64) as u8) >> v0) * 93u8);
+        for j0 in ((((match (v0 % 8u32) { 0u32..=6u32 => 78u32, 5u32 | 1u32 => a_u32, _ => v0 })) % 8u32)..(((!85u32)) % 16u32)).step_by(((v0) % 3u32) as usize) {
+            v4 = (!(((a_u32) as u8) + 1u8));
         }
-        oi[i] = (v3) as u64;
-        of[i] = ((-((((((a_f32) as i16)) as i64)) as f64))) as f64;
+        assert!((((v0 % 256u32) != 7u32) || (false && (true && (((a_u32) as u16) <= 71u16)))));
+        let v5: u64 = (!48u64);
+        assert!((((b_u32 % 256u32) != 7u32) || (true && matches!((82u32 % 8u32), 0u32..=4u32))));
+        oi[i] = ((DIFF_TABLE_U16[((a_u32) % 6u32) as usize] * 1u16)) as u64;
+        of[i] = ((((-a_f32) / (a_f32 + (-11.125f32))) * (if (!(((a_f32) as u8) != 255u8)) { ((-0.0f32) * (-2.375f32)) } else { (b_f32 - a_f32) }))) as f64;
     }
 }
 
@@ -489,8 +471,8 @@ pub fn diff_9<const K: u64>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u6
         for j0 in (0u32..((((a_u32) as u32)) % 4u32)).rev() {
             v5 = (17i8 & 95i8);
         }
-        oi[i] = ((((86i16).checked_mul(0i16).unwrap_or(((a_u32) as i16)) & (-92i16)) << (((((a_i64) as i8) | (-90i8)) | (((a_f32) as i8) & v5)) & 15i8))) as u64;
-        of[i] = (a_f32) as f64;
+        oi[i] = ((((86i16).pow((0i16) as u32 & 7) & (16i16).max(0i16)) << (((((a_i64) as i8) | (-90i8)) | (((a_f32) as i8) & v5)) & 15i8))) as u64;
+        of[i] = (((if (!false) { (4.375f32 - (-7.375f32)) } else { DIFF_TABLE_F32.get(((a_u32) % 8u32) as usize).copied().unwrap_or(a_f32) }) - v1)) as f64;
     }
 }
 
@@ -511,26 +493,26 @@ pub fn diff_10(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
-        let mut v0: i8 = (match (58u32 % 8u32) { 5u32..=7u32 => ((match (b_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8), 7u32 | 2u32 => (0i8 | diff_mixed(89i8, a_u32)), 4u32..=7u32 => ((a_u32) as i8), _ => (((53u16 <= 60u16)) as i8) });
+        let mut v0: i8 = (match (58u32 % 8u32) { 5u32..=7u32 => (86i8).checked_sub((-14i8)).unwrap_or(((a_i32) as i8)), 0u32 => (97i8 * ((a_u32) as i8)), 6u32..=7u32 => ((match (53u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8), _ => ((a_f32) as i8) });
         for j0 in (0u32..=(((a_u32).max(78u32)) % 4u32)).rev() {
-            v0 = (v0).checked_add(v0).unwrap_or(7i8);
+            v0 = ((v0 & ((a_f32) as i8))).div_euclid(((a_f32) as i8));
         }
-        let v1: u64 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
-        assert!((((a_u32 % 256u32) != 7u32) || (!(v0 < ((a_i32) as i8)))));
-        let mut v2: i32 = (!(-2147483648i32));
-        'l2: for j1 in 0u32..(((match (a_u32 % 8u32) { 0u32..=1u32 => a_u32, 3u32 | 3u32 => 4294967295u32, _ => 65u32 })) % 3u32) {
-            for j2 in 0u32..(((b_u32 ^ 36u32)) % 3u32) {
-                if (9.5f64 < 1.7e308f64) {
-                    break 'l2;
+        let mut v1: i32 = ((if (1e-40f32 <= b_f32) { a_i32 } else { a_i32 }) / (((-2147483648i32)).saturating_add(33i32) | 1i32));
+        'l1: for j1 in 0u32..(((89u32 << a_u64)) % 3u32) {
+            for j2 in 0u32..(((a_u32 % (31u32 | 1u32))) % 3u32) {
+                if ((-1i32) != 31i32) {
+                    break 'l1;
                 }
-                if (a_i64 < 27i64) {
-                    continue 'l2;
+                if ((-59i64) >= 2i64) {
+                    continue 'l1;
                 }
-                v2 = (v2 << (((a_i32) as u16) & 31u16));
+                v1 = ((((-93i8) >> (((a_i32) as u8) & 7u8))) as i32);
             }
         }
-        oi[i] = ((if false { ((16i16) as i16) } else { (((39i16) as i16) | ((-56i16) >> (54u16 & 15u16))) })) as u64;
-        of[i] = ((-0.0f64)) as f64;
+        let v2: f64 = (0.1f64 / 8.875f64);
+        assert!((((a_u32 % 256u32) != 7u32) || (49u64 < (((-39i8)) as u64))));
+        oi[i] = (((-35i64) ^ (if (true || true) { ((-55i64) << ((-25i16) & 63i16)) } else { (match (9u32 % 8u32) { 6u32 | 6u32 => 63i64, 2u32..=6u32 => 88i64, _ => 21i64 }) }))) as u64;
+        of[i] = ((DIFF_TABLE_F32[((a_u32) % 6u32) as usize] * 1.0f32)) as f64;
     }
 }
 
@@ -551,34 +533,45 @@ pub fn diff_11(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
-        let mut v0: u16 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
-        if ((38u8 + ((a_i32) as u8)) <= ((match (9u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)) {
-            v0 = (((a_u32) as u16) << (((-80i16)).checked_rem(16i16).unwrap_or(((a_i64) as i16)) & 15i16));
+        let mut v0: u16 = (((match (96u32 % 8u32) { 2u32..=7u32 => 76u16, _ => 48958u16 }) << (a_i32 & 15i32))).saturating_add(49729u16);
+        if (!(a_f32 > 7.375f32)) {
+            v0 = (DIFF_TABLE_U16[((16u32) % 6u32) as usize] * 1u16);
         } else {
-            v0 = (((a_i32) as u16)).min(((a_f32) as u16));
+            v0 = (65535u16).checked_div(7u16).unwrap_or(57u16);
         }
-        let v1: u16 = ((a_u32) as u16);
-        let mut v2: f32 = b_f32;
-        'l2: for j0 in 0u32..(((0u32 | (82u32).diff_mix(8u32))) % 3u32) {
-            for j1 in 0u32..(((16u32 << (9u8 & 31u8))) % 3u32) {
-                if false {
-                    break 'l2;
+        let mut v1: i64 = ((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64);
+        'l1: for j0 in 0u32..(((a_u32 - 87u32)) % 3u32) {
+            for j1 in 0u32..(((b_u32 - 57u32)) % 3u32) {
+                if (6.25f64 != (-9.125f64)) {
+                    break 'l1;
                 }
-                if (v2 != 4.625f32) {
-                    continue 'l2;
+                if (41u16 != v0) {
+                    continue 'l1;
                 }
-                v2 = DIFF_TABLE_F32.get(((a_u32) % 8u32) as usize).copied().unwrap_or(4.75f32);
+                v1 = (0i64 | diff_or(Some(b_i64), ((!a_i64) | ((-9223372036854775808i64) << (v1 & 63i64)))));
             }
         }
-        let mut t3: [u32; 3] = [(31u32 | 8u32); 3];
-        t3[1] = ((matches!((72u32 % 8u32), 4u32)) as u32);
-        t3[2] = (a_u32 % (31u32 | 1u32));
-        let mut v3: u32 = (74u32 << ((-79i32) & 31i32));
-        for &v4 in t3.iter().step_by(2) {
-            v3 = ((16i16) as u32);
+        let mut t2: [i16; 3] = [(((a_f32) as i16)).max(((a_i32) as i16)); 3];
+        t2[1] = 1i16;
+        t2[2] = ((!(-27i16)) & ((-29i16) | 38i16));
+        let mut v2: i16 = (if (a_i32 >= (-2147483648i32)) { (-((a_u32) as i16)) } else { ((a_f32) as i16) });
+        for &v3 in t2.iter().rev() {
+            v2 = ((((a_f32) as i16) | v3) >> ((((a_f32) as u16) * ((a_f32) as u16)) & 15u16));
         }
-        oi[i] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64)) as u64;
-        of[i] = (((((a_f32 + v2) - (-a_f32))) as f64)) as f64;
+        let mut v4: u32 = ((a_u32).max(14u32) >> (40u32 << a_i64));
+        'l4: for j2 in 0u32..((((0i32) as u32)) % 3u32) {
+            for j3 in 0u32..((j2) % 3u32) {
+                if (!true) {
+                    break 'l4;
+                }
+                if false {
+                    continue 'l4;
+                }
+                v4 = (if (((a_f32) as u8) == ((a_i64) as u8)) { (3u32).div_euclid(j3) } else { (62u32 ^ a_u32) });
+            }
+        }
+        oi[i] = ((((if (12u32 >= a_u32) { (-88i32) } else { a_i32 })).max((b_i32 ^ a_i32))).min((0i32 | diff_or(Some(((-2147483648i32) % (a_i32 | 1i32))), (!95i32))))) as u64;
+        of[i] = ((((0i64 | DiffPair { a: (a_i64 - a_i64), b: (0i64 | diff_mixed(a_i64, a_u32)) }.mixed())) as f32)) as f64;
     }
 }
 
@@ -627,36 +620,43 @@ pub fn diff_13(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
         let mut t0: [u16; 3] = [(((!31u8)) as u16); 3];
-        t0[1] = ((((a_u32) as u16)).checked_div(2u16).unwrap_or(1u16) >> ((32767i16) as i16));
-        t0[2] = (match (4294967295u32 % 8u32) { 1u32 => (15u16).min(1u16), 3u32..=4u32 => (!21u16), 7u32 => (((a_f32) as u16) >> (((a_u32) as u8) & 15u8)), _ => (81u16).min(34u16) });
-        let mut v0: u16 = (((81u16 >> (13i32 & 15i32))).abs_diff(0u16) as u16);
-        for &v1 in t0.iter().rev() {
-            v0 = 36u16;
+        t0[1] = ((0u16 | diff_or(None, 2u16)) >> ((32767i16) as i16));
+        t0[2] = (if matches!((28u32 % 8u32), 6u32 | 0u32) { (if true { 24u16 } else { 1u16 }) } else { (if matches!((a_u32 % 8u32), 3u32..=4u32) { 21u16 } else { ((a_f32) as u16) }) });
+        let mut v0: u16 = (((a_i64) as u16)).pow((14u16) as u32 & 7);
+        for &v1 in t0.iter().step_by(2) {
+            v0 = ((v1 >> (13i32 & 15i32)) >> (((((a_i32) as i16)) as u64) & 15u64));
         }
-        let mut v2: u32 = (5u32 | ((34u8) as u32));
-        'l2: for j0 in 0u32..((5u32) % 3u32) {
-            for j1 in 0u32..((93u32) % 3u32) {
-                if ((((a_f32) as u8) != 0u8) && false) {
-                    break 'l2;
+        let mut v2: f64 = (if true { 10.0f64 } else { b_f64 });
+        if false {
+            v2 = ((21i32) as f64);
+        } else {
+            v2 = (match (97u32 % 8u32) { 3u32 | 6u32 => v2, 7u32 => a_f64, 4u32 | 7u32 => 12.5f64, _ => (-11.25f64) });
+        }
+        let mut v3: i16 = ((-37i16) ^ ((a_i32) as i16));
+        for j0 in (0u32..((31u32) % 4u32)).rev() {
+            v3 = (DIFF_TABLE_I16[((j0) % 6u32) as usize] * 1i16);
+        }
+        let mut v4: f64 = (((a_f64).sqrt() - a_f64)).abs();
+        'l4: for j1 in 0u32..(((b_u32 ^ a_u32)) % 3u32) {
+            for j2 in 0u32..(((a_u32).saturating_mul(31u32)) % 3u32) {
+                if (((a_f32) as i16) < ((a_i64) as i16)) {
+                    break 'l4;
                 }
-                if (matches!((a_u32 % 8u32), 5u32) && matches!((31u32 % 8u32), 0u32)) {
-                    continue 'l2;
+                if (!matches!((a_u32 % 8u32), 0u32)) {
+                    continue 'l4;
                 }
-                v2 = v2;
+                v4 = (-(match (4294967295u32 % 8u32) { 3u32 | 5u32 => (b_f64 + 4.375f64), _ => v2 }));
             }
         }
-        let v3: i8 = (71i8 ^ 4i8);
-        let t4: [i32; 3] = [((true) as i32), (((v2) as i32) | (a_i32 & 31i32)), (((-a_f64)) as i32)];
-        let v4: i32 = t4.iter().copied().fold(31i32, |v4, v5| v4);
-        let mut v6: u64 = 72u64;
-        if true {
-            v6 = (a_u64 >> (((a_f32) as i16) & 63i16));
+        let mut v5: u8 = (if ((match (a_u32 % 8u32) { 4u32..=6u32 => ((a_i64) as i16), _ => ((a_i64) as i16) }) == (((a_u32) as i16)).saturating_mul(((a_u32) as i16))) { (((!((a_f32) as i8))) as u8) } else { ((a_i64) as u8) });
+        if ((39i32).abs() > ((-12i32) << (v0 & 31u16))) {
+            v5 = ((a_i64) as u8);
         } else {
-            v6 = a_u64;
+            v5 = (0u8 | diff_or(Some((if (a_f32 >= 3.4e38f32) { (77u8).checked_sub(91u8).unwrap_or(v5) } else { (((30u32 < 76u32)) as u8) })), (v5).checked_add(63u8).unwrap_or(((a_u32) as u8))));
         }
-        assert!((((93u32 % 256u32) != 7u32) || ((b_u32 << a_u32) <= (a_u32 + 21u32))));
-        oi[i] = (((-((41i32).abs_diff(v4) as i32)) << (68u16 & 31u16))) as u64;
-        of[i] = ((-a_f32)) as f64;
+        assert!((((a_u32 % 256u32) != 7u32) || (13u16 != (42u16 * ((a_i64) as u16)))));
+        oi[i] = ((!((((a_f32) as i8) % ((-34i8) | 1i8))).abs())) as u64;
+        of[i] = ((((v2 * 12.0f64)).sqrt() - ((-a_f64) + v4))) as f64;
     }
 }
 
@@ -706,18 +706,14 @@ pub fn diff_15(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
-        let v0: i32 = (match (a_u32 % 8u32) { 6u32 => (a_i32).checked_div(a_i32).unwrap_or(a_i32), _ => ((!a_i32) >> ((a_i64 >> a_u64) & 31i64)) });
-        let mut v1: i64 = (0i64 | (b_i64).diff_mix(32u32));
-        if false {
-            v1 = ((-17i64) | ((v1 << (a_i32 & 63i32)) >> ((((a_f32) as i8)).abs() & 63i8)));
-        } else {
-            v1 = ((((a_u64 << (v0 & 63i32)) - ((((a_i64) as i16)) as u64))) as i64);
+        let v0: i32 = (match (a_u32 % 8u32) { 6u32 => (0i32 | diff_or(Some((32i32 - (-11i32))), (64i32).checked_sub((-52i32)).unwrap_or(a_i32))), _ => ((b_i32 >> (95i64 & 31i64))).saturating_mul(a_i32) });
+        let mut v1: f64 = ((17u8) as f64);
+        for j0 in (0u32..=(((a_u32 >> (((a_f32) as i8) & 31i8))) % 4u32)).rev() {
+            v1 = (((v0) as f64)).sqrt();
         }
-        assert!((((84u32 % 256u32) != 7u32) || (((((a_i64) as u8)) as i8) < (((a_i64) as i8) ^ (-91i8)))));
-        let t2: [u16; 3] = [(!((a_i32) as u16)), (((96u16 | 28u16) & (0u16 | 15u16)) % ((0u16 | diff_mixed(((a_i32) as u16), a_u32)) / (29u16 | 1u16))), ((a_u32) as u16)];
-        let v2: u16 = t2.iter().copied().fold(1u16, |v2, v3| (((v2) as u16) / (((a_u32) as u16) | 1u16)));
-        oi[i] = (((((-36i8)).div_euclid((-67i8)) + ((10u64) as i8)) - ((if true { ((a_i64) as i8) } else { 37i8 }) + (0i8 | ((a_i32) as i8))))) as u64;
-        of[i] = (((if true { DIFF_TABLE_F32.get(((23u32) % 8u32) as usize).copied().unwrap_or(a_f32) } else { (-b_f32) }) * a_f32)) as f64;
+        let v2: u8 = ((((a_i64) as u8)).div_euclid(((a_i64) as u8)) / ((DIFF_TABLE_U8[((2u32) % 6u32) as usize] * 1u8) | 1u8));
+        oi[i] = (a_i32) as u64;
+        of[i] = ((((((-41i8) % (-4i8))) as f32) / ((-a_f32) + (3.4e38f32 - (-8.75f32))))) as f64;
     }
 }
 
@@ -738,28 +734,29 @@ pub fn diff_16(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
-        let mut t0: [u8; 3] = [(7u8).checked_div(35u8).unwrap_or(8u8); 3];
-        t0[1] = ((false) as u8);
-        t0[2] = (if matches!((3u32 % 8u32), 4u32..=5u32) { 8u8 } else { 57u8 });
-        let mut v0: u8 = (!((a_i64) as u8));
-        for &v1 in t0.iter() {
-            v0 = (v1 | ((a_f32) as u8));
+        let mut t0: [u8; 3] = [(0u8 | diff_or(None, 35u8)); 3];
+        t0[1] = (!((a_i32) as u8));
+        t0[2] = (42u8).saturating_sub(96u8);
+        let mut v0: u8 = ((a_i32) as u8);
+        for &v1 in t0.iter().rev() {
+            v0 = (v0 << a_i64);
         }
-        let v2: i16 = (DIFF_TABLE_I16[((a_u32) % 6u32) as usize] * 1i16);
-        let mut v3: u16 = 94u16;
-        if true {
-            v3 = (if matches!((a_u32 % 8u32), 0u32..=2u32) { (((a_i32) as u16) << ((a_i32) as u16)) } else { ((a_u32) as u16) });
+        let mut v2: f64 = ((((-1.25f64) * 1.375f64)) as f64);
+        if ((a_u64 * a_u64) < (!70u64)) {
+            v2 = 1.375f64;
         } else {
-            v3 = ((v3 >> (a_u32 & 15u32))).pow((61434u16) as u32 & 7);
+            v2 = a_f64;
         }
-        let mut v4: u32 = 33u32;
-        if (((-0.75f64) != 5.625f64) || (1e-40f32 == (-0.0f32))) {
-            v4 = (((-89i8)) as u32);
-        } else {
-            v4 = ((match (57u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
+        let mut t3: [u8; 3] = [(((((a_i32) as i16)).abs()) as u8); 3];
+        t3[1] = ((a_u32) as u8);
+        t3[2] = (0u8 | diff_mixed(((!232u8) << ((19u32 | 57u32) & 7u32)), 14u32));
+        let mut v3: u8 = (if (!((-71i16) < ((a_f32) as i16))) { (v0 << (91i8 & 7i8)) } else { ((a_u32) as u8) });
+        for &v4 in t3.iter().skip(1) {
+            v3 = (((((a_i64) as u8) >> 69u64) + (7u8).max(90u8))).max(((((a_i64) as u8) & v0) >> (((((a_i32) as u16)) as i64) & 7i64)));
         }
-        oi[i] = (((14u32).max((v4 + a_u32)) % (((((((a_f32) as i16)) as i8)) as u32) | 1u32))) as u64;
-        of[i] = (((-(-a_f32)) + (((v2 + ((a_f32) as i16))) as f32))) as f64;
+        let v5: f64 = (-a_f64);
+        oi[i] = (((-((a_i64) as i8)) / ((((a_u32) as i8) << (-81i64))).pow(((46i8).max(69i8)) as u32 & 7))) as u64;
+        of[i] = ((((60u16 >> ((45u32 & 48u32) & 15u32))) as f64)) as f64;
     }
 }
 
@@ -815,12 +812,27 @@ pub fn diff_18(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
         let v0: u16 = 57096u16;
-        let t1: [u8; 3] = [(((((a_u32) as u8) ^ ((a_i64) as u8)) - (79u8 + 98u8)) & (if (((a_u32) as i8) == (-94i8)) { (if (((a_u32) as i16) > (-78i16)) { 84u8 } else { 35u8 }) } else { (81u8).checked_div(0u8).unwrap_or(((a_f32) as u8)) })), ((((a_i64) as u8)).checked_rem(79u8).unwrap_or(0u8)).min((0u8 | diff_mixed(48u8, 7u32))), (10u8 & 62u8)];
-        let v1: u8 = t1.iter().copied().fold((90u8).checked_add(86u8).unwrap_or(((a_u32) as u8)), |v1, v2| (((v1 >> 44i64) << (1u64 ^ a_u64))).pow(((DIFF_TABLE_U8[((64u32) % 6u32) as usize] * 1u8)) as u32 & 7));
-        let t3: [i32; 3] = [(match (88u32 % 8u32) { 3u32 | 3u32 => ((a_i32 ^ 42i32) - ((-1i32)).checked_add(79i32).unwrap_or((-43i32))), _ => ((96i32 % (15i32 | 1i32)) - ((-2147483648i32) % (36i32 | 1i32))) }), (((((65535u16) as u8)) as i32) ^ ((a_i32).div_euclid(a_i32) - (!a_i32))), a_i32];
-        let v3: i32 = t3.iter().copied().fold((((match (96u32 % 8u32) { 7u32 | 6u32 => (-67i32), 5u32 | 4u32 => (-38i32), _ => 2147483647i32 }) << ((-65i8) & 31i8))).pow((((14i32 >> (94u16 & 31u16)) | a_i32)) as u32 & 7), |v3, v4| (if ((b_i64 * (-49i64)) >= (a_i64 >> (87u32 & 63u32))) { (match (4294967295u32 % 8u32) { 2u32 | 0u32 => ((-8i32)).checked_rem((-2i32)).unwrap_or(a_i32), _ => (v3 ^ v3) }) } else { ((if ((-37i8) == 0i8) { 16i32 } else { v3 }) + (v3 >> (v0 & 31u16))) }));
-        oi[i] = (45i16) as u64;
-        of[i] = (((match (b_u32 % 8u32) { 3u32 => (if true { 3.5f32 } else { a_f32 }), _ => (10.0f32 * 2.0f32) }) / a_f32)) as f64;
+        let mut t1: [u8; 3] = [(((((a_u32) as u8) ^ ((a_i64) as u8)) - (79u8 + 98u8)) & (if (((a_u32) as i8) == (-94i8)) { (if (((a_u32) as i16) > (-78i16)) { 84u8 } else { 35u8 }) } else { ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) })); 3];
+        t1[1] = ((((a_i64 - a_i64)) as u8) ^ ((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8));
+        t1[2] = ((match (a_u32 % 8u32) { 3u32..=5u32 => 48u8, _ => (0u8 | (((a_f32) as u8)).diff_mix(a_u32)) }) - 10u8);
+        let mut v1: u8 = 62u8;
+        for &v2 in t1.iter() {
+            v1 = (v1 | ((a_f32) as u8));
+        }
+        let mut v3: i16 = ((((!4294967295u32)) as i16) << ((a_u64 ^ (match (37u32 % 8u32) { 1u32 => 54u64, _ => 64u64 })) & 15u64));
+        'l3: for j0 in 0u32..(((a_u32 >> (65u64 & 31u64))) % 3u32) {
+            for j1 in 0u32..(((93u32).checked_mul(26u32).unwrap_or(1557751574u32)) % 3u32) {
+                if true {
+                    break 'l3;
+                }
+                if (false && (a_i32 > b_i32)) {
+                    continue 'l3;
+                }
+                v3 = (((v1) as i16) % (((((a_u32) as i16) ^ v3) ^ (((a_i64) as i16) >> (-41i8))) | 1i16));
+            }
+        }
+        oi[i] = ((((!a_u64)) as i16)) as u64;
+        of[i] = (a_f64) as f64;
     }
 }
 
@@ -845,9 +857,9 @@ pub fn diff_19<const K: u8>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u6
         for j0 in ((((3917160163u32 >> (20u64 & 31u64))) % 8u32)..((b_u32) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
             v0 = (if ((7i8 % ((-28i8) | 1i8)) != (((a_i64) as i8) >> (K & 7u8))) { 94i32 } else { ((v0).min(a_i32) << ((-((a_i32) as i16)) & 31i16)) });
         }
-        let v1: u32 = ((b_u32).checked_sub(77u32).unwrap_or(b_u32) | (a_u32).checked_add(61u32).unwrap_or(32u32));
-        oi[i] = (((v0).checked_sub(v0).unwrap_or(a_i32) * (a_i32).checked_mul(a_i32).unwrap_or((-56i32)))) as u64;
-        of[i] = (((((((a_i32) as u8) & 59u8)) as f32) * (-8.75f32))) as f64;
+        let v1: u32 = ((0u32 | diff_or(None, 32u32)) | ((!78u32) >> ((((a_i32) as u16) * ((a_i64) as u16)) & 31u16)));
+        oi[i] = ((match (a_u32 % 8u32) { 6u32 | 5u32 => (60u16 >> (((a_i32) as u16) & 59u16)), _ => ((a_i64) as u16) })) as u64;
+        of[i] = (6.0f32) as f64;
     }
 }
 
@@ -903,25 +915,31 @@ pub fn diff_21(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
-        let mut v0: u8 = (DIFF_TABLE_U8[((94u32) % 6u32) as usize] * 1u8);
-        if ((((-84i32)) as i32) == a_i32) {
-            v0 = (((55u8).min(67u8)).max((v0).checked_mul(5u8).unwrap_or(((a_f32) as u8))) % (((a_i64) as u8) | 1u8));
+        let mut v0: u8 = (((a_i32) as u8)).checked_div(11u8).unwrap_or(59u8);
+        if (((a_i64) as i8) > (8i8 % (28i8 | 1i8))) {
+            v0 = ((if ((-0.625f32) > b_f32) { ((a_i64) as u8) } else { (if true { v0 } else { v0 }) }) | ((a_i64) as u8));
         } else {
-            v0 = (((((a_i32) as u8) + v0)).min(31u8) >> (((((-28i8)) as u8)).min((56u8 / (44u8 | 1u8))) & 7u8));
+            v0 = (((43u8 >> 83u64) ^ (((a_f32) as u8) ^ 31u8)) | (v0).checked_mul(v0).unwrap_or(84u8));
         }
-        assert!((((a_u32 % 256u32) != 7u32) || ((-a_f64) < (-a_f64))));
-        let mut v1: u16 = ((39u64) as u16);
-        if false {
-            v1 = (v1).max(((a_u32) as u16));
-        } else {
-            v1 = (!v1);
+        let v1: u64 = (a_u64 / (a_u64 | 1u64));
+        let mut c2: u32 = 0u32;
+        let v2: u8 = loop {
+            if c2 >= ((68u32) % 4u32) {
+                break (((((a_i64) as u8) << (5u16 & 7u16))).max((v0 << ((-86i64) & 7i64))));
+            }
+            c2 += 1u32;
+        };
+        let mut v3: i8 = ((87i8 * (-11i8)) << ((a_i64 + 9223372036854775807i64) & 7i64));
+        diff_xor_into(&mut v3, (match (a_u32 % 8u32) { 7u32 => (-1i8), _ => (((a_i64) as i8) | ((a_i32) as i8)) }));
+        let r3 = &mut v3;
+        *r3 ^= (53i8 >> a_i64);
+        let mut v4: i32 = (!((a_i32 - a_i32) ^ 90i32));
+        for j0 in (0u32..=(((!a_u32)) % 4u32)).rev() {
+            v4 = ((63i64) as i32);
         }
-        assert!((((a_u32 % 256u32) != 7u32) || (((a_u32) as i8) != ((74u32) as i8))));
-        let v2: u64 = ((64u64 % (a_u64 | 1u64)) / (50u64 | 1u64));
-        let v3: u64 = (v2 * v2);
-        let v4: i64 = (!53i64);
-        oi[i] = (88u8) as u64;
-        of[i] = (((if (!matches!((90u32 % 8u32), 5u32..=5u32)) { (a_f32 + a_f32) } else { (10.125f32).sqrt() }) - (((-5.75f32)).sqrt() / (if (v0 == ((a_i32) as u8)) { a_f32 } else { a_f32 })))) as f64;
+        assert!((((29u32 % 256u32) != 7u32) || ((92i16).max((-75i16)) != ((a_f32) as i16))));
+        oi[i] = ((((if false { 34i64 } else { a_i64 })).min((-21i64))).abs()) as u64;
+        of[i] = (((((0u16 | diff_mixed(16u16, 64u32))) as f32) + ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64)) as f32))) as f64;
     }
 }
 
@@ -958,7 +976,7 @@ pub fn diff_22(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
                 v1 = (((20u16) as f64) / (a_f64 * a_f64));
             }
         }
-        let mut v2: u64 = (21u64 & (if false { (a_u64).pow((95u64) as u32 & 7) } else { a_u64 }));
+        let mut v2: u64 = (21u64 & (if false { (0u64 | diff_or(Some(a_u64), 95u64)) } else { a_u64 }));
         diff_xor_into(&mut v2, (18446744073709551615u64).max((a_u64 + (0u64 | (70u64).diff_mix(1u32)))));
         let r2 = &mut v2;
         *r2 ^= (21u64 << 4294967295u32);
@@ -996,19 +1014,12 @@ pub fn diff_23(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
                 v0 = (match (a_u32 % 8u32) { 3u32 => ((53i16) as i16), 3u32..=5u32 => ((a_u32) as i16), 7u32 => (v0 & (-51i16)), _ => 15i16 });
             }
         }
-        let v1: i16 = (93i16).checked_rem(10i16).unwrap_or(v0);
-        assert!((((a_u32 % 256u32) != 7u32) || (!matches!((a_u32 % 8u32), 4u32))));
-        let mut c2: u32 = 0u32;
-        let v2: i32 = loop {
-            if c2 >= ((19u32) % 4u32) {
-                break ((a_i32 + 2147483647i32));
-            }
-            c2 += 1u32;
-        };
-        let v3: u64 = (18446744073709551615u64).checked_sub(a_u64).unwrap_or(62u64);
-        assert!((((62u32 % 256u32) != 7u32) || ((!a_u32) > (78u32 >> (v1 & 31i16)))));
-        oi[i] = (a_i64) as u64;
-        of[i] = (((((DIFF_TABLE_F64[((31u32) % 6u32) as usize] * 1.0f64)) as f32) / ((a_f32).abs() + b_f32))) as f64;
+        let v1: i16 = ((((-1i16) >> a_u32)).abs_diff((51i16 % (((a_i32) as i16) | 1i16))) as i16);
+        assert!((((9u32 % 256u32) != 7u32) || ((a_i32 + 2147483647i32) == (match (90u32 % 8u32) { 1u32..=3u32 => 2147483647i32, 1u32 => (-40i32), _ => 62i32 }))));
+        let v2: u64 = ((a_u64 ^ 1u64) >> ((a_i64 >> (7i8 & 63i8)) & 63i64));
+        let v3: i32 = (93i32).checked_add((-1i32)).unwrap_or((-59i32));
+        oi[i] = ((((70u8 & ((a_f32) as u8)) | (74u8 + ((a_u32) as u8))) ^ 77u8)) as u64;
+        of[i] = ((-(((-4.625f32) - a_f32) + (1e-40f32 - 0.1f32)))) as f64;
     }
 }
 
@@ -1036,8 +1047,8 @@ pub fn diff_24<const K: u8>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u6
         for &v1 in t0.iter() {
             v0 = (v0 / ((a_f32) as u8));
         }
-        oi[i] = ((0i16 | diff_mixed(((90i16 + ((a_i32) as i16)) << (78u16).min(45u16)), a_u32))) as u64;
-        of[i] = (((-((47u32) as f32))).abs()) as f64;
+        oi[i] = ((((90i16 + ((a_i32) as i16)) << (78u16).min(45u16))).saturating_add((((a_i32) as i16)).min((16i16 % (((a_f32) as i16) | 1i16))))) as u64;
+        of[i] = (((DIFF_TABLE_F32[((43u32) % 6u32) as usize] * 1.0f32)).sqrt()) as f64;
     }
 }
 
@@ -1058,25 +1069,26 @@ pub fn diff_25(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
-        let mut v0: i64 = ((a_i64 >> (7i8 & 63i8))).rem_euclid((a_i64 >> 62u64));
-        if matches!((74u32 % 8u32), 7u32) {
-            v0 = (-(76i64 >> (v0 & 63i64)));
+        let mut v0: i64 = (DIFF_TABLE_I64[((a_u32) % 6u32) as usize] * 1i64);
+        if ((a_f32 == a_f32) || false) {
+            v0 = v0;
         } else {
-            v0 = (!(match (58u32 % 8u32) { 0u32..=3u32 => a_i64, _ => a_i64 }));
+            v0 = ((v0 | v0)).abs();
         }
-        assert!((((4294967295u32 % 256u32) != 7u32) || ((45u64).max(32u64) > (if (((a_f32) as u16) >= ((a_i32) as u16)) { a_u64 } else { a_u64 }))));
-        let v1: u8 = ((a_i32) as u8);
-        let mut v2: u64 = (a_u64 ^ 14u64);
+        let mut v1: u64 = 22u64;
+        if true {
+            v1 = (a_u64 ^ (a_u64 << (1i32 & 63i32)));
+        } else {
+            v1 = ((!27u64)).max((v1 / (a_u64 | 1u64)));
+        }
+        let v2: i64 = (a_i64 | a_i64);
+        let mut v3: u64 = (a_u64 ^ 14u64);
         for j0 in (u32::MAX - ((32u32) % 4u32))..=u32::MAX {
-            v2 = (32u64 - 11436126817811153957u64);
+            v3 = (32u64 - 11436126817811153957u64);
         }
-        let v3: f32 = DIFF_TABLE_F32.get(((1u32) % 8u32) as usize).copied().unwrap_or(11.625f32);
-        let mut v4: u16 = (((-1i8)) as u16);
-        diff_xor_into(&mut v4, (51u16 >> (87u16 & 15u16)));
-        let r4 = &mut v4;
-        *r4 ^= (((78u32 >= 31u32)) as u16);
-        oi[i] = ((((a_i64 % (v0 | 1i64)) & ((((a_u32) as u16)) as i64))).abs()) as u64;
-        of[i] = ((-9.0f32)) as f64;
+        let v4: f32 = DIFF_TABLE_F32.get(((1u32) % 8u32) as usize).copied().unwrap_or(11.625f32);
+        oi[i] = ((0u16 | diff_or(Some((((a_u32) as u16) + (50u16 % 0u16))), 15u16))) as u64;
+        of[i] = ((((((-0.875f64) - b_f64) + (5e-324f64 / (-0.0f64)))) as f32)) as f64;
     }
 }
 
@@ -1101,7 +1113,7 @@ pub fn diff_26(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         diff_xor_into(&mut v0, (((a_i32) as i16)).max((!15i16)));
         let r0 = &mut v0;
         *r0 ^= ((-97i16) & ((a_f32) as i16));
-        oi[i] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)) as u64;
+        oi[i] = (((39u16 * 78u16)).saturating_mul(((((a_i64) as u16) ^ 70u16) / (92u16 | 1u16)))) as u64;
         of[i] = (a_f32) as f64;
     }
 }
@@ -1123,22 +1135,24 @@ pub fn diff_27(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
-        let mut v0: i32 = (((-87i32) + (b_i32 & (-60i32))) | (match (a_u32 % 8u32) { 7u32 => (0i32 | diff_mixed(a_i32, a_u32)), _ => (match (b_u32 % 8u32) { 0u32..=3u32 => (-57i32), _ => 2147483647i32 }) }));
+        let mut v0: i32 = (((-87i32) + (b_i32 & (-60i32))) | (match (a_u32 % 8u32) { 7u32 => (0i32 | diff_or(Some(a_i32), a_i32)), _ => (match (b_u32 % 8u32) { 0u32..=3u32 => (-57i32), _ => 2147483647i32 }) }));
         for j0 in (((a_u32) % 8u32)..((((67u64) as u32)) % 16u32)).step_by(((31u32) % 3u32) as usize) {
-            v0 = (if ((78u32 >= j0) && (255u8 <= 7u8)) { ((DIFF_TABLE_I32[((a_u32) % 6u32) as usize] * 1i32) >> ((match (a_u32 % 8u32) { 3u32 => a_i64, 4u32 | 1u32 => (-17i64), 0u32..=4u32 => 54i64, _ => 61i64 }) & 31i64)) } else { 84i32 });
+            v0 = (if ((78u32 >= j0) && (255u8 <= 7u8)) { ((a_i32).checked_add(a_i32).unwrap_or(v0) >> ((match (a_u32 % 8u32) { 3u32 => a_i64, 4u32 | 1u32 => (-17i64), 0u32..=4u32 => 54i64, _ => 61i64 }) & 31i64)) } else { (if (!false) { ((a_u64) as i32) } else { ((a_i32) as i32) }) });
         }
-        let mut v1: i16 = (((-32768i16) - 96i16)).min((-((a_f32) as i16)));
-        if ((59i16 % (((a_i64) as i16) | 1i16)) < ((-78i16) / (((a_i64) as i16) | 1i16))) {
-            v1 = (((a_u32) as i16) + v1);
-        } else {
-            v1 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
+        let mut v1: u64 = (((((a_i64) as i8)) as u64) + a_u64);
+        for j1 in (u32::MAX - (((17u32 >> (65535u16 & 31u16))) % 4u32))..=u32::MAX {
+            v1 = ((((49u32) as u64) / ((a_u64 << ((-19i16) & 63i16)) | 1u64)) % (((((b_u32) as i64)) as u64) | 1u64));
         }
-        let mut v2: i16 = ((((-42i16)).checked_div(((a_i64) as i16)).unwrap_or(v1)) as i16);
-        for j1 in ((((a_u32 % (94u32 | 1u32))) % 8u32)..(((4u32 << ((a_u32) as i8))) % 16u32)).step_by(((35u32) % 3u32) as usize) {
-            v2 = ((-59i16) * (v2 >> ((a_u32) as u8)));
-        }
-        oi[i] = (((82u32) as u64)) as u64;
-        of[i] = (((((66u32) as f32)).sqrt()).abs()) as f64;
+        assert!((((a_u32 % 256u32) != 7u32) || ((((a_i64) as u8) < ((a_u32) as u8)) || (a_u64 <= 61u64))));
+        let mut c2: u32 = 0u32;
+        let v2: i16 = loop {
+            if c2 >= (((b_u32 * 59u32)) % 4u32) {
+                break ((10i16 >> ((a_u32) as u8)));
+            }
+            c2 += 1u32;
+        };
+        oi[i] = ((((a_f32) as u16) >> (0u8 | diff_or(Some((((a_i64) as u8) >> (v2 & 7i16))), (9u8 ^ 130u8))))) as u64;
+        of[i] = ((match (63u32 % 8u32) { 1u32..=2u32 => (match (a_u32 % 8u32) { 2u32 | 4u32 => (-10.375f64), 0u32 | 2u32 => (if true { a_f64 } else { (-1.875f64) }), 6u32..=6u32 => (3.25f64).sqrt(), _ => (1.5f64 + 9007199254740992.0f64) }), _ => ((-a_f64) + ((45u16) as f64)) })) as f64;
     }
 }
 
@@ -1161,19 +1175,19 @@ pub fn diff_28(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let b_f64: f64 = diff_first(&xf64[i..]);
         let v0: f32 = (((-11.0f32) / a_f32) / (a_f32 * 1e-40f32));
         let mut v1: f64 = (a_f64 / a_f64);
-        'l1: for j0 in 0u32..(((1u32).checked_div(a_u32).unwrap_or(b_u32)) % 3u32) {
-            for j1 in 0u32..(((!a_u32)) % 3u32) {
-                if (a_i32 < a_i32) {
+        'l1: for j0 in 0u32..(((0u32 | diff_or(None, a_u32))) % 3u32) {
+            for j1 in 0u32..(((4294967295u32 << (a_u32 & 31u32))) % 3u32) {
+                if true {
                     break 'l1;
                 }
-                if ((-63i16) >= ((a_i64) as i16)) {
+                if (a_i64 < 52i64) {
                     continue 'l1;
                 }
-                v1 = (if false { a_f64 } else { a_f64 });
+                v1 = (a_f64 + a_f64);
             }
         }
-        oi[i] = ((match (21u32 % 8u32) { 2u32 => ((if true { ((a_i64) as u16) } else { 31u16 }) << ((match (93u32 % 8u32) { 5u32 | 3u32 => 0i16, 1u32 => (-78i16), 5u32 => (-28i16), _ => (-32768i16) }) & 15i16)), 4u32 => (((56365u16 * 49u16)).abs_diff(78u16) as u16), _ => ((match (95u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) })) as u64;
-        of[i] = ((((0.1f32 - v0) / (a_f32 * a_f32)) * a_f32)) as f64;
+        oi[i] = ((((if (((a_f32) as u8) == ((a_u32) as u8)) { (99u32).checked_add(8u32).unwrap_or(44u32) } else { (31u32 - 27u32) })) as i32)) as u64;
+        of[i] = (((((v0) as f64)).abs() - (((-0.0f64)).sqrt() - (v1 + 4.25f64)))) as f64;
     }
 }
 
@@ -1198,8 +1212,8 @@ pub fn diff_29<const K: i32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         for j0 in ((((63u32 / (12u32 | 1u32))) % 8u32)..(((90u32 | 49u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
             v0 = (-(match (1u32 % 8u32) { 0u32..=2u32 => a_f64, 0u32 => (-v0), 1u32 | 5u32 => ((1u8) as f64), _ => 3.125f64 }));
         }
-        oi[i] = ((match (7u32 % 8u32) { 1u32 | 7u32 => (((a_f32) as u16)).checked_rem(16u16).unwrap_or(0u16), 4u32 => (78u16).checked_add(15u16).unwrap_or(((a_i64) as u16)), 0u32..=3u32 => ((a_u32) as u16), _ => ((a_i32) as u16) })) as u64;
-        of[i] = ((((((match (a_u32 % 8u32) { 1u32..=4u32 => 60u32, _ => a_u32 })) as f64)) as f64)) as f64;
+        oi[i] = ((match (7u32 % 8u32) { 1u32 | 7u32 => (0u16 | diff_or(Some(16u16), (15u16 & ((a_u32) as u16)))), 4u32..=6u32 => (match (31u32 % 8u32) { 2u32 => 49u16, 1u32..=4u32 => (5u16 >> ((a_i64) as i16)), 1u32..=4u32 => (37u16 ^ 87u16), _ => ((a_i32) as u16) }), 3u32..=4u32 => (!((match (70u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)), _ => 93u16 })) as u64;
+        of[i] = (DIFF_TABLE_F64.get(((a_u32) % 8u32) as usize).copied().unwrap_or(a_f64)) as f64;
     }
 }
 
@@ -1221,32 +1235,26 @@ pub fn diff_30(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
         let v0: u32 = 44u32;
-        let mut v1: i64 = (((a_i64).pow((a_i64) as u32 & 7)).max(37i64) << ((!(a_u64 << ((-1i32) & 63i32))) & 63u64));
-        'l1: for j0 in 0u32..(((v0 - v0)) % 3u32) {
-            for j1 in 0u32..((((a_u32) as u32)) % 3u32) {
-                if false {
+        let mut v1: i64 = (((0i64 | DiffPair::new(6i64, a_i64).b)).max((21i64 * b_i64)) << ((!(a_u64 << ((-1i32) & 63i32))) & 63u64));
+        'l1: for j0 in 0u32..(((v0 << (16u16 & 31u16))) % 3u32) {
+            for j1 in 0u32..(((DIFF_TABLE_U32[((v0) % 6u32) as usize] * 1u32)) % 3u32) {
+                if ((-1i16) <= ((a_u32) as i16)) {
                     break 'l1;
                 }
-                if ((-2.625f64) <= 12.0f64) {
+                if (!true) {
                     continue 'l1;
                 }
-                v1 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64);
+                v1 = 0i64;
             }
         }
-        let mut v2: i16 = 0i16;
-        'l2: for j2 in 0u32..(((v0).min(v0)) % 3u32) {
-            for j3 in 0u32..(((54u32).min(a_u32)) % 3u32) {
-                if (16u16 > ((a_f32) as u16)) {
-                    break 'l2;
-                }
-                if (false || ((-21i8) == 10i8)) {
-                    continue 'l2;
-                }
-                v2 = ((if (25u16 == 69u16) { ((a_i64) as i16) } else { ((a_i32) as i16) }) >> (0i64 | DiffPair { a: v1, b: a_i64 }.mixed()));
-            }
+        let mut v2: f32 = DIFF_TABLE_F32.get(((a_u32) % 8u32) as usize).copied().unwrap_or(6.75f32);
+        if ((7u16 != ((a_f32) as u16)) && (false || ((-21i8) == 10i8))) {
+            v2 = ((-v2) - (if false { a_f32 } else { (-0.0f32) }));
+        } else {
+            v2 = a_f32;
         }
-        oi[i] = ((!(if (a_i64 > v1) { 54u32 } else { (v0 >> ((-1i8) & 31i8)) }))) as u64;
-        of[i] = ((((42u32) as f32) + (((if (0i64 == a_i64) { 95u64 } else { a_u64 })) as f32))) as f64;
+        oi[i] = ((((a_i64) as u8)).checked_add(((a_i32) as u8)).unwrap_or(((a_i64) as u8))) as u64;
+        of[i] = ((((v2 - (-6.75f32)) + (DIFF_TABLE_F32[((v0) % 6u32) as usize] * 1.0f32))).abs()) as f64;
     }
 }
 
@@ -1268,24 +1276,23 @@ pub fn diff_31(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
         let v0: u64 = a_u64;
-        let mut t1: [u32; 3] = [((match (69u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32); 3];
-        t1[1] = (((a_u32 * a_u32) << ((if true { a_i32 } else { 5i32 }) & 31i32))).min((a_u32).checked_mul(4294967295u32).unwrap_or(86u32));
-        t1[2] = 64u32;
-        let mut v1: u32 = ((87u32 % ((!0u32) | 1u32)) << ((DIFF_TABLE_U64[((a_u32) % 6u32) as usize] * 1u64) & 31u64));
-        for &v2 in t1.iter().skip(1) {
-            v1 = 1u32;
+        let mut t1: [u32; 3] = [(0u32 | ((if (12.375f64 == a_f64) { (1922104593u32 >> 1i32) } else { (a_u32).max(32u32) })).diff_mix(4294967295u32)); 3];
+        t1[1] = (a_u32 % ((70u32 >> (63u64 & 31u64))).max(((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)));
+        t1[2] = ((((0u32 | diff_or(Some(a_u32), a_u32))) as u32) << (0u64 | diff_or(None, (match (a_u32 % 8u32) { 3u32 | 2u32 => v0, 6u32 | 4u32 => v0, _ => a_u64 }))));
+        let mut v1: u32 = 85u32;
+        for &v2 in t1.iter() {
+            v1 = (((a_u32).max(v2) >> (a_u32 & 31u32)) * (match (a_u32 % 8u32) { 4u32..=6u32 => (DIFF_TABLE_U32[((49u32) % 6u32) as usize] * 1u32), _ => (if (v0 >= a_u64) { v1 } else { a_u32 }) }));
         }
-        let mut t3: [u8; 3] = [(match (a_u32 % 8u32) { 0u32..=5u32 => 35u8, 5u32 => ((a_u32) as u8), 5u32 => 43u8, _ => ((a_f32) as u8) }); 3];
-        t3[1] = 85u8;
-        t3[2] = (8u8 >> (((a_f32) as u16) & 7u16));
-        let mut v3: u8 = ((26u32) as u8);
-        for &v4 in t3.iter().rev() {
-            v3 = (match (a_u32 % 8u32) { 4u32..=6u32 => ((a_u32) as u8), _ => 49u8 });
+        let v3: u8 = ((((a_i64) as u8) - 63u8) << (((v1) as u8) & 7u8));
+        let mut v4: u16 = (0u16 - ((a_i64) as u16));
+        if (((71u8) as u8) < (v3 & 24u8)) {
+            v4 = ((((a_u32) as i8)) as u16);
+        } else {
+            v4 = (v4 + ((a_f32) as u16));
         }
-        let v5: f32 = ((a_u64) as f32);
-        assert!((((a_u32 % 256u32) != 7u32) || (!(!false))));
-        oi[i] = ((((a_u32) as i8) << (72u64 & 7u64))) as u64;
-        of[i] = ((((((((93u8 < 50u8)) as i16)) as i16)) as f64)) as f64;
+        assert!((((a_u32 % 256u32) != 7u32) || ((a_f64 - a_f64) == (1.7e308f64 / 0.0f64))));
+        oi[i] = (((0i16 | (((a_f64) as i16)).diff_mix(a_u32)) & ((a_i64) as i16))) as u64;
+        of[i] = ((((match (v1 % 8u32) { 2u32..=6u32 => 1e-40f32, 0u32 | 2u32 => a_f32, _ => a_f32 }) + ((-5.375f32) + a_f32)) * ((a_f32 + b_f32) - ((3.5f64) as f32)))) as f64;
     }
 }
 
@@ -1373,35 +1380,26 @@ pub fn diff_34(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         if ((!false) && (false || (46u8 >= ((a_i64) as u8)))) {
             v0 = ((v0 >> ((a_u32) as i16)) + (match (a_u32 % 8u32) { 7u32 => (-21i32), 2u32 => (-83i32), _ => a_i32 }));
         } else {
-            v0 = (0i32 | (((-56i32) | (-81i32))).diff_mix(4294967295u32));
+            v0 = ((match (87u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
         }
-        assert!((((0u32 % 256u32) != 7u32) || matches!((a_u32 % 8u32), 0u32 | 1u32)));
-        let mut v1: i8 = (match (32u32 % 8u32) { 7u32 | 3u32 => (-20i8), 4u32 | 0u32 => 87i8, _ => ((a_i64) as i8) });
-        diff_xor_into(&mut v1, ((-36i8) & (-90i8)));
-        let r1 = &mut v1;
-        *r1 ^= ((match (63u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
-        let mut v2: i32 = v0;
-        diff_xor_into(&mut v2, ((((if true { a_u64 } else { 59u64 })) as i32)).div_euclid(((88i32 << (a_i32 & 31i32))).max((v0 / (v0 | 1i32)))));
-        let r2 = &mut v2;
-        *r2 ^= (a_i32 & (-51i32));
-        let mut v3: u16 = ((a_i64) as u16);
-        for j0 in ((((DIFF_TABLE_U32[((62u32) % 6u32) as usize] * 1u32)) % 8u32)..(((75u32 << (6u32 & 31u32))) % 16u32)).step_by(((4294967295u32) % 3u32) as usize) {
-            v3 = (if matches!((91u32 % 8u32), 2u32 | 2u32) { (v3 >> ((35u8 % (((a_f32) as u8) | 1u8)) & 15u8)) } else { (((99u16 << (33u32 & 15u32))) as u16) });
+        let mut v1: i16 = ((DIFF_TABLE_I16[((a_u32) % 6u32) as usize] * 1i16) & (if (a_i64 > a_i64) { 0i16 } else { 15i16 }));
+        for j0 in (u32::MAX - (((match (34u32 % 8u32) { 1u32 => 39u32, _ => 97u32 })) % 4u32))..=u32::MAX {
+            v1 = (((0u16) as i16)).rem_euclid(((match (79u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16));
         }
-        let mut v4: i16 = (-1i16);
-        'l4: for j1 in 0u32..(((0u32 | (a_u32).diff_mix(15u32))) % 3u32) {
-            for j2 in 0u32..(((a_u32 + 31u32)) % 3u32) {
-                if true {
-                    break 'l4;
-                }
-                if (!true) {
-                    continue 'l4;
-                }
-                v4 = v4;
+        let mut c2: u32 = 0u32;
+        let v2: u8 = loop {
+            if c2 >= ((32u32) % 4u32) {
+                break (1u8);
             }
+            c2 += 1u32;
+        };
+        let v3: f32 = (if (!true) { (0.0f32 + (-12.0f32)) } else { 3.4e38f32 });
+        let mut v4: f64 = (match (b_u32 % 8u32) { 0u32..=3u32 => ((2116206589u32) as f64), 3u32..=6u32 => (-b_f64), _ => (9007199254740992.0f64 * a_f64) });
+        for j1 in ((((32u32 ^ 31u32)) % 8u32)..((a_u32) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v4 = a_f64;
         }
-        oi[i] = (((((-1i64) + (-29i64)) ^ (9223372036854775807i64 << (v1 & 63i8)))).abs()) as u64;
-        of[i] = (DIFF_TABLE_F32.get(((a_u32) % 8u32) as usize).copied().unwrap_or(3.625f32)) as f64;
+        oi[i] = ((64i64 & (((a_f64).sqrt()) as i64))) as u64;
+        of[i] = ((((DIFF_TABLE_F32[((a_u32) % 6u32) as usize] * 1.0f32) * ((-7.125f32) - a_f32)) - ((b_f32).abs() - ((-7.875f32)).abs()))) as f64;
     }
 }
 
@@ -1480,29 +1478,37 @@ pub fn diff_37(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
-        let mut v0: i8 = (((((a_f32) as i8) * ((a_i64) as i8)) - (53i8 - (-27i8))) ^ (DIFF_TABLE_I8[((a_u32) % 6u32) as usize] * 1i8));
-        for j0 in ((((a_u32 & a_u32)) % 8u32)..(((a_u32).checked_sub(59u32).unwrap_or(52u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v0 = (((a_u32) as i8)).checked_add(35i8).unwrap_or(((a_f32) as i8));
+        let mut v0: i8 = (((((a_f32) as i8) * ((a_i64) as i8)) - (53i8 - (-27i8))) ^ ((-73i8)).checked_sub(((a_u32) as i8)).unwrap_or(((a_u32) as i8)));
+        for j0 in (0u32..(((!a_u32)) % 4u32)).rev() {
+            v0 = (DIFF_TABLE_I8[((29u32) % 6u32) as usize] * 1i8);
         }
-        let mut v1: f32 = ((if false { 1e-40f32 } else { (-0.0f32) }) / (if true { a_f32 } else { a_f32 }));
-        'l1: for j1 in 0u32..(((DIFF_TABLE_U32[((77u32) % 6u32) as usize] * 1u32)) % 3u32) {
-            for j2 in 0u32..(((0u32 | (70u32).diff_mix(32u32))) % 3u32) {
-                if (false && (a_i32 >= 85i32)) {
+        let mut v1: i8 = (if ((((a_i32) as i8) * v0) < (v0 % (82i8 | 1i8))) { ((((a_u32) as i8) << (46u16 & 7u16)) | (((a_i32) as i8) ^ ((a_i64) as i8))) } else { ((0i8 - v0)).rem_euclid((match (70u32 % 8u32) { 6u32 | 4u32 => ((a_f32) as i8), _ => ((a_i64) as i8) })) });
+        'l1: for j1 in 0u32..((76u32) % 3u32) {
+            for j2 in 0u32..(((a_u32 + 54u32)) % 3u32) {
+                if (b_i32 != a_i32) {
                     break 'l1;
                 }
-                if (((a_f32) as i16) == ((a_u32) as i16)) {
+                if (!false) {
                     continue 'l1;
                 }
-                v1 = (((100i8) as f32)).abs();
+                v1 = (((((-61i16) / (13i16 | 1i16))) as i8) + (!(if false { ((a_i32) as i8) } else { v1 })));
             }
         }
-        let mut v2: u32 = ((match (a_u32 % 8u32) { 5u32 | 1u32 => a_u32, _ => a_u32 }) / (0u32 | 1u32));
-        diff_xor_into(&mut v2, (if (42i8 <= 32i8) { ((29u16) as u32) } else { 72u32 }));
-        let r2 = &mut v2;
-        *r2 ^= (32u32 - 4u32);
-        let v3: u32 = (b_u32).checked_sub(a_u32).unwrap_or(v2);
-        oi[i] = ((((if ((a_u64 >= 53u64) || false) { (a_f32 + a_f32) } else { ((9i64) as f32) })) as u8)) as u64;
-        of[i] = ((5e-324f64 - (((-0.125f64) * (-9.25f64)) - DIFF_TABLE_F64.get(((14u32) % 8u32) as usize).copied().unwrap_or(6.125f64)))) as f64;
+        let v2: u32 = (72u32 >> 89u32);
+        let mut v3: u32 = ((((0i32 | diff_or(Some(56i32), a_i32))).max((!(-56i32)))) as u32);
+        'l3: for j3 in 0u32..((((a_f64) as u32)) % 3u32) {
+            for j4 in 0u32..((j3) % 3u32) {
+                if (((a_u32) as i16) == ((a_f32) as i16)) {
+                    break 'l3;
+                }
+                if (((a_i32) as u16) >= 9u16) {
+                    continue 'l3;
+                }
+                v3 = (((a_u32 + a_u32) * (match (142644625u32 % 8u32) { 5u32 | 7u32 => b_u32, _ => v3 })) + (!(!v2)));
+            }
+        }
+        oi[i] = ((8383304709113259841u64 + 98u64)) as u64;
+        of[i] = ((((-12.25f64) + ((a_u64) as f64)) - (10.375f64).abs())) as f64;
     }
 }
 
@@ -1523,21 +1529,16 @@ pub fn diff_38<const K: i32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
-        let mut t0: [u64; 3] = [(a_u64).checked_sub(24u64).unwrap_or(63u64); 3];
-        t0[1] = (a_u64 >> (49u16 & 63u16));
-        t0[2] = ((a_i64) as u64);
-        let mut v0: u64 = ((0i32) as u64);
-        for &v1 in t0.iter().skip(1) {
-            v0 = a_u64;
-        }
+        let t0: [u64; 3] = [(DIFF_TABLE_U64[((38u32) % 6u32) as usize] * 1u64), (63u64 + a_u64), (0u64 | diff_or(None, 23u64))];
+        let v0: u64 = t0.iter().copied().fold(((a_i64) as u64), |v0, v1| (a_u64 << 55i8));
         let v2: i16 = (0i16 % ((a_u32) as i16));
         let mut v3: u16 = (((match (49u32 % 8u32) { 2u32 => ((a_f32) as u16), 2u32 => 30u16, 4u32 => 9866u16, _ => 65535u16 }) + (93u16 << (((a_f32) as i16) & 15i16))) & ((55u16 / (15u16 | 1u16)) << ((if false { (-1i64) } else { (-56i64) }) & 15i64)));
         for j0 in ((((!17u32)) % 8u32)..(((a_u32 - a_u32)) % 16u32)).step_by(((15u32) % 3u32) as usize) {
-            v3 = (((if true { ((a_i32) as u16) } else { ((a_u32) as u16) }) >> ((30u64 << (12i64 & 63i64)) & 15u64))).pow((((match (a_u32 % 8u32) { 5u32 => v3, 1u32 => v3, _ => v3 }) * (1u16 * v3))) as u32 & 7);
+            v3 = (((a_i32) as u16)).checked_sub(16u16).unwrap_or(v3);
         }
-        let v4: i32 = ((((a_u32) as u8)) as i32);
-        oi[i] = ((if matches!((a_u32 % 8u32), 5u32 | 2u32) { ((((a_i32) as u8) & ((a_u32) as u8)) | (8u8 >> (a_i32 & 7i32))) } else { 76u8 })) as u64;
-        of[i] = ((match (a_u32 % 8u32) { 7u32 => (((40620u16 >> (v4 & 15i32))) as f32), _ => ((b_f32 * a_f32) - ((-0.375f32) - (-0.625f32))) })) as f64;
+        let v4: u64 = (v0 * v0);
+        oi[i] = ((match (31u32 % 8u32) { 2u32..=3u32 => ((!v2) - v2), 7u32 => ((v2 * v2)).max(((((a_i64) as i16)) as i16)), 0u32..=4u32 => ((((a_i64) as i16) + ((a_u32) as i16)) ^ (((a_i64) as i16) - v2)), _ => (((a_i32) as i16) & (v2 >> v2)) })) as u64;
+        of[i] = ((((if true { (-3.125f32) } else { 3.0f32 })).abs() + (match (53u32 % 8u32) { 1u32..=3u32 => (a_f32 * (-2.125f32)), 1u32..=5u32 => ((-0.625f32) + a_f32), 0u32..=4u32 => (3.4e38f32 / 0.0f32), _ => (if (35u8 > 85u8) { (-7.25f32) } else { 2.375f32 }) }))) as f64;
     }
 }
 
@@ -1565,12 +1566,12 @@ pub fn diff_39(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let mut c1: u32 = 0u32;
         let v1: i8 = loop {
             if c1 >= ((34u32) % 4u32) {
-                break ((7i8).checked_add(127i8).unwrap_or(((a_i64) as i8)));
+                break ((DIFF_TABLE_I8[((19u32) % 6u32) as usize] * 1i8));
             }
             c1 += 1u32;
         };
-        oi[i] = ((if ((3u16).max(85u16) != 12u16) { 64i64 } else { ((2i64 + a_i64) + (DIFF_TABLE_I64[((a_u32) % 6u32) as usize] * 1i64)) })) as u64;
-        of[i] = (((-7.5f64) + (-a_f64))) as f64;
+        oi[i] = ((a_i32 % ((-18i32) << ((match (a_u32 % 8u32) { 0u32..=4u32 => 3i64, 0u32..=1u32 => a_i64, 2u32..=7u32 => a_i64, _ => (-2i64) }) & 31i64)))) as u64;
+        of[i] = ((((DIFF_TABLE_F32[((a_u32) % 6u32) as usize] * 1.0f32) * (1e-40f32 + v0)) / DIFF_TABLE_F32.get(((b_u32) % 8u32) as usize).copied().unwrap_or(a_f32))) as f64;
     }
 }
 
@@ -1593,30 +1594,40 @@ pub fn diff_40(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let b_f64: f64 = diff_first(&xf64[i..]);
         let v0: f64 = a_f64;
         assert!((((a_u32 % 256u32) != 7u32) || (!(8i8 != (-1i8)))));
-        let mut t1: [u64; 3] = [((if ((86u64 == a_u64) || true) { ((match (26u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) } else { (49u64 + 18446744073709551615u64) }) % ((((5u64).abs_diff(a_u64) as u64) * (0u64 | (a_u64).diff_mix(6u32))) | 1u64)); 3];
-        t1[1] = (match (a_u32 % 8u32) { 0u32 | 1u32 => (((match (31u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) - (5047944227536735578u64 * 63u64)), _ => ((match (89u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) });
-        t1[2] = (((a_u64 | a_u64) << (88i32 & 63i32)) / ((a_u64).checked_rem(39u64).unwrap_or(a_u64) | 1u64));
-        let mut v1: u64 = a_u64;
-        for &v2 in t1.iter().skip(1) {
-            v1 = (((18446744073709551615u64 * a_u64)).pow((v2) as u32 & 7) + ((match (81u32 % 8u32) { 1u32 | 2u32 => b_u64, 6u32 => 35u64, _ => 64u64 }) * (56u64 % 67u64)));
+        let mut t1: [u64; 3] = [((if ((86u64 == a_u64) || true) { (24u64).checked_mul(b_u64).unwrap_or(49u64) } else { (95u64 % b_u64) }) % ((21u64 << (((a_f32) as u16) & 63u16)) | 1u64)); 3];
+        t1[1] = (0u64 | ((0u64 | diff_or(Some(97u64), (a_u64).saturating_add(a_u64)))).diff_mix(50u32));
+        t1[2] = (((a_u64 >> ((-75i32) & 63i32)) & (9u64 << (1i32 & 63i32)))).min((((a_f64 >= 4.875f64)) as u64));
+        let mut v1: u64 = (if (!(!true)) { ((20u64 << (42u32 & 63u32)) / ((0u64 * 1u64) | 1u64)) } else { (a_u64).checked_rem(11u64).unwrap_or(a_u64) });
+        for &v2 in t1.iter() {
+            v1 = (((((a_f64 - 2.0f64)) as u8)) as u64);
         }
-        let t3: [u32; 3] = [(if (((a_f32) as u8) >= ((a_i32) as u8)) { (a_u32 >> (((a_i32) as i8) & 31i8)) } else { (!51u32) }), 24u32, (if (v0 == a_f64) { ((a_u64) as u32) } else { 6u32 })];
-        let v3: u32 = t3.iter().copied().fold((b_u32 + 45u32), |v3, v4| 20u32);
-        let v5: f32 = (-11.75f32);
-        let mut v6: u64 = 29u64;
-        'l6: for j0 in 0u32..((((matches!((99u32 % 8u32), 7u32)) as u32)) % 3u32) {
-            for j1 in 0u32..(((v3).checked_mul(v3).unwrap_or(a_u32)) % 3u32) {
-                if (true || (a_u32 >= a_u32)) {
+        let mut v3: f64 = ((if matches!((74u32 % 8u32), 0u32..=7u32) { a_f64 } else { (-0.0f64) }) * v0);
+        if ((if (v0 == a_f64) { (-86i32) } else { 91i32 }) < (match (a_u32 % 8u32) { 6u32 => b_i32, 7u32 | 1u32 => (-77i32), _ => (-3i32) })) {
+            v3 = ((v3 * (-1.875f64)) + (b_f64 / a_f64));
+        } else {
+            v3 = (DIFF_TABLE_F64[((a_u32) % 6u32) as usize] * 1.0f64);
+        }
+        let mut t4: [u8; 3] = [63u8; 3];
+        t4[1] = (if (32u8 != ((a_f32) as u8)) { ((a_u32) as u8) } else { ((a_f32) as u8) });
+        t4[2] = (match (a_u32 % 8u32) { 0u32 => ((a_u32) as u8), 5u32 => ((a_i32) as u8), _ => 2u8 });
+        let mut v4: u8 = (if (((a_f32) as i8) <= ((a_i64) as i8)) { ((a_i32) as u8) } else { ((a_u32) as u8) });
+        for &v5 in t4.iter().rev() {
+            v4 = (!((a_f32) as u8));
+        }
+        let mut v6: u32 = (DIFF_TABLE_U32[((55u32) % 6u32) as usize] * 1u32);
+        'l6: for j0 in 0u32..((((a_i32) as u32)) % 3u32) {
+            for j1 in 0u32..(((4294967295u32 >> (((a_u32) as u8) & 31u8))) % 3u32) {
+                if (91i16 > ((a_i64) as i16)) {
                     break 'l6;
                 }
-                if ((((a_i32) as i16) > (-23i16)) && false) {
+                if ((v6 <= j1) || true) {
                     continue 'l6;
                 }
-                v6 = ((34u16) as u64);
+                v6 = (((if false { v4 } else { v4 })) as u32);
             }
         }
-        oi[i] = (((0u64 | diff_mixed((v1 >> (-18i8)), a_u32)) * (((1.7e308f64) as u64) ^ (v6 / (a_u64 | 1u64))))) as u64;
-        of[i] = ((((77u8).checked_sub(((a_f32) as u8)).unwrap_or(((a_i64) as u8))) as f32)) as f64;
+        oi[i] = (0u64) as u64;
+        of[i] = ((((v1 % ((!68u64) | 1u64))) as f32)) as f64;
     }
 }
 
@@ -1705,25 +1716,34 @@ pub fn diff_43<const K: i32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         let b_f64: f64 = diff_first(&xf64[i..]);
         let mut t0: [i32; 3] = [(-90i32); 3];
         t0[1] = ((((-2i32) << (7u8 & 31u8))).min(a_i32)).max(((!K) * (match (1u32 % 8u32) { 2u32..=6u32 => 48i32, 2u32 => (-44i32), _ => 22i32 })));
-        t0[2] = (-((0i32 | (62i32).diff_mix(58u32))).saturating_mul((a_i32 >> (20u16 & 31u16))));
-        let mut v0: i32 = (if true { ((b_i32 - a_i32) - (K >> (87u8 & 31u8))) } else { (((-2147483648i32) / (31i32 | 1i32)) * ((-82i32)).saturating_mul(a_i32)) });
-        for &v1 in t0.iter().skip(1) {
-            v0 = ((match (a_u32 % 8u32) { 3u32..=7u32 => (K).checked_rem(a_i32).unwrap_or(K), 5u32 | 0u32 => K, 5u32 => (K - a_i32), _ => (v0 & K) }) >> ((((a_i32) as u8)).checked_div(((a_i64) as u8)).unwrap_or(((a_i32) as u8)) & 31u8));
+        t0[2] = (-(0i32 | diff_or(Some((0i32 | (62i32).diff_mix(58u32))), (a_i32 >> (20u16 & 31u16)))));
+        let mut v0: i32 = (if true { ((b_i32 - a_i32) - (K >> (87u8 & 31u8))) } else { (((-2147483648i32) / (31i32 | 1i32)) * (DIFF_TABLE_I32[((a_u32) % 6u32) as usize] * 1i32)) });
+        for &v1 in t0.iter().rev() {
+            v0 = (a_i32 << (((((((a_i64) as u16)) as i32)) as i64) & 31i64));
         }
-        let mut t2: [i8; 3] = [(match (900754327u32 % 8u32) { 6u32 | 6u32 => ((match (45u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8), 4u32 => ((91i8 - ((a_u32) as i8)) + ((a_i32) as i8)), _ => (((DIFF_TABLE_I16[((19u32) % 6u32) as usize] * 1i16)) as i8) }); 3];
-        t2[1] = (((((a_i64) as i8) - (-82i8)) * (match (0u32 % 8u32) { 5u32 | 2u32 => ((a_i32) as i8), _ => 90i8 })) >> ((60u8 % ((98u8 + 7u8) | 1u8)) & 7u8));
-        t2[2] = ((41i8 % (!((a_i32) as i8))) / (!(((a_f32) as i8)).max((-2i8))));
-        let mut v2: i8 = (((((7.0f64) as f64)) as i8) * (((((-29i8)) as f32)) as i8));
-        for &v3 in t2.iter().skip(1) {
-            v2 = (-(-(62i8 & v2)));
+        let mut v2: i64 = ((0i64 | diff_or(Some((-56i64)), 92i64)) / ((match (76u32 % 8u32) { 5u32 | 7u32 => a_i64, _ => a_i64 }) | 1i64));
+        if false {
+            v2 = a_i64;
+        } else {
+            v2 = (((v0 << (v2 & 31i64))) as i64);
         }
-        let v4: f32 = 16777216.0f32;
-        let v5: u32 = (((!(!true))) as u32);
-        assert!((((a_u32 % 256u32) != 7u32) || ((a_f32 * v4) < (v4 + v4))));
-        let t6: [u32; 3] = [(match (a_u32 % 8u32) { 3u32..=5u32 => (v5).checked_div(66u32).unwrap_or(b_u32), 4u32 | 4u32 => ((match (90u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32), 0u32..=4u32 => (v5).max(a_u32), _ => ((0i64) as u32) }), (!(31u32).saturating_sub(v5)), (DIFF_TABLE_U32[((8u32) % 6u32) as usize] * 1u32)];
-        let v6: u32 = t6.iter().copied().fold((((27i16) as u32) >> ((0i64 | diff_mixed((-73i64), a_u32)) & 31i64)), |v6, v7| ((v5 << (a_i32 & 31i32)) | a_u32));
-        oi[i] = ((((a_u32 - 31u32) ^ (if false { v6 } else { a_u32 }))).rem_euclid(((match (a_u32 % 8u32) { 0u32 => 1u32, 0u32..=7u32 => v6, 0u32..=5u32 => 6u32, _ => a_u32 }) << 72u16))) as u64;
-        of[i] = (((DIFF_TABLE_F64[((a_u32) % 6u32) as usize] * 1.0f64)).abs()) as f64;
+        let mut c3: u32 = 0u32;
+        let v3: i64 = loop {
+            if c3 >= ((99u32) % 4u32) {
+                break ((52i64 >> ((-76i64) & 63i64)));
+            }
+            c3 += 1u32;
+        };
+        let mut c4: u32 = 0u32;
+        let v4: f32 = loop {
+            if c4 >= (((47u32 & 4294967295u32)) % 4u32) {
+                break (((b_f32 * 12.25f32) + (match (28u32 % 8u32) { 3u32..=4u32 => 2.0f32, 2u32 => 6.125f32, 1u32..=4u32 => 0.0f32, _ => (-9.625f32) })));
+            }
+            c4 += 1u32;
+        };
+        let v5: i16 = ((a_i64) as i16);
+        oi[i] = ((((!8i8) | (64i8 / (((a_f32) as i8) | 1i8))) + (((47i16) as i8) << ((0i8).checked_div(0i8).unwrap_or((-29i8)) & 7i8)))) as u64;
+        of[i] = ((v4 / ((85u64) as f32))) as f64;
     }
 }
 
@@ -1749,19 +1769,13 @@ pub fn diff_44(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let r0 = &mut v0;
         *r0 ^= (28u16 & 92u16);
         let t1: [i64; 3] = [((44u8) as i64), (a_i64 << (v0 & 63u16)), (!(-83i64))];
-        let v1: i64 = t1.iter().copied().fold((((-21i16)) as i64), |v1, v2| (v1).pow((a_i64) as u32 & 7));
-        let v3: f64 = (a_f64 / b_f64);
-        let mut t4: [f64; 3] = [(v3 - v3); 3];
-        t4[1] = (v3 * a_f64);
-        t4[2] = ((20i32) as f64);
-        let mut v4: f64 = ((79i32) as f64);
-        for &v5 in t4.iter().step_by(2) {
-            v4 = ((-6.875f64)).abs();
-        }
-        let v6: i64 = (a_i64 - ((70u64) as i64));
+        let v1: i64 = t1.iter().copied().fold((((-21i16)) as i64), |v1, v2| (DIFF_TABLE_I64[((88u32) % 6u32) as usize] * 1i64));
+        let v3: i64 = ((((-48i16) >> v1)) as i64);
+        let v4: f32 = (((-a_f32) * ((20i32) as f32)) / ((((-13i32) & 39i32)) as f32));
+        let v5: i64 = (a_i64 - ((70u64) as i64));
         assert!((((89u32 % 256u32) != 7u32) || (!(17u64 == 99u64))));
-        oi[i] = ((34u32 >> (DIFF_TABLE_I64[((b_u32) % 6u32) as usize] * 1i64))) as u64;
-        of[i] = ((match (4294967295u32 % 8u32) { 3u32..=5u32 => (-6.625f32), 7u32 | 3u32 => (((!a_u32)) as f32), 1u32 => (-(a_f32 - 4.375f32)), _ => (((-5.875f32) * 2.0f32) - ((((a_i32) as u8)) as f32)) })) as f64;
+        oi[i] = ((34u32 >> ((match (b_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64))) as u64;
+        of[i] = ((match (4294967295u32 % 8u32) { 3u32..=5u32 => (-6.625f32), 7u32 | 3u32 => (((!a_u32)) as f32), 1u32 => (-(a_f32 - 4.375f32)), _ => ((v4 * (-7.5f32)) - (a_f32 * a_f32)) })) as f64;
     }
 }
 
@@ -1788,9 +1802,9 @@ pub fn diff_45(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         } else {
             v0 = ((a_u32) as i8);
         }
-        let v1: i16 = (((((false) as u16)) as i16) >> (((match (35u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) & 15u8));
-        oi[i] = (((((((a_i32) as u8)) as i8) << (v0).abs())).saturating_add(((match (a_u32 % 8u32) { 1u32 | 7u32 => ((a_u32) as i8), 2u32..=4u32 => v0, 4u32..=5u32 => ((a_f32) as i8), _ => ((a_i32) as i8) })).abs())) as u64;
-        of[i] = ((((-6.375f64) - (a_f64 - (-9.875f64))) / (DIFF_TABLE_F64[((25u32) % 6u32) as usize] * 1.0f64))) as f64;
+        let v1: i16 = ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) >> ((16i16).saturating_add(17i16) & 15i16)) >> (27u8).checked_rem(255u8).unwrap_or(27u8));
+        oi[i] = ((((DIFF_TABLE_F32.get(((4294967295u32) % 8u32) as usize).copied().unwrap_or((-8.25f32)) + 0.0f32)) as i32)) as u64;
+        of[i] = ((((-6.375f32) - (a_f32 - (-9.875f32))) / (DIFF_TABLE_F32[((25u32) % 6u32) as usize] * 1.0f32))) as f64;
     }
 }
 
@@ -1814,18 +1828,24 @@ pub fn diff_46<const K: i32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         let v0: f32 = (16777216.0f32 / DIFF_TABLE_F32.get(((4294967295u32) % 8u32) as usize).copied().unwrap_or(0.1f32));
         assert!((((56u32 % 256u32) != 7u32) || matches!((a_u32 % 8u32), 1u32..=2u32)));
         let mut v1: f64 = (a_f64 - 1.125f64);
-        if ((DIFF_TABLE_I32[((100u32) % 6u32) as usize] * 1i32) >= a_i32) {
-            v1 = (9.25f64).sqrt();
+        if ((0i32 | diff_or(Some(K), 71i32)) >= (-86i32)) {
+            v1 = a_f64;
         } else {
-            v1 = (a_f64 / a_f64);
+            v1 = (if false { 2.875f64 } else { v1 });
         }
-        let v2: f64 = (-v1);
-        let mut v3: u32 = 35u32;
-        for j0 in (u32::MAX - (((31u32 / 52u32)) % 4u32))..=u32::MAX {
-            v3 = ((matches!((v3 % 8u32), 6u32)) as u32);
+        let mut v2: i16 = (((a_f32) as i16) ^ (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) / ((14i16 % ((-1i16) | 1i16)) | 1i16)));
+        if (((-51i64) <= a_i64) || (!true)) {
+            v2 = (((0i16 | (((a_f32) as i16)).diff_mix(61u32))).min((((a_u32) as i16)).div_euclid(42i16)) + ((a_u32) as i16));
+        } else {
+            v2 = (!((v2 | v2)).max((((a_f32) as i16) / (((a_i64) as i16) | 1i16))));
         }
-        oi[i] = ((if (((-73i32) != 19i32) || false) { ((61u64 % (a_u64 | 1u64)) & (a_u64 & 85u64)) } else { (a_u64).checked_div(78u64).unwrap_or(a_u64) })) as u64;
-        of[i] = (((((0i32 | diff_mixed(32i32, v3))) as f64) / (((DIFF_TABLE_I16[((a_u32) % 6u32) as usize] * 1i16)) as f64))) as f64;
+        assert!((((24u32 % 256u32) != 7u32) || false));
+        let mut v3: u64 = ((a_u64).div_euclid(a_u64)).max(a_u64);
+        diff_xor_into(&mut v3, ((a_u64).checked_rem(a_u64).unwrap_or(6u64)).div_euclid((match (40u32 % 8u32) { 1u32 | 5u32 => 1u64, 0u32 => a_u64, _ => 77u64 })));
+        let r3 = &mut v3;
+        *r3 ^= 20u64;
+        oi[i] = ((((54u32 * a_u32) ^ 10u32)).max(48u32)) as u64;
+        of[i] = ((match (31u32 % 8u32) { 7u32 | 7u32 => (a_f32 + ((-1.5f32) * b_f32)), _ => (match (4294967295u32 % 8u32) { 5u32 | 5u32 => (v0 / a_f32), 6u32 => ((v0) as f32), _ => (DIFF_TABLE_F32[((a_u32) % 6u32) as usize] * 1.0f32) }) })) as f64;
     }
 }
 
@@ -1846,17 +1866,18 @@ pub fn diff_47(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
-        let v0: i16 = (((48i16).abs_diff(42i16) as i16) >> ((31u32 - 0u32) & 15u32));
+        let v0: i16 = ((0i16 | diff_or(None, 42i16)) >> ((31u32 - 0u32) & 15u32));
         assert!((((a_u32 % 256u32) != 7u32) || matches!((a_u32 % 8u32), 1u32)));
         let mut v1: u64 = (((!70u64) / (a_u64 | 1u64)) >> ((((a_i64) as u8) / (8u8 | 1u8)) >> (((a_f32) as i16) << (((a_i32) as i8) & 15i8))));
-        diff_xor_into(&mut v1, (match (a_u32 % 8u32) { 1u32..=4u32 => (a_u64).checked_add(b_u64).unwrap_or(46u64), 0u32 | 5u32 => ((if true { 1u64 } else { a_u64 }) * (97u64 >> (51u16 & 63u16))), 6u32 => (DIFF_TABLE_U64[((70u32) % 6u32) as usize] * 1u64), _ => a_u64 }));
+        diff_xor_into(&mut v1, (match (a_u32 % 8u32) { 1u32..=4u32 => (0u64 | diff_or(Some((0u64 | diff_mixed(85u64, a_u32))), (DIFF_TABLE_U64[((1u32) % 6u32) as usize] * 1u64))), 0u32 => ((18446744073709551615u64 + a_u64) - (if (97i16 > v0) { b_u64 } else { a_u64 })), 0u32 => a_u64, _ => ((((9339u16).abs_diff(16u16) as u16)) as u64) }));
         let r1 = &mut v1;
-        *r1 ^= ((((a_i32) as u16)) as u64);
-        let v2: f32 = ((((-0.0f64)) as f32) - (((-37i64)) as f32));
-        assert!((((74u32 % 256u32) != 7u32) || true));
-        let v3: u8 = (!93u8);
-        oi[i] = ((((((a_u32) as u16)).min(((a_u32) as u16)) / (((a_u32) as u16) * 98u16)) & (match (b_u32 % 8u32) { 2u32 | 6u32 => (((a_f32) as u16) | 99u16), 4u32..=7u32 => ((v3) as u16), _ => (match (31u32 % 8u32) { 3u32 | 5u32 => ((a_i32) as u16), _ => ((a_i64) as u16) }) }))) as u64;
-        of[i] = (((v1) as f64)) as f64;
+        *r1 ^= (37u64 << (72u16 & 63u16));
+        let t2: [i8; 3] = [((a_i32) as i8), (((((-11.5f64)) as i8) - (((a_f32) as i8) >> 90u16)) % (((a_u32) as i8) | 1i8)), (((a_u32) as i8) / ((((a_i64) as i8) & ((-56i8)).checked_sub(7i8).unwrap_or((-26i8))) | 1i8))];
+        let v2: i8 = t2.iter().copied().fold(((((((23u64) as f64)) as u8)) as i8), |v2, v3| ((a_i32) as i8));
+        let v4: u32 = (if (28u64 > a_u64) { 4294967295u32 } else { 15u32 });
+        assert!((((70u32 % 256u32) != 7u32) || ((-0.25f32) > (match (95u32 % 8u32) { 1u32 | 3u32 => 5.625f32, _ => 3.0f32 }))));
+        oi[i] = ((match (v4 % 8u32) { 2u32..=3u32 => ((a_i32) as u8), 4u32..=7u32 => (!(8u8).saturating_sub(43u8)), 2u32 | 5u32 => 128u8, _ => ((93u8 | 128u8) >> ((0i16 | (v0).diff_mix(v4)) & 7i16)) })) as u64;
+        of[i] = ((((-a_f32)) as f32)) as f64;
     }
 }
 
@@ -1878,21 +1899,24 @@ pub fn diff_48(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
         let v0: u64 = (26u64 % (10u64 | 1u64));
-        let mut v1: i32 = (47i32).checked_div((-1i32)).unwrap_or((-41i32));
-        'l1: for j0 in 0u32..((5u32) % 3u32) {
-            for j1 in 0u32..((1u32) % 3u32) {
-                if (a_f64 < a_f64) {
+        let mut v1: i32 = (0i32 | ((b_i32 | 31i32)).diff_mix(26u32));
+        'l1: for j0 in 0u32..(((if false { a_u32 } else { 76u32 })) % 3u32) {
+            for j1 in 0u32..((a_u32) % 3u32) {
+                if (matches!((12u32 % 8u32), 6u32) && true) {
                     break 'l1;
                 }
-                if (a_u32 >= a_u32) {
+                if (true && (a_i32 < a_i32)) {
                     continue 'l1;
                 }
-                v1 = 89i32;
+                v1 = (0i32 | diff_or(Some((a_i32).max(v1)), ((-30i32)).checked_mul(a_i32).unwrap_or(v1)));
             }
         }
-        let v2: i32 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
-        oi[i] = ((0u16).checked_mul(77u16).unwrap_or(1u16)) as u64;
-        of[i] = (a_f32) as f64;
+        let mut v2: f32 = (((255u8) as f32) * a_f32);
+        for j2 in (u32::MAX - ((((61i8) as u32)) % 4u32))..=u32::MAX {
+            v2 = ((83u8) as f32);
+        }
+        oi[i] = (((((-((a_f32) as i16))) as i32) | (match (66u32 % 8u32) { 1u32..=6u32 => ((-50i32) % (a_i32 | 1i32)), 2u32 | 3u32 => (-98i32), _ => v1 }))) as u64;
+        of[i] = (7.75f64) as f64;
     }
 }
 
@@ -1920,31 +1944,20 @@ pub fn diff_49(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let mut c1: u32 = 0u32;
         let v1: u16 = loop {
             if c1 >= (((a_u32).min(83u32)) % 4u32) {
-                break (((DIFF_TABLE_U16[((a_u32) % 6u32) as usize] * 1u16)).max((65535u16 << a_u64)));
+                break (((((a_i64) as u16)).checked_sub(48u16).unwrap_or(96u16)).max((65u16).checked_rem(((a_i64) as u16)).unwrap_or(((a_i32) as u16))));
             }
             c1 += 1u32;
         };
-        let v2: i16 = (0i16 | diff_mixed(0i16, a_u32));
-        let mut v3: u32 = (!87u32);
-        'l3: for j1 in 0u32..(((a_u32 << (32767i16 & 31i16))) % 3u32) {
-            for j2 in 0u32..((((6595982437379930948u64) as u32)) % 3u32) {
-                if (a_i32 <= a_i32) {
-                    break 'l3;
-                }
-                if ((-84i64) < (-9223372036854775808i64)) {
-                    continue 'l3;
-                }
-                v3 = (match (51u32 % 8u32) { 4u32 => v3, _ => a_u32 });
-            }
-        }
-        let mut v4: u32 = ((b_u32 + a_u32) << ((a_f32) as u16));
-        if false {
-            v4 = 26u32;
+        let v2: u64 = (((a_u64 * 7418435704367716742u64) * (a_u64 << (32767i16 & 63i16))) - (((95u64 - a_u64)) as u64));
+        let v3: u64 = 6494663544900598268u64;
+        let mut v4: i32 = (0i32 | diff_or(Some((!a_i32)), ((-81i32) / ((-76i32) | 1i32))));
+        if ((((a_i64) as i8) - ((a_i32) as i8)) == (((a_f32) as i8)).max((-66i8))) {
+            v4 = (a_i32 * (if (((a_i32) as i16) != 56i16) { 94i32 } else { a_i32 }));
         } else {
-            v4 = v3;
+            v4 = (0i32 | diff_or(None, (a_i32 >> (16u16 & 31u16))));
         }
-        oi[i] = (((((18u8 ^ 0u8)) as u16) + (((a_i64) as u16)).checked_add(((a_u32) as u16)).unwrap_or(((a_u32) as u16)))) as u64;
-        of[i] = (((match (a_u32 % 8u32) { 6u32 | 7u32 => ((84u8) as f32), 6u32 => ((-4.0f32) - a_f32), _ => a_f32 }) - (-(-a_f32)))) as f64;
+        oi[i] = ((!(if ((58u8 > 0u8) || (((a_i32) as i8) != 54i8)) { (74u8 & 71u8) } else { (128u8 + 10u8) }))) as u64;
+        of[i] = (a_f32) as f64;
     }
 }
 
@@ -2026,12 +2039,12 @@ pub fn diff_52<const K: i64>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         let b_f64: f64 = diff_first(&xf64[i..]);
         let mut v0: i32 = ((a_i32) as i32);
         if false {
-            v0 = (((-33i32)).checked_mul(v0).unwrap_or(v0) ^ (!(v0).min(b_i32)));
+            v0 = ((0i32 | diff_mixed((b_i32).min(v0), 4294967295u32)) ^ ((v0 | a_i32) >> ((((a_u32) as u8) ^ 1u8) & 31u8)));
         } else {
-            v0 = (((a_i32 ^ a_i32) + (v0).checked_add(38i32).unwrap_or(23i32)) / 54i32);
+            v0 = ((((47u8) as i32) ^ (30i32 ^ v0))).abs();
         }
-        oi[i] = (27u16) as u64;
-        of[i] = ((match (33u32 % 8u32) { 0u32..=7u32 => ((-a_f32) / 9.5f32), _ => ((b_f32).sqrt()).sqrt() })) as f64;
+        oi[i] = ((((9223372036854775807i64 | a_i64) << ((0i64 | DiffPair { a: a_i64, b: a_i64 }.mixed()) & 63i64)) & (-23i64))) as u64;
+        of[i] = (((-3.875f32) + (((-1.125f32) / 9.5f32) - a_f32))) as f64;
     }
 }
 
@@ -2052,28 +2065,33 @@ pub fn diff_53(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
-        let mut v0: i32 = ((match (58u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
+        let mut v0: i32 = (DIFF_TABLE_I32[((58u32) % 6u32) as usize] * 1i32);
         if (matches!((32u32 % 8u32), 0u32 | 0u32) || ((-93i8) <= 92i8)) {
-            v0 = ((match (84u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
+            v0 = ((a_i32 / (((48i64) as i32) | 1i32))).saturating_add(((match (a_u32 % 8u32) { 5u32 => a_i32, 4u32 | 1u32 => 72i32, 4u32 | 0u32 => v0, _ => 75i32 }) ^ (match (24u32 % 8u32) { 7u32 | 5u32 => a_i32, 4u32..=7u32 => (-55i32), 7u32 => a_i32, _ => v0 })));
         } else {
-            v0 = a_i32;
+            v0 = (((-83i32)).checked_sub(v0).unwrap_or(a_i32) >> (((a_i32).checked_rem(v0).unwrap_or(a_i32) >> (((-1i64) & (-92i64)) & 31i64)) & 31i32));
         }
-        let mut v1: i8 = ((match (a_u32 % 8u32) { 5u32 => ((a_f32) as i8), 4u32 | 1u32 => 72i8, 4u32 | 0u32 => (-90i8), _ => ((a_i32) as i8) }) ^ (match (24u32 % 8u32) { 7u32 | 5u32 => ((a_i64) as i8), 4u32..=7u32 => (-55i8), 7u32 => ((a_f32) as i8), _ => (-1i8) }));
-        if (((-12.125f64) == (-11.5f64)) || ((-6.5f64) > a_f64)) {
-            v1 = ((((-83i8)).abs_diff(v1) as i8)).min((((a_i32) as i8) + 62i8));
+        let mut t1: [i32; 3] = [(a_i32 + v0); 3];
+        t1[1] = (a_i32).min(v0);
+        t1[2] = v0;
+        let mut v1: i32 = (v0 % (35i32 | 1i32));
+        for &v2 in t1.iter().rev() {
+            v1 = (a_i32 / (a_i32 | 1i32));
+        }
+        let mut v3: i32 = (if false { a_i32 } else { v0 });
+        if false {
+            v3 = (!80i32);
         } else {
-            v1 = (((-1i8) | ((a_i32) as i8)) + (v1 >> (a_i32 & 7i32)));
+            v3 = (-38i32);
         }
-        let v2: f64 = ((a_i32) as f64);
-        let mut c3: u32 = 0u32;
-        let v3: i32 = loop {
-            if c3 >= (((!a_u32)) % 4u32) {
-                break (((((((a_u32) as u16) | ((a_i64) as u16))) as i32) + a_i32));
-            }
-            c3 += 1u32;
-        };
-        oi[i] = (((if (a_i64 == a_i64) { ((a_f32) as i32) } else { a_i32 }) >> (((5u32 / (4294967295u32 | 1u32)) >> (35u16 & 31u16)) & 31u32))) as u64;
-        of[i] = ((DIFF_TABLE_F32.get(((a_u32) % 8u32) as usize).copied().unwrap_or(a_f32) / (((if ((-8.0f32) <= b_f32) { 25i16 } else { ((a_i32) as i16) })) as f32))) as f64;
+        let mut v4: i64 = (a_i64 * 5i64);
+        if ((((a_u32) as u16) * 16u16) != ((a_u32) as u16)) {
+            v4 = (0i64 | diff_or(None, a_i64));
+        } else {
+            v4 = (if true { v4 } else { a_i64 });
+        }
+        oi[i] = (((((((a_u32) as i8)) as u16) / ((89u16 << ((-79i16) & 15i16)) | 1u16)) % (((((a_i64) as u16) + ((a_i64) as u16))).min(((match (83u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)) | 1u16))) as u64;
+        of[i] = ((((match (81u32 % 8u32) { 2u32..=6u32 => ((17u16) as i16), 0u32 | 0u32 => ((a_u32) as i16), _ => (((a_i64) as i16) >> (a_i64 & 15i64)) })) as f64)) as f64;
     }
 }
 
@@ -2129,10 +2147,10 @@ pub fn diff_55(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         if (!((-44i64) > 93i64)) {
             v2 = (((0u16 >> (v0 & 15u16))) as i8);
         } else {
-            v2 = (v2).checked_add(((a_f32) as i8)).unwrap_or(v2);
+            v2 = (DIFF_TABLE_I8[((a_u32) % 6u32) as usize] * 1i8);
         }
-        oi[i] = (((DIFF_TABLE_I32[((59u32) % 6u32) as usize] * 1i32) % (((-17i32)).checked_add(2147483647i32).unwrap_or(a_i32) | 1i32))) as u64;
-        of[i] = ((-9.0f64)) as f64;
+        oi[i] = (16u16) as u64;
+        of[i] = (0.25f64) as f64;
     }
 }
 
@@ -2154,17 +2172,21 @@ pub fn diff_56(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
         let v0: u16 = (85u16 >> (((55u64) as i64) & 15i64));
-        let mut v1: u32 = (0u32 | diff_mixed((match (a_u32 % 8u32) { 4u32 | 6u32 => 33u32, 3u32..=4u32 => 26u32, _ => a_u32 }), a_u32));
-        diff_xor_into(&mut v1, ((match (34u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32));
+        let mut v1: u32 = (24u32).checked_div(31u32).unwrap_or(a_u32);
+        diff_xor_into(&mut v1, ((55u32 << (9223372036854775807i64 & 31i64)) & a_u32));
         let r1 = &mut v1;
-        *r1 ^= ((3.25f32) as u32);
-        let v2: f32 = (((!((a_u32) as u16))) as f32);
-        let mut v3: u64 = (((a_u32) as u64) << (if true { ((a_u32) as u16) } else { 15u16 }));
-        diff_xor_into(&mut v3, 78u64);
-        let r3 = &mut v3;
-        *r3 ^= ((match (v1 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
-        oi[i] = ((0u8 | (((((a_u32) as u8) & ((a_i64) as u8))).min((((a_i64) as u8) ^ 44u8))).diff_mix(v1))) as u64;
-        of[i] = (((-7.875f64) / DIFF_TABLE_F64.get(((a_u32) % 8u32) as usize).copied().unwrap_or(5.25f64))) as f64;
+        *r1 ^= (a_u32 ^ a_u32);
+        let v2: i8 = ((match (b_u32 % 8u32) { 1u32..=6u32 => (67i8 ^ ((a_u32) as i8)), 1u32 => (match (a_u32 % 8u32) { 3u32..=5u32 => 94i8, 5u32 | 7u32 => ((a_i64) as i8), _ => (-84i8) }), 6u32 => (7i8).min(((a_i64) as i8)), _ => ((a_u32) as i8) }) & (!(match (v1 % 8u32) { 1u32..=4u32 => ((a_f32) as i8), 0u32..=5u32 => (-1i8), 0u32..=2u32 => (-94i8), _ => 28i8 })));
+        assert!((((1u32 % 256u32) != 7u32) || ((8.75f32).sqrt() <= (match (4294967295u32 % 8u32) { 0u32..=2u32 => (-2.75f32), _ => 10.875f32 }))));
+        let mut v3: u32 = (((a_u32 >> (((a_f32) as u16) & 31u16)) & v1) | ((if false { a_u32 } else { a_u32 }) - v1));
+        if true {
+            v3 = 67u32;
+        } else {
+            v3 = (if (0.1f64 >= 0.0f64) { ((if false { b_u32 } else { 16u32 }) >> ((64u64).min(a_u64) & 31u64)) } else { (!(82u32 >> ((a_i64) as u16))) });
+        }
+        assert!((((13u32 % 256u32) != 7u32) || ((!a_u64) < a_u64)));
+        oi[i] = ((((!a_u32)).min((1u32).checked_div(v1).unwrap_or(a_u32)) & ((DIFF_TABLE_U32[((52u32) % 6u32) as usize] * 1u32)).max(a_u32))) as u64;
+        of[i] = (((-8.875f64) / a_f64)) as f64;
     }
 }
 
@@ -2198,16 +2220,18 @@ pub fn diff_57<const K: i8>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u6
             }
         }
         let mut v1: u16 = (((-2147483648i32)) as u16);
-        for j2 in (u32::MAX - (((67u32).saturating_add(b_u32)) % 4u32))..=u32::MAX {
-            v1 = (34u16 / (((a_i32) as u16) | 1u16));
+        for j2 in ((((DIFF_TABLE_U32[((24u32) % 6u32) as usize] * 1u32)) % 8u32)..(((30u32).max(34u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v1 = (!v1);
         }
-        let v2: u8 = 7u8;
-        let mut v3: u32 = (((83u32 >> (14u32 & 31u32)) & (12u32 & 290490574u32))).max(((a_u32 << ((-9223372036854775808i64) & 31i64)) & ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)));
-        for j3 in (0u32..=(((DIFF_TABLE_U32[((2u32) % 6u32) as usize] * 1u32)) % 4u32)).rev() {
-            v3 = ((7u32 ^ (37u32 - 10u32)) ^ ((4294967295u32).max(a_u32) << (v3 & 31u32)));
+        let mut v2: i8 = ((75i32) as i8);
+        for j3 in (0u32..=((a_u32) % 4u32)).rev() {
+            v2 = ((14u8) as i8);
         }
-        oi[i] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)) as u64;
-        of[i] = (1.7e308f64) as f64;
+        assert!((((5u32 % 256u32) != 7u32) || (true && (a_f32 != v0))));
+        let v3: i64 = a_i64;
+        assert!((((92u32 % 256u32) != 7u32) || matches!((31u32 % 8u32), 0u32..=2u32)));
+        oi[i] = (v3) as u64;
+        of[i] = (((((-a_f32) / (a_f32 - v0))) as f32)) as f64;
     }
 }
 
@@ -2232,7 +2256,7 @@ pub fn diff_58(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         diff_xor_into(&mut v0, a_i64);
         let r0 = &mut v0;
         *r0 ^= ((-25i64) + a_i64);
-        oi[i] = (((((0i64 | DiffPair::new(a_i64, a_i64).b)) as i32) % (((a_i32).saturating_mul(45i32) ^ (a_i32 % ((-1i32) | 1i32))) | 1i32))) as u64;
+        oi[i] = ((((((-51i64)).rem_euclid(v0)) as i32) % ((45i32).saturating_mul((a_i32 % ((-1i32) | 1i32))) | 1i32))) as u64;
         of[i] = (((-2.875f64) + ((a_f64 + 8.125f64) * ((21u8) as f64)))) as f64;
     }
 }
@@ -2315,15 +2339,21 @@ pub fn diff_61(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let v0: u8 = ((a_i32) as u8);
         assert!((((1u32 % 256u32) != 7u32) || true));
         let mut v1: f64 = ((a_f64).sqrt()).sqrt();
-        for j0 in (0u32..=(((0u32 | diff_mixed(42u32, a_u32))) % 4u32)).rev() {
-            v1 = (((v0 << (20u32 & 7u32))) as f64);
+        for j0 in ((((42u32).checked_div(a_u32).unwrap_or(90u32)) % 8u32)..(((75u32 << (20u32 & 31u32))) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v1 = ((17u32) as f64);
         }
-        let v2: u64 = 17u64;
-        let v3: u16 = ((match (34u32 % 8u32) { 3u32 => ((a_f32) as u16), 2u32..=3u32 => ((a_i32) as u16), _ => 79u16 }) | (94u16 << (-55i32)));
+        let v2: u16 = ((match (34u32 % 8u32) { 3u32 => ((a_f32) as u16), 2u32..=3u32 => ((a_i32) as u16), _ => 79u16 }) | (94u16 << (-55i32)));
         assert!((((a_u32 % 256u32) != 7u32) || matches!((21u32 % 8u32), 3u32 | 1u32)));
-        let v4: u64 = 48u64;
-        oi[i] = ((((((a_i32) as u8) % (((a_u32) as u8) | 1u8)) - (!v0)) << ((a_i64) as u16))) as u64;
-        of[i] = ((-(match (1u32 % 8u32) { 7u32 | 4u32 => 6.625f64, 1u32 => (if matches!((31u32 % 8u32), 7u32) { a_f64 } else { 4.5f64 }), 2u32 => (-a_f64), _ => ((-11.625f64) / a_f64) }))) as f64;
+        let v3: u64 = 48u64;
+        let mut c4: u32 = 0u32;
+        let v4: i32 = loop {
+            if c4 >= (((!a_u32)) % 4u32) {
+                break (a_i32);
+            }
+            c4 += 1u32;
+        };
+        oi[i] = (((((a_f64 * v1)) as i16) % ((if (!false) { (((a_u32) as i16) | 53i16) } else { ((31i32) as i16) }) | 1i16))) as u64;
+        of[i] = (DIFF_TABLE_F64.get(((31u32) % 8u32) as usize).copied().unwrap_or(a_f64)) as f64;
     }
 }
 
@@ -2398,20 +2428,25 @@ pub fn diff_63(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let v1: f32 = (if true { 16777216.0f32 } else { a_f32 });
         let mut v2: f32 = (((-37i8)) as f32);
         'l2: for j2 in 0u32..(((40u32 >> (a_u64 & 31u64))) % 3u32) {
-            for j3 in 0u32..(((21u32).checked_rem(88u32).unwrap_or(a_u32)) % 3u32) {
-                if (false && true) {
+            for j3 in 0u32..(((0u32 | diff_or(None, 88u32))) % 3u32) {
+                if (a_i32 >= 93i32) {
                     break 'l2;
                 }
-                if false {
+                if true {
                     continue 'l2;
                 }
-                v2 = (match (4294967295u32 % 8u32) { 2u32 => v1, 6u32 | 5u32 => a_f32, 6u32..=7u32 => (-3.125f32), _ => 2.0f32 });
+                v2 = ((30u64) as f32);
             }
         }
-        let t3: [u8; 3] = [((match (58u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8), (79u8 - 48u8), ((a_i32) as u8)];
-        let v3: u8 = t3.iter().copied().fold(128u8, |v3, v4| ((match (60u32 % 8u32) { 2u32..=2u32 => (((a_i64) as u8) + ((a_f32) as u8)), 5u32 | 5u32 => (((a_i64) as u8)).min(v4), _ => ((a_u32) as u8) }) - ((DIFF_TABLE_U8[((77u32) % 6u32) as usize] * 1u8)).min((v3 * ((a_u32) as u8)))));
-        oi[i] = (((a_u64 | (64u64).min(98u64)) % (a_u64 | 1u64))) as u64;
-        of[i] = (((((4.875f32 + a_f32)) as f32) * (-((a_i32) as f32)))) as f64;
+        let mut t3: [u64; 3] = [(a_u64 + ((a_u64 % (44u64 | 1u64))).div_euclid((a_u64).max(a_u64))); 3];
+        t3[1] = (!(0u64 | diff_mixed((49u64 * b_u64), 79u32)));
+        t3[2] = 48u64;
+        let mut v3: u64 = a_u64;
+        for &v4 in t3.iter().skip(1) {
+            v3 = (!(((false) as u64) ^ (match (65u32 % 8u32) { 7u32 => a_u64, _ => a_u64 })));
+        }
+        oi[i] = ((87i8).min((((DIFF_TABLE_F64[((a_u32) % 6u32) as usize] * 1.0f64)) as i8))) as u64;
+        of[i] = ((match (4181161790u32 % 8u32) { 0u32 => (a_f32 - (-a_f32)), 4u32 => (((if false { a_i32 } else { (-28i32) })) as f32), 5u32 => (((((a_f32) as u16)) as f32) + a_f32), _ => (((a_i32 - a_i32)) as f32) })) as f64;
     }
 }
 
@@ -2434,8 +2469,8 @@ pub fn diff_64<const K: i32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         let b_f64: f64 = diff_first(&xf64[i..]);
         let v0: u64 = (((18u64 << a_i64)).max((match (48u32 % 8u32) { 0u32 | 6u32 => a_u64, _ => 36u64 })) ^ a_u64);
         let v1: i32 = K;
-        oi[i] = ((43i8).checked_div((-50i8)).unwrap_or(127i8)) as u64;
-        of[i] = ((((a_f64 + a_f64) + (9007199254740992.0f64 * 9.0f64)) - (10.625f64 / (match (70u32 % 8u32) { 1u32..=3u32 => 3.0f64, _ => a_f64 })))) as f64;
+        oi[i] = (((match (b_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) as u64;
+        of[i] = (((a_f64 + a_f64)).sqrt()) as f64;
     }
 }
 
@@ -2466,19 +2501,22 @@ pub fn diff_65(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         }
         let mut v3: f64 = (10.125f64 / (-1.75f64));
         'l3: for j0 in 0u32..(((84u32 * a_u32)) % 3u32) {
-            for j1 in 0u32..((((match (j0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 3u32) {
-                if (239u8 < 0u8) {
+            for j1 in 0u32..(((a_u32).pow((j0) as u32 & 7)) % 3u32) {
+                if (38u8 <= 66u8) {
                     break 'l3;
                 }
-                if false {
+                if ((-3i32) <= a_i32) {
                     continue 'l3;
                 }
-                v3 = (match (a_u32 % 8u32) { 0u32 => (-6.625f64), _ => a_f64 });
+                v3 = ((-11.75f64) * v3);
             }
         }
-        let v4: u32 = ((!a_u32)).rem_euclid((((73i16) as u32) ^ (53u32).checked_mul(29u32).unwrap_or(83u32)));
-        oi[i] = (((match (100u32 % 8u32) { 5u32..=6u32 => ((-73i32) / (a_i32 | 1i32)), 5u32 | 6u32 => (a_i32 * (-76i32)), 1u32 | 1u32 => 31i32, _ => 1i32 }) * ((31i32 >> 56u64) | (a_i32 ^ a_i32)))) as u64;
-        of[i] = (((3.25f32 + ((15i16) as f32)) - ((DIFF_TABLE_F64.get(((a_u32) % 8u32) as usize).copied().unwrap_or((-7.75f64))) as f32))) as f64;
+        let mut v4: f32 = ((a_i32) as f32);
+        for j2 in (0u32..((a_u32) % 4u32)).rev() {
+            v4 = (((((a_i32) as u8) >> ((if matches!((10u32 % 8u32), 1u32) { 15u16 } else { ((a_i64) as u16) }) & 7u16))) as f32);
+        }
+        oi[i] = ((!((a_u64).checked_mul(a_u64).unwrap_or(7u64)).min((if false { 76u64 } else { 36u64 })))) as u64;
+        of[i] = (((if (!(v4 > v2)) { ((-7.0f32)).abs() } else { (a_f32 - v2) }) / (if (13u64 != 65u64) { ((a_i32) as f32) } else { (if true { v2 } else { a_f32 }) }))) as f64;
     }
 }
 
@@ -2536,7 +2574,7 @@ pub fn diff_67(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
         let mut v0: u8 = ((a_u32) as u8);
-        if ((0i64 | (a_i64).diff_mix(82u32)) > (a_i64 | (-55i64))) {
+        if ((DIFF_TABLE_I64[((62u32) % 6u32) as usize] * 1i64) > ((-78i64) ^ 0i64)) {
             v0 = ((a_i32) as u8);
         } else {
             v0 = (((62u8) as u8) << (30i16 - 34i16));
@@ -2597,13 +2635,13 @@ pub fn diff_69<const K: i16>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
-        let mut v0: u64 = (0u64 | ((15261259909669596395u64 ^ a_u64)).diff_mix(0u32));
-        for j0 in (0u32..(((a_u32 + 84347124u32)) % 4u32)).rev() {
-            v0 = (if (true && false) { (a_u64 >> (33u64 & 63u64)) } else { (43u64 >> (22u64 & 63u64)) });
+        let mut v0: u64 = (a_u64).checked_sub(3u64).unwrap_or(2468509057914261649u64);
+        for j0 in (0u32..=(((a_u32 ^ a_u32)) % 4u32)).rev() {
+            v0 = (!((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64));
         }
-        assert!((((a_u32 % 256u32) != 7u32) || (false || (!false))));
-        oi[i] = (a_u64) as u64;
-        of[i] = ((((((-39i8) << a_u32)) as f32)).sqrt()) as f64;
+        assert!((((28u32 % 256u32) != 7u32) || (!false)));
+        oi[i] = ((match (510129307u32 % 8u32) { 5u32 | 0u32 => (!(((-87i8)) as u16)), 6u32 | 5u32 => (!(match (b_u32 % 8u32) { 0u32 => 70u16, 6u32 => ((a_i64) as u16), 2u32 => ((a_u32) as u16), _ => ((a_i32) as u16) })), _ => ((a_f32) as u16) })) as u64;
+        of[i] = ((((((-39i8) << a_u32)) as f64)).sqrt()) as f64;
     }
 }
 
@@ -2633,7 +2671,7 @@ pub fn diff_70(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
                 if (!(97u32 != 1u32)) {
                     continue 'l0;
                 }
-                v0 = (0i8 | (((a_i32) as i8)).diff_mix(81u32));
+                v0 = (((a_i32) as i8)).saturating_sub(81i8);
             }
         }
         let v1: i64 = (match (4294967295u32 % 8u32) { 4u32..=6u32 => ((-38i64)).min(62i64), _ => (a_i64).abs() });
@@ -2642,9 +2680,9 @@ pub fn diff_70(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let r2 = &mut v2;
         *r2 ^= (a_u32).checked_sub(a_u32).unwrap_or(0u32);
         let mut v3: i8 = (match (52u32 % 8u32) { 6u32 => (((a_f32) as i8) ^ (-27i8)), 4u32 | 3u32 => (29i8).abs(), 0u32..=1u32 => (((a_i64) as i8)).abs(), _ => (match (59u32 % 8u32) { 1u32..=6u32 => ((a_i32) as i8), _ => ((a_f32) as i8) }) });
-        'l3: for j2 in 0u32..(((a_u32).saturating_mul(v2)) % 3u32) {
-            for j3 in 0u32..(((if (1e-40f32 >= (-0.75f32)) { j2 } else { v2 })) % 3u32) {
-                if (a_u64 < a_u64) {
+        'l3: for j2 in 0u32..(((DIFF_TABLE_U32[((v2) % 6u32) as usize] * 1u32)) % 3u32) {
+            for j3 in 0u32..(((((-8.75f64)) as u32)) % 3u32) {
+                if (((-6i16) > (-13i16)) && (a_u64 < a_u64)) {
                     break 'l3;
                 }
                 if (12u16 < 90u16) {
@@ -2653,8 +2691,8 @@ pub fn diff_70(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
                 v3 = (!(32i8 ^ v3));
             }
         }
-        oi[i] = ((((DIFF_TABLE_U8[((1209508383u32) % 6u32) as usize] * 1u8)) as u32)) as u64;
-        of[i] = ((-(((-73i8)) as f64))) as f64;
+        oi[i] = ((((49u8).checked_rem(18u8).unwrap_or(14u8)) as u32)) as u64;
+        of[i] = ((((((-9223372036854775808i64)) as f64) + (a_f64 - a_f64)) - ((DIFF_TABLE_F64[((53u32) % 6u32) as usize] * 1.0f64) - ((-0.25f64) - a_f64)))) as f64;
     }
 }
 
@@ -2675,24 +2713,13 @@ pub fn diff_71<const K: u32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
-        let mut v0: i8 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
-        diff_xor_into(&mut v0, (match (a_u32 % 8u32) { 0u32..=6u32 => ((!(-128i8)) % (((a_f32) as i8) | 1i8)), 4u32 => (((-a_f64)) as i8), 3u32 | 1u32 => (59i8 ^ (!(-99i8))), _ => ((!((a_u32) as i8)) >> ((94u32 ^ 20u32) & 7u32)) }));
+        let mut v0: i8 = (0i8 | diff_or(None, ((0i8 | diff_or(None, ((a_i64) as i8))) | ((a_f32) as i8))));
+        diff_xor_into(&mut v0, (((((((a_i32) as i8)) as i64) % a_i64)) as i8));
         let r0 = &mut v0;
-        *r0 ^= (7i8 % (0i8 | 1i8));
-        let mut v1: f64 = ((((v0).checked_rem(((a_i64) as i8)).unwrap_or(v0)) as f64) * ((match (K % 8u32) { 2u32..=5u32 => 0.0f64, 0u32 => 0.0f64, 1u32 => 5e-324f64, _ => a_f64 }) * (if (67i16 <= ((a_i64) as i16)) { a_f64 } else { a_f64 })));
-        'l1: for j0 in 0u32..((90u32) % 3u32) {
-            for j1 in 0u32..(((!a_u32)) % 3u32) {
-                if (!(0i16 == 12i16)) {
-                    break 'l1;
-                }
-                if true {
-                    continue 'l1;
-                }
-                v1 = (((v1 * a_f64) * ((-4.0f64) + (-11.25f64))) + ((((55u64) as i8)) as f64));
-            }
-        }
-        oi[i] = (((((if matches!((a_u32 % 8u32), 0u32) { 68i16 } else { (-26i16) }) >> ((DIFF_TABLE_I16[((93u32) % 6u32) as usize] * 1i16) & 15i16))) as u64)) as u64;
-        of[i] = ((match (b_u32 % 8u32) { 1u32..=1u32 => ((47u64) as f64), 1u32..=6u32 => (DIFF_TABLE_F64.get(((b_u32) % 8u32) as usize).copied().unwrap_or(0.0f64) * (match (b_u32 % 8u32) { 6u32..=7u32 => a_f64, _ => a_f64 })), 0u32..=5u32 => ((4294967295u32) as f64), _ => (v1 / a_f64) })) as f64;
+        *r0 ^= (59i8).min(1i8);
+        let v1: i16 = (-22i16);
+        oi[i] = ((((if true { (-47i16) } else { (-95i16) }) << ((match (a_u32 % 8u32) { 2u32 => 34i8, _ => v0 }) & 15i8)) << ((-(v0 % ((-34i8) | 1i8))) & 15i8))) as u64;
+        of[i] = (a_f64) as f64;
     }
 }
 
@@ -2768,11 +2795,12 @@ pub fn diff_73(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         }
         let v3: u32 = 1u32;
         let mut v4: i64 = (-34i64);
-        for j0 in (0u32..(((0u32 | diff_mixed(b_u32, a_u32))) % 4u32)).rev() {
-            v4 = ((v4).min(v4) * (a_i64 >> (v4 & 63i64)));
+        for j0 in ((((b_u32).checked_add(a_u32).unwrap_or(59u32)) % 8u32)..(((v3).min(v3)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v4 = ((b_i64 * v4)).min((if true { a_i64 } else { a_i64 }));
         }
+        assert!((((51u32 % 256u32) != 7u32) || (b_f64 != a_f64)));
         oi[i] = (a_i64) as u64;
-        of[i] = (v0) as f64;
+        of[i] = (((v2 + ((-6.25f32) - (-7.875f32)))).sqrt()) as f64;
     }
 }
 
@@ -2821,17 +2849,22 @@ pub fn diff_75(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
-        let mut t0: [u32; 3] = [((match (78u32 % 8u32) { 3u32..=7u32 => 4294967295u32, _ => 13u32 })).saturating_mul(a_u32); 3];
-        t0[1] = 4294967295u32;
-        t0[2] = 5u32;
-        let mut v0: u32 = (((76u64 << (217u8 & 63u8))) as u32);
-        for &v1 in t0.iter().skip(1) {
-            v0 = ((a_u32).checked_mul(v0).unwrap_or(89u32) & v0);
+        let mut t0: [u32; 3] = [(a_u32).checked_div(78u32).unwrap_or(a_u32); 3];
+        t0[1] = (match (4294967295u32 % 8u32) { 2u32 | 0u32 => a_u32, 1u32..=2u32 => 35u32, 0u32 => (!4294967295u32), _ => (45u32 << (65535u16 & 31u16)) });
+        t0[2] = (if (false && false) { (a_u32 ^ 0u32) } else { (0u32).checked_div(a_u32).unwrap_or(a_u32) });
+        let mut v0: u32 = a_u32;
+        for &v1 in t0.iter() {
+            v0 = v0;
         }
-        let v2: f32 = (((((a_i64 >> (70u32 & 63u32))) as i8)) as f32);
-        let v3: i16 = ((if true { 16i16 } else { (-82i16) }) + (-((a_u32) as i16)));
-        oi[i] = ((if ((a_i64 * (-45i64)) <= 62i64) { ((a_i32) as u8) } else { (20u8).checked_div(255u8).unwrap_or(7u8) })) as u64;
-        of[i] = ((((v2).abs() - (10.625f32 / v2)) + ((-a_f32) + (a_f32 - 16777216.0f32)))) as f64;
+        let mut v2: f32 = ((a_f32 + 0.0f32)).abs();
+        if ((((a_i32) as u8) + ((a_f32) as u8)) != 59u8) {
+            v2 = (a_f32 - (a_f32 + 0.625f32));
+        } else {
+            v2 = (DIFF_TABLE_F32[((a_u32) % 6u32) as usize] * 1.0f32);
+        }
+        let v3: f32 = (v2 * (a_f32).abs());
+        oi[i] = (((a_f32) as u8)) as u64;
+        of[i] = ((8.375f32 * (-DIFF_TABLE_F32.get(((a_u32) % 8u32) as usize).copied().unwrap_or((-5.25f32))))) as f64;
     }
 }
 
@@ -2855,23 +2888,23 @@ pub fn diff_76<const K: u8>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u6
         let v0: i64 = a_i64;
         let mut v1: i32 = (if matches!((87u32 % 8u32), 1u32..=2u32) { ((-89i32) >> (b_u32 & 31u32)) } else { ((2.875f64) as i32) });
         for j0 in (u32::MAX - (((9u32 << (((a_i64) as i8) & 31i8))) % 4u32))..=u32::MAX {
-            v1 = ((a_i32).min(a_i32)).rem_euclid((v1 >> (v1 & 31i32)));
+            v1 = ((match (24u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
         }
-        assert!((((61u32 % 256u32) != 7u32) || ((a_u32 | 3421983593u32) >= (a_u32 / (66u32 | 1u32)))));
-        let mut t2: [u32; 3] = [31u32; 3];
-        t2[1] = (match (31u32 % 8u32) { 2u32 => (7u32 >> (b_i32 & 31i32)), 7u32 | 1u32 => a_u32, _ => ((v1) as u32) });
-        t2[2] = ((DIFF_TABLE_U32[((a_u32) % 6u32) as usize] * 1u32)).min(((a_f32) as u32));
-        let mut v2: u32 = (if (((a_i64) as u8) <= 69u8) { 95u32 } else { (90u32 << a_i64) });
-        for &v3 in t2.iter().step_by(2) {
-            v2 = v3;
+        assert!((((1u32 % 256u32) != 7u32) || ((if (80u16 > ((a_f32) as u16)) { a_u64 } else { 53u64 }) >= ((a_i32) as u64))));
+        let v2: u8 = ((25u8 << (((a_f32) as i16) & 7i16)) >> ((!0u16) & 7u16));
+        let mut v3: u8 = (((a_u32) as u8) << ((((-a_f64)) as i32) & 7i32));
+        diff_xor_into(&mut v3, ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)) as u8));
+        let r3 = &mut v3;
+        *r3 ^= (((a_f32) as u8) % (v2 | 1u8));
+        let mut t4: [i32; 3] = [(match (a_u32 % 8u32) { 0u32..=4u32 => 95i32, 5u32 => ((match (8u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32), 4u32 | 1u32 => v1, _ => (1i32).max(a_i32) }); 3];
+        t4[1] = (-75i32);
+        t4[2] = (((10.5f64 - a_f64)) as i32);
+        let mut v4: i32 = (((match (31u32 % 8u32) { 0u32..=0u32 => a_f32, _ => 10.375f32 })) as i32);
+        for &v5 in t4.iter().skip(1) {
+            v4 = (0i32 | diff_or(Some((a_i32 / (14i32 | 1i32))), ((3.4e38f32) as i32)));
         }
-        let mut v4: f64 = a_f64;
-        for j1 in (0u32..(((a_u32 | a_u32)) % 4u32)).rev() {
-            v4 = DIFF_TABLE_F64.get(((84u32) % 8u32) as usize).copied().unwrap_or(a_f64);
-        }
-        let v5: f64 = ((a_f64 + ((a_f32) as f64)) + a_f64);
-        oi[i] = (((!(127i8 + 127i8)) << (((((3.4e38f32) as u32)) as u32) & 7u32))) as u64;
-        of[i] = ((-((v4 + 6.25f64) - (v5).sqrt()))) as f64;
+        oi[i] = ((!((0u16 * 54u16) + (65535u16).max(50u16)))) as u64;
+        of[i] = ((((if false { a_f64 } else { a_f64 }) * (DIFF_TABLE_F64[((a_u32) % 6u32) as usize] * 1.0f64))).sqrt()) as f64;
     }
 }
 
@@ -2906,9 +2939,10 @@ pub fn diff_77<const K: u32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         *r3 ^= 8u8;
         let mut v4: u32 = (((v2 / a_f32)) as u32);
         for j0 in ((((DIFF_TABLE_U32[((K) % 6u32) as usize] * 1u32)) % 8u32)..((46u32) % 16u32)).step_by(((K) % 3u32) as usize) {
-            v4 = ((K + j0)).pow(((v4).saturating_mul(K)) as u32 & 7);
+            v4 = (b_u32).checked_sub(a_u32).unwrap_or(j0);
         }
-        oi[i] = (((((((-59i64)) as f32)) as i64)).max(((b_i64 * a_i64) & ((3i32) as i64)))) as u64;
+        assert!((((K % 256u32) != 7u32) || (!(5e-324f64 >= 5.5f64))));
+        oi[i] = ((-((((a_i32) as i8) * ((a_f32) as i8)) & ((3i32) as i8)))) as u64;
         of[i] = ((match (a_u32 % 8u32) { 6u32 | 4u32 => ((-a_f64) - ((63i16) as f64)), _ => (((v4 << (b_i32 & 31i32))) as f64) })) as f64;
     }
 }
@@ -2947,8 +2981,8 @@ pub fn diff_78(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
             v1 = ((if false { v1 } else { a_i64 }) << ((a_u64 | b_u64) & 63u64));
         }
         let v2: i32 = (a_i32).min(64i32);
-        oi[i] = ((((DIFF_TABLE_I64[((a_u32) % 6u32) as usize] * 1i64)).pow(((a_i64).max(a_i64)) as u32 & 7) / (((!a_i64) >> ((if false { 1u64 } else { a_u64 }) & 63u64)) | 1i64))) as u64;
-        of[i] = ((match (42u32 % 8u32) { 2u32..=4u32 => ((DIFF_TABLE_F32[((3029844363u32) % 6u32) as usize] * 1.0f32) - (1e-40f32).sqrt()), 1u32 | 1u32 => ((a_f32 - a_f32) + (0.0f32 + a_f32)), 6u32 => (((-0.0f32) + a_f32) * (-5.5f32)), _ => (((a_i32 | a_i32)) as f32) })) as f64;
+        oi[i] = (((0i64 | diff_mixed(((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64), 16u32)) / ((((v1 >> (a_u64 & 63u64))) as i64) | 1i64))) as u64;
+        of[i] = ((((-7.625f32) + (-b_f32)) / (match (4012174712u32 % 8u32) { 5u32 | 0u32 => (a_f32).abs(), 0u32..=2u32 => (match (83u32 % 8u32) { 4u32..=7u32 => a_f32, 1u32 | 6u32 => a_f32, 3u32..=4u32 => 0.0f32, _ => a_f32 }), 6u32 => (0.1f32 * (-2.375f32)), _ => (-7.5f32) }))) as f64;
     }
 }
 
@@ -2972,9 +3006,9 @@ pub fn diff_79<const K: u32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         let v0: u8 = ((a_f64) as u8);
         assert!((((50u32 % 256u32) != 7u32) || (((a_f64) as i16) < (32767i16 % ((-1i16) | 1i16)))));
         let v1: u32 = a_u32;
-        let mut v2: i64 = (((-68i64)).abs() << ((22i32).checked_sub((-7i32)).unwrap_or((-95i32)) & 63i32));
-        if (47i16 <= ((a_f32) as i16)) {
-            v2 = (if (!((-0.0f64) > 1.7e308f64)) { (v2).min(v2) } else { v2 });
+        let mut v2: i64 = (((-97i64) % (-68i64)) >> ((0i32 | diff_or(Some(22i32), (-7i32))) & 63i32));
+        if ((!false) && (false && (((a_u32) as i8) != 0i8))) {
+            v2 = (v2).min(v2);
         } else {
             v2 = ((a_i64 * v2)).abs();
         }
@@ -3040,19 +3074,23 @@ pub fn diff_81(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let mut c3: u32 = 0u32;
         let v3: u8 = loop {
             if c3 >= ((a_u32) % 4u32) {
-                break ((((a_f32) as u8)).checked_mul(((a_u32) as u8)).unwrap_or(31u8));
+                break ((((((a_f32) as u8) * 53u8)).abs_diff(((a_u32) as u8)) as u8));
             }
             c3 += 1u32;
         };
-        let v4: u64 = a_u64;
-        let mut v5: u32 = 91u32;
-        if (((match (54u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64) > 95i64) {
-            v5 = (v5 >> 37u16);
-        } else {
-            v5 = v5;
+        let mut v4: u8 = ((if ((-11.375f64) >= (-7.875f64)) { ((a_i32) as u8) } else { 54u8 }) % (95u8 | 1u8));
+        for j0 in (0u32..(((98u32 % (a_u32 | 1u32))) % 4u32)).rev() {
+            v4 = (if (76u32 == j0) { (if ((-12i8) >= 81i8) { 67u8 } else { 76u8 }) } else { 88u8 });
         }
-        oi[i] = ((DIFF_TABLE_I16[((v5) % 6u32) as usize] * 1i16)) as u64;
-        of[i] = ((-(((v3 << (a_i64 & 7i64))) as f32))) as f64;
+        let mut v5: i8 = ((0i8 | diff_mixed(((-6i8)).min(((a_u32) as i8)), 18u32)) / (84i8 | 1i8));
+        if (!(!false)) {
+            v5 = (DIFF_TABLE_I8[((16u32) % 6u32) as usize] * 1i8);
+        } else {
+            v5 = ((((((a_u32) as i8) & v5) << ((v0 << (42u16 & 31u16)) & 7i32))) as i8);
+        }
+        assert!((((a_u32 % 256u32) != 7u32) || ((if false { 32767i16 } else { 38i16 }) >= ((5i64) as i16))));
+        oi[i] = ((((0i64 | DiffPair { a: a_i64, b: a_i64 }.mixed()) ^ (47i64 * a_i64)) * (0i64 | ((!b_i64)).diff_mix(30u32)))) as u64;
+        of[i] = ((DIFF_TABLE_F32.get(((0u32) % 8u32) as usize).copied().unwrap_or(v1)).abs()) as f64;
     }
 }
 
@@ -3126,19 +3164,16 @@ pub fn diff_83(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
                 if (3.4e38f32 < a_f32) {
                     continue 'l3;
                 }
-                v3 = ((match (a_u32 % 8u32) { 0u32..=2u32 => ((v3) as i8), _ => (48i8 * ((a_u32) as i8)) })).pow(((((a_i64) as i8) * (0i8 | diff_mixed(39i8, 12u32)))) as u32 & 7);
+                v3 = (DIFF_TABLE_I8[((a_u32) % 6u32) as usize] * 1i8);
             }
         }
-        let mut c4: u32 = 0u32;
-        let v4: f64 = loop {
-            if c4 >= (((a_u32 - 62u32)) % 4u32) {
-                break ((DIFF_TABLE_F64.get(((a_u32) % 8u32) as usize).copied().unwrap_or(a_f64) * (0.0f64 + a_f64)));
-            }
-            c4 += 1u32;
-        };
-        let v5: f64 = a_f64;
-        oi[i] = ((((100i16 / ((if (43u64 <= 24u64) { (-88i16) } else { (-1i16) }) | 1i16))) as i16)) as u64;
-        of[i] = ((((v3) as f64) + ((((((a_f32) as u16)) as i64)) as f64))) as f64;
+        let v4: i64 = (((0i8 | ((!48i8)).diff_mix(a_u32))) as i64);
+        let mut v5: i16 = (!((((a_u32) as u16)) as i16));
+        for j3 in (0u32..=(((if matches!((a_u32 % 8u32), 4u32 | 5u32) { 62u32 } else { 70u32 })) % 4u32)).rev() {
+            v5 = (if ((0.1f32 + a_f32) == (3.4e38f32 - (-6.0f32))) { (if (false && ((-10i8) >= ((a_u32) as i8))) { ((-88i16)).saturating_mul((-1i16)) } else { (v5 ^ ((a_f32) as i16)) }) } else { v5 });
+        }
+        oi[i] = (((((a_f32) as u16)) as u16)) as u64;
+        of[i] = (((((a_f32) as u16)) as f64)) as f64;
     }
 }
 
@@ -3159,13 +3194,11 @@ pub fn diff_84(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
-        let v0: i8 = (((0i64 | DiffPair { a: (a_i64).abs(), b: ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64) }.mixed())) as i8);
-        let mut v1: i8 = (0i8 | diff_mixed(((a_i32) as i8), a_u32));
-        diff_xor_into(&mut v1, (((a_i32) as i8)).checked_mul(v0).unwrap_or(v0));
-        let r1 = &mut v1;
-        *r1 ^= (((a_f32) as i8)).abs();
-        oi[i] = (((match (10u32 % 8u32) { 2u32..=2u32 => 49u8, 3u32 => (((a_i64) as u8)).checked_add(((a_i32) as u8)).unwrap_or(1u8), _ => ((((a_i64) as u8)) as u8) }) - (15u8 / (((a_u32) as u8) << (60i64 & 7i64))))) as u64;
-        of[i] = ((((!(15i16 >> (((a_i32) as i16) & 15i16)))) as f64)) as f64;
+        let v0: i8 = ((((match (a_u32 % 8u32) { 6u32 => b_i64, 0u32 | 6u32 => (-92i64), 0u32 => 9223372036854775807i64, _ => a_i64 })).saturating_mul((0i64 - a_i64))) as i8);
+        assert!((((74u32 % 256u32) != 7u32) || ((a_f32 < a_f32) || true)));
+        let v1: i32 = ((35i32) as i32);
+        oi[i] = (15u16) as u64;
+        of[i] = (((3.75f64 * (((-51i16)) as f64)) - ((((65535u16) as f32)) as f64))) as f64;
     }
 }
 
@@ -3234,25 +3267,30 @@ pub fn diff_86<const K: i16>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         assert!((((a_u32 % 256u32) != 7u32) || (!true)));
         let mut v1: i8 = ((((a_f32) as i8) ^ ((a_i64) as i8)) + ((-11i8)).abs());
         'l1: for j0 in 0u32..(((25u32 << (a_u32 & 31u32))) % 3u32) {
-            for j1 in 0u32..(((DIFF_TABLE_U32[((28u32) % 6u32) as usize] * 1u32)) % 3u32) {
-                if (true || (51u16 == 0u16)) {
+            for j1 in 0u32..(((31u32).saturating_mul(49u32)) % 3u32) {
+                if ((51u16 == 0u16) && true) {
                     break 'l1;
                 }
-                if (!false) {
+                if matches!((58u32 % 8u32), 6u32 | 6u32) {
                     continue 'l1;
                 }
-                v1 = v1;
+                v1 = ((if true { ((a_u32) as i8) } else { 84i8 }) - (match (a_u32 % 8u32) { 1u32 => ((a_u32) as i8), _ => v1 }));
             }
         }
-        let mut c2: u32 = 0u32;
-        let v2: u8 = loop {
-            if c2 >= ((((match (70u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32) {
-                break (4u8);
+        let mut v2: u64 = ((23u64 & 55u64) & ((a_f32) as u64));
+        'l2: for j2 in 0u32..((((4.875f32) as u32)) % 3u32) {
+            for j3 in 0u32..(((21u32 - a_u32)) % 3u32) {
+                if (76i32 != a_i32) {
+                    break 'l2;
+                }
+                if (a_i32 < a_i32) {
+                    continue 'l2;
+                }
+                v2 = (DIFF_TABLE_U64[((a_u32) % 6u32) as usize] * 1u64);
             }
-            c2 += 1u32;
-        };
-        oi[i] = (((!(((a_u32) as i8) << (((a_f32) as u8) & 7u8))) / (((a_i64) as i8) | 1i8))) as u64;
-        of[i] = ((match (31u32 % 8u32) { 1u32..=7u32 => (((match (a_u32 % 8u32) { 6u32..=7u32 => (-85i8), 3u32..=6u32 => v1, 2u32 | 5u32 => ((a_i32) as i8), _ => ((a_f32) as i8) })) as f64), _ => ((-v0) * (a_f64 + b_f64)) })) as f64;
+        }
+        oi[i] = (a_i32) as u64;
+        of[i] = ((-((if (10.625f32 >= (-8.125f32)) { (-6.5f32) } else { a_f32 })).sqrt())) as f64;
     }
 }
 
@@ -3295,7 +3333,7 @@ pub fn diff_87<const K: u32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         for j2 in (0u32..=(((match (61u32 % 8u32) { 4u32 | 0u32 => a_u32, _ => a_u32 })) % 4u32)).rev() {
             v2 = ((((((-1.375f64)).abs()) as i8)) as f64);
         }
-        oi[i] = (((DIFF_TABLE_U32[((K) % 6u32) as usize] * 1u32) & (((0.0f64) as u32)).min((1u32 - K)))) as u64;
+        oi[i] = ((((match (K % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) & (((0.0f64) as u32)).min((1u32 - K)))) as u64;
         of[i] = ((((-4.25f64) - (if false { (-4.5f64) } else { v2 })) / (((((a_f32) as i16) * 52i16)) as f64))) as f64;
     }
 }
@@ -3324,10 +3362,9 @@ pub fn diff_88(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
             }
             c0 += 1u32;
         };
-        let v1: u8 = ((28u8).checked_add(((a_i64) as u8)).unwrap_or(1u8) << ((if false { 255u8 } else { ((a_f32) as u8) }) & 7u8));
-        assert!((((a_u32 % 256u32) != 7u32) || ((a_u64 - 18446744073709551615u64) == 10u64)));
-        oi[i] = ((((a_u32) as i8) % (((-61i8) ^ (if matches!((86u32 % 8u32), 0u32) { ((a_u32) as i8) } else { ((a_f32) as i8) })) | 1i8))) as u64;
-        of[i] = ((((0.0f32 + 9.0f32) - (DIFF_TABLE_F32[((a_u32) % 6u32) as usize] * 1.0f32)) / (-((-0.0f32) + a_f32)))) as f64;
+        let v1: u8 = ((DIFF_TABLE_U8[((62u32) % 6u32) as usize] * 1u8) << ((if false { 255u8 } else { ((a_f32) as u8) }) & 7u8));
+        oi[i] = (((a_i64) as u16)) as u64;
+        of[i] = (((((-8.375f32) * 0.0f32) + (-1.25f32))).sqrt()) as f64;
     }
 }
 
@@ -3358,12 +3395,12 @@ pub fn diff_89(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let v1: i64 = a_i64;
         let mut v2: i32 = (((a_f32) as i32) / (((((a_f32) as u8)) as i32) | 1i32));
         if (((a_u32) as u8) >= 8u8) {
-            v2 = (((a_u64).saturating_add(a_u64)) as i32);
+            v2 = (((DIFF_TABLE_U64[((77u32) % 6u32) as usize] * 1u64)) as i32);
         } else {
-            v2 = a_i32;
+            v2 = (if (a_i32 <= (-15i32)) { (a_i32).checked_div(35i32).unwrap_or((-2147483648i32)) } else { v2 });
         }
-        oi[i] = (0u8) as u64;
-        of[i] = (((-(if (69i16 != ((a_i32) as i16)) { 9007199254740992.0f64 } else { a_f64 })) / ((((-10.125f64)).sqrt()) as f64))) as f64;
+        oi[i] = (((if matches!((93u32 % 8u32), 5u32) { (((a_i32) as u16) - ((a_i64) as u16)) } else { (0u16 | (68u16).diff_mix(90u32)) }) + ((12u16 | 91u16) >> (80i8 & 15i8)))) as u64;
+        of[i] = (((((if (81u16 != ((a_f32) as u16)) { a_f32 } else { 12.125f32 })) as f32) / 11.875f32)) as f64;
     }
 }
 
@@ -3396,12 +3433,12 @@ pub fn diff_90<const K: u8>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u6
         }
         let v2: f32 = ((((v1 >> (a_u32 & 15u32))) as f32) / (-((((a_i32) as i8)) as f32)));
         let v3: f64 = ((if false { a_f64 } else { 0.1f64 }) + (DIFF_TABLE_F64[((a_u32) % 6u32) as usize] * 1.0f64));
-        let mut v4: u32 = ((31u32).checked_sub(a_u32).unwrap_or(a_u32) << ((match (24u32 % 8u32) { 3u32 => (match (a_u32 % 8u32) { 1u32 | 4u32 => (-90i32), 2u32 => (-69i32), _ => a_i32 }), 1u32 => a_i32, 0u32 | 2u32 => (match (44u32 % 8u32) { 1u32..=2u32 => (-88i32), 4u32 | 7u32 => a_i32, 1u32..=7u32 => 31i32, _ => a_i32 }), _ => (DIFF_TABLE_I32[((87u32) % 6u32) as usize] * 1i32) }) & 31i32));
-        for j1 in (0u32..(((if (8i8 <= ((a_i32) as i8)) { b_u32 } else { a_u32 })) % 4u32)).rev() {
-            v4 = (if (a_f32 > (1e-40f32 * v2)) { ((a_u32 >> (84u16 & 31u16)) >> ((((a_i32) as i16) & 52i16) & 31i16)) } else { (((64i64 % (a_i64 | 1i64))) as u32) });
+        let mut v4: u32 = ((0u32 | diff_or(Some((2u32 * a_u32)), (if (8i8 <= ((a_i32) as i8)) { b_u32 } else { a_u32 }))) << ((match (24u32 % 8u32) { 3u32 => (match (a_u32 % 8u32) { 1u32 | 4u32 => (-90i32), 2u32 => (-69i32), _ => a_i32 }), 1u32 => a_i32, 0u32 | 2u32 => (match (44u32 % 8u32) { 1u32..=2u32 => (-88i32), 4u32 | 7u32 => a_i32, 1u32..=7u32 => 31i32, _ => a_i32 }), _ => ((match (87u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) }) & 31i32));
+        for j1 in (((a_u32) % 8u32)..(((40u32 * a_u32)) % 16u32)).step_by(((85u32) % 3u32) as usize) {
+            v4 = ((((a_u32 >> (84u16 & 31u16)) >> ((((a_i32) as i16) & 52i16) & 31i16))) as u32);
         }
-        oi[i] = ((!(((a_f32 - a_f32)) as i8))) as u64;
-        of[i] = ((((a_f64) as f32) - (((-5.625f32) * a_f32) * (a_f32).abs()))) as f64;
+        oi[i] = ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) % ((K & (7u8).min(((a_f32) as u8))) | 1u8))) as u64;
+        of[i] = ((DIFF_TABLE_F32[((v4) % 6u32) as usize] * 1.0f32)) as f64;
     }
 }
 
@@ -3423,14 +3460,11 @@ pub fn diff_91<const K: i64>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
         let mut v0: f32 = ((-1.5f32) + a_f32);
-        for j0 in (0u32..(((DIFF_TABLE_U32[((44u32) % 6u32) as usize] * 1u32)) % 4u32)).rev() {
-            v0 = v0;
+        for j0 in (0u32..=(((0u32 | diff_mixed(1u32, 32u32))) % 4u32)).rev() {
+            v0 = ((61u16) as f32);
         }
-        let mut v1: u64 = ((((a_u32) as i16)) as u64);
-        for j1 in ((((if true { b_u32 } else { a_u32 })) % 8u32)..(((if false { 20u32 } else { 59u32 })) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v1 = (a_u64 % (v1 | 1u64));
-        }
-        oi[i] = ((((((a_i64) as u16) + (((-20i32)) as u16))) as i32)) as u64;
+        let v1: u64 = (a_u64 << (((a_i64) as i16) & 63i16));
+        oi[i] = ((match (a_u32 % 8u32) { 6u32 | 3u32 => ((DIFF_TABLE_I8[((35u32) % 6u32) as usize] * 1i8) * ((-128i8)).max((-89i8))), _ => (((a_i64) as i8) + (((-20i32)) as i8)) })) as u64;
         of[i] = ((((a_i32) as f32) - ((((-47i16)).checked_sub((-1i16)).unwrap_or(((a_i64) as i16))) as f32))) as f64;
     }
 }
@@ -3458,13 +3492,21 @@ pub fn diff_92(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         } else {
             v0 = (match (a_u32 % 8u32) { 7u32 | 6u32 => v0, 6u32 | 0u32 => v0, 6u32..=6u32 => v0, _ => 10i32 });
         }
-        let v1: i8 = ((0i8 | (61i8).diff_mix(a_u32)) << (!(DIFF_TABLE_I16[((49u32) % 6u32) as usize] * 1i16)));
-        let mut v2: i8 = ((a_u32) as i8);
-        for j0 in (0u32..(((76u32).checked_add(a_u32).unwrap_or(29u32)) % 4u32)).rev() {
-            v2 = ((v2).checked_div(v2).unwrap_or(((a_i64) as i8))).min((v1 % (((a_f32) as i8) | 1i8)));
+        let v1: i8 = ((0i8 | diff_or(None, (match (4294967295u32 % 8u32) { 0u32 | 3u32 => ((a_u32) as i8), 1u32..=4u32 => ((a_i32) as i8), 2u32 => ((a_i64) as i8), _ => (-29i8) }))) << (!((match (49u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)));
+        let mut v2: u8 = ((15u64) as u8);
+        'l2: for j0 in 0u32..((33u32) % 3u32) {
+            for j1 in 0u32..((a_u32) % 3u32) {
+                if true {
+                    break 'l2;
+                }
+                if (75i8 >= v1) {
+                    continue 'l2;
+                }
+                v2 = (v2).checked_rem(((a_u32) as u8)).unwrap_or(((a_i32) as u8));
+            }
         }
-        oi[i] = (b_u64) as u64;
-        of[i] = ((((if false { a_f64 } else { a_f64 }) - 0.1f64) / (a_f64 / ((79u8) as f64)))) as f64;
+        oi[i] = ((0u64 + a_u64)) as u64;
+        of[i] = (((((v2) as f64) / (8.0f64 - 8.625f64)) - ((1.125f64 * (-10.25f64)) / (-a_f64)))) as f64;
     }
 }
 
@@ -3493,8 +3535,8 @@ pub fn diff_93(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
             c0 += 1u32;
         };
         let v1: i8 = (((-21i8) / (13i8 | 1i8))).min(64i8);
-        oi[i] = ((DIFF_TABLE_U64[((19u32) % 6u32) as usize] * 1u64)) as u64;
-        of[i] = (a_f64) as f64;
+        oi[i] = ((0u64 | diff_or(None, 64u64))) as u64;
+        of[i] = ((-7.75f64)) as f64;
     }
 }
 
@@ -3546,31 +3588,23 @@ pub fn diff_95(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
         let mut v0: i16 = ((39i16 >> (2u32 & 15u32)) + (!16i16));
-        diff_xor_into(&mut v0, ((-32768i16)).checked_div(((a_i32) as i16)).unwrap_or(((a_i32) as i16)));
+        diff_xor_into(&mut v0, ((match (78u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16));
         let r0 = &mut v0;
-        *r0 ^= (16i16).min(98i16);
-        let mut t1: [f64; 3] = [((64u64) as f64); 3];
-        t1[1] = ((0.5f64) as f64);
-        t1[2] = (match (a_u32 % 8u32) { 3u32 => a_f64, _ => a_f64 });
-        let mut v1: f64 = 4.875f64;
-        for &v2 in t1.iter().rev() {
-            v1 = (if (a_u64 != b_u64) { v2 } else { (-4.625f64) });
+        *r0 ^= ((a_i32) as i16);
+        let v1: i32 = (((match (82u32 % 8u32) { 5u32..=7u32 => a_u64, 7u32 | 1u32 => 71u64, _ => 4u64 })) as i32);
+        let mut v2: i64 = a_i64;
+        for j0 in ((((match (a_u32 % 8u32) { 0u32 => a_u32, 0u32..=5u32 => a_u32, _ => a_u32 })) % 8u32)..((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v2 = (v2 & 64i64);
         }
-        let mut v3: u32 = ((match (21u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
-        'l3: for j0 in 0u32..(((((-22i8)) as u32)) % 3u32) {
-            for j1 in 0u32..(((match (a_u32 % 8u32) { 3u32 => a_u32, 1u32 => 32u32, _ => a_u32 })) % 3u32) {
-                if ((-39i8) <= (-2i8)) {
-                    break 'l3;
-                }
-                if (128u8 < 77u8) {
-                    continue 'l3;
-                }
-                v3 = ((((match (31u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)).max((5u32 / (v3 | 1u32)))).max((a_u32 << (((a_f32) as i64) & 31i64)));
-            }
+        let mut v3: u64 = (match (a_u32 % 8u32) { 3u32 => (!(if false { a_u64 } else { 14u64 })), 2u32 | 0u32 => 34u64, _ => (DIFF_TABLE_U64[((a_u32) % 6u32) as usize] * 1u64) });
+        if false {
+            v3 = (if ((0i16 | (40i16).diff_mix(a_u32)) > (5i16 / (v0 | 1i16))) { (a_u64 << (((a_f32) as i64) & 63i64)) } else { ((a_u64 << (a_i32 & 63i32))).max((96u64 << 79u64)) });
+        } else {
+            v3 = (((!(10u16 % (10u16 | 1u16)))) as u64);
         }
-        let v4: u16 = 54u16;
-        oi[i] = (a_u64) as u64;
-        of[i] = ((if ((a_i64 * 48i64) < (a_i64 << (46i8 & 63i8))) { (DIFF_TABLE_F64.get(((53u32) % 8u32) as usize).copied().unwrap_or(a_f64) * (-a_f64)) } else { a_f64 })) as f64;
+        assert!((((a_u32 % 256u32) != 7u32) || ((53u16).min(((a_i64) as u16)) < (match (34u32 % 8u32) { 6u32 => ((a_u32) as u16), 5u32 => 22u16, 1u32..=1u32 => ((a_i64) as u16), _ => ((a_u32) as u16) }))));
+        oi[i] = ((0u64 | diff_or(Some(((0i16) as u64)), ((v3 & a_u64) - (match (71u32 % 8u32) { 1u32..=5u32 => v3, _ => a_u64 }))))) as u64;
+        of[i] = ((((1e-40f32 * (-8.5f32)) - (a_f32 / b_f32)) / (if (b_f64 <= 1.7e308f64) { (3.5f32 * 0.0f32) } else { (9.375f32 + 10.75f32) }))) as f64;
     }
 }
 
@@ -3593,7 +3627,7 @@ pub fn diff_96(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let b_f64: f64 = diff_first(&xf64[i..]);
         let mut v0: i64 = ((a_i64 << (a_i64 & 63i64))).abs();
         for j0 in ((((((-8.0f64)) as u32)) % 8u32)..(((match (31u32 % 8u32) { 6u32 => 39u32, 2u32 | 4u32 => 41u32, 0u32 => 8u32, _ => 44u32 })) % 16u32)).step_by(((89u32) % 3u32) as usize) {
-            v0 = (0i64 | DiffPair { a: (-a_i64), b: (22i64 >> ((a_f32) as u16)) }.mixed());
+            v0 = (0i64 | diff_or(None, (22i64 >> ((a_f32) as u16))));
         }
         oi[i] = ((((29i32 >> (a_u32 & 31u32))).min((a_i32 + a_i32)) / a_i32)) as u64;
         of[i] = ((if (!(24u64 < 15214386171496900826u64)) { ((0.0f64 / (-8.75f64)) - (if (23u8 > 8u8) { (-7.875f64) } else { 2.25f64 })) } else { (((a_i32 >> (127i8 & 31i8))) as f64) })) as f64;
@@ -3617,43 +3651,23 @@ pub fn diff_97<const K: i32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
-        let mut t0: [u64; 3] = [(0u64 | diff_mixed(b_u64, 87u32)); 3];
-        t0[1] = 0u64;
-        t0[2] = ((!a_u64)).min(1u64);
-        let mut v0: u64 = 44u64;
-        for &v1 in t0.iter().rev() {
-            v0 = (DIFF_TABLE_U64[((4294967295u32) % 6u32) as usize] * 1u64);
-        }
-        let mut c2: u32 = 0u32;
-        let v2: u32 = loop {
-            if c2 >= ((0u32) % 4u32) {
-                break (((63u64) as u32));
+        let t0: [u64; 3] = [(61u64).checked_sub(87u64).unwrap_or(a_u64), (35u64 ^ a_u64), (83u64).max((match (a_u32 % 8u32) { 2u32 => a_u64, 0u32 => b_u64, _ => a_u64 }))];
+        let v0: u64 = t0.iter().copied().fold((match (1u32 % 8u32) { 5u32 => (DIFF_TABLE_U64[((93u32) % 6u32) as usize] * 1u64), _ => (37u64 - a_u64) }), |v0, v1| ((match (92u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64));
+        let v2: i16 = (0i16 >> (!54u8));
+        let v3: u32 = ((36u16) as u32);
+        let mut c4: u32 = 0u32;
+        let v4: f32 = loop {
+            if c4 >= (((match (a_u32 % 8u32) { 1u32 | 5u32 => a_u32, 7u32 => a_u32, _ => b_u32 })) % 4u32) {
+                break (0.0f32);
             }
-            c2 += 1u32;
+            c4 += 1u32;
         };
-        let v3: f64 = (DIFF_TABLE_F64[((v2) % 6u32) as usize] * 1.0f64);
-        assert!((((a_u32 % 256u32) != 7u32) || ((21i64 % ((-78i64) | 1i64)) == (-a_i64))));
-        let mut t4: [u16; 3] = [(((a_u32) as u16) ^ (!((v2) as u16))); 3];
-        t4[1] = (match (a_u32 % 8u32) { 4u32 | 3u32 => ((((a_u32) as u16) >> (80i8 & 15i8)) ^ (((a_i64) as u16) / (((a_u32) as u16) | 1u16))), 4u32 => (((a_i64) as u16)).checked_div(((a_f32) as u16)).unwrap_or(34u16), 2u32..=6u32 => ((((-128i8) >> (43i8 & 7i8))) as u16), _ => 0u16 });
-        t4[2] = (0u16 | diff_mixed((match (v2 % 8u32) { 4u32 => (if true { 53u16 } else { 90u16 }), _ => ((((a_i32) as u16)) as u16) }), 31u32));
-        let mut v4: u16 = (match (9u32 % 8u32) { 3u32..=5u32 => ((((a_i32) as u16) << ((-9223372036854775808i64) & 15i64)) >> (b_i32 & 15i32)), 0u32..=7u32 => (if (1u32 > v2) { (11u16).div_euclid(((a_u32) as u16)) } else { 15u16 }), 1u32..=3u32 => (!(1u16 + ((a_f32) as u16))), _ => ((if matches!((a_u32 % 8u32), 1u32..=5u32) { 15u16 } else { 59u16 }) - ((a_u32) as u16)) });
-        for &v5 in t4.iter().rev() {
-            v4 = (!((v5).saturating_sub(((a_f32) as u16)) | (v4 >> (71u8 & 15u8))));
-        }
-        let mut v6: i64 = (DIFF_TABLE_I64[((58u32) % 6u32) as usize] * 1i64);
-        'l6: for j0 in 0u32..(((match (82u32 % 8u32) { 1u32..=6u32 => 10u32, 1u32..=1u32 => a_u32, _ => a_u32 })) % 3u32) {
-            for j1 in 0u32..(((0u32 | (v2).diff_mix(v2))) % 3u32) {
-                if ((-32768i16) == (-21i16)) {
-                    break 'l6;
-                }
-                if false {
-                    continue 'l6;
-                }
-                v6 = a_i64;
-            }
-        }
-        oi[i] = ((((((((a_i64) as i8) % (12i8 | 1i8))) as i32)) as u32)) as u64;
-        of[i] = ((-((((-30i16)) as f64) / 4.25f64))) as f64;
+        let mut v5: u16 = (if ((-34i64) != a_i64) { 6u16 } else { 13321u16 });
+        diff_xor_into(&mut v5, (match (v3 % 8u32) { 1u32 => ((a_f32) as u16), 3u32 => ((a_i64) as u16), _ => ((a_f32) as u16) }));
+        let r5 = &mut v5;
+        *r5 ^= ((K) as u16);
+        oi[i] = (((0i64 | DiffPair::new((match (v3 % 8u32) { 6u32 | 6u32 => (-51i64), 7u32 | 3u32 => 93i64, _ => (-69i64) }), (!a_i64)).b) + 73i64)) as u64;
+        of[i] = (v4) as f64;
     }
 }
 
@@ -3674,20 +3688,20 @@ pub fn diff_98<const K: u32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
-        let mut v0: u8 = ((((a_i32) as u8) * 15u8)).saturating_sub(10u8);
-        'l0: for j0 in 0u32..(((K << (((a_u32) as i8) & 31i8))) % 3u32) {
-            for j1 in 0u32..(((K ^ 4294967295u32)) % 3u32) {
-                if true {
+        let mut v0: u8 = (DIFF_TABLE_U8[((70u32) % 6u32) as usize] * 1u8);
+        'l0: for j0 in 0u32..((K) % 3u32) {
+            for j1 in 0u32..(((38u32 / (a_u32 | 1u32))) % 3u32) {
+                if (a_i64 != 51i64) {
                     break 'l0;
                 }
-                if (a_i32 == a_i32) {
+                if ((-79i16) < 70i16) {
                     continue 'l0;
                 }
-                v0 = v0;
+                v0 = (!((a_u32) as u8));
             }
         }
-        oi[i] = ((!((((a_i64) as i16) | 32767i16) << ((a_u64 + 59u64) & 15u64)))) as u64;
-        of[i] = ((-a_f64)) as f64;
+        oi[i] = (50u16) as u64;
+        of[i] = (((if (59i32 <= 70i32) { (-2.875f64) } else { (-a_f64) }) - (match (a_u32 % 8u32) { 5u32 => (DIFF_TABLE_F64[((81u32) % 6u32) as usize] * 1.0f64), _ => (a_f64 * a_f64) }))) as f64;
     }
 }
 
@@ -3709,19 +3723,13 @@ pub fn diff_99(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
         let v0: u32 = (if true { 86u32 } else { 0u32 });
-        let mut v1: f64 = (((a_f64 / 2.5f64) - (8.5f64 + (-3.875f64))) + (((DIFF_TABLE_I8[((a_u32) % 6u32) as usize] * 1i8)) as f64));
+        let mut v1: f64 = (((a_f64 / 2.5f64) - (8.5f64 + (-3.875f64))) + ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) as f64));
         for j0 in (u32::MAX - (((match (31u32 % 8u32) { 0u32 => a_u32, 6u32 => 82u32, 3u32 | 5u32 => 1u32, _ => 21u32 })) % 4u32))..=u32::MAX {
-            v1 = (((((a_i64) as u16) >> ((0u16).pow((83u16) as u32 & 7) & 15u16))) as f64);
+            v1 = ((((16u16 + ((a_i32) as u16)) >> ((0u16).checked_add(83u16).unwrap_or(((a_f32) as u16)) & 15u16))) as f64);
         }
-        let mut t2: [i16; 3] = [((8i16 | (53i16).max((-33i16))) & ((0i16 & 75i16) << ((b_i64).min(a_i64) & 15i64))); 3];
-        t2[1] = (((!((a_f32) as i16)) << ((0u32 | diff_mixed(a_u32, a_u32)) & 15u32)) * (!((-11i16)).saturating_sub(((a_u32) as i16))));
-        t2[2] = (((a_i32) as i16) + (((a_i32) as i16)).checked_div(16i16).unwrap_or(((a_f32) as i16)));
-        let mut v2: i16 = ((!((-66i16) << 64u64)) * (match (2944116164u32 % 8u32) { 0u32..=7u32 => 53i16, 0u32 | 4u32 => (((a_i32) as i16)).abs(), _ => (((a_i32) as i16) * ((a_f32) as i16)) }));
-        for &v3 in t2.iter().step_by(2) {
-            v2 = (((DIFF_TABLE_I16[((32u32) % 6u32) as usize] * 1i16) >> (a_u32).min(b_u32)) >> (((b_i32 ^ (-89i32)) + ((3i8) as i32)) & 15i32));
-        }
-        oi[i] = (29u16) as u64;
-        of[i] = ((((match (v0 % 8u32) { 7u32..=7u32 => (!36i8), _ => ((a_f32) as i8) })) as f64)) as f64;
+        let v2: i8 = (((-7.25f32)) as i8);
+        oi[i] = ((DIFF_TABLE_I16[((v0) % 6u32) as usize] * 1i16)) as u64;
+        of[i] = ((((-a_f64) - (a_f64 / v1))).sqrt()) as f64;
     }
 }
 
@@ -3749,25 +3757,17 @@ pub fn diff_100<const K: i64>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[
         for &v1 in t0.iter().step_by(2) {
             v0 = ((65535u16 / (((a_i32) as u16) | 1u16)) ^ (!v0));
         }
-        let v2: u16 = ((((((a_i32) as i16)) as u16)).pow((((a_i64) as u16)) as u32 & 7) >> ((0u8 | diff_mixed((45u8 & 91u8), a_u32)) & 15u8));
-        let mut v3: u16 = (v0 >> ((((24u8 <= ((a_i64) as u8))) as i8) & 15i8));
-        diff_xor_into(&mut v3, ((!(((a_i32) as u16) >> (v2 & 15u16)))).min((((a_i64) as u16)).div_euclid(((a_i64) as u16))));
-        let r3 = &mut v3;
-        *r3 ^= ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
-        let mut v4: i32 = (a_i32).checked_add(a_i32).unwrap_or(0i32);
-        'l4: for j0 in 0u32..((84u32) % 3u32) {
-            for j1 in 0u32..(((j0 | 31u32)) % 3u32) {
-                if (((a_i64) as u8) < ((a_i64) as u8)) {
-                    break 'l4;
-                }
-                if false {
-                    continue 'l4;
-                }
-                v4 = (((v4 * v4) >> ((0u32 | (0u32).diff_mix(14u32)) & 31u32)) % (((a_i32 - v4) / ((if true { (-38i32) } else { 1i32 }) | 1i32)) | 1i32));
-            }
+        let v2: u16 = ((((-76i64)) as u16) << ((((45u8 & 91u8)).abs_diff(((a_f32) as u8)) as u8) & 15u8));
+        assert!((((32u32 % 256u32) != 7u32) || true));
+        let v3: i32 = (!56i32);
+        let mut v4: i8 = (((31i8).div_euclid((-34i8)) | (0i8).pow((((a_f32) as i8)) as u32 & 7)) - ((a_f32) as i8));
+        if false {
+            v4 = v4;
+        } else {
+            v4 = 98i8;
         }
-        oi[i] = (((!63i64) / ((((((a_i64) as u8) - 24u8)) as i64) | 1i64))) as u64;
-        of[i] = (((match (a_u32 % 8u32) { 3u32..=5u32 => ((-8.625f64) + a_f64), 1u32 => ((((a_i32) as i8)) as f64), _ => ((-5.25f64) * (-4.5f64)) }) - ((9007199254740992.0f64).abs() * (((-11.125f64)) as f64)))) as f64;
+        oi[i] = ((((0.1f64) as i32) / (((match (a_u32 % 8u32) { 1u32 | 2u32 => a_i32, 1u32..=7u32 => 2147483647i32, 4u32 | 6u32 => v3, _ => a_i32 }) | 6i32) | 1i32))) as u64;
+        of[i] = (((((-11.75f64) * a_f64) * DIFF_TABLE_F64.get(((25u32) % 8u32) as usize).copied().unwrap_or(a_f64)) * (a_f64 - ((a_f64) as f64)))) as f64;
     }
 }
 
@@ -3790,20 +3790,31 @@ pub fn diff_101(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let b_f64: f64 = diff_first(&xf64[i..]);
         let mut v0: u8 = (((a_u32) as u8) * ((a_i32) as u8));
         if (false || (32u32 <= a_u32)) {
-            v0 = (DIFF_TABLE_U8[((a_u32) % 6u32) as usize] * 1u8);
+            v0 = (0u8 | diff_mixed((79u8 & 13u8), 59u32));
         } else {
-            v0 = ((((13u8) as u8)) as u8);
+            v0 = ((a_i32) as u8);
         }
-        let v1: u32 = ((true) as u32);
+        let mut v1: u16 = (0u16).checked_rem(48u16).unwrap_or(1u16);
+        'l1: for j0 in 0u32..(((((-97i8)) as u32)) % 3u32) {
+            for j1 in 0u32..(((if (91u16 != 4u16) { 4u32 } else { 1u32 })) % 3u32) {
+                if (a_u64 < 36u64) {
+                    break 'l1;
+                }
+                if ((-50i16) < ((a_f32) as i16)) {
+                    continue 'l1;
+                }
+                v1 = (v1 - ((a_u32) as u16));
+            }
+        }
         let mut c2: u32 = 0u32;
         let v2: u32 = loop {
-            if c2 >= ((a_u32) % 4u32) {
-                break ((v1).min(v1));
+            if c2 >= (((60u32 + 3416460843u32)) % 4u32) {
+                break (((32u32 >> a_i32)).max((31u32 | a_u32)));
             }
             c2 += 1u32;
         };
-        oi[i] = (((if (91u16 != 4u16) { ((43u32) as u8) } else { (((a_u32) as u8)).max(2u8) }) & ((if false { ((a_f32) as u8) } else { 18u8 }) % ((((a_u32) as u8)).checked_rem(v0).unwrap_or(v0) | 1u8)))) as u64;
-        of[i] = ((-10.5f32)) as f64;
+        oi[i] = (((((((-59i8)) as u8)) as u64) << ((-((((a_i64) as u8)) as i16)) & 63i16))) as u64;
+        of[i] = ((-(DIFF_TABLE_F64.get(((70u32) % 8u32) as usize).copied().unwrap_or((-11.75f64)) * (11.875f64 / a_f64)))) as f64;
     }
 }
 
@@ -3824,30 +3835,31 @@ pub fn diff_102(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
-        let mut v0: i16 = (DIFF_TABLE_I16[((89u32) % 6u32) as usize] * 1i16);
-        for j0 in (0u32..(((DIFF_TABLE_U32[((a_u32) % 6u32) as usize] * 1u32)) % 4u32)).rev() {
-            v0 = (v0 * (-47i16));
+        let mut v0: i16 = ((match (89u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
+        for j0 in ((((a_u32).checked_sub(a_u32).unwrap_or(0u32)) % 8u32)..(((match (73u32 % 8u32) { 0u32 => 4294967295u32, _ => 31u32 })) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v0 = ((-59i16) >> ((-128i8) & 15i8));
         }
-        let mut v1: i16 = v0;
-        for j1 in (((((70u64) as u32)) % 8u32)..((((29u8) as u32)) % 16u32)).step_by(((31u32) % 3u32) as usize) {
-            v1 = (-52i16);
+        let mut c1: u32 = 0u32;
+        let v1: u64 = loop {
+            if c1 >= (((40u32).checked_add(4294967295u32).unwrap_or(4u32)) % 4u32) {
+                break (a_u64);
+            }
+            c1 += 1u32;
+        };
+        let v2: i64 = (-42i64);
+        assert!((((38u32 % 256u32) != 7u32) || ((((a_u32) as u8) >> (65u16 & 7u16)) > (60u8 * 70u8))));
+        let mut v3: f32 = (16777216.0f32 / 7.875f32);
+        if ((a_u32 << (((a_f32) as i8) & 31i8)) < (53u32 | 63u32)) {
+            v3 = (v3 * v3);
+        } else {
+            v3 = (a_f32).abs();
         }
-        assert!((((1u32 % 256u32) != 7u32) || ((((a_f32) as u8) << 4u16) <= (((a_f32) as u8)).min(((a_u32) as u8)))));
-        let t2: [u16; 3] = [((32u16 ^ 6u16)).div_euclid((((a_i64) as u16) ^ 16u16)), (16u16 << (a_i64 ^ (-55i64))), (DIFF_TABLE_U16[((52u32) % 6u32) as usize] * 1u16)];
-        let v2: u16 = t2.iter().copied().fold(((16u16 << (-71i32)) >> (((3.4e38f32) as i32) & 15i32)), |v2, v3| ((83u16 + 3u16) * (if (87u64 <= 72u64) { ((a_i64) as u16) } else { v2 })));
-        let mut v4: i64 = ((a_f64) as i64);
-        diff_xor_into(&mut v4, 22i64);
-        let r4 = &mut v4;
-        *r4 ^= (56i64 | b_i64);
-        let mut t5: [i8; 3] = [((a_i64) as i8); 3];
-        t5[1] = (((!(((a_f32) as i8)).abs())) as i8);
-        t5[2] = ((if (b_i32 < b_i32) { (((a_f32) as i8)).checked_div((-14i8)).unwrap_or(8i8) } else { ((((a_i64) as u8)) as i8) }) >> ((!(v1 * 32767i16)) & 7i16));
-        let mut v5: i8 = (8i8 % ((match (68u32 % 8u32) { 1u32 => ((a_i32) as i8), _ => (-25i8) }) << (a_u32 & 7u32)));
-        for &v6 in t5.iter() {
-            v5 = ((match (85u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
+        let mut v4: i16 = ((((72u16 | ((a_i64) as u16))) as i16)).min(((v2) as i16));
+        for j1 in (u32::MAX - ((16u32) % 4u32))..=u32::MAX {
+            v4 = ((match (66u32 % 8u32) { 3u32..=6u32 => (v0 << (((a_i64) as u16) & 15u16)), _ => (!((a_i32) as i16)) }) >> ((if false { v4 } else { (-97i16) }) & (((-81i8)) as i16)));
         }
-        oi[i] = (((match (0u32 % 8u32) { 2u32 | 1u32 => (!v0), 6u32 => ((-42i16)).checked_mul(((a_u32) as i16)).unwrap_or(v0), _ => (-v1) }) - ((47i16 * v0)).min((((a_i64) as i16) % (((a_u32) as i16) | 1i16))))) as u64;
-        of[i] = ((((((a_u32 << (a_i64 & 31i64))) as i8)) as f64)) as f64;
+        oi[i] = ((a_u32 / (a_u32 | 1u32))) as u64;
+        of[i] = ((-(match (31u32 % 8u32) { 2u32 => ((83u16) as f64), 2u32 => (10.375f64).abs(), 4u32 | 2u32 => (-0.125f64), _ => ((-11.0f64) * b_f64) }))) as f64;
     }
 }
 
@@ -3872,34 +3884,25 @@ pub fn diff_103<const K: u32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[
         if (!(16i16 >= ((a_f32) as i16))) {
             v0 = (!(match (a_u32 % 8u32) { 3u32..=4u32 => (37i8 ^ (-53i8)), 7u32 | 7u32 => (!36i8), _ => (((a_f32) as i8) * ((a_f32) as i8)) }));
         } else {
-            v0 = ((((a_u64).checked_mul(52u64).unwrap_or(77u64)).saturating_add(((63i32) as u64))) as i8);
+            v0 = (((DIFF_TABLE_U64[((b_u32) % 6u32) as usize] * 1u64)) as i8);
         }
-        assert!((((68u32 % 256u32) != 7u32) || (((43u8) as i64) >= (-1i64))));
-        let mut v1: u64 = (b_u64).checked_mul(a_u64).unwrap_or(93u64);
-        for j0 in (u32::MAX - (((2999745216u32 >> (50u16 & 31u16))) % 4u32))..=u32::MAX {
-            v1 = (((0i64 | ((-9223372036854775808i64)).diff_mix(66u32))) as u64);
-        }
-        let mut v2: i16 = (((0u64) as i16)).div_euclid(((-19i16) | 77i16));
-        if ((1.25f32).sqrt() < (5.25f32 + 16777216.0f32)) {
-            v2 = (!(if (94u16 == 90u16) { v2 } else { v2 }));
+        let v1: u32 = (match (3165632589u32 % 8u32) { 6u32 | 7u32 => a_u32, 3u32 | 7u32 => 99u32, _ => b_u32 });
+        let mut v2: f64 = (a_f64 / a_f64);
+        if ((!2147483647i32) > (a_i32 >> a_u32)) {
+            v2 = (v2 * v2);
         } else {
-            v2 = ((match (6u32 % 8u32) { 6u32 => v2, _ => ((a_i32) as i16) }) + ((a_i32) as i16));
+            v2 = (a_f64).sqrt();
         }
-        let v3: u16 = (((((a_f32) as u8)) as u16)).max(((a_i32) as u16));
-        let mut v4: f64 = (((((!55u32)) as f32)) as f64);
-        'l4: for j1 in 0u32..(((((-2147483648i32)) as u32)) % 3u32) {
-            for j2 in 0u32..(((11u32).max(a_u32)) % 3u32) {
-                if true {
-                    break 'l4;
-                }
-                if (!(97u64 > a_u64)) {
-                    continue 'l4;
-                }
-                v4 = (0.1f64 * ((((-86i16)) as f64) / ((15i64) as f64)));
-            }
+        let mut v3: i16 = (0i16 | diff_or(Some((((0u32 | (a_u32).diff_mix(v1))) as i16)), (if ((8942104897024130815u64 <= 96u64) || false) { (10i16 >> (b_i32 & 15i32)) } else { ((a_f32) as i16) })));
+        for j0 in 0u32..((38u32) % 4u32) {
+            v3 = (!(if (94u16 == 90u16) { (v3 >> (((a_u32) as i8) & 15i8)) } else { (((a_u32) as i16)).min(((a_i64) as i16)) }));
         }
-        oi[i] = ((match (a_u32 % 8u32) { 3u32 => ((a_u32) as u8), 2u32..=5u32 => ((match (32u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8), 6u32 | 4u32 => ((a_i32) as u8), _ => (0u8 | ((72u8 / (((a_i64) as u8) | 1u8))).diff_mix(a_u32)) })) as u64;
-        of[i] = (((((((a_i64) as u8)) as f64) / (a_f64 * a_f64)) + ((v4 / 0.1f64) / a_f64))) as f64;
+        let mut v4: u8 = (0u8 | diff_mixed(95u8, a_u32));
+        for j1 in ((((match (K % 8u32) { 3u32..=6u32 => 0u32, 1u32 => 30u32, _ => v1 })) % 8u32)..((((K) as u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v4 = ((56u8).checked_sub(((a_u32) as u8)).unwrap_or(93u8) / (match (v1 % 8u32) { 1u32..=4u32 => 89u8, 2u32 => ((a_i32) as u8), 2u32 | 7u32 => v4, _ => 128u8 }));
+        }
+        oi[i] = ((match (K % 8u32) { 1u32 => ((((-9.75f32) / a_f32)) as i16), 2u32..=3u32 => ((a_u32) as i16), 1u32..=2u32 => (!4i16), _ => (0i16 | diff_or(Some(((a_i32) as i16)), (DIFF_TABLE_I16[((K) % 6u32) as usize] * 1i16))) })) as u64;
+        of[i] = ((match (v1 % 8u32) { 0u32 => (((v2 + a_f64)) as f32), 6u32 => ((a_f32 / 9.125f32) * ((-2.25f32) - a_f32)), _ => a_f32 })) as f64;
     }
 }
 
@@ -3920,7 +3923,7 @@ pub fn diff_104<const K: i8>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
-        let mut v0: i64 = (((K) as i64) + (a_i64).saturating_add(a_i64));
+        let mut v0: i64 = (((K) as i64) + (DIFF_TABLE_I64[((0u32) % 6u32) as usize] * 1i64));
         diff_xor_into(&mut v0, a_i64);
         let r0 = &mut v0;
         *r0 ^= (-9223372036854775808i64);
@@ -3931,19 +3934,19 @@ pub fn diff_104<const K: i8>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
             v1 = ((15496u16 >> ((-32768i16) & 15i16)) + (!22u16));
         }
         let mut v2: f32 = a_f32;
-        'l2: for j0 in 0u32..(((0u32 | diff_mixed(a_u32, a_u32))) % 3u32) {
-            for j1 in 0u32..(((60u32).max(a_u32)) % 3u32) {
-                if (v1 < ((a_f32) as u16)) {
+        'l2: for j0 in 0u32..(((a_u32).checked_rem(a_u32).unwrap_or(6u32)) % 3u32) {
+            for j1 in 0u32..(((a_u32).checked_sub(24u32).unwrap_or(1u32)) % 3u32) {
+                if (!true) {
                     break 'l2;
                 }
-                if (((a_f32) as u16) >= v1) {
+                if ((25u8 == ((a_f32) as u8)) && matches!((a_u32 % 8u32), 7u32..=7u32)) {
                     continue 'l2;
                 }
-                v2 = ((v2 + 3.125f32) - (16777216.0f32 / (-1.25f32)));
+                v2 = ((if true { v2 } else { (-11.75f32) }) - (12.375f32 * a_f32));
             }
         }
-        oi[i] = ((((85i16 & ((a_f32) as i16)) >> (a_i64 ^ 9223372036854775807i64)) & ((a_i64) as i16))) as u64;
-        of[i] = (((((0i32) as f32) - (-9.875f32)) + (((((a_i64) as u16) << (85i16 & 15i16))) as f32))) as f64;
+        oi[i] = ((((if (25u32 <= a_u32) { K } else { (-92i8) }) + ((((a_f32) as i8)) as i8)) - ((((a_i32) as i8) ^ K) >> (((a_i64) as u16) << (85i16 & 15i16))))) as u64;
+        of[i] = (((((78u64) as f64) - DIFF_TABLE_F64.get(((32u32) % 8u32) as usize).copied().unwrap_or(11.5f64))).sqrt()) as f64;
     }
 }
 
@@ -3966,30 +3969,28 @@ pub fn diff_105<const K: i32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[
         let b_f64: f64 = diff_first(&xf64[i..]);
         let mut v0: u32 = (((!94u32) | ((((a_i64) as u16)) as u32)) << (((((-97i16) <= 50i16)) as i32) & 31i32));
         if (matches!((13u32 % 8u32), 3u32) && ((-43i16) <= (-20i16))) {
-            v0 = ((a_u32).checked_sub(4294967295u32).unwrap_or(v0) ^ (((a_f64) as u32)).min((v0 >> a_i32)));
+            v0 = ((DIFF_TABLE_U32[((v0) % 6u32) as usize] * 1u32) ^ 45u32);
         } else {
-            v0 = (v0).checked_rem(69u32).unwrap_or(b_u32);
+            v0 = ((!(0u32 | diff_or(Some(a_u32), v0))) >> (((1u16 % (1u16 | 1u16)) >> ((a_u32 + a_u32) & 15u32)) & 31u16));
         }
-        let mut v1: u64 = 0u64;
-        if (98u64 > (93u64).checked_mul(53u64).unwrap_or(7984849294947529338u64)) {
-            v1 = (((!(-a_i32))) as u64);
-        } else {
-            v1 = (!(!(DIFF_TABLE_U64[((v0) % 6u32) as usize] * 1u64)));
+        let mut v1: u16 = ((!53u16) >> (63u64 & 15u64));
+        for j0 in ((((64u32 + v0)) % 8u32)..((v0) % 16u32)).step_by(((33u32) % 3u32) as usize) {
+            v1 = ((match (v0 % 8u32) { 7u32 | 0u32 => v1, _ => 16u16 })).rem_euclid((match (v0 % 8u32) { 1u32 | 7u32 => v1, 4u32 | 4u32 => 15u16, 5u32..=5u32 => ((a_u32) as u16), _ => v1 }));
         }
-        let mut v2: u8 = (((87u8 % (((a_u32) as u8) | 1u8))).abs_diff((31u8).min(14u8)) as u8);
-        if false {
-            v2 = ((v2 >> 21i32)).max((255u8 % ((a_u32) as u8)));
-        } else {
-            v2 = ((a_i64) as u8);
+        let mut t2: [i16; 3] = [(((if true { 17i16 } else { ((a_i64) as i16) }) >> (15u16 % ((a_u32) as u16))) | ((34i16).min(((a_f32) as i16))).saturating_sub(((-1i16) * ((a_u32) as i16)))); 3];
+        t2[1] = (match (a_u32 % 8u32) { 1u32 => (((a_i64) as i16) + (match (14u32 % 8u32) { 2u32 | 4u32 => (-52i16), _ => 30i16 })), 2u32..=3u32 => (((-85i16)).max(((a_i32) as i16)) % (((a_f64) as i16) | 1i16)), 3u32..=7u32 => (0i16 | ((-89i16)).diff_mix(73u32)), _ => (((a_u32) as i16)).saturating_sub((-69i16)) });
+        t2[2] = (-30i16);
+        let mut v2: i16 = (-76i16);
+        for &v3 in t2.iter().step_by(2) {
+            v2 = ((((!30u16) + (v1).min(((a_i32) as u16)))) as i16);
         }
-        let mut v3: u8 = ((((a_i32) as i16)) as u8);
-        if ((K).checked_rem(12i32).unwrap_or(32i32) <= (if false { (-1i32) } else { 54i32 })) {
-            v3 = (!v3);
-        } else {
-            v3 = (v3).div_euclid(((a_i32) as u8));
+        let mut v4: u32 = (if (53u64 == 58u64) { v0 } else { v0 });
+        for j1 in 0u32..(((match (a_u32 % 8u32) { 2u32..=6u32 => 61u32, 7u32..=7u32 => b_u32, _ => b_u32 })) % 4u32) {
+            v4 = (44u32).div_euclid(24u32);
         }
-        oi[i] = ((match (30u32 % 8u32) { 3u32..=7u32 => ((-85i64)).min(((-1i64) << (v1 & 63u64))), _ => ((-a_i64) << (((a_u32) as i64) & 63i64)) })) as u64;
-        of[i] = ((((-1i32)) as f32)) as f64;
+        assert!((((a_u32 % 256u32) != 7u32) || (19u64 > (64u64 >> (58i64 & 63i64)))));
+        oi[i] = (((match (a_u32 % 8u32) { 0u32 => (39944u16 / (((a_u32) as u16) | 1u16)), _ => (((a_f32) as u16)).checked_sub(96u16).unwrap_or(((a_i64) as u16)) }) >> (((v2 << (v4 & 15u32))).abs() & 15i16))) as u64;
+        of[i] = ((10.125f32 * ((a_f32 / a_f32) - a_f32))) as f64;
     }
 }
 
@@ -4014,23 +4015,18 @@ pub fn diff_106(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         assert!((((a_u32 % 256u32) != 7u32) || (!(a_f64 != a_f64))));
         let mut v1: i32 = ((if (v0 < v0) { (31i32 / (a_i32 | 1i32)) } else { ((true) as i32) }) >> ((((if false { 1u32 } else { 41u32 })) as i8) & 31i8));
         for j0 in ((((match (85u32 % 8u32) { 0u32..=4u32 => a_u32, 5u32 => 4294967295u32, _ => a_u32 })) % 8u32)..(((37u32 & 0u32)) % 16u32)).step_by(((93u32) % 3u32) as usize) {
-            v1 = ((match (2607361759u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
+            v1 = (((DIFF_TABLE_I32[((31u32) % 6u32) as usize] * 1i32) << ((((a_u32) as i16)).checked_div(v0).unwrap_or(((a_i32) as i16)) & 31i16))).rem_euclid((0i32 | diff_mixed((-1i32), a_u32)));
         }
-        let v2: u64 = ((((-5.875f32)) as u64) & (a_u64 << (2619072975u32 & 63u32)));
-        let mut v3: u64 = (((((if true { ((a_f32) as i8) } else { 47i8 })) as f32)) as u64);
-        'l3: for j1 in 0u32..(((32u32 - a_u32)) % 3u32) {
-            for j2 in 0u32..(((a_u32 * a_u32)) % 3u32) {
-                if true {
-                    break 'l3;
-                }
-                if (8i8 < ((a_f32) as i8)) {
-                    continue 'l3;
-                }
-                v3 = v3;
-            }
+        let v2: u8 = (((-11.75f32)) as u8);
+        let mut t3: [u8; 3] = [(match (47u32 % 8u32) { 7u32..=7u32 => v2, 5u32 | 4u32 => v2, _ => v2 }); 3];
+        t3[1] = (v2 << (a_i64 & 7i64));
+        t3[2] = (if true { ((a_f32) as u8) } else { ((a_f32) as u8) });
+        let mut v3: u8 = v2;
+        for &v4 in t3.iter().skip(1) {
+            v3 = (((a_i32) as u8) | ((a_i64) as u8));
         }
-        oi[i] = ((((v1).min((!a_i32))) as i8)) as u64;
-        of[i] = ((DIFF_TABLE_F64[((31u32) % 6u32) as usize] * 1.0f64)) as f64;
+        oi[i] = (((0u32 | ((0u32 | (b_u32).diff_mix(34u32))).diff_mix(31u32)) % ((match (a_u32 % 8u32) { 5u32..=5u32 => (62u32).checked_add(a_u32).unwrap_or(58u32), 7u32 => 22u32, 2u32 | 7u32 => (match (78u32 % 8u32) { 6u32 => 62u32, 3u32..=6u32 => a_u32, 6u32 | 5u32 => 14u32, _ => 2u32 }), _ => (34u32 * 1u32) }) | 1u32))) as u64;
+        of[i] = (a_f32) as f64;
     }
 }
 
@@ -4054,24 +4050,24 @@ pub fn diff_107(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let mut t0: [u64; 3] = [a_u64; 3];
         t0[1] = (a_u64 / (a_u64 | 1u64));
         t0[2] = ((!a_u64) & (a_u64 << (((a_i64) as u8) & 63u8)));
-        let mut v0: u64 = ((DIFF_TABLE_U64[((a_u32) % 6u32) as usize] * 1u64) >> ((!46u64) & 63u64));
-        for &v1 in t0.iter().step_by(2) {
-            v0 = ((match (70u32 % 8u32) { 5u32 => a_u64, 4u32 => 23u64, _ => 31u64 }) & (v1).max(a_u64));
+        let mut v0: u64 = ((26u64).checked_sub(53u64).unwrap_or(0u64) >> ((!46u64) & 63u64));
+        for &v1 in t0.iter() {
+            v0 = ((if (95u8 == ((a_u32) as u8)) { 87u64 } else { a_u64 })).min((((-6i64)) as u64));
         }
-        let mut v2: f64 = (-((a_u64) as f64));
-        if (!(((a_f32) as u16) == ((a_i32) as u16))) {
-            v2 = ((a_f32) as f64);
+        let mut v2: f64 = (((DIFF_TABLE_U64[((67u32) % 6u32) as usize] * 1u64)) as f64);
+        if ((30u16 > 44u16) || ((-86i16) <= ((a_i32) as i16))) {
+            v2 = DIFF_TABLE_F64.get(((36u32) % 8u32) as usize).copied().unwrap_or(v2);
         } else {
-            v2 = ((v2).sqrt() / (v2 / v2));
+            v2 = (match (82u32 % 8u32) { 2u32 => ((14907877679654776299u64) as f64), 1u32..=5u32 => (a_f64 * v2), 7u32 | 2u32 => (a_f64 + a_f64), _ => (v2 * (-7.25f64)) });
         }
-        let mut v3: u16 = (((a_u32) as u16) - 82u16);
-        if ((64i64 / (a_i64 | 1i64)) < (((9.375f32 >= a_f32)) as i64)) {
-            v3 = ((a_i64) as u16);
+        let mut v3: u8 = ((a_u32) as u8);
+        if matches!((43u32 % 8u32), 4u32) {
+            v3 = ((match (88u32 % 8u32) { 3u32 | 2u32 => (((a_u32) as u8)).min(((a_u32) as u8)), 0u32..=6u32 => (v3 | v3), _ => (((a_i32) as u8) & 26u8) }) + 56u8);
         } else {
-            v3 = ((v3) as u16);
+            v3 = (v3 >> 0i16);
         }
-        oi[i] = (((-43i16) << (((a_u32) as u16) & 15u16))) as u64;
-        of[i] = (DIFF_TABLE_F64.get(((a_u32) % 8u32) as usize).copied().unwrap_or(a_f64)) as f64;
+        oi[i] = ((((b_u64 < 64u64)) as i64)) as u64;
+        of[i] = (((-(v2 / v2)) + (((a_i32 * 9i32)) as f64))) as f64;
     }
 }
 
@@ -4094,12 +4090,12 @@ pub fn diff_108(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let b_f64: f64 = diff_first(&xf64[i..]);
         let mut v0: u8 = 57u8;
         if ((match (23u32 % 8u32) { 1u32 | 3u32 => a_f64, 4u32..=7u32 => a_f64, _ => b_f64 }) > ((((a_f32) as i16)) as f64)) {
-            v0 = (match (83u32 % 8u32) { 1u32 => ((73u8).min(((a_i32) as u8)) & v0), _ => ((v0).max(v0) - (((a_u32) as u8)).div_euclid(((a_i64) as u8))) });
+            v0 = (match (83u32 % 8u32) { 1u32 => ((73u8).min(((a_i32) as u8)) & v0), _ => ((v0).max(v0) - (0u8 | diff_or(Some(((a_u32) as u8)), ((a_i64) as u8)))) });
         } else {
             v0 = ((a_f32) as u8);
         }
-        oi[i] = (((match (72u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)) as u64;
-        of[i] = (((if (!(28u16 <= ((a_i64) as u16))) { (a_f64 - a_f64) } else { (-8.875f64) })).abs()) as f64;
+        oi[i] = ((0u16 | diff_mixed((((a_i32) as u16)).checked_sub(((a_f32) as u16)).unwrap_or(69u16), 70u32))) as u64;
+        of[i] = ((((a_f64 - a_f64) * (-8.875f64)) / ((-a_f64) / (DIFF_TABLE_F64[((62u32) % 6u32) as usize] * 1.0f64)))) as f64;
     }
 }
 
@@ -4124,8 +4120,8 @@ pub fn diff_109(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         for j0 in (((75u32) % 8u32)..((((18i16) as u32)) % 16u32)).step_by(((95u32) % 3u32) as usize) {
             v0 = (a_f32 + ((((31i8) as u8)) as f32));
         }
-        oi[i] = ((match (33u32 % 8u32) { 2u32..=3u32 => (match (56u32 % 8u32) { 0u32 | 5u32 => (-15i8), 7u32 => (0i8 | (94i8).diff_mix(a_u32)), 5u32 | 7u32 => (((a_f32) as i8) / (((a_f32) as i8) | 1i8)), _ => (((a_u32) as i8) << (8i8 & 7i8)) }), 5u32 | 2u32 => ((DIFF_TABLE_I8[((a_u32) % 6u32) as usize] * 1i8) / ((((a_u32) as i8) - (-128i8)) | 1i8)), 4u32..=7u32 => ((match (86u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8), _ => (-20i8) })) as u64;
-        of[i] = (((((-9.125f64) + 3.75f64) / ((-7.75f64) * a_f64)) - ((a_f64 / 7.125f64) / (a_f64 / a_f64)))) as f64;
+        oi[i] = ((match (33u32 % 8u32) { 2u32..=3u32 => (match (56u32 % 8u32) { 0u32 | 5u32 => (-15i8), 7u32 => ((match (23u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8), 3u32..=6u32 => (match (0u32 % 8u32) { 0u32 | 7u32 => ((a_u32) as i8), 5u32 => ((a_i32) as i8), _ => 67i8 }), _ => (90i8 * (-128i8)) }), 3u32 => ((-80i8) / ((!90i8) | 1i8)), 4u32 | 0u32 => (((((a_f32) as i16) > (-32768i16))) as i8), _ => ((((a_i64) as i8) & 9i8)).max((((a_u32) as i8) / (((a_f32) as i8) | 1i8))) })) as u64;
+        of[i] = ((a_f64 + (((97u64) as f64) / ((((a_i64) as u16)) as f64)))) as f64;
     }
 }
 
@@ -4146,28 +4142,25 @@ pub fn diff_110<const K: u32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[
         let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
-        let v0: i8 = (0i8 | diff_mixed(((a_i32) as i8), K));
-        let mut t1: [i64; 3] = [a_i64; 3];
-        t1[1] = (-(match (a_u32 % 8u32) { 4u32 | 7u32 => (a_i64 * a_i64), _ => (a_i64 & (-37i64)) }));
-        t1[2] = ((match (a_u32 % 8u32) { 0u32..=7u32 => (match (a_u32 % 8u32) { 1u32 => (-75i64), 5u32 => a_i64, _ => (-59i64) }), 1u32 => a_i64, 6u32 | 0u32 => ((match (K % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64), _ => ((-9223372036854775808i64)).abs() }) >> ((match (a_u32 % 8u32) { 0u32 | 1u32 => (if true { ((a_u32) as u16) } else { 56u16 }), _ => (((a_f32) as u16) | ((a_f32) as u16)) }) & 63u16));
-        let mut v1: i64 = (0i64 | DiffPair::new(100i64, (0i64 | diff_mixed(((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64), a_u32))).b);
-        for &v2 in t1.iter().step_by(2) {
-            v1 = ((-45i64) << (((!((a_i32) as i8)) + (DIFF_TABLE_I8[((K) % 6u32) as usize] * 1i8)) & 63i8));
+        let v0: i8 = (((a_i32) as i8)).checked_sub(68i8).unwrap_or(((a_i64) as i8));
+        let mut v1: u16 = (10u16 << (((a_i64) as i16) & 15i16));
+        for j0 in (((((((a_u32) as u16)) as u32)) % 8u32)..(((match (a_u32 % 8u32) { 0u32 | 2u32 => K, 1u32 | 6u32 => K, _ => a_u32 })) % 16u32)).step_by(((95u32) % 3u32) as usize) {
+            v1 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
         }
-        let mut v3: i8 = (v0 << (66u8 & 7u8));
-        diff_xor_into(&mut v3, (((a_f32) as i8) >> (((a_i32) as i16) & 7i16)));
-        let r3 = &mut v3;
-        *r3 ^= (((a_f32) as i8) / ((a_u32) as i8));
-        let mut v4: i64 = (!(0i64 | DiffPair::new((44i64 >> (a_u32 & 63u32)), (a_i64 | v1)).b));
-        diff_xor_into(&mut v4, (0i64 | diff_mixed((!(a_i64 ^ a_i64)), b_u32)));
-        let r4 = &mut v4;
-        *r4 ^= (v1 >> (K & 63u32));
-        let mut v5: f32 = ((-(1e-40f32 * 9.125f32)) - a_f32);
-        for j0 in (0u32..(((88u32 << (((a_u32) as i16) & 31i16))) % 4u32)).rev() {
-            v5 = 8.125f32;
-        }
-        oi[i] = ((100u64 >> ((((a_i32).checked_div(a_i32).unwrap_or(90i32)) as i32) & 63i32))) as u64;
-        of[i] = (((-((-5.25f32) + (-0.375f32))) + v5)) as f64;
+        let mut v2: u8 = 15u8;
+        diff_xor_into(&mut v2, (!((a_f32) as u8)));
+        let r2 = &mut v2;
+        *r2 ^= (34u8 - 70u8);
+        let mut c3: u32 = 0u32;
+        let v3: u8 = loop {
+            if c3 >= (((a_u32 & 75u32)) % 4u32) {
+                break (((44u8).checked_rem(34u8).unwrap_or(((a_f32) as u8)) * ((a_i64) as u8)));
+            }
+            c3 += 1u32;
+        };
+        let v4: u8 = (61u8).checked_div(100u8).unwrap_or(v3);
+        oi[i] = (((match (K % 8u32) { 5u32 => (a_u32).checked_add(31u32).unwrap_or(K), 0u32..=2u32 => (67u32 ^ 35u32), _ => a_u32 }) + ((match (34u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32))) as u64;
+        of[i] = ((((DIFF_TABLE_F32[((74u32) % 6u32) as usize] * 1.0f32) + (a_f32 + a_f32)) - (((-9.25f32) - (-8.5f32)) * (DIFF_TABLE_F32[((4294967295u32) % 6u32) as usize] * 1.0f32)))) as f64;
     }
 }
 
@@ -4275,8 +4268,8 @@ pub fn diff_113(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let v2: u64 = ((11.75f32) as u64);
         let mut c3: u32 = 0u32;
         let v3: u64 = loop {
-            if c3 >= (((a_u32).checked_sub(b_u32).unwrap_or(21u32)) % 4u32) {
-                break (((v2 << (0i32 & 63i32)) >> (a_u32 & 63u32)));
+            if c3 >= (((a_u32).saturating_mul(b_u32)) % 4u32) {
+                break (((if true { 82u64 } else { a_u64 }) ^ (((-43i64)) as u64)));
             }
             c3 += 1u32;
         };
@@ -4287,7 +4280,7 @@ pub fn diff_113(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
             }
             c4 += 1u32;
         };
-        oi[i] = (((((v4).min(a_u32) * ((a_u32).abs_diff(1u32) as u32))) as u16)) as u64;
+        oi[i] = (((((v4).min(a_u32) * (0u32 | diff_or(None, 1u32)))) as u16)) as u64;
         of[i] = (((((0i8) as f32) + (-a_f32)) - (2.0f32 * (7.5f32).abs()))) as f64;
     }
 }
@@ -4309,24 +4302,30 @@ pub fn diff_114(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
-        let v0: u64 = (match (4294967295u32 % 8u32) { 0u32 | 4u32 => b_u64, 1u32..=2u32 => (if true { 44u64 } else { a_u64 }), 3u32 => a_u64, _ => (a_u64).pow((a_u64) as u32 & 7) });
-        let mut t1: [f64; 3] = [(-((a_i64) as f64)); 3];
-        t1[1] = (((match (94u32 % 8u32) { 0u32 => (!88u32), _ => (if true { a_u32 } else { a_u32 }) })) as f64);
-        t1[2] = (((a_f64).sqrt() - ((-3.5f64) - 0.1f64)) / 1.7e308f64);
-        let mut v1: f64 = ((((31i32 >> (((a_u32) as i8) & 31i8)) & 2147483647i32)) as f64);
-        for &v2 in t1.iter().rev() {
-            v1 = ((match (1u32 % 8u32) { 0u32 => (DIFF_TABLE_F64[((1u32) % 6u32) as usize] * 1.0f64), _ => (a_f64).sqrt() }) / (match (42u32 % 8u32) { 0u32..=7u32 => ((-0.0f64) * (-8.25f64)), 2u32..=6u32 => v1, _ => (v1 / a_f64) }));
+        let v0: u64 = (match (4294967295u32 % 8u32) { 0u32 | 4u32 => b_u64, 1u32..=2u32 => (if true { 44u64 } else { a_u64 }), 3u32 => a_u64, _ => (a_u64).checked_mul(a_u64).unwrap_or(0u64) });
+        assert!((((0u32 % 256u32) != 7u32) || ((a_i64 * 94i64) == ((-9223372036854775808i64) >> 63u16))));
+        let mut c1: u32 = 0u32;
+        let v1: u64 = loop {
+            if c1 >= (((0u32).saturating_add(59u32)) % 4u32) {
+                break (((v0 & a_u64) & (a_u64).min(a_u64)));
+            }
+            c1 += 1u32;
+        };
+        let mut c2: u32 = 0u32;
+        let v2: i16 = loop {
+            if c2 >= (((a_u32 * a_u32)) % 4u32) {
+                break (((((a_i64) as i16) >> (a_i64 & 15i64)) >> ((0i8 ^ ((a_i64) as i8)) & 15i8)));
+            }
+            c2 += 1u32;
+        };
+        let mut v3: i16 = (((a_i64) as i16) >> (7u8 & 15u8));
+        if false {
+            v3 = ((0u8) as i16);
+        } else {
+            v3 = 15i16;
         }
-        let mut t3: [f32; 3] = [(-((v0) as f32)); 3];
-        t3[1] = ((a_u64) as f32);
-        t3[2] = (11.125f32).abs();
-        let mut v3: f32 = ((-a_f32)).sqrt();
-        for &v4 in t3.iter() {
-            v3 = (DIFF_TABLE_F32[((76u32) % 6u32) as usize] * 1.0f32);
-        }
-        let v5: i32 = a_i32;
-        oi[i] = ((!(DIFF_TABLE_I32[((78u32) % 6u32) as usize] * 1i32))) as u64;
-        of[i] = (((-(-b_f64)) - (-(if true { 4.375f64 } else { v1 })))) as f64;
+        oi[i] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)) as u64;
+        of[i] = ((-a_f32)) as f64;
     }
 }
 
@@ -4350,20 +4349,21 @@ pub fn diff_115(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let v0: i64 = ((-42i64)).abs();
         let v1: i8 = ((if (0.1f32 > a_f32) { ((a_u32) as i8) } else { ((-37i8) % (((a_i64) as i8) | 1i8)) }) ^ ((((a_f32) as i8)).min((-19i8)) - ((-85i8) ^ ((a_f32) as i8))));
         let mut v2: f32 = ((v1) as f32);
-        if ((30i64 << ((-93i32) & 63i32)) >= (0i64 | DiffPair { a: v0, b: v0 }.mixed())) {
-            v2 = ((a_i64) as f32);
+        if ((30i64 << ((-93i32) & 63i32)) >= (0i64 | diff_mixed((-74i64), a_u32))) {
+            v2 = ((-11.5f32) * a_f32);
         } else {
-            v2 = (((-11.75f64)) as f32);
+            v2 = (match (58u32 % 8u32) { 2u32 => b_f32, 6u32 => v2, _ => v2 });
         }
-        let v3: i16 = (((((a_i32) as u16)).min(82u16)) as i16);
-        let mut v4: i16 = (v3 >> (((a_i64 << a_i32) << ((((a_f32) as i16) * v3) & 63i16)) & 15i64));
-        if (!(!false)) {
-            v4 = (((a_f32) as i16)).checked_add(64i16).unwrap_or(v3);
+        let mut v3: i16 = ((!(if (a_i32 > b_i32) { 60i16 } else { 64i16 })) << (((a_i64 << ((a_f32) as u8)) >> ((((a_f32) as i16) * (-1i16)) & 63i16)) & 15i64));
+        if ((v0 << ((a_i64) as u8)) == (0i64 | diff_or(None, a_i64))) {
+            v3 = ((!(!((a_f32) as i16))) >> (((a_f64) as i64) >> (35u8 / (((a_f32) as u8) | 1u8))));
         } else {
-            v4 = (DIFF_TABLE_I16[((82u32) % 6u32) as usize] * 1i16);
+            v3 = (((((b_f64 / 3.75f64)) as u16)) as i16);
         }
-        oi[i] = (61u64) as u64;
-        of[i] = ((-(((!76u32)) as f64))) as f64;
+        assert!((((91u32 % 256u32) != 7u32) || ((match (a_u32 % 8u32) { 7u32 => a_i32, 7u32 | 3u32 => a_i32, _ => b_i32 }) <= a_i32)));
+        let v4: i64 = 25i64;
+        oi[i] = (((!(v1 << (45u32 & 7u32))) >> a_i64)) as u64;
+        of[i] = ((((0i64 | diff_or(Some(((-57i64) % (0i64 | 1i64))), (!(-27i64))))) as f32)) as f64;
     }
 }
 
@@ -4421,15 +4421,13 @@ pub fn diff_117(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         };
         let v1: u16 = (((-b_f64)) as u16);
         let t2: [u32; 3] = [(DIFF_TABLE_U32[((a_u32) % 6u32) as usize] * 1u32), 1u32, ((((a_u32) as i16)) as u32)];
-        let v2: u32 = t2.iter().copied().fold((a_u32).checked_sub(29u32).unwrap_or(a_u32), |v2, v3| (a_u32).checked_rem(a_u32).unwrap_or(v3));
-        let mut v4: i32 = 41i32;
-        if ((!15i16) > 65i16) {
-            v4 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
-        } else {
-            v4 = (DIFF_TABLE_I32[((a_u32) % 6u32) as usize] * 1i32);
+        let v2: u32 = t2.iter().copied().fold((a_u32).checked_sub(29u32).unwrap_or(a_u32), |v2, v3| (a_u32).div_euclid(a_u32));
+        let mut v4: f32 = (4.75f32 * a_f32);
+        for j0 in 0u32..(((v2).max(a_u32)) % 4u32) {
+            v4 = ((-11.0f32) + v4);
         }
-        oi[i] = ((!(!(a_u64).div_euclid(a_u64)))) as u64;
-        of[i] = (((((-8.125f64) / a_f64) / (-12.25f64)) / 1.625f64)) as f64;
+        oi[i] = (((match (a_u32 % 8u32) { 2u32 | 0u32 => (((a_f32) as u8)).checked_add(((a_i32) as u8)).unwrap_or(0u8), _ => (153u8 | ((a_i32) as u8)) })).div_euclid(98u8)) as u64;
+        of[i] = (1.625f64) as f64;
     }
 }
 
@@ -4463,8 +4461,8 @@ pub fn diff_118<const K: i32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[
             }
         }
         let v1: i64 = (((((-7.625f32) - (-7.875f32)) / a_f32)) as i64);
-        let t2: [u64; 3] = [83u64, (a_u64 | 18446744073709551615u64), (((!85u64) * (!78u64)) - (39u64).checked_mul(25u64).unwrap_or(b_u64))];
-        let v2: u64 = t2.iter().copied().fold(87u64, |v2, v3| 20u64);
+        let t2: [u64; 3] = [83u64, (a_u64 | 18446744073709551615u64), (((!85u64) * (!78u64)) - ((match (73u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64))];
+        let v2: u64 = t2.iter().copied().fold((b_u64 + 87u64), |v2, v3| 20u64);
         let mut c4: u32 = 0u32;
         let v4: i8 = loop {
             if c4 >= (((a_u32 | a_u32)) % 4u32) {
@@ -4472,8 +4470,8 @@ pub fn diff_118<const K: i32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[
             }
             c4 += 1u32;
         };
-        oi[i] = (((!((((a_u32) as i16)) as i32)) + (34i32).checked_div((-2147483648i32)).unwrap_or((-100i32)))) as u64;
-        of[i] = (((((79i8 * v4) % 100i8)) as f64)) as f64;
+        oi[i] = (((!((((a_u32) as i16)) as i32)) + ((!a_i32)).saturating_add((!(-22i32))))) as u64;
+        of[i] = ((-a_f64)) as f64;
     }
 }
 
@@ -4494,19 +4492,18 @@ pub fn diff_119<const K: u32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[
         let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
-        let mut v0: i32 = ((match (K % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
-        for j0 in (0u32..(((37u32 << (a_i64 & 31i64))) % 4u32)).rev() {
-            v0 = (match (30u32 % 8u32) { 1u32 => a_i32, 5u32..=5u32 => a_i32, _ => (-1i32) });
+        let mut v0: i32 = (0i32 | diff_mixed(25i32, a_u32));
+        for j0 in ((((if ((-0.25f64) >= a_f64) { K } else { 31u32 })) % 8u32)..(((a_u32 & 3521053719u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v0 = ((((a_i64) as u16)) as i32);
         }
-        let mut t1: [u16; 3] = [(((match (a_u32 % 8u32) { 1u32 | 6u32 => ((a_f32) as u16), 1u32..=3u32 => ((a_f32) as u16), _ => 13u16 }) & 1u16) << ((((!0u32)) as u8) & 15u8)); 3];
-        t1[1] = (((match (17u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) & 57u16);
-        t1[2] = (74u16).checked_mul(78u16).unwrap_or(29u16);
-        let mut v1: u16 = (DIFF_TABLE_U16[((12u32) % 6u32) as usize] * 1u16);
-        for &v2 in t1.iter().step_by(2) {
-            v1 = 0u16;
+        let mut v1: f32 = ((7.125f32) as f32);
+        if false {
+            v1 = 3.4e38f32;
+        } else {
+            v1 = ((8u32) as f32);
         }
-        oi[i] = (a_u32) as u64;
-        of[i] = (((((-0.0f32) * (-12.0f32)) / (0.1f32 * a_f32))).abs()) as f64;
+        oi[i] = (0u16) as u64;
+        of[i] = (((-4.875f64) * (((-a_f64)) as f64))) as f64;
     }
 }
 
@@ -4536,24 +4533,33 @@ pub fn diff_120(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
                 if (!(27u64 > 87u64)) {
                     continue 'l0;
                 }
-                v0 = (((((-12.125f64) * a_f64)) as i32) / ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32));
+                v0 = (((((-12.125f64) * a_f64)) as i32) / ((0i32 | diff_mixed((19i32 >> (32767i16 & 31i16)), 17u32)) | 1i32));
             }
         }
-        let mut v1: i8 = (59i8).abs();
-        if false {
-            v1 = (match (1u32 % 8u32) { 3u32 => ((a_u32) as i8), _ => v1 });
+        let v1: i64 = (a_i64 % (a_i64 | 1i64));
+        assert!((((86u32 % 256u32) != 7u32) || (!(!(((a_i32) as u8) <= ((a_i32) as u8))))));
+        let mut v2: i64 = (a_i64).min(v1);
+        if matches!((a_u32 % 8u32), 0u32) {
+            v2 = b_i64;
         } else {
-            v1 = ((33i64) as i8);
+            v2 = (match (85u32 % 8u32) { 3u32 => b_i64, 6u32 | 0u32 => 0i64, 2u32 => 38i64, _ => a_i64 });
         }
-        let mut v2: u8 = (((v1) as u8) - (8u8).min(((a_f32) as u8)));
-        for j2 in ((((b_u32 % 38u32)) % 8u32)..(((a_u32).checked_sub(63u32).unwrap_or(31u32)) % 16u32)).step_by(((44u32) % 3u32) as usize) {
-            v2 = (match (a_u32 % 8u32) { 6u32 | 6u32 => (v2).saturating_add(((a_i32) as u8)), _ => (0u8 | diff_mixed(100u8, 13u32)) });
+        let mut c3: u32 = 0u32;
+        let v3: u16 = loop {
+            if c3 >= (((55u32 | a_u32)) % 4u32) {
+                break ((if (!false) { (16u16 * 65535u16) } else { (((a_i32) as u16) & 50u16) }));
+            }
+            c3 += 1u32;
+        };
+        let mut t4: [u8; 3] = [4u8; 3];
+        t4[1] = ((a_u32) as u8);
+        t4[2] = (match (82u32 % 8u32) { 1u32 | 0u32 => ((1u8 >> v3)).max(((a_u32) as u8)), _ => ((a_f32) as u8) });
+        let mut v4: u8 = ((((9.625f32) as u8) << (b_i32 & 7i32)) % (0u8 | 1u8));
+        for &v5 in t4.iter().rev() {
+            v4 = ((((b_i64 >> (v0 & 63i32)) >> (44u8 & 63u8))) as u8);
         }
-        let t3: [f32; 3] = [((-0.0f32)).sqrt(), (if (!((51i16 == (-4i16)) || (b_i64 <= (-82i64)))) { ((0.0f32).sqrt() + (0.1f32 / (-12.25f32))) } else { ((9.625f32 + 1.75f32) - ((-10.5f32) * a_f32)) }), ((DIFF_TABLE_F32.get(((a_u32) % 8u32) as usize).copied().unwrap_or((-9.375f32)) + (5.5f32 + 0.125f32)) + (b_f32).abs())];
-        let v3: f32 = t3.iter().copied().fold(((((-a_f64)) as f32) / (-(a_f32 * 10.375f32))), |v3, v4| (a_f32 + (if (!false) { ((-11.375f32) * 4.25f32) } else { (v3 - (-8.0f32)) })));
-        let v5: i8 = ((((-4i8) % ((a_i64) as i8)) >> ((match (4294967295u32 % 8u32) { 0u32 | 5u32 => 56u64, 0u32..=1u32 => a_u64, _ => 95u64 }) & 7u64))).abs();
-        oi[i] = ((((30i64 << ((-86i64) & 63i64)) | (a_i64 << (30u8 & 63u8))) + ((51i64).max((-1i64)) >> ((-91i32) & 63i32)))) as u64;
-        of[i] = ((1.7e308f64 * (4.5f64 * (0.1f64).abs()))) as f64;
+        oi[i] = ((!a_u32)) as u64;
+        of[i] = ((16777216.0f32 * ((((a_i64) as i64)) as f32))) as f64;
     }
 }
 
@@ -4642,14 +4648,14 @@ pub fn diff_123(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         assert!((((32u32 % 256u32) != 7u32) || ((v0 >= 78u64) || (!true))));
         let mut v1: f64 = (a_f64).abs();
         for j0 in (0u32..=(((79u32).max(6u32)) % 4u32)).rev() {
-            v1 = (((0u32 | (a_u32).diff_mix(a_u32))) as f64);
+            v1 = (((a_u32).saturating_sub(a_u32)) as f64);
         }
         let mut v2: i16 = (if ((-25i8) < (-9i8)) { 32767i16 } else { (0i16 << (17u8 & 15u8)) });
         for j1 in 0u32..((a_u32) % 4u32) {
             v2 = ((if true { ((a_f32) as i16) } else { ((a_i64) as i16) }) ^ v2);
         }
-        oi[i] = (((0i64 | ((if true { a_i64 } else { 63i64 })).diff_mix(52u32)) ^ ((-a_i64) << (((b_u64) as u8) & 63u8)))) as u64;
-        of[i] = ((((a_f64 * (-11.25f64)) * (if false { v1 } else { 0.0f64 })) - ((((-51i8) + (-54i8))) as f64))) as f64;
+        oi[i] = (((0i64 | diff_or(None, ((((a_i64) as u16)) as i64))) ^ (((((a_f32) as i16) / (48i16 | 1i16))) as i64))) as u64;
+        of[i] = (((DIFF_TABLE_F64[((a_u32) % 6u32) as usize] * 1.0f64) / ((((-14i16)) as f64) * (v1 + a_f64)))) as f64;
     }
 }
 
@@ -4717,7 +4723,7 @@ pub fn diff_125(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         if true {
             v5 = (!a_u64);
         } else {
-            v5 = (0u64 | diff_mixed(a_u64, 33u32));
+            v5 = (a_u64).checked_mul(v5).unwrap_or(a_u64);
         }
         oi[i] = (((a_i64 | ((((a_f32) as u8)) as i64))).max((((-8i64) + 17i64) & (-76i64)))) as u64;
         of[i] = (((DIFF_TABLE_F32.get(((a_u32) % 8u32) as usize).copied().unwrap_or(a_f32)).sqrt() * (DIFF_TABLE_F32[((22u32) % 6u32) as usize] * 1.0f32))) as f64;
@@ -4762,14 +4768,11 @@ pub fn diff_126<const K: i8>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         if (((((a_u32) as i16)) as u64) == (a_u64).min(12u64)) {
             v4 = (((v2 ^ a_i64) | (28i64 | 22i64))).abs();
         } else {
-            v4 = (((a_i64 * a_i64) << ((87u16 - ((a_i64) as u16)) & 63u16)) >> ((if (((-59i8) > ((a_i32) as i8)) || (a_i32 <= 1i32)) { (16i16).checked_sub(((a_f32) as i16)).unwrap_or(((a_i64) as i16)) } else { (((a_f32) as i16) ^ ((a_i32) as i16)) }) & 63i16));
+            v4 = ((((match (57u32 % 8u32) { 0u32..=7u32 => v3, 7u32 => ((a_u32) as i16), _ => 15i16 })) as i64) << ((if (((-59i8) > ((a_i32) as i8)) || (a_i32 <= 1i32)) { ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) } else { (v3 | 15i16) }) & 63i16));
         }
-        let mut v5: i64 = (((31i32) as i64) - (v4 & 56i64));
-        for j0 in (0u32..=((23u32) % 4u32)).rev() {
-            v5 = ((((-10i8)) as i64) - (!27i64));
-        }
-        oi[i] = ((((a_i64) as u16)).checked_sub(((a_u32) as u16)).unwrap_or(44u16)) as u64;
-        of[i] = ((((a_f32 / a_f32) + ((-5.75f32) + a_f32))).sqrt()) as f64;
+        let v5: i16 = (((a_f32) as i16)).checked_sub(((a_i64) as i16)).unwrap_or((-32768i16));
+        oi[i] = ((0u64 >> ((-92i16) & 63i16))) as u64;
+        of[i] = ((a_f64 * a_f64)) as f64;
     }
 }
 
@@ -4851,11 +4854,11 @@ pub fn diff_128(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         }
         let v3: i64 = a_i64;
         let mut v4: i32 = (if matches!((a_u32 % 8u32), 1u32..=7u32) { (((true) as i32) * (0i32 | (a_i32).diff_mix(a_u32))) } else { (((3.4e38f32 - 12.0f32)) as i32) });
-        for j2 in (0u32..(((0u32 | (a_u32).diff_mix(5u32))) % 4u32)).rev() {
-            v4 = v4;
+        for j2 in ((((DIFF_TABLE_U32[((a_u32) % 6u32) as usize] * 1u32)) % 8u32)..(((a_u32 % (53u32 | 1u32))) % 16u32)).step_by(((1u32) % 3u32) as usize) {
+            v4 = ((((-a_f64) * (5e-324f64 + a_f64))) as i32);
         }
-        oi[i] = (((a_u32) as u8)) as u64;
-        of[i] = ((-0.0f64)) as f64;
+        oi[i] = ((((a_f32).sqrt()) as u32)) as u64;
+        of[i] = (((-(a_f32 + 6.25f32))).sqrt()) as f64;
     }
 }
 
@@ -4877,21 +4880,26 @@ pub fn diff_129(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
         let mut t0: [u64; 3] = [((8.75f64) as u64); 3];
-        t0[1] = (DIFF_TABLE_U64[((31u32) % 6u32) as usize] * 1u64);
-        t0[2] = (if matches!((1u32 % 8u32), 1u32) { 67u64 } else { 77u64 });
-        let mut v0: u64 = a_u64;
-        for &v1 in t0.iter().rev() {
-            v0 = v1;
+        t0[1] = (b_u64).checked_div(47u64).unwrap_or(57u64);
+        t0[2] = (81u64).checked_add(a_u64).unwrap_or(a_u64);
+        let mut v0: u64 = (a_u64 | a_u64);
+        for &v1 in t0.iter().step_by(2) {
+            v0 = (0u64 | (v1).diff_mix(25u32));
         }
-        let v2: i16 = ((((if false { a_u32 } else { 1u32 }) << ((((a_f32) as i16) & ((a_i64) as i16)) & 31i16))) as i16);
-        let mut v3: f32 = (1.375f32 + a_f32);
-        if false {
-            v3 = (3.4e38f32 * 4.0f32);
-        } else {
-            v3 = (match (a_u32 % 8u32) { 4u32..=4u32 => 1.0f32, 1u32 => v3, 0u32 => a_f32, _ => a_f32 });
+        let mut t2: [f64; 3] = [a_f64; 3];
+        t2[1] = (-(7.125f64 * a_f64));
+        t2[2] = (((-7.875f64) * 9.625f64) - (((-9223372036854775808i64)) as f64));
+        let mut v2: f64 = ((10.375f64 * 5.125f64) - ((32u64) as f64));
+        for &v3 in t2.iter() {
+            v2 = ((a_f64 + 1.0f64) - (if (((a_u32) as u8) < 31u8) { v2 } else { v3 }));
         }
-        oi[i] = ((65u32 >> (71u16 & 31u16))) as u64;
-        of[i] = (((a_f32 / ((((a_i64) as u8)) as f32)) * (((((-72i32)) as i64)) as f32))) as f64;
+        let mut v4: u32 = (((80u64).pow((v0) as u32 & 7)) as u32);
+        for j0 in (u32::MAX - (((!b_u32)) % 4u32))..=u32::MAX {
+            v4 = j0;
+        }
+        assert!((((a_u32 % 256u32) != 7u32) || (!(((a_i32) as u16) < 95u16))));
+        oi[i] = (((a_i32) as u16)) as u64;
+        of[i] = ((-(-((a_i32) as f64)))) as f64;
     }
 }
 
@@ -4978,29 +4986,29 @@ pub fn diff_132(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
         let mut t0: [u8; 3] = [57u8; 3];
-        t0[1] = (DIFF_TABLE_U8[((a_u32) % 6u32) as usize] * 1u8);
+        t0[1] = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
         t0[2] = 70u8;
-        let mut v0: u8 = (match (23u32 % 8u32) { 2u32..=4u32 => (if ((((a_f32) as u8) <= 56u8) || true) { 8u8 } else { 4u8 }), 0u32 | 7u32 => (match (a_u32 % 8u32) { 2u32 | 7u32 => (DIFF_TABLE_U8[((58u32) % 6u32) as usize] * 1u8), 5u32 => ((a_u32) as u8), _ => (((a_i32) as u8) | ((a_i64) as u8)) }), 3u32 => (((a_i32).min(b_i32)) as u8), _ => ((48u8 / (((a_i32) as u8) | 1u8))).min(((match (85u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)) });
+        let mut v0: u8 = (match (23u32 % 8u32) { 2u32..=4u32 => (if ((((a_f32) as u8) <= 56u8) || true) { 8u8 } else { 4u8 }), 0u32 | 7u32 => (match (a_u32 % 8u32) { 2u32 | 7u32 => (((a_i32) as u8)).rem_euclid(78u8), 5u32 => (if false { 24u8 } else { 128u8 }), _ => (0u8 | diff_or(None, 86u8)) }), 0u32..=3u32 => (0u8 * (((a_i64) as u8) * ((a_i32) as u8))), _ => (79u8).min((((a_i64) as u8) % (97u8 | 1u8))) });
         for &v1 in t0.iter() {
-            v0 = ((match (30u32 % 8u32) { 5u32 | 6u32 => (if false { v1 } else { ((a_f32) as u8) }), 1u32 => (0u8 | (((a_f32) as u8)).diff_mix(a_u32)), _ => (match (a_u32 % 8u32) { 4u32..=6u32 => v1, 7u32 | 1u32 => ((a_i32) as u8), 0u32..=2u32 => ((a_f32) as u8), _ => v0 }) }) >> (((((a_i64) as u16)).max(((a_i64) as u16)) << ((!b_u64) & 15u64)) & 7u16));
+            v0 = (if ((0i32 < a_i32) && (((a_u32) as i16) <= (-98i16))) { ((1u8 << a_u64) << ((match (a_u32 % 8u32) { 4u32..=6u32 => (-19i32), 4u32 | 5u32 => a_i32, 5u32..=6u32 => (-5i32), _ => a_i32 }) & 7i32)) } else { ((89u8).checked_rem(v0).unwrap_or(93u8) >> (335345696u32 >> (a_u32 & 31u32))) });
         }
-        let mut v2: i8 = (((a_i64) as i8)).abs();
-        'l2: for j0 in 0u32..(((32u32 ^ 34u32)) % 3u32) {
-            for j1 in 0u32..(((0u32 | (a_u32).diff_mix(335345696u32))) % 3u32) {
-                if false {
-                    break 'l2;
-                }
-                if (!((-38i32) < a_i32)) {
-                    continue 'l2;
-                }
-                v2 = ((-128i8) << ((match (4294967295u32 % 8u32) { 1u32..=7u32 => 0u32, 2u32 => 40u32, 0u32 | 2u32 => 4294967295u32, _ => 45u32 }) & 7u32));
-            }
+        let mut v2: f64 = (match (2577008612u32 % 8u32) { 1u32 => (a_f64 + (-0.125f64)), 7u32 => (8.25f64).abs(), _ => (0.1f64 + 0.0f64) });
+        if true {
+            v2 = a_f64;
+        } else {
+            v2 = (if matches!((a_u32 % 8u32), 2u32..=4u32) { (-v2) } else { (v2 * 0.125f64) });
         }
-        let v3: u16 = ((match (4294967295u32 % 8u32) { 5u32 | 0u32 => (((-1i32)) as u16), 7u32 => (((a_i32) as u16)).checked_div(((a_i64) as u16)).unwrap_or(((a_f32) as u16)), _ => (5u16 << (98i8 & 15i8)) }) << (64u64 & 15u64));
-        assert!((((1u32 % 256u32) != 7u32) || ((a_u32 % 5u32) != a_u32)));
-        let v4: i16 = (-32768i16);
-        oi[i] = ((if (false && (!((-8i16) < ((a_f32) as i16)))) { ((!68i8) ^ (((-60i64)) as i8)) } else { (match (3u32 % 8u32) { 0u32 => ((-33i8) + v2), 5u32..=6u32 => (if false { 5i8 } else { (-60i8) }), 7u32 => 82i8, _ => (v2).max(63i8) }) })) as u64;
-        of[i] = (((a_f64 * (-0.375f64)) - (-0.0f64))) as f64;
+        let mut t3: [u8; 3] = [(69u8 | ((a_u32) as u8)); 3];
+        t3[1] = ((a_u32) as u8);
+        t3[2] = (v0 * v0);
+        let mut v3: u8 = (109u8 % ((a_i64) as u8));
+        for &v4 in t3.iter() {
+            v3 = (((a_u32) as u8) % 5u8);
+        }
+        let v5: i8 = (((a_u32) as i8) << (v0 & 7u8));
+        assert!((((6u32 % 256u32) != 7u32) || ((40u8).checked_rem(v0).unwrap_or(((a_u32) as u8)) >= (if true { v3 } else { 24u8 }))));
+        oi[i] = (((if (!true) { (v3).saturating_mul(((a_i64) as u8)) } else { (v3).saturating_add(((a_i32) as u8)) }) >> ((v5) as i8))) as u64;
+        of[i] = ((-(((0i32 | diff_or(Some((-2147483648i32)), 1i32))) as f64))) as f64;
     }
 }
 
@@ -5036,20 +5044,20 @@ pub fn diff_133(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
             v2 = (match (v1 % 8u32) { 6u32 => v2, 6u32 | 0u32 => ((a_i32) as i16), 0u32..=6u32 => v2, _ => ((a_f32) as i16) });
         }
         let mut v3: u64 = (a_u64).max(a_u64);
-        'l3: for j2 in 0u32..(((32u32).checked_mul(1u32).unwrap_or(66u32)) % 3u32) {
-            for j3 in 0u32..(((j2 * 50u32)) % 3u32) {
-                if matches!((v1 % 8u32), 1u32) {
+        'l3: for j2 in 0u32..((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 3u32) {
+            for j3 in 0u32..(((!70u32)) % 3u32) {
+                if ((-95i8) <= ((a_f32) as i8)) {
                     break 'l3;
                 }
-                if ((-33i64) == 0i64) {
+                if (b_u32 != a_u32) {
                     continue 'l3;
                 }
-                v3 = ((DIFF_TABLE_U64[((j3) % 6u32) as usize] * 1u64) * a_u64);
+                v3 = (!a_u64);
             }
         }
-        let v4: u16 = (match (84u32 % 8u32) { 2u32 => ((83u32) as u16), 5u32 | 4u32 => (match (40u32 % 8u32) { 4u32..=6u32 => 81u16, 3u32 => 15u16, _ => ((a_f32) as u16) }), _ => 4u16 });
-        oi[i] = ((match (531871228u32 % 8u32) { 7u32 | 6u32 => ((a_u32) as u8), 6u32 | 4u32 => (0u8 | ((((a_f32) as u8) / (15u8 | 1u8))).diff_mix(v1)), _ => ((34u8 ^ ((a_i64) as u8)) - ((((a_i32) as u8)) as u8)) })) as u64;
-        of[i] = ((((a_f64 - 5.125f64)).abs() * a_f64)) as f64;
+        let v4: u8 = (0u8 | diff_or(None, ((a_f64) as u8)));
+        oi[i] = (((match (a_u32 % 8u32) { 2u32 => ((83u32) as i64), 5u32 | 4u32 => (match (40u32 % 8u32) { 4u32..=6u32 => (-81i64), 3u32 => 0i64, _ => a_i64 }), _ => 4i64 }) - (((match (531871228u32 % 8u32) { 7u32 | 6u32 => 45i32, 6u32 | 4u32 => a_i32, _ => (-97i32) })) as i64))) as u64;
+        of[i] = ((-a_f64)) as f64;
     }
 }
 
@@ -5112,12 +5120,12 @@ pub fn diff_135(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let mut c4: u32 = 0u32;
         let v4: u32 = loop {
             if c4 >= (((match (89u32 % 8u32) { 6u32 | 5u32 => a_u32, _ => 78u32 })) % 4u32) {
-                break ((((DIFF_TABLE_U32[((43u32) % 6u32) as usize] * 1u32) + (13u32 % (b_u32 | 1u32)))).max((match (83u32 % 8u32) { 3u32 => 89u32, _ => ((((a_u32) as u16)) as u32) })));
+                break ((((59u32).checked_rem(88u32).unwrap_or(9u32) + (match (37u32 % 8u32) { 3u32..=3u32 => a_u32, 1u32 | 5u32 => 86u32, _ => a_u32 }))).max((match (1u32 % 8u32) { 4u32 | 1u32 => b_u32, _ => (0u32 | diff_mixed(29u32, 1327737868u32)) })));
             }
             c4 += 1u32;
         };
-        oi[i] = ((((0i16 | ((-32768i16)).diff_mix(v4))).min((16i16 - ((a_u32) as i16)))).abs()) as u64;
-        of[i] = ((((85u16).max(((a_f32) as u16))) as f32)) as f64;
+        oi[i] = ((((85i64).max(a_i64)) as i8)) as u64;
+        of[i] = ((((match (0u32 % 8u32) { 5u32..=7u32 => 68u64, _ => (!v3) })) as f64)) as f64;
     }
 }
 
@@ -5145,16 +5153,21 @@ pub fn diff_136<const K: u16>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[
             v0 = (v0).abs();
         }
         assert!((((a_u32 % 256u32) != 7u32) || ((false || (a_i64 > 51i64)) || (!(a_i32 > 55i32)))));
-        let t1: [u64; 3] = [((91u64 + 64u64)).saturating_add((80u64 << ((-88i64) & 63i64))), (match (90u32 % 8u32) { 7u32 => (a_u64 << 52u16), 2u32 => a_u64, _ => (b_u64 >> 15u8) }), (!86u64)];
-        let v1: u64 = t1.iter().copied().fold(((a_u64).checked_rem(39u64).unwrap_or(a_u64) & 21u64), |v1, v2| (((-14i64)) as u64));
-        let mut v3: i32 = 1i32;
-        if ((8i8).abs() != ((a_i64) as i8)) {
-            v3 = (a_i32 - 31i32);
-        } else {
-            v3 = a_i32;
+        let mut t1: [u64; 3] = [(DIFF_TABLE_U64[((a_u32) % 6u32) as usize] * 1u64); 3];
+        t1[1] = (!(!36u64));
+        t1[2] = (if ((-11.0f32) <= b_f32) { (59u64 & 27u64) } else { (89u64 ^ a_u64) });
+        let mut v1: u64 = ((((16u64) as i32)) as u64);
+        for &v2 in t1.iter().step_by(2) {
+            v1 = (if (!false) { (match (46u32 % 8u32) { 5u32 | 2u32 => v1, 7u32..=7u32 => 56u64, 7u32 => a_u64, _ => 40u64 }) } else { (match (62u32 % 8u32) { 2u32 | 2u32 => b_u64, 0u32 | 2u32 => 59u64, _ => 4u64 }) });
         }
-        oi[i] = ((((-72i64) << ((((a_i32) as i8) ^ ((a_u32) as i8)) & 63i8))).abs()) as u64;
-        of[i] = ((3.125f64).abs()) as f64;
+        let mut v3: i32 = (-2147483648i32);
+        if (!(a_i64 != b_i64)) {
+            v3 = (-a_i32);
+        } else {
+            v3 = (a_i32 >> ((-36i64) & 31i64));
+        }
+        oi[i] = ((a_u32 * 72u32)) as u64;
+        of[i] = ((3.125f32).abs()) as f64;
     }
 }
 
@@ -5175,30 +5188,26 @@ pub fn diff_137(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
-        let mut v0: i16 = ((32767i16 / ((-34i16) | 1i16)) / ((12i16).checked_add(32767i16).unwrap_or((-58i16)) | 1i16));
-        for j0 in (u32::MAX - (((a_u32).min(5u32)) % 4u32))..=u32::MAX {
-            v0 = ((v0 >> (-21i8)) * v0);
+        let mut v0: i16 = ((32767i16 / ((-34i16) | 1i16)) / (((match (31u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) | 1i16));
+        for j0 in ((((91u32 ^ 94u32)) % 8u32)..(((100u32).max(0u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v0 = (((match (18u32 % 8u32) { 3u32..=7u32 => 23u8, _ => 84u8 })) as i16);
         }
-        let mut v1: u32 = 32u32;
-        'l1: for j1 in 0u32..((((a_f32) as u32)) % 3u32) {
-            for j2 in 0u32..(((j1).min(a_u32)) % 3u32) {
-                if (a_i32 < a_i32) {
-                    break 'l1;
-                }
-                if (false && false) {
-                    continue 'l1;
-                }
-                v1 = v1;
-            }
+        assert!((((72u32 % 256u32) != 7u32) || (!false)));
+        let mut v1: u32 = 52u32;
+        for j1 in ((((50u32 << ((-84i64) & 31i64))) % 8u32)..(((b_u32).max(20u32)) % 16u32)).step_by(((46u32) % 3u32) as usize) {
+            v1 = (a_u32 ^ (v1 >> v0));
         }
-        let mut v2: i16 = (-1i16);
-        diff_xor_into(&mut v2, ((((a_u64).div_euclid(a_u64) >> (((-0.0f32)) as i32))) as i16));
-        let r2 = &mut v2;
-        *r2 ^= (((a_f32) as i16) & v0);
-        let v3: i32 = (a_i32 * 17i32);
-        let v4: i8 = ((a_u32) as i8);
-        oi[i] = (((((a_f32) as i8)).checked_div(v4).unwrap_or(7i8) ^ (DIFF_TABLE_I8[((18u32) % 6u32) as usize] * 1i8))) as u64;
-        of[i] = (((-((1.7e308f64) as f32)) * (match (a_u32 % 8u32) { 6u32 => (if true { 2.875f32 } else { (-0.0f32) }), _ => (5.625f32 * 5.375f32) }))) as f64;
+        let v2: u32 = (((84u32 - a_u32) << (((a_u32) as i16) & 31i16)) | (DIFF_TABLE_U32[((a_u32) % 6u32) as usize] * 1u32));
+        let mut v3: i8 = ((DIFF_TABLE_I8[((a_u32) % 6u32) as usize] * 1i8) & ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8));
+        for j2 in (((a_u32) % 8u32)..((((18u8) as u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v3 = (match (a_u32 % 8u32) { 6u32..=6u32 => (127i8 >> ((a_i32 * 93i32) & 7i32)), _ => (!(((a_u32) as i8)).max(((a_f32) as i8))) });
+        }
+        let mut v4: u32 = b_u32;
+        for j3 in ((((v2 << (((a_i32) as i16) & 31i16))) % 8u32)..(((v2 << ((-95i32) & 31i32))) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v4 = (if (false || true) { (a_u32 % (a_u32 | 1u32)) } else { (a_u32 << a_i64) });
+        }
+        oi[i] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)) as u64;
+        of[i] = ((((-0.0f32)) as f64)) as f64;
     }
 }
 
@@ -5227,8 +5236,8 @@ pub fn diff_138(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
             v0 = (-(a_f32).abs());
         }
         let v2: i8 = (if matches!((25u32 % 8u32), 2u32..=7u32) { (-94i8) } else { (-88i8) });
-        oi[i] = (((DIFF_TABLE_I16[((1u32) % 6u32) as usize] * 1i16) % (50i16 | 1i16))) as u64;
-        of[i] = (((match (b_u32 % 8u32) { 3u32 | 4u32 => DIFF_TABLE_F64.get(((a_u32) % 8u32) as usize).copied().unwrap_or(a_f64), 0u32 | 4u32 => ((a_f32) as f64), _ => (match (9u32 % 8u32) { 4u32 => 8.875f64, 2u32 => a_f64, 4u32 => (-3.375f64), _ => (-9.5f64) }) }) * (((DIFF_TABLE_U8[((a_u32) % 6u32) as usize] * 1u8)) as f64))) as f64;
+        oi[i] = ((((-71i16)).checked_rem(0i16).unwrap_or(75i16) % (15i16 | 1i16))) as u64;
+        of[i] = ((((DIFF_TABLE_F64.get(((45u32) % 8u32) as usize).copied().unwrap_or((-0.0f64))) as f64) * 1.125f64)) as f64;
     }
 }
 
@@ -5304,17 +5313,24 @@ pub fn diff_140(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
                 if (!(a_i32 < (-1i32))) {
                     continue 'l0;
                 }
-                v0 = ((127i8).min(((a_u32) as i8))).pow((((81i32) as i8)) as u32 & 7);
+                v0 = (v0).checked_sub(0i8).unwrap_or(93i8);
             }
         }
-        let v1: i16 = (-90i16);
-        let v2: u32 = (!(94u32).min((84u32 % (a_u32 | 1u32))));
-        let mut v3: i8 = (23i8 >> ((((a_i32) as i16) << (a_i64 & 15i64)) & 7i16));
-        diff_xor_into(&mut v3, (((2i64 * a_i64)) as i8));
-        let r3 = &mut v3;
-        *r3 ^= ((v2) as i8);
-        oi[i] = (((-59i16) >> (((((a_u32) as i16) % (46i16 | 1i16))).max((v1).max(v1)) & 15i16))) as u64;
-        of[i] = ((if ((16u16 >> (((a_i32) as u16) & 15u16)) != (DIFF_TABLE_U16[((v2) % 6u32) as usize] * 1u16)) { (a_f64).abs() } else { 2.5f64 })) as f64;
+        let v1: i8 = ((a_f32) as i8);
+        let mut v2: u8 = ((a_u32) as u8);
+        if ((if true { 94u32 } else { b_u32 }) > (32u32 << (a_u32 & 31u32))) {
+            v2 = ((match (24u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
+        } else {
+            v2 = (v2 / (((a_i32) as u8) | 1u8));
+        }
+        let mut v3: i16 = (DIFF_TABLE_I16[((69u32) % 6u32) as usize] * 1i16);
+        if false {
+            v3 = v3;
+        } else {
+            v3 = ((a_i32) as i16);
+        }
+        oi[i] = ((DIFF_TABLE_U16[((a_u32) % 6u32) as usize] * 1u16)) as u64;
+        of[i] = (5.75f32) as f64;
     }
 }
 
@@ -5393,33 +5409,28 @@ pub fn diff_143(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         } else {
             v0 = v0;
         }
-        let mut v1: i32 = (((72u64).checked_sub(42u64).unwrap_or(64u64)) as i32);
-        if (a_f64 <= (if true { (-1.625f64) } else { a_f64 })) {
-            v1 = ((match (88u32 % 8u32) { 4u32..=7u32 => (v1 / (v1 | 1i32)), 4u32 | 4u32 => (match (32u32 % 8u32) { 5u32 | 1u32 => (-83i32), 0u32 => v1, _ => v1 }), _ => (if (78u16 <= 85u16) { (-20i32) } else { v1 }) }) / (((87i32 * (-2147483648i32))).min((((-9.5f64)) as i32)) | 1i32));
+        let mut v1: i32 = ((((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)) as i32);
+        if ((90i32 ^ 31i32) < ((-8i32) + 13i32)) {
+            v1 = (((if (a_i64 == a_i64) { v1 } else { a_i32 })).min((if false { 94i32 } else { v1 }))).abs();
         } else {
-            v1 = (((match (14u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) | a_i32);
+            v1 = (-35i32);
         }
-        let mut v2: f32 = (v0 + (((-24i16)) as f32));
-        if true {
-            v2 = (((match (10u32 % 8u32) { 0u32..=2u32 => a_u64, 6u32 | 7u32 => 63u64, _ => a_u64 })) as f32);
+        assert!((((4294967295u32 % 256u32) != 7u32) || (!(v1 == 32i32))));
+        let mut v2: u64 = 72u64;
+        if (((((a_i32) as i8)) as f64) > 0.0f64) {
+            v2 = a_u64;
         } else {
-            v2 = (-(a_f32 / a_f32));
+            v2 = v2;
         }
-        let mut v3: i32 = ((-a_i32) << (1i16 & 31i16));
-        if true {
-            v3 = (-66i32);
-        } else {
-            v3 = (((a_i32 & 32i32) << ((0i16 | 16i16) & 31i16))).max(((v1 & a_i32) | (!a_i32)));
+        assert!((((31u32 % 256u32) != 7u32) || ((!a_u32) > (4294967295u32 << 89u16))));
+        let v3: i8 = (((1i32 ^ v1)) as i8);
+        assert!((((a_u32 % 256u32) != 7u32) || ((-7i64) > (match (a_u32 % 8u32) { 3u32 | 2u32 => a_i64, 1u32 | 4u32 => a_i64, 6u32 | 5u32 => (-70i64), _ => 9223372036854775807i64 }))));
+        let mut v4: f64 = (12.125f64 + a_f64);
+        for j0 in (((66u32) % 8u32)..(((0u32 | diff_mixed(a_u32, a_u32))) % 16u32)).step_by(((1u32) % 3u32) as usize) {
+            v4 = a_f64;
         }
-        let mut t4: [f32; 3] = [(((((a_f32) as i8)).min(((a_f32) as i8))) as f32); 3];
-        t4[1] = a_f32;
-        t4[2] = ((((match (31u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64)) as f32);
-        let mut v4: f32 = ((((((a_u32) as u16)) as f64)) as f32);
-        for &v5 in t4.iter() {
-            v4 = (match (a_u32 % 8u32) { 2u32 | 7u32 => (-v5), _ => ((b_i32) as f32) });
-        }
-        oi[i] = (5u16) as u64;
-        of[i] = ((((((-32768i16)).abs()) as f32) + (-(v4).sqrt()))) as f64;
+        oi[i] = (((match (1u32 % 8u32) { 6u32 => 93i16, 0u32 | 2u32 => (((a_i64) as i16) % (((a_i32) as i16) | 1i16)), 1u32 => (if (44i64 >= a_i64) { ((a_i32) as i16) } else { 32767i16 }), _ => ((-15i16) >> (61u32 & 15u32)) }) & (!(!((a_i32) as i16))))) as u64;
+        of[i] = ((-(((42u32) as f64) + (-a_f64)))) as f64;
     }
 }
 
@@ -5512,11 +5523,10 @@ pub fn diff_146<const K: i8>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         }
         let mut v1: u16 = ((a_i32) as u16);
         for j1 in 0u32..(((a_u32 ^ 0u32)) % 4u32) {
-            v1 = ((match (a_u32 % 8u32) { 4u32 => ((a_i64) as u16), 7u32 => ((a_f32) as u16), _ => (v1 - 7u16) })).min((0u16 | (v1).diff_mix(49u32)));
+            v1 = ((match (a_u32 % 8u32) { 4u32 => ((a_i64) as u16), 7u32 => ((a_f32) as u16), _ => (v1 - 7u16) })).min((DIFF_TABLE_U16[((38u32) % 6u32) as usize] * 1u16));
         }
-        assert!((((a_u32 % 256u32) != 7u32) || ((!((a_i32) as u16)) == 21u16)));
-        oi[i] = ((((!64u64)) as i32)) as u64;
-        of[i] = (((16777216.0f32 - (a_f32 + a_f32)) + ((((a_f64) as i8)) as f32))) as f64;
+        oi[i] = ((96u8 * (!(94u8 & 38u8)))) as u64;
+        of[i] = ((((-a_f64) / (if ((-86i32) >= (-37i32)) { (-4.25f64) } else { a_f64 })) + (((-6.875f64)).sqrt() * (a_f64 * a_f64)))) as f64;
     }
 }
 
@@ -5541,8 +5551,8 @@ pub fn diff_147<const K: i16>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[
         diff_xor_into(&mut v0, (((-8i16)) as u32));
         let r0 = &mut v0;
         *r0 ^= (21u32 * 41u32);
-        oi[i] = (((65535u16 << (v0 & 15u32))).saturating_add(((0u16 | (55u16).diff_mix(38u32)) ^ (((-11i8)) as u16)))) as u64;
-        of[i] = ((8.375f64 / (DIFF_TABLE_F64.get(((87u32) % 8u32) as usize).copied().unwrap_or((-1.25f64))).abs())) as f64;
+        oi[i] = ((((a_i32) as u16)).checked_add(46156u16).unwrap_or(7u16)) as u64;
+        of[i] = ((((8.375f64 - (-10.875f64)) - (match (v0 % 8u32) { 3u32 => (-0.0f64), _ => 8.375f64 })) + (DIFF_TABLE_F64.get(((87u32) % 8u32) as usize).copied().unwrap_or((-1.25f64))).abs())) as f64;
     }
 }
 
@@ -5572,28 +5582,25 @@ pub fn diff_148<const K: i8>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         };
         let mut t1: [i32; 3] = [(if (false || (!matches!((a_u32 % 8u32), 1u32 | 2u32))) { ((!(-76i32)) - ((-6i32) >> (((a_i32) as u8) & 31u8))) } else { 40i32 }); 3];
         t1[1] = (match (b_u32 % 8u32) { 1u32..=1u32 => ((65i32).min(a_i32)).max((a_i32 << (((a_u32) as i8) & 31i8))), 3u32..=4u32 => (-2147483648i32), _ => (10i32 * ((99i16) as i32)) });
-        t1[2] = (((match (a_u32 % 8u32) { 3u32 | 6u32 => (-86i16), 5u32 | 4u32 => (((a_i64) as i16)).checked_div((-94i16)).unwrap_or(((a_i64) as i16)), 2u32..=5u32 => (-((a_i64) as i16)), _ => (-89i16) })) as i32);
-        let mut v1: i32 = a_i32;
-        for &v2 in t1.iter().step_by(2) {
-            v1 = (DIFF_TABLE_I32[((60u32) % 6u32) as usize] * 1i32);
+        t1[2] = (((match (a_u32 % 8u32) { 3u32 | 6u32 => (-86i16), 5u32 | 4u32 => ((match (31u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16), 5u32 => (-78i16), _ => (!((a_i64) as i16)) })) as i32);
+        let mut v1: i32 = ((((-20i32)).min(a_i32) >> (!(-128i8))) | (match (1u32 % 8u32) { 4u32 | 1u32 => (if false { 2147483647i32 } else { (-59i32) }), _ => (0i32 | diff_mixed(31i32, 23u32)) }));
+        for &v2 in t1.iter().skip(1) {
+            v1 = (a_i32).checked_sub(a_i32).unwrap_or((-33i32));
         }
-        let mut v3: i16 = ((((match (b_u32 % 8u32) { 6u32 => ((a_i64) as u8), 3u32 => 0u8, 0u32..=4u32 => 58u8, _ => ((a_i32) as u8) })).saturating_add((83u8).div_euclid(((a_i32) as u8)))) as i16);
-        if (((b_i64) as u8) >= 36u8) {
-            v3 = (((((a_u32) as i16) % ((-40i16) | 1i16)) >> (((0.0f64) as i64) & 15i64)) & (if (85u16 > 16u16) { (43i16 | (-89i16)) } else { (((a_f32) as i16) & v3) }));
-        } else {
-            v3 = (((((false) as u32) >> (a_u32 & 31u32))) as i16);
+        let mut v3: f32 = ((-2.75f32) - 8.25f32);
+        for j0 in (((((match (21u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 8u32)..(((((-5.0f32)) as u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v3 = 0.1f32;
         }
-        assert!((((32u32 % 256u32) != 7u32) || (!(50u64 >= 83u64))));
-        let v4: u32 = (a_u32 % (((10u32 << (K & 31i8)) ^ (a_u32).max(13u32)) | 1u32));
-        let mut t5: [u32; 3] = [(a_u32).checked_rem(a_u32).unwrap_or(v4); 3];
-        t5[1] = ((v4 >> (a_i32 / 20i32)) * 57u32);
-        t5[2] = (((DIFF_TABLE_U32[((v4) % 6u32) as usize] * 1u32) << ((a_i64 >> (((a_i32) as i16) & 63i16)) & 31i64)) >> v4);
-        let mut v5: u32 = v4;
-        for &v6 in t5.iter() {
-            v5 = a_u32;
+        assert!((((32u32 % 256u32) != 7u32) || (1u8 != (((a_f32) as u8) & 19u8))));
+        let t4: [i16; 3] = [((a_i64) as i16), ((false) as i16), ((-46i16)).abs()];
+        let v4: i16 = t4.iter().copied().fold(((a_f32) as i16), |v4, v5| (0i16 | ((-83i16)).diff_mix(a_u32)));
+        let mut v6: f32 = (DIFF_TABLE_F32[((a_u32) % 6u32) as usize] * 1.0f32);
+        for j1 in (u32::MAX - ((((((a_f32) as u16)) as u32)) % 4u32))..=u32::MAX {
+            v6 = (-a_f32);
         }
-        oi[i] = (((((((a_u32) as i8)).abs()) as u16) | ((16u16 << (v1 & 15i32)) >> ((if true { (-26i16) } else { ((a_f32) as i16) }) & 15i16)))) as u64;
-        of[i] = ((((DIFF_TABLE_U64[((v4) % 6u32) as usize] * 1u64)) as f64)) as f64;
+        assert!((((24u32 % 256u32) != 7u32) || (true || true)));
+        oi[i] = ((if ((84u8 << (a_i32 & 7i32)) == ((91u16) as u8)) { (!(a_i64 - a_i64)) } else { (0i64 | (99i64).diff_mix(a_u32)) })) as u64;
+        of[i] = ((DIFF_TABLE_F64[((a_u32) % 6u32) as usize] * 1.0f64)) as f64;
     }
 }
 
@@ -5616,7 +5623,7 @@ pub fn diff_149(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let b_f64: f64 = diff_first(&xf64[i..]);
         let mut v0: u8 = (((match (46u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) % ((if (((a_u32) as i16) == 32i16) { ((a_f32) as u8) } else { (((a_i32) as u8) >> a_i32) }) | 1u8));
         for j0 in ((((if false { 125327141u32 } else { 59u32 })) % 8u32)..((17u32) % 16u32)).step_by(((55u32) % 3u32) as usize) {
-            v0 = ((v0 << (((match (46u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) & 7i16)) & (80u8 ^ (if matches!((a_u32 % 8u32), 6u32) { v0 } else { 63u8 })));
+            v0 = ((v0 << ((DIFF_TABLE_I16[((46u32) % 6u32) as usize] * 1i16) & 7i16)) & (80u8 ^ (if matches!((a_u32 % 8u32), 6u32) { v0 } else { 63u8 })));
         }
         let mut v1: f32 = ((DIFF_TABLE_F32[((a_u32) % 6u32) as usize] * 1.0f32) + (match (a_u32 % 8u32) { 0u32 => (-4.5f32), 0u32 => 12.375f32, _ => a_f32 }));
         if ((if false { ((a_u32) as u8) } else { ((a_i32) as u8) }) <= (match (a_u32 % 8u32) { 1u32 => v0, 3u32..=4u32 => v0, 3u32..=3u32 => ((a_f32) as u8), _ => v0 })) {
@@ -5626,15 +5633,20 @@ pub fn diff_149(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         }
         let v2: u64 = a_u64;
         assert!((((36u32 % 256u32) != 7u32) || ((v0 & ((a_u32) as u8)) < (v0 - 76u8))));
-        let mut v3: i32 = (((40u16) as i32) | (a_i32).checked_add(a_i32).unwrap_or(34i32));
-        if (matches!((95u32 % 8u32), 1u32) || (0.0f64 > 1.875f64)) {
-            v3 = v3;
+        let mut v3: i32 = (((40u16) as i32) | ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32));
+        if (((-4.625f64) * 2.25f64) <= (a_f64 - 5e-324f64)) {
+            v3 = ((v3 / (v3 | 1i32)) >> ((16u16 - ((a_u32) as u16)) & 31u16));
         } else {
-            v3 = ((a_i32 << (65u32 & 31u32)) ^ a_i32);
+            v3 = (((a_f64 > a_f64)) as i32);
         }
-        let v4: f32 = a_f32;
-        oi[i] = (16u16) as u64;
-        of[i] = (((-8.25f32) - (if (!false) { (5.875f32).abs() } else { (v1 + a_f32) }))) as f64;
+        let mut v4: f32 = ((33u8) as f32);
+        if (22i32 <= (if true { v3 } else { v3 })) {
+            v4 = ((v4).abs() + (match (11u32 % 8u32) { 0u32 => a_f32, _ => v4 }));
+        } else {
+            v4 = ((a_f32).sqrt() / 0.1f32);
+        }
+        oi[i] = (((((((a_f32) as u8) * ((a_u32) as u8))).max((v0 - v0))) as u8)) as u64;
+        of[i] = ((-a_f64)) as f64;
     }
 }
 
@@ -5658,16 +5670,17 @@ pub fn diff_150<const K: u32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[
         let v0: f32 = (((29u16 % (((a_u64) as u16) | 1u16))) as f32);
         let mut v1: i16 = (-82i16);
         for j0 in 0u32..((a_u32) % 4u32) {
-            v1 = ((DIFF_TABLE_I16[((K) % 6u32) as usize] * 1i16)).rem_euclid((v1 / ((a_i64) as i16)));
+            v1 = (0i16 | diff_mixed((0i16 | diff_mixed((-1i16), a_u32)), a_u32));
         }
-        let mut v2: u8 = ((0u8 | ((1u8 + ((a_i32) as u8))).diff_mix(a_u32)) * (((a_i64) as u8)).checked_div(50u8).unwrap_or(46u8));
-        if (!(0u32 == 17u32)) {
-            v2 = 60u8;
+        let mut v2: f32 = (match (a_u32 % 8u32) { 2u32 => (v0 / b_f32), _ => (v0 - a_f32) });
+        if (v1 != v1) {
+            v2 = ((a_f64) as f32);
         } else {
-            v2 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
+            v2 = ((if false { a_f32 } else { (-9.0f32) }) * (a_f32).sqrt());
         }
-        oi[i] = ((((a_f32) as i16)).checked_div(v1).unwrap_or(((a_i32) as i16))) as u64;
-        of[i] = ((-a_f64)) as f64;
+        assert!((((a_u32 % 256u32) != 7u32) || ((v1 << ((a_u32) as u8)) <= ((27i64) as i16))));
+        oi[i] = ((((b_u32 - 47u32) | (a_u32 | K)) % (((match (56u32 % 8u32) { 3u32..=4u32 => a_u32, 6u32 | 0u32 => 1u32, 2u32 => a_u32, _ => K }) % ((match (53u32 % 8u32) { 0u32..=4u32 => a_u32, 7u32 => 68u32, _ => K }) | 1u32)) | 1u32))) as u64;
+        of[i] = ((-a_f32)) as f64;
     }
 }
 
@@ -5720,19 +5733,19 @@ pub fn diff_152(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
             c0 += 1u32;
         };
         let mut v1: i16 = (-96i16);
-        'l1: for j0 in 0u32..(((a_u32).checked_sub(772166358u32).unwrap_or(a_u32)) % 3u32) {
-            for j1 in 0u32..(((match (a_u32 % 8u32) { 5u32..=5u32 => 78u32, 0u32 | 1u32 => a_u32, _ => a_u32 })) % 3u32) {
-                if matches!((a_u32 % 8u32), 4u32..=6u32) {
+        'l1: for j0 in 0u32..(((0u32 | diff_mixed(a_u32, 772166358u32))) % 3u32) {
+            for j1 in 0u32..((j0) % 3u32) {
+                if ((((a_i32) as i16) != ((a_i32) as i16)) && (a_u64 == 1u64)) {
                     break 'l1;
                 }
-                if matches!((62u32 % 8u32), 0u32 | 4u32) {
+                if (false && (1.625f32 == a_f32)) {
                     continue 'l1;
                 }
-                v1 = ((((match (a_u32 % 8u32) { 2u32 | 0u32 => v1, 1u32 | 1u32 => ((a_i64) as i16), 5u32 | 6u32 => v1, _ => v1 })).min((!((a_f32) as i16)))) as i16);
+                v1 = (!((15i16 & ((a_f32) as i16)) >> 2u64));
             }
         }
-        oi[i] = ((DIFF_TABLE_I8[((51u32) % 6u32) as usize] * 1i8)) as u64;
-        of[i] = ((((a_f32 * a_f32) - (a_f32).sqrt()) + (-(a_f32 + a_f32)))) as f64;
+        oi[i] = ((72i8).pow(((((a_i64) as i8) >> (((((a_u32) as i8)) as i64) & 7i64))) as u32 & 7)) as u64;
+        of[i] = ((((3.4e38f32 * a_f32) + DIFF_TABLE_F32.get(((a_u32) % 8u32) as usize).copied().unwrap_or(a_f32))).sqrt()) as f64;
     }
 }
 

@@ -556,6 +556,7 @@ impl Validator<'_> {
             | ExprKind::Len(_)
             | ExprKind::Extent(..)
             | ExprKind::WholeArray(_)
+            | ExprKind::NoneArg
             | ExprKind::Geometry(..) => {}
             ExprKind::Index(_, idx) => idx.iter().for_each(|i| self.expr(&i.expr)),
             ExprKind::SubSlice(_, a, b, _) => {

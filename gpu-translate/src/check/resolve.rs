@@ -428,6 +428,7 @@ impl Resolver<'_> {
             ExprKind::StructLit(s, a) => ExprKind::StructLit(s, self.exprs(a)),
             ExprKind::TuplePart(a, k) => ExprKind::TuplePart(self.boxed(a), k),
             ExprKind::Geometry(g, a) => ExprKind::Geometry(g, a),
+            ExprKind::NoneArg => ExprKind::NoneArg,
             ExprKind::If(c, t, f) => ExprKind::If(
                 self.boxed(c),
                 Box::new(self.block(*t)),

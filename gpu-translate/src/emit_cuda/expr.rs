@@ -195,6 +195,7 @@ impl Emitter<'_> {
                     vals.join(", ")
                 )
             }
+            ExprKind::NoneArg => "gt_none_t{}".to_owned(),
             ExprKind::TuplePart(a, k) => format!("({}).v{k}", self.expr(a)),
             ExprKind::Field(a, f) => format!("({}).{}", self.expr(a), f.c),
             ExprKind::FieldIndex(a, f, i) => {

@@ -67,6 +67,17 @@ pub fn emit_cuda(k: &Kernel<RTy>, sig: &KernelSignature, ctx: &EmitContext) -> C
         _ => String::new(),
     };
     if sig.device {
+        for p in &k.params {
+            if let Param::Option(some, value) = *p {
+                let (some, value) = (&k.locals[some], &k.locals[value]);
+                let ty = e.c_type(value.ty);
+                e.out.push_str(&format!(
+                    "    bool {} = {v}_opt.v0;\n    {ty} {v} = {v}_opt.v1;\n",
+                    some.c_name,
+                    v = value.c_name
+                ));
+            }
+        }
         e.block_contents(&k.body);
         let ret = match k.ret {
             Some(t) => e.c_type(t),

@@ -29,6 +29,23 @@ impl Emitter<'_> {
                     let ty = self.c_type(local.ty);
                     parts.push(format!("{constness}{ty}& {}", local.c_name));
                 }
+                // `o: Option<T>`: one pair (`Some(x)` a pair, `None` the prelude's `gt_none`,
+                // which becomes any pair); the body starts by unpacking it into the flag and
+                // value locals. A dtype parameter's element is not deduced from the pair
+                // (`gt_nd_t`), so a `None` argument leaves the deduction to the others.
+                Param::Option(_, value) => {
+                    let local = &self.k.locals[value];
+                    let elem = match local.ty {
+                        crate::ir::RTy::Generic(_) => {
+                            format!("typename gt_nd_t<{}>::type", self.c_type(local.ty))
+                        }
+                        t => self.c_type(t),
+                    };
+                    parts.push(format!(
+                        "const gt_tuple2<bool, {elem}> {}_opt",
+                        local.c_name
+                    ));
+                }
                 Param::Slice(s) => {
                     let sp = &self.k.slices[s];
                     let elem = self.c_type(sp.elem);

@@ -115,6 +115,7 @@ fn operands(e: &Expr<RTy>) -> Option<Vec<&Expr<RTy>>> {
         | ExprKind::WholeArray(_)
         | ExprKind::Len(_)
         | ExprKind::Extent(..)
+        | ExprKind::NoneArg
         | ExprKind::Geometry(..) => Vec::new(),
     })
 }

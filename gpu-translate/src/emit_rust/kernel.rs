@@ -378,7 +378,7 @@ impl<'a> KernelRust<'a> {
                 let n = Literal::usize_unsuffixed(8 * (1 + rank));
                 quote!(#n)
             }
-            ParamShape::Scalar { ty, .. } => match ty {
+            ParamShape::Scalar { ty, .. } | ParamShape::Option { ty } => match ty {
                 crate::ir::Ty::Generic(_) | crate::ir::Ty::Var(_) => quote!(16),
                 _ => {
                     let t = &p.ty_tokens;

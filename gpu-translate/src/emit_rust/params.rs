@@ -101,7 +101,7 @@ pub(crate) fn param_kind(p: &ParamDecl, sig: &KernelSignature) -> ParamKind {
             rank,
             elem: elem_type(elem, sig),
         },
-        ParamShape::Scalar { ty, .. } => ParamKind::Scalar {
+        ParamShape::Scalar { ty, .. } | ParamShape::Option { ty } => ParamKind::Scalar {
             ty: elem_type(ty, sig),
         },
     }
@@ -121,7 +121,7 @@ fn param_def_tokens(
     };
     let elem_ty = match p.shape {
         ParamShape::Slice { elem, .. } => elem,
-        ParamShape::Scalar { ty, .. } => ty,
+        ParamShape::Scalar { ty, .. } | ParamShape::Option { ty } => ty,
     };
     let elem = |e: ElemType| match e {
         ElemType::Generic(g) => quote!(#k::__private::ElemType::Generic(#g)),
@@ -232,7 +232,9 @@ pub(super) fn param_code(
             }
         }
         // A kernel takes no reference parameters (the signature's parser refuses them).
-        ParamShape::Scalar { mutable, ty: t, .. } => {
+        // A kernel takes no `Option` either (the parser refuses it there).
+        ParamShape::Scalar { ty: t, .. } | ParamShape::Option { ty: t } => {
+            let mutable = matches!(p.shape, ParamShape::Scalar { mutable: true, .. });
             let ty = canonical_type(t, sig, k, span);
             let m = mutable.then(|| quote!(mut));
             let cuda_arg = match t {

@@ -387,7 +387,7 @@ fn desugared(mut item: syn::ItemFn, sig: &KernelSignature, diags: &mut Diagnosti
             name: crate::names::unraw(&p.ident),
             rank: match p.shape {
                 ParamShape::Slice { rank, .. } => rank,
-                ParamShape::Scalar { .. } => 0,
+                ParamShape::Scalar { .. } | ParamShape::Option { .. } => 0,
             },
         })
         .collect();

@@ -213,8 +213,12 @@ pub enum ExprKind<T> {
     /// A value block `{ stmts; tail }`.
     Block(Box<Block<T>>),
     /// A device function's tuple value, `return (a, b);`: only as a returned value (its
-    /// type is opaque; the function's `ret_tuple` types the elements).
+    /// type is opaque; the function's `ret_tuple` types the elements), or an `Option`
+    /// argument's flag and value.
     Tuple(Vec<Expr<T>>),
+    /// `None` passed for a device function's `Option<T>` parameter: the prelude's
+    /// `gt_none_t{}`, which becomes the pair of whatever `T` the callee takes.
+    NoneArg,
     /// A field of a struct value: `p.mass`, `ps[i].pos` (the expression's type is the
     /// field's).
     Field(Box<Expr<T>>, FieldName),

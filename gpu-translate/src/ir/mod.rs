@@ -330,6 +330,9 @@ pub enum Param {
     Slice(SliceId),
     /// A scalar parameter.
     Scalar(VarId),
+    /// A device function's `Option<T>` parameter: its flag and value locals, which the C's
+    /// one parameter, a `gt_tuple2<bool, T>`, fills where the body starts.
+    Option(VarId, VarId),
 }
 
 /// What a device call calls.

@@ -101,6 +101,10 @@ impl Lowerer<'_> {
         if let Some(borrow) = self.borrow(a) {
             return borrow;
         }
+        // An `Option` for a device function's `Option<T>` parameter.
+        if self.is_option_expr(a) {
+            return self.option_arg(a);
+        }
         if let syn::Expr::Path(p) = strip_parens(a) {
             match self.path_binding(p) {
                 Some(Binding::Slice(s)) => return Some(self.whole(Target::Slice(s), a.span())),

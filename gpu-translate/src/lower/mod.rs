@@ -248,6 +248,11 @@ impl Lowerer<'_> {
                     }
                     self.k.params.push(Param::Scalar(var));
                 }
+                ParamShape::Option { ty } => {
+                    let (some, value) = self.option_locals(&rust_name, ty, p.ident.span());
+                    self.bind(rust_name, Binding::Option(some, value));
+                    self.k.params.push(Param::Option(some, value));
+                }
             }
         }
     }

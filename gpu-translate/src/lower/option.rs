@@ -152,7 +152,12 @@ impl Lowerer<'_> {
     }
 
     /// The two locals of an `Option` named `name` with values of type `elem`.
-    fn option_locals(&mut self, name: &str, elem: Ty, span: proc_macro2::Span) -> (VarId, VarId) {
+    pub(super) fn option_locals(
+        &mut self,
+        name: &str,
+        elem: Ty,
+        span: proc_macro2::Span,
+    ) -> (VarId, VarId) {
         let some = self.declare_hidden(&format!("{name}_some"), Ty::Prim(Prim::Bool), span);
         let value = self.declare_hidden(name, elem, span);
         self.k.locals[some].mutable = true;
@@ -330,6 +335,49 @@ impl Lowerer<'_> {
         let vty = self.k.locals[value].ty;
         out.push(assign(some, part(0, Ty::Prim(Prim::Bool))));
         out.push(assign(value, part(1, vty)));
+    }
+
+    /// An argument for a device function's `Option<T>` parameter, where `e` makes an
+    /// `Option`: a local's flag and value as a pair, `Some(x)` as `(true, x)`, `None` as
+    /// `gt_none_t{}` (the pair of whatever `T` the callee takes). Other forms need
+    /// statements of their own, which an argument cannot have: bound to a local first, as
+    /// the error says. (A device function's `Option` result is a pair already, passed as it
+    /// is.)
+    pub(super) fn option_arg(&mut self, e: &syn::Expr) -> Option<Expr> {
+        let span = e.span();
+        let ty = self.types.fresh_opaque();
+        let kind = match strip_parens(e) {
+            syn::Expr::Path(p) if crate::names::is_option_variant(&p.path, "None") => {
+                ExprKind::NoneArg
+            }
+            syn::Expr::Path(p) => match p.path.get_ident().and_then(|i| self.lookup(&unraw(i))) {
+                Some(Binding::Option(some, value)) => {
+                    ExprKind::Tuple(vec![self.local(some, span), self.local(value, span)])
+                }
+                _ => {
+                    self.not_an_option(span);
+                    return None;
+                }
+            },
+            syn::Expr::Call(c) if matches!(&*c.func, syn::Expr::Path(p) if crate::names::is_option_variant(&p.path, "Some")) =>
+            {
+                if c.args.len() != 1 {
+                    self.err(span, "`Some` holds one value: `Some(x)`");
+                    return None;
+                }
+                let x = self.expr(&c.args[0], Position::Operand)?;
+                ExprKind::Tuple(vec![bool_lit(true, span), x])
+            }
+            _ => {
+                self.err(
+                    span,
+                    "an `Option` argument is a local, `Some(x)`, `None` or a device \
+                     function's `Option`; bind this one to a local first: `let o = ..; f(o)`",
+                );
+                return None;
+            }
+        };
+        Some(Expr { kind, ty, span })
     }
 
     /// `return e;` in a device function returning `Option<T>`: `e` into two locals, then

@@ -12,6 +12,8 @@ use syn::spanned::Spanned;
 
 use gpu_contract::MAX_GENERICS;
 
+pub(crate) use super::option_params::option_element;
+use super::option_params::option_param;
 use crate::diagnostics::Diagnostics;
 use crate::ir::{Bound, Prim, Ty};
 use crate::parse::structs::{struct_named, StructDef, Structs};
@@ -51,6 +53,8 @@ pub enum ParamShape {
     /// A number, `bool`, struct or dtype parameter: by value, or (a device function's
     /// `x: &mut f32`, `p: &Point`) by reference, `mutable` then telling `&mut` from `&`.
     Scalar { ty: Ty, mutable: bool, by_ref: bool },
+    /// A device function's `o: Option<T>`, `ty` its element.
+    Option { ty: Ty },
 }
 
 pub struct ParamDecl {
@@ -459,24 +463,6 @@ fn return_type(
     })
 }
 
-/// The element type of an `Option<T>` type, if `t` is one.
-pub(crate) fn option_element(t: &syn::Type) -> Option<&syn::Type> {
-    let syn::Type::Path(p) = t else {
-        return None;
-    };
-    let last = p.path.segments.last()?;
-    if last.ident != "Option" || p.qself.is_some() {
-        return None;
-    }
-    match &last.arguments {
-        syn::PathArguments::AngleBracketed(a) if a.args.len() == 1 => match &a.args[0] {
-            syn::GenericArgument::Type(t) => Some(t),
-            _ => None,
-        },
-        _ => None,
-    }
-}
-
 fn parse_param(
     pt: &syn::PatType,
     device: bool,
@@ -578,6 +564,9 @@ fn parse_param(
                 },
                 ty_tokens: elem_ty,
             })
+        }
+        other if option_element(other).is_some() => {
+            option_param(ident, other, device, generics, structs, diags)
         }
         other => {
             let ty = scalar_type(other, generics, structs, diags)?;

@@ -255,6 +255,12 @@ impl Eval<'_> {
                 super::checked(*op, a, b).unwrap_or(d)
             }
             // An enum's `as` casts its value, of its repr (`i16`).
+            // `Some`'s value first, then the default, as the call's arguments are evaluated.
+            Kind::OptionArg(x, d, some) => {
+                let x = some.then(|| self.expr(x));
+                let d = self.expr(d);
+                x.unwrap_or(d)
+            }
             // The value first, then `k`, as the call's arguments are evaluated.
             Kind::TraitMix(x, k, _) => {
                 let x = self.expr(x);

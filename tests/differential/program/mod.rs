@@ -353,6 +353,9 @@ pub enum Kind {
     /// compile time for the dtype or at run time for the generic one (compiled programs
     /// only).
     TraitMix(Box<Expr>, Box<Expr>, bool),
+    /// `(0T | diff_or(Some(x), d))`, or with `None` (`false`): an `Option` argument of a
+    /// generic device function, read with `unwrap_or` (compiled programs only).
+    OptionArg(Box<Expr>, Box<Expr>, bool),
     /// `matches!(s % 8, p)`: a `bool` (compiled programs only).
     Matches(Box<Expr>, Pat),
     /// `a.checked_add(b).unwrap_or(d)` (`Bin::Add`, `Sub`, `Mul`, `Div`, `Rem`) of leaves:
@@ -429,7 +432,7 @@ pub fn tables_source() -> String {
 pub const TRI: [i16; 3] = [0, 5, -300];
 
 /// The items compiled programs use beside their kernels ([`Kind::Tri`],
-/// [`Kind::PairMixed`], [`Kind::PairNew`], [`Kind::TraitMix`]).
+/// [`Kind::PairMixed`], [`Kind::PairNew`], [`Kind::TraitMix`], [`Kind::OptionArg`]).
 pub const ITEMS: &str = "#[gpu_enum]
 #[derive(Clone, Copy, PartialEq)]
 #[repr(i16)]
@@ -520,6 +523,11 @@ impl DiffMix for u16 {
 #[gpu_device]
 pub fn diff_mixed<T: Int + DiffMix>(v: T, k: u32) -> T {
     v.diff_mix(k)
+}
+
+#[gpu_device]
+pub fn diff_or<T: Int>(o: Option<T>, d: T) -> T {
+    o.unwrap_or(d)
 }
 
 #[gpu_device]

@@ -293,6 +293,10 @@ fn show(e: &Expr) -> String {
                 show(b)
             )
         }
+        Kind::OptionArg(x, d, true) => {
+            format!("(0{t} | diff_or(Some({}), {}))", show(x), show(d))
+        }
+        Kind::OptionArg(_, d, false) => format!("(0{t} | diff_or(None, {}))", show(d)),
         // `0 |` types the result, which a kernel does not see through a call.
         Kind::TraitMix(x, k, false) => format!("(0{t} | ({}).diff_mix({}))", show(x), show(k)),
         Kind::TraitMix(x, k, true) => format!("(0{t} | diff_mixed({}, {}))", show(x), show(k)),

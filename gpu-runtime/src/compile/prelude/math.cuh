@@ -168,3 +168,12 @@ template <typename To, typename From> static __device__ __forceinline__ To gt_bi
 template <typename A, typename B> struct gt_tuple2 { A v0; B v1; };
 template <typename A, typename B, typename C> struct gt_tuple3 { A v0; B v1; C v2; };
 template <typename A, typename B, typename C, typename D> struct gt_tuple4 { A v0; B v1; C v2; D v3; };
+// `None` passed for a device function's `Option<T>` parameter (a pair): the pair of any
+// `T`, its value zero. A dtype parameter's element is `gt_nd_t<T>::type` there, which C++
+// does not deduce from, so the other arguments decide `T`.
+struct gt_none_t {
+  template <typename T> __device__ __forceinline__ operator gt_tuple2<bool, T>() const {
+    return {false, T()};
+  }
+};
+template <typename T> struct gt_nd_t { typedef T type; };

@@ -391,6 +391,7 @@ impl<'a> Prover<'a> {
             | ExprKind::Extent(..)
             | ExprKind::WholeArray(_)
             | ExprKind::Borrow(_, false)
+            | ExprKind::NoneArg
             | ExprKind::Geometry(..) => {}
         }
     }

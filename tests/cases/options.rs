@@ -340,6 +340,35 @@ pub fn squared_or<T: Float>(o: Option<T>, zero: T) -> T {
     }
 }
 
+/// A parameter named as the C names the pair of another (`o_opt`).
+#[gpu_device]
+pub fn pick_or(o: Option<i32>, o_opt: i32) -> i32 {
+    o.unwrap_or(o_opt)
+}
+
+/// A point in capitals: an `Option` of a `#[gpu_struct]`.
+#[gpu_struct]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct XY {
+    pub x: f32,
+    pub y: f32,
+}
+
+/// The point's sum, or `d`.
+#[gpu_device]
+pub fn xy_sum_or(o: Option<XY>, d: f32) -> f32 {
+    match o {
+        Some(p) => p.x + p.y,
+        None => d,
+    }
+}
+
+/// `v + 1`: a device function's value, whose type the caller does not see.
+#[gpu_device]
+pub fn plus_one(v: i32) -> i32 {
+    v + 1
+}
+
 /// An `Option` parameter passed on to another device function.
 #[gpu_device]
 pub fn relay(o: Option<i32>) -> i32 {
@@ -360,11 +389,19 @@ pub fn option_params(x: &[i32], y: &[f32], out: &mut [i32], outf: &mut [f32]) {
         let m = x[i].checked_mul(1000);
         let d: i32 = or_bumped(m, -9i32, 0i32);
         let e: i32 = relay(o);
-        out[i] = a ^ b ^ c ^ d ^ e;
+        let h: i32 = pick_or(o, x[i] / 2);
+        let j: i32 = or_bumped(Some(plus_one(x[i])), 0i32, 0i32);
+        out[i] = a ^ b ^ c ^ d ^ e ^ h ^ j;
         let p: Option<f32> = if y[i] > 0.0 { Some(y[i]) } else { None };
         let f: f32 = squared_or(p, 0.0f32);
         let g: f32 = squared_or(None, y[i]);
-        outf[i] = f + g;
+        let q: Option<XY> = if x[i] % 2 == 0 {
+            Some(XY { x: y[i], y: 1.0 })
+        } else {
+            None
+        };
+        let s: f32 = xy_sum_or(q, -2.0f32);
+        outf[i] = f + g + s;
     }
 }
 
@@ -387,12 +424,17 @@ pub fn case_option_params(dev: &Device, seed: u64) -> CaseResult {
             let a = o.map_or(7, |v| v + 1);
             let d = v.checked_mul(1000).unwrap_or(-9);
             let e = o.map_or(-1, |v| v + 100);
-            a ^ (v + 2) ^ 5 ^ d ^ e
+            let h = o.unwrap_or(v / 2);
+            a ^ (v + 2) ^ 5 ^ d ^ e ^ h ^ (v + 1)
         })
         .collect();
     let wantf: Vec<f32> = y
         .iter()
-        .map(|&v| (if v > 0.0 { v * v } else { 0.0 }) + v)
+        .zip(&x)
+        .map(|(&v, &xi)| {
+            let s = if xi % 2 == 0 { v + 1.0 } else { -2.0 };
+            (if v > 0.0 { v * v } else { 0.0 }) + v + s
+        })
         .collect();
     check(&mut out, "out", &got.to_host()?, &want, 0.0)?;
     check(&mut out, "outf", &gotf.to_host()?, &wantf, 0.0)?;

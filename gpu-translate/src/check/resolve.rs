@@ -48,9 +48,18 @@ impl Resolver<'_> {
     /// Rust gives an unsuffixed literal passed to a device function the parameter's type;
     /// the kernel cannot see that type, and C's `int` or `double` converted later may
     /// differ. A small non-negative integer literal converts exactly to any integer
-    /// parameter; anything else needs a suffix.
-    fn device_arg_literal(&mut self, a: &Expr<Ty>) {
-        let exact = matches!(a.kind, ExprKind::Lit(crate::ir::Lit::Int(v)) if (0..=i32::MAX as i128).contains(&v));
+    /// parameter; anything else needs a suffix. In a call with an `Option` argument
+    /// (`strict`), whose pair has no conversion and leaves a dtype parameter to the other
+    /// arguments, every literal does, as does `Some`'s.
+    fn device_arg_literal(&mut self, a: &Expr<Ty>, strict: bool) {
+        if let ExprKind::Tuple(parts) = &a.kind {
+            if let Some(value) = parts.get(1) {
+                self.device_arg_literal(value, true);
+            }
+            return;
+        }
+        let exact = !strict
+            && matches!(a.kind, ExprKind::Lit(crate::ir::Lit::Int(v)) if (0..=i32::MAX as i128).contains(&v));
         let unseen = match self.types.var_kind(a.ty) {
             Some(VarKind::Float) => true,
             Some(VarKind::Int) => !exact,
@@ -398,8 +407,11 @@ impl Resolver<'_> {
             ExprKind::Index(t, i) => ExprKind::Index(t, self.indices(i)),
             ExprKind::Intrinsic(w, a) => ExprKind::Intrinsic(w, self.exprs(a)),
             ExprKind::DeviceCall(n, c, a) => {
+                let strict = a
+                    .iter()
+                    .any(|x| matches!(x.kind, ExprKind::Tuple(_) | ExprKind::NoneArg));
                 for arg in &a {
-                    self.device_arg_literal(arg);
+                    self.device_arg_literal(arg, strict);
                 }
                 ExprKind::DeviceCall(n, c, self.exprs(a))
             }

@@ -185,6 +185,13 @@ impl Emitter<'_> {
                 format!("({c} ? {t} : {f})")
             }
             ExprKind::Block(b) => self.tail(b),
+            // A part whose type the kernel does not see (`Some(f(x))`): C++ deduces it.
+            ExprKind::Tuple(args)
+                if args.len() == 2 && args.iter().any(|a| a.ty == RTy::Opaque) =>
+            {
+                let vals: Vec<String> = args.iter().map(|a| self.expr(a)).collect();
+                format!("gt_pair({}, {})", vals[0], vals[1])
+            }
             ExprKind::Tuple(args) => {
                 let types: Vec<String> = args.iter().map(|a| self.c_type(a.ty)).collect();
                 let vals: Vec<String> = args.iter().map(|a| self.expr(a)).collect();

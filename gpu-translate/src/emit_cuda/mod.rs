@@ -68,13 +68,12 @@ pub fn emit_cuda(k: &Kernel<RTy>, sig: &KernelSignature, ctx: &EmitContext) -> C
     };
     if sig.device {
         for p in &k.params {
-            if let Param::Option(some, value) = *p {
+            if let Param::Option(some, value, pair) = *p {
                 let (some, value) = (&k.locals[some], &k.locals[value]);
-                let ty = e.c_type(value.ty);
+                let (ty, pair) = (e.c_type(value.ty), &k.locals[pair].c_name);
                 e.out.push_str(&format!(
-                    "    bool {} = {v}_opt.v0;\n    {ty} {v} = {v}_opt.v1;\n",
-                    some.c_name,
-                    v = value.c_name
+                    "    bool {} = {pair}.v0;\n    {ty} {} = {pair}.v1;\n",
+                    some.c_name, value.c_name
                 ));
             }
         }

@@ -33,7 +33,8 @@ impl Emitter<'_> {
                 // which becomes any pair); the body starts by unpacking it into the flag and
                 // value locals. A dtype parameter's element is not deduced from the pair
                 // (`gt_nd_t`), so a `None` argument leaves the deduction to the others.
-                Param::Option(_, value) => {
+                Param::Option(_, value, pair) => {
+                    let pair = self.k.locals[pair].c_name.clone();
                     let local = &self.k.locals[value];
                     let elem = match local.ty {
                         crate::ir::RTy::Generic(_) => {
@@ -41,10 +42,7 @@ impl Emitter<'_> {
                         }
                         t => self.c_type(t),
                     };
-                    parts.push(format!(
-                        "const gt_tuple2<bool, {elem}> {}_opt",
-                        local.c_name
-                    ));
+                    parts.push(format!("const gt_tuple2<bool, {elem}> {pair}"));
                 }
                 Param::Slice(s) => {
                     let sp = &self.k.slices[s];

@@ -9,7 +9,7 @@ use quote::quote;
 use super::{generic_decls_below, Ctx};
 use crate::diagnostics::Diagnostics;
 use crate::parse::attr::Attr;
-use crate::parse::signature::{KernelSignature, ParamShape};
+use crate::parse::signature::KernelSignature;
 
 /// The items `#[gpu_elementwise]` adds to the function's module.
 pub fn elementwise_items(
@@ -30,27 +30,15 @@ pub fn elementwise_items(
     let syn::ReturnType::Type(_, ret) = &f.sig.output else {
         return TokenStream::new();
     };
-    if let Some(p) = sig
-        .params
-        .iter()
-        .find(|p| matches!(p.shape, ParamShape::Scalar { by_ref: true, .. }))
-    {
-        diags.error(
-            p.ident.span(),
-            "an elementwise function takes its inputs by value (`x: f32`), not by reference",
-        );
-        return TokenStream::new();
-    }
-    if let Some(p) = sig
-        .params
-        .iter()
-        .find(|p| matches!(p.shape, ParamShape::Slice { .. }))
-    {
-        diags.error(
-            p.ident.span(),
-            "an elementwise function takes one element of each input: a value, not an array; \
-             for whole arrays, write a #[gpu_kernel]",
-        );
+    let messages = [
+        "an elementwise function takes its inputs by value (`x: f32`), not by reference",
+        "an elementwise function takes one element of each input: a value, not an array; for \
+         whole arrays, write a #[gpu_kernel]",
+        "an elementwise function's inputs are array elements, and arrays hold no `Option`: \
+         take the value and a flag (`x: f32, has_x: bool`), or call a device function taking \
+         `Option<T>` from a #[gpu_kernel]",
+    ];
+    if !super::inputs_are_values(sig, messages, diags) {
         return TokenStream::new();
     }
     let k = &ctx.krate;

@@ -136,6 +136,30 @@ pub struct KernelItems<'a> {
     pub translation: Option<Translation>,
 }
 
+/// Whether `sig`'s inputs are values, one array element each (as an elementwise or
+/// reduce function's are): an error on the first that is a reference, an array or an
+/// `Option`, with the message `messages` gives for it (in that order).
+pub(crate) fn inputs_are_values(
+    sig: &KernelSignature,
+    messages: [&str; 3],
+    diags: &mut crate::diagnostics::Diagnostics,
+) -> bool {
+    use crate::parse::signature::ParamShape;
+    let kind = |s: &ParamShape| match s {
+        ParamShape::Scalar { by_ref: true, .. } => Some(0),
+        ParamShape::Slice { .. } => Some(1),
+        ParamShape::Option { .. } => Some(2),
+        ParamShape::Scalar { .. } => None,
+    };
+    match sig.params.iter().find_map(|p| Some((p, kind(&p.shape)?))) {
+        Some((p, k)) => {
+            diags.error(p.ident.span(), messages[k]);
+            false
+        }
+        None => true,
+    }
+}
+
 /// The path of a dtype bound's trait.
 pub(crate) fn bound_path(b: Bound, krate: &syn::Path) -> TokenStream {
     let name = format_ident!("{}", b.name());

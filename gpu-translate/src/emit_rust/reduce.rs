@@ -56,24 +56,15 @@ fn reducer_type<'f>(
         diags.error(f.sig.ident.span(), shape_help(with.is_some()));
         return None;
     };
-    if let Some(p) = sig
-        .params
-        .iter()
-        .find(|p| matches!(p.shape, ParamShape::Scalar { by_ref: true, .. }))
-    {
-        diags.error(p.ident.span(), "a #[gpu_reduce] function takes its two values by value (`a: f32, b: f32`), not by reference");
-        return None;
-    }
-    if let Some(p) = sig
-        .params
-        .iter()
-        .find(|p| matches!(p.shape, ParamShape::Slice { .. }))
-    {
-        diags.error(
-            p.ident.span(),
-            "a #[gpu_reduce] function takes values, not arrays: the generated `reduce` takes \
-             the arrays",
-        );
+    let messages = [
+        "a #[gpu_reduce] function takes its two values by value (`a: f32, b: f32`), not by \
+         reference",
+        "a #[gpu_reduce] function takes values, not arrays: the generated `reduce` takes the \
+         arrays",
+        "a #[gpu_reduce] function takes values from arrays, which hold no `Option`: take the \
+         value (and a flag, if it may be missing)",
+    ];
+    if !super::inputs_are_values(sig, messages, diags) {
         return None;
     }
     // The block's partial results move through warp shuffles, one number per lane.

@@ -79,6 +79,12 @@ pub fn own_local_bytes(
     for l in &k.locals {
         values.value(l.ty);
     }
+    // An `Option` parameter's pair is a copy of its value besides the value local.
+    for p in &k.params {
+        if let crate::ir::Param::Option(_, v, _) = *p {
+            values.value(k.locals[v].ty);
+        }
+    }
     values.block(&k.body);
     let arrays = k
         .arrays
@@ -180,6 +186,12 @@ impl Values<'_> {
                 for a in args {
                     if names_a_place(a) {
                         self.value(a.ty);
+                    }
+                    // An `Option` argument's pair holds a copy of its value.
+                    if let ExprKind::Tuple(parts) = &a.kind {
+                        if let Some(v) = parts.get(1) {
+                            self.value(v.ty);
+                        }
                     }
                     self.expr(a);
                 }

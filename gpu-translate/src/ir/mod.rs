@@ -331,8 +331,9 @@ pub enum Param {
     /// A scalar parameter.
     Scalar(VarId),
     /// A device function's `Option<T>` parameter: its flag and value locals, which the C's
-    /// one parameter, a `gt_tuple2<bool, T>`, fills where the body starts.
-    Option(VarId, VarId),
+    /// one parameter, a `gt_tuple2<bool, T>` named as the third local (which holds nothing
+    /// else: its C name is reserved so), fills where the body starts.
+    Option(VarId, VarId, VarId),
 }
 
 /// What a device call calls.

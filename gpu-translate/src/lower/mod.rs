@@ -250,8 +250,13 @@ impl Lowerer<'_> {
                 }
                 ParamShape::Option { ty } => {
                     let (some, value) = self.option_locals(&rust_name, ty, p.ident.span());
+                    let pair = self.declare_hidden(
+                        &format!("{rust_name}_opt"),
+                        Ty::Prim(crate::ir::Prim::Bool),
+                        p.ident.span(),
+                    );
                     self.bind(rust_name, Binding::Option(some, value));
-                    self.k.params.push(Param::Option(some, value));
+                    self.k.params.push(Param::Option(some, value, pair));
                 }
             }
         }

@@ -7,6 +7,7 @@ use syn::spanned::Spanned;
 use super::signature::{scalar_type, GenericDecl, ParamDecl, ParamShape};
 use super::structs::StructDef;
 use crate::diagnostics::Diagnostics;
+use crate::ir::Ty;
 
 /// `o: Option<T>`: a device function's parameter; a kernel takes none.
 pub(super) fn option_param(
@@ -49,5 +50,36 @@ pub(crate) fn option_element(t: &syn::Type) -> Option<&syn::Type> {
             _ => None,
         },
         _ => None,
+    }
+}
+
+/// An error on the first `Option` parameter of each dtype parameter that appears in no
+/// other parameter: the C takes the pair's element without deducing it (so that `None`
+/// leaves `T` to the other arguments), and a call could not give `T` otherwise.
+pub(super) fn check_deducible(
+    params: &[ParamDecl],
+    generics: &[GenericDecl],
+    diags: &mut Diagnostics,
+) {
+    for (g, decl) in generics.iter().enumerate() {
+        let elsewhere = params.iter().any(|p| match p.shape {
+            ParamShape::Scalar { ty, .. } => ty == Ty::Generic(g),
+            ParamShape::Slice { elem, .. } => elem == Ty::Generic(g),
+            ParamShape::Option { .. } => false,
+        });
+        let only = params
+            .iter()
+            .find(|p| matches!(p.shape, ParamShape::Option { ty } if ty == Ty::Generic(g)));
+        if let (false, Some(p)) = (elsewhere, only) {
+            diags.error(
+                p.ty_tokens.span(),
+                format!(
+                    "`{0}` appears only inside `Option` parameters, so a call on the GPU cannot \
+                     tell it (as `None` would not): take a `{0}` parameter besides \
+                     (`zero: {0}`), or an `Option` of a concrete type",
+                    decl.ident
+                ),
+            );
+        }
     }
 }

@@ -175,6 +175,9 @@ pub(crate) fn parse_signature_of(
     if diags.len() > before_params {
         return None;
     }
+    if device {
+        super::option_params::check_deducible(&params, &generics, diags);
+    }
     let (ret, ret_tuple) = return_type(sig, device, &generics, &structs, diags)?;
     let ret_option =
         device && matches!(&sig.output, syn::ReturnType::Type(_, t) if option_element(t).is_some());

@@ -189,6 +189,17 @@ pub fn missing_structs(f: &syn::ItemFn, known: &[String]) -> Vec<syn::Path> {
             syn::visit::visit_angle_bracketed_generic_arguments(self, a);
             self.generic_args -= 1;
         }
+        // `Option<P>`'s argument is a type, even in capitals (`Option<RGB>`).
+        fn visit_path_segment(&mut self, s: &'ast syn::PathSegment) {
+            if s.ident != "Option" {
+                return syn::visit::visit_path_segment(self, s);
+            }
+            if let syn::PathArguments::AngleBracketed(a) = &s.arguments {
+                for arg in &a.args {
+                    self.visit_generic_argument(arg);
+                }
+            }
+        }
         // Nested items are refused elsewhere; their types are not the kernel's.
         fn visit_item(&mut self, _: &'ast syn::Item) {}
         // The arguments of the macros kernels take (`assert!(c == Op::Add)`,

@@ -177,3 +177,6 @@ struct gt_none_t {
   }
 };
 template <typename T> struct gt_nd_t { typedef T type; };
+// `Some(f(x))` passed on, its value's type deduced.
+template <typename A, typename B>
+static __device__ __forceinline__ gt_tuple2<A, B> gt_pair(A a, B b) { return {a, b}; }

@@ -32,6 +32,8 @@ pub struct DeviceFnDef {
     /// For a user trait's method of a dtype (`impl Sq for f32 { fn sq .. }`): the dtype and
     /// the method's name, which what finds it checks.
     pub(crate) trait_self: Option<(DtypeKind, &'static str)>,
+    /// Its parameters (the first 64, by position) of a dtype parameter's type.
+    pub(crate) generic_params: u64,
 }
 
 impl DeviceFnDef {
@@ -64,6 +66,24 @@ impl DeviceFnDef {
             trait_self: Some((dtype, method)),
             ..self
         }
+    }
+
+    /// Not a public API: the definition, with the mask of its parameters of a dtype
+    /// parameter's type.
+    #[doc(hidden)]
+    pub const fn generic_params(self, mask: u64) -> DeviceFnDef {
+        DeviceFnDef {
+            generic_params: mask,
+            ..self
+        }
+    }
+
+    /// Not a public API: whether parameter `k` is of a dtype parameter's type (evaluated at
+    /// compile time for each argument that is an unsuffixed literal, which C++ would
+    /// deduce as `int`); past the 64th, assumed so.
+    #[doc(hidden)]
+    pub const fn __generic_param(&self, k: usize) -> bool {
+        k >= 64 || self.generic_params & (1 << k) != 0
     }
 
     /// Not a public API: the definition, with the bytes of its result.
@@ -116,6 +136,7 @@ impl DeviceFnDef {
             foreign: false,
             trait_impls: &[],
             trait_self: None,
+            generic_params: 0,
         }
     }
 
@@ -151,6 +172,7 @@ impl DeviceFnDef {
             foreign: true,
             trait_impls: &[],
             trait_self: None,
+            generic_params: 0,
         }
     }
 

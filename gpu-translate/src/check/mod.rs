@@ -113,6 +113,7 @@ pub fn check(
     let mut kernel = resolve::Resolver {
         types: lowered.types,
         diags,
+        literal_calls: Vec::new(),
     }
     .kernel(lowered.kernel);
     if diags.len() > before {

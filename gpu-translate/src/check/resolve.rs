@@ -17,6 +17,8 @@ use crate::ir::{
 pub(super) struct Resolver<'a> {
     pub types: TypeTable,
     pub diags: &'a mut Diagnostics,
+    /// [`Kernel::literal_calls`], found as the calls are resolved.
+    pub literal_calls: Vec<(usize, usize, Span)>,
 }
 
 impl Resolver<'_> {
@@ -51,15 +53,18 @@ impl Resolver<'_> {
     /// parameter; anything else needs a suffix. In a call with an `Option` argument
     /// (`strict`), whose pair has no conversion and leaves a dtype parameter to the other
     /// arguments, every literal does, as does `Some`'s.
-    fn device_arg_literal(&mut self, a: &Expr<Ty>, strict: bool) {
+    fn device_arg_literal(&mut self, callee: (usize, usize), a: &Expr<Ty>, strict: bool) {
         if let ExprKind::Tuple(parts) = &a.kind {
             if let Some(value) = parts.get(1) {
-                self.device_arg_literal(value, true);
+                self.device_arg_literal(callee, value, true);
             }
             return;
         }
         let exact = !strict
             && matches!(a.kind, ExprKind::Lit(crate::ir::Lit::Int(v)) if (0..=i32::MAX as i128).contains(&v));
+        if exact && self.types.var_kind(a.ty) == Some(VarKind::Int) {
+            self.literal_calls.push((callee.0, callee.1, a.span));
+        }
         let unseen = match self.types.var_kind(a.ty) {
             Some(VarKind::Float) => true,
             Some(VarKind::Int) => !exact,
@@ -100,6 +105,7 @@ impl Resolver<'_> {
             waits: k.waits,
             cooperative: k.cooperative,
             unsafe_calls: k.unsafe_calls,
+            literal_calls: std::mem::take(&mut self.literal_calls),
             tensor_cores: k.tensor_cores,
             check_names: k.check_names,
             fast_path: k.fast_path,
@@ -410,8 +416,8 @@ impl Resolver<'_> {
                 let strict = a
                     .iter()
                     .any(|x| matches!(x.kind, ExprKind::Tuple(_) | ExprKind::NoneArg));
-                for arg in &a {
-                    self.device_arg_literal(arg, strict);
+                for (k, arg) in a.iter().enumerate() {
+                    self.device_arg_literal((n, k), arg, strict);
                 }
                 ExprKind::DeviceCall(n, c, self.exprs(a))
             }

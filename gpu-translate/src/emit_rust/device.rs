@@ -19,6 +19,8 @@ pub struct DeviceTranslation {
     pub check_names: Vec<String>,
     /// The device functions and struct methods it calls.
     pub device_calls: Vec<crate::ir::Callee>,
+    /// The calls given an unsuffixed small integer literal ([`crate::ir::Kernel::literal_calls`]).
+    pub literal_calls: Vec<(usize, usize, proc_macro2::Span)>,
     /// Whether it waits for other threads (barriers, warp functions).
     pub waits: bool,
     /// The module constants its body names.
@@ -132,10 +134,30 @@ pub fn device_parts(
     }
     array_params_take_any_array(&mut f, k);
     let tr = translation.unwrap_or_default();
+    let callees = device_fn_refs(&tr.device_calls, k);
+    let literal_checks = super::literal_checks(&tr.literal_calls, &callees);
     let CalleeRefs {
         items: callee_items,
         refs: deps,
-    } = device_fn_refs(&tr.device_calls, k);
+        ..
+    } = callees;
+    // The parameters of a dtype parameter's type: a caller passing one an unsuffixed
+    // literal is refused.
+    let generic = sig.map(|s| {
+        let mask = s
+            .params
+            .iter()
+            .take(64)
+            .enumerate()
+            .filter(|(_, p)| match p.shape {
+                ParamShape::Scalar { ty, .. } | ParamShape::Option { ty } => {
+                    matches!(ty, crate::ir::Ty::Generic(_))
+                }
+                ParamShape::Slice { .. } => false,
+            })
+            .fold(0u64, |m, (k, _)| m | (1 << k));
+        quote!(.generic_params(#mask))
+    });
     let (c_name, source, check_names, waits) = (&tr.c_name, &tr.source, &tr.check_names, tr.waits);
     let (const_items, const_table) = (&tr.consts.items, tr.consts.table_or_empty());
     let structs = super::struct_layouts(sig, k);
@@ -166,6 +188,7 @@ pub fn device_parts(
                 .with_ret_bytes(#ret_bytes)
                 .with_trait_impls(#trait_impls)
                 #trait_self
+                #generic
             };
             /// The definition, as its callers reach it (see `device_fn_refs`).
             pub const fn __gpu_device<T>() -> &'static #k::__private::DeviceFnDef {
@@ -179,6 +202,7 @@ pub fn device_parts(
                  write a loop"
             );
             #(#foreign_checks)*
+            #literal_checks
             #extra
     };
     DeviceParts {

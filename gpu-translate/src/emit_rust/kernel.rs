@@ -405,10 +405,13 @@ impl<'a> KernelRust<'a> {
              launch and names it in code that stores kernels), its CUDA C and its compiled \
              attributes."
         );
+        let callees = device_fn_refs(&self.tr.device_calls, k);
+        let literal_checks = super::literal_checks(&self.tr.literal_calls, &callees);
         let CalleeRefs {
             items: callee_items,
             refs: device_fns,
-        } = device_fn_refs(&self.tr.device_calls, k);
+            ..
+        } = callees;
         let slot_count =
             Literal::usize_unsuffixed(gpu_contract::dtype::slot_count(self.sig.generics.len()));
         let parts = self.definition(&device_fns);
@@ -437,6 +440,7 @@ impl<'a> KernelRust<'a> {
             #vis mod #name {
                 use super::*;
                 #callee_items
+                #literal_checks
                 #param_bytes
                 #local_check
 

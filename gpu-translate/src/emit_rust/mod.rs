@@ -98,6 +98,8 @@ pub struct Translation {
     pub check_names: Vec<String>,
     /// The device functions and struct methods the body calls.
     pub device_calls: Vec<crate::ir::Callee>,
+    /// The calls given an unsuffixed small integer literal ([`crate::ir::Kernel::literal_calls`]).
+    pub literal_calls: Vec<(usize, usize, proc_macro2::Span)>,
     /// Whether the body waits for other threads (barriers, warp functions).
     pub waits: bool,
     /// Whether it calls `sync_grid()`.
@@ -232,6 +234,31 @@ pub(crate) struct CalleeRefs {
     pub items: TokenStream,
     /// `&'static DeviceFnDef` expressions, one per callee, spanned on its call.
     pub refs: Vec<TokenStream>,
+    /// The same by callee (a dtype parameter's trait method, found at run time, has none).
+    pub by_callee: Vec<Option<TokenStream>>,
+}
+
+/// For each call given an unsuffixed small integer literal (`f(x, 3)`), the assertion
+/// that the literal's parameter is not of a dtype parameter's type: C++ would deduce `int`
+/// for it from the literal, where Rust infers it from the context. Spanned on the literal.
+pub(crate) fn literal_checks(
+    literal_calls: &[(usize, usize, proc_macro2::Span)],
+    refs: &CalleeRefs,
+) -> TokenStream {
+    literal_calls
+        .iter()
+        .filter_map(|&(n, arg, span)| {
+            let r = refs.by_callee.get(n)?.as_ref()?;
+            Some(quote::quote_spanned! {span=>
+                const _: () = ::core::assert!(
+                    !#r.__generic_param(#arg),
+                    "this literal goes to a generic device function, whose dtype parameter the \
+                     GPU would infer from it as `i32` where Rust infers it from the context: \
+                     give it a suffix (`3u64`) or pass a typed variable"
+                );
+            })
+        })
+        .collect()
 }
 
 /// The [`CalleeRefs`] of `calls`. Paths are written for a module one level down
@@ -240,7 +267,10 @@ pub(crate) fn device_fn_refs(calls: &[crate::ir::Callee], k: &syn::Path) -> Call
     let mut imports = Vec::new();
     let mut fallbacks = Vec::new();
     let mut refs = Vec::new();
+    let mut by_callee: Vec<Option<TokenStream>> = Vec::new();
     for (i, callee) in calls.iter().enumerate() {
+        // Each arm pushes this callee's reference, or none.
+        by_callee.push(None);
         let p = match callee {
             crate::ir::Callee::Function(p) => p,
             crate::ir::Callee::Trait { self_ty, name } => {
@@ -254,12 +284,14 @@ pub(crate) fn device_fn_refs(calls: &[crate::ir::Callee], k: &syn::Path) -> Call
                     let found_by = crate::names::trait_device_const(&method);
                     let found_by = syn::Ident::new(&found_by.to_string(), name.span());
                     let kind = format_ident!("{}", p.variant_name());
-                    refs.push(quote::quote_spanned!(name.span()=>
+                    let r = quote::quote_spanned!(name.span()=>
                     #k::__private::trait_method(
                         <#ty>::#found_by,
                         #k::__private::DtypeKind::#kind,
                         #method,
-                    )));
+                    ));
+                    by_callee[i] = Some(r.clone());
+                    refs.push(r);
                 }
                 continue;
             }
@@ -268,8 +300,10 @@ pub(crate) fn device_fn_refs(calls: &[crate::ir::Callee], k: &syn::Path) -> Call
                 // `on_unimplemented` says what to write where there is none.
                 let ty = one_level_down(ty);
                 let key = crate::names::method_key(&crate::names::unraw(name));
-                refs.push(quote::quote_spanned!(name.span()=>
-                    <#ty as #k::__private::GpuMethod<#key>>::DEF));
+                let r = quote::quote_spanned!(name.span()=>
+                    <#ty as #k::__private::GpuMethod<#key>>::DEF);
+                by_callee[i] = Some(r.clone());
+                refs.push(r);
                 continue;
             }
         };
@@ -301,7 +335,9 @@ pub(crate) fn device_fn_refs(calls: &[crate::ir::Callee], k: &syn::Path) -> Call
                 }
             }
         });
-        refs.push(quote::quote_spanned!(span=> #alias::__gpu_device::<()>()));
+        let r = quote::quote_spanned!(span=> #alias::__gpu_device::<()>());
+        by_callee[i] = Some(r.clone());
+        refs.push(r);
     }
     let items = if imports.is_empty() {
         TokenStream::new()
@@ -316,7 +352,11 @@ pub(crate) fn device_fn_refs(calls: &[crate::ir::Callee], k: &syn::Path) -> Call
             }
         }
     };
-    CalleeRefs { items, refs }
+    CalleeRefs {
+        items,
+        refs,
+        by_callee,
+    }
 }
 
 /// `p` as written for a module one level down: `self::` becomes `super::`, `super::`

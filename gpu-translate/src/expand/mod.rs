@@ -134,6 +134,7 @@ pub(crate) fn expand_kernel_with(
         c_name: k.c_name,
         generic_c_names: k.generic_c_names,
         check_names: k.check_names,
+        literal_calls: k.literal_calls,
         device_calls: k.device_calls,
         waits: k.waits,
         cooperative: k.cooperative,
@@ -356,6 +357,7 @@ pub(crate) fn translate_device_fn(
         c_name: k.c_name,
         source: source.text,
         check_names: k.check_names,
+        literal_calls: k.literal_calls,
         device_calls: k.device_calls,
         waits: k.waits,
     });

@@ -408,6 +408,11 @@ pub struct Kernel<T> {
     /// Whether the body calls a function inside `unsafe { }` (foreign CUDA C is only
     /// callable so): a kernel's launcher is then `unsafe`.
     pub unsafe_calls: bool,
+    /// The calls (by callee, in [`Kernel::device_calls`]) given an unsuffixed small integer
+    /// literal, with the argument's position and span: right for a parameter of a number
+    /// type, but one of a dtype parameter's type would deduce `int` from it in C where
+    /// Rust infers from the context, so the generated code asserts that it is not one.
+    pub literal_calls: Vec<(usize, usize, proc_macro2::Span)>,
     /// Whether the body has a tensor-core accumulator (`mma_acc`): a launch's block must
     /// have exactly the kernel's `launch_bounds` threads.
     pub tensor_cores: bool,

@@ -161,6 +161,7 @@ pub fn lower(
             waits: false,
             cooperative: false,
             unsafe_calls: false,
+            literal_calls: Vec::new(),
             tensor_cores: false,
             check_names: Vec::new(),
             fast_path: Vec::new(),

@@ -141,32 +141,13 @@ pub fn device_parts(
         refs: deps,
         ..
     } = callees;
-    // The parameters of a dtype parameter's type: a caller passing one an unsuffixed
-    // literal is refused.
-    let generic = sig.map(|s| {
-        let mask = s
-            .params
-            .iter()
-            .take(64)
-            .enumerate()
-            .filter(|(_, p)| match p.shape {
-                ParamShape::Scalar { ty, .. } | ParamShape::Option { ty } => {
-                    matches!(ty, crate::ir::Ty::Generic(_))
-                }
-                ParamShape::Slice { .. } => false,
-            })
-            .fold(0u64, |m, (k, _)| m | (1 << k));
-        quote!(.generic_params(#mask))
-    });
     let (c_name, source, check_names, waits) = (&tr.c_name, &tr.source, &tr.check_names, tr.waits);
     let (const_items, const_table) = (&tr.consts.items, tr.consts.table_or_empty());
     let structs = super::struct_layouts(sig, k);
     let local_bytes = tr.local_bytes.total(k, &deps);
     let foreign_checks = foreign_checks(&deps);
     let ret_bytes = return_bytes(item, sig);
-    let generics = sig.map(|s| &s.generics[..]).unwrap_or_default();
-    let trait_impls = super::trait_impls::finders(&tr.device_calls, generics, k);
-    let trait_self = super::trait_impls::trait_self(sig, k);
+    let extras = definition_extras(sig, &tr.device_calls, k);
     let module = quote! {
             use super::*;
             #callee_items
@@ -186,9 +167,7 @@ pub fn device_parts(
                 .with_structs(#structs)
                 .with_local_bytes(#local_bytes)
                 .with_ret_bytes(#ret_bytes)
-                .with_trait_impls(#trait_impls)
-                #trait_self
-                #generic
+                #extras
             };
             /// The definition, as its callers reach it (see `device_fn_refs`).
             pub const fn __gpu_device<T>() -> &'static #k::__private::DeviceFnDef {
@@ -325,4 +304,37 @@ pub(crate) fn array_params_take_any_array(f: &mut syn::ItemFn, k: &syn::Path) {
         );
     }
     f.block.stmts.splice(0..0, conversions);
+}
+
+/// The definition's builder calls past its parts: the user-trait methods it calls on its
+/// dtype parameters, what trait method it is (for a dtype), which of its parameters are of
+/// a dtype parameter's type.
+fn definition_extras(
+    sig: Option<&KernelSignature>,
+    calls: &[crate::ir::Callee],
+    k: &syn::Path,
+) -> TokenStream {
+    let generics = sig.map(|s| &s.generics[..]).unwrap_or_default();
+    let trait_impls = super::trait_impls::finders(calls, generics, k);
+    let trait_self = super::trait_impls::trait_self(sig, k);
+    let generic = sig.map(generic_params);
+    quote!(.with_trait_impls(#trait_impls) #trait_self #generic)
+}
+
+/// `.generic_params(mask)`: the parameters (the first 64) of a dtype parameter's type, to
+/// which a caller's unsuffixed literal is refused (`literal_checks`).
+fn generic_params(sig: &KernelSignature) -> TokenStream {
+    let mask = sig
+        .params
+        .iter()
+        .take(64)
+        .enumerate()
+        .filter(|(_, p)| match p.shape {
+            ParamShape::Scalar { ty, .. } | ParamShape::Option { ty } => {
+                matches!(ty, crate::ir::Ty::Generic(_))
+            }
+            ParamShape::Slice { .. } => false,
+        })
+        .fold(0u64, |m, (k, _)| m | (1 << k));
+    quote!(.generic_params(#mask))
 }

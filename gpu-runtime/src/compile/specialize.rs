@@ -25,6 +25,7 @@ impl KernelDef {
         unit: Unit,
     ) -> Result<String, GpuError> {
         self.check_dtypes(dtypes)?;
+        self.check_trait_bounds(dtypes)?;
         self.check_local_bound()?;
         let mut typedefs = String::new();
         for (g, d) in self.generics().iter().zip(dtypes) {

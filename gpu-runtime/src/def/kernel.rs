@@ -168,6 +168,27 @@ impl KernelDef {
         runtime_bound(own, deps, probes).max(self.parts.local_bytes)
     }
 
+    /// `Err` unless `dtypes` (a checked signature) implements the user traits its dtype
+    /// parameters are bounded by. Checked where C is made for a signature: a typed launch
+    /// cannot name another (rustc holds its launcher to the bounds), so launches do not
+    /// pay for it.
+    pub(crate) fn check_trait_bounds(&self, dtypes: &[DtypeKind]) -> Result<(), GpuError> {
+        let generics = self.generics();
+        for t in self.parts.trait_impls {
+            let (Some(g), Some(&d)) = (generics.get(t.param), dtypes.get(t.param)) else {
+                continue;
+            };
+            if !t.admits(d) {
+                return Err(GpuError::InvalidArgument(format!(
+                    "kernel `{}`: {d} does not implement the traits {} is bounded by",
+                    self.name(),
+                    g.name,
+                )));
+            }
+        }
+        Ok(())
+    }
+
     /// What a kernel that calls user-trait methods found at run time must be, on both
     /// backends: its module as the GPU's would be (each implementation the method it is
     /// found for, no two of one C type, no cycle), and its local memory per thread, those
@@ -458,18 +479,7 @@ impl KernelDef {
                 )));
             }
         }
-        for t in self.parts.trait_impls {
-            let (Some(g), Some(&d)) = (generics.get(t.param), dtypes.get(t.param)) else {
-                continue;
-            };
-            if !t.admits(d) {
-                return Err(GpuError::InvalidArgument(format!(
-                    "kernel `{}`: {d} does not implement the traits {} is bounded by",
-                    self.name(),
-                    g.name,
-                )));
-            }
-        }
+
         Ok(())
     }
 

@@ -512,9 +512,8 @@ const NUMBER_METHODS: &[&str] = &[
     "zero",
 ];
 
-/// Method names the kernel language reads itself, whatever the receiver: arrays',
-/// iterators' and `Option`'s, and those it refuses with advice.
-const LANGUAGE_METHODS: &[&str] = &[
+/// The iterator methods: a call of one, or on one, is iterator code (`lower/advice.rs`).
+pub const ITERATOR_METHODS: &[&str] = &[
     "iter",
     "iter_mut",
     "into_iter",
@@ -529,9 +528,16 @@ const LANGUAGE_METHODS: &[&str] = &[
     "count",
     "collect",
     "rev",
-    "step_by",
     "skip",
     "take",
+    "chunks",
+    "windows",
+];
+
+/// Method names the kernel language reads itself besides the iterator methods: arrays',
+/// and `Option`'s, and those it refuses with advice.
+const LANGUAGE_METHODS: &[&str] = &[
+    "step_by",
     "copied",
     "cloned",
     "any",
@@ -560,8 +566,6 @@ const LANGUAGE_METHODS: &[&str] = &[
     "is_none_or",
     "and_then",
     "or",
-    "windows",
-    "chunks",
     "take_while",
     "norm",
     "re",
@@ -574,6 +578,7 @@ const LANGUAGE_METHODS: &[&str] = &[
 /// `#[gpu_device] trait` may not declare one.
 pub fn number_method(name: &str) -> bool {
     NUMBER_METHODS.contains(&name)
+        || ITERATOR_METHODS.contains(&name)
         || LANGUAGE_METHODS.contains(&name)
         || gpu_contract::language::math_fn(name).is_some()
         || gpu_contract::language::complex_fn(name).is_some()

@@ -238,7 +238,7 @@ const fn same_function(a: &DeviceFnDef, b: &DeviceFnDef) -> bool {
         && same_bytes(a.source.as_bytes(), b.source.as_bytes())
 }
 
-const fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+pub(super) const fn same_bytes(a: &[u8], b: &[u8]) -> bool {
     if a.len() != b.len() {
         return false;
     }

@@ -81,7 +81,11 @@ pub const fn trait_method(
     method: &str,
 ) -> &'static DeviceFnDef {
     let ok = match def.trait_self {
-        Some((d, m)) => d as u32 == dtype as u32 && same(m, method) && !def.foreign,
+        Some((d, m)) => {
+            d as u32 == dtype as u32
+                && super::device_fn::same_bytes(m.as_bytes(), method.as_bytes())
+                && !def.foreign
+        }
         None => false,
     };
     if !ok {
@@ -91,21 +95,6 @@ pub const fn trait_method(
         );
     }
     def
-}
-
-const fn same(a: &str, b: &str) -> bool {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    if a.len() != b.len() {
-        return false;
-    }
-    let mut i = 0;
-    while i < a.len() {
-        if a[i] != b[i] {
-            return false;
-        }
-        i += 1;
-    }
-    true
 }
 
 /// What the error for an `impl` of a `#[gpu_device] trait` without `#[gpu_device]` says,

@@ -6,29 +6,9 @@ use gpu_contract::language::MATH;
 /// Whether `m` is iterator code: an iterator method, or any method on `.iter()` and its
 /// relatives (`a.iter().sum()`, `a.iter().map(..)`).
 pub(super) fn is_iterator_call(m: &syn::ExprMethodCall) -> bool {
-    const ITERATOR: &[&str] = &[
-        "iter",
-        "iter_mut",
-        "into_iter",
-        "sum",
-        "product",
-        "map",
-        "fold",
-        "zip",
-        "enumerate",
-        "for_each",
-        "filter",
-        "count",
-        "collect",
-        "rev",
-        "skip",
-        "take",
-        "chunks",
-        "windows",
-    ];
     let mut e = m;
     loop {
-        if ITERATOR.contains(&e.method.to_string().as_str()) {
+        if crate::names::ITERATOR_METHODS.contains(&e.method.to_string().as_str()) {
             return true;
         }
         match &*e.receiver {

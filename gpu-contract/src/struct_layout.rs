@@ -8,6 +8,10 @@
 //! field's offset, so a C layout that differs from Rust's is an NVRTC error naming the
 //! struct, never a silent mismatch. The translator spells the struct [`c_struct_name`]
 //! and its fields [`c_field_name`], as this module does.
+//!
+//! The exception is a layout that is [`StructLayout::register_only`]: a `#[gpu_enum]`
+//! with data, which never crosses between host and device (it is no `Element`), so C lays
+//! it out as it likes and nothing is asserted.
 
 use crate::DtypeKind;
 
@@ -85,6 +89,11 @@ pub struct StructLayout {
     /// A C-like enum's values (its variants' discriminants), the only values of its one
     /// field that are the enum; empty for a struct.
     pub variants: &'static [i64],
+    /// Whether the type lives in kernels only as values (locals, device-function
+    /// parameters and results), never in memory the host sees: a `#[gpu_enum]` with data,
+    /// declared in C as a struct of a tag and every variant's fields, whose layout matches
+    /// nothing of Rust's (`size`, `align` and the offsets are 0, and no assertion is made).
+    pub register_only: bool,
 }
 
 /// Two layouts are the same struct when they name the same Rust item.
@@ -117,6 +126,14 @@ impl StructLayout {
     /// The C declaration and its layout assertions. The structs of its fields must be
     /// declared before it ([`StructLayout::with_dependencies`] orders them).
     pub fn c_declaration(&self) -> String {
+        if self.register_only {
+            let mut out = format!("struct {} {{\n", self.c_name);
+            for f in self.fields {
+                out.push_str(&format!("  {} {};\n", f.ty.c_name(), c_field_name(f.name)));
+            }
+            out.push_str("};\n");
+            return out;
+        }
         if let (false, [value]) = (self.variants.is_empty(), self.fields) {
             // A C-like enum is its `repr` integer in C.
             return format!(
@@ -263,6 +280,7 @@ mod tests {
         size: 8,
         align: 4,
         variants: &[],
+        register_only: false,
         fields: &[
             FieldLayout {
                 name: "x",
@@ -285,6 +303,7 @@ mod tests {
         size: 28,
         align: 4,
         variants: &[],
+        register_only: false,
         fields: &[
             FieldLayout {
                 name: "pos",
@@ -314,6 +333,7 @@ mod tests {
         size: 1,
         align: 1,
         variants: &[0, 3],
+        register_only: false,
         fields: &[FieldLayout {
             name: "value",
             offset: 0,

@@ -38,7 +38,9 @@ mod sealed {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a kernel dtype or a `#[gpu_struct]`",
     note = "kernel dtypes are f32 f64 f16 bf16 i8 i16 i32 i64 u8 u16 u32 u64 usize isize bool, \
-            Complex32 Complex64; put `#[gpu_struct]` on a struct of them to use it in kernels"
+            Complex32 Complex64; put `#[gpu_struct]` on a struct of them to use it in kernels",
+    note = "a `#[gpu_enum]` with data is a value in registers only: never an array element, a \
+            struct field or a kernel parameter (store its parts as numbers)"
 )]
 pub unsafe trait Element: Copy + Send + Sync + 'static {
     /// What `Self` is, for the runtime.
@@ -76,6 +78,16 @@ pub trait GpuStruct: Element {
             and import it where the kernel is: `use path::{Self};`"
 )]
 pub trait GpuStructDeclared {}
+
+/// A `#[gpu_enum]` with data: a type kernels hold only as values (locals, device-function
+/// parameters and results), declared in C by its layout, which is
+/// [`register_only`](StructLayout::register_only). It is no [`Element`]: its bytes never
+/// cross between host and device.
+#[doc(hidden)]
+pub trait GpuRegisterValue {
+    /// The C struct's fields: a tag and every variant's fields.
+    const LAYOUT: &'static StructLayout;
+}
 
 /// A type that can live in a [`DeviceArray`](crate::DeviceArray) and cross into a kernel as
 /// an element or a scalar, and be a generic kernel's `T`.

@@ -26,7 +26,9 @@ pub mod module_array {
 pub use crate::def::module_const::{ConstValue, TableData};
 pub use crate::def::stack::{array_bytes, check_kernel, kernel_bytes, largest_return};
 pub use crate::dtype::arith;
-pub use crate::dtype::{bf16_from_f64, f16_from_f64, Dtype, GpuStruct, GpuStructDeclared};
+pub use crate::dtype::{
+    bf16_from_f64, f16_from_f64, Dtype, GpuRegisterValue, GpuStruct, GpuStructDeclared,
+};
 pub use crate::host::args::{
     array2, array2_mut, array3, array3_mut, Arg, ArrayParts, ArrayPartsMut,
 };

@@ -24,6 +24,7 @@ pub mod const_arrays;
 pub mod const_params;
 pub mod control;
 pub mod cooperative;
+pub mod data_enums;
 pub mod device;
 pub mod device_globals;
 pub mod enums;
@@ -122,6 +123,8 @@ macro_rules! for_each_case {
                 0.0, options::case_options, [options::options];
             option_extremes: "Option: iterator max/min, generic checked_add, let else; unwrap and expect of None panic with Rust's message",
                 0.0, options::case_option_extremes, [options::option_extremes];
+            data_enums: "#[gpu_enum]s with data: unit, tuple and struct variants built in kernels and device functions, passed and returned, a method, match with guards, .., nested struct patterns, if let, while let, let else, matches!: bit for bit",
+                0.0, data_enums::case_data_enums, [data_enums::data_enums];
             option_params: "Option parameters of device functions: a local, Some(x), None, checked_mul, an if, passed on, generic with None",
                 0.0, options::case_option_params, [options::option_params];
             std_forms: "integer pow, abs_diff, rem_euclid, div_euclid on every integer dtype; to_bits/from_bits, sin_cos, slice swap, mem::swap: bit for bit",

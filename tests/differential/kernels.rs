@@ -106,6 +106,33 @@ pub fn diff_or<T: Int>(o: Option<T>, d: T) -> T {
     o.unwrap_or(d)
 }
 
+#[gpu_enum]
+#[derive(Clone, Copy)]
+pub enum DiffShape {
+    Zero,
+    One(i64),
+    Two { a: i64, b: u32 },
+}
+
+#[gpu_device]
+pub fn diff_shape(s: u32, x: i64, y: i64) -> DiffShape {
+    match s % 3 {
+        0 => DiffShape::Zero,
+        1 => DiffShape::One(x),
+        _ => DiffShape::Two { a: x, b: y as u32 },
+    }
+}
+
+#[gpu_device]
+pub fn diff_unshape(v: DiffShape, s: u32) -> i64 {
+    match v {
+        DiffShape::One(x) if s % 2 == 0 => x,
+        DiffShape::One(x) => x ^ 1,
+        DiffShape::Two { a, b } => a ^ (b as i64),
+        DiffShape::Zero => 7,
+    }
+}
+
 #[gpu_device]
 pub fn diff_xor_into<T: Int>(acc: &mut T, v: T) {
     *acc = *acc ^ v;
@@ -144,25 +171,31 @@ pub fn diff_0(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
         let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
-        let mut v0: u32 = (a_u32).checked_sub(1099391896u32).unwrap_or(36u32);
-        for j0 in ((((if false { a_u32 } else { a_u32 })) % 8u32)..(((a_u32 >> (a_i32 & 31i32))) % 16u32)).step_by(((96u32) % 3u32) as usize) {
-            v0 = ((!(match (a_u32 % 8u32) { 2u32 => a_u32, 5u32 => v0, _ => a_u32 })) + (a_u32 / v0));
+        let mut v0: u32 = ((0i64 | diff_unshape(diff_shape(a_u32, ((61u32 << ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16))) as i64, (((91u32 << ((a_f32) as u16)) >> (((a_i64) as u16) & 31u16))) as i64), a_u32)) as u32);
+        for j0 in (u32::MAX - ((75u32) % 4u32))..=u32::MAX {
+            v0 = (match (69u32 % 8u32) { 3u32 | 1u32 => ((match (v0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32), _ => (82u32 >> ((match (a_u32 % 8u32) { 1u32 | 5u32 => 39i32, _ => 2147483647i32 }) & 31i32)) });
         }
-        let mut v1: u8 = 82u8;
-        if ((a_f64).abs() == (a_f64 / (-7.25f64))) {
-            v1 = (61u8 + ((a_i64) as u8));
-        } else {
-            v1 = (v1 << (84u16 & 7u16));
+        let mut v1: u64 = ((0i64 | diff_unshape(diff_shape(a_u32, (51u64) as i64, (58u64) as i64), a_u32)) as u64);
+        'l1: for j1 in 0u32..(((61u32 + a_u32)) % 3u32) {
+            for j2 in 0u32..(((v0 << (84u16 & 31u16))) % 3u32) {
+                if (!true) {
+                    break 'l1;
+                }
+                if true {
+                    continue 'l1;
+                }
+                v1 = 1u64;
+            }
         }
-        let mut t2: [u8; 3] = [(1u8 << (-21i16)); 3];
-        t2[1] = (if (((a_i32) as i16) == ((a_f32) as i16)) { v1 } else { ((a_i32) as u8) });
-        t2[2] = (7u8 + v1);
-        let mut v2: u8 = (((a_f32) as u8)).rem_euclid(((a_u32) as u8));
-        for &v3 in t2.iter().skip(1) {
-            v2 = (((a_i32) as u8) / 80u8);
+        let mut t2: [u8; 3] = [((a_f32) as u8); 3];
+        t2[1] = ((((a_f32) as u8)).checked_div(((a_u32) as u8)).unwrap_or(((a_u32) as u8)) >> ((((a_i64) as i16)).saturating_sub(33i16) & 7i16));
+        t2[2] = ((((a_i32) as u8) % (12u8 | 1u8)) + 45u8);
+        let mut v2: u8 = (((22308u16) as u8) & (((a_u32) as u8) % (99u8 | 1u8)));
+        for &v3 in t2.iter().step_by(2) {
+            v2 = ((match (46u32 % 8u32) { 2u32 | 4u32 => 12u8, _ => ((a_f32) as u8) }) >> (match (58u32 % 8u32) { 3u32 | 5u32 => ((a_i64) as i8), _ => (-1i8) }));
         }
-        oi[i] = (((((1.875f32 / 0.1f32) != (a_f32).sqrt())) as i64)) as u64;
-        of[i] = (a_f32) as f64;
+        oi[i] = ((((2147483647i32).checked_rem(a_i32).unwrap_or(a_i32)).min((-a_i32)) >> (((a_u32) as u16) & 31u16))) as u64;
+        of[i] = (((-(-a_f32)) - 3.75f32)) as f64;
     }
 }
 
@@ -186,23 +219,18 @@ pub fn diff_1(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
         let v0: i16 = (32767i16).checked_mul(35i16).unwrap_or((-78i16));
         let mut v1: i8 = (!(((a_f32) as i8) - 56i8));
         if false {
-            v1 = (((0u32 | diff_or(Some(80u32), a_u32))) as i8);
+            v1 = ((((match (93u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) as i8);
         } else {
-            v1 = ((7i8).checked_sub((-93i8)).unwrap_or(v1) / ((v1 / (((a_i32) as i8) | 1i8)) | 1i8));
+            v1 = ((v1 / ((a_u32) as i8))).abs();
         }
-        let mut v2: i32 = (-a_i32);
-        for j0 in (0u32..(((a_u32 / (b_u32 | 1u32))) % 4u32)).rev() {
-            v2 = (-v2);
+        assert!((((69u32 % 256u32) != 7u32) || ((5u64 <= a_u64) && (56i32 < 2147483647i32))));
+        let v2: u32 = (a_u32 - 6u32);
+        let mut v3: f64 = (-a_f64);
+        for j0 in ((((1953393165u32 >> ((a_i64) as i16))) % 8u32)..(((match (v2 % 8u32) { 5u32..=6u32 => a_u32, _ => 32u32 })) % 16u32)).step_by(((12u32) % 3u32) as usize) {
+            v3 = (a_f64 / a_f64);
         }
-        let mut t3: [u8; 3] = [(8u8 | ((a_i32) as u8)); 3];
-        t3[1] = (15u8 << (a_u64 & 7u64));
-        t3[2] = (if ((-32i32) != 12i32) { 22u8 } else { ((a_f32) as u8) });
-        let mut v3: u8 = (82u8 + 5u8);
-        for &v4 in t3.iter().rev() {
-            v3 = ((76u16) as u8);
-        }
-        oi[i] = (((-96i16) | ((-95i16) + ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)))) as u64;
-        of[i] = ((((DIFF_TABLE_I64[((44u32) % 6u32) as usize] * 1i64)) as f32)) as f64;
+        oi[i] = (((14u64) as i64)) as u64;
+        of[i] = ((-v3)) as f64;
     }
 }
 
@@ -230,14 +258,14 @@ pub fn diff_2(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
         for j0 in (0u32..(((!40u32)) % 4u32)).rev() {
             v3 = ((v1).abs() * ((17u8) as f32));
         }
-        let mut v4: i32 = (((a_i32).min(2147483647i32) * (70i32).abs())).max((0i32 | ((if true { 20i32 } else { a_i32 })).diff_mix(21u32)));
-        if ((50u64).rem_euclid(a_u64) != ((match (99u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)) {
-            v4 = (a_i32 ^ ((match (a_u32 % 8u32) { 1u32 | 0u32 => a_i32, 3u32 | 3u32 => a_i32, 4u32 | 1u32 => a_i32, _ => a_i32 }) >> ((match (80u32 % 8u32) { 5u32 => 37u64, 1u32..=2u32 => b_u64, _ => a_u64 }) & 31u64)));
+        let mut v4: i32 = (((a_i32).min(2147483647i32) * (70i32).abs())).max((86i32).checked_add((-19i32)).unwrap_or(20i32));
+        if ((a_f64 / 4.5f64) == (4.0f64).sqrt()) {
+            v4 = (!(((-72i32) ^ a_i32) * (((-80i16)) as i32)));
         } else {
-            v4 = v4;
+            v4 = ((((((a_f32) as i8) << (21i64 & 7i64)) + (match (a_u32 % 8u32) { 1u32 | 0u32 => ((a_u32) as i8), 3u32 | 3u32 => ((a_i64) as i8), 4u32 | 1u32 => ((a_u32) as i8), _ => ((a_i32) as i8) }))) as i32);
         }
-        oi[i] = ((((31u32 / (6u32 | 1u32)) & 16u32) * (((((a_u64 <= a_u64)) as u32)) as u32))) as u64;
-        of[i] = ((((match (1u32 % 8u32) { 1u32..=2u32 => (((a_i32) as u16) - ((a_i64) as u16)), _ => ((a_i64) as u16) })) as f32)) as f64;
+        oi[i] = (((((52u32) as i32) * ((((a_u32) as u16)) as i32)) << (((98u32 | 31u32)).min(((match (62u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) & 31u32))) as u64;
+        of[i] = ((-(((match (1u32 % 8u32) { 1u32..=2u32 => 37u16, _ => 74u16 })) as f32))) as f64;
     }
 }
 
@@ -260,7 +288,7 @@ pub fn diff_3<const K: i8>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64
         let b_f64: f64 = diff_first(&xf64[i..]);
         let mut v0: u64 = b_u64;
         if true {
-            v0 = (((59i16).checked_mul(((a_u32) as i16)).unwrap_or(35i16)) as u64);
+            v0 = ((((0i64 | diff_unshape(diff_shape(1u32, (((a_u32) as i16)) as i64, (35i16) as i64), 1u32)) as i16)) as u64);
         } else {
             v0 = b_u64;
         }
@@ -317,29 +345,37 @@ pub fn diff_5<const K: i16>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u6
         let b_f64: f64 = diff_first(&xf64[i..]);
         let mut t0: [i8; 3] = [(match (a_u32 % 8u32) { 4u32 | 3u32 => (3i8 + ((a_f32) as i8)), 4u32 => (!1i8), 1u32 | 6u32 => ((a_u32) as i8), _ => ((-62i8) | (-24i8)) }); 3];
         t0[1] = ((55i8 >> (K & 7i16)) >> (((-65i8) * ((a_i32) as i8)) & 7i8));
-        t0[2] = (((0u8 | (((a_i64) as u8)).diff_mix(53u32))) as i8);
-        let mut v0: i8 = ((if (a_i32 < a_i32) { (-128i8) } else { 52i8 })).min((((a_i32) as i8) >> (((a_u32) as i16) & 7i16)));
-        for &v1 in t0.iter().rev() {
-            v0 = ((((a_i32) as i8) / (67i8 | 1i8)) % ((-60i8) | 1i8));
+        t0[2] = ((((match (73u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)) as i8);
+        let mut v0: i8 = ((a_f32) as i8);
+        for &v1 in t0.iter() {
+            v0 = ((a_i32) as i8);
         }
-        let mut t2: [u64; 3] = [((a_u64 & a_u64) * (0u64 >> (18446744073709551615u64 & 63u64))); 3];
-        t2[1] = (!(a_u64 >> (-89i16)));
-        t2[2] = 63u64;
-        let mut v2: u64 = 3u64;
-        for &v3 in t2.iter().rev() {
-            v2 = (1326433222267784429u64).checked_rem(24u64).unwrap_or(v3);
+        let mut c2: u32 = 0u32;
+        let v2: u64 = loop {
+            if c2 >= (((49u32 >> ((-32768i16) & 31i16))) % 4u32) {
+                break ((match (5u32 % 8u32) { 4u32 | 3u32 => (!((71u64) as u64)), _ => (((0i64 | DiffPair::new((-95i64), a_i64).b)) as u64) }));
+            }
+            c2 += 1u32;
+        };
+        let mut v3: f64 = ((((a_u32).checked_sub(1u32).unwrap_or(100u32) & (a_u32 << (((a_i64) as u8) & 31u8)))) as f64);
+        'l3: for j0 in 0u32..(((a_u32 & 12u32)) % 3u32) {
+            for j1 in 0u32..(((3u32 << (-1i32))) % 3u32) {
+                if (!(((a_u32) as u16) != ((a_i32) as u16))) {
+                    break 'l3;
+                }
+                if (true || true) {
+                    continue 'l3;
+                }
+                v3 = (DIFF_TABLE_F64.get(((5u32) % 8u32) as usize).copied().unwrap_or(a_f64) / (((-2.5f64) + 4.25f64) - ((((a_u32) as u8)) as f64)));
+            }
         }
-        let mut v4: u16 = 16u16;
-        for j0 in 0u32..(((57u32 >> (31i32 & 31i32))) % 4u32) {
-            v4 = (v4).max(66u16);
+        let v4: i32 = ((-12i32) | a_i32);
+        let mut v5: f32 = ((-a_f32) / (0.1f32 * a_f32));
+        for j2 in 0u32..((36u32) % 4u32) {
+            v5 = (DIFF_TABLE_F32[((a_u32) % 6u32) as usize] * 1.0f32);
         }
-        let v5: i32 = ((-12i32) | a_i32);
-        let mut v6: f32 = ((-a_f32) / (0.1f32 * a_f32));
-        for j1 in 0u32..((36u32) % 4u32) {
-            v6 = (DIFF_TABLE_F32[((a_u32) % 6u32) as usize] * 1.0f32);
-        }
-        oi[i] = (((-32768i16) - ((0i16 | diff_or(Some((-1i16)), ((a_i64) as i16)))).abs())) as u64;
-        of[i] = ((DIFF_TABLE_F64.get(((a_u32) % 8u32) as usize).copied().unwrap_or((-9.25f64)) / (-(if false { b_f64 } else { a_f64 })))) as f64;
+        oi[i] = (((-32768i16) - (((-1i16)).checked_div(((a_i64) as i16)).unwrap_or(K)).abs())) as u64;
+        of[i] = ((-DIFF_TABLE_F64.get(((a_u32) % 8u32) as usize).copied().unwrap_or((-9.25f64)))) as f64;
     }
 }
 
@@ -360,14 +396,15 @@ pub fn diff_6<const K: i16>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u6
         let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
-        let mut v0: u32 = (0u32 | diff_mixed((!(match (0u32 % 8u32) { 1u32 | 0u32 => a_u32, 4u32..=7u32 => 51u32, 0u32..=3u32 => a_u32, _ => 59u32 })), b_u32));
-        if (!(((a_i32) as i8) != ((a_f32) as i8))) {
-            v0 = (match (56u32 % 8u32) { 2u32 => ((a_u32 / (a_u32 | 1u32)) ^ (v0 | a_u32)), 2u32 => ((0u32 * a_u32) * (7u32 ^ v0)), 3u32 | 3u32 => (a_u32).checked_sub(v0).unwrap_or(v0), _ => ((v0 ^ a_u32) - (if true { a_u32 } else { a_u32 })) });
+        let mut v0: u32 = (DIFF_TABLE_U32[((72u32) % 6u32) as usize] * 1u32);
+        if ((-a_f32) == 16777216.0f32) {
+            v0 = ((!((128u8) as u32))).min((if (a_f64 > a_f64) { (32u32 << (70u8 & 31u8)) } else { a_u32 }));
         } else {
-            v0 = (match (41u32 % 8u32) { 6u32 | 0u32 => b_u32, 5u32 => a_u32, _ => (match (a_u32 % 8u32) { 4u32..=5u32 => (v0 >> (39u32 & 31u32)), 5u32..=5u32 => v0, _ => (v0 - v0) }) });
+            v0 = ((a_u32 | (if matches!((1993005341u32 % 8u32), 0u32..=6u32) { a_u32 } else { a_u32 }))).max((1558664915u32).checked_div(v0).unwrap_or(a_u32));
         }
-        oi[i] = (68u8) as u64;
-        of[i] = (a_f32) as f64;
+        assert!((((v0 % 256u32) != 7u32) || (((match (56u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) >= (19u64 ^ 63u64))));
+        oi[i] = (((-((a_f32) as i8))).saturating_add(((match (v0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8))) as u64;
+        of[i] = (((match (v0 % 8u32) { 3u32 | 5u32 => (if ((-40i8) == (-39i8)) { (-9.625f32) } else { 9.0f32 }), 2u32 => (((-9223372036854775808i64)) as f32), _ => (a_f32).sqrt() }) * ((a_f64) as f32))) as f64;
     }
 }
 
@@ -392,8 +429,8 @@ pub fn diff_7(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
         for j0 in ((((match (10u32 % 8u32) { 1u32..=3u32 => a_u32, 3u32 | 1u32 => 96u32, 3u32 | 0u32 => 85u32, _ => 31u32 })) % 8u32)..((25u32) % 16u32)).step_by(((69u32) % 3u32) as usize) {
             v0 = (((((a_i32) as i16) - (60i16 % (((a_i64) as i16) | 1i16)))) as u16);
         }
-        oi[i] = (((match (85u32 % 8u32) { 1u32..=2u32 => (!2147483647i32), 5u32 => ((0i32).abs_diff(1i32) as i32), 3u32 | 5u32 => (a_i32 - (-1i32)), _ => (match (a_u32 % 8u32) { 2u32 | 0u32 => a_i32, _ => (-1i32) }) }) | (0i32 | diff_or(None, (if true { (-1i32) } else { (-54i32) }))))) as u64;
-        of[i] = (((10.25f64 / (a_f64 * 6.5f64))).abs()) as f64;
+        oi[i] = (((match (85u32 % 8u32) { 1u32..=2u32 => (!2147483647i32), 5u32 => (0i32).checked_sub(1i32).unwrap_or(a_i32), 6u32 => ((match (90u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32), _ => (match (89u32 % 8u32) { 2u32 | 0u32 => a_i32, _ => (-1i32) }) }) | ((-20i32)).checked_add((-46i32)).unwrap_or((-1i32)))) as u64;
+        of[i] = ((((!(56u32 - a_u32))) as f64)) as f64;
     }
 }
 
@@ -415,11 +452,11 @@ pub fn diff_8(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
         let t0: [u32; 3] = [(27u32 * 52u32), (a_u32 ^ a_u32), (match (b_u32 % 8u32) { 0u32 => 0u32, 5u32 => 62u32, 1u32 => 6u32, _ => 97u32 })];
-        let v0: u32 = t0.iter().copied().fold((!63u32), |v0, v1| (0u32 | diff_or(None, a_u32)));
+        let v0: u32 = t0.iter().copied().fold((!63u32), |v0, v1| (a_u32).saturating_add(a_u32));
         let mut t2: [u8; 3] = [((167u8 << (((a_i32) as u8) & 7u8)) << (((a_i32) as u8) & 7u8)); 3];
         t2[1] = (match (a_u32 % 8u32) { 6u32..=6u32 => (54u8).max(14u8), _ => (92u8 + 92u8) });
         t2[2] = ((60u8 % (15u8 | 1u8)) ^ (((a_i64) as u8) + ((a_u32) as u8)));
-        let mut v2: u8 = (0u8 | diff_mixed((2u8 | 3u8), a_u32));
+        let mut v2: u8 = ((0i64 | diff_unshape(diff_shape(v0, (2u8) as i64, ((!18u8)) as i64), v0)) as u8);
         for &v3 in t2.iter().skip(1) {
             v2 = ((((a_f32) as u8) << 8i8) << (v2 & 7u8));
         }
@@ -430,8 +467,8 @@ pub fn diff_8(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
         assert!((((v0 % 256u32) != 7u32) || (false && (true && (((a_u32) as u16) <= 71u16)))));
         let v5: u64 = (!48u64);
         assert!((((b_u32 % 256u32) != 7u32) || (true && matches!((82u32 % 8u32), 0u32..=4u32))));
-        oi[i] = ((DIFF_TABLE_U16[((a_u32) % 6u32) as usize] * 1u16)) as u64;
-        of[i] = ((((-a_f32) / (a_f32 + (-11.125f32))) * (if (!(((a_f32) as u8) != 255u8)) { ((-0.0f32) * (-2.375f32)) } else { (b_f32 - a_f32) }))) as f64;
+        oi[i] = ((((a_i32) as u16)).checked_div(((a_i64) as u16)).unwrap_or(((a_i64) as u16))) as u64;
+        of[i] = (b_f32) as f64;
     }
 }
 
@@ -452,27 +489,35 @@ pub fn diff_9<const K: u64>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u6
         let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
-        let mut v0: u32 = (((match (59u32 % 8u32) { 1u32..=6u32 => a_u32, 3u32 => 32u32, 1u32 => 53u32, _ => b_u32 }) >> (a_i64 % (a_i64 | 1i64))) | (!(a_u32).checked_div(13u32).unwrap_or(44u32)));
-        if matches!((3944012904u32 % 8u32), 7u32) {
-            v0 = ((((((a_f32) as i16) << (v0 & 15u32)) * ((-82i16) | 15i16))) as u32);
+        let mut v0: u32 = (((match (59u32 % 8u32) { 1u32..=6u32 => a_u32, 3u32 => 32u32, 1u32 => 53u32, _ => b_u32 }) >> (a_i64 % (a_i64 | 1i64))) | (!((0i64 | diff_unshape(diff_shape(a_u32, (55u32) as i64, (54u32) as i64), a_u32)) as u32)));
+        if (K == (63u64 >> (82i64 & 63i64))) {
+            v0 = (((-11.0f64)) as u32);
         } else {
-            v0 = b_u32;
+            v0 = ((((((a_f32) as i16)).abs()) as u32) & (if (63u64 >= a_u64) { (v0).min(41u32) } else { v0 }));
         }
-        let t1: [f32; 3] = [(match (a_u32 % 8u32) { 3u32 => ((37i32) as f32), _ => ((8.875f32 * 4.625f32) + (match (a_u32 % 8u32) { 1u32 => a_f32, 3u32 => 3.75f32, 0u32 | 5u32 => b_f32, _ => a_f32 })) }), (((a_f32).sqrt() / (match (v0 % 8u32) { 7u32 | 5u32 => a_f32, _ => 8.75f32 })) + (((a_i32) as f32) - 1e-40f32)), (((0.1f32 * 5.5f32) / a_f32) - (DIFF_TABLE_F32.get(((v0) % 8u32) as usize).copied().unwrap_or(0.0f32) * (a_f32 / 3.4e38f32)))];
-        let v1: f32 = t1.iter().copied().fold((-a_f32), |v1, v2| (((DIFF_TABLE_F32[((31u32) % 6u32) as usize] * 1.0f32) - (match (a_u32 % 8u32) { 4u32 | 4u32 => a_f32, 1u32 | 2u32 => a_f32, 7u32 | 4u32 => 9.75f32, _ => (-11.375f32) })) + (((65535u16) as f32)).sqrt()));
-        let mut t3: [u64; 3] = [11u64; 3];
-        t3[1] = (!(12u64 & (a_u64 & K)));
-        t3[2] = (((match (99u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) + ((if false { 42u64 } else { 63u64 }) | (a_u64 >> (((a_u32) as u8) & 63u8))));
-        let mut v3: u64 = ((((((a_i64) as i8)) as u16)) as u64);
-        for &v4 in t3.iter().rev() {
-            v3 = a_u64;
+        let v1: f32 = ((((!((a_u32) as u8)) * (30u8 >> ((-44i8) & 7i8)))) as f32);
+        assert!((((v0 % 256u32) != 7u32) || (a_u64 >= 34u64)));
+        let mut v2: f32 = (-(-a_f32));
+        'l2: for j0 in 0u32..(((!v0)) % 3u32) {
+            for j1 in 0u32..(((a_u32).checked_rem(a_u32).unwrap_or(v0)) % 3u32) {
+                if (1u16 < 32u16) {
+                    break 'l2;
+                }
+                if (!(v0 != a_u32)) {
+                    continue 'l2;
+                }
+                v2 = a_f32;
+            }
         }
-        let mut v5: i8 = ((K) as i8);
-        for j0 in (0u32..((((a_u32) as u32)) % 4u32)).rev() {
-            v5 = (17i8 & 95i8);
-        }
-        oi[i] = ((((86i16).pow((0i16) as u32 & 7) & (16i16).max(0i16)) << (((((a_i64) as i8) | (-90i8)) | (((a_f32) as i8) & v5)) & 15i8))) as u64;
-        of[i] = (((if (!false) { (4.375f32 - (-7.375f32)) } else { DIFF_TABLE_F32.get(((a_u32) % 8u32) as usize).copied().unwrap_or(a_f32) }) - v1)) as f64;
+        let mut c3: u32 = 0u32;
+        let v3: i16 = loop {
+            if c3 >= (((b_u32 << (7u8 & 31u8))) % 4u32) {
+                break ((((a_u32) as i16) >> ((a_u64).checked_rem(94u64).unwrap_or(87u64) & 15u64)));
+            }
+            c3 += 1u32;
+        };
+        oi[i] = ((0i64 | DiffPair { a: ((-a_i64)).saturating_sub((DIFF_TABLE_I64[((v0) % 6u32) as usize] * 1i64)), b: ((match (a_u32 % 8u32) { 2u32 | 6u32 => (-9223372036854775808i64), 5u32 => a_i64, 5u32 => 11i64, _ => (-54i64) }) << ((0i64 | diff_mixed(39i64, 78u32)) & 63i64)) }.mixed())) as u64;
+        of[i] = ((-a_f64)) as f64;
     }
 }
 
@@ -493,26 +538,25 @@ pub fn diff_10(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
-        let mut v0: i8 = (match (58u32 % 8u32) { 5u32..=7u32 => (86i8).checked_sub((-14i8)).unwrap_or(((a_i32) as i8)), 0u32 => (97i8 * ((a_u32) as i8)), 6u32..=7u32 => ((match (53u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8), _ => ((a_f32) as i8) });
-        for j0 in (0u32..=(((a_u32).max(78u32)) % 4u32)).rev() {
-            v0 = ((v0 & ((a_f32) as i8))).div_euclid(((a_f32) as i8));
+        let mut v0: i8 = (match (58u32 % 8u32) { 5u32..=7u32 => (86i8).checked_sub((-14i8)).unwrap_or(((a_i32) as i8)), 0u32 => (97i8 * ((a_u32) as i8)), 6u32..=7u32 => ((-50i8)).pow(((-7i8)) as u32 & 7), _ => (((a_u32 < 32u32)) as i8) });
+        for j0 in (0u32..=(((33u32 & 39u32)) % 4u32)).rev() {
+            v0 = (19i8).checked_rem(((a_i32) as i8)).unwrap_or(((a_u32) as i8));
         }
-        let mut v1: i32 = ((if (1e-40f32 <= b_f32) { a_i32 } else { a_i32 }) / (((-2147483648i32)).saturating_add(33i32) | 1i32));
-        'l1: for j1 in 0u32..(((89u32 << a_u64)) % 3u32) {
-            for j2 in 0u32..(((a_u32 % (31u32 | 1u32))) % 3u32) {
-                if ((-1i32) != 31i32) {
+        let mut v1: f32 = (((-5.25f32)).abs() * (a_f32 - (-10.375f32)));
+        'l1: for j1 in 0u32..((a_u32) % 3u32) {
+            for j2 in 0u32..(((4294967295u32 * 68u32)) % 3u32) {
+                if (11.375f64 <= (-8.375f64)) {
                     break 'l1;
                 }
-                if ((-59i64) >= 2i64) {
+                if ((-62i32) <= a_i32) {
                     continue 'l1;
                 }
-                v1 = ((((-93i8) >> (((a_i32) as u8) & 7u8))) as i32);
+                v1 = (((a_f32) as f32)).abs();
             }
         }
-        let v2: f64 = (0.1f64 / 8.875f64);
-        assert!((((a_u32 % 256u32) != 7u32) || (49u64 < (((-39i8)) as u64))));
-        oi[i] = (((-35i64) ^ (if (true || true) { ((-55i64) << ((-25i16) & 63i16)) } else { (match (9u32 % 8u32) { 6u32 | 6u32 => 63i64, 2u32..=6u32 => 88i64, _ => 21i64 }) }))) as u64;
-        of[i] = ((DIFF_TABLE_F32[((a_u32) % 6u32) as usize] * 1.0f32)) as f64;
+        let v2: i64 = (0i64 | diff_or(Some((0i64 | DiffPair::new(a_i64, a_i64).b)), ((-83i64)).min(a_i64)));
+        oi[i] = (1u8) as u64;
+        of[i] = (8.875f64) as f64;
     }
 }
 
@@ -533,45 +577,25 @@ pub fn diff_11(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
-        let mut v0: u16 = (((match (96u32 % 8u32) { 2u32..=7u32 => 76u16, _ => 48958u16 }) << (a_i32 & 15i32))).saturating_add(49729u16);
-        if (!(a_f32 > 7.375f32)) {
-            v0 = (DIFF_TABLE_U16[((16u32) % 6u32) as usize] * 1u16);
+        let mut v0: u16 = (((a_i32) as u16)).checked_sub(((a_i32) as u16)).unwrap_or(84u16);
+        if matches!((a_u32 % 8u32), 5u32) {
+            v0 = (DIFF_TABLE_U16[((9u32) % 6u32) as usize] * 1u16);
         } else {
-            v0 = (65535u16).checked_div(7u16).unwrap_or(57u16);
+            v0 = ((59u16 / (!((a_i32) as u16))) << ((DIFF_TABLE_I16[((58u32) % 6u32) as usize] * 1i16) & 15i16));
         }
-        let mut v1: i64 = ((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64);
-        'l1: for j0 in 0u32..(((a_u32 - 87u32)) % 3u32) {
-            for j1 in 0u32..(((b_u32 - 57u32)) % 3u32) {
-                if (6.25f64 != (-9.125f64)) {
-                    break 'l1;
-                }
-                if (41u16 != v0) {
-                    continue 'l1;
-                }
-                v1 = (0i64 | diff_or(Some(b_i64), ((!a_i64) | ((-9223372036854775808i64) << (v1 & 63i64)))));
-            }
+        let v1: i16 = ((match (72u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
+        let mut v2: u16 = ((!v0) >> ((b_u64).checked_rem(26u64).unwrap_or(33u64) & 15u64));
+        if (!((-16i64) <= (-89i64))) {
+            v2 = 65535u16;
+        } else {
+            v2 = (match (a_u32 % 8u32) { 7u32 | 3u32 => ((19u32) as u16), _ => ((a_i32) as u16) });
         }
-        let mut t2: [i16; 3] = [(((a_f32) as i16)).max(((a_i32) as i16)); 3];
-        t2[1] = 1i16;
-        t2[2] = ((!(-27i16)) & ((-29i16) | 38i16));
-        let mut v2: i16 = (if (a_i32 >= (-2147483648i32)) { (-((a_u32) as i16)) } else { ((a_f32) as i16) });
-        for &v3 in t2.iter().rev() {
-            v2 = ((((a_f32) as i16) | v3) >> ((((a_f32) as u16) * ((a_f32) as u16)) & 15u16));
+        let mut v3: u16 = (((a_i32) as u16) << ((6u8) as u16));
+        for j0 in ((((a_u32 >> (((a_i32) as u16) & 31u16))) % 8u32)..((1u32) % 16u32)).step_by(((46u32) % 3u32) as usize) {
+            v3 = (DIFF_TABLE_U16[((a_u32) % 6u32) as usize] * 1u16);
         }
-        let mut v4: u32 = ((a_u32).max(14u32) >> (40u32 << a_i64));
-        'l4: for j2 in 0u32..((((0i32) as u32)) % 3u32) {
-            for j3 in 0u32..((j2) % 3u32) {
-                if (!true) {
-                    break 'l4;
-                }
-                if false {
-                    continue 'l4;
-                }
-                v4 = (if (((a_f32) as u8) == ((a_i64) as u8)) { (3u32).div_euclid(j3) } else { (62u32 ^ a_u32) });
-            }
-        }
-        oi[i] = ((((if (12u32 >= a_u32) { (-88i32) } else { a_i32 })).max((b_i32 ^ a_i32))).min((0i32 | diff_or(Some(((-2147483648i32) % (a_i32 | 1i32))), (!95i32))))) as u64;
-        of[i] = ((((0i64 | DiffPair { a: (a_i64 - a_i64), b: (0i64 | diff_mixed(a_i64, a_u32)) }.mixed())) as f32)) as f64;
+        oi[i] = (((((a_u32 ^ 31u32)) as i8)).max((((v1 | 44i16)) as i8))) as u64;
+        of[i] = ((match (b_u32 % 8u32) { 7u32 | 1u32 => ((a_u32) as f32), 5u32..=7u32 => (((!24u64)) as f32), 5u32..=7u32 => ((a_i32) as f32), _ => (((-10.625f32)).abs() * a_f32) })) as f64;
     }
 }
 
@@ -620,43 +644,38 @@ pub fn diff_13(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
         let mut t0: [u16; 3] = [(((!31u8)) as u16); 3];
-        t0[1] = ((0u16 | diff_or(None, 2u16)) >> ((32767i16) as i16));
-        t0[2] = (if matches!((28u32 % 8u32), 6u32 | 0u32) { (if true { 24u16 } else { 1u16 }) } else { (if matches!((a_u32 % 8u32), 3u32..=4u32) { 21u16 } else { ((a_f32) as u16) }) });
-        let mut v0: u16 = (((a_i64) as u16)).pow((14u16) as u32 & 7);
-        for &v1 in t0.iter().step_by(2) {
-            v0 = ((v1 >> (13i32 & 15i32)) >> (((((a_i32) as i16)) as u64) & 15u64));
+        t0[1] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) >> ((32767i16) as i16));
+        t0[2] = ((!1u16)).max((match (4294967295u32 % 8u32) { 1u32 => 48u16, 1u32..=2u32 => 16u16, 3u32..=4u32 => 16u16, _ => ((a_u32) as u16) }));
+        let mut v0: u16 = (match (a_u32 % 8u32) { 4u32 => (match (b_u32 % 8u32) { 5u32 => 65535u16, _ => 15u16 }), 7u32 | 1u32 => 1u16, 5u32 => 0u16, _ => ((a_i64) as u16) });
+        for &v1 in t0.iter().rev() {
+            v0 = ((a_u32) as u16);
         }
-        let mut v2: f64 = (if true { 10.0f64 } else { b_f64 });
-        if false {
-            v2 = ((21i32) as f64);
-        } else {
-            v2 = (match (97u32 % 8u32) { 3u32 | 6u32 => v2, 7u32 => a_f64, 4u32 | 7u32 => 12.5f64, _ => (-11.25f64) });
-        }
-        let mut v3: i16 = ((-37i16) ^ ((a_i32) as i16));
-        for j0 in (0u32..((31u32) % 4u32)).rev() {
-            v3 = (DIFF_TABLE_I16[((j0) % 6u32) as usize] * 1i16);
-        }
-        let mut v4: f64 = (((a_f64).sqrt() - a_f64)).abs();
-        'l4: for j1 in 0u32..(((b_u32 ^ a_u32)) % 3u32) {
-            for j2 in 0u32..(((a_u32).saturating_mul(31u32)) % 3u32) {
-                if (((a_f32) as i16) < ((a_i64) as i16)) {
+        let mut v2: i64 = (a_i64 | (-5i64));
+        diff_xor_into(&mut v2, ((34u8) as i64));
+        let r2 = &mut v2;
+        *r2 ^= 5i64;
+        let mut c3: u32 = 0u32;
+        let v3: u8 = loop {
+            if c3 >= (((a_u32 + 30u32)) % 4u32) {
+                break (((0i64 | diff_unshape(diff_shape(4294967295u32, ((((56i64 - (-1i64))) as u8)) as i64, (((match (4294967295u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)) as i64), 4294967295u32)) as u8));
+            }
+            c3 += 1u32;
+        };
+        let mut v4: u32 = a_u32;
+        'l4: for j0 in 0u32..((9u32) % 3u32) {
+            for j1 in 0u32..(((0u32 | diff_mixed(a_u32, 4u32))) % 3u32) {
+                if (64u64 < a_u64) {
                     break 'l4;
                 }
-                if (!matches!((a_u32 % 8u32), 0u32)) {
+                if matches!((a_u32 % 8u32), 3u32) {
                     continue 'l4;
                 }
-                v4 = (-(match (4294967295u32 % 8u32) { 3u32 | 5u32 => (b_f64 + 4.375f64), _ => v2 }));
+                v4 = v4;
             }
         }
-        let mut v5: u8 = (if ((match (a_u32 % 8u32) { 4u32..=6u32 => ((a_i64) as i16), _ => ((a_i64) as i16) }) == (((a_u32) as i16)).saturating_mul(((a_u32) as i16))) { (((!((a_f32) as i8))) as u8) } else { ((a_i64) as u8) });
-        if ((39i32).abs() > ((-12i32) << (v0 & 31u16))) {
-            v5 = ((a_i64) as u8);
-        } else {
-            v5 = (0u8 | diff_or(Some((if (a_f32 >= 3.4e38f32) { (77u8).checked_sub(91u8).unwrap_or(v5) } else { (((30u32 < 76u32)) as u8) })), (v5).checked_add(63u8).unwrap_or(((a_u32) as u8))));
-        }
-        assert!((((a_u32 % 256u32) != 7u32) || (13u16 != (42u16 * ((a_i64) as u16)))));
-        oi[i] = ((!((((a_f32) as i8) % ((-34i8) | 1i8))).abs())) as u64;
-        of[i] = ((((v2 * 12.0f64)).sqrt() - ((-a_f64) + v4))) as f64;
+        let v5: u64 = (a_u64 << ((a_i32) as u16));
+        oi[i] = (((((matches!((v4 % 8u32), 1u32)) as u8)) as u64)) as u64;
+        of[i] = ((DIFF_TABLE_F32.get(((a_u32) % 8u32) as usize).copied().unwrap_or((-2.5f32)) + a_f32)) as f64;
     }
 }
 
@@ -706,14 +725,21 @@ pub fn diff_15(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
-        let v0: i32 = (match (a_u32 % 8u32) { 6u32 => (0i32 | diff_or(Some((32i32 - (-11i32))), (64i32).checked_sub((-52i32)).unwrap_or(a_i32))), _ => ((b_i32 >> (95i64 & 31i64))).saturating_mul(a_i32) });
-        let mut v1: f64 = ((17u8) as f64);
-        for j0 in (0u32..=(((a_u32 >> (((a_f32) as i8) & 31i8))) % 4u32)).rev() {
-            v1 = (((v0) as f64)).sqrt();
+        let v0: i32 = (match (a_u32 % 8u32) { 6u32 => (a_i32).checked_div(a_i32).unwrap_or(a_i32), _ => ((!a_i32) >> ((a_i64 >> a_u64) & 31i64)) });
+        let mut v1: i64 = ((0i64 | diff_unshape(diff_shape(a_u32, (a_i64) as i64, ((-12i64)) as i64), a_u32)) as i64);
+        if ((a_i64 == (-17i64)) && ((-60i64) >= a_i64)) {
+            v1 = (((a_i64 << (v0 & 63i32)) - ((((a_i64) as i16)) as i64)) >> ((((!((a_i32) as u16))) as i32) & 63i32));
+        } else {
+            v1 = (0i64 | DiffPair::new(((v1).abs()).min(a_i64), ((if false { v1 } else { v1 }) ^ (!64i64))).b);
         }
-        let v2: u8 = ((((a_i64) as u8)).div_euclid(((a_i64) as u8)) / ((DIFF_TABLE_U8[((2u32) % 6u32) as usize] * 1u8) | 1u8));
-        oi[i] = (a_i32) as u64;
-        of[i] = ((((((-41i8) % (-4i8))) as f32) / ((-a_f32) + (3.4e38f32 - (-8.75f32))))) as f64;
+        let mut v2: f32 = ((((a_i32) as i8)) as f32);
+        if (false || (18u64 >= 40u64)) {
+            v2 = (v2 / 0.1f32);
+        } else {
+            v2 = ((-4.625f32) - 4.25f32);
+        }
+        oi[i] = (((((66i16 % (((a_u32) as i16) | 1i16)) + ((a_f32) as i16))) as u8)) as u64;
+        of[i] = (((a_f64 - (-a_f64))).abs()) as f64;
     }
 }
 
@@ -734,29 +760,26 @@ pub fn diff_16(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
-        let mut t0: [u8; 3] = [(0u8 | diff_or(None, 35u8)); 3];
-        t0[1] = (!((a_i32) as u8));
-        t0[2] = (42u8).saturating_sub(96u8);
-        let mut v0: u8 = ((a_i32) as u8);
-        for &v1 in t0.iter().rev() {
-            v0 = (v0 << a_i64);
+        let t0: [u8; 3] = [(0u8 | diff_or(None, 35u8)), (!((a_i32) as u8)), (42u8).checked_mul(96u8).unwrap_or(80u8)];
+        let v0: u8 = t0.iter().copied().fold((23u8).max(((a_u32) as u8)), |v0, v1| (97u8 ^ v1));
+        let mut v2: u32 = (if true { 58u32 } else { 63u32 });
+        for j0 in 0u32..((4294967295u32) % 4u32) {
+            v2 = (j0 * j0);
         }
-        let mut v2: f64 = ((((-1.25f64) * 1.375f64)) as f64);
-        if ((a_u64 * a_u64) < (!70u64)) {
-            v2 = 1.375f64;
-        } else {
-            v2 = a_f64;
+        assert!((((v2 % 256u32) != 7u32) || (!(a_u64 < 18446744073709551615u64))));
+        let mut v3: i8 = ((match (27u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8);
+        diff_xor_into(&mut v3, (((127i8 << (1852633082u32 & 7u32)) & (33i8 + (-19i8))) & ((match (a_u32 % 8u32) { 1u32 => 45i8, _ => (-1i8) }) / ((DIFF_TABLE_I8[((a_u32) % 6u32) as usize] * 1i8) | 1i8))));
+        let r3 = &mut v3;
+        *r3 ^= (((-89i8)) as i8);
+        let mut t4: [i32; 3] = [a_i32; 3];
+        t4[1] = (if true { a_i32 } else { 90i32 });
+        t4[2] = ((-7i32) >> (a_i64 & 31i64));
+        let mut v4: i32 = ((-47i32)).abs();
+        for &v5 in t4.iter() {
+            v4 = ((true) as i32);
         }
-        let mut t3: [u8; 3] = [(((((a_i32) as i16)).abs()) as u8); 3];
-        t3[1] = ((a_u32) as u8);
-        t3[2] = (0u8 | diff_mixed(((!232u8) << ((19u32 | 57u32) & 7u32)), 14u32));
-        let mut v3: u8 = (if (!((-71i16) < ((a_f32) as i16))) { (v0 << (91i8 & 7i8)) } else { ((a_u32) as u8) });
-        for &v4 in t3.iter().skip(1) {
-            v3 = (((((a_i64) as u8) >> 69u64) + (7u8).max(90u8))).max(((((a_i64) as u8) & v0) >> (((((a_i32) as u16)) as i64) & 7i64)));
-        }
-        let v5: f64 = (-a_f64);
-        oi[i] = (((-((a_i64) as i8)) / ((((a_u32) as i8) << (-81i64))).pow(((46i8).max(69i8)) as u32 & 7))) as u64;
-        of[i] = ((((60u16 >> ((45u32 & 48u32) & 15u32))) as f64)) as f64;
+        oi[i] = (((86u64 / ((if (94u8 > ((a_i32) as u8)) { 47u64 } else { 81u64 }) | 1u64)) ^ 32u64)) as u64;
+        of[i] = (((10.375f32 - (match (a_u32 % 8u32) { 2u32..=6u32 => 16777216.0f32, _ => (-9.625f32) })) / ((11.5f32 / 8.875f32) * (2.25f32 - (-7.25f32))))) as f64;
     }
 }
 
@@ -812,27 +835,22 @@ pub fn diff_18(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
         let v0: u16 = 57096u16;
-        let mut t1: [u8; 3] = [(((((a_u32) as u8) ^ ((a_i64) as u8)) - (79u8 + 98u8)) & (if (((a_u32) as i8) == (-94i8)) { (if (((a_u32) as i16) > (-78i16)) { 84u8 } else { 35u8 }) } else { ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) })); 3];
-        t1[1] = ((((a_i64 - a_i64)) as u8) ^ ((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8));
-        t1[2] = ((match (a_u32 % 8u32) { 3u32..=5u32 => 48u8, _ => (0u8 | (((a_f32) as u8)).diff_mix(a_u32)) }) - 10u8);
-        let mut v1: u8 = 62u8;
-        for &v2 in t1.iter() {
-            v1 = (v1 | ((a_f32) as u8));
+        let mut t1: [u8; 3] = [(((((a_u32) as u8) ^ ((a_i64) as u8)) - (79u8 + 98u8)) & (if (((a_u32) as i8) == (-94i8)) { (if (((a_u32) as i16) > (-78i16)) { 84u8 } else { 35u8 }) } else { (81u8).checked_div(0u8).unwrap_or(((a_f32) as u8)) })); 3];
+        t1[1] = (((((a_i64) as u8) & ((a_u32) as u8))).rem_euclid((((-74i16)) as u8))).min(48u8);
+        t1[2] = (DIFF_TABLE_U8[((63u32) % 6u32) as usize] * 1u8);
+        let mut v1: u8 = (!(((((a_f32) as u16)).min(((a_u32) as u16))) as u8));
+        for &v2 in t1.iter().rev() {
+            v1 = (0u8 | ((v1 >> ((15887691676358013289u64).min(a_u64) & 7u64))).diff_mix(1u32));
         }
-        let mut v3: i16 = ((((!4294967295u32)) as i16) << ((a_u64 ^ (match (37u32 % 8u32) { 1u32 => 54u64, _ => 64u64 })) & 15u64));
-        'l3: for j0 in 0u32..(((a_u32 >> (65u64 & 31u64))) % 3u32) {
-            for j1 in 0u32..(((93u32).checked_mul(26u32).unwrap_or(1557751574u32)) % 3u32) {
-                if true {
-                    break 'l3;
-                }
-                if (false && (a_i32 > b_i32)) {
-                    continue 'l3;
-                }
-                v3 = (((v1) as i16) % (((((a_u32) as i16) ^ v3) ^ (((a_i64) as i16) >> (-41i8))) | 1i16));
-            }
+        let mut t3: [u32; 3] = [44u32; 3];
+        t3[1] = (34u32 | a_u32);
+        t3[2] = ((50u32) as u32);
+        let mut v3: u32 = (match (88u32 % 8u32) { 3u32 | 3u32 => a_u32, _ => a_u32 });
+        for &v4 in t3.iter().rev() {
+            v3 = ((42i32) as u32);
         }
-        oi[i] = ((((!a_u64)) as i16)) as u64;
-        of[i] = (a_f64) as f64;
+        oi[i] = (((0u16 | diff_or(None, (v0 % (v0 | 1u16)))) & (v0).checked_add(v0).unwrap_or(16u16))) as u64;
+        of[i] = (((((match (b_u32 % 8u32) { 0u32..=5u32 => (-5.125f64), 4u32..=7u32 => (-1.25f64), _ => (-4.5f64) }) * (a_f64 / a_f64))) as f64)) as f64;
     }
 }
 
@@ -857,9 +875,9 @@ pub fn diff_19<const K: u8>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u6
         for j0 in ((((3917160163u32 >> (20u64 & 31u64))) % 8u32)..((b_u32) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
             v0 = (if ((7i8 % ((-28i8) | 1i8)) != (((a_i64) as i8) >> (K & 7u8))) { 94i32 } else { ((v0).min(a_i32) << ((-((a_i32) as i16)) & 31i16)) });
         }
-        let v1: u32 = ((0u32 | diff_or(None, 32u32)) | ((!78u32) >> ((((a_i32) as u16) * ((a_i64) as u16)) & 31u16)));
-        oi[i] = ((match (a_u32 % 8u32) { 6u32 | 5u32 => (60u16 >> (((a_i32) as u16) & 59u16)), _ => ((a_i64) as u16) })) as u64;
-        of[i] = (6.0f32) as f64;
+        let v1: u32 = ((DIFF_TABLE_U32[((a_u32) % 6u32) as usize] * 1u32) | (0u32 | diff_mixed((69u32 / (a_u32 | 1u32)), a_u32)));
+        oi[i] = ((((!78u16) >> ((((a_i32) as u16) * ((a_i64) as u16)) & 15u16))).min((if (!false) { (!45u16) } else { (59u16 * 51u16) }))) as u64;
+        of[i] = (((DIFF_TABLE_F64.get(((a_u32) % 8u32) as usize).copied().unwrap_or(9007199254740992.0f64)) as f32)) as f64;
     }
 }
 
@@ -915,31 +933,25 @@ pub fn diff_21(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
-        let mut v0: u8 = (((a_i32) as u8)).checked_div(11u8).unwrap_or(59u8);
-        if (((a_i64) as i8) > (8i8 % (28i8 | 1i8))) {
-            v0 = ((if ((-0.625f32) > b_f32) { ((a_i64) as u8) } else { (if true { v0 } else { v0 }) }) | ((a_i64) as u8));
+        let mut v0: u8 = (DIFF_TABLE_U8[((94u32) % 6u32) as usize] * 1u8);
+        if ((((-84i32)) as i32) == a_i32) {
+            v0 = (((55u8).min(67u8)).max((v0).checked_mul(5u8).unwrap_or(((a_f32) as u8))) % (((a_i64) as u8) | 1u8));
         } else {
-            v0 = (((43u8 >> 83u64) ^ (((a_f32) as u8) ^ 31u8)) | (v0).checked_mul(v0).unwrap_or(84u8));
+            v0 = (((((a_i32) as u8) + v0)).min(31u8) >> (((((-28i8)) as u8)).min((56u8 / (44u8 | 1u8))) & 7u8));
         }
-        let v1: u64 = (a_u64 / (a_u64 | 1u64));
-        let mut c2: u32 = 0u32;
-        let v2: u8 = loop {
-            if c2 >= ((68u32) % 4u32) {
-                break (((((a_i64) as u8) << (5u16 & 7u16))).max((v0 << ((-86i64) & 7i64))));
-            }
-            c2 += 1u32;
-        };
-        let mut v3: i8 = ((87i8 * (-11i8)) << ((a_i64 + 9223372036854775807i64) & 7i64));
-        diff_xor_into(&mut v3, (match (a_u32 % 8u32) { 7u32 => (-1i8), _ => (((a_i64) as i8) | ((a_i32) as i8)) }));
-        let r3 = &mut v3;
-        *r3 ^= (53i8 >> a_i64);
-        let mut v4: i32 = (!((a_i32 - a_i32) ^ 90i32));
-        for j0 in (0u32..=(((!a_u32)) % 4u32)).rev() {
-            v4 = ((63i64) as i32);
+        assert!((((a_u32 % 256u32) != 7u32) || ((-a_f64) < (-a_f64))));
+        let mut v1: u16 = ((39u64) as u16);
+        if false {
+            v1 = (v1).max(((a_u32) as u16));
+        } else {
+            v1 = (!v1);
         }
-        assert!((((29u32 % 256u32) != 7u32) || ((92i16).max((-75i16)) != ((a_f32) as i16))));
-        oi[i] = ((((if false { 34i64 } else { a_i64 })).min((-21i64))).abs()) as u64;
-        of[i] = (((((0u16 | diff_mixed(16u16, 64u32))) as f32) + ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64)) as f32))) as f64;
+        assert!((((a_u32 % 256u32) != 7u32) || (((a_u32) as i8) != ((74u32) as i8))));
+        let v2: u64 = ((64u64 % (a_u64 | 1u64)) / (50u64 | 1u64));
+        let v3: u64 = (v2 * v2);
+        let v4: i64 = (!53i64);
+        oi[i] = (88u8) as u64;
+        of[i] = (((if (!matches!((90u32 % 8u32), 5u32..=5u32)) { (a_f32 + a_f32) } else { (10.125f32).sqrt() }) - (((-5.75f32)).sqrt() / (if (v0 == ((a_i32) as u8)) { a_f32 } else { a_f32 })))) as f64;
     }
 }
 
@@ -976,12 +988,12 @@ pub fn diff_22(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
                 v1 = (((20u16) as f64) / (a_f64 * a_f64));
             }
         }
-        let mut v2: u64 = (21u64 & (if false { (0u64 | diff_or(Some(a_u64), 95u64)) } else { a_u64 }));
-        diff_xor_into(&mut v2, (18446744073709551615u64).max((a_u64 + (0u64 | (70u64).diff_mix(1u32)))));
+        let mut v2: u64 = (21u64 & (if false { ((0i64 | diff_unshape(diff_shape(4294967295u32, (a_u64) as i64, (8678968744939831288u64) as i64), 4294967295u32)) as u64) } else { (64u64 * 66u64) }));
+        diff_xor_into(&mut v2, a_u64);
         let r2 = &mut v2;
-        *r2 ^= (21u64 << 4294967295u32);
-        oi[i] = ((if (false || matches!((42u32 % 8u32), 0u32)) { (((a_u64).min(a_u64)) as i16) } else { ((((matches!((19u32 % 8u32), 0u32..=5u32)) as i16)) as i16) })) as u64;
-        of[i] = ((if (v1 > 9.125f64) { ((1e-40f32 / (-1.75f32)) + (if true { a_f32 } else { a_f32 })) } else { (DIFF_TABLE_F32[((a_u32) % 6u32) as usize] * 1.0f32) })) as f64;
+        *r2 ^= (70u64).checked_rem(1u64).unwrap_or(21u64);
+        oi[i] = ((((a_i32) as i8) << ((64u64).checked_sub(a_u64).unwrap_or(85u64) & 7u64))) as u64;
+        of[i] = ((((((a_u64) as u16)).saturating_mul((2u16 >> (a_u32 & 15u32)))) as f32)) as f64;
     }
 }
 
@@ -1014,12 +1026,18 @@ pub fn diff_23(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
                 v0 = (match (a_u32 % 8u32) { 3u32 => ((53i16) as i16), 3u32..=5u32 => ((a_u32) as i16), 7u32 => (v0 & (-51i16)), _ => 15i16 });
             }
         }
-        let v1: i16 = ((((-1i16) >> a_u32)).abs_diff((51i16 % (((a_i32) as i16) | 1i16))) as i16);
-        assert!((((9u32 % 256u32) != 7u32) || ((a_i32 + 2147483647i32) == (match (90u32 % 8u32) { 1u32..=3u32 => 2147483647i32, 1u32 => (-40i32), _ => 62i32 }))));
-        let v2: u64 = ((a_u64 ^ 1u64) >> ((a_i64 >> (7i8 & 63i8)) & 63i64));
-        let v3: i32 = (93i32).checked_add((-1i32)).unwrap_or((-59i32));
-        oi[i] = ((((70u8 & ((a_f32) as u8)) | (74u8 + ((a_u32) as u8))) ^ 77u8)) as u64;
-        of[i] = ((-(((-4.625f32) - a_f32) + (1e-40f32 - 0.1f32)))) as f64;
+        let v1: i16 = (DIFF_TABLE_I16[((31u32) % 6u32) as usize] * 1i16);
+        assert!((((10u32 % 256u32) != 7u32) || (!matches!((31u32 % 8u32), 0u32..=4u32))));
+        let mut c2: u32 = 0u32;
+        let v2: i64 = loop {
+            if c2 >= (((32u32).max(92u32)) % 4u32) {
+                break ((!(((90u16) as i64)).min((77i64 << (a_u64 & 63u64)))));
+            }
+            c2 += 1u32;
+        };
+        let v3: u8 = (95u8 >> (29i8 & 7i8));
+        oi[i] = (((((a_u64).saturating_mul(98u64)) as i8)).abs()) as u64;
+        of[i] = (a_f32) as f64;
     }
 }
 
@@ -1047,7 +1065,7 @@ pub fn diff_24<const K: u8>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u6
         for &v1 in t0.iter() {
             v0 = (v0 / ((a_f32) as u8));
         }
-        oi[i] = ((((90i16 + ((a_i32) as i16)) << (78u16).min(45u16))).saturating_add((((a_i32) as i16)).min((16i16 % (((a_f32) as i16) | 1i16))))) as u64;
+        oi[i] = (((0i64 | diff_unshape(diff_shape(2308458918u32, (((90i16 + ((a_i32) as i16)) << ((45u32) as u64))) as i64, ((((a_i32) as i16)).min((16i16 % (((a_f32) as i16) | 1i16)))) as i64), 2308458918u32)) as i16)) as u64;
         of[i] = (((DIFF_TABLE_F32[((43u32) % 6u32) as usize] * 1.0f32)).sqrt()) as f64;
     }
 }
@@ -1069,26 +1087,40 @@ pub fn diff_25(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
-        let mut v0: i64 = (DIFF_TABLE_I64[((a_u32) % 6u32) as usize] * 1i64);
-        if ((a_f32 == a_f32) || false) {
-            v0 = v0;
+        let mut v0: i64 = (0i64 | DiffPair { a: (match (65u32 % 8u32) { 2u32 => 64i64, _ => (-35i64) }), b: (-11i64) }.mixed());
+        if ((0.1f32 + a_f32) == (9.5f32 * a_f32)) {
+            v0 = (match (58u32 % 8u32) { 0u32..=3u32 => (((-128i8)) as i64), _ => b_i64 });
         } else {
-            v0 = ((v0 | v0)).abs();
+            v0 = 3i64;
         }
-        let mut v1: u64 = 22u64;
-        if true {
-            v1 = (a_u64 ^ (a_u64 << (1i32 & 63i32)));
+        let mut v1: i8 = (((a_f32) as i8)).pow((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) as u32 & 7);
+        for j0 in (u32::MAX - ((((a_i32) as u32)) % 4u32))..=u32::MAX {
+            v1 = v1;
+        }
+        let mut v2: u16 = ((a_i32) as u16);
+        for j1 in (u32::MAX - ((a_u32) % 4u32))..=u32::MAX {
+            v2 = ((if matches!((a_u32 % 8u32), 4u32 | 0u32) { ((a_u32) as u16) } else { 32u16 }) - ((1.25f64) as u16));
+        }
+        let mut v3: u64 = (!8u64);
+        'l3: for j2 in 0u32..(((1u32 << (((a_i32) as u16) & 31u16))) % 3u32) {
+            for j3 in 0u32..(((22u32 << (a_i32 & 31i32))) % 3u32) {
+                if matches!((a_u32 % 8u32), 0u32 | 1u32) {
+                    break 'l3;
+                }
+                if (78u32 >= j3) {
+                    continue 'l3;
+                }
+                v3 = (0u64 | diff_or(None, ((match (56u32 % 8u32) { 5u32 => a_u64, 1u32 => v3, _ => a_u64 }) / ((0u64 | diff_mixed(a_u64, 31u32)) | 1u64))));
+            }
+        }
+        let mut v4: f32 = (a_f32 + 5.375f32);
+        if ((-a_f32) <= (a_f32).sqrt()) {
+            v4 = (v4 - 1.625f32);
         } else {
-            v1 = ((!27u64)).max((v1 / (a_u64 | 1u64)));
+            v4 = (if true { v4 } else { 3.4e38f32 });
         }
-        let v2: i64 = (a_i64 | a_i64);
-        let mut v3: u64 = (a_u64 ^ 14u64);
-        for j0 in (u32::MAX - ((32u32) % 4u32))..=u32::MAX {
-            v3 = (32u64 - 11436126817811153957u64);
-        }
-        let v4: f32 = DIFF_TABLE_F32.get(((1u32) % 8u32) as usize).copied().unwrap_or(11.625f32);
-        oi[i] = ((0u16 | diff_or(Some((((a_u32) as u16) + (50u16 % 0u16))), 15u16))) as u64;
-        of[i] = ((((((-0.875f64) - b_f64) + (5e-324f64 / (-0.0f64)))) as f32)) as f64;
+        oi[i] = ((if (!(!(9u8 == ((a_u32) as u8)))) { (!76i32) } else { (-((matches!((a_u32 % 8u32), 1u32)) as i32)) })) as u64;
+        of[i] = ((-(((v3) as f64) * (8.0f64 - a_f64)))) as f64;
     }
 }
 
@@ -1113,7 +1145,7 @@ pub fn diff_26(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         diff_xor_into(&mut v0, (((a_i32) as i16)).max((!15i16)));
         let r0 = &mut v0;
         *r0 ^= ((-97i16) & ((a_f32) as i16));
-        oi[i] = (((39u16 * 78u16)).saturating_mul(((((a_i64) as u16) ^ 70u16) / (92u16 | 1u16)))) as u64;
+        oi[i] = ((0u16 | diff_or(Some((39u16 * 78u16)), ((((a_i64) as u16) ^ 70u16) / (92u16 | 1u16))))) as u64;
         of[i] = (a_f32) as f64;
     }
 }
@@ -1135,7 +1167,7 @@ pub fn diff_27(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
-        let mut v0: i32 = (((-87i32) + (b_i32 & (-60i32))) | (match (a_u32 % 8u32) { 7u32 => (0i32 | diff_or(Some(a_i32), a_i32)), _ => (match (b_u32 % 8u32) { 0u32..=3u32 => (-57i32), _ => 2147483647i32 }) }));
+        let mut v0: i32 = (((-87i32) + (b_i32 & (-60i32))) | (match (a_u32 % 8u32) { 7u32 => (0i32 | diff_mixed(a_i32, a_u32)), _ => (match (b_u32 % 8u32) { 0u32..=3u32 => (-57i32), _ => 2147483647i32 }) }));
         for j0 in (((a_u32) % 8u32)..((((67u64) as u32)) % 16u32)).step_by(((31u32) % 3u32) as usize) {
             v0 = (if ((78u32 >= j0) && (255u8 <= 7u8)) { ((a_i32).checked_add(a_i32).unwrap_or(v0) >> ((match (a_u32 % 8u32) { 3u32 => a_i64, 4u32 | 1u32 => (-17i64), 0u32..=4u32 => 54i64, _ => 61i64 }) & 31i64)) } else { (if (!false) { ((a_u64) as i32) } else { ((a_i32) as i32) }) });
         }
@@ -1151,8 +1183,8 @@ pub fn diff_27(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
             }
             c2 += 1u32;
         };
-        oi[i] = ((((a_f32) as u16) >> (0u8 | diff_or(Some((((a_i64) as u8) >> (v2 & 7i16))), (9u8 ^ 130u8))))) as u64;
-        of[i] = ((match (63u32 % 8u32) { 1u32..=2u32 => (match (a_u32 % 8u32) { 2u32 | 4u32 => (-10.375f64), 0u32 | 2u32 => (if true { a_f64 } else { (-1.875f64) }), 6u32..=6u32 => (3.25f64).sqrt(), _ => (1.5f64 + 9007199254740992.0f64) }), _ => ((-a_f64) + ((45u16) as f64)) })) as f64;
+        oi[i] = ((((5e-324f64) as u16) >> ((((a_u32) as u8)).checked_mul(255u8).unwrap_or(((a_i64) as u8)) & 15u8))) as u64;
+        of[i] = ((((match (63u32 % 8u32) { 1u32..=2u32 => a_f64, _ => a_f64 }) / (a_f64).sqrt()) + (-10.375f64))) as f64;
     }
 }
 
@@ -1175,7 +1207,7 @@ pub fn diff_28(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let b_f64: f64 = diff_first(&xf64[i..]);
         let v0: f32 = (((-11.0f32) / a_f32) / (a_f32 * 1e-40f32));
         let mut v1: f64 = (a_f64 / a_f64);
-        'l1: for j0 in 0u32..(((0u32 | diff_or(None, a_u32))) % 3u32) {
+        'l1: for j0 in 0u32..(((1u32).rem_euclid(a_u32)) % 3u32) {
             for j1 in 0u32..(((4294967295u32 << (a_u32 & 31u32))) % 3u32) {
                 if true {
                     break 'l1;
@@ -1186,8 +1218,8 @@ pub fn diff_28(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
                 v1 = (a_f64 + a_f64);
             }
         }
-        oi[i] = ((((if (((a_f32) as u8) == ((a_u32) as u8)) { (99u32).checked_add(8u32).unwrap_or(44u32) } else { (31u32 - 27u32) })) as i32)) as u64;
-        of[i] = (((((v0) as f64)).abs() - (((-0.0f64)).sqrt() - (v1 + 4.25f64)))) as f64;
+        oi[i] = ((((if (((a_f32) as u8) == ((a_u32) as u8)) { ((0i64 | diff_unshape(diff_shape(b_u32, (93u32) as i64, (58u32) as i64), b_u32)) as u32) } else { (match (a_u32 % 8u32) { 1u32 => 78u32, _ => 37u32 }) })) as i32)) as u64;
+        of[i] = (((((DIFF_TABLE_F32[((57u32) % 6u32) as usize] * 1.0f32)) as f64) / ((((true) as u32)) as f64))) as f64;
     }
 }
 
@@ -1212,8 +1244,8 @@ pub fn diff_29<const K: i32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         for j0 in ((((63u32 / (12u32 | 1u32))) % 8u32)..(((90u32 | 49u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
             v0 = (-(match (1u32 % 8u32) { 0u32..=2u32 => a_f64, 0u32 => (-v0), 1u32 | 5u32 => ((1u8) as f64), _ => 3.125f64 }));
         }
-        oi[i] = ((match (7u32 % 8u32) { 1u32 | 7u32 => (0u16 | diff_or(Some(16u16), (15u16 & ((a_u32) as u16)))), 4u32..=6u32 => (match (31u32 % 8u32) { 2u32 => 49u16, 1u32..=4u32 => (5u16 >> ((a_i64) as i16)), 1u32..=4u32 => (37u16 ^ 87u16), _ => ((a_i32) as u16) }), 3u32..=4u32 => (!((match (70u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)), _ => 93u16 })) as u64;
-        of[i] = (DIFF_TABLE_F64.get(((a_u32) % 8u32) as usize).copied().unwrap_or(a_f64)) as f64;
+        oi[i] = ((match (7u32 % 8u32) { 1u32 | 7u32 => (DIFF_TABLE_U16[((7u32) % 6u32) as usize] * 1u16), 5u32 => 7u16, 4u32 => (78u16).checked_add(15u16).unwrap_or(((a_i64) as u16)), _ => 2u16 })) as u64;
+        of[i] = ((((if false { b_f64 } else { a_f64 }) * (((-37i8)) as f64)) - (((b_f32 + (-1.625f32))) as f64))) as f64;
     }
 }
 
@@ -1235,26 +1267,21 @@ pub fn diff_30(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
         let v0: u32 = 44u32;
-        let mut v1: i64 = (((0i64 | DiffPair::new(6i64, a_i64).b)).max((21i64 * b_i64)) << ((!(a_u64 << ((-1i32) & 63i32))) & 63u64));
-        'l1: for j0 in 0u32..(((v0 << (16u16 & 31u16))) % 3u32) {
-            for j1 in 0u32..(((DIFF_TABLE_U32[((v0) % 6u32) as usize] * 1u32)) % 3u32) {
-                if ((-1i16) <= ((a_u32) as i16)) {
+        let mut v1: i64 = ((((0i64 | diff_unshape(diff_shape(6u32, (a_i64) as i64, ((-15i64)) as i64), 6u32)) as i64)).max(((-1i64) >> (((a_i64) as i16) & 63i16))) << ((!(a_u64 << ((-1i32) & 63i32))) & 63u64));
+        'l1: for j0 in 0u32..((((1u16) as u32)) % 3u32) {
+            for j1 in 0u32..((39u32) % 3u32) {
+                if (((a_u32) as u8) > ((a_i32) as u8)) {
                     break 'l1;
                 }
-                if (!true) {
+                if (false && false) {
                     continue 'l1;
                 }
-                v1 = 0i64;
+                v1 = ((((28u64).max(a_u64)) as i64) - (!(-7i64)));
             }
         }
-        let mut v2: f32 = DIFF_TABLE_F32.get(((a_u32) % 8u32) as usize).copied().unwrap_or(6.75f32);
-        if ((7u16 != ((a_f32) as u16)) && (false || ((-21i8) == 10i8))) {
-            v2 = ((-v2) - (if false { a_f32 } else { (-0.0f32) }));
-        } else {
-            v2 = a_f32;
-        }
-        oi[i] = ((((a_i64) as u8)).checked_add(((a_i32) as u8)).unwrap_or(((a_i64) as u8))) as u64;
-        of[i] = ((((v2 - (-6.75f32)) + (DIFF_TABLE_F32[((v0) % 6u32) as usize] * 1.0f32))).abs()) as f64;
+        let v2: u32 = a_u32;
+        oi[i] = ((DIFF_TABLE_U8[((v2) % 6u32) as usize] * 1u8)) as u64;
+        of[i] = (10.875f64) as f64;
     }
 }
 
@@ -1276,23 +1303,23 @@ pub fn diff_31(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
         let v0: u64 = a_u64;
-        let mut t1: [u32; 3] = [(0u32 | ((if (12.375f64 == a_f64) { (1922104593u32 >> 1i32) } else { (a_u32).max(32u32) })).diff_mix(4294967295u32)); 3];
-        t1[1] = (a_u32 % ((70u32 >> (63u64 & 31u64))).max(((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)));
-        t1[2] = ((((0u32 | diff_or(Some(a_u32), a_u32))) as u32) << (0u64 | diff_or(None, (match (a_u32 % 8u32) { 3u32 | 2u32 => v0, 6u32 | 4u32 => v0, _ => a_u64 }))));
-        let mut v1: u32 = 85u32;
-        for &v2 in t1.iter() {
-            v1 = (((a_u32).max(v2) >> (a_u32 & 31u32)) * (match (a_u32 % 8u32) { 4u32..=6u32 => (DIFF_TABLE_U32[((49u32) % 6u32) as usize] * 1u32), _ => (if (v0 >= a_u64) { v1 } else { a_u32 }) }));
-        }
-        let v3: u8 = ((((a_i64) as u8) - 63u8) << (((v1) as u8) & 7u8));
-        let mut v4: u16 = (0u16 - ((a_i64) as u16));
-        if (((71u8) as u8) < (v3 & 24u8)) {
-            v4 = ((((a_u32) as i8)) as u16);
+        let t1: [u32; 3] = [(43u32).checked_mul(32u32).unwrap_or(a_u32), (((match (a_u32 % 8u32) { 4u32 => (0.0f64).abs(), _ => (a_f64 + a_f64) })) as u32), (a_u32).checked_sub(27u32).unwrap_or(a_u32)];
+        let v1: u32 = t1.iter().copied().fold((((32u32 >> (a_u64 & 31u64)) >> ((b_u64).checked_sub(97u64).unwrap_or(18446744073709551615u64) & 31u64))).max(((a_u32 << (((a_f32) as i16) & 31i16)) * 28u32)), |v1, v2| ((match (a_u32 % 8u32) { 1u32..=5u32 => (a_u32 * v2), _ => (v2).min(57u32) }) / (v1 | 1u32)));
+        let mut v3: u64 = (if (v0 <= b_u64) { ((0i64 | diff_unshape(diff_shape(v1, (18446744073709551615u64) as i64, (21u64) as i64), v1)) as u64) } else { a_u64 });
+        if (!true) {
+            v3 = ((7u64 >> ((a_u32) as u8)) + (v3 / (v3 | 1u64)));
         } else {
-            v4 = (v4 + ((a_f32) as u16));
+            v3 = (!(v0 << (47u64 & 63u64)));
         }
-        assert!((((a_u32 % 256u32) != 7u32) || ((a_f64 - a_f64) == (1.7e308f64 / 0.0f64))));
-        oi[i] = (((0i16 | (((a_f64) as i16)).diff_mix(a_u32)) & ((a_i64) as i16))) as u64;
-        of[i] = ((((match (v1 % 8u32) { 2u32..=6u32 => 1e-40f32, 0u32 | 2u32 => a_f32, _ => a_f32 }) + ((-5.375f32) + a_f32)) * ((a_f32 + b_f32) - ((3.5f64) as f32)))) as f64;
+        let mut t4: [i16; 3] = [((((a_i32) as i16)).max(((a_i64) as i16)) >> ((((a_i32) as u16) ^ ((a_i32) as u16)) & 15u16)); 3];
+        t4[1] = (!(((a_i64) as i16)).max((-1i16)));
+        t4[2] = ((a_i64) as i16);
+        let mut v4: i16 = ((((a_u32) as i16) + 4i16)).min((((a_f32) as i16) >> (23u16 & 15u16)));
+        for &v5 in t4.iter() {
+            v4 = (((match (v1 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) & ((18i8) as i16));
+        }
+        oi[i] = (((match (v1 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)) as u64;
+        of[i] = (((match (v1 % 8u32) { 2u32..=6u32 => (0.1f32 / a_f32), 2u32..=4u32 => (9.625f32 - 1.25f32), _ => (a_f32 + b_f32) }) + ((((-10.625f64)).sqrt()) as f32))) as f64;
     }
 }
 
@@ -1380,26 +1407,34 @@ pub fn diff_34(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         if ((!false) && (false || (46u8 >= ((a_i64) as u8)))) {
             v0 = ((v0 >> ((a_u32) as i16)) + (match (a_u32 % 8u32) { 7u32 => (-21i32), 2u32 => (-83i32), _ => a_i32 }));
         } else {
-            v0 = ((match (87u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
+            v0 = (a_i32).checked_add(v0).unwrap_or(60i32);
         }
-        let mut v1: i16 = ((DIFF_TABLE_I16[((a_u32) % 6u32) as usize] * 1i16) & (if (a_i64 > a_i64) { 0i16 } else { 15i16 }));
-        for j0 in (u32::MAX - (((match (34u32 % 8u32) { 1u32 => 39u32, _ => 97u32 })) % 4u32))..=u32::MAX {
-            v1 = (((0u16) as i16)).rem_euclid(((match (79u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16));
-        }
-        let mut c2: u32 = 0u32;
-        let v2: u8 = loop {
-            if c2 >= ((32u32) % 4u32) {
-                break (1u8);
+        let mut v1: i64 = (0i64 | DiffPair::new((a_i64).max(b_i64), 52i64).b);
+        'l1: for j0 in 0u32..((a_u32) % 3u32) {
+            for j1 in 0u32..(((match (0u32 % 8u32) { 7u32 | 2u32 => j0, _ => 88u32 })) % 3u32) {
+                if (90i16 > (-36i16)) {
+                    break 'l1;
+                }
+                if (!(63i32 < a_i32)) {
+                    continue 'l1;
+                }
+                v1 = (0i64 | diff_mixed((a_i64 >> ((-128i8) & 63i8)), 1u32));
             }
-            c2 += 1u32;
-        };
-        let v3: f32 = (if (!true) { (0.0f32 + (-12.0f32)) } else { 3.4e38f32 });
-        let mut v4: f64 = (match (b_u32 % 8u32) { 0u32..=3u32 => ((2116206589u32) as f64), 3u32..=6u32 => (-b_f64), _ => (9007199254740992.0f64 * a_f64) });
-        for j1 in ((((32u32 ^ 31u32)) % 8u32)..((a_u32) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v4 = a_f64;
         }
-        oi[i] = ((64i64 & (((a_f64).sqrt()) as i64))) as u64;
-        of[i] = ((((DIFF_TABLE_F32[((a_u32) % 6u32) as usize] * 1.0f32) * ((-7.125f32) - a_f32)) - ((b_f32).abs() - ((-7.875f32)).abs()))) as f64;
+        let v2: f32 = (if (!true) { (0.0f32 + (-12.0f32)) } else { 3.4e38f32 });
+        let mut v3: f64 = (match (b_u32 % 8u32) { 0u32..=3u32 => ((2116206589u32) as f64), 3u32..=6u32 => (-b_f64), _ => (9007199254740992.0f64 * a_f64) });
+        for j2 in ((((32u32 ^ 31u32)) % 8u32)..((a_u32) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v3 = a_f64;
+        }
+        let mut v4: u64 = (match (31u32 % 8u32) { 0u32..=4u32 => 1u64, 1u32..=2u32 => (((-a_f64)) as u64), 0u32..=2u32 => ((23u32) as u64), _ => ((a_u64 / (86u64 | 1u64)) - (if (90u64 <= 1u64) { 29u64 } else { 9u64 })) });
+        if matches!((73u32 % 8u32), 5u32) {
+            v4 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
+        } else {
+            v4 = 67u64;
+        }
+        assert!((((66u32 % 256u32) != 7u32) || ((((a_i32) as i16) << ((-60i32) & 15i32)) <= (26i16 >> (36i16 & 15i16)))));
+        oi[i] = (67u16) as u64;
+        of[i] = ((-((-a_f64) + ((32u64) as f64)))) as f64;
     }
 }
 
@@ -1478,37 +1513,32 @@ pub fn diff_37(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
-        let mut v0: i8 = (((((a_f32) as i8) * ((a_i64) as i8)) - (53i8 - (-27i8))) ^ ((-73i8)).checked_sub(((a_u32) as i8)).unwrap_or(((a_u32) as i8)));
-        for j0 in (0u32..(((!a_u32)) % 4u32)).rev() {
-            v0 = (DIFF_TABLE_I8[((29u32) % 6u32) as usize] * 1i8);
+        let mut v0: i8 = (((((a_f32) as i8) * ((a_i64) as i8)) - (53i8 - (-27i8))) ^ (DIFF_TABLE_I8[((a_u32) % 6u32) as usize] * 1i8));
+        for j0 in ((((a_u32 & a_u32)) % 8u32)..((((0i64 | diff_unshape(diff_shape(31u32, (29u32) as i64, (a_u32) as i64), 31u32)) as u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v0 = (((a_u32) as i8)).checked_add(35i8).unwrap_or(((a_f32) as i8));
         }
-        let mut v1: i8 = (if ((((a_i32) as i8) * v0) < (v0 % (82i8 | 1i8))) { ((((a_u32) as i8) << (46u16 & 7u16)) | (((a_i32) as i8) ^ ((a_i64) as i8))) } else { ((0i8 - v0)).rem_euclid((match (70u32 % 8u32) { 6u32 | 4u32 => ((a_f32) as i8), _ => ((a_i64) as i8) })) });
-        'l1: for j1 in 0u32..((76u32) % 3u32) {
-            for j2 in 0u32..(((a_u32 + 54u32)) % 3u32) {
-                if (b_i32 != a_i32) {
+        let mut v1: f32 = ((if false { 1e-40f32 } else { (-0.0f32) }) / (if true { a_f32 } else { a_f32 }));
+        'l1: for j1 in 0u32..(((0u32 | diff_or(Some(a_u32), 2u32))) % 3u32) {
+            for j2 in 0u32..(((if (a_f32 > a_f32) { a_u32 } else { a_u32 })) % 3u32) {
+                if (v0 != ((a_f32) as i8)) {
                     break 'l1;
                 }
-                if (!false) {
+                if (!((-1.625f64) != a_f64)) {
                     continue 'l1;
                 }
-                v1 = (((((-61i16) / (13i16 | 1i16))) as i8) + (!(if false { ((a_i32) as i8) } else { v1 })));
+                v1 = (((match (99u32 % 8u32) { 7u32 | 6u32 => 90u16, 1u32 => ((a_i32) as u16), 3u32 => ((a_i64) as u16), _ => 48u16 })) as f32);
             }
         }
-        let v2: u32 = (72u32 >> 89u32);
-        let mut v3: u32 = ((((0i32 | diff_or(Some(56i32), a_i32))).max((!(-56i32)))) as u32);
-        'l3: for j3 in 0u32..((((a_f64) as u32)) % 3u32) {
-            for j4 in 0u32..((j3) % 3u32) {
-                if (((a_u32) as i16) == ((a_f32) as i16)) {
-                    break 'l3;
-                }
-                if (((a_i32) as u16) >= 9u16) {
-                    continue 'l3;
-                }
-                v3 = (((a_u32 + a_u32) * (match (142644625u32 % 8u32) { 5u32 | 7u32 => b_u32, _ => v3 })) + (!(!v2)));
-            }
+        let mut v2: i16 = (if ((89i8 >> ((-54i16) & 7i16)) <= (((a_i64) as i8) / (57i8 | 1i8))) { (((0i64 | diff_unshape(diff_shape(0u32, (((a_f32) as i16)) as i64, ((-34i16)) as i64), 0u32)) as i16) % ((if false { (-16i16) } else { ((a_u32) as i16) }) | 1i16)) } else { (((true) as i16) - (((a_i32) as i16) / 9i16)) });
+        if (a_f32 > ((9i64) as f32)) {
+            v2 = (((-1i16)) as i16);
+        } else {
+            v2 = ((0i64 | diff_unshape(diff_shape(15u32, (((a_f32) as i16)) as i64, (((14i16).abs() + (v2).abs())) as i64), 15u32)) as i16);
         }
-        oi[i] = ((8383304709113259841u64 + 98u64)) as u64;
-        of[i] = ((((-12.25f64) + ((a_u64) as f64)) - (10.375f64).abs())) as f64;
+        let v3: u16 = ((!83u16) << (55u32 & 15u32));
+        assert!((((a_u32 % 256u32) != 7u32) || ((!63i64) >= ((a_i32) as i64))));
+        oi[i] = (((0i16 | ((-((a_i32) as i16))).diff_mix(a_u32)) + ((!v2)).min((((a_i32) as i16) ^ v2)))) as u64;
+        of[i] = (((((-a_f32)) as f64) + 2.375f64)) as f64;
     }
 }
 
@@ -1529,16 +1559,28 @@ pub fn diff_38<const K: i32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
-        let t0: [u64; 3] = [(DIFF_TABLE_U64[((38u32) % 6u32) as usize] * 1u64), (63u64 + a_u64), (0u64 | diff_or(None, 23u64))];
+        let t0: [u64; 3] = [((match (38u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64), (63u64 + a_u64), (a_u64).div_euclid(23u64)];
         let v0: u64 = t0.iter().copied().fold(((a_i64) as u64), |v0, v1| (a_u64 << 55i8));
         let v2: i16 = (0i16 % ((a_u32) as i16));
         let mut v3: u16 = (((match (49u32 % 8u32) { 2u32 => ((a_f32) as u16), 2u32 => 30u16, 4u32 => 9866u16, _ => 65535u16 }) + (93u16 << (((a_f32) as i16) & 15i16))) & ((55u16 / (15u16 | 1u16)) << ((if false { (-1i64) } else { (-56i64) }) & 15i64)));
         for j0 in ((((!17u32)) % 8u32)..(((a_u32 - a_u32)) % 16u32)).step_by(((15u32) % 3u32) as usize) {
-            v3 = (((a_i32) as u16)).checked_sub(16u16).unwrap_or(v3);
+            v3 = (0u16 | (((if true { ((a_i32) as u16) } else { ((a_u32) as u16) }) >> ((30u64 << (12i64 & 63i64)) & 15u64))).diff_mix(1269784799u32));
         }
-        let v4: u64 = (v0 * v0);
-        oi[i] = ((match (31u32 % 8u32) { 2u32..=3u32 => ((!v2) - v2), 7u32 => ((v2 * v2)).max(((((a_i64) as i16)) as i16)), 0u32..=4u32 => ((((a_i64) as i16) + ((a_u32) as i16)) ^ (((a_i64) as i16) - v2)), _ => (((a_i32) as i16) & (v2 >> v2)) })) as u64;
-        of[i] = ((((if true { (-3.125f32) } else { 3.0f32 })).abs() + (match (53u32 % 8u32) { 1u32..=3u32 => (a_f32 * (-2.125f32)), 1u32..=5u32 => ((-0.625f32) + a_f32), 0u32..=4u32 => (3.4e38f32 / 0.0f32), _ => (if (35u8 > 85u8) { (-7.25f32) } else { 2.375f32 }) }))) as f64;
+        assert!((((24u32 % 256u32) != 7u32) || (!(true && true))));
+        let mut v4: u32 = (((!((match (11u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16))) as u32);
+        'l4: for j1 in 0u32..(((a_u32 + a_u32)) % 3u32) {
+            for j2 in 0u32..(((a_u32 - 36u32)) % 3u32) {
+                if (((a_i32) as u8) >= 51u8) {
+                    break 'l4;
+                }
+                if (false || false) {
+                    continue 'l4;
+                }
+                v4 = v4;
+            }
+        }
+        oi[i] = (((((DIFF_TABLE_I16[((a_u32) % 6u32) as usize] * 1i16)).abs_diff((28i16 * ((a_u32) as i16))) as i16) & ((a_f32) as i16))) as u64;
+        of[i] = (DIFF_TABLE_F32.get(((v4) % 8u32) as usize).copied().unwrap_or((-1.625f32))) as f64;
     }
 }
 
@@ -1594,40 +1636,24 @@ pub fn diff_40(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let b_f64: f64 = diff_first(&xf64[i..]);
         let v0: f64 = a_f64;
         assert!((((a_u32 % 256u32) != 7u32) || (!(8i8 != (-1i8)))));
-        let mut t1: [u64; 3] = [((if ((86u64 == a_u64) || true) { (24u64).checked_mul(b_u64).unwrap_or(49u64) } else { (95u64 % b_u64) }) % ((21u64 << (((a_f32) as u16) & 63u16)) | 1u64)); 3];
-        t1[1] = (0u64 | ((0u64 | diff_or(Some(97u64), (a_u64).saturating_add(a_u64)))).diff_mix(50u32));
-        t1[2] = (((a_u64 >> ((-75i32) & 63i32)) & (9u64 << (1i32 & 63i32)))).min((((a_f64 >= 4.875f64)) as u64));
-        let mut v1: u64 = (if (!(!true)) { ((20u64 << (42u32 & 63u32)) / ((0u64 * 1u64) | 1u64)) } else { (a_u64).checked_rem(11u64).unwrap_or(a_u64) });
-        for &v2 in t1.iter() {
-            v1 = (((((a_f64 - 2.0f64)) as u8)) as u64);
+        let mut t1: [u64; 3] = [((if ((86u64 == a_u64) || true) { (DIFF_TABLE_U64[((26u32) % 6u32) as usize] * 1u64) } else { (49u64 + 18446744073709551615u64) }) % ((((5u64).abs_diff(a_u64) as u64) * (0u64 | (a_u64).diff_mix(6u32))) | 1u64)); 3];
+        t1[1] = (match (a_u32 % 8u32) { 0u32 | 1u32 => (((match (31u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) - (5047944227536735578u64 * 63u64)), _ => (a_u64).checked_mul(24u64).unwrap_or(a_u64) });
+        t1[2] = (81u64 >> (0i32 | diff_or(Some((4i32 % (a_i32 | 1i32))), ((a_i32).abs_diff(39i32) as i32))));
+        let mut v1: u64 = ((0u64 | ((18446744073709551615u64 * a_u64)).diff_mix(20u32)) + ((match (81u32 % 8u32) { 1u32 | 2u32 => b_u64, 6u32 => 35u64, _ => 64u64 }) * (56u64 % 67u64)));
+        for &v2 in t1.iter().skip(1) {
+            v1 = a_u64;
         }
-        let mut v3: f64 = ((if matches!((74u32 % 8u32), 0u32..=7u32) { a_f64 } else { (-0.0f64) }) * v0);
-        if ((if (v0 == a_f64) { (-86i32) } else { 91i32 }) < (match (a_u32 % 8u32) { 6u32 => b_i32, 7u32 | 1u32 => (-77i32), _ => (-3i32) })) {
-            v3 = ((v3 * (-1.875f64)) + (b_f64 / a_f64));
+        let v3: i64 = (match (a_u32 % 8u32) { 0u32 => (51i64 << (((a_u32) as i16) & 63i16)), 7u32 | 1u32 => (77i64 % (84i64 | 1i64)), 4u32 | 7u32 => (38i64 % ((-9223372036854775808i64) | 1i64)), _ => ((-96i64) >> ((-10i8) & 63i8)) });
+        let mut v4: f32 = (((36u16 >> (((a_u32) as i16) & 15i16))) as f32);
+        if ((-((a_f32) as i16)) >= ((-32768i16) >> (v1 & 15u64))) {
+            v4 = ((((52u64) as u64)) as f32);
         } else {
-            v3 = (DIFF_TABLE_F64[((a_u32) % 6u32) as usize] * 1.0f64);
+            v4 = b_f32;
         }
-        let mut t4: [u8; 3] = [63u8; 3];
-        t4[1] = (if (32u8 != ((a_f32) as u8)) { ((a_u32) as u8) } else { ((a_f32) as u8) });
-        t4[2] = (match (a_u32 % 8u32) { 0u32 => ((a_u32) as u8), 5u32 => ((a_i32) as u8), _ => 2u8 });
-        let mut v4: u8 = (if (((a_f32) as i8) <= ((a_i64) as i8)) { ((a_i32) as u8) } else { ((a_u32) as u8) });
-        for &v5 in t4.iter().rev() {
-            v4 = (!((a_f32) as u8));
-        }
-        let mut v6: u32 = (DIFF_TABLE_U32[((55u32) % 6u32) as usize] * 1u32);
-        'l6: for j0 in 0u32..((((a_i32) as u32)) % 3u32) {
-            for j1 in 0u32..(((4294967295u32 >> (((a_u32) as u8) & 31u8))) % 3u32) {
-                if (91i16 > ((a_i64) as i16)) {
-                    break 'l6;
-                }
-                if ((v6 <= j1) || true) {
-                    continue 'l6;
-                }
-                v6 = (((if false { v4 } else { v4 })) as u32);
-            }
-        }
-        oi[i] = (0u64) as u64;
-        of[i] = ((((v1 % ((!68u64) | 1u64))) as f32)) as f64;
+        assert!((((a_u32 % 256u32) != 7u32) || (((v3) as i64) != (if (((a_f32) as i8) <= ((a_i64) as i8)) { a_i64 } else { a_i64 }))));
+        let v5: u8 = (if matches!((2315565278u32 % 8u32), 1u32..=4u32) { 2u8 } else { ((a_i32) as u8) });
+        oi[i] = (v3) as u64;
+        of[i] = ((((5.625f64 + 5e-324f64) * ((-7.5f64) / a_f64)) + (match (9u32 % 8u32) { 4u32..=4u32 => v0, _ => (if true { v0 } else { 0.1f64 }) }))) as f64;
     }
 }
 
@@ -1716,34 +1742,28 @@ pub fn diff_43<const K: i32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         let b_f64: f64 = diff_first(&xf64[i..]);
         let mut t0: [i32; 3] = [(-90i32); 3];
         t0[1] = ((((-2i32) << (7u8 & 31u8))).min(a_i32)).max(((!K) * (match (1u32 % 8u32) { 2u32..=6u32 => 48i32, 2u32 => (-44i32), _ => 22i32 })));
-        t0[2] = (-(0i32 | diff_or(Some((0i32 | (62i32).diff_mix(58u32))), (a_i32 >> (20u16 & 31u16)))));
-        let mut v0: i32 = (if true { ((b_i32 - a_i32) - (K >> (87u8 & 31u8))) } else { (((-2147483648i32) / (31i32 | 1i32)) * (DIFF_TABLE_I32[((a_u32) % 6u32) as usize] * 1i32)) });
+        t0[2] = (-((0i64 | diff_unshape(diff_shape(74u32, ((32i32 % (-23i32))) as i64, ((42i32 % (a_i32 | 1i32))) as i64), 74u32)) as i32));
+        let mut v0: i32 = ((46i16) as i32);
         for &v1 in t0.iter().rev() {
-            v0 = (a_i32 << (((((((a_i64) as u16)) as i32)) as i64) & 31i64));
+            v0 = (((24i32 ^ K) | (a_i32 * b_i32)) - ((0i64 | diff_unshape(diff_shape(4294967295u32, (b_i32) as i64, ((!v0)) as i64), 4294967295u32)) as i32));
         }
-        let mut v2: i64 = ((0i64 | diff_or(Some((-56i64)), 92i64)) / ((match (76u32 % 8u32) { 5u32 | 7u32 => a_i64, _ => a_i64 }) | 1i64));
-        if false {
-            v2 = a_i64;
+        let v2: u16 = (if (a_i64 > a_i64) { (((a_i64) as u16) % (((a_i64) as u16) | 1u16)) } else { 25u16 });
+        let mut v3: i16 = ((44u16) as i16);
+        if matches!((a_u32 % 8u32), 5u32 | 2u32) {
+            v3 = ((8.0f64) as i16);
         } else {
-            v2 = (((v0 << (v2 & 31i64))) as i64);
+            v3 = ((a_f32) as i16);
         }
-        let mut c3: u32 = 0u32;
-        let v3: i64 = loop {
-            if c3 >= ((99u32) % 4u32) {
-                break ((52i64 >> ((-76i64) & 63i64)));
-            }
-            c3 += 1u32;
-        };
-        let mut c4: u32 = 0u32;
-        let v4: f32 = loop {
-            if c4 >= (((47u32 & 4294967295u32)) % 4u32) {
-                break (((b_f32 * 12.25f32) + (match (28u32 % 8u32) { 3u32..=4u32 => 2.0f32, 2u32 => 6.125f32, 1u32..=4u32 => 0.0f32, _ => (-9.625f32) })));
-            }
-            c4 += 1u32;
-        };
-        let v5: i16 = ((a_i64) as i16);
-        oi[i] = ((((!8i8) | (64i8 / (((a_f32) as i8) | 1i8))) + (((47i16) as i8) << ((0i8).checked_div(0i8).unwrap_or((-29i8)) & 7i8)))) as u64;
-        of[i] = ((v4 / ((85u64) as f32))) as f64;
+        let mut v4: i64 = (if (!false) { (53i64 + a_i64) } else { 12i64 });
+        if matches!((b_u32 % 8u32), 3u32 | 0u32) {
+            v4 = ((a_i64 + a_i64) & ((7.5f32) as i64));
+        } else {
+            v4 = (((a_u32) as i64) + (match (28u32 % 8u32) { 3u32..=4u32 => v4, 5u32 | 3u32 => (-82i64), 2u32 | 7u32 => v4, _ => v4 }));
+        }
+        assert!((((a_u32 % 256u32) != 7u32) || true));
+        let v5: f64 = DIFF_TABLE_F64.get(((a_u32) % 8u32) as usize).copied().unwrap_or(2.5f64);
+        oi[i] = (((((0i64 | diff_unshape(diff_shape(2u32, (128u8) as i64, (7u8) as i64), 2u32)) as u8)).max(((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)) * ((((a_i32) as u8) & ((a_u32) as u8)) | ((47i16) as u8)))) as u64;
+        of[i] = ((1.625f32 / ((58i8) as f32))) as f64;
     }
 }
 
@@ -1769,13 +1789,22 @@ pub fn diff_44(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let r0 = &mut v0;
         *r0 ^= (28u16 & 92u16);
         let t1: [i64; 3] = [((44u8) as i64), (a_i64 << (v0 & 63u16)), (!(-83i64))];
-        let v1: i64 = t1.iter().copied().fold((((-21i16)) as i64), |v1, v2| (DIFF_TABLE_I64[((88u32) % 6u32) as usize] * 1i64));
-        let v3: i64 = ((((-48i16) >> v1)) as i64);
-        let v4: f32 = (((-a_f32) * ((20i32) as f32)) / ((((-13i32) & 39i32)) as f32));
-        let v5: i64 = (a_i64 - ((70u64) as i64));
-        assert!((((89u32 % 256u32) != 7u32) || (!(17u64 == 99u64))));
-        oi[i] = ((34u32 >> ((match (b_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64))) as u64;
-        of[i] = ((match (4294967295u32 % 8u32) { 3u32..=5u32 => (-6.625f32), 7u32 | 3u32 => (((!a_u32)) as f32), 1u32 => (-(a_f32 - 4.375f32)), _ => ((v4 * (-7.5f32)) - (a_f32 * a_f32)) })) as f64;
+        let v1: i64 = t1.iter().copied().fold((((-21i16)) as i64), |v1, v2| (0i64 | DiffPair { a: (-88i64), b: a_i64 }.mixed()));
+        let v3: i32 = (((-65i32) >> (128u8 & 31u8)) * (-98i32));
+        let mut v4: f32 = ((((-39i64)) as f32) * (match (a_u32 % 8u32) { 4u32 => (-7.875f32), 0u32..=2u32 => 3.875f32, 7u32 | 3u32 => a_f32, _ => a_f32 }));
+        if ((-11.125f64) >= ((93u8) as f64)) {
+            v4 = (4.0f32 * b_f32);
+        } else {
+            v4 = ((v4 / v4) - (a_f32 / 8.875f32));
+        }
+        let mut v5: u64 = (((match (1u32 % 8u32) { 1u32..=5u32 => (match (77u32 % 8u32) { 2u32 => 11i16, 5u32 | 3u32 => (-99i16), _ => 0i16 }), 6u32 => (-25i16), 1u32 | 1u32 => (25i16 << (255u8 & 15u8)), _ => ((a_u32) as i16) })) as u64);
+        if ((v0 <= ((a_i32) as u16)) || (b_u64 <= 11491573319410254512u64)) {
+            v5 = (!v5);
+        } else {
+            v5 = (v5 % ((if false { a_u64 } else { (b_u64).checked_add(v5).unwrap_or(a_u64) }) | 1u64));
+        }
+        oi[i] = ((((2297059709u32 * (if false { 9u32 } else { 25u32 }))) as i8)) as u64;
+        of[i] = (((((39i64).rem_euclid(v1)) as f64) * 5e-324f64)) as f64;
     }
 }
 
@@ -1802,9 +1831,10 @@ pub fn diff_45(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         } else {
             v0 = ((a_u32) as i8);
         }
-        let v1: i16 = ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) >> ((16i16).saturating_add(17i16) & 15i16)) >> (27u8).checked_rem(255u8).unwrap_or(27u8));
-        oi[i] = ((((DIFF_TABLE_F32.get(((4294967295u32) % 8u32) as usize).copied().unwrap_or((-8.25f32)) + 0.0f32)) as i32)) as u64;
-        of[i] = ((((-6.375f32) - (a_f32 - (-9.875f32))) / (DIFF_TABLE_F32[((25u32) % 6u32) as usize] * 1.0f32))) as f64;
+        let v1: i16 = (((((0i64 | diff_unshape(diff_shape(32u32, (17u32) as i64, (a_u32) as i64), 32u32)) as u32)) as i16) >> ((0u8 | diff_or(Some(62u8), (27u8).saturating_add(((a_u32) as u8)))) & 15u8));
+        assert!((((a_u32 % 256u32) != 7u32) || ((false || (a_i32 != a_i32)) || (!(b_i64 <= (-38i64))))));
+        oi[i] = ((((((a_i32) as u16) | ((a_f32) as u16)) & ((a_u64) as u16)) << ((((-25i16)).checked_add(v1).unwrap_or(29i16) << ((!88i32) & 15i32)) & 15i16))) as u64;
+        of[i] = ((((match (95u32 % 8u32) { 2u32 | 7u32 => (!63u16), 0u32..=6u32 => (((a_u32) as u16) << a_u64), _ => (((a_i64) as u16) | ((a_u32) as u16)) })) as f64)) as f64;
     }
 }
 
@@ -1828,24 +1858,18 @@ pub fn diff_46<const K: i32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         let v0: f32 = (16777216.0f32 / DIFF_TABLE_F32.get(((4294967295u32) % 8u32) as usize).copied().unwrap_or(0.1f32));
         assert!((((56u32 % 256u32) != 7u32) || matches!((a_u32 % 8u32), 1u32..=2u32)));
         let mut v1: f64 = (a_f64 - 1.125f64);
-        if ((0i32 | diff_or(Some(K), 71i32)) >= (-86i32)) {
-            v1 = a_f64;
+        if ((DIFF_TABLE_I32[((100u32) % 6u32) as usize] * 1i32) >= a_i32) {
+            v1 = (9.25f64).sqrt();
         } else {
-            v1 = (if false { 2.875f64 } else { v1 });
+            v1 = (a_f64 / a_f64);
         }
-        let mut v2: i16 = (((a_f32) as i16) ^ (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) / ((14i16 % ((-1i16) | 1i16)) | 1i16)));
-        if (((-51i64) <= a_i64) || (!true)) {
-            v2 = (((0i16 | (((a_f32) as i16)).diff_mix(61u32))).min((((a_u32) as i16)).div_euclid(42i16)) + ((a_u32) as i16));
-        } else {
-            v2 = (!((v2 | v2)).max((((a_f32) as i16) / (((a_i64) as i16) | 1i16))));
+        let v2: f64 = (-v1);
+        let mut v3: u32 = 35u32;
+        for j0 in (u32::MAX - (((31u32 / 52u32)) % 4u32))..=u32::MAX {
+            v3 = ((matches!((v3 % 8u32), 6u32)) as u32);
         }
-        assert!((((24u32 % 256u32) != 7u32) || false));
-        let mut v3: u64 = ((a_u64).div_euclid(a_u64)).max(a_u64);
-        diff_xor_into(&mut v3, ((a_u64).checked_rem(a_u64).unwrap_or(6u64)).div_euclid((match (40u32 % 8u32) { 1u32 | 5u32 => 1u64, 0u32 => a_u64, _ => 77u64 })));
-        let r3 = &mut v3;
-        *r3 ^= 20u64;
-        oi[i] = ((((54u32 * a_u32) ^ 10u32)).max(48u32)) as u64;
-        of[i] = ((match (31u32 % 8u32) { 7u32 | 7u32 => (a_f32 + ((-1.5f32) * b_f32)), _ => (match (4294967295u32 % 8u32) { 5u32 | 5u32 => (v0 / a_f32), 6u32 => ((v0) as f32), _ => (DIFF_TABLE_F32[((a_u32) % 6u32) as usize] * 1.0f32) }) })) as f64;
+        oi[i] = ((if (((-73i32) != 19i32) || false) { ((61u64 % (a_u64 | 1u64)) & (a_u64 & 85u64)) } else { (0u64 | ((46u64).checked_sub(75u64).unwrap_or(a_u64)).diff_mix(b_u32)) })) as u64;
+        of[i] = (((v1 / (-a_f64)) / ((a_u32) as f64))) as f64;
     }
 }
 
@@ -1866,18 +1890,27 @@ pub fn diff_47(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
-        let v0: i16 = ((0i16 | diff_or(None, 42i16)) >> ((31u32 - 0u32) & 15u32));
+        let v0: i16 = ((0i16 | (48i16).diff_mix(42u32)) >> ((31u32 - 0u32) & 15u32));
         assert!((((a_u32 % 256u32) != 7u32) || matches!((a_u32 % 8u32), 1u32)));
         let mut v1: u64 = (((!70u64) / (a_u64 | 1u64)) >> ((((a_i64) as u8) / (8u8 | 1u8)) >> (((a_f32) as i16) << (((a_i32) as i8) & 15i8))));
-        diff_xor_into(&mut v1, (match (a_u32 % 8u32) { 1u32..=4u32 => (0u64 | diff_or(Some((0u64 | diff_mixed(85u64, a_u32))), (DIFF_TABLE_U64[((1u32) % 6u32) as usize] * 1u64))), 0u32 => ((18446744073709551615u64 + a_u64) - (if (97i16 > v0) { b_u64 } else { a_u64 })), 0u32 => a_u64, _ => ((((9339u16).abs_diff(16u16) as u16)) as u64) }));
+        diff_xor_into(&mut v1, (match (a_u32 % 8u32) { 1u32..=4u32 => (DIFF_TABLE_U64[((b_u32) % 6u32) as usize] * 1u64), 6u32 | 4u32 => 59u64, 3u32 | 1u32 => (((v0) as u64) | 64u64), _ => (((70u16) as u64) << (((-53i32) + 97i32) & 63i32)) }));
         let r1 = &mut v1;
-        *r1 ^= (37u64 << (72u16 & 63u16));
-        let t2: [i8; 3] = [((a_i32) as i8), (((((-11.5f64)) as i8) - (((a_f32) as i8) >> 90u16)) % (((a_u32) as i8) | 1i8)), (((a_u32) as i8) / ((((a_i64) as i8) & ((-56i8)).checked_sub(7i8).unwrap_or((-26i8))) | 1i8))];
-        let v2: i8 = t2.iter().copied().fold(((((((23u64) as f64)) as u8)) as i8), |v2, v3| ((a_i32) as i8));
-        let v4: u32 = (if (28u64 > a_u64) { 4294967295u32 } else { 15u32 });
-        assert!((((70u32 % 256u32) != 7u32) || ((-0.25f32) > (match (95u32 % 8u32) { 1u32 | 3u32 => 5.625f32, _ => 3.0f32 }))));
-        oi[i] = ((match (v4 % 8u32) { 2u32..=3u32 => ((a_i32) as u8), 4u32..=7u32 => (!(8u8).saturating_sub(43u8)), 2u32 | 5u32 => 128u8, _ => ((93u8 | 128u8) >> ((0i16 | (v0).diff_mix(v4)) & 7i16)) })) as u64;
-        of[i] = ((((-a_f32)) as f32)) as f64;
+        *r1 ^= a_u64;
+        let mut c2: u32 = 0u32;
+        let v2: u8 = loop {
+            if c2 >= (((66u32 & 32u32)) % 4u32) {
+                break (((!248u8) >> ((65535u16).checked_div(1u16).unwrap_or(((a_i64) as u16)) & 7u16)));
+            }
+            c2 += 1u32;
+        };
+        let mut v3: f32 = (((((a_f32) as i16) >> 90u16)) as f32);
+        if (!(36i32 >= a_i32)) {
+            v3 = ((b_f32 / a_f32) / (if false { (-3.25f32) } else { a_f32 }));
+        } else {
+            v3 = ((v3 / (-2.875f32)) / (a_f32 * a_f32));
+        }
+        oi[i] = (9223372036854775807i64) as u64;
+        of[i] = (((((-0.0f64) - 0.1f64) + 1.7e308f64) / (((v1 * 95u64)) as f64))) as f64;
     }
 }
 
@@ -1908,15 +1941,17 @@ pub fn diff_48(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
                 if (true && (a_i32 < a_i32)) {
                     continue 'l1;
                 }
-                v1 = (0i32 | diff_or(Some((a_i32).max(v1)), ((-30i32)).checked_mul(a_i32).unwrap_or(v1)));
+                v1 = (v1).checked_mul(88i32).unwrap_or((-3i32));
             }
         }
-        let mut v2: f32 = (((255u8) as f32) * a_f32);
-        for j2 in (u32::MAX - ((((61i8) as u32)) % 4u32))..=u32::MAX {
-            v2 = ((83u8) as f32);
+        let mut v2: i16 = ((-((a_u32) as i16)) << ((76u8 >> a_u32) & 15u8));
+        if ((match (91u32 % 8u32) { 2u32 | 0u32 => v0, _ => v0 }) <= (v0 * v0)) {
+            v2 = (((-((a_f32) as i16))) as i16);
+        } else {
+            v2 = (match (66u32 % 8u32) { 1u32..=6u32 => ((-50i16) % (((a_f32) as i16) | 1i16)), 2u32 | 3u32 => (-98i16), _ => v2 });
         }
-        oi[i] = (((((-((a_f32) as i16))) as i32) | (match (66u32 % 8u32) { 1u32..=6u32 => ((-50i32) % (a_i32 | 1i32)), 2u32 | 3u32 => (-98i32), _ => v1 }))) as u64;
-        of[i] = (7.75f64) as f64;
+        oi[i] = ((-46i64)) as u64;
+        of[i] = ((a_f64 + (((-7.75f64) - 5.25f64) + 6.5f64))) as f64;
     }
 }
 
@@ -1944,20 +1979,20 @@ pub fn diff_49(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let mut c1: u32 = 0u32;
         let v1: u16 = loop {
             if c1 >= (((a_u32).min(83u32)) % 4u32) {
-                break (((((a_i64) as u16)).checked_sub(48u16).unwrap_or(96u16)).max((65u16).checked_rem(((a_i64) as u16)).unwrap_or(((a_i32) as u16))));
+                break (((((a_i64) as u16)).checked_sub(48u16).unwrap_or(96u16)).max(((0i64 | diff_unshape(diff_shape(32u32, (((a_i64) as u16)) as i64, (((a_i32) as u16)) as i64), 32u32)) as u16)));
             }
             c1 += 1u32;
         };
         let v2: u64 = (((a_u64 * 7418435704367716742u64) * (a_u64 << (32767i16 & 63i16))) - (((95u64 - a_u64)) as u64));
         let v3: u64 = 6494663544900598268u64;
-        let mut v4: i32 = (0i32 | diff_or(Some((!a_i32)), ((-81i32) / ((-76i32) | 1i32))));
-        if ((((a_i64) as i8) - ((a_i32) as i8)) == (((a_f32) as i8)).max((-66i8))) {
-            v4 = (a_i32 * (if (((a_i32) as i16) != 56i16) { 94i32 } else { a_i32 }));
+        let mut v4: i32 = (DIFF_TABLE_I32[((31u32) % 6u32) as usize] * 1i32);
+        if ((v3 + a_u64) < a_u64) {
+            v4 = 48i32;
         } else {
-            v4 = (0i32 | diff_or(None, (a_i32 >> (16u16 & 31u16))));
+            v4 = ((match (86u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
         }
-        oi[i] = ((!(if ((58u8 > 0u8) || (((a_i32) as i8) != 54i8)) { (74u8 & 71u8) } else { (128u8 + 10u8) }))) as u64;
-        of[i] = (a_f32) as f64;
+        oi[i] = (26u32) as u64;
+        of[i] = ((((a_f32 / 7.0f32) * ((-5.25f32) - (-0.0f32))) / (((a_u64) as f32) * ((16u16) as f32)))) as f64;
     }
 }
 
@@ -2039,12 +2074,12 @@ pub fn diff_52<const K: i64>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         let b_f64: f64 = diff_first(&xf64[i..]);
         let mut v0: i32 = ((a_i32) as i32);
         if false {
-            v0 = ((0i32 | diff_mixed((b_i32).min(v0), 4294967295u32)) ^ ((v0 | a_i32) >> ((((a_u32) as u8) ^ 1u8) & 31u8)));
+            v0 = ((DIFF_TABLE_I32[((a_u32) % 6u32) as usize] * 1i32) ^ (if (!((-7.375f32) != 11.375f32)) { (v0 / (a_i32 | 1i32)) } else { (a_i32 - v0) }));
         } else {
-            v0 = ((((47u8) as i32) ^ (30i32 ^ v0))).abs();
+            v0 = (!((v0 ^ v0)).abs());
         }
-        oi[i] = ((((9223372036854775807i64 | a_i64) << ((0i64 | DiffPair { a: a_i64, b: a_i64 }.mixed()) & 63i64)) & (-23i64))) as u64;
-        of[i] = (((-3.875f32) + (((-1.125f32) / 9.5f32) - a_f32))) as f64;
+        oi[i] = (((if (a_f64 <= 3.625f64) { (99i16 << (K & 15i64)) } else { ((match (40u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) }) ^ ((((a_i32) as i16) & 16i16) / ((49i16 >> (-31i64)) | 1i16)))) as u64;
+        of[i] = ((((((a_i32) as u8) / ((if (v0 != v0) { 38u8 } else { 18u8 }) | 1u8))) as f64)) as f64;
     }
 }
 
@@ -2065,33 +2100,32 @@ pub fn diff_53(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
-        let mut v0: i32 = (DIFF_TABLE_I32[((58u32) % 6u32) as usize] * 1i32);
-        if (matches!((32u32 % 8u32), 0u32 | 0u32) || ((-93i8) <= 92i8)) {
-            v0 = ((a_i32 / (((48i64) as i32) | 1i32))).saturating_add(((match (a_u32 % 8u32) { 5u32 => a_i32, 4u32 | 1u32 => 72i32, 4u32 | 0u32 => v0, _ => 75i32 }) ^ (match (24u32 % 8u32) { 7u32 | 5u32 => a_i32, 4u32..=7u32 => (-55i32), 7u32 => a_i32, _ => v0 })));
+        let mut v0: i32 = (0i32 | diff_or(None, a_i32));
+        if ((a_f64 * a_f64) <= (-1.375f64)) {
+            v0 = ((match (a_u32 % 8u32) { 1u32 => (50i32 / (v0 | 1i32)), _ => 0i32 }) + (v0).checked_rem(68i32).unwrap_or(v0));
         } else {
-            v0 = (((-83i32)).checked_sub(v0).unwrap_or(a_i32) >> (((a_i32).checked_rem(v0).unwrap_or(a_i32) >> (((-1i64) & (-92i64)) & 31i64)) & 31i32));
+            v0 = (-(((((a_u32) as i8)).min((-40i8))) as i32));
         }
-        let mut t1: [i32; 3] = [(a_i32 + v0); 3];
-        t1[1] = (a_i32).min(v0);
-        t1[2] = v0;
-        let mut v1: i32 = (v0 % (35i32 | 1i32));
-        for &v2 in t1.iter().rev() {
-            v1 = (a_i32 / (a_i32 | 1i32));
+        let mut v1: f32 = (1.5f32 * a_f32);
+        if ((!((a_i32) as u16)) < (7u16 >> (a_i32 & 15i32))) {
+            v1 = ((-1.375f32) + a_f32);
+        } else {
+            v1 = (-a_f32);
         }
-        let mut v3: i32 = (if false { a_i32 } else { v0 });
+        let mut v2: i32 = (if false { a_i32 } else { v0 });
         if false {
-            v3 = (!80i32);
+            v2 = (!80i32);
         } else {
-            v3 = (-38i32);
+            v2 = (-38i32);
         }
-        let mut v4: i64 = (a_i64 * 5i64);
+        let mut v3: i64 = (a_i64 * 5i64);
         if ((((a_u32) as u16) * 16u16) != ((a_u32) as u16)) {
-            v4 = (0i64 | diff_or(None, a_i64));
+            v3 = (0i64 | diff_or(None, a_i64));
         } else {
-            v4 = (if true { v4 } else { a_i64 });
+            v3 = (if true { v3 } else { a_i64 });
         }
-        oi[i] = (((((((a_u32) as i8)) as u16) / ((89u16 << ((-79i16) & 15i16)) | 1u16)) % (((((a_i64) as u16) + ((a_i64) as u16))).min(((match (83u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)) | 1u16))) as u64;
-        of[i] = ((((match (81u32 % 8u32) { 2u32..=6u32 => ((17u16) as i16), 0u32 | 0u32 => ((a_u32) as i16), _ => (((a_i64) as i16) >> (a_i64 & 15i64)) })) as f64)) as f64;
+        oi[i] = (((((((a_u32) as i8)) as u16) / ((89u16 << ((-79i16) & 15i16)) | 1u16)) % (((((a_i64) as u16) + ((a_i64) as u16))).min((57299u16).pow((((a_u32) as u16)) as u32 & 7)) | 1u16))) as u64;
+        of[i] = (((((if false { ((a_i64) as u16) } else { 21u16 })).max(((((a_u32) as i8)) as u16))) as f64)) as f64;
     }
 }
 
@@ -2147,10 +2181,10 @@ pub fn diff_55(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         if (!((-44i64) > 93i64)) {
             v2 = (((0u16 >> (v0 & 15u16))) as i8);
         } else {
-            v2 = (DIFF_TABLE_I8[((a_u32) % 6u32) as usize] * 1i8);
+            v2 = (0i8 | diff_mixed((((a_f32) as i8) >> (((a_i64) as u16) & 7u16)), 32u32));
         }
-        oi[i] = (16u16) as u64;
-        of[i] = (0.25f64) as f64;
+        oi[i] = ((93i32 << ((32u32 * (if ((-41i16) > ((a_f32) as i16)) { 1u32 } else { 51u32 })) & 31u32))) as u64;
+        of[i] = (((((a_u64 >> (a_i64 & 63i64)) % (a_u64 | 1u64))) as f64)) as f64;
     }
 }
 
@@ -2172,21 +2206,21 @@ pub fn diff_56(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
         let v0: u16 = (85u16 >> (((55u64) as i64) & 15i64));
-        let mut v1: u32 = (24u32).checked_div(31u32).unwrap_or(a_u32);
-        diff_xor_into(&mut v1, ((55u32 << (9223372036854775807i64 & 31i64)) & a_u32));
+        let mut v1: u32 = ((match (a_u32 % 8u32) { 4u32 | 6u32 => 33u32, 3u32..=4u32 => 26u32, _ => a_u32 })).saturating_mul(10u32);
+        diff_xor_into(&mut v1, (((10u64) as u32) >> (((match (26u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) & 31i32)));
         let r1 = &mut v1;
-        *r1 ^= (a_u32 ^ a_u32);
-        let v2: i8 = ((match (b_u32 % 8u32) { 1u32..=6u32 => (67i8 ^ ((a_u32) as i8)), 1u32 => (match (a_u32 % 8u32) { 3u32..=5u32 => 94i8, 5u32 | 7u32 => ((a_i64) as i8), _ => (-84i8) }), 6u32 => (7i8).min(((a_i64) as i8)), _ => ((a_u32) as i8) }) & (!(match (v1 % 8u32) { 1u32..=4u32 => ((a_f32) as i8), 0u32..=5u32 => (-1i8), 0u32..=2u32 => (-94i8), _ => 28i8 })));
-        assert!((((1u32 % 256u32) != 7u32) || ((8.75f32).sqrt() <= (match (4294967295u32 % 8u32) { 0u32..=2u32 => (-2.75f32), _ => 10.875f32 }))));
-        let mut v3: u32 = (((a_u32 >> (((a_f32) as u16) & 31u16)) & v1) | ((if false { a_u32 } else { a_u32 }) - v1));
-        if true {
-            v3 = 67u32;
-        } else {
-            v3 = (if (0.1f64 >= 0.0f64) { ((if false { b_u32 } else { 16u32 }) >> ((64u64).min(a_u64) & 31u64)) } else { (!(82u32 >> ((a_i64) as u16))) });
-        }
-        assert!((((13u32 % 256u32) != 7u32) || ((!a_u64) < a_u64)));
-        oi[i] = ((((!a_u32)).min((1u32).checked_div(v1).unwrap_or(a_u32)) & ((DIFF_TABLE_U32[((52u32) % 6u32) as usize] * 1u32)).max(a_u32))) as u64;
-        of[i] = (((-8.875f64) / a_f64)) as f64;
+        *r1 ^= (!a_u32);
+        let mut c2: u32 = 0u32;
+        let v2: i64 = loop {
+            if c2 >= (((67u32 >> (((a_i64) as u16) & 31u16))) % 4u32) {
+                break ((((-1i64) >> (((a_f32) as i8) & 63i8)) ^ (9223372036854775807i64 ^ a_i64)));
+            }
+            c2 += 1u32;
+        };
+        let v3: u64 = (((match (v1 % 8u32) { 1u32..=4u32 => a_u64, 0u32..=5u32 => 1u64, 0u32..=2u32 => 94u64, _ => 28u64 }) << a_u32) & (0u64 | diff_mixed((a_u64 << (((a_f32) as u8) & 63u8)), a_u32)));
+        assert!((((85u32 % 256u32) != 7u32) || true));
+        oi[i] = (((if true { (v1).min(v1) } else { (v1).max(a_u32) })).min((((v0).rem_euclid(((a_f32) as u16))) as u32))) as u64;
+        of[i] = ((-(-((v0) as f32)))) as f64;
     }
 }
 
@@ -2220,18 +2254,16 @@ pub fn diff_57<const K: i8>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u6
             }
         }
         let mut v1: u16 = (((-2147483648i32)) as u16);
-        for j2 in ((((DIFF_TABLE_U32[((24u32) % 6u32) as usize] * 1u32)) % 8u32)..(((30u32).max(34u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v1 = (!v1);
+        for j2 in (u32::MAX - (((0u32 | diff_mixed(67u32, b_u32))) % 4u32))..=u32::MAX {
+            v1 = (34u16 / (((a_i32) as u16) | 1u16));
         }
-        let mut v2: i8 = ((75i32) as i8);
-        for j3 in (0u32..=((a_u32) % 4u32)).rev() {
-            v2 = ((14u8) as i8);
+        let v2: u8 = 7u8;
+        let mut v3: u32 = (((83u32 >> (14u32 & 31u32)) & (12u32 & 290490574u32))).max(((a_u32 << ((-9223372036854775808i64) & 31i64)) & ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)));
+        for j3 in (0u32..=(((DIFF_TABLE_U32[((2u32) % 6u32) as usize] * 1u32)) % 4u32)).rev() {
+            v3 = ((7u32 ^ (37u32 - 10u32)) ^ ((4294967295u32).max(a_u32) << (v3 & 31u32)));
         }
-        assert!((((5u32 % 256u32) != 7u32) || (true && (a_f32 != v0))));
-        let v3: i64 = a_i64;
-        assert!((((92u32 % 256u32) != 7u32) || matches!((31u32 % 8u32), 0u32..=2u32)));
-        oi[i] = (v3) as u64;
-        of[i] = (((((-a_f32) / (a_f32 - v0))) as f32)) as f64;
+        oi[i] = ((DIFF_TABLE_I16[((a_u32) % 6u32) as usize] * 1i16)) as u64;
+        of[i] = (1.7e308f64) as f64;
     }
 }
 
@@ -2256,7 +2288,7 @@ pub fn diff_58(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         diff_xor_into(&mut v0, a_i64);
         let r0 = &mut v0;
         *r0 ^= ((-25i64) + a_i64);
-        oi[i] = ((((((-51i64)).rem_euclid(v0)) as i32) % ((45i32).saturating_mul((a_i32 % ((-1i32) | 1i32))) | 1i32))) as u64;
+        oi[i] = (((((0i64 | DiffPair::new(a_i64, a_i64).b)) as i32) % (((0i32 | (a_i32).diff_mix(45u32)) ^ (a_i32 % ((-1i32) | 1i32))) | 1i32))) as u64;
         of[i] = (((-2.875f64) + ((a_f64 + 8.125f64) * ((21u8) as f64)))) as f64;
     }
 }
@@ -2339,21 +2371,15 @@ pub fn diff_61(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let v0: u8 = ((a_i32) as u8);
         assert!((((1u32 % 256u32) != 7u32) || true));
         let mut v1: f64 = ((a_f64).sqrt()).sqrt();
-        for j0 in ((((42u32).checked_div(a_u32).unwrap_or(90u32)) % 8u32)..(((75u32 << (20u32 & 31u32))) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v1 = ((17u32) as f64);
+        for j0 in (0u32..=(((42u32).saturating_mul(a_u32)) % 4u32)).rev() {
+            v1 = (((v0 << (20u32 & 7u32))) as f64);
         }
-        let v2: u16 = ((match (34u32 % 8u32) { 3u32 => ((a_f32) as u16), 2u32..=3u32 => ((a_i32) as u16), _ => 79u16 }) | (94u16 << (-55i32)));
+        let v2: u64 = 17u64;
+        let v3: u16 = ((match (34u32 % 8u32) { 3u32 => ((a_f32) as u16), 2u32..=3u32 => ((a_i32) as u16), _ => 79u16 }) | (94u16 << (-55i32)));
         assert!((((a_u32 % 256u32) != 7u32) || matches!((21u32 % 8u32), 3u32 | 1u32)));
-        let v3: u64 = 48u64;
-        let mut c4: u32 = 0u32;
-        let v4: i32 = loop {
-            if c4 >= (((!a_u32)) % 4u32) {
-                break (a_i32);
-            }
-            c4 += 1u32;
-        };
-        oi[i] = (((((a_f64 * v1)) as i16) % ((if (!false) { (((a_u32) as i16) | 53i16) } else { ((31i32) as i16) }) | 1i16))) as u64;
-        of[i] = (DIFF_TABLE_F64.get(((31u32) % 8u32) as usize).copied().unwrap_or(a_f64)) as f64;
+        let v4: u64 = 48u64;
+        oi[i] = ((((((a_i32) as u8) % (((a_u32) as u8) | 1u8)) - (!v0)) << ((a_i64) as u16))) as u64;
+        of[i] = ((-(match (1u32 % 8u32) { 7u32 | 4u32 => 6.625f64, 1u32 => (if matches!((31u32 % 8u32), 7u32) { a_f64 } else { 4.5f64 }), 2u32 => (-a_f64), _ => ((-11.625f64) / a_f64) }))) as f64;
     }
 }
 
@@ -2428,25 +2454,20 @@ pub fn diff_63(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let v1: f32 = (if true { 16777216.0f32 } else { a_f32 });
         let mut v2: f32 = (((-37i8)) as f32);
         'l2: for j2 in 0u32..(((40u32 >> (a_u64 & 31u64))) % 3u32) {
-            for j3 in 0u32..(((0u32 | diff_or(None, 88u32))) % 3u32) {
-                if (a_i32 >= 93i32) {
+            for j3 in 0u32..(((21u32).checked_rem(88u32).unwrap_or(a_u32)) % 3u32) {
+                if (false && true) {
                     break 'l2;
                 }
-                if true {
+                if false {
                     continue 'l2;
                 }
-                v2 = ((30u64) as f32);
+                v2 = (match (4294967295u32 % 8u32) { 2u32 => v1, 6u32 | 5u32 => a_f32, 6u32..=7u32 => (-3.125f32), _ => 2.0f32 });
             }
         }
-        let mut t3: [u64; 3] = [(a_u64 + ((a_u64 % (44u64 | 1u64))).div_euclid((a_u64).max(a_u64))); 3];
-        t3[1] = (!(0u64 | diff_mixed((49u64 * b_u64), 79u32)));
-        t3[2] = 48u64;
-        let mut v3: u64 = a_u64;
-        for &v4 in t3.iter().skip(1) {
-            v3 = (!(((false) as u64) ^ (match (65u32 % 8u32) { 7u32 => a_u64, _ => a_u64 })));
-        }
-        oi[i] = ((87i8).min((((DIFF_TABLE_F64[((a_u32) % 6u32) as usize] * 1.0f64)) as i8))) as u64;
-        of[i] = ((match (4181161790u32 % 8u32) { 0u32 => (a_f32 - (-a_f32)), 4u32 => (((if false { a_i32 } else { (-28i32) })) as f32), 5u32 => (((((a_f32) as u16)) as f32) + a_f32), _ => (((a_i32 - a_i32)) as f32) })) as f64;
+        let t3: [u8; 3] = [((match (58u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8), (79u8 - 48u8), ((a_i32) as u8)];
+        let v3: u8 = t3.iter().copied().fold(128u8, |v3, v4| ((match (60u32 % 8u32) { 2u32..=2u32 => (((a_i64) as u8) + ((a_f32) as u8)), 5u32 | 5u32 => (((a_i64) as u8)).min(v4), _ => ((a_u32) as u8) }) - ((DIFF_TABLE_U8[((77u32) % 6u32) as usize] * 1u8)).min((v3 * ((a_u32) as u8)))));
+        oi[i] = (((a_u64 | (64u64).min(98u64)) % (a_u64 | 1u64))) as u64;
+        of[i] = (((((4.875f32 + a_f32)) as f32) * (-((a_i32) as f32)))) as f64;
     }
 }
 
@@ -2469,8 +2490,8 @@ pub fn diff_64<const K: i32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         let b_f64: f64 = diff_first(&xf64[i..]);
         let v0: u64 = (((18u64 << a_i64)).max((match (48u32 % 8u32) { 0u32 | 6u32 => a_u64, _ => 36u64 })) ^ a_u64);
         let v1: i32 = K;
-        oi[i] = (((match (b_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) as u64;
-        of[i] = (((a_f64 + a_f64)).sqrt()) as f64;
+        oi[i] = ((43i8).checked_div((-50i8)).unwrap_or(127i8)) as u64;
+        of[i] = ((((a_f64 + a_f64) + (9007199254740992.0f64 * 9.0f64)) - (10.625f64 / (match (70u32 % 8u32) { 1u32..=3u32 => 3.0f64, _ => a_f64 })))) as f64;
     }
 }
 
@@ -2491,32 +2512,19 @@ pub fn diff_65(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
-        let v0: i64 = (match (1u32 % 8u32) { 1u32 | 2u32 => (if true { (0i64 | DiffPair { a: 55i64, b: 65i64 }.mixed()) } else { ((-75i64) / (-91i64)) }), 4u32 => (((-14i64)).abs() + (a_i64 & a_i64)), 6u32 => ((a_i64 + (-8i64)) + ((-20i64) << ((-94i8) & 63i8))), _ => 51i64 });
-        let v1: i64 = ((a_i64 >> (a_u64 & 63u64)) ^ (a_i64 << (37u16 & 63u16)));
-        let mut v2: f32 = (5.75f32 + a_f32);
-        if ((37i32 / (a_i32 | 1i32)) >= (-a_i32)) {
-            v2 = (a_f32 * a_f32);
-        } else {
-            v2 = (if true { a_f32 } else { a_f32 });
+        let v0: i64 = (match (1u32 % 8u32) { 1u32 | 2u32 => (if true { ((0i64 | diff_unshape(diff_shape(55u32, (65i64) as i64, (63i64) as i64), 55u32)) as i64) } else { (63i64 | (-1i64)) }), 2u32 => ((a_i64).abs()).max((match (a_u32 % 8u32) { 1u32 | 6u32 => 51i64, 0u32..=5u32 => (-8i64), _ => a_i64 })), 5u32 => b_i64, _ => (((-56i64) << (-72i32)) << (((match (41u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) & 63i16)) });
+        let v1: i8 = (((!((98i16) as u32))) as i8);
+        let v2: u8 = (((((8u32 ^ a_u32)) as u32)) as u8);
+        let mut v3: u64 = 43u64;
+        diff_xor_into(&mut v3, ((a_i32) as u64));
+        let r3 = &mut v3;
+        *r3 ^= (29u64 / (a_u64 | 1u64));
+        let mut v4: i8 = (-(((v3 << (83u8 & 63u8))) as i8));
+        for j0 in (((59u32) % 8u32)..(((1u32 >> (v3 & 31u64))) % 16u32)).step_by(((984835360u32) % 3u32) as usize) {
+            v4 = ((a_f32) as i8);
         }
-        let mut v3: f64 = (10.125f64 / (-1.75f64));
-        'l3: for j0 in 0u32..(((84u32 * a_u32)) % 3u32) {
-            for j1 in 0u32..(((a_u32).pow((j0) as u32 & 7)) % 3u32) {
-                if (38u8 <= 66u8) {
-                    break 'l3;
-                }
-                if ((-3i32) <= a_i32) {
-                    continue 'l3;
-                }
-                v3 = ((-11.75f64) * v3);
-            }
-        }
-        let mut v4: f32 = ((a_i32) as f32);
-        for j2 in (0u32..((a_u32) % 4u32)).rev() {
-            v4 = (((((a_i32) as u8) >> ((if matches!((10u32 % 8u32), 1u32) { 15u16 } else { ((a_i64) as u16) }) & 7u16))) as f32);
-        }
-        oi[i] = ((!((a_u64).checked_mul(a_u64).unwrap_or(7u64)).min((if false { 76u64 } else { 36u64 })))) as u64;
-        of[i] = (((if (!(v4 > v2)) { ((-7.0f32)).abs() } else { (a_f32 - v2) }) / (if (13u64 != 65u64) { ((a_i32) as f32) } else { (if true { v2 } else { a_f32 }) }))) as f64;
+        oi[i] = ((match (4294967295u32 % 8u32) { 2u32..=6u32 => ((match (54u32 % 8u32) { 0u32..=7u32 => a_i32, 1u32 => 3i32, 4u32..=7u32 => a_i32, _ => 62i32 }) * ((-22i32)).min(a_i32)), _ => ((31i32 >> (21u32 & 31u32)) * (match (31u32 % 8u32) { 7u32 => a_i32, _ => (-59i32) })) })) as u64;
+        of[i] = (9.375f64) as f64;
     }
 }
 
@@ -2574,15 +2582,19 @@ pub fn diff_67(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
         let mut v0: u8 = ((a_u32) as u8);
-        if ((DIFF_TABLE_I64[((62u32) % 6u32) as usize] * 1i64) > ((-78i64) ^ 0i64)) {
-            v0 = ((a_i32) as u8);
+        if ((0i64 | DiffPair { a: (-62i64), b: (-21i64) }.mixed()) > (0i64 | diff_or(None, (-1i64)))) {
+            v0 = ((0i64 | diff_unshape(diff_shape(95u32, ((v0 - ((a_u32) as u8))) as i64, ((v0 * 62u8)) as i64), 95u32)) as u8);
         } else {
-            v0 = (((62u8) as u8) << (30i16 - 34i16));
+            v0 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
         }
-        assert!((((40u32 % 256u32) != 7u32) || (57u64 < 18446744073709551615u64)));
-        let v1: f32 = ((a_f32) as f32);
-        oi[i] = (((((a_i64).min((-28i64)) % ((match (16u32 % 8u32) { 5u32 => (-85i64), _ => a_i64 }) | 1i64))) as u64)) as u64;
-        of[i] = ((v1 * ((v1 / 6.375f32) + (match (32u32 % 8u32) { 1u32..=3u32 => a_f32, 3u32 | 0u32 => 3.625f32, _ => v1 })))) as f64;
+        let mut v1: u32 = (a_u32).saturating_mul(4294967295u32);
+        if matches!((a_u32 % 8u32), 0u32) {
+            v1 = v1;
+        } else {
+            v1 = (60u32 ^ a_u32);
+        }
+        oi[i] = (((1u16).max(((((a_i32) as i8)) as u16)) ^ (((a_i64) as u16)).checked_sub(58u16).unwrap_or(23u16))) as u64;
+        of[i] = ((((DIFF_TABLE_F64[((51u32) % 6u32) as usize] * 1.0f64) / (match (v1 % 8u32) { 0u32..=4u32 => 9.375f64, 3u32..=5u32 => (-0.75f64), 7u32 => 7.0f64, _ => b_f64 })) + a_f64)) as f64;
     }
 }
 
@@ -2635,13 +2647,12 @@ pub fn diff_69<const K: i16>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
-        let mut v0: u64 = (a_u64).checked_sub(3u64).unwrap_or(2468509057914261649u64);
-        for j0 in (0u32..=(((a_u32 ^ a_u32)) % 4u32)).rev() {
-            v0 = (!((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64));
+        let mut v0: u64 = ((0i64 | diff_unshape(diff_shape(a_u32, (15261259909669596395u64) as i64, ((78u64).checked_rem(a_u64).unwrap_or(a_u64)) as i64), a_u32)) as u64);
+        for j0 in (u32::MAX - (((91u32 % (a_u32 | 1u32))) % 4u32))..=u32::MAX {
+            v0 = (12u64 << 5i64);
         }
-        assert!((((28u32 % 256u32) != 7u32) || (!false)));
-        oi[i] = ((match (510129307u32 % 8u32) { 5u32 | 0u32 => (!(((-87i8)) as u16)), 6u32 | 5u32 => (!(match (b_u32 % 8u32) { 0u32 => 70u16, 6u32 => ((a_i64) as u16), 2u32 => ((a_u32) as u16), _ => ((a_i32) as u16) })), _ => ((a_f32) as u16) })) as u64;
-        of[i] = ((((((-39i8) << a_u32)) as f64)).sqrt()) as f64;
+        oi[i] = ((((88i8) as i8) + (-17i8))) as u64;
+        of[i] = ((DIFF_TABLE_F32[((a_u32) % 6u32) as usize] * 1.0f32)) as f64;
     }
 }
 
@@ -2671,7 +2682,7 @@ pub fn diff_70(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
                 if (!(97u32 != 1u32)) {
                     continue 'l0;
                 }
-                v0 = (((a_i32) as i8)).saturating_sub(81i8);
+                v0 = (0i8 | (((a_i32) as i8)).diff_mix(81u32));
             }
         }
         let v1: i64 = (match (4294967295u32 % 8u32) { 4u32..=6u32 => ((-38i64)).min(62i64), _ => (a_i64).abs() });
@@ -2680,19 +2691,19 @@ pub fn diff_70(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let r2 = &mut v2;
         *r2 ^= (a_u32).checked_sub(a_u32).unwrap_or(0u32);
         let mut v3: i8 = (match (52u32 % 8u32) { 6u32 => (((a_f32) as i8) ^ (-27i8)), 4u32 | 3u32 => (29i8).abs(), 0u32..=1u32 => (((a_i64) as i8)).abs(), _ => (match (59u32 % 8u32) { 1u32..=6u32 => ((a_i32) as i8), _ => ((a_f32) as i8) }) });
-        'l3: for j2 in 0u32..(((DIFF_TABLE_U32[((v2) % 6u32) as usize] * 1u32)) % 3u32) {
-            for j3 in 0u32..(((((-8.75f64)) as u32)) % 3u32) {
-                if (((-6i16) > (-13i16)) && (a_u64 < a_u64)) {
+        'l3: for j2 in 0u32..(((a_u32).checked_rem(v2).unwrap_or(70u32)) % 3u32) {
+            for j3 in 0u32..(((match (v2 % 8u32) { 7u32 => j2, 1u32 => v2, 6u32 | 6u32 => a_u32, _ => a_u32 })) % 3u32) {
+                if (!((-8.25f32) < a_f32)) {
                     break 'l3;
                 }
-                if (12u16 < 90u16) {
+                if matches!((v2 % 8u32), 1u32..=2u32) {
                     continue 'l3;
                 }
-                v3 = (!(32i8 ^ v3));
+                v3 = ((((a_u32) as i8) & (-21i8)) | (match (v2 % 8u32) { 0u32..=1u32 => 95i8, _ => (-61i8) }));
             }
         }
-        oi[i] = ((((49u8).checked_rem(18u8).unwrap_or(14u8)) as u32)) as u64;
-        of[i] = ((((((-9223372036854775808i64)) as f64) + (a_f64 - a_f64)) - ((DIFF_TABLE_F64[((53u32) % 6u32) as usize] * 1.0f64) - ((-0.25f64) - a_f64)))) as f64;
+        oi[i] = (((((a_i32) as i64)).rem_euclid(a_i64)).min((0i64 | DiffPair { a: (if (a_i64 == v1) { (-10i64) } else { v1 }), b: (v1 + 20i64) }.mixed()))) as u64;
+        of[i] = ((match (v2 % 8u32) { 5u32 | 5u32 => (5.25f64 * DIFF_TABLE_F64.get(((70u32) % 8u32) as usize).copied().unwrap_or((-6.625f64))), 4u32 | 2u32 => (((a_i32) as f64) / 9007199254740992.0f64), _ => (-((76i16) as f64)) })) as f64;
     }
 }
 
@@ -2713,13 +2724,24 @@ pub fn diff_71<const K: u32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
-        let mut v0: i8 = (0i8 | diff_or(None, ((0i8 | diff_or(None, ((a_i64) as i8))) | ((a_f32) as i8))));
-        diff_xor_into(&mut v0, (((((((a_i32) as i8)) as i64) % a_i64)) as i8));
+        let mut v0: i8 = (DIFF_TABLE_I8[((a_u32) % 6u32) as usize] * 1i8);
+        diff_xor_into(&mut v0, (match (a_u32 % 8u32) { 0u32..=6u32 => ((!(-128i8)) % (((a_f32) as i8) | 1i8)), 4u32 => (((-a_f64)) as i8), 3u32 | 1u32 => (59i8 ^ (!(-99i8))), _ => ((!((a_u32) as i8)) >> ((94u32 ^ 20u32) & 7u32)) }));
         let r0 = &mut v0;
-        *r0 ^= (59i8).min(1i8);
-        let v1: i16 = (-22i16);
-        oi[i] = ((((if true { (-47i16) } else { (-95i16) }) << ((match (a_u32 % 8u32) { 2u32 => 34i8, _ => v0 }) & 15i8)) << ((-(v0 % ((-34i8) | 1i8))) & 15i8))) as u64;
-        of[i] = (a_f64) as f64;
+        *r0 ^= (7i8 % (0i8 | 1i8));
+        let mut v1: f64 = ((((v0).checked_rem(((a_i64) as i8)).unwrap_or(v0)) as f64) * ((match (K % 8u32) { 2u32..=5u32 => 0.0f64, 0u32 => 0.0f64, 1u32 => 5e-324f64, _ => a_f64 }) * (if (67i16 <= ((a_i64) as i16)) { a_f64 } else { a_f64 })));
+        'l1: for j0 in 0u32..((90u32) % 3u32) {
+            for j1 in 0u32..(((!a_u32)) % 3u32) {
+                if (!(0i16 == 12i16)) {
+                    break 'l1;
+                }
+                if true {
+                    continue 'l1;
+                }
+                v1 = (((v1 * a_f64) * ((-4.0f64) + (-11.25f64))) + ((((55u64) as i8)) as f64));
+            }
+        }
+        oi[i] = (((((52i16 & ((a_i64) as i16)) << (32767i16).checked_sub(16i16).unwrap_or(0i16))) as u64)) as u64;
+        of[i] = (((99u64) as f64)) as f64;
     }
 }
 
@@ -2849,22 +2871,28 @@ pub fn diff_75(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
-        let mut t0: [u32; 3] = [(a_u32).checked_div(78u32).unwrap_or(a_u32); 3];
-        t0[1] = (match (4294967295u32 % 8u32) { 2u32 | 0u32 => a_u32, 1u32..=2u32 => 35u32, 0u32 => (!4294967295u32), _ => (45u32 << (65535u16 & 31u16)) });
-        t0[2] = (if (false && false) { (a_u32 ^ 0u32) } else { (0u32).checked_div(a_u32).unwrap_or(a_u32) });
-        let mut v0: u32 = a_u32;
-        for &v1 in t0.iter() {
-            v0 = v0;
+        let mut t0: [u32; 3] = [(0u32 | diff_mixed((match (78u32 % 8u32) { 3u32..=7u32 => 4294967295u32, _ => 13u32 }), 34u32)); 3];
+        t0[1] = 4294967295u32;
+        t0[2] = 5u32;
+        let mut v0: u32 = (((76u64 << (217u8 & 63u8))) as u32);
+        for &v1 in t0.iter().skip(1) {
+            v0 = ((0u32 | diff_or(None, v0)) & (a_u32).max(10u32));
         }
-        let mut v2: f32 = ((a_f32 + 0.0f32)).abs();
-        if ((((a_i32) as u8) + ((a_f32) as u8)) != 59u8) {
-            v2 = (a_f32 - (a_f32 + 0.625f32));
+        let mut v2: u16 = ((0i64 | diff_unshape(diff_shape(b_u32, ((((a_i64) as u16) >> (70u32 & 15u32))) as i64, (((a_f32) as u16)) as i64), b_u32)) as u16);
+        if ((((a_i64) as i8) + (-39i8)) == ((-1i8) << (67u8 & 7u8))) {
+            v2 = ((if false { 0u16 } else { ((a_u32) as u16) }) ^ (((a_i64) as u16) - v2));
         } else {
-            v2 = (DIFF_TABLE_F32[((a_u32) % 6u32) as usize] * 1.0f32);
+            v2 = ((v2 >> (9223372036854775807i64 & 15i64)) >> ((94i32 + a_i32) & 15i32));
         }
-        let v3: f32 = (v2 * (a_f32).abs());
-        oi[i] = (((a_f32) as u8)) as u64;
-        of[i] = ((8.375f32 * (-DIFF_TABLE_F32.get(((a_u32) % 8u32) as usize).copied().unwrap_or((-5.25f32))))) as f64;
+        let mut v3: i64 = ((-57i64)).abs();
+        if ((-a_f32) == (a_f32 - 16777216.0f32)) {
+            v3 = (-3i64);
+        } else {
+            v3 = v3;
+        }
+        assert!((((a_u32 % 256u32) != 7u32) || ((if (a_u64 == 48u64) { v0 } else { a_u32 }) >= (v0 & v0))));
+        oi[i] = ((if ((false && (((a_i32) as u8) > ((a_i64) as u8))) || (a_f64 >= b_f64)) { (!(((-47i64)) as i32)) } else { ((2147483647i32 % ((-87i32) | 1i32)) + (a_i32).checked_div(0i32).unwrap_or(a_i32)) })) as u64;
+        of[i] = (((((-2.25f32) - (-2.75f32)) + ((((a_i32) as u8)) as f32)) / (DIFF_TABLE_F32[((717288217u32) % 6u32) as usize] * 1.0f32))) as f64;
     }
 }
 
@@ -2888,23 +2916,23 @@ pub fn diff_76<const K: u8>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u6
         let v0: i64 = a_i64;
         let mut v1: i32 = (if matches!((87u32 % 8u32), 1u32..=2u32) { ((-89i32) >> (b_u32 & 31u32)) } else { ((2.875f64) as i32) });
         for j0 in (u32::MAX - (((9u32 << (((a_i64) as i8) & 31i8))) % 4u32))..=u32::MAX {
-            v1 = ((match (24u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
+            v1 = (v1).checked_rem((-13i32)).unwrap_or(a_i32);
         }
-        assert!((((1u32 % 256u32) != 7u32) || ((if (80u16 > ((a_f32) as u16)) { a_u64 } else { 53u64 }) >= ((a_i32) as u64))));
-        let v2: u8 = ((25u8 << (((a_f32) as i16) & 7i16)) >> ((!0u16) & 7u16));
-        let mut v3: u8 = (((a_u32) as u8) << ((((-a_f64)) as i32) & 7i32));
-        diff_xor_into(&mut v3, ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)) as u8));
-        let r3 = &mut v3;
-        *r3 ^= (((a_f32) as u8) % (v2 | 1u8));
-        let mut t4: [i32; 3] = [(match (a_u32 % 8u32) { 0u32..=4u32 => 95i32, 5u32 => ((match (8u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32), 4u32 | 1u32 => v1, _ => (1i32).max(a_i32) }); 3];
-        t4[1] = (-75i32);
-        t4[2] = (((10.5f64 - a_f64)) as i32);
-        let mut v4: i32 = (((match (31u32 % 8u32) { 0u32..=0u32 => a_f32, _ => 10.375f32 })) as i32);
-        for &v5 in t4.iter().skip(1) {
-            v4 = (0i32 | diff_or(Some((a_i32 / (14i32 | 1i32))), ((3.4e38f32) as i32)));
+        assert!((((a_u32 % 256u32) != 7u32) || matches!((b_u32 % 8u32), 3u32..=7u32)));
+        let mut v2: u16 = 62u16;
+        if (((-82i32) >> (((a_i32) as u16) & 31u16)) != (if true { (-31i32) } else { v1 })) {
+            v2 = (((((a_i32) as u16) | ((a_u32) as u16)) + (v2).checked_div(57u16).unwrap_or(((a_i32) as u16))) & (((v1) as u16) - (63u16).min(v2)));
+        } else {
+            v2 = 3u16;
         }
-        oi[i] = ((!((0u16 * 54u16) + (65535u16).max(50u16)))) as u64;
-        of[i] = ((((if false { a_f64 } else { a_f64 }) * (DIFF_TABLE_F64[((a_u32) % 6u32) as usize] * 1.0f64))).sqrt()) as f64;
+        assert!((((1u32 % 256u32) != 7u32) || (!false)));
+        let v3: i16 = (((-1i16) | ((a_i32) as i16)) << (((a_i64) as i8) & 15i8));
+        let mut v4: f32 = (DIFF_TABLE_F32.get(((84u32) % 8u32) as usize).copied().unwrap_or(a_f32) * (-2.625f32));
+        for j1 in (((a_u32) % 8u32)..(((a_u32 >> (66i32 & 31i32))) % 16u32)).step_by(((15u32) % 3u32) as usize) {
+            v4 = a_f32;
+        }
+        oi[i] = ((((v1 % (50i32 | 1i32))).max(((7i8) as i32)) << (((24i8 << (((a_i64) as u16) & 7u16)) >> 7u8) & 31i8))) as u64;
+        of[i] = ((((46u32 % ((a_u32 | a_u32) | 1u32))) as f64)) as f64;
     }
 }
 
@@ -2938,12 +2966,11 @@ pub fn diff_77<const K: u32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         let r3 = &mut v3;
         *r3 ^= 8u8;
         let mut v4: u32 = (((v2 / a_f32)) as u32);
-        for j0 in ((((DIFF_TABLE_U32[((K) % 6u32) as usize] * 1u32)) % 8u32)..((46u32) % 16u32)).step_by(((K) % 3u32) as usize) {
-            v4 = (b_u32).checked_sub(a_u32).unwrap_or(j0);
+        for j0 in (((((match (K % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 8u32)..((46u32) % 16u32)).step_by(((K) % 3u32) as usize) {
+            v4 = (0u32 | diff_mixed((K + j0), a_u32));
         }
-        assert!((((K % 256u32) != 7u32) || (!(5e-324f64 >= 5.5f64))));
-        oi[i] = ((-((((a_i32) as i8) * ((a_f32) as i8)) & ((3i32) as i8)))) as u64;
-        of[i] = ((match (a_u32 % 8u32) { 6u32 | 4u32 => ((-a_f64) - ((63i16) as f64)), _ => (((v4 << (b_i32 & 31i32))) as f64) })) as f64;
+        oi[i] = (((a_u32) as u8)) as u64;
+        of[i] = ((if (((0.0f64) as i16) < (((a_i64) as i16) + (-90i16))) { (((-5.875f64) / 11.125f64)).sqrt() } else { ((DIFF_TABLE_F64[((73u32) % 6u32) as usize] * 1.0f64) * ((7i8) as f64)) })) as f64;
     }
 }
 
@@ -2981,8 +3008,8 @@ pub fn diff_78(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
             v1 = ((if false { v1 } else { a_i64 }) << ((a_u64 | b_u64) & 63u64));
         }
         let v2: i32 = (a_i32).min(64i32);
-        oi[i] = (((0i64 | diff_mixed(((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64), 16u32)) / ((((v1 >> (a_u64 & 63u64))) as i64) | 1i64))) as u64;
-        of[i] = ((((-7.625f32) + (-b_f32)) / (match (4012174712u32 % 8u32) { 5u32 | 0u32 => (a_f32).abs(), 0u32..=2u32 => (match (83u32 % 8u32) { 4u32..=7u32 => a_f32, 1u32 | 6u32 => a_f32, 3u32..=4u32 => 0.0f32, _ => a_f32 }), 6u32 => (0.1f32 * (-2.375f32)), _ => (-7.5f32) }))) as f64;
+        oi[i] = ((((0i64 | DiffPair::new(a_i64, (-16i64)).b)).pow(((((-2i64)) as i64)) as u32 & 7) / ((a_i64 - (match (18u32 % 8u32) { 1u32..=2u32 => 64i64, _ => 64i64 })) | 1i64))) as u64;
+        of[i] = (((match (b_u32 % 8u32) { 2u32 => (if matches!((a_u32 % 8u32), 6u32 | 1u32) { (-0.0f32) } else { (-0.0f32) }), 6u32 => (-a_f32), 0u32..=1u32 => ((-10.75f32) / (-0.375f32)), _ => 8.75f32 }) + ((if false { 6.75f32 } else { (-1.25f32) }) * (a_f32 * (-5.5f32))))) as f64;
     }
 }
 
@@ -3006,9 +3033,9 @@ pub fn diff_79<const K: u32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         let v0: u8 = ((a_f64) as u8);
         assert!((((50u32 % 256u32) != 7u32) || (((a_f64) as i16) < (32767i16 % ((-1i16) | 1i16)))));
         let v1: u32 = a_u32;
-        let mut v2: i64 = (((-97i64) % (-68i64)) >> ((0i32 | diff_or(Some(22i32), (-7i32))) & 63i32));
-        if ((!false) && (false && (((a_u32) as i8) != 0i8))) {
-            v2 = (v2).min(v2);
+        let mut v2: i64 = (((-68i64)).abs() << ((22i32).checked_sub((-7i32)).unwrap_or((-95i32)) & 63i32));
+        if (47i16 <= ((a_f32) as i16)) {
+            v2 = (if (!((-0.0f64) > 1.7e308f64)) { (v2).min(v2) } else { v2 });
         } else {
             v2 = ((a_i64 * v2)).abs();
         }
@@ -3074,23 +3101,19 @@ pub fn diff_81(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let mut c3: u32 = 0u32;
         let v3: u8 = loop {
             if c3 >= ((a_u32) % 4u32) {
-                break ((((((a_f32) as u8) * 53u8)).abs_diff(((a_u32) as u8)) as u8));
+                break ((((a_f32) as u8)).checked_mul(((a_u32) as u8)).unwrap_or(31u8));
             }
             c3 += 1u32;
         };
-        let mut v4: u8 = ((if ((-11.375f64) >= (-7.875f64)) { ((a_i32) as u8) } else { 54u8 }) % (95u8 | 1u8));
-        for j0 in (0u32..(((98u32 % (a_u32 | 1u32))) % 4u32)).rev() {
-            v4 = (if (76u32 == j0) { (if ((-12i8) >= 81i8) { 67u8 } else { 76u8 }) } else { 88u8 });
-        }
-        let mut v5: i8 = ((0i8 | diff_mixed(((-6i8)).min(((a_u32) as i8)), 18u32)) / (84i8 | 1i8));
-        if (!(!false)) {
-            v5 = (DIFF_TABLE_I8[((16u32) % 6u32) as usize] * 1i8);
+        let v4: u64 = a_u64;
+        let mut v5: u32 = 91u32;
+        if ((DIFF_TABLE_I64[((54u32) % 6u32) as usize] * 1i64) > 95i64) {
+            v5 = (v5 >> 37u16);
         } else {
-            v5 = ((((((a_u32) as i8) & v5) << ((v0 << (42u16 & 31u16)) & 7i32))) as i8);
+            v5 = v5;
         }
-        assert!((((a_u32 % 256u32) != 7u32) || ((if false { 32767i16 } else { 38i16 }) >= ((5i64) as i16))));
-        oi[i] = ((((0i64 | DiffPair { a: a_i64, b: a_i64 }.mixed()) ^ (47i64 * a_i64)) * (0i64 | ((!b_i64)).diff_mix(30u32)))) as u64;
-        of[i] = ((DIFF_TABLE_F32.get(((0u32) % 8u32) as usize).copied().unwrap_or(v1)).abs()) as f64;
+        oi[i] = (((match (v5 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)) as u64;
+        of[i] = ((-(((v3 << (a_i64 & 7i64))) as f32))) as f64;
     }
 }
 
@@ -3164,16 +3187,19 @@ pub fn diff_83(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
                 if (3.4e38f32 < a_f32) {
                     continue 'l3;
                 }
-                v3 = (DIFF_TABLE_I8[((a_u32) % 6u32) as usize] * 1i8);
+                v3 = ((0i64 | diff_unshape(diff_shape(a_u32, ((v3 - ((v3) as i8))) as i64, (((!77i8) * (v3 * ((a_i64) as i8)))) as i64), a_u32)) as i8);
             }
         }
-        let v4: i64 = (((0i8 | ((!48i8)).diff_mix(a_u32))) as i64);
-        let mut v5: i16 = (!((((a_u32) as u16)) as i16));
-        for j3 in (0u32..=(((if matches!((a_u32 % 8u32), 4u32 | 5u32) { 62u32 } else { 70u32 })) % 4u32)).rev() {
-            v5 = (if ((0.1f32 + a_f32) == (3.4e38f32 - (-6.0f32))) { (if (false && ((-10i8) >= ((a_u32) as i8))) { ((-88i16)).saturating_mul((-1i16)) } else { (v5 ^ ((a_f32) as i16)) }) } else { v5 });
+        let v4: i64 = (0i64 | (((DIFF_TABLE_I64[((77u32) % 6u32) as usize] * 1i64) + ((-83i64)).abs())).diff_mix(a_u32));
+        let mut t5: [f64; 3] = [(-b_f64); 3];
+        t5[1] = a_f64;
+        t5[2] = a_f64;
+        let mut v5: f64 = (v0 / a_f64);
+        for &v6 in t5.iter() {
+            v5 = 4.125f64;
         }
-        oi[i] = (((((a_f32) as u16)) as u16)) as u64;
-        of[i] = (((((a_f32) as u16)) as f64)) as f64;
+        oi[i] = ((((-0.375f32)) as i16)) as u64;
+        of[i] = ((-5.375f64)) as f64;
     }
 }
 
@@ -3267,7 +3293,7 @@ pub fn diff_86<const K: i16>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         assert!((((a_u32 % 256u32) != 7u32) || (!true)));
         let mut v1: i8 = ((((a_f32) as i8) ^ ((a_i64) as i8)) + ((-11i8)).abs());
         'l1: for j0 in 0u32..(((25u32 << (a_u32 & 31u32))) % 3u32) {
-            for j1 in 0u32..(((31u32).saturating_mul(49u32)) % 3u32) {
+            for j1 in 0u32..(((0u32 | diff_or(Some(31u32), 49u32))) % 3u32) {
                 if ((51u16 == 0u16) && true) {
                     break 'l1;
                 }
@@ -3286,11 +3312,11 @@ pub fn diff_86<const K: i16>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
                 if (a_i32 < a_i32) {
                     continue 'l2;
                 }
-                v2 = (DIFF_TABLE_U64[((a_u32) % 6u32) as usize] * 1u64);
+                v2 = (0u64 | diff_or(None, (a_u64 + v2)));
             }
         }
-        oi[i] = (a_i32) as u64;
-        of[i] = ((-((if (10.625f32 >= (-8.125f32)) { (-6.5f32) } else { a_f32 })).sqrt())) as f64;
+        oi[i] = ((match (686346967u32 % 8u32) { 5u32 => (((60u8) as i16)).abs(), 3u32 | 4u32 => ((0i64 | diff_unshape(diff_shape(19u32, ((16i16).abs()) as i64, ((((a_u32) as i16) ^ (-94i16))) as i64), 19u32)) as i16), 5u32 => K, _ => (((a_i32) as i16) ^ ((61u32) as i16)) })) as u64;
+        of[i] = ((-a_f32)) as f64;
     }
 }
 
@@ -3333,8 +3359,8 @@ pub fn diff_87<const K: u32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         for j2 in (0u32..=(((match (61u32 % 8u32) { 4u32 | 0u32 => a_u32, _ => a_u32 })) % 4u32)).rev() {
             v2 = ((((((-1.375f64)).abs()) as i8)) as f64);
         }
-        oi[i] = ((((match (K % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32) & (((0.0f64) as u32)).min((1u32 - K)))) as u64;
-        of[i] = ((((-4.25f64) - (if false { (-4.5f64) } else { v2 })) / (((((a_f32) as i16) * 52i16)) as f64))) as f64;
+        oi[i] = (((0u32 | diff_or(None, (!a_u32))) & (((-8.5f64)) as u32))) as u64;
+        of[i] = ((((a_f64 / a_f64)).sqrt() - ((((-36i8) % (60i8 | 1i8))) as f64))) as f64;
     }
 }
 
@@ -3362,9 +3388,9 @@ pub fn diff_88(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
             }
             c0 += 1u32;
         };
-        let v1: u8 = ((DIFF_TABLE_U8[((62u32) % 6u32) as usize] * 1u8) << ((if false { 255u8 } else { ((a_f32) as u8) }) & 7u8));
-        oi[i] = (((a_i64) as u16)) as u64;
-        of[i] = (((((-8.375f32) * 0.0f32) + (-1.25f32))).sqrt()) as f64;
+        let v1: u8 = ((0u8 | (28u8).diff_mix(b_u32)) << ((if false { 255u8 } else { ((a_f32) as u8) }) & 7u8));
+        oi[i] = ((((a_u32 % a_u32) % (4294967295u32 | 1u32)) * ((DIFF_TABLE_U32[((31u32) % 6u32) as usize] * 1u32) & (20u32 >> (a_u64 & 31u64))))) as u64;
+        of[i] = ((((10.75f32 + a_f32) - (if (((a_u32) as i16) < (-32768i16)) { a_f32 } else { (-7.125f32) })) + (-9.625f32))) as f64;
     }
 }
 
@@ -3395,12 +3421,12 @@ pub fn diff_89(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let v1: i64 = a_i64;
         let mut v2: i32 = (((a_f32) as i32) / (((((a_f32) as u8)) as i32) | 1i32));
         if (((a_u32) as u8) >= 8u8) {
-            v2 = (((DIFF_TABLE_U64[((77u32) % 6u32) as usize] * 1u64)) as i32);
+            v2 = (((0u64 | diff_mixed(a_u64, a_u32))) as i32);
         } else {
-            v2 = (if (a_i32 <= (-15i32)) { (a_i32).checked_div(35i32).unwrap_or((-2147483648i32)) } else { v2 });
+            v2 = a_i32;
         }
-        oi[i] = (((if matches!((93u32 % 8u32), 5u32) { (((a_i32) as u16) - ((a_i64) as u16)) } else { (0u16 | (68u16).diff_mix(90u32)) }) + ((12u16 | 91u16) >> (80i8 & 15i8)))) as u64;
-        of[i] = (((((if (81u16 != ((a_f32) as u16)) { a_f32 } else { 12.125f32 })) as f32) / 11.875f32)) as f64;
+        oi[i] = (0u8) as u64;
+        of[i] = (((-(if (69i16 != ((a_i32) as i16)) { 9007199254740992.0f64 } else { a_f64 })) / ((((-10.125f64)).sqrt()) as f64))) as f64;
     }
 }
 
@@ -3433,12 +3459,12 @@ pub fn diff_90<const K: u8>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u6
         }
         let v2: f32 = ((((v1 >> (a_u32 & 15u32))) as f32) / (-((((a_i32) as i8)) as f32)));
         let v3: f64 = ((if false { a_f64 } else { 0.1f64 }) + (DIFF_TABLE_F64[((a_u32) % 6u32) as usize] * 1.0f64));
-        let mut v4: u32 = ((0u32 | diff_or(Some((2u32 * a_u32)), (if (8i8 <= ((a_i32) as i8)) { b_u32 } else { a_u32 }))) << ((match (24u32 % 8u32) { 3u32 => (match (a_u32 % 8u32) { 1u32 | 4u32 => (-90i32), 2u32 => (-69i32), _ => a_i32 }), 1u32 => a_i32, 0u32 | 2u32 => (match (44u32 % 8u32) { 1u32..=2u32 => (-88i32), 4u32 | 7u32 => a_i32, 1u32..=7u32 => 31i32, _ => a_i32 }), _ => ((match (87u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) }) & 31i32));
-        for j1 in (((a_u32) % 8u32)..(((40u32 * a_u32)) % 16u32)).step_by(((85u32) % 3u32) as usize) {
-            v4 = ((((a_u32 >> (84u16 & 31u16)) >> ((((a_i32) as i16) & 52i16) & 31i16))) as u32);
+        let mut v4: u32 = ((b_u32).checked_mul(2u32).unwrap_or(a_u32) << ((match (24u32 % 8u32) { 3u32 => (match (a_u32 % 8u32) { 1u32 | 4u32 => (-90i32), 2u32 => (-69i32), _ => a_i32 }), 1u32 => a_i32, 0u32 | 2u32 => (match (44u32 % 8u32) { 1u32..=2u32 => (-88i32), 4u32 | 7u32 => a_i32, 1u32..=7u32 => 31i32, _ => a_i32 }), _ => (0i32 | diff_or(Some(a_i32), a_i32)) }) & 31i32));
+        for j1 in (0u32..(((if (8i8 <= ((a_i32) as i8)) { b_u32 } else { a_u32 })) % 4u32)).rev() {
+            v4 = (if (a_f32 > (1e-40f32 * v2)) { ((a_u32 >> (84u16 & 31u16)) >> ((((a_i32) as i16) & 52i16) & 31i16)) } else { (((64i64 % (a_i64 | 1i64))) as u32) });
         }
-        oi[i] = ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) % ((K & (7u8).min(((a_f32) as u8))) | 1u8))) as u64;
-        of[i] = ((DIFF_TABLE_F32[((v4) % 6u32) as usize] * 1.0f32)) as f64;
+        oi[i] = ((!(((a_f32 - a_f32)) as i8))) as u64;
+        of[i] = ((((a_f64) as f32) - (((-5.625f32) * a_f32) * (a_f32).abs()))) as f64;
     }
 }
 
@@ -3460,12 +3486,15 @@ pub fn diff_91<const K: i64>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
         let mut v0: f32 = ((-1.5f32) + a_f32);
-        for j0 in (0u32..=(((0u32 | diff_mixed(1u32, 32u32))) % 4u32)).rev() {
-            v0 = ((61u16) as f32);
+        for j0 in (0u32..((((match (44u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32)).rev() {
+            v0 = v0;
         }
-        let v1: u64 = (a_u64 << (((a_i64) as i16) & 63i16));
-        oi[i] = ((match (a_u32 % 8u32) { 6u32 | 3u32 => ((DIFF_TABLE_I8[((35u32) % 6u32) as usize] * 1i8) * ((-128i8)).max((-89i8))), _ => (((a_i64) as i8) + (((-20i32)) as i8)) })) as u64;
-        of[i] = ((((a_i32) as f32) - ((((-47i16)).checked_sub((-1i16)).unwrap_or(((a_i64) as i16))) as f32))) as f64;
+        let mut v1: u64 = ((((a_u32) as i16)) as u64);
+        for j1 in ((((if true { b_u32 } else { a_u32 })) % 8u32)..(((if false { 20u32 } else { 59u32 })) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v1 = (a_u64 % (v1 | 1u64));
+        }
+        oi[i] = ((((((a_i64) as u16) + (((-20i32)) as u16))) as i32)) as u64;
+        of[i] = ((((a_i32) as f32) - (((0i16 | ((-47i16)).diff_mix(1u32))) as f32))) as f64;
     }
 }
 
@@ -3492,21 +3521,10 @@ pub fn diff_92(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         } else {
             v0 = (match (a_u32 % 8u32) { 7u32 | 6u32 => v0, 6u32 | 0u32 => v0, 6u32..=6u32 => v0, _ => 10i32 });
         }
-        let v1: i8 = ((0i8 | diff_or(None, (match (4294967295u32 % 8u32) { 0u32 | 3u32 => ((a_u32) as i8), 1u32..=4u32 => ((a_i32) as i8), 2u32 => ((a_i64) as i8), _ => (-29i8) }))) << (!((match (49u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)));
-        let mut v2: u8 = ((15u64) as u8);
-        'l2: for j0 in 0u32..((33u32) % 3u32) {
-            for j1 in 0u32..((a_u32) % 3u32) {
-                if true {
-                    break 'l2;
-                }
-                if (75i8 >= v1) {
-                    continue 'l2;
-                }
-                v2 = (v2).checked_rem(((a_u32) as u8)).unwrap_or(((a_i32) as u8));
-            }
-        }
-        oi[i] = ((0u64 + a_u64)) as u64;
-        of[i] = (((((v2) as f64) / (8.0f64 - 8.625f64)) - ((1.125f64 * (-10.25f64)) / (-a_f64)))) as f64;
+        let v1: i8 = ((-((18446744073709551615u64) as i8)) >> ((!(((a_i64) as i16)).checked_sub(((a_i32) as i16)).unwrap_or(22i16)) & 7i16));
+        let v2: u16 = 76u16;
+        oi[i] = ((((!81u32) & (if (33u8 == ((a_f32) as u8)) { a_u32 } else { 23u32 }))).max((95u32 + b_u32))) as u64;
+        of[i] = (((-a_f64) * (-(a_f64 / 9007199254740992.0f64)))) as f64;
     }
 }
 
@@ -3535,8 +3553,8 @@ pub fn diff_93(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
             c0 += 1u32;
         };
         let v1: i8 = (((-21i8) / (13i8 | 1i8))).min(64i8);
-        oi[i] = ((0u64 | diff_or(None, 64u64))) as u64;
-        of[i] = ((-7.75f64)) as f64;
+        oi[i] = ((DIFF_TABLE_U64[((19u32) % 6u32) as usize] * 1u64)) as u64;
+        of[i] = (a_f64) as f64;
     }
 }
 
@@ -3588,23 +3606,21 @@ pub fn diff_95(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
         let mut v0: i16 = ((39i16 >> (2u32 & 15u32)) + (!16i16));
-        diff_xor_into(&mut v0, ((match (78u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16));
+        diff_xor_into(&mut v0, (DIFF_TABLE_I16[((78u32) % 6u32) as usize] * 1i16));
         let r0 = &mut v0;
         *r0 ^= ((a_i32) as i16);
         let v1: i32 = (((match (82u32 % 8u32) { 5u32..=7u32 => a_u64, 7u32 | 1u32 => 71u64, _ => 4u64 })) as i32);
         let mut v2: i64 = a_i64;
-        for j0 in ((((match (a_u32 % 8u32) { 0u32 => a_u32, 0u32..=5u32 => a_u32, _ => a_u32 })) % 8u32)..((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v2 = (v2 & 64i64);
+        for j0 in ((((match (a_u32 % 8u32) { 0u32 => a_u32, 0u32..=5u32 => a_u32, _ => a_u32 })) % 8u32)..(((0u32 | (37u32).diff_mix(b_u32))) % 16u32)).step_by(((4294967295u32) % 3u32) as usize) {
+            v2 = (b_i64).max(v2);
         }
-        let mut v3: u64 = (match (a_u32 % 8u32) { 3u32 => (!(if false { a_u64 } else { 14u64 })), 2u32 | 0u32 => 34u64, _ => (DIFF_TABLE_U64[((a_u32) % 6u32) as usize] * 1u64) });
-        if false {
-            v3 = (if ((0i16 | (40i16).diff_mix(a_u32)) > (5i16 / (v0 | 1i16))) { (a_u64 << (((a_f32) as i64) & 63i64)) } else { ((a_u64 << (a_i32 & 63i32))).max((96u64 << 79u64)) });
-        } else {
-            v3 = (((!(10u16 % (10u16 | 1u16)))) as u64);
+        let mut v3: i8 = ((0i64 | diff_unshape(diff_shape(a_u32, (35i8) as i64, ((((a_i32) as i8)).checked_add(14i8).unwrap_or((-39i8))) as i64), a_u32)) as i8);
+        for j1 in 0u32..(((a_u32).min(a_u32)) % 4u32) {
+            v3 = ((!((a_f32) as i8)) | ((40i8).pow((((a_f32) as i8)) as u32 & 7) % (5i8 / (v3 | 1i8))));
         }
-        assert!((((a_u32 % 256u32) != 7u32) || ((53u16).min(((a_i64) as u16)) < (match (34u32 % 8u32) { 6u32 => ((a_u32) as u16), 5u32 => 22u16, 1u32..=1u32 => ((a_i64) as u16), _ => ((a_u32) as u16) }))));
-        oi[i] = ((0u64 | diff_or(Some(((0i16) as u64)), ((v3 & a_u64) - (match (71u32 % 8u32) { 1u32..=5u32 => v3, _ => a_u64 }))))) as u64;
-        of[i] = ((((1e-40f32 * (-8.5f32)) - (a_f32 / b_f32)) / (if (b_f64 <= 1.7e308f64) { (3.5f32 * 0.0f32) } else { (9.375f32 + 10.75f32) }))) as f64;
+        assert!((((31u32 % 256u32) != 7u32) || (!((19u16 != ((a_u32) as u16)) || matches!((a_u32 % 8u32), 0u32..=7u32)))));
+        oi[i] = (a_u64) as u64;
+        of[i] = ((if ((a_i64 * v2) < (10i64 ^ v2)) { (match (9u32 % 8u32) { 0u32 => ((v1) as f64), _ => ((-1.5f64) / 1.7e308f64) }) } else { (-2.75f64) })) as f64;
     }
 }
 
@@ -3627,10 +3643,10 @@ pub fn diff_96(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let b_f64: f64 = diff_first(&xf64[i..]);
         let mut v0: i64 = ((a_i64 << (a_i64 & 63i64))).abs();
         for j0 in ((((((-8.0f64)) as u32)) % 8u32)..(((match (31u32 % 8u32) { 6u32 => 39u32, 2u32 | 4u32 => 41u32, 0u32 => 8u32, _ => 44u32 })) % 16u32)).step_by(((89u32) % 3u32) as usize) {
-            v0 = (0i64 | diff_or(None, (22i64 >> ((a_f32) as u16))));
+            v0 = ((0i64 | diff_unshape(diff_shape(a_u32, (((v0) as i64)) as i64, ((v0 ^ v0)) as i64), a_u32)) as i64);
         }
-        oi[i] = ((((29i32 >> (a_u32 & 31u32))).min((a_i32 + a_i32)) / a_i32)) as u64;
-        of[i] = ((if (!(24u64 < 15214386171496900826u64)) { ((0.0f64 / (-8.75f64)) - (if (23u8 > 8u8) { (-7.875f64) } else { 2.25f64 })) } else { (((a_i32 >> (127i8 & 31i8))) as f64) })) as f64;
+        oi[i] = ((a_u64 >> ((((((-41i32)) as f64)) as i32) & 63i32))) as u64;
+        of[i] = (((match (a_u32 % 8u32) { 7u32 | 2u32 => (a_f64 + (-1.25f64)), 0u32 => (5e-324f64 * b_f64), 2u32 | 5u32 => (b_f64 * a_f64), _ => ((((a_f32) as i16)) as f64) }) + (((-2.875f64)).abs() + ((-9.125f64) + (-11.25f64))))) as f64;
     }
 }
 
@@ -3651,23 +3667,43 @@ pub fn diff_97<const K: i32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
-        let t0: [u64; 3] = [(61u64).checked_sub(87u64).unwrap_or(a_u64), (35u64 ^ a_u64), (83u64).max((match (a_u32 % 8u32) { 2u32 => a_u64, 0u32 => b_u64, _ => a_u64 }))];
-        let v0: u64 = t0.iter().copied().fold((match (1u32 % 8u32) { 5u32 => (DIFF_TABLE_U64[((93u32) % 6u32) as usize] * 1u64), _ => (37u64 - a_u64) }), |v0, v1| ((match (92u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64));
-        let v2: i16 = (0i16 >> (!54u8));
-        let v3: u32 = ((36u16) as u32);
-        let mut c4: u32 = 0u32;
-        let v4: f32 = loop {
-            if c4 >= (((match (a_u32 % 8u32) { 1u32 | 5u32 => a_u32, 7u32 => a_u32, _ => b_u32 })) % 4u32) {
-                break (0.0f32);
+        let mut t0: [u64; 3] = [((0i64 | diff_unshape(diff_shape(4294967295u32, ((100u64 ^ b_u64)) as i64, (35u64) as i64), 4294967295u32)) as u64); 3];
+        t0[1] = a_u64;
+        t0[2] = (83u64).max((match (a_u32 % 8u32) { 2u32 => a_u64, 0u32 => b_u64, _ => a_u64 }));
+        let mut v0: u64 = (match (1u32 % 8u32) { 5u32 => (18446744073709551615u64).checked_add(a_u64).unwrap_or(1u64), _ => (4u64 << 92u64) });
+        for &v1 in t0.iter() {
+            v0 = (63u64 >> (!54u8));
+        }
+        let mut v2: i8 = ((84u32) as i8);
+        if ((100i8 ^ ((a_f32) as i8)) > (((a_u32) as i8) << (a_u64 & 7u64))) {
+            v2 = (if (((a_i64) as u8) == (if true { ((a_i64) as u8) } else { 6u8 })) { (v2 >> (v2 & 7i8)) } else { (match (a_u32 % 8u32) { 4u32..=6u32 => (0i8).saturating_add(7i8), _ => ((a_u32) as i8) }) });
+        } else {
+            v2 = (((((a_i32) as i8) / (((a_i32) as i8) | 1i8)) >> ((match (a_u32 % 8u32) { 4u32 | 7u32 => (-69i16), 2u32..=4u32 => (-9i16), 3u32 | 5u32 => 16i16, _ => 32767i16 }) & 7i16)) % ((((a_i64) as i8) >> ((((a_u32) as i16)).max(0i16) & 7i16)) | 1i8));
+        }
+        assert!((((11u32 % 256u32) != 7u32) || ((((a_f32) as i16)).checked_sub(65i16).unwrap_or(((a_i32) as i16)) == ((-5i16) & ((a_f32) as i16)))));
+        let t3: [u32; 3] = [(a_u32).max(31u32), (a_u32 >> (a_u32 & 31u32)), (!55u32)];
+        let v3: u32 = t3.iter().copied().fold((85u32 >> (((a_i64) as u16) & 31u16)), |v3, v4| (if true { 1u32 } else { v4 }));
+        let mut v5: u32 = (b_u32 * a_u32);
+        'l5: for j0 in 0u32..(((((-31i16)) as u32)) % 3u32) {
+            for j1 in 0u32..(((a_u32).max(v3)) % 3u32) {
+                if (((a_f32) as u16) < 0u16) {
+                    break 'l5;
+                }
+                if (!matches!((a_u32 % 8u32), 2u32..=4u32)) {
+                    continue 'l5;
+                }
+                v5 = a_u32;
             }
-            c4 += 1u32;
+        }
+        let mut c6: u32 = 0u32;
+        let v6: u16 = loop {
+            if c6 >= (((73u32 + 32u32)) % 4u32) {
+                break (1u16);
+            }
+            c6 += 1u32;
         };
-        let mut v5: u16 = (if ((-34i64) != a_i64) { 6u16 } else { 13321u16 });
-        diff_xor_into(&mut v5, (match (v3 % 8u32) { 1u32 => ((a_f32) as u16), 3u32 => ((a_i64) as u16), _ => ((a_f32) as u16) }));
-        let r5 = &mut v5;
-        *r5 ^= ((K) as u16);
-        oi[i] = (((0i64 | DiffPair::new((match (v3 % 8u32) { 6u32 | 6u32 => (-51i64), 7u32 | 3u32 => 93i64, _ => (-69i64) }), (!a_i64)).b) + 73i64)) as u64;
-        of[i] = (v4) as f64;
+        oi[i] = ((match (100u32 % 8u32) { 3u32..=3u32 => (0i16 | diff_or(Some(((((a_u32) as i16)) as i16)), ((-1i16) % ((-89i16) | 1i16)))), 5u32 | 4u32 => ((DIFF_TABLE_I16[((95u32) % 6u32) as usize] * 1i16) << ((K << 84u16) & 15i32)), _ => 56i16 })) as u64;
+        of[i] = (((((a_u64 ^ a_u64) >> (((a_f32) as u8) & 63u8))) as f64)) as f64;
     }
 }
 
@@ -3688,20 +3724,20 @@ pub fn diff_98<const K: u32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
-        let mut v0: u8 = (DIFF_TABLE_U8[((70u32) % 6u32) as usize] * 1u8);
-        'l0: for j0 in 0u32..((K) % 3u32) {
-            for j1 in 0u32..(((38u32 / (a_u32 | 1u32))) % 3u32) {
-                if (a_i64 != 51i64) {
+        let mut v0: u8 = ((((a_i32) as u8) * 15u8)).saturating_sub(10u8);
+        'l0: for j0 in 0u32..(((K << (((a_u32) as i8) & 31i8))) % 3u32) {
+            for j1 in 0u32..(((K ^ 4294967295u32)) % 3u32) {
+                if true {
                     break 'l0;
                 }
-                if ((-79i16) < 70i16) {
+                if (a_i32 == a_i32) {
                     continue 'l0;
                 }
-                v0 = (!((a_u32) as u8));
+                v0 = v0;
             }
         }
-        oi[i] = (50u16) as u64;
-        of[i] = (((if (59i32 <= 70i32) { (-2.875f64) } else { (-a_f64) }) - (match (a_u32 % 8u32) { 5u32 => (DIFF_TABLE_F64[((81u32) % 6u32) as usize] * 1.0f64), _ => (a_f64 * a_f64) }))) as f64;
+        oi[i] = ((!((((a_i64) as i16) | 32767i16) << ((a_u64 + 59u64) & 15u64)))) as u64;
+        of[i] = ((-a_f64)) as f64;
     }
 }
 
@@ -3723,13 +3759,14 @@ pub fn diff_99(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
         let v0: u32 = (if true { 86u32 } else { 0u32 });
-        let mut v1: f64 = (((a_f64 / 2.5f64) - (8.5f64 + (-3.875f64))) + ((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) as f64));
-        for j0 in (u32::MAX - (((match (31u32 % 8u32) { 0u32 => a_u32, 6u32 => 82u32, 3u32 | 5u32 => 1u32, _ => 21u32 })) % 4u32))..=u32::MAX {
-            v1 = ((((16u16 + ((a_i32) as u16)) >> ((0u16).checked_add(83u16).unwrap_or(((a_f32) as u16)) & 15u16))) as f64);
+        let mut v1: f64 = (((a_f64 / 2.5f64) - (8.5f64 + (-3.875f64))) + ((((-7i8)).checked_div(23i8).unwrap_or(((a_i32) as i8))) as f64));
+        for j0 in (u32::MAX - ((a_u32) % 4u32))..=u32::MAX {
+            v1 = (8.0f64 - ((9007199254740992.0f64 * (-0.0f64)) + v1));
         }
-        let v2: i8 = (((-7.25f32)) as i8);
-        oi[i] = ((DIFF_TABLE_I16[((v0) % 6u32) as usize] * 1i16)) as u64;
-        of[i] = ((((-a_f64) - (a_f64 / v1))).sqrt()) as f64;
+        assert!((((a_u32 % 256u32) != 7u32) || matches!((a_u32 % 8u32), 1u32 | 1u32)));
+        let v2: u64 = ((((15u64 % (a_u64 | 1u64))).saturating_mul((53u64).max(33u64))) as u64);
+        oi[i] = ((((-a_i32)).abs()).min((match (v0 % 8u32) { 3u32..=7u32 => (41i32 << ((-63i16) & 31i16)), 4u32 | 7u32 => (a_i32).checked_div(a_i32).unwrap_or(a_i32), _ => (match (a_u32 % 8u32) { 5u32..=7u32 => 19i32, 0u32..=6u32 => a_i32, 7u32 => (-96i32), _ => a_i32 }) }))) as u64;
+        of[i] = (((((56u16).min(((a_f32) as u16))) as f64) + (((-75i64)) as f64))) as f64;
     }
 }
 
@@ -3757,17 +3794,16 @@ pub fn diff_100<const K: i64>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[
         for &v1 in t0.iter().step_by(2) {
             v0 = ((65535u16 / (((a_i32) as u16) | 1u16)) ^ (!v0));
         }
-        let v2: u16 = ((((-76i64)) as u16) << ((((45u8 & 91u8)).abs_diff(((a_f32) as u8)) as u8) & 15u8));
-        assert!((((32u32 % 256u32) != 7u32) || true));
-        let v3: i32 = (!56i32);
-        let mut v4: i8 = (((31i8).div_euclid((-34i8)) | (0i8).pow((((a_f32) as i8)) as u32 & 7)) - ((a_f32) as i8));
-        if false {
-            v4 = v4;
+        let v2: u16 = ((0u16 | diff_mixed(((((a_i32) as i16)) as u16), 4294967295u32)) >> ((0u8 | diff_mixed((45u8 & 91u8), a_u32)) & 15u8));
+        let v3: i16 = (57i16 + ((a_i32) as i16));
+        let mut v4: u16 = ((!(((a_i32) as u16) >> (v2 & 15u16)))).min((((a_i64) as u16)).div_euclid(((a_i64) as u16)));
+        if matches!((a_u32 % 8u32), 0u32 | 2u32) {
+            v4 = ((DIFF_TABLE_F32.get(((a_u32) % 8u32) as usize).copied().unwrap_or((-3.875f32))) as u16);
         } else {
-            v4 = 98i8;
+            v4 = 16u16;
         }
-        oi[i] = ((((0.1f64) as i32) / (((match (a_u32 % 8u32) { 1u32 | 2u32 => a_i32, 1u32..=7u32 => 2147483647i32, 4u32 | 6u32 => v3, _ => a_i32 }) | 6i32) | 1i32))) as u64;
-        of[i] = (((((-11.75f64) * a_f64) * DIFF_TABLE_F64.get(((25u32) % 8u32) as usize).copied().unwrap_or(a_f64)) * (a_f64 - ((a_f64) as f64)))) as f64;
+        oi[i] = (((63u64) as u32)) as u64;
+        of[i] = (0.0f64) as f64;
     }
 }
 
@@ -3790,31 +3826,20 @@ pub fn diff_101(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let b_f64: f64 = diff_first(&xf64[i..]);
         let mut v0: u8 = (((a_u32) as u8) * ((a_i32) as u8));
         if (false || (32u32 <= a_u32)) {
-            v0 = (0u8 | diff_mixed((79u8 & 13u8), 59u32));
+            v0 = (v0).checked_add(v0).unwrap_or(43u8);
         } else {
-            v0 = ((a_i32) as u8);
+            v0 = (match (3u32 % 8u32) { 1u32 => (!0u8), 6u32..=7u32 => v0, 3u32..=7u32 => (44u8).min(v0), _ => 99u8 });
         }
-        let mut v1: u16 = (0u16).checked_rem(48u16).unwrap_or(1u16);
-        'l1: for j0 in 0u32..(((((-97i8)) as u32)) % 3u32) {
-            for j1 in 0u32..(((if (91u16 != 4u16) { 4u32 } else { 1u32 })) % 3u32) {
-                if (a_u64 < 36u64) {
-                    break 'l1;
-                }
-                if ((-50i16) < ((a_f32) as i16)) {
-                    continue 'l1;
-                }
-                v1 = (v1 - ((a_u32) as u16));
+        let mut c1: u32 = 0u32;
+        let v1: u16 = loop {
+            if c1 >= (((32u32 >> v0)) % 4u32) {
+                break ((match (18u32 % 8u32) { 1u32 => (50u16 << (48u64 & 15u64)), 3u32..=3u32 => 74u16, _ => (60u16 >> a_u32) }));
             }
-        }
-        let mut c2: u32 = 0u32;
-        let v2: u32 = loop {
-            if c2 >= (((60u32 + 3416460843u32)) % 4u32) {
-                break (((32u32 >> a_i32)).max((31u32 | a_u32)));
-            }
-            c2 += 1u32;
+            c1 += 1u32;
         };
-        oi[i] = (((((((-59i8)) as u8)) as u64) << ((-((((a_i64) as u8)) as i16)) & 63i16))) as u64;
-        of[i] = ((-(DIFF_TABLE_F64.get(((70u32) % 8u32) as usize).copied().unwrap_or((-11.75f64)) * (11.875f64 / a_f64)))) as f64;
+        let v2: f32 = ((a_f32) as f32);
+        oi[i] = (((0i64 | diff_unshape(diff_shape(60u32, ((((a_i64) as i8) + (8i8).abs())) as i64, ((11i8 % (((-99i8) / ((-73i8) | 1i8)) | 1i8))) as i64), 60u32)) as i8)) as u64;
+        of[i] = ((-a_f32)) as f64;
     }
 }
 
@@ -3836,30 +3861,29 @@ pub fn diff_102(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
         let mut v0: i16 = ((match (89u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
-        for j0 in ((((a_u32).checked_sub(a_u32).unwrap_or(0u32)) % 8u32)..(((match (73u32 % 8u32) { 0u32 => 4294967295u32, _ => 31u32 })) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v0 = ((-59i16) >> ((-128i8) & 15i8));
+        for j0 in (0u32..((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32)).rev() {
+            v0 = (v0 * (-47i16));
         }
-        let mut c1: u32 = 0u32;
-        let v1: u64 = loop {
-            if c1 >= (((40u32).checked_add(4294967295u32).unwrap_or(4u32)) % 4u32) {
-                break (a_u64);
-            }
-            c1 += 1u32;
-        };
-        let v2: i64 = (-42i64);
-        assert!((((38u32 % 256u32) != 7u32) || ((((a_u32) as u8) >> (65u16 & 7u16)) > (60u8 * 70u8))));
-        let mut v3: f32 = (16777216.0f32 / 7.875f32);
-        if ((a_u32 << (((a_f32) as i8) & 31i8)) < (53u32 | 63u32)) {
-            v3 = (v3 * v3);
-        } else {
-            v3 = (a_f32).abs();
+        let mut v1: i16 = v0;
+        for j1 in (((((70u64) as u32)) % 8u32)..((((29u8) as u32)) % 16u32)).step_by(((31u32) % 3u32) as usize) {
+            v1 = (-52i16);
         }
-        let mut v4: i16 = ((((72u16 | ((a_i64) as u16))) as i16)).min(((v2) as i16));
-        for j1 in (u32::MAX - ((16u32) % 4u32))..=u32::MAX {
-            v4 = ((match (66u32 % 8u32) { 3u32..=6u32 => (v0 << (((a_i64) as u16) & 15u16)), _ => (!((a_i32) as i16)) }) >> ((if false { v4 } else { (-97i16) }) & (((-81i8)) as i16)));
+        assert!((((1u32 % 256u32) != 7u32) || ((((a_f32) as u8) << 4u16) <= (((a_f32) as u8)).min(((a_u32) as u8)))));
+        let t2: [u16; 3] = [((32u16 ^ 6u16)).div_euclid((((a_i64) as u16) ^ 16u16)), (16u16 << (a_i64 ^ (-55i64))), ((match (52u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)];
+        let v2: u16 = t2.iter().copied().fold(((16u16 << (-71i32)) >> (((3.4e38f32) as i32) & 15i32)), |v2, v3| ((83u16 + 3u16) * (if (87u64 <= 72u64) { ((a_i64) as u16) } else { v2 })));
+        let mut v4: i64 = ((a_f64) as i64);
+        diff_xor_into(&mut v4, 22i64);
+        let r4 = &mut v4;
+        *r4 ^= (56i64 | b_i64);
+        let mut t5: [i8; 3] = [((a_i64) as i8); 3];
+        t5[1] = (((!(((a_f32) as i8)).abs())) as i8);
+        t5[2] = ((if (b_i32 < b_i32) { (((a_f32) as i8)).checked_div((-14i8)).unwrap_or(8i8) } else { ((((a_i64) as u8)) as i8) }) >> ((!(v1 * 32767i16)) & 7i16));
+        let mut v5: i8 = (8i8 % ((match (68u32 % 8u32) { 1u32 => ((a_i32) as i8), _ => (-25i8) }) << (a_u32 & 7u32)));
+        for &v6 in t5.iter() {
+            v5 = (0i8 | diff_or(Some((((((a_f32) as i8)).saturating_add(v6)) as i8)), (-(v5 << a_u64))));
         }
-        oi[i] = ((a_u32 / (a_u32 | 1u32))) as u64;
-        of[i] = ((-(match (31u32 % 8u32) { 2u32 => ((83u16) as f64), 2u32 => (10.375f64).abs(), 4u32 | 2u32 => (-0.125f64), _ => ((-11.0f64) * b_f64) }))) as f64;
+        oi[i] = (((((a_f32).sqrt()) as u8) << (42u8 & 7u8))) as u64;
+        of[i] = ((((1e-40f32 + a_f32) / (a_f32 - 0.1f32)) - a_f32)) as f64;
     }
 }
 
@@ -3884,25 +3908,33 @@ pub fn diff_103<const K: u32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[
         if (!(16i16 >= ((a_f32) as i16))) {
             v0 = (!(match (a_u32 % 8u32) { 3u32..=4u32 => (37i8 ^ (-53i8)), 7u32 | 7u32 => (!36i8), _ => (((a_f32) as i8) * ((a_f32) as i8)) }));
         } else {
-            v0 = (((DIFF_TABLE_U64[((b_u32) % 6u32) as usize] * 1u64)) as i8);
+            v0 = ((((0u64 | diff_mixed(a_u64, 52u32))).saturating_add((match (3165632589u32 % 8u32) { 6u32 | 7u32 => a_u64, 3u32 | 7u32 => 99u64, _ => b_u64 }))) as i8);
         }
-        let v1: u32 = (match (3165632589u32 % 8u32) { 6u32 | 7u32 => a_u32, 3u32 | 7u32 => 99u32, _ => b_u32 });
-        let mut v2: f64 = (a_f64 / a_f64);
+        let mut v1: f64 = (a_f64 / a_f64);
         if ((!2147483647i32) > (a_i32 >> a_u32)) {
-            v2 = (v2 * v2);
+            v1 = (v1 * v1);
         } else {
-            v2 = (a_f64).sqrt();
+            v1 = (a_f64).sqrt();
         }
-        let mut v3: i16 = (0i16 | diff_or(Some((((0u32 | (a_u32).diff_mix(v1))) as i16)), (if ((8942104897024130815u64 <= 96u64) || false) { (10i16 >> (b_i32 & 15i32)) } else { ((a_f32) as i16) })));
-        for j0 in 0u32..((38u32) % 4u32) {
-            v3 = (!(if (94u16 == 90u16) { (v3 >> (((a_u32) as i8) & 15i8)) } else { (((a_u32) as i16)).min(((a_i64) as i16)) }));
+        let mut v2: i16 = (DIFF_TABLE_I16[((K) % 6u32) as usize] * 1i16);
+        for j0 in 0u32..((((96u32) as u32)) % 4u32) {
+            v2 = ((32767i16).checked_mul(((a_i64) as i16)).unwrap_or(v2)).min((((!((a_f32) as i8))) as i16));
         }
-        let mut v4: u8 = (0u8 | diff_mixed(95u8, a_u32));
-        for j1 in ((((match (K % 8u32) { 3u32..=6u32 => 0u32, 1u32 => 30u32, _ => v1 })) % 8u32)..((((K) as u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v4 = ((56u8).checked_sub(((a_u32) as u8)).unwrap_or(93u8) / (match (v1 % 8u32) { 1u32..=4u32 => 89u8, 2u32 => ((a_i32) as u8), 2u32 | 7u32 => v4, _ => 128u8 }));
+        let mut v3: f64 = ((match (a_u32 % 8u32) { 3u32 => 5.25f64, 5u32 => 2.625f64, 2u32 => v1, _ => v1 }) + (-10.75f64));
+        'l3: for j1 in 0u32..((((80u8) as u32)) % 3u32) {
+            for j2 in 0u32..(((6u32 & a_u32)) % 3u32) {
+                if (true && matches!((K % 8u32), 4u32..=4u32)) {
+                    break 'l3;
+                }
+                if true {
+                    continue 'l3;
+                }
+                v3 = ((((-8.375f64)) as f64) - (-a_f64));
+            }
         }
-        oi[i] = ((match (K % 8u32) { 1u32 => ((((-9.75f32) / a_f32)) as i16), 2u32..=3u32 => ((a_u32) as i16), 1u32..=2u32 => (!4i16), _ => (0i16 | diff_or(Some(((a_i32) as i16)), (DIFF_TABLE_I16[((K) % 6u32) as usize] * 1i16))) })) as u64;
-        of[i] = ((match (v1 % 8u32) { 0u32 => (((v2 + a_f64)) as f32), 6u32 => ((a_f32 / 9.125f32) * ((-2.25f32) - a_f32)), _ => a_f32 })) as f64;
+        let v4: f64 = ((v3 * (-10.0f64)) / v3);
+        oi[i] = ((-((((-90i32)).checked_sub((-97i32)).unwrap_or(a_i32)) as i16))) as u64;
+        of[i] = ((0.1f64 * ((((-86i16)) as f64) / ((15i64) as f64)))) as f64;
     }
 }
 
@@ -3923,30 +3955,20 @@ pub fn diff_104<const K: i8>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
-        let mut v0: i64 = (((K) as i64) + (DIFF_TABLE_I64[((0u32) % 6u32) as usize] * 1i64));
-        diff_xor_into(&mut v0, a_i64);
+        let mut v0: i64 = (((K) as i64) + (0i64 | DiffPair { a: 9223372036854775807i64, b: 10i64 }.mixed()));
+        diff_xor_into(&mut v0, (-9223372036854775808i64));
         let r0 = &mut v0;
-        *r0 ^= (-9223372036854775808i64);
-        let mut v1: u16 = ((((a_i64) as u64)) as u16);
-        if (!matches!((64u32 % 8u32), 4u32)) {
-            v1 = ((a_i32) as u16);
-        } else {
-            v1 = ((15496u16 >> ((-32768i16) & 15i16)) + (!22u16));
+        *r0 ^= (71i64 % (b_i64 | 1i64));
+        let v1: u16 = (DIFF_TABLE_U16[((a_u32) % 6u32) as usize] * 1u16);
+        let mut t2: [u8; 3] = [((((a_i64) as i8)) as u8); 3];
+        t2[1] = (16u8).max(((a_f32) as u8));
+        t2[2] = ((a_i32) as u8);
+        let mut v2: u8 = (22u8).checked_div(90u8).unwrap_or(((a_i64) as u8));
+        for &v3 in t2.iter().skip(1) {
+            v2 = ((a_f32) as u8);
         }
-        let mut v2: f32 = a_f32;
-        'l2: for j0 in 0u32..(((a_u32).checked_rem(a_u32).unwrap_or(6u32)) % 3u32) {
-            for j1 in 0u32..(((a_u32).checked_sub(24u32).unwrap_or(1u32)) % 3u32) {
-                if (!true) {
-                    break 'l2;
-                }
-                if ((25u8 == ((a_f32) as u8)) && matches!((a_u32 % 8u32), 7u32..=7u32)) {
-                    continue 'l2;
-                }
-                v2 = ((if true { v2 } else { (-11.75f32) }) - (12.375f32 * a_f32));
-            }
-        }
-        oi[i] = ((((if (25u32 <= a_u32) { K } else { (-92i8) }) + ((((a_f32) as i8)) as i8)) - ((((a_i32) as i8) ^ K) >> (((a_i64) as u16) << (85i16 & 15i16))))) as u64;
-        of[i] = (((((78u64) as f64) - DIFF_TABLE_F64.get(((32u32) % 8u32) as usize).copied().unwrap_or(11.5f64))).sqrt()) as f64;
+        oi[i] = (((v1).max(((match (24u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)) & ((a_f32) as u16))) as u64;
+        of[i] = ((-(((-12.375f64) - 10.625f64) / (match (67u32 % 8u32) { 7u32 => a_f64, 7u32 => 3.75f64, 3u32 => 1.7e308f64, _ => 6.0f64 })))) as f64;
     }
 }
 
@@ -3969,28 +3991,23 @@ pub fn diff_105<const K: i32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[
         let b_f64: f64 = diff_first(&xf64[i..]);
         let mut v0: u32 = (((!94u32) | ((((a_i64) as u16)) as u32)) << (((((-97i16) <= 50i16)) as i32) & 31i32));
         if (matches!((13u32 % 8u32), 3u32) && ((-43i16) <= (-20i16))) {
-            v0 = ((DIFF_TABLE_U32[((v0) % 6u32) as usize] * 1u32) ^ 45u32);
+            v0 = ((0u32 | diff_mixed((45u32 ^ v0), v0)) ^ (!(a_u32 + a_u32)));
         } else {
-            v0 = ((!(0u32 | diff_or(Some(a_u32), v0))) >> (((1u16 % (1u16 | 1u16)) >> ((a_u32 + a_u32) & 15u32)) & 31u16));
+            v0 = v0;
         }
-        let mut v1: u16 = ((!53u16) >> (63u64 & 15u64));
-        for j0 in ((((64u32 + v0)) % 8u32)..((v0) % 16u32)).step_by(((33u32) % 3u32) as usize) {
-            v1 = ((match (v0 % 8u32) { 7u32 | 0u32 => v1, _ => 16u16 })).rem_euclid((match (v0 % 8u32) { 1u32 | 7u32 => v1, 4u32 | 4u32 => 15u16, 5u32..=5u32 => ((a_u32) as u16), _ => v1 }));
+        let mut v1: u8 = (0u8 | diff_mixed(((!((a_f32) as u8))).rem_euclid((if true { ((a_u32) as u8) } else { 49u8 })), v0));
+        for j0 in (((v0) % 8u32)..(((a_u32 & 18u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v1 = (v1).checked_mul(v1).unwrap_or(v1);
         }
-        let mut t2: [i16; 3] = [(((if true { 17i16 } else { ((a_i64) as i16) }) >> (15u16 % ((a_u32) as u16))) | ((34i16).min(((a_f32) as i16))).saturating_sub(((-1i16) * ((a_u32) as i16)))); 3];
-        t2[1] = (match (a_u32 % 8u32) { 1u32 => (((a_i64) as i16) + (match (14u32 % 8u32) { 2u32 | 4u32 => (-52i16), _ => 30i16 })), 2u32..=3u32 => (((-85i16)).max(((a_i32) as i16)) % (((a_f64) as i16) | 1i16)), 3u32..=7u32 => (0i16 | ((-89i16)).diff_mix(73u32)), _ => (((a_u32) as i16)).saturating_sub((-69i16)) });
-        t2[2] = (-30i16);
-        let mut v2: i16 = (-76i16);
-        for &v3 in t2.iter().step_by(2) {
-            v2 = ((((!30u16) + (v1).min(((a_i32) as u16)))) as i16);
+        let mut v2: f32 = (16777216.0f32 + 0.0f32);
+        if (((b_f32 > 9.5f32) && true) || (true || true)) {
+            v2 = (v2 * v2);
+        } else {
+            v2 = (-v2);
         }
-        let mut v4: u32 = (if (53u64 == 58u64) { v0 } else { v0 });
-        for j1 in 0u32..(((match (a_u32 % 8u32) { 2u32..=6u32 => 61u32, 7u32..=7u32 => b_u32, _ => b_u32 })) % 4u32) {
-            v4 = (44u32).div_euclid(24u32);
-        }
-        assert!((((a_u32 % 256u32) != 7u32) || (19u64 > (64u64 >> (58i64 & 63i64)))));
-        oi[i] = (((match (a_u32 % 8u32) { 0u32 => (39944u16 / (((a_u32) as u16) | 1u16)), _ => (((a_f32) as u16)).checked_sub(96u16).unwrap_or(((a_i64) as u16)) }) >> (((v2 << (v4 & 15u32))).abs() & 15i16))) as u64;
-        of[i] = ((10.125f32 * ((a_f32 / a_f32) - a_f32))) as f64;
+        let v3: i16 = 9i16;
+        oi[i] = (87u16) as u64;
+        of[i] = ((DIFF_TABLE_F32[((v0) % 6u32) as usize] * 1.0f32)) as f64;
     }
 }
 
@@ -4015,18 +4032,23 @@ pub fn diff_106(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         assert!((((a_u32 % 256u32) != 7u32) || (!(a_f64 != a_f64))));
         let mut v1: i32 = ((if (v0 < v0) { (31i32 / (a_i32 | 1i32)) } else { ((true) as i32) }) >> ((((if false { 1u32 } else { 41u32 })) as i8) & 31i8));
         for j0 in ((((match (85u32 % 8u32) { 0u32..=4u32 => a_u32, 5u32 => 4294967295u32, _ => a_u32 })) % 8u32)..(((37u32 & 0u32)) % 16u32)).step_by(((93u32) % 3u32) as usize) {
-            v1 = (((DIFF_TABLE_I32[((31u32) % 6u32) as usize] * 1i32) << ((((a_u32) as i16)).checked_div(v0).unwrap_or(((a_i32) as i16)) & 31i16))).rem_euclid((0i32 | diff_mixed((-1i32), a_u32)));
+            v1 = (a_i32).checked_add((-95i32)).unwrap_or(a_i32);
         }
-        let v2: u8 = (((-11.75f32)) as u8);
-        let mut t3: [u8; 3] = [(match (47u32 % 8u32) { 7u32..=7u32 => v2, 5u32 | 4u32 => v2, _ => v2 }); 3];
-        t3[1] = (v2 << (a_i64 & 7i64));
-        t3[2] = (if true { ((a_f32) as u8) } else { ((a_f32) as u8) });
-        let mut v3: u8 = v2;
-        for &v4 in t3.iter().skip(1) {
-            v3 = (((a_i32) as u8) | ((a_i64) as u8));
+        let v2: f64 = ((-5.875f64)).sqrt();
+        let mut v3: f32 = (-(a_f32 / a_f32));
+        'l3: for j1 in 0u32..(((1u32 & 79u32)) % 3u32) {
+            for j2 in 0u32..(((a_u32 >> (v0 & 31i16))) % 3u32) {
+                if true {
+                    break 'l3;
+                }
+                if (v2 != v2) {
+                    continue 'l3;
+                }
+                v3 = (a_f32 / ((-12.5f32) + (-8.75f32)));
+            }
         }
-        oi[i] = (((0u32 | ((0u32 | (b_u32).diff_mix(34u32))).diff_mix(31u32)) % ((match (a_u32 % 8u32) { 5u32..=5u32 => (62u32).checked_add(a_u32).unwrap_or(58u32), 7u32 => 22u32, 2u32 | 7u32 => (match (78u32 % 8u32) { 6u32 => 62u32, 3u32..=6u32 => a_u32, 6u32 | 5u32 => 14u32, _ => 2u32 }), _ => (34u32 * 1u32) }) | 1u32))) as u64;
-        of[i] = (a_f32) as f64;
+        oi[i] = (a_u32) as u64;
+        of[i] = (((v3 / (v3 * v3))).abs()) as f64;
     }
 }
 
@@ -4050,24 +4072,24 @@ pub fn diff_107(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let mut t0: [u64; 3] = [a_u64; 3];
         t0[1] = (a_u64 / (a_u64 | 1u64));
         t0[2] = ((!a_u64) & (a_u64 << (((a_i64) as u8) & 63u8)));
-        let mut v0: u64 = ((26u64).checked_sub(53u64).unwrap_or(0u64) >> ((!46u64) & 63u64));
-        for &v1 in t0.iter() {
-            v0 = ((if (95u8 == ((a_u32) as u8)) { 87u64 } else { a_u64 })).min((((-6i64)) as u64));
+        let mut v0: u64 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) >> ((!46u64) & 63u64));
+        for &v1 in t0.iter().step_by(2) {
+            v0 = ((match (70u32 % 8u32) { 5u32 => a_u64, 4u32 => 23u64, _ => 31u64 }) & (v1).max(a_u64));
         }
-        let mut v2: f64 = (((DIFF_TABLE_U64[((67u32) % 6u32) as usize] * 1u64)) as f64);
-        if ((30u16 > 44u16) || ((-86i16) <= ((a_i32) as i16))) {
-            v2 = DIFF_TABLE_F64.get(((36u32) % 8u32) as usize).copied().unwrap_or(v2);
+        let mut v2: f64 = (-((a_u64) as f64));
+        if (!(((a_f32) as u16) == ((a_i32) as u16))) {
+            v2 = ((a_f32) as f64);
         } else {
-            v2 = (match (82u32 % 8u32) { 2u32 => ((14907877679654776299u64) as f64), 1u32..=5u32 => (a_f64 * v2), 7u32 | 2u32 => (a_f64 + a_f64), _ => (v2 * (-7.25f64)) });
+            v2 = ((v2).sqrt() / (v2 / v2));
         }
-        let mut v3: u8 = ((a_u32) as u8);
-        if matches!((43u32 % 8u32), 4u32) {
-            v3 = ((match (88u32 % 8u32) { 3u32 | 2u32 => (((a_u32) as u8)).min(((a_u32) as u8)), 0u32..=6u32 => (v3 | v3), _ => (((a_i32) as u8) & 26u8) }) + 56u8);
+        let mut v3: u16 = (((a_u32) as u16) - 82u16);
+        if ((64i64 / (a_i64 | 1i64)) < (((9.375f32 >= a_f32)) as i64)) {
+            v3 = ((a_i64) as u16);
         } else {
-            v3 = (v3 >> 0i16);
+            v3 = ((v3) as u16);
         }
-        oi[i] = ((((b_u64 < 64u64)) as i64)) as u64;
-        of[i] = (((-(v2 / v2)) + (((a_i32 * 9i32)) as f64))) as f64;
+        oi[i] = (((-43i16) << (((a_u32) as u16) & 15u16))) as u64;
+        of[i] = (DIFF_TABLE_F64.get(((a_u32) % 8u32) as usize).copied().unwrap_or(a_f64)) as f64;
     }
 }
 
@@ -4090,12 +4112,12 @@ pub fn diff_108(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let b_f64: f64 = diff_first(&xf64[i..]);
         let mut v0: u8 = 57u8;
         if ((match (23u32 % 8u32) { 1u32 | 3u32 => a_f64, 4u32..=7u32 => a_f64, _ => b_f64 }) > ((((a_f32) as i16)) as f64)) {
-            v0 = (match (83u32 % 8u32) { 1u32 => ((73u8).min(((a_i32) as u8)) & v0), _ => ((v0).max(v0) - (0u8 | diff_or(Some(((a_u32) as u8)), ((a_i64) as u8)))) });
+            v0 = (match (83u32 % 8u32) { 1u32 => ((73u8).min(((a_i32) as u8)) & v0), _ => ((v0).max(v0) - (0u8 | diff_mixed(((a_u32) as u8), a_u32))) });
         } else {
             v0 = ((a_f32) as u8);
         }
-        oi[i] = ((0u16 | diff_mixed((((a_i32) as u16)).checked_sub(((a_f32) as u16)).unwrap_or(69u16), 70u32))) as u64;
-        of[i] = ((((a_f64 - a_f64) * (-8.875f64)) / ((-a_f64) / (DIFF_TABLE_F64[((62u32) % 6u32) as usize] * 1.0f64)))) as f64;
+        oi[i] = ((DIFF_TABLE_U16[((72u32) % 6u32) as usize] * 1u16)) as u64;
+        of[i] = (((if (!(28u16 <= ((a_i64) as u16))) { (a_f64 - a_f64) } else { (-8.875f64) })).abs()) as f64;
     }
 }
 
@@ -4120,8 +4142,8 @@ pub fn diff_109(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         for j0 in (((75u32) % 8u32)..((((18i16) as u32)) % 16u32)).step_by(((95u32) % 3u32) as usize) {
             v0 = (a_f32 + ((((31i8) as u8)) as f32));
         }
-        oi[i] = ((match (33u32 % 8u32) { 2u32..=3u32 => (match (56u32 % 8u32) { 0u32 | 5u32 => (-15i8), 7u32 => ((match (23u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8), 3u32..=6u32 => (match (0u32 % 8u32) { 0u32 | 7u32 => ((a_u32) as i8), 5u32 => ((a_i32) as i8), _ => 67i8 }), _ => (90i8 * (-128i8)) }), 3u32 => ((-80i8) / ((!90i8) | 1i8)), 4u32 | 0u32 => (((((a_f32) as i16) > (-32768i16))) as i8), _ => ((((a_i64) as i8) & 9i8)).max((((a_u32) as i8) / (((a_f32) as i8) | 1i8))) })) as u64;
-        of[i] = ((a_f64 + (((97u64) as f64) / ((((a_i64) as u16)) as f64)))) as f64;
+        oi[i] = ((match (33u32 % 8u32) { 2u32..=3u32 => (match (56u32 % 8u32) { 0u32 | 5u32 => (-15i8), 7u32 => (94i8).pow((((a_u32) as i8)) as u32 & 7), 5u32 | 7u32 => (((a_f32) as i8) / (((a_f32) as i8) | 1i8)), _ => (((a_u32) as i8) << (8i8 & 7i8)) }), 5u32 | 2u32 => ((DIFF_TABLE_I8[((a_u32) % 6u32) as usize] * 1i8) / ((((a_u32) as i8) - (-128i8)) | 1i8)), 4u32..=7u32 => (DIFF_TABLE_I8[((86u32) % 6u32) as usize] * 1i8), _ => (-20i8) })) as u64;
+        of[i] = (((((-9.125f64) + 3.75f64) / ((-7.75f64) * a_f64)) - ((a_f64 / 7.125f64) / (a_f64 / a_f64)))) as f64;
     }
 }
 
@@ -4142,25 +4164,35 @@ pub fn diff_110<const K: u32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[
         let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
-        let v0: i8 = (((a_i32) as i8)).checked_sub(68i8).unwrap_or(((a_i64) as i8));
-        let mut v1: u16 = (10u16 << (((a_i64) as i16) & 15i16));
-        for j0 in (((((((a_u32) as u16)) as u32)) % 8u32)..(((match (a_u32 % 8u32) { 0u32 | 2u32 => K, 1u32 | 6u32 => K, _ => a_u32 })) % 16u32)).step_by(((95u32) % 3u32) as usize) {
-            v1 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
-        }
-        let mut v2: u8 = 15u8;
-        diff_xor_into(&mut v2, (!((a_f32) as u8)));
-        let r2 = &mut v2;
-        *r2 ^= (34u8 - 70u8);
-        let mut c3: u32 = 0u32;
-        let v3: u8 = loop {
-            if c3 >= (((a_u32 & 75u32)) % 4u32) {
-                break (((44u8).checked_rem(34u8).unwrap_or(((a_f32) as u8)) * ((a_i64) as u8)));
+        let v0: i8 = (0i8 | diff_mixed(((a_i32) as i8), K));
+        let t1: [i64; 3] = [a_i64, (-(match (a_u32 % 8u32) { 4u32 | 7u32 => (a_i64 * a_i64), _ => (a_i64 & (-37i64)) })), ((match (a_u32 % 8u32) { 0u32..=7u32 => (match (a_u32 % 8u32) { 1u32 => (-75i64), 5u32 => a_i64, _ => (-59i64) }), 1u32 => a_i64, 6u32 | 0u32 => (0i64 | diff_or(None, 19i64)), _ => (0i64 | DiffPair::new((-12i64), a_i64).b) }) >> ((match (a_u32 % 8u32) { 0u32 | 1u32 => (if true { ((a_u32) as u16) } else { 56u16 }), _ => (((a_f32) as u16) | ((a_f32) as u16)) }) & 63u16))];
+        let v1: i64 = t1.iter().copied().fold(((0i64 | diff_unshape(diff_shape(K, (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64)) as i64, ((DIFF_TABLE_I64[((a_u32) % 6u32) as usize] * 1i64)) as i64), K)) as i64), |v1, v2| a_i64);
+        let mut v3: i64 = v1;
+        'l3: for j0 in 0u32..((K) % 3u32) {
+            for j1 in 0u32..((a_u32) % 3u32) {
+                if matches!((35u32 % 8u32), 4u32..=6u32) {
+                    break 'l3;
+                }
+                if (v3 == v3) {
+                    continue 'l3;
+                }
+                v3 = ((!a_i64) << ((a_i32 >> (0u64 & 31u64)) & 63i32));
             }
-            c3 += 1u32;
-        };
-        let v4: u8 = (61u8).checked_div(100u8).unwrap_or(v3);
-        oi[i] = (((match (K % 8u32) { 5u32 => (a_u32).checked_add(31u32).unwrap_or(K), 0u32..=2u32 => (67u32 ^ 35u32), _ => a_u32 }) + ((match (34u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32))) as u64;
-        of[i] = ((((DIFF_TABLE_F32[((74u32) % 6u32) as usize] * 1.0f32) + (a_f32 + a_f32)) - (((-9.25f32) - (-8.5f32)) * (DIFF_TABLE_F32[((4294967295u32) % 6u32) as usize] * 1.0f32)))) as f64;
+        }
+        let mut v4: i8 = (((v0 * ((a_u32) as i8)) << ((a_i64) as i8))).min((((match (50u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) >> ((1u8 ^ ((a_i32) as u8)) & 7u8)));
+        if false {
+            v4 = (!(if (76u8 > ((a_u32) as u8)) { (v4 << (((a_u32) as i16) & 7i16)) } else { (((a_f32) as i8) | ((a_f32) as i8)) }));
+        } else {
+            v4 = ((a_i32) as i8);
+        }
+        let mut v5: u8 = (0u8 | (((a_u32) as u8)).diff_mix(a_u32));
+        if (((a_i64) as f32) > ((-0.0f32) - a_f32)) {
+            v5 = (match (a_u32 % 8u32) { 5u32 => 128u8, 7u32 | 3u32 => ((a_i64) as u8), 4u32..=7u32 => ((a_i32) as u8), _ => v5 });
+        } else {
+            v5 = (if false { 152u8 } else { v5 });
+        }
+        oi[i] = ((a_i32).checked_mul((-71i32)).unwrap_or((-36i32))) as u64;
+        of[i] = ((((if ((-18i32) > a_i32) { (86u64 ^ 96u64) } else { (52u64 * a_u64) })) as f64)) as f64;
     }
 }
 
@@ -4228,9 +4260,9 @@ pub fn diff_112(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
-        let v0: i16 = ((85i16).checked_add(32767i16).unwrap_or(48i16) ^ ((42i16 ^ ((a_i32) as i16)) & (match (94u32 % 8u32) { 1u32 | 1u32 => ((a_i64) as i16), _ => 37i16 })));
-        oi[i] = ((((match (2u32 % 8u32) { 1u32..=6u32 => 43u64, _ => a_u64 }) / (75u64 | 1u64)) >> (((((4i32) as i8)) as u16) & 63u16))) as u64;
-        of[i] = (((if matches!((a_u32 % 8u32), 0u32..=1u32) { (1.875f32 * 3.4e38f32) } else { ((a_f32) as f32) }) + (DIFF_TABLE_F32[((95u32) % 6u32) as usize] * 1.0f32))) as f64;
+        let v0: i16 = ((((((a_f32) as i16)).min(93i16)).abs_diff((((a_i32) as i16)).abs()) as i16) ^ ((85i16 >> (((a_i64) as u16) & 15u16)) & (((a_u32) as i16)).rem_euclid(((a_i64) as i16))));
+        oi[i] = ((if true { (((((a_f32) as u16) % (((a_u32) as u16) | 1u16))) as u32) } else { 0u32 })) as u64;
+        of[i] = (((((match (43u32 % 8u32) { 2u32..=3u32 => 75i64, _ => 25i64 })) as f64) / (if matches!((a_u32 % 8u32), 0u32..=1u32) { (1.875f64 * 1.7e308f64) } else { ((a_f32) as f64) }))) as f64;
     }
 }
 
@@ -4268,8 +4300,8 @@ pub fn diff_113(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let v2: u64 = ((11.75f32) as u64);
         let mut c3: u32 = 0u32;
         let v3: u64 = loop {
-            if c3 >= (((a_u32).saturating_mul(b_u32)) % 4u32) {
-                break (((if true { 82u64 } else { a_u64 }) ^ (((-43i64)) as u64)));
+            if c3 >= (((a_u32).checked_sub(b_u32).unwrap_or(21u32)) % 4u32) {
+                break (((v2 << (0i32 & 63i32)) >> (a_u32 & 63u32)));
             }
             c3 += 1u32;
         };
@@ -4280,7 +4312,7 @@ pub fn diff_113(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
             }
             c4 += 1u32;
         };
-        oi[i] = (((((v4).min(a_u32) * (0u32 | diff_or(None, 1u32)))) as u16)) as u64;
+        oi[i] = (((((v4).min(a_u32) * ((a_u32).abs_diff(1u32) as u32))) as u16)) as u64;
         of[i] = (((((0i8) as f32) + (-a_f32)) - (2.0f32 * (7.5f32).abs()))) as f64;
     }
 }
@@ -4302,30 +4334,24 @@ pub fn diff_114(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
-        let v0: u64 = (match (4294967295u32 % 8u32) { 0u32 | 4u32 => b_u64, 1u32..=2u32 => (if true { 44u64 } else { a_u64 }), 3u32 => a_u64, _ => (a_u64).checked_mul(a_u64).unwrap_or(0u64) });
-        assert!((((0u32 % 256u32) != 7u32) || ((a_i64 * 94i64) == ((-9223372036854775808i64) >> 63u16))));
-        let mut c1: u32 = 0u32;
-        let v1: u64 = loop {
-            if c1 >= (((0u32).saturating_add(59u32)) % 4u32) {
-                break (((v0 & a_u64) & (a_u64).min(a_u64)));
-            }
-            c1 += 1u32;
-        };
-        let mut c2: u32 = 0u32;
-        let v2: i16 = loop {
-            if c2 >= (((a_u32 * a_u32)) % 4u32) {
-                break (((((a_i64) as i16) >> (a_i64 & 15i64)) >> ((0i8 ^ ((a_i64) as i8)) & 15i8)));
-            }
-            c2 += 1u32;
-        };
-        let mut v3: i16 = (((a_i64) as i16) >> (7u8 & 15u8));
-        if false {
-            v3 = ((0u8) as i16);
-        } else {
-            v3 = 15i16;
+        let v0: u64 = (match (4294967295u32 % 8u32) { 0u32 | 4u32 => b_u64, 1u32..=2u32 => (if true { 44u64 } else { a_u64 }), 3u32 => a_u64, _ => ((0i64 | diff_unshape(diff_shape(a_u32, (a_u64) as i64, (19u64) as i64), a_u32)) as u64) });
+        let mut t1: [f64; 3] = [(-a_f64); 3];
+        t1[1] = (((match (94u32 % 8u32) { 0u32 => (!88u32), _ => (if true { a_u32 } else { a_u32 }) })) as f64);
+        t1[2] = (((a_f64).sqrt() - ((-3.5f64) - 0.1f64)) / 1.7e308f64);
+        let mut v1: f64 = ((((31i32 >> (((a_u32) as i8) & 31i8)) & 2147483647i32)) as f64);
+        for &v2 in t1.iter().rev() {
+            v1 = ((match (1u32 % 8u32) { 0u32 => (DIFF_TABLE_F64[((1u32) % 6u32) as usize] * 1.0f64), _ => (a_f64).sqrt() }) / (match (42u32 % 8u32) { 0u32..=7u32 => ((-0.0f64) * (-8.25f64)), 2u32..=6u32 => v1, _ => (v1 / a_f64) }));
         }
-        oi[i] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)) as u64;
-        of[i] = ((-a_f32)) as f64;
+        let mut t3: [f32; 3] = [(-((v0) as f32)); 3];
+        t3[1] = ((a_u64) as f32);
+        t3[2] = (11.125f32).abs();
+        let mut v3: f32 = ((-a_f32)).sqrt();
+        for &v4 in t3.iter() {
+            v3 = (DIFF_TABLE_F32[((76u32) % 6u32) as usize] * 1.0f32);
+        }
+        let v5: i32 = a_i32;
+        oi[i] = ((!(DIFF_TABLE_I32[((78u32) % 6u32) as usize] * 1i32))) as u64;
+        of[i] = (((-(-b_f64)) - (-(if true { 4.375f64 } else { v1 })))) as f64;
     }
 }
 
@@ -4349,21 +4375,20 @@ pub fn diff_115(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let v0: i64 = ((-42i64)).abs();
         let v1: i8 = ((if (0.1f32 > a_f32) { ((a_u32) as i8) } else { ((-37i8) % (((a_i64) as i8) | 1i8)) }) ^ ((((a_f32) as i8)).min((-19i8)) - ((-85i8) ^ ((a_f32) as i8))));
         let mut v2: f32 = ((v1) as f32);
-        if ((30i64 << ((-93i32) & 63i32)) >= (0i64 | diff_mixed((-74i64), a_u32))) {
-            v2 = ((-11.5f32) * a_f32);
+        if ((30i64 << ((-93i32) & 63i32)) >= (0i64 | DiffPair { a: v0, b: v0 }.mixed())) {
+            v2 = ((a_i64) as f32);
         } else {
-            v2 = (match (58u32 % 8u32) { 2u32 => b_f32, 6u32 => v2, _ => v2 });
+            v2 = (((-11.75f64)) as f32);
         }
-        let mut v3: i16 = ((!(if (a_i32 > b_i32) { 60i16 } else { 64i16 })) << (((a_i64 << ((a_f32) as u8)) >> ((((a_f32) as i16) * (-1i16)) & 63i16)) & 15i64));
-        if ((v0 << ((a_i64) as u8)) == (0i64 | diff_or(None, a_i64))) {
-            v3 = ((!(!((a_f32) as i16))) >> (((a_f64) as i64) >> (35u8 / (((a_f32) as u8) | 1u8))));
+        let v3: i16 = (((((a_i32) as u16)).min(82u16)) as i16);
+        let mut v4: i16 = (v3 >> (((a_i64 << a_i32) << ((((a_f32) as i16) * v3) & 63i16)) & 15i64));
+        if (!(!false)) {
+            v4 = ((((a_f32) as i16) ^ (((a_i64) as i16) >> (82u8 & 15u8)))).saturating_mul(((((31u32) as u32)) as i16));
         } else {
-            v3 = (((((b_f64 / 3.75f64)) as u16)) as i16);
+            v4 = ((!(!((a_f32) as i16))) >> (((a_f64) as i64) >> (35u8 / (((a_f32) as u8) | 1u8))));
         }
-        assert!((((91u32 % 256u32) != 7u32) || ((match (a_u32 % 8u32) { 7u32 => a_i32, 7u32 | 3u32 => a_i32, _ => b_i32 }) <= a_i32)));
-        let v4: i64 = 25i64;
-        oi[i] = (((!(v1 << (45u32 & 7u32))) >> a_i64)) as u64;
-        of[i] = ((((0i64 | diff_or(Some(((-57i64) % (0i64 | 1i64))), (!(-27i64))))) as f32)) as f64;
+        oi[i] = (((((DIFF_TABLE_F64[((30u32) % 6u32) as usize] * 1.0f64) / (DIFF_TABLE_F64[((a_u32) % 6u32) as usize] * 1.0f64))) as i8)) as u64;
+        of[i] = (((((0u16 | diff_mixed(((a_i32) as u16), b_u32)) >> ((a_i64 | (-100i64)) & 15i64))) as f32)) as f64;
     }
 }
 
@@ -4420,14 +4445,19 @@ pub fn diff_117(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
             c0 += 1u32;
         };
         let v1: u16 = (((-b_f64)) as u16);
-        let t2: [u32; 3] = [(DIFF_TABLE_U32[((a_u32) % 6u32) as usize] * 1u32), 1u32, ((((a_u32) as i16)) as u32)];
-        let v2: u32 = t2.iter().copied().fold((a_u32).checked_sub(29u32).unwrap_or(a_u32), |v2, v3| (a_u32).div_euclid(a_u32));
-        let mut v4: f32 = (4.75f32 * a_f32);
-        for j0 in 0u32..(((v2).max(a_u32)) % 4u32) {
-            v4 = ((-11.0f32) + v4);
+        let mut t2: [u32; 3] = [(DIFF_TABLE_U32[((a_u32) % 6u32) as usize] * 1u32); 3];
+        t2[1] = 1u32;
+        t2[2] = ((((a_u32) as i16)) as u32);
+        let mut v2: u32 = (a_u32).div_euclid(29u32);
+        for &v3 in t2.iter() {
+            v2 = a_u32;
         }
-        oi[i] = (((match (a_u32 % 8u32) { 2u32 | 0u32 => (((a_f32) as u8)).checked_add(((a_i32) as u8)).unwrap_or(0u8), _ => (153u8 | ((a_i32) as u8)) })).div_euclid(98u8)) as u64;
-        of[i] = (1.625f64) as f64;
+        let mut v4: i16 = (((a_i64) as i16) & 41i16);
+        for j0 in 0u32..(((v2).max(a_u32)) % 4u32) {
+            v4 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
+        }
+        oi[i] = (v4) as u64;
+        of[i] = ((-9.125f32)) as f64;
     }
 }
 
@@ -4461,8 +4491,8 @@ pub fn diff_118<const K: i32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[
             }
         }
         let v1: i64 = (((((-7.625f32) - (-7.875f32)) / a_f32)) as i64);
-        let t2: [u64; 3] = [83u64, (a_u64 | 18446744073709551615u64), (((!85u64) * (!78u64)) - ((match (73u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64))];
-        let v2: u64 = t2.iter().copied().fold((b_u64 + 87u64), |v2, v3| 20u64);
+        let t2: [u64; 3] = [83u64, (a_u64 | 18446744073709551615u64), (((!85u64) * (!78u64)) - (39u64).checked_mul(25u64).unwrap_or(b_u64))];
+        let v2: u64 = t2.iter().copied().fold(87u64, |v2, v3| 20u64);
         let mut c4: u32 = 0u32;
         let v4: i8 = loop {
             if c4 >= (((a_u32 | a_u32)) % 4u32) {
@@ -4470,8 +4500,8 @@ pub fn diff_118<const K: i32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[
             }
             c4 += 1u32;
         };
-        oi[i] = (((!((((a_u32) as i16)) as i32)) + ((!a_i32)).saturating_add((!(-22i32))))) as u64;
-        of[i] = ((-a_f64)) as f64;
+        oi[i] = (((!((((a_u32) as i16)) as i32)) + (0i32 | diff_mixed((!a_i32), v0)))) as u64;
+        of[i] = ((-7.875f64)) as f64;
     }
 }
 
@@ -4492,18 +4522,24 @@ pub fn diff_119<const K: u32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[
         let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
-        let mut v0: i32 = (0i32 | diff_mixed(25i32, a_u32));
-        for j0 in ((((if ((-0.25f64) >= a_f64) { K } else { 31u32 })) % 8u32)..(((a_u32 & 3521053719u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v0 = ((((a_i64) as u16)) as i32);
+        let mut v0: i32 = (25i32).checked_div(a_i32).unwrap_or((-1i32));
+        for j0 in (0u32..=((a_u32) % 4u32)).rev() {
+            v0 = (v0 | (-1i32));
         }
-        let mut v1: f32 = ((7.125f32) as f32);
-        if false {
-            v1 = 3.4e38f32;
-        } else {
-            v1 = ((8u32) as f32);
+        let mut v1: i32 = (-a_i32);
+        'l1: for j1 in 0u32..((K) % 3u32) {
+            for j2 in 0u32..((((match (43u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 3u32) {
+                if (!true) {
+                    break 'l1;
+                }
+                if (a_f64 != a_f64) {
+                    continue 'l1;
+                }
+                v1 = (a_i32 - a_i32);
+            }
         }
-        oi[i] = (0u16) as u64;
-        of[i] = (((-4.875f64) * (((-a_f64)) as f64))) as f64;
+        oi[i] = ((1u64).max(((0u64 | diff_or(None, 68u64)) & 51u64))) as u64;
+        of[i] = (11.625f32) as f64;
     }
 }
 
@@ -4533,33 +4569,25 @@ pub fn diff_120(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
                 if (!(27u64 > 87u64)) {
                     continue 'l0;
                 }
-                v0 = (((((-12.125f64) * a_f64)) as i32) / ((0i32 | diff_mixed((19i32 >> (32767i16 & 31i16)), 17u32)) | 1i32));
+                v0 = (((((-12.125f64) * a_f64)) as i32) / (((-63i32)).checked_mul(a_i32).unwrap_or(a_i32) | 1i32));
             }
         }
-        let v1: i64 = (a_i64 % (a_i64 | 1i64));
-        assert!((((86u32 % 256u32) != 7u32) || (!(!(((a_i32) as u8) <= ((a_i32) as u8))))));
-        let mut v2: i64 = (a_i64).min(v1);
-        if matches!((a_u32 % 8u32), 0u32) {
-            v2 = b_i64;
-        } else {
-            v2 = (match (85u32 % 8u32) { 3u32 => b_i64, 6u32 | 0u32 => 0i64, 2u32 => 38i64, _ => a_i64 });
+        let v1: f64 = ((-1.0f64) / (a_f64).abs());
+        assert!((((44u32 % 256u32) != 7u32) || ((!true) || (a_u64 > a_u64))));
+        let v2: f32 = ((0.1f32 + a_f32)).sqrt();
+        let mut t3: [u64; 3] = [75u64; 3];
+        t3[1] = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
+        t3[2] = 83u64;
+        let mut v3: u64 = (a_u64 >> 38u32);
+        for &v4 in t3.iter() {
+            v3 = (v4 << (15i16 & 63i16));
         }
-        let mut c3: u32 = 0u32;
-        let v3: u16 = loop {
-            if c3 >= (((55u32 | a_u32)) % 4u32) {
-                break ((if (!false) { (16u16 * 65535u16) } else { (((a_i32) as u16) & 50u16) }));
-            }
-            c3 += 1u32;
-        };
-        let mut t4: [u8; 3] = [4u8; 3];
-        t4[1] = ((a_u32) as u8);
-        t4[2] = (match (82u32 % 8u32) { 1u32 | 0u32 => ((1u8 >> v3)).max(((a_u32) as u8)), _ => ((a_f32) as u8) });
-        let mut v4: u8 = ((((9.625f32) as u8) << (b_i32 & 7i32)) % (0u8 | 1u8));
-        for &v5 in t4.iter().rev() {
-            v4 = ((((b_i64 >> (v0 & 63i32)) >> (44u8 & 63u8))) as u8);
+        let mut v5: f32 = ((((54u32).saturating_sub(9u32)) as f32) + (if (!true) { a_f32 } else { ((8u16) as f32) }));
+        for j2 in ((((3u32 + a_u32)) % 8u32)..(((a_u32 % (a_u32 | 1u32))) % 16u32)).step_by(((42u32) % 3u32) as usize) {
+            v5 = ((-(a_f32).abs()) * (-v2));
         }
-        oi[i] = ((!a_u32)) as u64;
-        of[i] = ((16777216.0f32 * ((((a_i64) as i64)) as f32))) as f64;
+        oi[i] = ((!((match (32u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32))) as u64;
+        of[i] = (1.7e308f64) as f64;
     }
 }
 
@@ -4648,14 +4676,12 @@ pub fn diff_123(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         assert!((((32u32 % 256u32) != 7u32) || ((v0 >= 78u64) || (!true))));
         let mut v1: f64 = (a_f64).abs();
         for j0 in (0u32..=(((79u32).max(6u32)) % 4u32)).rev() {
-            v1 = (((a_u32).saturating_sub(a_u32)) as f64);
+            v1 = (((a_u32).checked_rem(a_u32).unwrap_or(88u32)) as f64);
         }
-        let mut v2: i16 = (if ((-25i8) < (-9i8)) { 32767i16 } else { (0i16 << (17u8 & 15u8)) });
-        for j1 in 0u32..((a_u32) % 4u32) {
-            v2 = ((if true { ((a_f32) as i16) } else { ((a_i64) as i16) }) ^ v2);
-        }
-        oi[i] = (((0i64 | diff_or(None, ((((a_i64) as u16)) as i64))) ^ (((((a_f32) as i16) / (48i16 | 1i16))) as i64))) as u64;
-        of[i] = (((DIFF_TABLE_F64[((a_u32) % 6u32) as usize] * 1.0f64) / ((((-14i16)) as f64) * (v1 + a_f64)))) as f64;
+        let v2: u64 = (1u64 ^ a_u64);
+        assert!((((a_u32 % 256u32) != 7u32) || true));
+        oi[i] = (85i64) as u64;
+        of[i] = (a_f32) as f64;
     }
 }
 
@@ -4723,10 +4749,10 @@ pub fn diff_125(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         if true {
             v5 = (!a_u64);
         } else {
-            v5 = (a_u64).checked_mul(v5).unwrap_or(a_u64);
+            v5 = (a_u64).div_euclid(v5);
         }
-        oi[i] = (((a_i64 | ((((a_f32) as u8)) as i64))).max((((-8i64) + 17i64) & (-76i64)))) as u64;
-        of[i] = (((DIFF_TABLE_F32.get(((a_u32) % 8u32) as usize).copied().unwrap_or(a_f32)).sqrt() * (DIFF_TABLE_F32[((22u32) % 6u32) as usize] * 1.0f32))) as f64;
+        oi[i] = ((DIFF_TABLE_U32[((93u32) % 6u32) as usize] * 1u32)) as u64;
+        of[i] = ((DIFF_TABLE_F32[((a_u32) % 6u32) as usize] * 1.0f32)) as f64;
     }
 }
 
@@ -4770,9 +4796,9 @@ pub fn diff_126<const K: i8>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         } else {
             v4 = ((((match (57u32 % 8u32) { 0u32..=7u32 => v3, 7u32 => ((a_u32) as i16), _ => 15i16 })) as i64) << ((if (((-59i8) > ((a_i32) as i8)) || (a_i32 <= 1i32)) { ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) } else { (v3 | 15i16) }) & 63i16));
         }
-        let v5: i16 = (((a_f32) as i16)).checked_sub(((a_i64) as i16)).unwrap_or((-32768i16));
-        oi[i] = ((0u64 >> ((-92i16) & 63i16))) as u64;
-        of[i] = ((a_f64 * a_f64)) as f64;
+        let v5: i16 = ((match (a_u32 % 8u32) { 0u32 | 7u32 => (v3 ^ ((a_f32) as i16)), 0u32..=6u32 => (((a_u32) as i16)).abs(), 7u32 | 2u32 => (v3 - v3), _ => ((a_i64) as i16) })).saturating_mul(((match (39u32 % 8u32) { 1u32..=4u32 => ((a_i64) as i16), 7u32..=7u32 => ((a_i64) as i16), 0u32..=2u32 => (-46i16), _ => ((a_u32) as i16) }) >> ((-1i16) & ((a_i64) as i16))));
+        oi[i] = ((a_u64 - (match (13u32 % 8u32) { 2u32 => (85u64 >> ((a_i64) as i16)), _ => (!a_u64) }))) as u64;
+        of[i] = (((-(match (a_u32 % 8u32) { 1u32..=4u32 => a_f64, 0u32 => a_f64, _ => (-3.875f64) })) * ((1.625f64 - v0) - (v0 - (-7.875f64))))) as f64;
     }
 }
 
@@ -4853,12 +4879,12 @@ pub fn diff_128(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
             }
         }
         let v3: i64 = a_i64;
-        let mut v4: i32 = (if matches!((a_u32 % 8u32), 1u32..=7u32) { (((true) as i32) * (0i32 | (a_i32).diff_mix(a_u32))) } else { (((3.4e38f32 - 12.0f32)) as i32) });
-        for j2 in ((((DIFF_TABLE_U32[((a_u32) % 6u32) as usize] * 1u32)) % 8u32)..(((a_u32 % (53u32 | 1u32))) % 16u32)).step_by(((1u32) % 3u32) as usize) {
-            v4 = ((((-a_f64) * (5e-324f64 + a_f64))) as i32);
+        let mut v4: i32 = (if matches!((a_u32 % 8u32), 1u32..=7u32) { (((true) as i32) * (a_i32).checked_rem(a_i32).unwrap_or(64i32)) } else { ((50i32 * 41i32) << ((if false { ((a_f32) as i16) } else { ((a_i32) as i16) }) & 31i16)) });
+        for j2 in (((((0i64 | diff_unshape(diff_shape(84u32, (52u32) as i64, (a_u32) as i64), 84u32)) as u32)) % 8u32)..((24u32) % 16u32)).step_by(((100u32) % 3u32) as usize) {
+            v4 = (!((if false { b_i32 } else { a_i32 }) % ((a_i32 | a_i32) | 1i32)));
         }
-        oi[i] = ((((a_f32).sqrt()) as u32)) as u64;
-        of[i] = (((-(a_f32 + 6.25f32))).sqrt()) as f64;
+        oi[i] = ((match (a_u32 % 8u32) { 2u32..=4u32 => (((if true { a_i32 } else { (-95i32) })) as i32), 0u32..=1u32 => ((if true { 0i32 } else { a_i32 }) + (a_i32 / (0i32 | 1i32))), _ => a_i32 })) as u64;
+        of[i] = ((((((((a_i64) as i16)) as f32)) as f64)).sqrt()) as f64;
     }
 }
 
@@ -4880,26 +4906,21 @@ pub fn diff_129(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
         let mut t0: [u64; 3] = [((8.75f64) as u64); 3];
-        t0[1] = (b_u64).checked_div(47u64).unwrap_or(57u64);
-        t0[2] = (81u64).checked_add(a_u64).unwrap_or(a_u64);
-        let mut v0: u64 = (a_u64 | a_u64);
-        for &v1 in t0.iter().step_by(2) {
-            v0 = (0u64 | (v1).diff_mix(25u32));
+        t0[1] = (DIFF_TABLE_U64[((31u32) % 6u32) as usize] * 1u64);
+        t0[2] = (if matches!((1u32 % 8u32), 1u32) { 67u64 } else { 77u64 });
+        let mut v0: u64 = a_u64;
+        for &v1 in t0.iter().rev() {
+            v0 = v1;
         }
-        let mut t2: [f64; 3] = [a_f64; 3];
-        t2[1] = (-(7.125f64 * a_f64));
-        t2[2] = (((-7.875f64) * 9.625f64) - (((-9223372036854775808i64)) as f64));
-        let mut v2: f64 = ((10.375f64 * 5.125f64) - ((32u64) as f64));
-        for &v3 in t2.iter() {
-            v2 = ((a_f64 + 1.0f64) - (if (((a_u32) as u8) < 31u8) { v2 } else { v3 }));
+        let v2: i16 = ((((if false { a_u32 } else { 1u32 }) << ((((a_f32) as i16) & ((a_i64) as i16)) & 31i16))) as i16);
+        let mut v3: f32 = (1.375f32 + a_f32);
+        if false {
+            v3 = (3.4e38f32 * 4.0f32);
+        } else {
+            v3 = (match (a_u32 % 8u32) { 4u32..=4u32 => 1.0f32, 1u32 => v3, 0u32 => a_f32, _ => a_f32 });
         }
-        let mut v4: u32 = (((80u64).pow((v0) as u32 & 7)) as u32);
-        for j0 in (u32::MAX - (((!b_u32)) % 4u32))..=u32::MAX {
-            v4 = j0;
-        }
-        assert!((((a_u32 % 256u32) != 7u32) || (!(((a_i32) as u16) < 95u16))));
-        oi[i] = (((a_i32) as u16)) as u64;
-        of[i] = ((-(-((a_i32) as f64)))) as f64;
+        oi[i] = ((65u32 >> (71u16 & 31u16))) as u64;
+        of[i] = (((a_f32 / ((((a_i64) as u8)) as f32)) * (((((-72i32)) as i64)) as f32))) as f64;
     }
 }
 
@@ -4921,7 +4942,7 @@ pub fn diff_130(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
         let v0: f32 = ((-10.375f32) / (-1.75f32));
-        let mut v1: u32 = (DIFF_TABLE_U32[((b_u32) % 6u32) as usize] * 1u32);
+        let mut v1: u32 = ((match (b_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
         for j0 in (0u32..(((a_u32 - a_u32)) % 4u32)).rev() {
             v1 = (a_u32 & a_u32);
         }
@@ -4988,27 +5009,20 @@ pub fn diff_132(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let mut t0: [u8; 3] = [57u8; 3];
         t0[1] = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
         t0[2] = 70u8;
-        let mut v0: u8 = (match (23u32 % 8u32) { 2u32..=4u32 => (if ((((a_f32) as u8) <= 56u8) || true) { 8u8 } else { 4u8 }), 0u32 | 7u32 => (match (a_u32 % 8u32) { 2u32 | 7u32 => (((a_i32) as u8)).rem_euclid(78u8), 5u32 => (if false { 24u8 } else { 128u8 }), _ => (0u8 | diff_or(None, 86u8)) }), 0u32..=3u32 => (0u8 * (((a_i64) as u8) * ((a_i32) as u8))), _ => (79u8).min((((a_i64) as u8) % (97u8 | 1u8))) });
+        let mut v0: u8 = (match (23u32 % 8u32) { 2u32..=4u32 => (if ((((a_f32) as u8) <= 56u8) || true) { 8u8 } else { 4u8 }), 0u32 | 7u32 => (match (a_u32 % 8u32) { 2u32 | 7u32 => (DIFF_TABLE_U8[((58u32) % 6u32) as usize] * 1u8), 5u32 => ((a_u32) as u8), _ => (((a_i32) as u8) | ((a_i64) as u8)) }), 3u32 => (((a_i32).min(b_i32)) as u8), _ => ((48u8 / (((a_i32) as u8) | 1u8))).min((((a_i64) as u8)).checked_sub(((a_i32) as u8)).unwrap_or(((a_i32) as u8))) });
         for &v1 in t0.iter() {
-            v0 = (if ((0i32 < a_i32) && (((a_u32) as i16) <= (-98i16))) { ((1u8 << a_u64) << ((match (a_u32 % 8u32) { 4u32..=6u32 => (-19i32), 4u32 | 5u32 => a_i32, 5u32..=6u32 => (-5i32), _ => a_i32 }) & 7i32)) } else { ((89u8).checked_rem(v0).unwrap_or(93u8) >> (335345696u32 >> (a_u32 & 31u32))) });
+            v0 = (((((a_f32) as u8)).max(((a_i64) as u8)) + (v1 / (v0 | 1u8))) >> ((!79u64) & 7u64));
         }
-        let mut v2: f64 = (match (2577008612u32 % 8u32) { 1u32 => (a_f64 + (-0.125f64)), 7u32 => (8.25f64).abs(), _ => (0.1f64 + 0.0f64) });
-        if true {
-            v2 = a_f64;
-        } else {
-            v2 = (if matches!((a_u32 % 8u32), 2u32..=4u32) { (-v2) } else { (v2 * 0.125f64) });
+        let v2: f64 = (-8.625f64);
+        assert!((((9u32 % 256u32) != 7u32) || ((13i64 + a_i64) >= ((-4i64) / (a_i64 | 1i64)))));
+        let t3: [f32; 3] = [(DIFF_TABLE_F32[((97u32) % 6u32) as usize] * 1.0f32), ((0i16) as f32), (3.4e38f32 * a_f32)];
+        let v3: f32 = t3.iter().copied().fold((a_f32 - (-0.0f32)), |v3, v4| ((39u16) as f32));
+        let mut v5: f64 = ((((-76i16)) as f64) - 7.0f64);
+        for j0 in (0u32..=((22u32) % 4u32)).rev() {
+            v5 = b_f64;
         }
-        let mut t3: [u8; 3] = [(69u8 | ((a_u32) as u8)); 3];
-        t3[1] = ((a_u32) as u8);
-        t3[2] = (v0 * v0);
-        let mut v3: u8 = (109u8 % ((a_i64) as u8));
-        for &v4 in t3.iter() {
-            v3 = (((a_u32) as u8) % 5u8);
-        }
-        let v5: i8 = (((a_u32) as i8) << (v0 & 7u8));
-        assert!((((6u32 % 256u32) != 7u32) || ((40u8).checked_rem(v0).unwrap_or(((a_u32) as u8)) >= (if true { v3 } else { 24u8 }))));
-        oi[i] = (((if (!true) { (v3).saturating_mul(((a_i64) as u8)) } else { (v3).saturating_add(((a_i32) as u8)) }) >> ((v5) as i8))) as u64;
-        of[i] = ((-(((0i32 | diff_or(Some((-2147483648i32)), 1i32))) as f64))) as f64;
+        oi[i] = (45u32) as u64;
+        of[i] = ((DIFF_TABLE_F32[((97u32) % 6u32) as usize] * 1.0f32)) as f64;
     }
 }
 
@@ -5044,20 +5058,20 @@ pub fn diff_133(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
             v2 = (match (v1 % 8u32) { 6u32 => v2, 6u32 | 0u32 => ((a_i32) as i16), 0u32..=6u32 => v2, _ => ((a_f32) as i16) });
         }
         let mut v3: u64 = (a_u64).max(a_u64);
-        'l3: for j2 in 0u32..((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 3u32) {
-            for j3 in 0u32..(((!70u32)) % 3u32) {
-                if ((-95i8) <= ((a_f32) as i8)) {
+        'l3: for j2 in 0u32..(((32u32).checked_mul(1u32).unwrap_or(66u32)) % 3u32) {
+            for j3 in 0u32..(((j2 * 50u32)) % 3u32) {
+                if matches!((v1 % 8u32), 1u32) {
                     break 'l3;
                 }
-                if (b_u32 != a_u32) {
+                if ((-33i64) == 0i64) {
                     continue 'l3;
                 }
-                v3 = (!a_u64);
+                v3 = ((0u64 | diff_or(None, (a_u64 - v3))) * ((a_u64 / (v3 | 1u64)) / 10u64));
             }
         }
-        let v4: u8 = (0u8 | diff_or(None, ((a_f64) as u8)));
-        oi[i] = (((match (a_u32 % 8u32) { 2u32 => ((83u32) as i64), 5u32 | 4u32 => (match (40u32 % 8u32) { 4u32..=6u32 => (-81i64), 3u32 => 0i64, _ => a_i64 }), _ => 4i64 }) - (((match (531871228u32 % 8u32) { 7u32 | 6u32 => 45i32, 6u32 | 4u32 => a_i32, _ => (-97i32) })) as i64))) as u64;
-        of[i] = ((-a_f64)) as f64;
+        let v4: i8 = (((0i64 | diff_unshape(diff_shape(a_u32, (19i8) as i64, (0i8) as i64), a_u32)) as i8) % ((6i8 & (-5i8)) | 1i8));
+        oi[i] = (((((a_u32 * v1) % ((a_u32 >> (v2 & 31i16)) | 1u32))) as i16)) as u64;
+        of[i] = (DIFF_TABLE_F64.get(((v1) % 8u32) as usize).copied().unwrap_or(7.0f64)) as f64;
     }
 }
 
@@ -5104,28 +5118,45 @@ pub fn diff_135(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let b_f64: f64 = diff_first(&xf64[i..]);
         let mut c0: u32 = 0u32;
         let v0: u16 = loop {
-            if c0 >= (((31u32).div_euclid(27u32)) % 4u32) {
-                break (((6.5f64) as u16));
+            if c0 >= (((31u32).checked_mul(27u32).unwrap_or(81u32)) % 4u32) {
+                break ((((a_i64) as u16)).max(((a_i32) as u16)));
             }
             c0 += 1u32;
         };
-        let mut v1: i64 = ((if true { a_i64 } else { a_i64 })).max((match (91u32 % 8u32) { 6u32 => a_i64, 4u32..=5u32 => a_i64, 0u32 => (-29i64), _ => 79i64 }));
-        if (50u8 >= (((a_u32) as u8) + 71u8)) {
-            v1 = (if ((a_u64 < a_u64) && false) { (a_i64 | v1) } else { (-a_i64) });
+        let mut v1: i32 = (-100i32);
+        if (true && (true && (55u64 == a_u64))) {
+            v1 = (DIFF_TABLE_I32[((67u32) % 6u32) as usize] * 1i32);
         } else {
-            v1 = ((match (7u32 % 8u32) { 5u32..=5u32 => a_i64, 0u32 => v1, 0u32..=5u32 => v1, _ => v1 }) % ((v1 << (-13i16)) | 1i64));
+            v1 = (((-9.5f64)) as i32);
         }
-        let v2: f64 = (((-7.25f64) / (-0.125f64)) + (-a_f64));
-        let v3: u64 = a_u64;
-        let mut c4: u32 = 0u32;
-        let v4: u32 = loop {
-            if c4 >= (((match (89u32 % 8u32) { 6u32 | 5u32 => a_u32, _ => 78u32 })) % 4u32) {
-                break ((((59u32).checked_rem(88u32).unwrap_or(9u32) + (match (37u32 % 8u32) { 3u32..=3u32 => a_u32, 1u32 | 5u32 => 86u32, _ => a_u32 }))).max((match (1u32 % 8u32) { 4u32 | 1u32 => b_u32, _ => (0u32 | diff_mixed(29u32, 1327737868u32)) })));
+        let mut v2: u8 = (match (a_u32 % 8u32) { 4u32..=6u32 => ((((((a_u32) as u8)) as f64)) as u8), 0u32 | 6u32 => ((false) as u8), 6u32 => 63u8, _ => 48u8 });
+        'l2: for j0 in 0u32..((b_u32) % 3u32) {
+            for j1 in 0u32..((((((a_i32) as u8)) as u32)) % 3u32) {
+                if (((a_u32) as u8) != ((a_i64) as u8)) {
+                    break 'l2;
+                }
+                if (!false) {
+                    continue 'l2;
+                }
+                v2 = (((v2 >> (a_u32 & 7u32)) | (match (16u32 % 8u32) { 2u32..=5u32 => v2, _ => 29u8 })) >> ((0u16 | ((!v0)).diff_mix(89u32)) & 7u16));
             }
-            c4 += 1u32;
-        };
-        oi[i] = ((((85i64).max(a_i64)) as i8)) as u64;
-        of[i] = ((((match (0u32 % 8u32) { 5u32..=7u32 => 68u64, _ => (!v3) })) as f64)) as f64;
+        }
+        let mut t3: [f32; 3] = [(1.625f32 * 0.1f32); 3];
+        t3[1] = ((-9.75f32) + a_f32);
+        t3[2] = (b_f32).abs();
+        let mut v3: f32 = (-7.375f32);
+        for &v4 in t3.iter() {
+            v3 = (match (9u32 % 8u32) { 7u32 => a_f32, 0u32 => 6.625f32, 5u32 | 5u32 => v3, _ => a_f32 });
+        }
+        let mut t5: [i32; 3] = [((matches!((4294967295u32 % 8u32), 1u32..=7u32)) as i32); 3];
+        t5[1] = (v1 ^ (-1i32));
+        t5[2] = (0i32 >> (89u8 & 31u8));
+        let mut v5: i32 = a_i32;
+        for &v6 in t5.iter().rev() {
+            v5 = ((-44i32) - a_i32);
+        }
+        oi[i] = (((((64i64 < (-92i64)) || ((-1i8) > (-75i8)))) as u16)) as u64;
+        of[i] = ((-3.125f64)) as f64;
     }
 }
 
@@ -5153,21 +5184,16 @@ pub fn diff_136<const K: u16>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[
             v0 = (v0).abs();
         }
         assert!((((a_u32 % 256u32) != 7u32) || ((false || (a_i64 > 51i64)) || (!(a_i32 > 55i32)))));
-        let mut t1: [u64; 3] = [(DIFF_TABLE_U64[((a_u32) % 6u32) as usize] * 1u64); 3];
-        t1[1] = (!(!36u64));
-        t1[2] = (if ((-11.0f32) <= b_f32) { (59u64 & 27u64) } else { (89u64 ^ a_u64) });
-        let mut v1: u64 = ((((16u64) as i32)) as u64);
-        for &v2 in t1.iter().step_by(2) {
-            v1 = (if (!false) { (match (46u32 % 8u32) { 5u32 | 2u32 => v1, 7u32..=7u32 => 56u64, 7u32 => a_u64, _ => 40u64 }) } else { (match (62u32 % 8u32) { 2u32 | 2u32 => b_u64, 0u32 | 2u32 => 59u64, _ => 4u64 }) });
-        }
-        let mut v3: i32 = (-2147483648i32);
-        if (!(a_i64 != b_i64)) {
-            v3 = (-a_i32);
+        let t1: [u64; 3] = [((91u64 + 64u64)).saturating_add((80u64 << ((-88i64) & 63i64))), (match (90u32 % 8u32) { 7u32 => (a_u64 << 52u16), 2u32 => a_u64, _ => (b_u64 >> 15u8) }), (!86u64)];
+        let v1: u64 = t1.iter().copied().fold(((a_u64).checked_rem(39u64).unwrap_or(a_u64) & 21u64), |v1, v2| (((-14i64)) as u64));
+        let mut v3: i32 = 1i32;
+        if ((8i8).abs() != ((a_i64) as i8)) {
+            v3 = (a_i32 - 31i32);
         } else {
-            v3 = (a_i32 >> ((-36i64) & 31i64));
+            v3 = a_i32;
         }
-        oi[i] = ((a_u32 * 72u32)) as u64;
-        of[i] = ((3.125f32).abs()) as f64;
+        oi[i] = ((((-72i64) << ((((a_i32) as i8) ^ ((a_u32) as i8)) & 63i8))).abs()) as u64;
+        of[i] = ((3.125f64).abs()) as f64;
     }
 }
 
@@ -5188,26 +5214,36 @@ pub fn diff_137(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
-        let mut v0: i16 = ((32767i16 / ((-34i16) | 1i16)) / (((match (31u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) | 1i16));
-        for j0 in ((((91u32 ^ 94u32)) % 8u32)..(((100u32).max(0u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v0 = (((match (18u32 % 8u32) { 3u32..=7u32 => 23u8, _ => 84u8 })) as i16);
+        let mut v0: i16 = ((32767i16 / ((-34i16) | 1i16)) / (((0i64 | diff_unshape(diff_shape(31u32, (32767i16) as i64, ((-58i16)) as i64), 31u32)) as i16) | 1i16));
+        for j0 in (u32::MAX - (((a_u32).min(5u32)) % 4u32))..=u32::MAX {
+            v0 = ((v0 >> (-21i8)) * v0);
         }
-        assert!((((72u32 % 256u32) != 7u32) || (!false)));
-        let mut v1: u32 = 52u32;
-        for j1 in ((((50u32 << ((-84i64) & 31i64))) % 8u32)..(((b_u32).max(20u32)) % 16u32)).step_by(((46u32) % 3u32) as usize) {
-            v1 = (a_u32 ^ (v1 >> v0));
+        let mut v1: u32 = 32u32;
+        'l1: for j1 in 0u32..((((a_f32) as u32)) % 3u32) {
+            for j2 in 0u32..(((j1).min(a_u32)) % 3u32) {
+                if (a_i32 < a_i32) {
+                    break 'l1;
+                }
+                if (false && false) {
+                    continue 'l1;
+                }
+                v1 = v1;
+            }
         }
-        let v2: u32 = (((84u32 - a_u32) << (((a_u32) as i16) & 31i16)) | (DIFF_TABLE_U32[((a_u32) % 6u32) as usize] * 1u32));
-        let mut v3: i8 = ((DIFF_TABLE_I8[((a_u32) % 6u32) as usize] * 1i8) & ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8));
-        for j2 in (((a_u32) % 8u32)..((((18u8) as u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v3 = (match (a_u32 % 8u32) { 6u32..=6u32 => (127i8 >> ((a_i32 * 93i32) & 7i32)), _ => (!(((a_u32) as i8)).max(((a_f32) as i8))) });
+        let mut v2: i16 = (-1i16);
+        diff_xor_into(&mut v2, (((((0i64 | diff_unshape(diff_shape(32u32, (a_u64) as i64, (1u64) as i64), 32u32)) as u64) >> (((-0.0f32)) as i32))) as i16));
+        let r2 = &mut v2;
+        *r2 ^= (82i16 << ((-32i16) & 15i16));
+        let t3: [i16; 3] = [(((a_u32) as i16)).checked_rem(v0).unwrap_or(((a_i32) as i16)), (-((a_u32) as i16)), (v0).div_euclid(((a_f32) as i16))];
+        let v3: i16 = t3.iter().copied().fold((((a_i32) as i16)).abs(), |v3, v4| ((18u8) as i16));
+        let mut v5: u32 = (((if true { a_u32 } else { a_u32 }) << ((-a_i64) & 31i64)) | (!(a_u32).max(a_u32)));
+        if (5.375f64 == (a_f64).sqrt()) {
+            v5 = (((a_u32 & a_u32) << ((0i64 | ((-28i64)).diff_mix(a_u32)) & 31i64)) ^ (match (a_u32 % 8u32) { 7u32..=7u32 => (if (a_i64 != 38i64) { a_u32 } else { 23u32 }), 2u32 | 6u32 => (a_u32 << (v2 & 31i16)), 2u32 => (56u32 | v5), _ => (b_u32 + a_u32) }));
+        } else {
+            v5 = (v5 + 2u32);
         }
-        let mut v4: u32 = b_u32;
-        for j3 in ((((v2 << (((a_i32) as i16) & 31i16))) % 8u32)..(((v2 << ((-95i32) & 31i32))) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v4 = (if (false || true) { (a_u32 % (a_u32 | 1u32)) } else { (a_u32 << a_i64) });
-        }
-        oi[i] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)) as u64;
-        of[i] = ((((-0.0f32)) as f64)) as f64;
+        oi[i] = (0u64) as u64;
+        of[i] = ((((if matches!((18u32 % 8u32), 1u32..=6u32) { 4.125f32 } else { a_f32 }) - (1e-40f32 * (-3.625f32))) * (((if true { 66u8 } else { ((a_i32) as u8) })) as f32))) as f64;
     }
 }
 
@@ -5259,31 +5295,30 @@ pub fn diff_139(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
         let v0: i16 = ((if false { ((a_u32) as i16) } else { ((a_i64) as i16) }) * (((a_f32) as i16)).abs());
-        let mut v1: i64 = (0i64 | DiffPair::new(((((a_u32) as u16)) as i64), (9i64 % 78i64)).b);
-        'l1: for j0 in 0u32..(((match (a_u32 % 8u32) { 2u32 => a_u32, 6u32 => a_u32, _ => 85u32 })) % 3u32) {
-            for j1 in 0u32..(((a_u32 - b_u32)) % 3u32) {
-                if ((-10.375f32) < a_f32) {
+        let mut v1: i64 = (DIFF_TABLE_I64[((214601605u32) % 6u32) as usize] * 1i64);
+        'l1: for j0 in 0u32..(((9u32 % 78u32)) % 3u32) {
+            for j1 in 0u32..(((match (a_u32 % 8u32) { 2u32 => a_u32, 6u32 => a_u32, _ => 85u32 })) % 3u32) {
+                if (!false) {
                     break 'l1;
                 }
-                if matches!((10u32 % 8u32), 0u32..=3u32) {
+                if matches!((a_u32 % 8u32), 4u32 | 4u32) {
                     continue 'l1;
                 }
-                v1 = v1;
+                v1 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64) - (64i64 | a_i64));
             }
         }
-        let mut v2: i64 = (a_i64 - v1);
-        for j2 in 0u32..((((100i64) as u32)) % 4u32) {
-            v2 = (!a_i64);
+        let mut v2: f32 = ((a_i32) as f32);
+        for j2 in 0u32..((50u32) % 4u32) {
+            v2 = (5.0f32 + v2);
         }
-        let mut t3: [f64; 3] = [((a_f64 * 10.875f64) - (-a_f64)); 3];
-        t3[1] = (if (!(a_f64 <= 6.625f64)) { (11.875f64 - 11.875f64) } else { ((-2.25f64) + (-4.125f64)) });
-        t3[2] = (((match (a_u32 % 8u32) { 0u32..=3u32 => ((a_i64) as u16), 0u32..=7u32 => 23048u16, _ => ((a_i32) as u16) })) as f64);
-        let mut v3: f64 = (-1.0f64);
-        for &v4 in t3.iter().skip(1) {
-            v3 = DIFF_TABLE_F64.get(((3818355580u32) % 8u32) as usize).copied().unwrap_or(v3);
+        let mut v3: i64 = a_i64;
+        if ((v2 != v2) || true) {
+            v3 = (match (a_u32 % 8u32) { 1u32 | 2u32 => (0i64 | ((b_i64 * (-18i64))).diff_mix(187963958u32)), 0u32..=7u32 => (((0.0f64) as i64)).min(((5u8) as i64)), _ => ((a_i64 + 20i64) * v3) });
+        } else {
+            v3 = ((((0i16 | diff_mixed(((a_u32) as i16), 27u32)) % ((56i16 | (-28i16)) | 1i16))) as i64);
         }
-        oi[i] = ((((!(((a_f32) as u16) >> ((-46i8) & 15i8)))) as i8)) as u64;
-        of[i] = ((DIFF_TABLE_F32[((22u32) % 6u32) as usize] * 1.0f32)) as f64;
+        oi[i] = (31u32) as u64;
+        of[i] = ((if ((31u32).max(a_u32) > ((85u16) as u32)) { (-((30i32) as f64)) } else { (a_f64 - ((93i8) as f64)) })) as f64;
     }
 }
 
@@ -5319,18 +5354,16 @@ pub fn diff_140(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let v1: i8 = ((a_f32) as i8);
         let mut v2: u8 = ((a_u32) as u8);
         if ((if true { 94u32 } else { b_u32 }) > (32u32 << (a_u32 & 31u32))) {
-            v2 = ((match (24u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
+            v2 = (0u8 | (1u8).diff_mix(a_u32));
         } else {
-            v2 = (v2 / (((a_i32) as u8) | 1u8));
+            v2 = (v2 | 10u8);
         }
-        let mut v3: i16 = (DIFF_TABLE_I16[((69u32) % 6u32) as usize] * 1i16);
-        if false {
-            v3 = v3;
-        } else {
-            v3 = ((a_i32) as i16);
-        }
-        oi[i] = ((DIFF_TABLE_U16[((a_u32) % 6u32) as usize] * 1u16)) as u64;
-        of[i] = (5.75f32) as f64;
+        let mut v3: i16 = ((0i64 | diff_unshape(diff_shape(38u32, ((((-74i16)).max(16i16) >> (((-19i32)).min(a_i32) & 15i32))) as i64, (((-32i16) ^ ((-59i16) - 37i16))) as i64), 38u32)) as i16);
+        diff_xor_into(&mut v3, (!(18i16 << (DIFF_TABLE_I32[((76u32) % 6u32) as usize] * 1i32))));
+        let r3 = &mut v3;
+        *r3 ^= (53i16 >> (a_u32 & 15u32));
+        oi[i] = (3u32) as u64;
+        of[i] = ((-(b_f64 + (1.7e308f64 * a_f64)))) as f64;
     }
 }
 
@@ -5409,28 +5442,25 @@ pub fn diff_143(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         } else {
             v0 = v0;
         }
-        let mut v1: i32 = ((((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)) as i32);
-        if ((90i32 ^ 31i32) < ((-8i32) + 13i32)) {
-            v1 = (((if (a_i64 == a_i64) { v1 } else { a_i32 })).min((if false { 94i32 } else { v1 }))).abs();
+        let mut v1: i32 = ((((0i64 | diff_unshape(diff_shape(1u32, ((a_u64 + 53u64)) as i64, ((a_u64).max(a_u64)) as i64), 1u32)) as u64)) as i32);
+        if false {
+            v1 = a_i32;
         } else {
-            v1 = (-35i32);
+            v1 = ((!(55i32 / v1)) & ((v1 / (v1 | 1i32)) & (DIFF_TABLE_I32[((72u32) % 6u32) as usize] * 1i32)));
         }
-        assert!((((4294967295u32 % 256u32) != 7u32) || (!(v1 == 32i32))));
-        let mut v2: u64 = 72u64;
-        if (((((a_i32) as i8)) as f64) > 0.0f64) {
-            v2 = a_u64;
+        assert!((((72u32 % 256u32) != 7u32) || true));
+        let mut v2: u32 = (1u32 << (91u16 & 31u16));
+        if ((31u16).max(50u16) >= 16u16) {
+            v2 = (((-9.5f64)) as u32);
         } else {
             v2 = v2;
         }
-        assert!((((31u32 % 256u32) != 7u32) || ((!a_u32) > (4294967295u32 << 89u16))));
-        let v3: i8 = (((1i32 ^ v1)) as i8);
-        assert!((((a_u32 % 256u32) != 7u32) || ((-7i64) > (match (a_u32 % 8u32) { 3u32 | 2u32 => a_i64, 1u32 | 4u32 => a_i64, 6u32 | 5u32 => (-70i64), _ => 9223372036854775807i64 }))));
-        let mut v4: f64 = (12.125f64 + a_f64);
-        for j0 in (((66u32) % 8u32)..(((0u32 | diff_mixed(a_u32, a_u32))) % 16u32)).step_by(((1u32) % 3u32) as usize) {
-            v4 = a_f64;
-        }
-        oi[i] = (((match (1u32 % 8u32) { 6u32 => 93i16, 0u32 | 2u32 => (((a_i64) as i16) % (((a_i32) as i16) | 1i16)), 1u32 => (if (44i64 >= a_i64) { ((a_i32) as i16) } else { 32767i16 }), _ => ((-15i16) >> (61u32 & 15u32)) }) & (!(!((a_i32) as i16))))) as u64;
-        of[i] = ((-(((42u32) as f64) + (-a_f64)))) as f64;
+        assert!((((v2 % 256u32) != 7u32) || matches!((a_u32 % 8u32), 5u32 | 7u32)));
+        let v3: u16 = (((a_f32) as u16) & 23u16);
+        assert!((((29u32 % 256u32) != 7u32) || (((71u8) as i64) == (-a_i64))));
+        let v4: u32 = (((a_u32 >> 72u32) - (!v2))).max((0u32 | (((1u32) as u32)).diff_mix(v2)));
+        oi[i] = (a_u64) as u64;
+        of[i] = ((((3.625f64 / a_f64) + a_f64) / ((a_f64 * 1.7e308f64) * ((90u8) as f64)))) as f64;
     }
 }
 
@@ -5452,10 +5482,9 @@ pub fn diff_144(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
         let v0: i8 = (!((-16i8) * 97i8));
-        let v1: u8 = (0u8).checked_sub(((a_u32) as u8)).unwrap_or(29u8);
-        assert!((((4294967295u32 % 256u32) != 7u32) || matches!((11u32 % 8u32), 1u32)));
-        oi[i] = ((((((!92i16)) as u32)) as u32)) as u64;
-        of[i] = (DIFF_TABLE_F32.get(((a_u32) % 8u32) as usize).copied().unwrap_or(16777216.0f32)) as f64;
+        let v1: u8 = (0u8 | diff_mixed(0u8, a_u32));
+        oi[i] = (4294967295u32) as u64;
+        of[i] = ((DIFF_TABLE_F32[((94u32) % 6u32) as usize] * 1.0f32)) as f64;
     }
 }
 
@@ -5490,13 +5519,13 @@ pub fn diff_145<const K: u32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[
         }
         let mut c1: u32 = 0u32;
         let v1: f64 = loop {
-            if c1 >= (((0u32 | diff_mixed(b_u32, a_u32))) % 4u32) {
-                break ((match (K % 8u32) { 1u32..=4u32 => v0, 6u32 => (0.125f64 + 3.5f64), 3u32 => (-4.875f64), _ => (0.625f64).abs() }));
+            if c1 >= (((b_u32).checked_sub(a_u32).unwrap_or(1845364969u32)) % 4u32) {
+                break (v0);
             }
             c1 += 1u32;
         };
-        oi[i] = (((match (a_u32 % 8u32) { 1u32..=5u32 => (match (a_u32 % 8u32) { 7u32 | 6u32 => K, 5u32 => K, _ => K }), 2u32 => (!a_u32), 4u32..=5u32 => (K << (76i8 & 31i8)), _ => 44u32 })).max(((if false { 58u32 } else { a_u32 }) << ((if true { ((a_u32) as u8) } else { ((a_i64) as u8) }) & 31u8)))) as u64;
-        of[i] = (b_f32) as f64;
+        oi[i] = ((((a_i32) as i8) / ((match (81u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8))) as u64;
+        of[i] = ((if matches!((K % 8u32), 4u32 | 5u32) { (-(0.625f32).abs()) } else { (11.5f32 / (a_f32 - (-6.625f32))) })) as f64;
     }
 }
 
@@ -5517,16 +5546,13 @@ pub fn diff_146<const K: i8>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
-        let mut v0: i16 = (((a_i32) as i16)).checked_sub((-64i16)).unwrap_or(((a_i64) as i16));
-        for j0 in ((((!2661942723u32)) % 8u32)..((98u32) % 16u32)).step_by(((31u32) % 3u32) as usize) {
-            v0 = 34i16;
+        let mut v0: i16 = ((0i64 | diff_unshape(diff_shape(78u32, (((0i64 | diff_unshape(diff_shape(24u32, ((-82i16)) as i64, (((a_f32) as i16)) as i64), 24u32)) as i16)) as i64, (((a_i32) as i16)) as i64), 78u32)) as i16);
+        for j0 in (u32::MAX - ((35u32) % 4u32))..=u32::MAX {
+            v0 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
         }
-        let mut v1: u16 = ((a_i32) as u16);
-        for j1 in 0u32..(((a_u32 ^ 0u32)) % 4u32) {
-            v1 = ((match (a_u32 % 8u32) { 4u32 => ((a_i64) as u16), 7u32 => ((a_f32) as u16), _ => (v1 - 7u16) })).min((DIFF_TABLE_U16[((38u32) % 6u32) as usize] * 1u16));
-        }
-        oi[i] = ((96u8 * (!(94u8 & 38u8)))) as u64;
-        of[i] = ((((-a_f64) / (if ((-86i32) >= (-37i32)) { (-4.25f64) } else { a_f64 })) + (((-6.875f64)).sqrt() * (a_f64 * a_f64)))) as f64;
+        let v1: u64 = ((b_f32) as u64);
+        oi[i] = ((match (0u32 % 8u32) { 0u32 | 6u32 => (((a_i64) as u16) << ((match (4294967295u32 % 8u32) { 0u32 => 18i16, 2u32 => ((a_f32) as i16), _ => ((a_i32) as i16) }) & 15i16)), 3u32 => (!(1u16 / (96u16 | 1u16))), 2u32..=4u32 => 21u16, _ => ((match (32u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) })) as u64;
+        of[i] = (((-(-a_f64)) / (((((a_i32) as i16)) as f64) / DIFF_TABLE_F64.get(((30u32) % 8u32) as usize).copied().unwrap_or(a_f64)))) as f64;
     }
 }
 
@@ -5551,8 +5577,8 @@ pub fn diff_147<const K: i16>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[
         diff_xor_into(&mut v0, (((-8i16)) as u32));
         let r0 = &mut v0;
         *r0 ^= (21u32 * 41u32);
-        oi[i] = ((((a_i32) as u16)).checked_add(46156u16).unwrap_or(7u16)) as u64;
-        of[i] = ((((8.375f64 - (-10.875f64)) - (match (v0 % 8u32) { 3u32 => (-0.0f64), _ => 8.375f64 })) + (DIFF_TABLE_F64.get(((87u32) % 8u32) as usize).copied().unwrap_or((-1.25f64))).abs())) as f64;
+        oi[i] = (((65535u16 << (v0 & 15u32))).saturating_add(((55u16).saturating_add(38u16) ^ (((-11i8)) as u16)))) as u64;
+        of[i] = ((8.375f64 / (DIFF_TABLE_F64.get(((87u32) % 8u32) as usize).copied().unwrap_or((-1.25f64))).abs())) as f64;
     }
 }
 
@@ -5582,25 +5608,26 @@ pub fn diff_148<const K: i8>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         };
         let mut t1: [i32; 3] = [(if (false || (!matches!((a_u32 % 8u32), 1u32 | 2u32))) { ((!(-76i32)) - ((-6i32) >> (((a_i32) as u8) & 31u8))) } else { 40i32 }); 3];
         t1[1] = (match (b_u32 % 8u32) { 1u32..=1u32 => ((65i32).min(a_i32)).max((a_i32 << (((a_u32) as i8) & 31i8))), 3u32..=4u32 => (-2147483648i32), _ => (10i32 * ((99i16) as i32)) });
-        t1[2] = (((match (a_u32 % 8u32) { 3u32 | 6u32 => (-86i16), 5u32 | 4u32 => ((match (31u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16), 5u32 => (-78i16), _ => (!((a_i64) as i16)) })) as i32);
-        let mut v1: i32 = ((((-20i32)).min(a_i32) >> (!(-128i8))) | (match (1u32 % 8u32) { 4u32 | 1u32 => (if false { 2147483647i32 } else { (-59i32) }), _ => (0i32 | diff_mixed(31i32, 23u32)) }));
-        for &v2 in t1.iter().skip(1) {
-            v1 = (a_i32).checked_sub(a_i32).unwrap_or((-33i32));
+        t1[2] = (((match (a_u32 % 8u32) { 3u32 | 6u32 => (-86i16), 5u32 | 4u32 => ((0i64 | diff_unshape(diff_shape(31u32, (((a_u32) as i16)) as i64, (((a_i64) as i16)) as i64), 31u32)) as i16), 2u32..=5u32 => (-((a_i64) as i16)), _ => (-89i16) })) as i32);
+        let mut v1: i32 = a_i32;
+        for &v2 in t1.iter().step_by(2) {
+            v1 = (0i32 | diff_or(Some((-v1)), a_i32));
         }
-        let mut v3: f32 = ((-2.75f32) - 8.25f32);
-        for j0 in (((((match (21u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 8u32)..(((((-5.0f32)) as u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v3 = 0.1f32;
+        let mut v3: i64 = a_i64;
+        diff_xor_into(&mut v3, a_i64);
+        let r3 = &mut v3;
+        *r3 ^= (65i64 * 64i64);
+        let mut t4: [u16; 3] = [(((match (a_u32 % 8u32) { 7u32 => ((a_i64) as u16), _ => ((a_i32) as u16) }) / ((((a_i64) as u16) + ((a_i64) as u16)) | 1u16)) - (22u16 & (((a_u32) as u16) ^ 0u16))); 3];
+        t4[1] = ((match (b_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
+        t4[2] = (if ((!true) && (((a_i32) as u16) < 91u16)) { ((0u16 | diff_or(Some(32u16), 78u16)) >> ((match (64u32 % 8u32) { 3u32 | 2u32 => 19u64, 5u32 | 0u32 => 1u64, 2u32..=6u32 => a_u64, _ => a_u64 }) & 15u64)) } else { (match (50u32 % 8u32) { 3u32..=7u32 => (15u16 % (((a_i64) as u16) | 1u16)), _ => (((a_f32) as u16) | 67u16) }) });
+        let mut v4: u16 = (if ((24u8 * 25u8) > (128u8 << (76u32 & 7u32))) { (DIFF_TABLE_U16[((1u32) % 6u32) as usize] * 1u16) } else { (((a_u32) as u16)).checked_div(84u16).unwrap_or(36u16) });
+        for &v5 in t4.iter().skip(1) {
+            v4 = (57u16 & (v5 << (6u32 & 15u32)));
         }
-        assert!((((32u32 % 256u32) != 7u32) || (1u8 != (((a_f32) as u8) & 19u8))));
-        let t4: [i16; 3] = [((a_i64) as i16), ((false) as i16), ((-46i16)).abs()];
-        let v4: i16 = t4.iter().copied().fold(((a_f32) as i16), |v4, v5| (0i16 | ((-83i16)).diff_mix(a_u32)));
-        let mut v6: f32 = (DIFF_TABLE_F32[((a_u32) % 6u32) as usize] * 1.0f32);
-        for j1 in (u32::MAX - ((((((a_f32) as u16)) as u32)) % 4u32))..=u32::MAX {
-            v6 = (-a_f32);
-        }
-        assert!((((24u32 % 256u32) != 7u32) || (true || true)));
-        oi[i] = ((if ((84u8 << (a_i32 & 7i32)) == ((91u16) as u8)) { (!(a_i64 - a_i64)) } else { (0i64 | (99i64).diff_mix(a_u32)) })) as u64;
-        of[i] = ((DIFF_TABLE_F64[((a_u32) % 6u32) as usize] * 1.0f64)) as f64;
+        let t6: [i64; 3] = [(((false) as i64)).max(v3), (match (96u32 % 8u32) { 1u32..=3u32 => (0i64 | diff_mixed(a_i64, 36u32)), 5u32..=6u32 => (a_i64 % (a_i64 | 1i64)), 5u32..=6u32 => (v3 << (85u8 & 63u8)), _ => (v3 % v3) }), (((((a_f32) as i8) | (-8i8))) as i64)];
+        let v6: i64 = t6.iter().copied().fold(((64i64 * v3) & (if false { v3 } else { a_i64 })), |v6, v7| (match (a_u32 % 8u32) { 1u32 | 6u32 => (a_i64 >> (((a_f32) as u16) & 63u16)), _ => (!a_i64) }));
+        oi[i] = ((!(v3 & ((-34i64) << (((a_u32) as u8) & 63u8))))) as u64;
+        of[i] = ((DIFF_TABLE_F32[((100u32) % 6u32) as usize] * 1.0f32)) as f64;
     }
 }
 
@@ -5621,32 +5648,30 @@ pub fn diff_149(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
-        let mut v0: u8 = (((match (46u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) % ((if (((a_u32) as i16) == 32i16) { ((a_f32) as u8) } else { (((a_i32) as u8) >> a_i32) }) | 1u8));
+        let mut v0: u8 = ((DIFF_TABLE_U8[((46u32) % 6u32) as usize] * 1u8) % ((if (((a_u32) as i16) == 32i16) { ((a_f32) as u8) } else { (((a_i32) as u8) >> a_i32) }) | 1u8));
         for j0 in ((((if false { 125327141u32 } else { 59u32 })) % 8u32)..((17u32) % 16u32)).step_by(((55u32) % 3u32) as usize) {
-            v0 = ((v0 << ((DIFF_TABLE_I16[((46u32) % 6u32) as usize] * 1i16) & 7i16)) & (80u8 ^ (if matches!((a_u32 % 8u32), 6u32) { v0 } else { 63u8 })));
+            v0 = (((match (a_u32 % 8u32) { 5u32 | 5u32 => 80u8, 4u32..=6u32 => ((a_u32) as u8), _ => 82u8 }) >> ((0i16 | diff_or(None, ((a_u32) as i16))) & 7i16)) & ((a_f32) as u8));
         }
-        let mut v1: f32 = ((DIFF_TABLE_F32[((a_u32) % 6u32) as usize] * 1.0f32) + (match (a_u32 % 8u32) { 0u32 => (-4.5f32), 0u32 => 12.375f32, _ => a_f32 }));
-        if ((if false { ((a_u32) as u8) } else { ((a_i32) as u8) }) <= (match (a_u32 % 8u32) { 1u32 => v0, 3u32..=4u32 => v0, 3u32..=3u32 => ((a_f32) as u8), _ => v0 })) {
-            v1 = 1.875f32;
+        let mut v1: u64 = (((99u64 << (a_u64 & 63u64))).saturating_mul((0u64 | a_u64)) * ((if false { 11u64 } else { a_u64 }) * (a_u64 / a_u64)));
+        if (((-68i16) % (((a_f32) as i16) | 1i16)) <= (0i16 | diff_or(None, (-2i16)))) {
+            v1 = (!((v1 << (((a_i64) as i16) & 63i16)) >> 36u16));
         } else {
-            v1 = (((15u32) as f32) * (5.75f32 - b_f32));
+            v1 = ((36u64).checked_div(a_u64).unwrap_or(v1) / (((40u64).checked_mul(v1).unwrap_or(76u64) & 26u64) | 1u64));
         }
-        let v2: u64 = a_u64;
-        assert!((((36u32 % 256u32) != 7u32) || ((v0 & ((a_u32) as u8)) < (v0 - 76u8))));
-        let mut v3: i32 = (((40u16) as i32) | ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32));
-        if (((-4.625f64) * 2.25f64) <= (a_f64 - 5e-324f64)) {
-            v3 = ((v3 / (v3 | 1i32)) >> ((16u16 - ((a_u32) as u16)) & 31u16));
-        } else {
-            v3 = (((a_f64 > a_f64)) as i32);
+        let mut v2: u8 = ((a_u64) as u8);
+        for j1 in (u32::MAX - (((32u32 * 37u32)) % 4u32))..=u32::MAX {
+            v2 = ((a_i64) as u8);
         }
-        let mut v4: f32 = ((33u8) as f32);
-        if (22i32 <= (if true { v3 } else { v3 })) {
-            v4 = ((v4).abs() + (match (11u32 % 8u32) { 0u32 => a_f32, _ => v4 }));
-        } else {
-            v4 = ((a_f32).sqrt() / 0.1f32);
+        let mut t3: [i8; 3] = [(((DIFF_TABLE_I8[((27u32) % 6u32) as usize] * 1i8)).rem_euclid((((a_i64) as i8) - ((a_i32) as i8))) >> ((28u16 - (71u16 + 15u16)) & 7u16)); 3];
+        t3[1] = 7i8;
+        t3[2] = (((((a_f32) as i8) >> ((-29i8) & 7i8))).min((if true { 86i8 } else { (-128i8) })) - ((((a_i64) as i8)).min(((a_u32) as i8)) | (37i8 - (-128i8))));
+        let mut v3: i8 = ((((53u64 >> (a_i64 & 63i64)) % ((a_u64 / a_u64) | 1u64))) as i8);
+        for &v4 in t3.iter().rev() {
+            v3 = ((((v2).max(15u8)) as i8)).abs();
         }
-        oi[i] = (((((((a_f32) as u8) * ((a_u32) as u8))).max((v0 - v0))) as u8)) as u64;
-        of[i] = ((-a_f64)) as f64;
+        let v5: f64 = ((v3) as f64);
+        oi[i] = ((0i32 | (a_i32).diff_mix(32u32))) as u64;
+        of[i] = ((((match (a_u32 % 8u32) { 6u32 | 3u32 => (match (2u32 % 8u32) { 0u32..=6u32 => a_i64, 0u32..=3u32 => 0i64, 7u32 => 64i64, _ => a_i64 }), 4u32 => (match (a_u32 % 8u32) { 6u32 => (-9223372036854775808i64), _ => a_i64 }), _ => (-7i64) })) as f64)) as f64;
     }
 }
 
@@ -5670,17 +5695,16 @@ pub fn diff_150<const K: u32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[
         let v0: f32 = (((29u16 % (((a_u64) as u16) | 1u16))) as f32);
         let mut v1: i16 = (-82i16);
         for j0 in 0u32..((a_u32) % 4u32) {
-            v1 = (0i16 | diff_mixed((0i16 | diff_mixed((-1i16), a_u32)), a_u32));
+            v1 = (0i16 | diff_mixed(((match (K % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16), j0));
         }
-        let mut v2: f32 = (match (a_u32 % 8u32) { 2u32 => (v0 / b_f32), _ => (v0 - a_f32) });
-        if (v1 != v1) {
-            v2 = ((a_f64) as f32);
+        let mut v2: u8 = (((if (a_i64 == (-69i64)) { (96u64 << (84u64 & 63u64)) } else { (((-56i8)) as u64) })) as u8);
+        if ((63u64 > a_u64) || (51i32 != 96i32)) {
+            v2 = (((a_i32) as u8) << (((a_i32) as i16) & 7i16));
         } else {
-            v2 = ((if false { a_f32 } else { (-9.0f32) }) * (a_f32).sqrt());
+            v2 = 1u8;
         }
-        assert!((((a_u32 % 256u32) != 7u32) || ((v1 << ((a_u32) as u8)) <= ((27i64) as i16))));
-        oi[i] = ((((b_u32 - 47u32) | (a_u32 | K)) % (((match (56u32 % 8u32) { 3u32..=4u32 => a_u32, 6u32 | 0u32 => 1u32, 2u32 => a_u32, _ => K }) % ((match (53u32 % 8u32) { 0u32..=4u32 => a_u32, 7u32 => 68u32, _ => K }) | 1u32)) | 1u32))) as u64;
-        of[i] = ((-a_f32)) as f64;
+        oi[i] = (15i8) as u64;
+        of[i] = ((((-v0) + (DIFF_TABLE_F32[((K) % 6u32) as usize] * 1.0f32)) / (if matches!((a_u32 % 8u32), 0u32 | 5u32) { (a_f32).abs() } else { (v0 + (-7.0f32)) }))) as f64;
     }
 }
 
@@ -5744,8 +5768,8 @@ pub fn diff_152(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
                 v1 = (!((15i16 & ((a_f32) as i16)) >> 2u64));
             }
         }
-        oi[i] = ((72i8).pow(((((a_i64) as i8) >> (((((a_u32) as i8)) as i64) & 7i64))) as u32 & 7)) as u64;
-        of[i] = ((((3.4e38f32 * a_f32) + DIFF_TABLE_F32.get(((a_u32) % 8u32) as usize).copied().unwrap_or(a_f32))).sqrt()) as f64;
+        oi[i] = (((match (51u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8)) as u64;
+        of[i] = ((((a_f32 * a_f32) - (a_f32).sqrt()) + (-(a_f32 + a_f32)))) as f64;
     }
 }
 

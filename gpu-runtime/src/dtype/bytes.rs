@@ -185,6 +185,7 @@ mod tests {
             len: None,
         }],
         variants: &[0, -3, 300],
+        register_only: false,
     };
     // SAFETY: as `#[gpu_enum]`'s: one `i16` part, a variant of value 0.
     unsafe impl crate::dtype::Element for E {

@@ -7,6 +7,7 @@
 //! meet the kernel's fast-path conditions [`Check::Fast`](crate::ir::Check::Fast). The emitters take only that output, so
 //! they cannot fail.
 
+mod data_enums;
 mod loans;
 mod ops;
 pub(crate) use ops::{LOCAL_BYTES_MAX, SHARED_BYTES_MAX};

@@ -332,6 +332,9 @@ impl Validator<'_> {
     /// Check `l op r` and give the operands' class.
     fn binary(&mut self, op: BinOp, l: RTy, r: RTy, span: Span) -> Option<Class> {
         let c = self.class(l, span)?;
+        if self.refused_data_enum(l, Some(op), span) {
+            return None;
+        }
         if c == Class::Struct {
             let d = self.describe(l);
             self.diags.error(
@@ -479,7 +482,7 @@ impl Validator<'_> {
                      `z.im`) or its magnitude (`z.norm()`)"
                 ),
             );
-        } else if bad {
+        } else if bad && !self.refused_data_enum(inner.ty, None, e.span) {
             let (f, t) = (self.describe(inner.ty), self.describe(e.ty));
             self.diags.error(e.span, format!("cannot cast {f} to {t}"));
         }
@@ -557,6 +560,7 @@ impl Validator<'_> {
             | ExprKind::Extent(..)
             | ExprKind::WholeArray(_)
             | ExprKind::NoneArg
+            | ExprKind::Zero
             | ExprKind::Geometry(..) => {}
             ExprKind::Index(_, idx) => idx.iter().for_each(|i| self.expr(&i.expr)),
             ExprKind::SubSlice(_, a, b, _) => {

@@ -447,6 +447,7 @@ impl Resolver<'_> {
             ExprKind::TuplePart(a, k) => ExprKind::TuplePart(self.boxed(a), k),
             ExprKind::Geometry(g, a) => ExprKind::Geometry(g, a),
             ExprKind::NoneArg => ExprKind::NoneArg,
+            ExprKind::Zero => ExprKind::Zero,
             ExprKind::If(c, t, f) => ExprKind::If(
                 self.boxed(c),
                 Box::new(self.block(*t)),

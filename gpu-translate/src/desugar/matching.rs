@@ -37,11 +37,11 @@ pub(super) struct Tested {
     /// The test; `None` when every value matches.
     pub(super) test: Option<syn::Expr>,
     /// Whether `test` is `None` because the pattern binds a name (not only `_`).
-    binds_all: bool,
+    pub(super) binds_all: bool,
 }
 
 /// `a && b`, either of which may be absent (true).
-fn and(a: Option<syn::Expr>, b: Option<syn::Expr>) -> Option<syn::Expr> {
+pub(super) fn and(a: Option<syn::Expr>, b: Option<syn::Expr>) -> Option<syn::Expr> {
     match (a, b) {
         (Some(a), Some(b)) => {
             let span = a.span();
@@ -173,6 +173,11 @@ impl Desugarer<'_> {
             test: Some(e),
             binds_all: false,
         };
+        if let Scrutinee::One(v) = s {
+            if let Some(tested) = self.field_pattern(pat, v, binds) {
+                return tested;
+            }
+        }
         match (pat, s) {
             (syn::Pat::Paren(p), _) => self.pattern(&p.pat, s, binds),
             (syn::Pat::Reference(r), _) => self.pattern(&r.pat, s, binds),
@@ -432,9 +437,15 @@ impl Desugarer<'_> {
             return reported(span);
         }
         // The last arm is the `else`.
-        let every_variant = self.enums.iter().any(|(name, all)| {
-            all.iter()
-                .all(|v| variants.iter().any(|(o, w)| o == name && w == v))
+        let every_variant = self.structs.iter().any(|s| {
+            let mut names = s
+                .variants
+                .iter()
+                .map(|(v, _)| v)
+                .chain(s.data.iter().map(|v| &v.name))
+                .peekable();
+            names.peek().is_some()
+                && names.all(|v| variants.iter().any(|(o, w)| *o == s.name && w == v))
         });
         let exhaustive = bools == (true, true)
             || options == (true, true)
@@ -567,13 +578,30 @@ pub(super) fn infallible(e: &syn::Expr) -> bool {
 /// Notes whether `pat` matches `true` and whether it matches `false`.
 /// The `(enum, variant)` pairs a pattern names (`Op::Add`, `Op::Sub | Op::Mul`).
 fn collect_variants(pat: &syn::Pat, seen: &mut Vec<(String, String)>) {
-    match pat {
-        syn::Pat::Path(p) if p.qself.is_none() && p.path.segments.len() >= 2 => {
-            let n = p.path.segments.len();
+    let mut note = |path: &syn::Path| {
+        let n = path.segments.len();
+        if n >= 2 {
             seen.push((
-                crate::names::unraw(&p.path.segments[n - 2].ident),
-                crate::names::unraw(&p.path.segments[n - 1].ident),
+                crate::names::unraw(&path.segments[n - 2].ident),
+                crate::names::unraw(&path.segments[n - 1].ident),
             ));
+        }
+    };
+    match pat {
+        syn::Pat::Path(p) if p.qself.is_none() => note(&p.path),
+        // A variant with data, every field matched whatever it holds.
+        syn::Pat::TupleStruct(p)
+            if p.qself.is_none()
+                && p.elems
+                    .iter()
+                    .all(|e| matches!(e, syn::Pat::Rest(_)) || irrefutable(e)) =>
+        {
+            note(&p.path)
+        }
+        syn::Pat::Struct(p)
+            if p.qself.is_none() && p.fields.iter().all(|f| irrefutable(&f.pat)) =>
+        {
+            note(&p.path)
         }
         syn::Pat::Or(o) => o.cases.iter().for_each(|c| collect_variants(c, seen)),
         syn::Pat::Paren(p) => collect_variants(&p.pat, seen),
@@ -612,6 +640,15 @@ fn irrefutable(pat: &syn::Pat) -> bool {
         }
         syn::Pat::Reference(r) => irrefutable(&r.pat),
         syn::Pat::Paren(p) => irrefutable(&p.pat),
+        // A struct's fields (`Pair { a, .. }`), not an enum variant's (`Shape::Rect { .. }`:
+        // a type's name is capitalised, a module's not).
+        syn::Pat::Struct(s) => {
+            let n = s.path.segments.len();
+            let variant = n >= 2
+                && unraw(&s.path.segments[n - 2].ident)
+                    .starts_with(|c: char| c.is_ascii_uppercase());
+            !variant && s.fields.iter().all(|f| irrefutable(&f.pat))
+        }
         syn::Pat::Type(t) => irrefutable(&t.pat),
         _ => false,
     }

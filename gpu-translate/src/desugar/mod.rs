@@ -25,6 +25,7 @@
 mod bind;
 mod chain;
 mod closures;
+mod field_patterns;
 mod loops;
 mod matching;
 mod options;
@@ -38,6 +39,7 @@ use syn::visit_mut::{self, VisitMut};
 
 use crate::diagnostics::Diagnostics;
 use crate::names::unraw;
+use crate::parse::structs::StructDef;
 
 /// The prefix of every name desugaring introduces.
 pub(crate) const RESERVED_PREFIX: &str = "__gpu_";
@@ -47,14 +49,14 @@ pub(crate) const RESERVED_PREFIX: &str = "__gpu_";
 /// drops without a follow-on error.
 pub(crate) fn desugar_body(
     body: &syn::Block,
-    enums: &[(String, Vec<String>)],
+    structs: &[StructDef],
     params: &[Param],
     diags: &mut Diagnostics,
 ) -> syn::Block {
     let mut d = Desugarer {
         diags,
         fresh: 0,
-        enums,
+        structs,
         arrays: params
             .iter()
             .filter(|p| p.rank == 1)
@@ -85,9 +87,9 @@ pub(crate) struct Param {
 pub(crate) struct Desugarer<'a> {
     diags: &'a mut Diagnostics,
     fresh: usize,
-    /// The `#[gpu_enum]`s the function knows, with their variants: a `match` naming every
-    /// variant of one covers every value.
-    enums: &'a [(String, Vec<String>)],
+    /// The `#[gpu_struct]`s and `#[gpu_enum]`s the function knows: a `match` naming every
+    /// variant of an enum covers every value, and a data enum's patterns are its variants'.
+    structs: &'a [StructDef],
     /// The names of the 1-D arrays in scope (array parameters, local and shared arrays
     /// declared so far), whose `swap(i, j)` is the slice's.
     arrays: Vec<String>,

@@ -203,6 +203,7 @@ impl Emitter<'_> {
                 )
             }
             ExprKind::NoneArg => "gt_none_t{}".to_owned(),
+            ExprKind::Zero => format!("gt_zero<{}>()", self.c_type(e.ty)),
             ExprKind::TuplePart(a, k) => format!("({}).v{k}", self.expr(a)),
             ExprKind::Field(a, f) => format!("({}).{}", self.expr(a), f.c),
             ExprKind::FieldIndex(a, f, i) => {

@@ -116,6 +116,7 @@ fn operands(e: &Expr<RTy>) -> Option<Vec<&Expr<RTy>>> {
         | ExprKind::Len(_)
         | ExprKind::Extent(..)
         | ExprKind::NoneArg
+        | ExprKind::Zero
         | ExprKind::Geometry(..) => Vec::new(),
     })
 }

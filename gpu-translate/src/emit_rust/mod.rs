@@ -153,13 +153,35 @@ pub(crate) fn inputs_are_values(
         ParamShape::Option { .. } => Some(2),
         ParamShape::Scalar { .. } => None,
     };
-    match sig.params.iter().find_map(|p| Some((p, kind(&p.shape)?))) {
-        Some((p, k)) => {
-            diags.error(p.ident.span(), messages[k]);
-            false
-        }
-        None => true,
+    if let Some((p, k)) = sig.params.iter().find_map(|p| Some((p, kind(&p.shape)?))) {
+        diags.error(p.ident.span(), messages[k]);
+        return false;
     }
+    // The values come from arrays and go to one, which hold no data enum.
+    let data_enum = |t: Option<crate::ir::Ty>| matches!(t, Some(crate::ir::Ty::Struct(s)) if sig.structs[s].is_data_enum());
+    let scalar = |s: &ParamShape| match s {
+        ParamShape::Scalar { ty, .. } => Some(*ty),
+        _ => None,
+    };
+    if let Some(p) = sig.params.iter().find(|p| data_enum(scalar(&p.shape))) {
+        diags.error(
+            syn::spanned::Spanned::span(&p.ty_tokens),
+            "this function's values come from arrays, which hold no #[gpu_enum] with data \
+             (a value in registers only): take its parts as numbers, or call the function \
+             from a #[gpu_kernel]",
+        );
+        return false;
+    }
+    if data_enum(sig.ret) {
+        diags.error(
+            sig.ident.span(),
+            "this function's result goes into an array, which holds no #[gpu_enum] with data \
+             (a value in registers only): return numbers, or call the function from a \
+             #[gpu_kernel]",
+        );
+        return false;
+    }
+    true
 }
 
 /// The path of a dtype bound's trait.
@@ -169,11 +191,16 @@ pub(crate) fn bound_path(b: Bound, krate: &syn::Path) -> TokenStream {
 }
 
 /// `T: ::gpu_runtime::Float, ...`
-/// `&[<Particle as GpuStruct>::LAYOUT, ..]`: the layouts of the structs `sig` names.
+/// `&[<Particle as GpuStruct>::LAYOUT, ..]`: the layouts of the structs `sig` names (a
+/// data enum's is its `GpuRegisterValue`'s).
 pub(crate) fn struct_layouts(sig: Option<&KernelSignature>, k: &syn::Path) -> TokenStream {
     let layouts = sig.into_iter().flat_map(|s| &s.structs).map(|s| {
         let ident = syn::Ident::new(&s.name, proc_macro2::Span::call_site());
-        quote!(<#ident as #k::__private::GpuStruct>::LAYOUT)
+        if s.is_data_enum() {
+            quote!(<#ident as #k::__private::GpuRegisterValue>::LAYOUT)
+        } else {
+            quote!(<#ident as #k::__private::GpuStruct>::LAYOUT)
+        }
     });
     quote!(&[#(#layouts),*])
 }

@@ -81,6 +81,7 @@ fn elem_type(t: Ty, sig: &KernelSignature) -> ElemType {
                 align: 0,
                 fields: &[],
                 variants: &[],
+                register_only: false,
             }));
             ElemType::Struct(layout)
         }

@@ -56,6 +56,9 @@ pub fn expand_enum(attr: TokenStream, item: TokenStream) -> TokenStream {
             return quote!(#err #item);
         }
     };
+    if let Some(variants) = crate::parse::data_enums::data_variants(&e, &mut diags) {
+        return super::data_enums::expand_data_enum(e, variants, &krate, diags);
+    }
     let repr = repr_of(&e, &mut diags);
     let variants = variant_values(&e, &mut diags);
     check_derives(&e, &mut diags);
@@ -95,6 +98,7 @@ pub fn expand_enum(attr: TokenStream, item: TokenStream) -> TokenStream {
             None,
         )],
         variants: variants.clone(),
+        data: Vec::new(),
     };
     let impls = enum_impls(&e, &krate, repr, &variants);
     let carrier = carrier_macro(&carried, &krate);
@@ -130,19 +134,11 @@ fn repr_of(e: &syn::ItemEnum, diags: &mut Diagnostics) -> Option<Prim> {
 }
 
 /// Each variant's value (rustc's rule: the one written, else one more than the previous,
-/// from 0); a variant with data or a value that is not an integer literal is an error.
+/// from 0) of a C-like enum; a value that is not an integer literal is an error.
 fn variant_values(e: &syn::ItemEnum, diags: &mut Diagnostics) -> Vec<(syn::Ident, i64)> {
     let mut out = Vec::new();
     let mut next: i64 = 0;
     for v in &e.variants {
-        if !matches!(v.fields, syn::Fields::Unit) {
-            diags.error(
-                v.fields.span(),
-                "a #[gpu_enum]'s variants carry no data (enums with data are not part of the \
-                 kernel language yet); use a #[gpu_struct] with a tag field",
-            );
-            continue;
-        }
         let value = match &v.discriminant {
             None => Some(next),
             Some((_, expr)) => literal_value(expr),
@@ -191,6 +187,16 @@ fn wide_value(e: &syn::Expr) -> Option<i128> {
 /// An error unless the enum derives `Clone`, `Copy` and `PartialEq` (arrays copy it, and
 /// the simulator compares it as kernels do).
 fn check_derives(e: &syn::ItemEnum, diags: &mut Diagnostics) {
+    require_derives(e, &["Clone", "Copy", "PartialEq"], "a #[gpu_enum]", diags);
+}
+
+/// An error unless `e` derives every one of `needed`.
+pub(super) fn require_derives(
+    e: &syn::ItemEnum,
+    needed: &[&str],
+    what: &str,
+    diags: &mut Diagnostics,
+) {
     let mut derived: Vec<String> = Vec::new();
     for a in e.attrs.iter().filter(|a| a.path().is_ident("derive")) {
         let _ = a.parse_nested_meta(|m| {
@@ -200,16 +206,18 @@ fn check_derives(e: &syn::ItemEnum, diags: &mut Diagnostics) {
             Ok(())
         });
     }
-    let missing: Vec<&str> = ["Clone", "Copy", "PartialEq"]
-        .into_iter()
+    let missing: Vec<&str> = needed
+        .iter()
+        .copied()
         .filter(|d| !derived.iter().any(|x| x == d))
         .collect();
     if !missing.is_empty() {
         diags.error(
             e.ident.span(),
             format!(
-                "a #[gpu_enum] derives {}: `#[derive(Clone, Copy, PartialEq)]`",
-                missing.join(", ")
+                "{what} derives {}: `#[derive({})]`",
+                missing.join(", "),
+                needed.join(", ")
             ),
         );
     }

@@ -1,6 +1,7 @@
 //! The pipelines: for each attribute, parse, lower, check and emit, collecting every
 //! error and emitting them beside items of the right shape.
 
+pub(crate) mod data_enums;
 pub(crate) mod enums;
 pub(crate) mod foreign;
 pub(crate) mod globals;
@@ -371,17 +372,6 @@ pub(crate) fn translate_device_fn(
 /// The function with its body desugared (`crate::desugar`): what the lowerer and the
 /// simulator's body both start from.
 fn desugared(mut item: syn::ItemFn, sig: &KernelSignature, diags: &mut Diagnostics) -> syn::ItemFn {
-    let enums: Vec<(String, Vec<String>)> = sig
-        .structs
-        .iter()
-        .filter(|s| s.is_enum())
-        .map(|s| {
-            (
-                s.name.clone(),
-                s.variants.iter().map(|(v, _)| v.clone()).collect(),
-            )
-        })
-        .collect();
     let params: Vec<crate::desugar::Param> = sig
         .params
         .iter()
@@ -395,7 +385,7 @@ fn desugared(mut item: syn::ItemFn, sig: &KernelSignature, diags: &mut Diagnosti
         .collect();
     item.block = Box::new(crate::desugar::desugar_body(
         &item.block,
-        &enums,
+        &sig.structs,
         &params,
         diags,
     ));

@@ -183,6 +183,7 @@ pub(crate) fn layout_impl(
                 align: ::core::mem::align_of::<#name>(),
                 fields: &[#fields],
                 variants: &[#variants],
+                register_only: false,
             };
         }
         impl #private::GpuStructDeclared for #name {}
@@ -326,6 +327,9 @@ pub(crate) fn carried_tokens(structs: &[Carried]) -> TokenStream {
         .iter()
         .map(|s| {
             let name = &s.name;
+            if !s.data.is_empty() {
+                return crate::parse::data_enums::carried_tokens(name, &s.data);
+            }
             if let (false, Some((_, WrittenTy::Prim(p), _))) =
                 (s.variants.is_empty(), s.fields.first())
             {

@@ -219,6 +219,9 @@ pub enum ExprKind<T> {
     /// `None` passed for a device function's `Option<T>` parameter: the prelude's
     /// `gt_none_t{}`, which becomes the pair of whatever `T` the callee takes.
     NoneArg,
+    /// The zero value of the expression's type (`gt_zero<T>()` in C: `0`, `false`, a struct
+    /// of them): a data enum's fields of the variants it does not hold.
+    Zero,
     /// A field of a struct value: `p.mass`, `ps[i].pos` (the expression's type is the
     /// field's).
     Field(Box<Expr<T>>, FieldName),

@@ -252,6 +252,9 @@ impl Lowerer<'_> {
         if segs.len() == 1 && last.starts_with(crate::desugar::RESERVED_PREFIX) {
             return self.internal_call(&last, span);
         }
+        if let Some(value) = self.data_enum_call(p, c) {
+            return value;
+        }
         if let Some(call) = self.associated_call(p, c) {
             return call;
         }

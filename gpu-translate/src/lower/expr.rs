@@ -104,7 +104,7 @@ impl Lowerer<'_> {
                 );
                 None
             }
-            syn::Expr::Struct(s) => self.struct_literal(s),
+            syn::Expr::Struct(s) => self.struct_or_variant(s),
             syn::Expr::Range(_) => {
                 self.err(span, "ranges can only be iterated by `for` in kernels");
                 None
@@ -326,6 +326,9 @@ impl Lowerer<'_> {
             });
         }
         if let Some(variant) = self.enum_variant(p) {
+            return variant;
+        }
+        if let Some(variant) = self.data_enum_unit(p) {
             return variant;
         }
         if self.names_module_const(p) {

@@ -251,7 +251,7 @@ impl Lowerer<'_> {
     }
 
     /// The struct of that name among the function's, `Self` being a method's own.
-    fn struct_named(&self, name: &str) -> Option<usize> {
+    pub(super) fn struct_named(&self, name: &str) -> Option<usize> {
         if name == "Self" {
             return self.sig.method_of;
         }

@@ -20,6 +20,7 @@ mod cast;
 mod complex;
 mod const_arrays;
 mod control;
+mod data_enums;
 mod expr;
 mod lend;
 mod math;

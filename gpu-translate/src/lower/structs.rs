@@ -32,6 +32,16 @@ impl Lowerer<'_> {
             syn::Member::Named(i) => unraw(i),
             syn::Member::Unnamed(i) => i.index.to_string(),
         };
+        if def.is_data_enum() {
+            let msg = format!(
+                "`{}` is an enum: read a variant's fields with a pattern, `if let {} = v` or \
+                 `match`",
+                def.name,
+                def.variant_example()
+            );
+            self.err(member.span(), msg);
+            return None;
+        }
         let Some((_, field)) = def.field(&name) else {
             let names: Vec<&str> = def.fields.iter().map(|f| f.name.as_str()).collect();
             let msg = format!(
@@ -430,7 +440,7 @@ impl Lowerer<'_> {
 }
 
 /// A field's type.
-fn field_ty(t: FieldTy) -> Ty {
+pub(super) fn field_ty(t: FieldTy) -> Ty {
     match t {
         FieldTy::Prim(p) => Ty::Prim(p),
         FieldTy::Struct(s) => Ty::Struct(s),

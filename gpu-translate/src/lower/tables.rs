@@ -312,6 +312,7 @@ pub(crate) fn has_effects<T>(e: &Expr<T>) -> bool {
         | ExprKind::Len(_)
         | ExprKind::Extent(..)
         | ExprKind::NoneArg
+        | ExprKind::Zero
         | ExprKind::Geometry(..) => false,
         ExprKind::Index(_, idx) => idx.iter().any(|i| has_effects(&i.expr)),
         ExprKind::SubSlice(_, a, b, _) => has_effects(a) || has_effects(b),

@@ -6,6 +6,7 @@ use proc_macro2::TokenStream;
 
 pub mod attr;
 pub(crate) mod bounds;
+pub mod data_enums;
 pub(crate) mod option_params;
 pub mod signature;
 pub mod structs;

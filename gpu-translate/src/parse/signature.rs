@@ -473,6 +473,17 @@ fn parse_param(
     structs: &[StructDef],
     diags: &mut Diagnostics,
 ) -> Option<ParamDecl> {
+    let p = parse_param_shape(pt, device, generics, structs, diags)?;
+    super::data_enums::admit_param(&p, device, structs, diags).then_some(p)
+}
+
+fn parse_param_shape(
+    pt: &syn::PatType,
+    device: bool,
+    generics: &[GenericDecl],
+    structs: &[StructDef],
+    diags: &mut Diagnostics,
+) -> Option<ParamDecl> {
     let (ident, pat_mut) = match &*pt.pat {
         syn::Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => {
             (pi.ident.clone(), pi.mutability.is_some())

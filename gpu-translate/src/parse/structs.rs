@@ -54,12 +54,16 @@ pub struct StructDef {
     pub fields: Vec<FieldDef>,
     /// A C-like enum's (`#[gpu_enum]`) variants and their values; empty for a struct.
     pub variants: Vec<(String, i64)>,
+    /// A `#[gpu_enum]` with data: its variants, in order (the tag is the position); empty
+    /// otherwise. Its `fields` are the C struct's: the tag, then every variant's fields
+    /// ([`data_field_name`](super::data_enums::data_field_name)).
+    pub data: Vec<super::data_enums::DataVariant>,
 }
 
 impl StructDef {
     /// The field named `name`, with its index.
     pub fn field(&self, name: &str) -> Option<(usize, &FieldDef)> {
-        if self.is_enum() {
+        if self.is_enum() || self.is_data_enum() {
             return None;
         }
         self.fields.iter().enumerate().find(|(_, f)| f.name == name)
@@ -68,6 +72,39 @@ impl StructDef {
     /// Whether it is a C-like enum.
     pub fn is_enum(&self) -> bool {
         !self.variants.is_empty()
+    }
+
+    /// Whether it is a `#[gpu_enum]` with data.
+    pub fn is_data_enum(&self) -> bool {
+        !self.data.is_empty()
+    }
+
+    /// A pattern of one of a data enum's variants, for messages: `Shape::Circle(..)` (the
+    /// first that holds data).
+    pub fn variant_example(&self) -> String {
+        let v = self
+            .data
+            .iter()
+            .find(|v| !v.fields.is_empty())
+            .or(self.data.first());
+        match v {
+            Some(v) if v.fields.first().is_some_and(|f| f.parse::<u32>().is_ok()) => {
+                format!("{}::{}(..)", self.name, v.name)
+            }
+            Some(v) if !v.fields.is_empty() => format!("{}::{} {{ .. }}", self.name, v.name),
+            Some(v) => format!("{}::{}", self.name, v.name),
+            None => self.name.clone(),
+        }
+    }
+
+    /// The C field (index and definition) holding field `field` of variant `variant`, or
+    /// the tag's for `field` [`TAG_FIELD`](super::data_enums::TAG_FIELD) and no variant.
+    pub fn data_field(&self, variant: Option<&str>, field: &str) -> Option<(usize, &FieldDef)> {
+        let c = match variant {
+            Some(v) => super::data_enums::data_field_name(v, field),
+            None => field.to_owned(),
+        };
+        self.fields.iter().enumerate().find(|(_, f)| f.name == c)
     }
 
     /// The value of variant `name` of a C-like enum.
@@ -127,103 +164,135 @@ fn struct_candidate(path: &syn::Path, as_const_arg: bool) -> Option<String> {
     (capital && !named_type && !NOT_STRUCTS.contains(&name.as_str())).then_some(name)
 }
 
+/// The visitor of [`missing_structs`].
+struct Finder<'a> {
+    known: &'a [String],
+    generics: Vec<String>,
+    out: Vec<(String, syn::Path)>,
+    /// How deep inside generic arguments (`::<..>`) the visit is.
+    generic_args: usize,
+}
+impl Finder<'_> {
+    fn note(&mut self, path: &syn::Path) {
+        let Some(name) = struct_candidate(path, self.generic_args > 0) else {
+            return;
+        };
+        if self.generics.contains(&name)
+            || self.known.contains(&name)
+            || self.out.iter().any(|(n, _)| *n == name)
+        {
+            return;
+        }
+        self.out.push((name, path.clone()));
+    }
+    /// The struct `path` names (`Pair { .. }`, `geo::Pair { .. }`), or the enum of the
+    /// variant it names (`Shape::Rect { .. }`: a type's name is capitalised, a
+    /// module's not).
+    fn note_struct_or_variant(&mut self, path: &syn::Path) {
+        let n = path.segments.len();
+        let in_type = n >= 2
+            && crate::names::unraw(&path.segments[n - 2].ident)
+                .starts_with(|c: char| c.is_ascii_uppercase());
+        if in_type {
+            let mut owner = path.clone();
+            owner.segments.pop();
+            owner.segments.pop_punct();
+            self.note(&owner);
+        } else {
+            self.note(path);
+        }
+    }
+}
+impl<'ast> Visit<'ast> for Finder<'_> {
+    fn visit_type_path(&mut self, t: &'ast syn::TypePath) {
+        if t.qself.is_none() {
+            self.note(&t.path);
+        }
+        syn::visit::visit_type_path(self, t);
+    }
+    // `P::new(x, y)` (an associated function of the struct `P`) and `Op::Add` (a variant
+    // of the enum `Op`); not `Grid::N`, a constant (upper case) of whatever `Grid` is.
+    fn visit_expr_path(&mut self, p: &'ast syn::ExprPath) {
+        let n = p.path.segments.len();
+        let lower = p.path.segments.last().is_some_and(|l| {
+            crate::names::unraw(&l.ident)
+                .chars()
+                .any(|c| c.is_ascii_lowercase())
+        });
+        if p.qself.is_none() && n >= 2 && lower {
+            let mut owner = p.path.clone();
+            owner.segments.pop();
+            owner.segments.pop_punct();
+            self.note(&owner);
+        }
+        syn::visit::visit_expr_path(self, p);
+    }
+    fn visit_expr_struct(&mut self, e: &'ast syn::ExprStruct) {
+        if e.qself.is_none() {
+            self.note_struct_or_variant(&e.path);
+        }
+        syn::visit::visit_expr_struct(self, e);
+    }
+    fn visit_pat_struct(&mut self, p: &'ast syn::PatStruct) {
+        if p.qself.is_none() {
+            self.note_struct_or_variant(&p.path);
+        }
+        syn::visit::visit_pat_struct(self, p);
+    }
+    // `Shape::Circle(r)`: the enum `Shape` (never `Some(x)`, a path of one segment).
+    fn visit_pat_tuple_struct(&mut self, p: &'ast syn::PatTupleStruct) {
+        if p.qself.is_none() && p.path.segments.len() >= 2 {
+            self.note_struct_or_variant(&p.path);
+        }
+        syn::visit::visit_pat_tuple_struct(self, p);
+    }
+    fn visit_angle_bracketed_generic_arguments(
+        &mut self,
+        a: &'ast syn::AngleBracketedGenericArguments,
+    ) {
+        self.generic_args += 1;
+        syn::visit::visit_angle_bracketed_generic_arguments(self, a);
+        self.generic_args -= 1;
+    }
+    // `Option<P>`'s argument is a type, even in capitals (`Option<RGB>`).
+    fn visit_path_segment(&mut self, s: &'ast syn::PathSegment) {
+        if s.ident != "Option" {
+            return syn::visit::visit_path_segment(self, s);
+        }
+        if let syn::PathArguments::AngleBracketed(a) = &s.arguments {
+            for arg in &a.args {
+                self.visit_generic_argument(arg);
+            }
+        }
+    }
+    // Nested items are refused elsewhere; their types are not the kernel's.
+    fn visit_item(&mut self, _: &'ast syn::Item) {}
+    // The arguments of the macros kernels take (`assert!(c == Op::Add)`,
+    // `println!("{}", p.x)`, `matches!(op, Op::Add)`): syn leaves macro bodies as
+    // tokens, and the desugar step, which opens them, comes after the fetch.
+    fn visit_macro(&mut self, m: &'ast syn::Macro) {
+        use syn::parse::Parser;
+        let exprs = syn::punctuated::Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated;
+        if let Ok(args) = exprs.parse2(m.tokens.clone()) {
+            args.iter().for_each(|e| self.visit_expr(e));
+        } else if let Ok((e, p)) = (|input: syn::parse::ParseStream<'_>| {
+            let e: syn::Expr = input.parse()?;
+            input.parse::<syn::Token![,]>()?;
+            let p = syn::Pat::parse_multi_with_leading_vert(input)?;
+            let _: proc_macro2::TokenStream = input.parse()?;
+            Ok((e, p))
+        })
+        .parse2(m.tokens.clone())
+        {
+            self.visit_expr(&e);
+            self.visit_pat(&p);
+        }
+    }
+}
+
 /// The paths of the structs `f` names (in its signature and body) that are not among
 /// `known`, each once, in the order they are met. Its dtype parameters are not structs.
 pub fn missing_structs(f: &syn::ItemFn, known: &[String]) -> Vec<syn::Path> {
-    struct Finder<'a> {
-        known: &'a [String],
-        generics: Vec<String>,
-        out: Vec<(String, syn::Path)>,
-        /// How deep inside generic arguments (`::<..>`) the visit is.
-        generic_args: usize,
-    }
-    impl Finder<'_> {
-        fn note(&mut self, path: &syn::Path) {
-            let Some(name) = struct_candidate(path, self.generic_args > 0) else {
-                return;
-            };
-            if self.generics.contains(&name)
-                || self.known.contains(&name)
-                || self.out.iter().any(|(n, _)| *n == name)
-            {
-                return;
-            }
-            self.out.push((name, path.clone()));
-        }
-    }
-    impl<'ast> Visit<'ast> for Finder<'_> {
-        fn visit_type_path(&mut self, t: &'ast syn::TypePath) {
-            if t.qself.is_none() {
-                self.note(&t.path);
-            }
-            syn::visit::visit_type_path(self, t);
-        }
-        // `P::new(x, y)` (an associated function of the struct `P`) and `Op::Add` (a variant
-        // of the enum `Op`); not `Grid::N`, a constant (upper case) of whatever `Grid` is.
-        fn visit_expr_path(&mut self, p: &'ast syn::ExprPath) {
-            let n = p.path.segments.len();
-            let lower = p.path.segments.last().is_some_and(|l| {
-                crate::names::unraw(&l.ident)
-                    .chars()
-                    .any(|c| c.is_ascii_lowercase())
-            });
-            if p.qself.is_none() && n >= 2 && lower {
-                let mut owner = p.path.clone();
-                owner.segments.pop();
-                owner.segments.pop_punct();
-                self.note(&owner);
-            }
-            syn::visit::visit_expr_path(self, p);
-        }
-        fn visit_expr_struct(&mut self, e: &'ast syn::ExprStruct) {
-            if e.qself.is_none() {
-                self.note(&e.path);
-            }
-            syn::visit::visit_expr_struct(self, e);
-        }
-        fn visit_angle_bracketed_generic_arguments(
-            &mut self,
-            a: &'ast syn::AngleBracketedGenericArguments,
-        ) {
-            self.generic_args += 1;
-            syn::visit::visit_angle_bracketed_generic_arguments(self, a);
-            self.generic_args -= 1;
-        }
-        // `Option<P>`'s argument is a type, even in capitals (`Option<RGB>`).
-        fn visit_path_segment(&mut self, s: &'ast syn::PathSegment) {
-            if s.ident != "Option" {
-                return syn::visit::visit_path_segment(self, s);
-            }
-            if let syn::PathArguments::AngleBracketed(a) = &s.arguments {
-                for arg in &a.args {
-                    self.visit_generic_argument(arg);
-                }
-            }
-        }
-        // Nested items are refused elsewhere; their types are not the kernel's.
-        fn visit_item(&mut self, _: &'ast syn::Item) {}
-        // The arguments of the macros kernels take (`assert!(c == Op::Add)`,
-        // `println!("{}", p.x)`, `matches!(op, Op::Add)`): syn leaves macro bodies as
-        // tokens, and the desugar step, which opens them, comes after the fetch.
-        fn visit_macro(&mut self, m: &'ast syn::Macro) {
-            use syn::parse::Parser;
-            let exprs = syn::punctuated::Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated;
-            if let Ok(args) = exprs.parse2(m.tokens.clone()) {
-                args.iter().for_each(|e| self.visit_expr(e));
-            } else if let Ok((e, p)) = (|input: syn::parse::ParseStream<'_>| {
-                let e: syn::Expr = input.parse()?;
-                input.parse::<syn::Token![,]>()?;
-                let p = syn::Pat::parse_multi_with_leading_vert(input)?;
-                let _: proc_macro2::TokenStream = input.parse()?;
-                Ok((e, p))
-            })
-            .parse2(m.tokens.clone())
-            {
-                self.visit_expr(&e);
-                self.visit_pat(&p);
-            }
-        }
-    }
     let generics = f
         .sig
         .generics
@@ -251,16 +320,18 @@ pub(crate) enum WrittenTy {
 
 /// A struct's fields as the callback carries them: `struct Name { a: f32, b: [u32; 2] }`;
 /// a C-like enum's repr and variants: `enum Op: u8 { Add = 0, Mul = 4 }` (its one field
-/// `value` of the repr).
+/// `value` of the repr); a data enum's variants (`parse/data_enums.rs`).
 pub(crate) struct Carried {
     pub name: syn::Ident,
     pub fields: Vec<(syn::Ident, WrittenTy, Option<u64>)>,
     pub variants: Vec<(syn::Ident, i64)>,
+    /// A `#[gpu_enum]` with data: its variants (`fields` are then its C struct's).
+    pub data: Vec<super::data_enums::CarriedVariant>,
 }
 
 /// A field type of a `#[gpu_struct]`: a dtype, a struct, or an array of either with a
 /// literal length.
-fn field_type(ty: &syn::Type) -> Result<(WrittenTy, Option<u64>), syn::Error> {
+pub(crate) fn field_type(ty: &syn::Type) -> Result<(WrittenTy, Option<u64>), syn::Error> {
     const HELP: &str = "a #[gpu_struct] field is a dtype (f32 f64 f16 bf16 i8 i16 i32 i64 u8 \
                         u16 u32 u64 usize isize bool Complex32 Complex64) or another \
                         #[gpu_struct]";
@@ -308,6 +379,9 @@ impl Parse for Carried {
         if input.peek(syn::Token![enum]) {
             input.parse::<syn::Token![enum]>()?;
             let name: syn::Ident = input.parse()?;
+            if !input.peek(syn::Token![:]) {
+                return super::data_enums::parse_carried(name, input);
+            }
             input.parse::<syn::Token![:]>()?;
             let repr: syn::Type = input.parse()?;
             let (repr, _) = field_type(&repr)?;
@@ -333,6 +407,7 @@ impl Parse for Carried {
                 name,
                 fields: vec![(value, repr, None)],
                 variants,
+                data: Vec::new(),
             });
         }
         input.parse::<syn::Token![struct]>()?;
@@ -344,6 +419,7 @@ impl Parse for Carried {
                 name,
                 fields: Vec::new(),
                 variants: Vec::new(),
+                data: Vec::new(),
             });
         }
         let body;
@@ -365,6 +441,7 @@ impl Parse for Carried {
             name,
             fields: out,
             variants: Vec::new(),
+            data: Vec::new(),
         })
     }
 }
@@ -439,6 +516,14 @@ pub(crate) fn resolve_carried(carried: &[Carried], diags: &mut Diagnostics) -> S
                 .variants
                 .iter()
                 .map(|(v, n)| (crate::names::unraw(v), *n))
+                .collect(),
+            data: s
+                .data
+                .iter()
+                .map(|v| super::data_enums::DataVariant {
+                    name: crate::names::unraw(&v.name),
+                    fields: v.fields.iter().map(|(f, _)| f.clone()).collect(),
+                })
                 .collect(),
         })
         .collect();
@@ -556,6 +641,7 @@ pub(crate) fn parse_gpu_struct(
             name,
             fields: carried,
             variants: Vec::new(),
+            data: Vec::new(),
         },
     })
 }

@@ -261,6 +261,24 @@ impl Eval<'_> {
                 let d = self.expr(d);
                 x.unwrap_or(d)
             }
+            // The selector, then the two values, as the call's arguments are evaluated.
+            Kind::Variant(s, x, y) => {
+                let Value::U32(s) = self.expr(s) else {
+                    unreachable!("the variant's selector is a u32");
+                };
+                let x = self.expr(x).cast(Ty::I64);
+                let y = self.expr(y).cast(Ty::I64);
+                let (Value::I64(x), Value::I64(y)) = (x, y) else {
+                    unreachable!("cast to i64");
+                };
+                let v = match s % 3 {
+                    0 => 7,
+                    1 if s % 2 == 0 => x,
+                    1 => x ^ 1,
+                    _ => x ^ i64::from(y as u32),
+                };
+                Value::I64(v).cast(e.ty)
+            }
             // The value first, then `k`, as the call's arguments are evaluated.
             Kind::TraitMix(x, k, _) => {
                 let x = self.expr(x);

@@ -262,7 +262,12 @@ impl Gen<'_> {
     /// An expression of `ty` (an integer) through the items beside compiled kernels.
     fn item_expr(&mut self, ty: Ty, d: usize) -> Expr {
         let b = |e: Expr| Box::new(e);
-        let kind = match self.r.below(7) {
+        let kind = match self.r.below(8) {
+            7 => Kind::Variant(
+                b(self.leaf(Ty::U32)),
+                b(self.expr(ty, d)),
+                b(self.expr(ty, d)),
+            ),
             6 => {
                 let some = self.r.below(2) == 0;
                 Kind::OptionArg(b(self.expr(ty, d)), b(self.expr(ty, d)), some)

@@ -356,6 +356,10 @@ pub enum Kind {
     /// `(0T | diff_or(Some(x), d))`, or with `None` (`false`): an `Option` argument of a
     /// generic device function, read with `unwrap_or` (compiled programs only).
     OptionArg(Box<Expr>, Box<Expr>, bool),
+    /// `((0i64 | diff_unshape(diff_shape(s, (x) as i64, (y) as i64), s)) as T)`: a
+    /// `#[gpu_enum]` with data built by one device function from a `u32` leaf `s`
+    /// (variant `s % 3`) and read by another with `match` (compiled programs only).
+    Variant(Box<Expr>, Box<Expr>, Box<Expr>),
     /// `matches!(s % 8, p)`: a `bool` (compiled programs only).
     Matches(Box<Expr>, Pat),
     /// `a.checked_add(b).unwrap_or(d)` (`Bin::Add`, `Sub`, `Mul`, `Div`, `Rem`) of leaves:
@@ -432,7 +436,8 @@ pub fn tables_source() -> String {
 pub const TRI: [i16; 3] = [0, 5, -300];
 
 /// The items compiled programs use beside their kernels ([`Kind::Tri`],
-/// [`Kind::PairMixed`], [`Kind::PairNew`], [`Kind::TraitMix`], [`Kind::OptionArg`]).
+/// [`Kind::PairMixed`], [`Kind::PairNew`], [`Kind::TraitMix`], [`Kind::OptionArg`],
+/// [`Kind::Variant`]).
 pub const ITEMS: &str = "#[gpu_enum]
 #[derive(Clone, Copy, PartialEq)]
 #[repr(i16)]
@@ -528,6 +533,33 @@ pub fn diff_mixed<T: Int + DiffMix>(v: T, k: u32) -> T {
 #[gpu_device]
 pub fn diff_or<T: Int>(o: Option<T>, d: T) -> T {
     o.unwrap_or(d)
+}
+
+#[gpu_enum]
+#[derive(Clone, Copy)]
+pub enum DiffShape {
+    Zero,
+    One(i64),
+    Two { a: i64, b: u32 },
+}
+
+#[gpu_device]
+pub fn diff_shape(s: u32, x: i64, y: i64) -> DiffShape {
+    match s % 3 {
+        0 => DiffShape::Zero,
+        1 => DiffShape::One(x),
+        _ => DiffShape::Two { a: x, b: y as u32 },
+    }
+}
+
+#[gpu_device]
+pub fn diff_unshape(v: DiffShape, s: u32) -> i64 {
+    match v {
+        DiffShape::One(x) if s % 2 == 0 => x,
+        DiffShape::One(x) => x ^ 1,
+        DiffShape::Two { a, b } => a ^ (b as i64),
+        DiffShape::Zero => 7,
+    }
 }
 
 #[gpu_device]

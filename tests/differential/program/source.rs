@@ -297,6 +297,12 @@ fn show(e: &Expr) -> String {
             format!("(0{t} | diff_or(Some({}), {}))", show(x), show(d))
         }
         Kind::OptionArg(_, d, false) => format!("(0{t} | diff_or(None, {}))", show(d)),
+        Kind::Variant(s, x, y) => format!(
+            "((0i64 | diff_unshape(diff_shape({s}, ({}) as i64, ({}) as i64), {s})) as {t})",
+            show(x),
+            show(y),
+            s = show(s)
+        ),
         // `0 |` types the result, which a kernel does not see through a call.
         Kind::TraitMix(x, k, false) => format!("(0{t} | ({}).diff_mix({}))", show(x), show(k)),
         Kind::TraitMix(x, k, true) => format!("(0{t} | diff_mixed({}, {}))", show(x), show(k)),

@@ -1,13 +1,6 @@
-// What a #[gpu_enum] may not be: with data, without a variant of value 0, with a repr that
-// is no integer, a value that is no literal, without the derives kernels need.
+// What a C-like #[gpu_enum] may not be: without a variant of value 0, with a repr that is
+// no integer, a value that is no literal, without the derives kernels need.
 use gpu_runtime::prelude::*;
-
-#[gpu_enum]
-#[derive(Clone, Copy, PartialEq)]
-pub enum Shape {
-    Point,
-    Circle(f32),
-}
 
 #[gpu_enum]
 #[derive(Clone, Copy, PartialEq)]

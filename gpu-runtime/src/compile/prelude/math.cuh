@@ -177,6 +177,9 @@ struct gt_none_t {
   }
 };
 template <typename T> struct gt_nd_t { typedef T type; };
+// The zero of any type (`0`, `false`, a struct of zeros): a data enum's fields of the
+// variants it does not hold.
+template <typename T> static __device__ __forceinline__ T gt_zero() { return T{}; }
 // `Some(f(x))` passed on, its value's type deduced.
 template <typename A, typename B>
 static __device__ __forceinline__ gt_tuple2<A, B> gt_pair(A a, B b) { return {a, b}; }

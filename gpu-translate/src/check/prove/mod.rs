@@ -392,6 +392,7 @@ impl<'a> Prover<'a> {
             | ExprKind::WholeArray(_)
             | ExprKind::Borrow(_, false)
             | ExprKind::NoneArg
+            | ExprKind::Zero
             | ExprKind::Geometry(..) => {}
         }
     }

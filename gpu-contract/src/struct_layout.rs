@@ -109,12 +109,30 @@ impl Eq for StructLayout {}
 
 /// The C name of the struct named `rust_name`.
 pub fn c_struct_name(rust_name: &str) -> String {
-    format!("gt_s_{rust_name}")
+    c_name("gt_s_", "gt_t_", rust_name)
 }
 
 /// The C name of the field named `rust_name` (prefixed, so no field is a C++ keyword).
 pub fn c_field_name(rust_name: &str) -> String {
-    format!("f_{rust_name}")
+    c_name("f_", "g_", rust_name)
+}
+
+/// `prefix` and `rust_name` where the name is ASCII; otherwise `spelled` and the name with
+/// every `_` doubled and every other character that is no ASCII letter or digit written
+/// `_u<hex>_` (C identifiers are ASCII), so two names never share a C name.
+fn c_name(prefix: &str, spelled: &str, rust_name: &str) -> String {
+    if rust_name.is_ascii() {
+        return format!("{prefix}{rust_name}");
+    }
+    let mut out = spelled.to_owned();
+    for c in rust_name.chars() {
+        match c {
+            '_' => out.push_str("__"),
+            c if c.is_ascii_alphanumeric() => out.push(c),
+            c => out.push_str(&format!("_u{:x}_", u32::from(c))),
+        }
+    }
+    out
 }
 
 impl StructLayout {
@@ -341,6 +359,16 @@ mod tests {
             len: None,
         }],
     };
+
+    #[test]
+    fn non_ascii_names_are_spelled_in_ascii_apart_from_every_other_name() {
+        assert_eq!(c_field_name("mass"), "f_mass");
+        assert_eq!(c_field_name("Größe_0"), "g_Gr_uf6__udf_e__0");
+        assert_eq!(c_struct_name("Größe"), "gt_t_Gr_uf6__udf_e");
+        // A name written like another's spelling is not that name's.
+        assert_ne!(c_field_name("éß"), c_field_name("_ue9_ß"));
+        assert_ne!(c_field_name("é"), c_field_name("_ue9_"));
+    }
 
     #[test]
     fn an_enums_value_is_no_leaf_a_number_may_be_written_to() {

@@ -14,6 +14,14 @@ pub(crate) fn unraw(ident: &proc_macro2::Ident) -> String {
     s.strip_prefix("r#").map(str::to_owned).unwrap_or(s)
 }
 
+/// The identifier for `name` as Rust writes it: raw (`r#type`) where `name` is a keyword.
+pub(crate) fn rust_ident(name: &str, span: proc_macro2::Span) -> proc_macro2::Ident {
+    match syn::parse_str::<syn::Ident>(name) {
+        Ok(_) => proc_macro2::Ident::new(name, span),
+        Err(_) => proc_macro2::Ident::new_raw(name, span),
+    }
+}
+
 /// Words the emitted C must not use as identifiers.
 const RESERVED: &[&str] = &[
     // C and C++ keywords

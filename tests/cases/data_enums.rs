@@ -120,10 +120,9 @@ pub fn data_enum_results(x: f32, i: usize) -> ([f32; 4], u32) {
         Shape::Measured { unit, .. } => unit as i32 as f32 + 0.25,
         Shape::Empty => -2.0,
     };
-    let r2 = if let Shape::Rect { h, .. } = t {
-        h
-    } else {
-        0.5
+    let r2 = match t {
+        Shape::Rect { w: t, h } => t + h,
+        _ => 0.5,
     };
     let mut steps = 0u32;
     let mut cur = s;
@@ -176,10 +175,10 @@ pub fn data_enums(x: &[f32], out: &mut [f32], tags: &mut [u32]) {
             Shape::Measured { unit, .. } => unit as i32 as f32 + 0.25,
             Shape::Empty => -2.0,
         };
-        out[4 * i + 2] = if let Shape::Rect { h, .. } = t {
-            h
-        } else {
-            0.5
+        // A binding named as the scrutinee: Rust binds every name at once.
+        out[4 * i + 2] = match t {
+            Shape::Rect { w: t, h } => t + h,
+            _ => 0.5,
         };
         let mut steps = 0u32;
         let mut cur = s;
@@ -251,4 +250,135 @@ pub fn case_data_enums(dev: &Device, seed: u64) -> CaseResult {
         ("values", got.iter().map(|&v| f64::from(v)).collect()),
         ("tags", tags.iter().map(|&v| f64::from(v)).collect()),
     ])
+}
+
+#[gpu_enum]
+#[derive(Clone, Copy, Debug)]
+pub enum Reading {
+    Nothing,
+    /// A variant named as `Option`'s, which `Some(v)` patterns still mean.
+    Some(f32),
+    /// An empty tuple variant, built as `Reading::Blank()`.
+    Blank(),
+    /// Raw and non-ASCII names.
+    Größe {
+        r#type: f32,
+        ç: u32,
+    },
+}
+
+#[gpu_device]
+impl Reading {
+    /// An associated function of a data enum.
+    pub fn of(x: f32) -> Self {
+        if x < 1.0 {
+            Self::Blank()
+        } else if x < 2.0 {
+            Reading::Nothing
+        } else if x < 10.0 {
+            Reading::Some(x)
+        } else {
+            Reading::Größe {
+                r#type: x,
+                ç: x as u32 % 7,
+            }
+        }
+    }
+}
+
+/// A data enum matched through a reference (bindings used as values, which Rust's
+/// references to the fields also are here), and by value with a binding of the whole
+/// variant as the only arm for it.
+#[gpu_device]
+pub fn weight(r: &Reading) -> f32 {
+    let by_ref = match r {
+        Reading::Some(v) => v * 2.0,
+        Reading::Größe { r#type, .. } => r#type + 1.0,
+        Reading::Blank() => 0.5,
+        Reading::Nothing => -1.0,
+    };
+    let by_value = match *r {
+        c @ Reading::Blank() => weight_of_blank(c),
+        Reading::Größe { ç, .. } => ç as f32,
+        _ => 0.0,
+    };
+    by_ref + by_value
+}
+
+#[gpu_device]
+pub fn weight_of_blank(_c: Reading) -> f32 {
+    0.25
+}
+
+#[gpu_device]
+impl Pair {
+    pub fn spread(self) -> f32 {
+        self.b - self.a
+    }
+}
+
+/// What `data_enum_edges` writes for `x`, as rustc computes it.
+pub fn edge_result(x: f32) -> f32 {
+    let r = Reading::of(x);
+    let w = weight(&r);
+    let p = Pair { a: x, b: w };
+    let Pair {
+        a: from_a,
+        b: from_b,
+    } = p;
+    let from_pair = from_a - from_b;
+    let from_option = if x > 5.0 { x } else { 0.0 };
+    let next = Reading::of(x + 1.0);
+    let q = Pair {
+        a: 1.0,
+        b: weight(&next),
+    };
+    from_pair + from_option + 0.5 * q.spread()
+}
+
+#[gpu_kernel(fmad = false)]
+pub fn data_enum_edges(x: &[f32], out: &mut [f32]) {
+    let i = grid_1d();
+    if i < x.len() && i < out.len() {
+        let r: Reading = Reading::of(x[i]);
+        let w = weight(&r);
+        let p = Pair { a: x[i], b: w };
+        // A binding named as the scrutinee.
+        let from_pair = match p {
+            Pair { a: p, b } => p - b,
+        };
+        // `Some` is still `Option`'s where a data enum has a variant of that name.
+        let o = if x[i] > 5.0 { Some(x[i]) } else { None };
+        let from_option = match o {
+            Some(v) => v,
+            None => 0.0,
+        };
+        let next: Reading = Reading::of(x[i] + 1.0);
+        let q = Pair {
+            a: 1.0,
+            b: weight(&next),
+        };
+        out[i] = from_pair + from_option + 0.5 * Pair::spread(q);
+    }
+}
+
+pub fn case_data_enum_edges(dev: &Device, seed: u64) -> CaseResult {
+    let mut r = rng(seed);
+    let len = r.random_range(100..400);
+    let x: Vec<f32> = (0..len).map(|_| r.random_range(0.0..20.0)).collect();
+    let dx = dev.to_device(&x)?;
+    let mut dout = poisoned(dev, len, f32::NAN)?;
+    launch!(data_enum_edges[blocks(len, 64), 64](&dx, &mut dout))?;
+    let got = dout.to_host()?;
+    for i in 0..len {
+        let want = edge_result(x[i]);
+        if got[i].to_bits() != want.to_bits() {
+            return Err(format!(
+                "data_enum_edges at {i}: x = {}: got {}, want {want}",
+                x[i], got[i]
+            )
+            .into());
+        }
+    }
+    Ok(vec![("edges", got.iter().map(|&v| f64::from(v)).collect())])
 }

@@ -125,6 +125,8 @@ macro_rules! for_each_case {
                 0.0, options::case_option_extremes, [options::option_extremes];
             data_enums: "#[gpu_enum]s with data: unit, tuple and struct variants built in kernels and device functions, passed and returned, a method, match with guards, .., nested struct patterns, if let, while let, let else, matches!: bit for bit",
                 0.0, data_enums::case_data_enums, [data_enums::data_enums];
+            data_enum_edges: "data enums: a variant named Some beside Option patterns, an empty tuple variant, raw and non-ASCII names, an associated function, a match on a reference, bindings named as the scrutinee (of a struct too): as Rust",
+                0.0, data_enums::case_data_enum_edges, [data_enums::data_enum_edges];
             option_params: "Option parameters of device functions: a local, Some(x), None, checked_mul, an if, passed on, generic with None",
                 0.0, options::case_option_params, [options::option_params];
             std_forms: "integer pow, abs_diff, rem_euclid, div_euclid on every integer dtype; to_bits/from_bits, sin_cos, slice swap, mem::swap: bit for bit",

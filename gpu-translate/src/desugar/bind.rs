@@ -215,4 +215,40 @@ impl Desugarer<'_> {
             }
         }
     }
+
+    /// The `let`s of a pattern's bindings. Rust binds every name at once, so where one
+    /// binding's value reads a name another binds (`Outer { inner: p, b }` matched on `p`,
+    /// whose `b` is `p.b`), every value is first read into a fresh local.
+    pub(super) fn binding_lets(&mut self, binds: &[(syn::PatIdent, syn::Expr)]) -> Vec<syn::Stmt> {
+        struct Reads<'a>(&'a [(syn::PatIdent, syn::Expr)], bool);
+        impl<'ast> syn::visit::Visit<'ast> for Reads<'_> {
+            fn visit_path(&mut self, p: &'ast syn::Path) {
+                if let Some(i) = p.get_ident() {
+                    self.1 |= self.0.iter().any(|(b, _)| b.ident == *i);
+                }
+                syn::visit::visit_path(self, p);
+            }
+        }
+        let mut reads = Reads(binds, false);
+        for (_, v) in binds {
+            syn::visit::Visit::visit_expr(&mut reads, v);
+        }
+        if !reads.1 || binds.len() < 2 {
+            return binds
+                .iter()
+                .map(|(b, v)| syn::parse_quote_spanned!(b.span()=> let #b = #v;))
+                .collect();
+        }
+        let mut out: Vec<syn::Stmt> = Vec::new();
+        let mut temps = Vec::new();
+        for (b, v) in binds {
+            let t = self.fresh("bound", b.span());
+            out.push(syn::parse_quote_spanned!(b.span()=> let #t = #v;));
+            temps.push(t);
+        }
+        for ((b, _), t) in binds.iter().zip(temps) {
+            out.push(syn::parse_quote_spanned!(b.span()=> let #b = #t;));
+        }
+        out
+    }
 }

@@ -77,7 +77,8 @@ impl Desugarer<'_> {
             self.err(path.segments[n - 1].ident.span(), msg);
             return true;
         }
-        if n == 1 {
+        // `Some(x)` is `Option`'s (Rust's prelude) unless a `use` says otherwise.
+        if n == 1 && !matches!(last.as_str(), "Some" | "None" | "Ok" | "Err") {
             if let Some(def) = self
                 .structs
                 .iter()
@@ -139,7 +140,7 @@ impl Desugarer<'_> {
                 _ => {
                     let member: syn::Member = match f.parse::<u32>() {
                         Ok(i) => syn::Member::Unnamed(syn::Index { index: i, span }),
-                        Err(_) => syn::Member::Named(format_ident!("{}", f, span = span)),
+                        Err(_) => syn::Member::Named(crate::names::rust_ident(f, span)),
                     };
                     syn::parse_quote_spanned!(span=> (#v).#member)
                 }

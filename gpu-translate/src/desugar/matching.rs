@@ -324,7 +324,8 @@ impl Desugarer<'_> {
             self.err(
                 span,
                 "kernels bind names outside alternatives: `x @ (1 | 2)`, not \
-                 `(x @ 1) | (x @ 2)`",
+                 `(x @ 1) | (x @ 2)`; for variants' fields, give each alternative its own \
+                 arm (`Shape::Circle(r) => .., Shape::Ring(r, _) => ..`)",
             );
             return Err(());
         }
@@ -479,9 +480,7 @@ impl Desugarer<'_> {
     /// An arm's block: its bindings, then its body.
     fn arm_block(&mut self, binds: &[(syn::PatIdent, syn::Expr)], body: &syn::Expr) -> syn::Expr {
         let span = body.span();
-        let lets = binds
-            .iter()
-            .map(|(b, v)| -> syn::Stmt { syn::parse_quote_spanned!(b.span()=> let #b = #v;) });
+        let lets = self.binding_lets(binds);
         match body {
             syn::Expr::Block(b) if b.label.is_none() && binds.is_empty() => body.clone(),
             _ => syn::parse_quote_spanned!(span=> { #(#lets)* #body }),
@@ -588,6 +587,11 @@ fn collect_variants(pat: &syn::Pat, seen: &mut Vec<(String, String)>) {
         }
     };
     match pat {
+        syn::Pat::Ident(pi) => {
+            if let Some((_, sub)) = &pi.subpat {
+                collect_variants(sub, seen);
+            }
+        }
         syn::Pat::Path(p) if p.qself.is_none() => note(&p.path),
         // A variant with data, every field matched whatever it holds.
         syn::Pat::TupleStruct(p)

@@ -244,9 +244,7 @@ impl Desugarer<'_> {
                 )]);
             }
         }
-        for (b, v) in binds {
-            out.push(syn::parse_quote_spanned!(b.span()=> let #b = #v;));
-        }
+        out.extend(self.binding_lets(&binds));
         Some(out)
     }
 }

@@ -52,7 +52,8 @@ pub(super) fn expand_data_enum(
 }
 
 /// `Shape::__gpu_is_Circle(s)` and `Shape::__gpu_field_Circle_0(s)` for every variant and
-/// field: what a desugared `match` calls, run as they are on the simulator.
+/// field: what a desugared `match` calls, run as they are on the simulator. They take the
+/// value or a reference to it (`Borrow`), as a `match` on a `&Shape` reads the value.
 fn hidden_functions(e: &syn::ItemEnum) -> TokenStream {
     let name = &e.ident;
     let mut fns = Vec::new();
@@ -64,8 +65,8 @@ fn hidden_functions(e: &syn::ItemEnum) -> TokenStream {
         fns.push(quote_spanned! {span=>
             #[doc(hidden)]
             #[inline]
-            pub fn #is(self) -> bool {
-                ::core::matches!(self, #name::#vi { .. })
+            pub fn #is(value: impl ::core::borrow::Borrow<Self>) -> bool {
+                ::core::matches!(*value.borrow(), #name::#vi { .. })
             }
         });
         for (k, f) in v.fields.iter().enumerate() {
@@ -78,8 +79,8 @@ fn hidden_functions(e: &syn::ItemEnum) -> TokenStream {
             fns.push(quote_spanned! {span=>
                 #[doc(hidden)]
                 #[inline]
-                pub fn #getter(self) -> #ty {
-                    match self {
+                pub fn #getter(value: impl ::core::borrow::Borrow<Self>) -> #ty {
+                    match *value.borrow() {
                         #name::#vi { #member: __gpu_value, .. } => __gpu_value,
                         #[allow(unreachable_patterns)]
                         _ => ::core::unreachable!(

@@ -60,6 +60,11 @@ impl Lowerer<'_> {
         } else {
             None
         };
+        // A lower-case name is an associated function (`Shape::new(x)`), which
+        // `associated_call` finds.
+        if named.is_none() && !last.starts_with(|c: char| c.is_uppercase()) {
+            return None;
+        }
         if named.is_none() {
             let names: Vec<&str> = def.data.iter().map(|v| v.name.as_str()).collect();
             let msg = format!(
@@ -202,7 +207,8 @@ impl Lowerer<'_> {
             .fields
             .first()
             .is_none_or(|f| f.parse::<u32>().is_ok());
-        if !tuple || variant.fields.is_empty() || c.args.len() != variant.fields.len() {
+        // `E::B()` of `B()` is built (rustc tells it from a unit variant `B`, which it refuses).
+        if !tuple || c.args.len() != variant.fields.len() {
             let msg = if variant.fields.is_empty() {
                 format!("`{what}` holds no data: write `{what}`")
             } else if !tuple {

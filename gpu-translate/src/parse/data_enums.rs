@@ -73,7 +73,7 @@ pub(crate) fn carried_data_enum(name: syn::Ident, variants: Vec<CarriedVariant>)
     )];
     for v in &variants {
         for (f, ty) in &v.fields {
-            let ident = format_ident!("{}", data_field_name(&v.name.to_string(), f));
+            let ident = format_ident!("{}", data_field_name(&crate::names::unraw(&v.name), f));
             fields.push((ident, ty.clone(), None));
         }
     }
@@ -136,7 +136,43 @@ pub(crate) fn data_variants(
             fields,
         });
     }
+    check_names(e, &out, diags);
     Some(out)
+}
+
+/// Errors for what the C struct cannot hold apart: two fields whose C names are one
+/// (`A { b_c }` and `A_b { c }` are both `A_b_c`), and variants or fields under `#[cfg]`
+/// (the attribute sees them before configuration removes them).
+fn check_names(e: &syn::ItemEnum, variants: &[CarriedVariant], diags: &mut Diagnostics) {
+    let mut seen: Vec<(String, String)> = Vec::new();
+    for v in variants {
+        let vname = crate::names::unraw(&v.name);
+        for (f, _) in &v.fields {
+            let c = data_field_name(&vname, f);
+            match seen.iter().find(|(n, _)| *n == c) {
+                Some((_, other)) => diags.error(
+                    v.name.span(),
+                    format!(
+                        "field `{f}` of `{vname}` and field {other} would be one field in C \
+                         (`{c}`); rename one"
+                    ),
+                ),
+                None => seen.push((c, format!("`{}` of `{vname}`", f))),
+            }
+        }
+    }
+    let cfg = |attrs: &[syn::Attribute]| attrs.iter().find(|a| a.path().is_ident("cfg")).cloned();
+    let configured = e
+        .variants
+        .iter()
+        .find_map(|v| cfg(&v.attrs).or_else(|| v.fields.iter().find_map(|f| cfg(&f.attrs))));
+    if let Some(a) = configured {
+        diags.error(
+            a.span(),
+            "a #[gpu_enum] with data has no `#[cfg]` on its variants or fields; define one \
+             enum per configuration",
+        );
+    }
 }
 
 /// Whether parameter `p` may be what it is: a data enum is no array element, and no
@@ -208,7 +244,7 @@ pub(crate) fn carried_tokens(name: &syn::Ident, variants: &[CarriedVariant]) -> 
                     quote!(#lit)
                 }
                 Err(_) => {
-                    let i = format_ident!("{}", f);
+                    let i = crate::names::rust_ident(f, name.span());
                     quote!(#i)
                 }
             };

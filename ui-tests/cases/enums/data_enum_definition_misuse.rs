@@ -1,5 +1,5 @@
 // What a #[gpu_enum] with data may not be: variants with values, array or non-dtype
-// fields, generic, without `Copy`.
+// fields, generic, without `Copy`, two fields of one C name, `#[cfg]` on a variant.
 use gpu_runtime::prelude::*;
 
 #[gpu_enum]
@@ -26,6 +26,23 @@ pub enum Generic<T> {
 #[derive(Clone)]
 pub enum NotCopy {
     Empty,
+    Full(f32),
+}
+
+#[gpu_enum]
+#[derive(Clone, Copy)]
+#[allow(non_camel_case_types)]
+pub enum Collide {
+    A { b_c: f32 },
+    A_b { c: f32 },
+}
+
+#[gpu_enum]
+#[derive(Clone, Copy)]
+pub enum Configured {
+    Empty,
+    #[cfg(any())]
+    Hidden(f32),
     Full(f32),
 }
 

@@ -112,7 +112,7 @@ pub fn data_enum_results(x: f32, i: usize) -> ([f32; 4], u32) {
     turn(&mut u);
     let r0 = t.area() + u.area();
     let r1 = match s {
-        Shape::Circle(r) if r > 1.0 => r,
+        Shape::Circle(r) | Shape::Tri(r, _, 4..) if r > 1.0 => r,
         Shape::Circle(_) => -1.0,
         Shape::Rect { w, .. } => w,
         Shape::Tri(_, _, k) => k as f32,
@@ -167,7 +167,8 @@ pub fn data_enums(x: &[f32], out: &mut [f32], tags: &mut [u32]) {
         turn(&mut u);
         out[4 * i] = t.area() + u.area();
         out[4 * i + 1] = match s {
-            Shape::Circle(r) if r > 1.0 => r,
+            // Alternatives binding one name, with the guard tried after each.
+            Shape::Circle(r) | Shape::Tri(r, _, 4..) if r > 1.0 => r,
             Shape::Circle(_) => -1.0,
             Shape::Rect { w, .. } => w,
             Shape::Tri(_, _, k) => k as f32,

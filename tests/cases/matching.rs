@@ -39,6 +39,8 @@ pub fn match_forms(m: &[u32], flags: &[u32], out: &mut [i64]) {
         (0, true) => 1,
         (0, false) => 2,
         (_, true) if v > 25 => 3,
+        // Alternatives binding one name: one arm each, the guard after each.
+        (r @ 1, _) | (r @ 2, false) if v > 4 => 20 + r as i64,
         (r, _) => 10 + r as i64,
     };
     let c = match f {
@@ -93,6 +95,8 @@ fn match_forms_ref(v: u32, f: bool) -> i64 {
         (0, true) => 1,
         (0, false) => 2,
         (_, true) if v > 25 => 3,
+        // Alternatives binding one name: one arm each, the guard after each.
+        (r @ 1, _) | (r @ 2, false) if v > 4 => 20 + r as i64,
         (r, _) => 10 + r as i64,
     };
     let c = if f { 5 } else { 6 };

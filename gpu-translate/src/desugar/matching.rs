@@ -17,6 +17,9 @@ use syn::spanned::Spanned;
 use syn::visit_mut::{self, VisitMut};
 
 use super::chain::strip_parens;
+use super::coverage::{
+    collect_bools, collect_options, collect_variants, option_pattern, split_binding_alternatives,
+};
 use super::{is_plain, reported, Desugarer};
 use crate::names::unraw;
 
@@ -390,7 +393,8 @@ impl Desugarer<'_> {
         let mut options = (false, false);
         let mut variants: Vec<(String, String)> = Vec::new();
         let mut failed = false;
-        for (i, arm) in m.arms.iter().enumerate() {
+        let written = split_binding_alternatives(&m.arms);
+        for (i, arm) in written.iter().enumerate() {
             let mut binds = Vec::new();
             let tested = match self.pattern(&arm.pat, &s, &mut binds) {
                 Ok(t) => t,
@@ -412,7 +416,7 @@ impl Desugarer<'_> {
                 g
             });
             let test = and(tested.test, guard);
-            if test.is_none() && i + 1 < m.arms.len() {
+            if test.is_none() && i + 1 < written.len() {
                 if tested.binds_all {
                     let name = binds
                         .first()
@@ -571,121 +575,5 @@ pub(super) fn infallible(e: &syn::Expr) -> bool {
         syn::Expr::Cast(c) => infallible(&c.expr),
         syn::Expr::Field(f) => infallible(&f.base),
         _ => false,
-    }
-}
-
-/// Notes whether `pat` matches `true` and whether it matches `false`.
-/// The `(enum, variant)` pairs a pattern names (`Op::Add`, `Op::Sub | Op::Mul`).
-fn collect_variants(pat: &syn::Pat, seen: &mut Vec<(String, String)>) {
-    let mut note = |path: &syn::Path| {
-        let n = path.segments.len();
-        if n >= 2 {
-            seen.push((
-                crate::names::unraw(&path.segments[n - 2].ident),
-                crate::names::unraw(&path.segments[n - 1].ident),
-            ));
-        }
-    };
-    match pat {
-        syn::Pat::Ident(pi) => {
-            if let Some((_, sub)) = &pi.subpat {
-                collect_variants(sub, seen);
-            }
-        }
-        syn::Pat::Path(p) if p.qself.is_none() => note(&p.path),
-        // A variant with data, every field matched whatever it holds.
-        syn::Pat::TupleStruct(p)
-            if p.qself.is_none()
-                && p.elems
-                    .iter()
-                    .all(|e| matches!(e, syn::Pat::Rest(_)) || irrefutable(e)) =>
-        {
-            note(&p.path)
-        }
-        syn::Pat::Struct(p)
-            if p.qself.is_none() && p.fields.iter().all(|f| irrefutable(&f.pat)) =>
-        {
-            note(&p.path)
-        }
-        syn::Pat::Or(o) => o.cases.iter().for_each(|c| collect_variants(c, seen)),
-        syn::Pat::Paren(p) => collect_variants(&p.pat, seen),
-        _ => {}
-    }
-}
-
-/// Whether `pat` is `None` or `Some(..)`, as Rust's prelude names the variants.
-fn option_pattern(pat: &syn::Pat) -> bool {
-    is_none_pattern(pat)
-        || matches!(pat, syn::Pat::TupleStruct(ts) if crate::names::is_option_variant(&ts.path, "Some"))
-}
-
-/// Whether `pat` is `None`, as Rust's prelude names the variant.
-fn is_none_pattern(pat: &syn::Pat) -> bool {
-    match pat {
-        syn::Pat::Ident(pi) => {
-            pi.ident == "None"
-                && pi.subpat.is_none()
-                && pi.by_ref.is_none()
-                && pi.mutability.is_none()
-        }
-        syn::Pat::Path(p) => p.qself.is_none() && crate::names::is_option_variant(&p.path, "None"),
-        _ => false,
-    }
-}
-
-/// Whether `pat` matches every value: `_`, or a name that binds (not a constant's).
-fn irrefutable(pat: &syn::Pat) -> bool {
-    match pat {
-        syn::Pat::Wild(_) => true,
-        syn::Pat::Ident(pi) => {
-            pi.subpat.is_none()
-                && !crate::names::constant_case(&unraw(&pi.ident))
-                && !is_none_pattern(pat)
-        }
-        syn::Pat::Reference(r) => irrefutable(&r.pat),
-        syn::Pat::Paren(p) => irrefutable(&p.pat),
-        // A struct's fields (`Pair { a, .. }`), not an enum variant's (`Shape::Rect { .. }`:
-        // a type's name is capitalised, a module's not).
-        syn::Pat::Struct(s) => {
-            let n = s.path.segments.len();
-            let variant = n >= 2
-                && unraw(&s.path.segments[n - 2].ident)
-                    .starts_with(|c: char| c.is_ascii_uppercase());
-            !variant && s.fields.iter().all(|f| irrefutable(&f.pat))
-        }
-        syn::Pat::Type(t) => irrefutable(&t.pat),
-        _ => false,
-    }
-}
-
-/// Notes whether `pat` matches every `Some` value and whether it matches `None`.
-fn collect_options(pat: &syn::Pat, seen: &mut (bool, bool)) {
-    match pat {
-        syn::Pat::TupleStruct(ts)
-            if crate::names::is_option_variant(&ts.path, "Some") && ts.elems.len() == 1 =>
-        {
-            seen.0 |= irrefutable(&ts.elems[0]);
-        }
-        p if is_none_pattern(p) => seen.1 = true,
-        syn::Pat::Or(o) => o.cases.iter().for_each(|c| collect_options(c, seen)),
-        syn::Pat::Paren(p) => collect_options(&p.pat, seen),
-        _ => {}
-    }
-}
-
-fn collect_bools(pat: &syn::Pat, seen: &mut (bool, bool)) {
-    match pat {
-        syn::Pat::Lit(l) => {
-            if let syn::Lit::Bool(b) = &l.lit {
-                if b.value {
-                    seen.0 = true;
-                } else {
-                    seen.1 = true;
-                }
-            }
-        }
-        syn::Pat::Or(o) => o.cases.iter().for_each(|c| collect_bools(c, seen)),
-        syn::Pat::Paren(p) => collect_bools(&p.pat, seen),
-        _ => {}
     }
 }

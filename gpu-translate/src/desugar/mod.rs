@@ -10,7 +10,9 @@
 //!   `any`, ..), into an index loop over a range or a counted `while`.
 //! - `closures.rs` inlines closures bound to locals (`let f = |x| ..; f(a)`) at their
 //!   calls, their captures copied where Rust's closure reads them.
-//! - `matching.rs` turns `match` and `matches!` into tests (`if` chains).
+//! - `matching.rs` turns `match` and `matches!` into tests (`if` chains); `field_patterns.rs`
+//!   tests a data enum's variants and a struct's fields, and `coverage.rs` says whether the
+//!   arms cover every value.
 //! - `panics.rs` turns `assert!` and its relatives, `panic!`, `unreachable!`, `todo!` and
 //!   `unimplemented!` into tests and the core's panic call.
 //! - `options.rs` turns `if let`, `while let`, `let .. else` and `Option`'s methods
@@ -25,6 +27,7 @@
 mod bind;
 mod chain;
 mod closures;
+mod coverage;
 mod field_patterns;
 mod loops;
 mod matching;

@@ -2,7 +2,63 @@
 //! take (`bool`s, `Option`s, enum variants, names and `_`), and arms whose alternatives bind
 //! names, written as one arm each.
 
+use syn::spanned::Spanned;
+
+use super::matching::Scrutinee;
+use super::Desugarer;
 use crate::names::unraw;
+
+impl Desugarer<'_> {
+    /// The arms of a `match` on `s` with alternatives that bind names split
+    /// ([`split_binding_alternatives`]): the refusals reported (`failed` set), and the
+    /// patterns as written left in `pre` for rustc to check.
+    pub(super) fn split_alternatives(
+        &mut self,
+        arms: &[syn::Arm],
+        s: &Scrutinee,
+        pre: &mut Vec<syn::Stmt>,
+        failed: &mut bool,
+    ) -> Vec<syn::Arm> {
+        let (written, split, refused) = split_binding_alternatives(arms);
+        for span in refused {
+            self.err(
+                span,
+                "this arm's alternatives bind names, so each runs the body on its own, and \
+             threads of a block taking different ones would not meet here; give each \
+             alternative its own arm and keep the barrier, collective or shared array \
+             outside the `match`",
+            );
+            *failed = true;
+        }
+        // rustc checks the patterns as written (every alternative binds the same names, of
+        // one type and mode) where the simulator's code is compiled; the C ignores it.
+        if !split.is_empty() {
+            let value = scrutinee_value(s);
+            let span = split[0].span();
+            pre.push(syn::parse_quote_spanned!(span=> __gpu_rust_only! {
+                #[allow(unused_variables, unreachable_patterns)]
+                if false {
+                    match #value {
+                        #(#split => {})*
+                        _ => {}
+                    }
+                }
+            }));
+        }
+        written
+    }
+}
+
+/// The scrutinee as one expression: its value, or its parts as a tuple.
+fn scrutinee_value(s: &Scrutinee) -> syn::Expr {
+    match s {
+        Scrutinee::One(v) => (**v).clone(),
+        Scrutinee::Tuple(parts) => {
+            let parts = parts.iter().map(scrutinee_value);
+            syn::parse_quote!((#(#parts),*))
+        }
+    }
+}
 
 /// The `(enum, variant)` pairs a pattern names (`Op::Add`, `Op::Sub | Op::Mul`).
 pub(super) fn collect_variants(pat: &syn::Pat, seen: &mut Vec<(String, String)>) {
@@ -45,11 +101,23 @@ pub(super) fn collect_variants(pat: &syn::Pat, seen: &mut Vec<(String, String)>)
 /// The arms with each one whose alternatives bind names (`Shape::Circle(r) |
 /// Shape::Ring(r, _) => ..`) written as one arm per alternative, with the same guard and
 /// body: Rust tries the alternatives in order, the guard after each that matches.
-pub(super) fn split_binding_alternatives(arms: &[syn::Arm]) -> Vec<syn::Arm> {
+///
+/// Also the patterns split so (for rustc to check that every alternative binds the same
+/// names, of one type and mode, as it does for the pattern written), and the arms refused:
+/// one whose body holds what every thread of a block must reach together (a barrier, a
+/// warp collective, a shared array's declaration), which the copies would split.
+pub(super) fn split_binding_alternatives(
+    arms: &[syn::Arm],
+) -> (Vec<syn::Arm>, Vec<syn::Pat>, Vec<proc_macro2::Span>) {
     let mut out = Vec::new();
+    let (mut split, mut refused) = (Vec::new(), Vec::new());
     for arm in arms {
         match &arm.pat {
             syn::Pat::Or(o) if o.cases.iter().any(binds_names) => {
+                if let Some(span) = block_wide(&arm.body) {
+                    refused.push(span);
+                }
+                split.push(arm.pat.clone());
                 for case in &o.cases {
                     let mut one = arm.clone();
                     one.pat = case.clone();
@@ -59,7 +127,35 @@ pub(super) fn split_binding_alternatives(arms: &[syn::Arm]) -> Vec<syn::Arm> {
             _ => out.push(arm.clone()),
         }
     }
-    out
+    (out, split, refused)
+}
+
+/// The first call in `body` that every thread of a block (or warp) must reach together:
+/// a barrier, a warp collective (`*_sync`), a shared array's declaration, a tile operation.
+fn block_wide(body: &syn::Expr) -> Option<proc_macro2::Span> {
+    struct Find(Option<proc_macro2::Span>);
+    impl<'ast> syn::visit::Visit<'ast> for Find {
+        fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
+            if let syn::Expr::Path(p) = &*c.func {
+                if let Some(last) = p.path.segments.last() {
+                    let name = unraw(&last.ident);
+                    let wide = name.starts_with("sync_")
+                        || name.ends_with("_sync")
+                        || name.starts_with("shared_array")
+                        || name == "dynamic_shared_array"
+                        || matches!(name.as_str(), "mma" | "mma_tf32" | "wait_tiles")
+                        || name.starts_with("copy_tile");
+                    if wide && self.0.is_none() {
+                        self.0 = Some(syn::spanned::Spanned::span(&last.ident));
+                    }
+                }
+            }
+            syn::visit::visit_expr_call(self, c);
+        }
+    }
+    let mut f = Find(None);
+    syn::visit::Visit::visit_expr(&mut f, body);
+    f.0
 }
 
 /// Whether `pat` binds a name (not a constant's, not `None`).

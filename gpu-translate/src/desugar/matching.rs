@@ -17,9 +17,7 @@ use syn::spanned::Spanned;
 use syn::visit_mut::{self, VisitMut};
 
 use super::chain::strip_parens;
-use super::coverage::{
-    collect_bools, collect_options, collect_variants, option_pattern, split_binding_alternatives,
-};
+use super::coverage::{collect_bools, collect_options, collect_variants, option_pattern};
 use super::{is_plain, reported, Desugarer};
 use crate::names::unraw;
 
@@ -393,7 +391,7 @@ impl Desugarer<'_> {
         let mut options = (false, false);
         let mut variants: Vec<(String, String)> = Vec::new();
         let mut failed = false;
-        let written = split_binding_alternatives(&m.arms);
+        let written = self.split_alternatives(&m.arms, &s, &mut pre, &mut failed);
         for (i, arm) in written.iter().enumerate() {
             let mut binds = Vec::new();
             let tested = match self.pattern(&arm.pat, &s, &mut binds) {

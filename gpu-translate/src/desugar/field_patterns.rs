@@ -16,7 +16,7 @@ use syn::spanned::Spanned;
 use super::matching::{and, Scrutinee, Tested};
 use super::Desugarer;
 use crate::names::unraw;
-use crate::parse::data_enums::{field_fn, is_variant_fn};
+use crate::parse::data_enums::{field_fn, is_variant_fn, tuple_fields};
 use crate::parse::structs::StructDef;
 
 /// What a pattern with fields names.
@@ -180,7 +180,7 @@ impl Desugarer<'_> {
         };
         match pat {
             syn::Pat::Path(p) if !fields.is_empty() => {
-                let dots = if fields[0].parse::<u32>().is_ok() {
+                let dots = if tuple_fields(fields) {
                     "(..)"
                 } else {
                     " { .. }"
@@ -195,7 +195,7 @@ impl Desugarer<'_> {
             syn::Pat::TupleStruct(ts) => {
                 let rest = ts.elems.iter().position(|p| matches!(p, syn::Pat::Rest(_)));
                 let pats: Vec<&syn::Pat> = ts.elems.iter().collect();
-                let tuple = fields.first().is_none_or(|f| f.parse::<u32>().is_ok());
+                let tuple = fields.is_empty() || tuple_fields(fields);
                 let fits = match rest {
                     None => pats.len() == fields.len(),
                     Some(_) => pats.len() - 1 <= fields.len(),

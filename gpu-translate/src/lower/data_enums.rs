@@ -16,7 +16,7 @@ use super::tables::has_effects;
 use super::{Expr, Lowerer, Position};
 use crate::ir::{BinOp, ExprKind, FieldName, Lit, Prim, Ty};
 use crate::names::unraw;
-use crate::parse::data_enums::{TAG_FIELD, TAG_TYPE};
+use crate::parse::data_enums::{tuple_fields, TAG_FIELD, TAG_TYPE};
 
 /// What a path's last segment names of a data enum.
 enum Named {
@@ -30,11 +30,16 @@ enum Named {
 
 impl Lowerer<'_> {
     /// The data enum `path` starts with and what its last segment names of it: `None`
-    /// when the second-last segment names no data enum; `Some(None)` after reporting a
-    /// name it does not have.
-    fn data_enum_path(&mut self, path: &syn::Path) -> Option<Option<(usize, Named)>> {
+    /// when the second-last segment names no data enum (or `qself` qualifies the path, or
+    /// the last segment is lower case: an associated function); `Some(None)` after
+    /// reporting a variant it does not have.
+    fn data_enum_path(
+        &mut self,
+        qself: &Option<syn::QSelf>,
+        path: &syn::Path,
+    ) -> Option<Option<(usize, Named)>> {
         let n = path.segments.len();
-        if n < 2 {
+        if n < 2 || qself.is_some() {
             return None;
         }
         let e = self.struct_named(&unraw(&path.segments[n - 2].ident))?;
@@ -81,10 +86,7 @@ impl Lowerer<'_> {
     /// `Shape::Empty` of a data enum `Shape`, as a value. `None` when the path names no
     /// data enum; `Some(None)` after an error.
     pub(super) fn data_enum_unit(&mut self, p: &syn::ExprPath) -> Option<Option<Expr>> {
-        if p.qself.is_some() {
-            return None;
-        }
-        let (e, named) = match self.data_enum_path(&p.path)? {
+        let (e, named) = match self.data_enum_path(&p.qself, &p.path)? {
             Some(found) => found,
             None => return Some(None),
         };
@@ -96,7 +98,7 @@ impl Lowerer<'_> {
         let def = &self.sig.structs[e];
         let variant = &def.data[k];
         if !variant.fields.is_empty() {
-            let value = if variant.fields[0].parse::<u32>().is_ok() {
+            let value = if tuple_fields(&variant.fields) {
                 format!("{}::{}(x)", def.name, variant.name)
             } else {
                 format!(
@@ -124,10 +126,7 @@ impl Lowerer<'_> {
         p: &syn::ExprPath,
         c: &syn::ExprCall,
     ) -> Option<Option<Expr>> {
-        if p.qself.is_some() {
-            return None;
-        }
-        let (e, named) = match self.data_enum_path(&p.path)? {
+        let (e, named) = match self.data_enum_path(&p.qself, &p.path)? {
             Some(found) => found,
             None => return Some(None),
         };
@@ -203,10 +202,7 @@ impl Lowerer<'_> {
         let def = self.sig.structs[e].clone();
         let variant = &def.data[k];
         let what = format!("{}::{}", def.name, variant.name);
-        let tuple = variant
-            .fields
-            .first()
-            .is_none_or(|f| f.parse::<u32>().is_ok());
+        let tuple = variant.fields.is_empty() || tuple_fields(&variant.fields);
         // `E::B()` of `B()` is built (rustc tells it from a unit variant `B`, which it refuses).
         if !tuple || c.args.len() != variant.fields.len() {
             let msg = if variant.fields.is_empty() {
@@ -245,10 +241,7 @@ impl Lowerer<'_> {
     /// `Shape::Rect { w, h: 2.0 }`: variant `k` of `e` with its fields named. `None` when
     /// the path names no data enum's variant.
     fn data_enum_literal(&mut self, lit: &syn::ExprStruct) -> Option<Option<Expr>> {
-        if lit.qself.is_some() {
-            return None;
-        }
-        let (e, named) = match self.data_enum_path(&lit.path)? {
+        let (e, named) = match self.data_enum_path(&lit.qself, &lit.path)? {
             Some(found) => found,
             None => return Some(None),
         };

@@ -37,6 +37,12 @@ pub struct DataVariant {
     pub fields: Vec<String>,
 }
 
+/// Whether `fields` are a tuple variant's (`0`, `1`, ..) rather than named; `false` for
+/// none.
+pub fn tuple_fields(fields: &[String]) -> bool {
+    fields.first().is_some_and(|f| f.parse::<u32>().is_ok())
+}
+
 /// The C field holding field `field` of variant `variant`.
 pub fn data_field_name(variant: &str, field: &str) -> String {
     format!("{variant}_{field}")

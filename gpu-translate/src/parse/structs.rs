@@ -88,7 +88,7 @@ impl StructDef {
             .find(|v| !v.fields.is_empty())
             .or(self.data.first());
         match v {
-            Some(v) if v.fields.first().is_some_and(|f| f.parse::<u32>().is_ok()) => {
+            Some(v) if super::data_enums::tuple_fields(&v.fields) => {
                 format!("{}::{}(..)", self.name, v.name)
             }
             Some(v) if !v.fields.is_empty() => format!("{}::{} {{ .. }}", self.name, v.name),

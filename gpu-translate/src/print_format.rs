@@ -117,7 +117,9 @@ fn each_stmt(b: &crate::ir::Block<RTy>, f: &mut dyn FnMut(&crate::ir::Stmt<RTy>)
                 each_stmt(e, f);
             }
             ExprKind::Block(b) => each_stmt(b, f),
-            _ => {}
+            // A closure passed to a device function (an argument, at any depth).
+            ExprKind::Lambda(l) => each_stmt(&l.body, f),
+            _ => e.children(&mut |x| expr(x, f)),
         }
     }
     for s in &b.stmts {

@@ -17,6 +17,7 @@ pub mod array_literals;
 pub mod arrays;
 pub mod atomics;
 pub mod checks;
+pub mod closure_args;
 pub mod closures;
 pub mod collectives;
 pub mod complex;
@@ -119,6 +120,8 @@ macro_rules! for_each_case {
                 0.0, array_literals::case_local_arrays_lent, [array_literals::local_arrays_lent];
             closures: "closures bound to locals: Fn captures as made, FnMut changing a local, typed parameters, nested, move: as Rust",
                 0.0, closures::case_closures, [closures::closures];
+            closure_args: "closures passed to device functions: Fn, FnMut and impl Fn parameters, where clauses, Copy closures passed on, a move closure's state copied, nested, a method taking one, structs in and out, a closure reading an array; an index a closure moves checked again: as Rust",
+                0.0, closure_args::case_closure_args, [closure_args::closure_args, closure_args::closure_moved_index];
             options: "Option: checked_*, Some(x) patterns with guards, if let, while let, let else, unwrap_or, map, and_then, a device function's Option: as Rust",
                 0.0, options::case_options, [options::options];
             option_extremes: "Option: iterator max/min, generic checked_add, let else; unwrap and expect of None panic with Rust's message",

@@ -4,7 +4,8 @@
 //! old `k`; C leaves the order of a call's arguments and of an operator's operands open,
 //! and the bounds prover takes a condition's comparisons (`k < n && advance(&mut k)`) for
 //! facts about `k` after it. Such a statement is refused with what to write instead: the
-//! read bound to a local first.
+//! read bound to a local first. A closure passed to a device function lends the locals it
+//! assigns, as `&mut` would.
 
 use crate::diagnostics::Diagnostics;
 use crate::ir::{Block, Expr, ExprKind, Kernel, Place, RTy, Stmt, VarId};
@@ -59,6 +60,7 @@ fn nested(k: &Kernel<RTy>, e: &Expr<RTy>, diags: &mut Diagnostics) {
             block(k, f, diags);
         }
         ExprKind::Block(b) => block(k, b, diags),
+        ExprKind::Lambda(l) => block(k, &l.body, diags),
         _ => e.children(&mut |c| nested(k, c, diags)),
     }
 }
@@ -109,6 +111,16 @@ fn uses(e: &Expr<RTy>, lent: &mut Vec<(VarId, proc_macro2::Span)>, read: &mut Ve
             }
         }
         ExprKind::Local(v) => read.push(*v),
+        // A closure handed to a device function lends what it assigns for the call (a
+        // `move` one assigns copies of its own).
+        ExprKind::Lambda(l) if !l.by_copy => {
+            for v in l.assigned_captures() {
+                if lent.iter().any(|(w, _)| *w == v) {
+                    read.push(v);
+                }
+                lent.push((v, e.span));
+            }
+        }
         ExprKind::Receiver(p, _) => {
             if let Place::Local(v) | Place::LocalField(v, ..) = **p {
                 read.push(v);

@@ -8,6 +8,7 @@
 //! they cannot fail.
 
 mod data_enums;
+mod lambdas;
 mod loans;
 mod ops;
 pub(crate) use ops::{LOCAL_BYTES_MAX, SHARED_BYTES_MAX};

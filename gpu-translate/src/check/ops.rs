@@ -174,7 +174,7 @@ impl Validator<'_> {
         }
     }
 
-    fn block(&mut self, b: &Block<RTy>) {
+    pub(super) fn block(&mut self, b: &Block<RTy>) {
         for s in &b.stmts {
             self.stmt(s);
         }
@@ -568,7 +568,10 @@ impl Validator<'_> {
                 self.expr(b);
             }
             ExprKind::Intrinsic(which, args) => self.intrinsic(which, args),
-            ExprKind::DeviceCall(_, _, args) => args.iter().for_each(|a| self.expr(a)),
+            ExprKind::DeviceCall(_, _, args) | ExprKind::ClosureCall(_, args) => {
+                args.iter().for_each(|a| self.expr(a))
+            }
+            ExprKind::Lambda(l) => self.lambda(l, e.span),
             ExprKind::Receiver(p, _) | ExprKind::Borrow(p, _) => {
                 self.place(p);
             }

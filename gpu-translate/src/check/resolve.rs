@@ -85,9 +85,11 @@ impl Resolver<'_> {
         let consts = k.consts.into_iter().map(|c| self.module_const(c)).collect();
         // So are module arrays, whose element type is known only from their uses too.
         let arrays = k.arrays.into_iter().map(|a| self.array(a)).collect();
+        self.lambda_types(&k.body, &k.locals);
         Kernel {
             c_name: k.c_name,
             generic_c_names: k.generic_c_names,
+            closure_c_names: k.closure_c_names,
             device_calls: k.device_calls,
             arrays,
             locals: k.locals.into_iter().map(|l| self.local(l)).collect(),
@@ -109,6 +111,46 @@ impl Resolver<'_> {
             tensor_cores: k.tensor_cores,
             check_names: k.check_names,
             fast_path: k.fast_path,
+        }
+    }
+
+    /// A closure passed to a device function has the types the kernel finds for it (the
+    /// simulator's Rust writes them, so rustc checks them against the callee's bound): a
+    /// parameter or result that only a literal types (`|v| v * 2.0`) could be another
+    /// type in Rust, which the callee's bound decides, so it must be written.
+    fn lambda_types(&mut self, body: &Block<Ty>, locals: &[Local<Ty>]) {
+        for l in crate::ir::lambdas(body) {
+            for &p in &l.params {
+                let local = &locals[p];
+                let what = match self.types.var_kind(local.ty) {
+                    Some(VarKind::Any) if self.types.opaque_kind(local.ty).is_none() => {
+                        "nothing in its body types it"
+                    }
+                    Some(VarKind::Int | VarKind::Float) => "only a literal types it",
+                    _ => continue,
+                };
+                self.diags.error(
+                    local.span,
+                    format!(
+                        "write this closure parameter's type as the device function's bound gives it \
+                         (`|{}: f32| ..`): {what}, and the kernel cannot see the bound",
+                        local.rust_name
+                    ),
+                );
+                let _ = self.types.unify(local.ty, Ty::Prim(Prim::Bool));
+            }
+            if let Some(t) = l.ret {
+                if let Some(VarKind::Int | VarKind::Float) = self.types.var_kind(t) {
+                    let span = l.body.tail.as_ref().map_or(Span::call_site(), |e| e.span);
+                    self.diags.error(
+                        span,
+                        "write this closure's result type as the device function's bound gives it \
+                         (`|v: f32| -> f32 { .. }`): only a literal types its value, and the \
+                         kernel cannot see the bound",
+                    );
+                    let _ = self.types.unify(t, Ty::Prim(Prim::Bool));
+                }
+            }
         }
     }
 
@@ -454,6 +496,18 @@ impl Resolver<'_> {
                 Box::new(self.block(*f)),
             ),
             ExprKind::Block(b) => ExprKind::Block(Box::new(self.block(*b))),
+            ExprKind::ClosureCall(v, a) => ExprKind::ClosureCall(v, self.exprs(a)),
+            ExprKind::Lambda(l) => {
+                let l = *l;
+                let span = e.span;
+                ExprKind::Lambda(Box::new(crate::ir::Lambda {
+                    index: l.index,
+                    params: l.params,
+                    body: self.block(l.body),
+                    ret: l.ret.map(|t| self.ty(t, span)),
+                    by_copy: l.by_copy,
+                }))
+            }
         };
         Expr {
             kind,

@@ -143,6 +143,9 @@ impl Uniformity {
                 self.assignments(f, d);
             }
             ExprKind::Block(b) => self.assignments(b, divergent),
+            // A closure handed to a device function may run on some threads only, any
+            // number of times: what it assigns may differ between threads.
+            ExprKind::Lambda(l) => self.assignments(&l.body, true),
             // A local a method is called on was marked before the fixpoint (`receivers`).
             _ => e.children(&mut |x| self.expr_effects(x, divergent)),
         }
@@ -435,6 +438,10 @@ fn receivers(b: &Block<RTy>, out: &mut Vec<usize>) {
                 receivers(x, out);
             }
             ExprKind::Block(b) => receivers(b, out),
+            ExprKind::Lambda(l) => {
+                out.extend(l.assigned_captures());
+                receivers(&l.body, out);
+            }
             _ => e.children(&mut |x| expr(x, out)),
         }
     }

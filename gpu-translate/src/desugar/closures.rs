@@ -168,6 +168,18 @@ impl Desugarer<'_> {
         }
     }
 
+    /// `f` passed to a function, of a closure local `f`: the closure, its captures as Rust's
+    /// closure holds them (copies made where it was made; a `move` closure's state copied
+    /// into the one passed, as Rust copies such a closure); `None` for any other argument.
+    pub(super) fn closure_local_arg(&self, a: &syn::Expr) -> Option<syn::Expr> {
+        let syn::Expr::Path(p) = strip_parens(a) else {
+            return None;
+        };
+        let name = unraw(p.path.get_ident()?);
+        let closure = self.closure_named(&name)?.closure.clone();
+        Some(syn::Expr::Closure(closure))
+    }
+
     /// A closure local named where it is not called: an error; `None` for any other name.
     pub(super) fn closure_as_value(&mut self, p: &syn::ExprPath) -> Option<syn::Expr> {
         let name = unraw(p.path.get_ident()?);
@@ -176,8 +188,8 @@ impl Desugarer<'_> {
         self.err(
             span,
             format!(
-                "a closure in a kernel is called where it is (`{name}(x)`), not passed on or \
-                 copied; to hand code to a device function, write a `#[gpu_device]` function"
+                "a closure in a kernel is called where it is (`{name}(x)`) or passed to a \
+                 function (`apply({name}, x)`), not copied or stored"
             ),
         );
         Some(reported(span))
@@ -360,4 +372,23 @@ impl VisitMut for SubstituteExprs<'_> {
         }
         syn::visit_mut::visit_expr_mut(self, e);
     }
+}
+
+/// Gives every closure left in `body` (each one an argument of a call: the others were
+/// inlined or reported) its number, as the attribute `#[__gpu_lambda(n)]`, by which the
+/// lowerer and the simulator's Rust name the same closure.
+pub(super) fn number_lambdas(body: &mut syn::Block) {
+    struct Number(usize);
+    impl VisitMut for Number {
+        fn visit_expr_closure_mut(&mut self, c: &mut syn::ExprClosure) {
+            // Spanned on the closure: errors on the whole closure start there.
+            let span = c.or1_token.span;
+            let n = syn::LitInt::new(&self.0.to_string(), span);
+            let attr = syn::Ident::new(crate::ir::LAMBDA_ATTR, span);
+            c.attrs.push(syn::parse_quote_spanned!(span=> #[#attr(#n)]));
+            self.0 += 1;
+            syn::visit_mut::visit_expr_closure_mut(self, c);
+        }
+    }
+    Number(0).visit_block_mut(body);
 }

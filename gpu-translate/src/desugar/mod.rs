@@ -75,6 +75,7 @@ pub(crate) fn desugar_body(
     };
     let mut body = body.clone();
     d.visit_block_mut(&mut body);
+    closures::number_lambdas(&mut body);
     if std::env::var_os("GPU_DESUGAR_DEBUG").is_some() {
         eprintln!("{}", quote::quote!(#body));
     }
@@ -196,6 +197,19 @@ impl VisitMut for Desugarer<'_> {
                 }
                 if let Some(new) = self.closure_call(c) {
                     *e = new;
+                }
+                return;
+            }
+        }
+        // A closure local passed to a function: the closure itself, as made there.
+        if let syn::Expr::Call(c) = e {
+            if c.args.iter().any(|a| self.closure_local_arg(a).is_some()) {
+                self.visit_expr_mut(&mut c.func);
+                for a in c.args.iter_mut() {
+                    match self.closure_local_arg(a) {
+                        Some(closure) => *a = closure,
+                        None => self.visit_expr_mut(a),
+                    }
                 }
                 return;
             }

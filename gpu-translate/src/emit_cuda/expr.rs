@@ -185,6 +185,8 @@ impl Emitter<'_> {
                 format!("({c} ? {t} : {f})")
             }
             ExprKind::Block(b) => self.tail(b),
+            ExprKind::Lambda(l) => self.lambda(l),
+            ExprKind::ClosureCall(f, args) => self.closure_call(*f, args),
             // A part whose type the kernel does not see (`Some(f(x))`): C++ deduces it.
             ExprKind::Tuple(args)
                 if args.len() == 2 && args.iter().any(|a| a.ty == RTy::Opaque) =>

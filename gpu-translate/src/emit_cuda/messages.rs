@@ -62,7 +62,8 @@ impl Emitter<'_> {
         ));
         // In a kernel the thread stops here, as Rust's would (and the simulator's does),
         // leaving as a `return` does; a device function's caller runs on.
-        if !self.sig.device {
+        // Inside a closure passed to a device function, as inside that function.
+        if !self.sig.device && self.in_lambda == 0 {
             self.returns = true;
             self.line("goto gt_exit;");
         }

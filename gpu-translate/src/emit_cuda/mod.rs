@@ -8,6 +8,7 @@
 
 mod access;
 mod expr;
+mod lambda;
 mod messages;
 mod params;
 mod sequence;
@@ -55,6 +56,7 @@ pub fn emit_cuda(k: &Kernel<RTy>, sig: &KernelSignature, ctx: &EmitContext) -> C
         last_line: 0,
         uses_note: false,
         returns: false,
+        in_lambda: 0,
         fast: false,
         shared: Vec::new(),
         hoisted: Vec::new(),
@@ -86,14 +88,13 @@ pub fn emit_cuda(k: &Kernel<RTy>, sig: &KernelSignature, ctx: &EmitContext) -> C
             }
             None => "void".to_owned(),
         };
-        let template = if k.generic_c_names.is_empty() {
+        let names: Vec<String> = (k.generic_c_names.iter())
+            .chain(&k.closure_c_names)
+            .map(|n| format!("typename {n}"))
+            .collect();
+        let template = if names.is_empty() {
             String::new()
         } else {
-            let names: Vec<String> = k
-                .generic_c_names
-                .iter()
-                .map(|n| format!("typename {n}"))
-                .collect();
             format!("template <{}>\n", names.join(", "))
         };
         // A method says whether it takes its receiver by reference, for callers that
@@ -239,6 +240,8 @@ struct Emitter<'a> {
     uses_note: bool,
     /// Whether a kernel's body has a `return` (a `goto gt_exit`).
     returns: bool,
+    /// How many lambdas (`lambda.rs`) the code being written is inside.
+    in_lambda: usize,
     /// Whether this is the fast copy of a kernel's body, where [`Check::Fast`] indices
     /// are not checked.
     fast: bool,

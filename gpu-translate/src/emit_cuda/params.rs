@@ -44,6 +44,11 @@ impl Emitter<'_> {
                     };
                     parts.push(format!("const gt_tuple2<bool, {elem}> {pair}"));
                 }
+                // `f: F`: the lambda, by value (its captures are references).
+                Param::Closure(var, i) => {
+                    let local = &self.k.locals[var];
+                    parts.push(format!("{} {}", self.k.closure_c_names[i], local.c_name));
+                }
                 Param::Slice(s) => {
                     let sp = &self.k.slices[s];
                     let elem = self.c_type(sp.elem);

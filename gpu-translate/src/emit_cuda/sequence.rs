@@ -40,7 +40,10 @@ fn has_effects(e: &Expr<RTy>) -> bool {
     reaches(e, &|k| {
         matches!(
             k,
-            ExprKind::Atomic(..) | ExprKind::RandomDraw(..) | ExprKind::DeviceCall(..)
+            ExprKind::Atomic(..)
+                | ExprKind::RandomDraw(..)
+                | ExprKind::DeviceCall(..)
+                | ExprKind::ClosureCall(..)
         ) || matches!(k, ExprKind::Intrinsic(i, _) if orders_memory(*i))
     })
 }
@@ -57,6 +60,7 @@ fn reads_memory(e: &Expr<RTy>) -> bool {
                 | ExprKind::Load4(..)
                 | ExprKind::RandomDraw(..)
                 | ExprKind::DeviceCall(..)
+                | ExprKind::ClosureCall(..)
         ) || matches!(k, ExprKind::Intrinsic(i, _) if orders_memory(*i))
     })
 }
@@ -103,6 +107,7 @@ fn operands(e: &Expr<RTy>) -> Option<Vec<&Expr<RTy>>> {
         }
         ExprKind::Receiver(p, _) | ExprKind::Borrow(p, _) => place_operands(p),
         ExprKind::DeviceCall(_, _, args)
+        | ExprKind::ClosureCall(_, args)
         | ExprKind::Math(_, args)
         | ExprKind::Intrinsic(_, args)
         | ExprKind::Tuple(args)
@@ -117,6 +122,8 @@ fn operands(e: &Expr<RTy>) -> Option<Vec<&Expr<RTy>>> {
         | ExprKind::Extent(..)
         | ExprKind::NoneArg
         | ExprKind::Zero
+        // A closure's body runs inside the call it is passed to, not where it is written.
+        | ExprKind::Lambda(_)
         | ExprKind::Geometry(..) => Vec::new(),
     })
 }

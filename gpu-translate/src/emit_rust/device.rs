@@ -27,6 +27,8 @@ pub struct DeviceTranslation {
     pub consts: super::ConstItems,
     /// Each print's `printf` format and conversions, by number.
     pub prints: Vec<(String, Vec<crate::print_format::PrintConv>)>,
+    /// Each closure passed to a device function: its types.
+    pub lambdas: Vec<super::LambdaTypes>,
     /// The bytes of its own locals per thread (`stack.rs`).
     pub local_bytes: super::stack::OwnBytes,
 }
@@ -110,6 +112,7 @@ pub fn device_parts(
                 consts: &tr.consts.renames,
                 tables: &tr.consts.tables,
                 prints: &tr.prints,
+                lambdas: &tr.lambdas,
             };
             *f.block = sim_body::rewrite(&f.block, &names, k);
             // A device function checks overflow as its crate's build does.
@@ -333,7 +336,7 @@ fn generic_params(sig: &KernelSignature) -> TokenStream {
             ParamShape::Scalar { ty, .. } | ParamShape::Option { ty } => {
                 matches!(ty, crate::ir::Ty::Generic(_))
             }
-            ParamShape::Slice { .. } => false,
+            ParamShape::Slice { .. } | ParamShape::Closure { .. } => false,
         })
         .fold(0u64, |m, (k, _)| m | (1 << k));
     quote!(.generic_params(#mask))

@@ -37,6 +37,8 @@ pub fn elementwise_items(
         "an elementwise function's inputs are array elements, and arrays hold no `Option`: \
          take the value and a flag (`x: f32, has_x: bool`), or call a device function taking \
          `Option<T>` from a #[gpu_kernel]",
+        "an elementwise function's inputs are array elements, not closures: write the code \
+         in the function, or call a device function taking a closure from a #[gpu_kernel]",
     ];
     if !super::inputs_are_values(sig, messages, diags) {
         return TokenStream::new();

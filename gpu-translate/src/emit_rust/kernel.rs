@@ -328,6 +328,7 @@ impl<'a> KernelRust<'a> {
             consts: &self.tr.consts.renames,
             tables: &self.tr.consts.tables,
             prints: &self.tr.prints,
+            lambdas: &self.tr.lambdas,
         };
         let mut b = sim_body::rewrite(&self.item.block, &names, self.k);
         let generics: Vec<String> = self
@@ -378,6 +379,8 @@ impl<'a> KernelRust<'a> {
                 let n = Literal::usize_unsuffixed(8 * (1 + rank));
                 quote!(#n)
             }
+            // A kernel takes no closure (the parser refuses it).
+            ParamShape::Closure { .. } => quote!(0),
             ParamShape::Scalar { ty, .. } | ParamShape::Option { ty } => match ty {
                 crate::ir::Ty::Generic(_) | crate::ir::Ty::Var(_) => quote!(16),
                 _ => {

@@ -20,6 +20,7 @@ mod device;
 mod elementwise;
 mod fast_path;
 mod kernel;
+mod lambdas;
 mod params;
 mod reduce;
 mod sim_body;
@@ -31,6 +32,7 @@ pub use consts::{const_items, ConstItems};
 pub use device::{device_parts, emit_device, DeviceParts, DeviceTranslation};
 pub use elementwise::elementwise_items;
 pub use kernel::emit_kernel;
+pub use lambdas::{lambda_types, LambdaTypes};
 pub use reduce::reduce_items;
 pub use stack::own_local_bytes;
 
@@ -119,6 +121,8 @@ pub struct Translation {
     pub consts: ConstItems,
     /// Each print's `printf` format and conversions, by number.
     pub prints: Vec<(String, Vec<crate::print_format::PrintConv>)>,
+    /// Each closure passed to a device function: its types (`lambdas.rs`).
+    pub lambdas: Vec<LambdaTypes>,
     /// The bytes of its own locals per thread (`stack.rs`).
     pub local_bytes: stack::OwnBytes,
 }
@@ -140,10 +144,10 @@ pub struct KernelItems<'a> {
 
 /// Whether `sig`'s inputs are values, one array element each (as an elementwise or
 /// reduce function's are): an error on the first that is a reference, an array or an
-/// `Option`, with the message `messages` gives for it (in that order).
+/// `Option` or a closure, with the message `messages` gives for it (in that order).
 pub(crate) fn inputs_are_values(
     sig: &KernelSignature,
-    messages: [&str; 3],
+    messages: [&str; 4],
     diags: &mut crate::diagnostics::Diagnostics,
 ) -> bool {
     use crate::parse::signature::ParamShape;
@@ -151,6 +155,7 @@ pub(crate) fn inputs_are_values(
         ParamShape::Scalar { by_ref: true, .. } => Some(0),
         ParamShape::Slice { .. } => Some(1),
         ParamShape::Option { .. } => Some(2),
+        ParamShape::Closure { .. } => Some(3),
         ParamShape::Scalar { .. } => None,
     };
     if let Some((p, k)) = sig.params.iter().find_map(|p| Some((p, kind(&p.shape)?))) {

@@ -105,6 +105,10 @@ pub(crate) fn param_kind(p: &ParamDecl, sig: &KernelSignature) -> ParamKind {
         ParamShape::Scalar { ty, .. } | ParamShape::Option { ty } => ParamKind::Scalar {
             ty: elem_type(ty, sig),
         },
+        // Only a device function's (the parser refuses a kernel's), which has no launcher.
+        ParamShape::Closure { .. } => ParamKind::Scalar {
+            ty: ElemType::Generic(u8::MAX),
+        },
     }
 }
 
@@ -123,6 +127,7 @@ fn param_def_tokens(
     let elem_ty = match p.shape {
         ParamShape::Slice { elem, .. } => elem,
         ParamShape::Scalar { ty, .. } | ParamShape::Option { ty } => ty,
+        ParamShape::Closure { .. } => Ty::Var(0),
     };
     let elem = |e: ElemType| match e {
         ElemType::Generic(g) => quote!(#k::__private::ElemType::Generic(#g)),
@@ -233,8 +238,26 @@ pub(super) fn param_code(
             }
         }
         // A kernel takes no reference parameters (the signature's parser refuses them).
-        // A kernel takes no `Option` either (the parser refuses it there).
+        // A kernel takes no `Option` or closure either (the parser refuses them there).
         ParamShape::Scalar { ty: t, .. } | ParamShape::Option { ty: t } => {
+            scalar_code(p, t, def, sig, k)
+        }
+        ParamShape::Closure { .. } => scalar_code(p, Ty::Var(0), def, sig, k),
+    }
+}
+
+/// The code of a scalar parameter of type `t`.
+fn scalar_code(
+    p: &ParamDecl,
+    t: Ty,
+    def: TokenStream,
+    sig: &KernelSignature,
+    k: &syn::Path,
+) -> ParamCode {
+    let ident = &p.ident;
+    let span = p.ty_tokens.span();
+    {
+        {
             let mutable = matches!(p.shape, ParamShape::Scalar { mutable: true, .. });
             let ty = canonical_type(t, sig, k, span);
             let m = mutable.then(|| quote!(mut));

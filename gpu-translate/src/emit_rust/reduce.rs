@@ -63,6 +63,8 @@ fn reducer_type<'f>(
          arrays",
         "a #[gpu_reduce] function takes values from arrays, which hold no `Option`: take the \
          value (and a flag, if it may be missing)",
+        "a #[gpu_reduce] function takes two values from arrays, not closures: write the code \
+         in the function",
     ];
     if !super::inputs_are_values(sig, messages, diags) {
         return None;

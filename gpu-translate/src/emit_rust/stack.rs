@@ -178,10 +178,19 @@ impl Values<'_> {
 
     fn expr(&mut self, e: &Expr<RTy>) {
         // A local or a field of one names a place: a copy only as a call's argument.
-        if !names_a_place(e) {
+        if !names_a_place(e) && !matches!(e.kind, ExprKind::Lambda(_)) {
             self.value(e.ty);
         }
         match &e.kind {
+            // A closure passed to a device function: a reference per local it captures,
+            // and room for the arrays' pointers and extents, then its body's values.
+            ExprKind::Lambda(l) => {
+                let captures = l.captures().0.len() as u64;
+                self.structs = (self.structs)
+                    .saturating_add(8 * captures)
+                    .saturating_add(64);
+                self.block(&l.body);
+            }
             ExprKind::DeviceCall(_, _, args) => {
                 for a in args {
                     if names_a_place(a) {

@@ -124,6 +124,7 @@ pub(crate) fn expand_kernel_with(
         fast_path_fn: crate::emit_rust::fast_path_function(&k, &ctx.krate),
         consts: const_items(&k, &sig, &name, &ctx.krate),
         prints: crate::print_format::prints(&k),
+        lambdas: crate::emit_rust::lambda_types(&k, &sig, &ctx.krate),
         local_bytes: crate::emit_rust::own_local_bytes(&k, &sig, &name, &ctx.krate),
         vector_params: k
             .vector_slices()
@@ -354,6 +355,7 @@ pub(crate) fn translate_device_fn(
     let translation = translated.map(|(k, source, _)| DeviceTranslation {
         consts: const_items(&k, &sig, &name, &ctx.krate),
         prints: crate::print_format::prints(&k),
+        lambdas: crate::emit_rust::lambda_types(&k, &sig, &ctx.krate),
         local_bytes: crate::emit_rust::own_local_bytes(&k, &sig, &name, &ctx.krate),
         c_name: k.c_name,
         source: source.text,
@@ -379,7 +381,9 @@ fn desugared(mut item: syn::ItemFn, sig: &KernelSignature, diags: &mut Diagnosti
             name: crate::names::unraw(&p.ident),
             rank: match p.shape {
                 ParamShape::Slice { rank, .. } => rank,
-                ParamShape::Scalar { .. } | ParamShape::Option { .. } => 0,
+                ParamShape::Scalar { .. }
+                | ParamShape::Option { .. }
+                | ParamShape::Closure { .. } => 0,
             },
         })
         .collect();

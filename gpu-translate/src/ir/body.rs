@@ -241,6 +241,12 @@ pub enum ExprKind<T> {
     /// The value of an array field in a struct literal: `[a, b, c]`, or `[v; N]` with `v`
     /// written out `N` times (it has no effects); the expression's type is the elements'.
     FieldArray(Vec<Expr<T>>),
+    /// A closure passed to a device function (`apply(|v| v * k, x)`), only as a device
+    /// call's argument: a C++ lambda capturing by reference, called by the callee while
+    /// the caller waits. Its type is opaque (`auto`).
+    Lambda(Box<Lambda<T>>),
+    /// `f(x)` in a device function, of its closure parameter `f` (a local).
+    ClosureCall(VarId, Vec<Expr<T>>),
 }
 
 /// What a [`ExprKind::RandomDraw`] gives.
@@ -524,6 +530,7 @@ impl<T> Expr<T> {
             | ExprKind::StructLit(_, args)
             | ExprKind::FieldArray(args)
             | ExprKind::DeviceCall(_, _, args)
+            | ExprKind::ClosureCall(_, args)
             | ExprKind::Intrinsic(_, args)
             | ExprKind::Tuple(args) => args.iter().for_each(f),
             ExprKind::Index(_, idx) => idx.iter().for_each(|i| f(&i.expr)),

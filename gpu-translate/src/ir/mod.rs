@@ -15,9 +15,11 @@ pub use gpu_contract::language::{Intrinsic, MathSpec};
 pub use gpu_contract::{Bound, DtypeKind as Prim};
 
 mod body;
+mod lambda;
 pub(crate) mod sym;
 
 pub use body::*;
+pub use lambda::*;
 
 /// A type during inference: a dtype, a dtype parameter (by index), or a variable.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -334,6 +336,9 @@ pub enum Param {
     /// one parameter, a `gt_tuple2<bool, T>` named as the third local (which holds nothing
     /// else: its C name is reserved so), fills where the body starts.
     Option(VarId, VarId, VarId),
+    /// A device function's closure parameter (`f: F` with `F: Fn(f32) -> f32`): the local
+    /// that names it, of the C++ template parameter [`Kernel::closure_c_names`]`[i]`.
+    Closure(VarId, usize),
 }
 
 /// What a device call calls.
@@ -380,6 +385,9 @@ pub struct Kernel<T> {
     pub c_name: String,
     /// The C names of the dtype parameters.
     pub generic_c_names: Vec<String>,
+    /// The C names of a device function's closure type parameters (`F` of `F: Fn(f32) ->
+    /// f32`): template parameters after the dtype ones, deduced from the lambda passed.
+    pub closure_c_names: Vec<String>,
     /// The `#[gpu_device]` functions and struct methods the body calls (deduplicated).
     pub device_calls: Vec<Callee>,
     /// Arrays declared in the body.
@@ -503,7 +511,9 @@ impl<T> Kernel<T> {
                 }
                 ExprKind::Intrinsic(_, args)
                 | ExprKind::DeviceCall(_, _, args)
+                | ExprKind::ClosureCall(_, args)
                 | ExprKind::Math(_, args) => args.iter().for_each(|a| expr(a, out)),
+                ExprKind::Lambda(l) => block(&l.body, out),
                 ExprKind::Unary(_, a) | ExprKind::Convert(_, a) | ExprKind::TuplePart(a, _) => {
                     expr(a, out)
                 }

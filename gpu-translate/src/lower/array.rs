@@ -34,6 +34,11 @@ impl Lowerer<'_> {
         let rust_name = unraw(&pi.ident);
         let declared = match strip_parens(init) {
             syn::Expr::Call(c) if call_name(c).as_deref() == Some("load4") => self.vector_load(c),
+            syn::Expr::Call(c)
+                if self.refused_in_lambda(c.span(), "an array shared by the block") =>
+            {
+                None
+            }
             syn::Expr::Call(c) if call_name(c).as_deref() == Some("mma_acc") => {
                 self.mma_acc_declaration(c)
             }

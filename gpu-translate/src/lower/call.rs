@@ -233,6 +233,9 @@ impl Lowerer<'_> {
         };
         let segs = crate::names::path_segments(&p.path);
         let last = segs.last().cloned().unwrap_or_default();
+        if self.called_closure(c).is_some() {
+            return self.closure_call(c, false);
+        }
         if let Some(ident) = p.path.get_ident() {
             if let Some(Binding::Local(v)) = self.lookup(&unraw(ident)) {
                 if !self.poisoned.contains(&v) {
@@ -483,6 +486,10 @@ impl Lowerer<'_> {
             args.push(e);
         }
         if spec.waits {
+            if self.refused_in_lambda(span, &format!("`{name}()`, which waits for other threads,"))
+            {
+                return None;
+            }
             self.k.waits = true;
         }
         if spec.intrinsic == Intrinsic::SyncGrid {

@@ -266,6 +266,14 @@ impl Lowerer<'_> {
 
     /// A `return`, of a value, a tuple or nothing, as the function's signature says.
     pub(super) fn return_stmt(&mut self, r: &syn::ExprReturn) -> Option<Stmt> {
+        if self.lambda_depth > 0 {
+            self.err(
+                r.span(),
+                "`return` inside a closure passed to a device function is not supported: end \
+                 the closure's body with its value (use `if`/`else` for an early result)",
+            );
+            return None;
+        }
         if self.sig.ret_option {
             let Some(v) = &r.expr else {
                 self.err(

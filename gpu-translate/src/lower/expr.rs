@@ -277,6 +277,9 @@ impl Lowerer<'_> {
                 return None;
             }
             return match self.lookup(&unraw(ident)) {
+                Some(Binding::Local(v)) if self.closure_params.iter().any(|(w, _)| *w == v) => {
+                    self.closure_param_value(v, span, false)
+                }
                 Some(Binding::Local(v)) => Some(Expr {
                     kind: ExprKind::Local(v),
                     ty: self.k.locals[v].ty,
@@ -686,8 +689,9 @@ impl Lowerer<'_> {
 
 /// What to write instead of a closure where kernels take none.
 const CLOSURE_ADVICE: &str = "a closure in a kernel is bound to a local and called there \
-                              (`let f = |x| x * 2.0; f(a[i])`), or given to an iterator \
-                              adapter; elsewhere, write a `#[gpu_device]` function";
+                              (`let f = |x| x * 2.0; f(a[i])`), given to an iterator \
+                              adapter, or passed to a `#[gpu_device]` function that takes \
+                              one (`apply(|v| v * k, x)`)";
 
 /// Whether `e` is `self`.
 pub(super) fn is_self(e: &syn::Expr) -> bool {

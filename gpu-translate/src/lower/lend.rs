@@ -69,6 +69,17 @@ impl Lowerer<'_> {
     /// 3-D) or 1-D shared array passed whole (`dot(a, b, i)`), which becomes its pointer
     /// and extents, a lent local or module array, a sub-slice, or a borrowed local.
     pub(super) fn device_arg(&mut self, a: &syn::Expr) -> Option<Expr> {
+        // A closure for the callee's closure parameter, or a closure parameter passed on.
+        if let syn::Expr::Closure(c) = strip_parens(a) {
+            return self.lambda(c);
+        }
+        if let syn::Expr::Path(p) = strip_parens(a) {
+            if let Some(Binding::Local(v)) = self.path_binding(p) {
+                if self.closure_params.iter().any(|(w, _)| *w == v) {
+                    return self.closure_param_value(v, a.span(), true);
+                }
+            }
+        }
         // `&v` / `&mut v` of a 1-D local array: its pointer and length, as Rust lends it.
         if let syn::Expr::Reference(r) = strip_parens(a) {
             if let syn::Expr::Index(ix) = strip_parens(&r.expr) {

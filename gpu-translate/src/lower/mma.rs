@@ -124,6 +124,9 @@ impl Lowerer<'_> {
     /// `mma(&mut acc, &a, &b)`, or `mma_tf32`.
     pub(super) fn mma_stmt(&mut self, c: &syn::ExprCall, tf32: bool) -> Option<Stmt> {
         let name = if tf32 { "mma_tf32" } else { "mma" };
+        if self.refused_in_lambda(c.span(), &format!("`{name}`")) {
+            return None;
+        }
         if c.args.len() != 3 {
             self.err(
                 c.span(),
@@ -185,6 +188,9 @@ impl Lowerer<'_> {
         } else {
             "copy_tile"
         };
+        if self.refused_in_lambda(c.span(), &format!("`{name}`")) {
+            return None;
+        }
         if c.args.len() != 4 {
             self.err(
                 c.span(),
@@ -244,6 +250,9 @@ impl Lowerer<'_> {
 
     /// `wait_tiles(n)`, `n` a literal from 0 to 7.
     pub(super) fn wait_tiles_stmt(&mut self, c: &syn::ExprCall) -> Option<Stmt> {
+        if self.refused_in_lambda(c.span(), "`wait_tiles`") {
+            return None;
+        }
         match c.args.iter().collect::<Vec<_>>().as_slice() {
             [n] => match const_usize(n) {
                 Some(n) if n <= 7 => Some(Stmt::Tile(Box::new(TileOp::Wait(n as u32)))),

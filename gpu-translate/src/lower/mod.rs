@@ -17,6 +17,7 @@ mod advice;
 mod array;
 mod call;
 mod cast;
+mod closures;
 mod complex;
 mod const_arrays;
 mod control;
@@ -112,6 +113,11 @@ struct Lowerer<'a> {
     /// The names that are references (`x: &mut f32` parameters, `r` of `let r = &mut acc;`)
     /// and the local each names: `*x` is that local, and `x` passed on lends it again.
     references: Vec<(String, VarId)>,
+    /// A device function's closure parameters: each one's local and its index in the
+    /// signature's closures.
+    closure_params: Vec<(VarId, usize)>,
+    /// How many closures passed to device functions the code being lowered is inside.
+    lambda_depth: usize,
 }
 
 /// Lower the body of the function whose signature is `sig`.
@@ -127,6 +133,11 @@ pub fn lower(
         .generics
         .iter()
         .map(|g| names.fresh(&unraw(&g.ident)))
+        .collect();
+    let closure_c_names: Vec<String> = sig
+        .closures
+        .iter()
+        .map(|c| names.fresh(&format!("{}_fn", unraw(&c.ident))))
         .collect();
     // Device functions live beside the kernels in one C++ program: a prefix of their own
     // keeps them clear of locals, builtins and each other's parameters.
@@ -149,6 +160,7 @@ pub fn lower(
         k: ir::Kernel {
             c_name,
             generic_c_names,
+            closure_c_names,
             device_calls: Vec::new(),
             arrays: Vec::new(),
             locals: Vec::new(),
@@ -179,6 +191,8 @@ pub fn lower(
         unsafe_depth: 0,
         late_options: Vec::new(),
         references: Vec::new(),
+        closure_params: Vec::new(),
+        lambda_depth: 0,
     };
     l.declare_params();
     l.declare_tables(body);
@@ -259,6 +273,9 @@ impl Lowerer<'_> {
                     );
                     self.bind(rust_name, Binding::Option(some, value));
                     self.k.params.push(Param::Option(some, value, pair));
+                }
+                ParamShape::Closure { index } => {
+                    self.declare_closure_param(rust_name, index, p.ident.span())
                 }
             }
         }

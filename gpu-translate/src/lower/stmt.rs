@@ -415,6 +415,9 @@ impl Lowerer<'_> {
                 let name = call_name(c)?;
                 self.intrinsic_call(&name, c, true).map(Stmt::Eval)
             }
+            syn::Expr::Call(c) if self.called_closure(c).is_some() => {
+                self.closure_call(c, true).map(Stmt::Eval)
+            }
             syn::Expr::Call(c) if call_name(c).as_deref() == Some("store4") => self.vector_store(c),
             syn::Expr::Call(c) if call_name(c).as_deref() == Some("mma") => self.mma_stmt(c, false),
             syn::Expr::Call(c) if call_name(c).as_deref() == Some("mma_tf32") => {

@@ -300,7 +300,12 @@ pub(crate) fn method_receiver(m: &syn::ExprMethodCall) -> Option<String> {
 pub(crate) fn has_effects<T>(e: &Expr<T>) -> bool {
     let block = |b: &Block<T>| !b.stmts.is_empty() || b.tail.as_ref().is_some_and(has_effects);
     match &e.kind {
-        ExprKind::Atomic(..) | ExprKind::Intrinsic(..) | ExprKind::DeviceCall(..) => true,
+        ExprKind::Atomic(..)
+        | ExprKind::Intrinsic(..)
+        | ExprKind::DeviceCall(..)
+        | ExprKind::ClosureCall(..) => true,
+        // Made, not called: its body runs inside the call it is passed to.
+        ExprKind::Lambda(_) => false,
         // Only inside a method call, which the method may change.
         ExprKind::Receiver(..) => true,
         // Only a local (`lend.rs`), which the callee may change.

@@ -6,10 +6,12 @@ use proc_macro2::TokenStream;
 
 pub mod attr;
 pub(crate) mod bounds;
+pub mod closure_params;
 pub mod data_enums;
 pub(crate) mod option_params;
 pub mod signature;
 pub mod structs;
+pub mod types;
 
 use syn::visit_mut::{self, VisitMut};
 

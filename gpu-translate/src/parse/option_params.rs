@@ -65,7 +65,7 @@ pub(super) fn check_deducible(
         let elsewhere = params.iter().any(|p| match p.shape {
             ParamShape::Scalar { ty, .. } => ty == Ty::Generic(g),
             ParamShape::Slice { elem, .. } => elem == Ty::Generic(g),
-            ParamShape::Option { .. } => false,
+            ParamShape::Option { .. } | ParamShape::Closure { .. } => false,
         });
         let only = params
             .iter()

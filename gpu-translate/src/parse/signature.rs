@@ -12,11 +12,15 @@ use syn::spanned::Spanned;
 
 use gpu_contract::MAX_GENERICS;
 
+use super::closure_params::{
+    check_dtypes_deducible, closure_generic, closure_param, is_closure_param, ClosureDecl,
+};
 pub(crate) use super::option_params::option_element;
 use super::option_params::option_param;
+pub use super::types::{resolve_type_name, scalar_type};
 use crate::diagnostics::Diagnostics;
 use crate::ir::{Bound, Prim, Ty};
-use crate::parse::structs::{struct_named, StructDef, Structs};
+use crate::parse::structs::{StructDef, Structs};
 
 /// A dtype parameter: `T: Float`.
 pub struct GenericDecl {
@@ -55,6 +59,8 @@ pub enum ParamShape {
     Scalar { ty: Ty, mutable: bool, by_ref: bool },
     /// A device function's `o: Option<T>`, `ty` its element.
     Option { ty: Ty },
+    /// A device function's closure, `f: F` or `f: impl Fn(..)`: `closures[index]`.
+    Closure { index: usize },
 }
 
 pub struct ParamDecl {
@@ -72,6 +78,8 @@ pub struct KernelSignature {
     /// Every generic parameter, in the written order.
     pub generic_order: Vec<GenericSlot>,
     pub params: Vec<ParamDecl>,
+    /// A device function's closure type parameters (`F: Fn(f32) -> f32`, `impl Fn(..)`).
+    pub closures: Vec<ClosureDecl>,
     /// A device function's return type; kernels return nothing.
     pub ret: Option<Ty>,
     /// A device function's tuple return type (`-> (f32, u32)`): its elements; `ret` is
@@ -128,7 +136,12 @@ pub(crate) fn parse_signature_of(
         dtypes: generics,
         consts: const_generics,
         order: generic_order,
+        closures: closure_params,
     } = parse_generics(sig, device, diags);
+    let mut closures: Vec<ClosureDecl> = closure_params
+        .iter()
+        .map(|tp| closure_generic(tp, device, &generics, &structs, diags))
+        .collect();
 
     let mut params = Vec::new();
     for input in &sig.inputs {
@@ -163,7 +176,11 @@ pub(crate) fn parse_signature_of(
                 ),
             },
             syn::FnArg::Typed(pt) => {
-                if let Some(p) = parse_param(pt, device, &generics, &structs, diags) {
+                if let Some(p) =
+                    closure_param(pt, device, &mut closures, &generics, &structs, diags)
+                {
+                    params.extend(p);
+                } else if let Some(p) = parse_param(pt, device, &generics, &structs, diags) {
                     params.push(p);
                 }
             }
@@ -177,6 +194,7 @@ pub(crate) fn parse_signature_of(
     }
     if device {
         super::option_params::check_deducible(&params, &generics, diags);
+        check_dtypes_deducible(sig, &params, &closures, &generics, diags);
     }
     let (ret, ret_tuple) = return_type(sig, device, &generics, &structs, diags)?;
     let ret_option =
@@ -187,6 +205,7 @@ pub(crate) fn parse_signature_of(
         const_generics,
         generic_order,
         params,
+        closures,
         ret,
         ret_tuple,
         ret_option,
@@ -292,6 +311,8 @@ struct Generics {
     dtypes: Vec<GenericDecl>,
     consts: Vec<ConstGenericDecl>,
     order: Vec<GenericSlot>,
+    /// Closure type parameters (`F: Fn(f32) -> f32`), read once the dtypes are known.
+    closures: Vec<syn::TypeParam>,
 }
 
 /// The dtype parameters with their bounds, those written in a `where` clause included,
@@ -320,6 +341,7 @@ fn parse_generics(sig: &syn::Signature, device: bool, diags: &mut Diagnostics) -
     let mut generics = Vec::new();
     let mut consts = Vec::new();
     let mut order = Vec::new();
+    let mut closures = Vec::new();
     for param in &sig.generics.params {
         match param {
             syn::GenericParam::Type(tp) => {
@@ -328,6 +350,10 @@ fn parse_generics(sig: &syn::Signature, device: bool, diags: &mut Diagnostics) -
                     if tp.ident == name {
                         tp.bounds.push(b.clone());
                     }
+                }
+                if is_closure_param(&tp) {
+                    closures.push(tp);
+                    continue;
                 }
                 order.push(GenericSlot::Dtype(generics.len()));
                 generics.push(super::bounds::parse_generic(&tp, diags));
@@ -360,6 +386,7 @@ fn parse_generics(sig: &syn::Signature, device: bool, diags: &mut Diagnostics) -
         dtypes: generics,
         consts,
         order,
+        closures,
     }
 }
 
@@ -622,73 +649,4 @@ pub(crate) fn array_elem(p: &syn::TypePath) -> Option<(syn::Type, usize)> {
         },
         _ => None,
     }
-}
-
-/// A scalar type as written in a signature or annotation: a primitive or a dtype parameter.
-pub fn scalar_type(
-    ty: &syn::Type,
-    generics: &[GenericDecl],
-    structs: &[StructDef],
-    diags: &mut Diagnostics,
-) -> Option<Ty> {
-    match resolve_type_name(ty, generics, structs) {
-        Some(t) => Some(t),
-        None => {
-            let msg = match ty {
-                syn::Type::Path(p) if p.path.is_ident("Vec") || p.path.segments.first().is_some_and(|s| s.ident == "Vec") => {
-                    "`Vec` cannot cross into a kernel; pass a `DeviceArray` as a `&[T]` or `&mut [T]` parameter".to_owned()
-                }
-                syn::Type::Reference(_) => "references are only allowed as `&[T]`/`&mut [T]` parameters".to_owned(),
-                syn::Type::Ptr(_) => "raw pointers are not supported in kernels; use a `&[T]` or `&mut [T]` parameter".to_owned(),
-                syn::Type::Array(_) => "arrays cannot be passed by value; pass a `DeviceArray` as a `&[T]` parameter, or declare a local array in the body".to_owned(),
-                syn::Type::ImplTrait(_) => "`impl Trait` is not a kernel type; declare a dtype parameter, `fn k<T: Float>(x: T, ..)`".to_owned(),
-                syn::Type::Path(p) if p.path.is_ident("String") || p.path.is_ident("str") => "strings cannot cross into a kernel; kernels take numbers, `bool` and arrays".to_owned(),
-                _ => "unsupported type in a kernel; use `f32 f64 f16 bf16 i8 i16 i32 i64 u8 u16 u32 u64 usize isize bool Complex32 Complex64`, a dtype parameter (`T: Float`), a `#[gpu_struct]`, `&[T]`/`&mut [T]` or `&DeviceArray2<T>`/`&DeviceArray3<T>`".to_owned(),
-            };
-            diags.error(ty.span(), msg);
-            None
-        }
-    }
-}
-
-/// A type name: a dtype, a dtype parameter or one of `structs` (by its last segment).
-pub fn resolve_type_name(
-    ty: &syn::Type,
-    generics: &[GenericDecl],
-    structs: &[StructDef],
-) -> Option<Ty> {
-    let syn::Type::Path(p) = ty else { return None };
-    if p.qself.is_some() {
-        return None;
-    }
-    // Complex numbers by any path (`num_complex::Complex32`), or as `Complex<f32>`.
-    if let Some(last) = p.path.segments.last() {
-        let name = last.ident.to_string();
-        match (&last.arguments, name.as_str()) {
-            (syn::PathArguments::None, "Complex32" | "Complex64") => {
-                return Prim::from_rust_name(&name).map(Ty::Prim);
-            }
-            (syn::PathArguments::AngleBracketed(a), "Complex") if a.args.len() == 1 => {
-                let syn::GenericArgument::Type(part) = &a.args[0] else {
-                    return None;
-                };
-                return match resolve_type_name(part, generics, &[])? {
-                    Ty::Prim(p) => p.complex_of().map(Ty::Prim),
-                    _ => None,
-                };
-            }
-            (syn::PathArguments::None, _) => {
-                if let Some(id) = struct_named(structs, &name) {
-                    return Some(Ty::Struct(id));
-                }
-            }
-            _ => {}
-        }
-    }
-    let ident = p.path.get_ident()?;
-    let name = ident.to_string();
-    if let Some(i) = generics.iter().position(|g| g.ident == name) {
-        return Some(Ty::Generic(i));
-    }
-    Prim::from_rust_name(&name).map(Ty::Prim)
 }

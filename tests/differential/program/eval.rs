@@ -280,6 +280,12 @@ impl Eval<'_> {
                 Value::I64(v).cast(e.ty)
             }
             // The value first, then `k`, as the call's arguments are evaluated.
+            // `x` as the call's argument, then `k` when the function calls the closure.
+            Kind::ClosureArg(x, k, _) => {
+                let x = self.expr(x);
+                let k = self.expr(k);
+                self.bin(Bin::Xor, x, k)
+            }
             Kind::TraitMix(x, k, _) => {
                 let x = self.expr(x);
                 let k = self.expr(k).cast(e.ty);

@@ -262,7 +262,11 @@ impl Gen<'_> {
     /// An expression of `ty` (an integer) through the items beside compiled kernels.
     fn item_expr(&mut self, ty: Ty, d: usize) -> Expr {
         let b = |e: Expr| Box::new(e);
-        let kind = match self.r.below(8) {
+        let kind = match self.r.below(9) {
+            8 => {
+                let by_impl = self.r.below(2) == 0;
+                Kind::ClosureArg(b(self.expr(ty, d)), b(self.expr(ty, d)), by_impl)
+            }
             7 => Kind::Variant(
                 b(self.leaf(Ty::U32)),
                 b(self.expr(ty, d)),

@@ -353,6 +353,11 @@ pub enum Kind {
     /// compile time for the dtype or at run time for the generic one (compiled programs
     /// only).
     TraitMix(Box<Expr>, Box<Expr>, bool),
+    /// `(0T | diff_apply(x, |c: T| c ^ (k)))`, or through an `impl Fn` parameter,
+    /// `diff_apply_impl` (`true`): a closure passed to a generic device function, which
+    /// calls it on `x`; `k` is evaluated inside the closure, reading the kernel's locals
+    /// through its captures (compiled programs only).
+    ClosureArg(Box<Expr>, Box<Expr>, bool),
     /// `(0T | diff_or(Some(x), d))`, or with `None` (`false`): an `Option` argument of a
     /// generic device function, read with `unwrap_or` (compiled programs only).
     OptionArg(Box<Expr>, Box<Expr>, bool),
@@ -436,7 +441,7 @@ pub fn tables_source() -> String {
 pub const TRI: [i16; 3] = [0, 5, -300];
 
 /// The items compiled programs use beside their kernels ([`Kind::Tri`],
-/// [`Kind::PairMixed`], [`Kind::PairNew`], [`Kind::TraitMix`], [`Kind::OptionArg`],
+/// [`Kind::PairMixed`], [`Kind::PairNew`], [`Kind::TraitMix`], [`Kind::ClosureArg`], [`Kind::OptionArg`],
 /// [`Kind::Variant`]).
 pub const ITEMS: &str = "#[gpu_enum]
 #[derive(Clone, Copy, PartialEq)]
@@ -533,6 +538,16 @@ pub fn diff_mixed<T: Int + DiffMix>(v: T, k: u32) -> T {
 #[gpu_device]
 pub fn diff_or<T: Int>(o: Option<T>, d: T) -> T {
     o.unwrap_or(d)
+}
+
+#[gpu_device]
+pub fn diff_apply<T: Int, F: Fn(T) -> T>(v: T, f: F) -> T {
+    f(v)
+}
+
+#[gpu_device]
+pub fn diff_apply_impl<T: Int>(v: T, f: impl Fn(T) -> T) -> T {
+    f(v)
 }
 
 #[gpu_enum]

@@ -306,6 +306,12 @@ fn show(e: &Expr) -> String {
         // `0 |` types the result, which a kernel does not see through a call.
         Kind::TraitMix(x, k, false) => format!("(0{t} | ({}).diff_mix({}))", show(x), show(k)),
         Kind::TraitMix(x, k, true) => format!("(0{t} | diff_mixed({}, {}))", show(x), show(k)),
+        Kind::ClosureArg(x, k, by_impl) => format!(
+            "(0{t} | diff_apply{}({}, |c: {t}| c ^ ({})))",
+            if *by_impl { "_impl" } else { "" },
+            show(x),
+            show(k)
+        ),
         Kind::PairNew(a, b) => format!("(0i64 | DiffPair::new({}, {}).b)", show(a), show(b)),
         Kind::Matches(s, p) => format!("matches!(({} % 8u32), {})", show(s), p.source()),
         Kind::TableGet(s, d) => format!(

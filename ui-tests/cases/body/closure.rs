@@ -5,7 +5,7 @@ fn twice(x: f32) -> f32 {
     x * 2.0
 }
 
-// A closure bound to a local is called where it is; passing it to a function is refused.
+// A closure local passed to a function that takes a number: rustc says so, on the closure.
 #[gpu_kernel]
 fn k(a: &mut [f32]) {
     let i = grid_1d();

@@ -74,6 +74,8 @@ fn visit_expr(e: &Expr<RTy>, f: &mut dyn FnMut(&Stmt<RTy>)) {
             visit_stmts(el, f);
         }
         ExprKind::Block(b) => visit_stmts(b, f),
+        // A closure's assignments happen during the call it is passed to.
+        ExprKind::Lambda(l) => visit_stmts(&l.body, f),
         // `f(&mut k)`: the function may write `k` anything, as an assignment would.
         ExprKind::Borrow(p, true) => f(&Stmt::Assign((**p).clone(), None, e.clone())),
         ExprKind::Receiver(p, _) => p.index_exprs(&mut |i| visit_expr(i, f)),

@@ -347,8 +347,24 @@ impl<'a> Prover<'a> {
                 let s = *s;
                 self.vector(Target::Slice(s), i, 2);
             }
+            // A closure handed to a device function runs during the call, any number of
+            // times: what was known of the locals it assigns holds neither inside it nor
+            // after it (forgotten outside the scope `restore` keeps).
+            ExprKind::Lambda(l) => {
+                // A `move` closure assigns copies of its own.
+                if !l.by_copy {
+                    for v in l.assigned_captures() {
+                        self.forget(v);
+                    }
+                }
+                self.forget_assigned_in(&l.body);
+                let depth = self.depth();
+                self.block(&mut l.body);
+                self.restore(depth);
+            }
             ExprKind::Intrinsic(_, args)
             | ExprKind::DeviceCall(_, _, args)
+            | ExprKind::ClosureCall(_, args)
             | ExprKind::Math(_, args)
             | ExprKind::Tuple(args)
             | ExprKind::StructLit(_, args)

@@ -22,6 +22,7 @@ use syn::spanned::Spanned;
 use syn::visit_mut::{self, VisitMut};
 
 mod module_arrays;
+mod prints;
 mod tile_paths;
 mod writes;
 
@@ -43,6 +44,8 @@ pub struct Names<'a> {
     /// Each `println!`/`print!` by its number in source order: its `printf` format and
     /// how each value is passed (`crate::print_format`).
     pub prints: &'a [(String, Vec<crate::print_format::PrintConv>)],
+    /// Each closure's types, by its number (`emit_rust::lambdas`).
+    pub lambdas: &'a [super::LambdaTypes],
 }
 
 /// Rewrite `body` for the simulator. Shared arrays declared in the body are found as it
@@ -61,6 +64,7 @@ pub fn rewrite(body: &syn::Block, names: &Names<'_>, krate: &syn::Path) -> syn::
         consts: names.consts.to_vec(),
         tables: names.tables.to_vec(),
         prints: names.prints.to_vec(),
+        lambdas: names.lambdas.to_vec(),
         next_print: 0,
         next_shared: 0,
     };
@@ -92,69 +96,14 @@ struct Rewriter {
     tables: Vec<(String, syn::Ident, bool)>,
     /// The prints' formats, and the number of the next one met.
     prints: Vec<(String, Vec<crate::print_format::PrintConv>)>,
+    /// The closures' types, by number.
+    lambdas: Vec<super::LambdaTypes>,
     next_print: usize,
     /// The number of the next shared-array declaration met.
     next_shared: u32,
 }
 
 impl Rewriter {
-    /// `println!(..)` / `print!(..)` as a call of the simulator's printer with the format
-    /// the GPU's `printf` gets, its values in placeholder order; `None` for other macros.
-    fn print(&mut self, mac: &syn::Macro) -> Option<syn::Expr> {
-        let name = mac.path.segments.last()?.ident.to_string();
-        if name != "println" && name != "print" {
-            return None;
-        }
-        let (format, convs) = self.prints.get(self.next_print)?.clone();
-        self.next_print += 1;
-        let parser = syn::punctuated::Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated;
-        let all = syn::parse::Parser::parse2(parser, mac.tokens.clone()).ok()?;
-        let mut all = all.into_iter();
-        let syn::Expr::Lit(syn::ExprLit {
-            lit: syn::Lit::Str(text),
-            ..
-        }) = all.next()?
-        else {
-            return None;
-        };
-        let mut positional = all;
-        let span = text.span();
-        let mut values = Vec::new();
-        for hole in placeholder_names(&text.value()) {
-            let mut e = match hole {
-                Some(name) => {
-                    let ident = syn::Ident::new(&name, span);
-                    syn::parse_quote_spanned!(span=> #ident)
-                }
-                None => positional.next()?,
-            };
-            self.visit_expr_mut(&mut e);
-            values.push(e);
-        }
-        let k = &self.krate;
-        let args = values.iter().zip(&convs).map(|(e, conv)| {
-            use crate::print_format::PrintConv;
-            match conv {
-                PrintConv::Bool => {
-                    quote!(#k::__private::PrintArg::Str(if #e { "true" } else { "false" }))
-                }
-                PrintConv::Signed => quote!(#k::__private::PrintArg::Signed((#e) as i64)),
-                PrintConv::Unsigned { signed_bits } => {
-                    let bits = match signed_bits {
-                        8 => quote!(as u8),
-                        16 => quote!(as u16),
-                        32 => quote!(as u32),
-                        _ => quote!(),
-                    };
-                    quote!(#k::__private::PrintArg::Unsigned((#e) #bits as u64))
-                }
-                PrintConv::Float => quote!(#k::__private::PrintArg::Float((#e) as f64)),
-            }
-        });
-        let span = mac.span();
-        Some(syn::parse_quote_spanned!(span=> #k::__private::device_print(#format, &[#(#args),*])))
-    }
-
     /// The generated constant for `e`, when it is a module constant's use: a path that no
     /// local or parameter shadows, or such a path cast to a type, written as the
     /// translator saw it.
@@ -463,6 +412,17 @@ fn strip(e: &syn::Expr) -> &syn::Expr {
 }
 
 impl VisitMut for Rewriter {
+    /// A closure passed to a device function: its types written, its parameters a scope.
+    fn visit_expr_closure_mut(&mut self, c: &mut syn::ExprClosure) {
+        super::lambdas::annotate(c, &self.lambdas);
+        self.scopes.push(Vec::new());
+        for p in &c.inputs {
+            self.bind(p, Kind::Other);
+        }
+        self.visit_expr_mut(&mut c.body);
+        self.scopes.pop();
+    }
+
     fn visit_block_mut(&mut self, b: &mut syn::Block) {
         self.scopes.push(Vec::new());
         for s in &mut b.stmts {

@@ -16,6 +16,7 @@ fn rewritten(body: TokenStream, views: &[&str]) -> String {
         consts: &consts,
         tables: &[],
         prints: &[],
+        lambdas: &[],
     };
     let out = rewrite(&block, &names, &syn::parse_quote!(::gpu_runtime));
     quote!(#out).to_string()

@@ -408,6 +408,9 @@ const fn ulp(f32: u32, f64: u32) -> Accuracy {
 
 use Accuracy::{Composed, Exact};
 use MathArgs::{Amount, Binary, IntExponent, Ternary, Unary};
+
+mod fits;
+pub use fits::{checked_fits, try_fits, CHECKED_FITS, TRY_FITS};
 use MathDomain::{Float as F, Int, Number, Signed, Unsigned};
 
 /// Every math method of the language. The ulp figures are CUDA's (CUDA C Programming
@@ -521,41 +524,6 @@ pub const MATH: &[MathSpec] = &[
         MathResult::Bool,
     ),
 ];
-
-/// The overflow tests of `checked_add`, `checked_sub`, `checked_mul`, `checked_div` and
-/// `checked_rem` (`gt_fits_add(a, b)`, ..): whether the operation's exact result fits the
-/// type (and, for `/` and `%`, the divisor is not 0 and not -1 under `MIN`). Kernels reach
-/// them through `checked_*`, whose `Option` is their flag and the operation's result.
-pub const CHECKED_FITS: &[MathSpec] = &[
-    math_to(
-        math("fits_add", Binary, Int, "", "", Exact),
-        MathResult::Bool,
-    ),
-    math_to(
-        math("fits_sub", Binary, Int, "", "", Exact),
-        MathResult::Bool,
-    ),
-    math_to(
-        math("fits_mul", Binary, Int, "", "", Exact),
-        MathResult::Bool,
-    ),
-    math_to(
-        math("fits_div", Binary, Int, "", "", Exact),
-        MathResult::Bool,
-    ),
-    math_to(
-        math("fits_rem", Binary, Int, "", "", Exact),
-        MathResult::Bool,
-    ),
-];
-
-/// The overflow test of the checked method `name` (`checked_add` is `fits_add`).
-pub fn checked_fits(name: &str) -> Option<&'static MathSpec> {
-    let op = name.strip_prefix("checked_")?;
-    CHECKED_FITS
-        .iter()
-        .find(|m| m.name.strip_prefix("fits_") == Some(op))
-}
 
 /// The math method called `name`.
 pub fn math_fn(name: &str) -> Option<&'static MathSpec> {

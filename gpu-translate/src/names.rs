@@ -619,6 +619,18 @@ pub fn path_text(p: &syn::ExprPath) -> String {
     format!("{root}{}", segs.join("::"))
 }
 
+/// The name the user wrote for a local the translator made: a closure's copy of `n`
+/// (`__gpu_capture_n_3`) is `n`; any other name is itself.
+pub fn user_name(rust_name: &str) -> &str {
+    let Some(rest) = rust_name.strip_prefix("__gpu_capture_") else {
+        return rust_name;
+    };
+    match rest.rfind('_') {
+        Some(k) if rest[k + 1..].chars().all(|c| c.is_ascii_digit()) => &rest[..k],
+        _ => rest,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -634,5 +646,12 @@ mod tests {
         assert_eq!(n.fresh("gt_sqrt"), "vgt_sqrt");
         assert_eq!(n.fresh("__x"), "v_x");
         assert_eq!(n.fresh("a__b"), "a_b");
+    }
+
+    #[test]
+    fn a_capture_copy_is_named_as_its_local() {
+        assert_eq!(super::user_name("__gpu_capture_n_3"), "n");
+        assert_eq!(super::user_name("__gpu_capture_my_var_12"), "my_var");
+        assert_eq!(super::user_name("count"), "count");
     }
 }

@@ -89,7 +89,7 @@ pub fn widen(s: Span2, f: impl Fn(Span2) -> Span2) -> f32 {
 }
 
 /// The results of `closure_args` for element `i`, as the host computes them.
-pub fn closure_arg_results(xs: &[f32], ks: &[i32], i: usize) -> [f32; 12] {
+pub fn closure_arg_results(xs: &[f32], ks: &[i32], i: usize) -> [f32; 15] {
     let (x, k) = (xs[i], ks[i]);
     let scale = 1.5f32;
     let r0 = apply(|v| v * scale - 2.0, x);
@@ -126,40 +126,52 @@ pub fn closure_arg_results(xs: &[f32], ks: &[i32], i: usize) -> [f32; 12] {
     );
     let shift = |v: f32| v + 10.0;
     let r11 = apply(shift, x) + shift(1.0);
-    [r0, r1, r2, r3, r4, r5, r6, r7, r8, r9, r10, r11]
+    // Captures by scope: a later `let w` in a body, a nested closure's parameter `w`.
+    let w = x;
+    let f = |v: f32| {
+        let y = v + w;
+        let w = 5.0f32;
+        y + w
+    };
+    let g = |v: f32| apply(|w: f32| w * 2.0, v) + w;
+    let w = 100.0f32;
+    let (r12, r13, r14) = (f(0.0f32), apply(f, 0.0f32), g(1.0f32) + w * 0.0);
+    [
+        r0, r1, r2, r3, r4, r5, r6, r7, r8, r9, r10, r11, r12, r13, r14,
+    ]
 }
 
 #[gpu_kernel]
 pub fn closure_args(xs: &[f32], ks: &[i32], out: &mut [f32]) {
     let i = grid_1d();
-    if i < xs.len() && i < ks.len() && 12 * i + 11 < out.len() {
+    if i < xs.len() && i < ks.len() && 15 * i + 14 < out.len() {
         let (x, k) = (xs[i], ks[i]);
         let scale = 1.5f32;
-        out[12 * i] = apply(|v| v * scale - 2.0, x);
-        out[12 * i + 1] = apply_twice(|v: f32| v / 4.0, x);
+        out[15 * i] = apply(|v| v * scale - 2.0, x);
+        out[15 * i + 1] = apply_twice(|v: f32| v / 4.0, x);
         let t: i32 = twice_i(|n: i32| n.wrapping_mul(3) ^ 5, k);
-        out[12 * i + 2] = t as f32;
+        out[15 * i + 2] = t as f32;
         let mut count = 0u32;
         repeat(5, |j| count += j * 2);
-        out[12 * i + 3] = count as f32;
+        out[15 * i + 3] = count as f32;
         let folded: i64 = fold_to(6, k as i64, |acc, j: u32| acc * 2 + j as i64);
-        out[12 * i + 4] = folded as f32;
-        out[12 * i + 5] = sum_mapped(xs, xs.len() - 3, |v| v * scale);
+        out[15 * i + 4] = folded as f32;
+        out[15 * i + 5] = sum_mapped(xs, xs.len() - 3, |v| v * scale);
         let mut n = k;
         let next = move || {
             n += 1;
             n
         };
-        out[12 * i + 6] = (two_draws(next) + two_draws(next) + n) as f32;
-        out[12 * i + 7] = apply(|v: f32| apply(|w: f32| w * 0.5, v) + scale, x);
+        out[15 * i + 6] = (two_draws(next) + two_draws(next) + n) as f32;
+        out[15 * i + 7] = apply(|v: f32| apply(|w: f32| w * 0.5, v) + scale, x);
         let s = Span2 { lo: x, hi: x + 3.0 };
         let m: Span2 = s.mapped(|v: f32| v * v);
-        out[12 * i + 8] = m.hi;
-        out[12 * i + 9] = widen(s, |t: Span2| Span2 {
+        out[15 * i + 8] = m.hi;
+        out[15 * i + 9] = widen(s, |t: Span2| Span2 {
             lo: t.lo - 1.0,
             hi: t.hi * 2.0,
         });
-        out[12 * i + 10] = apply(
+        out[15 * i + 10] = apply(
             |v| {
                 let mut t = v;
                 if t > 0.0 {
@@ -170,7 +182,18 @@ pub fn closure_args(xs: &[f32], ks: &[i32], out: &mut [f32]) {
             x,
         );
         let shift = |v: f32| v + 10.0;
-        out[12 * i + 11] = apply(shift, x) + shift(1.0);
+        out[15 * i + 11] = apply(shift, x) + shift(1.0);
+        let w = x;
+        let f = |v: f32| {
+            let y = v + w;
+            let w = 5.0f32;
+            y + w
+        };
+        let g = |v: f32| apply(|w: f32| w * 2.0, v) + w;
+        let w = 100.0f32;
+        out[15 * i + 12] = f(0.0f32);
+        out[15 * i + 13] = apply(f, 0.0f32);
+        out[15 * i + 14] = g(1.0f32) + w * 0.0;
     }
 }
 
@@ -193,7 +216,7 @@ pub fn case_closure_args(dev: &Device, seed: u64) -> CaseResult {
     let xs = uniform_f32(&mut r, len, -100.0, 100.0);
     let ks: Vec<i32> = (0..len).map(|_| r.random_range(-1000..1000)).collect();
     let (dx, dk) = (dev.to_device(&xs)?, dev.to_device(&ks)?);
-    let mut dout = poisoned(dev, 12 * len, f32::NAN)?;
+    let mut dout = poisoned(dev, 15 * len, f32::NAN)?;
     launch!(closure_args[blocks(len, 64), 64](&dx, &dk, &mut dout))?;
     let got = dout.to_host()?;
     rows_bitwise("closure_args", &got, |i| closure_arg_results(&xs, &ks, i))?;

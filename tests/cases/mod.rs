@@ -55,6 +55,7 @@ pub mod sub_slices;
 pub mod support;
 pub mod tensor_cores;
 pub mod traits;
+pub mod try_from;
 pub mod warp;
 
 /// What a case produced: named outputs as `f64`, for comparison across backends.
@@ -120,6 +121,8 @@ macro_rules! for_each_case {
                 0.0, array_literals::case_local_arrays_lent, [array_literals::local_arrays_lent];
             closures: "closures bound to locals: Fn captures as made, FnMut changing a local, typed parameters, nested, move: as Rust",
                 0.0, closures::case_closures, [closures::closures];
+            try_from: "T::try_from(x) between integer types at every bound: .ok(), unwrap_or, unwrap_or_default, is_ok, is_err, match and if let on Ok/Err, let else; unwrap and expect of Err panic with Rust's messages",
+                0.0, try_from::case_try_from, [try_from::try_froms, try_from::try_from_unwrap];
             closure_args: "closures passed to device functions: Fn, FnMut and impl Fn parameters, where clauses, Copy closures passed on, a move closure's state copied, nested, a method taking one, structs in and out, a closure reading an array; an index a closure moves checked again: as Rust",
                 0.0, closure_args::case_closure_args, [closure_args::closure_args, closure_args::closure_moved_index];
             options: "Option: checked_*, Some(x) patterns with guards, if let, while let, let else, unwrap_or, map, and_then, a device function's Option: as Rust",

@@ -181,19 +181,25 @@ pub fn diff_0(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
         let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
-        let mut v0: u32 = ((0i64 | diff_unshape(diff_shape(a_u32, ((61u32 << ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16))) as i64, (((91u32 << ((a_f32) as u16)) >> (((a_i64) as u16) & 31u16))) as i64), a_u32)) as u32);
-        for j0 in (u32::MAX - ((75u32) % 4u32))..=u32::MAX {
-            v0 = (match (69u32 % 8u32) { 3u32 | 1u32 => ((DIFF_TABLE_U32[((j0) % 6u32) as usize] * 1u32)).div_euclid((match (a_u32 % 8u32) { 1u32 | 5u32 => v0, _ => v0 })), _ => ((((57u16) as i64)) as u32) });
+        let mut v0: u32 = (a_u32).checked_sub(1099391896u32).unwrap_or(36u32);
+        for j0 in ((((if false { a_u32 } else { a_u32 })) % 8u32)..(((a_u32 >> (a_i32 & 31i32))) % 16u32)).step_by(((96u32) % 3u32) as usize) {
+            v0 = ((!(match (a_u32 % 8u32) { 2u32 => a_u32, 5u32 => v0, _ => a_u32 })) + (a_u32 / v0));
         }
-        let v1: i64 = (((58i8) as i64)).div_euclid((a_i64 + a_i64));
-        let mut v2: u16 = ((0i64 | diff_unshape(diff_shape(v0, (((a_u32) as u16)) as i64, (80u16) as i64), v0)) as u16);
-        if (((-1i16)).rem_euclid(22i16) != (((a_i32) as i16) | ((a_u32) as i16))) {
-            v2 = (((a_f32) as u16) * v2);
+        let mut v1: u8 = 82u8;
+        if ((a_f64).abs() == (a_f64 / (-7.25f64))) {
+            v1 = (61u8 + ((a_i64) as u8));
         } else {
-            v2 = ((a_i32) as u16);
+            v1 = (v1 << (84u16 & 7u16));
         }
-        oi[i] = ((0u32 | diff_or(Some((match (a_u32 % 8u32) { 1u32 | 3u32 => a_u32, 2u32..=7u32 => (!a_u32), _ => 48u32 })), (((((a_u32) as u8) % (85u8 | 1u8))) as u32)))) as u64;
-        of[i] = (((12.375f64).sqrt() - (4.125f64 * ((16u16) as f64)))) as f64;
+        let mut t2: [u8; 3] = [(1u8 << (-21i16)); 3];
+        t2[1] = (if (((a_i32) as i16) == ((a_f32) as i16)) { v1 } else { ((a_i32) as u8) });
+        t2[2] = (7u8 + v1);
+        let mut v2: u8 = (0u8 | diff_or(Some(((a_f32) as u8)), ((a_u32) as u8)));
+        for &v3 in t2.iter().skip(1) {
+            v2 = (((a_i32) as u8) / 80u8);
+        }
+        oi[i] = (((((1.875f32 / 0.1f32) != (a_f32).sqrt())) as i64)) as u64;
+        of[i] = (a_f32) as f64;
     }
 }
 
@@ -214,23 +220,18 @@ pub fn diff_1(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
         let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
-        let v0: i16 = (32767i16).checked_mul(35i16).unwrap_or((-78i16));
-        let mut v1: i8 = (!(((a_f32) as i8) - 56i8));
-        if false {
-            v1 = (((0u32 | diff_apply_impl(80u32, |c: u32| c ^ (a_u32)))) as i8);
-        } else {
-            v1 = ((DIFF_TABLE_I8[((b_u32) % 6u32) as usize] * 1i8) / ((match (69u32 % 8u32) { 5u32..=6u32 => v1, _ => ((a_u32) as i8) }) | 1i8));
-        }
-        let mut v2: u16 = ((97u16 << ((66u64 - a_u64) & 15u64)) >> ((((-15i32)) as u32) & 15u32));
-        if matches!((31u32 % 8u32), 6u32) {
-            v2 = (((-((a_u32) as i16))) as u16);
-        } else {
-            v2 = (if (((-13i32) << (1u8 & 31u8)) != (82i32 + 5i32)) { ((a_i64) as u16) } else { ((match (a_u32 % 8u32) { 2u32 => 96u16, _ => v2 }) * ((0i64 | diff_unshape(diff_shape(31u32, (v2) as i64, (((a_f32) as u16)) as i64), 31u32)) as u16)) });
-        }
-        assert!((((a_u32 % 256u32) != 7u32) || ((if (a_u64 == b_u64) { 54u16 } else { v2 }) > (!((a_i32) as u16)))));
-        let v3: i64 = (((match (a_u32 % 8u32) { 3u32 | 7u32 => (0u32 >> (a_u32 & 31u32)), 6u32..=7u32 => a_u32, _ => (a_u32 / (61u32 | 1u32)) })) as i64);
-        oi[i] = ((((v1 - (-66i8)) >> (((a_u32) as u16) << ((a_f32) as i8))) % ((a_i64) as i8))) as u64;
-        of[i] = ((-(if matches!((84u32 % 8u32), 1u32) { ((-5.75f32) - a_f32) } else { DIFF_TABLE_F32.get(((62u32) % 8u32) as usize).copied().unwrap_or(a_f32) }))) as f64;
+        let v0: i16 = (0i16 | diff_apply(((a_i32) as i16), |c: i16| c ^ (32767i16)));
+        let v1: u64 = (!(!(a_u64 - 56u64)));
+        let mut c2: u32 = 0u32;
+        let v2: i16 = loop {
+            if c2 >= ((a_u32) % 4u32) {
+                break (((match (93u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16));
+            }
+            c2 += 1u32;
+        };
+        let v3: i16 = ((match (69u32 % 8u32) { 5u32..=6u32 => (v0 / (((a_i32) as i16) | 1i16)), _ => ((((a_i64) as i16)) as i16) })).max((((a_u32) as i16) >> (((-63i32)) as u32)));
+        oi[i] = (((0i64 | diff_unshape(diff_shape(6u32, (((v2 >> (70i8 & 15i8)) >> (97u32 & 15u32))) as i64, ((((12i32) as i16) >> ((70i8 & 38i8) & 15i8))) as i64), 6u32)) as i16)) as u64;
+        of[i] = ((-1.625f64)) as f64;
     }
 }
 
@@ -258,14 +259,14 @@ pub fn diff_2(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
         for j0 in (0u32..(((!40u32)) % 4u32)).rev() {
             v3 = ((v1).abs() * ((17u8) as f32));
         }
-        let mut v4: i32 = (((a_i32).min(2147483647i32) * (70i32).abs())).max(((match (44u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32));
-        if true {
-            v4 = (-v4);
+        let mut v4: i32 = (((a_i32).min(2147483647i32) * (70i32).abs())).max((0i32 | diff_apply((if true { 20i32 } else { a_i32 }), |c: i32| c ^ (((-1i32) - 2i32)))));
+        if matches!((26u32 % 8u32), 4u32) {
+            v4 = ((a_i32 ^ (b_i32 >> (92u64 & 31u64))) * (!(!32i32)));
         } else {
-            v4 = (((((50u32) as f32) / a_f32)) as i32);
+            v4 = a_i32;
         }
-        oi[i] = (71u32) as u64;
-        of[i] = ((((a_f32 * b_f32) - (a_f32 * b_f32)) + (-((a_i64) as f32)))) as f64;
+        oi[i] = (59u64) as u64;
+        of[i] = ((-0.125f32)) as f64;
     }
 }
 
@@ -288,7 +289,7 @@ pub fn diff_3<const K: i8>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64
         let b_f64: f64 = diff_first(&xf64[i..]);
         let mut v0: u64 = b_u64;
         if true {
-            v0 = (((0i16 | diff_apply(59i16, |c: i16| c ^ (((a_u32) as i16))))) as u64);
+            v0 = (((0i16 | (59i16).diff_mix(a_u32))) as u64);
         } else {
             v0 = ((b_u64 - v0) / (a_u64 | 1u64));
         }
@@ -299,20 +300,20 @@ pub fn diff_3<const K: i8>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64
             }
             c1 += 1u32;
         };
-        let mut v2: i32 = ((if (b_u32 < a_u32) { ((-2147483648i32) >> ((-69i8) & 31i8)) } else { ((((a_i64) as u16)) as i32) }) ^ ((match (32u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32));
-        'l2: for j0 in 0u32..(((DIFF_TABLE_U32[((79u32) % 6u32) as usize] * 1u32)) % 3u32) {
-            for j1 in 0u32..(((!69u32)) % 3u32) {
-                if (!false) {
+        let mut v2: i32 = ((if (b_u32 < a_u32) { ((-2147483648i32) >> ((-69i8) & 31i8)) } else { ((((a_i64) as u16)) as i32) }) ^ (0i32 | diff_apply(((31u32) as i32), |c: i32| c ^ (((-85i32) << ((a_u32) as u16))))));
+        'l2: for j0 in 0u32..(((a_u32).rem_euclid(a_u32)) % 3u32) {
+            for j1 in 0u32..((((((a_u32) as u8)) as u32)) % 3u32) {
+                if (98i64 >= 0i64) {
                     break 'l2;
                 }
-                if ((-11.125f32) == (-1.125f32)) {
+                if (!false) {
                     continue 'l2;
                 }
-                v2 = a_i32;
+                v2 = (v2 << ((((b_u32 * a_u32)) as i64) & 31i64));
             }
         }
-        oi[i] = (((-((match (75u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)) ^ (if (a_f32 != a_f32) { (v1 >> (-82i64)) } else { (((a_f32) as i16) << (v0 & 15u64)) }))) as u64;
-        of[i] = ((-11.125f64)) as f64;
+        oi[i] = (((((-2147483648i32)).checked_sub((-3i32)).unwrap_or(v2)) as u32)) as u64;
+        of[i] = ((((12.5f32 - a_f32) - ((-5.25f32) + a_f32)) * a_f32)) as f64;
     }
 }
 
@@ -358,45 +359,37 @@ pub fn diff_5<const K: i16>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u6
         let b_f64: f64 = diff_first(&xf64[i..]);
         let mut t0: [i8; 3] = [(match (a_u32 % 8u32) { 4u32 | 3u32 => (3i8 + ((a_f32) as i8)), 4u32 => (!1i8), 1u32 | 6u32 => ((a_u32) as i8), _ => ((-62i8) | (-24i8)) }); 3];
         t0[1] = ((55i8 >> (K & 7i16)) >> (((-65i8) * ((a_i32) as i8)) & 7i8));
-        t0[2] = ((((0i64 | diff_unshape(diff_shape(73u32, (((a_i32) as u8)) as i64, (((a_f32) as u8)) as i64), 73u32)) as u8)) as i8);
-        let mut v0: i8 = (((((a_i64) as i16)) as i8)).saturating_mul((0i8 | ((-74i8)).diff_mix(52u32)));
-        for &v1 in t0.iter().step_by(2) {
-            v0 = ((match (5u32 % 8u32) { 4u32 | 3u32 => v0, _ => ((a_u32) as i8) }) ^ (v1 ^ (-27i8)));
+        t0[2] = ((((match (73u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)) as i8);
+        let mut v0: i8 = ((a_f32) as i8);
+        for &v1 in t0.iter() {
+            v0 = ((a_i32) as i8);
         }
-        let mut v2: u16 = 29u16;
-        'l2: for j0 in 0u32..(((6u32 * a_u32)) % 3u32) {
-            for j1 in 0u32..((1u32) % 3u32) {
-                if (86u8 <= ((a_f32) as u8)) {
-                    break 'l2;
-                }
-                if (a_i32 <= a_i32) {
-                    continue 'l2;
-                }
-                v2 = (match (j0 % 8u32) { 0u32 | 0u32 => ((a_u64) as u16), _ => (((a_i64) as u16) - v2) });
+        let mut c2: u32 = 0u32;
+        let v2: u64 = loop {
+            if c2 >= (((49u32 >> ((-32768i16) & 31i16))) % 4u32) {
+                break ((match (5u32 % 8u32) { 4u32 | 3u32 => (!((71u64) as u64)), _ => (((0i64 | diff_apply_impl(9223372036854775807i64, |c: i64| c ^ ((-29i64))))) as u64) }));
             }
+            c2 += 1u32;
+        };
+        let mut v3: u16 = ((a_i64) as u16);
+        for j0 in (((4294967295u32) % 8u32)..(((a_u32 << (((a_i64) as u8) & 31u8))) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v3 = (((a_f32) as u16) ^ v3);
         }
-        let mut v3: i8 = (!(match (62u32 % 8u32) { 1u32..=5u32 => (7i8 * ((a_u32) as i8)), 0u32..=2u32 => (!((a_f32) as i8)), _ => ((31u8) as i8) }));
-        for j2 in 0u32..(((4294967295u32).max(a_u32)) % 4u32) {
-            v3 = ((((24i64 >> (a_i64 & 63i64))) as i8) / (((-((a_f32) as i8))).abs() | 1i8));
+        assert!((((a_u32 % 256u32) != 7u32) || (((128u8) as f32) <= ((-3.0f32) / (-7.75f32)))));
+        let mut v4: u16 = ((if (((a_f32) as u16) < ((a_i32) as u16)) { 57u16 } else { (v3 << (34u64 & 15u64)) }) + ((v3 / (v3 | 1u16)) % ((if true { ((a_i64) as u16) } else { ((a_i64) as u16) }) | 1u16)));
+        if (!((((a_f32) as u16) > ((a_i64) as u16)) || true)) {
+            v4 = (((!82u16) >> ((0u8 | diff_mixed(41u8, 57u32)) & 15u8)) ^ ((((a_u32) as u16) % (((a_f32) as u16) | 1u16)) * ((52i64) as u16)));
+        } else {
+            v4 = ((if ((-88i8) == v0) { (match (a_u32 % 8u32) { 0u32..=1u32 => 65u16, _ => 62u16 }) } else { (match (14u32 % 8u32) { 5u32..=7u32 => v3, _ => ((a_f32) as u16) }) }) / ((!(((a_f32) as u16)).checked_rem(((a_i32) as u16)).unwrap_or(((a_i32) as u16))) | 1u16));
         }
-        let mut v4: i64 = (match (b_u32 % 8u32) { 3u32..=7u32 => (-36i64), _ => (5i64 - b_i64) });
-        diff_xor_into(&mut v4, ((-9223372036854775808i64) - ((-29i64)).abs()));
-        let r4 = &mut v4;
-        *r4 ^= ((a_u64) as i64);
-        let mut v5: u8 = (49u8 >> ((-74i16) & 7i16));
-        'l5: for j3 in 0u32..((((0i64 | diff_unshape(diff_shape(b_u32, (a_u32) as i64, (a_u32) as i64), b_u32)) as u32)) % 3u32) {
-            for j4 in 0u32..(((a_u32 + 65u32)) % 3u32) {
-                if (a_u64 == 14u64) {
-                    break 'l5;
-                }
-                if matches!((95u32 % 8u32), 5u32..=7u32) {
-                    continue 'l5;
-                }
-                v5 = (!v5);
-            }
+        let mut v5: f32 = a_f32;
+        if (((v0) as u64) != (100u64).min(a_u64)) {
+            v5 = (8.75f32).sqrt();
+        } else {
+            v5 = (a_f32 / 5.5f32);
         }
-        oi[i] = ((((0i64 | diff_unshape(diff_shape(a_u32, ((0u64 | diff_or(Some(4u64), 56u64))) as i64, (89u64) as i64), a_u32)) as u64) * ((0i64 | diff_unshape(diff_shape(35u32, (((a_f32) as u64)) as i64, (((70u16) as u64)) as i64), 35u32)) as u64))) as u64;
-        of[i] = ((((9.0f64 + b_f64) / (a_f64 + 6.75f64)) / (1.375f64 - a_f64))) as f64;
+        oi[i] = ((a_u64).checked_sub(v2).unwrap_or(71u64)) as u64;
+        of[i] = ((((match (a_u32 % 8u32) { 1u32 | 7u32 => ((-94i16) | ((a_i32) as i16)), _ => (((a_u32) as i16) + K) })) as f32)) as f64;
     }
 }
 
@@ -417,14 +410,15 @@ pub fn diff_6<const K: i16>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u6
         let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
-        let mut v0: u32 = (36u32).checked_div(0u32).unwrap_or(4u32);
-        if ((((a_u32) as u16) == 20u16) && (true || true)) {
-            v0 = (((36u32 ^ a_u32) >> ((match (a_u32 % 8u32) { 3u32 | 3u32 => 255u8, 4u32..=5u32 => 93u8, 3u32..=4u32 => ((a_i64) as u8), _ => 37u8 }) & 31u8)) % (((a_u32 ^ v0) ^ ((((a_i32) as i8)) as u32)) | 1u32));
+        let mut v0: u32 = (DIFF_TABLE_U32[((72u32) % 6u32) as usize] * 1u32);
+        if ((-a_f32) == 16777216.0f32) {
+            v0 = ((!((128u8) as u32))).min((if (a_f64 > a_f64) { (32u32 << (70u8 & 31u8)) } else { a_u32 }));
         } else {
-            v0 = (match (a_u32 % 8u32) { 3u32..=4u32 => ((0u32 | diff_or(None, v0)) ^ ((58u8) as u32)), 3u32..=6u32 => a_u32, _ => (49u32).checked_sub(b_u32).unwrap_or(67u32) });
+            v0 = ((a_u32 | (if matches!((1993005341u32 % 8u32), 0u32..=6u32) { a_u32 } else { a_u32 }))).max((1558664915u32).checked_div(v0).unwrap_or(a_u32));
         }
-        oi[i] = ((match (a_u32 % 8u32) { 4u32..=5u32 => (((-3i8)).abs() << ((a_u32 >> ((-63i8) & 31i8)) & 7u32)), 2u32 => 95i8, _ => ((27i8 + ((a_i64) as i8)) | (-34i8)) })) as u64;
-        of[i] = (((((((a_i64) as i8)).abs()) as f64)).abs()) as f64;
+        assert!((((v0 % 256u32) != 7u32) || ((DIFF_TABLE_U64[((56u32) % 6u32) as usize] * 1u64) >= (19u64 ^ 63u64))));
+        oi[i] = ((((a_f32) as i8)).checked_rem(((a_f32) as i8)).unwrap_or((-41i8))) as u64;
+        of[i] = ((((if true { ((a_u32) as u16) } else { (match (a_u32 % 8u32) { 4u32..=5u32 => ((a_i32) as u16), 0u32..=2u32 => ((a_f32) as u16), _ => 77u16 }) })) as f32)) as f64;
     }
 }
 
@@ -449,8 +443,8 @@ pub fn diff_7(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
         for j0 in ((((match (10u32 % 8u32) { 1u32..=3u32 => a_u32, 3u32 | 1u32 => 96u32, 3u32 | 0u32 => 85u32, _ => 31u32 })) % 8u32)..((25u32) % 16u32)).step_by(((69u32) % 3u32) as usize) {
             v0 = (((((a_i32) as i16) - (60i16 % (((a_i64) as i16) | 1i16)))) as u16);
         }
-        oi[i] = (((match (85u32 % 8u32) { 1u32..=2u32 => (!2147483647i32), 5u32 => ((0i32).abs_diff(1i32) as i32), 3u32 | 5u32 => (a_i32 - (-1i32)), _ => (match (a_u32 % 8u32) { 2u32 | 0u32 => a_i32, _ => (-1i32) }) }) | (0i32 | (((-32i32)).checked_mul((-13i32)).unwrap_or(19i32)).diff_mix(a_u32)))) as u64;
-        of[i] = (((-((a_f32) as f64)) / (((a_i32) as f64) - (a_f64 * 6.5f64)))) as f64;
+        oi[i] = (((match (85u32 % 8u32) { 1u32..=2u32 => (!2147483647i32), 5u32 => (0i32).checked_sub(1i32).unwrap_or(a_i32), 6u32 => ((-1i32)).checked_add((-89i32)).unwrap_or(a_i32), _ => (!a_i32) }) | (((62u64) as i32)).abs())) as u64;
+        of[i] = ((((((((a_u32) as i8)) as f32)) as f64) * ((a_f64 / a_f64)).abs())) as f64;
     }
 }
 
@@ -472,19 +466,23 @@ pub fn diff_8(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f3
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
         let t0: [u32; 3] = [(27u32 * 52u32), (a_u32 ^ a_u32), (match (b_u32 % 8u32) { 0u32 => 0u32, 5u32 => 62u32, 1u32 => 6u32, _ => 97u32 })];
-        let v0: u32 = t0.iter().copied().fold((!63u32), |v0, v1| (a_u32).checked_rem(a_u32).unwrap_or(v0));
-        let v2: u8 = ((a_i32) as u8);
-        assert!((((5u32 % 256u32) != 7u32) || matches!((4294967295u32 % 8u32), 3u32..=4u32)));
-        let mut v3: u16 = 91u16;
-        if (11.75f64 != (11.5f64 + b_f64)) {
-            v3 = (0u16 | diff_apply(((a_i64) as u16), |c: u16| c ^ ((v3 << (v3 & 15u16)))));
+        let v0: u32 = t0.iter().copied().fold((!63u32), |v0, v1| ((0i64 | diff_unshape(diff_shape(44u32, (a_u32) as i64, (53u32) as i64), 44u32)) as u32));
+        let mut v2: i32 = (if true { (-99i32) } else { b_i32 });
+        if ((48i16).min(65i16) != ((((a_i32) as u16)) as i16)) {
+            v2 = (92i32 + 92i32);
         } else {
-            v3 = (if (54i64 >= 2i64) { (!v3) } else { (((a_i32) as u16) ^ v3) });
+            v2 = (a_i32 ^ v2);
         }
-        let v4: u8 = 0u8;
-        assert!((((a_u32 % 256u32) != 7u32) || (true || (!(((a_f32) as i16) <= ((a_i64) as i16))))));
-        oi[i] = (((match (v0 % 8u32) { 0u32..=6u32 => (!a_u32), 5u32 | 1u32 => v0, _ => v0 }) | b_u32)) as u64;
-        of[i] = ((((-(5.375f64 - a_f64))) as f64)) as f64;
+        let mut c3: u32 = 0u32;
+        let v3: u32 = loop {
+            if c3 >= ((25u32) % 4u32) {
+                break ((if (54i64 >= 2i64) { 3u32 } else { a_u32 }));
+            }
+            c3 += 1u32;
+        };
+        let v4: i8 = ((a_f32) as i8);
+        oi[i] = (((match (v0 % 8u32) { 0u32 | 2u32 => (v4).checked_mul(((a_i64) as i8)).unwrap_or(((a_u32) as i8)), 1u32 => (((a_i32) as i8)).checked_rem(7i8).unwrap_or(7i8), _ => (v4 & ((a_u32) as i8)) }) >> ((match (100u32 % 8u32) { 3u32..=7u32 => (match (a_u32 % 8u32) { 4u32 | 0u32 => 19i16, 3u32 => ((a_f32) as i16), _ => 66i16 }), 7u32 => (0i16 | diff_or(Some(((a_i64) as i16)), ((a_u32) as i16))), _ => ((((a_f32) as i16)) as i16) }) & 7i16))) as u64;
+        of[i] = (((((a_f32) as f64) - 0.5f64) + (((!((a_f32) as i16))) as f64))) as f64;
     }
 }
 
@@ -513,22 +511,19 @@ pub fn diff_9<const K: u64>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u6
         }
         let t1: [f32; 3] = [(match (a_u32 % 8u32) { 3u32 => ((37i32) as f32), _ => ((8.875f32 * 4.625f32) + (match (a_u32 % 8u32) { 1u32 => a_f32, 3u32 => 3.75f32, 0u32 | 5u32 => b_f32, _ => a_f32 })) }), (((a_f32).sqrt() / (match (v0 % 8u32) { 7u32 | 5u32 => a_f32, _ => 8.75f32 })) + (((a_i32) as f32) - 1e-40f32)), (((0.1f32 * 5.5f32) / a_f32) - (DIFF_TABLE_F32.get(((v0) % 8u32) as usize).copied().unwrap_or(0.0f32) * (a_f32 / 3.4e38f32)))];
         let v1: f32 = t1.iter().copied().fold((-a_f32), |v1, v2| (((DIFF_TABLE_F32[((31u32) % 6u32) as usize] * 1.0f32) - (match (a_u32 % 8u32) { 4u32 | 4u32 => a_f32, 1u32 | 2u32 => a_f32, 7u32 | 4u32 => 9.75f32, _ => (-11.375f32) })) + (((65535u16) as f32)).sqrt()));
-        let t3: [u64; 3] = [11u64, (!(12u64 & (a_u64 & K))), ((0u64 | diff_or(None, (!b_u64))) + (if matches!((v0 % 8u32), 0u32..=7u32) { K } else { a_u64 }))];
-        let v3: u64 = t3.iter().copied().fold(K, |v3, v4| (((match (v0 % 8u32) { 1u32..=1u32 => ((a_i64) as i8), 1u32 => ((-128i8) | (-77i8)), 5u32..=7u32 => (17i8 & 95i8), _ => (match (v0 % 8u32) { 5u32 | 2u32 => (-16i8), 0u32..=6u32 => 99i8, 7u32 | 5u32 => (-1i8), _ => ((a_f32) as i8) }) })) as u64));
-        let mut v5: f64 = (((37i16) as f64) - ((-11.5f64) + 1.7e308f64));
-        'l5: for j0 in 0u32..((100u32) % 3u32) {
-            for j1 in 0u32..((((39u32) as u32)) % 3u32) {
-                if (35i8 != (-59i8)) {
-                    break 'l5;
-                }
-                if matches!((a_u32 % 8u32), 1u32..=6u32) {
-                    continue 'l5;
-                }
-                v5 = v5;
-            }
+        let mut t3: [u64; 3] = [11u64; 3];
+        t3[1] = (!(12u64 & (a_u64 & K)));
+        t3[2] = (((match (99u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) + ((if false { 42u64 } else { 63u64 }) | (a_u64 >> (((a_u32) as u8) & 63u8))));
+        let mut v3: u64 = ((((((a_i64) as i8)) as u16)) as u64);
+        for &v4 in t3.iter().rev() {
+            v3 = a_u64;
         }
-        oi[i] = ((((!(!true))) as u8)) as u64;
-        of[i] = ((DIFF_TABLE_F32[((v0) % 6u32) as usize] * 1.0f32)) as f64;
+        let mut v5: i8 = ((K) as i8);
+        for j0 in (0u32..((((a_u32) as u32)) % 4u32)).rev() {
+            v5 = (17i8 & 95i8);
+        }
+        oi[i] = (((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) & ((0i16).abs_diff(((a_u32) as i16)) as i16)) << (((((a_i64) as i8) | (-90i8)) | (((a_f32) as i8) & v5)) & 15i8))) as u64;
+        of[i] = ((a_f32 + ((match (100u32 % 8u32) { 4u32 => a_f32, _ => (-10.5f32) })).abs())) as f64;
     }
 }
 
@@ -549,25 +544,19 @@ pub fn diff_10(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
-        let mut v0: i8 = (match (58u32 % 8u32) { 5u32..=7u32 => (0i8 | diff_or(None, (-14i8))), 1u32 | 0u32 => (0i8 | diff_or(None, (-19i8))), 1u32..=6u32 => ((-41i8) & ((a_f32) as i8)), _ => (((a_f32) as i8)).max(78i8) });
-        for j0 in (0u32..(((11u32 / (31u32 | 1u32))) % 4u32)).rev() {
-            v0 = (match (62u32 % 8u32) { 4u32..=6u32 => ((a_u32) as i8), 5u32..=6u32 => (0i8 | diff_or(Some(v0), ((a_i32) as i8))), _ => (if false { ((a_i64) as i8) } else { (-83i8) }) });
+        let mut v0: i8 = (match (58u32 % 8u32) { 5u32..=7u32 => (0i8 | diff_apply(86i8, |c: i8| c ^ ((-14i8)))), 1u32 | 0u32 => ((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8), 5u32 => (((a_i32) as i8) + 38i8), _ => (-7i8) });
+        for j0 in ((((((a_u32 < 32u32)) as u32)) % 8u32)..(((0u32 | diff_mixed(32u32, 48u32))) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v0 = (((((a_u32) as i8) * ((a_i64) as i8))) as i8);
         }
-        let mut v1: f32 = (match (89u32 % 8u32) { 4u32 => (-b_f32), 3u32 | 3u32 => ((-11.375f32) + b_f32), 5u32 | 1u32 => (DIFF_TABLE_F32[((100u32) % 6u32) as usize] * 1.0f32), _ => (DIFF_TABLE_F32[((27u32) % 6u32) as usize] * 1.0f32) });
-        if ((18u16).saturating_mul(14289u16) > (30u16 - ((a_i64) as u16))) {
-            v1 = ((v1 - a_f32) / ((a_u64) as f32));
+        let v1: i16 = (if false { ((a_i64) as i16) } else { (-83i16) });
+        let mut v2: f32 = (match (89u32 % 8u32) { 4u32 => (-b_f32), 3u32 | 3u32 => ((-11.375f32) + b_f32), 5u32 | 1u32 => (DIFF_TABLE_F32[((100u32) % 6u32) as usize] * 1.0f32), _ => (DIFF_TABLE_F32[((27u32) % 6u32) as usize] * 1.0f32) });
+        if ((18u16).checked_add(14289u16).unwrap_or(((a_i64) as u16)) > (94u16 | 2u16)) {
+            v2 = v2;
         } else {
-            v1 = ((DIFF_TABLE_F32[((92u32) % 6u32) as usize] * 1.0f32) - (-b_f32));
+            v2 = v2;
         }
-        assert!((((57u32 % 256u32) != 7u32) || ((if true { ((a_f32) as u16) } else { ((a_f32) as u16) }) > (if (a_i32 > a_i32) { 5u16 } else { 5011u16 }))));
-        let mut v2: u16 = (((if true { ((a_f32) as u16) } else { 97u16 }) % ((23u16 ^ 96u16) | 1u16)) & (0u16 | ((16u16 >> (a_u32 & 15u32))).diff_mix(a_u32)));
-        if (((-9223372036854775808i64) >= 0i64) && matches!((1u32 % 8u32), 5u32 | 0u32)) {
-            v2 = ((!(match (80u32 % 8u32) { 7u32 => 64u16, _ => ((a_i32) as u16) })) << (((v0 * 0i8) << (((60u64) as i8) & 7i8)) & 15i8));
-        } else {
-            v2 = (((a_i32) as u16) * (((a_f64) as u16)).pow((22u16) as u32 & 7));
-        }
-        oi[i] = (((if matches!((32u32 % 8u32), 1u32) { ((-1i64) + (-86i64)) } else { (if false { 63i64 } else { (-50i64) }) })).min((match (41u32 % 8u32) { 4u32 | 5u32 => (50i64).max(a_i64), 3u32 | 0u32 => (0i64 | diff_apply_impl(a_i64, |c: i64| c ^ (a_i64))), _ => ((0i64 | diff_unshape(diff_shape(a_u32, (18i64) as i64, (45i64) as i64), a_u32)) as i64) }))) as u64;
-        of[i] = (((a_f64 / (-9.25f64)) * ((a_f64).sqrt() - (7.5f64 - (-8.25f64))))) as f64;
+        oi[i] = (((0i16 | ((v1 ^ (-39i16))).diff_mix(87u32))).max((((5.5f32 + v2)) as i16))) as u64;
+        of[i] = ((((((if (a_i32 > a_i32) { 5i64 } else { 64i64 })) as u64)) as f64)) as f64;
     }
 }
 
@@ -588,7 +577,7 @@ pub fn diff_11(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
-        let mut v0: u16 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16);
+        let mut v0: u16 = (DIFF_TABLE_U16[((a_u32) % 6u32) as usize] * 1u16);
         if ((38u8 + ((a_i32) as u8)) <= (0u8 | diff_or(Some(((a_f32) as u8)), 76u8))) {
             v0 = (0u16 | diff_apply_impl(((!((a_i32) as u16)) - ((a_i64) as u16)), |c: u16| c ^ ((!((a_u32) as u16)))));
         } else {
@@ -596,26 +585,25 @@ pub fn diff_11(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         }
         let v1: u16 = ((a_u32) as u16);
         let mut v2: f32 = b_f32;
-        'l2: for j0 in 0u32..(((0u32 | diff_apply(82u32, |c: u32| c ^ (8u32)))) % 3u32) {
-            for j1 in 0u32..(((16u32 << (9u8 & 31u8))) % 3u32) {
-                if false {
+        'l2: for j0 in 0u32..(((82u32).checked_add(8u32).unwrap_or(a_u32)) % 3u32) {
+            for j1 in 0u32..((u32::try_from(31u32).unwrap_or(57u32)) % 3u32) {
+                if (6.25f64 != (-9.125f64)) {
                     break 'l2;
                 }
-                if (v2 != 4.625f32) {
+                if (41u16 != v0) {
                     continue 'l2;
                 }
-                v2 = DIFF_TABLE_F32.get(((a_u32) % 8u32) as usize).copied().unwrap_or(4.75f32);
+                v2 = ((DIFF_TABLE_F32.get(((31u32) % 8u32) as usize).copied().unwrap_or((-4.25f32))).sqrt() * (a_f32 - 9.0f32));
             }
         }
-        let mut t3: [u32; 3] = [(31u32 | 8u32); 3];
-        t3[1] = ((matches!((72u32 % 8u32), 4u32)) as u32);
-        t3[2] = (a_u32 % (31u32 | 1u32));
-        let mut v3: u32 = (74u32 << ((-79i32) & 31i32));
-        for &v4 in t3.iter().step_by(2) {
-            v3 = ((16i16) as u32);
+        let mut v3: i8 = (((a_i64) as i8)).abs();
+        if matches!((a_u32 % 8u32), 0u32) {
+            v3 = (v3).min(v3);
+        } else {
+            v3 = ((16i16) as i8);
         }
-        oi[i] = ((0i64 | diff_or(Some(((((-48i8)) as i64) * (if true { (-93i64) } else { a_i64 }))), (match (v3 % 8u32) { 6u32 => (-36i64), 7u32 => (0i64 | diff_or(None, 63i64)), 2u32 => ((-81i64) << (a_i64 & 63i64)), _ => (a_i64).max((-14i64)) })))) as u64;
-        of[i] = ((((DIFF_TABLE_U8[((51u32) % 6u32) as usize] * 1u8)) as f64)) as f64;
+        oi[i] = (((((a_f32) as i16) - (-((a_u32) as i16))) << ((if (a_i32 >= (-2147483648i32)) { (-((a_u32) as i16)) } else { ((a_f32) as i16) }) & 15i16))) as u64;
+        of[i] = ((((!(64u64 + 38u64))) as f32)) as f64;
     }
 }
 
@@ -664,33 +652,36 @@ pub fn diff_13(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
         let mut t0: [u16; 3] = [(((!31u8)) as u16); 3];
-        t0[1] = ((0u16 | (((a_u32) as u16)).diff_mix(2u32)) >> ((32767i16) as i16));
-        t0[2] = (if matches!((28u32 % 8u32), 6u32 | 0u32) { (if true { 24u16 } else { 1u16 }) } else { (if matches!((a_u32 % 8u32), 3u32..=4u32) { 21u16 } else { ((a_f32) as u16) }) });
-        let mut v0: u16 = (0u16 | (((a_i64) as u16)).diff_mix(a_u32));
-        for &v1 in t0.iter().skip(1) {
-            v0 = ((((a_f32) as u16) >> (64i64 & 15i64))).min(13u16);
+        t0[1] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) >> ((32767i16) as i16));
+        t0[2] = ((!1u16)).max((match (4294967295u32 % 8u32) { 1u32 => 48u16, 1u32..=2u32 => 16u16, 3u32..=4u32 => 16u16, _ => ((a_u32) as u16) }));
+        let mut v0: u16 = (match (a_u32 % 8u32) { 4u32 => (match (b_u32 % 8u32) { 5u32 => 65535u16, _ => 15u16 }), 7u32 | 1u32 => 1u16, 5u32 => 0u16, _ => ((a_i64) as u16) });
+        for &v1 in t0.iter().rev() {
+            v0 = ((a_u32) as u16);
         }
-        let mut v2: u64 = ((a_u64 & (a_u64 << (a_u64 & 63u64))) | ((34u64 ^ 67u64) + 0u64));
-        for j0 in (((93u32) % 8u32)..(((a_u32 << ((a_i32) as u8))) % 16u32)).step_by(((90u32) % 3u32) as usize) {
-            v2 = 89u64;
-        }
+        let mut v2: i64 = (a_i64 | (-5i64));
+        diff_xor_into(&mut v2, ((34u8) as i64));
+        let r2 = &mut v2;
+        *r2 ^= 5i64;
         let mut c3: u32 = 0u32;
-        let v3: u32 = loop {
-            if c3 >= (((match (100u32 % 8u32) { 1u32 => a_u32, _ => 0u32 })) % 4u32) {
-                break (46u32);
+        let v3: u8 = loop {
+            if c3 >= (((a_u32 + 30u32)) % 4u32) {
+                break ((90u8).checked_add(((a_u32) as u8)).unwrap_or(((a_f32) as u8)));
             }
             c3 += 1u32;
         };
-        let mut v4: u32 = (!((b_u32 + a_u32) | (b_u32 ^ a_u32)));
-        diff_xor_into(&mut v4, (0u32 | diff_apply_impl(31u32, |c: u32| c ^ ((!a_u32)))));
-        let r4 = &mut v4;
-        *r4 ^= (!0u32);
-        let mut v5: i32 = a_i32;
-        for j1 in 0u32..((3032277380u32) % 4u32) {
-            v5 = (((a_i32 | v5)) as i32);
+        let mut t4: [u64; 3] = [(match (42u32 % 8u32) { 0u32 => 44u64, 6u32 | 2u32 => 30u64, _ => 46u64 }); 3];
+        t4[1] = (71u64 ^ 4u64);
+        t4[2] = (b_u64 << (v2 & 63i64));
+        let mut v4: u64 = (if matches!((a_u32 % 8u32), 3u32) { 0u64 } else { 58u64 });
+        for &v5 in t4.iter() {
+            v4 = (!0u64);
         }
-        oi[i] = ((DIFF_TABLE_U64[((a_u32) % 6u32) as usize] * 1u64)) as u64;
-        of[i] = (((DIFF_TABLE_F64[((a_u32) % 6u32) as usize] * 1.0f64) * (a_f64 / (((-36i32)) as f64)))) as f64;
+        let mut v6: i32 = a_i32;
+        for j0 in 0u32..((3032277380u32) % 4u32) {
+            v6 = (((a_i32 | v6)) as i32);
+        }
+        oi[i] = ((0u64 | diff_apply_impl((27u64 | a_u64), |c: u64| c ^ ((((match (36u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) / (a_u64 << (3i32 & 63i32))))))) as u64;
+        of[i] = ((-(((-2.625f64) * (-7.875f64)) * (8.5f64 + a_f64)))) as f64;
     }
 }
 
@@ -740,17 +731,17 @@ pub fn diff_15(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
-        let v0: i32 = (match (a_u32 % 8u32) { 6u32 => (0i32 | diff_mixed((32i32 - (-11i32)), a_u32)), _ => a_i32 });
-        let mut v1: f32 = (DIFF_TABLE_F32[((1u32) % 6u32) as usize] * 1.0f32);
-        if matches!((a_u32 % 8u32), 7u32) {
-            v1 = (DIFF_TABLE_F32[((3112434070u32) % 6u32) as usize] * 1.0f32);
-        } else {
-            v1 = DIFF_TABLE_F32.get(((64u32) % 8u32) as usize).copied().unwrap_or(a_f32);
-        }
-        let v2: f32 = (((a_u32) as f32) - (match (a_u32 % 8u32) { 2u32 | 0u32 => a_f32, 4u32 => a_f32, 0u32 | 0u32 => v1, _ => a_f32 }));
-        assert!((((a_u32 % 256u32) != 7u32) || ((0u32 | diff_or(None, 14u32)) < (91u32).min(3u32))));
-        oi[i] = (a_i32) as u64;
-        of[i] = ((((v2 / 16777216.0f32)).abs() * (-(a_f32).abs()))) as f64;
+        let v0: i32 = (match (a_u32 % 8u32) { 6u32 => ((match (30u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32), _ => (match (a_u32 % 8u32) { 1u32 => (if (61u16 > 15u16) { a_i32 } else { (-97i32) }), _ => ((-57i32)).checked_sub(32i32).unwrap_or(46i32) }) });
+        let v1: i64 = (((55i64 << (a_i32 & 63i32)) >> ((((a_f32) as i8)).abs() & 63i8)) & (((a_i64 << (78i32 & 63i32))) as i64));
+        let mut c2: u32 = 0u32;
+        let v2: u32 = loop {
+            if c2 >= (((4294967295u32 & 23u32)) % 4u32) {
+                break ((((77u8) as u32) >> (((91u32) as i8) & 31i8)));
+            }
+            c2 += 1u32;
+        };
+        oi[i] = ((((a_i32 % (a_i32 | 1i32)) << (6u16 & 31u16)) ^ (((-87i32)).abs() + ((((a_i64) as i8)) as i32)))) as u64;
+        of[i] = (DIFF_TABLE_F64.get(((a_u32) % 8u32) as usize).copied().unwrap_or(a_f64)) as f64;
     }
 }
 
@@ -771,9 +762,9 @@ pub fn diff_16(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
-        let mut t0: [u8; 3] = [(0u8 | (7u8).diff_mix(35u32)); 3];
-        t0[1] = (!((a_i32) as u8));
-        t0[2] = (42u8).saturating_sub(96u8);
+        let mut t0: [u8; 3] = [(DIFF_TABLE_U8[((b_u32) % 6u32) as usize] * 1u8); 3];
+        t0[1] = (((a_i64) as u8) | ((a_f32) as u8));
+        t0[2] = (match (a_u32 % 8u32) { 2u32..=7u32 => 42u8, _ => 96u8 });
         let mut v0: u8 = ((a_i32) as u8);
         for &v1 in t0.iter().rev() {
             v0 = (v0 << a_i64);
@@ -786,14 +777,14 @@ pub fn diff_16(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         }
         let mut t3: [u8; 3] = [(((((a_i32) as i16)).abs()) as u8); 3];
         t3[1] = ((a_u32) as u8);
-        t3[2] = (0u8 | diff_or(Some(((!232u8) << ((19u32 | 57u32) & 7u32))), ((if true { ((a_f32) as u8) } else { ((a_i64) as u8) }) + (v0 << (45i16 & 7i16)))));
-        let mut v3: u8 = (v0 - ((a_u32) as u8));
-        for &v4 in t3.iter().skip(1) {
-            v3 = (((((a_i64) as u8) >> 69u64) + (7u8).max(90u8))).max(((((a_i64) as u8) & v0) >> (((((a_i32) as u16)) as i64) & 7i64)));
+        t3[2] = ((0i64 | diff_unshape(diff_shape(a_u32, (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)) as i64, (((232u8 << (1852633082u32 & 7u32)) & (33u8 + v0))) as i64), a_u32)) as u8);
+        let mut v3: u8 = ((a_f32) as u8);
+        for &v4 in t3.iter().step_by(2) {
+            v3 = (match (a_u32 % 8u32) { 1u32 => (((a_f32) as u8) % (((a_u32) as u8) | 1u8)), _ => (((64i64).max((-1i64))) as u8) });
         }
-        let v5: f64 = (-a_f64);
-        oi[i] = (((-((a_i64) as i8)) / ((((a_u32) as i8) << (-81i64))).pow(((46i8).max(69i8)) as u32 & 7))) as u64;
-        of[i] = ((((60u16 >> ((45u32 & 48u32) & 15u32))) as f64)) as f64;
+        let v5: u32 = 14u32;
+        oi[i] = (((if (!matches!((a_u32 % 8u32), 2u32..=3u32)) { (match (a_u32 % 8u32) { 0u32 => 14u64, _ => 36u64 }) } else { a_u64 }) >> (((0u16 >> 69i8)) as i64))) as u64;
+        of[i] = ((-5.875f32)) as f64;
     }
 }
 
@@ -849,17 +840,27 @@ pub fn diff_18(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
         let v0: u16 = 57096u16;
-        let t1: [u8; 3] = [(((((a_u32) as u8) ^ ((a_i64) as u8)) - (79u8 + 98u8)) & (if (((a_u32) as i8) == (-94i8)) { (if (((a_u32) as i16) > (-78i16)) { 84u8 } else { 35u8 }) } else { ((0i64 | diff_unshape(diff_shape(a_u32, (((a_f32) as u8)) as i64, (13u8) as i64), a_u32)) as u8) })), ((64u8 << (((0i16) as i8) & 7i8)) - (0u8 | diff_mixed(48u8, 7u32))), (10u8 & 62u8)];
-        let v1: u8 = t1.iter().copied().fold((90u8).checked_add(86u8).unwrap_or(((a_u32) as u8)), |v1, v2| (0u8 | diff_or(None, ((0i64 | diff_unshape(diff_shape(64u32, ((v2).checked_rem(41u8).unwrap_or(((a_i32) as u8))) as i64, (60u8) as i64), 64u32)) as u8))));
-        let mut c3: u32 = 0u32;
-        let v3: u16 = loop {
-            if c3 >= ((((42i32) as u32)) % 4u32) {
-                break (((0i64 | diff_unshape(diff_shape(a_u32, ((((a_f32) as u16)).min(((a_i32) as u16))) as i64, ((!v0)) as i64), a_u32)) as u16));
+        let mut t1: [u8; 3] = [(((((a_u32) as u8) ^ ((a_i64) as u8)) - (79u8 + 98u8)) & (if (((a_u32) as i8) == (-94i8)) { (if (((a_u32) as i16) > (-78i16)) { 84u8 } else { 35u8 }) } else { u8::try_from((-81i64)).unwrap_or(0u8) })); 3];
+        t1[1] = ((!(0u8 | diff_mixed(((a_i64) as u8), 79u32))) | (match (a_u32 % 8u32) { 3u32..=5u32 => 48u8, _ => (0u8 | diff_apply(((a_f32) as u8), |c: u8| c ^ (((a_u32) as u8)))) }));
+        t1[2] = 10u8;
+        let mut v1: u8 = 62u8;
+        for &v2 in t1.iter() {
+            v1 = (v1 | ((a_f32) as u8));
+        }
+        let mut v3: i16 = ((((!4294967295u32)) as i16) << ((a_u64 ^ (match (37u32 % 8u32) { 1u32 => 54u64, _ => 64u64 })) & 15u64));
+        'l3: for j0 in 0u32..(((a_u32 >> (65u64 & 31u64))) % 3u32) {
+            for j1 in 0u32..((((0i64 | diff_unshape(diff_shape(a_u32, (j0) as i64, (32u32) as i64), a_u32)) as u32)) % 3u32) {
+                if (false && true) {
+                    break 'l3;
+                }
+                if (!false) {
+                    continue 'l3;
+                }
+                v3 = (((a_i32) as i16)).abs();
             }
-            c3 += 1u32;
-        };
-        oi[i] = (((!(if true { 1u64 } else { 64u64 }))).min(84u64)) as u64;
-        of[i] = ((match (b_u32 % 8u32) { 0u32..=5u32 => ((-0.0f32)).sqrt(), 2u32..=3u32 => (((0.25f32 / (-0.0f32))) as f32), _ => (((b_u64) as f32) / (0.1f32 + 10.625f32)) })) as f64;
+        }
+        oi[i] = (((v0 % ((a_i32) as u16)) << ((u64::try_from(((a_f32) as i8)).unwrap_or(22u64) >> ((3u32 ^ b_u32) & 63u32)) & 15u64))) as u64;
+        of[i] = ((-((DIFF_TABLE_F32[((29u32) % 6u32) as usize] * 1.0f32) + ((55i64) as f32)))) as f64;
     }
 }
 
@@ -884,9 +885,9 @@ pub fn diff_19<const K: u8>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u6
         for j0 in ((((3917160163u32 >> (20u64 & 31u64))) % 8u32)..((b_u32) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
             v0 = (if ((7i8 % ((-28i8) | 1i8)) != (((a_i64) as i8) >> (K & 7u8))) { 94i32 } else { ((v0).min(a_i32) << ((-((a_i32) as i16)) & 31i16)) });
         }
-        let v1: u32 = ((0u32 | ((31u32 << (127i8 & 31i8))).diff_mix(32u32)) | (a_u32 << ((if false { (-86i64) } else { a_i64 }) & 31i64)));
-        oi[i] = (((-34i16) | ((((-3.375f32) / (-8.75f32))) as i16))) as u64;
-        of[i] = (((((54u8 | ((a_i64) as u8))) as f64) - ((DIFF_TABLE_F64[((v1) % 6u32) as usize] * 1.0f64) * (1.7e308f64 * a_f64)))) as f64;
+        let v1: u32 = ((b_u32).checked_sub(77u32).unwrap_or(b_u32) | (0u32 | (61u32).diff_mix(32u32)));
+        oi[i] = (((v0).checked_sub(v0).unwrap_or(a_i32) * i32::try_from(((a_i64) as u8)).unwrap_or(a_i32))) as u64;
+        of[i] = ((((((77i16) as f64)) as f32) * (a_f32 - (7.5f32 / a_f32)))) as f64;
     }
 }
 
@@ -942,31 +943,33 @@ pub fn diff_21(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
-        let mut v0: u8 = (((a_i32) as u8)).checked_div(11u8).unwrap_or(59u8);
-        if (((a_i64) as i8) > (8i8 % (28i8 | 1i8))) {
-            v0 = ((if ((-0.625f32) > b_f32) { ((a_i64) as u8) } else { (if true { v0 } else { v0 }) }) | ((a_i64) as u8));
+        let mut v0: u8 = (0u8 | diff_apply_impl(11u8, |c: u8| c ^ (81u8)));
+        if (!(15718u16 <= 65535u16)) {
+            v0 = ((((0i64 | diff_unshape(diff_shape(3155033166u32, (v0) as i64, (((a_f32) as u8)) as i64), 3155033166u32)) as u8)).min(((a_i64) as u8)) ^ (if (!true) { (match (97u32 % 8u32) { 5u32 | 2u32 => 7u8, _ => v0 }) } else { (17u8).min(((a_i32) as u8)) }));
         } else {
-            v0 = (((43u8 >> 83u64) ^ (((a_f32) as u8) ^ 31u8)) | (v0).checked_mul(v0).unwrap_or(84u8));
+            v0 = ((!(if ((-23i32) <= (-84i32)) { 39u8 } else { v0 })) + (((match (a_u32 % 8u32) { 2u32 | 4u32 => 39u16, 7u32 | 3u32 => ((a_i32) as u16), _ => ((a_f32) as u16) })) as u8));
         }
-        let v1: u64 = (a_u64 / (a_u64 | 1u64));
-        let mut c2: u32 = 0u32;
-        let v2: u8 = loop {
-            if c2 >= ((68u32) % 4u32) {
-                break (((((a_i64) as u8) << (5u16 & 7u16))).max((v0 << ((-86i64) & 7i64))));
-            }
-            c2 += 1u32;
-        };
-        let mut v3: i8 = ((87i8 * (-11i8)) << ((a_i64 + 9223372036854775807i64) & 7i64));
-        diff_xor_into(&mut v3, (match (a_u32 % 8u32) { 7u32 => (-1i8), _ => (((a_i64) as i8) | ((a_i32) as i8)) }));
-        let r3 = &mut v3;
-        *r3 ^= (53i8 >> a_i64);
-        let mut v4: i32 = (!((a_i32 - a_i32) ^ 90i32));
-        for j0 in (0u32..=(((!a_u32)) % 4u32)).rev() {
-            v4 = ((63i64) as i32);
+        let mut v1: i16 = ((0i64 | diff_unshape(diff_shape(a_u32, ((-60i16)) as i64, ((-86i16)) as i64), a_u32)) as i16);
+        if (!false) {
+            v1 = (32767i16 >> (((a_i32) as i16) & 15i16));
+        } else {
+            v1 = v1;
         }
-        assert!((((29u32 % 256u32) != 7u32) || ((92i16).max((-75i16)) != ((a_f32) as i16))));
-        oi[i] = ((((if false { 34i64 } else { a_i64 })).min((-21i64))).abs()) as u64;
-        of[i] = (((((DIFF_TABLE_U16[((49u32) % 6u32) as usize] * 1u16)) as f32) + ((a_f32 * a_f32) * ((-3.25f32) / 1e-40f32)))) as f64;
+        assert!((((87u32 % 256u32) != 7u32) || matches!((11u32 % 8u32), 3u32 | 3u32)));
+        let v2: i16 = (((45i32 - a_i32)) as i16);
+        let mut t3: [i8; 3] = [((88i8 + ((-8i8) ^ (-70i8))) % (((a_i64) as i8) | 1i8)); 3];
+        t3[1] = (!(((a_i32) as i8)).abs());
+        t3[2] = 7i8;
+        let mut v3: i8 = (0i8 | diff_or(Some((((94u64 & 64u64)) as i8)), (((v2 != ((a_i64) as i16))) as i8)));
+        for &v4 in t3.iter().rev() {
+            v3 = (!(if (!false) { (v3 - ((a_i64) as i8)) } else { (((-23i32)) as i8) }));
+        }
+        let mut v5: i32 = 16i32;
+        diff_xor_into(&mut v5, ((b_i32 * (-21i32))).max(((v0) as i32)));
+        let r5 = &mut v5;
+        *r5 ^= (84i32 * a_i32);
+        oi[i] = (((a_f32) as i16)) as u64;
+        of[i] = ((match (a_u32 % 8u32) { 0u32 => ((-a_f64) * (match (0u32 % 8u32) { 4u32..=5u32 => a_f64, _ => (-12.25f64) })), 2u32 | 0u32 => 2.75f64, _ => ((a_f64 + a_f64) * (5.625f64).sqrt()) })) as f64;
     }
 }
 
@@ -1003,12 +1006,12 @@ pub fn diff_22(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
                 v1 = (((20u16) as f64) / (a_f64 * a_f64));
             }
         }
-        let mut v2: u64 = (21u64 & (if false { (0u64 | diff_or(Some(a_u64), 95u64)) } else { a_u64 }));
-        diff_xor_into(&mut v2, (18446744073709551615u64).max((a_u64 + (0u64 | (70u64).diff_mix(1u32)))));
+        let mut v2: u64 = (21u64 & (if false { (a_u64).pow((95u64) as u32 & 7) } else { a_u64 }));
+        diff_xor_into(&mut v2, (18446744073709551615u64).max((a_u64 + ((0i64 | diff_unshape(diff_shape(39u32, (90u64) as i64, (53u64) as i64), 39u32)) as u64))));
         let r2 = &mut v2;
-        *r2 ^= (21u64 << 4294967295u32);
-        oi[i] = ((if (false || matches!((42u32 % 8u32), 0u32)) { (((a_u64).min(a_u64)) as i16) } else { ((((matches!((19u32 % 8u32), 0u32..=5u32)) as i16)) as i16) })) as u64;
-        of[i] = ((if (v1 > 9.125f64) { ((1e-40f32 / (-1.75f32)) + (if true { a_f32 } else { a_f32 })) } else { (DIFF_TABLE_F32[((a_u32) % 6u32) as usize] * 1.0f32) })) as f64;
+        *r2 ^= (!b_u64);
+        oi[i] = (((((a_u64).min(a_u64)) as u8) >> (((a_i64 % ((-85i64) | 1i64))).min((0i64 | diff_apply_impl(b_i64, |c: i64| c ^ ((-1i64))))) & 7i64))) as u64;
+        of[i] = ((((DIFF_TABLE_F32.get(((9u32) % 8u32) as usize).copied().unwrap_or((-5.875f32))) as f32) - a_f32)) as f64;
     }
 }
 
@@ -1041,18 +1044,12 @@ pub fn diff_23(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
                 v0 = (match (a_u32 % 8u32) { 3u32 => ((53i16) as i16), 3u32..=5u32 => ((a_u32) as i16), 7u32 => (v0 & (-51i16)), _ => 15i16 });
             }
         }
-        let v1: i16 = (93i16).checked_rem(10i16).unwrap_or(v0);
-        assert!((((a_u32 % 256u32) != 7u32) || (!matches!((a_u32 % 8u32), 4u32))));
-        let mut c2: u32 = 0u32;
-        let v2: i32 = loop {
-            if c2 >= ((19u32) % 4u32) {
-                break ((a_i32 + 2147483647i32));
-            }
-            c2 += 1u32;
-        };
-        let v3: u64 = (DIFF_TABLE_U64[((a_u32) % 6u32) as usize] * 1u64);
-        oi[i] = (((((-a_f32)) as u64) << (a_u64 & 63u64))) as u64;
-        of[i] = (((a_f64 - (if true { a_f64 } else { 12.25f64 })) + a_f64)) as f64;
+        let v1: i16 = (0i16 | diff_apply_impl(((-1i16) >> a_u32), |c: i16| c ^ ((51i16 % (((a_i32) as i16) | 1i16)))));
+        assert!((((9u32 % 256u32) != 7u32) || ((a_i32 + 2147483647i32) == (match (90u32 % 8u32) { 1u32..=3u32 => 2147483647i32, 1u32 => (-40i32), _ => 62i32 }))));
+        let v2: u64 = ((a_u64 ^ 1u64) >> ((a_i64 >> (7i8 & 63i8)) & 63i64));
+        let v3: i32 = (93i32).checked_add((-1i32)).unwrap_or((-59i32));
+        oi[i] = ((((70u8 & ((a_f32) as u8)) | (74u8 + ((a_u32) as u8))) ^ 77u8)) as u64;
+        of[i] = ((-(((-4.625f32) - a_f32) + (1e-40f32 - 0.1f32)))) as f64;
     }
 }
 
@@ -1080,8 +1077,8 @@ pub fn diff_24<const K: u8>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u6
         for &v1 in t0.iter() {
             v0 = (v0 / ((a_f32) as u8));
         }
-        oi[i] = (((-67i16)).checked_rem(((a_i32) as i16)).unwrap_or((-78i16))) as u64;
-        of[i] = ((((((K + ((a_f32) as u8))) as u8)) as f32)) as f64;
+        oi[i] = (i16::try_from(67u32).unwrap_or(((a_i32) as i16))) as u64;
+        of[i] = (((((-1.5f32)).sqrt() * 7.375f32) - (a_f32 * ((47u32) as f32)))) as f64;
     }
 }
 
@@ -1102,25 +1099,32 @@ pub fn diff_25(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
-        let mut v0: i64 = (0i64 | diff_or(Some((a_i64 >> (7i8 & 63i8))), (a_i64 >> 62u64)));
-        if matches!((74u32 % 8u32), 7u32) {
-            v0 = (-(76i64 >> (v0 & 63i64)));
+        let mut v0: i64 = i64::try_from(((a_i32) as u16)).unwrap_or(a_i64);
+        if (DIFF_TABLE_F32.get(((a_u32) % 8u32) as usize).copied().unwrap_or(a_f32) == ((-3.0f32)).sqrt()) {
+            v0 = ((v0 % (v0 | 1i64)) ^ (match (74u32 % 8u32) { 6u32 | 2u32 => (-22i64), 2u32 | 7u32 => v0, 6u32 => 3i64, _ => a_i64 }));
         } else {
-            v0 = (!(match (58u32 % 8u32) { 0u32..=3u32 => a_i64, _ => a_i64 }));
+            v0 = ((!27i64) >> ((v0).min(74i64) & 63i64));
         }
-        assert!((((4294967295u32 % 256u32) != 7u32) || ((45u64).max(32u64) > (if (((a_f32) as u16) >= ((a_i32) as u16)) { a_u64 } else { a_u64 }))));
-        let v1: u8 = ((a_i32) as u8);
-        let mut v2: u64 = (a_u64 ^ 14u64);
-        for j0 in (u32::MAX - ((32u32) % 4u32))..=u32::MAX {
-            v2 = (32u64 - 11436126817811153957u64);
+        let mut v1: u64 = 62u64;
+        diff_xor_into(&mut v1, (DIFF_TABLE_U64[((a_u32) % 6u32) as usize] * 1u64));
+        let r1 = &mut v1;
+        *r1 ^= ((a_i32) as u64);
+        let mut v2: u64 = (a_u64 / (v1 | 1u64));
+        if ((0u64 != 64u64) && (true || (a_i64 != v0))) {
+            v2 = a_u64;
+        } else {
+            v2 = (a_u64).pow((8u64) as u32 & 7);
         }
-        let v3: f32 = DIFF_TABLE_F32.get(((1u32) % 8u32) as usize).copied().unwrap_or(11.625f32);
-        let mut v4: u16 = (((-1i8)) as u16);
-        diff_xor_into(&mut v4, (51u16 >> (87u16 & 15u16)));
-        let r4 = &mut v4;
-        *r4 ^= (((78u32 >= 31u32)) as u16);
-        oi[i] = ((((a_i64 % (v0 | 1i64)) & ((((a_u32) as u16)) as i64))).abs()) as u64;
-        of[i] = ((-9.0f32)) as f64;
+        let mut c3: u32 = 0u32;
+        let v3: i16 = loop {
+            if c3 >= (((((-1i8)) as u32)) % 4u32) {
+                break (((-(if true { 78i16 } else { 0i16 })) >> (((a_f32) as u16) & 15u16)));
+            }
+            c3 += 1u32;
+        };
+        let v4: i64 = (a_i64 >> ((((a_i64) as u64) << ((a_u32 ^ a_u32) & 63u32)) & 63u64));
+        oi[i] = ((-((55u8) as i16))) as u64;
+        of[i] = ((((match (a_u32 % 8u32) { 0u32 => ((-62i16) - (-69i16)), 5u32 | 5u32 => ((a_i32) as i16), 6u32 | 5u32 => (-v3), _ => ((-32768i16)).abs() })) as f32)) as f64;
     }
 }
 
@@ -1145,7 +1149,7 @@ pub fn diff_26(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         diff_xor_into(&mut v0, (((a_i32) as i16)).max((!15i16)));
         let r0 = &mut v0;
         *r0 ^= ((-97i16) & ((a_f32) as i16));
-        oi[i] = (((39u16 * 78u16)).saturating_mul(((((a_i64) as u16) ^ 70u16) / (92u16 | 1u16)))) as u64;
+        oi[i] = ((0u16 | diff_apply_impl((39u16 * 78u16), |c: u16| c ^ (((((a_i64) as u16) ^ 70u16) / (92u16 | 1u16)))))) as u64;
         of[i] = (a_f32) as f64;
     }
 }
@@ -1167,18 +1171,22 @@ pub fn diff_27(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
-        let mut v0: i32 = (((-87i32) + (b_i32 & (-60i32))) | (match (a_u32 % 8u32) { 7u32 => (0i32 | diff_mixed(a_i32, a_u32)), _ => (match (b_u32 % 8u32) { 0u32..=3u32 => (-57i32), _ => 2147483647i32 }) }));
+        let mut v0: i32 = (((-87i32) + (b_i32 & (-60i32))) | (match (a_u32 % 8u32) { 7u32 => (a_i32).saturating_mul(a_i32), _ => (match (b_u32 % 8u32) { 0u32..=3u32 => (-57i32), _ => 2147483647i32 }) }));
         for j0 in (((a_u32) % 8u32)..((((67u64) as u32)) % 16u32)).step_by(((31u32) % 3u32) as usize) {
-            v0 = (if ((78u32 >= j0) && (255u8 <= 7u8)) { (((0i64 | diff_unshape(diff_shape(a_u32, (a_i32) as i64, (84i32) as i64), a_u32)) as i32) >> ((match (a_u32 % 8u32) { 3u32 => a_i64, 4u32 | 1u32 => (-17i64), 0u32..=4u32 => 54i64, _ => 61i64 }) & 31i64)) } else { (((0i64 | diff_unshape(diff_shape(a_u32, (v0) as i64, (a_i32) as i64), a_u32)) as i32) | (v0 - a_i32)) });
+            v0 = (if ((78u32 >= j0) && (255u8 <= 7u8)) { (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) >> ((match (a_u32 % 8u32) { 3u32 => a_i64, 4u32 | 1u32 => (-17i64), 0u32..=4u32 => 54i64, _ => 61i64 }) & 31i64)) } else { 84i32 });
         }
-        let mut v1: i16 = (!(((a_i64) as i16) >> a_u64));
-        for j1 in (u32::MAX - ((a_u32) % 4u32))..=u32::MAX {
-            v1 = (((-26i16) << 25u16) / ((-84i16) | 1i16));
+        let mut v1: i16 = (((-32768i16) - 96i16)).min((-((a_f32) as i16)));
+        if ((59i16 % (((a_i64) as i16) | 1i16)) < ((-78i16) / (((a_i64) as i16) | 1i16))) {
+            v1 = (((a_u32) as i16) + v1);
+        } else {
+            v1 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
         }
-        assert!((((a_u32 % 256u32) != 7u32) || false));
-        let v2: i16 = ((((b_u32) as i64)) as i16);
-        oi[i] = ((if true { ((a_u32) as u16) } else { ((((-61i8) ^ 89i8)) as u16) })) as u64;
-        of[i] = (((((0u16 | diff_or(Some(88u16), 95u16))) as f64) + 5e-324f64)) as f64;
+        let mut v2: i16 = (((0i16 | diff_or(Some((-42i16)), ((a_i64) as i16)))) as i16);
+        for j1 in (0u32..(((23u32 - 94u32)) % 4u32)).rev() {
+            v2 = ((match (j1 % 8u32) { 6u32 => ((a_u32) as i16), 4u32 => ((a_i32) as i16), 0u32 | 4u32 => (-95i16), _ => 80i16 }) << 19i8);
+        }
+        oi[i] = (82i8) as u64;
+        of[i] = (((((66u32) as f32)).sqrt()).abs()) as f64;
     }
 }
 
@@ -1201,19 +1209,19 @@ pub fn diff_28(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let b_f64: f64 = diff_first(&xf64[i..]);
         let v0: f32 = (((-11.0f32) / a_f32) / (a_f32 * 1e-40f32));
         let mut v1: f64 = (a_f64 / a_f64);
-        'l1: for j0 in 0u32..(((DIFF_TABLE_U32[((a_u32) % 6u32) as usize] * 1u32)) % 3u32) {
-            for j1 in 0u32..(((a_u32 + b_u32)) % 3u32) {
-                if ((-9223372036854775808i64) <= a_i64) {
+        'l1: for j0 in 0u32..(((1u32).checked_div(a_u32).unwrap_or(b_u32)) % 3u32) {
+            for j1 in 0u32..(((!a_u32)) % 3u32) {
+                if (a_i32 < a_i32) {
                     break 'l1;
                 }
-                if (v1 >= v1) {
+                if ((-63i16) >= ((a_i64) as i16)) {
                     continue 'l1;
                 }
-                v1 = ((52u16) as f64);
+                v1 = (if false { a_f64 } else { a_f64 });
             }
         }
-        oi[i] = (((((0i64 | DiffPair::new(b_i64, 93i64).b) << ((2147483647i32 * 3i32) & 63i32))) as u16)) as u64;
-        of[i] = (((((-17i64) >> (0i16 | (((a_i64) as i16)).diff_mix(31u32)))) as f32)) as f64;
+        oi[i] = ((match (21u32 % 8u32) { 2u32 => ((if true { ((a_i64) as u16) } else { 31u16 }) << ((match (93u32 % 8u32) { 5u32 | 3u32 => 0i16, 1u32 => (-78i16), 5u32 => (-28i16), _ => (-32768i16) }) & 15i16)), 4u32 => (((56365u16 * 49u16)).abs_diff(78u16) as u16), _ => (DIFF_TABLE_U16[((95u32) % 6u32) as usize] * 1u16) })) as u64;
+        of[i] = ((((0.1f32 - v0) / (a_f32 * a_f32)) * a_f32)) as f64;
     }
 }
 
@@ -1238,8 +1246,8 @@ pub fn diff_29<const K: i32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         for j0 in ((((63u32 / (12u32 | 1u32))) % 8u32)..(((90u32 | 49u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
             v0 = (-(match (1u32 % 8u32) { 0u32..=2u32 => a_f64, 0u32 => (-v0), 1u32 | 5u32 => ((1u8) as f64), _ => 3.125f64 }));
         }
-        oi[i] = ((match (7u32 % 8u32) { 1u32 | 7u32 => (((a_f32) as u16)).checked_rem(16u16).unwrap_or(0u16), 4u32 => (DIFF_TABLE_U16[((a_u32) % 6u32) as usize] * 1u16), 2u32 => ((a_i64) as u16), _ => ((((-28i32)).abs()) as u16) })) as u64;
-        of[i] = (b_f64) as f64;
+        oi[i] = ((match (7u32 % 8u32) { 1u32 | 7u32 => (0u16 | diff_or(Some(16u16), (15u16 & ((a_u32) as u16)))), 4u32..=6u32 => (match (31u32 % 8u32) { 2u32 => 49u16, 1u32..=4u32 => (5u16 >> ((a_i64) as i16)), 1u32..=4u32 => (37u16 ^ 87u16), _ => ((a_i32) as u16) }), 3u32..=4u32 => (!(87u16).checked_add(((a_i32) as u16)).unwrap_or(((a_i32) as u16))), _ => ((a_i64) as u16) })) as u64;
+        of[i] = (((v0 * ((((a_u32) as u16)) as f64)) - (((48u32 * 31u32)) as f64))) as f64;
     }
 }
 
@@ -1261,7 +1269,7 @@ pub fn diff_30(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
         let v0: u32 = 44u32;
-        let mut v1: i64 = (((0i64 | diff_or(None, a_i64))).max(37i64) << ((!(a_u64 << ((-1i32) & 63i32))) & 63u64));
+        let mut v1: i64 = ((i64::try_from(((a_f32) as i16)).unwrap_or(a_i64)).max(37i64) << ((!(a_u64 << ((-1i32) & 63i32))) & 63u64));
         'l1: for j0 in 0u32..(((v0 - v0)) % 3u32) {
             for j1 in 0u32..((((a_u32) as u32)) % 3u32) {
                 if false {
@@ -1270,12 +1278,12 @@ pub fn diff_30(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
                 if ((-2.625f64) <= 12.0f64) {
                     continue 'l1;
                 }
-                v1 = (0i64 | diff_or(Some(a_i64), ((a_i64 % (92i64 | 1i64)) ^ a_i64)));
+                v1 = (0i64 | DiffPair::new(((0i64 | DiffPair { a: b_i64, b: 62i64 }.mixed())).max((DIFF_TABLE_I64[((92u32) % 6u32) as usize] * 1i64)), (match (v0 % 8u32) { 7u32 => (a_i64 * a_i64), 2u32 | 2u32 => (a_i64 >> 16u8), 2u32 => v1, _ => (0i64 | diff_or(Some(v1), 10i64)) })).b);
             }
         }
-        let v2: u64 = (!(!7u64));
-        oi[i] = (((a_i64) as i16)) as u64;
-        of[i] = ((((match (10u32 % 8u32) { 1u32 => (-10.75f64), 7u32 => 4.625f64, _ => 0.1f64 }) + ((a_i64) as f64)) + (((a_i32).saturating_mul(a_i32)) as f64))) as f64;
+        let v2: u32 = (((!51u32) << (49241u16 & 31u16)) % ((DIFF_TABLE_U32[((v0) % 6u32) as usize] * 1u32) | 1u32));
+        oi[i] = ((((!((a_u32) as u16)) & (((a_u32) as u16)).pow((((a_i64) as u16)) as u32 & 7)) % ((!64u16) ^ ((66u16) as u16)))) as u64;
+        of[i] = ((((if false { i16::try_from(33i16).unwrap_or((-1i16)) } else { (-92i16) })) as f64)) as f64;
     }
 }
 
@@ -1297,27 +1305,24 @@ pub fn diff_31(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
         let v0: u64 = a_u64;
-        let mut t1: [u32; 3] = [((match (69u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32); 3];
-        t1[1] = (((a_u32 * a_u32) << ((if true { a_i32 } else { 5i32 }) & 31i32))).min((0u32 | diff_mixed((66u32 >> (32u32 & 31u32)), 32u32)));
-        t1[2] = (0u32 | diff_mixed((0u32 | diff_or(None, (match (12u32 % 8u32) { 2u32..=5u32 => a_u32, 2u32 => 66u32, 7u32 => 91u32, _ => 100u32 }))), a_u32));
-        let mut v1: u32 = (match (a_u32 % 8u32) { 1u32..=5u32 => (16u32 * (57u32 & a_u32)), _ => a_u32 });
+        let mut t1: [u32; 3] = [(0u32 | diff_or(None, b_u32)); 3];
+        t1[1] = 27u32;
+        t1[2] = 32u32;
+        let mut v1: u32 = (0u32 | diff_apply_impl(((match (b_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32), |c: u32| c ^ ((87u32 % ((!0u32) | 1u32)))));
         for &v2 in t1.iter().skip(1) {
-            v1 = ((a_u32) as u32);
+            v1 = 1u32;
         }
-        let mut v3: i64 = (DIFF_TABLE_I64[((a_u32) % 6u32) as usize] * 1i64);
-        if ((1.25f32 + (-6.875f32)) < (-a_f32)) {
-            v3 = (((if matches!((43u32 % 8u32), 1u32..=2u32) { (-36i64) } else { 63i64 }) - (a_i64 / ((-50i64) | 1i64))) << ((((!v1)) as i8) & 63i8));
-        } else {
-            v3 = (((v3 & (-24i64)) * ((((a_u32) as i8)) as i64)) ^ ((v3 << (74u32 & 63u32)) + (if (v3 <= a_i64) { v3 } else { v3 })));
+        let mut t3: [u8; 3] = [(match (a_u32 % 8u32) { 0u32..=5u32 => 35u8, 5u32 => ((a_u32) as u8), 5u32 => 43u8, _ => ((a_f32) as u8) }); 3];
+        t3[1] = 85u8;
+        t3[2] = (8u8 >> (((a_f32) as u16) & 7u16));
+        let mut v3: u8 = ((26u32) as u8);
+        for &v4 in t3.iter().rev() {
+            v3 = (match (a_u32 % 8u32) { 4u32..=6u32 => ((a_u32) as u8), _ => 49u8 });
         }
-        let mut v4: u8 = ((((a_f64) as u8)).saturating_sub(((15i16) as u8)) & (if ((-61i8) != ((a_i64) as i8)) { (if matches!((b_u32 % 8u32), 7u32 | 7u32) { 23u8 } else { 7u8 }) } else { (if false { ((a_i64) as u8) } else { ((a_f32) as u8) }) }));
-        if false {
-            v4 = ((match (38u32 % 8u32) { 2u32..=6u32 => ((((a_u32) as i16)) as u8), 4u32..=4u32 => ((a_f32) as u8), 7u32 | 7u32 => (((a_u32) as u8) << ((-16i32) & 7i32)), _ => ((true) as u8) }) << ((match (v1 % 8u32) { 3u32 | 2u32 => b_u32, 4u32..=7u32 => 31u32, 2u32 => 4294967295u32, _ => v1 })).max(((95u8) as u32)));
-        } else {
-            v4 = (((if ((v3 >= v3) && (a_f32 < 0.625f32)) { ((((a_i64) as i8)) as u64) } else { ((v4) as u64) })) as u8);
-        }
-        oi[i] = (((30i32) as u8)) as u64;
-        of[i] = ((((((99u32 + 481314322u32)) as u64)) as f64)) as f64;
+        let v5: f32 = ((a_u64) as f32);
+        assert!((((a_u32 % 256u32) != 7u32) || (!(!false))));
+        oi[i] = ((((a_u32) as i8) << (72u64 & 7u64))) as u64;
+        of[i] = ((((((((93u8 < 50u8)) as i16)) as i16)) as f64)) as f64;
     }
 }
 
@@ -1405,34 +1410,35 @@ pub fn diff_34(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         if ((!false) && (false || (46u8 >= ((a_i64) as u8)))) {
             v0 = ((v0 >> ((a_u32) as i16)) + (match (a_u32 % 8u32) { 7u32 => (-21i32), 2u32 => (-83i32), _ => a_i32 }));
         } else {
-            v0 = (0i32 | diff_apply(((-56i32) | (-81i32)), |c: i32| c ^ ((31i32 & a_i32))));
+            v0 = (0i32 | (((-56i32) | (-81i32))).diff_mix(4294967295u32));
         }
-        let v1: i64 = a_i64;
-        let mut v2: f64 = (-a_f64);
-        'l2: for j0 in 0u32..(((39u32 + 97u32)) % 3u32) {
-            for j1 in 0u32..(((a_u32 & a_u32)) % 3u32) {
-                if (((a_f32) as i16) < ((a_i64) as i16)) {
-                    break 'l2;
-                }
-                if (48u32 == a_u32) {
-                    continue 'l2;
-                }
-                v2 = (((-4.25f32)) as f64);
-            }
+        assert!((((0u32 % 256u32) != 7u32) || matches!((a_u32 % 8u32), 0u32 | 1u32)));
+        let mut v1: i8 = (match (32u32 % 8u32) { 7u32 | 3u32 => (-20i8), 4u32 | 0u32 => 87i8, _ => ((a_i64) as i8) });
+        diff_xor_into(&mut v1, ((-36i8) & (-90i8)));
+        let r1 = &mut v1;
+        *r1 ^= (((a_i64) as i8)).checked_mul((-79i8)).unwrap_or(48i8);
+        let mut t2: [i64; 3] = [(if true { a_i64 } else { (-59i64) }); 3];
+        t2[1] = (a_i64).max(0i64);
+        t2[2] = (63i64 | 64i64);
+        let mut v2: i64 = (a_i64 >> 0i8);
+        for &v3 in t2.iter().rev() {
+            v2 = (-a_i64);
         }
-        let mut c3: u32 = 0u32;
-        let v3: u8 = loop {
-            if c3 >= (((if ((-44i16) != ((a_u32) as i16)) { 31u32 } else { 88u32 })) % 4u32) {
-                break (((!(if true { 51u8 } else { 64u8 })) / (((a_i64) as u8) | 1u8)));
-            }
-            c3 += 1u32;
-        };
-        let mut v4: u64 = 6u64;
-        diff_xor_into(&mut v4, ((0u64 | diff_or(Some((83u64 << (44u16 & 63u16))), (63u64).min(a_u64))) << (((v2 / v2)) as u32)));
-        let r4 = &mut v4;
-        *r4 ^= ((((a_f32) as u16)) as u64);
-        oi[i] = (((((((-11.375f32)) as u16) >> ((79u32 & 31u32) & 15u32))) as u32)) as u64;
-        of[i] = (((-((((a_f32) as i16)) as f64)) * ((((-23i64) << 31u32)) as f64))) as f64;
+        let mut t4: [u8; 3] = [(!((((-9.375f64) / 0.0f64)) as u8)); 3];
+        t4[1] = ((255u8 >> ((35u8 % (((a_f32) as u8) | 1u8)) & 7u8)) >> (((match (19u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) & 7u16));
+        t4[2] = (1u8 << (64u32 & ((a_f64) as u32)));
+        let mut v4: u8 = (((a_u32) as u8)).checked_sub(15u8).unwrap_or(((a_u32) as u8));
+        for &v5 in t4.iter() {
+            v4 = 0u8;
+        }
+        let mut v6: u32 = ((93u32 * (if (90u64 <= 1u64) { 29u32 } else { 9u32 })) - ((a_u32 % 26u32)).saturating_sub((32u32 ^ 50u32)));
+        if (((-74i16) << (16i16 & 15i16)) >= ((0.1f32) as i16)) {
+            v6 = 62u32;
+        } else {
+            v6 = (((((a_i32 / (v0 | 1i32))) as i64)) as u32);
+        }
+        oi[i] = ((((a_i32) as i16)).abs()) as u64;
+        of[i] = (((v1) as f64)) as f64;
     }
 }
 
@@ -1511,27 +1517,25 @@ pub fn diff_37(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
-        let mut v0: i8 = (((((a_f32) as i8) * ((a_i64) as i8)) - (53i8 - (-27i8))) ^ ((0i64 | diff_unshape(diff_shape(a_u32, ((((a_u32) as i8) & ((a_u32) as i8))) as i64, ((!((a_i64) as i8))) as i64), a_u32)) as i8));
-        for j0 in 0u32..((59u32) % 4u32) {
-            v0 = (-(!((0i64 | diff_unshape(diff_shape(a_u32, (48i8) as i64, (((a_i64) as i8)) as i64), a_u32)) as i8)));
+        let mut v0: i8 = (((((a_f32) as i8) * ((a_i64) as i8)) - (53i8 - (-27i8))) ^ (0i8 | diff_apply((match (a_u32 % 8u32) { 5u32 | 4u32 => 8i8, 2u32 => 29i8, 4u32 | 3u32 => ((a_i64) as i8), _ => ((a_u32) as i8) }), |c: i8| c ^ ((35i8).max(((a_f32) as i8))))));
+        for j0 in (0u32..=((4294967295u32) % 4u32)).rev() {
+            v0 = (match (j0 % 8u32) { 0u32..=4u32 => (127i8 ^ (((a_i32) as i8) ^ ((a_i64) as i8))), _ => (0i8 | diff_or(None, (match (70u32 % 8u32) { 6u32 | 4u32 => ((a_f32) as i8), _ => ((a_i64) as i8) }))) });
         }
-        let mut t1: [f32; 3] = [((if false { 1e-40f32 } else { (-0.0f32) }) / (if true { a_f32 } else { a_f32 })); 3];
-        t1[1] = ((DIFF_TABLE_F32.get(((2u32) % 8u32) as usize).copied().unwrap_or(8.75f32)) as f32);
-        t1[2] = (((((a_i64) as i16)) as f32) + (8.625f32 + a_f32));
-        let mut v1: f32 = ((a_f32).abs() * (a_f32 + a_f32));
-        for &v2 in t1.iter().step_by(2) {
-            v1 = (match (20u32 % 8u32) { 0u32..=6u32 => ((a_i64) as f32), 1u32..=7u32 => (a_f32 - v1), 3u32 => (v2 * a_f32), _ => ((0u32) as f32) });
+        let mut v1: f32 = (a_f32 / 10.625f32);
+        for j1 in (0u32..(((b_u32).max(a_u32)) % 4u32)).rev() {
+            v1 = (match (20u32 % 8u32) { 0u32..=6u32 => v1, 3u32 => 0.1f32, 1u32..=5u32 => v1, _ => 0.1f32 });
         }
-        let v3: u16 = ((((a_i64) as u16) / (57u16 | 1u16)) * (((a_f32) as u16) % (0u16 | 1u16)));
-        let mut t4: [u16; 3] = [(((a_f32) as u16) << (56u32 & 15u32)); 3];
-        t4[1] = (((-5.5f32)) as u16);
-        t4[2] = (1u16 / (53u16 | 1u16));
-        let mut v4: u16 = ((((a_i32) as u16)) as u16);
-        for &v5 in t4.iter() {
-            v4 = (16u16 * ((a_i64) as u16));
+        assert!((((99u32 % 256u32) != 7u32) || matches!((50u32 % 8u32), 5u32 | 2u32)));
+        let v2: u16 = ((((a_i64) as u16) / (57u16 | 1u16)) * (((a_f32) as u16) % (0u16 | 1u16)));
+        let mut t3: [u16; 3] = [(((a_f32) as u16) << (56u32 & 15u32)); 3];
+        t3[1] = (((-5.5f32)) as u16);
+        t3[2] = (1u16 / (53u16 | 1u16));
+        let mut v3: u16 = ((((a_i32) as u16)) as u16);
+        for &v4 in t3.iter() {
+            v3 = (16u16 * ((a_i64) as u16));
         }
-        oi[i] = ((0i8 | diff_apply(((-1i8)).checked_div(v0).unwrap_or((-15i8)), |c: i8| c ^ (((a_f32) as i8))))) as u64;
-        of[i] = ((if ((DIFF_TABLE_F64[((a_u32) % 6u32) as usize] * 1.0f64) >= (if false { a_f64 } else { 0.0f64 })) { 6.375f64 } else { (10.375f64).abs() })) as f64;
+        oi[i] = (i8::try_from(100i8).unwrap_or((-1i8))) as u64;
+        of[i] = ((((!b_i32)) as f64)) as f64;
     }
 }
 
@@ -1552,19 +1556,22 @@ pub fn diff_38<const K: i32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
-        let t0: [u64; 3] = [(0u64 | diff_mixed(a_u64, 24u32)), (74u64 >> (92i8 & 63i8)), (a_u64 >> (a_i64 & 63i64))];
-        let v0: u64 = t0.iter().copied().fold((a_u64 << 55i8), |v0, v1| (0u64 | (a_u64).diff_mix(91u32)));
-        let mut v2: u8 = (match (b_u32 % 8u32) { 1u32 | 4u32 => ((a_i64) as u8), 6u32 | 7u32 => 7u8, _ => ((a_i32) as u8) });
-        diff_xor_into(&mut v2, (match (49u32 % 8u32) { 2u32 => ((a_f32) as u8), 2u32 => 30u8, 4u32 => 255u8, _ => 8u8 }));
-        let r2 = &mut v2;
-        *r2 ^= (93u8 << (((a_f32) as i16) & 7i16));
-        let v3: u8 = ((0i64 | diff_unshape(diff_shape(31u32, (v2) as i64, (((v2 << ((a_u32) as u8)) % (v2 >> b_i64))) as i64), 31u32)) as u8);
-        let mut v4: u64 = a_u64;
-        for j0 in ((((52u32).max(32u32)) % 8u32)..(((99u32 >> ((-32768i16) & 31i16))) % 16u32)).step_by(((13u32) % 3u32) as usize) {
-            v4 = (match (31u32 % 8u32) { 2u32..=3u32 => (v0 - v0), 7u32 => (a_u64).max(1u64), 0u32..=7u32 => (0u64 | diff_or(None, a_u64)), _ => (96u64 ^ b_u64) });
+        let t0: [u64; 3] = [(DIFF_TABLE_U64[((38u32) % 6u32) as usize] * 1u64), (63u64 + a_u64), (0u64 | (a_u64).diff_mix(23u32))];
+        let v0: u64 = t0.iter().copied().fold(((a_i64) as u64), |v0, v1| (a_u64 << 55i8));
+        let v2: i16 = (0i16 % ((a_u32) as i16));
+        let mut v3: u16 = (((match (49u32 % 8u32) { 2u32 => ((a_f32) as u16), 2u32 => 30u16, 4u32 => 9866u16, _ => 65535u16 }) + (93u16 << (((a_f32) as i16) & 15i16))) & ((55u16 / (15u16 | 1u16)) << ((if false { (-1i64) } else { (-56i64) }) & 15i64)));
+        for j0 in ((((!17u32)) % 8u32)..(((a_u32 - a_u32)) % 16u32)).step_by(((15u32) % 3u32) as usize) {
+            v3 = u16::try_from(a_u64).unwrap_or(16u16);
         }
-        oi[i] = ((19u32 * ((1096163281u32 >> (a_i32 & 31i32)) / 76u32))) as u64;
-        of[i] = (a_f64) as f64;
+        let mut t4: [f64; 3] = [((DIFF_TABLE_F64.get(((a_u32) % 8u32) as usize).copied().unwrap_or((-10.875f64)) * (-a_f64)) * (((v3 - v3)) as f64)); 3];
+        t4[1] = (((5e-324f64 - a_f64) / DIFF_TABLE_F64.get(((68u32) % 8u32) as usize).copied().unwrap_or(8.625f64)) * (a_f64 * (DIFF_TABLE_F64[((55u32) % 6u32) as usize] * 1.0f64)));
+        t4[2] = ((a_f64 - 9.25f64) * (if matches!((a_u32 % 8u32), 1u32) { (if true { a_f64 } else { (-11.125f64) }) } else { 0.0f64 }));
+        let mut v4: f64 = ((5.5f64 / DIFF_TABLE_F64.get(((41u32) % 8u32) as usize).copied().unwrap_or((-0.375f64))) / (2.875f64 + (1.7e308f64 / 0.0f64)));
+        for &v5 in t4.iter().rev() {
+            v4 = (-(-((-9.0f64)).sqrt()));
+        }
+        oi[i] = ((((if false { 0i16 } else { v2 }) | v2) ^ ((0i16 | diff_or(None, ((a_u32) as i16))) >> (if (b_u64 >= 58u64) { ((a_f32) as u16) } else { v3 })))) as u64;
+        of[i] = ((-(match (0u32 % 8u32) { 7u32..=7u32 => ((-3.5f32)).sqrt(), _ => (-4.625f32) }))) as f64;
     }
 }
 
@@ -1592,12 +1599,12 @@ pub fn diff_39(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let mut c1: u32 = 0u32;
         let v1: i8 = loop {
             if c1 >= ((34u32) % 4u32) {
-                break ((0i8 | ((0i8 | diff_or(Some((-30i8)), (-128i8)))).diff_mix(a_u32)));
+                break ((0i8 | diff_apply(((-30i8)).saturating_add((-128i8)), |c: i8| c ^ ((96i8 << (64i64 & 7i64))))));
             }
             c1 += 1u32;
         };
-        oi[i] = ((b_i64).min((-98i64))) as u64;
-        of[i] = (a_f32) as f64;
+        oi[i] = ((-((a_u32) as i16))) as u64;
+        of[i] = (((i64::try_from(94i64).unwrap_or((-10i64))) as f64)) as f64;
     }
 }
 
@@ -1620,22 +1627,18 @@ pub fn diff_40(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let b_f64: f64 = diff_first(&xf64[i..]);
         let v0: f64 = a_f64;
         assert!((((a_u32 % 256u32) != 7u32) || (!(8i8 != (-1i8)))));
-        let mut t1: [u64; 3] = [((if ((86u64 == a_u64) || true) { (24u64).saturating_mul(b_u64) } else { (!72u64) }) % ((((a_u64 * a_u64)).abs_diff(a_u64) as u64) | 1u64)); 3];
-        t1[1] = (a_u64).checked_rem(6u64).unwrap_or(63u64);
-        t1[2] = (((9u64 << (1i32 & 63i32)) / (((a_f64 >= 4.875f64)) as u64)) << (0i64 | diff_apply((0i64 | DiffPair { a: (-1i64), b: 39i64 }.mixed()), |c: i64| c ^ ((61i64 / (9223372036854775807i64 | 1i64))))));
-        let mut v1: u64 = (((18446744073709551615u64 * a_u64) >> (((b_u32) as u64) & 63u64)) + 6u64);
+        let mut t1: [u64; 3] = [((if ((86u64 == a_u64) || true) { (DIFF_TABLE_U64[((26u32) % 6u32) as usize] * 1u64) } else { (49u64 + 18446744073709551615u64) }) % ((((0i64 | diff_unshape(diff_shape(a_u32, (5u64) as i64, (0u64) as i64), a_u32)) as u64) * (5219439890888630986u64 - a_u64)) | 1u64)); 3];
+        t1[1] = 97u64;
+        t1[2] = (DIFF_TABLE_U64[((31u32) % 6u32) as usize] * 1u64);
+        let mut v1: u64 = ((63u64 / ((0u64 | diff_or(None, 24u64)) | 1u64)) * (67u64 >> ((false) as i32)));
         for &v2 in t1.iter().skip(1) {
-            v1 = (match (81u32 % 8u32) { 1u32 | 2u32 => ((a_u64 << 11u8) + (56u64 % 67u64)), 3u32..=4u32 => a_u64, _ => ((74u64 - a_u64)).min(a_u64) });
+            v1 = a_u64;
         }
-        let v3: i32 = ((a_i32 >> (1u16 & 31u16)) ^ (0i32 | diff_mixed((-86i32), 91u32)));
-        let v4: f64 = 11.5f64;
-        let mut v5: f64 = ((87u16) as f64);
-        for j0 in (0u32..=(((a_u32).min(98u32)) % 4u32)).rev() {
-            v5 = (2.25f64 - v0);
-        }
-        assert!((((1u32 % 256u32) != 7u32) || (!(a_f64 == v5))));
-        oi[i] = ((if ((((a_u32) as i16) > 90i16) || matches!((17u32 % 8u32), 6u32 | 5u32)) { ((a_u64 >> (65u16 & 63u16)) % (a_u64 << 70i8)) } else { ((b_u64 % (v1 | 1u64))).max((!v1)) })) as u64;
-        of[i] = ((((if false { a_f64 } else { 5.625f64 }) + ((((a_i32) as u8)) as f64)) - ((-a_f64) / ((76u32) as f64)))) as f64;
+        let v3: i16 = (-(((-32768i16) >> (7i64 & 15i64)) << (40i8 / ((-76i8) | 1i8))));
+        let v4: i32 = ((a_u32) as i32);
+        let v5: u16 = (((!26u16) << 18u8) + (0u16 | diff_apply(((34u16) as u16), |c: u16| c ^ (((6.375f64) as u16)))));
+        oi[i] = (((if (v0 == a_f64) { ((a_u64) as i64) } else { (-6i64) }) % ((b_i64 + (-45i64)) | 1i64))) as u64;
+        of[i] = ((((((a_i64) as u16)) as f64) / (((36u16 >> (((a_u32) as i16) & 15i16))) as f64))) as f64;
     }
 }
 
@@ -1724,35 +1727,26 @@ pub fn diff_43<const K: i32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         let b_f64: f64 = diff_first(&xf64[i..]);
         let mut t0: [i32; 3] = [(-90i32); 3];
         t0[1] = ((((-2i32) << (7u8 & 31u8))).min(a_i32)).max(((!K) * (match (1u32 % 8u32) { 2u32..=6u32 => 48i32, 2u32 => (-44i32), _ => 22i32 })));
-        t0[2] = (-((62i32).checked_rem((-58i32)).unwrap_or((-23i32))).saturating_mul(((-37i32)).abs()));
-        let mut v0: i32 = (if true { ((b_i32 - a_i32) - (K >> (87u8 & 31u8))) } else { (((-2147483648i32) / (31i32 | 1i32)) * ((-82i32)).saturating_mul(a_i32)) });
-        for &v1 in t0.iter().skip(1) {
-            v0 = (((((a_f32) as i8)) as i32) << ((0u8 | diff_mixed((((a_i32) as u8)).checked_sub(((a_f32) as u8)).unwrap_or(56u8), a_u32)) & 31u8));
+        t0[2] = (-(0i32 | diff_mixed((0i32 | (62i32).diff_mix(58u32)), 23u32)));
+        let mut v0: i32 = ((a_i32 * (K >> (82u8 & 31u8)))).abs();
+        for &v1 in t0.iter().rev() {
+            v0 = (((24i32 ^ K) | (a_i32 * b_i32)) - i32::try_from(7u8).unwrap_or(K));
         }
-        let mut v2: u16 = (match (44u32 % 8u32) { 5u32 | 2u32 => ((a_f32) as u16), 5u32 | 4u32 => 64u16, _ => 96u16 });
-        for j0 in (((((K) as u32)) % 8u32)..(((64u32 + 65u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v2 = (if false { v2 } else { v2 });
+        let mut v2: u32 = 55u32;
+        if ((0u32 | diff_or(None, a_u32)) > a_u32) {
+            v2 = (!((56u32).checked_rem(92u32).unwrap_or(a_u32) / ((match (44u32 % 8u32) { 5u32 | 2u32 => a_u32, 5u32 | 4u32 => 64u32, _ => v2 }) | 1u32)));
+        } else {
+            v2 = (((64u32 + 65u32) / (0u32 | diff_or(None, 53u32))) - (((52i16).abs()) as u32));
         }
-        let v3: i8 = ((((a_f32) as i8) + 60i8) & (((a_u32) as i8) + (match (28u32 % 8u32) { 3u32..=4u32 => 16i8, 2u32 => 49i8, 1u32..=4u32 => (-128i8), _ => (-77i8) })));
-        assert!((((31u32 % 256u32) != 7u32) || ((-a_f32) > 0.75f32)));
-        let mut v4: i16 = (if true { (match (2637589565u32 % 8u32) { 0u32..=1u32 => (-43i16), _ => (-7i16) }) } else { ((12u32) as i16) });
-        diff_xor_into(&mut v4, (((v2) as i16) >> (match (62u32 % 8u32) { 2u32..=4u32 => ((a_i64) as u16), 3u32 => 58u16, _ => ((a_i32) as u16) })));
-        let r4 = &mut v4;
-        *r4 ^= (((a_i32) as i16) << 82i8);
-        let mut v5: f32 = (16777216.0f32 / b_f32);
-        'l5: for j1 in 0u32..(((b_u32 % a_u32)) % 3u32) {
-            for j2 in 0u32..(((match (b_u32 % 8u32) { 0u32 => 74u32, _ => a_u32 })) % 3u32) {
-                if (36u16 <= ((a_f32) as u16)) {
-                    break 'l5;
-                }
-                if ((-0.0f64) < a_f64) {
-                    continue 'l5;
-                }
-                v5 = (1e-40f32 + a_f32);
-            }
+        let mut v3: i32 = (((b_i32 - (-82i32)) * (match (v2 % 8u32) { 3u32 => a_i32, 3u32..=7u32 => 90i32, _ => v0 })) >> ((60u8 % ((98u8 + 7u8) | 1u8)) & 31u8));
+        for j0 in (0u32..((b_u32) % 4u32)).rev() {
+            v3 = (((v0 | K) + a_i32) % (((match (4294967295u32 % 8u32) { 0u32 | 5u32 => K, _ => K }) / ((K).abs() | 1i32)) | 1i32));
         }
-        oi[i] = ((((match (16u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16) >> ((((!6u32)) as i8) & 15i8))) as u64;
-        of[i] = ((((if (34u64 <= 87u64) { (!a_u32) } else { ((7u8) as u32) })) as f64)) as f64;
+        let v4: i8 = (((((42u16) as i16) >> (match (62u32 % 8u32) { 2u32..=4u32 => ((a_i64) as u16), 3u32 => 58u16, _ => ((a_i32) as u16) }))) as i8);
+        let v5: i16 = ((a_i32) as i16);
+        assert!((((a_u32 % 256u32) != 7u32) || ((a_f32 * (-6.125f32)) < DIFF_TABLE_F32.get(((a_u32) % 8u32) as usize).copied().unwrap_or(a_f32))));
+        oi[i] = (((match (a_u32 % 8u32) { 3u32..=5u32 => (0i16 | diff_mixed(v5, 66u32)), 4u32 => ((-63i16) ^ v5), 0u32 => i16::try_from(a_u32).unwrap_or(16i16), _ => ((55u32) as i16) }) + ((((2.0f32) as i16)) as i16))) as u64;
+        of[i] = ((((if (34u64 <= 87u64) { (!a_u32) } else { ((7u8) as u32) })) as f32)) as f64;
     }
 }
 
@@ -1778,13 +1772,19 @@ pub fn diff_44(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let r0 = &mut v0;
         *r0 ^= (28u16 & 92u16);
         let t1: [i64; 3] = [((44u8) as i64), (a_i64 << (v0 & 63u16)), (!(-83i64))];
-        let v1: i64 = t1.iter().copied().fold((((-21i16)) as i64), |v1, v2| ((match (88u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64));
-        let v3: i64 = ((((-48i16) >> v1)) as i64);
-        let v4: f32 = (((-a_f32) * ((20i32) as f32)) / ((((-13i32) & 39i32)) as f32));
-        let v5: i64 = (a_i64 - ((70u64) as i64));
+        let v1: i64 = t1.iter().copied().fold((((-21i16)) as i64), |v1, v2| (0i64 | diff_mixed(v1, a_u32)));
+        let v3: f64 = (a_f64 / b_f64);
+        let mut t4: [f64; 3] = [(v3 - v3); 3];
+        t4[1] = (v3 * a_f64);
+        t4[2] = ((20i32) as f64);
+        let mut v4: f64 = ((79i32) as f64);
+        for &v5 in t4.iter().step_by(2) {
+            v4 = ((-6.875f64)).abs();
+        }
+        let v6: i64 = (a_i64 - ((70u64) as i64));
         assert!((((89u32 % 256u32) != 7u32) || (!(17u64 == 99u64))));
-        oi[i] = (((!(a_u32).checked_add(93u32).unwrap_or(77u32)) >> (((0i64 | diff_unshape(diff_shape(b_u32, ((if (57i8 > ((a_u32) as i8)) { 71i64 } else { 74i64 })) as i64, ((v3).max(a_i64)) as i64), b_u32)) as i64) & 31i64))) as u64;
-        of[i] = ((a_f32 - a_f32)) as f64;
+        oi[i] = ((((a_u32 >> (0u64 & 31u64)) + (match (1u32 % 8u32) { 1u32..=5u32 => 44u32, 1u32..=1u32 => a_u32, 6u32 => 73u32, _ => 0u32 })) >> ((0i64 | DiffPair::new((-32i64), (DIFF_TABLE_I64[((57u32) % 6u32) as usize] * 1i64)).b) & 31i64))) as u64;
+        of[i] = (((((!((a_i32) as u16)) % ((a_i32) as u16))) as f32)) as f64;
     }
 }
 
@@ -1811,9 +1811,9 @@ pub fn diff_45(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         } else {
             v0 = ((a_u32) as i8);
         }
-        let v1: i16 = (((((match (32u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) as i16) >> ((0u8 | diff_or(Some(62u8), (0u8 | diff_or(Some(27u8), ((a_u32) as u8))))) & 15u8));
-        oi[i] = ((match (87u32 % 8u32) { 3u32 => (((a_f32 + 0.0f32)) as u64), _ => 53u64 })) as u64;
-        of[i] = ((-(match (38u32 % 8u32) { 1u32 => a_f32, 2u32..=4u32 => (a_f32 - 5.75f32), 1u32..=3u32 => 3.625f32, _ => (a_f32 * a_f32) }))) as f64;
+        let v1: i16 = ((if (!false) { (match (87u32 % 8u32) { 3u32 => (-70i16), _ => ((a_i32) as i16) }) } else { (((a_i32) as i16)).saturating_sub((-10i16)) }) << ((0u8 | diff_or(Some(62u8), (27u8).checked_mul(((a_u32) as u8)).unwrap_or(((a_i32) as u8)))) & 15u8));
+        oi[i] = ((((a_u64 ^ 82u64) % ((a_u64 >> ((-76i32) & 63i32)) | 1u64)) - ((match (25u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64))) as u64;
+        of[i] = (3.625f32) as f64;
     }
 }
 
@@ -1837,18 +1837,26 @@ pub fn diff_46<const K: i32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         let v0: f32 = (16777216.0f32 / DIFF_TABLE_F32.get(((4294967295u32) % 8u32) as usize).copied().unwrap_or(0.1f32));
         assert!((((56u32 % 256u32) != 7u32) || matches!((a_u32 % 8u32), 1u32..=2u32)));
         let mut v1: f64 = (a_f64 - 1.125f64);
-        if ((DIFF_TABLE_I32[((100u32) % 6u32) as usize] * 1i32) >= a_i32) {
-            v1 = (9.25f64).sqrt();
+        if ((0i32 | diff_or(Some(K), 71i32)) >= (-86i32)) {
+            v1 = a_f64;
         } else {
-            v1 = (a_f64 / a_f64);
+            v1 = (if false { 2.875f64 } else { v1 });
         }
-        let v2: f64 = (-v1);
-        let mut v3: u32 = 35u32;
-        for j0 in (u32::MAX - (((31u32 / 52u32)) % 4u32))..=u32::MAX {
-            v3 = ((matches!((v3 % 8u32), 6u32)) as u32);
+        let mut v2: i16 = (((a_f32) as i16) ^ ((0i16 | diff_or(Some(21i16), 14i16)) / (((0i64) as i16) | 1i16)));
+        if (!false) {
+            v2 = ((((!a_u64)) as i16) * (((-84i16) & ((a_f32) as i16))).abs());
+        } else {
+            v2 = ((!(v2 >> a_u64))).max(((!((a_i64) as i16)) & (v2 / v2)));
         }
-        oi[i] = ((if (((-73i32) != 19i32) || false) { ((61u64 % (a_u64 | 1u64)) & (a_u64 & 85u64)) } else { (a_u64).checked_div(78u64).unwrap_or(a_u64) })) as u64;
-        of[i] = (((((0i32 | diff_apply_impl(32i32, |c: i32| c ^ ((-96i32))))) as f64) / (((((a_i64) as u8) >> (a_u32 & 7u32))) as f64))) as f64;
+        let mut t3: [f64; 3] = [(((35u8 << (58u64 & 7u64))) as f64); 3];
+        t3[1] = (-(v1 - (-1.0f64)));
+        t3[2] = (DIFF_TABLE_F64.get(((b_u32) % 8u32) as usize).copied().unwrap_or((-0.25f64)) - (v1 - a_f64));
+        let mut v3: f64 = ((-1.75f64) + DIFF_TABLE_F64.get(((b_u32) % 8u32) as usize).copied().unwrap_or(v1));
+        for &v4 in t3.iter() {
+            v3 = ((a_f64 * (-10.875f64)) * (a_f64 + (-0.0f64)));
+        }
+        oi[i] = ((((((false || matches!((a_u32 % 8u32), 1u32 | 5u32))) as u16)).abs_diff(((((a_f32) as u16) * 1u16) / ((((a_i64) as u16) << (((a_i32) as i8) & 15i8)) | 1u16))) as u16)) as u64;
+        of[i] = ((0.0f32 - a_f32)) as f64;
     }
 }
 
@@ -1869,38 +1877,17 @@ pub fn diff_47(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
-        let v0: i16 = ((0i16 | diff_or(None, 42i16)) >> ((31u32 - 0u32) & 15u32));
+        let v0: i16 = ((0i16 | (48i16).diff_mix(42u32)) >> ((31u32 - 0u32) & 15u32));
         assert!((((a_u32 % 256u32) != 7u32) || matches!((a_u32 % 8u32), 1u32)));
         let mut v1: u64 = (((!70u64) / (a_u64 | 1u64)) >> ((((a_i64) as u8) / (8u8 | 1u8)) >> (((a_f32) as i16) << (((a_i32) as i8) & 15i8))));
-        diff_xor_into(&mut v1, (match (a_u32 % 8u32) { 1u32..=4u32 => (0u64 | diff_mixed((0u64 | diff_or(Some(85u64), a_u64)), a_u32)), 1u32 => (if ((-67i8) == ((a_i64) as i8)) { (58u64).max(a_u64) } else { ((97u8) as u64) }), 6u32 => (a_u64).checked_mul(a_u64).unwrap_or(12u64), _ => ((37u64 << (b_i64 & 63i64)) << ((66u64 & 64u64) & 63u64)) }));
+        diff_xor_into(&mut v1, (match (a_u32 % 8u32) { 1u32..=4u32 => (0u64 | diff_or(Some((0u64 | diff_or(Some(85u64), a_u64))), ((a_u64).abs_diff(91u64) as u64))), 5u32 | 4u32 => 64u64, 7u32 | 0u32 => ((41u64).max(56u64) + ((match (70u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)), _ => a_u64 }));
         let r1 = &mut v1;
-        *r1 ^= (0u64 | diff_mixed(a_u64, a_u32));
-        let mut v2: u16 = 84u16;
-        'l2: for j0 in 0u32..(((!93u32)) % 3u32) {
-            for j1 in 0u32..(((9u32).max(a_u32)) % 3u32) {
-                if (71u16 != ((a_i32) as u16)) {
-                    break 'l2;
-                }
-                if (false || true) {
-                    continue 'l2;
-                }
-                v2 = (((a_f32) as u16) | v2);
-            }
-        }
-        let mut v3: u16 = ((((((23u64) as f64)) as u8)) as u16);
-        'l3: for j2 in 0u32..((((a_f64) as u32)) % 3u32) {
-            for j3 in 0u32..(((!j2)) % 3u32) {
-                if true {
-                    break 'l3;
-                }
-                if (a_u32 == 4u32) {
-                    continue 'l3;
-                }
-                v3 = ((a_i64) as u16);
-            }
-        }
-        oi[i] = ((((if false { ((a_i32) as i16) } else { 32767i16 })).max(((-32i16) & v0)) * (((v0) as i16)).max((match (14u32 % 8u32) { 7u32 => ((a_i32) as i16), 4u32..=7u32 => ((a_i64) as i16), _ => ((a_u32) as i16) })))) as u64;
-        of[i] = (4.375f64) as f64;
+        *r1 ^= ((((a_i32) as u16)) as u64);
+        let v2: f32 = ((((-0.0f64)) as f32) - (((-37i64)) as f32));
+        assert!((((74u32 % 256u32) != 7u32) || true));
+        let v3: u8 = (!93u8);
+        oi[i] = ((((((a_u32) as u16)).min(((a_u32) as u16)) / (((a_u32) as u16) * 98u16)) & (match (b_u32 % 8u32) { 2u32 | 6u32 => (((a_f32) as u16) | 99u16), 4u32..=7u32 => ((v3) as u16), _ => (match (31u32 % 8u32) { 3u32 | 5u32 => ((a_i32) as u16), _ => ((a_i64) as u16) }) }))) as u64;
+        of[i] = (((v1) as f64)) as f64;
     }
 }
 
@@ -1922,21 +1909,21 @@ pub fn diff_48(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
         let v0: u64 = (26u64 % (10u64 | 1u64));
-        let mut v1: i32 = ((0i64 | diff_unshape(diff_shape(a_u32, (((15u16) as i32)) as i64, ((a_i32 & a_i32)) as i64), a_u32)) as i32);
-        'l1: for j0 in 0u32..((a_u32) % 3u32) {
-            for j1 in 0u32..(((a_u32 / (a_u32 | 1u32))) % 3u32) {
-                if (a_i32 <= b_i32) {
+        let mut v1: i32 = (47i32).checked_div((-1i32)).unwrap_or((-41i32));
+        'l1: for j0 in 0u32..((5u32) % 3u32) {
+            for j1 in 0u32..((1u32) % 3u32) {
+                if (a_f64 < a_f64) {
                     break 'l1;
                 }
-                if (false || true) {
+                if (a_u32 >= a_u32) {
                     continue 'l1;
                 }
-                v1 = ((match (83u32 % 8u32) { 0u32..=7u32 => a_i32, _ => v1 })).abs();
+                v1 = 89i32;
             }
         }
-        let v2: u32 = ((a_u32 ^ a_u32) | (a_u32).checked_rem(1u32).unwrap_or(89u32));
-        oi[i] = ((-((!(-5i16)) >> (((61i8) as u8) & 15u8)))) as u64;
-        of[i] = ((((((-3.75f32)).abs() / (0.125f32 / (-2.125f32)))) as f64)) as f64;
+        let v2: i32 = (0i32 | diff_or(Some(((a_i32 - v1) + (-a_i32))), (0i32 | diff_or(Some((a_i32 + b_i32)), (a_i32 << ((a_u32) as u8))))));
+        oi[i] = (((-73i32)).max(((91i32 / (a_i32 | 1i32)) / v1))) as u64;
+        of[i] = (a_f64) as f64;
     }
 }
 
@@ -1964,25 +1951,26 @@ pub fn diff_49(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let mut c1: u32 = 0u32;
         let v1: u16 = loop {
             if c1 >= (((a_u32).min(83u32)) % 4u32) {
-                break (((((a_i64) as u16)).checked_sub(48u16).unwrap_or(96u16)).max((0u16 | diff_mixed(65u16, a_u32))));
+                break (((DIFF_TABLE_U16[((a_u32) % 6u32) as usize] * 1u16)).max((65535u16 << a_u64)));
             }
             c1 += 1u32;
         };
-        let mut v2: i32 = (((-49i32) << 99i32) | 85i32);
-        for j1 in (0u32..(((75u32 / (a_u32 | 1u32))) % 4u32)).rev() {
-            v2 = (((((a_f32) as i8)) as i32)).min(a_i32);
+        let v2: i16 = (0i16).div_euclid(((((a_i64) as i16) - v0) >> ((match (4294967295u32 % 8u32) { 4u32 | 6u32 => 85i8, _ => ((a_i64) as i8) }) & 15i8)));
+        assert!((((77u32 % 256u32) != 7u32) || (a_i32 <= (31i32 - 56i32))));
+        let mut v3: f64 = ((92u8) as f64);
+        if ((55u8 <= ((a_i64) as u8)) || (a_i32 >= 48i32)) {
+            v3 = (DIFF_TABLE_F64[((86u32) % 6u32) as usize] * 1.0f64);
+        } else {
+            v3 = (((-8.125f32)) as f64);
         }
-        let mut v3: u16 = ((true) as u16);
-        for j2 in (((48u32) % 8u32)..((0u32) % 16u32)).step_by(((55u32) % 3u32) as usize) {
-            v3 = v1;
+        let mut v4: u16 = (match (31u32 % 8u32) { 5u32 | 7u32 => 41u16, 7u32 | 7u32 => ((a_i32) as u16), _ => v1 });
+        if ((((-1i8)) as i64) >= (0i64 | diff_or(Some((-68i64)), a_i64))) {
+            v4 = (match (17u32 % 8u32) { 6u32..=7u32 => v1, _ => v1 });
+        } else {
+            v4 = (0u16).max(v4);
         }
-        let mut v4: u32 = a_u32;
-        for j3 in (u32::MAX - (((4294967295u32).min(a_u32)) % 4u32))..=u32::MAX {
-            v4 = ((((41u8 >> (56i32 & 7i32))) as u32) * ((0i64 | diff_unshape(diff_shape(0u32, ((!a_u32)) as i64, ((((-1i8)) as u32)) as i64), 0u32)) as u32));
-        }
-        assert!((((v4 % 256u32) != 7u32) || false));
-        oi[i] = (((((-32i8) * (127i8).max(36i8))) as i32)) as u64;
-        of[i] = ((DIFF_TABLE_F64[((a_u32) % 6u32) as usize] * 1.0f64)) as f64;
+        oi[i] = ((v0 >> ((52u16 % 65535u16) >> ((if false { 9u64 } else { 14827877372346032406u64 }) & 15u64)))) as u64;
+        of[i] = (11.375f32) as f64;
     }
 }
 
@@ -2064,12 +2052,12 @@ pub fn diff_52<const K: i64>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         let b_f64: f64 = diff_first(&xf64[i..]);
         let mut v0: i32 = ((a_i32) as i32);
         if false {
-            v0 = (((-33i32)).checked_mul(v0).unwrap_or(v0) ^ (!(v0).min(b_i32)));
+            v0 = ((0i32 | diff_or(Some((b_i32).min(v0)), (-v0))) ^ ((v0 | a_i32) >> ((((a_u32) as u8) ^ 1u8) & 31u8)));
         } else {
-            v0 = (((a_i32 ^ a_i32) + ((0i64 | diff_unshape(diff_shape(a_u32, (a_i32) as i64, (v0) as i64), a_u32)) as i32)) / ((((((-93i32)) as i32)).abs_diff((23i32).min((-27i32))) as i32) | 1i32));
+            v0 = ((((47u8) as i32) ^ (30i32 ^ v0))).abs();
         }
-        oi[i] = ((((a_f32) as i8)).checked_div(99i8).unwrap_or((-11i8))) as u64;
-        of[i] = ((match (a_u32 % 8u32) { 5u32 | 1u32 => (a_f64 - (-3.875f64)), _ => (((-1.125f64) / 9.5f64) - a_f64) })) as f64;
+        oi[i] = ((((40i64).min(a_i64) >> (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64) & 63i64)) & (-a_i64))) as u64;
+        of[i] = (((((a_i64) as f32) / ((-1.125f32) / 9.5f32))).sqrt()) as f64;
     }
 }
 
@@ -2090,24 +2078,22 @@ pub fn diff_53(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
-        let mut v0: i32 = ((match (51u32 % 8u32) { 0u32 | 0u32 => (match (a_u32 % 8u32) { 3u32..=7u32 => (-93i32), _ => 92i32 }), 0u32..=1u32 => (b_i32 / a_i32), 5u32 | 7u32 => (a_i32 >> (20u16 & 31u16)), _ => (b_i32 & 1i32) })).pow((a_i32) as u32 & 7);
+        let mut v0: i32 = (0i32 | diff_apply((match (51u32 % 8u32) { 0u32 | 0u32 => (match (a_u32 % 8u32) { 3u32..=7u32 => (-93i32), _ => 92i32 }), 0u32..=1u32 => (b_i32 / a_i32), 5u32 | 7u32 => (a_i32 >> (20u16 & 31u16)), _ => (b_i32 & 1i32) }), |c: i32| c ^ (a_i32)));
         if ((a_f64 * a_f64) <= (-1.375f64)) {
-            v0 = ((match (a_u32 % 8u32) { 1u32 => (50i32 / (v0 | 1i32)), _ => 0i32 }) + (DIFF_TABLE_I32[((36u32) % 6u32) as usize] * 1i32));
+            v0 = ((match (a_u32 % 8u32) { 1u32 => (50i32 / (v0 | 1i32)), _ => 0i32 }) + (0i32 | diff_apply_impl((55i32 ^ 71i32), |c: i32| c ^ (((67i8) as i32)))));
         } else {
-            v0 = b_i32;
+            v0 = (if ((2.25f32 * 7.75f32) <= (a_f32 + (-6.625f32))) { ((v0 >> (a_i32 & 31i32)) + (a_i32 >> (-70i32))) } else { ((!a_i32) + (v0 << (49u64 & 31u64))) });
         }
-        let v1: i16 = ((a_u32) as i16);
-        let mut t2: [i8; 3] = [(((-1i8)).min(((-1i8) | ((a_i32) as i8))) + (((a_f32) as i8) >> ((0i64 | diff_unshape(diff_shape(357917002u32, (v0) as i64, ((-70i32)) as i64), 357917002u32)) as i32))); 3];
-        t2[1] = ((!(!80i8)) << ((((76u32).max(a_u32)).abs_diff((a_u32 << (((a_u32) as i16) & 31i16))) as u32) & 7u32));
-        t2[2] = (-38i8);
-        let mut v2: i8 = (((a_f32) as i8) ^ 18i8);
-        for &v3 in t2.iter().skip(1) {
-            v2 = ((a_i64) as i8);
+        let v1: u64 = (0u64 | diff_apply_impl(a_u64, |c: u64| c ^ (98u64)));
+        let mut v2: u32 = (60u32 / ((5u32).checked_sub(5u32).unwrap_or(a_u32) | 1u32));
+        if ((v0 == a_i32) || matches!((a_u32 % 8u32), 6u32)) {
+            v2 = (1u32 | (0u32 | v2));
+        } else {
+            v2 = ((!a_u32) - (v2 << ((-79i16) & 31i16)));
         }
-        let v4: u16 = (((a_i32) as u16) % (((a_i32) as u16) | 1u16));
-        assert!((((33u32 % 256u32) != 7u32) || matches!((a_u32 % 8u32), 7u32 | 2u32)));
-        oi[i] = (((((127i8 | v2)) as u64) >> (((if false { v2 } else { ((a_u32) as i8) })) as u16))) as u64;
-        of[i] = (((((a_i32) as f32) * (0.1f32 * 16777216.0f32)) / (((v4).max(0u16)) as f32))) as f64;
+        let v3: u8 = 73u8;
+        oi[i] = (((((((a_i64) as i8) >> (a_i64 & 7i64))) as u32) >> (((match (v2 % 8u32) { 3u32..=4u32 => v1, _ => b_u64 })).max((a_u64 - v1)) & 31u64))) as u64;
+        of[i] = ((((8.5f64 / 3.5f64)).sqrt() * ((((match (57u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64)) as f64))) as f64;
     }
 }
 
@@ -2163,10 +2149,10 @@ pub fn diff_55(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         if (!((-44i64) > 93i64)) {
             v2 = (((0u16 >> (v0 & 15u16))) as i8);
         } else {
-            v2 = ((0i64 | diff_unshape(diff_shape(a_u32, ((if matches!((a_u32 % 8u32), 6u32) { 7i8 } else { v2 })) as i64, (((54u8) as i8)) as i64), a_u32)) as i8);
+            v2 = (v2).checked_add(((a_f32) as i8)).unwrap_or(v2);
         }
-        oi[i] = ((a_u32 << ((72u8).max(((a_i64) as u8)) * ((((a_i32) as i16)) as u8)))) as u64;
-        of[i] = ((((a_i64).min((63i64 % (17i64 | 1i64)))) as f32)) as f64;
+        oi[i] = (((0i32 | diff_apply_impl((16i32 ^ a_i32), |c: i32| c ^ (b_i32))) % ((((-56i32) - (-47i32)) / ((0i32 | diff_mixed(a_i32, 51u32)) | 1i32)) | 1i32))) as u64;
+        of[i] = ((((((3u64) as f32) + a_f32)) as f64)) as f64;
     }
 }
 
@@ -2188,20 +2174,21 @@ pub fn diff_56(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
         let v0: u16 = (85u16 >> (((55u64) as i64) & 15i64));
-        let mut v1: u32 = (0u32 | diff_apply_impl((match (a_u32 % 8u32) { 4u32 | 6u32 => 33u32, 3u32..=4u32 => 26u32, _ => a_u32 }), |c: u32| c ^ (10u32)));
-        diff_xor_into(&mut v1, (((a_i32) as u32) >> (a_i32).rem_euclid(a_i32)));
+        let mut v1: u32 = u32::try_from(24u32).unwrap_or(31u32);
+        diff_xor_into(&mut v1, (!(0u32 & a_u32)));
         let r1 = &mut v1;
-        *r1 ^= ((a_f64) as u32);
+        *r1 ^= 10u32;
         let mut c2: u32 = 0u32;
         let v2: i64 = loop {
-            if c2 >= (((67u32 >> (((a_i64) as u16) & 31u16))) % 4u32) {
-                break ((((-1i64) >> (((a_f32) as i8) & 63i8)) ^ (9223372036854775807i64 ^ a_i64)));
+            if c2 >= (((!a_u32)) % 4u32) {
+                break (a_i64);
             }
             c2 += 1u32;
         };
-        let v3: u64 = (((match (v1 % 8u32) { 1u32..=4u32 => a_u64, 0u32..=5u32 => 1u64, 0u32..=2u32 => 94u64, _ => 28u64 }) << a_u32) & (0u64 | diff_apply_impl((a_u64 << (((a_f32) as u8) & 63u8)), |c: u64| c ^ ((b_u64 >> (85i32 & 63i32))))));
-        oi[i] = ((!a_i32)) as u64;
-        of[i] = ((if true { (((78u8) as f32) * (a_f32 - a_f32)) } else { (-(if false { (-3.625f32) } else { a_f32 })) })) as f64;
+        let v3: i8 = ((match (b_u32 % 8u32) { 1u32..=6u32 => (67i8 ^ ((a_u32) as i8)), 1u32 => (match (a_u32 % 8u32) { 3u32..=5u32 => 94i8, 5u32 | 7u32 => ((a_i64) as i8), _ => (-84i8) }), 6u32 => (7i8).min(((a_i64) as i8)), _ => ((a_u32) as i8) }) & (!(match (v1 % 8u32) { 1u32..=4u32 => ((a_f32) as i8), 0u32..=5u32 => (-1i8), 0u32..=2u32 => (-94i8), _ => 28i8 })));
+        assert!((((1u32 % 256u32) != 7u32) || ((8.75f32).sqrt() <= (match (4294967295u32 % 8u32) { 0u32..=2u32 => (-2.75f32), _ => 10.875f32 }))));
+        oi[i] = ((if ((1e-40f32).abs() > (a_f32 / 0.0f32)) { 24u8 } else { 26u8 })) as u64;
+        of[i] = (((((match (a_u32 % 8u32) { 6u32 => b_u32, 6u32 => v1, 6u32..=6u32 => v1, _ => 33u32 }) ^ ((match (76u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32))) as f64)) as f64;
     }
 }
 
@@ -2235,16 +2222,30 @@ pub fn diff_57<const K: i8>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u6
             }
         }
         let mut v1: u16 = (((-2147483648i32)) as u16);
-        for j2 in (u32::MAX - (((67u32).saturating_add(b_u32)) % 4u32))..=u32::MAX {
-            v1 = (34u16 / (((a_i32) as u16) | 1u16));
+        for j2 in (((((0i64 | diff_unshape(diff_shape(24u32, (31u32) as i64, (86u32) as i64), 24u32)) as u32)) % 8u32)..(((a_u32 - 61u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v1 = (0u16 % (v1 | 1u16));
         }
-        let v2: u8 = 7u8;
-        let mut v3: u32 = (((83u32 >> (14u32 & 31u32)) & (12u32 & 290490574u32))).max(((a_u32 << ((-9223372036854775808i64) & 31i64)) & (0u32 | diff_or(None, 67u32))));
-        for j3 in (u32::MAX - (((80u32 ^ 97u32)) % 4u32))..=u32::MAX {
-            v3 = ((v3).max((a_u32 << ((-23i64) & 31i64)))).max((!(a_u32 << (((a_u32) as i16) & 31i16))));
+        let mut c2: u32 = 0u32;
+        let v2: u32 = loop {
+            if c2 >= (((3u32).max(a_u32)) % 4u32) {
+                break ((90u32 + a_u32));
+            }
+            c2 += 1u32;
+        };
+        let mut v3: u64 = (8377701081166153934u64 ^ a_u64);
+        'l3: for j3 in 0u32..(((84u32 - 37u32)) % 3u32) {
+            for j4 in 0u32..(((v2 << (v1 & 31u16))) % 3u32) {
+                if (!false) {
+                    break 'l3;
+                }
+                if (!(0.1f64 == a_f64)) {
+                    continue 'l3;
+                }
+                v3 = v3;
+            }
         }
-        oi[i] = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)) as u64;
-        of[i] = (1.7e308f64) as f64;
+        oi[i] = (19i64) as u64;
+        of[i] = ((-1.75f64)) as f64;
     }
 }
 
@@ -2269,8 +2270,8 @@ pub fn diff_58(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         diff_xor_into(&mut v0, a_i64);
         let r0 = &mut v0;
         *r0 ^= ((-25i64) + a_i64);
-        oi[i] = (((((0i64 | DiffPair::new(a_i64, a_i64).b)) as i32) % (((a_i32).saturating_mul(45i32) ^ (a_i32 % ((-1i32) | 1i32))) | 1i32))) as u64;
-        of[i] = (((-2.875f64) + ((a_f64 + 8.125f64) * ((21u8) as f64)))) as f64;
+        oi[i] = (((((0i64 | diff_apply((-51i64), |c: i64| c ^ (v0)))) as i32) % i32::try_from(a_u64).unwrap_or(45i32))) as u64;
+        of[i] = (((86u64) as f64)) as f64;
     }
 }
 
@@ -2441,20 +2442,25 @@ pub fn diff_63(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let v1: f32 = (if true { 16777216.0f32 } else { a_f32 });
         let mut v2: f32 = (((-37i8)) as f32);
         'l2: for j2 in 0u32..(((40u32 >> (a_u64 & 31u64))) % 3u32) {
-            for j3 in 0u32..((((0i64 | diff_unshape(diff_shape(31u32, (a_u32) as i64, (a_u32) as i64), 31u32)) as u32)) % 3u32) {
-                if (a_f32 == 2.375f32) {
+            for j3 in 0u32..(((21u32).saturating_mul(88u32)) % 3u32) {
+                if (a_i32 >= 93i32) {
                     break 'l2;
                 }
-                if matches!((a_u32 % 8u32), 1u32 | 7u32) {
+                if true {
                     continue 'l2;
                 }
-                v2 = (a_f32).abs();
+                v2 = ((30u64) as f32);
             }
         }
-        let v3: f32 = ((((30u32) as f32) * (a_f32 * 5.5f32)) / (((a_i64 | a_i64)) as f32));
-        assert!((((a_u32 % 256u32) != 7u32) || ((b_u32 - 79u32) > 48u32)));
-        oi[i] = (((!(a_u64 ^ a_u64)) ^ 72u64)) as u64;
-        of[i] = (((((58u8 + 42u8) << ((!((a_i64) as u8)) & 7u8))) as f64)) as f64;
+        let mut t3: [u64; 3] = [(a_u64 + ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)); 3];
+        t3[1] = (if ((16u16 + 98u16) >= (1u16 + ((a_f32) as u16))) { (79u64).checked_add(63u64).unwrap_or(a_u64) } else { (1u64 | (a_u64 * 72u64)) });
+        t3[2] = (!a_u64);
+        let mut v3: u64 = (!(!54u64));
+        for &v4 in t3.iter().skip(1) {
+            v3 = v3;
+        }
+        oi[i] = (((match (31u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)) as u64;
+        of[i] = ((v0 / (5.875f64 * a_f64))) as f64;
     }
 }
 
@@ -2477,7 +2483,7 @@ pub fn diff_64<const K: i32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         let b_f64: f64 = diff_first(&xf64[i..]);
         let v0: u64 = (((18u64 << a_i64)).max((match (48u32 % 8u32) { 0u32 | 6u32 => a_u64, _ => 36u64 })) ^ a_u64);
         let v1: i32 = K;
-        oi[i] = ((0i8 | diff_apply((23i8).checked_mul(((a_i32) as i8)).unwrap_or(((a_i64) as i8)), |c: i8| c ^ ((((-18i8) / (52i8 | 1i8)) << ((67u32 >> ((-18i16) & 31i16)) & 7u32)))))) as u64;
+        oi[i] = ((0i8 | diff_or(None, (((-18i8) / (52i8 | 1i8)) << ((67u32 >> ((-18i16) & 31i16)) & 7u32))))) as u64;
         of[i] = (10.625f64) as f64;
     }
 }
@@ -2499,19 +2505,24 @@ pub fn diff_65(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
-        let v0: i64 = (match (1u32 % 8u32) { 1u32 | 2u32 => (if true { ((0i64 | diff_unshape(diff_shape(55u32, (65i64) as i64, (63i64) as i64), 55u32)) as i64) } else { (63i64 | (-1i64)) }), 2u32 => ((a_i64).abs()).max((match (a_u32 % 8u32) { 1u32 | 6u32 => 51i64, 0u32..=5u32 => (-8i64), _ => a_i64 })), 5u32 => b_i64, _ => (((-56i64) << (-72i32)) << ((DIFF_TABLE_I16[((41u32) % 6u32) as usize] * 1i16) & 63i16)) });
-        let v1: i8 = (((!((98i16) as u32))) as i8);
-        let v2: u8 = (((((8u32 ^ a_u32)) as u32)) as u8);
-        let mut v3: u64 = 43u64;
-        diff_xor_into(&mut v3, ((a_i32) as u64));
-        let r3 = &mut v3;
-        *r3 ^= (29u64 / (a_u64 | 1u64));
-        let mut v4: i8 = (-(((v3 << (83u8 & 63u8))) as i8));
-        for j0 in (((59u32) % 8u32)..(((1u32 >> (v3 & 31u64))) % 16u32)).step_by(((984835360u32) % 3u32) as usize) {
+        let v0: i64 = (match (1u32 % 8u32) { 1u32 | 2u32 => (if true { ((0i64 | diff_unshape(diff_shape(55u32, (65i64) as i64, (63i64) as i64), 55u32)) as i64) } else { (63i64 | (-1i64)) }), 2u32 => ((a_i64).abs()).max((match (a_u32 % 8u32) { 1u32 | 6u32 => 51i64, 0u32..=5u32 => (-8i64), _ => a_i64 })), 5u32 => b_i64, _ => ((a_i64).abs() >> (0i16 | diff_or(Some(51i16), ((a_f32) as i16)))) });
+        let v1: i8 = (match (19u32 % 8u32) { 3u32 => ((((-82i16) % (-84i16))) as i8), 5u32 => (((8u32 ^ a_u32)) as i8), _ => (match (b_u32 % 8u32) { 3u32 => (((a_u32 < a_u32)) as i8), 5u32 => (!((a_f32) as i8)), _ => ((a_i32) as i8) }) });
+        let v2: f64 = ((1.7e308f64 + DIFF_TABLE_F64.get(((20u32) % 8u32) as usize).copied().unwrap_or(b_f64)) / (((a_i64 | v0)) as f64));
+        let mut c3: u32 = 0u32;
+        let v3: f32 = loop {
+            if c3 >= ((((match (39u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32) {
+                break ((-(a_f32 / 0.0f32)));
+            }
+            c3 += 1u32;
+        };
+        let mut v4: i8 = (match (54u32 % 8u32) { 0u32..=7u32 => ((-((a_f32) as i8)) / (((73i16) as i8) | 1i8)), 1u32 => (((a_i32 & (-47i32))) as i8), 0u32 => ((a_f32) as i8), _ => v1 });
+        if true {
             v4 = ((a_f32) as i8);
+        } else {
+            v4 = ((-12i8) << (((!(-19i16))).min(((a_i64) as i16)) & 7i16));
         }
-        oi[i] = ((match (4294967295u32 % 8u32) { 2u32..=6u32 => ((match (54u32 % 8u32) { 0u32..=7u32 => a_i32, 1u32 => 3i32, 4u32..=7u32 => a_i32, _ => 62i32 }) * ((-22i32)).min(a_i32)), _ => ((31i32 >> (21u32 & 31u32)) * (match (31u32 % 8u32) { 7u32 => a_i32, _ => (-59i32) })) })) as u64;
-        of[i] = (9.375f64) as f64;
+        oi[i] = ((if (!(v0 >= v0)) { (match (28u32 % 8u32) { 2u32..=7u32 => (-75i16), _ => (((-10.5f64)) as i16) }) } else { ((a_f32) as i16) })) as u64;
+        of[i] = (((((16i16 / (2i16 | 1i16))) as f32) * ((((-40i16)) as f32)).sqrt())) as f64;
     }
 }
 
@@ -2569,7 +2580,7 @@ pub fn diff_67(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
         let mut v0: u8 = ((a_u32) as u8);
-        if ((0i64 | diff_apply(a_i64, |c: i64| c ^ ((-82i64)))) > (a_i64 | (-55i64))) {
+        if ((0i64 | (a_i64).diff_mix(82u32)) > (a_i64 | (-55i64))) {
             v0 = ((a_i32) as u8);
         } else {
             v0 = (((62u8) as u8) << (30i16 - 34i16));
@@ -2630,12 +2641,12 @@ pub fn diff_69<const K: i16>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
-        let mut v0: u64 = (0u64 | diff_apply((15261259909669596395u64 ^ a_u64), |c: u64| c ^ ((0u64 | diff_or(Some(9u64), a_u64)))));
-        for j0 in (u32::MAX - (((91u32 % (a_u32 | 1u32))) % 4u32))..=u32::MAX {
-            v0 = (12u64 << 5i64);
+        let mut v0: u64 = ((0i64 | diff_unshape(diff_shape(a_u32, (15261259909669596395u64) as i64, (u64::try_from((-78i64)).unwrap_or(a_u64)) as i64), a_u32)) as u64);
+        for j0 in (0u32..(((!a_u32)) % 4u32)).rev() {
+            v0 = (match (0u32 % 8u32) { 0u32 => 5u64, _ => a_u64 });
         }
-        oi[i] = ((((88i8) as i8) + (-17i8))) as u64;
-        of[i] = ((DIFF_TABLE_F32[((a_u32) % 6u32) as usize] * 1.0f32)) as f64;
+        oi[i] = ((!(((-43i32) - b_i32) >> ((!9223372036854775807i64) & 31i64)))) as u64;
+        of[i] = ((((9007199254740992.0f64).abs() - (b_f64 + a_f64)) - (((a_i64 >> (41i16 & 63i16))) as f64))) as f64;
     }
 }
 
@@ -2665,30 +2676,18 @@ pub fn diff_70(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
                 if (!(97u32 != 1u32)) {
                     continue 'l0;
                 }
-                v0 = (((a_i32) as i8)).checked_rem(81i8).unwrap_or(((a_i32) as i8));
+                v0 = i8::try_from(a_i64).unwrap_or(81i8);
             }
         }
-        let mut v1: f64 = (-a_f64);
-        if (!(((a_u32) as i8) > v0)) {
-            v1 = ((((9223372036854775807i64 << 1i32)) as f64) + (-(if true { v1 } else { b_f64 })));
-        } else {
-            v1 = (((match (a_u32 % 8u32) { 2u32 => (!54i64), 0u32..=0u32 => (0i64 | DiffPair { a: (-15i64), b: (-9223372036854775808i64) }.mixed()), 5u32 | 3u32 => ((a_f32) as i64), _ => a_i64 })) as f64);
-        }
-        let mut t2: [i16; 3] = [(match (52u32 % 8u32) { 6u32 => (((-29i16) ^ ((a_i32) as i16)) ^ (29i16).abs()), 0u32..=1u32 => ((!(-12i16))).abs(), 5u32 => (if ((-1i32) == (-1i32)) { (16i16 % (32767i16 | 1i16)) } else { (!((a_i64) as i16)) }), _ => (((-22i16) >> (((a_i32) as u8) & 15u8)) + (!((a_f32) as i16))) }); 3];
-        t2[1] = (((a_f32) as i16)).checked_rem((-53i16)).unwrap_or(((a_f32) as i16));
-        t2[2] = (!(match (a_u32 % 8u32) { 4u32..=7u32 => (0i16 | diff_or(None, 14i16)), 7u32 | 3u32 => (if (4294967295u32 <= 94u32) { ((a_u32) as i16) } else { 32767i16 }), 7u32 | 4u32 => (!(-50i16)), _ => (((a_i32) as i16) + ((a_i64) as i16)) }));
-        let mut v2: i16 = ((!(56i16 | (-8i16)))).max((((((a_f32) as u8) ^ 52u8)) as i16));
-        for &v3 in t2.iter().step_by(2) {
-            v2 = (match (a_u32 % 8u32) { 2u32 | 1u32 => ((((a_f32) as i16) << (v0 & 15i8)) | (((a_u32) as i16) ^ ((a_f32) as i16))), _ => ((a_i64) as i16) });
-        }
-        let mut v4: f32 = (6.375f32).sqrt();
-        if (((((a_i32) as u8) == 26u8) && false) && (v1 <= v1)) {
-            v4 = (if false { 0.1f32 } else { 7.0f32 });
-        } else {
-            v4 = (if (a_i64 == b_i64) { 0.0f32 } else { v4 });
-        }
-        oi[i] = (((((v1 + (-7.5f64))) as i16)).min((if (false && true) { ((a_u64) as i16) } else { ((31u32) as i16) }))) as u64;
-        of[i] = (((1.875f32 + (v4).abs())).abs()) as f64;
+        let v1: i64 = (match (4294967295u32 % 8u32) { 4u32..=6u32 => ((-38i64)).min(62i64), _ => (a_i64).abs() });
+        let mut v2: u32 = ((92u32 ^ a_u32)).max((match (4294967295u32 % 8u32) { 1u32..=2u32 => b_u32, 1u32 | 6u32 => 98u32, 3u32 | 2u32 => a_u32, _ => 95u32 }));
+        diff_xor_into(&mut v2, (a_u32 << ((-a_i32) & 31i32)));
+        let r2 = &mut v2;
+        *r2 ^= (DIFF_TABLE_U32[((32u32) % 6u32) as usize] * 1u32);
+        let v3: u8 = ((match (52u32 % 8u32) { 6u32 => (((a_f32) as u8) ^ 27u8), 4u32 | 3u32 => ((a_u32) as u8), 4u32..=5u32 => (8u8 >> (96i16 & 7i16)), _ => ((a_u32) as u8) }) - ((a_f32) as u8));
+        assert!((((a_u32 % 256u32) != 7u32) || ((!true) || ((-6i16) > (-13i16)))));
+        oi[i] = (((0u16 / ((!((a_f32) as u16)) | 1u16)) + (!(32u16 ^ 74u16)))) as u64;
+        of[i] = (((b_f32 / (-a_f32)) * ((a_f32 * a_f32) / b_f32))) as f64;
     }
 }
 
@@ -2709,13 +2708,13 @@ pub fn diff_71<const K: u32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
-        let mut v0: i8 = (0i8 | diff_or(None, ((0i8 | diff_apply(35i8, |c: i8| c ^ (((a_i64) as i8)))) | ((a_f32) as i8))));
-        diff_xor_into(&mut v0, (((((((a_i32) as i8)) as i64) % a_i64)) as i8));
+        let mut v0: i8 = (95i8).checked_div(((a_u32) as i8)).unwrap_or(((a_i32) as i8));
+        diff_xor_into(&mut v0, (0i8 | diff_or(None, ((-((a_f32) as i8))).min(59i8))));
         let r0 = &mut v0;
-        *r0 ^= (59i8).min(1i8);
-        let v1: i16 = (-22i16);
-        oi[i] = ((((if true { (-47i16) } else { (-95i16) }) << ((match (a_u32 % 8u32) { 2u32 => 34i8, _ => v0 }) & 15i8)) << ((-(v0 % ((-34i8) | 1i8))) & 15i8))) as u64;
-        of[i] = (a_f64) as f64;
+        *r0 ^= (!(-99i8));
+        let v1: i64 = (match (91u32 % 8u32) { 5u32 => 24i64, 4u32 => (-36i64), _ => 0i64 });
+        oi[i] = ((if (((a_u64) as i32) > (10i32 - a_i32)) { (-(v0).abs()) } else { (if matches!((94u32 % 8u32), 0u32..=1u32) { ((match (88u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) } else { ((-35i8) << (a_i32 & 7i32)) }) })) as u64;
+        of[i] = ((((a_f64 * a_f64) + ((147u8) as f64)) - 0.1f64)) as f64;
     }
 }
 
@@ -2737,13 +2736,14 @@ pub fn diff_72(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
         let t0: [u8; 3] = [9u8, 77u8, ((a_f32) as u8)];
-        let v0: u8 = t0.iter().copied().fold((if (57i16 < ((a_u32) as i16)) { 80u8 } else { 47u8 }), |v0, v1| (0u8 | (8u8).diff_mix(14u32)));
-        let v2: u8 = (((((((a_i64) as u16)) as i32)) as u8) & ((match (a_u32 % 8u32) { 2u32 | 0u32 => ((a_f32) as u8), 7u32 => 15u8, _ => 1u8 }) / (((((a_u32) as u16)) as u8) | 1u8)));
+        let v0: u8 = t0.iter().copied().fold((if (57i16 < ((a_u32) as i16)) { 80u8 } else { 47u8 }), |v0, v1| (0u8 | diff_apply(8u8, |c: u8| c ^ (v1))));
+        let v2: u64 = (((v0) as u64) << ((match (53u32 % 8u32) { 3u32..=7u32 => a_u64, 5u32 | 3u32 => a_u64, 7u32 => 3u64, _ => a_u64 }) & 63u64));
+        assert!((((a_u32 % 256u32) != 7u32) || false));
         let v3: i32 = (!18i32);
         assert!((((a_u32 % 256u32) != 7u32) || matches!((b_u32 % 8u32), 4u32..=7u32)));
         let mut v4: f32 = (DIFF_TABLE_F32[((b_u32) % 6u32) as usize] * 1.0f32);
-        if ((if (52u64 < 33u64) { 12i8 } else { ((a_u32) as i8) }) >= ((-60i8) >> (66i64 & 7i64))) {
-            v4 = (((!(((a_i32) as i16)).max(((a_i64) as i16)))) as f32);
+        if ((if (52u64 < v2) { ((a_i64) as i8) } else { 12i8 }) >= ((((a_u32) as u8)) as i8)) {
+            v4 = (-((-a_f32) * ((-0.0f32) - 16777216.0f32)));
         } else {
             v4 = a_f32;
         }
@@ -2791,7 +2791,7 @@ pub fn diff_73(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         }
         let v3: u32 = 1u32;
         let mut v4: i64 = (-34i64);
-        for j0 in ((((b_u32).checked_add(a_u32).unwrap_or(59u32)) % 8u32)..(((v3).min(v3)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+        for j0 in (((((0i64 | diff_unshape(diff_shape(a_u32, (a_u32) as i64, (a_u32) as i64), a_u32)) as u32)) % 8u32)..(((v3 * 1u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
             v4 = ((b_i64 * v4)).min((if true { a_i64 } else { a_i64 }));
         }
         assert!((((51u32 % 256u32) != 7u32) || (b_f64 != a_f64)));
@@ -2823,8 +2823,8 @@ pub fn diff_74<const K: i32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         }
         assert!((((4294967295u32 % 256u32) != 7u32) || ((b_u64 < a_u64) || ((v0 >= 0.375f32) || true))));
         let v1: f64 = (match (a_u32 % 8u32) { 2u32 | 1u32 => (0.0f64 - a_f64), _ => (a_f64).abs() });
-        oi[i] = ((4294967295u32).checked_sub(34u32).unwrap_or(1u32)) as u64;
-        of[i] = ((((-v0) - (a_f32 * 3.4e38f32)) + (((31i32 >> (70u32 & 31u32))) as f32))) as f64;
+        oi[i] = ((DIFF_TABLE_U32[((a_u32) % 6u32) as usize] * 1u32)) as u64;
+        of[i] = ((-((((-1i64)) as f32) * ((-10.75f32) + a_f32)))) as f64;
     }
 }
 
@@ -2845,28 +2845,16 @@ pub fn diff_75(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
-        let mut t0: [u32; 3] = [((match (58u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32); 3];
-        t0[1] = ((0u32 | (93u32).diff_mix(34u32)) ^ (4294967295u32 ^ 4294967295u32));
-        t0[2] = 5u32;
-        let mut v0: u32 = (((76u64 << (217u8 & 63u8))) as u32);
-        for &v1 in t0.iter().skip(1) {
-            v0 = ((0u32 | diff_apply(a_u32, |c: u32| c ^ (v0))) & (a_u32).max(10u32));
+        let t0: [u32; 3] = [((0i64 | diff_unshape(diff_shape(58u32, ((a_u32 ^ a_u32)) as i64, ((34u32 * 89u32)) as i64), 58u32)) as u32), a_u32, ((((84i32) as u8)) as u32)];
+        let v0: u32 = t0.iter().copied().fold((!(a_u32 ^ 0u32)), |v0, v1| (0u32 | diff_apply_impl((a_u32 << (52u8 & 31u8)), |c: u32| c ^ ((v1 ^ a_u32)))));
+        let v2: i16 = 32767i16;
+        assert!((((a_u32 % 256u32) != 7u32) || true));
+        let mut v3: i16 = (match (99u32 % 8u32) { 0u32..=6u32 => ((a_f32) as i16), 1u32..=4u32 => v2, _ => ((a_i32) as i16) });
+        for j0 in (u32::MAX - ((((0u8) as u32)) % 4u32))..=u32::MAX {
+            v3 = (v2 + 19i16);
         }
-        let mut v2: u16 = (((a_u32) as u16)).checked_sub(12u16).unwrap_or(15u16);
-        if (((-99i16) - ((a_i32) as i16)) == (match (a_u32 % 8u32) { 0u32..=1u32 => 67i16, 5u32 | 2u32 => 16i16, 5u32..=5u32 => ((a_i32) as i16), _ => ((a_f32) as i16) })) {
-            v2 = v2;
-        } else {
-            v2 = ((((a_i32) as u16) >> (2147483647i32 & 15i32)) >> ((((-96i16)) as i8) & 15i8));
-        }
-        let mut v3: u16 = ((!((a_i64) as u16)) << (((v2) as u64) & 15u64));
-        if ((!v2) > (!v2)) {
-            v3 = ((DIFF_TABLE_U16[((v0) % 6u32) as usize] * 1u16) << ((a_u64).max(64u64) & 15u64));
-        } else {
-            v3 = v3;
-        }
-        assert!((((a_u32 % 256u32) != 7u32) || ((if (a_u64 == 48u64) { v0 } else { a_u32 }) >= (v0 & v0))));
-        oi[i] = ((if ((false && (((a_i32) as u8) > ((a_i64) as u8))) || (a_f64 >= b_f64)) { (!(((-47i64)) as i32)) } else { ((2147483647i32 % ((-87i32) | 1i32)) + (a_i32).saturating_mul(0i32)) })) as u64;
-        of[i] = ((if true { ((a_f64) as f32) } else { ((((((a_i32) as u16)) as i16)) as f32) })) as f64;
+        oi[i] = (((62u8 - ((a_i32) as u8)) & (0u8 | diff_apply(((a_u64) as u8), |c: u8| c ^ ((62u8 >> (9223372036854775807i64 & 7i64))))))) as u64;
+        of[i] = ((a_f32).abs()) as f64;
     }
 }
 
@@ -2890,32 +2878,26 @@ pub fn diff_76<const K: u8>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u6
         let v0: i64 = a_i64;
         let mut v1: i32 = (if matches!((87u32 % 8u32), 1u32..=2u32) { ((-89i32) >> (b_u32 & 31u32)) } else { ((2.875f64) as i32) });
         for j0 in (u32::MAX - (((9u32 << (((a_i64) as i8) & 31i8))) % 4u32))..=u32::MAX {
-            v1 = ((a_i32).min(a_i32)).rem_euclid((v1 >> (v1 & 31i32)));
+            v1 = (0i32 | diff_mixed((a_i32).min(a_i32), 20u32));
         }
-        assert!((((61u32 % 256u32) != 7u32) || ((a_u32 | 3421983593u32) >= (a_u32 / (66u32 | 1u32)))));
-        let mut t2: [u32; 3] = [31u32; 3];
-        t2[1] = (match (31u32 % 8u32) { 2u32 => (7u32 >> (b_i32 & 31i32)), 7u32 | 1u32 => a_u32, _ => ((v1) as u32) });
-        t2[2] = ((a_u32).checked_mul(a_u32).unwrap_or(a_u32)).min((if (((a_i64) as u8) <= 69u8) { 7u32 } else { a_u32 }));
-        let mut v2: u32 = (1u32 >> ((0i64 | diff_or(Some(31i64), (-9223372036854775808i64))) & 31i64));
-        for &v3 in t2.iter().rev() {
-            v2 = (!(a_u32 | a_u32));
-        }
-        let mut c4: u32 = 0u32;
-        let v4: f32 = loop {
-            if c4 >= (((match (1u32 % 8u32) { 5u32..=5u32 => a_u32, 0u32..=3u32 => v2, _ => v2 })) % 4u32) {
-                break (a_f32);
+        assert!((((89u32 % 256u32) != 7u32) || matches!((a_u32 % 8u32), 6u32)));
+        let v2: u16 = ((a_i32) as u16);
+        let mut c3: u32 = 0u32;
+        let v3: u64 = loop {
+            if c3 >= (((a_u32 >> K)) % 4u32) {
+                break ((!0u64));
             }
-            c4 += 1u32;
+            c3 += 1u32;
         };
-        let mut t5: [i16; 3] = [((1u8) as i16); 3];
-        t5[1] = 48i16;
-        t5[2] = ((-20i16) >> (36u8 & 15u8));
-        let mut v5: i16 = (32767i16 * 54i16);
-        for &v6 in t5.iter().rev() {
-            v5 = (((a_i32) as i16)).max(v5);
+        let mut t4: [u16; 3] = [(v2 & ((a_i64) as u16)); 3];
+        t4[1] = ((((a_i32) as i8)) as u16);
+        t4[2] = (((a_i32) as u16) >> (63i64 & 15i64));
+        let mut v4: u16 = (1u16 - v2);
+        for &v5 in t4.iter().rev() {
+            v4 = (((a_f32) as u16) % (v4 | 1u16));
         }
-        oi[i] = ((if ((7u8 ^ 57u8) > (((a_i64) as u8) >> (v5 & 7i16))) { (((match (a_u32 % 8u32) { 0u32 | 4u32 => 8i8, 4u32 | 4u32 => (-4i8), _ => 8i8 })) as i32) } else { v1 })) as u64;
-        of[i] = (((((a_u32) as u16)) as f64)) as f64;
+        oi[i] = ((if ((((a_i32) as u8) % (((a_f32) as u8) | 1u8)) <= (match (a_u32 % 8u32) { 1u32..=1u32 => ((a_i32) as u8), 0u32..=4u32 => 210u8, _ => 52u8 })) { (((((a_i64) as i8)) as u32)).max((a_u32 | a_u32)) } else { (!(1u32).rem_euclid(a_u32)) })) as u64;
+        of[i] = (((-9.0f64) / (((83i16) as f64)).abs())) as f64;
     }
 }
 
@@ -2950,11 +2932,10 @@ pub fn diff_77<const K: u32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         *r3 ^= 8u8;
         let mut v4: u32 = (((v2 / a_f32)) as u32);
         for j0 in ((((DIFF_TABLE_U32[((K) % 6u32) as usize] * 1u32)) % 8u32)..((46u32) % 16u32)).step_by(((K) % 3u32) as usize) {
-            v4 = ((match (v4 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32);
+            v4 = u32::try_from(((a_i64) as u8)).unwrap_or(a_u32);
         }
-        assert!((((a_u32 % 256u32) != 7u32) || false));
-        oi[i] = ((((a_i32) as i16) >> ((((1e-40f32) as i64)).max((a_i64 & (-9223372036854775808i64))) & 15i64))) as u64;
-        of[i] = ((match (a_u32 % 8u32) { 6u32 | 4u32 => ((-a_f32) - ((63i16) as f32)), _ => (((v4 << (b_i32 & 31i32))) as f32) })) as f64;
+        oi[i] = (((!((-1i16) >> (10i64 & 15i64))) % (((match (v4 % 8u32) { 4u32..=6u32 => ((a_u32) as i16), 5u32 | 4u32 => 37i16, 7u32 | 3u32 => 89i16, _ => ((a_u32) as i16) }) & 48i16) | 1i16))) as u64;
+        of[i] = ((((-((a_u32) as i8))) as f64)) as f64;
     }
 }
 
@@ -2992,8 +2973,8 @@ pub fn diff_78(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
             v1 = ((if false { v1 } else { a_i64 }) << ((a_u64 | b_u64) & 63u64));
         }
         let v2: i32 = (a_i32).min(64i32);
-        oi[i] = ((((match (40u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i64) / (a_i64 >> ((((a_u32) as u16) / (2u16 | 1u16)) & 63u16)))) as u64;
-        of[i] = ((-6.25f32)) as f64;
+        oi[i] = ((((0i64 | DiffPair::new(a_i64, (-16i64)).b)).pow(((((-2i64)) as i64)) as u32 & 7) / ((a_i64 - (match (18u32 % 8u32) { 1u32..=2u32 => 64i64, _ => 64i64 })) | 1i64))) as u64;
+        of[i] = (((match (b_u32 % 8u32) { 2u32 => (if matches!((a_u32 % 8u32), 6u32 | 1u32) { (-0.0f32) } else { (-0.0f32) }), 6u32 => (-a_f32), 0u32..=1u32 => ((-10.75f32) / (-0.375f32)), _ => 8.75f32 }) + ((if false { 6.75f32 } else { (-1.25f32) }) * (a_f32 * (-5.5f32))))) as f64;
     }
 }
 
@@ -3017,14 +2998,14 @@ pub fn diff_79<const K: u32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         let v0: u8 = ((a_f64) as u8);
         assert!((((50u32 % 256u32) != 7u32) || (((a_f64) as i16) < (32767i16 % ((-1i16) | 1i16)))));
         let v1: u32 = a_u32;
-        let mut v2: i64 = ((a_i64 >> 100u64) >> ((0i64 | diff_unshape(diff_shape(v1, (a_i32) as i64, (95i32) as i64), v1)) as i32));
-        if ((match (a_u32 % 8u32) { 6u32 => 83u64, _ => 1u64 }) >= 0u64) {
-            v2 = ((a_i64 * v2) >> (16i16 << (48i64 & 15i64)));
+        let mut v2: i64 = (((-97i64) % (-68i64)) >> ((22i32).saturating_mul((-7i32)) & 63i32));
+        if ((!false) && (false && (((a_u32) as i8) != 0i8))) {
+            v2 = (v2).min(v2);
         } else {
-            v2 = ((21i64).abs() * 49i64);
+            v2 = ((a_i64 * v2)).abs();
         }
-        oi[i] = ((K >> (((((-77i8) >= 69i8)) as u64) & 31u64))) as u64;
-        of[i] = ((match (b_u32 % 8u32) { 0u32 => (((65i32 / (a_i32 | 1i32))) as f64), _ => ((match (a_u32 % 8u32) { 5u32 | 4u32 => 7.75f64, _ => a_f64 }) / (b_f64 * a_f64)) })) as f64;
+        oi[i] = (8u64) as u64;
+        of[i] = (((a_u64) as f32)) as f64;
     }
 }
 
@@ -3085,19 +3066,19 @@ pub fn diff_81(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let mut c3: u32 = 0u32;
         let v3: u8 = loop {
             if c3 >= ((a_u32) % 4u32) {
-                break ((DIFF_TABLE_U8[((48u32) % 6u32) as usize] * 1u8));
+                break ((((a_f32) as u8)).checked_mul(((a_u32) as u8)).unwrap_or(31u8));
             }
             c3 += 1u32;
         };
-        let v4: i64 = ((11.375f64) as i64);
+        let v4: u64 = a_u64;
         let mut v5: u32 = 91u32;
-        if ((v4).saturating_sub(v4) > (a_i64 % (a_i64 | 1i64))) {
-            v5 = (41u32 % a_u32);
+        if ((DIFF_TABLE_I64[((54u32) % 6u32) as usize] * 1i64) > 95i64) {
+            v5 = (v5 >> 37u16);
         } else {
-            v5 = (if (76u32 == 1u32) { v5 } else { a_u32 });
+            v5 = v5;
         }
-        oi[i] = ((match (a_u32 % 8u32) { 2u32 | 7u32 => (((a_u32) as u16)).saturating_add((!((a_u32) as u16))), _ => ((54u16 << (35i64 & 15i64)) & (match (a_u32 % 8u32) { 1u32 | 1u32 => 56u16, _ => 58u16 })) })) as u64;
-        of[i] = (((-b_f32) + DIFF_TABLE_F32.get(((v5) % 8u32) as usize).copied().unwrap_or(a_f32))) as f64;
+        oi[i] = ((0i16 | diff_apply_impl(((-1i16) >> ((32767i16 | 69i16) & 15i16)), |c: i16| c ^ (((!(-41i16))).abs())))) as u64;
+        of[i] = (0.1f32) as f64;
     }
 }
 
@@ -3204,16 +3185,21 @@ pub fn diff_84(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
-        let v0: i8 = (((DIFF_TABLE_I64[((28u32) % 6u32) as usize] * 1i64)) as i8);
-        let mut t1: [i64; 3] = [(if matches!((a_u32 % 8u32), 2u32..=7u32) { 56i64 } else { a_i64 }); 3];
-        t1[1] = (4i64 % (a_i64 | 1i64));
-        t1[2] = (a_i64 / (a_i64 | 1i64));
-        let mut v1: i64 = (63i64 * (-49i64));
-        for &v2 in t1.iter().skip(1) {
-            v1 = (a_i64).max(a_i64);
+        let v0: i8 = (((0i64 | DiffPair { a: (a_i64).abs(), b: (0i64 | diff_or(None, 64i64)) }.mixed())) as i8);
+        let mut v1: i32 = (((!(-58i32)) - ((a_f64) as i32)) - (DIFF_TABLE_I32[((a_u32) % 6u32) as usize] * 1i32));
+        'l1: for j0 in 0u32..(((if matches!((5u32 % 8u32), 0u32 | 2u32) { a_u32 } else { a_u32 })) % 3u32) {
+            for j1 in 0u32..(((a_u32).max(a_u32)) % 3u32) {
+                if ((-47i16) < 70i16) {
+                    break 'l1;
+                }
+                if (false || (((a_f32) as i16) == 15i16)) {
+                    continue 'l1;
+                }
+                v1 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) << ((!(7i8 >> (((a_i32) as i16) & 7i16))) & 31i8));
+            }
         }
-        oi[i] = (((((9.625f64 * 5e-324f64) - (7.5f64 - 9007199254740992.0f64))) as u16)) as u64;
-        of[i] = ((((!(15i16 >> (((a_i32) as i16) & 15i16)))) as f32)) as f64;
+        oi[i] = (((-(a_i64 - 31i64)) * (((match (72u32 % 8u32) { 1u32..=3u32 => ((a_i64) as i8), 1u32..=2u32 => v0, 1u32..=3u32 => ((a_i64) as i8), _ => ((a_f32) as i8) })) as i64))) as u64;
+        of[i] = ((-((6.875f64 - 1.25f64) - (a_f64 * 0.0f64)))) as f64;
     }
 }
 
@@ -3282,19 +3268,19 @@ pub fn diff_86<const K: i16>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         assert!((((a_u32 % 256u32) != 7u32) || (!true)));
         let mut v1: i8 = ((((a_f32) as i8) ^ ((a_i64) as i8)) + ((-11i8)).abs());
         'l1: for j0 in 0u32..(((25u32 << (a_u32 & 31u32))) % 3u32) {
-            for j1 in 0u32..(((DIFF_TABLE_U32[((28u32) % 6u32) as usize] * 1u32)) % 3u32) {
-                if (true || (51u16 == 0u16)) {
+            for j1 in 0u32..(((31u32).checked_div(49u32).unwrap_or(0u32)) % 3u32) {
+                if (!false) {
                     break 'l1;
                 }
-                if (!false) {
+                if true {
                     continue 'l1;
                 }
-                v1 = v1;
+                v1 = (((DIFF_TABLE_I16[((61u32) % 6u32) as usize] * 1i16)) as i8);
             }
         }
         let mut c2: u32 = 0u32;
         let v2: u8 = loop {
-            if c2 >= (((a_u32).pow((31u32) as u32 & 7)) % 4u32) {
+            if c2 >= (((0u32 | diff_or(Some(a_u32), 31u32))) % 4u32) {
                 break ((((a_f32) as u8) ^ (!((a_u32) as u8))));
             }
             c2 += 1u32;
@@ -3343,8 +3329,8 @@ pub fn diff_87<const K: u32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         for j2 in (0u32..=(((match (61u32 % 8u32) { 4u32 | 0u32 => a_u32, _ => a_u32 })) % 4u32)).rev() {
             v2 = ((((((-1.375f64)).abs()) as i8)) as f64);
         }
-        oi[i] = ((((0i64 | diff_unshape(diff_shape(K, ((23u32).min(a_u32)) as i64, ((!a_u32)) as i64), K)) as u32) & (((-8.5f64)) as u32))) as u64;
-        of[i] = ((((a_f64 / a_f64)).sqrt() - ((((-36i8) % (60i8 | 1i8))) as f64))) as f64;
+        oi[i] = (((36u32).checked_mul(87u32).unwrap_or(K) & (!(1u32 - K)))) as u64;
+        of[i] = ((((-4.25f64) - (if false { (-4.5f64) } else { v2 })) / (((((a_f32) as i16) * 52i16)) as f64))) as f64;
     }
 }
 
@@ -3372,9 +3358,9 @@ pub fn diff_88(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
             }
             c0 += 1u32;
         };
-        let v1: u8 = (((0i64 | diff_unshape(diff_shape(62u32, (255u8) as i64, (((a_i64) as u8)) as i64), 62u32)) as u8) << ((if false { 255u8 } else { ((a_f32) as u8) }) & 7u8));
-        oi[i] = (((a_i32 + (-1i32)) * (((v1) as i32)).max(((-59i32)).rem_euclid((-98i32))))) as u64;
-        of[i] = ((-7.625f64)) as f64;
+        let v1: u8 = ((28u8).saturating_mul(((a_i64) as u8)) << ((if false { 255u8 } else { ((a_f32) as u8) }) & 7u8));
+        oi[i] = ((((a_u32 % a_u32) % (4294967295u32 | 1u32)) * ((0u32 | diff_or(Some(71u32), 59u32)) & 46u32))) as u64;
+        of[i] = (((a_f32 * ((-0.125f32) - 0.1f32)) * ((0.0f32 + 9.0f32) - (DIFF_TABLE_F32[((a_u32) % 6u32) as usize] * 1.0f32)))) as f64;
     }
 }
 
@@ -3405,7 +3391,7 @@ pub fn diff_89(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let v1: i64 = a_i64;
         let mut v2: i32 = (((a_f32) as i32) / (((((a_f32) as u8)) as i32) | 1i32));
         if (((a_u32) as u8) >= 8u8) {
-            v2 = (((0u64 | diff_or(Some(a_u64), a_u64))) as i32);
+            v2 = (((0u64 | diff_mixed(a_u64, a_u32))) as i32);
         } else {
             v2 = a_i32;
         }
@@ -3443,12 +3429,12 @@ pub fn diff_90<const K: u8>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u6
         }
         let v2: f32 = ((((v1 >> (a_u32 & 15u32))) as f32) / (-((((a_i32) as i8)) as f32)));
         let v3: f64 = ((if false { a_f64 } else { 0.1f64 }) + (DIFF_TABLE_F64[((a_u32) % 6u32) as usize] * 1.0f64));
-        let mut v4: u32 = ((0u32 | diff_apply_impl((2u32 * a_u32), |c: u32| c ^ ((if (8i8 <= ((a_i32) as i8)) { b_u32 } else { a_u32 })))) << ((match (24u32 % 8u32) { 3u32 => (match (a_u32 % 8u32) { 1u32 | 4u32 => (-90i32), 2u32 => (-69i32), _ => a_i32 }), 1u32 => a_i32, 0u32 | 2u32 => (match (44u32 % 8u32) { 1u32..=2u32 => (-88i32), 4u32 | 7u32 => a_i32, 1u32..=7u32 => 31i32, _ => a_i32 }), _ => (DIFF_TABLE_I32[((87u32) % 6u32) as usize] * 1i32) }) & 31i32));
-        for j1 in (((a_u32) % 8u32)..(((40u32 * a_u32)) % 16u32)).step_by(((85u32) % 3u32) as usize) {
-            v4 = ((((a_u32 >> (84u16 & 31u16)) >> ((((a_i32) as i16) & 52i16) & 31i16))) as u32);
+        let mut v4: u32 = ((match (a_u32 % 8u32) { 1u32 => 81u32, 6u32 | 2u32 => (25u32 >> (a_u64 & 31u64)), _ => (40u32 * a_u32) }) << ((match (24u32 % 8u32) { 3u32 => (match (a_u32 % 8u32) { 1u32 | 4u32 => (-90i32), 2u32 => (-69i32), _ => a_i32 }), 1u32 => a_i32, 0u32 | 2u32 => (match (44u32 % 8u32) { 1u32..=2u32 => (-88i32), 4u32 | 7u32 => a_i32, 1u32..=7u32 => 31i32, _ => a_i32 }), _ => (a_i32).checked_div(a_i32).unwrap_or(1i32) }) & 31i32));
+        for j1 in (0u32..=(((0u32 | diff_apply_impl(a_u32, |c: u32| c ^ (87u32)))) % 4u32)).rev() {
+            v4 = (((match (v4 % 8u32) { 1u32..=3u32 => j1, 6u32..=7u32 => a_u32, _ => a_u32 }) ^ (!a_u32)) & b_u32);
         }
-        oi[i] = (((((a_u32) as u8)).checked_mul(((a_f32) as u8)).unwrap_or(((a_i64) as u8)) % (((if (((a_i64) as u16) < v1) { ((a_i64) as u8) } else { ((a_i64) as u8) }) >> (if true { ((a_u32) as u16) } else { ((a_i64) as u16) })) | 1u8))) as u64;
-        of[i] = (((if (!true) { DIFF_TABLE_F32.get(((a_u32) % 8u32) as usize).copied().unwrap_or(6.25f32) } else { (a_f32 - v2) })).sqrt()) as f64;
+        oi[i] = ((((if (((a_i64) as u16) < v1) { ((a_i64) as i8) } else { ((a_i64) as i8) }) >> (if true { ((a_u32) as u16) } else { ((a_i64) as u16) })) | ((a_i64) as i8))) as u64;
+        of[i] = ((if (!(!false)) { ((v3 + 9007199254740992.0f64) - DIFF_TABLE_F64.get(((97u32) % 8u32) as usize).copied().unwrap_or(a_f64)) } else { (((match (a_u32 % 8u32) { 2u32..=6u32 => a_i64, 0u32 | 3u32 => (-21i64), _ => 63i64 })) as f64) })) as f64;
     }
 }
 
@@ -3470,17 +3456,15 @@ pub fn diff_91<const K: i64>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
         let mut v0: f32 = ((-1.5f32) + a_f32);
-        for j0 in 0u32..((((0i64 | diff_unshape(diff_shape(44u32, (64u32) as i64, (40u32) as i64), 44u32)) as u32)) % 4u32) {
-            v0 = ((((a_i32) as u16)) as f32);
+        for j0 in (0u32..((((match (44u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 4u32)).rev() {
+            v0 = v0;
         }
-        let mut v1: f32 = a_f32;
-        if ((a_u32 >> (((a_u32) as i16) & 31i16)) > 16u32) {
-            v1 = (a_f32).abs();
-        } else {
-            v1 = (v0 * (-10.75f32));
+        let mut v1: u64 = ((((a_u32) as i16)) as u64);
+        for j1 in ((((if true { b_u32 } else { a_u32 })) % 8u32)..(((if false { 20u32 } else { 59u32 })) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v1 = (a_u64 % (v1 | 1u64));
         }
         oi[i] = ((((((a_i64) as u16) + (((-20i32)) as u16))) as i32)) as u64;
-        of[i] = ((((a_i32) as f32) - ((((-47i16)).checked_sub((-1i16)).unwrap_or(((a_i64) as i16))) as f32))) as f64;
+        of[i] = ((((a_i32) as f32) - ((i16::try_from(v1).unwrap_or(74i16)) as f32))) as f64;
     }
 }
 
@@ -3507,21 +3491,10 @@ pub fn diff_92(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         } else {
             v0 = (match (a_u32 % 8u32) { 7u32 | 6u32 => v0, 6u32 | 0u32 => v0, 6u32..=6u32 => v0, _ => 10i32 });
         }
-        let v1: i8 = ((0i8 | diff_apply(61i8, |c: i8| c ^ ((match (4294967295u32 % 8u32) { 0u32 | 3u32 => ((a_u32) as i8), 1u32..=4u32 => ((a_i32) as i8), 2u32 => ((a_i64) as i8), _ => (-29i8) })))) << (!(DIFF_TABLE_I16[((49u32) % 6u32) as usize] * 1i16)));
-        let mut v2: u8 = ((15u64) as u8);
-        'l2: for j0 in 0u32..((33u32) % 3u32) {
-            for j1 in 0u32..((a_u32) % 3u32) {
-                if true {
-                    break 'l2;
-                }
-                if (75i8 >= v1) {
-                    continue 'l2;
-                }
-                v2 = ((match (12u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
-            }
-        }
-        oi[i] = (((127i8 + ((a_i64) as i8))).abs()) as u64;
-        of[i] = (((((v2) as f32) / (8.0f32 - 8.625f32)) - ((1.125f32 * (-10.25f32)) / (-a_f32)))) as f64;
+        let v1: i8 = ((-(((a_f32) as i8) << 63u64)) << ((!(0i16 | diff_or(Some(((a_i64) as i16)), ((a_i32) as i16)))) & 7i16));
+        let v2: u64 = ((!a_u64)).pow((a_u64) as u32 & 7);
+        oi[i] = ((!(1u16).checked_div(66u16).unwrap_or(42u16))) as u64;
+        of[i] = ((match (31u32 % 8u32) { 6u32 => (-0.25f64), 3u32 | 7u32 => ((-8.5f64) / a_f64), 1u32 => a_f64, _ => (((63u8 << (7i8 & 7i8))) as f64) })) as f64;
     }
 }
 
@@ -3550,8 +3523,8 @@ pub fn diff_93(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
             c0 += 1u32;
         };
         let v1: i8 = (((-21i8) / (13i8 | 1i8))).min(64i8);
-        oi[i] = (((0i64 | diff_unshape(diff_shape(19u32, (((52u64 % (64u64 | 1u64)) * (!a_u64))) as i64, (((66u64 >> 71u8) - (a_u64 >> (((a_u32) as u8) & 63u8)))) as i64), 19u32)) as u64)) as u64;
-        of[i] = (((match (71u32 % 8u32) { 5u32 | 6u32 => (a_f64 * (-10.5f64)), 5u32 | 4u32 => ((((a_i32) as i16)) as f64), 0u32 => a_f64, _ => (0.1f64 * a_f64) }) / (((match (a_u32 % 8u32) { 3u32..=5u32 => 69u8, 0u32..=1u32 => ((a_i64) as u8), _ => ((a_i32) as u8) })) as f64))) as f64;
+        oi[i] = (((match (19u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)) as u64;
+        of[i] = (a_f64) as f64;
     }
 }
 
@@ -3603,31 +3576,21 @@ pub fn diff_95(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
         let mut v0: i16 = ((39i16 >> (2u32 & 15u32)) + (!16i16));
-        diff_xor_into(&mut v0, ((-32768i16)).checked_div(((a_i32) as i16)).unwrap_or(((a_i32) as i16)));
+        diff_xor_into(&mut v0, (DIFF_TABLE_I16[((78u32) % 6u32) as usize] * 1i16));
         let r0 = &mut v0;
-        *r0 ^= (16i16).min(98i16);
-        let mut t1: [f64; 3] = [((64u64) as f64); 3];
-        t1[1] = ((0.5f64) as f64);
-        t1[2] = (match (a_u32 % 8u32) { 3u32 => a_f64, _ => a_f64 });
-        let mut v1: f64 = 4.875f64;
-        for &v2 in t1.iter().rev() {
-            v1 = (if (a_u64 != b_u64) { v2 } else { (-4.625f64) });
+        *r0 ^= ((a_i32) as i16);
+        let v1: i32 = (((match (82u32 % 8u32) { 5u32..=7u32 => a_u64, 7u32 | 1u32 => 71u64, _ => 4u64 })) as i32);
+        let mut v2: i64 = a_i64;
+        for j0 in ((((match (a_u32 % 8u32) { 0u32 => a_u32, 0u32..=5u32 => a_u32, _ => a_u32 })) % 8u32)..(((0u32 | (37u32).diff_mix(b_u32))) % 16u32)).step_by(((4294967295u32) % 3u32) as usize) {
+            v2 = (b_i64).max(v2);
         }
-        let mut v3: u32 = (((((-22i8)) as u32)).max((match (a_u32 % 8u32) { 3u32 => a_u32, 1u32 => 32u32, _ => a_u32 }))).rem_euclid(((!a_u32) ^ 34u32));
-        'l3: for j0 in 0u32..((((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u32)) % 3u32) {
-            for j1 in 0u32..(((74u32 | a_u32)) % 3u32) {
-                if true {
-                    break 'l3;
-                }
-                if false {
-                    continue 'l3;
-                }
-                v3 = ((!v3) / (((!v3)).min(((22u16) as u32)) | 1u32));
-            }
+        let mut v3: i8 = (0i8 | diff_mixed((!(if false { ((a_i32) as i8) } else { 14i8 })), 39u32));
+        for j1 in 0u32..(((a_u32).min(a_u32)) % 4u32) {
+            v3 = ((!((a_f32) as i8)) | (i8::try_from(40i16).unwrap_or(((a_f32) as i8)) % (5i8 / (v3 | 1i8))));
         }
-        let v4: u16 = 54u16;
+        assert!((((31u32 % 256u32) != 7u32) || (!((19u16 != ((a_u32) as u16)) || matches!((a_u32 % 8u32), 0u32..=7u32)))));
         oi[i] = (a_u64) as u64;
-        of[i] = ((if ((a_i64 * 48i64) < (a_i64 << (46i8 & 63i8))) { (DIFF_TABLE_F64.get(((53u32) % 8u32) as usize).copied().unwrap_or(a_f64) * (-a_f64)) } else { a_f64 })) as f64;
+        of[i] = ((if ((a_i64 * v2) < (10i64 ^ v2)) { (match (9u32 % 8u32) { 0u32 => ((v1) as f64), _ => ((-1.5f64) / 1.7e308f64) }) } else { (-2.75f64) })) as f64;
     }
 }
 
@@ -3674,34 +3637,38 @@ pub fn diff_97<const K: i32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
-        let t0: [u64; 3] = [(61u64).checked_sub(87u64).unwrap_or(a_u64), (35u64 ^ a_u64), (83u64).max((match (a_u32 % 8u32) { 2u32 => a_u64, 0u32 => b_u64, _ => a_u64 }))];
-        let v0: u64 = t0.iter().copied().fold((match (1u32 % 8u32) { 5u32 => ((match (93u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64), _ => (37u64 - a_u64) }), |v0, v1| ((0i64 | diff_unshape(diff_shape(92u32, ((a_u64 % (a_u64 | 1u64))) as i64, (((0u32) as u64)) as i64), 92u32)) as u64));
-        let mut v2: u16 = (((a_i32) as u16) ^ ((a_u32) as u16));
-        if ((K % (-81i32)) < (0i32 | diff_apply(a_i32, |c: i32| c ^ (K)))) {
-            v2 = (((a_f32) as u16) | v2);
-        } else {
-            v2 = (((a_u32) as u16) ^ ((a_u32) as u16));
+        let mut t0: [u64; 3] = [(0u64 | diff_mixed(b_u64, 87u32)); 3];
+        t0[1] = 0u64;
+        t0[2] = ((!a_u64)).min(1u64);
+        let mut v0: u64 = 44u64;
+        for &v1 in t0.iter().rev() {
+            v0 = (DIFF_TABLE_U64[((4294967295u32) % 6u32) as usize] * 1u64);
         }
-        let mut v3: u32 = a_u32;
-        'l3: for j0 in 0u32..(((if true { a_u32 } else { 6u32 })) % 3u32) {
-            for j1 in 0u32..(((4294967295u32 >> (43i8 & 31i8))) % 3u32) {
-                if true {
-                    break 'l3;
-                }
-                if (matches!((v3 % 8u32), 1u32) || (0.0f32 >= a_f32)) {
-                    continue 'l3;
-                }
-                v3 = 51u32;
+        let mut c2: u32 = 0u32;
+        let v2: u32 = loop {
+            if c2 >= ((0u32) % 4u32) {
+                break (((63u64) as u32));
             }
+            c2 += 1u32;
+        };
+        let v3: f64 = (DIFF_TABLE_F64[((v2) % 6u32) as usize] * 1.0f64);
+        assert!((((a_u32 % 256u32) != 7u32) || ((21i64 % ((-78i64) | 1i64)) == (-a_i64))));
+        let mut t4: [u16; 3] = [(((a_u32) as u16) ^ (!((v2) as u16))); 3];
+        t4[1] = (match (a_u32 % 8u32) { 4u32 | 3u32 => ((((a_u32) as u16) >> (80i8 & 15i8)) ^ (((a_i64) as u16) / (((a_u32) as u16) | 1u16))), 4u32 => ((if true { ((a_i64) as u16) } else { 6u16 })).saturating_sub((65535u16 >> (43i8 & 15i8))), 3u32..=7u32 => (((matches!((v2 % 8u32), 1u32) || (0.0f32 >= a_f32))) as u16), _ => 51u16 });
+        t4[2] = 1u16;
+        let mut v4: u16 = (((39421u16 | 54768u16)).min((!((a_f32) as u16))) | 18u16);
+        for &v5 in t4.iter().step_by(2) {
+            v4 = (if ((1u32 << (30u8 & 31u8)) == (v2 + 11u32)) { ((v5 << (a_i64 & 15i64)) << (((v0) as u64) & 15u64)) } else { (0u16 | diff_apply_impl(((a_i64) as u16), |c: u16| c ^ (0u16))) });
         }
-        let v4: u64 = ((a_u64).min(v0) | (18446744073709551615u64 ^ v0));
-        let mut v5: i64 = (a_i64 | a_i64);
-        for j2 in ((((match (9u32 % 8u32) { 7u32 | 4u32 => 1u32, 0u32..=7u32 => v3, 3u32 | 5u32 => 82u32, _ => 4294967295u32 })) % 8u32)..(((4294967295u32).div_euclid(v3)) % 16u32)).step_by(((19u32) % 3u32) as usize) {
-            v5 = (a_i64 - v5);
-        }
-        assert!((((46u32 % 256u32) != 7u32) || matches!((59u32 % 8u32), 6u32)));
-        oi[i] = ((((match (v3 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32) << (!(a_u64 | v0)))) as u64;
-        of[i] = ((-3.0f64)) as f64;
+        let mut c6: u32 = 0u32;
+        let v6: u32 = loop {
+            if c6 >= (((if false { 75u32 } else { v2 })) % 4u32) {
+                break ((u32::try_from((-13i32)).unwrap_or(v2) | (match (a_u32 % 8u32) { 3u32..=6u32 => 4u32, 0u32..=7u32 => v2, _ => v2 })));
+            }
+            c6 += 1u32;
+        };
+        oi[i] = (((u16::try_from(10u32).unwrap_or(31u16) * (((a_f32) as u16)).max(v4)) % (DIFF_TABLE_U16[((32u32) % 6u32) as usize] * 1u16))) as u64;
+        of[i] = (((((a_i64).min(b_i64)) as f64)).abs()) as f64;
     }
 }
 
@@ -3722,20 +3689,20 @@ pub fn diff_98<const K: u32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
-        let mut v0: u8 = ((match (70u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
-        'l0: for j0 in 0u32..((K) % 3u32) {
-            for j1 in 0u32..(((38u32 / (a_u32 | 1u32))) % 3u32) {
-                if (a_i64 != 51i64) {
+        let mut v0: u8 = ((((a_i32) as u8) * 15u8)).saturating_sub(10u8);
+        'l0: for j0 in 0u32..(((K << (((a_u32) as i8) & 31i8))) % 3u32) {
+            for j1 in 0u32..(((K ^ 4294967295u32)) % 3u32) {
+                if true {
                     break 'l0;
                 }
-                if ((-79i16) < 70i16) {
+                if (a_i32 == a_i32) {
                     continue 'l0;
                 }
-                v0 = (!((a_u32) as u8));
+                v0 = v0;
             }
         }
-        oi[i] = (50u16) as u64;
-        of[i] = (((if (59i32 <= 70i32) { (-2.875f64) } else { (-a_f64) }) - (match (a_u32 % 8u32) { 5u32 => (DIFF_TABLE_F64[((81u32) % 6u32) as usize] * 1.0f64), _ => (a_f64 * a_f64) }))) as f64;
+        oi[i] = ((!((((a_i64) as i16) | 32767i16) << ((a_u64 + 59u64) & 15u64)))) as u64;
+        of[i] = ((-a_f64)) as f64;
     }
 }
 
@@ -3757,13 +3724,17 @@ pub fn diff_99(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[f
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
         let v0: u32 = (if true { 86u32 } else { 0u32 });
-        let mut v1: f64 = (((a_f64 / 2.5f64) - (8.5f64 + (-3.875f64))) + ((((0i64 | diff_unshape(diff_shape(a_u32, (((a_f32) as i8)) as i64, (0i8) as i64), a_u32)) as i8)) as f64));
-        for j0 in (u32::MAX - (((82u32 << (76u64 & 31u64))) % 4u32))..=u32::MAX {
-            v1 = ((((-7.625f64) - (-0.0f64)) + v1) + DIFF_TABLE_F64.get(((v0) % 8u32) as usize).copied().unwrap_or(a_f64));
+        let mut v1: f64 = (((a_f64 / 2.5f64) - (8.5f64 + (-3.875f64))) + (((DIFF_TABLE_I8[((a_u32) % 6u32) as usize] * 1i8)) as f64));
+        for j0 in (u32::MAX - (((match (31u32 % 8u32) { 0u32 => a_u32, 6u32 => 82u32, 3u32 | 5u32 => 1u32, _ => 21u32 })) % 4u32))..=u32::MAX {
+            v1 = ((((((a_f32) as u16) / (((a_i32) as u16) | 1u16)) << ((0u16 | (0u16).diff_mix(v0)) & 15u16))) as f64);
         }
-        let v2: i64 = a_i64;
-        oi[i] = ((0i32 | diff_or(None, ((b_i32 / ((-3i32) | 1i32))).max((if (a_u64 != a_u64) { a_i32 } else { 0i32 }))))) as u64;
-        of[i] = ((-(a_f64).abs())) as f64;
+        assert!((((a_u32 % 256u32) != 7u32) || ((((-1.875f32)) as f64) >= ((0.75f32) as f64))));
+        let mut v2: i16 = (DIFF_TABLE_I16[((a_u32) % 6u32) as usize] * 1i16);
+        diff_xor_into(&mut v2, ((0i16 & 75i16) << ((b_i64).min(a_i64) & 15i64)));
+        let r2 = &mut v2;
+        *r2 ^= (16i16 * 37i16);
+        oi[i] = (((match (18u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16)) as u64;
+        of[i] = (((match (65u32 % 8u32) { 7u32 => (v1 + a_f64), 4u32 => (a_f64 / v1), _ => ((-3.25f64) * v1) })).abs()) as f64;
     }
 }
 
@@ -3791,17 +3762,17 @@ pub fn diff_100<const K: i64>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[
         for &v1 in t0.iter().step_by(2) {
             v0 = ((65535u16 / (((a_i32) as u16) | 1u16)) ^ (!v0));
         }
-        let v2: u16 = ((((-76i64)) as u16) << ((0u8 | diff_apply_impl((45u8 & 91u8), |c: u8| c ^ (((a_f32) as u8)))) & 15u8));
+        let v2: u16 = ((((-76i64)) as u16) << ((((45u8 & 91u8)).abs_diff(((a_f32) as u8)) as u8) & 15u8));
         assert!((((32u32 % 256u32) != 7u32) || true));
         let v3: i32 = (!56i32);
-        let mut v4: i8 = ((((match (0u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) | ((a_u32) as i8)) - ((-31i8) >> ((v3 + v3) & 7i32)));
-        if (!((-9223372036854775808i64) != 96i64)) {
-            v4 = ((((v2 | ((a_i64) as u16))) as i8) >> (1u8 & 7u8));
+        let mut v4: i8 = (((0i8 | (31i8).diff_mix(34u32)) | (0i8).checked_add(((a_f32) as i8)).unwrap_or((-46i8))) - ((16u16) as i8));
+        if ((0i8 / ((-39i8) | 1i8)) < (67i8).checked_rem((-79i8)).unwrap_or((-17i8))) {
+            v4 = (((a_f32) as i8)).saturating_sub(((a_f32) as i8));
         } else {
-            v4 = ((if (v4 > v4) { (((a_f32) as i8) / (((a_i64) as i8) | 1i8)) } else { (v4 / (v4 | 1i8)) }) >> ((0u32 | (a_u32).diff_mix(b_u32)) & 7u32));
+            v4 = (if ((((a_i64) as i8) >> (6i32 & 7i32)) > (!v4)) { (if (false && (v3 != v3)) { (((a_i64) as i8) / (((a_f32) as i8) | 1i8)) } else { v4 }) } else { (((-1i8)).checked_mul(((a_i32) as i8)).unwrap_or(((a_f32) as i8)) << (((a_i32) as i8) - ((a_i32) as i8))) });
         }
-        oi[i] = (((0i64 | diff_unshape(diff_shape(25u32, (((((-1.5f32) / a_f32)) as u8)) as i64, ((((!false)) as u8)) as i64), 25u32)) as u8)) as u64;
-        of[i] = (a_f32) as f64;
+        oi[i] = ((0i8 | diff_or(Some(((((a_u32) as i8) % ((-93i8) | 1i8))).abs()), ((((a_u32) as i8) * v4) | ((a_i64) as i8))))) as u64;
+        of[i] = (((DIFF_TABLE_F64[((95u32) % 6u32) as usize] * 1.0f64) + (((match (94u32 % 8u32) { 6u32 | 0u32 => (-0.875f64), 0u32 | 7u32 => 0.1f64, _ => (-5.125f64) })) as f64))) as f64;
     }
 }
 
@@ -3824,7 +3795,7 @@ pub fn diff_101(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let b_f64: f64 = diff_first(&xf64[i..]);
         let mut v0: u8 = (((a_u32) as u8) * ((a_i32) as u8));
         if (false || (32u32 <= a_u32)) {
-            v0 = (DIFF_TABLE_U8[((a_u32) % 6u32) as usize] * 1u8);
+            v0 = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
         } else {
             v0 = ((((13u8) as u8)) as u8);
         }
@@ -3836,8 +3807,8 @@ pub fn diff_101(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
             }
             c2 += 1u32;
         };
-        oi[i] = (((if (91u16 != 4u16) { ((43u32) as u8) } else { (((a_u32) as u8)).max(2u8) }) & ((if false { ((a_f32) as u8) } else { 18u8 }) % (((0i64 | diff_unshape(diff_shape(37u32, (((a_i32) as u8)) as i64, (99u8) as i64), 37u32)) as u8) | 1u8)))) as u64;
-        of[i] = ((((-a_f32)) as f32)) as f64;
+        oi[i] = (((if (91u16 != 4u16) { ((43u32) as u8) } else { (((a_u32) as u8)).max(2u8) }) & ((if false { ((a_f32) as u8) } else { 18u8 }) % ((((a_u32) as u8)).checked_rem(v0).unwrap_or(v0) | 1u8)))) as u64;
+        of[i] = ((-10.5f32)) as f64;
     }
 }
 
@@ -3858,31 +3829,19 @@ pub fn diff_102(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
-        let mut v0: i16 = ((-28i16)).checked_mul(62i16).unwrap_or(((a_u32) as i16));
-        for j0 in (((((((a_u32) as u16)) as u32)) % 8u32)..(((match (73u32 % 8u32) { 0u32 => 4294967295u32, _ => 31u32 })) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v0 = ((-59i16) >> ((-128i8) & 15i8));
+        let mut v0: i16 = ((match (89u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16);
+        for j0 in ((((0u32 | diff_or(None, a_u32))) % 8u32)..((a_u32) % 16u32)).step_by(((7u32) % 3u32) as usize) {
+            v0 = (-((a_i64) as i16));
         }
-        let mut c1: u32 = 0u32;
-        let v1: u64 = loop {
-            if c1 >= ((((0i64 | diff_unshape(diff_shape(4294967295u32, (4294967295u32) as i64, (4u32) as i64), 4294967295u32)) as u32)) % 4u32) {
-                break (a_u64);
-            }
-            c1 += 1u32;
-        };
-        let v2: i64 = (-42i64);
-        assert!((((38u32 % 256u32) != 7u32) || ((((a_u32) as u8) >> (65u16 & 7u16)) > (60u8 * 70u8))));
-        let mut v3: f32 = (16777216.0f32 / 7.875f32);
-        if ((a_u32 << (((a_f32) as i8) & 31i8)) < (53u32 | 63u32)) {
-            v3 = (v3 * v3);
-        } else {
-            v3 = (a_f32).abs();
-        }
-        let mut v4: i16 = ((((72u16 | ((a_i64) as u16))) as i16)).min(((v2) as i16));
-        for j1 in (u32::MAX - ((16u32) % 4u32))..=u32::MAX {
-            v4 = ((match (66u32 % 8u32) { 3u32..=6u32 => (v0 << (((a_i64) as u16) & 15u16)), _ => (!((a_i32) as i16)) }) >> ((if false { v4 } else { (-97i16) }) & (((-81i8)) as i16)));
-        }
-        oi[i] = ((a_u32 / (a_u32 | 1u32))) as u64;
-        of[i] = ((-(match (31u32 % 8u32) { 2u32 => ((83u16) as f64), 2u32 => (10.375f64).abs(), 4u32 | 2u32 => (-0.125f64), _ => ((-11.0f64) * b_f64) }))) as f64;
+        let v1: f64 = (match (54u32 % 8u32) { 1u32 => b_f64, 2u32..=6u32 => (-7.25f64), _ => a_f64 });
+        let mut v2: i32 = (DIFF_TABLE_I32[((4294967295u32) % 6u32) as usize] * 1i32);
+        diff_xor_into(&mut v2, ((((0i64 | diff_unshape(diff_shape(a_u32, (a_i32) as i64, (a_i32) as i64), a_u32)) as i32)).max((1i32 << ((-39i64) & 31i64))) * (if ((77u8 != 69u8) || true) { 70i32 } else { ((-29i32) ^ 0i32) })));
+        let r2 = &mut v2;
+        *r2 ^= (!63i32);
+        let v3: i32 = i32::try_from(63u8).unwrap_or((-44i32));
+        let v4: i32 = (match (1u32 % 8u32) { 4u32 | 5u32 => (-89i32), 1u32..=2u32 => v3, _ => 31i32 });
+        oi[i] = (((((((a_i64) as i16) >> (a_i64 & 15i64)) & v0)) as i32)) as u64;
+        of[i] = ((if (!(false && false)) { (3.25f32 + (8.25f32 / 4.125f32)) } else { a_f32 })) as f64;
     }
 }
 
@@ -3907,28 +3866,20 @@ pub fn diff_103<const K: u32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[
         if (!(16i16 >= ((a_f32) as i16))) {
             v0 = (!(match (a_u32 % 8u32) { 3u32..=4u32 => (37i8 ^ (-53i8)), 7u32 | 7u32 => (!36i8), _ => (((a_f32) as i8) * ((a_f32) as i8)) }));
         } else {
-            v0 = ((((match (b_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64)) as i8);
+            v0 = ((u64::try_from(32i32).unwrap_or(52u64)) as i8);
         }
-        let v1: u32 = (match (3165632589u32 % 8u32) { 6u32 | 7u32 => a_u32, 3u32 | 7u32 => 99u32, _ => b_u32 });
-        let mut v2: f64 = (a_f64 / a_f64);
-        if ((!2147483647i32) > (a_i32 >> a_u32)) {
-            v2 = (v2 * v2);
-        } else {
-            v2 = (a_f64).sqrt();
+        let v1: f64 = (((9223372036854775807i64 | a_i64)) as f64);
+        let v2: i16 = (DIFF_TABLE_I16[((a_u32) % 6u32) as usize] * 1i16);
+        let mut t3: [i32; 3] = [((87i32 << (91u16 & 31u16)) + (match (32u32 % 8u32) { 0u32 | 0u32 => a_i32, _ => 60i32 })); 3];
+        t3[1] = ((8i32 + 96i32) ^ ((true) as i32));
+        t3[2] = (a_i32).abs();
+        let mut v3: i32 = ((1i32 >> (a_u32 & 31u32)) | (10i32).checked_mul(a_i32).unwrap_or(a_i32));
+        for &v4 in t3.iter() {
+            v3 = (((v4) as i32)).max((!a_i32));
         }
-        let mut v3: i16 = ((((DIFF_TABLE_U32[((87u32) % 6u32) as usize] * 1u32)) as i16)).saturating_mul(((0i16 | diff_or(Some(32767i16), ((a_i64) as i16)))).min(((52u16) as i16)));
-        for j0 in ((((v1 / (v1 | 1u32))) % 8u32)..(((0u32 | (v1).diff_mix(67u32))) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v3 = ((((-40i32)) as i16)).max((((-86i16)).abs() % (((80u8) as i16) | 1i16)));
-        }
-        let mut t4: [f64; 3] = [(DIFF_TABLE_F64[((a_u32) % 6u32) as usize] * 1.0f64); 3];
-        t4[1] = a_f64;
-        t4[2] = ((a_u64) as f64);
-        let mut v4: f64 = (-a_f64);
-        for &v5 in t4.iter().rev() {
-            v4 = (if true { b_f64 } else { a_f64 });
-        }
-        oi[i] = ((0i64 | DiffPair { a: 18i64, b: ((a_u32) as i64) }.mixed())) as u64;
-        of[i] = ((((-3.25f64) + 5e-324f64) - ((-11.125f64) - (a_f64 / 6.25f64)))) as f64;
+        let v5: f32 = ((a_f32 - ((-5.75f32) / b_f32)) - (a_f32 / ((a_u64) as f32)));
+        oi[i] = ((v2).min(((67u8) as i16))) as u64;
+        of[i] = ((-(-DIFF_TABLE_F32.get(((a_u32) % 8u32) as usize).copied().unwrap_or(v5)))) as f64;
     }
 }
 
@@ -3949,7 +3900,7 @@ pub fn diff_104<const K: i8>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
-        let mut v0: i64 = (((K) as i64) + (0i64 | diff_or(Some(a_i64), a_i64)));
+        let mut v0: i64 = (((K) as i64) + (a_i64).saturating_add(a_i64));
         diff_xor_into(&mut v0, a_i64);
         let r0 = &mut v0;
         *r0 ^= (-9223372036854775808i64);
@@ -3960,7 +3911,7 @@ pub fn diff_104<const K: i8>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
             v1 = ((15496u16 >> ((-32768i16) & 15i16)) + (!22u16));
         }
         let mut v2: f32 = a_f32;
-        'l2: for j0 in 0u32..(((0u32 | diff_apply_impl(a_u32, |c: u32| c ^ (a_u32)))) % 3u32) {
+        'l2: for j0 in 0u32..(((0u32 | diff_mixed(a_u32, a_u32))) % 3u32) {
             for j1 in 0u32..(((60u32).max(a_u32)) % 3u32) {
                 if (v1 < ((a_f32) as u16)) {
                     break 'l2;
@@ -3995,22 +3946,34 @@ pub fn diff_105<const K: i32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[
         let b_f64: f64 = diff_first(&xf64[i..]);
         let mut v0: u32 = (((!94u32) | ((((a_i64) as u16)) as u32)) << (((((-97i16) <= 50i16)) as i32) & 31i32));
         if (matches!((13u32 % 8u32), 3u32) && ((-43i16) <= (-20i16))) {
-            v0 = ((DIFF_TABLE_U32[((v0) % 6u32) as usize] * 1u32) ^ 45u32);
+            v0 = ((0u32 | diff_mixed((45u32 ^ v0), v0)) ^ (!(a_u32 + a_u32)));
         } else {
-            v0 = ((!(a_u32).checked_sub(v0).unwrap_or(0u32)) >> (((1u16 % (1u16 | 1u16)) >> ((a_u32 + a_u32) & 15u32)) & 31u16));
+            v0 = v0;
         }
-        let mut v1: f32 = ((11.625f32 / 6.625f32) * a_f32);
-        for j0 in 0u32..(((match (9u32 % 8u32) { 3u32 => 33u32, _ => v0 })) % 4u32) {
-            v1 = ((v1 / v1) * (a_f32 + v1));
+        let mut v1: u8 = (((!((a_f32) as u8))).rem_euclid((if true { ((a_u32) as u8) } else { 49u8 }))).rem_euclid(98u8);
+        for j0 in ((((0u32 | diff_apply(v0, |c: u32| c ^ (a_u32)))) % 8u32)..((((0.1f32) as u32)) % 16u32)).step_by(((v0) % 3u32) as usize) {
+            v1 = (!v1);
         }
-        let mut v2: u16 = 61u16;
-        diff_xor_into(&mut v2, ((0u16 | diff_apply((((a_u32) as u16) % (28u16 | 1u16)), |c: u16| c ^ ((((a_i32) as u16) >> (((a_i32) as u16) & 15u16))))) ^ ((35u16 & 74u16)).max((if true { 17u16 } else { ((a_i64) as u16) }))));
-        let r2 = &mut v2;
-        *r2 ^= ((0i64 | diff_unshape(diff_shape(v0, (77u16) as i64, (0u16) as i64), v0)) as u16);
-        let v3: f32 = (((v1 - b_f32) / (a_f32 + v1))).sqrt();
-        assert!((((71u32 % 256u32) != 7u32) || matches!((a_u32 % 8u32), 4u32 | 0u32)));
-        oi[i] = ((((0i64 | diff_unshape(diff_shape(a_u32, ((((a_u32) as i16)).min((-85i16))) as i64, (((-50i16) << (0u64 & 15u64))) as i64), a_u32)) as i16)).abs()) as u64;
-        of[i] = (((((((a_f32) as u8)).max(26u8)).min((((a_i32) as u8) * 69u8))) as f64)) as f64;
+        let mut v2: u8 = (v1 >> (15u16 & 7u16));
+        'l2: for j1 in 0u32..(((a_u32 % (v0 | 1u32))) % 3u32) {
+            for j2 in 0u32..(((76u32 - 31u32)) % 3u32) {
+                if (a_f64 >= 1.625f64) {
+                    break 'l2;
+                }
+                if ((-71i16) != ((a_i64) as i16)) {
+                    continue 'l2;
+                }
+                v2 = (!v1);
+            }
+        }
+        let mut v3: i16 = ((((a_i64) as i16) | 15i16) ^ 2i16);
+        if ((34u64).min(a_u64) < (1u64 * a_u64)) {
+            v3 = (match (a_u32 % 8u32) { 1u32 => (((a_i32) as i16) + ((a_i64) as i16)), 2u32 | 7u32 => (21i16).rem_euclid((-52i16)), 5u32 => ((a_f32) as i16), _ => (49i16 % v3) });
+        } else {
+            v3 = ((((a_i64) as i16) / (((a_i64) as i16) | 1i16)) << ((if (((a_u32) as i8) >= (-70i8)) { 75u64 } else { 79u64 }) & 15u64));
+        }
+        oi[i] = (K) as u64;
+        of[i] = (((if (41i8 != ((a_i32) as i8)) { (0.1f32 + b_f32) } else { 0.0f32 }) * ((10u8) as f32))) as f64;
     }
 }
 
@@ -4035,12 +3998,23 @@ pub fn diff_106(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         assert!((((a_u32 % 256u32) != 7u32) || (!(a_f64 != a_f64))));
         let mut v1: i32 = ((if (v0 < v0) { (31i32 / (a_i32 | 1i32)) } else { ((true) as i32) }) >> ((((if false { 1u32 } else { 41u32 })) as i8) & 31i8));
         for j0 in ((((match (85u32 % 8u32) { 0u32..=4u32 => a_u32, 5u32 => 4294967295u32, _ => a_u32 })) % 8u32)..(((37u32 & 0u32)) % 16u32)).step_by(((93u32) % 3u32) as usize) {
-            v1 = (((v1 & v1) << ((((a_u32) as i16)).saturating_add(v0) & 31i16))).rem_euclid(v1);
+            v1 = ((match (2607361759u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32);
         }
-        let v2: u32 = ((79u32 << (9223372036854775807i64 & 31i64)) | (a_u32 >> (v0 & 31i16)));
-        let v3: i16 = (0i16 | diff_apply_impl(((a_u32) as i16), |c: i16| c ^ (57i16)));
-        oi[i] = (((0i64 | DiffPair { a: (if true { a_i64 } else { a_i64 }), b: (-7i64) }.mixed()) | (((v1).min(v1)) as i64))) as u64;
-        of[i] = (((a_i64) as f64)) as f64;
+        let v2: u64 = ((((-5.875f32)) as u64) & (a_u64 << (2619072975u32 & 63u32)));
+        let mut v3: u64 = (((((if true { ((a_f32) as i8) } else { 47i8 })) as f32)) as u64);
+        'l3: for j1 in 0u32..(((32u32 - a_u32)) % 3u32) {
+            for j2 in 0u32..(((a_u32 * a_u32)) % 3u32) {
+                if true {
+                    break 'l3;
+                }
+                if (8i8 < ((a_f32) as i8)) {
+                    continue 'l3;
+                }
+                v3 = v3;
+            }
+        }
+        oi[i] = ((((v1).min((!a_i32))) as i8)) as u64;
+        of[i] = ((DIFF_TABLE_F64[((31u32) % 6u32) as usize] * 1.0f64)) as f64;
     }
 }
 
@@ -4064,7 +4038,7 @@ pub fn diff_107(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let mut t0: [u64; 3] = [a_u64; 3];
         t0[1] = (a_u64 / (a_u64 | 1u64));
         t0[2] = ((!a_u64) & (a_u64 << (((a_i64) as u8) & 63u8)));
-        let mut v0: u64 = ((DIFF_TABLE_U64[((a_u32) % 6u32) as usize] * 1u64) >> ((!46u64) & 63u64));
+        let mut v0: u64 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) >> ((!46u64) & 63u64));
         for &v1 in t0.iter().step_by(2) {
             v0 = ((match (70u32 % 8u32) { 5u32 => a_u64, 4u32 => 23u64, _ => 31u64 }) & (v1).max(a_u64));
         }
@@ -4104,12 +4078,12 @@ pub fn diff_108(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let b_f64: f64 = diff_first(&xf64[i..]);
         let mut v0: u8 = 57u8;
         if ((match (23u32 % 8u32) { 1u32 | 3u32 => a_f64, 4u32..=7u32 => a_f64, _ => b_f64 }) > ((((a_f32) as i16)) as f64)) {
-            v0 = (match (83u32 % 8u32) { 1u32 => ((73u8).min(((a_i32) as u8)) & v0), _ => ((v0).max(v0) - (((a_u32) as u8)).div_euclid(((a_i64) as u8))) });
+            v0 = (match (83u32 % 8u32) { 1u32 => ((73u8).min(((a_i32) as u8)) & v0), _ => ((v0).max(v0) - u8::try_from(((a_u32) as u8)).unwrap_or(((a_i64) as u8))) });
         } else {
             v0 = ((a_f32) as u8);
         }
-        oi[i] = (((match (72u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)) as u64;
-        of[i] = (((if (!(28u16 <= ((a_i64) as u16))) { (a_f64 - a_f64) } else { (-8.875f64) })).abs()) as f64;
+        oi[i] = ((0u16 | diff_or(Some(((((a_i64) as u16) << (19u32 & 15u32))).saturating_add((0u16 | (51u16).diff_mix(32u32)))), 49u16))) as u64;
+        of[i] = (((-(-a_f64)) + (DIFF_TABLE_F64[((62u32) % 6u32) as usize] * 1.0f64))) as f64;
     }
 }
 
@@ -4134,7 +4108,7 @@ pub fn diff_109(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         for j0 in (((75u32) % 8u32)..((((18i16) as u32)) % 16u32)).step_by(((95u32) % 3u32) as usize) {
             v0 = (a_f32 + ((((31i8) as u8)) as f32));
         }
-        oi[i] = ((match (33u32 % 8u32) { 2u32..=3u32 => (match (56u32 % 8u32) { 0u32 | 5u32 => (-15i8), 7u32 => (0i8 | diff_apply(94i8, |c: i8| c ^ (((a_u32) as i8)))), 5u32 | 7u32 => (((a_f32) as i8) / (((a_f32) as i8) | 1i8)), _ => (((a_u32) as i8) << (8i8 & 7i8)) }), 5u32 | 2u32 => ((((a_i64) as i8)).checked_div(0i8).unwrap_or(((a_u32) as i8)) / (((-128i8) + 86i8) | 1i8)), 0u32 | 5u32 => ((((a_u32) as i8) << (((a_f32) as u8) & 7u8)) % ((9i8 << 30i8) | 1i8)), _ => (match (a_u32 % 8u32) { 3u32 | 0u32 => (99i8 & 0i8), _ => (73i8 & ((a_i64) as i8)) }) })) as u64;
+        oi[i] = ((match (33u32 % 8u32) { 2u32..=3u32 => (match (56u32 % 8u32) { 0u32 | 5u32 => (-15i8), 7u32 => (0i8 | (94i8).diff_mix(a_u32)), 5u32 | 7u32 => (((a_f32) as i8) / (((a_f32) as i8) | 1i8)), _ => (((a_u32) as i8) << (8i8 & 7i8)) }), 5u32 | 2u32 => ((((a_i64) as i8)).checked_div(0i8).unwrap_or(((a_u32) as i8)) / (((-128i8) + 86i8) | 1i8)), 0u32 | 5u32 => ((((a_u32) as i8) << (((a_f32) as u8) & 7u8)) % ((9i8 << 30i8) | 1i8)), _ => (match (a_u32 % 8u32) { 3u32 | 0u32 => (99i8 & 0i8), _ => (73i8 & ((a_i64) as i8)) }) })) as u64;
         of[i] = ((-a_f64)) as f64;
     }
 }
@@ -4156,33 +4130,32 @@ pub fn diff_110<const K: u32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[
         let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
-        let v0: i8 = (((a_i32) as i8)).checked_sub(68i8).unwrap_or(((a_i64) as i8));
-        let mut v1: u16 = (10u16 << (((a_i64) as i16) & 15i16));
-        for j0 in (((((((a_u32) as u16)) as u32)) % 8u32)..(((match (a_u32 % 8u32) { 0u32 | 2u32 => K, 1u32 | 6u32 => K, _ => a_u32 })) % 16u32)).step_by(((95u32) % 3u32) as usize) {
-            v1 = (((a_f32) as u16)).checked_div(v1).unwrap_or(((a_u32) as u16));
+        let v0: i8 = i8::try_from(a_u32).unwrap_or(68i8);
+        let mut t1: [u32; 3] = [((10u32 << (((a_i64) as i16) & 31i16)) / (((((a_u32) as u16)) as u32) | 1u32)); 3];
+        t1[1] = (match (a_u32 % 8u32) { 0u32 | 2u32 => (K << (65535u16 & 31u16)), 6u32..=7u32 => (31u32 ^ 15u32), _ => (!a_u32) });
+        t1[2] = ((a_u32 - K) - (a_u32 >> (((a_f32) as u16) & 31u16)));
+        let mut v1: u32 = ((K * a_u32) << ((!63u16) & 31u16));
+        for &v2 in t1.iter().skip(1) {
+            v1 = a_u32;
         }
-        let mut v2: f32 = ((-a_f32) - (-b_f32));
-        if ((((-85i16)) as f64) < ((-7.375f64) / a_f64)) {
-            v2 = (-12.0f32);
-        } else {
-            v2 = (match (32u32 % 8u32) { 4u32 | 5u32 => 7.625f32, 7u32 => ((-1.25f32) / 2.75f32), _ => a_f32 });
+        let mut v3: f32 = (-b_f32);
+        for j0 in ((((100u32 % (v1 | 1u32))) % 8u32)..(((a_u32).min(a_u32)) % 16u32)).step_by(((52u32) % 3u32) as usize) {
+            v3 = (((if true { (-45i64) } else { 9223372036854775807i64 })) as f32);
         }
-        let t3: [i32; 3] = [(-46i32), ((a_i32 & 1i32)).abs(), (-(if true { (-27i32) } else { b_i32 }))];
-        let v3: i32 = t3.iter().copied().fold((((-89i32) << (91u64 & 31u64)) - (2147483647i32 << (44u16 & 31u16))), |v3, v4| (a_i32 * (v4 >> (7u8 & 31u8))));
-        let mut v5: f32 = ((-(a_f32 / a_f32)) * ((a_f32 + v2) * a_f32));
-        'l5: for j1 in 0u32..(((b_u32).checked_div(a_u32).unwrap_or(a_u32)) % 3u32) {
-            for j2 in 0u32..(((63u32 + 1u32)) % 3u32) {
-                if (a_f32 >= a_f32) {
-                    break 'l5;
-                }
-                if (a_f64 < 9007199254740992.0f64) {
-                    continue 'l5;
-                }
-                v5 = v2;
-            }
+        let mut t4: [i16; 3] = [(if (v0 != v0) { (((a_i32) as i16) + (-74i16)) } else { 21i16 }); 3];
+        t4[1] = ((if false { (-10i16) } else { ((a_i32) as i16) }) << ((32i64 & 95i64) & 15i64));
+        t4[2] = (((-29i16) >> (K & 15u32)) ^ ((a_f32) as i16));
+        let mut v4: i16 = ((((a_i64) as i16)).max((-1i16)) - ((-61i16) ^ ((a_i64) as i16)));
+        for &v5 in t4.iter().step_by(2) {
+            v4 = ((matches!((K % 8u32), 7u32)) as i16);
         }
-        oi[i] = ((if matches!((a_u32 % 8u32), 3u32..=3u32) { ((a_i32) as i16) } else { 49i16 })) as u64;
-        of[i] = (a_f64) as f64;
+        let mut v6: u16 = ((a_i64) as u16);
+        for j1 in (0u32..(((a_u32 << 100i32)) % 4u32)).rev() {
+            v6 = v6;
+        }
+        assert!((((v1 % 256u32) != 7u32) || ((DIFF_TABLE_I32[((b_u32) % 6u32) as usize] * 1i32) >= (-a_i32))));
+        oi[i] = ((((-9223372036854775808i64)) as i16)) as u64;
+        of[i] = ((if ((-v0) == (if false { (-1i8) } else { v0 })) { 4.375f32 } else { (((if (((a_u32) as i16) > 67i16) { ((a_i32) as u8) } else { ((a_i32) as u8) })) as f32) })) as f64;
     }
 }
 
@@ -4250,9 +4223,9 @@ pub fn diff_112(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
-        let v0: i16 = (((0i64 | diff_unshape(diff_shape(a_u32, (((a_f32) as i16)) as i64, ((-60i16)) as i64), a_u32)) as i16) ^ (-(69i16 & (-62i16))));
-        oi[i] = ((((a_u32) as i16)).checked_sub(((a_i64) as i16)).unwrap_or(((a_i64) as i16))) as u64;
-        of[i] = ((((a_f64 + 11.0f64) / ((-4.125f64) / (-0.0f64)))).sqrt()) as f64;
+        let v0: i16 = ((0i16 | diff_mixed((((a_f32) as i16)).min(93i16), 48u32)) ^ ((42i16 ^ ((a_i32) as i16)) & (match (94u32 % 8u32) { 1u32 | 1u32 => ((a_i64) as i16), _ => 37i16 })));
+        oi[i] = ((((match (2u32 % 8u32) { 1u32..=6u32 => 43u64, _ => a_u64 }) / (75u64 | 1u64)) >> (((((4i32) as i8)) as u16) & 63u16))) as u64;
+        of[i] = (((if matches!((a_u32 % 8u32), 0u32..=1u32) { (1.875f32 * 3.4e38f32) } else { ((a_f32) as f32) }) + (DIFF_TABLE_F32[((95u32) % 6u32) as usize] * 1.0f32))) as f64;
     }
 }
 
@@ -4290,8 +4263,8 @@ pub fn diff_113(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let v2: u64 = ((11.75f32) as u64);
         let mut c3: u32 = 0u32;
         let v3: u64 = loop {
-            if c3 >= (((a_u32).checked_sub(b_u32).unwrap_or(21u32)) % 4u32) {
-                break (((v2 << (0i32 & 63i32)) >> (a_u32 & 63u32)));
+            if c3 >= (((0u32 | diff_or(None, b_u32))) % 4u32) {
+                break (((if true { 82u64 } else { a_u64 }) ^ (((-43i64)) as u64)));
             }
             c3 += 1u32;
         };
@@ -4302,8 +4275,8 @@ pub fn diff_113(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
             }
             c4 += 1u32;
         };
-        oi[i] = (((((v4).min(a_u32) * ((a_u32).abs_diff(1u32) as u32))) as u16)) as u64;
-        of[i] = (((((0i8) as f32) + (-a_f32)) - (2.0f32 * (7.5f32).abs()))) as f64;
+        oi[i] = (((((v4).min(a_u32) * ((0i64 | diff_unshape(diff_shape(4294967295u32, (30u32) as i64, (a_u32) as i64), 4294967295u32)) as u32))) as u16)) as u64;
+        of[i] = (((((86i8 ^ ((a_u32) as i8))) as f32) + (2.0f32 * (7.5f32).abs()))) as f64;
     }
 }
 
@@ -4324,23 +4297,24 @@ pub fn diff_114(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
-        let v0: u64 = (match (4294967295u32 % 8u32) { 0u32 | 4u32 => b_u64, 1u32..=2u32 => (if true { 44u64 } else { a_u64 }), 3u32 => a_u64, _ => ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64) });
-        let mut v1: u64 = (v0).saturating_mul(a_u64);
-        for j0 in (0u32..=((97u32) % 4u32)).rev() {
-            v1 = (v1 ^ 51u64);
+        let v0: u64 = (match (4294967295u32 % 8u32) { 0u32 | 4u32 => b_u64, 1u32..=2u32 => (if true { 44u64 } else { a_u64 }), 3u32 => a_u64, _ => (a_u64).pow((a_u64) as u32 & 7) });
+        let mut t1: [f64; 3] = [(-((a_i64) as f64)); 3];
+        t1[1] = (((match (94u32 % 8u32) { 0u32 => (!88u32), _ => (if true { a_u32 } else { a_u32 }) })) as f64);
+        t1[2] = (((a_f64).sqrt() - ((-3.5f64) - 0.1f64)) / 1.7e308f64);
+        let mut v1: f64 = ((((31i32 >> (((a_u32) as i8) & 31i8)) & 2147483647i32)) as f64);
+        for &v2 in t1.iter().rev() {
+            v1 = ((match (1u32 % 8u32) { 0u32 => (DIFF_TABLE_F64[((1u32) % 6u32) as usize] * 1.0f64), _ => (a_f64).sqrt() }) / (match (42u32 % 8u32) { 0u32..=7u32 => ((-0.0f64) * (-8.25f64)), 2u32..=6u32 => v1, _ => (v1 / a_f64) }));
         }
-        let mut v2: f64 = (0.1f64 / a_f64);
-        if (((78u8 > 28u8) || (68u16 < 0u16)) || (0.1f64 != a_f64)) {
-            v2 = (a_f64 * a_f64);
-        } else {
-            v2 = b_f64;
+        let mut t3: [f32; 3] = [(-((v0) as f32)); 3];
+        t3[1] = ((a_u64) as f32);
+        t3[2] = (11.125f32).abs();
+        let mut v3: f32 = ((-a_f32)).sqrt();
+        for &v4 in t3.iter() {
+            v3 = (DIFF_TABLE_F32[((76u32) % 6u32) as usize] * 1.0f32);
         }
-        let mut v3: i64 = ((-91i64) + 28i64);
-        diff_xor_into(&mut v3, ((v2) as i64));
-        let r3 = &mut v3;
-        *r3 ^= a_i64;
-        oi[i] = (((a_i64) as u16)) as u64;
-        of[i] = ((match (42u32 % 8u32) { 0u32..=7u32 => (((-8.25f32) + (-10.625f32)) * (match (70u32 % 8u32) { 4u32 => b_f32, 2u32 => a_f32, _ => 12.5f32 })), 2u32 => (match (1u32 % 8u32) { 7u32 | 4u32 => ((-4.0f32) * 6.75f32), _ => DIFF_TABLE_F32.get(((793197907u32) % 8u32) as usize).copied().unwrap_or(10.75f32) }), _ => (((-1.0f32) - a_f32) - (b_f32 * (-9.75f32))) })) as f64;
+        let v5: i32 = a_i32;
+        oi[i] = ((!(0i32 | diff_apply_impl(((false) as i32), |c: i32| c ^ (((0i64 | diff_unshape(diff_shape(a_u32, (b_i32) as i64, (75i32) as i64), a_u32)) as i32)))))) as u64;
+        of[i] = ((-(if (!true) { a_f64 } else { (v1).abs() }))) as f64;
     }
 }
 
@@ -4364,18 +4338,21 @@ pub fn diff_115(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let v0: i64 = ((-42i64)).abs();
         let v1: i8 = ((if (0.1f32 > a_f32) { ((a_u32) as i8) } else { ((-37i8) % (((a_i64) as i8) | 1i8)) }) ^ ((((a_f32) as i8)).min((-19i8)) - ((-85i8) ^ ((a_f32) as i8))));
         let mut v2: f32 = ((v1) as f32);
-        if ((30i64 << ((-93i32) & 63i32)) >= ((0i64 | diff_unshape(diff_shape(95u32, (v0) as i64, (a_i64) as i64), 95u32)) as i64)) {
-            v2 = ((33i16) as f32);
+        if ((30i64 << ((-93i32) & 63i32)) >= ((-74i64)).pow((a_i64) as u32 & 7)) {
+            v2 = ((-11.5f32) * a_f32);
         } else {
-            v2 = (if (12u16 >= 15u16) { a_f32 } else { v2 });
+            v2 = (match (58u32 % 8u32) { 2u32 => b_f32, 6u32 => v2, _ => v2 });
         }
-        let v3: u8 = 50u8;
-        let mut v4: u64 = ((a_u64 * 75u64) | (a_u64 + 89u64));
-        diff_xor_into(&mut v4, ((80u64 + 33u64) * (10u64).max(a_u64)));
-        let r4 = &mut v4;
-        *r4 ^= (63u64 << ((a_i64) as u8));
-        oi[i] = (((0i64 | diff_unshape(diff_shape(a_u32, ((!(((a_f32) as i8) << (v1 & 7i8)))) as i64, (((a_i64) as i8)) as i64), a_u32)) as i8)) as u64;
-        of[i] = (9.75f64) as f64;
+        let mut v3: i16 = ((!(if (a_i32 > b_i32) { 60i16 } else { 64i16 })) << (((a_i64 << ((a_f32) as u8)) >> ((((a_f32) as i16) * (-1i16)) & 63i16)) & 15i64));
+        if ((v0 << ((a_i64) as u8)) == (63i64).pow((a_i64) as u32 & 7)) {
+            v3 = ((!(!((a_f32) as i16))) >> (((a_f64) as i64) >> (35u8 / (((a_f32) as u8) | 1u8))));
+        } else {
+            v3 = (((((b_f64 / 3.75f64)) as u16)) as i16);
+        }
+        assert!((((91u32 % 256u32) != 7u32) || ((match (a_u32 % 8u32) { 7u32 => a_i32, 7u32 | 3u32 => a_i32, _ => b_i32 }) <= a_i32)));
+        let v4: i64 = 25i64;
+        oi[i] = (((!(v1 << (45u32 & 7u32))) >> a_i64)) as u64;
+        of[i] = ((((0i64 | diff_or(Some(((-57i64) % (0i64 | 1i64))), (!(-27i64))))) as f32)) as f64;
     }
 }
 
@@ -4398,12 +4375,12 @@ pub fn diff_116<const K: i16>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[
         let b_f64: f64 = diff_first(&xf64[i..]);
         let mut v0: u64 = 33u64;
         if (false && matches!((a_u32 % 8u32), 6u32)) {
-            v0 = (41u64).checked_add(a_u64).unwrap_or(92u64);
+            v0 = (DIFF_TABLE_U64[((a_u32) % 6u32) as usize] * 1u64);
         } else {
-            v0 = ((a_u64 << ((v0 - a_u64) & 63u64)) / ((((a_i64 << ((-20i16) & 63i16))) as u64) | 1u64));
+            v0 = a_u64;
         }
-        oi[i] = ((!((a_u32 << (b_i32 & 31i32)) * 4294967295u32))) as u64;
-        of[i] = ((a_f32 - (-(-a_f32)))) as f64;
+        oi[i] = (((-(-b_i32)) & (a_i32 / (((a_i64) as i32) | 1i32)))) as u64;
+        of[i] = (((((a_i64 >> 5i64)) as f32) + ((match (a_u32 % 8u32) { 3u32 | 1u32 => a_f32, _ => 5.5f32 })).abs())) as f64;
     }
 }
 
@@ -4432,16 +4409,27 @@ pub fn diff_117(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
             c0 += 1u32;
         };
         let v1: u16 = (((-b_f64)) as u16);
-        let mut t2: [u32; 3] = [((0i64 | diff_unshape(diff_shape(a_u32, (79u32) as i64, (a_u32) as i64), a_u32)) as u32); 3];
-        t2[1] = (a_u32 / (a_u32 | 1u32));
-        t2[2] = 86u32;
-        let mut v2: u32 = (DIFF_TABLE_U32[((a_u32) % 6u32) as usize] * 1u32);
-        for &v3 in t2.iter() {
-            v2 = (31u32 / (a_u32 | 1u32));
+        let mut t2: [u32; 3] = [(a_u32).checked_div(92u32).unwrap_or(22u32); 3];
+        t2[1] = (if (((a_u32) as i8) <= 29i8) { a_u32 } else { 1880917941u32 });
+        t2[2] = (match (a_u32 % 8u32) { 4u32 | 7u32 => 67u32, _ => 38u32 });
+        let mut v2: u32 = 93u32;
+        for &v3 in t2.iter().skip(1) {
+            v2 = (a_u32 >> (-1i64));
         }
-        let v4: i8 = ((-93i8) * ((a_i64) as i8));
-        oi[i] = ((DIFF_TABLE_I64[((a_u32) % 6u32) as usize] * 1i64)) as u64;
-        of[i] = (((((73u8 % ((a_u32) as u8))) as f32) * (DIFF_TABLE_F32.get(((v2) % 8u32) as usize).copied().unwrap_or(3.4e38f32)).abs())) as f64;
+        let mut v4: u32 = (32u32).min(v2);
+        'l4: for j0 in 0u32..(((a_u32).div_euclid(a_u32)) % 3u32) {
+            for j1 in 0u32..((60u32) % 3u32) {
+                if (10i16 != 8i16) {
+                    break 'l4;
+                }
+                if (((a_i32) as i8) == ((a_u32) as i8)) {
+                    continue 'l4;
+                }
+                v4 = (0u32 | diff_mixed(v4, j0));
+            }
+        }
+        oi[i] = ((((((a_i64) as u16)) as i64) >> ((22u32 ^ 37u32) & 63u32))) as u64;
+        of[i] = (((((-7.625f32) + 10.375f32) / (a_f32 / (-4.0f32))) / (if (57u8 <= 15u8) { (a_f32 / 4.875f32) } else { DIFF_TABLE_F32.get(((a_u32) % 8u32) as usize).copied().unwrap_or((-6.375f32)) }))) as f64;
     }
 }
 
@@ -4475,17 +4463,16 @@ pub fn diff_118<const K: i32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[
             }
         }
         let v1: i64 = (((((-7.625f32) - (-7.875f32)) / a_f32)) as i64);
-        let t2: [u64; 3] = [83u64, (a_u64 | 18446744073709551615u64), (((!85u64) * (!78u64)) - (DIFF_TABLE_U64[((73u32) % 6u32) as usize] * 1u64))];
-        let v2: u64 = t2.iter().copied().fold((b_u64 + 87u64), |v2, v3| 20u64);
-        let mut c4: u32 = 0u32;
-        let v4: i8 = loop {
-            if c4 >= (((a_u32 | a_u32)) % 4u32) {
-                break ((((a_f32) as i8) << 7u8));
-            }
-            c4 += 1u32;
-        };
-        oi[i] = (((!((((a_u32) as i16)) as i32)) + ((0i64 | diff_unshape(diff_shape(22u32, (((match (16u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32)) as i64, ((-71i32)) as i64), 22u32)) as i32))) as u64;
-        of[i] = (12.5f64) as f64;
+        let mut t2: [u64; 3] = [83u64; 3];
+        t2[1] = (a_u64 | 18446744073709551615u64);
+        t2[2] = (((!85u64) * (!78u64)) - u64::try_from(v1).unwrap_or(a_u64));
+        let mut v2: u64 = ((match (b_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
+        for &v3 in t2.iter().step_by(2) {
+            v2 = (0u64 | diff_apply((!(a_u64).max(20u64)), |c: u64| c ^ (((18446744073709551615u64).max(v3) << ((DIFF_TABLE_U8[((v0) % 6u32) as usize] * 1u8) & 63u8)))));
+        }
+        let v4: u16 = 60u16;
+        oi[i] = ((34i16).checked_div((-32768i16)).unwrap_or((-100i16))) as u64;
+        of[i] = (((((79i8 * 127i8) % ((((-6.625f32)) as i8) | 1i8))) as f64)) as f64;
     }
 }
 
@@ -4506,18 +4493,24 @@ pub fn diff_119<const K: u32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[
         let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
-        let mut v0: i32 = ((25i32).abs_diff(a_i32) as i32);
-        for j0 in ((((if ((-0.25f64) >= a_f64) { K } else { 31u32 })) % 8u32)..(((a_u32 & 3521053719u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v0 = ((((a_i64) as u16)) as i32);
+        let mut v0: i32 = (25i32).checked_div(a_i32).unwrap_or((-1i32));
+        for j0 in (0u32..=((a_u32) % 4u32)).rev() {
+            v0 = (v0 | (-1i32));
         }
-        let mut v1: f32 = ((7.125f32) as f32);
-        if false {
-            v1 = 3.4e38f32;
-        } else {
-            v1 = ((8u32) as f32);
+        let mut v1: i32 = (-a_i32);
+        'l1: for j1 in 0u32..((K) % 3u32) {
+            for j2 in 0u32..(((0u32 | diff_apply_impl(j1, |c: u32| c ^ (a_u32)))) % 3u32) {
+                if (!(v1 >= v1)) {
+                    break 'l1;
+                }
+                if (0i64 <= 66i64) {
+                    continue 'l1;
+                }
+                v1 = (v0 << (36u64 & 31u64));
+            }
         }
-        oi[i] = (0u16) as u64;
-        of[i] = (((-4.875f64) * (((-a_f64)) as f64))) as f64;
+        oi[i] = (((v1).checked_rem(a_i32).unwrap_or((-93i32)) << ((((match (a_u32 % 8u32) { 1u32..=7u32 => (-95i64), 0u32 | 6u32 => a_i64, _ => a_i64 })) as u16) & 31u16))) as u64;
+        of[i] = ((((0.0f64 / (-4.75f64)) * ((67u32) as f64)) - (if (!false) { (if (10.375f32 < 6.375f32) { a_f64 } else { 8.375f64 }) } else { (match (a_u32 % 8u32) { 1u32 => b_f64, _ => 4.0f64 }) }))) as f64;
     }
 }
 
@@ -4547,29 +4540,22 @@ pub fn diff_120(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
                 if (!(27u64 > 87u64)) {
                     continue 'l0;
                 }
-                v0 = (((((-12.125f64) * a_f64)) as i32) / ((0i32 | diff_or(Some((19i32 >> (32767i16 & 31i16))), ((-98i32) << 50u8))) | 1i32));
+                v0 = (((((-12.125f64) * a_f64)) as i32) / (((-63i32)).checked_mul(a_i32).unwrap_or(a_i32) | 1i32));
             }
         }
-        let mut v1: f32 = ((0.375f64) as f32);
-        for j2 in 0u32..((18u32) % 4u32) {
-            v1 = (a_f32).sqrt();
+        let v1: f64 = ((-1.0f64) / (a_f64).abs());
+        assert!((((44u32 % 256u32) != 7u32) || ((!true) || (a_u64 > a_u64))));
+        let v2: f32 = ((0.1f32 + a_f32)).sqrt();
+        let mut t3: [u64; 3] = [75u64; 3];
+        t3[1] = (0u64 | diff_apply_impl(a_u64, |c: u64| c ^ (63u64)));
+        t3[2] = (a_u64 >> 38u32);
+        let mut v3: u64 = (a_u64 << (v0 & 63i32));
+        for &v4 in t3.iter() {
+            v3 = 100u64;
         }
-        let v2: f64 = ((-5.875f64) * a_f64);
-        let mut c3: u32 = 0u32;
-        let v3: i64 = loop {
-            if c3 >= (((match (85u32 % 8u32) { 3u32 => b_u32, 6u32 | 0u32 => 31u32, 2u32 => 38u32, _ => a_u32 })) % 4u32) {
-                break ((if true { (a_i64).abs() } else { ((-78i64)).abs() }));
-            }
-            c3 += 1u32;
-        };
-        let mut v4: i16 = (0i16 | diff_or(Some((!(-((a_f32) as i16)))), (((51u8 >> (v3 & 7i64))) as i16)));
-        if (((a_u32) as u8) < (match (82u32 % 8u32) { 1u32 | 0u32 => 83u8, _ => ((a_i64) as u8) })) {
-            v4 = (!(-(v4).min((-95i16))));
-        } else {
-            v4 = ((((v0 << (14i32 & 31i32)) % (74i32 | 1i32))) as i16);
-        }
-        oi[i] = ((((((31u32) as i8)) as i16) + (((77u32) as i16)).max((15i16).min(v4)))) as u64;
-        of[i] = (((((if (10u8 < 74u8) { a_u32 } else { 95u32 }) * ((0i64 | diff_unshape(diff_shape(31u32, (a_u32) as i64, (45u32) as i64), 31u32)) as u32))) as f64)) as f64;
+        let v5: f64 = ((((!4294967295u32)).saturating_sub((a_u32 & 50u32))) as f64);
+        oi[i] = ((v0 / ((!a_i32) | 1i32))) as u64;
+        of[i] = (((-((-1.0f64) + a_f64)) / ((match (a_u32 % 8u32) { 3u32 | 3u32 => a_f64, 2u32 => v1, 4u32 => a_f64, _ => 1.75f64 }) * (v5 * v5)))) as f64;
     }
 }
 
@@ -4658,14 +4644,14 @@ pub fn diff_123(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         assert!((((32u32 % 256u32) != 7u32) || ((v0 >= 78u64) || (!true))));
         let mut v1: f64 = (a_f64).abs();
         for j0 in (0u32..=(((79u32).max(6u32)) % 4u32)).rev() {
-            v1 = (((0u32 | diff_apply(a_u32, |c: u32| c ^ (a_u32)))) as f64);
+            v1 = (((a_u32).saturating_sub(a_u32)) as f64);
         }
         let mut v2: i16 = (if ((-25i8) < (-9i8)) { 32767i16 } else { (0i16 << (17u8 & 15u8)) });
         for j1 in 0u32..((a_u32) % 4u32) {
             v2 = ((if true { ((a_f32) as i16) } else { ((a_i64) as i16) }) ^ v2);
         }
-        oi[i] = (((0i64 | diff_apply((if true { a_i64 } else { 63i64 }), |c: i64| c ^ (((((a_i64) as u16)) as i64)))) ^ (((((a_f32) as i16) / (48i16 | 1i16))) as i64))) as u64;
-        of[i] = (((DIFF_TABLE_F64[((a_u32) % 6u32) as usize] * 1.0f64) / ((((-14i16)) as f64) * (v1 + a_f64)))) as f64;
+        oi[i] = (((0i64 | DiffPair { a: a_i64, b: (0i64 | (22i64).diff_mix(32u32)) }.mixed()) ^ ((15u16) as i64))) as u64;
+        of[i] = ((a_f64 / (((((a_i64) as i16)) as f64) * (a_f64 * (-11.25f64))))) as f64;
     }
 }
 
@@ -4733,10 +4719,10 @@ pub fn diff_125(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         if true {
             v5 = (!a_u64);
         } else {
-            v5 = (a_u64).checked_mul(v5).unwrap_or(a_u64);
+            v5 = u64::try_from(((a_i64) as u8)).unwrap_or(v5);
         }
-        oi[i] = (((a_i64 | ((((a_f32) as u8)) as i64))).max((((-8i64) + 17i64) & (-76i64)))) as u64;
-        of[i] = (((DIFF_TABLE_F32.get(((a_u32) % 8u32) as usize).copied().unwrap_or(a_f32)).sqrt() * (DIFF_TABLE_F32[((22u32) % 6u32) as usize] * 1.0f32))) as f64;
+        oi[i] = ((a_u32).checked_rem(32u32).unwrap_or(a_u32)) as u64;
+        of[i] = ((-9.125f32)) as f64;
     }
 }
 
@@ -4778,17 +4764,17 @@ pub fn diff_126<const K: i8>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         if (((((a_u32) as i16)) as u64) == (a_u64).min(12u64)) {
             v4 = (((v2 ^ a_i64) | (28i64 | 22i64))).abs();
         } else {
-            v4 = (((match (98u32 % 8u32) { 1u32..=1u32 => a_i64, _ => a_i64 }) - (v2 - v2)) >> ((if (((-59i8) > ((a_i32) as i8)) || (a_i32 <= 1i32)) { (0i16 | diff_apply(16i16, |c: i16| c ^ (((a_f32) as i16)))) } else { (if true { v3 } else { v3 }) }) & 63i16));
+            v4 = (((match (98u32 % 8u32) { 1u32..=1u32 => a_i64, _ => a_i64 }) - (v2 - v2)) >> ((if (((-59i8) > ((a_i32) as i8)) || (a_i32 <= 1i32)) { (0i16 | diff_or(None, ((a_f32) as i16))) } else { (if true { v3 } else { v3 }) }) & 63i16));
         }
         let mut t5: [u64; 3] = [((b_u64 % (18446744073709551615u64 | 1u64))).min((if (63i64 != a_i64) { 33u64 } else { a_u64 })); 3];
         t5[1] = (!(match (90u32 % 8u32) { 7u32 | 6u32 => a_u64, 5u32 | 5u32 => 16u64, _ => 43u64 }));
         t5[2] = 44u64;
         let mut v5: u64 = (if (!false) { ((a_f64) as u64) } else { (0u64 | 74u64) });
         for &v6 in t5.iter() {
-            v5 = (0u64 | ((if false { v5 } else { a_u64 })).diff_mix(a_u32));
+            v5 = ((match (31u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64);
         }
-        oi[i] = (v5) as u64;
-        of[i] = ((((6.875f64 + a_f64) - ((78i8) as f64)) / (-9.0f64))) as f64;
+        oi[i] = (((((match (5u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) * ((-32768i16) / ((-75i16) | 1i16))) / (((((0i64 | diff_unshape(diff_shape(a_u32, (31u8) as i64, (41u8) as i64), a_u32)) as u8)) as i16) | 1i16))) as u64;
+        of[i] = ((-((a_f32).abs() * (1e-40f32 - b_f32)))) as f64;
     }
 }
 
@@ -4869,12 +4855,12 @@ pub fn diff_128(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
             }
         }
         let v3: i64 = a_i64;
-        let mut v4: i32 = (if matches!((a_u32 % 8u32), 1u32..=7u32) { (((true) as i32) * (0i32 | diff_apply(a_i32, |c: i32| c ^ (a_i32)))) } else { (((3.4e38f32 - 12.0f32)) as i32) });
-        for j2 in (0u32..(((a_u32).checked_div(5u32).unwrap_or(50u32)) % 4u32)).rev() {
-            v4 = (a_i32).max((((!(1i8 != ((a_i32) as i8)))) as i32));
+        let mut v4: i32 = (if matches!((a_u32 % 8u32), 1u32..=7u32) { (((true) as i32) * (a_i32).checked_rem(a_i32).unwrap_or(64i32)) } else { ((50i32 * 41i32) << ((if false { ((a_f32) as i16) } else { ((a_i32) as i16) }) & 31i16)) });
+        for j2 in (u32::MAX - ((u32::try_from(a_u32).unwrap_or(a_u32)) % 4u32))..=u32::MAX {
+            v4 = (((v4 << 5i16) - a_i32) >> ((0u64 | ((match (47u32 % 8u32) { 6u32 => 90u64, 2u32 => 8u64, _ => a_u64 })).diff_mix(33u32)) & 31u64));
         }
-        oi[i] = ((match (90u32 % 8u32) { 6u32 => ((a_i64) as u16), 4u32..=4u32 => (((a_f32) as u16) << (((((a_i32) as u16)) as u8) & 15u8)), 3u32..=6u32 => ((((2i32) as i32)) as u16), _ => ((v0 << ((-95i16) & 15i16)) + ((v3) as u16)) })) as u64;
-        of[i] = (1e-40f32) as f64;
+        oi[i] = (((match (8u32 % 8u32) { 1u32 => (96u32).max(5u32), 2u32..=7u32 => 44u32, _ => (17u32 & 91u32) }) >> ((if (true && (((a_i64) as i16) == 58i16)) { (((a_f32) as i8)).abs() } else { (if (a_i64 != a_i64) { (-39i8) } else { 15i8 }) }) & 31i8))) as u64;
+        of[i] = (11.75f32) as f64;
     }
 }
 
@@ -4932,24 +4918,17 @@ pub fn diff_130(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
         let v0: f32 = ((-10.375f32) / (-1.75f32));
-        let mut v1: u32 = (DIFF_TABLE_U32[((b_u32) % 6u32) as usize] * 1u32);
-        for j0 in (0u32..(((a_u32 - a_u32)) % 4u32)).rev() {
-            v1 = (a_u32 & a_u32);
+        let mut v1: u32 = (0u32 | diff_apply(69u32, |c: u32| c ^ (a_u32)));
+        for j0 in 0u32..(((!0u32)) % 4u32) {
+            v1 = ((0i64 | diff_unshape(diff_shape(j0, (v1) as i64, (b_u32) as i64), j0)) as u32);
         }
-        let mut v2: i8 = ((60u32) as i8);
-        'l2: for j1 in 0u32..(((!a_u32)) % 3u32) {
-            for j2 in 0u32..((a_u32) % 3u32) {
-                if false {
-                    break 'l2;
-                }
-                if (false && false) {
-                    continue 'l2;
-                }
-                v2 = (v2 - v2);
-            }
+        let mut v2: u16 = (((a_u32) as u16) % ((0u16 | diff_mixed((((a_i64) as u16) / 32625u16), a_u32)) | 1u16));
+        for j1 in (0u32..(((a_u32 | 4u32)) % 4u32)).rev() {
+            v2 = (((v1 >> ((((a_f32) as i8) | ((a_u32) as i8)) & 31i8))) as u16);
         }
-        oi[i] = (62i64) as u64;
-        of[i] = ((((a_f64 * (-7.625f64)) + (-a_f64)) - a_f64)) as f64;
+        assert!((((a_u32 % 256u32) != 7u32) || ((a_u64 >> (69u8 & 63u8)) == (40u64 % (a_u64 | 1u64)))));
+        oi[i] = ((-((a_f32) as i8))) as u64;
+        of[i] = (DIFF_TABLE_F32.get(((v1) % 8u32) as usize).copied().unwrap_or(v0)) as f64;
     }
 }
 
@@ -4996,22 +4975,24 @@ pub fn diff_132(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
-        let t0: [u8; 3] = [57u8, ((0i64 | diff_unshape(diff_shape(a_u32, (70u8) as i64, ((match (23u32 % 8u32) { 2u32..=4u32 => (if true { 8u8 } else { 7u8 }), 0u32 | 7u32 => 8u8, 7u32 | 2u32 => (DIFF_TABLE_U8[((73u32) % 6u32) as usize] * 1u8), _ => (match (a_u32 % 8u32) { 2u32 | 7u32 => 0u8, 6u32 => ((a_u32) as u8), _ => 40u8 }) })) as i64), a_u32)) as u8), (((67u8 ^ 0u8) % ((0u8 | (96u8).diff_mix(48u32)) | 1u8)) * 0u8)];
-        let v0: u8 = t0.iter().copied().fold(((if ((-32768i16) != ((a_u32) as i16)) { (((a_i64) as u8) % (97u8 | 1u8)) } else { (!((a_f32) as u8)) }) * (if (0i32 < a_i32) { ((37i8) as u8) } else { ((((a_u32) as i16)) as u8) })), |v0, v1| (match (a_u32 % 8u32) { 4u32..=6u32 => v1, 4u32 | 5u32 => (((a_i64) as u8) >> (31u16 % (((a_i64) as u16) | 1u16))), 7u32 | 5u32 => (0u8 | ((v0 >> (31u32 & 7u32))).diff_mix(a_u32)), _ => (if (!(48i16 < 93i16)) { ((a_f32) as u8) } else { 79u8 }) }));
-        let v2: f32 = (0.1f32 + 2.25f32);
-        let mut v3: u8 = (!(0u8 | diff_apply_impl((((a_i32) as u8) << (1i32 & 7i32)), |c: u8| c ^ ((68u8 << (((a_i64) as i8) & 7i8))))));
-        diff_xor_into(&mut v3, v0);
-        let r3 = &mut v3;
-        *r3 ^= v0;
-        let mut t4: [u32; 3] = [(a_u32 % ((if matches!((a_u32 % 8u32), 3u32) { b_u32 } else { 85u32 }) | 1u32)); 3];
-        t4[1] = (0u32 | ((5u32 << (98i8 & 31i8))).diff_mix(3057666185u32));
-        t4[2] = ((29u32 * 5u32) * (a_u32 >> a_u32));
-        let mut v4: u32 = (4294967295u32 & (a_u32 - 3868184934u32));
-        for &v5 in t4.iter().step_by(2) {
-            v4 = ((((a_u32) as u8)) as u32);
+        let mut t0: [u8; 3] = [57u8; 3];
+        t0[1] = ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8);
+        t0[2] = 70u8;
+        let mut v0: u8 = (match (23u32 % 8u32) { 2u32..=4u32 => (if ((((a_f32) as u8) <= 56u8) || true) { 8u8 } else { 4u8 }), 0u32 | 7u32 => (match (a_u32 % 8u32) { 2u32 | 7u32 => (0u8 | diff_or(None, 78u8)), 5u32 => (if false { 24u8 } else { 128u8 }), _ => (0u8 | diff_apply(((a_i64) as u8), |c: u8| c ^ (86u8))) }), 0u32..=3u32 => (0u8 * (((a_i64) as u8) * ((a_i32) as u8))), _ => (79u8).min((((a_i64) as u8) % (97u8 | 1u8))) });
+        for &v1 in t0.iter() {
+            v0 = (if ((0i32 < a_i32) && (((a_u32) as i16) <= (-98i16))) { ((1u8 << a_u64) << ((match (a_u32 % 8u32) { 4u32..=6u32 => (-19i32), 4u32 | 5u32 => a_i32, 5u32..=6u32 => (-5i32), _ => a_i32 }) & 7i32)) } else { (u8::try_from(89i16).unwrap_or(v0) >> (335345696u32 >> (a_u32 & 31u32))) });
         }
-        oi[i] = ((((((55u16 ^ ((a_u32) as u16))) as i64)) as i64)) as u64;
-        of[i] = ((((((3u32 ^ v4)) as u16)) as f32)) as f64;
+        let mut v2: u16 = (65535u16 << ((match (4294967295u32 % 8u32) { 1u32..=7u32 => 0u32, 2u32 => 40u32, 0u32 | 2u32 => 4294967295u32, _ => 45u32 }) & 15u32));
+        if true {
+            v2 = ((!1u16) * ((a_u32) as u16));
+        } else {
+            v2 = (DIFF_TABLE_U16[((a_u32) % 6u32) as usize] * 1u16);
+        }
+        let v3: u32 = ((69u32 >> (((a_i64) as i16) & 31i16))).max((71u32).checked_div(32u32).unwrap_or(5u32));
+        assert!((((1u32 % 256u32) != 7u32) || ((a_u32 % 5u32) != a_u32)));
+        let v4: i16 = (-32768i16);
+        oi[i] = ((if (false && (!((-8i16) < ((a_f32) as i16)))) { ((!68i8) ^ (((-60i64)) as i8)) } else { (match (3u32 % 8u32) { 0u32 => ((-33i8) + 87i8), 1u32..=7u32 => (-((a_u32) as i8)), 2u32..=2u32 => (((a_i64) as i8) & 15i8), _ => ((a_u32) as i8) }) })) as u64;
+        of[i] = ((((if (false && true) { ((v3) as f32) } else { ((75u16) as f32) })) as f64)) as f64;
     }
 }
 
@@ -5047,20 +5028,20 @@ pub fn diff_133(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
             v2 = (match (v1 % 8u32) { 6u32 => v2, 6u32 | 0u32 => ((a_i32) as i16), 0u32..=6u32 => v2, _ => ((a_f32) as i16) });
         }
         let mut v3: u64 = (a_u64).max(a_u64);
-        'l3: for j2 in 0u32..(((32u32).checked_mul(1u32).unwrap_or(66u32)) % 3u32) {
-            for j3 in 0u32..(((j2 * 50u32)) % 3u32) {
-                if matches!((v1 % 8u32), 1u32) {
+        'l3: for j2 in 0u32..(((0u32 | diff_apply_impl(32u32, |c: u32| c ^ (1u32)))) % 3u32) {
+            for j3 in 0u32..(((v1 ^ a_u32)) % 3u32) {
+                if (65535u16 > 20u16) {
                     break 'l3;
                 }
-                if ((-33i64) == 0i64) {
+                if ((0i64 == a_i64) || (((a_u32) as u16) >= 13u16)) {
                     continue 'l3;
                 }
-                v3 = (((0i64 | diff_unshape(diff_shape(j3, (a_u64) as i64, ((a_u64 / (a_u64 | 1u64))) as i64), j3)) as u64) * ((a_u64 / (v3 | 1u64)) / 10u64));
+                v3 = (v3 - ((a_u64 / (v3 | 1u64)) / 10u64));
             }
         }
-        let v4: i8 = (((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i8) % ((((a_i64) as i8) ^ 39i8) | 1i8));
-        oi[i] = ((((((a_i32) as i16) % (((a_u32) as i16) | 1i16)) << (93u8 & 15u8))).abs()) as u64;
-        of[i] = (b_f32) as f64;
+        let v4: i8 = (i8::try_from(v3).unwrap_or((-72i8)) % ((((a_u32) as i8)).abs() | 1i8));
+        oi[i] = (((((match (531871228u32 % 8u32) { 7u32 | 6u32 => 45i32, 6u32 | 4u32 => a_i32, _ => (-97i32) })) as u32) ^ (match (v1 % 8u32) { 2u32 => b_u32, 1u32 | 7u32 => a_u32, _ => (!32u32) }))) as u64;
+        of[i] = ((((a_f64 - 5.125f64)).abs() * a_f64)) as f64;
     }
 }
 
@@ -5107,7 +5088,7 @@ pub fn diff_135(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let b_f64: f64 = diff_first(&xf64[i..]);
         let mut c0: u32 = 0u32;
         let v0: u16 = loop {
-            if c0 >= (((0u32 | diff_or(Some(31u32), 27u32))) % 4u32) {
+            if c0 >= ((u32::try_from(31u32).unwrap_or(27u32)) % 4u32) {
                 break (((6.5f64) as u16));
             }
             c0 += 1u32;
@@ -5127,8 +5108,8 @@ pub fn diff_135(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
             }
             c4 += 1u32;
         };
-        oi[i] = ((((0i16 | diff_apply((-32768i16), |c: i16| c ^ ((-33i16))))).min((((a_i32) as i16) % ((a_u32) as i16)))).abs()) as u64;
-        of[i] = ((((85u16).max(((a_f32) as u16))) as f32)) as f64;
+        oi[i] = (((((0i64 | diff_unshape(diff_shape(v4, (((a_i64) as i16)) as i64, (((a_i32) as i16)) as i64), v4)) as i16)).min((22i16 ^ ((a_i32) as i16)))).abs()) as u64;
+        of[i] = (10.125f32) as f64;
     }
 }
 
@@ -5156,22 +5137,16 @@ pub fn diff_136<const K: u16>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[
             v0 = (v0).abs();
         }
         assert!((((a_u32 % 256u32) != 7u32) || ((false || (a_i64 > 51i64)) || (!(a_i32 > 55i32)))));
-        let mut t1: [u64; 3] = [(0u64 | diff_or(Some((91u64 + 64u64)), (80u64 << ((-88i64) & 63i64)))); 3];
-        t1[1] = (match (90u32 % 8u32) { 7u32 => (a_u64 << 52u16), 2u32 => a_u64, _ => (b_u64 >> 15u8) });
-        t1[2] = (!86u64);
-        let mut v1: u64 = (((0i64 | diff_unshape(diff_shape(56u32, (1u64) as i64, (40u64) as i64), 56u32)) as u64) & (match (62u32 % 8u32) { 2u32 | 2u32 => b_u64, 0u32 | 2u32 => 59u64, _ => 4u64 }));
-        for &v2 in t1.iter() {
-            v1 = 84u64;
+        let mut t1: [u64; 3] = [u64::try_from(41u8).unwrap_or(3312842308980489647u64); 3];
+        t1[1] = (if ((-11.0f32) <= b_f32) { (59u64 & 27u64) } else { (89u64 ^ a_u64) });
+        t1[2] = ((((16u64) as i32)) as u64);
+        let mut v1: u64 = (((((-62i32)) as u64)) as u64);
+        for &v2 in t1.iter().step_by(2) {
+            v1 = (match (46u32 % 8u32) { 5u32 | 2u32 => (a_u64 & 56u64), 7u32 => (a_u64 >> (v0 & 63i8)), 4u32..=6u32 => v1, _ => a_u64 });
         }
-        let mut t3: [f64; 3] = [(if (((b_u32) as u32) <= 45u32) { (((if true { a_f64 } else { a_f64 })) as f64) } else { (((-9.0f64) * 0.0f64) / (a_f64 + 11.375f64)) }); 3];
-        t3[1] = ((DIFF_TABLE_F32.get(((a_u32) % 8u32) as usize).copied().unwrap_or(a_f32)) as f64);
-        t3[2] = (if true { DIFF_TABLE_F64.get(((0u32) % 8u32) as usize).copied().unwrap_or(a_f64) } else { (((34u64).max(v1)) as f64) });
-        let mut v3: f64 = (a_f64 - (((a_u32) as f64) * (a_f64).sqrt()));
-        for &v4 in t3.iter().rev() {
-            v3 = (((2.625f64 - a_f64) / (match (a_u32 % 8u32) { 6u32 => v3, 5u32..=6u32 => a_f64, _ => v4 })) / a_f64);
-        }
-        oi[i] = ((!((31i16).pow(((-70i16)) as u32 & 7) << (!97i16)))) as u64;
-        of[i] = (((((!a_u64) & (!64u64))) as f32)) as f64;
+        let v3: f32 = (a_f32 / 7.75f32);
+        oi[i] = (64u64) as u64;
+        of[i] = ((a_f32 / ((((-89i8) >> (((a_u32) as u8) & 7u8))) as f32))) as f64;
     }
 }
 
@@ -5192,26 +5167,30 @@ pub fn diff_137(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
-        let mut v0: i16 = ((32767i16 / ((-34i16) | 1i16)) / ((DIFF_TABLE_I16[((31u32) % 6u32) as usize] * 1i16) | 1i16));
-        for j0 in ((((91u32 ^ 94u32)) % 8u32)..(((100u32).max(0u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
-            v0 = (((match (18u32 % 8u32) { 3u32..=7u32 => 23u8, _ => 84u8 })) as i16);
+        let mut v0: i16 = ((32767i16 / ((-34i16) | 1i16)) / ((12i16).checked_add(32767i16).unwrap_or((-58i16)) | 1i16));
+        for j0 in (u32::MAX - (((a_u32).min(5u32)) % 4u32))..=u32::MAX {
+            v0 = ((v0 >> (-21i8)) * v0);
         }
-        assert!((((72u32 % 256u32) != 7u32) || (!false)));
-        let mut v1: u32 = 52u32;
-        for j1 in ((((50u32 << ((-84i64) & 31i64))) % 8u32)..(((b_u32).max(20u32)) % 16u32)).step_by(((46u32) % 3u32) as usize) {
-            v1 = (a_u32 ^ (v1 >> v0));
+        let mut v1: u32 = 32u32;
+        'l1: for j1 in 0u32..((((a_f32) as u32)) % 3u32) {
+            for j2 in 0u32..(((j1).min(a_u32)) % 3u32) {
+                if (a_i32 < a_i32) {
+                    break 'l1;
+                }
+                if (false && false) {
+                    continue 'l1;
+                }
+                v1 = v1;
+            }
         }
-        let v2: u32 = (((84u32 - a_u32) << (((a_u32) as i16) & 31i16)) | (((v1 ^ a_u32)).abs_diff(19u32) as u32));
-        let mut v3: u32 = ((v1 + v2) * (if true { v1 } else { v1 }));
-        for j2 in 0u32..(((31u32 << (a_i32 & 31i32))) % 4u32) {
-            v3 = j2;
-        }
-        let mut v4: u64 = (((a_i64 << 45u16)) as u64);
-        for j3 in (0u32..((v3) % 4u32)).rev() {
-            v4 = ((v4 << (a_i32 & 63i32))).max(72u64);
-        }
-        oi[i] = ((((((match (0u32 % 8u32) { 0u32..=1u32 => 4.75f64, 3u32 | 6u32 => 12.5f64, 6u32 => (-3.0f64), _ => 4.375f64 })) as f32)) as u8)) as u64;
-        of[i] = ((((-0.0f32)) as f64)) as f64;
+        let mut v2: i16 = (-1i16);
+        diff_xor_into(&mut v2, ((((0u64 | (a_u64).diff_mix(a_u32)) >> (((-0.0f32)) as i32))) as i16));
+        let r2 = &mut v2;
+        *r2 ^= (((a_f32) as i16) & v0);
+        let v3: i32 = (a_i32 * 17i32);
+        let v4: i8 = ((a_u32) as i8);
+        oi[i] = (((0i8 | diff_mixed((match (v1 % 8u32) { 4u32..=4u32 => ((a_i32) as i8), _ => v4 }), v1)) ^ (if (((a_i64) as u8) <= 98u8) { (0i8 << (a_i32 & 7i32)) } else { (((a_u32) as i8) << (((a_f32) as i16) & 7i16)) }))) as u64;
+        of[i] = (((-(a_f32 / a_f32)) * ((if (a_f32 < a_f32) { (-4.625f32) } else { (-2.0f32) }) - (a_f32 - (-9.0f32))))) as f64;
     }
 }
 
@@ -5240,8 +5219,8 @@ pub fn diff_138(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
             v0 = (-(a_f32).abs());
         }
         let v2: i8 = (if matches!((25u32 % 8u32), 2u32..=7u32) { (-94i8) } else { (-88i8) });
-        oi[i] = (((DIFF_TABLE_I16[((1u32) % 6u32) as usize] * 1i16) % (50i16 | 1i16))) as u64;
-        of[i] = (((match (b_u32 % 8u32) { 3u32 | 4u32 => DIFF_TABLE_F64.get(((a_u32) % 8u32) as usize).copied().unwrap_or(a_f64), 0u32 | 4u32 => ((a_f32) as f64), _ => (match (9u32 % 8u32) { 4u32 => 8.875f64, 2u32 => a_f64, 4u32 => (-3.375f64), _ => (-9.5f64) }) }) * (((DIFF_TABLE_U8[((a_u32) % 6u32) as usize] * 1u8)) as f64))) as f64;
+        oi[i] = ((((match (1u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i16) % (50i16 | 1i16))) as u64;
+        of[i] = (((match (b_u32 % 8u32) { 3u32 | 4u32 => DIFF_TABLE_F64.get(((a_u32) % 8u32) as usize).copied().unwrap_or(a_f64), 0u32 | 4u32 => ((a_f32) as f64), _ => (match (9u32 % 8u32) { 4u32 => 8.875f64, 2u32 => a_f64, 4u32 => (-3.375f64), _ => (-9.5f64) }) }) * (((0u8 | diff_apply(((a_i32) as u8), |c: u8| c ^ (((a_i32) as u8))))) as f64))) as f64;
     }
 }
 
@@ -5317,17 +5296,25 @@ pub fn diff_140(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
                 if (!(a_i32 < (-1i32))) {
                     continue 'l0;
                 }
-                v0 = ((127i8).min(((a_u32) as i8))).pow((((81i32) as i8)) as u32 & 7);
+                v0 = i8::try_from(64u16).unwrap_or((-76i8));
             }
         }
-        let v1: i16 = (-90i16);
-        let v2: u32 = (!(94u32).min((84u32 % (a_u32 | 1u32))));
-        let mut v3: i8 = (23i8 >> ((((a_i32) as i16) << (a_i64 & 15i64)) & 7i16));
-        diff_xor_into(&mut v3, (((2i64 * a_i64)) as i8));
-        let r3 = &mut v3;
-        *r3 ^= ((v2) as i8);
-        oi[i] = (((-59i16) >> (((((a_u32) as i16) % (46i16 | 1i16))).max((v1).max(v1)) & 15i16))) as u64;
-        of[i] = ((if ((16u16 >> (((a_i32) as u16) & 15u16)) != (((a_f32) as u16)).checked_rem(5u16).unwrap_or(((a_i32) as u16))) { 2.5f64 } else { ((((a_u32) as u16)) as f64) })) as f64;
+        let v1: u32 = (29u32).max(90u32);
+        let v2: u32 = (!(94u32).min((v1 % (a_u32 | 1u32))));
+        let mut v3: u8 = (((a_f64) as u8) >> ((((a_i64) as i16) << (match (v2 % 8u32) { 4u32 | 7u32 => (-10i64), 6u32 | 3u32 => (-73i64), _ => a_i64 })) & 7i16));
+        'l3: for j2 in 0u32..(((74u32).max(600230832u32)) % 3u32) {
+            for j3 in 0u32..(((2u32 ^ j2)) % 3u32) {
+                if ((-50i64) <= 34i64) {
+                    break 'l3;
+                }
+                if false {
+                    continue 'l3;
+                }
+                v3 = (((v3 >> (a_u32 & 7u32)) << (v3 & 7u8))).max(((52i32) as u8));
+            }
+        }
+        oi[i] = (68u32) as u64;
+        of[i] = ((-0.0f64)) as f64;
     }
 }
 
@@ -5378,8 +5365,8 @@ pub fn diff_142(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
         let v0: i64 = ((-19i64) ^ 0i64);
-        oi[i] = (((0i64 | diff_unshape(diff_shape(85u32, (((((a_i32) as i16) * (-97i16)) & (88i16 % (((a_i32) as i16) | 1i16)))) as i64, ((((((a_u32) as u16) >> (a_i64 & 15i64))) as i16)) as i64), 85u32)) as i16)) as u64;
-        of[i] = ((((((98i32 != a_i32)) as u64)) as f64)) as f64;
+        oi[i] = ((0i16 | diff_or(None, (0i16 | ((!((a_i32) as i16))).diff_mix(97u32))))) as u64;
+        of[i] = ((((7.625f64).sqrt() + ((a_u64) as f64)) * (((a_u64).checked_sub(64u64).unwrap_or(a_u64)) as f64))) as f64;
     }
 }
 
@@ -5406,38 +5393,32 @@ pub fn diff_143(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         } else {
             v0 = v0;
         }
-        let mut v1: i32 = ((((0i64 | diff_unshape(diff_shape(1u32, ((a_u64 + 53u64)) as i64, ((a_u64).max(a_u64)) as i64), 1u32)) as u64)) as i32);
+        let mut v1: i32 = (((0u64 | diff_mixed((if (((a_i32) as u16) <= 64u16) { a_u64 } else { 93u64 }), a_u32))) as i32);
         if false {
             v1 = a_i32;
         } else {
-            v1 = ((!(55i32 / v1)) & ((v1 / (v1 | 1i32)) & ((0i64 | diff_unshape(diff_shape(72u32, (b_i32) as i64, (a_i32) as i64), 72u32)) as i32)));
+            v1 = ((!(55i32 / v1)) & ((v1 / (v1 | 1i32)) & (0i32 | diff_apply(94i32, |c: i32| c ^ (v1)))));
         }
-        let mut v2: i16 = ((if (78u16 <= 85u16) { (!((a_i32) as i16)) } else { ((0i64 | diff_unshape(diff_shape(31u32, ((-50i16)) as i64, ((-66i16)) as i64), 31u32)) as i16) }) >> (v1 & 15i32));
-        'l2: for j0 in 0u32..(((0u32 | diff_apply_impl(52u32, |c: u32| c ^ (a_u32)))) % 3u32) {
-            for j1 in 0u32..(((31u32 + j0)) % 3u32) {
-                if (95u32 > 31u32) {
+        let mut v2: i32 = ((0i64 | diff_unshape(diff_shape(a_u32, (a_i32) as i64, (v1) as i64), a_u32)) as i32);
+        'l2: for j0 in 0u32..((a_u32) % 3u32) {
+            for j1 in 0u32..(((a_u32).min(1u32)) % 3u32) {
+                if true {
                     break 'l2;
                 }
-                if (!(47u8 <= 57u8)) {
+                if matches!((77u32 % 8u32), 5u32 | 7u32) {
                     continue 'l2;
                 }
-                v2 = (((DIFF_TABLE_I16[((61u32) % 6u32) as usize] * 1i16) >> 15u16) >> ((((1i32 ^ v1)) as i8) & 15i8));
+                v2 = (!(-66i32));
             }
         }
-        let mut v3: u32 = (if (((1u32) as i8) >= ((((a_f32) as i16)) as i8)) { a_u32 } else { (a_u32 >> (52u64 & 31u64)) });
-        if ((10u64 | 12012107370046050022u64) <= (59u64).min(1u64)) {
-            v3 = (((!a_u32) & (!a_u32)) | ((v3 % (44u32 | 1u32)) - (44u32 / (a_u32 | 1u32))));
-        } else {
-            v3 = (0u32 | diff_or(None, (((((a_i32) as i16) * ((a_u32) as i16))) as u32)));
+        let v3: f32 = (a_f32 * ((8.375f32 - 11.875f32) * v0));
+        let mut v4: f64 = ((((0i64 | diff_unshape(diff_shape(a_u32, (34i16) as i64, (4i16) as i64), a_u32)) as i16)) as f64);
+        for j2 in ((((a_u32 >> ((-10i16) & 31i16))) % 8u32)..(((a_u32 - 32u32)) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v4 = ((v4).sqrt() / (if false { a_f64 } else { v4 }));
         }
-        let mut v4: u16 = (((match (a_u32 % 8u32) { 1u32..=2u32 => 16u16, 3u32..=7u32 => 47u16, 7u32 | 6u32 => 45u16, _ => 5928u16 })).min((967u16 * ((a_i64) as u16))) << (((true) as i8) & 15i8));
-        if true {
-            v4 = (((((a_f32) as u16) >> (84i64 & 15i64)) << (88u32 & 15u32)) << (((v3 << 53u8)) as u64));
-        } else {
-            v4 = ((0u16 | diff_or(None, (if false { ((a_i64) as u16) } else { ((a_u32) as u16) }))) & (match (a_u32 % 8u32) { 5u32 | 7u32 => v4, _ => v4 }));
-        }
-        oi[i] = ((v1 * ((match (a_u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as i32))) as u64;
-        of[i] = ((-0.0f32)) as f64;
+        assert!((((a_u32 % 256u32) != 7u32) || (((a_u32 != 68u32) || (16u16 < ((a_f32) as u16))) && (10u8 < 1u8))));
+        oi[i] = (((match (1u32 % 8u32) { 6u32 => 93i16, 0u32 | 2u32 => (((a_i64) as i16) % (((a_i32) as i16) | 1i16)), 1u32 => (if (44i64 >= a_i64) { ((a_i32) as i16) } else { 32767i16 }), _ => ((-15i16) >> (61u32 & 15u32)) }) & (!(!((a_i32) as i16))))) as u64;
+        of[i] = ((-(((42u32) as f64) + (-a_f64)))) as f64;
     }
 }
 
@@ -5459,9 +5440,10 @@ pub fn diff_144(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
         let v0: i8 = (!((-16i8) * 97i8));
-        let v1: u8 = ((0i64 | diff_unshape(diff_shape(2186978676u32, (((a_u32) as u8)) as i64, (83u8) as i64), 2186978676u32)) as u8);
-        oi[i] = ((match (b_u32 % 8u32) { 1u32 => 1u32, 4u32 => ((0i64 | diff_unshape(diff_shape(a_u32, ((32u32 >> (83i32 & 31i32))) as i64, ((44u32 << ((-60i64) & 31i64))) as i64), a_u32)) as u32), 7u32 | 3u32 => (match (4u32 % 8u32) { 1u32..=3u32 => (match (a_u32 % 8u32) { 7u32 => a_u32, 0u32..=7u32 => a_u32, _ => 98u32 }), 3u32 | 7u32 => (7u32 >> (0u8 & 31u8)), _ => ((0i64 | diff_unshape(diff_shape(1u32, (26u32) as i64, (85u32) as i64), 1u32)) as u32) }), _ => (10u32 - (0u32 / 3u32)) })) as u64;
-        of[i] = ((((((a_i64 << (85u64 & 63u64))) as f32)) as f64)) as f64;
+        let v1: u8 = (0u8).checked_sub(((a_u32) as u8)).unwrap_or(29u8);
+        assert!((((4294967295u32 % 256u32) != 7u32) || matches!((11u32 % 8u32), 1u32)));
+        oi[i] = ((((((!92i16)) as u32)) as u32)) as u64;
+        of[i] = (DIFF_TABLE_F32.get(((a_u32) % 8u32) as usize).copied().unwrap_or(16777216.0f32)) as f64;
     }
 }
 
@@ -5496,13 +5478,13 @@ pub fn diff_145<const K: u32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[
         }
         let mut c1: u32 = 0u32;
         let v1: f64 = loop {
-            if c1 >= (((b_u32).checked_sub(a_u32).unwrap_or(1845364969u32)) % 4u32) {
-                break (v0);
+            if c1 >= (((b_u32).div_euclid(a_u32)) % 4u32) {
+                break ((match (K % 8u32) { 1u32..=4u32 => v0, 6u32 => (0.125f64 + 3.5f64), 3u32 => (-4.875f64), _ => (0.625f64).abs() }));
             }
             c1 += 1u32;
         };
-        oi[i] = ((((a_i32) as i8) / ((0i8 | diff_mixed((!(-60i8)), 92u32)) | 1i8))) as u64;
-        of[i] = (((((-3.875f32) - a_f32)).abs() / (((-2.625f32) - a_f32) + (5.125f32 * a_f32)))) as f64;
+        oi[i] = (((match (a_u32 % 8u32) { 1u32..=5u32 => (match (a_u32 % 8u32) { 7u32 | 6u32 => K, 5u32 => K, _ => K }), 2u32 => (!a_u32), 4u32..=5u32 => (K << (76i8 & 31i8)), _ => 44u32 })).max(((if false { 58u32 } else { a_u32 }) << ((if true { ((a_u32) as u8) } else { ((a_i64) as u8) }) & 31u8)))) as u64;
+        of[i] = (b_f32) as f64;
     }
 }
 
@@ -5523,17 +5505,24 @@ pub fn diff_146<const K: i8>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
-        let mut v0: i16 = (DIFF_TABLE_I16[((78u32) % 6u32) as usize] * 1i16);
-        for j0 in ((((a_u32).saturating_sub(a_u32)) % 8u32)..(((1u32 - 20u32)) % 16u32)).step_by(((27u32) % 3u32) as usize) {
-            v0 = 34i16;
+        let mut v0: i16 = ((((a_f32) as i16)).min(24i16)).saturating_add((98i16 >> (76i16 & 15i16)));
+        for j0 in ((((a_u32 & a_u32)) % 8u32)..(((1u32 / (a_u32 | 1u32))) % 16u32)).step_by(((a_u32) % 3u32) as usize) {
+            v0 = ((v0).checked_mul(v0).unwrap_or((-14i16)) << (((a_f32) as u16) & 15u16));
         }
-        let mut v1: u16 = ((a_i32) as u16);
-        for j1 in 0u32..(((a_u32 ^ 0u32)) % 4u32) {
-            v1 = ((match (a_u32 % 8u32) { 4u32 => ((a_i64) as u16), 7u32 => ((a_f32) as u16), _ => (v1 - 7u16) })).min((0u16 | (v1).diff_mix(49u32)));
+        let mut v1: f32 = (2.25f32 + (a_f32 / a_f32));
+        'l1: for j1 in 0u32..(((a_u32 - 70u32)) % 3u32) {
+            for j2 in 0u32..(((!a_u32)) % 3u32) {
+                if (a_f64 == (-12.0f64)) {
+                    break 'l1;
+                }
+                if ((-44i32) == 2147483647i32) {
+                    continue 'l1;
+                }
+                v1 = ((16777216.0f32 / (-12.5f32)) + (b_f32 / (-10.75f32)));
+            }
         }
-        assert!((((a_u32 % 256u32) != 7u32) || ((!((a_i32) as u16)) == 21u16)));
-        oi[i] = ((((!64u64)) as i32)) as u64;
-        of[i] = (((16777216.0f32 - (a_f32 + a_f32)) + ((((a_f64) as i8)) as f32))) as f64;
+        oi[i] = (34u32) as u64;
+        of[i] = ((-9.25f32)) as f64;
     }
 }
 
@@ -5558,8 +5547,8 @@ pub fn diff_147<const K: i16>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[
         diff_xor_into(&mut v0, (((-8i16)) as u32));
         let r0 = &mut v0;
         *r0 ^= (21u32 * 41u32);
-        oi[i] = (((match (v0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u16)) as u64;
-        of[i] = ((5.25f64 + (-10.875f64))) as f64;
+        oi[i] = (((0i64 | diff_unshape(diff_shape(v0, ((!7664u16)) as i64, (((((a_f32) as u16) * 69u16) ^ (((a_f32) as u16)).max(16u16))) as i64), v0)) as u16)) as u64;
+        of[i] = (((((DIFF_TABLE_F32[((99u32) % 6u32) as usize] * 1.0f32)) as f64) / ((8.375f64 + 4.125f64) * (a_f64 + (-1.375f64))))) as f64;
     }
 }
 
@@ -5594,26 +5583,19 @@ pub fn diff_148<const K: i8>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u
         for &v2 in t1.iter().step_by(2) {
             v1 = (DIFF_TABLE_I32[((60u32) % 6u32) as usize] * 1i32);
         }
-        let mut v3: i16 = ((((match (b_u32 % 8u32) { 6u32 => ((a_i64) as u8), 3u32 => 0u8, 0u32..=4u32 => 58u8, _ => ((a_i32) as u8) })).saturating_add(((match (23u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8))) as i16);
-        if ((((a_u32) as u8) - 0u8) >= (30u8 << (54i64 & 7i64))) {
-            v3 = v3;
+        let mut v3: i16 = (((0u8 | diff_mixed((match (b_u32 % 8u32) { 6u32 => ((a_i64) as u8), 3u32 => 0u8, 0u32..=4u32 => 58u8, _ => ((a_i32) as u8) }), a_u32))) as i16);
+        if ((false && false) && (v0 >= v0)) {
+            v3 = (((a_u32) as i16) << ((32767i16 ^ (DIFF_TABLE_I16[((b_u32) % 6u32) as usize] * 1i16)) & 15i16));
         } else {
-            v3 = (if (((25i64) as u64) < (if true { 89u64 } else { a_u64 })) { (((a_f32 + (-11.125f32))) as i16) } else { ((v3 | v3) & (((a_i64) as i16) << (b_u32 & 15u32))) });
+            v3 = (16i16).checked_add(((a_i32) as i16)).unwrap_or(((a_i64) as i16));
         }
-        let mut v4: i64 = ((63i64) as i64);
-        if ((a_u64 << (a_i32 & 63i32)) >= 63u64) {
-            v4 = (0i64 | DiffPair::new(a_i64, a_i64).b);
-        } else {
-            v4 = (v4 ^ a_i64);
+        let mut v4: u8 = (match (64u32 % 8u32) { 3u32 | 2u32 => (((44u32) as u8) + ((a_i64) as u8)), 3u32 => 1u8, 3u32 | 5u32 => (!((a_u64) as u8)), _ => ((match (a_u32 % 8u32) { 3u32 | 4u32 => ((a_f32) as u8), _ => 67u8 }) << ((36i32 & v1) & 7i32)) });
+        for j0 in ((((if (((a_i32) as u8) > ((a_u32) as u8)) { a_u32 } else { 13u32 })) % 8u32)..(((31u32 << (76u32 & 31u32))) % 16u32)).step_by(((1u32) % 3u32) as usize) {
+            v4 = ((if (!false) { 0u8 } else { (40u8 * 255u8) }) << (((a_i32 ^ (-36i32)) / v1) & 7i32));
         }
-        let mut v5: i8 = (((a_u32) as i8) << (4294967295u32 & 7u32));
-        if (((18446744073709551615u64).abs_diff(48u64) as u64) != 84u64) {
-            v5 = (((match (39u32 % 8u32) { 6u32 => ((a_i32) as u16), 1u32..=2u32 => 40u16, 2u32..=7u32 => ((a_f32) as u16), _ => 30u16 })) as i8);
-        } else {
-            v5 = (((0i64 | diff_unshape(diff_shape(37u32, ((-96i8)) as i64, (((a_i64) as i8)) as i64), 37u32)) as i8) + ((a_i64) as i8));
-        }
-        oi[i] = ((!(((((a_u32) as i8)).abs()) as i64))) as u64;
-        of[i] = (a_f64) as f64;
+        let v5: u8 = ((match (96u32 % 8u32) { 1u32..=3u32 => ((a_u32) as u8), 0u32..=4u32 => v4, 1u32 | 1u32 => ((a_i32) as u8), _ => 1u8 }) % ((((a_u32) as u8) & ((a_i32) as u8)) | 1u8));
+        oi[i] = (((match (a_u32 % 8u32) { 6u32 => a_u64, 4u32 | 3u32 => (9u64 / (18446744073709551615u64 | 1u64)), 2u32..=3u32 => ((v1) as u64), _ => (if false { 82u64 } else { 87u64 }) }) / ((((v0 / a_f64)) as u64) | 1u64))) as u64;
+        of[i] = ((if (((-9223372036854775808i64) << (a_u64 & 63u64)) >= (9i64 * a_i64)) { a_f32 } else { ((a_f32).abs() - (-a_f32)) })) as f64;
     }
 }
 
@@ -5634,32 +5616,19 @@ pub fn diff_149(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
         let b_f32: f32 = diff_first(&xf32[i..]);
         let a_f64: f64 = xf64[i];
         let b_f64: f64 = diff_first(&xf64[i..]);
-        let mut v0: u8 = (((match (46u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8) % ((if (((a_u32) as i16) == 32i16) { ((a_f32) as u8) } else { (((a_i32) as u8) >> a_i32) }) | 1u8));
-        for j0 in ((((if false { 125327141u32 } else { 59u32 })) % 8u32)..((17u32) % 16u32)).step_by(((55u32) % 3u32) as usize) {
-            v0 = (((match (a_u32 % 8u32) { 5u32 | 5u32 => 80u8, 4u32..=6u32 => ((a_u32) as u8), _ => 82u8 }) >> ((0i16 | diff_or(None, ((a_u32) as i16))) & 7i16)) & ((a_f32) as u8));
+        let mut v0: u8 = ((0u8 | diff_or(Some((!((a_i64) as u8))), (((a_i64) as u8) >> 31u32))) % (((a_i32) as u8) | 1u8));
+        for j0 in (u32::MAX - (((56u32 & 54u32)) % 4u32))..=u32::MAX {
+            v0 = (0u8 | diff_or(Some((match (34u32 % 8u32) { 5u32 | 3u32 => 17u8, 2u32..=2u32 => (v0 / (7u8 | 1u8)), 5u32 | 6u32 => (((a_u32) as u8)).rem_euclid(v0), _ => (10u8 ^ 66u8) })), ((match (j0 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u8)));
         }
-        let mut v1: u64 = ((a_u64).checked_mul(64u64).unwrap_or(99u64) * ((match (a_u32 % 8u32) { 3u32 => 49u64, 3u32 | 6u32 => b_u64, _ => a_u64 }) | (a_u64 / (a_u64 | 1u64))));
-        if matches!((a_u32 % 8u32), 4u32 | 3u32) {
-            v1 = ((if (!false) { v1 } else { (v1 << (((a_i64) as i16) & 63i16)) }) << (((a_u64 & 0u64) % (v1 | 1u64)) & 63u64));
-        } else {
-            v1 = ((0u64 | diff_apply_impl(((81u32) as u64), |c: u64| c ^ ((v1 ^ a_u64)))) / ((match (2944047551u32 % 8u32) { 5u32 | 2u32 => v1, 7u32 | 2u32 => (if false { 100u64 } else { a_u64 }), 3u32..=6u32 => ((match (31u32 % 3u32) { 0u32 => DiffTri::Low, 1u32 => DiffTri::Mid, _ => DiffTri::High }) as u64), _ => (v1 >> ((-95i8) & 63i8)) }) | 1u64));
-        }
-        let v2: u32 = 28u32;
-        let mut v3: f64 = (match (v2 % 8u32) { 3u32..=4u32 => a_f64, 7u32 | 0u32 => 3.375f64, _ => (-2.625f64) });
-        'l3: for j1 in 0u32..(((b_u32 + v2)) % 3u32) {
-            for j2 in 0u32..(((a_u32 % (a_u32 | 1u32))) % 3u32) {
-                if (29u16 != 58u16) {
-                    break 'l3;
-                }
-                if (4.75f32 < 10.75f32) {
-                    continue 'l3;
-                }
-                v3 = ((a_f32) as f64);
-            }
-        }
-        let v4: f64 = (((a_f64 / v3) - (if false { a_f64 } else { a_f64 })) * ((a_f64 * v3)).sqrt());
-        oi[i] = (((((a_f32) as i16)) as i8)) as u64;
-        of[i] = (a_f64) as f64;
+        let v1: i32 = ((73u16) as i32);
+        let mut v2: i8 = ((((a_f32) as i8) / ((a_i32) as i8)) - (((a_f32) as i8) >> (25i16 & 7i16)));
+        diff_xor_into(&mut v2, (-49i8));
+        let r2 = &mut v2;
+        *r2 ^= (if (11u64 < a_u64) { ((a_u32) as i8) } else { ((a_i32) as i8) });
+        let v3: f32 = (-((if true { 2.875f32 } else { 4.5f32 }) + ((15u32) as f32)));
+        let v4: f32 = a_f32;
+        oi[i] = ((a_u32 / (u32::try_from((-3i8)).unwrap_or(94u32) | 1u32))) as u64;
+        of[i] = (DIFF_TABLE_F64.get(((a_u32) % 8u32) as usize).copied().unwrap_or((-11.625f64))) as f64;
     }
 }
 
@@ -5683,11 +5652,12 @@ pub fn diff_150<const K: u32>(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[
         let v0: f32 = (((29u16 % (((a_u64) as u16) | 1u16))) as f32);
         let mut v1: i16 = (-82i16);
         for j0 in 0u32..((a_u32) % 4u32) {
-            v1 = (((-1i16)).checked_div(((a_i64) as i16)).unwrap_or(((a_i64) as i16))).rem_euclid(((((a_i32) as u8)) as i16));
+            v1 = i16::try_from(33u32).unwrap_or(((a_f32) as i16));
         }
-        let v2: u16 = (16u16 + ((a_i32) as u16));
-        oi[i] = ((if ((((a_u32) as i8)).abs() < ((-51i8) + 127i8)) { ((60i64 % ((-97i64) | 1i64)) + (-72i64)) } else { (DIFF_TABLE_I64[((a_u32) % 6u32) as usize] * 1i64) })) as u64;
-        of[i] = (0.0f64) as f64;
+        let v2: u32 = ((a_u32 + a_u32)).min((!31u32));
+        assert!((((a_u32 % 256u32) != 7u32) || matches!((v2 % 8u32), 1u32..=6u32)));
+        oi[i] = ((((a_u64 + (a_u64 << (v2 & 63u32)))) as u64)) as u64;
+        of[i] = (((if (!false) { (-b_f32) } else { (a_f32).sqrt() }) * a_f32)) as f64;
     }
 }
 
@@ -5751,8 +5721,8 @@ pub fn diff_152(xi32: &[i32], xi64: &[i64], xu32: &[u32], xu64: &[u64], xf32: &[
                 v1 = (!((15i16 & ((a_f32) as i16)) >> 2u64));
             }
         }
-        oi[i] = (((0i64 | diff_unshape(diff_shape(51u32, ((if (!false) { (!(-46i8)) } else { (DIFF_TABLE_I8[((a_u32) % 6u32) as usize] * 1i8) })) as i64, ((-(0i8 + ((a_i32) as i8)))) as i64), 51u32)) as i8)) as u64;
-        of[i] = (DIFF_TABLE_F32.get(((a_u32) % 8u32) as usize).copied().unwrap_or(a_f32)) as f64;
+        oi[i] = ((DIFF_TABLE_I8[((51u32) % 6u32) as usize] * 1i8)) as u64;
+        of[i] = ((((a_f32 * a_f32) - (a_f32).sqrt()) + (-(a_f32 + a_f32)))) as f64;
     }
 }
 

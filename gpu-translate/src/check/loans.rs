@@ -5,7 +5,8 @@
 //! and the bounds prover takes a condition's comparisons (`k < n && advance(&mut k)`) for
 //! facts about `k` after it. Such a statement is refused with what to write instead: the
 //! read bound to a local first. A closure passed to a device function lends the locals it
-//! assigns, as `&mut` would.
+//! assigns, as `&mut` would, and reads the others it names (a `move` closure copies them as
+//! the statement runs, so nothing else in it may change them).
 
 use crate::diagnostics::Diagnostics;
 use crate::ir::{Block, Expr, ExprKind, Kernel, Place, RTy, Stmt, VarId};
@@ -80,13 +81,14 @@ fn statement_exprs(
     for (v, span) in lent {
         let twice = read.contains(&v);
         if twice {
-            let name = &k.locals[v].rust_name;
+            let name = crate::names::user_name(&k.locals[v].rust_name);
             diags.error(
                 span,
                 format!(
-                    "`{name}` is lent as `&mut` and read in the same statement, whose order \
-                     the GPU's C leaves open; read it into a local first (`let before = \
-                     {name};`) and use that, or lend it in a statement of its own"
+                    "`{name}` is changed by this call (lent as `&mut`, or assigned by a closure \
+                     passed to it) and read elsewhere in the same statement, whose order the \
+                     GPU's C leaves open; read it into a local first (`let before = {name};`) \
+                     and use that, or change it in a statement of its own"
                 ),
             );
         }
@@ -112,14 +114,18 @@ fn uses(e: &Expr<RTy>, lent: &mut Vec<(VarId, proc_macro2::Span)>, read: &mut Ve
         }
         ExprKind::Local(v) => read.push(*v),
         // A closure handed to a device function lends what it assigns for the call (a
-        // `move` one assigns copies of its own).
-        ExprKind::Lambda(l) if !l.by_copy => {
-            for v in l.assigned_captures() {
+        // `move` one assigns copies of its own, made as the statement runs) and reads the
+        // rest of what it names.
+        ExprKind::Lambda(l) => {
+            let (named, assigned) = l.captures();
+            let lends = if l.by_copy { Vec::new() } else { assigned };
+            for &v in &lends {
                 if lent.iter().any(|(w, _)| *w == v) {
                     read.push(v);
                 }
                 lent.push((v, e.span));
             }
+            read.extend(named.into_iter().filter(|v| !lends.contains(v)));
         }
         ExprKind::Receiver(p, _) => {
             if let Place::Local(v) | Place::LocalField(v, ..) = **p {

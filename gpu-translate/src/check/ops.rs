@@ -516,14 +516,18 @@ impl Validator<'_> {
                 MathDomain::Unsigned => "unsigned integers; cast first: `(x as u32)`",
                 MathDomain::Complex => "complex numbers",
             };
-            // `checked_add` is lowered to its test, `fits_add`: name what the user wrote.
-            let name = match spec.name.strip_prefix("fits_") {
-                Some(op) => format!("checked_{op}"),
-                None => spec.name.to_owned(),
+            // `checked_add` is lowered to `fits_add`, `u8::try_from` to `try_fits_u8`.
+            let name = match (
+                spec.name.strip_prefix("fits_"),
+                spec.name.strip_prefix("try_fits_"),
+            ) {
+                (Some(op), _) => format!("`.checked_{op}()`"),
+                (_, Some(t)) => format!("`{t}::try_from`"),
+                _ => format!("`.{}()`", spec.name),
             };
             self.diags.error(
                 e.span,
-                format!("`.{name}()` is not available on {d}: it applies to {applies}"),
+                format!("{name} is not available on {d}: it applies to {applies}"),
             );
         }
         if matches!(spec.args, MathArgs::IntExponent | MathArgs::Amount) {

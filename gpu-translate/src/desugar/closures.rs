@@ -29,42 +29,108 @@ pub(super) struct ClosureLocal {
     pub closure: syn::ExprClosure,
 }
 
-/// The single names an expression reads or writes (`x`, not `a::b`), and whether each is
-/// assigned (`x = ..`, `x += ..`) or bound inside (`let x`, a closure parameter).
+/// The names a closure's body takes from outside it (`x`, not `a::b`): those it reads or
+/// writes where no parameter or `let` of its own is in scope, and which of them it assigns
+/// (`x = ..`, `x += ..`). Scoped as Rust scopes names: a later `let x` in the body, or a
+/// nested closure's parameter `x`, does not hide the outer `x` before or outside it.
 #[derive(Default)]
 struct Names {
     used: BTreeSet<String>,
     assigned: BTreeSet<String>,
-    bound: BTreeSet<String>,
+    /// The names bound in the scopes being visited, innermost last.
+    scopes: Vec<Vec<String>>,
+}
+
+impl Names {
+    /// The captures of a closure with parameters `inputs` and body `body`.
+    fn of(
+        inputs: &syn::punctuated::Punctuated<syn::Pat, syn::Token![,]>,
+        body: &syn::Expr,
+    ) -> Names {
+        let mut n = Names::default();
+        n.scopes.push(Vec::new());
+        inputs.iter().for_each(|p| n.bind(p));
+        n.visit_expr(body);
+        n
+    }
+
+    fn bind(&mut self, p: &syn::Pat) {
+        if let Some(scope) = self.scopes.last_mut() {
+            super::bound_names(p, scope);
+        }
+    }
+
+    fn outer(&self, name: &str) -> bool {
+        !self.scopes.iter().any(|s| s.iter().any(|n| n == name))
+    }
+
+    fn assigned_name(&mut self, place: &syn::Expr) {
+        if let syn::Expr::Path(p) = strip_parens(place) {
+            if let Some(i) = p.path.get_ident() {
+                let name = unraw(i);
+                if self.outer(&name) {
+                    self.assigned.insert(name);
+                }
+            }
+        }
+    }
 }
 
 impl<'ast> Visit<'ast> for Names {
     fn visit_expr_path(&mut self, p: &'ast syn::ExprPath) {
         if let Some(i) = p.path.get_ident() {
-            self.used.insert(unraw(i));
+            let name = unraw(i);
+            if self.outer(&name) {
+                self.used.insert(name);
+            }
         }
     }
     fn visit_expr_assign(&mut self, a: &'ast syn::ExprAssign) {
-        if let syn::Expr::Path(p) = strip_parens(&a.left) {
-            if let Some(i) = p.path.get_ident() {
-                self.assigned.insert(unraw(i));
-            }
-        }
+        self.assigned_name(&a.left);
         syn::visit::visit_expr_assign(self, a);
     }
     fn visit_expr_binary(&mut self, b: &'ast syn::ExprBinary) {
         if is_compound_assign(&b.op) {
-            if let syn::Expr::Path(p) = strip_parens(&b.left) {
-                if let Some(i) = p.path.get_ident() {
-                    self.assigned.insert(unraw(i));
-                }
-            }
+            self.assigned_name(&b.left);
         }
         syn::visit::visit_expr_binary(self, b);
     }
-    fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
-        self.bound.insert(unraw(&p.ident));
-        syn::visit::visit_pat_ident(self, p);
+    fn visit_block(&mut self, b: &'ast syn::Block) {
+        self.scopes.push(Vec::new());
+        syn::visit::visit_block(self, b);
+        self.scopes.pop();
+    }
+    // The value first, then the names: `let x = x + 1;` reads the outer `x`.
+    fn visit_local(&mut self, l: &'ast syn::Local) {
+        if let Some(init) = &l.init {
+            self.visit_expr(&init.expr);
+            if let Some((_, d)) = &init.diverge {
+                self.visit_expr(d);
+            }
+        }
+        self.bind(&l.pat);
+    }
+    fn visit_expr_closure(&mut self, c: &'ast syn::ExprClosure) {
+        self.scopes.push(Vec::new());
+        c.inputs.iter().for_each(|p| self.bind(p));
+        self.visit_expr(&c.body);
+        self.scopes.pop();
+    }
+    fn visit_expr_for_loop(&mut self, f: &'ast syn::ExprForLoop) {
+        self.visit_expr(&f.expr);
+        self.scopes.push(Vec::new());
+        self.bind(&f.pat);
+        self.visit_block(&f.body);
+        self.scopes.pop();
+    }
+    fn visit_arm(&mut self, a: &'ast syn::Arm) {
+        self.scopes.push(Vec::new());
+        self.bind(&a.pat);
+        if let Some((_, g)) = &a.guard {
+            self.visit_expr(g);
+        }
+        self.visit_expr(&a.body);
+        self.scopes.pop();
     }
 }
 
@@ -95,11 +161,20 @@ impl Desugarer<'_> {
         if !self.closure_body_ok(&c.body) {
             return Some(Vec::new());
         }
-        let mut names = Names::default();
-        names.visit_expr(&c.body);
-        let mut params = Names::default();
-        for p in &c.inputs {
-            params.visit_pat(p);
+        let names = Names::of(&c.inputs, &c.body);
+        // A `move` closure owns copies of what it names; kernels copy no local array whole.
+        if c.capture.is_some() {
+            if let Some(a) = names.used.iter().find(|n| self.local_arrays.contains(n)) {
+                self.err(
+                    span,
+                    format!(
+                        "a `move` closure copies the local arrays it names, as `{a}`, which \
+                         kernels do not copy whole: drop `move` (the closure then uses the \
+                         array itself), or copy the elements it needs into locals first"
+                    ),
+                );
+                return Some(Vec::new());
+            }
         }
         // Each captured local: read-only ones are copied now (what the closure reads);
         // one the closure assigns is the caller's (an `FnMut`), unless the closure is
@@ -109,14 +184,13 @@ impl Desugarer<'_> {
         let mut out = Vec::new();
         let mut map = Vec::new();
         for n in &names.used {
-            let captured = !params.bound.contains(n)
-                && !names.bound.contains(n)
-                && self.in_scope(n)
+            let captured = self.in_scope(n)
                 && !self.is_array_name(n)
                 && !self.closures.iter().any(|f| f.name == *n);
             let assigned = names.assigned.contains(n);
             if captured && (owns || !assigned) {
-                let copy = self.fresh("capture", span);
+                // Named after the local, so a message about the copy can name it.
+                let copy = self.fresh(&format!("capture_{n}_"), span);
                 let from = syn::Ident::new(n, span);
                 out.push(if assigned {
                     syn::parse_quote_spanned!(span=> let mut #copy = #from;)
@@ -358,12 +432,39 @@ struct SubstituteExprs<'a> {
     map: &'a [(String, syn::Expr)],
 }
 
-impl VisitMut for SubstituteExprs<'_> {
+impl SubstituteExprs<'_> {
+    /// `e` with each name of the map that refers to the outer binding (no `let`, parameter
+    /// or pattern inside `e` hides it there) replaced.
+    fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
+        Substitute {
+            map: self.map,
+            scopes: vec![Vec::new()],
+        }
+        .visit_expr_mut(e);
+    }
+}
+
+struct Substitute<'a> {
+    map: &'a [(String, syn::Expr)],
+    scopes: Vec<Vec<String>>,
+}
+
+impl Substitute<'_> {
+    fn bind(&mut self, p: &syn::Pat) {
+        if let Some(scope) = self.scopes.last_mut() {
+            super::bound_names(p, scope);
+        }
+    }
+}
+
+impl VisitMut for Substitute<'_> {
     fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
         if let syn::Expr::Path(p) = e {
             if let Some(i) = p.path.get_ident() {
                 let name = unraw(i);
-                if let Some((_, to)) = self.map.iter().find(|(n, _)| *n == name) {
+                let hidden = self.scopes.iter().any(|s| s.contains(&name));
+                if let (false, Some((_, to))) = (hidden, self.map.iter().find(|(n, _)| *n == name))
+                {
                     let span = i.span();
                     *e = syn::parse_quote_spanned!(span=> (#to));
                     return;
@@ -371,6 +472,42 @@ impl VisitMut for SubstituteExprs<'_> {
             }
         }
         syn::visit_mut::visit_expr_mut(self, e);
+    }
+    fn visit_block_mut(&mut self, b: &mut syn::Block) {
+        self.scopes.push(Vec::new());
+        syn::visit_mut::visit_block_mut(self, b);
+        self.scopes.pop();
+    }
+    fn visit_local_mut(&mut self, l: &mut syn::Local) {
+        if let Some(init) = &mut l.init {
+            self.visit_expr_mut(&mut init.expr);
+            if let Some((_, d)) = &mut init.diverge {
+                self.visit_expr_mut(d);
+            }
+        }
+        self.bind(&l.pat);
+    }
+    fn visit_expr_closure_mut(&mut self, c: &mut syn::ExprClosure) {
+        self.scopes.push(Vec::new());
+        c.inputs.iter().for_each(|p| self.bind(p));
+        self.visit_expr_mut(&mut c.body);
+        self.scopes.pop();
+    }
+    fn visit_expr_for_loop_mut(&mut self, f: &mut syn::ExprForLoop) {
+        self.visit_expr_mut(&mut f.expr);
+        self.scopes.push(Vec::new());
+        self.bind(&f.pat);
+        self.visit_block_mut(&mut f.body);
+        self.scopes.pop();
+    }
+    fn visit_arm_mut(&mut self, a: &mut syn::Arm) {
+        self.scopes.push(Vec::new());
+        self.bind(&a.pat);
+        if let Some((_, g)) = &mut a.guard {
+            self.visit_expr_mut(g);
+        }
+        self.visit_expr_mut(&mut a.body);
+        self.scopes.pop();
     }
 }
 

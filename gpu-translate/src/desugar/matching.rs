@@ -382,6 +382,9 @@ impl Desugarer<'_> {
 
     /// A `match` as tests.
     pub(super) fn match_expr(&mut self, m: &syn::ExprMatch) -> syn::Expr {
+        if let Some(on_option) = self.result_match(m) {
+            return self.match_expr(&on_option);
+        }
         let span = m.match_token.span;
         let mut pre = Vec::new();
         let s = self.scrutinee(&m.expr, &mut pre, true);
@@ -540,10 +543,17 @@ impl Desugarer<'_> {
 
 /// Whether evaluating `e` again, or not at all, cannot be told apart: names, literals (a
 /// negative one too), fields, casts, comparisons, bitwise operators, `%` or `/` by a
-/// literal other than 0 and 1, and `checked_*` of these (nothing that reads memory, calls,
-/// or can fault, as an index or an overflow can).
+/// literal other than 0 and 1, and `checked_*` and `T::try_from(..).ok()` of these
+/// (nothing that reads memory, calls, or can fault, as an index or an overflow can).
 pub(super) fn infallible(e: &syn::Expr) -> bool {
     use syn::BinOp::*;
+    if let syn::Expr::MethodCall(m) = e {
+        if m.method == "ok" && m.args.is_empty() {
+            if let Some((_, x)) = super::results::try_from_call(&m.receiver) {
+                return infallible(x);
+            }
+        }
+    }
     match e {
         syn::Expr::Path(_) | syn::Expr::Lit(_) => true,
         syn::Expr::Paren(p) => infallible(&p.expr),

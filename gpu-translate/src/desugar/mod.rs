@@ -17,6 +17,7 @@
 //!   `unimplemented!` into tests and the core's panic call.
 //! - `options.rs` turns `if let`, `while let`, `let .. else` and `Option`'s methods
 //!   (`unwrap_or`, `map`, ..) into `match`.
+//! - `results.rs` reads `T::try_from(x)`'s `Result` through `.ok()`.
 //! - `std_forms.rs` writes out `a.swap(i, j)`, `mem::swap(&mut p, &mut q)` and
 //!   `x.sin_cos()`.
 //!
@@ -33,7 +34,10 @@ mod loops;
 mod matching;
 mod options;
 mod panics;
+mod results;
 mod std_forms;
+
+pub(crate) use results::try_from_call;
 
 use proc_macro2::Span;
 use syn::spanned::Spanned;
@@ -71,6 +75,7 @@ pub(crate) fn desugar_body(
             .map(|p| p.name.clone())
             .collect(),
         locals: params.iter().map(|p| p.name.clone()).collect(),
+        local_arrays: Vec::new(),
         closures: Vec::new(),
     };
     let mut body = body.clone();
@@ -101,6 +106,8 @@ pub(crate) struct Desugarer<'a> {
     all_arrays: Vec<String>,
     /// The parameters and the locals declared so far in the blocks being visited.
     locals: Vec<String>,
+    /// The local arrays (`[v; N]`, `[a, b]`, `load4(..)`) declared so far.
+    local_arrays: Vec<String>,
     /// The closure locals in scope (`closures.rs`).
     closures: Vec<closures::ClosureLocal>,
 }
@@ -141,6 +148,7 @@ impl VisitMut for Desugarer<'_> {
             self.locals.len(),
             self.closures.len(),
             self.all_arrays.len(),
+            self.local_arrays.len(),
         );
         let mut stmts = Vec::with_capacity(b.stmts.len());
         for mut s in std::mem::take(&mut b.stmts) {
@@ -165,6 +173,7 @@ impl VisitMut for Desugarer<'_> {
         self.locals.truncate(scope.0);
         self.closures.truncate(scope.1);
         self.all_arrays.truncate(scope.2);
+        self.local_arrays.truncate(scope.3);
     }
 
     fn visit_stmt_mut(&mut self, s: &mut syn::Stmt) {
@@ -220,6 +229,16 @@ impl VisitMut for Desugarer<'_> {
                 return;
             }
         }
+        // `T::try_from(x).unwrap_or(d)` and the like: read through `.ok()`.
+        if let syn::Expr::MethodCall(m) = e {
+            if let Some(new) = self.result_method(m) {
+                let done = matches!(&new, syn::Expr::Call(c) if matches!(&*c.func, syn::Expr::Path(p) if p.path.is_ident("__gpu_reported")));
+                *e = new;
+                if done {
+                    return;
+                }
+            }
+        }
         // Inner constructs first: the rewrite of this one then sees only the core inside.
         if let syn::Expr::Macro(m) = e {
             if matching::is_matches_macro(&m.mac) {
@@ -254,14 +273,7 @@ impl VisitMut for Desugarer<'_> {
 impl Desugarer<'_> {
     /// Notes the names `pat` binds as locals in scope (a closure's captures are among them).
     fn note_locals(&mut self, pat: &syn::Pat) {
-        struct Bound<'a>(&'a mut Vec<String>);
-        impl<'ast> syn::visit::Visit<'ast> for Bound<'_> {
-            fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
-                self.0.push(unraw(&p.ident));
-                syn::visit::visit_pat_ident(self, p);
-            }
-        }
-        syn::visit::Visit::visit_pat(&mut Bound(&mut self.locals), pat);
+        bound_names(pat, &mut self.locals);
     }
 
     /// Follows which names are 1-D arrays: a `let` of an array value or a shared array
@@ -272,6 +284,7 @@ impl Desugarer<'_> {
         };
         let name = unraw(&pi.ident);
         self.arrays.retain(|a| *a != name);
+        self.local_arrays.retain(|a| *a != name);
         let array_call = |names: &[&str]| {
             local.init.as_ref().is_some_and(|i| match &*i.expr {
                 syn::Expr::Repeat(_) | syn::Expr::Array(_) => true,
@@ -280,6 +293,9 @@ impl Desugarer<'_> {
                 _ => false,
             })
         };
+        if array_call(&["load4"]) {
+            self.local_arrays.push(name.clone());
+        }
         if array_call(&["shared_array", "dynamic_shared_array"]) {
             self.arrays.push(name.clone());
         }
@@ -293,6 +309,18 @@ impl Desugarer<'_> {
             self.all_arrays.push(name);
         }
     }
+}
+
+/// Adds the names `pat` binds to `into`.
+fn bound_names(pat: &syn::Pat, into: &mut Vec<String>) {
+    struct Bound<'a>(&'a mut Vec<String>);
+    impl<'ast> syn::visit::Visit<'ast> for Bound<'_> {
+        fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
+            self.0.push(unraw(&p.ident));
+            syn::visit::visit_pat_ident(self, p);
+        }
+    }
+    syn::visit::Visit::visit_pat(&mut Bound(into), pat);
 }
 
 /// A pattern without its type annotation (`x: [f32; 4]` is `x`).

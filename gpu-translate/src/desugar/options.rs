@@ -205,6 +205,9 @@ impl Desugarer<'_> {
     /// `let P = e else { D };` as the test of `P` on `e` (bound once), `D` where it fails,
     /// then `P`'s bindings; `None` for a `let` without `else`.
     pub(super) fn let_else(&mut self, local: &syn::Local) -> Option<Vec<syn::Stmt>> {
+        if let Some(on_option) = self.result_let_else(local) {
+            return self.let_else(&on_option);
+        }
         let init = local.init.as_ref()?;
         let (else_token, diverge) = init.diverge.as_ref()?;
         let span = local.let_token.span;

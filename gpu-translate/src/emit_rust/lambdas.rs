@@ -70,8 +70,16 @@ pub(super) fn annotate(c: &mut syn::ExprClosure, table: &[LambdaTypes]) {
         let span = syn::spanned::Spanned::span(body);
         let ret = respan(ret.clone(), span);
         c.output = syn::parse_quote_spanned!(span=> -> #ret);
-        let block: syn::Expr = syn::parse_quote_spanned!(span=> { #body });
-        *c.body = block;
+        // Made as a tree, not re-read from tokens (`{ .. } as f32` would read as two
+        // statements).
+        *c.body = syn::Expr::Block(syn::ExprBlock {
+            attrs: Vec::new(),
+            label: None,
+            block: syn::Block {
+                brace_token: syn::token::Brace(span),
+                stmts: vec![syn::Stmt::Expr((**body).clone(), None)],
+            },
+        });
     }
 }
 

@@ -50,6 +50,10 @@ pub(super) fn fixed_method_advice(name: &str) -> Option<&'static str> {
              `a + b` could overflow",
         ),
         "next_multiple_of" => Some("write `(a + b - 1) / b * b`"),
+        "try_into" => Some(
+            "name the target type: `u8::try_from(x)`, read at once (`.ok()`, \
+             `.unwrap_or(d)`, `.unwrap()`, `match` on `Ok(v)` and `Err(_)`)",
+        ),
         "ilog2" => Some(
             "write `31 - x.leading_zeros()` for a `u32` (63 for a `u64`; `x` above 0, as Rust \
              asks)",

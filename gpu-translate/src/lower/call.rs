@@ -261,6 +261,9 @@ impl Lowerer<'_> {
         if let Some(call) = self.associated_call(p, c) {
             return call;
         }
+        if self.bare_try_from(c) {
+            return None;
+        }
         if let Some(call) = self.std_path_call(p, c) {
             return call;
         }

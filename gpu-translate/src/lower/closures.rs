@@ -69,6 +69,43 @@ impl Lowerer<'_> {
         })
     }
 
+    /// A closure parameter passed on by value beside a call of it in one call's arguments
+    /// (`h(f(), f)`): Rust calls and copies it in the written order, C in either, and a
+    /// closure with state would differ. An error saying what to write.
+    pub(super) fn closure_passed_and_called(&mut self, args: &[Option<Expr>]) {
+        fn calls(e: &Expr, f: crate::ir::VarId) -> bool {
+            let mut found = matches!(e.kind, ExprKind::ClosureCall(g, _) if g == f);
+            e.children(&mut |c| found = found || calls(c, f));
+            found
+        }
+        for (k, a) in args.iter().enumerate() {
+            let Some(Expr {
+                kind: ExprKind::Local(f),
+                span,
+                ..
+            }) = a
+            else {
+                continue;
+            };
+            if !self.closure_params.iter().any(|(w, _)| w == f) {
+                continue;
+            }
+            let called = (args.iter().enumerate())
+                .any(|(j, b)| j != k && b.as_ref().is_some_and(|b| calls(b, *f)));
+            if called {
+                let name = self.k.locals[*f].rust_name.clone();
+                self.err(
+                    *span,
+                    format!(
+                        "`{name}` is passed on and called in the same call, whose order the \
+                         GPU's C leaves open: call it first (`let v = {name}(..);`) and pass \
+                         `v`"
+                    ),
+                );
+            }
+        }
+    }
+
     /// `f(a, b)` of the closure parameter `f`: its arguments of the bound's types, its
     /// value of the bound's result (`()`: only as a statement).
     pub(super) fn closure_call(&mut self, c: &syn::ExprCall, statement: bool) -> Option<Expr> {
@@ -172,14 +209,34 @@ impl Lowerer<'_> {
         if !ok {
             return None;
         }
+        let lambda = Lambda {
+            index,
+            params,
+            body,
+            ret,
+            by_copy: c.capture.is_some(),
+        };
+        // A `move` closure copies what it names; kernels copy no local array whole.
+        if lambda.by_copy {
+            let arrays = lambda.named_arrays();
+            if let Some(&a) = arrays
+                .iter()
+                .find(|&&a| self.k.arrays[a].space == crate::ir::Space::Local)
+            {
+                self.err(
+                    span,
+                    format!(
+                        "a `move` closure copies the local arrays it names, as `{}`, which \
+                         kernels do not copy whole: drop `move` (the closure then uses the \
+                         caller's array), or copy the elements it needs into locals first",
+                        self.k.arrays[a].rust_name
+                    ),
+                );
+                return None;
+            }
+        }
         Some(Expr {
-            kind: ExprKind::Lambda(Box::new(Lambda {
-                index,
-                params,
-                body,
-                ret,
-                by_copy: c.capture.is_some(),
-            })),
+            kind: ExprKind::Lambda(Box::new(lambda)),
             ty: self.types.fresh_opaque(),
             span,
         })
@@ -222,11 +279,18 @@ impl Lowerer<'_> {
     ) -> Option<(Block, Option<Ty>)> {
         let block: syn::Block = match super::tables::strip_parens(body) {
             syn::Expr::Block(b) if b.label.is_none() && b.attrs.is_empty() => b.block.clone(),
-            // `|k| count += k`: an assignment is the closure's one statement.
-            other if super::tables::is_statement_like(other) || is_assignment(other) => {
-                syn::parse_quote_spanned!(other.span()=> { #other; })
+            // `|k| count += k`: an assignment is the closure's one statement. Made as a
+            // tree, not re-read from tokens (`{ .. } as f32` would read as two statements).
+            other => {
+                let statement = super::tables::is_statement_like(other) || is_assignment(other);
+                syn::Block {
+                    brace_token: Default::default(),
+                    stmts: vec![syn::Stmt::Expr(
+                        other.clone(),
+                        statement.then(Default::default),
+                    )],
+                }
             }
-            other => syn::parse_quote_spanned!(other.span()=> { #other }),
         };
         let unit_written = matches!(output, syn::ReturnType::Type(_, t)
             if matches!(&**t, syn::Type::Tuple(u) if u.elems.is_empty()));

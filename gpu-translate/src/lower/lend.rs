@@ -62,7 +62,9 @@ impl Lowerer<'_> {
                 );
             }
         }
-        args.iter().map(|a| self.device_arg(a)).collect()
+        let lowered: Vec<Option<Expr>> = args.iter().map(|a| self.device_arg(a)).collect();
+        self.closure_passed_and_called(&lowered);
+        lowered
     }
 
     /// An argument of a device function call: a value, an array parameter (1-D, 2-D or

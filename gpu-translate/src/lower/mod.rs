@@ -35,6 +35,7 @@ mod stmt;
 mod structs;
 pub(crate) mod tables;
 mod traits;
+mod try_from;
 mod tuple;
 
 use crate::names::unraw;

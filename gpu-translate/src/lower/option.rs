@@ -48,7 +48,8 @@ impl Lowerer<'_> {
             }
             syn::Expr::MethodCall(m) => {
                 let name = m.method.to_string();
-                CHECKED.iter().any(|(n, _)| *n == name)
+                super::try_from::try_from_ok(e).is_some()
+                    || CHECKED.iter().any(|(n, _)| *n == name)
                     || ((name == "copied" || name == "cloned") && self.is_option_expr(&m.receiver))
             }
             syn::Expr::Block(b) if b.label.is_none() => self.is_option_block(&b.block),
@@ -182,6 +183,10 @@ impl Lowerer<'_> {
     pub(super) fn option_into(&mut self, e: &syn::Expr, dst: (VarId, VarId), out: &mut Vec<Stmt>) {
         let (some, value) = dst;
         let span = e.span();
+        if let Some((target, x)) = super::try_from::try_from_ok(e) {
+            self.try_from_into(target, x, dst, out);
+            return;
+        }
         match strip_parens(e) {
             syn::Expr::Call(c) if matches!(&*c.func, syn::Expr::Path(p) if crate::names::is_option_variant(&p.path, "Some")) =>
             {
@@ -426,6 +431,10 @@ impl Lowerer<'_> {
                 };
                 self.local(some, span)
             }
+            e if super::try_from::try_from_ok(e).is_some() => {
+                let (target, x) = super::try_from::try_from_ok(e)?;
+                self.try_from_flag(target, x)?
+            }
             syn::Expr::MethodCall(c)
                 if CHECKED.iter().any(|(n, _)| c.method == n) && c.args.len() == 1 =>
             {
@@ -527,6 +536,9 @@ impl Lowerer<'_> {
     /// `a.checked_add(b)` (then `a + b`, which the test guards, so it never faults).
     pub(super) fn some_value(&mut self, c: &syn::ExprCall) -> Option<Expr> {
         let span = c.span();
+        if let Some((target, x)) = c.args.first().and_then(super::try_from::try_from_ok) {
+            return self.try_from_value(target, x);
+        }
         match c.args.first().map(strip_parens) {
             Some(syn::Expr::Path(p)) => {
                 if let Some(Binding::Option(_, v)) =

@@ -280,6 +280,16 @@ impl Eval<'_> {
                 Value::I64(v).cast(e.ty)
             }
             // The value first, then `k`, as the call's arguments are evaluated.
+            // `x`, then `d` (an argument, evaluated either way).
+            Kind::TryFrom(x, d) => {
+                let x = self.expr(x);
+                let d = self.expr(d);
+                if x.ty().is_int() && int_range(e.ty).contains(&x.shift_amount()) {
+                    x.cast(e.ty)
+                } else {
+                    d
+                }
+            }
             // `x` as the call's argument, then `k` when the function calls the closure.
             Kind::ClosureArg(x, k, _) => {
                 let x = self.expr(x);
@@ -492,5 +502,21 @@ fn compare(op: Cmp, a: Value, b: Value) -> bool {
         (Value::F64(x), Value::F64(y)) => by(op, x, y),
         (Value::Bool(x), Value::Bool(y)) => by(op, x, y),
         _ => unreachable!("compared values share a type"),
+    }
+}
+
+/// The values of integer type `ty`.
+fn int_range(ty: Ty) -> std::ops::RangeInclusive<i128> {
+    match ty {
+        Ty::I32 => i32::MIN.into()..=i32::MAX.into(),
+        Ty::I64 => i64::MIN.into()..=i64::MAX.into(),
+        Ty::U32 => 0..=u32::MAX.into(),
+        Ty::U64 => 0..=u64::MAX.into(),
+        Ty::U8 => 0..=u8::MAX.into(),
+        Ty::I8 => i8::MIN.into()..=i8::MAX.into(),
+        Ty::U16 => 0..=u16::MAX.into(),
+        Ty::I16 => i16::MIN.into()..=i16::MAX.into(),
+        // Only integers are converted with `try_from`.
+        Ty::F32 | Ty::F64 | Ty::Bool => unreachable!("`try_from` converts to integers"),
     }
 }

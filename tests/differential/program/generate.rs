@@ -262,7 +262,12 @@ impl Gen<'_> {
     /// An expression of `ty` (an integer) through the items beside compiled kernels.
     fn item_expr(&mut self, ty: Ty, d: usize) -> Expr {
         let b = |e: Expr| Box::new(e);
-        let kind = match self.r.below(9) {
+        let kind = match self.r.below(10) {
+            9 => {
+                // Of leaves, as `CheckedOr`'s: an `Option` read in an operand.
+                let from = self.r.pick(&INTS);
+                Kind::TryFrom(b(self.leaf(from)), b(self.leaf(ty)))
+            }
             8 => {
                 let by_impl = self.r.below(2) == 0;
                 Kind::ClosureArg(b(self.expr(ty, d)), b(self.expr(ty, d)), by_impl)

@@ -358,6 +358,9 @@ pub enum Kind {
     /// calls it on `x`; `k` is evaluated inside the closure, reading the kernel's locals
     /// through its captures (compiled programs only).
     ClosureArg(Box<Expr>, Box<Expr>, bool),
+    /// `T::try_from(x).unwrap_or(d)` of leaves: `x` of any integer type, as a `T` where its
+    /// value is one, else `d` (compiled programs only).
+    TryFrom(Box<Expr>, Box<Expr>),
     /// `(0T | diff_or(Some(x), d))`, or with `None` (`false`): an `Option` argument of a
     /// generic device function, read with `unwrap_or` (compiled programs only).
     OptionArg(Box<Expr>, Box<Expr>, bool),

@@ -306,6 +306,7 @@ fn show(e: &Expr) -> String {
         // `0 |` types the result, which a kernel does not see through a call.
         Kind::TraitMix(x, k, false) => format!("(0{t} | ({}).diff_mix({}))", show(x), show(k)),
         Kind::TraitMix(x, k, true) => format!("(0{t} | diff_mixed({}, {}))", show(x), show(k)),
+        Kind::TryFrom(x, d) => format!("{t}::try_from({}).unwrap_or({})", show(x), show(d)),
         Kind::ClosureArg(x, k, by_impl) => format!(
             "(0{t} | diff_apply{}({}, |c: {t}| c ^ ({})))",
             if *by_impl { "_impl" } else { "" },

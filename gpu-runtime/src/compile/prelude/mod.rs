@@ -101,6 +101,7 @@ const SECTIONS: [(&str, &[&str]); 13] = [
             "gt_saturating_",
             "gt_abs_diff(",
             "gt_fits_",
+            "gt_try_fits_",
             "gt_swap_bytes(",
             "gt_reverse_bits(",
             "gt_count_",

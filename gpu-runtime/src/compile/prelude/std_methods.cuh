@@ -125,6 +125,20 @@ static __device__ __forceinline__ bool gt_fits_mul(long long a, long long b) {
   const long long lo = (long long)((unsigned long long)a * (unsigned long long)b);
   return __mul64hi(a, b) == (lo >> 63);
 }
+// `T::try_from(x)`'s test: whether `x`'s value is one of `T`'s (converted to `T` and
+// back it is `x`, with the same sign).
+template <typename T, typename X> static __device__ __forceinline__ bool gt_try_fits(X x) {
+  const T y = (T)x;
+  return (X)y == x && ((x < (X)0) == (y < (T)0));
+}
+#define GT_TRY_FITS(NAME, T) \
+  template <typename X> static __device__ __forceinline__ bool gt_try_fits_##NAME(X x) { return gt_try_fits<T, X>(x); }
+GT_TRY_FITS(u8, unsigned char) GT_TRY_FITS(i8, signed char)
+GT_TRY_FITS(u16, unsigned short) GT_TRY_FITS(i16, short)
+GT_TRY_FITS(u32, unsigned int) GT_TRY_FITS(i32, int)
+GT_TRY_FITS(u64, unsigned long long) GT_TRY_FITS(i64, long long)
+GT_TRY_FITS(usize, unsigned long long) GT_TRY_FITS(isize, long long)
+#undef GT_TRY_FITS
 // Byte order reversed (a byte's is itself).
 static __device__ __forceinline__ unsigned char gt_swap_bytes(unsigned char x) { return x; }
 static __device__ __forceinline__ signed char gt_swap_bytes(signed char x) { return x; }

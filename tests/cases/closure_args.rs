@@ -21,7 +21,7 @@ pub struct Span2 {
 
 #[gpu_device]
 impl Span2 {
-    pub fn mapped(self, f: impl Fn(f32) -> f32) -> Span2 {
+    pub fn map(self, f: impl Fn(f32) -> f32) -> Span2 {
         Span2 {
             lo: f(self.lo),
             hi: f(self.hi),
@@ -108,7 +108,7 @@ pub fn closure_arg_results(xs: &[f32], ks: &[i32], i: usize) -> [f32; 15] {
     let r6 = (two_draws(next) + two_draws(next) + n) as f32;
     let r7 = apply(|v: f32| apply(|w: f32| w * 0.5, v) + scale, x);
     let s = Span2 { lo: x, hi: x + 3.0 };
-    let r8 = s.mapped(|v: f32| v * v).hi;
+    let r8 = s.map(|v: f32| v * v).hi;
     let r9 = widen(s, |t: Span2| Span2 {
         lo: t.lo - 1.0,
         hi: t.hi * 2.0,
@@ -165,7 +165,7 @@ pub fn closure_args(xs: &[f32], ks: &[i32], out: &mut [f32]) {
         out[15 * i + 6] = (two_draws(next) + two_draws(next) + n) as f32;
         out[15 * i + 7] = apply(|v: f32| apply(|w: f32| w * 0.5, v) + scale, x);
         let s = Span2 { lo: x, hi: x + 3.0 };
-        let m: Span2 = s.mapped(|v: f32| v * v);
+        let m: Span2 = s.map(|v: f32| v * v);
         out[15 * i + 8] = m.hi;
         out[15 * i + 9] = widen(s, |t: Span2| Span2 {
             lo: t.lo - 1.0,

@@ -76,6 +76,11 @@ pub(crate) fn desugar_body(
             .collect(),
         locals: params.iter().map(|p| p.name.clone()).collect(),
         local_arrays: Vec::new(),
+        struct_values: params
+            .iter()
+            .filter(|p| p.is_struct)
+            .map(|p| p.name.clone())
+            .collect(),
         closures: Vec::new(),
     };
     let mut body = body.clone();
@@ -91,6 +96,9 @@ pub(crate) fn desugar_body(
 pub(crate) struct Param {
     pub name: String,
     pub rank: usize,
+    /// Whether it is a `#[gpu_struct]` or `#[gpu_enum]` value (its methods are its own,
+    /// also where `Option` has one of the name).
+    pub is_struct: bool,
 }
 
 pub(crate) struct Desugarer<'a> {
@@ -108,6 +116,8 @@ pub(crate) struct Desugarer<'a> {
     locals: Vec<String>,
     /// The local arrays (`[v; N]`, `[a, b]`, `load4(..)`) declared so far.
     local_arrays: Vec<String>,
+    /// The parameters and locals seen to hold a struct or enum value (`options.rs`).
+    struct_values: Vec<String>,
     /// The closure locals in scope (`closures.rs`).
     closures: Vec<closures::ClosureLocal>,
 }
@@ -149,6 +159,7 @@ impl VisitMut for Desugarer<'_> {
             self.closures.len(),
             self.all_arrays.len(),
             self.local_arrays.len(),
+            self.struct_values.len(),
         );
         let mut stmts = Vec::with_capacity(b.stmts.len());
         for mut s in std::mem::take(&mut b.stmts) {
@@ -156,6 +167,7 @@ impl VisitMut for Desugarer<'_> {
             match &s {
                 syn::Stmt::Local(local) => {
                     self.note_array(local);
+                    self.note_struct_value(local);
                     let expanded = self
                         .closure_let(local)
                         .or_else(|| self.sin_cos_let(local))
@@ -174,6 +186,7 @@ impl VisitMut for Desugarer<'_> {
         self.closures.truncate(scope.1);
         self.all_arrays.truncate(scope.2);
         self.local_arrays.truncate(scope.3);
+        self.struct_values.truncate(scope.4);
     }
 
     fn visit_stmt_mut(&mut self, s: &mut syn::Stmt) {

@@ -8,7 +8,9 @@
 //!   `GpuError::Panic`); `o.unwrap_or(d)`, `o.unwrap_or_else(|| d)`, `o.map(|x| ..)`,
 //!   `o.and_then(|x| ..)`, `o.is_some_and(|x| ..)`, `o.is_none_or(|x| ..)` are the `match`
 //!   Rust's `core` writes for each, operands evaluated in Rust's order. (Desugaring sees no
-//!   types: a `#[gpu_struct]` method of one of these names is called by path,
+//!   types, only forms: a struct's own method of one of these names is its own on a value
+//!   whose form shows a struct, a parameter or `let` of a struct type, a struct literal or
+//!   an associated function's result (`Span::new(..)`); elsewhere call it by path,
 //!   `Mask::map(m, ..)`.)
 //!
 //! A method of these names on an iterator chain (`a.iter().map(..)`) is the iterator's
@@ -18,6 +20,7 @@ use syn::spanned::Spanned;
 
 use super::chain::{strip_parens, Item};
 use super::{is_plain, reported, Desugarer};
+use crate::names::unraw;
 
 /// The `Option` methods this file writes out, with how many arguments each takes.
 const OPTION_METHODS: &[(&str, usize)] = &[
@@ -63,7 +66,7 @@ impl Desugarer<'_> {
     pub(super) fn option_method(&mut self, m: &syn::ExprMethodCall) -> Option<syn::Expr> {
         let name = m.method.to_string();
         let &(_, arity) = OPTION_METHODS.iter().find(|(n, _)| *n == name)?;
-        if m.args.len() != arity || is_iterator(&m.receiver) {
+        if m.args.len() != arity || is_iterator(&m.receiver) || self.is_struct_value(&m.receiver) {
             return None;
         }
         let span = m.method.span();
@@ -350,4 +353,59 @@ fn contains_break(b: &syn::Block) -> bool {
     let mut f = Find(false);
     syn::visit::Visit::visit_block(&mut f, b);
     f.0
+}
+
+impl Desugarer<'_> {
+    /// Notes whether the `let` makes a struct or enum value, as far as its form shows: an
+    /// annotation naming one, a struct literal, or an associated function of one
+    /// (`Span::new(..)`). Any other `let` of the name hides the earlier one.
+    pub(super) fn note_struct_value(&mut self, local: &syn::Local) {
+        let (pat, ty) = match &local.pat {
+            syn::Pat::Type(t) => (&*t.pat, Some(&*t.ty)),
+            p => (p, None),
+        };
+        let syn::Pat::Ident(pi) = pat else {
+            return;
+        };
+        let name = unraw(&pi.ident);
+        self.struct_values.retain(|n| *n != name);
+        let named = |p: &syn::Path, back: usize| {
+            p.segments
+                .iter()
+                .rev()
+                .nth(back)
+                .is_some_and(|s| self.structs.iter().any(|d| s.ident == d.name))
+        };
+        let by_type = matches!(ty, Some(syn::Type::Path(t)) if named(&t.path, 0));
+        let by_value = local
+            .init
+            .as_ref()
+            .is_some_and(|i| self.is_struct_value(&i.expr));
+        if by_type || by_value {
+            self.struct_values.push(name);
+        }
+    }
+
+    /// Whether `e` is a struct or enum value as far as its form shows: a local noted so, a
+    /// struct literal, or a call of a struct's associated function.
+    pub(super) fn is_struct_value(&self, e: &syn::Expr) -> bool {
+        let named = |p: &syn::Path, back: usize| {
+            p.segments
+                .iter()
+                .rev()
+                .nth(back)
+                .is_some_and(|s| self.structs.iter().any(|d| s.ident == d.name))
+        };
+        match strip_parens(e) {
+            syn::Expr::Path(p) => p
+                .path
+                .get_ident()
+                .is_some_and(|i| self.struct_values.contains(&unraw(i))),
+            syn::Expr::Struct(s) => named(&s.path, 0),
+            syn::Expr::Call(c) => {
+                matches!(&*c.func, syn::Expr::Path(p) if p.path.segments.len() >= 2 && named(&p.path, 1))
+            }
+            _ => false,
+        }
+    }
 }

@@ -385,6 +385,13 @@ fn desugared(mut item: syn::ItemFn, sig: &KernelSignature, diags: &mut Diagnosti
                 | ParamShape::Option { .. }
                 | ParamShape::Closure { .. } => 0,
             },
+            is_struct: matches!(
+                p.shape,
+                ParamShape::Scalar {
+                    ty: crate::ir::Ty::Struct(_),
+                    ..
+                }
+            ),
         })
         .collect();
     item.block = Box::new(crate::desugar::desugar_body(

@@ -369,13 +369,7 @@ impl Desugarer<'_> {
         };
         let name = unraw(&pi.ident);
         self.struct_values.retain(|n| *n != name);
-        let named = |p: &syn::Path, back: usize| {
-            p.segments
-                .iter()
-                .rev()
-                .nth(back)
-                .is_some_and(|s| self.structs.iter().any(|d| s.ident == d.name))
-        };
+        let named = |p: &syn::Path, back: usize| self.names_struct(p, back);
         let by_type = matches!(ty, Some(syn::Type::Path(t)) if named(&t.path, 0));
         let by_value = local
             .init
@@ -389,13 +383,7 @@ impl Desugarer<'_> {
     /// Whether `e` is a struct or enum value as far as its form shows: a local noted so, a
     /// struct literal, or a call of a struct's associated function.
     pub(super) fn is_struct_value(&self, e: &syn::Expr) -> bool {
-        let named = |p: &syn::Path, back: usize| {
-            p.segments
-                .iter()
-                .rev()
-                .nth(back)
-                .is_some_and(|s| self.structs.iter().any(|d| s.ident == d.name))
-        };
+        let named = |p: &syn::Path, back: usize| self.names_struct(p, back);
         match strip_parens(e) {
             syn::Expr::Path(p) => p
                 .path
@@ -407,5 +395,11 @@ impl Desugarer<'_> {
             }
             _ => false,
         }
+    }
+
+    /// Whether segment `back` from the end of `p` (0 the last) names a struct or enum.
+    fn names_struct(&self, p: &syn::Path, back: usize) -> bool {
+        (p.segments.iter().rev().nth(back))
+            .is_some_and(|s| self.structs.iter().any(|d| s.ident == d.name))
     }
 }

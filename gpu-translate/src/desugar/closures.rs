@@ -27,6 +27,13 @@ use crate::names::unraw;
 pub(super) struct ClosureLocal {
     pub name: String,
     pub closure: syn::ExprClosure,
+    /// Whether Rust's closure is `Copy`: not when it changes a local it borrows (a
+    /// non-`move` closure assigning a capture holds it as `&mut`).
+    pub copy: bool,
+    /// How many loops enclose its `let`.
+    pub loop_depth: usize,
+    /// Where it was passed to a function, if it is not `Copy` (the function took it).
+    pub moved: Option<proc_macro2::Span>,
 }
 
 /// The names a closure's body takes from outside it (`x`, not `a::b`): those it reads or
@@ -201,9 +208,13 @@ impl Desugarer<'_> {
             }
         }
         SubstituteExprs { map: &map }.visit_expr_mut(&mut closure.body);
+        let changes = (names.assigned.iter()).any(|n| self.in_scope(n) && !self.is_array_name(n));
         self.closures.push(ClosureLocal {
             name: unraw(&pi.ident),
             closure,
+            copy: owns || !changes,
+            loop_depth: self.loop_depth,
+            moved: None,
         });
         Some(out)
     }
@@ -220,8 +231,20 @@ impl Desugarer<'_> {
             return None;
         };
         let name = unraw(p.path.get_ident()?);
-        let f = self.closure_named(&name)?.closure.clone();
+        let local = self.closure_named(&name)?;
+        let (f, moved) = (local.closure.clone(), local.moved.is_some());
         let span = c.span();
+        if moved {
+            self.err(
+                span,
+                format!(
+                    "`{name}` was passed to a function before, which took it: a closure that \
+                     changes what it captures is not `Copy`, and Rust moves it into the \
+                     function; call it before passing it, or write it again"
+                ),
+            );
+            return Some(reported(span));
+        }
         if f.inputs.len() != c.args.len() {
             self.err(
                 span,
@@ -245,13 +268,48 @@ impl Desugarer<'_> {
     /// `f` passed to a function, of a closure local `f`: the closure, its captures as Rust's
     /// closure holds them (copies made where it was made; a `move` closure's state copied
     /// into the one passed, as Rust copies such a closure); `None` for any other argument.
-    pub(super) fn closure_local_arg(&self, a: &syn::Expr) -> Option<syn::Expr> {
+    /// A closure that is not `Copy` is taken by the first function it is passed to, as
+    /// Rust moves it: passing or calling it again, or passing it in a loop around its
+    /// `let`, is an error, as rustc's.
+    pub(super) fn closure_local_arg(&mut self, a: &syn::Expr) -> Option<syn::Expr> {
+        let name = self.closure_local_name(a)?;
+        let span = a.span();
+        let loops = self.loop_depth;
+        let f = self.closures.iter_mut().rev().find(|f| f.name == name)?;
+        let closure = f.closure.clone();
+        if f.copy {
+            return Some(syn::Expr::Closure(closure));
+        }
+        let again = f.moved.is_some();
+        let in_loop = loops > f.loop_depth;
+        f.moved = Some(span);
+        if again || in_loop {
+            let when = if again {
+                "was passed to a function before, which took it"
+            } else {
+                "is passed in a loop, whose first iteration takes it"
+            };
+            self.err(
+                span,
+                format!(
+                    "`{name}` {when}: a closure that changes what it captures is not `Copy`, \
+                     and Rust moves it into the function it is passed to; write the closure \
+                     again where it is passed (`apply(|x| .., v)`)"
+                ),
+            );
+            return Some(reported(span));
+        }
+        Some(syn::Expr::Closure(closure))
+    }
+
+    /// The closure local `a` names, if it is one.
+    pub(super) fn closure_local_name(&self, a: &syn::Expr) -> Option<String> {
         let syn::Expr::Path(p) = strip_parens(a) else {
             return None;
         };
         let name = unraw(p.path.get_ident()?);
-        let closure = self.closure_named(&name)?.closure.clone();
-        Some(syn::Expr::Closure(closure))
+        self.closure_named(&name)?;
+        Some(name)
     }
 
     /// A closure local named where it is not called: an error; `None` for any other name.

@@ -76,6 +76,7 @@ pub(crate) fn desugar_body(
             .collect(),
         locals: params.iter().map(|p| p.name.clone()).collect(),
         local_arrays: Vec::new(),
+        loop_depth: 0,
         struct_values: params
             .iter()
             .filter(|p| p.is_struct)
@@ -116,6 +117,8 @@ pub(crate) struct Desugarer<'a> {
     locals: Vec<String>,
     /// The local arrays (`[v; N]`, `[a, b]`, `load4(..)`) declared so far.
     local_arrays: Vec<String>,
+    /// How many loops enclose the code being visited.
+    loop_depth: usize,
     /// The parameters and locals seen to hold a struct or enum value (`options.rs`).
     struct_values: Vec<String>,
     /// The closure locals in scope (`closures.rs`).
@@ -225,7 +228,7 @@ impl VisitMut for Desugarer<'_> {
         }
         // A closure local passed to a function: the closure itself, as made there.
         if let syn::Expr::Call(c) = e {
-            if c.args.iter().any(|a| self.closure_local_arg(a).is_some()) {
+            if c.args.iter().any(|a| self.closure_local_name(a).is_some()) {
                 self.visit_expr_mut(&mut c.func);
                 for a in c.args.iter_mut() {
                     match self.closure_local_arg(a) {
@@ -263,7 +266,13 @@ impl VisitMut for Desugarer<'_> {
                 return;
             }
         }
+        let repeats = matches!(
+            e,
+            syn::Expr::ForLoop(_) | syn::Expr::While(_) | syn::Expr::Loop(_)
+        );
+        self.loop_depth += usize::from(repeats);
         visit_mut::visit_expr_mut(self, e);
+        self.loop_depth -= usize::from(repeats);
         let new = match e {
             syn::Expr::ForLoop(f) => self.for_loop(f),
             syn::Expr::Match(m) => Some(self.match_expr(m)),
